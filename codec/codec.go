@@ -1,0 +1,106 @@
+package codec
+
+// DecodeRequest decodes a request body of protocol p into req, which should
+// be zero or Reset. For protocols that carry the model in the URL path
+// (Protocol.ModelInPath), the caller sets req.Model.
+//
+// A body that is not a JSON object, a field of the wrong type, and a field
+// the codec cannot carry are all *Error values with status 400.
+func DecodeRequest(p Protocol, body []byte, req *Request) error {
+	root, err := parseObject(body)
+	if err != nil {
+		return err
+	}
+	var derr *Error
+	switch p {
+	case OpenAIChat:
+		derr = decodeChatRequest(root, req)
+	case OpenAIResponses:
+		derr = decodeResponsesRequest(root, req)
+	case AnthropicMessages, VertexAnthropic:
+		derr = decodeAnthropicRequest(root, req, p == VertexAnthropic)
+	case Gemini, Vertex:
+		derr = decodeGeminiRequest(root, req)
+	default:
+		derr = invalid("", "unknown protocol "+string(p))
+	}
+	if derr != nil {
+		return derr
+	}
+	return nil
+}
+
+// AppendRequest appends req encoded as a protocol p request body to dst.
+//
+// Protocols with the model in the path get no model in the body; the
+// caller builds the path. Content the protocol cannot express is an *Error
+// with status 400 naming the field.
+func AppendRequest(dst []byte, p Protocol, req *Request, opts EncodeOptions) ([]byte, error) {
+	var err *Error
+	switch p {
+	case OpenAIChat:
+		dst, err = appendChatRequest(dst, req, &opts)
+	case OpenAIResponses:
+		dst, err = appendResponsesRequest(dst, req, &opts)
+	case AnthropicMessages, VertexAnthropic:
+		dst, err = appendAnthropicRequest(dst, req, &opts, p == VertexAnthropic)
+	case Gemini, Vertex:
+		dst, err = appendGeminiRequest(dst, req, &opts)
+	default:
+		err = invalid("", "unknown protocol "+string(p))
+	}
+	if err != nil {
+		return dst, err
+	}
+	return dst, nil
+}
+
+// DecodeResponse decodes a non-streamed response body of protocol p into
+// resp. A body that is not a response of that protocol is an *Error with
+// status 502.
+func DecodeResponse(p Protocol, body []byte, resp *Response) error {
+	root, perr := parseObject(body)
+	if perr != nil {
+		return badUpstream(p, perr.Message)
+	}
+	var err *Error
+	switch p {
+	case OpenAIChat:
+		err = decodeChatResponse(root, resp)
+	case OpenAIResponses:
+		err = decodeResponsesResponse(root, resp)
+	case AnthropicMessages, VertexAnthropic:
+		err = decodeAnthropicResponse(root, resp)
+	case Gemini, Vertex:
+		err = decodeGeminiResponse(root, resp)
+	default:
+		err = invalid("", "unknown protocol "+string(p))
+	}
+	if err != nil {
+		return err
+	}
+	return nil
+}
+
+// AppendResponse appends resp encoded as a protocol p response body to dst.
+// Content the protocol cannot express is an *Error (status 502: the request
+// was valid, but the upstream's answer cannot be carried to this client).
+func AppendResponse(dst []byte, p Protocol, resp *Response) ([]byte, error) {
+	var err *Error
+	switch p {
+	case OpenAIChat:
+		dst, err = appendChatResponse(dst, resp)
+	case OpenAIResponses:
+		dst, err = appendResponsesResponse(dst, resp)
+	case AnthropicMessages, VertexAnthropic:
+		dst, err = appendAnthropicResponse(dst, resp)
+	case Gemini, Vertex:
+		dst, err = appendGeminiResponse(dst, resp)
+	default:
+		err = invalid("", "unknown protocol "+string(p))
+	}
+	if err != nil {
+		return dst, err
+	}
+	return dst, nil
+}

@@ -1,0 +1,129 @@
+package codec
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/llmbridge/llmbridge/mapping"
+	"github.com/tidwall/gjson"
+)
+
+// maxErrorMessage bounds the message taken from an upstream error body that
+// is not in the upstream's own format (an HTML page from a CDN, say).
+const maxErrorMessage = 512
+
+// badUpstream is the error for an upstream answer that is not valid in its
+// protocol.
+func badUpstream(p Protocol, why string) *Error {
+	return &Error{Status: 502, Kind: mapping.ErrBadGateway, Message: "upstream " + string(p) + " response is invalid: " + why}
+}
+
+// DecodeError decodes an upstream error body of protocol p sent with HTTP
+// status. It never fails: a body in another shape (or none) yields an error
+// whose kind comes from the status and whose message quotes the start of the
+// body.
+func DecodeError(p Protocol, status int, body []byte) *Error {
+	e := &Error{Status: status, Kind: mapping.KindForStatus(status), Protocol: p}
+	s := bytesToString(body)
+	if gjson.Valid(s) {
+		root := gjson.Parse(s)
+		errObj := root.Get("error")
+		if errObj.IsObject() {
+			e.Message = errObj.Get("message").String()
+			switch p.Family() {
+			case AnthropicMessages:
+				if k, ok := mapping.FromAnthropicErrorType(errObj.Get("type").Str); ok {
+					e.Kind = k
+				}
+				e.Code = errObj.Get("type").Str
+			case Gemini:
+				e.Code = errObj.Get("status").Str
+				if k, ok := mapping.FromGoogleStatus(e.Code); ok {
+					e.Kind = k
+				}
+			default:
+				e.Code = errObj.Get("code").String()
+				e.Param = errObj.Get("param").String()
+				if k, ok := mapping.FromOpenAIErrorType(e.Code); ok {
+					e.Kind = k
+				} else if k, ok := mapping.FromOpenAIErrorType(errObj.Get("type").Str); ok {
+					e.Kind = k
+				}
+			}
+		} else if errObj.Type == gjson.String {
+			e.Message = errObj.Str
+		} else if m := root.Get("message"); m.Type == gjson.String {
+			e.Message = m.Str
+		}
+	}
+	if e.Message == "" {
+		e.Message = fallbackMessage(status, s)
+	}
+	return e
+}
+
+// fallbackMessage describes an error body that is not in any known format.
+func fallbackMessage(status int, body string) string {
+	body = strings.TrimSpace(body)
+	if len(body) > maxErrorMessage {
+		body = body[:maxErrorMessage] + "..."
+	}
+	msg := "upstream returned HTTP " + strconv.Itoa(status)
+	if body != "" {
+		msg += ": " + strings.ToValidUTF8(body, "\ufffd")
+	}
+	return msg
+}
+
+// AppendError appends e encoded as protocol p's error body to dst. The
+// status to send is ClientStatus(p, e).
+func AppendError(dst []byte, p Protocol, e *Error) []byte {
+	switch p.Family() {
+	case AnthropicMessages:
+		dst = append(dst, `{"type":"error","error":{"type":`...)
+		typ := mapping.AnthropicErrorType(e.Kind)
+		if e.Protocol.IsAnthropic() && e.Code != "" {
+			typ = e.Code
+		}
+		dst = appendString(dst, typ)
+		dst = append(dst, `,"message":`...)
+		dst = appendString(dst, e.Message)
+		return append(dst, `}}`...)
+	case Gemini:
+		status := ClientStatus(p, e)
+		dst = append(dst, `{"error":{"code":`...)
+		dst = appendInt(dst, int64(status))
+		dst = append(dst, `,"message":`...)
+		dst = appendString(dst, e.Message)
+		dst = append(dst, `,"status":`...)
+		code := mapping.GoogleStatus(e.Kind, status)
+		if e.Protocol.IsGoogle() && e.Code != "" {
+			code = e.Code
+		}
+		dst = appendString(dst, code)
+		return append(dst, `}}`...)
+	}
+	dst = append(dst, `{"error":{"message":`...)
+	dst = appendString(dst, e.Message)
+	dst = append(dst, `,"type":`...)
+	dst = appendString(dst, mapping.OpenAIErrorType(e.Kind))
+	dst = append(dst, `,"param":`...)
+	if e.Param != "" {
+		dst = appendString(dst, e.Param)
+	} else {
+		dst = append(dst, "null"...)
+	}
+	dst = append(dst, `,"code":`...)
+	if e.Code != "" && (e.Protocol == OpenAIChat || e.Protocol == OpenAIResponses) {
+		dst = appendString(dst, e.Code)
+	} else {
+		dst = append(dst, "null"...)
+	}
+	return append(dst, `}}`...)
+}
+
+// ClientStatus returns the HTTP status with which e is sent to a client of
+// protocol p.
+func ClientStatus(p Protocol, e *Error) int {
+	return mapping.ClientStatus(e.Status, p.IsAnthropic())
+}

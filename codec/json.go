@@ -1,0 +1,209 @@
+package codec
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"math"
+	"strconv"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/tidwall/gjson"
+)
+
+// bytesToString views b as a string without copying. The caller must not
+// modify b while the string, or anything sliced from it, is in use.
+func bytesToString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+// parseObject validates body as JSON and checks that it is an object.
+func parseObject(body []byte) (gjson.Result, *Error) {
+	s := bytesToString(body)
+	if !gjson.Valid(s) {
+		return gjson.Result{}, invalid("", "request body is not valid JSON")
+	}
+	root := gjson.Parse(s)
+	if !root.IsObject() {
+		return gjson.Result{}, invalid("", "request body must be a JSON object")
+	}
+	return root, nil
+}
+
+// typeName describes a JSON value's type for error messages.
+func typeName(v gjson.Result) string {
+	switch v.Type {
+	case gjson.Null:
+		return "null"
+	case gjson.False, gjson.True:
+		return "boolean"
+	case gjson.Number:
+		return "number"
+	case gjson.String:
+		return "string"
+	}
+	if v.IsArray() {
+		return "array"
+	}
+	return "object"
+}
+
+// wrongType is the error for a field of the wrong JSON type.
+func wrongType(path, want string, got gjson.Result) *Error {
+	return invalid(path, "expected "+want+", got "+typeName(got))
+}
+
+// readString reads a string field.
+func readString(v gjson.Result, path string) (string, *Error) {
+	if v.Type != gjson.String {
+		return "", wrongType(path, "string", v)
+	}
+	return v.Str, nil
+}
+
+// readBool reads a boolean field.
+func readBool(v gjson.Result, path string) (bool, *Error) {
+	if v.Type != gjson.True && v.Type != gjson.False {
+		return false, wrongType(path, "boolean", v)
+	}
+	return v.Type == gjson.True, nil
+}
+
+// readInt reads an integer field; null leaves dst unset.
+func readInt(v gjson.Result, path string, dst *OptInt) *Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	if v.Type != gjson.Number || v.Num != math.Trunc(v.Num) || math.Abs(v.Num) > 1<<53 {
+		return wrongType(path, "integer", v)
+	}
+	*dst = OptInt{Value: v.Int(), Set: true}
+	return nil
+}
+
+// readFloat reads a number field; null leaves dst unset.
+func readFloat(v gjson.Result, path string, dst *OptFloat) *Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	if v.Type != gjson.Number {
+		return wrongType(path, "number", v)
+	}
+	*dst = OptFloat{Value: v.Num, Set: true}
+	return nil
+}
+
+// readStringList reads a string or an array of strings (Chat's stop), or an
+// array only when single is false, appending to dst.
+func readStringList(v gjson.Result, path string, single bool, dst []string) ([]string, *Error) {
+	switch {
+	case v.Type == gjson.Null:
+		return dst, nil
+	case v.Type == gjson.String && single:
+		return append(dst, v.Str), nil
+	case !v.IsArray():
+		if single {
+			return dst, wrongType(path, "string or array of strings", v)
+		}
+		return dst, wrongType(path, "array of strings", v)
+	}
+	var err *Error
+	i := 0
+	v.ForEach(func(_, s gjson.Result) bool {
+		if s.Type != gjson.String {
+			err = wrongType(indexPath(path, i), "string", s)
+			return false
+		}
+		dst = append(dst, s.Str)
+		i++
+		return true
+	})
+	return dst, err
+}
+
+// appendString appends s as a JSON string. Invalid UTF-8 is replaced with
+// U+FFFD, as encoding/json does.
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		// U+2028 and U+2029 are valid JSON but break JavaScript consumers.
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendInt appends n as a JSON number.
+func appendInt(dst []byte, n int64) []byte { return strconv.AppendInt(dst, n, 10) }
+
+// appendFloat appends f as a JSON number in its shortest exact form.
+func appendFloat(dst []byte, f float64) []byte {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return append(dst, '0')
+	}
+	return strconv.AppendFloat(dst, f, 'g', -1, 64)
+}
+
+// appendStringArray appends ss as a JSON array of strings.
+func appendStringArray(dst []byte, ss []string) []byte {
+	dst = append(dst, '[')
+	for i, s := range ss {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendString(dst, s)
+	}
+	return append(dst, ']')
+}
+
+// newID returns prefix followed by 24 random hex digits, for responses whose
+// upstream gave no id.
+func newID(prefix string) string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return prefix + hex.EncodeToString(b[:])
+}

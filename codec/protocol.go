@@ -1,0 +1,61 @@
+package codec
+
+import "fmt"
+
+// Protocol names a wire protocol. These exact names are used in
+// configuration, errors, logs and metrics.
+type Protocol string
+
+// The protocols llmbridge speaks.
+const (
+	// OpenAIChat is OpenAI Chat Completions (POST /v1/chat/completions).
+	OpenAIChat Protocol = "openai-chat"
+	// OpenAIResponses is the OpenAI Responses API (POST /v1/responses).
+	OpenAIResponses Protocol = "openai-responses"
+	// AnthropicMessages is the Anthropic Messages API (POST /v1/messages).
+	AnthropicMessages Protocol = "anthropic-messages"
+	// Gemini is the Gemini API generateContent family.
+	Gemini Protocol = "gemini"
+	// Vertex is Gemini on Vertex AI: the Gemini wire format on Vertex paths.
+	Vertex Protocol = "vertex"
+	// VertexAnthropic is Anthropic Messages on Vertex AI: no model in the
+	// body, an anthropic_version field, and the model in the path.
+	VertexAnthropic Protocol = "vertex-anthropic"
+)
+
+// Protocols lists every protocol in a stable order.
+var Protocols = []Protocol{OpenAIChat, OpenAIResponses, AnthropicMessages, Gemini, Vertex, VertexAnthropic}
+
+// ParseProtocol returns the protocol called name, or an error listing the
+// valid names.
+func ParseProtocol(name string) (Protocol, error) {
+	for _, p := range Protocols {
+		if string(p) == name {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("unknown protocol %q (want one of openai-chat, openai-responses, anthropic-messages, gemini, vertex, vertex-anthropic)", name)
+}
+
+// Family returns the wire format p shares with its siblings: Vertex speaks
+// Gemini's format and VertexAnthropic speaks Anthropic's. Two protocols of
+// one family translate by passthrough with small body edits.
+func (p Protocol) Family() Protocol {
+	switch p {
+	case Vertex:
+		return Gemini
+	case VertexAnthropic:
+		return AnthropicMessages
+	}
+	return p
+}
+
+// IsAnthropic reports whether p speaks the Anthropic Messages format.
+func (p Protocol) IsAnthropic() bool { return p.Family() == AnthropicMessages }
+
+// IsGoogle reports whether p uses Google's error format (Gemini and Vertex).
+func (p Protocol) IsGoogle() bool { return p.Family() == Gemini }
+
+// ModelInPath reports whether p carries the model in the URL path rather than
+// in the request body.
+func (p Protocol) ModelInPath() bool { return p == Gemini || p == Vertex || p == VertexAnthropic }
