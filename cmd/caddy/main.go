@@ -9,6 +9,8 @@ import (
 	caddycmd "github.com/caddyserver/caddy/v2/cmd"
 
 	_ "github.com/caddyserver/caddy/v2/modules/standard"
+
+	_ "github.com/llmbridge/llmbridge"
 )
 
 func main() {

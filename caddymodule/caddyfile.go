@@ -1,0 +1,83 @@
+package caddymodule
+
+import (
+	"strconv"
+
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/dustin/go-humanize"
+)
+
+func init() {
+	httpcaddyfile.RegisterHandlerDirective("llmbridge", parseCaddyfile)
+	httpcaddyfile.RegisterDirectiveOrder("llmbridge", httpcaddyfile.Before, "reverse_proxy")
+}
+
+func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
+	var m Handler
+	err := m.UnmarshalCaddyfile(h.Dispenser)
+	return &m, err
+}
+
+// UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
+//
+//	llmbridge [<matcher>] {
+//		upstream <protocol>          # required
+//		client <protocol>            # optional; default: detected from the request path
+//		vertex_project <id>          # required for vertex and vertex-anthropic upstreams
+//		vertex_location <region>     # required for vertex and vertex-anthropic upstreams
+//		api_key <key>                # optional upstream credential, {env.VAR} allowed
+//		default_max_tokens <n>       # optional, default 4096
+//		max_request_body <size>      # optional, default 32MiB
+//	}
+//
+// Protocols are openai-chat, openai-responses, anthropic-messages, gemini,
+// vertex and vertex-anthropic. The directive is ordered before
+// reverse_proxy, which carries the translated request to the upstream.
+func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	d.Next() // consume the directive name
+	if d.NextArg() {
+		return d.ArgErr()
+	}
+	for d.NextBlock(0) {
+		name := d.Val()
+		var val string
+		if !d.Args(&val) {
+			return d.ArgErr()
+		}
+		if d.NextArg() {
+			return d.Errf("%s takes one argument", name)
+		}
+		switch name {
+		case "upstream":
+			h.Upstream = val
+		case "client":
+			h.Client = val
+		case "vertex_project":
+			h.VertexProject = val
+		case "vertex_location":
+			h.VertexLocation = val
+		case "api_key":
+			h.APIKey = val
+		case "default_max_tokens":
+			n, err := strconv.ParseInt(val, 10, 64)
+			if err != nil || n <= 0 {
+				return d.Errf("default_max_tokens: want a positive integer, got %q", val)
+			}
+			h.DefaultMaxTokens = n
+		case "max_request_body":
+			n, err := humanize.ParseBytes(val)
+			if err != nil || n == 0 || n > 1<<40 {
+				return d.Errf("max_request_body: want a size such as 32MiB, got %q", val)
+			}
+			h.MaxRequestBody = int64(n)
+		default:
+			return d.Errf("unknown subdirective %q", name)
+		}
+	}
+	return nil
+}
+
+// Interface guards
+var _ caddyfile.Unmarshaler = (*Handler)(nil)

@@ -1,0 +1,234 @@
+package caddymodule
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/tidwall/gjson"
+	"go.uber.org/zap"
+
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/mapping"
+)
+
+// ServeHTTP translates a generation request into the upstream protocol,
+// calls next (reverse_proxy) and translates its response back.
+//
+// Every rejection (unknown path, wrong method, oversized or malformed body,
+// untranslatable field) is answered here, in the client's protocol, before
+// any upstream call.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	if r.Method == http.MethodOptions {
+		// CORS preflights carry no body or credential; whatever handles
+		// them after llmbridge (a header directive, the upstream) decides.
+		return next.ServeHTTP(w, r)
+	}
+	rt, ok := detectRoute(r.URL.Path)
+	if !ok || (h.client != "" && rt.protocol != h.client) {
+		p := guessProtocol(h.client, r)
+		writeError(w, p, codec.NewError(mapping.ErrNotFound, "no "+protocolNoun(h.client)+"generation endpoint at "+r.URL.Path))
+		return nil
+	}
+	client := rt.protocol
+	if r.Method != http.MethodPost {
+		writeError(w, client, codec.NewError(mapping.ErrMethodNotAllowed, "method "+r.Method+" is not allowed; use POST"))
+		return nil
+	}
+
+	bodyBuf := getBuffer()
+	defer putBuffer(bodyBuf)
+	body, cerr := readBody(r, h.MaxRequestBody, *bodyBuf)
+	*bodyBuf = body
+	if cerr != nil {
+		writeError(w, client, cerr)
+		return nil
+	}
+
+	if client.Family() == h.upstream.Family() {
+		return h.passthrough(w, r, next, rt, body)
+	}
+	return h.translate(w, r, next, rt, body)
+}
+
+// protocolNoun names a configured client protocol in messages.
+func protocolNoun(p codec.Protocol) string {
+	if p == "" {
+		return "LLM "
+	}
+	return string(p) + " "
+}
+
+// readBody reads the request body into buf, up to limit bytes.
+func readBody(r *http.Request, limit int64, buf []byte) ([]byte, *codec.Error) {
+	tooLarge := func() *codec.Error {
+		return codec.NewError(mapping.ErrRequestTooLarge, "request body exceeds the limit of "+strconv.FormatInt(limit, 10)+" bytes")
+	}
+	if r.ContentLength > limit {
+		return buf, tooLarge()
+	}
+	if r.Body == nil {
+		return buf, codec.NewError(mapping.ErrInvalidRequest, "request body is empty")
+	}
+	if r.ContentLength > 0 && int64(cap(buf)) < r.ContentLength {
+		buf = make([]byte, 0, r.ContentLength)
+	}
+	// Reading one byte past the limit tells an oversized body from one that
+	// is exactly at the limit, whatever Content-Length claimed.
+	lr := io.LimitReader(r.Body, limit+1)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := lr.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > limit {
+			return buf, tooLarge()
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if _, ok := err.(*http.MaxBytesError); ok {
+				return buf, tooLarge()
+			}
+			return buf, codec.NewError(mapping.ErrInvalidRequest, "reading the request body failed")
+		}
+	}
+	if len(bytes.TrimSpace(buf)) == 0 {
+		return buf, codec.NewError(mapping.ErrInvalidRequest, "request body is empty")
+	}
+	return buf, nil
+}
+
+// setBody replaces the request body with b, which must stay unmodified until
+// next returns.
+func setBody(r *http.Request, b []byte) {
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
+	r.ContentLength = int64(len(b))
+	r.Header.Set("Content-Length", strconv.Itoa(len(b)))
+	r.TransferEncoding = nil
+}
+
+// setPath points the request at the upstream endpoint.
+func setPath(r *http.Request, path, rawQuery string) {
+	r.URL.Path = path
+	r.URL.RawPath = ""
+	r.URL.RawQuery = rawQuery
+	r.RequestURI = r.URL.RequestURI()
+}
+
+// checkPathModel rejects a model name that cannot be placed in an upstream
+// URL path. Request content must never choose another upstream endpoint.
+func checkPathModel(model string) *codec.Error {
+	if model == "" {
+		return &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Param: "model", Message: "model is required"}
+	}
+	if strings.ContainsAny(model, "/?#%\\") || strings.HasPrefix(model, ".") || strings.IndexFunc(model, func(c rune) bool { return c < 0x21 || c == 0x7f }) >= 0 {
+		return &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Param: "model", Message: "model name " + strconv.Quote(model) + " cannot be used in an upstream path"}
+	}
+	return nil
+}
+
+// translate handles a request whose client and upstream protocols differ.
+func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, rt route, body []byte) error {
+	client := rt.protocol
+	req := new(codec.Request)
+	if err := codec.DecodeRequest(client, body, req); err != nil {
+		writeError(w, client, asCodecError(err))
+		return nil
+	}
+	if client.ModelInPath() {
+		req.Model = strings.TrimPrefix(rt.model, "models/")
+		req.Stream = rt.stream
+	}
+	if req.Stream {
+		writeError(w, client, &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Param: "stream",
+			Message: "streaming translation from " + string(client) + " to " + string(h.upstream) + " is not available yet; send a non-streaming request"})
+		return nil
+	}
+	model := req.Model
+	if h.upstream.ModelInPath() {
+		model = strings.TrimPrefix(model, "models/")
+		if err := checkPathModel(model); err != nil {
+			writeError(w, client, err)
+			return nil
+		}
+	} else if model == "" {
+		writeError(w, client, &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Param: "model", Message: "model is required"})
+		return nil
+	}
+
+	outBuf := getBuffer()
+	defer putBuffer(outBuf)
+	out, err := codec.AppendRequest(*outBuf, h.upstream, req, codec.EncodeOptions{Model: model, DefaultMaxTokens: h.DefaultMaxTokens})
+	*outBuf = out
+	if err != nil {
+		writeError(w, client, asCodecError(err))
+		return nil
+	}
+	if len(req.Dropped) > 0 {
+		w.Header().Set("Llmbridge-Dropped", strings.Join(req.Dropped, ", "))
+		h.logger.Debug("dropped hint fields", zap.Strings("fields", req.Dropped))
+	}
+	setBody(r, out)
+	path, query := h.upstreamPath(model, req.Stream)
+	setPath(r, path, query)
+	h.rewriteHeaders(r, client, req.Stream)
+
+	tw := &translatingWriter{ResponseWriter: w, h: h, client: client, req: req}
+	nextErr := next.ServeHTTP(tw, r)
+	return tw.finish(nextErr)
+}
+
+// passthrough handles a request whose client and upstream protocols share a
+// wire format. The body passes byte for byte, except for the edits the
+// dialects need (Anthropic on Vertex has no model and an anthropic_version).
+func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, rt route, body []byte) error {
+	client := rt.protocol
+	if !gjson.ValidBytes(body) || !gjson.ParseBytes(body).IsObject() {
+		writeError(w, client, codec.NewError(mapping.ErrInvalidRequest, "request body is not a valid JSON object"))
+		return nil
+	}
+	model, stream := rt.model, rt.stream
+	if !client.ModelInPath() {
+		m := gjson.GetBytes(body, "model")
+		if m.Type != gjson.String && h.upstream.ModelInPath() {
+			writeError(w, client, &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Param: "model", Message: "model is required and must be a string"})
+			return nil
+		}
+		model = m.Str
+	}
+	if client.IsAnthropic() {
+		stream = gjson.GetBytes(body, "stream").Bool()
+	}
+	model = strings.TrimPrefix(model, "models/")
+	if h.upstream.ModelInPath() {
+		if err := checkPathModel(model); err != nil {
+			writeError(w, client, err)
+			return nil
+		}
+	}
+
+	edited, cerr := editDialect(body, client, h.upstream, model)
+	if cerr != nil {
+		writeError(w, client, cerr)
+		return nil
+	}
+	setBody(r, edited)
+	path, query := h.upstreamPath(model, stream)
+	setPath(r, path, query)
+	h.rewriteHeaders(r, client, stream)
+
+	pw := &passthroughWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}}
+	nextErr := next.ServeHTTP(pw, r)
+	if nextErr != nil && !pw.wroteHeader {
+		h.writeUpstreamFailure(w, client, nextErr)
+		return nil
+	}
+	return nextErr
+}

@@ -1,0 +1,103 @@
+package caddymodule
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/llmbridge/llmbridge/codec"
+)
+
+// credentialHeaders are the headers by which a client of any protocol may
+// authenticate. All are removed before the request goes upstream, so that
+// no credential of another protocol (or the client's own, when api_key is
+// configured) ever reaches the upstream.
+var credentialHeaders = [...]string{"Authorization", "X-Api-Key", "X-Goog-Api-Key"}
+
+// clientCredential returns the credential the client sent, preferring its
+// own protocol's scheme.
+func clientCredential(p codec.Protocol, r *http.Request) string {
+	bearer := func() string {
+		v := r.Header.Get("Authorization")
+		if len(v) > 7 && strings.EqualFold(v[:7], "bearer ") {
+			return strings.TrimSpace(v[7:])
+		}
+		return ""
+	}
+	var first string
+	switch p {
+	case codec.AnthropicMessages:
+		first = r.Header.Get("X-Api-Key")
+	case codec.Gemini:
+		first = r.Header.Get("X-Goog-Api-Key")
+		if first == "" {
+			first = r.URL.Query().Get("key")
+		}
+	default:
+		first = bearer()
+	}
+	if first != "" {
+		return first
+	}
+	for _, v := range [...]string{bearer(), r.Header.Get("X-Api-Key"), r.Header.Get("X-Goog-Api-Key"), r.URL.Query().Get("key")} {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// rewriteHeaders prepares the request headers for the upstream: it removes
+// every client credential and every header that belongs to another
+// protocol, sets the credential in the upstream's scheme, and adds the
+// headers the upstream protocol requires.
+func (h *Handler) rewriteHeaders(r *http.Request, client codec.Protocol, stream bool) {
+	key := h.apiKey
+	if key == "" {
+		key = clientCredential(client, r)
+	}
+	hdr := r.Header
+	for _, name := range credentialHeaders {
+		hdr.Del(name)
+	}
+	// Go's transport asks for gzip itself and decodes it transparently;
+	// anything else the client accepts could not be translated.
+	hdr.Del("Accept-Encoding")
+	if !h.upstream.IsAnthropic() {
+		hdr.Del("Anthropic-Version")
+		hdr.Del("Anthropic-Beta")
+	}
+	if h.upstream != codec.OpenAIChat && h.upstream != codec.OpenAIResponses {
+		hdr.Del("Openai-Organization")
+		hdr.Del("Openai-Project")
+		hdr.Del("Openai-Beta")
+	}
+	switch h.upstream {
+	case codec.AnthropicMessages:
+		if key != "" {
+			hdr.Set("X-Api-Key", key)
+		}
+		if hdr.Get("Anthropic-Version") == "" {
+			hdr.Set("Anthropic-Version", "2023-06-01")
+		}
+	case codec.VertexAnthropic:
+		// The version travels in the body (anthropic_version) on Vertex.
+		hdr.Del("Anthropic-Version")
+		if key != "" {
+			hdr.Set("Authorization", "Bearer "+key)
+		}
+	case codec.Gemini:
+		if key != "" {
+			hdr.Set("X-Goog-Api-Key", key)
+		}
+	default:
+		if key != "" {
+			hdr.Set("Authorization", "Bearer "+key)
+		}
+	}
+	hdr.Set("Content-Type", "application/json")
+	if stream {
+		hdr.Set("Accept", "text/event-stream")
+	} else {
+		hdr.Set("Accept", "application/json")
+	}
+}

@@ -1,0 +1,130 @@
+// Package caddymodule is the Caddy glue of llmbridge: the http.handlers.llmbridge
+// handler, its Caddyfile directive, and the response writer that translates
+// upstream responses in flight. The protocol knowledge itself lives in the
+// codec and mapping packages; this package only moves bytes between Caddy and
+// them.
+package caddymodule
+
+import (
+	"fmt"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+
+	"github.com/llmbridge/llmbridge/codec"
+)
+
+func init() {
+	caddy.RegisterModule(Handler{})
+}
+
+// DefaultMaxRequestBody is the request body limit when max_request_body is
+// not configured: large enough for agent requests with long histories and
+// inline images, small enough to bound memory per request.
+const DefaultMaxRequestBody = 32 << 20
+
+// maxResponseBody bounds a non-streamed upstream response that llmbridge
+// buffers to translate.
+const maxResponseBody = 64 << 20
+
+// Handler translates LLM API requests from the client's protocol into the
+// upstream's protocol, hands them to the next handler (normally
+// reverse_proxy), and translates the response back.
+type Handler struct {
+	// Upstream is the protocol the upstream speaks: one of openai-chat,
+	// openai-responses, anthropic-messages, gemini, vertex,
+	// vertex-anthropic. Required.
+	Upstream string `json:"upstream,omitempty"`
+
+	// Client is the protocol clients speak. When empty it is detected from
+	// each request's path; when set, requests for another protocol's path
+	// are answered 404.
+	Client string `json:"client,omitempty"`
+
+	// VertexProject is the Google Cloud project written into upstream paths
+	// for the vertex and vertex-anthropic upstreams. Required for them.
+	VertexProject string `json:"vertex_project,omitempty"`
+
+	// VertexLocation is the Google Cloud region (for example us-east5 or
+	// global) written into upstream paths for the vertex and
+	// vertex-anthropic upstreams. Required for them.
+	VertexLocation string `json:"vertex_location,omitempty"`
+
+	// APIKey is the upstream credential. When set, every client credential
+	// header is removed and this key is sent in the upstream protocol's own
+	// header. When empty, the client's credential is moved into the
+	// upstream protocol's header. Placeholders such as {env.OPENAI_API_KEY}
+	// are expanded at provision time.
+	APIKey string `json:"api_key,omitempty"`
+
+	// DefaultMaxTokens is the max_tokens sent to upstreams that require one
+	// (Anthropic) when the client gave none. Default: 4096.
+	DefaultMaxTokens int64 `json:"default_max_tokens,omitempty"`
+
+	// MaxRequestBody is the largest request body accepted, in bytes; larger
+	// requests are answered 413 without being read further. Default: 32 MiB.
+	MaxRequestBody int64 `json:"max_request_body,omitempty"`
+
+	upstream codec.Protocol
+	client   codec.Protocol // empty: detect from the path
+	apiKey   string
+	logger   *zap.Logger
+}
+
+// CaddyModule returns the Caddy module information.
+func (Handler) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  "http.handlers.llmbridge",
+		New: func() caddy.Module { return new(Handler) },
+	}
+}
+
+// Provision parses the protocol names, expands placeholders in the key and
+// applies defaults.
+func (h *Handler) Provision(ctx caddy.Context) error {
+	h.logger = ctx.Logger()
+	var err error
+	if h.Upstream == "" {
+		return fmt.Errorf("llmbridge: upstream protocol is required")
+	}
+	if h.upstream, err = codec.ParseProtocol(h.Upstream); err != nil {
+		return fmt.Errorf("llmbridge: upstream: %v", err)
+	}
+	if h.Client != "" {
+		if h.client, err = codec.ParseProtocol(h.Client); err != nil {
+			return fmt.Errorf("llmbridge: client: %v", err)
+		}
+	}
+	repl := caddy.NewReplacer()
+	h.apiKey = repl.ReplaceKnown(h.APIKey, "")
+	if h.DefaultMaxTokens == 0 {
+		h.DefaultMaxTokens = codec.DefaultMaxTokens
+	}
+	if h.MaxRequestBody == 0 {
+		h.MaxRequestBody = DefaultMaxRequestBody
+	}
+	return nil
+}
+
+// Validate checks that the configuration is complete and consistent.
+func (h *Handler) Validate() error {
+	needsVertex := h.upstream == codec.Vertex || h.upstream == codec.VertexAnthropic
+	if needsVertex && (h.VertexProject == "" || h.VertexLocation == "") {
+		return fmt.Errorf("llmbridge: upstream %s requires vertex_project and vertex_location", h.upstream)
+	}
+	if h.DefaultMaxTokens < 0 {
+		return fmt.Errorf("llmbridge: default_max_tokens must be positive, got %d", h.DefaultMaxTokens)
+	}
+	if h.MaxRequestBody < 0 {
+		return fmt.Errorf("llmbridge: max_request_body must be positive, got %d", h.MaxRequestBody)
+	}
+	return nil
+}
+
+// Interface guards
+var (
+	_ caddy.Provisioner           = (*Handler)(nil)
+	_ caddy.Validator             = (*Handler)(nil)
+	_ caddyhttp.MiddlewareHandler = (*Handler)(nil)
+)

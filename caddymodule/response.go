@@ -1,0 +1,210 @@
+package caddymodule
+
+import (
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/mapping"
+)
+
+// translatingWriter collects the upstream's non-streamed response and, once
+// the next handler returns, writes its translation in the client protocol.
+//
+// It deliberately has no Unwrap method: http.ResponseController must not
+// reach past it and flush the client connection before the translated
+// header is written (caddy#6144: an upstream 429 reached clients as 200).
+type translatingWriter struct {
+	http.ResponseWriter
+	h      *Handler
+	client codec.Protocol
+	req    *codec.Request
+
+	status   int
+	body     *[]byte
+	overflow bool
+}
+
+// WriteHeader records the upstream status; informational statuses pass
+// through at once.
+func (tw *translatingWriter) WriteHeader(status int) {
+	if status >= 100 && status < 200 {
+		if status != http.StatusSwitchingProtocols {
+			tw.ResponseWriter.WriteHeader(status)
+		}
+		return
+	}
+	if tw.status == 0 {
+		tw.status = status
+	}
+}
+
+// Write buffers the upstream body, up to maxResponseBody.
+func (tw *translatingWriter) Write(p []byte) (int, error) {
+	if tw.status == 0 {
+		tw.status = http.StatusOK
+	}
+	if tw.body == nil {
+		tw.body = getBuffer()
+	}
+	if len(*tw.body)+len(p) > maxResponseBody {
+		tw.overflow = true
+		return 0, errors.New("llmbridge: upstream response too large to translate")
+	}
+	*tw.body = append(*tw.body, p...)
+	return len(p), nil
+}
+
+// FlushError does nothing: the translation is written when the upstream
+// response is complete.
+func (tw *translatingWriter) FlushError() error { return nil }
+
+// ReadFrom copies through Write, so that nothing bypasses the translation.
+func (tw *translatingWriter) ReadFrom(r io.Reader) (int64, error) {
+	return io.Copy(writerOnly{tw}, r)
+}
+
+// writerOnly hides every method but Write, so io.Copy cannot recurse into
+// ReadFrom.
+type writerOnly struct{ io.Writer }
+
+// finish writes the translated response once next has returned nextErr.
+func (tw *translatingWriter) finish(nextErr error) error {
+	defer putBuffer(tw.body)
+	if tw.status == 0 {
+		if nextErr == nil {
+			nextErr = errors.New("upstream handler wrote no response")
+		}
+		tw.h.writeUpstreamFailure(tw.ResponseWriter, tw.client, nextErr)
+		return nil
+	}
+	var body []byte
+	if tw.body != nil {
+		body = *tw.body
+	}
+	upstream := tw.h.upstream
+	hdr := tw.Header()
+	switch {
+	case tw.overflow:
+		tw.fail(codec.NewError(mapping.ErrBadGateway, "upstream response exceeds "+strconv.Itoa(maxResponseBody)+" bytes"))
+	case nextErr != nil:
+		// The upstream answered but the body broke off (reset, timeout).
+		tw.h.logger.Warn("upstream response incomplete", zap.Error(nextErr))
+		tw.fail(codec.NewError(mapping.ErrBadGateway, "upstream response was interrupted"))
+	case hasEncoding(hdr):
+		tw.fail(codec.NewError(mapping.ErrBadGateway, "upstream response has an unsupported Content-Encoding "+strconv.Quote(hdr.Get("Content-Encoding"))))
+	case tw.status >= 400:
+		tw.writeError(codec.DecodeError(upstream, tw.status, body))
+	case tw.status >= 200 && tw.status < 300:
+		if !isJSON(hdr.Get("Content-Type")) {
+			tw.fail(codec.NewError(mapping.ErrBadGateway, "upstream answered Content-Type "+strconv.Quote(hdr.Get("Content-Type"))+" where JSON was expected"))
+			break
+		}
+		var resp codec.Response
+		if err := codec.DecodeResponse(upstream, body, &resp); err != nil {
+			tw.fail(asCodecError(err))
+			break
+		}
+		if resp.Model == "" {
+			resp.Model = tw.req.Model
+		}
+		out := getBuffer()
+		defer putBuffer(out)
+		b, err := codec.AppendResponse(*out, tw.client, &resp)
+		*out = b
+		if err != nil {
+			tw.fail(asCodecError(err))
+			break
+		}
+		tw.write(tw.status, b)
+	default:
+		tw.fail(codec.NewError(mapping.ErrBadGateway, "upstream answered unexpected HTTP status "+strconv.Itoa(tw.status)))
+	}
+	return nil
+}
+
+// writeError encodes an error in the client protocol and writes it.
+func (tw *translatingWriter) writeError(e *codec.Error) {
+	out := getBuffer()
+	defer putBuffer(out)
+	*out = codec.AppendError(*out, tw.client, e)
+	tw.write(codec.ClientStatus(tw.client, e), *out)
+}
+
+// fail reports a response llmbridge could not translate.
+func (tw *translatingWriter) fail(e *codec.Error) {
+	tw.h.logger.Warn("untranslatable upstream response", zap.Int("upstream_status", tw.status), zap.String("error", e.Message))
+	tw.writeError(e)
+}
+
+// write sends a translated body with headers fixed for it.
+func (tw *translatingWriter) write(status int, b []byte) {
+	hdr := tw.Header()
+	hdr.Del("Content-Encoding")
+	hdr.Set("Content-Type", "application/json")
+	hdr.Set("Content-Length", strconv.Itoa(len(b)))
+	tw.ResponseWriter.WriteHeader(status)
+	_, _ = tw.ResponseWriter.Write(b)
+}
+
+func hasEncoding(h http.Header) bool {
+	ce := h.Get("Content-Encoding")
+	return ce != "" && ce != "identity"
+}
+
+func isJSON(contentType string) bool {
+	if contentType == "" {
+		return true
+	}
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && (mt == "application/json" || len(mt) > 5 && mt[len(mt)-5:] == "+json")
+}
+
+// passthroughWriter records whether the upstream response has begun, so
+// that an upstream that could not be reached is reported in the client's
+// format; everything else goes straight through.
+type passthroughWriter struct {
+	*caddyhttp.ResponseWriterWrapper
+	wroteHeader bool
+}
+
+// WriteHeader notes that the response has begun.
+func (pw *passthroughWriter) WriteHeader(status int) {
+	if status >= 200 {
+		pw.wroteHeader = true
+	}
+	pw.ResponseWriterWrapper.WriteHeader(status)
+}
+
+// Write notes that the response has begun.
+func (pw *passthroughWriter) Write(p []byte) (int, error) {
+	pw.wroteHeader = true
+	return pw.ResponseWriterWrapper.Write(p)
+}
+
+// writeUpstreamFailure answers a request whose upstream never responded
+// (connection refused, DNS failure, timeout before headers). The message
+// names no address: errors must not leak the internal topology.
+func (h *Handler) writeUpstreamFailure(w http.ResponseWriter, client codec.Protocol, err error) {
+	status := http.StatusBadGateway
+	var he caddyhttp.HandlerError
+	if errors.As(err, &he) && he.StatusCode >= 400 {
+		status = he.StatusCode
+	}
+	h.logger.Warn("upstream request failed", zap.Int("status", status), zap.Error(err))
+	e := &codec.Error{Status: status, Kind: mapping.KindForStatus(status), Message: "upstream request failed: " + http.StatusText(status)}
+	writeError(w, client, e)
+}
+
+// Interface guards
+var (
+	_ http.ResponseWriter = (*translatingWriter)(nil)
+	_ io.ReaderFrom       = (*translatingWriter)(nil)
+	_ http.ResponseWriter = (*passthroughWriter)(nil)
+)

@@ -1,0 +1,2 @@
+// Package sse reads and writes Server-Sent Events incrementally.
+package sse
