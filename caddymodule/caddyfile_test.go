@@ -1,0 +1,58 @@
+package caddymodule
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+)
+
+func TestUnmarshalCaddyfile(t *testing.T) {
+	tests := []struct {
+		name    string
+		input   string
+		want    Handler
+		wantErr string
+	}{
+		{
+			name: "every option",
+			input: `llmbridge {
+				upstream vertex-anthropic
+				client openai-chat
+				vertex_project my-proj
+				vertex_location us-east5
+				api_key {env.KEY}
+				default_max_tokens 8192
+				max_request_body 1MiB
+			}`,
+			want: Handler{Upstream: "vertex-anthropic", Client: "openai-chat", VertexProject: "my-proj", VertexLocation: "us-east5",
+				APIKey: "{env.KEY}", DefaultMaxTokens: 8192, MaxRequestBody: 1 << 20},
+		},
+		{name: "minimal", input: "llmbridge {\n upstream gemini\n}", want: Handler{Upstream: "gemini"}},
+		{name: "inline argument", input: "llmbridge gemini", wantErr: "wrong argument count"},
+		{name: "unknown option", input: "llmbridge {\n upstreams gemini\n}", wantErr: `unknown subdirective "upstreams"`},
+		{name: "missing value", input: "llmbridge {\n upstream\n}", wantErr: "wrong argument count"},
+		{name: "two values", input: "llmbridge {\n upstream a b\n}", wantErr: "takes one argument"},
+		{name: "bad max tokens", input: "llmbridge {\n default_max_tokens -1\n}", wantErr: "positive integer"},
+		{name: "bad size", input: "llmbridge {\n max_request_body lots\n}", wantErr: "want a size"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var h Handler
+			err := h.UnmarshalCaddyfile(caddyfile.NewTestDispenser(tt.input))
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want it to contain %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(h, tt.want) {
+				t.Errorf("got %+v, want %+v", h, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,80 @@
+package caddymodule
+
+import (
+	"testing"
+
+	"github.com/llmbridge/llmbridge/codec"
+)
+
+func TestDetectRoute(t *testing.T) {
+	tests := []struct {
+		path string
+		want route
+		ok   bool
+	}{
+		{"/v1/chat/completions", route{protocol: codec.OpenAIChat}, true},
+		{"/openai/v1/chat/completions", route{protocol: codec.OpenAIChat}, true},
+		{"/v1/responses", route{protocol: codec.OpenAIResponses}, true},
+		{"/v1/messages", route{protocol: codec.AnthropicMessages}, true},
+		{"/v1beta/models/gemini-2.5-flash:generateContent", route{protocol: codec.Gemini, model: "gemini-2.5-flash"}, true},
+		{"/v1beta/models/gemini-2.5-flash:streamGenerateContent", route{protocol: codec.Gemini, model: "gemini-2.5-flash", stream: true}, true},
+		{"/v1/models/gemini-pro:generateContent", route{protocol: codec.Gemini, model: "gemini-pro"}, true},
+		{"/v1/projects/p/locations/us-east5/publishers/google/models/gemini-2.5-flash:generateContent", route{protocol: codec.Vertex, model: "gemini-2.5-flash"}, true},
+		{"/v1beta1/projects/p/locations/global/publishers/google/models/g:streamGenerateContent", route{protocol: codec.Vertex, model: "g", stream: true}, true},
+		{"/v1/projects/p/locations/us-east5/publishers/anthropic/models/claude-3-7-sonnet@20250219:rawPredict", route{protocol: codec.VertexAnthropic, model: "claude-3-7-sonnet@20250219"}, true},
+		{"/v1/projects/p/locations/us-east5/publishers/anthropic/models/claude:streamRawPredict", route{protocol: codec.VertexAnthropic, model: "claude", stream: true}, true},
+		{"/v1/messages/count_tokens", route{}, false},
+		{"/v1/models", route{}, false},
+		{"/v1beta/models/:generateContent", route{}, false},
+		{"/v1beta/models/g:countTokens", route{}, false},
+		{"/v1/projects/p/locations/l/publishers/anthropic/models/c:generateContent", route{}, false},
+		{"/v1/projects/p/locations/l/publishers/google/models/g:rawPredict", route{}, false},
+		{"generateContent", route{}, false},
+		{"/", route{}, false},
+	}
+	for _, tt := range tests {
+		got, ok := detectRoute(tt.path)
+		if ok != tt.ok || got != tt.want {
+			t.Errorf("detectRoute(%q) = %+v, %v; want %+v, %v", tt.path, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestUpstreamPath(t *testing.T) {
+	tests := []struct {
+		upstream  codec.Protocol
+		stream    bool
+		wantPath  string
+		wantQuery string
+	}{
+		{codec.OpenAIChat, true, "/v1/chat/completions", ""},
+		{codec.OpenAIResponses, false, "/v1/responses", ""},
+		{codec.AnthropicMessages, true, "/v1/messages", ""},
+		{codec.Gemini, false, "/v1beta/models/m:generateContent", ""},
+		{codec.Gemini, true, "/v1beta/models/m:streamGenerateContent", "alt=sse"},
+		{codec.Vertex, false, "/v1/projects/proj/locations/us-east5/publishers/google/models/m:generateContent", ""},
+		{codec.Vertex, true, "/v1/projects/proj/locations/us-east5/publishers/google/models/m:streamGenerateContent", "alt=sse"},
+		{codec.VertexAnthropic, false, "/v1/projects/proj/locations/us-east5/publishers/anthropic/models/m:rawPredict", ""},
+		{codec.VertexAnthropic, true, "/v1/projects/proj/locations/us-east5/publishers/anthropic/models/m:streamRawPredict", ""},
+	}
+	for _, tt := range tests {
+		h := &Handler{upstream: tt.upstream, VertexProject: "proj", VertexLocation: "us-east5"}
+		path, query := h.upstreamPath("m", tt.stream)
+		if path != tt.wantPath || query != tt.wantQuery {
+			t.Errorf("%s stream=%v: got %q ? %q, want %q ? %q", tt.upstream, tt.stream, path, query, tt.wantPath, tt.wantQuery)
+		}
+	}
+}
+
+func TestCheckPathModel(t *testing.T) {
+	for _, ok := range []string{"gemini-2.5-flash", "claude-3-7-sonnet@20250219", "tunedModels-x"} {
+		if err := checkPathModel(ok); err != nil {
+			t.Errorf("checkPathModel(%q) = %v, want nil", ok, err)
+		}
+	}
+	for _, bad := range []string{"", "../x", "a/b", "a?b", "a#b", "a%2f", "a b", ".hidden", "a\\b", "a\x00"} {
+		if err := checkPathModel(bad); err == nil || err.Status != 400 || err.Param != "model" {
+			t.Errorf("checkPathModel(%q) = %v, want a 400 about model", bad, err)
+		}
+	}
+}
