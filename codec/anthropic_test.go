@@ -1,0 +1,1067 @@
+package codec
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/llmbridge/llmbridge/mapping"
+	"github.com/tidwall/gjson"
+)
+
+// anthropicRecordings is the recordings directory, relative to the package.
+const anthropicRecordings = "../../shared/recordings"
+
+// anthropicProtocolFor returns the protocol a test case speaks.
+func anthropicProtocolFor(vertex bool) Protocol {
+	if vertex {
+		return VertexAnthropic
+	}
+	return AnthropicMessages
+}
+
+// anthropicText returns a user or assistant message of text parts.
+func anthropicText(role Role, texts ...string) Message {
+	m := Message{Role: role, Parts: make([]Part, len(texts))}
+	for i, t := range texts {
+		m.Parts[i] = Part{Type: PartText, Text: t}
+	}
+	return m
+}
+
+// anthropicAsError returns err as an *Error, failing the test otherwise.
+func anthropicAsError(t *testing.T, err error) *Error {
+	t.Helper()
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("error %v (%T) is not an *Error", err, err)
+	}
+	return e
+}
+
+func TestAnthropicDecodeRequest(t *testing.T) {
+	tests := []struct {
+		name   string
+		vertex bool
+		model  string // set by the caller for vertex
+		body   string
+		want   Request
+	}{
+		{
+			name: "minimal string content",
+			body: `{"model":"claude-sonnet-4-5","max_tokens":1024,"messages":[{"role":"user","content":"Hello"}]}`,
+			want: Request{
+				Model:     "claude-sonnet-4-5",
+				MaxTokens: OptInt{Value: 1024, Set: true},
+				Messages:  []Message{anthropicText(RoleUser, "Hello")},
+			},
+		},
+		{
+			name: "every mapped field",
+			body: `{
+				"model": "claude-sonnet-4-5",
+				"max_tokens": 2048,
+				"system": "Be brief.\nAnswer in \"English\".",
+				"messages": [
+					{"role": "user", "content": [{"type": "text", "text": "Hi"}, {"type": "text", "text": "there"}]},
+					{"role": "assistant", "content": "Hello!"},
+					{"content": "How are you?", "role": "user"}
+				],
+				"temperature": 0.7,
+				"top_p": 0.9,
+				"top_k": 40,
+				"stop_sequences": ["END", "STOP"],
+				"stream": true,
+				"metadata": {"user_id": "user-42"}
+			}`,
+			want: Request{
+				Model:       "claude-sonnet-4-5",
+				Stream:      true,
+				StreamUsage: true,
+				System:      []Part{{Type: PartText, Text: "Be brief.\nAnswer in \"English\"."}},
+				SystemRole:  RoleSystem,
+				Messages: []Message{
+					anthropicText(RoleUser, "Hi", "there"),
+					anthropicText(RoleAssistant, "Hello!"),
+					anthropicText(RoleUser, "How are you?"),
+				},
+				MaxTokens:     OptInt{Value: 2048, Set: true},
+				Temperature:   OptFloat{Value: 0.7, Set: true},
+				TopP:          OptFloat{Value: 0.9, Set: true},
+				TopK:          OptInt{Value: 40, Set: true},
+				StopSequences: []string{"END", "STOP"},
+				User:          "user-42",
+			},
+		},
+		{
+			name: "system blocks and cache_control hints",
+			body: `{"model":"m","system":[
+					{"type":"text","text":"You are helpful.","cache_control":{"type":"ephemeral"}},
+					{"type":"text","text":"Be brief.","citations":null}
+				],"messages":[
+					{"role":"user","content":[{"type":"text","text":"a","citations":[]},{"type":"text","text":"b","cache_control":{"type":"ephemeral","ttl":"1h"}}]},
+					{"role":"assistant","content":[{"type":"text","text":"c","cache_control":null}]}
+				]}`,
+			want: Request{
+				Model: "m",
+				System: []Part{
+					{Type: PartText, Text: "You are helpful."},
+					{Type: PartText, Text: "Be brief."},
+				},
+				SystemRole: RoleSystem,
+				Messages: []Message{
+					anthropicText(RoleUser, "a", "b"),
+					anthropicText(RoleAssistant, "c"),
+				},
+				Dropped: []string{"system[0].cache_control", "messages[0].content[1].cache_control"},
+			},
+		},
+		{
+			name: "top-level hints",
+			body: `{"model":"m","messages":[{"role":"user","content":"x"}],
+				"service_tier":"auto","context_management":{"edits":[]},"cache_control":{"type":"ephemeral"},
+				"inference_geo":"us","speed":"fast","diagnostics":{"previous_message_id":"msg_1"}}`,
+			want: Request{
+				Model:    "m",
+				Messages: []Message{anthropicText(RoleUser, "x")},
+				Dropped:  []string{"service_tier", "context_management", "cache_control", "inference_geo", "speed", "diagnostics"},
+			},
+		},
+		{
+			name: "harmless defaults and nulls",
+			body: `{"model":"m","messages":[{"role":"user","content":"x"}],
+				"tools":[],"mcp_servers":[],"thinking":{"type":"disabled"},
+				"tool_choice":null,"container":null,"output_format":null,"output_config":null,
+				"temperature":null,"top_p":null,"top_k":null,"max_tokens":null,"stop_sequences":null,
+				"stream":null,"metadata":null,"system":null,"service_tier":null,"cache_control":null,
+				"tools":null,"thinking":null,"mcp_servers":null}`,
+			want: Request{
+				Model:    "m",
+				Messages: []Message{anthropicText(RoleUser, "x")},
+			},
+		},
+		{
+			name: "metadata without user",
+			body: `{"model":"m","messages":[{"role":"user","content":"x"}],"metadata":{"user_id":null}}`,
+			want: Request{Model: "m", Messages: []Message{anthropicText(RoleUser, "x")}},
+		},
+		{
+			name: "empty content and empty system array",
+			body: `{"model":"m","system":[],"messages":[{"role":"user","content":[]},{"role":"assistant","content":""}]}`,
+			want: Request{
+				Model:      "m",
+				SystemRole: RoleSystem,
+				Messages: []Message{
+					{Role: RoleUser},
+					anthropicText(RoleAssistant, ""),
+				},
+			},
+		},
+		{
+			name: "stream false",
+			body: `{"model":"m","messages":[{"role":"user","content":"x"}],"stream":false}`,
+			want: Request{Model: "m", Messages: []Message{anthropicText(RoleUser, "x")}},
+		},
+		{
+			name:   "vertex",
+			vertex: true,
+			model:  "claude-3-7-sonnet@20250219",
+			body:   `{"anthropic_version":"vertex-2023-10-16","max_tokens":4000,"messages":[{"role":"user","content":"x"}]}`,
+			want: Request{
+				Model:     "claude-3-7-sonnet@20250219",
+				MaxTokens: OptInt{Value: 4000, Set: true},
+				Messages:  []Message{anthropicText(RoleUser, "x")},
+				Dropped:   []string{"anthropic_version"},
+			},
+		},
+		{
+			name:   "vertex null model",
+			vertex: true,
+			model:  "claude-sonnet-4-5@20250929",
+			body:   `{"model":null,"messages":[{"role":"user","content":"x"}]}`,
+			want: Request{
+				Model:    "claude-sonnet-4-5@20250929",
+				Messages: []Message{anthropicText(RoleUser, "x")},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := Request{Model: tt.model}
+			if err := DecodeRequest(anthropicProtocolFor(tt.vertex), []byte(tt.body), &req); err != nil {
+				t.Fatalf("DecodeRequest: %v", err)
+			}
+			if !reflect.DeepEqual(req, tt.want) {
+				t.Errorf("got  %+v\nwant %+v", req, tt.want)
+			}
+		})
+	}
+}
+
+func TestAnthropicDecodeRequestErrors(t *testing.T) {
+	const msgs = `"messages":[{"role":"user","content":"x"}]`
+	// body wraps fields into a first-party request with a valid model and
+	// messages.
+	body := func(fields string) string { return `{"model":"m",` + msgs + `,` + fields + `}` }
+	// content wraps content blocks into the second message of a request.
+	content := func(blocks string) string {
+		return `{"model":"m","messages":[{"role":"user","content":"x"},{"role":"user","content":[` + blocks + `]}]}`
+	}
+	tests := []struct {
+		name    string
+		vertex  bool
+		body    string
+		param   string
+		message string // a substring of the message, when it matters
+	}{
+		{"model missing", false, `{` + msgs + `}`, "model", "is required"},
+		{"model null", false, `{"model":null,` + msgs + `}`, "model", "is required"},
+		{"model wrong type", false, `{"model":5,` + msgs + `}`, "model", "expected string, got number"},
+		{"model in vertex body", true, `{"model":"m",` + msgs + `}`, "model", "URL path"},
+		{"messages missing", false, `{"model":"m"}`, "messages", "is required"},
+		{"messages null", false, `{"model":"m","messages":null}`, "messages", "is required"},
+		{"messages wrong type", false, `{"model":"m","messages":{}}`, "messages", "expected array, got object"},
+		{"messages empty", false, `{"model":"m","messages":[]}`, "messages", "at least one"},
+		{"message wrong type", false, `{"model":"m","messages":["hi"]}`, "messages[0]", "expected object, got string"},
+		{"role missing", false, `{"model":"m","messages":[{"content":"x"}]}`, "messages[0].role", "is required"},
+		{"role system", false, `{"model":"m","messages":[{"role":"system","content":"x"}]}`, "messages[0].role", `"user" or "assistant"`},
+		{"role wrong type", false, `{"model":"m","messages":[{"role":1,"content":"x"}]}`, "messages[0].role", "expected string"},
+		{"content missing", false, `{"model":"m","messages":[{"role":"user"}]}`, "messages[0].content", "is required"},
+		{"content null", false, `{"model":"m","messages":[{"role":"user","content":null}]}`, "messages[0].content", "is required"},
+		{"content wrong type", false, `{"model":"m","messages":[{"role":"user","content":5}]}`, "messages[0].content", "expected string or array, got number"},
+		{"message unknown field", false, `{"model":"m","messages":[{"role":"user","content":"x","name":"bob"}]}`, "messages[0].name", "unknown field"},
+		{"later message", false, `{"model":"m","messages":[{"role":"user","content":"x"},{"role":"assistant","content":"y"},{"role":"tool","content":"z"}]}`, "messages[2].role", ""},
+		{"block wrong type", false, content(`"x"`), "messages[1].content[0]", "expected object, got string"},
+		{"block type missing", false, content(`{"text":"x"}`), "messages[1].content[0].type", "is required"},
+		{"block type wrong type", false, content(`{"type":1,"text":"x"}`), "messages[1].content[0].type", "expected string"},
+		{"image block", false, content(`{"type":"text","text":"a"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AA=="}}`), "messages[1].content[1]", `content part type "image" is not supported yet`},
+		{"document block", false, content(`{"type":"document","source":{}}`), "messages[1].content[0]", `"document"`},
+		{"tool_use block", false, content(`{"type":"tool_use","id":"toolu_1","name":"f","input":{}}`), "messages[1].content[0]", `"tool_use"`},
+		{"tool_result block", false, content(`{"type":"tool_result","tool_use_id":"toolu_1","content":"ok"}`), "messages[1].content[0]", `"tool_result"`},
+		{"thinking block", false, content(`{"type":"thinking","thinking":"hm","signature":"sig"}`), "messages[1].content[0]", `"thinking"`},
+		{"redacted_thinking block", false, content(`{"type":"redacted_thinking","data":"x"}`), "messages[1].content[0]", `"redacted_thinking"`},
+		{"server_tool_use block", false, content(`{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{}}`), "messages[1].content[0]", `"server_tool_use"`},
+		{"search_result block", false, content(`{"type":"search_result","source":"s","title":"t","content":[]}`), "messages[1].content[0]", `"search_result"`},
+		{"text block unknown field", false, content(`{"type":"text","text":"x","foo":1}`), "messages[1].content[0].foo", "unknown field"},
+		{"text missing", false, content(`{"type":"text"}`), "messages[1].content[0].text", "is required"},
+		{"text wrong type", false, content(`{"type":"text","text":["x"]}`), "messages[1].content[0].text", "expected string, got array"},
+		{"text null", false, content(`{"type":"text","text":null}`), "messages[1].content[0].text", "expected string, got null"},
+		{"citations present", false, content(`{"type":"text","text":"x","citations":[{"type":"char_location"}]}`), "messages[1].content[0].citations", "citations"},
+		{"citations wrong type", false, content(`{"type":"text","text":"x","citations":"x"}`), "messages[1].content[0].citations", "expected array"},
+		{"cache_control wrong type", false, content(`{"type":"text","text":"x","cache_control":"ephemeral"}`), "messages[1].content[0].cache_control", "expected object"},
+		{"system wrong type", false, body(`"system":5`), "system", "expected string or array, got number"},
+		{"system block wrong type", false, body(`"system":[{"type":"text","text":"a"},"b"]`), "system[1]", "expected object"},
+		{"system image block", false, body(`"system":[{"type":"image","source":{}}]`), "system[0]", `"image"`},
+		{"system cache_control wrong type", false, body(`"system":[{"type":"text","text":"a","cache_control":true}]`), "system[0].cache_control", "expected object, got boolean"},
+		{"max_tokens fraction", false, body(`"max_tokens":1.5`), "max_tokens", "expected integer"},
+		{"max_tokens string", false, body(`"max_tokens":"100"`), "max_tokens", "expected integer, got string"},
+		{"temperature string", false, body(`"temperature":"hot"`), "temperature", "expected number"},
+		{"top_p bool", false, body(`"top_p":true`), "top_p", "expected number"},
+		{"top_k fraction", false, body(`"top_k":0.5`), "top_k", "expected integer"},
+		{"stop_sequences string", false, body(`"stop_sequences":"END"`), "stop_sequences", "expected array of strings"},
+		{"stop_sequences element", false, body(`"stop_sequences":["a",1]`), "stop_sequences[1]", "expected string"},
+		{"stream string", false, body(`"stream":"yes"`), "stream", "expected boolean"},
+		{"metadata wrong type", false, body(`"metadata":[]`), "metadata", "expected object"},
+		{"metadata user_id wrong type", false, body(`"metadata":{"user_id":42}`), "metadata.user_id", "expected string"},
+		{"metadata unknown key", false, body(`"metadata":{"session":"s"}`), "metadata.session", "unknown field"},
+		{"anthropic_version first-party", false, body(`"anthropic_version":"2023-06-01"`), "anthropic_version", "unknown field"},
+		{"anthropic_version wrong type", true, `{` + msgs + `,"anthropic_version":2023}`, "anthropic_version", "expected string"},
+		{"service_tier wrong type", false, body(`"service_tier":1`), "service_tier", "expected string"},
+		{"context_management wrong type", false, body(`"context_management":"auto"`), "context_management", "expected object"},
+		{"tools", false, body(`"tools":[{"name":"f","input_schema":{"type":"object"}}]`), "tools", "tools are not supported yet"},
+		{"tools wrong type", false, body(`"tools":{}`), "tools", "expected array"},
+		{"mcp_servers", false, body(`"mcp_servers":[{"type":"url","url":"https://x","name":"x"}]`), "mcp_servers", "not supported"},
+		{"tool_choice", false, body(`"tool_choice":{"type":"auto"}`), "tool_choice", "not supported"},
+		{"container", false, body(`"container":"container_1"`), "container", "not supported"},
+		{"output_format", false, body(`"output_format":{"type":"json_schema","schema":{}}`), "output_format", "structured output"},
+		{"output_config", false, body(`"output_config":{"effort":"high"}`), "output_config", "not supported"},
+		{"thinking enabled", false, body(`"thinking":{"type":"enabled","budget_tokens":2048}`), "thinking", `thinking type "enabled" is not supported yet`},
+		{"thinking adaptive", false, body(`"thinking":{"type":"adaptive"}`), "thinking", `"adaptive"`},
+		{"thinking wrong type", false, body(`"thinking":true`), "thinking", "expected object"},
+		{"thinking type missing", false, body(`"thinking":{}`), "thinking.type", "is required"},
+		{"thinking type wrong type", false, body(`"thinking":{"type":0}`), "thinking.type", "expected string"},
+		{"thinking disabled extra", false, body(`"thinking":{"type":"disabled","budget_tokens":0}`), "thinking.budget_tokens", "unknown field"},
+		{"unknown field", false, body(`"frequency_penalty":0.5`), "frequency_penalty", "unknown field"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var req Request
+			err := DecodeRequest(anthropicProtocolFor(tt.vertex), []byte(tt.body), &req)
+			if err == nil {
+				t.Fatalf("DecodeRequest succeeded: %+v", req)
+			}
+			e := anthropicAsError(t, err)
+			if e.Status != 400 || e.Kind != mapping.ErrInvalidRequest {
+				t.Errorf("status %d kind %v, want 400 invalid request", e.Status, e.Kind)
+			}
+			if e.Param != tt.param {
+				t.Errorf("param %q, want %q (%v)", e.Param, tt.param, e)
+			}
+			if !strings.Contains(e.Message, tt.message) {
+				t.Errorf("message %q does not contain %q", e.Message, tt.message)
+			}
+		})
+	}
+}
+
+// TestAnthropicDecodeRecordedRequests decodes the request bodies of the
+// real recordings: text-only ones are accepted, those using tools, thinking
+// or images are rejected naming the first field out of scope.
+func TestAnthropicDecodeRecordedRequests(t *testing.T) {
+	if _, err := os.Stat(anthropicRecordings); err != nil {
+		t.Skip("../shared/recordings not present")
+	}
+	tests := []struct {
+		file  string
+		param string // "" when the request is in scope
+	}{
+		{"anthropic-messages/claude-sonnet-4-text.json", ""},
+		{"anthropic-messages/claude-sonnet-4-text-stream.json", ""},
+		{"anthropic-messages/claude-sonnet-4-5-stop-sequence.json", ""},
+		{"anthropic-messages/claude-sonnet-4-5-cache-read.json", ""},
+		{"anthropic-messages/claude-sonnet-4-5-cache-write.json", ""},
+		{"anthropic-messages/claude-sonnet-4-image.json", "messages[0].content[1]"},
+		{"anthropic-messages/claude-sonnet-4-tool-followup.json", "messages[1].content[1]"},
+		{"anthropic-messages/claude-sonnet-4-5-redacted-thinking-stream.json", "thinking"},
+		{"anthropic-messages/claude-opus-4-6-error-400.json", "output_config"},
+		{"vertex-anthropic/claude-3-7-sonnet-text.json", ""},
+		{"vertex-anthropic/claude-3-7-sonnet-forced-tool-simple.json", "tool_choice"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			rec := anthropicReadRecording(t, tt.file)
+			body := rec.Get("request.body")
+			vertex := rec.Get("protocol").Str == string(VertexAnthropic)
+			var req Request
+			if vertex {
+				req.Model = "claude-3-7-sonnet@20250219"
+			}
+			err := DecodeRequest(anthropicProtocolFor(vertex), []byte(body.Raw), &req)
+			if tt.param == "" {
+				if err != nil {
+					t.Fatalf("DecodeRequest: %v", err)
+				}
+				if len(req.Messages) == 0 || req.Model == "" {
+					t.Errorf("decoded request lacks model or messages: %+v", req)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("DecodeRequest succeeded, want an error about %s", tt.param)
+			}
+			if e := anthropicAsError(t, err); e.Param != tt.param || e.Status != 400 {
+				t.Errorf("got %d %q (%v), want 400 %q", e.Status, e.Param, e, tt.param)
+			}
+		})
+	}
+}
+
+func TestAnthropicAppendRequest(t *testing.T) {
+	tests := []struct {
+		name   string
+		vertex bool
+		opts   EncodeOptions
+		req    Request
+	}{
+		{
+			name: "minimal",
+			req: Request{
+				Model:    "claude-sonnet-4-5",
+				Messages: []Message{anthropicText(RoleUser, "Hello")},
+			},
+		},
+		{
+			name: "full",
+			req: Request{
+				Model:       "claude-sonnet-4-5",
+				Stream:      true,
+				StreamUsage: true,
+				System:      []Part{{Type: PartText, Text: "You are a helpful assistant."}},
+				SystemRole:  RoleSystem,
+				Messages: []Message{
+					anthropicText(RoleUser, "What is the capital of France?"),
+					anthropicText(RoleAssistant, "Paris."),
+					anthropicText(RoleUser, "And of \"Italy\"?\nOne word."),
+				},
+				MaxTokens:     OptInt{Value: 1024, Set: true},
+				Temperature:   OptFloat{Value: 0.5, Set: true},
+				TopP:          OptFloat{Value: 0.95, Set: true},
+				TopK:          OptInt{Value: 40, Set: true},
+				StopSequences: []string{"END", "\n\nHuman:"},
+				User:          "user-42",
+			},
+		},
+		{
+			name: "system hoisted",
+			req: Request{
+				Model: "claude-sonnet-4-5",
+				System: []Part{
+					{Type: PartText, Text: "Rule one."},
+					{Type: PartText, Text: ""},
+					{Type: PartText, Text: "Rule two."},
+				},
+				SystemRole: RoleDeveloper,
+				Messages: []Message{
+					anthropicText(RoleUser, "Hi"),
+					anthropicText(RoleSystem, "Rule three."),
+					anthropicText(RoleAssistant, "Hello"),
+					anthropicText(RoleDeveloper, "Rule four."),
+					anthropicText(RoleUser, "Bye"),
+				},
+			},
+		},
+		{
+			name: "single hoisted system message",
+			req: Request{
+				Model: "claude-sonnet-4-5",
+				System: []Part{
+					{Type: PartText, Text: ""},
+				},
+				Messages: []Message{
+					anthropicText(RoleDeveloper, "", "Only rule."),
+					anthropicText(RoleUser, "Hi"),
+				},
+			},
+		},
+		{
+			name: "merged turns",
+			req: Request{
+				Model: "claude-sonnet-4-5",
+				Messages: []Message{
+					anthropicText(RoleUser, "first", ""),
+					anthropicText(RoleUser, "second"),
+					{Role: RoleAssistant, Parts: []Part{
+						{Type: PartRefusal, Text: "I can't help with that."},
+						{Type: PartText, Text: "Anything else?"},
+					}},
+					anthropicText(RoleUser, "ok"),
+					anthropicText(RoleAssistant, ""), // dropped: nothing to say
+					{Role: RoleAssistant},            // dropped: no parts
+					anthropicText(RoleUser, "still there?"),
+					anthropicText(RoleAssistant, "Yes."),
+					anthropicText(RoleAssistant, "Here."),
+				},
+			},
+		},
+		{
+			name:   "vertex",
+			vertex: true,
+			opts:   EncodeOptions{Model: "claude-sonnet-4-5@20250929", DefaultMaxTokens: 8192},
+			req: Request{
+				Model:    "claude-sonnet-4-5",
+				System:   []Part{{Type: PartText, Text: "You are a helpful assistant"}},
+				Messages: []Message{anthropicText(RoleUser, "Say hi in Portuguese")},
+			},
+		},
+		{
+			name: "model override and seed",
+			opts: EncodeOptions{Model: "claude-opus-4-1"},
+			req: Request{
+				Model:    "gpt-4o",
+				Messages: []Message{anthropicText(RoleUser, "Hello")},
+				Seed:     OptInt{Value: 7, Set: true},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			prefix := []byte("prefix")
+			out, err := AppendRequest(prefix, anthropicProtocolFor(tt.vertex), &tt.req, tt.opts)
+			if err != nil {
+				t.Fatalf("AppendRequest: %v", err)
+			}
+			if string(out[:len(prefix)]) != "prefix" {
+				t.Fatalf("dst prefix overwritten: %s", out)
+			}
+			name := "request_" + strings.ReplaceAll(tt.name, " ", "_") + ".json"
+			dir := "anthropic-messages/"
+			if tt.vertex {
+				dir = "vertex-anthropic/"
+			}
+			checkGolden(t, dir+name, out[len(prefix):])
+		})
+	}
+}
+
+func TestAnthropicAppendRequestDropsSeed(t *testing.T) {
+	req := Request{
+		Model:    "claude-sonnet-4-5",
+		Messages: []Message{anthropicText(RoleUser, "Hello")},
+		Seed:     OptInt{Value: 7, Set: true},
+		Dropped:  []string{"store"},
+	}
+	out, err := AppendRequest(nil, AnthropicMessages, &req, EncodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(req.Dropped, []string{"store", "seed"}) {
+		t.Errorf("Dropped = %q, want [store seed]", req.Dropped)
+	}
+	if gjson.GetBytes(out, "seed").Exists() {
+		t.Errorf("seed written: %s", out)
+	}
+}
+
+func TestAnthropicAppendRequestErrors(t *testing.T) {
+	user := []Message{anthropicText(RoleUser, "Hello")}
+	bogus := Part{Type: PartType(200), Text: "?"}
+	tests := []struct {
+		name   string
+		vertex bool
+		req    Request
+		param  string
+	}{
+		{"presence penalty", false, Request{Model: "m", Messages: user, PresencePenalty: OptFloat{Value: 0.5, Set: true}}, "presence_penalty"},
+		{"frequency penalty", true, Request{Messages: user, FrequencyPenalty: OptFloat{Set: true}}, "frequency_penalty"},
+		{"no model", false, Request{Messages: user}, "model"},
+		{"system part", false, Request{Model: "m", System: []Part{{Text: "a"}, bogus}, Messages: user}, "system[1]"},
+		{"system message part", true, Request{Messages: []Message{
+			anthropicText(RoleUser, "a"),
+			{Role: RoleSystem, Parts: []Part{bogus}},
+		}}, "messages[1].content[0]"},
+		{"message part", false, Request{Model: "m", Messages: []Message{
+			anthropicText(RoleUser, "a"),
+			anthropicText(RoleAssistant, "b"),
+			{Role: RoleUser, Parts: []Part{{Text: "c"}, bogus}},
+		}}, "messages[2].content[1]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := anthropicProtocolFor(tt.vertex)
+			out, err := AppendRequest([]byte("keep"), p, &tt.req, EncodeOptions{})
+			if err == nil {
+				t.Fatalf("AppendRequest succeeded: %s", out)
+			}
+			e := anthropicAsError(t, err)
+			if e.Status != 400 || e.Param != tt.param {
+				t.Errorf("got %d %q (%v), want 400 %q", e.Status, e.Param, e, tt.param)
+			}
+			if tt.param != "model" && !strings.Contains(e.Message, string(p)) {
+				t.Errorf("message %q does not name %s", e.Message, p)
+			}
+			if string(out) != "keep" {
+				t.Errorf("dst = %q after an error, want it unchanged", out)
+			}
+		})
+	}
+}
+
+// TestAnthropicRequestRoundTrip checks that decoding an encoded request
+// gives the request back.
+func TestAnthropicRequestRoundTrip(t *testing.T) {
+	for _, vertex := range []bool{false, true} {
+		p := anthropicProtocolFor(vertex)
+		body := anthropicBenchRequest(vertex)
+		var req Request
+		if vertex {
+			req.Model = "claude-sonnet-4-5@20250929"
+		}
+		if err := DecodeRequest(p, body, &req); err != nil {
+			t.Fatalf("%s: DecodeRequest: %v", p, err)
+		}
+		req.Dropped = nil
+		out, err := AppendRequest(nil, p, &req, EncodeOptions{})
+		if err != nil {
+			t.Fatalf("%s: AppendRequest: %v", p, err)
+		}
+		again := Request{Model: req.Model}
+		if err := DecodeRequest(p, out, &again); err != nil {
+			t.Fatalf("%s: DecodeRequest of encoded request: %v\n%s", p, err, out)
+		}
+		again.Dropped = nil
+		if !reflect.DeepEqual(again, req) {
+			t.Errorf("%s: round trip changed the request:\n got %+v\nwant %+v", p, again, req)
+		}
+	}
+}
+
+// anthropicReadRecording reads a recording file as gjson.
+func anthropicReadRecording(t *testing.T, name string) gjson.Result {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(anthropicRecordings, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gjson.ParseBytes(b)
+}
+
+func TestAnthropicDecodeRecordedResponses(t *testing.T) {
+	if _, err := os.Stat(anthropicRecordings); err != nil {
+		t.Skip("../shared/recordings not present")
+	}
+	tests := []struct {
+		file      string
+		id, model string
+		text      string // the whole text, or its start when it ends in "..."
+		stop      StopReason
+		stopSeq   string
+		usage     Usage
+	}{
+		{
+			file: "anthropic-messages/claude-sonnet-4-text.json",
+			id:   "msg_01KrnBffuzxt8ttHq7iiZe7n", model: "claude-sonnet-4-20250514",
+			text:  "Olá! \n\n(That's \"hello\" in Portuguese. You could also say \"Oi!\" for a more casual \"hi!\")",
+			stop:  mapping.StopEnd,
+			usage: Usage{Known: true, InputTokens: 16, OutputTokens: 34},
+		},
+		{
+			file: "anthropic-messages/claude-sonnet-4-5-cache-read.json",
+			id:   "msg_01KPaKTJSqAKoZri7Ujrny58", model: "claude-sonnet-4-5-20250929",
+			text:  "Python is a beginner-friendly, versatile programming language...",
+			stop:  mapping.StopEnd,
+			usage: Usage{Known: true, InputTokens: 3 + 418 + 1111, CacheWriteTokens: 418, CacheReadTokens: 1111, OutputTokens: 33},
+		},
+		{
+			file: "anthropic-messages/claude-sonnet-4-5-cache-write.json",
+			id:   "msg_01UUPT9QdZnZSRzcQJkjG25U", model: "claude-sonnet-4-5-20250929",
+			text:  "# What is Python?\n\nPython is a high-level...",
+			stop:  mapping.StopEnd,
+			usage: Usage{Known: true, InputTokens: 3 + 1111, CacheReadTokens: 1111, OutputTokens: 406},
+		},
+		{
+			file: "anthropic-messages/claude-sonnet-4-5-stop-sequence.json",
+			id:   "msg_01376yZQxHcw9pER2Ab2SvQb", model: "claude-sonnet-4-5-20250929",
+			text:    "The beautiful city of ",
+			stop:    mapping.StopSequence,
+			stopSeq: "Paris",
+			usage:   Usage{Known: true, InputTokens: 32, OutputTokens: 5},
+		},
+		{
+			file: "anthropic-messages/claude-sonnet-4-image.json",
+			id:   "msg_01NusK7N3cvXsHRya8jx1NDU", model: "claude-sonnet-4-20250514",
+			text:  "This image shows a simple, minimalist design...",
+			stop:  mapping.StopEnd,
+			usage: Usage{Known: true, InputTokens: 27, OutputTokens: 65},
+		},
+		{
+			file: "anthropic-messages/claude-sonnet-4-tool-followup.json",
+			id:   "msg_01Eo6XiNE3nm8rTR4yBWaEAg", model: "claude-sonnet-4-20250514",
+			text:  "The current weather in Florence, Italy is 40°C (104°F)...",
+			stop:  mapping.StopEnd,
+			usage: Usage{Known: true, InputTokens: 475, OutputTokens: 50},
+		},
+		{
+			file: "vertex-anthropic/claude-3-7-sonnet-text.json",
+			id:   "msg_vrtx_011eLZnjY8pFUmGNwLPxrGHH", model: "claude-3-7-sonnet-20250219",
+			text:  "Olá! Como posso ajudar você hoje?",
+			stop:  mapping.StopEnd,
+			usage: Usage{Known: true, InputTokens: 16, OutputTokens: 16},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			rec := anthropicReadRecording(t, tt.file)
+			p := Protocol(rec.Get("protocol").Str)
+			var resp Response
+			if err := DecodeResponse(p, []byte(rec.Get("response.body").Str), &resp); err != nil {
+				t.Fatalf("DecodeResponse: %v", err)
+			}
+			if resp.ID != tt.id || resp.Model != tt.model || resp.Created != 0 {
+				t.Errorf("id %q model %q created %d, want %q %q 0", resp.ID, resp.Model, resp.Created, tt.id, tt.model)
+			}
+			if len(resp.Content) != 1 || resp.Content[0].Type != PartText {
+				t.Fatalf("content %+v, want one text part", resp.Content)
+			}
+			got := resp.Content[0].Text
+			if start, ok := strings.CutSuffix(tt.text, "..."); ok {
+				if !strings.HasPrefix(got, start) {
+					t.Errorf("text %q does not start with %q", got, start)
+				}
+			} else if got != tt.text {
+				t.Errorf("text %q, want %q", got, tt.text)
+			}
+			if resp.StopReason != tt.stop || resp.StopSequence != tt.stopSeq {
+				t.Errorf("stop %v %q, want %v %q", resp.StopReason, resp.StopSequence, tt.stop, tt.stopSeq)
+			}
+			if resp.Usage != tt.usage {
+				t.Errorf("usage %+v, want %+v", resp.Usage, tt.usage)
+			}
+		})
+	}
+}
+
+// TestAnthropicDecodeAllRecordedResponses runs every non-streamed recording
+// through the decoder: text answers decode, tool calls and error bodies are
+// rejected as bad upstream answers.
+func TestAnthropicDecodeAllRecordedResponses(t *testing.T) {
+	if _, err := os.Stat(anthropicRecordings); err != nil {
+		t.Skip("../shared/recordings not present")
+	}
+	n := 0
+	for _, dir := range []string{"anthropic-messages", "vertex-anthropic"} {
+		files, err := filepath.Glob(filepath.Join(anthropicRecordings, dir, "*.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			rec := anthropicReadRecording(t, filepath.Join(dir, filepath.Base(f)))
+			if rec.Get("stream").Bool() {
+				continue
+			}
+			n++
+			features := rec.Get("features").Raw
+			outOfScope := strings.Contains(features, `"tool_call"`) || strings.Contains(features, `"thinking"`) ||
+				strings.Contains(features, `"error"`)
+			var resp Response
+			err := DecodeResponse(Protocol(dir), []byte(rec.Get("response.body").Str), &resp)
+			switch {
+			case outOfScope && err == nil:
+				t.Errorf("%s: decoded a response that is out of scope: %+v", f, resp)
+			case outOfScope:
+				if e := anthropicAsError(t, err); e.Status != 502 {
+					t.Errorf("%s: status %d, want 502", f, e.Status)
+				}
+			case err != nil:
+				t.Errorf("%s: %v", f, err)
+			case len(resp.Content) == 0 || !resp.Usage.Known || resp.StopReason == mapping.StopNone:
+				t.Errorf("%s: incomplete response %+v", f, resp)
+			}
+		}
+	}
+	if n < 7 {
+		t.Errorf("only %d non-streamed recordings found", n)
+	}
+}
+
+func TestAnthropicDecodeResponse(t *testing.T) {
+	tests := []struct {
+		name string
+		body string
+		want Response
+	}{
+		{
+			name: "several blocks and thinking usage",
+			body: `{"id":"msg_1","type":"message","role":"assistant","model":"claude-opus-4-6",
+				"content":[{"type":"text","text":"a","citations":null},{"type":"text","text":"b","citations":[]}],
+				"stop_reason":"max_tokens","stop_sequence":null,"stop_details":null,"container":null,
+				"usage":{"input_tokens":10,"cache_creation_input_tokens":null,"cache_read_input_tokens":5,
+					"output_tokens":100,"output_tokens_details":{"thinking_tokens":60},"service_tier":"standard"}}`,
+			want: Response{
+				ID: "msg_1", Model: "claude-opus-4-6",
+				Content:    []Part{{Type: PartText, Text: "a"}, {Type: PartText, Text: "b"}},
+				StopReason: mapping.StopMaxTokens,
+				Usage:      Usage{Known: true, InputTokens: 15, CacheReadTokens: 5, OutputTokens: 100, ReasoningTokens: 60},
+			},
+		},
+		{
+			name: "no usage, unknown stop reason, empty content",
+			body: `{"type":"message","content":[],"stop_reason":"something_new","output_tokens_details":null}`,
+			want: Response{StopReason: mapping.StopOther},
+		},
+		{
+			name: "refusal and null details",
+			body: `{"type":"message","id":"msg_2","role":"assistant","content":[{"type":"text","text":"I can't."}],
+				"stop_reason":"refusal","usage":{"input_tokens":1,"output_tokens":2,"output_tokens_details":null}}`,
+			want: Response{
+				ID:         "msg_2",
+				Content:    []Part{{Type: PartText, Text: "I can't."}},
+				StopReason: mapping.StopRefusal,
+				Usage:      Usage{Known: true, InputTokens: 1, OutputTokens: 2},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var resp Response
+			if err := DecodeResponse(AnthropicMessages, []byte(tt.body), &resp); err != nil {
+				t.Fatalf("DecodeResponse: %v", err)
+			}
+			if !reflect.DeepEqual(resp, tt.want) {
+				t.Errorf("got  %+v\nwant %+v", resp, tt.want)
+			}
+		})
+	}
+}
+
+func TestAnthropicDecodeResponseErrors(t *testing.T) {
+	const ok = `"type":"message","content":[{"type":"text","text":"x"}]`
+	tests := []struct {
+		name    string
+		body    string
+		message string
+	}{
+		{"not json", `{"type":`, "not valid JSON"},
+		{"error body", `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`, `type is not "message"`},
+		{"type missing", `{"content":[]}`, `type is not "message"`},
+		{"type wrong type", `{"type":1,"content":[]}`, `type is not "message"`},
+		{"role", `{` + ok + `,"role":"user"}`, `role is not "assistant"`},
+		{"role wrong type", `{` + ok + `,"role":1}`, `role is not "assistant"`},
+		{"id wrong type", `{` + ok + `,"id":1}`, "id is not a string"},
+		{"model wrong type", `{` + ok + `,"model":{}}`, "model is not a string"},
+		{"stop_reason wrong type", `{` + ok + `,"stop_reason":1}`, "stop_reason is not a string"},
+		{"stop_sequence wrong type", `{` + ok + `,"stop_sequence":[]}`, "stop_sequence is not a string"},
+		{"content missing", `{"type":"message"}`, "content is not an array"},
+		{"content wrong type", `{"type":"message","content":"x"}`, "content is not an array"},
+		{"block wrong type", `{"type":"message","content":["x"]}`, "content block is not an object"},
+		{"block type missing", `{"type":"message","content":[{"text":"x"}]}`, "content block has no type"},
+		{"tool_use block", `{"type":"message","content":[{"type":"text","text":"x"},{"type":"tool_use","id":"toolu_1","name":"f","input":{}}]}`, `content block type "tool_use" cannot be translated yet`},
+		{"thinking block", `{"type":"message","content":[{"type":"thinking","thinking":"x","signature":"s"}]}`, `"thinking"`},
+		{"text missing", `{"type":"message","content":[{"type":"text"}]}`, "text block has no text"},
+		{"citations", `{"type":"message","content":[{"type":"text","text":"x","citations":[{"type":"char_location"}]}]}`, "citations"},
+		{"usage wrong type", `{` + ok + `,"usage":[]}`, "usage is not an object"},
+		{"usage counter wrong type", `{` + ok + `,"usage":{"input_tokens":"1"}}`, "usage.input_tokens is not a token count"},
+		{"usage counter negative", `{` + ok + `,"usage":{"output_tokens":-1}}`, "usage.output_tokens"},
+		{"usage counter fraction", `{` + ok + `,"usage":{"cache_read_input_tokens":1.5}}`, "usage.cache_read_input_tokens"},
+		{"usage cache write wrong type", `{` + ok + `,"usage":{"cache_creation_input_tokens":true}}`, "usage.cache_creation_input_tokens"},
+		{"usage details wrong type", `{` + ok + `,"usage":{"output_tokens_details":1}}`, "usage.output_tokens_details is not an object"},
+		{"usage thinking wrong type", `{` + ok + `,"usage":{"output_tokens_details":{"thinking_tokens":"x"}}}`, "thinking_tokens"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var resp Response
+			err := DecodeResponse(VertexAnthropic, []byte(tt.body), &resp)
+			if err == nil {
+				t.Fatalf("DecodeResponse succeeded: %+v", resp)
+			}
+			e := anthropicAsError(t, err)
+			if e.Status != 502 || e.Kind != mapping.ErrBadGateway {
+				t.Errorf("status %d kind %v, want 502 bad gateway", e.Status, e.Kind)
+			}
+			if !strings.Contains(e.Message, tt.message) {
+				t.Errorf("message %q does not contain %q", e.Message, tt.message)
+			}
+		})
+	}
+}
+
+func TestAnthropicAppendResponse(t *testing.T) {
+	tests := []struct {
+		name string
+		resp Response
+	}{
+		{
+			name: "text",
+			resp: Response{
+				ID: "msg_01KrnBffuzxt8ttHq7iiZe7n", Model: "claude-sonnet-4-20250514", Created: 1700000000,
+				Content: []Part{
+					{Type: PartText, Text: "Olá!"},
+					{Type: PartText, Text: ""},
+					{Type: PartText, Text: "Line \"two\"\n"},
+				},
+				StopReason: mapping.StopEnd,
+				Usage:      Usage{Known: true, InputTokens: 1532, CacheWriteTokens: 418, CacheReadTokens: 1111, OutputTokens: 33, ReasoningTokens: 10},
+			},
+		},
+		{
+			name: "stop sequence",
+			resp: Response{
+				ID: "msg_01376yZQxHcw9pER2Ab2SvQb", Model: "claude-sonnet-4-5-20250929",
+				Content:    []Part{{Type: PartText, Text: "The beautiful city of "}},
+				StopReason: mapping.StopSequence, StopSequence: "Paris",
+				Usage: Usage{Known: true, InputTokens: 32, OutputTokens: 5},
+			},
+		},
+		{
+			name: "refusal without usage",
+			resp: Response{
+				ID: "chatcmpl-1", Model: "gpt-4o",
+				Content:    []Part{{Type: PartRefusal, Text: "I'm sorry, I can't help with that."}},
+				StopReason: mapping.StopContentFilter,
+			},
+		},
+		{
+			name: "empty",
+			resp: Response{ID: "msg_empty", Model: "m", StopReason: mapping.StopMaxTokens},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := AppendResponse([]byte("prefix"), AnthropicMessages, &tt.resp)
+			if err != nil {
+				t.Fatalf("AppendResponse: %v", err)
+			}
+			checkGolden(t, "anthropic-messages/response_"+strings.ReplaceAll(tt.name, " ", "_")+".json", out[len("prefix"):])
+		})
+	}
+}
+
+func TestAnthropicAppendResponseID(t *testing.T) {
+	resp := Response{Model: "m", Content: []Part{{Text: "hi"}}}
+	out, err := AppendResponse(nil, VertexAnthropic, &resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := gjson.GetBytes(out, "id").Str
+	if !strings.HasPrefix(id, "msg_") || len(id) != len("msg_")+24 {
+		t.Errorf("generated id %q, want msg_ and 24 hex digits", id)
+	}
+	if u := gjson.GetBytes(out, "usage"); u.Raw != `{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0}` {
+		t.Errorf("usage %s, want zeros", u.Raw)
+	}
+}
+
+func TestAnthropicAppendResponseError(t *testing.T) {
+	resp := Response{Content: []Part{{Text: "a"}, {Type: PartType(200)}}}
+	out, err := AppendResponse([]byte("keep"), AnthropicMessages, &resp)
+	if err == nil {
+		t.Fatalf("AppendResponse succeeded: %s", out)
+	}
+	if e := anthropicAsError(t, err); e.Status != 502 || e.Kind != mapping.ErrBadGateway {
+		t.Errorf("got %d %v, want 502 bad gateway", e.Status, e.Kind)
+	}
+	if string(out) != "keep" {
+		t.Errorf("dst = %q after an error, want it unchanged", out)
+	}
+}
+
+// TestAnthropicResponseRoundTrip decodes each recorded text answer, encodes
+// it and decodes the result again: nothing may change.
+func TestAnthropicResponseRoundTrip(t *testing.T) {
+	if _, err := os.Stat(anthropicRecordings); err != nil {
+		t.Skip("../shared/recordings not present")
+	}
+	for _, file := range []string{
+		"anthropic-messages/claude-sonnet-4-text.json",
+		"anthropic-messages/claude-sonnet-4-5-cache-read.json",
+		"anthropic-messages/claude-sonnet-4-5-stop-sequence.json",
+		"vertex-anthropic/claude-3-7-sonnet-text.json",
+	} {
+		rec := anthropicReadRecording(t, file)
+		p := Protocol(rec.Get("protocol").Str)
+		var first, second Response
+		if err := DecodeResponse(p, []byte(rec.Get("response.body").Str), &first); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		out, err := AppendResponse(nil, p, &first)
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		if err := DecodeResponse(p, out, &second); err != nil {
+			t.Fatalf("%s: decoding %s: %v", file, out, err)
+		}
+		if !reflect.DeepEqual(first, second) {
+			t.Errorf("%s: round trip changed the response:\n got %+v\nwant %+v", file, second, first)
+		}
+	}
+}
+
+// anthropicBenchRequest returns a realistic request body of about 5 KB: a
+// system prompt and a 20-message conversation, mixing string and block
+// content, with escapes in the text as real conversations have.
+func anthropicBenchRequest(vertex bool) []byte {
+	var b []byte
+	if vertex {
+		b = append(b, `{"anthropic_version":"vertex-2023-10-16","max_tokens":4096,`...)
+	} else {
+		b = append(b, `{"model":"claude-sonnet-4-5","max_tokens":4096,`...)
+	}
+	b = append(b, `"system":[{"type":"text","text":`...)
+	b = appendString(b, "You are a meticulous senior engineer helping with a Go code base.\n"+
+		"Answer precisely, cite the files you rely on, and say \"I don't know\" when unsure.")
+	b = append(b, `,"cache_control":{"type":"ephemeral"}}],"messages":[`...)
+	for i := range 20 {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		role := "user"
+		text := "Message " + strconv.Itoa(i) + ": could you look at the handler in server.go and explain why the " +
+			"\"ServeHTTP\" method allocates on every request?\nI measured it with go test -bench and saw 12 allocs/op."
+		if i%2 == 1 {
+			role = "assistant"
+			text = "Reply " + strconv.Itoa(i) + ": the allocations come from three places.\n1. The closure passed " +
+				"to ForEach escapes.\n2. strings.Builder grows twice.\n3. The map literal in \"writeHeader\" is rebuilt each time."
+		}
+		b = append(b, `{"role":"`...)
+		b = append(b, role...)
+		b = append(b, `","content":`...)
+		if i%3 == 0 {
+			b = appendString(b, text)
+		} else {
+			b = append(b, `[{"type":"text","text":`...)
+			b = appendString(b, text)
+			b = append(b, `}]`...)
+		}
+		b = append(b, '}')
+	}
+	b = append(b, `],"temperature":0.2,"top_p":0.9,"stop_sequences":["\n\nHuman:"],"metadata":{"user_id":"user-1234"}}`...)
+	return b
+}
+
+// anthropicBenchDecode runs decode benchmarks on the request body, with a
+// fresh Request per iteration and with one reused through Reset, as a
+// pooling caller does; encode, when set, also encodes every request.
+func anthropicBenchDecode(b *testing.B, encode bool) {
+	body := anthropicBenchRequest(false)
+	dst := make([]byte, 0, 2*len(body))
+	run := func(b *testing.B, next func() *Request) {
+		b.SetBytes(int64(len(body)))
+		b.ReportAllocs()
+		for b.Loop() {
+			req := next()
+			if err := DecodeRequest(AnthropicMessages, body, req); err != nil {
+				b.Fatal(err)
+			}
+			if !encode {
+				continue
+			}
+			var err error
+			if dst, err = AppendRequest(dst[:0], VertexAnthropic, req, EncodeOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Run("fresh", func(b *testing.B) {
+		run(b, func() *Request { return new(Request) })
+	})
+	b.Run("reused", func(b *testing.B) {
+		var req Request
+		run(b, func() *Request { req.Reset(); return &req })
+	})
+}
+
+func BenchmarkAnthropicDecodeRequest(b *testing.B) { anthropicBenchDecode(b, false) }
+
+// BenchmarkAnthropicTranslateRequest measures decode and encode together,
+// the figure the issue's target is about.
+func BenchmarkAnthropicTranslateRequest(b *testing.B) { anthropicBenchDecode(b, true) }
+
+func BenchmarkAnthropicAppendRequest(b *testing.B) {
+	body := anthropicBenchRequest(false)
+	var req Request
+	if err := DecodeRequest(AnthropicMessages, body, &req); err != nil {
+		b.Fatal(err)
+	}
+	dst := make([]byte, 0, 2*len(body))
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var err error
+		if dst, err = AppendRequest(dst[:0], AnthropicMessages, &req, EncodeOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAnthropicValidBaseline measures gjson.Valid on the same body, a
+// floor that every decoder pays (DecodeRequest validates first), to read
+// the other figures against the speed of the machine.
+func BenchmarkAnthropicValidBaseline(b *testing.B) {
+	body := string(anthropicBenchRequest(false))
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		if !gjson.Valid(body) {
+			b.Fatal("invalid")
+		}
+	}
+}
+
+func BenchmarkAnthropicAppendResponse(b *testing.B) {
+	resp := Response{
+		ID: "msg_01KrnBffuzxt8ttHq7iiZe7n", Model: "claude-sonnet-4-20250514",
+		Content: []Part{{Type: PartText, Text: strings.Repeat("Olá! That's \"hello\" in Portuguese.\n", 30)}},
+		Usage:   Usage{Known: true, InputTokens: 1532, CacheWriteTokens: 418, CacheReadTokens: 1111, OutputTokens: 330},
+	}
+	dst := make([]byte, 0, 4096)
+	b.SetBytes(int64(len(resp.Content[0].Text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var err error
+		if dst, err = AppendResponse(dst[:0], AnthropicMessages, &resp); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
