@@ -50,10 +50,6 @@ func decodeAnthropicRequest(root gjson.Result, req *Request, vertex bool) *Error
 	if !d.sawMessages {
 		return invalid("messages", "is required")
 	}
-	// On Vertex the caller has set req.Model from the URL path.
-	if !vertex && req.Model == "" {
-		return invalid("model", "is required")
-	}
 	// An Anthropic stream always reports usage, so a streaming Anthropic
 	// client expects it whatever the upstream.
 	req.StreamUsage = req.Stream

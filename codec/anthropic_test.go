@@ -218,8 +218,6 @@ func TestAnthropicDecodeRequestErrors(t *testing.T) {
 		param   string
 		message string // a substring of the message, when it matters
 	}{
-		{"model missing", false, `{` + msgs + `}`, "model", "is required"},
-		{"model null", false, `{"model":null,` + msgs + `}`, "model", "is required"},
 		{"model wrong type", false, `{"model":5,` + msgs + `}`, "model", "expected string, got number"},
 		{"model in vertex body", true, `{"model":"m",` + msgs + `}`, "model", "URL path"},
 		{"messages missing", false, `{"model":"m"}`, "messages", "is required"},

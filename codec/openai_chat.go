@@ -145,15 +145,15 @@ func (d *chatRequestDecoder) field(key string, v gjson.Result) *Error {
 // other and decodes the messages.
 func (d *chatRequestDecoder) finish() *Error {
 	req := d.req
-	switch {
-	case d.model.Type == gjson.Null:
-		return invalid("model", "is required")
-	case d.model.Type != gjson.String:
+	// The model is optional here: a library caller may name it when
+	// encoding, and the HTTP layer requires it where the upstream does.
+	switch d.model.Type {
+	case gjson.Null:
+	case gjson.String:
+		req.Model = d.model.Str
+	default:
 		return wrongType("model", "string", d.model)
-	case d.model.Str == "":
-		return invalid("model", "must not be empty")
 	}
-	req.Model = d.model.Str
 
 	if err := d.settleMaxTokens(); err != nil {
 		return err

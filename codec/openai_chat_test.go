@@ -260,10 +260,7 @@ func TestChatDecodeRequestErrors(t *testing.T) {
 	tests := []struct {
 		name, body, param, msg string
 	}{
-		{"model missing", `{` + msgs + `}`, "model", required},
-		{"model null", `{"model":null,` + msgs + `}`, "model", required},
 		{"model number", `{"model":4,` + msgs + `}`, "model", "expected string, got number"},
-		{"model empty", `{"model":"",` + msgs + `}`, "model", "must not be empty"},
 		{"messages missing", `{"model":"m"}`, "messages", required},
 		{"messages object", `{"model":"m","messages":{}}`, "messages", "expected array, got object"},
 		{"messages empty", `{"model":"m","messages":[]}`, "messages", "must not be empty"},

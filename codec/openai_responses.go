@@ -41,9 +41,6 @@ func decodeResponsesRequest(root gjson.Result, req *Request) *Error {
 	if err != nil {
 		return err
 	}
-	if req.Model == "" {
-		return invalid("model", "is required")
-	}
 	switch {
 	case d.safetySet && !d.userSet:
 		// safety_identifier replaces the deprecated user for abuse

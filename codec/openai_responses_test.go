@@ -188,9 +188,6 @@ func TestResponsesDecodeRequestErrors(t *testing.T) {
 		msg   string // a substring of the message
 	}{
 		{"not an object", `[]`, "", "JSON object"},
-		{"missing model", `{"input":"hi"}`, "model", "is required"},
-		{"null model", `{"model":null,"input":"hi"}`, "model", "is required"},
-		{"empty model", `{"model":"","input":"hi"}`, "model", "is required"},
 		{"model type", `{"model":1,"input":"hi"}`, "model", "expected string, got number"},
 		{"missing input", `{"model":"m"}`, "input", "is required"},
 		{"null input", `{"model":"m","input":null}`, "input", "is required"},
