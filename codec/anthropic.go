@@ -176,7 +176,7 @@ func (d *anthropicRequestDecoder) message(m gjson.Result, i int) (Message, *Erro
 	start := len(d.parts)
 	var hasRole, hasContent bool
 	var err *Error
-	m.ForEach(func(key, value gjson.Result) bool {
+	eachMember(m, &d.req.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "role":
 			hasRole = true
@@ -258,7 +258,7 @@ func (d *anthropicRequestDecoder) system(v gjson.Result) *Error {
 		req.System = slices.Grow(req.System, anthropicCount(v))
 		j := 0
 		var err *Error
-		v.ForEach(func(_, b gjson.Result) bool {
+		eachMember(v, &d.req.text, func(_, b gjson.Result) bool {
 			var p Part
 			p, err = d.block(b, anthropicBlockPos{system: true, block: j})
 			if err != nil {
@@ -316,7 +316,7 @@ func (d *anthropicRequestDecoder) block(b gjson.Result, pos anthropicBlockPos) (
 	}
 	var typ, text, cacheControl, citations gjson.Result
 	var unknown string
-	b.ForEach(func(key, value gjson.Result) bool {
+	eachMember(b, &d.req.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "type":
 			typ = value

@@ -11,6 +11,7 @@ func DecodeRequest(p Protocol, body []byte, req *Request) error {
 	if err != nil {
 		return err
 	}
+	req.text = newTextArena(len(body))
 	var derr *Error
 	switch p {
 	case OpenAIChat:
@@ -24,6 +25,9 @@ func DecodeRequest(p Protocol, body []byte, req *Request) error {
 	default:
 		derr = invalid("", "unknown protocol "+string(p))
 	}
+	// The decoded strings keep the arena's buffer alive; the request itself
+	// need not hold on to it.
+	req.text = textArena{}
 	if derr != nil {
 		return derr
 	}

@@ -161,7 +161,7 @@ func decodeGeminiContents(v gjson.Result, req *Request, parts []Part) ([]Part, *
 	i := 0
 	v.ForEach(func(_, c gjson.Result) bool {
 		var msg Message
-		msg, parts, err = decodeGeminiContent(c, geminiContentPath{key: "contents", index: i}, parts)
+		msg, parts, err = decodeGeminiContent(c, geminiContentPath{key: "contents", index: i}, parts, &req.text)
 		if err != nil {
 			return false
 		}
@@ -189,7 +189,7 @@ func geminiKeyEstimate(raw, key string) int {
 
 // decodeGeminiContent decodes one Content of the conversation. Its role is
 // "user" or "model"; a missing role is "user", as the API documents.
-func decodeGeminiContent(c gjson.Result, path geminiContentPath, parts []Part) (Message, []Part, *Error) {
+func decodeGeminiContent(c gjson.Result, path geminiContentPath, parts []Part, a *textArena) (Message, []Part, *Error) {
 	msg := Message{Role: RoleUser}
 	if !c.IsObject() {
 		return msg, parts, wrongType(path.String(), "object", c)
@@ -204,7 +204,7 @@ func decodeGeminiContent(c gjson.Result, path geminiContentPath, parts []Part) (
 		case "parts":
 			if v.Type != gjson.Null {
 				hasParts = true
-				parts, err = decodeGeminiParts(v, path, parts)
+				parts, err = decodeGeminiParts(v, path, parts, a)
 			}
 		default:
 			err = unknownField(path.String() + "." + k.Str)
@@ -262,7 +262,7 @@ func decodeGeminiSystemInstruction(v gjson.Result, key string, req *Request, par
 			}
 		case "parts":
 			if f.Type != gjson.Null {
-				parts, err = decodeGeminiParts(f, path, parts)
+				parts, err = decodeGeminiParts(f, path, parts, &req.text)
 			}
 		default:
 			err = unknownField(key + "." + k.Str)
@@ -282,7 +282,7 @@ func decodeGeminiSystemInstruction(v gjson.Result, key string, req *Request, par
 }
 
 // decodeGeminiParts decodes a Content's parts array, appending to parts.
-func decodeGeminiParts(v gjson.Result, path geminiContentPath, parts []Part) ([]Part, *Error) {
+func decodeGeminiParts(v gjson.Result, path geminiContentPath, parts []Part, a *textArena) ([]Part, *Error) {
 	if !v.IsArray() {
 		return parts, wrongType(path.String()+".parts", "array", v)
 	}
@@ -290,7 +290,7 @@ func decodeGeminiParts(v gjson.Result, path geminiContentPath, parts []Part) ([]
 	j := 0
 	v.ForEach(func(_, p gjson.Result) bool {
 		var part Part
-		part, err = decodeGeminiPart(p, path, j)
+		part, err = decodeGeminiPart(p, path, j, a)
 		if err != nil {
 			return false
 		}
@@ -304,14 +304,14 @@ func decodeGeminiParts(v gjson.Result, path geminiContentPath, parts []Part) ([]
 // decodeGeminiPart decodes one Part. A Part holds one kind of data (text,
 // inlineData, functionCall, ...) plus metadata; only text is in scope, and
 // every other kind is rejected by name so that nothing is dropped silently.
-func decodeGeminiPart(p gjson.Result, path geminiContentPath, j int) (Part, *Error) {
+func decodeGeminiPart(p gjson.Result, path geminiContentPath, j int, a *textArena) (Part, *Error) {
 	part := Part{Type: PartText}
 	if !p.IsObject() {
 		return part, wrongType(path.part(j), "object", p)
 	}
 	hasText := false
 	var err *Error
-	p.ForEach(func(k, v gjson.Result) bool {
+	eachMember(p, a, func(k, v gjson.Result) bool {
 		switch k.Str {
 		// The checks are written out rather than left to readString and
 		// readBool so that the path is only built for an error.

@@ -132,6 +132,9 @@ type Request struct {
 	// (for example "store" or "system[0].cache_control"). Decoders and
 	// encoders append to it; it is reported to the client.
 	Dropped []string
+
+	// text holds the unescaped strings of the decoded body.
+	text textArena
 }
 
 // Reset clears r for reuse, keeping allocated capacity.

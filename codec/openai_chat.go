@@ -459,7 +459,7 @@ func (d *chatRequestDecoder) message(i int, v gjson.Result) *Error {
 	}
 	var f chatMessageFields
 	var err *Error
-	v.ForEach(func(key, value gjson.Result) bool {
+	eachMember(v, &d.req.text, func(key, value gjson.Result) bool {
 		err = d.messageField(i, key.Str, value, &f)
 		return err == nil
 	})
@@ -596,7 +596,7 @@ func (d *chatRequestDecoder) contentPart(i, j int, role Role, v gjson.Result) *E
 		return wrongType(chatPartPath(i, j), "object", v)
 	}
 	var f chatPartFields
-	v.ForEach(func(key, value gjson.Result) bool {
+	eachMember(v, &d.req.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "type":
 			f.typ = value

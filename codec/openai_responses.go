@@ -548,9 +548,9 @@ type responsesItem struct {
 }
 
 // collectResponsesItem reads the keys of an input item.
-func collectResponsesItem(item gjson.Result) responsesItem {
+func collectResponsesItem(item gjson.Result, a *textArena) responsesItem {
 	var it responsesItem
-	item.ForEach(func(key, value gjson.Result) bool {
+	eachMember(item, a, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "type":
 			it.keys |= responsesKeyType
@@ -585,7 +585,7 @@ func decodeResponsesItem(item gjson.Result, i int, parts []Part, req *Request) (
 	if !item.IsObject() {
 		return 0, parts, wrongType(indexPath("input", i), "object", item)
 	}
-	it := collectResponsesItem(item)
+	it := collectResponsesItem(item, &req.text)
 	typ := ""
 	if it.keys&responsesKeyType != 0 && it.typ.Type != gjson.Null {
 		if it.typ.Type != gjson.String {
@@ -732,7 +732,7 @@ func appendResponsesPart(parts []Part, part gjson.Result, role Role, i, j int, r
 		return parts, wrongType(path(), "object", part)
 	}
 	var p responsesPart
-	part.ForEach(func(key, value gjson.Result) bool {
+	eachMember(part, &req.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "type":
 			p.keys |= responsesKeyType

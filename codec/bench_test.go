@@ -1,0 +1,110 @@
+package codec
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/llmbridge/llmbridge/mapping"
+)
+
+// benchConversation is a realistic ~5 KB, 20-message chat: a system prompt
+// and alternating turns whose texts contain newlines and quotes (escapes are
+// what make JSON decoding allocate).
+func benchConversation() *Request {
+	r := &Request{
+		Model:       "bench-model",
+		System:      []Part{{Type: PartText, Text: strings.Repeat("You are a careful assistant. Follow the \"house style\".\n", 8)}},
+		MaxTokens:   OptInt{Value: 1024, Set: true},
+		Temperature: OptFloat{Value: 0.7, Set: true},
+		TopP:        OptFloat{Value: 0.95, Set: true},
+	}
+	for i := 0; i < 20; i++ {
+		role := RoleUser
+		if i%2 == 1 {
+			role = RoleAssistant
+		}
+		text := "Message " + strconv.Itoa(i) + ": " + strings.Repeat("some words of a conversation, ", 6) + "\n\"quoted\" and more.\n"
+		r.Messages = append(r.Messages, Message{Role: role, Parts: []Part{{Type: PartText, Text: text}}})
+	}
+	return r
+}
+
+// benchBody returns the benchmark conversation encoded in protocol p.
+func benchBody(b *testing.B, p Protocol) []byte {
+	b.Helper()
+	body, err := AppendRequest(nil, p, benchConversation(), EncodeOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return body
+}
+
+// BenchmarkTranslateRequest measures one request translation, decode plus
+// encode, as the handler does it: a fresh Request and a reused output buffer.
+func BenchmarkTranslateRequest(b *testing.B) {
+	pairs := [][2]Protocol{
+		{AnthropicMessages, OpenAIChat},
+		{OpenAIChat, AnthropicMessages},
+		{OpenAIResponses, AnthropicMessages},
+		{AnthropicMessages, Gemini},
+		{Gemini, OpenAIChat},
+		{OpenAIChat, OpenAIResponses},
+	}
+	for _, pair := range pairs {
+		from, to := pair[0], pair[1]
+		body := benchBody(b, from)
+		b.Run(string(from)+"->"+string(to), func(b *testing.B) {
+			out := make([]byte, 0, 16<<10)
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				req := new(Request)
+				if err := DecodeRequest(from, body, req); err != nil {
+					b.Fatal(err)
+				}
+				req.Model = "bench-model"
+				var err error
+				out, err = AppendRequest(out[:0], to, req, EncodeOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkTranslateResponse measures one non-streamed response translation.
+func BenchmarkTranslateResponse(b *testing.B) {
+	pairs := [][2]Protocol{
+		{OpenAIChat, AnthropicMessages},
+		{AnthropicMessages, OpenAIChat},
+		{Gemini, OpenAIResponses},
+		{OpenAIResponses, Gemini},
+	}
+	resp := &Response{ID: "id-1", Model: "bench-model", Created: 1767225600, StopReason: mapping.StopEnd,
+		Content: []Part{{Type: PartText, Text: strings.Repeat("A reasonably long answer line.\n", 30)}},
+		Usage:   Usage{Known: true, InputTokens: 1200, CacheReadTokens: 1000, OutputTokens: 300}}
+	for _, pair := range pairs {
+		from, to := pair[0], pair[1]
+		body, err := AppendResponse(nil, from, resp)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(string(from)+"->"+string(to), func(b *testing.B) {
+			out := make([]byte, 0, 16<<10)
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				var r Response
+				if err := DecodeResponse(from, body, &r); err != nil {
+					b.Fatal(err)
+				}
+				out, err = AppendResponse(out[:0], to, &r)
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,229 @@
+package codec
+
+import (
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+)
+
+// textArena holds the unescaped strings of one decoded document.
+//
+// gjson unescapes every string value that contains an escape (\n, \", ...)
+// into two fresh allocations; conversation text is full of them. The arena
+// instead unescapes them into one buffer sized from the document, so a
+// request costs one allocation for all its text. Strings handed out are views
+// of the buffer; it is only ever appended to, so they stay valid (and the
+// buffer alive) for as long as they are referenced.
+type textArena struct {
+	buf  []byte
+	size int // capacity to allocate on first use
+}
+
+// newTextArena returns an arena for a document of n bytes: no unescaped
+// string can be longer than the document's own escaped text.
+func newTextArena(n int) textArena { return textArena{size: n} }
+
+// unescape returns the JSON string body s (without quotes) unescaped.
+func (a *textArena) unescape(s string) string {
+	if cap(a.buf)-len(a.buf) < len(s) {
+		n := a.size
+		if n < len(s) {
+			n = len(s)
+		}
+		a.buf = make([]byte, 0, n)
+	}
+	start := len(a.buf)
+	a.buf = appendUnescaped(a.buf, s)
+	return bytesToString(a.buf[start:len(a.buf):len(a.buf)])
+}
+
+// eachMember calls fn for each member of the object or array v, like
+// gjson.Result.ForEach, but unescapes string values and keys into a instead
+// of allocating. v must come from a document that passed gjson.Valid.
+func eachMember(v gjson.Result, a *textArena, fn func(key, value gjson.Result) bool) {
+	raw := v.Raw
+	i := 0
+	for i < len(raw) && raw[i] <= ' ' {
+		i++
+	}
+	if i == len(raw) || (raw[i] != '{' && raw[i] != '[') {
+		v.ForEach(fn) // scalars: gjson yields the value itself
+		return
+	}
+	obj := raw[i] == '{'
+	i++
+	var key gjson.Result
+	for {
+		i = skipSpace(raw, i)
+		if i >= len(raw) || raw[i] == '}' || raw[i] == ']' {
+			return
+		}
+		if raw[i] == ',' {
+			i++
+			continue
+		}
+		if obj {
+			end := stringEnd(raw, i)
+			key = a.stringResult(raw[i:end])
+			i = skipSpace(raw, end)
+			i++ // the colon
+			i = skipSpace(raw, i)
+		}
+		end := valueEnd(raw, i)
+		if !fn(key, a.result(raw[i:end])) {
+			return
+		}
+		i = end
+	}
+}
+
+// result builds the gjson.Result of one raw JSON value.
+func (a *textArena) result(raw string) gjson.Result {
+	if raw[0] == '"' {
+		return a.stringResult(raw)
+	}
+	return gjson.Parse(raw)
+}
+
+// stringResult builds the result of a raw JSON string literal.
+func (a *textArena) stringResult(raw string) gjson.Result {
+	body := raw[1 : len(raw)-1]
+	r := gjson.Result{Type: gjson.String, Raw: raw, Str: body}
+	for j := 0; j < len(body); j++ {
+		if body[j] == '\\' {
+			r.Str = a.unescape(body)
+			break
+		}
+	}
+	return r
+}
+
+func skipSpace(s string, i int) int {
+	for i < len(s) && s[i] <= ' ' {
+		i++
+	}
+	return i
+}
+
+// stringEnd returns the index just past the string literal starting at i.
+func stringEnd(s string, i int) int {
+	for i++; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(s)
+}
+
+// valueEnd returns the index just past the JSON value starting at i.
+func valueEnd(s string, i int) int {
+	switch s[i] {
+	case '"':
+		return stringEnd(s, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(s); i++ {
+			switch s[i] {
+			case '"':
+				i = stringEnd(s, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return len(s)
+	}
+	for ; i < len(s); i++ {
+		switch s[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+	}
+	return i
+}
+
+// appendUnescaped appends the unescaped form of the JSON string body s.
+// Invalid escapes cannot occur in a validated document; lone surrogates
+// become U+FFFD as in encoding/json.
+func appendUnescaped(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' {
+			dst = append(dst, c)
+			continue
+		}
+		i++
+		if i >= len(s) {
+			break
+		}
+		switch s[i] {
+		case 'n':
+			dst = append(dst, '\n')
+		case 't':
+			dst = append(dst, '\t')
+		case 'r':
+			dst = append(dst, '\r')
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'u':
+			r, n := decodeU(s[i+1:])
+			i += n
+			dst = utf8.AppendRune(dst, r)
+		default: // '"', '\\', '/'
+			dst = append(dst, s[i])
+		}
+	}
+	return dst
+}
+
+// decodeU decodes the hex digits after \u (and a following \uXXXX low
+// surrogate), returning the rune and how many bytes it consumed.
+func decodeU(s string) (rune, int) {
+	r1 := hex4(s)
+	if r1 < 0 {
+		return utf8.RuneError, 0
+	}
+	if !utf16.IsSurrogate(r1) {
+		return r1, 4
+	}
+	if len(s) >= 10 && s[4] == '\\' && s[5] == 'u' {
+		if r2 := hex4(s[6:]); r2 >= 0 {
+			if r := utf16.DecodeRune(r1, r2); r != utf8.RuneError {
+				return r, 10
+			}
+		}
+	}
+	return utf8.RuneError, 4
+}
+
+// hex4 parses four hex digits, or returns -1.
+func hex4(s string) rune {
+	if len(s) < 4 {
+		return -1
+	}
+	var r rune
+	for _, c := range []byte(s[:4]) {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return -1
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}
