@@ -24,6 +24,10 @@ type textArena struct {
 // string can be longer than the document's own escaped text.
 func newTextArena(n int) textArena { return textArena{size: n} }
 
+// reset forgets the arena's strings so that its buffer is reused. Only
+// stream decoders use it: their events are valid until the next event.
+func (a *textArena) reset() { a.buf = a.buf[:0] }
+
 // unescape returns the JSON string body s (without quotes) unescaped.
 func (a *textArena) unescape(s string) string {
 	if cap(a.buf)-len(a.buf) < len(s) {

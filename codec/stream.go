@@ -1,0 +1,154 @@
+package codec
+
+import "github.com/llmbridge/llmbridge/mapping"
+
+// EventType is the kind of a canonical stream event.
+type EventType uint8
+
+// Canonical stream event types. A decoded stream is always well formed:
+//
+//	EventStart
+//	( EventPartStart EventPartDelta* EventPartStop | EventUsage )*
+//	EventStop? EventUsage*
+//	( EventEnd | EventError )
+//
+// Parts are numbered from 0 in the order they start and never interleave:
+// a decoder closes the open part before it starts the next one. EventUsage
+// may come at any point and always carries the complete usage known so far
+// (it replaces, not adds to, earlier values). Exactly one of EventEnd (the
+// upstream finished cleanly) and EventError (it failed, was cut short, or
+// sent something invalid) ends every stream. Tool calls, reasoning with
+// signatures and refusals are parts of this same sequence: a later part
+// type, with its deltas carrying argument JSON, thinking text or refusal
+// text.
+const (
+	// EventStart opens the response: ID, Model and Created when known, and
+	// Usage when the upstream reports input usage up front (Anthropic).
+	EventStart EventType = iota
+	// EventPartStart opens content part Index of kind Part.
+	EventPartStart
+	// EventPartDelta appends Text to part Index.
+	EventPartDelta
+	// EventPartStop closes part Index.
+	EventPartStop
+	// EventUsage reports the cumulative usage so far in Usage.
+	EventUsage
+	// EventStop reports why generation ended: StopReason and, when known,
+	// StopSequence.
+	EventStop
+	// EventEnd reports that the upstream stream completed cleanly.
+	EventEnd
+	// EventError ends the stream with Err: an in-stream error from the
+	// upstream, a truncated stream, or an event that could not be decoded.
+	EventError
+)
+
+var eventTypeNames = [...]string{"start", "part_start", "part_delta", "part_stop", "usage", "stop", "end", "error"}
+
+// String returns the event type's name, for logs and tests.
+func (t EventType) String() string {
+	if int(t) < len(eventTypeNames) {
+		return eventTypeNames[t]
+	}
+	return "unknown"
+}
+
+// Event is one canonical stream event. Strings may alias the upstream event
+// being decoded: an Event is valid until the decoder's next call.
+type Event struct {
+	// Type is the kind of event; it says which fields are set.
+	Type EventType
+	// Index is the content part a part event is about.
+	Index int
+	// Part is the kind of part an EventPartStart opens.
+	Part PartType
+	// Text is the text an EventPartDelta appends.
+	Text string
+	// ID is the response id (EventStart).
+	ID string
+	// Model is the model producing the response (EventStart).
+	Model string
+	// Created is the creation time in Unix seconds, or 0 (EventStart).
+	Created int64
+	// Usage is the cumulative usage (EventUsage, and EventStart when the
+	// upstream reports input usage first).
+	Usage Usage
+	// StopReason is why generation ended (EventStop).
+	StopReason StopReason
+	// StopSequence is the stop sequence that ended generation (EventStop).
+	StopSequence string
+	// Err is the error that ends the stream (EventError).
+	Err *Error
+}
+
+// StreamDecoder turns one protocol's upstream SSE events into canonical
+// events. It is a state machine fed one SSE event at a time; it does no I/O
+// and starts no goroutines.
+type StreamDecoder interface {
+	// Decode appends the canonical events for one upstream SSE event (its
+	// event name, its data, and whether it was a bare JSON block without
+	// data:) to out. Event strings may alias data.
+	//
+	// An error from the upstream inside the stream is an EventError, not a
+	// returned error; after an EventError, Decode appends nothing more.
+	Decode(out []Event, name, data []byte, bare bool) []Event
+	// Close appends the events that end the stream when the upstream's body
+	// has ended: EventEnd when the stream was complete, otherwise an
+	// EventError saying it was truncated. cause, when not nil, is why the
+	// body ended early (a broken connection); it makes the end an error
+	// unless the stream had already completed.
+	Close(out []Event, cause error) []Event
+}
+
+// StreamEncoder turns canonical events into one protocol's SSE bytes for
+// the client. It keeps what the protocol needs to repeat or total up (ids,
+// open blocks, usage, the stop reason) and nothing else.
+type StreamEncoder interface {
+	// Encode appends the client's SSE bytes for ev to dst; it may append
+	// nothing when the protocol has no event for ev yet (a stop reason that
+	// is reported with the final usage, say). After EventEnd or EventError
+	// the stream is complete and Encode appends nothing more.
+	Encode(dst []byte, ev *Event) []byte
+}
+
+// NewStreamDecoder returns a decoder for upstream streams of protocol p.
+func NewStreamDecoder(p Protocol) StreamDecoder {
+	switch p {
+	case OpenAIChat:
+		return newChatStreamDecoder()
+	case OpenAIResponses:
+		return newResponsesStreamDecoder()
+	case AnthropicMessages, VertexAnthropic:
+		return newAnthropicStreamDecoder(p)
+	case Gemini, Vertex:
+		return newGeminiStreamDecoder(p)
+	}
+	return nil
+}
+
+// NewStreamEncoder returns an encoder for clients of protocol p. req is the
+// client's decoded request: encoders take the model to report when the
+// upstream names none, and Chat takes StreamUsage (include_usage).
+func NewStreamEncoder(p Protocol, req *Request) StreamEncoder {
+	switch p {
+	case OpenAIChat:
+		return newChatStreamEncoder(req)
+	case OpenAIResponses:
+		return newResponsesStreamEncoder(req)
+	case AnthropicMessages, VertexAnthropic:
+		return newAnthropicStreamEncoder(req)
+	case Gemini, Vertex:
+		return newGeminiStreamEncoder(req)
+	}
+	return nil
+}
+
+// truncated is the error for an upstream stream that ended before its
+// terminal event.
+func truncated(p Protocol, cause error) *Error {
+	msg := "upstream " + string(p) + " stream ended before it was complete"
+	if cause != nil {
+		msg = "upstream " + string(p) + " stream broke off before it was complete"
+	}
+	return &Error{Status: 502, Kind: mapping.ErrBadGateway, Message: msg}
+}

@@ -1,0 +1,166 @@
+package codec
+
+import (
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/llmbridge/llmbridge/sse"
+)
+
+// decodeStream runs an upstream SSE body of protocol p through p's stream
+// decoder, as the Caddy response writer does, and returns detached copies of
+// the canonical events. cause is passed to Close (nil for a clean end of
+// body).
+func decodeStream(t *testing.T, p Protocol, body string, cause error) []Event {
+	t.Helper()
+	dec := NewStreamDecoder(p)
+	r := sse.NewReader(strings.NewReader(body), 0)
+	var out []Event
+	var buf []Event
+	for {
+		ev, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if cause == nil {
+				cause = err
+			}
+			break
+		}
+		buf = dec.Decode(buf[:0], ev.Name, ev.Data, ev.Bare)
+		out = appendDetached(out, buf)
+	}
+	buf = dec.Close(buf[:0], cause)
+	return appendDetached(out, buf)
+}
+
+// appendDetached appends copies of evs whose strings no longer alias the
+// decoder's input.
+func appendDetached(out, evs []Event) []Event {
+	for _, ev := range evs {
+		ev.Text = strings.Clone(ev.Text)
+		ev.ID = strings.Clone(ev.ID)
+		ev.Model = strings.Clone(ev.Model)
+		ev.StopSequence = strings.Clone(ev.StopSequence)
+		out = append(out, ev)
+	}
+	return out
+}
+
+// checkWellFormed fails unless evs follows the grammar documented on
+// EventType.
+func checkWellFormed(t *testing.T, evs []Event) {
+	t.Helper()
+	if len(evs) == 0 {
+		t.Fatal("no events")
+	}
+	last := evs[len(evs)-1].Type
+	if last != EventEnd && last != EventError {
+		t.Fatalf("stream does not end with end or error: %v", last)
+	}
+	open, next, started, stopped := -1, 0, false, false
+	for i, ev := range evs {
+		bad := func(why string) { t.Fatalf("event %d (%v): %s; events %+v", i, ev.Type, why, evs) }
+		if i < len(evs)-1 && (ev.Type == EventEnd || ev.Type == EventError) {
+			bad("terminal event before the end")
+		}
+		if !started && ev.Type != EventStart && ev.Type != EventError {
+			bad("first event is not start")
+		}
+		switch ev.Type {
+		case EventStart:
+			if started {
+				bad("second start")
+			}
+			started = true
+		case EventPartStart:
+			if open >= 0 || ev.Index != next || stopped {
+				bad("part start out of order")
+			}
+			open = ev.Index
+			next++
+		case EventPartDelta:
+			if ev.Index != open || ev.Text == "" {
+				bad("delta for a part that is not open, or empty")
+			}
+		case EventPartStop:
+			if ev.Index != open {
+				bad("stop for a part that is not open")
+			}
+			open = -1
+		case EventStop:
+			if open >= 0 || stopped {
+				bad("stop with a part open, or twice")
+			}
+			stopped = true
+		case EventEnd:
+			if open >= 0 {
+				bad("end with a part open")
+			}
+		case EventError:
+			if ev.Err == nil {
+				bad("error without Err")
+			}
+		}
+	}
+}
+
+// streamSummary is what a client ends up with after a stream.
+type streamSummary struct {
+	Text     string
+	Refusal  string
+	Stop     StopReason
+	StopSeq  string
+	Usage    Usage
+	ID       string
+	Model    string
+	Err      *Error
+	Complete bool
+}
+
+// summarize folds canonical events into what a client would assemble.
+func summarize(evs []Event) streamSummary {
+	var s streamSummary
+	kinds := map[int]PartType{}
+	for _, ev := range evs {
+		switch ev.Type {
+		case EventStart:
+			s.ID, s.Model = ev.ID, ev.Model
+			if ev.Usage.Known {
+				s.Usage = ev.Usage
+			}
+		case EventPartStart:
+			kinds[ev.Index] = ev.Part
+		case EventPartDelta:
+			if kinds[ev.Index] == PartRefusal {
+				s.Refusal += ev.Text
+			} else {
+				s.Text += ev.Text
+			}
+		case EventUsage:
+			s.Usage = ev.Usage
+		case EventStop:
+			s.Stop, s.StopSeq = ev.StopReason, ev.StopSequence
+		case EventEnd:
+			s.Complete = true
+		case EventError:
+			s.Err = ev.Err
+		}
+	}
+	return s
+}
+
+// encodeStream encodes canonical events for a client of protocol p.
+func encodeStream(p Protocol, req *Request, evs []Event) string {
+	enc := NewStreamEncoder(p, req)
+	var dst []byte
+	for i := range evs {
+		dst = enc.Encode(dst, &evs[i])
+	}
+	return string(dst)
+}
+
+var errTestBroken = errors.New("connection reset by peer")
