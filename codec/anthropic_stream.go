@@ -26,7 +26,9 @@ func (d *anthropicStreamDecoder) Close(out []Event, cause error) []Event {
 // anthropicStreamEncoder encodes Anthropic streams for clients.
 type anthropicStreamEncoder struct{ req *Request }
 
-func newAnthropicStreamEncoder(req *Request) *anthropicStreamEncoder { return &anthropicStreamEncoder{req: req} }
+func newAnthropicStreamEncoder(req *Request) *anthropicStreamEncoder {
+	return &anthropicStreamEncoder{req: req}
+}
 
 // Encode implements StreamEncoder.
 func (e *anthropicStreamEncoder) Encode(dst []byte, ev *Event) []byte { return dst }

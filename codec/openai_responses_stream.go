@@ -26,7 +26,9 @@ func (d *responsesStreamDecoder) Close(out []Event, cause error) []Event {
 // responsesStreamEncoder encodes Responses streams for clients.
 type responsesStreamEncoder struct{ req *Request }
 
-func newResponsesStreamEncoder(req *Request) *responsesStreamEncoder { return &responsesStreamEncoder{req: req} }
+func newResponsesStreamEncoder(req *Request) *responsesStreamEncoder {
+	return &responsesStreamEncoder{req: req}
+}
 
 // Encode implements StreamEncoder.
 func (e *responsesStreamEncoder) Encode(dst []byte, ev *Event) []byte { return dst }
