@@ -110,10 +110,11 @@ type Reader struct {
 	rd     io.Reader
 	buf    []byte // read buffer; buf[r:w] is unconsumed input
 	r, w   int
-	bufMax int   // the read buffer never grows beyond this
-	max    int   // the event size bound
-	rerr   error // error from rd, reported once buf[r:w] is used up
-	err    error // sticky error returned by Next
+	bufMax int         // the read buffer never grows beyond this
+	max    int         // the event size bound
+	rerr   error       // error from rd, reported once buf[r:w] is used up
+	err    error       // sticky error returned by Next
+	push   *pushSource // the input of a push reader, nil otherwise
 
 	bomChecked bool // the start of the stream was checked for a BOM
 	skipLF     bool // the last line ended with '\r': skip a '\n' that follows
@@ -173,6 +174,12 @@ func (r *Reader) Next() (*Event, error) {
 	}
 	for {
 		line, n, err := r.scanLine()
+		if err == ErrNeedInput {
+			// A push reader ran out of input: not an error of the
+			// stream, so nothing is sticky and the read is retried.
+			r.rerr = nil
+			return nil, err
+		}
 		if err != nil {
 			if err == io.EOF && (r.hasData || r.bare) {
 				// The stream ended at a line end: dispatch what is
