@@ -30,6 +30,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		api_key <key>                # optional upstream credential, {env.VAR} allowed
 //		default_max_tokens <n>       # optional, default 4096
 //		max_request_body <size>      # optional, default 32MiB
+//		max_event_size <size>        # optional, default 8MiB
 //	}
 //
 // Protocols are openai-chat, openai-responses, anthropic-messages, gemini,
@@ -72,6 +73,12 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Errf("max_request_body: want a size such as 32MiB, got %q", val)
 			}
 			h.MaxRequestBody = int64(n)
+		case "max_event_size":
+			n, err := humanize.ParseBytes(val)
+			if err != nil || n == 0 || n > 1<<30 {
+				return d.Errf("max_event_size: want a size such as 8MiB, got %q", val)
+			}
+			h.MaxEventSize = int64(n)
 		default:
 			return d.Errf("unknown subdirective %q", name)
 		}

@@ -2,6 +2,7 @@ package caddymodule
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"net/http"
 	"strconv"
@@ -146,11 +147,6 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 		req.Model = strings.TrimPrefix(rt.model, "models/")
 		req.Stream = rt.stream
 	}
-	if req.Stream {
-		writeError(w, client, &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Param: "stream",
-			Message: "streaming translation from " + string(client) + " to " + string(h.upstream) + " is not available yet; send a non-streaming request"})
-		return nil
-	}
 	model := req.Model
 	if h.upstream.ModelInPath() {
 		model = strings.TrimPrefix(model, "models/")
@@ -181,9 +177,25 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 	h.rewriteHeaders(r, client, req.Stream)
 
 	tw := &translatingWriter{ResponseWriter: w, h: h, client: client, req: req}
+	defer func() {
+		// reverse_proxy panics with http.ErrAbortHandler when the upstream
+		// body breaks off after the headers. While the client is still
+		// there, end its response properly (an error in its protocol)
+		// instead of cutting the connection.
+		if v := recover(); v != nil {
+			if v != http.ErrAbortHandler || r.Context().Err() != nil {
+				panic(v)
+			}
+			tw.finish(errUpstreamAborted)
+		}
+	}()
 	nextErr := next.ServeHTTP(tw, r)
 	return tw.finish(nextErr)
 }
+
+// errUpstreamAborted stands for the error reverse_proxy logged before it
+// aborted the response.
+var errUpstreamAborted = errors.New("upstream response aborted")
 
 // passthrough handles a request whose client and upstream protocols share a
 // wire format. The body passes byte for byte, except for the edits the

@@ -24,6 +24,10 @@ func init() {
 // inline images, small enough to bound memory per request.
 const DefaultMaxRequestBody = 32 << 20
 
+// DefaultMaxEventSize is the bound on one upstream SSE event when
+// max_event_size is not configured.
+const DefaultMaxEventSize = 8 << 20
+
 // maxResponseBody bounds a non-streamed upstream response that llmbridge
 // buffers to translate.
 const maxResponseBody = 64 << 20
@@ -66,6 +70,12 @@ type Handler struct {
 	// requests are answered 413 without being read further. Default: 32 MiB.
 	MaxRequestBody int64 `json:"max_request_body,omitempty"`
 
+	// MaxEventSize bounds one upstream Server-Sent Event, in bytes. An
+	// upstream event larger than this ends the client's stream with an
+	// error, so memory per stream stays bounded. Default: 8 MiB, room for
+	// an inline image in a Gemini or Responses event.
+	MaxEventSize int64 `json:"max_event_size,omitempty"`
+
 	upstream codec.Protocol
 	client   codec.Protocol // empty: detect from the path
 	apiKey   string
@@ -104,6 +114,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if h.MaxRequestBody == 0 {
 		h.MaxRequestBody = DefaultMaxRequestBody
 	}
+	if h.MaxEventSize == 0 {
+		h.MaxEventSize = DefaultMaxEventSize
+	}
 	return nil
 }
 
@@ -118,6 +131,9 @@ func (h *Handler) Validate() error {
 	}
 	if h.MaxRequestBody < 0 {
 		return fmt.Errorf("llmbridge: max_request_body must be positive, got %d", h.MaxRequestBody)
+	}
+	if h.MaxEventSize < 0 || h.MaxEventSize > 1<<30 {
+		return fmt.Errorf("llmbridge: max_event_size must be between 1 byte and 1GiB, got %d", h.MaxEventSize)
 	}
 	return nil
 }

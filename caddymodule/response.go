@@ -29,6 +29,7 @@ type translatingWriter struct {
 	status   int
 	body     *[]byte
 	overflow bool
+	stream   *streamTranslator // set when the upstream answered a stream
 }
 
 // WriteHeader records the upstream status; informational statuses pass
@@ -40,15 +41,26 @@ func (tw *translatingWriter) WriteHeader(status int) {
 		}
 		return
 	}
-	if tw.status == 0 {
-		tw.status = status
+	if tw.status != 0 {
+		return
+	}
+	tw.status = status
+	if status >= 200 && status < 300 && tw.req.Stream && isEventStream(tw.Header().Get("Content-Type")) && !hasEncoding(tw.Header()) {
+		tw.stream = newStreamTranslator(tw.ResponseWriter, tw.h, tw.client, tw.req)
+		startHeaders(tw.ResponseWriter, status)
+		// The client sees the stream open before the first event.
+		_ = tw.stream.rc.Flush()
 	}
 }
 
-// Write buffers the upstream body, up to maxResponseBody.
+// Write translates a stream event by event, or buffers a JSON body up to
+// maxResponseBody.
 func (tw *translatingWriter) Write(p []byte) (int, error) {
 	if tw.status == 0 {
-		tw.status = http.StatusOK
+		tw.WriteHeader(http.StatusOK)
+	}
+	if tw.stream != nil {
+		return tw.stream.write(p)
 	}
 	if tw.body == nil {
 		tw.body = getBuffer()
@@ -61,8 +73,9 @@ func (tw *translatingWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// FlushError does nothing: the translation is written when the upstream
-// response is complete.
+// FlushError does nothing: a stream translation flushes after every event
+// it writes, and a JSON translation is written when the upstream response
+// is complete.
 func (tw *translatingWriter) FlushError() error { return nil }
 
 // ReadFrom copies through Write, so that nothing bypasses the translation.
@@ -76,6 +89,10 @@ type writerOnly struct{ io.Writer }
 
 // finish writes the translated response once next has returned nextErr.
 func (tw *translatingWriter) finish(nextErr error) error {
+	if tw.stream != nil {
+		tw.stream.finish(nextErr)
+		return nil
+	}
 	defer putBuffer(tw.body)
 	if tw.status == 0 {
 		if nextErr == nil {
@@ -114,6 +131,10 @@ func (tw *translatingWriter) finish(nextErr error) error {
 		if resp.Model == "" {
 			resp.Model = tw.req.Model
 		}
+		if tw.req.Stream {
+			tw.streamResponse(&resp)
+			break
+		}
 		out := getBuffer()
 		defer putBuffer(out)
 		b, err := codec.AppendResponse(*out, tw.client, &resp)
@@ -127,6 +148,17 @@ func (tw *translatingWriter) finish(nextErr error) error {
 		tw.fail(codec.NewError(mapping.ErrBadGateway, "upstream answered unexpected HTTP status "+strconv.Itoa(tw.status)))
 	}
 	return nil
+}
+
+// streamResponse answers a client that asked for a stream, when the
+// upstream answered one JSON body, with the stream of that body.
+func (tw *translatingWriter) streamResponse(resp *codec.Response) {
+	tw.stream = newStreamTranslator(tw.ResponseWriter, tw.h, tw.client, tw.req)
+	hdr := tw.Header()
+	hdr.Del("Content-Length")
+	startHeaders(tw.ResponseWriter, tw.status)
+	tw.stream.events = codec.AppendResponseEvents(tw.stream.events[:0], resp)
+	tw.stream.emit()
 }
 
 // writeError encodes an error in the client protocol and writes it.
@@ -156,6 +188,11 @@ func (tw *translatingWriter) write(status int, b []byte) {
 func hasEncoding(h http.Header) bool {
 	ce := h.Get("Content-Encoding")
 	return ce != "" && ce != "identity"
+}
+
+func isEventStream(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mt == "text/event-stream"
 }
 
 func isJSON(contentType string) bool {

@@ -152,3 +152,25 @@ func truncated(p Protocol, cause error) *Error {
 	}
 	return &Error{Status: 502, Kind: mapping.ErrBadGateway, Message: msg}
 }
+
+// AppendResponseEvents appends the canonical stream of a complete response:
+// what a streamed response with the same content would have produced. It
+// lets a client that asked for a stream be answered in its streaming form
+// when the upstream answered with one JSON body.
+func AppendResponseEvents(out []Event, resp *Response) []Event {
+	out = append(out, Event{Type: EventStart, ID: resp.ID, Model: resp.Model, Created: resp.Created})
+	for i, p := range resp.Content {
+		out = append(out, Event{Type: EventPartStart, Index: i, Part: p.Type})
+		if p.Text != "" {
+			out = append(out, Event{Type: EventPartDelta, Index: i, Text: p.Text})
+		}
+		out = append(out, Event{Type: EventPartStop, Index: i})
+	}
+	if resp.StopReason != mapping.StopNone {
+		out = append(out, Event{Type: EventStop, StopReason: resp.StopReason, StopSequence: resp.StopSequence})
+	}
+	if resp.Usage.Known {
+		out = append(out, Event{Type: EventUsage, Usage: resp.Usage})
+	}
+	return append(out, Event{Type: EventEnd})
+}

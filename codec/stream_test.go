@@ -164,3 +164,14 @@ func encodeStream(p Protocol, req *Request, evs []Event) string {
 }
 
 var errTestBroken = errors.New("connection reset by peer")
+
+func TestAppendResponseEvents(t *testing.T) {
+	resp := &Response{ID: "r", Model: "m", StopReason: 1, Usage: Usage{Known: true, InputTokens: 3, OutputTokens: 4},
+		Content: []Part{{Type: PartText, Text: "a"}, {Type: PartRefusal, Text: "no"}, {Type: PartText}}}
+	evs := AppendResponseEvents(nil, resp)
+	checkWellFormed(t, evs)
+	s := summarize(evs)
+	if s.Text != "a" || s.Refusal != "no" || s.Stop != 1 || s.Usage != resp.Usage || !s.Complete || s.ID != "r" || s.Model != "m" {
+		t.Errorf("summary %+v", s)
+	}
+}

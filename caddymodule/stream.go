@@ -1,0 +1,154 @@
+package caddymodule
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+
+	"go.uber.org/zap"
+
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/mapping"
+	"github.com/llmbridge/llmbridge/sse"
+)
+
+// streamTranslator translates an upstream SSE stream into the client's
+// protocol as it arrives: every upstream event is decoded, encoded and
+// flushed before the next one is read. It holds the SSE reader's buffer,
+// the codec state and one output buffer, and starts no goroutine.
+type streamTranslator struct {
+	w      http.ResponseWriter
+	rc     *http.ResponseController
+	logger *zap.Logger
+
+	rd     *sse.Reader
+	dec    codec.StreamDecoder
+	enc    codec.StreamEncoder
+	events []codec.Event
+	out    []byte
+
+	upstream codec.Protocol
+	maxEvent int
+	done     bool // the client's stream has ended (terminal event written)
+	writeErr error
+}
+
+// streamOutputBuffer is the initial capacity of the per-stream output
+// buffer: one translated event, typically a few hundred bytes.
+const streamOutputBuffer = 1024
+
+func newStreamTranslator(w http.ResponseWriter, h *Handler, client codec.Protocol, req *codec.Request) *streamTranslator {
+	return &streamTranslator{
+		w:        w,
+		rc:       http.NewResponseController(w),
+		logger:   h.logger,
+		rd:       sse.NewPushReader(int(h.MaxEventSize)),
+		dec:      codec.NewStreamDecoder(h.upstream),
+		enc:      codec.NewStreamEncoder(client, req),
+		events:   make([]codec.Event, 0, 8),
+		out:      make([]byte, 0, streamOutputBuffer),
+		upstream: h.upstream,
+		maxEvent: int(h.MaxEventSize),
+	}
+}
+
+// startHeaders sets the headers of a translated event stream and sends
+// them with status, so the client sees the stream open at once.
+func startHeaders(w http.ResponseWriter, status int) {
+	hdr := w.Header()
+	hdr.Del("Content-Length")
+	hdr.Del("Content-Encoding")
+	hdr.Set("Content-Type", "text/event-stream")
+	hdr.Set("Cache-Control", "no-cache")
+	w.WriteHeader(status)
+}
+
+// write consumes a chunk of the upstream body.
+func (s *streamTranslator) write(p []byte) (int, error) {
+	if s.done {
+		// The client's stream is complete; what the upstream still
+		// sends has nowhere to go.
+		return len(p), s.writeErr
+	}
+	s.rd.Push(p)
+	s.pump()
+	return len(p), s.writeErr
+}
+
+// pump translates every complete upstream event pushed so far.
+func (s *streamTranslator) pump() {
+	for !s.done {
+		ev, err := s.rd.Next()
+		if err == sse.ErrNeedInput {
+			return
+		}
+		if err != nil {
+			s.end(err)
+			return
+		}
+		s.events = s.dec.Decode(s.events[:0], ev.Name, ev.Data, ev.Bare)
+		s.emit()
+	}
+}
+
+// end closes the stream after the upstream body ended (io.EOF), broke off,
+// or sent something the reader rejects.
+func (s *streamTranslator) end(cause error) {
+	if s.done {
+		return
+	}
+	if errors.Is(cause, sse.ErrEventTooLarge) {
+		s.events = append(s.events[:0], codec.Event{Type: codec.EventError, Err: &codec.Error{
+			Status: http.StatusBadGateway, Kind: mapping.ErrBadGateway,
+			Message: "upstream " + string(s.upstream) + " stream sent an event larger than " + strconv.Itoa(s.maxEvent) + " bytes"}})
+		s.emit()
+		return
+	}
+	if cause == io.EOF {
+		cause = nil
+	}
+	s.events = s.dec.Close(s.events[:0], cause)
+	s.emit()
+}
+
+// finish ends the stream once the upstream handler has returned.
+func (s *streamTranslator) finish(nextErr error) {
+	if s.done {
+		return
+	}
+	s.rd.CloseInput()
+	s.pump()
+	if !s.done {
+		if nextErr != nil {
+			s.logger.Warn("upstream stream broke off", zap.Error(nextErr))
+		}
+		s.end(nextErr)
+	}
+}
+
+// emit encodes the decoded events, writes them and flushes.
+func (s *streamTranslator) emit() {
+	s.out = s.out[:0]
+	for i := range s.events {
+		s.out = s.enc.Encode(s.out, &s.events[i])
+		if t := s.events[i].Type; t == codec.EventEnd || t == codec.EventError {
+			s.done = true
+			if t == codec.EventError {
+				s.logger.Debug("stream ended with an error", zap.String("error", s.events[i].Err.Message))
+			}
+		}
+	}
+	if len(s.out) == 0 || s.writeErr != nil {
+		return
+	}
+	if _, err := s.w.Write(s.out); err != nil {
+		s.writeErr = err
+		s.done = true
+		return
+	}
+	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		s.writeErr = err
+		s.done = true
+	}
+}
