@@ -1,32 +1,633 @@
 package codec
 
-// chatStreamDecoder decodes upstream Chat streams.
-type chatStreamDecoder struct{ done bool }
+import (
+	"strconv"
+	"strings"
+	"time"
 
-func newChatStreamDecoder() *chatStreamDecoder { return &chatStreamDecoder{} }
+	"github.com/llmbridge/llmbridge/mapping"
+	"github.com/tidwall/gjson"
+)
+
+// This file is the OpenAI Chat Completions stream codec: upstream
+// chat.completion.chunk streams to canonical events, and canonical events to
+// the chunk stream a Chat client expects.
+//
+// The wire (protocols.md A1): `data: <chunk>` events with no event names,
+// ended by `data: [DONE]`; a mid-stream error is `data: {"error":{...}}`.
+
+// chatArenaSize is the arena the decoder unescapes chunk strings into: it
+// fits the escaped strings of any ordinary chunk, so that a stream allocates
+// it once.
+const chatArenaSize = 2 << 10
+
+// chatStreamDecoder decodes upstream Chat streams. It is a state machine fed
+// one SSE event at a time.
+type chatStreamDecoder struct {
+	// text holds the unescaped strings of the event being decoded.
+	text textArena
+	// started: EventStart was emitted (from the first chunk).
+	started bool
+	// stopped: a finish_reason arrived and EventStop was emitted.
+	stopped bool
+	// done: the terminal EventEnd or EventError was emitted.
+	done bool
+	// open is the index of the open part, or -1; openKind is its kind.
+	open     int
+	openKind PartType
+	// next is the index of the next part to start.
+	next int
+	// usage is the usage last reported, so that a repeated one is not
+	// reported again.
+	usage Usage
+}
+
+func newChatStreamDecoder() *chatStreamDecoder {
+	return &chatStreamDecoder{text: newTextArena(chatArenaSize), open: -1}
+}
+
+// chatChunk is the top level of one chunk, as raw JSON values ("" when
+// absent), collected before it is interpreted so that the result never
+// depends on key order.
+type chatChunk struct {
+	id, model, created, choices, usage, err string
+}
 
 // Decode implements StreamDecoder.
 func (d *chatStreamDecoder) Decode(out []Event, name, data []byte, bare bool) []Event {
 	if d.done {
 		return out
 	}
-	d.done = true
-	return append(out, Event{Type: EventError, Err: invalid("", "not implemented")})
+	d.text.reset()
+	s := bytesToString(data)
+	switch {
+	case bare:
+		// Chat never writes bare JSON: such a block is an error body that
+		// something on the way wrote into the stream, or garbage.
+		return d.decodeBare(out, s)
+	case len(name) > 0 && string(name) != "message":
+		// Chat events have no names. OpenAI-compatible servers that name an
+		// event "error" mean an error; other names are events this codec
+		// does not know, which are ignored, never forwarded.
+		if string(name) == "error" {
+			return d.fail(out, chatEventError(s))
+		}
+		return out
+	case chatIsDone(s):
+		return d.end(out)
+	}
+	if !gjson.Valid(s) {
+		return d.fail(out, badUpstream(OpenAIChat, "stream event is not valid JSON"))
+	}
+	if !chatIsObject(s) {
+		return d.fail(out, badUpstream(OpenAIChat, "stream event is not a JSON object"))
+	}
+	var c chatChunk
+	chatEachMember(s, &d.text, func(key, raw string) bool {
+		switch key {
+		case "id":
+			c.id = raw
+		case "model":
+			c.model = raw
+		case "created":
+			c.created = raw
+		case "choices":
+			c.choices = raw
+		case "usage":
+			c.usage = raw
+		case "error":
+			c.err = raw
+		}
+		// object, system_fingerprint, service_tier and the obfuscation
+		// padding say nothing a canonical event carries.
+		return true
+	})
+	return d.chunk(out, &c)
 }
 
-// Close implements StreamDecoder.
+// chunk turns one collected chunk into events: the start (first chunk),
+// then the choice's delta and finish reason, then the usage.
+func (d *chatStreamDecoder) chunk(out []Event, c *chatChunk) []Event {
+	if !chatIsNull(c.err) {
+		return d.fail(out, chatUpstreamError(gjson.Parse(c.err)))
+	}
+	usage := !chatIsNull(c.usage)
+	// Every chunk has choices, [] in the include_usage chunk; some
+	// compatible servers leave them out of a usage-only chunk.
+	if !chatIsArray(c.choices) && (!chatIsNull(c.choices) || !usage) {
+		return d.fail(out, badUpstream(OpenAIChat, "stream event is not a chat.completion.chunk: choices is missing or not an array"))
+	}
+	if !d.started {
+		start := Event{Type: EventStart}
+		if err := chatUpstreamString(d.result(c.id), "id", &start.ID); err != nil {
+			return d.fail(out, err)
+		}
+		if err := chatUpstreamString(d.result(c.model), "model", &start.Model); err != nil {
+			return d.fail(out, err)
+		}
+		if err := chatUpstreamInt(d.result(c.created), "created", &start.Created); err != nil {
+			return d.fail(out, err)
+		}
+		d.started = true
+		out = append(out, start)
+	}
+	var err *Error
+	chatEachMember(c.choices, &d.text, func(_, choice string) bool {
+		out, err = d.choice(out, choice)
+		return err == nil
+	})
+	if err != nil {
+		return d.fail(out, err)
+	}
+	if !usage {
+		return out
+	}
+	var u Usage
+	if err := decodeChatUsage(gjson.Parse(c.usage), &u); err != nil {
+		return d.fail(out, err)
+	}
+	if u != d.usage {
+		d.usage = u
+		out = append(out, Event{Type: EventUsage, Usage: u})
+	}
+	return out
+}
+
+// result returns the value of the raw JSON value raw, with strings
+// unescaped into the arena; a missing value is null.
+func (d *chatStreamDecoder) result(raw string) gjson.Result {
+	if raw == "" {
+		return gjson.Result{}
+	}
+	return d.text.result(raw)
+}
+
+// choice decodes one element of choices: its delta, then its finish reason
+// (a chunk may carry the last text and the finish reason together).
+func (d *chatStreamDecoder) choice(out []Event, choice string) ([]Event, *Error) {
+	if !chatIsObject(choice) {
+		return out, badUpstream(OpenAIChat, "choices[] is not an object")
+	}
+	var delta, finish string
+	var err *Error
+	chatEachMember(choice, &d.text, func(key, raw string) bool {
+		switch key {
+		case "index":
+			// llmbridge never asks for n > 1, so a second choice means
+			// the upstream answered something that was not asked.
+			if raw == "0" {
+				break
+			}
+			if v := gjson.Parse(raw); v.Type != gjson.Number || v.Num != 0 {
+				err = badUpstream(OpenAIChat, "only choice 0 can be translated, got index "+raw)
+			}
+		case "delta":
+			delta = raw
+		case "finish_reason":
+			finish = raw
+		}
+		// logprobs are never asked for (the request codec rejects them).
+		return err == nil
+	})
+	if err != nil {
+		return out, err
+	}
+	switch {
+	case chatIsNull(delta):
+	case !chatIsObject(delta):
+		return out, badUpstream(OpenAIChat, "choices[0].delta is not an object")
+	default:
+		chatEachMember(delta, &d.text, func(key, raw string) bool {
+			out, err = d.deltaField(out, key, raw)
+			return err == nil
+		})
+		if err != nil {
+			return out, err
+		}
+	}
+	if chatIsNull(finish) {
+		return out, nil
+	}
+	reason := d.result(finish)
+	if reason.Type != gjson.String {
+		return out, badUpstream(OpenAIChat, "choices[0].finish_reason is not a string")
+	}
+	// A repeated finish reason (some compatible servers send it again with
+	// the usage) changes nothing; "" is no reason, as null.
+	if reason.Str == "" || d.stopped {
+		return out, nil
+	}
+	out = d.closePart(out)
+	d.stopped = true
+	return append(out, Event{Type: EventStop, StopReason: mapping.FromChatFinishReason(reason.Str)}), nil
+}
+
+// deltaField decodes one field of choices[0].delta, in wire order.
+func (d *chatStreamDecoder) deltaField(out []Event, key, raw string) ([]Event, *Error) {
+	switch key {
+	case "content":
+		return d.textDelta(out, PartText, "content", raw)
+	case "refusal":
+		return d.textDelta(out, PartRefusal, "refusal", raw)
+	case "tool_calls":
+		if !chatIsEmpty(raw) {
+			return out, chatNotYet("tool calls")
+		}
+	case "function_call":
+		if !chatIsNull(raw) {
+			return out, chatNotYet("function calls")
+		}
+	case "audio":
+		if !chatIsNull(raw) {
+			return out, chatNotYet("audio output")
+		}
+	case "annotations":
+		if !chatIsEmpty(raw) {
+			return out, chatNotYet("annotations (web search citations)")
+		}
+	case "images":
+		if !chatIsEmpty(raw) {
+			return out, chatNotYet("images")
+		}
+	case "reasoning_content", "reasoning", "reasoning_details":
+		// Reasoning text from OpenAI-compatible servers (DeepSeek, vLLM,
+		// OpenRouter). Reasoning models send it by default; it is skipped
+		// until a later issue maps reasoning parts.
+	}
+	// role carries nothing (always "assistant"); unknown fields are
+	// ignored, never forwarded.
+	return out, nil
+}
+
+// textDelta appends the events of a content or refusal delta: a part start when
+// no part of that kind is open (closing another first), then the delta.
+// Empty and null values produce nothing: they open the stream ("content":""
+// or "refusal":"" beside role).
+func (d *chatStreamDecoder) textDelta(out []Event, kind PartType, field, raw string) ([]Event, *Error) {
+	v := d.result(raw)
+	switch {
+	case v.Type == gjson.Null:
+		return out, nil
+	case v.Type != gjson.String:
+		return out, badUpstream(OpenAIChat, "choices[0].delta."+field+" is not a string")
+	case v.Str == "":
+		return out, nil
+	case d.stopped:
+		return out, badUpstream(OpenAIChat, "choices[0].delta."+field+" after finish_reason")
+	}
+	if d.open < 0 || d.openKind != kind {
+		out = d.closePart(out)
+		d.open, d.openKind = d.next, kind
+		d.next++
+		out = append(out, Event{Type: EventPartStart, Index: d.open, Part: kind})
+	}
+	return append(out, Event{Type: EventPartDelta, Index: d.open, Text: v.Str}), nil
+}
+
+// closePart appends the stop of the open part, if any.
+func (d *chatStreamDecoder) closePart(out []Event) []Event {
+	if d.open < 0 {
+		return out
+	}
+	out = append(out, Event{Type: EventPartStop, Index: d.open})
+	d.open = -1
+	return out
+}
+
+// end handles [DONE]: the stream is complete, with or without a finish
+// reason. A [DONE] before any chunk is no response at all.
+func (d *chatStreamDecoder) end(out []Event) []Event {
+	if !d.started {
+		return d.fail(out, badUpstream(OpenAIChat, "stream ended with [DONE] before any chunk"))
+	}
+	out = d.closePart(out)
+	d.done = true
+	return append(out, Event{Type: EventEnd})
+}
+
+// decodeBare handles a bare JSON block: an error object is the upstream's
+// error, anything else is not a Chat event.
+func (d *chatStreamDecoder) decodeBare(out []Event, s string) []Event {
+	if gjson.Valid(s) {
+		if e := gjson.Get(s, "error"); e.Exists() && e.Type != gjson.Null {
+			return d.fail(out, chatUpstreamError(e))
+		}
+	}
+	return d.fail(out, badUpstream(OpenAIChat, "stream holds a block that is not a data: event"))
+}
+
+// fail appends the terminal EventError.
+func (d *chatStreamDecoder) fail(out []Event, err *Error) []Event {
+	d.done = true
+	return append(out, Event{Type: EventError, Err: err})
+}
+
+// Close implements StreamDecoder. Chat's terminal event is [DONE]; a body
+// that ends without it was cut short, even after a finish reason.
 func (d *chatStreamDecoder) Close(out []Event, cause error) []Event {
 	if d.done {
 		return out
 	}
-	d.done = true
-	return append(out, Event{Type: EventError, Err: invalid("", "not implemented")})
+	return d.fail(out, truncated(OpenAIChat, cause))
 }
 
-// chatStreamEncoder encodes Chat streams for clients.
-type chatStreamEncoder struct{ req *Request }
+// chatEachMember calls fn with the key and the raw JSON value of each member
+// of the object raw (or, with key "", each element of the array raw); raw
+// must come from a document that passed gjson.Valid. Values are trimmed of
+// spaces.
+//
+// It is eachMember without building a gjson.Result for every value: a chunk
+// is mostly values the decoder skips (id, model and created after the first
+// chunk, the system_fingerprint and obfuscation padding), and building
+// their results (scanning strings for escapes, parsing numbers) made up
+// about a third of decoding a delta. The values the decoder reads still go
+// through the arena (chatStreamDecoder.result), and so do keys that hold an
+// escape.
+func chatEachMember(raw string, a *textArena, fn func(key, value string) bool) {
+	i := skipSpace(raw, 0)
+	if i == len(raw) || (raw[i] != '{' && raw[i] != '[') {
+		return
+	}
+	obj := raw[i] == '{'
+	i++
+	var key string
+	for {
+		i = skipSpace(raw, i)
+		if i >= len(raw) || raw[i] == '}' || raw[i] == ']' {
+			return
+		}
+		if raw[i] == ',' {
+			i++
+			continue
+		}
+		if obj {
+			end := stringEnd(raw, i)
+			key = raw[i+1 : end-1]
+			if strings.IndexByte(key, '\\') >= 0 {
+				key = a.unescape(key)
+			}
+			i = skipSpace(raw, end) + 1 // past the colon
+			i = skipSpace(raw, i)
+		}
+		end := valueEnd(raw, i)
+		if !fn(key, raw[i:end]) {
+			return
+		}
+		i = end
+	}
+}
 
-func newChatStreamEncoder(req *Request) *chatStreamEncoder { return &chatStreamEncoder{req: req} }
+// chatIsNull reports whether the raw value is null or absent.
+func chatIsNull(raw string) bool { return raw == "" || raw == "null" }
+
+// chatIsObject and chatIsArray report the kind of a raw value (from a
+// validated document, trimmed of spaces by chatEachMember).
+func chatIsObject(raw string) bool {
+	i := skipSpace(raw, 0)
+	return i < len(raw) && raw[i] == '{'
+}
+
+func chatIsArray(raw string) bool { return raw != "" && raw[0] == '[' }
+
+// chatIsEmpty reports whether the raw value is null, absent or an empty
+// array.
+func chatIsEmpty(raw string) bool {
+	if chatIsNull(raw) {
+		return true
+	}
+	if !chatIsArray(raw) {
+		return false
+	}
+	i := skipSpace(raw, 1)
+	return i < len(raw) && raw[i] == ']'
+}
+
+// chatIsDone reports whether data is the [DONE] marker, tolerating
+// surrounding spaces.
+func chatIsDone(s string) bool {
+	return strings.TrimSpace(s) == "[DONE]"
+}
+
+// chatNotYet is the error for upstream content that is valid Chat but not
+// translated yet.
+func chatNotYet(what string) *Error {
+	return &Error{
+		Status:  502,
+		Kind:    mapping.ErrBadGateway,
+		Message: "upstream " + string(OpenAIChat) + " stream carries " + what + ", which cannot be translated yet",
+	}
+}
+
+// chatEventError decodes the data of an event named "error": an error
+// object, wrapped in {"error": ...} or not.
+func chatEventError(s string) *Error {
+	if !gjson.Valid(s) {
+		return badUpstream(OpenAIChat, "error event is not valid JSON")
+	}
+	v := gjson.Parse(s)
+	if e := v.Get("error"); e.Exists() && e.Type != gjson.Null {
+		v = e
+	}
+	return chatUpstreamError(v)
+}
+
+// chatUpstreamError converts an in-stream error object ({message, type,
+// param, code}, or a bare string) to canonical form. The status is 500
+// unless the code says otherwise: an HTTP status as code, or a code or type
+// that names a kind. Strings are copied: the error outlives the event.
+func chatUpstreamError(v gjson.Result) *Error {
+	e := &Error{Status: 500, Kind: mapping.ErrAPI, Protocol: OpenAIChat}
+	var typ string
+	switch {
+	case v.Type == gjson.String:
+		e.Message = strings.Clone(v.Str)
+	case v.IsObject():
+		v.ForEach(func(key, value gjson.Result) bool {
+			switch key.Str {
+			case "message":
+				e.Message = strings.Clone(value.String())
+			case "type":
+				typ = value.String()
+			case "param":
+				if value.Type == gjson.String {
+					e.Param = strings.Clone(value.Str)
+				}
+			case "code":
+				if value.Type != gjson.Null {
+					e.Code = strings.Clone(value.String())
+				}
+			}
+			return true
+		})
+	}
+	if status, err := strconv.Atoi(e.Code); err == nil && status >= 400 && status <= 599 {
+		e.Status, e.Kind = status, mapping.KindForStatus(status)
+	} else if k, ok := mapping.FromOpenAIErrorType(e.Code); ok {
+		e.Kind = k
+	} else if k, ok := mapping.FromOpenAIErrorType(typ); ok {
+		e.Kind = k
+	} else if typ == "service_unavailable_error" {
+		// The type mapping.OpenAIErrorType writes for ErrOverloaded, which
+		// mapping.FromOpenAIErrorType does not read back (yet).
+		e.Kind = mapping.ErrOverloaded
+	}
+	if e.Kind != mapping.ErrAPI && e.Status == 500 {
+		e.Status = mapping.StatusForKind(e.Kind)
+	}
+	if e.Message == "" {
+		e.Message = "upstream " + string(OpenAIChat) + " stream reported an error without a message"
+	}
+	return e
+}
+
+// chatStreamEncoder encodes Chat streams for clients:
+//
+//	data: {chunk: delta {"role":"assistant","content":"","refusal":null}}
+//	      (or {"role":"assistant","content":null,"refusal":""} when the
+//	      first part is a refusal, as OpenAI starts refusals)
+//	data: {chunk: delta {"content":"..."} or {"refusal":"..."}} ...
+//	data: {chunk: delta {}, finish_reason}
+//	data: {chunk: choices [], usage}   (include_usage and usage known)
+//	data: [DONE]
+//
+// or, on an error, data: {"error":{...}} and nothing after it.
+type chatStreamEncoder struct {
+	req *Request
+	// prefix is `data: {"id":...,"object":...,"created":...,"model":...,"choices":[`,
+	// built once so that every chunk repeats the same id, created and model.
+	prefix []byte
+	// roleSent: the role chunk went out. It waits for the first event that
+	// produces output, because its shape depends on the first part's kind.
+	roleSent bool
+	// stopSent: the finish chunk went out.
+	stopSent bool
+	// partIndex and partKind are the part last started.
+	partIndex int
+	partKind  PartType
+	// usage is the latest usage, sent in the last chunk.
+	usage Usage
+	done  bool
+}
+
+func newChatStreamEncoder(req *Request) *chatStreamEncoder {
+	if req == nil {
+		req = &Request{}
+	}
+	return &chatStreamEncoder{req: req, partIndex: -1}
+}
 
 // Encode implements StreamEncoder.
-func (e *chatStreamEncoder) Encode(dst []byte, ev *Event) []byte { return dst }
+func (e *chatStreamEncoder) Encode(dst []byte, ev *Event) []byte {
+	if e.done {
+		return dst
+	}
+	switch ev.Type {
+	case EventStart:
+		if e.prefix == nil {
+			e.begin(ev)
+		}
+		if ev.Usage.Known {
+			e.usage = ev.Usage
+		}
+	case EventPartStart:
+		e.partIndex, e.partKind = ev.Index, ev.Part
+		dst = e.role(dst, ev.Part)
+	case EventPartDelta:
+		dst = e.role(dst, PartText)
+		if ev.Text == "" {
+			return dst
+		}
+		dst = append(dst, e.prefix...)
+		if ev.Index == e.partIndex && e.partKind == PartRefusal {
+			dst = append(dst, `{"index":0,"delta":{"refusal":`...)
+		} else {
+			dst = append(dst, `{"index":0,"delta":{"content":`...)
+		}
+		dst = appendString(dst, ev.Text)
+		dst = append(dst, "},\"logprobs\":null,\"finish_reason\":null}]}\n\n"...)
+	case EventUsage:
+		if ev.Usage.Known {
+			e.usage = ev.Usage
+		}
+	case EventStop:
+		dst = e.finish(e.role(dst, PartText), ev.StopReason)
+	case EventEnd:
+		dst = e.finish(e.role(dst, PartText), mapping.StopNone)
+		if e.req.StreamUsage && e.usage.Known {
+			dst = append(dst, e.prefix...)
+			dst = append(dst, ']')
+			dst = appendChatUsage(dst, &e.usage)
+			dst = append(dst, "}\n\n"...)
+		}
+		dst = append(dst, "data: [DONE]\n\n"...)
+		e.done = true
+	case EventError:
+		err := ev.Err
+		if err == nil {
+			err = &Error{Status: 502, Kind: mapping.ErrBadGateway, Message: "upstream stream failed"}
+		}
+		// openai-go's stream fails on any data: whose JSON has a top-level
+		// "error" (checked in the SDK test); no [DONE] follows.
+		dst = append(dst, "data: "...)
+		dst = AppendError(dst, OpenAIChat, err)
+		dst = append(dst, "\n\n"...)
+		e.done = true
+	}
+	return dst
+}
+
+// begin builds the chunk prefix from the start event: the upstream's id and
+// model when it gave them, else a new id and the requested model.
+func (e *chatStreamEncoder) begin(ev *Event) {
+	id, model, created := ev.ID, ev.Model, ev.Created
+	if id == "" {
+		id = newID("chatcmpl-")
+	}
+	if model == "" {
+		model = e.req.Model
+	}
+	if created == 0 {
+		created = time.Now().Unix()
+	}
+	p := make([]byte, 0, 96+len(id)+len(model))
+	p = append(p, `data: {"id":`...)
+	p = appendString(p, id)
+	p = append(p, `,"object":"chat.completion.chunk","created":`...)
+	p = appendInt(p, created)
+	p = append(p, `,"model":`...)
+	p = appendString(p, model)
+	p = append(p, `,"choices":[`...)
+	e.prefix = p
+}
+
+// role appends the role chunk once, before the first output. first is the
+// kind of the first part: a refusal starts as OpenAI starts refusals.
+func (e *chatStreamEncoder) role(dst []byte, first PartType) []byte {
+	if e.roleSent {
+		return dst
+	}
+	if e.prefix == nil {
+		e.begin(&Event{})
+	}
+	e.roleSent = true
+	dst = append(dst, e.prefix...)
+	if first == PartRefusal {
+		dst = append(dst, `{"index":0,"delta":{"role":"assistant","content":null,"refusal":""}`...)
+	} else {
+		dst = append(dst, `{"index":0,"delta":{"role":"assistant","content":"","refusal":null}`...)
+	}
+	return append(dst, ",\"logprobs\":null,\"finish_reason\":null}]}\n\n"...)
+}
+
+// finish appends the finish chunk once: an end without a stop reason still
+// gets one, "stop", so that clients see a finished choice.
+func (e *chatStreamEncoder) finish(dst []byte, s StopReason) []byte {
+	if e.stopSent {
+		return dst
+	}
+	e.stopSent = true
+	dst = append(dst, e.prefix...)
+	dst = append(dst, `{"index":0,"delta":{},"logprobs":null,"finish_reason":`...)
+	dst = appendString(dst, mapping.ChatFinishReason(s))
+	return append(dst, "}]}\n\n"...)
+}

@@ -1,0 +1,921 @@
+package codec
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/llmbridge/llmbridge/mapping"
+	"github.com/tidwall/gjson"
+)
+
+// chatStreamChunk builds one upstream chunk event with the given delta and
+// finish_reason (raw JSON), as OpenAI writes them.
+func chatStreamChunk(delta, finish string) string {
+	return `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o",` +
+		`"choices":[{"index":0,"delta":` + delta + `,"logprobs":null,"finish_reason":` + finish + `}]}` + "\n\n"
+}
+
+// chatStreamUsageChunk is the include_usage chunk.
+const chatStreamUsageChunk = `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o",` +
+	`"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15,` +
+	`"prompt_tokens_details":{"cached_tokens":4,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":2}}}` + "\n\n"
+
+var chatStreamUsage = Usage{Known: true, InputTokens: 10, OutputTokens: 5, CacheReadTokens: 4, ReasoningTokens: 2}
+
+const chatStreamDone = "data: [DONE]\n\n"
+
+// Canonical event shorthands.
+func chatEvStart() Event {
+	return Event{Type: EventStart, ID: "chatcmpl-1", Model: "gpt-4o", Created: 1700000000}
+}
+func chatEvPart(i int, kind PartType) Event { return Event{Type: EventPartStart, Index: i, Part: kind} }
+func chatEvDelta(i int, text string) Event  { return Event{Type: EventPartDelta, Index: i, Text: text} }
+func chatEvPartStop(i int) Event            { return Event{Type: EventPartStop, Index: i} }
+func chatEvStop(r StopReason) Event         { return Event{Type: EventStop, StopReason: r} }
+func chatEvUsage(u Usage) Event             { return Event{Type: EventUsage, Usage: u} }
+func chatEvEnd() Event                      { return Event{Type: EventEnd} }
+
+// chatEvErr is an expected error: Status and Kind must match, Message must
+// be contained in the actual message, Code and Param must match when set.
+func chatEvErr(status int, kind mapping.ErrorKind, msg string) Event {
+	return Event{Type: EventError, Err: &Error{Status: status, Kind: kind, Message: msg}}
+}
+
+// chatStreamBad is the expected error for an upstream chunk that is not
+// valid Chat.
+func chatStreamBad(msg string) Event { return chatEvErr(502, mapping.ErrBadGateway, msg) }
+
+// chatStreamCompare fails unless got equals want, comparing errors as
+// chatEvErr describes.
+func chatStreamCompare(t *testing.T, got, want []Event) {
+	t.Helper()
+	if len(got) == len(want) {
+		same := true
+		for i := range got {
+			g, w := got[i], want[i]
+			if w.Type == EventError && g.Type == EventError && g.Err != nil {
+				we, ge := w.Err, g.Err
+				if ge.Status != we.Status || ge.Kind != we.Kind || !strings.Contains(ge.Message, we.Message) ||
+					(we.Code != "" && ge.Code != we.Code) || (we.Param != "" && ge.Param != we.Param) {
+					same = false
+				}
+				continue
+			}
+			if !reflect.DeepEqual(g, w) {
+				same = false
+			}
+		}
+		if same {
+			return
+		}
+	}
+	t.Errorf("events differ\n got: %s\nwant: %s", chatStreamFormat(got), chatStreamFormat(want))
+}
+
+// chatStreamFormat prints events one per line for failure messages.
+func chatStreamFormat(evs []Event) string {
+	var b strings.Builder
+	for _, ev := range evs {
+		b.WriteString("\n  ")
+		b.WriteString(ev.Type.String())
+		switch ev.Type {
+		case EventStart:
+			b.WriteString(" " + ev.ID + " " + ev.Model)
+		case EventPartStart, EventPartDelta, EventPartStop:
+			b.WriteString(" " + strconv.Itoa(ev.Index))
+			if ev.Type == EventPartStart && ev.Part == PartRefusal {
+				b.WriteString(" refusal")
+			}
+			if ev.Text != "" {
+				b.WriteString(" " + ev.Text)
+			}
+		case EventStop:
+			b.WriteString(" " + ev.StopReason.String())
+		case EventError:
+			if ev.Err != nil {
+				b.WriteString(" " + ev.Err.Error())
+			}
+		}
+	}
+	return b.String()
+}
+
+// TestChatStreamDecode covers every kind of upstream event: what each one
+// becomes, what is ignored, and what ends the stream with an error.
+func TestChatStreamDecode(t *testing.T) {
+	role := chatStreamChunk(`{"role":"assistant","content":"","refusal":null}`, "null")
+	content := func(s string) string { return chatStreamChunk(`{"content":`+s+`}`, "null") }
+	refusal := func(s string) string { return chatStreamChunk(`{"refusal":`+s+`}`, "null") }
+	finish := func(r string) string { return chatStreamChunk(`{}`, `"`+r+`"`) }
+	start := chatEvStart()
+	tests := []struct {
+		name string
+		body string
+		want []Event
+	}{
+		{
+			name: "text with finish and usage",
+			body: role + content(`"Hello"`) + content(`" world\n"`) + finish("stop") + chatStreamUsageChunk + chatStreamDone,
+			want: []Event{start, chatEvPart(0, PartText), chatEvDelta(0, "Hello"), chatEvDelta(0, " world\n"),
+				chatEvPartStop(0), chatEvStop(mapping.StopEnd), chatEvUsage(chatStreamUsage), chatEvEnd()},
+		},
+		{
+			name: "refusal stream as OpenAI sends it",
+			body: chatStreamChunk(`{"role":"assistant","content":null,"refusal":""}`, "null") +
+				refusal(`"I'm"`) + refusal(`" sorry."`) + finish("stop") + chatStreamDone,
+			want: []Event{start, chatEvPart(0, PartRefusal), chatEvDelta(0, "I'm"), chatEvDelta(0, " sorry."),
+				chatEvPartStop(0), chatEvStop(mapping.StopEnd), chatEvEnd()},
+		},
+		{
+			name: "text then refusal then text are three parts",
+			body: role + content(`"a"`) + refusal(`"b"`) + refusal(`"c"`) + content(`"d"`) + finish("stop") + chatStreamDone,
+			want: []Event{start, chatEvPart(0, PartText), chatEvDelta(0, "a"), chatEvPartStop(0),
+				chatEvPart(1, PartRefusal), chatEvDelta(1, "b"), chatEvDelta(1, "c"), chatEvPartStop(1),
+				chatEvPart(2, PartText), chatEvDelta(2, "d"), chatEvPartStop(2), chatEvStop(mapping.StopEnd), chatEvEnd()},
+		},
+		{
+			name: "content and refusal in one delta, in wire order",
+			body: chatStreamChunk(`{"refusal":"r","content":"c"}`, "null") + chatStreamDone,
+			want: []Event{start, chatEvPart(0, PartRefusal), chatEvDelta(0, "r"), chatEvPartStop(0),
+				chatEvPart(1, PartText), chatEvDelta(1, "c"), chatEvPartStop(1), chatEvEnd()},
+		},
+		{
+			name: "length",
+			body: role + content(`"{\""`) + finish("length") + chatStreamDone,
+			want: []Event{start, chatEvPart(0, PartText), chatEvDelta(0, `{"`), chatEvPartStop(0),
+				chatEvStop(mapping.StopMaxTokens), chatEvEnd()},
+		},
+		{
+			name: "content_filter",
+			body: role + finish("content_filter") + chatStreamDone,
+			want: []Event{start, chatEvStop(mapping.StopContentFilter), chatEvEnd()},
+		},
+		{
+			name: "unknown finish reason",
+			body: role + finish("brand_new") + chatStreamDone,
+			want: []Event{start, chatEvStop(mapping.StopOther), chatEvEnd()},
+		},
+		{
+			name: "last text and finish reason in one chunk, usage in the same chunk",
+			body: role + `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o",` +
+				`"choices":[{"index":0,"delta":{"content":"end"},"finish_reason":"stop"}],` +
+				`"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15,"prompt_tokens_details":{"cached_tokens":4},` +
+				`"completion_tokens_details":{"reasoning_tokens":2}}}` + "\n\n" + chatStreamDone,
+			want: []Event{start, chatEvPart(0, PartText), chatEvDelta(0, "end"), chatEvPartStop(0),
+				chatEvStop(mapping.StopEnd), chatEvUsage(chatStreamUsage), chatEvEnd()},
+		},
+		{
+			name: "usage null on every chunk (2025 include_usage), obfuscation and unknown fields ignored",
+			body: `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o","service_tier":"default",` +
+				`"system_fingerprint":"fp_1","choices":[{"index":0,"delta":{"role":"assistant","content":"Hi","new_field":1},` +
+				`"logprobs":null,"finish_reason":null,"other":{}}],"usage":null,"obfuscation":"a\"b","brand_new":[1]}` + "\n\n" +
+				chatStreamDone,
+			want: []Event{start, chatEvPart(0, PartText), chatEvDelta(0, "Hi"), chatEvPartStop(0), chatEvEnd()},
+		},
+		{
+			name: "usage repeated unchanged is reported once, a changed one again",
+			body: role + chatStreamUsageChunk + chatStreamUsageChunk +
+				`data: {"id":"chatcmpl-1","choices":[],"usage":{"prompt_tokens":10,"completion_tokens":6}}` + "\n\n" + chatStreamDone,
+			want: []Event{start, chatEvUsage(chatStreamUsage),
+				chatEvUsage(Usage{Known: true, InputTokens: 10, OutputTokens: 6}), chatEvEnd()},
+		},
+		{
+			name: "usage-only chunk without choices",
+			body: role + `data: {"id":"chatcmpl-1","usage":{"prompt_tokens":1,"completion_tokens":2}}` + "\n\n" + chatStreamDone,
+			want: []Event{start, chatEvUsage(Usage{Known: true, InputTokens: 1, OutputTokens: 2}), chatEvEnd()},
+		},
+		{
+			name: "repeated finish reason is reported once; empty finish reason is none",
+			body: role + content(`"x"`) + chatStreamChunk(`{}`, `""`) + finish("stop") + finish("length") + chatStreamDone,
+			want: []Event{start, chatEvPart(0, PartText), chatEvDelta(0, "x"), chatEvPartStop(0),
+				chatEvStop(mapping.StopEnd), chatEvEnd()},
+		},
+		{
+			name: "[DONE] without a finish reason still ends the stream, closing the part",
+			body: role + content(`"x"`) + chatStreamDone,
+			want: []Event{start, chatEvPart(0, PartText), chatEvDelta(0, "x"), chatEvPartStop(0), chatEvEnd()},
+		},
+		{
+			name: "empty and null content, role-only and empty deltas produce nothing",
+			body: chatStreamChunk(`{"role":"assistant"}`, "null") + content(`""`) + content(`null`) + refusal(`""`) +
+				refusal(`null`) + chatStreamChunk(`{}`, "null") + chatStreamChunk(`null`, "null") + chatStreamDone,
+			want: []Event{start, chatEvEnd()},
+		},
+		{
+			name: "escapes are unescaped",
+			body: role + content(`"line\nbreak \"q\" \u00e9 \ud83d\ude00 \\ \/"`) + chatStreamDone,
+			want: []Event{start, chatEvPart(0, PartText), chatEvDelta(0, "line\nbreak \"q\" é 😀 \\ /"), chatEvPartStop(0), chatEvEnd()},
+		},
+		{
+			name: "keys with escapes are read",
+			body: role + `data: {"id":"chatcmpl-1","\u0063hoices":[{"index":0,"delta":{"cont\u0065nt":"x"},"finish\u005freason":"stop"}]}` + "\n\n" + chatStreamDone,
+			want: []Event{start, chatEvPart(0, PartText), chatEvDelta(0, "x"), chatEvPartStop(0), chatEvStop(mapping.StopEnd), chatEvEnd()},
+		},
+		{
+			name: "tool calls as an object",
+			body: role + chatStreamChunk(`{"tool_calls":{"index":0}}`, "null"),
+			want: []Event{start, chatStreamBad("tool calls, which cannot be translated yet")},
+		},
+		{
+			name: "tool calls as [ ] with spaces are none",
+			body: role + chatStreamChunk(`{"tool_calls":[ ],"content":"x"}`, "null") + chatStreamDone,
+			want: []Event{start, chatEvPart(0, PartText), chatEvDelta(0, "x"), chatEvPartStop(0), chatEvEnd()},
+		},
+		{
+			name: "reasoning from compatible servers is skipped",
+			body: role + chatStreamChunk(`{"reasoning_content":"think"}`, "null") + chatStreamChunk(`{"reasoning":"think"}`, "null") +
+				chatStreamChunk(`{"reasoning_details":[{"type":"reasoning.text"}]}`, "null") + content(`"answer"`) + finish("stop") + chatStreamDone,
+			want: []Event{start, chatEvPart(0, PartText), chatEvDelta(0, "answer"), chatEvPartStop(0), chatEvStop(mapping.StopEnd), chatEvEnd()},
+		},
+		{
+			name: "null and empty tool calls, function_call, audio, annotations and images are nothing",
+			body: chatStreamChunk(`{"role":"assistant","content":null,"tool_calls":null,"function_call":null,"audio":null,"annotations":[],"images":null}`, "null") +
+				chatStreamChunk(`{"tool_calls":[],"annotations":null,"images":[]}`, "null") + chatStreamDone,
+			want: []Event{start, chatEvEnd()},
+		},
+		{
+			name: "comments, unnamed and message events are read; other named events are ignored",
+			body: ": keep-alive\n\n" + "event: message\n" + role + "event: ping\ndata: {}\n\n" +
+				"event: future\ndata: not json\n\n" + content(`"x"`) + chatStreamDone,
+			want: []Event{start, chatEvPart(0, PartText), chatEvDelta(0, "x"), chatEvPartStop(0), chatEvEnd()},
+		},
+		{
+			name: "a chunk split over several data: lines, CRLF framing, padded JSON",
+			body: "data: {\"id\":\"chatcmpl-1\",\r\ndata:   \"object\":\"chat.completion.chunk\",\"created\":1700000000,\r\n" +
+				"data: \"model\":\"gpt-4o\", \"choices\" : [ { \"index\" : 0 , \"delta\" : { \"content\" : \"x\" } } ] }\r\n\r\n" +
+				"data:  [DONE] \r\n\r\n",
+			want: []Event{start, chatEvPart(0, PartText), chatEvDelta(0, "x"), chatEvPartStop(0), chatEvEnd()},
+		},
+		{
+			name: "a stream without final blank line still ends at [DONE]",
+			body: role + content(`"x"`) + "data: [DONE]\n",
+			want: []Event{start, chatEvPart(0, PartText), chatEvDelta(0, "x"), chatEvPartStop(0), chatEvEnd()},
+		},
+		{
+			name: "nothing after [DONE] counts",
+			body: role + chatStreamDone + content(`"late"`) + "data: not json\n\n",
+			want: []Event{start, chatEvEnd()},
+		},
+		{
+			name: "start without id, model or created (Azure's first chunk)",
+			body: `data: {"choices":[],"created":0,"id":"","model":"","object":"","prompt_filter_results":[]}` + "\n\n" + content(`"x"`) + chatStreamDone,
+			want: []Event{{Type: EventStart}, chatEvPart(0, PartText), chatEvDelta(0, "x"), chatEvPartStop(0), chatEvEnd()},
+		},
+
+		// Upstream errors.
+		{
+			name: "error chunk mid-stream",
+			body: role + content(`"x"`) + `data: {"error":{"message":"The server had an error","type":"server_error","param":null,"code":null}}` + "\n\n",
+			want: []Event{start, chatEvPart(0, PartText), chatEvDelta(0, "x"),
+				{Type: EventError, Err: &Error{Status: 500, Kind: mapping.ErrAPI, Message: "The server had an error", Protocol: OpenAIChat}}},
+		},
+		{
+			name: "error chunk first",
+			body: `data: {"error":{"message":"Rate limit reached","type":"requests","param":null,"code":"rate_limit_exceeded"}}` + "\n\n",
+			want: []Event{{Type: EventError, Err: &Error{Status: 429, Kind: mapping.ErrRateLimit, Message: "Rate limit reached",
+				Code: "rate_limit_exceeded", Protocol: OpenAIChat}}},
+		},
+		{
+			name: "error type alone gives the kind",
+			body: `data: {"error":{"message":"bad","type":"invalid_request_error","param":"messages","code":null}}` + "\n\n",
+			want: []Event{{Type: EventError, Err: &Error{Status: 400, Kind: mapping.ErrInvalidRequest, Message: "bad",
+				Param: "messages", Protocol: OpenAIChat}}},
+		},
+		{
+			name: "HTTP status as code (compatible servers)",
+			body: role + `data: {"error":{"message":"overloaded","code":503}}` + "\n\n",
+			want: []Event{start, {Type: EventError, Err: &Error{Status: 503, Kind: mapping.ErrOverloaded, Message: "overloaded",
+				Code: "503", Protocol: OpenAIChat}}},
+		},
+		{
+			name: "error as a string, error without message",
+			body: `data: {"error":"boom"}` + "\n\n",
+			want: []Event{{Type: EventError, Err: &Error{Status: 500, Kind: mapping.ErrAPI, Message: "boom", Protocol: OpenAIChat}}},
+		},
+		{
+			name: "error object without message",
+			body: `data: {"error":{"code":"server_error"}}` + "\n\n",
+			want: []Event{{Type: EventError, Err: &Error{Status: 500, Kind: mapping.ErrAPI, Code: "server_error",
+				Message: "upstream openai-chat stream reported an error without a message", Protocol: OpenAIChat}}},
+		},
+		{
+			name: "event named error, wrapped or not",
+			body: role + "event: error\ndata: {\"message\":\"gone\",\"type\":\"server_error\"}\n\n",
+			want: []Event{start, {Type: EventError, Err: &Error{Status: 500, Kind: mapping.ErrAPI, Message: "gone", Protocol: OpenAIChat}}},
+		},
+		{
+			name: "event named error, wrapped",
+			body: "event: error\ndata: {\"error\":{\"message\":\"slow down\",\"code\":\"rate_limit_exceeded\"}}\n\n",
+			want: []Event{{Type: EventError, Err: &Error{Status: 429, Kind: mapping.ErrRateLimit, Message: "slow down",
+				Code: "rate_limit_exceeded", Protocol: OpenAIChat}}},
+		},
+		{
+			name: "event named error that is not JSON",
+			body: "event: error\ndata: oops\n\n",
+			want: []Event{chatStreamBad("error event is not valid JSON")},
+		},
+		{
+			name: "bare JSON error block",
+			body: role + "{\n  \"error\": {\"message\": \"proxy failed\", \"type\": \"server_error\"}\n}\n\n",
+			want: []Event{start, {Type: EventError, Err: &Error{Status: 500, Kind: mapping.ErrAPI, Message: "proxy failed", Protocol: OpenAIChat}}},
+		},
+		{
+			name: "bare block that is no error",
+			body: role + "{\"id\":\"x\"}\n\n",
+			want: []Event{start, chatStreamBad("block that is not a data: event")},
+		},
+		{
+			name: "error: null beside a chunk is no error",
+			body: `data: {"id":"chatcmpl-1","model":"gpt-4o","created":1700000000,"error":null,"choices":[]}` + "\n\n" + chatStreamDone,
+			want: []Event{start, chatEvEnd()},
+		},
+
+		// Content that is not translated yet.
+		{
+			name: "tool calls",
+			body: role + chatStreamChunk(`{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":""}}]}`, "null"),
+			want: []Event{start, chatStreamBad("tool calls, which cannot be translated yet")},
+		},
+		{
+			name: "function call",
+			body: role + chatStreamChunk(`{"function_call":{"name":"f","arguments":""}}`, "null"),
+			want: []Event{start, chatStreamBad("function calls, which cannot be translated yet")},
+		},
+		{
+			name: "audio",
+			body: role + chatStreamChunk(`{"audio":{"id":"a","data":""}}`, "null"),
+			want: []Event{start, chatStreamBad("audio output, which cannot be translated yet")},
+		},
+		{
+			name: "annotations",
+			body: role + chatStreamChunk(`{"annotations":[{"type":"url_citation"}]}`, "null"),
+			want: []Event{start, chatStreamBad("annotations (web search citations), which cannot be translated yet")},
+		},
+		{
+			name: "images",
+			body: role + chatStreamChunk(`{"images":[{"type":"image_url"}]}`, "null"),
+			want: []Event{start, chatStreamBad("images, which cannot be translated yet")},
+		},
+		{
+			name: "a second choice (n>1)",
+			body: role + `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o",` +
+				`"choices":[{"index":1,"delta":{"content":"x"},"finish_reason":null}]}` + "\n\n",
+			want: []Event{start, chatStreamBad("only choice 0 can be translated, got index 1")},
+		},
+
+		// Invalid upstream data.
+		{name: "not JSON", body: "data: {\"id\":\n\n", want: []Event{chatStreamBad("stream event is not valid JSON")}},
+		{name: "not JSON mid-stream", body: role + "data: hello\n\n", want: []Event{start, chatStreamBad("not valid JSON")}},
+		{name: "JSON array", body: "data: [1,2]\n\n", want: []Event{chatStreamBad("stream event is not a JSON object")}},
+		{name: "empty data", body: "data:\n\n", want: []Event{chatStreamBad("not valid JSON")}},
+		{
+			name: "another protocol's event",
+			body: "data: {\"type\":\"response.created\",\"response\":{}}\n\n",
+			want: []Event{chatStreamBad("not a chat.completion.chunk")},
+		},
+		{name: "choices not an array", body: `data: {"choices":{}}` + "\n\n", want: []Event{chatStreamBad("choices is missing or not an array")}},
+		{name: "choice not an object", body: `data: {"choices":[1]}` + "\n\n", want: []Event{{Type: EventStart}, chatStreamBad("choices[] is not an object")}},
+		{name: "delta not an object", body: `data: {"choices":[{"delta":"x"}]}` + "\n\n", want: []Event{{Type: EventStart}, chatStreamBad("delta is not an object")}},
+		{name: "content not a string", body: role + content(`["x"]`), want: []Event{start, chatStreamBad("delta.content is not a string")}},
+		{name: "refusal not a string", body: role + refusal(`1`), want: []Event{start, chatStreamBad("delta.refusal is not a string")}},
+		{name: "finish_reason not a string", body: chatStreamChunk(`{}`, `1`), want: []Event{start, chatStreamBad("finish_reason is not a string")}},
+		{name: "index not a number", body: `data: {"choices":[{"index":"0"}]}` + "\n\n", want: []Event{{Type: EventStart}, chatStreamBad(`got index "0"`)}},
+		{
+			name: "content after the finish reason",
+			body: role + finish("stop") + content(`"more"`),
+			want: []Event{start, chatEvStop(mapping.StopEnd), chatStreamBad("delta.content after finish_reason")},
+		},
+		{
+			name: "usage not an object",
+			body: role + `data: {"choices":[],"usage":3}` + "\n\n",
+			want: []Event{start, chatStreamBad("usage is not an object")},
+		},
+		{name: "id not a string", body: `data: {"id":1,"choices":[]}` + "\n\n", want: []Event{chatStreamBad("id is not a string")}},
+		{name: "model not a string", body: `data: {"model":1,"choices":[]}` + "\n\n", want: []Event{chatStreamBad("model is not a string")}},
+		{name: "created not a number", body: `data: {"created":"now","choices":[]}` + "\n\n", want: []Event{chatStreamBad("created is not a number")}},
+		{name: "[DONE] before any chunk", body: chatStreamDone, want: []Event{chatStreamBad("[DONE] before any chunk")}},
+
+		// Streams that end early.
+		{name: "empty body", body: "", want: []Event{chatStreamBad("ended before it was complete")}},
+		{name: "only comments", body: ": hi\n\n", want: []Event{chatStreamBad("ended before it was complete")}},
+		{
+			name: "finish and usage but no [DONE]",
+			body: role + content(`"x"`) + finish("stop") + chatStreamUsageChunk,
+			want: []Event{start, chatEvPart(0, PartText), chatEvDelta(0, "x"), chatEvPartStop(0), chatEvStop(mapping.StopEnd),
+				chatEvUsage(chatStreamUsage), chatStreamBad("ended before it was complete")},
+		},
+		{
+			name: "cut in the middle of a line",
+			body: role + content(`"x"`) + `data: {"id":"chatcmpl-1","choi`,
+			want: []Event{start, chatEvPart(0, PartText), chatEvDelta(0, "x"), chatStreamBad("broke off before it was complete")},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := decodeStream(t, OpenAIChat, tt.body, nil)
+			checkWellFormed(t, got)
+			chatStreamCompare(t, got, tt.want)
+		})
+	}
+}
+
+// TestChatStreamDecodeBrokenConnection: a cause makes the end an error
+// unless the stream had completed.
+func TestChatStreamDecodeBrokenConnection(t *testing.T) {
+	body := chatStreamChunk(`{"role":"assistant","content":""}`, "null") + chatStreamChunk(`{"content":"x"}`, "null")
+	got := decodeStream(t, OpenAIChat, body, errTestBroken)
+	checkWellFormed(t, got)
+	chatStreamCompare(t, got, []Event{chatEvStart(), chatEvPart(0, PartText), chatEvDelta(0, "x"),
+		chatStreamBad("upstream openai-chat stream broke off before it was complete")})
+
+	got = decodeStream(t, OpenAIChat, body+chatStreamChunk(`{}`, `"stop"`), errTestBroken)
+	if s := summarize(got); s.Complete || s.Err == nil || s.Stop != mapping.StopEnd {
+		t.Errorf("a finish reason without [DONE] is not complete: %+v", s)
+	}
+
+	got = decodeStream(t, OpenAIChat, body+chatStreamDone, errTestBroken)
+	checkWellFormed(t, got)
+	if s := summarize(got); !s.Complete || s.Err != nil {
+		t.Errorf("a cause after [DONE] must not matter: %+v", s)
+	}
+
+	// Decode and Close append nothing after a terminal event.
+	dec := newChatStreamDecoder()
+	out := dec.Decode(nil, nil, []byte("not json"), false)
+	if len(out) != 1 || out[0].Type != EventError {
+		t.Fatalf("got %+v", out)
+	}
+	if out = dec.Decode(out[:0], nil, []byte(`{"choices":[]}`), false); len(out) != 0 {
+		t.Errorf("Decode after error: %+v", out)
+	}
+	if out = dec.Close(out[:0], errTestBroken); len(out) != 0 {
+		t.Errorf("Close after error: %+v", out)
+	}
+}
+
+// TestChatStreamDecodeErrorOwnsStrings: the error outlives the event data
+// it was decoded from, so its strings must not alias it.
+func TestChatStreamDecodeErrorOwnsStrings(t *testing.T) {
+	data := []byte(`{"error":{"message":"boom","type":"server_error","param":"p","code":"c"}}`)
+	out := newChatStreamDecoder().Decode(nil, nil, data, false)
+	for i := range data {
+		data[i] = 'X'
+	}
+	if e := out[0].Err; e.Message != "boom" || e.Param != "p" || e.Code != "c" {
+		t.Errorf("error changed with its data: %+v", e)
+	}
+}
+
+// chatStreamRecordings lists the streamed recordings, skipping the test
+// when they are absent.
+func chatStreamRecordings(t *testing.T) []string {
+	t.Helper()
+	if _, err := os.Stat(chatRecordings); os.IsNotExist(err) {
+		t.Skip("../shared/recordings not present")
+	}
+	files, err := filepath.Glob(filepath.Join(chatRecordings, "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range files {
+		name := filepath.Base(f)
+		if chatRecording(t, name).Get("stream").Bool() {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// chatStreamOracle folds a recorded Chat stream with encoding/json, as an
+// independent check of the decoder's text.
+func chatStreamOracle(t *testing.T, body string) (text, refusal string) {
+	t.Helper()
+	for _, line := range strings.Split(body, "\n") {
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok || data == "[DONE]" {
+			continue
+		}
+		var chunk struct {
+			Choices []struct {
+				Delta struct {
+					Content *string `json:"content"`
+					Refusal *string `json:"refusal"`
+				} `json:"delta"`
+			} `json:"choices"`
+		}
+		if err := json.Unmarshal([]byte(data), &chunk); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range chunk.Choices {
+			if c.Delta.Content != nil {
+				text += *c.Delta.Content
+			}
+			if c.Delta.Refusal != nil {
+				refusal += *c.Delta.Refusal
+			}
+		}
+	}
+	return text, refusal
+}
+
+// TestChatStreamRecordings replays every streamed Chat recording.
+func TestChatStreamRecordings(t *testing.T) {
+	type expectation struct {
+		id, text, refusal string
+		stop              StopReason
+		usage             Usage
+		err               string // the recording uses a feature not translated yet
+	}
+	const model = "gpt-4o-2024-08-06"
+	want := map[string]expectation{
+		"gpt-4.1-nano-text-stream-reframed.json": {
+			id: "chatcmpl-D8Z5oo6uDh67AD85p73ksdT1KxhE0", stop: mapping.StopEnd,
+			usage: Usage{Known: true, InputTokens: 16, OutputTokens: 300},
+		},
+		"gpt-4o-2024-08-06-length-stream.json": {
+			id: "chatcmpl-ABfw3Oqj8RD0z6aJiiX37oTjV2HFh", text: `{"`, stop: mapping.StopMaxTokens,
+			usage: Usage{Known: true, InputTokens: 79, OutputTokens: 1},
+		},
+		"gpt-4o-2024-08-06-refusal-stream.json": {
+			id: "chatcmpl-ABfw4IfQfCCrcuybFm41wJyxjbkz7", refusal: "I'm sorry, I can't assist with that request.",
+			stop: mapping.StopEnd, usage: Usage{Known: true, InputTokens: 79, OutputTokens: 11},
+		},
+		"gpt-4o-parallel-tools-followup-stream.json": {
+			id: "chatcmpl-DuLdNvsdmTNPbya2tqjr8GbYubTqm", text: "The sum of 2 and 3 is 5, and the product is 6.",
+			stop: mapping.StopEnd, usage: Usage{Known: true, InputTokens: 172, OutputTokens: 20},
+		},
+		"gpt-4o-text-stream.json": {
+			id: "chatcmpl-DuLdCoxuLDs8HRMlOuz0Bi4wgi4XJ", text: "Olá!", stop: mapping.StopEnd,
+			usage: Usage{Known: true, InputTokens: 20, OutputTokens: 2},
+		},
+		"gpt-4o-2024-08-06-parallel-tools-stream.json": {id: "chatcmpl-ABfwAwrNePHUgBBezonVC6MX3zd63", err: "tool calls"},
+		"gpt-4o-parallel-tools-stream.json":            {id: "chatcmpl-DuLdMEdkw5VsZSxKY3i9G934hT7LM", err: "tool calls"},
+		"gpt-4o-tool-call-stream.json":                 {id: "chatcmpl-DuLdInI48CUMPbcraGuxW2KFhK3CM", err: "tool calls"},
+	}
+	names := chatStreamRecordings(t)
+	if len(names) != len(want) {
+		t.Errorf("found %d streamed recordings %v, want %d", len(names), names, len(want))
+	}
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			w, ok := want[name]
+			if !ok {
+				t.Fatalf("no expectation for %s", name)
+			}
+			rec := chatRecording(t, name)
+			body := rec.Get("response.body").Str
+			evs := decodeStream(t, OpenAIChat, body, nil)
+			checkWellFormed(t, evs)
+			s := summarize(evs)
+			wantModel := model
+			if strings.HasPrefix(name, "gpt-4.1-nano") {
+				wantModel = "gpt-4.1-nano-2025-04-14"
+			}
+			if s.ID != w.id || s.Model != wantModel {
+				t.Errorf("id/model = %q %q, want %q %q", s.ID, s.Model, w.id, wantModel)
+			}
+			if w.err != "" {
+				if s.Err == nil || s.Err.Status != 502 || s.Err.Kind != mapping.ErrBadGateway ||
+					!strings.Contains(s.Err.Message, w.err+", which cannot be translated yet") || s.Complete {
+					t.Errorf("got %+v, want a 502 about %s", s, w.err)
+				}
+				return
+			}
+			if s.Err != nil || !s.Complete {
+				t.Fatalf("stream failed: %v", s.Err)
+			}
+			oracleText, oracleRefusal := chatStreamOracle(t, body)
+			if s.Text != oracleText || s.Refusal != oracleRefusal {
+				t.Errorf("text/refusal differ from encoding/json's reading:\n got %q %q\nwant %q %q", s.Text, s.Refusal, oracleText, oracleRefusal)
+			}
+			if name == "gpt-4.1-nano-text-stream-reframed.json" {
+				if utf8.RuneCountInString(s.Text) != 1724 || !strings.HasPrefix(s.Text, "**Holiday Name:** Harmony Day\n\n**Date:**") ||
+					!strings.HasSuffix(s.Text, " respect.") {
+					t.Errorf("text = %q", s.Text)
+				}
+			} else if s.Text != w.text {
+				t.Errorf("text = %q, want %q", s.Text, w.text)
+			}
+			if s.Refusal != w.refusal || s.Stop != w.stop || s.Usage != w.usage {
+				t.Errorf("refusal/stop/usage = %q %v %+v, want %q %v %+v", s.Refusal, s.Stop, s.Usage, w.refusal, w.stop, w.usage)
+			}
+		})
+	}
+}
+
+// TestChatStreamTruncation cuts the recordings (and a hand-written stream)
+// after every event, and the short ones at every byte: the result is always
+// well formed, and complete only when [DONE] was read.
+func TestChatStreamTruncation(t *testing.T) {
+	bodies := map[string]string{
+		"hand-written": chatStreamChunk(`{"role":"assistant","content":null,"refusal":""}`, "null") +
+			chatStreamChunk(`{"refusal":"no"}`, "null") + chatStreamChunk(`{"content":"yes"}`, "null") +
+			chatStreamChunk(`{}`, `"stop"`) + chatStreamUsageChunk + chatStreamDone,
+	}
+	if _, err := os.Stat(chatRecordings); err == nil {
+		for _, name := range chatStreamRecordings(t) {
+			bodies[name] = chatRecording(t, name).Get("response.body").Str
+		}
+	}
+	for name, body := range bodies {
+		t.Run(name, func(t *testing.T) {
+			// A stream that fails whole (tool calls) never completes.
+			canComplete := summarize(decodeStream(t, OpenAIChat, body, nil)).Complete
+			var cuts []int
+			if len(body) < 2000 {
+				for i := 0; i <= len(body); i++ {
+					cuts = append(cuts, i)
+				}
+			} else {
+				// After a line, just before its end and in its middle, for
+				// every line of the short streams and about 100 lines of
+				// the long one (each cut decodes the whole prefix).
+				stride := 1 + strings.Count(body, "\n")/100
+				cuts = append(cuts, 0, len(body)-1)
+				lineStart, line := 0, 0
+				for i := 0; i < len(body); i++ {
+					if body[i] == '\n' {
+						if line%stride == 0 {
+							cuts = append(cuts, i+1, i, (lineStart+i)/2)
+						}
+						lineStart = i + 1
+						line++
+					}
+				}
+			}
+			for _, cut := range cuts {
+				prefix := body[:cut]
+				for _, cause := range []error{nil, errTestBroken} {
+					evs := decodeStream(t, OpenAIChat, prefix, cause)
+					checkWellFormed(t, evs)
+					s := summarize(evs)
+					done := canComplete && strings.Contains(prefix, "data: [DONE]\n")
+					if s.Complete != done {
+						t.Fatalf("cut at %d (cause %v): complete = %v, want %v; %+v", cut, cause, s.Complete, done, s.Err)
+					}
+					if !done && s.Err == nil {
+						t.Fatalf("cut at %d: no error", cut)
+					}
+				}
+			}
+		})
+	}
+}
+
+// checkChatStreamGolden compares an encoded SSE stream with
+// testdata/openai-chat/stream_<name>.sse, byte for byte; with -update it
+// rewrites the file.
+func checkChatStreamGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "openai-chat", "stream_"+name+".sse")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./codec -update to create it)", err)
+	}
+	if !bytes.Equal([]byte(got), want) {
+		t.Errorf("%s differs from golden file:\n got: %s\nwant: %s", path, got, want)
+	}
+}
+
+// chatStreamEncodeCases are canonical streams for the encoder's golden
+// files and the round trip.
+func chatStreamEncodeCases() []struct {
+	name  string
+	usage bool // the client asked for include_usage
+	evs   []Event
+} {
+	start := Event{Type: EventStart, ID: "chatcmpl-abc", Model: "gpt-4o-2024-08-06", Created: 1727346171}
+	usage := Usage{Known: true, InputTokens: 79, OutputTokens: 11, CacheReadTokens: 64, ReasoningTokens: 3}
+	upstreamErr := &Error{Status: 529, Kind: mapping.ErrOverloaded, Message: "Overloaded", Code: "overloaded_error", Protocol: AnthropicMessages}
+	return []struct {
+		name  string
+		usage bool
+		evs   []Event
+	}{
+		{"plain_text", true, []Event{start, chatEvPart(0, PartText), chatEvDelta(0, "Hello"), chatEvDelta(0, ", \"world\"\n"),
+			chatEvPartStop(0), chatEvStop(mapping.StopEnd), chatEvUsage(usage), chatEvEnd()}},
+		{"refusal", true, []Event{start, chatEvPart(0, PartRefusal), chatEvDelta(0, "I'm sorry,"), chatEvDelta(0, " I can't."),
+			chatEvPartStop(0), chatEvStop(mapping.StopRefusal), chatEvUsage(usage), chatEvEnd()}},
+		{"text_then_refusal", false, []Event{start, chatEvPart(0, PartText), chatEvDelta(0, "Well."), chatEvPartStop(0),
+			chatEvPart(1, PartRefusal), chatEvDelta(1, "No."), chatEvPartStop(1), chatEvStop(mapping.StopEnd), chatEvEnd()}},
+		{"max_tokens", true, []Event{start, chatEvPart(0, PartText), chatEvDelta(0, `{"`), chatEvPartStop(0),
+			chatEvStop(mapping.StopMaxTokens), chatEvUsage(Usage{Known: true, InputTokens: 79, OutputTokens: 1}), chatEvEnd()}},
+		// Usage before the stop reason, as Gemini and Anthropic upstreams
+		// report it (input usage in the start event, then cumulative).
+		{"usage_before_stop", true, []Event{
+			{Type: EventStart, ID: "msg_01", Model: "claude-sonnet-4-5", Created: 1727346171,
+				Usage: Usage{Known: true, InputTokens: 30, CacheWriteTokens: 10}},
+			chatEvPart(0, PartText), chatEvDelta(0, "Hi"), chatEvPartStop(0),
+			chatEvUsage(Usage{Known: true, InputTokens: 30, CacheWriteTokens: 10, OutputTokens: 7}),
+			chatEvStop(mapping.StopSequence), chatEvEnd()}},
+		{"usage_after_stop", true, []Event{start, chatEvPart(0, PartText), chatEvDelta(0, "Hi"), chatEvPartStop(0),
+			chatEvStop(mapping.StopContentFilter), chatEvUsage(usage), chatEvEnd()}},
+		{"no_include_usage", false, []Event{start, chatEvPart(0, PartText), chatEvDelta(0, "Hi"), chatEvPartStop(0),
+			chatEvStop(mapping.StopEnd), chatEvUsage(usage), chatEvEnd()}},
+		{"end_without_stop", true, []Event{start, chatEvPart(0, PartText), chatEvDelta(0, "Hi"), chatEvPartStop(0), chatEvEnd()}},
+		{"empty", true, []Event{start, chatEvStop(mapping.StopEnd), chatEvEnd()}},
+		{"error_mid_stream", true, []Event{start, chatEvPart(0, PartText), chatEvDelta(0, "Hel"),
+			{Type: EventError, Err: upstreamErr}}},
+		{"error_before_content", true, []Event{start, {Type: EventError, Err: &Error{Status: 429, Kind: mapping.ErrRateLimit,
+			Message: "Rate limit reached", Code: "rate_limit_exceeded", Param: "model", Protocol: OpenAIChat}}}},
+		{"error_truncated", true, []Event{start, chatEvPart(0, PartText), chatEvDelta(0, "Hi"), chatEvPartStop(0),
+			chatEvStop(mapping.StopEnd), {Type: EventError, Err: truncated(AnthropicMessages, errTestBroken)}}},
+	}
+}
+
+// TestChatStreamEncodeGolden checks the client streams byte for byte.
+func TestChatStreamEncodeGolden(t *testing.T) {
+	for _, tc := range chatStreamEncodeCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			req := &Request{Model: "requested-model", Stream: true, StreamUsage: tc.usage}
+			checkChatStreamGolden(t, tc.name, encodeStream(OpenAIChat, req, tc.evs))
+		})
+	}
+}
+
+// TestChatStreamRoundTrip: canonical events -> encoder -> decoder give the
+// same summary, for everything Chat can carry.
+func TestChatStreamRoundTrip(t *testing.T) {
+	for _, tc := range chatStreamEncodeCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			req := &Request{Model: "requested-model", Stream: true, StreamUsage: tc.usage}
+			sse := encodeStream(OpenAIChat, req, tc.evs)
+			got := decodeStream(t, OpenAIChat, sse, nil)
+			checkWellFormed(t, got)
+			g, w := summarize(got), summarize(tc.evs)
+			// What Chat cannot carry: a stop sequence and a refusal end
+			// as "stop"; an end without reason gets "stop"; cache writes
+			// and usage the client did not ask for are not sent.
+			switch w.Stop {
+			case mapping.StopSequence, mapping.StopRefusal, mapping.StopNone:
+				if w.Complete {
+					w.Stop = mapping.StopEnd
+				}
+			}
+			w.Usage.CacheWriteTokens = 0
+			if !tc.usage || w.Err != nil {
+				w.Usage = Usage{}
+			}
+			if tc.name == "error_before_content" {
+				// Nothing but the error went out: no chunk carried them.
+				w.ID, w.Model = "", ""
+			}
+			if w.Err != nil {
+				// Chat has no type for a bad gateway: it is a server_error.
+				kind := w.Err.Kind
+				if kind == mapping.ErrBadGateway {
+					kind = mapping.ErrAPI
+				}
+				if g.Err == nil || g.Err.Message != w.Err.Message || g.Err.Kind != kind {
+					t.Errorf("error = %+v, want %+v", g.Err, w.Err)
+				}
+				g.Err, w.Err = nil, nil
+			}
+			if g != w {
+				t.Errorf("round trip differs:\n got %+v\nwant %+v", g, w)
+			}
+		})
+	}
+}
+
+// TestChatStreamEncode covers the encoder's defaults and edges.
+func TestChatStreamEncode(t *testing.T) {
+	t.Run("id, created and model are filled in and stable", func(t *testing.T) {
+		before := time.Now().Unix()
+		out := encodeStream(OpenAIChat, &Request{Model: "m"}, []Event{{Type: EventStart},
+			chatEvPart(0, PartText), chatEvDelta(0, "a"), chatEvDelta(0, "b"), chatEvPartStop(0), chatEvEnd()})
+		evs := decodeStream(t, OpenAIChat, out, nil)
+		checkWellFormed(t, evs)
+		start := evs[0]
+		if !strings.HasPrefix(start.ID, "chatcmpl-") || len(start.ID) != len("chatcmpl-")+24 || start.Model != "m" ||
+			start.Created < before || start.Created > time.Now().Unix() {
+			t.Errorf("start = %+v", start)
+		}
+		if n := strings.Count(out, `"id":"`+start.ID+`"`); n != 4 {
+			t.Errorf("id appears on %d chunks, want 4:\n%s", n, out)
+		}
+	})
+	t.Run("nil request, events without start", func(t *testing.T) {
+		out := encodeStream(OpenAIChat, nil, []Event{chatEvPart(0, PartText), chatEvDelta(0, "a"),
+			chatEvUsage(chatStreamUsage), chatEvEnd()})
+		s := summarize(decodeStream(t, OpenAIChat, out, nil))
+		if s.Text != "a" || !s.Complete || s.Usage.Known || s.Model != "" || s.Stop != mapping.StopEnd {
+			t.Errorf("summary = %+v\n%s", s, out)
+		}
+	})
+	t.Run("a delta without part start is text; empty deltas send nothing", func(t *testing.T) {
+		out := encodeStream(OpenAIChat, nil, []Event{chatEvStart(), chatEvDelta(0, ""), chatEvDelta(3, "x")})
+		want := `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o","choices":[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}]}` + "\n\n" +
+			`data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o","choices":[{"index":0,"delta":{"content":"x"},"logprobs":null,"finish_reason":null}]}` + "\n\n"
+		if out != want {
+			t.Errorf("got\n%s\nwant\n%s", out, want)
+		}
+	})
+	t.Run("a second start and a second stop change nothing", func(t *testing.T) {
+		out := encodeStream(OpenAIChat, nil, []Event{chatEvStart(), {Type: EventStart, ID: "other", Model: "other"},
+			chatEvStop(mapping.StopMaxTokens), chatEvStop(mapping.StopEnd), chatEvEnd()})
+		if strings.Contains(out, "other") || strings.Count(out, "finish_reason\":\"") != 1 || !strings.Contains(out, `"length"`) {
+			t.Errorf("got\n%s", out)
+		}
+	})
+	t.Run("nothing after the end or an error", func(t *testing.T) {
+		for _, last := range []Event{chatEvEnd(), {Type: EventError, Err: NewError(mapping.ErrAPI, "x")}} {
+			enc := newChatStreamEncoder(nil)
+			enc.Encode(nil, &last)
+			for _, ev := range []Event{chatEvStart(), chatEvPart(0, PartText), chatEvDelta(0, "a"), chatEvStop(mapping.StopEnd), chatEvEnd(),
+				{Type: EventError, Err: NewError(mapping.ErrAPI, "y")}} {
+				if out := enc.Encode(nil, &ev); len(out) != 0 {
+					t.Errorf("after %v, %v wrote %s", last.Type, ev.Type, out)
+				}
+			}
+		}
+	})
+	t.Run("an error event without Err still sends an error", func(t *testing.T) {
+		out := encodeStream(OpenAIChat, nil, []Event{{Type: EventError}})
+		want := `data: {"error":{"message":"upstream stream failed","type":"server_error","param":null,"code":null}}` + "\n\n"
+		if out != want {
+			t.Errorf("got %s", out)
+		}
+	})
+}
+
+// chatStreamDeltaEvent is a realistic 2025 text delta (obfuscation padding,
+// usage null, a line break in the text).
+const chatStreamDeltaEvent = `{"id":"chatcmpl-D8Z5oo6uDh67AD85p73ksdT1KxhE0","object":"chat.completion.chunk","created":1770933892,` +
+	`"model":"gpt-4.1-nano-2025-04-14","service_tier":"default","system_fingerprint":"fp_de604bd877","choices":[{"index":0,` +
+	`"delta":{"content":" Day\n\n**Date"},"logprobs":null,"finish_reason":null}],"usage":null,"obfuscation":"Dt1W7Y"}`
+
+// TestChatStreamDeltaAllocations holds the per-delta hot path to zero
+// allocations in steady state, both ways.
+func TestChatStreamDeltaAllocations(t *testing.T) {
+	dec := newChatStreamDecoder()
+	data := []byte(chatStreamDeltaEvent)
+	out := dec.Decode(nil, nil, data, false)
+	out = dec.Decode(out[:0], nil, data, false)
+	if n := testing.AllocsPerRun(100, func() { out = dec.Decode(out[:0], nil, data, false) }); n != 0 {
+		t.Errorf("decode: %v allocations per delta", n)
+	}
+	if len(out) != 1 || out[0].Type != EventPartDelta || out[0].Text != " Day\n\n**Date" {
+		t.Errorf("decoded %+v", out)
+	}
+
+	enc := newChatStreamEncoder(&Request{Model: "m"})
+	dst := enc.Encode(nil, &Event{Type: EventStart, ID: "chatcmpl-1", Model: "gpt-4o", Created: 1})
+	dst = enc.Encode(dst, &Event{Type: EventPartStart})
+	ev := Event{Type: EventPartDelta, Text: " Day\n\n**Date"}
+	dst = enc.Encode(dst[:0], &ev)
+	if n := testing.AllocsPerRun(100, func() { dst = enc.Encode(dst[:0], &ev) }); n != 0 {
+		t.Errorf("encode: %v allocations per delta", n)
+	}
+}
+
+func BenchmarkChatStreamDecodeDelta(b *testing.B) {
+	dec := newChatStreamDecoder()
+	data := []byte(chatStreamDeltaEvent)
+	out := dec.Decode(nil, nil, data, false)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		out = dec.Decode(out[:0], nil, data, false)
+	}
+}
+
+func BenchmarkChatStreamEncodeDelta(b *testing.B) {
+	enc := newChatStreamEncoder(&Request{Model: "m"})
+	dst := enc.Encode(nil, &Event{Type: EventStart, ID: "chatcmpl-D8Z5oo6uDh67AD85p73ksdT1KxhE0", Model: "gpt-4.1-nano-2025-04-14", Created: 1770933892})
+	dst = enc.Encode(dst, &Event{Type: EventPartStart})
+	ev := Event{Type: EventPartDelta, Text: " Day\n\n**Date"}
+	b.ReportAllocs()
+	for b.Loop() {
+		dst = enc.Encode(dst[:0], &ev)
+	}
+}
+
+// BenchmarkChatStreamValidBaseline is the gjson.Valid pass alone on the
+// same event, the part of BenchmarkChatStreamDecodeDelta that every
+// decoder pays whatever it does after.
+func BenchmarkChatStreamValidBaseline(b *testing.B) {
+	s := chatStreamDeltaEvent
+	b.ReportAllocs()
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		if !gjson.Valid(s) {
+			b.Fatal("invalid")
+		}
+	}
+}
