@@ -46,18 +46,31 @@ func (a *textArena) unescape(s string) string {
 // gjson.Result.ForEach, but unescapes string values and keys into a instead
 // of allocating. v must come from a document that passed gjson.Valid.
 func eachMember(v gjson.Result, a *textArena, fn func(key, value gjson.Result) bool) {
-	raw := v.Raw
-	i := 0
-	for i < len(raw) && raw[i] <= ' ' {
-		i++
-	}
-	if i == len(raw) || (raw[i] != '{' && raw[i] != '[') {
+	i := skipSpace(v.Raw, 0)
+	if i == len(v.Raw) || (v.Raw[i] != '{' && v.Raw[i] != '[') {
 		v.ForEach(fn) // scalars: gjson yields the value itself
+		return
+	}
+	var key gjson.Result
+	eachRawMember(v.Raw, a, func(k, value string) bool {
+		key.Str = k
+		return fn(key, a.result(value))
+	})
+}
+
+// eachRawMember calls fn with the key (unescaped into a; empty for array
+// elements) and the raw JSON text of each member of the object or array
+// raw. It is the cheapest way through a document whose members are mostly
+// skipped: a member's value is only parsed if fn parses it. raw must be from
+// a document that passed gjson.Valid.
+func eachRawMember(raw string, a *textArena, fn func(key, value string) bool) {
+	i := skipSpace(raw, 0)
+	if i == len(raw) || (raw[i] != '{' && raw[i] != '[') {
 		return
 	}
 	obj := raw[i] == '{'
 	i++
-	var key gjson.Result
+	var key string
 	for {
 		i = skipSpace(raw, i)
 		if i >= len(raw) || raw[i] == '}' || raw[i] == ']' {
@@ -69,13 +82,12 @@ func eachMember(v gjson.Result, a *textArena, fn func(key, value gjson.Result) b
 		}
 		if obj {
 			end := stringEnd(raw, i)
-			key = a.stringResult(raw[i:end])
-			i = skipSpace(raw, end)
-			i++ // the colon
+			key = a.stringResult(raw[i:end]).Str
+			i = skipSpace(raw, end) + 1 // past the colon
 			i = skipSpace(raw, i)
 		}
 		end := valueEnd(raw, i)
-		if !fn(key, a.result(raw[i:end])) {
+		if !fn(key, raw[i:end]) {
 			return
 		}
 		i = end

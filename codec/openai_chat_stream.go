@@ -83,7 +83,7 @@ func (d *chatStreamDecoder) Decode(out []Event, name, data []byte, bare bool) []
 		return d.fail(out, badUpstream(OpenAIChat, "stream event is not a JSON object"))
 	}
 	var c chatChunk
-	chatEachMember(s, &d.text, func(key, raw string) bool {
+	eachRawMember(s, &d.text, func(key, raw string) bool {
 		switch key {
 		case "id":
 			c.id = raw
@@ -132,7 +132,7 @@ func (d *chatStreamDecoder) chunk(out []Event, c *chatChunk) []Event {
 		out = append(out, start)
 	}
 	var err *Error
-	chatEachMember(c.choices, &d.text, func(_, choice string) bool {
+	eachRawMember(c.choices, &d.text, func(_, choice string) bool {
 		out, err = d.choice(out, choice)
 		return err == nil
 	})
@@ -170,7 +170,7 @@ func (d *chatStreamDecoder) choice(out []Event, choice string) ([]Event, *Error)
 	}
 	var delta, finish string
 	var err *Error
-	chatEachMember(choice, &d.text, func(key, raw string) bool {
+	eachRawMember(choice, &d.text, func(key, raw string) bool {
 		switch key {
 		case "index":
 			// llmbridge never asks for n > 1, so a second choice means
@@ -197,7 +197,7 @@ func (d *chatStreamDecoder) choice(out []Event, choice string) ([]Event, *Error)
 	case !chatIsObject(delta):
 		return out, badUpstream(OpenAIChat, "choices[0].delta is not an object")
 	default:
-		chatEachMember(delta, &d.text, func(key, raw string) bool {
+		eachRawMember(delta, &d.text, func(key, raw string) bool {
 			out, err = d.deltaField(out, key, raw)
 			return err == nil
 		})
@@ -329,52 +329,6 @@ func (d *chatStreamDecoder) Close(out []Event, cause error) []Event {
 		return out
 	}
 	return d.fail(out, truncated(OpenAIChat, cause))
-}
-
-// chatEachMember calls fn with the key and the raw JSON value of each member
-// of the object raw (or, with key "", each element of the array raw); raw
-// must come from a document that passed gjson.Valid. Values are trimmed of
-// spaces.
-//
-// It is eachMember without building a gjson.Result for every value: a chunk
-// is mostly values the decoder skips (id, model and created after the first
-// chunk, the system_fingerprint and obfuscation padding), and building
-// their results (scanning strings for escapes, parsing numbers) made up
-// about a third of decoding a delta. The values the decoder reads still go
-// through the arena (chatStreamDecoder.result), and so do keys that hold an
-// escape.
-func chatEachMember(raw string, a *textArena, fn func(key, value string) bool) {
-	i := skipSpace(raw, 0)
-	if i == len(raw) || (raw[i] != '{' && raw[i] != '[') {
-		return
-	}
-	obj := raw[i] == '{'
-	i++
-	var key string
-	for {
-		i = skipSpace(raw, i)
-		if i >= len(raw) || raw[i] == '}' || raw[i] == ']' {
-			return
-		}
-		if raw[i] == ',' {
-			i++
-			continue
-		}
-		if obj {
-			end := stringEnd(raw, i)
-			key = raw[i+1 : end-1]
-			if strings.IndexByte(key, '\\') >= 0 {
-				key = a.unescape(key)
-			}
-			i = skipSpace(raw, end) + 1 // past the colon
-			i = skipSpace(raw, i)
-		}
-		end := valueEnd(raw, i)
-		if !fn(key, raw[i:end]) {
-			return
-		}
-		i = end
-	}
 }
 
 // chatIsNull reports whether the raw value is null or absent.

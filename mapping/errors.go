@@ -184,7 +184,7 @@ func FromOpenAIErrorType(t string) (k ErrorKind, ok bool) {
 		return ErrBilling, true
 	case "server_error", "api_error":
 		return ErrAPI, true
-	case "overloaded_error", "service_unavailable", "server_is_overloaded":
+	case "overloaded_error", "service_unavailable", "service_unavailable_error", "server_is_overloaded":
 		return ErrOverloaded, true
 	case "timeout", "timeout_error":
 		return ErrTimeout, true
