@@ -1,17 +1,519 @@
 package codec
 
-// anthropicStreamDecoder decodes upstream Anthropic streams.
-type anthropicStreamDecoder struct{ done bool }
+import (
+	"math"
+	"strconv"
+	"strings"
 
-func newAnthropicStreamDecoder(p Protocol) *anthropicStreamDecoder { return &anthropicStreamDecoder{} }
+	"github.com/llmbridge/llmbridge/mapping"
+	"github.com/tidwall/gjson"
+)
+
+// This file streams the Anthropic Messages format, for anthropic-messages
+// and vertex-anthropic alike (their streams are identical):
+//
+//	event: message_start        {"type":"message_start","message":{id,model,usage,...}}
+//	event: content_block_start  {"type":"content_block_start","index":i,"content_block":{...}}
+//	event: content_block_delta  {"type":"content_block_delta","index":i,"delta":{...}}  (repeated)
+//	event: content_block_stop   {"type":"content_block_stop","index":i}
+//	event: message_delta        {"type":"message_delta","delta":{stop_reason,stop_sequence},"usage":{...}}
+//	event: message_stop         {"type":"message_stop"}
+//
+// with ping events anywhere and `event: error` ending a failed stream.
+
+// anthropicArenaSize is the initial size of a stream decoder's text arena:
+// most events are far smaller, so it is allocated once per stream.
+const anthropicArenaSize = 1 << 10
+
+// Upstream content block states, by Anthropic block index.
+const (
+	anthropicBlockText   uint8 = iota + 1 // a text block mapped to the open canonical part
+	anthropicBlockSkip                    // thinking, skipped with all its deltas
+	anthropicBlockClosed                  // a text block that has been closed
+)
+
+// anthropicStreamDecoder decodes upstream Anthropic streams into canonical
+// events. It keeps the state of each upstream content block, the canonical
+// part that is open, and the usage counters reported so far (message_delta
+// usage is merged over message_start's).
+type anthropicStreamDecoder struct {
+	p    Protocol
+	text textArena
+
+	started bool // message_start seen
+	stopped bool // EventStop emitted
+	done    bool // a terminal event was emitted
+
+	blocks    []uint8 // state of upstream block i
+	blockBuf  [16]uint8
+	open      int // canonical index of the open part, or -1
+	openBlock int // upstream index of the open part's block
+	next      int // canonical index of the next part
+
+	usage anthropicCounters
+}
+
+// anthropicCounters are Anthropic's own usage counters, before conversion.
+type anthropicCounters struct {
+	known                                          bool
+	input, cacheWrite, cacheRead, output, thinking int64
+}
+
+// canonical converts the counters to canonical usage.
+func (c *anthropicCounters) canonical() Usage {
+	return mapping.FromAnthropicUsage(c.input, c.cacheWrite, c.cacheRead, c.output, c.thinking)
+}
+
+func newAnthropicStreamDecoder(p Protocol) *anthropicStreamDecoder {
+	d := &anthropicStreamDecoder{p: p, text: newTextArena(anthropicArenaSize), open: -1}
+	d.blocks = d.blockBuf[:0]
+	return d
+}
+
+// anthropicStreamEvent holds the top-level members of one event's data.
+type anthropicStreamEvent struct {
+	typ, index, message, block, delta, usage, err gjson.Result
+}
 
 // Decode implements StreamDecoder.
 func (d *anthropicStreamDecoder) Decode(out []Event, name, data []byte, bare bool) []Event {
 	if d.done {
 		return out
 	}
+	d.text.reset()
+	s := bytesToString(data)
+	if !gjson.Valid(s) {
+		if string(name) == "error" {
+			return d.fail(out, d.bad("error event data is not JSON: "+anthropicQuoteStart(s)))
+		}
+		return d.fail(out, d.bad("event data is not valid JSON"))
+	}
+	if !bare && string(name) != "error" {
+		if i, text, ok := d.fastTextDelta(s); ok {
+			return d.textDelta(out, i, text)
+		}
+	}
+	root := gjson.Parse(s)
+	if !root.IsObject() {
+		return d.fail(out, d.bad("event data is not a JSON object"))
+	}
+	var ev anthropicStreamEvent
+	eachMember(root, &d.text, func(key, value gjson.Result) bool {
+		switch key.Str {
+		case "type":
+			ev.typ = value
+		case "index":
+			ev.index = value
+		case "message":
+			ev.message = value
+		case "content_block":
+			ev.block = value
+		case "delta":
+			ev.delta = value
+		case "usage":
+			ev.usage = value
+		case "error":
+			ev.err = value
+		}
+		return true
+	})
+	typ := ev.typ.Str
+	if ev.typ.Type != gjson.String {
+		if ev.typ.Exists() {
+			return d.fail(out, d.bad("event type is not a string"))
+		}
+		typ = bytesToString(name)
+	}
+	if string(name) == "error" || typ == "error" {
+		return d.fail(out, d.upstreamError(ev.err))
+	}
+	if bare {
+		// Anthropic never writes JSON outside data: fields; whatever this
+		// is, it is not part of the protocol.
+		return d.fail(out, d.bad("JSON outside an SSE data field"))
+	}
+	switch typ {
+	case "ping":
+		return out
+	case "message_start":
+		return d.messageStart(out, &ev)
+	case "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop":
+		if !d.started {
+			return d.fail(out, d.bad(typ+" before message_start"))
+		}
+	case "":
+		return d.fail(out, d.bad("event has no type"))
+	default:
+		// Providers add event types; they are not forwarded.
+		return out
+	}
+	switch typ {
+	case "content_block_start":
+		return d.blockStart(out, &ev)
+	case "content_block_delta":
+		return d.blockDelta(out, &ev)
+	case "content_block_stop":
+		return d.blockStop(out, &ev)
+	case "message_delta":
+		return d.messageDelta(out, &ev)
+	}
+	// message_stop
+	out = d.closePart(out)
 	d.done = true
-	return append(out, Event{Type: EventError, Err: invalid("", "not implemented")})
+	return append(out, Event{Type: EventEnd})
+}
+
+// messageStart opens the response with the message's id, model and the
+// usage known up front (input tokens, and the first output tokens).
+func (d *anthropicStreamDecoder) messageStart(out []Event, ev *anthropicStreamEvent) []Event {
+	if d.started {
+		return d.fail(out, d.bad("second message_start"))
+	}
+	if !ev.message.IsObject() {
+		return d.fail(out, d.bad("message_start has no message object"))
+	}
+	var id, model, usage gjson.Result
+	eachMember(ev.message, &d.text, func(key, value gjson.Result) bool {
+		switch key.Str {
+		case "id":
+			id = value
+		case "model":
+			model = value
+		case "usage":
+			usage = value
+		}
+		return true
+	})
+	if (id.Exists() && id.Type != gjson.String && id.Type != gjson.Null) ||
+		(model.Exists() && model.Type != gjson.String && model.Type != gjson.Null) {
+		return d.fail(out, d.bad("message id or model is not a string"))
+	}
+	if err := d.readUsage(usage); err != nil {
+		return d.fail(out, err)
+	}
+	d.started = true
+	start := Event{Type: EventStart, ID: id.Str, Model: model.Str}
+	if d.usage.known {
+		start.Usage = d.usage.canonical()
+	}
+	return append(out, start)
+}
+
+// blockStart handles content_block_start. Upstream blocks are numbered in
+// order without gaps (the official SDK relies on it); text blocks become
+// canonical text parts, thinking is skipped, and every other block type is
+// output that cannot be translated yet.
+func (d *anthropicStreamDecoder) blockStart(out []Event, ev *anthropicStreamEvent) []Event {
+	i, ok := anthropicIndex(ev.index)
+	if !ok || i != len(d.blocks) {
+		return d.fail(out, d.bad("content_block_start index out of order"))
+	}
+	if d.stopped {
+		return d.fail(out, d.bad("content_block_start after message_delta"))
+	}
+	if !ev.block.IsObject() {
+		return d.fail(out, d.bad("content_block_start has no content_block object"))
+	}
+	var typ, text gjson.Result
+	eachMember(ev.block, &d.text, func(key, value gjson.Result) bool {
+		switch key.Str {
+		case "type":
+			typ = value
+		case "text":
+			text = value
+		}
+		return true
+	})
+	switch {
+	case typ.Type != gjson.String || typ.Str == "":
+		return d.fail(out, d.bad("content block has no type"))
+	case typ.Str == "thinking" || typ.Str == "redacted_thinking":
+		// Reasoning is skipped for now (reasoning models emit it by
+		// default); a later issue maps it to reasoning parts.
+		d.blocks = append(d.blocks, anthropicBlockSkip)
+		return out
+	case typ.Str != "text":
+		return d.fail(out, d.notYet(`content block type "`+typ.Str+`"`))
+	case text.Exists() && text.Type != gjson.String:
+		return d.fail(out, d.bad("text block text is not a string"))
+	}
+	out = d.closePart(out)
+	d.blocks = append(d.blocks, anthropicBlockText)
+	d.open, d.openBlock = d.next, i
+	d.next++
+	out = append(out, Event{Type: EventPartStart, Index: d.open, Part: PartText})
+	if text.Str != "" {
+		out = append(out, Event{Type: EventPartDelta, Index: d.open, Text: text.Str})
+	}
+	return out
+}
+
+// blockDelta handles content_block_delta: text_delta is the hot path.
+func (d *anthropicStreamDecoder) blockDelta(out []Event, ev *anthropicStreamEvent) []Event {
+	i, ok := anthropicIndex(ev.index)
+	if !ok || i >= len(d.blocks) {
+		return d.fail(out, d.bad("content_block_delta for a block that was not started"))
+	}
+	if d.blocks[i] == anthropicBlockSkip {
+		return out // thinking_delta, signature_delta
+	}
+	if !ev.delta.IsObject() {
+		return d.fail(out, d.bad("content_block_delta has no delta object"))
+	}
+	var typ, text gjson.Result
+	eachMember(ev.delta, &d.text, func(key, value gjson.Result) bool {
+		switch key.Str {
+		case "type":
+			typ = value
+		case "text":
+			text = value
+		}
+		return true
+	})
+	switch {
+	case typ.Type != gjson.String || typ.Str == "":
+		return d.fail(out, d.bad("delta has no type"))
+	case typ.Str != "text_delta":
+		return d.fail(out, d.notYet(`delta type "`+typ.Str+`"`))
+	case text.Type != gjson.String:
+		return d.fail(out, d.bad("text_delta has no text"))
+	}
+	return d.textDelta(out, i, text.Str)
+}
+
+// textDelta appends the text of a text_delta for upstream block i.
+func (d *anthropicStreamDecoder) textDelta(out []Event, i int, text string) []Event {
+	switch {
+	case !d.started:
+		return d.fail(out, d.bad("content_block_delta before message_start"))
+	case i >= len(d.blocks):
+		return d.fail(out, d.bad("content_block_delta for a block that was not started"))
+	case d.blocks[i] == anthropicBlockSkip:
+		return out
+	case i != d.openBlock || d.open < 0:
+		// A text block that was closed, or left open when a later text
+		// block started: its text cannot be placed in order any more.
+		return d.fail(out, d.bad("text_delta for a block that is not open"))
+	case text == "":
+		return out
+	}
+	return append(out, Event{Type: EventPartDelta, Index: d.open, Text: text})
+}
+
+// Every text delta Anthropic sends starts with these bytes, in this order.
+const (
+	anthropicDeltaPrefix     = `{"type":"content_block_delta","index":`
+	anthropicTextDeltaPrefix = `,"delta":{"type":"text_delta","text":"`
+)
+
+// fastTextDelta reads a text delta in the exact layout Anthropic sends,
+// {"type":"content_block_delta","index":N,"delta":{"type":"text_delta",
+// "text":"..."}} with optional trailing spaces, without walking the
+// members twice: text deltas are most of a stream. s has passed
+// gjson.Valid. Any other layout (other key order, extra members) reports
+// false and takes the general path.
+func (d *anthropicStreamDecoder) fastTextDelta(s string) (index int, text string, ok bool) {
+	if len(s) < len(anthropicDeltaPrefix)+len(anthropicTextDeltaPrefix)+4 || s[:len(anthropicDeltaPrefix)] != anthropicDeltaPrefix {
+		return 0, "", false
+	}
+	j := len(anthropicDeltaPrefix)
+	for ; j < len(s) && j-len(anthropicDeltaPrefix) < 9 && s[j] >= '0' && s[j] <= '9'; j++ {
+		index = index*10 + int(s[j]-'0')
+	}
+	rest := s[j:]
+	if j == len(anthropicDeltaPrefix) || len(rest) < len(anthropicTextDeltaPrefix) || rest[:len(anthropicTextDeltaPrefix)] != anthropicTextDeltaPrefix {
+		return 0, "", false
+	}
+	q := j + len(anthropicTextDeltaPrefix) - 1 // the text's opening quote
+	end := stringEnd(s, q)
+	k := skipSpace(s, end)
+	if k == len(s) || s[k] != '}' {
+		return 0, "", false
+	}
+	k = skipSpace(s, k+1)
+	if k == len(s) || s[k] != '}' || skipSpace(s, k+1) != len(s) {
+		return 0, "", false
+	}
+	return index, d.text.stringResult(s[q:end]).Str, true
+}
+
+// blockStop handles content_block_stop.
+func (d *anthropicStreamDecoder) blockStop(out []Event, ev *anthropicStreamEvent) []Event {
+	i, ok := anthropicIndex(ev.index)
+	if !ok || i >= len(d.blocks) {
+		return d.fail(out, d.bad("content_block_stop for a block that was not started"))
+	}
+	switch {
+	case d.blocks[i] == anthropicBlockSkip:
+		return out
+	case i == d.openBlock && d.open >= 0:
+		return d.closePart(out)
+	}
+	// A text block closed early because a later one started (blocks do
+	// not interleave in practice) or a repeated stop: nothing is open.
+	return out
+}
+
+// messageDelta handles message_delta: the stop reason and the cumulative
+// usage, merged over message_start's (older servers report only
+// output_tokens here).
+func (d *anthropicStreamDecoder) messageDelta(out []Event, ev *anthropicStreamEvent) []Event {
+	var reason, seq gjson.Result
+	if ev.delta.Exists() {
+		if !ev.delta.IsObject() {
+			return d.fail(out, d.bad("message_delta delta is not an object"))
+		}
+		eachMember(ev.delta, &d.text, func(key, value gjson.Result) bool {
+			switch key.Str {
+			case "stop_reason":
+				reason = value
+			case "stop_sequence":
+				seq = value
+			}
+			return true
+		})
+	}
+	if (reason.Type != gjson.String && reason.Type != gjson.Null) || (seq.Type != gjson.String && seq.Type != gjson.Null) {
+		return d.fail(out, d.bad("message_delta stop_reason or stop_sequence is not a string"))
+	}
+	if err := d.readUsage(ev.usage); err != nil {
+		return d.fail(out, err)
+	}
+	out = d.closePart(out)
+	if reason.Str != "" && !d.stopped {
+		d.stopped = true
+		out = append(out, Event{Type: EventStop, StopReason: mapping.FromAnthropicStopReason(reason.Str), StopSequence: seq.Str})
+	}
+	if ev.usage.Exists() && ev.usage.Type != gjson.Null {
+		out = append(out, Event{Type: EventUsage, Usage: d.usage.canonical()})
+	}
+	return out
+}
+
+// readUsage merges a usage object (message_start's or message_delta's) into
+// the counters: every counter present replaces the one known so far; null
+// and absent counters keep it. Absent or null usage changes nothing.
+func (d *anthropicStreamDecoder) readUsage(v gjson.Result) *Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	if !v.IsObject() {
+		return d.bad("usage is not an object")
+	}
+	c := &d.usage
+	var err *Error
+	v.ForEach(func(key, value gjson.Result) bool {
+		var dst *int64
+		switch key.Str {
+		case "input_tokens":
+			dst = &c.input
+		case "cache_creation_input_tokens":
+			dst = &c.cacheWrite
+		case "cache_read_input_tokens":
+			dst = &c.cacheRead
+		case "output_tokens":
+			dst = &c.output
+		case "output_tokens_details":
+			if value.IsObject() {
+				value = value.Get("thinking_tokens")
+				dst = &c.thinking
+			} else if value.Type != gjson.Null {
+				err = d.bad("usage.output_tokens_details is not an object")
+			}
+		}
+		if dst != nil && value.Type != gjson.Null {
+			if value.Type != gjson.Number || value.Num < 0 || value.Num != math.Trunc(value.Num) || value.Num > 1<<53 {
+				err = d.bad("usage." + key.Str + " is not a token count")
+				return false
+			}
+			*dst = value.Int()
+		}
+		return err == nil
+	})
+	if err == nil {
+		c.known = true
+	}
+	return err
+}
+
+// closePart closes the open canonical part, if any.
+func (d *anthropicStreamDecoder) closePart(out []Event) []Event {
+	if d.open < 0 {
+		return out
+	}
+	d.blocks[d.openBlock] = anthropicBlockClosed
+	out = append(out, Event{Type: EventPartStop, Index: d.open})
+	d.open = -1
+	return out
+}
+
+// upstreamError converts the error object of an error event. overloaded_error
+// is Anthropic's 529; other types take the status of their kind. The type is
+// kept as the code, so that an Anthropic client receives it unchanged.
+func (d *anthropicStreamDecoder) upstreamError(v gjson.Result) *Error {
+	if !v.IsObject() {
+		return d.bad("error event has no error object")
+	}
+	var typ, msg gjson.Result
+	eachMember(v, &d.text, func(key, value gjson.Result) bool {
+		switch key.Str {
+		case "type":
+			typ = value
+		case "message":
+			msg = value
+		}
+		return true
+	})
+	kind, _ := mapping.FromAnthropicErrorType(typ.Str)
+	status := mapping.StatusForKind(kind)
+	if kind == mapping.ErrOverloaded {
+		status = mapping.StatusOverloaded
+	}
+	e := &Error{Status: status, Kind: kind, Message: strings.Clone(msg.Str), Protocol: d.p}
+	if typ.Type == gjson.String {
+		e.Code = strings.Clone(typ.Str)
+	}
+	if e.Message == "" {
+		e.Message = "upstream " + string(d.p) + " stream failed"
+		if e.Code != "" {
+			e.Message += " with " + e.Code
+		}
+	}
+	return e
+}
+
+// fail ends the stream with err.
+func (d *anthropicStreamDecoder) fail(out []Event, err *Error) []Event {
+	d.done = true
+	return append(out, Event{Type: EventError, Err: err})
+}
+
+// bad is the error for an event that is not valid in the protocol.
+func (d *anthropicStreamDecoder) bad(why string) *Error {
+	return &Error{Status: 502, Kind: mapping.ErrBadGateway, Message: "upstream " + string(d.p) + " stream is invalid: " + why}
+}
+
+// notYet is the error for upstream output that llmbridge cannot translate
+// yet (tool calls, server tools, citations, ...): it is never dropped.
+func (d *anthropicStreamDecoder) notYet(what string) *Error {
+	return &Error{Status: 502, Kind: mapping.ErrBadGateway, Message: "upstream " + string(d.p) + " stream: " + what + " cannot be translated yet"}
+}
+
+// anthropicIndex reads a block index.
+func anthropicIndex(v gjson.Result) (int, bool) {
+	if v.Type != gjson.Number || v.Num < 0 || v.Num != math.Trunc(v.Num) || v.Num > math.MaxInt32 {
+		return 0, false
+	}
+	return int(v.Num), true
+}
+
+// anthropicQuoteStart quotes the start of s for an error message.
+func anthropicQuoteStart(s string) string {
+	const limit = 200
+	if len(s) > limit {
+		s = s[:limit] + "..."
+	}
+	return strconv.Quote(s)
 }
 
 // Close implements StreamDecoder.
@@ -20,15 +522,172 @@ func (d *anthropicStreamDecoder) Close(out []Event, cause error) []Event {
 		return out
 	}
 	d.done = true
-	return append(out, Event{Type: EventError, Err: invalid("", "not implemented")})
+	return append(out, Event{Type: EventError, Err: truncated(d.p, cause)})
 }
 
-// anthropicStreamEncoder encodes Anthropic streams for clients.
-type anthropicStreamEncoder struct{ req *Request }
+// anthropicStreamEncoder encodes canonical events as an Anthropic stream:
+// message_start, then per part content_block_start, content_block_delta*
+// and content_block_stop (refusals are text blocks: Anthropic has none of
+// its own), then message_delta with the stop reason and the final usage,
+// and message_stop. The stop reason and usage are held until the end,
+// because upstreams such as Chat and Gemini report the final counts after
+// the stop. A failed stream ends with the open block's content_block_stop
+// and an error event, never message_stop.
+type anthropicStreamEncoder struct {
+	req     *Request
+	started bool
+	open    bool  // a content block is open
+	block   int64 // index of the open block, or of the next one
+	done    bool
+
+	stop    StopReason
+	stopSeq string
+	usage   Usage
+}
 
 func newAnthropicStreamEncoder(req *Request) *anthropicStreamEncoder {
 	return &anthropicStreamEncoder{req: req}
 }
 
 // Encode implements StreamEncoder.
-func (e *anthropicStreamEncoder) Encode(dst []byte, ev *Event) []byte { return dst }
+func (e *anthropicStreamEncoder) Encode(dst []byte, ev *Event) []byte {
+	if e.done {
+		return dst
+	}
+	switch ev.Type {
+	case EventStart:
+		if e.started {
+			return dst
+		}
+		if ev.Usage.Known {
+			e.usage = ev.Usage
+		}
+		return e.messageStart(dst, ev.ID, ev.Model)
+	case EventPartStart:
+		dst = e.ensureStarted(dst)
+		dst = e.closeBlock(dst)
+		return e.openBlock(dst)
+	case EventPartDelta:
+		if ev.Text == "" {
+			return dst
+		}
+		dst = e.ensureStarted(dst)
+		if !e.open {
+			dst = e.openBlock(dst)
+		}
+		dst = append(dst, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":"...)
+		dst = appendInt(dst, e.block)
+		dst = append(dst, `,"delta":{"type":"text_delta","text":`...)
+		dst = appendString(dst, ev.Text)
+		return append(dst, "}}\n\n"...)
+	case EventPartStop:
+		return e.closeBlock(dst)
+	case EventUsage:
+		if ev.Usage.Known {
+			e.usage = ev.Usage
+		}
+		return dst
+	case EventStop:
+		e.stop = ev.StopReason
+		e.stopSeq = strings.Clone(ev.StopSequence) // ev's strings are borrowed
+		return dst
+	case EventEnd:
+		e.done = true
+		dst = e.ensureStarted(dst)
+		dst = e.closeBlock(dst)
+		return e.messageEnd(dst)
+	case EventError:
+		e.done = true
+		dst = e.closeBlock(dst)
+		err := ev.Err
+		if err == nil {
+			err = &Error{Status: 502, Kind: mapping.ErrBadGateway, Message: "upstream stream failed"}
+		}
+		dst = append(dst, "event: error\ndata: "...)
+		dst = AppendError(dst, AnthropicMessages, err)
+		return append(dst, "\n\n"...)
+	}
+	return dst
+}
+
+// ensureStarted writes message_start when the stream has not started, for
+// an event source that skipped EventStart.
+func (e *anthropicStreamEncoder) ensureStarted(dst []byte) []byte {
+	if e.started {
+		return dst
+	}
+	return e.messageStart(dst, "", "")
+}
+
+// messageStart writes message_start. Usage is what is known so far (input
+// tokens from Anthropic upstreams); upstreams that report usage only at the
+// end get zeros here and their counts in message_delta.
+func (e *anthropicStreamEncoder) messageStart(dst []byte, id, model string) []byte {
+	e.started = true
+	if id == "" {
+		id = newID("msg_")
+	}
+	if model == "" && e.req != nil {
+		model = e.req.Model
+	}
+	dst = append(dst, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":"...)
+	dst = appendString(dst, id)
+	dst = append(dst, `,"type":"message","role":"assistant","model":`...)
+	dst = appendString(dst, model)
+	dst = append(dst, `,"content":[],"stop_reason":null,"stop_sequence":null`...)
+	dst = appendAnthropicUsage(dst, &e.usage) // closes the message object
+	return append(dst, "}\n\n"...)
+}
+
+// openBlock writes content_block_start for a text block.
+func (e *anthropicStreamEncoder) openBlock(dst []byte) []byte {
+	e.open = true
+	dst = append(dst, "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":"...)
+	dst = appendInt(dst, e.block)
+	return append(dst, ",\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"...)
+}
+
+// closeBlock writes content_block_stop for the open block, if any.
+func (e *anthropicStreamEncoder) closeBlock(dst []byte) []byte {
+	if !e.open {
+		return dst
+	}
+	e.open = false
+	dst = append(dst, "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":"...)
+	dst = appendInt(dst, e.block)
+	e.block++
+	return append(dst, "}\n\n"...)
+}
+
+// messageEnd writes message_delta and message_stop. The usage carries the
+// final output tokens and, when the upstream reported usage, the final
+// input and cache counters too (Chat and Gemini report them only now).
+func (e *anthropicStreamEncoder) messageEnd(dst []byte) []byte {
+	dst = append(dst, "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":"...)
+	dst = appendString(dst, mapping.AnthropicStopReason(e.stop))
+	dst = append(dst, `,"stop_sequence":`...)
+	if e.stopSeq != "" {
+		dst = appendString(dst, e.stopSeq)
+	} else {
+		dst = append(dst, "null"...)
+	}
+	dst = append(dst, `},"usage":{`...)
+	u := &e.usage
+	if u.Known {
+		dst = append(dst, `"input_tokens":`...)
+		dst = appendInt(dst, u.AnthropicInputTokens())
+		dst = append(dst, `,"cache_creation_input_tokens":`...)
+		dst = appendInt(dst, u.CacheWriteTokens)
+		dst = append(dst, `,"cache_read_input_tokens":`...)
+		dst = appendInt(dst, u.CacheReadTokens)
+		dst = append(dst, ',')
+	}
+	dst = append(dst, `"output_tokens":`...)
+	dst = appendInt(dst, u.OutputTokens)
+	if u.ReasoningTokens > 0 {
+		dst = append(dst, `,"output_tokens_details":{"thinking_tokens":`...)
+		dst = appendInt(dst, u.ReasoningTokens)
+		dst = append(dst, '}')
+	}
+	return append(dst, "}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"...)
+}
