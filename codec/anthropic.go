@@ -952,5 +952,12 @@ func appendAnthropicUsage(dst []byte, u *Usage) []byte {
 	dst = appendInt(dst, u.CacheReadTokens)
 	dst = append(dst, `,"output_tokens":`...)
 	dst = appendInt(dst, u.OutputTokens)
+	if u.ReasoningTokens > 0 {
+		// Newer Anthropic responses detail thinking tokens; the stream
+		// encoder writes the same field.
+		dst = append(dst, `,"output_tokens_details":{"thinking_tokens":`...)
+		dst = appendInt(dst, u.ReasoningTokens)
+		dst = append(dst, '}')
+	}
 	return append(dst, "}}"...)
 }

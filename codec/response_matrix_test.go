@@ -46,8 +46,6 @@ func TestResponseMatrix(t *testing.T) {
 				want.CacheWriteTokens = 0 // Chat has no cache-write counter
 			case Gemini:
 				want.CacheWriteTokens = 0 // nor has Gemini
-			case AnthropicMessages:
-				want.ReasoningTokens = 0 // Anthropic responses carry no thinking-token count
 			}
 			if back.Usage != want {
 				t.Errorf("%s: usage %+v, want %+v", p, back.Usage, want)
