@@ -1,0 +1,154 @@
+package caddymodule
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+const chatStream = `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-x","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}
+
+data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-x","choices":[{"index":0,"delta":{"content":"Hel"},"finish_reason":null}]}
+
+data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-x","choices":[{"index":0,"delta":{"content":"lo"},"finish_reason":null}]}
+
+data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-x","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}
+
+data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-x","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":2,"total_tokens":9}}
+
+data: [DONE]
+
+`
+
+// sseAnswer answers with body as an event stream, in writes of chunk
+// bytes, and then returns err.
+func sseAnswer(body string, chunk int, err error) func(w http.ResponseWriter) error {
+	return func(w http.ResponseWriter) error {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(200)
+		for i := 0; i < len(body); i += chunk {
+			if _, werr := io.WriteString(w, body[i:min(i+chunk, len(body))]); werr != nil {
+				return werr
+			}
+			_ = http.NewResponseController(w).Flush()
+		}
+		return err
+	}
+}
+
+// anthropicEvents lists the event names of an Anthropic stream.
+func anthropicEvents(body string) []string {
+	var names []string
+	for _, line := range strings.Split(body, "\n") {
+		if name, ok := strings.CutPrefix(line, "event: "); ok {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+func streamRequest() *http.Request {
+	return httptest.NewRequest("POST", "/v1/messages", strings.NewReader(
+		`{"model":"gpt-x","max_tokens":10,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+}
+
+func TestStreamTranslation(t *testing.T) {
+	for _, chunk := range []int{1, 7, len(chatStream)} {
+		h := newTestHandler(t, &Handler{Upstream: "openai-chat"})
+		w, call := serve(t, h, streamRequest(), sseAnswer(chatStream, chunk, nil))
+		if !strings.Contains(call.body, `"stream":true`) || !strings.Contains(call.body, `"include_usage":true`) {
+			t.Fatalf("upstream request %s", call.body)
+		}
+		if call.header.Get("Accept") != "text/event-stream" {
+			t.Errorf("Accept %q", call.header.Get("Accept"))
+		}
+		if ct := w.Header().Get("Content-Type"); ct != "text/event-stream" {
+			t.Errorf("Content-Type %q", ct)
+		}
+		got := strings.Join(anthropicEvents(w.Body.String()), ",")
+		want := "message_start,content_block_start,content_block_delta,content_block_delta,content_block_stop,message_delta,message_stop"
+		if got != want {
+			t.Fatalf("chunk %d: events %s\n%s", chunk, got, w.Body)
+		}
+		if !strings.Contains(w.Body.String(), `"stop_reason":"end_turn"`) || !strings.Contains(w.Body.String(), `"input_tokens":7`) {
+			t.Errorf("final usage or stop missing:\n%s", w.Body)
+		}
+	}
+}
+
+func TestStreamEndsWithErrorWhenTruncated(t *testing.T) {
+	cut := chatStream[:strings.Index(chatStream, "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"gpt-x\",\"choices\":[{\"index\":0,\"delta\":{},")]
+	tests := []struct {
+		name   string
+		answer func(w http.ResponseWriter) error
+	}{
+		{"clean end without [DONE]", sseAnswer(cut, 64, nil)},
+		{"cut mid-line", sseAnswer(cut+`data: {"id":"chat`, 64, nil)},
+		{"reverse_proxy aborts", func(w http.ResponseWriter) error {
+			_ = sseAnswer(cut, 64, nil)(w)
+			panic(http.ErrAbortHandler)
+		}},
+		{"next returns an error", sseAnswer(cut, 64, io.ErrUnexpectedEOF)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newTestHandler(t, &Handler{Upstream: "openai-chat"})
+			w, _ := serve(t, h, streamRequest(), tt.answer)
+			events := anthropicEvents(w.Body.String())
+			if len(events) == 0 || events[len(events)-1] != "error" {
+				t.Fatalf("events %v\n%s", events, w.Body)
+			}
+			for _, e := range events {
+				if e == "message_stop" {
+					t.Fatalf("a truncated stream ended cleanly:\n%s", w.Body)
+				}
+			}
+			if strings.Count(w.Body.String(), "content_block_start") != strings.Count(w.Body.String(), "content_block_stop") {
+				t.Errorf("a block was left open:\n%s", w.Body)
+			}
+		})
+	}
+}
+
+func TestStreamEventTooLarge(t *testing.T) {
+	h := newTestHandler(t, &Handler{Upstream: "openai-chat", MaxEventSize: 256})
+	big := `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"` + strings.Repeat("x", 1000) + `"}}]}` + "\n\n"
+	w, _ := serve(t, h, streamRequest(), sseAnswer(big+chatStream, 100, nil))
+	events := anthropicEvents(w.Body.String())
+	if len(events) == 0 || events[len(events)-1] != "error" || !strings.Contains(w.Body.String(), "larger than 256 bytes") {
+		t.Fatalf("events %v\n%s", events, w.Body)
+	}
+}
+
+func TestStreamRequestAnsweredWithJSONError(t *testing.T) {
+	h := newTestHandler(t, &Handler{Upstream: "openai-chat"})
+	w, _ := serve(t, h, streamRequest(), jsonAnswer(429, `{"error":{"message":"slow down","type":"requests","code":"rate_limit_exceeded"}}`,
+		"Retry-After", "7", "X-Ratelimit-Remaining-Requests", "0"))
+	if w.Code != 429 || w.Header().Get("Retry-After") != "7" || w.Header().Get("X-Ratelimit-Remaining-Requests") != "0" {
+		t.Fatalf("status %d headers %v", w.Code, w.Header())
+	}
+	if ct := w.Header().Get("Content-Type"); ct != "application/json" {
+		t.Errorf("Content-Type %q", ct)
+	}
+	if gjson.Get(w.Body.String(), "error.type").Str != "rate_limit_error" || gjson.Get(w.Body.String(), "error.message").Str != "slow down" {
+		t.Errorf("body %s", w.Body)
+	}
+}
+
+func TestStreamRequestAnsweredWithJSONBody(t *testing.T) {
+	h := newTestHandler(t, &Handler{Upstream: "openai-chat"})
+	body := `{"id":"chatcmpl-9","object":"chat.completion","created":1,"model":"gpt-x","choices":[{"index":0,"message":{"role":"assistant","content":"Whole answer"},"finish_reason":"length"}],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}`
+	w, _ := serve(t, h, streamRequest(), jsonAnswer(200, body))
+	if ct := w.Header().Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("Content-Type %q\n%s", ct, w.Body)
+	}
+	got := strings.Join(anthropicEvents(w.Body.String()), ",")
+	if got != "message_start,content_block_start,content_block_delta,content_block_stop,message_delta,message_stop" ||
+		!strings.Contains(w.Body.String(), `"stop_reason":"max_tokens"`) || !strings.Contains(w.Body.String(), "Whole answer") {
+		t.Fatalf("events %s\n%s", got, w.Body)
+	}
+}
