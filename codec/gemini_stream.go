@@ -1,32 +1,627 @@
 package codec
 
-// geminiStreamDecoder decodes upstream Gemini streams.
-type geminiStreamDecoder struct{ done bool }
+import (
+	"bytes"
+	"math"
+	"time"
 
-func newGeminiStreamDecoder(p Protocol) *geminiStreamDecoder { return &geminiStreamDecoder{} }
+	"github.com/llmbridge/llmbridge/mapping"
+	"github.com/tidwall/gjson"
+)
+
+// This file translates streamGenerateContent?alt=sse streams, spoken by the
+// Gemini API (Gemini) and Vertex AI (Vertex).
+//
+// Every data: event of such a stream is a complete GenerateContentResponse
+// that carries only the parts generated since the previous one, the
+// cumulative usageMetadata, modelVersion and responseId (and createTime on
+// Vertex). The last chunk carries candidates[0].finishReason. There is no
+// terminal event and no event name: the stream ends when the body does.
+// Google writes events separated by "\r\n\r\n"; a failure after the HTTP
+// status was sent arrives as a bare JSON {"error": {...}} block without a
+// data: prefix.
+
+// geminiStreamDecoder decodes upstream Gemini and Vertex streams.
+//
+// A finishReason does not end the canonical stream at once: the stop is
+// reported when the body ends (Close), which is also the only moment
+// Gemini's stream can be known to be complete. Older Vertex models put
+// finishReason STOP on every chunk, and a failure can still follow the
+// finishing chunk; reporting the stop at Close keeps the text of such
+// chunks in one part, and keeps their error, instead of having to reject
+// content that arrives after a stop. Encoders lose nothing: the client's
+// terminal event cannot be written before EventEnd anyway.
+//
+// A chunk is decoded in one pass: the parts lie five levels deep
+// (candidates[0].content.parts[i].text), and iterating each level with
+// eachMember would scan the text once per level to find where each value
+// ends. geminiWalk instead descends into the values it needs and skips the
+// others, so every byte is scanned about once after validation; strings
+// are unescaped into the decoder's textArena, as eachMember does.
+type geminiStreamDecoder struct {
+	p Protocol
+	// text holds the strings unescaped from the event being decoded.
+	text textArena
+	// started reports that EventStart was emitted.
+	started bool
+	// done reports that a terminal event was emitted.
+	done bool
+	// open reports that text part next-1 is open.
+	open bool
+	// next is the index of the next part to start.
+	next int
+	// finished reports that a finishReason (or a prompt blockReason) was
+	// seen: the stream is complete once the body ends.
+	finished bool
+	// stop is the stop reason of the last finishReason seen.
+	stop StopReason
+	// usage is the last usage emitted.
+	usage Usage
+
+	// err is the first error found in the event being decoded; the walk
+	// stops there.
+	err *Error
+	// hasCandidate reports that the event being decoded has a candidate.
+	hasCandidate bool
+}
+
+func newGeminiStreamDecoder(p Protocol) *geminiStreamDecoder {
+	return &geminiStreamDecoder{p: p}
+}
+
+// geminiWalk calls fn for each member of the JSON object or array that
+// starts at s[i], with the member's key (unescaped into a; none in arrays)
+// and the offset of its value. fn returns the offset just past the value,
+// found by descending into it or with valueEnd, or len(s) to stop the
+// walk. geminiWalk returns the offset just past the container. s must have
+// passed gjson.Valid.
+func geminiWalk(s string, i int, a *textArena, fn func(key gjson.Result, i int) int) int {
+	obj := s[i] == '{'
+	i++
+	var key gjson.Result
+	for {
+		i = skipSpace(s, i)
+		if i >= len(s) {
+			return i
+		}
+		switch s[i] {
+		case '}', ']':
+			return i + 1
+		case ',':
+			i++
+			continue
+		}
+		if obj {
+			end := stringEnd(s, i)
+			key = a.stringResult(s[i:end])
+			i = skipSpace(s, end) + 1 // the colon
+			i = skipSpace(s, i)
+		}
+		i = fn(key, i)
+	}
+}
+
+// value returns the scalar (or skipped container) at s[i] and the offset
+// just past it.
+func (d *geminiStreamDecoder) value(s string, i int) (gjson.Result, int) {
+	end := valueEnd(s, i)
+	return d.text.result(s[i:end]), end
+}
+
+// bad records err for the event being decoded and returns len(s), which
+// stops the walk.
+func (d *geminiStreamDecoder) bad(s string, err *Error) int {
+	if d.err == nil {
+		d.err = err
+	}
+	return len(s)
+}
 
 // Decode implements StreamDecoder.
 func (d *geminiStreamDecoder) Decode(out []Event, name, data []byte, bare bool) []Event {
 	if d.done {
 		return out
 	}
-	d.done = true
-	return append(out, Event{Type: EventError, Err: invalid("", "not implemented")})
+	if bare {
+		return d.fail(out, d.bareError(data))
+	}
+	if len(name) != 0 && string(name) != "message" {
+		// Gemini names no events; a named one is something Google added
+		// since, and is not forwarded.
+		return out
+	}
+	s := bytesToString(data)
+	if !gjson.Valid(s) {
+		return d.fail(out, badUpstream(d.p, "stream event is not valid JSON"))
+	}
+	i := skipSpace(s, 0)
+	if s[i] != '{' {
+		return d.fail(out, badUpstream(d.p, "stream event is not a JSON object"))
+	}
+	// No string of the event can be longer than the event, so one buffer
+	// of that size holds all of them: at most one allocation per event,
+	// none once the arena has grown to the largest event.
+	if len(data) > d.text.size {
+		d.text.size = len(data)
+	}
+	d.text.reset()
+	d.err, d.hasCandidate = nil, false
+
+	// EventStart comes first, but responseId and modelVersion follow the
+	// candidates: its slot is reserved and filled in after the walk.
+	mark := len(out)
+	if !d.started {
+		out = append(out, Event{Type: EventStart})
+	}
+	var id, model, created, feedback, errv gjson.Result
+	known := false
+	geminiWalk(s, i, &d.text, func(k gjson.Result, j int) int {
+		var end int
+		switch k.Str {
+		case "candidates":
+			known = true
+			out, end = d.candidates(out, s, j)
+		case "usageMetadata":
+			known = true
+			out, end = d.usageEvent(out, s, j)
+		case "promptFeedback":
+			known = true
+			feedback, end = d.value(s, j)
+		case "modelVersion":
+			known = true
+			model, end = d.value(s, j)
+		case "responseId":
+			known = true
+			id, end = d.value(s, j)
+		case "createTime":
+			known = true
+			created, end = d.value(s, j)
+		case "error":
+			errv, end = d.value(s, j)
+		default:
+			// Other fields (modelStatus, ...) carry nothing canonical.
+			end = valueEnd(s, j)
+		}
+		return end
+	})
+	// A chunk that cannot be decoded contributes nothing but the error.
+	switch {
+	case errv.Type != gjson.Null:
+		return d.fail(out[:mark], d.upstreamError(errv, data))
+	case d.err != nil:
+		return d.fail(out[:mark], d.err)
+	case !known:
+		return d.fail(out[:mark], badUpstream(d.p, "stream event is not a GenerateContentResponse"))
+	}
+	if !d.started {
+		if err := d.start(&out[mark], id, model, created); err != nil {
+			return d.fail(out[:mark], err)
+		}
+		d.started = true
+	}
+	if !d.hasCandidate {
+		if err := d.blockReason(feedback); err != nil {
+			return d.fail(out[:mark], err)
+		}
+	}
+	return out
 }
 
-// Close implements StreamDecoder.
+// start fills in EventStart from the first chunk.
+func (d *geminiStreamDecoder) start(ev *Event, id, model, created gjson.Result) *Error {
+	var err *Error
+	if ev.ID, err = d.str(id, "responseId"); err != nil {
+		return err
+	}
+	if ev.Model, err = d.str(model, "modelVersion"); err != nil {
+		return err
+	}
+	t, err := d.str(created, "createTime")
+	if err != nil || t == "" {
+		return err
+	}
+	ct, perr := time.Parse(time.RFC3339Nano, t)
+	if perr != nil {
+		return badUpstream(d.p, "createTime is not an RFC 3339 timestamp")
+	}
+	ev.Created = ct.Unix()
+	return nil
+}
+
+// candidates decodes the candidates array at s[i]; llmbridge asks for one
+// candidate, so a second one is an error rather than text to merge.
+func (d *geminiStreamDecoder) candidates(out []Event, s string, i int) ([]Event, int) {
+	switch s[i] {
+	case 'n':
+		return out, valueEnd(s, i)
+	case '[':
+	default:
+		return out, d.bad(s, badUpstream(d.p, "candidates is not an array"))
+	}
+	end := geminiWalk(s, i, &d.text, func(_ gjson.Result, j int) int {
+		if d.hasCandidate {
+			return d.bad(s, badUpstream(d.p, "stream chunk has more than one candidate"))
+		}
+		d.hasCandidate = true
+		var end int
+		out, end = d.candidate(out, s, j)
+		return end
+	})
+	return out, end
+}
+
+// candidate decodes candidates[0] at s[i]: its parts and its finishReason.
+// Other fields (safetyRatings, citationMetadata, finishMessage,
+// avgLogprobs, ...) carry nothing canonical. A candidate stopped by a
+// filter may have an empty content ({}) or none.
+func (d *geminiStreamDecoder) candidate(out []Event, s string, i int) ([]Event, int) {
+	if s[i] != '{' {
+		return out, d.bad(s, badUpstream(d.p, "candidates[0] is not an object"))
+	}
+	var reason gjson.Result
+	end := geminiWalk(s, i, &d.text, func(k gjson.Result, j int) int {
+		var end int
+		switch k.Str {
+		case "content":
+			out, end = d.content(out, s, j)
+		case "finishReason":
+			reason, end = d.value(s, j)
+		case "index":
+			var v gjson.Result
+			v, end = d.value(s, j)
+			if v.Type != gjson.Null && (v.Type != gjson.Number || v.Num != 0) {
+				end = d.bad(s, badUpstream(d.p, "candidate index is not 0, but only one candidate was asked for"))
+			}
+		default:
+			end = valueEnd(s, j)
+		}
+		return end
+	})
+	if d.err != nil {
+		return out, end
+	}
+	r, err := d.str(reason, "finishReason")
+	if err != nil {
+		return out, d.bad(s, err)
+	}
+	if r != "" {
+		d.finished = true
+		d.stop = mapping.FromGeminiFinishReason(r)
+	}
+	return out, end
+}
+
+// content decodes candidates[0].content at s[i].
+func (d *geminiStreamDecoder) content(out []Event, s string, i int) ([]Event, int) {
+	switch s[i] {
+	case 'n':
+		return out, valueEnd(s, i)
+	case '{':
+	default:
+		return out, d.bad(s, badUpstream(d.p, "candidates[0].content is not an object"))
+	}
+	end := geminiWalk(s, i, &d.text, func(k gjson.Result, j int) int {
+		if k.Str != "parts" {
+			return valueEnd(s, j) // role
+		}
+		switch s[j] {
+		case 'n':
+			return valueEnd(s, j)
+		case '[':
+		default:
+			return d.bad(s, badUpstream(d.p, "candidates[0].content.parts is not an array"))
+		}
+		return geminiWalk(s, j, &d.text, func(_ gjson.Result, j int) int {
+			var end int
+			out, end = d.part(out, s, j)
+			return end
+		})
+	})
+	return out, end
+}
+
+// part appends the events of the part at s[i]: its text, as a delta of the
+// open text part (started if none is open). Empty text carries nothing
+// (Gemini ends streams with {"text": ""}). Thought summaries (thought:
+// true) are skipped for now, as reasoning is a later issue, and so is
+// thoughtSignature, which only matters when sent back with the reasoning
+// it signs. Any other kind of part (functionCall, inlineData,
+// executableCode, ...) cannot be translated yet and fails the stream rather
+// than being lost.
+func (d *geminiStreamDecoder) part(out []Event, s string, i int) ([]Event, int) {
+	if s[i] != '{' {
+		return out, d.bad(s, badUpstream(d.p, "candidates[0].content.parts has an element that is not an object"))
+	}
+	var text string
+	thought := false
+	end := geminiWalk(s, i, &d.text, func(k gjson.Result, j int) int {
+		var v gjson.Result
+		var end int
+		switch k.Str {
+		case "text":
+			v, end = d.value(s, j)
+			switch v.Type {
+			case gjson.String:
+				text = v.Str
+			case gjson.Null:
+			default:
+				end = d.bad(s, badUpstream(d.p, "part text is not a string"))
+			}
+		case "thought":
+			v, end = d.value(s, j)
+			thought = v.Type == gjson.True
+		case "thoughtSignature", "partMetadata":
+			end = valueEnd(s, j)
+		default:
+			end = d.bad(s, &Error{Status: 502, Kind: mapping.ErrBadGateway,
+				Message: "upstream " + string(d.p) + ` stream holds a content part of kind "` + k.Str + `", which cannot be translated yet`})
+		}
+		return end
+	})
+	if d.err != nil || thought || text == "" {
+		return out, end
+	}
+	if !d.open {
+		out = append(out, Event{Type: EventPartStart, Index: d.next, Part: PartText})
+		d.open = true
+		d.next++
+	}
+	return append(out, Event{Type: EventPartDelta, Index: d.next - 1, Text: text}), end
+}
+
+// usageEvent appends EventUsage when the usageMetadata at s[i] holds token
+// counts that differ from the last ones reported. Vertex sends
+// usageMetadata with only trafficType on early chunks: that is no usage,
+// not zero tokens.
+func (d *geminiStreamDecoder) usageEvent(out []Event, s string, i int) ([]Event, int) {
+	switch s[i] {
+	case 'n':
+		return out, valueEnd(s, i)
+	case '{':
+	default:
+		return out, d.bad(s, badUpstream(d.p, "usageMetadata is not an object"))
+	}
+	var prompt, toolUsePrompt, cached, candidates, thoughts int64
+	counted := false
+	end := geminiWalk(s, i, &d.text, func(k gjson.Result, j int) int {
+		var dst *int64
+		switch k.Str {
+		case "promptTokenCount":
+			dst = &prompt
+		case "toolUsePromptTokenCount":
+			dst = &toolUsePrompt
+		case "cachedContentTokenCount":
+			dst = &cached
+		case "candidatesTokenCount":
+			dst = &candidates
+		case "thoughtsTokenCount":
+			dst = &thoughts
+		default:
+			return valueEnd(s, j) // totalTokenCount, details, trafficType
+		}
+		if n, end, ok := geminiCount(s, j); ok {
+			*dst, counted = n, true
+			return end
+		}
+		n, end := d.value(s, j)
+		switch {
+		case n.Type == gjson.Null:
+		case n.Type == gjson.Number && n.Num >= 0 && n.Num == math.Trunc(n.Num) && n.Num <= 1<<53:
+			*dst = int64(n.Num)
+			counted = true
+		default:
+			end = d.bad(s, badUpstream(d.p, "a usageMetadata token count is not a non-negative integer"))
+		}
+		return end
+	})
+	if d.err != nil || !counted {
+		return out, end
+	}
+	u := mapping.FromGeminiUsage(prompt, toolUsePrompt, cached, candidates, thoughts)
+	if u == d.usage {
+		return out, end
+	}
+	d.usage = u
+	return append(out, Event{Type: EventUsage, Usage: u}), end
+}
+
+// geminiCount reads the token count at s[i] when it is a plain decimal
+// integer of at most 15 digits, which every real count is, without the
+// float parsing of gjson; ok is false for anything else, which is read as
+// a JSON number (up to 2^53).
+func geminiCount(s string, i int) (n int64, end int, ok bool) {
+	for end = i; end < len(s) && end-i <= 15 && s[end] >= '0' && s[end] <= '9'; end++ {
+		n = n*10 + int64(s[end]-'0')
+	}
+	if end == i || end-i > 15 || (end < len(s) && (s[end] == '.' || s[end] == 'e' || s[end] == 'E')) {
+		return 0, i, false
+	}
+	return n, end, true
+}
+
+// blockReason reads the promptFeedback of a chunk without candidates: a
+// blockReason means the prompt was blocked and nothing will be generated.
+func (d *geminiStreamDecoder) blockReason(v gjson.Result) *Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	if !v.IsObject() {
+		return badUpstream(d.p, "promptFeedback is not an object")
+	}
+	var reason gjson.Result
+	eachMember(v, &d.text, func(k, f gjson.Result) bool {
+		if k.Str == "blockReason" {
+			reason = f
+		}
+		return true
+	})
+	s, err := d.str(reason, "promptFeedback.blockReason")
+	if err == nil && s != "" {
+		d.finished = true
+		d.stop = mapping.StopContentFilter
+	}
+	return err
+}
+
+// str reads an optional string field of a chunk; null is absent.
+func (d *geminiStreamDecoder) str(v gjson.Result, name string) (string, *Error) {
+	switch v.Type {
+	case gjson.Null:
+		return "", nil
+	case gjson.String:
+		return v.Str, nil
+	}
+	return "", badUpstream(d.p, name+" is not a string")
+}
+
+// bareError decodes a bare JSON block, which Google writes for a failure
+// after the stream started: {"error": {"code", "message", "status"}}.
+func (d *geminiStreamDecoder) bareError(data []byte) *Error {
+	s := bytesToString(data)
+	if gjson.Valid(s) {
+		if e := gjson.Get(s, "error"); e.Type != gjson.Null {
+			return d.upstreamError(e, data)
+		}
+	}
+	return badUpstream(d.p, "stream holds a block that is neither a data: event nor an error")
+}
+
+// upstreamError converts an in-stream Google error. Its status is
+// error.code (the HTTP status the error would have had), else the one its
+// error.status implies; kind, message and code are read as from an error
+// body. body is copied: errors outlive the event they came in.
+func (d *geminiStreamDecoder) upstreamError(e gjson.Result, body []byte) *Error {
+	status := 0
+	if code := e.Get("code"); code.Type == gjson.Number {
+		status = int(code.Int())
+	}
+	if status < 400 || status > 599 {
+		status = 500
+		if k, ok := mapping.FromGoogleStatus(e.Get("status").Str); ok {
+			status = mapping.StatusForKind(k)
+		}
+	}
+	return DecodeError(d.p, status, bytes.Clone(body))
+}
+
+// fail ends the stream with err.
+func (d *geminiStreamDecoder) fail(out []Event, err *Error) []Event {
+	d.done = true
+	return append(out, Event{Type: EventError, Err: err})
+}
+
+// Close implements StreamDecoder. A Gemini stream has no terminal event: it
+// is complete when a finishReason (or a prompt block) was seen before the
+// body ended, whether the body then ended cleanly or not.
 func (d *geminiStreamDecoder) Close(out []Event, cause error) []Event {
 	if d.done {
 		return out
 	}
 	d.done = true
-	return append(out, Event{Type: EventError, Err: invalid("", "not implemented")})
+	if !d.finished {
+		return append(out, Event{Type: EventError, Err: truncated(d.p, cause)})
+	}
+	if d.open {
+		out = append(out, Event{Type: EventPartStop, Index: d.next - 1})
+		d.open = false
+	}
+	return append(out, Event{Type: EventStop, StopReason: d.stop}, Event{Type: EventEnd})
 }
 
-// geminiStreamEncoder encodes Gemini streams for clients.
-type geminiStreamEncoder struct{ req *Request }
+// geminiStreamEncoder encodes Gemini (and Vertex) streams for clients: one
+// `data: <GenerateContentResponse>` chunk per text delta, separated by
+// "\r\n\r\n" as Google does, and a last chunk with the finishReason and the
+// final usage. Parts (refusals included: Gemini has no refusal slot) become
+// text; there is nothing to open or close.
+type geminiStreamEncoder struct {
+	req   *Request
+	id    string
+	model string
+	// usage is the latest usage, repeated on every chunk as Gemini does.
+	usage Usage
+	// stop is reported on the last chunk.
+	stop  StopReason
+	began bool
+	done  bool
+}
 
 func newGeminiStreamEncoder(req *Request) *geminiStreamEncoder { return &geminiStreamEncoder{req: req} }
 
 // Encode implements StreamEncoder.
-func (e *geminiStreamEncoder) Encode(dst []byte, ev *Event) []byte { return dst }
+func (e *geminiStreamEncoder) Encode(dst []byte, ev *Event) []byte {
+	if e.done {
+		return dst
+	}
+	switch ev.Type {
+	case EventStart:
+		e.begin(ev.ID, ev.Model, ev.Usage)
+	case EventPartDelta:
+		if ev.Text != "" {
+			dst = e.appendChunk(dst, ev.Text, false)
+		}
+	case EventUsage:
+		e.usage = ev.Usage
+	case EventStop:
+		e.stop = ev.StopReason
+	case EventEnd:
+		e.done = true
+		dst = e.appendChunk(dst, "", true)
+	case EventError:
+		e.done = true
+		err := ev.Err
+		if err == nil {
+			err = NewError(mapping.ErrBadGateway, "the upstream stream failed")
+		}
+		// google.golang.org/genai (and the JS and Python SDKs) surface a
+		// data: chunk whose object has an "error" member as an APIError.
+		dst = append(dst, "data: "...)
+		dst = AppendError(dst, Gemini, err)
+		dst = append(dst, "\r\n\r\n"...)
+	}
+	// Part starts and stops have no Gemini form.
+	return dst
+}
+
+// begin fixes the response id and model for the whole stream.
+func (e *geminiStreamEncoder) begin(id, model string, u Usage) {
+	if e.began {
+		return
+	}
+	e.began = true
+	if id == "" {
+		// Gemini response ids carry no prefix.
+		id = newID("")
+	}
+	if model == "" && e.req != nil {
+		model = e.req.Model
+	}
+	e.id, e.model = id, model
+	if u.Known {
+		e.usage = u
+	}
+}
+
+// appendChunk appends one chunk with text as its only part; the last chunk
+// (final) carries the finishReason and an empty text, as Gemini's own last
+// chunk does, so that clients reading content.parts[0] find it.
+func (e *geminiStreamEncoder) appendChunk(dst []byte, text string, final bool) []byte {
+	e.begin("", "", Usage{})
+	dst = append(dst, `data: {"candidates":[{"content":{"role":"model","parts":[{"text":`...)
+	dst = appendString(dst, text)
+	dst = append(dst, `}]}`...)
+	if final {
+		dst = append(dst, `,"finishReason":`...)
+		dst = appendString(dst, mapping.GeminiFinishReason(e.stop))
+	}
+	dst = append(dst, `,"index":0}]`...)
+	if e.usage.Known {
+		dst = appendGeminiUsage(dst, &e.usage)
+	}
+	if e.model != "" {
+		dst = append(dst, `,"modelVersion":`...)
+		dst = appendString(dst, e.model)
+	}
+	dst = append(dst, `,"responseId":`...)
+	dst = appendString(dst, e.id)
+	return append(dst, "}\r\n\r\n"...)
+}
