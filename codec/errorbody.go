@@ -19,7 +19,7 @@ func badUpstream(p Protocol, why string) *Error {
 }
 
 // DecodeError decodes an upstream error body of protocol p sent with HTTP
-// status. It never fails: a body in another shape (or none) yields an error
+// status. The strings of the result may alias body. It never fails: a body in another shape (or none) yields an error
 // whose kind comes from the status and whose message quotes the start of the
 // body.
 func DecodeError(p Protocol, status int, body []byte) *Error {

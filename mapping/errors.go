@@ -228,7 +228,7 @@ func FromGoogleStatus(s string) (k ErrorKind, ok bool) {
 		return ErrNotFound, true
 	case "RESOURCE_EXHAUSTED":
 		return ErrRateLimit, true
-	case "INTERNAL", "UNKNOWN", "DATA_LOSS":
+	case "INTERNAL", "UNKNOWN", "DATA_LOSS", "CANCELLED", "ABORTED":
 		return ErrAPI, true
 	case "UNAVAILABLE":
 		return ErrOverloaded, true
