@@ -1,0 +1,123 @@
+package codec
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/llmbridge/llmbridge/mapping"
+	"github.com/llmbridge/llmbridge/sse"
+)
+
+// benchStream is a canonical stream of n text deltas, as an upstream of any
+// protocol would produce it once encoded.
+func benchStream(n int) []Event {
+	evs := []Event{{Type: EventStart, ID: "id-1", Model: "bench-model"}, {Type: EventPartStart, Part: PartText}}
+	for i := 0; i < n; i++ {
+		evs = append(evs, Event{Type: EventPartDelta, Text: " a token\n"})
+	}
+	return append(evs, Event{Type: EventPartStop}, Event{Type: EventStop, StopReason: mapping.StopEnd},
+		Event{Type: EventUsage, Usage: Usage{Known: true, InputTokens: 10, OutputTokens: int64(n)}}, Event{Type: EventEnd})
+}
+
+// upstreamStream returns the benchmark stream as protocol p's upstream
+// would send it, split into its SSE events.
+func upstreamStream(b *testing.B, p Protocol, n int) []*sse.Event {
+	b.Helper()
+	body := encodeStream(p, &Request{Model: "bench-model", Stream: true, StreamUsage: true}, benchStream(n))
+	r := sse.NewReader(strings.NewReader(body), 0)
+	var out []*sse.Event
+	for {
+		ev, err := r.Next()
+		if err != nil {
+			break
+		}
+		c := *ev
+		c.Name = append([]byte(nil), ev.Name...)
+		c.Data = append([]byte(nil), ev.Data...)
+		out = append(out, &c)
+	}
+	return out
+}
+
+// BenchmarkStreamDelta measures the translation of one upstream text-delta
+// event into a client event, for every upstream -> client pair: the
+// per-event hot path of a streamed response.
+func BenchmarkStreamDelta(b *testing.B) {
+	for _, up := range Protocols {
+		evs := upstreamStream(b, up, 4)
+		// The third event of every protocol's stream is a text delta once
+		// the preamble has passed; find the first one carrying the text.
+		var delta *sse.Event
+		for _, ev := range evs {
+			if strings.Contains(string(ev.Data), "a token") {
+				delta = ev
+				break
+			}
+		}
+		for _, client := range Protocols {
+			b.Run(string(up)+"->"+string(client), func(b *testing.B) {
+				dec := NewStreamDecoder(up)
+				enc := NewStreamEncoder(client, &Request{Model: "bench-model", Stream: true})
+				var out []Event
+				var dst []byte
+				// Run the preamble so that the decoder is mid-stream.
+				for _, ev := range evs {
+					if ev == delta {
+						break
+					}
+					out = dec.Decode(out[:0], ev.Name, ev.Data, ev.Bare)
+					for i := range out {
+						dst = enc.Encode(dst[:0], &out[i])
+					}
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					out = dec.Decode(out[:0], delta.Name, delta.Data, delta.Bare)
+					dst = dst[:0]
+					for i := range out {
+						dst = enc.Encode(dst, &out[i])
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkStream500 measures a whole 500-event stream through a push
+// reader, decoder and encoder, as the Caddy writer runs it.
+func BenchmarkStream500(b *testing.B) {
+	pairs := [][2]Protocol{{OpenAIChat, AnthropicMessages}, {AnthropicMessages, OpenAIChat}, {Gemini, OpenAIResponses}, {OpenAIResponses, Gemini}}
+	for _, pair := range pairs {
+		up, client := pair[0], pair[1]
+		body := []byte(encodeStream(up, &Request{Model: "bench-model", Stream: true, StreamUsage: true}, benchStream(500)))
+		b.Run(string(up)+"->"+string(client), func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			dst := make([]byte, 0, 1024)
+			for b.Loop() {
+				rd := sse.NewPushReader(0)
+				dec := NewStreamDecoder(up)
+				enc := NewStreamEncoder(client, &Request{Model: "bench-model", Stream: true})
+				var out []Event
+				for i := 0; i < len(body); i += 4096 {
+					rd.Push(body[i:min(i+4096, len(body))])
+					for {
+						ev, err := rd.Next()
+						if err != nil {
+							break
+						}
+						out = dec.Decode(out[:0], ev.Name, ev.Data, ev.Bare)
+						dst = dst[:0]
+						for j := range out {
+							dst = enc.Encode(dst, &out[j])
+						}
+					}
+				}
+				out = dec.Close(out[:0], nil)
+				for j := range out {
+					dst = enc.Encode(dst[:0], &out[j])
+				}
+			}
+		})
+	}
+}
