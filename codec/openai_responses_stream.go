@@ -1,17 +1,211 @@
 package codec
 
-// responsesStreamDecoder decodes upstream Responses streams.
-type responsesStreamDecoder struct{ done bool }
+import (
+	"strings"
+	"time"
 
-func newResponsesStreamDecoder() *responsesStreamDecoder { return &responsesStreamDecoder{} }
+	"github.com/llmbridge/llmbridge/mapping"
+	"github.com/tidwall/gjson"
+)
+
+// This file is the stream codec of the OpenAI Responses API: upstream
+// Responses SSE events to canonical stream events, and canonical events to
+// the Responses SSE sequence a client expects.
+//
+// Scope: text and refusal content parts, stop reasons, usage and errors.
+// Tool calls, annotations (citations) and the built-in tools' items end the
+// stream with an error until the issues that add them; reasoning items are
+// skipped silently for now (reasoning models emit them by default).
+
+// responsesStreamDecoder decodes upstream Responses streams.
+//
+// Every output message content part becomes one canonical part. Parts of
+// all message items are numbered in the order they start; the decoder
+// closes an open part before it starts another, also when the upstream left
+// it open.
+type responsesStreamDecoder struct {
+	// text unescapes the strings of the event being decoded; reset at
+	// every call, since events are only valid until the next one.
+	text textArena
+
+	started bool // EventStart was emitted
+	done    bool // a terminal event was emitted
+
+	open      bool     // a part is open
+	openKind  PartType // the open part's kind
+	openIndex int      // the open part's index
+	filled    bool     // the open part received text (so .done texts are repeats)
+	next      int      // index of the next part
+	refusal   bool     // a refusal part was seen: completed means refused
+}
+
+// responsesStreamArena is the starting size of the decoder's arena: more
+// than the escaped text of a delta, so that, the buffer being kept across
+// events, deltas are unescaped without allocating.
+const responsesStreamArena = 1 << 10
+
+func newResponsesStreamDecoder() *responsesStreamDecoder {
+	return &responsesStreamDecoder{text: newTextArena(responsesStreamArena)}
+}
+
+// responsesEventFields are the top-level members of an event the decoder
+// reads, collected in one pass; which ones are present depends on the type.
+type responsesEventFields struct {
+	typ, delta, text, refusal    gjson.Result
+	part, item, response, errObj gjson.Result
+	code, message, param         gjson.Result
+}
 
 // Decode implements StreamDecoder.
 func (d *responsesStreamDecoder) Decode(out []Event, name, data []byte, bare bool) []Event {
 	if d.done {
 		return out
 	}
-	d.done = true
-	return append(out, Event{Type: EventError, Err: invalid("", "not implemented")})
+	d.text.reset()
+	s := bytesToString(data)
+	if !gjson.Valid(s) {
+		return d.fail(out, badUpstream(OpenAIResponses, "stream event data is not valid JSON"))
+	}
+	root := gjson.Parse(s)
+	if !root.IsObject() {
+		return d.fail(out, badUpstream(OpenAIResponses, "stream event data is not a JSON object"))
+	}
+	var f responsesEventFields
+	d.scan(root.Raw, &f)
+	if bare {
+		// A JSON block outside any data: field is no Responses event
+		// (openai-go skips such lines); only an error object there is
+		// worth reading.
+		if f.errObj.IsObject() {
+			return d.fail(out, responsesErrorObject(f.errObj))
+		}
+		return d.fail(out, badUpstream(OpenAIResponses, "stream holds JSON outside a data: field"))
+	}
+	typ := f.typ.Str
+	switch {
+	case f.typ.Type == gjson.String:
+	case f.typ.Exists() && f.typ.Type != gjson.Null:
+		return d.fail(out, badUpstream(OpenAIResponses, "stream event type is not a string"))
+	default:
+		// The type repeats the SSE event name; an event without one
+		// is named by its event: line, if any.
+		typ = bytesToString(name)
+	}
+
+	switch typ {
+	case "response.output_text.delta":
+		return d.delta(out, PartText, f.delta)
+	case "response.refusal.delta":
+		return d.delta(out, PartRefusal, f.delta)
+	case "response.output_text.done":
+		return d.doneText(out, PartText, f.text)
+	case "response.refusal.done":
+		return d.doneText(out, PartRefusal, f.refusal)
+	case "response.content_part.added":
+		return d.partAdded(out, f.part)
+	case "response.content_part.done":
+		return d.partDone(out, f.part)
+	case "response.output_item.added":
+		return d.itemAdded(out, f.item)
+	case "response.output_item.done":
+		return d.itemDone(out, f.item)
+	case "response.created", "response.in_progress", "response.queued":
+		// created is the start; in_progress and queued repeat it, and
+		// only stand in for it when it did not come first.
+		if d.started {
+			return out
+		}
+		l, err := d.lifecycle(f.response)
+		if err != nil {
+			return d.fail(out, err)
+		}
+		return d.start(out, &l)
+	case "response.completed", "response.incomplete":
+		return d.finish(out, typ, f.response)
+	case "response.failed":
+		return d.failed(out, f.response)
+	case "error":
+		// The spec's error event is flat ({type, code, message, param});
+		// real traffic nests the details under error (protocols.md A2).
+		if f.errObj.IsObject() {
+			return d.fail(out, responsesErrorObject(f.errObj))
+		}
+		return d.fail(out, responsesUpstreamError(f.code.String(), f.message.String(), f.param.String(), ""))
+	case "":
+		// An OpenAI-style {"error":{...}} without a type, as Chat
+		// streams and some compatible servers send it.
+		if f.errObj.IsObject() {
+			return d.fail(out, responsesErrorObject(f.errObj))
+		}
+		return d.fail(out, badUpstream(OpenAIResponses, "stream event has no type"))
+	case "response.output_text.annotation.added":
+		return d.fail(out, responsesNotYet("output text annotations (citations)"))
+	case "response.reasoning_summary_part.added", "response.reasoning_summary_part.done",
+		"response.reasoning_summary_text.delta", "response.reasoning_summary_text.done",
+		"response.reasoning_text.delta", "response.reasoning_text.done":
+		// Reasoning is skipped for now: reasoning models emit it by
+		// default, and a later issue maps it to reasoning parts.
+		return out
+	}
+	// Unknown events are ignored: OpenAI adds event types. The progress
+	// events of tool calls and built-in tools belong to output items that
+	// already ended the stream at output_item.added.
+	return out
+}
+
+// scan collects the top-level members of a validated event object that the
+// decoder reads. It walks the object like eachMember, with the same helpers
+// and arena, but looks at each key before building its value: a delta event
+// has eight members of which two are read, and building a gjson.Result for
+// the others (number parsing, escape scans) tripled the cost of decoding it.
+func (d *responsesStreamDecoder) scan(raw string, f *responsesEventFields) {
+	i := skipSpace(raw, 0) + 1 // past the '{'
+	for {
+		i = skipSpace(raw, i)
+		if i >= len(raw) || raw[i] == '}' {
+			return
+		}
+		if raw[i] == ',' {
+			i++
+			continue
+		}
+		end := stringEnd(raw, i)
+		key := raw[i+1 : end-1]
+		if strings.IndexByte(key, '\\') >= 0 {
+			key = d.text.unescape(key)
+		}
+		i = skipSpace(raw, skipSpace(raw, end)+1) // past the colon
+		end = valueEnd(raw, i)
+		var dst *gjson.Result
+		switch key {
+		case "type":
+			dst = &f.typ
+		case "delta":
+			dst = &f.delta
+		case "text":
+			dst = &f.text
+		case "refusal":
+			dst = &f.refusal
+		case "part":
+			dst = &f.part
+		case "item":
+			dst = &f.item
+		case "response":
+			dst = &f.response
+		case "error":
+			dst = &f.errObj
+		case "code":
+			dst = &f.code
+		case "message":
+			dst = &f.message
+		case "param":
+			dst = &f.param
+		}
+		if dst != nil {
+			*dst = d.text.result(raw[i:end])
+		}
+		i = end
+	}
 }
 
 // Close implements StreamDecoder.
@@ -19,16 +213,682 @@ func (d *responsesStreamDecoder) Close(out []Event, cause error) []Event {
 	if d.done {
 		return out
 	}
-	d.done = true
-	return append(out, Event{Type: EventError, Err: invalid("", "not implemented")})
+	return d.fail(out, truncated(OpenAIResponses, cause))
 }
 
-// responsesStreamEncoder encodes Responses streams for clients.
-type responsesStreamEncoder struct{ req *Request }
+// fail ends the stream with err.
+func (d *responsesStreamDecoder) fail(out []Event, err *Error) []Event {
+	d.done = true
+	return append(out, Event{Type: EventError, Err: err})
+}
+
+// ensureStarted emits an empty EventStart when content arrives before any
+// response.created (encoders then name the response themselves).
+func (d *responsesStreamDecoder) ensureStarted(out []Event) []Event {
+	if d.started {
+		return out
+	}
+	return d.start(out, &responsesLifecycle{})
+}
+
+// start emits EventStart from a response object.
+func (d *responsesStreamDecoder) start(out []Event, l *responsesLifecycle) []Event {
+	d.started = true
+	return append(out, Event{Type: EventStart, ID: l.id, Model: l.model, Created: l.created})
+}
+
+// startPart opens a part of kind k, closing the open one first.
+func (d *responsesStreamDecoder) startPart(out []Event, k PartType) []Event {
+	out = d.ensureStarted(out)
+	out = d.closePart(out)
+	d.open, d.openKind, d.openIndex, d.filled = true, k, d.next, false
+	d.next++
+	if k == PartRefusal {
+		d.refusal = true
+	}
+	return append(out, Event{Type: EventPartStart, Index: d.openIndex, Part: k})
+}
+
+// closePart closes the open part, if any.
+func (d *responsesStreamDecoder) closePart(out []Event) []Event {
+	if !d.open {
+		return out
+	}
+	d.open = false
+	return append(out, Event{Type: EventPartStop, Index: d.openIndex})
+}
+
+// appendText appends text to the open part, which must be of kind k; a
+// delta without its content_part.added opens the part itself.
+func (d *responsesStreamDecoder) appendText(out []Event, k PartType, text string) []Event {
+	if !d.open || d.openKind != k {
+		out = d.startPart(out, k)
+	}
+	d.filled = true
+	return append(out, Event{Type: EventPartDelta, Index: d.openIndex, Text: text})
+}
+
+// delta decodes response.output_text.delta and response.refusal.delta.
+func (d *responsesStreamDecoder) delta(out []Event, k PartType, v gjson.Result) []Event {
+	if v.Type != gjson.String {
+		if v.Exists() && v.Type != gjson.Null {
+			return d.fail(out, badUpstream(OpenAIResponses, "delta is not a string"))
+		}
+		return out
+	}
+	if v.Str == "" {
+		return out
+	}
+	return d.appendText(out, k, v.Str)
+}
+
+// doneText decodes response.output_text.done and response.refusal.done:
+// their full text is used only when no delta came for the part.
+func (d *responsesStreamDecoder) doneText(out []Event, k PartType, v gjson.Result) []Event {
+	if v.Type != gjson.String && v.Exists() && v.Type != gjson.Null {
+		return d.fail(out, badUpstream(OpenAIResponses, "done text is not a string"))
+	}
+	if v.Str == "" || (d.open && d.openKind == k && d.filled) {
+		return out
+	}
+	return d.appendText(out, k, v.Str)
+}
+
+// contentPart reads a content part object: its kind (ok false for reasoning
+// text, which is skipped) and its text.
+func (d *responsesStreamDecoder) contentPart(part gjson.Result) (k PartType, text string, ok bool, err *Error) {
+	if !part.IsObject() {
+		return 0, "", false, badUpstream(OpenAIResponses, "content part event has no part object")
+	}
+	typ := part.Get("type").String()
+	switch typ {
+	case "output_text":
+		k, text = PartText, part.Get("text").String()
+	case "refusal":
+		k, text = PartRefusal, part.Get("refusal").String()
+	case "reasoning_text":
+		// Reasoning content of a reasoning item (open-weight models):
+		// skipped for now, a later issue maps reasoning.
+		return 0, "", false, nil
+	default:
+		return 0, "", false, responsesNotYet(`content part type "` + typ + `"`)
+	}
+	return k, text, true, nil
+}
+
+// partAdded decodes response.content_part.added.
+func (d *responsesStreamDecoder) partAdded(out []Event, part gjson.Result) []Event {
+	k, text, ok, err := d.contentPart(part)
+	if err != nil {
+		return d.fail(out, err)
+	}
+	if !ok {
+		return out
+	}
+	out = d.startPart(out, k)
+	if text != "" {
+		// The part's initial text; always empty in real traffic.
+		d.filled = true
+		out = append(out, Event{Type: EventPartDelta, Index: d.openIndex, Text: text})
+	}
+	return out
+}
+
+// partDone decodes response.content_part.done: it closes the part, after
+// taking its full text when no delta came for it.
+func (d *responsesStreamDecoder) partDone(out []Event, part gjson.Result) []Event {
+	k, text, ok, err := d.contentPart(part)
+	if err != nil {
+		return d.fail(out, err)
+	}
+	if !ok {
+		return out
+	}
+	if d.open && d.openKind == k && d.filled {
+		return d.closePart(out)
+	}
+	if text != "" {
+		out = d.appendText(out, k, text)
+	}
+	return d.closePart(out)
+}
+
+// itemAdded decodes response.output_item.added: a message item opens
+// nothing by itself (its parts do), a reasoning item is skipped, and every
+// other item cannot be translated yet.
+func (d *responsesStreamDecoder) itemAdded(out []Event, item gjson.Result) []Event {
+	if !item.IsObject() {
+		return d.fail(out, badUpstream(OpenAIResponses, "output item event has no item object"))
+	}
+	switch typ := item.Get("type").String(); typ {
+	case "message":
+		return out
+	case "reasoning":
+		// Skipped for now, with all its events; a later issue maps
+		// reasoning.
+		return out
+	default:
+		return d.fail(out, responsesNotYet(`output item type "`+typ+`"`))
+	}
+}
+
+// itemDone decodes response.output_item.done: the end of a message closes
+// a part the upstream left open.
+func (d *responsesStreamDecoder) itemDone(out []Event, item gjson.Result) []Event {
+	if item.Get("type").String() == "message" {
+		return d.closePart(out)
+	}
+	return out
+}
+
+// responsesLifecycle is what the decoder reads from a response object.
+type responsesLifecycle struct {
+	id, model, status, reason string
+	created                   int64
+	usage, err                gjson.Result
+}
+
+// lifecycle reads the response object of a lifecycle event. A missing
+// object reads as empty.
+func (d *responsesStreamDecoder) lifecycle(resp gjson.Result) (responsesLifecycle, *Error) {
+	var l responsesLifecycle
+	if !resp.IsObject() {
+		if resp.Exists() && resp.Type != gjson.Null {
+			return l, badUpstream(OpenAIResponses, "response is not an object")
+		}
+		return l, nil
+	}
+	var err *Error
+	eachMember(resp, &d.text, func(key, v gjson.Result) bool {
+		switch key.Str {
+		case "id":
+			l.id, err = responsesUpstreamString(v, "response.id")
+		case "model":
+			l.model, err = responsesUpstreamString(v, "response.model")
+		case "created_at":
+			l.created, err = responsesUpstreamCount(v, "response.created_at")
+		case "status":
+			l.status, err = responsesUpstreamString(v, "response.status")
+		case "incomplete_details":
+			if v.IsObject() {
+				l.reason, err = responsesUpstreamString(v.Get("reason"), "response.incomplete_details.reason")
+			}
+		case "usage":
+			l.usage = v
+		case "error":
+			l.err = v
+		}
+		return err == nil
+	})
+	return l, err
+}
+
+// usage appends the EventUsage of a response's usage object, if any.
+func (d *responsesStreamDecoder) usage(out []Event, l *responsesLifecycle) ([]Event, *Error) {
+	if !l.usage.IsObject() {
+		return out, nil
+	}
+	u, err := decodeResponsesUsage(l.usage)
+	if err != nil {
+		return out, err
+	}
+	return append(out, Event{Type: EventUsage, Usage: u}), nil
+}
+
+// finish decodes response.completed and response.incomplete: usage, the
+// stop reason and the end of the stream.
+func (d *responsesStreamDecoder) finish(out []Event, typ string, resp gjson.Result) []Event {
+	l, err := d.lifecycle(resp)
+	if err != nil {
+		return d.fail(out, err)
+	}
+	if !d.started {
+		out = d.start(out, &l)
+	}
+	out = d.closePart(out)
+	if out, err = d.usage(out, &l); err != nil {
+		return d.fail(out, err)
+	}
+	status := l.status
+	if status == "" {
+		status = strings.TrimPrefix(typ, "response.")
+	}
+	// Tool calls end the stream before this point, so there are none.
+	stop, _ := mapping.FromResponsesStatus(status, l.reason, false)
+	if stop == mapping.StopEnd && d.refusal {
+		// A refusal is a completed response whose content is a
+		// refusal part (seed 000).
+		stop = mapping.StopRefusal
+	}
+	if stop != mapping.StopNone {
+		out = append(out, Event{Type: EventStop, StopReason: stop})
+	}
+	d.done = true
+	return append(out, Event{Type: EventEnd})
+}
+
+// failed decodes response.failed: the usage the response reports, if any,
+// then its error.
+func (d *responsesStreamDecoder) failed(out []Event, resp gjson.Result) []Event {
+	l, err := d.lifecycle(resp)
+	if err != nil {
+		return d.fail(out, err)
+	}
+	if d.started {
+		if out, err = d.usage(out, &l); err != nil {
+			return d.fail(out, err)
+		}
+	}
+	if l.err.IsObject() {
+		return d.fail(out, responsesErrorObject(l.err))
+	}
+	return d.fail(out, responsesUpstreamError("", "", "", ""))
+}
+
+// responsesErrorObject converts an upstream error object {code, message,
+// param, type}.
+func responsesErrorObject(v gjson.Result) *Error {
+	return responsesUpstreamError(v.Get("code").String(), v.Get("message").String(), v.Get("param").String(), v.Get("type").String())
+}
+
+// responsesUpstreamError converts an error the upstream reported inside its
+// stream. The strings are copied: they outlive the event. The HTTP status
+// is what the code (or type) implies, 500 when it implies nothing; quota
+// errors keep OpenAI's own 429.
+func responsesUpstreamError(code, message, param, typ string) *Error {
+	e := &Error{Status: 500, Kind: mapping.ErrAPI, Protocol: OpenAIResponses,
+		Code: strings.Clone(code), Message: strings.Clone(message), Param: strings.Clone(param)}
+	if k, ok := mapping.FromOpenAIErrorType(code); ok {
+		e.Kind = k
+	} else if k, ok := mapping.FromOpenAIErrorType(typ); ok {
+		e.Kind = k
+	}
+	switch e.Kind {
+	case mapping.ErrAPI:
+	case mapping.ErrBilling:
+		e.Status = 429
+	default:
+		e.Status = mapping.StatusForKind(e.Kind)
+	}
+	if e.Message == "" {
+		e.Message = "upstream " + string(OpenAIResponses) + " stream failed without an error message"
+	}
+	return e
+}
+
+// responsesNotYet is the error for upstream content outside the current
+// scope.
+func responsesNotYet(what string) *Error {
+	return &Error{Status: 502, Kind: mapping.ErrBadGateway,
+		Message: "upstream " + string(OpenAIResponses) + " stream: " + what + " cannot be translated yet"}
+}
+
+// responsesStreamEncoder encodes Responses streams for clients:
+//
+//	response.created, response.in_progress            (EventStart)
+//	response.output_item.added                         (first EventPartStart)
+//	per part: response.content_part.added,
+//	  response.output_text.delta | response.refusal.delta ...,
+//	  response.output_text.done | response.refusal.done,
+//	  response.content_part.done
+//	response.output_item.done                          (EventEnd, if a part was sent)
+//	response.completed | response.incomplete           (EventEnd)
+//
+// or, on EventError, error and response.failed. All parts belong to one
+// assistant message item at output_index 0. The full texts are kept for the
+// .done events and the final response object, which repeat them.
+type responsesStreamEncoder struct {
+	req *Request
+
+	seq      int64 // sequence_number of the next event
+	started  bool
+	ended    bool
+	itemSent bool // response.output_item.added was sent
+	partOpen bool
+
+	id, itemID, model string
+	created           int64
+
+	parts []responsesStreamPart
+	text  []byte // the texts of all parts, back to back
+	usage Usage
+	stop  StopReason
+}
+
+// responsesStreamPart is one part of the message: its kind and its text in
+// the encoder's text buffer.
+type responsesStreamPart struct {
+	kind       PartType
+	start, end int
+}
 
 func newResponsesStreamEncoder(req *Request) *responsesStreamEncoder {
 	return &responsesStreamEncoder{req: req}
 }
 
 // Encode implements StreamEncoder.
-func (e *responsesStreamEncoder) Encode(dst []byte, ev *Event) []byte { return dst }
+func (e *responsesStreamEncoder) Encode(dst []byte, ev *Event) []byte {
+	if e.ended {
+		return dst
+	}
+	switch ev.Type {
+	case EventStart:
+		if !e.started {
+			dst = e.start(dst, ev)
+		}
+	case EventPartStart:
+		dst = e.partStart(e.ensureStarted(dst), ev.Part)
+	case EventPartDelta:
+		if ev.Text != "" {
+			if !e.partOpen {
+				dst = e.partStart(e.ensureStarted(dst), PartText)
+			}
+			dst = e.delta(dst, ev.Text)
+		}
+	case EventPartStop:
+		if e.partOpen {
+			dst = e.partStop(dst)
+		}
+	case EventUsage:
+		e.usage = ev.Usage
+	case EventStop:
+		e.stop = ev.StopReason
+	case EventEnd:
+		dst = e.end(e.ensureStarted(dst))
+	case EventError:
+		dst = e.fail(dst, ev.Err)
+	}
+	return dst
+}
+
+// init fixes the response's identity from the start event: the upstream's
+// id, model and creation time when known. The strings are copied: events
+// are only valid until the decoder's next call.
+func (e *responsesStreamEncoder) init(ev *Event) {
+	e.started = true
+	e.id = strings.Clone(ev.ID)
+	if e.id == "" {
+		e.id = newID("resp_")
+	}
+	e.itemID = responsesMessageID(e.id)
+	e.model = strings.Clone(ev.Model)
+	if e.model == "" && e.req != nil {
+		e.model = e.req.Model
+	}
+	e.created = ev.Created
+	if e.created == 0 {
+		e.created = time.Now().Unix()
+	}
+	if ev.Usage.Known {
+		e.usage = ev.Usage
+	}
+}
+
+// start sends response.created and response.in_progress.
+func (e *responsesStreamEncoder) start(dst []byte, ev *Event) []byte {
+	e.init(ev)
+	for _, name := range [...]string{"response.created", "response.in_progress"} {
+		dst = e.begin(dst, name)
+		dst = append(dst, `,"response":`...)
+		dst = e.appendResponse(dst, "in_progress", "", nil)
+		dst = e.finishEvent(dst)
+	}
+	return dst
+}
+
+// ensureStarted starts a stream whose first event was not EventStart.
+func (e *responsesStreamEncoder) ensureStarted(dst []byte) []byte {
+	if e.started {
+		return dst
+	}
+	return e.start(dst, &Event{})
+}
+
+// begin opens an event: its SSE name and the start of its data, whose type
+// repeats the name.
+func (e *responsesStreamEncoder) begin(dst []byte, name string) []byte {
+	dst = append(dst, "event: "...)
+	dst = append(dst, name...)
+	dst = append(dst, "\ndata: {\"type\":\""...)
+	dst = append(dst, name...)
+	return append(dst, '"')
+}
+
+// finishEvent closes an event with its sequence number.
+func (e *responsesStreamEncoder) finishEvent(dst []byte) []byte {
+	dst = append(dst, `,"sequence_number":`...)
+	dst = appendInt(dst, e.seq)
+	e.seq++
+	return append(dst, "}\n\n"...)
+}
+
+// appendPartRef appends the content_index, item_id and output_index
+// members that locate the open part.
+func (e *responsesStreamEncoder) appendPartRef(dst []byte, logprobs bool) []byte {
+	dst = append(dst, `,"content_index":`...)
+	dst = appendInt(dst, int64(len(e.parts)-1))
+	dst = append(dst, `,"item_id":`...)
+	dst = appendString(dst, e.itemID)
+	if logprobs {
+		dst = append(dst, `,"logprobs":[]`...)
+	}
+	return append(dst, `,"output_index":0`...)
+}
+
+// partStart sends response.output_item.added before the first part, then
+// response.content_part.added.
+func (e *responsesStreamEncoder) partStart(dst []byte, k PartType) []byte {
+	if e.partOpen {
+		dst = e.partStop(dst)
+	}
+	if !e.itemSent {
+		e.itemSent = true
+		dst = e.begin(dst, "response.output_item.added")
+		dst = append(dst, `,"item":`...)
+		dst = e.appendItem(dst, "in_progress")
+		dst = append(dst, `,"output_index":0`...)
+		dst = e.finishEvent(dst)
+	}
+	e.parts = append(e.parts, responsesStreamPart{kind: k, start: len(e.text), end: len(e.text)})
+	e.partOpen = true
+	dst = e.begin(dst, "response.content_part.added")
+	dst = e.appendPartRef(dst, false)
+	dst = append(dst, `,"part":`...)
+	dst = e.appendPart(dst, &e.parts[len(e.parts)-1])
+	return e.finishEvent(dst)
+}
+
+// delta sends a text or refusal delta and keeps its text.
+func (e *responsesStreamEncoder) delta(dst []byte, text string) []byte {
+	p := &e.parts[len(e.parts)-1]
+	e.text = append(e.text, text...)
+	p.end = len(e.text)
+	if p.kind == PartRefusal {
+		dst = e.begin(dst, "response.refusal.delta")
+	} else {
+		dst = e.begin(dst, "response.output_text.delta")
+	}
+	dst = append(dst, `,"content_index":`...)
+	dst = appendInt(dst, int64(len(e.parts)-1))
+	dst = append(dst, `,"delta":`...)
+	dst = appendString(dst, text)
+	dst = append(dst, `,"item_id":`...)
+	dst = appendString(dst, e.itemID)
+	if p.kind != PartRefusal {
+		dst = append(dst, `,"logprobs":[]`...)
+	}
+	dst = append(dst, `,"output_index":0`...)
+	return e.finishEvent(dst)
+}
+
+// partStop sends the part's .done event with its full text, then
+// response.content_part.done.
+func (e *responsesStreamEncoder) partStop(dst []byte) []byte {
+	p := &e.parts[len(e.parts)-1]
+	full := bytesToString(e.text[p.start:p.end])
+	if p.kind == PartRefusal {
+		dst = e.begin(dst, "response.refusal.done")
+		dst = e.appendPartRef(dst, false)
+		dst = append(dst, `,"refusal":`...)
+	} else {
+		dst = e.begin(dst, "response.output_text.done")
+		dst = e.appendPartRef(dst, true)
+		dst = append(dst, `,"text":`...)
+	}
+	dst = appendString(dst, full)
+	dst = e.finishEvent(dst)
+	dst = e.begin(dst, "response.content_part.done")
+	dst = e.appendPartRef(dst, false)
+	dst = append(dst, `,"part":`...)
+	dst = e.appendPart(dst, p)
+	e.partOpen = false
+	return e.finishEvent(dst)
+}
+
+// end closes what is open and sends response.output_item.done and
+// response.completed (or response.incomplete) with the full response.
+func (e *responsesStreamEncoder) end(dst []byte) []byte {
+	if e.partOpen {
+		dst = e.partStop(dst)
+	}
+	status, reason := mapping.ResponsesStatus(e.stop)
+	if e.itemSent {
+		dst = e.begin(dst, "response.output_item.done")
+		dst = append(dst, `,"item":`...)
+		dst = e.appendItem(dst, status)
+		dst = append(dst, `,"output_index":0`...)
+		dst = e.finishEvent(dst)
+	}
+	dst = e.begin(dst, "response."+status)
+	dst = append(dst, `,"response":`...)
+	dst = e.appendResponse(dst, status, reason, nil)
+	e.ended = true
+	return e.finishEvent(dst)
+}
+
+// fail sends the error event in the spec's flat shape, then
+// response.failed with the output produced so far (an unfinished message is
+// "incomplete"). Open parts are not closed: their .done events would claim
+// a complete text.
+func (e *responsesStreamEncoder) fail(dst []byte, err *Error) []byte {
+	if err == nil {
+		err = &Error{Status: 500, Kind: mapping.ErrAPI, Message: "the upstream stream failed"}
+	}
+	if !e.started {
+		e.init(&Event{})
+	}
+	code := responsesErrorCode(err)
+	dst = e.begin(dst, "error")
+	dst = append(dst, `,"code":`...)
+	dst = appendString(dst, code)
+	dst = append(dst, `,"message":`...)
+	dst = appendString(dst, err.Message)
+	dst = append(dst, `,"param":`...)
+	if err.Param != "" {
+		dst = appendString(dst, err.Param)
+	} else {
+		dst = append(dst, "null"...)
+	}
+	dst = e.finishEvent(dst)
+	dst = e.begin(dst, "response.failed")
+	dst = append(dst, `,"response":`...)
+	dst = e.appendResponse(dst, "failed", "", err)
+	e.ended = true
+	return e.finishEvent(dst)
+}
+
+// responsesErrorCode returns the Responses error code for err: the
+// upstream's own when it speaks OpenAI, else the code OpenAI uses for its
+// kind (rate_limit_exceeded, insufficient_quota, server_is_overloaded), or
+// OpenAI's error type for kinds without a code of their own (server_error,
+// invalid_request_error, ...). Each of them maps back to the same kind.
+func responsesErrorCode(err *Error) string {
+	if err.Code != "" && (err.Protocol == OpenAIResponses || err.Protocol == OpenAIChat) {
+		return err.Code
+	}
+	switch err.Kind {
+	case mapping.ErrRateLimit:
+		return "rate_limit_exceeded"
+	case mapping.ErrBilling:
+		return "insufficient_quota"
+	case mapping.ErrOverloaded:
+		return "server_is_overloaded"
+	}
+	return mapping.OpenAIErrorType(err.Kind)
+}
+
+// appendResponse appends the response object with the fields openai-go's
+// responses.Response requires, as the non-streamed encoder writes them
+// (appendResponsesResponse): output holds the message once a part was sent,
+// and usage is written only in a terminal response and only when known.
+func (e *responsesStreamEncoder) appendResponse(dst []byte, status, incompleteReason string, failure *Error) []byte {
+	dst = append(dst, `{"id":`...)
+	dst = appendString(dst, e.id)
+	dst = append(dst, `,"object":"response","created_at":`...)
+	dst = appendInt(dst, e.created)
+	dst = append(dst, `,"status":`...)
+	dst = appendString(dst, status)
+	dst = append(dst, `,"error":`...)
+	if failure != nil {
+		dst = append(dst, `{"code":`...)
+		dst = appendString(dst, responsesErrorCode(failure))
+		dst = append(dst, `,"message":`...)
+		dst = appendString(dst, failure.Message)
+		dst = append(dst, '}')
+	} else {
+		dst = append(dst, "null"...)
+	}
+	dst = append(dst, `,"incomplete_details":`...)
+	if incompleteReason != "" {
+		dst = append(dst, `{"reason":`...)
+		dst = appendString(dst, incompleteReason)
+		dst = append(dst, '}')
+	} else {
+		dst = append(dst, "null"...)
+	}
+	dst = append(dst, `,"instructions":null,"metadata":{},"model":`...)
+	dst = appendString(dst, e.model)
+	dst = append(dst, `,"output":[`...)
+	if e.itemSent {
+		itemStatus := status
+		if status == "failed" {
+			itemStatus = "incomplete"
+		}
+		dst = e.appendItem(dst, itemStatus)
+	}
+	dst = append(dst, `],"parallel_tool_calls":true,"temperature":null,"tool_choice":"auto","tools":[],"top_p":null,"access_programs":null`...)
+	if status != "in_progress" && e.usage.Known {
+		dst = appendResponsesUsage(dst, &e.usage)
+	}
+	return append(dst, '}')
+}
+
+// appendItem appends the message item with the parts sent so far, as
+// appendResponsesOutputMessage writes it.
+func (e *responsesStreamEncoder) appendItem(dst []byte, status string) []byte {
+	dst = append(dst, `{"type":"message","id":`...)
+	dst = appendString(dst, e.itemID)
+	dst = append(dst, `,"status":`...)
+	dst = appendString(dst, status)
+	dst = append(dst, `,"role":"assistant","content":[`...)
+	for i := range e.parts {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = e.appendPart(dst, &e.parts[i])
+	}
+	return append(dst, `]}`...)
+}
+
+// appendPart appends a content part with its text so far.
+func (e *responsesStreamEncoder) appendPart(dst []byte, p *responsesStreamPart) []byte {
+	text := bytesToString(e.text[p.start:p.end])
+	if p.kind == PartRefusal {
+		dst = append(dst, `{"type":"refusal","refusal":`...)
+		dst = appendString(dst, text)
+		return append(dst, '}')
+	}
+	dst = append(dst, `{"type":"output_text","text":`...)
+	dst = appendString(dst, text)
+	return append(dst, `,"annotations":[],"logprobs":[]}`...)
+}

@@ -1,0 +1,948 @@
+package codec
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/llmbridge/llmbridge/mapping"
+	"github.com/llmbridge/llmbridge/sse"
+	"github.com/tidwall/gjson"
+)
+
+// responsesEventString renders a canonical event compactly for comparisons.
+func responsesEventString(ev Event) string {
+	switch ev.Type {
+	case EventStart:
+		return fmt.Sprintf("start %s %s %d", ev.ID, ev.Model, ev.Created)
+	case EventPartStart:
+		kind := "text"
+		if ev.Part == PartRefusal {
+			kind = "refusal"
+		}
+		return fmt.Sprintf("part_start %d %s", ev.Index, kind)
+	case EventPartDelta:
+		return fmt.Sprintf("delta %d %q", ev.Index, ev.Text)
+	case EventPartStop:
+		return fmt.Sprintf("part_stop %d", ev.Index)
+	case EventUsage:
+		u := ev.Usage
+		return fmt.Sprintf("usage %d/%d/%d/%d/%d", u.InputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.OutputTokens, u.ReasoningTokens)
+	case EventStop:
+		return "stop " + ev.StopReason.String()
+	case EventEnd:
+		return "end"
+	case EventError:
+		return fmt.Sprintf("error %d %d %q", ev.Err.Status, ev.Err.Kind, ev.Err.Message)
+	}
+	return "unknown"
+}
+
+func responsesEventStrings(evs []Event) []string {
+	out := make([]string, len(evs))
+	for i, ev := range evs {
+		out[i] = responsesEventString(ev)
+	}
+	return out
+}
+
+// rsEv builds one upstream Responses SSE event; fields continue the data
+// object after its type.
+func rsEv(typ, fields string) string {
+	return "event: " + typ + "\ndata: {\"type\":\"" + typ + "\"" + fields + "}\n\n"
+}
+
+func rsJSON(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+const rsResponse = `,"response":{"id":"resp_1","object":"response","created_at":1700000000,"status":"in_progress","model":"gpt-4o","output":[],"usage":null}`
+
+var (
+	rsStart    = rsEv("response.created", rsResponse+`,"sequence_number":0`) + rsEv("response.in_progress", rsResponse+`,"sequence_number":1`)
+	rsItem     = rsEv("response.output_item.added", `,"output_index":0,"item":{"type":"message","id":"msg_1","status":"in_progress","role":"assistant","content":[]}`)
+	rsItemDone = rsEv("response.output_item.done", `,"output_index":0,"item":{"type":"message","id":"msg_1","status":"completed","role":"assistant","content":[]}`)
+	rsUsage    = `"usage":{"input_tokens":10,"input_tokens_details":{"cached_tokens":4},"output_tokens":5,"output_tokens_details":{"reasoning_tokens":2},"total_tokens":15}`
+	rsDoneOK   = rsEv("response.completed", `,"response":{"id":"resp_1","status":"completed",`+rsUsage+`}`)
+)
+
+func rsPartAdded(i int, kind string) string {
+	field := "text"
+	if kind == "refusal" {
+		field = "refusal"
+	}
+	return rsEv("response.content_part.added", fmt.Sprintf(`,"item_id":"msg_1","output_index":0,"content_index":%d,"part":{"type":%q,%q:""}`, i, kind, field))
+}
+
+func rsDelta(i int, s string) string {
+	return rsEv("response.output_text.delta", fmt.Sprintf(`,"item_id":"msg_1","output_index":0,"content_index":%d,"delta":%s,"logprobs":[]`, i, rsJSON(s)))
+}
+
+func rsRefusalDelta(i int, s string) string {
+	return rsEv("response.refusal.delta", fmt.Sprintf(`,"item_id":"msg_1","output_index":0,"content_index":%d,"delta":%s`, i, rsJSON(s)))
+}
+
+func rsTextDone(i int, s string) string {
+	return rsEv("response.output_text.done", fmt.Sprintf(`,"item_id":"msg_1","output_index":0,"content_index":%d,"text":%s`, i, rsJSON(s)))
+}
+
+func rsRefusalDone(i int, s string) string {
+	return rsEv("response.refusal.done", fmt.Sprintf(`,"item_id":"msg_1","output_index":0,"content_index":%d,"refusal":%s`, i, rsJSON(s)))
+}
+
+func rsPartDone(i int, kind, s string) string {
+	field := "text"
+	if kind == "refusal" {
+		field = "refusal"
+	}
+	return rsEv("response.content_part.done", fmt.Sprintf(`,"item_id":"msg_1","output_index":0,"content_index":%d,"part":{"type":%q,%q:%s}`, i, kind, field, rsJSON(s)))
+}
+
+// rsText is a complete text part with the given deltas.
+func rsText(i int, deltas ...string) string {
+	s := rsPartAdded(i, "output_text")
+	for _, d := range deltas {
+		s += rsDelta(i, d)
+	}
+	full := strings.Join(deltas, "")
+	return s + rsTextDone(i, full) + rsPartDone(i, "output_text", full)
+}
+
+const (
+	rsWantStart = "start resp_1 gpt-4o 1700000000"
+	rsWantUsage = "usage 10/4/0/5/2"
+)
+
+func TestResponsesStreamDecodeEvents(t *testing.T) {
+	refusal := rsPartAdded(1, "refusal") + rsRefusalDelta(1, "I can't") + rsRefusalDelta(1, " help.") +
+		rsRefusalDone(1, "I can't help.") + rsPartDone(1, "refusal", "I can't help.")
+	tests := []struct {
+		name string
+		body string
+		want []string
+	}{
+		{"text", rsStart + rsItem + rsText(0, "Hel", "lo\n", "") + rsItemDone + rsDoneOK,
+			[]string{rsWantStart, "part_start 0 text", `delta 0 "Hel"`, `delta 0 "lo\n"`, "part_stop 0", rsWantUsage, "stop end", "end"}},
+		{"text and refusal parts",
+			rsStart + rsItem + rsText(0, "Well.") + refusal + rsItemDone + rsDoneOK,
+			[]string{rsWantStart, "part_start 0 text", `delta 0 "Well."`, "part_stop 0",
+				"part_start 1 refusal", `delta 1 "I can't"`, `delta 1 " help."`, "part_stop 1", rsWantUsage, "stop refusal", "end"}},
+		{"two message items",
+			rsStart + rsItem + rsText(0, "a") + rsItemDone + rsItem + rsText(0, "b") + rsItemDone + rsDoneOK,
+			[]string{rsWantStart, "part_start 0 text", `delta 0 "a"`, "part_stop 0", "part_start 1 text", `delta 1 "b"`, "part_stop 1", rsWantUsage, "stop end", "end"}},
+		{"done text without deltas",
+			rsStart + rsItem + rsPartAdded(0, "output_text") + rsTextDone(0, "all at once") + rsPartDone(0, "output_text", "all at once") + rsDoneOK,
+			[]string{rsWantStart, "part_start 0 text", `delta 0 "all at once"`, "part_stop 0", rsWantUsage, "stop end", "end"}},
+		{"part done text only",
+			rsStart + rsItem + rsPartAdded(0, "output_text") + rsPartDone(0, "output_text", "late") + rsDoneOK,
+			[]string{rsWantStart, "part_start 0 text", `delta 0 "late"`, "part_stop 0", rsWantUsage, "stop end", "end"}},
+		{"refusal done without deltas",
+			rsStart + rsItem + rsPartAdded(0, "refusal") + rsRefusalDone(0, "No.") + rsPartDone(0, "refusal", "No.") + rsDoneOK,
+			[]string{rsWantStart, "part_start 0 refusal", `delta 0 "No."`, "part_stop 0", rsWantUsage, "stop refusal", "end"}},
+		{"empty part",
+			rsStart + rsItem + rsPartAdded(0, "output_text") + rsTextDone(0, "") + rsPartDone(0, "output_text", "") + rsDoneOK,
+			[]string{rsWantStart, "part_start 0 text", "part_stop 0", rsWantUsage, "stop end", "end"}},
+		{"initial part text",
+			rsStart + rsItem + rsEv("response.content_part.added", `,"content_index":0,"part":{"type":"output_text","text":"pre"}`) +
+				rsDelta(0, "fix") + rsTextDone(0, "prefix") + rsPartDone(0, "output_text", "prefix") + rsDoneOK,
+			[]string{rsWantStart, "part_start 0 text", `delta 0 "pre"`, `delta 0 "fix"`, "part_stop 0", rsWantUsage, "stop end", "end"}},
+		{"deltas without part events",
+			rsStart + rsDelta(0, "a") + rsRefusalDelta(1, "b") + rsDelta(2, "c") + rsDoneOK,
+			[]string{rsWantStart, "part_start 0 text", `delta 0 "a"`, "part_stop 0", "part_start 1 refusal", `delta 1 "b"`, "part_stop 1",
+				"part_start 2 text", `delta 2 "c"`, "part_stop 2", rsWantUsage, "stop refusal", "end"}},
+		{"done texts without part events",
+			rsStart + rsTextDone(0, "t") + rsRefusalDone(1, "r") + rsPartDone(2, "output_text", "p") + rsDoneOK,
+			[]string{rsWantStart, "part_start 0 text", `delta 0 "t"`, "part_stop 0", "part_start 1 refusal", `delta 1 "r"`, "part_stop 1",
+				"part_start 2 text", `delta 2 "p"`, "part_stop 2", rsWantUsage, "stop refusal", "end"}},
+		{"empty part done without a part", rsStart + rsPartDone(0, "output_text", "") + rsDoneOK,
+			[]string{rsWantStart, rsWantUsage, "stop end", "end"}},
+		{"item done closes an open part",
+			rsStart + rsItem + rsPartAdded(0, "output_text") + rsDelta(0, "x") + rsItemDone + rsDoneOK,
+			[]string{rsWantStart, "part_start 0 text", `delta 0 "x"`, "part_stop 0", rsWantUsage, "stop end", "end"}},
+		{"completed closes an open part",
+			rsStart + rsItem + rsPartAdded(0, "output_text") + rsDelta(0, "x") + rsDoneOK,
+			[]string{rsWantStart, "part_start 0 text", `delta 0 "x"`, "part_stop 0", rsWantUsage, "stop end", "end"}},
+		{"part added closes an open part",
+			rsStart + rsItem + rsPartAdded(0, "output_text") + rsDelta(0, "x") + rsPartAdded(1, "output_text") + rsDelta(1, "y") + rsDoneOK,
+			[]string{rsWantStart, "part_start 0 text", `delta 0 "x"`, "part_stop 0", "part_start 1 text", `delta 1 "y"`, "part_stop 1", rsWantUsage, "stop end", "end"}},
+		{"empty and null deltas", rsStart + rsItem + rsPartAdded(0, "output_text") + rsDelta(0, "") +
+			rsEv("response.output_text.delta", `,"delta":null`) + rsEv("response.output_text.delta", "") + rsDoneOK,
+			[]string{rsWantStart, "part_start 0 text", "part_stop 0", rsWantUsage, "stop end", "end"}},
+		{"no output", rsStart + rsDoneOK, []string{rsWantStart, rsWantUsage, "stop end", "end"}},
+		{"no usage", rsStart + rsEv("response.completed", `,"response":{"status":"completed","usage":null}`),
+			[]string{rsWantStart, "stop end", "end"}},
+		{"status from the event type", rsStart + rsEv("response.completed", `,"response":{}`),
+			[]string{rsWantStart, "stop end", "end"}},
+		{"completed without a response", rsStart + rsEv("response.completed", ""), []string{rsWantStart, "stop end", "end"}},
+		{"usage with cache writes", rsStart + rsEv("response.completed", `,"response":{"status":"completed","usage":{"input_tokens":10,"input_tokens_details":{"cached_tokens":2,"cache_write_tokens":3},"output_tokens":1}}`),
+			[]string{rsWantStart, "usage 10/2/3/1/0", "stop end", "end"}},
+		{"incomplete max output tokens", rsStart + rsItem + rsText(0, "cut") +
+			rsEv("response.incomplete", `,"response":{"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},`+rsUsage+`}`),
+			[]string{rsWantStart, "part_start 0 text", `delta 0 "cut"`, "part_stop 0", rsWantUsage, "stop max_tokens", "end"}},
+		{"incomplete content filter", rsStart + rsEv("response.incomplete", `,"response":{"status":"incomplete","incomplete_details":{"reason":"content_filter"}}`),
+			[]string{rsWantStart, "stop content_filter", "end"}},
+		{"incomplete without details", rsStart + rsEv("response.incomplete", `,"response":{"status":"incomplete","incomplete_details":null}`),
+			[]string{rsWantStart, "stop max_tokens", "end"}},
+		{"incomplete unknown reason", rsStart + rsEv("response.incomplete", `,"response":{"status":"incomplete","incomplete_details":{"reason":"new_reason"}}`),
+			[]string{rsWantStart, "end"}},
+		{"refusal with a content filter stop", rsStart + rsItem + rsPartAdded(0, "refusal") + rsRefusalDelta(0, "No") +
+			rsEv("response.incomplete", `,"response":{"status":"incomplete","incomplete_details":{"reason":"content_filter"}}`),
+			[]string{rsWantStart, "part_start 0 refusal", `delta 0 "No"`, "part_stop 0", "stop content_filter", "end"}},
+		{"unknown events, comments and keepalives ignored",
+			": keepalive\n\n" + rsStart + rsEv("keepalive", "") + rsItem + rsEv("response.output_text.brand_new", `,"x":1`) +
+				rsText(0, "ok") + "event: ping\ndata: {}\n\n" + rsDoneOK,
+			[]string{rsWantStart, "part_start 0 text", `delta 0 "ok"`, "part_stop 0", rsWantUsage, "stop end", "end"}},
+		{"queued and in progress before created start the stream",
+			rsEv("response.queued", `,"response":{"id":"resp_q","model":"m","created_at":5,"status":"queued"}`) + rsStart + rsDoneOK,
+			[]string{"start resp_q m 5", rsWantUsage, "stop end", "end"}},
+		{"content before any lifecycle event", rsDelta(0, "x") + rsDoneOK,
+			[]string{"start   0", "part_start 0 text", `delta 0 "x"`, "part_stop 0", rsWantUsage, "stop end", "end"}},
+		{"completed as the only event", rsDoneOK, []string{"start resp_1  0", rsWantUsage, "stop end", "end"}},
+		{"escaped keys and spaces", rsStart + "data: { \"\\u0074ype\" : \"response.output_text.delta\" , \"delta\" : \"a\\u00e9\" }\n\n" + rsDoneOK,
+			[]string{rsWantStart, "part_start 0 text", `delta 0 "aé"`, "part_stop 0", rsWantUsage, "stop end", "end"}},
+		{"type from the event name", "event: response.output_text.delta\ndata: {\"delta\":\"n\"}\n\n" + rsDoneOK,
+			[]string{"start   0", "part_start 0 text", `delta 0 "n"`, "part_stop 0", rsWantUsage, "stop end", "end"}},
+		{"reasoning skipped",
+			rsStart +
+				rsEv("response.output_item.added", `,"output_index":0,"item":{"type":"reasoning","id":"rs_1","summary":[]}`) +
+				rsEv("response.reasoning_summary_part.added", `,"item_id":"rs_1","summary_index":0,"part":{"type":"summary_text","text":""}`) +
+				rsEv("response.reasoning_summary_text.delta", `,"item_id":"rs_1","summary_index":0,"delta":"thinking"`) +
+				rsEv("response.reasoning_summary_text.done", `,"item_id":"rs_1","summary_index":0,"text":"thinking"`) +
+				rsEv("response.reasoning_summary_part.done", `,"item_id":"rs_1","summary_index":0,"part":{"type":"summary_text","text":"thinking"}`) +
+				rsEv("response.content_part.added", `,"item_id":"rs_1","content_index":0,"part":{"type":"reasoning_text","text":""}`) +
+				rsEv("response.reasoning_text.delta", `,"item_id":"rs_1","content_index":0,"delta":"hmm"`) +
+				rsEv("response.reasoning_text.done", `,"item_id":"rs_1","content_index":0,"text":"hmm"`) +
+				rsEv("response.content_part.done", `,"item_id":"rs_1","content_index":0,"part":{"type":"reasoning_text","text":"hmm"}`) +
+				rsEv("response.output_item.done", `,"output_index":0,"item":{"type":"reasoning","id":"rs_1","summary":[]}`) +
+				rsItem + rsText(0, "answer") + rsItemDone + rsDoneOK,
+			[]string{rsWantStart, "part_start 0 text", `delta 0 "answer"`, "part_stop 0", rsWantUsage, "stop end", "end"}},
+		{"events after the end ignored", rsStart + rsDoneOK + rsStart + rsDelta(0, "late") + "data: [DONE]\n\n",
+			[]string{rsWantStart, rsWantUsage, "stop end", "end"}},
+
+		// Content that cannot be translated yet.
+		{"function call", rsStart + rsEv("response.output_item.added", `,"output_index":0,"item":{"type":"function_call","id":"fc_1","call_id":"call_1","name":"f","arguments":""}`) +
+			rsEv("response.function_call_arguments.delta", `,"delta":"{}"`) + rsDoneOK,
+			[]string{rsWantStart, `error 502 11 "upstream openai-responses stream: output item type \"function_call\" cannot be translated yet"`}},
+		{"web search call after text", rsStart + rsItem + rsPartAdded(0, "output_text") + rsDelta(0, "x") +
+			rsEv("response.output_item.added", `,"output_index":1,"item":{"type":"web_search_call","id":"ws_1","status":"in_progress"}`),
+			[]string{rsWantStart, "part_start 0 text", `delta 0 "x"`, `error 502 11 "upstream openai-responses stream: output item type \"web_search_call\" cannot be translated yet"`}},
+		{"annotation", rsStart + rsItem + rsPartAdded(0, "output_text") + rsEv("response.output_text.annotation.added", `,"annotation":{"type":"url_citation"}`),
+			[]string{rsWantStart, "part_start 0 text", `error 502 11 "upstream openai-responses stream: output text annotations (citations) cannot be translated yet"`}},
+		{"unknown content part", rsStart + rsItem + rsEv("response.content_part.added", `,"part":{"type":"output_audio"}`),
+			[]string{rsWantStart, `error 502 11 "upstream openai-responses stream: content part type \"output_audio\" cannot be translated yet"`}},
+		{"unknown content part done", rsStart + rsItem + rsEv("response.content_part.done", `,"part":{"type":"output_audio"}`),
+			[]string{rsWantStart, `error 502 11 "upstream openai-responses stream: content part type \"output_audio\" cannot be translated yet"`}},
+
+		// Errors from the upstream.
+		{"error event nested (real traffic)", rsStart +
+			rsEv("error", `,"sequence_number":2,"error":{"type":"insufficient_quota","code":"insufficient_quota","message":"You exceeded your current quota.","param":null}`) +
+			rsEv("response.failed", `,"response":{"id":"resp_1","status":"failed","error":{"code":"server_error","message":"ignored"}}`),
+			[]string{rsWantStart, `error 429 7 "You exceeded your current quota."`}},
+		{"error event flat (spec)", rsStart + rsItem + rsPartAdded(0, "output_text") + rsDelta(0, "x") +
+			rsEv("error", `,"code":"rate_limit_exceeded","message":"Slow down.","param":null,"sequence_number":5`),
+			[]string{rsWantStart, "part_start 0 text", `delta 0 "x"`, `error 429 6 "Slow down."`}},
+		{"error event with a type only", rsEv("error", `,"error":{"type":"invalid_request_error","message":"Bad."}`),
+			[]string{`error 400 1 "Bad."`}},
+		{"error event without details", rsEv("error", ""),
+			[]string{`error 500 0 "upstream openai-responses stream failed without an error message"`}},
+		{"failed", rsStart + rsEv("response.failed", `,"response":{"id":"resp_1","status":"failed","error":{"code":"server_error","message":"The server had an error."},`+rsUsage+`}`),
+			[]string{rsWantStart, rsWantUsage, `error 500 0 "The server had an error."`}},
+		{"failed overloaded", rsStart + rsEv("response.failed", `,"response":{"status":"failed","error":{"code":"server_is_overloaded","message":"Busy."}}`),
+			[]string{rsWantStart, `error 503 8 "Busy."`}},
+		{"failed without an error", rsEv("response.failed", `,"response":{"status":"failed","error":null,`+rsUsage+`}`),
+			[]string{`error 500 0 "upstream openai-responses stream failed without an error message"`}},
+		{"chat-style error", rsStart + "data: {\"error\":{\"message\":\"Oops.\",\"type\":\"server_error\",\"code\":null}}\n\n",
+			[]string{rsWantStart, `error 500 0 "Oops."`}},
+		{"bare error block", rsStart + "{\"error\": {\n  \"code\": \"rate_limit_exceeded\",\n  \"message\": \"Later.\"\n}}\n\n",
+			[]string{rsWantStart, `error 429 6 "Later."`}},
+
+		// Data that is not a Responses event.
+		{"invalid JSON", rsStart + "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\n\n",
+			[]string{rsWantStart, `error 502 11 "upstream openai-responses response is invalid: stream event data is not valid JSON"`}},
+		{"DONE before the end", rsStart + "data: [DONE]\n\n",
+			[]string{rsWantStart, `error 502 11 "upstream openai-responses response is invalid: stream event data is not valid JSON"`}},
+		{"not an object", "data: [1,2]\n\n",
+			[]string{`error 502 11 "upstream openai-responses response is invalid: stream event data is not a JSON object"`}},
+		{"type not a string", rsStart + "data: {\"type\":7}\n\n",
+			[]string{rsWantStart, `error 502 11 "upstream openai-responses response is invalid: stream event type is not a string"`}},
+		{"no type", rsStart + "data: {\"delta\":\"x\"}\n\n",
+			[]string{rsWantStart, `error 502 11 "upstream openai-responses response is invalid: stream event has no type"`}},
+		{"bare non-error block", rsStart + "{\"type\":\"response.output_text.delta\",\"delta\":\"x\"}\n\n",
+			[]string{rsWantStart, `error 502 11 "upstream openai-responses response is invalid: stream holds JSON outside a data: field"`}},
+		{"delta not a string", rsStart + rsEv("response.output_text.delta", `,"delta":5`),
+			[]string{rsWantStart, `error 502 11 "upstream openai-responses response is invalid: delta is not a string"`}},
+		{"done text not a string", rsStart + rsEv("response.output_text.done", `,"text":{}`),
+			[]string{rsWantStart, `error 502 11 "upstream openai-responses response is invalid: done text is not a string"`}},
+		{"part not an object", rsStart + rsEv("response.content_part.added", `,"part":"output_text"`),
+			[]string{rsWantStart, `error 502 11 "upstream openai-responses response is invalid: content part event has no part object"`}},
+		{"item not an object", rsStart + rsEv("response.output_item.added", `,"item":null`),
+			[]string{rsWantStart, `error 502 11 "upstream openai-responses response is invalid: output item event has no item object"`}},
+		{"response not an object", rsEv("response.created", `,"response":[]`),
+			[]string{`error 502 11 "upstream openai-responses response is invalid: response is not an object"`}},
+		{"id not a string", rsEv("response.created", `,"response":{"id":1}`),
+			[]string{`error 502 11 "upstream openai-responses response is invalid: response.id is not a string"`}},
+		{"created_at not a number", rsEv("response.created", `,"response":{"created_at":"now"}`),
+			[]string{`error 502 11 "upstream openai-responses response is invalid: response.created_at is not a number"`}},
+		{"incomplete reason not a string", rsStart + rsEv("response.incomplete", `,"response":{"incomplete_details":{"reason":1}}`),
+			[]string{rsWantStart, `error 502 11 "upstream openai-responses response is invalid: response.incomplete_details.reason is not a string"`}},
+		{"usage not numbers", rsStart + rsEv("response.completed", `,"response":{"usage":{"input_tokens":"many"}}`),
+			[]string{rsWantStart, `error 502 11 "upstream openai-responses response is invalid: usage.input_tokens is not a number"`}},
+		{"failed response not an object", rsStart + rsEv("response.failed", `,"response":7`),
+			[]string{rsWantStart, `error 502 11 "upstream openai-responses response is invalid: response is not an object"`}},
+		{"failed usage not numbers", rsStart + rsEv("response.failed", `,"response":{"usage":{"output_tokens":true}}`),
+			[]string{rsWantStart, `error 502 11 "upstream openai-responses response is invalid: usage.output_tokens is not a number"`}},
+
+		// Streams that end early.
+		{"empty body", "", []string{`error 502 11 "upstream openai-responses stream ended before it was complete"`}},
+		{"no terminal event", rsStart + rsItem + rsPartAdded(0, "output_text") + rsDelta(0, "x"),
+			[]string{rsWantStart, "part_start 0 text", `delta 0 "x"`, `error 502 11 "upstream openai-responses stream ended before it was complete"`}},
+		{"cut in the middle of a line", rsStart + "event: response.completed\ndata: {\"type\":\"resp",
+			[]string{rsWantStart, `error 502 11 "upstream openai-responses stream broke off before it was complete"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			evs := decodeStream(t, OpenAIResponses, tt.body, nil)
+			checkWellFormed(t, evs)
+			got := responsesEventStrings(evs)
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
+
+// TestResponsesStreamDecodeErrorFields checks the fields of upstream errors
+// that the event strings leave out.
+func TestResponsesStreamDecodeErrorFields(t *testing.T) {
+	body := rsStart + rsEv("error", `,"code":"invalid_prompt","message":"Flagged.","param":"input","sequence_number":2`)
+	evs := decodeStream(t, OpenAIResponses, body, nil)
+	e := evs[len(evs)-1].Err
+	want := Error{Status: 400, Kind: mapping.ErrInvalidRequest, Message: "Flagged.", Param: "input", Code: "invalid_prompt", Protocol: OpenAIResponses}
+	if e == nil || *e != want {
+		t.Errorf("error %+v, want %+v", e, want)
+	}
+}
+
+// TestResponsesStreamDecodeAliasing checks that an error's strings survive
+// the reuse of the event data and of the decoder's arena.
+func TestResponsesStreamDecodeAliasing(t *testing.T) {
+	d := newResponsesStreamDecoder()
+	data := []byte(`{"type":"error","code":"server_error","message":"line\none","param":"p"}`)
+	evs := d.Decode(nil, nil, data, false)
+	for i := range data {
+		data[i] = 'x'
+	}
+	d.text.reset()
+	d.text.unescape(`zzzzzzzzzzzzzzzzzzzzz`)
+	e := evs[0].Err
+	if e.Message != "line\none" || e.Code != "server_error" || e.Param != "p" {
+		t.Errorf("error strings changed: %+v", e)
+	}
+	if got := d.Decode(nil, nil, []byte(`{}`), false); len(got) != 0 {
+		t.Errorf("events after the end: %v", got)
+	}
+	if got := d.Close(nil, nil); len(got) != 0 {
+		t.Errorf("events from Close after the end: %v", got)
+	}
+}
+
+// responsesRecordingFiles returns the streamed recordings that got an event
+// stream (HTTP 200), by file name.
+func responsesRecordingFiles(t *testing.T) []string {
+	t.Helper()
+	dir := filepath.Join(responsesRecordingsDir, "openai-responses")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skip("../shared/recordings not present")
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*-stream*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if gjson.GetBytes(b, "response.status").Int() == 200 {
+			names = append(names, filepath.Base(f))
+		}
+	}
+	return names
+}
+
+// responsesRecordingWant is what a client assembles from one recording.
+type responsesRecordingWant struct {
+	id, model, text string
+	stop            StopReason
+	usage           Usage
+	err             string // substring of the error message; "" for a complete stream
+	status          int
+}
+
+var responsesRecordingWants = map[string]responsesRecordingWant{
+	"gpt-4o-text-stream.json": {id: "resp_099d6c816b4d9f35016a3c11f9593481a2a77e9b90b888ae50", model: "gpt-4o-2024-08-06",
+		text: "Olá!", stop: mapping.StopEnd, usage: Usage{Known: true, InputTokens: 20, OutputTokens: 3}},
+	"gpt-4o-followup-stream-no-sequence-number.json": {id: "resp_67e554a21aa88191b65876ac5e5bbe0406c52f0e511c76ed", model: "gpt-4o-2024-08-06",
+		text: "The capital of France is Paris.", stop: mapping.StopEnd, usage: Usage{Known: true, InputTokens: 278, OutputTokens: 9}},
+	"gpt-4o-tool-followup-stream.json": {id: "resp_05bf401c6a96e8f8016a3c12019e648191b854b80349a9aa8b", model: "gpt-4o-2024-08-06",
+		text: "The current temperature in Florence, Italy is 40°C.", stop: mapping.StopEnd, usage: Usage{Known: true, InputTokens: 81, OutputTokens: 14}},
+	// Reasoning summaries are skipped; the answer stays.
+	"gpt-5-reasoning-summary-followup-stream.json": {id: "resp_065915db01d8635a016a3c125658a081a38159e7d307d23d65", model: "gpt-5-2025-08-07",
+		text:  "Right now in Florence, Italy, it’s about 40°C (104°F). Would you like a forecast or details like wind and humidity?",
+		stop:  mapping.StopEnd,
+		usage: Usage{Known: true, InputTokens: 92, OutputTokens: 456, ReasoningTokens: 384}},
+	// Tool calls cannot be translated yet.
+	"gpt-4o-tool-call-stream.json": {id: "resp_08e0d5fe24768fbd016a3c11fec04081928b7c5c05d975fc26", model: "gpt-4o-2024-08-06",
+		err: `output item type "function_call" cannot be translated yet`, status: 502},
+	"gpt-4o-tool-call-stream-no-sequence-number.json": {id: "resp_67e554a155508191900ee113293c4c830794405d35281ae2", model: "gpt-4o-2024-08-06",
+		err: `output item type "function_call" cannot be translated yet`, status: 502},
+	"gpt-5-parallel-tools-stream.json": {id: "resp_0a7836d50cf181dd016a3c122cf3b881a1947fb8d49897cfca", model: "gpt-5-2025-08-07",
+		err: `output item type "function_call" cannot be translated yet`, status: 502},
+	"gpt-5-reasoning-summary-tool-call-stream.json": {id: "resp_017e85da2ae23b69016a3c12518cc0819da56cbbdd33f128f3", model: "gpt-5-2025-08-07",
+		err: `output item type "function_call" cannot be translated yet`, status: 502},
+	"reasoning-encrypted-content-stream-reframed.json": {id: "resp_01830d662ab3856501693c321345c88190b0de00f3b9975691", model: "gpt-5.1-codex-max",
+		err: `output item type "function_call" cannot be translated yet`, status: 502},
+	// A mid-stream error in the real nested shape, then response.failed.
+	"insufficient-quota-error-event-stream-reframed.json": {id: "resp_05500b38c2cd9bfc00691c7c9d222481a3b595421266dab424", model: "gpt-5-nano-2025-08-07",
+		err: "You exceeded your current quota, please check your plan and billing details.", status: 429},
+}
+
+func TestResponsesStreamDecodeRecordings(t *testing.T) {
+	files := responsesRecordingFiles(t)
+	if len(files) != len(responsesRecordingWants) {
+		t.Errorf("found %d streamed recordings, the table has %d: %v", len(files), len(responsesRecordingWants), files)
+	}
+	for _, file := range files {
+		t.Run(file, func(t *testing.T) {
+			want, ok := responsesRecordingWants[file]
+			if !ok {
+				t.Fatal("recording missing from the table")
+			}
+			evs := decodeStream(t, OpenAIResponses, string(readResponsesRecording(t, "openai-responses/"+file)), nil)
+			checkWellFormed(t, evs)
+			s := summarize(evs)
+			if s.ID != want.id || s.Model != want.model {
+				t.Errorf("id %q model %q, want %q %q", s.ID, s.Model, want.id, want.model)
+			}
+			if want.err != "" {
+				if s.Err == nil || !strings.Contains(s.Err.Message, want.err) || s.Err.Status != want.status || s.Complete {
+					t.Fatalf("got %+v (error %+v), want error %d %q", s, s.Err, want.status, want.err)
+				}
+				return
+			}
+			if s.Err != nil || !s.Complete {
+				t.Fatalf("stream not complete: %+v", s.Err)
+			}
+			if s.Text != want.text || s.Refusal != "" || s.Stop != want.stop || s.Usage != want.usage {
+				t.Errorf("got text %q refusal %q stop %v usage %+v\nwant text %q stop %v usage %+v",
+					s.Text, s.Refusal, s.Stop, s.Usage, want.text, want.stop, want.usage)
+			}
+		})
+	}
+}
+
+// responsesSplitEvents splits an SSE body into its events (at blank lines).
+func responsesSplitEvents(body string) []string {
+	body = strings.ReplaceAll(body, "\r\n", "\n")
+	var evs []string
+	for _, ev := range strings.SplitAfter(body, "\n\n") {
+		if strings.TrimSpace(ev) != "" {
+			evs = append(evs, ev)
+		}
+	}
+	return evs
+}
+
+// TestResponsesStreamDecodeTruncated closes every recording after each
+// prefix of its events, cleanly and with a broken connection: the stream is
+// complete only when its terminal event was seen (and nothing failed
+// before it).
+func TestResponsesStreamDecodeTruncated(t *testing.T) {
+	for _, file := range responsesRecordingFiles(t) {
+		t.Run(file, func(t *testing.T) {
+			body := string(readResponsesRecording(t, "openai-responses/"+file))
+			canComplete := summarize(decodeStream(t, OpenAIResponses, body, nil)).Complete
+			events := responsesSplitEvents(body)
+			terminal := false
+			for n := 0; n <= len(events); n++ {
+				if n > 0 {
+					typ := gjson.Get(strings.SplitN(events[n-1], "data: ", 2)[1], "type").Str
+					terminal = terminal || typ == "response.completed" || typ == "response.incomplete"
+				}
+				for _, cause := range []error{nil, errTestBroken} {
+					evs := decodeStream(t, OpenAIResponses, strings.Join(events[:n], ""), cause)
+					checkWellFormed(t, evs)
+					s := summarize(evs)
+					if s.Complete != (terminal && canComplete) {
+						t.Fatalf("prefix of %d events (cause %v): complete %v, terminal event seen %v", n, cause, s.Complete, terminal)
+					}
+					if !s.Complete && s.Err == nil {
+						t.Fatalf("prefix of %d events: incomplete without an error", n)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestResponsesStreamDecodeTruncatedBytes cuts a recording after every byte.
+func TestResponsesStreamDecodeTruncatedBytes(t *testing.T) {
+	body := string(readResponsesRecording(t, "openai-responses/gpt-4o-text-stream.json"))
+	end := strings.LastIndex(body, "event: response.completed")
+	for n := 0; n < len(body); n++ {
+		evs := decodeStream(t, OpenAIResponses, body[:n], nil)
+		checkWellFormed(t, evs)
+		s := summarize(evs)
+		// The completed event is complete once its data line has ended.
+		complete := n > strings.Index(body[end:], "}\n")+end+1
+		if s.Complete != complete {
+			t.Fatalf("cut at %d/%d: complete %v, want %v (%+v)", n, len(body), s.Complete, complete, s.Err)
+		}
+	}
+}
+
+// TestResponsesStreamDecodeSplit feeds events split in odd ways: one byte
+// per read, CRLF line ends, data split over several data: lines, and a
+// text-only response through every chunking: the result does not change.
+func TestResponsesStreamDecodeSplit(t *testing.T) {
+	body := rsStart + rsItem + rsText(0, "Hé", "llo\n", "\"w\"") + rsItemDone + rsDoneOK
+	want := responsesEventStrings(decodeStream(t, OpenAIResponses, body, nil))
+	variants := map[string]string{
+		"crlf":      strings.ReplaceAll(body, "\n", "\r\n"),
+		"cr":        strings.ReplaceAll(body, "\n", "\r"),
+		"multiline": strings.ReplaceAll(body, `,"`, ",\ndata: \""),
+		"comments":  strings.ReplaceAll(body, "\n\n", "\n: c\n\n"),
+		"no space":  strings.ReplaceAll(body, "data: ", "data:"),
+	}
+	for name, v := range variants {
+		t.Run(name, func(t *testing.T) {
+			got := responsesEventStrings(decodeStream(t, OpenAIResponses, v, nil))
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		})
+	}
+	t.Run("one byte reads", func(t *testing.T) {
+		dec := NewStreamDecoder(OpenAIResponses)
+		r := sse.NewReader(iotest.OneByteReader(strings.NewReader(body)), 0)
+		var out []Event
+		for {
+			ev, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = appendDetached(out, dec.Decode(nil, ev.Name, ev.Data, ev.Bare))
+		}
+		out = appendDetached(out, dec.Close(nil, nil))
+		if got := responsesEventStrings(out); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	})
+}
+
+// Encoder.
+
+// rsCanonical builds canonical event sequences for encoder tests.
+func rsStartEvent() Event {
+	return Event{Type: EventStart, ID: "resp_abc123", Model: "gpt-4o-2024-08-06", Created: 1700000000}
+}
+
+var rsTestUsage = Usage{Known: true, InputTokens: 20, CacheReadTokens: 4, OutputTokens: 7, ReasoningTokens: 2}
+
+func rsTextEvents(index int, kind PartType, deltas ...string) []Event {
+	evs := []Event{{Type: EventPartStart, Index: index, Part: kind}}
+	for _, d := range deltas {
+		evs = append(evs, Event{Type: EventPartDelta, Index: index, Text: d})
+	}
+	return append(evs, Event{Type: EventPartStop, Index: index})
+}
+
+func rsSeq(parts ...[]Event) []Event {
+	var evs []Event
+	for _, p := range parts {
+		evs = append(evs, p...)
+	}
+	return evs
+}
+
+func rsOne(evs ...Event) []Event { return evs }
+
+// responsesEncoderCases are the canonical streams of the golden files.
+var responsesEncoderCases = []struct {
+	name string
+	evs  []Event
+}{
+	{"text", rsSeq(rsOne(rsStartEvent()), rsTextEvents(0, PartText, "Hello", ",\nworld", " \"quoted\" é"),
+		rsOne(Event{Type: EventStop, StopReason: mapping.StopEnd}, Event{Type: EventUsage, Usage: rsTestUsage}, Event{Type: EventEnd}))},
+	{"refusal", rsSeq(rsOne(rsStartEvent()), rsTextEvents(0, PartRefusal, "I can't", " help with that."),
+		rsOne(Event{Type: EventStop, StopReason: mapping.StopRefusal}, Event{Type: EventUsage, Usage: rsTestUsage}, Event{Type: EventEnd}))},
+	{"text_and_refusal", rsSeq(rsOne(rsStartEvent()), rsTextEvents(0, PartText, "Here is what I can say."), rsTextEvents(1, PartRefusal, "The rest I refuse."),
+		rsOne(Event{Type: EventStop, StopReason: mapping.StopRefusal}, Event{Type: EventEnd}))},
+	{"max_tokens", rsSeq(rsOne(rsStartEvent()), rsTextEvents(0, PartText, "Once upon a"),
+		rsOne(Event{Type: EventStop, StopReason: mapping.StopMaxTokens}, Event{Type: EventUsage, Usage: rsTestUsage}, Event{Type: EventEnd}))},
+	{"content_filter", rsSeq(rsOne(rsStartEvent()), rsTextEvents(0, PartText, "Partial"),
+		rsOne(Event{Type: EventStop, StopReason: mapping.StopContentFilter}, Event{Type: EventEnd}))},
+	// Usage reported before the stop reason (Anthropic start usage,
+	// Gemini usage on every chunk) and after it (Chat include_usage).
+	{"usage_before_stop", rsSeq(rsOne(Event{Type: EventStart, ID: "msg_01XYZ", Model: "claude-sonnet-4-5", Created: 1700000002, Usage: Usage{Known: true, InputTokens: 30}}),
+		rsTextEvents(0, PartText, "Hi"),
+		rsOne(Event{Type: EventUsage, Usage: Usage{Known: true, InputTokens: 30, CacheWriteTokens: 10, OutputTokens: 3}},
+			Event{Type: EventStop, StopReason: mapping.StopSequence, StopSequence: "END"}, Event{Type: EventEnd}))},
+	{"usage_after_stop", rsSeq(rsOne(Event{Type: EventStart, ID: "chatcmpl-123", Model: "gpt-4o-mini", Created: 1700000001}),
+		rsTextEvents(0, PartText, "Hi"),
+		rsOne(Event{Type: EventStop, StopReason: mapping.StopEnd}, Event{Type: EventUsage, Usage: Usage{Known: true, InputTokens: 8, OutputTokens: 2}}, Event{Type: EventEnd}))},
+	{"no_output", rsOne(rsStartEvent(), Event{Type: EventStop, StopReason: mapping.StopEnd}, Event{Type: EventEnd})},
+	{"error_mid_stream", rsSeq(rsOne(rsStartEvent()), rsOne(Event{Type: EventPartStart, Index: 0, Part: PartText}, Event{Type: EventPartDelta, Index: 0, Text: "Partial answer"}),
+		rsOne(Event{Type: EventError, Err: &Error{Status: 529, Kind: mapping.ErrOverloaded, Message: "Overloaded", Code: "overloaded_error", Protocol: AnthropicMessages}}))},
+	{"error_before_content", rsOne(rsStartEvent(),
+		Event{Type: EventError, Err: &Error{Status: 429, Kind: mapping.ErrBilling, Message: "You exceeded your current quota.", Code: "insufficient_quota", Protocol: OpenAIResponses}})},
+}
+
+// responsesGoldenSSE compares an encoded stream with
+// testdata/openai-responses/stream_<name>.sse, or rewrites it with -update.
+func responsesGoldenSSE(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "openai-responses", "stream_"+name+".sse")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./codec -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file:\n got: %s\nwant: %s", path, got, want)
+	}
+}
+
+func TestResponsesStreamEncodeGolden(t *testing.T) {
+	for _, tc := range responsesEncoderCases {
+		t.Run(tc.name, func(t *testing.T) {
+			out := encodeStream(OpenAIResponses, &Request{Model: "client-model"}, tc.evs)
+			checkResponsesSSE(t, []byte(out))
+			responsesGoldenSSE(t, tc.name, []byte(out))
+		})
+	}
+}
+
+// checkResponsesSSE checks an encoded stream against the Responses event
+// grammar a strict client (Codex) relies on: every event's type repeats its
+// name, sequence numbers count from 0, the stream starts with
+// response.created and response.in_progress, output_item.added precedes all
+// content, every part is opened, filled and closed in order with matching
+// texts, and it ends with exactly one terminal event.
+func checkResponsesSSE(t *testing.T, body []byte) {
+	t.Helper()
+	r := sse.NewReader(bytes.NewReader(body), 0)
+	var names []string
+	var seq int64
+	item, itemDone, terminal := false, false, ""
+	part, text := -1, ""
+	parts := 0
+	var texts []string
+	for {
+		ev, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := string(ev.Name)
+		bad := func(why string) { t.Fatalf("event %d %s: %s\n%s", len(names), name, why, body) }
+		if !gjson.ValidBytes(ev.Data) {
+			bad("data is not JSON")
+		}
+		data := gjson.ParseBytes(ev.Data)
+		if data.Get("type").Str != name {
+			bad("type does not repeat the event name")
+		}
+		if data.Get("sequence_number").Int() != seq || !data.Get("sequence_number").Exists() {
+			bad(fmt.Sprintf("sequence number %s, want %d", data.Get("sequence_number").Raw, seq))
+		}
+		seq++
+		if terminal != "" && !(terminal == "error" && name == "response.failed") {
+			bad("event after the terminal event " + terminal)
+		}
+		switch len(names) {
+		case 0:
+			if name != "response.created" && name != "error" {
+				bad("stream does not start with response.created")
+			}
+		case 1:
+			if names[0] == "response.created" && name != "response.in_progress" {
+				bad("response.in_progress does not follow response.created")
+			}
+		}
+		names = append(names, name)
+		switch name {
+		case "response.created", "response.in_progress":
+			if len(names) > 2 || data.Get("response.status").Str != "in_progress" || len(data.Get("response.output").Array()) != 0 {
+				bad("bad start")
+			}
+		case "response.output_item.added":
+			if item {
+				bad("second item")
+			}
+			item = true
+		case "response.content_part.added":
+			if !item || part >= 0 || data.Get("content_index").Int() != int64(parts) {
+				bad("part added out of order")
+			}
+			part, text = parts, ""
+			parts++
+		case "response.output_text.delta", "response.refusal.delta":
+			if part < 0 || data.Get("content_index").Int() != int64(part) || data.Get("delta").Str == "" {
+				bad("delta outside its part")
+			}
+			text += data.Get("delta").Str
+		case "response.output_text.done", "response.refusal.done":
+			full := data.Get("text").Str
+			if name == "response.refusal.done" {
+				full = data.Get("refusal").Str
+			}
+			if part < 0 || full != text {
+				bad("done text " + full + " differs from the deltas " + text)
+			}
+		case "response.content_part.done":
+			if part < 0 || data.Get("content_index").Int() != int64(part) {
+				bad("part done out of order")
+			}
+			texts = append(texts, text)
+			part = -1
+		case "response.output_item.done":
+			if !item || part >= 0 || itemDone {
+				bad("item done out of order")
+			}
+			itemDone = true
+			var got []string
+			for _, c := range data.Get("item.content").Array() {
+				got = append(got, c.Get("text").Str+c.Get("refusal").Str)
+			}
+			if strings.Join(got, "|") != strings.Join(texts, "|") {
+				bad("item content differs from the parts")
+			}
+		case "response.completed", "response.incomplete":
+			if part >= 0 || item != itemDone || data.Get("response.status").Str != strings.TrimPrefix(name, "response.") {
+				bad("completed with something open")
+			}
+			terminal = name
+		case "error":
+			if !data.Get("message").Exists() || !data.Get("code").Exists() || !data.Get("param").Exists() {
+				bad("error event is not in the flat shape")
+			}
+			terminal = name
+		case "response.failed":
+			if terminal != "error" || data.Get("response.status").Str != "failed" || data.Get("response.error.message").Str == "" {
+				bad("response.failed without the error event")
+			}
+			terminal = name
+		default:
+			bad("unexpected event")
+		}
+	}
+	if terminal != "response.completed" && terminal != "response.incomplete" && terminal != "response.failed" {
+		t.Fatalf("stream ends without a terminal event: %v", names)
+	}
+}
+
+// TestResponsesStreamRoundTrip encodes canonical streams and decodes them
+// again: a client of this encoder sees what the canonical events say.
+func TestResponsesStreamRoundTrip(t *testing.T) {
+	for _, tc := range responsesEncoderCases {
+		t.Run(tc.name, func(t *testing.T) {
+			out := encodeStream(OpenAIResponses, &Request{Model: "client-model"}, tc.evs)
+			evs := decodeStream(t, OpenAIResponses, out, nil)
+			checkWellFormed(t, evs)
+			got, want := summarize(evs), summarize(tc.evs)
+			// Responses cannot tell a stop sequence from a natural end
+			// (seed 000), nor carry the sequence itself.
+			if want.Stop == mapping.StopSequence {
+				want.Stop, want.StopSeq = mapping.StopEnd, ""
+			}
+			if want.Err != nil {
+				if got.Err == nil || got.Err.Message != want.Err.Message || got.Err.Kind != want.Err.Kind {
+					t.Errorf("error %+v, want %+v", got.Err, want.Err)
+				}
+				got.Err, want.Err = nil, nil
+			}
+			if got != want {
+				t.Errorf("round trip:\n got %+v\nwant %+v", got, want)
+			}
+		})
+	}
+}
+
+// TestResponsesStreamTranslateRecordings decodes each recording, encodes it
+// for a Responses client, checks the grammar and decodes it again.
+func TestResponsesStreamTranslateRecordings(t *testing.T) {
+	for _, file := range responsesRecordingFiles(t) {
+		t.Run(file, func(t *testing.T) {
+			evs := decodeStream(t, OpenAIResponses, string(readResponsesRecording(t, "openai-responses/"+file)), nil)
+			out := encodeStream(OpenAIResponses, &Request{Model: "m"}, evs)
+			checkResponsesSSE(t, []byte(out))
+			again := decodeStream(t, OpenAIResponses, out, nil)
+			got, want := summarize(again), summarize(evs)
+			if (got.Err == nil) != (want.Err == nil) || (got.Err != nil && got.Err.Message != want.Err.Message) {
+				t.Errorf("error %+v, want %+v", got.Err, want.Err)
+			}
+			got.Err, want.Err = nil, nil
+			if got != want {
+				t.Errorf("translation:\n got %+v\nwant %+v", got, want)
+			}
+		})
+	}
+}
+
+// TestResponsesStreamEncodeEdges covers canonical streams that a decoder
+// never produces but a caller might send.
+func TestResponsesStreamEncodeEdges(t *testing.T) {
+	t.Run("no start, no ids", func(t *testing.T) {
+		out := encodeStream(OpenAIResponses, &Request{Model: "asked"}, rsOne(
+			Event{Type: EventPartDelta, Text: "orphan delta"}, Event{Type: EventPartStart, Part: PartRefusal},
+			Event{Type: EventPartDelta, Text: ""}, Event{Type: EventPartDelta, Text: "no"}, Event{Type: EventEnd},
+			Event{Type: EventPartDelta, Text: "after the end"}, Event{Type: EventStart, ID: "x"}))
+		checkResponsesSSE(t, []byte(out))
+		s := summarize(decodeStream(t, OpenAIResponses, out, nil))
+		if s.Text != "orphan delta" || s.Refusal != "no" || s.Model != "asked" || !strings.HasPrefix(s.ID, "resp_") || len(s.ID) != 29 || !s.Complete {
+			t.Errorf("got %+v", s)
+		}
+		if !strings.Contains(out, `"id":"msg_`+strings.TrimPrefix(s.ID, "resp_")+`"`) {
+			t.Errorf("message id not derived from the response id: %s", out)
+		}
+		if strings.Contains(out, "after the end") || strings.Count(out, "event: response.created") != 1 {
+			t.Errorf("events after the end were encoded: %s", out)
+		}
+	})
+	t.Run("second start ignored", func(t *testing.T) {
+		out := encodeStream(OpenAIResponses, nil, rsOne(rsStartEvent(), Event{Type: EventStart, ID: "other"}, Event{Type: EventPartStop}, Event{Type: EventEnd}))
+		checkResponsesSSE(t, []byte(out))
+		if strings.Contains(out, "other") || !strings.Contains(out, `"status":"completed"`) || strings.Contains(out, "output_item") {
+			t.Errorf("got %s", out)
+		}
+	})
+	t.Run("end with a part open", func(t *testing.T) {
+		out := encodeStream(OpenAIResponses, nil, rsOne(rsStartEvent(), Event{Type: EventPartStart}, Event{Type: EventPartDelta, Text: "a"}, Event{Type: EventEnd}))
+		checkResponsesSSE(t, []byte(out))
+	})
+	t.Run("error first", func(t *testing.T) {
+		out := encodeStream(OpenAIResponses, &Request{Model: "asked"}, rsOne(
+			Event{Type: EventError, Err: &Error{Status: 400, Kind: mapping.ErrInvalidRequest, Message: "bad", Param: "input"}}, Event{Type: EventEnd}))
+		checkResponsesSSE(t, []byte(out))
+		if !strings.HasPrefix(out, "event: error\ndata: {\"type\":\"error\",\"code\":\"invalid_request_error\",\"message\":\"bad\",\"param\":\"input\",\"sequence_number\":0}") ||
+			!strings.Contains(out, `"model":"asked"`) || strings.Contains(out, "completed") {
+			t.Errorf("got %s", out)
+		}
+	})
+	t.Run("error without details", func(t *testing.T) {
+		out := encodeStream(OpenAIResponses, nil, rsOne(rsStartEvent(), Event{Type: EventError}))
+		checkResponsesSSE(t, []byte(out))
+		if !strings.Contains(out, `"code":"server_error","message":"the upstream stream failed"`) {
+			t.Errorf("got %s", out)
+		}
+	})
+	t.Run("error codes", func(t *testing.T) {
+		for _, tc := range []struct {
+			err  Error
+			code string
+		}{
+			{Error{Kind: mapping.ErrRateLimit, Code: "rate_limit_error", Protocol: AnthropicMessages}, "rate_limit_exceeded"},
+			{Error{Kind: mapping.ErrRateLimit, Code: "tokens", Protocol: OpenAIChat}, "tokens"},
+			{Error{Kind: mapping.ErrBilling}, "insufficient_quota"},
+			{Error{Kind: mapping.ErrAPI, Code: "INTERNAL", Protocol: Gemini}, "server_error"},
+			{Error{Kind: mapping.ErrTimeout}, "timeout_error"},
+			{Error{Kind: mapping.ErrOverloaded, Code: "overloaded_error", Protocol: VertexAnthropic}, "server_is_overloaded"},
+		} {
+			if got := responsesErrorCode(&tc.err); got != tc.code {
+				t.Errorf("code of %+v: %q, want %q", tc.err, got, tc.code)
+			}
+		}
+	})
+}
+
+// TestResponsesStreamDeltaAllocs guards the hot path: decoding and encoding
+// a text delta allocate nothing once the stream is under way.
+func TestResponsesStreamDeltaAllocs(t *testing.T) {
+	dec, name, data := responsesBenchDecoder()
+	enc, _ := responsesBenchEncoder()
+	var buf []Event
+	var dst []byte
+	allocs := testing.AllocsPerRun(200, func() {
+		buf = dec.Decode(buf[:0], name, data, false)
+		for i := range buf {
+			dst = enc.Encode(dst[:0], &buf[i])
+		}
+		enc.text = enc.text[:0]
+		enc.parts[len(enc.parts)-1].start, enc.parts[len(enc.parts)-1].end = 0, 0
+	})
+	if allocs != 0 || len(buf) != 1 || !strings.Contains(string(dst), `"delta":"Hello,\nworld`) {
+		t.Errorf("%v allocations per delta, events %v, output %s", allocs, buf, dst)
+	}
+}
+
+// responsesBenchDelta is a realistic text delta event, as gpt-4o sends it.
+const responsesBenchDelta = `{"type":"response.output_text.delta","content_index":0,"delta":"Hello,\nworld! Here is the \"answer\" you asked for","item_id":"msg_099d6c816b4d9f35016a3c11fb338081a289266547cae6ff41","logprobs":[],"obfuscation":"MWsYL9iUMgwoT","output_index":0,"sequence_number":4}`
+
+// responsesBenchDecoder returns a decoder with a text part open, and the
+// name and data of a delta event.
+func responsesBenchDecoder() (*responsesStreamDecoder, []byte, []byte) {
+	dec := newResponsesStreamDecoder()
+	for _, ev := range responsesSplitEvents(rsStart + rsItem + rsPartAdded(0, "output_text")) {
+		data := strings.SplitN(ev, "data: ", 2)[1]
+		dec.Decode(nil, nil, []byte(strings.TrimSpace(data)), false)
+	}
+	return dec, []byte("response.output_text.delta"), []byte(responsesBenchDelta)
+}
+
+// responsesBenchEncoder returns an encoder with a text part open, and a
+// delta event.
+func responsesBenchEncoder() (*responsesStreamEncoder, *Event) {
+	enc := newResponsesStreamEncoder(&Request{Model: "gpt-4o"})
+	start := rsStartEvent()
+	enc.Encode(nil, &start)
+	enc.Encode(nil, &Event{Type: EventPartStart, Part: PartText})
+	return enc, &Event{Type: EventPartDelta, Text: "Hello,\nworld! Here is the \"answer\" you asked for"}
+}
+
+func BenchmarkResponsesStreamDecodeDelta(b *testing.B) {
+	dec, name, data := responsesBenchDecoder()
+	var buf []Event
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		buf = dec.Decode(buf[:0], name, data, false)
+	}
+	if len(buf) != 1 || buf[0].Type != EventPartDelta {
+		b.Fatal(buf)
+	}
+}
+
+func BenchmarkResponsesStreamEncodeDelta(b *testing.B) {
+	enc, ev := responsesBenchEncoder()
+	var dst []byte
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		dst = enc.Encode(dst[:0], ev)
+		if i++; i%4096 == 0 {
+			// Keep the part's accumulated text bounded.
+			enc.text = enc.text[:0]
+			enc.parts[0].start, enc.parts[0].end = 0, 0
+		}
+	}
+	b.SetBytes(int64(len(dst)))
+}

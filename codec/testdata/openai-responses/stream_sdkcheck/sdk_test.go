@@ -1,0 +1,238 @@
+// Package sdkcheck feeds the golden Responses streams that package codec's
+// encoder produces to the official openai-go SDK: its SSE decoder and
+// ssestream.Stream, as ResponseService.NewStreaming uses them, and its typed
+// events. Every event must unmarshal into its own type with all the fields
+// the SDK marks required, and the SDK must assemble the text, stop status,
+// usage and errors the canonical stream said.
+package sdkcheck
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/openai/openai-go/v3/packages/respjson"
+	"github.com/openai/openai-go/v3/packages/ssestream"
+	"github.com/openai/openai-go/v3/responses"
+)
+
+// parse runs an SSE body through the SDK as NewStreaming does.
+func parse(t *testing.T, body []byte) ([]responses.ResponseStreamEventUnion, error) {
+	t.Helper()
+	res := &http.Response{
+		StatusCode: 200,
+		Header:     http.Header{"Content-Type": {"text/event-stream; charset=utf-8"}},
+		Body:       io.NopCloser(bytes.NewReader(body)),
+	}
+	stream := ssestream.NewStream[responses.ResponseStreamEventUnion](ssestream.NewDecoder(res), nil)
+	var evs []responses.ResponseStreamEventUnion
+	for stream.Next() {
+		evs = append(evs, stream.Current())
+	}
+	return evs, stream.Err()
+}
+
+// summary is what a client of the SDK assembles from a stream.
+type summary struct {
+	text, refusal   string // from the deltas
+	terminal        string // type of the last event
+	response        responses.Response
+	errCode, errMsg string // from the error event
+	items, parts    int
+}
+
+func golden(t *testing.T, name string) summary {
+	t.Helper()
+	body, err := os.ReadFile(filepath.Join("..", "stream_"+name+".sse"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := parse(t, body)
+	if err != nil {
+		t.Fatalf("SDK stream error: %v", err)
+	}
+	var s summary
+	for i, ev := range evs {
+		if ev.SequenceNumber != int64(i) {
+			t.Errorf("event %d (%s): sequence number %d", i, ev.Type, ev.SequenceNumber)
+		}
+		typed := ev.AsAny()
+		if typed == nil {
+			t.Fatalf("event %d: the SDK does not know type %q", i, ev.Type)
+		}
+		checkFields(t, ev.Type, reflect.ValueOf(typed))
+		s.terminal = ev.Type
+		switch e := typed.(type) {
+		case responses.ResponseOutputItemAddedEvent:
+			s.items++
+			if e.Item.Type != "message" || e.Item.AsMessage().Role != "assistant" {
+				t.Errorf("item %+v", e.Item)
+			}
+		case responses.ResponseContentPartAddedEvent:
+			s.parts++
+		case responses.ResponseTextDeltaEvent:
+			s.text += e.Delta
+		case responses.ResponseRefusalDeltaEvent:
+			s.refusal += e.Delta
+		case responses.ResponseTextDoneEvent:
+			if !strings.HasSuffix(s.text, e.Text) {
+				t.Errorf("done text %q is not the deltas' %q", e.Text, s.text)
+			}
+		case responses.ResponseRefusalDoneEvent:
+			if !strings.HasSuffix(s.refusal, e.Refusal) {
+				t.Errorf("done refusal %q is not the deltas' %q", e.Refusal, s.refusal)
+			}
+		case responses.ResponseCompletedEvent:
+			s.response = e.Response
+		case responses.ResponseIncompleteEvent:
+			s.response = e.Response
+		case responses.ResponseFailedEvent:
+			s.response = e.Response
+		case responses.ResponseErrorEvent:
+			s.errCode, s.errMsg = e.Code, e.Message
+		}
+	}
+	return s
+}
+
+// notSent are fields openai-go marks required that OpenAI itself does not
+// send (protocols.md A2: cache_write_tokens is absent from real traffic),
+// nor llmbridge's non-streamed encoder unless non-zero.
+var notSent = map[string]bool{"cache_write_tokens": true}
+
+// checkFields fails when a field the SDK marks required is missing, or when
+// a field has a type the SDK could not read, anywhere in v.
+func checkFields(t *testing.T, path string, v reflect.Value) {
+	t.Helper()
+	if v.Kind() == reflect.Interface || v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return
+		}
+		v = v.Elem()
+	}
+	switch v.Kind() {
+	case reflect.Slice:
+		for i := 0; i < v.Len(); i++ {
+			checkFields(t, path+"[]", v.Index(i))
+		}
+		return
+	case reflect.Struct:
+	default:
+		return
+	}
+	meta := v.FieldByName("JSON")
+	if !meta.IsValid() {
+		return
+	}
+	ft := v.Type()
+	for i := 0; i < ft.NumField(); i++ {
+		f := ft.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		m := meta.FieldByName(f.Name)
+		if !m.IsValid() {
+			continue
+		}
+		field := m.Interface().(respjson.Field)
+		raw := field.Raw()
+		switch {
+		case raw == respjson.Omitted:
+			if strings.Contains(f.Tag.Get("api"), "required") && !notSent[name] {
+				t.Errorf("%s.%s: required field missing", path, name)
+			}
+			continue
+		case raw == respjson.Null:
+			continue
+		case !field.Valid():
+			t.Errorf("%s.%s: the SDK cannot read %s", path, name, raw)
+		}
+		checkFields(t, path+"."+name, v.Field(i))
+	}
+}
+
+func TestGoldenStreams(t *testing.T) {
+	tests := []struct {
+		name                string
+		text, refusal       string
+		terminal, status    string
+		reason              string
+		in, cached, out, rs int64
+		errCode, errMsg     string
+		items, parts        int
+	}{
+		{name: "text", text: "Hello,\nworld \"quoted\" é", terminal: "response.completed", status: "completed",
+			in: 20, cached: 4, out: 7, rs: 2, items: 1, parts: 1},
+		{name: "refusal", refusal: "I can't help with that.", terminal: "response.completed", status: "completed",
+			in: 20, cached: 4, out: 7, rs: 2, items: 1, parts: 1},
+		{name: "text_and_refusal", text: "Here is what I can say.", refusal: "The rest I refuse.",
+			terminal: "response.completed", status: "completed", items: 1, parts: 2},
+		{name: "max_tokens", text: "Once upon a", terminal: "response.incomplete", status: "incomplete", reason: "max_output_tokens",
+			in: 20, cached: 4, out: 7, rs: 2, items: 1, parts: 1},
+		{name: "content_filter", text: "Partial", terminal: "response.incomplete", status: "incomplete", reason: "content_filter", items: 1, parts: 1},
+		{name: "usage_before_stop", text: "Hi", terminal: "response.completed", status: "completed", in: 30, out: 3, items: 1, parts: 1},
+		{name: "usage_after_stop", text: "Hi", terminal: "response.completed", status: "completed", in: 8, out: 2, items: 1, parts: 1},
+		{name: "no_output", terminal: "response.completed", status: "completed"},
+		{name: "error_mid_stream", text: "Partial answer", terminal: "response.failed", status: "failed",
+			errCode: "server_is_overloaded", errMsg: "Overloaded", items: 1, parts: 1},
+		{name: "error_before_content", terminal: "response.failed", status: "failed",
+			errCode: "insufficient_quota", errMsg: "You exceeded your current quota."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := golden(t, tt.name)
+			r := s.response
+			if s.text != tt.text || s.refusal != tt.refusal || s.terminal != tt.terminal || string(r.Status) != tt.status ||
+				s.items != tt.items || s.parts != tt.parts {
+				t.Errorf("got text %q refusal %q terminal %s status %s items %d parts %d", s.text, s.refusal, s.terminal, r.Status, s.items, s.parts)
+			}
+			if r.IncompleteDetails.Reason != tt.reason {
+				t.Errorf("incomplete reason %q, want %q", r.IncompleteDetails.Reason, tt.reason)
+			}
+			// The SDK's helper assembles the text from the final output.
+			if got := r.OutputText(); got != tt.text {
+				t.Errorf("OutputText %q, want %q", got, tt.text)
+			}
+			if tt.refusal != "" {
+				parts := r.Output[0].AsMessage().Content
+				if last := parts[len(parts)-1]; last.Type != "refusal" || last.AsRefusal().Refusal != tt.refusal {
+					t.Errorf("final refusal part %+v", last)
+				}
+			}
+			u := r.Usage
+			if u.InputTokens != tt.in || u.InputTokensDetails.CachedTokens != tt.cached || u.OutputTokens != tt.out ||
+				u.OutputTokensDetails.ReasoningTokens != tt.rs || u.TotalTokens != tt.in+tt.out {
+				t.Errorf("usage %+v", u)
+			}
+			if s.errCode != tt.errCode || s.errMsg != tt.errMsg {
+				t.Errorf("error event %q %q, want %q %q", s.errCode, s.errMsg, tt.errCode, tt.errMsg)
+			}
+			if tt.errMsg != "" && (string(r.Error.Code) != tt.errCode || r.Error.Message != tt.errMsg) {
+				t.Errorf("failed response error %+v", r.Error)
+			}
+		})
+	}
+}
+
+// TestErrorShapes records how the SDK surfaces the two shapes of the error
+// event: the spec's flat one (which the encoder sends) is a typed
+// ResponseErrorEvent followed by response.failed; the nested one seen in
+// real traffic stops the stream with a Go error.
+func TestErrorShapes(t *testing.T) {
+	flat := "event: error\ndata: {\"type\":\"error\",\"code\":\"server_error\",\"message\":\"boom\",\"param\":null,\"sequence_number\":0}\n\n"
+	evs, err := parse(t, []byte(flat))
+	if err != nil || len(evs) != 1 || evs[0].AsError().Message != "boom" {
+		t.Errorf("flat: events %v, error %v", evs, err)
+	}
+	nested := "event: error\ndata: {\"type\":\"error\",\"sequence_number\":0,\"error\":{\"type\":\"server_error\",\"code\":\"server_error\",\"message\":\"boom\",\"param\":null}}\n\n"
+	evs, err = parse(t, []byte(nested))
+	if err == nil || len(evs) != 0 || !strings.Contains(err.Error(), "boom") {
+		t.Errorf("nested: events %v, error %v", evs, err)
+	}
+}
