@@ -3,6 +3,7 @@ package caddytest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -121,6 +122,15 @@ func sdkErrorMessage(err error) string {
 	var ge genai.APIError
 	if errors.As(err, &ge) {
 		return ge.Message
+	}
+	return err.Error()
+}
+
+// describeErr describes a client error for failure messages: the HTTP
+// status and the message of an SDK error, or the error itself.
+func describeErr(err error) string {
+	if status, ok := sdkErrorStatus(err); ok {
+		return fmt.Sprintf("HTTP %d: %s", status, sdkErrorMessage(err))
 	}
 	return err.Error()
 }

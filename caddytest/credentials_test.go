@@ -61,7 +61,7 @@ func TestCredentials(t *testing.T) {
 					_, err := clients[cp].generate(ctx, base, sharedConversation(cp.defaultModel()))
 					cancel()
 					if err != nil {
-						t.Errorf("%s: the client call failed: %v", name, err)
+						t.Errorf("%s: the client call failed: %s", name, describeErr(err))
 						continue
 					}
 					rec, _ := env.mocks[up].lastRequest()
@@ -92,7 +92,7 @@ func TestGeminiQueryKey(t *testing.T) {
 				req.URL.RawQuery = url.Values{"key": {clientKey}}.Encode()
 				resp := do(t, req)
 				if resp.Status != 200 {
-					t.Errorf("%s: client status %d, want 200; body %s", name, resp.Status, resp.Body)
+					t.Fatalf("%s: client status %d, want 200; body %s", name, resp.Status, resp.Body)
 				}
 				rec, _ := env.mocks[up].lastRequest()
 				forbidden := ""
@@ -131,7 +131,7 @@ func TestForeignCredentialHeaders(t *testing.T) {
 				setClientCredential(req, cp, clientKey)
 				resp := do(t, req)
 				if resp.Status != 200 {
-					t.Errorf("%s: client status %d, want 200; body %s", name, resp.Status, resp.Body)
+					t.Fatalf("%s: client status %d, want 200; body %s", name, resp.Status, resp.Body)
 				}
 				rec, _ := env.mocks[up].lastRequest()
 				assertCredential(t, name, up, rec, clientKey, decoy)

@@ -63,7 +63,6 @@ func TestUpstreamErrors(t *testing.T) {
 }
 
 func runUpstreamError(t *testing.T, env *testEnv, c sdkClient, up proto, ec errorCase) {
-	t.Helper()
 	cp := c.protocol()
 	name := pairName(cp, up) + " upstream " + ec.name
 	base := env.plain[up]
@@ -92,14 +91,15 @@ func runUpstreamError(t *testing.T, env *testEnv, c sdkClient, up proto, ec erro
 	if err == nil {
 		t.Fatalf("%s: the client call succeeded; want an error with status %d", name, want)
 	}
+	if _, hits := env.mocks[up].lastRequest(); hits != 1 {
+		t.Fatalf("%s: the upstream received %d requests, want 1 (no retries); the client got %s", name, hits, describeErr(err))
+	}
 	if status, ok := sdkErrorStatus(err); !ok || status != want {
-		t.Errorf("%s: client error status = %d (is SDK error: %v; %v), want %d", name, status, ok, err, want)
+		// Everything below depends on the upstream having been reached.
+		t.Fatalf("%s: client error = %s, want HTTP %d", name, describeErr(err), want)
 	}
 	if msg := sdkErrorMessage(err); !strings.Contains(msg, message) {
 		t.Errorf("%s: client error message = %q, want it to contain the upstream's %q", name, msg, message)
-	}
-	if _, hits := env.mocks[up].lastRequest(); hits != 1 {
-		t.Errorf("%s: the upstream received %d requests, want 1 (no retries)", name, hits)
 	}
 	if h, ok := sdkErrorHeader(err); ok {
 		checkErrorHeaders(t, name+" (SDK error response)", up, hdr, h)
@@ -141,7 +141,7 @@ func TestUpstreamUnreachable(t *testing.T) {
 					t.Fatalf("%s: the client call succeeded; want a 502", name)
 				}
 				if status, ok := sdkErrorStatus(err); !ok || status != http.StatusBadGateway {
-					t.Errorf("%s: client error status = %d (is SDK error: %v; %v), want 502", name, status, ok, err)
+					t.Errorf("%s: client error = %s, want HTTP 502", name, describeErr(err))
 				}
 				model := cp.defaultModel()
 				resp := do(t, newClientRequest(t, http.MethodPost, env.dead[up], cp, model, minimalBody(cp, model)))

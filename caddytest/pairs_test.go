@@ -36,7 +36,6 @@ func TestPairs(t *testing.T) {
 
 // runPair makes one call for the pair and checks both sides.
 func runPair(t *testing.T, env *testEnv, c sdkClient, up proto, stop string) {
-	t.Helper()
 	cp := c.protocol()
 	name := fmt.Sprintf("%s (upstream stop %s)", pairName(cp, up), stop)
 	m := env.mocks[up]
@@ -49,8 +48,7 @@ func runPair(t *testing.T, env *testEnv, c sdkClient, up proto, stop string) {
 	defer cancel()
 	res, err := c.generate(ctx, env.plain[up], conv)
 	if err != nil {
-		status, _ := sdkErrorStatus(err)
-		t.Errorf("%s: the client got an error (HTTP %d): %v", name, status, err)
+		t.Errorf("%s: the client got an error: %s", name, describeErr(err))
 		return
 	}
 
@@ -149,7 +147,7 @@ func TestUntranslatableParameters(t *testing.T) {
 				t.Fatalf("%s: the request succeeded; want a 400 naming %s", tc.name, tc.field)
 			}
 			if status, ok := sdkErrorStatus(err); !ok || status != 400 {
-				t.Errorf("%s: client error status = %d (SDK error: %v), want 400", tc.name, status, ok)
+				t.Errorf("%s: client error = %s, want HTTP 400", tc.name, describeErr(err))
 			}
 			if msg := sdkErrorMessage(err); !strings.Contains(msg, tc.field) {
 				t.Errorf("%s: error message %q does not name the field %q", tc.name, msg, tc.field)

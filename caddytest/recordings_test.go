@@ -152,32 +152,65 @@ func recordedUsage(p proto, body gjson.Result) (in, out int64) {
 	return 0, 0
 }
 
-// TestReplayRecordedText has each upstream mock replay its real recorded
-// text response (status, Content-Type and body as recorded) to every client
-// SDK: the client gets the recorded text, a natural end of turn and the
-// recorded usage in its own meaning; same-family clients get the recorded
-// bytes unchanged.
-func TestReplayRecordedText(t *testing.T) {
+// replayCase is a recorded success response replayed by an upstream mock,
+// with the stop reason each client must see.
+type replayCase struct {
+	upstream proto
+	file     string
+	// stop returns the normalised stop reason a client of protocol p must
+	// get.
+	stop func(p proto) string
+}
+
+func always(stop string) func(proto) string { return func(proto) string { return stop } }
+
+// replayCases are the real non-streamed success recordings replayed to
+// every client. A stop sequence is only visible to clients whose protocol
+// has a stop reason for it (Anthropic's); the others see a natural end.
+var replayCases = []replayCase{
+	{openaiChat, "gpt-4o-text.json", always("end")},
+	{openaiResponses, "gpt-4o-text.json", always("end")},
+	{anthropicMsgs, "claude-sonnet-4-text.json", always("end")},
+	{anthropicMsgs, "claude-sonnet-4-5-cache-read.json", always("end")},
+	{anthropicMsgs, "claude-sonnet-4-5-cache-write.json", always("end")},
+	{anthropicMsgs, "claude-sonnet-4-5-stop-sequence.json", func(p proto) string {
+		if p.isAnthropic() {
+			return "stop_sequence"
+		}
+		return "end"
+	}},
+	{vertexAnthropic, "claude-3-7-sonnet-text.json", always("end")},
+	{gemini, "gemini-2.5-flash-text.json", always("end")},
+	{gemini, "max-tokens.json", always("max_tokens")},
+	{vertex, "gemini-2.5-flash-text.json", always("end")},
+}
+
+// TestReplayRecordings has upstream mocks replay real recorded responses
+// (status, Content-Type and body as recorded) to every client SDK: the
+// client gets the recorded text, the stop reason and the recorded usage in
+// its own meaning; same-family clients get the recorded bytes unchanged.
+func TestReplayRecordings(t *testing.T) {
 	env := setup(t)
 	clients := sdkClients()
-	for _, up := range allProtocols {
-		recs := loadRecordings(t, up, "*-text.json")
-		if len(recs) == 0 {
-			t.Errorf("no %s text recording found in %s", up, recordingsDir)
+	for _, rc := range replayCases {
+		recs := loadRecordings(t, rc.upstream, rc.file)
+		if len(recs) != 1 {
+			t.Errorf("recording %s/%s not found in %s", rc.upstream, rc.file, recordingsDir)
 			continue
 		}
 		r := recs[0]
+		up := rc.upstream
 		body := r.root.Get("response.body").String()
 		parsed := gjson.Parse(body)
 		sc := scenario{
 			Status: int(r.root.Get("response.status").Int()),
-			Header: http.Header{"Content-Type": {r.root.Get(`response.headers.content-type`).String()}},
+			Header: http.Header{"Content-Type": {r.root.Get("response.headers.content-type").String()}},
 			Body:   body,
 		}
 		wantText := recordedText(up, parsed)
 		wantIn, wantOut := recordedUsage(up, parsed)
 		for _, cp := range allProtocols {
-			t.Run(pairName(cp, up)+"/"+r.id, func(t *testing.T) {
+			t.Run(pairName(cp, up)+"/"+strings.TrimSuffix(rc.file, ".json"), func(t *testing.T) {
 				env.mocks.resetAll(t)
 				name := pairName(cp, up) + " replaying " + r.id
 				env.mocks[up].setScenario(sc)
@@ -185,16 +218,17 @@ func TestReplayRecordedText(t *testing.T) {
 				defer cancel()
 				res, err := clients[cp].generate(ctx, env.plain[up], sharedConversation(cp.defaultModel()))
 				if err != nil {
-					t.Fatalf("%s: the client call failed: %v", name, err)
+					t.Fatalf("%s: the client call failed: %s", name, describeErr(err))
 				}
 				if res.Text != wantText {
 					t.Errorf("%s: client text = %q, want the recorded %q", name, res.Text, wantText)
 				}
-				if res.Stop != "end" {
-					t.Errorf("%s: client stop reason = %q, want end", name, res.Stop)
+				if want := rc.stop(cp); res.Stop != want {
+					t.Errorf("%s: client stop reason = %q, want %q", name, res.Stop, want)
 				}
 				if res.InputTokens != wantIn || res.OutputTokens != wantOut {
-					t.Errorf("%s: client usage = %d/%d, want the recorded %d/%d", name, res.InputTokens, res.OutputTokens, wantIn, wantOut)
+					t.Errorf("%s: client usage = %d input / %d output tokens, want the recorded %d / %d in inclusive meaning",
+						name, res.InputTokens, res.OutputTokens, wantIn, wantOut)
 				}
 				if cp.family() == up.family() {
 					model := cp.defaultModel()
@@ -204,6 +238,60 @@ func TestReplayRecordedText(t *testing.T) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// TestReplayRecordedErrors has upstream mocks replay every real recorded
+// error response to every client SDK: the client gets an error with the
+// recorded status (529 as 503 for clients that are not Anthropic's) and
+// the provider's message, and the raw answer is in the client's format.
+func TestReplayRecordedErrors(t *testing.T) {
+	env := setup(t)
+	clients := sdkClients()
+	for _, up := range allProtocols {
+		for _, r := range loadRecordings(t, up, "*.json") {
+			status := int(r.root.Get("response.status").Int())
+			body := r.root.Get("response.body").String()
+			ct := r.root.Get("response.headers.content-type").String()
+			if status < 400 || !strings.HasPrefix(ct, "application/json") || !gjson.Valid(body) {
+				continue
+			}
+			hdr := http.Header{"Content-Type": {ct}}
+			if ra := r.root.Get("response.headers.retry-after"); ra.Exists() {
+				hdr.Set("Retry-After", ra.String())
+			}
+			message := gjson.Get(body, "error.message").String()
+			for _, cp := range allProtocols {
+				t.Run(pairName(cp, up)+"/"+strings.TrimPrefix(r.id, string(up)+"/"), func(t *testing.T) {
+					env.mocks.resetAll(t)
+					name := pairName(cp, up) + " replaying " + r.id
+					env.mocks[up].setScenario(scenario{Status: status, Header: hdr, Body: body})
+					want := status
+					if want == 529 && !cp.isAnthropic() {
+						want = http.StatusServiceUnavailable
+					}
+					ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+					defer cancel()
+					_, err := clients[cp].generate(ctx, env.plain[up], sharedConversation(cp.defaultModel()))
+					if err == nil {
+						t.Fatalf("%s: the client call succeeded; want an error with status %d", name, want)
+					}
+					if _, hits := env.mocks[up].lastRequest(); hits != 1 {
+						t.Fatalf("%s: the upstream received %d requests, want 1; the client got %s", name, hits, describeErr(err))
+					}
+					if got, ok := sdkErrorStatus(err); !ok || got != want {
+						t.Errorf("%s: client error = %s, want HTTP %d", name, describeErr(err), want)
+					}
+					if msg := sdkErrorMessage(err); message != "" && !strings.Contains(msg, message) {
+						t.Errorf("%s: client error message = %q, want it to contain the provider's %q", name, msg, message)
+					}
+					model := cp.defaultModel()
+					resp := do(t, newClientRequest(t, http.MethodPost, env.plain[up], cp, model, minimalBody(cp, model)))
+					assertErrorFormat(t, name+" (raw request)", cp, want, resp)
+					checkErrorHeaders(t, name+" (raw request)", up, hdr, resp.Header)
+				})
+			}
 		}
 	}
 }
