@@ -83,6 +83,15 @@ func TestRequestBodyLimit(t *testing.T) {
 			assertErrorFormat(t, name, cp, http.StatusRequestEntityTooLarge, resp)
 
 			env.mocks.assertNoUpstreamCall(t, pairName(cp, openaiChat)+" oversized requests")
+
+			name = pairName(cp, openaiChat) + " body under the limit"
+			fits := oversizedBody(cp, model, smallBodyLimit-len(minimalBody(cp, model))-8)
+			if len(fits) > smallBodyLimit {
+				t.Fatalf("%s: test body is %d bytes, over the limit", name, len(fits))
+			}
+			if resp := do(t, newClientRequest(t, http.MethodPost, env.small, cp, model, fits)); resp.Status != http.StatusOK {
+				t.Errorf("%s: client status %d, want 200; body %s", name, resp.Status, resp.Body)
+			}
 		})
 	}
 }

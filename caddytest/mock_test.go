@@ -49,18 +49,23 @@ type reply struct {
 	Stop string
 	// StopSequence is the sequence that matched, for Stop "stop_sequence".
 	StopSequence string
+	// Usage is the usage to report, in canonical meaning; each protocol
+	// expresses it in its own.
+	Usage usage
 }
 
-// cannedUsage is the usage every default success body reports, each in its
-// own protocol's meaning. Canonically (OpenAI's inclusive meaning) it is 15
-// input tokens of which 5 were read from a cache, and 10 output tokens of
-// which 3 were reasoning. Anthropic reports input_tokens 10 +
-// cache_read_input_tokens 5; Gemini reports candidatesTokenCount 7 +
+// usage is token usage in the suite's canonical (OpenAI's inclusive)
+// meaning: Input includes CacheRead, Output includes Reasoning.
+type usage struct {
+	Input, CacheRead, Output, Reasoning int64
+}
+
+// defaultUsage is what a default success body reports: 15 input tokens of
+// which 5 were read from a cache, 10 output tokens of which 3 were
+// reasoning. Anthropic expresses it as input_tokens 10 +
+// cache_read_input_tokens 5; Gemini as candidatesTokenCount 7 +
 // thoughtsTokenCount 3.
-const (
-	wantInputTokens  = 15
-	wantOutputTokens = 10
-)
+var defaultUsage = usage{Input: 15, CacheRead: 5, Output: 10, Reasoning: 3}
 
 // mockUpstream is one fake provider. It validates each request the way the
 // real provider would (method, exact path, credential scheme, known
@@ -93,7 +98,7 @@ func (m *mockUpstream) resetLocked() {
 	m.last = nil
 	m.violations = nil
 	m.scenario = nil
-	m.reply = reply{Text: "Olá from " + string(m.proto) + "! \"quoted\" ✓", Stop: "end"}
+	m.reply = reply{Text: "Olá from " + string(m.proto) + "! \"quoted\" ✓", Stop: "end", Usage: defaultUsage}
 }
 
 // reset forgets every request and violation and restores the default
@@ -418,18 +423,20 @@ func nativeError(p proto, status int, message string) string {
 
 // successBody is a non-streamed success response of protocol p, written by
 // hand after the real recordings in ../shared/recordings/<protocol>/*-text.json,
-// reporting the canned usage (see wantInputTokens).
+// reporting r.Usage in p's own meaning.
 func successBody(p proto, model string, r reply) string {
 	text := jsonString(r.Text)
+	u := r.Usage
+	n := func(v int64) string { return strconv.FormatInt(v, 10) }
 	switch p {
 	case openaiChat:
 		finish := map[string]string{"end": "stop", "max_tokens": "length", "stop_sequence": "stop"}[r.Stop]
 		return `{"id":"chatcmpl-itest0001","object":"chat.completion","created":1782321890,"model":` + jsonString(model) +
 			`,"choices":[{"index":0,"message":{"role":"assistant","content":` + text + `,"refusal":null,"annotations":[]},` +
 			`"logprobs":null,"finish_reason":"` + finish + `"}],` +
-			`"usage":{"prompt_tokens":15,"completion_tokens":10,"total_tokens":25,` +
-			`"prompt_tokens_details":{"cached_tokens":5,"audio_tokens":0},` +
-			`"completion_tokens_details":{"reasoning_tokens":3,"audio_tokens":0,"accepted_prediction_tokens":0,"rejected_prediction_tokens":0}},` +
+			`"usage":{"prompt_tokens":` + n(u.Input) + `,"completion_tokens":` + n(u.Output) + `,"total_tokens":` + n(u.Input+u.Output) + `,` +
+			`"prompt_tokens_details":{"cached_tokens":` + n(u.CacheRead) + `,"audio_tokens":0},` +
+			`"completion_tokens_details":{"reasoning_tokens":` + n(u.Reasoning) + `,"audio_tokens":0,"accepted_prediction_tokens":0,"rejected_prediction_tokens":0}},` +
 			`"service_tier":"default","system_fingerprint":"fp_itest01"}`
 	case openaiResponses:
 		status, incomplete, itemStatus := `"completed"`, `null`, `"completed"`
@@ -443,8 +450,8 @@ func successBody(p proto, model string, r reply) string {
 			`"parallel_tool_calls":true,"previous_response_id":null,"reasoning":{"effort":null,"summary":null},` +
 			`"service_tier":"default","store":false,"temperature":1.0,"text":{"format":{"type":"text"},"verbosity":"medium"},` +
 			`"tool_choice":"auto","tools":[],"top_p":1.0,"truncation":"disabled",` +
-			`"usage":{"input_tokens":15,"input_tokens_details":{"cached_tokens":5},"output_tokens":10,` +
-			`"output_tokens_details":{"reasoning_tokens":3},"total_tokens":25},"user":null,"metadata":{}}`
+			`"usage":{"input_tokens":` + n(u.Input) + `,"input_tokens_details":{"cached_tokens":` + n(u.CacheRead) + `},"output_tokens":` + n(u.Output) + `,` +
+			`"output_tokens_details":{"reasoning_tokens":` + n(u.Reasoning) + `},"total_tokens":` + n(u.Input+u.Output) + `},"user":null,"metadata":{}}`
 	case anthropicMsgs, vertexAnthropic:
 		stop := map[string]string{"end": "end_turn", "max_tokens": "max_tokens", "stop_sequence": "stop_sequence"}[r.Stop]
 		seq := "null"
@@ -458,8 +465,8 @@ func successBody(p proto, model string, r reply) string {
 		}
 		return `{"model":` + jsonString(model) + `,"id":"` + id + `","type":"message","role":"assistant",` +
 			`"content":[{"type":"text","text":` + text + `}],"stop_reason":"` + stop + `","stop_sequence":` + seq + `,` +
-			`"usage":{"input_tokens":10,"cache_creation_input_tokens":0,"cache_read_input_tokens":5,` +
-			`"cache_creation":{"ephemeral_5m_input_tokens":0,"ephemeral_1h_input_tokens":0},"output_tokens":10,"service_tier":"standard"}}`
+			`"usage":{"input_tokens":` + n(u.Input-u.CacheRead) + `,"cache_creation_input_tokens":0,"cache_read_input_tokens":` + n(u.CacheRead) + `,` +
+			`"cache_creation":{"ephemeral_5m_input_tokens":0,"ephemeral_1h_input_tokens":0},"output_tokens":` + n(u.Output) + `,"service_tier":"standard"}}`
 	case gemini, vertex:
 		finish := map[string]string{"end": "STOP", "max_tokens": "MAX_TOKENS", "stop_sequence": "STOP"}[r.Stop]
 		extra, usageExtra := `,"index":0`, ``
@@ -470,8 +477,9 @@ func successBody(p proto, model string, r reply) string {
 			tail = `,"createTime":"2026-03-12T18:05:55.473045Z","responseId":"gwCzadXvHKzFw-UPitest01"`
 		}
 		return `{"candidates":[{"content":{"parts":[{"text":` + text + `}],"role":"model"},"finishReason":"` + finish + `"` + extra + `}],` +
-			`"usageMetadata":{"promptTokenCount":15,"candidatesTokenCount":7,"totalTokenCount":25,"cachedContentTokenCount":5` + usageExtra + `,` +
-			`"promptTokensDetails":[{"modality":"TEXT","tokenCount":15}],"thoughtsTokenCount":3},` +
+			`"usageMetadata":{"promptTokenCount":` + n(u.Input) + `,"candidatesTokenCount":` + n(u.Output-u.Reasoning) + `,"totalTokenCount":` + n(u.Input+u.Output) +
+			`,"cachedContentTokenCount":` + n(u.CacheRead) + usageExtra + `,` +
+			`"promptTokensDetails":[{"modality":"TEXT","tokenCount":` + n(u.Input) + `}],"thoughtsTokenCount":` + n(u.Reasoning) + `},` +
 			`"modelVersion":` + jsonString(model) + tail + `}`
 	}
 	panic("unknown protocol " + string(p))

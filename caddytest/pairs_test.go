@@ -40,7 +40,11 @@ func runPair(t *testing.T, env *testEnv, c sdkClient, up proto, stop string) {
 	name := fmt.Sprintf("%s (upstream stop %s)", pairName(cp, up), stop)
 	m := env.mocks[up]
 	m.clearRequests()
-	want := reply{Text: fmt.Sprintf("¡Hola! from %s via llmbridge (%s)", up, stop), Stop: stop}
+	want := reply{Text: fmt.Sprintf("¡Hola! from %s via llmbridge (%s)", up, stop), Stop: stop, Usage: defaultUsage}
+	if stop == "max_tokens" {
+		// Output cut at the client's limit, no cache, some reasoning.
+		want.Usage = usage{Input: 42, Output: 321, Reasoning: 21}
+	}
 	m.setReply(want)
 
 	conv := sharedConversation(cp.defaultModel())
@@ -66,9 +70,9 @@ func runPair(t *testing.T, env *testEnv, c sdkClient, up proto, stop string) {
 	if res.Stop != stop {
 		t.Errorf("%s: client stop reason = %q, want %q", name, res.Stop, stop)
 	}
-	if res.InputTokens != wantInputTokens || res.OutputTokens != wantOutputTokens {
-		t.Errorf("%s: client usage = %d input / %d output tokens, want %d / %d (inclusive meaning: cache reads in input, reasoning in output)",
-			name, res.InputTokens, res.OutputTokens, wantInputTokens, wantOutputTokens)
+	if res.InputTokens != want.Usage.Input || res.OutputTokens != want.Usage.Output {
+		t.Errorf("%s: client usage = %d input / %d output tokens, want %d / %d (upstream reported %+v; inclusive meaning: cache reads in input, reasoning in output)",
+			name, res.InputTokens, res.OutputTokens, want.Usage.Input, want.Usage.Output, want.Usage)
 	}
 }
 
