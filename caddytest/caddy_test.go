@@ -3,9 +3,11 @@ package caddytest
 import (
 	"fmt"
 	"net"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	caddytester "github.com/caddyserver/caddy/v2/caddytest"
 
@@ -47,7 +49,16 @@ var (
 // t.
 func setup(t *testing.T) *testEnv {
 	t.Helper()
-	envOnce.Do(func() { sharedEnv, envErr = newTestEnv() })
+	envOnce.Do(func() {
+		// caddytest starts Caddy in this process unless something already
+		// answers on the admin port; that would be another test binary's
+		// Caddy, whose configuration this suite must not replace.
+		if err := adminPortFree(); err != nil {
+			envErr = err
+			return
+		}
+		sharedEnv, envErr = newTestEnv()
+	})
 	if envErr != nil {
 		t.Fatalf("setting up the test environment: %v", envErr)
 	}
@@ -102,6 +113,18 @@ http://localhost:%d {
 	e.small = site(next(), openaiChat, e.mocks[openaiChat].addr(), fmt.Sprintf("\t\tmax_request_body %d\n", smallBodyLimit), "")
 	e.caddyfile = b.String()
 	return e, nil
+}
+
+// adminPortFree fails when something already serves Caddy's admin API on
+// localhost:2999 before this process has started its own Caddy.
+func adminPortFree() error {
+	resp, err := (&http.Client{Timeout: time.Second}).Get("http://localhost:2999/config/")
+	if err != nil {
+		return nil
+	}
+	resp.Body.Close()
+	return fmt.Errorf("another process already serves a Caddy admin API on localhost:2999 (another integration test run?); " +
+		"this suite would replace its configuration, so it refuses to run concurrently with it")
 }
 
 // freePorts returns n distinct TCP ports that were free on 127.0.0.1.
