@@ -1,6 +1,8 @@
 package caddytest
 
 import (
+	"bytes"
+	"compress/gzip"
 	"fmt"
 	"io"
 	"net/http"
@@ -167,18 +169,21 @@ func (m *mockUpstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	sc, rep := m.scenario, m.reply
 	m.mu.Unlock()
 
+	// Real providers compress whatever the client accepts; so do the mocks.
+	gz := strings.Contains(r.Header.Get("Accept-Encoding"), "gzip")
 	if len(problems) > 0 {
-		writeBody(w, http.StatusBadRequest, nil, nativeError(m.proto, http.StatusBadRequest, "mock "+string(m.proto)+" rejected the request: "+strings.Join(problems, "; ")))
+		writeBody(w, gz, http.StatusBadRequest, nil, nativeError(m.proto, http.StatusBadRequest, "mock "+string(m.proto)+" rejected the request: "+strings.Join(problems, "; ")))
 		return
 	}
 	if sc != nil {
-		writeBody(w, sc.Status, sc.Header, sc.Body)
+		writeBody(w, gz, sc.Status, sc.Header, sc.Body)
 		return
 	}
-	writeBody(w, http.StatusOK, nil, successBody(m.proto, rec.model(m.proto), rep))
+	writeBody(w, gz, http.StatusOK, nil, successBody(m.proto, rec.model(m.proto), rep))
 }
 
-func writeBody(w http.ResponseWriter, status int, hdr http.Header, body string) {
+// writeBody answers status, hdr and body, gzip-compressed when gz is set.
+func writeBody(w http.ResponseWriter, gz bool, status int, hdr http.Header, body string) {
 	for k, vs := range hdr {
 		for _, v := range vs {
 			w.Header().Add(k, v)
@@ -187,9 +192,19 @@ func writeBody(w http.ResponseWriter, status int, hdr http.Header, body string) 
 	if w.Header().Get("Content-Type") == "" {
 		w.Header().Set("Content-Type", "application/json")
 	}
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	b := []byte(body)
+	if gz && len(b) > 0 {
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		_, _ = zw.Write(b)
+		_ = zw.Close()
+		b = buf.Bytes()
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Header().Add("Vary", "Accept-Encoding")
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(status)
-	_, _ = io.WriteString(w, body)
+	_, _ = w.Write(b)
 }
 
 // knownFields lists the top-level request fields each provider accepts.
