@@ -58,22 +58,34 @@ func TestPassthrough(t *testing.T) {
 		body             string
 		// dialect is "" for byte-identical bodies, else the edit expected.
 		dialect string
+		// variant names a client-side variation: "beta" posts to
+		// /v1/messages?beta=true as Claude Code does; "v1" uses the Gemini
+		// API's /v1/models/ path.
+		variant string
 	}{
-		{openaiChat, openaiChat, "gpt-4o", passthroughBodies[openaiChat], ""},
-		{openaiResponses, openaiResponses, "gpt-4o", passthroughBodies[openaiResponses], ""},
-		{anthropicMsgs, anthropicMsgs, "claude-sonnet-4-5", passthroughBodies[anthropicMsgs], ""},
-		{vertexAnthropic, vertexAnthropic, "claude-sonnet-4-5@20250929", passthroughBodies[vertexAnthropic], ""},
-		{gemini, gemini, "gemini-2.5-flash", passthroughBodies[gemini], ""},
-		{vertex, vertex, "gemini-2.5-pro", passthroughBodies[vertex], ""},
-		{gemini, vertex, "gemini-2.5-flash", passthroughBodies[gemini], ""},
-		{vertex, gemini, "gemini-2.5-pro", strings.Replace(passthroughBodies[vertex], `"labels": {"team": "itest"},`, "", 1), ""},
-		{anthropicMsgs, vertexAnthropic, "claude-sonnet-4-5@20250929", bridgeBody, "to-vertex"},
-		{vertexAnthropic, anthropicMsgs, "claude-sonnet-4-5@20250929", passthroughBodies[vertexAnthropic], "from-vertex"},
+		{openaiChat, openaiChat, "gpt-4o", passthroughBodies[openaiChat], "", ""},
+		{openaiResponses, openaiResponses, "gpt-4o", passthroughBodies[openaiResponses], "", ""},
+		{anthropicMsgs, anthropicMsgs, "claude-sonnet-4-5", passthroughBodies[anthropicMsgs], "", ""},
+		{vertexAnthropic, vertexAnthropic, "claude-sonnet-4-5@20250929", passthroughBodies[vertexAnthropic], "", ""},
+		{gemini, gemini, "gemini-2.5-flash", passthroughBodies[gemini], "", ""},
+		{vertex, vertex, "gemini-2.5-pro", passthroughBodies[vertex], "", ""},
+		{gemini, vertex, "gemini-2.5-flash", passthroughBodies[gemini], "", ""},
+		{vertex, gemini, "gemini-2.5-pro", strings.Replace(passthroughBodies[vertex], `"labels": {"team": "itest"},`, "", 1), "", ""},
+		{anthropicMsgs, vertexAnthropic, "claude-sonnet-4-5@20250929", bridgeBody, "to-vertex", ""},
+		{vertexAnthropic, anthropicMsgs, "claude-sonnet-4-5@20250929", passthroughBodies[vertexAnthropic], "from-vertex", ""},
+		{anthropicMsgs, anthropicMsgs, "claude-sonnet-4-5", passthroughBodies[anthropicMsgs], "", "beta"},
+		{anthropicMsgs, vertexAnthropic, "claude-sonnet-4-5@20250929", bridgeBody, "to-vertex", "beta"},
+		{gemini, gemini, "gemini-2.5-flash", passthroughBodies[gemini], "", "v1"},
+		{gemini, vertex, "gemini-2.5-flash", passthroughBodies[gemini], "", "v1"},
 	}
 	for _, tc := range cases {
-		t.Run(pairName(tc.client, tc.upstream), func(t *testing.T) {
+		sub := pairName(tc.client, tc.upstream)
+		if tc.variant != "" {
+			sub += "/" + tc.variant
+		}
+		t.Run(sub, func(t *testing.T) {
 			env.mocks.resetAll(t)
-			name := pairName(tc.client, tc.upstream) + " passthrough"
+			name := sub + " passthrough"
 			m := env.mocks[tc.upstream]
 			answer := passthroughResponse(tc.upstream, tc.model)
 			m.setScenario(scenario{Status: 200, Header: http.Header{"Content-Type": {"application/json; charset=utf-8"}, "X-Vendor-Request-Id": {"itest-123"}}, Body: answer})
@@ -82,13 +94,22 @@ func TestPassthrough(t *testing.T) {
 			if tc.client == anthropicMsgs {
 				req.Header.Set("Anthropic-Beta", "itest-feature-2025-01-01")
 			}
+			switch tc.variant {
+			case "beta":
+				req.URL.RawQuery = "beta=true"
+			case "v1":
+				req.URL.Path = strings.Replace(req.URL.Path, "/v1beta/", "/v1/", 1)
+			}
 			resp := do(t, req)
 
 			rec, hits := m.lastRequest()
 			if hits != 1 || rec == nil {
 				t.Fatalf("%s: the upstream received %d requests, want 1; client got %d %s", name, hits, resp.Status, resp.Body)
 			}
-			if want := tc.upstream.upstreamPath(tc.model); rec.Path != want || rec.RawQuery != "" {
+			// A first-party Anthropic upstream may or may not get ?beta=true;
+			// every other upstream URL is exactly the endpoint.
+			queryFree := tc.variant != "beta" || tc.upstream != anthropicMsgs
+			if want := tc.upstream.upstreamPath(tc.model); rec.Path != want || (queryFree && rec.RawQuery != "") {
 				t.Errorf("%s: upstream URL = %s?%s, want %s", name, rec.Path, rec.RawQuery, want)
 			}
 			if got := credential(tc.upstream, rec); got != clientKey {
