@@ -2,4 +2,27 @@
 // the module, mock upstreams that speak each protocol (and replay recorded
 // provider traffic), and the official SDKs as clients. It has no non-test
 // code beyond this comment.
+//
+// The suite, all in _test.go files:
+//
+//   - caddy_test.go: one in-process Caddy per test binary (admin
+//     localhost:2999), one site per upstream protocol, one with api_key and
+//     access logging per upstream, one per upstream whose upstream is not
+//     listening, and one with a small max_request_body.
+//   - mock_test.go: one httptest upstream per protocol that validates each
+//     request as the real provider would (method, exact path, credential
+//     scheme, known top-level fields, protocol rules), records it, and
+//     answers a scenario or a hand-written success body.
+//   - clients_test.go: openai-go (Chat, Responses), anthropic-sdk-go
+//     (Messages, Vertex) and google.golang.org/genai (Gemini API, Vertex)
+//     behind one interface.
+//   - pairs_test.go, errors_test.go, passthrough_test.go,
+//     credentials_test.go, hostile_test.go: the 36 client->upstream pairs,
+//     upstream errors and unreachable upstreams, byte-exact passthrough,
+//     credentials, and requests rejected before any upstream call.
+//   - recordings_test.go: real recorded traffic from ../shared/recordings
+//     (skipped when absent) replayed by the mocks, and checked against them.
+//
+// Run it with go test ./caddytest. Tests must not use t.Parallel: they
+// share the one Caddy and its mocks.
 package caddytest

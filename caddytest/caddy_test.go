@@ -1,0 +1,148 @@
+package caddytest
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	caddytester "github.com/caddyserver/caddy/v2/caddytest"
+
+	// The module under test, registered as http.handlers.llmbridge with its
+	// Caddyfile directive.
+	_ "github.com/llmbridge/llmbridge/caddymodule"
+)
+
+// smallBodyLimit is max_request_body on the site that tests the limit.
+const smallBodyLimit = 1024
+
+// testEnv is the Caddy under test and its mock upstreams. One exists per
+// test binary; every test loads the same Caddyfile, which Caddy treats as a
+// no-op once it is running.
+type testEnv struct {
+	mocks mockSet
+	// plain has one site per upstream protocol, credentials passed through.
+	plain map[proto]string
+	// keyed has one site per upstream protocol with api_key upstream-key
+	// and access logging.
+	keyed map[proto]string
+	// dead has one site per upstream protocol whose upstream address has
+	// nothing listening.
+	dead map[proto]string
+	// small is a site (openai-chat upstream) with max_request_body 1KiB.
+	small string
+
+	caddyfile string
+}
+
+var (
+	envOnce   sync.Once
+	sharedEnv *testEnv
+	envErr    error
+)
+
+// setup returns the shared environment after loading its Caddyfile into the
+// in-process Caddy (starting Caddy the first time), and resets the mocks for
+// t.
+func setup(t *testing.T) *testEnv {
+	t.Helper()
+	envOnce.Do(func() {
+		// caddytest starts Caddy in this process unless something already
+		// answers on the admin port; that would be another test binary's
+		// Caddy, whose configuration this suite must not replace.
+		if err := adminPortFree(); err != nil {
+			envErr = err
+			return
+		}
+		sharedEnv, envErr = newTestEnv()
+	})
+	if envErr != nil {
+		t.Fatalf("setting up the test environment: %v", envErr)
+	}
+	tester := caddytester.NewTester(t)
+	tester.InitServer(sharedEnv.caddyfile, "caddyfile")
+	if t.Failed() {
+		t.FailNow()
+	}
+	sharedEnv.mocks.resetAll(t)
+	return sharedEnv
+}
+
+func newTestEnv() (*testEnv, error) {
+	e := &testEnv{mocks: mockSet{}, plain: map[proto]string{}, keyed: map[proto]string{}, dead: map[proto]string{}}
+	for _, p := range allProtocols {
+		e.mocks[p] = newMockUpstream(p)
+	}
+	// Each site gets a port that was free a moment ago; the dead upstreams
+	// get one that is closed again before Caddy starts.
+	ports, err := freePorts(4*len(allProtocols) + 1)
+	if err != nil {
+		return nil, err
+	}
+	next := func() int { p := ports[0]; ports = ports[1:]; return p }
+
+	var b strings.Builder
+	b.WriteString(`{
+	admin localhost:2999
+	http_port 9080
+	https_port 9443
+	grace_period 1ns
+}
+`)
+	site := func(port int, p proto, upstreamAddr, extra, siteExtra string) string {
+		fmt.Fprintf(&b, `
+http://localhost:%d {
+%s	llmbridge {
+		upstream %s
+		vertex_project %s
+		vertex_location %s
+%s	}
+	reverse_proxy %s
+}
+`, port, siteExtra, p, vertexProject, vertexLocation, extra, upstreamAddr)
+		return fmt.Sprintf("http://localhost:%d", port)
+	}
+	for _, p := range allProtocols {
+		e.plain[p] = site(next(), p, e.mocks[p].addr(), "", "")
+		e.keyed[p] = site(next(), p, e.mocks[p].addr(), "\t\tapi_key "+upstreamKey+"\n", "\tlog {\n\t\toutput discard\n\t}\n")
+		e.dead[p] = site(next(), p, fmt.Sprintf("127.0.0.1:%d", next()), "", "")
+	}
+	e.small = site(next(), openaiChat, e.mocks[openaiChat].addr(), fmt.Sprintf("\t\tmax_request_body %d\n", smallBodyLimit), "")
+	e.caddyfile = b.String()
+	return e, nil
+}
+
+// adminPortFree fails when something already serves Caddy's admin API on
+// localhost:2999 before this process has started its own Caddy.
+func adminPortFree() error {
+	resp, err := (&http.Client{Timeout: time.Second}).Get("http://localhost:2999/config/")
+	if err != nil {
+		return nil
+	}
+	resp.Body.Close()
+	return fmt.Errorf("another process already serves a Caddy admin API on localhost:2999 (another integration test run?); " +
+		"this suite would replace its configuration, so it refuses to run concurrently with it")
+}
+
+// freePorts returns n distinct TCP ports that were free on 127.0.0.1.
+func freePorts(n int) ([]int, error) {
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			_ = l.Close()
+		}
+	}()
+	ports := make([]int, 0, n)
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		ls = append(ls, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}

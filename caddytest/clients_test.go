@@ -1,0 +1,408 @@
+package caddytest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"cloud.google.com/go/auth"
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	anthropicopt "github.com/anthropics/anthropic-sdk-go/v2/option"
+	anthropicvertex "github.com/anthropics/anthropic-sdk-go/v2/vertex"
+	"github.com/openai/openai-go/v3"
+	openaiopt "github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/responses"
+	"golang.org/x/oauth2"
+	"golang.org/x/oauth2/google"
+	"google.golang.org/genai"
+)
+
+// turn is one message of the conversation history.
+type turn struct {
+	// Role is "user" or "assistant".
+	Role string
+	Text string
+}
+
+// conversation is what every client adapter sends, each with its own SDK.
+type conversation struct {
+	Model         string
+	System        string
+	Turns         []turn
+	Temperature   float64
+	TopP          float64
+	MaxTokens     int64
+	StopSequences []string // sent only when non-empty
+	TopK          int64    // sent only when non-zero
+}
+
+// sharedConversation uses only parameters every client and upstream
+// protocol can carry: system prompt, three turns, temperature, top_p and
+// max tokens. Binary-exact float values keep comparisons exact.
+func sharedConversation(model string) conversation {
+	return conversation{
+		Model:  model,
+		System: "You are a terse assistant. Answer in one line.",
+		Turns: []turn{
+			{"user", `Say "hi" in Portuguese.`},
+			{"assistant", "Olá! 👋"},
+			{"user", "And in Spanish?\nOne word, please."},
+		},
+		Temperature: 0.25,
+		TopP:        0.75,
+		MaxTokens:   321,
+	}
+}
+
+// result is what a client SDK made of the response, normalised across
+// protocols: Stop is "end", "max_tokens", "stop_sequence", "tool_use",
+// "content_filter", "refusal" or "other:<wire value>"; token counts have
+// OpenAI's inclusive meaning (input includes cached tokens, output includes
+// reasoning).
+type result struct {
+	Text         string
+	Stop         string
+	InputTokens  int64
+	OutputTokens int64
+}
+
+// sdkClient is one official SDK speaking one client protocol.
+type sdkClient interface {
+	protocol() proto
+	// generate sends conv to the llmbridge site at base (scheme://host:port)
+	// and returns the normalised result or the SDK's error.
+	generate(ctx context.Context, base string, conv conversation) (result, error)
+}
+
+// sdkClients returns one adapter per client protocol.
+func sdkClients() map[proto]sdkClient {
+	return map[proto]sdkClient{
+		openaiChat:      chatClient{},
+		openaiResponses: responsesClient{},
+		anthropicMsgs:   anthropicClient{},
+		vertexAnthropic: anthropicClient{vertex: true},
+		gemini:          genaiClient{backend: genai.BackendGeminiAPI},
+		vertex:          genaiClient{backend: genai.BackendVertexAI},
+	}
+}
+
+// sdkErrorStatus returns the HTTP status carried by an SDK error.
+func sdkErrorStatus(err error) (int, bool) {
+	var oe *openai.Error
+	if errors.As(err, &oe) {
+		return oe.StatusCode, true
+	}
+	var ae *anthropic.Error
+	if errors.As(err, &ae) {
+		return ae.StatusCode, true
+	}
+	var ge genai.APIError
+	if errors.As(err, &ge) {
+		return ge.Code, true
+	}
+	var gp *genai.APIError
+	if errors.As(err, &gp) {
+		return gp.Code, true
+	}
+	return 0, false
+}
+
+// sdkErrorMessage returns the error message an SDK error carries.
+func sdkErrorMessage(err error) string {
+	var oe *openai.Error
+	if errors.As(err, &oe) {
+		return oe.Message
+	}
+	var ae *anthropic.Error
+	if errors.As(err, &ae) {
+		return ae.Message
+	}
+	var ge genai.APIError
+	if errors.As(err, &ge) {
+		return ge.Message
+	}
+	return err.Error()
+}
+
+// describeErr describes a client error for failure messages: the HTTP
+// status and the message of an SDK error, or the error itself.
+func describeErr(err error) string {
+	if status, ok := sdkErrorStatus(err); ok {
+		return fmt.Sprintf("HTTP %d: %s", status, sdkErrorMessage(err))
+	}
+	return err.Error()
+}
+
+// sdkErrorHeader returns the response headers of an SDK error where the SDK
+// exposes them (openai-go and anthropic-sdk-go; genai does not).
+func sdkErrorHeader(err error) (http.Header, bool) {
+	var oe *openai.Error
+	if errors.As(err, &oe) && oe.Response != nil {
+		return oe.Response.Header, true
+	}
+	var ae *anthropic.Error
+	if errors.As(err, &ae) && ae.Response != nil {
+		return ae.Response.Header, true
+	}
+	return nil, false
+}
+
+// chatClient speaks openai-chat through openai-go.
+type chatClient struct{}
+
+func (chatClient) protocol() proto { return openaiChat }
+
+func (chatClient) generate(ctx context.Context, base string, conv conversation) (result, error) {
+	c := openai.NewClient(openaiopt.WithBaseURL(base+"/v1/"), openaiopt.WithAPIKey(clientKey), openaiopt.WithMaxRetries(0))
+	msgs := []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(conv.System)}
+	for _, t := range conv.Turns {
+		if t.Role == "assistant" {
+			msgs = append(msgs, openai.AssistantMessage(t.Text))
+		} else {
+			msgs = append(msgs, openai.UserMessage(t.Text))
+		}
+	}
+	params := openai.ChatCompletionNewParams{
+		Model:               conv.Model,
+		Messages:            msgs,
+		Temperature:         openai.Float(conv.Temperature),
+		TopP:                openai.Float(conv.TopP),
+		MaxCompletionTokens: openai.Int(conv.MaxTokens),
+	}
+	if len(conv.StopSequences) > 0 {
+		params.Stop = openai.ChatCompletionNewParamsStopUnion{OfStringArray: conv.StopSequences}
+	}
+	var opts []openaiopt.RequestOption
+	if conv.TopK != 0 {
+		opts = append(opts, openaiopt.WithJSONSet("top_k", conv.TopK))
+	}
+	resp, err := c.Chat.Completions.New(ctx, params, opts...)
+	if err != nil {
+		return result{}, err
+	}
+	var res result
+	if len(resp.Choices) > 0 {
+		res.Text = resp.Choices[0].Message.Content
+		res.Stop = normaliseStop(openaiChat, resp.Choices[0].FinishReason)
+	}
+	res.InputTokens = resp.Usage.PromptTokens
+	res.OutputTokens = resp.Usage.CompletionTokens
+	return res, nil
+}
+
+// responsesClient speaks openai-responses through openai-go.
+type responsesClient struct{}
+
+func (responsesClient) protocol() proto { return openaiResponses }
+
+func (responsesClient) generate(ctx context.Context, base string, conv conversation) (result, error) {
+	c := openai.NewClient(openaiopt.WithBaseURL(base+"/v1/"), openaiopt.WithAPIKey(clientKey), openaiopt.WithMaxRetries(0))
+	var input responses.ResponseInputParam
+	for _, t := range conv.Turns {
+		role := responses.EasyInputMessageRoleUser
+		if t.Role == "assistant" {
+			role = responses.EasyInputMessageRoleAssistant
+		}
+		input = append(input, responses.ResponseInputItemParamOfMessage(t.Text, role))
+	}
+	params := responses.ResponseNewParams{
+		Model:           conv.Model,
+		Instructions:    openai.String(conv.System),
+		Input:           responses.ResponseNewParamsInputUnion{OfInputItemList: input},
+		Temperature:     openai.Float(conv.Temperature),
+		TopP:            openai.Float(conv.TopP),
+		MaxOutputTokens: openai.Int(conv.MaxTokens),
+	}
+	var opts []openaiopt.RequestOption
+	if len(conv.StopSequences) > 0 {
+		// The Responses API has no stop sequences; a client that sends
+		// them anyway does so as an extra field.
+		opts = append(opts, openaiopt.WithJSONSet("stop", conv.StopSequences))
+	}
+	if conv.TopK != 0 {
+		opts = append(opts, openaiopt.WithJSONSet("top_k", conv.TopK))
+	}
+	resp, err := c.Responses.New(ctx, params, opts...)
+	if err != nil {
+		return result{}, err
+	}
+	res := result{Text: resp.OutputText(), InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens}
+	switch {
+	case resp.Status == "completed":
+		res.Stop = "end"
+	case resp.Status == "incomplete" && resp.IncompleteDetails.Reason == "max_output_tokens":
+		res.Stop = "max_tokens"
+	case resp.Status == "incomplete" && resp.IncompleteDetails.Reason == "content_filter":
+		res.Stop = "content_filter"
+	default:
+		res.Stop = "other:" + string(resp.Status) + "/" + resp.IncompleteDetails.Reason
+	}
+	return res, nil
+}
+
+// anthropicClient speaks anthropic-messages, or vertex-anthropic through the
+// SDK's vertex package, with anthropic-sdk-go.
+type anthropicClient struct{ vertex bool }
+
+func (a anthropicClient) protocol() proto {
+	if a.vertex {
+		return vertexAnthropic
+	}
+	return anthropicMsgs
+}
+
+func (a anthropicClient) generate(ctx context.Context, base string, conv conversation) (result, error) {
+	opts := []anthropicopt.RequestOption{anthropicopt.WithMaxRetries(0)}
+	if a.vertex {
+		creds := &google.Credentials{
+			ProjectID:   clientProject,
+			TokenSource: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: clientKey, TokenType: "Bearer"}),
+		}
+		opts = append(opts,
+			anthropicvertex.WithCredentials(ctx, vertexLocation, clientProject, creds),
+			anthropicopt.WithBaseURL(base+"/"),
+			// The SDK moves its anthropic-version header into the body;
+			// Vertex documents vertex-2023-10-16 there, which is what
+			// Vertex clients such as Claude Code send.
+			anthropicopt.WithHeader("anthropic-version", vertexAnthropicVersion),
+		)
+	} else {
+		opts = append(opts, anthropicopt.WithBaseURL(base), anthropicopt.WithAPIKey(clientKey))
+	}
+	// anthropic-sdk-go v2 has no typed sampling parameters; the Messages
+	// API still takes them, so they travel as extra body fields.
+	opts = append(opts,
+		anthropicopt.WithJSONSet("temperature", conv.Temperature),
+		anthropicopt.WithJSONSet("top_p", conv.TopP))
+	if conv.TopK != 0 {
+		opts = append(opts, anthropicopt.WithJSONSet("top_k", conv.TopK))
+	}
+	c := anthropic.NewClient(opts...)
+	var msgs []anthropic.MessageParam
+	for _, t := range conv.Turns {
+		if t.Role == "assistant" {
+			msgs = append(msgs, anthropic.NewAssistantMessage(anthropic.NewTextBlock(t.Text)))
+		} else {
+			msgs = append(msgs, anthropic.NewUserMessage(anthropic.NewTextBlock(t.Text)))
+		}
+	}
+	msg, err := c.Messages.New(ctx, anthropic.MessageNewParams{
+		Model:         anthropic.Model(conv.Model),
+		MaxTokens:     conv.MaxTokens,
+		System:        []anthropic.TextBlockParam{{Text: conv.System}},
+		Messages:      msgs,
+		StopSequences: conv.StopSequences,
+	})
+	if err != nil {
+		return result{}, err
+	}
+	var text strings.Builder
+	for _, b := range msg.Content {
+		if b.Type == "text" {
+			text.WriteString(b.Text)
+		}
+	}
+	u := msg.Usage
+	return result{
+		Text:         text.String(),
+		Stop:         normaliseStop(a.protocol(), string(msg.StopReason)),
+		InputTokens:  u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens,
+		OutputTokens: u.OutputTokens,
+	}, nil
+}
+
+// genaiClient speaks gemini or vertex with google.golang.org/genai.
+type genaiClient struct{ backend genai.Backend }
+
+func (g genaiClient) protocol() proto {
+	if g.backend == genai.BackendVertexAI {
+		return vertex
+	}
+	return gemini
+}
+
+// staticToken is a cloud.google.com/go/auth token provider that always
+// returns the client's key as a bearer token.
+type staticToken struct{}
+
+func (staticToken) Token(context.Context) (*auth.Token, error) {
+	return &auth.Token{Value: clientKey, Type: "Bearer"}, nil
+}
+
+func (g genaiClient) generate(ctx context.Context, base string, conv conversation) (result, error) {
+	cc := &genai.ClientConfig{Backend: g.backend, HTTPOptions: genai.HTTPOptions{BaseURL: base}}
+	if g.backend == genai.BackendVertexAI {
+		cc.Project, cc.Location = clientProject, vertexLocation
+		cc.Credentials = auth.NewCredentials(&auth.CredentialsOptions{TokenProvider: staticToken{}})
+		cc.HTTPOptions.APIVersion = "v1"
+	} else {
+		cc.APIKey = clientKey
+	}
+	c, err := genai.NewClient(ctx, cc)
+	if err != nil {
+		return result{}, err
+	}
+	var contents []*genai.Content
+	for _, t := range conv.Turns {
+		role := genai.Role(genai.RoleUser)
+		if t.Role == "assistant" {
+			role = genai.RoleModel
+		}
+		contents = append(contents, genai.NewContentFromText(t.Text, role))
+	}
+	temp, topP := float32(conv.Temperature), float32(conv.TopP)
+	cfg := &genai.GenerateContentConfig{
+		SystemInstruction: genai.NewContentFromText(conv.System, genai.RoleUser),
+		Temperature:       &temp,
+		TopP:              &topP,
+		MaxOutputTokens:   int32(conv.MaxTokens),
+		StopSequences:     conv.StopSequences,
+	}
+	if conv.TopK != 0 {
+		k := float32(conv.TopK)
+		cfg.TopK = &k
+	}
+	resp, err := c.Models.GenerateContent(ctx, conv.Model, contents, cfg)
+	if err != nil {
+		return result{}, err
+	}
+	var res result
+	if len(resp.Candidates) > 0 {
+		cand := resp.Candidates[0]
+		if cand.Content != nil {
+			var text strings.Builder
+			for _, p := range cand.Content.Parts {
+				if p != nil && !p.Thought {
+					text.WriteString(p.Text)
+				}
+			}
+			res.Text = text.String()
+		}
+		res.Stop = normaliseStop(g.protocol(), string(cand.FinishReason))
+	}
+	if u := resp.UsageMetadata; u != nil {
+		res.InputTokens = int64(u.PromptTokenCount) + int64(u.ToolUsePromptTokenCount)
+		res.OutputTokens = int64(u.CandidatesTokenCount) + int64(u.ThoughtsTokenCount)
+	}
+	return res, nil
+}
+
+// normaliseStop maps a protocol's stop or finish reason to the suite's
+// vocabulary.
+func normaliseStop(p proto, v string) string {
+	var m map[string]string
+	switch p.family() {
+	case openaiChat:
+		m = map[string]string{"stop": "end", "length": "max_tokens", "tool_calls": "tool_use", "content_filter": "content_filter"}
+	case anthropicMsgs:
+		m = map[string]string{"end_turn": "end", "max_tokens": "max_tokens", "stop_sequence": "stop_sequence", "tool_use": "tool_use", "refusal": "refusal"}
+	case gemini:
+		m = map[string]string{"STOP": "end", "MAX_TOKENS": "max_tokens", "SAFETY": "content_filter"}
+	}
+	if s, ok := m[v]; ok {
+		return s
+	}
+	return "other:" + v
+}

@@ -1,0 +1,142 @@
+package caddytest
+
+import (
+	"net/url"
+	"strings"
+)
+
+// proto names a wire protocol exactly as llmbridge's configuration does.
+// The suite keeps its own copy of the names so that it tests the module from
+// the outside, as a user's Caddyfile would.
+type proto string
+
+const (
+	openaiChat      proto = "openai-chat"
+	openaiResponses proto = "openai-responses"
+	anthropicMsgs   proto = "anthropic-messages"
+	gemini          proto = "gemini"
+	vertex          proto = "vertex"
+	vertexAnthropic proto = "vertex-anthropic"
+)
+
+// allProtocols lists the protocols in a stable order; it is both the client
+// and the upstream axis of the pair matrix.
+var allProtocols = []proto{openaiChat, openaiResponses, anthropicMsgs, gemini, vertex, vertexAnthropic}
+
+// Settings written into the Caddyfile and expected by the mocks.
+const (
+	vertexProject  = "test-project"
+	vertexLocation = "us-east5"
+	// clientProject is the project the Vertex clients put in their paths;
+	// llmbridge must replace it with vertexProject.
+	clientProject = "client-project"
+	clientKey     = "client-key"
+	upstreamKey   = "upstream-key"
+	// vertexAnthropicVersion is the body version Anthropic on Vertex requires.
+	vertexAnthropicVersion = "vertex-2023-10-16"
+)
+
+// isAnthropic reports whether p speaks the Anthropic Messages wire format.
+func (p proto) isAnthropic() bool { return p == anthropicMsgs || p == vertexAnthropic }
+
+// isGoogle reports whether p speaks the Gemini wire format.
+func (p proto) isGoogle() bool { return p == gemini || p == vertex }
+
+// isOpenAI reports whether p is one of the OpenAI protocols.
+func (p proto) isOpenAI() bool { return p == openaiChat || p == openaiResponses }
+
+// family returns the wire format p shares with its siblings.
+func (p proto) family() proto {
+	switch p {
+	case vertex:
+		return gemini
+	case vertexAnthropic:
+		return anthropicMsgs
+	}
+	return p
+}
+
+// modelInPath reports whether p carries the model in the URL path.
+func (p proto) modelInPath() bool { return p == gemini || p == vertex || p == vertexAnthropic }
+
+// credentialScheme names how p authenticates: "bearer", "x-api-key" or
+// "x-goog-api-key".
+func (p proto) credentialScheme() string {
+	switch p {
+	case anthropicMsgs:
+		return "x-api-key"
+	case gemini:
+		return "x-goog-api-key"
+	}
+	return "bearer"
+}
+
+// defaultModel is the model each client asks for.
+func (p proto) defaultModel() string {
+	switch p {
+	case openaiChat, openaiResponses:
+		return "gpt-4o"
+	case anthropicMsgs:
+		return "claude-sonnet-4-5"
+	case vertexAnthropic:
+		return "claude-sonnet-4-5@20250929"
+	}
+	return "gemini-2.5-flash"
+}
+
+// clientPath is the path a client of protocol p posts a non-streaming
+// generation request to (the design note's client-side table).
+func (p proto) clientPath(model string) string {
+	switch p {
+	case openaiChat:
+		return "/v1/chat/completions"
+	case openaiResponses:
+		return "/v1/responses"
+	case anthropicMsgs:
+		return "/v1/messages"
+	case gemini:
+		return "/v1beta/models/" + model + ":generateContent"
+	case vertex:
+		return "/v1/projects/" + clientProject + "/locations/" + vertexLocation + "/publishers/google/models/" + model + ":generateContent"
+	case vertexAnthropic:
+		return "/v1/projects/" + clientProject + "/locations/" + vertexLocation + "/publishers/anthropic/models/" + url.PathEscape(model) + ":rawPredict"
+	}
+	panic("unknown protocol " + string(p))
+}
+
+// upstreamPath is the exact path an upstream of protocol p must receive for
+// model (the design note's upstream-side table, with the configured
+// project and location).
+func (p proto) upstreamPath(model string) string {
+	switch p {
+	case vertex:
+		return "/v1/projects/" + vertexProject + "/locations/" + vertexLocation + "/publishers/google/models/" + model + ":generateContent"
+	case vertexAnthropic:
+		return "/v1/projects/" + vertexProject + "/locations/" + vertexLocation + "/publishers/anthropic/models/" + model + ":rawPredict"
+	}
+	return p.clientPath(model)
+}
+
+// upstreamPathModel checks path against p's upstream endpoint and returns
+// the model it names (empty for protocols with the model in the body).
+func (p proto) upstreamPathModel(path string) (model string, ok bool) {
+	var prefix, suffix string
+	switch p {
+	case openaiChat, openaiResponses, anthropicMsgs:
+		return "", path == p.upstreamPath("")
+	case gemini:
+		prefix, suffix = "/v1beta/models/", ":generateContent"
+	case vertex:
+		prefix, suffix = "/v1/projects/"+vertexProject+"/locations/"+vertexLocation+"/publishers/google/models/", ":generateContent"
+	case vertexAnthropic:
+		prefix, suffix = "/v1/projects/"+vertexProject+"/locations/"+vertexLocation+"/publishers/anthropic/models/", ":rawPredict"
+	}
+	if !strings.HasPrefix(path, prefix) || !strings.HasSuffix(path, suffix) || len(path) <= len(prefix)+len(suffix) {
+		return "", false
+	}
+	model = path[len(prefix) : len(path)-len(suffix)]
+	if strings.ContainsAny(model, "/:") {
+		return "", false
+	}
+	return model, true
+}
