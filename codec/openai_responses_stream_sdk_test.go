@@ -1,10 +1,10 @@
-// Package sdkcheck feeds the golden Responses streams that package codec's
+// The SDK check of the Responses stream encoder feeds the golden streams the
 // encoder produces to the official openai-go SDK: its SSE decoder and
 // ssestream.Stream, as ResponseService.NewStreaming uses them, and its typed
 // events. Every event must unmarshal into its own type with all the fields
 // the SDK marks required, and the SDK must assemble the text, stop status,
 // usage and errors the canonical stream said.
-package sdkcheck
+package codec
 
 import (
 	"bytes"
@@ -48,7 +48,7 @@ type summary struct {
 
 func golden(t *testing.T, name string) summary {
 	t.Helper()
-	body, err := os.ReadFile(filepath.Join("..", "stream_"+name+".sse"))
+	body, err := os.ReadFile(filepath.Join("testdata", "openai-responses", "stream_"+name+".sse"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func checkFields(t *testing.T, path string, v reflect.Value) {
 	}
 }
 
-func TestGoldenStreams(t *testing.T) {
+func TestResponsesStreamSDKGolden(t *testing.T) {
 	tests := []struct {
 		name                string
 		text, refusal       string
@@ -224,7 +224,7 @@ func TestGoldenStreams(t *testing.T) {
 // event: the spec's flat one (which the encoder sends) is a typed
 // ResponseErrorEvent followed by response.failed; the nested one seen in
 // real traffic stops the stream with a Go error.
-func TestErrorShapes(t *testing.T) {
+func TestResponsesStreamSDKErrorShapes(t *testing.T) {
 	flat := "event: error\ndata: {\"type\":\"error\",\"code\":\"server_error\",\"message\":\"boom\",\"param\":null,\"sequence_number\":0}\n\n"
 	evs, err := parse(t, []byte(flat))
 	if err != nil || len(evs) != 1 || evs[0].AsError().Message != "boom" {

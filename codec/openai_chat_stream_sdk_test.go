@@ -3,17 +3,6 @@ package codec
 // SDK check of the Chat stream encoder: openai-go's own SSE decoder, Stream
 // and ChatCompletionAccumulator read every golden case the encoder writes
 // (text, refusal, usage, finish reasons, errors as ssestream.StreamError).
-//
-// It is kept in testdata because openai-go is not in this module's go.mod
-// yet (only branch wip-itest has it). Run it from the repository root,
-// without touching the module's own go.mod:
-//
-//	git show wip-itest:go.mod > /tmp/sdk.mod && git show wip-itest:go.sum > /tmp/sdk.sum
-//	cp codec/testdata/openai-chat/stream_sdk_check.go.txt codec/zz_chat_sdk_test.go
-//	go test -modfile=/tmp/sdk.mod -run ChatStreamSDK -v ./codec; rm codec/zz_chat_sdk_test.go
-//
-// Once openai-go is a test dependency, move it to
-// codec/openai_chat_stream_sdk_test.go.
 
 import (
 	"errors"
