@@ -172,9 +172,11 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 		h.logger.Debug("dropped hint fields", zap.Strings("fields", req.Dropped))
 	}
 	setBody(r, out)
+	// Headers first: a Gemini client's ?key= credential is read from the
+	// query that setPath replaces.
+	h.rewriteHeaders(r, client, req.Stream)
 	path, query := h.upstreamPath(model, req.Stream)
 	setPath(r, path, query)
-	h.rewriteHeaders(r, client, req.Stream)
 
 	tw := &translatingWriter{ResponseWriter: w, h: h, client: client, req: req}
 	defer func() {
@@ -232,9 +234,9 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 		return nil
 	}
 	setBody(r, edited)
+	h.rewriteHeaders(r, client, stream)
 	path, query := h.upstreamPath(model, stream)
 	setPath(r, path, query)
-	h.rewriteHeaders(r, client, stream)
 
 	pw := &passthroughWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}}
 	nextErr := next.ServeHTTP(pw, r)

@@ -25,9 +25,11 @@ func detectRoute(path string) (route, bool) {
 	switch {
 	case strings.HasSuffix(path, "/chat/completions"):
 		return route{protocol: codec.OpenAIChat}, true
-	case strings.HasSuffix(path, "/responses"):
+	// Responses and Messages need their /v1: /v1/threads/{id}/messages is
+	// OpenAI's Assistants API, not Anthropic's.
+	case strings.HasSuffix(path, "/v1/responses") || path == "/responses":
 		return route{protocol: codec.OpenAIResponses}, true
-	case strings.HasSuffix(path, "/messages"):
+	case strings.HasSuffix(path, "/v1/messages") || path == "/messages":
 		return route{protocol: codec.AnthropicMessages}, true
 	}
 	colon := strings.LastIndexByte(path, ':')
