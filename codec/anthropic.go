@@ -40,7 +40,7 @@ type anthropicRequestDecoder struct {
 func decodeAnthropicRequest(root gjson.Result, req *Request, vertex bool) *Error {
 	d := anthropicRequestDecoder{req: req, vertex: vertex}
 	var err *Error
-	root.ForEach(func(key, value gjson.Result) bool {
+	eachMember(root, &req.text, func(key, value gjson.Result) bool {
 		err = d.field(key.Str, value)
 		return err == nil
 	})
@@ -154,7 +154,7 @@ func (d *anthropicRequestDecoder) messages(v gjson.Result) *Error {
 	d.parts = make([]Part, 0, n)
 	i := 0
 	var err *Error
-	v.ForEach(func(_, m gjson.Result) bool {
+	eachMember(v, &req.text, func(_, m gjson.Result) bool {
 		var msg Message
 		msg, err = d.message(m, i)
 		if err != nil {

@@ -53,7 +53,7 @@ func decodeGeminiRequest(root gjson.Result, req *Request) *Error {
 	parts := make([]Part, 0, geminiKeyEstimate(root.Raw, `"text"`))
 	hasContents := false
 	var err *Error
-	root.ForEach(func(k, v gjson.Result) bool {
+	eachMember(root, &req.text, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "contents":
 			if v.Type == gjson.Null {
@@ -159,7 +159,7 @@ func decodeGeminiContents(v gjson.Result, req *Request, parts []Part) ([]Part, *
 	req.Messages = req.Messages[:0]
 	var err *Error
 	i := 0
-	v.ForEach(func(_, c gjson.Result) bool {
+	eachMember(v, &req.text, func(_, c gjson.Result) bool {
 		var msg Message
 		msg, parts, err = decodeGeminiContent(c, geminiContentPath{key: "contents", index: i}, parts, &req.text)
 		if err != nil {

@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -51,9 +52,17 @@ func eachMember(v gjson.Result, a *textArena, fn func(key, value gjson.Result) b
 		v.ForEach(fn) // scalars: gjson yields the value itself
 		return
 	}
+	// Like gjson, array elements get their index as a number key.
 	var key gjson.Result
+	obj := v.Raw[i] == '{'
+	idx := 0
 	eachRawMember(v.Raw, a, func(k, value string) bool {
-		key.Str = k
+		if obj {
+			key.Type, key.Str = gjson.String, k
+		} else {
+			key.Type, key.Num = gjson.Number, float64(idx)
+			idx++
+		}
 		return fn(key, a.result(value))
 	})
 }
@@ -106,11 +115,8 @@ func (a *textArena) result(raw string) gjson.Result {
 func (a *textArena) stringResult(raw string) gjson.Result {
 	body := raw[1 : len(raw)-1]
 	r := gjson.Result{Type: gjson.String, Raw: raw, Str: body}
-	for j := 0; j < len(body); j++ {
-		if body[j] == '\\' {
-			r.Str = a.unescape(body)
-			break
-		}
+	if strings.IndexByte(body, '\\') >= 0 {
+		r.Str = a.unescape(body)
 	}
 	return r
 }
@@ -123,13 +129,23 @@ func skipSpace(s string, i int) int {
 }
 
 // stringEnd returns the index just past the string literal starting at i.
+// Conversation text is most of a request, so the closing quote is found
+// with a vectorised search, and a quote is the end unless an odd number of
+// backslashes precedes it.
 func stringEnd(s string, i int) int {
-	for i++; i < len(s); i++ {
-		switch s[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
+	for i++; i < len(s); {
+		q := strings.IndexByte(s[i:], '"')
+		if q < 0 {
+			return len(s)
+		}
+		i += q
+		n := 0
+		for j := i - 1; j >= 0 && s[j] == '\\'; j-- {
+			n++
+		}
+		i++
+		if n%2 == 0 {
+			return i
 		}
 	}
 	return len(s)
@@ -171,10 +187,14 @@ func valueEnd(s string, i int) int {
 // become U+FFFD as in encoding/json.
 func appendUnescaped(dst []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '\\' {
-			dst = append(dst, c)
-			continue
+		if s[i] != '\\' {
+			// Copy the run up to the next escape at once.
+			j := strings.IndexByte(s[i:], '\\')
+			if j < 0 {
+				return append(dst, s[i:]...)
+			}
+			dst = append(dst, s[i:i+j]...)
+			i += j
 		}
 		i++
 		if i >= len(s) {

@@ -29,7 +29,7 @@ func TestEachMemberMatchesForEach(t *testing.T) {
 		}
 		for i := range want {
 			g, w := got[i], want[i]
-			if g.k.Str != w.k.Str || g.v.Type != w.v.Type || g.v.Str != w.v.Str || g.v.Num != w.v.Num || g.v.Raw != w.v.Raw {
+			if g.k.Str != w.k.Str || g.k.Num != w.k.Num || g.v.Type != w.v.Type || g.v.Str != w.v.Str || g.v.Num != w.v.Num || g.v.Raw != w.v.Raw {
 				t.Errorf("%s member %d: got %q=%+v, want %q=%+v", doc, i, g.k.Str, g.v, w.k.Str, w.v)
 			}
 		}

@@ -22,7 +22,7 @@ import (
 func decodeChatRequest(root gjson.Result, req *Request) *Error {
 	d := chatRequestDecoder{req: req}
 	var err *Error
-	root.ForEach(func(key, value gjson.Result) bool {
+	eachMember(root, &req.text, func(key, value gjson.Result) bool {
 		err = d.field(key.Str, value)
 		return err == nil
 	})
@@ -419,7 +419,7 @@ func (d *chatRequestDecoder) decodeMessages() *Error {
 	d.parts = make([]Part, 0, n+n/2+1)
 
 	var err *Error
-	v.ForEach(func(key, m gjson.Result) bool {
+	eachMember(v, &req.text, func(key, m gjson.Result) bool {
 		err = d.message(int(key.Num), m)
 		return err == nil
 	})

@@ -34,7 +34,7 @@ type responsesRequestDecoder struct {
 func decodeResponsesRequest(root gjson.Result, req *Request) *Error {
 	d := responsesRequestDecoder{req: req}
 	var err *Error
-	root.ForEach(func(key, value gjson.Result) bool {
+	eachMember(root, &req.text, func(key, value gjson.Result) bool {
 		err = d.field(key.Str, value)
 		return err == nil
 	})
@@ -472,7 +472,7 @@ func decodeResponsesInput(input gjson.Result, instructions string, req *Request)
 	leading := true
 	var err *Error
 	i := 0
-	input.ForEach(func(_, item gjson.Result) bool {
+	eachMember(input, &req.text, func(_, item gjson.Result) bool {
 		var role Role
 		start := len(parts)
 		role, parts, err = decodeResponsesItem(item, i, parts, req)
