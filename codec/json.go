@@ -130,6 +130,14 @@ func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Skip eight plain ASCII bytes at a time: conversation text is
+		// mostly bytes that need no escaping.
+		for i+8 <= len(s) && !needsEscape8(load8(s, i)) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
@@ -176,6 +184,28 @@ func appendString(dst []byte, s string) []byte {
 }
 
 const hexDigits = "0123456789abcdef"
+
+// load8 reads eight bytes of s at i as a little-endian word; the compiler
+// turns it into one load.
+func load8(s string, i int) uint64 {
+	_ = s[i+7]
+	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+}
+
+// needsEscape8 reports whether any of the eight bytes in x is a control
+// character, a quote, a backslash or not ASCII (which needs a UTF-8 check),
+// with the classic "has a byte less than n" and "has a zero byte" word
+// tricks.
+func needsEscape8(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	control := (x - ones*0x20) & ^x
+	q := x ^ (ones * '"')
+	quote := (q - ones) & ^q
+	b := x ^ (ones * '\\')
+	backslash := (b - ones) & ^b
+	return (control|quote|backslash|x)&highs != 0
+}
 
 // appendInt appends n as a JSON number.
 func appendInt(dst []byte, n int64) []byte { return strconv.AppendInt(dst, n, 10) }

@@ -1,0 +1,65 @@
+package codec
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// checkAppendString fails unless appendString(s) is valid JSON that decodes
+// to what encoding/json's own encoding of s decodes to.
+func checkAppendString(t testing.TB, s string) {
+	got := appendString(nil, s)
+	var back string
+	if err := json.Unmarshal(got, &back); err != nil {
+		t.Fatalf("appendString(%q) = %s: %v", s, got, err)
+	}
+	want, _ := json.Marshal(s)
+	var wantBack string
+	_ = json.Unmarshal(want, &wantBack)
+	if back != wantBack {
+		t.Fatalf("appendString(%q) decodes to %q, want %q", s, back, wantBack)
+	}
+	if strings.ContainsAny(string(got), "\u2028\u2029") {
+		t.Fatalf("appendString(%q) = %s keeps a line separator", s, got)
+	}
+}
+
+func TestAppendString(t *testing.T) {
+	for _, s := range []string{"", "plain", "a\"b\\c", "\n\r\t\b\f\x00\x1f", "é€😀", "\u2028\u2029", "bad \xff\xfe utf8",
+		strings.Repeat("12345678", 5) + "\"" + strings.Repeat("x", 9), "\x7f\x80", "ends with \\"} {
+		checkAppendString(t, s)
+	}
+	// Every byte in every position of an 8-byte word.
+	for c := 0; c < 256; c++ {
+		for pos := 0; pos < 17; pos++ {
+			b := []byte(strings.Repeat("a", 17))
+			b[pos] = byte(c)
+			checkAppendString(t, string(b))
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		b := make([]byte, r.IntN(40))
+		for i := range b {
+			b[i] = byte(r.IntN(256))
+		}
+		checkAppendString(t, string(b))
+	}
+}
+
+func FuzzAppendString(f *testing.F) {
+	f.Add("plain text")
+	f.Add("\"\\\n\x00\xff\u2028")
+	f.Fuzz(func(t *testing.T, s string) { checkAppendString(t, s) })
+}
+
+func BenchmarkAppendString(b *testing.B) {
+	s := strings.Repeat("some words of a conversation, ", 8) + "\n\"quoted\" and more.\n"
+	dst := make([]byte, 0, 4096)
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		dst = appendString(dst[:0], s)
+	}
+}
