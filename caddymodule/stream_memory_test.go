@@ -1,0 +1,79 @@
+package caddymodule
+
+import (
+	"context"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2"
+
+	"github.com/llmbridge/llmbridge/codec"
+)
+
+// TestStreamMemoryPerOpenStream holds many streams open mid-response, as a
+// busy server does, and checks what each costs while it waits for the next
+// upstream event: the bound is 16 KB beyond the event in flight.
+func TestStreamMemoryPerOpenStream(t *testing.T) {
+	const streams = 500
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	defer cancel()
+	pairs := [][2]codec.Protocol{
+		{codec.OpenAIChat, codec.AnthropicMessages},
+		{codec.AnthropicMessages, codec.OpenAIResponses},
+		{codec.Gemini, codec.OpenAIChat},
+		{codec.OpenAIResponses, codec.Gemini},
+	}
+	for _, pair := range pairs {
+		up, client := pair[0], pair[1]
+		h := &Handler{Upstream: string(up), VertexProject: "p", VertexLocation: "l"}
+		if err := h.Provision(ctx); err != nil {
+			t.Fatal(err)
+		}
+		// The opening of a stream in the upstream's protocol.
+		start := openingEvents(t, up)
+		req := &codec.Request{Model: "m", Stream: true, StreamUsage: true}
+		held := make([]*streamTranslator, 0, streams)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		for range streams {
+			s := newStreamTranslator(httptest.NewRecorder(), h, client, req)
+			if _, err := s.write(start); err != nil {
+				t.Fatal(err)
+			}
+			held = append(held, s)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		// The recorders keep everything written to them; count only the
+		// translators' own memory.
+		var recorded uint64
+		for _, s := range held {
+			recorded += uint64(s.w.(*httptest.ResponseRecorder).Body.Cap()) + 1024
+		}
+		per := (after.HeapAlloc - before.HeapAlloc - recorded) / streams
+		t.Logf("%s -> %s: %d bytes per open stream", up, client, per)
+		if per > 16<<10 {
+			t.Errorf("%s -> %s: %d bytes per open stream, want at most 16 KiB", up, client, per)
+		}
+		runtime.KeepAlive(held)
+	}
+}
+
+// openingEvents returns the first events of a text stream of protocol p,
+// up to and including the first text delta.
+func openingEvents(t *testing.T, p codec.Protocol) []byte {
+	t.Helper()
+	enc := codec.NewStreamEncoder(p, &codec.Request{Model: "m", Stream: true})
+	var b []byte
+	for _, ev := range []codec.Event{
+		{Type: codec.EventStart, ID: "id-1", Model: "m"},
+		{Type: codec.EventPartStart, Part: codec.PartText},
+		{Type: codec.EventPartDelta, Text: strings.Repeat("token ", 20)},
+	} {
+		b = enc.Encode(b, &ev)
+	}
+	return b
+}
