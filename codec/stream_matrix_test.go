@@ -68,3 +68,31 @@ func TestStreamMatrixErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamAndJSONAgree checks that the same upstream content yields the
+// same text, stop reason and usage whether it arrives as one JSON body or as
+// a stream, for every protocol.
+func TestStreamAndJSONAgree(t *testing.T) {
+	resp := &Response{ID: "id-7", Model: "m-7", StopReason: mapping.StopMaxTokens,
+		Content: []Part{{Type: PartText, Text: "Line one\nline \"two\""}},
+		Usage:   Usage{Known: true, InputTokens: 50, CacheReadTokens: 20, OutputTokens: 9, ReasoningTokens: 2}}
+	for _, p := range Protocols {
+		body, err := AppendResponse(nil, p, resp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fromJSON Response
+		if err := DecodeResponse(p, body, &fromJSON); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		stream := encodeStream(p, &Request{Model: "m-7", Stream: true, StreamUsage: true}, AppendResponseEvents(nil, resp))
+		s := summarize(decodeStream(t, p, stream, nil))
+		var text string
+		for _, part := range fromJSON.Content {
+			text += part.Text
+		}
+		if s.Text != text || s.Stop != fromJSON.StopReason || s.Usage != fromJSON.Usage || !s.Complete {
+			t.Errorf("%s: stream %+v, JSON text %q stop %v usage %+v", p, s, text, fromJSON.StopReason, fromJSON.Usage)
+		}
+	}
+}
