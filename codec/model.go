@@ -50,7 +50,30 @@ const (
 	// PartRefusal is a model's refusal text (Chat message.refusal,
 	// Responses refusal content parts).
 	PartRefusal
+	// PartToolCall is a call of a client-side tool by the model, in an
+	// assistant message: ToolCallID, ToolName and Arguments.
+	PartToolCall
+	// PartToolResult is the result of a tool call, in a user message:
+	// ToolCallID, ToolName when known, Content and IsError.
+	PartToolResult
+	// PartImage is an image: MediaType and base64 Data, or URL.
+	PartImage
+	// PartDocument is a document such as a PDF: MediaType and base64 Data,
+	// or URL; Text holds a title when the protocol has one.
+	PartDocument
+	// PartAudio is audio input: MediaType and base64 Data.
+	PartAudio
 )
+
+var partTypeNames = [...]string{"text", "refusal", "tool call", "tool result", "image", "document", "audio"}
+
+// String returns a short name of the part type, for error messages.
+func (t PartType) String() string {
+	if int(t) < len(partTypeNames) {
+		return partTypeNames[t]
+	}
+	return "unknown"
+}
 
 // Part is one piece of message content.
 type Part struct {
@@ -58,6 +81,32 @@ type Part struct {
 	Type PartType
 	// Text is the text of a PartText or PartRefusal.
 	Text string
+
+	// ToolCallID identifies a tool call (PartToolCall) or the call a
+	// result answers (PartToolResult). Ids pass between protocols
+	// unchanged; where an upstream gives none (the Gemini API), the
+	// decoder synthesises a stable one.
+	ToolCallID string
+	// ToolName is the name of the called tool.
+	ToolName string
+	// Arguments is a tool call's arguments as the text of one JSON object
+	// ("{}" for none). Protocols that carry arguments as a JSON string
+	// (OpenAI) are unquoted into it; those that carry an object (Anthropic
+	// input, Gemini args) are copied as is.
+	Arguments string
+	// Content is a tool result's content: text and image parts.
+	Content []Part
+	// IsError marks a tool result that reports a failure (Anthropic
+	// is_error).
+	IsError bool
+
+	// MediaType is the MIME type of an image, document or audio part.
+	MediaType string
+	// Data is the base64 content of an image, document or audio part.
+	Data string
+	// URL is where an image or document is; llmbridge never fetches it, so
+	// it reaches only upstreams that accept URLs.
+	URL string
 }
 
 // Message is one turn of a conversation.
@@ -74,6 +123,69 @@ type OptInt struct {
 	Value int64
 	// Set reports whether the client gave the parameter.
 	Set bool
+}
+
+// OptBool is an optional boolean parameter.
+type OptBool struct {
+	// Value is the parameter's value when Set.
+	Value bool
+	// Set reports whether the client gave the parameter.
+	Set bool
+}
+
+// ToolKind is the kind of a tool definition.
+type ToolKind uint8
+
+// Tool kinds.
+const (
+	// ToolFunction is a client-side function with a JSON Schema for its
+	// arguments.
+	ToolFunction ToolKind = iota
+	// ToolWebSearch is the provider-hosted web search (Responses
+	// web_search, Anthropic web_search_20250305, Gemini googleSearch).
+	ToolWebSearch
+)
+
+// Tool is a tool the model may call.
+type Tool struct {
+	// Kind is the kind of tool.
+	Kind ToolKind
+	// Name is the function's name.
+	Name string
+	// Description says what the function does.
+	Description string
+	// Parameters is the JSON Schema of the arguments, as the text of one
+	// JSON object, or "" when the tool takes none.
+	Parameters string
+	// Strict asks the provider to enforce Parameters exactly (OpenAI
+	// strict); only OpenAI upstreams can, others reject strict: true.
+	Strict OptBool
+}
+
+// ToolChoiceMode is how the model must use tools.
+type ToolChoiceMode uint8
+
+// Tool choice modes.
+const (
+	// ToolChoiceUnset leaves the provider's default (auto with tools).
+	ToolChoiceUnset ToolChoiceMode = iota
+	// ToolChoiceAuto lets the model decide.
+	ToolChoiceAuto
+	// ToolChoiceNone forbids tool calls.
+	ToolChoiceNone
+	// ToolChoiceRequired forces at least one tool call (OpenAI required,
+	// Anthropic any, Gemini ANY).
+	ToolChoiceRequired
+	// ToolChoiceNamed forces a call of the tool called Name.
+	ToolChoiceNamed
+)
+
+// ToolChoice says whether and which tools the model must call.
+type ToolChoice struct {
+	// Mode is how tools must be used.
+	Mode ToolChoiceMode
+	// Name is the tool a ToolChoiceNamed choice forces.
+	Name string
 }
 
 // OptFloat is an optional floating-point parameter.
@@ -127,6 +239,15 @@ type Request struct {
 	// user, Anthropic metadata.user_id).
 	User string
 
+	// Tools are the tools the model may call.
+	Tools []Tool
+	// ToolChoice says whether and which tools the model must call.
+	ToolChoice ToolChoice
+	// ParallelToolCalls allows or forbids several tool calls in one turn
+	// (Chat/Responses parallel_tool_calls, the inverse of Anthropic
+	// disable_parallel_tool_use); unset leaves the provider's default.
+	ParallelToolCalls OptBool
+
 	// Dropped lists the paths of hint fields that were read but have no
 	// effect on what the target produces, and were therefore not forwarded
 	// (for example "store" or "system[0].cache_control"). Decoders and
@@ -143,7 +264,8 @@ func (r *Request) Reset() {
 	sys := r.System[:0]
 	stop := r.StopSequences[:0]
 	dropped := r.Dropped[:0]
-	*r = Request{Messages: msgs, System: sys, StopSequences: stop, Dropped: dropped}
+	tools := r.Tools[:0]
+	*r = Request{Messages: msgs, System: sys, StopSequences: stop, Dropped: dropped, Tools: tools}
 }
 
 // Response is a complete (non-streamed) model response in canonical form.

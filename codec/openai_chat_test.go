@@ -647,7 +647,7 @@ func TestChatDecodeResponseRecordings(t *testing.T) {
 			if resp.ID != w.id || resp.Model != w.model || resp.Created != w.created {
 				t.Errorf("id/model/created = %q %q %d, want %q %q %d", resp.ID, resp.Model, resp.Created, w.id, w.model, w.created)
 			}
-			if len(resp.Content) != 1 || resp.Content[0] != chatText(w.text) {
+			if len(resp.Content) != 1 || !reflect.DeepEqual(resp.Content[0], chatText(w.text)) {
 				t.Errorf("content = %+v, want one text part %q", resp.Content, w.text)
 			}
 			if resp.StopReason != w.stop {

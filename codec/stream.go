@@ -62,8 +62,14 @@ type Event struct {
 	Index int
 	// Part is the kind of part an EventPartStart opens.
 	Part PartType
-	// Text is the text an EventPartDelta appends.
+	// Text is the text an EventPartDelta appends; for a tool call part it
+	// is a fragment of the arguments' JSON text.
 	Text string
+	// ToolCallID and ToolName identify the tool call an EventPartStart of
+	// a PartToolCall opens; they are sent once, at the start.
+	ToolCallID string
+	// ToolName is the called tool's name (EventPartStart of a tool call).
+	ToolName string
 	// ID is the response id (EventStart).
 	ID string
 	// Model is the model producing the response (EventStart).
