@@ -63,6 +63,10 @@ func protocolNoun(p codec.Protocol) string {
 	return string(p) + " "
 }
 
+// maxUpfrontBody bounds the buffer allocated from a request's declared
+// Content-Length before its bytes arrive.
+const maxUpfrontBody = 1 << 20
+
 // readBody reads the request body into buf, up to limit bytes.
 func readBody(r *http.Request, limit int64, buf []byte) ([]byte, *codec.Error) {
 	tooLarge := func() *codec.Error {
@@ -74,8 +78,11 @@ func readBody(r *http.Request, limit int64, buf []byte) ([]byte, *codec.Error) {
 	if r.Body == nil {
 		return buf, codec.NewError(mapping.ErrInvalidRequest, "request body is empty")
 	}
-	if r.ContentLength > 0 && int64(cap(buf)) < r.ContentLength {
-		buf = make([]byte, 0, r.ContentLength)
+	// Size the buffer from Content-Length, but only up to a modest amount:
+	// a client that claims a large body and sends nothing must not make
+	// llmbridge allocate it.
+	if want := min(r.ContentLength, maxUpfrontBody); want > 0 && int64(cap(buf)) < want {
+		buf = make([]byte, 0, want)
 	}
 	// Reading one byte past the limit tells an oversized body from one that
 	// is exactly at the limit, whatever Content-Length claimed.
