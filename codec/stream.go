@@ -166,9 +166,14 @@ func truncated(p Protocol, cause error) *Error {
 func AppendResponseEvents(out []Event, resp *Response) []Event {
 	out = append(out, Event{Type: EventStart, ID: resp.ID, Model: resp.Model, Created: resp.Created})
 	for i, p := range resp.Content {
-		out = append(out, Event{Type: EventPartStart, Index: i, Part: p.Type})
-		if p.Text != "" {
-			out = append(out, Event{Type: EventPartDelta, Index: i, Text: p.Text})
+		out = append(out, Event{Type: EventPartStart, Index: i, Part: p.Type, ToolCallID: p.ToolCallID, ToolName: p.ToolName})
+		// A tool call's deltas are its arguments; other parts' their text.
+		delta := p.Text
+		if p.Type == PartToolCall {
+			delta = p.Arguments
+		}
+		if delta != "" {
+			out = append(out, Event{Type: EventPartDelta, Index: i, Text: delta})
 		}
 		out = append(out, Event{Type: EventPartStop, Index: i})
 	}

@@ -45,6 +45,13 @@ func appendDetached(out, evs []Event) []Event {
 		ev.ID = strings.Clone(ev.ID)
 		ev.Model = strings.Clone(ev.Model)
 		ev.StopSequence = strings.Clone(ev.StopSequence)
+		ev.ToolCallID = strings.Clone(ev.ToolCallID)
+		ev.ToolName = strings.Clone(ev.ToolName)
+		if ev.Err != nil {
+			e := *ev.Err
+			e.Message, e.Code, e.Param = strings.Clone(e.Message), strings.Clone(e.Code), strings.Clone(e.Param)
+			ev.Err = &e
+		}
 		out = append(out, ev)
 	}
 	return out
@@ -112,6 +119,7 @@ func checkWellFormed(t *testing.T, evs []Event) {
 type streamSummary struct {
 	Text     string
 	Refusal  string
+	Tools    string // "id name arguments;" for each tool call, in order
 	Stop     StopReason
 	StopSeq  string
 	Usage    Usage
@@ -125,6 +133,7 @@ type streamSummary struct {
 func summarize(evs []Event) streamSummary {
 	var s streamSummary
 	kinds := map[int]PartType{}
+	var tools []string // "id name arguments" per tool call part
 	for _, ev := range evs {
 		switch ev.Type {
 		case EventStart:
@@ -134,8 +143,13 @@ func summarize(evs []Event) streamSummary {
 			}
 		case EventPartStart:
 			kinds[ev.Index] = ev.Part
+			if ev.Part == PartToolCall {
+				tools = append(tools, ev.ToolCallID+" "+ev.ToolName+" ")
+			}
 		case EventPartDelta:
-			if kinds[ev.Index] == PartRefusal {
+			if kinds[ev.Index] == PartToolCall {
+				tools[len(tools)-1] += ev.Text
+			} else if kinds[ev.Index] == PartRefusal {
 				s.Refusal += ev.Text
 			} else {
 				s.Text += ev.Text
@@ -149,6 +163,9 @@ func summarize(evs []Event) streamSummary {
 		case EventError:
 			s.Err = ev.Err
 		}
+	}
+	for _, tc := range tools {
+		s.Tools += tc + ";"
 	}
 	return s
 }
@@ -167,9 +184,13 @@ var errTestBroken = errors.New("connection reset by peer")
 
 func TestAppendResponseEvents(t *testing.T) {
 	resp := &Response{ID: "r", Model: "m", StopReason: 1, Usage: Usage{Known: true, InputTokens: 3, OutputTokens: 4},
-		Content: []Part{{Type: PartText, Text: "a"}, {Type: PartRefusal, Text: "no"}, {Type: PartText}}}
+		Content: []Part{{Type: PartText, Text: "a"}, {Type: PartRefusal, Text: "no"}, {Type: PartText},
+			{Type: PartToolCall, ToolCallID: "call_1", ToolName: "get", Arguments: `{"x":1}`}}}
 	evs := AppendResponseEvents(nil, resp)
 	checkWellFormed(t, evs)
+	if ev := evs[len(evs)-6]; ev.Type != EventPartStart || ev.ToolCallID != "call_1" || ev.ToolName != "get" || evs[len(evs)-5].Text != `{"x":1}` {
+		t.Errorf("tool call events %+v %+v", ev, evs[len(evs)-5])
+	}
 	s := summarize(evs)
 	if s.Text != "a" || s.Refusal != "no" || s.Stop != 1 || s.Usage != resp.Usage || !s.Complete || s.ID != "r" || s.Model != "m" {
 		t.Errorf("summary %+v", s)
