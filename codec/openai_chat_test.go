@@ -1523,8 +1523,8 @@ func TestChatDecodeResponseTools(t *testing.T) {
 			stop:    mapping.StopMaxTokens,
 		},
 		{
-			name: "null and empty tool calls",
-			body: wrap(`{"role":"assistant","content":"x","tool_calls":null}`, `"stop"`),
+			name:    "null and empty tool calls",
+			body:    wrap(`{"role":"assistant","content":"x","tool_calls":null}`, `"stop"`),
 			content: []Part{chatText("x")},
 			stop:    mapping.StopEnd,
 		},
