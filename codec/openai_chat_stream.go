@@ -536,6 +536,12 @@ func chatUpstreamError(v gjson.Result) *Error {
 //	      (or {"role":"assistant","content":null,"refusal":""} when the
 //	      first part is a refusal, as OpenAI starts refusals)
 //	data: {chunk: delta {"content":"..."} or {"refusal":"..."}} ...
+//	data: {chunk: delta {"tool_calls":[{"index":k,"id","type":"function",
+//	      "function":{"name","arguments":""}}]}}   (once per call; k counts
+//	      the calls from 0; content null in the role chunk when a call is
+//	      the first part)
+//	data: {chunk: delta {"tool_calls":[{"index":k,"function":{"arguments":"..."}}]}} ...
+//	      ("{}" when the upstream sent no argument fragment at all)
 //	data: {chunk: delta {}, finish_reason}
 //	data: {chunk: choices [], usage}   (include_usage and usage known)
 //	data: [DONE]

@@ -1572,3 +1572,37 @@ func TestChatAppendResponseTools(t *testing.T) {
 		t.Errorf("message = %s", m.Raw)
 	}
 }
+
+// TestChatSeed003Tools checks the seed 003 tool rules on the Chat side:
+// strict false is a plain tool with its schema unchanged and strict true
+// is kept toward OpenAI; parallel_tool_calls is kept beside a forced or
+// named choice, and without tools it is a hint.
+func TestChatSeed003Tools(t *testing.T) {
+	body := `{"model":"m","messages":[{"role":"user","content":"Hi"}],"tools":[
+		{"type":"function","function":{"name":"a","parameters":{"type":"object","additionalProperties":false},"strict":false}},
+		{"type":"function","function":{"name":"b","parameters":{"type":"object"},"strict":true}}],
+		"tool_choice":"required","parallel_tool_calls":false}`
+	req, err := chatDecodeRequest(t, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if req.Tools[0].Strict != (OptBool{Set: true}) || req.Tools[0].Parameters != `{"type":"object","additionalProperties":false}` ||
+		req.Tools[1].Strict != (OptBool{Value: true, Set: true}) || req.ToolChoice.Mode != ToolChoiceRequired ||
+		req.ParallelToolCalls != (OptBool{Set: true}) || len(req.Dropped) != 0 {
+		t.Errorf("decoded %+v", req)
+	}
+	out, eerr := AppendRequest(nil, OpenAIChat, &req, EncodeOptions{})
+	if eerr != nil {
+		t.Fatal(eerr)
+	}
+	root := gjson.ParseBytes(out)
+	if root.Get("tools.0.function.strict").Raw != "false" || root.Get("tools.1.function.strict").Raw != "true" ||
+		root.Get("tools.0.function.parameters").Raw != `{"type":"object","additionalProperties":false}` ||
+		root.Get("tool_choice").Str != "required" || root.Get("parallel_tool_calls").Raw != "false" {
+		t.Errorf("encoded %s", out)
+	}
+	req, err = chatDecodeRequest(t, `{"model":"m","messages":[{"role":"user","content":"Hi"}],"parallel_tool_calls":false,"tools":[]}`)
+	if err != nil || req.ParallelToolCalls.Set || !reflect.DeepEqual(req.Dropped, []string{"parallel_tool_calls"}) {
+		t.Errorf("without tools: %+v %v", req, err)
+	}
+}
