@@ -2,6 +2,8 @@ package codec
 
 import (
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/llmbridge/llmbridge/mapping"
@@ -20,7 +22,7 @@ import (
 // safety_identifier, the messages themselves) are collected first and
 // settled by finish, so that the result never depends on key order.
 func decodeChatRequest(root gjson.Result, req *Request) *Error {
-	d := chatRequestDecoder{req: req}
+	d := chatRequestDecoder{req: req, results: -1}
 	var err *Error
 	eachMember(root, &req.text, func(key, value gjson.Result) bool {
 		err = d.field(key.Str, value)
@@ -51,6 +53,10 @@ type chatRequestDecoder struct {
 	// conversationStarted is set by the first user or assistant message;
 	// system and developer messages before it form the system prompt.
 	conversationStarted bool
+	// results is the index in req.Messages of the user message that the
+	// tool messages just decoded became, or -1; resultsStart is where its
+	// parts start in parts.
+	results, resultsStart int
 }
 
 // field decodes one top-level field. The groups follow the field policy:
@@ -105,13 +111,23 @@ func (d *chatRequestDecoder) field(key string, v gjson.Result) *Error {
 		return chatModalities(v)
 	case "response_format":
 		return chatResponseFormat(v)
+
+	// Tool use, settled in finish: without tools, tool_choice auto or
+	// none and parallel_tool_calls are hints.
 	case "tools":
-		return chatTools(v)
+		return d.tools(v)
 	case "tool_choice":
 		return d.toolChoice(v)
+	case "parallel_tool_calls":
+		if v.Type == gjson.Null {
+			return nil
+		}
+		b, err := readBool(v, key)
+		req.ParallelToolCalls = OptBool{Value: b, Set: true}
+		return err
 
 	// Hints: they do not change what the model generates.
-	case "parallel_tool_calls", "store":
+	case "store":
 		return d.hint(key, v, chatIsBool(v), "boolean")
 	case "metadata":
 		return d.hint(key, v, v.IsObject(), "object")
@@ -126,7 +142,7 @@ func (d *chatRequestDecoder) field(key string, v gjson.Result) *Error {
 	case "audio":
 		return chatReject(v, key, "audio output is not supported yet")
 	case "functions", "function_call":
-		return chatReject(v, key, "tool use is not supported yet")
+		return chatReject(v, key, "the deprecated functions API is not supported; use tools and tool_choice")
 	case "reasoning_effort":
 		return chatReject(v, key, "reasoning settings are not supported yet")
 	case "verbosity":
@@ -156,6 +172,9 @@ func (d *chatRequestDecoder) finish() *Error {
 	}
 
 	if err := d.settleMaxTokens(); err != nil {
+		return err
+	}
+	if err := d.settleTools(); err != nil {
 		return err
 	}
 	d.settleUser()
@@ -230,26 +249,220 @@ func (d *chatRequestDecoder) streamOptions(v gjson.Result) *Error {
 	return err
 }
 
-// toolChoice accepts "none" and "auto", which say nothing when no tool is
-// offered (tools with entries are rejected before tool_choice matters), and
-// records them as a hint. Forcing a tool is rejected.
+// settleTools settles tool_choice and parallel_tool_calls against tools.
+// Without tools, tool_choice auto or none and parallel_tool_calls say
+// nothing (some clients always send them) and are hints; forcing a tool
+// that is not offered is an error, as OpenAI answers it.
+func (d *chatRequestDecoder) settleTools() *Error {
+	req := d.req
+	if len(req.Tools) > 0 {
+		return nil
+	}
+	switch req.ToolChoice.Mode {
+	case ToolChoiceAuto, ToolChoiceNone:
+		req.ToolChoice = ToolChoice{}
+		req.Dropped = append(req.Dropped, "tool_choice")
+	case ToolChoiceRequired, ToolChoiceNamed:
+		return invalid("tool_choice", "forces a tool call, but no tools are given")
+	}
+	if req.ParallelToolCalls.Set {
+		req.ParallelToolCalls = OptBool{}
+		req.Dropped = append(req.Dropped, "parallel_tool_calls")
+	}
+	return nil
+}
+
+// tools decodes the tool definitions: {type:"function", function:{name,
+// description, parameters, strict}}. Parameters keep their JSON Schema text
+// unchanged; strict is kept as given. Custom (freeform) tools are not in
+// this round.
+func (d *chatRequestDecoder) tools(v gjson.Result) *Error {
+	switch {
+	case v.Type == gjson.Null:
+		return nil
+	case !v.IsArray():
+		return wrongType("tools", "array", v)
+	}
+	req := d.req
+	req.Tools = req.Tools[:0]
+	var err *Error
+	eachMember(v, &req.text, func(key, t gjson.Result) bool {
+		err = d.tool(indexPath("tools", int(key.Num)), t)
+		return err == nil
+	})
+	return err
+}
+
+// tool decodes one tool definition at path.
+func (d *chatRequestDecoder) tool(path string, v gjson.Result) *Error {
+	if !v.IsObject() {
+		return wrongType(path, "object", v)
+	}
+	var typ, fn gjson.Result
+	var err *Error
+	eachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+		switch key.Str {
+		case "type":
+			typ = value
+		case "function":
+			fn = value
+		case "custom":
+		default:
+			err = unknownField(path + "." + key.Str)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	switch {
+	case typ.Type == gjson.Null:
+		return invalid(path+".type", "is required")
+	case typ.Type != gjson.String:
+		return wrongType(path+".type", "string", typ)
+	case typ.Str == "custom":
+		return unsupportedField(path, "custom (freeform) tools are not supported yet")
+	case typ.Str != "function":
+		return invalid(path+".type", `unknown tool type "`+typ.Str+`"`)
+	case fn.Type == gjson.Null:
+		return invalid(path+".function", "is required")
+	case !fn.IsObject():
+		return wrongType(path+".function", "object", fn)
+	}
+	t := Tool{Kind: ToolFunction}
+	var name gjson.Result
+	eachMember(fn, &d.req.text, func(key, value gjson.Result) bool {
+		p := path + ".function." + key.Str
+		switch key.Str {
+		case "name":
+			name = value
+		case "description":
+			err = chatOptionalText(value, p, &t.Description)
+		case "parameters":
+			switch {
+			case value.Type == gjson.Null:
+			case !value.IsObject():
+				err = wrongType(p, "object", value)
+			default:
+				t.Parameters = value.Raw
+			}
+		case "strict":
+			if value.Type != gjson.Null {
+				var b bool
+				b, err = readBool(value, p)
+				t.Strict = OptBool{Value: b, Set: true}
+			}
+		default:
+			err = unknownField(p)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	if t.Name, err = chatRequiredString(name, path+".function.name"); err != nil {
+		return err
+	}
+	d.req.Tools = append(d.req.Tools, t)
+	return nil
+}
+
+// toolChoice decodes tool_choice: "none", "auto", "required", or
+// {type:"function", function:{name}} forcing one tool. allowed_tools and
+// custom tool choices are not in this round.
 func (d *chatRequestDecoder) toolChoice(v gjson.Result) *Error {
+	tc := &d.req.ToolChoice
 	switch {
 	case v.Type == gjson.Null:
 		return nil
 	case v.Type == gjson.String:
 		switch v.Str {
-		case "none", "auto":
-			d.req.Dropped = append(d.req.Dropped, "tool_choice")
-			return nil
+		case "none":
+			tc.Mode = ToolChoiceNone
+		case "auto":
+			tc.Mode = ToolChoiceAuto
 		case "required":
-			return unsupportedField("tool_choice", "tool use is not supported yet")
+			tc.Mode = ToolChoiceRequired
+		default:
+			return invalid("tool_choice", `unknown value "`+v.Str+`"`)
 		}
-		return invalid("tool_choice", `unknown value "`+v.Str+`"`)
-	case v.IsObject():
-		return unsupportedField("tool_choice", "tool use is not supported yet")
+		return nil
+	case !v.IsObject():
+		return wrongType("tool_choice", "string or object", v)
 	}
-	return wrongType("tool_choice", "string or object", v)
+	var typ, fn gjson.Result
+	var err *Error
+	eachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+		switch key.Str {
+		case "type":
+			typ = value
+		case "function":
+			fn = value
+		case "allowed_tools", "custom":
+		default:
+			err = unknownField("tool_choice." + key.Str)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	switch {
+	case typ.Type == gjson.Null:
+		return invalid("tool_choice.type", "is required")
+	case typ.Type != gjson.String:
+		return wrongType("tool_choice.type", "string", typ)
+	case typ.Str == "allowed_tools" || typ.Str == "custom":
+		return unsupportedField("tool_choice", `tool choice type "`+typ.Str+`" is not supported yet`)
+	case typ.Str != "function":
+		return invalid("tool_choice.type", `unknown value "`+typ.Str+`"`)
+	case fn.Type == gjson.Null:
+		return invalid("tool_choice.function", "is required")
+	case !fn.IsObject():
+		return wrongType("tool_choice.function", "object", fn)
+	}
+	var name gjson.Result
+	eachMember(fn, &d.req.text, func(key, value gjson.Result) bool {
+		if key.Str != "name" {
+			err = unknownField("tool_choice.function." + key.Str)
+			return false
+		}
+		name = value
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	if tc.Name, err = chatRequiredString(name, "tool_choice.function.name"); err != nil {
+		return err
+	}
+	tc.Mode = ToolChoiceNamed
+	return nil
+}
+
+// chatRequiredString reads a string that must be given and not be empty.
+func chatRequiredString(v gjson.Result, path string) (string, *Error) {
+	switch {
+	case v.Type == gjson.Null:
+		return "", invalid(path, "is required")
+	case v.Type != gjson.String:
+		return "", wrongType(path, "string", v)
+	case v.Str == "":
+		return "", invalid(path, "must not be empty")
+	}
+	return v.Str, nil
+}
+
+// chatOptionalText reads an optional string into dst; null leaves it "".
+func chatOptionalText(v gjson.Result, path string, dst *string) *Error {
+	switch v.Type {
+	case gjson.Null:
+		return nil
+	case gjson.String:
+		*dst = v.Str
+		return nil
+	}
+	return wrongType(path, "string", v)
 }
 
 // chatChoiceCount accepts n only when it asks for the one choice that every
@@ -324,19 +537,6 @@ func chatResponseFormat(v gjson.Result) *Error {
 		return unsupportedField("response_format", "structured output is not supported yet")
 	}
 	return invalid("response_format.type", `unknown value "`+typ.Str+`"`)
-}
-
-// chatTools accepts an empty tool list, which some clients always send.
-func chatTools(v gjson.Result) *Error {
-	switch {
-	case v.Type == gjson.Null:
-		return nil
-	case !v.IsArray():
-		return wrongType("tools", "array", v)
-	case !chatIsEmptyArray(v):
-		return unsupportedField("tools", "tool use is not supported yet")
-	}
-	return nil
 }
 
 // chatReject rejects a capability field that is not translated yet; null
@@ -447,9 +647,8 @@ func (d *chatRequestDecoder) closeSystem(end int) {
 // chatMessageFields are the fields of one message, collected before they are
 // interpreted because their meaning depends on the role.
 type chatMessageFields struct {
-	role    gjson.Result
-	content gjson.Result
-	refusal gjson.Result
+	role, content, refusal, name gjson.Result
+	toolCalls, toolCallID        gjson.Result
 }
 
 // message decodes messages[i].
@@ -466,9 +665,22 @@ func (d *chatRequestDecoder) message(i int, v gjson.Result) *Error {
 	if err != nil {
 		return err
 	}
+	path := indexPath("messages", i)
+	if f.role.Type == gjson.String && f.role.Str == "tool" {
+		return d.toolMessage(i, &f)
+	}
 	role, err := chatRole(i, f.role)
 	if err != nil {
 		return err
+	}
+	if f.toolCallID.Type != gjson.Null {
+		return invalid(path+".tool_call_id", "is only allowed in tool messages")
+	}
+	if f.name.Type != gjson.Null {
+		// The participant name only tells same-role authors apart.
+		if err := d.hint(path+".name", f.name, f.name.Type == gjson.String, "string"); err != nil {
+			return err
+		}
 	}
 
 	start := len(d.parts)
@@ -478,11 +690,14 @@ func (d *chatRequestDecoder) message(i int, v gjson.Result) *Error {
 	if err := d.messageRefusal(i, role, f.refusal); err != nil {
 		return err
 	}
+	if err := d.toolCalls(i, role, f.toolCalls); err != nil {
+		return err
+	}
 	if len(d.parts) == start {
 		if f.content.Type == gjson.Null {
-			return invalid(indexPath("messages", i)+".content", "is required")
+			return invalid(path+".content", "is required")
 		}
-		return invalid(indexPath("messages", i)+".content", "must not be empty")
+		return invalid(path+".content", "must not be empty")
 	}
 
 	isInstruction := role == RoleSystem || role == RoleDeveloper
@@ -495,8 +710,186 @@ func (d *chatRequestDecoder) message(i int, v gjson.Result) *Error {
 		}
 		d.closeSystem(start)
 	}
-	d.req.Messages = append(d.req.Messages, Message{Role: role, Parts: d.parts[start:len(d.parts):len(d.parts)]})
+	msgs := d.req.Messages
+	if role == RoleUser && d.results >= 0 {
+		// A user message right after tool results joins them: results
+		// first, then the user's content, as one user turn.
+		msgs[d.results].Parts = d.parts[d.resultsStart:len(d.parts):len(d.parts)]
+		d.results = -1
+		return nil
+	}
+	d.results = -1
+	d.req.Messages = append(msgs, Message{Role: role, Parts: d.parts[start:len(d.parts):len(d.parts)]})
 	return nil
+}
+
+// toolMessage decodes messages[i], a tool message: a PartToolResult in a
+// user message. Adjacent tool messages join one user message, and a user
+// message that follows them joins it too (see message).
+func (d *chatRequestDecoder) toolMessage(i int, f *chatMessageFields) *Error {
+	path := indexPath("messages", i)
+	switch {
+	case f.refusal.Type != gjson.Null:
+		return invalid(path+".refusal", "is only allowed in assistant messages")
+	case f.toolCalls.Type != gjson.Null && !chatIsEmptyArray(f.toolCalls):
+		return invalid(path+".tool_calls", "is only allowed in assistant messages")
+	}
+	id, err := chatRequiredString(f.toolCallID, path+".tool_call_id")
+	if err != nil {
+		return err
+	}
+	p := Part{Type: PartToolResult, ToolCallID: id}
+	if err := chatOptionalText(f.name, path+".name", &p.ToolName); err != nil {
+		return err
+	}
+	if p.ToolName == "" {
+		p.ToolName = d.callName(id)
+	}
+	if f.content.Type == gjson.Null {
+		return invalid(path+".content", "is required")
+	}
+	// Tool message content is text: decode it as a system message's (text
+	// parts only) and move the parts into the result.
+	start := len(d.parts)
+	if err := d.content(i, RoleSystem, f.content); err != nil {
+		return err
+	}
+	if n := len(d.parts) - start; n > 0 && (n > 1 || d.parts[start].Text != "") {
+		p.Content = slices.Clone(d.parts[start:])
+	}
+	d.parts = d.parts[:start]
+
+	if !d.conversationStarted {
+		d.closeSystem(start)
+	}
+	d.parts = append(d.parts, p)
+	if d.results >= 0 {
+		d.req.Messages[d.results].Parts = d.parts[d.resultsStart:len(d.parts):len(d.parts)]
+		return nil
+	}
+	d.results, d.resultsStart = len(d.req.Messages), start
+	d.req.Messages = append(d.req.Messages, Message{Role: RoleUser, Parts: d.parts[start:len(d.parts):len(d.parts)]})
+	return nil
+}
+
+// callName returns the name of the tool call id in an earlier assistant
+// message, or "" when there is none.
+func (d *chatRequestDecoder) callName(id string) string {
+	msgs := d.req.Messages
+	for m := len(msgs) - 1; m >= 0; m-- {
+		if msgs[m].Role != RoleAssistant {
+			continue
+		}
+		for _, p := range msgs[m].Parts {
+			if p.Type == PartToolCall && p.ToolCallID == id {
+				return p.ToolName
+			}
+		}
+	}
+	return ""
+}
+
+// toolCalls appends the tool calls of an assistant message, after its
+// text and refusal.
+func (d *chatRequestDecoder) toolCalls(i int, role Role, v gjson.Result) *Error {
+	path := indexPath("messages", i) + ".tool_calls"
+	switch {
+	case v.Type == gjson.Null || chatIsEmptyArray(v):
+		return nil
+	case role != RoleAssistant:
+		return invalid(path, "is only allowed in assistant messages")
+	case !v.IsArray():
+		return wrongType(path, "array", v)
+	}
+	var err *Error
+	eachMember(v, &d.req.text, func(key, c gjson.Result) bool {
+		err = d.toolCall(indexPath(path, int(key.Num)), c)
+		return err == nil
+	})
+	return err
+}
+
+// toolCall appends one tool call {id, type:"function", function:{name,
+// arguments}} at path.
+func (d *chatRequestDecoder) toolCall(path string, v gjson.Result) *Error {
+	if !v.IsObject() {
+		return wrongType(path, "object", v)
+	}
+	var id, typ, fn gjson.Result
+	var err *Error
+	eachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+		switch key.Str {
+		case "id":
+			id = value
+		case "type":
+			typ = value
+		case "function":
+			fn = value
+		case "custom":
+		default:
+			err = unknownField(path + "." + key.Str)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	switch {
+	case typ.Type == gjson.String && typ.Str == "custom":
+		return unsupportedField(path, "custom (freeform) tool calls are not supported yet")
+	case typ.Type == gjson.String && typ.Str != "function":
+		return invalid(path+".type", `unknown tool call type "`+typ.Str+`"`)
+	case typ.Type != gjson.Null && typ.Type != gjson.String:
+		return wrongType(path+".type", "string", typ)
+	case fn.Type == gjson.Null:
+		return invalid(path+".function", "is required")
+	case !fn.IsObject():
+		return wrongType(path+".function", "object", fn)
+	}
+	p := Part{Type: PartToolCall}
+	if p.ToolCallID, err = chatRequiredString(id, path+".id"); err != nil {
+		return err
+	}
+	var name, args gjson.Result
+	eachMember(fn, &d.req.text, func(key, value gjson.Result) bool {
+		switch key.Str {
+		case "name":
+			name = value
+		case "arguments":
+			args = value
+		default:
+			err = unknownField(path + ".function." + key.Str)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	if p.ToolName, err = chatRequiredString(name, path+".function.name"); err != nil {
+		return err
+	}
+	switch {
+	case args.Type == gjson.Null:
+		return invalid(path+".function.arguments", "is required")
+	case args.Type != gjson.String:
+		return wrongType(path+".function.arguments", "string", args)
+	}
+	var ok bool
+	if p.Arguments, ok = chatArguments(args.Str); !ok {
+		return invalid(path+".function.arguments", "must be the text of a JSON object")
+	}
+	d.parts = append(d.parts, p)
+	return nil
+}
+
+// chatArguments unquotes Chat's arguments string into canonical
+// Arguments: the text of one JSON object, or "" for no arguments.
+func chatArguments(s string) (string, bool) {
+	t := strings.TrimSpace(s)
+	if t == "" {
+		return "", true
+	}
+	return t, t[0] == '{' && gjson.Valid(t)
 }
 
 // messageField sorts one field of messages[i] into f, records hints and
@@ -510,11 +903,11 @@ func (d *chatRequestDecoder) messageField(i int, key string, v gjson.Result, f *
 	case "refusal":
 		f.refusal = v
 	case "name":
-		// The participant name only tells same-role authors apart.
-		if v.Type == gjson.Null {
-			return nil
-		}
-		return d.hint(indexPath("messages", i)+".name", v, v.Type == gjson.String, "string")
+		f.name = v
+	case "tool_calls":
+		f.toolCalls = v
+	case "tool_call_id":
+		f.toolCallID = v
 	case "annotations":
 		// URL citations an assistant message carries when a client echoes a
 		// response back into history; they are not model input.
@@ -522,13 +915,8 @@ func (d *chatRequestDecoder) messageField(i int, key string, v gjson.Result, f *
 			return nil
 		}
 		return d.hint(indexPath("messages", i)+".annotations", v, v.IsArray(), "array")
-	case "tool_calls":
-		if v.Type == gjson.Null || chatIsEmptyArray(v) {
-			return nil
-		}
-		return unsupportedField(indexPath("messages", i)+".tool_calls", "tool use is not supported yet")
-	case "function_call", "tool_call_id":
-		return chatReject(v, indexPath("messages", i)+"."+key, "tool use is not supported yet")
+	case "function_call":
+		return chatReject(v, indexPath("messages", i)+".function_call", "the deprecated functions API is not supported; use tool_calls")
 	case "audio":
 		return chatReject(v, indexPath("messages", i)+".audio", "audio is not supported yet")
 	default:
@@ -537,8 +925,8 @@ func (d *chatRequestDecoder) messageField(i int, key string, v gjson.Result, f *
 	return nil
 }
 
-// chatRole decodes messages[i].role. Tool results (roles tool and function)
-// come with tool use in a later issue.
+// chatRole decodes messages[i].role; tool messages are decoded before.
+// The deprecated function messages are rejected with the functions API.
 func chatRole(i int, v gjson.Result) (Role, *Error) {
 	switch {
 	case v.Type == gjson.Null:
@@ -555,8 +943,8 @@ func chatRole(i int, v gjson.Result) (Role, *Error) {
 		return RoleSystem, nil
 	case "developer":
 		return RoleDeveloper, nil
-	case "tool", "function":
-		return 0, unsupportedField(indexPath("messages", i)+".role", `role "`+v.Str+`" (tool results) is not supported yet`)
+	case "function":
+		return 0, unsupportedField(indexPath("messages", i)+".role", `role "function" (the deprecated functions API) is not supported; use tool messages`)
 	}
 	return 0, invalid(indexPath("messages", i)+".role", `unknown role "`+v.Str+`"`)
 }
@@ -582,78 +970,226 @@ func (d *chatRequestDecoder) content(i int, role Role, v gjson.Result) *Error {
 	return err
 }
 
+// The payload fields of content parts, each allowed only in the part type
+// of the same name.
+const (
+	chatFieldText = iota
+	chatFieldRefusal
+	chatFieldImageURL
+	chatFieldInputAudio
+	chatFieldFile
+	chatFieldCount
+)
+
+var chatPartFieldNames = [chatFieldCount]string{"text", "refusal", "image_url", "input_audio", "file"}
+
 // chatPartFields are the fields of one content part.
 type chatPartFields struct {
-	typ, text, refusal gjson.Result
+	typ    gjson.Result
+	fields [chatFieldCount]gjson.Result
 	// other is the first key that is none of the above.
 	other string
 }
 
-// contentPart appends messages[i].content[j]. The switch over the part type
-// is where image, audio and file parts will be added.
+// contentPart appends messages[i].content[j]: text everywhere, refusal in
+// assistant messages, images, audio and files in user messages.
 func (d *chatRequestDecoder) contentPart(i, j int, role Role, v gjson.Result) *Error {
+	path := chatPartPath(i, j)
 	if !v.IsObject() {
-		return wrongType(chatPartPath(i, j), "object", v)
+		return wrongType(path, "object", v)
 	}
 	var f chatPartFields
 	eachMember(v, &d.req.text, func(key, value gjson.Result) bool {
-		switch key.Str {
-		case "type":
+		if key.Str == "type" {
 			f.typ = value
-		case "text":
-			f.text = value
-		case "refusal":
-			f.refusal = value
-		default:
-			if f.other == "" {
-				f.other = key.Str
+			return true
+		}
+		for k, name := range chatPartFieldNames {
+			if key.Str == name {
+				f.fields[k] = value
+				return true
 			}
+		}
+		if f.other == "" {
+			f.other = key.Str
 		}
 		return true
 	})
 	switch {
 	case f.typ.Type == gjson.Null:
-		return invalid(chatPartPath(i, j)+".type", "is required")
+		return invalid(path+".type", "is required")
 	case f.typ.Type != gjson.String:
-		return wrongType(chatPartPath(i, j)+".type", "string", f.typ)
+		return wrongType(path+".type", "string", f.typ)
 	}
-	switch f.typ.Str {
-	case "text":
-		return d.typedPart(i, j, PartText, "text", f.text, f.refusal, f.other)
-	case "refusal":
-		if role != RoleAssistant {
-			return invalid(chatPartPath(i, j)+".type", `content part type "refusal" is only allowed in assistant messages`)
+	field := -1
+	for k, name := range chatPartFieldNames {
+		if f.typ.Str == name {
+			field = k
 		}
-		return d.typedPart(i, j, PartRefusal, "refusal", f.refusal, f.text, f.other)
-	case "image_url", "input_audio", "file":
-		return unsupportedField(chatPartPath(i, j), `content part type "`+f.typ.Str+`" is not supported yet`)
 	}
-	return invalid(chatPartPath(i, j)+".type", `unknown content part type "`+f.typ.Str+`"`)
-}
-
-// typedPart appends a text or refusal part whose string field is named
-// field. stray is the other string field, which this type does not have.
-func (d *chatRequestDecoder) typedPart(i, j int, t PartType, field string, value, stray gjson.Result, other string) *Error {
+	if field < 0 {
+		return invalid(path+".type", `unknown content part type "`+f.typ.Str+`"`)
+	}
 	switch {
-	case other != "":
-		return unknownField(chatPartPath(i, j) + "." + other)
-	case stray.Exists():
-		return unknownField(chatPartPath(i, j) + "." + chatOtherTextField(field))
+	case field == chatFieldRefusal && role != RoleAssistant:
+		return invalid(path+".type", `content part type "refusal" is only allowed in assistant messages`)
+	case field >= chatFieldImageURL && role != RoleUser:
+		return invalid(path+".type", `content part type "`+f.typ.Str+`" is only allowed in user messages`)
+	case f.other != "":
+		return unknownField(path + "." + f.other)
+	}
+	for k := range f.fields {
+		if k != field && f.fields[k].Exists() {
+			return unknownField(path + "." + chatPartFieldNames[k])
+		}
+	}
+	value := f.fields[field]
+	fieldPath := path + "." + chatPartFieldNames[field]
+	switch field {
+	case chatFieldImageURL:
+		return d.imagePart(fieldPath, value)
+	case chatFieldInputAudio:
+		return d.audioPart(fieldPath, value)
+	case chatFieldFile:
+		return d.filePart(fieldPath, value)
+	}
+	t := PartText
+	if field == chatFieldRefusal {
+		t = PartRefusal
+	}
+	switch {
 	case value.Type == gjson.Null:
-		return invalid(chatPartPath(i, j)+"."+field, "is required")
+		return invalid(fieldPath, "is required")
 	case value.Type != gjson.String:
-		return wrongType(chatPartPath(i, j)+"."+field, "string", value)
+		return wrongType(fieldPath, "string", value)
 	}
 	d.parts = append(d.parts, Part{Type: t, Text: value.Str})
 	return nil
 }
 
-// chatOtherTextField returns the string field of the other part type.
-func chatOtherTextField(field string) string {
-	if field == "text" {
-		return "refusal"
+// chatObjectFields reads the members of the object v at path into the
+// results named by keys (in order), rejecting other members.
+func (d *chatRequestDecoder) chatObjectFields(path string, v gjson.Result, keys []string, dst []gjson.Result) *Error {
+	switch {
+	case v.Type == gjson.Null:
+		return invalid(path, "is required")
+	case !v.IsObject():
+		return wrongType(path, "object", v)
 	}
-	return "text"
+	var err *Error
+	eachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+		for k, name := range keys {
+			if key.Str == name {
+				dst[k] = value
+				return true
+			}
+		}
+		err = unknownField(path + "." + key.Str)
+		return false
+	})
+	return err
+}
+
+// imagePart appends an image_url part: {url, detail}. A data: URL becomes
+// MediaType and Data, an http(s) URL stays a URL. detail (the resolution
+// OpenAI looks at) has no canonical form and is a hint.
+func (d *chatRequestDecoder) imagePart(path string, v gjson.Result) *Error {
+	var f [2]gjson.Result
+	if err := d.chatObjectFields(path, v, []string{"url", "detail"}, f[:]); err != nil {
+		return err
+	}
+	url, err := chatRequiredString(f[0], path+".url")
+	if err != nil {
+		return err
+	}
+	p := Part{Type: PartImage}
+	if p.MediaType, p.Data, p.URL, err = chatParseURL(path+".url", url, true); err != nil {
+		return err
+	}
+	if f[1].Type != gjson.Null {
+		if err := d.hint(path+".detail", f[1], f[1].Type == gjson.String, "string"); err != nil {
+			return err
+		}
+	}
+	d.parts = append(d.parts, p)
+	return nil
+}
+
+// chatAudioFormats maps input_audio formats to media types and back.
+var chatAudioFormats = [...]struct{ format, mediaType string }{
+	{"wav", "audio/wav"},
+	{"mp3", "audio/mp3"},
+}
+
+// audioPart appends an input_audio part: {data, format}, base64 audio of
+// format wav (audio/wav) or mp3 (audio/mp3, as Gemini names it).
+func (d *chatRequestDecoder) audioPart(path string, v gjson.Result) *Error {
+	var f [2]gjson.Result
+	if err := d.chatObjectFields(path, v, []string{"data", "format"}, f[:]); err != nil {
+		return err
+	}
+	data, err := chatRequiredString(f[0], path+".data")
+	if err != nil {
+		return err
+	}
+	format, err := chatRequiredString(f[1], path+".format")
+	if err != nil {
+		return err
+	}
+	for _, a := range chatAudioFormats {
+		if a.format == format {
+			d.parts = append(d.parts, Part{Type: PartAudio, MediaType: a.mediaType, Data: data})
+			return nil
+		}
+	}
+	return invalid(path+".format", `unknown audio format "`+format+`"`)
+}
+
+// filePart appends a file part: {file_data, filename} with file_data a
+// base64 data: URL, as a document whose title is the file name. file_id
+// names a file uploaded to OpenAI, server-side state that no other
+// upstream can read.
+func (d *chatRequestDecoder) filePart(path string, v gjson.Result) *Error {
+	var f [3]gjson.Result
+	if err := d.chatObjectFields(path, v, []string{"file_data", "filename", "file_id"}, f[:]); err != nil {
+		return err
+	}
+	if f[2].Type != gjson.Null {
+		return unsupportedField(path+".file_id", "file_id references name files stored by OpenAI; send file_data")
+	}
+	data, err := chatRequiredString(f[0], path+".file_data")
+	if err != nil {
+		return err
+	}
+	p := Part{Type: PartDocument}
+	if p.MediaType, p.Data, _, err = chatParseURL(path+".file_data", data, false); err != nil {
+		return err
+	}
+	if err := chatOptionalText(f[1], path+".filename", &p.Text); err != nil {
+		return err
+	}
+	d.parts = append(d.parts, p)
+	return nil
+}
+
+// chatParseURL splits a base64 data: URL ("data:<media type>;base64,<data>")
+// into its media type and data; when web is true an http(s) URL is kept
+// as a URL instead.
+func chatParseURL(path, url string, web bool) (mediaType, data, link string, err *Error) {
+	if rest, ok := strings.CutPrefix(url, "data:"); ok {
+		mt, b64, ok := strings.Cut(rest, ";base64,")
+		if !ok || mt == "" || strings.ContainsAny(mt, ",") {
+			return "", "", "", invalid(path, "a data: URL must be data:<media type>;base64,<data>")
+		}
+		return mt, b64, "", nil
+	}
+	if web && (strings.HasPrefix(url, "https://") || strings.HasPrefix(url, "http://")) {
+		return "", "", url, nil
+	}
+	if web {
+		return "", "", "", invalid(path, "must be an http(s) URL or a base64 data: URL")
+	}
+	return "", "", "", invalid(path, "must be a base64 data: URL")
 }
 
 // messageRefusal appends an assistant message's refusal after its text.
@@ -697,26 +1233,184 @@ func appendChatRequest(dst []byte, req *Request, opts *EncodeOptions) ([]byte, *
 		if req.SystemRole == RoleDeveloper {
 			role = RoleDeveloper
 		}
-		if dst, err = appendChatMessage(dst, role, req.System, -1); err != nil {
+		if dst, err = appendChatMessage(dst, role, req.System, -1, nil); err != nil {
 			return dst, err
 		}
 	}
 	for i := range req.Messages {
-		if len(req.System) > 0 || i > 0 {
-			dst = append(dst, ',')
-		}
 		m := &req.Messages[i]
-		if dst, err = appendChatMessage(dst, m.Role, m.Parts, i); err != nil {
+		if m.Role == RoleUser && chatHasResults(m.Parts) {
+			dst, err = appendChatResults(dst, m.Parts, i)
+		} else {
+			dst, err = appendChatMessage(chatComma(dst), m.Role, m.Parts, i, nil)
+		}
+		if err != nil {
 			return dst, err
 		}
 	}
 	dst = append(dst, ']')
 
+	if dst, err = appendChatTools(dst, req); err != nil {
+		return dst, err
+	}
 	dst = appendChatSampling(dst, req)
 	if req.Stream {
 		dst = append(dst, `,"stream":true,"stream_options":{"include_usage":true}`...)
 	}
 	return append(dst, '}'), nil
+}
+
+// chatComma appends the comma that separates array elements unless dst
+// ends with the array's opening bracket.
+func chatComma(dst []byte) []byte {
+	if dst[len(dst)-1] == '[' {
+		return dst
+	}
+	return append(dst, ',')
+}
+
+// chatHasResults reports whether parts hold a tool result.
+func chatHasResults(parts []Part) bool {
+	for i := range parts {
+		if parts[i].Type == PartToolResult {
+			return true
+		}
+	}
+	return false
+}
+
+// appendChatResults appends user message i, which holds tool results: one
+// tool message per result, in order, then a user message with the rest.
+// Chat tool messages carry text only, so the images of a result go into
+// that user message, right after the tool messages and before the user's
+// other content.
+func appendChatResults(dst []byte, parts []Part, i int) ([]byte, *Error) {
+	var rest []Part
+	var idx []int
+	var err *Error
+	for j := range parts {
+		p := &parts[j]
+		if p.Type != PartToolResult {
+			continue
+		}
+		if dst, err = appendChatToolMessage(chatComma(dst), p, i, j); err != nil {
+			return dst, err
+		}
+		for _, c := range p.Content {
+			if c.Type == PartImage {
+				rest, idx = append(rest, c), append(idx, j)
+			}
+		}
+	}
+	for j := range parts {
+		if parts[j].Type != PartToolResult {
+			rest, idx = append(rest, parts[j]), append(idx, j)
+		}
+	}
+	if len(rest) == 0 {
+		return dst, nil
+	}
+	return appendChatMessage(chatComma(dst), RoleUser, rest, i, idx)
+}
+
+// appendChatToolMessage appends the tool message of result p, part j of
+// message i. Chat has no error flag: a failed result's text is prefixed
+// with "Error: ", which decoders do not parse back.
+func appendChatToolMessage(dst []byte, p *Part, i, j int) ([]byte, *Error) {
+	path := chatEncodePartPath(i, j)
+	if p.ToolCallID == "" {
+		return dst, cannotEncode(OpenAIChat, path+".tool_call_id", "a tool result without a call id")
+	}
+	texts := 0
+	for k := range p.Content {
+		switch p.Content[k].Type {
+		case PartText:
+			texts++
+		case PartImage:
+		default:
+			return dst, cannotEncode(OpenAIChat, indexPath(path+".content", k), "a "+p.Content[k].Type.String()+" in a tool result")
+		}
+	}
+	dst = append(dst, `{"role":"tool","tool_call_id":`...)
+	dst = appendString(dst, p.ToolCallID)
+	dst = append(dst, `,"content":`...)
+	prefix := ""
+	if p.IsError {
+		prefix = "Error: "
+	}
+	if texts <= 1 {
+		dst = append(dst, '"')
+		dst = append(dst, prefix...)
+		for _, c := range p.Content {
+			if c.Type == PartText {
+				dst = appendChatStringBody(dst, c.Text)
+			}
+		}
+		return append(dst, `"}`...), nil
+	}
+	dst = append(dst, '[')
+	for _, c := range p.Content {
+		if c.Type != PartText {
+			continue
+		}
+		dst = chatComma(dst)
+		dst = append(dst, `{"type":"text","text":"`...)
+		dst = append(dst, prefix...)
+		dst = appendChatStringBody(dst, c.Text)
+		dst = append(dst, `"}`...)
+		prefix = ""
+	}
+	return append(dst, "]}"...), nil
+}
+
+// appendChatTools appends tools, tool_choice and parallel_tool_calls. Chat
+// takes a tool choice or a parallel switch only with tools; without them
+// neither says anything and both are left out.
+func appendChatTools(dst []byte, req *Request) ([]byte, *Error) {
+	if len(req.Tools) == 0 {
+		return dst, nil
+	}
+	dst = append(dst, `,"tools":[`...)
+	for i := range req.Tools {
+		t := &req.Tools[i]
+		if t.Kind != ToolFunction {
+			return dst, cannotEncode(OpenAIChat, indexPath("tools", i), "a hosted tool")
+		}
+		dst = chatComma(dst)
+		dst = append(dst, `{"type":"function","function":{"name":`...)
+		dst = appendString(dst, t.Name)
+		if t.Description != "" {
+			dst = append(dst, `,"description":`...)
+			dst = appendString(dst, t.Description)
+		}
+		if t.Parameters != "" {
+			dst = append(dst, `,"parameters":`...)
+			dst = append(dst, t.Parameters...)
+		}
+		if t.Strict.Set {
+			dst = append(dst, `,"strict":`...)
+			dst = strconv.AppendBool(dst, t.Strict.Value)
+		}
+		dst = append(dst, "}}"...)
+	}
+	dst = append(dst, ']')
+	switch req.ToolChoice.Mode {
+	case ToolChoiceAuto:
+		dst = append(dst, `,"tool_choice":"auto"`...)
+	case ToolChoiceNone:
+		dst = append(dst, `,"tool_choice":"none"`...)
+	case ToolChoiceRequired:
+		dst = append(dst, `,"tool_choice":"required"`...)
+	case ToolChoiceNamed:
+		dst = append(dst, `,"tool_choice":{"type":"function","function":{"name":`...)
+		dst = appendString(dst, req.ToolChoice.Name)
+		dst = append(dst, "}}"...)
+	}
+	if req.ParallelToolCalls.Set {
+		dst = append(dst, `,"parallel_tool_calls":`...)
+		dst = strconv.AppendBool(dst, req.ParallelToolCalls.Value)
+	}
+	return dst, nil
 }
 
 // chatRequestSizeHint estimates the encoded size of req, so that dst grows
@@ -729,8 +1423,14 @@ func chatRequestSizeHint(req *Request) int {
 	for i := range req.Messages {
 		n += 40
 		for _, p := range req.Messages[i].Parts {
-			n += len(p.Text) + 32
+			n += len(p.Text) + len(p.Arguments) + len(p.Data) + len(p.URL) + 32
+			for _, c := range p.Content {
+				n += len(c.Text) + len(c.Data) + 64
+			}
 		}
+	}
+	for _, t := range req.Tools {
+		n += len(t.Name) + len(t.Description) + len(t.Parameters) + 64
 	}
 	return n
 }
@@ -769,22 +1469,40 @@ func appendChatFloat(dst []byte, key string, f OptFloat) []byte {
 }
 
 // appendChatMessage appends one message; i is its index in req.Messages
-// for error paths, or -1 for the system prompt.
+// for error paths, or -1 for the system prompt, and idx, when not nil,
+// maps the positions in parts to the message's own (for the user message
+// that follows tool results).
 //
 // Text is a plain string when it is one part and an array of text parts
-// otherwise. Refusal parts of an assistant message go to its refusal field,
-// with content null when there is no text; Chat has no refusal slot in the
-// other roles, so there a refusal is projected into text unchanged.
-func appendChatMessage(dst []byte, role Role, parts []Part, i int) ([]byte, *Error) {
-	texts, refusals := 0, 0
+// otherwise; images, documents and audio (user messages only) make it an
+// array of typed parts. Refusal parts of an assistant message go to its
+// refusal field and tool calls to tool_calls, with content null when there
+// is no text; Chat has no refusal slot in the other roles, so there a
+// refusal is projected into text unchanged.
+func appendChatMessage(dst []byte, role Role, parts []Part, i int, idx []int) ([]byte, *Error) {
+	texts, refusals, media, calls := 0, 0, 0, 0
 	for j := range parts {
-		switch parts[j].Type {
+		p := &parts[j]
+		switch p.Type {
 		case PartText:
 			texts++
 		case PartRefusal:
 			refusals++
+		case PartToolCall:
+			if role != RoleAssistant {
+				return dst, cannotEncode(OpenAIChat, chatEncodeIdxPath(i, j, idx), "a tool call outside an assistant message")
+			}
+			calls++
+		case PartImage, PartDocument, PartAudio:
+			if role != RoleUser {
+				return dst, cannotEncode(OpenAIChat, chatEncodeIdxPath(i, j, idx), "a "+p.Type.String()+" outside a user message")
+			}
+			if what := chatMediaProblem(p); what != "" {
+				return dst, cannotEncode(OpenAIChat, chatEncodeIdxPath(i, j, idx), what)
+			}
+			media++
 		default:
-			return dst, cannotEncode(OpenAIChat, chatEncodePartPath(i, j), "this content part type")
+			return dst, cannotEncode(OpenAIChat, chatEncodeIdxPath(i, j, idx), "a "+p.Type.String()+" outside a user message")
 		}
 	}
 	if role != RoleAssistant {
@@ -795,7 +1513,9 @@ func appendChatMessage(dst []byte, role Role, parts []Part, i int) ([]byte, *Err
 	dst = appendString(dst, role.String())
 	dst = append(dst, `,"content":`...)
 	switch {
-	case texts == 0 && refusals > 0:
+	case media > 0:
+		dst = appendChatContentParts(dst, parts)
+	case texts == 0 && (refusals > 0 || calls > 0):
 		dst = append(dst, "null"...)
 	case texts == 0:
 		dst = append(dst, `""`...)
@@ -808,7 +1528,19 @@ func appendChatMessage(dst []byte, role Role, parts []Part, i int) ([]byte, *Err
 		dst = append(dst, `,"refusal":`...)
 		dst = appendChatJoinedRefusal(dst, parts)
 	}
+	if calls > 0 {
+		dst = appendChatToolCalls(append(dst, `,"tool_calls":`...), parts)
+	}
 	return append(dst, '}'), nil
+}
+
+// chatEncodeIdxPath names part j of parts in an encoding error, through
+// idx when the parts were regrouped.
+func chatEncodeIdxPath(i, j int, idx []int) string {
+	if idx != nil {
+		j = idx[j]
+	}
+	return chatEncodePartPath(i, j)
 }
 
 // chatEncodePartPath names a canonical part in an encoding error.
@@ -817,6 +1549,115 @@ func chatEncodePartPath(i, j int) string {
 		return indexPath("system", j)
 	}
 	return indexPath(indexPath("messages", i)+".parts", j)
+}
+
+// chatMediaProblem says why media part p cannot be written to Chat, or "".
+// Chat takes images as data: or http(s) URLs, files as data: URLs only
+// (llmbridge never fetches a URL) and audio as wav or mp3 data.
+func chatMediaProblem(p *Part) string {
+	switch {
+	case p.Type == PartImage && p.URL != "":
+		return ""
+	case p.URL != "":
+		return "a " + p.Type.String() + " given by URL"
+	case p.MediaType == "" || p.Data == "":
+		return "a " + p.Type.String() + " without media type and data"
+	case p.Type == PartAudio && chatAudioFormat(p.MediaType) == "":
+		return `audio of type "` + p.MediaType + `"`
+	}
+	return ""
+}
+
+// chatAudioFormat returns the input_audio format of an audio media type,
+// or "".
+func chatAudioFormat(mediaType string) string {
+	switch mediaType {
+	case "audio/wav", "audio/x-wav", "audio/wave":
+		return "wav"
+	case "audio/mp3", "audio/mpeg":
+		return "mp3"
+	}
+	return ""
+}
+
+// appendChatContentParts appends the content of a user message with
+// media as an array of typed parts; text and refusal parts are text.
+func appendChatContentParts(dst []byte, parts []Part) []byte {
+	dst = append(dst, '[')
+	for j := range parts {
+		p := &parts[j]
+		dst = chatComma(dst)
+		switch p.Type {
+		case PartImage:
+			dst = append(dst, `{"type":"image_url","image_url":{"url":`...)
+			if p.URL != "" {
+				dst = appendString(dst, p.URL)
+			} else {
+				dst = appendChatDataURL(dst, p)
+			}
+			dst = append(dst, "}}"...)
+		case PartDocument:
+			dst = append(dst, `{"type":"file","file":{`...)
+			if p.Text != "" {
+				dst = append(dst, `"filename":`...)
+				dst = appendString(dst, p.Text)
+				dst = append(dst, ',')
+			}
+			dst = append(dst, `"file_data":`...)
+			dst = appendChatDataURL(dst, p)
+			dst = append(dst, "}}"...)
+		case PartAudio:
+			dst = append(dst, `{"type":"input_audio","input_audio":{"data":`...)
+			dst = appendString(dst, p.Data)
+			dst = append(dst, `,"format":"`...)
+			dst = append(dst, chatAudioFormat(p.MediaType)...)
+			dst = append(dst, `"}}`...)
+		default:
+			dst = append(dst, `{"type":"text","text":`...)
+			dst = appendString(dst, p.Text)
+			dst = append(dst, '}')
+		}
+	}
+	return append(dst, ']')
+}
+
+// appendChatDataURL appends the data: URL of p's media type and data.
+func appendChatDataURL(dst []byte, p *Part) []byte {
+	dst = append(dst, `"data:`...)
+	dst = appendChatStringBody(dst, p.MediaType)
+	dst = append(dst, ";base64,"...)
+	dst = appendChatStringBody(dst, p.Data)
+	return append(dst, '"')
+}
+
+// appendChatToolCalls appends the tool call parts as a tool_calls array.
+// Arguments are written as a JSON string holding the object's text, "{}"
+// when there are none.
+func appendChatToolCalls(dst []byte, parts []Part) []byte {
+	dst = append(dst, '[')
+	for j := range parts {
+		p := &parts[j]
+		if p.Type != PartToolCall {
+			continue
+		}
+		dst = chatComma(dst)
+		dst = append(dst, `{"id":`...)
+		dst = appendString(dst, p.ToolCallID)
+		dst = append(dst, `,"type":"function","function":{"name":`...)
+		dst = appendString(dst, p.ToolName)
+		dst = append(dst, `,"arguments":`...)
+		dst = appendString(dst, chatArgumentsText(p.Arguments))
+		dst = append(dst, "}}"...)
+	}
+	return append(dst, ']')
+}
+
+// chatArgumentsText returns the arguments object text, "{}" for none.
+func chatArgumentsText(args string) string {
+	if args == "" {
+		return "{}"
+	}
+	return args
 }
 
 // appendChatTextParts appends the text parts (and, when refusalsAsText, the
@@ -935,16 +1776,35 @@ func decodeChatChoice(choices gjson.Result, resp *Response) *Error {
 	if err != nil {
 		return err
 	}
-	return decodeChatResponseMessage(message, resp)
+	if err := decodeChatResponseMessage(message, resp); err != nil {
+		return err
+	}
+	resp.StopReason = chatToolStop(resp.StopReason, resp.Content)
+	return nil
+}
+
+// chatToolStop returns StopToolUse for a natural end of output that holds
+// tool calls (some compatible servers finish tool calls with "stop"), and
+// s otherwise.
+func chatToolStop(s StopReason, content []Part) StopReason {
+	if s != mapping.StopEnd && s != mapping.StopNone {
+		return s
+	}
+	for i := range content {
+		if content[i].Type == PartToolCall {
+			return mapping.StopToolUse
+		}
+	}
+	return s
 }
 
 // decodeChatResponseMessage decodes choices[0].message: its text, then its
-// refusal. Tool calls and audio come with later issues.
+// refusal, then its tool calls. Audio comes with a later issue.
 func decodeChatResponseMessage(message gjson.Result, resp *Response) *Error {
 	if !message.IsObject() {
 		return badUpstream(OpenAIChat, "choices[0].message is missing or not an object")
 	}
-	var content, refusal gjson.Result
+	var content, refusal, calls gjson.Result
 	var err *Error
 	message.ForEach(func(key, v gjson.Result) bool {
 		switch key.Str {
@@ -953,9 +1813,7 @@ func decodeChatResponseMessage(message gjson.Result, resp *Response) *Error {
 		case "refusal":
 			refusal = v
 		case "tool_calls":
-			if v.Type != gjson.Null && !chatIsEmptyArray(v) {
-				err = badUpstream(OpenAIChat, "tool calls cannot be translated yet")
-			}
+			calls = v
 		case "function_call":
 			if v.Type != gjson.Null {
 				err = badUpstream(OpenAIChat, "function calls cannot be translated yet")
@@ -985,7 +1843,62 @@ func decodeChatResponseMessage(message gjson.Result, resp *Response) *Error {
 	if refusal.Type == gjson.String {
 		resp.Content = append(resp.Content, Part{Type: PartRefusal, Text: refusal.Str})
 	}
-	return nil
+	return decodeChatResponseToolCalls(calls, resp)
+}
+
+// decodeChatResponseToolCalls appends the tool calls of choices[0].message,
+// with their arguments string unquoted into Arguments.
+func decodeChatResponseToolCalls(calls gjson.Result, resp *Response) *Error {
+	switch {
+	case calls.Type == gjson.Null:
+		return nil
+	case !calls.IsArray():
+		return badUpstream(OpenAIChat, "choices[0].message.tool_calls is not an array")
+	}
+	var err *Error
+	calls.ForEach(func(key, c gjson.Result) bool {
+		path := indexPath("choices[0].message.tool_calls", int(key.Num))
+		if !c.IsObject() {
+			err = badUpstream(OpenAIChat, path+" is not an object")
+			return false
+		}
+		p := Part{Type: PartToolCall}
+		var typ, args string
+		c.ForEach(func(k, v gjson.Result) bool {
+			switch k.Str {
+			case "id":
+				err = chatUpstreamString(v, path+".id", &p.ToolCallID)
+			case "type":
+				err = chatUpstreamString(v, path+".type", &typ)
+			case "function":
+				v.ForEach(func(fk, fv gjson.Result) bool {
+					switch fk.Str {
+					case "name":
+						err = chatUpstreamString(fv, path+".function.name", &p.ToolName)
+					case "arguments":
+						err = chatUpstreamString(fv, path+".function.arguments", &args)
+					}
+					return err == nil
+				})
+			}
+			return err == nil
+		})
+		switch {
+		case err != nil:
+		case typ != "" && typ != "function":
+			err = badUpstream(OpenAIChat, path+` is a tool call of type "`+typ+`", which cannot be translated yet`)
+		case p.ToolCallID == "" || p.ToolName == "":
+			err = badUpstream(OpenAIChat, path+" has no id or no function name")
+		default:
+			var ok bool
+			if p.Arguments, ok = chatArguments(args); !ok {
+				err = badUpstream(OpenAIChat, path+".function.arguments is not the text of a JSON object")
+			}
+		}
+		resp.Content = append(resp.Content, p)
+		return err == nil
+	})
+	return err
 }
 
 // decodeChatUsage decodes the usage object, whose counters already have
@@ -1063,13 +1976,15 @@ func chatUpstreamInt(v gjson.Result, path string, dst *int64) *Error {
 // field openai-go's ChatCompletion requires. Usage is optional in Chat and
 // is omitted when the upstream gave none, rather than reported as zero.
 func appendChatResponse(dst []byte, resp *Response) ([]byte, *Error) {
-	texts, refusals := 0, 0
+	texts, refusals, calls := 0, 0, 0
 	for i := range resp.Content {
 		switch resp.Content[i].Type {
 		case PartText:
 			texts++
 		case PartRefusal:
 			refusals++
+		case PartToolCall:
+			calls++
 		default:
 			return dst, chatCannotRespond(indexPath("content", i))
 		}
@@ -1103,8 +2018,11 @@ func appendChatResponse(dst []byte, resp *Response) ([]byte, *Error) {
 	} else {
 		dst = append(dst, "null"...)
 	}
+	if calls > 0 {
+		dst = appendChatToolCalls(append(dst, `,"tool_calls":`...), resp.Content)
+	}
 	dst = append(dst, `},"logprobs":null,"finish_reason":`...)
-	dst = appendString(dst, mapping.ChatFinishReason(resp.StopReason))
+	dst = appendString(dst, mapping.ChatFinishReason(chatToolStop(resp.StopReason, resp.Content)))
 	dst = append(dst, "}]"...)
 
 	if resp.Usage.Known {
@@ -1117,7 +2035,7 @@ func appendChatResponse(dst []byte, resp *Response) ([]byte, *Error) {
 func chatResponseSizeHint(resp *Response) int {
 	n := 512 + len(resp.ID) + len(resp.Model)
 	for _, p := range resp.Content {
-		n += len(p.Text)
+		n += len(p.Text) + len(p.Arguments) + len(p.ToolCallID) + len(p.ToolName) + 64
 	}
 	return n
 }

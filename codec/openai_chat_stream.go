@@ -37,6 +37,11 @@ type chatStreamDecoder struct {
 	openKind PartType
 	// next is the index of the next part to start.
 	next int
+	// callIndex and callID are the Chat tool_calls index and the id of the
+	// open tool call part; sawCalls: a tool call part was started.
+	callIndex int
+	callID    string
+	sawCalls  bool
 	// usage is the usage last reported, so that a repeated one is not
 	// reported again.
 	usage Usage
@@ -219,7 +224,100 @@ func (d *chatStreamDecoder) choice(out []Event, choice string) ([]Event, *Error)
 	}
 	out = d.closePart(out)
 	d.stopped = true
-	return append(out, Event{Type: EventStop, StopReason: mapping.FromChatFinishReason(reason.Str)}), nil
+	stop := mapping.FromChatFinishReason(reason.Str)
+	if d.sawCalls && stop == mapping.StopEnd {
+		// Some compatible servers finish tool calls with "stop".
+		stop = mapping.StopToolUse
+	}
+	return append(out, Event{Type: EventStop, StopReason: stop}), nil
+}
+
+// toolCalls decodes delta.tool_calls: fragments {index, id, type,
+// function:{name, arguments}}. The first fragment of a call (a new index,
+// or a new id at the open index, as servers that send each call whole at
+// index 0 do) starts a tool call part with its id and name; argument
+// fragments become deltas, empty ones nothing. Chat sends calls one after
+// another, so a fragment of a call that is no longer open is an error.
+func (d *chatStreamDecoder) toolCalls(out []Event, raw string) ([]Event, *Error) {
+	switch {
+	case chatIsNull(raw):
+		return out, nil
+	case !chatIsArray(raw):
+		return out, badUpstream(OpenAIChat, "choices[0].delta.tool_calls is not an array")
+	}
+	var err *Error
+	k := 0
+	eachRawMember(raw, &d.text, func(_, call string) bool {
+		out, err = d.toolCall(out, indexPath("choices[0].delta.tool_calls", k), call)
+		k++
+		return err == nil
+	})
+	return out, err
+}
+
+// toolCall decodes one tool call fragment at path.
+func (d *chatStreamDecoder) toolCall(out []Event, path, raw string) ([]Event, *Error) {
+	if !chatIsObject(raw) {
+		return out, badUpstream(OpenAIChat, path+" is not an object")
+	}
+	if d.stopped {
+		return out, badUpstream(OpenAIChat, path+" after finish_reason")
+	}
+	var index, id, typ, name, args gjson.Result
+	eachRawMember(raw, &d.text, func(key, v string) bool {
+		switch key {
+		case "index":
+			index = d.result(v)
+		case "id":
+			id = d.result(v)
+		case "type":
+			typ = d.result(v)
+		case "function":
+			eachRawMember(v, &d.text, func(key, v string) bool {
+				switch key {
+				case "name":
+					name = d.result(v)
+				case "arguments":
+					args = d.result(v)
+				}
+				return true
+			})
+		}
+		return true
+	})
+	switch {
+	case index.Type != gjson.Number:
+		return out, badUpstream(OpenAIChat, path+".index is missing or not a number")
+	case id.Type != gjson.Null && id.Type != gjson.String:
+		return out, badUpstream(OpenAIChat, path+".id is not a string")
+	case typ.Type != gjson.Null && (typ.Type != gjson.String || typ.Str != "function"):
+		return out, badUpstream(OpenAIChat, path+".type is not \"function\"")
+	case name.Type != gjson.Null && name.Type != gjson.String:
+		return out, badUpstream(OpenAIChat, path+".function.name is not a string")
+	case args.Type != gjson.Null && args.Type != gjson.String:
+		return out, badUpstream(OpenAIChat, path+".function.arguments is not a string")
+	}
+	i := int(index.Int())
+	open := d.open >= 0 && d.openKind == PartToolCall && d.callIndex == i
+	if !open || (id.Str != "" && id.Str != d.callID) {
+		if name.Str == "" {
+			return out, badUpstream(OpenAIChat, path+" starts a tool call without a function name, or continues one that has ended")
+		}
+		out = d.closePart(out)
+		d.open, d.openKind, d.callIndex = d.next, PartToolCall, i
+		d.next++
+		d.sawCalls = true
+		d.callID = strings.Clone(id.Str)
+		if d.callID == "" {
+			// Some compatible servers give no id; a stable one stands in.
+			d.callID = "call_" + strconv.Itoa(d.open)
+		}
+		out = append(out, Event{Type: EventPartStart, Index: d.open, Part: PartToolCall, ToolCallID: d.callID, ToolName: name.Str})
+	}
+	if args.Str == "" {
+		return out, nil
+	}
+	return append(out, Event{Type: EventPartDelta, Index: d.open, Text: args.Str}), nil
 }
 
 // deltaField decodes one field of choices[0].delta, in wire order.
@@ -230,9 +328,7 @@ func (d *chatStreamDecoder) deltaField(out []Event, key, raw string) ([]Event, *
 	case "refusal":
 		return d.textDelta(out, PartRefusal, "refusal", raw)
 	case "tool_calls":
-		if !chatIsEmpty(raw) {
-			return out, chatNotYet("tool calls")
-		}
+		return d.toolCalls(out, raw)
 	case "function_call":
 		if !chatIsNull(raw) {
 			return out, chatNotYet("function calls")
@@ -440,6 +536,12 @@ func chatUpstreamError(v gjson.Result) *Error {
 //	      (or {"role":"assistant","content":null,"refusal":""} when the
 //	      first part is a refusal, as OpenAI starts refusals)
 //	data: {chunk: delta {"content":"..."} or {"refusal":"..."}} ...
+//	data: {chunk: delta {"tool_calls":[{"index":k,"id","type":"function",
+//	      "function":{"name","arguments":""}}]}}   (once per call; k counts
+//	      the calls from 0; content null in the role chunk when a call is
+//	      the first part)
+//	data: {chunk: delta {"tool_calls":[{"index":k,"function":{"arguments":"..."}}]}} ...
+//	      ("{}" when the upstream sent no argument fragment at all)
 //	data: {chunk: delta {}, finish_reason}
 //	data: {chunk: choices [], usage}   (include_usage and usage known)
 //	data: [DONE]
@@ -458,6 +560,11 @@ type chatStreamEncoder struct {
 	// partIndex and partKind are the part last started.
 	partIndex int
 	partKind  PartType
+	// calls is the number of tool call parts started; the open one, when
+	// partKind is PartToolCall, has the Chat index calls-1. argsSent: an
+	// argument fragment of it went out.
+	calls    int
+	argsSent bool
 	// usage is the latest usage, sent in the last chunk.
 	usage Usage
 	done  bool
@@ -486,10 +593,17 @@ func (e *chatStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 	case EventPartStart:
 		e.partIndex, e.partKind = ev.Index, ev.Part
 		dst = e.role(dst, ev.Part)
+		if ev.Part == PartToolCall {
+			dst = e.startCall(dst, ev)
+		}
 	case EventPartDelta:
 		dst = e.role(dst, PartText)
 		if ev.Text == "" {
 			return dst
+		}
+		if ev.Index == e.partIndex && e.partKind == PartToolCall {
+			e.argsSent = true
+			return e.arguments(dst, ev.Text)
 		}
 		dst = append(dst, e.prefix...)
 		if ev.Index == e.partIndex && e.partKind == PartRefusal {
@@ -499,6 +613,13 @@ func (e *chatStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 		}
 		dst = appendString(dst, ev.Text)
 		dst = append(dst, "},\"logprobs\":null,\"finish_reason\":null}]}\n\n"...)
+	case EventPartStop:
+		if ev.Index == e.partIndex && e.partKind == PartToolCall && !e.argsSent {
+			// The upstream sent no arguments at all: Chat clients parse
+			// the arguments string, so it becomes an empty object.
+			e.argsSent = true
+			dst = e.arguments(dst, "{}")
+		}
 	case EventUsage:
 		if ev.Usage.Known {
 			e.usage = ev.Usage
@@ -565,9 +686,12 @@ func (e *chatStreamEncoder) role(dst []byte, first PartType) []byte {
 	}
 	e.roleSent = true
 	dst = append(dst, e.prefix...)
-	if first == PartRefusal {
+	switch first {
+	case PartRefusal:
 		dst = append(dst, `{"index":0,"delta":{"role":"assistant","content":null,"refusal":""}`...)
-	} else {
+	case PartToolCall:
+		dst = append(dst, `{"index":0,"delta":{"role":"assistant","content":null,"refusal":null}`...)
+	default:
 		dst = append(dst, `{"index":0,"delta":{"role":"assistant","content":"","refusal":null}`...)
 	}
 	return append(dst, ",\"logprobs\":null,\"finish_reason\":null}]}\n\n"...)
@@ -580,8 +704,42 @@ func (e *chatStreamEncoder) finish(dst []byte, s StopReason) []byte {
 		return dst
 	}
 	e.stopSent = true
+	if e.calls > 0 && (s == mapping.StopEnd || s == mapping.StopNone) {
+		// Chat clients run tools on finish_reason "tool_calls"; upstreams
+		// such as Gemini end tool calls with a natural stop.
+		s = mapping.StopToolUse
+	}
 	dst = append(dst, e.prefix...)
 	dst = append(dst, `{"index":0,"delta":{},"logprobs":null,"finish_reason":`...)
 	dst = appendString(dst, mapping.ChatFinishReason(s))
 	return append(dst, "}]}\n\n"...)
+}
+
+// startCall appends the first fragment of a tool call: its index among the
+// tool calls, id, type and name, with arguments "".
+func (e *chatStreamEncoder) startCall(dst []byte, ev *Event) []byte {
+	e.calls++
+	e.argsSent = false
+	id := ev.ToolCallID
+	if id == "" {
+		id = newID("call_")
+	}
+	dst = append(dst, e.prefix...)
+	dst = append(dst, `{"index":0,"delta":{"tool_calls":[{"index":`...)
+	dst = appendInt(dst, int64(e.calls-1))
+	dst = append(dst, `,"id":`...)
+	dst = appendString(dst, id)
+	dst = append(dst, `,"type":"function","function":{"name":`...)
+	dst = appendString(dst, ev.ToolName)
+	return append(dst, ",\"arguments\":\"\"}}]},\"logprobs\":null,\"finish_reason\":null}]}\n\n"...)
+}
+
+// arguments appends a fragment of the open tool call's arguments.
+func (e *chatStreamEncoder) arguments(dst []byte, text string) []byte {
+	dst = append(dst, e.prefix...)
+	dst = append(dst, `{"index":0,"delta":{"tool_calls":[{"index":`...)
+	dst = appendInt(dst, int64(e.calls-1))
+	dst = append(dst, `,"function":{"arguments":`...)
+	dst = appendString(dst, text)
+	return append(dst, "}}]},\"logprobs\":null,\"finish_reason\":null}]}\n\n"...)
 }

@@ -98,3 +98,42 @@ func TestChatStreamSDK(t *testing.T) {
 		})
 	}
 }
+
+// TestChatStreamToolsSDK reads the encoded tool call stream with
+// openai-go's accumulator: each call whole, with its id, name and
+// arguments, and finish_reason tool_calls.
+func TestChatStreamToolsSDK(t *testing.T) {
+	body := encodeStream(OpenAIChat, &Request{Model: "m", Stream: true, StreamUsage: true}, chatStreamToolEvents())
+	res := &http.Response{
+		StatusCode: 200,
+		Header:     http.Header{"Content-Type": []string{"text/event-stream"}},
+		Body:       io.NopCloser(strings.NewReader(body)),
+	}
+	stream := ssestream.NewStream[openai.ChatCompletionChunk](ssestream.NewDecoder(res), nil)
+	var acc openai.ChatCompletionAccumulator
+	var finished []string
+	for stream.Next() {
+		if !acc.AddChunk(stream.Current()) {
+			t.Fatalf("accumulator rejected %s", stream.Current().RawJSON())
+		}
+		if c, ok := acc.JustFinishedToolCall(); ok {
+			finished = append(finished, c.ID+" "+c.Name+" "+c.Arguments)
+		}
+	}
+	if err := stream.Err(); err != nil {
+		t.Fatal(err)
+	}
+	msg := acc.Choices[0].Message
+	if msg.Content != "Checking." || acc.Choices[0].FinishReason != "tool_calls" || len(msg.ToolCalls) != 2 {
+		t.Fatalf("message = %+v, finish %q", msg, acc.Choices[0].FinishReason)
+	}
+	for i, want := range [][3]string{{"call_1", "weather", `{"city":"Paris"}`}, {"call_2", "now", "{}"}} {
+		c := msg.ToolCalls[i]
+		if c.ID != want[0] || c.Function.Name != want[1] || c.Function.Arguments != want[2] || c.Type != "function" {
+			t.Errorf("tool call %d = %+v, want %v", i, c, want)
+		}
+	}
+	if len(finished) != 2 || finished[0] != `call_1 weather {"city":"Paris"}` {
+		t.Errorf("JustFinishedToolCall = %q", finished)
+	}
+}

@@ -1,10 +1,13 @@
 package codec
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -44,6 +47,9 @@ func chatNormalize(r *Request) {
 	}
 	if len(r.Dropped) == 0 {
 		r.Dropped = nil
+	}
+	if len(r.Tools) == 0 {
+		r.Tools = nil
 	}
 }
 
@@ -193,9 +199,10 @@ func TestChatDecodeRequest(t *testing.T) {
 					{Role: RoleAssistant, Parts: []Part{chatText("Hello")}},
 				},
 				Dropped: []string{
-					"parallel_tool_calls", "store", "metadata", "service_tier",
-					"prompt_cache_key", "prompt_cache_retention", "tool_choice",
-					"stream_options.include_obfuscation", "messages[0].name", "messages[1].annotations",
+					"store", "metadata", "service_tier",
+					"prompt_cache_key", "prompt_cache_retention",
+					"stream_options.include_obfuscation", "tool_choice", "parallel_tool_calls",
+					"messages[0].name", "messages[1].annotations",
 				},
 			},
 		},
@@ -257,6 +264,12 @@ func TestChatDecodeRequestErrors(t *testing.T) {
 	top := func(fields string) string { return `{"model":"m",` + msgs + `,` + fields + `}` }
 	msg := func(m string) string { return `{"model":"m","messages":[` + m + `]}` }
 	part := func(p string) string { return msg(`{"role":"user","content":[{"type":"text","text":"a"},` + p + `]}`) }
+	call := func(c string) string {
+		if strings.Contains(c, `\"a\":`) {
+			c = `{"id":"c0","function":{"name":"f","arguments":""}},` + c
+		}
+		return msg(`{"role":"assistant","content":null,"tool_calls":[` + c + `]}`)
+	}
 	tests := []struct {
 		name, body, param, msg string
 	}{
@@ -267,7 +280,15 @@ func TestChatDecodeRequestErrors(t *testing.T) {
 		{"message not object", msg(`"hi"`), "messages[0]", "expected object, got string"},
 		{"role missing", msg(`{"content":"x"}`), "messages[0].role", required},
 		{"role number", msg(`{"role":1,"content":"x"}`), "messages[0].role", expected},
-		{"role tool", msg(`{"role":"tool","content":"x","tool_call_id":null}`), "messages[0].role", unsupported},
+		{"role tool without id", msg(`{"role":"tool","content":"x","tool_call_id":null}`), "messages[0].tool_call_id", required},
+		{"role tool id number", msg(`{"role":"tool","content":"x","tool_call_id":1}`), "messages[0].tool_call_id", expected},
+		{"role tool id empty", msg(`{"role":"tool","content":"x","tool_call_id":""}`), "messages[0].tool_call_id", "must not be empty"},
+		{"role tool content missing", msg(`{"role":"tool","tool_call_id":"c"}`), "messages[0].content", required},
+		{"role tool content number", msg(`{"role":"tool","tool_call_id":"c","content":1}`), "messages[0].content", expected},
+		{"role tool image", msg(`{"role":"tool","tool_call_id":"c","content":[{"type":"image_url","image_url":{"url":"https://x"}}]}`), "messages[0].content[0].type", "only allowed in user messages"},
+		{"role tool name number", msg(`{"role":"tool","tool_call_id":"c","content":"x","name":1}`), "messages[0].name", expected},
+		{"role tool refusal", msg(`{"role":"tool","tool_call_id":"c","content":"x","refusal":"no"}`), "messages[0].refusal", "only allowed in assistant"},
+		{"role tool tool_calls", msg(`{"role":"tool","tool_call_id":"c","content":"x","tool_calls":[{}]}`), "messages[0].tool_calls", "only allowed in assistant"},
 		{"role function", msg(`{"role":"function","content":"x"}`), "messages[0].role", `role "function"`},
 		{"role unknown", msg(`{"role":"robot","content":"x"}`), "messages[0].role", `unknown role "robot"`},
 		{"content missing", msg(`{"role":"user"}`), "messages[0].content", required},
@@ -279,18 +300,48 @@ func TestChatDecodeRequestErrors(t *testing.T) {
 		{"message refusal number", msg(`{"role":"assistant","content":"a","refusal":1}`), "messages[0].refusal", expected},
 		{"name number", msg(`{"role":"user","content":"a","name":1}`), "messages[0].name", expected},
 		{"annotations string", msg(`{"role":"assistant","content":"a","annotations":"x"}`), "messages[0].annotations", expected},
-		{"tool_calls", msg(`{"role":"assistant","content":null,"tool_calls":[{"id":"c"}]}`), "messages[0].tool_calls", unsupported},
-		{"tool_calls object", msg(`{"role":"assistant","content":null,"tool_calls":{}}`), "messages[0].tool_calls", unsupported},
+		{"tool_calls without function", msg(`{"role":"assistant","content":null,"tool_calls":[{"id":"c"}]}`), "messages[0].tool_calls[0].function", required},
+		{"tool_calls object", msg(`{"role":"assistant","content":null,"tool_calls":{}}`), "messages[0].tool_calls", "expected array"},
+		{"tool_calls on user", msg(`{"role":"user","content":"a","tool_calls":[{}]}`), "messages[0].tool_calls", "only allowed in assistant"},
+		{"tool call not object", call(`1`), "messages[0].tool_calls[0]", "expected object"},
+		{"tool call unknown field", call(`{"id":"c","x":1}`), "messages[0].tool_calls[0].x", unknown},
+		{"tool call custom", call(`{"id":"c","type":"custom","custom":{"name":"f","input":"x"}}`), "messages[0].tool_calls[0]", unsupported},
+		{"tool call type unknown", call(`{"id":"c","type":"magic","function":{}}`), "messages[0].tool_calls[0].type", `unknown tool call type "magic"`},
+		{"tool call type number", call(`{"id":"c","type":1,"function":{}}`), "messages[0].tool_calls[0].type", expected},
+		{"tool call function string", call(`{"id":"c","function":"f"}`), "messages[0].tool_calls[0].function", expected},
+		{"tool call id missing", call(`{"type":"function","function":{"name":"f","arguments":"{}"}}`), "messages[0].tool_calls[0].id", required},
+		{"tool call function unknown field", call(`{"id":"c","function":{"name":"f","arguments":"{}","x":1}}`), "messages[0].tool_calls[0].function.x", unknown},
+		{"tool call name missing", call(`{"id":"c","function":{"arguments":"{}"}}`), "messages[0].tool_calls[0].function.name", required},
+		{"tool call arguments missing", call(`{"id":"c","function":{"name":"f"}}`), "messages[0].tool_calls[0].function.arguments", required},
+		{"tool call arguments object", call(`{"id":"c","function":{"name":"f","arguments":{}}}`), "messages[0].tool_calls[0].function.arguments", expected},
+		{"tool call arguments array", call(`{"id":"c","function":{"name":"f","arguments":"[1]"}}`), "messages[0].tool_calls[0].function.arguments", "JSON object"},
+		{"tool call arguments invalid", call(`{"id":"c","function":{"name":"f","arguments":"{\"a\":"}}`), "messages[0].tool_calls[1].function.arguments", "JSON object"},
 		{"function_call on message", msg(`{"role":"assistant","content":null,"function_call":{"name":"f"}}`), "messages[0].function_call", unsupported},
-		{"tool_call_id on message", msg(`{"role":"user","content":"a","tool_call_id":"c"}`), "messages[0].tool_call_id", unsupported},
+		{"tool_call_id on message", msg(`{"role":"user","content":"a","tool_call_id":"c"}`), "messages[0].tool_call_id", "only allowed in tool messages"},
 		{"audio on message", msg(`{"role":"assistant","audio":{"id":"a1"}}`), "messages[0].audio", unsupported},
 		{"unknown message field", msg(`{"role":"user","content":"a","cache_control":{}}`), "messages[0].cache_control", unknown},
 		{"part not object", part(`"x"`), "messages[0].content[1]", "expected object, got string"},
 		{"part type missing", part(`{"text":"x"}`), "messages[0].content[1].type", required},
 		{"part type number", part(`{"type":1}`), "messages[0].content[1].type", expected},
-		{"image part", part(`{"type":"image_url","image_url":{"url":"https://x"}}`), "messages[0].content[1]", `content part type "image_url" is not supported yet`},
-		{"audio part", part(`{"type":"input_audio","input_audio":{}}`), "messages[0].content[1]", `"input_audio"`},
-		{"file part", part(`{"type":"file","file":{}}`), "messages[0].content[1]", `"file"`},
+		{"image part without image_url", part(`{"type":"image_url"}`), "messages[0].content[1].image_url", required},
+		{"image part image_url string", part(`{"type":"image_url","image_url":"https://x"}`), "messages[0].content[1].image_url", expected},
+		{"image part unknown field", part(`{"type":"image_url","image_url":{"url":"https://x","size":1}}`), "messages[0].content[1].image_url.size", unknown},
+		{"image part without url", part(`{"type":"image_url","image_url":{}}`), "messages[0].content[1].image_url.url", required},
+		{"image part ftp url", part(`{"type":"image_url","image_url":{"url":"ftp://x/a.png"}}`), "messages[0].content[1].image_url.url", "http(s) URL or a base64 data: URL"},
+		{"image part data url not base64", part(`{"type":"image_url","image_url":{"url":"data:image/png,abc"}}`), "messages[0].content[1].image_url.url", "data:<media type>;base64,<data>"},
+		{"image part data url no media type", part(`{"type":"image_url","image_url":{"url":"data:;base64,abc"}}`), "messages[0].content[1].image_url.url", "data:<media type>;base64,<data>"},
+		{"image part detail number", part(`{"type":"image_url","image_url":{"url":"https://x","detail":1}}`), "messages[0].content[1].image_url.detail", expected},
+		{"image part in assistant", msg(`{"role":"assistant","content":[{"type":"image_url","image_url":{"url":"https://x"}}]}`), "messages[0].content[0].type", "only allowed in user messages"},
+		{"image part with text", part(`{"type":"image_url","image_url":{"url":"https://x"},"text":"a"}`), "messages[0].content[1].text", unknown},
+		{"audio part empty", part(`{"type":"input_audio","input_audio":{}}`), "messages[0].content[1].input_audio.data", required},
+		{"audio part unknown field", part(`{"type":"input_audio","input_audio":{"data":"AA","format":"wav","rate":1}}`), "messages[0].content[1].input_audio.rate", unknown},
+		{"audio part without format", part(`{"type":"input_audio","input_audio":{"data":"AA"}}`), "messages[0].content[1].input_audio.format", required},
+		{"audio part format unknown", part(`{"type":"input_audio","input_audio":{"data":"AA","format":"ogg"}}`), "messages[0].content[1].input_audio.format", `unknown audio format "ogg"`},
+		{"file part empty", part(`{"type":"file","file":{}}`), "messages[0].content[1].file.file_data", required},
+		{"file part file_id", part(`{"type":"file","file":{"file_id":"file-1"}}`), "messages[0].content[1].file.file_id", unsupported},
+		{"file part url", part(`{"type":"file","file":{"file_data":"https://x/a.pdf"}}`), "messages[0].content[1].file.file_data", "must be a base64 data: URL"},
+		{"file part filename number", part(`{"type":"file","file":{"file_data":"data:application/pdf;base64,AA","filename":1}}`), "messages[0].content[1].file.filename", expected},
+		{"file part unknown field", part(`{"type":"file","file":{"file_data":"data:application/pdf;base64,AA","x":1}}`), "messages[0].content[1].file.x", unknown},
 		{"unknown part type", part(`{"type":"video"}`), "messages[0].content[1].type", `unknown content part type "video"`},
 		{"text part without text", part(`{"type":"text"}`), "messages[0].content[1].text", required},
 		{"text part text number", part(`{"type":"text","text":1}`), "messages[0].content[1].text", expected},
@@ -341,9 +392,32 @@ func TestChatDecodeRequestErrors(t *testing.T) {
 		{"response_format unknown type", top(`"response_format":{"type":"xml"}`), "response_format.type", `unknown value "xml"`},
 		{"response_format text extra", top(`"response_format":{"type":"text","strict":true}`), "response_format.strict", unknown},
 		{"tools object", top(`"tools":{}`), "tools", "expected array"},
-		{"tools", top(`"tools":[{"type":"function","function":{"name":"f"}}]`), "tools", unsupported},
-		{"tool_choice required", top(`"tool_choice":"required"`), "tool_choice", unsupported},
-		{"tool_choice object", top(`"tool_choice":{"type":"function","function":{"name":"f"}}`), "tool_choice", unsupported},
+		{"tool not object", top(`"tools":[1]`), "tools[0]", "expected object"},
+		{"tool unknown field", top(`"tools":[{"type":"function","function":{"name":"f"},"x":1}]`), "tools[0].x", unknown},
+		{"tool type missing", top(`"tools":[{"function":{"name":"f"}}]`), "tools[0].type", required},
+		{"tool type number", top(`"tools":[{"type":1}]`), "tools[0].type", expected},
+		{"tool custom", top(`"tools":[{"type":"custom","custom":{"name":"f"}}]`), "tools[0]", "custom (freeform) tools"},
+		{"tool type unknown", top(`"tools":[{"type":"web_search"}]`), "tools[0].type", `unknown tool type "web_search"`},
+		{"tool function missing", top(`"tools":[{"type":"function"}]`), "tools[0].function", required},
+		{"tool function string", top(`"tools":[{"type":"function","function":"f"}]`), "tools[0].function", expected},
+		{"tool name missing", top(`"tools":[{"type":"function","function":{}}]`), "tools[0].function.name", required},
+		{"tool name number", top(`"tools":[{"type":"function","function":{"name":1}}]`), "tools[0].function.name", expected},
+		{"tool name empty", top(`"tools":[{"type":"function","function":{"name":""}}]`), "tools[0].function.name", "must not be empty"},
+		{"tool description number", top(`"tools":[{"type":"function","function":{"name":"f","description":1}}]`), "tools[0].function.description", expected},
+		{"tool parameters string", top(`"tools":[{"type":"function","function":{"name":"f","parameters":"{}"}}]`), "tools[0].function.parameters", expected},
+		{"tool strict string", top(`"tools":[{"type":"function","function":{"name":"f","strict":"yes"}}]`), "tools[0].function.strict", expected},
+		{"tool function unknown field", top(`"tools":[{"type":"function","function":{"name":"f","x":1}}]`), "tools[0].function.x", unknown},
+		{"tool_choice required without tools", top(`"tool_choice":"required"`), "tool_choice", "no tools are given"},
+		{"tool_choice named without tools", top(`"tool_choice":{"type":"function","function":{"name":"f"}}`), "tool_choice", "no tools are given"},
+		{"tool_choice unknown field", top(`"tool_choice":{"type":"function","x":1}`), "tool_choice.x", unknown},
+		{"tool_choice type missing", top(`"tool_choice":{}`), "tool_choice.type", required},
+		{"tool_choice type number", top(`"tool_choice":{"type":1}`), "tool_choice.type", expected},
+		{"tool_choice allowed_tools", top(`"tool_choice":{"type":"allowed_tools","allowed_tools":{}}`), "tool_choice", unsupported},
+		{"tool_choice type unknown", top(`"tool_choice":{"type":"magic"}`), "tool_choice.type", `unknown value "magic"`},
+		{"tool_choice function missing", top(`"tool_choice":{"type":"function"}`), "tool_choice.function", required},
+		{"tool_choice function string", top(`"tool_choice":{"type":"function","function":"f"}`), "tool_choice.function", expected},
+		{"tool_choice function unknown field", top(`"tool_choice":{"type":"function","function":{"name":"f","x":1}}`), "tool_choice.function.x", unknown},
+		{"tool_choice name missing", top(`"tool_choice":{"type":"function","function":{}}`), "tool_choice.function.name", required},
 		{"tool_choice unknown", top(`"tool_choice":"maybe"`), "tool_choice", `unknown value "maybe"`},
 		{"tool_choice number", top(`"tool_choice":1`), "tool_choice", "expected string or object"},
 		{"parallel_tool_calls string", top(`"parallel_tool_calls":"yes"`), "parallel_tool_calls", "expected boolean"},
@@ -580,8 +654,8 @@ func chatTextOf(parts []Part, typ PartType) string {
 }
 
 // TestChatDecodeResponseRecordings decodes every non-streaming success body
-// recorded from OpenAI: text-only ones must match, tool calls must be
-// refused as not translatable yet.
+// recorded from OpenAI: text-only ones must match here, tool calls are
+// checked by TestChatDecodeResponseToolRecordings.
 func TestChatDecodeResponseRecordings(t *testing.T) {
 	type expectation struct {
 		id, model, text string
@@ -629,15 +703,11 @@ func TestChatDecodeResponseRecordings(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			var resp Response
 			err := DecodeResponse(OpenAIChat, []byte(rec.Get("response.body").Str), &resp)
-			if strings.Contains(rec.Get("features").Raw, `"tool_call"`) {
-				var e *Error
-				if !errors.As(err, &e) || e.Status != 502 || !strings.Contains(e.Message, "tool calls cannot be translated yet") {
-					t.Errorf("got %v, want a 502 about tool calls", err)
-				}
-				return
-			}
 			if err != nil {
 				t.Fatal(err)
+			}
+			if strings.Contains(rec.Get("features").Raw, `"tool_call"`) {
+				return
 			}
 			w, ok := want[name]
 			if !ok {
@@ -751,7 +821,15 @@ func TestChatDecodeResponseErrors(t *testing.T) {
 		{"message string", choice(`"hi"`), "message is missing"},
 		{"content number", choice(`{"role":"assistant","content":1}`), "content is not a string"},
 		{"refusal number", choice(`{"role":"assistant","content":null,"refusal":1}`), "refusal is not a string"},
-		{"tool calls", choice(`{"role":"assistant","content":null,"tool_calls":[{"id":"call_1"}]}`), "tool calls cannot be translated yet"},
+		{"tool calls object", choice(`{"role":"assistant","content":null,"tool_calls":{}}`), "tool_calls is not an array"},
+		{"tool call not object", choice(`{"role":"assistant","content":null,"tool_calls":[1]}`), "tool_calls[0] is not an object"},
+		{"tool call id number", choice(`{"role":"assistant","content":null,"tool_calls":[{"id":1}]}`), "tool_calls[0].id is not a string"},
+		{"tool call type number", choice(`{"role":"assistant","content":null,"tool_calls":[{"type":1}]}`), "tool_calls[0].type is not a string"},
+		{"tool call name number", choice(`{"role":"assistant","content":null,"tool_calls":[{"function":{"name":1}}]}`), "tool_calls[0].function.name is not a string"},
+		{"tool call arguments object", choice(`{"role":"assistant","content":null,"tool_calls":[{"function":{"arguments":{}}}]}`), "tool_calls[0].function.arguments is not a string"},
+		{"tool call custom", choice(`{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"custom","custom":{}}]}`), `tool call of type "custom"`},
+		{"tool call without id", choice(`{"role":"assistant","content":null,"tool_calls":[{"function":{"name":"f","arguments":"{}"}}]}`), "has no id or no function name"},
+		{"tool call bad arguments", choice(`{"role":"assistant","content":null,"tool_calls":[{"id":"c","function":{"name":"f","arguments":"{"}}]}`), "arguments is not the text of a JSON object"},
 		{"function call", choice(`{"role":"assistant","content":null,"function_call":{"name":"f"}}`), "function calls cannot be translated yet"},
 		{"audio", choice(`{"role":"assistant","content":null,"audio":{"id":"a"}}`), "audio output cannot be translated yet"},
 		{"id number", `{"id":1,"choices":[{"message":` + ok + `}]}`, "id is not a string"},
@@ -984,4 +1062,547 @@ func BenchmarkChatAppendResponse(b *testing.B) {
 		}
 	}
 	b.SetBytes(int64(len(dst)))
+}
+
+func chatCall(id, name, args string) Part {
+	return Part{Type: PartToolCall, ToolCallID: id, ToolName: name, Arguments: args}
+}
+
+func chatResult(id, name string, content ...Part) Part {
+	return Part{Type: PartToolResult, ToolCallID: id, ToolName: name, Content: content}
+}
+
+var chatWeatherSchema = `{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`
+
+func TestChatDecodeRequestTools(t *testing.T) {
+	user := `{"role":"user","content":"Hi"}`
+	tests := []struct {
+		name string
+		body string
+		want Request
+	}{
+		{
+			name: "tool definitions, named choice and parallel switch",
+			body: `{"model":"m","messages":[` + user + `],"tools":[
+				{"type":"function","function":{"name":"weather","description":"Get the weather","parameters":` + chatWeatherSchema + `,"strict":true}},
+				{"type":"function","function":{"name":"now","strict":false,"description":null,"parameters":null}},
+				{"type":"function","function":{"name":"ping","strict":null}}],
+				"tool_choice":{"type":"function","function":{"name":"weather"}},"parallel_tool_calls":false}`,
+			want: Request{
+				Model: "m", Messages: []Message{chatUser("Hi")},
+				Tools: []Tool{
+					{Name: "weather", Description: "Get the weather", Parameters: chatWeatherSchema, Strict: OptBool{Value: true, Set: true}},
+					{Name: "now", Strict: OptBool{Set: true}},
+					{Name: "ping"},
+				},
+				ToolChoice:        ToolChoice{Mode: ToolChoiceNamed, Name: "weather"},
+				ParallelToolCalls: OptBool{Value: false, Set: true},
+			},
+		},
+		{
+			name: "choice required",
+			body: `{"model":"m","messages":[` + user + `],"tools":[{"type":"function","function":{"name":"f"}}],"tool_choice":"required","parallel_tool_calls":true}`,
+			want: Request{Model: "m", Messages: []Message{chatUser("Hi")}, Tools: []Tool{{Name: "f"}},
+				ToolChoice: ToolChoice{Mode: ToolChoiceRequired}, ParallelToolCalls: OptBool{Value: true, Set: true}},
+		},
+		{
+			name: "choice none",
+			body: `{"model":"m","messages":[` + user + `],"tools":[{"type":"function","function":{"name":"f"}}],"tool_choice":"none"}`,
+			want: Request{Model: "m", Messages: []Message{chatUser("Hi")}, Tools: []Tool{{Name: "f"}}, ToolChoice: ToolChoice{Mode: ToolChoiceNone}},
+		},
+		{
+			name: "choice auto",
+			body: `{"model":"m","messages":[` + user + `],"tools":[{"type":"function","function":{"name":"f"}}],"tool_choice":"auto"}`,
+			want: Request{Model: "m", Messages: []Message{chatUser("Hi")}, Tools: []Tool{{Name: "f"}}, ToolChoice: ToolChoice{Mode: ToolChoiceAuto}},
+		},
+		{
+			name: "calls and results in history",
+			body: `{"model":"m","messages":[{"role":"system","content":"S"},` + user + `,
+				{"role":"assistant","content":"Let me look.","tool_calls":[
+					{"id":"call_1","type":"function","function":{"name":"weather","arguments":" {\"city\": \"Paris\"} "}},
+					{"id":"call_2","function":{"name":"now","arguments":""}}]},
+				{"role":"tool","tool_call_id":"call_1","content":"18 C"},
+				{"role":"tool","tool_call_id":"call_2","name":"clock","content":[{"type":"text","text":"noon"},{"type":"text","text":" UTC"}]},
+				{"role":"user","content":"And tomorrow?"},
+				{"role":"user","content":"Thanks"},
+				{"role":"assistant","content":null,"tool_calls":[{"id":"call_3","type":"function","function":{"name":"weather","arguments":"{}"}}]},
+				{"role":"tool","tool_call_id":"call_3","content":""},
+				{"role":"assistant","content":"Done"},
+				{"role":"tool","tool_call_id":"call_9","content":"late"}]}`,
+			want: Request{
+				Model: "m", System: []Part{chatText("S")}, SystemRole: RoleSystem,
+				Messages: []Message{
+					chatUser("Hi"),
+					{Role: RoleAssistant, Parts: []Part{chatText("Let me look."), chatCall("call_1", "weather", `{"city": "Paris"}`), chatCall("call_2", "now", "")}},
+					{Role: RoleUser, Parts: []Part{
+						chatResult("call_1", "weather", chatText("18 C")),
+						chatResult("call_2", "clock", chatText("noon"), chatText(" UTC")),
+						chatText("And tomorrow?"),
+					}},
+					chatUser("Thanks"),
+					{Role: RoleAssistant, Parts: []Part{chatCall("call_3", "weather", "{}")}},
+					{Role: RoleUser, Parts: []Part{chatResult("call_3", "weather")}},
+					{Role: RoleAssistant, Parts: []Part{chatText("Done")}},
+					{Role: RoleUser, Parts: []Part{chatResult("call_9", "", chatText("late"))}},
+				},
+			},
+		},
+		{
+			name: "tool message first ends the system prompt",
+			body: `{"model":"m","messages":[{"role":"developer","content":"D"},{"role":"tool","tool_call_id":"c","content":"r"},{"role":"system","content":"later"}]}`,
+			want: Request{
+				Model: "m", System: []Part{chatText("D")}, SystemRole: RoleDeveloper,
+				Messages: []Message{
+					{Role: RoleUser, Parts: []Part{chatResult("c", "", chatText("r"))}},
+					{Role: RoleSystem, Parts: []Part{chatText("later")}},
+				},
+			},
+		},
+		{
+			name: "images, audio and files",
+			body: `{"model":"m","messages":[{"role":"user","content":[
+				{"type":"text","text":"Look"},
+				{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}},
+				{"type":"image_url","image_url":{"url":"https://example.com/a.jpg","detail":"high"}},
+				{"type":"image_url","image_url":{"url":"http://example.com/b.gif","detail":null}},
+				{"type":"input_audio","input_audio":{"data":"UklGRg==","format":"wav"}},
+				{"type":"input_audio","input_audio":{"data":"SUQz","format":"mp3"}},
+				{"type":"file","file":{"filename":"report.pdf","file_data":"data:application/pdf;base64,JVBERi0=","file_id":null}},
+				{"type":"file","file":{"file_data":"data:text/plain;base64,aGk="}}]}]}`,
+			want: Request{
+				Model: "m",
+				Messages: []Message{{Role: RoleUser, Parts: []Part{
+					chatText("Look"),
+					{Type: PartImage, MediaType: "image/png", Data: "iVBORw0KGgo="},
+					{Type: PartImage, URL: "https://example.com/a.jpg"},
+					{Type: PartImage, URL: "http://example.com/b.gif"},
+					{Type: PartAudio, MediaType: "audio/wav", Data: "UklGRg=="},
+					{Type: PartAudio, MediaType: "audio/mp3", Data: "SUQz"},
+					{Type: PartDocument, MediaType: "application/pdf", Data: "JVBERi0=", Text: "report.pdf"},
+					{Type: PartDocument, MediaType: "text/plain", Data: "aGk="},
+				}}},
+				Dropped: []string{"messages[0].content[2].image_url.detail"},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := chatDecodeRequest(t, tt.body)
+			if err != nil {
+				t.Fatalf("unexpected error: %v", err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got  %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestChatDecodeRequestToolRecordings decodes the recorded requests with
+// tools, tool calls, tool results and images.
+func TestChatDecodeRequestToolRecordings(t *testing.T) {
+	addMul := func(strict bool) []Tool {
+		schema := `{"properties":{"a":{"description":"first number","type":"integer"},"b":{"description":"second number","type":"integer"}},"required":["a","b"],"type":"object"}`
+		return []Tool{
+			{Name: "add", Description: "Add two numbers", Parameters: schema, Strict: OptBool{Set: true}},
+			{Name: "multiply", Description: "Multiply two numbers", Parameters: schema, Strict: OptBool{Set: true}},
+		}
+	}
+	type check func(t *testing.T, r *Request)
+	for name, c := range map[string]check{
+		"gpt-4o-tool-followup.json": func(t *testing.T, r *Request) {
+			want := []Message{
+				chatUser("What's the weather in Florence,Italy?"),
+				{Role: RoleAssistant, Parts: []Part{chatCall("call_IUonKM9GCNis5eMRHuusMqoy", "weather", `{"location":"Florence, Italy"}`)}},
+				{Role: RoleUser, Parts: []Part{chatResult("call_IUonKM9GCNis5eMRHuusMqoy", "weather", chatText("40 C"))}},
+			}
+			if !reflect.DeepEqual(r.Messages, want) {
+				t.Errorf("messages = %+v\nwant %+v", r.Messages, want)
+			}
+			if len(r.Tools) != 1 || r.Tools[0].Name != "weather" || !gjson.Valid(r.Tools[0].Parameters) ||
+				gjson.Get(r.Tools[0].Parameters, "properties.location.type").Str != "string" || r.ToolChoice.Mode != ToolChoiceAuto {
+				t.Errorf("tools = %+v, choice %+v", r.Tools, r.ToolChoice)
+			}
+		},
+		"gpt-4o-parallel-tools.json": func(t *testing.T, r *Request) {
+			chatCompactSchemas(r)
+			if !reflect.DeepEqual(r.Tools, addMul(false)) || r.ToolChoice.Mode != ToolChoiceAuto {
+				t.Errorf("tools = %+v\nwant %+v", r.Tools, addMul(false))
+			}
+		},
+		"gpt-4o-parallel-tools-followup-stream.json": func(t *testing.T, r *Request) {
+			want := []Message{
+				chatUser("Add and multiply the number 2 and 3"),
+				{Role: RoleAssistant, Parts: []Part{
+					chatCall("call_ehIWdjL1abZk1h8FWGLQ0Hie", "add", `{"a": 2, "b": 3}`),
+					chatCall("call_fBSgA47J5VeONggizTIvl7AH", "multiply", `{"a": 2, "b": 3}`),
+				}},
+				{Role: RoleUser, Parts: []Part{
+					chatResult("call_ehIWdjL1abZk1h8FWGLQ0Hie", "add", chatText("5")),
+					chatResult("call_fBSgA47J5VeONggizTIvl7AH", "multiply", chatText("6")),
+				}},
+			}
+			if !reflect.DeepEqual(r.Messages, want) || !r.Stream || !r.StreamUsage {
+				t.Errorf("messages = %+v\nwant %+v", r.Messages, want)
+			}
+		},
+		"gpt-5-image.json": func(t *testing.T, r *Request) {
+			parts := r.Messages[0].Parts
+			if len(parts) != 2 || !reflect.DeepEqual(parts[0], chatText("Describe the image briefly in English.")) ||
+				parts[1].Type != PartImage || parts[1].MediaType != "image/png" || !strings.HasPrefix(parts[1].Data, "iVBORw0KGgo") || parts[1].URL != "" {
+				t.Errorf("parts = %.200v", parts)
+			}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			rec := chatRecording(t, name)
+			got, err := chatDecodeRequest(t, rec.Get("request.body").Raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c(t, &got)
+			// What was decoded encodes and decodes to the same.
+			out, err1 := AppendRequest(nil, OpenAIChat, &got, EncodeOptions{})
+			if err1 != nil {
+				t.Fatal(err1)
+			}
+			again, err2 := chatDecodeRequest(t, string(out))
+			if err2 != nil {
+				t.Fatal(err2)
+			}
+			chatCompactSchemas(&got)
+			chatCompactSchemas(&again)
+			if !reflect.DeepEqual(got, again) {
+				t.Errorf("round trip changed the request:\nfirst  %.500v\nsecond %.500v", got, again)
+			}
+		})
+	}
+}
+
+// chatCompactSchemas compacts the tools' parameter texts, which keep the
+// client's spacing.
+func chatCompactSchemas(r *Request) {
+	for i := range r.Tools {
+		var b bytes.Buffer
+		if json.Compact(&b, []byte(r.Tools[i].Parameters)) == nil {
+			r.Tools[i].Parameters = b.String()
+		}
+	}
+}
+
+// chatToolsRequest is a canonical request with every tool feature Chat
+// carries, for the golden file and the round trip.
+func chatToolsRequest() Request {
+	return Request{
+		Model:  "gpt-4o",
+		System: []Part{chatText("Use tools.")},
+		Messages: []Message{
+			chatUser("Weather in Paris and the time?"),
+			{Role: RoleAssistant, Parts: []Part{chatText("Checking."), chatCall("call_1", "weather", `{"city":"Paris"}`), chatCall("call_2", "now", "")}},
+			{Role: RoleUser, Parts: []Part{
+				chatResult("call_1", "weather", chatText("18 C")),
+				chatResult("call_2", "now", chatText("noon"), chatText(" UTC")),
+				chatText("Thanks!"),
+			}},
+			{Role: RoleAssistant, Parts: []Part{chatRefusal("No."), chatCall("call_3", "weather", `{"city":"Mars"}`)}},
+			{Role: RoleUser, Parts: []Part{{Type: PartToolResult, ToolCallID: "call_3", Content: []Part{chatText("unknown city")}, IsError: true}}},
+			{Role: RoleAssistant, Parts: []Part{chatCall("call_4", "now", "{}")}},
+			{Role: RoleUser, Parts: []Part{{Type: PartToolResult, ToolCallID: "call_4", IsError: true}}},
+		},
+		Tools: []Tool{
+			{Name: "weather", Description: "Get the weather", Parameters: chatWeatherSchema, Strict: OptBool{Value: true, Set: true}},
+			{Name: "now", Strict: OptBool{Set: true}},
+		},
+		ToolChoice:        ToolChoice{Mode: ToolChoiceNamed, Name: "weather"},
+		ParallelToolCalls: OptBool{Value: false, Set: true},
+	}
+}
+
+// chatMediaRequest is a canonical request with images, audio and files.
+func chatMediaRequest() Request {
+	return Request{
+		Model: "gpt-4o",
+		Messages: []Message{
+			{Role: RoleUser, Parts: []Part{
+				chatText("Look"),
+				{Type: PartImage, MediaType: "image/png", Data: "iVBORw0KGgo="},
+				{Type: PartImage, URL: "https://example.com/a.jpg"},
+				{Type: PartAudio, MediaType: "audio/wav", Data: "UklGRg=="},
+				{Type: PartAudio, MediaType: "audio/mpeg", Data: "SUQz"},
+				{Type: PartDocument, MediaType: "application/pdf", Data: "JVBERi0=", Text: "report.pdf"},
+				{Type: PartDocument, MediaType: "application/pdf", Data: "JVBERi0="},
+				chatRefusal("quoted refusal"),
+			}},
+			{Role: RoleAssistant, Parts: []Part{chatCall("call_1", "snap", "")}},
+			{Role: RoleUser, Parts: []Part{
+				chatText("Here:"),
+				chatResult("call_1", "snap", chatText("a photo"), Part{Type: PartImage, MediaType: "image/jpeg", Data: "/9j/"}),
+			}},
+		},
+	}
+}
+
+func TestChatAppendRequestTools(t *testing.T) {
+	for name, req := range map[string]Request{"tools": chatToolsRequest(), "media": chatMediaRequest()} {
+		t.Run(name, func(t *testing.T) {
+			out, err := AppendRequest(nil, OpenAIChat, &req, EncodeOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkGolden(t, "openai-chat/request_"+name+".json", out)
+		})
+	}
+	// The other tool choices, and no choice or parallel switch without tools.
+	for _, tt := range []struct {
+		choice ToolChoice
+		want   string
+	}{
+		{ToolChoice{}, ``},
+		{ToolChoice{Mode: ToolChoiceAuto}, `"auto"`},
+		{ToolChoice{Mode: ToolChoiceNone}, `"none"`},
+		{ToolChoice{Mode: ToolChoiceRequired}, `"required"`},
+	} {
+		req := Request{Model: "m", Messages: []Message{chatUser("Hi")}, Tools: []Tool{{Name: "f"}}, ToolChoice: tt.choice}
+		out, err := AppendRequest(nil, OpenAIChat, &req, EncodeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := gjson.GetBytes(out, "tool_choice").Raw; got != tt.want {
+			t.Errorf("tool_choice = %s, want %s", got, tt.want)
+		}
+		if got := gjson.GetBytes(out, "tools").Raw; got != `[{"type":"function","function":{"name":"f"}}]` {
+			t.Errorf("tools = %s", got)
+		}
+		req.Tools = nil
+		req.ParallelToolCalls = OptBool{Set: true}
+		out, _ = AppendRequest(nil, OpenAIChat, &req, EncodeOptions{})
+		if gjson.GetBytes(out, "tool_choice").Exists() || gjson.GetBytes(out, "parallel_tool_calls").Exists() || gjson.GetBytes(out, "tools").Exists() {
+			t.Errorf("without tools: %s", out)
+		}
+	}
+}
+
+func TestChatAppendRequestToolErrors(t *testing.T) {
+	msgs := func(m ...Message) Request { return Request{Model: "m", Messages: m} }
+	user := func(p ...Part) Message { return Message{Role: RoleUser, Parts: p} }
+	tests := []struct {
+		name, param, msg string
+		req              Request
+	}{
+		{"hosted tool", "tools[1]", "a hosted tool", Request{Model: "m", Messages: []Message{chatUser("a")}, Tools: []Tool{{Name: "f"}, {Kind: ToolWebSearch}}}},
+		{"call in user message", "messages[0].parts[1]", "a tool call outside an assistant message", msgs(user(chatText("a"), chatCall("c", "f", "")))},
+		{"result in assistant message", "messages[0].parts[0]", "a tool result outside a user message", msgs(Message{Role: RoleAssistant, Parts: []Part{chatResult("c", "f")}})},
+		{"result in system prompt", "system[0]", "a tool result outside a user message", Request{Model: "m", System: []Part{chatResult("c", "f")}, Messages: []Message{chatUser("a")}}},
+		{"image in assistant message", "messages[0].parts[0]", "a image outside a user message", msgs(Message{Role: RoleAssistant, Parts: []Part{{Type: PartImage, URL: "https://x"}}})},
+		{"document by URL", "messages[0].parts[0]", "a document given by URL", msgs(user(Part{Type: PartDocument, URL: "https://x/a.pdf"}))},
+		{"audio by URL", "messages[0].parts[0]", "a audio given by URL", msgs(user(Part{Type: PartAudio, URL: "https://x/a.wav"}))},
+		{"image without data", "messages[0].parts[0]", "a image without media type and data", msgs(user(Part{Type: PartImage, MediaType: "image/png"}))},
+		{"audio of other type", "messages[0].parts[0]", `audio of type "audio/ogg"`, msgs(user(Part{Type: PartAudio, MediaType: "audio/ogg", Data: "AA"}))},
+		{"result without id", "messages[0].parts[0].tool_call_id", "a tool result without a call id", msgs(user(chatResult("", "f")))},
+		{"document in result", "messages[0].parts[1].content[0]", "a document in a tool result", msgs(user(chatResult("a", "f"), chatResult("c", "f", Part{Type: PartDocument, MediaType: "application/pdf", Data: "AA"})))},
+		{"bad part after results", "messages[0].parts[1]", "a tool call outside an assistant message", msgs(user(chatResult("c", "f"), chatCall("c", "f", "")))},
+		{"bad image in result", "messages[0].parts[0]", "a image without media type and data", msgs(user(chatResult("c", "f", Part{Type: PartImage})))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := AppendRequest(nil, OpenAIChat, &tt.req, EncodeOptions{})
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("got %v, want an *Error", err)
+			}
+			if e.Status != 400 || e.Param != tt.param || !strings.Contains(e.Message, tt.msg) {
+				t.Errorf("got %d %q %q, want 400 %q containing %q", e.Status, e.Param, e.Message, tt.param, tt.msg)
+			}
+		})
+	}
+}
+
+// TestChatRequestToolsRoundTrip encodes canonical requests with tools and
+// media and decodes them again: what Chat can carry comes back unchanged,
+// and what it cannot (IsError, result images) comes back as documented.
+func TestChatRequestToolsRoundTrip(t *testing.T) {
+	req := chatToolsRequest()
+	out, err := AppendRequest(nil, OpenAIChat, &req, EncodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, derr := chatDecodeRequest(t, string(out))
+	if derr != nil {
+		t.Fatal(derr)
+	}
+	want := chatToolsRequest()
+	want.SystemRole = RoleSystem
+	// Results get the name of their call; Chat has no error flag, so the
+	// text says it.
+	want.Messages[4].Parts[0] = chatResult("call_3", "weather", chatText("Error: unknown city"))
+	want.Messages[6].Parts[0] = chatResult("call_4", "now", chatText("Error: "))
+	want.Messages[1].Parts[2].Arguments = "{}" // Chat always writes an object
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got  %+v\nwant %+v", got, want)
+	}
+
+	req = chatMediaRequest()
+	out, err = AppendRequest(nil, OpenAIChat, &req, EncodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, derr = chatDecodeRequest(t, string(out))
+	if derr != nil {
+		t.Fatal(derr)
+	}
+	want = chatMediaRequest()
+	want.Messages[0].Parts[4].MediaType = "audio/mp3"
+	want.Messages[0].Parts[7] = chatText("quoted refusal")
+	want.Messages[1].Parts[0].Arguments = "{}"
+	// The result's image follows the results in the user message, before
+	// the user's own content.
+	want.Messages[2].Parts = []Part{
+		chatResult("call_1", "snap", chatText("a photo")),
+		{Type: PartImage, MediaType: "image/jpeg", Data: "/9j/"},
+		chatText("Here:"),
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got  %+v\nwant %+v", got, want)
+	}
+}
+
+// TestChatDecodeResponseToolRecordings decodes the recorded responses with
+// tool calls: ids, names and arguments exactly.
+func TestChatDecodeResponseToolRecordings(t *testing.T) {
+	rec := chatRecording(t, "gpt-4o-parallel-tools.json")
+	var resp Response
+	if err := DecodeResponse(OpenAIChat, []byte(rec.Get("response.body").Str), &resp); err != nil {
+		t.Fatal(err)
+	}
+	want := []Part{
+		chatCall("call_fifE5poZ3dg3JDUKGFi48NGq", "add", `{"a": 2, "b": 3}`),
+		chatCall(gjson.Get(rec.Get("response.body").Str, "choices.0.message.tool_calls.1.id").Str, "multiply", `{"a": 2, "b": 3}`),
+	}
+	if !reflect.DeepEqual(resp.Content, want) || resp.StopReason != mapping.StopToolUse {
+		t.Errorf("content = %+v stop %v\nwant %+v", resp.Content, resp.StopReason, want)
+	}
+	if !strings.HasPrefix(want[1].ToolCallID, "call_") || want[1].ToolCallID == want[0].ToolCallID {
+		t.Errorf("second id = %q", want[1].ToolCallID)
+	}
+	for i := range resp.Content {
+		var args map[string]int
+		if err := json.Unmarshal([]byte(resp.Content[i].Arguments), &args); err != nil || args["a"] != 2 || args["b"] != 3 {
+			t.Errorf("arguments %d = %q", i, resp.Content[i].Arguments)
+		}
+	}
+}
+
+func TestChatDecodeResponseTools(t *testing.T) {
+	wrap := func(message, finish string) string {
+		return `{"id":"chatcmpl-1","object":"chat.completion","created":1700000000,"model":"gpt-4o",` +
+			`"choices":[{"index":0,"message":` + message + `,"logprobs":null,"finish_reason":` + finish + `}]}`
+	}
+	tests := []struct {
+		name, body string
+		content    []Part
+		stop       StopReason
+	}{
+		{
+			name: "text and calls",
+			body: wrap(`{"role":"assistant","content":"Sure.","refusal":null,"tool_calls":[
+				{"id":"call_1","type":"function","function":{"name":"weather","arguments":"{\"city\":\"Paris\"}"}},
+				{"id":"call_2","type":"function","function":{"name":"now","arguments":""}}]}`, `"tool_calls"`),
+			content: []Part{chatText("Sure."), chatCall("call_1", "weather", `{"city":"Paris"}`), chatCall("call_2", "now", "")},
+			stop:    mapping.StopToolUse,
+		},
+		{
+			name:    "calls finished with stop are tool use",
+			body:    wrap(`{"role":"assistant","content":null,"tool_calls":[{"id":"c","function":{"name":"f","arguments":"{}"}}]}`, `"stop"`),
+			content: []Part{chatCall("c", "f", "{}")},
+			stop:    mapping.StopToolUse,
+		},
+		{
+			name:    "calls cut by the token limit stay cut",
+			body:    wrap(`{"role":"assistant","content":null,"tool_calls":[{"id":"c","function":{"name":"f","arguments":"{}"}}]}`, `"length"`),
+			content: []Part{chatCall("c", "f", "{}")},
+			stop:    mapping.StopMaxTokens,
+		},
+		{
+			name:    "null and empty tool calls",
+			body:    wrap(`{"role":"assistant","content":"x","tool_calls":null}`, `"stop"`),
+			content: []Part{chatText("x")},
+			stop:    mapping.StopEnd,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var resp Response
+			if err := DecodeResponse(OpenAIChat, []byte(tt.body), &resp); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(resp.Content, tt.content) || resp.StopReason != tt.stop {
+				t.Errorf("content %+v stop %v, want %+v %v", resp.Content, resp.StopReason, tt.content, tt.stop)
+			}
+		})
+	}
+}
+
+func TestChatAppendResponseTools(t *testing.T) {
+	resp := Response{
+		ID: "chatcmpl-tools", Model: "gpt-4o", Created: 1700000003,
+		Content:    []Part{chatText("Checking."), chatCall("call_1", "weather", `{"city":"Paris"}`), chatCall("call_2", "now", "")},
+		StopReason: mapping.StopEnd, // as Gemini reports a tool call
+		Usage:      Usage{Known: true, InputTokens: 30, OutputTokens: 12},
+	}
+	out, err := AppendResponse(nil, OpenAIChat, &resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "openai-chat/response_tool_calls.json", out)
+	var back Response
+	if err := DecodeResponse(OpenAIChat, out, &back); err != nil {
+		t.Fatal(err)
+	}
+	want := resp
+	want.StopReason = mapping.StopToolUse
+	want.Content = slices.Clone(resp.Content)
+	want.Content[2].Arguments = "{}"
+	if !reflect.DeepEqual(back, want) {
+		t.Errorf("round trip: got %+v\nwant %+v", back, want)
+	}
+	// Calls alone: content is null.
+	resp = Response{ID: "x", Model: "m", Created: 1, Content: []Part{chatCall("c", "f", "{}")}, StopReason: mapping.StopToolUse}
+	out, _ = AppendResponse(nil, OpenAIChat, &resp)
+	if m := gjson.GetBytes(out, "choices.0.message"); m.Get("content").Type != gjson.Null || m.Get("tool_calls.#").Int() != 1 {
+		t.Errorf("message = %s", m.Raw)
+	}
+}
+
+// TestChatSeed003Tools checks the seed 003 tool rules on the Chat side:
+// strict false is a plain tool with its schema unchanged and strict true
+// is kept toward OpenAI; parallel_tool_calls is kept beside a forced or
+// named choice, and without tools it is a hint.
+func TestChatSeed003Tools(t *testing.T) {
+	body := `{"model":"m","messages":[{"role":"user","content":"Hi"}],"tools":[
+		{"type":"function","function":{"name":"a","parameters":{"type":"object","additionalProperties":false},"strict":false}},
+		{"type":"function","function":{"name":"b","parameters":{"type":"object"},"strict":true}}],
+		"tool_choice":"required","parallel_tool_calls":false}`
+	req, err := chatDecodeRequest(t, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if req.Tools[0].Strict != (OptBool{Set: true}) || req.Tools[0].Parameters != `{"type":"object","additionalProperties":false}` ||
+		req.Tools[1].Strict != (OptBool{Value: true, Set: true}) || req.ToolChoice.Mode != ToolChoiceRequired ||
+		req.ParallelToolCalls != (OptBool{Set: true}) || len(req.Dropped) != 0 {
+		t.Errorf("decoded %+v", req)
+	}
+	out, eerr := AppendRequest(nil, OpenAIChat, &req, EncodeOptions{})
+	if eerr != nil {
+		t.Fatal(eerr)
+	}
+	root := gjson.ParseBytes(out)
+	if root.Get("tools.0.function.strict").Raw != "false" || root.Get("tools.1.function.strict").Raw != "true" ||
+		root.Get("tools.0.function.parameters").Raw != `{"type":"object","additionalProperties":false}` ||
+		root.Get("tool_choice").Str != "required" || root.Get("parallel_tool_calls").Raw != "false" {
+		t.Errorf("encoded %s", out)
+	}
+	req, err = chatDecodeRequest(t, `{"model":"m","messages":[{"role":"user","content":"Hi"}],"parallel_tool_calls":false,"tools":[]}`)
+	if err != nil || req.ParallelToolCalls.Set || !reflect.DeepEqual(req.Dropped, []string{"parallel_tool_calls"}) {
+		t.Errorf("without tools: %+v %v", req, err)
+	}
 }
