@@ -116,9 +116,11 @@ func TestResponsesDecodeRequest(t *testing.T) {
 				`"parallel_tool_calls":false,"client_metadata":{"x":"y"},"truncation":"disabled",` +
 				`"include":["reasoning.encrypted_content","web_search_call.action.sources"],"max_tool_calls":3,"tool_choice":"auto",` +
 				`"reasoning":{"summary":"auto"},"stream":false,"stream_options":{"include_obfuscation":false}}`,
+			// Without tools, tool_choice auto and parallel_tool_calls
+			// change nothing: they are dropped after the other hints.
 			want: Request{Model: "m", Messages: hi, Dropped: []string{"store", "metadata", "service_tier", "prompt_cache_key",
-				"parallel_tool_calls", "client_metadata", "truncation", "include", "max_tool_calls", "tool_choice",
-				"reasoning.summary", "stream_options.include_obfuscation"}},
+				"client_metadata", "truncation", "include", "max_tool_calls",
+				"reasoning.summary", "stream_options.include_obfuscation", "tool_choice", "parallel_tool_calls"}},
 		},
 		{
 			name: "hints inside the conversation",
@@ -126,7 +128,7 @@ func TestResponsesDecodeRequest(t *testing.T) {
 				`"input":[{"role":"user","content":[{"type":"input_text","text":"hi","prompt_cache_breakpoint":{"type":"ephemeral"}}]},` +
 				`{"role":"assistant","phase":"final_answer","content":[{"type":"output_text","text":"yo"}]}]}`,
 			want: Request{Model: "m", Messages: []Message{user(responsesText("hi")), assistant(responsesText("yo"))},
-				Dropped: []string{"tool_choice", "reasoning.generate_summary", "input[0].content[0].prompt_cache_breakpoint", "input[1].phase"}},
+				Dropped: []string{"reasoning.generate_summary", "tool_choice", "input[0].content[0].prompt_cache_breakpoint", "input[1].phase"}},
 		},
 		{
 			name: "harmless defaults are accepted silently",
@@ -214,11 +216,11 @@ func TestResponsesDecodeRequestErrors(t *testing.T) {
 		{"include element type", `{"model":"m","input":"hi","include":["reasoning.encrypted_content",1]}`, "include[1]", "expected string"},
 		{"include logprobs", `{"model":"m","input":"hi","include":["message.output_text.logprobs"]}`, "include[0]", "log probabilities"},
 		{"include unknown", `{"model":"m","input":"hi","include":["x.y"]}`, "include[0]", `unknown include value "x.y"`},
-		{"tool_choice required", `{"model":"m","input":"hi","tool_choice":"required"}`, "tool_choice", "tools are not supported"},
-		{"tool_choice object", `{"model":"m","input":"hi","tool_choice":{"type":"function","name":"f"}}`, "tool_choice", "tools are not supported"},
+		{"tool_choice required without tools", `{"model":"m","input":"hi","tool_choice":"required"}`, "tool_choice", "has no tools"},
+		{"tool_choice named without tools", `{"model":"m","input":"hi","tool_choice":{"type":"function","name":"f"}}`, "tool_choice", "has no tools"},
 		{"tool_choice value", `{"model":"m","input":"hi","tool_choice":"any"}`, "tool_choice", "must be"},
 		{"tool_choice type", `{"model":"m","input":"hi","tool_choice":1}`, "tool_choice", "expected string or object"},
-		{"tools", `{"model":"m","input":"hi","tools":[{"type":"function","name":"f"}]}`, "tools", "tools are not supported"},
+		{"hosted tool", `{"model":"m","input":"hi","tools":[{"type":"function","name":"f"},{"type":"web_search"}]}`, "tools[1]", `hosted tool "web_search" is not supported yet`},
 		{"tools type", `{"model":"m","input":"hi","tools":{}}`, "tools", "expected array"},
 		{"text type", `{"model":"m","input":"hi","text":"plain"}`, "text", "expected object"},
 		{"text unknown", `{"model":"m","input":"hi","text":{"foo":1}}`, "text.foo", "unknown field"},
@@ -255,10 +257,8 @@ func TestResponsesDecodeRequestErrors(t *testing.T) {
 
 		{"item type", `{"model":"m","input":[1]}`, "input[0]", "expected object, got number"},
 		{"item type field type", `{"model":"m","input":[{"type":1,"role":"user","content":"x"}]}`, "input[0].type", "expected string"},
-		{"function_call item", `{"model":"m","input":[{"role":"user","content":"x"},{"type":"function_call","call_id":"c","name":"f","arguments":"{}"}]}`,
-			"input[1]", `input item type "function_call" is not supported yet`},
-		{"function_call_output item", `{"model":"m","input":[{"type":"function_call_output","call_id":"c","output":"ok"}]}`,
-			"input[0]", `"function_call_output"`},
+		{"custom_tool_call item", `{"model":"m","input":[{"role":"user","content":"x"},{"type":"custom_tool_call","call_id":"c","name":"f","input":"x"}]}`,
+			"input[1]", `input item type "custom_tool_call" is not supported yet`},
 		{"reasoning item", `{"model":"m","input":[{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"x"}]}`, "input[0]", `"reasoning"`},
 		{"item reference", `{"model":"m","input":[{"id":"msg_1"}]}`, "input[0]", `"item_reference"`},
 		{"missing role", `{"model":"m","input":[{"content":"x"}]}`, "input[0].role", "is required"},
@@ -276,10 +276,9 @@ func TestResponsesDecodeRequestErrors(t *testing.T) {
 		{"part type", `{"model":"m","input":[{"role":"user","content":["x"]}]}`, "input[0].content[0]", "expected object, got string"},
 		{"part without type", `{"model":"m","input":[{"role":"user","content":[{"text":"x"}]}]}`, "input[0].content[0].type", "is required"},
 		{"part type type", `{"model":"m","input":[{"role":"user","content":[{"type":2,"text":"x"}]}]}`, "input[0].content[0].type", "expected string"},
-		{"input_image", `{"model":"m","input":[{"role":"user","content":[{"type":"input_text","text":"x"},{"type":"input_image","image_url":"https://x/y.png"}]}]}`,
-			"input[0].content[1]", `content part type "input_image" is not supported yet`},
-		{"input_file", `{"model":"m","input":[{"role":"user","content":[{"type":"input_file","file_id":"f"}]}]}`, "input[0].content[0]", `"input_file"`},
-		{"input_audio", `{"model":"m","input":[{"role":"user","content":[{"type":"input_audio","input_audio":{}}]}]}`, "input[0].content[0]", `"input_audio"`},
+		{"input_file id", `{"model":"m","input":[{"role":"user","content":[{"type":"input_file","file_id":"f"}]}]}`, "input[0].content[0].file_id", `file_id`},
+		{"input_audio", `{"model":"m","input":[{"role":"user","content":[{"type":"input_audio","input_audio":{}}]}]}`, "input[0].content[0]", `audio input`},
+		{"output_audio part", `{"model":"m","input":[{"role":"user","content":[{"type":"output_audio"}]}]}`, "input[0].content[0]", `"output_audio" is not supported yet`},
 		{"user refusal", `{"model":"m","input":[{"role":"user","content":[{"type":"refusal","refusal":"no"}]}]}`, "input[0].content[0].type", "only valid in assistant"},
 		{"unknown part key", `{"model":"m","input":[{"role":"user","content":[{"type":"input_text","text":"x","cache_control":{}}]}]}`,
 			"input[0].content[0].cache_control", "unknown field"},
@@ -472,15 +471,29 @@ func TestResponsesDecodeRecordings(t *testing.T) {
 			}
 		})
 	}
-	// Tool calls cannot be translated yet; the reasoning item before the
-	// call in the gpt-5 recording is skipped, the call is not.
-	for _, file := range []string{"gpt-4o-tool-call.json", "gpt-5-reasoning-tool-call.json"} {
-		t.Run(file, func(t *testing.T) {
+	// Tool calls, with ids, names and arguments exactly; the reasoning item
+	// before the call in the gpt-5 recording is skipped.
+	for _, tt := range []struct {
+		file, id, name, args string
+		usage                Usage
+	}{
+		{"gpt-4o-tool-call.json", "call_6Y7U4KSBYYYDJIEL0QdvBtzW", "weather", `{"location":"Florence, Italy"}`,
+			Usage{Known: true, InputTokens: 58, OutputTokens: 17}},
+		{"gpt-5-reasoning-tool-call.json", "call_gL7JE6GDeGGsFubqO2XGytyO", "update_plan",
+			`{"plan":"Plan:\n1) Determine required first-letter acrostics for lines: odd lines -> SAMIRA; even lines -> DAWOOD (12 total lines).\n` +
+				`2) For each line, select a world capital whose name begins with the required first letter.\n` +
+				`3) Compose each line so that the first letter of every word spells that chosen capital (word-initial acrostic), while keeping imagery poetic and coherent.\n` +
+				`4) Double-check all acrostics (line-initial and word-initial) for accuracy.\n5) Deliver the 12-line poem."}`,
+			Usage{Known: true, InputTokens: 124, OutputTokens: 1926, ReasoningTokens: 1792}},
+	} {
+		t.Run(tt.file, func(t *testing.T) {
 			var resp Response
-			err := DecodeResponse(OpenAIResponses, readResponsesRecording(t, "openai-responses/"+file), &resp)
-			var e *Error
-			if !errors.As(err, &e) || e.Status != 502 || !strings.Contains(e.Message, `"function_call" cannot be translated yet`) {
-				t.Errorf("got %v, want a 502 about function_call", err)
+			if err := DecodeResponse(OpenAIResponses, readResponsesRecording(t, "openai-responses/"+tt.file), &resp); err != nil {
+				t.Fatal(err)
+			}
+			want := []Part{{Type: PartToolCall, ToolCallID: tt.id, ToolName: tt.name, Arguments: tt.args}}
+			if !reflect.DeepEqual(resp.Content, want) || resp.StopReason != mapping.StopToolUse || resp.Usage != tt.usage {
+				t.Errorf("got %+v stop %v usage %+v", resp.Content, resp.StopReason, resp.Usage)
 			}
 		})
 	}
@@ -569,8 +582,18 @@ func TestResponsesDecodeResponseErrors(t *testing.T) {
 		{"status type", `{"status":1,"output":[]}`, 502, mapping.ErrBadGateway, "status is not a string", ""},
 		{"incomplete reason type", `{"status":"incomplete","incomplete_details":{"reason":1},"output":[]}`, 502, mapping.ErrBadGateway,
 			"incomplete_details.reason is not a string", ""},
-		{"function call", `{"status":"completed","output":[{"type":"function_call","name":"f","arguments":"{}"}]}`, 502, mapping.ErrBadGateway,
-			`output[0]: output item type "function_call" cannot be translated yet`, ""},
+		{"custom tool call", `{"status":"completed","output":[{"type":"custom_tool_call","name":"f","input":"x"}]}`, 502, mapping.ErrBadGateway,
+			`output[0]: output item type "custom_tool_call" cannot be translated yet`, ""},
+		{"function call without call_id", `{"status":"completed","output":[{"type":"function_call","name":"f","arguments":"{}"}]}`, 502, mapping.ErrBadGateway,
+			`output[0]: function_call has no call_id or name`, ""},
+		{"function call arguments not an object", `{"status":"completed","output":[{"type":"function_call","call_id":"c","name":"f","arguments":"[1]"}]}`, 502, mapping.ErrBadGateway,
+			`output[0].arguments is not a JSON object`, ""},
+		{"function call arguments type", `{"status":"completed","output":[{"type":"function_call","call_id":"c","name":"f","arguments":{}}]}`, 502, mapping.ErrBadGateway,
+			`output[0].arguments is not a string`, ""},
+		{"function call name type", `{"status":"completed","output":[{"type":"function_call","call_id":"c","name":1}]}`, 502, mapping.ErrBadGateway,
+			`output[0].name is not a string`, ""},
+		{"function call id type", `{"status":"completed","output":[{"type":"function_call","call_id":1}]}`, 502, mapping.ErrBadGateway,
+			`output[0].call_id is not a string`, ""},
 		{"web search call", `{"status":"completed","output":[{"type":"reasoning"},{"type":"web_search_call"}]}`, 502, mapping.ErrBadGateway,
 			`output[1]: output item type "web_search_call"`, ""},
 		{"content not array", `{"status":"completed","output":[{"type":"message","content":"hi"}]}`, 502, mapping.ErrBadGateway,
