@@ -697,6 +697,14 @@ func rsTextEvents(index int, kind PartType, deltas ...string) []Event {
 	return append(evs, Event{Type: EventPartStop, Index: index})
 }
 
+func rsCallEvents(index int, id, name string, deltas ...string) []Event {
+	evs := []Event{{Type: EventPartStart, Index: index, Part: PartToolCall, ToolCallID: id, ToolName: name}}
+	for _, d := range deltas {
+		evs = append(evs, Event{Type: EventPartDelta, Index: index, Text: d})
+	}
+	return append(evs, Event{Type: EventPartStop, Index: index})
+}
+
 func rsSeq(parts ...[]Event) []Event {
 	var evs []Event
 	for _, p := range parts {
@@ -732,6 +740,18 @@ var responsesEncoderCases = []struct {
 		rsTextEvents(0, PartText, "Hi"),
 		rsOne(Event{Type: EventStop, StopReason: mapping.StopEnd}, Event{Type: EventUsage, Usage: Usage{Known: true, InputTokens: 8, OutputTokens: 2}}, Event{Type: EventEnd}))},
 	{"no_output", rsOne(rsStartEvent(), Event{Type: EventStop, StopReason: mapping.StopEnd}, Event{Type: EventEnd})},
+	// Text, then parallel calls (one with no argument fragments at all:
+	// "{}"), as an Anthropic or Gemini upstream streams them.
+	{"tool_calls", rsSeq(rsOne(rsStartEvent()), rsTextEvents(0, PartText, "Let me check."),
+		rsCallEvents(1, "toolu_01", "get_weather", `{"city":`, `"Paris"}`), rsCallEvents(2, "toolu_02", "now"),
+		rsOne(Event{Type: EventStop, StopReason: mapping.StopToolUse}, Event{Type: EventUsage, Usage: rsTestUsage}, Event{Type: EventEnd}))},
+	// A call, then text in a new message item; the end closes the call.
+	{"text_after_call", rsSeq(rsOne(rsStartEvent()), rsCallEvents(0, "call_1", "f", `{"a":1}`)[:2], rsTextEvents(1, PartText, "Done."),
+		rsOne(Event{Type: EventStop, StopReason: mapping.StopEnd}, Event{Type: EventEnd}))},
+	{"call_cut_by_max_tokens", rsSeq(rsOne(rsStartEvent()), rsCallEvents(0, "call_1", "f", `{"a":1}`)[:2],
+		rsOne(Event{Type: EventStop, StopReason: mapping.StopMaxTokens}, Event{Type: EventEnd}))},
+	{"error_in_call", rsSeq(rsOne(rsStartEvent()), rsTextEvents(0, PartText, "x"), rsCallEvents(1, "call_1", "f", `{"a":`)[:2],
+		rsOne(Event{Type: EventError, Err: &Error{Status: 429, Kind: mapping.ErrRateLimit, Message: "Slow down."}}))},
 	{"error_mid_stream", rsSeq(rsOne(rsStartEvent()), rsOne(Event{Type: EventPartStart, Index: 0, Part: PartText}, Event{Type: EventPartDelta, Index: 0, Text: "Partial answer"}),
 		rsOne(Event{Type: EventError, Err: &Error{Status: 529, Kind: mapping.ErrOverloaded, Message: "Overloaded", Code: "overloaded_error", Protocol: AnthropicMessages}}))},
 	{"error_before_content", rsOne(rsStartEvent(),
@@ -956,11 +976,27 @@ func TestResponsesStreamRoundTrip(t *testing.T) {
 			out := encodeStream(OpenAIResponses, &Request{Model: "client-model"}, tc.evs)
 			evs := rsDecodeStream(t, out, nil)
 			checkWellFormed(t, evs)
+			gotCalls, _ := rsCalls(evs)
+			wantCalls, _ := rsCalls(tc.evs)
+			for i, c := range wantCalls {
+				if strings.HasSuffix(c, " ") {
+					wantCalls[i] += "{}" // a call without fragments gets "{}"
+				}
+			}
+			if strings.Join(gotCalls, "\n") != strings.Join(wantCalls, "\n") {
+				t.Errorf("calls:\n%s\nwant:\n%s", strings.Join(gotCalls, "\n"), strings.Join(wantCalls, "\n"))
+			}
 			got, want := summarize(evs), summarize(tc.evs)
+			_, got.Text = rsCalls(evs)
+			_, want.Text = rsCalls(tc.evs)
 			// Responses cannot tell a stop sequence from a natural end
 			// (seed 000), nor carry the sequence itself.
 			if want.Stop == mapping.StopSequence {
 				want.Stop, want.StopSeq = mapping.StopEnd, ""
+			}
+			// A completed response with a function call is a tool use.
+			if want.Stop == mapping.StopEnd && len(wantCalls) > 0 {
+				want.Stop = mapping.StopToolUse
 			}
 			if want.Err != nil {
 				if got.Err == nil || got.Err.Message != want.Err.Message || got.Err.Kind != want.Err.Kind {
