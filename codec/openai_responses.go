@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -10,9 +11,12 @@ import (
 
 // This file is the codec of the OpenAI Responses API (POST /v1/responses).
 //
-// Scope: text-only, non-streamed conversations. Tool calls, reasoning items,
-// structured output and non-text inputs are rejected by name until the
-// issues that add them extend the switches over item and part types below.
+// Scope: conversations of text, refusals, function tools (definitions,
+// tool_choice, parallel_tool_calls, function_call and function_call_output
+// items), images (input_image) and documents (input_file). Hosted tools,
+// custom (freeform) tools, namespace tool groups, reasoning items,
+// structured output and audio are rejected by name until the issues that
+// add them extend the switches over item and part types below.
 
 // responsesRequestDecoder holds what decoding the top-level object collects
 // before the conversation can be built: input needs instructions (which may
@@ -25,6 +29,8 @@ type responsesRequestDecoder struct {
 	userSet          bool
 	safetyIdentifier string
 	safetySet        bool
+	toolChoice       gjson.Result // checked once tools are known
+	parallel         OptBool      // parallel_tool_calls, kept once tools are known
 }
 
 // decodeResponsesRequest decodes a Responses create-response body. The root
@@ -48,6 +54,9 @@ func decodeResponsesRequest(root gjson.Result, req *Request) *Error {
 		req.User = d.safetyIdentifier
 	case d.safetySet:
 		req.Dropped = append(req.Dropped, "safety_identifier")
+	}
+	if err := d.finishTools(); err != nil {
+		return err
 	}
 	if !d.input.Exists() || d.input.Type == gjson.Null {
 		// previous_response_id and prompt, the other sources of a
@@ -117,8 +126,15 @@ func (d *responsesRequestDecoder) field(key string, v gjson.Result) *Error {
 		return d.streamOptions(v)
 
 	// Hints: they steer the provider, not what the model generates.
-	case "store", "parallel_tool_calls":
+	case "store":
 		return d.hint(key, v, responsesHintBool)
+	case "parallel_tool_calls":
+		if v.Type == gjson.Null {
+			return nil
+		}
+		b, err := readBool(v, key)
+		d.parallel = OptBool{Value: b, Set: true}
+		return err
 	case "metadata", "client_metadata":
 		return d.hint(key, v, responsesHintObject)
 	case "service_tier", "prompt_cache_key":
@@ -130,9 +146,9 @@ func (d *responsesRequestDecoder) field(key string, v gjson.Result) *Error {
 	case "include":
 		return d.include(v)
 	case "tool_choice":
-		return d.toolChoice(v)
+		d.toolChoice = v
 	case "tools":
-		return responsesTools(v)
+		return decodeResponsesTools(v, req)
 	case "text":
 		return responsesTextConfig(v)
 	case "reasoning":
@@ -302,29 +318,96 @@ func (d *responsesRequestDecoder) include(v gjson.Result) *Error {
 	return err
 }
 
-// toolChoice accepts the choices that mean "no tool call" when there are no
-// tools (tools are rejected unless empty); any other choice needs tools.
-func (d *responsesRequestDecoder) toolChoice(v gjson.Result) *Error {
-	switch {
-	case v.Type == gjson.Null:
-		return nil
-	case v.Type == gjson.String:
-		switch v.Str {
-		case "auto", "none":
-			d.req.Dropped = append(d.req.Dropped, "tool_choice")
-			return nil
-		case "required":
-			return unsupportedField("tool_choice", "tools are not supported yet")
+// finishTools decodes tool_choice and parallel_tool_calls once tools are
+// known (they may come before tools in the body). Without tools, the choices
+// that mean "no tool call" (auto, none) and parallel_tool_calls change
+// nothing the model can do: they are recorded as dropped hints, and encoders
+// never see a choice without tools. A choice that forces a call needs tools.
+func (d *responsesRequestDecoder) finishTools() *Error {
+	req := d.req
+	v := d.toolChoice
+	if v.Exists() && v.Type != gjson.Null {
+		c, err := decodeResponsesToolChoice(v)
+		if err != nil {
+			return err
 		}
-		return invalid("tool_choice", `must be "auto", "none", "required" or an object`)
-	case v.IsObject():
-		return unsupportedField("tool_choice", "tools are not supported yet")
+		switch {
+		case len(req.Tools) > 0:
+			req.ToolChoice = c
+		case c.Mode == ToolChoiceAuto || c.Mode == ToolChoiceNone:
+			req.Dropped = append(req.Dropped, "tool_choice")
+		default:
+			return invalid("tool_choice", "forces a tool call, but the request has no tools")
+		}
 	}
-	return wrongType("tool_choice", "string or object", v)
+	if d.parallel.Set {
+		if len(req.Tools) > 0 {
+			req.ParallelToolCalls = d.parallel
+		} else {
+			req.Dropped = append(req.Dropped, "parallel_tool_calls")
+		}
+	}
+	return nil
 }
 
-// responsesTools accepts an empty tool list, the harmless default.
-func responsesTools(v gjson.Result) *Error {
+// decodeResponsesToolChoice decodes tool_choice: "auto", "none",
+// "required" or {type:function, name}. allowed_tools and the choices of
+// hosted, custom and MCP tools name tools that are rejected, so they are
+// rejected too.
+func decodeResponsesToolChoice(v gjson.Result) (ToolChoice, *Error) {
+	switch {
+	case v.Type == gjson.String:
+		switch v.Str {
+		case "auto":
+			return ToolChoice{Mode: ToolChoiceAuto}, nil
+		case "none":
+			return ToolChoice{Mode: ToolChoiceNone}, nil
+		case "required":
+			return ToolChoice{Mode: ToolChoiceRequired}, nil
+		}
+		return ToolChoice{}, invalid("tool_choice", `must be "auto", "none", "required" or an object`)
+	case !v.IsObject():
+		return ToolChoice{}, wrongType("tool_choice", "string or object", v)
+	}
+	typ := v.Get("type")
+	if typ.Type != gjson.String {
+		if !typ.Exists() || typ.Type == gjson.Null {
+			return ToolChoice{}, invalid("tool_choice.type", "is required")
+		}
+		return ToolChoice{}, wrongType("tool_choice.type", "string", typ)
+	}
+	switch typ.Str {
+	case "function":
+	case "allowed_tools":
+		return ToolChoice{}, unsupportedField("tool_choice", `tool choice "allowed_tools" is not supported yet`)
+	case "custom":
+		return ToolChoice{}, unsupportedField("tool_choice", `custom (freeform) tools are not supported yet`)
+	default:
+		return ToolChoice{}, unsupportedField("tool_choice", `hosted tool "`+typ.Str+`" is not supported yet`)
+	}
+	var c ToolChoice
+	var err *Error
+	v.ForEach(func(key, value gjson.Result) bool {
+		switch key.Str {
+		case "type":
+		case "name":
+			c.Name, err = readString(value, "tool_choice.name")
+		default:
+			err = unknownField("tool_choice." + key.Str)
+		}
+		return err == nil
+	})
+	if err == nil && c.Name == "" {
+		err = invalid("tool_choice.name", "is required")
+	}
+	c.Mode = ToolChoiceNamed
+	return c, err
+}
+
+// decodeResponsesTools decodes the function tools. Hosted tools
+// (web_search, file_search, ...), custom (freeform) tools and Codex
+// namespace groups are rejected by type.
+func decodeResponsesTools(v gjson.Result, req *Request) *Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -332,11 +415,79 @@ func responsesTools(v gjson.Result) *Error {
 		return wrongType("tools", "array", v)
 	}
 	var err *Error
-	v.ForEach(func(_, _ gjson.Result) bool {
-		err = unsupportedField("tools", "tools are not supported yet")
-		return false
+	i := 0
+	tools := req.Tools[:0]
+	eachMember(v, &req.text, func(_, tool gjson.Result) bool {
+		var t Tool
+		t, err = decodeResponsesTool(tool, indexPath("tools", i), &req.text)
+		tools = append(tools, t)
+		i++
+		return err == nil
 	})
+	req.Tools = tools
 	return err
+}
+
+// decodeResponsesTool decodes one tool definition at path.
+func decodeResponsesTool(v gjson.Result, path string, a *textArena) (Tool, *Error) {
+	var t Tool
+	if !v.IsObject() {
+		return t, wrongType(path, "object", v)
+	}
+	typ := v.Get("type")
+	if typ.Type != gjson.String {
+		if !typ.Exists() || typ.Type == gjson.Null {
+			return t, invalid(path+".type", "is required")
+		}
+		return t, wrongType(path+".type", "string", typ)
+	}
+	switch typ.Str {
+	case "function":
+	case "custom":
+		return t, unsupportedField(path, "custom (freeform) tools are not supported yet")
+	case "namespace":
+		return t, unsupportedField(path, `tool groups ("namespace") are not supported yet`)
+	default:
+		return t, unsupportedField(path, `hosted tool "`+typ.Str+`" is not supported yet`)
+	}
+	var err *Error
+	hasName := false
+	eachMember(v, a, func(key, value gjson.Result) bool {
+		switch key.Str {
+		case "type":
+		case "name":
+			t.Name, err = readString(value, path+".name")
+			hasName = true
+		case "description":
+			if value.Type != gjson.Null {
+				t.Description, err = readString(value, path+".description")
+			}
+		case "parameters":
+			switch {
+			case value.Type == gjson.Null:
+			case value.IsObject():
+				t.Parameters = value.Raw
+			default:
+				err = wrongType(path+".parameters", "object", value)
+			}
+		case "strict":
+			if value.Type != gjson.Null {
+				t.Strict.Value, err = readBool(value, path+".strict")
+				t.Strict.Set = true
+			}
+		case "defer_loading":
+			if value.Type != gjson.Null && value.Type != gjson.False {
+				err = unsupportedField(path+".defer_loading", "deferred tool loading (tool search) is not supported")
+			}
+		default:
+			err = unknownField(path + "." + key.Str)
+		}
+		return err == nil
+	})
+	if err == nil && (!hasName || t.Name == "") {
+		err = invalid(path+".name", "is required")
+	}
+	return t, err
 }
 
 // responsesTextConfig accepts a plain-text output format, which is the
@@ -472,10 +623,13 @@ func decodeResponsesInput(input gjson.Result, instructions string, req *Request)
 	leading := true
 	var err *Error
 	i := 0
+	prev := responsesItemNone
+	msgStart := 0 // where the last message's parts start in parts
 	eachMember(input, &req.text, func(_, item gjson.Result) bool {
 		var role Role
+		var kind responsesItemKind
 		start := len(parts)
-		role, parts, err = decodeResponsesItem(item, i, parts, req)
+		role, kind, parts, err = decodeResponsesItem(item, i, parts, req)
 		if err != nil {
 			return false
 		}
@@ -488,11 +642,23 @@ func decodeResponsesInput(input gjson.Result, instructions string, req *Request)
 				req.SystemRole, haveSystem = role, true
 			}
 			systemEnd = len(parts)
+		case len(msgs) > 0 && responsesMerges(prev, kind, role):
+			// The item continues the last message, whose parts end
+			// where this item's start: re-slice them from the current
+			// array, which holds every part decoded so far.
+			msgs[len(msgs)-1].Parts = parts[msgStart:len(parts):len(parts)]
 		default:
 			leading = false
 			// If a later append moves parts to a larger array, this
 			// message keeps the old one, which still holds its parts.
 			msgs = append(msgs, Message{Role: role, Parts: parts[start:len(parts):len(parts)]})
+			msgStart = start
+		}
+		prev = kind
+		if leading {
+			prev = responsesItemNone
+		} else if kind == responsesItemMessage && role == RoleAssistant {
+			prev = responsesItemAssistant
 		}
 		i++
 		return true
@@ -519,7 +685,7 @@ func responsesCapacityHint(input gjson.Result) int {
 // Keys of input items and content parts, as bits, so that one pass over an
 // object can collect them before its type says which are allowed.
 const (
-	responsesKeyType uint16 = 1 << iota
+	responsesKeyType uint32 = 1 << iota
 	responsesKeyRole
 	responsesKeyContent
 	responsesKeyID
@@ -530,6 +696,12 @@ const (
 	responsesKeyAnnotations
 	responsesKeyLogprobs
 	responsesKeyCacheBreakpoint
+	responsesKeyImageURL
+	responsesKeyFileID
+	responsesKeyDetail
+	responsesKeyFileData
+	responsesKeyFileURL
+	responsesKeyFilename
 	responsesKeyUnknown
 )
 
@@ -538,11 +710,14 @@ const (
 	responsesInputTextKeys  = responsesKeyType | responsesKeyText | responsesKeyCacheBreakpoint
 	responsesOutputTextKeys = responsesKeyType | responsesKeyText | responsesKeyAnnotations | responsesKeyLogprobs
 	responsesRefusalKeys    = responsesKeyType | responsesKeyRefusal
+	responsesImageKeys      = responsesKeyType | responsesKeyImageURL | responsesKeyFileID | responsesKeyDetail | responsesKeyCacheBreakpoint
+	responsesFileKeys       = responsesKeyType | responsesKeyFileID | responsesKeyFileData | responsesKeyFileURL |
+		responsesKeyFilename | responsesKeyDetail | responsesKeyCacheBreakpoint
 )
 
 // responsesItem is one input item, collected in a single pass over its keys.
 type responsesItem struct {
-	keys                        uint16
+	keys                        uint32
 	typ, role, content, id, sts gjson.Result
 	phase                       gjson.Result
 }
@@ -578,18 +753,51 @@ func collectResponsesItem(item gjson.Result, a *textArena) responsesItem {
 	return it
 }
 
+// responsesItemKind says what an input item was, for merging items into
+// canonical messages.
+type responsesItemKind uint8
+
+const (
+	responsesItemNone      responsesItemKind = iota // no item yet, or a leading system item
+	responsesItemMessage                            // a user, system or developer message
+	responsesItemAssistant                          // an assistant message
+	responsesItemCall                               // a function_call
+	responsesItemOutput                             // a function_call_output
+)
+
+// responsesMerges reports whether an item of kind (with role) continues the
+// message of the previous item of kind prev. Responses spreads one turn over
+// several items; the canonical model, like Chat and Anthropic, has one
+// message per turn:
+//   - a function_call joins the assistant message or calls before it;
+//   - a function_call_output joins the outputs before it, in one user
+//     message of tool results;
+//   - a user message right after outputs joins them, after the results (as
+//     Anthropic wants tool_result blocks first in the user turn).
+func responsesMerges(prev, kind responsesItemKind, role Role) bool {
+	switch kind {
+	case responsesItemCall:
+		return prev == responsesItemAssistant || prev == responsesItemCall
+	case responsesItemOutput:
+		return prev == responsesItemOutput
+	case responsesItemMessage:
+		return prev == responsesItemOutput && role == RoleUser
+	}
+	return false
+}
+
 // decodeResponsesItem decodes input item i, appending its content parts to
-// parts. Only message items are in scope; the switch over item types is
-// where tool calls, tool outputs and reasoning items will be added.
-func decodeResponsesItem(item gjson.Result, i int, parts []Part, req *Request) (Role, []Part, *Error) {
+// parts. Message, function_call and function_call_output items are in
+// scope; reasoning items and the items of hosted tools are rejected by type.
+func decodeResponsesItem(item gjson.Result, i int, parts []Part, req *Request) (Role, responsesItemKind, []Part, *Error) {
 	if !item.IsObject() {
-		return 0, parts, wrongType(indexPath("input", i), "object", item)
+		return 0, 0, parts, wrongType(indexPath("input", i), "object", item)
 	}
 	it := collectResponsesItem(item, &req.text)
 	typ := ""
 	if it.keys&responsesKeyType != 0 && it.typ.Type != gjson.Null {
 		if it.typ.Type != gjson.String {
-			return 0, parts, wrongType(indexPath("input", i)+".type", "string", it.typ)
+			return 0, 0, parts, wrongType(indexPath("input", i)+".type", "string", it.typ)
 		}
 		typ = it.typ.Str
 	}
@@ -599,12 +807,155 @@ func decodeResponsesItem(item gjson.Result, i int, parts []Part, req *Request) (
 		if it.keys&responsesKeyRole == 0 && it.keys&responsesKeyID != 0 {
 			// An item with only an id is an item reference, whose
 			// type is optional.
-			return 0, parts, unsupportedField(indexPath("input", i), `input item type "item_reference" is not supported yet`)
+			return 0, 0, parts, unsupportedField(indexPath("input", i), `input item type "item_reference" is not supported yet`)
 		}
+	case "function_call":
+		parts, err := decodeResponsesCall(item, i, parts, req)
+		return RoleAssistant, responsesItemCall, parts, err
+	case "function_call_output":
+		parts, err := decodeResponsesOutputItem(item, i, parts, req)
+		return RoleUser, responsesItemOutput, parts, err
 	default:
-		return 0, parts, unsupportedField(indexPath("input", i), `input item type "`+typ+`" is not supported yet`)
+		return 0, 0, parts, unsupportedField(indexPath("input", i), `input item type "`+typ+`" is not supported yet`)
 	}
-	return decodeResponsesMessage(item, &it, i, parts, req)
+	role, parts, err := decodeResponsesMessage(item, &it, i, parts, req)
+	return role, responsesItemMessage, parts, err
+}
+
+// responsesItemString reads an optional string member of input item i.
+func responsesItemString(v gjson.Result, path string) (string, *Error) {
+	if v.Type == gjson.Null {
+		return "", nil
+	}
+	return readString(v, path)
+}
+
+// responsesItemStatus validates an item's status, identity metadata of an
+// earlier response that is accepted and ignored.
+func responsesItemStatus(v gjson.Result, path string) *Error {
+	_, err := responsesItemString(v, path)
+	return err
+}
+
+// decodeResponsesCall decodes a function_call item: a tool call in the
+// assistant's history. Its id (fc_...) names the item on OpenAI's servers
+// and is ignored; call_id is the id that results refer to.
+func decodeResponsesCall(item gjson.Result, i int, parts []Part, req *Request) ([]Part, *Error) {
+	path := indexPath("input", i)
+	p := Part{Type: PartToolCall}
+	var err *Error
+	var have uint8 // bits: call_id, name, arguments
+	eachMember(item, &req.text, func(key, v gjson.Result) bool {
+		switch key.Str {
+		case "type":
+		case "id":
+			_, err = responsesItemString(v, path+".id")
+		case "status":
+			err = responsesItemStatus(v, path+".status")
+		case "call_id":
+			p.ToolCallID, err = readString(v, path+".call_id")
+			have |= 1
+		case "name":
+			p.ToolName, err = readString(v, path+".name")
+			have |= 2
+		case "arguments":
+			p.Arguments, err = responsesArguments(v, path+".arguments")
+			have |= 4
+		case "namespace":
+			if v.Type != gjson.Null {
+				err = unsupportedField(path+".namespace", `tool groups ("namespace") are not supported yet`)
+			}
+		default:
+			err = unknownField(path + "." + key.Str)
+		}
+		return err == nil
+	})
+	switch {
+	case err != nil:
+		return parts, err
+	case have&1 == 0 || p.ToolCallID == "":
+		return parts, invalid(path+".call_id", "is required")
+	case have&2 == 0 || p.ToolName == "":
+		return parts, invalid(path+".name", "is required")
+	case have&4 == 0:
+		return parts, invalid(path+".arguments", "is required")
+	}
+	return append(parts, p), nil
+}
+
+// responsesArguments unquotes an OpenAI arguments string into the text of
+// one JSON object; "" (no arguments) stays "".
+func responsesArguments(v gjson.Result, path string) (string, *Error) {
+	s, err := readString(v, path)
+	if err != nil || s == "" {
+		return s, err
+	}
+	if !gjson.Valid(s) || !gjson.Parse(s).IsObject() {
+		return "", invalid(path, "must be a JSON object in a string")
+	}
+	return s, nil
+}
+
+// decodeResponsesOutputItem decodes a function_call_output item: the
+// result of a tool call, a PartToolResult of a user message. Its output is a
+// string or a list of input_text and input_image parts (documents in
+// results are rejected). Responses has no error flag: a result's failure is
+// in its text.
+func decodeResponsesOutputItem(item gjson.Result, i int, parts []Part, req *Request) ([]Part, *Error) {
+	path := indexPath("input", i)
+	p := Part{Type: PartToolResult}
+	var err *Error
+	var output gjson.Result
+	eachMember(item, &req.text, func(key, v gjson.Result) bool {
+		switch key.Str {
+		case "type":
+		case "id":
+			_, err = responsesItemString(v, path+".id")
+		case "status":
+			err = responsesItemStatus(v, path+".status")
+		case "call_id":
+			p.ToolCallID, err = readString(v, path+".call_id")
+		case "name":
+			p.ToolName, err = responsesItemString(v, path+".name")
+		case "output":
+			output = v
+		case "namespace":
+			if v.Type != gjson.Null {
+				err = unsupportedField(path+".namespace", `tool groups ("namespace") are not supported yet`)
+			}
+		default:
+			err = unknownField(path + "." + key.Str)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return parts, err
+	}
+	if p.ToolCallID == "" {
+		return parts, invalid(path+".call_id", "is required")
+	}
+	switch {
+	case output.Type == gjson.String:
+		p.Content = []Part{{Type: PartText, Text: output.Str}}
+	case output.IsArray():
+		j := 0
+		content := make([]Part, 0, 2)
+		output.ForEach(func(_, part gjson.Result) bool {
+			partPath := indexPath(path+".output", j)
+			content, err = appendResponsesContent(content, part, RoleUser, partPath, true, req)
+			j++
+			return err == nil
+		})
+		if err != nil {
+			return parts, err
+		}
+		p.Content = content
+	case !output.Exists() || output.Type == gjson.Null:
+		return parts, invalid(path+".output", "is required")
+	default:
+		return parts, wrongType(path+".output", "string or array", output)
+	}
+	return append(parts, p), nil
 }
 
 // decodeResponsesMessage decodes a message item. Its id and status are
@@ -642,7 +993,7 @@ func decodeResponsesMessage(item gjson.Result, it *responsesItem, i int, parts [
 	}
 	j := 0
 	it.content.ForEach(func(_, part gjson.Result) bool {
-		parts, err = appendResponsesPart(parts, part, role, i, j, req)
+		parts, err = appendResponsesContent(parts, part, role, indexPath(indexPath("input", i)+".content", j), false, req)
 		j++
 		return err == nil
 	})
@@ -716,106 +1067,264 @@ func responsesPhase(v gjson.Result, i int, req *Request) *Error {
 // responsesPart is one content part, collected in a single pass over its
 // keys.
 type responsesPart struct {
-	keys               uint16
-	typ, text, refusal gjson.Result
+	keys                         uint32
+	typ, text, refusal, imageURL gjson.Result
+	fileID, detail, data, url    gjson.Result
+	filename                     gjson.Result
 }
 
-// appendResponsesPart decodes content part j of input item i.
+// responsesPartKeyBit returns the bit of a content part key (responsesKeyUnknown
+// for keys no part type has).
+func responsesPartKeyBit(key string) uint32 {
+	switch key {
+	case "type":
+		return responsesKeyType
+	case "text":
+		return responsesKeyText
+	case "refusal":
+		return responsesKeyRefusal
+	case "annotations":
+		return responsesKeyAnnotations
+	case "logprobs":
+		return responsesKeyLogprobs
+	case "prompt_cache_breakpoint":
+		return responsesKeyCacheBreakpoint
+	case "image_url":
+		return responsesKeyImageURL
+	case "file_id":
+		return responsesKeyFileID
+	case "detail":
+		return responsesKeyDetail
+	case "file_data":
+		return responsesKeyFileData
+	case "file_url":
+		return responsesKeyFileURL
+	case "filename":
+		return responsesKeyFilename
+	}
+	return responsesKeyUnknown
+}
+
+// collectResponsesPart reads the keys of a content part.
+func collectResponsesPart(part gjson.Result, a *textArena) responsesPart {
+	var p responsesPart
+	eachMember(part, a, func(key, value gjson.Result) bool {
+		bit := responsesPartKeyBit(key.Str)
+		p.keys |= bit
+		switch bit {
+		case responsesKeyType:
+			p.typ = value
+		case responsesKeyText:
+			p.text = value
+		case responsesKeyRefusal:
+			p.refusal = value
+		case responsesKeyImageURL:
+			p.imageURL = value
+		case responsesKeyFileID:
+			p.fileID = value
+		case responsesKeyDetail:
+			p.detail = value
+		case responsesKeyFileData:
+			p.data = value
+		case responsesKeyFileURL:
+			p.url = value
+		case responsesKeyFilename:
+			p.filename = value
+		}
+		return true
+	})
+	return p
+}
+
+// appendResponsesContent decodes the content part at path: of a message
+// (inOutput false) or of a function_call_output's output (inOutput true).
 //
 // input_text and output_text both carry plain text and are accepted in any
 // message: the SDK types allow input_text in assistant messages while the
 // API expects output_text there, and the role, not the part type, says who
-// wrote the text. A refusal only exists in assistant history.
-func appendResponsesPart(parts []Part, part gjson.Result, role Role, i, j int, req *Request) ([]Part, *Error) {
-	path := func() string { return indexPath(indexPath("input", i)+".content", j) }
+// wrote the text. A refusal only exists in assistant history. Images and
+// files are user input; in a tool output only text and images are taken.
+func appendResponsesContent(parts []Part, part gjson.Result, role Role, path string, inOutput bool, req *Request) ([]Part, *Error) {
 	if !part.IsObject() {
-		return parts, wrongType(path(), "object", part)
+		return parts, wrongType(path, "object", part)
 	}
-	var p responsesPart
-	eachMember(part, &req.text, func(key, value gjson.Result) bool {
-		switch key.Str {
-		case "type":
-			p.keys |= responsesKeyType
-			p.typ = value
-		case "text":
-			p.keys |= responsesKeyText
-			p.text = value
-		case "refusal":
-			p.keys |= responsesKeyRefusal
-			p.refusal = value
-		case "annotations":
-			p.keys |= responsesKeyAnnotations
-		case "logprobs":
-			p.keys |= responsesKeyLogprobs
-		case "prompt_cache_breakpoint":
-			p.keys |= responsesKeyCacheBreakpoint
-		default:
-			p.keys |= responsesKeyUnknown
-		}
-		return true
-	})
+	p := collectResponsesPart(part, &req.text)
 	if p.keys&responsesKeyType == 0 || p.typ.Type == gjson.Null {
-		return parts, invalid(path()+".type", "is required")
+		return parts, invalid(path+".type", "is required")
 	}
 	if p.typ.Type != gjson.String {
-		return parts, wrongType(path()+".type", "string", p.typ)
+		return parts, wrongType(path+".type", "string", p.typ)
 	}
-	var allowed uint16
+	var allowed uint32
 	var kind PartType
 	var text gjson.Result
 	switch p.typ.Str {
 	case "input_text":
 		allowed, kind, text = responsesInputTextKeys, PartText, p.text
 	case "output_text":
+		if inOutput {
+			return parts, invalid(path+".type", `a function_call_output holds input_text, input_image or input_file parts`)
+		}
 		// annotations (citations) and logprobs describe an earlier
 		// output; the model does not read them back, so they are ignored.
 		allowed, kind, text = responsesOutputTextKeys, PartText, p.text
 	case "refusal":
 		if role != RoleAssistant {
-			return parts, invalid(path()+".type", `content part type "refusal" is only valid in assistant messages`)
+			return parts, invalid(path+".type", `content part type "refusal" is only valid in assistant messages`)
 		}
 		allowed, kind, text = responsesRefusalKeys, PartRefusal, p.refusal
+	case "input_image", "input_file":
+		return appendResponsesMedia(parts, &p, part, role, path, inOutput, req)
+	case "input_audio":
+		return parts, unsupportedField(path, "audio input cannot be translated for the "+string(OpenAIResponses)+" protocol")
 	default:
-		return parts, unsupportedField(path(), `content part type "`+p.typ.Str+`" is not supported yet`)
+		return parts, unsupportedField(path, `content part type "`+p.typ.Str+`" is not supported yet`)
 	}
 	if p.keys&^allowed != 0 {
-		return parts, unknownField(path() + "." + responsesFirstUnknownKey(part, func(k string) bool { return responsesPartKey(k, allowed) }))
+		return parts, unknownField(path + "." + responsesFirstUnknownKey(part, func(k string) bool { return responsesPartKeyBit(k)&allowed != 0 }))
 	}
 	field := ".text"
 	if kind == PartRefusal {
 		field = ".refusal"
 	}
 	if !text.Exists() || text.Type == gjson.Null {
-		return parts, invalid(path()+field, "is required")
+		return parts, invalid(path+field, "is required")
 	}
 	if text.Type != gjson.String {
-		return parts, wrongType(path()+field, "string", text)
+		return parts, wrongType(path+field, "string", text)
 	}
 	if p.keys&responsesKeyCacheBreakpoint != 0 {
 		// A cache breakpoint steers the provider's prompt cache only.
-		req.Dropped = append(req.Dropped, path()+".prompt_cache_breakpoint")
+		req.Dropped = append(req.Dropped, path+".prompt_cache_breakpoint")
 	}
 	return append(parts, Part{Type: kind, Text: text.Str}), nil
 }
 
-// responsesPartKey reports whether key is one of the allowed part keys.
-func responsesPartKey(key string, allowed uint16) bool {
-	var bit uint16
-	switch key {
-	case "type":
-		bit = responsesKeyType
-	case "text":
-		bit = responsesKeyText
-	case "refusal":
-		bit = responsesKeyRefusal
-	case "annotations":
-		bit = responsesKeyAnnotations
-	case "logprobs":
-		bit = responsesKeyLogprobs
-	case "prompt_cache_breakpoint":
-		bit = responsesKeyCacheBreakpoint
+// appendResponsesMedia decodes an input_image or input_file part: data:
+// URLs become MediaType and base64 Data, http(s) URLs stay URLs (llmbridge
+// never fetches them), and file_id references, which name files stored on
+// OpenAI's servers, are rejected. detail is a rendering hint: recorded as
+// dropped unless it is the default "auto".
+func appendResponsesMedia(parts []Part, p *responsesPart, part gjson.Result, role Role, path string, inOutput bool, req *Request) ([]Part, *Error) {
+	image := p.typ.Str == "input_image"
+	allowed := responsesFileKeys
+	if image {
+		allowed = responsesImageKeys
 	}
-	return allowed&bit != 0
+	if p.keys&^allowed != 0 {
+		return parts, unknownField(path + "." + responsesFirstUnknownKey(part, func(k string) bool { return responsesPartKeyBit(k)&allowed != 0 }))
+	}
+	switch {
+	case role == RoleAssistant:
+		return parts, invalid(path+".type", `content part type "`+p.typ.Str+`" is only valid in user messages`)
+	case role != RoleUser:
+		return parts, unsupportedField(path, "images and files in system or developer messages cannot be translated")
+	case inOutput && !image:
+		return parts, unsupportedField(path, "files in a function_call_output cannot be translated; send them in a user message")
+	case p.fileID.Exists() && p.fileID.Type != gjson.Null:
+		return parts, unsupportedField(path+".file_id", "file_id names a file stored on OpenAI's servers; send the data or a URL")
+	}
+	out := Part{Type: PartImage}
+	var src gjson.Result
+	var srcPath string
+	if image {
+		src, srcPath = p.imageURL, path+".image_url"
+	} else {
+		out.Type = PartDocument
+		if p.filename.Exists() && p.filename.Type != gjson.Null {
+			name, err := readString(p.filename, path+".filename")
+			if err != nil {
+				return parts, err
+			}
+			out.Text = name
+		}
+		hasData := p.data.Exists() && p.data.Type != gjson.Null
+		hasURL := p.url.Exists() && p.url.Type != gjson.Null
+		switch {
+		case hasData && hasURL:
+			return parts, invalid(path, "give one of file_data and file_url")
+		case hasData:
+			src, srcPath = p.data, path+".file_data"
+		default:
+			src, srcPath = p.url, path+".file_url"
+		}
+	}
+	if !src.Exists() || src.Type == gjson.Null {
+		if image {
+			return parts, invalid(srcPath, "is required")
+		}
+		return parts, invalid(path, "file_data or file_url is required")
+	}
+	if src.Type != gjson.String {
+		return parts, wrongType(srcPath, "string", src)
+	}
+	switch {
+	case strings.HasPrefix(src.Str, "data:"):
+		mt, data, ok := responsesParseDataURL(src.Str)
+		if !ok {
+			return parts, invalid(srcPath, "must be a base64 data: URL (data:<media type>;base64,<data>)")
+		}
+		out.MediaType, out.Data = mt, data
+	case strings.HasPrefix(src.Str, "https://") || strings.HasPrefix(src.Str, "http://"):
+		if srcPath == path+".file_data" {
+			return parts, invalid(srcPath, "must be a base64 data: URL; put URLs in file_url")
+		}
+		out.URL = src.Str
+	case srcPath == path+".file_data" && strings.HasSuffix(strings.ToLower(out.Text), ".pdf"):
+		// Plain base64 named by a .pdf filename, as some clients send it.
+		out.MediaType, out.Data = "application/pdf", src.Str
+	default:
+		return parts, invalid(srcPath, "must be a data: URL or an http(s) URL")
+	}
+	if p.detail.Exists() && p.detail.Type != gjson.Null {
+		d, err := readString(p.detail, path+".detail")
+		if err != nil {
+			return parts, err
+		}
+		switch d {
+		case "auto":
+		case "low", "high", "original":
+			req.Dropped = append(req.Dropped, path+".detail")
+		default:
+			return parts, invalid(path+".detail", `must be "auto", "low", "high" or "original"`)
+		}
+	}
+	if p.keys&responsesKeyCacheBreakpoint != 0 {
+		req.Dropped = append(req.Dropped, path+".prompt_cache_breakpoint")
+	}
+	return append(parts, out), nil
+}
+
+// responsesParseDataURL splits a data:<media type>;base64,<data> URL.
+func responsesParseDataURL(s string) (mediaType, data string, ok bool) {
+	header, data, found := strings.Cut(strings.TrimPrefix(s, "data:"), ",")
+	mediaType, isBase64 := strings.CutSuffix(header, ";base64")
+	if !found || !isBase64 || mediaType == "" || data == "" {
+		return "", "", false
+	}
+	return mediaType, data, true
+}
+
+// appendResponsesDataURL appends p's source as a JSON string: its URL, or a
+// data: URL rebuilt from MediaType and Data.
+func appendResponsesDataURL(dst []byte, p *Part) []byte {
+	if p.URL != "" {
+		return appendString(dst, p.URL)
+	}
+	dst = append(dst, `"data:`...)
+	dst = responsesAppendStringBody(dst, p.MediaType)
+	dst = append(dst, ";base64,"...)
+	dst = responsesAppendStringBody(dst, p.Data)
+	return append(dst, '"')
+}
+
+// responsesAppendStringBody appends s escaped as in a JSON string, without
+// the quotes.
+func responsesAppendStringBody(dst []byte, s string) []byte {
+	n := len(dst)
+	dst = appendString(dst, s)
+	copy(dst[n:], dst[n+1:len(dst)-1])
+	return dst[:len(dst)-2]
 }
 
 // appendResponsesRequest encodes req as a Responses create-response body.
@@ -837,22 +1346,25 @@ func appendResponsesRequest(dst []byte, req *Request, opts *EncodeOptions) ([]by
 	dst = appendString(dst, opts.model(req))
 	dst = append(dst, `,"input":[`...)
 	first := true
+	var err *Error
 	if len(req.System) > 0 {
 		role := RoleSystem
 		if req.SystemRole == RoleDeveloper {
 			role = RoleDeveloper
 		}
-		dst = appendResponsesMessage(dst, role, req.System)
-		first = false
+		if dst, err = appendResponsesItems(dst, role, req.System, "system", &first); err != nil {
+			return dst, err
+		}
 	}
 	for i := range req.Messages {
-		if !first {
-			dst = append(dst, ',')
+		if dst, err = appendResponsesItems(dst, req.Messages[i].Role, req.Messages[i].Parts, indexPath("messages", i), &first); err != nil {
+			return dst, err
 		}
-		first = false
-		dst = appendResponsesMessage(dst, req.Messages[i].Role, req.Messages[i].Parts)
 	}
 	dst = append(dst, ']')
+	if dst, err = appendResponsesTools(dst, req); err != nil {
+		return dst, err
+	}
 	if req.MaxTokens.Set {
 		dst = append(dst, `,"max_output_tokens":`...)
 		dst = appendInt(dst, req.MaxTokens.Value)
@@ -892,7 +1404,73 @@ func checkResponsesEncodable(req *Request) *Error {
 	return nil
 }
 
-// appendResponsesMessage appends one input message item. Assistant text is
+// appendResponsesItems appends the input items of one canonical message
+// (path names it in errors), with a comma before each unless *first.
+// Tool calls become function_call items and tool results
+// function_call_output items, in place; the other parts between them are
+// grouped into message items.
+func appendResponsesItems(dst []byte, role Role, parts []Part, path string, first *bool) ([]byte, *Error) {
+	comma := func() {
+		if !*first {
+			dst = append(dst, ',')
+		}
+		*first = false
+	}
+	if len(parts) == 0 {
+		comma()
+		return appendResponsesMessage(dst, role, nil), nil
+	}
+	for i := 0; i < len(parts); {
+		p := &parts[i]
+		partPath := indexPath(path+".parts", i)
+		switch p.Type {
+		case PartToolCall:
+			if role != RoleAssistant {
+				return dst, cannotEncode(OpenAIResponses, partPath, "a tool call outside an assistant message")
+			}
+			comma()
+			dst = appendResponsesCallItem(dst, p)
+			i++
+			continue
+		case PartToolResult:
+			if role != RoleUser {
+				return dst, cannotEncode(OpenAIResponses, partPath, "a tool result outside a user message")
+			}
+			comma()
+			var err *Error
+			if dst, err = appendResponsesOutputItem(dst, p, partPath); err != nil {
+				return dst, err
+			}
+			i++
+			continue
+		}
+		// A run of content parts becomes one message item.
+		j := i + 1
+		for j < len(parts) && parts[j].Type != PartToolCall && parts[j].Type != PartToolResult {
+			j++
+		}
+		for k := i; k < j; k++ {
+			switch parts[k].Type {
+			case PartAudio:
+				return dst, cannotEncode(OpenAIResponses, indexPath(path+".parts", k), "audio input")
+			case PartImage, PartDocument:
+				if role != RoleUser {
+					return dst, cannotEncode(OpenAIResponses, indexPath(path+".parts", k), "an image or document outside a user message")
+				}
+			case PartText, PartRefusal:
+			default:
+				return dst, cannotEncode(OpenAIResponses, indexPath(path+".parts", k), "a "+parts[k].Type.String()+" part")
+			}
+		}
+		comma()
+		dst = appendResponsesMessage(dst, role, parts[i:j])
+		i = j
+	}
+	return dst, nil
+}
+
+// appendResponsesMessage appends one input message item of text, refusal,
+// image and document parts (checked by the caller). Assistant text is
 // output_text and keeps refusals in their own part; the other roles take
 // input_text, and a refusal there (which only an assistant writes) is
 // projected to text unchanged.
@@ -904,21 +1482,183 @@ func appendResponsesMessage(dst []byte, role Role, parts []Part) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		p := &parts[i]
-		switch {
-		case role != RoleAssistant:
-			dst = append(dst, `{"type":"input_text","text":`...)
-			dst = appendString(dst, p.Text)
-		case p.Type == PartRefusal:
-			dst = append(dst, `{"type":"refusal","refusal":`...)
-			dst = appendString(dst, p.Text)
-		default:
-			dst = append(dst, `{"type":"output_text","text":`...)
-			dst = appendString(dst, p.Text)
-		}
-		dst = append(dst, '}')
+		dst = appendResponsesInputPart(dst, role, &parts[i])
 	}
 	return append(dst, `]}`...)
+}
+
+// appendResponsesInputPart appends one content part of an input message or
+// tool output.
+func appendResponsesInputPart(dst []byte, role Role, p *Part) []byte {
+	switch {
+	case p.Type == PartImage:
+		dst = append(dst, `{"type":"input_image","image_url":`...)
+		dst = appendResponsesDataURL(dst, p)
+		return append(dst, `,"detail":"auto"}`...)
+	case p.Type == PartDocument:
+		dst = append(dst, `{"type":"input_file",`...)
+		if p.URL != "" {
+			dst = append(dst, `"file_url":`...)
+			dst = appendString(dst, p.URL)
+		} else {
+			dst = append(dst, `"file_data":`...)
+			dst = appendResponsesDataURL(dst, p)
+		}
+		// OpenAI needs a filename with file_data to read the file;
+		// without a title, one is made from the media type.
+		dst = append(dst, `,"filename":`...)
+		dst = appendString(dst, responsesFilename(p))
+		return append(dst, '}')
+	case role != RoleAssistant:
+		dst = append(dst, `{"type":"input_text","text":`...)
+	case p.Type == PartRefusal:
+		dst = append(dst, `{"type":"refusal","refusal":`...)
+	default:
+		dst = append(dst, `{"type":"output_text","text":`...)
+	}
+	dst = appendString(dst, p.Text)
+	return append(dst, '}')
+}
+
+// responsesFilename is the filename of a document: its title, or
+// "document" with the extension of its media type.
+func responsesFilename(p *Part) string {
+	if p.Text != "" {
+		return p.Text
+	}
+	switch p.MediaType {
+	case "application/pdf":
+		return "document.pdf"
+	case "text/plain":
+		return "document.txt"
+	}
+	return "document"
+}
+
+// appendResponsesCallItem appends a function_call item. Its arguments are
+// the object text as a JSON string, "{}" when there are none.
+func appendResponsesCallItem(dst []byte, p *Part) []byte {
+	dst = append(dst, `{"type":"function_call","call_id":`...)
+	dst = appendString(dst, p.ToolCallID)
+	dst = append(dst, `,"name":`...)
+	dst = appendString(dst, p.ToolName)
+	dst = append(dst, `,"arguments":`...)
+	dst = appendResponsesArguments(dst, p.Arguments)
+	return append(dst, '}')
+}
+
+// appendResponsesArguments appends arguments as a JSON string, "{}" for "".
+func appendResponsesArguments(dst []byte, args string) []byte {
+	if args == "" {
+		return append(dst, `"{}"`...)
+	}
+	return appendString(dst, args)
+}
+
+// appendResponsesOutputItem appends a function_call_output item. A result
+// of one text part is a string output, anything else a list of input_text
+// and input_image parts (Responses takes images in tool outputs). Responses
+// has no error flag: an error result's text is prefixed with "Error: ", which
+// decoders do not parse back.
+func appendResponsesOutputItem(dst []byte, p *Part, path string) ([]byte, *Error) {
+	dst = append(dst, `{"type":"function_call_output","call_id":`...)
+	dst = appendString(dst, p.ToolCallID)
+	dst = append(dst, `,"output":`...)
+	prefix := ""
+	if p.IsError {
+		prefix = "Error: "
+	}
+	switch {
+	case len(p.Content) == 0:
+		dst = appendString(dst, strings.TrimSpace(prefix))
+		return append(dst, '}'), nil
+	case len(p.Content) == 1 && p.Content[0].Type == PartText:
+		dst = appendString(dst, prefix+p.Content[0].Text)
+		return append(dst, '}'), nil
+	}
+	dst = append(dst, '[')
+	if p.IsError && p.Content[0].Type != PartText {
+		dst = append(dst, `{"type":"input_text","text":"Error:"},`...)
+	}
+	for i := range p.Content {
+		c := &p.Content[i]
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		switch c.Type {
+		case PartText:
+			dst = append(dst, `{"type":"input_text","text":`...)
+			if i == 0 {
+				dst = appendString(dst, prefix+c.Text)
+			} else {
+				dst = appendString(dst, c.Text)
+			}
+			dst = append(dst, '}')
+		case PartImage:
+			dst = appendResponsesInputPart(dst, RoleUser, c)
+		default:
+			return dst, cannotEncode(OpenAIResponses, indexPath(path+".content", i), "a "+c.Type.String()+" part in a tool result")
+		}
+	}
+	return append(dst, "]}"...), nil
+}
+
+// appendResponsesTools appends tools, tool_choice and parallel_tool_calls.
+// strict is always written: Responses treats a function without it as
+// strict, while an unset canonical Strict means a plain tool. Without tools
+// nothing is written (decoders keep no choice without tools).
+func appendResponsesTools(dst []byte, req *Request) ([]byte, *Error) {
+	if len(req.Tools) == 0 {
+		return dst, nil
+	}
+	dst = append(dst, `,"tools":[`...)
+	for i := range req.Tools {
+		t := &req.Tools[i]
+		if t.Kind != ToolFunction {
+			return dst, cannotEncode(OpenAIResponses, indexPath("tools", i), "a hosted tool")
+		}
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"type":"function","name":`...)
+		dst = appendString(dst, t.Name)
+		if t.Description != "" {
+			dst = append(dst, `,"description":`...)
+			dst = appendString(dst, t.Description)
+		}
+		dst = append(dst, `,"parameters":`...)
+		if t.Parameters != "" {
+			dst = append(dst, t.Parameters...)
+		} else {
+			dst = append(dst, `{"type":"object","properties":{}}`...)
+		}
+		if t.Strict.Set && t.Strict.Value {
+			dst = append(dst, `,"strict":true}`...)
+		} else {
+			dst = append(dst, `,"strict":false}`...)
+		}
+	}
+	dst = append(dst, ']')
+	switch req.ToolChoice.Mode {
+	case ToolChoiceAuto:
+		dst = append(dst, `,"tool_choice":"auto"`...)
+	case ToolChoiceNone:
+		dst = append(dst, `,"tool_choice":"none"`...)
+	case ToolChoiceRequired:
+		dst = append(dst, `,"tool_choice":"required"`...)
+	case ToolChoiceNamed:
+		dst = append(dst, `,"tool_choice":{"type":"function","name":`...)
+		dst = appendString(dst, req.ToolChoice.Name)
+		dst = append(dst, '}')
+	}
+	if req.ParallelToolCalls.Set {
+		if req.ParallelToolCalls.Value {
+			dst = append(dst, `,"parallel_tool_calls":true`...)
+		} else {
+			dst = append(dst, `,"parallel_tool_calls":false`...)
+		}
+	}
+	return dst, nil
 }
 
 // decodeResponsesResponse decodes a non-streamed Responses response body.
@@ -968,12 +1708,11 @@ func decodeResponsesResponse(root gjson.Result, resp *Response) *Error {
 	if !output.IsArray() {
 		return badUpstream(OpenAIResponses, "output is missing or not an array")
 	}
-	hasRefusal, err := decodeResponsesOutput(output, resp)
+	hasRefusal, hasCall, err := decodeResponsesOutput(output, resp)
 	if err != nil {
 		return err
 	}
-	// Tool calls are rejected above, so hasToolCall is false for now.
-	resp.StopReason, _ = mapping.FromResponsesStatus(status, incompleteReason, false)
+	resp.StopReason, _ = mapping.FromResponsesStatus(status, incompleteReason, hasCall)
 	if resp.StopReason == mapping.StopEnd && hasRefusal {
 		resp.StopReason = mapping.StopRefusal
 	}
@@ -1019,8 +1758,8 @@ func responsesFailure(v gjson.Result) *Error {
 }
 
 // decodeResponsesOutput appends the assistant content of output items to
-// resp.Content and reports whether it holds a refusal.
-func decodeResponsesOutput(output gjson.Result, resp *Response) (hasRefusal bool, err *Error) {
+// resp.Content and reports whether it holds a refusal and a tool call.
+func decodeResponsesOutput(output gjson.Result, resp *Response) (hasRefusal, hasCall bool, err *Error) {
 	i := 0
 	output.ForEach(func(_, item gjson.Result) bool {
 		typ := item.Get("type")
@@ -1029,6 +1768,9 @@ func decodeResponsesOutput(output gjson.Result, resp *Response) (hasRefusal bool
 			var refused bool
 			refused, err = decodeResponsesOutputMessage(item, i, resp)
 			hasRefusal = hasRefusal || refused
+		case "function_call":
+			err = decodeResponsesOutputCall(item, i, resp)
+			hasCall = true
 		case "reasoning":
 			// Reasoning items carry no visible text, only summaries
 			// and encrypted content, which a later issue maps.
@@ -1038,7 +1780,32 @@ func decodeResponsesOutput(output gjson.Result, resp *Response) (hasRefusal bool
 		i++
 		return err == nil
 	})
-	return hasRefusal, err
+	return hasRefusal, hasCall, err
+}
+
+// decodeResponsesOutputCall appends the tool call of function_call output
+// item i; its arguments must be the text of a JSON object (or empty).
+func decodeResponsesOutputCall(item gjson.Result, i int, resp *Response) *Error {
+	path := indexPath("output", i)
+	p := Part{Type: PartToolCall}
+	var err *Error
+	if p.ToolCallID, err = responsesUpstreamString(item.Get("call_id"), path+".call_id"); err != nil {
+		return err
+	}
+	if p.ToolName, err = responsesUpstreamString(item.Get("name"), path+".name"); err != nil {
+		return err
+	}
+	if p.Arguments, err = responsesUpstreamString(item.Get("arguments"), path+".arguments"); err != nil {
+		return err
+	}
+	switch {
+	case p.ToolCallID == "" || p.ToolName == "":
+		return badUpstream(OpenAIResponses, path+": function_call has no call_id or name")
+	case p.Arguments != "" && (!gjson.Valid(p.Arguments) || !gjson.Parse(p.Arguments).IsObject()):
+		return badUpstream(OpenAIResponses, path+".arguments is not a JSON object")
+	}
+	resp.Content = append(resp.Content, p)
+	return nil
 }
 
 // decodeResponsesOutputMessage appends the parts of output message i.
@@ -1129,10 +1896,8 @@ func appendResponsesResponse(dst []byte, resp *Response) ([]byte, *Error) {
 	dst = appendString(dst, resp.Model)
 	dst = append(dst, `,"output":[`...)
 	var err *Error
-	if len(resp.Content) > 0 {
-		if dst, err = appendResponsesOutputMessage(dst, id, status, resp.Content); err != nil {
-			return dst, err
-		}
+	if dst, err = appendResponsesOutput(dst, id, status, resp.Content); err != nil {
+		return dst, err
 	}
 	dst = append(dst, `],"parallel_tool_calls":true,"temperature":null,"tool_choice":"auto","tools":[],"top_p":null,"access_programs":null`...)
 	if resp.Usage.Known {
@@ -1152,11 +1917,66 @@ func responsesMessageID(responseID string) string {
 	return "msg_" + strings.TrimPrefix(responseID, "resp_")
 }
 
-// appendResponsesOutputMessage appends the single assistant message item.
-// Adjacent text parts stay separate output_text parts, as OpenAI emits them.
-func appendResponsesOutputMessage(dst []byte, responseID, status string, content []Part) ([]byte, *Error) {
+// responsesOutputItemID returns the id of output item n: the message id for
+// a message at index 0 (the only item of a text response), else the
+// message id or, for a function call, "fc_" with the response id, and the
+// item's index. The stream encoder uses the same ids.
+func responsesOutputItemID(responseID string, n int, call bool) string {
+	id := responsesMessageID(responseID)
+	if call {
+		id = "fc_" + strings.TrimPrefix(id, "msg_")
+	} else if n == 0 {
+		return id
+	}
+	return id + "_" + strconv.Itoa(n)
+}
+
+// appendResponsesOutput appends the output items of content: each tool call
+// is a function_call item, and the parts between them are message items.
+func appendResponsesOutput(dst []byte, responseID, status string, content []Part) ([]byte, *Error) {
+	n := 0
+	for i := 0; i < len(content); n++ {
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		if content[i].Type == PartToolCall {
+			dst = appendResponsesOutputCall(dst, responsesOutputItemID(responseID, n, true), status, &content[i])
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(content) && content[j].Type != PartToolCall {
+			j++
+		}
+		var err *Error
+		if dst, err = appendResponsesOutputMessage(dst, responsesOutputItemID(responseID, n, false), status, content[i:j]); err != nil {
+			return dst, err
+		}
+		i = j
+	}
+	return dst, nil
+}
+
+// appendResponsesOutputCall appends a function_call output item.
+func appendResponsesOutputCall(dst []byte, id, status string, p *Part) []byte {
+	dst = append(dst, `{"type":"function_call","id":`...)
+	dst = appendString(dst, id)
+	dst = append(dst, `,"call_id":`...)
+	dst = appendString(dst, p.ToolCallID)
+	dst = append(dst, `,"name":`...)
+	dst = appendString(dst, p.ToolName)
+	dst = append(dst, `,"arguments":`...)
+	dst = appendResponsesArguments(dst, p.Arguments)
+	dst = append(dst, `,"status":`...)
+	dst = appendString(dst, status)
+	return append(dst, '}')
+}
+
+// appendResponsesOutputMessage appends an assistant message item. Adjacent
+// text parts stay separate output_text parts, as OpenAI emits them.
+func appendResponsesOutputMessage(dst []byte, id, status string, content []Part) ([]byte, *Error) {
 	dst = append(dst, `{"type":"message","id":`...)
-	dst = appendString(dst, responsesMessageID(responseID))
+	dst = appendString(dst, id)
 	dst = append(dst, `,"status":`...)
 	dst = appendString(dst, status)
 	dst = append(dst, `,"role":"assistant","content":[`...)

@@ -12,10 +12,11 @@ import (
 // Responses SSE events to canonical stream events, and canonical events to
 // the Responses SSE sequence a client expects.
 //
-// Scope: text and refusal content parts, stop reasons, usage and errors.
-// Tool calls, annotations (citations) and the built-in tools' items end the
-// stream with an error until the issues that add them; reasoning items are
-// skipped silently for now (reasoning models emit them by default).
+// Scope: text and refusal content parts, function calls, stop reasons,
+// usage and errors. Annotations (citations), custom tool calls and the
+// built-in tools' items end the stream with an error until the issues that
+// add them; reasoning items are skipped silently for now (reasoning models
+// emit them by default).
 
 // responsesStreamDecoder decodes upstream Responses streams.
 //
@@ -37,6 +38,9 @@ type responsesStreamDecoder struct {
 	filled    bool     // the open part received text (so .done texts are repeats)
 	next      int      // index of the next part
 	refusal   bool     // a refusal part was seen: completed means refused
+
+	callItem string // item id of the open function call part
+	calls    int    // function calls seen: completed means tool use
 }
 
 // responsesStreamArena is the starting size of the decoder's arena: more
@@ -54,6 +58,7 @@ type responsesEventFields struct {
 	typ, delta, text, refusal    gjson.Result
 	part, item, response, errObj gjson.Result
 	code, message, param         gjson.Result
+	arguments, itemID            gjson.Result
 }
 
 // Decode implements StreamDecoder.
@@ -109,6 +114,10 @@ func (d *responsesStreamDecoder) Decode(out []Event, name, data []byte, bare boo
 		return d.itemAdded(out, f.item)
 	case "response.output_item.done":
 		return d.itemDone(out, f.item)
+	case "response.function_call_arguments.delta":
+		return d.callArguments(out, f.itemID, f.delta, false)
+	case "response.function_call_arguments.done":
+		return d.callArguments(out, f.itemID, f.arguments, true)
 	case "response.created", "response.in_progress", "response.queued":
 		// created is the start; in_progress and queued repeat it, and
 		// only stand in for it when it did not come first.
@@ -200,6 +209,10 @@ func (d *responsesStreamDecoder) scan(raw string, f *responsesEventFields) {
 			dst = &f.message
 		case "param":
 			dst = &f.param
+		case "arguments":
+			dst = &f.arguments
+		case "item_id":
+			dst = &f.itemID
 		}
 		if dst != nil {
 			*dst = d.text.result(raw[i:end])
@@ -247,6 +260,66 @@ func (d *responsesStreamDecoder) startPart(out []Event, k PartType) []Event {
 		d.refusal = true
 	}
 	return append(out, Event{Type: EventPartStart, Index: d.openIndex, Part: k})
+}
+
+// startCall opens the tool call part of a function_call item, with its id
+// and name once; arguments already in the item (empty in real traffic)
+// are its first delta. Each call item is its own part, so parallel calls
+// never share an index.
+func (d *responsesStreamDecoder) startCall(out []Event, item gjson.Result) []Event {
+	var callID, name, args, itemID string
+	var err *Error
+	eachMember(item, &d.text, func(key, v gjson.Result) bool {
+		switch key.Str {
+		case "id":
+			itemID, err = responsesUpstreamString(v, "item.id")
+		case "call_id":
+			callID, err = responsesUpstreamString(v, "item.call_id")
+		case "name":
+			name, err = responsesUpstreamString(v, "item.name")
+		case "arguments":
+			args, err = responsesUpstreamString(v, "item.arguments")
+		}
+		return err == nil
+	})
+	if err == nil && (callID == "" || name == "") {
+		err = badUpstream(OpenAIResponses, "function_call item has no call_id or name")
+	}
+	if err != nil {
+		return d.fail(out, err)
+	}
+	out = d.startPart(out, PartToolCall)
+	out[len(out)-1].ToolCallID, out[len(out)-1].ToolName = callID, name
+	d.callItem = strings.Clone(itemID)
+	d.calls++
+	if args != "" {
+		d.filled = true
+		out = append(out, Event{Type: EventPartDelta, Index: d.openIndex, Text: args})
+	}
+	return out
+}
+
+// callOpen reports whether the open part is the function call of item id
+// (any call when the event names no item).
+func (d *responsesStreamDecoder) callOpen(itemID string) bool {
+	return d.open && d.openKind == PartToolCall && (itemID == "" || itemID == d.callItem)
+}
+
+// callArguments decodes function_call_arguments.delta (done false) and
+// .done: deltas append to the open call; the full arguments of .done are
+// used only when no delta came.
+func (d *responsesStreamDecoder) callArguments(out []Event, itemID, v gjson.Result, done bool) []Event {
+	if v.Type != gjson.String && v.Exists() && v.Type != gjson.Null {
+		return d.fail(out, badUpstream(OpenAIResponses, "function call arguments are not a string"))
+	}
+	if !d.callOpen(itemID.Str) {
+		return d.fail(out, badUpstream(OpenAIResponses, "function call arguments for an item that is not open"))
+	}
+	if v.Str == "" || (done && d.filled) {
+		return out
+	}
+	d.filled = true
+	return append(out, Event{Type: EventPartDelta, Index: d.openIndex, Text: v.Str})
 }
 
 // closePart closes the open part, if any.
@@ -363,6 +436,8 @@ func (d *responsesStreamDecoder) itemAdded(out []Event, item gjson.Result) []Eve
 	switch typ := item.Get("type").String(); typ {
 	case "message":
 		return out
+	case "function_call":
+		return d.startCall(out, item)
 	case "reasoning":
 		// Skipped for now, with all its events; a later issue maps
 		// reasoning.
@@ -373,9 +448,23 @@ func (d *responsesStreamDecoder) itemAdded(out []Event, item gjson.Result) []Eve
 }
 
 // itemDone decodes response.output_item.done: the end of a message closes
-// a part the upstream left open.
+// a part the upstream left open; the end of a function call closes its part
+// after taking its arguments when none came before, and stands for the whole
+// call when its output_item.added was missing.
 func (d *responsesStreamDecoder) itemDone(out []Event, item gjson.Result) []Event {
-	if item.Get("type").String() == "message" {
+	switch item.Get("type").String() {
+	case "message":
+		return d.closePart(out)
+	case "function_call":
+		if !d.callOpen(item.Get("id").String()) {
+			out = d.startCall(out, item)
+			if d.done {
+				return out
+			}
+		} else if args := item.Get("arguments"); !d.filled && args.Type == gjson.String && args.Str != "" {
+			d.filled = true
+			out = append(out, Event{Type: EventPartDelta, Index: d.openIndex, Text: args.Str})
+		}
 		return d.closePart(out)
 	}
 	return out
@@ -453,8 +542,7 @@ func (d *responsesStreamDecoder) finish(out []Event, typ string, resp gjson.Resu
 	if status == "" {
 		status = strings.TrimPrefix(typ, "response.")
 	}
-	// Tool calls end the stream before this point, so there are none.
-	stop, _ := mapping.FromResponsesStatus(status, l.reason, false)
+	stop, _ := mapping.FromResponsesStatus(status, l.reason, d.calls > 0)
 	if stop == mapping.StopEnd && d.refusal {
 		// A refusal is a completed response whose content is a
 		// refusal part (seed 000).
@@ -526,16 +614,22 @@ func responsesNotYet(what string) *Error {
 // responsesStreamEncoder encodes Responses streams for clients:
 //
 //	response.created, response.in_progress            (EventStart)
-//	response.output_item.added                         (first EventPartStart)
-//	per part: response.content_part.added,
-//	  response.output_text.delta | response.refusal.delta ...,
-//	  response.output_text.done | response.refusal.done,
-//	  response.content_part.done
-//	response.output_item.done                          (EventEnd, if a part was sent)
+//	per output item:
+//	  message: response.output_item.added,
+//	    per part: response.content_part.added,
+//	      response.output_text.delta | response.refusal.delta ...,
+//	      response.output_text.done | response.refusal.done,
+//	      response.content_part.done
+//	  response.output_item.done                        (next call, or EventEnd)
+//	  function_call: response.output_item.added (arguments ""),
+//	    response.function_call_arguments.delta ...,
+//	    response.function_call_arguments.done,
+//	  response.output_item.done                        (its EventPartStop)
 //	response.completed | response.incomplete           (EventEnd)
 //
-// or, on EventError, error and response.failed. All parts belong to one
-// assistant message item at output_index 0. The full texts are kept for the
+// or, on EventError, error and response.failed. Text and refusal parts
+// belong to one message item until a tool call comes; a part after a call
+// opens a new message item. The full texts and arguments are kept for the
 // .done events and the final response object, which repeat them.
 type responsesStreamEncoder struct {
 	req *Request
@@ -543,23 +637,35 @@ type responsesStreamEncoder struct {
 	seq      int64 // sequence_number of the next event
 	started  bool
 	ended    bool
-	itemSent bool // response.output_item.added was sent
-	partOpen bool
+	partOpen bool // a content part of the last (message) item is open
+	itemOpen bool // the last item is not done
 
-	id, itemID, model string
-	created           int64
+	id, model string
+	created   int64
 
+	items []responsesStreamItem
 	parts []responsesStreamPart
-	text  []byte // the texts of all parts, back to back
+	text  []byte // the texts of all parts and arguments, back to back
 	usage Usage
 	stop  StopReason
 }
 
-// responsesStreamPart is one part of the message: its kind and its text in
-// the encoder's text buffer.
+// responsesStreamPart is one part of a message, or a call's arguments: its
+// kind and its text in the encoder's text buffer.
 type responsesStreamPart struct {
 	kind       PartType
 	start, end int
+}
+
+// responsesStreamItem is one output item: a message with the parts
+// e.parts[first:end], or a function call.
+type responsesStreamItem struct {
+	call         bool
+	id           string
+	status       string // when done
+	first, end   int
+	callID, name string
+	args         responsesStreamPart
 }
 
 func newResponsesStreamEncoder(req *Request) *responsesStreamEncoder {
@@ -577,17 +683,28 @@ func (e *responsesStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 			dst = e.start(dst, ev)
 		}
 	case EventPartStart:
-		dst = e.partStart(e.ensureStarted(dst), ev.Part)
+		if ev.Part == PartToolCall {
+			dst = e.callStart(e.ensureStarted(dst), ev)
+		} else {
+			dst = e.partStart(e.ensureStarted(dst), ev.Part)
+		}
 	case EventPartDelta:
 		if ev.Text != "" {
-			if !e.partOpen {
-				dst = e.partStart(e.ensureStarted(dst), PartText)
+			switch {
+			case e.callOpen():
+				dst = e.callDelta(dst, ev.Text)
+			case e.partOpen:
+				dst = e.delta(dst, ev.Text)
+			default:
+				dst = e.delta(e.partStart(e.ensureStarted(dst), PartText), ev.Text)
 			}
-			dst = e.delta(dst, ev.Text)
 		}
 	case EventPartStop:
-		if e.partOpen {
+		switch {
+		case e.partOpen:
 			dst = e.partStop(dst)
+		case e.callOpen():
+			dst = e.callStop(dst)
 		}
 	case EventUsage:
 		e.usage = ev.Usage
@@ -610,7 +727,6 @@ func (e *responsesStreamEncoder) init(ev *Event) {
 	if e.id == "" {
 		e.id = newID("resp_")
 	}
-	e.itemID = responsesMessageID(e.id)
 	e.model = strings.Clone(ev.Model)
 	if e.model == "" && e.req != nil {
 		e.model = e.req.Model
@@ -662,34 +778,90 @@ func (e *responsesStreamEncoder) finishEvent(dst []byte) []byte {
 	return append(dst, "}\n\n"...)
 }
 
+// last returns the last output item.
+func (e *responsesStreamEncoder) last() *responsesStreamItem { return &e.items[len(e.items)-1] }
+
+// callOpen reports whether a function call item is open.
+func (e *responsesStreamEncoder) callOpen() bool { return e.itemOpen && e.last().call }
+
+// appendItemRef appends the item_id and output_index members of the last
+// item.
+func (e *responsesStreamEncoder) appendItemRef(dst []byte) []byte {
+	dst = append(dst, `,"item_id":`...)
+	dst = appendString(dst, e.last().id)
+	dst = append(dst, `,"output_index":`...)
+	return appendInt(dst, int64(len(e.items)-1))
+}
+
 // appendPartRef appends the content_index, item_id and output_index
 // members that locate the open part.
 func (e *responsesStreamEncoder) appendPartRef(dst []byte, logprobs bool) []byte {
 	dst = append(dst, `,"content_index":`...)
-	dst = appendInt(dst, int64(len(e.parts)-1))
+	dst = appendInt(dst, int64(len(e.parts)-1-e.last().first))
 	dst = append(dst, `,"item_id":`...)
-	dst = appendString(dst, e.itemID)
+	dst = appendString(dst, e.last().id)
 	if logprobs {
 		dst = append(dst, `,"logprobs":[]`...)
 	}
-	return append(dst, `,"output_index":0`...)
+	dst = append(dst, `,"output_index":`...)
+	return appendInt(dst, int64(len(e.items)-1))
 }
 
-// partStart sends response.output_item.added before the first part, then
+// itemAdded sends response.output_item.added for a new item.
+func (e *responsesStreamEncoder) itemAdded(dst []byte, it responsesStreamItem) []byte {
+	it.id = responsesOutputItemID(e.id, len(e.items), it.call)
+	e.items = append(e.items, it)
+	e.itemOpen = true
+	dst = e.begin(dst, "response.output_item.added")
+	dst = append(dst, `,"item":`...)
+	dst = e.appendItem(dst, e.last(), "in_progress")
+	dst = append(dst, `,"output_index":`...)
+	dst = appendInt(dst, int64(len(e.items)-1))
+	return e.finishEvent(dst)
+}
+
+// itemDone sends response.output_item.done for the last item.
+func (e *responsesStreamEncoder) itemDone(dst []byte, status string) []byte {
+	it := e.last()
+	it.status = status
+	e.itemOpen = false
+	dst = e.begin(dst, "response.output_item.done")
+	dst = append(dst, `,"item":`...)
+	dst = e.appendItem(dst, it, status)
+	dst = append(dst, `,"output_index":`...)
+	dst = appendInt(dst, int64(len(e.items)-1))
+	return e.finishEvent(dst)
+}
+
+// closeItem closes the open part and the open item, as a new item or the
+// end requires.
+func (e *responsesStreamEncoder) closeItem(dst []byte, status string) []byte {
+	if e.partOpen {
+		dst = e.partStop(dst)
+	}
+	switch {
+	case e.callOpen():
+		dst = e.callStop(dst)
+	case e.itemOpen:
+		dst = e.itemDone(dst, status)
+	}
+	return dst
+}
+
+// partStart sends response.output_item.added when no message is open, then
 // response.content_part.added.
 func (e *responsesStreamEncoder) partStart(dst []byte, k PartType) []byte {
 	if e.partOpen {
 		dst = e.partStop(dst)
 	}
-	if !e.itemSent {
-		e.itemSent = true
-		dst = e.begin(dst, "response.output_item.added")
-		dst = append(dst, `,"item":`...)
-		dst = e.appendItem(dst, "in_progress")
-		dst = append(dst, `,"output_index":0`...)
-		dst = e.finishEvent(dst)
+	if e.callOpen() {
+		dst = e.callStop(dst)
+	}
+	if !e.itemOpen {
+		dst = e.itemAdded(dst, responsesStreamItem{first: len(e.parts), end: len(e.parts)})
 	}
 	e.parts = append(e.parts, responsesStreamPart{kind: k, start: len(e.text), end: len(e.text)})
+	e.last().end = len(e.parts)
 	e.partOpen = true
 	dst = e.begin(dst, "response.content_part.added")
 	dst = e.appendPartRef(dst, false)
@@ -709,15 +881,16 @@ func (e *responsesStreamEncoder) delta(dst []byte, text string) []byte {
 		dst = e.begin(dst, "response.output_text.delta")
 	}
 	dst = append(dst, `,"content_index":`...)
-	dst = appendInt(dst, int64(len(e.parts)-1))
+	dst = appendInt(dst, int64(len(e.parts)-1-e.last().first))
 	dst = append(dst, `,"delta":`...)
 	dst = appendString(dst, text)
 	dst = append(dst, `,"item_id":`...)
-	dst = appendString(dst, e.itemID)
+	dst = appendString(dst, e.last().id)
 	if p.kind != PartRefusal {
 		dst = append(dst, `,"logprobs":[]`...)
 	}
-	dst = append(dst, `,"output_index":0`...)
+	dst = append(dst, `,"output_index":`...)
+	dst = appendInt(dst, int64(len(e.items)-1))
 	return e.finishEvent(dst)
 }
 
@@ -745,20 +918,50 @@ func (e *responsesStreamEncoder) partStop(dst []byte) []byte {
 	return e.finishEvent(dst)
 }
 
-// end closes what is open and sends response.output_item.done and
-// response.completed (or response.incomplete) with the full response.
+// callStart closes what is open and sends response.output_item.added for a
+// function call, with its call id and name once and empty arguments.
+func (e *responsesStreamEncoder) callStart(dst []byte, ev *Event) []byte {
+	dst = e.closeItem(dst, "completed")
+	at := len(e.text)
+	return e.itemAdded(dst, responsesStreamItem{call: true, callID: strings.Clone(ev.ToolCallID), name: strings.Clone(ev.ToolName),
+		args: responsesStreamPart{kind: PartToolCall, start: at, end: at}})
+}
+
+// callDelta sends an arguments fragment and keeps it.
+func (e *responsesStreamEncoder) callDelta(dst []byte, text string) []byte {
+	it := e.last()
+	e.text = append(e.text, text...)
+	it.args.end = len(e.text)
+	dst = e.begin(dst, "response.function_call_arguments.delta")
+	dst = append(dst, `,"delta":`...)
+	dst = appendString(dst, text)
+	dst = e.appendItemRef(dst)
+	return e.finishEvent(dst)
+}
+
+// callStop sends response.function_call_arguments.done and the item's
+// output_item.done. A call whose upstream sent no arguments at all gets
+// "{}", as one delta, so that clients summing the deltas agree with .done.
+func (e *responsesStreamEncoder) callStop(dst []byte) []byte {
+	it := e.last()
+	if it.args.start == it.args.end {
+		dst = e.callDelta(dst, "{}")
+	}
+	dst = e.begin(dst, "response.function_call_arguments.done")
+	dst = append(dst, `,"arguments":`...)
+	dst = appendString(dst, bytesToString(e.text[it.args.start:it.args.end]))
+	dst = e.appendItemRef(dst)
+	dst = append(dst, `,"name":`...)
+	dst = appendString(dst, it.name)
+	dst = e.finishEvent(dst)
+	return e.itemDone(dst, "completed")
+}
+
+// end closes what is open and sends response.completed (or
+// response.incomplete) with the full response.
 func (e *responsesStreamEncoder) end(dst []byte) []byte {
-	if e.partOpen {
-		dst = e.partStop(dst)
-	}
 	status, reason := mapping.ResponsesStatus(e.stop)
-	if e.itemSent {
-		dst = e.begin(dst, "response.output_item.done")
-		dst = append(dst, `,"item":`...)
-		dst = e.appendItem(dst, status)
-		dst = append(dst, `,"output_index":0`...)
-		dst = e.finishEvent(dst)
-	}
+	dst = e.closeItem(dst, status)
 	dst = e.begin(dst, "response."+status)
 	dst = append(dst, `,"response":`...)
 	dst = e.appendResponse(dst, status, reason, nil)
@@ -849,12 +1052,20 @@ func (e *responsesStreamEncoder) appendResponse(dst []byte, status, incompleteRe
 	dst = append(dst, `,"instructions":null,"metadata":{},"model":`...)
 	dst = appendString(dst, e.model)
 	dst = append(dst, `,"output":[`...)
-	if e.itemSent {
-		itemStatus := status
-		if status == "failed" {
-			itemStatus = "incomplete"
+	for i := range e.items {
+		if i > 0 {
+			dst = append(dst, ',')
 		}
-		dst = e.appendItem(dst, itemStatus)
+		it := &e.items[i]
+		itemStatus := it.status
+		if itemStatus == "" || i == len(e.items)-1 && e.itemOpen {
+			// An unfinished item of a failed response is incomplete.
+			itemStatus = status
+			if status == "failed" {
+				itemStatus = "incomplete"
+			}
+		}
+		dst = e.appendItem(dst, it, itemStatus)
 	}
 	dst = append(dst, `],"parallel_tool_calls":true,"temperature":null,"tool_choice":"auto","tools":[],"top_p":null,"access_programs":null`...)
 	if status != "in_progress" && e.usage.Known {
@@ -863,16 +1074,29 @@ func (e *responsesStreamEncoder) appendResponse(dst []byte, status, incompleteRe
 	return append(dst, '}')
 }
 
-// appendItem appends the message item with the parts sent so far, as
-// appendResponsesOutputMessage writes it.
-func (e *responsesStreamEncoder) appendItem(dst []byte, status string) []byte {
+// appendItem appends an output item with what was sent of it so far, as
+// appendResponsesOutputMessage and appendResponsesOutputCall write them.
+func (e *responsesStreamEncoder) appendItem(dst []byte, it *responsesStreamItem, status string) []byte {
+	if it.call {
+		dst = append(dst, `{"type":"function_call","id":`...)
+		dst = appendString(dst, it.id)
+		dst = append(dst, `,"call_id":`...)
+		dst = appendString(dst, it.callID)
+		dst = append(dst, `,"name":`...)
+		dst = appendString(dst, it.name)
+		dst = append(dst, `,"arguments":`...)
+		dst = appendString(dst, bytesToString(e.text[it.args.start:it.args.end]))
+		dst = append(dst, `,"status":`...)
+		dst = appendString(dst, status)
+		return append(dst, '}')
+	}
 	dst = append(dst, `{"type":"message","id":`...)
-	dst = appendString(dst, e.itemID)
+	dst = appendString(dst, it.id)
 	dst = append(dst, `,"status":`...)
 	dst = appendString(dst, status)
 	dst = append(dst, `,"role":"assistant","content":[`...)
-	for i := range e.parts {
-		if i > 0 {
+	for i := it.first; i < it.end; i++ {
+		if i > it.first {
 			dst = append(dst, ',')
 		}
 		dst = e.appendPart(dst, &e.parts[i])

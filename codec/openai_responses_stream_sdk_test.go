@@ -44,6 +44,7 @@ type summary struct {
 	response        responses.Response
 	errCode, errMsg string // from the error event
 	items, parts    int
+	calls           []string // "call_id name arguments" from the events
 }
 
 func golden(t *testing.T, name string) summary {
@@ -70,8 +71,22 @@ func golden(t *testing.T, name string) summary {
 		switch e := typed.(type) {
 		case responses.ResponseOutputItemAddedEvent:
 			s.items++
-			if e.Item.Type != "message" || e.Item.AsMessage().Role != "assistant" {
+			switch e.Item.Type {
+			case "message":
+				if e.Item.AsMessage().Role != "assistant" {
+					t.Errorf("item %+v", e.Item)
+				}
+			case "function_call":
+				c := e.Item.AsFunctionCall()
+				s.calls = append(s.calls, c.CallID+" "+c.Name+" ")
+			default:
 				t.Errorf("item %+v", e.Item)
+			}
+		case responses.ResponseFunctionCallArgumentsDeltaEvent:
+			s.calls[len(s.calls)-1] += e.Delta
+		case responses.ResponseFunctionCallArgumentsDoneEvent:
+			if !strings.HasSuffix(s.calls[len(s.calls)-1], " "+e.Arguments) {
+				t.Errorf("done arguments %q are not the deltas' %q", e.Arguments, s.calls[len(s.calls)-1])
 			}
 		case responses.ResponseContentPartAddedEvent:
 			s.parts++
@@ -166,7 +181,16 @@ func TestResponsesStreamSDKGolden(t *testing.T) {
 		in, cached, out, rs int64
 		errCode, errMsg     string
 		items, parts        int
+		calls               []string
 	}{
+		{name: "tool_calls", text: "Let me check.", terminal: "response.completed", status: "completed", in: 20, cached: 4, out: 7, rs: 2,
+			items: 3, parts: 1, calls: []string{`toolu_01 get_weather {"city":"Paris"}`, `toolu_02 now {}`}},
+		{name: "text_after_call", text: "Done.", terminal: "response.completed", status: "completed", items: 2, parts: 1,
+			calls: []string{`call_1 f {"a":1}`}},
+		{name: "call_cut_by_max_tokens", terminal: "response.incomplete", status: "incomplete", reason: "max_output_tokens", items: 1,
+			calls: []string{`call_1 f {"a":1}`}},
+		{name: "error_in_call", text: "x", terminal: "response.failed", status: "failed", items: 2, parts: 1,
+			errCode: "rate_limit_exceeded", errMsg: "Slow down.", calls: []string{`call_1 f {"a":`}},
 		{name: "text", text: "Hello,\nworld \"quoted\" é", terminal: "response.completed", status: "completed",
 			in: 20, cached: 4, out: 7, rs: 2, items: 1, parts: 1},
 		{name: "refusal", refusal: "I can't help with that.", terminal: "response.completed", status: "completed",
@@ -209,6 +233,20 @@ func TestResponsesStreamSDKGolden(t *testing.T) {
 			if u.InputTokens != tt.in || u.InputTokensDetails.CachedTokens != tt.cached || u.OutputTokens != tt.out ||
 				u.OutputTokensDetails.ReasoningTokens != tt.rs || u.TotalTokens != tt.in+tt.out {
 				t.Errorf("usage %+v", u)
+			}
+			if strings.Join(s.calls, "\n") != strings.Join(tt.calls, "\n") {
+				t.Errorf("calls %q, want %q", s.calls, tt.calls)
+			}
+			// The final output repeats the calls.
+			var final []string
+			for _, it := range r.Output {
+				if it.Type == "function_call" {
+					c := it.AsFunctionCall()
+					final = append(final, c.CallID+" "+c.Name+" "+c.Arguments)
+				}
+			}
+			if strings.Join(final, "\n") != strings.Join(tt.calls, "\n") {
+				t.Errorf("final calls %q, want %q", final, tt.calls)
 			}
 			if s.errCode != tt.errCode || s.errMsg != tt.errMsg {
 				t.Errorf("error event %q %q, want %q %q", s.errCode, s.errMsg, tt.errCode, tt.errMsg)

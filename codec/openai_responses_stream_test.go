@@ -22,11 +22,13 @@ func responsesEventString(ev Event) string {
 	case EventStart:
 		return fmt.Sprintf("start %s %s %d", ev.ID, ev.Model, ev.Created)
 	case EventPartStart:
-		kind := "text"
-		if ev.Part == PartRefusal {
-			kind = "refusal"
+		switch ev.Part {
+		case PartRefusal:
+			return fmt.Sprintf("part_start %d refusal", ev.Index)
+		case PartToolCall:
+			return fmt.Sprintf("part_start %d call %s %s", ev.Index, ev.ToolCallID, ev.ToolName)
 		}
-		return fmt.Sprintf("part_start %d %s", ev.Index, kind)
+		return fmt.Sprintf("part_start %d text", ev.Index)
 	case EventPartDelta:
 		return fmt.Sprintf("delta %d %q", ev.Index, ev.Text)
 	case EventPartStop:
@@ -42,6 +44,61 @@ func responsesEventString(ev Event) string {
 		return fmt.Sprintf("error %d %d %q", ev.Err.Status, ev.Err.Kind, ev.Err.Message)
 	}
 	return "unknown"
+}
+
+// rsDecodeStream is decodeStream for Responses, detaching the tool call ids
+// and names of the events too.
+func rsDecodeStream(t *testing.T, body string, cause error) []Event {
+	t.Helper()
+	dec := NewStreamDecoder(OpenAIResponses)
+	r := sse.NewReader(strings.NewReader(body), 0)
+	var out, buf []Event
+	detach := func(evs []Event) {
+		for _, ev := range appendDetached(nil, evs) {
+			ev.ToolCallID, ev.ToolName = strings.Clone(ev.ToolCallID), strings.Clone(ev.ToolName)
+			out = append(out, ev)
+		}
+	}
+	for {
+		ev, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if cause == nil {
+				cause = err
+			}
+			break
+		}
+		buf = dec.Decode(buf[:0], ev.Name, ev.Data, ev.Bare)
+		detach(buf)
+	}
+	detach(dec.Close(buf[:0], cause))
+	return out
+}
+
+// rsCalls returns the tool calls of a canonical stream as "id name
+// arguments", and the text of its other parts.
+func rsCalls(evs []Event) (calls []string, text string) {
+	kinds := map[int]PartType{}
+	at := map[int]int{}
+	for _, ev := range evs {
+		switch ev.Type {
+		case EventPartStart:
+			kinds[ev.Index] = ev.Part
+			if ev.Part == PartToolCall {
+				at[ev.Index] = len(calls)
+				calls = append(calls, ev.ToolCallID+" "+ev.ToolName+" ")
+			}
+		case EventPartDelta:
+			if kinds[ev.Index] == PartToolCall {
+				calls[at[ev.Index]] += ev.Text
+			} else {
+				text += ev.Text
+			}
+		}
+	}
+	return calls, text
 }
 
 func responsesEventStrings(evs []Event) []string {
@@ -72,6 +129,25 @@ var (
 	rsUsage    = `"usage":{"input_tokens":10,"input_tokens_details":{"cached_tokens":4},"output_tokens":5,"output_tokens_details":{"reasoning_tokens":2},"total_tokens":15}`
 	rsDoneOK   = rsEv("response.completed", `,"response":{"id":"resp_1","status":"completed",`+rsUsage+`}`)
 )
+
+func rsCallAdded(out int, id, callID, name string) string {
+	return rsEv("response.output_item.added", fmt.Sprintf(`,"output_index":%d,"item":{"type":"function_call","id":%q,"call_id":%q,"name":%q,"arguments":"","status":"in_progress"}`, out, id, callID, name))
+}
+
+func rsCallDelta(id, delta string) string {
+	return rsEv("response.function_call_arguments.delta", fmt.Sprintf(`,"item_id":%q,"output_index":0,"delta":%s`, id, rsJSON(delta)))
+}
+
+// rsCallArgsDone is function_call_arguments.done as real traffic sends it,
+// without the name.
+func rsCallArgsDone(id, args string) string {
+	return rsEv("response.function_call_arguments.done", fmt.Sprintf(`,"item_id":%q,"output_index":0,"arguments":%s`, id, rsJSON(args)))
+}
+
+func rsCallDone(out int, id, callID, name, args string) string {
+	return rsEv("response.output_item.done", fmt.Sprintf(`,"output_index":%d,"item":{"type":"function_call","id":%q,"call_id":%q,"name":%q,"arguments":%s,"status":"completed"}`,
+		out, id, callID, name, rsJSON(args)))
+}
 
 func rsPartAdded(i int, kind string) string {
 	field := "text"
@@ -227,9 +303,8 @@ func TestResponsesStreamDecodeEvents(t *testing.T) {
 			[]string{rsWantStart, rsWantUsage, "stop end", "end"}},
 
 		// Content that cannot be translated yet.
-		{"function call", rsStart + rsEv("response.output_item.added", `,"output_index":0,"item":{"type":"function_call","id":"fc_1","call_id":"call_1","name":"f","arguments":""}`) +
-			rsEv("response.function_call_arguments.delta", `,"delta":"{}"`) + rsDoneOK,
-			[]string{rsWantStart, `error 502 11 "upstream openai-responses stream: output item type \"function_call\" cannot be translated yet"`}},
+		{"web search call", rsStart + rsEv("response.output_item.added", `,"output_index":0,"item":{"type":"web_search_call","id":"ws_1"}`),
+			[]string{rsWantStart, `error 502 11 "upstream openai-responses stream: output item type \"web_search_call\" cannot be translated yet"`}},
 		{"web search call after text", rsStart + rsItem + rsPartAdded(0, "output_text") + rsDelta(0, "x") +
 			rsEv("response.output_item.added", `,"output_index":1,"item":{"type":"web_search_call","id":"ws_1","status":"in_progress"}`),
 			[]string{rsWantStart, "part_start 0 text", `delta 0 "x"`, `error 502 11 "upstream openai-responses stream: output item type \"web_search_call\" cannot be translated yet"`}},
@@ -239,6 +314,49 @@ func TestResponsesStreamDecodeEvents(t *testing.T) {
 			[]string{rsWantStart, `error 502 11 "upstream openai-responses stream: content part type \"output_audio\" cannot be translated yet"`}},
 		{"unknown content part done", rsStart + rsItem + rsEv("response.content_part.done", `,"part":{"type":"output_audio"}`),
 			[]string{rsWantStart, `error 502 11 "upstream openai-responses stream: content part type \"output_audio\" cannot be translated yet"`}},
+
+		// Function calls.
+		{"function call", rsStart + rsCallAdded(0, "fc_1", "call_1", "get_weather") + rsCallDelta("fc_1", `{"city":`) + rsCallDelta("fc_1", `"Paris"}`) +
+			rsCallArgsDone("fc_1", `{"city":"Paris"}`) + rsCallDone(0, "fc_1", "call_1", "get_weather", `{"city":"Paris"}`) + rsDoneOK,
+			[]string{rsWantStart, "part_start 0 call call_1 get_weather", `delta 0 "{\"city\":"`, `delta 0 "\"Paris\"}"`, "part_stop 0", rsWantUsage, "stop tool_use", "end"}},
+		{"text then parallel calls", rsStart + rsItem + rsText(0, "Let me check.") + rsItemDone +
+			rsCallAdded(1, "fc_1", "call_1", "a") + rsCallDelta("fc_1", `{"x":1}`) + rsCallDone(1, "fc_1", "call_1", "a", `{"x":1}`) +
+			rsCallAdded(2, "fc_2", "call_2", "b") + rsCallDelta("fc_2", `{"y":2}`) + rsCallDone(2, "fc_2", "call_2", "b", `{"y":2}`) + rsDoneOK,
+			[]string{rsWantStart, "part_start 0 text", `delta 0 "Let me check."`, "part_stop 0",
+				"part_start 1 call call_1 a", `delta 1 "{\"x\":1}"`, "part_stop 1",
+				"part_start 2 call call_2 b", `delta 2 "{\"y\":2}"`, "part_stop 2", rsWantUsage, "stop tool_use", "end"}},
+		{"arguments only in .done", rsStart + rsCallAdded(0, "fc_1", "call_1", "f") + rsCallArgsDone("fc_1", `{"a":1}`) +
+			rsCallDone(0, "fc_1", "call_1", "f", `{"a":1}`) + rsDoneOK,
+			[]string{rsWantStart, "part_start 0 call call_1 f", `delta 0 "{\"a\":1}"`, "part_stop 0", rsWantUsage, "stop tool_use", "end"}},
+		{"arguments only in output_item.done", rsStart + rsCallAdded(0, "fc_1", "call_1", "f") + rsCallDone(0, "fc_1", "call_1", "f", `{"a":1}`) + rsDoneOK,
+			[]string{rsWantStart, "part_start 0 call call_1 f", `delta 0 "{\"a\":1}"`, "part_stop 0", rsWantUsage, "stop tool_use", "end"}},
+		{"call without arguments", rsStart + rsCallAdded(0, "fc_1", "call_1", "f") + rsCallArgsDone("fc_1", "") + rsCallDone(0, "fc_1", "call_1", "f", "") + rsDoneOK,
+			[]string{rsWantStart, "part_start 0 call call_1 f", "part_stop 0", rsWantUsage, "stop tool_use", "end"}},
+		{"call only in output_item.done", rsStart + rsCallDone(0, "fc_1", "call_1", "f", `{}`) + rsDoneOK,
+			[]string{rsWantStart, "part_start 0 call call_1 f", `delta 0 "{}"`, "part_stop 0", rsWantUsage, "stop tool_use", "end"}},
+		{"arguments in the added item", rsStart + rsEv("response.output_item.added", `,"output_index":0,"item":{"type":"function_call","id":"fc_1","call_id":"c","name":"f","arguments":"{}"}`) +
+			rsCallDone(0, "fc_1", "c", "f", `{}`) + rsDoneOK,
+			[]string{rsWantStart, "part_start 0 call c f", `delta 0 "{}"`, "part_stop 0", rsWantUsage, "stop tool_use", "end"}},
+		{"deltas without item ids", rsStart + rsCallAdded(0, "fc_1", "call_1", "f") + rsEv("response.function_call_arguments.delta", `,"delta":"{}"`) +
+			rsEv("response.function_call_arguments.delta", `,"delta":""`) + rsDoneOK,
+			[]string{rsWantStart, "part_start 0 call call_1 f", `delta 0 "{}"`, "part_stop 0", rsWantUsage, "stop tool_use", "end"}},
+		{"call cut by max tokens", rsStart + rsCallAdded(0, "fc_1", "call_1", "f") + rsCallDelta("fc_1", `{"a":`) +
+			rsEv("response.incomplete", `,"response":{"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"}}`),
+			[]string{rsWantStart, "part_start 0 call call_1 f", `delta 0 "{\"a\":"`, "part_stop 0", "stop max_tokens", "end"}},
+		{"arguments for another item", rsStart + rsCallAdded(0, "fc_1", "call_1", "f") + rsCallDelta("fc_2", "{}"),
+			[]string{rsWantStart, "part_start 0 call call_1 f", `error 502 11 "upstream openai-responses response is invalid: function call arguments for an item that is not open"`}},
+		{"arguments without a call", rsStart + rsItem + rsText(0, "x") + rsCallArgsDone("fc_1", "{}"),
+			[]string{rsWantStart, "part_start 0 text", `delta 0 "x"`, "part_stop 0", `error 502 11 "upstream openai-responses response is invalid: function call arguments for an item that is not open"`}},
+		{"arguments not a string", rsStart + rsCallAdded(0, "fc_1", "call_1", "f") + rsEv("response.function_call_arguments.delta", `,"item_id":"fc_1","delta":{}`),
+			[]string{rsWantStart, "part_start 0 call call_1 f", `error 502 11 "upstream openai-responses response is invalid: function call arguments are not a string"`}},
+		{"call without a name", rsStart + rsEv("response.output_item.added", `,"item":{"type":"function_call","id":"fc_1","call_id":"c"}`),
+			[]string{rsWantStart, `error 502 11 "upstream openai-responses response is invalid: function_call item has no call_id or name"`}},
+		{"call id not a string", rsStart + rsEv("response.output_item.added", `,"item":{"type":"function_call","id":"fc_1","call_id":1,"name":"f"}`),
+			[]string{rsWantStart, `error 502 11 "upstream openai-responses response is invalid: item.call_id is not a string"`}},
+		{"bad call only in output_item.done", rsStart + rsEv("response.output_item.done", `,"item":{"type":"function_call","id":"fc_1","name":"f"}`),
+			[]string{rsWantStart, `error 502 11 "upstream openai-responses response is invalid: function_call item has no call_id or name"`}},
+		{"custom tool call", rsStart + rsEv("response.output_item.added", `,"item":{"type":"custom_tool_call","id":"ctc_1","call_id":"c","name":"f","input":""}`),
+			[]string{rsWantStart, `error 502 11 "upstream openai-responses stream: output item type \"custom_tool_call\" cannot be translated yet"`}},
 
 		// Errors from the upstream.
 		{"error event nested (real traffic)", rsStart +
@@ -308,7 +426,7 @@ func TestResponsesStreamDecodeEvents(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			evs := decodeStream(t, OpenAIResponses, tt.body, nil)
+			evs := rsDecodeStream(t, tt.body, nil)
 			checkWellFormed(t, evs)
 			got := responsesEventStrings(evs)
 			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
@@ -322,7 +440,7 @@ func TestResponsesStreamDecodeEvents(t *testing.T) {
 // that the event strings leave out.
 func TestResponsesStreamDecodeErrorFields(t *testing.T) {
 	body := rsStart + rsEv("error", `,"code":"invalid_prompt","message":"Flagged.","param":"input","sequence_number":2`)
-	evs := decodeStream(t, OpenAIResponses, body, nil)
+	evs := rsDecodeStream(t, body, nil)
 	e := evs[len(evs)-1].Err
 	want := Error{Status: 400, Kind: mapping.ErrInvalidRequest, Message: "Flagged.", Param: "input", Code: "invalid_prompt", Protocol: OpenAIResponses}
 	if e == nil || *e != want {
@@ -385,6 +503,7 @@ type responsesRecordingWant struct {
 	usage           Usage
 	err             string // substring of the error message; "" for a complete stream
 	status          int
+	calls           []string // "call_id name arguments"
 }
 
 var responsesRecordingWants = map[string]responsesRecordingWant{
@@ -399,17 +518,23 @@ var responsesRecordingWants = map[string]responsesRecordingWant{
 		text:  "Right now in Florence, Italy, it’s about 40°C (104°F). Would you like a forecast or details like wind and humidity?",
 		stop:  mapping.StopEnd,
 		usage: Usage{Known: true, InputTokens: 92, OutputTokens: 456, ReasoningTokens: 384}},
-	// Tool calls cannot be translated yet.
+	// Tool calls: ids, names and arguments exactly; reasoning is skipped.
 	"gpt-4o-tool-call-stream.json": {id: "resp_08e0d5fe24768fbd016a3c11fec04081928b7c5c05d975fc26", model: "gpt-4o-2024-08-06",
-		err: `output item type "function_call" cannot be translated yet`, status: 502},
+		stop: mapping.StopToolUse, usage: Usage{Known: true, InputTokens: 58, OutputTokens: 17},
+		calls: []string{`call_PRiJm2RVAvt7IoRvjxIXxFVF weather {"location":"Florence, Italy"}`}},
 	"gpt-4o-tool-call-stream-no-sequence-number.json": {id: "resp_67e554a155508191900ee113293c4c830794405d35281ae2", model: "gpt-4o-2024-08-06",
-		err: `output item type "function_call" cannot be translated yet`, status: 502},
+		stop: mapping.StopToolUse, usage: Usage{Known: true, InputTokens: 255, OutputTokens: 16},
+		calls: []string{`call_kL0PCQV7M2WMoVX8V8OtYSAL get_capital {"country":"France"}`}},
 	"gpt-5-parallel-tools-stream.json": {id: "resp_0a7836d50cf181dd016a3c122cf3b881a1947fb8d49897cfca", model: "gpt-5-2025-08-07",
-		err: `output item type "function_call" cannot be translated yet`, status: 502},
+		stop: mapping.StopToolUse, usage: Usage{Known: true, InputTokens: 109, OutputTokens: 223, ReasoningTokens: 128},
+		calls: []string{`call_inViAUr9eV0GDtyOywkCxp59 add {"a":2,"b":3}`, `call_Op66UUnzuOoKmgGeFJQJFTUY multiply {"a":2,"b":3}`}},
 	"gpt-5-reasoning-summary-tool-call-stream.json": {id: "resp_017e85da2ae23b69016a3c12518cc0819da56cbbdd33f128f3", model: "gpt-5-2025-08-07",
-		err: `output item type "function_call" cannot be translated yet`, status: 502},
+		stop: mapping.StopToolUse, usage: Usage{Known: true, InputTokens: 63, OutputTokens: 121, ReasoningTokens: 64},
+		calls: []string{`call_zgUaIBRPTwxxOusyyKw5NVMH weather {"location":"Florence, Italy"}`}},
+	// Several responses back to back: the first one ends the stream.
 	"reasoning-encrypted-content-stream-reframed.json": {id: "resp_01830d662ab3856501693c321345c88190b0de00f3b9975691", model: "gpt-5.1-codex-max",
-		err: `output item type "function_call" cannot be translated yet`, status: 502},
+		stop: mapping.StopToolUse, usage: Usage{Known: true, InputTokens: 134, OutputTokens: 28},
+		calls: []string{`call_AB6AaRZ1FYZB2RwS6A5vbdqn calculator {"a":12,"b":7,"op":"add"}`}},
 	// A mid-stream error in the real nested shape, then response.failed.
 	"insufficient-quota-error-event-stream-reframed.json": {id: "resp_05500b38c2cd9bfc00691c7c9d222481a3b595421266dab424", model: "gpt-5-nano-2025-08-07",
 		err: "You exceeded your current quota, please check your plan and billing details.", status: 429},
@@ -426,7 +551,7 @@ func TestResponsesStreamDecodeRecordings(t *testing.T) {
 			if !ok {
 				t.Fatal("recording missing from the table")
 			}
-			evs := decodeStream(t, OpenAIResponses, string(readResponsesRecording(t, "openai-responses/"+file)), nil)
+			evs := rsDecodeStream(t, string(readResponsesRecording(t, "openai-responses/"+file)), nil)
 			checkWellFormed(t, evs)
 			s := summarize(evs)
 			if s.ID != want.id || s.Model != want.model {
@@ -441,9 +566,13 @@ func TestResponsesStreamDecodeRecordings(t *testing.T) {
 			if s.Err != nil || !s.Complete {
 				t.Fatalf("stream not complete: %+v", s.Err)
 			}
-			if s.Text != want.text || s.Refusal != "" || s.Stop != want.stop || s.Usage != want.usage {
+			calls, text := rsCalls(evs)
+			if text != want.text || s.Refusal != "" || s.Stop != want.stop || s.Usage != want.usage {
 				t.Errorf("got text %q refusal %q stop %v usage %+v\nwant text %q stop %v usage %+v",
-					s.Text, s.Refusal, s.Stop, s.Usage, want.text, want.stop, want.usage)
+					text, s.Refusal, s.Stop, s.Usage, want.text, want.stop, want.usage)
+			}
+			if strings.Join(calls, "\n") != strings.Join(want.calls, "\n") {
+				t.Errorf("calls:\n%s\nwant:\n%s", strings.Join(calls, "\n"), strings.Join(want.calls, "\n"))
 			}
 		})
 	}
@@ -469,7 +598,7 @@ func TestResponsesStreamDecodeTruncated(t *testing.T) {
 	for _, file := range responsesRecordingFiles(t) {
 		t.Run(file, func(t *testing.T) {
 			body := string(readResponsesRecording(t, "openai-responses/"+file))
-			canComplete := summarize(decodeStream(t, OpenAIResponses, body, nil)).Complete
+			canComplete := summarize(rsDecodeStream(t, body, nil)).Complete
 			events := responsesSplitEvents(body)
 			terminal := false
 			for n := 0; n <= len(events); n++ {
@@ -478,7 +607,7 @@ func TestResponsesStreamDecodeTruncated(t *testing.T) {
 					terminal = terminal || typ == "response.completed" || typ == "response.incomplete"
 				}
 				for _, cause := range []error{nil, errTestBroken} {
-					evs := decodeStream(t, OpenAIResponses, strings.Join(events[:n], ""), cause)
+					evs := rsDecodeStream(t, strings.Join(events[:n], ""), cause)
 					checkWellFormed(t, evs)
 					s := summarize(evs)
 					if s.Complete != (terminal && canComplete) {
@@ -498,7 +627,7 @@ func TestResponsesStreamDecodeTruncatedBytes(t *testing.T) {
 	body := string(readResponsesRecording(t, "openai-responses/gpt-4o-text-stream.json"))
 	end := strings.LastIndex(body, "event: response.completed")
 	for n := 0; n < len(body); n++ {
-		evs := decodeStream(t, OpenAIResponses, body[:n], nil)
+		evs := rsDecodeStream(t, body[:n], nil)
 		checkWellFormed(t, evs)
 		s := summarize(evs)
 		// The completed event is complete once its data line has ended.
@@ -514,7 +643,7 @@ func TestResponsesStreamDecodeTruncatedBytes(t *testing.T) {
 // text-only response through every chunking: the result does not change.
 func TestResponsesStreamDecodeSplit(t *testing.T) {
 	body := rsStart + rsItem + rsText(0, "Hé", "llo\n", "\"w\"") + rsItemDone + rsDoneOK
-	want := responsesEventStrings(decodeStream(t, OpenAIResponses, body, nil))
+	want := responsesEventStrings(rsDecodeStream(t, body, nil))
 	variants := map[string]string{
 		"crlf":      strings.ReplaceAll(body, "\n", "\r\n"),
 		"cr":        strings.ReplaceAll(body, "\n", "\r"),
@@ -524,7 +653,7 @@ func TestResponsesStreamDecodeSplit(t *testing.T) {
 	}
 	for name, v := range variants {
 		t.Run(name, func(t *testing.T) {
-			got := responsesEventStrings(decodeStream(t, OpenAIResponses, v, nil))
+			got := responsesEventStrings(rsDecodeStream(t, v, nil))
 			if strings.Join(got, "\n") != strings.Join(want, "\n") {
 				t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
@@ -568,6 +697,14 @@ func rsTextEvents(index int, kind PartType, deltas ...string) []Event {
 	return append(evs, Event{Type: EventPartStop, Index: index})
 }
 
+func rsCallEvents(index int, id, name string, deltas ...string) []Event {
+	evs := []Event{{Type: EventPartStart, Index: index, Part: PartToolCall, ToolCallID: id, ToolName: name}}
+	for _, d := range deltas {
+		evs = append(evs, Event{Type: EventPartDelta, Index: index, Text: d})
+	}
+	return append(evs, Event{Type: EventPartStop, Index: index})
+}
+
 func rsSeq(parts ...[]Event) []Event {
 	var evs []Event
 	for _, p := range parts {
@@ -603,6 +740,18 @@ var responsesEncoderCases = []struct {
 		rsTextEvents(0, PartText, "Hi"),
 		rsOne(Event{Type: EventStop, StopReason: mapping.StopEnd}, Event{Type: EventUsage, Usage: Usage{Known: true, InputTokens: 8, OutputTokens: 2}}, Event{Type: EventEnd}))},
 	{"no_output", rsOne(rsStartEvent(), Event{Type: EventStop, StopReason: mapping.StopEnd}, Event{Type: EventEnd})},
+	// Text, then parallel calls (one with no argument fragments at all:
+	// "{}"), as an Anthropic or Gemini upstream streams them.
+	{"tool_calls", rsSeq(rsOne(rsStartEvent()), rsTextEvents(0, PartText, "Let me check."),
+		rsCallEvents(1, "toolu_01", "get_weather", `{"city":`, `"Paris"}`), rsCallEvents(2, "toolu_02", "now"),
+		rsOne(Event{Type: EventStop, StopReason: mapping.StopToolUse}, Event{Type: EventUsage, Usage: rsTestUsage}, Event{Type: EventEnd}))},
+	// A call, then text in a new message item; the end closes the call.
+	{"text_after_call", rsSeq(rsOne(rsStartEvent()), rsCallEvents(0, "call_1", "f", `{"a":1}`)[:2], rsTextEvents(1, PartText, "Done."),
+		rsOne(Event{Type: EventStop, StopReason: mapping.StopEnd}, Event{Type: EventEnd}))},
+	{"call_cut_by_max_tokens", rsSeq(rsOne(rsStartEvent()), rsCallEvents(0, "call_1", "f", `{"a":1}`)[:2],
+		rsOne(Event{Type: EventStop, StopReason: mapping.StopMaxTokens}, Event{Type: EventEnd}))},
+	{"error_in_call", rsSeq(rsOne(rsStartEvent()), rsTextEvents(0, PartText, "x"), rsCallEvents(1, "call_1", "f", `{"a":`)[:2],
+		rsOne(Event{Type: EventError, Err: &Error{Status: 429, Kind: mapping.ErrRateLimit, Message: "Slow down."}}))},
 	{"error_mid_stream", rsSeq(rsOne(rsStartEvent()), rsOne(Event{Type: EventPartStart, Index: 0, Part: PartText}, Event{Type: EventPartDelta, Index: 0, Text: "Partial answer"}),
 		rsOne(Event{Type: EventError, Err: &Error{Status: 529, Kind: mapping.ErrOverloaded, Message: "Overloaded", Code: "overloaded_error", Protocol: AnthropicMessages}}))},
 	{"error_before_content", rsOne(rsStartEvent(),
@@ -642,18 +791,25 @@ func TestResponsesStreamEncodeGolden(t *testing.T) {
 // checkResponsesSSE checks an encoded stream against the Responses event
 // grammar a strict client (Codex) relies on: every event's type repeats its
 // name, sequence numbers count from 0, the stream starts with
-// response.created and response.in_progress, output_item.added precedes all
-// content, every part is opened, filled and closed in order with matching
-// texts, and it ends with exactly one terminal event.
+// response.created and response.in_progress, output items are added at
+// increasing output indexes, one at a time, before any of their content,
+// every part is opened, filled and closed in order with matching texts,
+// function call arguments are sent once (id, call id and name only in the
+// added item) with a .done that repeats the deltas, and it ends with exactly
+// one terminal event whose output repeats the items.
 func checkResponsesSSE(t *testing.T, body []byte) {
 	t.Helper()
 	r := sse.NewReader(bytes.NewReader(body), 0)
 	var names []string
 	var seq int64
-	item, itemDone, terminal := false, false, ""
+	terminal := ""
+	items := 0        // items added
+	itemOpen := false // the last item is not done
+	itemType, itemID := "", ""
 	part, text := -1, ""
-	parts := 0
+	parts := 0 // parts of the open message item
 	var texts []string
+	var doneItems []string // each done item as JSON
 	for {
 		ev, err := r.Next()
 		if err == io.EOF {
@@ -689,28 +845,52 @@ func checkResponsesSSE(t *testing.T, body []byte) {
 			}
 		}
 		names = append(names, name)
+		inItem := func(wantType string) {
+			if !itemOpen || itemType != wantType || data.Get("item_id").Str != itemID || data.Get("output_index").Int() != int64(items-1) {
+				bad("event outside its " + wantType + " item")
+			}
+		}
 		switch name {
 		case "response.created", "response.in_progress":
 			if len(names) > 2 || data.Get("response.status").Str != "in_progress" || len(data.Get("response.output").Array()) != 0 {
 				bad("bad start")
 			}
 		case "response.output_item.added":
-			if item {
-				bad("second item")
+			if itemOpen || data.Get("output_index").Int() != int64(items) {
+				bad("item added while another is open, or out of order")
 			}
-			item = true
+			items++
+			itemOpen = true
+			itemType, itemID = data.Get("item.type").Str, data.Get("item.id").Str
+			parts, texts, text = 0, nil, ""
+			switch itemType {
+			case "message":
+				if len(data.Get("item.content").Array()) != 0 {
+					bad("message added with content")
+				}
+			case "function_call":
+				if !strings.HasPrefix(itemID, "fc_") || data.Get("item.call_id").Str == "" || data.Get("item.name").Str == "" ||
+					data.Get("item.arguments").Str != "" || data.Get("item.status").Str != "in_progress" {
+					bad("function call added without its identity, or with arguments")
+				}
+			default:
+				bad("unexpected item type")
+			}
 		case "response.content_part.added":
-			if !item || part >= 0 || data.Get("content_index").Int() != int64(parts) {
+			inItem("message")
+			if part >= 0 || data.Get("content_index").Int() != int64(parts) {
 				bad("part added out of order")
 			}
 			part, text = parts, ""
 			parts++
 		case "response.output_text.delta", "response.refusal.delta":
+			inItem("message")
 			if part < 0 || data.Get("content_index").Int() != int64(part) || data.Get("delta").Str == "" {
 				bad("delta outside its part")
 			}
 			text += data.Get("delta").Str
 		case "response.output_text.done", "response.refusal.done":
+			inItem("message")
 			full := data.Get("text").Str
 			if name == "response.refusal.done" {
 				full = data.Get("refusal").Str
@@ -719,26 +899,54 @@ func checkResponsesSSE(t *testing.T, body []byte) {
 				bad("done text " + full + " differs from the deltas " + text)
 			}
 		case "response.content_part.done":
+			inItem("message")
 			if part < 0 || data.Get("content_index").Int() != int64(part) {
 				bad("part done out of order")
 			}
 			texts = append(texts, text)
 			part = -1
+		case "response.function_call_arguments.delta":
+			inItem("function_call")
+			if data.Get("delta").Str == "" || data.Get("name").Exists() || data.Get("call_id").Exists() {
+				bad("empty arguments delta, or identity repeated")
+			}
+			text += data.Get("delta").Str
+		case "response.function_call_arguments.done":
+			inItem("function_call")
+			if data.Get("arguments").Str != text || !gjson.Valid(text) || !gjson.Parse(text).IsObject() {
+				bad("arguments " + data.Get("arguments").Str + " differ from the deltas " + text + " or are no object")
+			}
+			texts = append(texts, text)
 		case "response.output_item.done":
-			if !item || part >= 0 || itemDone {
+			if !itemOpen || part >= 0 || data.Get("output_index").Int() != int64(items-1) || data.Get("item.id").Str != itemID {
 				bad("item done out of order")
 			}
-			itemDone = true
+			itemOpen = false
 			var got []string
-			for _, c := range data.Get("item.content").Array() {
-				got = append(got, c.Get("text").Str+c.Get("refusal").Str)
+			if itemType == "message" {
+				for _, c := range data.Get("item.content").Array() {
+					got = append(got, c.Get("text").Str+c.Get("refusal").Str)
+				}
+			} else {
+				got = append(got, data.Get("item.arguments").Str)
 			}
 			if strings.Join(got, "|") != strings.Join(texts, "|") {
 				bad("item content differs from the parts")
 			}
+			doneItems = append(doneItems, data.Get("item").Raw)
 		case "response.completed", "response.incomplete":
-			if part >= 0 || item != itemDone || data.Get("response.status").Str != strings.TrimPrefix(name, "response.") {
+			if part >= 0 || itemOpen || data.Get("response.status").Str != strings.TrimPrefix(name, "response.") {
 				bad("completed with something open")
+			}
+			out := data.Get("response.output").Array()
+			if len(out) != len(doneItems) {
+				bad("final output differs from the items")
+			}
+			for i, it := range out {
+				if it.Get("id").Str != gjson.Get(doneItems[i], "id").Str || it.Get("type").Str != gjson.Get(doneItems[i], "type").Str ||
+					it.Get("arguments").Str != gjson.Get(doneItems[i], "arguments").Str || it.Get("content").Raw != gjson.Get(doneItems[i], "content").Raw {
+					bad("final output item differs from its done event")
+				}
 			}
 			terminal = name
 		case "error":
@@ -766,13 +974,29 @@ func TestResponsesStreamRoundTrip(t *testing.T) {
 	for _, tc := range responsesEncoderCases {
 		t.Run(tc.name, func(t *testing.T) {
 			out := encodeStream(OpenAIResponses, &Request{Model: "client-model"}, tc.evs)
-			evs := decodeStream(t, OpenAIResponses, out, nil)
+			evs := rsDecodeStream(t, out, nil)
 			checkWellFormed(t, evs)
+			gotCalls, _ := rsCalls(evs)
+			wantCalls, _ := rsCalls(tc.evs)
+			for i, c := range wantCalls {
+				if strings.HasSuffix(c, " ") {
+					wantCalls[i] += "{}" // a call without fragments gets "{}"
+				}
+			}
+			if strings.Join(gotCalls, "\n") != strings.Join(wantCalls, "\n") {
+				t.Errorf("calls:\n%s\nwant:\n%s", strings.Join(gotCalls, "\n"), strings.Join(wantCalls, "\n"))
+			}
 			got, want := summarize(evs), summarize(tc.evs)
+			_, got.Text = rsCalls(evs)
+			_, want.Text = rsCalls(tc.evs)
 			// Responses cannot tell a stop sequence from a natural end
 			// (seed 000), nor carry the sequence itself.
 			if want.Stop == mapping.StopSequence {
 				want.Stop, want.StopSeq = mapping.StopEnd, ""
+			}
+			// A completed response with a function call is a tool use.
+			if want.Stop == mapping.StopEnd && len(wantCalls) > 0 {
+				want.Stop = mapping.StopToolUse
 			}
 			if want.Err != nil {
 				if got.Err == nil || got.Err.Message != want.Err.Message || got.Err.Kind != want.Err.Kind {
@@ -792,10 +1016,10 @@ func TestResponsesStreamRoundTrip(t *testing.T) {
 func TestResponsesStreamTranslateRecordings(t *testing.T) {
 	for _, file := range responsesRecordingFiles(t) {
 		t.Run(file, func(t *testing.T) {
-			evs := decodeStream(t, OpenAIResponses, string(readResponsesRecording(t, "openai-responses/"+file)), nil)
+			evs := rsDecodeStream(t, string(readResponsesRecording(t, "openai-responses/"+file)), nil)
 			out := encodeStream(OpenAIResponses, &Request{Model: "m"}, evs)
 			checkResponsesSSE(t, []byte(out))
-			again := decodeStream(t, OpenAIResponses, out, nil)
+			again := rsDecodeStream(t, out, nil)
 			got, want := summarize(again), summarize(evs)
 			if (got.Err == nil) != (want.Err == nil) || (got.Err != nil && got.Err.Message != want.Err.Message) {
 				t.Errorf("error %+v, want %+v", got.Err, want.Err)
@@ -817,7 +1041,7 @@ func TestResponsesStreamEncodeEdges(t *testing.T) {
 			Event{Type: EventPartDelta, Text: ""}, Event{Type: EventPartDelta, Text: "no"}, Event{Type: EventEnd},
 			Event{Type: EventPartDelta, Text: "after the end"}, Event{Type: EventStart, ID: "x"}))
 		checkResponsesSSE(t, []byte(out))
-		s := summarize(decodeStream(t, OpenAIResponses, out, nil))
+		s := summarize(rsDecodeStream(t, out, nil))
 		if s.Text != "orphan delta" || s.Refusal != "no" || s.Model != "asked" || !strings.HasPrefix(s.ID, "resp_") || len(s.ID) != 29 || !s.Complete {
 			t.Errorf("got %+v", s)
 		}
