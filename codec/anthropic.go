@@ -1,9 +1,11 @@
 package codec
 
 import (
+	"cmp"
 	"math/bits"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/llmbridge/llmbridge/mapping"
 	"github.com/tidwall/gjson"
@@ -454,6 +456,13 @@ func (d *anthropicRequestDecoder) block(b gjson.Result, pos anthropicBlockPos) (
 		allowed = akToolUseBlock
 	case "tool_result":
 		allowed = akToolResultBlock
+	case "image":
+		allowed = akImageBlock
+	case "document":
+		if pos.nested {
+			return Part{}, unsupportedField(pos.path(""), "documents in tool results are not supported yet")
+		}
+		allowed = akDocumentBlock
 	default:
 		return Part{}, unsupportedField(pos.path(""), `content part type "`+f.typ.Str+`" is not supported yet`)
 	}
@@ -476,6 +485,10 @@ func (d *anthropicRequestDecoder) block(b gjson.Result, pos anthropicBlockPos) (
 		return anthropicToolUse(&f, pos)
 	case "tool_result":
 		return d.toolResult(&f, pos)
+	case "image":
+		return d.mediaSource(&f, pos, PartImage)
+	case "document":
+		return d.document(&f, pos)
 	}
 	switch {
 	case !f.text.Exists():
@@ -498,7 +511,7 @@ func anthropicBlockPlace(typ string, pos anthropicBlockPos) string {
 		return ""
 	case pos.system:
 		return "the system prompt"
-	case pos.nested && typ != "image":
+	case pos.nested && typ != "image" && typ != "document":
 		return "a tool result"
 	}
 	return ""
@@ -543,6 +556,97 @@ func anthropicCaller(v gjson.Result, pos anthropicBlockPos) *Error {
 		return unsupportedField(pos.path(".caller"), `tool caller type "`+typ.Str+`" is not supported yet`)
 	}
 	return nil
+}
+
+// document decodes a document block: a PDF as base64 or URL source, with
+// its title in Text. context (extra text for the model about the document)
+// has no canonical slot and citations, when enabled, are output that cannot
+// be translated yet: both are rejected rather than dropped.
+func (d *anthropicRequestDecoder) document(f *anthropicBlock, pos anthropicBlockPos) (Part, *Error) {
+	switch {
+	case f.title.Type != gjson.Null && f.title.Type != gjson.String:
+		return Part{}, wrongType(pos.path(".title"), "string", f.title)
+	case f.context.Type != gjson.Null:
+		return Part{}, unsupportedField(pos.path(".context"), "document context is not supported yet")
+	case f.citations.Type == gjson.Null:
+	case !f.citations.IsObject():
+		return Part{}, wrongType(pos.path(".citations"), "object", f.citations)
+	case f.citations.Get("enabled").Type == gjson.True:
+		return Part{}, unsupportedField(pos.path(".citations"), "document citations are not supported yet")
+	}
+	p, err := d.mediaSource(f, pos, PartDocument)
+	p.Text = f.title.Str
+	return p, err
+}
+
+// mediaSource decodes the source of an image or document block: base64
+// (media_type and data) or url. File references (the Files API) name
+// server-side state and are rejected, as are plain-text and content
+// document sources, which are not in this round.
+func (d *anthropicRequestDecoder) mediaSource(f *anthropicBlock, pos anthropicBlockPos, kind PartType) (Part, *Error) {
+	path := pos.path(".source")
+	switch {
+	case !f.source.Exists():
+		return Part{}, invalid(path, "is required")
+	case !f.source.IsObject():
+		return Part{}, wrongType(path, "object", f.source)
+	}
+	var typ, mediaType, data, url gjson.Result
+	var unknown string
+	eachMember(f.source, &d.req.text, func(key, value gjson.Result) bool {
+		switch key.Str {
+		case "type":
+			typ = value
+		case "media_type":
+			mediaType = value
+		case "data":
+			data = value
+		case "url":
+			url = value
+		default:
+			if unknown == "" {
+				unknown = key.Str
+			}
+		}
+		return true
+	})
+	if typ.Type != gjson.String {
+		return Part{}, anthropicRequired(path+".type", typ)
+	}
+	p := Part{Type: kind}
+	switch typ.Str {
+	case "base64":
+		switch {
+		case unknown != "" || url.Exists():
+			return Part{}, unknownField(path + "." + cmp.Or(unknown, "url"))
+		case mediaType.Type != gjson.String || mediaType.Str == "":
+			return Part{}, anthropicRequired(path+".media_type", mediaType)
+		case data.Type != gjson.String || data.Str == "":
+			return Part{}, anthropicRequired(path+".data", data)
+		}
+		p.MediaType, p.Data = mediaType.Str, data.Str
+	case "url":
+		switch {
+		case unknown != "" || mediaType.Exists() || data.Exists():
+			return Part{}, unknownField(path + "." + cmp.Or(unknown, anthropicFirstKey(mediaType, "media_type", "data")))
+		case url.Type != gjson.String || url.Str == "":
+			return Part{}, anthropicRequired(path+".url", url)
+		}
+		p.URL = url.Str
+	case "file":
+		return Part{}, unsupportedField(path, "file references (file_id) name server-side state and are not supported")
+	default:
+		return Part{}, unsupportedField(path+".type", `source type "`+typ.Str+`" is not supported yet`)
+	}
+	return p, nil
+}
+
+// anthropicFirstKey returns a when v exists, else b.
+func anthropicFirstKey(v gjson.Result, a, b string) string {
+	if v.Exists() {
+		return a
+	}
+	return b
 }
 
 // anthropicRequired is the error for a required string member that is
@@ -1151,6 +1255,8 @@ func anthropicCheckParts(m *Message, i int, p Protocol) (blocks, results int, er
 			continue
 		case PartToolCall:
 			what = anthropicCheckToolCall(part, m.Role)
+		case PartImage, PartDocument:
+			what = anthropicCheckMedia(part)
 		case PartToolResult:
 			var k int
 			if what, k = anthropicCheckToolResult(part, m.Role); k >= 0 {
@@ -1196,13 +1302,34 @@ func anthropicCheckToolResult(part *Part, r Role) (string, int) {
 		return "a tool result without a call id", -1
 	}
 	for k := range part.Content {
-		switch part.Content[k].Type {
+		c := &part.Content[k]
+		switch c.Type {
 		case PartText, PartRefusal:
+		case PartImage:
+			if what := anthropicCheckMedia(c); what != "" {
+				return what, k
+			}
 		default:
-			return "content part type in a tool result", k
+			return "content part type " + c.Type.String() + " in a tool result", k
 		}
 	}
 	return "", -1
+}
+
+// anthropicCheckMedia returns what makes an image or document part
+// impossible to write as a block, or "": base64 data needs its media type,
+// and a part needs data or a URL. A data: URL (decoders split them, so only
+// a hand-made part has one) cannot be a url source.
+func anthropicCheckMedia(part *Part) string {
+	switch {
+	case part.Data != "" && part.MediaType == "":
+		return "an " + part.Type.String() + " without a media type"
+	case part.Data == "" && part.URL == "":
+		return "an " + part.Type.String() + " without data or URL"
+	case part.Data == "" && !strings.HasPrefix(part.URL, "https://") && !strings.HasPrefix(part.URL, "http://"):
+		return "an " + part.Type.String() + " URL that is not http(s)"
+	}
+	return ""
 }
 
 // anthropicIsObject reports whether args, a tool call's arguments, can be
@@ -1250,6 +1377,8 @@ func appendAnthropicBlock(dst []byte, part *Part, comma bool) ([]byte, bool) {
 		dst = appendString(dst, part.ToolName)
 		dst = append(dst, `,"input":`...)
 		dst = appendAnthropicArguments(dst, part.Arguments)
+	case PartImage, PartDocument:
+		dst = appendAnthropicMedia(dst, part)
 	case PartToolResult:
 		dst = append(dst, `{"type":"tool_result","tool_use_id":`...)
 		dst = appendString(dst, part.ToolCallID)
@@ -1262,6 +1391,32 @@ func appendAnthropicBlock(dst []byte, part *Part, comma bool) ([]byte, bool) {
 		dst = appendString(dst, part.Text)
 	}
 	return append(dst, '}'), true
+}
+
+// appendAnthropicMedia appends an image or document block, without its
+// closing brace: a base64 source when the part has data, a url source
+// otherwise, and a document's title.
+func appendAnthropicMedia(dst []byte, part *Part) []byte {
+	if part.Type == PartImage {
+		dst = append(dst, `{"type":"image","source":{"type":`...)
+	} else {
+		dst = append(dst, `{"type":"document","source":{"type":`...)
+	}
+	if part.Data != "" {
+		dst = append(dst, `"base64","media_type":`...)
+		dst = appendString(dst, part.MediaType)
+		dst = append(dst, `,"data":`...)
+		dst = appendString(dst, part.Data)
+	} else {
+		dst = append(dst, `"url","url":`...)
+		dst = appendString(dst, part.URL)
+	}
+	dst = append(dst, '}')
+	if part.Type == PartDocument && part.Text != "" {
+		dst = append(dst, `,"title":`...)
+		dst = appendString(dst, part.Text)
+	}
+	return dst
 }
 
 // appendAnthropicResultContent appends a tool result's content member: a

@@ -1335,3 +1335,31 @@ func TestAnthropicStreamFastPath(t *testing.T) {
 		}
 	}
 }
+
+// TestAnthropicStreamEncodeToolEdges checks that a tool call without an id
+// gets a toolu_ one and that a part Anthropic cannot stream (an image, a
+// tool call without a name) ends the stream with an error event.
+func TestAnthropicStreamEncodeToolEdges(t *testing.T) {
+	out := encodeStream(AnthropicMessages, &Request{Model: "m"}, []Event{
+		{Type: EventStart, ID: "msg_1"},
+		{Type: EventPartStart, Part: PartToolCall, ToolName: "f"},
+		{Type: EventPartStop},
+		{Type: EventEnd},
+	})
+	anthropicCheckSSE(t, out)
+	block := gjson.Get(anthropicReadEvents(t, out)[1].data, "content_block")
+	if !strings.HasPrefix(block.Get("id").Str, "toolu_") || block.Get("name").Str != "f" || block.Get("input").Raw != "{}" {
+		t.Errorf("content_block %s", block.Raw)
+	}
+	for _, ev := range []Event{
+		{Type: EventPartStart, Part: PartImage},
+		{Type: EventPartStart, Part: PartToolCall, ToolCallID: "call_1"},
+	} {
+		out := encodeStream(AnthropicMessages, &Request{Model: "m"}, []Event{{Type: EventStart, ID: "msg_1"}, ev, {Type: EventPartStop}, {Type: EventEnd}})
+		anthropicCheckSSE(t, out)
+		evs := anthropicReadEvents(t, out)
+		if last := evs[len(evs)-1]; last.name != "error" || !strings.Contains(last.data, "cannot be expressed") {
+			t.Errorf("stream %s", out)
+		}
+	}
+}

@@ -219,6 +219,40 @@ func TestAnthropicDecodeRequest(t *testing.T) {
 			},
 		},
 		{
+			name: "images and documents",
+			body: `{"model":"m","messages":[{"role":"user","content":[
+					{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="},"cache_control":{"type":"ephemeral"}},
+					{"type":"image","source":{"type":"url","url":"https://example.com/cat.jpg"}},
+					{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"JVBERi0x"},"title":"Report","citations":{"enabled":false},"context":null},
+					{"type":"document","source":{"type":"url","url":"https://example.com/a.pdf"},"citations":null,"title":null},
+					{"type":"text","text":"Compare them."}
+				]},
+				{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"snap","input":{}}]},
+				{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[
+					{"type":"text","text":"photo:"},
+					{"type":"image","source":{"type":"base64","media_type":"image/jpeg","data":"/9j/4AAQ"}}
+				]}]}
+			]}`,
+			want: Request{
+				Model: "m",
+				Messages: []Message{
+					{Role: RoleUser, Parts: []Part{
+						{Type: PartImage, MediaType: "image/png", Data: "iVBORw0KGgo="},
+						{Type: PartImage, URL: "https://example.com/cat.jpg"},
+						{Type: PartDocument, MediaType: "application/pdf", Data: "JVBERi0x", Text: "Report"},
+						{Type: PartDocument, URL: "https://example.com/a.pdf"},
+						{Type: PartText, Text: "Compare them."},
+					}},
+					{Role: RoleAssistant, Parts: []Part{{Type: PartToolCall, ToolCallID: "toolu_1", ToolName: "snap", Arguments: "{}"}}},
+					{Role: RoleUser, Parts: []Part{{Type: PartToolResult, ToolCallID: "toolu_1", ToolName: "snap", Content: []Part{
+						{Type: PartText, Text: "photo:"},
+						{Type: PartImage, MediaType: "image/jpeg", Data: "/9j/4AAQ"},
+					}}}},
+				},
+				Dropped: []string{"messages[0].content[0].cache_control"},
+			},
+		},
+		{
 			name: "tool choice auto allowing parallel calls",
 			body: `{"model":"m","messages":[{"role":"user","content":"x"}],"tools":[{"name":"f","input_schema":{}}],"tool_choice":{"type":"auto","disable_parallel_tool_use":false}}`,
 			want: Request{Model: "m", Messages: []Message{anthropicText(RoleUser, "x")},
@@ -309,8 +343,27 @@ func TestAnthropicDecodeRequestErrors(t *testing.T) {
 		{"block wrong type", false, content(`"x"`), "messages[1].content[0]", "expected object, got string"},
 		{"block type missing", false, content(`{"text":"x"}`), "messages[1].content[0].type", "is required"},
 		{"block type wrong type", false, content(`{"type":1,"text":"x"}`), "messages[1].content[0].type", "expected string"},
-		{"image block", false, content(`{"type":"text","text":"a"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AA=="}}`), "messages[1].content[1]", `content part type "image" is not supported yet`},
-		{"document block", false, content(`{"type":"document","source":{}}`), "messages[1].content[0]", `"document"`},
+		{"image source missing", false, content(`{"type":"text","text":"a"},{"type":"image"}`), "messages[1].content[1].source", "is required"},
+		{"image source wrong type", false, content(`{"type":"image","source":"https://x/a.png"}`), "messages[1].content[0].source", "expected object"},
+		{"image source type missing", false, content(`{"type":"image","source":{}}`), "messages[1].content[0].source.type", "is required"},
+		{"image source type unknown", false, content(`{"type":"image","source":{"type":"s3"}}`), "messages[1].content[0].source.type", `source type "s3" is not supported yet`},
+		{"image file source", false, content(`{"type":"image","source":{"type":"file","file_id":"file_1"}}`), "messages[1].content[0].source", "server-side state"},
+		{"image base64 without media_type", false, content(`{"type":"image","source":{"type":"base64","data":"AA=="}}`), "messages[1].content[0].source.media_type", "is required"},
+		{"image base64 without data", false, content(`{"type":"image","source":{"type":"base64","media_type":"image/png","data":""}}`), "messages[1].content[0].source.data", "is required"},
+		{"image base64 with url", false, content(`{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AA==","url":"https://x"}}`), "messages[1].content[0].source.url", "unknown field"},
+		{"image base64 unknown member", false, content(`{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AA==","x":1}}`), "messages[1].content[0].source.x", "unknown field"},
+		{"image url without url", false, content(`{"type":"image","source":{"type":"url","url":7}}`), "messages[1].content[0].source.url", "expected string"},
+		{"image url with media_type", false, content(`{"type":"image","source":{"type":"url","url":"https://x","media_type":"image/png"}}`), "messages[1].content[0].source.media_type", "unknown field"},
+		{"image url with data", false, content(`{"type":"image","source":{"type":"url","url":"https://x","data":"AA=="}}`), "messages[1].content[0].source.data", "unknown field"},
+		{"image url unknown member", false, content(`{"type":"image","source":{"type":"url","url":"https://x","y":1}}`), "messages[1].content[0].source.y", "unknown field"},
+		{"image block title", false, content(`{"type":"image","source":{"type":"url","url":"https://x"},"title":"t"}`), "messages[1].content[0].title", "unknown field"},
+		{"document text source", false, content(`{"type":"document","source":{"type":"text","media_type":"text/plain","data":"hi"}}`), "messages[1].content[0].source.type", `source type "text" is not supported yet`},
+		{"document title wrong type", false, content(`{"type":"document","source":{"type":"url","url":"https://x/a.pdf"},"title":1}`), "messages[1].content[0].title", "expected string"},
+		{"document context", false, content(`{"type":"document","source":{"type":"url","url":"https://x/a.pdf"},"context":"c"}`), "messages[1].content[0].context", "document context"},
+		{"document citations wrong type", false, content(`{"type":"document","source":{"type":"url","url":"https://x/a.pdf"},"citations":true}`), "messages[1].content[0].citations", "expected object"},
+		{"document citations enabled", false, content(`{"type":"document","source":{"type":"url","url":"https://x/a.pdf"},"citations":{"enabled":true}}`), "messages[1].content[0].citations", "document citations"},
+		{"document in a tool result", false, content(`{"type":"tool_result","tool_use_id":"t","content":[{"type":"document","source":{"type":"url","url":"https://x/a.pdf"}}]}`), "messages[1].content[0].content[0]", "documents in tool results"},
+		{"document in the system prompt", false, body(`"system":[{"type":"document","source":{"type":"url","url":"https://x/a.pdf"}}]`), "system[0]", `"document" is not allowed in the system prompt`},
 		{"tool_use block in a user message", false, content(`{"type":"tool_use","id":"toolu_1","name":"f","input":{}}`), "messages[1].content[0]", "tool_use blocks belong in assistant messages"},
 		{"tool_result block in an assistant message", false, `{"model":"m","messages":[{"content":[{"type":"text","text":"a"},{"type":"tool_result","tool_use_id":"toolu_1"}],"role":"assistant"}]}`, "messages[0].content[1]", "tool_result blocks belong in user messages"},
 		{"tool_use id missing", false, asst(`{"type":"tool_use","name":"f","input":{}}`), "messages[1].content[0].id", "is required"},
@@ -346,7 +399,7 @@ func TestAnthropicDecodeRequestErrors(t *testing.T) {
 		{"cache_control wrong type", false, content(`{"type":"text","text":"x","cache_control":"ephemeral"}`), "messages[1].content[0].cache_control", "expected object"},
 		{"system wrong type", false, body(`"system":5`), "system", "expected string or array, got number"},
 		{"system block wrong type", false, body(`"system":[{"type":"text","text":"a"},"b"]`), "system[1]", "expected object"},
-		{"system image block", false, body(`"system":[{"type":"image","source":{}}]`), "system[0]", `"image"`},
+		{"system image block", false, body(`"system":[{"type":"image","source":{}}]`), "system[0]", `"image" is not allowed in the system prompt`},
 		{"system tool_use block", false, body(`"system":[{"type":"tool_use","id":"toolu_1","name":"f","input":{}}]`), "system[0]", `content part type "tool_use" is not allowed in the system prompt`},
 		{"system cache_control wrong type", false, body(`"system":[{"type":"text","text":"a","cache_control":true}]`), "system[0].cache_control", "expected object, got boolean"},
 		{"max_tokens fraction", false, body(`"max_tokens":1.5`), "max_tokens", "expected integer"},
@@ -439,7 +492,7 @@ func TestAnthropicDecodeRecordedRequests(t *testing.T) {
 		{"anthropic-messages/claude-sonnet-4-5-stop-sequence.json", ""},
 		{"anthropic-messages/claude-sonnet-4-5-cache-read.json", ""},
 		{"anthropic-messages/claude-sonnet-4-5-cache-write.json", ""},
-		{"anthropic-messages/claude-sonnet-4-image.json", "messages[0].content[1]"},
+		{"anthropic-messages/claude-sonnet-4-image.json", ""},
 		{"anthropic-messages/claude-sonnet-4-tool-followup.json", ""},
 		{"anthropic-messages/claude-sonnet-4-tool-call.json", ""},
 		{"anthropic-messages/claude-haiku-4-5-parallel-tools.json", ""},
@@ -688,6 +741,25 @@ func TestAnthropicAppendRequest(t *testing.T) {
 			},
 		},
 		{
+			name: "images and documents",
+			req: Request{
+				Model: "claude-sonnet-4-5",
+				Messages: []Message{
+					{Role: RoleUser, Parts: []Part{
+						{Type: PartText, Text: "Compare:"},
+						{Type: PartImage, MediaType: "image/png", Data: "iVBORw0KGgo="},
+						{Type: PartImage, URL: "https://example.com/cat.jpg"},
+						{Type: PartDocument, MediaType: "application/pdf", Data: "JVBERi0x", Text: "Report"},
+						{Type: PartDocument, URL: "https://example.com/a.pdf"},
+					}},
+					{Role: RoleAssistant, Parts: []Part{{Type: PartToolCall, ToolCallID: "call_1", ToolName: "snap", Arguments: "{}"}}},
+					{Role: RoleUser, Parts: []Part{{Type: PartToolResult, ToolCallID: "call_1", Content: []Part{
+						{Type: PartImage, MediaType: "image/jpeg", Data: "/9j/4AAQ"},
+					}}}},
+				},
+			},
+		},
+		{
 			name: "model override and seed",
 			opts: EncodeOptions{Model: "claude-opus-4-1"},
 			req: Request{
@@ -834,6 +906,21 @@ func TestAnthropicAppendRequestErrors(t *testing.T) {
 			anthropicText(RoleAssistant, "b"),
 			{Role: RoleUser, Parts: []Part{{Text: "c"}, {Type: PartToolResult, ToolCallID: "c", Content: []Part{{Text: "x"}, {Type: PartAudio}}}}},
 		}}, "messages[2].content[1].content[1]"},
+		{"image without media type", false, Request{Model: "m", Messages: []Message{
+			{Role: RoleUser, Parts: []Part{{Type: PartImage, Data: "AA=="}}},
+		}}, "messages[0].content[0]"},
+		{"document without data or URL", false, Request{Model: "m", Messages: []Message{
+			{Role: RoleUser, Parts: []Part{{Type: PartDocument, MediaType: "application/pdf"}}},
+		}}, "messages[0].content[0]"},
+		{"image data URL", false, Request{Model: "m", Messages: []Message{
+			{Role: RoleUser, Parts: []Part{{Type: PartImage, URL: "data:image/png;base64,AA=="}}},
+		}}, "messages[0].content[0]"},
+		{"audio", false, Request{Model: "m", Messages: []Message{
+			{Role: RoleUser, Parts: []Part{{Type: PartAudio, MediaType: "audio/wav", Data: "AA=="}}},
+		}}, "messages[0].content[0]"},
+		{"bad image in a tool result", false, Request{Model: "m", Messages: []Message{
+			{Role: RoleUser, Parts: []Part{{Type: PartToolResult, ToolCallID: "c", Content: []Part{{Type: PartImage, URL: "gs://b/a.png"}}}}},
+		}}, "messages[0].content[0].content[0]"},
 		{"later message of the other role", false, Request{Model: "m", Messages: []Message{
 			anthropicText(RoleUser, "a"),
 			{Role: RoleAssistant, Parts: []Part{bogus}},
@@ -914,7 +1001,15 @@ func TestAnthropicToolRequestRoundTrip(t *testing.T) {
 				{Type: PartToolResult, ToolCallID: "toolu_1", ToolName: "get_weather", Content: []Part{{Type: PartText, Text: "18 C"}}},
 				{Type: PartToolResult, ToolCallID: "toolu_2", ToolName: "get_weather", IsError: true, Content: []Part{{Type: PartText, Text: "no data"}, {Type: PartText, Text: "retry"}}},
 				{Type: PartText, Text: "And tomorrow?"},
+				{Type: PartImage, MediaType: "image/png", Data: "iVBORw0KGgo="},
+				{Type: PartImage, URL: "https://example.com/map.png"},
+				{Type: PartDocument, MediaType: "application/pdf", Data: "JVBERi0x", Text: "Forecast"},
+				{Type: PartDocument, URL: "https://example.com/a.pdf"},
 			}},
+			{Role: RoleAssistant, Parts: []Part{{Type: PartToolCall, ToolCallID: "toolu_3", ToolName: "get_weather", Arguments: `{"city":"Oslo"}`}}},
+			{Role: RoleUser, Parts: []Part{{Type: PartToolResult, ToolCallID: "toolu_3", ToolName: "get_weather", Content: []Part{
+				{Type: PartImage, MediaType: "image/jpeg", Data: "/9j/4AAQ"},
+			}}}},
 		},
 	}
 	for _, p := range []Protocol{AnthropicMessages, VertexAnthropic} {
