@@ -1,8 +1,11 @@
 package codec
 
 import (
+	"cmp"
+	"math/bits"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/llmbridge/llmbridge/mapping"
 	"github.com/tidwall/gjson"
@@ -105,11 +108,11 @@ func (d *anthropicRequestDecoder) field(name string, v gjson.Result) *Error {
 	case "thinking":
 		return anthropicThinking(v)
 	case "tools":
-		return anthropicRejectNonEmpty(name, v, "tools are not supported yet")
+		return d.tools(v)
 	case "mcp_servers":
 		return anthropicRejectNonEmpty(name, v, "MCP servers are not supported yet")
 	case "tool_choice":
-		return anthropicReject(name, v, "tool choice is not supported yet")
+		return d.toolChoice(v)
 	case "container":
 		return anthropicReject(name, v, "code execution containers are not supported")
 	case "output_format", "output_config":
@@ -202,7 +205,39 @@ func (d *anthropicRequestDecoder) message(m gjson.Result, i int) (Message, *Erro
 	if end := len(d.parts); end > start {
 		msg.Parts = d.parts[start:end:end]
 	}
-	return msg, nil
+	return msg, d.checkToolParts(&msg, i)
+}
+
+// checkToolParts checks that tool_use blocks are in an assistant message and
+// tool_result blocks in a user message (the role may follow the content in
+// the object, so this is done once the message is decoded), and gives each
+// tool result the name of the call it answers when the preceding assistant
+// message has it: Anthropic does not repeat the name, and protocols such as
+// Gemini need it.
+func (d *anthropicRequestDecoder) checkToolParts(msg *Message, i int) *Error {
+	for j := range msg.Parts {
+		p := &msg.Parts[j]
+		switch {
+		case p.Type == PartToolCall && msg.Role != RoleAssistant:
+			return invalid(anthropicBlockPos{msg: i, block: j}.path(""), "tool_use blocks belong in assistant messages")
+		case p.Type == PartToolResult && msg.Role != RoleUser:
+			return invalid(anthropicBlockPos{msg: i, block: j}.path(""), "tool_result blocks belong in user messages")
+		case p.Type == PartToolResult && i > 0:
+			p.ToolName = anthropicCallName(d.req.Messages[i-1].Parts, p.ToolCallID)
+		}
+	}
+	return nil
+}
+
+// anthropicCallName returns the name of the tool call with id among ps, or
+// "".
+func anthropicCallName(ps []Part, id string) string {
+	for k := range ps {
+		if ps[k].Type == PartToolCall && ps[k].ToolCallID == id {
+			return ps[k].ToolName
+		}
+	}
+	return ""
 }
 
 // anthropicRole reads messages[i].role. Anthropic has only user and
@@ -278,12 +313,15 @@ func (d *anthropicRequestDecoder) system(v gjson.Result) *Error {
 	return nil
 }
 
-// anthropicBlockPos locates a content block (system[block] or
-// messages[msg].content[block]) so that its path is built only when an error
-// or a hint needs it.
+// anthropicBlockPos locates a content block (system[block],
+// messages[msg].content[block], or entry inner of the content of the tool
+// result at messages[msg].content[block]) so that its path is built only
+// when an error or a hint needs it.
 type anthropicBlockPos struct {
 	msg, block int
+	inner      int
 	system     bool
+	nested     bool // the block is entry inner of a tool_result's content
 }
 
 // path returns the block's path followed by suffix, such as
@@ -301,31 +339,270 @@ func (p anthropicBlockPos) path(suffix string) string {
 	}
 	b = strconv.AppendInt(b, int64(p.block), 10)
 	b = append(b, ']')
+	if p.nested {
+		b = append(b, ".content["...)
+		b = strconv.AppendInt(b, int64(p.inner), 10)
+		b = append(b, ']')
+	}
 	b = append(b, suffix...)
 	return string(b)
 }
 
-// block decodes one content block. Only text blocks are in scope; every
-// other block type (image, document, tool_use, tool_result, thinking, ...)
-// is rejected by name. The keys are collected first so that a block of
-// another type is reported as such rather than as a text block with odd
-// fields.
+// Members of content blocks, as bits of anthropicBlock.seen; each block type
+// allows a subset of them.
+const (
+	akText uint16 = 1 << iota
+	akCacheControl
+	akCitations
+	akID
+	akName
+	akInput
+	akCaller
+	akToolUseID
+	akContent
+	akIsError
+	akSource
+	akTitle
+	akContext
+)
+
+// anthropicKeyNames are the member names of the ak bits, in bit order.
+var anthropicKeyNames = [...]string{"text", "cache_control", "citations", "id", "name", "input", "caller",
+	"tool_use_id", "content", "is_error", "source", "title", "context"}
+
+// The members each block type allows.
+const (
+	akTextBlock       = akText | akCacheControl | akCitations
+	akToolUseBlock    = akID | akName | akInput | akCaller | akCacheControl
+	akToolResultBlock = akToolUseID | akContent | akIsError | akCacheControl
+	akImageBlock      = akSource | akCacheControl
+	akDocumentBlock   = akSource | akTitle | akContext | akCitations | akCacheControl
+)
+
+// anthropicBlock holds the members of one content block, collected before
+// its type is interpreted so that a block of one type is reported as such
+// rather than as another type with odd fields.
+type anthropicBlock struct {
+	typ, text, cacheControl, citations, id, name, input, caller gjson.Result
+	toolUseID, content, isError, source, title, context         gjson.Result
+	seen                                                        uint16
+	unknown                                                     string // the first member no block type has
+}
+
+// collect reads the members of b.
+func (f *anthropicBlock) collect(b gjson.Result, a *textArena) {
+	eachMember(b, a, func(key, value gjson.Result) bool {
+		var bit uint16
+		switch key.Str {
+		case "type":
+			f.typ = value
+		case "text":
+			f.text, bit = value, akText
+		case "cache_control":
+			f.cacheControl, bit = value, akCacheControl
+		case "citations":
+			f.citations, bit = value, akCitations
+		case "id":
+			f.id, bit = value, akID
+		case "name":
+			f.name, bit = value, akName
+		case "input":
+			f.input, bit = value, akInput
+		case "caller":
+			f.caller, bit = value, akCaller
+		case "tool_use_id":
+			f.toolUseID, bit = value, akToolUseID
+		case "content":
+			f.content, bit = value, akContent
+		case "is_error":
+			f.isError, bit = value, akIsError
+		case "source":
+			f.source, bit = value, akSource
+		case "title":
+			f.title, bit = value, akTitle
+		case "context":
+			f.context, bit = value, akContext
+		default:
+			if f.unknown == "" {
+				f.unknown = key.Str
+			}
+		}
+		f.seen |= bit
+		return true
+	})
+}
+
+// block decodes one content block: text everywhere; tool_use, tool_result,
+// image and document in messages; text and image inside a tool result.
+// Every other block type (thinking, server tools, search results, ...) is
+// rejected by name.
 func (d *anthropicRequestDecoder) block(b gjson.Result, pos anthropicBlockPos) (Part, *Error) {
 	if !b.IsObject() {
 		return Part{}, wrongType(pos.path(""), "object", b)
 	}
-	var typ, text, cacheControl, citations gjson.Result
+	var f anthropicBlock
+	f.collect(b, &d.req.text)
+	switch {
+	case !f.typ.Exists():
+		return Part{}, invalid(pos.path(".type"), "is required")
+	case f.typ.Type != gjson.String:
+		return Part{}, wrongType(pos.path(".type"), "string", f.typ)
+	}
+	var allowed uint16
+	switch f.typ.Str {
+	case "text":
+		allowed = akTextBlock
+	case "tool_use":
+		allowed = akToolUseBlock
+	case "tool_result":
+		allowed = akToolResultBlock
+	case "image":
+		allowed = akImageBlock
+	case "document":
+		if pos.nested {
+			return Part{}, unsupportedField(pos.path(""), "documents in tool results are not supported yet")
+		}
+		allowed = akDocumentBlock
+	default:
+		return Part{}, unsupportedField(pos.path(""), `content part type "`+f.typ.Str+`" is not supported yet`)
+	}
+	if where := anthropicBlockPlace(f.typ.Str, pos); where != "" {
+		return Part{}, invalid(pos.path(""), `content part type "`+f.typ.Str+`" is not allowed in `+where)
+	}
+	if f.unknown != "" {
+		return Part{}, unknownField(pos.path("." + f.unknown))
+	}
+	if extra := f.seen &^ allowed; extra != 0 {
+		return Part{}, unknownField(pos.path("." + anthropicKeyNames[bits.TrailingZeros16(extra)]))
+	}
+	if f.cacheControl.Type != gjson.Null { // absent or null: nothing to record
+		if err := anthropicObjectHint(d.req, pos.path(".cache_control"), f.cacheControl); err != nil {
+			return Part{}, err
+		}
+	}
+	switch f.typ.Str {
+	case "tool_use":
+		return anthropicToolUse(&f, pos)
+	case "tool_result":
+		return d.toolResult(&f, pos)
+	case "image":
+		return d.mediaSource(&f, pos, PartImage)
+	case "document":
+		return d.document(&f, pos)
+	}
+	switch {
+	case !f.text.Exists():
+		return Part{}, invalid(pos.path(".text"), "is required")
+	case f.text.Type != gjson.String:
+		return Part{}, wrongType(pos.path(".text"), "string", f.text)
+	}
+	if err := anthropicCitations(f.citations, pos); err != nil {
+		return Part{}, err
+	}
+	return Part{Type: PartText, Text: f.text.Str}, nil
+}
+
+// anthropicBlockPlace returns where a block of type typ may not be, when it
+// is there: the system prompt takes text only, and a tool result's content
+// text and images only.
+func anthropicBlockPlace(typ string, pos anthropicBlockPos) string {
+	switch {
+	case typ == "text":
+		return ""
+	case pos.system:
+		return "the system prompt"
+	case pos.nested && typ != "image" && typ != "document":
+		return "a tool result"
+	}
+	return ""
+}
+
+// anthropicToolUse decodes a tool_use block, a tool call in an assistant
+// message. Its input object is kept as the arguments' JSON text. caller,
+// which newer responses add (and clients replay), is accepted when it says
+// the model called the tool directly: that is every call llmbridge carries.
+func anthropicToolUse(f *anthropicBlock, pos anthropicBlockPos) (Part, *Error) {
+	switch {
+	case f.id.Type != gjson.String || f.id.Str == "":
+		return Part{}, anthropicRequired(pos.path(".id"), f.id)
+	case f.name.Type != gjson.String || f.name.Str == "":
+		return Part{}, anthropicRequired(pos.path(".name"), f.name)
+	case !f.input.Exists():
+		return Part{}, invalid(pos.path(".input"), "is required")
+	case !f.input.IsObject():
+		return Part{}, wrongType(pos.path(".input"), "object", f.input)
+	}
+	if err := anthropicCaller(f.caller, pos); err != nil {
+		return Part{}, err
+	}
+	return Part{Type: PartToolCall, ToolCallID: f.id.Str, ToolName: f.name.Str, Arguments: f.input.Raw}, nil
+}
+
+// anthropicCaller accepts a tool_use block's caller when it is absent, null
+// or {"type":"direct"}; calls made from code execution (programmatic tool
+// calling) are server-side state that cannot be carried.
+func anthropicCaller(v gjson.Result, pos anthropicBlockPos) *Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	if !v.IsObject() {
+		return wrongType(pos.path(".caller"), "object", v)
+	}
+	typ := v.Get("type")
+	if typ.Type != gjson.String {
+		return anthropicRequired(pos.path(".caller.type"), typ)
+	}
+	if typ.Str != "direct" {
+		return unsupportedField(pos.path(".caller"), `tool caller type "`+typ.Str+`" is not supported yet`)
+	}
+	return nil
+}
+
+// document decodes a document block: a PDF as base64 or URL source, with
+// its title in Text. context (extra text for the model about the document)
+// has no canonical slot and citations, when enabled, are output that cannot
+// be translated yet: both are rejected rather than dropped.
+func (d *anthropicRequestDecoder) document(f *anthropicBlock, pos anthropicBlockPos) (Part, *Error) {
+	switch {
+	case f.title.Type != gjson.Null && f.title.Type != gjson.String:
+		return Part{}, wrongType(pos.path(".title"), "string", f.title)
+	case f.context.Type != gjson.Null:
+		return Part{}, unsupportedField(pos.path(".context"), "document context is not supported yet")
+	case f.citations.Type == gjson.Null:
+	case !f.citations.IsObject():
+		return Part{}, wrongType(pos.path(".citations"), "object", f.citations)
+	case f.citations.Get("enabled").Type == gjson.True:
+		return Part{}, unsupportedField(pos.path(".citations"), "document citations are not supported yet")
+	}
+	p, err := d.mediaSource(f, pos, PartDocument)
+	p.Text = f.title.Str
+	return p, err
+}
+
+// mediaSource decodes the source of an image or document block: base64
+// (media_type and data) or url. File references (the Files API) name
+// server-side state and are rejected, as are plain-text and content
+// document sources, which are not in this round.
+func (d *anthropicRequestDecoder) mediaSource(f *anthropicBlock, pos anthropicBlockPos, kind PartType) (Part, *Error) {
+	path := pos.path(".source")
+	switch {
+	case !f.source.Exists():
+		return Part{}, invalid(path, "is required")
+	case !f.source.IsObject():
+		return Part{}, wrongType(path, "object", f.source)
+	}
+	var typ, mediaType, data, url gjson.Result
 	var unknown string
-	eachMember(b, &d.req.text, func(key, value gjson.Result) bool {
+	eachMember(f.source, &d.req.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "type":
 			typ = value
-		case "text":
-			text = value
-		case "cache_control":
-			cacheControl = value
-		case "citations":
-			citations = value
+		case "media_type":
+			mediaType = value
+		case "data":
+			data = value
+		case "url":
+			url = value
 		default:
 			if unknown == "" {
 				unknown = key.Str
@@ -333,29 +610,99 @@ func (d *anthropicRequestDecoder) block(b gjson.Result, pos anthropicBlockPos) (
 		}
 		return true
 	})
+	if typ.Type != gjson.String {
+		return Part{}, anthropicRequired(path+".type", typ)
+	}
+	p := Part{Type: kind}
+	switch typ.Str {
+	case "base64":
+		switch {
+		case unknown != "" || url.Exists():
+			return Part{}, unknownField(path + "." + cmp.Or(unknown, "url"))
+		case mediaType.Type != gjson.String || mediaType.Str == "":
+			return Part{}, anthropicRequired(path+".media_type", mediaType)
+		case data.Type != gjson.String || data.Str == "":
+			return Part{}, anthropicRequired(path+".data", data)
+		}
+		p.MediaType, p.Data = mediaType.Str, data.Str
+	case "url":
+		switch {
+		case unknown != "" || mediaType.Exists() || data.Exists():
+			return Part{}, unknownField(path + "." + cmp.Or(unknown, anthropicFirstKey(mediaType, "media_type", "data")))
+		case url.Type != gjson.String || url.Str == "":
+			return Part{}, anthropicRequired(path+".url", url)
+		}
+		p.URL = url.Str
+	case "file":
+		return Part{}, unsupportedField(path, "file references (file_id) name server-side state and are not supported")
+	default:
+		return Part{}, unsupportedField(path+".type", `source type "`+typ.Str+`" is not supported yet`)
+	}
+	return p, nil
+}
+
+// anthropicFirstKey returns a when v exists, else b.
+func anthropicFirstKey(v gjson.Result, a, b string) string {
+	if v.Exists() {
+		return a
+	}
+	return b
+}
+
+// anthropicRequired is the error for a required string member that is
+// missing, empty or not a string.
+func anthropicRequired(path string, v gjson.Result) *Error {
+	if v.Type == gjson.String || !v.Exists() {
+		return invalid(path, "is required")
+	}
+	return wrongType(path, "string", v)
+}
+
+// toolResult decodes a tool_result block, the result of a tool call in a
+// user message: tool_use_id, content (a string, or text and image blocks)
+// and is_error. The called tool's name is filled in by checkToolParts.
+func (d *anthropicRequestDecoder) toolResult(f *anthropicBlock, pos anthropicBlockPos) (Part, *Error) {
+	if f.toolUseID.Type != gjson.String || f.toolUseID.Str == "" {
+		return Part{}, anthropicRequired(pos.path(".tool_use_id"), f.toolUseID)
+	}
+	p := Part{Type: PartToolResult, ToolCallID: f.toolUseID.Str}
 	switch {
-	case !typ.Exists():
-		return Part{}, invalid(pos.path(".type"), "is required")
-	case typ.Type != gjson.String:
-		return Part{}, wrongType(pos.path(".type"), "string", typ)
-	case typ.Str != "text":
-		return Part{}, unsupportedField(pos.path(""), `content part type "`+typ.Str+`" is not supported yet`)
-	case unknown != "":
-		return Part{}, unknownField(pos.path("." + unknown))
-	case !text.Exists():
-		return Part{}, invalid(pos.path(".text"), "is required")
-	case text.Type != gjson.String:
-		return Part{}, wrongType(pos.path(".text"), "string", text)
+	case f.isError.Type == gjson.True:
+		p.IsError = true
+	case f.isError.Type != gjson.Null && f.isError.Type != gjson.False:
+		return Part{}, wrongType(pos.path(".is_error"), "boolean", f.isError)
 	}
-	if err := anthropicCitations(citations, pos); err != nil {
-		return Part{}, err
-	}
-	if cacheControl.Type != gjson.Null { // absent or null: nothing to record
-		if err := anthropicObjectHint(d.req, pos.path(".cache_control"), cacheControl); err != nil {
+	switch {
+	case f.content.Type == gjson.Null: // absent or null: no content
+	case f.content.Type == gjson.String:
+		if f.content.Str != "" {
+			p.Content = []Part{{Type: PartText, Text: f.content.Str}}
+		}
+	case f.content.IsArray():
+		n := anthropicCount(f.content)
+		if n == 0 {
+			break
+		}
+		p.Content = make([]Part, 0, n)
+		inner := pos
+		inner.nested = true
+		var err *Error
+		eachMember(f.content, &d.req.text, func(_, b gjson.Result) bool {
+			var c Part
+			if c, err = d.block(b, inner); err != nil {
+				return false
+			}
+			p.Content = append(p.Content, c)
+			inner.inner++
+			return true
+		})
+		if err != nil {
 			return Part{}, err
 		}
+	default:
+		return Part{}, wrongType(pos.path(".content"), "string or array", f.content)
 	}
-	return Part{Type: PartText, Text: text.Str}, nil
+	return p, nil
 }
 
 // anthropicCitations accepts a text block's citations when there are none
@@ -424,6 +771,176 @@ func anthropicThinking(v gjson.Result) *Error {
 	case other != "":
 		return unknownField("thinking." + other)
 	}
+	return nil
+}
+
+// tools decodes the tool definitions. Client tools (no type, or type
+// "custom") become function tools; Anthropic's server and built-in tools
+// (web_search_20250305, bash_20250124, ...) are rejected by type.
+func (d *anthropicRequestDecoder) tools(v gjson.Result) *Error {
+	switch {
+	case v.Type == gjson.Null:
+		return nil
+	case !v.IsArray():
+		return wrongType("tools", "array", v)
+	}
+	req := d.req
+	req.Tools = slices.Grow(req.Tools, anthropicCount(v))
+	i := 0
+	var err *Error
+	eachMember(v, &req.text, func(_, t gjson.Result) bool {
+		var tool Tool
+		if tool, err = d.tool(t, i); err != nil {
+			return false
+		}
+		req.Tools = append(req.Tools, tool)
+		i++
+		return true
+	})
+	return err
+}
+
+// tool decodes tools[i]. cache_control is a hint and eager_input_streaming
+// (fine-grained streaming of the input) changes only how the arguments are
+// chunked, so both are recorded as dropped; tool search (defer_loading),
+// programmatic calling (allowed_callers) and input_examples change what the
+// model sees and are rejected.
+func (d *anthropicRequestDecoder) tool(t gjson.Result, i int) (Tool, *Error) {
+	path := indexPath("tools", i)
+	if !t.IsObject() {
+		return Tool{}, wrongType(path, "object", t)
+	}
+	var typ, name, desc, schema, strict gjson.Result
+	var hints [2]gjson.Result // cache_control, eager_input_streaming
+	var unsupported, unknown string
+	eachMember(t, &d.req.text, func(key, value gjson.Result) bool {
+		switch key.Str {
+		case "type":
+			typ = value
+		case "name":
+			name = value
+		case "description":
+			desc = value
+		case "input_schema":
+			schema = value
+		case "strict":
+			strict = value
+		case "cache_control":
+			hints[0] = value
+		case "eager_input_streaming":
+			hints[1] = value
+		case "defer_loading", "allowed_callers", "input_examples":
+			if unsupported == "" && value.Type != gjson.Null {
+				unsupported = key.Str
+			}
+		default:
+			if unknown == "" {
+				unknown = key.Str
+			}
+		}
+		return true
+	})
+	switch {
+	case typ.Type != gjson.Null && typ.Type != gjson.String:
+		return Tool{}, wrongType(path+".type", "string", typ)
+	case typ.Str != "" && typ.Str != "custom":
+		return Tool{}, unsupportedField(path+".type", `hosted tool "`+typ.Str+`" is not supported yet`)
+	case unknown != "":
+		return Tool{}, unknownField(path + "." + unknown)
+	case unsupported != "":
+		return Tool{}, unsupportedField(path+"."+unsupported, "tool "+unsupported+" is not supported yet")
+	case name.Type != gjson.String || name.Str == "":
+		return Tool{}, anthropicRequired(path+".name", name)
+	case desc.Type != gjson.Null && desc.Type != gjson.String:
+		return Tool{}, wrongType(path+".description", "string", desc)
+	case !schema.Exists():
+		return Tool{}, invalid(path+".input_schema", "is required")
+	case !schema.IsObject():
+		return Tool{}, wrongType(path+".input_schema", "object", schema)
+	}
+	tool := Tool{Kind: ToolFunction, Name: name.Str, Description: desc.Str, Parameters: schema.Raw}
+	if strict.Type != gjson.Null {
+		v, err := readBool(strict, path+".strict")
+		if err != nil {
+			return Tool{}, err
+		}
+		tool.Strict = OptBool{Value: v, Set: true}
+	}
+	if hints[0].Type != gjson.Null {
+		if err := anthropicObjectHint(d.req, path+".cache_control", hints[0]); err != nil {
+			return Tool{}, err
+		}
+	}
+	if hints[1].Type != gjson.Null {
+		if _, err := readBool(hints[1], path+".eager_input_streaming"); err != nil {
+			return Tool{}, err
+		}
+		d.req.Dropped = append(d.req.Dropped, path+".eager_input_streaming")
+	}
+	return tool, nil
+}
+
+// toolChoice decodes tool_choice: {type: auto | any | tool | none, name (for
+// tool), disable_parallel_tool_use}. disable_parallel_tool_use is the
+// inverse of ParallelToolCalls; type none takes no other member.
+func (d *anthropicRequestDecoder) toolChoice(v gjson.Result) *Error {
+	switch {
+	case v.Type == gjson.Null:
+		return nil
+	case !v.IsObject():
+		return wrongType("tool_choice", "object", v)
+	}
+	var typ, name, parallel gjson.Result
+	var unknown string
+	eachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+		switch key.Str {
+		case "type":
+			typ = value
+		case "name":
+			name = value
+		case "disable_parallel_tool_use":
+			parallel = value
+		default:
+			if unknown == "" {
+				unknown = key.Str
+			}
+		}
+		return true
+	})
+	if typ.Type != gjson.String {
+		return anthropicRequired("tool_choice.type", typ)
+	}
+	c := &d.req.ToolChoice
+	switch typ.Str {
+	case "auto":
+		c.Mode = ToolChoiceAuto
+	case "any":
+		c.Mode = ToolChoiceRequired
+	case "tool":
+		if name.Type != gjson.String || name.Str == "" {
+			return anthropicRequired("tool_choice.name", name)
+		}
+		c.Mode, c.Name = ToolChoiceNamed, name.Str
+	case "none":
+		c.Mode = ToolChoiceNone
+	default:
+		return invalid("tool_choice.type", `must be "auto", "any", "tool" or "none"`)
+	}
+	switch {
+	case unknown != "":
+		return unknownField("tool_choice." + unknown)
+	case name.Type != gjson.Null && typ.Str != "tool":
+		return unknownField("tool_choice.name")
+	case parallel.Type != gjson.Null && typ.Str == "none":
+		return unknownField("tool_choice.disable_parallel_tool_use")
+	case parallel.Type == gjson.Null:
+		return nil
+	}
+	disable, err := readBool(parallel, "tool_choice.disable_parallel_tool_use")
+	if err != nil {
+		return err
+	}
+	d.req.ParallelToolCalls = OptBool{Value: !disable, Set: true}
 	return nil
 }
 
@@ -522,6 +1039,9 @@ func appendAnthropicRequest(dst []byte, req *Request, opts *EncodeOptions, verte
 		return dst[:start], err
 	}
 	dst = appendAnthropicSampling(dst, req)
+	if dst, err = appendAnthropicTools(dst, req, p); err != nil {
+		return dst[:start], err
+	}
 	if req.User != "" {
 		dst = append(dst, `,"metadata":{"user_id":`...)
 		dst = appendString(dst, req.User)
@@ -629,46 +1149,400 @@ func anthropicFirstText(ps []Part) string {
 
 // appendAnthropicMessages appends the conversation. Anthropic wants strict
 // user/assistant alternation, so consecutive messages of the same role are
-// merged into one turn, their blocks concatenated in order. Content is always
-// an array of text blocks. Empty text parts are skipped because Anthropic
-// rejects empty text blocks, and a message left without content is dropped
-// (it said nothing); the messages around it may then merge. System and
-// developer messages were hoisted into the system prompt.
+// merged into one turn, their blocks concatenated in order, except that in a
+// user turn the tool_result blocks come first, as Anthropic requires (text
+// that a client put before the results follows them). Content is always an
+// array of blocks. Empty text parts are skipped because Anthropic rejects
+// empty text blocks, and a message left without content is dropped (it said
+// nothing); the messages around it may then merge. System and developer
+// messages were hoisted into the system prompt.
 func appendAnthropicMessages(dst []byte, req *Request, p Protocol) ([]byte, *Error) {
 	dst = append(dst, `,"messages":[`...)
-	open := false
-	var role Role
-	for i := range req.Messages {
-		m := &req.Messages[i]
-		if isAnthropicSystemRole(m.Role) {
+	msgs := req.Messages
+	first := true
+	for i := 0; i < len(msgs); {
+		if isAnthropicSystemRole(msgs[i].Role) {
+			i++
 			continue
 		}
-		n, bad := anthropicTextParts(m.Parts)
-		if bad >= 0 {
-			return dst, cannotEncode(p, indexPath(indexPath("messages", i)+".content", bad), "content part type")
+		// The turn is msgs[i:j]: messages of role, and the system messages
+		// and empty messages of the other role between them.
+		role := msgs[i].Role
+		n, results := 0, 0
+		j := i
+		for ; j < len(msgs); j++ {
+			m := &msgs[j]
+			if isAnthropicSystemRole(m.Role) {
+				continue
+			}
+			k, r, err := anthropicCheckParts(m, j, p)
+			if err != nil {
+				return dst, err
+			}
+			if m.Role != role {
+				if k == 0 {
+					continue
+				}
+				break
+			}
+			n += k
+			results += r
 		}
+		turn := msgs[i:j]
+		i = j
 		if n == 0 {
 			continue
 		}
-		if open && role == m.Role {
-			dst, _ = appendAnthropicTextBlocks(dst, m.Parts, true)
-			continue
+		if !first {
+			dst = append(dst, ',')
 		}
-		if open {
-			dst = append(dst, "]},"...)
-		}
-		if m.Role == RoleAssistant {
+		first = false
+		if role == RoleAssistant {
 			dst = append(dst, `{"role":"assistant","content":[`...)
 		} else {
 			dst = append(dst, `{"role":"user","content":[`...)
 		}
-		dst, _ = appendAnthropicTextBlocks(dst, m.Parts, false)
-		open, role = true, m.Role
-	}
-	if open {
+		if results > 0 {
+			dst = appendAnthropicTurn(dst, turn, role, anthropicOnlyResults)
+			dst = appendAnthropicTurn(dst, turn, role, anthropicNoResults)
+		} else {
+			dst = appendAnthropicTurn(dst, turn, role, anthropicAllBlocks)
+		}
 		dst = append(dst, "]}"...)
 	}
 	return append(dst, ']'), nil
+}
+
+// Which blocks of a turn appendAnthropicTurn writes.
+const (
+	anthropicAllBlocks = iota
+	anthropicOnlyResults
+	anthropicNoResults
+)
+
+// appendAnthropicTurn appends the blocks of the role messages of turn that
+// which selects, after a comma when the turn's content already has a block.
+func appendAnthropicTurn(dst []byte, turn []Message, role Role, which int) []byte {
+	comma := which == anthropicNoResults
+	for k := range turn {
+		m := &turn[k]
+		if m.Role != role {
+			continue
+		}
+		for l := range m.Parts {
+			part := &m.Parts[l]
+			if which != anthropicAllBlocks && (part.Type == PartToolResult) != (which == anthropicOnlyResults) {
+				continue
+			}
+			dst, comma = appendAnthropicBlock(dst, part, comma)
+		}
+	}
+	return dst
+}
+
+// anthropicCheckParts checks that the parts of messages[i] can be written in
+// a turn of the message's role, and returns the number of blocks they become
+// and how many of those are tool results.
+func anthropicCheckParts(m *Message, i int, p Protocol) (blocks, results int, err *Error) {
+	for j := range m.Parts {
+		part := &m.Parts[j]
+		var what string
+		switch part.Type {
+		case PartText, PartRefusal:
+			if part.Text != "" {
+				blocks++
+			}
+			continue
+		case PartToolCall:
+			what = anthropicCheckToolCall(part, m.Role)
+		case PartImage, PartDocument:
+			what = anthropicCheckMedia(part)
+		case PartToolResult:
+			var k int
+			if what, k = anthropicCheckToolResult(part, m.Role); k >= 0 {
+				path := indexPath(indexPath(indexPath("messages", i)+".content", j)+".content", k)
+				return 0, 0, cannotEncode(p, path, what)
+			}
+			results++
+		default:
+			what = "content part type"
+		}
+		if what != "" {
+			return 0, 0, cannotEncode(p, indexPath(indexPath("messages", i)+".content", j), what)
+		}
+		blocks++
+	}
+	return blocks, results, nil
+}
+
+// anthropicCheckToolCall returns what makes a tool call part of a message
+// of role r impossible to write as a tool_use block, or "".
+func anthropicCheckToolCall(part *Part, r Role) string {
+	switch {
+	case r != RoleAssistant:
+		return "a tool call outside an assistant message"
+	case part.ToolCallID == "":
+		return "a tool call without an id"
+	case part.ToolName == "":
+		return "a tool call without a name"
+	case !anthropicIsObject(part.Arguments):
+		return "tool call arguments that are not a JSON object"
+	}
+	return ""
+}
+
+// anthropicCheckToolResult returns what makes a tool result part of a
+// message of role r impossible to write as a tool_result block, or "", and
+// the index of the offending entry of its content, or -1.
+func anthropicCheckToolResult(part *Part, r Role) (string, int) {
+	switch {
+	case r != RoleUser:
+		return "a tool result outside a user message", -1
+	case part.ToolCallID == "":
+		return "a tool result without a call id", -1
+	}
+	for k := range part.Content {
+		c := &part.Content[k]
+		switch c.Type {
+		case PartText, PartRefusal:
+		case PartImage:
+			if what := anthropicCheckMedia(c); what != "" {
+				return what, k
+			}
+		default:
+			return "content part type " + c.Type.String() + " in a tool result", k
+		}
+	}
+	return "", -1
+}
+
+// anthropicCheckMedia returns what makes an image or document part
+// impossible to write as a block, or "": base64 data needs its media type,
+// and a part needs data or a URL. A data: URL (decoders split them, so only
+// a hand-made part has one) cannot be a url source.
+func anthropicCheckMedia(part *Part) string {
+	switch {
+	case part.Data != "" && part.MediaType == "":
+		return "an " + part.Type.String() + " without a media type"
+	case part.Data == "" && part.URL == "":
+		return "an " + part.Type.String() + " without data or URL"
+	case part.Data == "" && !strings.HasPrefix(part.URL, "https://") && !strings.HasPrefix(part.URL, "http://"):
+		return "an " + part.Type.String() + " URL that is not http(s)"
+	}
+	return ""
+}
+
+// anthropicIsObject reports whether args, a tool call's arguments, can be
+// written as an object: "" (no arguments, written as {}) or the text of a
+// JSON object. Decoders produce nothing else; the check only keeps a
+// malformed canonical request from producing an invalid body.
+func anthropicIsObject(args string) bool {
+	i := skipSpace(args, 0)
+	if i == len(args) {
+		return true
+	}
+	j := len(args)
+	for j > i && args[j-1] <= ' ' {
+		j--
+	}
+	return args[i] == '{' && args[j-1] == '}'
+}
+
+// appendAnthropicArguments appends a tool call's arguments as an object.
+func appendAnthropicArguments(dst []byte, args string) []byte {
+	if skipSpace(args, 0) == len(args) {
+		return append(dst, "{}"...)
+	}
+	return append(dst, args...)
+}
+
+// appendAnthropicBlock appends the block of a part that has been checked,
+// preceded by a comma when comma is true, and reports whether a block has
+// been written so far. Empty texts write nothing.
+func appendAnthropicBlock(dst []byte, part *Part, comma bool) ([]byte, bool) {
+	switch part.Type {
+	case PartText, PartRefusal:
+		if part.Text == "" {
+			return dst, comma
+		}
+	}
+	if comma {
+		dst = append(dst, ',')
+	}
+	switch part.Type {
+	case PartToolCall:
+		dst = append(dst, `{"type":"tool_use","id":`...)
+		dst = appendString(dst, part.ToolCallID)
+		dst = append(dst, `,"name":`...)
+		dst = appendString(dst, part.ToolName)
+		dst = append(dst, `,"input":`...)
+		dst = appendAnthropicArguments(dst, part.Arguments)
+	case PartImage, PartDocument:
+		dst = appendAnthropicMedia(dst, part)
+	case PartToolResult:
+		dst = append(dst, `{"type":"tool_result","tool_use_id":`...)
+		dst = appendString(dst, part.ToolCallID)
+		dst = appendAnthropicResultContent(dst, part.Content)
+		if part.IsError {
+			dst = append(dst, `,"is_error":true`...)
+		}
+	default:
+		dst = append(dst, `{"type":"text","text":`...)
+		dst = appendString(dst, part.Text)
+	}
+	return append(dst, '}'), true
+}
+
+// appendAnthropicMedia appends an image or document block, without its
+// closing brace: a base64 source when the part has data, a url source
+// otherwise, and a document's title.
+func appendAnthropicMedia(dst []byte, part *Part) []byte {
+	if part.Type == PartImage {
+		dst = append(dst, `{"type":"image","source":{"type":`...)
+	} else {
+		dst = append(dst, `{"type":"document","source":{"type":`...)
+	}
+	if part.Data != "" {
+		dst = append(dst, `"base64","media_type":`...)
+		dst = appendString(dst, part.MediaType)
+		dst = append(dst, `,"data":`...)
+		dst = appendString(dst, part.Data)
+	} else {
+		dst = append(dst, `"url","url":`...)
+		dst = appendString(dst, part.URL)
+	}
+	dst = append(dst, '}')
+	if part.Type == PartDocument && part.Text != "" {
+		dst = append(dst, `,"title":`...)
+		dst = appendString(dst, part.Text)
+	}
+	return dst
+}
+
+// appendAnthropicResultContent appends a tool result's content member: a
+// string for a single text, blocks otherwise, and nothing when there is no
+// content (empty texts are skipped, as everywhere).
+func appendAnthropicResultContent(dst []byte, content []Part) []byte {
+	n, text := 0, ""
+	for k := range content {
+		if c := &content[k]; c.Type != PartText && c.Type != PartRefusal || c.Text != "" {
+			n++
+			text = c.Text
+		}
+	}
+	switch {
+	case n == 0:
+		return dst
+	case n == 1 && text != "":
+		dst = append(dst, `,"content":`...)
+		return appendString(dst, text)
+	}
+	dst = append(dst, `,"content":[`...)
+	comma := false
+	for k := range content {
+		dst, comma = appendAnthropicBlock(dst, &content[k], comma)
+	}
+	return append(dst, ']')
+}
+
+// appendAnthropicTools appends the tool definitions and the tool choice.
+// A tool without parameters gets the empty object schema Anthropic
+// requires; strict and hosted tools cannot be carried. The parallel switch
+// is disable_parallel_tool_use on the choice, so a ParallelToolCalls without
+// a choice is written as auto; without tools, or with choice none, it says
+// nothing and is not written. A choice of none or auto without tools says
+// nothing either, while forcing a tool without tools is an error.
+func appendAnthropicTools(dst []byte, req *Request, p Protocol) ([]byte, *Error) {
+	for i := range req.Tools {
+		t := &req.Tools[i]
+		switch {
+		case t.Kind != ToolFunction:
+			return dst, cannotEncode(p, indexPath("tools", i), "a hosted tool")
+		case t.Strict.Set && t.Strict.Value:
+			return dst, cannotEncode(p, indexPath("tools", i)+".strict", "strict tool schemas")
+		case t.Name == "":
+			return dst, invalid(indexPath("tools", i)+".name", "is required")
+		case t.Parameters != "" && !anthropicIsObject(t.Parameters):
+			return dst, invalid(indexPath("tools", i)+".parameters", "must be a JSON object")
+		}
+		if i == 0 {
+			dst = append(dst, `,"tools":[`...)
+		} else {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"name":`...)
+		dst = appendString(dst, t.Name)
+		if t.Description != "" {
+			dst = append(dst, `,"description":`...)
+			dst = appendString(dst, t.Description)
+		}
+		dst = append(dst, `,"input_schema":`...)
+		if anthropicEmptyObject(t.Parameters) {
+			dst = append(dst, `{"type":"object","properties":{}}`...)
+		} else {
+			dst = append(dst, t.Parameters...)
+		}
+		dst = append(dst, '}')
+	}
+	if len(req.Tools) > 0 {
+		dst = append(dst, ']')
+	}
+	c := &req.ToolChoice
+	var typ string
+	switch c.Mode {
+	case ToolChoiceUnset, ToolChoiceAuto:
+		typ = "auto"
+		if len(req.Tools) == 0 || (c.Mode == ToolChoiceUnset && !req.ParallelToolCalls.Set) {
+			return dst, nil
+		}
+	case ToolChoiceNone:
+		if len(req.Tools) == 0 {
+			return dst, nil
+		}
+		return append(dst, `,"tool_choice":{"type":"none"}`...), nil
+	case ToolChoiceRequired:
+		typ = "any"
+	case ToolChoiceNamed:
+		if c.Name == "" {
+			return dst, invalid("tool_choice.name", "is required")
+		}
+		typ = "tool"
+	default:
+		return dst, cannotEncode(p, "tool_choice", "tool choice mode")
+	}
+	if len(req.Tools) == 0 {
+		return dst, invalid("tool_choice", "forces a tool call but no tools are given")
+	}
+	dst = append(dst, `,"tool_choice":{"type":"`...)
+	dst = append(dst, typ...)
+	dst = append(dst, '"')
+	if c.Mode == ToolChoiceNamed {
+		dst = append(dst, `,"name":`...)
+		dst = appendString(dst, c.Name)
+	}
+	if req.ParallelToolCalls.Set {
+		if req.ParallelToolCalls.Value {
+			dst = append(dst, `,"disable_parallel_tool_use":false`...)
+		} else {
+			dst = append(dst, `,"disable_parallel_tool_use":true`...)
+		}
+	}
+	return append(dst, '}'), nil
+}
+
+// anthropicEmptyObject reports whether a schema is "" or an object without
+// members: Anthropic needs an object schema with a type, so both become the
+// empty object schema.
+func anthropicEmptyObject(schema string) bool {
+	i := skipSpace(schema, 0)
+	if i == len(schema) {
+		return true
+	}
+	if schema[i] != '{' {
+		return false
+	}
+	i = skipSpace(schema, i+1)
+	return i < len(schema) && schema[i] == '}' && skipSpace(schema, i+1) == len(schema)
 }
 
 // anthropicPartText returns the text a part contributes as an Anthropic text
@@ -794,13 +1668,14 @@ func decodeAnthropicContent(v gjson.Result, resp *Response) *Error {
 	return err
 }
 
-// decodeAnthropicResponseBlock decodes one content block of a response.
-// Only text is in scope; other output cannot be translated yet.
+// decodeAnthropicResponseBlock decodes one content block of a response:
+// text and tool_use. Other output (thinking, server tools, ...) cannot be
+// translated yet.
 func decodeAnthropicResponseBlock(b gjson.Result) (Part, *Error) {
 	if !b.IsObject() {
 		return Part{}, anthropicBadUpstream("content block is not an object")
 	}
-	var typ, text, citations gjson.Result
+	var typ, text, citations, id, name, input gjson.Result
 	b.ForEach(func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "type":
@@ -809,12 +1684,23 @@ func decodeAnthropicResponseBlock(b gjson.Result) (Part, *Error) {
 			text = value
 		case "citations":
 			citations = value
+		case "id":
+			id = value
+		case "name":
+			name = value
+		case "input":
+			input = value
 		}
 		return true
 	})
 	switch {
 	case typ.Type != gjson.String || typ.Str == "":
 		return Part{}, anthropicBadUpstream("content block has no type")
+	case typ.Str == "tool_use":
+		if id.Type != gjson.String || id.Str == "" || name.Type != gjson.String || name.Str == "" || !input.IsObject() {
+			return Part{}, anthropicBadUpstream("tool_use block lacks its id, name or input object")
+		}
+		return Part{Type: PartToolCall, ToolCallID: id.Str, ToolName: name.Str, Arguments: input.Raw}, nil
 	case typ.Str != "text":
 		return Part{}, anthropicBadUpstream(`content block type "` + typ.Str + `" cannot be translated yet`)
 	case text.Type != gjson.String:
@@ -909,14 +1795,26 @@ func anthropicBadUpstream(why string) *Error {
 }
 
 // appendAnthropicResponse appends resp as a Messages response body, with
-// every field anthropic-sdk-go's Message reads for a text answer. Refusal
-// parts become text blocks, since Anthropic has no refusal block (the
-// refusal itself is in stop_reason); empty texts are skipped, as a client
-// replaying the answer as history would be refused for an empty text block.
+// every field anthropic-sdk-go's Message reads. Refusal parts become text
+// blocks, since Anthropic has no refusal block (the refusal itself is in
+// stop_reason); empty texts are skipped, as a client replaying the answer as
+// history would be refused for an empty text block. Tool calls become
+// tool_use blocks; one without an id (no upstream sends one, but the
+// canonical form allows it) gets a new toolu_ id, since Anthropic clients
+// answer by id.
 func appendAnthropicResponse(dst []byte, resp *Response) ([]byte, *Error) {
-	if _, bad := anthropicTextParts(resp.Content); bad >= 0 {
+	for i := range resp.Content {
+		part := &resp.Content[i]
+		switch part.Type {
+		case PartText, PartRefusal:
+			continue
+		case PartToolCall:
+			if part.ToolName != "" && anthropicIsObject(part.Arguments) {
+				continue
+			}
+		}
 		return dst, &Error{Status: 502, Kind: mapping.ErrBadGateway,
-			Message: "content part type cannot be expressed in an " + string(AnthropicMessages) + " response"}
+			Message: "content part type " + part.Type.String() + " cannot be expressed in an " + string(AnthropicMessages) + " response"}
 	}
 	id := resp.ID
 	if id == "" {
@@ -927,7 +1825,16 @@ func appendAnthropicResponse(dst []byte, resp *Response) ([]byte, *Error) {
 	dst = append(dst, `,"type":"message","role":"assistant","model":`...)
 	dst = appendString(dst, resp.Model)
 	dst = append(dst, `,"content":[`...)
-	dst, _ = appendAnthropicTextBlocks(dst, resp.Content, false)
+	comma := false
+	for i := range resp.Content {
+		part := &resp.Content[i]
+		if part.Type == PartToolCall && part.ToolCallID == "" {
+			withID := *part
+			withID.ToolCallID = newID("toolu_")
+			part = &withID
+		}
+		dst, comma = appendAnthropicBlock(dst, part, comma)
+	}
 	dst = append(dst, `],"stop_reason":`...)
 	dst = appendString(dst, mapping.AnthropicStopReason(resp.StopReason))
 	dst = append(dst, `,"stop_sequence":`...)

@@ -29,7 +29,8 @@ const anthropicArenaSize = 1 << 10
 const (
 	anthropicBlockText   uint8 = iota + 1 // a text block mapped to the open canonical part
 	anthropicBlockSkip                    // thinking, skipped with all its deltas
-	anthropicBlockClosed                  // a text block that has been closed
+	anthropicBlockClosed                  // a text or tool_use block that has been closed
+	anthropicBlockTool                    // a tool_use block mapped to the open canonical part
 )
 
 // anthropicStreamDecoder decodes upstream Anthropic streams into canonical
@@ -201,8 +202,10 @@ func (d *anthropicStreamDecoder) messageStart(out []Event, ev *anthropicStreamEv
 
 // blockStart handles content_block_start. Upstream blocks are numbered in
 // order without gaps (the official SDK relies on it); text blocks become
-// canonical text parts, thinking is skipped, and every other block type is
-// output that cannot be translated yet.
+// canonical text parts and tool_use blocks tool call parts, thinking is
+// skipped, and every other block type is output that cannot be translated
+// yet. Each block is its own part, so parallel tool calls (consecutive
+// tool_use blocks) get distinct part indexes.
 func (d *anthropicStreamDecoder) blockStart(out []Event, ev *anthropicStreamEvent) []Event {
 	i, ok := anthropicIndex(ev.index)
 	if !ok || i != len(d.blocks) {
@@ -214,13 +217,19 @@ func (d *anthropicStreamDecoder) blockStart(out []Event, ev *anthropicStreamEven
 	if !ev.block.IsObject() {
 		return d.fail(out, d.bad("content_block_start has no content_block object"))
 	}
-	var typ, text gjson.Result
+	var typ, text, id, name, input gjson.Result
 	eachMember(ev.block, &d.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "type":
 			typ = value
 		case "text":
 			text = value
+		case "id":
+			id = value
+		case "name":
+			name = value
+		case "input":
+			input = value
 		}
 		return true
 	})
@@ -232,15 +241,14 @@ func (d *anthropicStreamDecoder) blockStart(out []Event, ev *anthropicStreamEven
 		// default); a later issue maps it to reasoning parts.
 		d.blocks = append(d.blocks, anthropicBlockSkip)
 		return out
+	case typ.Str == "tool_use":
+		return d.toolStart(out, i, id, name, input)
 	case typ.Str != "text":
 		return d.fail(out, d.notYet(`content block type "`+typ.Str+`"`))
 	case text.Exists() && text.Type != gjson.String:
 		return d.fail(out, d.bad("text block text is not a string"))
 	}
-	out = d.closePart(out)
-	d.blocks = append(d.blocks, anthropicBlockText)
-	d.open, d.openBlock = d.next, i
-	d.next++
+	out = d.openPart(out, i, anthropicBlockText)
 	out = append(out, Event{Type: EventPartStart, Index: d.open, Part: PartText})
 	if text.Str != "" {
 		out = append(out, Event{Type: EventPartDelta, Index: d.open, Text: text.Str})
@@ -248,7 +256,37 @@ func (d *anthropicStreamDecoder) blockStart(out []Event, ev *anthropicStreamEven
 	return out
 }
 
-// blockDelta handles content_block_delta: text_delta is the hot path.
+// toolStart opens the tool call part of tool_use block i, with its id and
+// name. Anthropic starts with input {} and sends the arguments in
+// input_json_delta events; an input that is not empty (a proxy that sends
+// the whole call at once) is the arguments, as one delta.
+func (d *anthropicStreamDecoder) toolStart(out []Event, i int, id, name, input gjson.Result) []Event {
+	switch {
+	case id.Type != gjson.String || id.Str == "" || name.Type != gjson.String || name.Str == "":
+		return d.fail(out, d.bad("tool_use block has no id or name"))
+	case input.Exists() && !input.IsObject():
+		return d.fail(out, d.bad("tool_use block input is not an object"))
+	}
+	out = d.openPart(out, i, anthropicBlockTool)
+	out = append(out, Event{Type: EventPartStart, Index: d.open, Part: PartToolCall, ToolCallID: id.Str, ToolName: name.Str})
+	if input.Exists() && !anthropicEmptyObject(input.Raw) {
+		out = append(out, Event{Type: EventPartDelta, Index: d.open, Text: input.Raw})
+	}
+	return out
+}
+
+// openPart closes the open part and makes upstream block i, of state kind,
+// the open one.
+func (d *anthropicStreamDecoder) openPart(out []Event, i int, kind uint8) []Event {
+	out = d.closePart(out)
+	d.blocks = append(d.blocks, kind)
+	d.open, d.openBlock = d.next, i
+	d.next++
+	return out
+}
+
+// blockDelta handles content_block_delta: text_delta is the hot path, and
+// input_json_delta carries a tool call's arguments.
 func (d *anthropicStreamDecoder) blockDelta(out []Event, ev *anthropicStreamEvent) []Event {
 	i, ok := anthropicIndex(ev.index)
 	if !ok || i >= len(d.blocks) {
@@ -260,25 +298,44 @@ func (d *anthropicStreamDecoder) blockDelta(out []Event, ev *anthropicStreamEven
 	if !ev.delta.IsObject() {
 		return d.fail(out, d.bad("content_block_delta has no delta object"))
 	}
-	var typ, text gjson.Result
+	var typ, text, partial gjson.Result
 	eachMember(ev.delta, &d.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "type":
 			typ = value
 		case "text":
 			text = value
+		case "partial_json":
+			partial = value
 		}
 		return true
 	})
 	switch {
 	case typ.Type != gjson.String || typ.Str == "":
 		return d.fail(out, d.bad("delta has no type"))
+	case typ.Str == "input_json_delta":
+		return d.inputDelta(out, i, partial)
 	case typ.Str != "text_delta":
 		return d.fail(out, d.notYet(`delta type "`+typ.Str+`"`))
 	case text.Type != gjson.String:
 		return d.fail(out, d.bad("text_delta has no text"))
 	}
 	return d.textDelta(out, i, text.Str)
+}
+
+// inputDelta appends a fragment of the arguments of tool_use block i.
+// Anthropic sends a single empty fragment for a call without arguments:
+// empty fragments are not forwarded.
+func (d *anthropicStreamDecoder) inputDelta(out []Event, i int, partial gjson.Result) []Event {
+	switch {
+	case d.blocks[i] != anthropicBlockTool || i != d.openBlock || d.open < 0:
+		return d.fail(out, d.bad("input_json_delta for a block that is not an open tool_use block"))
+	case partial.Type != gjson.String:
+		return d.fail(out, d.bad("input_json_delta has no partial_json"))
+	case partial.Str == "":
+		return out
+	}
+	return append(out, Event{Type: EventPartDelta, Index: d.open, Text: partial.Str})
 }
 
 // textDelta appends the text of a text_delta for upstream block i.
@@ -290,10 +347,11 @@ func (d *anthropicStreamDecoder) textDelta(out []Event, i int, text string) []Ev
 		return d.fail(out, d.bad("content_block_delta for a block that was not started"))
 	case d.blocks[i] == anthropicBlockSkip:
 		return out
-	case i != d.openBlock || d.open < 0:
-		// A text block that was closed, or left open when a later text
-		// block started: its text cannot be placed in order any more.
-		return d.fail(out, d.bad("text_delta for a block that is not open"))
+	case d.blocks[i] != anthropicBlockText || i != d.openBlock || d.open < 0:
+		// A text block that was closed, or left open when a later block
+		// started: its text cannot be placed in order any more. Or a
+		// tool_use block, whose deltas are input_json_delta.
+		return d.fail(out, d.bad("text_delta for a block that is not an open text block"))
 	case text == "":
 		return out
 	}
@@ -529,7 +587,10 @@ func (d *anthropicStreamDecoder) Close(out []Event, cause error) []Event {
 // message_start, then per part content_block_start, content_block_delta*
 // and content_block_stop (refusals are text blocks: Anthropic has none of
 // its own), then message_delta with the stop reason and the final usage,
-// and message_stop. The stop reason and usage are held until the end,
+// and message_stop. A tool call part is a tool_use block, started with its
+// id, name and input {}, whose argument fragments are input_json_delta
+// events; a call without fragments sends none (its input is {}). The stop
+// reason and usage are held until the end,
 // because upstreams such as Chat and Gemini report the final counts after
 // the stop. A failed stream ends with the open block's content_block_stop
 // and an error event, never message_stop.
@@ -537,6 +598,7 @@ type anthropicStreamEncoder struct {
 	req     *Request
 	started bool
 	open    bool  // a content block is open
+	tool    bool  // the open block is a tool_use block
 	block   int64 // index of the open block, or of the next one
 	done    bool
 
@@ -566,7 +628,16 @@ func (e *anthropicStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 	case EventPartStart:
 		dst = e.ensureStarted(dst)
 		dst = e.closeBlock(dst)
-		return e.openBlock(dst)
+		switch ev.Part {
+		case PartText, PartRefusal:
+			return e.openBlock(dst)
+		case PartToolCall:
+			if ev.ToolName != "" {
+				return e.openToolBlock(dst, ev.ToolCallID, ev.ToolName)
+			}
+		}
+		return e.Encode(dst, &Event{Type: EventError, Err: &Error{Status: 502, Kind: mapping.ErrBadGateway,
+			Message: "content part type " + ev.Part.String() + " cannot be expressed in an " + string(AnthropicMessages) + " stream"}})
 	case EventPartDelta:
 		if ev.Text == "" {
 			return dst
@@ -577,7 +648,11 @@ func (e *anthropicStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 		}
 		dst = append(dst, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":"...)
 		dst = appendInt(dst, e.block)
-		dst = append(dst, `,"delta":{"type":"text_delta","text":`...)
+		if e.tool {
+			dst = append(dst, `,"delta":{"type":"input_json_delta","partial_json":`...)
+		} else {
+			dst = append(dst, `,"delta":{"type":"text_delta","text":`...)
+		}
 		dst = appendString(dst, ev.Text)
 		return append(dst, "}}\n\n"...)
 	case EventPartStop:
@@ -641,10 +716,27 @@ func (e *anthropicStreamEncoder) messageStart(dst []byte, id, model string) []by
 
 // openBlock writes content_block_start for a text block.
 func (e *anthropicStreamEncoder) openBlock(dst []byte) []byte {
-	e.open = true
+	e.open, e.tool = true, false
 	dst = append(dst, "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":"...)
 	dst = appendInt(dst, e.block)
 	return append(dst, ",\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"...)
+}
+
+// openToolBlock writes content_block_start for a tool_use block. A call
+// without an id (no upstream decoder produces one) gets a new toolu_ id,
+// since Anthropic clients answer by id.
+func (e *anthropicStreamEncoder) openToolBlock(dst []byte, id, name string) []byte {
+	e.open, e.tool = true, true
+	if id == "" {
+		id = newID("toolu_")
+	}
+	dst = append(dst, "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":"...)
+	dst = appendInt(dst, e.block)
+	dst = append(dst, `,"content_block":{"type":"tool_use","id":`...)
+	dst = appendString(dst, id)
+	dst = append(dst, `,"name":`...)
+	dst = appendString(dst, name)
+	return append(dst, ",\"input\":{}}}\n\n"...)
 }
 
 // closeBlock writes content_block_stop for the open block, if any.

@@ -2,10 +2,12 @@ package codec
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -67,7 +69,11 @@ func anthropicFormat(evs []Event) string {
 		case EventStart:
 			fmt.Fprintf(&b, "start(%s,%s,%s)", ev.ID, ev.Model, anthropicUsageString(ev.Usage))
 		case EventPartStart:
-			fmt.Fprintf(&b, "part_start(%d,%d)", ev.Index, ev.Part)
+			if ev.Part == PartToolCall {
+				fmt.Fprintf(&b, "tool_start(%d,%s,%s)", ev.Index, ev.ToolCallID, ev.ToolName)
+			} else {
+				fmt.Fprintf(&b, "part_start(%d,%d)", ev.Index, ev.Part)
+			}
 		case EventPartDelta:
 			fmt.Fprintf(&b, "delta(%d,%q)", ev.Index, ev.Text)
 		case EventPartStop:
@@ -83,6 +89,78 @@ func anthropicFormat(evs []Event) string {
 		}
 	}
 	return b.String()
+}
+
+// anthropicDecode is decodeStream with tool call ids and names detached as
+// well: they alias the decoder's input like the other strings.
+func anthropicDecode(t *testing.T, p Protocol, body string, cause error) []Event {
+	t.Helper()
+	dec := NewStreamDecoder(p)
+	r := sse.NewReader(strings.NewReader(body), 0)
+	var out, buf []Event
+	for {
+		ev, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if cause == nil {
+				cause = err
+			}
+			break
+		}
+		buf = dec.Decode(buf[:0], ev.Name, ev.Data, ev.Bare)
+		out = anthropicDetach(out, buf)
+	}
+	return anthropicDetach(out, dec.Close(buf[:0], cause))
+}
+
+// anthropicDetach is appendDetached for events that may start tool calls.
+func anthropicDetach(out, evs []Event) []Event {
+	n := len(out)
+	out = appendDetached(out, evs)
+	for i := n; i < len(out); i++ {
+		out[i].ToolCallID = strings.Clone(out[i].ToolCallID)
+		out[i].ToolName = strings.Clone(out[i].ToolName)
+	}
+	return out
+}
+
+// anthropicCall is a tool call a client assembled from a stream.
+type anthropicCall struct{ id, name, args string }
+
+// anthropicCalls returns the tool calls of evs, with their arguments'
+// fragments joined and compacted (so that they compare exactly), and the
+// text of the text and refusal parts.
+func anthropicCalls(t *testing.T, evs []Event) (calls []anthropicCall, text string) {
+	t.Helper()
+	call := map[int]int{} // part index -> calls index
+	for _, ev := range evs {
+		switch ev.Type {
+		case EventPartStart:
+			if ev.Part == PartToolCall {
+				call[ev.Index] = len(calls)
+				calls = append(calls, anthropicCall{id: ev.ToolCallID, name: ev.ToolName})
+			}
+		case EventPartDelta:
+			if k, ok := call[ev.Index]; ok {
+				calls[k].args += ev.Text
+			} else {
+				text += ev.Text
+			}
+		}
+	}
+	for k := range calls {
+		if calls[k].args == "" {
+			continue
+		}
+		var b bytes.Buffer
+		if err := json.Compact(&b, []byte(calls[k].args)); err != nil {
+			t.Fatalf("call %d arguments %q: %v", k, calls[k].args, err)
+		}
+		calls[k].args = b.String()
+	}
+	return calls, text
 }
 
 // anthropicLastError returns the error that ends evs, or nil.
@@ -163,7 +241,7 @@ func TestAnthropicStreamDecodeEvents(t *testing.T) {
 			body: anthropicMsgStart + anthropicTextStart(0) + anthropicTextStart(1) + anthropicTextDelta(1, `"b"`) +
 				anthropicBlockStop(0) + anthropicTextDelta(0, `"a"`),
 			want: start + ` part_start(0,0) part_stop(0) part_start(1,0) delta(1,"b") error(502)`,
-			msg:  "text_delta for a block that is not open",
+			msg:  "text_delta for a block that is not an open text block",
 		},
 		{
 			name: "no content, no usage in message_start, message_delta without usage",
@@ -201,11 +279,67 @@ func TestAnthropicStreamDecodeEvents(t *testing.T) {
 			want: start + " end",
 		},
 		{
-			name: "tool_use block cannot be translated yet",
+			name: "text then a tool call with fragmented arguments",
 			body: anthropicMsgStart + anthropicTextStart(0) + anthropicTextDelta(0, `"I'll call"`) + anthropicBlockStop(0) +
-				anthropicBlockStart(1, `{"type":"tool_use","id":"toolu_1","name":"f","input":{}}`),
-			want: start + ` part_start(0,0) delta(0,"I'll call") part_stop(0) error(502)`,
-			msg:  `content block type "tool_use" cannot be translated yet`,
+				anthropicBlockStart(1, `{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{},"caller":{"type":"direct"}}`) +
+				anthropicPing +
+				anthropicDelta(1, `{"type":"input_json_delta","partial_json":""}`) +
+				anthropicDelta(1, `{"type":"input_json_delta","partial_json":"{\"city\": \"Par"}`) +
+				anthropicDelta(1, `{"type":"input_json_delta","partial_json":"is\"}"}`) +
+				anthropicBlockStop(1) +
+				anthropicEv("message_delta", `{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":20}}`) +
+				anthropicMsgStop,
+			want: start + ` part_start(0,0) delta(0,"I'll call") part_stop(0) tool_start(1,toolu_1,get_weather) delta(1,"{\"city\": \"Par") delta(1,"is\"}") part_stop(1) stop(tool_use,"") usage(10/0/0/20/0) end`,
+		},
+		{
+			name: "parallel calls, one without arguments, get distinct parts",
+			body: anthropicMsgStart +
+				anthropicBlockStart(0, `{"type":"tool_use","id":"toolu_a","name":"add","input":{}}`) +
+				anthropicDelta(0, `{"type":"input_json_delta","partial_json":"{\"a\":2,\"b\":3}"}`) + anthropicBlockStop(0) +
+				anthropicBlockStart(1, `{"type":"tool_use","id":"toolu_b","name":"now","input":{}}`) +
+				anthropicDelta(1, `{"type":"input_json_delta","partial_json":""}`) +
+				anthropicBlockStart(2, `{"type":"tool_use","id":"toolu_c","name":"mul","input":{"a":2, "b":3}}`) + anthropicBlockStop(2) +
+				anthropicBlockStop(1) + anthropicMsgStop,
+			want: start + ` tool_start(0,toolu_a,add) delta(0,"{\"a\":2,\"b\":3}") part_stop(0) tool_start(1,toolu_b,now) part_stop(1) tool_start(2,toolu_c,mul) delta(2,"{\"a\":2, \"b\":3}") part_stop(2) end`,
+		},
+		{
+			name: "tool_use block without id",
+			body: anthropicMsgStart + anthropicBlockStart(0, `{"type":"tool_use","name":"f","input":{}}`),
+			want: start + ` error(502)`,
+			msg:  "tool_use block has no id or name",
+		},
+		{
+			name: "tool_use block without name",
+			body: anthropicMsgStart + anthropicBlockStart(0, `{"type":"tool_use","id":"toolu_1","name":"","input":{}}`),
+			want: start + ` error(502)`,
+			msg:  "tool_use block has no id or name",
+		},
+		{
+			name: "tool_use block input not an object",
+			body: anthropicMsgStart + anthropicBlockStart(0, `{"type":"tool_use","id":"toolu_1","name":"f","input":"{}"}`),
+			want: start + ` error(502)`,
+			msg:  "tool_use block input is not an object",
+		},
+		{
+			name: "input_json_delta without partial_json",
+			body: anthropicMsgStart + anthropicBlockStart(0, `{"type":"tool_use","id":"toolu_1","name":"f","input":{}}`) +
+				anthropicDelta(0, `{"type":"input_json_delta","partial_json":{}}`),
+			want: start + ` tool_start(0,toolu_1,f) error(502)`,
+			msg:  "input_json_delta has no partial_json",
+		},
+		{
+			name: "text_delta on a tool_use block",
+			body: anthropicMsgStart + anthropicBlockStart(0, `{"type":"tool_use","id":"toolu_1","name":"f","input":{}}`) +
+				anthropicTextDelta(0, `"x"`),
+			want: start + ` tool_start(0,toolu_1,f) error(502)`,
+			msg:  "text_delta for a block that is not an open text block",
+		},
+		{
+			name: "input_json_delta for a closed tool_use block",
+			body: anthropicMsgStart + anthropicBlockStart(0, `{"type":"tool_use","id":"toolu_1","name":"f","input":{}}`) +
+				anthropicBlockStop(0) + anthropicDelta(0, `{"type":"input_json_delta","partial_json":"{}"}`),
+			want: start + ` tool_start(0,toolu_1,f) part_stop(0) error(502)`,
+			msg:  "input_json_delta for a block that is not an open tool_use block",
 		},
 		{
 			name: "server tool block cannot be translated yet",
@@ -229,7 +363,7 @@ func TestAnthropicStreamDecodeEvents(t *testing.T) {
 			name: "input_json_delta on a text block",
 			body: anthropicMsgStart + anthropicTextStart(0) + anthropicDelta(0, `{"type":"input_json_delta","partial_json":"{"}`),
 			want: start + ` part_start(0,0) error(502)`,
-			msg:  `delta type "input_json_delta" cannot be translated yet`,
+			msg:  "input_json_delta for a block that is not an open tool_use block",
 		},
 		{
 			name: "events after message_stop are not decoded",
@@ -273,7 +407,7 @@ func TestAnthropicStreamDecodeEvents(t *testing.T) {
 		{name: "text_delta without text", body: anthropicMsgStart + anthropicTextStart(0) + anthropicDelta(0, `{"type":"text_delta"}`),
 			want: start + " part_start(0,0) error(502)", msg: "text_delta has no text"},
 		{name: "delta for a closed block", body: anthropicMsgStart + anthropicTextStart(0) + anthropicBlockStop(0) + anthropicTextDelta(0, `"late"`),
-			want: start + " part_start(0,0) part_stop(0) error(502)", msg: "text_delta for a block that is not open"},
+			want: start + " part_start(0,0) part_stop(0) error(502)", msg: "text_delta for a block that is not an open text block"},
 		{name: "stop for a block never started", body: anthropicMsgStart + anthropicBlockStop(0), want: start + " error(502)", msg: "content_block_stop for a block that was not started"},
 		{name: "message_delta delta not an object", body: anthropicMsgStart + anthropicEv("message_delta", `{"type":"message_delta","delta":"end_turn"}`),
 			want: start + " error(502)", msg: "message_delta delta is not an object"},
@@ -291,7 +425,7 @@ func TestAnthropicStreamDecodeEvents(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, p := range []Protocol{AnthropicMessages, VertexAnthropic} {
-				evs := decodeStream(t, p, tt.body, nil)
+				evs := anthropicDecode(t, p, tt.body, nil)
 				checkWellFormed(t, evs)
 				if got := anthropicFormat(evs); got != tt.want {
 					t.Errorf("%s:\n got %s\nwant %s", p, got, tt.want)
@@ -359,7 +493,7 @@ func TestAnthropicStreamDecodeErrorEvents(t *testing.T) {
 					anthropicBlockStop(0) + anthropicEndTurn + anthropicMsgStop
 			}
 			for _, p := range []Protocol{AnthropicMessages, VertexAnthropic} {
-				evs := decodeStream(t, p, body, nil)
+				evs := anthropicDecode(t, p, body, nil)
 				checkWellFormed(t, evs)
 				s := summarize(evs)
 				e := s.Err
@@ -380,7 +514,7 @@ func TestAnthropicStreamDecodeErrorEvents(t *testing.T) {
 	}
 	// An overloaded error relayed to an Anthropic client keeps its type and
 	// 529; other clients get 503.
-	evs := decodeStream(t, AnthropicMessages, tests[0].body, nil)
+	evs := anthropicDecode(t, AnthropicMessages, tests[0].body, nil)
 	e := evs[0].Err
 	if got := string(AppendError(nil, AnthropicMessages, e)); got != `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}` {
 		t.Errorf("AppendError: %s", got)
@@ -407,8 +541,9 @@ func anthropicStreamRecording(t testing.TB, file string) (Protocol, string) {
 
 // anthropicRecordedStreams are every streaming recording of the two
 // Anthropic protocol directories with what a client must end up with.
-// Streams with tool calls or server tools end in an error after the text
-// that preceded them; thinking is skipped.
+// Tool calls are asserted with their ids, names and compacted arguments;
+// streams with server tools end in an error after the text that preceded
+// them; thinking is skipped.
 var anthropicRecordedStreams = []struct {
 	file    string
 	id      string
@@ -416,6 +551,7 @@ var anthropicRecordedStreams = []struct {
 	text    string
 	stop    StopReason
 	usage   Usage // final usage
+	calls   []anthropicCall
 	errWhat string
 }{
 	{
@@ -445,15 +581,18 @@ var anthropicRecordedStreams = []struct {
 	},
 	{
 		file: "anthropic-messages/claude-sonnet-4-5-tool-no-args-stream-reframed.json", id: "msg_01GE2RKp1VYsPzdFs3sS9z5S", model: "claude-sonnet-4-5-20250929",
-		text: "I'll update the issue list for you.", usage: Usage{Known: true, InputTokens: 565, OutputTokens: 7}, errWhat: `"tool_use"`,
+		text: "I'll update the issue list for you.", stop: mapping.StopToolUse, usage: Usage{Known: true, InputTokens: 565, OutputTokens: 48},
+		calls: []anthropicCall{{"toolu_01QE1WLsSVp5hy5Q3GmGTmjP", "updateIssueList", ""}}, // one empty partial_json: no fragment
 	},
 	{
 		file: "anthropic-messages/claude-sonnet-4-parallel-tools-stream.json", id: "msg_01PSvJdjd5keNSD63VHjYzex", model: "claude-sonnet-4-20250514",
-		text: "I'll add and multiply the numbers 2 and 3 for you.", usage: Usage{Known: true, InputTokens: 502, OutputTokens: 4}, errWhat: `"tool_use"`,
+		text: "I'll add and multiply the numbers 2 and 3 for you.", stop: mapping.StopToolUse, usage: Usage{Known: true, InputTokens: 502, OutputTokens: 137},
+		calls: []anthropicCall{{"toolu_01UYxUYC2zRPY8wiutnF48eP", "add", `{"a":2,"b":3}`}, {"toolu_01VaRx1jpWCvPhi7L4kywAcd", "multiply", `{"a":2,"b":3}`}},
 	},
 	{
 		file: "anthropic-messages/claude-sonnet-4-thinking-tool-call-stream.json", id: "msg_01KTBB57LAzaSZs8kMNvfnsY", model: "claude-sonnet-4-20250514",
-		text: "", usage: Usage{Known: true, InputTokens: 424, OutputTokens: 5}, errWhat: `"tool_use"`,
+		text: "", stop: mapping.StopToolUse, usage: Usage{Known: true, InputTokens: 424, OutputTokens: 119},
+		calls: []anthropicCall{{"toolu_01Js4AMfx5qpTLhwTusnvT68", "weather", `{"location":"Florence, Italy"}`}}, // after skipped thinking
 	},
 	{
 		file: "anthropic-messages/claude-sonnet-4-5-pause-turn-web-search-stream.json", id: "msg_01SC6GnkBDsmEDqyXQpQ2ipm", model: "claude-sonnet-4-5-20250929",
@@ -461,12 +600,14 @@ var anthropicRecordedStreams = []struct {
 	},
 	{
 		file: "vertex-anthropic/claude-3-7-sonnet-forced-tool-complex-stream.json", id: "msg_vrtx_01CgkZ1g6PHNfBLee3NPfQ1q", model: "claude-3-7-sonnet-20250219",
-		text: "", usage: Usage{Known: true, InputTokens: 548, OutputTokens: 10}, errWhat: `"tool_use"`,
+		text: "", stop: mapping.StopToolUse, usage: Usage{Known: true, InputTokens: 548, OutputTokens: 128},
+		calls: []anthropicCall{{"toolu_vrtx_01BqmvunjZwqA9ybjM4QQQDC", "Book", `{"title":"The Lord of the Rings","author":{"name":"J.R.R. Tolkien","nationality":"British"},"genres":["Fantasy","Adventure","Epic"],"published_year":1954}`}},
 	},
 	{
 		file: "vertex-anthropic/claude-3-7-sonnet-tool-call-stream.json", id: "msg_vrtx_015NhGGaKxyd2YQNDWYkNqXk", model: "claude-3-7-sonnet-20250219",
-		text:  "I'll help you check the weather in Florence, Italy. Let me get that information for you right away.",
-		usage: Usage{Known: true, InputTokens: 394, OutputTokens: 5}, errWhat: `"tool_use"`,
+		text: "I'll help you check the weather in Florence, Italy. Let me get that information for you right away.",
+		stop: mapping.StopToolUse, usage: Usage{Known: true, InputTokens: 394, OutputTokens: 76},
+		calls: []anthropicCall{{"toolu_vrtx_01JhPy9eXqgjLWmUpoCiEkCs", "weather", `{"location":"Florence,Italy"}`}},
 	},
 }
 
@@ -496,9 +637,14 @@ func TestAnthropicStreamDecodeRecordings(t *testing.T) {
 			if !p.IsAnthropic() {
 				t.Fatalf("protocol %q", p)
 			}
-			evs := decodeStream(t, p, body, nil)
+			evs := anthropicDecode(t, p, body, nil)
 			checkWellFormed(t, evs)
 			s := summarize(evs)
+			calls, text := anthropicCalls(t, evs)
+			if !reflect.DeepEqual(calls, tt.calls) {
+				t.Errorf("tool calls %q, want %q", calls, tt.calls)
+			}
+			s.Text = text
 			if s.ID != tt.id || s.Model != tt.model {
 				t.Errorf("id %q model %q", s.ID, s.Model)
 			}
@@ -559,10 +705,10 @@ func TestAnthropicStreamTruncation(t *testing.T) {
 				var evs []Event
 				sawStop := false
 				for _, e := range sevs[:n] {
-					evs = appendDetached(evs, dec.Decode(nil, []byte(e.name), []byte(e.data), e.bare))
+					evs = anthropicDetach(evs, dec.Decode(nil, []byte(e.name), []byte(e.data), e.bare))
 					sawStop = sawStop || e.name == "message_stop"
 				}
-				evs = appendDetached(evs, dec.Close(nil, cause))
+				evs = anthropicDetach(evs, dec.Close(nil, cause))
 				checkWellFormed(t, evs)
 				s := summarize(evs)
 				complete := sawStop && tt.errWhat == ""
@@ -593,7 +739,7 @@ func TestAnthropicStreamTruncation(t *testing.T) {
 		end := strings.LastIndex(body, "message_stop")
 		end += strings.IndexByte(body[end:], '\n')
 		for i := 0; i < len(body); i++ {
-			evs := decodeStream(t, p, body[:i], nil)
+			evs := anthropicDecode(t, p, body[:i], nil)
 			checkWellFormed(t, evs)
 			if s := summarize(evs); s.Complete != (i > end) {
 				t.Fatalf("%s cut at %d: complete %v", file, i, s.Complete)
@@ -618,9 +764,9 @@ func anthropicDecodeReader(t *testing.T, p Protocol, r io.Reader) []Event {
 			cause = err
 			break
 		}
-		out = appendDetached(out, dec.Decode(nil, ev.Name, ev.Data, ev.Bare))
+		out = anthropicDetach(out, dec.Decode(nil, ev.Name, ev.Data, ev.Bare))
 	}
-	return appendDetached(out, dec.Close(nil, cause))
+	return anthropicDetach(out, dec.Close(nil, cause))
 }
 
 // TestAnthropicStreamDecodeOddFraming feeds events split in unusual ways:
@@ -777,6 +923,27 @@ var anthropicEncodeCases = []struct {
 		},
 	},
 	{
+		// Chat style: text, then two parallel calls, the second without
+		// argument fragments (its input stays {}).
+		name: "tool_calls",
+		req:  Request{Model: "gpt-4o"},
+		evs: []Event{
+			{Type: EventStart, ID: "chatcmpl-tools", Model: "gpt-4o-2024-08-06"},
+			{Type: EventPartStart, Index: 0, Part: PartText},
+			{Type: EventPartDelta, Index: 0, Text: "Checking."},
+			{Type: EventPartStop, Index: 0},
+			{Type: EventPartStart, Index: 1, Part: PartToolCall, ToolCallID: "call_abc", ToolName: "get_weather"},
+			{Type: EventPartDelta, Index: 1, Text: `{"city":`},
+			{Type: EventPartDelta, Index: 1, Text: `"Paris \"FR\""}`},
+			{Type: EventPartStop, Index: 1},
+			{Type: EventPartStart, Index: 2, Part: PartToolCall, ToolCallID: "call_def", ToolName: "get_time"},
+			{Type: EventPartStop, Index: 2},
+			{Type: EventStop, StopReason: mapping.StopToolUse},
+			{Type: EventUsage, Usage: Usage{Known: true, InputTokens: 80, OutputTokens: 30}},
+			{Type: EventEnd},
+		},
+	},
+	{
 		name: "refusal",
 		req:  Request{Model: "gpt-4o"},
 		evs: []Event{
@@ -926,7 +1093,7 @@ func TestAnthropicStreamRoundTrip(t *testing.T) {
 	for _, tt := range anthropicEncodeCases {
 		t.Run(tt.name, func(t *testing.T) {
 			body := encodeStream(AnthropicMessages, &tt.req, tt.evs)
-			evs := decodeStream(t, AnthropicMessages, body, nil)
+			evs := anthropicDecode(t, AnthropicMessages, body, nil)
 			checkWellFormed(t, evs)
 			got, want := summarize(evs), anthropicExpectRoundTrip(tt.evs)
 			if tt.evs[0].Type == EventStart {
@@ -961,10 +1128,10 @@ func TestAnthropicStreamRecordingRoundTrip(t *testing.T) {
 	anthropicSkipWithoutRecordings(t)
 	for _, tt := range anthropicRecordedStreams {
 		p, body := anthropicStreamRecording(t, tt.file)
-		evs := decodeStream(t, p, body, nil)
+		evs := anthropicDecode(t, p, body, nil)
 		out := encodeStream(p, &Request{}, evs)
 		anthropicCheckSSE(t, out)
-		again := decodeStream(t, AnthropicMessages, out, nil)
+		again := anthropicDecode(t, AnthropicMessages, out, nil)
 		checkWellFormed(t, again)
 		got, want := summarize(again), summarize(evs)
 		if want.Err != nil {
@@ -975,6 +1142,11 @@ func TestAnthropicStreamRecordingRoundTrip(t *testing.T) {
 		}
 		if got != want {
 			t.Errorf("%s:\n got %+v\nwant %+v", tt.file, got, want)
+		}
+		gotCalls, _ := anthropicCalls(t, again)
+		wantCalls, _ := anthropicCalls(t, evs)
+		if !reflect.DeepEqual(gotCalls, wantCalls) || len(wantCalls) != len(tt.calls) {
+			t.Errorf("%s: tool calls %q, want %q", tt.file, gotCalls, wantCalls)
 		}
 	}
 }
@@ -1016,7 +1188,7 @@ func TestAnthropicStreamEncoder(t *testing.T) {
 			{Type: EventError, Err: &Error{Message: "after the end"}},
 		})
 		anthropicCheckSSE(t, out)
-		evs := decodeStream(t, VertexAnthropic, out, nil)
+		evs := anthropicDecode(t, VertexAnthropic, out, nil)
 		want := `part_start(0,0) delta(0,"a") part_stop(0) part_start(1,0) delta(1,"b") part_stop(1) stop(refusal,"") usage(3/0/0/0/0) end`
 		if got := anthropicFormat(evs[1:]); got != want {
 			t.Errorf("got %s\nwant %s", got, want)
@@ -1028,7 +1200,7 @@ func TestAnthropicStreamEncoder(t *testing.T) {
 	t.Run("end without start", func(t *testing.T) {
 		out := encodeStream(AnthropicMessages, &Request{Model: "m"}, []Event{{Type: EventEnd}})
 		anthropicCheckSSE(t, out)
-		if s := summarize(decodeStream(t, AnthropicMessages, out, nil)); !s.Complete || s.Text != "" || s.Model != "m" {
+		if s := summarize(anthropicDecode(t, AnthropicMessages, out, nil)); !s.Complete || s.Text != "" || s.Model != "m" {
 			t.Errorf("%+v", s)
 		}
 	})
@@ -1148,11 +1320,11 @@ func TestAnthropicStreamFastPath(t *testing.T) {
 		fast, general := NewStreamDecoder(AnthropicMessages), NewStreamDecoder(AnthropicMessages)
 		var a, b []Event
 		for _, e := range anthropicReadEvents(t, body) {
-			a = appendDetached(a, fast.Decode(nil, []byte(e.name), []byte(e.data), false))
-			b = appendDetached(b, general.Decode(nil, []byte(e.name), []byte("{ "+e.data[1:]), false))
+			a = anthropicDetach(a, fast.Decode(nil, []byte(e.name), []byte(e.data), false))
+			b = anthropicDetach(b, general.Decode(nil, []byte(e.name), []byte("{ "+e.data[1:]), false))
 		}
-		a = appendDetached(a, fast.Close(nil, nil))
-		b = appendDetached(b, general.Close(nil, nil))
+		a = anthropicDetach(a, fast.Close(nil, nil))
+		b = anthropicDetach(b, general.Close(nil, nil))
 		checkWellFormed(t, a)
 		fa, fb := anthropicFormat(a), anthropicFormat(b)
 		if fa != fb {
@@ -1160,6 +1332,34 @@ func TestAnthropicStreamFastPath(t *testing.T) {
 		}
 		if ea, eb := anthropicLastError(a), anthropicLastError(b); ea != nil && eb != nil && ea.Message != eb.Message {
 			t.Errorf("fast path error %q, general path error %q", ea.Message, eb.Message)
+		}
+	}
+}
+
+// TestAnthropicStreamEncodeToolEdges checks that a tool call without an id
+// gets a toolu_ one and that a part Anthropic cannot stream (an image, a
+// tool call without a name) ends the stream with an error event.
+func TestAnthropicStreamEncodeToolEdges(t *testing.T) {
+	out := encodeStream(AnthropicMessages, &Request{Model: "m"}, []Event{
+		{Type: EventStart, ID: "msg_1"},
+		{Type: EventPartStart, Part: PartToolCall, ToolName: "f"},
+		{Type: EventPartStop},
+		{Type: EventEnd},
+	})
+	anthropicCheckSSE(t, out)
+	block := gjson.Get(anthropicReadEvents(t, out)[1].data, "content_block")
+	if !strings.HasPrefix(block.Get("id").Str, "toolu_") || block.Get("name").Str != "f" || block.Get("input").Raw != "{}" {
+		t.Errorf("content_block %s", block.Raw)
+	}
+	for _, ev := range []Event{
+		{Type: EventPartStart, Part: PartImage},
+		{Type: EventPartStart, Part: PartToolCall, ToolCallID: "call_1"},
+	} {
+		out := encodeStream(AnthropicMessages, &Request{Model: "m"}, []Event{{Type: EventStart, ID: "msg_1"}, ev, {Type: EventPartStop}, {Type: EventEnd}})
+		anthropicCheckSSE(t, out)
+		evs := anthropicReadEvents(t, out)
+		if last := evs[len(evs)-1]; last.name != "error" || !strings.Contains(last.data, "cannot be expressed") {
+			t.Errorf("stream %s", out)
 		}
 	}
 }

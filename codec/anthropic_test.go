@@ -1,6 +1,8 @@
 package codec
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -167,6 +169,107 @@ func TestAnthropicDecodeRequest(t *testing.T) {
 			want: Request{Model: "m", Messages: []Message{anthropicText(RoleUser, "x")}},
 		},
 		{
+			name: "tools, forced tool choice and tool history",
+			body: `{"model":"m","tools":[
+					{"name":"get_weather","description":"Weather of a city","input_schema":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]},"cache_control":{"type":"ephemeral"}},
+					{"type":"custom","name":"now","input_schema":{"type":"object"},"strict":false,"eager_input_streaming":true,"description":null},
+					{"name":"exact","input_schema":{"type":"object"},"strict":true,"defer_loading":null}
+				],
+				"tool_choice":{"type":"tool","name":"get_weather","disable_parallel_tool_use":true},
+				"messages":[
+					{"role":"user","content":"Weather in Paris and the time?"},
+					{"role":"assistant","content":[
+						{"type":"text","text":"Checking."},
+						{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{"city": "Paris"},"caller":{"type":"direct"},"cache_control":null},
+						{"type":"tool_use","id":"toolu_2","name":"now","input":{},"caller":null}
+					]},
+					{"content":[
+						{"type":"tool_result","tool_use_id":"toolu_1","content":"18 C","cache_control":{"type":"ephemeral"}},
+						{"type":"tool_result","tool_use_id":"toolu_2","content":[{"type":"text","text":"clock"},{"type":"text","text":"broken"}],"is_error":true},
+						{"type":"tool_result","tool_use_id":"toolu_9","content":"","is_error":false},
+						{"type":"tool_result","tool_use_id":"toolu_1","content":[],"is_error":null},
+						{"type":"text","text":"Thanks"}
+					],"role":"user"}
+				]}`,
+			want: Request{
+				Model: "m",
+				Messages: []Message{
+					anthropicText(RoleUser, "Weather in Paris and the time?"),
+					{Role: RoleAssistant, Parts: []Part{
+						{Type: PartText, Text: "Checking."},
+						{Type: PartToolCall, ToolCallID: "toolu_1", ToolName: "get_weather", Arguments: `{"city": "Paris"}`},
+						{Type: PartToolCall, ToolCallID: "toolu_2", ToolName: "now", Arguments: `{}`},
+					}},
+					{Role: RoleUser, Parts: []Part{
+						{Type: PartToolResult, ToolCallID: "toolu_1", ToolName: "get_weather", Content: []Part{{Type: PartText, Text: "18 C"}}},
+						{Type: PartToolResult, ToolCallID: "toolu_2", ToolName: "now", IsError: true, Content: []Part{{Type: PartText, Text: "clock"}, {Type: PartText, Text: "broken"}}},
+						{Type: PartToolResult, ToolCallID: "toolu_9"},
+						{Type: PartToolResult, ToolCallID: "toolu_1", ToolName: "get_weather"},
+						{Type: PartText, Text: "Thanks"},
+					}},
+				},
+				Tools: []Tool{
+					{Name: "get_weather", Description: "Weather of a city", Parameters: `{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`},
+					{Name: "now", Parameters: `{"type":"object"}`, Strict: OptBool{Set: true}},
+					{Name: "exact", Parameters: `{"type":"object"}`, Strict: OptBool{Value: true, Set: true}},
+				},
+				ToolChoice:        ToolChoice{Mode: ToolChoiceNamed, Name: "get_weather"},
+				ParallelToolCalls: OptBool{Value: false, Set: true},
+				Dropped:           []string{"tools[0].cache_control", "tools[1].eager_input_streaming", "messages[2].content[0].cache_control"},
+			},
+		},
+		{
+			name: "images and documents",
+			body: `{"model":"m","messages":[{"role":"user","content":[
+					{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="},"cache_control":{"type":"ephemeral"}},
+					{"type":"image","source":{"type":"url","url":"https://example.com/cat.jpg"}},
+					{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"JVBERi0x"},"title":"Report","citations":{"enabled":false},"context":null},
+					{"type":"document","source":{"type":"url","url":"https://example.com/a.pdf"},"citations":null,"title":null},
+					{"type":"text","text":"Compare them."}
+				]},
+				{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"snap","input":{}}]},
+				{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[
+					{"type":"text","text":"photo:"},
+					{"type":"image","source":{"type":"base64","media_type":"image/jpeg","data":"/9j/4AAQ"}}
+				]}]}
+			]}`,
+			want: Request{
+				Model: "m",
+				Messages: []Message{
+					{Role: RoleUser, Parts: []Part{
+						{Type: PartImage, MediaType: "image/png", Data: "iVBORw0KGgo="},
+						{Type: PartImage, URL: "https://example.com/cat.jpg"},
+						{Type: PartDocument, MediaType: "application/pdf", Data: "JVBERi0x", Text: "Report"},
+						{Type: PartDocument, URL: "https://example.com/a.pdf"},
+						{Type: PartText, Text: "Compare them."},
+					}},
+					{Role: RoleAssistant, Parts: []Part{{Type: PartToolCall, ToolCallID: "toolu_1", ToolName: "snap", Arguments: "{}"}}},
+					{Role: RoleUser, Parts: []Part{{Type: PartToolResult, ToolCallID: "toolu_1", ToolName: "snap", Content: []Part{
+						{Type: PartText, Text: "photo:"},
+						{Type: PartImage, MediaType: "image/jpeg", Data: "/9j/4AAQ"},
+					}}}},
+				},
+				Dropped: []string{"messages[0].content[0].cache_control"},
+			},
+		},
+		{
+			name: "tool choice auto allowing parallel calls",
+			body: `{"model":"m","messages":[{"role":"user","content":"x"}],"tools":[{"name":"f","input_schema":{}}],"tool_choice":{"type":"auto","disable_parallel_tool_use":false}}`,
+			want: Request{Model: "m", Messages: []Message{anthropicText(RoleUser, "x")},
+				Tools:      []Tool{{Name: "f", Parameters: `{}`}},
+				ToolChoice: ToolChoice{Mode: ToolChoiceAuto}, ParallelToolCalls: OptBool{Value: true, Set: true}},
+		},
+		{
+			name: "tool choice any, parallel switch null",
+			body: `{"model":"m","messages":[{"role":"user","content":"x"}],"tool_choice":{"type":"any","disable_parallel_tool_use":null,"name":null}}`,
+			want: Request{Model: "m", Messages: []Message{anthropicText(RoleUser, "x")}, ToolChoice: ToolChoice{Mode: ToolChoiceRequired}},
+		},
+		{
+			name: "tool choice none",
+			body: `{"model":"m","messages":[{"role":"user","content":"x"}],"tool_choice":{"type":"none"}}`,
+			want: Request{Model: "m", Messages: []Message{anthropicText(RoleUser, "x")}, ToolChoice: ToolChoice{Mode: ToolChoiceNone}},
+		},
+		{
 			name:   "vertex",
 			vertex: true,
 			model:  "claude-3-7-sonnet@20250219",
@@ -211,6 +314,10 @@ func TestAnthropicDecodeRequestErrors(t *testing.T) {
 	content := func(blocks string) string {
 		return `{"model":"m","messages":[{"role":"user","content":"x"},{"role":"user","content":[` + blocks + `]}]}`
 	}
+	// asst wraps content blocks into an assistant message after a user one.
+	asst := func(blocks string) string {
+		return `{"model":"m","messages":[{"role":"user","content":"x"},{"role":"assistant","content":[` + blocks + `]}]}`
+	}
 	tests := []struct {
 		name    string
 		vertex  bool
@@ -236,10 +343,49 @@ func TestAnthropicDecodeRequestErrors(t *testing.T) {
 		{"block wrong type", false, content(`"x"`), "messages[1].content[0]", "expected object, got string"},
 		{"block type missing", false, content(`{"text":"x"}`), "messages[1].content[0].type", "is required"},
 		{"block type wrong type", false, content(`{"type":1,"text":"x"}`), "messages[1].content[0].type", "expected string"},
-		{"image block", false, content(`{"type":"text","text":"a"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AA=="}}`), "messages[1].content[1]", `content part type "image" is not supported yet`},
-		{"document block", false, content(`{"type":"document","source":{}}`), "messages[1].content[0]", `"document"`},
-		{"tool_use block", false, content(`{"type":"tool_use","id":"toolu_1","name":"f","input":{}}`), "messages[1].content[0]", `"tool_use"`},
-		{"tool_result block", false, content(`{"type":"tool_result","tool_use_id":"toolu_1","content":"ok"}`), "messages[1].content[0]", `"tool_result"`},
+		{"image source missing", false, content(`{"type":"text","text":"a"},{"type":"image"}`), "messages[1].content[1].source", "is required"},
+		{"image source wrong type", false, content(`{"type":"image","source":"https://x/a.png"}`), "messages[1].content[0].source", "expected object"},
+		{"image source type missing", false, content(`{"type":"image","source":{}}`), "messages[1].content[0].source.type", "is required"},
+		{"image source type unknown", false, content(`{"type":"image","source":{"type":"s3"}}`), "messages[1].content[0].source.type", `source type "s3" is not supported yet`},
+		{"image file source", false, content(`{"type":"image","source":{"type":"file","file_id":"file_1"}}`), "messages[1].content[0].source", "server-side state"},
+		{"image base64 without media_type", false, content(`{"type":"image","source":{"type":"base64","data":"AA=="}}`), "messages[1].content[0].source.media_type", "is required"},
+		{"image base64 without data", false, content(`{"type":"image","source":{"type":"base64","media_type":"image/png","data":""}}`), "messages[1].content[0].source.data", "is required"},
+		{"image base64 with url", false, content(`{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AA==","url":"https://x"}}`), "messages[1].content[0].source.url", "unknown field"},
+		{"image base64 unknown member", false, content(`{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AA==","x":1}}`), "messages[1].content[0].source.x", "unknown field"},
+		{"image url without url", false, content(`{"type":"image","source":{"type":"url","url":7}}`), "messages[1].content[0].source.url", "expected string"},
+		{"image url with media_type", false, content(`{"type":"image","source":{"type":"url","url":"https://x","media_type":"image/png"}}`), "messages[1].content[0].source.media_type", "unknown field"},
+		{"image url with data", false, content(`{"type":"image","source":{"type":"url","url":"https://x","data":"AA=="}}`), "messages[1].content[0].source.data", "unknown field"},
+		{"image url unknown member", false, content(`{"type":"image","source":{"type":"url","url":"https://x","y":1}}`), "messages[1].content[0].source.y", "unknown field"},
+		{"image block title", false, content(`{"type":"image","source":{"type":"url","url":"https://x"},"title":"t"}`), "messages[1].content[0].title", "unknown field"},
+		{"document text source", false, content(`{"type":"document","source":{"type":"text","media_type":"text/plain","data":"hi"}}`), "messages[1].content[0].source.type", `source type "text" is not supported yet`},
+		{"document title wrong type", false, content(`{"type":"document","source":{"type":"url","url":"https://x/a.pdf"},"title":1}`), "messages[1].content[0].title", "expected string"},
+		{"document context", false, content(`{"type":"document","source":{"type":"url","url":"https://x/a.pdf"},"context":"c"}`), "messages[1].content[0].context", "document context"},
+		{"document citations wrong type", false, content(`{"type":"document","source":{"type":"url","url":"https://x/a.pdf"},"citations":true}`), "messages[1].content[0].citations", "expected object"},
+		{"document citations enabled", false, content(`{"type":"document","source":{"type":"url","url":"https://x/a.pdf"},"citations":{"enabled":true}}`), "messages[1].content[0].citations", "document citations"},
+		{"document in a tool result", false, content(`{"type":"tool_result","tool_use_id":"t","content":[{"type":"document","source":{"type":"url","url":"https://x/a.pdf"}}]}`), "messages[1].content[0].content[0]", "documents in tool results"},
+		{"document in the system prompt", false, body(`"system":[{"type":"document","source":{"type":"url","url":"https://x/a.pdf"}}]`), "system[0]", `"document" is not allowed in the system prompt`},
+		{"tool_use block in a user message", false, content(`{"type":"tool_use","id":"toolu_1","name":"f","input":{}}`), "messages[1].content[0]", "tool_use blocks belong in assistant messages"},
+		{"tool_result block in an assistant message", false, `{"model":"m","messages":[{"content":[{"type":"text","text":"a"},{"type":"tool_result","tool_use_id":"toolu_1"}],"role":"assistant"}]}`, "messages[0].content[1]", "tool_result blocks belong in user messages"},
+		{"tool_use id missing", false, asst(`{"type":"tool_use","name":"f","input":{}}`), "messages[1].content[0].id", "is required"},
+		{"tool_use id empty", false, asst(`{"type":"tool_use","id":"","name":"f","input":{}}`), "messages[1].content[0].id", "is required"},
+		{"tool_use id wrong type", false, asst(`{"type":"tool_use","id":1,"name":"f","input":{}}`), "messages[1].content[0].id", "expected string, got number"},
+		{"tool_use name missing", false, asst(`{"type":"tool_use","id":"toolu_1","input":{}}`), "messages[1].content[0].name", "is required"},
+		{"tool_use input missing", false, asst(`{"type":"tool_use","id":"toolu_1","name":"f"}`), "messages[1].content[0].input", "is required"},
+		{"tool_use input wrong type", false, asst(`{"type":"tool_use","id":"toolu_1","name":"f","input":"{}"}`), "messages[1].content[0].input", "expected object, got string"},
+		{"tool_use caller wrong type", false, asst(`{"type":"tool_use","id":"toolu_1","name":"f","input":{},"caller":"direct"}`), "messages[1].content[0].caller", "expected object"},
+		{"tool_use caller type missing", false, asst(`{"type":"tool_use","id":"toolu_1","name":"f","input":{},"caller":{}}`), "messages[1].content[0].caller.type", "is required"},
+		{"tool_use programmatic caller", false, asst(`{"type":"tool_use","id":"toolu_1","name":"f","input":{},"caller":{"type":"code_execution_20250825","tool_id":"srvtoolu_1"}}`), "messages[1].content[0].caller", `tool caller type "code_execution_20250825" is not supported yet`},
+		{"tool_use member of another block type", false, asst(`{"type":"tool_use","id":"toolu_1","name":"f","input":{},"text":"x"}`), "messages[1].content[0].text", "unknown field"},
+		{"tool_use unknown member", false, asst(`{"type":"tool_use","id":"toolu_1","name":"f","input":{},"extra":1}`), "messages[1].content[0].extra", "unknown field"},
+		{"tool_use cache_control wrong type", false, asst(`{"type":"tool_use","id":"toolu_1","name":"f","input":{},"cache_control":1}`), "messages[1].content[0].cache_control", "expected object"},
+		{"tool_result tool_use_id missing", false, content(`{"type":"tool_result","content":"ok"}`), "messages[1].content[0].tool_use_id", "is required"},
+		{"tool_result is_error wrong type", false, content(`{"type":"tool_result","tool_use_id":"toolu_1","is_error":"yes"}`), "messages[1].content[0].is_error", "expected boolean"},
+		{"tool_result content wrong type", false, content(`{"type":"tool_result","tool_use_id":"toolu_1","content":5}`), "messages[1].content[0].content", "expected string or array, got number"},
+		{"tool_result content block wrong type", false, content(`{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"text","text":"a"},"b"]}`), "messages[1].content[0].content[1]", "expected object"},
+		{"tool_result nested tool_use", false, content(`{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"tool_use","id":"x","name":"f","input":{}}]}`), "messages[1].content[0].content[0]", `"tool_use" is not allowed in a tool result`},
+		{"tool_result nested text unknown member", false, content(`{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"text","text":"a","x":1}]}`), "messages[1].content[0].content[0].x", "unknown field"},
+		{"tool_result nested search_result", false, content(`{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"search_result","source":"s","title":"t","content":[]}]}`), "messages[1].content[0].content[0]", `"search_result" is not supported yet`},
+		{"tool_result member of another block type", false, content(`{"type":"tool_result","tool_use_id":"toolu_1","input":{}}`), "messages[1].content[0].input", "unknown field"},
 		{"thinking block", false, content(`{"type":"thinking","thinking":"hm","signature":"sig"}`), "messages[1].content[0]", `"thinking"`},
 		{"redacted_thinking block", false, content(`{"type":"redacted_thinking","data":"x"}`), "messages[1].content[0]", `"redacted_thinking"`},
 		{"server_tool_use block", false, content(`{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{}}`), "messages[1].content[0]", `"server_tool_use"`},
@@ -253,7 +399,8 @@ func TestAnthropicDecodeRequestErrors(t *testing.T) {
 		{"cache_control wrong type", false, content(`{"type":"text","text":"x","cache_control":"ephemeral"}`), "messages[1].content[0].cache_control", "expected object"},
 		{"system wrong type", false, body(`"system":5`), "system", "expected string or array, got number"},
 		{"system block wrong type", false, body(`"system":[{"type":"text","text":"a"},"b"]`), "system[1]", "expected object"},
-		{"system image block", false, body(`"system":[{"type":"image","source":{}}]`), "system[0]", `"image"`},
+		{"system image block", false, body(`"system":[{"type":"image","source":{}}]`), "system[0]", `"image" is not allowed in the system prompt`},
+		{"system tool_use block", false, body(`"system":[{"type":"tool_use","id":"toolu_1","name":"f","input":{}}]`), "system[0]", `content part type "tool_use" is not allowed in the system prompt`},
 		{"system cache_control wrong type", false, body(`"system":[{"type":"text","text":"a","cache_control":true}]`), "system[0].cache_control", "expected object, got boolean"},
 		{"max_tokens fraction", false, body(`"max_tokens":1.5`), "max_tokens", "expected integer"},
 		{"max_tokens string", false, body(`"max_tokens":"100"`), "max_tokens", "expected integer, got string"},
@@ -270,10 +417,33 @@ func TestAnthropicDecodeRequestErrors(t *testing.T) {
 		{"anthropic_version wrong type", true, `{` + msgs + `,"anthropic_version":2023}`, "anthropic_version", "expected string"},
 		{"service_tier wrong type", false, body(`"service_tier":1`), "service_tier", "expected string"},
 		{"context_management wrong type", false, body(`"context_management":"auto"`), "context_management", "expected object"},
-		{"tools", false, body(`"tools":[{"name":"f","input_schema":{"type":"object"}}]`), "tools", "tools are not supported yet"},
+		{"hosted web search tool", false, body(`"tools":[{"name":"f","input_schema":{"type":"object"}},{"type":"web_search_20250305","name":"web_search","max_uses":5}]`), "tools[1].type", `hosted tool "web_search_20250305" is not supported yet`},
+		{"hosted bash tool", false, body(`"tools":[{"type":"bash_20250124","name":"bash"}]`), "tools[0].type", `hosted tool "bash_20250124"`},
 		{"tools wrong type", false, body(`"tools":{}`), "tools", "expected array"},
+		{"tool wrong type", false, body(`"tools":["f"]`), "tools[0]", "expected object, got string"},
+		{"tool type wrong type", false, body(`"tools":[{"type":1,"name":"f","input_schema":{}}]`), "tools[0].type", "expected string"},
+		{"tool unknown member", false, body(`"tools":[{"name":"f","input_schema":{},"parameters":{}}]`), "tools[0].parameters", "unknown field"},
+		{"tool defer_loading", false, body(`"tools":[{"name":"f","input_schema":{},"defer_loading":true}]`), "tools[0].defer_loading", "not supported"},
+		{"tool input_examples", false, body(`"tools":[{"name":"f","input_schema":{},"input_examples":[{}]}]`), "tools[0].input_examples", "not supported"},
+		{"tool allowed_callers", false, body(`"tools":[{"name":"f","input_schema":{},"allowed_callers":["code_execution_20250825"]}]`), "tools[0].allowed_callers", "not supported"},
+		{"tool name missing", false, body(`"tools":[{"input_schema":{}}]`), "tools[0].name", "is required"},
+		{"tool name wrong type", false, body(`"tools":[{"name":1,"input_schema":{}}]`), "tools[0].name", "expected string"},
+		{"tool description wrong type", false, body(`"tools":[{"name":"f","description":1,"input_schema":{}}]`), "tools[0].description", "expected string"},
+		{"tool input_schema missing", false, body(`"tools":[{"name":"f"}]`), "tools[0].input_schema", "is required"},
+		{"tool input_schema wrong type", false, body(`"tools":[{"name":"f","input_schema":"{}"}]`), "tools[0].input_schema", "expected object, got string"},
+		{"tool strict wrong type", false, body(`"tools":[{"name":"f","input_schema":{},"strict":"yes"}]`), "tools[0].strict", "expected boolean"},
+		{"tool cache_control wrong type", false, body(`"tools":[{"name":"f","input_schema":{},"cache_control":true}]`), "tools[0].cache_control", "expected object"},
+		{"tool eager_input_streaming wrong type", false, body(`"tools":[{"name":"f","input_schema":{},"eager_input_streaming":1}]`), "tools[0].eager_input_streaming", "expected boolean"},
+		{"tool_choice wrong type", false, body(`"tool_choice":"auto"`), "tool_choice", "expected object, got string"},
+		{"tool_choice type missing", false, body(`"tool_choice":{}`), "tool_choice.type", "is required"},
+		{"tool_choice type wrong type", false, body(`"tool_choice":{"type":1}`), "tool_choice.type", "expected string"},
+		{"tool_choice type unknown", false, body(`"tool_choice":{"type":"required"}`), "tool_choice.type", `"auto", "any", "tool" or "none"`},
+		{"tool_choice tool without name", false, body(`"tool_choice":{"type":"tool"}`), "tool_choice.name", "is required"},
+		{"tool_choice name without tool", false, body(`"tool_choice":{"type":"auto","name":"f"}`), "tool_choice.name", "unknown field"},
+		{"tool_choice none with parallel switch", false, body(`"tool_choice":{"type":"none","disable_parallel_tool_use":true}`), "tool_choice.disable_parallel_tool_use", "unknown field"},
+		{"tool_choice parallel wrong type", false, body(`"tool_choice":{"type":"any","disable_parallel_tool_use":"no"}`), "tool_choice.disable_parallel_tool_use", "expected boolean"},
+		{"tool_choice unknown member", false, body(`"tool_choice":{"type":"auto","strict":true}`), "tool_choice.strict", "unknown field"},
 		{"mcp_servers", false, body(`"mcp_servers":[{"type":"url","url":"https://x","name":"x"}]`), "mcp_servers", "not supported"},
-		{"tool_choice", false, body(`"tool_choice":{"type":"auto"}`), "tool_choice", "not supported"},
 		{"container", false, body(`"container":"container_1"`), "container", "not supported"},
 		{"output_format", false, body(`"output_format":{"type":"json_schema","schema":{}}`), "output_format", "structured output"},
 		{"output_config", false, body(`"output_config":{"effort":"high"}`), "output_config", "not supported"},
@@ -322,12 +492,21 @@ func TestAnthropicDecodeRecordedRequests(t *testing.T) {
 		{"anthropic-messages/claude-sonnet-4-5-stop-sequence.json", ""},
 		{"anthropic-messages/claude-sonnet-4-5-cache-read.json", ""},
 		{"anthropic-messages/claude-sonnet-4-5-cache-write.json", ""},
-		{"anthropic-messages/claude-sonnet-4-image.json", "messages[0].content[1]"},
-		{"anthropic-messages/claude-sonnet-4-tool-followup.json", "messages[1].content[1]"},
+		{"anthropic-messages/claude-sonnet-4-image.json", ""},
+		{"anthropic-messages/claude-sonnet-4-tool-followup.json", ""},
+		{"anthropic-messages/claude-sonnet-4-tool-call.json", ""},
+		{"anthropic-messages/claude-haiku-4-5-parallel-tools.json", ""},
+		{"anthropic-messages/claude-sonnet-4-parallel-tools-followup-stream.json", ""},
+		{"anthropic-messages/claude-sonnet-4-thinking-tool-call-stream.json", "thinking"},
+		{"anthropic-messages/claude-sonnet-4-5-pause-turn-web-search-stream.json", "thinking"},
+		{"vertex-anthropic/claude-3-7-sonnet-forced-tool-complex.json", ""},
+		{"vertex-anthropic/claude-3-7-sonnet-forced-tool-complex-stream.json", ""},
+		{"vertex-anthropic/claude-3-7-sonnet-tool-call-stream.json", ""},
+		{"vertex-anthropic/claude-3-7-sonnet-tool-followup-stream.json", ""},
 		{"anthropic-messages/claude-sonnet-4-5-redacted-thinking-stream.json", "thinking"},
 		{"anthropic-messages/claude-opus-4-6-error-400.json", "output_config"},
 		{"vertex-anthropic/claude-3-7-sonnet-text.json", ""},
-		{"vertex-anthropic/claude-3-7-sonnet-forced-tool-simple.json", "tool_choice"},
+		{"vertex-anthropic/claude-3-7-sonnet-forced-tool-simple.json", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -353,6 +532,80 @@ func TestAnthropicDecodeRecordedRequests(t *testing.T) {
 			}
 			if e := anthropicAsError(t, err); e.Param != tt.param || e.Status != 400 {
 				t.Errorf("got %d %q (%v), want 400 %q", e.Status, e.Param, e, tt.param)
+			}
+		})
+	}
+}
+
+// anthropicCompact compacts a JSON text, failing the test when it is not
+// JSON.
+func anthropicCompact(t *testing.T, s string) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := json.Compact(&b, []byte(s)); err != nil {
+		t.Fatalf("%q: %v", s, err)
+	}
+	return b.String()
+}
+
+// TestAnthropicDecodeRecordedToolRequests checks the tool definitions,
+// choice, calls and results of recorded requests exactly (JSON texts
+// compacted: the recordings are pretty-printed).
+func TestAnthropicDecodeRecordedToolRequests(t *testing.T) {
+	anthropicSkipWithoutRecordings(t)
+	weather := Tool{Name: "weather", Description: "Get weather information for a location",
+		Parameters: `{"properties":{"location":{"description":"the city","type":"string"}},"required":["location"],"type":"object"}`}
+	tests := []struct {
+		file     string
+		tools    []Tool
+		choice   ToolChoice
+		parallel OptBool
+		msgs     []Message
+	}{
+		{
+			file: "anthropic-messages/claude-sonnet-4-tool-followup.json", tools: []Tool{weather},
+			choice: ToolChoice{Mode: ToolChoiceAuto}, parallel: OptBool{Value: true, Set: true},
+			msgs: []Message{
+				anthropicText(RoleUser, "What's the weather in Florence,Italy?"),
+				{Role: RoleAssistant, Parts: []Part{
+					{Type: PartText, Text: "I'll check the weather in Florence, Italy for you."},
+					{Type: PartToolCall, ToolCallID: "toolu_01XLb9pzgfLa2EMyqWot6Ezt", ToolName: "weather", Arguments: `{"location":"Florence,Italy"}`},
+				}},
+				{Role: RoleUser, Parts: []Part{{Type: PartToolResult, ToolCallID: "toolu_01XLb9pzgfLa2EMyqWot6Ezt", ToolName: "weather",
+					Content: []Part{{Type: PartText, Text: "40 C"}}}}},
+			},
+		},
+		{
+			file: "vertex-anthropic/claude-3-7-sonnet-forced-tool-simple.json",
+			tools: []Tool{{Name: "Person", Description: "A person with name, age, and city",
+				Parameters: `{"properties":{"age":{"description":"The person's age","type":"integer"},"city":{"description":"The city where the person lives","type":"string"},"name":{"description":"The person's name","type":"string"}},"required":["name","age","city"],"type":"object"}`}},
+			choice: ToolChoice{Mode: ToolChoiceNamed, Name: "Person"}, parallel: OptBool{Value: true, Set: true},
+			msgs: []Message{anthropicText(RoleUser, "Generate information about a person named Alice who is 30 years old and lives in Paris.")},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			rec := anthropicReadRecording(t, tt.file)
+			p := Protocol(rec.Get("protocol").Str)
+			req := Request{Model: "from-path"}
+			if err := DecodeRequest(p, []byte(rec.Get("request.body").Raw), &req); err != nil {
+				t.Fatal(err)
+			}
+			for i := range req.Tools {
+				req.Tools[i].Parameters = anthropicCompact(t, req.Tools[i].Parameters)
+			}
+			for _, m := range req.Messages {
+				for j := range m.Parts {
+					if m.Parts[j].Type == PartToolCall {
+						m.Parts[j].Arguments = anthropicCompact(t, m.Parts[j].Arguments)
+					}
+				}
+			}
+			if !reflect.DeepEqual(req.Tools, tt.tools) || req.ToolChoice != tt.choice || req.ParallelToolCalls != tt.parallel {
+				t.Errorf("tools %+v choice %+v parallel %+v", req.Tools, req.ToolChoice, req.ParallelToolCalls)
+			}
+			if !reflect.DeepEqual(req.Messages, tt.msgs) {
+				t.Errorf("messages\n got %+v\nwant %+v", req.Messages, tt.msgs)
 			}
 		})
 	}
@@ -456,6 +709,57 @@ func TestAnthropicAppendRequest(t *testing.T) {
 			},
 		},
 		{
+			// Chat style: a forced tool without parallel calls, a tool
+			// without parameters, calls and results (one an error, one
+			// with text before it in the same turn: results come first).
+			name: "tools",
+			req: Request{
+				Model: "claude-sonnet-4-5",
+				Tools: []Tool{
+					{Name: "get_weather", Description: "Weather of a city", Parameters: `{"type":"object","properties":{"city":{"type":"string"}}}`, Strict: OptBool{Set: true}},
+					{Name: "now"},
+					{Name: "empty", Parameters: " { } "},
+				},
+				ToolChoice:        ToolChoice{Mode: ToolChoiceNamed, Name: "get_weather"},
+				ParallelToolCalls: OptBool{Value: false, Set: true},
+				Messages: []Message{
+					anthropicText(RoleUser, "Weather in Paris?"),
+					{Role: RoleAssistant, Parts: []Part{
+						{Type: PartText, Text: ""},
+						{Type: PartToolCall, ToolCallID: "call_1", ToolName: "get_weather", Arguments: `{"city":"Paris"}`},
+						{Type: PartToolCall, ToolCallID: "call_2", ToolName: "now"},
+					}},
+					anthropicText(RoleUser, "Here you are:"),
+					{Role: RoleUser, Parts: []Part{
+						{Type: PartToolResult, ToolCallID: "call_1", ToolName: "get_weather", Content: []Part{{Type: PartText, Text: "18 C"}}},
+						{Type: PartToolResult, ToolCallID: "call_2", IsError: true, Content: []Part{{Type: PartText, Text: "clock"}, {Type: PartText}, {Type: PartRefusal, Text: "broken"}}},
+						{Type: PartToolResult, ToolCallID: "call_3", Content: []Part{{Type: PartText}}},
+					}},
+					anthropicText(RoleSystem, "Be brief."),
+					anthropicText(RoleUser, "Thanks"),
+				},
+			},
+		},
+		{
+			name: "images and documents",
+			req: Request{
+				Model: "claude-sonnet-4-5",
+				Messages: []Message{
+					{Role: RoleUser, Parts: []Part{
+						{Type: PartText, Text: "Compare:"},
+						{Type: PartImage, MediaType: "image/png", Data: "iVBORw0KGgo="},
+						{Type: PartImage, URL: "https://example.com/cat.jpg"},
+						{Type: PartDocument, MediaType: "application/pdf", Data: "JVBERi0x", Text: "Report"},
+						{Type: PartDocument, URL: "https://example.com/a.pdf"},
+					}},
+					{Role: RoleAssistant, Parts: []Part{{Type: PartToolCall, ToolCallID: "call_1", ToolName: "snap", Arguments: "{}"}}},
+					{Role: RoleUser, Parts: []Part{{Type: PartToolResult, ToolCallID: "call_1", Content: []Part{
+						{Type: PartImage, MediaType: "image/jpeg", Data: "/9j/4AAQ"},
+					}}}},
+				},
+			},
+		},
+		{
 			name: "model override and seed",
 			opts: EncodeOptions{Model: "claude-opus-4-1"},
 			req: Request{
@@ -481,6 +785,56 @@ func TestAnthropicAppendRequest(t *testing.T) {
 				dir = "vertex-anthropic/"
 			}
 			checkGolden(t, dir+name, out[len(prefix):])
+		})
+	}
+}
+
+// TestAnthropicAppendToolChoice checks the seed 003 rules: the parallel
+// switch is the inverse of disable_parallel_tool_use, keeps a forced or
+// named choice, becomes an auto choice when only the switch is given, and is
+// not written without tools or with choice none; a choice without tools is
+// not written unless it forces a call.
+func TestAnthropicAppendToolChoice(t *testing.T) {
+	tools := []Tool{{Name: "f", Parameters: `{"type":"object"}`}}
+	no, yes := OptBool{Set: true}, OptBool{Value: true, Set: true}
+	tests := []struct {
+		name     string
+		tools    []Tool
+		choice   ToolChoice
+		parallel OptBool
+		want     string // tool_choice, or "" when absent
+	}{
+		{"unset", tools, ToolChoice{}, OptBool{}, ""},
+		{"parallel false only", tools, ToolChoice{}, no, `{"type":"auto","disable_parallel_tool_use":true}`},
+		{"parallel true only", tools, ToolChoice{}, yes, `{"type":"auto","disable_parallel_tool_use":false}`},
+		{"auto", tools, ToolChoice{Mode: ToolChoiceAuto}, OptBool{}, `{"type":"auto"}`},
+		{"required, no parallel", tools, ToolChoice{Mode: ToolChoiceRequired}, no, `{"type":"any","disable_parallel_tool_use":true}`},
+		{"named, parallel", tools, ToolChoice{Mode: ToolChoiceNamed, Name: "f"}, yes, `{"type":"tool","name":"f","disable_parallel_tool_use":false}`},
+		{"none: no parallel switch", tools, ToolChoice{Mode: ToolChoiceNone}, no, `{"type":"none"}`},
+		{"no tools: no parallel switch", nil, ToolChoice{}, no, ""},
+		{"no tools: auto", nil, ToolChoice{Mode: ToolChoiceAuto}, no, ""},
+		{"no tools: none", nil, ToolChoice{Mode: ToolChoiceNone}, OptBool{}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := Request{Model: "m", Messages: []Message{anthropicText(RoleUser, "x")}, Tools: tt.tools, ToolChoice: tt.choice, ParallelToolCalls: tt.parallel}
+			out, err := AppendRequest(nil, AnthropicMessages, &req, EncodeOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := gjson.GetBytes(out, "tool_choice").Raw; got != tt.want {
+				t.Errorf("tool_choice %s, want %s", got, tt.want)
+			}
+			if gjson.GetBytes(out, "tools").Exists() != (len(tt.tools) > 0) {
+				t.Errorf("tools written wrongly: %s", out)
+			}
+			var back Request
+			if err := DecodeRequest(AnthropicMessages, out, &back); err != nil {
+				t.Fatal(err)
+			}
+			if tt.want != "" && (back.ToolChoice.Mode != max(tt.choice.Mode, ToolChoiceAuto) || back.ParallelToolCalls != tt.parallel && tt.choice.Mode != ToolChoiceNone) {
+				t.Errorf("decoded back as %+v %+v", back.ToolChoice, back.ParallelToolCalls)
+			}
 		})
 	}
 }
@@ -521,6 +875,56 @@ func TestAnthropicAppendRequestErrors(t *testing.T) {
 			anthropicText(RoleUser, "a"),
 			{Role: RoleSystem, Parts: []Part{bogus}},
 		}}, "messages[1].content[0]"},
+		{"strict tool", false, Request{Model: "m", Messages: user, Tools: []Tool{{Name: "a"}, {Name: "f", Strict: OptBool{Value: true, Set: true}}}}, "tools[1].strict"},
+		{"hosted tool", true, Request{Messages: user, Tools: []Tool{{Kind: ToolWebSearch, Name: "web_search"}}}, "tools[0]"},
+		{"tool without name", false, Request{Model: "m", Messages: user, Tools: []Tool{{Parameters: "{}"}}}, "tools[0].name"},
+		{"tool parameters not an object", false, Request{Model: "m", Messages: user, Tools: []Tool{{Name: "f", Parameters: "[]"}}}, "tools[0].parameters"},
+		{"forced choice without tools", false, Request{Model: "m", Messages: user, ToolChoice: ToolChoice{Mode: ToolChoiceRequired}}, "tool_choice"},
+		{"named choice without name", false, Request{Model: "m", Messages: user, Tools: []Tool{{Name: "f"}}, ToolChoice: ToolChoice{Mode: ToolChoiceNamed}}, "tool_choice.name"},
+		{"unknown choice mode", false, Request{Model: "m", Messages: user, Tools: []Tool{{Name: "f"}}, ToolChoice: ToolChoice{Mode: 99}}, "tool_choice"},
+		{"tool call in a user message", false, Request{Model: "m", Messages: []Message{
+			{Role: RoleUser, Parts: []Part{{Type: PartToolCall, ToolCallID: "c", ToolName: "f"}}},
+		}}, "messages[0].content[0]"},
+		{"tool call without id", false, Request{Model: "m", Messages: []Message{
+			anthropicText(RoleUser, "a"),
+			{Role: RoleAssistant, Parts: []Part{{Text: "b"}, {Type: PartToolCall, ToolName: "f"}}},
+		}}, "messages[1].content[1]"},
+		{"tool call without name", false, Request{Model: "m", Messages: []Message{
+			{Role: RoleAssistant, Parts: []Part{{Type: PartToolCall, ToolCallID: "c"}}},
+		}}, "messages[0].content[0]"},
+		{"tool call arguments not an object", false, Request{Model: "m", Messages: []Message{
+			{Role: RoleAssistant, Parts: []Part{{Type: PartToolCall, ToolCallID: "c", ToolName: "f", Arguments: `"x"`}}},
+		}}, "messages[0].content[0]"},
+		{"tool result in an assistant message", false, Request{Model: "m", Messages: []Message{
+			{Role: RoleAssistant, Parts: []Part{{Type: PartToolResult, ToolCallID: "c"}}},
+		}}, "messages[0].content[0]"},
+		{"tool result without id", false, Request{Model: "m", Messages: []Message{
+			{Role: RoleUser, Parts: []Part{{Type: PartToolResult}}},
+		}}, "messages[0].content[0]"},
+		{"tool result content", false, Request{Model: "m", Messages: []Message{
+			anthropicText(RoleUser, "a"),
+			anthropicText(RoleAssistant, "b"),
+			{Role: RoleUser, Parts: []Part{{Text: "c"}, {Type: PartToolResult, ToolCallID: "c", Content: []Part{{Text: "x"}, {Type: PartAudio}}}}},
+		}}, "messages[2].content[1].content[1]"},
+		{"image without media type", false, Request{Model: "m", Messages: []Message{
+			{Role: RoleUser, Parts: []Part{{Type: PartImage, Data: "AA=="}}},
+		}}, "messages[0].content[0]"},
+		{"document without data or URL", false, Request{Model: "m", Messages: []Message{
+			{Role: RoleUser, Parts: []Part{{Type: PartDocument, MediaType: "application/pdf"}}},
+		}}, "messages[0].content[0]"},
+		{"image data URL", false, Request{Model: "m", Messages: []Message{
+			{Role: RoleUser, Parts: []Part{{Type: PartImage, URL: "data:image/png;base64,AA=="}}},
+		}}, "messages[0].content[0]"},
+		{"audio", false, Request{Model: "m", Messages: []Message{
+			{Role: RoleUser, Parts: []Part{{Type: PartAudio, MediaType: "audio/wav", Data: "AA=="}}},
+		}}, "messages[0].content[0]"},
+		{"bad image in a tool result", false, Request{Model: "m", Messages: []Message{
+			{Role: RoleUser, Parts: []Part{{Type: PartToolResult, ToolCallID: "c", Content: []Part{{Type: PartImage, URL: "gs://b/a.png"}}}}},
+		}}, "messages[0].content[0].content[0]"},
+		{"later message of the other role", false, Request{Model: "m", Messages: []Message{
+			anthropicText(RoleUser, "a"),
+			{Role: RoleAssistant, Parts: []Part{bogus}},
+		}}, "messages[1].content[0]"},
 		{"message part", false, Request{Model: "m", Messages: []Message{
 			anthropicText(RoleUser, "a"),
 			anthropicText(RoleAssistant, "b"),
@@ -538,7 +942,7 @@ func TestAnthropicAppendRequestErrors(t *testing.T) {
 			if e.Status != 400 || e.Param != tt.param {
 				t.Errorf("got %d %q (%v), want 400 %q", e.Status, e.Param, e, tt.param)
 			}
-			if tt.param != "model" && !strings.Contains(e.Message, string(p)) {
+			if tt.param != "model" && !strings.HasPrefix(tt.param, "tool") && !strings.Contains(e.Message, string(p)) {
 				t.Errorf("message %q does not name %s", e.Message, p)
 			}
 			if string(out) != "keep" {
@@ -573,6 +977,54 @@ func TestAnthropicRequestRoundTrip(t *testing.T) {
 		again.Dropped = nil
 		if !reflect.DeepEqual(again, req) {
 			t.Errorf("%s: round trip changed the request:\n got %+v\nwant %+v", p, again, req)
+		}
+	}
+}
+
+// TestAnthropicToolRequestRoundTrip encodes a canonical request with tools,
+// tool calls and results, and decodes it back: nothing may change.
+func TestAnthropicToolRequestRoundTrip(t *testing.T) {
+	want := Request{
+		Model:             "claude-sonnet-4-5",
+		MaxTokens:         OptInt{Value: 1000, Set: true},
+		Tools:             []Tool{{Name: "get_weather", Description: "Weather", Parameters: `{"type":"object","properties":{"city":{"type":"string"}}}`}},
+		ToolChoice:        ToolChoice{Mode: ToolChoiceRequired},
+		ParallelToolCalls: OptBool{Value: true, Set: true},
+		Messages: []Message{
+			anthropicText(RoleUser, "Weather in Paris and Rome?"),
+			{Role: RoleAssistant, Parts: []Part{
+				{Type: PartText, Text: "Checking."},
+				{Type: PartToolCall, ToolCallID: "toolu_1", ToolName: "get_weather", Arguments: `{"city":"Paris"}`},
+				{Type: PartToolCall, ToolCallID: "toolu_2", ToolName: "get_weather", Arguments: `{"city":"Rome"}`},
+			}},
+			{Role: RoleUser, Parts: []Part{
+				{Type: PartToolResult, ToolCallID: "toolu_1", ToolName: "get_weather", Content: []Part{{Type: PartText, Text: "18 C"}}},
+				{Type: PartToolResult, ToolCallID: "toolu_2", ToolName: "get_weather", IsError: true, Content: []Part{{Type: PartText, Text: "no data"}, {Type: PartText, Text: "retry"}}},
+				{Type: PartText, Text: "And tomorrow?"},
+				{Type: PartImage, MediaType: "image/png", Data: "iVBORw0KGgo="},
+				{Type: PartImage, URL: "https://example.com/map.png"},
+				{Type: PartDocument, MediaType: "application/pdf", Data: "JVBERi0x", Text: "Forecast"},
+				{Type: PartDocument, URL: "https://example.com/a.pdf"},
+			}},
+			{Role: RoleAssistant, Parts: []Part{{Type: PartToolCall, ToolCallID: "toolu_3", ToolName: "get_weather", Arguments: `{"city":"Oslo"}`}}},
+			{Role: RoleUser, Parts: []Part{{Type: PartToolResult, ToolCallID: "toolu_3", ToolName: "get_weather", Content: []Part{
+				{Type: PartImage, MediaType: "image/jpeg", Data: "/9j/4AAQ"},
+			}}}},
+		},
+	}
+	for _, p := range []Protocol{AnthropicMessages, VertexAnthropic} {
+		in := want
+		out, err := AppendRequest(nil, p, &in, EncodeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := Request{Model: want.Model}
+		if err := DecodeRequest(p, out, &got); err != nil {
+			t.Fatalf("%s: %v\n%s", p, err, out)
+		}
+		got.Dropped = nil
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: round trip changed the request:\n got %+v\nwant %+v", p, got, want)
 		}
 	}
 }
@@ -683,8 +1135,8 @@ func TestAnthropicDecodeRecordedResponses(t *testing.T) {
 }
 
 // TestAnthropicDecodeAllRecordedResponses runs every non-streamed recording
-// through the decoder: text answers decode, tool calls and error bodies are
-// rejected as bad upstream answers.
+// through the decoder: text and tool call answers decode, thinking and error
+// bodies are rejected as bad upstream answers.
 func TestAnthropicDecodeAllRecordedResponses(t *testing.T) {
 	if _, err := os.Stat(anthropicRecordings); err != nil {
 		t.Skip("../shared/recordings not present")
@@ -702,8 +1154,7 @@ func TestAnthropicDecodeAllRecordedResponses(t *testing.T) {
 			}
 			n++
 			features := rec.Get("features").Raw
-			outOfScope := strings.Contains(features, `"tool_call"`) || strings.Contains(features, `"thinking"`) ||
-				strings.Contains(features, `"error"`)
+			outOfScope := strings.Contains(features, `"thinking"`) || strings.Contains(features, `"error"`)
 			var resp Response
 			err := DecodeResponse(Protocol(dir), []byte(rec.Get("response.body").Str), &resp)
 			switch {
@@ -796,7 +1247,10 @@ func TestAnthropicDecodeResponseErrors(t *testing.T) {
 		{"content wrong type", `{"type":"message","content":"x"}`, "content is not an array"},
 		{"block wrong type", `{"type":"message","content":["x"]}`, "content block is not an object"},
 		{"block type missing", `{"type":"message","content":[{"text":"x"}]}`, "content block has no type"},
-		{"tool_use block", `{"type":"message","content":[{"type":"text","text":"x"},{"type":"tool_use","id":"toolu_1","name":"f","input":{}}]}`, `content block type "tool_use" cannot be translated yet`},
+		{"server_tool_use block", `{"type":"message","content":[{"type":"text","text":"x"},{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{}}]}`, `content block type "server_tool_use" cannot be translated yet`},
+		{"tool_use without id", `{"type":"message","content":[{"type":"tool_use","name":"f","input":{}}]}`, "tool_use block lacks its id, name or input object"},
+		{"tool_use without name", `{"type":"message","content":[{"type":"tool_use","id":"toolu_1","name":"","input":{}}]}`, "tool_use block lacks"},
+		{"tool_use input not an object", `{"type":"message","content":[{"type":"tool_use","id":"toolu_1","name":"f","input":[]}]}`, "tool_use block lacks"},
 		{"thinking block", `{"type":"message","content":[{"type":"thinking","thinking":"x","signature":"s"}]}`, `"thinking"`},
 		{"text missing", `{"type":"message","content":[{"type":"text"}]}`, "text block has no text"},
 		{"citations", `{"type":"message","content":[{"type":"text","text":"x","citations":[{"type":"char_location"}]}]}`, "citations"},
@@ -865,6 +1319,19 @@ func TestAnthropicAppendResponse(t *testing.T) {
 			name: "empty",
 			resp: Response{ID: "msg_empty", Model: "m", StopReason: mapping.StopMaxTokens},
 		},
+		{
+			name: "tool calls",
+			resp: Response{
+				ID: "chatcmpl-tools", Model: "gpt-4o-2024-08-06",
+				Content: []Part{
+					{Type: PartText, Text: "Checking."},
+					{Type: PartToolCall, ToolCallID: "call_abc", ToolName: "get_weather", Arguments: `{"city":"Paris \"FR\""}`},
+					{Type: PartToolCall, ToolCallID: "call_def", ToolName: "get_time"},
+				},
+				StopReason: mapping.StopToolUse,
+				Usage:      Usage{Known: true, InputTokens: 80, OutputTokens: 30},
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -893,16 +1360,83 @@ func TestAnthropicAppendResponseID(t *testing.T) {
 }
 
 func TestAnthropicAppendResponseError(t *testing.T) {
-	resp := Response{Content: []Part{{Text: "a"}, {Type: PartType(200)}}}
-	out, err := AppendResponse([]byte("keep"), AnthropicMessages, &resp)
-	if err == nil {
-		t.Fatalf("AppendResponse succeeded: %s", out)
+	for _, part := range []Part{
+		{Type: PartType(200)},
+		{Type: PartToolCall, ToolCallID: "call_1"}, // no name
+		{Type: PartToolCall, ToolCallID: "call_1", ToolName: "f", Arguments: "[1]"},     // not an object
+		{Type: PartToolResult, ToolCallID: "call_1", Content: []Part{{Text: "result"}}}, // not output
+	} {
+		resp := Response{Content: []Part{{Text: "a"}, part}}
+		out, err := AppendResponse([]byte("keep"), AnthropicMessages, &resp)
+		if err == nil {
+			t.Fatalf("AppendResponse succeeded: %s", out)
+		}
+		if e := anthropicAsError(t, err); e.Status != 502 || e.Kind != mapping.ErrBadGateway || !strings.Contains(e.Message, part.Type.String()) {
+			t.Errorf("got %d %v %q, want 502 bad gateway naming %s", e.Status, e.Kind, e.Message, part.Type)
+		}
+		if string(out) != "keep" {
+			t.Errorf("dst = %q after an error, want it unchanged", out)
+		}
 	}
-	if e := anthropicAsError(t, err); e.Status != 502 || e.Kind != mapping.ErrBadGateway {
-		t.Errorf("got %d %v, want 502 bad gateway", e.Status, e.Kind)
+}
+
+// TestAnthropicAppendResponseToolCallID checks that a tool call without an
+// id gets a toolu_ one: Anthropic clients answer calls by id.
+func TestAnthropicAppendResponseToolCallID(t *testing.T) {
+	resp := Response{Model: "m", Content: []Part{{Type: PartToolCall, ToolName: "f", Arguments: " {} "}}, StopReason: mapping.StopToolUse}
+	out, err := AppendResponse(nil, AnthropicMessages, &resp)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if string(out) != "keep" {
-		t.Errorf("dst = %q after an error, want it unchanged", out)
+	block := gjson.GetBytes(out, "content.0")
+	if id := block.Get("id").Str; !strings.HasPrefix(id, "toolu_") || block.Get("input").Raw != "{}" || block.Get("name").Str != "f" {
+		t.Errorf("block %s", block.Raw)
+	}
+	if resp.Content[0].ToolCallID != "" {
+		t.Errorf("the response was modified: %+v", resp.Content[0])
+	}
+}
+
+// TestAnthropicDecodeRecordedToolResponses checks the tool calls of the
+// recorded responses exactly.
+func TestAnthropicDecodeRecordedToolResponses(t *testing.T) {
+	anthropicSkipWithoutRecordings(t)
+	call := func(id, name, args string) Part {
+		return Part{Type: PartToolCall, ToolCallID: id, ToolName: name, Arguments: args}
+	}
+	tests := []struct {
+		file    string
+		content []Part
+	}{
+		{"anthropic-messages/claude-sonnet-4-tool-call.json", []Part{
+			{Type: PartText, Text: "I'll check the weather in Florence, Italy for you."},
+			call("toolu_01XLb9pzgfLa2EMyqWot6Ezt", "weather", `{"location":"Florence,Italy"}`),
+		}},
+		{"anthropic-messages/claude-haiku-4-5-parallel-tools.json", []Part{
+			{Type: PartText, Text: "I'll help you find out who is the youngest by retrieving information about each family member. I'll retrieve their entity information to compare their ages."},
+			call("toolu_0167cfEnoQaPviGdVXA95zcu", "retrieve_entity_info", `{"name":"Alice"}`),
+			call("toolu_01EEe2V5HD1Ac4rKiUR4HD2T", "retrieve_entity_info", `{"name":"Bob"}`),
+			call("toolu_01XFyAjstT3966qvRynZyVPo", "retrieve_entity_info", `{"name":"Charlie"}`),
+			call("toolu_013mnQZbgtK2oe3Mo3XKJsx3", "retrieve_entity_info", `{"name":"Daisy"}`),
+		}},
+		{"vertex-anthropic/claude-3-7-sonnet-forced-tool-simple.json", []Part{
+			call("toolu_vrtx_01HXsVRoRan74amQY6F2y8iC", "Person", `{"name":"Alice","age":30,"city":"Paris"}`),
+		}},
+		{"vertex-anthropic/claude-3-7-sonnet-forced-tool-complex.json", []Part{
+			call("toolu_vrtx_01X2tYiztpv1AS2L4tpgEbEn", "Book", `{"title":"The Lord of the Rings","author":{"name":"J.R.R. Tolkien","nationality":"British"},"genres":["Fantasy","Adventure","Epic"],"published_year":1954}`),
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			rec := anthropicReadRecording(t, tt.file)
+			var resp Response
+			if err := DecodeResponse(Protocol(rec.Get("protocol").Str), []byte(rec.Get("response.body").Str), &resp); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(resp.Content, tt.content) || resp.StopReason != mapping.StopToolUse {
+				t.Errorf("content %+v stop %v\nwant %+v", resp.Content, resp.StopReason, tt.content)
+			}
+		})
 	}
 }
 
@@ -917,6 +1451,9 @@ func TestAnthropicResponseRoundTrip(t *testing.T) {
 		"anthropic-messages/claude-sonnet-4-5-cache-read.json",
 		"anthropic-messages/claude-sonnet-4-5-stop-sequence.json",
 		"vertex-anthropic/claude-3-7-sonnet-text.json",
+		"anthropic-messages/claude-sonnet-4-tool-call.json",
+		"anthropic-messages/claude-haiku-4-5-parallel-tools.json",
+		"vertex-anthropic/claude-3-7-sonnet-forced-tool-complex.json",
 	} {
 		rec := anthropicReadRecording(t, file)
 		p := Protocol(rec.Get("protocol").Str)
