@@ -1,0 +1,218 @@
+package codec
+
+// validJSON reports whether s is one valid JSON value (RFC 8259), with
+// optional surrounding whitespace. It accepts exactly what encoding/json's
+// Valid accepts, including invalid UTF-8 inside strings (which decoders
+// replace with U+FFFD), and nests to any depth without recursion.
+//
+// It replaces gjson.Valid on the hot paths: every request body and every
+// upstream stream event is validated before it is read, and string contents
+// (most of the bytes) are skipped eight at a time.
+func validJSON(s string) bool {
+	// stack holds one bit per open container: 1 for an object, 0 for an
+	// array; depth counts them.
+	var small [4]uint64
+	stack := small[:]
+	depth := 0
+	push := func(obj bool) {
+		if depth/64 == len(stack) {
+			stack = append(stack, 0)
+		}
+		if obj {
+			stack[depth/64] |= 1 << (depth % 64)
+		} else {
+			stack[depth/64] &^= 1 << (depth % 64)
+		}
+		depth++
+	}
+	inObject := func() bool { return stack[(depth-1)/64]&(1<<((depth-1)%64)) != 0 }
+
+	i := skipSpace(s, 0)
+value:
+	// A value is expected at i.
+	if i >= len(s) {
+		return false
+	}
+	switch c := s[i]; {
+	case c == '{':
+		i = skipSpace(s, i+1)
+		if i < len(s) && s[i] == '}' {
+			i++
+			goto next
+		}
+		push(true)
+		goto key
+	case c == '[':
+		i = skipSpace(s, i+1)
+		if i < len(s) && s[i] == ']' {
+			i++
+			goto next
+		}
+		push(false)
+		goto value
+	case c == '"':
+		if i = validString(s, i); i < 0 {
+			return false
+		}
+	case c == '-' || (c >= '0' && c <= '9'):
+		if i = validNumber(s, i); i < 0 {
+			return false
+		}
+	case c == 't':
+		if len(s)-i < 4 || s[i:i+4] != "true" {
+			return false
+		}
+		i += 4
+	case c == 'f':
+		if len(s)-i < 5 || s[i:i+5] != "false" {
+			return false
+		}
+		i += 5
+	case c == 'n':
+		if len(s)-i < 4 || s[i:i+4] != "null" {
+			return false
+		}
+		i += 4
+	default:
+		return false
+	}
+next:
+	// A value ended at i: a comma, the close of its container, or the end.
+	i = skipSpace(s, i)
+	if depth == 0 {
+		return i == len(s)
+	}
+	if i >= len(s) {
+		return false
+	}
+	switch s[i] {
+	case ',':
+		i = skipSpace(s, i+1)
+		if inObject() {
+			goto key
+		}
+		goto value
+	case '}':
+		if !inObject() {
+			return false
+		}
+	case ']':
+		if inObject() {
+			return false
+		}
+	default:
+		return false
+	}
+	depth--
+	i++
+	goto next
+key:
+	// An object member's key and colon are expected at i.
+	if i >= len(s) || s[i] != '"' {
+		return false
+	}
+	if i = validString(s, i); i < 0 {
+		return false
+	}
+	i = skipSpace(s, i)
+	if i >= len(s) || s[i] != ':' {
+		return false
+	}
+	i = skipSpace(s, i+1)
+	goto value
+}
+
+// validString checks the string literal starting at s[i] == '"' and returns
+// the index just past it, or -1.
+func validString(s string, i int) int {
+	for i++; ; {
+		// Skip eight bytes at a time that hold no quote, backslash or
+		// control character.
+		for i+8 <= len(s) && !stringSpecial8(load8(s, i)) {
+			i += 8
+		}
+		if i >= len(s) {
+			return -1
+		}
+		switch c := s[i]; {
+		case c == '"':
+			return i + 1
+		case c == '\\':
+			if i+1 >= len(s) {
+				return -1
+			}
+			switch s[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if hex4(s[i+2:]) < 0 {
+					return -1
+				}
+				i += 6
+			default:
+				return -1
+			}
+		case c < 0x20:
+			return -1
+		default:
+			i++
+		}
+	}
+}
+
+// stringSpecial8 reports whether any of the eight bytes in x is a quote, a
+// backslash or a control character.
+func stringSpecial8(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	control := (x - ones*0x20) & ^x
+	q := x ^ (ones * '"')
+	quote := (q - ones) & ^q
+	b := x ^ (ones * '\\')
+	backslash := (b - ones) & ^b
+	return (control|quote|backslash)&highs != 0
+}
+
+// validNumber checks the number starting at s[i] and returns the index just
+// past it, or -1.
+func validNumber(s string, i int) int {
+	if s[i] == '-' {
+		i++
+	}
+	if i >= len(s) {
+		return -1
+	}
+	switch {
+	case s[i] == '0':
+		i++
+	case s[i] >= '1' && s[i] <= '9':
+		i = digits(s, i)
+	default:
+		return -1
+	}
+	if i < len(s) && s[i] == '.' {
+		j := digits(s, i+1)
+		if j == i+1 {
+			return -1
+		}
+		i = j
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		j := digits(s, i)
+		if j == i {
+			return -1
+		}
+		i = j
+	}
+	return i
+}
+
+func digits(s string, i int) int {
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i
+}

@@ -1,0 +1,58 @@
+package codec
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+var validCases = []string{
+	`{}`, `[]`, `""`, `0`, `-0`, `1.5e+10`, `-12.3E-4`, `true`, `false`, `null`, ` {"a" : [1, 2, {"b": null}] } `,
+	`{"s":"\"\\\/\b\f\n\r\t\u00e9\uD83D\uDE00"}`, `"bad utf8 \xff is accepted like encoding/json"`,
+	`{"a":1,}`, `[1,]`, `{"a"}`, `{"a":}`, `{1:2}`, `[`, `{`, `]`, `}`, `"abc`, `"\x01"`, `"\q"`, `"\u12"`, `"\u12g4"`,
+	`01`, `1.`, `.5`, `1e`, `-`, `+1`, `tru`, `nul`, `[1 2]`, `{"a":1 "b":2}`, `[}`, `{]`, `{} {}`, ``, ` `, `1 2`,
+	`[[[[[]]]]]`, `[[[[[]]]]`, `{"a":{"b":{"c":[1,{"d":"e"}]}}}`, "\"tab\tinside\"", `"` + strings.Repeat("x", 100) + `"`,
+	`"` + strings.Repeat("x", 100) + `\"` + strings.Repeat("y", 7) + `"`, strings.Repeat("[", 1000) + strings.Repeat("]", 1000),
+	strings.Repeat("[", 1000) + strings.Repeat("]", 999), strings.Repeat(`{"a":`, 300) + "1" + strings.Repeat("}", 300),
+}
+
+func TestValidJSONAgreesWithEncodingJSON(t *testing.T) {
+	for _, c := range validCases {
+		if got, want := validJSON(c), json.Valid([]byte(c)); got != want {
+			t.Errorf("validJSON(%q) = %v, want %v", c, got, want)
+		}
+	}
+}
+
+func FuzzValidJSON(f *testing.F) {
+	for _, c := range validCases {
+		f.Add(c)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := validJSON(s), json.Valid([]byte(s)); got != want {
+			t.Fatalf("validJSON(%q) = %v, encoding/json says %v", s, got, want)
+		}
+	})
+}
+
+func BenchmarkValidJSON(b *testing.B) {
+	body := string(benchBody(b, OpenAIChat))
+	b.Run("validJSON", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		for b.Loop() {
+			if !validJSON(body) {
+				b.Fatal("invalid")
+			}
+		}
+	})
+	b.Run("gjson.Valid", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		for b.Loop() {
+			if !gjson.Valid(body) {
+				b.Fatal("invalid")
+			}
+		}
+	})
+}
