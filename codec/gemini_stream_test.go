@@ -864,15 +864,6 @@ var geminiStreamEncodeCases = []struct {
 			{Type: EventUsage, Usage: Usage{Known: true, InputTokens: 40, OutputTokens: 20}},
 			{Type: EventEnd},
 		}},
-	// Arguments that are no JSON object cannot be written as args.
-	{name: "tool_call_bad_arguments", req: &Request{Model: "client-model"},
-		evs: []Event{
-			{Type: EventStart, ID: "r"},
-			{Type: EventPartStart, Index: 0, Part: PartToolCall, ToolCallID: "call_a", ToolName: "weather"},
-			{Type: EventPartDelta, Index: 0, Text: `[1]`},
-			{Type: EventPartStop, Index: 0},
-			{Type: EventEnd},
-		}},
 }
 
 // TestGeminiStreamEncodeGolden checks the encoder's output byte for byte.
@@ -891,6 +882,19 @@ func TestGeminiStreamEncodeGolden(t *testing.T) {
 // ids, the request's model, events without a start, and that nothing
 // follows a terminal event.
 func TestGeminiStreamEncoder(t *testing.T) {
+	t.Run("tool call arguments that are no object", func(t *testing.T) {
+		got := encodeStream(Gemini, &Request{}, []Event{
+			{Type: EventStart, ID: "r"},
+			{Type: EventPartStart, Index: 0, Part: PartToolCall, ToolCallID: "call_a", ToolName: "weather"},
+			{Type: EventPartDelta, Index: 0, Text: `[1]`},
+			{Type: EventPartStop, Index: 0},
+			{Type: EventEnd},
+		})
+		want := "data: {\"error\":{\"code\":502,\"message\":\"the upstream sent tool call arguments that are not a JSON object\",\"status\":\"INTERNAL\"}}\r\n\r\n"
+		if got != want {
+			t.Errorf("got %q", got)
+		}
+	})
 	t.Run("generated id is stable; request model", func(t *testing.T) {
 		got := encodeStream(Gemini, &Request{Model: "m-from-request"}, []Event{
 			{Type: EventStart},
@@ -946,7 +950,12 @@ type geminiGenaiChunk struct {
 		Content *struct {
 			Role  string `json:"role"`
 			Parts []struct {
-				Text string `json:"text"`
+				Text         string `json:"text"`
+				FunctionCall *struct {
+					ID   string         `json:"id"`
+					Name string         `json:"name"`
+					Args map[string]any `json:"args"`
+				} `json:"functionCall"`
 			} `json:"parts"`
 		} `json:"content"`
 		FinishReason string `json:"finishReason"`
@@ -1052,15 +1061,22 @@ func TestGeminiStreamEncodeGenaiFraming(t *testing.T) {
 	for _, tt := range geminiStreamEncodeCases {
 		t.Run(tt.name, func(t *testing.T) {
 			want := summarize(geminiUntilTerminal(tt.evs))
+			want.Text, _ = geminiStreamContent(t, tt.evs)
+			_, wantCalls := geminiStreamContent(t, tt.evs)
 			body := encodeStream(Gemini, tt.req, tt.evs)
 			chunks, apiErr := geminiGenaiRead(t, body)
 			var text, finish string
+			var calls []Part
 			for i, c := range chunks {
 				if len(c.Candidates) != 1 || c.Candidates[0].Content == nil || c.Candidates[0].Content.Role != "model" {
 					t.Fatalf("chunk %d: %+v", i, c)
 				}
 				for _, p := range c.Candidates[0].Content.Parts {
 					text += p.Text
+					if f := p.FunctionCall; f != nil {
+						args, _ := json.Marshal(f.Args)
+						calls = append(calls, Part{Type: PartToolCall, ToolCallID: f.ID, ToolName: f.Name, Arguments: string(args)})
+					}
 				}
 				if f := c.Candidates[0].FinishReason; f != "" {
 					if i != len(chunks)-1 {
@@ -1071,6 +1087,14 @@ func TestGeminiStreamEncodeGenaiFraming(t *testing.T) {
 			}
 			if text != want.Text+want.Refusal {
 				t.Errorf("text %q, want %q", text, want.Text+want.Refusal)
+			}
+			for i := range wantCalls {
+				if wantCalls[i].Arguments == "" {
+					wantCalls[i].Arguments = "{}"
+				}
+			}
+			if !reflect.DeepEqual(calls, wantCalls) {
+				t.Errorf("calls %+v, want %+v", calls, wantCalls)
 			}
 			if want.Err != nil {
 				if apiErr == nil || apiErr.Code != ClientStatus(Gemini, want.Err) || apiErr.Message != want.Err.Message || apiErr.Status == "" {
@@ -1114,6 +1138,17 @@ func TestGeminiStreamRoundTrip(t *testing.T) {
 				evs := geminiDecodeStream(t, p, body, nil)
 				checkWellFormed(t, evs)
 				got, want := summarize(evs), summarize(geminiUntilTerminal(tt.evs))
+				var gotCalls, wantCalls []Part
+				got.Text, gotCalls = geminiStreamContent(t, evs)
+				want.Text, wantCalls = geminiStreamContent(t, geminiUntilTerminal(tt.evs))
+				for i := range wantCalls {
+					if wantCalls[i].Arguments == "" {
+						wantCalls[i].Arguments = "{}" // Gemini sends args {}
+					}
+				}
+				if !reflect.DeepEqual(gotCalls, wantCalls) {
+					t.Errorf("%s: calls %+v, want %+v", p, gotCalls, wantCalls)
+				}
 				if !strings.Contains(body, `"responseId"`) {
 					// The stream failed before any chunk: the client
 					// never saw an id or a model.
