@@ -1263,3 +1263,102 @@ func BenchmarkGeminiStreamEncodeDelta(b *testing.B) {
 		dst = enc.Encode(dst[:0], &ev)
 	}
 }
+
+// TestGeminiStreamFunctionCalls covers the function call paths of the
+// decoder: several calls in one chunk, ids given or synthesised, streamed
+// arguments of every value kind, and the malformed variants.
+func TestGeminiStreamFunctionCalls(t *testing.T) {
+	parts := func(p ...string) string {
+		return `{"candidates":[{"content":{"role":"model","parts":[` + strings.Join(p, ",") + `]}}],"responseId":"r.1"}`
+	}
+	fin := `{"candidates":[{"content":{"parts":[{"text":""}]},"finishReason":"STOP"}]}`
+	start := `start id="r.1" model=""`
+	partial := func(path, value string, more bool) string {
+		c := ""
+		if more {
+			c = `,"willContinue":true`
+		}
+		return `{"functionCall":{"partialArgs":[{"jsonPath":"` + path + `",` + value + c + `}],"willContinue":true}}`
+	}
+	tests := []struct {
+		name   string
+		chunks []string
+		want   []string
+	}{
+		{"two calls in one chunk, one with id",
+			[]string{parts(`{"functionCall":{"name":"a","args":{"x":1}}}`, `{"functionCall":{"id":"given","name":"b"}}`), fin},
+			[]string{start, `part_start 0 call id="call_r1_0" name="a"`, `delta 0 "{\"x\":1}"`, "part_stop 0",
+				`part_start 1 call id="given" name="b"`, "part_stop 1", "stop tool_use", "end"}},
+		{"streamed arguments of every kind",
+			[]string{
+				parts(`{"functionCall":{"name":"f","willContinue":true}}`),
+				parts(partial("$.s", `"stringValue":"a\"b"`, true)),
+				parts(partial("$.s", `"stringValue":"c"`, false)),
+				parts(`{"functionCall":{"partialArgs":[{"jsonPath":"$.n","numberValue":1.5},{"jsonPath":"$.t","boolValue":true},{"jsonPath":"$.f","boolValue":false},{"jsonPath":"$.z","nullValue":null}],"willContinue":true}}`),
+				parts(partial("$['odd key'].list[1]", `"numberValue":2`, false)),
+				parts(partial(`$[\"q\"][0][0]`, `"stringValue":"x"`, false)),
+				parts(partial("$.s", `"stringValue":"new"`, false)),
+				parts(`{"functionCall":{"willContinue":true}}`),
+				`{"candidates":[{"content":{"parts":[{"functionCall":{}}]},"finishReason":"STOP"}]}`,
+			},
+			[]string{start, `part_start 0 call id="call_r1_0" name="f"`,
+				`delta 0 "{\"s\":\"new\",\"n\":1.5,\"t\":true,\"f\":false,\"z\":null,\"odd key\":{\"list\":[null,2]},\"q\":[[\"x\"]]}"`,
+				"part_stop 0", "stop tool_use", "end"}},
+		{"streamed call without arguments",
+			[]string{parts(`{"functionCall":{"name":"f","willContinue":true}}`), parts(`{"functionCall":{"willContinue":false}}`), fin},
+			[]string{start, `part_start 0 call id="call_r1_0" name="f"`, "part_stop 0", "stop tool_use", "end"}},
+		{"stream ends inside streamed arguments",
+			[]string{parts(`{"functionCall":{"name":"f","willContinue":true}}`), fin},
+			[]string{start, `part_start 0 call id="call_r1_0" name="f"`,
+				`error 502 kind=11 code="": upstream gemini response is invalid: stream ended inside a function call whose arguments were still streaming`}},
+	}
+	for _, bad := range []struct{ part, why string }{
+		{`{"functionCall":1}`, "functionCall is not an object"},
+		{`{"functionCall":{"name":1}}`, "functionCall.name is not a string"},
+		{`{"functionCall":{"name":"f","id":1}}`, "functionCall.id is not a string"},
+		{`{"functionCall":{"name":"f","args":[]}}`, "functionCall.args is not an object"},
+		{`{"functionCall":{"name":"f","partialArgs":{}}}`, "functionCall.partialArgs is not an array"},
+		{`{"functionCall":{"args":{}}}`, "functionCall has no name"},
+		{`{"functionCall":{"name":"f","args":{},"willContinue":true}}`, "functionCall has both args and willContinue"},
+		{`{"functionCall":{"name":"f","partialArgs":[1]}}`, "functionCall.partialArgs has an element that is not an object"},
+		{`{"functionCall":{"name":"f","partialArgs":[{"jsonPath":"x","stringValue":"a"}]}}`, "a partialArgs jsonPath is not a JSON path"},
+		{`{"functionCall":{"name":"f","partialArgs":[{"jsonPath":"$x","stringValue":"a"}]}}`, "a partialArgs jsonPath is not a JSON path"},
+		{`{"functionCall":{"name":"f","partialArgs":[{"jsonPath":"$.","stringValue":"a"}]}}`, "a partialArgs jsonPath is not a JSON path"},
+		{`{"functionCall":{"name":"f","partialArgs":[{"jsonPath":"$['a","stringValue":"a"}]}}`, "a partialArgs jsonPath is not a JSON path"},
+		{`{"functionCall":{"name":"f","partialArgs":[{"jsonPath":"$[x]","stringValue":"a"}]}}`, "a partialArgs jsonPath is not a JSON path"},
+		{`{"functionCall":{"name":"f","partialArgs":[{"jsonPath":"$.a","stringValue":1}]}}`, "a partialArgs stringValue is not a string"},
+		{`{"functionCall":{"name":"f","partialArgs":[{"jsonPath":"$.a","numberValue":"1"}]}}`, "a partialArgs numberValue is not a number"},
+		{`{"functionCall":{"name":"f","partialArgs":[{"jsonPath":"$.a","boolValue":1}]}}`, "a partialArgs boolValue is not a boolean"},
+		{`{"functionCall":{"name":"f","partialArgs":[{"jsonPath":"$.a"}]}}`, "a partialArgs element has no value"},
+	} {
+		tests = append(tests, struct {
+			name   string
+			chunks []string
+			want   []string
+		}{"bad: " + bad.why, []string{parts(bad.part)}, []string{"error 502 kind=11 code=\"\": upstream gemini response is invalid: " + bad.why}})
+	}
+	tests = append(tests, struct {
+		name   string
+		chunks []string
+		want   []string
+	}{"text inside streamed arguments", []string{parts(`{"functionCall":{"name":"f","willContinue":true}}`), parts(`{"text":"hi"}`)},
+		[]string{start, `part_start 0 call id="call_r1_0" name="f"`,
+			"error 502 kind=11 code=\"\": upstream gemini response is invalid: stream holds text inside a function call whose arguments are still streaming"}},
+		struct {
+			name   string
+			chunks []string
+			want   []string
+		}{"new call inside streamed arguments", []string{parts(`{"functionCall":{"name":"f","willContinue":true}}`), parts(`{"functionCall":{"name":"g"}}`)},
+			[]string{start, `part_start 0 call id="call_r1_0" name="f"`,
+				"error 502 kind=11 code=\"\": upstream gemini response is invalid: functionCall starts before the previous call's streamed arguments ended"}})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			evs := geminiDecodeStream(t, Gemini, geminiSSE(tt.chunks...), nil)
+			checkWellFormed(t, evs)
+			got := strings.Join(geminiEventStrings(evs), "\n")
+			if want := strings.Join(tt.want, "\n"); got != want {
+				t.Errorf("events:\n%s\nwant:\n%s", got, want)
+			}
+		})
+	}
+}
