@@ -798,8 +798,15 @@ func decodeGeminiPart(p gjson.Result, path geminiContentPath, j int, a *textAren
 			if err = geminiOneKind(&kind, k.Str, path, j); err == nil {
 				part, err = decodeGeminiFunctionResponse(v, path.part(j)+"."+k.Str, a)
 			}
-		case "inlineData", "inline_data", "fileData", "file_data",
-			"executableCode", "executable_code", "codeExecutionResult", "code_execution_result",
+		case "inlineData", "inline_data", "fileData", "file_data":
+			if v.Type == gjson.Null {
+				break
+			}
+			if err = geminiOneKind(&kind, k.Str, path, j); err == nil {
+				file := k.Str == "fileData" || k.Str == "file_data"
+				part, err = decodeGeminiMedia(v, path.part(j)+"."+k.Str, file, a)
+			}
+		case "executableCode", "executable_code", "codeExecutionResult", "code_execution_result",
 			"toolCall", "tool_call", "toolResponse", "tool_response",
 			"videoMetadata", "video_metadata", "mediaResolution", "media_resolution":
 			if v.Type != gjson.Null {
@@ -877,6 +884,68 @@ func decodeGeminiFunctionCall(v gjson.Result, path geminiContentPath, j int, key
 		part.ToolCallID = "call_" + strconv.Itoa(path.index) + "_" + strconv.Itoa(j)
 	}
 	return part, nil
+}
+
+// geminiMediaType returns the part type of a media type: images, PDF
+// documents and audio are carried; ok is false for the rest (video, ...).
+func geminiMediaType(mime string) (t PartType, ok bool) {
+	switch {
+	case strings.HasPrefix(mime, "image/"):
+		return PartImage, true
+	case mime == "application/pdf":
+		return PartDocument, true
+	case strings.HasPrefix(mime, "audio/"):
+		return PartAudio, true
+	}
+	return PartText, false
+}
+
+// decodeGeminiMedia decodes an inlineData Blob {mimeType, data} (base64),
+// or a fileData {mimeType, fileUri} (file), at fpath: images, PDF documents
+// and (inline only) audio. A fileUri is kept as the part's URL; Gemini API
+// Files API URIs name server-side state other providers cannot read and
+// are rejected, as OpenAI file ids are. displayName is a label only.
+func decodeGeminiMedia(v gjson.Result, fpath string, file bool, a *textArena) (Part, *Error) {
+	var part Part
+	if !v.IsObject() {
+		return part, wrongType(fpath, "object", v)
+	}
+	var mime, data, uri string
+	var err *Error
+	eachMember(v, a, func(k, f gjson.Result) bool {
+		switch {
+		case k.Str == "mimeType" || k.Str == "mime_type":
+			mime, err = geminiOptString(f, fpath+"."+k.Str)
+		case k.Str == "displayName" || k.Str == "display_name":
+			_, err = geminiOptString(f, fpath+"."+k.Str)
+		case !file && k.Str == "data":
+			data, err = geminiOptString(f, fpath+".data")
+		case file && (k.Str == "fileUri" || k.Str == "file_uri"):
+			uri, err = geminiOptString(f, fpath+"."+k.Str)
+		default:
+			err = unknownField(fpath + "." + k.Str)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return part, err
+	}
+	t, ok := geminiMediaType(mime)
+	switch {
+	case mime == "":
+		return part, invalid(fpath+".mimeType", "is required")
+	case !ok || (file && t == PartAudio):
+		return part, unsupportedField(fpath+".mimeType", `media type "`+mime+`" is not supported`)
+	case !file && data == "":
+		return part, invalid(fpath+".data", "is required")
+	case file && uri == "":
+		return part, invalid(fpath+".fileUri", "is required")
+	case file && strings.Contains(uri, "generativelanguage.googleapis.com/"):
+		return part, unsupportedField(fpath+".fileUri", "Files API files are server-side state that other providers cannot read")
+	case file && !strings.HasPrefix(uri, "https://") && !strings.HasPrefix(uri, "http://") && !strings.HasPrefix(uri, "gs://"):
+		return part, invalid(fpath+".fileUri", "must be an http(s) or gs:// URI")
+	}
+	return Part{Type: t, MediaType: mime, Data: data, URL: uri}, nil
 }
 
 // geminiOptString reads an optional string field of a request; null is "".
@@ -1258,6 +1327,7 @@ func appendGeminiContents(dst []byte, req *Request) ([]byte, int, *Error) {
 				if m.Role != RoleUser {
 					return dst, n, cannotEncode(Gemini, geminiMessagePartPath(i, j), "a tool result outside a user message")
 				}
+			case PartImage, PartDocument, PartAudio:
 			default:
 				return dst, n, cannotEncode(Gemini, geminiMessagePartPath(i, j), "this content part type")
 			}
@@ -1280,6 +1350,8 @@ func appendGeminiContents(dst []byte, req *Request) ([]byte, int, *Error) {
 				dst, err = appendGeminiFunctionCall(dst, p, geminiMessagePartPath(i, j))
 			case PartToolResult:
 				dst, err = appendGeminiFunctionResponse(dst, req, i, j)
+			case PartImage, PartDocument, PartAudio:
+				dst, err = appendGeminiMedia(dst, p, geminiMessagePartPath(i, j))
 			default:
 				dst = append(dst, `{"text":`...)
 				dst = appendString(dst, p.Text)
@@ -1294,6 +1366,26 @@ func appendGeminiContents(dst []byte, req *Request) ([]byte, int, *Error) {
 		dst = append(dst, `]}`...)
 	}
 	return dst, n, nil
+}
+
+// appendGeminiMedia appends an image, document or audio part as
+// inlineData {mimeType, data}. llmbridge never fetches a URL, and the
+// encoder does not know whether it writes for the Gemini API (which takes
+// no http URLs) or Vertex (whose fileData takes https and gs URIs): the
+// Gemini family's AppendRequest does not pass the protocol down, so a URL
+// part is rejected for both (see the report of the tools round).
+func appendGeminiMedia(dst []byte, p *Part, path string) ([]byte, *Error) {
+	switch {
+	case p.Data == "":
+		return dst, cannotEncode(Gemini, path, "a "+p.Type.String()+" given by URL")
+	case p.MediaType == "":
+		return dst, invalid(path, "the media type of the "+p.Type.String()+" is required")
+	}
+	dst = append(dst, `{"inlineData":{"mimeType":`...)
+	dst = appendString(dst, p.MediaType)
+	dst = append(dst, `,"data":`...)
+	dst = appendString(dst, p.Data)
+	return append(dst, `}}`...), nil
 }
 
 // geminiMessagePartPath is the path of part j of message i, for errors.

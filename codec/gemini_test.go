@@ -252,9 +252,6 @@ func TestGeminiDecodeRequestErrors(t *testing.T) {
 		{"thought wrong type", `{"contents":[{"parts":[{"text":"q","thought":"no"}]}]}`, "contents[0].parts[0].thought", "expected boolean"},
 		{"thought signature", `{"contents":[{"parts":[{"text":"q","thoughtSignature":"c2ln"}]}]}`, "contents[0].parts[0].thoughtSignature", "thought signatures"},
 		{"thought signature snake", `{"contents":[{"parts":[{"text":"q","thought_signature":"c2ln"}]}]}`, "contents[0].parts[0].thought_signature", "thought signatures"},
-		{"inline data", `{"contents":[{"parts":[{"text":"q"},{"inlineData":{"mimeType":"image/png","data":"AA=="}}]}]}`, "contents[0].parts[1]", `content part type "inlineData" is not supported yet`},
-		{"inline data snake", `{"contents":[{"parts":[{"inline_data":{}}]}]}`, "contents[0].parts[0]", `"inline_data"`},
-		{"file data", `{"contents":[{"parts":[{"fileData":{"fileUri":"gs://x"}}]}]}`, "contents[0].parts[0]", `"fileData"`},
 		{"function call in a user turn", `{"contents":[{"parts":[{"functionCall":{"name":"f","args":{}}}]}]}`, "contents[0].parts[0].functionCall", `must be in a "model" turn`},
 		{"function response orphan", `{"contents":[{"parts":[{"functionResponse":{"name":"f","response":{}}}]}]}`, "contents[0].parts[0].functionResponse", `answers no unanswered functionCall named "f"`},
 		{"function response in a model turn", `{"contents":[` + geminiCallTurn + `,{"role":"model","parts":[{"functionResponse":{"name":"f","response":{}}}]}]}`, "contents[1].parts[0].functionResponse", `must be in a "user" turn`},
@@ -281,6 +278,18 @@ func TestGeminiDecodeRequestErrors(t *testing.T) {
 		{"function response scheduling", `{"contents":[{"parts":[{"functionResponse":{"name":"f","response":{},"scheduling":"INTERRUPT"}}]}]}`, "contents[0].parts[0].functionResponse.scheduling", "non-blocking"},
 		{"function response unknown field", `{"contents":[{"parts":[{"functionResponse":{"name":"f","response":{},"x":1}}]}]}`, "contents[0].parts[0].functionResponse.x", "unknown field"},
 		{"system function call", `{` + ok + `,"systemInstruction":{"parts":[{"functionCall":{"name":"f"}}]}}`, "systemInstruction.parts[0]", "text only"},
+		{"inline data video", `{"contents":[{"parts":[{"text":"q"},{"inlineData":{"mimeType":"video/mp4","data":"AA=="}}]}]}`, "contents[0].parts[1].inlineData.mimeType", `media type "video/mp4" is not supported`},
+		{"inline data without type", `{"contents":[{"parts":[{"inline_data":{"data":"AA=="}}]}]}`, "contents[0].parts[0].inline_data.mimeType", "is required"},
+		{"inline data without data", `{"contents":[{"parts":[{"inlineData":{"mime_type":"image/png","displayName":"a"}}]}]}`, "contents[0].parts[0].inlineData.data", "is required"},
+		{"inline data not object", `{"contents":[{"parts":[{"inlineData":"AA=="}]}]}`, "contents[0].parts[0].inlineData", "expected object"},
+		{"inline data number", `{"contents":[{"parts":[{"inlineData":{"mimeType":"image/png","data":1}}]}]}`, "contents[0].parts[0].inlineData.data", "expected string"},
+		{"inline data fileUri", `{"contents":[{"parts":[{"inlineData":{"mimeType":"image/png","fileUri":"gs://b/a"}}]}]}`, "contents[0].parts[0].inlineData.fileUri", "unknown field"},
+		{"inline data and text", `{"contents":[{"parts":[{"text":"q","inlineData":{"mimeType":"image/png","data":"AA=="}}]}]}`, "contents[0].parts[0].inlineData", "also has text"},
+		{"file data without type", `{"contents":[{"parts":[{"fileData":{"fileUri":"gs://x"}}]}]}`, "contents[0].parts[0].fileData.mimeType", "is required"},
+		{"file data audio", `{"contents":[{"parts":[{"file_data":{"mimeType":"audio/wav","fileUri":"gs://x"}}]}]}`, "contents[0].parts[0].file_data.mimeType", `media type "audio/wav" is not supported`},
+		{"file data without uri", `{"contents":[{"parts":[{"fileData":{"mimeType":"image/png"}}]}]}`, "contents[0].parts[0].fileData.fileUri", "is required"},
+		{"file data Files API", `{"contents":[{"parts":[{"fileData":{"mimeType":"application/pdf","fileUri":"https://generativelanguage.googleapis.com/v1beta/files/abc"}}]}]}`, "contents[0].parts[0].fileData.fileUri", "server-side state"},
+		{"file data other scheme", `{"contents":[{"parts":[{"fileData":{"mimeType":"image/png","file_uri":"ftp://x/a.png"}}]}]}`, "contents[0].parts[0].fileData.fileUri", "http(s) or gs://"},
 		{"executable code", `{"contents":[{"parts":[{"executableCode":{}}]}]}`, "contents[0].parts[0]", `"executableCode"`},
 		{"code execution result", `{"contents":[{"parts":[{"codeExecutionResult":{}}]}]}`, "contents[0].parts[0]", `"codeExecutionResult"`},
 		{"video metadata", `{"contents":[{"parts":[{"text":"q","videoMetadata":{}}]}]}`, "contents[0].parts[0]", `"videoMetadata"`},
@@ -288,7 +297,7 @@ func TestGeminiDecodeRequestErrors(t *testing.T) {
 		{"system not object", `{` + ok + `,"systemInstruction":"be nice"}`, "systemInstruction", "expected object, got string"},
 		{"system role wrong type", `{` + ok + `,"systemInstruction":{"role":1,"parts":[]}}`, "systemInstruction.role", "expected string"},
 		{"system parts wrong type", `{` + ok + `,"systemInstruction":{"parts":{}}}`, "systemInstruction.parts", "expected array"},
-		{"system image", `{` + ok + `,"system_instruction":{"parts":[{"text":"a"},{"inlineData":{}}]}}`, "system_instruction.parts[1]", `"inlineData"`},
+		{"system image", `{` + ok + `,"system_instruction":{"parts":[{"text":"a"},{"inlineData":{"mimeType":"image/png","data":"AA=="}}]}}`, "system_instruction.parts[1]", "text only"},
 		{"system unknown field", `{` + ok + `,"systemInstruction":{"parts":[],"name":"x"}}`, "systemInstruction.name", "unknown field"},
 		{"generationConfig not object", `{` + ok + `,"generationConfig":[]}`, "generationConfig", "expected object, got array"},
 		{"maxOutputTokens string", `{` + ok + `,"generationConfig":{"maxOutputTokens":"10"}}`, "generationConfig.maxOutputTokens", "expected integer"},
@@ -431,9 +440,9 @@ func TestGeminiDecodeRecordedRequests(t *testing.T) {
 		{file: "vertex/gemini-2.5-flash-text.json"},
 		{file: "vertex/gemini-2.5-flash-text-stream.json"},
 		{file: "vertex/model-armor-response-block.json", dropped: []string{"modelArmorConfig"}},
-		{file: "gemini/gemini-2.5-flash-implicit-cache-video.json", param: "contents[0].parts[1]"},
-		{file: "gemini/gemini-2.5-pro-image.json", param: "contents[0].parts[1]"},
-		{file: "vertex/image-url.json", param: "contents[0].parts[1]"},
+		{file: "gemini/gemini-2.5-flash-implicit-cache-video.json", param: "contents[0].parts[1].fileData.mimeType"},
+		{file: "gemini/gemini-2.5-pro-image.json"},
+		{file: "vertex/image-url.json"},
 		{file: "gemini/gemini-2.5-flash-tool-call.json"},
 		{file: "gemini/gemini-2.5-flash-parallel-tools-stream.json"},
 		{file: "vertex/gemini-2.5-flash-parallel-tools.json"},
@@ -1444,5 +1453,60 @@ func TestGeminiResponseToolCalls(t *testing.T) {
 	bad := Response{Content: []Part{{Type: PartToolCall, ToolName: "f", Arguments: "nope"}}}
 	if _, err := AppendResponse(nil, Gemini, &bad); err == nil {
 		t.Error("no error for arguments that are not an object")
+	}
+}
+
+// TestGeminiMedia covers inlineData and fileData in both directions.
+func TestGeminiMedia(t *testing.T) {
+	body := `{"contents":[{"parts":[{"text":"What is in these?"},` +
+		`{"inlineData":{"mimeType":"image/png","data":"iVBORw0KGgo="}},` +
+		`{"inline_data":{"mime_type":"application/pdf","data":"JVBERi0=","display_name":"a.pdf"}},` +
+		`{"inlineData":{"mimeType":"audio/wav","data":"UklGRg=="}},` +
+		`{"fileData":{"mimeType":"image/jpeg","fileUri":"gs://bucket/cat.jpg"}},` +
+		`{"file_data":{"mime_type":"application/pdf","file_uri":"https://example.com/a.pdf"}}]}]}`
+	req, err := geminiDecode(t, Vertex, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Part{
+		{Type: PartText, Text: "What is in these?"},
+		{Type: PartImage, MediaType: "image/png", Data: "iVBORw0KGgo="},
+		{Type: PartDocument, MediaType: "application/pdf", Data: "JVBERi0="},
+		{Type: PartAudio, MediaType: "audio/wav", Data: "UklGRg=="},
+		{Type: PartImage, MediaType: "image/jpeg", URL: "gs://bucket/cat.jpg"},
+		{Type: PartDocument, MediaType: "application/pdf", URL: "https://example.com/a.pdf"},
+	}
+	if !reflect.DeepEqual(req.Messages[0].Parts, want) {
+		t.Fatalf("parts %+v\nwant %+v", req.Messages[0].Parts, want)
+	}
+
+	// Inline media are written as inlineData and decode to the same parts.
+	inline := Request{Messages: []Message{{Role: RoleUser, Parts: want[:4]}}}
+	out, aerr := AppendRequest(nil, Gemini, &inline, EncodeOptions{})
+	if aerr != nil {
+		t.Fatal(aerr)
+	}
+	checkGolden(t, "gemini/request_media.json", out)
+	again, derr := geminiDecode(t, Gemini, string(out))
+	if derr != nil {
+		t.Fatal(derr)
+	}
+	if !reflect.DeepEqual(again.Messages[0].Parts, want[:4]) {
+		t.Errorf("round trip %+v", again.Messages[0].Parts)
+	}
+
+	// URLs are never fetched, and the Gemini family's encoder cannot tell
+	// the Gemini API (no URLs) from Vertex (fileData): both reject them.
+	for _, p := range []Protocol{Gemini, Vertex} {
+		r := Request{Messages: []Message{{Role: RoleUser, Parts: want[4:5]}}}
+		_, err := AppendRequest(nil, p, &r, EncodeOptions{})
+		var e *Error
+		if !errors.As(err, &e) || e.Param != "messages[0].content[0]" || !strings.Contains(e.Message, "image given by URL") {
+			t.Errorf("%s: error %v", p, err)
+		}
+	}
+	r := Request{Messages: []Message{{Role: RoleUser, Parts: []Part{{Type: PartAudio, Data: "AA=="}}}}}
+	if _, err := AppendRequest(nil, Gemini, &r, EncodeOptions{}); err == nil || !strings.Contains(err.Error(), "media type") {
+		t.Errorf("error %v, want one about the media type", err)
 	}
 }
