@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -52,6 +53,7 @@ func decodeGeminiRequest(root gjson.Result, req *Request) *Error {
 	// never modified, so they stay valid.
 	parts := make([]Part, 0, geminiKeyEstimate(root.Raw, `"text"`))
 	hasContents := false
+	var choice geminiToolChoice
 	var err *Error
 	eachMember(root, &req.text, func(k, v gjson.Result) bool {
 		switch k.Str {
@@ -89,11 +91,9 @@ func decodeGeminiRequest(root gjson.Result, req *Request) *Error {
 				err = unsupportedField(k.Str, "cached content is server-side state that other providers cannot read")
 			}
 		case "tools":
-			err = decodeGeminiTools(v, k.Str)
+			err = decodeGeminiTools(v, k.Str, req)
 		case "toolConfig", "tool_config":
-			if v.Type != gjson.Null {
-				err = unsupportedField(k.Str, "tool configuration is not supported yet")
-			}
+			choice, err = decodeGeminiToolConfig(v, k.Str, req)
 		default:
 			err = unknownField(k.Str)
 		}
@@ -105,7 +105,10 @@ func decodeGeminiRequest(root gjson.Result, req *Request) *Error {
 	if !hasContents {
 		return invalid("contents", "is required")
 	}
-	return nil
+	if err := choice.resolve(req); err != nil {
+		return err
+	}
+	return resolveGeminiToolResults(req)
 }
 
 // isGeminiString reports whether v is a JSON string.
@@ -124,22 +127,459 @@ func dropGeminiHint(v gjson.Result, path string, req *Request, want string, ok f
 	return nil
 }
 
-// decodeGeminiTools accepts an empty tools array, which asks for nothing;
-// function declarations and built-in tools are a later issue.
-func decodeGeminiTools(v gjson.Result, path string) *Error {
+// geminiHostedTools are the keys of Gemini's built-in tools, which run on
+// Google's side and are not translated in this round.
+var geminiHostedTools = map[string]bool{
+	"googleSearch": true, "google_search": true, "googleSearchRetrieval": true, "google_search_retrieval": true,
+	"codeExecution": true, "code_execution": true, "urlContext": true, "url_context": true,
+	"retrieval": true, "enterpriseWebSearch": true, "enterprise_web_search": true,
+	"googleMaps": true, "google_maps": true, "computerUse": true, "computer_use": true,
+	"fileSearch": true, "file_search": true, "parallelAiSearch": true, "parallel_ai_search": true,
+}
+
+// decodeGeminiTools decodes the tools array: each Tool's
+// functionDeclarations become function tools; built-in (hosted) tools are
+// rejected by name.
+func decodeGeminiTools(v gjson.Result, key string, req *Request) *Error {
+	switch {
+	case v.Type == gjson.Null:
+		return nil
+	case !v.IsArray():
+		return wrongType(key, "array", v)
+	}
+	var err *Error
+	i := 0
+	v.ForEach(func(_, t gjson.Result) bool {
+		err = decodeGeminiTool(t, indexPath(key, i), req)
+		i++
+		return err == nil
+	})
+	return err
+}
+
+// decodeGeminiTool decodes one Tool at path.
+func decodeGeminiTool(t gjson.Result, path string, req *Request) *Error {
+	if !t.IsObject() {
+		return wrongType(path, "object", t)
+	}
+	var err *Error
+	eachMember(t, &req.text, func(k, f gjson.Result) bool {
+		switch {
+		case k.Str == "functionDeclarations" || k.Str == "function_declarations":
+			err = decodeGeminiFunctionDeclarations(f, path+"."+k.Str, req)
+		case geminiHostedTools[k.Str]:
+			if f.Type != gjson.Null {
+				err = invalid(path+"."+k.Str, `hosted tool "`+k.Str+`" is not supported yet`)
+			}
+		default:
+			err = unknownField(path + "." + k.Str)
+		}
+		return err == nil
+	})
+	return err
+}
+
+// decodeGeminiFunctionDeclarations appends the declared functions to
+// req.Tools.
+func decodeGeminiFunctionDeclarations(v gjson.Result, path string, req *Request) *Error {
 	switch {
 	case v.Type == gjson.Null:
 		return nil
 	case !v.IsArray():
 		return wrongType(path, "array", v)
 	}
-	empty := true
-	v.ForEach(func(_, _ gjson.Result) bool {
-		empty = false
-		return false
+	var err *Error
+	i := 0
+	v.ForEach(func(_, f gjson.Result) bool {
+		err = decodeGeminiFunctionDeclaration(f, indexPath(path, i), req)
+		i++
+		return err == nil
 	})
-	if !empty {
-		return unsupportedField(path, "tools are not supported yet")
+	return err
+}
+
+// decodeGeminiFunctionDeclaration decodes one FunctionDeclaration. Its
+// parametersJsonSchema is JSON Schema already and is copied as raw text;
+// the legacy parameters (an OpenAPI-subset Schema) is converted to JSON
+// Schema by appendGeminiJSONSchema. A function with neither takes no
+// arguments (Parameters "").
+func decodeGeminiFunctionDeclaration(f gjson.Result, path string, req *Request) *Error {
+	if !f.IsObject() {
+		return wrongType(path, "object", f)
+	}
+	tool := Tool{Kind: ToolFunction}
+	var legacy, schema gjson.Result
+	var legacyKey, schemaKey string
+	var err *Error
+	eachMember(f, &req.text, func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "name":
+			tool.Name, err = geminiOptString(v, path+".name")
+		case "description":
+			tool.Description, err = geminiOptString(v, path+".description")
+		case "parameters":
+			legacy, legacyKey = v, k.Str
+		case "parametersJsonSchema", "parameters_json_schema":
+			schema, schemaKey = v, k.Str
+		case "response", "responseJsonSchema", "response_json_schema":
+			if v.Type != gjson.Null {
+				err = unsupportedField(path+"."+k.Str, "schemas of a function's return value have no equivalent in other protocols")
+			}
+		case "behavior":
+			if v.Type != gjson.Null && !(v.Type == gjson.String && (v.Str == "BLOCKING" || v.Str == "UNSPECIFIED")) {
+				err = unsupportedField(path+".behavior", "non-blocking functions (Live API) are not supported")
+			}
+		default:
+			err = unknownField(path + "." + k.Str)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	if tool.Name == "" {
+		return invalid(path+".name", "is required")
+	}
+	hasLegacy := legacy.Exists() && legacy.Type != gjson.Null
+	hasSchema := schema.Exists() && schema.Type != gjson.Null
+	switch {
+	case hasLegacy && hasSchema:
+		return invalid(path+"."+schemaKey, "parameters and parametersJsonSchema must not both be set")
+	case hasSchema:
+		if !schema.IsObject() {
+			return wrongType(path+"."+schemaKey, "object", schema)
+		}
+		tool.Parameters = schema.Raw
+	case hasLegacy:
+		if !legacy.IsObject() {
+			return wrongType(path+"."+legacyKey, "object", legacy)
+		}
+		b, err := appendGeminiJSONSchema(nil, legacy, path+"."+legacyKey, req)
+		if err != nil {
+			return err
+		}
+		tool.Parameters = bytesToString(b)
+	}
+	req.Tools = append(req.Tools, tool)
+	return nil
+}
+
+// geminiSchemaTypes maps the legacy Schema's Type enum to JSON Schema type
+// names; TYPE_UNSPECIFIED is no type. Lower-case names are accepted too.
+var geminiSchemaTypes = map[string]string{
+	"STRING": "string", "NUMBER": "number", "INTEGER": "integer", "BOOLEAN": "boolean",
+	"ARRAY": "array", "OBJECT": "object", "NULL": "null", "TYPE_UNSPECIFIED": "",
+	"string": "string", "number": "number", "integer": "integer", "boolean": "boolean",
+	"array": "array", "object": "object", "null": "null",
+}
+
+// appendGeminiJSONSchema converts the legacy Gemini Schema s (the
+// OpenAPI 3.0 subset of FunctionDeclaration.parameters) at path to JSON
+// Schema and appends it to dst. It is the one place where that conversion
+// is done:
+//
+//   - type: the upper-case enum name becomes the JSON Schema type name;
+//     nullable: true adds "null" (type ["string","null"]); TYPE_UNSPECIFIED
+//     and a missing type write no type.
+//   - properties, items, anyOf and additionalProperties (a schema) are
+//     converted recursively; required, enum, format, title, description,
+//     pattern, default, minimum, maximum and a boolean
+//     additionalProperties are copied.
+//   - minItems, maxItems, minLength, maxLength, minProperties and
+//     maxProperties, int64 fields that proto JSON may write as strings,
+//     become numbers.
+//   - example becomes examples: [example].
+//   - propertyOrdering, an ordering hint of Gemini's structured output, has
+//     no JSON Schema keyword: it is dropped and reported in req.Dropped.
+//
+// Every other key (ref, defs, ...) is rejected, naming its path.
+func appendGeminiJSONSchema(dst []byte, s gjson.Result, path string, req *Request) ([]byte, *Error) {
+	nullable := false
+	var err *Error
+	eachMember(s, &req.text, func(k, v gjson.Result) bool {
+		if k.Str == "nullable" {
+			switch v.Type {
+			case gjson.True:
+				nullable = true
+			case gjson.False, gjson.Null:
+			default:
+				err = wrongType(path+".nullable", "boolean", v)
+			}
+		}
+		return err == nil
+	})
+	if err != nil {
+		return dst, err
+	}
+	dst = append(dst, '{')
+	empty := len(dst)
+	eachMember(s, &req.text, func(k, v gjson.Result) bool {
+		if v.Type == gjson.Null {
+			return true
+		}
+		fpath := path + "." + k.Str
+		switch k.Str {
+		case "nullable":
+		case "type":
+			if v.Type != gjson.String {
+				err = wrongType(fpath, "string", v)
+				break
+			}
+			t, ok := geminiSchemaTypes[v.Str]
+			switch {
+			case !ok:
+				err = invalid(fpath, `unknown type "`+v.Str+`"`)
+			case t == "":
+			case nullable && t != "null":
+				dst = appendGeminiKey(dst, empty, "type")
+				dst = append(dst, `["`...)
+				dst = append(dst, t...)
+				dst = append(dst, `","null"]`...)
+			default:
+				dst = appendGeminiKey(dst, empty, "type")
+				dst = appendString(dst, t)
+			}
+		case "format", "title", "description", "pattern":
+			if v.Type != gjson.String {
+				err = wrongType(fpath, "string", v)
+				break
+			}
+			dst = appendGeminiKey(dst, empty, k.Str)
+			dst = appendString(dst, v.Str)
+		case "enum", "required":
+			var list []string
+			if list, err = readStringList(v, fpath, false, nil); err == nil {
+				dst = appendGeminiKey(dst, empty, k.Str)
+				dst = appendStringArray(dst, list)
+			}
+		case "minimum", "maximum":
+			if v.Type != gjson.Number {
+				err = wrongType(fpath, "number", v)
+				break
+			}
+			dst = appendGeminiKey(dst, empty, k.Str)
+			dst = append(dst, v.Raw...)
+		case "default":
+			dst = appendGeminiKey(dst, empty, "default")
+			dst = append(dst, v.Raw...)
+		case "example":
+			dst = appendGeminiKey(dst, empty, "examples")
+			dst = append(dst, '[')
+			dst = append(dst, v.Raw...)
+			dst = append(dst, ']')
+		case "minItems", "min_items", "maxItems", "max_items", "minLength", "min_length",
+			"maxLength", "max_length", "minProperties", "min_properties", "maxProperties", "max_properties":
+			n, ok := geminiInt64(v)
+			if !ok {
+				err = wrongType(fpath, "integer", v)
+				break
+			}
+			dst = appendGeminiKey(dst, empty, geminiCamel(k.Str))
+			dst = appendInt(dst, n)
+		case "properties":
+			if !v.IsObject() {
+				err = wrongType(fpath, "object", v)
+				break
+			}
+			dst = appendGeminiKey(dst, empty, "properties")
+			dst = append(dst, '{')
+			first := true
+			eachMember(v, &req.text, func(name, sub gjson.Result) bool {
+				if !first {
+					dst = append(dst, ',')
+				}
+				first = false
+				dst = appendString(dst, name.Str)
+				dst = append(dst, ':')
+				dst, err = appendGeminiSubSchema(dst, sub, fpath+"."+name.Str, req)
+				return err == nil
+			})
+			dst = append(dst, '}')
+		case "items":
+			dst = appendGeminiKey(dst, empty, "items")
+			dst, err = appendGeminiSubSchema(dst, v, fpath, req)
+		case "additionalProperties", "additional_properties":
+			dst = appendGeminiKey(dst, empty, "additionalProperties")
+			if v.Type == gjson.True || v.Type == gjson.False {
+				dst = append(dst, v.Raw...)
+				break
+			}
+			dst, err = appendGeminiSubSchema(dst, v, fpath, req)
+		case "anyOf", "any_of":
+			if !v.IsArray() {
+				err = wrongType(fpath, "array", v)
+				break
+			}
+			dst = appendGeminiKey(dst, empty, "anyOf")
+			dst = append(dst, '[')
+			i := 0
+			v.ForEach(func(_, sub gjson.Result) bool {
+				if i > 0 {
+					dst = append(dst, ',')
+				}
+				dst, err = appendGeminiSubSchema(dst, sub, indexPath(fpath, i), req)
+				i++
+				return err == nil
+			})
+			dst = append(dst, ']')
+		case "propertyOrdering", "property_ordering":
+			req.Dropped = append(req.Dropped, fpath)
+		default:
+			err = unsupportedField(fpath, "this Schema field has no JSON Schema conversion; use parametersJsonSchema")
+		}
+		return err == nil
+	})
+	return append(dst, '}'), err
+}
+
+// appendGeminiSubSchema converts a nested legacy Schema, which must be an
+// object.
+func appendGeminiSubSchema(dst []byte, v gjson.Result, path string, req *Request) ([]byte, *Error) {
+	if !v.IsObject() {
+		return dst, wrongType(path, "object", v)
+	}
+	return appendGeminiJSONSchema(dst, v, path, req)
+}
+
+// geminiInt64 reads a proto JSON int64: a JSON integer or a decimal string.
+func geminiInt64(v gjson.Result) (int64, bool) {
+	switch v.Type {
+	case gjson.Number:
+		if v.Num >= 0 && v.Num == float64(int64(v.Num)) {
+			return int64(v.Num), true
+		}
+	case gjson.String:
+		if n, err := strconv.ParseInt(v.Str, 10, 64); err == nil && n >= 0 {
+			return n, true
+		}
+	}
+	return 0, false
+}
+
+// geminiCamel returns the lowerCamelCase spelling of a snake_case key.
+func geminiCamel(k string) string {
+	i := strings.IndexByte(k, '_')
+	if i < 0 {
+		return k
+	}
+	return k[:i] + strings.ToUpper(k[i+1:i+2]) + k[i+2:]
+}
+
+// geminiToolChoice is a decoded toolConfig, resolved against the tools
+// once the whole request is read.
+type geminiToolChoice struct {
+	// names are the allowedFunctionNames, at path.
+	names []string
+	path  string
+}
+
+// decodeGeminiToolConfig decodes toolConfig.functionCallingConfig into
+// req.ToolChoice: AUTO is auto, NONE none, ANY required, and ANY with one
+// allowed function name forces that function (ANY with several names is
+// resolved by resolve). VALIDATED (constrained decoding of calls or text)
+// has no equivalent elsewhere. streamFunctionCallArguments only shapes the
+// stream (arguments are then sent whole) and is dropped as a hint.
+func decodeGeminiToolConfig(v gjson.Result, key string, req *Request) (geminiToolChoice, *Error) {
+	var c geminiToolChoice
+	switch {
+	case v.Type == gjson.Null:
+		return c, nil
+	case !v.IsObject():
+		return c, wrongType(key, "object", v)
+	}
+	var err *Error
+	eachMember(v, &req.text, func(k, f gjson.Result) bool {
+		switch k.Str {
+		case "functionCallingConfig", "function_calling_config":
+			c, err = decodeGeminiFunctionCallingConfig(f, key+"."+k.Str, req)
+		case "retrievalConfig", "retrieval_config":
+			if f.Type != gjson.Null {
+				err = unsupportedField(key+"."+k.Str, "retrieval configuration is for hosted tools, which are not supported yet")
+			}
+		default:
+			err = unknownField(key + "." + k.Str)
+		}
+		return err == nil
+	})
+	return c, err
+}
+
+// decodeGeminiFunctionCallingConfig decodes functionCallingConfig at path.
+func decodeGeminiFunctionCallingConfig(v gjson.Result, path string, req *Request) (geminiToolChoice, *Error) {
+	var c geminiToolChoice
+	switch {
+	case v.Type == gjson.Null:
+		return c, nil
+	case !v.IsObject():
+		return c, wrongType(path, "object", v)
+	}
+	var err *Error
+	hasNames := false
+	eachMember(v, &req.text, func(k, f gjson.Result) bool {
+		fpath := path + "." + k.Str
+		switch k.Str {
+		case "mode":
+			var mode string
+			if mode, err = geminiOptString(f, fpath); err != nil {
+				break
+			}
+			switch mode {
+			case "", "MODE_UNSPECIFIED":
+				req.ToolChoice.Mode = ToolChoiceUnset
+			case "AUTO":
+				req.ToolChoice.Mode = ToolChoiceAuto
+			case "NONE":
+				req.ToolChoice.Mode = ToolChoiceNone
+			case "ANY":
+				req.ToolChoice.Mode = ToolChoiceRequired
+			case "VALIDATED":
+				err = unsupportedField(fpath, "mode VALIDATED has no equivalent in other protocols")
+			default:
+				err = invalid(fpath, `must be "AUTO", "ANY", "NONE" or "VALIDATED"`)
+			}
+		case "allowedFunctionNames", "allowed_function_names":
+			hasNames = f.Type != gjson.Null
+			c.names, err = readStringList(f, fpath, false, nil)
+			c.path = fpath
+		case "streamFunctionCallArguments", "stream_function_call_arguments":
+			var b bool
+			if f.Type != gjson.Null {
+				b, err = readBool(f, fpath)
+			}
+			if b {
+				req.Dropped = append(req.Dropped, fpath)
+			}
+		default:
+			err = unknownField(fpath)
+		}
+		return err == nil
+	})
+	if err == nil && hasNames && req.ToolChoice.Mode != ToolChoiceRequired {
+		err = invalid(c.path, "is only allowed with mode ANY")
+	}
+	return c, err
+}
+
+// resolve applies allowedFunctionNames once the tools are known: one name
+// forces that function; several that name every declared function are the
+// same as none (any function); any other set has no equivalent in other
+// protocols, which can force one tool or any.
+func (c *geminiToolChoice) resolve(req *Request) *Error {
+	switch {
+	case len(c.names) == 0:
+		return nil
+	case len(c.names) == 1:
+		req.ToolChoice = ToolChoice{Mode: ToolChoiceNamed, Name: c.names[0]}
+		return nil
+	}
+	for _, t := range req.Tools {
+		found := false
+		for _, n := range c.names {
+			found = found || n == t.Name
+		}
+		if !found {
+			return unsupportedField(c.path, "allowing a subset of the functions has no equivalent in other protocols (name one function, or all)")
+		}
 	}
 	return nil
 }
@@ -276,6 +716,11 @@ func decodeGeminiSystemInstruction(v gjson.Result, key string, req *Request, par
 		req.System = req.System[:0]
 		return parts, nil
 	}
+	for j := start; j < len(parts); j++ {
+		if parts[j].Type != PartText {
+			return parts, unsupportedField(path.part(j-start), "a system instruction holds text only")
+		}
+	}
 	req.System = parts[start:len(parts):len(parts)]
 	req.SystemRole = RoleSystem
 	return parts, nil
@@ -302,14 +747,15 @@ func decodeGeminiParts(v gjson.Result, path geminiContentPath, parts []Part, a *
 }
 
 // decodeGeminiPart decodes one Part. A Part holds one kind of data (text,
-// inlineData, functionCall, ...) plus metadata; only text is in scope, and
-// every other kind is rejected by name so that nothing is dropped silently.
+// functionCall, functionResponse, inlineData, ...) plus metadata; kinds out
+// of scope are rejected by name so that nothing is dropped silently, and so
+// is a part that holds two kinds at once.
 func decodeGeminiPart(p gjson.Result, path geminiContentPath, j int, a *textArena) (Part, *Error) {
 	part := Part{Type: PartText}
 	if !p.IsObject() {
 		return part, wrongType(path.part(j), "object", p)
 	}
-	hasText := false
+	kind := "" // the key of the part's data, once seen
 	var err *Error
 	eachMember(p, a, func(k, v gjson.Result) bool {
 		switch k.Str {
@@ -318,7 +764,9 @@ func decodeGeminiPart(p gjson.Result, path geminiContentPath, j int, a *textAren
 		case "text":
 			switch v.Type {
 			case gjson.String:
-				part.Text, hasText = v.Str, true
+				if err = geminiOneKind(&kind, k.Str, path, j); err == nil {
+					part.Type, part.Text = PartText, v.Str
+				}
 			case gjson.Null:
 			default:
 				err = wrongType(path.part(j)+".text", "string", v)
@@ -336,9 +784,29 @@ func decodeGeminiPart(p gjson.Result, path geminiContentPath, j int, a *textAren
 			if v.Type != gjson.Null {
 				err = unsupportedField(path.part(j)+"."+k.Str, "thought signatures (reasoning) are not supported yet")
 			}
-		case "inlineData", "inline_data", "fileData", "file_data",
-			"functionCall", "function_call", "functionResponse", "function_response",
-			"executableCode", "executable_code", "codeExecutionResult", "code_execution_result",
+		case "functionCall", "function_call":
+			if v.Type == gjson.Null {
+				break
+			}
+			if err = geminiOneKind(&kind, k.Str, path, j); err == nil {
+				part, err = decodeGeminiFunctionCall(v, path, j, k.Str, a)
+			}
+		case "functionResponse", "function_response":
+			if v.Type == gjson.Null {
+				break
+			}
+			if err = geminiOneKind(&kind, k.Str, path, j); err == nil {
+				part, err = decodeGeminiFunctionResponse(v, path.part(j)+"."+k.Str, a)
+			}
+		case "inlineData", "inline_data", "fileData", "file_data":
+			if v.Type == gjson.Null {
+				break
+			}
+			if err = geminiOneKind(&kind, k.Str, path, j); err == nil {
+				file := k.Str == "fileData" || k.Str == "file_data"
+				part, err = decodeGeminiMedia(v, path.part(j)+"."+k.Str, file, a)
+			}
+		case "executableCode", "executable_code", "codeExecutionResult", "code_execution_result",
 			"toolCall", "tool_call", "toolResponse", "tool_response",
 			"videoMetadata", "video_metadata", "mediaResolution", "media_resolution":
 			if v.Type != gjson.Null {
@@ -349,10 +817,278 @@ func decodeGeminiPart(p gjson.Result, path geminiContentPath, j int, a *textAren
 		}
 		return err == nil
 	})
-	if err == nil && !hasText {
+	if err == nil && kind == "" {
 		err = invalid(path.part(j)+".text", "is required")
 	}
 	return part, err
+}
+
+// geminiOneKind records that a part holds data of kind key, and rejects a
+// part that already holds another kind (the proto's data oneof).
+func geminiOneKind(kind *string, key string, path geminiContentPath, j int) *Error {
+	if *kind != "" {
+		return invalid(path.part(j)+"."+key, "a part holds one kind of data, but this one also has "+*kind)
+	}
+	*kind = key
+	return nil
+}
+
+// decodeGeminiFunctionCall decodes a functionCall part of the history
+// (key is its spelling). Its args object is copied as raw text; a call
+// without args has Arguments "". The Gemini API sends calls without id: a
+// missing id is synthesised from the part's position, "call_<content
+// index>_<part index>", which is stable for the same request and unique
+// within it; functionResponses without id are matched to it by name (see
+// resolveGeminiToolResults).
+func decodeGeminiFunctionCall(v gjson.Result, path geminiContentPath, j int, key string, a *textArena) (Part, *Error) {
+	part := Part{Type: PartToolCall}
+	fpath := path.part(j) + "." + key
+	if !v.IsObject() {
+		return part, wrongType(fpath, "object", v)
+	}
+	var err *Error
+	eachMember(v, a, func(k, f gjson.Result) bool {
+		switch k.Str {
+		case "id":
+			part.ToolCallID, err = geminiOptString(f, fpath+".id")
+		case "name":
+			part.ToolName, err = geminiOptString(f, fpath+".name")
+		case "args":
+			switch {
+			case f.Type == gjson.Null:
+			case !f.IsObject():
+				err = wrongType(fpath+".args", "object", f)
+			default:
+				part.Arguments = f.Raw
+			}
+		case "partialArgs", "partial_args":
+			if f.Type != gjson.Null {
+				err = unsupportedField(fpath+"."+k.Str, "partial arguments only occur in streamed responses; send the call's complete args")
+			}
+		case "willContinue", "will_continue":
+			if f.Type != gjson.Null && f.Type != gjson.False {
+				err = unsupportedField(fpath+"."+k.Str, "partial function calls only occur in streamed responses; send the complete call")
+			}
+		default:
+			err = unknownField(fpath + "." + k.Str)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return part, err
+	}
+	if part.ToolName == "" {
+		return part, invalid(fpath+".name", "is required")
+	}
+	if part.ToolCallID == "" {
+		part.ToolCallID = "call_" + strconv.Itoa(path.index) + "_" + strconv.Itoa(j)
+	}
+	return part, nil
+}
+
+// geminiMediaType returns the part type of a media type: images, PDF
+// documents and audio are carried; ok is false for the rest (video, ...).
+func geminiMediaType(mime string) (t PartType, ok bool) {
+	switch {
+	case strings.HasPrefix(mime, "image/"):
+		return PartImage, true
+	case mime == "application/pdf":
+		return PartDocument, true
+	case strings.HasPrefix(mime, "audio/"):
+		return PartAudio, true
+	}
+	return PartText, false
+}
+
+// decodeGeminiMedia decodes an inlineData Blob {mimeType, data} (base64),
+// or a fileData {mimeType, fileUri} (file), at fpath: images, PDF documents
+// and (inline only) audio. A fileUri is kept as the part's URL; Gemini API
+// Files API URIs name server-side state other providers cannot read and
+// are rejected, as OpenAI file ids are. displayName is a label only.
+func decodeGeminiMedia(v gjson.Result, fpath string, file bool, a *textArena) (Part, *Error) {
+	var part Part
+	if !v.IsObject() {
+		return part, wrongType(fpath, "object", v)
+	}
+	var mime, data, uri string
+	var err *Error
+	eachMember(v, a, func(k, f gjson.Result) bool {
+		switch {
+		case k.Str == "mimeType" || k.Str == "mime_type":
+			mime, err = geminiOptString(f, fpath+"."+k.Str)
+		case k.Str == "displayName" || k.Str == "display_name":
+			_, err = geminiOptString(f, fpath+"."+k.Str)
+		case !file && k.Str == "data":
+			data, err = geminiOptString(f, fpath+".data")
+		case file && (k.Str == "fileUri" || k.Str == "file_uri"):
+			uri, err = geminiOptString(f, fpath+"."+k.Str)
+		default:
+			err = unknownField(fpath + "." + k.Str)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return part, err
+	}
+	t, ok := geminiMediaType(mime)
+	switch {
+	case mime == "":
+		return part, invalid(fpath+".mimeType", "is required")
+	case !ok || (file && t == PartAudio):
+		return part, unsupportedField(fpath+".mimeType", `media type "`+mime+`" is not supported`)
+	case !file && data == "":
+		return part, invalid(fpath+".data", "is required")
+	case file && uri == "":
+		return part, invalid(fpath+".fileUri", "is required")
+	case file && strings.Contains(uri, "generativelanguage.googleapis.com/"):
+		return part, unsupportedField(fpath+".fileUri", "Files API files are server-side state that other providers cannot read")
+	case file && !strings.HasPrefix(uri, "https://") && !strings.HasPrefix(uri, "http://") && !strings.HasPrefix(uri, "gs://"):
+		return part, invalid(fpath+".fileUri", "must be an http(s) or gs:// URI")
+	}
+	return Part{Type: t, MediaType: mime, Data: data, URL: uri}, nil
+}
+
+// geminiOptString reads an optional string field of a request; null is "".
+func geminiOptString(v gjson.Result, path string) (string, *Error) {
+	switch v.Type {
+	case gjson.Null:
+		return "", nil
+	case gjson.String:
+		return v.Str, nil
+	}
+	return "", wrongType(path, "string", v)
+}
+
+// decodeGeminiFunctionResponse decodes a functionResponse part. Its
+// response object becomes the result's content (see geminiResultContent);
+// its id, when missing, is found by resolveGeminiToolResults.
+func decodeGeminiFunctionResponse(v gjson.Result, fpath string, a *textArena) (Part, *Error) {
+	part := Part{Type: PartToolResult}
+	if !v.IsObject() {
+		return part, wrongType(fpath, "object", v)
+	}
+	var response gjson.Result
+	var err *Error
+	eachMember(v, a, func(k, f gjson.Result) bool {
+		switch k.Str {
+		case "id":
+			part.ToolCallID, err = geminiOptString(f, fpath+".id")
+		case "name":
+			part.ToolName, err = geminiOptString(f, fpath+".name")
+		case "response":
+			switch {
+			case f.Type == gjson.Null:
+			case !f.IsObject():
+				err = wrongType(fpath+".response", "object", f)
+			default:
+				response = f
+			}
+		case "parts":
+			if f.Type != gjson.Null {
+				err = unsupportedField(fpath+".parts", "multimodal function responses are not supported yet")
+			}
+		case "willContinue", "will_continue", "scheduling":
+			// Non-blocking function calls belong to the Live API.
+			if f.Type != gjson.Null && f.Type != gjson.False && !(f.Type == gjson.String && f.Str == "SCHEDULING_UNSPECIFIED") {
+				err = unsupportedField(fpath+"."+k.Str, "non-blocking function responses are not supported")
+			}
+		default:
+			err = unknownField(fpath + "." + k.Str)
+		}
+		return err == nil
+	})
+	switch {
+	case err != nil:
+		return part, err
+	case part.ToolName == "":
+		return part, invalid(fpath+".name", "is required")
+	case !response.Exists():
+		return part, invalid(fpath+".response", "is required")
+	}
+	text, isErr := geminiResultContent(response, a)
+	part.IsError = isErr
+	part.Content = []Part{{Type: PartText, Text: text}}
+	return part, nil
+}
+
+// geminiResultContent returns the text of a functionResponse.response
+// object: the string of its only member when that is "output", or "error"
+// (isErr true), as the encoders write them; otherwise the object's JSON
+// text, which other protocols carry as the result's text.
+func geminiResultContent(response gjson.Result, a *textArena) (text string, isErr bool) {
+	n := 0
+	var key string
+	var value gjson.Result
+	eachMember(response, a, func(k, f gjson.Result) bool {
+		n++
+		key, value = k.Str, f
+		return n < 2
+	})
+	if n == 1 && value.Type == gjson.String && (key == "output" || key == "error") {
+		return value.Str, key == "error"
+	}
+	return response.Raw, false
+}
+
+// resolveGeminiToolResults checks where calls and results stand and gives
+// every result the id of the call it answers. A functionCall must be in a
+// model turn and a functionResponse in a user turn. A response with an id
+// answers the unanswered call of the preceding model turn with that id; one
+// without answers the first unanswered call of that turn with its name, so
+// several calls of one function are answered in order. A response that
+// answers no call (none left with its id or name, or no model turn before
+// it) is an orphan and is rejected, as Gemini itself would.
+func resolveGeminiToolResults(req *Request) *Error {
+	type call struct {
+		id, name string
+		answered bool
+	}
+	var calls []call // those of the preceding model turn
+	prev := RoleUser
+	for i := range req.Messages {
+		m := &req.Messages[i]
+		if m.Role == RoleAssistant && prev != RoleAssistant {
+			calls = calls[:0]
+		}
+		prev = m.Role
+		for j := range m.Parts {
+			p := &m.Parts[j]
+			switch p.Type {
+			case PartToolCall:
+				if m.Role != RoleAssistant {
+					return invalid(geminiContentPath{key: "contents", index: i}.part(j)+".functionCall", `must be in a "model" turn`)
+				}
+				calls = append(calls, call{id: p.ToolCallID, name: p.ToolName})
+			case PartToolResult:
+				path := geminiContentPath{key: "contents", index: i}.part(j) + ".functionResponse"
+				if m.Role != RoleUser {
+					return invalid(path, `must be in a "user" turn`)
+				}
+				k := -1
+				for c := range calls {
+					if calls[c].answered {
+						continue
+					}
+					if (p.ToolCallID != "" && calls[c].id == p.ToolCallID) || (p.ToolCallID == "" && calls[c].name == p.ToolName) {
+						k = c
+						break
+					}
+				}
+				if k >= 0 && calls[k].name != p.ToolName {
+					return invalid(path+".name", `is "`+p.ToolName+`", but the functionCall with id "`+p.ToolCallID+`" calls "`+calls[k].name+`"`)
+				}
+				if k < 0 {
+					if p.ToolCallID != "" {
+						return invalid(path+".id", `answers no unanswered functionCall with id "`+p.ToolCallID+`" in the preceding model turn`)
+					}
+					return invalid(path, `answers no unanswered functionCall named "`+p.ToolName+`" in the preceding model turn`)
+				}
+				calls[k].answered = true
+				p.ToolCallID = calls[k].id
+			}
+		}
+	}
+	return nil
 }
 
 // decodeGeminiGenerationConfig decodes generationConfig. Fields whose value
@@ -528,6 +1264,9 @@ func appendGeminiRequest(dst []byte, req *Request, opts *EncodeOptions) ([]byte,
 	if dst, err = appendGeminiSystemInstruction(dst, req); err != nil {
 		return dst[:start], err
 	}
+	if dst, err = appendGeminiTools(dst, req); err != nil {
+		return dst[:start], err
+	}
 	dst = appendGeminiGenerationConfig(dst, req)
 	dst = append(dst, '}')
 	if req.User != "" {
@@ -561,7 +1300,8 @@ func geminiPartText(p Part) (text string, ok bool) {
 // Empty text parts are skipped and a turn left without parts is dropped,
 // because Gemini rejects empty parts and contents with 400 INVALID_ARGUMENT.
 // Merging happens after that, so a dropped turn between two turns of the
-// same role merges them.
+// same role merges them. Tool calls become functionCall parts of model
+// turns and tool results functionResponse parts of user turns.
 func appendGeminiContents(dst []byte, req *Request) ([]byte, int, *Error) {
 	n := 0
 	open := false
@@ -573,12 +1313,23 @@ func appendGeminiContents(dst []byte, req *Request) ([]byte, int, *Error) {
 		}
 		role := geminiRole(m.Role)
 		for j := range m.Parts {
-			text, ok := geminiPartText(m.Parts[j])
-			if !ok {
-				return dst, n, cannotEncode(Gemini, indexPath(indexPath("messages", i)+".content", j), "this content part type")
-			}
-			if text == "" {
-				continue
+			p := &m.Parts[j]
+			switch p.Type {
+			case PartText, PartRefusal:
+				if p.Text == "" {
+					continue
+				}
+			case PartToolCall:
+				if m.Role != RoleAssistant {
+					return dst, n, cannotEncode(Gemini, geminiMessagePartPath(i, j), "a tool call outside an assistant message")
+				}
+			case PartToolResult:
+				if m.Role != RoleUser {
+					return dst, n, cannotEncode(Gemini, geminiMessagePartPath(i, j), "a tool result outside a user message")
+				}
+			case PartImage, PartDocument, PartAudio:
+			default:
+				return dst, n, cannotEncode(Gemini, geminiMessagePartPath(i, j), "this content part type")
 			}
 			switch {
 			case open && role == openRole:
@@ -593,15 +1344,218 @@ func appendGeminiContents(dst []byte, req *Request) ([]byte, int, *Error) {
 				open, openRole = true, role
 				n++
 			}
-			dst = append(dst, `{"text":`...)
-			dst = appendString(dst, text)
-			dst = append(dst, '}')
+			var err *Error
+			switch p.Type {
+			case PartToolCall:
+				dst, err = appendGeminiFunctionCall(dst, p, geminiMessagePartPath(i, j))
+			case PartToolResult:
+				dst, err = appendGeminiFunctionResponse(dst, req, i, j)
+			case PartImage, PartDocument, PartAudio:
+				dst, err = appendGeminiMedia(dst, p, geminiMessagePartPath(i, j))
+			default:
+				dst = append(dst, `{"text":`...)
+				dst = appendString(dst, p.Text)
+				dst = append(dst, '}')
+			}
+			if err != nil {
+				return dst, n, err
+			}
 		}
 	}
 	if open {
 		dst = append(dst, `]}`...)
 	}
 	return dst, n, nil
+}
+
+// appendGeminiMedia appends an image, document or audio part as
+// inlineData {mimeType, data}. llmbridge never fetches a URL, and the
+// encoder does not know whether it writes for the Gemini API (which takes
+// no http URLs) or Vertex (whose fileData takes https and gs URIs): the
+// Gemini family's AppendRequest does not pass the protocol down, so a URL
+// part is rejected for both (see the report of the tools round).
+func appendGeminiMedia(dst []byte, p *Part, path string) ([]byte, *Error) {
+	switch {
+	case p.Data == "":
+		return dst, cannotEncode(Gemini, path, "a "+p.Type.String()+" given by URL")
+	case p.MediaType == "":
+		return dst, invalid(path, "the media type of the "+p.Type.String()+" is required")
+	}
+	dst = append(dst, `{"inlineData":{"mimeType":`...)
+	dst = appendString(dst, p.MediaType)
+	dst = append(dst, `,"data":`...)
+	dst = appendString(dst, p.Data)
+	return append(dst, `}}`...), nil
+}
+
+// geminiMessagePartPath is the path of part j of message i, for errors.
+func geminiMessagePartPath(i, j int) string {
+	return indexPath(indexPath("messages", i)+".content", j)
+}
+
+// geminiIsObject reports whether s is the text of one JSON object.
+func geminiIsObject(s string) bool {
+	i := skipSpace(s, 0)
+	return i < len(s) && s[i] == '{' && gjson.Valid(s)
+}
+
+// appendGeminiFunctionCall appends a tool call as a functionCall part: its
+// id when it has one (Gemini echoes it in the functionResponse), its name
+// and its arguments object ({} when there are none). path names the part
+// for errors.
+func appendGeminiFunctionCall(dst []byte, p *Part, path string) ([]byte, *Error) {
+	dst = append(dst, `{"functionCall":{`...)
+	if p.ToolCallID != "" {
+		dst = append(dst, `"id":`...)
+		dst = appendString(dst, p.ToolCallID)
+		dst = append(dst, ',')
+	}
+	dst = append(dst, `"name":`...)
+	dst = appendString(dst, p.ToolName)
+	dst = append(dst, `,"args":`...)
+	switch {
+	case p.Arguments == "":
+		dst = append(dst, "{}"...)
+	case geminiIsObject(p.Arguments):
+		dst = append(dst, p.Arguments...)
+	default:
+		return dst, invalid(path+".arguments", "must be a JSON object")
+	}
+	return append(dst, `}}`...), nil
+}
+
+// appendGeminiFunctionResponse appends the tool result at part j of message
+// i as a functionResponse. Gemini needs the function's name: ToolName, else
+// the name of the call with the result's id earlier in the conversation.
+// The result's text becomes {"output": text}, or {"error": text} for an
+// error, as functionResponse.response must be an object; several text
+// parts are joined with newlines.
+func appendGeminiFunctionResponse(dst []byte, req *Request, i, j int) ([]byte, *Error) {
+	p := &req.Messages[i].Parts[j]
+	name := p.ToolName
+	if name == "" {
+		name = geminiCallName(req, i, p.ToolCallID)
+		if name == "" {
+			return dst, invalid(geminiMessagePartPath(i, j), `tool result for unknown call id "`+p.ToolCallID+`"`)
+		}
+	}
+	dst = append(dst, `{"functionResponse":{`...)
+	if p.ToolCallID != "" {
+		dst = append(dst, `"id":`...)
+		dst = appendString(dst, p.ToolCallID)
+		dst = append(dst, ',')
+	}
+	dst = append(dst, `"name":`...)
+	dst = appendString(dst, name)
+	if p.IsError {
+		dst = append(dst, `,"response":{"error":`...)
+	} else {
+		dst = append(dst, `,"response":{"output":`...)
+	}
+	text, err := geminiResultText(p.Content, geminiMessagePartPath(i, j))
+	if err != nil {
+		return dst, err
+	}
+	dst = appendString(dst, text)
+	return append(dst, `}}}`...), nil
+}
+
+// geminiResultText joins the text parts of a tool result's content with
+// newlines; path names the result for errors.
+func geminiResultText(content []Part, path string) (string, *Error) {
+	if len(content) == 1 && content[0].Type == PartText {
+		return content[0].Text, nil
+	}
+	var b strings.Builder
+	for k := range content {
+		if content[k].Type != PartText {
+			return "", cannotEncode(Gemini, indexPath(path+".content", k), "this tool result content type")
+		}
+		if k > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(content[k].Text)
+	}
+	return b.String(), nil
+}
+
+// geminiCallName returns the name of the tool call with id in messages
+// before and at i, or "".
+func geminiCallName(req *Request, i int, id string) string {
+	if id == "" {
+		return ""
+	}
+	for ; i >= 0; i-- {
+		parts := req.Messages[i].Parts
+		for j := range parts {
+			if parts[j].Type == PartToolCall && parts[j].ToolCallID == id {
+				return parts[j].ToolName
+			}
+		}
+	}
+	return ""
+}
+
+// appendGeminiTools appends tools, one Tool holding a functionDeclaration
+// per function with its JSON Schema as parametersJsonSchema (which takes
+// full JSON Schema, so nothing is down-converted), and toolConfig for the
+// tool choice. Gemini cannot enforce a schema strictly (strict: true is
+// rejected) and has no switch for parallel calls, which is dropped as a
+// hint.
+func appendGeminiTools(dst []byte, req *Request) ([]byte, *Error) {
+	if req.ParallelToolCalls.Set {
+		req.Dropped = append(req.Dropped, "parallel_tool_calls")
+	}
+	if len(req.Tools) == 0 {
+		return dst, nil
+	}
+	dst = append(dst, `,"tools":[{"functionDeclarations":[`...)
+	for i := range req.Tools {
+		t := &req.Tools[i]
+		switch {
+		case t.Kind != ToolFunction:
+			return dst, cannotEncode(Gemini, indexPath("tools", i), "a hosted tool")
+		case t.Strict.Set && t.Strict.Value:
+			return dst, cannotEncode(Gemini, indexPath("tools", i)+".strict", "strict: true (schema enforcement)")
+		case t.Parameters != "" && !geminiIsObject(t.Parameters):
+			return dst, invalid(indexPath("tools", i)+".parameters", "must be a JSON object")
+		}
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"name":`...)
+		dst = appendString(dst, t.Name)
+		if t.Description != "" {
+			dst = append(dst, `,"description":`...)
+			dst = appendString(dst, t.Description)
+		}
+		if t.Parameters != "" {
+			dst = append(dst, `,"parametersJsonSchema":`...)
+			dst = append(dst, t.Parameters...)
+		}
+		dst = append(dst, '}')
+	}
+	dst = append(dst, `]}]`...)
+	var mode string
+	switch req.ToolChoice.Mode {
+	case ToolChoiceUnset:
+		return dst, nil
+	case ToolChoiceAuto:
+		mode = "AUTO"
+	case ToolChoiceNone:
+		mode = "NONE"
+	default: // required and named
+		mode = "ANY"
+	}
+	dst = append(dst, `,"toolConfig":{"functionCallingConfig":{"mode":"`...)
+	dst = append(dst, mode...)
+	dst = append(dst, '"')
+	if req.ToolChoice.Mode == ToolChoiceNamed {
+		dst = append(dst, `,"allowedFunctionNames":[`...)
+		dst = appendString(dst, req.ToolChoice.Name)
+		dst = append(dst, ']')
+	}
+	return append(dst, `}}`...), nil
 }
 
 // appendGeminiSystemInstruction appends systemInstruction from req.System
@@ -855,6 +1809,10 @@ func decodeGeminiCandidate(c gjson.Result, resp *Response) *Error {
 		}
 		return err == nil
 	})
+	if err == nil && resp.StopReason == mapping.StopEnd && geminiCallCount(resp.Content) > 0 {
+		// Gemini ends a turn with function calls with STOP.
+		resp.StopReason = mapping.StopToolUse
+	}
 	return err
 }
 
@@ -881,18 +1839,19 @@ func decodeGeminiResponseContent(v gjson.Result, resp *Response) *Error {
 	return err
 }
 
-// decodeGeminiResponsePart appends the text of one response part to
-// resp.Content. Thought summaries (thought:true) are skipped for now, as
-// reasoning is a later issue; so is thoughtSignature, which only matters
-// when sent back with the reasoning it signs. Empty text is skipped too: it
-// carries nothing (Gemini pads final chunks with {"text":""}). Any other
-// kind of data cannot be translated yet and fails the response rather than
-// being lost.
+// decodeGeminiResponsePart appends one response part to resp.Content: its
+// text, or its functionCall as a tool call. Thought summaries (thought:true)
+// are skipped for now, as reasoning is a later issue; so is
+// thoughtSignature, which only matters when sent back with the reasoning
+// it signs. Empty text is skipped too: it carries nothing (Gemini pads final
+// chunks with {"text":""}). Any other kind of data cannot be translated yet
+// and fails the response rather than being lost.
 func decodeGeminiResponsePart(p gjson.Result, resp *Response) *Error {
 	if !p.IsObject() {
 		return badUpstream(Gemini, "candidates[0].content.parts has an element that is not an object")
 	}
 	var text string
+	var call gjson.Result
 	thought := false
 	var err *Error
 	p.ForEach(func(k, v gjson.Result) bool {
@@ -901,16 +1860,99 @@ func decodeGeminiResponsePart(p gjson.Result, resp *Response) *Error {
 			text, err = geminiResponseString(v, "part text")
 		case "thought":
 			thought = v.Type == gjson.True
+		case "functionCall":
+			call = v
 		case "thoughtSignature", "partMetadata":
 		default:
 			err = badUpstream(Gemini, `content part kind "`+k.Str+`" cannot be translated yet`)
 		}
 		return err == nil
 	})
-	if err == nil && !thought && text != "" {
+	switch {
+	case err != nil:
+		return err
+	case call.Exists() && call.Type != gjson.Null:
+		var part Part
+		part, err = decodeGeminiCall(Gemini, call, resp.ID, geminiCallCount(resp.Content))
+		resp.Content = append(resp.Content, part)
+	case !thought && text != "":
 		resp.Content = append(resp.Content, Part{Type: PartText, Text: text})
 	}
 	return err
+}
+
+// geminiCallCount returns the number of tool calls in parts.
+func geminiCallCount(parts []Part) int {
+	n := 0
+	for i := range parts {
+		if parts[i].Type == PartToolCall {
+			n++
+		}
+	}
+	return n
+}
+
+// decodeGeminiCall decodes a complete functionCall of a response: its args
+// object is copied as raw text ("" when absent). Gemini API calls have no
+// id; one is synthesised with geminiCallID from the response id and the
+// call's ordinal n among the response's calls.
+func decodeGeminiCall(p Protocol, v gjson.Result, responseID string, n int) (Part, *Error) {
+	part := Part{Type: PartToolCall}
+	if !v.IsObject() {
+		return part, badUpstream(p, "functionCall is not an object")
+	}
+	var err *Error
+	v.ForEach(func(k, f gjson.Result) bool {
+		switch k.Str {
+		case "id":
+			part.ToolCallID, err = geminiResponseString(f, "functionCall.id")
+		case "name":
+			part.ToolName, err = geminiResponseString(f, "functionCall.name")
+		case "args":
+			switch {
+			case f.Type == gjson.Null:
+			case !f.IsObject():
+				err = badUpstream(p, "functionCall.args is not an object")
+			default:
+				part.Arguments = f.Raw
+			}
+		case "willContinue", "partialArgs":
+			if f.Type != gjson.Null && f.Type != gjson.False {
+				err = badUpstream(p, "functionCall with partial arguments outside a stream")
+			}
+		}
+		return err == nil
+	})
+	if err == nil && part.ToolName == "" {
+		err = badUpstream(p, "functionCall has no name")
+	}
+	if part.ToolCallID == "" {
+		part.ToolCallID = geminiCallID(responseID, n)
+	}
+	return part, err
+}
+
+// geminiCallID synthesises the id of the n-th function call (from 0) of
+// the response with id responseID, for upstreams that give calls none (the
+// Gemini API): "call_<responseId>_<n>", or "call_<n>" without a response id.
+// It is deterministic, so the streamed and JSON forms of one response agree,
+// and unique across the turns of a conversation, as Anthropic requires of
+// tool_use ids; characters other than letters, digits, _ and - are left out
+// of the response id, as Anthropic ids allow no others.
+func geminiCallID(responseID string, n int) string {
+	b := make([]byte, 0, len("call__")+len(responseID)+4)
+	b = append(b, "call_"...)
+	for i := 0; i < len(responseID); i++ {
+		c := responseID[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' {
+			b = append(b, c)
+		}
+	}
+	if len(b) > len("call_") {
+		b = append(b, '_')
+	}
+	b = strconv.AppendInt(b, int64(n), 10)
+	return string(b)
 }
 
 // appendGeminiResponse appends resp as a GenerateContentResponse, with the
@@ -922,11 +1964,13 @@ func appendGeminiResponse(dst []byte, resp *Response) ([]byte, *Error) {
 	dst = append(dst, `{"candidates":[{"content":{"role":"model"`...)
 	written := false
 	for i := range resp.Content {
-		text, ok := geminiPartText(resp.Content[i])
-		if !ok {
+		p := &resp.Content[i]
+		text, ok := geminiPartText(*p)
+		switch {
+		case p.Type == PartToolCall:
+		case !ok:
 			return dst[:start], geminiCannotCarry()
-		}
-		if text == "" {
+		case text == "":
 			continue
 		}
 		if written {
@@ -936,6 +1980,13 @@ func appendGeminiResponse(dst []byte, resp *Response) ([]byte, *Error) {
 			// fields, parts is left out when there are none.
 			dst = append(dst, `,"parts":[`...)
 			written = true
+		}
+		if p.Type == PartToolCall {
+			var err *Error
+			if dst, err = appendGeminiFunctionCall(dst, p, ""); err != nil {
+				return dst[:start], geminiCannotCarry()
+			}
+			continue
 		}
 		dst = append(dst, `{"text":`...)
 		dst = appendString(dst, text)

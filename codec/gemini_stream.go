@@ -3,6 +3,8 @@ package codec
 import (
 	"bytes"
 	"math"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/llmbridge/llmbridge/mapping"
@@ -57,6 +59,14 @@ type geminiStreamDecoder struct {
 	stop StopReason
 	// usage is the last usage emitted.
 	usage Usage
+	// calls counts the function calls started, for synthesised ids.
+	calls int
+	// responseID is the stream's responseId, for synthesised call ids.
+	responseID string
+	// partial holds the arguments of a function call whose arguments are
+	// being streamed (Vertex streamFunctionCallArguments); nil when none
+	// is open. The call is part next-1.
+	partial *geminiArgNode
 
 	// err is the first error found in the event being decoded; the walk
 	// stops there.
@@ -321,18 +331,19 @@ func (d *geminiStreamDecoder) content(out []Event, s string, i int) ([]Event, in
 }
 
 // part appends the events of the part at s[i]: its text, as a delta of the
-// open text part (started if none is open). Empty text carries nothing
-// (Gemini ends streams with {"text": ""}). Thought summaries (thought:
-// true) are skipped for now, as reasoning is a later issue, and so is
-// thoughtSignature, which only matters when sent back with the reasoning
-// it signs. Any other kind of part (functionCall, inlineData,
-// executableCode, ...) cannot be translated yet and fails the stream rather
-// than being lost.
+// open text part (started if none is open), or its functionCall (see
+// functionCall). Empty text carries nothing (Gemini ends streams with
+// {"text": ""}). Thought summaries (thought: true) are skipped for now, as
+// reasoning is a later issue, and so is thoughtSignature, which only
+// matters when sent back with the reasoning it signs. Any other kind of part
+// (inlineData, executableCode, ...) cannot be translated yet and fails the
+// stream rather than being lost.
 func (d *geminiStreamDecoder) part(out []Event, s string, i int) ([]Event, int) {
 	if s[i] != '{' {
 		return out, d.bad(s, badUpstream(d.p, "candidates[0].content.parts has an element that is not an object"))
 	}
 	var text string
+	var call gjson.Result
 	thought := false
 	end := geminiWalk(s, i, &d.text, func(k gjson.Result, j int) int {
 		var v gjson.Result
@@ -350,6 +361,8 @@ func (d *geminiStreamDecoder) part(out []Event, s string, i int) ([]Event, int) 
 		case "thought":
 			v, end = d.value(s, j)
 			thought = v.Type == gjson.True
+		case "functionCall":
+			call, end = d.value(s, j)
 		case "thoughtSignature", "partMetadata":
 			end = valueEnd(s, j)
 		default:
@@ -358,8 +371,17 @@ func (d *geminiStreamDecoder) part(out []Event, s string, i int) ([]Event, int) 
 		}
 		return end
 	})
-	if d.err != nil || thought || text == "" {
+	if d.err != nil {
 		return out, end
+	}
+	if call.Type != gjson.Null {
+		return d.functionCall(out, s, call), end
+	}
+	if thought || text == "" {
+		return out, end
+	}
+	if d.partial != nil {
+		return out, d.bad(s, badUpstream(d.p, "stream holds text inside a function call whose arguments are still streaming"))
 	}
 	if !d.open {
 		out = append(out, Event{Type: EventPartStart, Index: d.next, Part: PartText})
@@ -367,6 +389,265 @@ func (d *geminiStreamDecoder) part(out []Event, s string, i int) ([]Event, int) 
 		d.next++
 	}
 	return append(out, Event{Type: EventPartDelta, Index: d.next - 1, Text: text}), end
+}
+
+// functionCall appends the events of a functionCall part. Gemini sends each
+// call whole in one part (several calls may share a chunk): it becomes its
+// own tool call part, PartStart with id and name, one delta with the args
+// object's text (none when there are no args) and PartStop. With Vertex's
+// streamFunctionCallArguments a call arrives in pieces instead: a first
+// part with the name and willContinue, parts whose partialArgs set values
+// at JSON paths (strings may continue over several parts), and a last part
+// without willContinue; the arguments are put together and sent as one
+// delta when the call ends. Calls without id (the Gemini API's) get one
+// from geminiCallID.
+func (d *geminiStreamDecoder) functionCall(out []Event, s string, v gjson.Result) []Event {
+	if !v.IsObject() {
+		d.bad(s, badUpstream(d.p, "functionCall is not an object"))
+		return out
+	}
+	var id, name, args, partial gjson.Result
+	more := false
+	eachMember(v, &d.text, func(k, f gjson.Result) bool {
+		switch k.Str {
+		case "id":
+			id = f
+		case "name":
+			name = f
+		case "args":
+			args = f
+		case "partialArgs":
+			partial = f
+		case "willContinue":
+			more = f.Type == gjson.True
+		}
+		return true
+	})
+	callID, err := d.str(id, "functionCall.id")
+	if err == nil {
+		_, err = d.str(name, "functionCall.name")
+	}
+	switch {
+	case err != nil:
+	case args.Type != gjson.Null && !args.IsObject():
+		err = badUpstream(d.p, "functionCall.args is not an object")
+	case partial.Type != gjson.Null && !partial.IsArray():
+		err = badUpstream(d.p, "functionCall.partialArgs is not an array")
+	case d.partial == nil && name.Str == "":
+		err = badUpstream(d.p, "functionCall has no name")
+	case d.partial != nil && (name.Str != "" || args.Type != gjson.Null):
+		err = badUpstream(d.p, "functionCall starts before the previous call's streamed arguments ended")
+	case more && args.Type != gjson.Null:
+		err = badUpstream(d.p, "functionCall has both args and willContinue")
+	}
+	if err != nil {
+		d.bad(s, err)
+		return out
+	}
+	if d.partial == nil {
+		if d.open {
+			out = append(out, Event{Type: EventPartStop, Index: d.next - 1})
+			d.open = false
+		}
+		if callID == "" {
+			if d.responseID == "" {
+				d.responseID = strings.Clone(gjson.Get(s, "responseId").Str)
+			}
+			callID = geminiCallID(d.responseID, d.calls)
+		}
+		d.calls++
+		out = append(out, Event{Type: EventPartStart, Index: d.next, Part: PartToolCall, ToolCallID: callID, ToolName: name.Str})
+		d.next++
+		if !more && partial.Type == gjson.Null {
+			if args.Type != gjson.Null {
+				out = append(out, Event{Type: EventPartDelta, Index: d.next - 1, Text: args.Raw})
+			}
+			return append(out, Event{Type: EventPartStop, Index: d.next - 1})
+		}
+		d.partial = &geminiArgNode{kind: 'o'}
+	}
+	if partial.Type != gjson.Null {
+		var perr *Error
+		partial.ForEach(func(_, a gjson.Result) bool {
+			perr = d.partial.apply(d.p, a)
+			return perr == nil
+		})
+		if perr != nil {
+			d.bad(s, perr)
+			return out
+		}
+	}
+	if more {
+		return out
+	}
+	if len(d.partial.keys) > 0 {
+		out = append(out, Event{Type: EventPartDelta, Index: d.next - 1, Text: string(d.partial.appendJSON(nil))})
+	}
+	d.partial = nil
+	return append(out, Event{Type: EventPartStop, Index: d.next - 1})
+}
+
+// geminiArgNode is a value of a function call's arguments as Vertex
+// streams them (partialArgs): an object ('o') or array ('a') with its
+// members in the order they were first set, a string ('s') that may grow
+// over several parts, or another scalar ('v') as raw JSON.
+type geminiArgNode struct {
+	kind byte
+	keys []string // object member names
+	kids []*geminiArgNode
+	str  []byte // the unescaped string of a 's' node
+	raw  string // the JSON text of a 'v' node
+	// more reports that the string continues in a later part.
+	more bool
+}
+
+// apply sets the value of one PartialArg {jsonPath, stringValue |
+// numberValue | boolValue | nullValue, willContinue}. A jsonPath is $
+// followed by .name, ['name'] and [index] steps.
+func (n *geminiArgNode) apply(p Protocol, a gjson.Result) *Error {
+	if !a.IsObject() {
+		return badUpstream(p, "functionCall.partialArgs has an element that is not an object")
+	}
+	path := a.Get("jsonPath")
+	if path.Type != gjson.String || !strings.HasPrefix(path.Str, "$") {
+		return badUpstream(p, "a partialArgs jsonPath is not a JSON path")
+	}
+	node, err := n.walk(p, path.Str[1:])
+	if err != nil {
+		return err
+	}
+	more := a.Get("willContinue").Type == gjson.True
+	if v := a.Get("stringValue"); v.Exists() {
+		if v.Type != gjson.String {
+			return badUpstream(p, "a partialArgs stringValue is not a string")
+		}
+		if node.kind != 's' || !node.more {
+			node.kind, node.str = 's', node.str[:0]
+		}
+		node.str = append(node.str, v.Str...)
+		node.more = more
+		return nil
+	}
+	node.kind = 'v'
+	switch v := a.Get("numberValue"); {
+	case v.Exists():
+		if v.Type != gjson.Number {
+			return badUpstream(p, "a partialArgs numberValue is not a number")
+		}
+		node.raw = strings.Clone(v.Raw)
+		return nil
+	}
+	if v := a.Get("boolValue"); v.Exists() {
+		if v.Type != gjson.True && v.Type != gjson.False {
+			return badUpstream(p, "a partialArgs boolValue is not a boolean")
+		}
+		node.raw = "false"
+		if v.Type == gjson.True {
+			node.raw = "true"
+		}
+		return nil
+	}
+	if a.Get("nullValue").Exists() {
+		node.raw = "null"
+		return nil
+	}
+	return badUpstream(p, "a partialArgs element has no value")
+}
+
+// walk returns the node at the JSON path rest (without the $), creating the
+// objects and arrays on the way.
+func (n *geminiArgNode) walk(p Protocol, rest string) (*geminiArgNode, *Error) {
+	bad := badUpstream(p, "a partialArgs jsonPath is not a JSON path")
+	for rest != "" {
+		var key string
+		index := -1
+		switch {
+		case rest[0] == '.':
+			end := strings.IndexAny(rest[1:], ".[") + 1
+			if end == 0 {
+				end = len(rest)
+			}
+			key, rest = rest[1:end], rest[end:]
+		case strings.HasPrefix(rest, "['") || strings.HasPrefix(rest, `["`):
+			end := strings.Index(rest[2:], rest[1:2]+"]")
+			if end < 0 {
+				return nil, bad
+			}
+			key, rest = rest[2:2+end], rest[2+end+2:]
+		case rest[0] == '[':
+			end := strings.IndexByte(rest, ']')
+			k, err := strconv.Atoi(rest[1:max(end, 1)])
+			if end < 0 || err != nil || k < 0 || k > 1<<16 {
+				return nil, bad
+			}
+			index, rest = k, rest[end+1:]
+		default:
+			return nil, bad
+		}
+		if index < 0 {
+			if key == "" {
+				return nil, bad
+			}
+			n = n.member(key)
+		} else {
+			n = n.element(index)
+		}
+	}
+	return n, nil
+}
+
+// member returns the member key of n, making n an object if it is not one.
+func (n *geminiArgNode) member(key string) *geminiArgNode {
+	if n.kind != 'o' {
+		*n = geminiArgNode{kind: 'o'}
+	}
+	for i, k := range n.keys {
+		if k == key {
+			return n.kids[i]
+		}
+	}
+	kid := &geminiArgNode{kind: 'v', raw: "null"}
+	n.keys = append(n.keys, strings.Clone(key))
+	n.kids = append(n.kids, kid)
+	return kid
+}
+
+// element returns element i of n, making n an array if it is not one and
+// filling the elements before i with null.
+func (n *geminiArgNode) element(i int) *geminiArgNode {
+	if n.kind != 'a' {
+		*n = geminiArgNode{kind: 'a'}
+	}
+	for len(n.kids) <= i {
+		n.kids = append(n.kids, &geminiArgNode{kind: 'v', raw: "null"})
+	}
+	return n.kids[i]
+}
+
+// appendJSON appends the JSON text of n.
+func (n *geminiArgNode) appendJSON(dst []byte) []byte {
+	switch n.kind {
+	case 's':
+		return appendString(dst, bytesToString(n.str))
+	case 'v':
+		return append(dst, n.raw...)
+	}
+	open, close := byte('{'), byte('}')
+	if n.kind == 'a' {
+		open, close = '[', ']'
+	}
+	dst = append(dst, open)
+	for i, kid := range n.kids {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		if n.kind == 'o' {
+			dst = appendString(dst, n.keys[i])
+			dst = append(dst, ':')
+		}
+		dst = kid.appendJSON(dst)
+	}
+	return append(dst, close)
 }
 
 // usageEvent appends EventUsage when the usageMetadata at s[i] holds token
@@ -521,6 +802,13 @@ func (d *geminiStreamDecoder) Close(out []Event, cause error) []Event {
 	if !d.finished {
 		return append(out, Event{Type: EventError, Err: truncated(d.p, cause)})
 	}
+	if d.partial != nil {
+		return append(out, Event{Type: EventError, Err: badUpstream(d.p, "stream ended inside a function call whose arguments were still streaming")})
+	}
+	if d.stop == mapping.StopEnd && d.calls > 0 {
+		// Gemini ends a turn with function calls with STOP.
+		d.stop = mapping.StopToolUse
+	}
 	if d.open {
 		out = append(out, Event{Type: EventPartStop, Index: d.next - 1})
 		d.open = false
@@ -530,9 +818,11 @@ func (d *geminiStreamDecoder) Close(out []Event, cause error) []Event {
 
 // geminiStreamEncoder encodes Gemini (and Vertex) streams for clients: one
 // `data: <GenerateContentResponse>` chunk per text delta, separated by
-// "\r\n\r\n" as Google does, and a last chunk with the finishReason and the
-// final usage. Parts (refusals included: Gemini has no refusal slot) become
-// text; there is nothing to open or close.
+// "\r\n\r\n" as Google does, one chunk per tool call with its complete
+// functionCall, and a last chunk with the finishReason and the final
+// usage. Text parts (refusals included: Gemini has no refusal slot) have
+// nothing to open or close; a tool call's argument fragments are buffered
+// until its PartStop, as Gemini sends every call whole.
 type geminiStreamEncoder struct {
 	req   *Request
 	id    string
@@ -543,6 +833,11 @@ type geminiStreamEncoder struct {
 	stop  StopReason
 	began bool
 	done  bool
+	// call is the tool call part being buffered, if inCall.
+	inCall   bool
+	callID   string
+	callName string
+	args     []byte
 }
 
 func newGeminiStreamEncoder(req *Request) *geminiStreamEncoder { return &geminiStreamEncoder{req: req} }
@@ -555,9 +850,24 @@ func (e *geminiStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 	switch ev.Type {
 	case EventStart:
 		e.begin(ev.ID, ev.Model, ev.Usage)
+	case EventPartStart:
+		if ev.Part == PartToolCall {
+			// Event strings are only valid during this call.
+			e.inCall = true
+			e.callID, e.callName = strings.Clone(ev.ToolCallID), strings.Clone(ev.ToolName)
+			e.args = e.args[:0]
+		}
 	case EventPartDelta:
-		if ev.Text != "" {
+		switch {
+		case e.inCall:
+			e.args = append(e.args, ev.Text...)
+		case ev.Text != "":
 			dst = e.appendChunk(dst, ev.Text, false)
+		}
+	case EventPartStop:
+		if e.inCall {
+			e.inCall = false
+			dst = e.appendCallChunk(dst)
 		}
 	case EventUsage:
 		e.usage = ev.Usage
@@ -567,19 +877,22 @@ func (e *geminiStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 		e.done = true
 		dst = e.appendChunk(dst, "", true)
 	case EventError:
-		e.done = true
-		err := ev.Err
-		if err == nil {
-			err = NewError(mapping.ErrBadGateway, "the upstream stream failed")
-		}
-		// google.golang.org/genai (and the JS and Python SDKs) surface a
-		// data: chunk whose object has an "error" member as an APIError.
-		dst = append(dst, "data: "...)
-		dst = AppendError(dst, Gemini, err)
-		dst = append(dst, "\r\n\r\n"...)
+		dst = e.appendError(dst, ev.Err)
 	}
-	// Part starts and stops have no Gemini form.
 	return dst
+}
+
+// appendError ends the stream with err.
+func (e *geminiStreamEncoder) appendError(dst []byte, err *Error) []byte {
+	e.done = true
+	if err == nil {
+		err = NewError(mapping.ErrBadGateway, "the upstream stream failed")
+	}
+	// google.golang.org/genai (and the JS and Python SDKs) surface a
+	// data: chunk whose object has an "error" member as an APIError.
+	dst = append(dst, "data: "...)
+	dst = AppendError(dst, Gemini, err)
+	return append(dst, "\r\n\r\n"...)
 }
 
 // begin fixes the response id and model for the whole stream.
@@ -613,6 +926,29 @@ func (e *geminiStreamEncoder) appendChunk(dst []byte, text string, final bool) [
 		dst = append(dst, `,"finishReason":`...)
 		dst = appendString(dst, mapping.GeminiFinishReason(e.stop))
 	}
+	return e.appendChunkEnd(dst)
+}
+
+// appendCallChunk appends one chunk with the buffered tool call as a
+// functionCall part; a call without argument fragments gets args {}.
+// Arguments that are not a JSON object end the stream with an error, as
+// they cannot be written as args.
+func (e *geminiStreamEncoder) appendCallChunk(dst []byte) []byte {
+	e.begin("", "", Usage{})
+	p := Part{Type: PartToolCall, ToolCallID: e.callID, ToolName: e.callName, Arguments: bytesToString(e.args)}
+	start := len(dst)
+	dst = append(dst, `data: {"candidates":[{"content":{"role":"model","parts":[`...)
+	dst, err := appendGeminiFunctionCall(dst, &p, "")
+	if err != nil {
+		return e.appendError(dst[:start], NewError(mapping.ErrBadGateway, "the upstream sent tool call arguments that are not a JSON object"))
+	}
+	dst = append(dst, `]}`...)
+	return e.appendChunkEnd(dst)
+}
+
+// appendChunkEnd closes a chunk's candidate and appends usage, model and
+// response id.
+func (e *geminiStreamEncoder) appendChunkEnd(dst []byte) []byte {
 	dst = append(dst, `,"index":0}]`...)
 	if e.usage.Known {
 		dst = appendGeminiUsage(dst, &e.usage)

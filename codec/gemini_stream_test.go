@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/llmbridge/llmbridge/mapping"
+	"github.com/llmbridge/llmbridge/sse"
 )
 
 // geminiEventString renders an event compactly, for comparing decoded
@@ -24,6 +27,9 @@ func geminiEventString(ev Event) string {
 		}
 		return s
 	case EventPartStart:
+		if ev.Part == PartToolCall {
+			return fmt.Sprintf("part_start %d call id=%q name=%q", ev.Index, ev.ToolCallID, ev.ToolName)
+		}
 		return fmt.Sprintf("part_start %d type=%d", ev.Index, ev.Part)
 	case EventPartDelta:
 		return fmt.Sprintf("delta %d %q", ev.Index, ev.Text)
@@ -87,6 +93,8 @@ var geminiStreamRecordingCases = []struct {
 	err       string
 	errStatus int
 	errCode   string
+	// calls are the tool calls, with their arguments.
+	calls []Part
 }{
 	{file: "gemini/gemini-2.5-flash-text-stream.json", text: "Olá!", stop: mapping.StopEnd,
 		usage: mapping.FromGeminiUsage(11, 0, 0, 2, 21), id: "VwCzabneCuzPz7IP0aL64A0", model: "gemini-2.5-flash"},
@@ -116,14 +124,115 @@ var geminiStreamRecordingCases = []struct {
 	// models did on every chunk), then the bare error arrives.
 	{file: "vertex/mid-stream-error-499.json", text: "First Second ",
 		err: "The operation was cancelled.", errStatus: 499, errCode: "CANCELLED"},
-	// Tool calls cannot be translated yet: the stream fails, also when the
-	// call comes after skipped thoughts (whose tokens were reported).
-	{file: "gemini/gemini-2.5-flash-parallel-tools-stream.json", err: `part of kind "functionCall", which cannot be translated yet`, errStatus: 502},
-	{file: "gemini/gemini-2.5-pro-thinking-tool-call-stream.json", err: `part of kind "functionCall", which cannot be translated yet`, errStatus: 502,
-		usage: mapping.FromGeminiUsage(54, 0, 0, 0, 64), id: "2ACzaf-8I9HRz7IPlMmB4Qk", model: "gemini-2.5-pro"},
-	{file: "gemini/gemini-3-pro-tool-call-signature-stream.json", err: `part of kind "functionCall", which cannot be translated yet`, errStatus: 502},
-	{file: "vertex/gemini-2.5-flash-tool-call-stream.json", err: `part of kind "functionCall", which cannot be translated yet`, errStatus: 502},
-	{file: "vertex/gemini-3.1-pro-partial-args-nested-stream-reframed.json", err: `part of kind "functionCall", which cannot be translated yet`, errStatus: 502},
+	// Tool calls: one part per call, STOP becomes tool_use; calls after
+	// skipped thoughts keep the thoughts' tokens.
+	{file: "gemini/gemini-2.5-flash-parallel-tools-stream.json", stop: mapping.StopToolUse,
+		usage: mapping.FromGeminiUsage(121, 0, 0, 36, 38), id: "XQCzaYWvIqfRz7IPupTlyAk", model: "gemini-2.5-flash",
+		calls: []Part{
+			{Type: PartToolCall, ToolCallID: "call_XQCzaYWvIqfRz7IPupTlyAk_0", ToolName: "add", Arguments: `{"b": 3,"a": 2}`},
+			{Type: PartToolCall, ToolCallID: "call_XQCzaYWvIqfRz7IPupTlyAk_1", ToolName: "multiply", Arguments: `{"a": 2,"b": 3}`},
+		}},
+	{file: "gemini/gemini-2.5-pro-thinking-tool-call-stream.json", stop: mapping.StopToolUse,
+		usage: mapping.FromGeminiUsage(54, 0, 0, 14, 64), id: "2ACzaf-8I9HRz7IPlMmB4Qk", model: "gemini-2.5-pro",
+		calls: []Part{{Type: PartToolCall, ToolCallID: "call_2ACzaf-8I9HRz7IPlMmB4Qk_0", ToolName: "weather", Arguments: `{"location": "Florence, Italy"}`}}},
+	{file: "gemini/gemini-3-pro-tool-call-signature-stream.json", stop: mapping.StopToolUse,
+		usage: mapping.FromGeminiUsage(29, 0, 0, 10, 202), id: "QUVVadTSNJ6_qtsPvN7J8Q0", model: "gemini-3-pro-preview",
+		calls: []Part{{Type: PartToolCall, ToolCallID: "call_QUVVadTSNJ6_qtsPvN7J8Q0_0", ToolName: "get_country", Arguments: `{}`}}},
+	{file: "vertex/gemini-2.5-flash-tool-call-stream.json", stop: mapping.StopToolUse,
+		usage: mapping.FromGeminiUsage(28, 0, 0, 5, 51), id: "hwCzaaiDK5-Ew-UP4tT9sAY", model: "gemini-2.5-flash",
+		created: "2026-03-12T18:05:59.704936Z",
+		calls:   []Part{{Type: PartToolCall, ToolCallID: "call_hwCzaaiDK5-Ew-UP4tT9sAY_0", ToolName: "weather", Arguments: `{"location": "Florence,Italy"}`}}},
+	// Vertex streamFunctionCallArguments: the arguments are put together
+	// from the partialArgs and sent as one delta.
+	{file: "vertex/gemini-3.1-pro-partial-args-nested-stream-reframed.json", stop: mapping.StopToolUse,
+		usage: mapping.FromGeminiUsage(31, 0, 0, 684, 1026), id: "tjXVaYaxFISTq8YP_MWiyAo", model: "gemini-3.1-pro-preview",
+		created: "2026-04-07T16:49:58.333958Z",
+		calls:   []Part{{Type: PartToolCall, ToolCallID: "call_tjXVaYaxFISTq8YP_MWiyAo_0", ToolName: "cookRecipe", Arguments: geminiLasagna}}},
+}
+
+// geminiLasagna is the arguments object that the partialArgs of the
+// partial-args recording put together.
+const geminiLasagna = `{"recipe":{"ingredients":[` +
+	`{"amount":"16 oz","name":"Lasagna noodles"},{"amount":"1 lb","name":"Ground beef"},` +
+	`{"amount":"15 oz","name":"Ricotta cheese"},{"amount":"3 cups","name":"Mozzarella cheese"},` +
+	`{"amount":"1/2 cup","name":"Parmesan cheese"},{"amount":"24 oz","name":"Tomato sauce"},` +
+	`{"amount":"1","name":"Egg"},{"amount":"2 cloves","name":"Garlic"},` +
+	`{"amount":"1 tsp","name":"Salt"},{"amount":"1/2 tsp","name":"Pepper"}],` +
+	`"name":"Lasagna","steps":["Preheat oven to 375°F (190°C).",` +
+	`"Cook lasagna noodles according to package directions, drain and set aside.",` +
+	`"Brown ground beef with minced garlic in a skillet. Drain fat and stir in tomato sauce. Simmer for 10 minutes.",` +
+	`"In a bowl, mix ricotta cheese, egg, salt, pepper, and Parmesan cheese.",` +
+	`"In a 9x13 baking dish, spread a thin layer of meat sauce.",` +
+	`"Layer noodles, ricotta mixture, mozzarella, and meat sauce. Repeat.",` +
+	`"Top with remaining mozzarella cheese.","Cover with foil and bake for 25 minutes.",` +
+	`"Remove foil and bake for another 25 minutes until golden.","Let stand for 15 minutes before serving."]}}`
+
+// geminiDecodeStream is decodeStream with the tool call ids and names of
+// the events detached from the decoder's buffers too, which appendDetached
+// does not copy.
+func geminiDecodeStream(t *testing.T, p Protocol, body string, cause error) []Event {
+	t.Helper()
+	dec := NewStreamDecoder(p)
+	r := sse.NewReader(strings.NewReader(body), 0)
+	var out, buf []Event
+	for {
+		ev, err := r.Next()
+		if err != nil {
+			if err != io.EOF && cause == nil {
+				cause = err
+			}
+			break
+		}
+		buf = dec.Decode(buf[:0], ev.Name, ev.Data, ev.Bare)
+		out = geminiDetach(out, buf)
+	}
+	return geminiDetach(out, dec.Close(buf[:0], cause))
+}
+
+// geminiDetach appends copies of evs whose strings no longer alias the
+// decoder's input.
+func geminiDetach(out, evs []Event) []Event {
+	n := len(out)
+	out = appendDetached(out, evs)
+	for i := n; i < len(out); i++ {
+		out[i].ToolCallID = strings.Clone(out[i].ToolCallID)
+		out[i].ToolName = strings.Clone(out[i].ToolName)
+	}
+	return out
+}
+
+// geminiStreamContent returns the text of the text parts of a decoded
+// stream and its tool calls, with the arguments joined from their deltas;
+// it checks that id and name come with the start only.
+func geminiStreamContent(t *testing.T, evs []Event) (string, []Part) {
+	t.Helper()
+	var text strings.Builder
+	var calls []Part
+	kinds := map[int]PartType{}
+	at := map[int]int{}
+	for _, ev := range evs {
+		switch ev.Type {
+		case EventPartStart:
+			kinds[ev.Index] = ev.Part
+			if ev.Part == PartToolCall {
+				at[ev.Index] = len(calls)
+				calls = append(calls, Part{Type: PartToolCall, ToolCallID: ev.ToolCallID, ToolName: ev.ToolName})
+			}
+		case EventPartDelta:
+			if ev.ToolCallID != "" || ev.ToolName != "" {
+				t.Errorf("delta %d repeats the call's id or name", ev.Index)
+			}
+			if kinds[ev.Index] == PartToolCall {
+				if ev.Text == "" {
+					t.Errorf("empty argument delta for part %d", ev.Index)
+				}
+				calls[at[ev.Index]].Arguments += ev.Text
+			} else if kinds[ev.Index] == PartText {
+				text.WriteString(ev.Text)
+			}
+		}
+	}
+	return text.String(), calls
 }
 
 // geminiRecordingProtocol returns the protocol of a recording file name.
@@ -140,11 +249,20 @@ func TestGeminiStreamRecordings(t *testing.T) {
 	for _, tt := range geminiStreamRecordingCases {
 		t.Run(tt.file, func(t *testing.T) {
 			p := geminiRecordingProtocol(tt.file)
-			evs := decodeStream(t, p, geminiStreamBody(t, tt.file), nil)
+			evs := geminiDecodeStream(t, p, geminiStreamBody(t, tt.file), nil)
 			checkWellFormed(t, evs)
 			s := summarize(evs)
-			if s.Text != tt.text || s.Refusal != "" {
-				t.Errorf("text %q refusal %q, want %q", s.Text, s.Refusal, tt.text)
+			text, calls := geminiStreamContent(t, evs)
+			if text != tt.text || s.Refusal != "" {
+				t.Errorf("text %q refusal %q, want %q", text, s.Refusal, tt.text)
+			}
+			if !reflect.DeepEqual(calls, tt.calls) {
+				t.Errorf("calls %+v\nwant %+v", calls, tt.calls)
+			}
+			for i := range calls {
+				if !json.Valid([]byte(calls[i].Arguments)) {
+					t.Errorf("call %d arguments are not JSON: %s", i, calls[i].Arguments)
+				}
 			}
 			if s.Usage != tt.usage {
 				t.Errorf("usage %+v, want %+v", s.Usage, tt.usage)
@@ -235,7 +353,7 @@ func TestGeminiStreamTruncatedRecordings(t *testing.T) {
 			}
 			for _, n := range geminiCutPoints(body) {
 				for _, cause := range []error{nil, errTestBroken} {
-					evs := decodeStream(t, p, body[:n], cause)
+					evs := geminiDecodeStream(t, p, body[:n], cause)
 					checkWellFormed(t, evs)
 					s := summarize(evs)
 					if s.Complete && n <= lineEnd {
@@ -478,8 +596,9 @@ func TestGeminiStreamDecode(t *testing.T) {
 		{
 			name: "function call after text",
 			body: geminiSSE(text(`"Let me check."`), `{"candidates":[{"content":{"parts":[{"functionCall":{"name":"weather","args":{}}}],"role":"model"}}],`+head+`}`),
-			want: []string{start, "part_start 0 type=0", `delta 0 "Let me check."`,
-				`error 502 kind=11 code="": upstream gemini stream holds a content part of kind "functionCall", which cannot be translated yet`},
+			want: []string{start, "part_start 0 type=0", `delta 0 "Let me check."`, "part_stop 0",
+				`part_start 1 call id="call_r1_0" name="weather"`, `delta 1 "{}"`, "part_stop 1",
+				"error 502 kind=11 code=\"\": upstream gemini stream ended before it was complete"},
 		},
 		{
 			name: "a failing chunk contributes nothing but the error",
@@ -569,7 +688,7 @@ func TestGeminiStreamDecode(t *testing.T) {
 			if p == "" {
 				p = Gemini
 			}
-			evs := decodeStream(t, p, tt.body, tt.cause)
+			evs := geminiDecodeStream(t, p, tt.body, tt.cause)
 			checkWellFormed(t, evs)
 			got := geminiEventStrings(evs)
 			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
@@ -726,6 +845,25 @@ var geminiStreamEncodeCases = []struct {
 			{Type: EventPartStop, Index: 1},
 			{Type: EventEnd},
 		}},
+	// Tool calls (an OpenAI upstream): argument fragments are buffered and
+	// each call is one chunk with the complete args; a call without
+	// fragments gets args {}; the text before them is a chunk of its own.
+	{name: "tool_calls", req: &Request{Model: "client-model"},
+		evs: []Event{
+			{Type: EventStart, ID: "chatcmpl-9"},
+			{Type: EventPartStart, Index: 0, Part: PartText},
+			{Type: EventPartDelta, Index: 0, Text: "Checking."},
+			{Type: EventPartStop, Index: 0},
+			{Type: EventPartStart, Index: 1, Part: PartToolCall, ToolCallID: "call_a", ToolName: "weather"},
+			{Type: EventPartDelta, Index: 1, Text: `{"location":`},
+			{Type: EventPartDelta, Index: 1, Text: `"Paris"}`},
+			{Type: EventPartStop, Index: 1},
+			{Type: EventPartStart, Index: 2, Part: PartToolCall, ToolCallID: "call_b", ToolName: "now"},
+			{Type: EventPartStop, Index: 2},
+			{Type: EventStop, StopReason: mapping.StopToolUse},
+			{Type: EventUsage, Usage: Usage{Known: true, InputTokens: 40, OutputTokens: 20}},
+			{Type: EventEnd},
+		}},
 }
 
 // TestGeminiStreamEncodeGolden checks the encoder's output byte for byte.
@@ -744,6 +882,19 @@ func TestGeminiStreamEncodeGolden(t *testing.T) {
 // ids, the request's model, events without a start, and that nothing
 // follows a terminal event.
 func TestGeminiStreamEncoder(t *testing.T) {
+	t.Run("tool call arguments that are no object", func(t *testing.T) {
+		got := encodeStream(Gemini, &Request{}, []Event{
+			{Type: EventStart, ID: "r"},
+			{Type: EventPartStart, Index: 0, Part: PartToolCall, ToolCallID: "call_a", ToolName: "weather"},
+			{Type: EventPartDelta, Index: 0, Text: `[1]`},
+			{Type: EventPartStop, Index: 0},
+			{Type: EventEnd},
+		})
+		want := "data: {\"error\":{\"code\":502,\"message\":\"the upstream sent tool call arguments that are not a JSON object\",\"status\":\"INTERNAL\"}}\r\n\r\n"
+		if got != want {
+			t.Errorf("got %q", got)
+		}
+	})
 	t.Run("generated id is stable; request model", func(t *testing.T) {
 		got := encodeStream(Gemini, &Request{Model: "m-from-request"}, []Event{
 			{Type: EventStart},
@@ -799,7 +950,12 @@ type geminiGenaiChunk struct {
 		Content *struct {
 			Role  string `json:"role"`
 			Parts []struct {
-				Text string `json:"text"`
+				Text         string `json:"text"`
+				FunctionCall *struct {
+					ID   string         `json:"id"`
+					Name string         `json:"name"`
+					Args map[string]any `json:"args"`
+				} `json:"functionCall"`
 			} `json:"parts"`
 		} `json:"content"`
 		FinishReason string `json:"finishReason"`
@@ -905,15 +1061,22 @@ func TestGeminiStreamEncodeGenaiFraming(t *testing.T) {
 	for _, tt := range geminiStreamEncodeCases {
 		t.Run(tt.name, func(t *testing.T) {
 			want := summarize(geminiUntilTerminal(tt.evs))
+			want.Text, _ = geminiStreamContent(t, tt.evs)
+			_, wantCalls := geminiStreamContent(t, tt.evs)
 			body := encodeStream(Gemini, tt.req, tt.evs)
 			chunks, apiErr := geminiGenaiRead(t, body)
 			var text, finish string
+			var calls []Part
 			for i, c := range chunks {
 				if len(c.Candidates) != 1 || c.Candidates[0].Content == nil || c.Candidates[0].Content.Role != "model" {
 					t.Fatalf("chunk %d: %+v", i, c)
 				}
 				for _, p := range c.Candidates[0].Content.Parts {
 					text += p.Text
+					if f := p.FunctionCall; f != nil {
+						args, _ := json.Marshal(f.Args)
+						calls = append(calls, Part{Type: PartToolCall, ToolCallID: f.ID, ToolName: f.Name, Arguments: string(args)})
+					}
 				}
 				if f := c.Candidates[0].FinishReason; f != "" {
 					if i != len(chunks)-1 {
@@ -924,6 +1087,14 @@ func TestGeminiStreamEncodeGenaiFraming(t *testing.T) {
 			}
 			if text != want.Text+want.Refusal {
 				t.Errorf("text %q, want %q", text, want.Text+want.Refusal)
+			}
+			for i := range wantCalls {
+				if wantCalls[i].Arguments == "" {
+					wantCalls[i].Arguments = "{}"
+				}
+			}
+			if !reflect.DeepEqual(calls, wantCalls) {
+				t.Errorf("calls %+v, want %+v", calls, wantCalls)
 			}
 			if want.Err != nil {
 				if apiErr == nil || apiErr.Code != ClientStatus(Gemini, want.Err) || apiErr.Message != want.Err.Message || apiErr.Status == "" {
@@ -964,9 +1135,20 @@ func TestGeminiStreamRoundTrip(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, p := range []Protocol{Gemini, Vertex} {
 				body := encodeStream(p, tt.req, tt.evs)
-				evs := decodeStream(t, p, body, nil)
+				evs := geminiDecodeStream(t, p, body, nil)
 				checkWellFormed(t, evs)
 				got, want := summarize(evs), summarize(geminiUntilTerminal(tt.evs))
+				var gotCalls, wantCalls []Part
+				got.Text, gotCalls = geminiStreamContent(t, evs)
+				want.Text, wantCalls = geminiStreamContent(t, geminiUntilTerminal(tt.evs))
+				for i := range wantCalls {
+					if wantCalls[i].Arguments == "" {
+						wantCalls[i].Arguments = "{}" // Gemini sends args {}
+					}
+				}
+				if !reflect.DeepEqual(gotCalls, wantCalls) {
+					t.Errorf("%s: calls %+v, want %+v", p, gotCalls, wantCalls)
+				}
 				if !strings.Contains(body, `"responseId"`) {
 					// The stream failed before any chunk: the client
 					// never saw an id or a model.
@@ -1079,5 +1261,104 @@ func BenchmarkGeminiStreamEncodeDelta(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		dst = enc.Encode(dst[:0], &ev)
+	}
+}
+
+// TestGeminiStreamFunctionCalls covers the function call paths of the
+// decoder: several calls in one chunk, ids given or synthesised, streamed
+// arguments of every value kind, and the malformed variants.
+func TestGeminiStreamFunctionCalls(t *testing.T) {
+	parts := func(p ...string) string {
+		return `{"candidates":[{"content":{"role":"model","parts":[` + strings.Join(p, ",") + `]}}],"responseId":"r.1"}`
+	}
+	fin := `{"candidates":[{"content":{"parts":[{"text":""}]},"finishReason":"STOP"}]}`
+	start := `start id="r.1" model=""`
+	partial := func(path, value string, more bool) string {
+		c := ""
+		if more {
+			c = `,"willContinue":true`
+		}
+		return `{"functionCall":{"partialArgs":[{"jsonPath":"` + path + `",` + value + c + `}],"willContinue":true}}`
+	}
+	tests := []struct {
+		name   string
+		chunks []string
+		want   []string
+	}{
+		{"two calls in one chunk, one with id",
+			[]string{parts(`{"functionCall":{"name":"a","args":{"x":1}}}`, `{"functionCall":{"id":"given","name":"b"}}`), fin},
+			[]string{start, `part_start 0 call id="call_r1_0" name="a"`, `delta 0 "{\"x\":1}"`, "part_stop 0",
+				`part_start 1 call id="given" name="b"`, "part_stop 1", "stop tool_use", "end"}},
+		{"streamed arguments of every kind",
+			[]string{
+				parts(`{"functionCall":{"name":"f","willContinue":true}}`),
+				parts(partial("$.s", `"stringValue":"a\"b"`, true)),
+				parts(partial("$.s", `"stringValue":"c"`, false)),
+				parts(`{"functionCall":{"partialArgs":[{"jsonPath":"$.n","numberValue":1.5},{"jsonPath":"$.t","boolValue":true},{"jsonPath":"$.f","boolValue":false},{"jsonPath":"$.z","nullValue":null}],"willContinue":true}}`),
+				parts(partial("$['odd key'].list[1]", `"numberValue":2`, false)),
+				parts(partial(`$[\"q\"][0][0]`, `"stringValue":"x"`, false)),
+				parts(partial("$.s", `"stringValue":"new"`, false)),
+				parts(`{"functionCall":{"willContinue":true}}`),
+				`{"candidates":[{"content":{"parts":[{"functionCall":{}}]},"finishReason":"STOP"}]}`,
+			},
+			[]string{start, `part_start 0 call id="call_r1_0" name="f"`,
+				`delta 0 "{\"s\":\"new\",\"n\":1.5,\"t\":true,\"f\":false,\"z\":null,\"odd key\":{\"list\":[null,2]},\"q\":[[\"x\"]]}"`,
+				"part_stop 0", "stop tool_use", "end"}},
+		{"streamed call without arguments",
+			[]string{parts(`{"functionCall":{"name":"f","willContinue":true}}`), parts(`{"functionCall":{"willContinue":false}}`), fin},
+			[]string{start, `part_start 0 call id="call_r1_0" name="f"`, "part_stop 0", "stop tool_use", "end"}},
+		{"stream ends inside streamed arguments",
+			[]string{parts(`{"functionCall":{"name":"f","willContinue":true}}`), fin},
+			[]string{start, `part_start 0 call id="call_r1_0" name="f"`,
+				`error 502 kind=11 code="": upstream gemini response is invalid: stream ended inside a function call whose arguments were still streaming`}},
+	}
+	for _, bad := range []struct{ part, why string }{
+		{`{"functionCall":1}`, "functionCall is not an object"},
+		{`{"functionCall":{"name":1}}`, "functionCall.name is not a string"},
+		{`{"functionCall":{"name":"f","id":1}}`, "functionCall.id is not a string"},
+		{`{"functionCall":{"name":"f","args":[]}}`, "functionCall.args is not an object"},
+		{`{"functionCall":{"name":"f","partialArgs":{}}}`, "functionCall.partialArgs is not an array"},
+		{`{"functionCall":{"args":{}}}`, "functionCall has no name"},
+		{`{"functionCall":{"name":"f","args":{},"willContinue":true}}`, "functionCall has both args and willContinue"},
+		{`{"functionCall":{"name":"f","partialArgs":[1]}}`, "functionCall.partialArgs has an element that is not an object"},
+		{`{"functionCall":{"name":"f","partialArgs":[{"jsonPath":"x","stringValue":"a"}]}}`, "a partialArgs jsonPath is not a JSON path"},
+		{`{"functionCall":{"name":"f","partialArgs":[{"jsonPath":"$x","stringValue":"a"}]}}`, "a partialArgs jsonPath is not a JSON path"},
+		{`{"functionCall":{"name":"f","partialArgs":[{"jsonPath":"$.","stringValue":"a"}]}}`, "a partialArgs jsonPath is not a JSON path"},
+		{`{"functionCall":{"name":"f","partialArgs":[{"jsonPath":"$['a","stringValue":"a"}]}}`, "a partialArgs jsonPath is not a JSON path"},
+		{`{"functionCall":{"name":"f","partialArgs":[{"jsonPath":"$[x]","stringValue":"a"}]}}`, "a partialArgs jsonPath is not a JSON path"},
+		{`{"functionCall":{"name":"f","partialArgs":[{"jsonPath":"$.a","stringValue":1}]}}`, "a partialArgs stringValue is not a string"},
+		{`{"functionCall":{"name":"f","partialArgs":[{"jsonPath":"$.a","numberValue":"1"}]}}`, "a partialArgs numberValue is not a number"},
+		{`{"functionCall":{"name":"f","partialArgs":[{"jsonPath":"$.a","boolValue":1}]}}`, "a partialArgs boolValue is not a boolean"},
+		{`{"functionCall":{"name":"f","partialArgs":[{"jsonPath":"$.a"}]}}`, "a partialArgs element has no value"},
+	} {
+		tests = append(tests, struct {
+			name   string
+			chunks []string
+			want   []string
+		}{"bad: " + bad.why, []string{parts(bad.part)}, []string{"error 502 kind=11 code=\"\": upstream gemini response is invalid: " + bad.why}})
+	}
+	tests = append(tests, struct {
+		name   string
+		chunks []string
+		want   []string
+	}{"text inside streamed arguments", []string{parts(`{"functionCall":{"name":"f","willContinue":true}}`), parts(`{"text":"hi"}`)},
+		[]string{start, `part_start 0 call id="call_r1_0" name="f"`,
+			"error 502 kind=11 code=\"\": upstream gemini response is invalid: stream holds text inside a function call whose arguments are still streaming"}},
+		struct {
+			name   string
+			chunks []string
+			want   []string
+		}{"new call inside streamed arguments", []string{parts(`{"functionCall":{"name":"f","willContinue":true}}`), parts(`{"functionCall":{"name":"g"}}`)},
+			[]string{start, `part_start 0 call id="call_r1_0" name="f"`,
+				"error 502 kind=11 code=\"\": upstream gemini response is invalid: functionCall starts before the previous call's streamed arguments ended"}})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			evs := geminiDecodeStream(t, Gemini, geminiSSE(tt.chunks...), nil)
+			checkWellFormed(t, evs)
+			got := strings.Join(geminiEventStrings(evs), "\n")
+			if want := strings.Join(tt.want, "\n"); got != want {
+				t.Errorf("events:\n%s\nwant:\n%s", got, want)
+			}
+		})
 	}
 }
