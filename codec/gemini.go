@@ -601,7 +601,7 @@ func decodeGeminiContents(v gjson.Result, req *Request, parts []Part) ([]Part, *
 	i := 0
 	eachMember(v, &req.text, func(_, c gjson.Result) bool {
 		var msg Message
-		msg, parts, err = decodeGeminiContent(c, geminiContentPath{key: "contents", index: i}, parts, &req.text)
+		msg, parts, err = decodeGeminiContent(c, geminiContentPath{key: "contents", index: i}, parts, req)
 		if err != nil {
 			return false
 		}
@@ -629,7 +629,7 @@ func geminiKeyEstimate(raw, key string) int {
 
 // decodeGeminiContent decodes one Content of the conversation. Its role is
 // "user" or "model"; a missing role is "user", as the API documents.
-func decodeGeminiContent(c gjson.Result, path geminiContentPath, parts []Part, a *textArena) (Message, []Part, *Error) {
+func decodeGeminiContent(c gjson.Result, path geminiContentPath, parts []Part, req *Request) (Message, []Part, *Error) {
 	msg := Message{Role: RoleUser}
 	if !c.IsObject() {
 		return msg, parts, wrongType(path.String(), "object", c)
@@ -644,7 +644,7 @@ func decodeGeminiContent(c gjson.Result, path geminiContentPath, parts []Part, a
 		case "parts":
 			if v.Type != gjson.Null {
 				hasParts = true
-				parts, err = decodeGeminiParts(v, path, parts, a)
+				parts, err = decodeGeminiParts(v, path, parts, req)
 			}
 		default:
 			err = unknownField(path.String() + "." + k.Str)
@@ -702,7 +702,7 @@ func decodeGeminiSystemInstruction(v gjson.Result, key string, req *Request, par
 			}
 		case "parts":
 			if f.Type != gjson.Null {
-				parts, err = decodeGeminiParts(f, path, parts, &req.text)
+				parts, err = decodeGeminiParts(f, path, parts, req)
 			}
 		default:
 			err = unknownField(key + "." + k.Str)
@@ -727,7 +727,7 @@ func decodeGeminiSystemInstruction(v gjson.Result, key string, req *Request, par
 }
 
 // decodeGeminiParts decodes a Content's parts array, appending to parts.
-func decodeGeminiParts(v gjson.Result, path geminiContentPath, parts []Part, a *textArena) ([]Part, *Error) {
+func decodeGeminiParts(v gjson.Result, path geminiContentPath, parts []Part, req *Request) ([]Part, *Error) {
 	if !v.IsArray() {
 		return parts, wrongType(path.String()+".parts", "array", v)
 	}
@@ -735,7 +735,7 @@ func decodeGeminiParts(v gjson.Result, path geminiContentPath, parts []Part, a *
 	j := 0
 	v.ForEach(func(_, p gjson.Result) bool {
 		var part Part
-		part, err = decodeGeminiPart(p, path, j, a)
+		part, err = decodeGeminiPart(p, path, j, req)
 		if err != nil {
 			return false
 		}
@@ -750,14 +750,14 @@ func decodeGeminiParts(v gjson.Result, path geminiContentPath, parts []Part, a *
 // functionCall, functionResponse, inlineData, ...) plus metadata; kinds out
 // of scope are rejected by name so that nothing is dropped silently, and so
 // is a part that holds two kinds at once.
-func decodeGeminiPart(p gjson.Result, path geminiContentPath, j int, a *textArena) (Part, *Error) {
+func decodeGeminiPart(p gjson.Result, path geminiContentPath, j int, req *Request) (Part, *Error) {
 	part := Part{Type: PartText}
 	if !p.IsObject() {
 		return part, wrongType(path.part(j), "object", p)
 	}
 	kind := "" // the key of the part's data, once seen
 	var err *Error
-	eachMember(p, a, func(k, v gjson.Result) bool {
+	eachMember(p, &req.text, func(k, v gjson.Result) bool {
 		switch k.Str {
 		// The checks are written out rather than left to readString and
 		// readBool so that the path is only built for an error.
@@ -781,22 +781,30 @@ func decodeGeminiPart(p gjson.Result, path geminiContentPath, j int, a *textAren
 				err = wrongType(path.part(j)+".thought", "boolean", v)
 			}
 		case "thoughtSignature", "thought_signature":
+			// A Gemini request is only decoded on its way to a protocol
+			// of another family (Gemini and Vertex pass through), where a
+			// signature Gemini issued means nothing: a hint. Gemini CLI
+			// sends one on every replayed function call.
 			if v.Type != gjson.Null {
-				err = unsupportedField(path.part(j)+"."+k.Str, "thought signatures (reasoning) are not supported yet")
+				if v.Type != gjson.String {
+					err = wrongType(path.part(j)+"."+k.Str, "string", v)
+				} else {
+					req.Dropped = append(req.Dropped, path.part(j)+"."+k.Str)
+				}
 			}
 		case "functionCall", "function_call":
 			if v.Type == gjson.Null {
 				break
 			}
 			if err = geminiOneKind(&kind, k.Str, path, j); err == nil {
-				part, err = decodeGeminiFunctionCall(v, path, j, k.Str, a)
+				part, err = decodeGeminiFunctionCall(v, path, j, k.Str, &req.text)
 			}
 		case "functionResponse", "function_response":
 			if v.Type == gjson.Null {
 				break
 			}
 			if err = geminiOneKind(&kind, k.Str, path, j); err == nil {
-				part, err = decodeGeminiFunctionResponse(v, path.part(j)+"."+k.Str, a)
+				part, err = decodeGeminiFunctionResponse(v, path.part(j)+"."+k.Str, &req.text)
 			}
 		case "inlineData", "inline_data", "fileData", "file_data":
 			if v.Type == gjson.Null {
@@ -804,7 +812,7 @@ func decodeGeminiPart(p gjson.Result, path geminiContentPath, j int, a *textAren
 			}
 			if err = geminiOneKind(&kind, k.Str, path, j); err == nil {
 				file := k.Str == "fileData" || k.Str == "file_data"
-				part, err = decodeGeminiMedia(v, path.part(j)+"."+k.Str, file, a)
+				part, err = decodeGeminiMedia(v, path.part(j)+"."+k.Str, file, &req.text)
 			}
 		case "executableCode", "executable_code", "codeExecutionResult", "code_execution_result",
 			"toolCall", "tool_call", "toolResponse", "tool_response",

@@ -1178,6 +1178,8 @@ func TestGeminiStreamRoundTrip(t *testing.T) {
 					}
 					got.Err, want.Err = nil, nil
 				}
+				// A call without argument fragments comes back as {}.
+				want.Tools = strings.ReplaceAll(want.Tools, " ;", " {};")
 				if got != want {
 					t.Errorf("%s: got %+v\nwant %+v", p, got, want)
 				}
