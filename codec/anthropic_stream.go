@@ -83,7 +83,7 @@ func (d *anthropicStreamDecoder) Decode(out []Event, name, data []byte, bare boo
 	}
 	d.text.reset()
 	s := bytesToString(data)
-	if !gjson.Valid(s) {
+	if !validJSON(s) {
 		if string(name) == "error" {
 			return d.fail(out, d.bad("error event data is not JSON: "+anthropicQuoteStart(s)))
 		}

@@ -25,7 +25,7 @@ func badUpstream(p Protocol, why string) *Error {
 func DecodeError(p Protocol, status int, body []byte) *Error {
 	e := &Error{Status: status, Kind: mapping.KindForStatus(status), Protocol: p}
 	s := bytesToString(body)
-	if gjson.Valid(s) {
+	if validJSON(s) {
 		root := gjson.Parse(s)
 		errObj := root.Get("error")
 		if errObj.IsObject() {

@@ -1404,7 +1404,7 @@ func geminiMessagePartPath(i, j int) string {
 // geminiIsObject reports whether s is the text of one JSON object.
 func geminiIsObject(s string) bool {
 	i := skipSpace(s, 0)
-	return i < len(s) && s[i] == '{' && gjson.Valid(s)
+	return i < len(s) && s[i] == '{' && validJSON(s)
 }
 
 // appendGeminiFunctionCall appends a tool call as a functionCall part: its

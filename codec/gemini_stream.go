@@ -141,7 +141,7 @@ func (d *geminiStreamDecoder) Decode(out []Event, name, data []byte, bare bool) 
 		return out
 	}
 	s := bytesToString(data)
-	if !gjson.Valid(s) {
+	if !validJSON(s) {
 		return d.fail(out, badUpstream(d.p, "stream event is not valid JSON"))
 	}
 	i := skipSpace(s, 0)
@@ -759,7 +759,7 @@ func (d *geminiStreamDecoder) str(v gjson.Result, name string) (string, *Error) 
 // after the stream started: {"error": {"code", "message", "status"}}.
 func (d *geminiStreamDecoder) bareError(data []byte) *Error {
 	s := bytesToString(data)
-	if gjson.Valid(s) {
+	if validJSON(s) {
 		if e := gjson.Get(s, "error"); e.Type != gjson.Null {
 			return d.upstreamError(e, data)
 		}

@@ -23,7 +23,7 @@ func bytesToString(b []byte) string {
 // parseObject validates body as JSON and checks that it is an object.
 func parseObject(body []byte) (gjson.Result, *Error) {
 	s := bytesToString(body)
-	if !gjson.Valid(s) {
+	if !validJSON(s) {
 		return gjson.Result{}, invalid("", "request body is not valid JSON")
 	}
 	root := gjson.Parse(s)

@@ -792,10 +792,11 @@ func (d *chatRequestDecoder) callName(id string) string {
 // toolCalls appends the tool calls of an assistant message, after its
 // text and refusal.
 func (d *chatRequestDecoder) toolCalls(i int, role Role, v gjson.Result) *Error {
+	if v.Type == gjson.Null || chatIsEmptyArray(v) {
+		return nil
+	}
 	path := indexPath("messages", i) + ".tool_calls"
 	switch {
-	case v.Type == gjson.Null || chatIsEmptyArray(v):
-		return nil
 	case role != RoleAssistant:
 		return invalid(path, "is only allowed in assistant messages")
 	case !v.IsArray():
@@ -889,7 +890,7 @@ func chatArguments(s string) (string, bool) {
 	if t == "" {
 		return "", true
 	}
-	return t, t[0] == '{' && gjson.Valid(t)
+	return t, t[0] == '{' && validJSON(t)
 }
 
 // messageField sorts one field of messages[i] into f, records hints and

@@ -81,7 +81,7 @@ func (d *chatStreamDecoder) Decode(out []Event, name, data []byte, bare bool) []
 	case chatIsDone(s):
 		return d.end(out)
 	}
-	if !gjson.Valid(s) {
+	if !validJSON(s) {
 		return d.fail(out, badUpstream(OpenAIChat, "stream event is not valid JSON"))
 	}
 	if !chatIsObject(s) {
@@ -404,7 +404,7 @@ func (d *chatStreamDecoder) end(out []Event) []Event {
 // decodeBare handles a bare JSON block: an error object is the upstream's
 // error, anything else is not a Chat event.
 func (d *chatStreamDecoder) decodeBare(out []Event, s string) []Event {
-	if gjson.Valid(s) {
+	if validJSON(s) {
 		if e := gjson.Get(s, "error"); e.Exists() && e.Type != gjson.Null {
 			return d.fail(out, chatUpstreamError(e))
 		}
@@ -471,7 +471,7 @@ func chatNotYet(what string) *Error {
 // chatEventError decodes the data of an event named "error": an error
 // object, wrapped in {"error": ...} or not.
 func chatEventError(s string) *Error {
-	if !gjson.Valid(s) {
+	if !validJSON(s) {
 		return badUpstream(OpenAIChat, "error event is not valid JSON")
 	}
 	v := gjson.Parse(s)

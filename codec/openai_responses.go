@@ -890,7 +890,7 @@ func responsesArguments(v gjson.Result, path string) (string, *Error) {
 	if err != nil || s == "" {
 		return s, err
 	}
-	if !gjson.Valid(s) || !gjson.Parse(s).IsObject() {
+	if !validJSON(s) || !gjson.Parse(s).IsObject() {
 		return "", invalid(path, "must be a JSON object in a string")
 	}
 	return s, nil
@@ -942,7 +942,7 @@ func decodeResponsesOutputItem(item gjson.Result, i int, parts []Part, req *Requ
 		content := make([]Part, 0, 2)
 		output.ForEach(func(_, part gjson.Result) bool {
 			partPath := indexPath(path+".output", j)
-			content, err = appendResponsesContent(content, part, RoleUser, partPath, true, req)
+			content, err = appendResponsesContent(content, part, RoleUser, func() string { return partPath }, true, req)
 			j++
 			return err == nil
 		})
@@ -993,7 +993,7 @@ func decodeResponsesMessage(item gjson.Result, it *responsesItem, i int, parts [
 	}
 	j := 0
 	it.content.ForEach(func(_, part gjson.Result) bool {
-		parts, err = appendResponsesContent(parts, part, role, indexPath(indexPath("input", i)+".content", j), false, req)
+		parts, err = appendResponsesContent(parts, part, role, func() string { return indexPath(indexPath("input", i)+".content", j) }, false, req)
 		j++
 		return err == nil
 	})
@@ -1136,7 +1136,8 @@ func collectResponsesPart(part gjson.Result, a *textArena) responsesPart {
 	return p
 }
 
-// appendResponsesContent decodes the content part at path: of a message
+// appendResponsesContent decodes the content part at path() (built only for
+// errors, as this runs for every part): of a message
 // (inOutput false) or of a function_call_output's output (inOutput true).
 //
 // input_text and output_text both carry plain text and are accepted in any
@@ -1144,16 +1145,16 @@ func collectResponsesPart(part gjson.Result, a *textArena) responsesPart {
 // API expects output_text there, and the role, not the part type, says who
 // wrote the text. A refusal only exists in assistant history. Images and
 // files are user input; in a tool output only text and images are taken.
-func appendResponsesContent(parts []Part, part gjson.Result, role Role, path string, inOutput bool, req *Request) ([]Part, *Error) {
+func appendResponsesContent(parts []Part, part gjson.Result, role Role, path func() string, inOutput bool, req *Request) ([]Part, *Error) {
 	if !part.IsObject() {
-		return parts, wrongType(path, "object", part)
+		return parts, wrongType(path(), "object", part)
 	}
 	p := collectResponsesPart(part, &req.text)
 	if p.keys&responsesKeyType == 0 || p.typ.Type == gjson.Null {
-		return parts, invalid(path+".type", "is required")
+		return parts, invalid(path()+".type", "is required")
 	}
 	if p.typ.Type != gjson.String {
-		return parts, wrongType(path+".type", "string", p.typ)
+		return parts, wrongType(path()+".type", "string", p.typ)
 	}
 	var allowed uint32
 	var kind PartType
@@ -1163,39 +1164,39 @@ func appendResponsesContent(parts []Part, part gjson.Result, role Role, path str
 		allowed, kind, text = responsesInputTextKeys, PartText, p.text
 	case "output_text":
 		if inOutput {
-			return parts, invalid(path+".type", `a function_call_output holds input_text, input_image or input_file parts`)
+			return parts, invalid(path()+".type", `a function_call_output holds input_text, input_image or input_file parts`)
 		}
 		// annotations (citations) and logprobs describe an earlier
 		// output; the model does not read them back, so they are ignored.
 		allowed, kind, text = responsesOutputTextKeys, PartText, p.text
 	case "refusal":
 		if role != RoleAssistant {
-			return parts, invalid(path+".type", `content part type "refusal" is only valid in assistant messages`)
+			return parts, invalid(path()+".type", `content part type "refusal" is only valid in assistant messages`)
 		}
 		allowed, kind, text = responsesRefusalKeys, PartRefusal, p.refusal
 	case "input_image", "input_file":
-		return appendResponsesMedia(parts, &p, part, role, path, inOutput, req)
+		return appendResponsesMedia(parts, &p, part, role, path(), inOutput, req)
 	case "input_audio":
-		return parts, unsupportedField(path, "audio input cannot be translated for the "+string(OpenAIResponses)+" protocol")
+		return parts, unsupportedField(path(), "audio input cannot be translated for the "+string(OpenAIResponses)+" protocol")
 	default:
-		return parts, unsupportedField(path, `content part type "`+p.typ.Str+`" is not supported yet`)
+		return parts, unsupportedField(path(), `content part type "`+p.typ.Str+`" is not supported yet`)
 	}
 	if p.keys&^allowed != 0 {
-		return parts, unknownField(path + "." + responsesFirstUnknownKey(part, func(k string) bool { return responsesPartKeyBit(k)&allowed != 0 }))
+		return parts, unknownField(path() + "." + responsesFirstUnknownKey(part, func(k string) bool { return responsesPartKeyBit(k)&allowed != 0 }))
 	}
 	field := ".text"
 	if kind == PartRefusal {
 		field = ".refusal"
 	}
 	if !text.Exists() || text.Type == gjson.Null {
-		return parts, invalid(path+field, "is required")
+		return parts, invalid(path()+field, "is required")
 	}
 	if text.Type != gjson.String {
-		return parts, wrongType(path+field, "string", text)
+		return parts, wrongType(path()+field, "string", text)
 	}
 	if p.keys&responsesKeyCacheBreakpoint != 0 {
 		// A cache breakpoint steers the provider's prompt cache only.
-		req.Dropped = append(req.Dropped, path+".prompt_cache_breakpoint")
+		req.Dropped = append(req.Dropped, path()+".prompt_cache_breakpoint")
 	}
 	return append(parts, Part{Type: kind, Text: text.Str}), nil
 }
@@ -1352,12 +1353,12 @@ func appendResponsesRequest(dst []byte, req *Request, opts *EncodeOptions) ([]by
 		if req.SystemRole == RoleDeveloper {
 			role = RoleDeveloper
 		}
-		if dst, err = appendResponsesItems(dst, role, req.System, "system", &first); err != nil {
+		if dst, err = appendResponsesItems(dst, role, req.System, -1, &first); err != nil {
 			return dst, err
 		}
 	}
 	for i := range req.Messages {
-		if dst, err = appendResponsesItems(dst, req.Messages[i].Role, req.Messages[i].Parts, indexPath("messages", i), &first); err != nil {
+		if dst, err = appendResponsesItems(dst, req.Messages[i].Role, req.Messages[i].Parts, i, &first); err != nil {
 			return dst, err
 		}
 	}
@@ -1405,11 +1406,20 @@ func checkResponsesEncodable(req *Request) *Error {
 }
 
 // appendResponsesItems appends the input items of one canonical message
-// (path names it in errors), with a comma before each unless *first.
+// (messages[msg], or the system prompt when msg < 0, in errors), with a
+// comma before each unless *first.
 // Tool calls become function_call items and tool results
 // function_call_output items, in place; the other parts between them are
 // grouped into message items.
-func appendResponsesItems(dst []byte, role Role, parts []Part, path string, first *bool) ([]byte, *Error) {
+func appendResponsesItems(dst []byte, role Role, parts []Part, msg int, first *bool) ([]byte, *Error) {
+	// Paths are only built for errors: this runs for every message.
+	partPath := func(k int) string {
+		base := "system"
+		if msg >= 0 {
+			base = indexPath("messages", msg)
+		}
+		return indexPath(base+".parts", k)
+	}
 	comma := func() {
 		if !*first {
 			dst = append(dst, ',')
@@ -1422,11 +1432,10 @@ func appendResponsesItems(dst []byte, role Role, parts []Part, path string, firs
 	}
 	for i := 0; i < len(parts); {
 		p := &parts[i]
-		partPath := indexPath(path+".parts", i)
 		switch p.Type {
 		case PartToolCall:
 			if role != RoleAssistant {
-				return dst, cannotEncode(OpenAIResponses, partPath, "a tool call outside an assistant message")
+				return dst, cannotEncode(OpenAIResponses, partPath(i), "a tool call outside an assistant message")
 			}
 			comma()
 			dst = appendResponsesCallItem(dst, p)
@@ -1434,11 +1443,11 @@ func appendResponsesItems(dst []byte, role Role, parts []Part, path string, firs
 			continue
 		case PartToolResult:
 			if role != RoleUser {
-				return dst, cannotEncode(OpenAIResponses, partPath, "a tool result outside a user message")
+				return dst, cannotEncode(OpenAIResponses, partPath(i), "a tool result outside a user message")
 			}
 			comma()
 			var err *Error
-			if dst, err = appendResponsesOutputItem(dst, p, partPath); err != nil {
+			if dst, err = appendResponsesOutputItem(dst, p, partPath(i)); err != nil {
 				return dst, err
 			}
 			i++
@@ -1452,14 +1461,14 @@ func appendResponsesItems(dst []byte, role Role, parts []Part, path string, firs
 		for k := i; k < j; k++ {
 			switch parts[k].Type {
 			case PartAudio:
-				return dst, cannotEncode(OpenAIResponses, indexPath(path+".parts", k), "audio input")
+				return dst, cannotEncode(OpenAIResponses, partPath(k), "audio input")
 			case PartImage, PartDocument:
 				if role != RoleUser {
-					return dst, cannotEncode(OpenAIResponses, indexPath(path+".parts", k), "an image or document outside a user message")
+					return dst, cannotEncode(OpenAIResponses, partPath(k), "an image or document outside a user message")
 				}
 			case PartText, PartRefusal:
 			default:
-				return dst, cannotEncode(OpenAIResponses, indexPath(path+".parts", k), "a "+parts[k].Type.String()+" part")
+				return dst, cannotEncode(OpenAIResponses, partPath(k), "a "+parts[k].Type.String()+" part")
 			}
 		}
 		comma()
@@ -1801,7 +1810,7 @@ func decodeResponsesOutputCall(item gjson.Result, i int, resp *Response) *Error 
 	switch {
 	case p.ToolCallID == "" || p.ToolName == "":
 		return badUpstream(OpenAIResponses, path+": function_call has no call_id or name")
-	case p.Arguments != "" && (!gjson.Valid(p.Arguments) || !gjson.Parse(p.Arguments).IsObject()):
+	case p.Arguments != "" && (!validJSON(p.Arguments) || !gjson.Parse(p.Arguments).IsObject()):
 		return badUpstream(OpenAIResponses, path+".arguments is not a JSON object")
 	}
 	resp.Content = append(resp.Content, p)

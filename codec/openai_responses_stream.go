@@ -68,7 +68,7 @@ func (d *responsesStreamDecoder) Decode(out []Event, name, data []byte, bare boo
 	}
 	d.text.reset()
 	s := bytesToString(data)
-	if !gjson.Valid(s) {
+	if !validJSON(s) {
 		return d.fail(out, badUpstream(OpenAIResponses, "stream event data is not valid JSON"))
 	}
 	root := gjson.Parse(s)
