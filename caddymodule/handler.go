@@ -224,7 +224,7 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 		}
 		model = m.Str
 	}
-	if client.IsAnthropic() {
+	if !client.ModelInPath() {
 		stream = gjson.GetBytes(body, "stream").Bool()
 	}
 	model = strings.TrimPrefix(model, "models/")
@@ -245,11 +245,25 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 	path, query := h.upstreamPath(model, stream)
 	setPath(r, path, query)
 
-	pw := &passthroughWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}}
+	pw := &passthroughWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w},
+		stream: stream, watcher: codec.NewStreamWatcher(h.upstream)}
+	defer func() {
+		// As in translate: an upstream stream that breaks off makes
+		// reverse_proxy abort; end the client's stream properly instead.
+		if v := recover(); v != nil {
+			if v != http.ErrAbortHandler || r.Context().Err() != nil || pw.rd == nil {
+				panic(v)
+			}
+			pw.finishStream(h, client, model, errUpstreamAborted)
+		}
+	}()
 	nextErr := next.ServeHTTP(pw, r)
 	if nextErr != nil && !pw.wroteHeader {
 		h.writeUpstreamFailure(w, client, nextErr)
 		return nil
 	}
-	return nextErr
+	// The response is under way: reverse_proxy has logged any error, and a
+	// broken stream ends with an in-stream error.
+	pw.finishStream(h, client, model, nextErr)
+	return nil
 }

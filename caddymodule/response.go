@@ -12,6 +12,7 @@ import (
 
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
+	"github.com/llmbridge/llmbridge/sse"
 )
 
 // translatingWriter collects the upstream's non-streamed response and, once
@@ -203,26 +204,86 @@ func isJSON(contentType string) bool {
 	return err == nil && (mt == "application/json" || len(mt) > 5 && mt[len(mt)-5:] == "+json")
 }
 
-// passthroughWriter records whether the upstream response has begun, so
-// that an upstream that could not be reached is reported in the client's
-// format; everything else goes straight through.
+// passthroughWriter passes the upstream response through untouched. It
+// records whether the response has begun, so that an upstream that could
+// not be reached is reported in the client's format, and it watches a
+// streamed response so that one that breaks off before its terminal event
+// ends with an in-stream error rather than looking complete.
 type passthroughWriter struct {
 	*caddyhttp.ResponseWriterWrapper
 	wroteHeader bool
+	stream      bool // the client asked for a stream
+
+	rd      *sse.Reader
+	watcher *codec.StreamWatcher
 }
 
-// WriteHeader notes that the response has begun.
+// WriteHeader notes that the response has begun, and starts watching an
+// event stream.
 func (pw *passthroughWriter) WriteHeader(status int) {
-	if status >= 200 {
+	if status >= 200 && !pw.wroteHeader {
 		pw.wroteHeader = true
+		if pw.stream && status < 300 && isEventStream(pw.Header().Get("Content-Type")) {
+			pw.rd = sse.NewPushReader(0)
+		}
 	}
 	pw.ResponseWriterWrapper.WriteHeader(status)
 }
 
-// Write notes that the response has begun.
+// Write passes p on and, for a watched stream, looks at its events.
 func (pw *passthroughWriter) Write(p []byte) (int, error) {
-	pw.wroteHeader = true
-	return pw.ResponseWriterWrapper.Write(p)
+	if !pw.wroteHeader {
+		pw.WriteHeader(http.StatusOK)
+	}
+	n, err := pw.ResponseWriterWrapper.Write(p)
+	if pw.rd != nil && n > 0 {
+		pw.rd.Push(p[:n])
+		pw.observe()
+	}
+	return n, err
+}
+
+// ReadFrom copies through Write, so that a watched stream is seen.
+func (pw *passthroughWriter) ReadFrom(r io.Reader) (int64, error) {
+	if pw.rd != nil {
+		return io.Copy(writerOnly{pw}, r)
+	}
+	return pw.ResponseWriterWrapper.ReadFrom(r)
+}
+
+// observe feeds the complete events pushed so far to the watcher.
+func (pw *passthroughWriter) observe() {
+	for {
+		ev, err := pw.rd.Next()
+		if err != nil {
+			return
+		}
+		pw.watcher.Observe(ev.Name, ev.Data, ev.Bare)
+	}
+}
+
+// finishStream ends a watched stream that broke off with the client
+// protocol's in-stream error.
+func (pw *passthroughWriter) finishStream(h *Handler, client codec.Protocol, model string, cause error) {
+	if pw.rd == nil {
+		return
+	}
+	pw.rd.CloseInput()
+	pw.observe()
+	if pw.watcher.Complete() {
+		return
+	}
+	msg := "upstream " + string(h.upstream) + " stream ended before it was complete"
+	if cause != nil {
+		msg = "upstream " + string(h.upstream) + " stream broke off before it was complete"
+		h.logger.Warn("upstream stream broke off", zap.Error(cause))
+	}
+	e := &codec.Error{Status: http.StatusBadGateway, Kind: mapping.ErrBadGateway, Message: msg}
+	// The blank line ends whatever partial event the upstream left.
+	out := codec.AppendStreamError([]byte("\n\n"), client, &codec.Request{Model: model, Stream: true}, e)
+	if _, err := pw.ResponseWriterWrapper.Write(out); err == nil {
+		_ = http.NewResponseController(pw.ResponseWriterWrapper.ResponseWriter).Flush()
+	}
 }
 
 // writeUpstreamFailure answers a request whose upstream never responded

@@ -152,3 +152,46 @@ func TestStreamRequestAnsweredWithJSONBody(t *testing.T) {
 		t.Fatalf("events %s\n%s", got, w.Body)
 	}
 }
+
+func TestPassthroughStreamWatched(t *testing.T) {
+	const anthropicStream = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude\",\"content\":[],\"stop_reason\":null,\"usage\":{\"input_tokens\":3,\"output_tokens\":0}}}\n\n" +
+		"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n" +
+		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hi\"}}\n\n"
+	const end = "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n" +
+		"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":1}}\n\n" +
+		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
+	body := `{"model":"claude","max_tokens":5,"stream":true,"messages":[{"role":"user","content":"hi"}]}`
+	tests := []struct {
+		name    string
+		answer  func(w http.ResponseWriter) error
+		want    string // exact body, or "" to expect a trailing error event
+		wantErr bool
+	}{
+		{name: "complete stream passes byte for byte", answer: sseAnswer(anthropicStream+end, 13, nil), want: anthropicStream + end},
+		{name: "clean end before message_stop", answer: sseAnswer(anthropicStream, 13, nil), wantErr: true},
+		{name: "cut mid-line", answer: sseAnswer(anthropicStream+"event: content_bl", 13, nil), wantErr: true},
+		{name: "reverse_proxy aborts", answer: func(w http.ResponseWriter) error {
+			_ = sseAnswer(anthropicStream, 13, nil)(w)
+			panic(http.ErrAbortHandler)
+		}, wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newTestHandler(t, &Handler{Upstream: "anthropic-messages"})
+			w, _ := serve(t, h, httptest.NewRequest("POST", "/v1/messages", strings.NewReader(body)), tt.answer)
+			got := w.Body.String()
+			if !tt.wantErr {
+				if got != tt.want {
+					t.Fatalf("body changed:\n%s", got)
+				}
+				return
+			}
+			if !strings.HasPrefix(got, anthropicStream) || !strings.HasSuffix(got, "\n\n") || !strings.Contains(got[len(anthropicStream):], "event: error") {
+				t.Fatalf("no error event after the partial stream:\n%s", got)
+			}
+			if strings.Contains(got, "message_stop") {
+				t.Fatalf("a broken stream ended cleanly:\n%s", got)
+			}
+		})
+	}
+}
