@@ -141,8 +141,9 @@ const holdTimeout = 5 * time.Second
 type streamHold struct {
 	timeout time.Duration
 	// held is closed when the mock has flushed everything before the
-	// closing events and starts waiting.
+	// closing events and starts waiting, at startedAt.
 	held        chan struct{}
+	startedAt   time.Time
 	release     chan struct{}
 	releaseOnce sync.Once
 	// done is closed when the wait has ended; outcome and endedAt are set
@@ -176,6 +177,7 @@ func (h *streamHold) wait(ctx context.Context) bool {
 	if !first {
 		return true // a hold serves one request
 	}
+	h.startedAt = time.Now()
 	close(h.held)
 	timer := time.NewTimer(h.timeout)
 	defer timer.Stop()
