@@ -311,9 +311,9 @@ func describeStreamErr(err error) string {
 
 // Interface guards: every adapter streams.
 var (
-	_ streamingClient = chatClient{}
-	_ streamingClient = responsesClient{}
-	_ streamingClient = anthropicClient{}
-	_ streamingClient = genaiClient{}
+	_ streamingClient    = chatClient{}
+	_ streamingClient    = responsesClient{}
+	_ streamingClient    = anthropicClient{}
+	_ streamingClient    = genaiClient{}
 	_ auth.TokenProvider = staticToken{}
 )

@@ -586,4 +586,3 @@ func splitFrames(body string) []string {
 func isEventStreamHeader(hdr http.Header) bool {
 	return strings.HasPrefix(hdr.Get("Content-Type"), "text/event-stream")
 }
-
