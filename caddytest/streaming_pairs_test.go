@@ -19,6 +19,8 @@ type heldStream struct {
 	// firstDelta is how long after the upstream started holding the
 	// client's first text delta arrived (negative: before it held).
 	firstDelta time.Duration
+	// timedOut reports that the call's deadline passed: the stream hung.
+	timedOut bool
 }
 
 // callHeld makes a streaming call of client c to base with the mock m of
@@ -51,6 +53,7 @@ func callHeld(c streamingClient, base string, conv conversation, m *mockUpstream
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	h.res, h.err = c.stream(ctx, base, conv, o)
+	h.timedOut = ctx.Err() != nil
 	h.outcome, _, _ = hold.result(time.Second)
 	return h
 }
