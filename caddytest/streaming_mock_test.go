@@ -458,6 +458,11 @@ func (m *mockUpstream) serveStream(w http.ResponseWriter, r *http.Request, gz bo
 	sw := startStream(w, gz, http.StatusOK, http.Header{"Content-Type": {s.contentType}})
 	for _, f := range s.head {
 		if !sw.frame(f) {
+			if plan.hold != nil {
+				// The client went away before the hold point: the hold
+				// still reports when the request's context ends.
+				plan.hold.wait(r.Context())
+			}
 			return
 		}
 	}
