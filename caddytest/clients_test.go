@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"cloud.google.com/go/auth"
+	"cloud.google.com/go/auth/httptransport"
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	anthropicopt "github.com/anthropics/anthropic-sdk-go/v2/option"
 	anthropicvertex "github.com/anthropics/anthropic-sdk-go/v2/vertex"
@@ -155,7 +156,7 @@ type chatClient struct{}
 func (chatClient) protocol() proto { return openaiChat }
 
 func (chatClient) generate(ctx context.Context, base string, conv conversation) (result, error) {
-	c := openai.NewClient(openaiopt.WithBaseURL(base+"/v1/"), openaiopt.WithAPIKey(clientKey), openaiopt.WithMaxRetries(0))
+	c := openai.NewClient(openaiopt.WithBaseURL(base+"/v1/"), openaiopt.WithAPIKey(clientKey), openaiopt.WithMaxRetries(0), openaiopt.WithHTTPClient(sdkHTTPClient))
 	params, opts := chatParams(conv)
 	resp, err := c.Chat.Completions.New(ctx, params, opts...)
 	if err != nil {
@@ -205,7 +206,7 @@ type responsesClient struct{}
 func (responsesClient) protocol() proto { return openaiResponses }
 
 func (responsesClient) generate(ctx context.Context, base string, conv conversation) (result, error) {
-	c := openai.NewClient(openaiopt.WithBaseURL(base+"/v1/"), openaiopt.WithAPIKey(clientKey), openaiopt.WithMaxRetries(0))
+	c := openai.NewClient(openaiopt.WithBaseURL(base+"/v1/"), openaiopt.WithAPIKey(clientKey), openaiopt.WithMaxRetries(0), openaiopt.WithHTTPClient(sdkHTTPClient))
 	params, opts := responsesParams(conv)
 	resp, err := c.Responses.New(ctx, params, opts...)
 	if err != nil {
@@ -273,7 +274,10 @@ func (a anthropicClient) protocol() proto {
 }
 
 func (a anthropicClient) generate(ctx context.Context, base string, conv conversation) (result, error) {
-	c := anthropic.NewClient(a.options(ctx, base, conv, clientProject)...)
+	// The HTTP client goes first: the vertex option wraps the client it
+	// finds in its credentials.
+	opts := append([]anthropicopt.RequestOption{anthropicopt.WithHTTPClient(sdkHTTPClient)}, a.options(ctx, base, conv, clientProject)...)
+	c := anthropic.NewClient(opts...)
 	msg, err := c.Messages.New(ctx, anthropicParams(conv))
 	if err != nil {
 		return result{}, err
@@ -367,7 +371,7 @@ func (staticToken) Token(context.Context) (*auth.Token, error) {
 }
 
 func (g genaiClient) generate(ctx context.Context, base string, conv conversation) (result, error) {
-	c, err := genai.NewClient(ctx, g.config(base, clientProject))
+	c, err := g.newClient(ctx, base, clientProject, sdkTransport)
 	if err != nil {
 		return result{}, err
 	}
@@ -413,6 +417,22 @@ func (g genaiClient) config(base, project string) *genai.ClientConfig {
 		cc.APIKey = clientKey
 	}
 	return cc
+}
+
+// newClient returns a genai client for base over transport; a Vertex
+// client names project in its paths and sends the static token. (Left to
+// itself, genai would give every Vertex client a transport of its own,
+// whose keep-alive connections nobody could close.)
+func (g genaiClient) newClient(ctx context.Context, base, project string, transport *http.Transport) (*genai.Client, error) {
+	cc := g.config(base, project)
+	cc.HTTPClient = &http.Client{Transport: transport}
+	if cc.Credentials != nil {
+		// genai only wraps a client it creates itself in the credentials.
+		if err := httptransport.AddAuthorizationMiddleware(cc.HTTPClient, cc.Credentials); err != nil {
+			return nil, err
+		}
+	}
+	return genai.NewClient(ctx, cc)
 }
 
 // genaiParams is conv as genai contents and configuration.

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"cloud.google.com/go/auth"
-	"cloud.google.com/go/auth/httptransport"
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	anthropicopt "github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/openai/openai-go/v3"
@@ -40,7 +39,7 @@ type streamOptions struct {
 	// onText is called with every non-empty text delta as the SDK yields
 	// it, before the next is read.
 	onText func(string)
-	// transport carries the SDK's requests; nil means streamTransport.
+	// transport carries the SDK's requests; nil means sdkTransport.
 	transport *http.Transport
 	// project is the project Vertex clients name in their paths; empty
 	// means clientProject.
@@ -61,7 +60,7 @@ func (o streamOptions) text(s string) {
 func (o streamOptions) httpClient() *http.Client {
 	t := o.transport
 	if t == nil {
-		t = streamTransport
+		t = sdkTransport
 	}
 	// No client timeout: the caller's context bounds the whole stream.
 	return &http.Client{Transport: t}
@@ -74,13 +73,19 @@ func (o streamOptions) vertexProject() string {
 	return o.project
 }
 
-// streamTransport carries the streaming SDK calls; the disconnect test uses
-// its own so that it can close it.
-var streamTransport = newStreamTransport()
+// sdkTransport carries every SDK call of the suite, so that their
+// keep-alive connections share one pool the tests can close (left to
+// themselves, the SDKs clone a transport per client, whose idle
+// connections nobody can close); the disconnect test gives each call its
+// own.
+var sdkTransport = newSDKTransport()
 
-func newStreamTransport() *http.Transport {
-	return &http.Transport{MaxIdleConnsPerHost: 8, IdleConnTimeout: 30 * time.Second}
+func newSDKTransport() *http.Transport {
+	return &http.Transport{MaxIdleConnsPerHost: 16, IdleConnTimeout: 30 * time.Second}
 }
+
+// sdkHTTPClient is the HTTP client of the SDKs' non-streaming calls.
+var sdkHTTPClient = &http.Client{Transport: sdkTransport, Timeout: callTimeout}
 
 // streamingClient is a client SDK with a streaming API.
 type streamingClient interface {
@@ -243,15 +248,11 @@ func (a anthropicClient) stream(ctx context.Context, base string, conv conversat
 
 // stream uses GenerateContentStream (Gemini API or Vertex).
 func (g genaiClient) stream(ctx context.Context, base string, conv conversation, o streamOptions) (streamResult, error) {
-	cc := g.config(base, o.vertexProject())
-	cc.HTTPClient = o.httpClient()
-	if cc.Credentials != nil {
-		// genai only wraps a client it creates itself in the credentials.
-		if err := httptransport.AddAuthorizationMiddleware(cc.HTTPClient, cc.Credentials); err != nil {
-			return streamResult{}, err
-		}
+	tr := o.transport
+	if tr == nil {
+		tr = sdkTransport
 	}
-	c, err := genai.NewClient(ctx, cc)
+	c, err := g.newClient(ctx, base, o.vertexProject(), tr)
 	if err != nil {
 		return streamResult{}, err
 	}

@@ -3,6 +3,8 @@ package caddytest
 import (
 	"context"
 	"errors"
+	"net/http"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -56,6 +58,39 @@ func TestStreamingClientDisconnect(t *testing.T) {
 // during the call and is still running afterwards is a leak.
 var leakIgnores []goleak.Option
 
+// closeIdleConnections closes every keep-alive connection the suite holds
+// idle: the SDKs' default client (http.DefaultTransport), the streaming
+// and raw transports and, from the mocks' side, Caddy's reverse_proxy
+// connections to the upstreams (which closes Caddy's end of them and, in
+// turn, Caddy's server side of the client connections). It then waits for
+// the goroutines of those connections to end.
+func closeIdleConnections(env *testEnv) {
+	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
+	sdkTransport.CloseIdleConnections()
+	rawHTTP.CloseIdleConnections()
+	for _, m := range env.mocks {
+		m.srv.CloseClientConnections()
+	}
+	for prev, end := -1, time.Now().Add(2*time.Second); time.Now().Before(end); {
+		n := runtime.NumGoroutine()
+		if n == prev {
+			return
+		}
+		prev = n
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// settle waits up to d for the number of goroutines to fall back to n:
+// the connections a cancelled stream closes take a few tens of
+// milliseconds to wind down (net/http lingers on a closed connection),
+// which goleak would otherwise spend backing off. goleak still decides.
+func settle(n int, d time.Duration) {
+	for end := time.Now().Add(d); runtime.NumGoroutine() > n && time.Now().Before(end); {
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
 // runDisconnect makes one streaming call that the client cancels at its
 // first text delta, and returns how long the upstream took to see its
 // request cancelled.
@@ -68,14 +103,13 @@ func runDisconnect(t *testing.T, env *testEnv, c streamingClient, up proto) (tim
 	// A transport of the call's own, closed afterwards, so that none of
 	// its keep-alive goroutines outlive the call; everything already
 	// running is not this call's doing.
-	tr := newStreamTransport()
+	tr := newSDKTransport()
 	defer tr.CloseIdleConnections()
-	// Idle keep-alive connections of the shared clients are closed first,
-	// so that none of them is both in the baseline and replaced during
-	// the call.
-	streamTransport.CloseIdleConnections()
-	rawHTTP.CloseIdleConnections()
-	baseline := goleak.IgnoreCurrent()
+	// Every idle keep-alive connection is closed first, so that the
+	// baseline holds only the process-wide goroutines and none of the
+	// per-connection ones that could be reused or replaced during the call.
+	closeIdleConnections(env)
+	baseline, running := goleak.IgnoreCurrent(), runtime.NumGoroutine()
 
 	// The upstream holds back its closing events until its request is
 	// cancelled; holdTimeout ends it otherwise, which the test reports.
@@ -119,6 +153,7 @@ func runDisconnect(t *testing.T, env *testEnv, c streamingClient, up proto) (tim
 	}
 
 	tr.CloseIdleConnections()
+	settle(running, time.Second)
 	if err := goleak.Find(append([]goleak.Option{baseline}, leakIgnores...)...); err != nil {
 		t.Errorf("%s: goroutines left behind after the cancelled stream: %v", name, err)
 	}
