@@ -139,10 +139,7 @@ const holdTimeout = 5 * time.Second
 // until the test releases it, the request is cancelled or a timeout passes.
 // It serves one request.
 type streamHold struct {
-	timeout time.Duration
-	// held is closed when the mock has flushed everything before the
-	// closing events and starts waiting.
-	held        chan struct{}
+	timeout     time.Duration
 	release     chan struct{}
 	releaseOnce sync.Once
 	// done is closed when the wait has ended; outcome and endedAt are set
@@ -161,7 +158,7 @@ const (
 )
 
 func newStreamHold(timeout time.Duration) *streamHold {
-	return &streamHold{timeout: timeout, held: make(chan struct{}), release: make(chan struct{}), done: make(chan struct{})}
+	return &streamHold{timeout: timeout, release: make(chan struct{}), done: make(chan struct{})}
 }
 
 // Release lets the mock send its closing events; it may be called any
@@ -176,7 +173,6 @@ func (h *streamHold) wait(ctx context.Context) bool {
 	if !first {
 		return true // a hold serves one request
 	}
-	close(h.held)
 	timer := time.NewTimer(h.timeout)
 	defer timer.Stop()
 	select {
