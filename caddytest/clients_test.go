@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"cloud.google.com/go/auth"
+	"cloud.google.com/go/auth/httptransport"
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	anthropicopt "github.com/anthropics/anthropic-sdk-go/v2/option"
 	anthropicvertex "github.com/anthropics/anthropic-sdk-go/v2/vertex"
@@ -155,7 +156,25 @@ type chatClient struct{}
 func (chatClient) protocol() proto { return openaiChat }
 
 func (chatClient) generate(ctx context.Context, base string, conv conversation) (result, error) {
-	c := openai.NewClient(openaiopt.WithBaseURL(base+"/v1/"), openaiopt.WithAPIKey(clientKey), openaiopt.WithMaxRetries(0))
+	c := openai.NewClient(openaiopt.WithBaseURL(base+"/v1/"), openaiopt.WithAPIKey(clientKey), openaiopt.WithMaxRetries(0), openaiopt.WithHTTPClient(sdkHTTPClient))
+	params, opts := chatParams(conv)
+	resp, err := c.Chat.Completions.New(ctx, params, opts...)
+	if err != nil {
+		return result{}, err
+	}
+	var res result
+	if len(resp.Choices) > 0 {
+		res.Text = resp.Choices[0].Message.Content
+		res.Stop = normaliseStop(openaiChat, resp.Choices[0].FinishReason)
+	}
+	res.InputTokens = resp.Usage.PromptTokens
+	res.OutputTokens = resp.Usage.CompletionTokens
+	return res, nil
+}
+
+// chatParams is conv as a Chat request, with the options for the fields
+// openai-go has no parameter for.
+func chatParams(conv conversation) (openai.ChatCompletionNewParams, []openaiopt.RequestOption) {
 	msgs := []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(conv.System)}
 	for _, t := range conv.Turns {
 		if t.Role == "assistant" {
@@ -178,18 +197,7 @@ func (chatClient) generate(ctx context.Context, base string, conv conversation) 
 	if conv.TopK != 0 {
 		opts = append(opts, openaiopt.WithJSONSet("top_k", conv.TopK))
 	}
-	resp, err := c.Chat.Completions.New(ctx, params, opts...)
-	if err != nil {
-		return result{}, err
-	}
-	var res result
-	if len(resp.Choices) > 0 {
-		res.Text = resp.Choices[0].Message.Content
-		res.Stop = normaliseStop(openaiChat, resp.Choices[0].FinishReason)
-	}
-	res.InputTokens = resp.Usage.PromptTokens
-	res.OutputTokens = resp.Usage.CompletionTokens
-	return res, nil
+	return params, opts
 }
 
 // responsesClient speaks openai-responses through openai-go.
@@ -198,7 +206,34 @@ type responsesClient struct{}
 func (responsesClient) protocol() proto { return openaiResponses }
 
 func (responsesClient) generate(ctx context.Context, base string, conv conversation) (result, error) {
-	c := openai.NewClient(openaiopt.WithBaseURL(base+"/v1/"), openaiopt.WithAPIKey(clientKey), openaiopt.WithMaxRetries(0))
+	c := openai.NewClient(openaiopt.WithBaseURL(base+"/v1/"), openaiopt.WithAPIKey(clientKey), openaiopt.WithMaxRetries(0), openaiopt.WithHTTPClient(sdkHTTPClient))
+	params, opts := responsesParams(conv)
+	resp, err := c.Responses.New(ctx, params, opts...)
+	if err != nil {
+		return result{}, err
+	}
+	return responsesResult(resp), nil
+}
+
+// responsesResult normalises a Responses response object.
+func responsesResult(resp *responses.Response) result {
+	res := result{Text: resp.OutputText(), InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens}
+	switch {
+	case resp.Status == "completed":
+		res.Stop = "end"
+	case resp.Status == "incomplete" && resp.IncompleteDetails.Reason == "max_output_tokens":
+		res.Stop = "max_tokens"
+	case resp.Status == "incomplete" && resp.IncompleteDetails.Reason == "content_filter":
+		res.Stop = "content_filter"
+	default:
+		res.Stop = "other:" + string(resp.Status) + "/" + resp.IncompleteDetails.Reason
+	}
+	return res
+}
+
+// responsesParams is conv as a Responses request, with the options for the
+// fields the Responses API has no parameter for.
+func responsesParams(conv conversation) (responses.ResponseNewParams, []openaiopt.RequestOption) {
 	var input responses.ResponseInputParam
 	for _, t := range conv.Turns {
 		role := responses.EasyInputMessageRoleUser
@@ -224,22 +259,7 @@ func (responsesClient) generate(ctx context.Context, base string, conv conversat
 	if conv.TopK != 0 {
 		opts = append(opts, openaiopt.WithJSONSet("top_k", conv.TopK))
 	}
-	resp, err := c.Responses.New(ctx, params, opts...)
-	if err != nil {
-		return result{}, err
-	}
-	res := result{Text: resp.OutputText(), InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens}
-	switch {
-	case resp.Status == "completed":
-		res.Stop = "end"
-	case resp.Status == "incomplete" && resp.IncompleteDetails.Reason == "max_output_tokens":
-		res.Stop = "max_tokens"
-	case resp.Status == "incomplete" && resp.IncompleteDetails.Reason == "content_filter":
-		res.Stop = "content_filter"
-	default:
-		res.Stop = "other:" + string(resp.Status) + "/" + resp.IncompleteDetails.Reason
-	}
-	return res, nil
+	return params, opts
 }
 
 // anthropicClient speaks anthropic-messages, or vertex-anthropic through the
@@ -254,14 +274,45 @@ func (a anthropicClient) protocol() proto {
 }
 
 func (a anthropicClient) generate(ctx context.Context, base string, conv conversation) (result, error) {
+	// The HTTP client goes first: the vertex option wraps the client it
+	// finds in its credentials.
+	opts := append([]anthropicopt.RequestOption{anthropicopt.WithHTTPClient(sdkHTTPClient)}, a.options(ctx, base, conv, clientProject)...)
+	c := anthropic.NewClient(opts...)
+	msg, err := c.Messages.New(ctx, anthropicParams(conv))
+	if err != nil {
+		return result{}, err
+	}
+	return anthropicResult(a.protocol(), msg), nil
+}
+
+// anthropicResult normalises an Anthropic message.
+func anthropicResult(p proto, msg *anthropic.Message) result {
+	var text strings.Builder
+	for _, b := range msg.Content {
+		if b.Type == "text" {
+			text.WriteString(b.Text)
+		}
+	}
+	u := msg.Usage
+	return result{
+		Text:         text.String(),
+		Stop:         normaliseStop(p, string(msg.StopReason)),
+		InputTokens:  u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens,
+		OutputTokens: u.OutputTokens,
+	}
+}
+
+// options are the client options for base and conv's extra fields; a
+// Vertex client names project in its paths.
+func (a anthropicClient) options(ctx context.Context, base string, conv conversation, project string) []anthropicopt.RequestOption {
 	opts := []anthropicopt.RequestOption{anthropicopt.WithMaxRetries(0)}
 	if a.vertex {
 		creds := &google.Credentials{
-			ProjectID:   clientProject,
+			ProjectID:   project,
 			TokenSource: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: clientKey, TokenType: "Bearer"}),
 		}
 		opts = append(opts,
-			anthropicvertex.WithCredentials(ctx, vertexLocation, clientProject, creds),
+			anthropicvertex.WithCredentials(ctx, vertexLocation, project, creds),
 			anthropicopt.WithBaseURL(base+"/"),
 			// The SDK moves its anthropic-version header into the body;
 			// Vertex documents vertex-2023-10-16 there, which is what
@@ -279,7 +330,11 @@ func (a anthropicClient) generate(ctx context.Context, base string, conv convers
 	if conv.TopK != 0 {
 		opts = append(opts, anthropicopt.WithJSONSet("top_k", conv.TopK))
 	}
-	c := anthropic.NewClient(opts...)
+	return opts
+}
+
+// anthropicParams is conv as a Messages request.
+func anthropicParams(conv conversation) anthropic.MessageNewParams {
 	var msgs []anthropic.MessageParam
 	for _, t := range conv.Turns {
 		if t.Role == "assistant" {
@@ -288,29 +343,13 @@ func (a anthropicClient) generate(ctx context.Context, base string, conv convers
 			msgs = append(msgs, anthropic.NewUserMessage(anthropic.NewTextBlock(t.Text)))
 		}
 	}
-	msg, err := c.Messages.New(ctx, anthropic.MessageNewParams{
+	return anthropic.MessageNewParams{
 		Model:         anthropic.Model(conv.Model),
 		MaxTokens:     conv.MaxTokens,
 		System:        []anthropic.TextBlockParam{{Text: conv.System}},
 		Messages:      msgs,
 		StopSequences: conv.StopSequences,
-	})
-	if err != nil {
-		return result{}, err
 	}
-	var text strings.Builder
-	for _, b := range msg.Content {
-		if b.Type == "text" {
-			text.WriteString(b.Text)
-		}
-	}
-	u := msg.Usage
-	return result{
-		Text:         text.String(),
-		Stop:         normaliseStop(a.protocol(), string(msg.StopReason)),
-		InputTokens:  u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens,
-		OutputTokens: u.OutputTokens,
-	}, nil
 }
 
 // genaiClient speaks gemini or vertex with google.golang.org/genai.
@@ -332,18 +371,72 @@ func (staticToken) Token(context.Context) (*auth.Token, error) {
 }
 
 func (g genaiClient) generate(ctx context.Context, base string, conv conversation) (result, error) {
+	c, err := g.newClient(ctx, base, clientProject, sdkTransport)
+	if err != nil {
+		return result{}, err
+	}
+	contents, cfg := genaiParams(conv)
+	resp, err := c.Models.GenerateContent(ctx, conv.Model, contents, cfg)
+	if err != nil {
+		return result{}, err
+	}
+	var res result
+	if len(resp.Candidates) > 0 {
+		cand := resp.Candidates[0]
+		if cand.Content != nil {
+			var text strings.Builder
+			for _, p := range cand.Content.Parts {
+				if p != nil && !p.Thought {
+					text.WriteString(p.Text)
+				}
+			}
+			res.Text = text.String()
+		}
+		res.Stop = normaliseStop(g.protocol(), string(cand.FinishReason))
+	}
+	if u := resp.UsageMetadata; u != nil {
+		res.InputTokens, res.OutputTokens = genaiUsage(u)
+	}
+	return res, nil
+}
+
+// genaiUsage returns usage metadata in the suite's inclusive meaning.
+func genaiUsage(u *genai.GenerateContentResponseUsageMetadata) (in, out int64) {
+	return int64(u.PromptTokenCount) + int64(u.ToolUsePromptTokenCount), int64(u.CandidatesTokenCount) + int64(u.ThoughtsTokenCount)
+}
+
+// config is the client configuration for base; a Vertex client names
+// project in its paths.
+func (g genaiClient) config(base, project string) *genai.ClientConfig {
 	cc := &genai.ClientConfig{Backend: g.backend, HTTPOptions: genai.HTTPOptions{BaseURL: base}}
 	if g.backend == genai.BackendVertexAI {
-		cc.Project, cc.Location = clientProject, vertexLocation
+		cc.Project, cc.Location = project, vertexLocation
 		cc.Credentials = auth.NewCredentials(&auth.CredentialsOptions{TokenProvider: staticToken{}})
 		cc.HTTPOptions.APIVersion = "v1"
 	} else {
 		cc.APIKey = clientKey
 	}
-	c, err := genai.NewClient(ctx, cc)
-	if err != nil {
-		return result{}, err
+	return cc
+}
+
+// newClient returns a genai client for base over transport; a Vertex
+// client names project in its paths and sends the static token. (Left to
+// itself, genai would give every Vertex client a transport of its own,
+// whose keep-alive connections nobody could close.)
+func (g genaiClient) newClient(ctx context.Context, base, project string, transport *http.Transport) (*genai.Client, error) {
+	cc := g.config(base, project)
+	cc.HTTPClient = &http.Client{Transport: transport}
+	if cc.Credentials != nil {
+		// genai only wraps a client it creates itself in the credentials.
+		if err := httptransport.AddAuthorizationMiddleware(cc.HTTPClient, cc.Credentials); err != nil {
+			return nil, err
+		}
 	}
+	return genai.NewClient(ctx, cc)
+}
+
+// genaiParams is conv as genai contents and configuration.
+func genaiParams(conv conversation) ([]*genai.Content, *genai.GenerateContentConfig) {
 	var contents []*genai.Content
 	for _, t := range conv.Turns {
 		role := genai.Role(genai.RoleUser)
@@ -364,29 +457,7 @@ func (g genaiClient) generate(ctx context.Context, base string, conv conversatio
 		k := float32(conv.TopK)
 		cfg.TopK = &k
 	}
-	resp, err := c.Models.GenerateContent(ctx, conv.Model, contents, cfg)
-	if err != nil {
-		return result{}, err
-	}
-	var res result
-	if len(resp.Candidates) > 0 {
-		cand := resp.Candidates[0]
-		if cand.Content != nil {
-			var text strings.Builder
-			for _, p := range cand.Content.Parts {
-				if p != nil && !p.Thought {
-					text.WriteString(p.Text)
-				}
-			}
-			res.Text = text.String()
-		}
-		res.Stop = normaliseStop(g.protocol(), string(cand.FinishReason))
-	}
-	if u := resp.UsageMetadata; u != nil {
-		res.InputTokens = int64(u.PromptTokenCount) + int64(u.ToolUsePromptTokenCount)
-		res.OutputTokens = int64(u.CandidatesTokenCount) + int64(u.ThoughtsTokenCount)
-	}
-	return res, nil
+	return contents, cfg
 }
 
 // normaliseStop maps a protocol's stop or finish reason to the suite's

@@ -22,6 +22,19 @@
 //     credentials, and requests rejected before any upstream call.
 //   - recordings_test.go: real recorded traffic from ../shared/recordings
 //     (skipped when absent) replayed by the mocks, and checked against them.
+//   - streaming_mock_test.go: the mocks' streaming side: each answers a
+//     streamed request in its protocol's exact streaming form (checking the
+//     request asks for it properly), can hold back its closing events until
+//     the test releases them, fail inside the stream, end it early or reset
+//     the connection; streaming_mocks_test.go checks the mocks themselves.
+//   - streaming_clients_test.go: the SDKs' streaming APIs behind one
+//     interface.
+//   - streaming_pairs_test.go, streaming_failures_test.go,
+//     streaming_disconnect_test.go, streaming_recordings_test.go: the 36
+//     pairs streamed with incremental delivery checked, in-stream errors,
+//     truncation, resets and JSON errors through every SDK, client
+//     cancellation (propagation delay and goroutine leaks), and every
+//     streamed recording replayed to every client.
 //
 // Run it with go test ./caddytest. Tests must not use t.Parallel: they
 // share the one Caddy and its mocks.

@@ -23,6 +23,8 @@ type recordedRequest struct {
 	RawQuery string
 	Header   http.Header
 	Body     []byte
+	// Stream reports that the request asked for a streamed answer.
+	Stream bool
 }
 
 // model returns the model the request names, from the path or the body.
@@ -35,7 +37,8 @@ func (r *recordedRequest) model(p proto) string {
 }
 
 // scenario is a canned answer a test sets on a mock instead of the default
-// success body.
+// success body. A Content-Type of text/event-stream makes the mock write
+// Body event by event, flushing each.
 type scenario struct {
 	Status int
 	Header http.Header
@@ -83,6 +86,8 @@ type mockUpstream struct {
 	violations []string
 	scenario   *scenario
 	reply      reply
+	// stream is how streamed requests are answered (streaming_mock_test.go).
+	stream streamPlan
 }
 
 func newMockUpstream(p proto) *mockUpstream {
@@ -100,6 +105,7 @@ func (m *mockUpstream) resetLocked() {
 	m.last = nil
 	m.violations = nil
 	m.scenario = nil
+	m.stream = streamPlan{}
 	m.reply = reply{Text: "Olá from " + string(m.proto) + "! \"quoted\" ✓", Stop: "end", Usage: defaultUsage}
 }
 
@@ -159,6 +165,7 @@ func (m *mockUpstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		problems = append(problems, "reading the body failed: "+err.Error())
 	}
 	problems = append(problems, validateRequest(m.proto, rec)...)
+	rec.Stream = streamRequested(m.proto, rec)
 
 	m.mu.Lock()
 	m.hits++
@@ -166,7 +173,7 @@ func (m *mockUpstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	for _, p := range problems {
 		m.violations = append(m.violations, fmt.Sprintf("%s %s: %s", r.Method, r.URL.RequestURI(), p))
 	}
-	sc, rep := m.scenario, m.reply
+	sc, rep, plan := m.scenario, m.reply, m.stream
 	m.mu.Unlock()
 
 	// Real providers compress whatever the client accepts; so do the mocks.
@@ -176,7 +183,15 @@ func (m *mockUpstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if sc != nil {
+		if isEventStreamHeader(sc.Header) {
+			writeFrames(w, gz, sc.Status, sc.Header, splitFrames(sc.Body))
+			return
+		}
 		writeBody(w, gz, sc.Status, sc.Header, sc.Body)
+		return
+	}
+	if rec.Stream {
+		m.serveStream(w, r, gz, rec.model(m.proto), rep, plan)
 		return
 	}
 	writeBody(w, gz, http.StatusOK, nil, successBody(m.proto, rec.model(m.proto), rep))
@@ -274,6 +289,8 @@ func validateRequest(p proto, rec *recordedRequest) []string {
 		sort.Strings(unknown)
 		bad("unknown top-level fields %q", unknown)
 	}
+
+	problems = append(problems, validateStreaming(p, rec, root)...)
 
 	switch p {
 	case openaiChat:

@@ -117,8 +117,39 @@ func (p proto) upstreamPath(model string) string {
 	return p.clientPath(model)
 }
 
-// upstreamPathModel checks path against p's upstream endpoint and returns
-// the model it names (empty for protocols with the model in the body).
+// streamMethod is the streaming variant of p's path method, for protocols
+// that say "stream" in the path rather than in the body.
+func (p proto) streamMethod() (method, streaming string, ok bool) {
+	switch p {
+	case gemini, vertex:
+		return ":generateContent", ":streamGenerateContent", true
+	case vertexAnthropic:
+		return ":rawPredict", ":streamRawPredict", true
+	}
+	return "", "", false
+}
+
+// upstreamStreamPath is the exact path an upstream of protocol p must
+// receive for a streamed request for model: the streaming method for the
+// protocols that name it in the path, the same endpoint for the others.
+func (p proto) upstreamStreamPath(model string) string {
+	path := p.upstreamPath(model)
+	if method, streaming, ok := p.streamMethod(); ok {
+		return strings.TrimSuffix(path, method) + streaming
+	}
+	return path
+}
+
+// isStreamPath reports whether path uses p's streaming method
+// (:streamGenerateContent, :streamRawPredict).
+func (p proto) isStreamPath(path string) bool {
+	_, streaming, ok := p.streamMethod()
+	return ok && strings.HasSuffix(path, streaming)
+}
+
+// upstreamPathModel checks path against p's upstream endpoint, streaming or
+// not, and returns the model it names (empty for protocols with the model
+// in the body).
 func (p proto) upstreamPathModel(path string) (model string, ok bool) {
 	var prefix, suffix string
 	switch p {
@@ -130,6 +161,9 @@ func (p proto) upstreamPathModel(path string) (model string, ok bool) {
 		prefix, suffix = "/v1/projects/"+vertexProject+"/locations/"+vertexLocation+"/publishers/google/models/", ":generateContent"
 	case vertexAnthropic:
 		prefix, suffix = "/v1/projects/"+vertexProject+"/locations/"+vertexLocation+"/publishers/anthropic/models/", ":rawPredict"
+	}
+	if method, streaming, _ := p.streamMethod(); p.isStreamPath(path) {
+		suffix = strings.TrimSuffix(suffix, method) + streaming
 	}
 	if !strings.HasPrefix(path, prefix) || !strings.HasSuffix(path, suffix) || len(path) <= len(prefix)+len(suffix) {
 		return "", false

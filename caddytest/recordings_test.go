@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -68,6 +69,22 @@ func recordedModel(p proto, r recording) string {
 	return m
 }
 
+// recordedUpstreamURI is the mock's path and query for a recorded request:
+// the streaming method and its query (alt=sse) when the recorded URL used
+// them.
+func recordedUpstreamURI(p proto, r recording) string {
+	model := recordedModel(p, r)
+	u, err := url.Parse(r.root.Get("request.url").String())
+	if err != nil || !p.isStreamPath(u.Path) {
+		return p.upstreamPath(model)
+	}
+	uri := p.upstreamStreamPath(model)
+	if u.RawQuery != "" {
+		uri += "?" + u.RawQuery
+	}
+	return uri
+}
+
 // TestMocksAcceptRecordedRequests sends every recorded real request body
 // straight to the mock of its protocol: a mock that rejected real provider
 // traffic would make the suite fail for the wrong reason.
@@ -82,7 +99,7 @@ func TestMocksAcceptRecordedRequests(t *testing.T) {
 			t.Run(r.id, func(t *testing.T) {
 				env.mocks.resetAll(t)
 				m := env.mocks[p]
-				req, err := http.NewRequest(http.MethodPost, m.srv.URL+p.upstreamPath(recordedModel(p, r)), strings.NewReader(body.Raw))
+				req, err := http.NewRequest(http.MethodPost, m.srv.URL+recordedUpstreamURI(p, r), strings.NewReader(body.Raw))
 				if err != nil {
 					t.Fatal(err)
 				}
