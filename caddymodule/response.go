@@ -6,6 +6,7 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
@@ -186,6 +187,13 @@ func (tw *translatingWriter) write(status int, b []byte) {
 	_, _ = tw.ResponseWriter.Write(b)
 }
 
+// endsEvent reports whether an event stream whose last bytes are tail ends
+// at an event boundary (a blank line, in any of the SSE line ends).
+func endsEvent(tail []byte) bool {
+	s := string(tail)
+	return len(s) == 0 || strings.HasSuffix(s, "\n\n") || strings.HasSuffix(s, "\r\r") || strings.HasSuffix(s, "\r\n\r\n")
+}
+
 func hasEncoding(h http.Header) bool {
 	ce := h.Get("Content-Encoding")
 	return ce != "" && ce != "identity"
@@ -216,6 +224,7 @@ type passthroughWriter struct {
 
 	rd      *sse.Reader
 	watcher *codec.StreamWatcher
+	tail    []byte // the last bytes passed on, to tell whether an event was cut
 }
 
 // WriteHeader notes that the response has begun, and starts watching an
@@ -239,6 +248,8 @@ func (pw *passthroughWriter) Write(p []byte) (int, error) {
 	if pw.rd != nil && n > 0 {
 		pw.rd.Push(p[:n])
 		pw.observe()
+		pw.tail = append(pw.tail, p[max(0, n-4):n]...)
+		pw.tail = pw.tail[max(0, len(pw.tail)-4):]
 	}
 	return n, err
 }
@@ -279,8 +290,14 @@ func (pw *passthroughWriter) finishStream(h *Handler, client codec.Protocol, mod
 		h.logger.Warn("upstream stream broke off", zap.Error(cause))
 	}
 	e := &codec.Error{Status: http.StatusBadGateway, Kind: mapping.ErrBadGateway, Message: msg}
-	// The blank line ends whatever partial event the upstream left.
-	out := codec.AppendStreamError([]byte("\n\n"), client, &codec.Request{Model: model, Stream: true}, e)
+	// A blank line first ends whatever partial event the upstream left; an
+	// extra one after a complete event would be an empty event to some
+	// clients.
+	var out []byte
+	if !endsEvent(pw.tail) {
+		out = append(out, "\n\n"...)
+	}
+	out = codec.AppendStreamError(out, client, &codec.Request{Model: model, Stream: true}, e)
 	if _, err := pw.ResponseWriterWrapper.Write(out); err == nil {
 		_ = http.NewResponseController(pw.ResponseWriterWrapper.ResponseWriter).Flush()
 	}

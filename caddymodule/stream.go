@@ -72,28 +72,32 @@ func (s *streamTranslator) write(p []byte) (int, error) {
 		return len(p), s.writeErr
 	}
 	s.rd.Push(p)
-	s.pump()
+	if err := s.pump(); err != nil {
+		s.end(err)
+	}
 	return len(p), s.writeErr
 }
 
-// pump translates every complete upstream event pushed so far.
-func (s *streamTranslator) pump() {
+// pump translates every complete upstream event pushed so far. It returns
+// the reader's error once the input cannot go on (io.EOF after CloseInput,
+// io.ErrUnexpectedEOF, sse.ErrEventTooLarge).
+func (s *streamTranslator) pump() error {
 	for !s.done {
 		ev, err := s.rd.Next()
 		if err == sse.ErrNeedInput {
-			return
+			return nil
 		}
 		if err != nil {
-			s.end(err)
-			return
+			return err
 		}
 		s.events = s.dec.Decode(s.events[:0], ev.Name, ev.Data, ev.Bare)
 		s.emit()
 	}
+	return nil
 }
 
-// end closes the stream after the upstream body ended (io.EOF), broke off,
-// or sent something the reader rejects.
+// end closes the stream after the upstream body ended (cause nil), broke
+// off, or sent something the reader rejects.
 func (s *streamTranslator) end(cause error) {
 	if s.done {
 		return
@@ -105,9 +109,6 @@ func (s *streamTranslator) end(cause error) {
 		s.emit()
 		return
 	}
-	if cause == io.EOF {
-		cause = nil
-	}
 	s.events = s.dec.Close(s.events[:0], cause)
 	s.emit()
 }
@@ -118,13 +119,19 @@ func (s *streamTranslator) finish(nextErr error) {
 		return
 	}
 	s.rd.CloseInput()
-	s.pump()
-	if !s.done {
-		if nextErr != nil {
-			s.logger.Warn("upstream stream broke off", zap.Error(nextErr))
-		}
-		s.end(nextErr)
+	err := s.pump()
+	if s.done {
+		return
 	}
+	// The upstream's own failure explains the end better than what the
+	// reader saw of it (a reset between two events reads as a clean EOF).
+	cause := nextErr
+	if cause != nil {
+		s.logger.Warn("upstream stream broke off", zap.Error(cause))
+	} else if err != io.EOF {
+		cause = err
+	}
+	s.end(cause)
 }
 
 // emit encodes the decoded events, writes them and flushes.

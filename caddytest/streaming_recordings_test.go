@@ -22,8 +22,12 @@ type recordedStream struct {
 	// "blocked:"+blockReason).
 	wireStop string
 	// untranslatable names the output kinds llmbridge cannot translate
-	// yet (tool calls, server tools), each once, in order of appearance.
+	// yet (server tools, code execution), each once, in order of
+	// appearance.
 	untranslatable []string
+	// toolCalls counts the client tool calls the stream makes; they are
+	// translated, and make a natural stop a tool use.
+	toolCalls int
 	// failed is the in-stream error the recording ends with.
 	failed string
 }
@@ -74,15 +78,20 @@ func parseFrames(body string) []sseFrame {
 
 // readRecordedStream computes what the recorded stream body of protocol p
 // says, event by event.
-func readRecordedStream(p proto, body string) recordedStream {
+//
+// A translated stream ends at the first terminal event (one capture holds
+// several responses back to back); a passthrough client's SDK reads the
+// bytes to the end, so firstOnly is false for it.
+func readRecordedStream(p proto, body string, firstOnly bool) recordedStream {
 	var rs recordedStream
 	notYet := func(kind string) {
 		if !slices.Contains(rs.untranslatable, kind) {
 			rs.untranslatable = append(rs.untranslatable, kind)
 		}
 	}
+	ended := false
 	for _, f := range parseFrames(body) {
-		if rs.failed != "" {
+		if rs.failed != "" || (ended && firstOnly) {
 			break
 		}
 		ev := gjson.Parse(f.data)
@@ -102,8 +111,13 @@ func readRecordedStream(p proto, body string) recordedStream {
 				d := ch.Get("delta")
 				rs.text += d.Get("content").Str
 				rs.refusal += d.Get("refusal").Str
-				if d.Get("tool_calls").IsArray() || d.Get("function_call").IsObject() {
-					notYet("tool_calls")
+				if d.Get("function_call").IsObject() {
+					notYet("function_call")
+				}
+				for _, tc := range d.Get("tool_calls").Array() {
+					if tc.Get("id").Str != "" {
+						rs.toolCalls++
+					}
 				}
 				if fr := ch.Get("finish_reason"); fr.Type == gjson.String {
 					rs.wireStop = fr.Str
@@ -116,10 +130,15 @@ func readRecordedStream(p proto, body string) recordedStream {
 			case "response.refusal.delta":
 				rs.refusal += ev.Get("delta").Str
 			case "response.output_item.added":
-				if k := ev.Get("item.type").Str; k != "message" && k != "reasoning" {
+				switch k := ev.Get("item.type").Str; k {
+				case "message", "reasoning":
+				case "function_call":
+					rs.toolCalls++
+				default:
 					notYet(k)
 				}
 			case "response.completed", "response.incomplete":
+				ended = true
 				rs.wireStop = ev.Get("response.status").Str
 				if r := ev.Get("response.incomplete_details.reason").Str; r != "" {
 					rs.wireStop += "/" + r
@@ -136,6 +155,8 @@ func readRecordedStream(p proto, body string) recordedStream {
 				case "text":
 					rs.text += ev.Get("content_block.text").Str
 				case "thinking", "redacted_thinking":
+				case "tool_use":
+					rs.toolCalls++
 				default:
 					notYet(k)
 				}
@@ -171,6 +192,12 @@ func readRecordedStream(p proto, body string) recordedStream {
 							rs.text += v.Str
 						}
 					case "thought", "thoughtSignature", "partMetadata":
+					case "functionCall":
+						// Vertex streams a call's arguments over several
+						// parts; only the first names the function.
+						if v.Get("name").Str != "" {
+							rs.toolCalls++
+						}
 					default:
 						notYet(k.Str)
 					}
@@ -297,6 +324,9 @@ type streamReplayCase struct {
 	body     string
 	ct       string
 	want     recordedStream
+	// wantRaw is what a client reading the whole recorded body sees: the
+	// same-family (passthrough) clients.
+	wantRaw recordedStream
 }
 
 // loadStreamReplayCases returns every successful streamed recording
@@ -313,7 +343,8 @@ func loadStreamReplayCases(t *testing.T) []streamReplayCase {
 				continue
 			}
 			body := r.root.Get("response.body").String()
-			out = append(out, streamReplayCase{upstream: up, rec: r, body: body, ct: ct, want: readRecordedStream(up, body)})
+			out = append(out, streamReplayCase{upstream: up, rec: r, body: body, ct: ct,
+				want: readRecordedStream(up, body, true), wantRaw: readRecordedStream(up, body, false)})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].rec.id < out[j].rec.id })
@@ -361,6 +392,9 @@ func runStreamReplay(t *testing.T, env *testEnv, c streamingClient, rc streamRep
 		t.Errorf("%s: the upstream received %d requests (streamed: %v), want 1 streamed request", name, hits, rec != nil && rec.Stream)
 	}
 	sameFamily := cp.family() == up.family()
+	if sameFamily {
+		want = rc.wantRaw
+	}
 	recordedAll := want.text + want.refusal
 
 	expectError := ""
@@ -400,7 +434,12 @@ func runStreamReplay(t *testing.T, env *testEnv, c streamingClient, rc streamRep
 	if res.Refusal != wantRefusal {
 		t.Errorf("%s: client refusal = %q, want the recorded %q", name, res.Refusal, wantRefusal)
 	}
-	wantStop := clientStop(canonicalStop(up, want.wireStop), cp)
+	stop := canonicalStop(up, want.wireStop)
+	if stop == "end" && want.toolCalls > 0 {
+		// Responses and Gemini end a tool-calling turn like any other.
+		stop = "tool_use"
+	}
+	wantStop := clientStop(stop, cp)
 	if sameFamily {
 		wantStop = sameFamilyStop(up, want.wireStop)
 	}
