@@ -802,16 +802,19 @@ func (d *anthropicRequestDecoder) tools(v gjson.Result) *Error {
 
 // tool decodes tools[i]. cache_control is a hint and eager_input_streaming
 // (fine-grained streaming of the input) changes only how the arguments are
-// chunked, so both are recorded as dropped; tool search (defer_loading),
-// programmatic calling (allowed_callers) and input_examples change what the
-// model sees and are rejected.
+// chunked, so both are recorded as dropped. defer_loading (tool search)
+// only keeps a tool's definition out of the context until the model looks
+// for it; no other protocol can defer, so the tool is offered up front, the
+// same capability, and the flag is recorded as dropped (Claude Code sets it
+// on one of its tools). Programmatic calling (allowed_callers) and
+// input_examples change what the model sees and are rejected.
 func (d *anthropicRequestDecoder) tool(t gjson.Result, i int) (Tool, *Error) {
 	path := indexPath("tools", i)
 	if !t.IsObject() {
 		return Tool{}, wrongType(path, "object", t)
 	}
 	var typ, name, desc, schema, strict gjson.Result
-	var hints [2]gjson.Result // cache_control, eager_input_streaming
+	var hints [3]gjson.Result // cache_control, eager_input_streaming, defer_loading
 	var unsupported, unknown string
 	eachMember(t, &d.req.text, func(key, value gjson.Result) bool {
 		switch key.Str {
@@ -829,7 +832,9 @@ func (d *anthropicRequestDecoder) tool(t gjson.Result, i int) (Tool, *Error) {
 			hints[0] = value
 		case "eager_input_streaming":
 			hints[1] = value
-		case "defer_loading", "allowed_callers", "input_examples":
+		case "defer_loading":
+			hints[2] = value
+		case "allowed_callers", "input_examples":
 			if unsupported == "" && value.Type != gjson.Null {
 				unsupported = key.Str
 			}
@@ -876,6 +881,15 @@ func (d *anthropicRequestDecoder) tool(t gjson.Result, i int) (Tool, *Error) {
 			return Tool{}, err
 		}
 		d.req.Dropped = append(d.req.Dropped, path+".eager_input_streaming")
+	}
+	if hints[2].Type != gjson.Null {
+		deferred, err := readBool(hints[2], path+".defer_loading")
+		if err != nil {
+			return Tool{}, err
+		}
+		if deferred {
+			d.req.Dropped = append(d.req.Dropped, path+".defer_loading")
+		}
 	}
 	return tool, nil
 }

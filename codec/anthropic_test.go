@@ -423,7 +423,7 @@ func TestAnthropicDecodeRequestErrors(t *testing.T) {
 		{"tool wrong type", false, body(`"tools":["f"]`), "tools[0]", "expected object, got string"},
 		{"tool type wrong type", false, body(`"tools":[{"type":1,"name":"f","input_schema":{}}]`), "tools[0].type", "expected string"},
 		{"tool unknown member", false, body(`"tools":[{"name":"f","input_schema":{},"parameters":{}}]`), "tools[0].parameters", "unknown field"},
-		{"tool defer_loading", false, body(`"tools":[{"name":"f","input_schema":{},"defer_loading":true}]`), "tools[0].defer_loading", "not supported"},
+		{"tool defer_loading of the wrong type", false, body(`"tools":[{"name":"f","input_schema":{},"defer_loading":"yes"}]`), "tools[0].defer_loading", "expected boolean"},
 		{"tool input_examples", false, body(`"tools":[{"name":"f","input_schema":{},"input_examples":[{}]}]`), "tools[0].input_examples", "not supported"},
 		{"tool allowed_callers", false, body(`"tools":[{"name":"f","input_schema":{},"allowed_callers":["code_execution_20250825"]}]`), "tools[0].allowed_callers", "not supported"},
 		{"tool name missing", false, body(`"tools":[{"input_schema":{}}]`), "tools[0].name", "is required"},
@@ -1598,5 +1598,17 @@ func BenchmarkAnthropicAppendResponse(b *testing.B) {
 		if dst, err = AppendResponse(dst[:0], AnthropicMessages, &resp); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func TestAnthropicDeferLoadingIsAHint(t *testing.T) {
+	var req Request
+	body := `{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"x"}],` +
+		`"tools":[{"name":"a","input_schema":{"type":"object"},"defer_loading":true},{"name":"b","input_schema":{"type":"object"},"defer_loading":false}]}`
+	if err := DecodeRequest(AnthropicMessages, []byte(body), &req); err != nil {
+		t.Fatal(err)
+	}
+	if len(req.Tools) != 2 || !reflect.DeepEqual(req.Dropped, []string{"tools[0].defer_loading"}) {
+		t.Errorf("tools %+v, dropped %q", req.Tools, req.Dropped)
 	}
 }
