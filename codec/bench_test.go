@@ -108,3 +108,62 @@ func BenchmarkTranslateResponse(b *testing.B) {
 		})
 	}
 }
+
+// benchAgentRequest is a realistic ~90 KB agent request, shaped like
+// Claude Code's: a 28 KB system prompt in three blocks, 12 tools with large
+// schemas, and a 10-message history with tool calls and results.
+func benchAgentRequest() *Request {
+	r := &Request{Model: "bench-model", MaxTokens: OptInt{Value: 32000, Set: true}}
+	block := strings.Repeat("You are an interactive CLI tool. Follow the \"rules\" below carefully.\n", 135)
+	for range 3 {
+		r.System = append(r.System, Part{Type: PartText, Text: block})
+	}
+	prop := `"p%d":{"type":"string","description":"` + strings.Repeat("A parameter that controls one aspect of the tool. ", 12) + `"}`
+	for i := range 12 {
+		var props []string
+		for j := range 8 {
+			props = append(props, strings.Replace(prop, "%d", strconv.Itoa(j), 1))
+		}
+		r.Tools = append(r.Tools, Tool{Kind: ToolFunction, Name: "tool_" + strconv.Itoa(i),
+			Description: strings.Repeat("Runs an operation in the workspace and returns its output. ", 6),
+			Parameters:  `{"type":"object","properties":{` + strings.Join(props, ",") + `},"required":["p0"],"additionalProperties":false}`})
+	}
+	for i := range 5 {
+		id := "toolu_" + strconv.Itoa(i)
+		r.Messages = append(r.Messages,
+			Message{Role: RoleUser, Parts: []Part{{Type: PartText, Text: "Please look at file " + strconv.Itoa(i) + " and fix the \"bug\".\n"}}},
+			Message{Role: RoleAssistant, Parts: []Part{{Type: PartText, Text: "Reading the file."},
+				{Type: PartToolCall, ToolCallID: id, ToolName: "tool_1", Arguments: `{"p0":"src/file` + strconv.Itoa(i) + `.go","p1":"all"}`}}})
+		r.Messages = append(r.Messages, Message{Role: RoleUser, Parts: []Part{{Type: PartToolResult, ToolCallID: id, ToolName: "tool_1",
+			Content: []Part{{Type: PartText, Text: strings.Repeat("package main\n\nfunc main() {\n\tprintln(\"hello\")\n}\n", 40)}}}}})
+	}
+	return r
+}
+
+// BenchmarkTranslateAgentRequest measures the translation of a ~90 KB agent
+// request, decode plus encode, as the handler does it.
+func BenchmarkTranslateAgentRequest(b *testing.B) {
+	pairs := [][2]Protocol{{AnthropicMessages, OpenAIChat}, {OpenAIResponses, AnthropicMessages}, {AnthropicMessages, Gemini}}
+	for _, pair := range pairs {
+		from, to := pair[0], pair[1]
+		body, err := AppendRequest(nil, from, benchAgentRequest(), EncodeOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(string(from)+"->"+string(to), func(b *testing.B) {
+			out := make([]byte, 0, 128<<10)
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				req := new(Request)
+				if err := DecodeRequest(from, body, req); err != nil {
+					b.Fatal(err)
+				}
+				req.Model = "bench-model"
+				if out, err = AppendRequest(out[:0], to, req, EncodeOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
