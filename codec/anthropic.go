@@ -267,7 +267,7 @@ func (d *anthropicRequestDecoder) content(v gjson.Result, i int) *Error {
 	}
 	j := 0
 	var err *Error
-	v.ForEach(func(_, b gjson.Result) bool {
+	eachMember(v, &d.req.text, func(_, b gjson.Result) bool {
 		var p Part
 		p, err = d.block(b, anthropicBlockPos{msg: i, block: j})
 		if err != nil {
@@ -1009,14 +1009,7 @@ func anthropicRejectNonEmpty(path string, v gjson.Result, why string) *Error {
 }
 
 // anthropicCount returns the number of elements of a JSON array.
-func anthropicCount(v gjson.Result) int {
-	n := 0
-	v.ForEach(func(_, _ gjson.Result) bool {
-		n++
-		return true
-	})
-	return n
-}
+func anthropicCount(v gjson.Result) int { return countMembers(v) }
 
 // appendAnthropicRequest appends req as a Messages request body. Fields go
 // in a fixed order; only fields that are set are written, except max_tokens,

@@ -103,6 +103,19 @@ func eachRawMember(raw string, a *textArena, fn func(key, value string) bool) {
 	}
 }
 
+// countMembers returns the number of members of the object or array v,
+// skipping their values without parsing them (for sizing slices before a
+// decode).
+func countMembers(v gjson.Result) int {
+	var a textArena
+	n := 0
+	eachRawMember(v.Raw, &a, func(string, string) bool {
+		n++
+		return true
+	})
+	return n
+}
+
 // result builds the gjson.Result of one raw JSON value.
 func (a *textArena) result(raw string) gjson.Result {
 	if raw[0] == '"' {

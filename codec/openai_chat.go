@@ -603,11 +603,7 @@ func (d *chatRequestDecoder) decodeMessages() *Error {
 	case !v.IsArray():
 		return wrongType("messages", "array", v)
 	}
-	n := 0
-	v.ForEach(func(_, _ gjson.Result) bool {
-		n++
-		return true
-	})
+	n := countMembers(v)
 	if n == 0 {
 		return invalid("messages", "must not be empty")
 	}
