@@ -114,9 +114,9 @@ func (d *anthropicRequestDecoder) field(name string, v gjson.Result) *Error {
 	case "tool_choice":
 		return d.toolChoice(v)
 	case "container":
-		return anthropicReject(name, v, "code execution containers are not supported")
+		return rejectUnlessNull(v, name, "code execution containers are not supported")
 	case "output_format", "output_config":
-		return anthropicReject(name, v, "structured output and output configuration are not supported yet")
+		return rejectUnlessNull(v, name, "structured output and output configuration are not supported yet")
 	}
 	return unknownField(name)
 }
@@ -147,7 +147,7 @@ func (d *anthropicRequestDecoder) messages(v gjson.Result) *Error {
 	if !v.IsArray() {
 		return wrongType("messages", "array", v)
 	}
-	n := anthropicCount(v)
+	n := countMembers(v)
 	if n == 0 {
 		return invalid("messages", "must contain at least one message")
 	}
@@ -290,7 +290,7 @@ func (d *anthropicRequestDecoder) system(v gjson.Result) *Error {
 	case v.Type == gjson.String:
 		req.System = append(req.System, Part{Type: PartText, Text: v.Str})
 	case v.IsArray():
-		req.System = slices.Grow(req.System, anthropicCount(v))
+		req.System = slices.Grow(req.System, countMembers(v))
 		j := 0
 		var err *Error
 		eachMember(v, &d.req.text, func(_, b gjson.Result) bool {
@@ -679,7 +679,7 @@ func (d *anthropicRequestDecoder) toolResult(f *anthropicBlock, pos anthropicBlo
 			p.Content = []Part{{Type: PartText, Text: f.content.Str}}
 		}
 	case f.content.IsArray():
-		n := anthropicCount(f.content)
+		n := countMembers(f.content)
 		if n == 0 {
 			break
 		}
@@ -713,7 +713,7 @@ func anthropicCitations(v gjson.Result, pos anthropicBlockPos) *Error {
 		return nil
 	case !v.IsArray():
 		return wrongType(pos.path(".citations"), "array", v)
-	case anthropicCount(v) > 0:
+	case countMembers(v) > 0:
 		return unsupportedField(pos.path(".citations"), "text citations are not supported yet")
 	}
 	return nil
@@ -785,7 +785,7 @@ func (d *anthropicRequestDecoder) tools(v gjson.Result) *Error {
 		return wrongType("tools", "array", v)
 	}
 	req := d.req
-	req.Tools = slices.Grow(req.Tools, anthropicCount(v))
+	req.Tools = slices.Grow(req.Tools, countMembers(v))
 	i := 0
 	var err *Error
 	eachMember(v, &req.text, func(_, t gjson.Result) bool {
@@ -985,15 +985,6 @@ func anthropicObjectHint(req *Request, path string, v gjson.Result) *Error {
 	return nil
 }
 
-// anthropicReject rejects a capability field outside the current scope;
-// null is absent.
-func anthropicReject(path string, v gjson.Result, why string) *Error {
-	if v.Type == gjson.Null {
-		return nil
-	}
-	return unsupportedField(path, why)
-}
-
 // anthropicRejectNonEmpty rejects an array capability field unless it is
 // empty, which asks for nothing.
 func anthropicRejectNonEmpty(path string, v gjson.Result, why string) *Error {
@@ -1002,14 +993,11 @@ func anthropicRejectNonEmpty(path string, v gjson.Result, why string) *Error {
 		return nil
 	case !v.IsArray():
 		return wrongType(path, "array", v)
-	case anthropicCount(v) == 0:
+	case countMembers(v) == 0:
 		return nil
 	}
 	return unsupportedField(path, why)
 }
-
-// anthropicCount returns the number of elements of a JSON array.
-func anthropicCount(v gjson.Result) int { return countMembers(v) }
 
 // appendAnthropicRequest appends req as a Messages request body. Fields go
 // in a fixed order; only fields that are set are written, except max_tokens,
@@ -1712,7 +1700,7 @@ func decodeAnthropicResponseBlock(b gjson.Result) (Part, *Error) {
 		return Part{}, anthropicBadUpstream(`content block type "` + typ.Str + `" cannot be translated yet`)
 	case text.Type != gjson.String:
 		return Part{}, anthropicBadUpstream("text block has no text")
-	case citations.IsArray() && anthropicCount(citations) > 0:
+	case citations.IsArray() && countMembers(citations) > 0:
 		return Part{}, anthropicBadUpstream("text citations cannot be translated yet")
 	}
 	return Part{Type: PartText, Text: text.Str}, nil

@@ -3,6 +3,8 @@ package codec
 import (
 	"strconv"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
@@ -48,6 +50,15 @@ func invalid(path, message string) *Error {
 // unsupportedField rejects a field the codec knows it cannot carry.
 func unsupportedField(path, why string) *Error {
 	return invalid(path, "field is not supported by llmbridge for translation: "+why)
+}
+
+// rejectUnlessNull rejects a capability field outside what llmbridge
+// translates, unless it is null (which means absent).
+func rejectUnlessNull(v gjson.Result, path, why string) *Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	return unsupportedField(path, why)
 }
 
 // unknownField rejects a field the codec does not know.

@@ -136,21 +136,21 @@ func (d *chatRequestDecoder) field(key string, v gjson.Result) *Error {
 
 	// Capabilities outside the current scope.
 	case "top_logprobs":
-		return chatReject(v, key, "log probabilities are not supported yet")
+		return rejectUnlessNull(v, key, "log probabilities are not supported yet")
 	case "logit_bias":
-		return chatReject(v, key, "token biases cannot be translated")
+		return rejectUnlessNull(v, key, "token biases cannot be translated")
 	case "audio":
-		return chatReject(v, key, "audio output is not supported yet")
+		return rejectUnlessNull(v, key, "audio output is not supported yet")
 	case "functions", "function_call":
-		return chatReject(v, key, "the deprecated functions API is not supported; use tools and tool_choice")
+		return rejectUnlessNull(v, key, "the deprecated functions API is not supported; use tools and tool_choice")
 	case "reasoning_effort":
-		return chatReject(v, key, "reasoning settings are not supported yet")
+		return rejectUnlessNull(v, key, "reasoning settings are not supported yet")
 	case "verbosity":
-		return chatReject(v, key, "output verbosity is not supported yet")
+		return rejectUnlessNull(v, key, "output verbosity is not supported yet")
 	case "prediction":
-		return chatReject(v, key, "predicted outputs are not supported yet")
+		return rejectUnlessNull(v, key, "predicted outputs are not supported yet")
 	case "web_search_options":
-		return chatReject(v, key, "web search is not supported yet")
+		return rejectUnlessNull(v, key, "web search is not supported yet")
 	default:
 		return unknownField(key)
 	}
@@ -539,15 +539,6 @@ func chatResponseFormat(v gjson.Result) *Error {
 	return invalid("response_format.type", `unknown value "`+typ.Str+`"`)
 }
 
-// chatReject rejects a capability field that is not translated yet; null
-// means absent and is accepted.
-func chatReject(v gjson.Result, path, why string) *Error {
-	if v.Type == gjson.Null {
-		return nil
-	}
-	return unsupportedField(path, why)
-}
-
 // chatOptionalString keeps a string field for later; null means absent.
 func chatOptionalString(v gjson.Result, path string, dst *gjson.Result) *Error {
 	if v.Type != gjson.Null && v.Type != gjson.String {
@@ -913,9 +904,9 @@ func (d *chatRequestDecoder) messageField(i int, key string, v gjson.Result, f *
 		}
 		return d.hint(indexPath("messages", i)+".annotations", v, v.IsArray(), "array")
 	case "function_call":
-		return chatReject(v, indexPath("messages", i)+".function_call", "the deprecated functions API is not supported; use tool_calls")
+		return rejectUnlessNull(v, indexPath("messages", i)+".function_call", "the deprecated functions API is not supported; use tool_calls")
 	case "audio":
-		return chatReject(v, indexPath("messages", i)+".audio", "audio is not supported yet")
+		return rejectUnlessNull(v, indexPath("messages", i)+".audio", "audio is not supported yet")
 	default:
 		return unknownField(indexPath("messages", i) + "." + key)
 	}

@@ -173,19 +173,19 @@ func (d *responsesRequestDecoder) field(key string, v gjson.Result) *Error {
 
 	// Capabilities outside the current scope.
 	case "previous_response_id", "conversation":
-		return responsesRejectUnlessNull(v, key, "server-side conversation state is not supported; send the history in input")
+		return rejectUnlessNull(v, key, "server-side conversation state is not supported; send the history in input")
 	case "prompt":
-		return responsesRejectUnlessNull(v, key, "prompt templates are stored on the provider's servers and cannot be translated")
+		return rejectUnlessNull(v, key, "prompt templates are stored on the provider's servers and cannot be translated")
 	case "prompt_cache_retention", "prompt_cache_options":
-		return responsesRejectUnlessNull(v, key, "prompt cache lifetimes and modes cannot be guaranteed by other providers")
+		return rejectUnlessNull(v, key, "prompt cache lifetimes and modes cannot be guaranteed by other providers")
 	case "context_management":
-		return responsesRejectUnlessNull(v, key, "server-side context compaction is not supported")
+		return rejectUnlessNull(v, key, "server-side context compaction is not supported")
 	case "moderation":
-		return responsesRejectUnlessNull(v, key, "provider-side moderation of input and output is not supported")
+		return rejectUnlessNull(v, key, "provider-side moderation of input and output is not supported")
 	case "access_programs":
-		return responsesRejectUnlessNull(v, key, "access programs are specific to OpenAI")
+		return rejectUnlessNull(v, key, "access programs are specific to OpenAI")
 	case "image":
-		return responsesRejectUnlessNull(v, key, "image options are not supported yet")
+		return rejectUnlessNull(v, key, "image options are not supported yet")
 	default:
 		return unknownField(key)
 	}
@@ -231,14 +231,6 @@ func (d *responsesRequestDecoder) hint(path string, v gjson.Result, k responsesH
 	}
 	d.req.Dropped = append(d.req.Dropped, path)
 	return nil
-}
-
-// responsesRejectUnlessNull rejects a capability field that the client set.
-func responsesRejectUnlessNull(v gjson.Result, path, why string) *Error {
-	if v.Type == gjson.Null {
-		return nil
-	}
-	return unsupportedField(path, why)
 }
 
 // streamOptions decodes stream_options, whose only option is a hint.
@@ -506,7 +498,7 @@ func responsesTextConfig(v gjson.Result) *Error {
 		case "format":
 			err = responsesTextFormat(value)
 		case "verbosity":
-			err = responsesRejectUnlessNull(value, "text.verbosity", "output verbosity cannot be translated")
+			err = rejectUnlessNull(value, "text.verbosity", "output verbosity cannot be translated")
 		default:
 			err = unknownField("text." + key.Str)
 		}
@@ -561,11 +553,11 @@ func (d *responsesRequestDecoder) reasoning(v gjson.Result) *Error {
 	v.ForEach(func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "effort":
-			err = responsesRejectUnlessNull(value, "reasoning.effort", "reasoning effort is not supported yet")
+			err = rejectUnlessNull(value, "reasoning.effort", "reasoning effort is not supported yet")
 		case "context":
-			err = responsesRejectUnlessNull(value, "reasoning.context", "reasoning context modes are not supported yet")
+			err = rejectUnlessNull(value, "reasoning.context", "reasoning context modes are not supported yet")
 		case "mode":
-			err = responsesRejectUnlessNull(value, "reasoning.mode", "reasoning execution modes are not supported yet")
+			err = rejectUnlessNull(value, "reasoning.mode", "reasoning execution modes are not supported yet")
 		case "summary", "generate_summary":
 			err = d.reasoningSummary("reasoning."+key.Str, value)
 		default:
