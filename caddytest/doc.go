@@ -35,6 +35,14 @@
 //     truncation, resets and JSON errors through every SDK, client
 //     cancellation (propagation delay and goroutine leaks), and every
 //     streamed recording replayed to every client.
+//   - tools_clients_test.go, tools_mock_test.go, tools_test.go: function
+//     tools, tool calls and results, and images, for the 36 pairs streaming
+//     and not: a complete agent turn (the upstream checks the tool
+//     definition, answers a call with fragmented streamed arguments, then
+//     checks the call and its result in the history), two parallel calls,
+//     a call without arguments, and a base64 PNG user image checked byte
+//     for byte upstream. A mock's check hook (mock_test.go) adds a test's
+//     own validation of the request body.
 //
 // Run it with go test ./caddytest. Tests must not use t.Parallel: they
 // share the one Caddy and its mocks.

@@ -88,6 +88,10 @@ type mockUpstream struct {
 	reply      reply
 	// stream is how streamed requests are answered (streaming_mock_test.go).
 	stream streamPlan
+	// check, when set, adds the test's own validation of the request body
+	// (tools_mock_test.go): a request it finds problems in is a violation
+	// and answered 400, like any invalid request.
+	check func(body []byte) []string
 }
 
 func newMockUpstream(p proto) *mockUpstream {
@@ -106,6 +110,7 @@ func (m *mockUpstream) resetLocked() {
 	m.violations = nil
 	m.scenario = nil
 	m.stream = streamPlan{}
+	m.check = nil
 	m.reply = reply{Text: "Olá from " + string(m.proto) + "! \"quoted\" ✓", Stop: "end", Usage: defaultUsage}
 }
 
@@ -166,6 +171,12 @@ func (m *mockUpstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	problems = append(problems, validateRequest(m.proto, rec)...)
 	rec.Stream = streamRequested(m.proto, rec)
+	m.mu.Lock()
+	check := m.check
+	m.mu.Unlock()
+	if check != nil && len(problems) == 0 {
+		problems = append(problems, check(rec.Body)...)
+	}
 
 	m.mu.Lock()
 	m.hits++
