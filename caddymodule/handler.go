@@ -142,6 +142,28 @@ func checkPathModel(model string) *codec.Error {
 	return nil
 }
 
+// maxDroppedHeader bounds the Llmbridge-Dropped header: a long history can
+// drop a hint per message (cache_control), and response headers must stay
+// small.
+const maxDroppedHeader = 2048
+
+// droppedHeader lists dropped field paths for the Llmbridge-Dropped header,
+// ending with "..." when the list is longer than maxDroppedHeader.
+func droppedHeader(paths []string) string {
+	var b strings.Builder
+	for i, p := range paths {
+		if b.Len()+len(p)+2 > maxDroppedHeader {
+			b.WriteString(", ...")
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(p)
+	}
+	return b.String()
+}
+
 // translate handles a request whose client and upstream protocols differ.
 func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, rt route, body []byte) error {
 	client := rt.protocol
@@ -175,7 +197,7 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 		return nil
 	}
 	if len(req.Dropped) > 0 {
-		w.Header().Set("Llmbridge-Dropped", strings.Join(req.Dropped, ", "))
+		w.Header().Set("Llmbridge-Dropped", droppedHeader(req.Dropped))
 		h.logger.Debug("dropped hint fields", zap.Strings("fields", req.Dropped))
 	}
 	setBody(r, out)

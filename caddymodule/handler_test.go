@@ -271,3 +271,17 @@ func TestProvisionAndValidate(t *testing.T) {
 		t.Errorf("provisioned %+v", h)
 	}
 }
+
+func TestDroppedHeader(t *testing.T) {
+	if got := droppedHeader([]string{"store", "metadata"}); got != "store, metadata" {
+		t.Errorf("got %q", got)
+	}
+	many := make([]string, 1000)
+	for i := range many {
+		many[i] = "messages[" + strings.Repeat("9", 3) + "].content[0].cache_control"
+	}
+	got := droppedHeader(many)
+	if len(got) > maxDroppedHeader+5 || !strings.HasSuffix(got, ", ...") {
+		t.Errorf("len %d, ends %q", len(got), got[len(got)-10:])
+	}
+}
