@@ -3,6 +3,7 @@ package caddytest
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"io"
 	"net"
@@ -294,6 +295,12 @@ func hostileCatalogue() []hostileCase {
 			}
 			return bytes.Replace(minimalBody(cp, model), []byte(`"`+model+`"`), []byte(`42`), 1)
 		}, want: bad},
+		{name: "stream is a string", body: func(cp proto, model string) []byte {
+			if cp.modelInPath() {
+				return nil
+			}
+			return requestWith(cp, model, "["+hiMessage(cp)+"]", `,"stream":"yes"`)
+		}, want: bad},
 		{name: "model escapes the upstream path", body: func(cp proto, model string) []byte {
 			if cp.modelInPath() {
 				return nil
@@ -304,7 +311,7 @@ func hostileCatalogue() []hostileCase {
 		// Depth and size.
 		{name: "10000-deep nesting in content", body: func(cp proto, model string) []byte {
 			return withContent(cp, model, nested(10000))
-		}, want: bad},
+		}, want: bad, ptWant: http.StatusOK},
 		{name: "10000-deep nesting in an unknown field", body: func(cp proto, model string) []byte {
 			return requestWith(cp, model, "["+hiMessage(cp)+"]", `,"x_unknown":`+nested(10000))
 		}, want: bad},
@@ -417,6 +424,15 @@ func hostileCatalogue() []hostileCase {
 			req.URL.Path = unknownPaths[cp].path
 			return do(t, req)
 		}, want: http.StatusNotFound, ptWant: http.StatusNotFound},
+		{name: "gzip-encoded body", body: minimal, send: func(t *testing.T, base string, cp proto, model string, body []byte) rawResponse {
+			var buf bytes.Buffer
+			zw := gzip.NewWriter(&buf)
+			_, _ = zw.Write(body)
+			_ = zw.Close()
+			req := newClientRequest(t, http.MethodPost, base, cp, model, buf.Bytes())
+			req.Header.Set("Content-Encoding", "gzip")
+			return do(t, req)
+		}, want: bad, ptWant: bad},
 		{name: "Content-Length shorter than the body", body: minimal, send: sendLyingLength(-10),
 			want: bad, ptWant: bad, limit: 5 * time.Second},
 		{name: "Content-Length longer than the body", body: minimal, send: sendLyingLength(+100),
