@@ -19,7 +19,13 @@
 //   - pairs_test.go, errors_test.go, passthrough_test.go,
 //     credentials_test.go, hostile_test.go: the 36 client->upstream pairs,
 //     upstream errors and unreachable upstreams, byte-exact passthrough,
-//     credentials, and requests rejected before any upstream call.
+//     credentials, and the hostile-input catalogue (hostile_test.go): one
+//     table of malformed, mistyped, deep, huge, duplicated, mis-framed and
+//     mis-routed requests, run for every client protocol through a
+//     cross-family upstream and, where llmbridge itself validates, a
+//     same-family one; each must be a 4xx in the client's error format
+//     with no upstream call (or, where the case says so, be forwarded),
+//     within 2 s.
 //   - recordings_test.go: real recorded traffic from ../shared/recordings
 //     (skipped when absent) replayed by the mocks, and checked against them.
 //   - streaming_mock_test.go: the mocks' streaming side: each answers a
