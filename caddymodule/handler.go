@@ -228,6 +228,26 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 // aborted the response.
 var errUpstreamAborted = errors.New("upstream response aborted")
 
+// repeatedKey returns the first of keys that appears more than once at the
+// top level of the JSON object body, or "".
+func repeatedKey(body []byte, keys ...string) string {
+	var seen [4]int
+	found := ""
+	gjson.ParseBytes(body).ForEach(func(k, _ gjson.Result) bool {
+		for i, key := range keys {
+			if k.Str == key {
+				seen[i]++
+				if seen[i] == 2 {
+					found = key
+					return false
+				}
+			}
+		}
+		return true
+	})
+	return found
+}
+
 // passthrough handles a request whose client and upstream protocols share a
 // wire format. The body passes byte for byte, except for the edits the
 // dialects need (Anthropic on Vertex has no model and an anthropic_version).
@@ -235,6 +255,12 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 	client := rt.protocol
 	if !gjson.ValidBytes(body) || !gjson.ParseBytes(body).IsObject() {
 		writeError(w, client, codec.NewError(mapping.ErrInvalidRequest, "request body is not a valid JSON object"))
+		return nil
+	}
+	if key := repeatedKey(body, "model", "stream", "anthropic_version"); key != "" {
+		// llmbridge reads these keys to route and edit the body; a second
+		// copy would make the path and the body name different things.
+		writeError(w, client, &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Param: key, Message: "key " + strconv.Quote(key) + " appears more than once"})
 		return nil
 	}
 	model, stream := rt.model, rt.stream

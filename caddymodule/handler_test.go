@@ -285,3 +285,15 @@ func TestDroppedHeader(t *testing.T) {
 		t.Errorf("len %d, ends %q", len(got), got[len(got)-10:])
 	}
 }
+
+func TestPassthroughRejectsRepeatedRoutingKeys(t *testing.T) {
+	h := newTestHandler(t, &Handler{Upstream: "vertex-anthropic", VertexProject: "p", VertexLocation: "l"})
+	r := httptest.NewRequest("POST", "/v1/messages", strings.NewReader(`{"model":"a","model":"b","max_tokens":1,"messages":[]}`))
+	w, call := serve(t, h, r, jsonAnswer(200, "{}"))
+	if call.called || w.Code != 400 || gjson.Get(w.Body.String(), "error.type").Str != "invalid_request_error" {
+		t.Fatalf("status %d, upstream called %v: %s", w.Code, call.called, w.Body)
+	}
+	if got := repeatedKey([]byte(`{"stream":true,"x":{"stream":1},"model":"m"}`), "model", "stream"); got != "" {
+		t.Errorf("nested keys counted: %q", got)
+	}
+}

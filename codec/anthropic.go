@@ -153,7 +153,8 @@ func (d *anthropicRequestDecoder) messages(v gjson.Result) *Error {
 	}
 	d.sawMessages = true
 	req := d.req
-	req.Messages = slices.Grow(req.Messages, n)
+	// A repeated key replaces the earlier value, as JSON decoders do.
+	req.Messages = slices.Grow(req.Messages[:0], n)
 	d.parts = make([]Part, 0, n)
 	i := 0
 	var err *Error
@@ -284,6 +285,8 @@ func (d *anthropicRequestDecoder) content(v gjson.Result, i int) *Error {
 // blocks like those of a message.
 func (d *anthropicRequestDecoder) system(v gjson.Result) *Error {
 	req := d.req
+	// A repeated key replaces the earlier value, as JSON decoders do.
+	req.System = req.System[:0]
 	switch {
 	case v.Type == gjson.Null:
 		return nil
@@ -623,6 +626,9 @@ func (d *anthropicRequestDecoder) mediaSource(f *anthropicBlock, pos anthropicBl
 			return Part{}, anthropicRequired(path+".media_type", mediaType)
 		case data.Type != gjson.String || data.Str == "":
 			return Part{}, anthropicRequired(path+".data", data)
+		}
+		if err := checkBase64(path+".data", data.Str); err != nil {
+			return Part{}, err
 		}
 		p.MediaType, p.Data = mediaType.Str, data.Str
 	case "url":

@@ -1612,3 +1612,15 @@ func TestAnthropicDeferLoadingIsAHint(t *testing.T) {
 		t.Errorf("tools %+v, dropped %q", req.Tools, req.Dropped)
 	}
 }
+
+func TestAnthropicRepeatedKeysReplace(t *testing.T) {
+	var req Request
+	body := `{"model":"m","max_tokens":5,"system":"one","system":"two",` +
+		`"messages":[{"role":"user","content":"first"}],"messages":[{"role":"user","content":"second"}]}`
+	if err := DecodeRequest(AnthropicMessages, []byte(body), &req); err != nil {
+		t.Fatal(err)
+	}
+	if len(req.Messages) != 1 || req.Messages[0].Parts[0].Text != "second" || len(req.System) != 1 || req.System[0].Text != "two" {
+		t.Errorf("messages %+v, system %+v", req.Messages, req.System)
+	}
+}

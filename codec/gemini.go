@@ -952,6 +952,10 @@ func decodeGeminiMedia(v gjson.Result, fpath string, file bool, a *textArena) (P
 		return part, unsupportedField(fpath+".fileUri", "Files API files are server-side state that other providers cannot read")
 	case file && !strings.HasPrefix(uri, "https://") && !strings.HasPrefix(uri, "http://") && !strings.HasPrefix(uri, "gs://"):
 		return part, invalid(fpath+".fileUri", "must be an http(s) or gs:// URI")
+	case !file:
+		if err := checkBase64(fpath+".data", data); err != nil {
+			return part, err
+		}
 	}
 	return Part{Type: t, MediaType: mime, Data: data, URL: uri}, nil
 }

@@ -207,6 +207,27 @@ func needsEscape8(x uint64) bool {
 	return (control|quote|backslash|x)&highs != 0
 }
 
+// checkBase64 rejects media data that is not base64, so that a malformed
+// image fails here with a 400 naming the field instead of at the upstream.
+// Both alphabets (standard and URL-safe, which Google's JSON accepts) and
+// missing padding are allowed; data travels as given.
+func checkBase64(path, s string) *Error {
+	n := len(s)
+	for n > 0 && s[n-1] == '=' {
+		n--
+	}
+	if len(s)-n > 2 || n%4 == 1 || (len(s) != n && len(s)%4 != 0) {
+		return invalid(path, "is not valid base64")
+	}
+	for i := 0; i < n; i++ {
+		c := s[i]
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_') {
+			return invalid(path, "is not valid base64")
+		}
+	}
+	return nil
+}
+
 // appendInt appends n as a JSON number.
 func appendInt(dst []byte, n int64) []byte { return strconv.AppendInt(dst, n, 10) }
 

@@ -63,3 +63,16 @@ func BenchmarkAppendString(b *testing.B) {
 		dst = appendString(dst[:0], s)
 	}
 }
+
+func TestCheckBase64(t *testing.T) {
+	for _, ok := range []string{"", "QQ==", "QUI=", "QUJD", "QUJDRA", "a-_b", "iVBORw0KGgo="} {
+		if err := checkBase64("p", ok); err != nil {
+			t.Errorf("checkBase64(%q) = %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"!!not*base64~~", "QUJDR", "Q===", "QQ=", "a b c d", "QUJD\n", "QQ==QQ=="} {
+		if err := checkBase64("p", bad); err == nil || err.Param != "p" {
+			t.Errorf("checkBase64(%q) = %v, want a 400 about p", bad, err)
+		}
+	}
+}

@@ -1124,6 +1124,9 @@ func (d *chatRequestDecoder) audioPart(path string, v gjson.Result) *Error {
 	if err != nil {
 		return err
 	}
+	if err := checkBase64(path+".data", data); err != nil {
+		return err
+	}
 	for _, a := range chatAudioFormats {
 		if a.format == format {
 			d.parts = append(d.parts, Part{Type: PartAudio, MediaType: a.mediaType, Data: data})
@@ -1168,6 +1171,9 @@ func chatParseURL(path, url string, web bool) (mediaType, data, link string, err
 		mt, b64, ok := strings.Cut(rest, ";base64,")
 		if !ok || mt == "" || strings.ContainsAny(mt, ",") {
 			return "", "", "", invalid(path, "a data: URL must be data:<media type>;base64,<data>")
+		}
+		if err := checkBase64(path, b64); err != nil {
+			return "", "", "", err
 		}
 		return mt, b64, "", nil
 	}

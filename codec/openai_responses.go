@@ -1257,6 +1257,9 @@ func appendResponsesMedia(parts []Part, p *responsesPart, part gjson.Result, rol
 		if !ok {
 			return parts, invalid(srcPath, "must be a base64 data: URL (data:<media type>;base64,<data>)")
 		}
+		if err := checkBase64(srcPath, data); err != nil {
+			return parts, err
+		}
 		out.MediaType, out.Data = mt, data
 	case strings.HasPrefix(src.Str, "https://") || strings.HasPrefix(src.Str, "http://"):
 		if srcPath == path+".file_data" {
@@ -1265,6 +1268,9 @@ func appendResponsesMedia(parts []Part, p *responsesPart, part gjson.Result, rol
 		out.URL = src.Str
 	case srcPath == path+".file_data" && strings.HasSuffix(strings.ToLower(out.Text), ".pdf"):
 		// Plain base64 named by a .pdf filename, as some clients send it.
+		if err := checkBase64(srcPath, src.Str); err != nil {
+			return parts, err
+		}
 		out.MediaType, out.Data = "application/pdf", src.Str
 	default:
 		return parts, invalid(srcPath, "must be a data: URL or an http(s) URL")
