@@ -2,6 +2,7 @@ package codec
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -61,58 +62,68 @@ func appendDetached(out, evs []Event) []Event {
 // EventType.
 func checkWellFormed(t *testing.T, evs []Event) {
 	t.Helper()
+	if err := wellFormed(evs); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// wellFormed returns an error describing the first place where evs breaks
+// the grammar documented on EventType, or nil. Fuzz targets use it to
+// report rather than stop at the first bad stream.
+func wellFormed(evs []Event) error {
 	if len(evs) == 0 {
-		t.Fatal("no events")
+		return errors.New("no events")
 	}
 	last := evs[len(evs)-1].Type
 	if last != EventEnd && last != EventError {
-		t.Fatalf("stream does not end with end or error: %v", last)
+		return fmt.Errorf("stream does not end with end or error: %v", last)
 	}
 	open, next, started, stopped := -1, 0, false, false
 	for i, ev := range evs {
-		bad := func(why string) { t.Fatalf("event %d (%v): %s; events %+v", i, ev.Type, why, evs) }
+		bad := func(why string) error { return fmt.Errorf("event %d (%v): %s; events %+v", i, ev.Type, why, evs) }
 		if i < len(evs)-1 && (ev.Type == EventEnd || ev.Type == EventError) {
-			bad("terminal event before the end")
+			return bad("terminal event before the end")
 		}
 		if !started && ev.Type != EventStart && ev.Type != EventError {
-			bad("first event is not start")
+			return bad("first event is not start")
 		}
 		switch ev.Type {
 		case EventStart:
 			if started {
-				bad("second start")
+				return bad("second start")
 			}
 			started = true
 		case EventPartStart:
 			if open >= 0 || ev.Index != next || stopped {
-				bad("part start out of order")
+				return bad("part start out of order")
 			}
 			open = ev.Index
 			next++
 		case EventPartDelta:
 			if ev.Index != open || ev.Text == "" {
-				bad("delta for a part that is not open, or empty")
+				return bad("delta for a part that is not open, or empty")
 			}
 		case EventPartStop:
 			if ev.Index != open {
-				bad("stop for a part that is not open")
+				return bad("stop for a part that is not open")
 			}
 			open = -1
 		case EventStop:
 			if open >= 0 || stopped {
-				bad("stop with a part open, or twice")
+				return bad("stop with a part open, or twice")
 			}
 			stopped = true
 		case EventEnd:
 			if open >= 0 {
-				bad("end with a part open")
+				return bad("end with a part open")
 			}
 		case EventError:
 			if ev.Err == nil {
-				bad("error without Err")
+				return bad("error without Err")
 			}
 		}
 	}
+	return nil
 }
 
 // streamSummary is what a client ends up with after a stream.
