@@ -528,7 +528,7 @@ func TestAnthropicStreamDecodeErrorEvents(t *testing.T) {
 // streaming recording.
 func anthropicStreamRecording(t testing.TB, file string) (Protocol, string) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(anthropicRecordings, file))
+	b, err := os.ReadFile(filepath.Join(recordingsDir, file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -611,19 +611,12 @@ var anthropicRecordedStreams = []struct {
 	},
 }
 
-func anthropicSkipWithoutRecordings(t testing.TB) {
-	t.Helper()
-	if _, err := os.Stat(anthropicRecordings); err != nil {
-		t.Skip("../shared/recordings not present")
-	}
-}
-
 func TestAnthropicStreamDecodeRecordings(t *testing.T) {
-	anthropicSkipWithoutRecordings(t)
+	skipWithoutRecordings(t)
 	// Every streaming recording of both directories is in the table.
 	var files []string
 	for _, dir := range []string{"anthropic-messages", "vertex-anthropic"} {
-		m, _ := filepath.Glob(filepath.Join(anthropicRecordings, dir, "*stream*.json"))
+		m, _ := filepath.Glob(filepath.Join(recordingsDir, dir, "*stream*.json"))
 		for _, f := range m {
 			files = append(files, dir+"/"+filepath.Base(f))
 		}
@@ -695,7 +688,7 @@ func anthropicReadEvents(t testing.TB, body string) []anthropicSSEEvent {
 // every recording (cleanly and with a broken connection): the result is
 // always well formed and ends with EventEnd only when message_stop was seen.
 func TestAnthropicStreamTruncation(t *testing.T) {
-	anthropicSkipWithoutRecordings(t)
+	skipWithoutRecordings(t)
 	for _, tt := range anthropicRecordedStreams {
 		p, body := anthropicStreamRecording(t, tt.file)
 		sevs := anthropicReadEvents(t, body)
@@ -1125,7 +1118,7 @@ func TestAnthropicStreamRoundTrip(t *testing.T) {
 // stream for an Anthropic client and decodes it again: the client sees what
 // the upstream said.
 func TestAnthropicStreamRecordingRoundTrip(t *testing.T) {
-	anthropicSkipWithoutRecordings(t)
+	skipWithoutRecordings(t)
 	for _, tt := range anthropicRecordedStreams {
 		p, body := anthropicStreamRecording(t, tt.file)
 		evs := anthropicDecode(t, p, body, nil)
@@ -1310,7 +1303,7 @@ func TestAnthropicStreamFastPath(t *testing.T) {
 		anthropicMsgStart + anthropicBlockStart(0, `{"type":"thinking","thinking":""}`) + anthropicTextDelta(0, `"text in thinking"`) + anthropicMsgStop,
 		anthropicMsgStart + anthropicTextStart(0) + anthropicBlockStop(0) + anthropicTextDelta(0, `"closed"`),
 	}
-	if _, err := os.Stat(anthropicRecordings); err == nil {
+	if _, err := os.Stat(recordingsDir); err == nil {
 		for _, tt := range anthropicRecordedStreams {
 			_, body := anthropicStreamRecording(t, tt.file)
 			bodies = append(bodies, body)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -15,8 +14,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// anthropicRecordings is the recordings directory, relative to the package.
-const anthropicRecordings = "../../shared/recordings"
+// recordingsDir is the recordings directory, relative to the package.
 
 // anthropicProtocolFor returns the protocol a test case speaks.
 func anthropicProtocolFor(vertex bool) Protocol {
@@ -480,9 +478,7 @@ func TestAnthropicDecodeRequestErrors(t *testing.T) {
 // real recordings: text-only ones are accepted, those using tools, thinking
 // or images are rejected naming the first field out of scope.
 func TestAnthropicDecodeRecordedRequests(t *testing.T) {
-	if _, err := os.Stat(anthropicRecordings); err != nil {
-		t.Skip("../shared/recordings not present")
-	}
+	skipWithoutRecordings(t)
 	tests := []struct {
 		file  string
 		param string // "" when the request is in scope
@@ -510,7 +506,7 @@ func TestAnthropicDecodeRecordedRequests(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			rec := anthropicReadRecording(t, tt.file)
+			rec := readRecording(t, tt.file)
 			body := rec.Get("request.body")
 			vertex := rec.Get("protocol").Str == string(VertexAnthropic)
 			var req Request
@@ -552,7 +548,7 @@ func anthropicCompact(t *testing.T, s string) string {
 // choice, calls and results of recorded requests exactly (JSON texts
 // compacted: the recordings are pretty-printed).
 func TestAnthropicDecodeRecordedToolRequests(t *testing.T) {
-	anthropicSkipWithoutRecordings(t)
+	skipWithoutRecordings(t)
 	weather := Tool{Name: "weather", Description: "Get weather information for a location",
 		Parameters: `{"properties":{"location":{"description":"the city","type":"string"}},"required":["location"],"type":"object"}`}
 	tests := []struct {
@@ -585,7 +581,7 @@ func TestAnthropicDecodeRecordedToolRequests(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			rec := anthropicReadRecording(t, tt.file)
+			rec := readRecording(t, tt.file)
 			p := Protocol(rec.Get("protocol").Str)
 			req := Request{Model: "from-path"}
 			if err := DecodeRequest(p, []byte(rec.Get("request.body").Raw), &req); err != nil {
@@ -1030,19 +1026,8 @@ func TestAnthropicToolRequestRoundTrip(t *testing.T) {
 }
 
 // anthropicReadRecording reads a recording file as gjson.
-func anthropicReadRecording(t *testing.T, name string) gjson.Result {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(anthropicRecordings, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return gjson.ParseBytes(b)
-}
-
 func TestAnthropicDecodeRecordedResponses(t *testing.T) {
-	if _, err := os.Stat(anthropicRecordings); err != nil {
-		t.Skip("../shared/recordings not present")
-	}
+	skipWithoutRecordings(t)
 	tests := []struct {
 		file      string
 		id, model string
@@ -1104,7 +1089,7 @@ func TestAnthropicDecodeRecordedResponses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			rec := anthropicReadRecording(t, tt.file)
+			rec := readRecording(t, tt.file)
 			p := Protocol(rec.Get("protocol").Str)
 			var resp Response
 			if err := DecodeResponse(p, []byte(rec.Get("response.body").Str), &resp); err != nil {
@@ -1138,17 +1123,15 @@ func TestAnthropicDecodeRecordedResponses(t *testing.T) {
 // through the decoder: text and tool call answers decode, thinking and error
 // bodies are rejected as bad upstream answers.
 func TestAnthropicDecodeAllRecordedResponses(t *testing.T) {
-	if _, err := os.Stat(anthropicRecordings); err != nil {
-		t.Skip("../shared/recordings not present")
-	}
+	skipWithoutRecordings(t)
 	n := 0
 	for _, dir := range []string{"anthropic-messages", "vertex-anthropic"} {
-		files, err := filepath.Glob(filepath.Join(anthropicRecordings, dir, "*.json"))
+		files, err := filepath.Glob(filepath.Join(recordingsDir, dir, "*.json"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, f := range files {
-			rec := anthropicReadRecording(t, filepath.Join(dir, filepath.Base(f)))
+			rec := readRecording(t, filepath.Join(dir, filepath.Base(f)))
 			if rec.Get("stream").Bool() {
 				continue
 			}
@@ -1400,7 +1383,7 @@ func TestAnthropicAppendResponseToolCallID(t *testing.T) {
 // TestAnthropicDecodeRecordedToolResponses checks the tool calls of the
 // recorded responses exactly.
 func TestAnthropicDecodeRecordedToolResponses(t *testing.T) {
-	anthropicSkipWithoutRecordings(t)
+	skipWithoutRecordings(t)
 	call := func(id, name, args string) Part {
 		return Part{Type: PartToolCall, ToolCallID: id, ToolName: name, Arguments: args}
 	}
@@ -1428,7 +1411,7 @@ func TestAnthropicDecodeRecordedToolResponses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			rec := anthropicReadRecording(t, tt.file)
+			rec := readRecording(t, tt.file)
 			var resp Response
 			if err := DecodeResponse(Protocol(rec.Get("protocol").Str), []byte(rec.Get("response.body").Str), &resp); err != nil {
 				t.Fatal(err)
@@ -1443,9 +1426,7 @@ func TestAnthropicDecodeRecordedToolResponses(t *testing.T) {
 // TestAnthropicResponseRoundTrip decodes each recorded text answer, encodes
 // it and decodes the result again: nothing may change.
 func TestAnthropicResponseRoundTrip(t *testing.T) {
-	if _, err := os.Stat(anthropicRecordings); err != nil {
-		t.Skip("../shared/recordings not present")
-	}
+	skipWithoutRecordings(t)
 	for _, file := range []string{
 		"anthropic-messages/claude-sonnet-4-text.json",
 		"anthropic-messages/claude-sonnet-4-5-cache-read.json",
@@ -1455,7 +1436,7 @@ func TestAnthropicResponseRoundTrip(t *testing.T) {
 		"anthropic-messages/claude-haiku-4-5-parallel-tools.json",
 		"vertex-anthropic/claude-3-7-sonnet-forced-tool-complex.json",
 	} {
-		rec := anthropicReadRecording(t, file)
+		rec := readRecording(t, file)
 		p := Protocol(rec.Get("protocol").Str)
 		var first, second Response
 		if err := DecodeResponse(p, []byte(rec.Get("response.body").Str), &first); err != nil {

@@ -75,7 +75,7 @@ func geminiSSE(chunks ...string) string {
 // skipping the test when recordings are absent.
 func geminiStreamBody(t *testing.T, name string) string {
 	t.Helper()
-	return geminiRecording(t, name).Get("response.body").String()
+	return readRecording(t, name).Get("response.body").String()
 }
 
 // geminiStreamRecordingCases are the streaming recordings of the gemini
@@ -301,22 +301,20 @@ func TestGeminiStreamRecordings(t *testing.T) {
 // TestGeminiStreamRecordingsCovered checks that the table above names every
 // streaming recording, so that a new one is not silently left out.
 func TestGeminiStreamRecordingsCovered(t *testing.T) {
-	if _, err := os.Stat(geminiRecordingsDir); err != nil {
-		t.Skip("../shared/recordings not present")
-	}
+	skipWithoutRecordings(t)
 	listed := map[string]bool{}
 	for _, tt := range geminiStreamRecordingCases {
 		listed[tt.file] = true
 	}
 	n := 0
 	for _, dir := range []string{"gemini", "vertex"} {
-		files, err := filepath.Glob(filepath.Join(geminiRecordingsDir, dir, "*.json"))
+		files, err := filepath.Glob(filepath.Join(recordingsDir, dir, "*.json"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, f := range files {
 			name := dir + "/" + filepath.Base(f)
-			if !geminiRecording(t, name).Get("stream").Bool() {
+			if !readRecording(t, name).Get("stream").Bool() {
 				continue
 			}
 			n++

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -404,23 +402,8 @@ func TestGeminiDecodeRequestErrors(t *testing.T) {
 	}
 }
 
-// geminiRecordingsDir is the shared recordings directory, relative to the
-// package directory.
-const geminiRecordingsDir = "../../shared/recordings"
-
 // geminiRecording returns the recording at name (such as
 // "gemini/max-tokens.json"), skipping the test when recordings are absent.
-func geminiRecording(t *testing.T, name string) gjson.Result {
-	t.Helper()
-	if _, err := os.Stat(geminiRecordingsDir); err != nil {
-		t.Skip("../shared/recordings not present")
-	}
-	b, err := os.ReadFile(filepath.Join(geminiRecordingsDir, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return gjson.ParseBytes(b)
-}
 
 // TestGeminiDecodeRecordedRequests decodes the request bodies real clients
 // sent: text-only ones decode; the others are rejected at the first field
@@ -459,7 +442,7 @@ func TestGeminiDecodeRecordedRequests(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			rec := geminiRecording(t, tt.file)
+			rec := readRecording(t, tt.file)
 			p := Protocol(rec.Get("protocol").Str)
 			req, err := geminiDecode(t, p, rec.Get("request.body").Raw)
 			switch {
@@ -475,7 +458,7 @@ func TestGeminiDecodeRecordedRequests(t *testing.T) {
 }
 
 func TestGeminiDecodeRecordedRequestContent(t *testing.T) {
-	rec := geminiRecording(t, "gemini/gemini-2.5-flash-text.json")
+	rec := readRecording(t, "gemini/gemini-2.5-flash-text.json")
 	req, err := geminiDecode(t, Gemini, rec.Get("request.body").Raw)
 	if err != nil {
 		t.Fatal(err)
@@ -713,7 +696,7 @@ func geminiJoinText(parts []Part) string {
 func TestGeminiDecodeRecordedResponses(t *testing.T) {
 	for _, tc := range geminiResponseCases {
 		t.Run(tc.file, func(t *testing.T) {
-			rec := geminiRecording(t, tc.file)
+			rec := readRecording(t, tc.file)
 			var resp Response
 			if err := DecodeResponse(Protocol(rec.Get("protocol").Str), []byte(rec.Get("response.body").Str), &resp); err != nil {
 				t.Fatal(err)
@@ -776,7 +759,7 @@ func TestGeminiDecodeRecordedTools(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			rec := geminiRecording(t, tt.file)
+			rec := readRecording(t, tt.file)
 			// The recordings store bodies re-indented by a JSON library;
 			// compact them so that copied schemas compare as text.
 			var body bytes.Buffer
@@ -809,7 +792,7 @@ func TestGeminiDecodeRecordedFollowups(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			rec := geminiRecording(t, tt.file)
+			rec := readRecording(t, tt.file)
 			var v map[string]any
 			if err := json.Unmarshal([]byte(rec.Get("request.body").Raw), &v); err != nil {
 				t.Fatal(err)
@@ -852,7 +835,7 @@ func TestGeminiDecodeRecordedToolCalls(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			rec := geminiRecording(t, tt.file)
+			rec := readRecording(t, tt.file)
 			var resp Response
 			if err := DecodeResponse(Protocol(rec.Get("protocol").Str), []byte(rec.Get("response.body").Str), &resp); err != nil {
 				t.Fatal(err)
@@ -880,7 +863,7 @@ func TestGeminiDecodeRecordedToolCalls(t *testing.T) {
 func TestGeminiResponseRoundTrip(t *testing.T) {
 	for _, tc := range geminiResponseCases {
 		t.Run(tc.file, func(t *testing.T) {
-			rec := geminiRecording(t, tc.file)
+			rec := readRecording(t, tc.file)
 			p := Protocol(rec.Get("protocol").Str)
 			var first, second Response
 			if err := DecodeResponse(p, []byte(rec.Get("response.body").Str), &first); err != nil {
@@ -909,7 +892,7 @@ func TestGeminiResponseRoundTrip(t *testing.T) {
 }
 
 func TestGeminiRecordedResponseGolden(t *testing.T) {
-	rec := geminiRecording(t, "vertex/gemini-2.5-flash-text.json")
+	rec := readRecording(t, "vertex/gemini-2.5-flash-text.json")
 	var resp Response
 	if err := DecodeResponse(Vertex, []byte(rec.Get("response.body").Str), &resp); err != nil {
 		t.Fatal(err)

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/tidwall/gjson"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/")
@@ -40,6 +42,31 @@ func checkGolden(t *testing.T, name string, got []byte) {
 	if !bytes.Equal(indented.Bytes(), want) {
 		t.Errorf("%s differs from golden file:\n got: %s\nwant: %s", name, indented.Bytes(), want)
 	}
+}
+
+// recordingsDir is where the shared provider recordings live, beside the
+// repository (relative to the package directory).
+const recordingsDir = "../../shared/recordings"
+
+// skipWithoutRecordings skips t when the recordings are absent: they are data
+// under their own licences and are never copied into the repository.
+func skipWithoutRecordings(t testing.TB) {
+	t.Helper()
+	if _, err := os.Stat(recordingsDir); err != nil {
+		t.Skip("../shared/recordings not present")
+	}
+}
+
+// readRecording returns the recording recordingsDir/name (such as
+// "gemini/max-tokens.json"), skipping t when the recordings are absent.
+func readRecording(t testing.TB, name string) gjson.Result {
+	t.Helper()
+	skipWithoutRecordings(t)
+	b, err := os.ReadFile(filepath.Join(recordingsDir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gjson.ParseBytes(b)
 }
 
 // readTestdata returns the contents of testdata/name.

@@ -475,9 +475,7 @@ func TestChatStreamDecodeErrorOwnsStrings(t *testing.T) {
 // when they are absent.
 func chatStreamRecordings(t *testing.T) []string {
 	t.Helper()
-	if _, err := os.Stat(chatRecordings); os.IsNotExist(err) {
-		t.Skip("../shared/recordings not present")
-	}
+	skipWithoutRecordings(t)
 	files, err := filepath.Glob(filepath.Join(chatRecordings, "*.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -630,16 +630,10 @@ func TestChatDecodeRequestReuse(t *testing.T) {
 const chatRecordings = "../../shared/recordings/openai-chat"
 
 // chatRecording returns the recording called name.
+// chatRecording returns the openai-chat recording called name.
 func chatRecording(t *testing.T, name string) gjson.Result {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(chatRecordings, name))
-	if os.IsNotExist(err) {
-		t.Skip("../shared/recordings not present")
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return gjson.ParseBytes(b)
+	return readRecording(t, "openai-chat/"+name)
 }
 
 // chatTextOf joins the parts of type typ.
@@ -686,9 +680,7 @@ func TestChatDecodeResponseRecordings(t *testing.T) {
 			usage: Usage{Known: true, InputTokens: 232, OutputTokens: 163, ReasoningTokens: 128},
 		},
 	}
-	if _, err := os.Stat(chatRecordings); os.IsNotExist(err) {
-		t.Skip("../shared/recordings not present")
-	}
+	skipWithoutRecordings(t)
 	files, err := filepath.Glob(filepath.Join(chatRecordings, "*.json"))
 	if err != nil {
 		t.Fatal(err)

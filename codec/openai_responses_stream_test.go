@@ -475,10 +475,8 @@ func TestResponsesStreamDecodeAliasing(t *testing.T) {
 // stream (HTTP 200), by file name.
 func responsesRecordingFiles(t *testing.T) []string {
 	t.Helper()
-	dir := filepath.Join(responsesRecordingsDir, "openai-responses")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skip("../shared/recordings not present")
-	}
+	dir := filepath.Join(recordingsDir, "openai-responses")
+	skipWithoutRecordings(t)
 	files, err := filepath.Glob(filepath.Join(dir, "*-stream*.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package codec
 import (
 	"errors"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -418,21 +417,10 @@ func TestResponsesRequestRoundTrip(t *testing.T) {
 	}
 }
 
-// responsesRecordingsDir is where the shared recordings live, relative to the
-// package directory.
-const responsesRecordingsDir = "../../shared/recordings"
-
 // readResponsesRecording returns the response body of a recording.
 func readResponsesRecording(t *testing.T, name string) []byte {
 	t.Helper()
-	if _, err := os.Stat(responsesRecordingsDir); err != nil {
-		t.Skip("../shared/recordings not present")
-	}
-	b, err := os.ReadFile(filepath.Join(responsesRecordingsDir, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return []byte(gjson.GetBytes(b, "response.body").Str)
+	return []byte(readRecording(t, name).Get("response.body").Str)
 }
 
 func TestResponsesDecodeRecordings(t *testing.T) {
@@ -710,7 +698,7 @@ func TestResponsesResponseRoundTrip(t *testing.T) {
 		"tool calls": []byte(`{"id":"resp_t","object":"response","created_at":3,"model":"m","status":"completed","output":[{"type":"message","content":[{"type":"output_text","text":"a"}]},{"type":"function_call","id":"fc_1","call_id":"c1","name":"f","arguments":"{\"x\":1}"},{"type":"function_call","call_id":"c2","name":"g","arguments":"{}"}]}`),
 		"incomplete": []byte(`{"id":"resp_i","object":"response","created_at":2,"model":"m","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"output":[{"type":"message","content":[{"type":"output_text","text":"a"}]}],"usage":{"input_tokens":3,"output_tokens":4}}`),
 	}
-	if _, err := os.Stat(responsesRecordingsDir); err == nil {
+	if _, err := os.Stat(recordingsDir); err == nil {
 		bodies["gpt-4o-text"] = readResponsesRecording(t, "openai-responses/gpt-4o-text.json")
 		bodies["gpt-5-cached"] = readResponsesRecording(t, "openai-responses/gpt-5-reasoning-replay-followup-cached.json")
 	}
