@@ -202,6 +202,9 @@ func (m *mockUpstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if rec.Stream {
+		if plan.holdFor != nil {
+			plan.hold = plan.holdFor(rec.Body)
+		}
 		m.serveStream(w, r, gz, rec.model(m.proto), rep, plan)
 		return
 	}

@@ -129,6 +129,13 @@ type streamPlan struct {
 	// hold, when set, pauses the answer after the text deltas and before
 	// the closing events (stop, usage, terminal event; or the failure).
 	hold *streamHold
+	// holdFor, when set, picks the hold of each streamed request from its
+	// body (nil: no hold), instead of hold: the load test holds only the
+	// requests it marked for cancellation.
+	holdFor func(body []byte) *streamHold
+	// pieces is how many deltas the text is split into; 0 means
+	// streamTextPieces.
+	pieces int
 }
 
 // holdTimeout bounds how long a mock holds back its closing events waiting
@@ -259,7 +266,12 @@ func midStreamMessage(p proto) string {
 // the same events, fields and framing, with the text split into several
 // deltas and r.Usage in p's own meaning.
 func buildStream(p proto, model string, r reply) mockStream {
-	pieces := splitText(r.Text, streamTextPieces)
+	return buildStreamPieces(p, model, r, streamTextPieces)
+}
+
+// buildStreamPieces is buildStream with the text split into count deltas.
+func buildStreamPieces(p proto, model string, r reply, count int) mockStream {
+	pieces := splitText(r.Text, count)
 	u := r.Usage
 	n := func(v int64) string { return strconv.FormatInt(v, 10) }
 	var s mockStream
@@ -436,7 +448,11 @@ func flatResponsesError(seq int, message string) string {
 
 // serveStream answers a streamed request with plan.
 func (m *mockUpstream) serveStream(w http.ResponseWriter, r *http.Request, gz bool, model string, rep reply, plan streamPlan) {
-	s := buildStream(m.proto, model, rep)
+	pieces := plan.pieces
+	if pieces <= 0 {
+		pieces = streamTextPieces
+	}
+	s := buildStreamPieces(m.proto, model, rep, pieces)
 	var frames []string
 	switch plan.failure {
 	case streamComplete:
