@@ -206,12 +206,19 @@ func FuzzDecodeResponse(f *testing.F) {
 		from := fuzzProtocol(pi)
 		var resp Response
 		if err := DecodeResponse(from, body, &resp); err == nil {
+			// The stream a streaming client gets for a JSON answer.
+			evs := AppendResponseEvents(nil, &resp)
+			if err := wellFormed(evs); err != nil {
+				t.Fatalf("%s response as events: %v", from, err)
+			}
 			for _, to := range Protocols {
 				out, err := AppendResponse(nil, to, &resp)
-				if err != nil {
-					continue
+				if err == nil {
+					checkJSON(t, string(from)+" response to "+string(to), out)
 				}
-				checkJSON(t, string(from)+" response to "+string(to), out)
+				if err := checkSSEData(encodeStream(to, &Request{Model: "m", Stream: true, StreamUsage: true}, evs)); err != nil {
+					t.Fatalf("%s response streamed to %s: %v", from, to, err)
+				}
 			}
 		}
 		e := DecodeError(from, int(status), body)

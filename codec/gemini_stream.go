@@ -935,6 +935,7 @@ func (e *geminiStreamEncoder) appendChunk(dst []byte, text string, final bool) [
 // they cannot be written as args.
 func (e *geminiStreamEncoder) appendCallChunk(dst []byte) []byte {
 	e.begin("", "", Usage{})
+	e.args = compactJSON(e.args)
 	p := Part{Type: PartToolCall, ToolCallID: e.callID, ToolName: e.callName, Arguments: bytesToString(e.args)}
 	start := len(dst)
 	dst = append(dst, `data: {"candidates":[{"content":{"role":"model","parts":[`...)

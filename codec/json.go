@@ -228,6 +228,36 @@ func checkBase64(path, s string) *Error {
 	return nil
 }
 
+// compactJSON removes the whitespace outside strings from the JSON text b,
+// in place. Raw JSON copied into an SSE data line must hold no line break:
+// a pretty-printed tool call input would otherwise end the line early and
+// corrupt the event.
+func compactJSON(b []byte) []byte {
+	w := 0
+	inString := false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case inString:
+			if c == '\\' && i+1 < len(b) {
+				b[w] = c
+				w++
+				i++
+				c = b[i]
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			continue
+		}
+		b[w] = c
+		w++
+	}
+	return b[:w]
+}
+
 // appendInt appends n as a JSON number.
 func appendInt(dst []byte, n int64) []byte { return strconv.AppendInt(dst, n, 10) }
 

@@ -76,3 +76,16 @@ func TestCheckBase64(t *testing.T) {
 		}
 	}
 }
+
+func TestCompactJSON(t *testing.T) {
+	for in, want := range map[string]string{
+		"{\n  \"a\": [1, 2],\r\n\t\"b\": \"x y\\n\\\" z\"\n}": `{"a":[1,2],"b":"x y\n\" z"}`,
+		`{}`:             `{}`,
+		`{"k":"\\"}`:     `{"k":"\\"}`,
+		` { "s" : " " }`: `{"s":" "}`,
+	} {
+		if got := string(compactJSON([]byte(in))); got != want {
+			t.Errorf("compactJSON(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
