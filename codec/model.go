@@ -2,6 +2,10 @@ package codec
 
 import "github.com/llmbridge/llmbridge/mapping"
 
+// Family is the provider family that issued an opaque reasoning value; see
+// mapping.Family.
+type Family = mapping.Family
+
 // StopReason is the canonical reason a model stopped; see mapping.StopReason.
 type StopReason = mapping.StopReason
 
@@ -63,9 +67,16 @@ const (
 	PartDocument
 	// PartAudio is audio input: MediaType and base64 Data.
 	PartAudio
+	// PartReasoning is the model's reasoning: Anthropic thinking and
+	// redacted_thinking blocks, Responses reasoning items, Chat
+	// reasoning_content, Gemini thought parts and thoughtSignatures. Text
+	// is the readable reasoning (thinking text, or a Responses summary);
+	// Signature, Origin, Redacted and ItemID carry the opaque state the
+	// issuing upstream needs back on the next turn.
+	PartReasoning
 )
 
-var partTypeNames = [...]string{"text", "refusal", "tool call", "tool result", "image", "document", "audio"}
+var partTypeNames = [...]string{"text", "refusal", "tool call", "tool result", "image", "document", "audio", "reasoning"}
 
 // String returns a short name of the part type, for error messages.
 func (t PartType) String() string {
@@ -107,6 +118,23 @@ type Part struct {
 	// URL is where an image or document is; llmbridge never fetches it, so
 	// it reaches only upstreams that accept URLs.
 	URL string
+
+	// Signature is a reasoning part's opaque value, byte for byte as its
+	// issuer sent it: an Anthropic thinking signature or redacted_thinking
+	// data, a Responses encrypted_content, a Gemini thoughtSignature. It is
+	// never interpreted, and reaches only an upstream of family Origin;
+	// toward a client it travels in a continuation envelope
+	// (mapping.Continuation).
+	Signature string
+	// Origin is the provider family that issued Signature, or
+	// mapping.FamilyNone for unsigned reasoning.
+	Origin mapping.Family
+	// Redacted marks Anthropic redacted_thinking: Signature holds its data
+	// and Text is empty.
+	Redacted bool
+	// ItemID is the provider's id of a reasoning item (Responses rs_...),
+	// kept so that it can be sent back.
+	ItemID string
 }
 
 // Message is one turn of a conversation.
@@ -248,6 +276,14 @@ type Request struct {
 	// disable_parallel_tool_use); unset leaves the provider's default.
 	ParallelToolCalls OptBool
 
+	// Reasoning is how much the model should reason; the zero value asks
+	// for nothing and injects nothing toward the upstream (seed 003).
+	Reasoning Reasoning
+	// Include lists Responses include values the client asked for (such
+	// as "reasoning.encrypted_content"); encoders toward other protocols
+	// read what they need from it.
+	Include []string
+
 	// Dropped lists the paths of hint fields that were read but have no
 	// effect on what the target produces, and were therefore not forwarded
 	// (for example "store" or "system[0].cache_control"). Decoders and
@@ -265,7 +301,52 @@ func (r *Request) Reset() {
 	stop := r.StopSequences[:0]
 	dropped := r.Dropped[:0]
 	tools := r.Tools[:0]
-	*r = Request{Messages: msgs, System: sys, StopSequences: stop, Dropped: dropped, Tools: tools}
+	include := r.Include[:0]
+	*r = Request{Messages: msgs, System: sys, StopSequences: stop, Dropped: dropped, Tools: tools, Include: include}
+}
+
+// Reasoning is the canonical reasoning configuration of a request.
+//
+// Effort, Budget and Adaptive are alternatives: a decoder sets the one its
+// protocol speaks (Responses/Chat an effort, Anthropic enabled thinking a
+// budget, adaptive thinking Adaptive, Gemini a budget or level), and each
+// encoder converts what is set into its own vocabulary with
+// mapping.EffortBudgets (EncodeOptions.EffortBudgets).
+type Reasoning struct {
+	// Effort is the requested effort level; EffortNone disables reasoning.
+	Effort mapping.Effort
+	// Budget is an explicit thinking token budget (Anthropic
+	// budget_tokens, Gemini thinkingBudget; 0 disables, -1 is Gemini's
+	// dynamic budget).
+	Budget OptInt
+	// Adaptive asks the model to decide how much to think (Anthropic
+	// thinking type adaptive, Gemini thinkingBudget -1).
+	Adaptive bool
+	// Summary is the Responses reasoning.summary setting (auto, concise
+	// or detailed), or "".
+	Summary string
+	// Display is Anthropic's thinking display setting (summarized or
+	// omitted), or "".
+	Display string
+	// IncludeThoughts is Gemini's includeThoughts: whether reasoning text
+	// is returned.
+	IncludeThoughts OptBool
+}
+
+// IsZero reports whether r asks for nothing.
+func (r *Reasoning) IsZero() bool { return *r == Reasoning{} }
+
+// StopDetails is the detail an upstream gave with a refusal or a filter
+// stop: Anthropic stop_details, Gemini promptFeedback and finishMessage.
+type StopDetails struct {
+	// Category is the provider's classification (Anthropic
+	// stop_details.category, Gemini blockReason), not mapped between
+	// protocols.
+	Category string
+	// Explanation is the provider's human-readable explanation (Anthropic
+	// stop_details.explanation); it becomes the refusal text where the
+	// client protocol needs one and the output has no visible text.
+	Explanation string
 }
 
 // Response is a complete (non-streamed) model response in canonical form.
@@ -283,6 +364,9 @@ type Response struct {
 	StopReason StopReason
 	// StopSequence is the stop sequence that ended generation, when known.
 	StopSequence string
+	// StopDetails explains a refusal or a filter stop, when the upstream
+	// did.
+	StopDetails StopDetails
 	// Usage is the token usage, when the upstream reported it.
 	Usage Usage
 }
@@ -295,6 +379,9 @@ type EncodeOptions struct {
 	// DefaultMaxTokens is the max_tokens written toward protocols that
 	// require one (Anthropic) when the client gave none; 0 means 4096.
 	DefaultMaxTokens int64
+	// EffortBudgets are the thinking budgets that stand for each reasoning
+	// effort; zero fields take mapping.DefaultEffortBudgets.
+	EffortBudgets mapping.EffortBudgets
 }
 
 // DefaultMaxTokens is the max_tokens written toward Anthropic when neither

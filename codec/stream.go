@@ -70,6 +70,20 @@ type Event struct {
 	ToolCallID string
 	// ToolName is the called tool's name (EventPartStart of a tool call).
 	ToolName string
+	// ItemID is a reasoning item's provider id (EventPartStart of a
+	// PartReasoning), when known.
+	ItemID string
+	// Redacted marks a reasoning part that is Anthropic redacted_thinking
+	// (EventPartStart of a PartReasoning); it has no deltas.
+	Redacted bool
+	// Signature, on the EventPartStop of a PartReasoning, is the part's
+	// opaque value (see Part.Signature), issued by family Origin. It comes
+	// at the stop because every upstream sends it last (Anthropic
+	// signature_delta, Responses output_item.done) or with the following
+	// part (Gemini thoughtSignature).
+	Signature string
+	// Origin is the family that issued Signature (EventPartStop).
+	Origin Family
 	// ID is the response id (EventStart).
 	ID string
 	// Model is the model producing the response (EventStart).
@@ -83,6 +97,8 @@ type Event struct {
 	StopReason StopReason
 	// StopSequence is the stop sequence that ended generation (EventStop).
 	StopSequence string
+	// StopDetails explains a refusal or filter stop (EventStop).
+	StopDetails StopDetails
 	// Err is the error that ends the stream (EventError).
 	Err *Error
 }

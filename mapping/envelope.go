@@ -1,0 +1,215 @@
+package mapping
+
+import (
+	"encoding/base64"
+	"errors"
+	"strings"
+)
+
+// Family is the provider family whose servers issued an opaque reasoning
+// value (a signature, encrypted reasoning or a thought signature). Only the
+// family that issued such a value can verify it, so it travels with the
+// value and decides where the value may be sent back.
+type Family uint8
+
+// Provider families.
+const (
+	// FamilyNone means no family is known (an unsigned reasoning text).
+	FamilyNone Family = iota
+	// FamilyOpenAI issued Responses encrypted_content.
+	FamilyOpenAI
+	// FamilyAnthropic issued Anthropic thinking signatures and
+	// redacted_thinking data (Anthropic API and Claude on Vertex AI).
+	FamilyAnthropic
+	// FamilyGemini issued Gemini thoughtSignatures (Gemini API and Vertex
+	// AI).
+	FamilyGemini
+	familyCount
+)
+
+var familyNames = [...]string{"none", "openai", "anthropic", "gemini"}
+
+// String returns the family's lower-case name, for errors and logs.
+func (f Family) String() string {
+	if f < familyCount {
+		return familyNames[f]
+	}
+	return "unknown"
+}
+
+// Continuation is the opaque state of one reasoning part that a client
+// protocol has no native slot for, or that comes from another family than
+// the client's: the value itself, who issued it, and what it is.
+//
+// llmbridge keeps no conversation state. Instead it hands the client a
+// continuation envelope - a versioned, self-describing token - in the
+// client's own opaque slot (Anthropic signature, Responses
+// encrypted_content, Gemini thoughtSignature) or, where the client protocol
+// has none (Chat), appended to the reasoning text. The client replays it in
+// its history like any other reasoning, and llmbridge unwraps it before the
+// upstream sees it.
+type Continuation struct {
+	// Origin is the family that issued Signature.
+	Origin Family
+	// Redacted marks Anthropic redacted_thinking, whose data is Signature.
+	Redacted bool
+	// ItemID is the provider's id of the reasoning item (Responses rs_...),
+	// or "".
+	ItemID string
+	// Signature is the opaque value, byte for byte as the upstream sent it.
+	Signature string
+}
+
+// Continuation envelope format, version 1.
+//
+// Token form (what goes in an opaque slot):
+//
+//	llmbridge.v1.<base64url without padding of the payload>
+//
+// The payload is binary: one byte Origin, one byte flags (bit 0: Redacted),
+// one byte length n of ItemID (at most 255), n bytes ItemID, then Signature
+// to the end. The whole token is at most MaxEnvelopeSize bytes.
+//
+// Text form (appended to Chat reasoning_content, which has no opaque slot):
+//
+//	"\n\n[[" token "]]\n\n"
+//
+// The text form is always sent as one complete stream delta at the end of
+// its reasoning part, so clients that concatenate deltas get it whole. A
+// decoder finds "[[llmbridge.v1." markers, strips each with the blank lines
+// around it (which clients may have trimmed), and assigns the reasoning text
+// before it to the continuation it closes.
+const (
+	// EnvelopePrefix starts every continuation token.
+	EnvelopePrefix = "llmbridge.v1."
+	// MaxEnvelopeSize bounds a token's length: large enough for any
+	// signature or encrypted reasoning seen in practice, small enough that a
+	// hostile history cannot make llmbridge decode megabytes per part.
+	MaxEnvelopeSize = 1 << 20
+
+	envelopeOpen  = "[[" + EnvelopePrefix
+	envelopeClose = "]]"
+)
+
+// Errors of ParseContinuation.
+var (
+	// ErrEnvelopeTooLarge reports a token over MaxEnvelopeSize.
+	ErrEnvelopeTooLarge = errors.New("llmbridge continuation envelope exceeds 1 MiB")
+	// ErrEnvelopeMalformed reports a token that is not a valid version 1
+	// envelope.
+	ErrEnvelopeMalformed = errors.New("malformed llmbridge continuation envelope")
+)
+
+// IsEnvelope reports whether s is in token form (it may still be
+// malformed; ParseContinuation says).
+func IsEnvelope(s string) bool { return strings.HasPrefix(s, EnvelopePrefix) }
+
+// AppendEnvelope appends c in token form to dst. An ItemID longer than 255
+// bytes is not representable and is left out (no provider uses such ids).
+func AppendEnvelope(dst []byte, c Continuation) []byte {
+	id := c.ItemID
+	if len(id) > 255 {
+		id = ""
+	}
+	var head [3]byte
+	head[0] = byte(c.Origin)
+	if c.Redacted {
+		head[1] = 1
+	}
+	head[2] = byte(len(id))
+	dst = append(dst, EnvelopePrefix...)
+	enc := base64.RawURLEncoding
+	n := 3 + len(id) + len(c.Signature)
+	start := len(dst)
+	dst = append(dst, make([]byte, enc.EncodedLen(n))...)
+	// Encode the payload without building it: base64 works in 3-byte
+	// groups, so the head (3 bytes) encodes on its own and the rest is one
+	// contiguous tail only when the id is empty; otherwise build it.
+	if id == "" {
+		enc.Encode(dst[start:], head[:])
+		enc.Encode(dst[start+4:], []byte(c.Signature))
+		return dst
+	}
+	payload := make([]byte, 0, n)
+	payload = append(payload, head[:]...)
+	payload = append(payload, id...)
+	payload = append(payload, c.Signature...)
+	enc.Encode(dst[start:], payload)
+	return dst
+}
+
+// EnvelopeText returns c in text form, for Chat reasoning_content.
+func EnvelopeText(c Continuation) string {
+	b := make([]byte, 0, 16+len(EnvelopePrefix)+(len(c.Signature)+len(c.ItemID))*4/3)
+	b = append(b, "\n\n[["...)
+	b = AppendEnvelope(b, c)
+	b = append(b, "]]\n\n"...)
+	return string(b)
+}
+
+// ParseContinuation decodes a token made by AppendEnvelope.
+func ParseContinuation(token string) (Continuation, error) {
+	if len(token) > MaxEnvelopeSize {
+		return Continuation{}, ErrEnvelopeTooLarge
+	}
+	if !IsEnvelope(token) {
+		return Continuation{}, ErrEnvelopeMalformed
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(token[len(EnvelopePrefix):])
+	if err != nil || len(payload) < 3 {
+		return Continuation{}, ErrEnvelopeMalformed
+	}
+	origin, flags, n := Family(payload[0]), payload[1], int(payload[2])
+	if origin == FamilyNone || origin >= familyCount || flags > 1 || len(payload) < 3+n {
+		return Continuation{}, ErrEnvelopeMalformed
+	}
+	c := Continuation{
+		Origin:    origin,
+		Redacted:  flags == 1,
+		ItemID:    string(payload[3 : 3+n]),
+		Signature: string(payload[3+n:]),
+	}
+	if c.Signature == "" {
+		return Continuation{}, ErrEnvelopeMalformed
+	}
+	return c, nil
+}
+
+// ReasoningSegment is one piece of a reasoning text split by
+// SplitReasoningText: Text, closed by the continuation that followed it
+// (Signed), or trailing text with no continuation.
+type ReasoningSegment struct {
+	// Text is the reasoning text before the envelope, with the envelope's
+	// blank lines removed.
+	Text string
+	// Signed reports whether an envelope closed this segment.
+	Signed bool
+	// Continuation is that envelope's content when Signed.
+	Continuation Continuation
+}
+
+// SplitReasoningText splits a Chat reasoning text that may hold text-form
+// envelopes into its segments, appending them to dst. Text with no envelope
+// is one unsigned segment; an empty text gives no segments. A marker that
+// does not parse, or is not closed, is an error: a damaged envelope must
+// never reach an upstream as reasoning text.
+func SplitReasoningText(dst []ReasoningSegment, text string) ([]ReasoningSegment, error) {
+	for text != "" {
+		i := strings.Index(text, envelopeOpen)
+		if i < 0 {
+			return append(dst, ReasoningSegment{Text: text}), nil
+		}
+		end := strings.Index(text[i:], envelopeClose)
+		if end < 0 {
+			return dst, ErrEnvelopeMalformed
+		}
+		c, err := ParseContinuation(text[i+2 : i+end])
+		if err != nil {
+			return dst, err
+		}
+		before := strings.TrimSuffix(text[:i], "\n\n")
+		dst = append(dst, ReasoningSegment{Text: before, Signed: true, Continuation: c})
+		text = strings.TrimPrefix(text[i+end+len(envelopeClose):], "\n\n")
+	}
+	return dst, nil
+}
