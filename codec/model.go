@@ -279,6 +279,14 @@ type Request struct {
 	// Reasoning is how much the model should reason; the zero value asks
 	// for nothing and injects nothing toward the upstream (seed 003).
 	Reasoning Reasoning
+	// Format is the required output format (structured output); the zero
+	// value is plain text.
+	Format OutputFormat
+	// Verbosity is OpenAI's output verbosity (low, medium, high: Responses
+	// text.verbosity, Chat verbosity), or "". Only OpenAI protocols have
+	// it; toward others a set value is rejected (seed 003).
+	Verbosity string
+
 	// Include lists Responses include values the client asked for (such
 	// as "reasoning.encrypted_content"); encoders toward other protocols
 	// read what they need from it.
@@ -331,6 +339,38 @@ type Reasoning struct {
 	// IncludeThoughts is Gemini's includeThoughts: whether reasoning text
 	// is returned.
 	IncludeThoughts OptBool
+}
+
+// FormatKind is the kind of output a request requires.
+type FormatKind uint8
+
+// Output format kinds.
+const (
+	// FormatText is plain text, every protocol's default.
+	FormatText FormatKind = iota
+	// FormatJSONObject is any JSON object (Chat json_object, Responses
+	// text.format json_object, Gemini responseMimeType application/json
+	// without a schema).
+	FormatJSONObject
+	// FormatJSONSchema is JSON that follows Schema (Chat/Responses
+	// json_schema, Anthropic output_config.format json_schema, Gemini
+	// responseJsonSchema).
+	FormatJSONSchema
+)
+
+// OutputFormat is a request's required output format.
+type OutputFormat struct {
+	// Kind is the kind of output.
+	Kind FormatKind
+	// Name is the schema's name (OpenAI requires one; others have none and
+	// encoders toward OpenAI write "response" when it is empty).
+	Name string
+	// Description describes the schema, when given.
+	Description string
+	// Schema is the JSON Schema, as the text of one JSON object.
+	Schema string
+	// Strict asks for exact schema adherence (OpenAI strict).
+	Strict OptBool
 }
 
 // IsZero reports whether r asks for nothing.
