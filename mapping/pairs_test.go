@@ -1,0 +1,358 @@
+package mapping
+
+import "testing"
+
+// Seed 000, first table: Anthropic stop_reason -> Responses status, one case
+// per row, plus the documented choices beyond the seed.
+func TestAnthropicToResponsesStatus(t *testing.T) {
+	tests := []struct {
+		in, status, reason string
+		ambiguous          bool
+	}{
+		{"end_turn", "completed", "", false},
+		{"stop_sequence", "completed", "", false},
+		{"tool_use", "completed", "", false},
+		{"pause_turn", "completed", "", false},
+		{"max_tokens", "incomplete", "max_output_tokens", false},
+		{"refusal", "completed", "", false}, // a refusal is never failed
+		{"", "in_progress", "", false},      // no reason yet: streaming
+		// Choices beyond the seed.
+		{"model_context_window_exceeded", "incomplete", "max_output_tokens", false},
+		{"brand_new_reason", "completed", "", true},
+	}
+	for _, tt := range tests {
+		status, reason, amb := AnthropicToResponsesStatus(tt.in)
+		if status != tt.status || reason != tt.reason || amb != tt.ambiguous {
+			t.Errorf("%q: got %q %q %v, want %q %q %v", tt.in, status, reason, amb, tt.status, tt.reason, tt.ambiguous)
+		}
+	}
+}
+
+// Seed 000, second table: Responses status -> Anthropic stop_reason.
+func TestResponsesToAnthropicStopReason(t *testing.T) {
+	tests := []struct {
+		status, reason string
+		out            OutputKind
+		want           string
+		ok, ambiguous  bool
+	}{
+		{"completed", "", OutputText, "end_turn", true, false},
+		{"completed", "", OutputToolCall, "tool_use", true, false},
+		{"completed", "", OutputRefusal, "refusal", true, false},
+		{"incomplete", "max_output_tokens", OutputText, "max_tokens", true, false},
+		{"incomplete", "content_filter", OutputText, "refusal", true, false},
+		{"incomplete", "", OutputText, "max_tokens", true, true}, // missing details: traced
+		{"incomplete", "something_new", OutputText, "", false, true},
+		{"failed", "", OutputText, "", false, true}, // failure, never a refusal
+		{"failed", "", OutputRefusal, "", false, true},
+		{"cancelled", "", OutputText, "", false, true},
+		{"queued", "", OutputText, "", false, true},
+		{"in_progress", "", OutputText, "", false, false},
+	}
+	for _, tt := range tests {
+		got, ok, amb := ResponsesToAnthropicStopReason(tt.status, tt.reason, tt.out)
+		if got != tt.want || ok != tt.ok || amb != tt.ambiguous {
+			t.Errorf("%s/%s/%d: got %q %v %v, want %q %v %v", tt.status, tt.reason, tt.out, got, ok, amb, tt.want, tt.ok, tt.ambiguous)
+		}
+	}
+}
+
+// Seed 000, round trips: end_turn, tool_use, max_tokens and refusal survive
+// Anthropic -> Responses -> Anthropic; stop_sequence and pause_turn come
+// back as end_turn.
+func TestAnthropicResponsesRoundTrip(t *testing.T) {
+	tests := []struct {
+		in   string
+		out  OutputKind
+		want string
+	}{
+		{"end_turn", OutputText, "end_turn"},
+		{"tool_use", OutputToolCall, "tool_use"},
+		{"max_tokens", OutputText, "max_tokens"},
+		{"refusal", OutputRefusal, "refusal"},
+		{"stop_sequence", OutputText, "end_turn"},
+		{"pause_turn", OutputText, "end_turn"},
+	}
+	for _, tt := range tests {
+		status, reason, _ := AnthropicToResponsesStatus(tt.in)
+		got, ok, _ := ResponsesToAnthropicStopReason(status, reason, tt.out)
+		if !ok || got != tt.want {
+			t.Errorf("%s -> %s/%s -> %q, want %q", tt.in, status, reason, got, tt.want)
+		}
+	}
+}
+
+func TestAnthropicChat(t *testing.T) {
+	toChat := []struct {
+		in, want  string
+		ambiguous bool
+	}{
+		{"end_turn", "stop", false}, {"stop_sequence", "stop", false}, {"pause_turn", "stop", false},
+		{"refusal", "stop", false}, // seed 000: a refusal finishes with stop
+		{"tool_use", "tool_calls", false}, {"max_tokens", "length", false},
+		{"model_context_window_exceeded", "length", false}, {"", "", false}, {"new", "stop", true},
+	}
+	for _, tt := range toChat {
+		if got, amb := AnthropicToChatFinishReason(tt.in); got != tt.want || amb != tt.ambiguous {
+			t.Errorf("to chat %q: got %q %v", tt.in, got, amb)
+		}
+	}
+	fromChat := []struct {
+		in   string
+		out  OutputKind
+		want string
+		amb  bool
+	}{
+		{"stop", OutputText, "end_turn", false}, {"stop", OutputRefusal, "refusal", false},
+		{"stop", OutputToolCall, "tool_use", false},
+		{"length", OutputText, "max_tokens", false}, {"tool_calls", OutputToolCall, "tool_use", false},
+		{"function_call", OutputToolCall, "tool_use", false}, {"content_filter", OutputText, "refusal", false},
+		{"", OutputText, "", false}, {"new", OutputText, "end_turn", true},
+	}
+	for _, tt := range fromChat {
+		if got, amb := ChatToAnthropicStopReason(tt.in, tt.out); got != tt.want || amb != tt.amb {
+			t.Errorf("from chat %q: got %q %v", tt.in, got, amb)
+		}
+	}
+}
+
+func TestAnthropicGemini(t *testing.T) {
+	toGemini := []struct {
+		in, want string
+		amb      bool
+	}{
+		{"end_turn", "STOP", false}, {"stop_sequence", "STOP", false}, {"tool_use", "STOP", false},
+		{"pause_turn", "STOP", false}, {"max_tokens", "MAX_TOKENS", false},
+		{"model_context_window_exceeded", "MAX_TOKENS", false}, {"refusal", "SAFETY", false},
+		{"", "", false}, {"new", "OTHER", true},
+	}
+	for _, tt := range toGemini {
+		if got, amb := AnthropicToGeminiFinishReason(tt.in); got != tt.want || amb != tt.amb {
+			t.Errorf("to gemini %q: got %q %v", tt.in, got, amb)
+		}
+	}
+	fromGemini := []struct {
+		in   string
+		out  OutputKind
+		want string
+		amb  bool
+	}{
+		{"STOP", OutputText, "end_turn", false}, {"STOP", OutputToolCall, "tool_use", false},
+		{"MAX_TOKENS", OutputText, "max_tokens", false},
+		{"SAFETY", OutputText, "refusal", false}, {"PROHIBITED_CONTENT", OutputText, "refusal", false},
+		{"BLOCKLIST", OutputText, "refusal", false}, {"SPII", OutputText, "refusal", false},
+		{"IMAGE_SAFETY", OutputText, "refusal", false}, {"RECITATION", OutputText, "refusal", false},
+		{"MODEL_ARMOR", OutputText, "refusal", false},
+		{"LANGUAGE", OutputText, "end_turn", true}, {"MALFORMED_FUNCTION_CALL", OutputText, "end_turn", true},
+		{"OTHER", OutputText, "end_turn", true}, {"", OutputText, "", false},
+	}
+	for _, tt := range fromGemini {
+		if got, amb := GeminiToAnthropicStopReason(tt.in, tt.out); got != tt.want || amb != tt.amb {
+			t.Errorf("from gemini %q: got %q %v", tt.in, got, amb)
+		}
+	}
+}
+
+func TestResponsesChat(t *testing.T) {
+	toChat := []struct {
+		status, reason string
+		out            OutputKind
+		want           string
+		ok, amb        bool
+	}{
+		{"completed", "", OutputText, "stop", true, false},
+		{"completed", "", OutputToolCall, "tool_calls", true, false},
+		{"completed", "", OutputRefusal, "stop", true, false},
+		{"incomplete", "max_output_tokens", OutputText, "length", true, false},
+		{"incomplete", "content_filter", OutputText, "content_filter", true, false},
+		{"incomplete", "", OutputText, "length", true, true},
+		{"incomplete", "new", OutputText, "", false, true},
+		{"failed", "", OutputText, "", false, true}, {"cancelled", "", OutputText, "", false, true},
+		{"queued", "", OutputText, "", false, true}, {"in_progress", "", OutputText, "", false, false},
+	}
+	for _, tt := range toChat {
+		got, ok, amb := ResponsesToChatFinishReason(tt.status, tt.reason, tt.out)
+		if got != tt.want || ok != tt.ok || amb != tt.amb {
+			t.Errorf("to chat %s/%s: got %q %v %v", tt.status, tt.reason, got, ok, amb)
+		}
+	}
+	fromChat := []struct {
+		in, status, reason string
+		amb                bool
+	}{
+		{"stop", "completed", "", false}, {"tool_calls", "completed", "", false},
+		{"function_call", "completed", "", false},
+		{"length", "incomplete", "max_output_tokens", false},
+		{"content_filter", "incomplete", "content_filter", false},
+		{"", "in_progress", "", false}, {"new", "completed", "", true},
+	}
+	for _, tt := range fromChat {
+		s, r, amb := ChatToResponsesStatus(tt.in)
+		if s != tt.status || r != tt.reason || amb != tt.amb {
+			t.Errorf("from chat %q: got %q %q %v", tt.in, s, r, amb)
+		}
+	}
+}
+
+func TestResponsesGemini(t *testing.T) {
+	toGemini := []struct {
+		status, reason string
+		out            OutputKind
+		want           string
+		ok, amb        bool
+	}{
+		{"completed", "", OutputText, "STOP", true, false},
+		{"completed", "", OutputToolCall, "STOP", true, false},
+		{"completed", "", OutputRefusal, "SAFETY", true, false},
+		{"incomplete", "max_output_tokens", OutputText, "MAX_TOKENS", true, false},
+		{"incomplete", "content_filter", OutputText, "SAFETY", true, false},
+		{"incomplete", "", OutputText, "MAX_TOKENS", true, true},
+		{"incomplete", "new", OutputText, "", false, true},
+		{"failed", "", OutputText, "", false, true}, {"cancelled", "", OutputText, "", false, true},
+		{"queued", "", OutputText, "", false, true}, {"in_progress", "", OutputText, "", false, false},
+	}
+	for _, tt := range toGemini {
+		got, ok, amb := ResponsesToGeminiFinishReason(tt.status, tt.reason, tt.out)
+		if got != tt.want || ok != tt.ok || amb != tt.amb {
+			t.Errorf("to gemini %s/%s: got %q %v %v", tt.status, tt.reason, got, ok, amb)
+		}
+	}
+	fromGemini := []struct {
+		in, status, reason string
+		amb                bool
+	}{
+		{"STOP", "completed", "", false}, {"MAX_TOKENS", "incomplete", "max_output_tokens", false},
+		{"SAFETY", "incomplete", "content_filter", false}, {"RECITATION", "incomplete", "content_filter", false},
+		{"PROHIBITED_CONTENT", "incomplete", "content_filter", false},
+		{"", "in_progress", "", false}, {"OTHER", "completed", "", true},
+	}
+	for _, tt := range fromGemini {
+		s, r, amb := GeminiToResponsesStatus(tt.in)
+		if s != tt.status || r != tt.reason || amb != tt.amb {
+			t.Errorf("from gemini %q: got %q %q %v", tt.in, s, r, amb)
+		}
+	}
+}
+
+func TestChatGemini(t *testing.T) {
+	toGemini := []struct {
+		in   string
+		out  OutputKind
+		want string
+		amb  bool
+	}{
+		{"stop", OutputText, "STOP", false}, {"stop", OutputRefusal, "SAFETY", false},
+		{"tool_calls", OutputToolCall, "STOP", false}, {"function_call", OutputToolCall, "STOP", false},
+		{"length", OutputText, "MAX_TOKENS", false}, {"content_filter", OutputText, "SAFETY", false},
+		{"", OutputText, "", false}, {"new", OutputText, "OTHER", true},
+	}
+	for _, tt := range toGemini {
+		if got, amb := ChatToGeminiFinishReason(tt.in, tt.out); got != tt.want || amb != tt.amb {
+			t.Errorf("to gemini %q: got %q %v", tt.in, got, amb)
+		}
+	}
+	fromGemini := []struct {
+		in   string
+		out  OutputKind
+		want string
+		amb  bool
+	}{
+		{"STOP", OutputText, "stop", false}, {"STOP", OutputToolCall, "tool_calls", false},
+		{"MAX_TOKENS", OutputText, "length", false}, {"SAFETY", OutputText, "content_filter", false},
+		{"SPII", OutputText, "content_filter", false}, {"", OutputText, "", false},
+		{"LANGUAGE", OutputText, "stop", true},
+	}
+	for _, tt := range fromGemini {
+		if got, amb := GeminiToChatFinishReason(tt.in, tt.out); got != tt.want || amb != tt.amb {
+			t.Errorf("from gemini %q: got %q %v", tt.in, got, amb)
+		}
+	}
+}
+
+// upgrade applies what a codec learns from the output to a canonical stop
+// reason, as the codecs do: a natural end with tool calls is a tool use, a
+// natural end with a refusal part is a refusal.
+func upgrade(s StopReason, out OutputKind) StopReason {
+	if s == StopEnd && out == OutputToolCall {
+		return StopToolUse
+	}
+	if s == StopEnd && out == OutputRefusal {
+		return StopRefusal
+	}
+	return s
+}
+
+var (
+	anthropicReasons = []string{"end_turn", "stop_sequence", "tool_use", "pause_turn", "max_tokens", "refusal", "model_context_window_exceeded", "brand_new"}
+	chatReasons      = []string{"stop", "length", "tool_calls", "function_call", "content_filter", "brand_new"}
+	geminiReasons    = []string{"STOP", "MAX_TOKENS", "SAFETY", "RECITATION", "LANGUAGE", "OTHER", "BLOCKLIST",
+		"PROHIBITED_CONTENT", "SPII", "MALFORMED_FUNCTION_CALL", "IMAGE_SAFETY", "UNEXPECTED_TOOL_CALL",
+		"TOO_MANY_TOOL_CALLS", "IMAGE_PROHIBITED_CONTENT", "NO_IMAGE", "IMAGE_RECITATION", "IMAGE_OTHER",
+		"FINISH_REASON_UNSPECIFIED", "MODEL_ARMOR"}
+	responsesStates = [][2]string{{"completed", ""}, {"incomplete", "max_output_tokens"}, {"incomplete", "content_filter"}, {"incomplete", ""}}
+	outputKinds     = []OutputKind{OutputText, OutputToolCall, OutputRefusal}
+)
+
+// TestPairsAgreeWithCanonical proves that the codecs' path (wire value ->
+// canonical StopReason -> wire value) gives what the pair tables say, for
+// every defined wire value that has a stop reason.
+func TestPairsAgreeWithCanonical(t *testing.T) {
+	for _, in := range anthropicReasons {
+		c := FromAnthropicStopReason(in)
+		if got, _ := AnthropicToChatFinishReason(in); got != ChatFinishReason(c) {
+			t.Errorf("anthropic %s -> chat: pair %q, canonical %q", in, got, ChatFinishReason(c))
+		}
+		if got, _ := AnthropicToGeminiFinishReason(in); got != GeminiFinishReason(c) {
+			t.Errorf("anthropic %s -> gemini: pair %q, canonical %q", in, got, GeminiFinishReason(c))
+		}
+		s, r, _ := AnthropicToResponsesStatus(in)
+		if cs, cr := ResponsesStatus(c); s != cs || r != cr {
+			t.Errorf("anthropic %s -> responses: pair %s/%s, canonical %s/%s", in, s, r, cs, cr)
+		}
+	}
+	for _, in := range chatReasons {
+		for _, out := range outputKinds {
+			c := upgrade(FromChatFinishReason(in), out)
+			if got, _ := ChatToAnthropicStopReason(in, out); got != AnthropicStopReason(c) {
+				t.Errorf("chat %s/%d -> anthropic: pair %q, canonical %q", in, out, got, AnthropicStopReason(c))
+			}
+			if got, _ := ChatToGeminiFinishReason(in, out); got != GeminiFinishReason(c) {
+				t.Errorf("chat %s/%d -> gemini: pair %q, canonical %q", in, out, got, GeminiFinishReason(c))
+			}
+		}
+		s, r, _ := ChatToResponsesStatus(in)
+		if cs, cr := ResponsesStatus(FromChatFinishReason(in)); s != cs || r != cr {
+			t.Errorf("chat %s -> responses: pair %s/%s, canonical %s/%s", in, s, r, cs, cr)
+		}
+	}
+	for _, in := range geminiReasons {
+		for _, out := range outputKinds[:2] {
+			c := upgrade(FromGeminiFinishReason(in), out)
+			if got, _ := GeminiToAnthropicStopReason(in, out); got != AnthropicStopReason(c) {
+				t.Errorf("gemini %s/%d -> anthropic: pair %q, canonical %q", in, out, got, AnthropicStopReason(c))
+			}
+			if got, _ := GeminiToChatFinishReason(in, out); got != ChatFinishReason(c) {
+				t.Errorf("gemini %s/%d -> chat: pair %q, canonical %q", in, out, got, ChatFinishReason(c))
+			}
+		}
+		s, r, _ := GeminiToResponsesStatus(in)
+		if cs, cr := ResponsesStatus(FromGeminiFinishReason(in)); s != cs || r != cr {
+			t.Errorf("gemini %s -> responses: pair %s/%s, canonical %s/%s", in, s, r, cs, cr)
+		}
+	}
+	for _, st := range responsesStates {
+		for _, out := range outputKinds {
+			c0, _ := FromResponsesStatus(st[0], st[1], out == OutputToolCall)
+			c := upgrade(c0, out)
+			if got, ok, _ := ResponsesToAnthropicStopReason(st[0], st[1], out); ok && got != AnthropicStopReason(c) {
+				t.Errorf("responses %v/%d -> anthropic: pair %q, canonical %q", st, out, got, AnthropicStopReason(c))
+			}
+			if got, ok, _ := ResponsesToChatFinishReason(st[0], st[1], out); ok && got != ChatFinishReason(c) {
+				t.Errorf("responses %v/%d -> chat: pair %q, canonical %q", st, out, got, ChatFinishReason(c))
+			}
+			if got, ok, _ := ResponsesToGeminiFinishReason(st[0], st[1], out); ok && got != GeminiFinishReason(c) {
+				t.Errorf("responses %v/%d -> gemini: pair %q, canonical %q", st, out, got, GeminiFinishReason(c))
+			}
+		}
+	}
+}
