@@ -3,11 +3,9 @@ package caddytest
 import (
 	"fmt"
 	"net"
-	"net/http"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	caddytester "github.com/caddyserver/caddy/v2/caddytest"
 
@@ -34,6 +32,8 @@ type testEnv struct {
 	dead map[proto]string
 	// small is a site (openai-chat upstream) with max_request_body 1KiB.
 	small string
+	// adminPort is where this process's Caddy serves its admin API.
+	adminPort int
 
 	caddyfile string
 }
@@ -50,19 +50,12 @@ var (
 func setup(t *testing.T) *testEnv {
 	t.Helper()
 	envOnce.Do(func() {
-		// caddytest starts Caddy in this process unless something already
-		// answers on the admin port; that would be another test binary's
-		// Caddy, whose configuration this suite must not replace.
-		if err := adminPortFree(); err != nil {
-			envErr = err
-			return
-		}
 		sharedEnv, envErr = newTestEnv()
 	})
 	if envErr != nil {
 		t.Fatalf("setting up the test environment: %v", envErr)
 	}
-	tester := caddytester.NewTester(t)
+	tester := caddytester.NewTester(t).WithDefaultOverrides(caddytester.Config{AdminPort: sharedEnv.adminPort})
 	tester.InitServer(sharedEnv.caddyfile, "caddyfile")
 	if t.Failed() {
 		t.FailNow()
@@ -78,20 +71,23 @@ func newTestEnv() (*testEnv, error) {
 	}
 	// Each site gets a port that was free a moment ago; the dead upstreams
 	// get one that is closed again before Caddy starts.
-	ports, err := freePorts(4*len(allProtocols) + 1)
+	// The admin API gets a free port too, so that integration runs from
+	// several checkouts can share a machine.
+	ports, err := freePorts(4*len(allProtocols) + 4)
 	if err != nil {
 		return nil, err
 	}
 	next := func() int { p := ports[0]; ports = ports[1:]; return p }
+	e.adminPort = next()
 
 	var b strings.Builder
-	b.WriteString(`{
-	admin localhost:2999
-	http_port 9080
-	https_port 9443
+	fmt.Fprintf(&b, `{
+	admin localhost:%d
+	http_port %d
+	https_port %d
 	grace_period 1ns
 }
-`)
+`, e.adminPort, next(), next())
 	site := func(port int, p proto, upstreamAddr, extra, siteExtra string) string {
 		fmt.Fprintf(&b, `
 http://localhost:%d {
@@ -113,18 +109,6 @@ http://localhost:%d {
 	e.small = site(next(), openaiChat, e.mocks[openaiChat].addr(), fmt.Sprintf("\t\tmax_request_body %d\n", smallBodyLimit), "")
 	e.caddyfile = b.String()
 	return e, nil
-}
-
-// adminPortFree fails when something already serves Caddy's admin API on
-// localhost:2999 before this process has started its own Caddy.
-func adminPortFree() error {
-	resp, err := (&http.Client{Timeout: time.Second}).Get("http://localhost:2999/config/")
-	if err != nil {
-		return nil
-	}
-	resp.Body.Close()
-	return fmt.Errorf("another process already serves a Caddy admin API on localhost:2999 (another integration test run?); " +
-		"this suite would replace its configuration, so it refuses to run concurrently with it")
 }
 
 // freePorts returns n distinct TCP ports that were free on 127.0.0.1.

@@ -5,8 +5,8 @@
 //
 // The suite, all in _test.go files:
 //
-//   - caddy_test.go: one in-process Caddy per test binary (admin
-//     localhost:2999), one site per upstream protocol, one with api_key and
+//   - caddy_test.go: one in-process Caddy per test binary (admin API on
+//     a free port), one site per upstream protocol, one with api_key and
 //     access logging per upstream, one per upstream whose upstream is not
 //     listening, and one with a small max_request_body.
 //   - mock_test.go: one httptest upstream per protocol that validates each
