@@ -182,7 +182,8 @@ func truncated(p Protocol, cause error) *Error {
 func AppendResponseEvents(out []Event, resp *Response) []Event {
 	out = append(out, Event{Type: EventStart, ID: resp.ID, Model: resp.Model, Created: resp.Created})
 	for i, p := range resp.Content {
-		out = append(out, Event{Type: EventPartStart, Index: i, Part: p.Type, ToolCallID: p.ToolCallID, ToolName: p.ToolName})
+		out = append(out, Event{Type: EventPartStart, Index: i, Part: p.Type, ToolCallID: p.ToolCallID, ToolName: p.ToolName,
+			ItemID: p.ItemID, Redacted: p.Redacted})
 		// A tool call's deltas are its arguments; other parts' their text.
 		delta := p.Text
 		if p.Type == PartToolCall {
@@ -191,10 +192,10 @@ func AppendResponseEvents(out []Event, resp *Response) []Event {
 		if delta != "" {
 			out = append(out, Event{Type: EventPartDelta, Index: i, Text: delta})
 		}
-		out = append(out, Event{Type: EventPartStop, Index: i})
+		out = append(out, Event{Type: EventPartStop, Index: i, Signature: p.Signature, Origin: p.Origin})
 	}
 	if resp.StopReason != mapping.StopNone {
-		out = append(out, Event{Type: EventStop, StopReason: resp.StopReason, StopSequence: resp.StopSequence})
+		out = append(out, Event{Type: EventStop, StopReason: resp.StopReason, StopSequence: resp.StopSequence, StopDetails: resp.StopDetails})
 	}
 	if resp.Usage.Known {
 		out = append(out, Event{Type: EventUsage, Usage: resp.Usage})
