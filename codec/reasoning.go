@@ -52,6 +52,11 @@ func readOpaque(part *Part, value string, native mapping.Family, path string) *E
 	if c.ItemID != "" {
 		part.ItemID = c.ItemID
 	}
+	if c.Text != "" {
+		// The text the signature covers wins over what the client
+		// displayed and replayed (or dropped).
+		part.Text = c.Text
+	}
 	return nil
 }
 

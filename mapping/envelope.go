@@ -2,6 +2,7 @@ package mapping
 
 import (
 	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"strings"
 )
@@ -58,6 +59,11 @@ type Continuation struct {
 	ItemID string
 	// Signature is the opaque value, byte for byte as the upstream sent it.
 	Signature string
+	// Text is the reasoning text the signature covers, carried only where
+	// the client may not replay the visible reasoning text exactly (Gemini
+	// clients drop thought parts from their history) and the issuer
+	// verifies the text with the signature (Anthropic); "" otherwise.
+	Text string
 }
 
 // Continuation envelope format, version 1.
@@ -66,9 +72,11 @@ type Continuation struct {
 //
 //	llmbridge.v1.<base64url without padding of the payload>
 //
-// The payload is binary: one byte Origin, one byte flags (bit 0: Redacted),
-// one byte length n of ItemID (at most 255), n bytes ItemID, then Signature
-// to the end. The whole token is at most MaxEnvelopeSize bytes.
+// The payload is binary: one byte Origin, one byte flags (bit 0: Redacted,
+// bit 1: Text present), one byte length n of ItemID (at most 255), n bytes
+// ItemID, then - when Text is present - its length as a uvarint and its
+// bytes, then Signature to the end. The whole token is at most
+// MaxEnvelopeSize bytes.
 //
 // Text form (appended to Chat reasoning_content, which has no opaque slot):
 //
@@ -111,31 +119,23 @@ func AppendEnvelope(dst []byte, c Continuation) []byte {
 	if len(id) > 255 {
 		id = ""
 	}
-	var head [3]byte
-	head[0] = byte(c.Origin)
+	var flags byte
 	if c.Redacted {
-		head[1] = 1
+		flags |= 1
 	}
-	head[2] = byte(len(id))
-	dst = append(dst, EnvelopePrefix...)
-	enc := base64.RawURLEncoding
-	n := 3 + len(id) + len(c.Signature)
-	start := len(dst)
-	dst = append(dst, make([]byte, enc.EncodedLen(n))...)
-	// Encode the payload without building it: base64 works in 3-byte
-	// groups, so the head (3 bytes) encodes on its own and the rest is one
-	// contiguous tail only when the id is empty; otherwise build it.
-	if id == "" {
-		enc.Encode(dst[start:], head[:])
-		enc.Encode(dst[start+4:], []byte(c.Signature))
-		return dst
+	if c.Text != "" {
+		flags |= 2
 	}
-	payload := make([]byte, 0, n)
-	payload = append(payload, head[:]...)
+	payload := make([]byte, 0, 3+len(id)+binary.MaxVarintLen64+len(c.Text)+len(c.Signature))
+	payload = append(payload, byte(c.Origin), flags, byte(len(id)))
 	payload = append(payload, id...)
+	if c.Text != "" {
+		payload = binary.AppendUvarint(payload, uint64(len(c.Text)))
+		payload = append(payload, c.Text...)
+	}
 	payload = append(payload, c.Signature...)
-	enc.Encode(dst[start:], payload)
-	return dst
+	dst = append(dst, EnvelopePrefix...)
+	return base64.RawURLEncoding.AppendEncode(dst, payload)
 }
 
 // EnvelopeText returns c in text form, for Chat reasoning_content.
@@ -160,15 +160,20 @@ func ParseContinuation(token string) (Continuation, error) {
 		return Continuation{}, ErrEnvelopeMalformed
 	}
 	origin, flags, n := Family(payload[0]), payload[1], int(payload[2])
-	if origin == FamilyNone || origin >= familyCount || flags > 1 || len(payload) < 3+n {
+	if origin == FamilyNone || origin >= familyCount || flags > 3 || len(payload) < 3+n {
 		return Continuation{}, ErrEnvelopeMalformed
 	}
-	c := Continuation{
-		Origin:    origin,
-		Redacted:  flags == 1,
-		ItemID:    string(payload[3 : 3+n]),
-		Signature: string(payload[3+n:]),
+	c := Continuation{Origin: origin, Redacted: flags&1 != 0, ItemID: string(payload[3 : 3+n])}
+	rest := payload[3+n:]
+	if flags&2 != 0 {
+		size, k := binary.Uvarint(rest)
+		if k <= 0 || size == 0 || size > uint64(len(rest)-k) {
+			return Continuation{}, ErrEnvelopeMalformed
+		}
+		c.Text = string(rest[k : k+int(size)])
+		rest = rest[k+int(size):]
 	}
+	c.Signature = string(rest)
 	if c.Signature == "" {
 		return Continuation{}, ErrEnvelopeMalformed
 	}

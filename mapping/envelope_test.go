@@ -13,6 +13,7 @@ func TestEnvelopeRoundTrip(t *testing.T) {
 		{Origin: FamilyOpenAI, ItemID: "rs_0123456789abcdef", Signature: "gAAAAABo=="},
 		{Origin: FamilyGemini, Signature: "CiQB0e2Kb+/=\n\x00binary"},
 		{Origin: FamilyOpenAI, ItemID: strings.Repeat("i", 255), Signature: "s"},
+		{Origin: FamilyAnthropic, Text: "Let me think.\n\nStep 1 [[x]]", Signature: "sig"},
 	}
 	for _, c := range tests {
 		tok := string(AppendEnvelope(nil, c))
@@ -50,6 +51,8 @@ func TestParseContinuationRejects(t *testing.T) {
 		{"flags unknown", EnvelopePrefix + "AQIA", ErrEnvelopeMalformed},
 		{"id past end", EnvelopePrefix + "AQAF", ErrEnvelopeMalformed},
 		{"no signature", EnvelopePrefix + "AQAA", ErrEnvelopeMalformed},
+		{"text length past end", EnvelopePrefix + "AgIABXh4", ErrEnvelopeMalformed},
+		{"text length zero", EnvelopePrefix + "AgIAAHh4", ErrEnvelopeMalformed},
 		{"too large", EnvelopePrefix + strings.Repeat("A", MaxEnvelopeSize), ErrEnvelopeTooLarge},
 	}
 	for _, tt := range tests {
