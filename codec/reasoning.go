@@ -82,13 +82,15 @@ func signedFor(p *Part, target Protocol) bool {
 //
 //   - A response that is not a refusal, or whose refusal is already a
 //     PartRefusal (it came from such a protocol), is unchanged.
-//   - A refusal (StopRefusal) whose output is visible text only becomes one
-//     refusal part holding that text, flattened in order.
-//   - A refusal with no visible output takes StopDetails.Explanation as its
+//   - A refusal (StopRefusal) whose output is visible text becomes one
+//     refusal part holding that text, flattened in order. Reasoning before
+//     it is kept: both client protocols carry reasoning in a slot of its
+//     own, so nothing is withdrawn or merged.
+//   - A refusal with no visible text takes StopDetails.Explanation as its
 //     text; with no explanation either it is an error, since inventing one
 //     or answering with a blank success would both mislead the client.
-//   - A refusal after tool calls or reasoning is an error: the client
-//     protocol cannot say which of that output the refusal withdrew.
+//   - A refusal after tool calls (or any other output) is an error: the
+//     client protocol cannot say which of that output the refusal withdrew.
 //
 // buf is reused for the result when the content changes.
 func refusalOutput(resp *Response, client Protocol, buf []Part) ([]Part, *Error) {
@@ -102,26 +104,29 @@ func refusalOutput(resp *Response, client Protocol, buf []Part) ([]Part, *Error)
 			return resp.Content, nil
 		case PartText:
 			n += len(resp.Content[i].Text)
+		case PartReasoning:
 		default:
 			return nil, refusalError(client, "the upstream refused after producing "+resp.Content[i].Type.String()+" output")
 		}
 	}
-	var text string
-	switch {
-	case n > 0 && len(resp.Content) == 1:
-		text = resp.Content[0].Text
-	case n > 0:
-		b := make([]byte, 0, n)
-		for i := range resp.Content {
-			b = append(b, resp.Content[i].Text...)
+	out := buf[:0]
+	var b []byte
+	for i := range resp.Content {
+		switch p := &resp.Content[i]; p.Type {
+		case PartReasoning:
+			out = append(out, *p)
+		case PartText:
+			b = append(b, p.Text...)
 		}
-		text = string(b)
-	case resp.StopDetails.Explanation != "":
-		text = resp.StopDetails.Explanation
-	default:
-		return nil, refusalError(client, "the upstream refused without any text or explanation")
 	}
-	return append(buf[:0], Part{Type: PartRefusal, Text: text}), nil
+	text := string(b)
+	if n == 0 {
+		text = resp.StopDetails.Explanation
+		if text == "" {
+			return nil, refusalError(client, "the upstream refused without any text or explanation")
+		}
+	}
+	return append(out, Part{Type: PartRefusal, Text: text}), nil
 }
 
 // refusalError is the error for a refusal a client protocol cannot be given
