@@ -806,8 +806,8 @@ func TestChatDecodeResponse(t *testing.T) {
 			stop:    mapping.StopEnd,
 		},
 		{
-			name: "reasoning before tool calls",
-			body: wrap(`{"role":"assistant","content":null,"reasoning_content":"call f","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]}`, `"tool_calls"`, ""),
+			name:    "reasoning before tool calls",
+			body:    wrap(`{"role":"assistant","content":null,"reasoning_content":"call f","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]}`, `"tool_calls"`, ""),
 			content: []Part{{Type: PartReasoning, Text: "call f"}, chatCall("c1", "f", "{}")},
 			stop:    mapping.StopToolUse,
 		},
