@@ -109,10 +109,10 @@ func (d *chatRequestDecoder) field(key string, v gjson.Result) *Error {
 		return chatOptionalBool(v, key, &off)
 	case "modalities":
 		return chatModalities(v)
-	case "response_format":
-		return chatResponseFormat(v, &req.text, &req.Format)
 
 	// Reasoning and output settings.
+	case "response_format":
+		return chatResponseFormat(v, &req.text, &req.Format)
 	case "reasoning_effort":
 		return chatReasoningEffort(v, &req.Reasoning)
 	case "verbosity":
@@ -1711,7 +1711,9 @@ func appendChatFloat(dst []byte, key string, f OptFloat) []byte {
 // array of typed parts. Refusal parts of an assistant message go to its
 // refusal field and tool calls to tool_calls, with content null when there
 // is no text; Chat has no refusal slot in the other roles, so there a
-// refusal is projected into text unchanged.
+// refusal is projected into text unchanged. Unsigned reasoning of an
+// assistant message goes to reasoning_content, its texts concatenated;
+// signed reasoning was listed as dropped by chatDropSigned.
 func appendChatMessage(dst []byte, role Role, parts []Part, i int, idx []int) ([]byte, *Error) {
 	texts, refusals, media, calls, reasoning := 0, 0, 0, 0, 0
 	for j := range parts {

@@ -572,11 +572,18 @@ func chatUpstreamError(v gjson.Result) *Error {
 //	data: {chunk: delta {"role":"assistant","content":"","refusal":null}}
 //	      (or {"role":"assistant","content":null,"refusal":""} when the
 //	      first part is a refusal, as OpenAI starts refusals)
+//	      (content null and refusal null when the first part is reasoning
+//	      or a tool call)
+//	data: {chunk: delta {"reasoning_content":"..."}} ...  (reasoning text;
+//	      at the part's stop, its opaque value as one delta holding the
+//	      whole continuation envelope in text form)
 //	data: {chunk: delta {"content":"..."} or {"refusal":"..."}} ...
+//	      (a refusal stop before any content: the upstream's explanation as
+//	      one refusal delta, or an in-stream error when there is none or
+//	      tool calls went out)
 //	data: {chunk: delta {"tool_calls":[{"index":k,"id","type":"function",
 //	      "function":{"name","arguments":""}}]}}   (once per call; k counts
-//	      the calls from 0; content null in the role chunk when a call is
-//	      the first part)
+//	      the calls from 0)
 //	data: {chunk: delta {"tool_calls":[{"index":k,"function":{"arguments":"..."}}]}} ...
 //	      ("{}" when the upstream sent no argument fragment at all)
 //	data: {chunk: delta {}, finish_reason}
