@@ -2195,8 +2195,13 @@ func decodeChatUsage(v gjson.Result, u *Usage) *Error {
 	}
 	*u = Usage{Known: true}
 	var err *Error
+	var hit int64
 	v.ForEach(func(key, value gjson.Result) bool {
 		switch key.Str {
+		case "prompt_cache_hit_tokens":
+			// DeepSeek's name for cached prompt tokens, which its
+			// prompt_tokens include as OpenAI's do.
+			err = chatUpstreamInt(value, "usage.prompt_cache_hit_tokens", &hit)
 		case "prompt_tokens":
 			err = chatUpstreamInt(value, "usage.prompt_tokens", &u.InputTokens)
 		case "completion_tokens":
@@ -2208,6 +2213,9 @@ func decodeChatUsage(v gjson.Result, u *Usage) *Error {
 		}
 		return err == nil
 	})
+	if u.CacheReadTokens == 0 {
+		u.CacheReadTokens = hit
+	}
 	return err
 }
 

@@ -788,6 +788,14 @@ func TestChatDecodeResponse(t *testing.T) {
 			usage:   Usage{Known: true, InputTokens: 10, CacheReadTokens: 8, OutputTokens: 20, ReasoningTokens: 15},
 		},
 		{
+			name: "DeepSeek's cache hits are cached tokens",
+			body: wrap(`{"role":"assistant","content":"4"}`, `"stop"`,
+				`{"prompt_tokens":100,"completion_tokens":20,"total_tokens":120,"prompt_cache_hit_tokens":64,"prompt_cache_miss_tokens":36,"completion_tokens_details":{"reasoning_tokens":15}}`),
+			content: []Part{chatText("4")},
+			stop:    mapping.StopEnd,
+			usage:   Usage{Known: true, InputTokens: 100, CacheReadTokens: 64, OutputTokens: 20, ReasoningTokens: 15},
+		},
+		{
 			name:    "reasoning (vLLM, OpenRouter) is the same",
 			body:    wrap(`{"role":"assistant","content":"4","reasoning":"2+2 is 4.","reasoning_details":[{"type":"reasoning.text"}]}`, `"stop"`, ""),
 			content: []Part{{Type: PartReasoning, Text: "2+2 is 4."}, chatText("4")},
@@ -872,6 +880,7 @@ func TestChatDecodeResponseErrors(t *testing.T) {
 		{"content number", choice(`{"role":"assistant","content":1}`), "content is not a string"},
 		{"refusal number", choice(`{"role":"assistant","content":null,"refusal":1}`), "refusal is not a string"},
 		{"reasoning_content number", choice(`{"role":"assistant","content":"x","reasoning_content":1}`), "reasoning_content is not a string"},
+		{"prompt_cache_hit_tokens string", `{"choices":[{"message":` + ok + `}],"usage":{"prompt_cache_hit_tokens":"1"}}`, "usage.prompt_cache_hit_tokens is not a number"},
 		{"reasoning object", choice(`{"role":"assistant","content":"x","reasoning":{}}`), "message.reasoning is not a string"},
 		{"tool calls object", choice(`{"role":"assistant","content":null,"tool_calls":{}}`), "tool_calls is not an array"},
 		{"tool call not object", choice(`{"role":"assistant","content":null,"tool_calls":[1]}`), "tool_calls[0] is not an object"},
