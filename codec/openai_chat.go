@@ -109,8 +109,14 @@ func (d *chatRequestDecoder) field(key string, v gjson.Result) *Error {
 		return chatOptionalBool(v, key, &off)
 	case "modalities":
 		return chatModalities(v)
+
+	// Reasoning and output settings.
 	case "response_format":
-		return chatResponseFormat(v)
+		return chatResponseFormat(v, &req.text, &req.Format)
+	case "reasoning_effort":
+		return chatReasoningEffort(v, &req.Reasoning)
+	case "verbosity":
+		return chatVerbosity(v, &req.Verbosity)
 
 	// Tool use, settled in finish: without tools, tool_choice auto or
 	// none and parallel_tool_calls are hints.
@@ -131,8 +137,15 @@ func (d *chatRequestDecoder) field(key string, v gjson.Result) *Error {
 		return d.hint(key, v, chatIsBool(v), "boolean")
 	case "metadata":
 		return d.hint(key, v, v.IsObject(), "object")
-	case "service_tier", "prompt_cache_key", "prompt_cache_retention":
+	case "service_tier", "prompt_cache_key":
+		// prompt_cache_key only routes requests to OpenAI's prompt cache;
+		// no other upstream has it, and it guarantees no cache hit (seed
+		// 003).
 		return d.hint(key, v, v.Type == gjson.String, "string")
+	case "prompt_cache_retention":
+		// A retention period is a promise about the upstream's cache that
+		// no translation can keep (seed 003).
+		return rejectUnlessNull(v, key, "prompt cache retention has no equivalent in translation")
 
 	// Capabilities outside the current scope.
 	case "top_logprobs":
@@ -143,10 +156,6 @@ func (d *chatRequestDecoder) field(key string, v gjson.Result) *Error {
 		return rejectUnlessNull(v, key, "audio output is not supported yet")
 	case "functions", "function_call":
 		return rejectUnlessNull(v, key, "the deprecated functions API is not supported; use tools and tool_choice")
-	case "reasoning_effort":
-		return rejectUnlessNull(v, key, "reasoning settings are not supported yet")
-	case "verbosity":
-		return rejectUnlessNull(v, key, "output verbosity is not supported yet")
 	case "prediction":
 		return rejectUnlessNull(v, key, "predicted outputs are not supported yet")
 	case "web_search_options":
@@ -501,20 +510,29 @@ func chatModalities(v gjson.Result) *Error {
 	return err
 }
 
-// chatResponseFormat accepts the default plain-text format only; structured
-// output comes with a later issue.
-func chatResponseFormat(v gjson.Result) *Error {
+// chatResponseFormat decodes response_format into f: {type:"text"} (the
+// default, FormatText), {type:"json_object"}, or {type:"json_schema",
+// json_schema:{name, description, schema, strict}}. Each type takes only its
+// own members, so that nothing a client asked for is silently lost.
+func chatResponseFormat(v gjson.Result, arena *textArena, f *OutputFormat) *Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
 	if !v.IsObject() {
 		return wrongType("response_format", "object", v)
 	}
-	var typ gjson.Result
-	var err *Error
-	v.ForEach(func(key, value gjson.Result) bool {
-		if key.Str == "type" {
+	var typ, schema gjson.Result
+	var other string
+	eachMember(v, arena, func(key, value gjson.Result) bool {
+		switch key.Str {
+		case "type":
 			typ = value
+		case "json_schema":
+			schema = value
+		default:
+			if other == "" {
+				other = key.Str
+			}
 		}
 		return true
 	})
@@ -525,18 +543,109 @@ func chatResponseFormat(v gjson.Result) *Error {
 		return wrongType("response_format.type", "string", typ)
 	}
 	switch typ.Str {
-	case "text":
-		v.ForEach(func(key, _ gjson.Result) bool {
-			if key.Str != "type" {
-				err = unknownField("response_format." + key.Str)
-			}
-			return err == nil
-		})
-		return err
-	case "json_object", "json_schema":
-		return unsupportedField("response_format", "structured output is not supported yet")
+	case "text", "json_object":
+		switch {
+		case other != "":
+			return unknownField("response_format." + other)
+		case schema.Exists():
+			return unknownField("response_format.json_schema")
+		}
+		*f = OutputFormat{Kind: FormatText}
+		if typ.Str == "json_object" {
+			f.Kind = FormatJSONObject
+		}
+		return nil
+	case "json_schema":
+		if other != "" {
+			return unknownField("response_format." + other)
+		}
+		return chatJSONSchema(schema, arena, f)
 	}
 	return invalid("response_format.type", `unknown value "`+typ.Str+`"`)
+}
+
+// chatJSONSchema decodes response_format.json_schema: name (required, as
+// OpenAI requires it), description, schema (a JSON Schema object, kept as
+// its text) and strict.
+func chatJSONSchema(v gjson.Result, arena *textArena, f *OutputFormat) *Error {
+	const path = "response_format.json_schema"
+	switch {
+	case v.Type == gjson.Null:
+		return invalid(path, "is required")
+	case !v.IsObject():
+		return wrongType(path, "object", v)
+	}
+	out := OutputFormat{Kind: FormatJSONSchema}
+	var name gjson.Result
+	var err *Error
+	eachMember(v, arena, func(key, value gjson.Result) bool {
+		p := path + "." + key.Str
+		switch key.Str {
+		case "name":
+			name = value
+		case "description":
+			err = chatOptionalText(value, p, &out.Description)
+		case "schema":
+			switch {
+			case value.Type == gjson.Null:
+			case !value.IsObject():
+				err = wrongType(p, "object", value)
+			default:
+				out.Schema = value.Raw
+			}
+		case "strict":
+			if value.Type != gjson.Null {
+				var b bool
+				b, err = readBool(value, p)
+				out.Strict = OptBool{Value: b, Set: true}
+			}
+		default:
+			err = unknownField(p)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	if out.Name, err = chatRequiredString(name, path+".name"); err != nil {
+		return err
+	}
+	*f = out
+	return nil
+}
+
+// chatReasoningEffort decodes reasoning_effort into r.Effort; null is
+// absent and injects nothing (seed 003). "max" is accepted beside OpenAI's
+// names as the canonical name of Anthropic's highest effort.
+func chatReasoningEffort(v gjson.Result, r *Reasoning) *Error {
+	switch {
+	case v.Type == gjson.Null:
+		return nil
+	case v.Type != gjson.String:
+		return wrongType("reasoning_effort", "string", v)
+	}
+	e, ok := mapping.ParseEffort(v.Str)
+	if !ok {
+		return invalid("reasoning_effort", `unknown value "`+v.Str+`"`)
+	}
+	r.Effort = e
+	return nil
+}
+
+// chatVerbosity decodes verbosity (low, medium or high); null is absent.
+func chatVerbosity(v gjson.Result, dst *string) *Error {
+	switch {
+	case v.Type == gjson.Null:
+		return nil
+	case v.Type != gjson.String:
+		return wrongType("verbosity", "string", v)
+	}
+	switch v.Str {
+	case "low", "medium", "high":
+		*dst = v.Str
+		return nil
+	}
+	return invalid("verbosity", `unknown value "`+v.Str+`"`)
 }
 
 // chatOptionalString keeps a string field for later; null means absent.
@@ -636,6 +745,7 @@ func (d *chatRequestDecoder) closeSystem(end int) {
 type chatMessageFields struct {
 	role, content, refusal, name gjson.Result
 	toolCalls, toolCallID        gjson.Result
+	reasoning                    gjson.Result
 }
 
 // message decodes messages[i].
@@ -671,6 +781,9 @@ func (d *chatRequestDecoder) message(i int, v gjson.Result) *Error {
 	}
 
 	start := len(d.parts)
+	if err := d.reasoning(i, role, f.reasoning); err != nil {
+		return err
+	}
 	if err := d.content(i, role, f.content); err != nil {
 		return err
 	}
@@ -718,6 +831,8 @@ func (d *chatRequestDecoder) toolMessage(i int, f *chatMessageFields) *Error {
 	switch {
 	case f.refusal.Type != gjson.Null:
 		return invalid(path+".refusal", "is only allowed in assistant messages")
+	case f.reasoning.Type != gjson.Null:
+		return invalid(path+".reasoning_content", "is only allowed in assistant messages")
 	case f.toolCalls.Type != gjson.Null && !chatIsEmptyArray(f.toolCalls):
 		return invalid(path+".tool_calls", "is only allowed in assistant messages")
 	}
@@ -896,6 +1011,10 @@ func (d *chatRequestDecoder) messageField(i int, key string, v gjson.Result, f *
 		f.toolCalls = v
 	case "tool_call_id":
 		f.toolCallID = v
+	case "reasoning_content":
+		// The reasoning extension of DeepSeek and other compatible
+		// servers, where llmbridge also puts continuation envelopes.
+		f.reasoning = v
 	case "annotations":
 		// URL citations an assistant message carries when a client echoes a
 		// response back into history; they are not model input.
@@ -1186,6 +1305,39 @@ func chatParseURL(path, url string, web bool) (mediaType, data, link string, err
 	return "", "", "", invalid(path, "must be a base64 data: URL")
 }
 
+// reasoning appends the reasoning parts of an assistant message's
+// reasoning_content, before its other content since the model reasoned
+// first. The text may hold continuation envelopes (mapping.EnvelopeText)
+// that llmbridge appended to reasoning it gave this client: each closes one
+// signed part with the text before it; text after the last envelope is one
+// unsigned part. A damaged envelope is an error rather than reasoning text,
+// so that it never reaches an upstream as if the model had written it.
+func (d *chatRequestDecoder) reasoning(i int, role Role, v gjson.Result) *Error {
+	path := indexPath("messages", i) + ".reasoning_content"
+	switch {
+	case v.Type == gjson.Null:
+		return nil
+	case role != RoleAssistant:
+		return invalid(path, "is only allowed in assistant messages")
+	case v.Type != gjson.String:
+		return wrongType(path, "string", v)
+	}
+	var buf [4]mapping.ReasoningSegment
+	segs, err := mapping.SplitReasoningText(buf[:0], v.Str)
+	if err != nil {
+		return invalid(path, err.Error())
+	}
+	for _, s := range segs {
+		p := Part{Type: PartReasoning, Text: s.Text}
+		if s.Signed {
+			c := &s.Continuation
+			p.Signature, p.Origin, p.Redacted, p.ItemID = c.Signature, c.Origin, c.Redacted, c.ItemID
+		}
+		d.parts = append(d.parts, p)
+	}
+	return nil
+}
+
 // messageRefusal appends an assistant message's refusal after its text.
 func (d *chatRequestDecoder) messageRefusal(i int, role Role, v gjson.Result) *Error {
 	switch {
@@ -1233,6 +1385,9 @@ func appendChatRequest(dst []byte, req *Request, opts *EncodeOptions) ([]byte, *
 	}
 	for i := range req.Messages {
 		m := &req.Messages[i]
+		if m.Role == RoleAssistant {
+			chatDropSigned(req, m.Parts, i)
+		}
 		if m.Role == RoleUser && chatHasResults(m.Parts) {
 			dst, err = appendChatResults(dst, m.Parts, i)
 		} else {
@@ -1248,10 +1403,94 @@ func appendChatRequest(dst []byte, req *Request, opts *EncodeOptions) ([]byte, *
 		return dst, err
 	}
 	dst = appendChatSampling(dst, req)
+	dst = appendChatReasoning(dst, req, opts)
+	dst = appendChatFormat(dst, req)
 	if req.Stream {
 		dst = append(dst, `,"stream":true,"stream_options":{"include_usage":true}`...)
 	}
 	return append(dst, '}'), nil
+}
+
+// chatDropSigned lists the signed reasoning parts of assistant message i in
+// req.Dropped: a signature is only valid toward the family that issued it,
+// and no Chat server issues or accepts one, so such reasoning (text and
+// signature) cannot go to a Chat upstream. Unsigned reasoning goes as
+// reasoning_content (see appendChatMessage).
+func chatDropSigned(req *Request, parts []Part, i int) {
+	for j := range parts {
+		if p := &parts[j]; p.Type == PartReasoning && p.Signature != "" {
+			req.Dropped = append(req.Dropped, indexPath(indexPath("messages", i)+".content", j)+" (reasoning)")
+		}
+	}
+}
+
+// appendChatReasoning appends reasoning_effort from req.Reasoning (seed
+// 003): an effort by its OpenAI name (max, which OpenAI lacks, as xhigh), a
+// thinking budget as the effort it stands for (opts.EffortBudgets), and
+// nothing for adaptive thinking or no setting, which leave the choice to the
+// model. Settings Chat has no field for (a Responses summary, Anthropic's
+// display, Gemini's includeThoughts) only shape what is shown of the
+// reasoning and are listed in req.Dropped.
+func appendChatReasoning(dst []byte, req *Request, opts *EncodeOptions) []byte {
+	r := &req.Reasoning
+	e := r.Effort
+	if e == mapping.EffortUnset && r.Budget.Set && !r.Adaptive {
+		e = opts.EffortBudgets.Effort(r.Budget.Value)
+	}
+	if e == mapping.EffortMax {
+		e = mapping.EffortXHigh
+	}
+	if e != mapping.EffortUnset {
+		dst = append(dst, `,"reasoning_effort":"`...)
+		dst = append(dst, e.String()...)
+		dst = append(dst, '"')
+	}
+	if r.Summary != "" {
+		req.Dropped = append(req.Dropped, "reasoning.summary")
+	}
+	if r.Display != "" {
+		req.Dropped = append(req.Dropped, "thinking.display")
+	}
+	if r.IncludeThoughts.Set {
+		req.Dropped = append(req.Dropped, "generationConfig.thinkingConfig.includeThoughts")
+	}
+	return dst
+}
+
+// appendChatFormat appends response_format and verbosity. Plain text is
+// Chat's default and is left out; a JSON Schema without a name gets
+// "response", since Chat requires one and the other protocols have none.
+func appendChatFormat(dst []byte, req *Request) []byte {
+	f := &req.Format
+	switch f.Kind {
+	case FormatJSONObject:
+		dst = append(dst, `,"response_format":{"type":"json_object"}`...)
+	case FormatJSONSchema:
+		dst = append(dst, `,"response_format":{"type":"json_schema","json_schema":{"name":`...)
+		name := f.Name
+		if name == "" {
+			name = "response"
+		}
+		dst = appendString(dst, name)
+		if f.Description != "" {
+			dst = append(dst, `,"description":`...)
+			dst = appendString(dst, f.Description)
+		}
+		if f.Schema != "" {
+			dst = append(dst, `,"schema":`...)
+			dst = append(dst, f.Schema...)
+		}
+		if f.Strict.Set {
+			dst = append(dst, `,"strict":`...)
+			dst = strconv.AppendBool(dst, f.Strict.Value)
+		}
+		dst = append(dst, "}}"...)
+	}
+	if req.Verbosity != "" {
+		dst = append(dst, `,"verbosity":`...)
+		dst = appendString(dst, req.Verbosity)
+	}
+	return dst
 }
 
 // chatComma appends the comma that separates array elements unless dst
@@ -1472,12 +1711,21 @@ func appendChatFloat(dst []byte, key string, f OptFloat) []byte {
 // array of typed parts. Refusal parts of an assistant message go to its
 // refusal field and tool calls to tool_calls, with content null when there
 // is no text; Chat has no refusal slot in the other roles, so there a
-// refusal is projected into text unchanged.
+// refusal is projected into text unchanged. Unsigned reasoning of an
+// assistant message goes to reasoning_content, its texts concatenated;
+// signed reasoning was listed as dropped by chatDropSigned.
 func appendChatMessage(dst []byte, role Role, parts []Part, i int, idx []int) ([]byte, *Error) {
-	texts, refusals, media, calls := 0, 0, 0, 0
+	texts, refusals, media, calls, reasoning := 0, 0, 0, 0, 0
 	for j := range parts {
 		p := &parts[j]
 		switch p.Type {
+		case PartReasoning:
+			if role != RoleAssistant {
+				return dst, cannotEncode(OpenAIChat, chatEncodeIdxPath(i, j, idx), "a reasoning outside an assistant message")
+			}
+			if p.Signature == "" && p.Text != "" {
+				reasoning++
+			}
 		case PartText:
 			texts++
 		case PartRefusal:
@@ -1517,6 +1765,15 @@ func appendChatMessage(dst []byte, role Role, parts []Part, i int, idx []int) ([
 		dst = appendChatJoined(dst, parts, role != RoleAssistant)
 	default:
 		dst = appendChatTextParts(dst, parts, role != RoleAssistant)
+	}
+	if reasoning > 0 {
+		dst = append(dst, `,"reasoning_content":"`...)
+		for j := range parts {
+			if p := &parts[j]; p.Type == PartReasoning && p.Signature == "" {
+				dst = appendChatStringBody(dst, p.Text)
+			}
+		}
+		dst = append(dst, '"')
 	}
 	if refusals > 0 {
 		dst = append(dst, `,"refusal":`...)
@@ -1777,6 +2034,17 @@ func decodeChatChoice(choices gjson.Result, resp *Response) *Error {
 	return nil
 }
 
+// chatRefusalStop returns StopRefusal for a natural end of output that
+// holds a refusal: OpenAI ends refusals with "stop" (seed 000), but a
+// refusal is its own kind of ending that clients of other protocols are
+// told about (Anthropic stop_reason refusal). Other reasons stay s.
+func chatRefusalStop(s StopReason, refusal bool) StopReason {
+	if refusal && s == mapping.StopEnd {
+		return mapping.StopRefusal
+	}
+	return s
+}
+
 // chatToolStop returns StopToolUse for a natural end of output that holds
 // tool calls (some compatible servers finish tool calls with "stop"), and
 // s otherwise.
@@ -1792,13 +2060,14 @@ func chatToolStop(s StopReason, content []Part) StopReason {
 	return s
 }
 
-// decodeChatResponseMessage decodes choices[0].message: its text, then its
-// refusal, then its tool calls. Audio comes with a later issue.
+// decodeChatResponseMessage decodes choices[0].message: its reasoning, then
+// its text, then its refusal, then its tool calls. Audio comes with a later
+// issue.
 func decodeChatResponseMessage(message gjson.Result, resp *Response) *Error {
 	if !message.IsObject() {
 		return badUpstream(OpenAIChat, "choices[0].message is missing or not an object")
 	}
-	var content, refusal, calls gjson.Result
+	var content, refusal, calls, reasoning, reasoningAlias gjson.Result
 	var err *Error
 	message.ForEach(func(key, v gjson.Result) bool {
 		switch key.Str {
@@ -1806,6 +2075,12 @@ func decodeChatResponseMessage(message gjson.Result, resp *Response) *Error {
 			content = v
 		case "refusal":
 			refusal = v
+		case "reasoning_content":
+			reasoning = v
+		case "reasoning":
+			// vLLM and OpenRouter name the same text reasoning; some
+			// servers send both names.
+			reasoningAlias = v
 		case "tool_calls":
 			calls = v
 		case "function_call":
@@ -1827,6 +2102,18 @@ func decodeChatResponseMessage(message gjson.Result, resp *Response) *Error {
 		return badUpstream(OpenAIChat, "choices[0].message.content is not a string")
 	case refusal.Type != gjson.Null && refusal.Type != gjson.String:
 		return badUpstream(OpenAIChat, "choices[0].message.refusal is not a string")
+	case reasoning.Type != gjson.Null && reasoning.Type != gjson.String:
+		return badUpstream(OpenAIChat, "choices[0].message.reasoning_content is not a string")
+	case reasoningAlias.Type != gjson.Null && reasoningAlias.Type != gjson.String:
+		return badUpstream(OpenAIChat, "choices[0].message.reasoning is not a string")
+	}
+	if reasoning.Str == "" {
+		reasoning = reasoningAlias
+	}
+	// Chat reasoning is plain text: no Chat server signs it, so it goes on
+	// unsigned (Origin FamilyNone).
+	if reasoning.Str != "" {
+		resp.Content = append(resp.Content, Part{Type: PartReasoning, Text: reasoning.Str})
 	}
 	// A refusal comes with content null, or now and then "": the empty
 	// string is then no output. Alone, "" is kept, so that an empty answer
@@ -1836,6 +2123,7 @@ func decodeChatResponseMessage(message gjson.Result, resp *Response) *Error {
 	}
 	if refusal.Type == gjson.String {
 		resp.Content = append(resp.Content, Part{Type: PartRefusal, Text: refusal.Str})
+		resp.StopReason = chatRefusalStop(resp.StopReason, true)
 	}
 	return decodeChatResponseToolCalls(calls, resp)
 }
@@ -1907,8 +2195,13 @@ func decodeChatUsage(v gjson.Result, u *Usage) *Error {
 	}
 	*u = Usage{Known: true}
 	var err *Error
+	var hit int64
 	v.ForEach(func(key, value gjson.Result) bool {
 		switch key.Str {
+		case "prompt_cache_hit_tokens":
+			// DeepSeek's name for cached prompt tokens, which its
+			// prompt_tokens include as OpenAI's do.
+			err = chatUpstreamInt(value, "usage.prompt_cache_hit_tokens", &hit)
 		case "prompt_tokens":
 			err = chatUpstreamInt(value, "usage.prompt_tokens", &u.InputTokens)
 		case "completion_tokens":
@@ -1920,6 +2213,9 @@ func decodeChatUsage(v gjson.Result, u *Usage) *Error {
 		}
 		return err == nil
 	})
+	if u.CacheReadTokens == 0 {
+		u.CacheReadTokens = hit
+	}
 	return err
 }
 
@@ -1969,16 +2265,30 @@ func chatUpstreamInt(v gjson.Result, path string, dst *int64) *Error {
 // appendChatResponse encodes resp as a Chat Completions body with every
 // field openai-go's ChatCompletion requires. Usage is optional in Chat and
 // is omitted when the upstream gave none, rather than reported as zero.
+//
+// A refusal (StopRefusal) is given as message.refusal with content null,
+// following refusalOutput. Reasoning goes into reasoning_content, the
+// extension field of DeepSeek and other compatible servers that Chat clients
+// show as thinking; an opaque value goes there too, as a continuation
+// envelope after its part's text, since Chat has no slot for it and the
+// client must replay it for the next turn to reach the issuing upstream.
 func appendChatResponse(dst []byte, resp *Response) ([]byte, *Error) {
-	texts, refusals, calls := 0, 0, 0
-	for i := range resp.Content {
-		switch resp.Content[i].Type {
+	var buf [1]Part
+	content, err := refusalOutput(resp, OpenAIChat, buf[:0])
+	if err != nil {
+		return dst, err
+	}
+	texts, refusals, calls, reasoning := 0, 0, 0, 0
+	for i := range content {
+		switch content[i].Type {
 		case PartText:
 			texts++
 		case PartRefusal:
 			refusals++
 		case PartToolCall:
 			calls++
+		case PartReasoning:
+			reasoning++
 		default:
 			return dst, chatCannotRespond(indexPath("content", i))
 		}
@@ -2002,21 +2312,24 @@ func appendChatResponse(dst []byte, resp *Response) ([]byte, *Error) {
 
 	dst = append(dst, `,"choices":[{"index":0,"message":{"role":"assistant","content":`...)
 	if texts > 0 {
-		dst = appendChatJoined(dst, resp.Content, false)
+		dst = appendChatJoined(dst, content, false)
 	} else {
 		dst = append(dst, "null"...)
 	}
+	if reasoning > 0 {
+		dst = appendChatReasoningContent(append(dst, `,"reasoning_content":`...), content)
+	}
 	dst = append(dst, `,"refusal":`...)
 	if refusals > 0 {
-		dst = appendChatJoinedRefusal(dst, resp.Content)
+		dst = appendChatJoinedRefusal(dst, content)
 	} else {
 		dst = append(dst, "null"...)
 	}
 	if calls > 0 {
-		dst = appendChatToolCalls(append(dst, `,"tool_calls":`...), resp.Content)
+		dst = appendChatToolCalls(append(dst, `,"tool_calls":`...), content)
 	}
 	dst = append(dst, `},"logprobs":null,"finish_reason":`...)
-	dst = appendString(dst, mapping.ChatFinishReason(chatToolStop(resp.StopReason, resp.Content)))
+	dst = appendString(dst, mapping.ChatFinishReason(chatToolStop(resp.StopReason, content)))
 	dst = append(dst, "}]"...)
 
 	if resp.Usage.Known {
@@ -2030,8 +2343,40 @@ func chatResponseSizeHint(resp *Response) int {
 	n := 512 + len(resp.ID) + len(resp.Model)
 	for _, p := range resp.Content {
 		n += len(p.Text) + len(p.Arguments) + len(p.ToolCallID) + len(p.ToolName) + 64
+		n += (len(p.Signature)+len(p.ItemID))*4/3 + len(mapping.EnvelopePrefix) + 16
 	}
 	return n
+}
+
+// appendChatReasoningContent appends the reasoning parts of parts as one
+// reasoning_content string: each part's text followed, when it carries an
+// opaque value, by that value in the envelope's text form
+// (mapping.EnvelopeText), which decodeChatRequest splits back into the
+// same parts when the client replays the message.
+func appendChatReasoningContent(dst []byte, parts []Part) []byte {
+	dst = append(dst, '"')
+	for j := range parts {
+		p := &parts[j]
+		if p.Type != PartReasoning {
+			continue
+		}
+		dst = appendChatStringBody(dst, p.Text)
+		dst = appendChatEnvelope(dst, p.Signature, p.Origin, p.Redacted, p.ItemID)
+	}
+	return append(dst, '"')
+}
+
+// appendChatEnvelope appends the text form of a continuation envelope
+// inside a JSON string ("\n\n[[token]]\n\n", escaped), or nothing when
+// there is no opaque value. The token is base64url text and needs no
+// escaping, so it is written in place without building a string.
+func appendChatEnvelope(dst []byte, signature string, origin Family, redacted bool, itemID string) []byte {
+	if signature == "" {
+		return dst
+	}
+	dst = append(dst, `\n\n[[`...)
+	dst = appendOpaque(dst, signature, origin, redacted, itemID)
+	return append(dst, `]]\n\n`...)
 }
 
 // appendChatUsage appends the usage object. Chat has no counter for cache

@@ -42,6 +42,9 @@ type chatStreamDecoder struct {
 	callIndex int
 	callID    string
 	sawCalls  bool
+	// sawRefusal: a refusal part was started; a natural end is then a
+	// refusal (see chatRefusalStop).
+	sawRefusal bool
 	// usage is the usage last reported, so that a repeated one is not
 	// reported again.
 	usage Usage
@@ -202,11 +205,7 @@ func (d *chatStreamDecoder) choice(out []Event, choice string) ([]Event, *Error)
 	case !chatIsObject(delta):
 		return out, badUpstream(OpenAIChat, "choices[0].delta is not an object")
 	default:
-		eachRawMember(delta, &d.text, func(key, raw string) bool {
-			out, err = d.deltaField(out, key, raw)
-			return err == nil
-		})
-		if err != nil {
+		if out, err = d.delta(out, delta); err != nil {
 			return out, err
 		}
 	}
@@ -229,6 +228,7 @@ func (d *chatStreamDecoder) choice(out []Event, choice string) ([]Event, *Error)
 		// Some compatible servers finish tool calls with "stop".
 		stop = mapping.StopToolUse
 	}
+	stop = chatRefusalStop(stop, d.sawRefusal)
 	return append(out, Event{Type: EventStop, StopReason: stop}), nil
 }
 
@@ -320,45 +320,79 @@ func (d *chatStreamDecoder) toolCall(out []Event, path, raw string) ([]Event, *E
 	return append(out, Event{Type: EventPartDelta, Index: d.open, Text: args.Str}), nil
 }
 
-// deltaField decodes one field of choices[0].delta, in wire order.
-func (d *chatStreamDecoder) deltaField(out []Event, key, raw string) ([]Event, *Error) {
-	switch key {
-	case "content":
-		return d.textDelta(out, PartText, "content", raw)
-	case "refusal":
-		return d.textDelta(out, PartRefusal, "refusal", raw)
-	case "tool_calls":
-		return d.toolCalls(out, raw)
-	case "function_call":
-		if !chatIsNull(raw) {
-			return out, chatNotYet("function calls")
-		}
-	case "audio":
-		if !chatIsNull(raw) {
-			return out, chatNotYet("audio output")
-		}
-	case "annotations":
-		if !chatIsEmpty(raw) {
-			return out, chatNotYet("annotations (web search citations)")
-		}
-	case "images":
-		if !chatIsEmpty(raw) {
-			return out, chatNotYet("images")
-		}
-	case "reasoning_content", "reasoning", "reasoning_details":
-		// Reasoning text from OpenAI-compatible servers (DeepSeek, vLLM,
-		// OpenRouter). Reasoning models send it by default; it is skipped
-		// until a later issue maps reasoning parts.
-	}
-	// role carries nothing (always "assistant"); unknown fields are
-	// ignored, never forwarded.
-	return out, nil
+// chatDelta holds the fields of choices[0].delta that produce output, as
+// raw JSON values ("" when absent), collected first so that the events do
+// not depend on key order.
+type chatDelta struct {
+	content, refusal, toolCalls string
+	// reasoning is reasoning_content (DeepSeek and most compatible
+	// servers); reasoningAlias is reasoning, vLLM's and OpenRouter's name
+	// for the same text, which some servers send beside it.
+	reasoning, reasoningAlias string
 }
 
-// textDelta appends the events of a content or refusal delta: a part start when
-// no part of that kind is open (closing another first), then the delta.
-// Empty and null values produce nothing: they open the stream ("content":""
-// or "refusal":"" beside role).
+// delta decodes choices[0].delta: reasoning first (the model reasons before
+// it answers), then content, refusal and tool calls.
+func (d *chatStreamDecoder) delta(out []Event, raw string) ([]Event, *Error) {
+	var f chatDelta
+	var err *Error
+	eachRawMember(raw, &d.text, func(key, raw string) bool {
+		switch key {
+		case "content":
+			f.content = raw
+		case "refusal":
+			f.refusal = raw
+		case "tool_calls":
+			f.toolCalls = raw
+		case "reasoning_content":
+			f.reasoning = raw
+		case "reasoning":
+			f.reasoningAlias = raw
+		case "function_call":
+			if !chatIsNull(raw) {
+				err = chatNotYet("function calls")
+			}
+		case "audio":
+			if !chatIsNull(raw) {
+				err = chatNotYet("audio output")
+			}
+		case "annotations":
+			if !chatIsEmpty(raw) {
+				err = chatNotYet("annotations (web search citations)")
+			}
+		case "images":
+			if !chatIsEmpty(raw) {
+				err = chatNotYet("images")
+			}
+		}
+		// role carries nothing (always "assistant"); reasoning_details
+		// (OpenRouter) repeats reasoning in structured form; unknown fields
+		// are ignored, never forwarded.
+		return err == nil
+	})
+	if err != nil {
+		return out, err
+	}
+	field := "reasoning_content"
+	if chatIsNull(f.reasoning) || f.reasoning == `""` {
+		f.reasoning, field = f.reasoningAlias, "reasoning"
+	}
+	if out, err = d.textDelta(out, PartReasoning, field, f.reasoning); err != nil {
+		return out, err
+	}
+	if out, err = d.textDelta(out, PartText, "content", f.content); err != nil {
+		return out, err
+	}
+	if out, err = d.textDelta(out, PartRefusal, "refusal", f.refusal); err != nil {
+		return out, err
+	}
+	return d.toolCalls(out, f.toolCalls)
+}
+
+// textDelta appends the events of a reasoning, content or refusal delta: a
+// part start when no part of that kind is open (closing another first),
+// then the delta. Empty and null values produce nothing: they open the
+// stream ("content":"" or "refusal":"" beside role).
 func (d *chatStreamDecoder) textDelta(out []Event, kind PartType, field, raw string) ([]Event, *Error) {
 	v := d.result(raw)
 	switch {
@@ -370,6 +404,9 @@ func (d *chatStreamDecoder) textDelta(out []Event, kind PartType, field, raw str
 		return out, nil
 	case d.stopped:
 		return out, badUpstream(OpenAIChat, "choices[0].delta."+field+" after finish_reason")
+	}
+	if kind == PartRefusal {
+		d.sawRefusal = true
 	}
 	if d.open < 0 || d.openKind != kind {
 		out = d.closePart(out)
@@ -535,11 +572,18 @@ func chatUpstreamError(v gjson.Result) *Error {
 //	data: {chunk: delta {"role":"assistant","content":"","refusal":null}}
 //	      (or {"role":"assistant","content":null,"refusal":""} when the
 //	      first part is a refusal, as OpenAI starts refusals)
+//	      (content null and refusal null when the first part is reasoning
+//	      or a tool call)
+//	data: {chunk: delta {"reasoning_content":"..."}} ...  (reasoning text;
+//	      at the part's stop, its opaque value as one delta holding the
+//	      whole continuation envelope in text form)
 //	data: {chunk: delta {"content":"..."} or {"refusal":"..."}} ...
+//	      (a refusal stop before any content: the upstream's explanation as
+//	      one refusal delta, or an in-stream error when there is none or
+//	      tool calls went out)
 //	data: {chunk: delta {"tool_calls":[{"index":k,"id","type":"function",
 //	      "function":{"name","arguments":""}}]}}   (once per call; k counts
-//	      the calls from 0; content null in the role chunk when a call is
-//	      the first part)
+//	      the calls from 0)
 //	data: {chunk: delta {"tool_calls":[{"index":k,"function":{"arguments":"..."}}]}} ...
 //	      ("{}" when the upstream sent no argument fragment at all)
 //	data: {chunk: delta {}, finish_reason}
@@ -565,6 +609,14 @@ type chatStreamEncoder struct {
 	// argument fragment of it went out.
 	calls    int
 	argsSent bool
+	// sent: a non-empty content or refusal delta went out, so a refusal
+	// stop has visible output already and adds nothing (seed 000).
+	sent bool
+	// itemID and redacted are the open reasoning part's item id (copied:
+	// event strings alias the upstream's data) and redacted flag, which its
+	// continuation envelope carries at the part's stop.
+	itemID   []byte
+	redacted bool
 	// usage is the latest usage, sent in the last chunk.
 	usage Usage
 	done  bool
@@ -593,38 +645,68 @@ func (e *chatStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 	case EventPartStart:
 		e.partIndex, e.partKind = ev.Index, ev.Part
 		dst = e.role(dst, ev.Part)
-		if ev.Part == PartToolCall {
+		switch ev.Part {
+		case PartToolCall:
 			dst = e.startCall(dst, ev)
+		case PartReasoning:
+			e.itemID = append(e.itemID[:0], ev.ItemID...)
+			e.redacted = ev.Redacted
 		}
 	case EventPartDelta:
 		dst = e.role(dst, PartText)
 		if ev.Text == "" {
 			return dst
 		}
-		if ev.Index == e.partIndex && e.partKind == PartToolCall {
+		kind := PartText
+		if ev.Index == e.partIndex {
+			kind = e.partKind
+		}
+		switch kind {
+		case PartToolCall:
 			e.argsSent = true
 			return e.arguments(dst, ev.Text)
-		}
-		dst = append(dst, e.prefix...)
-		if ev.Index == e.partIndex && e.partKind == PartRefusal {
+		case PartRefusal:
+			dst = append(dst, e.prefix...)
 			dst = append(dst, `{"index":0,"delta":{"refusal":`...)
-		} else {
+			e.sent = true
+		case PartReasoning:
+			// DeepSeek's extension field, which Chat clients that show
+			// thinking read; never content (seed 000).
+			dst = append(dst, e.prefix...)
+			dst = append(dst, `{"index":0,"delta":{"reasoning_content":`...)
+		default:
+			dst = append(dst, e.prefix...)
 			dst = append(dst, `{"index":0,"delta":{"content":`...)
+			e.sent = true
 		}
 		dst = appendString(dst, ev.Text)
 		dst = append(dst, "},\"logprobs\":null,\"finish_reason\":null}]}\n\n"...)
 	case EventPartStop:
-		if ev.Index == e.partIndex && e.partKind == PartToolCall && !e.argsSent {
+		if ev.Index != e.partIndex {
+			return dst
+		}
+		switch {
+		case e.partKind == PartToolCall && !e.argsSent:
 			// The upstream sent no arguments at all: Chat clients parse
 			// the arguments string, so it becomes an empty object.
 			e.argsSent = true
 			dst = e.arguments(dst, "{}")
+		case e.partKind == PartReasoning && ev.Signature != "":
+			// The opaque value goes as one whole delta, so that clients
+			// that concatenate deltas replay the envelope intact.
+			dst = append(dst, e.prefix...)
+			dst = append(dst, `{"index":0,"delta":{"reasoning_content":"`...)
+			dst = appendChatEnvelope(dst, ev.Signature, ev.Origin, e.redacted, bytesToString(e.itemID))
+			dst = append(dst, "\"},\"logprobs\":null,\"finish_reason\":null}]}\n\n"...)
 		}
 	case EventUsage:
 		if ev.Usage.Known {
 			e.usage = ev.Usage
 		}
 	case EventStop:
+		if ev.StopReason == mapping.StopRefusal && !e.sent {
+			return e.refusal(dst, ev)
+		}
 		dst = e.finish(e.role(dst, PartText), ev.StopReason)
 	case EventEnd:
 		dst = e.finish(e.role(dst, PartText), mapping.StopNone)
@@ -641,14 +723,42 @@ func (e *chatStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 		if err == nil {
 			err = &Error{Status: 502, Kind: mapping.ErrBadGateway, Message: "upstream stream failed"}
 		}
-		// openai-go's stream fails on any data: whose JSON has a top-level
-		// "error" (checked in the SDK test); no [DONE] follows.
-		dst = append(dst, "data: "...)
-		dst = AppendError(dst, OpenAIChat, err)
-		dst = append(dst, "\n\n"...)
-		e.done = true
+		dst = e.fail(dst, err)
 	}
 	return dst
+}
+
+// fail appends an in-stream error and ends the stream: openai-go's stream
+// fails on any data: whose JSON has a top-level "error" (checked in the SDK
+// test); no [DONE] follows.
+func (e *chatStreamEncoder) fail(dst []byte, err *Error) []byte {
+	dst = append(dst, "data: "...)
+	dst = AppendError(dst, OpenAIChat, err)
+	dst = append(dst, "\n\n"...)
+	e.done = true
+	return dst
+}
+
+// refusal ends a stream whose upstream refused before any content or
+// refusal text went out (seeds 000 and 003). The upstream's explanation
+// becomes the refusal, started as OpenAI starts refusals; without one
+// there is nothing true to tell the client, and after tool calls the client
+// could not tell which of them the refusal withdrew, so both are in-stream
+// errors rather than a blank or misleading success.
+func (e *chatStreamEncoder) refusal(dst []byte, ev *Event) []byte {
+	switch {
+	case e.calls > 0:
+		return e.fail(dst, refusalError(OpenAIChat, "the upstream refused after producing tool call output"))
+	case ev.StopDetails.Explanation == "":
+		return e.fail(dst, refusalError(OpenAIChat, "the upstream refused without any text or explanation"))
+	}
+	dst = e.role(dst, PartRefusal)
+	dst = append(dst, e.prefix...)
+	dst = append(dst, `{"index":0,"delta":{"refusal":`...)
+	dst = appendString(dst, ev.StopDetails.Explanation)
+	dst = append(dst, "},\"logprobs\":null,\"finish_reason\":null}]}\n\n"...)
+	e.sent = true
+	return e.finish(dst, ev.StopReason)
 }
 
 // begin builds the chunk prefix from the start event: the upstream's id and
@@ -689,7 +799,7 @@ func (e *chatStreamEncoder) role(dst []byte, first PartType) []byte {
 	switch first {
 	case PartRefusal:
 		dst = append(dst, `{"index":0,"delta":{"role":"assistant","content":null,"refusal":""}`...)
-	case PartToolCall:
+	case PartToolCall, PartReasoning:
 		dst = append(dst, `{"index":0,"delta":{"role":"assistant","content":null,"refusal":null}`...)
 	default:
 		dst = append(dst, `{"index":0,"delta":{"role":"assistant","content":"","refusal":null}`...)

@@ -134,20 +134,21 @@ func TestChatStreamDecode(t *testing.T) {
 			body: chatStreamChunk(`{"role":"assistant","content":null,"refusal":""}`, "null") +
 				refusal(`"I'm"`) + refusal(`" sorry."`) + finish("stop") + chatStreamDone,
 			want: []Event{start, chatEvPart(0, PartRefusal), chatEvDelta(0, "I'm"), chatEvDelta(0, " sorry."),
-				chatEvPartStop(0), chatEvStop(mapping.StopEnd), chatEvEnd()},
+				chatEvPartStop(0), chatEvStop(mapping.StopRefusal), chatEvEnd()},
 		},
 		{
 			name: "text then refusal then text are three parts",
 			body: role + content(`"a"`) + refusal(`"b"`) + refusal(`"c"`) + content(`"d"`) + finish("stop") + chatStreamDone,
 			want: []Event{start, chatEvPart(0, PartText), chatEvDelta(0, "a"), chatEvPartStop(0),
 				chatEvPart(1, PartRefusal), chatEvDelta(1, "b"), chatEvDelta(1, "c"), chatEvPartStop(1),
-				chatEvPart(2, PartText), chatEvDelta(2, "d"), chatEvPartStop(2), chatEvStop(mapping.StopEnd), chatEvEnd()},
+				chatEvPart(2, PartText), chatEvDelta(2, "d"), chatEvPartStop(2), chatEvStop(mapping.StopRefusal), chatEvEnd()},
 		},
 		{
-			name: "content and refusal in one delta, in wire order",
-			body: chatStreamChunk(`{"refusal":"r","content":"c"}`, "null") + chatStreamDone,
-			want: []Event{start, chatEvPart(0, PartRefusal), chatEvDelta(0, "r"), chatEvPartStop(0),
-				chatEvPart(1, PartText), chatEvDelta(1, "c"), chatEvPartStop(1), chatEvEnd()},
+			name: "reasoning, content and refusal in one delta, in a fixed order whatever the key order",
+			body: chatStreamChunk(`{"refusal":"r","content":"c","reasoning_content":"t"}`, "null") + chatStreamDone,
+			want: []Event{start, chatEvPart(0, PartReasoning), chatEvDelta(0, "t"), chatEvPartStop(0),
+				chatEvPart(1, PartText), chatEvDelta(1, "c"), chatEvPartStop(1),
+				chatEvPart(2, PartRefusal), chatEvDelta(2, "r"), chatEvPartStop(2), chatEvEnd()},
 		},
 		{
 			name: "length",
@@ -232,10 +233,37 @@ func TestChatStreamDecode(t *testing.T) {
 			want: []Event{start, chatEvPart(0, PartText), chatEvDelta(0, "x"), chatEvPartStop(0), chatEvEnd()},
 		},
 		{
-			name: "reasoning from compatible servers is skipped",
-			body: role + chatStreamChunk(`{"reasoning_content":"think"}`, "null") + chatStreamChunk(`{"reasoning":"think"}`, "null") +
+			name: "reasoning_content (DeepSeek) is a reasoning part before the text",
+			body: chatStreamChunk(`{"role":"assistant","content":null,"reasoning_content":""}`, "null") +
+				chatStreamChunk(`{"content":null,"reasoning_content":"Let me "}`, "null") +
+				chatStreamChunk(`{"content":null,"reasoning_content":"think."}`, "null") +
+				chatStreamChunk(`{"content":"Answer","reasoning_content":null}`, "null") + finish("stop") + chatStreamDone,
+			want: []Event{start, chatEvPart(0, PartReasoning), chatEvDelta(0, "Let me "), chatEvDelta(0, "think."), chatEvPartStop(0),
+				chatEvPart(1, PartText), chatEvDelta(1, "Answer"), chatEvPartStop(1), chatEvStop(mapping.StopEnd), chatEvEnd()},
+		},
+		{
+			name: "reasoning (vLLM, OpenRouter) is the same; sent beside reasoning_content it is not repeated",
+			body: role + chatStreamChunk(`{"reasoning":"think"}`, "null") +
+				chatStreamChunk(`{"reasoning":" more","reasoning_content":" more"}`, "null") +
+				chatStreamChunk(`{"reasoning_content":"","reasoning":" again"}`, "null") +
 				chatStreamChunk(`{"reasoning_details":[{"type":"reasoning.text"}]}`, "null") + content(`"answer"`) + finish("stop") + chatStreamDone,
-			want: []Event{start, chatEvPart(0, PartText), chatEvDelta(0, "answer"), chatEvPartStop(0), chatEvStop(mapping.StopEnd), chatEvEnd()},
+			want: []Event{start, chatEvPart(0, PartReasoning), chatEvDelta(0, "think"), chatEvDelta(0, " more"), chatEvDelta(0, " again"),
+				chatEvPartStop(0), chatEvPart(1, PartText), chatEvDelta(1, "answer"), chatEvPartStop(1), chatEvStop(mapping.StopEnd), chatEvEnd()},
+		},
+		{
+			name: "reasoning before tool calls is closed by the first call",
+			body: role + chatStreamChunk(`{"reasoning_content":"call it"}`, "null") +
+				chatStreamChunk(`{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}]}`, "null") +
+				finish("tool_calls") + chatStreamDone,
+			want: []Event{start, chatEvPart(0, PartReasoning), chatEvDelta(0, "call it"), chatEvPartStop(0),
+				{Type: EventPartStart, Index: 1, Part: PartToolCall, ToolCallID: "call_1", ToolName: "f"}, chatEvDelta(1, "{}"), chatEvPartStop(1),
+				chatEvStop(mapping.StopToolUse), chatEvEnd()},
+		},
+		{
+			name: "text then refusal ends as a refusal; a length stop stays one",
+			body: role + content(`"a"`) + refusal(`"b"`) + finish("length") + chatStreamDone,
+			want: []Event{start, chatEvPart(0, PartText), chatEvDelta(0, "a"), chatEvPartStop(0),
+				chatEvPart(1, PartRefusal), chatEvDelta(1, "b"), chatEvPartStop(1), chatEvStop(mapping.StopMaxTokens), chatEvEnd()},
 		},
 		{
 			name: "null and empty tool calls, function_call, audio, annotations and images are nothing",
@@ -383,6 +411,10 @@ func TestChatStreamDecode(t *testing.T) {
 		{name: "delta not an object", body: `data: {"choices":[{"delta":"x"}]}` + "\n\n", want: []Event{{Type: EventStart}, chatStreamBad("delta is not an object")}},
 		{name: "content not a string", body: role + content(`["x"]`), want: []Event{start, chatStreamBad("delta.content is not a string")}},
 		{name: "refusal not a string", body: role + refusal(`1`), want: []Event{start, chatStreamBad("delta.refusal is not a string")}},
+		{name: "reasoning_content not a string", body: role + chatStreamChunk(`{"reasoning_content":{}}`, "null"), want: []Event{start, chatStreamBad("delta.reasoning_content is not a string")}},
+		{name: "reasoning not a string", body: role + chatStreamChunk(`{"reasoning_content":null,"reasoning":true}`, "null"), want: []Event{start, chatStreamBad("delta.reasoning is not a string")}},
+		{name: "reasoning after finish_reason", body: role + finish("stop") + chatStreamChunk(`{"reasoning":"late"}`, "null"),
+			want: []Event{start, chatEvStop(mapping.StopEnd), chatStreamBad("delta.reasoning after finish_reason")}},
 		{name: "finish_reason not a string", body: chatStreamChunk(`{}`, `1`), want: []Event{start, chatStreamBad("finish_reason is not a string")}},
 		{name: "index not a number", body: `data: {"choices":[{"index":"0"}]}` + "\n\n", want: []Event{{Type: EventStart}, chatStreamBad(`got index "0"`)}},
 		{
@@ -542,7 +574,7 @@ func TestChatStreamRecordings(t *testing.T) {
 		},
 		"gpt-4o-2024-08-06-refusal-stream.json": {
 			id: "chatcmpl-ABfw4IfQfCCrcuybFm41wJyxjbkz7", refusal: "I'm sorry, I can't assist with that request.",
-			stop: mapping.StopEnd, usage: Usage{Known: true, InputTokens: 79, OutputTokens: 11},
+			stop: mapping.StopRefusal, usage: Usage{Known: true, InputTokens: 79, OutputTokens: 11},
 		},
 		"gpt-4o-parallel-tools-followup-stream.json": {
 			id: "chatcmpl-DuLdNvsdmTNPbya2tqjr8GbYubTqm", text: "The sum of 2 and 3 is 5, and the product is 6.",
@@ -764,6 +796,10 @@ func TestChatStreamRoundTrip(t *testing.T) {
 				if w.Complete {
 					w.Stop = mapping.StopEnd
 				}
+			}
+			if w.Refusal != "" && w.Stop == mapping.StopEnd {
+				// A refusal part that ends naturally is a refusal again.
+				w.Stop = mapping.StopRefusal
 			}
 			w.Usage.CacheWriteTokens = 0
 			if !tc.usage || w.Err != nil {

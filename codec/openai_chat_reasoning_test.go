@@ -1,0 +1,543 @@
+package codec
+
+// Tests of the Chat codec's reasoning, refusal, structured output and
+// verbosity rules (issue 5): request decode and encode, response decode and
+// encode, streams both ways, and the round trip of opaque reasoning values
+// through a Chat client's history.
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/llmbridge/llmbridge/mapping"
+	"github.com/tidwall/gjson"
+)
+
+// chatReasoningParts are reasoning parts from every family, as a Chat client
+// is given them and must be able to replay them: Anthropic thinking with its
+// signature, Anthropic redacted_thinking, a Responses reasoning item with
+// its id and encrypted_content, a Gemini thought signature without text,
+// and unsigned text (from a Chat upstream).
+func chatReasoningParts() []Part {
+	return []Part{
+		{Type: PartReasoning, Text: "Let me think.\nThe user wants \"x\".", Signature: "EqQBCkgIARABGAIiQL+/sig==", Origin: mapping.FamilyAnthropic},
+		{Type: PartReasoning, Signature: "EmwKAhgBEgy3redacted", Origin: mapping.FamilyAnthropic, Redacted: true},
+		{Type: PartReasoning, Text: "**Summary**", Signature: "gAAAAABencrypted_content", Origin: mapping.FamilyOpenAI, ItemID: "rs_0123"},
+		{Type: PartReasoning, Signature: "CiQB0e2Kb3thought", Origin: mapping.FamilyGemini},
+		{Type: PartReasoning, Text: "Unsigned trailing thought."},
+	}
+}
+
+// chatAssistantReplay builds a Chat request whose assistant message carries
+// content and reasoning_content as a client replays them.
+func chatAssistantReplay(content gjson.Result, reasoning string) string {
+	c := content.Raw
+	if c == "" {
+		c = "null"
+	}
+	return `{"model":"m","messages":[{"role":"user","content":"Q"},{"role":"assistant","content":` + c +
+		`,"reasoning_content":` + string(appendString(nil, reasoning)) + `},{"role":"user","content":"Go on"}]}`
+}
+
+func TestChatDecodeRequestReasoning(t *testing.T) {
+	user := `{"role":"user","content":"Hi"}`
+	body := func(fields string) string { return `{"model":"m","messages":[` + user + `],` + fields + `}` }
+	env := func(c mapping.Continuation) string { return mapping.EnvelopeText(c) }
+	anth := mapping.Continuation{Origin: mapping.FamilyAnthropic, Signature: "sig+/="}
+	resp := mapping.Continuation{Origin: mapping.FamilyOpenAI, ItemID: "rs_1", Signature: "enc"}
+	red := mapping.Continuation{Origin: mapping.FamilyAnthropic, Redacted: true, Signature: "data"}
+	assistant := func(reasoning string, rest string) string {
+		return `{"model":"m","messages":[` + user + `,{"role":"assistant","reasoning_content":` +
+			string(appendString(nil, reasoning)) + rest + `}]}`
+	}
+	hi := chatUser("Hi")
+	tests := []struct {
+		name string
+		body string
+		want Request
+	}{
+		{"effort none", body(`"reasoning_effort":"none"`), Request{Model: "m", Messages: []Message{hi}, Reasoning: Reasoning{Effort: mapping.EffortNone}}},
+		{"effort minimal", body(`"reasoning_effort":"minimal"`), Request{Model: "m", Messages: []Message{hi}, Reasoning: Reasoning{Effort: mapping.EffortMinimal}}},
+		{"effort low", body(`"reasoning_effort":"low"`), Request{Model: "m", Messages: []Message{hi}, Reasoning: Reasoning{Effort: mapping.EffortLow}}},
+		{"effort medium", body(`"reasoning_effort":"medium"`), Request{Model: "m", Messages: []Message{hi}, Reasoning: Reasoning{Effort: mapping.EffortMedium}}},
+		{"effort high", body(`"reasoning_effort":"high"`), Request{Model: "m", Messages: []Message{hi}, Reasoning: Reasoning{Effort: mapping.EffortHigh}}},
+		{"effort xhigh", body(`"reasoning_effort":"xhigh"`), Request{Model: "m", Messages: []Message{hi}, Reasoning: Reasoning{Effort: mapping.EffortXHigh}}},
+		{"effort max", body(`"reasoning_effort":"max"`), Request{Model: "m", Messages: []Message{hi}, Reasoning: Reasoning{Effort: mapping.EffortMax}}},
+		{"effort null is absent", body(`"reasoning_effort":null`), Request{Model: "m", Messages: []Message{hi}}},
+		{"verbosity", body(`"verbosity":"low"`), Request{Model: "m", Messages: []Message{hi}, Verbosity: "low"}},
+		{"verbosity high", body(`"verbosity":"high"`), Request{Model: "m", Messages: []Message{hi}, Verbosity: "high"}},
+		{"verbosity null", body(`"verbosity":null`), Request{Model: "m", Messages: []Message{hi}}},
+		{"response_format text", body(`"response_format":{"type":"text"}`), Request{Model: "m", Messages: []Message{hi}}},
+		{"response_format json_object", body(`"response_format":{"type":"json_object"}`),
+			Request{Model: "m", Messages: []Message{hi}, Format: OutputFormat{Kind: FormatJSONObject}}},
+		{"response_format json_schema", body(`"response_format":{"type":"json_schema","json_schema":{"name":"answer","description":"The \"answer\".",` +
+			`"schema":{"type":"object","properties":{"a":{"type":"string"}},"required":["a"],"additionalProperties":false},"strict":true}}`),
+			Request{Model: "m", Messages: []Message{hi}, Format: OutputFormat{Kind: FormatJSONSchema, Name: "answer", Description: `The "answer".`,
+				Schema: `{"type":"object","properties":{"a":{"type":"string"}},"required":["a"],"additionalProperties":false}`, Strict: OptBool{Value: true, Set: true}}}},
+		{"response_format json_schema minimal", body(`"response_format":{"type":"json_schema","json_schema":{"name":"r","schema":null,"strict":null,"description":null}}`),
+			Request{Model: "m", Messages: []Message{hi}, Format: OutputFormat{Kind: FormatJSONSchema, Name: "r"}}},
+		{"prompt_cache_key is dropped", body(`"prompt_cache_key":"conv-1","prompt_cache_retention":null`),
+			Request{Model: "m", Messages: []Message{hi}, Dropped: []string{"prompt_cache_key"}}},
+		{
+			"plain reasoning_content is one unsigned part before the text",
+			assistant("I thought.", `,"content":"Hello"`),
+			Request{Model: "m", Messages: []Message{hi, {Role: RoleAssistant, Parts: []Part{{Type: PartReasoning, Text: "I thought."}, chatText("Hello")}}}},
+		},
+		{
+			"reasoning_content null or empty is nothing",
+			`{"model":"m","messages":[` + user + `,{"role":"assistant","content":"A","reasoning_content":null},{"role":"assistant","content":"B","reasoning_content":""}]}`,
+			Request{Model: "m", Messages: []Message{hi, {Role: RoleAssistant, Parts: []Part{chatText("A")}}, {Role: RoleAssistant, Parts: []Part{chatText("B")}}}},
+		},
+		{
+			"envelopes close signed parts, trailing text is unsigned",
+			assistant("Thinking A."+env(anth)+env(red)+"Summary."+env(resp)+"tail", `,"content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]`),
+			Request{Model: "m", Messages: []Message{hi, {Role: RoleAssistant, Parts: []Part{
+				{Type: PartReasoning, Text: "Thinking A.", Signature: "sig+/=", Origin: mapping.FamilyAnthropic},
+				{Type: PartReasoning, Signature: "data", Origin: mapping.FamilyAnthropic, Redacted: true},
+				{Type: PartReasoning, Text: "Summary.", Signature: "enc", Origin: mapping.FamilyOpenAI, ItemID: "rs_1"},
+				{Type: PartReasoning, Text: "tail"},
+				chatCall("c1", "f", "{}"),
+			}}}},
+		},
+		{
+			"an envelope whose blank lines the client trimmed",
+			assistant("T"+strings.TrimSpace(env(anth)), `,"content":"x"`),
+			Request{Model: "m", Messages: []Message{hi, {Role: RoleAssistant, Parts: []Part{
+				{Type: PartReasoning, Text: "T", Signature: "sig+/=", Origin: mapping.FamilyAnthropic}, chatText("x")}}}},
+		},
+		{
+			"reasoning alone is a message",
+			assistant("only thought", ``),
+			Request{Model: "m", Messages: []Message{hi, {Role: RoleAssistant, Parts: []Part{{Type: PartReasoning, Text: "only thought"}}}}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := chatDecodeRequest(t, tt.body)
+			if err != nil {
+				t.Fatalf("unexpected error: %v", err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got  %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestChatAppendRequestReasoningSettings(t *testing.T) {
+	msgs := []Message{chatUser("Hi")}
+	tests := []struct {
+		name    string
+		r       Reasoning
+		opts    EncodeOptions
+		effort  string // "" for none
+		dropped []string
+	}{
+		{name: "nothing injects nothing"},
+		{name: "none", r: Reasoning{Effort: mapping.EffortNone}, effort: "none"},
+		{name: "minimal", r: Reasoning{Effort: mapping.EffortMinimal}, effort: "minimal"},
+		{name: "high", r: Reasoning{Effort: mapping.EffortHigh}, effort: "high"},
+		{name: "xhigh", r: Reasoning{Effort: mapping.EffortXHigh}, effort: "xhigh"},
+		{name: "max is xhigh", r: Reasoning{Effort: mapping.EffortMax}, effort: "xhigh"},
+		{name: "budget 0 is none", r: Reasoning{Budget: OptInt{Set: true}}, effort: "none"},
+		{name: "budget by the default table", r: Reasoning{Budget: OptInt{Value: 5000, Set: true}}, effort: "medium"},
+		{name: "budget by a configured table", r: Reasoning{Budget: OptInt{Value: 5000, Set: true}},
+			opts: EncodeOptions{EffortBudgets: mapping.EffortBudgets{Low: 6000}}, effort: "low"},
+		{name: "budget above every effort", r: Reasoning{Budget: OptInt{Value: 1 << 20, Set: true}}, effort: "xhigh"},
+		{name: "dynamic budget leaves it to the model", r: Reasoning{Budget: OptInt{Value: -1, Set: true}}},
+		{name: "adaptive leaves it to the model", r: Reasoning{Adaptive: true}},
+		{name: "adaptive with a budget", r: Reasoning{Adaptive: true, Budget: OptInt{Value: -1, Set: true}}},
+		{name: "effort wins over a budget", r: Reasoning{Effort: mapping.EffortLow, Budget: OptInt{Value: 30000, Set: true}}, effort: "low"},
+		{name: "summary alone injects nothing and is listed", r: Reasoning{Summary: "auto"}, dropped: []string{"reasoning.summary"}},
+		{name: "display and includeThoughts are listed", r: Reasoning{Effort: mapping.EffortLow, Display: "omitted", IncludeThoughts: OptBool{Set: true}},
+			effort: "low", dropped: []string{"thinking.display", "generationConfig.thinkingConfig.includeThoughts"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := Request{Model: "m", Messages: msgs, Reasoning: tt.r}
+			out, err := AppendRequest(nil, OpenAIChat, &req, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !validJSON(string(out)) {
+				t.Fatalf("invalid JSON: %s", out)
+			}
+			v := gjson.GetBytes(out, "reasoning_effort")
+			if v.Str != tt.effort || v.Exists() != (tt.effort != "") {
+				t.Errorf("reasoning_effort = %s, want %q", v.Raw, tt.effort)
+			}
+			if !reflect.DeepEqual(req.Dropped, tt.dropped) && (len(req.Dropped) != 0 || len(tt.dropped) != 0) {
+				t.Errorf("Dropped = %q, want %q", req.Dropped, tt.dropped)
+			}
+		})
+	}
+}
+
+func TestChatAppendRequestFormat(t *testing.T) {
+	tests := []struct {
+		name   string
+		f      OutputFormat
+		v      string
+		format string // response_format's JSON, "" for none
+	}{
+		{name: "text is the default"},
+		{name: "json_object", f: OutputFormat{Kind: FormatJSONObject}, format: `{"type":"json_object"}`},
+		{name: "json_schema without a name", f: OutputFormat{Kind: FormatJSONSchema, Schema: `{"type":"object"}`},
+			format: `{"type":"json_schema","json_schema":{"name":"response","schema":{"type":"object"}}}`},
+		{name: "json_schema in full", f: OutputFormat{Kind: FormatJSONSchema, Name: "answer", Description: "An \"answer\".", Schema: `{"type":"object"}`, Strict: OptBool{Set: true}},
+			format: `{"type":"json_schema","json_schema":{"name":"answer","description":"An \"answer\".","schema":{"type":"object"},"strict":false}}`},
+		{name: "json_schema without a schema", f: OutputFormat{Kind: FormatJSONSchema, Name: "n"}, format: `{"type":"json_schema","json_schema":{"name":"n"}}`},
+		{name: "verbosity", v: "medium"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := Request{Model: "m", Messages: []Message{chatUser("Hi")}, Format: tt.f, Verbosity: tt.v}
+			out, err := AppendRequest(nil, OpenAIChat, &req, EncodeOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := gjson.GetBytes(out, "response_format").Raw; got != tt.format {
+				t.Errorf("response_format = %s, want %s", got, tt.format)
+			}
+			if got := gjson.GetBytes(out, "verbosity"); got.Str != tt.v || got.Exists() != (tt.v != "") {
+				t.Errorf("verbosity = %s, want %q", got.Raw, tt.v)
+			}
+			// What was encoded decodes to the same settings.
+			back, derr := chatDecodeRequest(t, string(out))
+			if derr != nil {
+				t.Fatal(derr)
+			}
+			want := tt.f
+			if want.Kind == FormatJSONSchema && want.Name == "" {
+				want.Name = "response"
+			}
+			if back.Format != want || back.Verbosity != tt.v {
+				t.Errorf("decoded back %+v %q, want %+v %q", back.Format, back.Verbosity, want, tt.v)
+			}
+		})
+	}
+}
+
+// TestChatAppendRequestReasoningParts: unsigned reasoning (from a Chat
+// upstream) goes back as reasoning_content; signed reasoning of any family
+// cannot reach a Chat upstream and is listed; the golden shows the body.
+func TestChatAppendRequestReasoningParts(t *testing.T) {
+	parts := append(chatReasoningParts(), chatText("Answer."))
+	req := Request{
+		Model: "deepseek-reasoner",
+		Messages: []Message{
+			chatUser("Q1"),
+			{Role: RoleAssistant, Parts: parts},
+			chatUser("Q2"),
+			{Role: RoleAssistant, Parts: []Part{{Type: PartReasoning, Text: "first "}, {Type: PartReasoning}, {Type: PartReasoning, Text: "second"},
+				chatCall("c1", "f", `{"a":1}`)}},
+			{Role: RoleUser, Parts: []Part{chatResult("c1", "f", chatText("ok"))}},
+		},
+		Reasoning: Reasoning{Effort: mapping.EffortHigh},
+		Format:    OutputFormat{Kind: FormatJSONSchema, Name: "answer", Schema: `{"type":"object"}`, Strict: OptBool{Value: true, Set: true}},
+		Verbosity: "low",
+	}
+	out, err := AppendRequest(nil, OpenAIChat, &req, EncodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "openai-chat/request_reasoning.json", out)
+	want := []string{"messages[1].content[0] (reasoning)", "messages[1].content[1] (reasoning)",
+		"messages[1].content[2] (reasoning)", "messages[1].content[3] (reasoning)"}
+	if !reflect.DeepEqual(req.Dropped, want) {
+		t.Errorf("Dropped = %q, want %q", req.Dropped, want)
+	}
+	if got := gjson.GetBytes(out, "messages.1.reasoning_content").Str; got != "Unsigned trailing thought." {
+		t.Errorf("reasoning_content = %q", got)
+	}
+	if got := gjson.GetBytes(out, "messages.3.reasoning_content").Str; got != "first second" {
+		t.Errorf("reasoning_content = %q", got)
+	}
+	if strings.Contains(string(out), "llmbridge.v1.") || strings.Contains(string(out), "sig==") || strings.Contains(string(out), "redacted") ||
+		strings.Contains(string(out), "encrypted_content") || strings.Contains(string(out), "thought\"") {
+		t.Errorf("a signature reached the Chat upstream: %s", out)
+	}
+
+	// Reasoning can only be an assistant's.
+	for _, role := range []Role{RoleUser, RoleSystem} {
+		bad := Request{Model: "m", Messages: []Message{chatUser("Hi"), {Role: role, Parts: []Part{{Type: PartReasoning, Text: "t"}}}}}
+		_, err := AppendRequest(nil, OpenAIChat, &bad, EncodeOptions{})
+		var e *Error
+		if !errors.As(err, &e) || e.Status != 400 || e.Param != "messages[1].parts[0]" || !strings.Contains(e.Message, "reasoning outside an assistant message") {
+			t.Errorf("%v: err = %v", role, err)
+		}
+	}
+}
+
+// TestChatReasoningResponseRoundTrip: reasoning with opaque values from every
+// family goes to a Chat client as reasoning_content with envelopes, non-stream
+// and streamed; replayed as the client's history, it decodes to the very
+// same parts, signatures byte for byte.
+func TestChatReasoningResponseRoundTrip(t *testing.T) {
+	reasoning := chatReasoningParts()
+	content := append(append([]Part{}, reasoning...), chatText("The answer."))
+	resp := &Response{ID: "chatcmpl-r", Model: "claude-sonnet-4-5", Created: 1700000000, Content: content, StopReason: mapping.StopEnd,
+		Usage: Usage{Known: true, InputTokens: 100, CacheReadTokens: 60, CacheWriteTokens: 20, OutputTokens: 50, ReasoningTokens: 30}}
+	wantHistory := append(append([]Part{}, reasoning...), chatText("The answer."))
+
+	check := func(t *testing.T, contentJSON gjson.Result, reasoningText string) {
+		t.Helper()
+		req, err := chatDecodeRequest(t, chatAssistantReplay(contentJSON, reasoningText))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := req.Messages[1].Parts; !reflect.DeepEqual(got, wantHistory) {
+			t.Errorf("replayed history:\n got %+v\nwant %+v", got, wantHistory)
+		}
+	}
+
+	t.Run("non-stream", func(t *testing.T) {
+		out, err := AppendResponse(nil, OpenAIChat, resp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkGolden(t, "openai-chat/response_reasoning.json", out)
+		msg := gjson.GetBytes(out, "choices.0.message")
+		if msg.Get("content").Str != "The answer." || msg.Get("refusal").Type != gjson.Null {
+			t.Errorf("message = %s", msg.Raw)
+		}
+		u := gjson.GetBytes(out, "usage")
+		if u.Get("prompt_tokens_details.cached_tokens").Int() != 60 || u.Get("completion_tokens_details.reasoning_tokens").Int() != 30 ||
+			u.Get("prompt_tokens").Int() != 100 {
+			t.Errorf("usage = %s", u.Raw)
+		}
+		check(t, msg.Get("content"), msg.Get("reasoning_content").Str)
+	})
+
+	t.Run("stream", func(t *testing.T) {
+		evs := chatReasoningEvents(resp)
+		sse := encodeStream(OpenAIChat, &Request{Model: "m", Stream: true, StreamUsage: true}, evs)
+		checkChatStreamGolden(t, "reasoning", sse)
+		text, thinking, refusal, envelopes := chatClientAccumulate(t, sse)
+		if refusal != "" || text != "The answer." {
+			t.Errorf("content/refusal = %q %q", text, refusal)
+		}
+		if envelopes != 4 {
+			t.Errorf("%d deltas carry an envelope, want 4 (each whole, in one delta)", envelopes)
+		}
+		check(t, gjson.Parse(string(appendString(nil, text))), thinking)
+	})
+}
+
+// chatReasoningEvents returns the canonical stream of resp with its
+// reasoning parts' item ids, redaction and signatures where upstream
+// decoders put them (AppendResponseEvents does not carry them).
+func chatReasoningEvents(resp *Response) []Event {
+	evs := []Event{{Type: EventStart, ID: resp.ID, Model: resp.Model, Created: resp.Created}}
+	for i, p := range resp.Content {
+		evs = append(evs, Event{Type: EventPartStart, Index: i, Part: p.Type, ItemID: p.ItemID, Redacted: p.Redacted})
+		// Split the text in two deltas, as upstreams stream it.
+		if h := len(p.Text) / 2; h > 0 {
+			evs = append(evs, chatEvDelta(i, p.Text[:h]), chatEvDelta(i, p.Text[h:]))
+		}
+		evs = append(evs, Event{Type: EventPartStop, Index: i, Signature: p.Signature, Origin: p.Origin})
+	}
+	return append(evs, chatEvStop(resp.StopReason), chatEvUsage(resp.Usage), chatEvEnd())
+}
+
+// chatClientAccumulate reads a Chat SSE body as a client does: it
+// concatenates delta.content, delta.reasoning_content and delta.refusal,
+// and counts the deltas that hold an envelope, each of which must hold it
+// whole.
+func chatClientAccumulate(t *testing.T, sse string) (text, reasoning, refusal string, envelopes int) {
+	t.Helper()
+	for _, line := range strings.Split(sse, "\n") {
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok || data == "[DONE]" {
+			continue
+		}
+		if !validJSON(data) {
+			t.Fatalf("invalid chunk %s", data)
+		}
+		d := gjson.Get(data, "choices.0.delta")
+		text += d.Get("content").Str
+		refusal += d.Get("refusal").Str
+		r := d.Get("reasoning_content").Str
+		if n := strings.Count(r, "[[llmbridge.v1."); n > 0 {
+			envelopes += n
+			if !strings.HasPrefix(r, "\n\n[[") || !strings.HasSuffix(r, "]]\n\n") || n != 1 {
+				t.Errorf("envelope delta %q is not one whole envelope", r)
+			}
+		}
+		reasoning += r
+	}
+	return text, reasoning, refusal, envelopes
+}
+
+// TestChatAppendResponseRefusal covers the refusal rules toward a Chat client
+// (seeds 000 and 003): the refusal goes to message.refusal with content null,
+// never both; an explanation stands in for missing text; nothing to say, or
+// a refusal after tool calls or reasoning, is an error.
+func TestChatAppendResponseRefusal(t *testing.T) {
+	refusal := func(content []Part, explanation string) *Response {
+		return &Response{ID: "msg_1", Model: "claude", Created: 1, Content: content, StopReason: mapping.StopRefusal,
+			StopDetails: StopDetails{Category: "cyber", Explanation: explanation}}
+	}
+	tests := []struct {
+		name    string
+		resp    *Response
+		refusal string // "" when an error is expected
+		err     string
+	}{
+		{name: "visible text becomes the refusal", resp: refusal([]Part{chatText("I can't "), chatText("help.")}, "ignored"), refusal: "I can't help."},
+		{name: "the explanation stands in for no text", resp: refusal(nil, "The request asks for malware."), refusal: "The request asks for malware."},
+		{name: "a refusal part stays as it is", resp: refusal([]Part{chatRefusal("No.")}, ""), refusal: "No."},
+		{name: "nothing to say is an error", resp: refusal(nil, ""), err: "without any text or explanation"},
+		{name: "after a tool call is an error", resp: refusal([]Part{chatCall("c", "f", "{}")}, "x"), err: "after producing tool call output"},
+		{name: "after reasoning is an error", resp: refusal([]Part{{Type: PartReasoning, Text: "hmm"}}, "x"), err: "after producing reasoning output"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := AppendResponse(nil, OpenAIChat, tt.resp)
+			if tt.err != "" {
+				var e *Error
+				if !errors.As(err, &e) || e.Status != 502 || e.Kind != mapping.ErrBadGateway || !strings.Contains(e.Message, tt.err) {
+					t.Fatalf("err = %v, want a 502 about %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			msg := gjson.GetBytes(out, "choices.0.message")
+			if msg.Get("refusal").Str != tt.refusal || msg.Get("content").Type != gjson.Null ||
+				gjson.GetBytes(out, "choices.0.finish_reason").Str != "stop" {
+				t.Errorf("got %s", out)
+			}
+		})
+	}
+	out, err := AppendResponse(nil, OpenAIChat, refusal([]Part{chatText("I can't help with that.")}, "x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "openai-chat/response_refusal_from_text.json", out)
+}
+
+// TestChatStreamEncodeReasoningRefusal covers the stream encoder's refusal
+// rules (common rule 6) and the reasoning chunks, with golden files.
+func TestChatStreamEncodeReasoningRefusal(t *testing.T) {
+	start := Event{Type: EventStart, ID: "msg_1", Model: "claude-sonnet-4-5", Created: 1727346171}
+	stopRefusal := func(explanation string) Event {
+		return Event{Type: EventStop, StopReason: mapping.StopRefusal, StopDetails: StopDetails{Category: "cyber", Explanation: explanation}}
+	}
+	thinking := []Event{chatEvPart(0, PartReasoning), chatEvDelta(0, "Hmm."),
+		{Type: EventPartStop, Index: 0, Signature: "sig", Origin: mapping.FamilyAnthropic}}
+	tests := []struct {
+		name           string
+		evs            []Event
+		text, refusal  string
+		reasoning      string
+		err            string // an in-stream error instead of [DONE]
+		finish, golden string
+	}{
+		{name: "explanation becomes the refusal", golden: "refusal_explanation",
+			evs:     []Event{start, stopRefusal("The request asks for malware."), chatEvEnd()},
+			refusal: "The request asks for malware.", finish: "stop"},
+		{name: "an empty text part is no output",
+			evs:     []Event{start, chatEvPart(0, PartText), chatEvDelta(0, ""), chatEvPartStop(0), stopRefusal("Explained."), chatEvEnd()},
+			refusal: "Explained.", finish: "stop"},
+		{name: "after reasoning the explanation is the refusal", golden: "refusal_after_reasoning",
+			evs:       append(append([]Event{start}, thinking...), stopRefusal("Explained."), chatEvEnd()),
+			reasoning: "Hmm." + mapping.EnvelopeText(mapping.Continuation{Origin: mapping.FamilyAnthropic, Signature: "sig"}),
+			refusal:   "Explained.", finish: "stop"},
+		{name: "text already sent is not repeated",
+			evs:  []Event{start, chatEvPart(0, PartText), chatEvDelta(0, "I won't."), chatEvPartStop(0), stopRefusal("Explained."), chatEvEnd()},
+			text: "I won't.", finish: "stop"},
+		{name: "refusal text already sent is not repeated",
+			evs:     []Event{start, chatEvPart(0, PartRefusal), chatEvDelta(0, "No."), chatEvPartStop(0), stopRefusal("Explained."), chatEvEnd()},
+			refusal: "No.", finish: "stop"},
+		{name: "no text and no explanation is an error", golden: "refusal_unexplained",
+			evs: []Event{start, stopRefusal(""), chatEvEnd()}, err: "without any text or explanation"},
+		{name: "after tool calls is an error",
+			evs: []Event{start, {Type: EventPartStart, Index: 0, Part: PartToolCall, ToolCallID: "c", ToolName: "f"}, chatEvPartStop(0),
+				stopRefusal("x"), chatEvEnd()}, err: "after producing tool call output"},
+		{name: "reasoning without signature has no envelope",
+			evs:       []Event{start, chatEvPart(0, PartReasoning), chatEvDelta(0, "plain"), chatEvPartStop(0), chatEvPart(1, PartText), chatEvDelta(1, "A"), chatEvPartStop(1), chatEvStop(mapping.StopEnd), chatEvEnd()},
+			reasoning: "plain", text: "A", finish: "stop"},
+		{name: "the stop of a part that is not the last started is nothing",
+			evs:  []Event{start, chatEvPart(0, PartText), chatEvDelta(0, "A"), {Type: EventPartStop, Index: 7, Signature: "x"}, chatEvPartStop(0), chatEvStop(mapping.StopEnd), chatEvEnd()},
+			text: "A", finish: "stop"},
+		{name: "redacted reasoning is an envelope alone",
+			evs: []Event{start, {Type: EventPartStart, Index: 0, Part: PartReasoning, Redacted: true},
+				{Type: EventPartStop, Index: 0, Signature: "data", Origin: mapping.FamilyAnthropic}, chatEvStop(mapping.StopEnd), chatEvEnd()},
+			reasoning: mapping.EnvelopeText(mapping.Continuation{Origin: mapping.FamilyAnthropic, Redacted: true, Signature: "data"}), finish: "stop"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sse := encodeStream(OpenAIChat, &Request{Model: "m", Stream: true}, tt.evs)
+			if tt.golden != "" {
+				checkChatStreamGolden(t, tt.golden, sse)
+			}
+			if tt.err != "" {
+				if !strings.Contains(sse, `data: {"error":`) || !strings.Contains(sse, tt.err) || strings.Contains(sse, "[DONE]") ||
+					strings.Contains(sse, `"finish_reason":"`) {
+					t.Errorf("want an in-stream error about %q:\n%s", tt.err, sse)
+				}
+				return
+			}
+			text, reasoning, refusal, _ := chatClientAccumulate(t, sse)
+			if text != tt.text || refusal != tt.refusal || reasoning != tt.reasoning {
+				t.Errorf("content/refusal/reasoning = %q %q %q, want %q %q %q", text, refusal, reasoning, tt.text, tt.refusal, tt.reasoning)
+			}
+			if !strings.Contains(sse, `"finish_reason":"`+tt.finish+`"`) || !strings.HasSuffix(sse, "data: [DONE]\n\n") {
+				t.Errorf("want finish_reason %q and [DONE]:\n%s", tt.finish, sse)
+			}
+			if tt.golden == "refusal_explanation" &&
+				!strings.Contains(sse, `"delta":{"role":"assistant","content":null,"refusal":""}`) {
+				t.Errorf("a refusal starts as OpenAI starts it:\n%s", sse)
+			}
+		})
+	}
+}
+
+// TestChatRefusalRecordingToChatClient replays the recorded OpenAI refusal
+// stream through the decoder and the Chat encoder: the client gets the
+// refusal as refusal deltas, first chunk as OpenAI sends it, finish "stop".
+func TestChatRefusalRecordingToChatClient(t *testing.T) {
+	body := chatRecording(t, "gpt-4o-2024-08-06-refusal-stream.json").Get("response.body").Str
+	evs := decodeStream(t, OpenAIChat, body, nil)
+	checkWellFormed(t, evs)
+	for _, ev := range evs {
+		if ev.Type == EventPartStart && ev.Part != PartRefusal {
+			t.Errorf("part of kind %v in a refusal stream", ev.Part)
+		}
+	}
+	sse := encodeStream(OpenAIChat, &Request{Model: "m", Stream: true}, evs)
+	text, _, refusal, _ := chatClientAccumulate(t, sse)
+	if text != "" || refusal != "I'm sorry, I can't assist with that request." {
+		t.Errorf("content/refusal = %q %q", text, refusal)
+	}
+	if !strings.Contains(sse, `"delta":{"role":"assistant","content":null,"refusal":""}`) || !strings.Contains(sse, `"finish_reason":"stop"`) {
+		t.Errorf("stream:\n%s", sse)
+	}
+}
+
+// TestChatStreamReasoningAllocations: reasoning deltas, like text deltas,
+// are encoded and decoded without allocating.
+func TestChatStreamReasoningAllocations(t *testing.T) {
+	enc := newChatStreamEncoder(&Request{Model: "m"})
+	dst := make([]byte, 0, 4096)
+	enc.Encode(dst, &Event{Type: EventStart, ID: "x", Model: "m"})
+	enc.Encode(dst, &Event{Type: EventPartStart, Part: PartReasoning, ItemID: "rs_1"})
+	delta := Event{Type: EventPartDelta, Text: "some reasoning text"}
+	if n := testing.AllocsPerRun(100, func() { dst = enc.Encode(dst[:0], &delta) }); n != 0 {
+		t.Errorf("encoding a reasoning delta allocates %v times", n)
+	}
+	dec := newChatStreamDecoder()
+	out := make([]Event, 0, 8)
+	chunk := []byte(`{"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"reasoning_content":"more \"thought\""},"finish_reason":null}]}`)
+	out = dec.Decode(out[:0], nil, chunk, false)
+	if n := testing.AllocsPerRun(100, func() { out = dec.Decode(out[:0], nil, chunk, false) }); n != 0 {
+		t.Errorf("decoding a reasoning delta allocates %v times", n)
+	}
+	if len(out) != 1 || out[0].Type != EventPartDelta || out[0].Text != `more "thought"` {
+		t.Errorf("decoded %+v", out)
+	}
+}
