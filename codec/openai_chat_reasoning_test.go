@@ -373,8 +373,9 @@ func chatClientAccumulate(t *testing.T, sse string) (text, reasoning, refusal st
 
 // TestChatAppendResponseRefusal covers the refusal rules toward a Chat client
 // (seeds 000 and 003): the refusal goes to message.refusal with content null,
-// never both; an explanation stands in for missing text; nothing to say, or
-// a refusal after tool calls or reasoning, is an error.
+// never both; an explanation stands in for missing text; reasoning before it
+// stays in reasoning_content; nothing to say, or a refusal after tool calls,
+// is an error.
 func TestChatAppendResponseRefusal(t *testing.T) {
 	refusal := func(content []Part, explanation string) *Response {
 		return &Response{ID: "msg_1", Model: "claude", Created: 1, Content: content, StopReason: mapping.StopRefusal,
@@ -391,7 +392,7 @@ func TestChatAppendResponseRefusal(t *testing.T) {
 		{name: "a refusal part stays as it is", resp: refusal([]Part{chatRefusal("No.")}, ""), refusal: "No."},
 		{name: "nothing to say is an error", resp: refusal(nil, ""), err: "without any text or explanation"},
 		{name: "after a tool call is an error", resp: refusal([]Part{chatCall("c", "f", "{}")}, "x"), err: "after producing tool call output"},
-		{name: "after reasoning is an error", resp: refusal([]Part{{Type: PartReasoning, Text: "hmm"}}, "x"), err: "after producing reasoning output"},
+		{name: "reasoning before it is kept in its own slot", resp: refusal([]Part{{Type: PartReasoning, Text: "hmm"}}, "x"), refusal: "x"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
