@@ -246,8 +246,13 @@ func TestPerf(t *testing.T) {
 		fmt.Fprintf(&out, " %s %d/%d;", s.name, len(s.req[sidePlain].body), len(s.req[sideBridge].body))
 	}
 	fmt.Fprintf(&out, " streams %d/%d\n", len(streams[0].req[sidePlain].body), len(streams[0].req[sideBridge].body))
-	fmt.Fprintf(&out, "per side and round: %d requests at c=1, %d streams, %v at c=%d; memory: %d streams (direct to the mock: Go %s, RSS %s over baseline, subtracted below)\n\n",
-		*perfN, *perfStreams, *perfDuration, *perfConc, *perfOpen, fmtMiB(direct.inUse), fmtMiB(direct.rss))
+	fmt.Fprintf(&out, "per side and round: %d requests at c=1, %d streams, %v at c=%d, %d open streams\n", *perfN, *perfStreams, *perfDuration, *perfConc, *perfOpen)
+	fmt.Fprintf(&out, "open streams over baseline (median of rounds; Go memory = heap + stacks, after a GC):\n")
+	for _, side := range []perfSide{sideDirect, sidePlain, sideBridge} {
+		m := medianMemory(memory[side])
+		fmt.Fprintf(&out, "  %-6s Go %s (stacks %s), RSS %s, goroutines %+d\n", side, fmtMiB(m.inUse), fmtMiB(m.stacks), fmtMiB(m.rss), m.goroutines)
+	}
+	fmt.Fprintf(&out, "  (direct: the clients and the mock alone; the table subtracts it, leaving what Caddy holds)\n\n")
 	writePerfTable(&out, rows)
 	fmt.Fprint(os.Stdout, out.String())
 	if *perfOut != "" {
@@ -375,20 +380,24 @@ type perfMemory struct {
 	rss int64
 	// peak reports that rss is a peak.
 	peak bool
+	// stacks and goroutines are the goroutine stacks (part of inUse) and
+	// the number of goroutines the open streams added.
+	stacks     int64
+	goroutines int
 }
 
 // memorySnapshot reads the Go memory in use and the resident set size.
-func memorySnapshot() (inUse, rss int64) {
+func memorySnapshot() (inUse, stacks, rss int64) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	inUse = int64(ms.HeapInuse + ms.StackInuse)
+	inUse, stacks = int64(ms.HeapInuse+ms.StackInuse), int64(ms.StackInuse)
 	if b, err := os.ReadFile("/proc/self/statm"); err == nil {
 		if f := strings.Fields(string(b)); len(f) > 1 {
 			pages, _ := strconv.ParseInt(f[1], 10, 64)
 			rss = pages * int64(os.Getpagesize())
 		}
 	}
-	return inUse, rss
+	return inUse, stacks, rss
 }
 
 // resetPeakRSS resets the kernel's peak resident set size of this process
@@ -435,7 +444,8 @@ func (e *perfEnv) quiesce() {
 // them, then releases and reads them to their ends.
 func (e *perfEnv) openStreams(r *perfRequest, n int) (perfMemory, error) {
 	e.quiesce()
-	baseInUse, baseRSS := memorySnapshot()
+	baseInUse, baseStacks, baseRSS := memorySnapshot()
+	baseGoroutines := runtime.NumGoroutine()
 	peak := resetPeakRSS()
 
 	resps := make([]*http.Response, n)
@@ -487,11 +497,12 @@ func (e *perfEnv) openStreams(r *perfRequest, n int) (perfMemory, error) {
 			fail(fmt.Errorf("the mock holds %d streams, want %d", h, n))
 		}
 		runtime.GC()
-		inUse, rss := memorySnapshot()
+		inUse, stacks, rss := memorySnapshot()
 		if peak {
 			rss = max(rss, peakRSS())
 		}
-		m = perfMemory{inUse: inUse - baseInUse, rss: rss - baseRSS, peak: peak}
+		m = perfMemory{inUse: inUse - baseInUse, rss: rss - baseRSS, peak: peak,
+			stacks: stacks - baseStacks, goroutines: runtime.NumGoroutine() - baseGoroutines}
 	}
 
 	e.mock.releaseHeld()
@@ -536,7 +547,13 @@ func medianMemory(ms []perfMemory) perfMemory {
 	for _, m := range ms {
 		peak = peak && m.peak
 	}
-	return perfMemory{inUse: med(func(m perfMemory) int64 { return m.inUse }), rss: med(func(m perfMemory) int64 { return m.rss }), peak: peak}
+	return perfMemory{
+		inUse:      med(func(m perfMemory) int64 { return m.inUse }),
+		rss:        med(func(m perfMemory) int64 { return m.rss }),
+		stacks:     med(func(m perfMemory) int64 { return m.stacks }),
+		goroutines: int(med(func(m perfMemory) int64 { return int64(m.goroutines) })),
+		peak:       peak,
+	}
 }
 
 // percentile returns the q-quantile (nearest rank) of ds.
