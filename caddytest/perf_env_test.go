@@ -156,6 +156,7 @@ func (m *perfMock) streamFor(mode string) ([][]byte, bool) {
 	return v.([][]byte), true
 }
 
+// serveHTTP answers one request in the mode its perfModeHeader names.
 func (m *perfMock) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if c := m.capture.Load(); c != nil {
 		b, _ := io.ReadAll(r.Body)
@@ -259,6 +260,7 @@ const (
 	sideDirect                 // openai-chat client, straight to the mock
 )
 
+// String names the side as the table and the sub-benchmarks do.
 func (s perfSide) String() string {
 	return [...]string{"plain", "bridge", "direct"}[s]
 }
@@ -309,6 +311,8 @@ func perfSetup(tb testing.TB) *perfEnv {
 	return e
 }
 
+// newPerfEnv starts the mock and writes the Caddyfile of the two sites,
+// with the admin API on adminPort.
 func newPerfEnv(adminPort int) (*perfEnv, error) {
 	mock, err := newPerfMock()
 	if err != nil {

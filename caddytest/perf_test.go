@@ -336,8 +336,10 @@ type perfThroughput struct {
 	elapsed time.Duration
 }
 
+// add accumulates another measurement.
 func (p *perfThroughput) add(q perfThroughput) { p.n += q.n; p.elapsed += q.elapsed }
 
+// perSecond is the requests completed per second.
 func (p perfThroughput) perSecond() float64 { return float64(p.n) / p.elapsed.Seconds() }
 
 // throughput runs c clients sending r back to back for d and returns how
@@ -590,6 +592,7 @@ type perfRow struct {
 	pass *bool
 }
 
+// setPass records whether the row meets its target.
 func (r *perfRow) setPass(ok bool) { r.pass = &ok }
 
 // writePerfTable writes rows as a markdown table.
