@@ -151,7 +151,7 @@ var responsesReasoningEncoderCases = []struct {
 			rsOne(Event{Type: EventStop, StopReason: mapping.StopRefusal, StopDetails: StopDetails{Explanation: "Policy."}}, Event{Type: EventEnd})),
 		text: "I won't."},
 	{name: "refusal_without_explanation",
-		evs:  rsOne(rsStartEvent(), Event{Type: EventStop, StopReason: mapping.StopRefusal}, Event{Type: EventEnd}),
+		evs: rsOne(rsStartEvent(), Event{Type: EventStop, StopReason: mapping.StopRefusal}, Event{Type: EventEnd}),
 		err: "the upstream refused without any text or explanation"},
 	{name: "refusal_after_call",
 		evs: rsSeq(rsOne(rsStartEvent()), rsCallEvents(0, "call_1", "f", `{}`),
