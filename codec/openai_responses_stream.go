@@ -392,7 +392,8 @@ func (d *responsesStreamDecoder) doneText(out []Event, k PartType, v gjson.Resul
 }
 
 // contentPart reads a content part object: its kind (ok false for reasoning
-// text, which is skipped) and its text.
+// text, whose part events carry nothing the reasoning_text events do not)
+// and its text.
 func (d *responsesStreamDecoder) contentPart(part gjson.Result) (k PartType, text string, ok bool, err *Error) {
 	if !part.IsObject() {
 		return 0, "", false, badUpstream(OpenAIResponses, "content part event has no part object")
@@ -405,7 +406,7 @@ func (d *responsesStreamDecoder) contentPart(part gjson.Result) (k PartType, tex
 		k, text = PartRefusal, part.Get("refusal").String()
 	case "reasoning_text":
 		// Reasoning content of a reasoning item (open-weight models):
-		// skipped for now, a later issue maps reasoning.
+		// its text comes in reasoning_text events, which map it.
 		return 0, "", false, nil
 	default:
 		return 0, "", false, responsesNotYet(`content part type "` + typ + `"`)
