@@ -327,3 +327,23 @@ func TestResponsesReasoningStreamSDK(t *testing.T) {
 		})
 	}
 }
+
+// TestResponsesReasoningStreamUnclosed checks that a reasoning part the
+// canonical stream never stopped is still closed, summary and all, by what
+// follows it.
+func TestResponsesReasoningStreamUnclosed(t *testing.T) {
+	for name, next := range map[string][]Event{
+		"end":  {{Type: EventEnd}},
+		"call": rsSeq(rsCallEvents(1, "call_1", "f", `{}`), rsOne(Event{Type: EventEnd})),
+		"text": rsSeq(rsTextEvents(1, PartText, "t"), rsOne(Event{Type: EventEnd})),
+	} {
+		t.Run(name, func(t *testing.T) {
+			evs := rsSeq(rsOne(rsStartEvent(), Event{Type: EventPartStart, Part: PartReasoning}, Event{Type: EventPartDelta, Text: "x"}), next)
+			out := encodeStream(OpenAIResponses, &Request{Model: "m"}, evs)
+			checkResponsesSSE(t, []byte(out))
+			if !strings.Contains(out, `"item":{"type":"reasoning","id":"rs_abc123_0","summary":[{"type":"summary_text","text":"x"}]}`) {
+				t.Errorf("reasoning item not closed:\n%s", out)
+			}
+		})
+	}
+}
