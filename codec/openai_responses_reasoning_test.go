@@ -99,7 +99,7 @@ func TestResponsesReasoningDecodeRequest(t *testing.T) {
 			want: Request{Model: "m", Messages: hi, Reasoning: Reasoning{Effort: mapping.EffortNone}},
 		},
 		{
-			name: "minimal and xhigh efforts",
+			name: "xhigh effort and the deprecated generate_summary",
 			body: `{"model":"m","input":"hi","reasoning":{"effort":"xhigh","generate_summary":"auto"}}`,
 			want: Request{Model: "m", Messages: hi, Reasoning: Reasoning{Effort: mapping.EffortXHigh, Summary: "auto"}},
 		},
