@@ -11,11 +11,13 @@ import (
 
 // This file is the codec of the OpenAI Responses API (POST /v1/responses).
 //
-// Scope: conversations of text, refusals, function tools (definitions,
-// tool_choice, parallel_tool_calls, function_call and function_call_output
-// items), images (input_image) and documents (input_file). Hosted tools,
-// custom (freeform) tools, namespace tool groups, reasoning items,
-// structured output and audio are rejected by name until the issues that
+// Scope: conversations of text, refusals, reasoning items (summaries and
+// encrypted_content, carried between families in continuation envelopes),
+// function tools (definitions, tool_choice, parallel_tool_calls,
+// function_call and function_call_output items), images (input_image),
+// documents (input_file), reasoning settings, structured output
+// (text.format) and verbosity. Hosted tools, custom (freeform) tools,
+// namespace tool groups and audio are rejected by name until the issues that
 // add them extend the switches over item and part types below.
 
 // responsesRequestDecoder holds what decoding the top-level object collects
@@ -150,7 +152,7 @@ func (d *responsesRequestDecoder) field(key string, v gjson.Result) *Error {
 	case "tools":
 		return decodeResponsesTools(v, req)
 	case "text":
-		return responsesTextConfig(v)
+		return responsesTextConfig(v, req)
 	case "reasoning":
 		return d.reasoning(v)
 	case "background":
@@ -274,10 +276,13 @@ func (d *responsesRequestDecoder) truncation(v gjson.Result) *Error {
 	return invalid("truncation", `must be "auto" or "disabled"`)
 }
 
-// include asks for extra output data. Values about tool calls and input
-// images ask for nothing in a text-only conversation, and
-// reasoning.encrypted_content asks for something llmbridge will not
-// fabricate, so all of them are hints; logprobs are a capability.
+// include asks for extra output data. The values are kept in
+// Request.Include, where encoders read what they need:
+// reasoning.encrypted_content asks for the opaque reasoning state, which a
+// Responses upstream is asked for and other upstreams' reasoning is
+// returned in anyway (it is never fabricated). The other values ask for
+// nothing in a conversation without hosted tools, so when one is present the
+// field is listed as dropped; logprobs are a capability.
 func (d *responsesRequestDecoder) include(v gjson.Result) *Error {
 	if v.Type == gjson.Null {
 		return nil
@@ -287,24 +292,30 @@ func (d *responsesRequestDecoder) include(v gjson.Result) *Error {
 	}
 	var err *Error
 	n := 0
-	v.ForEach(func(_, value gjson.Result) bool {
+	hint := false
+	include := d.req.Include[:0]
+	eachMember(v, &d.req.text, func(_, value gjson.Result) bool {
 		if value.Type != gjson.String {
 			err = wrongType(indexPath("include", n), "string", value)
 			return false
 		}
 		switch value.Str {
-		case "reasoning.encrypted_content", "file_search_call.results", "web_search_call.results",
+		case "reasoning.encrypted_content":
+		case "file_search_call.results", "web_search_call.results",
 			"web_search_call.action.sources", "message.input_image.image_url",
 			"computer_call_output.output.image_url", "code_interpreter_call.outputs":
+			hint = true
 		case "message.output_text.logprobs":
 			err = unsupportedField(indexPath("include", n), "log probabilities are not supported")
 		default:
 			err = invalid(indexPath("include", n), `unknown include value "`+value.Str+`"`)
 		}
+		include = append(include, value.Str)
 		n++
 		return err == nil
 	})
-	if err == nil && n > 0 {
+	d.req.Include = include
+	if err == nil && hint {
 		d.req.Dropped = append(d.req.Dropped, "include")
 	}
 	return err
@@ -482,10 +493,9 @@ func decodeResponsesTool(v gjson.Result, path string, a *textArena) (Tool, *Erro
 	return t, err
 }
 
-// responsesTextConfig accepts a plain-text output format, which is the
-// default and needs no record; structured output and verbosity are
-// capabilities outside the current scope.
-func responsesTextConfig(v gjson.Result) *Error {
+// responsesTextConfig decodes text: the output format (structured
+// output) and verbosity.
+func responsesTextConfig(v gjson.Result, req *Request) *Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -493,12 +503,12 @@ func responsesTextConfig(v gjson.Result) *Error {
 		return wrongType("text", "object", v)
 	}
 	var err *Error
-	v.ForEach(func(key, value gjson.Result) bool {
+	eachMember(v, &req.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "format":
-			err = responsesTextFormat(value)
+			err = responsesTextFormat(value, req)
 		case "verbosity":
-			err = rejectUnlessNull(value, "text.verbosity", "output verbosity cannot be translated")
+			req.Verbosity, err = responsesVerbosity(value, "text.verbosity")
 		default:
 			err = unknownField("text." + key.Str)
 		}
@@ -507,8 +517,27 @@ func responsesTextConfig(v gjson.Result) *Error {
 	return err
 }
 
-// responsesTextFormat checks text.format.
-func responsesTextFormat(v gjson.Result) *Error {
+// responsesVerbosity reads an OpenAI verbosity value (low, medium or
+// high); null is "".
+func responsesVerbosity(v gjson.Result, path string) (string, *Error) {
+	if v.Type == gjson.Null {
+		return "", nil
+	}
+	s, err := readString(v, path)
+	if err != nil {
+		return "", err
+	}
+	switch s {
+	case "low", "medium", "high":
+		return s, nil
+	}
+	return "", invalid(path, `must be "low", "medium" or "high"`)
+}
+
+// responsesTextFormat decodes text.format into req.Format: text (the
+// default, normalised to the zero format), json_object, or json_schema with
+// its name, schema, description and strict flag.
+func responsesTextFormat(v gjson.Result, req *Request) *Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -523,25 +552,61 @@ func responsesTextFormat(v gjson.Result) *Error {
 	if err != nil {
 		return err
 	}
+	var f OutputFormat
 	switch s {
 	case "text":
-	case "json_schema", "json_object":
-		return unsupportedField("text.format", `format type "`+s+`" (structured output) is not supported yet`)
+	case "json_object":
+		f.Kind = FormatJSONObject
+	case "json_schema":
+		f.Kind = FormatJSONSchema
 	default:
 		return invalid("text.format.type", `unknown format type "`+s+`"`)
 	}
-	v.ForEach(func(key, _ gjson.Result) bool {
-		if key.Str != "type" {
-			err = unknownField("text.format." + key.Str)
+	hasSchema := false
+	eachMember(v, &req.text, func(key, value gjson.Result) bool {
+		path := "text.format." + key.Str
+		switch {
+		case key.Str == "type":
+		case f.Kind != FormatJSONSchema:
+			err = unknownField(path)
+		case key.Str == "name":
+			f.Name, err = readString(value, path)
+		case key.Str == "description":
+			if value.Type != gjson.Null {
+				f.Description, err = readString(value, path)
+			}
+		case key.Str == "schema":
+			if !value.IsObject() {
+				err = wrongType(path, "object", value)
+			}
+			f.Schema, hasSchema = value.Raw, true
+		case key.Str == "strict":
+			if value.Type != gjson.Null {
+				f.Strict.Value, err = readBool(value, path)
+				f.Strict.Set = true
+			}
+		default:
+			err = unknownField(path)
 		}
 		return err == nil
 	})
-	return err
+	switch {
+	case err != nil:
+		return err
+	case f.Kind == FormatJSONSchema && f.Name == "":
+		return invalid("text.format.name", "is required")
+	case f.Kind == FormatJSONSchema && !hasSchema:
+		return invalid("text.format.schema", "is required")
+	}
+	req.Format = f
+	return nil
 }
 
-// reasoning accepts an empty configuration and a summary request (a hint:
-// no summary is produced without reasoning, which a later issue maps);
-// anything that changes how the model reasons is rejected for now.
+// reasoning decodes the reasoning configuration following seed 003: null,
+// {} and a summary alone ask for nothing (the summary is kept for encoders
+// that can use it); an effort is mapped, "none" included. A non-null
+// context (which turns' reasoning the provider keeps) and execution modes
+// have no equivalent elsewhere and are rejected.
 func (d *responsesRequestDecoder) reasoning(v gjson.Result) *Error {
 	if v.Type == gjson.Null {
 		return nil
@@ -549,15 +614,16 @@ func (d *responsesRequestDecoder) reasoning(v gjson.Result) *Error {
 	if !v.IsObject() {
 		return wrongType("reasoning", "object", v)
 	}
+	r := &d.req.Reasoning
 	var err *Error
 	v.ForEach(func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "effort":
-			err = rejectUnlessNull(value, "reasoning.effort", "reasoning effort is not supported yet")
+			err = responsesEffort(value, "reasoning.effort", &r.Effort)
 		case "context":
-			err = rejectUnlessNull(value, "reasoning.context", "reasoning context modes are not supported yet")
+			err = rejectUnlessNull(value, "reasoning.context", "reasoning context modes cannot be translated")
 		case "mode":
-			err = rejectUnlessNull(value, "reasoning.mode", "reasoning execution modes are not supported yet")
+			err = rejectUnlessNull(value, "reasoning.mode", "reasoning execution modes are not supported")
 		case "summary", "generate_summary":
 			err = d.reasoningSummary("reasoning."+key.Str, value)
 		default:
@@ -568,8 +634,26 @@ func (d *responsesRequestDecoder) reasoning(v gjson.Result) *Error {
 	return err
 }
 
-// reasoningSummary validates reasoning.summary (or its deprecated alias
-// generate_summary) and records it as dropped.
+// responsesEffort reads an OpenAI reasoning effort; null leaves dst unset.
+func responsesEffort(v gjson.Result, path string, dst *mapping.Effort) *Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	s, err := readString(v, path)
+	if err != nil {
+		return err
+	}
+	e, ok := mapping.ParseEffort(s)
+	if !ok || e == mapping.EffortMax {
+		// max is Anthropic's word; OpenAI's highest effort is xhigh.
+		return invalid(path, `must be "none", "minimal", "low", "medium", "high" or "xhigh"`)
+	}
+	*dst = e
+	return nil
+}
+
+// reasoningSummary reads reasoning.summary (or its deprecated alias
+// generate_summary) into Reasoning.Summary.
 func (d *responsesRequestDecoder) reasoningSummary(path string, v gjson.Result) *Error {
 	if v.Type == gjson.Null {
 		return nil
@@ -580,7 +664,7 @@ func (d *responsesRequestDecoder) reasoningSummary(path string, v gjson.Result) 
 	}
 	switch s {
 	case "auto", "concise", "detailed":
-		d.req.Dropped = append(d.req.Dropped, path)
+		d.req.Reasoning.Summary = s
 		return nil
 	}
 	return invalid(path, `must be "auto", "concise" or "detailed"`)
@@ -755,32 +839,36 @@ const (
 	responsesItemAssistant                          // an assistant message
 	responsesItemCall                               // a function_call
 	responsesItemOutput                             // a function_call_output
+	responsesItemReasoning                          // a reasoning item
 )
 
 // responsesMerges reports whether an item of kind (with role) continues the
 // message of the previous item of kind prev. Responses spreads one turn over
 // several items; the canonical model, like Chat and Anthropic, has one
 // message per turn:
-//   - a function_call joins the assistant message or calls before it;
+//   - a reasoning item or a function_call joins the assistant message,
+//     reasoning or calls before it (reasoning precedes what it led to, and
+//     a turn may interleave them);
+//   - an assistant message right after reasoning joins it;
 //   - a function_call_output joins the outputs before it, in one user
 //     message of tool results;
 //   - a user message right after outputs joins them, after the results (as
 //     Anthropic wants tool_result blocks first in the user turn).
 func responsesMerges(prev, kind responsesItemKind, role Role) bool {
 	switch kind {
-	case responsesItemCall:
-		return prev == responsesItemAssistant || prev == responsesItemCall
+	case responsesItemCall, responsesItemReasoning:
+		return prev == responsesItemAssistant || prev == responsesItemCall || prev == responsesItemReasoning
 	case responsesItemOutput:
 		return prev == responsesItemOutput
 	case responsesItemMessage:
-		return prev == responsesItemOutput && role == RoleUser
+		return prev == responsesItemOutput && role == RoleUser || prev == responsesItemReasoning && role == RoleAssistant
 	}
 	return false
 }
 
 // decodeResponsesItem decodes input item i, appending its content parts to
-// parts. Message, function_call and function_call_output items are in
-// scope; reasoning items and the items of hosted tools are rejected by type.
+// parts. Message, reasoning, function_call and function_call_output items
+// are in scope; the items of hosted tools are rejected by type.
 func decodeResponsesItem(item gjson.Result, i int, parts []Part, req *Request) (Role, responsesItemKind, []Part, *Error) {
 	if !item.IsObject() {
 		return 0, 0, parts, wrongType(indexPath("input", i), "object", item)
@@ -807,6 +895,9 @@ func decodeResponsesItem(item gjson.Result, i int, parts []Part, req *Request) (
 	case "function_call_output":
 		parts, err := decodeResponsesOutputItem(item, i, parts, req)
 		return RoleUser, responsesItemOutput, parts, err
+	case "reasoning":
+		parts, err := decodeResponsesReasoningItem(item, i, parts, req)
+		return RoleAssistant, responsesItemReasoning, parts, err
 	default:
 		return 0, 0, parts, unsupportedField(indexPath("input", i), `input item type "`+typ+`" is not supported yet`)
 	}
@@ -873,6 +964,113 @@ func decodeResponsesCall(item gjson.Result, i int, parts []Part, req *Request) (
 		return parts, invalid(path+".arguments", "is required")
 	}
 	return append(parts, p), nil
+}
+
+// decodeResponsesReasoningItem decodes a reasoning item of the history: a
+// PartReasoning of the assistant turn it belongs to. Its text is the
+// summary texts joined by blank lines (else the reasoning_text content),
+// its ItemID the item's id, and its encrypted_content the opaque value: an
+// envelope llmbridge issued (unwrapped, with the family and item id it
+// names) or OpenAI's own encrypted reasoning.
+func decodeResponsesReasoningItem(item gjson.Result, i int, parts []Part, req *Request) ([]Part, *Error) {
+	path := indexPath("input", i)
+	p := Part{Type: PartReasoning}
+	var summary, content, encrypted gjson.Result
+	var err *Error
+	eachMember(item, &req.text, func(key, v gjson.Result) bool {
+		switch key.Str {
+		case "type":
+		case "id":
+			p.ItemID, err = responsesItemString(v, path+".id")
+		case "status":
+			err = responsesItemStatus(v, path+".status")
+		case "summary":
+			summary = v
+		case "content":
+			content = v
+		case "encrypted_content":
+			encrypted = v
+		default:
+			err = unknownField(path + "." + key.Str)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return parts, err
+	}
+	var sum, cont string
+	if sum, err = responsesReasoningTexts(summary, path+".summary", "summary_text", req); err != nil {
+		return parts, err
+	}
+	if cont, err = responsesReasoningTexts(content, path+".content", "reasoning_text", req); err != nil {
+		return parts, err
+	}
+	p.Text = sum
+	if p.Text == "" {
+		p.Text = cont
+	}
+	value, err := responsesItemString(encrypted, path+".encrypted_content")
+	if err != nil {
+		return parts, err
+	}
+	if mapping.IsEnvelope(value) {
+		// The item id beside an envelope is the one llmbridge gave the
+		// client; the envelope names the issuer's own, if any.
+		p.ItemID = ""
+	}
+	if err := readOpaque(&p, value, mapping.FamilyOpenAI, path+".encrypted_content"); err != nil {
+		return parts, err
+	}
+	return append(parts, p), nil
+}
+
+// responsesReasoningTexts reads a reasoning item's summary or content: null,
+// absent or a list of {type: typ, text} objects, whose texts are joined by
+// blank lines (the separation OpenAI's own clients render between summary
+// parts).
+func responsesReasoningTexts(v gjson.Result, path, typ string, req *Request) (string, *Error) {
+	if !v.Exists() || v.Type == gjson.Null {
+		return "", nil
+	}
+	if !v.IsArray() {
+		return "", wrongType(path, "array", v)
+	}
+	var texts []string
+	var err *Error
+	j := 0
+	eachMember(v, &req.text, func(_, part gjson.Result) bool {
+		partPath := indexPath(path, j)
+		j++
+		if !part.IsObject() {
+			err = wrongType(partPath, "object", part)
+			return false
+		}
+		hasText := false
+		eachMember(part, &req.text, func(key, value gjson.Result) bool {
+			switch key.Str {
+			case "type":
+				var t string
+				if t, err = readString(value, partPath+".type"); err == nil && t != typ {
+					err = invalid(partPath+".type", `must be "`+typ+`"`)
+				}
+			case "text":
+				var t string
+				t, err = readString(value, partPath+".text")
+				texts, hasText = append(texts, t), true
+			default:
+				err = unknownField(partPath + "." + key.Str)
+			}
+			return err == nil
+		})
+		if err == nil && !hasText {
+			err = invalid(partPath+".text", "is required")
+		}
+		return err == nil
+	})
+	if err != nil || len(texts) == 0 {
+		return "", err
+	}
+	return strings.Join(texts, "\n\n"), nil
 }
 
 // responsesArguments unquotes an OpenAI arguments string into the text of
@@ -1351,17 +1549,21 @@ func appendResponsesRequest(dst []byte, req *Request, opts *EncodeOptions) ([]by
 		if req.SystemRole == RoleDeveloper {
 			role = RoleDeveloper
 		}
-		if dst, err = appendResponsesItems(dst, role, req.System, -1, &first); err != nil {
+		if dst, err = appendResponsesItems(dst, req, role, req.System, -1, &first); err != nil {
 			return dst, err
 		}
 	}
 	for i := range req.Messages {
-		if dst, err = appendResponsesItems(dst, req.Messages[i].Role, req.Messages[i].Parts, i, &first); err != nil {
+		if dst, err = appendResponsesItems(dst, req, req.Messages[i].Role, req.Messages[i].Parts, i, &first); err != nil {
 			return dst, err
 		}
 	}
 	dst = append(dst, ']')
 	if dst, err = appendResponsesTools(dst, req); err != nil {
+		return dst, err
+	}
+	dst = appendResponsesReasoning(dst, req, opts)
+	if dst, err = appendResponsesText(dst, req); err != nil {
 		return dst, err
 	}
 	if req.MaxTokens.Set {
@@ -1409,7 +1611,7 @@ func checkResponsesEncodable(req *Request) *Error {
 // Tool calls become function_call items and tool results
 // function_call_output items, in place; the other parts between them are
 // grouped into message items.
-func appendResponsesItems(dst []byte, role Role, parts []Part, msg int, first *bool) ([]byte, *Error) {
+func appendResponsesItems(dst []byte, req *Request, role Role, parts []Part, msg int, first *bool) ([]byte, *Error) {
 	// Paths are only built for errors: this runs for every message.
 	partPath := func(k int) string {
 		base := "system"
@@ -1450,10 +1652,26 @@ func appendResponsesItems(dst []byte, role Role, parts []Part, msg int, first *b
 			}
 			i++
 			continue
+		case PartReasoning:
+			// Only OpenAI's own encrypted reasoning can go back to
+			// OpenAI; anything else would be rejected or, as plain
+			// text, misread as the model's words.
+			if role == RoleAssistant && signedFor(p, OpenAIResponses) {
+				comma()
+				dst = appendResponsesReasoningItem(dst, p)
+			} else {
+				base := "system"
+				if msg >= 0 {
+					base = indexPath("messages", msg)
+				}
+				req.Dropped = append(req.Dropped, indexPath(base+".content", i)+" (reasoning)")
+			}
+			i++
+			continue
 		}
 		// A run of content parts becomes one message item.
 		j := i + 1
-		for j < len(parts) && parts[j].Type != PartToolCall && parts[j].Type != PartToolResult {
+		for j < len(parts) && parts[j].Type != PartToolCall && parts[j].Type != PartToolResult && parts[j].Type != PartReasoning {
 			j++
 		}
 		for k := i; k < j; k++ {
@@ -1474,6 +1692,143 @@ func appendResponsesItems(dst []byte, role Role, parts []Part, msg int, first *b
 		i = j
 	}
 	return dst, nil
+}
+
+// appendResponsesReasoningItem appends a reasoning input item carrying
+// OpenAI's encrypted reasoning back: its id when known, its summary (empty
+// when the text is), and encrypted_content.
+func appendResponsesReasoningItem(dst []byte, p *Part) []byte {
+	dst = append(dst, `{"type":"reasoning"`...)
+	if p.ItemID != "" {
+		dst = append(dst, `,"id":`...)
+		dst = appendString(dst, p.ItemID)
+	}
+	dst = appendResponsesSummary(dst, p.Text)
+	dst = append(dst, `,"encrypted_content":`...)
+	dst = appendString(dst, p.Signature)
+	return append(dst, '}')
+}
+
+// appendResponsesSummary appends the summary member of a reasoning item:
+// one summary_text part holding text, or none when it is empty.
+func appendResponsesSummary(dst []byte, text string) []byte {
+	if text == "" {
+		return append(dst, `,"summary":[]`...)
+	}
+	dst = append(dst, `,"summary":[{"type":"summary_text","text":`...)
+	dst = appendString(dst, text)
+	return append(dst, `}]`...)
+}
+
+// responsesWantsReasoning reports whether req asks for reasoning: a
+// non-zero effort, a positive budget, or adaptive thinking.
+func responsesWantsReasoning(r *Reasoning) bool {
+	return r.Effort > mapping.EffortNone || r.Budget.Set && r.Budget.Value > 0 || r.Adaptive
+}
+
+// appendResponsesReasoning appends reasoning and include following seed
+// 003. An effort is sent by name (Anthropic's max as xhigh), a budget as
+// the effort it stands for, adaptive thinking as no effort (the model
+// decides); nothing is sent when nothing was asked. When reasoning is asked
+// for without a summary setting, summary "auto" is sent so that the client
+// sees what the model thought, unless the client said it does not want the
+// reasoning shown (Gemini includeThoughts false, Anthropic display
+// omitted). Encrypted reasoning is requested whenever the model reasons
+// or the history holds some: with store:false it is the only way the next
+// turn can continue the reasoning.
+func appendResponsesReasoning(dst []byte, req *Request, opts *EncodeOptions) []byte {
+	r := &req.Reasoning
+	effort := r.Effort
+	if effort == mapping.EffortUnset && r.Budget.Set && !r.Adaptive {
+		effort = opts.EffortBudgets.Effort(r.Budget.Value)
+	}
+	if effort == mapping.EffortMax {
+		effort = mapping.EffortXHigh
+	}
+	wants := responsesWantsReasoning(r)
+	summary := r.Summary
+	if summary == "" && wants && !(r.IncludeThoughts.Set && !r.IncludeThoughts.Value) && r.Display != "omitted" {
+		summary = "auto"
+	}
+	if effort != mapping.EffortUnset || summary != "" {
+		dst = append(dst, `,"reasoning":{`...)
+		if effort != mapping.EffortUnset {
+			dst = append(dst, `"effort":`...)
+			dst = appendString(dst, effort.String())
+			if summary != "" {
+				dst = append(dst, ',')
+			}
+		}
+		if summary != "" {
+			dst = append(dst, `"summary":`...)
+			dst = appendString(dst, summary)
+		}
+		dst = append(dst, '}')
+	}
+	encrypted := wants
+	for i := 0; !encrypted && i < len(req.Include); i++ {
+		encrypted = req.Include[i] == "reasoning.encrypted_content"
+	}
+	for i := 0; !encrypted && i < len(req.Messages); i++ {
+		parts := req.Messages[i].Parts
+		for k := range parts {
+			if parts[k].Type == PartReasoning && signedFor(&parts[k], OpenAIResponses) {
+				encrypted = true
+				break
+			}
+		}
+	}
+	if encrypted {
+		dst = append(dst, `,"include":["reasoning.encrypted_content"]`...)
+	}
+	return dst
+}
+
+// appendResponsesText appends text: the output format and verbosity. A JSON
+// schema format needs a schema (OpenAI requires one) and a name, which is
+// "response" when the client's protocol has none.
+func appendResponsesText(dst []byte, req *Request) ([]byte, *Error) {
+	f := &req.Format
+	if f.Kind == FormatText && req.Verbosity == "" {
+		return dst, nil
+	}
+	if f.Kind == FormatJSONSchema && f.Schema == "" {
+		return dst, cannotEncode(OpenAIResponses, "text.format.schema", "a JSON schema output format without a schema")
+	}
+	dst = append(dst, `,"text":{`...)
+	switch f.Kind {
+	case FormatJSONObject:
+		dst = append(dst, `"format":{"type":"json_object"}`...)
+	case FormatJSONSchema:
+		dst = append(dst, `"format":{"type":"json_schema","name":`...)
+		name := f.Name
+		if name == "" {
+			name = "response"
+		}
+		dst = appendString(dst, name)
+		if f.Description != "" {
+			dst = append(dst, `,"description":`...)
+			dst = appendString(dst, f.Description)
+		}
+		dst = append(dst, `,"schema":`...)
+		dst = append(dst, f.Schema...)
+		if f.Strict.Set {
+			if f.Strict.Value {
+				dst = append(dst, `,"strict":true`...)
+			} else {
+				dst = append(dst, `,"strict":false`...)
+			}
+		}
+		dst = append(dst, '}')
+	}
+	if req.Verbosity != "" {
+		if f.Kind != FormatText {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `"verbosity":`...)
+		dst = appendString(dst, req.Verbosity)
+	}
+	return append(dst, '}'), nil
 }
 
 // appendResponsesMessage appends one input message item of text, refusal,
@@ -1779,8 +2134,7 @@ func decodeResponsesOutput(output gjson.Result, resp *Response) (hasRefusal, has
 			err = decodeResponsesOutputCall(item, i, resp)
 			hasCall = true
 		case "reasoning":
-			// Reasoning items carry no visible text, only summaries
-			// and encrypted content, which a later issue maps.
+			err = decodeResponsesOutputReasoning(item, i, resp)
 		default:
 			err = badUpstream(OpenAIResponses, indexPath("output", i)+`: output item type "`+typ.String()+`" cannot be translated yet`)
 		}
@@ -1788,6 +2142,67 @@ func decodeResponsesOutput(output gjson.Result, resp *Response) (hasRefusal, has
 		return err == nil
 	})
 	return hasRefusal, hasCall, err
+}
+
+// decodeResponsesOutputReasoning appends the reasoning of reasoning output
+// item i: its summary (else its reasoning_text content) as Text, its id, and
+// its encrypted_content as an OpenAI signature. An item with neither text
+// nor encrypted content (a request without a summary or include) carries
+// nothing a client could see or send back, and is left out.
+func decodeResponsesOutputReasoning(item gjson.Result, i int, resp *Response) *Error {
+	path := indexPath("output", i)
+	p := Part{Type: PartReasoning}
+	var err *Error
+	if p.ItemID, err = responsesUpstreamString(item.Get("id"), path+".id"); err != nil {
+		return err
+	}
+	if p.Signature, err = responsesUpstreamString(item.Get("encrypted_content"), path+".encrypted_content"); err != nil {
+		return err
+	}
+	if p.Text, err = responsesUpstreamTexts(item.Get("summary"), path+".summary"); err != nil {
+		return err
+	}
+	if p.Text == "" {
+		if p.Text, err = responsesUpstreamTexts(item.Get("content"), path+".content"); err != nil {
+			return err
+		}
+	}
+	if p.Signature != "" {
+		p.Origin = mapping.FamilyOpenAI
+	} else if p.Text == "" {
+		return nil
+	}
+	resp.Content = append(resp.Content, p)
+	return nil
+}
+
+// responsesUpstreamTexts joins the texts of an upstream reasoning item's
+// summary or content parts with blank lines.
+func responsesUpstreamTexts(v gjson.Result, path string) (string, *Error) {
+	if !v.Exists() || v.Type == gjson.Null {
+		return "", nil
+	}
+	if !v.IsArray() {
+		return "", badUpstream(OpenAIResponses, path+" is not an array")
+	}
+	var b strings.Builder
+	var err *Error
+	j := 0
+	v.ForEach(func(_, part gjson.Result) bool {
+		var text string
+		if text, err = responsesUpstreamString(part.Get("text"), indexPath(path, j)+".text"); err != nil {
+			return false
+		}
+		// Empty parts add no separator, as in the stream decoder,
+		// which separates parts only between texts it has sent.
+		if b.Len() > 0 && text != "" {
+			b.WriteString("\n\n")
+		}
+		b.WriteString(text)
+		j++
+		return true
+	})
+	return b.String(), err
 }
 
 // decodeResponsesOutputCall appends the tool call of function_call output
@@ -1902,8 +2317,14 @@ func appendResponsesResponse(dst []byte, resp *Response) ([]byte, *Error) {
 	dst = append(dst, `,"instructions":null,"metadata":{},"model":`...)
 	dst = appendString(dst, resp.Model)
 	dst = append(dst, `,"output":[`...)
-	var err *Error
-	if dst, err = appendResponsesOutput(dst, id, status, resp.Content); err != nil {
+	// A refusal from a protocol without refusal parts (an Anthropic
+	// stop_reason, say) becomes one, per seeds 000 and 003.
+	var buf [1]Part
+	content, err := refusalOutput(resp, OpenAIResponses, buf[:0])
+	if err != nil {
+		return dst, err
+	}
+	if dst, err = appendResponsesOutput(dst, id, status, content); err != nil {
 		return dst, err
 	}
 	dst = append(dst, `],"parallel_tool_calls":true,"temperature":null,"tool_choice":"auto","tools":[],"top_p":null,"access_programs":null`...)
@@ -1938,21 +2359,37 @@ func responsesOutputItemID(responseID string, n int, call bool) string {
 	return id + "_" + strconv.Itoa(n)
 }
 
+// responsesReasoningItemID returns the id of reasoning output item n that
+// has no id of its own: "rs_" with the response id and the item's index.
+func responsesReasoningItemID(responseID string, n int) string {
+	return "rs_" + strings.TrimPrefix(responsesMessageID(responseID), "msg_") + "_" + strconv.Itoa(n)
+}
+
 // appendResponsesOutput appends the output items of content: each tool call
-// is a function_call item, and the parts between them are message items.
+// is a function_call item, each reasoning part a reasoning item, and the
+// parts between them are message items.
 func appendResponsesOutput(dst []byte, responseID, status string, content []Part) ([]byte, *Error) {
 	n := 0
 	for i := 0; i < len(content); n++ {
 		if n > 0 {
 			dst = append(dst, ',')
 		}
-		if content[i].Type == PartToolCall {
-			dst = appendResponsesOutputCall(dst, responsesOutputItemID(responseID, n, true), status, &content[i])
+		switch p := &content[i]; p.Type {
+		case PartToolCall:
+			dst = appendResponsesOutputCall(dst, responsesOutputItemID(responseID, n, true), status, p)
+			i++
+			continue
+		case PartReasoning:
+			id := p.ItemID
+			if id == "" {
+				id = responsesReasoningItemID(responseID, n)
+			}
+			dst = appendResponsesOutputReasoning(dst, id, p.Text, p)
 			i++
 			continue
 		}
 		j := i + 1
-		for j < len(content) && content[j].Type != PartToolCall {
+		for j < len(content) && content[j].Type != PartToolCall && content[j].Type != PartReasoning {
 			j++
 		}
 		var err *Error
@@ -1962,6 +2399,22 @@ func appendResponsesOutput(dst []byte, responseID, status string, content []Part
 		i = j
 	}
 	return dst, nil
+}
+
+// appendResponsesOutputReasoning appends a reasoning output item with id,
+// summary text and, when p is signed, its opaque value as a continuation
+// envelope in encrypted_content (the client sends the item back and
+// llmbridge unwraps it for the upstream that issued it).
+func appendResponsesOutputReasoning(dst []byte, id, text string, p *Part) []byte {
+	dst = append(dst, `{"type":"reasoning","id":`...)
+	dst = appendString(dst, id)
+	dst = appendResponsesSummary(dst, text)
+	if p.Signature != "" && p.Origin != mapping.FamilyNone {
+		dst = append(dst, `,"encrypted_content":"`...)
+		dst = appendOpaque(dst, p.Signature, p.Origin, p.Redacted, p.ItemID)
+		dst = append(dst, '"')
+	}
+	return append(dst, '}')
 }
 
 // appendResponsesOutputCall appends a function_call output item.

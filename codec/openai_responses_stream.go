@@ -12,11 +12,11 @@ import (
 // Responses SSE events to canonical stream events, and canonical events to
 // the Responses SSE sequence a client expects.
 //
-// Scope: text and refusal content parts, function calls, stop reasons,
+// Scope: text and refusal content parts, reasoning items (summaries,
+// reasoning text and encrypted_content), function calls, stop reasons,
 // usage and errors. Annotations (citations), custom tool calls and the
 // built-in tools' items end the stream with an error until the issues that
-// add them; reasoning items are skipped silently for now (reasoning models
-// emit them by default).
+// add them.
 
 // responsesStreamDecoder decodes upstream Responses streams.
 //
@@ -41,6 +41,15 @@ type responsesStreamDecoder struct {
 
 	callItem string // item id of the open function call part
 	calls    int    // function calls seen: completed means tool use
+
+	// A reasoning item opens its part at its first text, or at its
+	// output_item.done when it has none, so that an item with neither
+	// text nor encrypted content (a request without summary or include)
+	// yields no empty part, as in the non-streamed decoder.
+	rsItem  bool   // a reasoning item was added and is not done
+	rsID    []byte // its id, kept across events without allocating
+	rsLast  int    // index of its summary or content part that last got text, -1 for none
+	rsIsSum bool   // whether rsLast is a summary index (else a content index)
 }
 
 // responsesStreamArena is the starting size of the decoder's arena: more
@@ -59,6 +68,7 @@ type responsesEventFields struct {
 	part, item, response, errObj gjson.Result
 	code, message, param         gjson.Result
 	arguments, itemID            gjson.Result
+	summaryIndex, contentIndex   gjson.Result
 }
 
 // Decode implements StreamDecoder.
@@ -149,11 +159,21 @@ func (d *responsesStreamDecoder) Decode(out []Event, name, data []byte, bare boo
 		return d.fail(out, badUpstream(OpenAIResponses, "stream event has no type"))
 	case "response.output_text.annotation.added":
 		return d.fail(out, responsesNotYet("output text annotations (citations)"))
-	case "response.reasoning_summary_part.added", "response.reasoning_summary_part.done",
-		"response.reasoning_summary_text.delta", "response.reasoning_summary_text.done",
-		"response.reasoning_text.delta", "response.reasoning_text.done":
-		// Reasoning is skipped for now: reasoning models emit it by
-		// default, and a later issue maps it to reasoning parts.
+	case "response.reasoning_summary_text.delta":
+		return d.reasoningText(out, f.summaryIndex, true, f.delta, false)
+	case "response.reasoning_summary_text.done":
+		return d.reasoningText(out, f.summaryIndex, true, f.text, true)
+	case "response.reasoning_summary_part.done":
+		if f.part.IsObject() {
+			return d.reasoningText(out, f.summaryIndex, true, f.part.Get("text"), true)
+		}
+		return out
+	case "response.reasoning_text.delta":
+		return d.reasoningText(out, f.contentIndex, false, f.delta, false)
+	case "response.reasoning_text.done":
+		return d.reasoningText(out, f.contentIndex, false, f.text, true)
+	case "response.reasoning_summary_part.added":
+		// An empty summary part; its text comes in deltas.
 		return out
 	}
 	// Unknown events are ignored: OpenAI adds event types. The progress
@@ -213,6 +233,10 @@ func (d *responsesStreamDecoder) scan(raw string, f *responsesEventFields) {
 			dst = &f.arguments
 		case "item_id":
 			dst = &f.itemID
+		case "summary_index":
+			dst = &f.summaryIndex
+		case "content_index":
+			dst = &f.contentIndex
 		}
 		if dst != nil {
 			*dst = d.text.result(raw[i:end])
@@ -368,7 +392,8 @@ func (d *responsesStreamDecoder) doneText(out []Event, k PartType, v gjson.Resul
 }
 
 // contentPart reads a content part object: its kind (ok false for reasoning
-// text, which is skipped) and its text.
+// text, whose part events carry nothing the reasoning_text events do not)
+// and its text.
 func (d *responsesStreamDecoder) contentPart(part gjson.Result) (k PartType, text string, ok bool, err *Error) {
 	if !part.IsObject() {
 		return 0, "", false, badUpstream(OpenAIResponses, "content part event has no part object")
@@ -381,7 +406,7 @@ func (d *responsesStreamDecoder) contentPart(part gjson.Result) (k PartType, tex
 		k, text = PartRefusal, part.Get("refusal").String()
 	case "reasoning_text":
 		// Reasoning content of a reasoning item (open-weight models):
-		// skipped for now, a later issue maps reasoning.
+		// its text comes in reasoning_text events, which map it.
 		return 0, "", false, nil
 	default:
 		return 0, "", false, responsesNotYet(`content part type "` + typ + `"`)
@@ -439,12 +464,111 @@ func (d *responsesStreamDecoder) itemAdded(out []Event, item gjson.Result) []Eve
 	case "function_call":
 		return d.startCall(out, item)
 	case "reasoning":
-		// Skipped for now, with all its events; a later issue maps
-		// reasoning.
+		// The part opens with its first text (see rsItem). Its
+		// encrypted_content here may be incomplete (protocols.md
+		// A2): only output_item.done's is taken.
+		id, err := responsesUpstreamString(item.Get("id"), "item.id")
+		if err != nil {
+			return d.fail(out, err)
+		}
+		out = d.closePart(out)
+		d.rsItem, d.rsID, d.rsLast = true, append(d.rsID[:0], id...), -1
 		return out
 	default:
 		return d.fail(out, responsesNotYet(`output item type "`+typ+`"`))
 	}
+}
+
+// startReasoning opens the reasoning part of the current reasoning item.
+func (d *responsesStreamDecoder) startReasoning(out []Event) []Event {
+	out = d.startPart(out, PartReasoning)
+	out[len(out)-1].ItemID = bytesToString(d.rsID)
+	return out
+}
+
+// reasoningText decodes the text events of a reasoning item: summary
+// (summary true) or reasoning text deltas, and their .done events, whose
+// full text is used only when no delta came for that part. Text of a new
+// summary or content part is preceded by a blank line, as the non-streamed
+// decoder joins the parts.
+func (d *responsesStreamDecoder) reasoningText(out []Event, index gjson.Result, summary bool, v gjson.Result, done bool) []Event {
+	if v.Type != gjson.String && v.Exists() && v.Type != gjson.Null {
+		return d.fail(out, badUpstream(OpenAIResponses, "reasoning text is not a string"))
+	}
+	if index.Exists() && index.Type != gjson.Number && index.Type != gjson.Null {
+		return d.fail(out, badUpstream(OpenAIResponses, "reasoning part index is not a number"))
+	}
+	k := int(index.Int())
+	open := d.open && d.openKind == PartReasoning
+	same := open && d.rsLast == k && d.rsIsSum == summary
+	if v.Str == "" || (done && same) {
+		return out
+	}
+	if !open {
+		if !d.rsItem {
+			d.rsID, d.rsLast = d.rsID[:0], -1
+		}
+		d.rsItem = true
+		out = d.startReasoning(out)
+	} else if !same && d.rsLast >= 0 {
+		out = append(out, Event{Type: EventPartDelta, Index: d.openIndex, Text: "\n\n"})
+	}
+	d.rsLast, d.rsIsSum, d.filled = k, summary, true
+	return append(out, Event{Type: EventPartDelta, Index: d.openIndex, Text: v.Str})
+}
+
+// reasoningDone decodes the output_item.done of a reasoning item: its
+// summary (or reasoning text) when no text came in deltas, then the part's
+// stop with the final encrypted_content as its signature. An item with
+// neither text nor encrypted content yields no part.
+func (d *responsesStreamDecoder) reasoningDone(out []Event, item gjson.Result) []Event {
+	var id, enc string
+	var summary, content gjson.Result
+	var err *Error
+	eachMember(item, &d.text, func(key, v gjson.Result) bool {
+		switch key.Str {
+		case "id":
+			id, err = responsesUpstreamString(v, "item.id")
+		case "encrypted_content":
+			enc, err = responsesUpstreamString(v, "item.encrypted_content")
+		case "summary":
+			summary = v
+		case "content":
+			content = v
+		}
+		return err == nil
+	})
+	var text string
+	if err == nil {
+		text, err = responsesUpstreamTexts(summary, "item.summary")
+	}
+	if err == nil && text == "" {
+		text, err = responsesUpstreamTexts(content, "item.content")
+	}
+	if err != nil {
+		return d.fail(out, err)
+	}
+	open := d.open && d.openKind == PartReasoning
+	d.rsItem = false
+	if !open {
+		if text == "" && enc == "" {
+			return out
+		}
+		if id != "" {
+			d.rsID = append(d.rsID[:0], id...)
+		}
+		out = d.startReasoning(out)
+	}
+	if !d.filled && text != "" {
+		d.filled = true
+		out = append(out, Event{Type: EventPartDelta, Index: d.openIndex, Text: text})
+	}
+	d.open = false
+	ev := Event{Type: EventPartStop, Index: d.openIndex, Signature: enc}
+	if enc != "" {
+		ev.Origin = mapping.FamilyOpenAI
+	}
+	return append(out, ev)
 }
 
 // itemDone decodes response.output_item.done: the end of a message closes
@@ -455,6 +579,8 @@ func (d *responsesStreamDecoder) itemDone(out []Event, item gjson.Result) []Even
 	switch item.Get("type").String() {
 	case "message":
 		return d.closePart(out)
+	case "reasoning":
+		return d.reasoningDone(out, item)
 	case "function_call":
 		if !d.callOpen(item.Get("id").String()) {
 			out = d.startCall(out, item)
@@ -625,12 +751,21 @@ func responsesNotYet(what string) *Error {
 //	    response.function_call_arguments.delta ...,
 //	    response.function_call_arguments.done,
 //	  response.output_item.done                        (its EventPartStop)
+//	  reasoning: response.output_item.added (summary []),
+//	    response.reasoning_summary_part.added,         (first delta)
+//	    response.reasoning_summary_text.delta ...,
+//	    response.reasoning_summary_text.done,
+//	    response.reasoning_summary_part.done,
+//	  response.output_item.done (summary, encrypted_content) (EventPartStop)
 //	response.completed | response.incomplete           (EventEnd)
 //
 // or, on EventError, error and response.failed. Text and refusal parts
-// belong to one message item until a tool call comes; a part after a call
-// opens a new message item. The full texts and arguments are kept for the
-// .done events and the final response object, which repeat them.
+// belong to one message item until a tool call or reasoning comes; a part
+// after them opens a new message item. The full texts and arguments are
+// kept for the .done events and the final response object, which repeat
+// them. A reasoning part's signature becomes a continuation envelope in
+// encrypted_content. A refusal stop with nothing shown yet becomes a
+// refusal part holding the upstream's explanation (seeds 000 and 003).
 type responsesStreamEncoder struct {
 	req *Request
 
@@ -648,6 +783,11 @@ type responsesStreamEncoder struct {
 	text  []byte // the texts of all parts and arguments, back to back
 	usage Usage
 	stop  StopReason
+
+	// What the client was shown, for a refusal stop (seed 000): text
+	// cannot be withdrawn, and a refusal after tool calls cannot be
+	// expressed.
+	sentText, sentRefusal, sentCall bool
 }
 
 // responsesStreamPart is one part of a message, or a call's arguments: its
@@ -658,14 +798,23 @@ type responsesStreamPart struct {
 }
 
 // responsesStreamItem is one output item: a message with the parts
-// e.parts[first:end], or a function call.
+// e.parts[first:end], a function call, or a reasoning item.
 type responsesStreamItem struct {
 	call         bool
+	reasoning    bool
 	id           string
 	status       string // when done
 	first, end   int
 	callID, name string
-	args         responsesStreamPart
+	args         responsesStreamPart // a call's arguments, or a reasoning item's summary text
+
+	// Reasoning items: whether the summary part was sent, the part's
+	// Redacted flag and provider item id (for its envelope), and the
+	// envelope once the part stopped.
+	summary   bool
+	redacted  bool
+	itemID    string
+	encrypted string
 }
 
 func newResponsesStreamEncoder(req *Request) *responsesStreamEncoder {
@@ -683,16 +832,21 @@ func (e *responsesStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 			dst = e.start(dst, ev)
 		}
 	case EventPartStart:
-		if ev.Part == PartToolCall {
-			dst = e.callStart(e.ensureStarted(dst), ev)
-		} else {
-			dst = e.partStart(e.ensureStarted(dst), ev.Part)
+		switch dst = e.ensureStarted(dst); ev.Part {
+		case PartToolCall:
+			dst = e.callStart(dst, ev)
+		case PartReasoning:
+			dst = e.reasoningStart(dst, ev)
+		default:
+			dst = e.partStart(dst, ev.Part)
 		}
 	case EventPartDelta:
 		if ev.Text != "" {
 			switch {
 			case e.callOpen():
 				dst = e.callDelta(dst, ev.Text)
+			case e.reasoningOpen():
+				dst = e.reasoningDelta(dst, ev.Text)
 			case e.partOpen:
 				dst = e.delta(dst, ev.Text)
 			default:
@@ -705,11 +859,16 @@ func (e *responsesStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 			dst = e.partStop(dst)
 		case e.callOpen():
 			dst = e.callStop(dst)
+		case e.reasoningOpen():
+			dst = e.reasoningStop(dst, ev)
 		}
 	case EventUsage:
 		e.usage = ev.Usage
 	case EventStop:
 		e.stop = ev.StopReason
+		if ev.StopReason == mapping.StopRefusal {
+			dst = e.refusalStop(e.ensureStarted(dst), ev)
+		}
 	case EventEnd:
 		dst = e.end(e.ensureStarted(dst))
 	case EventError:
@@ -784,6 +943,9 @@ func (e *responsesStreamEncoder) last() *responsesStreamItem { return &e.items[l
 // callOpen reports whether a function call item is open.
 func (e *responsesStreamEncoder) callOpen() bool { return e.itemOpen && e.last().call }
 
+// reasoningOpen reports whether a reasoning item is open.
+func (e *responsesStreamEncoder) reasoningOpen() bool { return e.itemOpen && e.last().reasoning }
+
 // appendItemRef appends the item_id and output_index members of the last
 // item.
 func (e *responsesStreamEncoder) appendItemRef(dst []byte) []byte {
@@ -809,7 +971,14 @@ func (e *responsesStreamEncoder) appendPartRef(dst []byte, logprobs bool) []byte
 
 // itemAdded sends response.output_item.added for a new item.
 func (e *responsesStreamEncoder) itemAdded(dst []byte, it responsesStreamItem) []byte {
-	it.id = responsesOutputItemID(e.id, len(e.items), it.call)
+	switch {
+	case !it.reasoning:
+		it.id = responsesOutputItemID(e.id, len(e.items), it.call)
+	case it.itemID != "":
+		it.id = it.itemID
+	default:
+		it.id = responsesReasoningItemID(e.id, len(e.items))
+	}
 	e.items = append(e.items, it)
 	e.itemOpen = true
 	dst = e.begin(dst, "response.output_item.added")
@@ -842,6 +1011,8 @@ func (e *responsesStreamEncoder) closeItem(dst []byte, status string) []byte {
 	switch {
 	case e.callOpen():
 		dst = e.callStop(dst)
+	case e.reasoningOpen():
+		dst = e.reasoningStop(dst, &Event{})
 	case e.itemOpen:
 		dst = e.itemDone(dst, status)
 	}
@@ -854,8 +1025,11 @@ func (e *responsesStreamEncoder) partStart(dst []byte, k PartType) []byte {
 	if e.partOpen {
 		dst = e.partStop(dst)
 	}
-	if e.callOpen() {
-		dst = e.callStop(dst)
+	if e.callOpen() || e.reasoningOpen() {
+		dst = e.closeItem(dst, "completed")
+	}
+	if k == PartRefusal {
+		e.sentRefusal = true
 	}
 	if !e.itemOpen {
 		dst = e.itemAdded(dst, responsesStreamItem{first: len(e.parts), end: len(e.parts)})
@@ -873,6 +1047,9 @@ func (e *responsesStreamEncoder) partStart(dst []byte, k PartType) []byte {
 // delta sends a text or refusal delta and keeps its text.
 func (e *responsesStreamEncoder) delta(dst []byte, text string) []byte {
 	p := &e.parts[len(e.parts)-1]
+	if p.kind == PartText {
+		e.sentText = true
+	}
 	e.text = append(e.text, text...)
 	p.end = len(e.text)
 	if p.kind == PartRefusal {
@@ -922,6 +1099,7 @@ func (e *responsesStreamEncoder) partStop(dst []byte) []byte {
 // function call, with its call id and name once and empty arguments.
 func (e *responsesStreamEncoder) callStart(dst []byte, ev *Event) []byte {
 	dst = e.closeItem(dst, "completed")
+	e.sentCall = true
 	at := len(e.text)
 	return e.itemAdded(dst, responsesStreamItem{call: true, callID: strings.Clone(ev.ToolCallID), name: strings.Clone(ev.ToolName),
 		args: responsesStreamPart{kind: PartToolCall, start: at, end: at}})
@@ -955,6 +1133,91 @@ func (e *responsesStreamEncoder) callStop(dst []byte) []byte {
 	dst = appendString(dst, it.name)
 	dst = e.finishEvent(dst)
 	return e.itemDone(dst, "completed")
+}
+
+// reasoningStart closes what is open and sends response.output_item.added
+// for a reasoning item with an empty summary; its id is the upstream's item
+// id when it has one.
+func (e *responsesStreamEncoder) reasoningStart(dst []byte, ev *Event) []byte {
+	dst = e.closeItem(dst, "completed")
+	at := len(e.text)
+	return e.itemAdded(dst, responsesStreamItem{reasoning: true, itemID: strings.Clone(ev.ItemID), redacted: ev.Redacted,
+		args: responsesStreamPart{kind: PartReasoning, start: at, end: at}})
+}
+
+// appendSummaryRef appends the item_id, output_index and summary_index of
+// the open reasoning item's only summary part.
+func (e *responsesStreamEncoder) appendSummaryRef(dst []byte) []byte {
+	dst = e.appendItemRef(dst)
+	return append(dst, `,"summary_index":0`...)
+}
+
+// reasoningDelta sends a summary text delta, after
+// response.reasoning_summary_part.added for the first one.
+func (e *responsesStreamEncoder) reasoningDelta(dst []byte, text string) []byte {
+	it := e.last()
+	if !it.summary {
+		it.summary = true
+		dst = e.begin(dst, "response.reasoning_summary_part.added")
+		dst = e.appendSummaryRef(dst)
+		dst = append(dst, `,"part":{"type":"summary_text","text":""}`...)
+		dst = e.finishEvent(dst)
+	}
+	e.text = append(e.text, text...)
+	it.args.end = len(e.text)
+	dst = e.begin(dst, "response.reasoning_summary_text.delta")
+	dst = append(dst, `,"delta":`...)
+	dst = appendString(dst, text)
+	dst = e.appendSummaryRef(dst)
+	return e.finishEvent(dst)
+}
+
+// reasoningStop ends the reasoning item: the summary part's .done events
+// when it had text, then output_item.done with the summary and, when the
+// part is signed, its continuation envelope as encrypted_content.
+func (e *responsesStreamEncoder) reasoningStop(dst []byte, ev *Event) []byte {
+	it := e.last()
+	if it.summary {
+		full := bytesToString(e.text[it.args.start:it.args.end])
+		dst = e.begin(dst, "response.reasoning_summary_text.done")
+		dst = e.appendSummaryRef(dst)
+		dst = append(dst, `,"text":`...)
+		dst = appendString(dst, full)
+		dst = e.finishEvent(dst)
+		dst = e.begin(dst, "response.reasoning_summary_part.done")
+		dst = e.appendSummaryRef(dst)
+		dst = append(dst, `,"part":{"type":"summary_text","text":`...)
+		dst = appendString(dst, full)
+		dst = append(dst, '}')
+		dst = e.finishEvent(dst)
+	}
+	if ev.Signature != "" && ev.Origin != mapping.FamilyNone {
+		it.encrypted = string(appendOpaque(nil, ev.Signature, ev.Origin, it.redacted, it.itemID))
+	}
+	return e.itemDone(dst, "completed")
+}
+
+// refusalStop handles a refusal stop (seeds 000 and 003). Nothing more is
+// sent when the client already has a refusal part, or text (which cannot be
+// withdrawn: the response completes normally). Otherwise the upstream's
+// explanation becomes a message with a refusal part; a refusal after tool
+// calls, or one with neither text nor explanation, cannot be expressed
+// without inventing or losing content and fails the stream.
+func (e *responsesStreamEncoder) refusalStop(dst []byte, ev *Event) []byte {
+	switch {
+	case e.sentRefusal:
+		return dst
+	case e.sentCall:
+		return e.fail(dst, refusalError(OpenAIResponses, "the upstream refused after producing tool call output"))
+	case e.sentText:
+		return dst
+	case ev.StopDetails.Explanation == "":
+		return e.fail(dst, refusalError(OpenAIResponses, "the upstream refused without any text or explanation"))
+	}
+	dst = e.closeItem(dst, "completed")
+	dst = e.partStart(dst, PartRefusal)
+	dst = e.delta(dst, ev.StopDetails.Explanation)
+	return e.partStop(dst)
 }
 
 // end closes what is open and sends response.completed (or
@@ -1077,6 +1340,16 @@ func (e *responsesStreamEncoder) appendResponse(dst []byte, status, incompleteRe
 // appendItem appends an output item with what was sent of it so far, as
 // appendResponsesOutputMessage and appendResponsesOutputCall write them.
 func (e *responsesStreamEncoder) appendItem(dst []byte, it *responsesStreamItem, status string) []byte {
+	if it.reasoning {
+		dst = append(dst, `{"type":"reasoning","id":`...)
+		dst = appendString(dst, it.id)
+		dst = appendResponsesSummary(dst, bytesToString(e.text[it.args.start:it.args.end]))
+		if it.encrypted != "" {
+			dst = append(dst, `,"encrypted_content":`...)
+			dst = appendString(dst, it.encrypted)
+		}
+		return append(dst, '}')
+	}
 	if it.call {
 		dst = append(dst, `{"type":"function_call","id":`...)
 		dst = appendString(dst, it.id)

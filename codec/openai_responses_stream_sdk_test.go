@@ -45,6 +45,7 @@ type summary struct {
 	errCode, errMsg string // from the error event
 	items, parts    int
 	calls           []string // "call_id name arguments" from the events
+	reasoning       []string // each reasoning item's summary text, from the deltas
 }
 
 func golden(t *testing.T, name string) summary {
@@ -79,8 +80,16 @@ func golden(t *testing.T, name string) summary {
 			case "function_call":
 				c := e.Item.AsFunctionCall()
 				s.calls = append(s.calls, c.CallID+" "+c.Name+" ")
+			case "reasoning":
+				s.reasoning = append(s.reasoning, "")
 			default:
 				t.Errorf("item %+v", e.Item)
+			}
+		case responses.ResponseReasoningSummaryTextDeltaEvent:
+			s.reasoning[len(s.reasoning)-1] += e.Delta
+		case responses.ResponseReasoningSummaryTextDoneEvent:
+			if e.Text != s.reasoning[len(s.reasoning)-1] {
+				t.Errorf("done summary %q is not the deltas' %q", e.Text, s.reasoning[len(s.reasoning)-1])
 			}
 		case responses.ResponseFunctionCallArgumentsDeltaEvent:
 			s.calls[len(s.calls)-1] += e.Delta

@@ -27,11 +27,16 @@ func responsesEventString(ev Event) string {
 			return fmt.Sprintf("part_start %d refusal", ev.Index)
 		case PartToolCall:
 			return fmt.Sprintf("part_start %d call %s %s", ev.Index, ev.ToolCallID, ev.ToolName)
+		case PartReasoning:
+			return fmt.Sprintf("part_start %d reasoning %s", ev.Index, ev.ItemID)
 		}
 		return fmt.Sprintf("part_start %d text", ev.Index)
 	case EventPartDelta:
 		return fmt.Sprintf("delta %d %q", ev.Index, ev.Text)
 	case EventPartStop:
+		if ev.Signature != "" || ev.Origin != mapping.FamilyNone {
+			return fmt.Sprintf("part_stop %d %s %s", ev.Index, ev.Origin, ev.Signature)
+		}
 		return fmt.Sprintf("part_stop %d", ev.Index)
 	case EventUsage:
 		u := ev.Usage
@@ -56,6 +61,7 @@ func rsDecodeStream(t *testing.T, body string, cause error) []Event {
 	detach := func(evs []Event) {
 		for _, ev := range appendDetached(nil, evs) {
 			ev.ToolCallID, ev.ToolName = strings.Clone(ev.ToolCallID), strings.Clone(ev.ToolName)
+			ev.ItemID, ev.Signature = strings.Clone(ev.ItemID), strings.Clone(ev.Signature)
 			out = append(out, ev)
 		}
 	}
@@ -91,9 +97,11 @@ func rsCalls(evs []Event) (calls []string, text string) {
 				calls = append(calls, ev.ToolCallID+" "+ev.ToolName+" ")
 			}
 		case EventPartDelta:
-			if kinds[ev.Index] == PartToolCall {
+			switch kinds[ev.Index] {
+			case PartToolCall:
 				calls[at[ev.Index]] += ev.Text
-			} else {
+			case PartReasoning:
+			default:
 				text += ev.Text
 			}
 		}
@@ -285,7 +293,7 @@ func TestResponsesStreamDecodeEvents(t *testing.T) {
 			[]string{rsWantStart, "part_start 0 text", `delta 0 "aé"`, "part_stop 0", rsWantUsage, "stop end", "end"}},
 		{"type from the event name", "event: response.output_text.delta\ndata: {\"delta\":\"n\"}\n\n" + rsDoneOK,
 			[]string{"start   0", "part_start 0 text", `delta 0 "n"`, "part_stop 0", rsWantUsage, "stop end", "end"}},
-		{"reasoning skipped",
+		{"reasoning summary and reasoning text",
 			rsStart +
 				rsEv("response.output_item.added", `,"output_index":0,"item":{"type":"reasoning","id":"rs_1","summary":[]}`) +
 				rsEv("response.reasoning_summary_part.added", `,"item_id":"rs_1","summary_index":0,"part":{"type":"summary_text","text":""}`) +
@@ -298,7 +306,8 @@ func TestResponsesStreamDecodeEvents(t *testing.T) {
 				rsEv("response.content_part.done", `,"item_id":"rs_1","content_index":0,"part":{"type":"reasoning_text","text":"hmm"}`) +
 				rsEv("response.output_item.done", `,"output_index":0,"item":{"type":"reasoning","id":"rs_1","summary":[]}`) +
 				rsItem + rsText(0, "answer") + rsItemDone + rsDoneOK,
-			[]string{rsWantStart, "part_start 0 text", `delta 0 "answer"`, "part_stop 0", rsWantUsage, "stop end", "end"}},
+			[]string{rsWantStart, "part_start 0 reasoning rs_1", `delta 0 "thinking"`, `delta 0 "\n\n"`, `delta 0 "hmm"`, "part_stop 0",
+				"part_start 1 text", `delta 1 "answer"`, "part_stop 1", rsWantUsage, "stop end", "end"}},
 		{"events after the end ignored", rsStart + rsDoneOK + rsStart + rsDelta(0, "late") + "data: [DONE]\n\n",
 			[]string{rsWantStart, rsWantUsage, "stop end", "end"}},
 
@@ -871,6 +880,10 @@ func checkResponsesSSE(t *testing.T, body []byte) {
 					data.Get("item.arguments").Str != "" || data.Get("item.status").Str != "in_progress" {
 					bad("function call added without its identity, or with arguments")
 				}
+			case "reasoning":
+				if itemID == "" || data.Get("item.summary").Raw != "[]" || data.Get("item.encrypted_content").Exists() {
+					bad("reasoning added without an id, or with a summary or encrypted content")
+				}
 			default:
 				bad("unexpected item type")
 			}
@@ -903,6 +916,31 @@ func checkResponsesSSE(t *testing.T, body []byte) {
 			}
 			texts = append(texts, text)
 			part = -1
+		case "response.reasoning_summary_part.added":
+			inItem("reasoning")
+			if part >= 0 || parts > 0 || data.Get("summary_index").Int() != 0 || data.Get("part").Raw != `{"type":"summary_text","text":""}` {
+				bad("summary part added out of order")
+			}
+			part, text = 0, ""
+			parts++
+		case "response.reasoning_summary_text.delta":
+			inItem("reasoning")
+			if part != 0 || data.Get("summary_index").Int() != 0 || data.Get("delta").Str == "" {
+				bad("summary delta outside its part")
+			}
+			text += data.Get("delta").Str
+		case "response.reasoning_summary_text.done":
+			inItem("reasoning")
+			if part != 0 || data.Get("text").Str != text {
+				bad("summary done text differs from the deltas")
+			}
+		case "response.reasoning_summary_part.done":
+			inItem("reasoning")
+			if part != 0 || data.Get("part.text").Str != text || data.Get("part.type").Str != "summary_text" {
+				bad("summary part done differs from the deltas")
+			}
+			texts = append(texts, text)
+			part = -1
 		case "response.function_call_arguments.delta":
 			inItem("function_call")
 			if data.Get("delta").Str == "" || data.Get("name").Exists() || data.Get("call_id").Exists() {
@@ -921,11 +959,21 @@ func checkResponsesSSE(t *testing.T, body []byte) {
 			}
 			itemOpen = false
 			var got []string
-			if itemType == "message" {
+			switch itemType {
+			case "message":
 				for _, c := range data.Get("item.content").Array() {
 					got = append(got, c.Get("text").Str+c.Get("refusal").Str)
 				}
-			} else {
+			case "reasoning":
+				for _, c := range data.Get("item.summary").Array() {
+					got = append(got, c.Get("text").Str)
+				}
+				if enc := data.Get("item.encrypted_content"); enc.Exists() {
+					if _, err := mapping.ParseContinuation(enc.Str); err != nil {
+						bad("encrypted_content is not an envelope: " + err.Error())
+					}
+				}
+			default:
 				got = append(got, data.Get("item.arguments").Str)
 			}
 			if strings.Join(got, "|") != strings.Join(texts, "|") {
@@ -942,7 +990,8 @@ func checkResponsesSSE(t *testing.T, body []byte) {
 			}
 			for i, it := range out {
 				if it.Get("id").Str != gjson.Get(doneItems[i], "id").Str || it.Get("type").Str != gjson.Get(doneItems[i], "type").Str ||
-					it.Get("arguments").Str != gjson.Get(doneItems[i], "arguments").Str || it.Get("content").Raw != gjson.Get(doneItems[i], "content").Raw {
+					it.Get("arguments").Str != gjson.Get(doneItems[i], "arguments").Str || it.Get("content").Raw != gjson.Get(doneItems[i], "content").Raw ||
+					it.Get("summary").Raw != gjson.Get(doneItems[i], "summary").Raw || it.Get("encrypted_content").Raw != gjson.Get(doneItems[i], "encrypted_content").Raw {
 					bad("final output item differs from its done event")
 				}
 			}

@@ -117,9 +117,13 @@ func TestResponsesDecodeRequest(t *testing.T) {
 				`"reasoning":{"summary":"auto"},"stream":false,"stream_options":{"include_obfuscation":false}}`,
 			// Without tools, tool_choice auto and parallel_tool_calls
 			// change nothing: they are dropped after the other hints.
-			want: Request{Model: "m", Messages: hi, Dropped: []string{"store", "metadata", "service_tier", "prompt_cache_key",
-				"client_metadata", "truncation", "include", "max_tool_calls",
-				"reasoning.summary", "stream_options.include_obfuscation", "tool_choice", "parallel_tool_calls"}},
+			// The summary alone asks for nothing but is kept; include
+			// keeps its values and, for the hosted-tool one, is listed.
+			want: Request{Model: "m", Messages: hi, Reasoning: Reasoning{Summary: "auto"},
+				Include: []string{"reasoning.encrypted_content", "web_search_call.action.sources"},
+				Dropped: []string{"store", "metadata", "service_tier", "prompt_cache_key",
+					"client_metadata", "truncation", "include", "max_tool_calls",
+					"stream_options.include_obfuscation", "tool_choice", "parallel_tool_calls"}},
 		},
 		{
 			name: "hints inside the conversation",
@@ -127,7 +131,8 @@ func TestResponsesDecodeRequest(t *testing.T) {
 				`"input":[{"role":"user","content":[{"type":"input_text","text":"hi","prompt_cache_breakpoint":{"type":"ephemeral"}}]},` +
 				`{"role":"assistant","phase":"final_answer","content":[{"type":"output_text","text":"yo"}]}]}`,
 			want: Request{Model: "m", Messages: []Message{user(responsesText("hi")), assistant(responsesText("yo"))},
-				Dropped: []string{"reasoning.generate_summary", "tool_choice", "input[0].content[0].prompt_cache_breakpoint", "input[1].phase"}},
+				Reasoning: Reasoning{Summary: "concise"},
+				Dropped:   []string{"tool_choice", "input[0].content[0].prompt_cache_breakpoint", "input[1].phase"}},
 		},
 		{
 			name: "harmless defaults are accepted silently",
@@ -223,17 +228,27 @@ func TestResponsesDecodeRequestErrors(t *testing.T) {
 		{"tools type", `{"model":"m","input":"hi","tools":{}}`, "tools", "expected array"},
 		{"text type", `{"model":"m","input":"hi","text":"plain"}`, "text", "expected object"},
 		{"text unknown", `{"model":"m","input":"hi","text":{"foo":1}}`, "text.foo", "unknown field"},
-		{"text verbosity", `{"model":"m","input":"hi","text":{"verbosity":"low"}}`, "text.verbosity", "not supported"},
+		{"text verbosity", `{"model":"m","input":"hi","text":{"verbosity":"loud"}}`, "text.verbosity", "must be"},
+		{"text verbosity type", `{"model":"m","input":"hi","text":{"verbosity":1}}`, "text.verbosity", "expected string"},
 		{"text format type", `{"model":"m","input":"hi","text":{"format":"text"}}`, "text.format", "expected object"},
 		{"text format without type", `{"model":"m","input":"hi","text":{"format":{}}}`, "text.format.type", "is required"},
 		{"text format type type", `{"model":"m","input":"hi","text":{"format":{"type":1}}}`, "text.format.type", "expected string"},
-		{"json_schema", `{"model":"m","input":"hi","text":{"format":{"type":"json_schema","name":"x","schema":{}}}}`, "text.format", `"json_schema"`},
-		{"json_object", `{"model":"m","input":"hi","text":{"format":{"type":"json_object"}}}`, "text.format", `"json_object"`},
+		{"json_schema without name", `{"model":"m","input":"hi","text":{"format":{"type":"json_schema","schema":{}}}}`, "text.format.name", "is required"},
+		{"json_schema without schema", `{"model":"m","input":"hi","text":{"format":{"type":"json_schema","name":"x"}}}`, "text.format.schema", "is required"},
+		{"json_schema schema type", `{"model":"m","input":"hi","text":{"format":{"type":"json_schema","name":"x","schema":"{}"}}}`, "text.format.schema", "expected object"},
+		{"json_schema name type", `{"model":"m","input":"hi","text":{"format":{"type":"json_schema","name":1,"schema":{}}}}`, "text.format.name", "expected string"},
+		{"json_schema strict type", `{"model":"m","input":"hi","text":{"format":{"type":"json_schema","name":"x","schema":{},"strict":"yes"}}}`, "text.format.strict", "expected boolean"},
+		{"json_schema description type", `{"model":"m","input":"hi","text":{"format":{"type":"json_schema","name":"x","schema":{},"description":2}}}`, "text.format.description", "expected string"},
+		{"json_schema unknown key", `{"model":"m","input":"hi","text":{"format":{"type":"json_schema","name":"x","schema":{},"example":{}}}}`, "text.format.example", "unknown field"},
+		{"json_object key", `{"model":"m","input":"hi","text":{"format":{"type":"json_object","schema":{}}}}`, "text.format.schema", "unknown field"},
 		{"unknown format", `{"model":"m","input":"hi","text":{"format":{"type":"xml"}}}`, "text.format.type", `unknown format type "xml"`},
 		{"text format unknown key", `{"model":"m","input":"hi","text":{"format":{"type":"text","strict":true}}}`, "text.format.strict", "unknown field"},
 		{"reasoning type", `{"model":"m","input":"hi","reasoning":"high"}`, "reasoning", "expected object"},
-		{"reasoning effort", `{"model":"m","input":"hi","reasoning":{"effort":"low"}}`, "reasoning.effort", "not supported"},
+		{"reasoning effort", `{"model":"m","input":"hi","reasoning":{"effort":"extreme"}}`, "reasoning.effort", "must be"},
+		{"reasoning effort max", `{"model":"m","input":"hi","reasoning":{"effort":"max"}}`, "reasoning.effort", "must be"},
+		{"reasoning effort type", `{"model":"m","input":"hi","reasoning":{"effort":3}}`, "reasoning.effort", "expected string"},
 		{"reasoning context", `{"model":"m","input":"hi","reasoning":{"context":"all_turns"}}`, "reasoning.context", "not supported"},
+		{"reasoning context current turn", `{"model":"m","input":"hi","reasoning":{"effort":"low","context":"current_turn"}}`, "reasoning.context", "not supported"},
 		{"reasoning mode", `{"model":"m","input":"hi","reasoning":{"mode":"x"}}`, "reasoning.mode", "not supported"},
 		{"reasoning summary value", `{"model":"m","input":"hi","reasoning":{"summary":"long"}}`, "reasoning.summary", "must be"},
 		{"reasoning summary type", `{"model":"m","input":"hi","reasoning":{"generate_summary":true}}`, "reasoning.generate_summary", "expected string"},
@@ -258,7 +273,19 @@ func TestResponsesDecodeRequestErrors(t *testing.T) {
 		{"item type field type", `{"model":"m","input":[{"type":1,"role":"user","content":"x"}]}`, "input[0].type", "expected string"},
 		{"custom_tool_call item", `{"model":"m","input":[{"role":"user","content":"x"},{"type":"custom_tool_call","call_id":"c","name":"f","input":"x"}]}`,
 			"input[1]", `input item type "custom_tool_call" is not supported yet`},
-		{"reasoning item", `{"model":"m","input":[{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"x"}]}`, "input[0]", `"reasoning"`},
+		{"reasoning item unknown key", `{"model":"m","input":[{"type":"reasoning","id":"rs_1","summary":[],"signature":"x"}]}`, "input[0].signature", "unknown field"},
+		{"reasoning item id type", `{"model":"m","input":[{"type":"reasoning","id":1,"summary":[]}]}`, "input[0].id", "expected string"},
+		{"reasoning item status type", `{"model":"m","input":[{"type":"reasoning","status":1,"summary":[]}]}`, "input[0].status", "expected string"},
+		{"reasoning summary type", `{"model":"m","input":[{"type":"reasoning","summary":"x"}]}`, "input[0].summary", "expected array"},
+		{"reasoning summary part type", `{"model":"m","input":[{"type":"reasoning","summary":["x"]}]}`, "input[0].summary[0]", "expected object"},
+		{"reasoning summary part kind", `{"model":"m","input":[{"type":"reasoning","summary":[{"type":"reasoning_text","text":"x"}]}]}`, "input[0].summary[0].type", `must be "summary_text"`},
+		{"reasoning summary part type type", `{"model":"m","input":[{"type":"reasoning","summary":[{"type":1,"text":"x"}]}]}`, "input[0].summary[0].type", "expected string"},
+		{"reasoning summary part text", `{"model":"m","input":[{"type":"reasoning","summary":[{"type":"summary_text"}]}]}`, "input[0].summary[0].text", "is required"},
+		{"reasoning summary part text type", `{"model":"m","input":[{"type":"reasoning","summary":[{"type":"summary_text","text":1}]}]}`, "input[0].summary[0].text", "expected string"},
+		{"reasoning summary part key", `{"model":"m","input":[{"type":"reasoning","summary":[{"type":"summary_text","text":"x","x":1}]}]}`, "input[0].summary[0].x", "unknown field"},
+		{"reasoning content part kind", `{"model":"m","input":[{"type":"reasoning","summary":[],"content":[{"type":"summary_text","text":"x"}]}]}`, "input[0].content[0].type", `must be "reasoning_text"`},
+		{"reasoning encrypted type", `{"model":"m","input":[{"type":"reasoning","summary":[],"encrypted_content":5}]}`, "input[0].encrypted_content", "expected string"},
+		{"reasoning malformed envelope", `{"model":"m","input":[{"type":"reasoning","summary":[],"encrypted_content":"llmbridge.v1.!!"}]}`, "input[0].encrypted_content", "malformed"},
 		{"item reference", `{"model":"m","input":[{"id":"msg_1"}]}`, "input[0]", `"item_reference"`},
 		{"missing role", `{"model":"m","input":[{"content":"x"}]}`, "input[0].role", "is required"},
 		{"null role", `{"model":"m","input":[{"role":null,"content":"x"}]}`, "input[0].role", "is required"},
@@ -460,7 +487,8 @@ func TestResponsesDecodeRecordings(t *testing.T) {
 		})
 	}
 	// Tool calls, with ids, names and arguments exactly; the reasoning item
-	// before the call in the gpt-5 recording is skipped.
+	// before the call in the gpt-5 recording is checked in
+	// TestResponsesReasoningRecordings.
 	for _, tt := range []struct {
 		file, id, name, args string
 		usage                Usage
@@ -480,6 +508,9 @@ func TestResponsesDecodeRecordings(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := []Part{{Type: PartToolCall, ToolCallID: tt.id, ToolName: tt.name, Arguments: tt.args}}
+			if n := len(resp.Content); n > 1 && resp.Content[0].Type == PartReasoning {
+				resp.Content = resp.Content[n-1:]
+			}
 			if !reflect.DeepEqual(resp.Content, want) || resp.StopReason != mapping.StopToolUse || resp.Usage != tt.usage {
 				t.Errorf("got %+v stop %v usage %+v", resp.Content, resp.StopReason, resp.Usage)
 			}
