@@ -509,7 +509,6 @@ func TestResponsesReasoningAppendResponse(t *testing.T) {
 	}{
 		{"no text and no explanation", nil},
 		{"after a tool call", []Part{{Type: PartToolCall, ToolCallID: "c", ToolName: "f"}}},
-		{"after reasoning", []Part{{Type: PartReasoning, Text: "x"}, responsesText("no")}},
 	} {
 		t.Run("refusal "+tt.name, func(t *testing.T) {
 			_, err := AppendResponse(nil, OpenAIResponses, &Response{ID: "r", StopReason: mapping.StopRefusal, Content: tt.content})
@@ -518,6 +517,21 @@ func TestResponsesReasoningAppendResponse(t *testing.T) {
 				t.Errorf("got %v, want a 502", err)
 			}
 		})
+	}
+}
+
+// TestResponsesRefusalAfterReasoning checks that reasoning before a refusal
+// keeps its own output item, followed by the refusal part.
+func TestResponsesRefusalAfterReasoning(t *testing.T) {
+	out, err := AppendResponse(nil, OpenAIResponses, &Response{ID: "r", StopReason: mapping.StopRefusal,
+		Content: []Part{{Type: PartReasoning, Text: "x"}, responsesText("no")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := gjson.ParseBytes(out)
+	if root.Get("output.0.type").Str != "reasoning" || root.Get("output.1.content.0.type").Str != "refusal" ||
+		root.Get("output.1.content.0.refusal").Str != "no" || root.Get("status").Str != "completed" {
+		t.Errorf("got %s", out)
 	}
 }
 

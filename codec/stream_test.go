@@ -48,6 +48,10 @@ func appendDetached(out, evs []Event) []Event {
 		ev.StopSequence = strings.Clone(ev.StopSequence)
 		ev.ToolCallID = strings.Clone(ev.ToolCallID)
 		ev.ToolName = strings.Clone(ev.ToolName)
+		ev.ItemID = strings.Clone(ev.ItemID)
+		ev.Signature = strings.Clone(ev.Signature)
+		ev.StopDetails.Category = strings.Clone(ev.StopDetails.Category)
+		ev.StopDetails.Explanation = strings.Clone(ev.StopDetails.Explanation)
 		if ev.Err != nil {
 			e := *ev.Err
 			e.Message, e.Code, e.Param = strings.Clone(e.Message), strings.Clone(e.Code), strings.Clone(e.Param)
