@@ -834,27 +834,20 @@ func readGeminiOpaque(p *Part, value, path string) *Error {
 	return readOpaque(p, value, mapping.FamilyGemini, path)
 }
 
-// geminiUnwrap decodes s as base64 in either alphabet, padded or not. A
-// value longer than a wrapped envelope may be is not one.
+// geminiUnwrap decodes s as base64, padded or not. A token's bytes are
+// letters, digits, '.', '-' and '_', whose base64 never holds '+' or '/':
+// the standard and URL-safe encodings of a token are the same. A value
+// longer than any wrapped envelope is not one, and is not copied.
 func geminiUnwrap(s string) (string, bool) {
 	s = strings.TrimRight(s, "=")
 	if len(s) > base64.RawStdEncoding.EncodedLen(mapping.MaxEnvelopeSize) {
 		return "", false
 	}
-	b := []byte(s)
-	for i, c := range b {
-		switch c {
-		case '-':
-			b[i] = '+'
-		case '_':
-			b[i] = '/'
-		}
-	}
-	n, err := base64.RawStdEncoding.Decode(b, b)
+	b, err := base64.RawStdEncoding.DecodeString(s)
 	if err != nil {
 		return "", false
 	}
-	return string(b[:n]), true
+	return string(b), true
 }
 
 // geminiNonModelReasoning checks the reasoning decoded in a turn that is

@@ -84,6 +84,11 @@ func TestGeminiReasoningRequestDecode(t *testing.T) {
 				{Type: PartReasoning, Signature: geminiWrappedPrefix, Origin: mapping.FamilyGemini}, {Type: PartText, Text: "b"}},
 		},
 		{
+			name: "a value with the prefix but too long for an envelope is native",
+			turn: `{"role":"model","parts":[{"text":"a","thoughtSignature":"` + geminiWrappedPrefix + strings.Repeat("QUFB", mapping.MaxEnvelopeSize/3+1) + `"}]}`,
+			want: []Part{{Type: PartReasoning, Signature: geminiWrappedPrefix + strings.Repeat("QUFB", mapping.MaxEnvelopeSize/3+1), Origin: mapping.FamilyGemini}, {Type: PartText, Text: "a"}},
+		},
+		{
 			name:    "a signature in a user turn (role after the parts) is a dropped hint",
 			turn:    `{"parts":[{"text":"more","thoughtSignature":"c2ln"},{"text":"","thought_signature":"c2ln"}],"role":"user"}`,
 			want:    []Part{{Type: PartText, Text: "more"}},

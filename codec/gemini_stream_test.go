@@ -720,6 +720,9 @@ func TestGeminiStreamDecode(t *testing.T) {
 		{`{"usageMetadata":{"thoughtsTokenCount":1e300}}`, "a usageMetadata token count is not a non-negative integer"},
 		{`{"promptFeedback":"SAFETY"}`, "promptFeedback is not an object"},
 		{`{"promptFeedback":{"blockReason":true}}`, "promptFeedback.blockReason is not a string"},
+		{`{"promptFeedback":{"blockReason":"SAFETY","blockReasonMessage":1}}`, "promptFeedback.blockReasonMessage is not a string"},
+		{`{"candidates":[{"finishReason":"SAFETY","finishMessage":1}]}`, "finishMessage is not a string"},
+		{`{"candidates":[{"content":{"parts":[{"text":"a","thoughtSignature":1}]}}]}`, "part thoughtSignature is not a string"},
 		{`{"responseId":1}`, "responseId is not a string"},
 		{`{"modelVersion":{}}`, "modelVersion is not a string"},
 		{`{"createTime":0}`, "createTime is not a string"},
@@ -1404,7 +1407,14 @@ func TestGeminiStreamFunctionCalls(t *testing.T) {
 			want   []string
 		}{"new call inside streamed arguments", []string{parts(`{"functionCall":{"name":"f","willContinue":true}}`), parts(`{"functionCall":{"name":"g"}}`)},
 			[]string{start, `part_start 0 call id="call_r1_0" name="f"`,
-				"error 502 kind=11 code=\"\": upstream gemini response is invalid: functionCall starts before the previous call's streamed arguments ended"}})
+				"error 502 kind=11 code=\"\": upstream gemini response is invalid: functionCall starts before the previous call's streamed arguments ended"}},
+		struct {
+			name   string
+			chunks []string
+			want   []string
+		}{"signature inside streamed arguments", []string{parts(`{"functionCall":{"name":"f","willContinue":true},"thoughtSignature":"c2ln"}`), parts(`{"functionCall":{},"thoughtSignature":"c2ln"}`)},
+			[]string{start, "part_start 0 type=7", `part_stop 0 sig="c2ln" origin=gemini`, `part_start 1 call id="call_r1_0" name="f"`,
+				"error 502 kind=11 code=\"\": upstream gemini response is invalid: stream holds a thoughtSignature inside a function call whose arguments are still streaming"}})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			evs := geminiDecodeStream(t, Gemini, geminiSSE(tt.chunks...), nil)
