@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"encoding/base64"
 	"strconv"
 	"strings"
 	"time"
@@ -636,6 +637,7 @@ func decodeGeminiContent(c gjson.Result, path geminiContentPath, parts []Part, r
 	}
 	start := len(parts)
 	hasParts := false
+	var wire gjson.Result
 	var err *Error
 	c.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
@@ -644,6 +646,7 @@ func decodeGeminiContent(c gjson.Result, path geminiContentPath, parts []Part, r
 		case "parts":
 			if v.Type != gjson.Null {
 				hasParts = true
+				wire = v
 				parts, err = decodeGeminiParts(v, path, parts, req)
 			}
 		default:
@@ -651,6 +654,11 @@ func decodeGeminiContent(c gjson.Result, path geminiContentPath, parts []Part, r
 		}
 		return err == nil
 	})
+	if err == nil && msg.Role != RoleAssistant {
+		// The role may follow the parts (genai writes parts first), so
+		// reasoning is checked once the whole turn is read.
+		parts, err = geminiNonModelReasoning(wire, path, parts, start, req)
+	}
 	if err != nil {
 		return msg, parts, err
 	}
@@ -693,6 +701,7 @@ func decodeGeminiSystemInstruction(v gjson.Result, key string, req *Request, par
 		return parts, wrongType(key, "object", v)
 	}
 	start := len(parts)
+	var wire gjson.Result
 	var err *Error
 	v.ForEach(func(k, f gjson.Result) bool {
 		switch k.Str {
@@ -702,6 +711,7 @@ func decodeGeminiSystemInstruction(v gjson.Result, key string, req *Request, par
 			}
 		case "parts":
 			if f.Type != gjson.Null {
+				wire = f
 				parts, err = decodeGeminiParts(f, path, parts, req)
 			}
 		default:
@@ -709,6 +719,9 @@ func decodeGeminiSystemInstruction(v gjson.Result, key string, req *Request, par
 		}
 		return err == nil
 	})
+	if err == nil {
+		parts, err = geminiNonModelReasoning(wire, path, parts, start, req)
+	}
 	if err != nil {
 		return parts, err
 	}
@@ -727,36 +740,171 @@ func decodeGeminiSystemInstruction(v gjson.Result, key string, req *Request, par
 }
 
 // decodeGeminiParts decodes a Content's parts array, appending to parts.
+//
+// A thoughtSignature belongs to the reasoning before the part that carries
+// it (Gemini puts it on the first part after the thoughts, or on an empty
+// text part at the end): it signs the part's own reasoning when the part is
+// a thought, else the unsigned reasoning part just before it, else a new
+// empty reasoning part inserted before the carrying part. An empty text
+// part that only carries a signature adds nothing else.
 func decodeGeminiParts(v gjson.Result, path geminiContentPath, parts []Part, req *Request) ([]Part, *Error) {
 	if !v.IsArray() {
 		return parts, wrongType(path.String()+".parts", "array", v)
 	}
+	start := len(parts)
 	var err *Error
 	j := 0
 	v.ForEach(func(_, p gjson.Result) bool {
 		var part Part
-		part, err = decodeGeminiPart(p, path, j, req)
+		var sig, sigKey string
+		part, sig, sigKey, err = decodeGeminiPart(p, path, j, req)
 		if err != nil {
 			return false
 		}
-		parts = append(parts, part)
+		if sig != "" {
+			parts, err = geminiSign(parts, start, &part, sig)
+			if err != nil {
+				err.Param = path.part(j) + "." + sigKey
+				return false
+			}
+		}
+		switch {
+		case part.Type == PartText && part.Text == "" && sig != "":
+			// Only the signature: it is applied already.
+		case part.Type == PartReasoning && part.Text == "" && part.Signature == "":
+			// An empty thought carries nothing.
+		default:
+			parts = append(parts, part)
+		}
 		j++
 		return true
 	})
 	return parts, err
 }
 
+// geminiSign applies a decoded thoughtSignature (the value of a client's
+// slot) to part, the part that carried it, or to the reasoning before it in
+// parts[start:] (see decodeGeminiParts). Errors have no path; the caller
+// sets it.
+func geminiSign(parts []Part, start int, part *Part, sig string) ([]Part, *Error) {
+	var r Part
+	if err := readGeminiOpaque(&r, sig, ""); err != nil {
+		return parts, err
+	}
+	switch n := len(parts); {
+	case part.Type == PartReasoning:
+		geminiSetSignature(part, &r)
+	case n > start && parts[n-1].Type == PartReasoning && parts[n-1].Signature == "":
+		geminiSetSignature(&parts[n-1], &r)
+	default:
+		r.Type = PartReasoning
+		parts = append(parts, r)
+	}
+	return parts, nil
+}
+
+// geminiSetSignature copies the opaque state of r into reasoning part p.
+func geminiSetSignature(p, r *Part) {
+	p.Signature, p.Origin, p.Redacted = r.Signature, r.Origin, r.Redacted
+	if r.ItemID != "" {
+		p.ItemID = r.ItemID
+	}
+}
+
+// geminiWrappedPrefix is the standard (and URL-safe) base64 encoding of
+// "llmbridge.v1", the first 12 bytes of every continuation token: a
+// thoughtSignature that starts with it is a wrapped token (see
+// appendGeminiOpaque).
+const geminiWrappedPrefix = "bGxtYnJpZGdlLnYx"
+
+// readGeminiOpaque fills a reasoning part's opaque state from a Gemini
+// client's thoughtSignature. genai's Part.ThoughtSignature is []byte, which
+// JSON carries as standard base64, so llmbridge wraps its continuation
+// tokens (whose '.', '-' and '_' are not standard base64) in base64; this
+// unwraps them in either base64 alphabet, with or without padding, as SDKs
+// re-encode bytes in their own way (pydantic-ai replays URL-safe base64). A
+// bare token is accepted as well, and any other value is a native Gemini
+// signature. path names the slot for errors.
+func readGeminiOpaque(p *Part, value, path string) *Error {
+	if strings.HasPrefix(value, geminiWrappedPrefix) {
+		if tok, ok := geminiUnwrap(value); ok && mapping.IsEnvelope(tok) {
+			value = tok
+		}
+	}
+	return readOpaque(p, value, mapping.FamilyGemini, path)
+}
+
+// geminiUnwrap decodes s as base64, padded or not. A token's bytes are
+// letters, digits, '.', '-' and '_', whose base64 never holds '+' or '/':
+// the standard and URL-safe encodings of a token are the same. A value
+// longer than any wrapped envelope is not one, and is not copied.
+func geminiUnwrap(s string) (string, bool) {
+	s = strings.TrimRight(s, "=")
+	if len(s) > base64.RawStdEncoding.EncodedLen(mapping.MaxEnvelopeSize) {
+		return "", false
+	}
+	b, err := base64.RawStdEncoding.DecodeString(s)
+	if err != nil {
+		return "", false
+	}
+	return string(b), true
+}
+
+// geminiNonModelReasoning checks the reasoning decoded in a turn that is
+// not the model's (a user turn or the system instruction), whose wire parts
+// are v: a thought part there is an error, as only the model thinks; a
+// thoughtSignature (which then only made an empty reasoning part) means
+// nothing outside a model turn and is dropped as a hint, as it was before
+// reasoning was translated.
+func geminiNonModelReasoning(v gjson.Result, path geminiContentPath, parts []Part, start int, req *Request) ([]Part, *Error) {
+	found := false
+	for i := start; i < len(parts) && !found; i++ {
+		found = parts[i].Type == PartReasoning
+	}
+	if !found {
+		return parts, nil
+	}
+	var err *Error
+	j := 0
+	v.ForEach(func(_, p gjson.Result) bool {
+		if p.Get("thought").Type == gjson.True {
+			err = invalid(path.part(j)+".thought", `thought parts (reasoning) are only allowed in "model" turns`)
+			return false
+		}
+		for _, k := range [...]string{"thoughtSignature", "thought_signature"} {
+			if s := p.Get(k); s.Type == gjson.String && s.Str != "" {
+				req.Dropped = append(req.Dropped, path.part(j)+"."+k)
+			}
+		}
+		j++
+		return true
+	})
+	if err != nil {
+		return parts, err
+	}
+	n := start
+	for i := start; i < len(parts); i++ {
+		if parts[i].Type != PartReasoning {
+			parts[n] = parts[i]
+			n++
+		}
+	}
+	return parts[:n], nil
+}
+
 // decodeGeminiPart decodes one Part. A Part holds one kind of data (text,
 // functionCall, functionResponse, inlineData, ...) plus metadata; kinds out
 // of scope are rejected by name so that nothing is dropped silently, and so
-// is a part that holds two kinds at once.
-func decodeGeminiPart(p gjson.Result, path geminiContentPath, j int, req *Request) (Part, *Error) {
-	part := Part{Type: PartText}
+// is a part that holds two kinds at once. A text part with thought: true is
+// reasoning. sig is the part's thoughtSignature, spelled sigKey, which
+// decodeGeminiParts applies; a part may hold nothing but a signature.
+func decodeGeminiPart(p gjson.Result, path geminiContentPath, j int, req *Request) (part Part, sig, sigKey string, err *Error) {
+	part = Part{Type: PartText}
 	if !p.IsObject() {
-		return part, wrongType(path.part(j), "object", p)
+		return part, "", "", wrongType(path.part(j), "object", p)
 	}
 	kind := "" // the key of the part's data, once seen
-	var err *Error
+	thought := false
 	eachMember(p, &req.text, func(k, v gjson.Result) bool {
 		switch k.Str {
 		// The checks are written out rather than left to readString and
@@ -775,22 +923,20 @@ func decodeGeminiPart(p gjson.Result, path geminiContentPath, j int, req *Reques
 			// thought:false is the default and means plain text.
 			switch v.Type {
 			case gjson.False, gjson.Null:
+				thought = false
 			case gjson.True:
-				err = unsupportedField(path.part(j)+".thought", "thought parts (reasoning) are not supported yet")
+				thought = true
 			default:
 				err = wrongType(path.part(j)+".thought", "boolean", v)
 			}
 		case "thoughtSignature", "thought_signature":
-			// A Gemini request is only decoded on its way to a protocol
-			// of another family (Gemini and Vertex pass through), where a
-			// signature Gemini issued means nothing: a hint. Gemini CLI
-			// sends one on every replayed function call.
-			if v.Type != gjson.Null {
-				if v.Type != gjson.String {
-					err = wrongType(path.part(j)+"."+k.Str, "string", v)
-				} else {
-					req.Dropped = append(req.Dropped, path.part(j)+"."+k.Str)
-				}
+			switch v.Type {
+			case gjson.Null:
+				sig, sigKey = "", ""
+			case gjson.String:
+				sig, sigKey = v.Str, k.Str
+			default:
+				err = wrongType(path.part(j)+"."+k.Str, "string", v)
 			}
 		case "functionCall", "function_call":
 			if v.Type == gjson.Null {
@@ -825,10 +971,16 @@ func decodeGeminiPart(p gjson.Result, path geminiContentPath, j int, req *Reques
 		}
 		return err == nil
 	})
-	if err == nil && kind == "" {
+	switch {
+	case err != nil:
+	case kind == "" && sig == "":
 		err = invalid(path.part(j)+".text", "is required")
+	case thought && kind != "text" && kind != "":
+		err = invalid(path.part(j)+".thought", "only a text part can be a thought")
+	case thought:
+		part.Type = PartReasoning
 	}
-	return part, err
+	return part, sig, sigKey, err
 }
 
 // geminiOneKind records that a part holds data of kind key, and rejects a
@@ -1114,19 +1266,77 @@ func decodeGeminiGenerationConfig(v gjson.Result, key string, req *Request) *Err
 	if !v.IsObject() {
 		return wrongType(key, "object", v)
 	}
+	var f geminiFormat
 	var err *Error
-	v.ForEach(func(k, f gjson.Result) bool {
-		err = decodeGeminiGenerationField(k.Str, f, key, req)
+	v.ForEach(func(k, v gjson.Result) bool {
+		err = decodeGeminiGenerationField(k.Str, v, key, req, &f)
 		return err == nil
 	})
-	return err
+	if err != nil {
+		return err
+	}
+	return f.resolve(key, req)
+}
+
+// geminiFormat collects the structured output fields of generationConfig,
+// which can only be judged together: responseMimeType and one of
+// responseJsonSchema (JSON Schema) and responseSchema (the legacy OpenAPI
+// subset), each with the key the client spelled it with.
+type geminiFormat struct {
+	mime, mimeKey     string
+	schema            gjson.Result
+	schemaKey         string
+	legacy, legacyKey string
+	legacyValue       gjson.Result
+}
+
+// resolve sets req.Format: application/json is a JSON object, or JSON that
+// follows the schema when one is given; text/plain (or none) is plain text,
+// where a schema is an error, as Gemini makes it; other media types
+// (text/x.enum, ...) have no equivalent elsewhere. key is the spelling of
+// generationConfig.
+func (f *geminiFormat) resolve(key string, req *Request) *Error {
+	hasSchema := f.schema.Exists() && f.schema.Type != gjson.Null
+	hasLegacy := f.legacyValue.Exists() && f.legacyValue.Type != gjson.Null
+	switch {
+	case hasSchema && hasLegacy:
+		return invalid(key+"."+f.schemaKey, "responseSchema and responseJsonSchema must not both be set")
+	case f.mime != "" && f.mime != "text/plain" && f.mime != "application/json":
+		return unsupportedField(key+"."+f.mimeKey, `only "text/plain" and "application/json" output is supported`)
+	case f.mime != "application/json":
+		switch {
+		case hasSchema:
+			return invalid(key+"."+f.schemaKey, `requires responseMimeType "application/json"`)
+		case hasLegacy:
+			return invalid(key+"."+f.legacyKey, `requires responseMimeType "application/json"`)
+		}
+		req.Format = OutputFormat{}
+		return nil
+	case hasSchema:
+		if !f.schema.IsObject() {
+			return wrongType(key+"."+f.schemaKey, "object", f.schema)
+		}
+		req.Format = OutputFormat{Kind: FormatJSONSchema, Schema: f.schema.Raw}
+	case hasLegacy:
+		if !f.legacyValue.IsObject() {
+			return wrongType(key+"."+f.legacyKey, "object", f.legacyValue)
+		}
+		b, err := appendGeminiJSONSchema(nil, f.legacyValue, key+"."+f.legacyKey, req)
+		if err != nil {
+			return err
+		}
+		req.Format = OutputFormat{Kind: FormatJSONSchema, Schema: bytesToString(b)}
+	default:
+		req.Format = OutputFormat{Kind: FormatJSONObject}
+	}
+	return nil
 }
 
 // decodeGeminiGenerationField decodes one field of generationConfig; key is
 // the spelling of generationConfig. Errors are built with paths relative to
 // the field and completed here, so that no path is built on success.
-func decodeGeminiGenerationField(name string, f gjson.Result, key string, req *Request) *Error {
-	err := decodeGeminiGenerationValue(name, f, key, req)
+func decodeGeminiGenerationField(name string, f gjson.Result, key string, req *Request, format *geminiFormat) *Error {
+	err := decodeGeminiGenerationValue(name, f, key, req, format)
 	if err != nil {
 		err.Param = key + "." + name + err.Param
 	}
@@ -1135,7 +1345,8 @@ func decodeGeminiGenerationField(name string, f gjson.Result, key string, req *R
 
 // decodeGeminiGenerationValue decodes the value of generationConfig.name;
 // the Param of an error it returns is relative to the field ("" or "[i]").
-func decodeGeminiGenerationValue(name string, f gjson.Result, key string, req *Request) *Error {
+// Structured output fields are collected in format.
+func decodeGeminiGenerationValue(name string, f gjson.Result, key string, req *Request, format *geminiFormat) *Error {
 	switch name {
 	case "maxOutputTokens", "max_output_tokens":
 		return readInt(f, "", &req.MaxTokens)
@@ -1166,13 +1377,20 @@ func decodeGeminiGenerationValue(name string, f gjson.Result, key string, req *R
 			return unsupportedField("", "only one candidate is supported")
 		}
 	case "responseMimeType", "response_mime_type":
-		switch {
-		case f.Type == gjson.Null:
-		case f.Type != gjson.String:
+		switch f.Type {
+		case gjson.Null:
+			format.mime, format.mimeKey = "", name
+		case gjson.String:
+			format.mime, format.mimeKey = f.Str, name
+		default:
 			return wrongType("", "string", f)
-		case f.Str != "" && f.Str != "text/plain":
-			return unsupportedField("", "structured output is not supported yet")
 		}
+	case "responseJsonSchema", "response_json_schema":
+		format.schema, format.schemaKey = f, name
+	case "responseSchema", "response_schema":
+		format.legacyValue, format.legacyKey = f, name
+	case "thinkingConfig", "thinking_config":
+		return decodeGeminiThinkingConfig(f, req)
 	case "responseModalities", "response_modalities":
 		return decodeGeminiModalities(f)
 	case "mediaResolution", "media_resolution":
@@ -1201,9 +1419,7 @@ func decodeGeminiGenerationValue(name string, f gjson.Result, key string, req *R
 		if n.Value != 0 {
 			return unsupportedField("", geminiGenerationWhy(name))
 		}
-	case "responseSchema", "response_schema", "responseJsonSchema", "response_json_schema",
-		"thinkingConfig", "thinking_config", "speechConfig", "speech_config",
-		"imageConfig", "image_config":
+	case "speechConfig", "speech_config", "imageConfig", "image_config":
 		if f.Type != gjson.Null {
 			return unsupportedField("", geminiGenerationWhy(name))
 		}
@@ -1221,12 +1437,78 @@ func geminiGenerationWhy(name string) string {
 		return "log probabilities are not supported yet"
 	case "audioTimestamp", "audio_timestamp", "speechConfig", "speech_config":
 		return "audio is not supported yet"
-	case "thinkingConfig", "thinking_config":
-		return "thinking configuration is not supported yet"
-	case "imageConfig", "image_config":
-		return "image output is not supported yet"
 	}
-	return "structured output is not supported yet"
+	return "image output is not supported yet"
+}
+
+// geminiThinkingLevels maps thinkingLevel values (the enum names, and the
+// lower-case spelling Google's documentation uses) to efforts.
+var geminiThinkingLevels = map[string]mapping.Effort{
+	"MINIMAL": mapping.EffortMinimal, "LOW": mapping.EffortLow, "MEDIUM": mapping.EffortMedium, "HIGH": mapping.EffortHigh,
+	"minimal": mapping.EffortMinimal, "low": mapping.EffortLow, "medium": mapping.EffortMedium, "high": mapping.EffortHigh,
+}
+
+// decodeGeminiThinkingConfig decodes generationConfig.thinkingConfig into
+// req.Reasoning: thinkingBudget is a token budget (0 disables thinking, -1
+// lets the model decide: Adaptive), thinkingLevel an effort (Gemini 3),
+// includeThoughts whether thought summaries are returned. Budget and level
+// are alternatives, as Gemini itself rejects both. Error paths are relative
+// to thinkingConfig.
+func decodeGeminiThinkingConfig(v gjson.Result, req *Request) *Error {
+	switch {
+	case v.Type == gjson.Null:
+		return nil
+	case !v.IsObject():
+		return wrongType("", "object", v)
+	}
+	r := &req.Reasoning
+	var budget OptInt
+	var budgetKey, levelKey string
+	var err *Error
+	eachMember(v, &req.text, func(k, f gjson.Result) bool {
+		switch k.Str {
+		case "thinkingBudget", "thinking_budget":
+			budget, budgetKey = OptInt{}, k.Str
+			if err = readInt(f, "."+k.Str, &budget); err == nil && budget.Set && budget.Value < -1 {
+				err = invalid("."+k.Str, "must be -1 (dynamic), 0 (off) or a positive token budget")
+			}
+		case "includeThoughts", "include_thoughts":
+			r.IncludeThoughts = OptBool{}
+			if f.Type != gjson.Null {
+				var b bool
+				b, err = readBool(f, "."+k.Str)
+				r.IncludeThoughts = OptBool{Value: b, Set: true}
+			}
+		case "thinkingLevel", "thinking_level":
+			r.Effort, levelKey = mapping.EffortUnset, k.Str
+			switch {
+			case f.Type == gjson.Null || f.Type == gjson.String && (f.Str == "" || f.Str == "THINKING_LEVEL_UNSPECIFIED"):
+				levelKey = ""
+			case f.Type != gjson.String:
+				err = wrongType("."+k.Str, "string", f)
+			default:
+				e, ok := geminiThinkingLevels[f.Str]
+				if !ok {
+					err = invalid("."+k.Str, `must be "minimal", "low", "medium" or "high"`)
+				}
+				r.Effort = e
+			}
+		default:
+			err = unknownField("." + k.Str)
+		}
+		return err == nil
+	})
+	switch {
+	case err != nil:
+		return err
+	case budget.Set && levelKey != "":
+		return invalid("."+budgetKey, "thinkingBudget and thinkingLevel must not both be set")
+	case budget.Set && budget.Value == -1:
+		r.Adaptive, r.Budget = true, OptInt{}
+	default:
+		r.Adaptive, r.Budget = false, budget
+	}
+	return nil
 }
 
 // decodeGeminiModalities accepts responseModalities that ask for text
@@ -1255,7 +1537,8 @@ func decodeGeminiModalities(v gjson.Result) *Error {
 
 // appendGeminiRequest appends req as a generateContent body. The model is
 // not written: it belongs in the URL path, which the caller builds; and
-// Gemini does not require an output limit. So opts has nothing to add.
+// Gemini does not require an output limit. opts gives the thinking budgets
+// that stand for reasoning efforts.
 //
 // Gemini has a single system instruction at the top level, so req.System
 // and every system or developer message later in the conversation are
@@ -1279,7 +1562,9 @@ func appendGeminiRequest(dst []byte, req *Request, opts *EncodeOptions) ([]byte,
 	if dst, err = appendGeminiTools(dst, req); err != nil {
 		return dst[:start], err
 	}
-	dst = appendGeminiGenerationConfig(dst, req)
+	if dst, err = appendGeminiGenerationConfig(dst, req, opts); err != nil {
+		return dst[:start], err
+	}
 	dst = append(dst, '}')
 	if req.User != "" {
 		// Gemini has no end-user identifier.
@@ -1314,70 +1599,131 @@ func geminiPartText(p Part) (text string, ok bool) {
 // Merging happens after that, so a dropped turn between two turns of the
 // same role merges them. Tool calls become functionCall parts of model
 // turns and tool results functionResponse parts of user turns.
+//
+// Reasoning parts are sent only as what Gemini accepts back: the signature
+// of a reasoning part Gemini signed (signedFor) goes as thoughtSignature on
+// the next part of the same assistant message, or on an empty text part of
+// its own when there is none or that part carries a signature already.
+// Reasoning text is never sent (Gemini takes its thoughts back only through
+// the signature), and unsigned or foreign reasoning is left out; both are
+// listed in req.Dropped.
 func appendGeminiContents(dst []byte, req *Request) ([]byte, int, *Error) {
-	n := 0
-	open := false
-	var openRole string
+	w := geminiContentWriter{dst: dst}
 	for i := range req.Messages {
 		m := &req.Messages[i]
 		if m.Role == RoleSystem || m.Role == RoleDeveloper {
 			continue
 		}
 		role := geminiRole(m.Role)
+		pending := "" // a signature waiting for the next part
 		for j := range m.Parts {
 			p := &m.Parts[j]
 			switch p.Type {
+			case PartReasoning:
+				if m.Role != RoleAssistant || !signedFor(p, Gemini) {
+					req.Dropped = append(req.Dropped, geminiMessagePartPath(i, j)+" (reasoning)")
+					continue
+				}
+				if p.Text != "" {
+					req.Dropped = append(req.Dropped, geminiMessagePartPath(i, j)+" (reasoning text)")
+				}
+				if pending != "" {
+					w.open(role)
+					w.dst = appendGeminiSignedEmpty(w.dst, pending)
+				}
+				pending = p.Signature
+				continue
 			case PartText, PartRefusal:
 				if p.Text == "" {
 					continue
 				}
 			case PartToolCall:
 				if m.Role != RoleAssistant {
-					return dst, n, cannotEncode(Gemini, geminiMessagePartPath(i, j), "a tool call outside an assistant message")
+					return w.dst, w.n, cannotEncode(Gemini, geminiMessagePartPath(i, j), "a tool call outside an assistant message")
 				}
 			case PartToolResult:
 				if m.Role != RoleUser {
-					return dst, n, cannotEncode(Gemini, geminiMessagePartPath(i, j), "a tool result outside a user message")
+					return w.dst, w.n, cannotEncode(Gemini, geminiMessagePartPath(i, j), "a tool result outside a user message")
 				}
 			case PartImage, PartDocument, PartAudio:
 			default:
-				return dst, n, cannotEncode(Gemini, geminiMessagePartPath(i, j), "this content part type")
+				return w.dst, w.n, cannotEncode(Gemini, geminiMessagePartPath(i, j), "this content part type")
 			}
-			switch {
-			case open && role == openRole:
-				dst = append(dst, ',')
-			default:
-				if open {
-					dst = append(dst, `]},`...)
-				}
-				dst = append(dst, `{"role":"`...)
-				dst = append(dst, role...)
-				dst = append(dst, `","parts":[`...)
-				open, openRole = true, role
-				n++
-			}
+			w.open(role)
 			var err *Error
 			switch p.Type {
 			case PartToolCall:
-				dst, err = appendGeminiFunctionCall(dst, p, geminiMessagePartPath(i, j))
+				w.dst, err = appendGeminiFunctionCall(w.dst, p, geminiMessagePartPath(i, j))
 			case PartToolResult:
-				dst, err = appendGeminiFunctionResponse(dst, req, i, j)
+				w.dst, err = appendGeminiFunctionResponse(w.dst, req, i, j)
 			case PartImage, PartDocument, PartAudio:
-				dst, err = appendGeminiMedia(dst, p, geminiMessagePartPath(i, j))
+				w.dst, err = appendGeminiMedia(w.dst, p, geminiMessagePartPath(i, j))
 			default:
-				dst = append(dst, `{"text":`...)
-				dst = appendString(dst, p.Text)
-				dst = append(dst, '}')
+				w.dst = append(w.dst, `{"text":`...)
+				w.dst = appendString(w.dst, p.Text)
+				w.dst = append(w.dst, '}')
 			}
 			if err != nil {
-				return dst, n, err
+				return w.dst, w.n, err
+			}
+			if pending != "" {
+				w.dst = appendGeminiSignatureField(w.dst, pending)
+				pending = ""
 			}
 		}
+		if pending != "" {
+			w.open(role)
+			w.dst = appendGeminiSignedEmpty(w.dst, pending)
+		}
 	}
-	if open {
-		dst = append(dst, `]}`...)
+	if w.isOpen {
+		w.dst = append(w.dst, `]}`...)
 	}
-	return dst, n, nil
+	return w.dst, w.n, nil
+}
+
+// geminiContentWriter writes the contents array, opening a Content when the
+// role changes and merging consecutive parts of one role into one Content.
+type geminiContentWriter struct {
+	dst []byte
+	// n counts the Contents written.
+	n int
+	// isOpen reports that a Content of role openRole is open.
+	isOpen   bool
+	openRole string
+}
+
+// open prepares for a part of role: a comma in the open Content of that
+// role, else a new Content.
+func (w *geminiContentWriter) open(role string) {
+	if w.isOpen && role == w.openRole {
+		w.dst = append(w.dst, ',')
+		return
+	}
+	if w.isOpen {
+		w.dst = append(w.dst, `]},`...)
+	}
+	w.dst = append(w.dst, `{"role":"`...)
+	w.dst = append(w.dst, role...)
+	w.dst = append(w.dst, `","parts":[`...)
+	w.isOpen, w.openRole = true, role
+	w.n++
+}
+
+// appendGeminiSignatureField adds "thoughtSignature": sig to the part
+// object that dst ends with.
+func appendGeminiSignatureField(dst []byte, sig string) []byte {
+	dst = append(dst[:len(dst)-1], `,"thoughtSignature":`...)
+	dst = appendString(dst, sig)
+	return append(dst, '}')
+}
+
+// appendGeminiSignedEmpty appends an empty text part that carries only
+// sig, the form Gemini itself uses for a signature with no part to sit on.
+func appendGeminiSignedEmpty(dst []byte, sig string) []byte {
+	dst = append(dst, `{"text":"","thoughtSignature":`...)
+	dst = appendString(dst, sig)
+	return append(dst, '}')
 }
 
 // appendGeminiMedia appends an image, document or audio part as
@@ -1620,9 +1966,13 @@ func appendGeminiSystemParts(dst []byte, parts []Part, written bool, path string
 	return dst, written, nil
 }
 
-// appendGeminiGenerationConfig appends generationConfig with the sampling
-// parameters that are set, and nothing when none is.
-func appendGeminiGenerationConfig(dst []byte, req *Request) []byte {
+// appendGeminiGenerationConfig appends generationConfig with the sampling,
+// thinking and output format parameters that are set, and nothing when none
+// is. Verbosity is OpenAI's alone and is rejected (seed 003).
+func appendGeminiGenerationConfig(dst []byte, req *Request, opts *EncodeOptions) ([]byte, *Error) {
+	if req.Verbosity != "" {
+		return dst, cannotEncode(Gemini, "verbosity", "output verbosity")
+	}
 	start := len(dst)
 	dst = append(dst, `,"generationConfig":{`...)
 	empty := len(dst)
@@ -1658,8 +2008,87 @@ func appendGeminiGenerationConfig(dst []byte, req *Request) []byte {
 		dst = appendGeminiKey(dst, empty, "frequencyPenalty")
 		dst = appendFloat(dst, req.FrequencyPenalty.Value)
 	}
+	var err *Error
+	if dst, err = appendGeminiFormat(dst, empty, req); err != nil {
+		return dst, err
+	}
+	dst = appendGeminiThinking(dst, empty, &req.Reasoning, opts)
 	if len(dst) == empty {
-		return dst[:start]
+		return dst[:start], nil
+	}
+	return append(dst, '}'), nil
+}
+
+// appendGeminiFormat appends the structured output fields of
+// generationConfig: responseMimeType application/json for JSON, with the
+// schema as responseJsonSchema (which takes JSON Schema as it is). Gemini
+// always constrains output to the schema, so Strict needs nothing; a schema
+// has no name there, and its description no slot, which is listed as
+// dropped.
+func appendGeminiFormat(dst []byte, empty int, req *Request) ([]byte, *Error) {
+	f := &req.Format
+	if f.Kind == FormatText {
+		return dst, nil
+	}
+	if f.Kind == FormatJSONSchema && f.Schema != "" && !geminiIsObject(f.Schema) {
+		return dst, invalid("format.schema", "must be a JSON object")
+	}
+	dst = appendGeminiKey(dst, empty, "responseMimeType")
+	dst = append(dst, `"application/json"`...)
+	if f.Kind == FormatJSONSchema && f.Schema != "" {
+		dst = appendGeminiKey(dst, empty, "responseJsonSchema")
+		dst = append(dst, f.Schema...)
+	}
+	if f.Description != "" {
+		req.Dropped = append(req.Dropped, "format.description")
+	}
+	return dst, nil
+}
+
+// appendGeminiThinking appends thinkingConfig for the requested reasoning
+// (seed 003: nothing when nothing was asked for). An explicit effort none
+// is thinkingBudget 0; a budget is sent as it is; adaptive thinking is
+// Gemini's dynamic budget -1; another effort is its budget from
+// opts.EffortBudgets. Thought summaries are asked for (includeThoughts)
+// whenever thinking is, unless the client said otherwise: Gemini's own
+// includeThoughts, or Anthropic's display "omitted". A Responses summary
+// setting alone injects nothing, as it asks for no reasoning by itself.
+func appendGeminiThinking(dst []byte, empty int, r *Reasoning, opts *EncodeOptions) []byte {
+	budget, hasBudget := int64(0), true
+	switch {
+	case r.Effort == mapping.EffortNone:
+	case r.Budget.Set:
+		budget = r.Budget.Value
+	case r.Adaptive:
+		budget = -1
+	case r.Effort != mapping.EffortUnset:
+		budget = opts.EffortBudgets.Budget(r.Effort)
+	default:
+		hasBudget = false
+	}
+	include := r.IncludeThoughts
+	switch {
+	case include.Set:
+	case r.Display == "omitted":
+		include = OptBool{Value: false, Set: hasBudget && budget != 0}
+	case hasBudget && budget != 0:
+		include = OptBool{Value: true, Set: true}
+	}
+	if !hasBudget && !include.Set {
+		return dst
+	}
+	dst = appendGeminiKey(dst, empty, "thinkingConfig")
+	dst = append(dst, '{')
+	if hasBudget {
+		dst = append(dst, `"thinkingBudget":`...)
+		dst = appendInt(dst, budget)
+	}
+	if include.Set {
+		if hasBudget {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `"includeThoughts":`...)
+		dst = strconv.AppendBool(dst, include.Value)
 	}
 	return append(dst, '}')
 }
@@ -1681,7 +2110,7 @@ func appendGeminiKey(dst []byte, empty int, key string) []byte {
 // codec reads must have the right type.
 func decodeGeminiResponse(root gjson.Result, resp *Response) *Error {
 	var candidate gjson.Result
-	var blockReason string
+	var block StopDetails
 	var err *Error
 	root.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
@@ -1700,7 +2129,7 @@ func decodeGeminiResponse(root gjson.Result, resp *Response) *Error {
 				return false
 			})
 		case "promptFeedback":
-			blockReason, err = decodeGeminiBlockReason(v)
+			block, err = decodeGeminiBlockReason(Gemini, v)
 		case "usageMetadata":
 			err = decodeGeminiUsage(v, &resp.Usage)
 		case "modelVersion":
@@ -1718,9 +2147,10 @@ func decodeGeminiResponse(root gjson.Result, resp *Response) *Error {
 	if candidate.Exists() {
 		return decodeGeminiCandidate(candidate, resp)
 	}
-	if blockReason != "" {
+	if block.Category != "" {
 		// The prompt itself was blocked: no candidate was generated.
 		resp.StopReason = mapping.StopContentFilter
+		resp.StopDetails = block
 		return nil
 	}
 	return badUpstream(Gemini, "response has no candidates and no promptFeedback.blockReason")
@@ -1750,15 +2180,44 @@ func decodeGeminiCreateTime(v gjson.Result) (int64, *Error) {
 	return t.Unix(), nil
 }
 
-// decodeGeminiBlockReason reads promptFeedback.blockReason.
-func decodeGeminiBlockReason(v gjson.Result) (string, *Error) {
+// decodeGeminiBlockReason reads promptFeedback of an upstream of protocol
+// p: blockReason, which says that the prompt was blocked, becomes the
+// Category and Vertex's blockReasonMessage the Explanation. Category is ""
+// when the prompt was not blocked.
+func decodeGeminiBlockReason(p Protocol, v gjson.Result) (StopDetails, *Error) {
+	var d StopDetails
 	if v.Type == gjson.Null {
-		return "", nil
+		return d, nil
 	}
 	if !v.IsObject() {
-		return "", badUpstream(Gemini, "promptFeedback is not an object")
+		return d, badUpstream(p, "promptFeedback is not an object")
 	}
-	return geminiResponseString(v.Get("blockReason"), "promptFeedback.blockReason")
+	var err *Error
+	v.ForEach(func(k, f gjson.Result) bool {
+		switch k.Str {
+		case "blockReason":
+			d.Category, err = geminiUpstreamString(p, f, "promptFeedback.blockReason")
+		case "blockReasonMessage":
+			d.Explanation, err = geminiUpstreamString(p, f, "promptFeedback.blockReasonMessage")
+		}
+		return err == nil
+	})
+	if d.Category == "" {
+		d.Explanation = ""
+	}
+	return d, err
+}
+
+// geminiUpstreamString reads an optional string field of a response of
+// protocol p; null is "".
+func geminiUpstreamString(p Protocol, v gjson.Result, name string) (string, *Error) {
+	switch v.Type {
+	case gjson.Null:
+		return "", nil
+	case gjson.String:
+		return v.Str, nil
+	}
+	return "", badUpstream(p, name+" is not a string")
 }
 
 // decodeGeminiUsage converts usageMetadata to canonical usage: Gemini's
@@ -1809,23 +2268,42 @@ func decodeGeminiCandidate(c gjson.Result, resp *Response) *Error {
 	if !c.IsObject() {
 		return badUpstream(Gemini, "candidates[0] is not an object")
 	}
+	var reason, message string
 	var err *Error
 	c.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "content":
 			err = decodeGeminiResponseContent(v, resp)
 		case "finishReason":
-			var reason string
 			reason, err = geminiResponseString(v, "candidates[0].finishReason")
 			resp.StopReason = mapping.FromGeminiFinishReason(reason)
+		case "finishMessage":
+			message, err = geminiResponseString(v, "candidates[0].finishMessage")
 		}
 		return err == nil
 	})
-	if err == nil && resp.StopReason == mapping.StopEnd && geminiCallCount(resp.Content) > 0 {
+	if err != nil {
+		return err
+	}
+	resp.StopDetails = geminiFilterDetails(resp.StopReason, reason, message)
+	if resp.StopReason == mapping.StopEnd && geminiCallCount(resp.Content) > 0 {
 		// Gemini ends a turn with function calls with STOP.
 		resp.StopReason = mapping.StopToolUse
 	}
-	return err
+	return nil
+}
+
+// geminiFilterDetails returns the StopDetails of a candidate that finished
+// with reason (stop in canonical form) and finishMessage message: for a
+// filter stop, the reason (SAFETY, RECITATION, MODEL_ARMOR, ...) is the
+// Category and the message, when there is one, the Explanation. Other
+// stops have none: their finishMessage ("Model generated function
+// call(s).") explains nothing a client needs.
+func geminiFilterDetails(stop StopReason, reason, message string) StopDetails {
+	if stop != mapping.StopContentFilter {
+		return StopDetails{}
+	}
+	return StopDetails{Category: reason, Explanation: message}
 }
 
 // decodeGeminiResponseContent decodes candidates[0].content.parts.
@@ -1852,17 +2330,18 @@ func decodeGeminiResponseContent(v gjson.Result, resp *Response) *Error {
 }
 
 // decodeGeminiResponsePart appends one response part to resp.Content: its
-// text, or its functionCall as a tool call. Thought summaries (thought:true)
-// are skipped for now, as reasoning is a later issue; so is
-// thoughtSignature, which only matters when sent back with the reasoning
-// it signs. Empty text is skipped too: it carries nothing (Gemini pads final
-// chunks with {"text":""}). Any other kind of data cannot be translated yet
-// and fails the response rather than being lost.
+// text, a thought (thought: true) as reasoning, or its functionCall as a
+// tool call. A thoughtSignature signs the reasoning before the part that
+// carries it, as in requests (see decodeGeminiParts), with Origin
+// FamilyGemini. Empty text is skipped: it carries nothing but, at times, a
+// signature (Gemini pads final chunks with {"text":""}). Any other kind of
+// data cannot be translated yet and fails the response rather than being
+// lost.
 func decodeGeminiResponsePart(p gjson.Result, resp *Response) *Error {
 	if !p.IsObject() {
 		return badUpstream(Gemini, "candidates[0].content.parts has an element that is not an object")
 	}
-	var text string
+	var text, sig string
 	var call gjson.Result
 	thought := false
 	var err *Error
@@ -1874,23 +2353,56 @@ func decodeGeminiResponsePart(p gjson.Result, resp *Response) *Error {
 			thought = v.Type == gjson.True
 		case "functionCall":
 			call = v
-		case "thoughtSignature", "partMetadata":
+		case "thoughtSignature":
+			sig, err = geminiResponseString(v, "part thoughtSignature")
+		case "partMetadata":
 		default:
 			err = badUpstream(Gemini, `content part kind "`+k.Str+`" cannot be translated yet`)
 		}
 		return err == nil
 	})
-	switch {
-	case err != nil:
+	if err != nil {
 		return err
-	case call.Exists() && call.Type != gjson.Null:
+	}
+	isCall := call.Exists() && call.Type != gjson.Null
+	if thought && !isCall {
+		if text != "" || sig != "" {
+			resp.Content = append(resp.Content, Part{Type: PartReasoning, Text: text, Signature: sig, Origin: geminiOrigin(sig)})
+		}
+		return nil
+	}
+	if sig != "" {
+		resp.Content = geminiSignResponse(resp.Content, sig)
+	}
+	switch {
+	case isCall:
 		var part Part
 		part, err = decodeGeminiCall(Gemini, call, resp.ID, geminiCallCount(resp.Content))
 		resp.Content = append(resp.Content, part)
-	case !thought && text != "":
+	case text != "":
 		resp.Content = append(resp.Content, Part{Type: PartText, Text: text})
 	}
 	return err
+}
+
+// geminiOrigin returns the family of a signature from a Gemini upstream:
+// FamilyGemini, or FamilyNone when there is none.
+func geminiOrigin(sig string) mapping.Family {
+	if sig == "" {
+		return mapping.FamilyNone
+	}
+	return mapping.FamilyGemini
+}
+
+// geminiSignResponse applies an upstream's thoughtSignature to the unsigned
+// reasoning part that content ends with, or appends an empty reasoning part
+// that holds it.
+func geminiSignResponse(content []Part, sig string) []Part {
+	if n := len(content); n > 0 && content[n-1].Type == PartReasoning && content[n-1].Signature == "" {
+		content[n-1].Signature, content[n-1].Origin = sig, mapping.FamilyGemini
+		return content
+	}
+	return append(content, Part{Type: PartReasoning, Signature: sig, Origin: mapping.FamilyGemini})
 }
 
 // geminiCallCount returns the number of tool calls in parts.
@@ -1969,22 +2481,26 @@ func geminiCallID(responseID string, n int) string {
 
 // appendGeminiResponse appends resp as a GenerateContentResponse, with the
 // fields google.golang.org/genai reads. Refusals become plain model text,
-// as Gemini has no refusal slot. usageMetadata is omitted when the upstream
-// reported no usage, rather than claiming zero tokens.
+// as Gemini has no refusal slot; the stop's explanation, when the upstream
+// gave one, is the candidate's finishMessage. usageMetadata is omitted when
+// the upstream reported no usage, rather than claiming zero tokens.
+//
+// Reasoning text becomes thought parts. A reasoning part's opaque value
+// goes, as a continuation token (appendGeminiOpaque), in the
+// thoughtSignature of the next part that is not reasoning, or of an empty
+// text part of its own when there is none or another signature comes
+// first, which is where Gemini itself puts signatures and where the
+// request decoder looks for them.
+//
+// A response blocked by a filter without any content is written as a
+// candidate with its finishReason: a prompt block (promptFeedback) cannot
+// be told apart from a blocked candidate in canonical form, and a
+// candidate is what every client handles.
 func appendGeminiResponse(dst []byte, resp *Response) ([]byte, *Error) {
 	start := len(dst)
 	dst = append(dst, `{"candidates":[{"content":{"role":"model"`...)
 	written := false
-	for i := range resp.Content {
-		p := &resp.Content[i]
-		text, ok := geminiPartText(*p)
-		switch {
-		case p.Type == PartToolCall:
-		case !ok:
-			return dst[:start], geminiCannotCarry()
-		case text == "":
-			continue
-		}
+	part := func() {
 		if written {
 			dst = append(dst, ',')
 		} else {
@@ -1993,22 +2509,68 @@ func appendGeminiResponse(dst []byte, resp *Response) ([]byte, *Error) {
 			dst = append(dst, `,"parts":[`...)
 			written = true
 		}
+	}
+	var pending *Part // the reasoning part whose signature waits
+	var tok []byte
+	flush := func() {
+		part()
+		dst = append(dst, `{"text":""}`...)
+		dst, tok = appendGeminiOpaqueField(dst, pending, tok)
+		pending = nil
+	}
+	for i := range resp.Content {
+		p := &resp.Content[i]
+		if p.Type == PartReasoning {
+			if pending != nil && (p.Text != "" || p.Signature != "") {
+				flush()
+			}
+			if p.Text != "" {
+				part()
+				dst = append(dst, `{"text":`...)
+				dst = appendString(dst, p.Text)
+				dst = append(dst, `,"thought":true}`...)
+			}
+			if p.Signature != "" {
+				pending = p
+			}
+			continue
+		}
+		text, ok := geminiPartText(*p)
+		switch {
+		case p.Type == PartToolCall:
+		case !ok:
+			return dst[:start], geminiCannotCarry()
+		case text == "":
+			continue
+		}
+		part()
 		if p.Type == PartToolCall {
 			var err *Error
 			if dst, err = appendGeminiFunctionCall(dst, p, ""); err != nil {
 				return dst[:start], geminiCannotCarry()
 			}
-			continue
+		} else {
+			dst = append(dst, `{"text":`...)
+			dst = appendString(dst, text)
+			dst = append(dst, '}')
 		}
-		dst = append(dst, `{"text":`...)
-		dst = appendString(dst, text)
-		dst = append(dst, '}')
+		if pending != nil {
+			dst, tok = appendGeminiOpaqueField(dst, pending, tok)
+			pending = nil
+		}
+	}
+	if pending != nil {
+		flush()
 	}
 	if written {
 		dst = append(dst, ']')
 	}
 	dst = append(dst, `},"finishReason":`...)
 	dst = appendString(dst, mapping.GeminiFinishReason(resp.StopReason))
+	if resp.StopDetails.Explanation != "" {
+		dst = append(dst, `,"finishMessage":`...)
+		dst = appendString(dst, resp.StopDetails.Explanation)
+	}
 	dst = append(dst, `,"index":0}]`...)
 	if resp.Usage.Known {
 		dst = appendGeminiUsage(dst, &resp.Usage)
@@ -2025,6 +2587,32 @@ func appendGeminiResponse(dst []byte, resp *Response) ([]byte, *Error) {
 	dst = append(dst, `,"responseId":`...)
 	dst = appendString(dst, id)
 	return append(dst, '}'), nil
+}
+
+// appendGeminiOpaqueField adds "thoughtSignature" with the continuation
+// token of reasoning part p (see appendGeminiOpaque) to the part object
+// that dst ends with. tok is scratch space, returned for reuse.
+func appendGeminiOpaqueField(dst []byte, p *Part, tok []byte) ([]byte, []byte) {
+	dst = append(dst[:len(dst)-1], `,"thoughtSignature":"`...)
+	dst, tok = appendGeminiOpaque(dst, p.Signature, p.Origin, p.Redacted, p.ItemID, tok)
+	return append(dst, `"}`...), tok
+}
+
+// appendGeminiOpaque appends the thoughtSignature value that carries a
+// reasoning part's opaque value to a Gemini client: the continuation token
+// (appendOpaque), itself encoded in standard base64. genai declares
+// Part.ThoughtSignature as []byte, which encoding/json reads as standard
+// base64 only, and a bare token ("llmbridge.v1." and base64url) is not:
+// genai would fail on the whole response. Wrapped, the client's SDK turns
+// it into bytes and back into the same text when it replays the history,
+// and readGeminiOpaque unwraps it. tok is scratch space, returned for
+// reuse.
+func appendGeminiOpaque(dst []byte, signature string, origin mapping.Family, redacted bool, itemID string, tok []byte) ([]byte, []byte) {
+	tok = appendOpaque(tok[:0], signature, origin, redacted, itemID)
+	n := len(dst)
+	dst = append(dst, make([]byte, base64.StdEncoding.EncodedLen(len(tok)))...)
+	base64.StdEncoding.Encode(dst[n:], tok)
+	return dst, tok
 }
 
 // geminiCannotCarry is the error for response content that a Gemini client

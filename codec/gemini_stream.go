@@ -48,8 +48,10 @@ type geminiStreamDecoder struct {
 	started bool
 	// done reports that a terminal event was emitted.
 	done bool
-	// open reports that text part next-1 is open.
-	open bool
+	// open reports that part next-1 is open: a text part, or a reasoning
+	// part when thinking.
+	open     bool
+	thinking bool
 	// next is the index of the next part to start.
 	next int
 	// finished reports that a finishReason (or a prompt blockReason) was
@@ -57,6 +59,9 @@ type geminiStreamDecoder struct {
 	finished bool
 	// stop is the stop reason of the last finishReason seen.
 	stop StopReason
+	// details explains a filter stop (the blocked prompt's or the
+	// candidate's); its strings are copies, as they outlive their event.
+	details StopDetails
 	// usage is the last usage emitted.
 	usage Usage
 	// calls counts the function calls started, for synthesised ids.
@@ -268,7 +273,7 @@ func (d *geminiStreamDecoder) candidate(out []Event, s string, i int) ([]Event, 
 	if s[i] != '{' {
 		return out, d.bad(s, badUpstream(d.p, "candidates[0] is not an object"))
 	}
-	var reason gjson.Result
+	var reason, message gjson.Result
 	end := geminiWalk(s, i, &d.text, func(k gjson.Result, j int) int {
 		var end int
 		switch k.Str {
@@ -276,6 +281,8 @@ func (d *geminiStreamDecoder) candidate(out []Event, s string, i int) ([]Event, 
 			out, end = d.content(out, s, j)
 		case "finishReason":
 			reason, end = d.value(s, j)
+		case "finishMessage":
+			message, end = d.value(s, j)
 		case "index":
 			var v gjson.Result
 			v, end = d.value(s, j)
@@ -294,9 +301,19 @@ func (d *geminiStreamDecoder) candidate(out []Event, s string, i int) ([]Event, 
 	if err != nil {
 		return out, d.bad(s, err)
 	}
+	m, err := d.str(message, "finishMessage")
+	if err != nil {
+		return out, d.bad(s, err)
+	}
 	if r != "" {
 		d.finished = true
 		d.stop = mapping.FromGeminiFinishReason(r)
+		// Copied only for a filter stop, which ends a stream once: the
+		// STOP that older Vertex models put on every chunk costs nothing.
+		d.details = StopDetails{}
+		if d.stop == mapping.StopContentFilter {
+			d.details = StopDetails{Category: strings.Clone(r), Explanation: strings.Clone(m)}
+		}
 	}
 	return out, end
 }
@@ -331,19 +348,18 @@ func (d *geminiStreamDecoder) content(out []Event, s string, i int) ([]Event, in
 }
 
 // part appends the events of the part at s[i]: its text, as a delta of the
-// open text part (started if none is open), or its functionCall (see
+// open text part (started if none is open), a thought (thought: true) as a
+// delta of the open reasoning part, or its functionCall (see
 // functionCall). Empty text carries nothing (Gemini ends streams with
-// {"text": ""}). Thought summaries (thought: true) are skipped for now, as
-// reasoning is a later issue, and so is thoughtSignature, which only
-// matters when sent back with the reasoning it signs. Any other kind of part
-// (inlineData, executableCode, ...) cannot be translated yet and fails the
-// stream rather than being lost.
+// {"text": ""}) but, at times, a thoughtSignature (see signature). Any
+// other kind of part (inlineData, executableCode, ...) cannot be
+// translated yet and fails the stream rather than being lost.
 func (d *geminiStreamDecoder) part(out []Event, s string, i int) ([]Event, int) {
 	if s[i] != '{' {
 		return out, d.bad(s, badUpstream(d.p, "candidates[0].content.parts has an element that is not an object"))
 	}
 	var text string
-	var call gjson.Result
+	var call, sig gjson.Result
 	thought := false
 	end := geminiWalk(s, i, &d.text, func(k gjson.Result, j int) int {
 		var v gjson.Result
@@ -363,7 +379,9 @@ func (d *geminiStreamDecoder) part(out []Event, s string, i int) ([]Event, int) 
 			thought = v.Type == gjson.True
 		case "functionCall":
 			call, end = d.value(s, j)
-		case "thoughtSignature", "partMetadata":
+		case "thoughtSignature":
+			sig, end = d.value(s, j)
+		case "partMetadata":
 			end = valueEnd(s, j)
 		default:
 			end = d.bad(s, &Error{Status: 502, Kind: mapping.ErrBadGateway,
@@ -374,21 +392,68 @@ func (d *geminiStreamDecoder) part(out []Event, s string, i int) ([]Event, int) 
 	if d.err != nil {
 		return out, end
 	}
+	signature, err := d.str(sig, "part thoughtSignature")
+	switch {
+	case err != nil:
+		return out, d.bad(s, err)
+	case signature != "" && d.partial != nil:
+		return out, d.bad(s, badUpstream(d.p, "stream holds a thoughtSignature inside a function call whose arguments are still streaming"))
+	case thought && call.Type == gjson.Null:
+		if text != "" {
+			out = d.delta(out, true, text)
+		}
+		if signature != "" {
+			out = d.signature(out, signature)
+		}
+		return out, end
+	case signature != "":
+		out = d.signature(out, signature)
+	}
 	if call.Type != gjson.Null {
 		return d.functionCall(out, s, call), end
 	}
-	if thought || text == "" {
+	if text == "" {
 		return out, end
 	}
 	if d.partial != nil {
 		return out, d.bad(s, badUpstream(d.p, "stream holds text inside a function call whose arguments are still streaming"))
 	}
+	return d.delta(out, false, text), end
+}
+
+// delta appends text to the open part when it is of the right kind
+// (reasoning when thinking), else closes the open part and starts one.
+func (d *geminiStreamDecoder) delta(out []Event, thinking bool, text string) []Event {
+	if d.open && d.thinking != thinking {
+		out = append(out, Event{Type: EventPartStop, Index: d.next - 1})
+		d.open = false
+	}
 	if !d.open {
-		out = append(out, Event{Type: EventPartStart, Index: d.next, Part: PartText})
-		d.open = true
+		kind := PartText
+		if thinking {
+			kind = PartReasoning
+		}
+		out = append(out, Event{Type: EventPartStart, Index: d.next, Part: kind})
+		d.open, d.thinking = true, thinking
 		d.next++
 	}
-	return append(out, Event{Type: EventPartDelta, Index: d.next - 1, Text: text}), end
+	return append(out, Event{Type: EventPartDelta, Index: d.next - 1, Text: text})
+}
+
+// signature appends the events of a thoughtSignature: it closes the open
+// reasoning part, the thoughts it signs; otherwise it closes whatever is
+// open and is an empty reasoning part of its own. The part that carried it
+// follows.
+func (d *geminiStreamDecoder) signature(out []Event, sig string) []Event {
+	if !d.open || !d.thinking {
+		if d.open {
+			out = append(out, Event{Type: EventPartStop, Index: d.next - 1})
+		}
+		out = append(out, Event{Type: EventPartStart, Index: d.next, Part: PartReasoning})
+		d.next++
+	}
+	d.open, d.thinking = false, false
+	return append(out, Event{Type: EventPartStop, Index: d.next - 1, Signature: sig, Origin: mapping.FamilyGemini})
 }
 
 // functionCall appends the events of a functionCall part. Gemini sends each
@@ -723,23 +788,11 @@ func geminiCount(s string, i int) (n int64, end int, ok bool) {
 // blockReason reads the promptFeedback of a chunk without candidates: a
 // blockReason means the prompt was blocked and nothing will be generated.
 func (d *geminiStreamDecoder) blockReason(v gjson.Result) *Error {
-	if v.Type == gjson.Null {
-		return nil
-	}
-	if !v.IsObject() {
-		return badUpstream(d.p, "promptFeedback is not an object")
-	}
-	var reason gjson.Result
-	eachMember(v, &d.text, func(k, f gjson.Result) bool {
-		if k.Str == "blockReason" {
-			reason = f
-		}
-		return true
-	})
-	s, err := d.str(reason, "promptFeedback.blockReason")
-	if err == nil && s != "" {
+	block, err := decodeGeminiBlockReason(d.p, v)
+	if err == nil && block.Category != "" {
 		d.finished = true
 		d.stop = mapping.StopContentFilter
+		d.details = StopDetails{Category: strings.Clone(block.Category), Explanation: strings.Clone(block.Explanation)}
 	}
 	return err
 }
@@ -813,7 +866,7 @@ func (d *geminiStreamDecoder) Close(out []Event, cause error) []Event {
 		out = append(out, Event{Type: EventPartStop, Index: d.next - 1})
 		d.open = false
 	}
-	return append(out, Event{Type: EventStop, StopReason: d.stop}, Event{Type: EventEnd})
+	return append(out, Event{Type: EventStop, StopReason: d.stop, StopDetails: d.details}, Event{Type: EventEnd})
 }
 
 // geminiStreamEncoder encodes Gemini (and Vertex) streams for clients: one
@@ -823,21 +876,39 @@ func (d *geminiStreamDecoder) Close(out []Event, cause error) []Event {
 // usage. Text parts (refusals included: Gemini has no refusal slot) have
 // nothing to open or close; a tool call's argument fragments are buffered
 // until its PartStop, as Gemini sends every call whole.
+//
+// Reasoning deltas are thought chunks ({"text": ..., "thought": true}). A
+// reasoning part's opaque value arrives on its PartStop and is held as a
+// wrapped continuation token (appendGeminiOpaque) until the next part that
+// is not reasoning, whose first chunk carries it as thoughtSignature, as
+// appendGeminiResponse does. When a thought or another signature comes
+// first, or the stream ends, it goes out on an empty text part of its own.
 type geminiStreamEncoder struct {
 	req   *Request
 	id    string
 	model string
 	// usage is the latest usage, repeated on every chunk as Gemini does.
 	usage Usage
-	// stop is reported on the last chunk.
-	stop  StopReason
-	began bool
-	done  bool
+	// stop is reported on the last chunk, with message (the stop's
+	// explanation) as its finishMessage.
+	stop    StopReason
+	message string
+	began   bool
+	done    bool
 	// call is the tool call part being buffered, if inCall.
 	inCall   bool
 	callID   string
 	callName string
 	args     []byte
+	// thinking reports that a reasoning part is open; redacted and itemID
+	// are its PartStart's, kept for its signature.
+	thinking bool
+	redacted bool
+	itemID   string
+	// pending is the thoughtSignature value waiting for a part, or empty;
+	// tok is scratch space for the token.
+	pending []byte
+	tok     []byte
 }
 
 func newGeminiStreamEncoder(req *Request) *geminiStreamEncoder { return &geminiStreamEncoder{req: req} }
@@ -851,28 +922,50 @@ func (e *geminiStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 	case EventStart:
 		e.begin(ev.ID, ev.Model, ev.Usage)
 	case EventPartStart:
-		if ev.Part == PartToolCall {
+		switch ev.Part {
+		case PartToolCall:
 			// Event strings are only valid during this call.
 			e.inCall = true
 			e.callID, e.callName = strings.Clone(ev.ToolCallID), strings.Clone(ev.ToolName)
 			e.args = e.args[:0]
+		case PartReasoning:
+			e.thinking, e.redacted, e.itemID = true, ev.Redacted, ""
+			if ev.ItemID != "" {
+				e.itemID = strings.Clone(ev.ItemID)
+			}
 		}
 	case EventPartDelta:
 		switch {
 		case e.inCall:
 			e.args = append(e.args, ev.Text...)
-		case ev.Text != "":
+		case ev.Text == "":
+		case e.thinking:
+			if len(e.pending) > 0 {
+				dst = e.appendChunk(dst, "", false)
+			}
+			dst = e.appendThought(dst, ev.Text)
+		default:
 			dst = e.appendChunk(dst, ev.Text, false)
 		}
 	case EventPartStop:
-		if e.inCall {
+		switch {
+		case e.inCall:
 			e.inCall = false
 			dst = e.appendCallChunk(dst)
+		case e.thinking:
+			e.thinking = false
+			if ev.Signature != "" {
+				if len(e.pending) > 0 {
+					dst = e.appendChunk(dst, "", false)
+				}
+				e.pending, e.tok = appendGeminiOpaque(e.pending[:0], ev.Signature, ev.Origin, e.redacted, e.itemID, e.tok)
+			}
 		}
 	case EventUsage:
 		e.usage = ev.Usage
 	case EventStop:
 		e.stop = ev.StopReason
+		e.message = strings.Clone(ev.StopDetails.Explanation)
 	case EventEnd:
 		e.done = true
 		dst = e.appendChunk(dst, "", true)
@@ -914,19 +1007,46 @@ func (e *geminiStreamEncoder) begin(id, model string, u Usage) {
 	}
 }
 
-// appendChunk appends one chunk with text as its only part; the last chunk
-// (final) carries the finishReason and an empty text, as Gemini's own last
+// appendChunk appends one chunk with text as its only part, carrying the
+// pending signature if there is one; the last chunk (final) carries the
+// finishReason (and finishMessage) and an empty text, as Gemini's own last
 // chunk does, so that clients reading content.parts[0] find it.
 func (e *geminiStreamEncoder) appendChunk(dst []byte, text string, final bool) []byte {
 	e.begin("", "", Usage{})
 	dst = append(dst, `data: {"candidates":[{"content":{"role":"model","parts":[{"text":`...)
 	dst = appendString(dst, text)
+	dst = e.appendPending(dst)
 	dst = append(dst, `}]}`...)
 	if final {
 		dst = append(dst, `,"finishReason":`...)
 		dst = appendString(dst, mapping.GeminiFinishReason(e.stop))
+		if e.message != "" {
+			dst = append(dst, `,"finishMessage":`...)
+			dst = appendString(dst, e.message)
+		}
 	}
 	return e.appendChunkEnd(dst)
+}
+
+// appendThought appends one chunk with a thought part.
+func (e *geminiStreamEncoder) appendThought(dst []byte, text string) []byte {
+	e.begin("", "", Usage{})
+	dst = append(dst, `data: {"candidates":[{"content":{"role":"model","parts":[{"text":`...)
+	dst = appendString(dst, text)
+	dst = append(dst, `,"thought":true}]}`...)
+	return e.appendChunkEnd(dst)
+}
+
+// appendPending appends the pending signature as a thoughtSignature field
+// of the part being written, and clears it.
+func (e *geminiStreamEncoder) appendPending(dst []byte) []byte {
+	if len(e.pending) == 0 {
+		return dst
+	}
+	dst = append(dst, `,"thoughtSignature":"`...)
+	dst = append(dst, e.pending...)
+	e.pending = e.pending[:0]
+	return append(dst, '"')
 }
 
 // appendCallChunk appends one chunk with the buffered tool call as a
@@ -943,7 +1063,8 @@ func (e *geminiStreamEncoder) appendCallChunk(dst []byte) []byte {
 	if err != nil {
 		return e.appendError(dst[:start], NewError(mapping.ErrBadGateway, "the upstream sent tool call arguments that are not a JSON object"))
 	}
-	dst = append(dst, `]}`...)
+	dst = e.appendPending(dst[:len(dst)-1])
+	dst = append(dst, `}]}`...)
 	return e.appendChunkEnd(dst)
 }
 

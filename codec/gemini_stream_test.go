@@ -30,15 +30,28 @@ func geminiEventString(ev Event) string {
 		if ev.Part == PartToolCall {
 			return fmt.Sprintf("part_start %d call id=%q name=%q", ev.Index, ev.ToolCallID, ev.ToolName)
 		}
-		return fmt.Sprintf("part_start %d type=%d", ev.Index, ev.Part)
+		s := fmt.Sprintf("part_start %d type=%d", ev.Index, ev.Part)
+		if ev.Redacted {
+			s += " redacted"
+		}
+		if ev.ItemID != "" {
+			s += fmt.Sprintf(" item=%q", ev.ItemID)
+		}
+		return s
 	case EventPartDelta:
 		return fmt.Sprintf("delta %d %q", ev.Index, ev.Text)
 	case EventPartStop:
+		if ev.Signature != "" || ev.Origin != mapping.FamilyNone {
+			return fmt.Sprintf("part_stop %d sig=%q origin=%v", ev.Index, ev.Signature, ev.Origin)
+		}
 		return fmt.Sprintf("part_stop %d", ev.Index)
 	case EventUsage:
 		u := ev.Usage
 		return fmt.Sprintf("usage in=%d cache_read=%d out=%d reasoning=%d", u.InputTokens, u.CacheReadTokens, u.OutputTokens, u.ReasoningTokens)
 	case EventStop:
+		if d := ev.StopDetails; d != (StopDetails{}) {
+			return fmt.Sprintf("stop %v category=%q explanation=%q", ev.StopReason, d.Category, d.Explanation)
+		}
 		return "stop " + ev.StopReason.String()
 	case EventEnd:
 		return "end"
@@ -197,6 +210,8 @@ func geminiDetach(out, evs []Event) []Event {
 	for i := n; i < len(out); i++ {
 		out[i].ToolCallID = strings.Clone(out[i].ToolCallID)
 		out[i].ToolName = strings.Clone(out[i].ToolName)
+		out[i].Signature = strings.Clone(out[i].Signature)
+		out[i].ItemID = strings.Clone(out[i].ItemID)
 	}
 	return out
 }
@@ -447,12 +462,38 @@ func TestGeminiStreamDecode(t *testing.T) {
 			want: []string{start, "part_start 0 type=0", `delta 0 "line\n\"q\" é 😀 \\ / \t"`, "part_stop 0", "stop end", "end"},
 		},
 		{
-			name: "thoughts and signatures skipped",
+			name: "thoughts are reasoning parts, closed by the signature after them",
 			body: geminiSSE(
 				`{"candidates":[{"content":{"parts":[{"text":"**Plan**\n","thought":true}],"role":"model"}}],`+head+`}`,
-				`{"candidates":[{"content":{"parts":[{"text":"Answer","thoughtSignature":"c2ln","thought":false},{"text":"more thinking","thought":true},{"text":"","thoughtSignature":"c2ln"},{"text":".","partMetadata":{}}],"role":"model"}}],`+head+`}`,
+				`{"candidates":[{"content":{"parts":[{"text":"more","thought":true}],"role":"model"}}],`+head+`}`,
+				`{"candidates":[{"content":{"parts":[{"text":"Answer","thoughtSignature":"c2ln","thought":false},{"text":"more thinking","thought":true},{"text":"","thoughtSignature":"c2lnMg=="},{"text":".","partMetadata":{}}],"role":"model"}}],`+head+`}`,
 				finish("STOP")),
-			want: []string{start, "part_start 0 type=0", `delta 0 "Answer"`, `delta 0 "."`, "part_stop 0", "stop end", "end"},
+			want: []string{start, "part_start 0 type=7", `delta 0 "**Plan**\n"`, `delta 0 "more"`, `part_stop 0 sig="c2ln" origin=gemini`,
+				"part_start 1 type=0", `delta 1 "Answer"`, "part_stop 1",
+				"part_start 2 type=7", `delta 2 "more thinking"`, `part_stop 2 sig="c2lnMg==" origin=gemini`,
+				"part_start 3 type=0", `delta 3 "."`, "part_stop 3", "stop end", "end"},
+		},
+		{
+			name: "a signature after text, on a call, on a thought, and unsigned thoughts",
+			body: geminiSSE(
+				text(`"Hi"`),
+				`{"candidates":[{"content":{"parts":[{"text":"","thoughtSignature":"YQ=="}],"role":"model"}}],`+head+`}`,
+				`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":{}},"thoughtSignature":"Yg=="}],"role":"model"}}],`+head+`}`,
+				`{"candidates":[{"content":{"parts":[{"text":"t","thought":true,"thoughtSignature":"Yw=="},{"text":"u","thought":true},{"text":"","thought":true},{"text":"v"}],"role":"model"}}],`+head+`}`,
+				`{"candidates":[{"content":{"parts":[{"text":"w","thought":true}],"role":"model"}}],`+head+`}`,
+				`{"candidates":[{"content":{"parts":[{"thoughtSignature":"ZA=="}],"role":"model"}}],`+head+`}`,
+				`{"candidates":[{"content":{"parts":[{"text":"x","thought":true}],"role":"model"}}],`+head+`}`,
+				finish("STOP")),
+			want: []string{start, "part_start 0 type=0", `delta 0 "Hi"`, "part_stop 0",
+				"part_start 1 type=7", `part_stop 1 sig="YQ==" origin=gemini`,
+				"part_start 2 type=7", `part_stop 2 sig="Yg==" origin=gemini`,
+				`part_start 3 call id="call_r1_0" name="f"`, `delta 3 "{}"`, "part_stop 3",
+				"part_start 4 type=7", `delta 4 "t"`, `part_stop 4 sig="Yw==" origin=gemini`,
+				"part_start 5 type=7", `delta 5 "u"`, "part_stop 5",
+				"part_start 6 type=0", `delta 6 "v"`, "part_stop 6",
+				"part_start 7 type=7", `delta 7 "w"`, `part_stop 7 sig="ZA==" origin=gemini`,
+				"part_start 8 type=7", `delta 8 "x"`, "part_stop 8",
+				"stop tool_use", "end"},
 		},
 		{
 			name: "finishReason on every chunk keeps one part; the last reason wins",
@@ -470,13 +511,13 @@ func TestGeminiStreamDecode(t *testing.T) {
 		{
 			name: "safety with empty content",
 			body: geminiSSE(text(`"Some"`), `{"candidates":[{"content":{},"finishReason":"SAFETY","index":0,"safetyRatings":[{"category":"HARM_CATEGORY_HARASSMENT","probability":"HIGH","blocked":true}]}],`+head+`}`),
-			want: []string{start, "part_start 0 type=0", `delta 0 "Some"`, "part_stop 0", "stop content_filter", "end"},
+			want: []string{start, "part_start 0 type=0", `delta 0 "Some"`, "part_stop 0", `stop content_filter category="SAFETY" explanation=""`, "end"},
 		},
 		{
 			name: "model armor without content nor parts",
 			p:    Vertex,
 			body: geminiSSE(`{"candidates":[{"finishReason":"MODEL_ARMOR","finishMessage":"blocked"}],"usageMetadata":{"promptTokenCount":4,"totalTokenCount":4},` + head + `}`),
-			want: []string{start, "usage in=4 cache_read=0 out=0 reasoning=0", "stop content_filter", "end"},
+			want: []string{start, "usage in=4 cache_read=0 out=0 reasoning=0", `stop content_filter category="MODEL_ARMOR" explanation="blocked"`, "end"},
 		},
 		{
 			name: "unknown finish reason",
@@ -497,7 +538,20 @@ func TestGeminiStreamDecode(t *testing.T) {
 		{
 			name: "prompt blocked",
 			body: geminiSSE(`{"promptFeedback":{"blockReason":"PROHIBITED_CONTENT","safetyRatings":[]},"usageMetadata":{"promptTokenCount":7,"totalTokenCount":7},` + head + `}`),
-			want: []string{start, "usage in=7 cache_read=0 out=0 reasoning=0", "stop content_filter", "end"},
+			want: []string{start, "usage in=7 cache_read=0 out=0 reasoning=0", `stop content_filter category="PROHIBITED_CONTENT" explanation=""`, "end"},
+		},
+		{
+			name: "prompt blocked with a message",
+			p:    Vertex,
+			body: geminiSSE(`{"promptFeedback":{"blockReason":"JAILBREAK","blockReasonMessage":"no"},` + head + `}`),
+			want: []string{start, `stop content_filter category="JAILBREAK" explanation="no"`, "end"},
+		},
+		{
+			name: "a filter stop after a STOP chunk; a STOP after a filter clears its details",
+			body: geminiSSE(
+				`{"candidates":[{"content":{"parts":[{"text":"a"}]},"finishReason":"SAFETY","finishMessage":"m","index":0}]}`,
+				`{"candidates":[{"content":{"parts":[{"text":"b"}]},"finishReason":"STOP","finishMessage":"ignored","index":0}]}`),
+			want: []string{`start id="" model=""`, "part_start 0 type=0", `delta 0 "a"`, `delta 0 "b"`, "part_stop 0", "stop end", "end"},
 		},
 		{
 			name: "promptFeedback without blockReason finishes nothing",
@@ -666,6 +720,9 @@ func TestGeminiStreamDecode(t *testing.T) {
 		{`{"usageMetadata":{"thoughtsTokenCount":1e300}}`, "a usageMetadata token count is not a non-negative integer"},
 		{`{"promptFeedback":"SAFETY"}`, "promptFeedback is not an object"},
 		{`{"promptFeedback":{"blockReason":true}}`, "promptFeedback.blockReason is not a string"},
+		{`{"promptFeedback":{"blockReason":"SAFETY","blockReasonMessage":1}}`, "promptFeedback.blockReasonMessage is not a string"},
+		{`{"candidates":[{"finishReason":"SAFETY","finishMessage":1}]}`, "finishMessage is not a string"},
+		{`{"candidates":[{"content":{"parts":[{"text":"a","thoughtSignature":1}]}}]}`, "part thoughtSignature is not a string"},
 		{`{"responseId":1}`, "responseId is not a string"},
 		{`{"modelVersion":{}}`, "modelVersion is not a string"},
 		{`{"createTime":0}`, "createTime is not a string"},
@@ -1350,7 +1407,14 @@ func TestGeminiStreamFunctionCalls(t *testing.T) {
 			want   []string
 		}{"new call inside streamed arguments", []string{parts(`{"functionCall":{"name":"f","willContinue":true}}`), parts(`{"functionCall":{"name":"g"}}`)},
 			[]string{start, `part_start 0 call id="call_r1_0" name="f"`,
-				"error 502 kind=11 code=\"\": upstream gemini response is invalid: functionCall starts before the previous call's streamed arguments ended"}})
+				"error 502 kind=11 code=\"\": upstream gemini response is invalid: functionCall starts before the previous call's streamed arguments ended"}},
+		struct {
+			name   string
+			chunks []string
+			want   []string
+		}{"signature inside streamed arguments", []string{parts(`{"functionCall":{"name":"f","willContinue":true},"thoughtSignature":"c2ln"}`), parts(`{"functionCall":{},"thoughtSignature":"c2ln"}`)},
+			[]string{start, "part_start 0 type=7", `part_stop 0 sig="c2ln" origin=gemini`, `part_start 1 call id="call_r1_0" name="f"`,
+				"error 502 kind=11 code=\"\": upstream gemini response is invalid: stream holds a thoughtSignature inside a function call whose arguments are still streaming"}})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			evs := geminiDecodeStream(t, Gemini, geminiSSE(tt.chunks...), nil)

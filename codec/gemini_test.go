@@ -2,6 +2,7 @@ package codec
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -246,7 +247,11 @@ func TestGeminiDecodeRequestErrors(t *testing.T) {
 		{"part not object", `{"contents":[{"parts":[{"text":"q"},"r"]}]}`, "contents[0].parts[1]", "expected object"},
 		{"part without text", `{"contents":[{"parts":[{}]}]}`, "contents[0].parts[0].text", "is required"},
 		{"text wrong type", `{"contents":[{"parts":[{"text":7}]}]}`, "contents[0].parts[0].text", "expected string, got number"},
-		{"thought part", `{"contents":[{"role":"model","parts":[{"text":"hmm","thought":true}]}]}`, "contents[0].parts[0].thought", "reasoning"},
+		{"thought part in a user turn", `{"contents":[{"parts":[{"text":"hmm","thought":true}],"role":"user"}]}`, "contents[0].parts[0].thought", `only allowed in "model" turns`},
+		{"thought part in the system instruction", `{` + ok + `,"systemInstruction":{"parts":[{"text":"hmm","thought":true}]}}`, "systemInstruction.parts[0].thought", `only allowed in "model" turns`},
+		{"thought on a function call", `{"contents":[{"role":"model","parts":[{"functionCall":{"name":"f"},"thought":true}]}]}`, "contents[0].parts[0].thought", "only a text part"},
+		{"thought signature that is a malformed envelope", `{"contents":[{"role":"model","parts":[{"text":"a","thoughtSignature":"llmbridge.v1.!!"}]}]}`, "contents[0].parts[0].thoughtSignature", "malformed"},
+		{"thought signature that is a malformed wrapped envelope", `{"contents":[{"role":"model","parts":[{"text":"a","thought_signature":"` + base64.StdEncoding.EncodeToString([]byte("llmbridge.v1.AAAA")) + `"}]}]}`, "contents[0].parts[0].thought_signature", "malformed"},
 		{"thought wrong type", `{"contents":[{"parts":[{"text":"q","thought":"no"}]}]}`, "contents[0].parts[0].thought", "expected boolean"},
 		{"thought signature of the wrong type", `{"contents":[{"parts":[{"text":"q","thoughtSignature":1}]}]}`, "contents[0].parts[0].thoughtSignature", "expected string"},
 		{"function call in a user turn", `{"contents":[{"parts":[{"functionCall":{"name":"f","args":{}}}]}]}`, "contents[0].parts[0].functionCall", `must be in a "model" turn`},
@@ -309,16 +314,25 @@ func TestGeminiDecodeRequestErrors(t *testing.T) {
 		{"stopSequences element", `{` + ok + `,"generationConfig":{"stopSequences":["a",1]}}`, "generationConfig.stopSequences[1]", "expected string"},
 		{"candidateCount 2", `{` + ok + `,"generationConfig":{"candidateCount":2}}`, "generationConfig.candidateCount", "only one candidate"},
 		{"candidateCount string", `{` + ok + `,"generationConfig":{"candidateCount":"1"}}`, "generationConfig.candidateCount", "expected integer"},
-		{"responseMimeType json", `{` + ok + `,"generationConfig":{"responseMimeType":"application/json"}}`, "generationConfig.responseMimeType", "structured output"},
+		{"responseMimeType enum", `{` + ok + `,"generationConfig":{"responseMimeType":"text/x.enum"}}`, "generationConfig.responseMimeType", `only "text/plain" and "application/json"`},
 		{"responseMimeType wrong type", `{` + ok + `,"generationConfig":{"responseMimeType":1}}`, "generationConfig.responseMimeType", "expected string"},
 		{"responseModalities image", `{` + ok + `,"generationConfig":{"responseModalities":["TEXT","IMAGE"]}}`, "generationConfig.responseModalities[1]", "only TEXT"},
 		{"responseModalities string", `{` + ok + `,"generationConfig":{"responseModalities":"TEXT"}}`, "generationConfig.responseModalities", "expected array of strings"},
 		{"responseModalities element", `{` + ok + `,"generationConfig":{"response_modalities":[1]}}`, "generationConfig.response_modalities[0]", "expected string"},
-		{"responseSchema", `{` + ok + `,"generationConfig":{"responseSchema":{"type":"OBJECT"}}}`, "generationConfig.responseSchema", "structured output"},
-		{"responseJsonSchema", `{` + ok + `,"generationConfig":{"responseJsonSchema":{"type":"object"}}}`, "generationConfig.responseJsonSchema", "structured output"},
-		{"response_json_schema", `{` + ok + `,"generationConfig":{"response_json_schema":{}}}`, "generationConfig.response_json_schema", "structured output"},
-		{"thinkingConfig", `{` + ok + `,"generationConfig":{"thinkingConfig":{"thinkingBudget":0}}}`, "generationConfig.thinkingConfig", "thinking"},
-		{"thinking_config", `{` + ok + `,"generation_config":{"thinking_config":{}}}`, "generation_config.thinking_config", "thinking"},
+		{"responseSchema without JSON", `{` + ok + `,"generationConfig":{"responseSchema":{"type":"OBJECT"}}}`, "generationConfig.responseSchema", `requires responseMimeType "application/json"`},
+		{"responseJsonSchema without JSON", `{` + ok + `,"generationConfig":{"responseMimeType":"text/plain","responseJsonSchema":{"type":"object"}}}`, "generationConfig.responseJsonSchema", `requires responseMimeType "application/json"`},
+		{"both schemas", `{` + ok + `,"generationConfig":{"responseMimeType":"application/json","response_json_schema":{},"responseSchema":{}}}`, "generationConfig.response_json_schema", "must not both be set"},
+		{"responseJsonSchema not an object", `{` + ok + `,"generationConfig":{"responseMimeType":"application/json","responseJsonSchema":[]}}`, "generationConfig.responseJsonSchema", "expected object"},
+		{"responseSchema not an object", `{` + ok + `,"generationConfig":{"responseMimeType":"application/json","responseSchema":"x"}}`, "generationConfig.responseSchema", "expected object"},
+		{"responseSchema unconvertible", `{` + ok + `,"generationConfig":{"responseMimeType":"application/json","responseSchema":{"ref":"#/x"}}}`, "generationConfig.responseSchema.ref", "no JSON Schema conversion"},
+		{"thinkingConfig not an object", `{` + ok + `,"generationConfig":{"thinkingConfig":1}}`, "generationConfig.thinkingConfig", "expected object"},
+		{"thinkingBudget string", `{` + ok + `,"generationConfig":{"thinkingConfig":{"thinkingBudget":"1"}}}`, "generationConfig.thinkingConfig.thinkingBudget", "expected integer"},
+		{"thinkingBudget below -1", `{` + ok + `,"generation_config":{"thinking_config":{"thinking_budget":-2}}}`, "generation_config.thinking_config.thinking_budget", "must be -1"},
+		{"includeThoughts string", `{` + ok + `,"generationConfig":{"thinkingConfig":{"includeThoughts":"yes"}}}`, "generationConfig.thinkingConfig.includeThoughts", "expected boolean"},
+		{"thinkingLevel unknown", `{` + ok + `,"generationConfig":{"thinkingConfig":{"thinkingLevel":"extreme"}}}`, "generationConfig.thinkingConfig.thinkingLevel", `"minimal", "low", "medium" or "high"`},
+		{"thinkingLevel number", `{` + ok + `,"generationConfig":{"thinkingConfig":{"thinking_level":2}}}`, "generationConfig.thinkingConfig.thinking_level", "expected string"},
+		{"thinkingLevel and thinkingBudget", `{` + ok + `,"generationConfig":{"thinkingConfig":{"thinkingLevel":"low","thinkingBudget":10}}}`, "generationConfig.thinkingConfig.thinkingBudget", "must not both be set"},
+		{"thinkingConfig unknown", `{` + ok + `,"generationConfig":{"thinkingConfig":{"effort":"low"}}}`, "generationConfig.thinkingConfig.effort", "unknown field"},
 		{"speechConfig", `{` + ok + `,"generationConfig":{"speechConfig":{}}}`, "generationConfig.speechConfig", "audio"},
 		{"imageConfig", `{` + ok + `,"generationConfig":{"imageConfig":{}}}`, "generationConfig.imageConfig", "image output"},
 		{"responseLogprobs true", `{` + ok + `,"generationConfig":{"responseLogprobs":true}}`, "generationConfig.responseLogprobs", "log probabilities"},
@@ -430,15 +444,14 @@ func TestGeminiDecodeRecordedRequests(t *testing.T) {
 		{file: "vertex/gemini-2.5-flash-parallel-tools.json"},
 		{file: "vertex/gemini-2.5-flash-tool-call-stream.json"},
 		{file: "gemini/gemini-3-pro-tool-call-signature-stream.json"},
-		// Tool follow-ups send the call's thoughtSignature back: a hint
-		// toward the other families, which are the only ones a Gemini
-		// request is decoded for.
-		{file: "gemini/gemini-2.5-flash-tool-followup.json", dropped: []string{"contents[1].parts[0].thoughtSignature"}},
-		{file: "gemini/gemini-2.5-pro-thinking-followup-stream.json", param: "generationConfig.thinkingConfig"},
-		{file: "gemini/gemini-3-pro-signature-replay-followup-stream.json", dropped: []string{"contents[1].parts[0].thoughtSignature"}},
-		{file: "vertex/gemini-2.5-flash-tool-followup-stream.json", dropped: []string{"contents[1].parts[0].thoughtSignature"}},
-		{file: "gemini/gemini-2.5-pro-thinking-tool-call-stream.json", param: "generationConfig.thinkingConfig"},
-		{file: "gemini/max-tokens.json", param: "generationConfig.thinkingConfig"},
+		// Tool follow-ups send the call's thoughtSignature back: it is
+		// reasoning now (see TestGeminiRecordedReasoningRequests).
+		{file: "gemini/gemini-2.5-flash-tool-followup.json"},
+		{file: "gemini/gemini-2.5-pro-thinking-followup-stream.json"},
+		{file: "gemini/gemini-3-pro-signature-replay-followup-stream.json"},
+		{file: "vertex/gemini-2.5-flash-tool-followup-stream.json"},
+		{file: "gemini/gemini-2.5-pro-thinking-tool-call-stream.json"},
+		{file: "gemini/max-tokens.json"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -841,6 +854,9 @@ func TestGeminiDecodeRecordedToolCalls(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i := range resp.Content {
+				if resp.Content[i].Type != PartToolCall {
+					continue
+				}
 				// The bodies are indented: compare the arguments compacted.
 				var b bytes.Buffer
 				if err := json.Compact(&b, []byte(resp.Content[i].Arguments)); err != nil {
@@ -848,6 +864,14 @@ func TestGeminiDecodeRecordedToolCalls(t *testing.T) {
 				}
 				resp.Content[i].Arguments = b.String()
 			}
+			// The first call carries the thoughtSignature of the thinking
+			// before it, which is an empty reasoning part of its own.
+			sig := rec.Get("response.body").Str
+			sig = gjson.Get(sig, "candidates.0.content.parts.0.thoughtSignature").Str
+			if sig == "" {
+				t.Fatal("the recording has no thoughtSignature")
+			}
+			tt.calls = append([]Part{{Type: PartReasoning, Signature: sig, Origin: mapping.FamilyGemini}}, tt.calls...)
 			if !reflect.DeepEqual(resp.Content, tt.calls) {
 				t.Errorf("content %+v\nwant %+v", resp.Content, tt.calls)
 			}
@@ -884,6 +908,11 @@ func TestGeminiResponseRoundTrip(t *testing.T) {
 			}
 			// Gemini has no createTime in its body format as encoded here.
 			second.Created = first.Created
+			// A filter's category reaches a Gemini client as the finish
+			// reason mapping gives (SAFETY), which is all it decodes to.
+			if c := mapping.GeminiFinishReason(first.StopReason); first.StopDetails.Category != "" && second.StopDetails.Category == c {
+				second.StopDetails.Category = first.StopDetails.Category
+			}
 			if !reflect.DeepEqual(first, second) {
 				t.Errorf("round trip:\n got %+v\nwant %+v\nbody %s", second, first, out)
 			}
@@ -911,16 +940,55 @@ func TestGeminiDecodeResponse(t *testing.T) {
 		want Response
 	}{
 		{
-			name: "thoughts, signatures and empty text are skipped",
+			name: "thoughts become reasoning, a signature signs the thought before it, empty text is skipped",
 			body: `{"candidates":[{"content":{"role":"model","parts":[
 				{"text":"thinking...","thought":true},
 				{"thought":true,"text":"more"},
 				{"text":"Answer","thoughtSignature":"c2ln"},
 				{"text":""},
-				{"text":" two","thought":false,"partMetadata":{}}
+				{"text":" two","thought":false,"partMetadata":{}},
+				{"text":"","thoughtSignature":"ZW5k"}
 			]},"finishReason":"STOP","index":0}],"responseId":"r1","modelVersion":"m"}`,
 			want: Response{ID: "r1", Model: "m", StopReason: mapping.StopEnd,
-				Content: []Part{{Type: PartText, Text: "Answer"}, {Type: PartText, Text: " two"}}},
+				Content: []Part{
+					{Type: PartReasoning, Text: "thinking..."},
+					{Type: PartReasoning, Text: "more", Signature: "c2ln", Origin: mapping.FamilyGemini},
+					{Type: PartText, Text: "Answer"}, {Type: PartText, Text: " two"},
+					{Type: PartReasoning, Signature: "ZW5k", Origin: mapping.FamilyGemini},
+				}},
+		},
+		{
+			name: "a signature on a function call without thoughts, and on a thought itself",
+			body: `{"candidates":[{"content":{"role":"model","parts":[
+				{"functionCall":{"name":"f","args":{}},"thoughtSignature":"c2ln"},
+				{"functionCall":{"name":"g"}},
+				{"text":"t","thought":true,"thoughtSignature":"dGhvdWdodA=="},
+				{"text":"","thought":true}
+			]},"finishReason":"STOP"}],"responseId":"r"}`,
+			want: Response{ID: "r", StopReason: mapping.StopToolUse,
+				Content: []Part{
+					{Type: PartReasoning, Signature: "c2ln", Origin: mapping.FamilyGemini},
+					{Type: PartToolCall, ToolCallID: "call_r_0", ToolName: "f", Arguments: "{}"},
+					{Type: PartToolCall, ToolCallID: "call_r_1", ToolName: "g"},
+					{Type: PartReasoning, Text: "t", Signature: "dGhvdWdodA==", Origin: mapping.FamilyGemini},
+				}},
+		},
+		{
+			name: "a filter stop keeps its reason and finishMessage",
+			body: `{"candidates":[{"finishReason":"MODEL_ARMOR","finishMessage":"The response violated filters."}]}`,
+			want: Response{StopReason: mapping.StopContentFilter,
+				StopDetails: StopDetails{Category: "MODEL_ARMOR", Explanation: "The response violated filters."}},
+		},
+		{
+			name: "a tool call's finishMessage is no stop detail",
+			body: `{"candidates":[{"content":{"parts":[{"text":"a"}]},"finishReason":"STOP","finishMessage":"Model generated function call(s)."}]}`,
+			want: Response{StopReason: mapping.StopEnd, Content: []Part{{Text: "a"}}},
+		},
+		{
+			name: "a blocked prompt with a message",
+			body: `{"promptFeedback":{"blockReason":"JAILBREAK","blockReasonMessage":"Prompt blocked.","safetyRatings":[]}}`,
+			want: Response{StopReason: mapping.StopContentFilter,
+				StopDetails: StopDetails{Category: "JAILBREAK", Explanation: "Prompt blocked."}},
 		},
 		{
 			name: "first candidate only",
@@ -935,7 +1003,7 @@ func TestGeminiDecodeResponse(t *testing.T) {
 		{
 			name: "null content and candidates with a block reason",
 			body: `{"candidates":null,"promptFeedback":{"blockReason":"PROHIBITED_CONTENT"}}`,
-			want: Response{StopReason: mapping.StopContentFilter},
+			want: Response{StopReason: mapping.StopContentFilter, StopDetails: StopDetails{Category: "PROHIBITED_CONTENT"}},
 		},
 		{
 			name: "null candidate content, unknown finish reason, tool-use prompt tokens",
@@ -980,6 +1048,9 @@ func TestGeminiDecodeResponseErrors(t *testing.T) {
 		{"function response", `{"candidates":[{"content":{"parts":[{"functionResponse":{"name":"f"}}]}}]}`, `"functionResponse" cannot be translated yet`},
 		{"inline data", `{"candidates":[{"content":{"parts":[{"inlineData":{}}]}}]}`, `"inlineData" cannot be translated yet`},
 		{"finishReason not string", `{"candidates":[{"finishReason":1}]}`, "finishReason is not a string"},
+		{"finishMessage not string", `{"candidates":[{"finishReason":"SAFETY","finishMessage":{}}]}`, "finishMessage is not a string"},
+		{"thoughtSignature not string", `{"candidates":[{"content":{"parts":[{"text":"a","thoughtSignature":1}]}}]}`, "thoughtSignature is not a string"},
+		{"blockReasonMessage not string", `{"promptFeedback":{"blockReason":"SAFETY","blockReasonMessage":1}}`, "blockReasonMessage is not a string"},
 		{"usage not object", `{"candidates":[{}],"usageMetadata":1}`, "usageMetadata is not an object"},
 		{"usage count not number", `{"candidates":[{}],"usageMetadata":{"promptTokenCount":"1"}}`, "usageMetadata.promptTokenCount is not a number"},
 		{"modelVersion not string", `{"candidates":[{}],"modelVersion":1}`, "modelVersion is not a string"},
