@@ -2594,7 +2594,7 @@ func appendGeminiResponse(dst []byte, resp *Response) ([]byte, *Error) {
 // that dst ends with. tok is scratch space, returned for reuse.
 func appendGeminiOpaqueField(dst []byte, p *Part, tok []byte) ([]byte, []byte) {
 	dst = append(dst[:len(dst)-1], `,"thoughtSignature":"`...)
-	dst, tok = appendGeminiOpaque(dst, p.Signature, p.Origin, p.Redacted, p.ItemID, tok)
+	dst, tok = appendGeminiOpaque(dst, p.Signature, p.Origin, p.Redacted, p.ItemID, p.Text, tok)
 	return append(dst, `"}`...), tok
 }
 
@@ -2607,8 +2607,20 @@ func appendGeminiOpaqueField(dst []byte, p *Part, tok []byte) ([]byte, []byte) {
 // it into bytes and back into the same text when it replays the history,
 // and readGeminiOpaque unwraps it. tok is scratch space, returned for
 // reuse.
-func appendGeminiOpaque(dst []byte, signature string, origin mapping.Family, redacted bool, itemID string, tok []byte) ([]byte, []byte) {
-	tok = appendOpaque(tok[:0], signature, origin, redacted, itemID)
+//
+// An Anthropic signature covers its thinking text, which must come back
+// byte for byte, but Gemini clients keep thought parts out of the history
+// they replay (Gemini itself does not need them). So for Anthropic thinking
+// the token also carries text, the thinking it signs.
+func appendGeminiOpaque(dst []byte, signature string, origin mapping.Family, redacted bool, itemID, text string, tok []byte) ([]byte, []byte) {
+	if signature == "" {
+		return dst, tok
+	}
+	c := mapping.Continuation{Origin: origin, Redacted: redacted, ItemID: itemID, Signature: signature}
+	if origin == mapping.FamilyAnthropic && !redacted {
+		c.Text = text
+	}
+	tok = mapping.AppendEnvelope(tok[:0], c)
 	n := len(dst)
 	dst = append(dst, make([]byte, base64.StdEncoding.EncodedLen(len(tok)))...)
 	base64.StdEncoding.Encode(dst[n:], tok)

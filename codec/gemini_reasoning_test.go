@@ -17,9 +17,14 @@ import (
 // stop details, in requests, responses and streams.
 
 // geminiToken returns the continuation token of a reasoning part, as
-// appendOpaque makes it.
+// appendGeminiOpaque makes it (with the thinking text for Anthropic
+// signatures).
 func geminiToken(p Part) string {
-	return string(appendOpaque(nil, p.Signature, p.Origin, p.Redacted, p.ItemID))
+	c := mapping.Continuation{Origin: p.Origin, Redacted: p.Redacted, ItemID: p.ItemID, Signature: p.Signature}
+	if p.Origin == mapping.FamilyAnthropic && !p.Redacted {
+		c.Text = p.Text
+	}
+	return string(mapping.AppendEnvelope(nil, c))
 }
 
 // geminiWrapped returns the thoughtSignature a Gemini client is given for
@@ -52,9 +57,11 @@ func TestGeminiReasoningRequestDecode(t *testing.T) {
 			want: []Part{{Type: PartReasoning, Text: "plan", Signature: native, Origin: mapping.FamilyGemini}, {Type: PartText, Text: "answer"}},
 		},
 		{
+			// As from a Gemini client that kept thought parts out of its
+			// history: the token restores the thinking text it signs.
 			name: "a wrapped envelope on a function call without thoughts is a reasoning part of its own",
 			turn: `{"role":"model","parts":[{"functionCall":{"id":"c1","name":"f","args":{}},"thoughtSignature":"` + geminiWrapped(geminiAnthropicThinking) + `"}]}`,
-			want: []Part{{Type: PartReasoning, Signature: geminiAnthropicThinking.Signature, Origin: mapping.FamilyAnthropic},
+			want: []Part{{Type: PartReasoning, Text: geminiAnthropicThinking.Text, Signature: geminiAnthropicThinking.Signature, Origin: mapping.FamilyAnthropic},
 				{Type: PartToolCall, ToolCallID: "c1", ToolName: "f", Arguments: "{}"}},
 		},
 		{

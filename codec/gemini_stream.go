@@ -905,6 +905,9 @@ type geminiStreamEncoder struct {
 	thinking bool
 	redacted bool
 	itemID   string
+	// thought collects the open reasoning part's text, which the token of
+	// an Anthropic signature carries (see appendGeminiOpaque).
+	thought []byte
 	// pending is the thoughtSignature value waiting for a part, or empty;
 	// tok is scratch space for the token.
 	pending []byte
@@ -929,7 +932,7 @@ func (e *geminiStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 			e.callID, e.callName = strings.Clone(ev.ToolCallID), strings.Clone(ev.ToolName)
 			e.args = e.args[:0]
 		case PartReasoning:
-			e.thinking, e.redacted, e.itemID = true, ev.Redacted, ""
+			e.thinking, e.redacted, e.itemID, e.thought = true, ev.Redacted, "", e.thought[:0]
 			if ev.ItemID != "" {
 				e.itemID = strings.Clone(ev.ItemID)
 			}
@@ -943,6 +946,7 @@ func (e *geminiStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 			if len(e.pending) > 0 {
 				dst = e.appendChunk(dst, "", false)
 			}
+			e.thought = append(e.thought, ev.Text...)
 			dst = e.appendThought(dst, ev.Text)
 		default:
 			dst = e.appendChunk(dst, ev.Text, false)
@@ -958,7 +962,7 @@ func (e *geminiStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 				if len(e.pending) > 0 {
 					dst = e.appendChunk(dst, "", false)
 				}
-				e.pending, e.tok = appendGeminiOpaque(e.pending[:0], ev.Signature, ev.Origin, e.redacted, e.itemID, e.tok)
+				e.pending, e.tok = appendGeminiOpaque(e.pending[:0], ev.Signature, ev.Origin, e.redacted, e.itemID, bytesToString(e.thought), e.tok)
 			}
 		}
 	case EventUsage:
