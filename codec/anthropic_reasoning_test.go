@@ -2,6 +2,8 @@ package codec
 
 import (
 	"reflect"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
 	"strings"
 	"testing"
 
@@ -209,7 +211,7 @@ func TestAnthropicDecodeThinkingHistoryErrors(t *testing.T) {
 	// Thinking is no system or tool result content.
 	for body, want := range map[string]string{
 		`{"model":"m","max_tokens":1,"system":[{"type":"thinking","thinking":"a","signature":"S"}],"messages":[{"role":"user","content":"x"}]}`: "system[0]",
-		anthropicHistoryBody("user", `{"type":"tool_result","tool_use_id":"t","content":[{"type":"redacted_thinking","data":"R"}]}`):           "messages[1].content[0].content[0]",
+		anthropicHistoryBody("user", `{"type":"tool_result","tool_use_id":"t","content":[{"type":"redacted_thinking","data":"R"}]}`):            "messages[1].content[0].content[0]",
 	} {
 		var req Request
 		err := DecodeRequest(AnthropicMessages, []byte(body), &req)
@@ -487,5 +489,400 @@ func TestAnthropicRecordedThinkingReplay(t *testing.T) {
 		if gjson.Get(out, "thinking").Raw != `{"type":"enabled","budget_tokens":4000}` {
 			t.Errorf("%s: thinking %s", to, gjson.Get(out, "thinking").Raw)
 		}
+	}
+}
+
+func TestAnthropicDecodeReasoningResponse(t *testing.T) {
+	tests := []struct {
+		name    string
+		body    string
+		content []Part
+		stop    StopReason
+		details StopDetails
+	}{
+		{
+			name: "thinking, redacted thinking, text",
+			body: `{"type":"message","id":"msg_1","role":"assistant","model":"claude-x","content":[` +
+				`{"type":"thinking","thinking":"Let me see.","signature":"EqQB+/="},{"type":"redacted_thinking","data":"EmwKAhgB"},` +
+				`{"type":"text","text":"Answer."}],"stop_reason":"end_turn","stop_sequence":null,"stop_details":null,"usage":{"input_tokens":1,"output_tokens":2}}`,
+			content: []Part{{Type: PartReasoning, Text: "Let me see.", Signature: "EqQB+/=", Origin: mapping.FamilyAnthropic},
+				{Type: PartReasoning, Redacted: true, Signature: "EmwKAhgB", Origin: mapping.FamilyAnthropic}, {Type: PartText, Text: "Answer."}},
+			stop: mapping.StopEnd,
+		},
+		{
+			name:    "omitted display: a signature without text; null members",
+			body:    `{"type":"message","content":[{"type":"thinking","thinking":"","signature":"Sig"},{"type":"thinking","thinking":null,"signature":null}],"stop_reason":"tool_use"}`,
+			content: []Part{{Type: PartReasoning, Signature: "Sig", Origin: mapping.FamilyAnthropic}, {Type: PartReasoning}},
+			stop:    mapping.StopToolUse,
+		},
+		{
+			name:    "native refusal: empty content with stop details",
+			body:    `{"type":"message","content":[],"stop_reason":"refusal","stop_details":{"type":"refusal","category":"bio","explanation":"Not this."}}`,
+			content: nil, stop: mapping.StopRefusal, details: StopDetails{Category: "bio", Explanation: "Not this."},
+		},
+		{
+			name:    "refusal with text, null category and future members",
+			body:    `{"type":"message","content":[{"type":"text","text":"I can't."}],"stop_reason":"refusal","stop_details":{"type":"refusal","category":null,"explanation":"E","future":{"x":1}}}`,
+			content: []Part{{Type: PartText, Text: "I can't."}}, stop: mapping.StopRefusal, details: StopDetails{Explanation: "E"},
+		},
+		{
+			name:    "pause_turn",
+			body:    `{"type":"message","content":[{"type":"thinking","thinking":"t","signature":"S"}],"stop_reason":"pause_turn"}`,
+			content: []Part{{Type: PartReasoning, Text: "t", Signature: "S", Origin: mapping.FamilyAnthropic}}, stop: mapping.StopPauseTurn,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, p := range []Protocol{AnthropicMessages, VertexAnthropic} {
+				var resp Response
+				if err := DecodeResponse(p, []byte(tt.body), &resp); err != nil {
+					t.Fatalf("%s: %v", p, err)
+				}
+				if !reflect.DeepEqual(resp.Content, tt.content) || resp.StopReason != tt.stop || resp.StopDetails != tt.details {
+					t.Errorf("%s: content %+v stop %v details %+v", p, resp.Content, resp.StopReason, resp.StopDetails)
+				}
+			}
+		})
+	}
+}
+
+// anthropicReasoningResponse is a response with reasoning from every family
+// and the ways reasoning can be signed.
+func anthropicReasoningResponse() *Response {
+	return &Response{ID: "msg_r", Model: "m", StopReason: mapping.StopToolUse,
+		Content: []Part{
+			{Type: PartReasoning, Text: "Anthropic thought.", Signature: "EqQB+/=", Origin: mapping.FamilyAnthropic},
+			{Type: PartReasoning, Redacted: true, Signature: "EmwK", Origin: mapping.FamilyAnthropic},
+			{Type: PartReasoning, Text: "Summary.", Signature: "gAAAA==", Origin: mapping.FamilyOpenAI, ItemID: "rs_123"},
+			{Type: PartReasoning, Signature: "CiQB/gem", Origin: mapping.FamilyGemini},
+			{Type: PartReasoning, Text: "Chat reasoning, unsigned."},
+			{Type: PartText, Text: "Calling."},
+			{Type: PartToolCall, ToolCallID: "toolu_1", ToolName: "f", Arguments: `{}`},
+		},
+		Usage: Usage{Known: true, InputTokens: 100, CacheReadTokens: 60, CacheWriteTokens: 10, OutputTokens: 40, ReasoningTokens: 25}}
+}
+
+func TestAnthropicAppendReasoningResponse(t *testing.T) {
+	resp := anthropicReasoningResponse()
+	out, err := AppendResponse(nil, AnthropicMessages, resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "anthropic-messages/response_reasoning.json", out)
+	// Every opaque value is a continuation token that says who issued it.
+	blocks := gjson.GetBytes(out, "content").Array()
+	for i, want := range resp.Content[:5] {
+		value := blocks[i].Get("signature").Str
+		if want.Redacted {
+			value = blocks[i].Get("data").Str
+			if blocks[i].Get("type").Str != "redacted_thinking" {
+				t.Errorf("block %d: %s", i, blocks[i].Raw)
+			}
+		}
+		if want.Signature == "" {
+			if value != "" || !blocks[i].Get("signature").Exists() {
+				t.Errorf("block %d: unsigned reasoning written as %s", i, blocks[i].Raw)
+			}
+			continue
+		}
+		c, err := mapping.ParseContinuation(value)
+		if err != nil || c != (mapping.Continuation{Origin: want.Origin, Redacted: want.Redacted, ItemID: want.ItemID, Signature: want.Signature}) {
+			t.Errorf("block %d: continuation %+v, %v", i, c, err)
+		}
+	}
+	if got := gjson.GetBytes(out, "usage").Raw; got != `{"input_tokens":30,"cache_creation_input_tokens":10,"cache_read_input_tokens":60,"output_tokens":40,"output_tokens_details":{"thinking_tokens":25}}` {
+		t.Errorf("usage %s", got)
+	}
+	// A redacted part without data cannot be written.
+	bad := &Response{Content: []Part{{Type: PartReasoning, Redacted: true}}}
+	if _, err := AppendResponse(nil, AnthropicMessages, bad); err == nil {
+		t.Error("redacted reasoning without data was written")
+	}
+}
+
+func TestAnthropicAppendStopDetails(t *testing.T) {
+	tests := []struct {
+		name    string
+		stop    StopReason
+		details StopDetails
+		want    string // the stop_details member, or "" for none
+	}{
+		{"refusal with both", mapping.StopRefusal, StopDetails{Category: "cyber", Explanation: "No \"malware\"."},
+			`{"type":"refusal","category":"cyber","explanation":"No \"malware\"."}`},
+		{"refusal with an explanation only", mapping.StopRefusal, StopDetails{Explanation: "Policy."}, `{"type":"refusal","explanation":"Policy."}`},
+		{"filter stop with a Gemini category", mapping.StopContentFilter, StopDetails{Category: "SAFETY"}, `{"type":"refusal","category":"SAFETY"}`},
+		{"refusal without details invents none", mapping.StopRefusal, StopDetails{}, ""},
+		{"details of another stop are not written", mapping.StopEnd, StopDetails{Explanation: "x"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp := &Response{ID: "msg_1", Model: "m", Content: []Part{}, StopReason: tt.stop, StopDetails: tt.details}
+			out, err := AppendResponse(nil, VertexAnthropic, resp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := gjson.GetBytes(out, "stop_details"); got.Raw != tt.want {
+				t.Errorf("stop_details %s, want %s", got.Raw, tt.want)
+			}
+			var back Response
+			if err := DecodeResponse(AnthropicMessages, out, &back); err != nil {
+				t.Fatal(err)
+			}
+			if want := tt.details; tt.want != "" && back.StopDetails != want {
+				t.Errorf("decoded details %+v", back.StopDetails)
+			}
+			// The stream carries the same details in message_delta.
+			evs := []Event{{Type: EventStart, ID: "msg_1"}, {Type: EventStop, StopReason: tt.stop, StopDetails: tt.details}, {Type: EventEnd}}
+			body := encodeStream(AnthropicMessages, &Request{Model: "m"}, evs)
+			var delta string
+			for _, e := range anthropicReadEvents(t, body) {
+				if e.name == "message_delta" {
+					delta = gjson.Get(e.data, "delta.stop_details").Raw
+				}
+			}
+			if delta != tt.want {
+				t.Errorf("stream stop_details %s, want %s", delta, tt.want)
+			}
+		})
+	}
+	resp := &Response{ID: "msg_1", Model: "m", Content: []Part{}, StopReason: mapping.StopRefusal,
+		StopDetails: StopDetails{Category: "bio", Explanation: "Not this."}}
+	out, _ := AppendResponse(nil, AnthropicMessages, resp)
+	checkGolden(t, "anthropic-messages/response_refusal_details.json", out)
+}
+
+// anthropicThinkingEvents is a canonical stream with reasoning from several
+// families, text and a refusal stop with details.
+func anthropicThinkingEvents() []Event {
+	return []Event{
+		{Type: EventStart, ID: "msg_think", Model: "m-1", Usage: Usage{Known: true, InputTokens: 20, CacheReadTokens: 5, OutputTokens: 1}},
+		{Type: EventPartStart, Index: 0, Part: PartReasoning},
+		{Type: EventPartDelta, Index: 0, Text: "Thinking about \"it\"."},
+		{Type: EventPartDelta, Index: 0, Text: " More."},
+		{Type: EventPartStop, Index: 0, Signature: "EqQB+/=", Origin: mapping.FamilyAnthropic},
+		{Type: EventPartStart, Index: 1, Part: PartReasoning, Redacted: true},
+		{Type: EventPartDelta, Index: 1, Text: "ignored: redacted reasoning has no text"},
+		{Type: EventPartStop, Index: 1, Signature: "EmwK", Origin: mapping.FamilyAnthropic},
+		{Type: EventPartStart, Index: 2, Part: PartReasoning, ItemID: "rs_9"},
+		{Type: EventPartDelta, Index: 2, Text: "A summary."},
+		{Type: EventPartStop, Index: 2, Signature: "gAAAA==", Origin: mapping.FamilyOpenAI},
+		{Type: EventPartStart, Index: 3, Part: PartReasoning},
+		{Type: EventPartStop, Index: 3, Signature: "CiQB/gem", Origin: mapping.FamilyGemini},
+		{Type: EventPartStart, Index: 4, Part: PartReasoning},
+		{Type: EventPartDelta, Index: 4, Text: "Unsigned."},
+		{Type: EventPartStop, Index: 4},
+		{Type: EventPartStart, Index: 5, Part: PartReasoning, Redacted: true},
+		{Type: EventPartStop, Index: 5}, // redacted without data: nothing to write
+		{Type: EventPartStart, Index: 6, Part: PartText},
+		{Type: EventPartDelta, Index: 6, Text: "I can't help with that."},
+		{Type: EventPartStop, Index: 6},
+		{Type: EventStop, StopReason: mapping.StopRefusal, StopDetails: StopDetails{Category: "cyber", Explanation: "Malware."}},
+		{Type: EventUsage, Usage: Usage{Known: true, InputTokens: 20, CacheReadTokens: 5, OutputTokens: 50, ReasoningTokens: 30}},
+		{Type: EventEnd},
+	}
+}
+
+func TestAnthropicStreamEncodeReasoning(t *testing.T) {
+	evs := anthropicThinkingEvents()
+	checkWellFormed(t, evs)
+	got := encodeStream(AnthropicMessages, &Request{Model: "m"}, evs)
+	anthropicCheckSSE(t, got)
+	anthropicCheckSSEGolden(t, "thinking", []byte(got))
+	if v := encodeStream(VertexAnthropic, &Request{Model: "m"}, evs); v != got {
+		t.Errorf("vertex-anthropic stream differs:\n%s", v)
+	}
+	// Decoded by llmbridge as an upstream, the stream gives back the text,
+	// the stop details, and every signature as a continuation token; read
+	// back as a client's history, the tokens give the original parts.
+	back := anthropicDecode(t, AnthropicMessages, got, nil)
+	checkWellFormed(t, back)
+	parts := anthropicReasoning(back)
+	want := []Part{
+		{Type: PartReasoning, Text: "Thinking about \"it\". More.", Signature: "EqQB+/=", Origin: mapping.FamilyAnthropic},
+		{Type: PartReasoning, Redacted: true, Signature: "EmwK", Origin: mapping.FamilyAnthropic},
+		{Type: PartReasoning, Text: "A summary.", Signature: "gAAAA==", Origin: mapping.FamilyOpenAI, ItemID: "rs_9"},
+		{Type: PartReasoning, Signature: "CiQB/gem", Origin: mapping.FamilyGemini},
+		{Type: PartReasoning, Text: "Unsigned."},
+	}
+	if len(parts) != len(want) {
+		t.Fatalf("reasoning parts %+v", parts)
+	}
+	for i := range parts {
+		var p Part
+		p.Type, p.Text = PartReasoning, parts[i].Text
+		p.Redacted = parts[i].Redacted
+		if err := readOpaque(&p, parts[i].Signature, mapping.FamilyAnthropic, "x"); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(p, want[i]) {
+			t.Errorf("part %d: %+v, want %+v", i, p, want[i])
+		}
+	}
+	s := summarize(back)
+	if s.Stop != mapping.StopRefusal || !s.Complete || s.Usage.ReasoningTokens != 30 || s.Usage.CacheReadTokens != 5 {
+		t.Errorf("summary %+v", s)
+	}
+	for _, ev := range back {
+		if ev.Type == EventStop && ev.StopDetails != (StopDetails{Category: "cyber", Explanation: "Malware."}) {
+			t.Errorf("stop details %+v", ev.StopDetails)
+		}
+	}
+}
+
+// TestAnthropicStreamEncodeReasoningEdges covers reasoning parts that end
+// the stream or are interrupted.
+func TestAnthropicStreamEncodeReasoningEdges(t *testing.T) {
+	tests := []struct {
+		name string
+		evs  []Event
+		want []string // event names, in order
+	}{
+		{"thinking open at the end is closed", []Event{{Type: EventStart}, {Type: EventPartStart, Part: PartReasoning},
+			{Type: EventPartDelta, Text: "x"}, {Type: EventEnd}},
+			[]string{"message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop"}},
+		{"redacted open at an error writes nothing", []Event{{Type: EventStart}, {Type: EventPartStart, Part: PartReasoning, Redacted: true},
+			{Type: EventError, Err: &Error{Status: 502, Kind: mapping.ErrBadGateway, Message: "cut"}}},
+			[]string{"message_start", "error"}},
+		{"redacted followed by text", []Event{{Type: EventStart}, {Type: EventPartStart, Part: PartReasoning, Redacted: true},
+			{Type: EventPartStart, Index: 1, Part: PartText}, {Type: EventPartDelta, Index: 1, Text: "t"}, {Type: EventEnd}},
+			[]string{"message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := encodeStream(AnthropicMessages, &Request{Model: "m"}, tt.evs)
+			var names []string
+			for _, e := range anthropicReadEvents(t, body) {
+				names = append(names, e.name)
+			}
+			if !reflect.DeepEqual(names, tt.want) {
+				t.Errorf("events %q\n%s", names, body)
+			}
+			if strings.Count(body, `"index":1`) > 0 {
+				t.Errorf("block numbering skipped an index:\n%s", body)
+			}
+		})
+	}
+}
+
+// TestAnthropicReasoningRoundTrip sends reasoning with a Gemini signature to
+// an Anthropic client, as a JSON response and as a stream, and feeds the
+// thinking block the client got back as history: it decodes to the same
+// reasoning part, so that it can go back to a Gemini upstream.
+func TestAnthropicReasoningRoundTrip(t *testing.T) {
+	parts := []Part{
+		{Type: PartReasoning, Text: "Gemini thought.", Signature: "CiQB/gem+sig==", Origin: mapping.FamilyGemini},
+		{Type: PartReasoning, Signature: "Eo0B", Origin: mapping.FamilyGemini},
+		{Type: PartReasoning, Text: "OpenAI summary.", Signature: "gAAAAB", Origin: mapping.FamilyOpenAI, ItemID: "rs_abc"},
+		{Type: PartReasoning, Redacted: true, Signature: "EmwKAhgB", Origin: mapping.FamilyAnthropic},
+	}
+	for _, part := range parts {
+		resp := &Response{ID: "msg_1", Model: "m", StopReason: mapping.StopEnd, Content: []Part{part, {Type: PartText, Text: "ok"}}}
+		jsonBody, err := AppendResponse(nil, AnthropicMessages, resp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs := AppendResponseEvents(nil, resp)
+		// AppendResponseEvents carries no signature (a shared limitation):
+		// put the part's opaque state on its events as a decoder would.
+		evs[1].Redacted, evs[1].ItemID = part.Redacted, part.ItemID
+		for i := range evs {
+			if evs[i].Type == EventPartStop && evs[i].Index == 0 {
+				evs[i].Signature, evs[i].Origin = part.Signature, part.Origin
+			}
+		}
+		streamBody := encodeStream(AnthropicMessages, &Request{Model: "m"}, evs)
+		// The client's SDK assembles the block; it sends it back as is.
+		fromStream := anthropicSDKMessage(t, streamBody).Content[0].RawJSON()
+		fromJSON := gjson.GetBytes(jsonBody, "content.0").Raw
+		for name, block := range map[string]string{"json": fromJSON, "stream": fromStream} {
+			var req Request
+			body := anthropicHistoryBody("assistant", block)
+			if err := DecodeRequest(AnthropicMessages, []byte(body), &req); err != nil {
+				t.Fatalf("%s: %v\n%s", name, err, block)
+			}
+			if got := req.Messages[1].Parts[0]; !reflect.DeepEqual(got, part) {
+				t.Errorf("%s: %+v\nwant %+v", name, got, part)
+			}
+			// Toward Anthropic only its own value goes; the others are dropped.
+			out, err := anthropicEncodeRequest(t, AnthropicMessages, &req, EncodeOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sent := strings.Contains(out, part.Signature)
+			if sent != (part.Origin == mapping.FamilyAnthropic) || sent == (len(req.Dropped) == 1) {
+				t.Errorf("%s: sent %v, dropped %q: %s", name, sent, req.Dropped, out)
+			}
+		}
+	}
+}
+
+// anthropicSDKMessage assembles an encoded stream with anthropic-sdk-go's
+// own event types and Message.Accumulate, as an Anthropic client does.
+func anthropicSDKMessage(t *testing.T, body string) anthropic.Message {
+	t.Helper()
+	var msg anthropic.Message
+	for _, e := range anthropicReadEvents(t, body) {
+		var ev anthropic.MessageStreamEventUnion
+		if err := ev.UnmarshalJSON([]byte(e.data)); err != nil {
+			t.Fatalf("%s: %v", e.data, err)
+		}
+		if err := msg.Accumulate(ev); err != nil {
+			t.Fatalf("accumulate %s: %v", e.data, err)
+		}
+	}
+	return msg
+}
+
+// TestAnthropicSDKAccumulatesReasoning checks what anthropic-sdk-go makes of
+// the encoded reasoning stream and JSON body: thinking text, signature
+// tokens, redacted data and stop details all arrive.
+func TestAnthropicSDKAccumulatesReasoning(t *testing.T) {
+	evs := anthropicThinkingEvents()
+	msg := anthropicSDKMessage(t, encodeStream(AnthropicMessages, &Request{Model: "m"}, evs))
+	var jsonMsg anthropic.Message
+	resp := &Response{ID: "msg_think", Model: "m-1", StopReason: mapping.StopRefusal, StopDetails: StopDetails{Category: "cyber", Explanation: "Malware."},
+		Content: []Part{
+			{Type: PartReasoning, Text: "Thinking about \"it\". More.", Signature: "EqQB+/=", Origin: mapping.FamilyAnthropic},
+			{Type: PartReasoning, Redacted: true, Signature: "EmwK", Origin: mapping.FamilyAnthropic},
+			{Type: PartReasoning, Text: "A summary.", Signature: "gAAAA==", Origin: mapping.FamilyOpenAI, ItemID: "rs_9"},
+			{Type: PartReasoning, Signature: "CiQB/gem", Origin: mapping.FamilyGemini},
+			{Type: PartReasoning, Text: "Unsigned."},
+			{Type: PartText, Text: "I can't help with that."},
+		}}
+	body, err := AppendResponse(nil, AnthropicMessages, resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := jsonMsg.UnmarshalJSON(body); err != nil {
+		t.Fatal(err)
+	}
+	for name, m := range map[string]anthropic.Message{"stream": msg, "json": jsonMsg} {
+		if len(m.Content) != 6 {
+			t.Fatalf("%s: %d blocks: %s", name, len(m.Content), m.RawJSON())
+		}
+		for i, part := range resp.Content[:5] {
+			b := m.Content[i]
+			value := b.Signature
+			if part.Redacted {
+				value = b.Data
+				if b.Type != "redacted_thinking" {
+					t.Errorf("%s: block %d type %s", name, i, b.Type)
+				}
+			} else if b.Type != "thinking" || b.Thinking != part.Text {
+				t.Errorf("%s: block %d %s %q", name, i, b.Type, b.Thinking)
+			}
+			var got Part
+			got.Type, got.Text, got.Redacted = PartReasoning, b.Thinking, part.Redacted
+			if err := readOpaque(&got, value, mapping.FamilyAnthropic, "x"); err != nil || !reflect.DeepEqual(got, part) {
+				t.Errorf("%s: block %d reads back as %+v (%v), want %+v", name, i, got, err, part)
+			}
+		}
+		if m.Content[5].Text != "I can't help with that." || m.StopReason != "refusal" ||
+			m.StopDetails.Category != "cyber" || m.StopDetails.Explanation != "Malware." {
+			t.Errorf("%s: text %q stop %s details %+v", name, m.Content[5].Text, m.StopReason, m.StopDetails)
+		}
+	}
+	if msg.Usage.OutputTokensDetails.ThinkingTokens != 30 || msg.Usage.CacheReadInputTokens != 5 || msg.Usage.InputTokens != 15 {
+		t.Errorf("stream usage %+v", msg.Usage)
 	}
 }
