@@ -886,3 +886,146 @@ func TestAnthropicSDKAccumulatesReasoning(t *testing.T) {
 		t.Errorf("stream usage %+v", msg.Usage)
 	}
 }
+
+// anthropicRecordedReasoning reads the reasoning a recorded stream holds
+// straight from its events, independently of the decoder: thinking text and
+// signatures joined per block, redacted data as is. Blocks after the first
+// one the codec cannot translate are not counted.
+func anthropicRecordedReasoning(t *testing.T, body string) []Part {
+	var parts []Part
+	at := map[int64]int{}
+events:
+	for _, e := range anthropicReadEvents(t, body) {
+		d := gjson.Parse(e.data)
+		switch e.name {
+		case "content_block_start":
+			b := d.Get("content_block")
+			switch b.Get("type").Str {
+			case "thinking":
+				at[d.Get("index").Int()] = len(parts)
+				parts = append(parts, Part{Type: PartReasoning, Text: b.Get("thinking").Str, Signature: b.Get("signature").Str})
+			case "redacted_thinking":
+				parts = append(parts, Part{Type: PartReasoning, Redacted: true, Signature: b.Get("data").Str})
+			case "text", "tool_use":
+			default:
+				break events
+			}
+		case "content_block_delta":
+			k, ok := at[d.Get("index").Int()]
+			if !ok {
+				continue
+			}
+			parts[k].Text += d.Get("delta.thinking").Str
+			parts[k].Signature += d.Get("delta.signature").Str
+		}
+	}
+	for i := range parts {
+		if parts[i].Signature != "" {
+			parts[i].Origin = mapping.FamilyAnthropic
+		}
+	}
+	return parts
+}
+
+// TestAnthropicStreamDecodeRecordedReasoning replays every recorded stream
+// of both Anthropic protocols and compares the reasoning parts the decoder
+// produces with those read from the events directly: same text, same
+// signature and redacted data byte for byte, Anthropic as their origin.
+func TestAnthropicStreamDecodeRecordedReasoning(t *testing.T) {
+	skipWithoutRecordings(t)
+	wantCounts := map[string]int{
+		"anthropic-messages/claude-sonnet-4-thinking-tool-call-stream.json":      1,
+		"anthropic-messages/claude-sonnet-4-5-pause-turn-web-search-stream.json": 1,
+		"anthropic-messages/claude-sonnet-4-5-redacted-thinking-stream.json":     2,
+		"anthropic-messages/claude-sonnet-4-thinking-followup-stream.json":       0,
+		"vertex-anthropic/claude-3-7-sonnet-tool-call-stream.json":               0,
+		"anthropic-messages/claude-sonnet-4-5-tool-no-args-stream-reframed.json": 0,
+	}
+	seen := 0
+	for _, tt := range anthropicRecordedStreams {
+		t.Run(tt.file, func(t *testing.T) {
+			p, body := anthropicStreamRecording(t, tt.file)
+			got := anthropicReasoning(anthropicDecode(t, p, body, nil))
+			want := anthropicRecordedReasoning(t, body)
+			if len(got) != len(want) {
+				t.Fatalf("%d reasoning parts, want %d", len(got), len(want))
+			}
+			for i := range got {
+				// Recorded signatures are long: report where, not what.
+				if !reflect.DeepEqual(got[i], want[i]) {
+					t.Errorf("part %d differs: text %d/%d bytes, signature %d/%d bytes, origin %v, redacted %v",
+						i, len(got[i].Text), len(want[i].Text), len(got[i].Signature), len(want[i].Signature), got[i].Origin, got[i].Redacted)
+				}
+			}
+			for _, part := range got {
+				if part.Signature == "" || (!part.Redacted && part.Text == "") {
+					t.Errorf("recorded reasoning without signature or text: %+v", part)
+				}
+			}
+			if n, ok := wantCounts[tt.file]; ok {
+				seen++
+				if len(got) != n {
+					t.Errorf("%d reasoning parts, want %d", len(got), n)
+				}
+			}
+		})
+	}
+	if seen != len(wantCounts) {
+		t.Errorf("%d of the expected recordings were replayed", seen)
+	}
+}
+
+// TestAnthropicRecordedPauseTurn checks the pause_turn recording's end:
+// after the thinking (signed) and the text, the server tool block cannot be
+// translated and ends the stream with an error, never a truncation; its
+// message_delta, read on its own, is a pause with null stop details and
+// thinking tokens in the usage.
+func TestAnthropicRecordedPauseTurn(t *testing.T) {
+	p, body := anthropicStreamRecording(t, "anthropic-messages/claude-sonnet-4-5-pause-turn-web-search-stream.json")
+	var start, delta string
+	for _, e := range anthropicReadEvents(t, body) {
+		switch e.name {
+		case "message_start":
+			start = e.data
+		case "message_delta":
+			delta = e.data
+		}
+	}
+	evs := anthropicDecode(t, p, anthropicEv("message_start", start)+anthropicEv("message_delta", delta)+anthropicMsgStop, nil)
+	want := `start(msg_01SC6GnkBDsmEDqyXQpQ2ipm,claude-sonnet-4-5-20250929,2479/0/0/6/0) stop(pause_turn,"") usage(404500/0/0/943/261) end`
+	if got := anthropicFormat(evs); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+// TestAnthropicDecodeRecordedCacheUsage decodes the recorded responses with
+// prompt-cache usage: cache reads and writes are added to the input tokens
+// and kept in their own counters, on the way in and on the way back out.
+func TestAnthropicDecodeRecordedCacheUsage(t *testing.T) {
+	for _, file := range []string{"anthropic-messages/claude-sonnet-4-5-cache-read.json", "anthropic-messages/claude-sonnet-4-5-cache-write.json"} {
+		rec := readRecording(t, file)
+		body := rec.Get("response.body").Str
+		u := gjson.Get(body, "usage")
+		var resp Response
+		if err := DecodeResponse(AnthropicMessages, []byte(body), &resp); err != nil {
+			t.Fatal(err)
+		}
+		in, cw, cr := u.Get("input_tokens").Int(), u.Get("cache_creation_input_tokens").Int(), u.Get("cache_read_input_tokens").Int()
+		if cw+cr == 0 {
+			t.Fatalf("%s has no cache usage", file)
+		}
+		want := Usage{Known: true, InputTokens: in + cw + cr, CacheReadTokens: cr, CacheWriteTokens: cw, OutputTokens: u.Get("output_tokens").Int()}
+		if resp.Usage != want {
+			t.Errorf("%s: usage %+v, want %+v", file, resp.Usage, want)
+		}
+		out, err := AppendResponse(nil, AnthropicMessages, &resp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens"} {
+			if gjson.GetBytes(out, "usage."+k).Int() != u.Get(k).Int() {
+				t.Errorf("%s: usage.%s %d, recorded %d", file, k, gjson.GetBytes(out, "usage."+k).Int(), u.Get(k).Int())
+			}
+		}
+	}
+}
