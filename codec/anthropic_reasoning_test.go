@@ -1029,3 +1029,57 @@ func TestAnthropicDecodeRecordedCacheUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestAnthropicAppendEffortAndFormat checks that output_config carries the
+// effort and the format together, and that a turn left empty by dropped
+// reasoning disappears.
+func TestAnthropicAppendEffortAndFormat(t *testing.T) {
+	req := Request{Model: "claude-x", Messages: []Message{
+		{Role: RoleAssistant, Parts: []Part{{Type: PartReasoning, Text: "unsigned"}}},
+		anthropicText(RoleUser, "hi"),
+	}}
+	req.Reasoning = Reasoning{Adaptive: true, Effort: mapping.EffortMedium}
+	req.Format = OutputFormat{Kind: FormatJSONSchema, Schema: `{"type":"object"}`}
+	out, err := anthropicEncodeRequest(t, AnthropicMessages, &req, EncodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"model":"claude-x","max_tokens":4096,"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}],` +
+		`"thinking":{"type":"adaptive"},"output_config":{"effort":"medium","format":{"type":"json_schema","schema":{"type":"object"}}}}`
+	if out != want || !reflect.DeepEqual(req.Dropped, []string{"messages[0].content[0] (reasoning)"}) {
+		t.Errorf("got  %s\nwant %s\ndropped %q", out, want, req.Dropped)
+	}
+	var back Request
+	if err := DecodeRequest(AnthropicMessages, []byte(out), &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Reasoning != req.Reasoning || back.Format != req.Format {
+		t.Errorf("decoded %+v %+v", back.Reasoning, back.Format)
+	}
+}
+
+// TestAnthropicThinkingDeltaAllocations guards the reasoning hot path: a
+// thinking_delta is decoded and encoded without allocating, like text.
+func TestAnthropicThinkingDeltaAllocations(t *testing.T) {
+	dec := newAnthropicStreamDecoder(AnthropicMessages)
+	enc := newAnthropicStreamEncoder(&Request{Model: "claude-x"})
+	var dst []byte
+	for _, e := range anthropicReadEvents(t, anthropicMsgStart+anthropicBlockStart(0, `{"type":"thinking","thinking":"","signature":""}`)) {
+		for _, ev := range dec.Decode(nil, []byte(e.name), []byte(e.data), false) {
+			dst = enc.Encode(dst, &ev)
+		}
+	}
+	name := []byte("content_block_delta")
+	data := []byte(`{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":" weather \"information\" for"}}`)
+	out := make([]Event, 0, 4)
+	allocs := testing.AllocsPerRun(200, func() {
+		out = dec.Decode(out[:0], name, data, false)
+		dst = enc.Encode(dst[:0], &out[0])
+	})
+	if allocs > 0 {
+		t.Errorf("%v allocations per thinking delta (decode+encode)", allocs)
+	}
+	if !strings.Contains(string(dst), `"thinking":" weather \"information\" for"`) {
+		t.Errorf("encoded %s", dst)
+	}
+}
