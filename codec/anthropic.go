@@ -2046,8 +2046,9 @@ func appendAnthropicTextBlocks(dst []byte, ps []Part, comma bool) ([]byte, bool)
 
 // decodeAnthropicResponse decodes a non-streamed Messages response. Fields
 // outside the current scope that do not carry output (container,
-// diagnostics, context_management and future additions) are ignored, so that an upstream adding a field keeps working; output the
-// client could not receive (tool calls, thinking, ...) is an error.
+// diagnostics, context_management and future additions) are ignored, so
+// that an upstream adding a field keeps working; output the client could
+// not receive (server tools, citations, ...) is an error.
 func decodeAnthropicResponse(root gjson.Result, resp *Response) *Error {
 	var typ, id, model, role, content, stopReason, stopSequence, stopDetails, usage gjson.Result
 	root.ForEach(func(key, value gjson.Result) bool {

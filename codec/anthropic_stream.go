@@ -209,8 +209,9 @@ func (d *anthropicStreamDecoder) messageStart(out []Event, ev *anthropicStreamEv
 // order without gaps (the official SDK relies on it); text blocks become
 // canonical text parts, tool_use blocks tool call parts, thinking and
 // redacted_thinking blocks reasoning parts, and every other block type is
-// output that cannot be translated yet. Each block is its own part, so parallel tool calls (consecutive
-// tool_use blocks) get distinct part indexes.
+// output that cannot be translated yet. Each block is its own part, so
+// parallel tool calls (consecutive tool_use blocks) get distinct part
+// indexes.
 func (d *anthropicStreamDecoder) blockStart(out []Event, ev *anthropicStreamEvent) []Event {
 	i, ok := anthropicIndex(ev.index)
 	if !ok || i != len(d.blocks) {

@@ -688,7 +688,8 @@ func anthropicStreamRecording(t testing.TB, file string) (Protocol, string) {
 // Anthropic protocol directories with what a client must end up with.
 // Tool calls are asserted with their ids, names and compacted arguments;
 // streams with server tools end in an error after the text that preceded
-// them; thinking is skipped.
+// them; thinking is a reasoning part, whose text is not counted here
+// (TestAnthropicStreamDecodeRecordedReasoning checks it).
 var anthropicRecordedStreams = []struct {
 	file    string
 	id      string
@@ -737,7 +738,7 @@ var anthropicRecordedStreams = []struct {
 	{
 		file: "anthropic-messages/claude-sonnet-4-thinking-tool-call-stream.json", id: "msg_01KTBB57LAzaSZs8kMNvfnsY", model: "claude-sonnet-4-20250514",
 		text: "", stop: mapping.StopToolUse, usage: Usage{Known: true, InputTokens: 424, OutputTokens: 119},
-		calls: []anthropicCall{{"toolu_01Js4AMfx5qpTLhwTusnvT68", "weather", `{"location":"Florence, Italy"}`}}, // after skipped thinking
+		calls: []anthropicCall{{"toolu_01Js4AMfx5qpTLhwTusnvT68", "weather", `{"location":"Florence, Italy"}`}}, // after the thinking
 	},
 	{
 		file: "anthropic-messages/claude-sonnet-4-5-pause-turn-web-search-stream.json", id: "msg_01SC6GnkBDsmEDqyXQpQ2ipm", model: "claude-sonnet-4-5-20250929",
