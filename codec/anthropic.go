@@ -34,6 +34,13 @@ type anthropicRequestDecoder struct {
 	vertex      bool
 	sawMessages bool
 	parts       []Part // backing array shared by the Parts of all messages
+
+	// thinkingOff and effort are thinking {type:"disabled"} and
+	// output_config.effort, combined into req.Reasoning once the whole body
+	// is read, since both speak for Reasoning.Effort and may come in either
+	// order.
+	thinkingOff bool
+	effort      mapping.Effort
 }
 
 // decodeAnthropicRequest decodes a Messages request body into req. The
@@ -53,6 +60,7 @@ func decodeAnthropicRequest(root gjson.Result, req *Request, vertex bool) *Error
 	if !d.sawMessages {
 		return invalid("messages", "is required")
 	}
+	d.finishReasoning()
 	// An Anthropic stream always reports usage, so a streaming Anthropic
 	// client expects it whatever the upstream.
 	req.StreamUsage = req.Stream
@@ -106,7 +114,9 @@ func (d *anthropicRequestDecoder) field(name string, v gjson.Result) *Error {
 		// and cache diagnostics are provider-side optimisations.
 		return anthropicObjectHint(req, name, v)
 	case "thinking":
-		return anthropicThinking(v)
+		return d.thinking(v)
+	case "output_config":
+		return d.outputConfig(v)
 	case "tools":
 		return d.tools(v)
 	case "mcp_servers":
@@ -115,8 +125,10 @@ func (d *anthropicRequestDecoder) field(name string, v gjson.Result) *Error {
 		return d.toolChoice(v)
 	case "container":
 		return rejectUnlessNull(v, name, "code execution containers are not supported")
-	case "output_format", "output_config":
-		return rejectUnlessNull(v, name, "structured output and output configuration are not supported yet")
+	case "output_format":
+		// The beta predecessor of output_config.format; the released API
+		// takes the format there.
+		return rejectUnlessNull(v, name, "use output_config.format for structured output")
 	}
 	return unknownField(name)
 }
@@ -209,8 +221,8 @@ func (d *anthropicRequestDecoder) message(m gjson.Result, i int) (Message, *Erro
 	return msg, d.checkToolParts(&msg, i)
 }
 
-// checkToolParts checks that tool_use blocks are in an assistant message and
-// tool_result blocks in a user message (the role may follow the content in
+// checkToolParts checks that tool_use and thinking blocks are in an
+// assistant message and tool_result blocks in a user message (the role may follow the content in
 // the object, so this is done once the message is decoded), and gives each
 // tool result the name of the call it answers when the preceding assistant
 // message has it: Anthropic does not repeat the name, and protocols such as
@@ -223,6 +235,8 @@ func (d *anthropicRequestDecoder) checkToolParts(msg *Message, i int) *Error {
 			return invalid(anthropicBlockPos{msg: i, block: j}.path(""), "tool_use blocks belong in assistant messages")
 		case p.Type == PartToolResult && msg.Role != RoleUser:
 			return invalid(anthropicBlockPos{msg: i, block: j}.path(""), "tool_result blocks belong in user messages")
+		case p.Type == PartReasoning && msg.Role != RoleAssistant:
+			return invalid(anthropicBlockPos{msg: i, block: j}.path(""), "thinking and redacted_thinking blocks belong in assistant messages")
 		case p.Type == PartToolResult && i > 0:
 			p.ToolName = anthropicCallName(d.req.Messages[i-1].Parts, p.ToolCallID)
 		}
@@ -367,11 +381,14 @@ const (
 	akSource
 	akTitle
 	akContext
+	akThinking
+	akSignature
+	akData
 )
 
 // anthropicKeyNames are the member names of the ak bits, in bit order.
 var anthropicKeyNames = [...]string{"text", "cache_control", "citations", "id", "name", "input", "caller",
-	"tool_use_id", "content", "is_error", "source", "title", "context"}
+	"tool_use_id", "content", "is_error", "source", "title", "context", "thinking", "signature", "data"}
 
 // The members each block type allows.
 const (
@@ -380,6 +397,10 @@ const (
 	akToolResultBlock = akToolUseID | akContent | akIsError | akCacheControl
 	akImageBlock      = akSource | akCacheControl
 	akDocumentBlock   = akSource | akTitle | akContext | akCitations | akCacheControl
+	// Thinking blocks take no cache_control: Anthropic caches them as part
+	// of the turn and rejects the marker on them.
+	akThinkingBlock = akThinking | akSignature
+	akRedactedBlock = akData
 )
 
 // anthropicBlock holds the members of one content block, collected before
@@ -388,6 +409,7 @@ const (
 type anthropicBlock struct {
 	typ, text, cacheControl, citations, id, name, input, caller gjson.Result
 	toolUseID, content, isError, source, title, context         gjson.Result
+	thinking, signature, data                                   gjson.Result
 	seen                                                        uint16
 	unknown                                                     string // the first member no block type has
 }
@@ -425,6 +447,12 @@ func (f *anthropicBlock) collect(b gjson.Result, a *textArena) {
 			f.title, bit = value, akTitle
 		case "context":
 			f.context, bit = value, akContext
+		case "thinking":
+			f.thinking, bit = value, akThinking
+		case "signature":
+			f.signature, bit = value, akSignature
+		case "data":
+			f.data, bit = value, akData
 		default:
 			if f.unknown == "" {
 				f.unknown = key.Str
@@ -436,9 +464,9 @@ func (f *anthropicBlock) collect(b gjson.Result, a *textArena) {
 }
 
 // block decodes one content block: text everywhere; tool_use, tool_result,
-// image and document in messages; text and image inside a tool result.
-// Every other block type (thinking, server tools, search results, ...) is
-// rejected by name.
+// image, document, thinking and redacted_thinking in messages; text and
+// image inside a tool result. Every other block type (server tools, search
+// results, ...) is rejected by name.
 func (d *anthropicRequestDecoder) block(b gjson.Result, pos anthropicBlockPos) (Part, *Error) {
 	if !b.IsObject() {
 		return Part{}, wrongType(pos.path(""), "object", b)
@@ -466,6 +494,10 @@ func (d *anthropicRequestDecoder) block(b gjson.Result, pos anthropicBlockPos) (
 			return Part{}, unsupportedField(pos.path(""), "documents in tool results are not supported yet")
 		}
 		allowed = akDocumentBlock
+	case "thinking":
+		allowed = akThinkingBlock
+	case "redacted_thinking":
+		allowed = akRedactedBlock
 	default:
 		return Part{}, unsupportedField(pos.path(""), `content part type "`+f.typ.Str+`" is not supported yet`)
 	}
@@ -492,6 +524,8 @@ func (d *anthropicRequestDecoder) block(b gjson.Result, pos anthropicBlockPos) (
 		return d.mediaSource(&f, pos, PartImage)
 	case "document":
 		return d.document(&f, pos)
+	case "thinking", "redacted_thinking":
+		return anthropicReasoningBlock(&f, pos)
 	}
 	switch {
 	case !f.text.Exists():
@@ -539,6 +573,38 @@ func anthropicToolUse(f *anthropicBlock, pos anthropicBlockPos) (Part, *Error) {
 		return Part{}, err
 	}
 	return Part{Type: PartToolCall, ToolCallID: f.id.Str, ToolName: f.name.Str, Arguments: f.input.Raw}, nil
+}
+
+// anthropicReasoningBlock decodes a thinking or redacted_thinking block of
+// assistant history into a reasoning part. The opaque value (thinking
+// signature, redacted data) is read with readOpaque: a continuation envelope
+// that llmbridge handed out is unwrapped, anything else is Anthropic's own
+// value. A thinking block with an empty signature is unsigned reasoning
+// (llmbridge writes one for reasoning no upstream signed).
+func anthropicReasoningBlock(f *anthropicBlock, pos anthropicBlockPos) (Part, *Error) {
+	p := Part{Type: PartReasoning}
+	if f.typ.Str == "redacted_thinking" {
+		if f.data.Type != gjson.String || f.data.Str == "" {
+			return Part{}, anthropicRequired(pos.path(".data"), f.data)
+		}
+		if !mapping.IsEnvelope(f.data.Str) {
+			p.Redacted, p.Signature, p.Origin = true, f.data.Str, mapping.FamilyAnthropic
+			return p, nil
+		}
+		return p, readOpaque(&p, f.data.Str, mapping.FamilyAnthropic, pos.path(".data"))
+	}
+	switch {
+	case !f.thinking.Exists():
+		return Part{}, invalid(pos.path(".thinking"), "is required")
+	case f.thinking.Type != gjson.String:
+		return Part{}, wrongType(pos.path(".thinking"), "string", f.thinking)
+	case !f.signature.Exists():
+		return Part{}, invalid(pos.path(".signature"), "is required")
+	case f.signature.Type != gjson.String:
+		return Part{}, wrongType(pos.path(".signature"), "string", f.signature)
+	}
+	p.Text = f.thinking.Str
+	return p, readOpaque(&p, f.signature.Str, mapping.FamilyAnthropic, pos.path(".signature"))
 }
 
 // anthropicCaller accepts a tool_use block's caller when it is absent, null
@@ -748,36 +814,189 @@ func (d *anthropicRequestDecoder) metadata(v gjson.Result) *Error {
 	return err
 }
 
-// anthropicThinking accepts thinking that is disabled, which asks for
-// nothing; enabled or adaptive thinking is a later issue.
-func anthropicThinking(v gjson.Result) *Error {
+// anthropicMinBudget is the smallest thinking budget Anthropic accepts.
+const anthropicMinBudget = 1024
+
+// thinking decodes the thinking configuration, the union of
+// anthropic-sdk-go's ThinkingConfigParamUnion: enabled {budget_tokens,
+// display?} is a thinking budget, adaptive {display?} lets the model decide,
+// disabled asks for no reasoning (Effort none). between_tools has no
+// canonical meaning (no other protocol can confine thinking to tool
+// boundaries), so it is rejected rather than approximated.
+func (d *anthropicRequestDecoder) thinking(v gjson.Result) *Error {
+	r := &d.req.Reasoning
+	// A repeated key replaces the earlier value, as JSON decoders do.
+	r.Budget, r.Adaptive, r.Display, d.thinkingOff = OptInt{}, false, "", false
 	if v.Type == gjson.Null {
 		return nil
 	}
 	if !v.IsObject() {
 		return wrongType("thinking", "object", v)
 	}
-	var typ gjson.Result
+	var typ, budget, display gjson.Result
 	var other string
-	v.ForEach(func(key, value gjson.Result) bool {
-		if key.Str == "type" {
+	eachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+		switch key.Str {
+		case "type":
 			typ = value
-		} else if other == "" {
-			other = key.Str
+		case "budget_tokens":
+			budget = value
+		case "display":
+			display = value
+		default:
+			if other == "" {
+				other = key.Str
+			}
 		}
 		return true
 	})
+	var allowBudget, allowDisplay bool
 	switch {
 	case !typ.Exists():
 		return invalid("thinking.type", "is required")
 	case typ.Type != gjson.String:
 		return wrongType("thinking.type", "string", typ)
-	case typ.Str != "disabled":
-		return unsupportedField("thinking", `thinking type "`+typ.Str+`" is not supported yet`)
+	case typ.Str == "enabled":
+		allowBudget, allowDisplay = true, true
+	case typ.Str == "adaptive":
+		allowDisplay = true
+		r.Adaptive = true
+	case typ.Str == "disabled":
+		d.thinkingOff = true
+	case typ.Str == "between_tools":
+		return unsupportedField("thinking.type", `thinking type "between_tools" has no equivalent in the other protocols`)
+	default:
+		return invalid("thinking.type", `must be "enabled", "adaptive", "disabled" or "between_tools"`)
+	}
+	switch {
 	case other != "":
 		return unknownField("thinking." + other)
+	case budget.Exists() && !allowBudget:
+		return unknownField("thinking.budget_tokens")
+	case display.Exists() && !allowDisplay:
+		return unknownField("thinking.display")
+	}
+	if allowBudget {
+		if !budget.Exists() {
+			return invalid("thinking.budget_tokens", "is required")
+		}
+		if err := readInt(budget, "thinking.budget_tokens", &r.Budget); err != nil {
+			return err
+		}
+		if r.Budget.Value < anthropicMinBudget {
+			return invalid("thinking.budget_tokens", "must be at least 1024")
+		}
+	}
+	if display.Type != gjson.Null {
+		if display.Type != gjson.String {
+			return wrongType("thinking.display", "string", display)
+		}
+		if display.Str != "summarized" && display.Str != "omitted" {
+			return invalid("thinking.display", `must be "summarized" or "omitted"`)
+		}
+		r.Display = display.Str
 	}
 	return nil
+}
+
+// outputConfig decodes output_config: effort (low, medium, high, xhigh or
+// max) and format, Anthropic's structured output ({type:"json_schema",
+// schema}).
+func (d *anthropicRequestDecoder) outputConfig(v gjson.Result) *Error {
+	// A repeated key replaces the earlier value, as JSON decoders do.
+	d.effort, d.req.Format = mapping.EffortUnset, OutputFormat{}
+	switch {
+	case v.Type == gjson.Null:
+		return nil
+	case !v.IsObject():
+		return wrongType("output_config", "object", v)
+	}
+	var err *Error
+	eachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+		switch key.Str {
+		case "effort":
+			err = d.outputEffort(value)
+		case "format":
+			err = d.outputFormat(value)
+		default:
+			err = unknownField("output_config." + key.Str)
+		}
+		return err == nil
+	})
+	return err
+}
+
+// outputEffort reads output_config.effort.
+func (d *anthropicRequestDecoder) outputEffort(v gjson.Result) *Error {
+	switch {
+	case v.Type == gjson.Null:
+		return nil
+	case v.Type != gjson.String:
+		return wrongType("output_config.effort", "string", v)
+	}
+	switch v.Str {
+	case "low", "medium", "high", "xhigh", "max":
+		d.effort, _ = mapping.ParseEffort(v.Str)
+		return nil
+	}
+	return invalid("output_config.effort", `must be "low", "medium", "high", "xhigh" or "max"`)
+}
+
+// outputFormat reads output_config.format, a JSON schema the answer must
+// follow.
+func (d *anthropicRequestDecoder) outputFormat(v gjson.Result) *Error {
+	switch {
+	case v.Type == gjson.Null:
+		return nil
+	case !v.IsObject():
+		return wrongType("output_config.format", "object", v)
+	}
+	var typ, schema gjson.Result
+	var other string
+	eachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+		switch key.Str {
+		case "type":
+			typ = value
+		case "schema":
+			schema = value
+		default:
+			if other == "" {
+				other = key.Str
+			}
+		}
+		return true
+	})
+	switch {
+	case typ.Type != gjson.String:
+		return anthropicRequired("output_config.format.type", typ)
+	case typ.Str != "json_schema":
+		return invalid("output_config.format.type", `must be "json_schema"`)
+	case other != "":
+		return unknownField("output_config.format." + other)
+	case !schema.Exists():
+		return invalid("output_config.format.schema", "is required")
+	case !schema.IsObject():
+		return wrongType("output_config.format.schema", "object", schema)
+	}
+	d.req.Format = OutputFormat{Kind: FormatJSONSchema, Schema: schema.Raw}
+	return nil
+}
+
+// finishReasoning sets Reasoning.Effort from thinking disabled and
+// output_config.effort. Disabled thinking is an explicit "no reasoning"
+// (seed 003), which the canonical effort says as EffortNone; an output
+// effort beside it has no canonical slot left and is recorded as dropped.
+func (d *anthropicRequestDecoder) finishReasoning() {
+	r := &d.req.Reasoning
+	switch {
+	case d.thinkingOff:
+		r.Effort = mapping.EffortNone
+		if d.effort != mapping.EffortUnset {
+			d.req.Dropped = append(d.req.Dropped, "output_config.effort")
+		}
+	default:
+		r.Effort = d.effort
+	}
 }
 
 // tools decodes the tool definitions. Client tools (no type, or type
@@ -1016,6 +1235,13 @@ func appendAnthropicRequest(dst []byte, req *Request, opts *EncodeOptions, verte
 	case req.FrequencyPenalty.Set:
 		return dst, cannotEncode(p, "frequency_penalty", "frequency_penalty")
 	}
+	if req.Verbosity != "" {
+		return dst, cannotEncode(p, "verbosity", "output verbosity")
+	}
+	plan, err := planAnthropicThinking(req, opts, p)
+	if err != nil {
+		return dst, err
+	}
 	start := len(dst)
 	if vertex {
 		// The version is always Vertex's own here; a same-family passthrough
@@ -1031,8 +1257,7 @@ func appendAnthropicRequest(dst []byte, req *Request, opts *EncodeOptions, verte
 		dst = appendString(dst, model)
 	}
 	dst = append(dst, `,"max_tokens":`...)
-	dst = appendInt(dst, opts.maxTokens(req))
-	var err *Error
+	dst = appendInt(dst, plan.maxTokens)
 	if dst, err = appendAnthropicSystem(dst, req, p); err != nil {
 		return dst[:start], err
 	}
@@ -1048,9 +1273,169 @@ func appendAnthropicRequest(dst []byte, req *Request, opts *EncodeOptions, verte
 		dst = appendString(dst, req.User)
 		dst = append(dst, '}')
 	}
+	dst = plan.append(dst)
+	if dst, err = appendAnthropicOutputConfig(dst, req, &plan, p); err != nil {
+		return dst[:start], err
+	}
 	// Anthropic has no seed; best-effort determinism is a mere hint.
 	if req.Seed.Set {
 		req.Dropped = append(req.Dropped, "seed")
+	}
+	return append(dst, '}'), nil
+}
+
+// Thinking types of an Anthropic request.
+const (
+	anthropicThinkingUnset    = ""
+	anthropicThinkingDisabled = "disabled"
+	anthropicThinkingEnabled  = "enabled"
+	anthropicThinkingAdaptive = "adaptive"
+)
+
+// anthropicThinkingPlan is what a request's reasoning configuration becomes
+// toward Anthropic: the thinking object, the max_tokens that goes with it,
+// and the output_config.effort that rides beside it.
+type anthropicThinkingPlan struct {
+	typ       string // one of the anthropicThinking constants
+	budget    int64  // budget_tokens of enabled thinking
+	display   string // thinking.display, or ""
+	maxTokens int64  // the max_tokens to write
+	effort    string // output_config.effort, or ""
+}
+
+// planAnthropicThinking converts req.Reasoning following seed 003 and the
+// shared reasoning rules:
+//
+//   - Nothing asked (the zero Reasoning, or only a Responses summary) writes
+//     nothing: the upstream's default stays, since some models reject
+//     disabled thinking and others force adaptive.
+//   - Effort none (or a zero budget) is thinking disabled.
+//   - Adaptive (or Gemini's dynamic budget -1) is thinking adaptive.
+//   - A budget, or else a non-zero effort converted with EffortBudgets, is
+//     thinking enabled. Anthropic wants budget_tokens of at least 1024 and
+//     below max_tokens: a client max_tokens at or under the budget lowers the
+//     budget to max_tokens-1 when that stays at least 1024 (the client's
+//     output limit is the harder promise) and is a 400 otherwise; without a
+//     client max_tokens the default output allowance comes on top of the
+//     budget, so thinking cannot eat the whole answer.
+//   - An effort given beside a budget or adaptive thinking (an Anthropic
+//     client's output_config.effort) is output_config.effort.
+func planAnthropicThinking(req *Request, opts *EncodeOptions, p Protocol) (anthropicThinkingPlan, *Error) {
+	r := &req.Reasoning
+	plan := anthropicThinkingPlan{maxTokens: opts.maxTokens(req)}
+	switch {
+	case r.Effort == mapping.EffortNone || (r.Budget.Set && r.Budget.Value == 0):
+		plan.typ = anthropicThinkingDisabled
+	case r.Adaptive || (r.Budget.Set && r.Budget.Value < 0):
+		plan.typ = anthropicThinkingAdaptive
+	case r.Budget.Set:
+		plan.typ, plan.budget = anthropicThinkingEnabled, r.Budget.Value
+	case r.Effort != mapping.EffortUnset:
+		plan.typ, plan.budget = anthropicThinkingEnabled, opts.EffortBudgets.Budget(r.Effort)
+	}
+	if r.Summary != "" {
+		// Anthropic chooses how thinking is summarised itself.
+		req.Dropped = append(req.Dropped, "reasoning.summary")
+	}
+	switch plan.typ {
+	case anthropicThinkingUnset, anthropicThinkingDisabled:
+		if r.Display != "" {
+			req.Dropped = append(req.Dropped, "thinking.display")
+		}
+		return plan, nil
+	}
+	plan.display = r.Display
+	if plan.display == "" && r.IncludeThoughts.Set && !r.IncludeThoughts.Value {
+		// Gemini's includeThoughts false: reasoning happens but its text is
+		// not returned, which is Anthropic's display omitted.
+		plan.display = "omitted"
+	}
+	if r.Effort > mapping.EffortNone && (r.Adaptive || r.Budget.Set) {
+		switch r.Effort {
+		case mapping.EffortLow, mapping.EffortMedium, mapping.EffortHigh, mapping.EffortXHigh, mapping.EffortMax:
+			plan.effort = r.Effort.String()
+		default:
+			return plan, cannotEncode(p, "output_config.effort", "reasoning effort "+r.Effort.String())
+		}
+	}
+	if plan.typ != anthropicThinkingEnabled {
+		return plan, nil
+	}
+	if plan.budget < anthropicMinBudget {
+		return plan, cannotEncode(p, "thinking.budget_tokens",
+			"a thinking budget of "+strconv.FormatInt(plan.budget, 10)+" tokens (Anthropic's smallest is 1024)")
+	}
+	switch {
+	case !req.MaxTokens.Set:
+		plan.maxTokens = plan.budget + plan.maxTokens
+	case req.MaxTokens.Value > plan.budget:
+	case req.MaxTokens.Value-1 >= anthropicMinBudget:
+		plan.budget = req.MaxTokens.Value - 1
+	default:
+		return plan, cannotEncode(p, "max_tokens", "thinking with max_tokens "+strconv.FormatInt(req.MaxTokens.Value, 10)+
+			" (Anthropic needs max_tokens above the thinking budget, which is at least 1024)")
+	}
+	return plan, nil
+}
+
+// append appends the thinking object, if any.
+func (plan *anthropicThinkingPlan) append(dst []byte) []byte {
+	if plan.typ == anthropicThinkingUnset {
+		return dst
+	}
+	dst = append(dst, `,"thinking":{"type":"`...)
+	dst = append(dst, plan.typ...)
+	dst = append(dst, '"')
+	if plan.typ == anthropicThinkingEnabled {
+		dst = append(dst, `,"budget_tokens":`...)
+		dst = appendInt(dst, plan.budget)
+	}
+	if plan.display != "" {
+		dst = append(dst, `,"display":`...)
+		dst = appendString(dst, plan.display)
+	}
+	return append(dst, '}')
+}
+
+// appendAnthropicOutputConfig appends output_config: the effort of the
+// thinking plan and the structured output format. Anthropic takes a JSON
+// schema only; any-JSON output (json_object) cannot be asked for. The
+// schema's name has no Anthropic counterpart and no effect; Anthropic
+// always enforces the schema, which is what strict asks for; a description
+// is a hint to the model that Anthropic cannot take, and is recorded as
+// dropped.
+func appendAnthropicOutputConfig(dst []byte, req *Request, plan *anthropicThinkingPlan, p Protocol) ([]byte, *Error) {
+	f := &req.Format
+	switch f.Kind {
+	case FormatText:
+		if plan.effort == "" {
+			return dst, nil
+		}
+	case FormatJSONObject:
+		return dst, cannotEncode(p, "output_config.format", "JSON output without a schema (json_object)")
+	case FormatJSONSchema:
+		if f.Schema == "" || !anthropicIsObject(f.Schema) {
+			return dst, invalid("output_config.format.schema", "must be a JSON object")
+		}
+	default:
+		return dst, cannotEncode(p, "output_config.format", "output format")
+	}
+	dst = append(dst, `,"output_config":{`...)
+	if plan.effort != "" {
+		dst = append(dst, `"effort":"`...)
+		dst = append(dst, plan.effort...)
+		dst = append(dst, '"')
+		if f.Kind == FormatJSONSchema {
+			dst = append(dst, ',')
+		}
+	}
+	if f.Kind == FormatJSONSchema {
+		dst = append(dst, `"format":{"type":"json_schema","schema":`...)
+		dst = append(dst, f.Schema...)
+		dst = append(dst, '}')
+		if f.Description != "" {
+			req.Dropped = append(req.Dropped, "format.description")
+		}
 	}
 	return append(dst, '}'), nil
 }
@@ -1158,6 +1543,7 @@ func anthropicFirstText(ps []Part) string {
 // nothing); the messages around it may then merge. System and developer
 // messages were hoisted into the system prompt.
 func appendAnthropicMessages(dst []byte, req *Request, p Protocol) ([]byte, *Error) {
+	anthropicDropReasoning(req, p)
 	dst = append(dst, `,"messages":[`...)
 	msgs := req.Messages
 	first := true
@@ -1214,6 +1600,32 @@ func appendAnthropicMessages(dst []byte, req *Request, p Protocol) ([]byte, *Err
 	return append(dst, ']'), nil
 }
 
+// anthropicSendsReasoning reports whether reasoning part part of a message
+// of role r goes to an Anthropic upstream: only assistant history can hold
+// thinking, and only with a signature Anthropic issued (it verifies every
+// thinking block; unsigned or foreign reasoning would be refused).
+func anthropicSendsReasoning(part *Part, r Role) bool {
+	return r == RoleAssistant && signedFor(part, AnthropicMessages)
+}
+
+// anthropicDropReasoning records the reasoning parts of the conversation
+// that do not go to the upstream (see anthropicSendsReasoning), as
+// "messages[i].content[j] (reasoning)". It runs once per encode, before the
+// turns are written, since the turn grouping looks at messages twice.
+func anthropicDropReasoning(req *Request, p Protocol) {
+	for i := range req.Messages {
+		m := &req.Messages[i]
+		if isAnthropicSystemRole(m.Role) {
+			continue // a system message with reasoning is refused later
+		}
+		for j := range m.Parts {
+			if part := &m.Parts[j]; part.Type == PartReasoning && !anthropicSendsReasoning(part, m.Role) {
+				req.Dropped = append(req.Dropped, indexPath(indexPath("messages", i)+".content", j)+" (reasoning)")
+			}
+		}
+	}
+}
+
 // Which blocks of a turn appendAnthropicTurn writes.
 const (
 	anthropicAllBlocks = iota
@@ -1233,6 +1645,12 @@ func appendAnthropicTurn(dst []byte, turn []Message, role Role, which int) []byt
 		for l := range m.Parts {
 			part := &m.Parts[l]
 			if which != anthropicAllBlocks && (part.Type == PartToolResult) != (which == anthropicOnlyResults) {
+				continue
+			}
+			if part.Type == PartReasoning {
+				if anthropicSendsReasoning(part, role) {
+					dst, comma = appendAnthropicReasoning(dst, part, false, comma), true
+				}
 				continue
 			}
 			dst, comma = appendAnthropicBlock(dst, part, comma)
@@ -1258,6 +1676,11 @@ func anthropicCheckParts(m *Message, i int, p Protocol) (blocks, results int, er
 			what = anthropicCheckToolCall(part, m.Role)
 		case PartImage, PartDocument:
 			what = anthropicCheckMedia(part)
+		case PartReasoning:
+			if anthropicSendsReasoning(part, m.Role) {
+				blocks++
+			}
+			continue
 		case PartToolResult:
 			var k int
 			if what, k = anthropicCheckToolResult(part, m.Role); k >= 0 {
@@ -1392,6 +1815,32 @@ func appendAnthropicBlock(dst []byte, part *Part, comma bool) ([]byte, bool) {
 		dst = appendString(dst, part.Text)
 	}
 	return append(dst, '}'), true
+}
+
+// appendAnthropicReasoning appends a reasoning part as a thinking block
+// ({thinking, signature}) or, when Redacted, a redacted_thinking block
+// ({data}), preceded by a comma when comma is true. Toward an upstream
+// (envelope false) the opaque value is the part's own signature; toward a
+// client (envelope true) it is the continuation token (appendOpaque), which
+// needs no JSON escaping, and "" for unsigned reasoning.
+func appendAnthropicReasoning(dst []byte, part *Part, envelope, comma bool) []byte {
+	if comma {
+		dst = append(dst, ',')
+	}
+	if part.Redacted {
+		dst = append(dst, `{"type":"redacted_thinking","data":`...)
+	} else {
+		dst = append(dst, `{"type":"thinking","thinking":`...)
+		dst = appendString(dst, part.Text)
+		dst = append(dst, `,"signature":`...)
+	}
+	if !envelope {
+		dst = appendString(dst, part.Signature)
+		return append(dst, '}')
+	}
+	dst = append(dst, '"')
+	dst = appendOpaque(dst, part.Signature, part.Origin, part.Redacted, part.ItemID)
+	return append(dst, `"}`...)
 }
 
 // appendAnthropicMedia appends an image or document block, without its
@@ -1597,13 +2046,15 @@ func appendAnthropicTextBlocks(dst []byte, ps []Part, comma bool) ([]byte, bool)
 
 // decodeAnthropicResponse decodes a non-streamed Messages response. Fields
 // outside the current scope that do not carry output (container,
-// stop_details, diagnostics, context_management and future additions) are
-// ignored, so that an upstream adding a field keeps working; output the
-// client could not receive (tool calls, thinking, ...) is an error.
+// diagnostics, context_management and future additions) are ignored, so
+// that an upstream adding a field keeps working; output the client could
+// not receive (server tools, citations, ...) is an error.
 func decodeAnthropicResponse(root gjson.Result, resp *Response) *Error {
-	var typ, id, model, role, content, stopReason, stopSequence, usage gjson.Result
+	var typ, id, model, role, content, stopReason, stopSequence, stopDetails, usage gjson.Result
 	root.ForEach(func(key, value gjson.Result) bool {
 		switch key.Str {
+		case "stop_details":
+			stopDetails = value
 		case "type":
 			typ = value
 		case "id":
@@ -1644,6 +2095,10 @@ func decodeAnthropicResponse(root gjson.Result, resp *Response) *Error {
 	if resp.StopSequence, err = anthropicUpstreamString(stopSequence, "stop_sequence"); err != nil {
 		return err
 	}
+	var why string
+	if resp.StopDetails, why = decodeAnthropicStopDetails(stopDetails); why != "" {
+		return anthropicBadUpstream(why)
+	}
 	if resp.Usage, err = decodeAnthropicUsage(usage); err != nil {
 		return err
 	}
@@ -1670,15 +2125,21 @@ func decodeAnthropicContent(v gjson.Result, resp *Response) *Error {
 }
 
 // decodeAnthropicResponseBlock decodes one content block of a response:
-// text and tool_use. Other output (thinking, server tools, ...) cannot be
-// translated yet.
+// text, tool_use, thinking and redacted_thinking. Other output (server
+// tools, ...) cannot be translated yet.
 func decodeAnthropicResponseBlock(b gjson.Result) (Part, *Error) {
 	if !b.IsObject() {
 		return Part{}, anthropicBadUpstream("content block is not an object")
 	}
-	var typ, text, citations, id, name, input gjson.Result
+	var typ, text, citations, id, name, input, thinking, signature, data gjson.Result
 	b.ForEach(func(key, value gjson.Result) bool {
 		switch key.Str {
+		case "thinking":
+			thinking = value
+		case "signature":
+			signature = value
+		case "data":
+			data = value
 		case "type":
 			typ = value
 		case "text":
@@ -1702,6 +2163,13 @@ func decodeAnthropicResponseBlock(b gjson.Result) (Part, *Error) {
 			return Part{}, anthropicBadUpstream("tool_use block lacks its id, name or input object")
 		}
 		return Part{Type: PartToolCall, ToolCallID: id.Str, ToolName: name.Str, Arguments: input.Raw}, nil
+	case typ.Str == "thinking":
+		return anthropicThinkingPart(thinking, signature)
+	case typ.Str == "redacted_thinking":
+		if data.Type != gjson.String || data.Str == "" {
+			return Part{}, anthropicBadUpstream("redacted_thinking block has no data")
+		}
+		return Part{Type: PartReasoning, Redacted: true, Signature: data.Str, Origin: mapping.FamilyAnthropic}, nil
 	case typ.Str != "text":
 		return Part{}, anthropicBadUpstream(`content block type "` + typ.Str + `" cannot be translated yet`)
 	case text.Type != gjson.String:
@@ -1710,6 +2178,56 @@ func decodeAnthropicResponseBlock(b gjson.Result) (Part, *Error) {
 		return Part{}, anthropicBadUpstream("text citations cannot be translated yet")
 	}
 	return Part{Type: PartText, Text: text.Str}, nil
+}
+
+// anthropicThinkingPart converts a thinking block of an upstream response:
+// its text and, when present, its signature, issued by Anthropic. With
+// display omitted the text is empty and only the signature comes.
+func anthropicThinkingPart(thinking, signature gjson.Result) (Part, *Error) {
+	if (thinking.Type != gjson.String && thinking.Type != gjson.Null) || (signature.Type != gjson.String && signature.Type != gjson.Null) {
+		return Part{}, anthropicBadUpstream("thinking block thinking or signature is not a string")
+	}
+	p := Part{Type: PartReasoning, Text: thinking.Str, Signature: signature.Str}
+	if p.Signature != "" {
+		p.Origin = mapping.FamilyAnthropic
+	}
+	return p, nil
+}
+
+// decodeAnthropicStopDetails reads stop_details, which newer responses
+// attach to a refusal: {type:"refusal", category, explanation}, each member
+// a string or null. Absent and null are no details. Anything else is an
+// invalid response, since the explanation may become the refusal text a
+// client sees: the reason is returned for the caller to wrap in its error.
+func decodeAnthropicStopDetails(v gjson.Result) (sd StopDetails, why string) {
+	if v.Type == gjson.Null {
+		return sd, ""
+	}
+	if !v.IsObject() {
+		return sd, "stop_details is not an object"
+	}
+	v.ForEach(func(key, value gjson.Result) bool {
+		switch key.Str {
+		case "type", "category", "explanation":
+		default:
+			return true // newer members carry nothing llmbridge translates
+		}
+		if value.Type != gjson.String && value.Type != gjson.Null {
+			why = "stop_details." + key.Str + " is not a string"
+			return false
+		}
+		switch key.Str {
+		case "category":
+			sd.Category = value.Str
+		case "explanation":
+			sd.Explanation = value.Str
+		}
+		return true
+	})
+	if why != "" {
+		return StopDetails{}, why
+	}
+	return sd, ""
 }
 
 // decodeAnthropicUsage converts the usage object into canonical meaning:
@@ -1798,17 +2316,24 @@ func anthropicBadUpstream(why string) *Error {
 // appendAnthropicResponse appends resp as a Messages response body, with
 // every field anthropic-sdk-go's Message reads. Refusal parts become text
 // blocks, since Anthropic has no refusal block (the refusal itself is in
-// stop_reason); empty texts are skipped, as a client replaying the answer as
-// history would be refused for an empty text block. Tool calls become
-// tool_use blocks; one without an id (no upstream sends one, but the
-// canonical form allows it) gets a new toolu_ id, since Anthropic clients
-// answer by id.
+// stop_reason, with stop_details when the upstream explained it); empty
+// texts are skipped, as a client replaying the answer as history would be
+// refused for an empty text block. Tool calls become tool_use blocks; one
+// without an id (no upstream sends one, but the canonical form allows it)
+// gets a new toolu_ id, since Anthropic clients answer by id. Reasoning
+// becomes thinking blocks (redacted_thinking when redacted) whose opaque
+// value is a continuation token, so that the client's replay can be sent
+// back to the family that issued it.
 func appendAnthropicResponse(dst []byte, resp *Response) ([]byte, *Error) {
 	for i := range resp.Content {
 		part := &resp.Content[i]
 		switch part.Type {
 		case PartText, PartRefusal:
 			continue
+		case PartReasoning:
+			if !part.Redacted || part.Signature != "" {
+				continue
+			}
 		case PartToolCall:
 			if part.ToolName != "" && anthropicIsObject(part.Arguments) {
 				continue
@@ -1834,6 +2359,10 @@ func appendAnthropicResponse(dst []byte, resp *Response) ([]byte, *Error) {
 			withID.ToolCallID = newID("toolu_")
 			part = &withID
 		}
+		if part.Type == PartReasoning {
+			dst, comma = appendAnthropicReasoning(dst, part, true, comma), true
+			continue
+		}
 		dst, comma = appendAnthropicBlock(dst, part, comma)
 	}
 	dst = append(dst, `],"stop_reason":`...)
@@ -1844,7 +2373,28 @@ func appendAnthropicResponse(dst []byte, resp *Response) ([]byte, *Error) {
 	} else {
 		dst = append(dst, "null"...)
 	}
+	dst = appendAnthropicStopDetails(dst, resp.StopReason, &resp.StopDetails)
 	return appendAnthropicUsage(dst, &resp.Usage), nil
+}
+
+// appendAnthropicStopDetails appends stop_details for a refusal or a filter
+// stop (both are stop_reason refusal toward Anthropic), with only the
+// members the upstream gave: none is invented, and without any the member is
+// left out (a client reads that as null).
+func appendAnthropicStopDetails(dst []byte, stop StopReason, sd *StopDetails) []byte {
+	if (stop != mapping.StopRefusal && stop != mapping.StopContentFilter) || (sd.Category == "" && sd.Explanation == "") {
+		return dst
+	}
+	dst = append(dst, `,"stop_details":{"type":"refusal"`...)
+	if sd.Category != "" {
+		dst = append(dst, `,"category":`...)
+		dst = appendString(dst, sd.Category)
+	}
+	if sd.Explanation != "" {
+		dst = append(dst, `,"explanation":`...)
+		dst = appendString(dst, sd.Explanation)
+	}
+	return append(dst, '}')
 }
 
 // appendAnthropicUsage appends the usage object and closes the response.

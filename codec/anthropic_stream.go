@@ -27,10 +27,10 @@ const anthropicArenaSize = 1 << 10
 
 // Upstream content block states, by Anthropic block index.
 const (
-	anthropicBlockText   uint8 = iota + 1 // a text block mapped to the open canonical part
-	anthropicBlockSkip                    // thinking, skipped with all its deltas
-	anthropicBlockClosed                  // a text or tool_use block that has been closed
-	anthropicBlockTool                    // a tool_use block mapped to the open canonical part
+	anthropicBlockText     uint8 = iota + 1 // a text block mapped to the open canonical part
+	anthropicBlockThinking                  // a thinking block mapped to the open reasoning part
+	anthropicBlockClosed                    // a block that has been closed
+	anthropicBlockTool                      // a tool_use block mapped to the open canonical part
 )
 
 // anthropicStreamDecoder decodes upstream Anthropic streams into canonical
@@ -50,6 +50,11 @@ type anthropicStreamDecoder struct {
 	open      int // canonical index of the open part, or -1
 	openBlock int // upstream index of the open part's block
 	next      int // canonical index of the next part
+
+	// signature is the open thinking block's signature, which arrives in
+	// signature_delta events and goes out on the part's EventPartStop. It
+	// is a copy: the event it came in is gone by then.
+	signature string
 
 	usage anthropicCounters
 }
@@ -202,10 +207,11 @@ func (d *anthropicStreamDecoder) messageStart(out []Event, ev *anthropicStreamEv
 
 // blockStart handles content_block_start. Upstream blocks are numbered in
 // order without gaps (the official SDK relies on it); text blocks become
-// canonical text parts and tool_use blocks tool call parts, thinking is
-// skipped, and every other block type is output that cannot be translated
-// yet. Each block is its own part, so parallel tool calls (consecutive
-// tool_use blocks) get distinct part indexes.
+// canonical text parts, tool_use blocks tool call parts, thinking and
+// redacted_thinking blocks reasoning parts, and every other block type is
+// output that cannot be translated yet. Each block is its own part, so
+// parallel tool calls (consecutive tool_use blocks) get distinct part
+// indexes.
 func (d *anthropicStreamDecoder) blockStart(out []Event, ev *anthropicStreamEvent) []Event {
 	i, ok := anthropicIndex(ev.index)
 	if !ok || i != len(d.blocks) {
@@ -217,13 +223,19 @@ func (d *anthropicStreamDecoder) blockStart(out []Event, ev *anthropicStreamEven
 	if !ev.block.IsObject() {
 		return d.fail(out, d.bad("content_block_start has no content_block object"))
 	}
-	var typ, text, id, name, input gjson.Result
+	var typ, text, id, name, input, thinking, signature, data gjson.Result
 	eachMember(ev.block, &d.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "type":
 			typ = value
 		case "text":
 			text = value
+		case "thinking":
+			thinking = value
+		case "signature":
+			signature = value
+		case "data":
+			data = value
 		case "id":
 			id = value
 		case "name":
@@ -236,11 +248,10 @@ func (d *anthropicStreamDecoder) blockStart(out []Event, ev *anthropicStreamEven
 	switch {
 	case typ.Type != gjson.String || typ.Str == "":
 		return d.fail(out, d.bad("content block has no type"))
-	case typ.Str == "thinking" || typ.Str == "redacted_thinking":
-		// Reasoning is skipped for now (reasoning models emit it by
-		// default); a later issue maps it to reasoning parts.
-		d.blocks = append(d.blocks, anthropicBlockSkip)
-		return out
+	case typ.Str == "thinking":
+		return d.thinkingStart(out, i, thinking, signature)
+	case typ.Str == "redacted_thinking":
+		return d.redactedThinking(out, i, data)
 	case typ.Str == "tool_use":
 		return d.toolStart(out, i, id, name, input)
 	case typ.Str != "text":
@@ -275,6 +286,35 @@ func (d *anthropicStreamDecoder) toolStart(out []Event, i int, id, name, input g
 	return out
 }
 
+// thinkingStart opens the reasoning part of thinking block i. Anthropic
+// starts it with empty thinking and signature and fills both in deltas; a
+// start that already holds them (a proxy replaying a whole block) is kept.
+func (d *anthropicStreamDecoder) thinkingStart(out []Event, i int, thinking, signature gjson.Result) []Event {
+	if (thinking.Type != gjson.String && thinking.Type != gjson.Null) || (signature.Type != gjson.String && signature.Type != gjson.Null) {
+		return d.fail(out, d.bad("thinking block thinking or signature is not a string"))
+	}
+	out = d.openPart(out, i, anthropicBlockThinking)
+	out = append(out, Event{Type: EventPartStart, Index: d.open, Part: PartReasoning})
+	if thinking.Str != "" {
+		out = append(out, Event{Type: EventPartDelta, Index: d.open, Text: thinking.Str})
+	}
+	d.signature = strings.Clone(signature.Str)
+	return out
+}
+
+// redactedThinking emits redacted_thinking block i, which comes whole in its
+// content_block_start, as a complete redacted reasoning part: its data is
+// the part's signature.
+func (d *anthropicStreamDecoder) redactedThinking(out []Event, i int, data gjson.Result) []Event {
+	if data.Type != gjson.String || data.Str == "" {
+		return d.fail(out, d.bad("redacted_thinking block has no data"))
+	}
+	out = d.openPart(out, i, anthropicBlockThinking)
+	out = append(out, Event{Type: EventPartStart, Index: d.open, Part: PartReasoning, Redacted: true})
+	d.signature = data.Str // used at once: no copy needed
+	return d.closePart(out)
+}
+
 // openPart closes the open part and makes upstream block i, of state kind,
 // the open one.
 func (d *anthropicStreamDecoder) openPart(out []Event, i int, kind uint8) []Event {
@@ -292,13 +332,10 @@ func (d *anthropicStreamDecoder) blockDelta(out []Event, ev *anthropicStreamEven
 	if !ok || i >= len(d.blocks) {
 		return d.fail(out, d.bad("content_block_delta for a block that was not started"))
 	}
-	if d.blocks[i] == anthropicBlockSkip {
-		return out // thinking_delta, signature_delta
-	}
 	if !ev.delta.IsObject() {
 		return d.fail(out, d.bad("content_block_delta has no delta object"))
 	}
-	var typ, text, partial gjson.Result
+	var typ, text, partial, thinking, signature gjson.Result
 	eachMember(ev.delta, &d.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "type":
@@ -307,6 +344,10 @@ func (d *anthropicStreamDecoder) blockDelta(out []Event, ev *anthropicStreamEven
 			text = value
 		case "partial_json":
 			partial = value
+		case "thinking":
+			thinking = value
+		case "signature":
+			signature = value
 		}
 		return true
 	})
@@ -315,6 +356,8 @@ func (d *anthropicStreamDecoder) blockDelta(out []Event, ev *anthropicStreamEven
 		return d.fail(out, d.bad("delta has no type"))
 	case typ.Str == "input_json_delta":
 		return d.inputDelta(out, i, partial)
+	case typ.Str == "thinking_delta" || typ.Str == "signature_delta":
+		return d.thinkingDelta(out, i, typ.Str, thinking, signature)
 	case typ.Str != "text_delta":
 		return d.fail(out, d.notYet(`delta type "`+typ.Str+`"`))
 	case text.Type != gjson.String:
@@ -338,6 +381,34 @@ func (d *anthropicStreamDecoder) inputDelta(out []Event, i int, partial gjson.Re
 	return append(out, Event{Type: EventPartDelta, Index: d.open, Text: partial.Str})
 }
 
+// thinkingDelta handles a thinking_delta (reasoning text, forwarded unless
+// empty) or a signature_delta (kept for the part's stop) of thinking block
+// i. Anthropic sends one signature_delta; several are joined, as the SDK's
+// accumulator does.
+func (d *anthropicStreamDecoder) thinkingDelta(out []Event, i int, typ string, thinking, signature gjson.Result) []Event {
+	if d.blocks[i] != anthropicBlockThinking || i != d.openBlock || d.open < 0 {
+		return d.fail(out, d.bad(typ+" for a block that is not an open thinking block"))
+	}
+	if typ == "signature_delta" {
+		if signature.Type != gjson.String {
+			return d.fail(out, d.bad("signature_delta has no signature"))
+		}
+		if d.signature == "" {
+			d.signature = strings.Clone(signature.Str)
+		} else {
+			d.signature += signature.Str // a concatenation copies
+		}
+		return out
+	}
+	if thinking.Type != gjson.String {
+		return d.fail(out, d.bad("thinking_delta has no thinking"))
+	}
+	if thinking.Str == "" {
+		return out
+	}
+	return append(out, Event{Type: EventPartDelta, Index: d.open, Text: thinking.Str})
+}
+
 // textDelta appends the text of a text_delta for upstream block i.
 func (d *anthropicStreamDecoder) textDelta(out []Event, i int, text string) []Event {
 	switch {
@@ -345,8 +416,6 @@ func (d *anthropicStreamDecoder) textDelta(out []Event, i int, text string) []Ev
 		return d.fail(out, d.bad("content_block_delta before message_start"))
 	case i >= len(d.blocks):
 		return d.fail(out, d.bad("content_block_delta for a block that was not started"))
-	case d.blocks[i] == anthropicBlockSkip:
-		return out
 	case d.blocks[i] != anthropicBlockText || i != d.openBlock || d.open < 0:
 		// A text block that was closed, or left open when a later block
 		// started: its text cannot be placed in order any more. Or a
@@ -401,10 +470,7 @@ func (d *anthropicStreamDecoder) blockStop(out []Event, ev *anthropicStreamEvent
 	if !ok || i >= len(d.blocks) {
 		return d.fail(out, d.bad("content_block_stop for a block that was not started"))
 	}
-	switch {
-	case d.blocks[i] == anthropicBlockSkip:
-		return out
-	case i == d.openBlock && d.open >= 0:
+	if i == d.openBlock && d.open >= 0 {
 		return d.closePart(out)
 	}
 	// A text block closed early because a later one started (blocks do
@@ -412,11 +478,11 @@ func (d *anthropicStreamDecoder) blockStop(out []Event, ev *anthropicStreamEvent
 	return out
 }
 
-// messageDelta handles message_delta: the stop reason and the cumulative
-// usage, merged over message_start's (older servers report only
-// output_tokens here).
+// messageDelta handles message_delta: the stop reason with its stop
+// details and the cumulative usage, merged over message_start's (older
+// servers report only output_tokens here).
 func (d *anthropicStreamDecoder) messageDelta(out []Event, ev *anthropicStreamEvent) []Event {
-	var reason, seq gjson.Result
+	var reason, seq, details gjson.Result
 	if ev.delta.Exists() {
 		if !ev.delta.IsObject() {
 			return d.fail(out, d.bad("message_delta delta is not an object"))
@@ -427,6 +493,8 @@ func (d *anthropicStreamDecoder) messageDelta(out []Event, ev *anthropicStreamEv
 				reason = value
 			case "stop_sequence":
 				seq = value
+			case "stop_details":
+				details = value
 			}
 			return true
 		})
@@ -434,13 +502,20 @@ func (d *anthropicStreamDecoder) messageDelta(out []Event, ev *anthropicStreamEv
 	if (reason.Type != gjson.String && reason.Type != gjson.Null) || (seq.Type != gjson.String && seq.Type != gjson.Null) {
 		return d.fail(out, d.bad("message_delta stop_reason or stop_sequence is not a string"))
 	}
+	sd, why := decodeAnthropicStopDetails(details)
+	if why != "" {
+		return d.fail(out, d.bad(why))
+	}
 	if err := d.readUsage(ev.usage); err != nil {
 		return d.fail(out, err)
 	}
 	out = d.closePart(out)
 	if reason.Str != "" && !d.stopped {
 		d.stopped = true
-		out = append(out, Event{Type: EventStop, StopReason: mapping.FromAnthropicStopReason(reason.Str), StopSequence: seq.Str})
+		// The details are copied: encoders may hold them until the end,
+		// and they come once per stream.
+		sd.Category, sd.Explanation = strings.Clone(sd.Category), strings.Clone(sd.Explanation)
+		out = append(out, Event{Type: EventStop, StopReason: mapping.FromAnthropicStopReason(reason.Str), StopSequence: seq.Str, StopDetails: sd})
 	}
 	if ev.usage.Exists() && ev.usage.Type != gjson.Null {
 		out = append(out, Event{Type: EventUsage, Usage: d.usage.canonical()})
@@ -494,15 +569,20 @@ func (d *anthropicStreamDecoder) readUsage(v gjson.Result) *Error {
 	return err
 }
 
-// closePart closes the open canonical part, if any.
+// closePart closes the open canonical part, if any. A reasoning part's
+// stop carries its signature, issued by Anthropic.
 func (d *anthropicStreamDecoder) closePart(out []Event) []Event {
 	if d.open < 0 {
 		return out
 	}
+	stop := Event{Type: EventPartStop, Index: d.open}
+	if d.blocks[d.openBlock] == anthropicBlockThinking && d.signature != "" {
+		stop.Signature, stop.Origin = d.signature, mapping.FamilyAnthropic
+		d.signature = ""
+	}
 	d.blocks[d.openBlock] = anthropicBlockClosed
-	out = append(out, Event{Type: EventPartStop, Index: d.open})
 	d.open = -1
-	return out
+	return append(out, stop)
 }
 
 // upstreamError converts the error object of an error event. overloaded_error
@@ -586,24 +666,36 @@ func (d *anthropicStreamDecoder) Close(out []Event, cause error) []Event {
 // anthropicStreamEncoder encodes canonical events as an Anthropic stream:
 // message_start, then per part content_block_start, content_block_delta*
 // and content_block_stop (refusals are text blocks: Anthropic has none of
-// its own), then message_delta with the stop reason and the final usage,
-// and message_stop. A tool call part is a tool_use block, started with its
-// id, name and input {}, whose argument fragments are input_json_delta
-// events; a call without fragments sends none (its input is {}). The stop
-// reason and usage are held until the end,
-// because upstreams such as Chat and Gemini report the final counts after
-// the stop. A failed stream ends with the open block's content_block_stop
-// and an error event, never message_stop.
+// its own), then message_delta with the stop reason, its stop details and
+// the final usage, and message_stop. A tool call part is a tool_use block,
+// started with its id, name and input {}, whose argument fragments are
+// input_json_delta events; a call without fragments sends none (its input
+// is {}). A reasoning part is a thinking block, started empty, whose text
+// comes in thinking_delta events and whose opaque value, known at the
+// part's stop, is a signature_delta holding a continuation token; a
+// redacted reasoning part is a redacted_thinking block, written whole at
+// the part's stop, when its data is known. The stop reason and usage are
+// held until the end, because upstreams such as Chat and Gemini report the
+// final counts after the stop. A failed stream ends with the open block's
+// content_block_stop and an error event, never message_stop.
 type anthropicStreamEncoder struct {
 	req     *Request
 	started bool
 	open    bool  // a content block is open
-	tool    bool  // the open block is a tool_use block
+	kind    uint8 // the open block's kind: anthropicBlockText, ...Tool or ...Thinking
 	block   int64 // index of the open block, or of the next one
 	done    bool
 
+	// redacted is set while a redacted reasoning part is open: its block is
+	// written at the part's stop.
+	redacted bool
+	// itemID is the open reasoning part's item id (a copy), which its
+	// continuation token carries.
+	itemID string
+
 	stop    StopReason
 	stopSeq string
+	details StopDetails
 	usage   Usage
 }
 
@@ -631,6 +723,13 @@ func (e *anthropicStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 		switch ev.Part {
 		case PartText, PartRefusal:
 			return e.openBlock(dst)
+		case PartReasoning:
+			e.itemID = strings.Clone(ev.ItemID) // ev's strings are borrowed
+			if ev.Redacted {
+				e.redacted = true
+				return dst
+			}
+			return e.openThinkingBlock(dst)
 		case PartToolCall:
 			if ev.ToolName != "" {
 				return e.openToolBlock(dst, ev.ToolCallID, ev.ToolName)
@@ -639,8 +738,8 @@ func (e *anthropicStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 		return e.Encode(dst, &Event{Type: EventError, Err: &Error{Status: 502, Kind: mapping.ErrBadGateway,
 			Message: "content part type " + ev.Part.String() + " cannot be expressed in an " + string(AnthropicMessages) + " stream"}})
 	case EventPartDelta:
-		if ev.Text == "" {
-			return dst
+		if ev.Text == "" || e.redacted {
+			return dst // redacted reasoning has no readable text
 		}
 		dst = e.ensureStarted(dst)
 		if !e.open {
@@ -648,15 +747,18 @@ func (e *anthropicStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 		}
 		dst = append(dst, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":"...)
 		dst = appendInt(dst, e.block)
-		if e.tool {
+		switch e.kind {
+		case anthropicBlockTool:
 			dst = append(dst, `,"delta":{"type":"input_json_delta","partial_json":`...)
-		} else {
+		case anthropicBlockThinking:
+			dst = append(dst, `,"delta":{"type":"thinking_delta","thinking":`...)
+		default:
 			dst = append(dst, `,"delta":{"type":"text_delta","text":`...)
 		}
 		dst = appendString(dst, ev.Text)
 		return append(dst, "}}\n\n"...)
 	case EventPartStop:
-		return e.closeBlock(dst)
+		return e.partStop(dst, ev)
 	case EventUsage:
 		if ev.Usage.Known {
 			e.usage = ev.Usage
@@ -664,7 +766,9 @@ func (e *anthropicStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 		return dst
 	case EventStop:
 		e.stop = ev.StopReason
-		e.stopSeq = strings.Clone(ev.StopSequence) // ev's strings are borrowed
+		// ev's strings are borrowed.
+		e.stopSeq = strings.Clone(ev.StopSequence)
+		e.details = StopDetails{Category: strings.Clone(ev.StopDetails.Category), Explanation: strings.Clone(ev.StopDetails.Explanation)}
 		return dst
 	case EventEnd:
 		e.done = true
@@ -716,7 +820,7 @@ func (e *anthropicStreamEncoder) messageStart(dst []byte, id, model string) []by
 
 // openBlock writes content_block_start for a text block.
 func (e *anthropicStreamEncoder) openBlock(dst []byte) []byte {
-	e.open, e.tool = true, false
+	e.open, e.kind = true, anthropicBlockText
 	dst = append(dst, "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":"...)
 	dst = appendInt(dst, e.block)
 	return append(dst, ",\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"...)
@@ -726,7 +830,7 @@ func (e *anthropicStreamEncoder) openBlock(dst []byte) []byte {
 // without an id (no upstream decoder produces one) gets a new toolu_ id,
 // since Anthropic clients answer by id.
 func (e *anthropicStreamEncoder) openToolBlock(dst []byte, id, name string) []byte {
-	e.open, e.tool = true, true
+	e.open, e.kind = true, anthropicBlockTool
 	if id == "" {
 		id = newID("toolu_")
 	}
@@ -739,8 +843,48 @@ func (e *anthropicStreamEncoder) openToolBlock(dst []byte, id, name string) []by
 	return append(dst, ",\"input\":{}}}\n\n"...)
 }
 
-// closeBlock writes content_block_stop for the open block, if any.
+// openThinkingBlock writes content_block_start for a thinking block, empty
+// as Anthropic starts it.
+func (e *anthropicStreamEncoder) openThinkingBlock(dst []byte) []byte {
+	e.open, e.kind = true, anthropicBlockThinking
+	dst = append(dst, "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":"...)
+	dst = appendInt(dst, e.block)
+	return append(dst, ",\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\",\"signature\":\"\"}}\n\n"...)
+}
+
+// partStop closes the open part. A reasoning part's opaque value, which
+// comes with its stop, goes out first: as the thinking block's
+// signature_delta, or as the data of the redacted_thinking block written
+// now. Redacted reasoning without data carries nothing and writes nothing.
+func (e *anthropicStreamEncoder) partStop(dst []byte, ev *Event) []byte {
+	switch {
+	case e.redacted:
+		e.redacted = false
+		if ev.Signature == "" {
+			return dst
+		}
+		dst = e.ensureStarted(dst)
+		dst = append(dst, "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":"...)
+		dst = appendInt(dst, e.block)
+		dst = append(dst, `,"content_block":{"type":"redacted_thinking","data":"`...)
+		dst = appendOpaque(dst, ev.Signature, ev.Origin, true, e.itemID)
+		dst = append(dst, "\"}}\n\n"...)
+		e.open, e.kind = true, anthropicBlockThinking
+	case e.open && e.kind == anthropicBlockThinking && ev.Signature != "":
+		dst = append(dst, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":"...)
+		dst = appendInt(dst, e.block)
+		dst = append(dst, `,"delta":{"type":"signature_delta","signature":"`...)
+		dst = appendOpaque(dst, ev.Signature, ev.Origin, false, e.itemID)
+		dst = append(dst, "\"}}\n\n"...)
+	}
+	return e.closeBlock(dst)
+}
+
+// closeBlock writes content_block_stop for the open block, if any. A
+// redacted reasoning part still waiting for its data is abandoned: it has
+// none.
 func (e *anthropicStreamEncoder) closeBlock(dst []byte) []byte {
+	e.redacted = false
 	if !e.open {
 		return dst
 	}
@@ -763,6 +907,7 @@ func (e *anthropicStreamEncoder) messageEnd(dst []byte) []byte {
 	} else {
 		dst = append(dst, "null"...)
 	}
+	dst = appendAnthropicStopDetails(dst, e.stop, &e.details)
 	dst = append(dst, `},"usage":{`...)
 	u := &e.usage
 	if u.Known {

@@ -69,19 +69,32 @@ func anthropicFormat(evs []Event) string {
 		case EventStart:
 			fmt.Fprintf(&b, "start(%s,%s,%s)", ev.ID, ev.Model, anthropicUsageString(ev.Usage))
 		case EventPartStart:
-			if ev.Part == PartToolCall {
+			switch {
+			case ev.Part == PartToolCall:
 				fmt.Fprintf(&b, "tool_start(%d,%s,%s)", ev.Index, ev.ToolCallID, ev.ToolName)
-			} else {
+			case ev.Part == PartReasoning && ev.Redacted:
+				fmt.Fprintf(&b, "redacted_start(%d)", ev.Index)
+			case ev.Part == PartReasoning:
+				fmt.Fprintf(&b, "reasoning_start(%d)", ev.Index)
+			default:
 				fmt.Fprintf(&b, "part_start(%d,%d)", ev.Index, ev.Part)
 			}
 		case EventPartDelta:
 			fmt.Fprintf(&b, "delta(%d,%q)", ev.Index, ev.Text)
 		case EventPartStop:
-			fmt.Fprintf(&b, "part_stop(%d)", ev.Index)
+			if ev.Signature != "" || ev.Origin != mapping.FamilyNone {
+				fmt.Fprintf(&b, "part_stop(%d,%s:%s)", ev.Index, ev.Origin, ev.Signature)
+			} else {
+				fmt.Fprintf(&b, "part_stop(%d)", ev.Index)
+			}
 		case EventUsage:
 			fmt.Fprintf(&b, "usage(%s)", anthropicUsageString(ev.Usage))
 		case EventStop:
-			fmt.Fprintf(&b, "stop(%v,%q)", ev.StopReason, ev.StopSequence)
+			if ev.StopDetails != (StopDetails{}) {
+				fmt.Fprintf(&b, "stop(%v,%q,%q,%q)", ev.StopReason, ev.StopSequence, ev.StopDetails.Category, ev.StopDetails.Explanation)
+			} else {
+				fmt.Fprintf(&b, "stop(%v,%q)", ev.StopReason, ev.StopSequence)
+			}
 		case EventEnd:
 			b.WriteString("end")
 		case EventError:
@@ -115,15 +128,47 @@ func anthropicDecode(t *testing.T, p Protocol, body string, cause error) []Event
 	return anthropicDetach(out, dec.Close(buf[:0], cause))
 }
 
-// anthropicDetach is appendDetached for events that may start tool calls.
+// anthropicDetach is appendDetached for events that may start tool calls
+// or carry signatures and stop details.
 func anthropicDetach(out, evs []Event) []Event {
 	n := len(out)
 	out = appendDetached(out, evs)
 	for i := n; i < len(out); i++ {
-		out[i].ToolCallID = strings.Clone(out[i].ToolCallID)
-		out[i].ToolName = strings.Clone(out[i].ToolName)
+		ev := &out[i]
+		ev.ToolCallID = strings.Clone(ev.ToolCallID)
+		ev.ToolName = strings.Clone(ev.ToolName)
+		ev.Signature = strings.Clone(ev.Signature)
+		ev.ItemID = strings.Clone(ev.ItemID)
+		ev.StopDetails.Category = strings.Clone(ev.StopDetails.Category)
+		ev.StopDetails.Explanation = strings.Clone(ev.StopDetails.Explanation)
 	}
 	return out
+}
+
+// anthropicReasoning assembles the reasoning parts of evs as a client
+// would: text from the deltas, the opaque value and its origin from the
+// part's stop.
+func anthropicReasoning(evs []Event) []Part {
+	var parts []Part
+	at := map[int]int{} // part index -> parts index
+	for _, ev := range evs {
+		switch ev.Type {
+		case EventPartStart:
+			if ev.Part == PartReasoning {
+				at[ev.Index] = len(parts)
+				parts = append(parts, Part{Type: PartReasoning, Redacted: ev.Redacted, ItemID: ev.ItemID})
+			}
+		case EventPartDelta:
+			if k, ok := at[ev.Index]; ok {
+				parts[k].Text += ev.Text
+			}
+		case EventPartStop:
+			if k, ok := at[ev.Index]; ok {
+				parts[k].Signature, parts[k].Origin = ev.Signature, ev.Origin
+			}
+		}
+	}
+	return parts
 }
 
 // anthropicCall is a tool call a client assembled from a stream.
@@ -131,10 +176,11 @@ type anthropicCall struct{ id, name, args string }
 
 // anthropicCalls returns the tool calls of evs, with their arguments'
 // fragments joined and compacted (so that they compare exactly), and the
-// text of the text and refusal parts.
+// text of the text and refusal parts (not of reasoning).
 func anthropicCalls(t *testing.T, evs []Event) (calls []anthropicCall, text string) {
 	t.Helper()
 	call := map[int]int{} // part index -> calls index
+	reasoning := map[int]bool{}
 	for _, ev := range evs {
 		switch ev.Type {
 		case EventPartStart:
@@ -142,10 +188,11 @@ func anthropicCalls(t *testing.T, evs []Event) (calls []anthropicCall, text stri
 				call[ev.Index] = len(calls)
 				calls = append(calls, anthropicCall{id: ev.ToolCallID, name: ev.ToolName})
 			}
+			reasoning[ev.Index] = ev.Part == PartReasoning
 		case EventPartDelta:
 			if k, ok := call[ev.Index]; ok {
 				calls[k].args += ev.Text
-			} else {
+			} else if !reasoning[ev.Index] {
 				text += ev.Text
 			}
 		}
@@ -201,7 +248,7 @@ func TestAnthropicStreamDecodeEvents(t *testing.T) {
 			want: start + ` part_start(0,0) delta(0,"Hel") delta(0,"lo") part_stop(0) stop(end,"") usage(10/0/0/7/0) end`,
 		},
 		{
-			name: "thinking and redacted thinking skipped, text renumbered",
+			name: "thinking and redacted thinking become reasoning parts",
 			body: anthropicMsgStart +
 				anthropicBlockStart(0, `{"type":"thinking","thinking":"","signature":""}`) +
 				anthropicDelta(0, `{"type":"thinking_delta","thinking":"Let me think"}`) +
@@ -212,7 +259,48 @@ func TestAnthropicStreamDecodeEvents(t *testing.T) {
 				anthropicTextStart(2) + anthropicTextDelta(2, `"Answer"`) + anthropicBlockStop(2) +
 				anthropicEv("message_delta", `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":50,"output_tokens_details":{"thinking_tokens":30}}}`) +
 				anthropicMsgStop,
-			want: start + ` part_start(0,0) delta(0,"Answer") part_stop(0) stop(end,"") usage(10/0/0/50/30) end`,
+			want: start + ` reasoning_start(0) delta(0,"Let me think") part_stop(0,anthropic:EqQBCgIYAhIM)` +
+				` redacted_start(1) part_stop(1,anthropic:EmwKAhgB) part_start(2,0) delta(2,"Answer") part_stop(2) stop(end,"") usage(10/0/0/50/30) end`,
+		},
+		{
+			name: "thinking: text and signature in the start, signature split, omitted display, unsigned",
+			body: anthropicMsgStart +
+				anthropicBlockStart(0, `{"type":"thinking","thinking":"whole","signature":"Sig"}`) + anthropicBlockStop(0) +
+				anthropicBlockStart(1, `{"type":"thinking","thinking":"","signature":""}`) +
+				anthropicDelta(1, `{"type":"signature_delta","signature":"ab"}`) +
+				anthropicDelta(1, `{"type":"signature_delta","signature":"c+/="}`) + anthropicBlockStop(1) +
+				anthropicBlockStart(2, `{"type":"thinking","thinking":"","signature":""}`) +
+				anthropicDelta(2, `{"type":"thinking_delta","thinking":"no signature"}`) +
+				anthropicBlockStart(3, `{"type":"thinking"}`) + anthropicBlockStop(3) +
+				anthropicEndTurn + anthropicMsgStop,
+			want: start + ` reasoning_start(0) delta(0,"whole") part_stop(0,anthropic:Sig)` +
+				` reasoning_start(1) part_stop(1,anthropic:abc+/=)` +
+				` reasoning_start(2) delta(2,"no signature") part_stop(2)` +
+				` reasoning_start(3) part_stop(3) stop(end,"") usage(10/0/0/7/0) end`,
+		},
+		{
+			name: "native refusal: empty content, stop details, a complete stream",
+			body: anthropicMsgStart +
+				anthropicEv("message_delta", `{"type":"message_delta","delta":{"stop_reason":"refusal","stop_sequence":null,"stop_details":{"type":"refusal","category":"cyber","explanation":"This looks like malware \"dev\"."}},"usage":{"output_tokens":3}}`) +
+				anthropicMsgStop,
+			want: start + ` stop(refusal,"","cyber","This looks like malware \"dev\".") usage(10/0/0/3/0) end`,
+		},
+		{
+			name: "refusal stop details with null members and unknown ones",
+			body: anthropicMsgStart + anthropicTextStart(0) + anthropicTextDelta(0, `"I can't"`) + anthropicBlockStop(0) +
+				anthropicEv("message_delta", `{"type":"message_delta","delta":{"stop_reason":"refusal","stop_sequence":null,"stop_details":{"type":"refusal","category":null,"explanation":"Policy.","future":[1]}},"usage":{"output_tokens":3}}`) +
+				anthropicMsgStop,
+			want: start + ` part_start(0,0) delta(0,"I can't") part_stop(0) stop(refusal,"","","Policy.") usage(10/0/0/3/0) end`,
+		},
+		{
+			name: "pause_turn after thinking",
+			body: anthropicMsgStart +
+				anthropicBlockStart(0, `{"type":"thinking","thinking":"","signature":""}`) +
+				anthropicDelta(0, `{"type":"thinking_delta","thinking":"hm"}`) +
+				anthropicDelta(0, `{"type":"signature_delta","signature":"S1"}`) + anthropicBlockStop(0) +
+				anthropicEv("message_delta", `{"type":"message_delta","delta":{"stop_reason":"pause_turn","stop_sequence":null,"stop_details":null},"usage":{"output_tokens":9}}`) +
+				anthropicMsgStop,
+			want: start + ` reasoning_start(0) delta(0,"hm") part_stop(0,anthropic:S1) stop(pause_turn,"") usage(10/0/0/9/0) end`,
 		},
 		{
 			name: "two text blocks",
@@ -364,6 +452,63 @@ func TestAnthropicStreamDecodeEvents(t *testing.T) {
 			body: anthropicMsgStart + anthropicTextStart(0) + anthropicDelta(0, `{"type":"input_json_delta","partial_json":"{"}`),
 			want: start + ` part_start(0,0) error(502)`,
 			msg:  "input_json_delta for a block that is not an open tool_use block",
+		},
+		{
+			name: "thinking_delta on a text block",
+			body: anthropicMsgStart + anthropicTextStart(0) + anthropicDelta(0, `{"type":"thinking_delta","thinking":"x"}`),
+			want: start + ` part_start(0,0) error(502)`,
+			msg:  "thinking_delta for a block that is not an open thinking block",
+		},
+		{
+			name: "signature_delta for a closed thinking block",
+			body: anthropicMsgStart + anthropicBlockStart(0, `{"type":"thinking","thinking":"","signature":""}`) + anthropicBlockStop(0) +
+				anthropicDelta(0, `{"type":"signature_delta","signature":"S"}`),
+			want: start + ` reasoning_start(0) part_stop(0) error(502)`,
+			msg:  "signature_delta for a block that is not an open thinking block",
+		},
+		{
+			name: "signature_delta without a signature",
+			body: anthropicMsgStart + anthropicBlockStart(0, `{"type":"thinking","thinking":"","signature":""}`) +
+				anthropicDelta(0, `{"type":"signature_delta","signature":1}`),
+			want: start + ` reasoning_start(0) error(502)`,
+			msg:  "signature_delta has no signature",
+		},
+		{
+			name: "thinking_delta without thinking",
+			body: anthropicMsgStart + anthropicBlockStart(0, `{"type":"thinking","thinking":"","signature":""}`) +
+				anthropicDelta(0, `{"type":"thinking_delta","text":"x"}`),
+			want: start + ` reasoning_start(0) error(502)`,
+			msg:  "thinking_delta has no thinking",
+		},
+		{
+			name: "thinking block with a signature that is not a string",
+			body: anthropicMsgStart + anthropicBlockStart(0, `{"type":"thinking","thinking":"","signature":{}}`),
+			want: start + ` error(502)`,
+			msg:  "thinking block thinking or signature is not a string",
+		},
+		{
+			name: "redacted_thinking without data",
+			body: anthropicMsgStart + anthropicBlockStart(0, `{"type":"redacted_thinking","data":""}`),
+			want: start + ` error(502)`,
+			msg:  "redacted_thinking block has no data",
+		},
+		{
+			name: "stop_details not an object",
+			body: anthropicMsgStart + anthropicEv("message_delta", `{"type":"message_delta","delta":{"stop_reason":"refusal","stop_details":"bad"},"usage":{"output_tokens":1}}`),
+			want: start + ` error(502)`,
+			msg:  "stop_details is not an object",
+		},
+		{
+			name: "stop_details explanation not a string",
+			body: anthropicMsgStart + anthropicEv("message_delta", `{"type":"message_delta","delta":{"stop_reason":"refusal","stop_details":{"type":"refusal","explanation":5}},"usage":{"output_tokens":1}}`),
+			want: start + ` error(502)`,
+			msg:  "stop_details.explanation is not a string",
+		},
+		{
+			name: "stop_details type not a string",
+			body: anthropicMsgStart + anthropicEv("message_delta", `{"type":"message_delta","delta":{"stop_reason":"refusal","stop_details":{"type":true}},"usage":{"output_tokens":1}}`),
+			want: start + ` error(502)`,
+			msg:  "stop_details.type is not a string",
 		},
 		{
 			name: "events after message_stop are not decoded",
@@ -543,7 +688,8 @@ func anthropicStreamRecording(t testing.TB, file string) (Protocol, string) {
 // Anthropic protocol directories with what a client must end up with.
 // Tool calls are asserted with their ids, names and compacted arguments;
 // streams with server tools end in an error after the text that preceded
-// them; thinking is skipped.
+// them; thinking is a reasoning part, whose text is not counted here
+// (TestAnthropicStreamDecodeRecordedReasoning checks it).
 var anthropicRecordedStreams = []struct {
 	file    string
 	id      string
@@ -592,7 +738,7 @@ var anthropicRecordedStreams = []struct {
 	{
 		file: "anthropic-messages/claude-sonnet-4-thinking-tool-call-stream.json", id: "msg_01KTBB57LAzaSZs8kMNvfnsY", model: "claude-sonnet-4-20250514",
 		text: "", stop: mapping.StopToolUse, usage: Usage{Known: true, InputTokens: 424, OutputTokens: 119},
-		calls: []anthropicCall{{"toolu_01Js4AMfx5qpTLhwTusnvT68", "weather", `{"location":"Florence, Italy"}`}}, // after skipped thinking
+		calls: []anthropicCall{{"toolu_01Js4AMfx5qpTLhwTusnvT68", "weather", `{"location":"Florence, Italy"}`}}, // after the thinking
 	},
 	{
 		file: "anthropic-messages/claude-sonnet-4-5-pause-turn-web-search-stream.json", id: "msg_01SC6GnkBDsmEDqyXQpQ2ipm", model: "claude-sonnet-4-5-20250929",

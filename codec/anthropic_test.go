@@ -384,8 +384,6 @@ func TestAnthropicDecodeRequestErrors(t *testing.T) {
 		{"tool_result nested text unknown member", false, content(`{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"text","text":"a","x":1}]}`), "messages[1].content[0].content[0].x", "unknown field"},
 		{"tool_result nested search_result", false, content(`{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"search_result","source":"s","title":"t","content":[]}]}`), "messages[1].content[0].content[0]", `"search_result" is not supported yet`},
 		{"tool_result member of another block type", false, content(`{"type":"tool_result","tool_use_id":"toolu_1","input":{}}`), "messages[1].content[0].input", "unknown field"},
-		{"thinking block", false, content(`{"type":"thinking","thinking":"hm","signature":"sig"}`), "messages[1].content[0]", `"thinking"`},
-		{"redacted_thinking block", false, content(`{"type":"redacted_thinking","data":"x"}`), "messages[1].content[0]", `"redacted_thinking"`},
 		{"server_tool_use block", false, content(`{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{}}`), "messages[1].content[0]", `"server_tool_use"`},
 		{"search_result block", false, content(`{"type":"search_result","source":"s","title":"t","content":[]}`), "messages[1].content[0]", `"search_result"`},
 		{"text block unknown field", false, content(`{"type":"text","text":"x","foo":1}`), "messages[1].content[0].foo", "unknown field"},
@@ -443,10 +441,7 @@ func TestAnthropicDecodeRequestErrors(t *testing.T) {
 		{"tool_choice unknown member", false, body(`"tool_choice":{"type":"auto","strict":true}`), "tool_choice.strict", "unknown field"},
 		{"mcp_servers", false, body(`"mcp_servers":[{"type":"url","url":"https://x","name":"x"}]`), "mcp_servers", "not supported"},
 		{"container", false, body(`"container":"container_1"`), "container", "not supported"},
-		{"output_format", false, body(`"output_format":{"type":"json_schema","schema":{}}`), "output_format", "structured output"},
-		{"output_config", false, body(`"output_config":{"effort":"high"}`), "output_config", "not supported"},
-		{"thinking enabled", false, body(`"thinking":{"type":"enabled","budget_tokens":2048}`), "thinking", `thinking type "enabled" is not supported yet`},
-		{"thinking adaptive", false, body(`"thinking":{"type":"adaptive"}`), "thinking", `"adaptive"`},
+		{"output_format", false, body(`"output_format":{"type":"json_schema","schema":{}}`), "output_format", "output_config.format"},
 		{"thinking wrong type", false, body(`"thinking":true`), "thinking", "expected object"},
 		{"thinking type missing", false, body(`"thinking":{}`), "thinking.type", "is required"},
 		{"thinking type wrong type", false, body(`"thinking":{"type":0}`), "thinking.type", "expected string"},
@@ -475,8 +470,8 @@ func TestAnthropicDecodeRequestErrors(t *testing.T) {
 }
 
 // TestAnthropicDecodeRecordedRequests decodes the request bodies of the
-// real recordings: text-only ones are accepted, those using tools, thinking
-// or images are rejected naming the first field out of scope.
+// real recordings: those in scope (text, tools, images, thinking, output
+// effort) are accepted, the one using a server tool is rejected naming it.
 func TestAnthropicDecodeRecordedRequests(t *testing.T) {
 	skipWithoutRecordings(t)
 	tests := []struct {
@@ -493,14 +488,15 @@ func TestAnthropicDecodeRecordedRequests(t *testing.T) {
 		{"anthropic-messages/claude-sonnet-4-tool-call.json", ""},
 		{"anthropic-messages/claude-haiku-4-5-parallel-tools.json", ""},
 		{"anthropic-messages/claude-sonnet-4-parallel-tools-followup-stream.json", ""},
-		{"anthropic-messages/claude-sonnet-4-thinking-tool-call-stream.json", "thinking"},
-		{"anthropic-messages/claude-sonnet-4-5-pause-turn-web-search-stream.json", "thinking"},
+		{"anthropic-messages/claude-sonnet-4-thinking-tool-call-stream.json", ""},
+		{"anthropic-messages/claude-sonnet-4-thinking-followup-stream.json", ""},
+		{"anthropic-messages/claude-sonnet-4-5-pause-turn-web-search-stream.json", "tools[0].type"},
 		{"vertex-anthropic/claude-3-7-sonnet-forced-tool-complex.json", ""},
 		{"vertex-anthropic/claude-3-7-sonnet-forced-tool-complex-stream.json", ""},
 		{"vertex-anthropic/claude-3-7-sonnet-tool-call-stream.json", ""},
 		{"vertex-anthropic/claude-3-7-sonnet-tool-followup-stream.json", ""},
-		{"anthropic-messages/claude-sonnet-4-5-redacted-thinking-stream.json", "thinking"},
-		{"anthropic-messages/claude-opus-4-6-error-400.json", "output_config"},
+		{"anthropic-messages/claude-sonnet-4-5-redacted-thinking-stream.json", ""},
+		{"anthropic-messages/claude-opus-4-6-error-400.json", ""},
 		{"vertex-anthropic/claude-3-7-sonnet-text.json", ""},
 		{"vertex-anthropic/claude-3-7-sonnet-forced-tool-simple.json", ""},
 	}
@@ -1234,7 +1230,13 @@ func TestAnthropicDecodeResponseErrors(t *testing.T) {
 		{"tool_use without id", `{"type":"message","content":[{"type":"tool_use","name":"f","input":{}}]}`, "tool_use block lacks its id, name or input object"},
 		{"tool_use without name", `{"type":"message","content":[{"type":"tool_use","id":"toolu_1","name":"","input":{}}]}`, "tool_use block lacks"},
 		{"tool_use input not an object", `{"type":"message","content":[{"type":"tool_use","id":"toolu_1","name":"f","input":[]}]}`, "tool_use block lacks"},
-		{"thinking block", `{"type":"message","content":[{"type":"thinking","thinking":"x","signature":"s"}]}`, `"thinking"`},
+		{"thinking text wrong type", `{"type":"message","content":[{"type":"thinking","thinking":1,"signature":"s"}]}`, "thinking block thinking or signature is not a string"},
+		{"thinking signature wrong type", `{"type":"message","content":[{"type":"thinking","thinking":"x","signature":[]}]}`, "thinking block thinking or signature is not a string"},
+		{"redacted_thinking without data", `{"type":"message","content":[{"type":"redacted_thinking"}]}`, "redacted_thinking block has no data"},
+		{"redacted_thinking data wrong type", `{"type":"message","content":[{"type":"redacted_thinking","data":5}]}`, "redacted_thinking block has no data"},
+		{"stop_details wrong type", `{` + ok + `,"stop_reason":"refusal","stop_details":"no"}`, "stop_details is not an object"},
+		{"stop_details category wrong type", `{` + ok + `,"stop_reason":"refusal","stop_details":{"type":"refusal","category":1}}`, "stop_details.category is not a string"},
+		{"stop_details explanation wrong type", `{` + ok + `,"stop_reason":"refusal","stop_details":{"explanation":{}}}`, "stop_details.explanation is not a string"},
 		{"text missing", `{"type":"message","content":[{"type":"text"}]}`, "text block has no text"},
 		{"citations", `{"type":"message","content":[{"type":"text","text":"x","citations":[{"type":"char_location"}]}]}`, "citations"},
 		{"usage wrong type", `{` + ok + `,"usage":[]}`, "usage is not an object"},
