@@ -283,7 +283,9 @@ func clientStop(canonical string, cp proto) string {
 	switch cp.family() {
 	case openaiChat:
 		switch canonical {
-		case "max_tokens", "tool_use", "content_filter":
+		case "max_tokens", "tool_use", "content_filter", "refusal":
+			// The client's summary reads finish_reason "stop" with a
+			// refusal as a refusal.
 			return canonical
 		}
 		return "end"
@@ -438,6 +440,16 @@ func runStreamReplay(t *testing.T, env *testEnv, c streamingClient, rc streamRep
 	if stop == "end" && want.toolCalls > 0 {
 		// Responses and Gemini end a tool-calling turn like any other.
 		stop = "tool_use"
+	}
+	if stop == "end" && want.refusal != "" {
+		// Chat and Responses end a refusal like any other turn; the
+		// refusal part says what it was (seed 000).
+		stop = "refusal"
+		if up.family() == gemini {
+			// Gemini has no refusal: the mock upstream wrote SAFETY,
+			// which llmbridge reads back as a content filter.
+			stop = "content_filter"
+		}
 	}
 	wantStop := clientStop(stop, cp)
 	if sameFamily {
