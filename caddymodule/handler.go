@@ -2,6 +2,7 @@ package caddymodule
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
 	"go.uber.org/zap"
 
 	"github.com/llmbridge/llmbridge/codec"
@@ -176,7 +178,7 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 		req.Model = strings.TrimPrefix(rt.model, "models/")
 		req.Stream = rt.stream
 	}
-	model := req.Model
+	model, routed := h.routeModel(req.Model)
 	if h.upstream.ModelInPath() {
 		model = strings.TrimPrefix(model, "models/")
 		if err := checkPathModel(model); err != nil {
@@ -208,6 +210,9 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 	setPath(r, path, query)
 
 	tw := &translatingWriter{ResponseWriter: w, h: h, client: client, req: req}
+	if routed && !h.upstreamModelInResponse {
+		tw.model = req.Model
+	}
 	defer func() {
 		// reverse_proxy panics with http.ErrAbortHandler when the upstream
 		// body breaks off after the headers. While the client is still
@@ -276,25 +281,38 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 		stream = gjson.GetBytes(body, "stream").Bool()
 	}
 	model = strings.TrimPrefix(model, "models/")
+	upModel, routed := h.routeModel(model)
 	if h.upstream.ModelInPath() {
-		if err := checkPathModel(model); err != nil {
+		upModel = strings.TrimPrefix(upModel, "models/")
+		if err := checkPathModel(upModel); err != nil {
 			writeError(w, client, err)
 			return nil
 		}
 	}
+	if routed && !client.ModelInPath() && !h.upstream.ModelInPath() {
+		// Both sides carry the model in the body: rewrite it there.
+		var err error
+		if body, err = sjson.SetBytes(body, "model", upModel); err != nil {
+			writeError(w, client, codec.NewError(mapping.ErrInvalidRequest, "request body could not be adapted: "+err.Error()))
+			return nil
+		}
+	}
 
-	edited, cerr := editDialect(body, client, h.upstream, model)
+	edited, cerr := editDialect(body, client, h.upstream, upModel)
 	if cerr != nil {
 		writeError(w, client, cerr)
 		return nil
 	}
 	setBody(r, edited)
 	h.rewriteHeaders(r, client, stream)
-	path, query := h.upstreamPath(model, stream)
+	path, query := h.upstreamPath(upModel, stream)
 	setPath(r, path, query)
 
 	pw := &passthroughWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w},
-		stream: stream, watcher: codec.NewStreamWatcher(h.upstream)}
+		stream: stream, watcher: codec.NewStreamWatcher(h.upstream), family: h.upstream.Family()}
+	if routed && !h.upstreamModelInResponse && upModel != model {
+		pw.restore, _ = json.Marshal(model)
+	}
 	defer func() {
 		// As in translate: an upstream stream that breaks off makes
 		// reverse_proxy abort; end the client's stream properly instead.
@@ -310,6 +328,7 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 		h.writeUpstreamFailure(w, client, nextErr)
 		return nil
 	}
+	pw.flushBuffered()
 	// The response is under way: reverse_proxy has logged any error, and a
 	// broken stream ends with an in-stream error.
 	pw.finishStream(h, client, model, nextErr)

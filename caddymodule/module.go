@@ -76,10 +76,37 @@ type Handler struct {
 	// an inline image in a Gemini or Responses event.
 	MaxEventSize int64 `json:"max_event_size,omitempty"`
 
+	// Models rewrites the model a client asks for into the model sent
+	// upstream. Rules are tried in order and the first whose pattern
+	// matches wins; a model no rule matches is sent unchanged.
+	Models []ModelRoute `json:"models,omitempty"`
+
+	// ResponseModel says which model name responses show when a rule of
+	// Models rewrote the model: "client" (the default) shows the model the
+	// client asked for, "upstream" the one the upstream reports.
+	ResponseModel string `json:"response_model,omitempty"`
+
 	upstream codec.Protocol
 	client   codec.Protocol // empty: detect from the path
 	apiKey   string
 	logger   *zap.Logger
+	routes   []modelRoute
+	// upstreamModelInResponse is ResponseModel "upstream".
+	upstreamModelInResponse bool
+}
+
+// ModelRoute is one model rewriting rule.
+type ModelRoute struct {
+	// Match is the pattern of client model names the rule applies to. Each
+	// '*' matches any run of characters, possibly empty, and captures it;
+	// the rest must match exactly. Two adjacent '*' are not allowed, nor
+	// more than nine.
+	Match string `json:"match"`
+
+	// Upstream is the model sent upstream. $1 to $9 insert what the
+	// pattern's first to ninth '*' matched; a '$' not followed by such a
+	// digit is literal.
+	Upstream string `json:"upstream"`
 }
 
 // CaddyModule returns the Caddy module information.
@@ -116,6 +143,21 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	if h.MaxEventSize == 0 {
 		h.MaxEventSize = DefaultMaxEventSize
+	}
+	h.routes = h.routes[:0]
+	for i, r := range h.Models {
+		mr, err := compileModelRoute(r)
+		if err != nil {
+			return fmt.Errorf("llmbridge: models[%d] (model %s %s): %v", i, r.Match, r.Upstream, err)
+		}
+		h.routes = append(h.routes, mr)
+	}
+	switch h.ResponseModel {
+	case "", "client":
+	case "upstream":
+		h.upstreamModelInResponse = true
+	default:
+		return fmt.Errorf("llmbridge: response_model must be client or upstream, got %q", h.ResponseModel)
 	}
 	return nil
 }

@@ -34,6 +34,9 @@ type testEnv struct {
 	dead map[proto]string
 	// small is a site (openai-chat upstream) with max_request_body 1KiB.
 	small string
+	// routed has one site per upstream protocol with the model rules of
+	// routeRules; routedUp has the same with response_model upstream.
+	routed, routedUp map[proto]string
 
 	caddyfile string
 }
@@ -72,13 +75,14 @@ func setup(t *testing.T) *testEnv {
 }
 
 func newTestEnv() (*testEnv, error) {
-	e := &testEnv{mocks: mockSet{}, plain: map[proto]string{}, keyed: map[proto]string{}, dead: map[proto]string{}}
+	e := &testEnv{mocks: mockSet{}, plain: map[proto]string{}, keyed: map[proto]string{}, dead: map[proto]string{},
+		routed: map[proto]string{}, routedUp: map[proto]string{}}
 	for _, p := range allProtocols {
 		e.mocks[p] = newMockUpstream(p)
 	}
 	// Each site gets a port that was free a moment ago; the dead upstreams
 	// get one that is closed again before Caddy starts.
-	ports, err := freePorts(4*len(allProtocols) + 1)
+	ports, err := freePorts(6*len(allProtocols) + 1)
 	if err != nil {
 		return nil, err
 	}
@@ -109,6 +113,8 @@ http://localhost:%d {
 		e.plain[p] = site(next(), p, e.mocks[p].addr(), "", "")
 		e.keyed[p] = site(next(), p, e.mocks[p].addr(), "\t\tapi_key "+upstreamKey+"\n", "\tlog {\n\t\toutput discard\n\t}\n")
 		e.dead[p] = site(next(), p, fmt.Sprintf("127.0.0.1:%d", next()), "", "")
+		e.routed[p] = site(next(), p, e.mocks[p].addr(), routeRules, "")
+		e.routedUp[p] = site(next(), p, e.mocks[p].addr(), routeRules+"\t\tresponse_model upstream\n", "")
 	}
 	e.small = site(next(), openaiChat, e.mocks[openaiChat].addr(), fmt.Sprintf("\t\tmax_request_body %d\n", smallBodyLimit), "")
 	e.caddyfile = b.String()
