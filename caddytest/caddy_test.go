@@ -37,6 +37,10 @@ type testEnv struct {
 	// routed has one site per upstream protocol with the model rules of
 	// routeRules; routedUp has the same with response_model upstream.
 	routed, routedUp map[proto]string
+	// split is one site that sends claude-* models (llm_model matcher) to
+	// the anthropic-messages mock and every other model to the
+	// openai-chat mock, with two handle blocks.
+	split string
 
 	caddyfile string
 }
@@ -82,7 +86,7 @@ func newTestEnv() (*testEnv, error) {
 	}
 	// Each site gets a port that was free a moment ago; the dead upstreams
 	// get one that is closed again before Caddy starts.
-	ports, err := freePorts(6*len(allProtocols) + 1)
+	ports, err := freePorts(6*len(allProtocols) + 2)
 	if err != nil {
 		return nil, err
 	}
@@ -117,6 +121,25 @@ http://localhost:%d {
 		e.routedUp[p] = site(next(), p, e.mocks[p].addr(), routeRules+"\t\tresponse_model upstream\n", "")
 	}
 	e.small = site(next(), openaiChat, e.mocks[openaiChat].addr(), fmt.Sprintf("\t\tmax_request_body %d\n", smallBodyLimit), "")
+	splitPort := next()
+	fmt.Fprintf(&b, `
+http://localhost:%d {
+	@claude llm_model claude-*
+	handle @claude {
+		llmbridge {
+			upstream anthropic-messages
+		}
+		reverse_proxy %s
+	}
+	handle {
+		llmbridge {
+			upstream openai-chat
+		}
+		reverse_proxy %s
+	}
+}
+`, splitPort, e.mocks[anthropicMsgs].addr(), e.mocks[openaiChat].addr())
+	e.split = fmt.Sprintf("http://localhost:%d", splitPort)
 	e.caddyfile = b.String()
 	return e, nil
 }

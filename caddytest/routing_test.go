@@ -134,3 +134,58 @@ func TestModelRoutingNoMatch(t *testing.T) {
 		}
 	}
 }
+
+// TestModelMatcher sends, from every client protocol, streamed and not, a
+// claude-* model and another model to the site whose llm_model matcher
+// routes claude-* to the Anthropic mock and the rest to the OpenAI mock:
+// each must reach its upstream only, with the body whole (the mocks
+// validate it), and answer 200 in the client's protocol.
+func TestModelMatcher(t *testing.T) {
+	env := setup(t)
+	cases := []struct {
+		model string
+		up    proto
+	}{
+		{"claude-sonnet-4-5", anthropicMsgs},
+		{"gpt-4o", openaiChat},
+		{"claude", openaiChat}, // the pattern needs the dash
+	}
+	for _, cp := range allProtocols {
+		for _, c := range cases {
+			for _, stream := range []bool{false, true} {
+				name := pairName(cp, c.up) + "/" + c.model
+				if stream {
+					name += "/stream"
+				}
+				t.Run(name, func(t *testing.T) {
+					env.mocks.resetAll(t)
+					model := c.model
+					if cp == vertexAnthropic {
+						model += "@20250929"
+					}
+					var req *http.Request
+					if stream {
+						req = newClientStreamRequestFor(t, env.split, cp, model)
+					} else {
+						req = newClientRequest(t, http.MethodPost, env.split, cp, model, minimalBody(cp, model))
+					}
+					resp := do(t, req)
+					if resp.Status != http.StatusOK {
+						t.Fatalf("status %d, want 200; body %s", resp.Status, resp.Body)
+					}
+					for _, p := range allProtocols {
+						rec, hits := env.mocks[p].lastRequest()
+						switch {
+						case p == c.up && hits != 1:
+							t.Errorf("the %s upstream received %d requests, want 1", p, hits)
+						case p == c.up && rec.model(p) != model:
+							t.Errorf("the %s upstream received model %q, want %q", p, rec.model(p), model)
+						case p != c.up && hits != 0:
+							t.Errorf("the %s upstream received %d requests, want none", p, hits)
+						}
+					}
+				})
+			}
+		}
+	}
+}
