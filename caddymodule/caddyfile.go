@@ -28,6 +28,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		vertex_project <id>          # required for vertex and vertex-anthropic upstreams
 //		vertex_location <region>     # required for vertex and vertex-anthropic upstreams
 //		api_key <key>                # optional upstream credential, {env.VAR} allowed
+//		client_keys <key>...         # optional; repeatable; keys clients must present
 //		default_max_tokens <n>       # optional, default 4096
 //		max_request_body <size>      # optional, default 32MiB
 //		max_event_size <size>        # optional, default 8MiB
@@ -61,6 +62,14 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Errf("model: %v", err)
 			}
 			h.Models = append(h.Models, r)
+			continue
+		}
+		if name == "client_keys" {
+			keys := d.RemainingArgs()
+			if len(keys) == 0 {
+				return d.ArgErr()
+			}
+			h.ClientKeys = append(h.ClientKeys, keys...)
 			continue
 		}
 		var val string

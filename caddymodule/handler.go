@@ -31,6 +31,19 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return next.ServeHTTP(w, r)
 	}
 	rt, ok := detectRoute(r.URL.Path)
+	if h.clientKeys != nil {
+		// Before anything else, so that a client without a key learns
+		// nothing about the site.
+		p := rt.protocol
+		if !ok || (h.client != "" && p != h.client) {
+			p = guessProtocol(h.client, r)
+		}
+		if !h.authorized(p, r) {
+			h.logger.Debug("request without a valid client key", zap.String("client_protocol", string(p)), zap.String("remote_addr", r.RemoteAddr))
+			writeError(w, p, &codec.Error{Status: http.StatusUnauthorized, Kind: mapping.ErrAuthentication, Message: "invalid or missing API key"})
+			return nil
+		}
+	}
 	if !ok || (h.client != "" && rt.protocol != h.client) {
 		p := guessProtocol(h.client, r)
 		writeError(w, p, codec.NewError(mapping.ErrNotFound, "no "+protocolNoun(h.client)+"generation endpoint at "+r.URL.Path))

@@ -62,6 +62,16 @@ type Handler struct {
 	// are expanded at provision time.
 	APIKey string `json:"api_key,omitempty"`
 
+	// ClientKeys are the keys clients must present. When set, every
+	// request must carry one of them in its own protocol's credential
+	// header (Authorization: Bearer for OpenAI and Vertex clients,
+	// x-api-key or Authorization: Bearer for Anthropic, x-goog-api-key or
+	// ?key= for Gemini); others are answered 401 in their protocol's error
+	// format without an upstream call. A client key is never forwarded
+	// upstream: the upstream credential is api_key, or none. Placeholders
+	// such as {env.TEAM_KEY} are expanded at provision time.
+	ClientKeys []string `json:"client_keys,omitempty"`
+
 	// DefaultMaxTokens is the max_tokens sent to upstreams that require one
 	// (Anthropic) when the client gave none. Default: 4096.
 	DefaultMaxTokens int64 `json:"default_max_tokens,omitempty"`
@@ -91,6 +101,8 @@ type Handler struct {
 	apiKey   string
 	logger   *zap.Logger
 	routes   []modelRoute
+	// clientKeys are ClientKeys expanded; nil when the site is open.
+	clientKeys [][]byte
 	// upstreamModelInResponse is ResponseModel "upstream".
 	upstreamModelInResponse bool
 }
@@ -135,6 +147,15 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	repl := caddy.NewReplacer()
 	h.apiKey = repl.ReplaceKnown(h.APIKey, "")
+	h.clientKeys = nil
+	for i, k := range h.ClientKeys {
+		v := repl.ReplaceAll(k, "")
+		if v == "" {
+			// The message names the entry, never its value.
+			return fmt.Errorf("llmbridge: client_keys[%d] is empty after placeholder expansion (is its environment variable set?)", i)
+		}
+		h.clientKeys = append(h.clientKeys, []byte(v))
+	}
 	if h.DefaultMaxTokens == 0 {
 		h.DefaultMaxTokens = codec.DefaultMaxTokens
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -41,6 +43,13 @@ type testEnv struct {
 	// the anthropic-messages mock and every other model to the
 	// openai-chat mock, with two handle blocks.
 	split string
+	// gated has one site per upstream protocol with client_keys (gateKey
+	// and gateEnvKey), api_key upstream-key and an access log with the
+	// credential filter written to accessLog.
+	gated map[proto]string
+	// accessLog is the gated sites' access log; debugLog gets llmbridge's
+	// and reverse_proxy's logs at debug level.
+	accessLog, debugLog string
 
 	caddyfile string
 }
@@ -80,13 +89,22 @@ func setup(t *testing.T) *testEnv {
 
 func newTestEnv() (*testEnv, error) {
 	e := &testEnv{mocks: mockSet{}, plain: map[proto]string{}, keyed: map[proto]string{}, dead: map[proto]string{},
-		routed: map[proto]string{}, routedUp: map[proto]string{}}
+		routed: map[proto]string{}, routedUp: map[proto]string{}, gated: map[proto]string{}}
+	logDir, err := os.MkdirTemp("", "llmbridge-caddytest-")
+	if err != nil {
+		return nil, err
+	}
+	e.accessLog, e.debugLog = filepath.Join(logDir, "access.log"), filepath.Join(logDir, "debug.log")
+	// The second client key comes from the environment, as {env.*}.
+	if err := os.Setenv(gateKeyEnv, gateEnvKey); err != nil {
+		return nil, err
+	}
 	for _, p := range allProtocols {
 		e.mocks[p] = newMockUpstream(p)
 	}
 	// Each site gets a port that was free a moment ago; the dead upstreams
 	// get one that is closed again before Caddy starts.
-	ports, err := freePorts(6*len(allProtocols) + 2)
+	ports, err := freePorts(7*len(allProtocols) + 2)
 	if err != nil {
 		return nil, err
 	}
@@ -98,6 +116,11 @@ func newTestEnv() (*testEnv, error) {
 	http_port 9080
 	https_port 9443
 	grace_period 1ns
+	log llmbridge_debug {
+		output file ` + e.debugLog + `
+		level DEBUG
+		include http.handlers.llmbridge http.handlers.reverse_proxy
+	}
 }
 `)
 	site := func(port int, p proto, upstreamAddr, extra, siteExtra string) string {
@@ -118,6 +141,8 @@ http://localhost:%d {
 		e.keyed[p] = site(next(), p, e.mocks[p].addr(), "\t\tapi_key "+upstreamKey+"\n", "\tlog {\n\t\toutput discard\n\t}\n")
 		e.dead[p] = site(next(), p, fmt.Sprintf("127.0.0.1:%d", next()), "", "")
 		e.routed[p] = site(next(), p, e.mocks[p].addr(), routeRules, "")
+		e.gated[p] = site(next(), p, e.mocks[p].addr(), "\t\tapi_key "+upstreamKey+"\n\t\tclient_keys "+gateKey+" {env."+gateKeyEnv+"}\n",
+			"\tlog {\n\t\toutput file "+e.accessLog+"\n"+credentialLogFilter+"\t}\n")
 		e.routedUp[p] = site(next(), p, e.mocks[p].addr(), routeRules+"\t\tresponse_model upstream\n", "")
 	}
 	e.small = site(next(), openaiChat, e.mocks[openaiChat].addr(), fmt.Sprintf("\t\tmax_request_body %d\n", smallBodyLimit), "")
@@ -174,4 +199,14 @@ func freePorts(n int) ([]int, error) {
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
 	return ports, nil
+}
+
+// TestMain runs the suite and removes the shared environment's log
+// directory afterwards.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if sharedEnv != nil {
+		_ = os.RemoveAll(filepath.Dir(sharedEnv.accessLog))
+	}
+	os.Exit(code)
 }
