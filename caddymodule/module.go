@@ -101,6 +101,7 @@ type Handler struct {
 	apiKey   string
 	logger   *zap.Logger
 	routes   []modelRoute
+	metrics  *metrics
 	// clientKeys are ClientKeys expanded; nil when the site is open.
 	clientKeys [][]byte
 	// upstreamModelInResponse is ResponseModel "upstream".
@@ -146,6 +147,10 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		}
 	}
 	repl := caddy.NewReplacer()
+	h.metrics = globalMetrics()
+	if err := h.metrics.register(ctx.GetMetricsRegistry()); err != nil {
+		return fmt.Errorf("llmbridge: registering metrics: %v", err)
+	}
 	h.apiKey = repl.ReplaceKnown(h.APIKey, "")
 	h.clientKeys = nil
 	for i, k := range h.ClientKeys {

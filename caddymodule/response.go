@@ -28,6 +28,7 @@ type translatingWriter struct {
 	h      *Handler
 	client codec.Protocol
 	req    *codec.Request
+	x      *exchange
 	// model, when set, replaces the model the upstream names in its
 	// response: the model the client asked for, after a model rule
 	// rewrote it.
@@ -52,10 +53,13 @@ func (tw *translatingWriter) WriteHeader(status int) {
 		return
 	}
 	tw.status = status
+	tw.x.responseStarted()
 	if status >= 200 && status < 300 && tw.req.Stream && isEventStream(tw.Header().Get("Content-Type")) && !hasEncoding(tw.Header()) {
 		tw.stream = newStreamTranslator(tw.ResponseWriter, tw.h, tw.client, tw.req)
 		tw.stream.model = tw.model
+		tw.stream.x = tw.x
 		startHeaders(tw.ResponseWriter, status)
+		tw.x.status = status
 		// The client sees the stream open before the first event.
 		_ = tw.stream.rc.Flush()
 	}
@@ -106,7 +110,7 @@ func (tw *translatingWriter) finish(nextErr error) error {
 		if nextErr == nil {
 			nextErr = errors.New("upstream handler wrote no response")
 		}
-		tw.h.writeUpstreamFailure(tw.ResponseWriter, tw.client, nextErr)
+		tw.h.writeUpstreamFailure(tw.ResponseWriter, tw.client, nextErr, tw.x)
 		return nil
 	}
 	var body []byte
@@ -136,6 +140,7 @@ func (tw *translatingWriter) finish(nextErr error) error {
 			tw.fail(asCodecError(err))
 			break
 		}
+		tw.x.observeResponse(&resp)
 		if tw.model != "" {
 			resp.Model = tw.model
 		} else if resp.Model == "" {
@@ -165,9 +170,11 @@ func (tw *translatingWriter) finish(nextErr error) error {
 func (tw *translatingWriter) streamResponse(resp *codec.Response) {
 	tw.stream = newStreamTranslator(tw.ResponseWriter, tw.h, tw.client, tw.req)
 	tw.stream.model = tw.model
+	tw.stream.x = tw.x
 	hdr := tw.Header()
 	hdr.Del("Content-Length")
 	startHeaders(tw.ResponseWriter, tw.status)
+	tw.x.status = tw.status
 	tw.stream.events = codec.AppendResponseEvents(tw.stream.events[:0], resp)
 	tw.stream.emit()
 }
@@ -184,6 +191,7 @@ func (tw *translatingWriter) writeError(e *codec.Error) {
 func (tw *translatingWriter) fail(e *codec.Error) {
 	tw.h.logger.Warn("untranslatable upstream response", zap.Int("upstream_status", tw.status), zap.String("error", e.Message))
 	tw.writeError(e)
+	tw.x.errReason = "untranslatable_response"
 }
 
 // write sends a translated body with headers fixed for it.
@@ -194,6 +202,7 @@ func (tw *translatingWriter) write(status int, b []byte) {
 	hdr.Set("Content-Length", strconv.Itoa(len(b)))
 	tw.ResponseWriter.WriteHeader(status)
 	_, _ = tw.ResponseWriter.Write(b)
+	tw.x.wrote(status)
 }
 
 // endsEvent reports whether an event stream whose last bytes are tail ends
@@ -240,6 +249,11 @@ type passthroughWriter struct {
 	watcher *codec.StreamWatcher
 	tail    []byte // the last bytes passed on, to tell whether an event was cut
 
+	h       *Handler
+	x       *exchange
+	dec     codec.StreamDecoder // decodes a stream for its usage
+	evs     []codec.Event
+	tee     *[]byte        // a copy of a JSON body, decoded for its usage
 	family  codec.Protocol // the wire format of both sides
 	restore []byte         // the client's model as a JSON string, or nil
 	reframe bool           // the stream is re-framed to restore the model
@@ -253,16 +267,24 @@ type passthroughWriter struct {
 func (pw *passthroughWriter) WriteHeader(status int) {
 	if status >= 200 && !pw.wroteHeader {
 		pw.wroteHeader = true
+		pw.x.responseStarted()
 		hdr := pw.Header()
 		if pw.stream && status < 300 && isEventStream(hdr.Get("Content-Type")) {
 			pw.rd = sse.NewPushReader(0)
 			pw.reframe = pw.restore != nil && !hasEncoding(hdr)
-		} else if pw.restore != nil && status < 300 && isJSON(hdr.Get("Content-Type")) && !hasEncoding(hdr) {
-			// Held back until the whole body is known.
-			pw.status = status
-			pw.buf = getBuffer()
-			return
+			if !hasEncoding(hdr) {
+				pw.dec = codec.NewStreamDecoder(pw.h.upstream)
+			}
+		} else if status < 300 && isJSON(hdr.Get("Content-Type")) && !hasEncoding(hdr) {
+			if pw.restore != nil {
+				// Held back until the whole body is known.
+				pw.status = status
+				pw.buf = getBuffer()
+				return
+			}
+			pw.tee = getBuffer()
 		}
+		pw.x.status = status
 	}
 	pw.ResponseWriterWrapper.WriteHeader(status)
 }
@@ -287,6 +309,17 @@ func (pw *passthroughWriter) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	n, err := pw.ResponseWriterWrapper.Write(p)
+	if n > 0 {
+		pw.x.wrote(http.StatusOK)
+	}
+	if pw.tee != nil {
+		if len(*pw.tee)+n > maxResponseBody {
+			putBuffer(pw.tee)
+			pw.tee = nil
+		} else {
+			*pw.tee = append(*pw.tee, p[:n]...)
+		}
+	}
 	if pw.rd != nil && n > 0 {
 		pw.rd.Push(p[:n])
 		_ = pw.drain()
@@ -323,6 +356,12 @@ func (pw *passthroughWriter) drain() error {
 			break
 		}
 		pw.watcher.Observe(ev.Name, ev.Data, ev.Bare)
+		if pw.dec != nil {
+			pw.evs = pw.dec.Decode(pw.evs[:0], ev.Name, ev.Data, ev.Bare)
+			for i := range pw.evs {
+				pw.x.observe(&pw.evs[i])
+			}
+		}
 		if !pw.reframe {
 			continue
 		}
@@ -344,18 +383,25 @@ func (pw *passthroughWriter) drain() error {
 		return nil
 	}
 	_, err := pw.ResponseWriterWrapper.Write(pw.out)
+	pw.x.wrote(http.StatusOK)
 	return err
 }
 
-// flushBuffered writes a held-back JSON body with the client's model
-// restored.
-func (pw *passthroughWriter) flushBuffered() {
+// finishJSON writes a held-back JSON body with the client's model
+// restored, and takes the usage from a successful JSON body.
+func (pw *passthroughWriter) finishJSON() {
+	if pw.tee != nil {
+		pw.observeJSON(*pw.tee)
+		putBuffer(pw.tee)
+		pw.tee = nil
+	}
 	if pw.buf == nil {
 		return
 	}
 	buf := pw.buf
 	pw.buf = nil
 	defer putBuffer(buf)
+	pw.observeJSON(*buf)
 	out := getBuffer()
 	defer putBuffer(out)
 	*out = restoreModel((*out)[:0], *buf, pw.family, pw.restore)
@@ -363,6 +409,17 @@ func (pw *passthroughWriter) flushBuffered() {
 	hdr.Set("Content-Length", strconv.Itoa(len(*out)))
 	pw.ResponseWriterWrapper.WriteHeader(pw.status)
 	_, _ = pw.ResponseWriterWrapper.Write(*out)
+	pw.x.status = pw.status
+	pw.x.wrote(pw.status)
+}
+
+// observeJSON takes the usage and stop reason from a passed-through JSON
+// response body; a body that does not decode is simply not counted.
+func (pw *passthroughWriter) observeJSON(body []byte) {
+	var resp codec.Response
+	if codec.DecodeResponse(pw.h.upstream, body, &resp) == nil {
+		pw.x.observeResponse(&resp)
+	}
 }
 
 // modelPaths are where each wire format names the model in a response
@@ -423,7 +480,7 @@ func (pw *passthroughWriter) finishStream(h *Handler, client codec.Protocol, mod
 // writeUpstreamFailure answers a request whose upstream never responded
 // (connection refused, DNS failure, timeout before headers). The message
 // names no address: errors must not leak the internal topology.
-func (h *Handler) writeUpstreamFailure(w http.ResponseWriter, client codec.Protocol, err error) {
+func (h *Handler) writeUpstreamFailure(w http.ResponseWriter, client codec.Protocol, err error, x *exchange) {
 	status := http.StatusBadGateway
 	var he caddyhttp.HandlerError
 	if errors.As(err, &he) && he.StatusCode >= 400 {
@@ -431,7 +488,8 @@ func (h *Handler) writeUpstreamFailure(w http.ResponseWriter, client codec.Proto
 	}
 	h.logger.Warn("upstream request failed", zap.Int("status", status), zap.Error(err))
 	e := &codec.Error{Status: status, Kind: mapping.KindForStatus(status), Message: "upstream request failed: " + http.StatusText(status)}
-	writeError(w, client, e)
+	x.status = writeError(w, client, e)
+	x.errReason = "upstream_unreachable"
 }
 
 // Interface guards

@@ -50,6 +50,11 @@ type testEnv struct {
 	// accessLog is the gated sites' access log; debugLog gets llmbridge's
 	// and reverse_proxy's logs at debug level.
 	accessLog, debugLog string
+	// observed is a site (anthropic-messages upstream) whose access log,
+	// written to observedLog, has every {http.llmbridge.*} placeholder
+	// appended with log_append (as ph_<name>) besides llmbridge's own log
+	// fields.
+	observed, observedLog string
 
 	caddyfile string
 }
@@ -95,6 +100,7 @@ func newTestEnv() (*testEnv, error) {
 		return nil, err
 	}
 	e.accessLog, e.debugLog = filepath.Join(logDir, "access.log"), filepath.Join(logDir, "debug.log")
+	e.observedLog = filepath.Join(logDir, "observed.log")
 	// The second client key comes from the environment, as {env.*}.
 	if err := os.Setenv(gateKeyEnv, gateEnvKey); err != nil {
 		return nil, err
@@ -104,7 +110,7 @@ func newTestEnv() (*testEnv, error) {
 	}
 	// Each site gets a port that was free a moment ago; the dead upstreams
 	// get one that is closed again before Caddy starts.
-	ports, err := freePorts(7*len(allProtocols) + 2)
+	ports, err := freePorts(7*len(allProtocols) + 3)
 	if err != nil {
 		return nil, err
 	}
@@ -165,6 +171,12 @@ http://localhost:%d {
 }
 `, splitPort, e.mocks[anthropicMsgs].addr(), e.mocks[openaiChat].addr())
 	e.split = fmt.Sprintf("http://localhost:%d", splitPort)
+	var appends strings.Builder
+	for _, ph := range llmPlaceholders {
+		fmt.Fprintf(&appends, "\tlog_append ph_%s {http.llmbridge.%s}\n", ph, ph)
+	}
+	e.observed = site(next(), anthropicMsgs, e.mocks[anthropicMsgs].addr(), "",
+		"\tlog {\n\t\toutput file "+e.observedLog+"\n\t}\n"+appends.String())
 	e.caddyfile = b.String()
 	return e, nil
 }
