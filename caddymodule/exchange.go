@@ -3,6 +3,7 @@ package caddymodule
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -29,6 +30,19 @@ type exchange struct {
 
 	upstreamStart time.Time // the upstream's response header arrived
 	firstWrite    time.Time // the first byte of the response went to the client
+}
+
+// setModels records the client's and the upstream's model. Both are
+// copied: they may alias the request body, whose buffer is reused once
+// the request is done, while placeholders, log fields and metric labels
+// keep them longer.
+func (x *exchange) setModels(model, upstreamModel string) {
+	x.model = strings.Clone(model)
+	if upstreamModel == model {
+		x.upstreamModel = x.model
+	} else {
+		x.upstreamModel = strings.Clone(upstreamModel)
+	}
 }
 
 // fail answers e in protocol p's error format and notes it as an error of

@@ -193,10 +193,10 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 		req.Stream = rt.stream
 	}
 	model, routed := h.routeModel(req.Model)
-	x.model, x.upstreamModel = req.Model, model
+	x.setModels(req.Model, model)
 	if h.upstream.ModelInPath() {
 		model = strings.TrimPrefix(model, "models/")
-		x.upstreamModel = model
+		x.setModels(req.Model, model)
 		if err := checkPathModel(model); err != nil {
 			x.fail(w, client, err)
 			return nil
@@ -299,10 +299,10 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 	}
 	model = strings.TrimPrefix(model, "models/")
 	upModel, routed := h.routeModel(model)
-	x.model, x.upstreamModel = model, upModel
+	x.setModels(model, upModel)
 	if h.upstream.ModelInPath() {
 		upModel = strings.TrimPrefix(upModel, "models/")
-		x.upstreamModel = upModel
+		x.setModels(model, upModel)
 		if err := checkPathModel(upModel); err != nil {
 			x.fail(w, client, err)
 			return nil

@@ -124,10 +124,12 @@ func (m *metrics) recordDropped(paths []string) {
 	}
 }
 
-// stripIndices removes the digits between brackets in a field path.
+// stripIndices removes the digits between brackets in a field path. The
+// result never aliases p, which may point into a pooled request buffer,
+// since a metric label is kept.
 func stripIndices(p string) string {
 	if !strings.Contains(p, "[") {
-		return p
+		return strings.Clone(p)
 	}
 	var b strings.Builder
 	b.Grow(len(p))
