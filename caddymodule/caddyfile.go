@@ -28,14 +28,21 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		vertex_project <id>          # required for vertex and vertex-anthropic upstreams
 //		vertex_location <region>     # required for vertex and vertex-anthropic upstreams
 //		api_key <key>                # optional upstream credential, {env.VAR} allowed
+//		client_keys <key>...         # optional; repeatable; keys clients must present
 //		default_max_tokens <n>       # optional, default 4096
 //		max_request_body <size>      # optional, default 32MiB
 //		max_event_size <size>        # optional, default 8MiB
+//		model <client-glob> <upstream-model>  # repeatable; first match wins
+//		response_model client|upstream        # optional, default client
 //	}
 //
 // Protocols are openai-chat, openai-responses, anthropic-messages, gemini,
 // vertex and vertex-anthropic. The directive is ordered before
 // reverse_proxy, which carries the translated request to the upstream.
+//
+// In a model rule each '*' of the glob matches any run of characters and
+// captures it; $1 to $9 in the upstream model insert the captures, for
+// example "model claude-* anthropic/claude-$1".
 func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // consume the directive name
 	if d.NextArg() {
@@ -43,6 +50,28 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	}
 	for d.NextBlock(0) {
 		name := d.Val()
+		if name == "model" {
+			var r ModelRoute
+			if !d.Args(&r.Match, &r.Upstream) {
+				return d.ArgErr()
+			}
+			if d.NextArg() {
+				return d.Errf("model takes two arguments: <client-model-glob> <upstream-model>")
+			}
+			if _, err := compileModelRoute(r); err != nil {
+				return d.Errf("model: %v", err)
+			}
+			h.Models = append(h.Models, r)
+			continue
+		}
+		if name == "client_keys" {
+			keys := d.RemainingArgs()
+			if len(keys) == 0 {
+				return d.ArgErr()
+			}
+			h.ClientKeys = append(h.ClientKeys, keys...)
+			continue
+		}
 		var val string
 		if !d.Args(&val) {
 			return d.ArgErr()
@@ -61,6 +90,11 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			h.VertexLocation = val
 		case "api_key":
 			h.APIKey = val
+		case "response_model":
+			if val != "client" && val != "upstream" {
+				return d.Errf("response_model: want client or upstream, got %q", val)
+			}
+			h.ResponseModel = val
 		case "default_max_tokens":
 			n, err := strconv.ParseInt(val, 10, 64)
 			if err != nil || n <= 0 {

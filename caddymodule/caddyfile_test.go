@@ -29,6 +29,22 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 			want: Handler{Upstream: "vertex-anthropic", Client: "openai-chat", VertexProject: "my-proj", VertexLocation: "us-east5",
 				APIKey: "{env.KEY}", DefaultMaxTokens: 8192, MaxRequestBody: 1 << 20},
 		},
+		{
+			name: "model rules",
+			input: `llmbridge {
+				upstream anthropic-messages
+				model claude-* claude-$1
+				model gpt-4o claude-sonnet-4-5
+				response_model upstream
+			}`,
+			want: Handler{Upstream: "anthropic-messages", ResponseModel: "upstream",
+				Models: []ModelRoute{{Match: "claude-*", Upstream: "claude-$1"}, {Match: "gpt-4o", Upstream: "claude-sonnet-4-5"}}},
+		},
+		{name: "model one argument", input: "llmbridge {\n model gpt-4o\n}", wantErr: "wrong argument count"},
+		{name: "model three arguments", input: "llmbridge {\n model a b c\n}", wantErr: "model takes two arguments"},
+		{name: "model bad glob", input: "llmbridge {\n model a** b\n}", wantErr: "two adjacent wildcards"},
+		{name: "model bad capture", input: "llmbridge {\n model a* $3\n}", wantErr: "refers to $3"},
+		{name: "bad response_model", input: "llmbridge {\n response_model both\n}", wantErr: "want client or upstream"},
 		{name: "minimal", input: "llmbridge {\n upstream gemini\n}", want: Handler{Upstream: "gemini"}},
 		{name: "inline argument", input: "llmbridge gemini", wantErr: "wrong argument count"},
 		{name: "unknown option", input: "llmbridge {\n upstreams gemini\n}", wantErr: `unknown subdirective "upstreams"`},

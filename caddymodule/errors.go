@@ -8,8 +8,9 @@ import (
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
-// writeError answers the client with e in protocol p's error format.
-func writeError(w http.ResponseWriter, p codec.Protocol, e *codec.Error) {
+// writeError answers the client with e in protocol p's error format and
+// returns the status it wrote.
+func writeError(w http.ResponseWriter, p codec.Protocol, e *codec.Error) int {
 	buf := getBuffer()
 	defer putBuffer(buf)
 	*buf = codec.AppendError(*buf, p, e)
@@ -21,8 +22,10 @@ func writeError(w http.ResponseWriter, p codec.Protocol, e *codec.Error) {
 	if e.Kind == mapping.ErrMethodNotAllowed {
 		hdr.Set("Allow", http.MethodPost)
 	}
-	w.WriteHeader(codec.ClientStatus(p, e))
+	status := codec.ClientStatus(p, e)
+	w.WriteHeader(status)
 	_, _ = w.Write(*buf)
+	return status
 }
 
 // asCodecError turns any error from the codec into a *codec.Error.

@@ -2,6 +2,7 @@ package caddymodule
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
 	"go.uber.org/zap"
 
 	"github.com/llmbridge/llmbridge/codec"
@@ -29,14 +31,28 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return next.ServeHTTP(w, r)
 	}
 	rt, ok := detectRoute(r.URL.Path)
+	x := &exchange{client: rt.protocol, upstream: h.upstream}
 	if !ok || (h.client != "" && rt.protocol != h.client) {
-		p := guessProtocol(h.client, r)
-		writeError(w, p, codec.NewError(mapping.ErrNotFound, "no "+protocolNoun(h.client)+"generation endpoint at "+r.URL.Path))
+		x.client = guessProtocol(h.client, r)
+	}
+	defer h.record(r, x)
+	if h.clientKeys != nil {
+		// Before anything else, so that a client without a key learns
+		// nothing about the site.
+		p := x.client
+		if !h.authorized(p, r) {
+			h.logger.Debug("request without a valid client key", zap.String("client_protocol", string(p)), zap.String("remote_addr", r.RemoteAddr))
+			x.fail(w, p, &codec.Error{Status: http.StatusUnauthorized, Kind: mapping.ErrAuthentication, Message: "invalid or missing API key"})
+			return nil
+		}
+	}
+	if !ok || (h.client != "" && rt.protocol != h.client) {
+		x.fail(w, x.client, codec.NewError(mapping.ErrNotFound, "no "+protocolNoun(h.client)+"generation endpoint at "+r.URL.Path))
 		return nil
 	}
 	client := rt.protocol
 	if r.Method != http.MethodPost {
-		writeError(w, client, codec.NewError(mapping.ErrMethodNotAllowed, "method "+r.Method+" is not allowed; use POST"))
+		x.fail(w, client, codec.NewError(mapping.ErrMethodNotAllowed, "method "+r.Method+" is not allowed; use POST"))
 		return nil
 	}
 
@@ -45,14 +61,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	body, cerr := readBody(r, h.MaxRequestBody, *bodyBuf)
 	*bodyBuf = body
 	if cerr != nil {
-		writeError(w, client, cerr)
+		x.fail(w, client, cerr)
 		return nil
 	}
 
 	if client.Family() == h.upstream.Family() {
-		return h.passthrough(w, r, next, rt, body)
+		return h.passthrough(w, r, next, rt, body, x)
 	}
-	return h.translate(w, r, next, rt, body)
+	return h.translate(w, r, next, rt, body, x)
 }
 
 // protocolNoun names a configured client protocol in messages.
@@ -165,26 +181,28 @@ func droppedHeader(paths []string) string {
 }
 
 // translate handles a request whose client and upstream protocols differ.
-func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, rt route, body []byte) error {
+func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, rt route, body []byte, x *exchange) error {
 	client := rt.protocol
 	req := new(codec.Request)
 	if err := codec.DecodeRequest(client, body, req); err != nil {
-		writeError(w, client, asCodecError(err))
+		x.fail(w, client, asCodecError(err))
 		return nil
 	}
 	if client.ModelInPath() {
 		req.Model = strings.TrimPrefix(rt.model, "models/")
 		req.Stream = rt.stream
 	}
-	model := req.Model
+	model, routed := h.routeModel(req.Model)
+	x.setModels(req.Model, model)
 	if h.upstream.ModelInPath() {
 		model = strings.TrimPrefix(model, "models/")
+		x.setModels(req.Model, model)
 		if err := checkPathModel(model); err != nil {
-			writeError(w, client, err)
+			x.fail(w, client, err)
 			return nil
 		}
 	} else if model == "" {
-		writeError(w, client, &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Param: "model", Message: "model is required"})
+		x.fail(w, client, &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Param: "model", Message: "model is required"})
 		return nil
 	}
 
@@ -193,10 +211,11 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 	out, err := codec.AppendRequest(*outBuf, h.upstream, req, codec.EncodeOptions{Model: model, DefaultMaxTokens: h.DefaultMaxTokens})
 	*outBuf = out
 	if err != nil {
-		writeError(w, client, asCodecError(err))
+		x.fail(w, client, asCodecError(err))
 		return nil
 	}
 	if len(req.Dropped) > 0 {
+		h.metrics.recordDropped(req.Dropped)
 		w.Header().Set("Llmbridge-Dropped", droppedHeader(req.Dropped))
 		h.logger.Debug("dropped hint fields", zap.Strings("fields", req.Dropped))
 	}
@@ -207,7 +226,10 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 	path, query := h.upstreamPath(model, req.Stream)
 	setPath(r, path, query)
 
-	tw := &translatingWriter{ResponseWriter: w, h: h, client: client, req: req}
+	tw := &translatingWriter{ResponseWriter: w, h: h, client: client, req: req, x: x}
+	if routed && !h.upstreamModelInResponse {
+		tw.model = req.Model
+	}
 	defer func() {
 		// reverse_proxy panics with http.ErrAbortHandler when the upstream
 		// body breaks off after the headers. While the client is still
@@ -251,23 +273,23 @@ func repeatedKey(body []byte, keys ...string) string {
 // passthrough handles a request whose client and upstream protocols share a
 // wire format. The body passes byte for byte, except for the edits the
 // dialects need (Anthropic on Vertex has no model and an anthropic_version).
-func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, rt route, body []byte) error {
+func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, rt route, body []byte, x *exchange) error {
 	client := rt.protocol
 	if !gjson.ValidBytes(body) || !gjson.ParseBytes(body).IsObject() {
-		writeError(w, client, codec.NewError(mapping.ErrInvalidRequest, "request body is not a valid JSON object"))
+		x.fail(w, client, codec.NewError(mapping.ErrInvalidRequest, "request body is not a valid JSON object"))
 		return nil
 	}
 	if key := repeatedKey(body, "model", "stream", "anthropic_version"); key != "" {
 		// llmbridge reads these keys to route and edit the body; a second
 		// copy would make the path and the body name different things.
-		writeError(w, client, &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Param: key, Message: "key " + strconv.Quote(key) + " appears more than once"})
+		x.fail(w, client, &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Param: key, Message: "key " + strconv.Quote(key) + " appears more than once"})
 		return nil
 	}
 	model, stream := rt.model, rt.stream
 	if !client.ModelInPath() {
 		m := gjson.GetBytes(body, "model")
 		if m.Type != gjson.String && h.upstream.ModelInPath() {
-			writeError(w, client, &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Param: "model", Message: "model is required and must be a string"})
+			x.fail(w, client, &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Param: "model", Message: "model is required and must be a string"})
 			return nil
 		}
 		model = m.Str
@@ -276,25 +298,40 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 		stream = gjson.GetBytes(body, "stream").Bool()
 	}
 	model = strings.TrimPrefix(model, "models/")
+	upModel, routed := h.routeModel(model)
+	x.setModels(model, upModel)
 	if h.upstream.ModelInPath() {
-		if err := checkPathModel(model); err != nil {
-			writeError(w, client, err)
+		upModel = strings.TrimPrefix(upModel, "models/")
+		x.setModels(model, upModel)
+		if err := checkPathModel(upModel); err != nil {
+			x.fail(w, client, err)
+			return nil
+		}
+	}
+	if routed && !client.ModelInPath() && !h.upstream.ModelInPath() {
+		// Both sides carry the model in the body: rewrite it there.
+		var err error
+		if body, err = sjson.SetBytes(body, "model", upModel); err != nil {
+			x.fail(w, client, codec.NewError(mapping.ErrInvalidRequest, "request body could not be adapted: "+err.Error()))
 			return nil
 		}
 	}
 
-	edited, cerr := editDialect(body, client, h.upstream, model)
+	edited, cerr := editDialect(body, client, h.upstream, upModel)
 	if cerr != nil {
-		writeError(w, client, cerr)
+		x.fail(w, client, cerr)
 		return nil
 	}
 	setBody(r, edited)
 	h.rewriteHeaders(r, client, stream)
-	path, query := h.upstreamPath(model, stream)
+	path, query := h.upstreamPath(upModel, stream)
 	setPath(r, path, query)
 
 	pw := &passthroughWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w},
-		stream: stream, watcher: codec.NewStreamWatcher(h.upstream)}
+		stream: stream, watcher: codec.NewStreamWatcher(h.upstream), family: h.upstream.Family(), h: h, x: x}
+	if routed && !h.upstreamModelInResponse && upModel != model {
+		pw.restore, _ = json.Marshal(model)
+	}
 	defer func() {
 		// As in translate: an upstream stream that breaks off makes
 		// reverse_proxy abort; end the client's stream properly instead.
@@ -307,9 +344,10 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 	}()
 	nextErr := next.ServeHTTP(pw, r)
 	if nextErr != nil && !pw.wroteHeader {
-		h.writeUpstreamFailure(w, client, nextErr)
+		h.writeUpstreamFailure(w, client, nextErr, x)
 		return nil
 	}
+	pw.finishJSON()
 	// The response is under way: reverse_proxy has logged any error, and a
 	// broken stream ends with an in-stream error.
 	pw.finishStream(h, client, model, nextErr)

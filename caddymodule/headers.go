@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"crypto/subtle"
 	"net/http"
 	"strings"
 
@@ -52,7 +53,9 @@ func clientCredential(p codec.Protocol, r *http.Request) string {
 // headers the upstream protocol requires.
 func (h *Handler) rewriteHeaders(r *http.Request, client codec.Protocol, stream bool) {
 	key := h.apiKey
-	if key == "" {
+	if key == "" && h.clientKeys == nil {
+		// Without client_keys the client's credential is the upstream's;
+		// with them it is a key of this gateway and stays here.
 		key = clientCredential(client, r)
 	}
 	hdr := r.Header
@@ -100,4 +103,42 @@ func (h *Handler) rewriteHeaders(r *http.Request, client codec.Protocol, stream 
 	} else {
 		hdr.Set("Accept", "application/json")
 	}
+}
+
+// authorized reports whether the request carries one of the configured
+// client keys in its own protocol's credential header. Every candidate is
+// compared with every key in constant time, without stopping at a match.
+func (h *Handler) authorized(p codec.Protocol, r *http.Request) bool {
+	var candidates [2]string
+	switch p {
+	case codec.AnthropicMessages:
+		candidates[0] = r.Header.Get("X-Api-Key")
+		candidates[1] = bearerToken(r)
+	case codec.Gemini:
+		candidates[0] = r.Header.Get("X-Goog-Api-Key")
+		if candidates[0] == "" {
+			candidates[1] = r.URL.Query().Get("key")
+		}
+	default:
+		candidates[0] = bearerToken(r)
+	}
+	ok := 0
+	for _, c := range candidates {
+		if c == "" {
+			continue
+		}
+		for _, k := range h.clientKeys {
+			ok |= subtle.ConstantTimeCompare([]byte(c), k)
+		}
+	}
+	return ok == 1
+}
+
+// bearerToken returns the token of an Authorization: Bearer header, or "".
+func bearerToken(r *http.Request) string {
+	v := r.Header.Get("Authorization")
+	if len(v) > 7 && strings.EqualFold(v[:7], "bearer ") {
+		return strings.TrimSpace(v[7:])
+	}
+	return ""
 }

@@ -62,6 +62,16 @@ type Handler struct {
 	// are expanded at provision time.
 	APIKey string `json:"api_key,omitempty"`
 
+	// ClientKeys are the keys clients must present. When set, every
+	// request must carry one of them in its own protocol's credential
+	// header (Authorization: Bearer for OpenAI and Vertex clients,
+	// x-api-key or Authorization: Bearer for Anthropic, x-goog-api-key or
+	// ?key= for Gemini); others are answered 401 in their protocol's error
+	// format without an upstream call. A client key is never forwarded
+	// upstream: the upstream credential is api_key, or none. Placeholders
+	// such as {env.TEAM_KEY} are expanded at provision time.
+	ClientKeys []string `json:"client_keys,omitempty"`
+
 	// DefaultMaxTokens is the max_tokens sent to upstreams that require one
 	// (Anthropic) when the client gave none. Default: 4096.
 	DefaultMaxTokens int64 `json:"default_max_tokens,omitempty"`
@@ -76,10 +86,40 @@ type Handler struct {
 	// an inline image in a Gemini or Responses event.
 	MaxEventSize int64 `json:"max_event_size,omitempty"`
 
+	// Models rewrites the model a client asks for into the model sent
+	// upstream. Rules are tried in order and the first whose pattern
+	// matches wins; a model no rule matches is sent unchanged.
+	Models []ModelRoute `json:"models,omitempty"`
+
+	// ResponseModel says which model name responses show when a rule of
+	// Models rewrote the model: "client" (the default) shows the model the
+	// client asked for, "upstream" the one the upstream reports.
+	ResponseModel string `json:"response_model,omitempty"`
+
 	upstream codec.Protocol
 	client   codec.Protocol // empty: detect from the path
 	apiKey   string
 	logger   *zap.Logger
+	routes   []modelRoute
+	metrics  *metrics
+	// clientKeys are ClientKeys expanded; nil when the site is open.
+	clientKeys [][]byte
+	// upstreamModelInResponse is ResponseModel "upstream".
+	upstreamModelInResponse bool
+}
+
+// ModelRoute is one model rewriting rule.
+type ModelRoute struct {
+	// Match is the pattern of client model names the rule applies to. Each
+	// '*' matches any run of characters, possibly empty, and captures it;
+	// the rest must match exactly. Two adjacent '*' are not allowed, nor
+	// more than nine.
+	Match string `json:"match"`
+
+	// Upstream is the model sent upstream. $1 to $9 insert what the
+	// pattern's first to ninth '*' matched; a '$' not followed by such a
+	// digit is literal.
+	Upstream string `json:"upstream"`
 }
 
 // CaddyModule returns the Caddy module information.
@@ -107,7 +147,20 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		}
 	}
 	repl := caddy.NewReplacer()
+	h.metrics = globalMetrics()
+	if err := h.metrics.register(ctx.GetMetricsRegistry()); err != nil {
+		return fmt.Errorf("llmbridge: registering metrics: %v", err)
+	}
 	h.apiKey = repl.ReplaceKnown(h.APIKey, "")
+	h.clientKeys = nil
+	for i, k := range h.ClientKeys {
+		v := repl.ReplaceAll(k, "")
+		if v == "" {
+			// The message names the entry, never its value.
+			return fmt.Errorf("llmbridge: client_keys[%d] is empty after placeholder expansion (is its environment variable set?)", i)
+		}
+		h.clientKeys = append(h.clientKeys, []byte(v))
+	}
 	if h.DefaultMaxTokens == 0 {
 		h.DefaultMaxTokens = codec.DefaultMaxTokens
 	}
@@ -116,6 +169,21 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	if h.MaxEventSize == 0 {
 		h.MaxEventSize = DefaultMaxEventSize
+	}
+	h.routes = h.routes[:0]
+	for i, r := range h.Models {
+		mr, err := compileModelRoute(r)
+		if err != nil {
+			return fmt.Errorf("llmbridge: models[%d] (model %s %s): %v", i, r.Match, r.Upstream, err)
+		}
+		h.routes = append(h.routes, mr)
+	}
+	switch h.ResponseModel {
+	case "", "client":
+	case "upstream":
+		h.upstreamModelInResponse = true
+	default:
+		return fmt.Errorf("llmbridge: response_model must be client or upstream, got %q", h.ResponseModel)
 	}
 	return nil
 }

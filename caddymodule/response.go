@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/tidwall/gjson"
 	"go.uber.org/zap"
 
 	"github.com/llmbridge/llmbridge/codec"
@@ -27,6 +28,11 @@ type translatingWriter struct {
 	h      *Handler
 	client codec.Protocol
 	req    *codec.Request
+	x      *exchange
+	// model, when set, replaces the model the upstream names in its
+	// response: the model the client asked for, after a model rule
+	// rewrote it.
+	model string
 
 	status   int
 	body     *[]byte
@@ -47,9 +53,13 @@ func (tw *translatingWriter) WriteHeader(status int) {
 		return
 	}
 	tw.status = status
+	tw.x.responseStarted()
 	if status >= 200 && status < 300 && tw.req.Stream && isEventStream(tw.Header().Get("Content-Type")) && !hasEncoding(tw.Header()) {
 		tw.stream = newStreamTranslator(tw.ResponseWriter, tw.h, tw.client, tw.req)
+		tw.stream.model = tw.model
+		tw.stream.x = tw.x
 		startHeaders(tw.ResponseWriter, status)
+		tw.x.status = status
 		// The client sees the stream open before the first event.
 		_ = tw.stream.rc.Flush()
 	}
@@ -100,7 +110,7 @@ func (tw *translatingWriter) finish(nextErr error) error {
 		if nextErr == nil {
 			nextErr = errors.New("upstream handler wrote no response")
 		}
-		tw.h.writeUpstreamFailure(tw.ResponseWriter, tw.client, nextErr)
+		tw.h.writeUpstreamFailure(tw.ResponseWriter, tw.client, nextErr, tw.x)
 		return nil
 	}
 	var body []byte
@@ -130,7 +140,10 @@ func (tw *translatingWriter) finish(nextErr error) error {
 			tw.fail(asCodecError(err))
 			break
 		}
-		if resp.Model == "" {
+		tw.x.observeResponse(&resp)
+		if tw.model != "" {
+			resp.Model = tw.model
+		} else if resp.Model == "" {
 			resp.Model = tw.req.Model
 		}
 		if tw.req.Stream {
@@ -156,9 +169,12 @@ func (tw *translatingWriter) finish(nextErr error) error {
 // upstream answered one JSON body, with the stream of that body.
 func (tw *translatingWriter) streamResponse(resp *codec.Response) {
 	tw.stream = newStreamTranslator(tw.ResponseWriter, tw.h, tw.client, tw.req)
+	tw.stream.model = tw.model
+	tw.stream.x = tw.x
 	hdr := tw.Header()
 	hdr.Del("Content-Length")
 	startHeaders(tw.ResponseWriter, tw.status)
+	tw.x.status = tw.status
 	tw.stream.events = codec.AppendResponseEvents(tw.stream.events[:0], resp)
 	tw.stream.emit()
 }
@@ -175,6 +191,7 @@ func (tw *translatingWriter) writeError(e *codec.Error) {
 func (tw *translatingWriter) fail(e *codec.Error) {
 	tw.h.logger.Warn("untranslatable upstream response", zap.Int("upstream_status", tw.status), zap.String("error", e.Message))
 	tw.writeError(e)
+	tw.x.errReason = "untranslatable_response"
 }
 
 // write sends a translated body with headers fixed for it.
@@ -185,6 +202,7 @@ func (tw *translatingWriter) write(status int, b []byte) {
 	hdr.Set("Content-Length", strconv.Itoa(len(b)))
 	tw.ResponseWriter.WriteHeader(status)
 	_, _ = tw.ResponseWriter.Write(b)
+	tw.x.wrote(status)
 }
 
 // endsEvent reports whether an event stream whose last bytes are tail ends
@@ -217,6 +235,11 @@ func isJSON(contentType string) bool {
 // not be reached is reported in the client's format, and it watches a
 // streamed response so that one that breaks off before its terminal event
 // ends with an in-stream error rather than looking complete.
+//
+// When a model rule rewrote the model, restore holds the client's model as
+// a JSON string, and the writer puts it back where the upstream names its
+// model: a successful JSON body is buffered and edited once complete, and
+// a stream is re-framed event by event with the edit applied.
 type passthroughWriter struct {
 	*caddyhttp.ResponseWriterWrapper
 	wroteHeader bool
@@ -225,6 +248,18 @@ type passthroughWriter struct {
 	rd      *sse.Reader
 	watcher *codec.StreamWatcher
 	tail    []byte // the last bytes passed on, to tell whether an event was cut
+
+	h       *Handler
+	x       *exchange
+	dec     codec.StreamDecoder // decodes a stream for its usage
+	evs     []codec.Event
+	tee     *[]byte        // a copy of a JSON body, decoded for its usage
+	family  codec.Protocol // the wire format of both sides
+	restore []byte         // the client's model as a JSON string, or nil
+	reframe bool           // the stream is re-framed to restore the model
+	status  int            // the status held back while buffering
+	buf     *[]byte        // the JSON body held back to restore the model
+	out     []byte         // re-framed events
 }
 
 // WriteHeader notes that the response has begun, and starts watching an
@@ -232,9 +267,24 @@ type passthroughWriter struct {
 func (pw *passthroughWriter) WriteHeader(status int) {
 	if status >= 200 && !pw.wroteHeader {
 		pw.wroteHeader = true
-		if pw.stream && status < 300 && isEventStream(pw.Header().Get("Content-Type")) {
+		pw.x.responseStarted()
+		hdr := pw.Header()
+		if pw.stream && status < 300 && isEventStream(hdr.Get("Content-Type")) {
 			pw.rd = sse.NewPushReader(0)
+			pw.reframe = pw.restore != nil && !hasEncoding(hdr)
+			if !hasEncoding(hdr) {
+				pw.dec = codec.NewStreamDecoder(pw.h.upstream)
+			}
+		} else if status < 300 && isJSON(hdr.Get("Content-Type")) && !hasEncoding(hdr) {
+			if pw.restore != nil {
+				// Held back until the whole body is known.
+				pw.status = status
+				pw.buf = getBuffer()
+				return
+			}
+			pw.tee = getBuffer()
 		}
+		pw.x.status = status
 	}
 	pw.ResponseWriterWrapper.WriteHeader(status)
 }
@@ -244,33 +294,157 @@ func (pw *passthroughWriter) Write(p []byte) (int, error) {
 	if !pw.wroteHeader {
 		pw.WriteHeader(http.StatusOK)
 	}
+	if pw.buf != nil {
+		if len(*pw.buf)+len(p) > maxResponseBody {
+			return 0, errors.New("llmbridge: upstream response too large to edit")
+		}
+		*pw.buf = append(*pw.buf, p...)
+		return len(p), nil
+	}
+	if pw.reframe {
+		pw.rd.Push(p)
+		if err := pw.drain(); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
 	n, err := pw.ResponseWriterWrapper.Write(p)
+	if n > 0 {
+		pw.x.wrote(http.StatusOK)
+	}
+	if pw.tee != nil {
+		if len(*pw.tee)+n > maxResponseBody {
+			putBuffer(pw.tee)
+			pw.tee = nil
+		} else {
+			*pw.tee = append(*pw.tee, p[:n]...)
+		}
+	}
 	if pw.rd != nil && n > 0 {
 		pw.rd.Push(p[:n])
-		pw.observe()
+		_ = pw.drain()
 		pw.tail = append(pw.tail, p[max(0, n-4):n]...)
 		pw.tail = pw.tail[max(0, len(pw.tail)-4):]
 	}
 	return n, err
 }
 
+// FlushError flushes what has been written, except while a JSON body is
+// held back: flushing then would send a header before it is final.
+func (pw *passthroughWriter) FlushError() error {
+	if pw.buf != nil {
+		return nil
+	}
+	return http.NewResponseController(pw.ResponseWriterWrapper.ResponseWriter).Flush()
+}
+
 // ReadFrom copies through Write, so that a watched stream is seen.
 func (pw *passthroughWriter) ReadFrom(r io.Reader) (int64, error) {
-	if pw.rd != nil {
+	if pw.rd != nil || pw.buf != nil {
 		return io.Copy(writerOnly{pw}, r)
 	}
 	return pw.ResponseWriterWrapper.ReadFrom(r)
 }
 
-// observe feeds the complete events pushed so far to the watcher.
-func (pw *passthroughWriter) observe() {
+// drain feeds the complete events pushed so far to the watcher and, when
+// re-framing, writes each with the client's model restored.
+func (pw *passthroughWriter) drain() error {
+	pw.out = pw.out[:0]
 	for {
 		ev, err := pw.rd.Next()
 		if err != nil {
-			return
+			break
 		}
 		pw.watcher.Observe(ev.Name, ev.Data, ev.Bare)
+		if pw.dec != nil {
+			pw.evs = pw.dec.Decode(pw.evs[:0], ev.Name, ev.Data, ev.Bare)
+			for i := range pw.evs {
+				pw.x.observe(&pw.evs[i])
+			}
+		}
+		if !pw.reframe {
+			continue
+		}
+		if ev.Bare {
+			pw.out = append(pw.out, ev.Data...)
+			pw.out = append(pw.out, "\n\n"...)
+			continue
+		}
+		start := len(pw.out)
+		pw.out = restoreModel(pw.out, ev.Data, pw.family, pw.restore)
+		data := pw.out[start:]
+		// The data is re-appended as an event after the edited copy, then
+		// moved down over it.
+		pw.out = sse.AppendEvent(pw.out, string(ev.Name), data)
+		n := copy(pw.out[start:], pw.out[start+len(data):])
+		pw.out = pw.out[:start+n]
 	}
+	if len(pw.out) == 0 {
+		return nil
+	}
+	_, err := pw.ResponseWriterWrapper.Write(pw.out)
+	pw.x.wrote(http.StatusOK)
+	return err
+}
+
+// finishJSON writes a held-back JSON body with the client's model
+// restored, and takes the usage from a successful JSON body.
+func (pw *passthroughWriter) finishJSON() {
+	if pw.tee != nil {
+		pw.observeJSON(*pw.tee)
+		putBuffer(pw.tee)
+		pw.tee = nil
+	}
+	if pw.buf == nil {
+		return
+	}
+	buf := pw.buf
+	pw.buf = nil
+	defer putBuffer(buf)
+	pw.observeJSON(*buf)
+	out := getBuffer()
+	defer putBuffer(out)
+	*out = restoreModel((*out)[:0], *buf, pw.family, pw.restore)
+	hdr := pw.Header()
+	hdr.Set("Content-Length", strconv.Itoa(len(*out)))
+	pw.ResponseWriterWrapper.WriteHeader(pw.status)
+	_, _ = pw.ResponseWriterWrapper.Write(*out)
+	pw.x.status = pw.status
+	pw.x.wrote(pw.status)
+}
+
+// observeJSON takes the usage and stop reason from a passed-through JSON
+// response body; a body that does not decode is simply not counted.
+func (pw *passthroughWriter) observeJSON(body []byte) {
+	var resp codec.Response
+	if codec.DecodeResponse(pw.h.upstream, body, &resp) == nil {
+		pw.x.observeResponse(&resp)
+	}
+}
+
+// modelPaths are where each wire format names the model in a response
+// body or stream event; the first that holds a string is edited.
+var modelPaths = map[codec.Protocol][]string{
+	codec.OpenAIChat:        {"model"},
+	codec.OpenAIResponses:   {"model", "response.model"},
+	codec.AnthropicMessages: {"model", "message.model"},
+	codec.Gemini:            {"modelVersion"},
+}
+
+// restoreModel appends data to dst with the model it names (in wire format
+// family) replaced by model, a JSON string. Data naming no model is
+// appended unchanged.
+func restoreModel(dst, data []byte, family codec.Protocol, model []byte) []byte {
+	for _, path := range modelPaths[family] {
+		v := gjson.GetBytes(data, path)
+		if v.Type != gjson.String || v.Index <= 0 || v.Index+len(v.Raw) > len(data) {
+			continue
+		}
+		dst = append(dst, data[:v.Index]...)
+		dst = append(dst, model...)
+		return append(dst, data[v.Index+len(v.Raw):]...)
+	}
+	return append(dst, data...)
 }
 
 // finishStream ends a watched stream that broke off with the client
@@ -280,7 +454,7 @@ func (pw *passthroughWriter) finishStream(h *Handler, client codec.Protocol, mod
 		return
 	}
 	pw.rd.CloseInput()
-	pw.observe()
+	_ = pw.drain()
 	if pw.watcher.Complete() {
 		return
 	}
@@ -294,7 +468,7 @@ func (pw *passthroughWriter) finishStream(h *Handler, client codec.Protocol, mod
 	// extra one after a complete event would be an empty event to some
 	// clients.
 	var out []byte
-	if !endsEvent(pw.tail) {
+	if !pw.reframe && !endsEvent(pw.tail) {
 		out = append(out, "\n\n"...)
 	}
 	out = codec.AppendStreamError(out, client, &codec.Request{Model: model, Stream: true}, e)
@@ -306,7 +480,7 @@ func (pw *passthroughWriter) finishStream(h *Handler, client codec.Protocol, mod
 // writeUpstreamFailure answers a request whose upstream never responded
 // (connection refused, DNS failure, timeout before headers). The message
 // names no address: errors must not leak the internal topology.
-func (h *Handler) writeUpstreamFailure(w http.ResponseWriter, client codec.Protocol, err error) {
+func (h *Handler) writeUpstreamFailure(w http.ResponseWriter, client codec.Protocol, err error, x *exchange) {
 	status := http.StatusBadGateway
 	var he caddyhttp.HandlerError
 	if errors.As(err, &he) && he.StatusCode >= 400 {
@@ -314,7 +488,8 @@ func (h *Handler) writeUpstreamFailure(w http.ResponseWriter, client codec.Proto
 	}
 	h.logger.Warn("upstream request failed", zap.Int("status", status), zap.Error(err))
 	e := &codec.Error{Status: status, Kind: mapping.KindForStatus(status), Message: "upstream request failed: " + http.StatusText(status)}
-	writeError(w, client, e)
+	x.status = writeError(w, client, e)
+	x.errReason = "upstream_unreachable"
 }
 
 // Interface guards

@@ -28,6 +28,10 @@ type streamTranslator struct {
 	events []codec.Event
 	out    []byte
 
+	// model, when set, replaces the model the upstream names in its
+	// start event (see translatingWriter.model).
+	model    string
+	x        *exchange
 	upstream codec.Protocol
 	maxEvent int
 	done     bool // the client's stream has ended (terminal event written)
@@ -138,6 +142,12 @@ func (s *streamTranslator) finish(nextErr error) {
 func (s *streamTranslator) emit() {
 	s.out = s.out[:0]
 	for i := range s.events {
+		if s.events[i].Type == codec.EventStart && s.model != "" {
+			s.events[i].Model = s.model
+		}
+		if s.x != nil {
+			s.x.observe(&s.events[i])
+		}
 		s.out = s.enc.Encode(s.out, &s.events[i])
 		if t := s.events[i].Type; t == codec.EventEnd || t == codec.EventError {
 			s.done = true
@@ -153,6 +163,9 @@ func (s *streamTranslator) emit() {
 		s.writeErr = err
 		s.done = true
 		return
+	}
+	if s.x != nil {
+		s.x.wrote(http.StatusOK)
 	}
 	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
 		s.writeErr = err

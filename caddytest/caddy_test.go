@@ -3,6 +3,8 @@ package caddytest
 import (
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -34,6 +36,25 @@ type testEnv struct {
 	small string
 	// adminPort is where this process's Caddy serves its admin API.
 	adminPort int
+	// routed has one site per upstream protocol with the model rules of
+	// routeRules; routedUp has the same with response_model upstream.
+	routed, routedUp map[proto]string
+	// split is one site that sends claude-* models (llm_model matcher) to
+	// the anthropic-messages mock and every other model to the
+	// openai-chat mock, with two handle blocks.
+	split string
+	// gated has one site per upstream protocol with client_keys (gateKey
+	// and gateEnvKey), api_key upstream-key and an access log with the
+	// credential filter written to accessLog.
+	gated map[proto]string
+	// accessLog is the gated sites' access log; debugLog gets llmbridge's
+	// and reverse_proxy's logs at debug level.
+	accessLog, debugLog string
+	// observed is a site (anthropic-messages upstream) whose access log,
+	// written to observedLog, has every {http.llmbridge.*} placeholder
+	// appended with log_append (as ph_<name>) besides llmbridge's own log
+	// fields.
+	observed, observedLog string
 
 	caddyfile string
 }
@@ -65,7 +86,18 @@ func setup(t *testing.T) *testEnv {
 }
 
 func newTestEnv() (*testEnv, error) {
-	e := &testEnv{mocks: mockSet{}, plain: map[proto]string{}, keyed: map[proto]string{}, dead: map[proto]string{}}
+	e := &testEnv{mocks: mockSet{}, plain: map[proto]string{}, keyed: map[proto]string{}, dead: map[proto]string{},
+		routed: map[proto]string{}, routedUp: map[proto]string{}, gated: map[proto]string{}}
+	logDir, err := os.MkdirTemp("", "llmbridge-caddytest-")
+	if err != nil {
+		return nil, err
+	}
+	e.accessLog, e.debugLog = filepath.Join(logDir, "access.log"), filepath.Join(logDir, "debug.log")
+	e.observedLog = filepath.Join(logDir, "observed.log")
+	// The second client key comes from the environment, as {env.*}.
+	if err := os.Setenv(gateKeyEnv, gateEnvKey); err != nil {
+		return nil, err
+	}
 	for _, p := range allProtocols {
 		e.mocks[p] = newMockUpstream(p)
 	}
@@ -73,7 +105,7 @@ func newTestEnv() (*testEnv, error) {
 	// get one that is closed again before Caddy starts.
 	// The admin API gets a free port too, so that integration runs from
 	// several checkouts can share a machine.
-	ports, err := freePorts(4*len(allProtocols) + 4)
+	ports, err := freePorts(7*len(allProtocols) + 6)
 	if err != nil {
 		return nil, err
 	}
@@ -86,6 +118,11 @@ func newTestEnv() (*testEnv, error) {
 	http_port %d
 	https_port %d
 	grace_period 1ns
+	log llmbridge_debug {
+		output file ` + e.debugLog + `
+		level DEBUG
+		include http.handlers.llmbridge http.handlers.reverse_proxy
+	}
 }
 `, e.adminPort, next(), next())
 	site := func(port int, p proto, upstreamAddr, extra, siteExtra string) string {
@@ -105,8 +142,37 @@ http://localhost:%d {
 		e.plain[p] = site(next(), p, e.mocks[p].addr(), "", "")
 		e.keyed[p] = site(next(), p, e.mocks[p].addr(), "\t\tapi_key "+upstreamKey+"\n", "\tlog {\n\t\toutput discard\n\t}\n")
 		e.dead[p] = site(next(), p, fmt.Sprintf("127.0.0.1:%d", next()), "", "")
+		e.routed[p] = site(next(), p, e.mocks[p].addr(), routeRules, "")
+		e.gated[p] = site(next(), p, e.mocks[p].addr(), "\t\tapi_key "+upstreamKey+"\n\t\tclient_keys "+gateKey+" {env."+gateKeyEnv+"}\n",
+			"\tlog {\n\t\toutput file "+e.accessLog+"\n"+credentialLogFilter+"\t}\n")
+		e.routedUp[p] = site(next(), p, e.mocks[p].addr(), routeRules+"\t\tresponse_model upstream\n", "")
 	}
 	e.small = site(next(), openaiChat, e.mocks[openaiChat].addr(), fmt.Sprintf("\t\tmax_request_body %d\n", smallBodyLimit), "")
+	splitPort := next()
+	fmt.Fprintf(&b, `
+http://localhost:%d {
+	@claude llm_model claude-*
+	handle @claude {
+		llmbridge {
+			upstream anthropic-messages
+		}
+		reverse_proxy %s
+	}
+	handle {
+		llmbridge {
+			upstream openai-chat
+		}
+		reverse_proxy %s
+	}
+}
+`, splitPort, e.mocks[anthropicMsgs].addr(), e.mocks[openaiChat].addr())
+	e.split = fmt.Sprintf("http://localhost:%d", splitPort)
+	var appends strings.Builder
+	for _, ph := range llmPlaceholders {
+		fmt.Fprintf(&appends, "\tlog_append ph_%s {http.llmbridge.%s}\n", ph, ph)
+	}
+	e.observed = site(next(), anthropicMsgs, e.mocks[anthropicMsgs].addr(), "",
+		"\tlog {\n\t\toutput file "+e.observedLog+"\n\t}\n"+appends.String())
 	e.caddyfile = b.String()
 	return e, nil
 }
@@ -129,4 +195,14 @@ func freePorts(n int) ([]int, error) {
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
 	return ports, nil
+}
+
+// TestMain runs the suite and removes the shared environment's log
+// directory afterwards.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if sharedEnv != nil {
+		_ = os.RemoveAll(filepath.Dir(sharedEnv.accessLog))
+	}
+	os.Exit(code)
 }

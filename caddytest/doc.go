@@ -8,7 +8,10 @@
 //   - caddy_test.go: one in-process Caddy per test binary (admin API on
 //     a free port), one site per upstream protocol, one with api_key and
 //     access logging per upstream, one per upstream whose upstream is not
-//     listening, and one with a small max_request_body.
+//     listening, one with a small max_request_body, per upstream one with
+//     model rules (twice: response_model client and upstream) and one with
+//     client_keys, a site split by the llm_model matcher, and one whose
+//     access log carries every llmbridge placeholder.
 //   - mock_test.go: one httptest upstream per protocol that validates each
 //     request as the real provider would (method, exact path, credential
 //     scheme, known top-level fields, protocol rules), records it, and
@@ -49,6 +52,13 @@
 //     a call without arguments, and a base64 PNG user image checked byte
 //     for byte upstream. A mock's check hook (mock_test.go) adds a test's
 //     own validation of the request body.
+//   - routing_test.go, clientkeys_test.go, observe_test.go,
+//     metrics_test.go: model rules on every pair (streamed and not, the
+//     client's model restored or the upstream's kept), the llm_model
+//     matcher splitting one site between two mocks, client keys accepted
+//     and rejected in every protocol with no key reaching the upstream or
+//     any log, llmbridge's access log fields and placeholders, and the
+//     caddy_llmbridge_* metrics scraped from the admin /metrics.
 //
 // Run it with go test ./caddytest. Tests must not use t.Parallel: they
 // share the one Caddy and its mocks.

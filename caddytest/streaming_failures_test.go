@@ -187,7 +187,12 @@ func isInStreamError(p proto, err error) bool {
 // alt=sse for Gemini) or "stream": true, Chat asking for usage.
 func newClientStreamRequest(t *testing.T, base string, p proto) *http.Request {
 	t.Helper()
-	model := p.defaultModel()
+	return newClientStreamRequestFor(t, base, p, p.defaultModel())
+}
+
+// newClientStreamRequestFor is newClientStreamRequest for model.
+func newClientStreamRequestFor(t *testing.T, base string, p proto, model string) *http.Request {
+	t.Helper()
 	body := minimalBody(p, model)
 	path := p.clientPath(model)
 	if method, streaming, ok := p.streamMethod(); ok {

@@ -1,0 +1,150 @@
+package caddymodule
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// metrics are llmbridge's Prometheus collectors, shared by every handler
+// of the process and registered in the registry of each configuration
+// (Caddy makes a new one per config load), so that their values survive
+// reloads as Caddy's own do.
+type metrics struct {
+	requests *prometheus.CounterVec
+	tokens   *prometheus.CounterVec
+	ttfe     prometheus.Histogram
+	errors   *prometheus.CounterVec
+	dropped  *prometheus.CounterVec
+}
+
+var (
+	metricsOnce sync.Once
+	theMetrics  *metrics
+)
+
+// globalMetrics creates the collectors once.
+func globalMetrics() *metrics {
+	metricsOnce.Do(func() {
+		const ns, sub = "caddy", "llmbridge"
+		theMetrics = &metrics{
+			requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+				Namespace: ns, Subsystem: sub, Name: "requests_total",
+				Help: "Requests handled by llmbridge, by client protocol, upstream protocol and the HTTP status the client got.",
+			}, []string{"client_protocol", "upstream_protocol", "status"}),
+			tokens: prometheus.NewCounterVec(prometheus.CounterOpts{
+				Namespace: ns, Subsystem: sub, Name: "tokens_total",
+				Help: "Tokens the upstreams reported, by type (input, output, cached, reasoning) and upstream model.",
+			}, []string{"type", "upstream_model"}),
+			ttfe: prometheus.NewHistogram(prometheus.HistogramOpts{
+				Namespace: ns, Subsystem: sub, Name: "time_to_first_event_seconds",
+				Help:    "Time from the upstream's response header to the first byte of the response written to the client.",
+				Buckets: []float64{.001, .005, .025, .1, .25, .5, 1, 2.5, 5, 10, 30},
+			}),
+			errors: prometheus.NewCounterVec(prometheus.CounterOpts{
+				Namespace: ns, Subsystem: sub, Name: "errors_total",
+				Help: "Errors llmbridge answered itself (rejected requests, untranslatable responses, unreachable upstreams), by reason.",
+			}, []string{"reason"}),
+			dropped: prometheus.NewCounterVec(prometheus.CounterOpts{
+				Namespace: ns, Subsystem: sub, Name: "dropped_fields_total",
+				Help: "Request fields dropped as hints with no equivalent upstream, by field path with array indices removed.",
+			}, []string{"field"}),
+		}
+	})
+	return theMetrics
+}
+
+// register adds the collectors to reg, reusing those already registered
+// there (several llmbridge handlers in one configuration).
+func (m *metrics) register(reg *prometheus.Registry) error {
+	if reg == nil {
+		return nil
+	}
+	for _, c := range []prometheus.Collector{m.requests, m.tokens, m.ttfe, m.errors, m.dropped} {
+		if err := reg.Register(c); err != nil {
+			var are prometheus.AlreadyRegisteredError
+			if !errors.As(err, &are) {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// statusLabels are the status label values, so that labelling a request
+// allocates nothing.
+var statusLabels = func() (s [600]string) {
+	for i := range s {
+		s[i] = strconv.Itoa(i)
+	}
+	return s
+}()
+
+func statusLabel(status int) string {
+	if status >= 0 && status < len(statusLabels) {
+		return statusLabels[status]
+	}
+	return strconv.Itoa(status)
+}
+
+// record counts one exchange.
+func (m *metrics) record(x *exchange, ttft time.Duration, haveTTFT bool) {
+	if m == nil {
+		return
+	}
+	m.requests.WithLabelValues(string(x.client), string(x.upstream), statusLabel(x.status)).Inc()
+	if x.usage.Known {
+		u := &x.usage
+		m.tokens.WithLabelValues("input", x.upstreamModel).Add(float64(u.InputTokens))
+		m.tokens.WithLabelValues("output", x.upstreamModel).Add(float64(u.OutputTokens))
+		m.tokens.WithLabelValues("cached", x.upstreamModel).Add(float64(u.CacheReadTokens))
+		m.tokens.WithLabelValues("reasoning", x.upstreamModel).Add(float64(u.ReasoningTokens))
+	}
+	if haveTTFT {
+		m.ttfe.Observe(ttft.Seconds())
+	}
+	if x.errReason != "" {
+		m.errors.WithLabelValues(x.errReason).Inc()
+	}
+}
+
+// recordDropped counts dropped fields, with array indices removed from
+// their paths so that the label has a bounded set of values
+// ("messages[3].cache_control" counts as "messages[].cache_control").
+func (m *metrics) recordDropped(paths []string) {
+	if m == nil {
+		return
+	}
+	for _, p := range paths {
+		m.dropped.WithLabelValues(stripIndices(p)).Inc()
+	}
+}
+
+// stripIndices removes the digits between brackets in a field path. The
+// result never aliases p, which may point into a pooled request buffer,
+// since a metric label is kept.
+func stripIndices(p string) string {
+	if !strings.Contains(p, "[") {
+		return strings.Clone(p)
+	}
+	var b strings.Builder
+	b.Grow(len(p))
+	inIndex := false
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '[':
+			inIndex = true
+		case c == ']':
+			inIndex = false
+		case inIndex && c >= '0' && c <= '9':
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}

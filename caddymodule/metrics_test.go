@@ -1,0 +1,67 @@
+package caddymodule
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/llmbridge/llmbridge/mapping"
+)
+
+func TestStripIndices(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"store", "store"},
+		{"messages[3].cache_control", "messages[].cache_control"},
+		{"messages[12].content[0].cache_control", "messages[].content[].cache_control"},
+		{"system[0]", "system[]"},
+		{"a[x1]", "a[x]"},
+	}
+	for _, tt := range tests {
+		if got := stripIndices(tt.in); got != tt.want {
+			t.Errorf("stripIndices(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestKindName(t *testing.T) {
+	for k := mapping.ErrAPI; k <= mapping.ErrBadGateway; k++ {
+		if n := kindName(k); n == "" || strings.HasPrefix(n, "error_") {
+			t.Errorf("kind %d has no name (%q)", k, n)
+		}
+	}
+	if n := kindName(200); n != "error_200" {
+		t.Errorf("kindName(200) = %q", n)
+	}
+}
+
+// TestMetricsRegistration provisions several handlers in one configuration
+// and again in a new one (a reload): the shared collectors must be
+// registered in each registry without an error.
+func TestMetricsRegistration(t *testing.T) {
+	for range 2 {
+		ctx := testContext(t)
+		for range 2 {
+			h := &Handler{Upstream: "openai-chat"}
+			if err := h.Provision(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		h := &Handler{Upstream: "openai-chat"}
+		if err := h.Provision(ctx); err != nil {
+			t.Fatal(err)
+		}
+		h.metrics.requests.WithLabelValues("gemini", "openai-chat", "200").Inc()
+		mfs, err := ctx.GetMetricsRegistry().Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, mf := range mfs {
+			if mf.GetName() == "caddy_llmbridge_requests_total" {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("caddy_llmbridge_requests_total is not in the configuration's registry")
+		}
+	}
+}
