@@ -74,9 +74,25 @@ const (
 	// Signature, Origin, Redacted and ItemID carry the opaque state the
 	// issuing upstream needs back on the next turn.
 	PartReasoning
+	// PartServerToolCall is a call of a provider-hosted tool that the
+	// upstream ran itself, in an assistant message or response: Anthropic
+	// server_tool_use, a Responses web_search_call, a Gemini
+	// groundingMetadata.webSearchQueries entry. ToolCallID, ToolName (as
+	// the upstream named the tool, "web_search" for all three), ToolKind
+	// (ToolWebSearch) and Arguments (the search as a JSON object,
+	// {"query": "..."}). No client runs it: it reports what happened.
+	PartServerToolCall
+	// PartServerToolResult is what a hosted tool call found: Anthropic
+	// web_search_tool_result, the sources of a Responses web_search_call,
+	// Gemini groundingChunks. ToolCallID names the PartServerToolCall it
+	// answers (empty when the upstream does not say), Sources the pages,
+	// and IsError with Text the provider's error code when the search
+	// failed.
+	PartServerToolResult
 )
 
-var partTypeNames = [...]string{"text", "refusal", "tool call", "tool result", "image", "document", "audio", "reasoning"}
+var partTypeNames = [...]string{"text", "refusal", "tool call", "tool result", "image", "document", "audio", "reasoning",
+	"server tool call", "server tool result"}
 
 // String returns a short name of the part type, for error messages.
 func (t PartType) String() string {
@@ -135,6 +151,54 @@ type Part struct {
 	// ItemID is the provider's id of a reasoning item (Responses rs_...),
 	// kept so that it can be sent back.
 	ItemID string
+
+	// ToolKind is the kind of tool a PartToolCall or PartServerToolCall
+	// calls. ToolFunction (the zero value) for function calls;
+	// ToolCustom for a call of a Responses custom (freeform) tool, whose
+	// Arguments are then {"input": "<the raw input>"} (see ToolCustom);
+	// ToolWebSearch for a hosted search. Decoders that know it set it
+	// (Responses custom_tool_call items); a Responses client encoder that
+	// has the client's request restores it from the declared tools.
+	ToolKind ToolKind
+	// Namespace is the Codex namespace group of the function a
+	// PartToolCall or PartToolResult is about (Responses namespace on
+	// function_call items), or "". Toward protocols without groups, the
+	// call's name is flattened with FlatToolName.
+	Namespace string
+	// Citations are the sources a PartText cites (Anthropic text block
+	// citations, Responses url_citation annotations, Gemini
+	// groundingSupports), in the order the upstream gave them.
+	Citations []Citation
+	// Sources are the pages a PartServerToolResult found.
+	Sources []Source
+}
+
+// Citation is a web source that a span of a text part cites.
+type Citation struct {
+	// URL is the cited page.
+	URL string
+	// Title is the page's title, or "".
+	Title string
+	// CitedText is the quoted passage of the page, when the upstream gave
+	// it (Anthropic cited_text), else "".
+	CitedText string
+	// Start and End are the cited span of the part's Text, as byte
+	// offsets; End is -1 when the citation covers the whole part (Anthropic
+	// cites a whole text block, and a streamed part's length is not known
+	// when its citation arrives). Encoders convert them to their own unit
+	// (Responses: characters, Gemini: bytes).
+	Start, End int
+}
+
+// Source is a web page that a hosted search found.
+type Source struct {
+	// URL is the page's address.
+	URL string
+	// Title is the page's title, or "".
+	Title string
+	// PageAge is how old the page is, as the upstream said it (Anthropic
+	// page_age), or "".
+	PageAge string
 }
 
 // Message is one turn of a conversation.
@@ -170,9 +234,24 @@ const (
 	// arguments.
 	ToolFunction ToolKind = iota
 	// ToolWebSearch is the provider-hosted web search (Responses
-	// web_search, Anthropic web_search_20250305, Gemini googleSearch).
+	// web_search and web_search_preview, Anthropic web_search_20250305,
+	// Gemini googleSearch); WebSearch holds its options. It is sent only
+	// to upstreams with the same capability; toward others it is rejected
+	// with an error naming the tool (Tool.Source).
 	ToolWebSearch
+	// ToolCustom is a Responses custom (freeform) tool: the model writes
+	// its input as raw text, not JSON. Toward protocols without custom
+	// tools it becomes a function of the same name whose parameters are
+	// CustomToolParameters, one string "input" holding the raw text; its
+	// calls come back as custom_tool_call items to a Responses client that
+	// declared the tool custom. A grammar format (Tool.Grammar) cannot be
+	// enforced by such a function and is rejected toward them.
+	ToolCustom
 )
+
+// CustomToolParameters is the JSON Schema of the function a custom tool
+// becomes toward protocols without custom tools.
+const CustomToolParameters = `{"type":"object","properties":{"input":{"type":"string"}},"required":["input"]}`
 
 // Tool is a tool the model may call.
 type Tool struct {
@@ -188,7 +267,58 @@ type Tool struct {
 	// Strict asks the provider to enforce Parameters exactly (OpenAI
 	// strict); only OpenAI upstreams can, others reject strict: true.
 	Strict OptBool
+
+	// Namespace is the Codex namespace group (Responses
+	// {type:"namespace", name, tools}) the function belongs to, or "".
+	// Each function of a group is one canonical tool; toward protocols
+	// without groups its name is FlatToolName(Namespace, Name), and the
+	// group's description (NamespaceDescription) is put before the
+	// function's own.
+	Namespace string
+	// NamespaceDescription is the description of the Namespace group.
+	NamespaceDescription string
+	// Grammar is a ToolCustom's format when it constrains the input with
+	// a grammar: the format object's JSON text ({"type":"grammar",
+	// "syntax":..., "definition":...}); "" for free text.
+	Grammar string
+	// WebSearch holds a ToolWebSearch's options.
+	WebSearch WebSearchOptions
+	// Source is where a hosted tool was declared in the client's request
+	// (such as "tools[3]"), so that a rejection names it; "" for others.
+	Source string
 }
+
+// WebSearchOptions are the options of a hosted web search. Zero values
+// are "not given": the provider's default.
+type WebSearchOptions struct {
+	// Preview marks Responses web_search_preview (rather than
+	// web_search), kept for a Responses upstream.
+	Preview bool
+	// MaxUses bounds the searches in one response (Anthropic max_uses,
+	// Responses max_tool_calls when the search is the only hosted tool).
+	MaxUses OptInt
+	// AllowedDomains restricts results to these domains (Anthropic
+	// allowed_domains, Responses filters.allowed_domains).
+	AllowedDomains []string
+	// BlockedDomains excludes these domains (Anthropic blocked_domains).
+	BlockedDomains []string
+	// Location is the user's approximate location (Anthropic and
+	// Responses user_location of type approximate).
+	Location UserLocation
+	// ContextSize is Responses search_context_size (low, medium, high),
+	// or "".
+	ContextSize string
+}
+
+// UserLocation is an approximate user location for localised search.
+type UserLocation struct {
+	// City, Region, Country (ISO 3166-1 alpha-2) and Timezone (IANA) are
+	// the location's fields; "" when not given.
+	City, Region, Country, Timezone string
+}
+
+// IsZero reports whether no field of l is set.
+func (l *UserLocation) IsZero() bool { return *l == UserLocation{} }
 
 // ToolChoiceMode is how the model must use tools.
 type ToolChoiceMode uint8
@@ -409,6 +539,13 @@ type Response struct {
 	StopDetails StopDetails
 	// Usage is the token usage, when the upstream reported it.
 	Usage Usage
+
+	// Dropped lists what an encoder left out of the client's response
+	// because the client protocol cannot carry it (such as
+	// "content[2] (server tool call)" or "content[0].citations"): output
+	// that is not the answer itself. Encoders append to it; the caller
+	// may log it.
+	Dropped []string
 }
 
 // EncodeOptions parameterise request encoding.

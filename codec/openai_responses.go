@@ -33,6 +33,7 @@ type responsesRequestDecoder struct {
 	safetySet        bool
 	toolChoice       gjson.Result // checked once tools are known
 	parallel         OptBool      // parallel_tool_calls, kept once tools are known
+	maxToolCalls     OptInt       // max_tool_calls, kept once tools are known
 }
 
 // decodeResponsesRequest decodes a Responses create-response body. The root
@@ -142,7 +143,8 @@ func (d *responsesRequestDecoder) field(key string, v gjson.Result) *Error {
 	case "service_tier", "prompt_cache_key":
 		return d.hint(key, v, responsesHintString)
 	case "max_tool_calls":
-		return d.hint(key, v, responsesHintInt)
+		// Kept until the tools are known (finishTools).
+		return readInt(v, key, &d.maxToolCalls)
 	case "truncation":
 		return d.truncation(v)
 	case "include":
@@ -350,6 +352,22 @@ func (d *responsesRequestDecoder) finishTools() *Error {
 			req.Dropped = append(req.Dropped, "parallel_tool_calls")
 		}
 	}
+	if d.maxToolCalls.Set {
+		// max_tool_calls bounds the calls of hosted tools. The web search
+		// is the only hosted tool llmbridge carries, so with one it is
+		// that search's limit (Anthropic max_uses); without, it limits
+		// nothing.
+		search := false
+		for i := range req.Tools {
+			if req.Tools[i].Kind == ToolWebSearch {
+				req.Tools[i].WebSearch.MaxUses = d.maxToolCalls
+				search = true
+			}
+		}
+		if !search {
+			req.Dropped = append(req.Dropped, "max_tool_calls")
+		}
+	}
 	return nil
 }
 
@@ -384,9 +402,8 @@ func decodeResponsesToolChoice(v gjson.Result) (ToolChoice, *Error) {
 	case "allowed_tools":
 		return ToolChoice{}, unsupportedField("tool_choice", `tool choice "allowed_tools" is not supported yet`)
 	case "custom":
-		return ToolChoice{}, unsupportedField("tool_choice", `custom (freeform) tools are not supported yet`)
 	default:
-		return ToolChoice{}, unsupportedField("tool_choice", `hosted tool "`+typ.Str+`" is not supported yet`)
+		return ToolChoice{}, unsupportedField("tool_choice", `forcing hosted tool "`+typ.Str+`" cannot be translated`)
 	}
 	var c ToolChoice
 	var err *Error
@@ -407,9 +424,11 @@ func decodeResponsesToolChoice(v gjson.Result) (ToolChoice, *Error) {
 	return c, err
 }
 
-// decodeResponsesTools decodes the function tools. Hosted tools
-// (web_search, file_search, ...), custom (freeform) tools and Codex
-// namespace groups are rejected by type.
+// decodeResponsesTools decodes the tools: functions, custom (freeform)
+// tools, Codex namespace groups (each member function is one canonical
+// tool with the group's name in Namespace) and the hosted web search.
+// Other hosted tools (file_search, tool_search, computer use, MCP, ...)
+// are rejected by type.
 func decodeResponsesTools(v gjson.Result, req *Request) *Error {
 	if v.Type == gjson.Null {
 		return nil
@@ -421,9 +440,7 @@ func decodeResponsesTools(v gjson.Result, req *Request) *Error {
 	i := 0
 	tools := req.Tools[:0]
 	eachMember(v, &req.text, func(_, tool gjson.Result) bool {
-		var t Tool
-		t, err = decodeResponsesTool(tool, indexPath("tools", i), &req.text)
-		tools = append(tools, t)
+		tools, err = decodeResponsesTool(tool, indexPath("tools", i), tools, "", "", req)
 		i++
 		return err == nil
 	})
@@ -431,28 +448,40 @@ func decodeResponsesTools(v gjson.Result, req *Request) *Error {
 	return err
 }
 
-// decodeResponsesTool decodes one tool definition at path.
-func decodeResponsesTool(v gjson.Result, path string, a *textArena) (Tool, *Error) {
+// decodeResponsesTool decodes one tool definition at path, appending it to
+// tools; ns and nsDesc name the namespace group it is in, if any.
+func decodeResponsesTool(v gjson.Result, path string, tools []Tool, ns, nsDesc string, req *Request) ([]Tool, *Error) {
+	a := &req.text
 	var t Tool
 	if !v.IsObject() {
-		return t, wrongType(path, "object", v)
+		return tools, wrongType(path, "object", v)
 	}
 	typ := v.Get("type")
 	if typ.Type != gjson.String {
 		if !typ.Exists() || typ.Type == gjson.Null {
-			return t, invalid(path+".type", "is required")
+			return tools, invalid(path+".type", "is required")
 		}
-		return t, wrongType(path+".type", "string", typ)
+		return tools, wrongType(path+".type", "string", typ)
 	}
 	switch typ.Str {
 	case "function":
 	case "custom":
-		return t, unsupportedField(path, "custom (freeform) tools are not supported yet")
+		t.Kind = ToolCustom
 	case "namespace":
-		return t, unsupportedField(path, `tool groups ("namespace") are not supported yet`)
+		if ns != "" {
+			return tools, invalid(path+".type", "a namespace cannot hold another namespace")
+		}
+		return decodeResponsesNamespace(v, path, tools, req)
+	case "web_search", "web_search_preview", "web_search_2025_08_26", "web_search_preview_2025_03_11":
+		if ns != "" {
+			return tools, invalid(path+".type", "a namespace holds function and custom tools only")
+		}
+		t, err := decodeResponsesWebSearch(v, path, typ.Str, req)
+		return append(tools, t), err
 	default:
-		return t, unsupportedField(path, `hosted tool "`+typ.Str+`" is not supported yet`)
+		return tools, unsupportedField(path, `hosted tool "`+typ.Str+`" cannot be translated (only web_search is); remove the tool or ask the operator to drop it (field `+path+`)`)
 	}
+	t.Namespace, t.NamespaceDescription = ns, nsDesc
 	var err *Error
 	hasName := false
 	eachMember(v, a, func(key, value gjson.Result) bool {
@@ -467,6 +496,8 @@ func decodeResponsesTool(v gjson.Result, path string, a *textArena) (Tool, *Erro
 			}
 		case "parameters":
 			switch {
+			case t.Kind == ToolCustom:
+				err = unknownField(path + ".parameters")
 			case value.Type == gjson.Null:
 			case value.IsObject():
 				t.Parameters = value.Raw
@@ -474,9 +505,17 @@ func decodeResponsesTool(v gjson.Result, path string, a *textArena) (Tool, *Erro
 				err = wrongType(path+".parameters", "object", value)
 			}
 		case "strict":
-			if value.Type != gjson.Null {
+			if t.Kind == ToolCustom {
+				err = unknownField(path + ".strict")
+			} else if value.Type != gjson.Null {
 				t.Strict.Value, err = readBool(value, path+".strict")
 				t.Strict.Set = true
+			}
+		case "format":
+			if t.Kind != ToolCustom {
+				err = unknownField(path + ".format")
+			} else {
+				t.Grammar, err = responsesCustomFormat(value, path+".format")
 			}
 		case "defer_loading":
 			if value.Type != gjson.Null && value.Type != gjson.False {
@@ -490,7 +529,211 @@ func decodeResponsesTool(v gjson.Result, path string, a *textArena) (Tool, *Erro
 	if err == nil && (!hasName || t.Name == "") {
 		err = invalid(path+".name", "is required")
 	}
+	return append(tools, t), err
+}
+
+// responsesCustomFormat reads a custom tool's format: text (free text, the
+// default) is ""; a grammar is kept as its JSON text.
+func responsesCustomFormat(v gjson.Result, path string) (string, *Error) {
+	if v.Type == gjson.Null {
+		return "", nil
+	}
+	if !v.IsObject() {
+		return "", wrongType(path, "object", v)
+	}
+	typ, err := readString(v.Get("type"), path+".type")
+	if err != nil {
+		return "", err
+	}
+	switch typ {
+	case "text":
+		var err *Error
+		v.ForEach(func(key, _ gjson.Result) bool {
+			if key.Str != "type" {
+				err = unknownField(path + "." + key.Str)
+			}
+			return err == nil
+		})
+		return "", err
+	case "grammar":
+		return v.Raw, nil
+	}
+	return "", invalid(path+".type", `must be "text" or "grammar"`)
+}
+
+// decodeResponsesNamespace decodes a Codex namespace group {type:
+// "namespace", name, description, tools}: each function or custom tool in
+// it is appended as a canonical tool of that namespace.
+func decodeResponsesNamespace(v gjson.Result, path string, tools []Tool, req *Request) ([]Tool, *Error) {
+	var name, desc string
+	var members gjson.Result
+	var err *Error
+	eachMember(v, &req.text, func(key, value gjson.Result) bool {
+		switch key.Str {
+		case "type":
+		case "name":
+			name, err = readString(value, path+".name")
+		case "description":
+			if value.Type != gjson.Null {
+				desc, err = readString(value, path+".description")
+			}
+		case "tools":
+			members = value
+		default:
+			err = unknownField(path + "." + key.Str)
+		}
+		return err == nil
+	})
+	switch {
+	case err != nil:
+		return tools, err
+	case name == "":
+		return tools, invalid(path+".name", "is required")
+	case !members.IsArray():
+		if !members.Exists() || members.Type == gjson.Null {
+			return tools, invalid(path+".tools", "is required")
+		}
+		return tools, wrongType(path+".tools", "array", members)
+	}
+	j := 0
+	eachMember(members, &req.text, func(_, m gjson.Result) bool {
+		tools, err = decodeResponsesTool(m, indexPath(path+".tools", j), tools, name, desc, req)
+		j++
+		return err == nil
+	})
+	return tools, err
+}
+
+// decodeResponsesWebSearch decodes the hosted web search tool (web_search
+// or web_search_preview, and their dated names): its domain filter, user
+// location and context size. external_web_access false (cached results
+// only) and search_content_types change what is found and have no
+// equivalent elsewhere.
+func decodeResponsesWebSearch(v gjson.Result, path, typ string, req *Request) (Tool, *Error) {
+	t := Tool{Kind: ToolWebSearch, Name: "web_search", Source: path}
+	w := &t.WebSearch
+	w.Preview = strings.HasPrefix(typ, "web_search_preview")
+	var err *Error
+	eachMember(v, &req.text, func(key, value gjson.Result) bool {
+		p := path + "." + key.Str
+		switch key.Str {
+		case "type":
+		case "filters":
+			if w.Preview {
+				err = unknownField(p)
+				break
+			}
+			err = responsesSearchFilters(value, p, w, req)
+		case "user_location":
+			err = responsesUserLocation(value, p, &w.Location)
+		case "search_context_size":
+			if value.Type == gjson.Null {
+				break
+			}
+			if w.ContextSize, err = readString(value, p); err == nil {
+				switch w.ContextSize {
+				case "low", "medium", "high":
+				default:
+					err = invalid(p, `must be "low", "medium" or "high"`)
+				}
+			}
+		case "external_web_access":
+			if value.Type != gjson.Null && value.Type != gjson.True {
+				if _, err = readBool(value, p); err == nil {
+					err = unsupportedField(p, "searching cached results only has no equivalent in other protocols")
+				}
+			}
+		case "search_content_types":
+			err = rejectUnlessNull(value, p, "search content types have no equivalent in other protocols")
+		default:
+			err = unknownField(p)
+		}
+		return err == nil
+	})
 	return t, err
+}
+
+// responsesSearchFilters reads web_search filters: allowed_domains.
+func responsesSearchFilters(v gjson.Result, path string, w *WebSearchOptions, req *Request) *Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	if !v.IsObject() {
+		return wrongType(path, "object", v)
+	}
+	var err *Error
+	eachMember(v, &req.text, func(key, value gjson.Result) bool {
+		if key.Str != "allowed_domains" {
+			err = unknownField(path + "." + key.Str)
+			return false
+		}
+		w.AllowedDomains, err = readStrings(value, path+".allowed_domains", w.AllowedDomains)
+		return err == nil
+	})
+	return err
+}
+
+// readStrings appends the strings of array v (null: none) to dst.
+func readStrings(v gjson.Result, path string, dst []string) ([]string, *Error) {
+	if v.Type == gjson.Null {
+		return dst, nil
+	}
+	if !v.IsArray() {
+		return dst, wrongType(path, "array of strings", v)
+	}
+	var err *Error
+	i := 0
+	v.ForEach(func(_, s gjson.Result) bool {
+		if s.Type != gjson.String {
+			err = wrongType(indexPath(path, i), "string", s)
+			return false
+		}
+		dst = append(dst, s.Str)
+		i++
+		return true
+	})
+	return dst, err
+}
+
+// responsesUserLocation reads an approximate user location, as Responses
+// and Anthropic spell it: {type: "approximate", city, region, country,
+// timezone}.
+func responsesUserLocation(v gjson.Result, path string, l *UserLocation) *Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	if !v.IsObject() {
+		return wrongType(path, "object", v)
+	}
+	var err *Error
+	v.ForEach(func(key, value gjson.Result) bool {
+		p := path + "." + key.Str
+		var dst *string
+		switch key.Str {
+		case "type":
+			var s string
+			if s, err = readString(value, p); err == nil && s != "approximate" {
+				err = invalid(p, `must be "approximate"`)
+			}
+			return err == nil
+		case "city":
+			dst = &l.City
+		case "region":
+			dst = &l.Region
+		case "country":
+			dst = &l.Country
+		case "timezone":
+			dst = &l.Timezone
+		default:
+			err = unknownField(p)
+			return false
+		}
+		if value.Type != gjson.Null {
+			*dst, err = readString(value, p)
+		}
+		return err == nil
+	})
+	return err
 }
 
 // responsesTextConfig decodes text: the output format (structured
@@ -709,6 +952,10 @@ func decodeResponsesInput(input gjson.Result, instructions string, req *Request)
 		if err != nil {
 			return false
 		}
+		if kind == responsesItemSkipped {
+			i++
+			return true
+		}
 		isSystem := role == RoleSystem || role == RoleDeveloper
 		switch {
 		case leading && isSystem:
@@ -840,6 +1087,7 @@ const (
 	responsesItemCall                               // a function_call
 	responsesItemOutput                             // a function_call_output
 	responsesItemReasoning                          // a reasoning item
+	responsesItemSkipped                            // an item dropped from the history (a hosted tool's call)
 )
 
 // responsesMerges reports whether an item of kind (with role) continues the
@@ -889,12 +1137,19 @@ func decodeResponsesItem(item gjson.Result, i int, parts []Part, req *Request) (
 			// type is optional.
 			return 0, 0, parts, unsupportedField(indexPath("input", i), `input item type "item_reference" is not supported yet`)
 		}
-	case "function_call":
-		parts, err := decodeResponsesCall(item, i, parts, req)
+	case "function_call", "custom_tool_call":
+		parts, err := decodeResponsesCall(item, i, parts, typ == "custom_tool_call", req)
 		return RoleAssistant, responsesItemCall, parts, err
-	case "function_call_output":
+	case "function_call_output", "custom_tool_call_output":
 		parts, err := decodeResponsesOutputItem(item, i, parts, req)
 		return RoleUser, responsesItemOutput, parts, err
+	case "web_search_call":
+		// A search the provider ran in an earlier turn: its results
+		// are OpenAI's server-side state, which no other upstream can
+		// read, while the answer that used them stays in the history.
+		// Like another family's reasoning, it is dropped and listed.
+		req.Dropped = append(req.Dropped, indexPath("input", i)+" (web_search_call)")
+		return RoleAssistant, responsesItemSkipped, parts, nil
 	case "reasoning":
 		parts, err := decodeResponsesReasoningItem(item, i, parts, req)
 		return RoleAssistant, responsesItemReasoning, parts, err
@@ -920,12 +1175,19 @@ func responsesItemStatus(v gjson.Result, path string) *Error {
 	return err
 }
 
-// decodeResponsesCall decodes a function_call item: a tool call in the
-// assistant's history. Its id (fc_...) names the item on OpenAI's servers
-// and is ignored; call_id is the id that results refer to.
-func decodeResponsesCall(item gjson.Result, i int, parts []Part, req *Request) ([]Part, *Error) {
+// decodeResponsesCall decodes a function_call item (or, when custom, a
+// custom_tool_call item): a tool call in the assistant's history. Its id
+// (fc_... / ctc_...) names the item on OpenAI's servers and is ignored;
+// call_id is the id that results refer to; namespace names the Codex
+// group of the function. A custom call's raw input becomes the arguments
+// {"input": input} (see ToolCustom).
+func decodeResponsesCall(item gjson.Result, i int, parts []Part, custom bool, req *Request) ([]Part, *Error) {
 	path := indexPath("input", i)
 	p := Part{Type: PartToolCall}
+	argsKey := "arguments"
+	if custom {
+		p.ToolKind, argsKey = ToolCustom, "input"
+	}
 	var err *Error
 	var have uint8 // bits: call_id, name, arguments
 	eachMember(item, &req.text, func(key, v gjson.Result) bool {
@@ -941,13 +1203,18 @@ func decodeResponsesCall(item gjson.Result, i int, parts []Part, req *Request) (
 		case "name":
 			p.ToolName, err = readString(v, path+".name")
 			have |= 2
-		case "arguments":
-			p.Arguments, err = responsesArguments(v, path+".arguments")
+		case argsKey:
+			if custom {
+				var input string
+				if input, err = readString(v, path+".input"); err == nil {
+					p.Arguments = customArguments(input)
+				}
+			} else {
+				p.Arguments, err = responsesArguments(v, path+".arguments")
+			}
 			have |= 4
 		case "namespace":
-			if v.Type != gjson.Null {
-				err = unsupportedField(path+".namespace", `tool groups ("namespace") are not supported yet`)
-			}
+			p.Namespace, err = responsesItemString(v, path+".namespace")
 		default:
 			err = unknownField(path + "." + key.Str)
 		}
@@ -961,7 +1228,7 @@ func decodeResponsesCall(item gjson.Result, i int, parts []Part, req *Request) (
 	case have&2 == 0 || p.ToolName == "":
 		return parts, invalid(path+".name", "is required")
 	case have&4 == 0:
-		return parts, invalid(path+".arguments", "is required")
+		return parts, invalid(path+"."+argsKey, "is required")
 	}
 	return append(parts, p), nil
 }
@@ -1110,9 +1377,7 @@ func decodeResponsesOutputItem(item gjson.Result, i int, parts []Part, req *Requ
 		case "output":
 			output = v
 		case "namespace":
-			if v.Type != gjson.Null {
-				err = unsupportedField(path+".namespace", `tool groups ("namespace") are not supported yet`)
-			}
+			p.Namespace, err = responsesItemString(v, path+".namespace")
 		default:
 			err = unknownField(path + "." + key.Str)
 		}
@@ -1647,7 +1912,7 @@ func appendResponsesItems(dst []byte, req *Request, role Role, parts []Part, msg
 			}
 			comma()
 			var err *Error
-			if dst, err = appendResponsesOutputItem(dst, p, partPath(i)); err != nil {
+			if dst, err = appendResponsesOutputItem(dst, p, responsesCustomCall(req, p.ToolCallID), partPath(i)); err != nil {
 				return dst, err
 			}
 			i++
@@ -1897,15 +2162,30 @@ func responsesFilename(p *Part) string {
 	return "document"
 }
 
-// appendResponsesCallItem appends a function_call item. Its arguments are
-// the object text as a JSON string, "{}" when there are none.
+// appendResponsesCallItem appends a function_call item (with its
+// namespace, when it has one), or a custom_tool_call item for a call of a
+// custom tool. Its arguments are the object text as a JSON string, "{}"
+// when there are none; a custom call's input is its raw text.
 func appendResponsesCallItem(dst []byte, p *Part) []byte {
-	dst = append(dst, `{"type":"function_call","call_id":`...)
+	if p.ToolKind == ToolCustom {
+		dst = append(dst, `{"type":"custom_tool_call","call_id":`...)
+	} else {
+		dst = append(dst, `{"type":"function_call","call_id":`...)
+	}
 	dst = appendString(dst, p.ToolCallID)
 	dst = append(dst, `,"name":`...)
 	dst = appendString(dst, p.ToolName)
-	dst = append(dst, `,"arguments":`...)
-	dst = appendResponsesArguments(dst, p.Arguments)
+	if p.Namespace != "" {
+		dst = append(dst, `,"namespace":`...)
+		dst = appendString(dst, p.Namespace)
+	}
+	if p.ToolKind == ToolCustom {
+		dst = append(dst, `,"input":`...)
+		dst = appendString(dst, customInput(p.Arguments))
+	} else {
+		dst = append(dst, `,"arguments":`...)
+		dst = appendResponsesArguments(dst, p.Arguments)
+	}
 	return append(dst, '}')
 }
 
@@ -1917,13 +2197,39 @@ func appendResponsesArguments(dst []byte, args string) []byte {
 	return appendString(dst, args)
 }
 
-// appendResponsesOutputItem appends a function_call_output item. A result
+// responsesCustomCall reports whether the call with id in req's history is
+// a call of a custom tool, whose result is a custom_tool_call_output.
+func responsesCustomCall(req *Request, id string) bool {
+	custom := false
+	for i := range req.Tools {
+		custom = custom || req.Tools[i].Kind == ToolCustom
+	}
+	if !custom {
+		return false
+	}
+	for i := range req.Messages {
+		parts := req.Messages[i].Parts
+		for k := range parts {
+			if parts[k].Type == PartToolCall && parts[k].ToolCallID == id {
+				return parts[k].ToolKind == ToolCustom
+			}
+		}
+	}
+	return false
+}
+
+// appendResponsesOutputItem appends a function_call_output item (a
+// custom_tool_call_output for the result of a custom tool call). A result
 // of one text part is a string output, anything else a list of input_text
 // and input_image parts (Responses takes images in tool outputs). Responses
 // has no error flag: an error result's text is prefixed with "Error: ", which
 // decoders do not parse back.
-func appendResponsesOutputItem(dst []byte, p *Part, path string) ([]byte, *Error) {
-	dst = append(dst, `{"type":"function_call_output","call_id":`...)
+func appendResponsesOutputItem(dst []byte, p *Part, custom bool, path string) ([]byte, *Error) {
+	if custom {
+		dst = append(dst, `{"type":"custom_tool_call_output","call_id":`...)
+	} else {
+		dst = append(dst, `{"type":"function_call_output","call_id":`...)
+	}
 	dst = appendString(dst, p.ToolCallID)
 	dst = append(dst, `,"output":`...)
 	prefix := ""
@@ -1968,39 +2274,162 @@ func appendResponsesOutputItem(dst []byte, p *Part, path string) ([]byte, *Error
 // appendResponsesTools appends tools, tool_choice and parallel_tool_calls.
 // strict is always written: Responses treats a function without it as
 // strict, while an unset canonical Strict means a plain tool. Without tools
-// nothing is written (decoders keep no choice without tools).
+// nothing is written (decoders keep no choice without tools). Functions of
+// one namespace are grouped where the first of them stands; the web search
+// keeps its options, with max_uses as max_tool_calls (it is the only hosted
+// tool, so that limit is its limit).
 func appendResponsesTools(dst []byte, req *Request) ([]byte, *Error) {
 	if len(req.Tools) == 0 {
 		return dst, nil
 	}
 	dst = append(dst, `,"tools":[`...)
+	var maxUses OptInt
+	n := 0
 	for i := range req.Tools {
 		t := &req.Tools[i]
-		if t.Kind != ToolFunction {
-			return dst, cannotEncode(OpenAIResponses, indexPath("tools", i), "a hosted tool")
+		if t.Namespace != "" && responsesNamespaceSeen(req.Tools[:i], t.Namespace) {
+			continue
 		}
-		if i > 0 {
+		if n > 0 {
 			dst = append(dst, ',')
 		}
-		dst = append(dst, `{"type":"function","name":`...)
+		n++
+		switch {
+		case t.Kind == ToolWebSearch:
+			if err := checkWebSearchFor(OpenAIResponses, t, i, webSearchCaps{maxUses: true, allowed: !t.WebSearch.Preview, location: true, contextSize: true}); err != nil {
+				return dst, err
+			}
+			dst = appendResponsesWebSearch(dst, &t.WebSearch)
+			if t.WebSearch.MaxUses.Set {
+				maxUses = t.WebSearch.MaxUses
+			}
+		case t.Namespace != "":
+			dst = append(dst, `{"type":"namespace","name":`...)
+			dst = appendString(dst, t.Namespace)
+			dst = append(dst, `,"description":`...)
+			dst = appendString(dst, t.NamespaceDescription)
+			dst = append(dst, `,"tools":[`...)
+			for j, k := i, 0; j < len(req.Tools); j++ {
+				if req.Tools[j].Namespace != t.Namespace {
+					continue
+				}
+				if k > 0 {
+					dst = append(dst, ',')
+				}
+				k++
+				dst = appendResponsesTool(dst, &req.Tools[j])
+			}
+			dst = append(dst, `]}`...)
+		default:
+			dst = appendResponsesTool(dst, t)
+		}
+	}
+	if maxUses.Set {
+		dst = append(dst, `],"max_tool_calls":`...)
+		dst = appendInt(dst, maxUses.Value)
+	} else {
+		dst = append(dst, ']')
+	}
+	return appendResponsesToolChoice(dst, req), nil
+}
+
+// responsesNamespaceSeen reports whether a tool of namespace ns is among
+// tools (its group has been written).
+func responsesNamespaceSeen(tools []Tool, ns string) bool {
+	for i := range tools {
+		if tools[i].Namespace == ns {
+			return true
+		}
+	}
+	return false
+}
+
+// appendResponsesTool appends a function or custom tool definition.
+func appendResponsesTool(dst []byte, t *Tool) []byte {
+	if t.Kind == ToolCustom {
+		dst = append(dst, `{"type":"custom","name":`...)
 		dst = appendString(dst, t.Name)
 		if t.Description != "" {
 			dst = append(dst, `,"description":`...)
 			dst = appendString(dst, t.Description)
 		}
-		dst = append(dst, `,"parameters":`...)
-		if t.Parameters != "" {
-			dst = append(dst, t.Parameters...)
-		} else {
-			dst = append(dst, `{"type":"object","properties":{}}`...)
+		if t.Grammar != "" {
+			dst = append(dst, `,"format":`...)
+			dst = append(dst, t.Grammar...)
 		}
-		if t.Strict.Set && t.Strict.Value {
-			dst = append(dst, `,"strict":true}`...)
-		} else {
-			dst = append(dst, `,"strict":false}`...)
+		return append(dst, '}')
+	}
+	dst = append(dst, `{"type":"function","name":`...)
+	dst = appendString(dst, t.Name)
+	if t.Description != "" {
+		dst = append(dst, `,"description":`...)
+		dst = appendString(dst, t.Description)
+	}
+	dst = append(dst, `,"parameters":`...)
+	if t.Parameters != "" {
+		dst = append(dst, t.Parameters...)
+	} else {
+		dst = append(dst, `{"type":"object","properties":{}}`...)
+	}
+	if t.Strict.Set && t.Strict.Value {
+		return append(dst, `,"strict":true}`...)
+	}
+	return append(dst, `,"strict":false}`...)
+}
+
+// appendResponsesWebSearch appends a web_search (or web_search_preview)
+// tool with its options.
+func appendResponsesWebSearch(dst []byte, w *WebSearchOptions) []byte {
+	if w.Preview {
+		dst = append(dst, `{"type":"web_search_preview"`...)
+	} else {
+		dst = append(dst, `{"type":"web_search"`...)
+	}
+	if len(w.AllowedDomains) > 0 {
+		dst = append(dst, `,"filters":{"allowed_domains":`...)
+		dst = appendStrings(dst, w.AllowedDomains)
+		dst = append(dst, '}')
+	}
+	if !w.Location.IsZero() {
+		dst = append(dst, `,"user_location":`...)
+		dst = appendUserLocation(dst, &w.Location)
+	}
+	if w.ContextSize != "" {
+		dst = append(dst, `,"search_context_size":`...)
+		dst = appendString(dst, w.ContextSize)
+	}
+	return append(dst, '}')
+}
+
+// appendStrings appends ss as a JSON array of strings.
+func appendStrings(dst []byte, ss []string) []byte {
+	dst = append(dst, '[')
+	for i, s := range ss {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendString(dst, s)
+	}
+	return append(dst, ']')
+}
+
+// appendUserLocation appends an approximate user location object, as
+// Responses and Anthropic spell it.
+func appendUserLocation(dst []byte, l *UserLocation) []byte {
+	dst = append(dst, `{"type":"approximate"`...)
+	for _, f := range [...]struct{ k, v string }{{"city", l.City}, {"region", l.Region}, {"country", l.Country}, {"timezone", l.Timezone}} {
+		if f.v != "" {
+			dst = append(dst, ',', '"')
+			dst = append(dst, f.k...)
+			dst = append(dst, '"', ':')
+			dst = appendString(dst, f.v)
 		}
 	}
-	dst = append(dst, ']')
+	return append(dst, '}')
+}
+
+// appendResponsesToolChoice appends tool_choice and parallel_tool_calls.
+func appendResponsesToolChoice(dst []byte, req *Request) []byte {
 	switch req.ToolChoice.Mode {
 	case ToolChoiceAuto:
 		dst = append(dst, `,"tool_choice":"auto"`...)
@@ -2009,7 +2438,13 @@ func appendResponsesTools(dst []byte, req *Request) ([]byte, *Error) {
 	case ToolChoiceRequired:
 		dst = append(dst, `,"tool_choice":"required"`...)
 	case ToolChoiceNamed:
-		dst = append(dst, `,"tool_choice":{"type":"function","name":`...)
+		typ := `,"tool_choice":{"type":"function","name":`
+		for i := range req.Tools {
+			if req.Tools[i].Kind == ToolCustom && req.Tools[i].Name == req.ToolChoice.Name {
+				typ = `,"tool_choice":{"type":"custom","name":`
+			}
+		}
+		dst = append(dst, typ...)
 		dst = appendString(dst, req.ToolChoice.Name)
 		dst = append(dst, '}')
 	}
@@ -2020,7 +2455,7 @@ func appendResponsesTools(dst []byte, req *Request) ([]byte, *Error) {
 			dst = append(dst, `,"parallel_tool_calls":false`...)
 		}
 	}
-	return dst, nil
+	return dst
 }
 
 // decodeResponsesResponse decodes a non-streamed Responses response body.
