@@ -283,6 +283,15 @@ func (d *anthropicRequestDecoder) content(v gjson.Result, i int) *Error {
 	j := 0
 	var err *Error
 	eachMember(v, &d.req.text, func(_, b gjson.Result) bool {
+		if typ := b.Get("type"); typ.Str == "server_tool_use" || typ.Str == "web_search_tool_result" {
+			// A web search Anthropic ran in an earlier turn: its
+			// results are encrypted for Anthropic alone, while the
+			// answer that used them stays. Like another family's
+			// reasoning, it is dropped and listed.
+			d.req.Dropped = append(d.req.Dropped, anthropicBlockPos{msg: i, block: j}.path(" ("+typ.Str+")"))
+			j++
+			return true
+		}
 		var p Part
 		p, err = d.block(b, anthropicBlockPos{msg: i, block: j})
 		if err != nil {
@@ -533,7 +542,7 @@ func (d *anthropicRequestDecoder) block(b gjson.Result, pos anthropicBlockPos) (
 	case f.text.Type != gjson.String:
 		return Part{}, wrongType(pos.path(".text"), "string", f.text)
 	}
-	if err := anthropicCitations(f.citations, pos); err != nil {
+	if err := anthropicCitations(d.req, f.citations, pos); err != nil {
 		return Part{}, err
 	}
 	return Part{Type: PartText, Text: f.text.Str}, nil
@@ -777,16 +786,19 @@ func (d *anthropicRequestDecoder) toolResult(f *anthropicBlock, pos anthropicBlo
 	return p, nil
 }
 
-// anthropicCitations accepts a text block's citations when there are none
-// (absent, null or []); citations of earlier answers are a later issue.
-func anthropicCitations(v gjson.Result, pos anthropicBlockPos) *Error {
+// anthropicCitations accepts a text block's citations. Citations of an
+// earlier answer label its text with the search results they came from;
+// the model does not read them back as content, and their
+// encrypted_index only means something to Anthropic, so they are dropped
+// and listed.
+func anthropicCitations(req *Request, v gjson.Result, pos anthropicBlockPos) *Error {
 	switch {
 	case v.Type == gjson.Null: // absent or null
 		return nil
 	case !v.IsArray():
 		return wrongType(pos.path(".citations"), "array", v)
 	case countMembers(v) > 0:
-		return unsupportedField(pos.path(".citations"), "text citations are not supported yet")
+		req.Dropped = append(req.Dropped, pos.path(".citations"))
 	}
 	return nil
 }
@@ -1073,8 +1085,10 @@ func (d *anthropicRequestDecoder) tool(t gjson.Result, i int) (Tool, *Error) {
 	switch {
 	case typ.Type != gjson.Null && typ.Type != gjson.String:
 		return Tool{}, wrongType(path+".type", "string", typ)
+	case typ.Str == "web_search_20250305":
+		return d.webSearchTool(t, path)
 	case typ.Str != "" && typ.Str != "custom":
-		return Tool{}, unsupportedField(path+".type", `hosted tool "`+typ.Str+`" is not supported yet`)
+		return Tool{}, unsupportedField(path+".type", `hosted tool "`+typ.Str+`" cannot be translated (only web_search_20250305 is); remove the tool or ask the operator to drop it (field `+path+`)`)
 	case unknown != "":
 		return Tool{}, unknownField(path + "." + unknown)
 	case unsupported != "":
@@ -1117,6 +1131,47 @@ func (d *anthropicRequestDecoder) tool(t gjson.Result, i int) (Tool, *Error) {
 		}
 	}
 	return tool, nil
+}
+
+// webSearchTool decodes the web search server tool {type:
+// "web_search_20250305", name: "web_search", max_uses, allowed_domains,
+// blocked_domains, user_location, cache_control} at path.
+func (d *anthropicRequestDecoder) webSearchTool(t gjson.Result, path string) (Tool, *Error) {
+	tool := Tool{Kind: ToolWebSearch, Name: "web_search", Source: path}
+	w := &tool.WebSearch
+	var err *Error
+	eachMember(t, &d.req.text, func(key, value gjson.Result) bool {
+		p := path + "." + key.Str
+		switch key.Str {
+		case "type":
+		case "name":
+			var name string
+			if name, err = readString(value, p); err == nil && name != "web_search" {
+				err = invalid(p, `must be "web_search"`)
+			}
+		case "max_uses":
+			if err = readInt(value, p, &w.MaxUses); err == nil && w.MaxUses.Set && w.MaxUses.Value < 1 {
+				err = invalid(p, "must be at least 1")
+			}
+		case "allowed_domains":
+			w.AllowedDomains, err = readStrings(value, p, nil)
+		case "blocked_domains":
+			w.BlockedDomains, err = readStrings(value, p, nil)
+		case "user_location":
+			err = responsesUserLocation(value, p, &w.Location)
+		case "cache_control":
+			if value.Type != gjson.Null {
+				err = anthropicObjectHint(d.req, p, value)
+			}
+		default:
+			err = unknownField(p)
+		}
+		return err == nil
+	})
+	if err == nil && len(w.AllowedDomains) > 0 && len(w.BlockedDomains) > 0 {
+		err = invalid(path, "allowed_domains and blocked_domains cannot both be given")
+	}
+	return tool, err
 }
 
 // toolChoice decodes tool_choice: {type: auto | any | tool | none, name (for
@@ -1798,7 +1853,7 @@ func appendAnthropicBlock(dst []byte, part *Part, comma bool) ([]byte, bool) {
 		dst = append(dst, `{"type":"tool_use","id":`...)
 		dst = appendString(dst, part.ToolCallID)
 		dst = append(dst, `,"name":`...)
-		dst = appendString(dst, part.ToolName)
+		dst = appendString(dst, callWireName(part))
 		dst = append(dst, `,"input":`...)
 		dst = appendAnthropicArguments(dst, part.Arguments)
 	case PartImage, PartDocument:
@@ -1903,9 +1958,28 @@ func appendAnthropicResultContent(dst []byte, content []Part) []byte {
 // nothing and is not written. A choice of none or auto without tools says
 // nothing either, while forcing a tool without tools is an error.
 func appendAnthropicTools(dst []byte, req *Request, p Protocol) ([]byte, *Error) {
+	if err := checkFlatNames(p, req); err != nil {
+		return dst, err
+	}
 	for i := range req.Tools {
 		t := &req.Tools[i]
+		if t.Kind == ToolWebSearch {
+			if err := checkWebSearchFor(p, t, i, webSearchCaps{maxUses: true, allowed: true, blocked: true, location: true}); err != nil {
+				return dst, err
+			}
+			if i == 0 {
+				dst = append(dst, `,"tools":[`...)
+			} else {
+				dst = append(dst, ',')
+			}
+			dst = appendAnthropicWebSearch(dst, &t.WebSearch)
+			continue
+		}
 		switch {
+		case t.Kind == ToolCustom:
+			if err := checkCustomFor(p, t, i); err != nil {
+				return dst, err
+			}
 		case t.Kind != ToolFunction:
 			return dst, cannotEncode(p, indexPath("tools", i), "a hosted tool")
 		case t.Strict.Set && t.Strict.Value:
@@ -1920,17 +1994,18 @@ func appendAnthropicTools(dst []byte, req *Request, p Protocol) ([]byte, *Error)
 		} else {
 			dst = append(dst, ',')
 		}
+		name, desc, params := functionView(t)
 		dst = append(dst, `{"name":`...)
-		dst = appendString(dst, t.Name)
-		if t.Description != "" {
+		dst = appendString(dst, name)
+		if desc != "" {
 			dst = append(dst, `,"description":`...)
-			dst = appendString(dst, t.Description)
+			dst = appendString(dst, desc)
 		}
 		dst = append(dst, `,"input_schema":`...)
-		if anthropicEmptyObject(t.Parameters) {
+		if anthropicEmptyObject(params) {
 			dst = append(dst, `{"type":"object","properties":{}}`...)
 		} else {
-			dst = append(dst, t.Parameters...)
+			dst = append(dst, params...)
 		}
 		dst = append(dst, '}')
 	}
@@ -1978,6 +2053,29 @@ func appendAnthropicTools(dst []byte, req *Request, p Protocol) ([]byte, *Error)
 		}
 	}
 	return append(dst, '}'), nil
+}
+
+// appendAnthropicWebSearch appends the web search server tool with its
+// options.
+func appendAnthropicWebSearch(dst []byte, w *WebSearchOptions) []byte {
+	dst = append(dst, `{"type":"web_search_20250305","name":"web_search"`...)
+	if w.MaxUses.Set {
+		dst = append(dst, `,"max_uses":`...)
+		dst = appendInt(dst, w.MaxUses.Value)
+	}
+	if len(w.AllowedDomains) > 0 {
+		dst = append(dst, `,"allowed_domains":`...)
+		dst = appendStrings(dst, w.AllowedDomains)
+	}
+	if len(w.BlockedDomains) > 0 {
+		dst = append(dst, `,"blocked_domains":`...)
+		dst = appendStrings(dst, w.BlockedDomains)
+	}
+	if !w.Location.IsZero() {
+		dst = append(dst, `,"user_location":`...)
+		dst = appendUserLocation(dst, &w.Location)
+	}
+	return append(dst, '}')
 }
 
 // anthropicEmptyObject reports whether a schema is "" or an object without

@@ -168,15 +168,46 @@ func decodeGeminiTool(t gjson.Result, path string, req *Request) *Error {
 		switch {
 		case k.Str == "functionDeclarations" || k.Str == "function_declarations":
 			err = decodeGeminiFunctionDeclarations(f, path+"."+k.Str, req)
+		case k.Str == "googleSearch" || k.Str == "google_search":
+			err = decodeGeminiSearch(f, path+"."+k.Str, req)
 		case geminiHostedTools[k.Str]:
 			if f.Type != gjson.Null {
-				err = invalid(path+"."+k.Str, `hosted tool "`+k.Str+`" is not supported yet`)
+				err = unsupportedField(path+"."+k.Str, `hosted tool "`+k.Str+`" cannot be translated (only googleSearch is); remove the tool or ask the operator to drop it (field `+path+"."+k.Str+`)`)
 			}
 		default:
 			err = unknownField(path + "." + k.Str)
 		}
 		return err == nil
 	})
+	return err
+}
+
+// decodeGeminiSearch decodes the googleSearch tool at path: Gemini's hosted
+// web search. Its options (timeRangeFilter, excludeDomains on Vertex)
+// narrow what is found; excludeDomains is the blocked domain list, a time
+// range has no equivalent elsewhere and is rejected.
+func decodeGeminiSearch(v gjson.Result, path string, req *Request) *Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	if !v.IsObject() {
+		return wrongType(path, "object", v)
+	}
+	t := Tool{Kind: ToolWebSearch, Name: "web_search", Source: path}
+	var err *Error
+	eachMember(v, &req.text, func(k, f gjson.Result) bool {
+		p := path + "." + k.Str
+		switch k.Str {
+		case "excludeDomains", "exclude_domains":
+			t.WebSearch.BlockedDomains, err = readStrings(f, p, t.WebSearch.BlockedDomains)
+		case "timeRangeFilter", "time_range_filter":
+			err = rejectUnlessNull(f, p, "a search time range has no equivalent in other protocols")
+		default:
+			err = unknownField(p)
+		}
+		return err == nil
+	})
+	req.Tools = append(req.Tools, t)
 	return err
 }
 
@@ -1769,7 +1800,7 @@ func appendGeminiFunctionCall(dst []byte, p *Part, path string) ([]byte, *Error)
 		dst = append(dst, ',')
 	}
 	dst = append(dst, `"name":`...)
-	dst = appendString(dst, p.ToolName)
+	dst = appendString(dst, callWireName(p))
 	dst = append(dst, `,"args":`...)
 	switch {
 	case p.Arguments == "":
@@ -1790,7 +1821,7 @@ func appendGeminiFunctionCall(dst []byte, p *Part, path string) ([]byte, *Error)
 // parts are joined with newlines.
 func appendGeminiFunctionResponse(dst []byte, req *Request, i, j int) ([]byte, *Error) {
 	p := &req.Messages[i].Parts[j]
-	name := p.ToolName
+	name := callWireName(p)
 	if name == "" {
 		name = geminiCallName(req, i, p.ToolCallID)
 		if name == "" {
@@ -1847,7 +1878,7 @@ func geminiCallName(req *Request, i int, id string) string {
 		parts := req.Messages[i].Parts
 		for j := range parts {
 			if parts[j].Type == PartToolCall && parts[j].ToolCallID == id {
-				return parts[j].ToolName
+				return callWireName(&parts[j])
 			}
 		}
 	}
@@ -1867,10 +1898,24 @@ func appendGeminiTools(dst []byte, req *Request) ([]byte, *Error) {
 	if len(req.Tools) == 0 {
 		return dst, nil
 	}
-	dst = append(dst, `,"tools":[{"functionDeclarations":[`...)
+	if err := checkFlatNames(Gemini, req); err != nil {
+		return dst, err
+	}
+	dst = append(dst, `,"tools":[`...)
+	search, n := false, 0
 	for i := range req.Tools {
 		t := &req.Tools[i]
 		switch {
+		case t.Kind == ToolWebSearch:
+			if err := checkWebSearchFor(Gemini, t, i, webSearchCaps{}); err != nil {
+				return dst, err
+			}
+			search = true
+			continue
+		case t.Kind == ToolCustom:
+			if err := checkCustomFor(Gemini, t, i); err != nil {
+				return dst, err
+			}
 		case t.Kind != ToolFunction:
 			return dst, cannotEncode(Gemini, indexPath("tools", i), "a hosted tool")
 		case t.Strict.Set && t.Strict.Value:
@@ -1878,22 +1923,42 @@ func appendGeminiTools(dst []byte, req *Request) ([]byte, *Error) {
 		case t.Parameters != "" && !geminiIsObject(t.Parameters):
 			return dst, invalid(indexPath("tools", i)+".parameters", "must be a JSON object")
 		}
-		if i > 0 {
+		if n == 0 {
+			dst = append(dst, `{"functionDeclarations":[`...)
+		} else {
 			dst = append(dst, ',')
 		}
+		n++
+		name, desc, params := functionView(t)
 		dst = append(dst, `{"name":`...)
-		dst = appendString(dst, t.Name)
-		if t.Description != "" {
+		dst = appendString(dst, name)
+		if desc != "" {
 			dst = append(dst, `,"description":`...)
-			dst = appendString(dst, t.Description)
+			dst = appendString(dst, desc)
 		}
-		if t.Parameters != "" {
+		if params != "" {
 			dst = append(dst, `,"parametersJsonSchema":`...)
-			dst = append(dst, t.Parameters...)
+			dst = append(dst, params...)
 		}
 		dst = append(dst, '}')
 	}
-	dst = append(dst, `]}]`...)
+	if n > 0 {
+		dst = append(dst, `]}`...)
+	}
+	if search {
+		// The hosted search is a Tool of its own; it takes no options
+		// (checkWebSearchFor rejected any that were set).
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"googleSearch":{}}`...)
+	}
+	dst = append(dst, ']')
+	if n == 0 {
+		// Only the search: the function calling configuration has no
+		// function to govern.
+		return dst, nil
+	}
 	var mode string
 	switch req.ToolChoice.Mode {
 	case ToolChoiceUnset:

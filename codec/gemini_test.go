@@ -352,7 +352,10 @@ func TestGeminiDecodeRequestErrors(t *testing.T) {
 		{"tools object", `{` + ok + `,"tools":{}}`, "tools", "expected array"},
 		{"tool not object", `{` + ok + `,"tools":[1]}`, "tools[0]", "expected object"},
 		{"tool unknown field", `{` + ok + `,"tools":[{"functions":[]}]}`, "tools[0].functions", "unknown field"},
-		{"google search", `{` + ok + `,"tools":[{"googleSearch":{}}]}`, "tools[0].googleSearch", `hosted tool "googleSearch" is not supported yet`},
+		{"code execution", `{` + ok + `,"tools":[{"codeExecution":{}}]}`, "tools[0].codeExecution", `hosted tool "codeExecution" cannot be translated`},
+		{"google search time range", `{` + ok + `,"tools":[{"googleSearch":{"timeRangeFilter":{}}}]}`, "tools[0].googleSearch.timeRangeFilter", `time range`},
+		{"google search unknown", `{` + ok + `,"tools":[{"googleSearch":{"x":1}}]}`, "tools[0].googleSearch.x", `unknown`},
+		{"google search type", `{` + ok + `,"tools":[{"googleSearch":[]}]}`, "tools[0].googleSearch", `object`},
 		{"code execution", `{` + ok + `,"tools":[{"code_execution":{}}]}`, "tools[0].code_execution", `hosted tool "code_execution"`},
 		{"url context", `{` + ok + `,"tools":[{"functionDeclarations":[{"name":"f"}]},{"urlContext":{}}]}`, "tools[1].urlContext", `hosted tool "urlContext"`},
 		{"declarations object", `{` + ok + `,"tools":[{"functionDeclarations":{}}]}`, "tools[0].functionDeclarations", "expected array"},
@@ -1448,7 +1451,7 @@ func TestGeminiAppendRequestToolErrors(t *testing.T) {
 		msg   string
 	}{
 		{"strict", Request{Messages: []Message{user}, Tools: []Tool{{Name: "f"}, {Name: "g", Strict: OptBool{Value: true, Set: true}}}}, "tools[1].strict", "strict: true"},
-		{"hosted", Request{Messages: []Message{user}, Tools: []Tool{{Kind: ToolWebSearch}}}, "tools[0]", "hosted tool"},
+		{"hosted", Request{Messages: []Message{user}, Tools: []Tool{{Kind: ToolWebSearch, WebSearch: WebSearchOptions{MaxUses: OptInt{Value: 3, Set: true}}}}}, "tools[0]", "hosted tool"},
 		{"parameters not object", Request{Messages: []Message{user}, Tools: []Tool{{Name: "f", Parameters: `"x"`}}}, "tools[0].parameters", "JSON object"},
 		{"call in user message", Request{Messages: []Message{{Role: RoleUser, Parts: []Part{call}}}}, "messages[0].content[0]", "tool call outside an assistant message"},
 		{"result in assistant message", Request{Messages: []Message{user, {Role: RoleAssistant, Parts: []Part{{Type: PartToolResult, ToolCallID: "c", ToolName: "f"}}}}}, "messages[1].content[0]", "tool result outside a user message"},

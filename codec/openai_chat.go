@@ -159,7 +159,10 @@ func (d *chatRequestDecoder) field(key string, v gjson.Result) *Error {
 	case "prediction":
 		return rejectUnlessNull(v, key, "predicted outputs are not supported yet")
 	case "web_search_options":
-		return rejectUnlessNull(v, key, "web search is not supported yet")
+		// Search models always search with these options; every other
+		// protocol offers search as a tool the model may or may not call,
+		// which is a different request, so it is not approximated.
+		return rejectUnlessNull(v, key, "web_search_options is for OpenAI's search models, which always search; other upstreams offer web search only as a tool the model may call; remove it or ask the operator to drop it (field web_search_options)")
 	default:
 		return unknownField(key)
 	}
@@ -1603,22 +1606,34 @@ func appendChatTools(dst []byte, req *Request) ([]byte, *Error) {
 	if len(req.Tools) == 0 {
 		return dst, nil
 	}
+	if err := checkFlatNames(OpenAIChat, req); err != nil {
+		return dst, err
+	}
 	dst = append(dst, `,"tools":[`...)
 	for i := range req.Tools {
 		t := &req.Tools[i]
-		if t.Kind != ToolFunction {
+		switch t.Kind {
+		case ToolFunction:
+		case ToolCustom:
+			if err := checkCustomFor(OpenAIChat, t, i); err != nil {
+				return dst, err
+			}
+		case ToolWebSearch:
+			return dst, hostedToolError(OpenAIChat, t, i, "", "Chat Completions has no hosted web search tool")
+		default:
 			return dst, cannotEncode(OpenAIChat, indexPath("tools", i), "a hosted tool")
 		}
+		name, desc, params := functionView(t)
 		dst = chatComma(dst)
 		dst = append(dst, `{"type":"function","function":{"name":`...)
-		dst = appendString(dst, t.Name)
-		if t.Description != "" {
+		dst = appendString(dst, name)
+		if desc != "" {
 			dst = append(dst, `,"description":`...)
-			dst = appendString(dst, t.Description)
+			dst = appendString(dst, desc)
 		}
-		if t.Parameters != "" {
+		if params != "" {
 			dst = append(dst, `,"parameters":`...)
-			dst = append(dst, t.Parameters...)
+			dst = append(dst, params...)
 		}
 		if t.Strict.Set {
 			dst = append(dst, `,"strict":`...)
@@ -1895,7 +1910,7 @@ func appendChatToolCalls(dst []byte, parts []Part) []byte {
 		dst = append(dst, `{"id":`...)
 		dst = appendString(dst, p.ToolCallID)
 		dst = append(dst, `,"type":"function","function":{"name":`...)
-		dst = appendString(dst, p.ToolName)
+		dst = appendString(dst, callWireName(p))
 		dst = append(dst, `,"arguments":`...)
 		dst = appendString(dst, chatArgumentsText(p.Arguments))
 		dst = append(dst, "}}"...)

@@ -1450,7 +1450,7 @@ func TestChatAppendRequestToolErrors(t *testing.T) {
 		name, param, msg string
 		req              Request
 	}{
-		{"hosted tool", "tools[1]", "a hosted tool", Request{Model: "m", Messages: []Message{chatUser("a")}, Tools: []Tool{{Name: "f"}, {Kind: ToolWebSearch}}}},
+		{"hosted tool", "tools[1]", `hosted tool "web_search" cannot be translated for the openai-chat upstream`, Request{Model: "m", Messages: []Message{chatUser("a")}, Tools: []Tool{{Name: "f"}, {Kind: ToolWebSearch}}}},
 		{"call in user message", "messages[0].parts[1]", "a tool call outside an assistant message", msgs(user(chatText("a"), chatCall("c", "f", "")))},
 		{"result in assistant message", "messages[0].parts[0]", "a tool result outside a user message", msgs(Message{Role: RoleAssistant, Parts: []Part{chatResult("c", "f")}})},
 		{"result in system prompt", "system[0]", "a tool result outside a user message", Request{Model: "m", System: []Part{chatResult("c", "f")}, Messages: []Message{chatUser("a")}}},
