@@ -1,0 +1,258 @@
+package codec
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// codexToolsRequest is a Codex-shaped Responses request with every tool
+// kind of issue 4 item 5: a function, a custom (freeform) tool, a
+// namespace group, the hosted web search with options, and a history with
+// a namespaced call, a custom call and its output, and a web search call.
+const codexToolsRequest = `{"model":"gpt-5","stream":true,"max_tool_calls":4,
+"tools":[
+ {"type":"function","name":"exec_command","description":"Run","parameters":{"type":"object","properties":{"cmd":{"type":"string"}}},"strict":false},
+ {"type":"custom","name":"apply_patch","description":"Patch files","format":{"type":"text"}},
+ {"type":"namespace","name":"multi_agent_v1","description":"Agents","tools":[
+   {"type":"function","name":"spawn","description":"Spawn one","parameters":{"type":"object","properties":{}}},
+   {"type":"function","name":"wait","parameters":{"type":"object","properties":{}}}]},
+ {"type":"web_search","filters":{"allowed_domains":["go.dev"]},"user_location":{"type":"approximate","country":"DE","city":"Berlin"},"search_context_size":"medium"}],
+"input":[
+ {"type":"message","role":"user","content":[{"type":"input_text","text":"go"}]},
+ {"type":"web_search_call","id":"ws_1","status":"completed","action":{"type":"search","query":"go"}},
+ {"type":"function_call","call_id":"c1","name":"spawn","namespace":"multi_agent_v1","arguments":"{}"},
+ {"type":"custom_tool_call","call_id":"c2","name":"apply_patch","input":"*** Begin Patch\n*** End Patch"},
+ {"type":"function_call_output","call_id":"c1","output":"spawned"},
+ {"type":"custom_tool_call_output","call_id":"c2","output":"patched"}]}`
+
+func TestHostedToolsRequestTranslation(t *testing.T) {
+	var req Request
+	if err := DecodeRequest(OpenAIResponses, []byte(codexToolsRequest), &req); err != nil {
+		t.Fatal(err)
+	}
+	if len(req.Tools) != 5 {
+		t.Fatalf("tools: %+v", req.Tools)
+	}
+	if ws := req.Tools[4]; ws.Kind != ToolWebSearch || !ws.WebSearch.MaxUses.Set || ws.WebSearch.MaxUses.Value != 4 || ws.Source != "tools[3]" {
+		t.Errorf("web search: %+v", ws)
+	}
+	if ns := req.Tools[2]; ns.Namespace != "multi_agent_v1" || ns.Name != "spawn" || ns.NamespaceDescription != "Agents" {
+		t.Errorf("namespace tool: %+v", ns)
+	}
+	if got := strings.Join(req.Dropped, ","); got != "input[1] (web_search_call)" {
+		t.Errorf("dropped: %s", got)
+	}
+	calls := req.Messages[1].Parts
+	if calls[0].Namespace != "multi_agent_v1" || calls[1].ToolKind != ToolCustom || calls[1].Arguments != `{"input":"*** Begin Patch\n*** End Patch"}` {
+		t.Errorf("calls: %+v", calls)
+	}
+
+	// Toward Anthropic: the search with its options, flattened and
+	// function-shaped tools and calls.
+	out, err := AppendRequest(nil, AnthropicMessages, cloneRequest(&req), EncodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "tools/responses-codex--anthropic-messages.json", out)
+
+	// Back to Responses (a canonical request with these kinds, as a
+	// Responses encoder writes it).
+	out, err = AppendRequest(nil, OpenAIResponses, cloneRequest(&req), EncodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "tools/responses-codex--openai-responses.json", out)
+
+	// Without the search, toward Chat and Gemini.
+	noSearch := cloneRequest(&req)
+	noSearch.Tools = noSearch.Tools[:4]
+	for _, p := range []Protocol{OpenAIChat, Gemini} {
+		out, err := AppendRequest(nil, p, cloneRequest(noSearch), EncodeOptions{})
+		if err != nil {
+			t.Fatal(p, err)
+		}
+		checkGolden(t, "tools/responses-codex-nosearch--"+string(p)+".json", out)
+	}
+}
+
+// cloneRequest copies the slices of req that encoders append to.
+func cloneRequest(req *Request) *Request {
+	c := *req
+	c.Dropped = append([]string(nil), req.Dropped...)
+	c.Tools = append([]Tool(nil), req.Tools...)
+	return &c
+}
+
+func TestHostedToolsRejections(t *testing.T) {
+	decode := func(p Protocol, body string) *Request {
+		t.Helper()
+		var req Request
+		if p.ModelInPath() {
+			req.Model = "m"
+		}
+		if err := DecodeRequest(p, []byte(body), &req); err != nil {
+			t.Fatal(err)
+		}
+		return &req
+	}
+	const anthropicSearch = `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"x"}],"tools":[{"type":"web_search_20250305","name":"web_search","max_uses":5}]}`
+	const responsesSearch = `{"model":"m","input":"x","tools":[{"type":"function","name":"f"},{"type":"web_search_preview","search_context_size":"high"}]}`
+	const grammar = `{"model":"m","input":"x","tools":[{"type":"custom","name":"sql","format":{"type":"grammar","syntax":"lark","definition":"start: x"}}]}`
+	tests := []struct {
+		name   string
+		from   Protocol
+		body   string
+		to     Protocol
+		param  string
+		substr string
+	}{
+		{"search toward chat", AnthropicMessages, anthropicSearch, OpenAIChat, "tools[0]",
+			`hosted tool "web_search" cannot be translated for the openai-chat upstream: Chat Completions has no hosted web search tool; remove the tool from the request or ask the operator to drop it (field tools[0])`},
+		{"max_uses toward gemini", AnthropicMessages, anthropicSearch, Gemini, "tools[0]", "option max_uses"},
+		{"context size toward anthropic", OpenAIResponses, responsesSearch, AnthropicMessages, "tools[1]", "option search_context_size"},
+		{"grammar toward anthropic", OpenAIResponses, grammar, AnthropicMessages, "tools[0].format", "grammar format"},
+		{"grammar toward gemini", OpenAIResponses, grammar, Gemini, "tools[0].format", "grammar format"},
+		{"grammar toward chat", OpenAIResponses, grammar, OpenAIChat, "tools[0].format", "grammar format"},
+		{"location toward gemini", OpenAIResponses, `{"model":"m","input":"x","tools":[{"type":"web_search","user_location":{"type":"approximate","city":"Paris"}}]}`, Gemini, "tools[0]", "option user_location"},
+		{"domains toward gemini", OpenAIResponses, `{"model":"m","input":"x","tools":[{"type":"web_search","filters":{"allowed_domains":["a.b"]}}]}`, Gemini, "tools[0]", "option allowed_domains"},
+		{"blocked toward responses", Vertex, `{"contents":[{"role":"user","parts":[{"text":"x"}]}],"tools":[{"googleSearch":{"excludeDomains":["a.b"]}}]}`, OpenAIResponses, "tools[0].googleSearch", "option blocked_domains"},
+		{"allowed toward preview", AnthropicMessages, `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"x"}],"tools":[{"type":"web_search_20250305","name":"web_search","allowed_domains":["a.b"]}]}`, Gemini, "tools[0]", "option allowed_domains"},
+		{"flat name collision", OpenAIResponses, `{"model":"m","input":"x","tools":[{"type":"function","name":"ns__f"},{"type":"namespace","name":"ns","description":"","tools":[{"type":"function","name":"f"}]}]}`, AnthropicMessages, "tools[1]", `tool name "ns__f"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := decode(tt.from, tt.body)
+			_, err := AppendRequest(nil, tt.to, req, EncodeOptions{})
+			var e *Error
+			if !errors.As(err, &e) || e.Status != 400 || e.Param != tt.param || !strings.Contains(e.Message, tt.substr) {
+				t.Fatalf("got %v, want a 400 at %s containing %q", err, tt.param, tt.substr)
+			}
+		})
+	}
+}
+
+func TestHostedSearchRequestMappings(t *testing.T) {
+	tests := []struct {
+		name string
+		from Protocol
+		body string
+		to   Protocol
+		want string // a substring of the encoded body
+	}{
+		{"anthropic to responses", AnthropicMessages,
+			`{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"x"}],"tools":[{"type":"web_search_20250305","name":"web_search","max_uses":5,"allowed_domains":["go.dev"],"user_location":{"type":"approximate","timezone":"Europe/Berlin"},"cache_control":{"type":"ephemeral"}}]}`,
+			OpenAIResponses, `"tools":[{"type":"web_search","filters":{"allowed_domains":["go.dev"]},"user_location":{"type":"approximate","timezone":"Europe/Berlin"}}],"max_tool_calls":5`},
+		{"gemini to anthropic", Gemini, `{"contents":[{"role":"user","parts":[{"text":"x"}]}],"tools":[{"googleSearch":{}},{"functionDeclarations":[{"name":"f"}]}]}`,
+			AnthropicMessages, `"tools":[{"type":"web_search_20250305","name":"web_search"},{"name":"f","input_schema":{"type":"object","properties":{}}}]`},
+		{"gemini to responses", Gemini, `{"contents":[{"role":"user","parts":[{"text":"x"}]}],"tools":[{"google_search":{}}]}`,
+			OpenAIResponses, `"tools":[{"type":"web_search"}]`},
+		{"responses to gemini", OpenAIResponses, `{"model":"m","input":"x","tools":[{"type":"web_search_preview","search_context_size":"medium"}],"tool_choice":"auto"}`,
+			Gemini, `"tools":[{"googleSearch":{}}]}`},
+		{"responses preview to responses", OpenAIResponses, `{"model":"m","input":"x","tools":[{"type":"web_search_preview_2025_03_11","user_location":{"type":"approximate","region":"CA","city":null}}]}`,
+			OpenAIResponses, `"tools":[{"type":"web_search_preview","user_location":{"type":"approximate","region":"CA"}}]`},
+		{"vertex blocked to anthropic", Vertex, `{"contents":[{"role":"user","parts":[{"text":"x"}]}],"tools":[{"googleSearch":{"excludeDomains":["a.b"]}}]}`,
+			AnthropicMessages, `"tools":[{"type":"web_search_20250305","name":"web_search","blocked_domains":["a.b"]}]`},
+		{"custom choice", OpenAIResponses, `{"model":"m","input":"x","tools":[{"type":"custom","name":"p"}],"tool_choice":{"type":"custom","name":"p"}}`,
+			AnthropicMessages, `"tools":[{"name":"p","input_schema":{"type":"object","properties":{"input":{"type":"string"}},"required":["input"]}}],"tool_choice":{"type":"tool","name":"p"}`},
+		{"custom choice to responses", OpenAIResponses, `{"model":"m","input":"x","tools":[{"type":"custom","name":"p","description":"d","format":{"type":"grammar","syntax":"regex","definition":"a+"}}],"tool_choice":{"type":"custom","name":"p"}}`,
+			OpenAIResponses, `"tools":[{"type":"custom","name":"p","description":"d","format":{"type":"grammar","syntax":"regex","definition":"a+"}}],"tool_choice":{"type":"custom","name":"p"}`},
+		{"max_tool_calls without search", OpenAIResponses, `{"model":"m","input":"x","max_tool_calls":2,"tools":[{"type":"function","name":"f"}]}`,
+			AnthropicMessages, `"tools":[{"name":"f","input_schema":{"type":"object","properties":{}}}]`},
+		{"anthropic history with search blocks", AnthropicMessages,
+			`{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"x"},{"role":"assistant","content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"q"}},{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[]},{"type":"text","text":"y","citations":[{"type":"web_search_result_location","url":"https://a","title":"A","cited_text":"c","encrypted_index":"e"}]}]},{"role":"user","content":"z"}]}`,
+			OpenAIChat, `"messages":[{"role":"user","content":"x"},{"role":"assistant","content":"y"},{"role":"user","content":"z"}]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var req Request
+			if tt.from.ModelInPath() {
+				req.Model = "m"
+			}
+			if err := DecodeRequest(tt.from, []byte(tt.body), &req); err != nil {
+				t.Fatal(err)
+			}
+			out, err := AppendRequest(nil, tt.to, &req, EncodeOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(out), tt.want) {
+				t.Errorf("got  %s\nwant it to contain %s", out, tt.want)
+			}
+		})
+	}
+}
+
+func TestResponsesToolDecodeErrors(t *testing.T) {
+	tests := []struct{ name, body, param, substr string }{
+		{"preview filters", `"tools":[{"type":"web_search_preview","filters":{}}]`, "tools[0].filters", "unknown"},
+		{"filters type", `"tools":[{"type":"web_search","filters":[]}]`, "tools[0].filters", "object"},
+		{"filters key", `"tools":[{"type":"web_search","filters":{"blocked_domains":[]}}]`, "tools[0].filters.blocked_domains", "unknown"},
+		{"domains type", `"tools":[{"type":"web_search","filters":{"allowed_domains":"a"}}]`, "tools[0].filters.allowed_domains", "array"},
+		{"domain type", `"tools":[{"type":"web_search","filters":{"allowed_domains":[1]}}]`, "tools[0].filters.allowed_domains[0]", "string"},
+		{"location type", `"tools":[{"type":"web_search","user_location":1}]`, "tools[0].user_location", "object"},
+		{"location key", `"tools":[{"type":"web_search","user_location":{"zip":"1"}}]`, "tools[0].user_location.zip", "unknown"},
+		{"location city", `"tools":[{"type":"web_search","user_location":{"city":1}}]`, "tools[0].user_location.city", "string"},
+		{"context size", `"tools":[{"type":"web_search","search_context_size":"huge"}]`, "tools[0].search_context_size", "must be"},
+		{"cached only", `"tools":[{"type":"web_search","external_web_access":false}]`, "tools[0].external_web_access", "cached"},
+		{"content types", `"tools":[{"type":"web_search_preview","search_content_types":["image"]}]`, "tools[0].search_content_types", "content types"},
+		{"search key", `"tools":[{"type":"web_search","x":1}]`, "tools[0].x", "unknown"},
+		{"search in namespace", `"tools":[{"type":"namespace","name":"n","tools":[{"type":"web_search"}]}]`, "tools[0].tools[0].type", "function and custom"},
+		{"namespace name", `"tools":[{"type":"namespace","tools":[]}]`, "tools[0].name", "required"},
+		{"namespace tools", `"tools":[{"type":"namespace","name":"n"}]`, "tools[0].tools", "required"},
+		{"namespace tools type", `"tools":[{"type":"namespace","name":"n","tools":{}}]`, "tools[0].tools", "array"},
+		{"namespace key", `"tools":[{"type":"namespace","name":"n","tools":[],"x":1}]`, "tools[0].x", "unknown"},
+		{"custom strict", `"tools":[{"type":"custom","name":"c","strict":true}]`, "tools[0].strict", "unknown"},
+		{"function format", `"tools":[{"type":"function","name":"c","format":{}}]`, "tools[0].format", "unknown"},
+		{"custom format type", `"tools":[{"type":"custom","name":"c","format":[]}]`, "tools[0].format", "object"},
+		{"custom format kind", `"tools":[{"type":"custom","name":"c","format":{"type":"regex"}}]`, "tools[0].format.type", "must be"},
+		{"custom text key", `"tools":[{"type":"custom","name":"c","format":{"type":"text","x":1}}]`, "tools[0].format.x", "unknown"},
+		{"max_tool_calls", `"max_tool_calls":1.5`, "max_tool_calls", "integer"},
+		{"custom call input", `"input":[{"type":"custom_tool_call","call_id":"c","name":"f","input":1}]`, "input[0].input", "string"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := `{"model":"m",` + tt.body
+			if !strings.Contains(tt.body, `"input":`) {
+				body += `,"input":"x"`
+			}
+			var req Request
+			err := DecodeRequest(OpenAIResponses, []byte(body+"}"), &req)
+			var e *Error
+			if !errors.As(err, &e) || e.Status != 400 || e.Param != tt.param || !strings.Contains(e.Message, tt.substr) {
+				t.Fatalf("got %v, want a 400 at %s containing %q", err, tt.param, tt.substr)
+			}
+		})
+	}
+}
+
+func TestFlatToolName(t *testing.T) {
+	long := strings.Repeat("n", 40)
+	tests := []struct{ ns, name, want string }{
+		{"", "f", "f"},
+		{"multi_agent_v1", "spawn", "multi_agent_v1__spawn"},
+		{"mcp.server", "read file", "mcp_server__read_file"},
+	}
+	for _, tt := range tests {
+		if got := FlatToolName(tt.ns, tt.name); got != tt.want {
+			t.Errorf("FlatToolName(%q, %q) = %q, want %q", tt.ns, tt.name, got, tt.want)
+		}
+	}
+	a, b := FlatToolName(long, long+"a"), FlatToolName(long, long+"b")
+	if len(a) != 64 || len(b) != 64 || a == b || a[:55] != b[:55] {
+		t.Errorf("long names %q %q", a, b)
+	}
+}
+
+func TestCustomInput(t *testing.T) {
+	for args, want := range map[string]string{
+		"":                   "",
+		`{"input":"a\nb"}`:   "a\nb",
+		`{"patch":"x"}`:      `{"patch":"x"}`,
+		customArguments("q"): "q",
+	} {
+		if got := customInput(args); got != want {
+			t.Errorf("customInput(%q) = %q, want %q", args, got, want)
+		}
+	}
+}
