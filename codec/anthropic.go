@@ -2229,9 +2229,13 @@ func decodeAnthropicResponseBlock(b gjson.Result) (Part, *Error) {
 	if !b.IsObject() {
 		return Part{}, anthropicBadUpstream("content block is not an object")
 	}
-	var typ, text, citations, id, name, input, thinking, signature, data gjson.Result
+	var typ, text, citations, id, name, input, thinking, signature, data, toolUseID, content gjson.Result
 	b.ForEach(func(key, value gjson.Result) bool {
 		switch key.Str {
+		case "tool_use_id":
+			toolUseID = value
+		case "content":
+			content = value
 		case "thinking":
 			thinking = value
 		case "signature":
@@ -2268,14 +2272,62 @@ func decodeAnthropicResponseBlock(b gjson.Result) (Part, *Error) {
 			return Part{}, anthropicBadUpstream("redacted_thinking block has no data")
 		}
 		return Part{Type: PartReasoning, Redacted: true, Signature: data.Str, Origin: mapping.FamilyAnthropic}, nil
+	case typ.Str == "server_tool_use":
+		if id.Type != gjson.String || id.Str == "" || name.Str != "web_search" || !input.IsObject() {
+			return Part{}, anthropicBadUpstream(`server_tool_use block of tool "` + name.Str + `" cannot be translated (only web_search is)`)
+		}
+		return Part{Type: PartServerToolCall, ToolKind: ToolWebSearch, ToolCallID: id.Str, ToolName: name.Str, Arguments: input.Raw}, nil
+	case typ.Str == "web_search_tool_result":
+		return anthropicSearchResult(toolUseID, content), nil
 	case typ.Str != "text":
 		return Part{}, anthropicBadUpstream(`content block type "` + typ.Str + `" cannot be translated yet`)
 	case text.Type != gjson.String:
 		return Part{}, anthropicBadUpstream("text block has no text")
-	case citations.IsArray() && countMembers(citations) > 0:
-		return Part{}, anthropicBadUpstream("text citations cannot be translated yet")
 	}
-	return Part{Type: PartText, Text: text.Str}, nil
+	return Part{Type: PartText, Text: text.Str, Citations: anthropicTextCitations(citations, nil)}, nil
+}
+
+// anthropicSearchResult converts a web_search_tool_result block: its
+// content is a list of web_search_result entries (url, title, page_age;
+// their encrypted_content only means something to Anthropic) or an error
+// object {type: "web_search_tool_result_error", error_code}. Entries that
+// are not results are skipped: a search result never fails a response.
+func anthropicSearchResult(toolUseID, content gjson.Result) Part {
+	p := Part{Type: PartServerToolResult, ToolKind: ToolWebSearch, ToolCallID: toolUseID.Str}
+	if content.IsObject() {
+		p.IsError, p.Text = true, content.Get("error_code").Str
+		return p
+	}
+	content.ForEach(func(_, r gjson.Result) bool {
+		if url := r.Get("url"); url.Type == gjson.String && url.Str != "" {
+			p.Sources = append(p.Sources, Source{URL: url.Str, Title: r.Get("title").Str, PageAge: r.Get("page_age").Str})
+		}
+		return true
+	})
+	return p
+}
+
+// anthropicTextCitations appends the web search citations of a text block
+// to dst: each cites the whole block (End -1). Citations of other kinds
+// (documents) are skipped; llmbridge sends no document with citations.
+func anthropicTextCitations(v gjson.Result, dst []Citation) []Citation {
+	if !v.IsArray() {
+		return dst
+	}
+	v.ForEach(func(_, c gjson.Result) bool {
+		dst = anthropicCitation(c, dst)
+		return true
+	})
+	return dst
+}
+
+// anthropicCitation appends citation c when it is a web search result
+// location.
+func anthropicCitation(c gjson.Result, dst []Citation) []Citation {
+	if c.Get("type").Str != "web_search_result_location" || c.Get("url").Str == "" {
+		return dst
+	}
+	return append(dst, Citation{URL: c.Get("url").Str, Title: c.Get("title").Str, CitedText: c.Get("cited_text").Str, End: -1})
 }
 
 // anthropicThinkingPart converts a thinking block of an upstream response:
@@ -2436,6 +2488,8 @@ func appendAnthropicResponse(dst []byte, resp *Response) ([]byte, *Error) {
 			if part.ToolName != "" && anthropicIsObject(part.Arguments) {
 				continue
 			}
+		case PartServerToolCall, PartServerToolResult:
+			continue
 		}
 		return dst, &Error{Status: 502, Kind: mapping.ErrBadGateway,
 			Message: "content part type " + part.Type.String() + " cannot be expressed in an " + string(AnthropicMessages) + " response"}
@@ -2450,6 +2504,7 @@ func appendAnthropicResponse(dst []byte, resp *Response) ([]byte, *Error) {
 	dst = appendString(dst, resp.Model)
 	dst = append(dst, `,"content":[`...)
 	comma := false
+	serverID := ""
 	for i := range resp.Content {
 		part := &resp.Content[i]
 		if part.Type == PartToolCall && part.ToolCallID == "" {
@@ -2457,9 +2512,31 @@ func appendAnthropicResponse(dst []byte, resp *Response) ([]byte, *Error) {
 			withID.ToolCallID = newID("toolu_")
 			part = &withID
 		}
-		if part.Type == PartReasoning {
+		switch part.Type {
+		case PartReasoning:
 			dst, comma = appendAnthropicReasoning(dst, part, true, comma), true
 			continue
+		case PartServerToolCall:
+			serverID = anthropicServerID(part.ToolCallID, id, i)
+			dst, comma = appendAnthropicServerCall(dst, part, serverID, comma), true
+			continue
+		case PartServerToolResult:
+			rid := part.ToolCallID
+			if rid == "" {
+				rid = serverID
+			}
+			if rid == "" {
+				// A result of no search the client saw cannot be placed.
+				resp.Dropped = append(resp.Dropped, indexPath("content", i)+" (server tool result)")
+				continue
+			}
+			dst, comma = appendAnthropicSearchResult(dst, part, anthropicServerID(rid, id, i), comma), true
+			continue
+		case PartText:
+			if len(part.Citations) > 0 {
+				dst, comma = appendAnthropicCitedText(dst, part, comma)
+				continue
+			}
 		}
 		dst, comma = appendAnthropicBlock(dst, part, comma)
 	}
@@ -2473,6 +2550,109 @@ func appendAnthropicResponse(dst []byte, resp *Response) ([]byte, *Error) {
 	}
 	dst = appendAnthropicStopDetails(dst, resp.StopReason, &resp.StopDetails)
 	return appendAnthropicUsage(dst, &resp.Usage), nil
+}
+
+// anthropicServerID is the id of a server tool call: its own, or one
+// made from the message id and the part's index (Gemini gives none).
+func anthropicServerID(own, msgID string, i int) string {
+	if own != "" {
+		return own
+	}
+	return "srvtoolu_" + strings.TrimPrefix(msgID, "msg_") + "_" + strconv.Itoa(i)
+}
+
+// appendAnthropicServerCall appends a server_tool_use block for a hosted
+// search call.
+func appendAnthropicServerCall(dst []byte, p *Part, id string, comma bool) []byte {
+	if comma {
+		dst = append(dst, ',')
+	}
+	dst = append(dst, `{"type":"server_tool_use","id":`...)
+	dst = appendString(dst, id)
+	dst = append(dst, `,"name":"web_search","input":`...)
+	dst = appendAnthropicArguments(dst, p.Arguments)
+	return append(dst, '}')
+}
+
+// appendAnthropicSearchResult appends a web_search_tool_result block. Its
+// results carry an empty encrypted_content: the search ran at another
+// provider, whose results Anthropic could not read back anyway (llmbridge
+// drops such blocks from the history it sends on).
+func appendAnthropicSearchResult(dst []byte, p *Part, id string, comma bool) []byte {
+	if comma {
+		dst = append(dst, ',')
+	}
+	dst = append(dst, `{"type":"web_search_tool_result","tool_use_id":`...)
+	dst = appendString(dst, id)
+	if p.IsError {
+		dst = append(dst, `,"content":{"type":"web_search_tool_result_error","error_code":`...)
+		code := p.Text
+		if code == "" {
+			code = "unavailable"
+		}
+		dst = appendString(dst, code)
+		return append(dst, `}}`...)
+	}
+	dst = append(dst, `,"content":[`...)
+	for k := range p.Sources {
+		src := &p.Sources[k]
+		if k > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"type":"web_search_result","url":`...)
+		dst = appendString(dst, src.URL)
+		dst = append(dst, `,"title":`...)
+		dst = appendString(dst, src.Title)
+		dst = append(dst, `,"encrypted_content":"","page_age":`...)
+		if src.PageAge != "" {
+			dst = appendString(dst, src.PageAge)
+		} else {
+			dst = append(dst, "null"...)
+		}
+		dst = append(dst, '}')
+	}
+	return append(dst, `]}`...)
+}
+
+// appendAnthropicCitedText appends a text part with citations as text
+// blocks: Anthropic cites whole blocks, so the text is split at the cited
+// spans, each span a block with its citations (web_search_result_location,
+// with an empty encrypted_index: the citation was made by another
+// provider) and the text between spans blocks of their own.
+func appendAnthropicCitedText(dst []byte, p *Part, comma bool) ([]byte, bool) {
+	for _, seg := range citedSegments(p) {
+		if seg.text == "" {
+			continue
+		}
+		if comma {
+			dst = append(dst, ',')
+		}
+		comma = true
+		dst = append(dst, `{"type":"text","text":`...)
+		dst = appendString(dst, seg.text)
+		if len(seg.cites) > 0 {
+			dst = append(dst, `,"citations":[`...)
+			for k, c := range seg.cites {
+				if k > 0 {
+					dst = append(dst, ',')
+				}
+				dst = append(dst, `{"type":"web_search_result_location","url":`...)
+				dst = appendString(dst, c.URL)
+				dst = append(dst, `,"title":`...)
+				dst = appendString(dst, c.Title)
+				dst = append(dst, `,"cited_text":`...)
+				cited := c.CitedText
+				if cited == "" {
+					cited = seg.text
+				}
+				dst = appendString(dst, cited)
+				dst = append(dst, `,"encrypted_index":""}`...)
+			}
+			dst = append(dst, ']')
+		}
+		dst = append(dst, '}')
+	}
+	return dst, comma
 }
 
 // appendAnthropicStopDetails appends stop_details for a refusal or a filter

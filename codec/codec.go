@@ -89,13 +89,25 @@ func DecodeResponse(p Protocol, body []byte, resp *Response) error {
 // AppendResponse appends resp encoded as a protocol p response body to dst.
 // Content the protocol cannot express is an *Error (status 502: the request
 // was valid, but the upstream's answer cannot be carried to this client).
+// It is AppendResponseFor without the client's request.
 func AppendResponse(dst []byte, p Protocol, resp *Response) ([]byte, error) {
+	return AppendResponseFor(dst, p, resp, nil)
+}
+
+// AppendResponseFor appends resp, the answer to the client's decoded
+// request req, encoded as a protocol p response body to dst. req may be
+// nil; a Responses client needs it to get its custom tool calls back as
+// custom_tool_call items and its namespaced functions' calls with their
+// namespace (the upstream only saw functions with flattened names). What
+// the client protocol cannot carry and is not the answer itself (hosted
+// search calls toward Chat, say) is left out and listed in resp.Dropped.
+func AppendResponseFor(dst []byte, p Protocol, resp *Response, req *Request) ([]byte, error) {
 	var err *Error
 	switch p {
 	case OpenAIChat:
 		dst, err = appendChatResponse(dst, resp)
 	case OpenAIResponses:
-		dst, err = appendResponsesResponse(dst, resp)
+		dst, err = appendResponsesResponse(dst, resp, req)
 	case AnthropicMessages, VertexAnthropic:
 		dst, err = appendAnthropicResponse(dst, resp)
 	case Gemini, Vertex:

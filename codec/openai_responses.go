@@ -2570,6 +2570,8 @@ func decodeResponsesOutput(output gjson.Result, resp *Response) (hasRefusal, has
 			hasCall = true
 		case "reasoning":
 			err = decodeResponsesOutputReasoning(item, i, resp)
+		case "web_search_call":
+			decodeResponsesSearchCall(item, resp)
 		default:
 			err = badUpstream(OpenAIResponses, indexPath("output", i)+`: output item type "`+typ.String()+`" cannot be translated yet`)
 		}
@@ -2577,6 +2579,42 @@ func decodeResponsesOutput(output gjson.Result, resp *Response) (hasRefusal, has
 		return err == nil
 	})
 	return hasRefusal, hasCall, err
+}
+
+// decodeResponsesSearchCall appends a web_search_call output item: the
+// search as a PartServerToolCall (its action's query, or its queries
+// joined, when the action is a search; open_page and find actions have
+// none), and its action's sources, when the request asked for them, as a
+// PartServerToolResult. A failed search is an error result. The item is
+// what the upstream did, not the answer, so a malformed one never fails
+// the response.
+func decodeResponsesSearchCall(item gjson.Result, resp *Response) {
+	id := item.Get("id").Str
+	action := item.Get("action")
+	query := action.Get("query").Str
+	if query == "" {
+		var qs []string
+		action.Get("queries").ForEach(func(_, q gjson.Result) bool {
+			qs = append(qs, q.Str)
+			return true
+		})
+		query = strings.Join(qs, "\n")
+	}
+	resp.Content = append(resp.Content, Part{Type: PartServerToolCall, ToolKind: ToolWebSearch, ToolCallID: id, ToolName: "web_search",
+		Arguments: searchArguments(query)})
+	r := Part{Type: PartServerToolResult, ToolKind: ToolWebSearch, ToolCallID: id}
+	action.Get("sources").ForEach(func(_, src gjson.Result) bool {
+		if u := src.Get("url").Str; u != "" {
+			r.Sources = append(r.Sources, Source{URL: u, Title: src.Get("title").Str})
+		}
+		return true
+	})
+	if item.Get("status").Str == "failed" {
+		r.IsError, r.Text = true, "unavailable"
+	}
+	if len(r.Sources) > 0 || r.IsError {
+		resp.Content = append(resp.Content, r)
+	}
 }
 
 // decodeResponsesOutputReasoning appends the reasoning of reasoning output
@@ -2678,7 +2716,7 @@ func decodeResponsesOutputMessage(item gjson.Result, i int, resp *Response) (has
 		case "output_text":
 			var text string
 			text, err = responsesUpstreamString(part.Get("text"), indexPath(indexPath("output", i)+".content", j)+".text")
-			resp.Content = append(resp.Content, Part{Type: PartText, Text: text})
+			resp.Content = append(resp.Content, Part{Type: PartText, Text: text, Citations: decodeURLCitations(part.Get("annotations"), text, nil)})
 		case "refusal":
 			var text string
 			text, err = responsesUpstreamString(part.Get("refusal"), indexPath(indexPath("output", i)+".content", j)+".refusal")
@@ -2724,7 +2762,7 @@ func decodeResponsesUsage(v gjson.Result) (Usage, *Error) {
 // rather than invented values; metadata is empty because request metadata
 // is a dropped hint; the tool fields state the only configuration a
 // text-only translation can have.
-func appendResponsesResponse(dst []byte, resp *Response) ([]byte, *Error) {
+func appendResponsesResponse(dst []byte, resp *Response, req *Request) ([]byte, *Error) {
 	id := resp.ID
 	if id == "" {
 		id = newID("resp_")
@@ -2759,7 +2797,7 @@ func appendResponsesResponse(dst []byte, resp *Response) ([]byte, *Error) {
 	if err != nil {
 		return dst, err
 	}
-	if dst, err = appendResponsesOutput(dst, id, status, content); err != nil {
+	if dst, err = appendResponsesOutput(dst, id, status, content, req, resp); err != nil {
 		return dst, err
 	}
 	dst = append(dst, `],"parallel_tool_calls":true,"temperature":null,"tool_choice":"auto","tools":[],"top_p":null,"access_programs":null`...)
@@ -2801,20 +2839,26 @@ func responsesReasoningItemID(responseID string, n int) string {
 }
 
 // appendResponsesOutput appends the output items of content: each tool call
-// is a function_call item, each reasoning part a reasoning item, and the
-// parts between them are message items.
-func appendResponsesOutput(dst []byte, responseID, status string, content []Part) ([]byte, *Error) {
+// is a function_call item (custom_tool_call for a custom tool of req, with
+// its namespace restored for a namespaced function), each reasoning part a
+// reasoning item, each hosted search a web_search_call item holding the
+// sources of the results that follow it, and the parts between them are
+// message items.
+func appendResponsesOutput(dst []byte, responseID, status string, content []Part, req *Request, resp *Response) ([]byte, *Error) {
 	n := 0
 	for i := 0; i < len(content); n++ {
-		if n > 0 {
-			dst = append(dst, ',')
-		}
 		switch p := &content[i]; p.Type {
 		case PartToolCall:
-			dst = appendResponsesOutputCall(dst, responsesOutputItemID(responseID, n, true), status, p)
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendResponsesOutputCall(dst, responsesOutputItemID(responseID, n, true), status, p, req)
 			i++
 			continue
 		case PartReasoning:
+			if n > 0 {
+				dst = append(dst, ',')
+			}
 			id := p.ItemID
 			if id == "" {
 				id = responsesReasoningItemID(responseID, n)
@@ -2822,9 +2866,26 @@ func appendResponsesOutput(dst []byte, responseID, status string, content []Part
 			dst = appendResponsesOutputReasoning(dst, id, p.Text, p)
 			i++
 			continue
+		case PartServerToolCall:
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			var next int
+			dst, next = appendResponsesSearchCall(dst, responseID, n, content, i)
+			i = next
+			continue
+		case PartServerToolResult:
+			// A result after no search call has no item to go in.
+			resp.Dropped = append(resp.Dropped, indexPath("content", i)+" (server tool result)")
+			n--
+			i++
+			continue
+		}
+		if n > 0 {
+			dst = append(dst, ',')
 		}
 		j := i + 1
-		for j < len(content) && content[j].Type != PartToolCall && content[j].Type != PartReasoning {
+		for j < len(content) && responsesInMessage(content[j].Type) {
 			j++
 		}
 		var err *Error
@@ -2834,6 +2895,73 @@ func appendResponsesOutput(dst []byte, responseID, status string, content []Part
 		i = j
 	}
 	return dst, nil
+}
+
+// responsesInMessage reports whether a part of type t belongs in a message
+// item.
+func responsesInMessage(t PartType) bool {
+	switch t {
+	case PartToolCall, PartReasoning, PartServerToolCall, PartServerToolResult:
+		return false
+	}
+	return true
+}
+
+// responsesSearchItemID is the id of web_search_call item n: the call's own
+// id when it is a Responses one, else one made from the response id.
+func responsesSearchItemID(own, responseID string, n int) string {
+	if strings.HasPrefix(own, "ws_") {
+		return own
+	}
+	return "ws_" + strings.TrimPrefix(responsesMessageID(responseID), "msg_") + "_" + strconv.Itoa(n)
+}
+
+// appendResponsesSearchCall appends the web_search_call item of the search
+// call content[i], with the sources of the results that follow it (those
+// answering its id, or without an id), and returns the index after them.
+func appendResponsesSearchCall(dst []byte, responseID string, n int, content []Part, i int) ([]byte, int) {
+	call := &content[i]
+	j := i + 1
+	failed := false
+	for j < len(content) && content[j].Type == PartServerToolResult && (content[j].ToolCallID == "" || content[j].ToolCallID == call.ToolCallID) {
+		failed = failed || content[j].IsError
+		j++
+	}
+	status := "completed"
+	if failed {
+		status = "failed"
+	}
+	dst = appendResponsesSearchItem(dst, responsesSearchItemID(call.ToolCallID, responseID, n), status, searchQuery(call.Arguments), content[i+1:j])
+	return dst, j
+}
+
+// appendResponsesSearchItem appends a web_search_call item: a search
+// action with its query and the sources of results.
+func appendResponsesSearchItem(dst []byte, id, status, query string, results []Part) []byte {
+	dst = append(dst, `{"type":"web_search_call","id":`...)
+	dst = appendString(dst, id)
+	dst = append(dst, `,"status":`...)
+	dst = appendString(dst, status)
+	dst = append(dst, `,"action":{"type":"search","query":`...)
+	dst = appendString(dst, query)
+	first := true
+	for k := range results {
+		for _, src := range results[k].Sources {
+			if first {
+				dst = append(dst, `,"sources":[`...)
+				first = false
+			} else {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, `{"type":"url","url":`...)
+			dst = appendString(dst, src.URL)
+			dst = append(dst, '}')
+		}
+	}
+	if !first {
+		dst = append(dst, ']')
+	}
+	return append(dst, `}}`...)
 }
 
 // appendResponsesOutputReasoning appends a reasoning output item with id,
@@ -2852,14 +2980,34 @@ func appendResponsesOutputReasoning(dst []byte, id, text string, p *Part) []byte
 	return append(dst, '}')
 }
 
-// appendResponsesOutputCall appends a function_call output item.
-func appendResponsesOutputCall(dst []byte, id, status string, p *Part) []byte {
-	dst = append(dst, `{"type":"function_call","id":`...)
+// appendResponsesOutputCall appends a function_call output item, or a
+// custom_tool_call item when the client's request (req, which may be nil)
+// declared the called tool custom; a call of a namespaced function gets
+// the function's own name and its namespace back.
+func appendResponsesOutputCall(dst []byte, id, status string, p *Part, req *Request) []byte {
+	name, ns, custom := p.ToolName, p.Namespace, p.ToolKind == ToolCustom
+	if t := restoreResponsesTool(req, p.ToolName); t != nil {
+		name, ns, custom = t.Name, t.Namespace, t.Kind == ToolCustom
+	}
+	if custom {
+		dst = append(dst, `{"type":"custom_tool_call","id":`...)
+	} else {
+		dst = append(dst, `{"type":"function_call","id":`...)
+	}
 	dst = appendString(dst, id)
 	dst = append(dst, `,"call_id":`...)
 	dst = appendString(dst, p.ToolCallID)
 	dst = append(dst, `,"name":`...)
-	dst = appendString(dst, p.ToolName)
+	dst = appendString(dst, name)
+	if ns != "" {
+		dst = append(dst, `,"namespace":`...)
+		dst = appendString(dst, ns)
+	}
+	if custom {
+		dst = append(dst, `,"input":`...)
+		dst = appendString(dst, customInput(p.Arguments))
+		return append(dst, '}')
+	}
 	dst = append(dst, `,"arguments":`...)
 	dst = appendResponsesArguments(dst, p.Arguments)
 	dst = append(dst, `,"status":`...)
@@ -2883,7 +3031,9 @@ func appendResponsesOutputMessage(dst []byte, id, status string, content []Part)
 		case PartText:
 			dst = append(dst, `{"type":"output_text","text":`...)
 			dst = appendString(dst, p.Text)
-			dst = append(dst, `,"annotations":[],"logprobs":[]}`...)
+			dst = append(dst, `,"annotations":`...)
+			dst = appendURLCitations(dst, p)
+			dst = append(dst, `,"logprobs":[]}`...)
 		case PartRefusal:
 			dst = append(dst, `{"type":"refusal","refusal":`...)
 			dst = appendString(dst, p.Text)

@@ -1,0 +1,191 @@
+package codec
+
+import (
+	"sort"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+)
+
+// This file holds the response-side rules for hosted web search output
+// shared by the codecs (issue 4, item 5):
+//
+//   - A search the upstream ran is a PartServerToolCall (Anthropic
+//     server_tool_use, Responses web_search_call, Gemini webSearchQueries)
+//     followed by a PartServerToolResult with the pages found (Anthropic
+//     web_search_tool_result, the call's action.sources, Gemini
+//     groundingChunks).
+//   - Citations are Part.Citations of the text that cites them, as byte
+//     offsets into that part's text (End -1: the whole part). Responses
+//     url_citation indexes count characters (Unicode code points); Gemini
+//     segments count bytes; Anthropic cites whole text blocks, so an
+//     Anthropic client gets the text split at the cited spans; Chat
+//     annotations count characters of the whole message content.
+//   - What a client protocol cannot carry (a search call toward Chat,
+//     citations in a Chat or Gemini stream) is left out and, in a
+//     non-streamed response, listed in Response.Dropped. A citation never
+//     fails a response: one that does not fit its text is clamped to it.
+
+// citationSpan returns the byte span of citation c in text, clamped to the
+// text and moved to character boundaries.
+func citationSpan(c *Citation, text string) (start, end int) {
+	start, end = c.Start, c.End
+	if end < 0 || end > len(text) {
+		end = len(text)
+	}
+	if start < 0 {
+		start = 0
+	}
+	if start > end {
+		start = end
+	}
+	for start > 0 && start < len(text) && !utf8.RuneStart(text[start]) {
+		start--
+	}
+	for end < len(text) && end > 0 && !utf8.RuneStart(text[end]) {
+		end++
+	}
+	return start, end
+}
+
+// runeIndex converts byte offset off of text to a character index.
+func runeIndex(text string, off int) int {
+	return utf8.RuneCountInString(text[:off])
+}
+
+// byteIndex converts character index n of text to a byte offset, clamped
+// to the text.
+func byteIndex(text string, n int) int {
+	if n <= 0 {
+		return 0
+	}
+	for off := range text {
+		if n == 0 {
+			return off
+		}
+		n--
+	}
+	return len(text)
+}
+
+// citedSegment is a piece of a text part and the citations that cite it.
+type citedSegment struct {
+	text  string
+	cites []Citation
+}
+
+// citedSegments splits text part p at its citations' spans: uncited text
+// between spans is a segment without citations; citations whose spans
+// overlap are given to one segment covering them all.
+func citedSegments(p *Part) []citedSegment {
+	text := p.Text
+	type span struct {
+		s, e int
+		c    Citation
+	}
+	spans := make([]span, len(p.Citations))
+	for i := range p.Citations {
+		s, e := citationSpan(&p.Citations[i], text)
+		spans[i] = span{s, e, p.Citations[i]}
+	}
+	sort.SliceStable(spans, func(i, j int) bool { return spans[i].s < spans[j].s })
+	segs := make([]citedSegment, 0, 2*len(spans)+1)
+	pos := 0
+	for i := 0; i < len(spans); {
+		s, e := spans[i].s, spans[i].e
+		if s < pos {
+			s = pos
+		}
+		if e < s {
+			e = s
+		}
+		cites := []Citation{spans[i].c}
+		for i++; i < len(spans) && spans[i].s < e; i++ {
+			cites = append(cites, spans[i].c)
+			if spans[i].e > e {
+				e = spans[i].e
+			}
+		}
+		if s > pos {
+			segs = append(segs, citedSegment{text: text[pos:s]})
+		}
+		segs = append(segs, citedSegment{text: text[s:e], cites: cites})
+		pos = e
+	}
+	if pos < len(text) || len(segs) == 0 {
+		segs = append(segs, citedSegment{text: text[pos:]})
+	}
+	return segs
+}
+
+// searchQuery returns the query of a search call's arguments.
+func searchQuery(args string) string {
+	return gjson.Get(args, "query").String()
+}
+
+// searchArguments returns the canonical arguments of a search for query.
+func searchArguments(query string) string {
+	b := make([]byte, 0, len(query)+12)
+	b = append(b, `{"query":`...)
+	b = appendString(b, query)
+	return string(append(b, '}'))
+}
+
+// appendURLCitations appends the citations of text part p as Responses
+// url_citation annotations, with character indexes.
+func appendURLCitations(dst []byte, p *Part) []byte {
+	dst = append(dst, '[')
+	for i := range p.Citations {
+		c := &p.Citations[i]
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendURLCitation(dst, c, p.Text, 0)
+	}
+	return append(dst, ']')
+}
+
+// appendURLCitation appends one url_citation annotation for c in text,
+// with character indexes shifted by base (Chat counts from the start of
+// the whole message).
+func appendURLCitation(dst []byte, c *Citation, text string, base int) []byte {
+	s, e := citationSpan(c, text)
+	dst = append(dst, `{"type":"url_citation","start_index":`...)
+	dst = appendInt(dst, int64(base+runeIndex(text, s)))
+	dst = append(dst, `,"end_index":`...)
+	dst = appendInt(dst, int64(base+runeIndex(text, e)))
+	dst = append(dst, `,"url":`...)
+	dst = appendString(dst, c.URL)
+	dst = append(dst, `,"title":`...)
+	dst = appendString(dst, c.Title)
+	return append(dst, '}')
+}
+
+// decodeURLCitations reads the url_citation annotations of an output_text
+// part holding text, converting character indexes to byte offsets.
+// Annotations of other kinds (file citations, which need OpenAI's file
+// store) are skipped.
+func decodeURLCitations(v gjson.Result, text string, dst []Citation) []Citation {
+	if !v.IsArray() {
+		return dst
+	}
+	v.ForEach(func(_, a gjson.Result) bool {
+		dst = decodeURLCitation(a, text, dst)
+		return true
+	})
+	return dst
+}
+
+// decodeURLCitation appends annotation a when it is a url_citation.
+func decodeURLCitation(a gjson.Result, text string, dst []Citation) []Citation {
+	if a.Get("type").Str != "url_citation" || a.Get("url").Str == "" {
+		return dst
+	}
+	c := Citation{URL: a.Get("url").Str, Title: a.Get("title").Str}
+	c.Start = byteIndex(text, int(a.Get("start_index").Int()))
+	c.End = byteIndex(text, int(a.Get("end_index").Int()))
+	if !a.Get("end_index").Exists() {
+		c.End = -1
+	}
+	return append(dst, c)
+}
