@@ -2335,10 +2335,14 @@ func decodeGeminiCandidate(c gjson.Result, resp *Response) *Error {
 	}
 	var reason, message string
 	var err *Error
+	var grounding gjson.Result
+	var textAt []int // the resp.Content index of each Gemini part's text, or -1
 	c.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
+		case "groundingMetadata":
+			grounding = v
 		case "content":
-			err = decodeGeminiResponseContent(v, resp)
+			textAt, err = decodeGeminiResponseContent(v, resp)
 		case "finishReason":
 			reason, err = geminiResponseString(v, "candidates[0].finishReason")
 			resp.StopReason = mapping.FromGeminiFinishReason(reason)
@@ -2349,6 +2353,9 @@ func decodeGeminiCandidate(c gjson.Result, resp *Response) *Error {
 	})
 	if err != nil {
 		return err
+	}
+	if grounding.IsObject() {
+		resp.Content = decodeGeminiGrounding(grounding, resp.Content, textAt)
 	}
 	resp.StopDetails = geminiFilterDetails(resp.StopReason, reason, message)
 	if resp.StopReason == mapping.StopEnd && geminiCallCount(resp.Content) > 0 {
@@ -2371,27 +2378,90 @@ func geminiFilterDetails(stop StopReason, reason, message string) StopDetails {
 	return StopDetails{Category: reason, Explanation: message}
 }
 
-// decodeGeminiResponseContent decodes candidates[0].content.parts.
-func decodeGeminiResponseContent(v gjson.Result, resp *Response) *Error {
+// decodeGeminiResponseContent decodes candidates[0].content.parts, and
+// returns where the text of each part went in resp.Content (-1 for parts
+// that are not text), for grounding supports that point at parts.
+func decodeGeminiResponseContent(v gjson.Result, resp *Response) ([]int, *Error) {
 	if v.Type == gjson.Null {
-		return nil
+		return nil, nil
 	}
 	if !v.IsObject() {
-		return badUpstream(Gemini, "candidates[0].content is not an object")
+		return nil, badUpstream(Gemini, "candidates[0].content is not an object")
 	}
 	parts := v.Get("parts")
 	if parts.Type == gjson.Null || !parts.Exists() {
-		return nil
+		return nil, nil
 	}
 	if !parts.IsArray() {
-		return badUpstream(Gemini, "candidates[0].content.parts is not an array")
+		return nil, badUpstream(Gemini, "candidates[0].content.parts is not an array")
 	}
 	var err *Error
+	var textAt []int
+	var buf [8]int
+	textAt = buf[:0]
 	parts.ForEach(func(_, p gjson.Result) bool {
+		n := len(resp.Content)
 		err = decodeGeminiResponsePart(p, resp)
+		at := -1
+		if k := len(resp.Content) - 1; k >= n && resp.Content[k].Type == PartText {
+			at = k
+		}
+		textAt = append(textAt, at)
 		return err == nil
 	})
-	return err
+	return textAt, err
+}
+
+// decodeGeminiGrounding converts a candidate's groundingMetadata: each of
+// webSearchQueries becomes a search call and groundingChunks (their web
+// uri and title) one result with the pages, both put before the answer
+// (the search came first); each groundingSupport's segment becomes a
+// citation of the text part it points at (segment.partIndex, byte
+// offsets) for every web chunk it names. Entries that do not fit are
+// skipped: grounding never fails a response.
+func decodeGeminiGrounding(g gjson.Result, content []Part, textAt []int) []Part {
+	var chunks []Source
+	g.Get("groundingChunks").ForEach(func(_, c gjson.Result) bool {
+		web := c.Get("web")
+		chunks = append(chunks, Source{URL: web.Get("uri").Str, Title: web.Get("title").Str})
+		return true
+	})
+	g.Get("groundingSupports").ForEach(func(_, sup gjson.Result) bool {
+		seg := sup.Get("segment")
+		pi := int(seg.Get("partIndex").Int())
+		if pi < 0 || pi >= len(textAt) || textAt[pi] < 0 {
+			return true
+		}
+		p := &content[textAt[pi]]
+		start, end := int(seg.Get("startIndex").Int()), int(seg.Get("endIndex").Int())
+		sup.Get("groundingChunkIndices").ForEach(func(_, k gjson.Result) bool {
+			if i := int(k.Int()); i >= 0 && i < len(chunks) && chunks[i].URL != "" {
+				p.Citations = append(p.Citations, Citation{URL: chunks[i].URL, Title: chunks[i].Title, Start: start, End: end})
+			}
+			return true
+		})
+		return true
+	})
+	var lead []Part
+	id := ""
+	g.Get("webSearchQueries").ForEach(func(_, q gjson.Result) bool {
+		id = "gs_" + strconv.Itoa(len(lead))
+		lead = append(lead, Part{Type: PartServerToolCall, ToolKind: ToolWebSearch, ToolCallID: id, ToolName: "web_search", Arguments: searchArguments(q.Str)})
+		return true
+	})
+	r := Part{Type: PartServerToolResult, ToolKind: ToolWebSearch, ToolCallID: id}
+	for _, c := range chunks {
+		if c.URL != "" {
+			r.Sources = append(r.Sources, c)
+		}
+	}
+	if len(r.Sources) > 0 {
+		lead = append(lead, r)
+	}
+	if len(lead) == 0 {
+		return content
+	}
+	return append(lead, content...)
 }
 
 // decodeGeminiResponsePart appends one response part to resp.Content: its
@@ -2565,7 +2635,9 @@ func appendGeminiResponse(dst []byte, resp *Response) ([]byte, *Error) {
 	start := len(dst)
 	dst = append(dst, `{"candidates":[{"content":{"role":"model"`...)
 	written := false
+	nparts := 0 // Gemini parts written
 	part := func() {
+		nparts++
 		if written {
 			dst = append(dst, ',')
 		} else {
@@ -2583,8 +2655,20 @@ func appendGeminiResponse(dst []byte, resp *Response) ([]byte, *Error) {
 		dst, tok = appendGeminiOpaqueField(dst, pending, tok)
 		pending = nil
 	}
+	var cited []int      // the Gemini part index of each cited text part
+	var citedParts []int // and its index in resp.Content
+	grounded := false
 	for i := range resp.Content {
 		p := &resp.Content[i]
+		switch p.Type {
+		case PartServerToolCall, PartServerToolResult:
+			grounded = true
+			continue
+		case PartText:
+			if len(p.Citations) > 0 {
+				grounded = true
+			}
+		}
 		if p.Type == PartReasoning {
 			if pending != nil && (p.Text != "" || p.Signature != "") {
 				flush()
@@ -2615,6 +2699,9 @@ func appendGeminiResponse(dst []byte, resp *Response) ([]byte, *Error) {
 				return dst[:start], geminiCannotCarry()
 			}
 		} else {
+			if len(p.Citations) > 0 {
+				cited, citedParts = append(cited, nparts-1), append(citedParts, i)
+			}
 			dst = append(dst, `{"text":`...)
 			dst = appendString(dst, text)
 			dst = append(dst, '}')
@@ -2636,6 +2723,9 @@ func appendGeminiResponse(dst []byte, resp *Response) ([]byte, *Error) {
 		dst = append(dst, `,"finishMessage":`...)
 		dst = appendString(dst, resp.StopDetails.Explanation)
 	}
+	if grounded {
+		dst = appendGeminiGrounding(dst, resp.Content, cited, citedParts)
+	}
 	dst = append(dst, `,"index":0}]`...)
 	if resp.Usage.Known {
 		dst = appendGeminiUsage(dst, &resp.Usage)
@@ -2652,6 +2742,77 @@ func appendGeminiResponse(dst []byte, resp *Response) ([]byte, *Error) {
 	dst = append(dst, `,"responseId":`...)
 	dst = appendString(dst, id)
 	return append(dst, '}'), nil
+}
+
+// appendGeminiGrounding appends a candidate's groundingMetadata: the
+// queries of the search calls in content as webSearchQueries, the pages of
+// their results and of the citations as groundingChunks (each URL once),
+// and each citation as a groundingSupport of the text part it cites (its
+// Gemini part index in cited, its content index in citedParts) with byte
+// offsets.
+func appendGeminiGrounding(dst []byte, content []Part, cited, citedParts []int) []byte {
+	dst = append(dst, `,"groundingMetadata":{"webSearchQueries":[`...)
+	n := 0
+	for i := range content {
+		if content[i].Type == PartServerToolCall {
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			n++
+			dst = appendString(dst, searchQuery(content[i].Arguments))
+		}
+	}
+	var urls []string
+	var titles []string
+	chunk := func(url, title string) int {
+		for k, u := range urls {
+			if u == url {
+				return k
+			}
+		}
+		urls, titles = append(urls, url), append(titles, title)
+		return len(urls) - 1
+	}
+	for i := range content {
+		for _, src := range content[i].Sources {
+			chunk(src.URL, src.Title)
+		}
+	}
+	dst = append(dst, `],"groundingSupports":[`...)
+	n = 0
+	for k, ci := range citedParts {
+		p := &content[ci]
+		for c := range p.Citations {
+			s, e := citationSpan(&p.Citations[c], p.Text)
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			n++
+			dst = append(dst, `{"segment":{"partIndex":`...)
+			dst = appendInt(dst, int64(cited[k]))
+			dst = append(dst, `,"startIndex":`...)
+			dst = appendInt(dst, int64(s))
+			dst = append(dst, `,"endIndex":`...)
+			dst = appendInt(dst, int64(e))
+			dst = append(dst, `,"text":`...)
+			dst = appendString(dst, p.Text[s:e])
+			dst = append(dst, `},"groundingChunkIndices":[`...)
+			dst = appendInt(dst, int64(chunk(p.Citations[c].URL, p.Citations[c].Title)))
+			dst = append(dst, `]}`...)
+		}
+	}
+	dst = append(dst, `],"groundingChunks":[`...)
+	for k := range urls {
+		if k > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"web":{"uri":`...)
+		dst = appendString(dst, urls[k])
+		dst = append(dst, `,"title":`...)
+		dst = appendString(dst, titles[k])
+		dst = append(dst, `}}`...)
+	}
+	return append(dst, `]}`...)
 }
 
 // appendGeminiOpaqueField adds "thoughtSignature" with the continuation

@@ -149,16 +149,23 @@ func appendURLCitations(dst []byte, p *Part) []byte {
 // with character indexes shifted by base (Chat counts from the start of
 // the whole message).
 func appendURLCitation(dst []byte, c *Citation, text string, base int) []byte {
+	dst = append(dst, `{"type":"url_citation",`...)
+	dst = appendURLCitationFields(dst, c, text, base)
+	return append(dst, '}')
+}
+
+// appendURLCitationFields appends the members of a url_citation
+// annotation after its type: start_index, end_index, url and title.
+func appendURLCitationFields(dst []byte, c *Citation, text string, base int) []byte {
 	s, e := citationSpan(c, text)
-	dst = append(dst, `{"type":"url_citation","start_index":`...)
+	dst = append(dst, `"start_index":`...)
 	dst = appendInt(dst, int64(base+runeIndex(text, s)))
 	dst = append(dst, `,"end_index":`...)
 	dst = appendInt(dst, int64(base+runeIndex(text, e)))
 	dst = append(dst, `,"url":`...)
 	dst = appendString(dst, c.URL)
 	dst = append(dst, `,"title":`...)
-	dst = appendString(dst, c.Title)
-	return append(dst, '}')
+	return appendString(dst, c.Title)
 }
 
 // decodeURLCitations reads the url_citation annotations of an output_text

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/llmbridge/llmbridge/mapping"
 	"github.com/tidwall/gjson"
@@ -1949,6 +1950,32 @@ func appendChatTextParts(dst []byte, parts []Part, refusalsAsText bool) []byte {
 // appendChatJoined appends the text parts (and, when refusalsAsText, the
 // refusal parts) concatenated as one JSON string: they are one contiguous
 // output, so no separator is added.
+// appendChatAnnotations appends the citations of the text parts as Chat
+// url_citation annotations ({type, url_citation: {start_index, end_index,
+// url, title}}), whose character indexes count from the start of the
+// message content, the text parts joined.
+func appendChatAnnotations(dst []byte, parts []Part) []byte {
+	dst = append(dst, '[')
+	base, first := 0, true
+	for i := range parts {
+		p := &parts[i]
+		if p.Type != PartText {
+			continue
+		}
+		for k := range p.Citations {
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			dst = append(dst, `{"type":"url_citation","url_citation":{`...)
+			dst = appendURLCitationFields(dst, &p.Citations[k], p.Text, base)
+			dst = append(dst, `}}`...)
+		}
+		base += utf8.RuneCountInString(p.Text)
+	}
+	return append(dst, ']')
+}
+
 func appendChatJoined(dst []byte, parts []Part, refusalsAsText bool) []byte {
 	dst = append(dst, '"')
 	for _, p := range parts {
@@ -2293,17 +2320,23 @@ func appendChatResponse(dst []byte, resp *Response) ([]byte, *Error) {
 	if err != nil {
 		return dst, err
 	}
-	texts, refusals, calls, reasoning := 0, 0, 0, 0
+	texts, refusals, calls, reasoning, cites := 0, 0, 0, 0, 0
 	for i := range content {
 		switch content[i].Type {
 		case PartText:
 			texts++
+			cites += len(content[i].Citations)
 		case PartRefusal:
 			refusals++
 		case PartToolCall:
 			calls++
 		case PartReasoning:
 			reasoning++
+		case PartServerToolCall, PartServerToolResult:
+			// Chat has no item for a search the upstream ran; the
+			// answer and its citations (annotations) carry what it
+			// found.
+			resp.Dropped = append(resp.Dropped, indexPath("content", i)+" ("+content[i].Type.String()+")")
 		default:
 			return dst, chatCannotRespond(indexPath("content", i))
 		}
@@ -2333,6 +2366,9 @@ func appendChatResponse(dst []byte, resp *Response) ([]byte, *Error) {
 	}
 	if reasoning > 0 {
 		dst = appendChatReasoningContent(append(dst, `,"reasoning_content":`...), content)
+	}
+	if cites > 0 {
+		dst = appendChatAnnotations(append(dst, `,"annotations":`...), content)
 	}
 	dst = append(dst, `,"refusal":`...)
 	if refusals > 0 {

@@ -1,9 +1,12 @@
 package codec
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/llmbridge/llmbridge/mapping"
 )
 
 // codexToolsRequest is a Codex-shaped Responses request with every tool
@@ -254,5 +257,94 @@ func TestCustomInput(t *testing.T) {
 		if got := customInput(args); got != want {
 			t.Errorf("customInput(%q) = %q, want %q", args, got, want)
 		}
+	}
+}
+
+// Upstream responses with a hosted web search, its results and citations,
+// one per upstream protocol.
+var searchResponses = map[Protocol]string{
+	AnthropicMessages: `{"id":"msg_1","type":"message","role":"assistant","model":"claude","content":[
+ {"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"go release"}},
+ {"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[{"type":"web_search_result","url":"https://go.dev/doc","title":"Go docs","encrypted_content":"E1","page_age":"2 days"},{"type":"other"}]},
+ {"type":"text","text":"Go 1.25 is out. ","citations":[{"type":"web_search_result_location","url":"https://go.dev/doc","title":"Go docs","cited_text":"Go 1.25","encrypted_index":"X"},{"type":"char_location"}]},
+ {"type":"text","text":"Enjoy.","citations":null}],
+ "stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":10,"output_tokens":5,"server_tool_use":{"web_search_requests":1}}}`,
+	OpenAIResponses: `{"id":"resp_1","object":"response","status":"completed","model":"gpt-5","output":[
+ {"type":"web_search_call","id":"ws_1","status":"completed","action":{"type":"search","query":"go release","sources":[{"type":"url","url":"https://go.dev/doc"}]}},
+ {"type":"message","id":"msg_1","status":"completed","role":"assistant","content":[{"type":"output_text","text":"Héllo Go 1.25 is out.","annotations":[{"type":"url_citation","start_index":6,"end_index":13,"url":"https://go.dev/doc","title":"Go docs"},{"type":"file_citation","index":0}]}]}],
+ "usage":{"input_tokens":10,"output_tokens":5}}`,
+	Gemini: `{"candidates":[{"content":{"role":"model","parts":[{"text":"Go 1.25 is out. "},{"text":"Enjoy."}]},"finishReason":"STOP","index":0,
+ "groundingMetadata":{"webSearchQueries":["go release","go 1.25"],"groundingChunks":[{"web":{"uri":"https://go.dev/doc","title":"go.dev"}},{"web":{}}],
+ "groundingSupports":[{"segment":{"partIndex":0,"startIndex":0,"endIndex":7,"text":"Go 1.25"},"groundingChunkIndices":[0,1,7]},{"segment":{"partIndex":5,"startIndex":0,"endIndex":1}}]}}],
+ "usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":5,"totalTokenCount":15},"modelVersion":"gemini-2.5-flash","responseId":"r1"}`,
+}
+
+func TestHostedSearchResponses(t *testing.T) {
+	for _, from := range []Protocol{AnthropicMessages, OpenAIResponses, Gemini} {
+		var resp Response
+		if err := DecodeResponse(from, []byte(searchResponses[from]), &resp); err != nil {
+			t.Fatal(from, err)
+		}
+		checkGolden(t, "tools/search-"+string(from)+"--canonical.json", canonicalJSON(t, &resp))
+		for _, to := range []Protocol{OpenAIChat, OpenAIResponses, AnthropicMessages, Gemini} {
+			if to == from {
+				continue
+			}
+			r := resp
+			r.Dropped, r.Created = nil, 1
+			out, err := AppendResponse(nil, to, &r)
+			if err != nil {
+				t.Fatal(from, to, err)
+			}
+			checkGolden(t, "tools/search-"+string(from)+"--"+string(to)+".json", out)
+			if to == OpenAIChat && len(r.Dropped) == 0 {
+				t.Errorf("%s to chat: nothing listed as dropped", from)
+			}
+			// The client's protocol decodes what it was given.
+			var back Response
+			if err := DecodeResponse(to, out, &back); err != nil {
+				t.Errorf("%s to %s: the result does not decode: %v", from, to, err)
+			}
+		}
+	}
+}
+
+// canonicalJSON renders a response's content for goldens.
+func canonicalJSON(t *testing.T, resp *Response) []byte {
+	t.Helper()
+	b, err := json.Marshal(resp.Content)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestAppendResponseForRestoresTools(t *testing.T) {
+	var req Request
+	if err := DecodeRequest(OpenAIResponses, []byte(codexToolsRequest), &req); err != nil {
+		t.Fatal(err)
+	}
+	resp := Response{ID: "resp_1", Model: "m", Created: 1, StopReason: mapping.StopToolUse, Content: []Part{
+		{Type: PartToolCall, ToolCallID: "c1", ToolName: "multi_agent_v1__wait", Arguments: `{}`},
+		{Type: PartToolCall, ToolCallID: "c2", ToolName: "apply_patch", Arguments: `{"input":"*** Begin Patch"}`},
+		{Type: PartToolCall, ToolCallID: "c3", ToolName: "exec_command", Arguments: `{"cmd":"ls"}`},
+	}}
+	out, err := AppendResponseFor(nil, OpenAIResponses, &resp, &req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "tools/restore--openai-responses.json", out)
+	// Without the request, the calls are plain function calls.
+	out, err = AppendResponse(nil, OpenAIResponses, &resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(out), "custom_tool_call") || strings.Contains(string(out), "namespace") {
+		t.Errorf("without the request: %s", out)
+	}
+	// Other clients get what the upstream said.
+	out, err = AppendResponseFor(nil, AnthropicMessages, &resp, &req)
+	if err != nil || !strings.Contains(string(out), `"name":"multi_agent_v1__wait"`) {
+		t.Errorf("anthropic: %s %v", out, err)
 	}
 }
