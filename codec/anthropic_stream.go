@@ -223,9 +223,13 @@ func (d *anthropicStreamDecoder) blockStart(out []Event, ev *anthropicStreamEven
 	if !ev.block.IsObject() {
 		return d.fail(out, d.bad("content_block_start has no content_block object"))
 	}
-	var typ, text, id, name, input, thinking, signature, data gjson.Result
+	var typ, text, id, name, input, thinking, signature, data, toolUseID, content gjson.Result
 	eachMember(ev.block, &d.text, func(key, value gjson.Result) bool {
 		switch key.Str {
+		case "tool_use_id":
+			toolUseID = value
+		case "content":
+			content = value
 		case "type":
 			typ = value
 		case "text":
@@ -254,6 +258,30 @@ func (d *anthropicStreamDecoder) blockStart(out []Event, ev *anthropicStreamEven
 		return d.redactedThinking(out, i, data)
 	case typ.Str == "tool_use":
 		return d.toolStart(out, i, id, name, input)
+	case typ.Str == "server_tool_use":
+		if name.Str != "web_search" {
+			return d.fail(out, d.notYet(`server_tool_use block of tool "`+name.Str+`"`))
+		}
+		out = d.toolStart(out, i, id, name, input)
+		if !d.done {
+			// toolStart opened a tool call part; it is a search the
+			// upstream runs itself.
+			for k := len(out) - 1; k >= 0; k-- {
+				if out[k].Type == EventPartStart {
+					out[k].Part = PartServerToolCall
+					break
+				}
+			}
+		}
+		return out
+	case typ.Str == "web_search_tool_result":
+		// The results come whole at the start, as one part without
+		// deltas.
+		r := anthropicSearchResult(toolUseID, content)
+		out = d.openPart(out, i, anthropicBlockThinking)
+		out = append(out, Event{Type: EventPartStart, Index: d.open, Part: PartServerToolResult, ToolCallID: r.ToolCallID,
+			Sources: r.Sources, IsError: r.IsError, Text: r.Text})
+		return d.closePart(out)
 	case typ.Str != "text":
 		return d.fail(out, d.notYet(`content block type "`+typ.Str+`"`))
 	case text.Exists() && text.Type != gjson.String:
@@ -335,9 +363,11 @@ func (d *anthropicStreamDecoder) blockDelta(out []Event, ev *anthropicStreamEven
 	if !ev.delta.IsObject() {
 		return d.fail(out, d.bad("content_block_delta has no delta object"))
 	}
-	var typ, text, partial, thinking, signature gjson.Result
+	var typ, text, partial, thinking, signature, citation gjson.Result
 	eachMember(ev.delta, &d.text, func(key, value gjson.Result) bool {
 		switch key.Str {
+		case "citation":
+			citation = value
 		case "type":
 			typ = value
 		case "text":
@@ -358,6 +388,19 @@ func (d *anthropicStreamDecoder) blockDelta(out []Event, ev *anthropicStreamEven
 		return d.inputDelta(out, i, partial)
 	case typ.Str == "thinking_delta" || typ.Str == "signature_delta":
 		return d.thinkingDelta(out, i, typ.Str, thinking, signature)
+	case typ.Str == "citations_delta":
+		// A citation of the open text block, which it cites whole;
+		// citations of other kinds (documents) are skipped, and one
+		// that fits no open text block is dropped: a citation never
+		// fails a stream.
+		if d.blocks[i] != anthropicBlockText || i != d.openBlock || d.open < 0 {
+			return out
+		}
+		var c [1]Citation
+		if cs := anthropicCitation(citation, c[:0]); len(cs) > 0 {
+			out = append(out, Event{Type: EventCitation, Index: d.open, Citation: cs[0]})
+		}
+		return out
 	case typ.Str != "text_delta":
 		return d.fail(out, d.notYet(`delta type "`+typ.Str+`"`))
 	case text.Type != gjson.String:
@@ -692,6 +735,9 @@ type anthropicStreamEncoder struct {
 	// itemID is the open reasoning part's item id (a copy), which its
 	// continuation token carries.
 	itemID string
+	// serverID is the id of the last server tool call (a copy), which a
+	// result without an id answers.
+	serverID string
 
 	stop    StopReason
 	stopSeq string
@@ -734,6 +780,10 @@ func (e *anthropicStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 			if ev.ToolName != "" {
 				return e.openToolBlock(dst, ev.ToolCallID, ev.ToolName)
 			}
+		case PartServerToolCall:
+			return e.openServerBlock(dst, ev.ToolCallID)
+		case PartServerToolResult:
+			return e.openSearchResultBlock(dst, ev)
 		}
 		return e.Encode(dst, &Event{Type: EventError, Err: &Error{Status: 502, Kind: mapping.ErrBadGateway,
 			Message: "content part type " + ev.Part.String() + " cannot be expressed in an " + string(AnthropicMessages) + " stream"}})
@@ -759,6 +809,21 @@ func (e *anthropicStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 		return append(dst, "}}\n\n"...)
 	case EventPartStop:
 		return e.partStop(dst, ev)
+	case EventCitation:
+		if !e.open || e.kind != anthropicBlockText {
+			return dst
+		}
+		// Anthropic cites whole blocks: the citation goes to the open
+		// text block, whatever span it had.
+		dst = append(dst, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":"...)
+		dst = appendInt(dst, e.block)
+		dst = append(dst, `,"delta":{"type":"citations_delta","citation":{"type":"web_search_result_location","url":`...)
+		dst = appendString(dst, ev.Citation.URL)
+		dst = append(dst, `,"title":`...)
+		dst = appendString(dst, ev.Citation.Title)
+		dst = append(dst, `,"cited_text":`...)
+		dst = appendString(dst, ev.Citation.CitedText)
+		return append(dst, ",\"encrypted_index\":\"\"}}}\n\n"...)
 	case EventUsage:
 		if ev.Usage.Known {
 			e.usage = ev.Usage
@@ -841,6 +906,43 @@ func (e *anthropicStreamEncoder) openToolBlock(dst []byte, id, name string) []by
 	dst = append(dst, `,"name":`...)
 	dst = appendString(dst, name)
 	return append(dst, ",\"input\":{}}}\n\n"...)
+}
+
+// openServerBlock writes content_block_start for a server_tool_use block
+// of a hosted search; its input follows in input_json_delta events. A
+// call without an id (Gemini gives none) gets a new srvtoolu_ id, which
+// its result block names.
+func (e *anthropicStreamEncoder) openServerBlock(dst []byte, id string) []byte {
+	e.open, e.kind = true, anthropicBlockTool
+	if id == "" {
+		id = newID("srvtoolu_")
+	}
+	e.serverID = strings.Clone(id)
+	dst = append(dst, "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":"...)
+	dst = appendInt(dst, e.block)
+	dst = append(dst, `,"content_block":{"type":"server_tool_use","id":`...)
+	dst = appendString(dst, id)
+	return append(dst, ",\"name\":\"web_search\",\"input\":{}}}\n\n"...)
+}
+
+// openSearchResultBlock writes content_block_start for a
+// web_search_tool_result block, which comes whole (see
+// appendAnthropicSearchResult); its stop follows.
+func (e *anthropicStreamEncoder) openSearchResultBlock(dst []byte, ev *Event) []byte {
+	id := ev.ToolCallID
+	if id == "" {
+		id = e.serverID
+	}
+	if id == "" {
+		// A result of no search the client saw cannot be placed.
+		return dst
+	}
+	e.open, e.kind = true, anthropicBlockClosed
+	dst = append(dst, "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":"...)
+	dst = appendInt(dst, e.block)
+	dst = append(dst, `,"content_block":`...)
+	dst = appendAnthropicSearchResult(dst, &Part{Sources: ev.Sources, IsError: ev.IsError, Text: ev.Text}, id, false)
+	return append(dst, "}\n\n"...)
 }
 
 // openThinkingBlock writes content_block_start for a thinking block, empty

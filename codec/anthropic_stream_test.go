@@ -188,7 +188,8 @@ func anthropicCalls(t *testing.T, evs []Event) (calls []anthropicCall, text stri
 				call[ev.Index] = len(calls)
 				calls = append(calls, anthropicCall{id: ev.ToolCallID, name: ev.ToolName})
 			}
-			reasoning[ev.Index] = ev.Part == PartReasoning
+			// Search calls are counted by anthropicSearches.
+			reasoning[ev.Index] = ev.Part == PartReasoning || ev.Part == PartServerToolCall
 		case EventPartDelta:
 			if k, ok := call[ev.Index]; ok {
 				calls[k].args += ev.Text
@@ -430,22 +431,16 @@ func TestAnthropicStreamDecodeEvents(t *testing.T) {
 			msg:  "input_json_delta for a block that is not an open tool_use block",
 		},
 		{
-			name: "server tool block cannot be translated yet",
-			body: anthropicMsgStart + anthropicBlockStart(0, `{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{}}`),
+			name: "server tool block of another tool",
+			body: anthropicMsgStart + anthropicBlockStart(0, `{"type":"server_tool_use","id":"srvtoolu_1","name":"web_fetch","input":{}}`),
 			want: start + ` error(502)`,
-			msg:  `content block type "server_tool_use" cannot be translated yet`,
+			msg:  `server_tool_use block of tool "web_fetch" cannot be translated yet`,
 		},
 		{
-			name: "tool result block cannot be translated yet",
-			body: anthropicMsgStart + anthropicBlockStart(0, `{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[]}`),
+			name: "other tool result block cannot be translated yet",
+			body: anthropicMsgStart + anthropicBlockStart(0, `{"type":"web_fetch_tool_result","tool_use_id":"srvtoolu_1","content":[]}`),
 			want: start + ` error(502)`,
-			msg:  `content block type "web_search_tool_result" cannot be translated yet`,
-		},
-		{
-			name: "citations_delta cannot be translated yet",
-			body: anthropicMsgStart + anthropicTextStart(0) + anthropicDelta(0, `{"type":"citations_delta","citation":{"type":"char_location","cited_text":"x"}}`),
-			want: start + ` part_start(0,0) error(502)`,
-			msg:  `delta type "citations_delta" cannot be translated yet`,
+			msg:  `content block type "web_fetch_tool_result" cannot be translated yet`,
 		},
 		{
 			name: "input_json_delta on a text block",
@@ -699,6 +694,10 @@ var anthropicRecordedStreams = []struct {
 	usage   Usage // final usage
 	calls   []anthropicCall
 	errWhat string
+	// searches are the queries of the hosted web searches (server tool
+	// calls), and results the number of their result parts.
+	searches []string
+	results  int
 }{
 	{
 		file: "anthropic-messages/claude-sonnet-4-text-stream.json", id: "msg_01R8GdyyLQUhUfyjqSCMbnWg", model: "claude-sonnet-4-20250514",
@@ -742,7 +741,15 @@ var anthropicRecordedStreams = []struct {
 	},
 	{
 		file: "anthropic-messages/claude-sonnet-4-5-pause-turn-web-search-stream.json", id: "msg_01SC6GnkBDsmEDqyXQpQ2ipm", model: "claude-sonnet-4-5-20250929",
-		text: "I'll run these searches one at a time as requested. Let me start:", usage: Usage{Known: true, InputTokens: 2479, OutputTokens: 6}, errWhat: `"server_tool_use"`,
+		text: "I'll run these searches one at a time as requested. Let me start:" +
+			"Let me continue with the remaining searches you requested:" + "Now continuing with the remaining searches:",
+		stop: mapping.StopPauseTurn, usage: Usage{Known: true, InputTokens: 404500, OutputTokens: 943, ReasoningTokens: 261},
+		searches: []string{"San Francisco weather today", "San Francisco sunrise time today", "Golden Gate Bridge traffic today",
+			"San Francisco air quality today", "San Francisco events this week", "San Francisco ferry schedule today",
+			"prevailing information on quantum computing today", "latest news on the stock market today",
+			"latest news on the weather in San Francisco today", "latest news on the traffic in San Francisco today",
+			"latest news on the air quality in San Francisco today"},
+		results: 10,
 	},
 	{
 		file: "vertex-anthropic/claude-3-7-sonnet-forced-tool-complex-stream.json", id: "msg_vrtx_01CgkZ1g6PHNfBLee3NPfQ1q", model: "claude-3-7-sonnet-20250219",
@@ -784,6 +791,9 @@ func TestAnthropicStreamDecodeRecordings(t *testing.T) {
 				t.Errorf("tool calls %q, want %q", calls, tt.calls)
 			}
 			s.Text = text
+			if searches, results := anthropicSearches(t, evs); !reflect.DeepEqual(searches, tt.searches) || results != tt.results {
+				t.Errorf("searches %q and %d results, want %q and %d", searches, results, tt.searches, tt.results)
+			}
 			if s.ID != tt.id || s.Model != tt.model {
 				t.Errorf("id %q model %q", s.ID, s.Model)
 			}
@@ -805,6 +815,33 @@ func TestAnthropicStreamDecodeRecordings(t *testing.T) {
 			}
 		})
 	}
+}
+
+// anthropicSearches returns the queries of the server tool calls in evs and
+// the number of server tool results, each with an id and sources.
+func anthropicSearches(t *testing.T, evs []Event) (queries []string, results int) {
+	t.Helper()
+	open := -1
+	var args string
+	for _, ev := range evs {
+		switch {
+		case ev.Type == EventPartStart && ev.Part == PartServerToolCall:
+			open, args = ev.Index, ""
+			if ev.ToolName != "web_search" || !strings.HasPrefix(ev.ToolCallID, "srvtoolu_") {
+				t.Errorf("search call %+v", ev)
+			}
+		case ev.Type == EventPartStart && ev.Part == PartServerToolResult:
+			results++
+			if len(ev.Sources) == 0 || !strings.HasPrefix(ev.ToolCallID, "srvtoolu_") {
+				t.Errorf("search result %+v", ev)
+			}
+		case ev.Type == EventPartDelta && ev.Index == open:
+			args += ev.Text
+		case ev.Type == EventPartStop && ev.Index == open:
+			queries, open = append(queries, searchQuery(args)), -1
+		}
+	}
+	return queries, results
 }
 
 // anthropicSSEEvent is a detached SSE event.

@@ -884,9 +884,12 @@ func (d *geminiStreamDecoder) Close(out []Event, cause error) []Event {
 // appendGeminiResponse does. When a thought or another signature comes
 // first, or the stream ends, it goes out on an empty text part of its own.
 type geminiStreamEncoder struct {
-	req   *Request
-	id    string
-	model string
+	req *Request
+	// server hides hosted search parts and citations, which this
+	// protocol cannot carry in a stream.
+	server serverFilter
+	id     string
+	model  string
 	// usage is the latest usage, repeated on every chunk as Gemini does.
 	usage Usage
 	// stop is reported on the last chunk, with message (the stop's
@@ -919,6 +922,9 @@ func newGeminiStreamEncoder(req *Request) *geminiStreamEncoder { return &geminiS
 // Encode implements StreamEncoder.
 func (e *geminiStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 	if e.done {
+		return dst
+	}
+	if e.server.skip(ev) {
 		return dst
 	}
 	switch ev.Type {

@@ -593,6 +593,9 @@ func chatUpstreamError(v gjson.Result) *Error {
 // or, on an error, data: {"error":{...}} and nothing after it.
 type chatStreamEncoder struct {
 	req *Request
+	// server hides hosted search parts and citations, which this
+	// protocol cannot carry in a stream.
+	server serverFilter
 	// prefix is `data: {"id":...,"object":...,"created":...,"model":...,"choices":[`,
 	// built once so that every chunk repeats the same id, created and model.
 	prefix []byte
@@ -632,6 +635,9 @@ func newChatStreamEncoder(req *Request) *chatStreamEncoder {
 // Encode implements StreamEncoder.
 func (e *chatStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 	if e.done {
+		return dst
+	}
+	if e.server.skip(ev) {
 		return dst
 	}
 	switch ev.Type {

@@ -8,7 +8,7 @@ type EventType uint8
 // Canonical stream event types. A decoded stream is always well formed:
 //
 //	EventStart
-//	( EventPartStart EventPartDelta* EventPartStop | EventUsage )*
+//	( EventPartStart ( EventPartDelta | EventCitation )* EventPartStop | EventUsage )*
 //	EventStop? EventUsage*
 //	( EventEnd | EventError )
 //
@@ -41,9 +41,15 @@ const (
 	// EventError ends the stream with Err: an in-stream error from the
 	// upstream, a truncated stream, or an event that could not be decoded.
 	EventError
+	// EventCitation adds Citation to the open text part Index (Anthropic
+	// citations_delta, Responses output_text.annotation.added). Its
+	// offsets are bytes of the part's text as streamed so far and after;
+	// End -1 cites the whole part. Encoders whose protocol cannot carry
+	// citations in a stream ignore it.
+	EventCitation
 )
 
-var eventTypeNames = [...]string{"start", "part_start", "part_delta", "part_stop", "usage", "stop", "end", "error"}
+var eventTypeNames = [...]string{"start", "part_start", "part_delta", "part_stop", "usage", "stop", "end", "error", "citation"}
 
 // String returns the event type's name, for logs and tests.
 func (t EventType) String() string {
@@ -76,6 +82,15 @@ type Event struct {
 	// Redacted marks a reasoning part that is Anthropic redacted_thinking
 	// (EventPartStart of a PartReasoning); it has no deltas.
 	Redacted bool
+	// Sources are the pages a PartServerToolResult found (its
+	// EventPartStart; such a part has no deltas). IsError marks a failed
+	// search, with the provider's error code in Text.
+	Sources []Source
+	// IsError marks a PartServerToolResult that reports a failed search
+	// (EventPartStart).
+	IsError bool
+	// Citation is what an EventCitation adds.
+	Citation Citation
 	// Signature, on the EventPartStop of a PartReasoning, is the part's
 	// opaque value (see Part.Signature), issued by family Origin. It comes
 	// at the stop because every upstream sends it last (Anthropic
@@ -165,6 +180,35 @@ func NewStreamEncoder(p Protocol, req *Request) StreamEncoder {
 	return nil
 }
 
+// serverFilter hides hosted search parts and citations from a stream
+// encoder whose protocol cannot carry them in a stream (Chat, Gemini): the
+// answer itself still reaches the client.
+type serverFilter struct {
+	open  bool // a server tool part is open
+	index int  // its index
+}
+
+// skip reports whether ev belongs to a hidden part or is a citation.
+func (f *serverFilter) skip(ev *Event) bool {
+	switch ev.Type {
+	case EventCitation:
+		return true
+	case EventPartStart:
+		if ev.Part == PartServerToolCall || ev.Part == PartServerToolResult {
+			f.open, f.index = true, ev.Index
+			return true
+		}
+	case EventPartDelta:
+		return f.open && ev.Index == f.index
+	case EventPartStop:
+		if f.open && ev.Index == f.index {
+			f.open = false
+			return true
+		}
+	}
+	return false
+}
+
 // truncated is the error for an upstream stream that ended before its
 // terminal event.
 func truncated(p Protocol, cause error) *Error {
@@ -182,15 +226,24 @@ func truncated(p Protocol, cause error) *Error {
 func AppendResponseEvents(out []Event, resp *Response) []Event {
 	out = append(out, Event{Type: EventStart, ID: resp.ID, Model: resp.Model, Created: resp.Created})
 	for i, p := range resp.Content {
-		out = append(out, Event{Type: EventPartStart, Index: i, Part: p.Type, ToolCallID: p.ToolCallID, ToolName: p.ToolName,
-			ItemID: p.ItemID, Redacted: p.Redacted})
-		// A tool call's deltas are its arguments; other parts' their text.
+		start := Event{Type: EventPartStart, Index: i, Part: p.Type, ToolCallID: p.ToolCallID, ToolName: p.ToolName,
+			ItemID: p.ItemID, Redacted: p.Redacted}
+		// A tool call's deltas are its arguments; other parts' their
+		// text. A search result comes whole at its start.
 		delta := p.Text
-		if p.Type == PartToolCall {
+		switch p.Type {
+		case PartToolCall, PartServerToolCall:
 			delta = p.Arguments
+		case PartServerToolResult:
+			start.Sources, start.IsError, start.Text = p.Sources, p.IsError, p.Text
+			delta = ""
 		}
+		out = append(out, start)
 		if delta != "" {
 			out = append(out, Event{Type: EventPartDelta, Index: i, Text: delta})
+		}
+		for _, c := range p.Citations {
+			out = append(out, Event{Type: EventCitation, Index: i, Citation: c})
 		}
 		out = append(out, Event{Type: EventPartStop, Index: i, Signature: p.Signature, Origin: p.Origin})
 	}
