@@ -42,6 +42,10 @@ type responsesStreamDecoder struct {
 	callItem string // item id of the open function call part
 	calls    int    // function calls seen: completed means tool use
 
+	// cites are the url_citation annotations of the open text part,
+	// with character indexes, until its output_text.done.
+	cites []Citation
+
 	// A reasoning item opens its part at its first text, or at its
 	// output_item.done when it has none, so that an item with neither
 	// text nor encrypted content (a request without summary or include)
@@ -69,6 +73,7 @@ type responsesEventFields struct {
 	code, message, param         gjson.Result
 	arguments, itemID            gjson.Result
 	summaryIndex, contentIndex   gjson.Result
+	annotation                   gjson.Result
 }
 
 // Decode implements StreamDecoder.
@@ -158,7 +163,19 @@ func (d *responsesStreamDecoder) Decode(out []Event, name, data []byte, bare boo
 		}
 		return d.fail(out, badUpstream(OpenAIResponses, "stream event has no type"))
 	case "response.output_text.annotation.added":
-		return d.fail(out, responsesNotYet("output text annotations (citations)"))
+		// Kept until output_text.done gives the text that their
+		// character indexes count in.
+		if n := len(d.cites); d.open && d.openKind == PartText {
+			if d.cites = decodeURLCitation(f.annotation, "", d.cites); len(d.cites) > n {
+				c := &d.cites[n]
+				c.URL, c.Title = strings.Clone(c.URL), strings.Clone(c.Title)
+				c.Start = int(f.annotation.Get("start_index").Int())
+				if c.End == 0 {
+					c.End = int(f.annotation.Get("end_index").Int())
+				}
+			}
+		}
+		return out
 	case "response.reasoning_summary_text.delta":
 		return d.reasoningText(out, f.summaryIndex, true, f.delta, false)
 	case "response.reasoning_summary_text.done":
@@ -237,6 +254,8 @@ func (d *responsesStreamDecoder) scan(raw string, f *responsesEventFields) {
 			dst = &f.summaryIndex
 		case "content_index":
 			dst = &f.contentIndex
+		case "annotation":
+			dst = &f.annotation
 		}
 		if dst != nil {
 			*dst = d.text.result(raw[i:end])
@@ -346,13 +365,30 @@ func (d *responsesStreamDecoder) callArguments(out []Event, itemID, v gjson.Resu
 	return append(out, Event{Type: EventPartDelta, Index: d.openIndex, Text: v.Str})
 }
 
-// closePart closes the open part, if any.
+// closePart closes the open part, if any, after the citations still kept
+// for it (a part closed without its output_text.done: their indexes are
+// taken as bytes, which they are for ASCII text).
 func (d *responsesStreamDecoder) closePart(out []Event) []Event {
 	if !d.open {
 		return out
 	}
+	out = d.flushCites(out, "")
 	d.open = false
 	return append(out, Event{Type: EventPartStop, Index: d.openIndex})
+}
+
+// flushCites emits the kept citations of the open text part, converting
+// their character indexes to byte offsets of text when it is known.
+func (d *responsesStreamDecoder) flushCites(out []Event, text string) []Event {
+	for k := range d.cites {
+		c := d.cites[k]
+		if text != "" {
+			c.Start, c.End = byteIndex(text, c.Start), byteIndex(text, c.End)
+		}
+		out = append(out, Event{Type: EventCitation, Index: d.openIndex, Citation: c})
+	}
+	d.cites = d.cites[:0]
+	return out
 }
 
 // appendText appends text to the open part, which must be of kind k; a
@@ -384,6 +420,9 @@ func (d *responsesStreamDecoder) delta(out []Event, k PartType, v gjson.Result) 
 func (d *responsesStreamDecoder) doneText(out []Event, k PartType, v gjson.Result) []Event {
 	if v.Type != gjson.String && v.Exists() && v.Type != gjson.Null {
 		return d.fail(out, badUpstream(OpenAIResponses, "done text is not a string"))
+	}
+	if len(d.cites) > 0 && d.open && d.openKind == PartText {
+		out = d.flushCites(out, v.Str)
 	}
 	if v.Str == "" || (d.open && d.openKind == k && d.filled) {
 		return out
@@ -463,6 +502,9 @@ func (d *responsesStreamDecoder) itemAdded(out []Event, item gjson.Result) []Eve
 		return out
 	case "function_call":
 		return d.startCall(out, item)
+	case "web_search_call":
+		// The search comes whole at its output_item.done.
+		return d.closePart(out)
 	case "reasoning":
 		// The part opens with its first text (see rsItem). Its
 		// encrypted_content here may be incomplete (protocols.md
@@ -581,6 +623,8 @@ func (d *responsesStreamDecoder) itemDone(out []Event, item gjson.Result) []Even
 		return d.closePart(out)
 	case "reasoning":
 		return d.reasoningDone(out, item)
+	case "web_search_call":
+		return d.searchDone(d.closePart(out), item)
 	case "function_call":
 		if !d.callOpen(item.Get("id").String()) {
 			out = d.startCall(out, item)
@@ -592,6 +636,28 @@ func (d *responsesStreamDecoder) itemDone(out []Event, item gjson.Result) []Even
 			out = append(out, Event{Type: EventPartDelta, Index: d.openIndex, Text: args.Str})
 		}
 		return d.closePart(out)
+	}
+	return out
+}
+
+// searchDone emits a finished web_search_call item as a search call part
+// and, when it has sources, a result part (see decodeResponsesSearchCall).
+func (d *responsesStreamDecoder) searchDone(out []Event, item gjson.Result) []Event {
+	var r Response
+	decodeResponsesSearchCall(item, &r)
+	for k := range r.Content {
+		p := &r.Content[k]
+		ev := Event{Type: EventPartStart, Index: d.next, Part: p.Type, ToolCallID: p.ToolCallID, ToolName: p.ToolName,
+			Sources: p.Sources, IsError: p.IsError, Text: p.Text}
+		if !d.started {
+			out = d.ensureStarted(out)
+		}
+		out = append(out, ev)
+		if p.Type == PartServerToolCall {
+			out = append(out, Event{Type: EventPartDelta, Index: d.next, Text: p.Arguments})
+		}
+		out = append(out, Event{Type: EventPartStop, Index: d.next})
+		d.next++
 	}
 	return out
 }
@@ -795,6 +861,9 @@ type responsesStreamEncoder struct {
 type responsesStreamPart struct {
 	kind       PartType
 	start, end int
+	// cites are a text part's citations (copies), sent as annotations
+	// when the part ends, once its whole text is known.
+	cites []Citation
 }
 
 // responsesStreamItem is one output item: a message with the parts
@@ -815,6 +884,18 @@ type responsesStreamItem struct {
 	redacted  bool
 	itemID    string
 	encrypted string
+
+	// Calls of the client's custom tools (custom_tool_call items, whose
+	// input is sent at the end) and of namespaced functions.
+	custom    bool
+	namespace string
+
+	// Hosted searches (web_search_call items): the item stays open after
+	// the call's arguments until its results (sources, failed) come or
+	// another part starts.
+	search  bool
+	sources []Source
+	failed  bool
 }
 
 func newResponsesStreamEncoder(req *Request) *responsesStreamEncoder {
@@ -837,8 +918,20 @@ func (e *responsesStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 			dst = e.callStart(dst, ev)
 		case PartReasoning:
 			dst = e.reasoningStart(dst, ev)
+		case PartServerToolCall:
+			dst = e.searchStart(dst, ev)
+		case PartServerToolResult:
+			dst = e.searchResult(dst, ev)
 		default:
 			dst = e.partStart(dst, ev.Part)
+		}
+	case EventCitation:
+		if e.partOpen {
+			p := &e.parts[len(e.parts)-1]
+			c := ev.Citation
+			c.URL, c.Title, c.CitedText = strings.Clone(c.URL), strings.Clone(c.Title), strings.Clone(c.CitedText)
+			// Offsets count from the part's start in e.text.
+			p.cites = append(p.cites, c)
 		}
 	case EventPartDelta:
 		if ev.Text != "" {
@@ -857,6 +950,8 @@ func (e *responsesStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 		switch {
 		case e.partOpen:
 			dst = e.partStop(dst)
+		case e.searchOpen():
+			// The item waits for its results.
 		case e.callOpen():
 			dst = e.callStop(dst)
 		case e.reasoningOpen():
@@ -943,6 +1038,9 @@ func (e *responsesStreamEncoder) last() *responsesStreamItem { return &e.items[l
 // callOpen reports whether a function call item is open.
 func (e *responsesStreamEncoder) callOpen() bool { return e.itemOpen && e.last().call }
 
+// searchOpen reports whether a web_search_call item is open.
+func (e *responsesStreamEncoder) searchOpen() bool { return e.itemOpen && e.last().search }
+
 // reasoningOpen reports whether a reasoning item is open.
 func (e *responsesStreamEncoder) reasoningOpen() bool { return e.itemOpen && e.last().reasoning }
 
@@ -972,6 +1070,8 @@ func (e *responsesStreamEncoder) appendPartRef(dst []byte, logprobs bool) []byte
 // itemAdded sends response.output_item.added for a new item.
 func (e *responsesStreamEncoder) itemAdded(dst []byte, it responsesStreamItem) []byte {
 	switch {
+	case it.search:
+		it.id = responsesSearchItemID(it.callID, e.id, len(e.items))
 	case !it.reasoning:
 		it.id = responsesOutputItemID(e.id, len(e.items), it.call)
 	case it.itemID != "":
@@ -1009,6 +1109,8 @@ func (e *responsesStreamEncoder) closeItem(dst []byte, status string) []byte {
 		dst = e.partStop(dst)
 	}
 	switch {
+	case e.searchOpen():
+		dst = e.searchStop(dst)
 	case e.callOpen():
 		dst = e.callStop(dst)
 	case e.reasoningOpen():
@@ -1071,11 +1173,21 @@ func (e *responsesStreamEncoder) delta(dst []byte, text string) []byte {
 	return e.finishEvent(dst)
 }
 
-// partStop sends the part's .done event with its full text, then
+// partStop sends the part's annotations (its citations, now that its text
+// is known), its .done event with its full text, then
 // response.content_part.done.
 func (e *responsesStreamEncoder) partStop(dst []byte) []byte {
 	p := &e.parts[len(e.parts)-1]
 	full := bytesToString(e.text[p.start:p.end])
+	for k := range p.cites {
+		dst = e.begin(dst, "response.output_text.annotation.added")
+		dst = append(dst, `,"annotation":`...)
+		dst = appendURLCitation(dst, &p.cites[k], full, 0)
+		dst = append(dst, `,"annotation_index":`...)
+		dst = appendInt(dst, int64(k))
+		dst = e.appendPartRef(dst, false)
+		dst = e.finishEvent(dst)
+	}
 	if p.kind == PartRefusal {
 		dst = e.begin(dst, "response.refusal.done")
 		dst = e.appendPartRef(dst, false)
@@ -1101,15 +1213,25 @@ func (e *responsesStreamEncoder) callStart(dst []byte, ev *Event) []byte {
 	dst = e.closeItem(dst, "completed")
 	e.sentCall = true
 	at := len(e.text)
-	return e.itemAdded(dst, responsesStreamItem{call: true, callID: strings.Clone(ev.ToolCallID), name: strings.Clone(ev.ToolName),
-		args: responsesStreamPart{kind: PartToolCall, start: at, end: at}})
+	it := responsesStreamItem{call: true, callID: strings.Clone(ev.ToolCallID), name: strings.Clone(ev.ToolName),
+		args: responsesStreamPart{kind: PartToolCall, start: at, end: at}}
+	if t := restoreResponsesTool(e.req, ev.ToolName); t != nil {
+		// A custom tool or a namespaced function of the client's
+		// request, which the upstream knew as a plain function.
+		it.name, it.namespace, it.custom = t.Name, t.Namespace, t.Kind == ToolCustom
+	}
+	return e.itemAdded(dst, it)
 }
 
-// callDelta sends an arguments fragment and keeps it.
+// callDelta sends an arguments fragment and keeps it. A custom tool's
+// input is inside the arguments' JSON: it is sent whole at the end.
 func (e *responsesStreamEncoder) callDelta(dst []byte, text string) []byte {
 	it := e.last()
 	e.text = append(e.text, text...)
 	it.args.end = len(e.text)
+	if it.custom || it.search {
+		return dst
+	}
 	dst = e.begin(dst, "response.function_call_arguments.delta")
 	dst = append(dst, `,"delta":`...)
 	dst = appendString(dst, text)
@@ -1122,6 +1244,23 @@ func (e *responsesStreamEncoder) callDelta(dst []byte, text string) []byte {
 // "{}", as one delta, so that clients summing the deltas agree with .done.
 func (e *responsesStreamEncoder) callStop(dst []byte) []byte {
 	it := e.last()
+	if it.custom {
+		// The raw input, as one delta and its .done.
+		input := customInput(bytesToString(e.text[it.args.start:it.args.end]))
+		if input != "" {
+			dst = e.begin(dst, "response.custom_tool_call_input.delta")
+			dst = append(dst, `,"delta":`...)
+			dst = appendString(dst, input)
+			dst = e.appendItemRef(dst)
+			dst = e.finishEvent(dst)
+		}
+		dst = e.begin(dst, "response.custom_tool_call_input.done")
+		dst = append(dst, `,"input":`...)
+		dst = appendString(dst, input)
+		dst = e.appendItemRef(dst)
+		dst = e.finishEvent(dst)
+		return e.itemDone(dst, "completed")
+	}
 	if it.args.start == it.args.end {
 		dst = e.callDelta(dst, "{}")
 	}
@@ -1133,6 +1272,50 @@ func (e *responsesStreamEncoder) callStop(dst []byte) []byte {
 	dst = appendString(dst, it.name)
 	dst = e.finishEvent(dst)
 	return e.itemDone(dst, "completed")
+}
+
+// searchStart closes what is open and sends response.output_item.added
+// for a web_search_call item and its in_progress and searching events; the
+// search's arguments are kept for its query.
+func (e *responsesStreamEncoder) searchStart(dst []byte, ev *Event) []byte {
+	dst = e.closeItem(dst, "completed")
+	at := len(e.text)
+	dst = e.itemAdded(dst, responsesStreamItem{call: true, search: true, callID: strings.Clone(ev.ToolCallID),
+		args: responsesStreamPart{kind: PartServerToolCall, start: at, end: at}})
+	for _, name := range [...]string{"response.web_search_call.in_progress", "response.web_search_call.searching"} {
+		dst = e.begin(dst, name)
+		dst = e.appendItemRef(dst)
+		dst = e.finishEvent(dst)
+	}
+	return dst
+}
+
+// searchResult gives the open web_search_call item the sources of a search
+// result and completes it. A result of no open search is left out.
+func (e *responsesStreamEncoder) searchResult(dst []byte, ev *Event) []byte {
+	if !e.searchOpen() || ev.ToolCallID != "" && ev.ToolCallID != e.last().callID {
+		dst = e.closeItem(dst, "completed")
+		return dst
+	}
+	it := e.last()
+	for _, src := range ev.Sources {
+		it.sources = append(it.sources, Source{URL: strings.Clone(src.URL)})
+	}
+	it.failed = it.failed || ev.IsError
+	return e.searchStop(dst)
+}
+
+// searchStop sends response.web_search_call.completed and the item's
+// output_item.done.
+func (e *responsesStreamEncoder) searchStop(dst []byte) []byte {
+	dst = e.begin(dst, "response.web_search_call.completed")
+	dst = e.appendItemRef(dst)
+	dst = e.finishEvent(dst)
+	status := "completed"
+	if e.last().failed {
+		status = "failed"
+	}
+	return e.itemDone(dst, status)
 }
 
 // reasoningStart closes what is open and sends response.output_item.added
@@ -1350,6 +1533,32 @@ func (e *responsesStreamEncoder) appendItem(dst []byte, it *responsesStreamItem,
 		}
 		return append(dst, '}')
 	}
+	if it.search {
+		if status != "failed" && status != "in_progress" {
+			status = "completed"
+		}
+		return appendResponsesSearchItem(dst, it.id, status, searchQuery(bytesToString(e.text[it.args.start:it.args.end])),
+			[]Part{{Sources: it.sources}})
+	}
+	if it.custom {
+		dst = append(dst, `{"type":"custom_tool_call","id":`...)
+		dst = appendString(dst, it.id)
+		dst = append(dst, `,"call_id":`...)
+		dst = appendString(dst, it.callID)
+		dst = append(dst, `,"name":`...)
+		dst = appendString(dst, it.name)
+		if it.namespace != "" {
+			dst = append(dst, `,"namespace":`...)
+			dst = appendString(dst, it.namespace)
+		}
+		dst = append(dst, `,"input":`...)
+		input := ""
+		if status != "in_progress" {
+			input = customInput(bytesToString(e.text[it.args.start:it.args.end]))
+		}
+		dst = appendString(dst, input)
+		return append(dst, '}')
+	}
 	if it.call {
 		dst = append(dst, `{"type":"function_call","id":`...)
 		dst = appendString(dst, it.id)
@@ -1357,6 +1566,10 @@ func (e *responsesStreamEncoder) appendItem(dst []byte, it *responsesStreamItem,
 		dst = appendString(dst, it.callID)
 		dst = append(dst, `,"name":`...)
 		dst = appendString(dst, it.name)
+		if it.namespace != "" {
+			dst = append(dst, `,"namespace":`...)
+			dst = appendString(dst, it.namespace)
+		}
 		dst = append(dst, `,"arguments":`...)
 		dst = appendString(dst, bytesToString(e.text[it.args.start:it.args.end]))
 		dst = append(dst, `,"status":`...)
@@ -1387,5 +1600,10 @@ func (e *responsesStreamEncoder) appendPart(dst []byte, p *responsesStreamPart) 
 	}
 	dst = append(dst, `{"type":"output_text","text":`...)
 	dst = appendString(dst, text)
-	return append(dst, `,"annotations":[],"logprobs":[]}`...)
+	if len(p.cites) == 0 {
+		return append(dst, `,"annotations":[],"logprobs":[]}`...)
+	}
+	dst = append(dst, `,"annotations":`...)
+	dst = appendURLCitations(dst, &Part{Text: text, Citations: p.cites})
+	return append(dst, `,"logprobs":[]}`...)
 }

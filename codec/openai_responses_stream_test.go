@@ -29,6 +29,10 @@ func responsesEventString(ev Event) string {
 			return fmt.Sprintf("part_start %d call %s %s", ev.Index, ev.ToolCallID, ev.ToolName)
 		case PartReasoning:
 			return fmt.Sprintf("part_start %d reasoning %s", ev.Index, ev.ItemID)
+		case PartServerToolCall:
+			return fmt.Sprintf("part_start %d search %s", ev.Index, ev.ToolCallID)
+		case PartServerToolResult:
+			return fmt.Sprintf("part_start %d results %s %v %v", ev.Index, ev.ToolCallID, ev.Sources, ev.IsError)
 		}
 		return fmt.Sprintf("part_start %d text", ev.Index)
 	case EventPartDelta:
@@ -45,6 +49,9 @@ func responsesEventString(ev Event) string {
 		return "stop " + ev.StopReason.String()
 	case EventEnd:
 		return "end"
+	case EventCitation:
+		c := ev.Citation
+		return fmt.Sprintf("citation %d %s %q %d-%d", ev.Index, c.URL, c.Title, c.Start, c.End)
 	case EventError:
 		return fmt.Sprintf("error %d %d %q", ev.Err.Status, ev.Err.Kind, ev.Err.Message)
 	}
@@ -311,14 +318,28 @@ func TestResponsesStreamDecodeEvents(t *testing.T) {
 		{"events after the end ignored", rsStart + rsDoneOK + rsStart + rsDelta(0, "late") + "data: [DONE]\n\n",
 			[]string{rsWantStart, rsWantUsage, "stop end", "end"}},
 
-		// Content that cannot be translated yet.
-		{"web search call", rsStart + rsEv("response.output_item.added", `,"output_index":0,"item":{"type":"web_search_call","id":"ws_1"}`),
-			[]string{rsWantStart, `error 502 11 "upstream openai-responses stream: output item type \"web_search_call\" cannot be translated yet"`}},
+		// Hosted searches and citations.
+		{"web search call", rsStart + rsEv("response.output_item.added", `,"output_index":0,"item":{"type":"web_search_call","id":"ws_1","status":"in_progress"}`) +
+			rsEv("response.web_search_call.in_progress", `,"output_index":0,"item_id":"ws_1"`) +
+			rsEv("response.output_item.done", `,"output_index":0,"item":{"type":"web_search_call","id":"ws_1","status":"completed","action":{"type":"search","query":"go","sources":[{"type":"url","url":"https://go.dev"}]}}`) +
+			rsItem + rsText(1, "answer") + rsItemDone + rsDoneOK,
+			[]string{rsWantStart, "part_start 0 search ws_1", `delta 0 "{\"query\":\"go\"}"`, "part_stop 0",
+				"part_start 1 results ws_1 [{https://go.dev  }] false", "part_stop 1",
+				"part_start 2 text", `delta 2 "answer"`, "part_stop 2", rsWantUsage, "stop end", "end"}},
 		{"web search call after text", rsStart + rsItem + rsPartAdded(0, "output_text") + rsDelta(0, "x") +
-			rsEv("response.output_item.added", `,"output_index":1,"item":{"type":"web_search_call","id":"ws_1","status":"in_progress"}`),
-			[]string{rsWantStart, "part_start 0 text", `delta 0 "x"`, `error 502 11 "upstream openai-responses stream: output item type \"web_search_call\" cannot be translated yet"`}},
-		{"annotation", rsStart + rsItem + rsPartAdded(0, "output_text") + rsEv("response.output_text.annotation.added", `,"annotation":{"type":"url_citation"}`),
-			[]string{rsWantStart, "part_start 0 text", `error 502 11 "upstream openai-responses stream: output text annotations (citations) cannot be translated yet"`}},
+			rsEv("response.output_item.added", `,"output_index":1,"item":{"type":"web_search_call","id":"ws_1","status":"in_progress"}`) +
+			rsEv("response.output_item.done", `,"output_index":1,"item":{"type":"web_search_call","id":"ws_1","status":"failed","action":{"type":"open_page","url":"https://a"}}`),
+			[]string{rsWantStart, "part_start 0 text", `delta 0 "x"`, "part_stop 0", "part_start 1 search ws_1", `delta 1 "{\"query\":\"\"}"`, "part_stop 1",
+				"part_start 2 results ws_1 [] true", "part_stop 2", `error 502 11 "upstream openai-responses stream ended before it was complete"`}},
+		{"annotation", rsStart + rsItem + rsPartAdded(0, "output_text") + rsDelta(0, "héllo go") +
+			rsEv("response.output_text.annotation.added", `,"annotation":{"type":"url_citation","start_index":6,"end_index":8,"url":"https://go.dev","title":"Go"}`) +
+			rsEv("response.output_text.annotation.added", `,"annotation":{"type":"file_citation","index":1}`) +
+			rsEv("response.output_text.done", `,"content_index":0,"text":"héllo go"`) + rsItemDone + rsDoneOK,
+			[]string{rsWantStart, "part_start 0 text", `delta 0 "héllo go"`, `citation 0 https://go.dev "Go" 7-9`, "part_stop 0", rsWantUsage, "stop end", "end"}},
+		{"annotation without done", rsStart + rsItem + rsPartAdded(0, "output_text") + rsDelta(0, "go") +
+			rsEv("response.output_text.annotation.added", `,"annotation":{"type":"url_citation","start_index":0,"end_index":2,"url":"https://go.dev","title":"Go"}`) +
+			rsItemDone + rsDoneOK,
+			[]string{rsWantStart, "part_start 0 text", `delta 0 "go"`, `citation 0 https://go.dev "Go" 0-2`, "part_stop 0", rsWantUsage, "stop end", "end"}},
 		{"unknown content part", rsStart + rsItem + rsEv("response.content_part.added", `,"part":{"type":"output_audio"}`),
 			[]string{rsWantStart, `error 502 11 "upstream openai-responses stream: content part type \"output_audio\" cannot be translated yet"`}},
 		{"unknown content part done", rsStart + rsItem + rsEv("response.content_part.done", `,"part":{"type":"output_audio"}`),

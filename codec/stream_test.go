@@ -52,6 +52,15 @@ func appendDetached(out, evs []Event) []Event {
 		ev.Signature = strings.Clone(ev.Signature)
 		ev.StopDetails.Category = strings.Clone(ev.StopDetails.Category)
 		ev.StopDetails.Explanation = strings.Clone(ev.StopDetails.Explanation)
+		ev.Citation.URL, ev.Citation.Title = strings.Clone(ev.Citation.URL), strings.Clone(ev.Citation.Title)
+		ev.Citation.CitedText = strings.Clone(ev.Citation.CitedText)
+		if ev.Sources != nil {
+			srcs := make([]Source, len(ev.Sources))
+			for k, s := range ev.Sources {
+				srcs[k] = Source{URL: strings.Clone(s.URL), Title: strings.Clone(s.Title), PageAge: strings.Clone(s.PageAge)}
+			}
+			ev.Sources = srcs
+		}
 		if ev.Err != nil {
 			e := *ev.Err
 			e.Message, e.Code, e.Param = strings.Clone(e.Message), strings.Clone(e.Code), strings.Clone(e.Param)
