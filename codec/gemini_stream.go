@@ -66,6 +66,8 @@ type geminiStreamDecoder struct {
 	usage Usage
 	// calls counts the function calls started, for synthesised ids.
 	calls int
+	// grounded reports that a groundingMetadata's searches were emitted.
+	grounded bool
 	// responseID is the stream's responseId, for synthesised call ids.
 	responseID string
 	// partial holds the arguments of a function call whose arguments are
@@ -283,6 +285,10 @@ func (d *geminiStreamDecoder) candidate(out []Event, s string, i int) ([]Event, 
 			reason, end = d.value(s, j)
 		case "finishMessage":
 			message, end = d.value(s, j)
+		case "groundingMetadata":
+			var v gjson.Result
+			v, end = d.value(s, j)
+			out = d.grounding(out, v)
 		case "index":
 			var v gjson.Result
 			v, end = d.value(s, j)
@@ -316,6 +322,36 @@ func (d *geminiStreamDecoder) candidate(out []Event, s string, i int) ([]Event, 
 		}
 	}
 	return out, end
+}
+
+// grounding emits the searches of a groundingMetadata (Gemini sends it
+// once, with the last chunk) as search call and result parts, after what
+// came before (see decodeGeminiGrounding); its supports, whose segments
+// point into text already sent, are left out: a stream cannot add
+// citations to parts that are closed.
+func (d *geminiStreamDecoder) grounding(out []Event, v gjson.Result) []Event {
+	if d.grounded || !v.IsObject() || d.partial != nil {
+		return out
+	}
+	lead := decodeGeminiGrounding(v, nil, nil)
+	if len(lead) == 0 {
+		return out
+	}
+	d.grounded = true
+	if d.open {
+		out = append(out, Event{Type: EventPartStop, Index: d.next - 1})
+		d.open = false
+	}
+	for k := range lead {
+		p := &lead[k]
+		out = append(out, Event{Type: EventPartStart, Index: d.next, Part: p.Type, ToolCallID: p.ToolCallID, ToolName: p.ToolName, Sources: p.Sources})
+		if p.Type == PartServerToolCall {
+			out = append(out, Event{Type: EventPartDelta, Index: d.next, Text: p.Arguments})
+		}
+		out = append(out, Event{Type: EventPartStop, Index: d.next})
+		d.next++
+	}
+	return out
 }
 
 // content decodes candidates[0].content at s[i].

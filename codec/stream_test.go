@@ -116,6 +116,10 @@ func wellFormed(evs []Event) error {
 			if ev.Index != open || ev.Text == "" {
 				return bad("delta for a part that is not open, or empty")
 			}
+		case EventCitation:
+			if ev.Index != open {
+				return bad("citation for a part that is not open")
+			}
 		case EventPartStop:
 			if ev.Index != open {
 				return bad("stop for a part that is not open")
@@ -151,6 +155,11 @@ type streamSummary struct {
 	Model    string
 	Err      *Error
 	Complete bool
+	// Searches are the queries of hosted search calls ("query;" each),
+	// Results the pages of their results, Cites the citations.
+	Searches string
+	Results  int
+	Cites    int
 }
 
 // summarize folds canonical events into what a client would assemble.
@@ -170,8 +179,17 @@ func summarize(evs []Event) streamSummary {
 			if ev.Part == PartToolCall {
 				tools = append(tools, ev.ToolCallID+" "+ev.ToolName+" ")
 			}
+			s.Results += len(ev.Sources)
+		case EventCitation:
+			s.Cites++
+		case EventPartStop:
+			if kinds[ev.Index] == PartServerToolCall {
+				s.Searches += ";"
+			}
 		case EventPartDelta:
-			if kinds[ev.Index] == PartToolCall {
+			if kinds[ev.Index] == PartServerToolCall {
+				s.Searches += ev.Text
+			} else if kinds[ev.Index] == PartToolCall {
 				tools[len(tools)-1] += ev.Text
 			} else if kinds[ev.Index] == PartRefusal {
 				s.Refusal += ev.Text

@@ -348,3 +348,93 @@ func TestAppendResponseForRestoresTools(t *testing.T) {
 		t.Errorf("anthropic: %s %v", out, err)
 	}
 }
+
+// TestHostedSearchStreams streams each upstream's search response to every
+// client protocol and decodes what the client gets: the answer always
+// arrives; the searches, their pages and the citations reach the
+// protocols that can carry them in a stream (Responses and Anthropic).
+func TestHostedSearchStreams(t *testing.T) {
+	for _, from := range []Protocol{AnthropicMessages, OpenAIResponses, Gemini} {
+		var resp Response
+		if err := DecodeResponse(from, []byte(searchResponses[from]), &resp); err != nil {
+			t.Fatal(err)
+		}
+		evs := AppendResponseEvents(nil, &resp)
+		checkWellFormed(t, evs)
+		want := summarize(evs)
+		if want.Searches == "" || want.Results == 0 || want.Cites == 0 {
+			t.Fatalf("%s: canonical stream %+v", from, want)
+		}
+		for _, to := range Protocols {
+			body := encodeStream(to, &Request{Model: "m", Stream: true}, evs)
+			got := decodeStream(t, to, body, nil)
+			checkWellFormed(t, got)
+			s := summarize(got)
+			if !s.Complete || s.Text != want.Text {
+				t.Errorf("%s to %s: %+v\n%s", from, to, s, body)
+				continue
+			}
+			switch to {
+			case OpenAIResponses, AnthropicMessages, VertexAnthropic:
+				if s.Searches != want.Searches || s.Results == 0 || s.Cites != want.Cites {
+					t.Errorf("%s to %s: searches %q results %d cites %d, want %q %d %d", from, to, s.Searches, s.Results, s.Cites,
+						want.Searches, want.Results, want.Cites)
+				}
+			default:
+				if s.Searches != "" || s.Cites != 0 {
+					t.Errorf("%s to %s: searches %q cites %d", from, to, s.Searches, s.Cites)
+				}
+			}
+		}
+	}
+}
+
+func TestGeminiStreamGrounding(t *testing.T) {
+	body := "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"Go 1.25\"}]},\"index\":0}],\"responseId\":\"r\"}\r\n\r\n" +
+		"data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\" is out.\"}]},\"finishReason\":\"STOP\",\"index\":0," +
+		"\"groundingMetadata\":{\"webSearchQueries\":[\"go\"],\"groundingChunks\":[{\"web\":{\"uri\":\"https://go.dev\",\"title\":\"go.dev\"}}]," +
+		"\"groundingSupports\":[{\"segment\":{\"startIndex\":0,\"endIndex\":7},\"groundingChunkIndices\":[0]}]}}],\"responseId\":\"r\"}\r\n\r\n" +
+		"data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"\"}]},\"finishReason\":\"STOP\",\"index\":0," +
+		"\"groundingMetadata\":{\"webSearchQueries\":[\"go\"]}}],\"responseId\":\"r\"}\r\n\r\n"
+	evs := decodeStream(t, Gemini, body, nil)
+	checkWellFormed(t, evs)
+	s := summarize(evs)
+	if s.Text != "Go 1.25 is out." || s.Searches != `{"query":"go"};` || s.Results != 1 || !s.Complete {
+		t.Errorf("%+v", s)
+	}
+}
+
+func TestResponsesStreamRestoresTools(t *testing.T) {
+	var req Request
+	if err := DecodeRequest(OpenAIResponses, []byte(codexToolsRequest), &req); err != nil {
+		t.Fatal(err)
+	}
+	evs := []Event{
+		{Type: EventStart, ID: "resp_1", Model: "m"},
+		{Type: EventPartStart, Index: 0, Part: PartToolCall, ToolCallID: "c1", ToolName: "apply_patch"},
+		{Type: EventPartDelta, Index: 0, Text: `{"input":"*** Begin`},
+		{Type: EventPartDelta, Index: 0, Text: ` Patch\n"}`},
+		{Type: EventPartStop, Index: 0},
+		{Type: EventPartStart, Index: 1, Part: PartToolCall, ToolCallID: "c2", ToolName: "multi_agent_v1__spawn"},
+		{Type: EventPartDelta, Index: 1, Text: `{}`},
+		{Type: EventPartStop, Index: 1},
+		{Type: EventStop, StopReason: mapping.StopToolUse},
+		{Type: EventEnd},
+	}
+	out := encodeStream(OpenAIResponses, &req, evs)
+	for _, want := range []string{
+		`"type":"response.output_item.added","item":{"type":"custom_tool_call","id":"fc_1_0","call_id":"c1","name":"apply_patch","input":""}`,
+		`"type":"response.custom_tool_call_input.delta","delta":"*** Begin Patch\n"`,
+		`"type":"response.custom_tool_call_input.done","input":"*** Begin Patch\n"`,
+		`"item":{"type":"custom_tool_call","id":"fc_1_0","call_id":"c1","name":"apply_patch","input":"*** Begin Patch\n"}`,
+		`"item":{"type":"function_call","id":"fc_1_1","call_id":"c2","name":"spawn","namespace":"multi_agent_v1","arguments":""`,
+		`"type":"response.function_call_arguments.done","arguments":"{}"`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stream lacks %s\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, `"response.function_call_arguments.delta","delta":"{\"input\"`) {
+		t.Errorf("custom input sent as function arguments:\n%s", out)
+	}
+}
