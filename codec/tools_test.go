@@ -3,10 +3,12 @@ package codec
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/llmbridge/llmbridge/mapping"
+	"github.com/openai/openai-go/v3/responses"
 )
 
 // codexToolsRequest is a Codex-shaped Responses request with every tool
@@ -436,5 +438,134 @@ func TestResponsesStreamRestoresTools(t *testing.T) {
 	}
 	if strings.Contains(out, `"response.function_call_arguments.delta","delta":"{\"input\"`) {
 		t.Errorf("custom input sent as function arguments:\n%s", out)
+	}
+}
+
+func TestHostedSearchEdgeCases(t *testing.T) {
+	// A failed search, an orphan result and a result without id.
+	const anthropicFailed = `{"id":"msg_2","type":"message","role":"assistant","model":"c","content":[
+ {"type":"web_search_tool_result","tool_use_id":"srvtoolu_0","content":[]},
+ {"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"q"}},
+ {"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":{"type":"web_search_tool_result_error","error_code":"max_uses_exceeded"}},
+ {"type":"text","text":"sorry"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}}`
+	var resp Response
+	if err := DecodeResponse(AnthropicMessages, []byte(anthropicFailed), &resp); err != nil {
+		t.Fatal(err)
+	}
+	if r := resp.Content[2]; r.Type != PartServerToolResult || !r.IsError || r.Text != "max_uses_exceeded" {
+		t.Fatalf("error result %+v", r)
+	}
+	resp.Created = 1
+	out, err := AppendResponse(nil, OpenAIResponses, &resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), `{"type":"web_search_call","id":"ws_2_0","status":"failed","action":{"type":"search","query":"q"}}`) ||
+		strings.Join(resp.Dropped, ",") != "content[0] (server tool result)" {
+		t.Errorf("responses: %s %q", out, resp.Dropped)
+	}
+	resp.Dropped = nil
+	out, err = AppendResponse(nil, AnthropicMessages, &resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), `"content":{"type":"web_search_tool_result_error","error_code":"max_uses_exceeded"}`) {
+		t.Errorf("anthropic: %s", out)
+	}
+	// The stream of it, to an Anthropic and a Responses client.
+	evs := AppendResponseEvents(nil, &resp)
+	for _, p := range []Protocol{AnthropicMessages, OpenAIResponses} {
+		s := encodeStream(p, &Request{}, evs)
+		if !strings.Contains(s, "max_uses_exceeded") && p == AnthropicMessages || !strings.Contains(s, `"status":"failed"`) && p == OpenAIResponses {
+			t.Errorf("%s stream: %s", p, s)
+		}
+	}
+
+	// Results without an id follow the last search; without a search
+	// before them they are left out.
+	noID := Response{ID: "msg_3", Created: 1, Content: []Part{
+		{Type: PartServerToolResult, Sources: []Source{{URL: "https://a"}}},
+		{Type: PartServerToolCall, ToolName: "web_search", Arguments: `{"query":"x"}`},
+		{Type: PartServerToolResult, IsError: true},
+		{Type: PartText, Text: "abc", Citations: []Citation{{URL: "https://b", Start: 2, End: 1}, {URL: "https://c", Start: -1, End: 9}, {URL: "https://d", Start: 1, End: 2}}},
+	}}
+	out, err = AppendResponse(nil, AnthropicMessages, &noID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`{"type":"server_tool_use","id":"srvtoolu_3_1"`, `"tool_use_id":"srvtoolu_3_1","content":{"type":"web_search_tool_result_error","error_code":"unavailable"}`,
+		`{"type":"text","text":"abc","citations":[{"type":"web_search_result_location","url":"https://c"`} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("anthropic lacks %s: %s", want, out)
+		}
+	}
+	evs = AppendResponseEvents(nil, &noID)
+	if s := encodeStream(AnthropicMessages, &Request{}, evs); strings.Count(s, `"type":"web_search_tool_result",`) != 1 {
+		t.Errorf("anthropic stream: %s", s)
+	}
+	if s := encodeStream(OpenAIResponses, &Request{}, evs); strings.Count(s, `"type":"web_search_call"`) == 0 {
+		t.Errorf("responses stream: %s", s)
+	}
+
+	// Responses searches with several queries, and segments.
+	var r2 Response
+	if err := DecodeResponse(OpenAIResponses, []byte(`{"object":"response","status":"completed","output":[
+ {"type":"web_search_call","id":"ws_9","status":"completed","action":{"type":"search","queries":["a","b"]}},
+ {"type":"message","content":[{"type":"output_text","text":"é x","annotations":[{"type":"url_citation","start_index":0,"url":"https://e"}]}]}]}`), &r2); err != nil {
+		t.Fatal(err)
+	}
+	if q := searchQuery(r2.Content[0].Arguments); q != "a\nb" || r2.Content[1].Citations[0].End != -1 {
+		t.Errorf("%+v", r2.Content)
+	}
+	segs := citedSegments(&Part{Text: "héllo", Citations: []Citation{{URL: "u", Start: 2, End: 3}}})
+	if len(segs) != 3 || segs[0].text != "h" || segs[1].text != "é" || segs[2].text != "llo" {
+		t.Errorf("segments %+v", segs)
+	}
+	if byteIndex("héllo", 9) != len("héllo") || byteIndex("é", 0) != 0 {
+		t.Error("byteIndex")
+	}
+}
+
+// TestResponsesHostedSDK feeds the Responses output of searches, citations
+// and restored custom and namespaced calls to openai-go: every event and
+// item must be of a type the SDK knows, with every field it requires.
+func TestResponsesHostedSDK(t *testing.T) {
+	var req Request
+	if err := DecodeRequest(OpenAIResponses, []byte(codexToolsRequest), &req); err != nil {
+		t.Fatal(err)
+	}
+	var search Response
+	if err := DecodeResponse(AnthropicMessages, []byte(searchResponses[AnthropicMessages]), &search); err != nil {
+		t.Fatal(err)
+	}
+	calls := Response{ID: "resp_1", Model: "m", Created: 1, StopReason: mapping.StopToolUse, Content: []Part{
+		{Type: PartToolCall, ToolCallID: "c1", ToolName: "apply_patch", Arguments: `{"input":"x"}`},
+		{Type: PartToolCall, ToolCallID: "c2", ToolName: "multi_agent_v1__spawn", Arguments: `{}`},
+	}}
+	for name, resp := range map[string]*Response{"search": &search, "calls": &calls} {
+		body := encodeStream(OpenAIResponses, &req, AppendResponseEvents(nil, resp))
+		evs, err := parse(t, []byte(body))
+		if err != nil {
+			t.Fatal(name, err)
+		}
+		for i, ev := range evs {
+			typed := ev.AsAny()
+			if typed == nil {
+				t.Fatalf("%s event %d: the SDK does not know type %q", name, i, ev.Type)
+			}
+			checkFields(t, name+" "+ev.Type, reflect.ValueOf(typed))
+		}
+		out, err := AppendResponseFor(nil, OpenAIResponses, resp, &req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r responses.Response
+		if err := json.Unmarshal(out, &r); err != nil {
+			t.Fatal(name, err)
+		}
+		checkFields(t, name+" response", reflect.ValueOf(r))
+		for _, item := range r.Output {
+			checkFields(t, name+" "+item.Type, reflect.ValueOf(item.AsAny()))
+		}
 	}
 }
