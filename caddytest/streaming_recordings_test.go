@@ -155,6 +155,10 @@ func readRecordedStream(p proto, body string, firstOnly bool) recordedStream {
 				case "text":
 					rs.text += ev.Get("content_block.text").Str
 				case "thinking", "redacted_thinking":
+				case "server_tool_use", "web_search_tool_result":
+					// Hosted web search output: translated (issue 4,
+					// item 5) and, toward Chat and Gemini clients,
+					// left out of the stream; the text is unchanged.
 				case "tool_use":
 					rs.toolCalls++
 				default:
