@@ -32,6 +32,12 @@ type testEnv struct {
 	dead map[proto]string
 	// small is a site (openai-chat upstream) with max_request_body 1KiB.
 	small string
+	// fronts stand before each protocol's mock (upstream_front_test.go);
+	// fronted has one site per upstream protocol that reaches its mock
+	// through its front, with reverse_proxy's read_timeout
+	// frontReadTimeout.
+	fronts  map[proto]*frontUpstream
+	fronted map[proto]string
 	// adminPort is where this process's Caddy serves its admin API.
 	adminPort int
 
@@ -65,15 +71,17 @@ func setup(t *testing.T) *testEnv {
 }
 
 func newTestEnv() (*testEnv, error) {
-	e := &testEnv{mocks: mockSet{}, plain: map[proto]string{}, keyed: map[proto]string{}, dead: map[proto]string{}}
+	e := &testEnv{mocks: mockSet{}, plain: map[proto]string{}, keyed: map[proto]string{}, dead: map[proto]string{},
+		fronts: map[proto]*frontUpstream{}, fronted: map[proto]string{}}
 	for _, p := range allProtocols {
 		e.mocks[p] = newMockUpstream(p)
+		e.fronts[p] = newFrontUpstream(e.mocks[p])
 	}
 	// Each site gets a port that was free a moment ago; the dead upstreams
 	// get one that is closed again before Caddy starts.
 	// The admin API gets a free port too, so that integration runs from
 	// several checkouts can share a machine.
-	ports, err := freePorts(4*len(allProtocols) + 4)
+	ports, err := freePorts(5*len(allProtocols) + 4)
 	if err != nil {
 		return nil, err
 	}
@@ -105,6 +113,7 @@ http://localhost:%d {
 		e.plain[p] = site(next(), p, e.mocks[p].addr(), "", "")
 		e.keyed[p] = site(next(), p, e.mocks[p].addr(), "\t\tapi_key "+upstreamKey+"\n", "\tlog {\n\t\toutput discard\n\t}\n")
 		e.dead[p] = site(next(), p, fmt.Sprintf("127.0.0.1:%d", next()), "", "")
+		e.fronted[p] = site(next(), p, e.fronts[p].addr()+" {\n\t\ttransport http {\n\t\t\tread_timeout "+frontReadTimeout.String()+"\n\t\t}\n\t}", "", "")
 	}
 	e.small = site(next(), openaiChat, e.mocks[openaiChat].addr(), fmt.Sprintf("\t\tmax_request_body %d\n", smallBodyLimit), "")
 	e.caddyfile = b.String()
