@@ -8,7 +8,9 @@
 //   - caddy_test.go: one in-process Caddy per test binary (admin API on
 //     a free port), one site per upstream protocol, one with api_key and
 //     access logging per upstream, one per upstream whose upstream is not
-//     listening, and one with a small max_request_body.
+//     listening, one with a small max_request_body, and one per upstream
+//     that reaches its mock through a front (upstream_front_test.go) with
+//     reverse_proxy's transport read_timeout.
 //   - mock_test.go: one httptest upstream per protocol that validates each
 //     request as the real provider would (method, exact path, credential
 //     scheme, known top-level fields, protocol rules), records it, and
@@ -49,6 +51,19 @@
 //     a call without arguments, and a base64 PNG user image checked byte
 //     for byte upstream. A mock's check hook (mock_test.go) adds a test's
 //     own validation of the request body.
+//
+//   - conformance_test.go, conformance_expect_test.go,
+//     client_decode_test.go: TestConformance replays every recording in
+//     ../shared/recordings to every client protocol and prints a pass rate
+//     per protocol pair (-conformance.out writes the table to a file); what
+//     a recording says is read by the test itself, what the client got is
+//     read with the client protocol's codec, a stream checked for a
+//     well-formed event sequence.
+//   - upstream_front_test.go, upstream_interim_test.go,
+//     upstream_stall_test.go: upstreams that send 1xx responses (103 Early
+//     Hints, 100 Continue) before JSON and SSE answers, and upstreams that
+//     stop sending (before the headers, halfway through a JSON body, in the
+//     middle of a stream) behind read_timeout.
 //
 // Run it with go test ./caddytest. Tests must not use t.Parallel: they
 // share the one Caddy and its mocks.
