@@ -51,7 +51,6 @@
 //     a call without arguments, and a base64 PNG user image checked byte
 //     for byte upstream. A mock's check hook (mock_test.go) adds a test's
 //     own validation of the request body.
-//
 //   - conformance_test.go, conformance_expect_test.go,
 //     client_decode_test.go: TestConformance replays every recording in
 //     ../shared/recordings to every client protocol and prints a pass rate
