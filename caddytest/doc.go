@@ -9,8 +9,10 @@
 //     a free port), one site per upstream protocol, one with api_key and
 //     access logging per upstream, one per upstream whose upstream is not
 //     listening, one with a small max_request_body, per upstream one with
-//     model rules (twice: response_model client and upstream) and one with
-//     client_keys, a site split by the llm_model matcher, and one whose
+//     model rules (twice: response_model client and upstream), one with
+//     client_keys and one that reaches its mock through a front
+//     (upstream_front_test.go) with reverse_proxy's transport
+//     read_timeout, a site split by the llm_model matcher, and one whose
 //     access log carries every llmbridge placeholder.
 //   - mock_test.go: one httptest upstream per protocol that validates each
 //     request as the real provider would (method, exact path, credential
@@ -59,6 +61,18 @@
 //     and rejected in every protocol with no key reaching the upstream or
 //     any log, llmbridge's access log fields and placeholders, and the
 //     caddy_llmbridge_* metrics scraped from the admin /metrics.
+//   - conformance_test.go, conformance_expect_test.go,
+//     client_decode_test.go: TestConformance replays every recording in
+//     ../shared/recordings to every client protocol and prints a pass rate
+//     per protocol pair (-conformance.out writes the table to a file); what
+//     a recording says is read by the test itself, what the client got is
+//     read with the client protocol's codec, a stream checked for a
+//     well-formed event sequence.
+//   - upstream_front_test.go, upstream_interim_test.go,
+//     upstream_stall_test.go: upstreams that send 1xx responses (103 Early
+//     Hints, 100 Continue) before JSON and SSE answers, and upstreams that
+//     stop sending (before the headers, halfway through a JSON body, in the
+//     middle of a stream) behind read_timeout.
 //
 // Run it with go test ./caddytest. Tests must not use t.Parallel: they
 // share the one Caddy and its mocks.
