@@ -7,6 +7,8 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/dustin/go-humanize"
+
+	"github.com/llmbridge/llmbridge/codec"
 )
 
 func init() {
@@ -88,10 +90,16 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			return d.Errf("%s takes one argument", name)
 		}
 		switch name {
-		case "upstream":
-			h.Upstream = val
-		case "client":
-			h.Client = val
+		case "upstream", "client":
+			// Checked here too, so that the message points at this line.
+			if _, err := codec.ParseProtocol(val); err != nil {
+				return d.Errf("%s: %v", name, err)
+			}
+			if name == "upstream" {
+				h.Upstream = val
+			} else {
+				h.Client = val
+			}
 		case "vertex_project":
 			h.VertexProject = val
 		case "vertex_location":

@@ -80,11 +80,10 @@ func detectEndpoint(configured codec.Protocol, r *http.Request) (endpoint, bool)
 	case strings.HasSuffix(path, "/v1beta/models"):
 		ep = endpoint{kind: endpointModels, protocol: codec.Gemini}
 	case strings.HasSuffix(path, "/v1/models") || path == "/models":
-		ep = endpoint{kind: endpointModels, protocol: listingShape(configured, r)}
-		if configured != "" {
-			return ep, codec.HasModelList(configured)
+		if configured != "" && !codec.HasModelList(configured) {
+			return endpoint{}, false
 		}
-		return ep, true
+		return endpoint{kind: endpointModels, protocol: listingShape(configured, r)}, true
 	default:
 		return endpoint{}, false
 	}
