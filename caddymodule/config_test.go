@@ -19,6 +19,8 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/tidwall/gjson"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 )
 
 // TestCheckConfig covers every message of checkConfig through Provision,
@@ -188,6 +190,8 @@ func TestGoogleCredentials(t *testing.T) {
 			ts := newTokenServer(t, tc.expiresIn)
 			path := writeServiceAccount(t, ts.srv.URL+"/token")
 			h := newTestHandler(t, &Handler{Upstream: "vertex", VertexProject: "proj", VertexLocation: "us-east5", GoogleCredentials: path})
+			logs := observeLogs(h)
+			defer assertNoSecretLogged(t, logs, "ya29.", "client-key")
 			for i, want := range tc.wantTokens {
 				w, call := serve(t, h, vertexRequest(), jsonAnswer(200, vertexAnswer))
 				if w.Code != 200 {
@@ -212,6 +216,8 @@ func TestGoogleCredentialsFailure(t *testing.T) {
 	ts.fail = true
 	path := writeServiceAccount(t, ts.srv.URL+"/token")
 	h := newTestHandler(t, &Handler{Upstream: "vertex-anthropic", VertexProject: "proj", VertexLocation: "us-east5", GoogleCredentials: path})
+	logs := observeLogs(h)
+	defer assertNoSecretLogged(t, logs, "PRIVATE KEY", "assertion")
 	r := httptest.NewRequest("POST", "/v1/chat/completions", strings.NewReader(`{"model":"claude-x","messages":[{"role":"user","content":"Hi"}]}`))
 	w, call := serve(t, h, r, jsonAnswer(200, "{}"))
 	if call.called {
@@ -219,6 +225,30 @@ func TestGoogleCredentialsFailure(t *testing.T) {
 	}
 	if w.Code != 502 || gjson.Get(w.Body.String(), "error.message").Str != "the gateway could not obtain an access token for its upstream" {
 		t.Errorf("status %d: %s", w.Code, w.Body)
+	}
+	if logs.FilterMessage("obtaining a Google access token failed").Len() != 1 {
+		t.Errorf("the failure was not logged once: %v", logs.All())
+	}
+}
+
+// observeLogs points h's logger at an in-memory log, at debug level.
+func observeLogs(h *Handler) *observer.ObservedLogs {
+	core, logs := observer.New(zap.DebugLevel)
+	h.logger = zap.New(core)
+	return logs
+}
+
+// assertNoSecretLogged fails t if any entry's message or fields contain
+// one of secrets.
+func assertNoSecretLogged(t *testing.T, logs *observer.ObservedLogs, secrets ...string) {
+	t.Helper()
+	for _, e := range logs.All() {
+		line := e.Message + fmt.Sprint(e.ContextMap())
+		for _, s := range secrets {
+			if strings.Contains(line, s) {
+				t.Errorf("log entry contains %q: %s", s, line)
+			}
+		}
 	}
 }
 
