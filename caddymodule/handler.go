@@ -30,9 +30,19 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		// them after llmbridge (a header directive, the upstream) decides.
 		return next.ServeHTTP(w, r)
 	}
-	rt, ok := detectRoute(r.URL.Path)
+	// Listing and counting endpoints first: Vertex's
+	// count-tokens:rawPredict would otherwise look like a generation path.
+	ep, isEndpoint := detectEndpoint(h.client, r)
+	var rt route
+	ok := false
+	if !isEndpoint {
+		rt, ok = detectRoute(r.URL.Path)
+	}
 	x := &exchange{client: rt.protocol, upstream: h.upstream}
-	if !ok || (h.client != "" && rt.protocol != h.client) {
+	switch {
+	case isEndpoint:
+		x.client = ep.protocol
+	case !ok || (h.client != "" && rt.protocol != h.client):
 		x.client = guessProtocol(h.client, r)
 	}
 	defer h.record(r, x)
@@ -45,6 +55,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 			x.fail(w, p, &codec.Error{Status: http.StatusUnauthorized, Kind: mapping.ErrAuthentication, Message: "invalid or missing API key"})
 			return nil
 		}
+	}
+	if isEndpoint {
+		return h.serveEndpoint(w, r, next, ep, x)
 	}
 	if !ok || (h.client != "" && rt.protocol != h.client) {
 		x.fail(w, x.client, codec.NewError(mapping.ErrNotFound, "no "+protocolNoun(h.client)+"generation endpoint at "+r.URL.Path))
@@ -222,7 +235,10 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 	setBody(r, out)
 	// Headers first: a Gemini client's ?key= credential is read from the
 	// query that setPath replaces.
-	h.rewriteHeaders(r, client, req.Stream)
+	if cerr := h.rewriteHeaders(r, client, req.Stream); cerr != nil {
+		x.fail(w, client, cerr)
+		return nil
+	}
 	path, query := h.upstreamPath(model, req.Stream)
 	setPath(r, path, query)
 
@@ -323,7 +339,10 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 		return nil
 	}
 	setBody(r, edited)
-	h.rewriteHeaders(r, client, stream)
+	if cerr := h.rewriteHeaders(r, client, stream); cerr != nil {
+		x.fail(w, client, cerr)
+		return nil
+	}
 	path, query := h.upstreamPath(upModel, stream)
 	setPath(r, path, query)
 

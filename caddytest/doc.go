@@ -73,6 +73,15 @@
 //     Hints, 100 Continue) before JSON and SSE answers, and upstreams that
 //     stop sending (before the headers, halfway through a JSON body, in the
 //     middle of a stream) behind read_timeout.
+//   - endpoints_mock_test.go, endpoints_test.go: the mocks' model listings
+//     and token counting endpoints (validated as each provider would), and
+//     every SDK's listing and counting through every upstream: the
+//     upstream's ids and count in the client's shape, a clear 400 where the
+//     upstream has no such endpoint (Vertex listings, Chat counting), and
+//     client_keys and model rules applied to both.
+//
+// xcaddy.sh (not a test) builds Caddy with xcaddy from this checkout and
+// checks that the binary has llmbridge's modules.
 //
 // Run it with go test ./caddytest. Tests must not use t.Parallel: they
 // share the one Caddy and its mocks.
