@@ -25,8 +25,8 @@ import (
 //     client's body (decode side) can drop it.
 //
 // Hints are not errors: decoders and encoders list them in Request.Dropped
-// (ClassHint names them in policy messages). The safe policy forwards the
-// request without them, strict rejects the request.
+// (ClassHint). The safe and lenient policies forward the request without
+// them, strict rejects the request.
 type ErrorClass uint8
 
 // Error classes.
@@ -39,7 +39,9 @@ const (
 	// cannot carry.
 	ClassCapability
 	// ClassHint is a field with no effect on what the model generates,
-	// dropped and listed in Request.Dropped; never the class of an Error.
+	// dropped and listed in Request.Dropped. Codecs never return an Error
+	// of this class; the strict policy's rejection of a request that would
+	// lose a hint carries it.
 	ClassHint
 )
 
