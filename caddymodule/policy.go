@@ -469,8 +469,15 @@ func wildcardPath(p string) string {
 
 // failPolicy answers a rejection of the codecs or the policy and labels
 // the errors_total metric with its class (unsupported_field,
-// unknown_field, policy_strict) rather than its kind.
+// unknown_field, policy_strict) rather than its kind. Anthropic and Google
+// error bodies have no param slot, so for their clients the message starts
+// with the field path, as OpenAI clients read it from param.
 func failPolicy(w http.ResponseWriter, x *exchange, p codec.Protocol, e *codec.Error) {
+	if e.Param != "" && p != codec.OpenAIChat && p != codec.OpenAIResponses {
+		c := *e
+		c.Message = e.Error()
+		e = &c
+	}
 	x.fail(w, p, e)
 	switch e.Class {
 	case codec.ClassCapability:
