@@ -73,7 +73,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			for _, p := range paths {
 				if _, err := compileDropPath(p); err != nil {
-					return d.Errf("drop: %v", err)
+					return d.Errf("%v", err)
 				}
 			}
 			h.Drop = append(h.Drop, paths...)
