@@ -392,3 +392,68 @@ func renderFieldTable() string {
 	}
 	return b.String()
 }
+
+// TestRequestDrop drops what encoders reject, and leaves alone what it
+// cannot drop safely.
+func TestRequestDrop(t *testing.T) {
+	tests := []struct {
+		client    Protocol
+		body      string
+		target    Protocol
+		param     string
+		droppable bool
+	}{
+		{AnthropicMessages, `{"model":"m","max_tokens":16,"top_k":5,"messages":[{"role":"user","content":"Hi"}]}`, OpenAIChat, "top_k", true},
+		{AnthropicMessages, `{"model":"m","max_tokens":16,"stop_sequences":["x"],"messages":[{"role":"user","content":"Hi"}]}`, OpenAIResponses, "stop_sequences", true},
+		{OpenAIChat, `{"model":"m","presence_penalty":1,"messages":[{"role":"user","content":"Hi"}]}`, AnthropicMessages, "presence_penalty", true},
+		{OpenAIChat, `{"model":"m","frequency_penalty":1,"messages":[{"role":"user","content":"Hi"}]}`, OpenAIResponses, "frequency_penalty", true},
+		{OpenAIChat, `{"model":"m","verbosity":"low","messages":[{"role":"user","content":"Hi"}]}`, Gemini, "verbosity", true},
+		{OpenAIChat, `{"model":"m","response_format":{"type":"json_object"},"messages":[{"role":"user","content":"Hi"}]}`, AnthropicMessages, "output_config.format", true},
+		{OpenAIChat, `{"model":"m","tools":[{"type":"function","function":{"name":"f","strict":true,"parameters":{"type":"object"}}}],"messages":[{"role":"user","content":"Hi"}]}`,
+			AnthropicMessages, "tools[0].strict", true},
+		{OpenAIChat, `{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"Hi"},{"type":"image_url","image_url":{"url":"https://example.com/a.png"}}]}]}`,
+			Gemini, "messages[0].content[1]", true},
+		{OpenAIChat, `{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"Hi"},{"type":"input_audio","input_audio":{"data":"UklGRg==","format":"wav"}}]}]}`,
+			OpenAIResponses, "messages[0].parts[1]", true},
+		{AnthropicMessages, `{"model":"m","max_tokens":1000,"thinking":{"type":"enabled","budget_tokens":2000},"messages":[{"role":"user","content":"Hi"}]}`,
+			AnthropicMessages, "", false},
+	}
+	for _, tt := range tests {
+		req := new(Request)
+		if err := DecodeRequest(tt.client, []byte(tt.body), req); err != nil {
+			t.Errorf("%s: decode: %v", tt.body, err)
+			continue
+		}
+		_, err := AppendRequest(nil, tt.target, req, EncodeOptions{Model: "m"})
+		e, _ := err.(*Error)
+		if e == nil {
+			if tt.droppable {
+				t.Errorf("%s toward %s: no error", tt.body, tt.target)
+			}
+			continue
+		}
+		if e.Class != ClassCapability || tt.param != "" && e.Param != tt.param {
+			t.Errorf("%s toward %s: error %v (class %v), want capability at %s", tt.body, tt.target, e, e.Class, tt.param)
+			continue
+		}
+		if got := req.Drop(e.Param); got != tt.droppable {
+			t.Errorf("%s toward %s: Drop(%s) = %v", tt.body, tt.target, e.Param, got)
+			continue
+		}
+		if !tt.droppable {
+			continue
+		}
+		if _, err := AppendRequest(nil, tt.target, req, EncodeOptions{Model: "m"}); err != nil {
+			t.Errorf("%s toward %s: after Drop(%s): %v", tt.body, tt.target, e.Param, err)
+		}
+	}
+	req := &Request{Tools: []Tool{{Name: "a"}, {Name: "b"}}, ToolChoice: ToolChoice{Mode: ToolChoiceNamed, Name: "b"}}
+	if !req.Drop("tools[1]") || len(req.Tools) != 1 || req.ToolChoice != (ToolChoice{}) {
+		t.Errorf("Drop(tools[1]) left %+v", req)
+	}
+	for _, p := range []string{"max_tokens", "thinking.budget_tokens", "messages", "tools[5]", "messages[0].content[0]", "system[x]", "top_k"} {
+		if (&Request{}).Drop(p) {
+			t.Errorf("Drop(%s) on an empty request succeeded", p)
+		}
+	}
+}
