@@ -38,6 +38,8 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		max_event_size <size>        # optional, default 8MiB
 //		model <client-glob> <upstream-model>  # repeatable; first match wins
 //		response_model client|upstream        # optional, default client
+//		on_unsupported strict|safe|lenient    # optional, default safe
+//		drop <field-path>...                  # optional, repeatable; [*] for any index
 //	}
 //
 // Protocols are openai-chat, openai-responses, anthropic-messages, gemini,
@@ -72,6 +74,19 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Errf("model: %v", err)
 			}
 			h.Models = append(h.Models, r)
+			continue
+		}
+		if name == "drop" {
+			paths := d.RemainingArgs()
+			if len(paths) == 0 {
+				return d.ArgErr()
+			}
+			for _, p := range paths {
+				if _, err := compileDropPath(p); err != nil {
+					return d.Errf("%v", err)
+				}
+			}
+			h.Drop = append(h.Drop, paths...)
 			continue
 		}
 		if name == "client_keys" {
@@ -115,6 +130,11 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Errf("response_model: want client or upstream, got %q", val)
 			}
 			h.ResponseModel = val
+		case "on_unsupported":
+			if _, err := parsePolicy(val); err != nil {
+				return d.Errf("%v", err)
+			}
+			h.OnUnsupported = val
 		case "default_max_tokens":
 			n, err := strconv.ParseInt(val, 10, 64)
 			if err != nil || n <= 0 {

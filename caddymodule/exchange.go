@@ -27,6 +27,9 @@ type exchange struct {
 	usage     codec.Usage
 	stop      codec.StopReason
 	errReason string // why llmbridge answered an error itself, or ""
+	// dropped are the paths the drop setting removed from the request
+	// body (policy.go).
+	dropped []string
 
 	upstreamStart time.Time // the upstream's response header arrived
 	firstWrite    time.Time // the first byte of the response went to the client

@@ -77,6 +77,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		x.fail(w, client, cerr)
 		return nil
 	}
+	// The drop setting edits the body for every pair (policy.go).
+	if body, cerr = h.dropConfigured(body, x); cerr != nil {
+		x.fail(w, client, cerr)
+		return nil
+	}
 
 	if client.Family() == h.upstream.Family() {
 		return h.passthrough(w, r, next, rt, body, x)
@@ -197,10 +202,11 @@ func droppedHeader(paths []string) string {
 func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, rt route, body []byte, x *exchange) error {
 	client := rt.protocol
 	req := new(codec.Request)
-	if err := codec.DecodeRequest(client, body, req); err != nil {
-		x.fail(w, client, asCodecError(err))
+	if err := h.decodeRequest(client, body, req, x); err != nil {
+		failPolicy(w, x, client, err)
 		return nil
 	}
+	decoded := len(req.Dropped)
 	if client.ModelInPath() {
 		req.Model = strings.TrimPrefix(rt.model, "models/")
 		req.Stream = rt.stream
@@ -221,17 +227,13 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 
 	outBuf := getBuffer()
 	defer putBuffer(outBuf)
-	out, err := codec.AppendRequest(*outBuf, h.upstream, req, codec.EncodeOptions{Model: model, DefaultMaxTokens: h.DefaultMaxTokens})
+	out, err := h.encodeRequest(*outBuf, req, codec.EncodeOptions{Model: model, DefaultMaxTokens: h.DefaultMaxTokens}, decoded)
 	*outBuf = out
 	if err != nil {
-		x.fail(w, client, asCodecError(err))
+		failPolicy(w, x, client, err)
 		return nil
 	}
-	if len(req.Dropped) > 0 {
-		h.metrics.recordDropped(req.Dropped)
-		w.Header().Set("Llmbridge-Dropped", droppedHeader(req.Dropped))
-		h.logger.Debug("dropped hint fields", zap.Strings("fields", req.Dropped))
-	}
+	h.reportDropped(w, req.Dropped)
 	setBody(r, out)
 	// Headers first: a Gemini client's ?key= credential is read from the
 	// query that setPath replaces.
@@ -339,6 +341,7 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 		return nil
 	}
 	setBody(r, edited)
+	h.reportDropped(w, x.dropped)
 	if cerr := h.rewriteHeaders(r, client, stream); cerr != nil {
 		x.fail(w, client, cerr)
 		return nil

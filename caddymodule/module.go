@@ -113,8 +113,24 @@ type Handler struct {
 	// client asked for, "upstream" the one the upstream reports.
 	ResponseModel string `json:"response_model,omitempty"`
 
+	// OnUnsupported is the capability policy: "safe" (the default) drops
+	// hint fields and rejects capability and unknown fields a translation
+	// cannot carry; "strict" also rejects a request that would lose a
+	// hint; "lenient" also drops capability fields where it can. Unknown
+	// fields and invalid values are rejected under every policy.
+	OnUnsupported string `json:"on_unsupported,omitempty"`
+
+	// Drop lists request body paths removed before translation (and from
+	// passed-through bodies), under any policy: object keys joined by dots,
+	// with [*] for any array index or [n] for one
+	// ("tools[*].cache_control", "metadata"). Removed paths are listed in
+	// Llmbridge-Dropped; a path that matches nothing is fine.
+	Drop []string `json:"drop,omitempty"`
+
 	upstream codec.Protocol
 	client   codec.Protocol // empty: detect from the path
+	policy   unsupportedPolicy
+	drops    []dropPath
 	apiKey   string
 	logger   *zap.Logger
 	routes   []modelRoute
@@ -198,6 +214,18 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		h.routes = append(h.routes, mr)
 	}
 	h.upstreamModelInResponse = h.ResponseModel == "upstream"
+	var err error
+	if h.policy, err = parsePolicy(h.OnUnsupported); err != nil {
+		return fmt.Errorf("llmbridge: %v", err)
+	}
+	h.drops = h.drops[:0]
+	for i, p := range h.Drop {
+		dp, err := compileDropPath(p)
+		if err != nil {
+			return fmt.Errorf("llmbridge: drop[%d]: %v", i, err)
+		}
+		h.drops = append(h.drops, dp)
+	}
 	return nil
 }
 

@@ -61,6 +61,10 @@ type testEnv struct {
 	// appended with log_append (as ph_<name>) besides llmbridge's own log
 	// fields.
 	observed, observedLog string
+	// policies has a site (anthropic-messages upstream) per non-default
+	// on_unsupported level (policy_test.go): "strict" with drop metadata,
+	// and "lenient".
+	policies map[string]string
 
 	caddyfile string
 }
@@ -94,7 +98,7 @@ func setup(t *testing.T) *testEnv {
 func newTestEnv() (*testEnv, error) {
 	e := &testEnv{mocks: mockSet{}, plain: map[proto]string{}, keyed: map[proto]string{}, dead: map[proto]string{},
 		routed: map[proto]string{}, routedUp: map[proto]string{}, gated: map[proto]string{},
-		fronts: map[proto]*frontUpstream{}, fronted: map[proto]string{}}
+		fronts: map[proto]*frontUpstream{}, fronted: map[proto]string{}, policies: map[string]string{}}
 	logDir, err := os.MkdirTemp("", "llmbridge-caddytest-")
 	if err != nil {
 		return nil, err
@@ -113,7 +117,7 @@ func newTestEnv() (*testEnv, error) {
 	// get one that is closed again before Caddy starts.
 	// The admin API gets a free port too, so that integration runs from
 	// several checkouts can share a machine.
-	ports, err := freePorts(8*len(allProtocols) + 6)
+	ports, err := freePorts(8*len(allProtocols) + 8)
 	if err != nil {
 		return nil, err
 	}
@@ -182,6 +186,8 @@ http://localhost:%d {
 	}
 	e.observed = site(next(), anthropicMsgs, e.mocks[anthropicMsgs].addr(), "",
 		"\tlog {\n\t\toutput file "+e.observedLog+"\n\t}\n"+appends.String())
+	e.policies["strict"] = site(next(), anthropicMsgs, e.mocks[anthropicMsgs].addr(), "\t\ton_unsupported strict\n\t\tdrop metadata\n", "")
+	e.policies["lenient"] = site(next(), anthropicMsgs, e.mocks[anthropicMsgs].addr(), "\t\ton_unsupported lenient\n", "")
 	e.caddyfile = b.String()
 	return e, nil
 }

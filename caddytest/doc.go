@@ -13,7 +13,8 @@
 //     client_keys and one that reaches its mock through a front
 //     (upstream_front_test.go) with reverse_proxy's transport
 //     read_timeout, a site split by the llm_model matcher, and one whose
-//     access log carries every llmbridge placeholder.
+//     access log carries every llmbridge placeholder, and one per
+//     non-default on_unsupported level (policy_test.go).
 //   - mock_test.go: one httptest upstream per protocol that validates each
 //     request as the real provider would (method, exact path, credential
 //     scheme, known top-level fields, protocol rules), records it, and
