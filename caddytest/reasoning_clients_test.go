@@ -97,6 +97,8 @@ type probeOutcome struct {
 	// field names (absent fields are missing).
 	Usage    map[string]int64
 	Terminal bool
+	// Model is the model the answer names (Gemini modelVersion).
+	Model string
 }
 
 // probeClient is a client SDK that sends probes.
@@ -171,7 +173,7 @@ func (chatClient) agentReplay(ctx context.Context, base string, o replayOptions)
 	msgs := []openai.ChatCompletionMessageParamUnion{openai.UserMessage(rzPrompt)}
 	params := func() openai.ChatCompletionNewParams {
 		p := openai.ChatCompletionNewParams{Model: openaiChat.defaultModel(), Messages: msgs, Tools: tools,
-			MaxCompletionTokens: openai.Int(32000), ReasoningEffort: shared.ReasoningEffortHigh}
+			MaxCompletionTokens: openai.Int(20000), ReasoningEffort: shared.ReasoningEffortHigh}
 		if o.stream {
 			p.StreamOptions = openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}
 		}
@@ -260,7 +262,7 @@ func (chatClient) probe(ctx context.Context, base string, r probeRequest) (probe
 			out.Text, out.Refusal, out.Wire = ch.Message.Content, ch.Message.Refusal, string(ch.FinishReason)
 		}
 		usage(resp.Usage)
-		out.Terminal = true
+		out.Terminal, out.Model = true, resp.Model
 	} else {
 		params.StreamOptions = openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}
 		st := c.Chat.Completions.NewStreaming(ctx, params, opts...)
@@ -268,6 +270,11 @@ func (chatClient) probe(ctx context.Context, base string, r probeRequest) (probe
 		var text, refusal strings.Builder
 		for st.Next() {
 			chunk := st.Current()
+			if out.Model == "" {
+				out.Model = chunk.Model
+			} else if chunk.Model != out.Model {
+				out.Wire += fmt.Sprintf(" (a chunk names the model %q after %q)", chunk.Model, out.Model)
+			}
 			for _, ch := range chunk.Choices {
 				text.WriteString(ch.Delta.Content)
 				refusal.WriteString(ch.Delta.Refusal)
@@ -302,7 +309,7 @@ func (responsesClient) agentReplay(ctx context.Context, base string, o replayOpt
 	input := responses.ResponseInputParam{responses.ResponseInputItemParamOfMessage(rzPrompt, responses.EasyInputMessageRoleUser)}
 	params := func() responses.ResponseNewParams {
 		return responses.ResponseNewParams{Model: openaiResponses.defaultModel(), Input: responses.ResponseNewParamsInputUnion{OfInputItemList: input},
-			Tools: tools, MaxOutputTokens: openai.Int(32000), Store: openai.Bool(false),
+			Tools: tools, MaxOutputTokens: openai.Int(20000), Store: openai.Bool(false),
 			Reasoning: shared.ReasoningParam{Effort: shared.ReasoningEffortHigh, Summary: shared.ReasoningSummaryAuto},
 			Include:   []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent}}
 	}
@@ -413,7 +420,7 @@ func (responsesClient) probe(ctx context.Context, base string, r probeRequest) (
 	var out probeOutcome
 	final := func(resp *responses.Response) {
 		out.Stop = responsesResult(resp).Stop
-		out.Wire = string(resp.Status)
+		out.Wire, out.Model = string(resp.Status), resp.Model
 		if resp.IncompleteDetails.Reason != "" {
 			out.Wire += "/" + resp.IncompleteDetails.Reason
 		}
@@ -537,7 +544,7 @@ func (a anthropicClient) agentReplay(ctx context.Context, base string, o replayO
 		InputSchema: anthropic.ToolInputSchemaParam{Properties: rzToolSchema["properties"], Required: []string{"city"}}}}}
 	msgs := []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock(rzPrompt))}
 	params := func() anthropic.MessageNewParams {
-		return anthropic.MessageNewParams{Model: anthropic.Model(a.protocol().defaultModel()), MaxTokens: 32000, Messages: msgs, Tools: tools,
+		return anthropic.MessageNewParams{Model: anthropic.Model(a.protocol().defaultModel()), MaxTokens: 20000, Messages: msgs, Tools: tools,
 			Thinking: anthropic.ThinkingConfigParamOfEnabled(16000)}
 	}
 	var out replayOutcome
@@ -598,7 +605,7 @@ func (a anthropicClient) probe(ctx context.Context, base string, r probeRequest)
 			out.Text += b.Text
 		}
 	}
-	out.Wire = string(msg.StopReason)
+	out.Wire, out.Model = string(msg.StopReason), string(msg.Model)
 	out.Stop = normaliseStop(a.protocol(), out.Wire)
 	out.Explanation, out.Category = msg.StopDetails.Explanation, string(msg.StopDetails.Category)
 	u := msg.Usage
@@ -620,26 +627,141 @@ func (a anthropicClient) probe(ctx context.Context, base string, r probeRequest)
 
 // --- gemini, vertex ---
 
-// agentReplay runs the conversation in a genai Chat, which keeps the
-// returned Content (every streamed chunk's) as history. With dropThoughts
-// the history is rebuilt without thought parts before turn 2, as Gemini
-// CLI keeps it; the thought signatures on the other parts stay.
+// agentReplay replays the returned Content: the candidate's content as
+// the model turn (the parts of every streamed chunk, in order, in one
+// Content, as Gemini CLI keeps a streamed turn). With dropThoughts the
+// thought parts are left out of it, as Gemini CLI does; the thought
+// signatures on the other parts stay.
 func (g genaiClient) agentReplay(ctx context.Context, base string, o replayOptions) (replayOutcome, error) {
 	c, err := g.newClient(ctx, base, clientProject, sdkTransport)
 	if err != nil {
 		return replayOutcome{}, err
 	}
+	cfg := rzGenaiConfig()
+	model := g.protocol().defaultModel()
+	contents := []*genai.Content{genai.NewContentFromText(rzPrompt, genai.RoleUser)}
+	var out replayOutcome
+	turn := func() (*genai.Content, string, error) {
+		answer := &genai.Content{Role: genai.RoleModel}
+		finish := ""
+		take := func(resp *genai.GenerateContentResponse) {
+			if len(resp.Candidates) == 0 || resp.Candidates[0] == nil {
+				return
+			}
+			cand := resp.Candidates[0]
+			if cand.FinishReason != "" {
+				finish = string(cand.FinishReason)
+			}
+			if cand.Content == nil {
+				return
+			}
+			for _, p := range cand.Content.Parts {
+				// A part that carries nothing (the empty text of a
+				// stream's last chunk, which genai decodes into a part
+				// that encodes as {}) is not history: Gemini rejects
+				// it, and genai's Chat leaves such chunks out too.
+				if p != nil && (genaiPartHasData(p) || p.Thought || len(p.ThoughtSignature) > 0) {
+					answer.Parts = append(answer.Parts, p)
+				}
+			}
+		}
+		if !o.stream {
+			resp, err := c.Models.GenerateContent(ctx, model, contents, cfg)
+			if err != nil {
+				return nil, "", err
+			}
+			take(resp)
+		} else {
+			for resp, err := range c.Models.GenerateContentStream(ctx, model, contents, cfg) {
+				if err != nil {
+					return nil, "", err
+				}
+				take(resp)
+			}
+		}
+		return answer, finish, nil
+	}
+	answer, finish, err := turn()
+	if err != nil {
+		return out, fmt.Errorf("turn 1: %w", err)
+	}
+	replayed := &genai.Content{Role: genai.RoleModel}
+	for _, p := range answer.Parts {
+		switch {
+		case p == nil:
+			continue
+		case p.Thought:
+			out.Reasoning += p.Text
+			if o.dropThoughts {
+				continue
+			}
+		case p.FunctionCall != nil:
+			args, _ := json.Marshal(p.FunctionCall.Args)
+			out.Calls = append(out.Calls, toolCall{ID: p.FunctionCall.ID, Name: p.FunctionCall.Name, Args: string(args)})
+		}
+		replayed.Parts = append(replayed.Parts, p)
+	}
+	out.Stop1 = normaliseStop(g.protocol(), finish)
+	if out.Stop1 == "end" && len(out.Calls) > 0 {
+		out.Stop1 = "tool_use"
+	}
+	contents = append(contents, replayed)
+	var results []*genai.Part
+	for _, call := range out.Calls {
+		p := genai.NewPartFromFunctionResponse(call.Name, map[string]any{"output": rzResult})
+		p.FunctionResponse.ID = call.ID
+		results = append(results, p)
+	}
+	contents = append(contents, genai.NewContentFromParts(results, genai.RoleUser))
+	if o.between != nil {
+		o.between()
+	}
+	answer, finish, err = turn()
+	if err != nil {
+		return out, fmt.Errorf("turn 2: %w", err)
+	}
+	for _, p := range answer.Parts {
+		if p != nil && !p.Thought {
+			out.Text2 += p.Text
+		}
+	}
+	out.Stop2 = normaliseStop(g.protocol(), finish)
+	return out, nil
+}
+
+// genaiPartHasData reports whether p carries text or another data field,
+// as genai's Chat judges parts.
+func genaiPartHasData(p *genai.Part) bool {
+	return p.Text != "" || p.InlineData != nil || p.FileData != nil || p.FunctionCall != nil || p.FunctionResponse != nil ||
+		p.ExecutableCode != nil || p.CodeExecutionResult != nil
+}
+
+// rzGenaiConfig is the genai clients' configuration for the agent
+// conversation: thinking with thought summaries, and get_weather.
+func rzGenaiConfig() *genai.GenerateContentConfig {
 	budget := int32(16000)
-	cfg := &genai.GenerateContentConfig{MaxOutputTokens: 32000,
+	return &genai.GenerateContentConfig{MaxOutputTokens: 20000,
 		ThinkingConfig: &genai.ThinkingConfig{ThinkingBudget: &budget, IncludeThoughts: true},
 		Tools:          []*genai.Tool{{FunctionDeclarations: []*genai.FunctionDeclaration{{Name: "get_weather", ParametersJsonSchema: rzToolSchema}}}}}
-	model := g.protocol().defaultModel()
-	chat, err := c.Chats.Create(ctx, model, cfg, nil)
+}
+
+// genaiChatClient runs the agent conversation in a genai Chat, the SDK's
+// own conversation helper, which replays its curated history: the
+// returned Content of every turn it judges valid.
+type genaiChatClient struct{ genaiClient }
+
+// agentReplay sends both turns through one genai Chat.
+func (g genaiChatClient) agentReplay(ctx context.Context, base string, o replayOptions) (replayOutcome, error) {
+	c, err := g.newClient(ctx, base, clientProject, sdkTransport)
+	if err != nil {
+		return replayOutcome{}, err
+	}
+	chat, err := c.Chats.Create(ctx, g.protocol().defaultModel(), rzGenaiConfig(), nil)
 	if err != nil {
 		return replayOutcome{}, err
 	}
 	var out replayOutcome
-	send := func(part *genai.Part) (text, reasoning, finish string, calls []toolCall, err error) {
+	send := func(part *genai.Part) (text, finish string, err error) {
 		take := func(resp *genai.GenerateContentResponse) {
 			if len(resp.Candidates) == 0 || resp.Candidates[0] == nil {
 				return
@@ -655,10 +777,10 @@ func (g genaiClient) agentReplay(ctx context.Context, base string, o replayOptio
 				switch {
 				case p == nil:
 				case p.Thought:
-					reasoning += p.Text
+					out.Reasoning += p.Text
 				case p.FunctionCall != nil:
 					args, _ := json.Marshal(p.FunctionCall.Args)
-					calls = append(calls, toolCall{ID: p.FunctionCall.ID, Name: p.FunctionCall.Name, Args: string(args)})
+					out.Calls = append(out.Calls, toolCall{ID: p.FunctionCall.ID, Name: p.FunctionCall.Name, Args: string(args)})
 				default:
 					text += p.Text
 				}
@@ -667,53 +789,36 @@ func (g genaiClient) agentReplay(ctx context.Context, base string, o replayOptio
 		if !o.stream {
 			resp, err := chat.Send(ctx, part)
 			if err != nil {
-				return "", "", "", nil, err
+				return "", "", err
 			}
 			take(resp)
-			return text, reasoning, finish, calls, nil
+			return text, finish, nil
 		}
 		for resp, err := range chat.SendStream(ctx, part) {
 			if err != nil {
-				return "", "", "", nil, err
+				return "", "", err
 			}
 			take(resp)
 		}
-		return text, reasoning, finish, calls, nil
+		return text, finish, nil
 	}
-	_, reasoning, finish, calls, err := send(genai.NewPartFromText(rzPrompt))
+	_, finish, err := send(genai.NewPartFromText(rzPrompt))
 	if err != nil {
 		return out, fmt.Errorf("turn 1: %w", err)
 	}
-	out.Reasoning, out.Calls, out.Stop1 = reasoning, calls, normaliseStop(g.protocol(), finish)
-	if out.Stop1 == "end" && len(calls) > 0 {
+	out.Stop1 = normaliseStop(g.protocol(), finish)
+	if out.Stop1 == "end" && len(out.Calls) > 0 {
 		out.Stop1 = "tool_use"
 	}
-	if o.dropThoughts {
-		var history []*genai.Content
-		for _, content := range chat.History(true) {
-			kept := &genai.Content{Role: content.Role}
-			for _, p := range content.Parts {
-				if p != nil && !p.Thought {
-					kept.Parts = append(kept.Parts, p)
-				}
-			}
-			if len(kept.Parts) > 0 {
-				history = append(history, kept)
-			}
-		}
-		if chat, err = c.Chats.Create(ctx, model, cfg, history); err != nil {
-			return out, err
-		}
+	if len(out.Calls) != 1 {
+		return out, fmt.Errorf("turn 1: %d calls, want 1", len(out.Calls))
 	}
 	if o.between != nil {
 		o.between()
 	}
-	if len(calls) != 1 {
-		return out, fmt.Errorf("turn 1: %d calls, want 1", len(calls))
-	}
-	resp := genai.NewPartFromFunctionResponse(calls[0].Name, map[string]any{"output": rzResult})
-	resp.FunctionResponse.ID = calls[0].ID
-	text, _, finish, _, err := send(resp)
+	resp := genai.NewPartFromFunctionResponse(out.Calls[0].Name, map[string]any{"output": rzResult})
+	resp.FunctionResponse.ID = out.Calls[0].ID
+	text, finish, err := send(resp)
 	if err != nil {
 		return out, fmt.Errorf("turn 2: %w", err)
 	}
@@ -730,6 +835,11 @@ func (g genaiClient) probe(ctx context.Context, base string, r probeRequest) (pr
 	contents := []*genai.Content{genai.NewContentFromText("Tell me something.", genai.RoleUser)}
 	var out probeOutcome
 	take := func(resp *genai.GenerateContentResponse) {
+		if out.Model == "" {
+			out.Model = resp.ModelVersion
+		} else if resp.ModelVersion != out.Model {
+			out.Wire += fmt.Sprintf(" (a chunk names the model %q after %q)", resp.ModelVersion, out.Model)
+		}
 		if pf := resp.PromptFeedback; pf != nil && pf.BlockReason != "" {
 			out.Wire, out.Terminal = "blocked:"+string(pf.BlockReason), true
 		}

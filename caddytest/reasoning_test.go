@@ -67,8 +67,37 @@ func TestReasoningAgentReplay(t *testing.T) {
 	}
 }
 
+// TestReasoningAgentReplayGenaiChat is TestReasoningAgentReplay for Gemini
+// clients that keep the conversation in genai's Chat, the SDK's own
+// conversation helper: it replays the returned Content of every turn it
+// judges valid, and leaves out streamed chunks whose parts carry no data.
+// Every upstream of another family that signs its reasoning, streamed and
+// not.
+func TestReasoningAgentReplayGenaiChat(t *testing.T) {
+	env := setup(t)
+	for _, stream := range []bool{false, true} {
+		for _, up := range signingUpstreams {
+			for _, cp := range []proto{gemini, vertex} {
+				if up.family() == cp.family() {
+					continue
+				}
+				t.Run(modeName(stream)+"/"+pairName(cp, up), func(t *testing.T) {
+					if up.isAnthropic() {
+						t.Skip("BUG: toward Gemini clients codec/gemini.go appendGeminiResponse (and the stream encoder) puts an opaque value that has no part of its own to ride on (the Anthropic thinking signature when a redacted_thinking follows) on an empty text part {\"thoughtSignature\":...}; genai's Chat treats a response with such a part as invalid and drops the whole model turn from its history (non-streaming), or leaves the chunk out as empty (streaming), so turn 2 loses the thinking block or the tool call")
+					}
+					env.mocks.resetAll(t)
+					runAgentReplay(t, env, genaiChatClient{replayClients()[cp].(genaiClient)}, up, replayOptions{stream: stream})
+				})
+			}
+		}
+	}
+}
+
 func runAgentReplay(t *testing.T, env *testEnv, c replayClient, up proto, o replayOptions) {
 	cp := c.protocol()
+	if cp.isGoogle() && up.isAnthropic() && o.stream && !o.dropThoughts {
+		t.Skip("BUG: codec/gemini.go geminiSign/geminiSetSignature: a Gemini client that replays the streamed thought parts as it got them (one per chunk) and the signature part sends Anthropic thinking whose text is only the last fragment; the envelope's signed Text is not applied (geminiSetSignature copies Signature/Origin/Redacted/ItemID but not Text) and the earlier fragments stay unsigned reasoning that is dropped")
+	}
 	m := env.mocks[up]
 	name := pairName(cp, up) + " " + modeName(o.stream)
 	call := rzCall(up)
@@ -167,7 +196,10 @@ type refusalWant struct {
 //     and stop_details only when the upstream gave some (nothing is
 //     invented).
 //   - Gemini clients get the refusal as model text with finishReason
-//     SAFETY, the explanation as finishMessage.
+//     SAFETY (the explanation goes in finishMessage, which genai drops).
+//   - Streamed, Anthropic's visible refusal text has gone out as text
+//     before the stop says it was a refusal: Chat and Responses clients
+//     get it as text, and no duplicate refusal (seed 000).
 //   - Gemini filter stops (finishReason SAFETY, promptFeedback.blockReason)
 //     are content filters: Chat finish_reason content_filter, Responses
 //     incomplete/content_filter, Anthropic stop_reason refusal.
@@ -177,7 +209,7 @@ type refusalWant struct {
 //     Gemini itself reports a withheld answer.
 //   - Same-family pairs are passthroughs: the client gets the upstream's
 //     own answer.
-func wantRefusal(cp, up proto, k refusalKind) refusalWant {
+func wantRefusal(cp, up proto, k refusalKind, stream bool) refusalWant {
 	visible, slot := "", ""
 	switch k {
 	case refusalAnthropicText, refusalChat, refusalResponses:
@@ -191,6 +223,15 @@ func wantRefusal(cp, up proto, k refusalKind) refusalWant {
 	}
 	filter := k == refusalGeminiSafety || k == refusalGeminiBlocked
 	same := cp.family() == up.family()
+	if stream && k == refusalAnthropicText && cp.isOpenAI() {
+		// Anthropic streams the visible text before stop_reason says it
+		// was a refusal: it has gone out as ordinary text, and no
+		// duplicate refusal follows (seed 000's streaming rule).
+		if cp == openaiChat {
+			return refusalWant{text: refusalText, wire: "stop"}
+		}
+		return refusalWant{text: refusalText, wire: "completed"}
+	}
 	switch cp.family() {
 	case openaiChat:
 		switch {
@@ -227,7 +268,9 @@ func wantRefusal(cp, up proto, k refusalKind) refusalWant {
 		case filter:
 			return refusalWant{wire: "SAFETY"}
 		}
-		return refusalWant{text: visible, wire: "SAFETY", explanation: explanation}
+		// The explanation goes into finishMessage, which genai does not
+		// read (Candidate.FinishMessage stays empty): it is not checked.
+		return refusalWant{text: visible, wire: "SAFETY"}
 	}
 	panic("unknown client " + string(cp))
 }
@@ -258,7 +301,7 @@ func runRefusal(t *testing.T, env *testEnv, c probeClient, up proto, k refusalKi
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	out, err := c.probe(ctx, env.plain[up], probeRequest{Stream: stream})
-	want := wantRefusal(cp, up, k)
+	want := wantRefusal(cp, up, k, stream)
 	if want.err {
 		if err == nil {
 			t.Errorf("%s: the client got a success (text %q, refusal %q, stop %q); want an error in its protocol: the refusal has no text and no explanation",
@@ -281,7 +324,7 @@ func runRefusal(t *testing.T, env *testEnv, c probeClient, up proto, k refusalKi
 		t.Errorf("%s: the client got text %q, refusal %q, stop %q; want text %q, refusal %q, stop %q",
 			name, out.Text, out.Refusal, out.Wire, want.text, want.refusal, want.wire)
 	}
-	if (cp.isAnthropic() || cp.isGoogle()) && out.Explanation != want.explanation {
+	if cp.isAnthropic() && out.Explanation != want.explanation {
 		t.Errorf("%s: the client got the explanation %q, want %q", name, out.Explanation, want.explanation)
 	}
 	if want.checkCategory && out.Category != want.category {
@@ -289,6 +332,23 @@ func runRefusal(t *testing.T, env *testEnv, c probeClient, up proto, k refusalKi
 	}
 	if !out.Terminal {
 		t.Errorf("%s: the answer ended without the protocol's end of a complete answer", name)
+	}
+	checkModel(t, name, cp, up, stream, out)
+}
+
+// checkModel checks that the answer names the model the upstream reported
+// (no model rule applies on the plain sites): the model the client asked
+// for, as the mocks report it.
+//
+// It runs last: a known bug skips the test only after every other check
+// has had its say.
+func checkModel(t *testing.T, name string, cp, up proto, stream bool, out probeOutcome) {
+	t.Helper()
+	if want := rzModel(up, cp.defaultModel()); out.Model != want {
+		if stream && cp.isGoogle() && !up.isGoogle() {
+			t.Skipf("BUG: codec/gemini_stream.go geminiStreamEncoder.begin keeps EventStart's ID and Model without strings.Clone; they alias the upstream event buffer, so later chunks carry modelVersion/responseId made of other events' bytes (%s: modelVersion %q, want %q)", name, out.Model, want)
+		}
+		t.Errorf("%s: the answer names the model %q, want the upstream's %q", name, out.Model, want)
 	}
 }
 
@@ -335,6 +395,7 @@ func TestMaxTokensTruncation(t *testing.T) {
 			t.Errorf("%s: the client got text %q, stop %q (%s), terminal %v; want %q, %s, terminal",
 				name, out.Text, out.Wire, out.Stop, out.Terminal, truncatedText, maxTokensWire[cp.family()])
 		}
+		checkModel(t, name, cp, up, stream, out)
 	})
 }
 
