@@ -368,3 +368,28 @@ func refusalAnswer(up proto, k refusalKind, model string, stream bool) scenario 
 	}
 	panic("unknown refusal kind " + string(k))
 }
+
+// anthropicUsageAnswer is an Anthropic answer reporting u in Anthropic's
+// meaning, thinking tokens included (output_tokens_details, which the
+// default mock answer leaves out): input_tokens without the cache reads,
+// cache_read_input_tokens, output_tokens with the thinking tokens.
+func anthropicUsageAnswer(up proto, model, text string, u usage, stream bool) scenario {
+	model = rzModel(up, model)
+	usageJSON := `{"input_tokens":` + strconv.FormatInt(u.Input-u.CacheRead, 10) + `,"cache_creation_input_tokens":0,"cache_read_input_tokens":` +
+		strconv.FormatInt(u.CacheRead, 10) + `,"output_tokens":` + strconv.FormatInt(u.Output, 10) +
+		`,"output_tokens_details":{"thinking_tokens":` + strconv.FormatInt(u.Reasoning, 10) + `}}`
+	if !stream {
+		return scenario{Status: 200, Body: `{"model":` + jsonString(model) + `,"id":"msg_01UsageUsageUsage01","type":"message","role":"assistant",` +
+			`"content":[{"type":"text","text":` + jsonString(text) + `}],"stop_reason":"end_turn","stop_sequence":null,"usage":` + usageJSON + `}`}
+	}
+	var b strings.Builder
+	event := func(name, data string) { b.WriteString("event: " + name + "\ndata: " + data + "\n\n") }
+	event("message_start", `{"type":"message_start","message":{"model":`+jsonString(model)+`,"id":"msg_01UsageUsageUsage02","type":"message","role":"assistant","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":`+
+		strconv.FormatInt(u.Input-u.CacheRead, 10)+`,"cache_creation_input_tokens":0,"cache_read_input_tokens":`+strconv.FormatInt(u.CacheRead, 10)+`,"output_tokens":1}}}`)
+	event("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)
+	event("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":`+jsonString(text)+`}}`)
+	event("content_block_stop", `{"type":"content_block_stop","index":0}`)
+	event("message_delta", `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":`+usageJSON+`}`)
+	event("message_stop", `{"type":"message_stop"}`)
+	return scenario{Status: 200, Header: sseHeader, Body: b.String()}
+}

@@ -568,13 +568,12 @@ var usageReply = usage{Input: 100, CacheRead: 40, Output: 50, Reasoning: 20}
 // wantUsage is the usage client cp must get from upstream up's report of
 // usageReply, in the client protocol's own fields and meaning: OpenAI
 // input includes cached tokens, Anthropic input_tokens excludes them, Gemini
-// candidatesTokenCount excludes thoughts. An Anthropic upstream (whose mock
-// reports no thinking_tokens) gives no reasoning count, which no client may
-// invent.
-func wantUsage(cp, up proto) map[string]int64 {
+// candidatesTokenCount excludes thoughts. Without reasoning (thinking)
+// tokens reported, no client may show any.
+func wantUsage(cp proto, withReasoning bool) map[string]int64 {
 	u := usageReply
 	reasoning := u.Reasoning
-	if up.isAnthropic() {
+	if !withReasoning {
 		reasoning = 0
 	}
 	var w map[string]int64
@@ -598,29 +597,52 @@ func wantUsage(cp, up proto) map[string]int64 {
 
 // TestUsage: cached and reasoning tokens reach every client, streamed and
 // not, in its protocol's fields with their meaning converted
-// (wantUsage). A count the upstream did not report is absent or zero,
-// never invented.
+// (wantUsage). Anthropic upstreams answer twice: with thinking_tokens in
+// output_tokens_details, and (the default mock answer) without, when no
+// client may show reasoning tokens: a count the upstream did not report is
+// absent or zero, never invented.
 func TestUsage(t *testing.T) {
 	clients := probeClients()
 	forAllPairs(t, func(t *testing.T, env *testEnv, cp, up proto, stream bool) {
-		name := pairName(cp, up) + " " + modeName(stream)
-		env.mocks[up].setReply(reply{Text: "Counted. ✓", Stop: "end", Usage: usageReply})
-		ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
-		defer cancel()
-		out, err := clients[cp].probe(ctx, env.plain[up], probeRequest{Stream: stream})
-		if err != nil {
-			t.Fatalf("%s: the client got an error: %s", name, describeStreamErr(err))
-		}
-		got := map[string]int64{}
-		for k, v := range out.Usage {
-			if v != 0 {
-				got[k] = v
+		for _, thinking := range []bool{false, true} {
+			if thinking && !up.isAnthropic() {
+				continue
 			}
-		}
-		// A zero that stands for "not reported" is allowed; the counts
-		// that matter must be exact.
-		if want := wantUsage(cp, up); !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: the client got usage %v, want %v", name, out.Usage, want)
+			runUsage(t, env, clients[cp], up, stream, thinking)
 		}
 	})
+}
+
+func runUsage(t *testing.T, env *testEnv, c probeClient, up proto, stream, thinking bool) {
+	cp := c.protocol()
+	name := pairName(cp, up) + " " + modeName(stream)
+	const text = "Counted. ✓"
+	withReasoning := !up.isAnthropic()
+	if thinking {
+		name += " with thinking_tokens"
+		withReasoning = true
+		env.mocks[up].setScenario(anthropicUsageAnswer(up, cp.defaultModel(), text, usageReply, stream))
+	} else {
+		env.mocks[up].setReply(reply{Text: text, Stop: "end", Usage: usageReply})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	out, err := c.probe(ctx, env.plain[up], probeRequest{Stream: stream})
+	if err != nil {
+		t.Fatalf("%s: the client got an error: %s", name, describeStreamErr(err))
+	}
+	if out.Text != text {
+		t.Errorf("%s: the client got text %q, want %q", name, out.Text, text)
+	}
+	got := map[string]int64{}
+	for k, v := range out.Usage {
+		if v != 0 {
+			got[k] = v
+		}
+	}
+	// A zero that stands for "not reported" is allowed; the counts
+	// that matter must be exact.
+	if want := wantUsage(cp, withReasoning); !reflect.DeepEqual(got, want) {
+		t.Errorf("%s: the client got usage %v, want %v", name, out.Usage, want)
+	}
 }
