@@ -55,6 +55,20 @@
 //     a call without arguments, and a base64 PNG user image checked byte
 //     for byte upstream. A mock's check hook (mock_test.go) adds a test's
 //     own validation of the request body.
+//   - reasoning_mock_test.go, reasoning_clients_test.go, reasoning_test.go:
+//     issue 5 end to end. A two-turn agent conversation with thinking and
+//     a tool call for every upstream that signs its reasoning (Anthropic,
+//     Vertex Anthropic, Responses, Gemini, Vertex) and every client,
+//     streamed and not: the upstream issues native opaque values
+//     (signatures, redacted_thinking, encrypted_content, thought
+//     signatures), each SDK replays the answer as it does
+//     (Message.ToParam(), output items as input items, the Chat message
+//     with reasoning_content, the returned Content, with and without
+//     thought parts, and genai's Chat), and the upstream checks that every
+//     value comes back byte for byte; refusals and filter stops of every
+//     upstream to every client; max-tokens truncation; each protocol's
+//     reasoning settings as every other upstream receives them; cached and
+//     reasoning token usage in every client's own fields.
 //   - routing_test.go, clientkeys_test.go, observe_test.go,
 //     metrics_test.go: model rules on every pair (streamed and not, the
 //     client's model restored or the upstream's kept), the llm_model
