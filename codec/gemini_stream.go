@@ -1005,7 +1005,9 @@ func (e *geminiStreamEncoder) begin(id, model string, u Usage) {
 	if model == "" && e.req != nil {
 		model = e.req.Model
 	}
-	e.id, e.model = id, model
+	// Event strings alias the upstream's event, which the next read
+	// overwrites; every later chunk repeats these two.
+	e.id, e.model = strings.Clone(id), strings.Clone(model)
 	if u.Known {
 		e.usage = u
 	}
