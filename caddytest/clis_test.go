@@ -403,6 +403,11 @@ func (e *cliEnv) run(t *testing.T, binDir string, c cliSpec, up proto) cliRunRes
 	if !strings.Contains(stdout, want) {
 		reasons = append(reasons, fmt.Sprintf("stdout lacks %q", want))
 	}
+	for i, r := range st.client {
+		if !strings.HasPrefix(r.kind, "2") {
+			reasons = append(reasons, fmt.Sprintf("client request %d (%s %s) was answered %s: %s", i+1, r.method, r.path, r.kind, cliClip(strings.TrimSpace(r.answer), 400)))
+		}
+	}
 	reasons = append(reasons, st.problems()...)
 	res.pass = len(reasons) == 0
 	res.reason = strings.Join(reasons, "; ")
