@@ -345,13 +345,17 @@ func newCLIEnv(adminPort int) (*cliEnv, error) {
 		if err != nil {
 			return nil, err
 		}
-		// No host in the site address: the CLIs call 127.0.0.1.
+		// No host in the site address: the CLIs call 127.0.0.1. Gemini
+		// CLI always sends topK, which OpenAI cannot take: the README's
+		// recipe drops it, as an operator would (a no-op for other
+		// clients).
 		fmt.Fprintf(&b, `
 http://:%d {
 	llmbridge {
 		upstream %s
 		vertex_project %s
 		vertex_location %s
+		drop generationConfig.topK
 	}
 	reverse_proxy %s
 }

@@ -94,6 +94,12 @@
 //     upstream's ids and count in the client's shape, a clear 400 where the
 //     upstream has no such endpoint (Vertex listings, Chat counting), and
 //     client_keys and model rules applied to both.
+//   - clis_test.go: opt-in (-clis) real agent CLIs from npm
+//     (clis/install.sh: Claude Code, Codex, Gemini CLI, Qwen Code) complete a
+//     tool-using turn through llmbridge against a scripted mock of every
+//     other family (see clis/README.md).
+//   - perf_*_test.go: the end-to-end benchmark against plain reverse_proxy
+//     (TestPerf behind -perf; BenchmarkE2E*).
 //
 // xcaddy.sh (not a test) builds Caddy with xcaddy from this checkout and
 // checks that the binary has llmbridge's modules.

@@ -2,7 +2,6 @@ package caddytest
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
@@ -159,15 +158,6 @@ func runAgentReplay(t *testing.T, env *testEnv, c replayClient, up proto, o repl
 	if t.Failed() && rec != nil {
 		t.Logf("%s: turn-2 upstream request: %s", name, rec.Body)
 	}
-}
-
-// sameJSON reports whether a and b are the same JSON value.
-func sameJSON(a, b string) bool {
-	var x, y any
-	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
-		return false
-	}
-	return reflect.DeepEqual(x, y)
 }
 
 // refusalWant is what a client must make of a refusal.
