@@ -7,6 +7,8 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/dustin/go-humanize"
+
+	"github.com/llmbridge/llmbridge/codec"
 )
 
 func init() {
@@ -28,12 +30,16 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		vertex_project <id>          # required for vertex and vertex-anthropic upstreams
 //		vertex_location <region>     # required for vertex and vertex-anthropic upstreams
 //		api_key <key>                # optional upstream credential, {env.VAR} allowed
+//		google_credentials <file>|adc  # vertex upstreams: OAuth tokens from a credentials file or ADC
+//		google_token <token>         # vertex upstreams: a static OAuth access token
 //		client_keys <key>...         # optional; repeatable; keys clients must present
 //		default_max_tokens <n>       # optional, default 4096
 //		max_request_body <size>      # optional, default 32MiB
 //		max_event_size <size>        # optional, default 8MiB
 //		model <client-glob> <upstream-model>  # repeatable; first match wins
 //		response_model client|upstream        # optional, default client
+//		on_unsupported strict|safe|lenient    # optional, default safe
+//		drop <field-path>...                  # optional, repeatable; [*] for any index
 //	}
 //
 // Protocols are openai-chat, openai-responses, anthropic-messages, gemini,
@@ -43,6 +49,12 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 // In a model rule each '*' of the glob matches any run of characters and
 // captures it; $1 to $9 in the upstream model insert the captures, for
 // example "model claude-* anthropic/claude-$1".
+//
+// At most one of api_key, google_credentials and google_token may be set,
+// and the google_* options only with a vertex or vertex-anthropic upstream.
+// The block is checked as a whole once parsed (see checkConfig), so that
+// `caddy adapt` already reports an unknown protocol, a missing
+// vertex_project or conflicting options.
 func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // consume the directive name
 	if d.NextArg() {
@@ -64,6 +76,19 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			h.Models = append(h.Models, r)
 			continue
 		}
+		if name == "drop" {
+			paths := d.RemainingArgs()
+			if len(paths) == 0 {
+				return d.ArgErr()
+			}
+			for _, p := range paths {
+				if _, err := compileDropPath(p); err != nil {
+					return d.Errf("%v", err)
+				}
+			}
+			h.Drop = append(h.Drop, paths...)
+			continue
+		}
 		if name == "client_keys" {
 			keys := d.RemainingArgs()
 			if len(keys) == 0 {
@@ -80,21 +105,36 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			return d.Errf("%s takes one argument", name)
 		}
 		switch name {
-		case "upstream":
-			h.Upstream = val
-		case "client":
-			h.Client = val
+		case "upstream", "client":
+			// Checked here too, so that the message points at this line.
+			if _, err := codec.ParseProtocol(val); err != nil {
+				return d.Errf("%s: %v", name, err)
+			}
+			if name == "upstream" {
+				h.Upstream = val
+			} else {
+				h.Client = val
+			}
 		case "vertex_project":
 			h.VertexProject = val
 		case "vertex_location":
 			h.VertexLocation = val
 		case "api_key":
 			h.APIKey = val
+		case "google_credentials":
+			h.GoogleCredentials = val
+		case "google_token":
+			h.GoogleToken = val
 		case "response_model":
 			if val != "client" && val != "upstream" {
 				return d.Errf("response_model: want client or upstream, got %q", val)
 			}
 			h.ResponseModel = val
+		case "on_unsupported":
+			if _, err := parsePolicy(val); err != nil {
+				return d.Errf("%v", err)
+			}
+			h.OnUnsupported = val
 		case "default_max_tokens":
 			n, err := strconv.ParseInt(val, 10, 64)
 			if err != nil || n <= 0 {
@@ -116,6 +156,9 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		default:
 			return d.Errf("unknown subdirective %q", name)
 		}
+	}
+	if err := h.checkConfig(); err != nil {
+		return d.Errf("%v", err)
 	}
 	return nil
 }

@@ -19,7 +19,7 @@ func writeError(w http.ResponseWriter, p codec.Protocol, e *codec.Error) int {
 	hdr.Set("Content-Type", "application/json")
 	hdr.Set("Content-Length", strconv.Itoa(len(*buf)))
 	hdr.Set("X-Content-Type-Options", "nosniff")
-	if e.Kind == mapping.ErrMethodNotAllowed {
+	if e.Kind == mapping.ErrMethodNotAllowed && hdr.Get("Allow") == "" {
 		hdr.Set("Allow", http.MethodPost)
 	}
 	status := codec.ClientStatus(p, e)

@@ -27,6 +27,9 @@ type exchange struct {
 	usage     codec.Usage
 	stop      codec.StopReason
 	errReason string // why llmbridge answered an error itself, or ""
+	// dropped are the paths the drop setting removed from the request
+	// body (policy.go).
+	dropped []string
 
 	upstreamStart time.Time // the upstream's response header arrived
 	firstWrite    time.Time // the first byte of the response went to the client
@@ -150,6 +153,13 @@ func (h *Handler) record(r *http.Request, x *exchange) {
 			fields = append(fields, zap.Int64("ttft_ms", ttft.Milliseconds()))
 		}
 		extra.Set(zap.Dict("llmbridge", fields...))
+	}
+	if x.status < 300 && (x.stop == mapping.StopOther || x.stop == mapping.StopNone) && x.client.Family() != x.upstream.Family() {
+		// Seed 000: a stop the client's protocol cannot say exactly (an
+		// unknown reason, or none at all) is traced, not hidden.
+		h.logger.Debug("upstream stop reason has no exact equivalent for the client",
+			zap.String("client_protocol", string(x.client)), zap.String("upstream_protocol", string(x.upstream)),
+			zap.String("stop_reason", x.stop.String()))
 	}
 	h.metrics.record(x, ttft, haveTTFT)
 }

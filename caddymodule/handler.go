@@ -30,9 +30,19 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		// them after llmbridge (a header directive, the upstream) decides.
 		return next.ServeHTTP(w, r)
 	}
-	rt, ok := detectRoute(r.URL.Path)
+	// Listing and counting endpoints first: Vertex's
+	// count-tokens:rawPredict would otherwise look like a generation path.
+	ep, isEndpoint := detectEndpoint(h.client, r)
+	var rt route
+	ok := false
+	if !isEndpoint {
+		rt, ok = detectRoute(r.URL.Path)
+	}
 	x := &exchange{client: rt.protocol, upstream: h.upstream}
-	if !ok || (h.client != "" && rt.protocol != h.client) {
+	switch {
+	case isEndpoint:
+		x.client = ep.protocol
+	case !ok || (h.client != "" && rt.protocol != h.client):
 		x.client = guessProtocol(h.client, r)
 	}
 	defer h.record(r, x)
@@ -45,6 +55,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 			x.fail(w, p, &codec.Error{Status: http.StatusUnauthorized, Kind: mapping.ErrAuthentication, Message: "invalid or missing API key"})
 			return nil
 		}
+	}
+	if isEndpoint {
+		return h.serveEndpoint(w, r, next, ep, x)
 	}
 	if !ok || (h.client != "" && rt.protocol != h.client) {
 		x.fail(w, x.client, codec.NewError(mapping.ErrNotFound, "no "+protocolNoun(h.client)+"generation endpoint at "+r.URL.Path))
@@ -61,6 +74,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	body, cerr := readBody(r, h.MaxRequestBody, *bodyBuf)
 	*bodyBuf = body
 	if cerr != nil {
+		x.fail(w, client, cerr)
+		return nil
+	}
+	// The drop setting edits the body for every pair (policy.go).
+	if body, cerr = h.dropConfigured(body, x); cerr != nil {
 		x.fail(w, client, cerr)
 		return nil
 	}
@@ -184,10 +202,11 @@ func droppedHeader(paths []string) string {
 func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, rt route, body []byte, x *exchange) error {
 	client := rt.protocol
 	req := new(codec.Request)
-	if err := codec.DecodeRequest(client, body, req); err != nil {
-		x.fail(w, client, asCodecError(err))
+	if err := h.decodeRequest(client, body, req, x); err != nil {
+		failPolicy(w, x, client, err)
 		return nil
 	}
+	decoded := len(req.Dropped)
 	if client.ModelInPath() {
 		req.Model = strings.TrimPrefix(rt.model, "models/")
 		req.Stream = rt.stream
@@ -208,21 +227,20 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 
 	outBuf := getBuffer()
 	defer putBuffer(outBuf)
-	out, err := codec.AppendRequest(*outBuf, h.upstream, req, codec.EncodeOptions{Model: model, DefaultMaxTokens: h.DefaultMaxTokens})
+	out, err := h.encodeRequest(*outBuf, req, codec.EncodeOptions{Model: model, DefaultMaxTokens: h.DefaultMaxTokens}, decoded)
 	*outBuf = out
 	if err != nil {
-		x.fail(w, client, asCodecError(err))
+		failPolicy(w, x, client, err)
 		return nil
 	}
-	if len(req.Dropped) > 0 {
-		h.metrics.recordDropped(req.Dropped)
-		w.Header().Set("Llmbridge-Dropped", droppedHeader(req.Dropped))
-		h.logger.Debug("dropped hint fields", zap.Strings("fields", req.Dropped))
-	}
+	h.reportDropped(w, req.Dropped)
 	setBody(r, out)
 	// Headers first: a Gemini client's ?key= credential is read from the
 	// query that setPath replaces.
-	h.rewriteHeaders(r, client, req.Stream)
+	if cerr := h.rewriteHeaders(r, client, req.Stream); cerr != nil {
+		x.fail(w, client, cerr)
+		return nil
+	}
 	path, query := h.upstreamPath(model, req.Stream)
 	setPath(r, path, query)
 
@@ -323,7 +341,11 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 		return nil
 	}
 	setBody(r, edited)
-	h.rewriteHeaders(r, client, stream)
+	h.reportDropped(w, x.dropped)
+	if cerr := h.rewriteHeaders(r, client, stream); cerr != nil {
+		x.fail(w, client, cerr)
+		return nil
+	}
 	path, query := h.upstreamPath(upModel, stream)
 	setPath(r, path, query)
 

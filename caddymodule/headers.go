@@ -5,7 +5,10 @@ import (
 	"net/http"
 	"strings"
 
+	"go.uber.org/zap"
+
 	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/mapping"
 )
 
 // credentialHeaders are the headers by which a client of any protocol may
@@ -50,10 +53,20 @@ func clientCredential(p codec.Protocol, r *http.Request) string {
 // rewriteHeaders prepares the request headers for the upstream: it removes
 // every client credential and every header that belongs to another
 // protocol, sets the credential in the upstream's scheme, and adds the
-// headers the upstream protocol requires.
-func (h *Handler) rewriteHeaders(r *http.Request, client codec.Protocol, stream bool) {
+// headers the upstream protocol requires. It fails only when a Google
+// access token cannot be obtained.
+func (h *Handler) rewriteHeaders(r *http.Request, client codec.Protocol, stream bool) *codec.Error {
 	key := h.apiKey
-	if key == "" && h.clientKeys == nil {
+	if h.tokenSource != nil {
+		tok, err := h.tokenSource.Token()
+		if err != nil {
+			// The error comes from the token endpoint or the credentials
+			// source; it holds no token.
+			h.logger.Error("obtaining a Google access token failed", zap.Error(err))
+			return codec.NewError(mapping.ErrBadGateway, "the gateway could not obtain an access token for its upstream")
+		}
+		key = tok.AccessToken
+	} else if key == "" && h.clientKeys == nil {
 		// Without client_keys the client's credential is the upstream's;
 		// with them it is a key of this gateway and stays here.
 		key = clientCredential(client, r)
@@ -103,6 +116,7 @@ func (h *Handler) rewriteHeaders(r *http.Request, client codec.Protocol, stream 
 	} else {
 		hdr.Set("Accept", "application/json")
 	}
+	return nil
 }
 
 // authorized reports whether the request carries one of the configured

@@ -11,6 +11,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
+	"golang.org/x/oauth2"
 
 	"github.com/llmbridge/llmbridge/codec"
 )
@@ -62,6 +63,22 @@ type Handler struct {
 	// are expanded at provision time.
 	APIKey string `json:"api_key,omitempty"`
 
+	// GoogleCredentials is the upstream credential of the vertex and
+	// vertex-anthropic upstreams: the path of a Google credentials JSON file
+	// (a service-account key, or an authorized-user file as gcloud writes
+	// it), or "adc" for Application Default Credentials. llmbridge obtains
+	// OAuth access tokens with the cloud-platform scope from it, caches
+	// them and refreshes them before they expire, and sends them as
+	// Authorization: Bearer. Placeholders are expanded at provision time.
+	// Exclusive with GoogleToken and APIKey.
+	GoogleCredentials string `json:"google_credentials,omitempty"`
+
+	// GoogleToken is a static OAuth access token for the vertex and
+	// vertex-anthropic upstreams (for example {env.VERTEX_TOKEN}, from
+	// `gcloud auth print-access-token`), sent as Authorization: Bearer. It
+	// is not refreshed. Exclusive with GoogleCredentials and APIKey.
+	GoogleToken string `json:"google_token,omitempty"`
+
 	// ClientKeys are the keys clients must present. When set, every
 	// request must carry one of them in its own protocol's credential
 	// header (Authorization: Bearer for OpenAI and Vertex clients,
@@ -96,8 +113,24 @@ type Handler struct {
 	// client asked for, "upstream" the one the upstream reports.
 	ResponseModel string `json:"response_model,omitempty"`
 
+	// OnUnsupported is the capability policy: "safe" (the default) drops
+	// hint fields and rejects capability and unknown fields a translation
+	// cannot carry; "strict" also rejects a request that would lose a
+	// hint; "lenient" also drops capability fields where it can. Unknown
+	// fields and invalid values are rejected under every policy.
+	OnUnsupported string `json:"on_unsupported,omitempty"`
+
+	// Drop lists request body paths removed before translation (and from
+	// passed-through bodies), under any policy: object keys joined by dots,
+	// with [*] for any array index or [n] for one
+	// ("tools[*].cache_control", "metadata"). Removed paths are listed in
+	// Llmbridge-Dropped; a path that matches nothing is fine.
+	Drop []string `json:"drop,omitempty"`
+
 	upstream codec.Protocol
 	client   codec.Protocol // empty: detect from the path
+	policy   unsupportedPolicy
+	drops    []dropPath
 	apiKey   string
 	logger   *zap.Logger
 	routes   []modelRoute
@@ -106,6 +139,9 @@ type Handler struct {
 	clientKeys [][]byte
 	// upstreamModelInResponse is ResponseModel "upstream".
 	upstreamModelInResponse bool
+	// tokenSource gives the upstream's OAuth token when GoogleCredentials
+	// or GoogleToken is set; nil otherwise.
+	tokenSource oauth2.TokenSource
 }
 
 // ModelRoute is one model rewriting rule.
@@ -130,21 +166,19 @@ func (Handler) CaddyModule() caddy.ModuleInfo {
 	}
 }
 
-// Provision parses the protocol names, expands placeholders in the key and
-// applies defaults.
+// Provision checks the configuration (see checkConfig), parses the
+// protocol names, expands placeholders in the credentials, loads Google
+// credentials and applies defaults.
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
-	var err error
-	if h.Upstream == "" {
-		return fmt.Errorf("llmbridge: upstream protocol is required")
+	if err := h.checkConfig(); err != nil {
+		return fmt.Errorf("llmbridge: %v", err)
 	}
-	if h.upstream, err = codec.ParseProtocol(h.Upstream); err != nil {
-		return fmt.Errorf("llmbridge: upstream: %v", err)
-	}
+	// checkConfig has parsed both names already.
+	h.upstream, _ = codec.ParseProtocol(h.Upstream)
+	h.client = ""
 	if h.Client != "" {
-		if h.client, err = codec.ParseProtocol(h.Client); err != nil {
-			return fmt.Errorf("llmbridge: client: %v", err)
-		}
+		h.client, _ = codec.ParseProtocol(h.Client)
 	}
 	repl := caddy.NewReplacer()
 	h.metrics = globalMetrics()
@@ -161,6 +195,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		}
 		h.clientKeys = append(h.clientKeys, []byte(v))
 	}
+	if err := h.provisionGoogle(ctx, func(s string) string { return repl.ReplaceAll(s, "") }); err != nil {
+		return fmt.Errorf("llmbridge: %v", err)
+	}
 	if h.DefaultMaxTokens == 0 {
 		h.DefaultMaxTokens = codec.DefaultMaxTokens
 	}
@@ -171,37 +208,32 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		h.MaxEventSize = DefaultMaxEventSize
 	}
 	h.routes = h.routes[:0]
-	for i, r := range h.Models {
-		mr, err := compileModelRoute(r)
-		if err != nil {
-			return fmt.Errorf("llmbridge: models[%d] (model %s %s): %v", i, r.Match, r.Upstream, err)
-		}
+	for _, r := range h.Models {
+		// checkConfig has compiled every rule once already.
+		mr, _ := compileModelRoute(r)
 		h.routes = append(h.routes, mr)
 	}
-	switch h.ResponseModel {
-	case "", "client":
-	case "upstream":
-		h.upstreamModelInResponse = true
-	default:
-		return fmt.Errorf("llmbridge: response_model must be client or upstream, got %q", h.ResponseModel)
+	h.upstreamModelInResponse = h.ResponseModel == "upstream"
+	var err error
+	if h.policy, err = parsePolicy(h.OnUnsupported); err != nil {
+		return fmt.Errorf("llmbridge: %v", err)
+	}
+	h.drops = h.drops[:0]
+	for i, p := range h.Drop {
+		dp, err := compileDropPath(p)
+		if err != nil {
+			return fmt.Errorf("llmbridge: drop[%d]: %v", i, err)
+		}
+		h.drops = append(h.drops, dp)
 	}
 	return nil
 }
 
-// Validate checks that the configuration is complete and consistent.
+// Validate checks that the configuration is complete and consistent; see
+// checkConfig for what it checks.
 func (h *Handler) Validate() error {
-	needsVertex := h.upstream == codec.Vertex || h.upstream == codec.VertexAnthropic
-	if needsVertex && (h.VertexProject == "" || h.VertexLocation == "") {
-		return fmt.Errorf("llmbridge: upstream %s requires vertex_project and vertex_location", h.upstream)
-	}
-	if h.DefaultMaxTokens < 0 {
-		return fmt.Errorf("llmbridge: default_max_tokens must be positive, got %d", h.DefaultMaxTokens)
-	}
-	if h.MaxRequestBody < 0 {
-		return fmt.Errorf("llmbridge: max_request_body must be positive, got %d", h.MaxRequestBody)
-	}
-	if h.MaxEventSize < 0 || h.MaxEventSize > 1<<30 {
-		return fmt.Errorf("llmbridge: max_event_size must be between 1 byte and 1GiB, got %d", h.MaxEventSize)
+	if err := h.checkConfig(); err != nil {
+		return fmt.Errorf("llmbridge: %v", err)
 	}
 	return nil
 }

@@ -177,6 +177,7 @@ func (tw *translatingWriter) streamResponse(resp *codec.Response) {
 	tw.x.status = tw.status
 	tw.stream.events = codec.AppendResponseEvents(tw.stream.events[:0], resp)
 	tw.stream.emit()
+	tw.stream.send()
 }
 
 // writeError encodes an error in the client protocol and writes it.

@@ -82,10 +82,16 @@ func (s *streamTranslator) write(p []byte) (int, error) {
 	return len(p), s.writeErr
 }
 
-// pump translates every complete upstream event pushed so far. It returns
-// the reader's error once the input cannot go on (io.EOF after CloseInput,
-// io.ErrUnexpectedEOF, sse.ErrEventTooLarge).
+// pump translates every complete upstream event pushed so far and sends
+// the result. It returns the reader's error once the input cannot go on
+// (io.EOF after CloseInput, io.ErrUnexpectedEOF, sse.ErrEventTooLarge).
+//
+// All the events of one upstream read go out in one write and one flush:
+// the client sees each of them as soon as it would with a flush per event
+// (nothing waits for more input), at a fraction of the system calls when
+// an upstream sends events faster than they are read.
 func (s *streamTranslator) pump() error {
+	defer s.send()
 	for !s.done {
 		ev, err := s.rd.Next()
 		if err == sse.ErrNeedInput {
@@ -111,10 +117,12 @@ func (s *streamTranslator) end(cause error) {
 			Status: http.StatusBadGateway, Kind: mapping.ErrBadGateway,
 			Message: "upstream " + string(s.upstream) + " stream sent an event larger than " + strconv.Itoa(s.maxEvent) + " bytes"}})
 		s.emit()
+		s.send()
 		return
 	}
 	s.events = s.dec.Close(s.events[:0], cause)
 	s.emit()
+	s.send()
 }
 
 // finish ends the stream once the upstream handler has returned.
@@ -138,9 +146,8 @@ func (s *streamTranslator) finish(nextErr error) {
 	s.end(cause)
 }
 
-// emit encodes the decoded events, writes them and flushes.
+// emit encodes the decoded events into the pending output.
 func (s *streamTranslator) emit() {
-	s.out = s.out[:0]
 	for i := range s.events {
 		if s.events[i].Type == codec.EventStart && s.model != "" {
 			s.events[i].Model = s.model
@@ -156,10 +163,25 @@ func (s *streamTranslator) emit() {
 			}
 		}
 	}
-	if len(s.out) == 0 || s.writeErr != nil {
+}
+
+// maxKeptOutput is the largest output buffer a stream keeps between upstream
+// reads.
+const maxKeptOutput = 16 << 10
+
+// send writes the pending output and flushes it to the client.
+func (s *streamTranslator) send() {
+	out := s.out
+	s.out = s.out[:0]
+	if cap(out) > maxKeptOutput {
+		// A burst made the buffer large; an idle stream should not keep
+		// it (open streams are many).
+		s.out = nil
+	}
+	if len(out) == 0 || s.writeErr != nil {
 		return
 	}
-	if _, err := s.w.Write(s.out); err != nil {
+	if _, err := s.w.Write(out); err != nil {
 		s.writeErr = err
 		s.done = true
 		return

@@ -34,6 +34,12 @@ type testEnv struct {
 	dead map[proto]string
 	// small is a site (openai-chat upstream) with max_request_body 1KiB.
 	small string
+	// fronts stand before each protocol's mock (upstream_front_test.go);
+	// fronted has one site per upstream protocol that reaches its mock
+	// through its front, with reverse_proxy's read_timeout
+	// frontReadTimeout.
+	fronts  map[proto]*frontUpstream
+	fronted map[proto]string
 	// adminPort is where this process's Caddy serves its admin API.
 	adminPort int
 	// routed has one site per upstream protocol with the model rules of
@@ -55,6 +61,10 @@ type testEnv struct {
 	// appended with log_append (as ph_<name>) besides llmbridge's own log
 	// fields.
 	observed, observedLog string
+	// policies has a site (anthropic-messages upstream) per non-default
+	// on_unsupported level (policy_test.go): "strict" with drop metadata,
+	// and "lenient".
+	policies map[string]string
 
 	caddyfile string
 }
@@ -87,7 +97,8 @@ func setup(t *testing.T) *testEnv {
 
 func newTestEnv() (*testEnv, error) {
 	e := &testEnv{mocks: mockSet{}, plain: map[proto]string{}, keyed: map[proto]string{}, dead: map[proto]string{},
-		routed: map[proto]string{}, routedUp: map[proto]string{}, gated: map[proto]string{}}
+		routed: map[proto]string{}, routedUp: map[proto]string{}, gated: map[proto]string{},
+		fronts: map[proto]*frontUpstream{}, fronted: map[proto]string{}, policies: map[string]string{}}
 	logDir, err := os.MkdirTemp("", "llmbridge-caddytest-")
 	if err != nil {
 		return nil, err
@@ -100,12 +111,13 @@ func newTestEnv() (*testEnv, error) {
 	}
 	for _, p := range allProtocols {
 		e.mocks[p] = newMockUpstream(p)
+		e.fronts[p] = newFrontUpstream(e.mocks[p])
 	}
 	// Each site gets a port that was free a moment ago; the dead upstreams
 	// get one that is closed again before Caddy starts.
 	// The admin API gets a free port too, so that integration runs from
 	// several checkouts can share a machine.
-	ports, err := freePorts(7*len(allProtocols) + 6)
+	ports, err := freePorts(8*len(allProtocols) + 8)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +131,7 @@ func newTestEnv() (*testEnv, error) {
 	https_port %d
 	grace_period 1ns
 	log llmbridge_debug {
-		output file ` + e.debugLog + `
+		output file `+e.debugLog+`
 		level DEBUG
 		include http.handlers.llmbridge http.handlers.reverse_proxy
 	}
@@ -146,6 +158,7 @@ http://localhost:%d {
 		e.gated[p] = site(next(), p, e.mocks[p].addr(), "\t\tapi_key "+upstreamKey+"\n\t\tclient_keys "+gateKey+" {env."+gateKeyEnv+"}\n",
 			"\tlog {\n\t\toutput file "+e.accessLog+"\n"+credentialLogFilter+"\t}\n")
 		e.routedUp[p] = site(next(), p, e.mocks[p].addr(), routeRules+"\t\tresponse_model upstream\n", "")
+		e.fronted[p] = site(next(), p, e.fronts[p].addr()+" {\n\t\ttransport http {\n\t\t\tread_timeout "+frontReadTimeout.String()+"\n\t\t}\n\t}", "", "")
 	}
 	e.small = site(next(), openaiChat, e.mocks[openaiChat].addr(), fmt.Sprintf("\t\tmax_request_body %d\n", smallBodyLimit), "")
 	splitPort := next()
@@ -173,6 +186,8 @@ http://localhost:%d {
 	}
 	e.observed = site(next(), anthropicMsgs, e.mocks[anthropicMsgs].addr(), "",
 		"\tlog {\n\t\toutput file "+e.observedLog+"\n\t}\n"+appends.String())
+	e.policies["strict"] = site(next(), anthropicMsgs, e.mocks[anthropicMsgs].addr(), "\t\ton_unsupported strict\n\t\tdrop metadata\n", "")
+	e.policies["lenient"] = site(next(), anthropicMsgs, e.mocks[anthropicMsgs].addr(), "\t\ton_unsupported lenient\n", "")
 	e.caddyfile = b.String()
 	return e, nil
 }

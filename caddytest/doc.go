@@ -9,9 +9,12 @@
 //     a free port), one site per upstream protocol, one with api_key and
 //     access logging per upstream, one per upstream whose upstream is not
 //     listening, one with a small max_request_body, per upstream one with
-//     model rules (twice: response_model client and upstream) and one with
-//     client_keys, a site split by the llm_model matcher, and one whose
-//     access log carries every llmbridge placeholder.
+//     model rules (twice: response_model client and upstream), one with
+//     client_keys and one that reaches its mock through a front
+//     (upstream_front_test.go) with reverse_proxy's transport
+//     read_timeout, a site split by the llm_model matcher, and one whose
+//     access log carries every llmbridge placeholder, and one per
+//     non-default on_unsupported level (policy_test.go).
 //   - mock_test.go: one httptest upstream per protocol that validates each
 //     request as the real provider would (method, exact path, credential
 //     scheme, known top-level fields, protocol rules), records it, and
@@ -52,6 +55,20 @@
 //     a call without arguments, and a base64 PNG user image checked byte
 //     for byte upstream. A mock's check hook (mock_test.go) adds a test's
 //     own validation of the request body.
+//   - reasoning_mock_test.go, reasoning_clients_test.go, reasoning_test.go:
+//     issue 5 end to end. A two-turn agent conversation with thinking and
+//     a tool call for every upstream that signs its reasoning (Anthropic,
+//     Vertex Anthropic, Responses, Gemini, Vertex) and every client,
+//     streamed and not: the upstream issues native opaque values
+//     (signatures, redacted_thinking, encrypted_content, thought
+//     signatures), each SDK replays the answer as it does
+//     (Message.ToParam(), output items as input items, the Chat message
+//     with reasoning_content, the returned Content, with and without
+//     thought parts, and genai's Chat), and the upstream checks that every
+//     value comes back byte for byte; refusals and filter stops of every
+//     upstream to every client; max-tokens truncation; each protocol's
+//     reasoning settings as every other upstream receives them; cached and
+//     reasoning token usage in every client's own fields.
 //   - routing_test.go, clientkeys_test.go, observe_test.go,
 //     metrics_test.go: model rules on every pair (streamed and not, the
 //     client's model restored or the upstream's kept), the llm_model
@@ -59,6 +76,33 @@
 //     and rejected in every protocol with no key reaching the upstream or
 //     any log, llmbridge's access log fields and placeholders, and the
 //     caddy_llmbridge_* metrics scraped from the admin /metrics.
+//   - conformance_test.go, conformance_expect_test.go,
+//     client_decode_test.go: TestConformance replays every recording in
+//     ../shared/recordings to every client protocol and prints a pass rate
+//     per protocol pair (-conformance.out writes the table to a file); what
+//     a recording says is read by the test itself, what the client got is
+//     read with the client protocol's codec, a stream checked for a
+//     well-formed event sequence.
+//   - upstream_front_test.go, upstream_interim_test.go,
+//     upstream_stall_test.go: upstreams that send 1xx responses (103 Early
+//     Hints, 100 Continue) before JSON and SSE answers, and upstreams that
+//     stop sending (before the headers, halfway through a JSON body, in the
+//     middle of a stream) behind read_timeout.
+//   - endpoints_mock_test.go, endpoints_test.go: the mocks' model listings
+//     and token counting endpoints (validated as each provider would), and
+//     every SDK's listing and counting through every upstream: the
+//     upstream's ids and count in the client's shape, a clear 400 where the
+//     upstream has no such endpoint (Vertex listings, Chat counting), and
+//     client_keys and model rules applied to both.
+//   - clis_test.go: opt-in (-clis) real agent CLIs from npm
+//     (clis/install.sh: Claude Code, Codex, Gemini CLI, Qwen Code) complete a
+//     tool-using turn through llmbridge against a scripted mock of every
+//     other family (see clis/README.md).
+//   - perf_*_test.go: the end-to-end benchmark against plain reverse_proxy
+//     (TestPerf behind -perf; BenchmarkE2E*).
+//
+// xcaddy.sh (not a test) builds Caddy with xcaddy from this checkout and
+// checks that the binary has llmbridge's modules.
 //
 // Run it with go test ./caddytest. Tests must not use t.Parallel: they
 // share the one Caddy and its mocks.

@@ -2541,7 +2541,7 @@ func appendAnthropicResponse(dst []byte, resp *Response) ([]byte, *Error) {
 		dst, comma = appendAnthropicBlock(dst, part, comma)
 	}
 	dst = append(dst, `],"stop_reason":`...)
-	dst = appendString(dst, mapping.AnthropicStopReason(resp.StopReason))
+	dst = appendAnthropicStopReason(dst, resp.StopReason)
 	dst = append(dst, `,"stop_sequence":`...)
 	if resp.StopSequence != "" {
 		dst = appendString(dst, resp.StopSequence)
@@ -2696,4 +2696,15 @@ func appendAnthropicUsage(dst []byte, u *Usage) []byte {
 		dst = append(dst, '}')
 	}
 	return append(dst, "}}"...)
+}
+
+// appendAnthropicStopReason appends the stop_reason value for s. A response
+// whose upstream gave no stop reason (a Responses incomplete status with an
+// unknown reason, say) gets null: seed 000 asks for a trace rather than an
+// invented reason.
+func appendAnthropicStopReason(dst []byte, s StopReason) []byte {
+	if s == mapping.StopNone {
+		return append(dst, "null"...)
+	}
+	return appendString(dst, mapping.AnthropicStopReason(s))
 }

@@ -1002,7 +1002,7 @@ func (e *anthropicStreamEncoder) closeBlock(dst []byte) []byte {
 // input and cache counters too (Chat and Gemini report them only now).
 func (e *anthropicStreamEncoder) messageEnd(dst []byte) []byte {
 	dst = append(dst, "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":"...)
-	dst = appendString(dst, mapping.AnthropicStopReason(e.stop))
+	dst = appendAnthropicStopReason(dst, e.stop)
 	dst = append(dst, `,"stop_sequence":`...)
 	if e.stopSeq != "" {
 		dst = appendString(dst, e.stopSeq)

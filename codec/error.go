@@ -27,6 +27,10 @@ type Error struct {
 	// Protocol is the protocol that produced Code, when it came from an
 	// upstream.
 	Protocol Protocol
+	// Class says why a codec rejected a request (see ErrorClass); the
+	// capability policy (on_unsupported) acts on it. Errors that are not
+	// about a request field are ClassInvalid.
+	Class ErrorClass
 }
 
 // Error returns the message, prefixed with the field path when known.
@@ -49,7 +53,9 @@ func invalid(path, message string) *Error {
 
 // unsupportedField rejects a field the codec knows it cannot carry.
 func unsupportedField(path, why string) *Error {
-	return invalid(path, "field is not supported by llmbridge for translation: "+why)
+	e := invalid(path, "field is not supported by llmbridge for translation: "+why)
+	e.Class = ClassCapability
+	return e
 }
 
 // rejectUnlessNull rejects a capability field outside what llmbridge
@@ -63,13 +69,17 @@ func rejectUnlessNull(v gjson.Result, path, why string) *Error {
 
 // unknownField rejects a field the codec does not know.
 func unknownField(path string) *Error {
-	return invalid(path, "unknown field; llmbridge does not forward fields it cannot translate")
+	e := invalid(path, "unknown field; llmbridge does not forward fields it cannot translate")
+	e.Class = ClassUnknownField
+	return e
 }
 
 // cannotEncode rejects a request whose canonical content the target protocol
 // cannot express.
 func cannotEncode(p Protocol, path, what string) *Error {
-	return invalid(path, what+" cannot be expressed in the "+string(p)+" protocol")
+	e := invalid(path, what+" cannot be expressed in the "+string(p)+" protocol")
+	e.Class = ClassCapability
+	return e
 }
 
 // indexPath returns prefix[i], for error paths only.

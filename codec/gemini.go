@@ -799,11 +799,18 @@ func decodeGeminiParts(v gjson.Result, path geminiContentPath, parts []Part, req
 				return false
 			}
 		}
+		n := len(parts)
 		switch {
 		case part.Type == PartText && part.Text == "" && sig != "":
 			// Only the signature: it is applied already.
 		case part.Type == PartReasoning && part.Text == "" && part.Signature == "":
 			// An empty thought carries nothing.
+		case part.Type == PartReasoning && part.Signature == "" && n > start &&
+			parts[n-1].Type == PartReasoning && parts[n-1].Signature == "":
+			// A client that replays a streamed answer as it came sends one
+			// thought part per chunk: they are one reasoning, which the
+			// signature after them signs as a whole.
+			parts[n-1].Text += part.Text
 		default:
 			parts = append(parts, part)
 		}
@@ -813,32 +820,57 @@ func decodeGeminiParts(v gjson.Result, path geminiContentPath, parts []Part, req
 	return parts, err
 }
 
-// geminiSign applies a decoded thoughtSignature (the value of a client's
-// slot) to part, the part that carried it, or to the reasoning before it in
-// parts[start:] (see decodeGeminiParts). Errors have no path; the caller
+// geminiSign applies a client's thoughtSignature value to part, the part
+// that carried it, or to the reasoning before it in parts[start:] (see
+// decodeGeminiParts). The value may hold several continuation tokens (see
+// appendGeminiToken): each signs, in order, the next part of the run of
+// unsigned reasoning just before the carrying part, or becomes a reasoning
+// part of its own when none is left (the client dropped the thought parts;
+// an Anthropic token restores the text). Errors have no path; the caller
 // sets it.
 func geminiSign(parts []Part, start int, part *Part, sig string) ([]Part, *Error) {
-	var r Part
-	if err := readGeminiOpaque(&r, sig, ""); err != nil {
-		return parts, err
+	run := len(parts)
+	for run > start && parts[run-1].Type == PartReasoning && parts[run-1].Signature == "" {
+		run--
 	}
-	switch n := len(parts); {
-	case part.Type == PartReasoning:
-		geminiSetSignature(part, &r)
-	case n > start && parts[n-1].Type == PartReasoning && parts[n-1].Signature == "":
-		geminiSetSignature(&parts[n-1], &r)
-	default:
+	for rest := geminiUnwrapSignature(sig); rest != ""; {
+		tok := rest
+		if k := strings.IndexByte(rest, ' '); k >= 0 && mapping.IsEnvelope(rest) {
+			tok, rest = rest[:k], rest[k+1:]
+		} else {
+			rest = ""
+		}
+		var r Part
+		if err := readOpaque(&r, tok, mapping.FamilyGemini, ""); err != nil {
+			return parts, err
+		}
+		if part.Type == PartReasoning && part.Signature == "" {
+			// A thought part that carries its own signature.
+			geminiSetSignature(part, &r)
+			continue
+		}
+		if run < len(parts) {
+			geminiSetSignature(&parts[run], &r)
+			run++
+			continue
+		}
 		r.Type = PartReasoning
 		parts = append(parts, r)
+		run = len(parts)
 	}
 	return parts, nil
 }
 
-// geminiSetSignature copies the opaque state of r into reasoning part p.
+// geminiSetSignature copies the opaque state of r into reasoning part p,
+// and the text the envelope's signature covers when it carries one (see
+// appendGeminiOpaque).
 func geminiSetSignature(p, r *Part) {
 	p.Signature, p.Origin, p.Redacted = r.Signature, r.Origin, r.Redacted
 	if r.ItemID != "" {
 		p.ItemID = r.ItemID
+	}
+	if r.Text != "" {
+		p.Text = r.Text
 	}
 }
 
@@ -848,21 +880,21 @@ func geminiSetSignature(p, r *Part) {
 // appendGeminiOpaque).
 const geminiWrappedPrefix = "bGxtYnJpZGdlLnYx"
 
-// readGeminiOpaque fills a reasoning part's opaque state from a Gemini
-// client's thoughtSignature. genai's Part.ThoughtSignature is []byte, which
-// JSON carries as standard base64, so llmbridge wraps its continuation
-// tokens (whose '.', '-' and '_' are not standard base64) in base64; this
-// unwraps them in either base64 alphabet, with or without padding, as SDKs
-// re-encode bytes in their own way (pydantic-ai replays URL-safe base64). A
-// bare token is accepted as well, and any other value is a native Gemini
-// signature. path names the slot for errors.
-func readGeminiOpaque(p *Part, value, path string) *Error {
+// geminiUnwrapSignature returns the continuation tokens a Gemini client's
+// thoughtSignature wraps, space-separated, or the value itself when it
+// wraps none (a native Gemini signature, or a bare token). genai's
+// Part.ThoughtSignature is []byte, which JSON carries as standard base64,
+// so llmbridge wraps its tokens (whose '.', '-' and '_' are not standard
+// base64) in base64 (see appendGeminiPendingField); this unwraps them in
+// either base64 alphabet, with or without padding, as SDKs re-encode bytes
+// in their own way (pydantic-ai replays URL-safe base64).
+func geminiUnwrapSignature(value string) string {
 	if strings.HasPrefix(value, geminiWrappedPrefix) {
 		if tok, ok := geminiUnwrap(value); ok && mapping.IsEnvelope(tok) {
-			value = tok
+			return tok
 		}
 	}
-	return readOpaque(p, value, mapping.FamilyGemini, path)
+	return value
 }
 
 // geminiUnwrap decodes s as base64, padded or not. A token's bytes are
@@ -2647,13 +2679,16 @@ func appendGeminiResponse(dst []byte, resp *Response) ([]byte, *Error) {
 			written = true
 		}
 	}
-	var pending *Part // the reasoning part whose signature waits
-	var tok []byte
+	// pending holds the continuation tokens, space-separated, of the
+	// reasoning whose signatures wait for the next part that is not a
+	// thought (see appendGeminiOpaque).
+	var pending, tok []byte
 	flush := func() {
 		part()
-		dst = append(dst, `{"text":""}`...)
-		dst, tok = appendGeminiOpaqueField(dst, pending, tok)
-		pending = nil
+		dst = append(dst, `{"text":""`...)
+		dst = appendGeminiPendingField(dst, pending)
+		dst = append(dst, '}')
+		pending = pending[:0]
 	}
 	var cited []int      // the Gemini part index of each cited text part
 	var citedParts []int // and its index in resp.Content
@@ -2670,18 +2705,13 @@ func appendGeminiResponse(dst []byte, resp *Response) ([]byte, *Error) {
 			}
 		}
 		if p.Type == PartReasoning {
-			if pending != nil && (p.Text != "" || p.Signature != "") {
-				flush()
-			}
 			if p.Text != "" {
 				part()
 				dst = append(dst, `{"text":`...)
 				dst = appendString(dst, p.Text)
 				dst = append(dst, `,"thought":true}`...)
 			}
-			if p.Signature != "" {
-				pending = p
-			}
+			pending, tok = appendGeminiToken(pending, p.Signature, p.Origin, p.Redacted, p.ItemID, p.Text, tok)
 			continue
 		}
 		text, ok := geminiPartText(*p)
@@ -2706,12 +2736,15 @@ func appendGeminiResponse(dst []byte, resp *Response) ([]byte, *Error) {
 			dst = appendString(dst, text)
 			dst = append(dst, '}')
 		}
-		if pending != nil {
-			dst, tok = appendGeminiOpaqueField(dst, pending, tok)
-			pending = nil
+		if len(pending) > 0 {
+			dst = appendGeminiPendingField(dst[:len(dst)-1], pending)
+			dst = append(dst, '}')
+			pending = pending[:0]
 		}
 	}
-	if pending != nil {
+	if len(pending) > 0 {
+		// Reasoning with nothing after it: its signatures need a part of
+		// their own.
 		flush()
 	}
 	if written {
@@ -2815,42 +2848,48 @@ func appendGeminiGrounding(dst []byte, content []Part, cited, citedParts []int) 
 	return append(dst, `]}`...)
 }
 
-// appendGeminiOpaqueField adds "thoughtSignature" with the continuation
-// token of reasoning part p (see appendGeminiOpaque) to the part object
-// that dst ends with. tok is scratch space, returned for reuse.
-func appendGeminiOpaqueField(dst []byte, p *Part, tok []byte) ([]byte, []byte) {
-	dst = append(dst[:len(dst)-1], `,"thoughtSignature":"`...)
-	dst, tok = appendGeminiOpaque(dst, p.Signature, p.Origin, p.Redacted, p.ItemID, p.Text, tok)
-	return append(dst, `"}`...), tok
-}
-
-// appendGeminiOpaque appends the thoughtSignature value that carries a
-// reasoning part's opaque value to a Gemini client: the continuation token
-// (appendOpaque), itself encoded in standard base64. genai declares
-// Part.ThoughtSignature as []byte, which encoding/json reads as standard
-// base64 only, and a bare token ("llmbridge.v1." and base64url) is not:
-// genai would fail on the whole response. Wrapped, the client's SDK turns
-// it into bytes and back into the same text when it replays the history,
-// and readGeminiOpaque unwraps it. tok is scratch space, returned for
-// reuse.
+// appendGeminiToken appends to pending (space-separated) the continuation
+// token of a reasoning part's opaque value, for a Gemini client's
+// thoughtSignature; pending is unchanged when the part has none. tok is
+// scratch space, returned for reuse.
 //
-// An Anthropic signature covers its thinking text, which must come back
-// byte for byte, but Gemini clients keep thought parts out of the history
-// they replay (Gemini itself does not need them). So for Anthropic thinking
-// the token also carries text, the thinking it signs.
-func appendGeminiOpaque(dst []byte, signature string, origin mapping.Family, redacted bool, itemID, text string, tok []byte) ([]byte, []byte) {
+// Gemini puts a signature on the part after the thoughts, not on a thought
+// part, and Gemini clients keep thought parts out of the history they
+// replay (Gemini CLI), while genai's chat history drops parts that carry
+// nothing but a signature. So every signature since the last part that is
+// not a thought rides on the next such part, several tokens in one
+// thoughtSignature when reasoning came in several blocks (Anthropic
+// thinking then redacted_thinking). And since an Anthropic signature covers
+// its thinking text, which must come back byte for byte, its token carries
+// that text too.
+func appendGeminiToken(pending []byte, signature string, origin mapping.Family, redacted bool, itemID, text string, tok []byte) ([]byte, []byte) {
 	if signature == "" {
-		return dst, tok
+		return pending, tok
 	}
 	c := mapping.Continuation{Origin: origin, Redacted: redacted, ItemID: itemID, Signature: signature}
 	if origin == mapping.FamilyAnthropic && !redacted {
 		c.Text = text
 	}
 	tok = mapping.AppendEnvelope(tok[:0], c)
+	if len(pending) > 0 {
+		pending = append(pending, ' ')
+	}
+	return append(pending, tok...), tok
+}
+
+// appendGeminiPendingField appends `,"thoughtSignature":"<value>"` for the
+// pending tokens: their text in standard base64. genai declares
+// Part.ThoughtSignature as []byte, which encoding/json reads as standard
+// base64 only, and a bare token ("llmbridge.v1." and base64url) is not:
+// genai would fail on the whole response. Wrapped, the client's SDK turns
+// it into bytes and back into the same text when it replays the history,
+// and readGeminiOpaque unwraps it.
+func appendGeminiPendingField(dst, pending []byte) []byte {
+	dst = append(dst, `,"thoughtSignature":"`...)
 	n := len(dst)
-	dst = append(dst, make([]byte, base64.StdEncoding.EncodedLen(len(tok)))...)
-	base64.StdEncoding.Encode(dst[n:], tok)
-	return dst, tok
+	dst = append(dst, make([]byte, base64.StdEncoding.EncodedLen(len(pending)))...)
+	base64.StdEncoding.Encode(dst[n:], pending)
+	return append(dst, '"')
 }
 
 // geminiCannotCarry is the error for response content that a Gemini client

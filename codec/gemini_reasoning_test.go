@@ -27,6 +27,17 @@ func geminiToken(p Part) string {
 	return string(mapping.AppendEnvelope(nil, c))
 }
 
+// geminiWrappedTokens returns the thoughtSignature a Gemini client is given
+// for reasoning parts whose signatures ride on one part: their tokens,
+// space-separated, in standard base64.
+func geminiWrappedTokens(parts ...Part) string {
+	toks := make([]string, len(parts))
+	for i, p := range parts {
+		toks[i] = geminiToken(p)
+	}
+	return base64.StdEncoding.EncodeToString([]byte(strings.Join(toks, " ")))
+}
+
 // geminiWrapped returns the thoughtSignature a Gemini client is given for
 // a reasoning part: its token in standard base64.
 func geminiWrapped(p Part) string {
@@ -336,7 +347,6 @@ func geminiReasoningResponse() *Response {
 			geminiResponsesItem,
 			{Type: PartToolCall, ToolCallID: "toolu_1", ToolName: "get_weather", Arguments: `{"city":"Paris"}`},
 			{Type: PartReasoning, Signature: "Z2VtaW5p", Origin: mapping.FamilyGemini},
-			{Type: PartReasoning, Text: "unsigned"},
 		}}
 }
 
@@ -348,13 +358,13 @@ func TestGeminiReasoningResponseEncode(t *testing.T) {
 	}
 	checkGolden(t, "gemini/response_reasoning.json", out)
 	// The parts say where each signature went.
+	// Signatures wait for the next part that is not a thought; those of
+	// consecutive reasoning ride on it together.
 	want := `[{"text":"Let me think.","thought":true},` +
-		`{"text":"","thoughtSignature":"` + geminiWrapped(resp.Content[0]) + `"},` +
-		`{"text":"Calling.","thoughtSignature":"` + geminiWrapped(resp.Content[1]) + `"},` +
+		`{"text":"Calling.","thoughtSignature":"` + geminiWrappedTokens(resp.Content[0], resp.Content[1]) + `"},` +
 		`{"text":"summary","thought":true},` +
 		`{"functionCall":{"id":"toolu_1","name":"get_weather","args":{"city":"Paris"}},"thoughtSignature":"` + geminiWrapped(resp.Content[3]) + `"},` +
-		`{"text":"","thoughtSignature":"` + geminiWrapped(resp.Content[5]) + `"},` +
-		`{"text":"unsigned","thought":true}]`
+		`{"text":"","thoughtSignature":"` + geminiWrapped(resp.Content[5]) + `"}]`
 	if got := gjson.GetBytes(out, "candidates.0.content.parts").Raw; got != want {
 		t.Errorf("parts\n got %s\nwant %s", got, want)
 	}
@@ -411,7 +421,7 @@ func TestGeminiReasoningStreamEncode(t *testing.T) {
 	got := encodeStream(Gemini, &Request{}, geminiResponseEvents(resp))
 	checkGeminiStreamGolden(t, "reasoning", got)
 
-	t.Run("a signature waits past a tool call's deltas and goes out with the last chunk", func(t *testing.T) {
+	t.Run("signatures wait for the next part and go out together with the last chunk", func(t *testing.T) {
 		got := encodeStream(Gemini, &Request{}, []Event{
 			{Type: EventStart, ID: "r", Model: "m"},
 			{Type: EventPartStart, Index: 0, Part: PartReasoning, Redacted: true},
@@ -424,10 +434,9 @@ func TestGeminiReasoningStreamEncode(t *testing.T) {
 			{Type: EventStop, StopReason: mapping.StopContentFilter, StopDetails: StopDetails{Category: "c", Explanation: "Filtered."}},
 			{Type: EventEnd},
 		})
-		red := geminiWrapped(Part{Signature: "red", Origin: mapping.FamilyAnthropic, Redacted: true})
-		two := geminiWrapped(Part{Signature: "two", Origin: mapping.FamilyAnthropic})
-		want := `data: {"candidates":[{"content":{"role":"model","parts":[{"text":"","thoughtSignature":"` + red + `"}]},"index":0}],"modelVersion":"m","responseId":"r"}` + "\r\n\r\n" +
-			`data: {"candidates":[{"content":{"role":"model","parts":[{"text":"","thoughtSignature":"` + two + `"}]},"finishReason":"SAFETY","finishMessage":"Filtered.","index":0}],"modelVersion":"m","responseId":"r"}` + "\r\n\r\n"
+		both := geminiWrappedTokens(Part{Signature: "red", Origin: mapping.FamilyAnthropic, Redacted: true},
+			Part{Signature: "two", Origin: mapping.FamilyAnthropic})
+		want := `data: {"candidates":[{"content":{"role":"model","parts":[{"text":"","thoughtSignature":"` + both + `"}]},"finishReason":"SAFETY","finishMessage":"Filtered.","index":0}],"modelVersion":"m","responseId":"r"}` + "\r\n\r\n"
 		if got != want {
 			t.Errorf("got\n%s\nwant\n%s", got, want)
 		}
@@ -469,8 +478,9 @@ func TestGeminiReasoningRoundTrip(t *testing.T) {
 		if err := json.Unmarshal(out, &g); err != nil {
 			t.Fatalf("genai cannot read the response: %v", err)
 		}
-		if tok := string(g.Candidates[0].Content.Parts[1].ThoughtSignature); tok != geminiToken(resp.Content[0]) {
-			t.Errorf("genai reads the signature as %q, want the token %q", tok, geminiToken(resp.Content[0]))
+		wantTok := geminiToken(resp.Content[0]) + " " + geminiToken(resp.Content[1])
+		if tok := string(g.Candidates[0].Content.Parts[1].ThoughtSignature); tok != wantTok {
+			t.Errorf("genai reads the signature as %q, want the tokens %q", tok, wantTok)
 		}
 		content, err := json.Marshal(g.Candidates[0].Content)
 		if err != nil {
@@ -542,7 +552,7 @@ func TestGeminiReasoningRoundTrip(t *testing.T) {
 		if got := gjson.GetBytes(body, "contents.1.parts").Raw; got != `[{"text":"Calling."},{"functionCall":{"id":"toolu_1","name":"get_weather","args":{"city":"Paris"}}},{"text":"","thoughtSignature":"Z2VtaW5p"}]` {
 			t.Errorf("parts %s", got)
 		}
-		if len(req.Dropped) != 4 {
+		if len(req.Dropped) != 3 {
 			t.Errorf("dropped %q", req.Dropped)
 		}
 	})

@@ -947,7 +947,8 @@ type geminiStreamEncoder struct {
 	// thought collects the open reasoning part's text, which the token of
 	// an Anthropic signature carries (see appendGeminiOpaque).
 	thought []byte
-	// pending is the thoughtSignature value waiting for a part, or empty;
+	// pending holds the continuation tokens (space-separated) waiting for
+	// a part that is not a thought, or is empty;
 	// tok is scratch space for the token.
 	pending []byte
 	tok     []byte
@@ -985,9 +986,6 @@ func (e *geminiStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 			e.args = append(e.args, ev.Text...)
 		case ev.Text == "":
 		case e.thinking:
-			if len(e.pending) > 0 {
-				dst = e.appendChunk(dst, "", false)
-			}
 			e.thought = append(e.thought, ev.Text...)
 			dst = e.appendThought(dst, ev.Text)
 		default:
@@ -1000,12 +998,10 @@ func (e *geminiStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 			dst = e.appendCallChunk(dst)
 		case e.thinking:
 			e.thinking = false
-			if ev.Signature != "" {
-				if len(e.pending) > 0 {
-					dst = e.appendChunk(dst, "", false)
-				}
-				e.pending, e.tok = appendGeminiOpaque(e.pending[:0], ev.Signature, ev.Origin, e.redacted, e.itemID, bytesToString(e.thought), e.tok)
-			}
+			// The signature waits for the next part that is not a thought,
+			// with any other signature since the last one (see
+			// appendGeminiToken).
+			e.pending, e.tok = appendGeminiToken(e.pending, ev.Signature, ev.Origin, e.redacted, e.itemID, bytesToString(e.thought), e.tok)
 		}
 	case EventUsage:
 		e.usage = ev.Usage
@@ -1047,7 +1043,9 @@ func (e *geminiStreamEncoder) begin(id, model string, u Usage) {
 	if model == "" && e.req != nil {
 		model = e.req.Model
 	}
-	e.id, e.model = id, model
+	// Event strings alias the upstream's event, which the next read
+	// overwrites; every later chunk repeats these two.
+	e.id, e.model = strings.Clone(id), strings.Clone(model)
 	if u.Known {
 		e.usage = u
 	}
@@ -1089,10 +1087,9 @@ func (e *geminiStreamEncoder) appendPending(dst []byte) []byte {
 	if len(e.pending) == 0 {
 		return dst
 	}
-	dst = append(dst, `,"thoughtSignature":"`...)
-	dst = append(dst, e.pending...)
+	dst = appendGeminiPendingField(dst, e.pending)
 	e.pending = e.pending[:0]
-	return append(dst, '"')
+	return dst
 }
 
 // appendCallChunk appends one chunk with the buffered tool call as a

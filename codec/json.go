@@ -2,6 +2,7 @@ package codec
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"math"
 	"strconv"
@@ -287,4 +288,22 @@ func newID(prefix string) string {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	return prefix + hex.EncodeToString(b[:])
+}
+
+// maxOpenAIUser is the longest user field OpenAI accepts.
+const maxOpenAIUser = 64
+
+// appendOpenAIUser appends an end-user id as OpenAI's user field. OpenAI
+// rejects ids over 64 characters, and other protocols' ids are longer
+// (Claude Code's metadata.user_id is a JSON object of about 150): such an
+// id is sent as the hex SHA-256 of itself, which keeps one user one id for
+// abuse monitoring without a 400.
+func appendOpenAIUser(dst []byte, user string) []byte {
+	if len(user) <= maxOpenAIUser {
+		return appendString(dst, user)
+	}
+	sum := sha256.Sum256([]byte(user))
+	dst = append(dst, '"')
+	dst = hex.AppendEncode(dst, sum[:])
+	return append(dst, '"')
 }

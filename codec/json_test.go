@@ -89,3 +89,14 @@ func TestCompactJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestAppendOpenAIUser(t *testing.T) {
+	if got := string(appendOpenAIUser(nil, "user-42")); got != `"user-42"` {
+		t.Errorf("short id: %s", got)
+	}
+	long := `{"device_id":"` + strings.Repeat("a", 64) + `","session_id":"s"}`
+	got := string(appendOpenAIUser(nil, long))
+	if len(got) != 66 || got != string(appendOpenAIUser(nil, long)) || strings.Contains(got, "device") {
+		t.Errorf("long id: %s", got)
+	}
+}

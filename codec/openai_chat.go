@@ -1704,7 +1704,7 @@ func appendChatSampling(dst []byte, req *Request) []byte {
 	}
 	if req.User != "" {
 		dst = append(dst, `,"user":`...)
-		dst = appendString(dst, req.User)
+		dst = appendOpenAIUser(dst, req.User)
 	}
 	return dst
 }

@@ -1845,7 +1845,7 @@ func appendResponsesRequest(dst []byte, req *Request, opts *EncodeOptions) ([]by
 	}
 	if req.User != "" {
 		dst = append(dst, `,"user":`...)
-		dst = appendString(dst, req.User)
+		dst = appendOpenAIUser(dst, req.User)
 	}
 	if req.Stream {
 		dst = append(dst, `,"stream":true`...)

@@ -75,6 +75,10 @@ func callWireName(p *Part) string { return FlatToolName(p.Namespace, p.ToolName)
 // hostedToolError rejects a hosted tool (or one of its options, when
 // option is not "") that the target protocol cannot run. The message names
 // the tool where the client declared it and says how to get rid of it.
+//
+// It is a capability error about canonical tools[i] (its Param), which
+// Request.Drop removes under the lenient policy; the message names the
+// tool where the client declared it (Tool.Source).
 func hostedToolError(target Protocol, t *Tool, i int, option, why string) *Error {
 	path := t.Source
 	if path == "" {
@@ -84,8 +88,10 @@ func hostedToolError(target Protocol, t *Tool, i int, option, why string) *Error
 	if option != "" {
 		what += " option " + option
 	}
-	return invalid(path, what+" cannot be translated for the "+string(target)+" upstream: "+why+
+	e := invalid(indexPath("tools", i), what+" cannot be translated for the "+string(target)+" upstream: "+why+
 		"; remove the tool from the request or ask the operator to drop it (field "+path+")")
+	e.Class = ClassCapability
+	return e
 }
 
 // hostedToolName is the name a hosted tool is known by in errors.
@@ -206,8 +212,10 @@ func checkCustomFor(target Protocol, t *Tool, i int) *Error {
 	if t.Grammar == "" {
 		return nil
 	}
-	return invalid(indexPath("tools", i)+".format", `custom tool "`+t.Name+`" has a grammar format, which the `+string(target)+
+	e := invalid(indexPath("tools", i)+".format", `custom tool "`+t.Name+`" has a grammar format, which the `+string(target)+
 		` upstream cannot enforce (it gets a function with one string parameter); remove the format or use an OpenAI upstream`)
+	e.Class = ClassCapability
+	return e
 }
 
 // functionView returns the function a tool is declared as toward

@@ -121,7 +121,7 @@ func TestHostedToolsRejections(t *testing.T) {
 		{"grammar toward chat", OpenAIResponses, grammar, OpenAIChat, "tools[0].format", "grammar format"},
 		{"location toward gemini", OpenAIResponses, `{"model":"m","input":"x","tools":[{"type":"web_search","user_location":{"type":"approximate","city":"Paris"}}]}`, Gemini, "tools[0]", "option user_location"},
 		{"domains toward gemini", OpenAIResponses, `{"model":"m","input":"x","tools":[{"type":"web_search","filters":{"allowed_domains":["a.b"]}}]}`, Gemini, "tools[0]", "option allowed_domains"},
-		{"blocked toward responses", Vertex, `{"contents":[{"role":"user","parts":[{"text":"x"}]}],"tools":[{"googleSearch":{"excludeDomains":["a.b"]}}]}`, OpenAIResponses, "tools[0].googleSearch", "option blocked_domains"},
+		{"blocked toward responses", Vertex, `{"contents":[{"role":"user","parts":[{"text":"x"}]}],"tools":[{"googleSearch":{"excludeDomains":["a.b"]}}]}`, OpenAIResponses, "tools[0]", "option blocked_domains cannot be translated for the openai-responses upstream: the upstream's search cannot exclude domains; remove the tool from the request or ask the operator to drop it (field tools[0].googleSearch)"},
 		{"allowed toward preview", AnthropicMessages, `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"x"}],"tools":[{"type":"web_search_20250305","name":"web_search","allowed_domains":["a.b"]}]}`, Gemini, "tools[0]", "option allowed_domains"},
 		{"flat name collision", OpenAIResponses, `{"model":"m","input":"x","tools":[{"type":"function","name":"ns__f"},{"type":"namespace","name":"ns","description":"","tools":[{"type":"function","name":"f"}]}]}`, AnthropicMessages, "tools[1]", `tool name "ns__f"`},
 	}
@@ -132,6 +132,17 @@ func TestHostedToolsRejections(t *testing.T) {
 			var e *Error
 			if !errors.As(err, &e) || e.Status != 400 || e.Param != tt.param || !strings.Contains(e.Message, tt.substr) {
 				t.Fatalf("got %v, want a 400 at %s containing %q", err, tt.param, tt.substr)
+			}
+			if tt.name == "flat name collision" {
+				return
+			}
+			// A capability the lenient policy can drop: after
+			// Request.Drop of the error's path the request encodes.
+			if e.Class != ClassCapability || !req.Drop(e.Param) {
+				t.Fatalf("class %v, or Drop(%q) did nothing", e.Class, e.Param)
+			}
+			if _, err := AppendRequest(nil, tt.to, req, EncodeOptions{}); err != nil {
+				t.Errorf("after Drop(%q): %v", e.Param, err)
 			}
 		})
 	}

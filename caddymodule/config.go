@@ -1,0 +1,163 @@
+package caddymodule
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"golang.org/x/oauth2"
+	"golang.org/x/oauth2/google"
+
+	"github.com/llmbridge/llmbridge/codec"
+)
+
+// googleScope is the OAuth scope of Vertex AI calls.
+const googleScope = "https://www.googleapis.com/auth/cloud-platform"
+
+// googleADC is the google_credentials value that selects Application
+// Default Credentials.
+const googleADC = "adc"
+
+// checkConfig reports the first problem in the configuration as written:
+// unknown protocols, missing or malformed Vertex settings, options that
+// conflict, and values out of range. It reads only the configured fields,
+// so that `caddy adapt` (through UnmarshalCaddyfile) and `caddy validate`
+// (through Provision) give the same message. Messages have no "llmbridge:"
+// prefix; the callers add their own context.
+func (h *Handler) checkConfig() error {
+	if h.Upstream == "" {
+		return errors.New("upstream protocol is required (upstream <protocol>; " + protocolList + ")")
+	}
+	upstream, err := codec.ParseProtocol(h.Upstream)
+	if err != nil {
+		return fmt.Errorf("upstream: %v", err)
+	}
+	if h.Client != "" {
+		if _, err := codec.ParseProtocol(h.Client); err != nil {
+			return fmt.Errorf("client: %v", err)
+		}
+	}
+	vertex := upstream == codec.Vertex || upstream == codec.VertexAnthropic
+	if vertex {
+		var missing []string
+		if h.VertexProject == "" {
+			missing = append(missing, "vertex_project")
+		}
+		if h.VertexLocation == "" {
+			missing = append(missing, "vertex_location")
+		}
+		if len(missing) > 0 {
+			return fmt.Errorf("upstream %s requires vertex_project and vertex_location (missing: %s): they are written into every upstream path", upstream, strings.Join(missing, ", "))
+		}
+	}
+	for _, f := range [...]struct{ name, value string }{{"vertex_project", h.VertexProject}, {"vertex_location", h.VertexLocation}} {
+		if strings.ContainsAny(f.value, "/?#%\\ \t") {
+			return fmt.Errorf("%s: %q is not a Google Cloud %s (it must not contain '/', '?', '#', '%%', '\\' or spaces)", f.name, f.value, strings.TrimPrefix(f.name, "vertex_"))
+		}
+	}
+	google := ""
+	switch {
+	case h.GoogleCredentials != "" && h.GoogleToken != "":
+		return errors.New("google_credentials and google_token are exclusive: configure one upstream credential")
+	case h.GoogleCredentials != "":
+		google = "google_credentials"
+	case h.GoogleToken != "":
+		google = "google_token"
+	}
+	if google != "" {
+		if !vertex {
+			return fmt.Errorf("%s is only for the vertex and vertex-anthropic upstreams, not %s (use api_key for its credential)", google, upstream)
+		}
+		if h.APIKey != "" {
+			return fmt.Errorf("api_key and %s are exclusive: both would set the upstream's Authorization header", google)
+		}
+	}
+	switch h.ResponseModel {
+	case "", "client", "upstream":
+	default:
+		return fmt.Errorf("response_model must be client or upstream, got %q", h.ResponseModel)
+	}
+	if h.DefaultMaxTokens < 0 {
+		return fmt.Errorf("default_max_tokens must be positive, got %d", h.DefaultMaxTokens)
+	}
+	if h.MaxRequestBody < 0 {
+		return fmt.Errorf("max_request_body must be positive, got %d", h.MaxRequestBody)
+	}
+	if h.MaxEventSize < 0 || h.MaxEventSize > 1<<30 {
+		return fmt.Errorf("max_event_size must be between 1 byte and 1GiB, got %d", h.MaxEventSize)
+	}
+	for i, r := range h.Models {
+		if _, err := compileModelRoute(r); err != nil {
+			return fmt.Errorf("models[%d] (model %s %s): %v", i, r.Match, r.Upstream, err)
+		}
+	}
+	return nil
+}
+
+// protocolList names the protocols for configuration messages.
+const protocolList = "one of openai-chat, openai-responses, anthropic-messages, gemini, vertex, vertex-anthropic"
+
+// googleTokenSource returns the token source for google_credentials: a
+// service-account or authorized-user JSON file, or Application Default
+// Credentials for "adc". Tokens are cached and refreshed shortly before
+// they expire. Error messages name the file but never quote its content.
+func googleTokenSource(ctx context.Context, spec string) (oauth2.TokenSource, error) {
+	var creds *google.Credentials
+	if spec == googleADC {
+		c, err := google.FindDefaultCredentials(ctx, googleScope)
+		if err != nil {
+			return nil, fmt.Errorf("application default credentials: %v", err)
+		}
+		creds = c
+	} else {
+		data, err := os.ReadFile(spec)
+		if err != nil {
+			return nil, err
+		}
+		var f struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(data, &f) != nil {
+			return nil, fmt.Errorf("%s is not a Google credentials JSON file", spec)
+		}
+		switch t := google.CredentialsType(f.Type); t {
+		case google.ServiceAccount, google.AuthorizedUser, google.ImpersonatedServiceAccount, google.ExternalAccount:
+			c, err := google.CredentialsFromJSONWithType(ctx, data, t, googleScope)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", spec, err)
+			}
+			creds = c
+		default:
+			return nil, fmt.Errorf("%s: credentials of type %q are not supported (want service_account, authorized_user, impersonated_service_account or external_account)", spec, f.Type)
+		}
+	}
+	return oauth2.ReuseTokenSource(nil, creds.TokenSource), nil
+}
+
+// provisionGoogle sets up the upstream token source of google_credentials
+// or google_token.
+func (h *Handler) provisionGoogle(ctx context.Context, expand func(string) string) error {
+	h.tokenSource = nil
+	switch {
+	case h.GoogleToken != "":
+		tok := expand(h.GoogleToken)
+		if tok == "" {
+			return errors.New("google_token is empty after placeholder expansion (is its environment variable set?)")
+		}
+		h.tokenSource = oauth2.StaticTokenSource(&oauth2.Token{AccessToken: tok, TokenType: "Bearer"})
+	case h.GoogleCredentials != "":
+		spec := expand(h.GoogleCredentials)
+		if spec == "" {
+			return errors.New("google_credentials is empty after placeholder expansion")
+		}
+		ts, err := googleTokenSource(ctx, spec)
+		if err != nil {
+			return fmt.Errorf("google_credentials: %v", err)
+		}
+		h.tokenSource = ts
+	}
+	return nil
+}

@@ -1,0 +1,244 @@
+package caddymodule
+
+import (
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/llmbridge/llmbridge/codec"
+)
+
+func TestDetectEndpoint(t *testing.T) {
+	tests := []struct {
+		method, target string
+		header         []string // name, value pairs
+		configured     codec.Protocol
+		want           endpoint
+		ok             bool
+	}{
+		{"GET", "/v1/models", nil, "", endpoint{kind: endpointModels, protocol: codec.OpenAIChat}, true},
+		{"GET", "/openai/v1/models", nil, "", endpoint{kind: endpointModels, protocol: codec.OpenAIChat}, true},
+		{"GET", "/v1/models", []string{"Anthropic-Version", "2023-06-01"}, "", endpoint{kind: endpointModels, protocol: codec.AnthropicMessages}, true},
+		{"GET", "/v1/models", []string{"X-Api-Key", "k"}, "", endpoint{kind: endpointModels, protocol: codec.AnthropicMessages}, true},
+		{"GET", "/v1/models?key=k", nil, "", endpoint{kind: endpointModels, protocol: codec.Gemini}, true},
+		{"GET", "/v1/models", []string{"Anthropic-Version", "2023-06-01"}, codec.OpenAIResponses, endpoint{kind: endpointModels, protocol: codec.OpenAIResponses}, true},
+		{"GET", "/v1/models", nil, codec.Vertex, endpoint{}, false},
+		{"GET", "/v1beta/models", nil, "", endpoint{kind: endpointModels, protocol: codec.Gemini}, true},
+		{"GET", "/v1beta/models", nil, codec.AnthropicMessages, endpoint{}, false},
+		{"POST", "/v1/messages/count_tokens", nil, "", endpoint{kind: endpointCount, protocol: codec.AnthropicMessages}, true},
+		{"POST", "/v1/messages/count_tokens", nil, codec.OpenAIChat, endpoint{}, false},
+		{"POST", "/v1/responses/input_tokens", nil, "", endpoint{kind: endpointCount, protocol: codec.OpenAIResponses}, true},
+		{"POST", "/v1beta/models/gemini-2.5-flash:countTokens", nil, "", endpoint{kind: endpointCount, protocol: codec.Gemini, model: "gemini-2.5-flash"}, true},
+		{"POST", "/v1/projects/p/locations/l/publishers/google/models/gemini-2.5-pro:countTokens", nil, "",
+			endpoint{kind: endpointCount, protocol: codec.Vertex, model: "gemini-2.5-pro"}, true},
+		{"POST", "/v1/projects/p/locations/l/publishers/anthropic/models/count-tokens:rawPredict", nil, "",
+			endpoint{kind: endpointCount, protocol: codec.VertexAnthropic}, true},
+		{"POST", "/v1/projects/p/locations/l/publishers/meta/models/x:countTokens", nil, "", endpoint{}, false},
+		{"POST", "/v1beta/models/:countTokens", nil, "", endpoint{}, false},
+		{"POST", "/v1/messages", nil, "", endpoint{}, false},
+		{"POST", "/v1/chat/completions", nil, "", endpoint{}, false},
+	}
+	for _, tc := range tests {
+		r := httptest.NewRequest(tc.method, tc.target, nil)
+		for i := 0; i+1 < len(tc.header); i += 2 {
+			r.Header.Set(tc.header[i], tc.header[i+1])
+		}
+		got, ok := detectEndpoint(tc.configured, r)
+		if ok != tc.ok || got != tc.want {
+			t.Errorf("%s %s %v (client %q): got %+v, %v; want %+v, %v", tc.method, tc.target, tc.header, tc.configured, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestModelsEndpoint(t *testing.T) {
+	anthropicList := `{"data":[{"type":"model","id":"claude-sonnet-4-5","display_name":"Claude Sonnet 4.5","created_at":"2025-09-29T00:00:00Z"}],"has_more":false,"first_id":"claude-sonnet-4-5","last_id":"claude-sonnet-4-5"}`
+	tests := []struct {
+		name      string
+		upstream  string
+		target    string
+		header    []string
+		answer    string
+		wantPath  string
+		wantQuery string
+		check     func(t *testing.T, body string)
+	}{
+		{"openai client, anthropic upstream", "anthropic-messages", "/v1/models", []string{"Authorization", "Bearer k"}, anthropicList,
+			"/v1/models", "limit=1000", func(t *testing.T, body string) {
+				if gjson.Get(body, "object").Str != "list" || gjson.Get(body, "data.0.id").Str != "claude-sonnet-4-5" || gjson.Get(body, "data.0.created").Int() != 1759104000 {
+					t.Errorf("body %s", body)
+				}
+			}},
+		{"anthropic client, anthropic upstream keeps paging", "anthropic-messages", "/v1/models?limit=2&after_id=x", []string{"X-Api-Key", "k", "Anthropic-Version", "2023-06-01"}, anthropicList,
+			"/v1/models", "after_id=x&limit=2", func(t *testing.T, body string) {
+				if body != anthropicList {
+					t.Errorf("body %s, want it unchanged", body)
+				}
+			}},
+		{"gemini client, openai upstream", "openai-chat", "/v1beta/models?key=k&pageSize=5", nil,
+			`{"object":"list","data":[{"id":"gpt-5","object":"model","created":1,"owned_by":"system"}]}`,
+			"/v1/models", "", func(t *testing.T, body string) {
+				if gjson.Get(body, "models.0.name").Str != "models/gpt-5" || gjson.Get(body, "models.0.supportedGenerationMethods.#").Int() != 2 {
+					t.Errorf("body %s", body)
+				}
+			}},
+		{"anthropic client, gemini upstream", "gemini", "/v1/models", []string{"X-Api-Key", "k"},
+			`{"models":[{"name":"models/gemini-2.5-flash","displayName":"Gemini 2.5 Flash"}],"nextPageToken":"n"}`,
+			"/v1beta/models", "pageSize=1000", func(t *testing.T, body string) {
+				if gjson.Get(body, "data.0.id").Str != "gemini-2.5-flash" || !gjson.Get(body, "has_more").Bool() {
+					t.Errorf("body %s", body)
+				}
+			}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newTestHandler(t, &Handler{Upstream: tc.upstream})
+			r := httptest.NewRequest("GET", tc.target, nil)
+			for i := 0; i+1 < len(tc.header); i += 2 {
+				r.Header.Set(tc.header[i], tc.header[i+1])
+			}
+			w, call := serve(t, h, r, jsonAnswer(200, tc.answer))
+			if !call.called || call.path != tc.wantPath || call.query != tc.wantQuery {
+				t.Fatalf("upstream called %v with %s?%s, want %s?%s", call.called, call.path, call.query, tc.wantPath, tc.wantQuery)
+			}
+			if call.body != "" || call.header.Get("Content-Type") != "" {
+				t.Errorf("a listing request has body %q, Content-Type %q", call.body, call.header.Get("Content-Type"))
+			}
+			if w.Code != 200 {
+				t.Fatalf("status %d: %s", w.Code, w.Body)
+			}
+			tc.check(t, w.Body.String())
+		})
+	}
+}
+
+func TestModelsEndpointErrors(t *testing.T) {
+	// A Vertex upstream has no listing.
+	h := newTestHandler(t, &Handler{Upstream: "vertex", VertexProject: "p", VertexLocation: "l"})
+	w, call := serve(t, h, httptest.NewRequest("GET", "/v1/models", nil), jsonAnswer(200, "{}"))
+	if call.called || w.Code != 400 || !strings.Contains(gjson.Get(w.Body.String(), "error.message").Str, "model listing is not supported") {
+		t.Errorf("vertex: status %d, upstream called %v: %s", w.Code, call.called, w.Body)
+	}
+	// POST to a listing is 405 with Allow: GET.
+	h = newTestHandler(t, &Handler{Upstream: "openai-chat"})
+	w, call = serve(t, h, httptest.NewRequest("POST", "/v1/models", strings.NewReader("{}")), jsonAnswer(200, "{}"))
+	if call.called || w.Code != 405 || w.Header().Get("Allow") != "GET" {
+		t.Errorf("POST: status %d, Allow %q, upstream called %v", w.Code, w.Header().Get("Allow"), call.called)
+	}
+	// An upstream error reaches the client in its format.
+	h = newTestHandler(t, &Handler{Upstream: "openai-chat"})
+	r := httptest.NewRequest("GET", "/v1/models", nil)
+	r.Header.Set("Anthropic-Version", "2023-06-01")
+	w, _ = serve(t, h, r, jsonAnswer(401, `{"error":{"message":"bad key","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`))
+	if w.Code != 401 || gjson.Get(w.Body.String(), "error.type").Str != "authentication_error" {
+		t.Errorf("upstream 401: status %d: %s", w.Code, w.Body)
+	}
+	// A listing that is not one is a 502.
+	w, _ = serve(t, h, httptest.NewRequest("GET", "/v1beta/models", nil), jsonAnswer(200, `{"data":7}`))
+	if w.Code != 502 || gjson.Get(w.Body.String(), "error.status").Str == "" {
+		t.Errorf("bad listing: status %d: %s", w.Code, w.Body)
+	}
+}
+
+func TestCountEndpoint(t *testing.T) {
+	tests := []struct {
+		name, upstream, target, body string
+		answer                       string
+		wantPath                     string
+		wantUpstream                 func(t *testing.T, body string)
+		want                         string
+	}{
+		{"anthropic client, gemini upstream", "gemini", "/v1/messages/count_tokens",
+			`{"model":"gemini-2.5-flash","system":"s","messages":[{"role":"user","content":"Hi"}]}`,
+			`{"totalTokens":12}`, "/v1beta/models/gemini-2.5-flash:countTokens",
+			func(t *testing.T, body string) {
+				if gjson.Get(body, "generateContentRequest.model").Str != "models/gemini-2.5-flash" || gjson.Get(body, "generateContentRequest.contents.0.parts.0.text").Str != "Hi" {
+					t.Errorf("upstream body %s", body)
+				}
+			}, `{"input_tokens":12}`},
+		{"gemini client, responses upstream", "openai-responses", "/v1beta/models/gpt-5:countTokens?key=k",
+			`{"contents":[{"role":"user","parts":[{"text":"Hi"}]}]}`,
+			`{"object":"response.input_tokens","input_tokens":9}`, "/v1/responses/input_tokens",
+			func(t *testing.T, body string) {
+				if gjson.Get(body, "model").Str != "gpt-5" || gjson.Get(body, "max_output_tokens").Exists() {
+					t.Errorf("upstream body %s", body)
+				}
+			}, `{"totalTokens":9}`},
+		{"responses client, anthropic upstream", "anthropic-messages", "/v1/responses/input_tokens",
+			`{"model":"claude-x","input":"Hi"}`,
+			`{"input_tokens":5}`, "/v1/messages/count_tokens",
+			func(t *testing.T, body string) {
+				if gjson.Get(body, "model").Str != "claude-x" || gjson.Get(body, "max_tokens").Exists() {
+					t.Errorf("upstream body %s", body)
+				}
+			}, `{"object":"response.input_tokens","input_tokens":5}`},
+		{"anthropic client, vertex-anthropic upstream", "vertex-anthropic", "/v1/messages/count_tokens",
+			`{"model":"claude-x@1","messages":[{"role":"user","content":"Hi"}]}`,
+			`{"input_tokens":5}`, "/v1/projects/p/locations/l/publishers/anthropic/models/count-tokens:rawPredict",
+			func(t *testing.T, body string) {
+				if gjson.Get(body, "model").Str != "claude-x@1" || gjson.Get(body, "anthropic_version").Str != codec.VertexAnthropicVersion {
+					t.Errorf("upstream body %s", body)
+				}
+			}, `{"input_tokens":5}`},
+		{"same protocol passes through", "anthropic-messages", "/v1/messages/count_tokens",
+			`{"model":"claude-x","messages":[{"role":"user","content":"Hi"}],"future_field":1}`,
+			`{"input_tokens":5,"extra":true}`, "/v1/messages/count_tokens",
+			func(t *testing.T, body string) {
+				if !gjson.Get(body, "future_field").Exists() {
+					t.Errorf("upstream body %s", body)
+				}
+			}, `{"input_tokens":5,"extra":true}`},
+		{"gemini client, vertex upstream", "vertex", "/v1beta/models/gemini-2.5-pro:countTokens",
+			`{"contents":[{"role":"user","parts":[{"text":"Hi"}]}]}`,
+			`{"totalTokens":3,"totalBillableCharacters":2}`, "/v1/projects/p/locations/l/publishers/google/models/gemini-2.5-pro:countTokens",
+			func(t *testing.T, body string) {
+				if body != `{"contents":[{"role":"user","parts":[{"text":"Hi"}]}]}` {
+					t.Errorf("upstream body %s", body)
+				}
+			}, `{"totalTokens":3}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newTestHandler(t, &Handler{Upstream: tc.upstream, VertexProject: "p", VertexLocation: "l"})
+			r := httptest.NewRequest("POST", tc.target, strings.NewReader(tc.body))
+			w, call := serve(t, h, r, jsonAnswer(200, tc.answer))
+			if !call.called || call.path != tc.wantPath || call.query != "" {
+				t.Fatalf("upstream called %v with %s?%s, want %s", call.called, call.path, call.query, tc.wantPath)
+			}
+			tc.wantUpstream(t, call.body)
+			if w.Code != 200 || w.Body.String() != tc.want {
+				t.Errorf("status %d, body %s; want %s", w.Code, w.Body, tc.want)
+			}
+		})
+	}
+}
+
+func TestCountEndpointNotSupported(t *testing.T) {
+	h := newTestHandler(t, &Handler{Upstream: "openai-chat"})
+	for _, tc := range []struct {
+		target, typePath, want string
+	}{
+		{"/v1/messages/count_tokens", "error.type", "invalid_request_error"},
+		{"/v1beta/models/gpt-5:countTokens", "error.status", "INVALID_ARGUMENT"},
+		{"/v1/responses/input_tokens", "error.type", "invalid_request_error"},
+	} {
+		w, call := serve(t, h, httptest.NewRequest("POST", tc.target, strings.NewReader(`{}`)), jsonAnswer(200, "{}"))
+		if call.called || w.Code != 400 || gjson.Get(w.Body.String(), tc.typePath).Str != tc.want ||
+			!strings.Contains(w.Body.String(), "token counting is not supported by this gateway: its upstream protocol openai-chat has no token counting endpoint") {
+			t.Errorf("%s: status %d, upstream called %v: %s", tc.target, w.Code, call.called, w.Body)
+		}
+	}
+	// A malformed upstream count is a 502, never a guess.
+	h = newTestHandler(t, &Handler{Upstream: "gemini"})
+	w, _ := serve(t, h, httptest.NewRequest("POST", "/v1/messages/count_tokens",
+		strings.NewReader(`{"model":"g","messages":[{"role":"user","content":"Hi"}]}`)), jsonAnswer(200, `{"totalTokens":"many"}`))
+	if w.Code != 502 || gjson.Get(w.Body.String(), "error.type").Str != "api_error" {
+		t.Errorf("malformed count: status %d: %s", w.Code, w.Body)
+	}
+	// GET on a count endpoint is 405.
+	w, _ = serve(t, h, httptest.NewRequest("GET", "/v1/messages/count_tokens", nil), jsonAnswer(200, "{}"))
+	if w.Code != 405 || w.Header().Get("Allow") != "POST" {
+		t.Errorf("GET count: status %d, Allow %q", w.Code, w.Header().Get("Allow"))
+	}
+}

@@ -1,0 +1,195 @@
+package codec
+
+import (
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// Token counting endpoints:
+//
+//   - anthropic-messages: POST /v1/messages/count_tokens, the Messages body
+//     without the generation parameters, answered {"input_tokens":N};
+//   - vertex-anthropic: POST …/publishers/anthropic/models/count-tokens:rawPredict,
+//     the same body with model and anthropic_version, same answer;
+//   - gemini: POST /v1beta/models/{model}:countTokens, {"contents":[…]} or
+//     {"generateContentRequest":{…}}, answered {"totalTokens":N};
+//   - vertex: POST …/publishers/google/models/{model}:countTokens,
+//     {"contents","systemInstruction","tools","generationConfig"}, same
+//     answer;
+//   - openai-responses: POST /v1/responses/input_tokens, the Responses body
+//     without the generation parameters, answered
+//     {"object":"response.input_tokens","input_tokens":N}.
+//
+// OpenAI Chat Completions has none. A count request is translated as the
+// generation request it counts: decoded with DecodeCountRequest, encoded
+// with AppendCountRequest; the answer is one number in every protocol.
+
+// HasTokenCount reports whether protocol p has a token counting endpoint.
+func HasTokenCount(p Protocol) bool { return p != OpenAIChat }
+
+// anthropicCountFields are the members of an Anthropic count_tokens body
+// (anthropic-sdk-go MessageCountTokensParams and its beta).
+var anthropicCountFields = []string{"model", "messages", "system", "tools", "tool_choice", "thinking",
+	"output_config", "cache_control", "context_management", "mcp_servers", "speed"}
+
+// responsesCountFields are the members of a Responses input_tokens body
+// (openai-go responses.InputTokenCountParams).
+var responsesCountFields = []string{"model", "input", "instructions", "tools", "tool_choice",
+	"parallel_tool_calls", "previous_response_id", "conversation", "text", "reasoning", "truncation", "personality"}
+
+// vertexCountFields are the members of a Vertex countTokens body that a
+// generateContent body also has.
+var vertexCountFields = []string{"contents", "systemInstruction", "tools", "generationConfig"}
+
+// DecodeCountRequest decodes a token counting request body of protocol p
+// into req, as the generation request whose input it counts. As with
+// DecodeRequest, the caller sets req.Model for protocols with the model in
+// the path; a Gemini generateContentRequest's own model member is ignored
+// in favour of the path.
+func DecodeCountRequest(p Protocol, body []byte, req *Request) error {
+	root, err := parseObject(body)
+	if err != nil {
+		return err
+	}
+	var buf []byte
+	switch p {
+	case OpenAIChat:
+		return invalid("", "protocol openai-chat has no token counting endpoint")
+	case VertexAnthropic:
+		// The count body names its model, unlike a rawPredict body: it
+		// is an Anthropic body with an anthropic_version.
+		buf = appendMembers(nil, root, func(k string) bool { return k != "anthropic_version" })
+		p = AnthropicMessages
+	case Gemini, Vertex:
+		inner := root.Get("generateContentRequest")
+		if inner.Exists() {
+			if !inner.IsObject() {
+				return wrongType("generateContentRequest", "an object", inner)
+			}
+			if root.Get("contents").Exists() {
+				return invalid("contents", "must not be set together with generateContentRequest")
+			}
+			root = inner
+		}
+		buf = appendMembers(nil, root, func(k string) bool { return k != "model" && k != "instances" })
+	default:
+		buf = body
+	}
+	return DecodeRequest(p, buf, req)
+}
+
+// AppendCountRequest appends req encoded as protocol p's token counting
+// request body to dst: the generation body AppendRequest writes, less the
+// members a count request does not take, in the count request's framing.
+func AppendCountRequest(dst []byte, p Protocol, req *Request, opts EncodeOptions) ([]byte, error) {
+	if !HasTokenCount(p) {
+		return dst, invalid("", "protocol "+string(p)+" has no token counting endpoint")
+	}
+	enc := p
+	if p == VertexAnthropic {
+		// The count body keeps the model in the body.
+		enc = AnthropicMessages
+	}
+	gen, err := AppendRequest(nil, enc, req, opts)
+	if err != nil {
+		return dst, err
+	}
+	root := gjson.ParseBytes(gen)
+	switch p {
+	case AnthropicMessages, VertexAnthropic:
+		dst = appendMembers(dst, root, keep(anthropicCountFields))
+		if p == VertexAnthropic {
+			dst = dst[:len(dst)-1]
+			dst = append(dst, `,"anthropic_version":`...)
+			dst = appendString(dst, VertexAnthropicVersion)
+			dst = append(dst, '}')
+		}
+	case OpenAIResponses:
+		dst = appendMembers(dst, root, keep(responsesCountFields))
+	case Vertex:
+		dst = appendMembers(dst, root, keep(vertexCountFields))
+	case Gemini:
+		dst = append(dst, `{"generateContentRequest":{"model":`...)
+		dst = appendString(dst, "models/"+strings.TrimPrefix(opts.model(req), "models/"))
+		inner := appendMembers(nil, root, func(string) bool { return true })
+		if len(inner) > 2 {
+			dst = append(dst, ',')
+			dst = append(dst, inner[1:len(inner)-1]...)
+		}
+		dst = append(dst, `}}`...)
+	}
+	return dst, nil
+}
+
+// DecodeCountResponse returns the number of input tokens in an upstream's
+// token counting response of protocol p. A body that is not such a
+// response is an *Error with status 502.
+func DecodeCountResponse(p Protocol, body []byte) (int64, error) {
+	root, perr := parseObject(body)
+	if perr != nil {
+		return 0, badUpstream(p, "token count is not a JSON object")
+	}
+	var n gjson.Result
+	switch p.Family() {
+	case Gemini:
+		n = root.Get("totalTokens")
+		if !n.Exists() {
+			// Google's JSON leaves out fields whose value is zero.
+			return 0, nil
+		}
+	default:
+		n = root.Get("input_tokens")
+	}
+	if n.Type != gjson.Number || n.Int() < 0 || float64(n.Int()) != n.Num {
+		return 0, badUpstream(p, "token count has no non-negative integer count")
+	}
+	return n.Int(), nil
+}
+
+// AppendCountResponse appends a count of n input tokens as protocol p's
+// token counting response to dst.
+func AppendCountResponse(dst []byte, p Protocol, n int64) []byte {
+	switch p.Family() {
+	case Gemini:
+		dst = append(dst, `{"totalTokens":`...)
+	case OpenAIResponses:
+		dst = append(dst, `{"object":"response.input_tokens","input_tokens":`...)
+	default:
+		dst = append(dst, `{"input_tokens":`...)
+	}
+	dst = appendInt(dst, n)
+	return append(dst, '}')
+}
+
+// keep returns a filter that keeps the members named in names.
+func keep(names []string) func(string) bool {
+	return func(k string) bool {
+		for _, n := range names {
+			if n == k {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// appendMembers appends, as a JSON object, the members of object v whose
+// key keep accepts, byte for byte.
+func appendMembers(dst []byte, v gjson.Result, keep func(string) bool) []byte {
+	dst = append(dst, '{')
+	first := true
+	v.ForEach(func(k, val gjson.Result) bool {
+		if keep(k.String()) {
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			dst = append(dst, k.Raw...)
+			dst = append(dst, ':')
+			dst = append(dst, val.Raw...)
+		}
+		return true
+	})
+	return append(dst, '}')
+}

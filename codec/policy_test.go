@@ -1,0 +1,464 @@
+package codec
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/sjson"
+)
+
+// policyBase is the minimal valid request per client protocol family: it
+// decodes and encodes toward every upstream protocol with nothing dropped.
+var policyBase = map[Protocol]string{
+	OpenAIChat:        `{"model":"m","messages":[{"role":"user","content":"Hi"}]}`,
+	OpenAIResponses:   `{"model":"m","input":"Hi"}`,
+	AnthropicMessages: `{"model":"m","max_tokens":16,"messages":[{"role":"user","content":"Hi"}]}`,
+	Gemini:            `{"contents":[{"role":"user","parts":[{"text":"Hi"}]}]}`,
+}
+
+// policyTargets are the upstream protocols a field is encoded toward: one
+// per wire family (vertex and vertex-anthropic share their family's
+// encoder).
+var policyTargets = []Protocol{OpenAIChat, OpenAIResponses, AnthropicMessages, Gemini}
+
+// Shared example values.
+const (
+	exChatTools   = `[{"type":"function","function":{"name":"f","parameters":{"type":"object"}}}]`
+	exRespTools   = `[{"type":"function","name":"f","parameters":{"type":"object"}}]`
+	exClaudeTools = `[{"name":"f","input_schema":{"type":"object"}}]`
+	exGemTools    = `[{"functionDeclarations":[{"name":"f","parametersJsonSchema":{"type":"object"}}]}]`
+	exPNG         = `iVBORw0KGgo=`
+	exPDF         = `JVBERi0=`
+)
+
+// policyExamples sets each field of Fields in its protocol's policyBase:
+// pairs of sjson path and raw JSON value.
+var policyExamples = map[Protocol]map[string][]string{
+	OpenAIChat: {
+		"model":                              nil,
+		"messages":                           nil,
+		"max_tokens":                         {"max_tokens", `16`},
+		"max_completion_tokens":              {"max_completion_tokens", `16`},
+		"temperature":                        {"temperature", `0.5`},
+		"top_p":                              {"top_p", `0.9`},
+		"presence_penalty":                   {"presence_penalty", `0.5`},
+		"frequency_penalty":                  {"frequency_penalty", `0.5`},
+		"seed":                               {"seed", `7`},
+		"stop":                               {"stop", `["END"]`},
+		"user":                               {"user", `"u1"`},
+		"safety_identifier":                  {"safety_identifier", `"u1"`},
+		"stream":                             {"stream", `true`},
+		"stream_options.include_usage":       {"stream", `true`, "stream_options", `{"include_usage":true}`},
+		"stream_options.include_obfuscation": {"stream", `true`, "stream_options", `{"include_obfuscation":false}`},
+		"n":                                  {"n", `2`},
+		"logprobs":                           {"logprobs", `true`},
+		"top_logprobs":                       {"top_logprobs", `2`},
+		"modalities":                         {"modalities", `["text","audio"]`},
+		"response_format":                    {"response_format", `{"type":"json_schema","json_schema":{"name":"r","schema":{"type":"object"}}}`},
+		"response_format (json_object)":      {"response_format", `{"type":"json_object"}`},
+		"reasoning_effort":                   {"reasoning_effort", `"low"`},
+		"verbosity":                          {"verbosity", `"low"`},
+		"tools":                              {"tools", exChatTools},
+		"tools[] (custom)":                   {"tools", `[{"type":"custom","custom":{"name":"x"}}]`},
+		"tool_choice":                        {"tools", exChatTools, "tool_choice", `"required"`},
+		"parallel_tool_calls":                {"tools", exChatTools, "parallel_tool_calls", `false`},
+		"store":                              {"store", `false`},
+		"metadata":                           {"metadata", `{"k":"v"}`},
+		"service_tier":                       {"service_tier", `"auto"`},
+		"prompt_cache_key":                   {"prompt_cache_key", `"k"`},
+		"prompt_cache_retention":             {"prompt_cache_retention", `"24h"`},
+		"logit_bias":                         {"logit_bias", `{"1":1}`},
+		"audio":                              {"audio", `{"voice":"alloy","format":"mp3"}`},
+		"functions":                          {"functions", `[{"name":"f"}]`},
+		"function_call":                      {"function_call", `"auto"`},
+		"prediction":                         {"prediction", `{"type":"content","content":"x"}`},
+		"web_search_options":                 {"web_search_options", `{}`},
+		"messages[].name":                    {"messages.0.name", `"bob"`},
+		"messages[].role (function)":         {"messages", `[{"role":"user","content":"Hi"},{"role":"function","name":"f","content":"x"}]`},
+		"messages[].tool_calls": {"tools", exChatTools, "messages", `[{"role":"user","content":"Hi"},` +
+			`{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},` +
+			`{"role":"tool","tool_call_id":"c1","content":"ok"}]`},
+		"messages[].reasoning_content":             {"messages", `[{"role":"user","content":"Hi"},{"role":"assistant","content":"A","reasoning_content":"hm"},{"role":"user","content":"Go"}]`},
+		"messages[].annotations":                   {"messages", `[{"role":"user","content":"Hi"},{"role":"assistant","content":"A","annotations":[{"type":"url_citation","url_citation":{"url":"https://example.com","title":"t","start_index":0,"end_index":1}}]},{"role":"user","content":"Go"}]`},
+		"messages[].function_call":                 {"messages", `[{"role":"user","content":"Hi"},{"role":"assistant","content":"A","function_call":{"name":"f","arguments":"{}"}},{"role":"user","content":"Go"}]`},
+		"messages[].audio":                         {"messages", `[{"role":"user","content":"Hi"},{"role":"assistant","content":"A","audio":{"id":"a1"}},{"role":"user","content":"Go"}]`},
+		"messages[].content[] (image_url, base64)": {"messages.0.content", `[{"type":"image_url","image_url":{"url":"data:image/png;base64,` + exPNG + `"}}]`},
+		"messages[].content[] (image_url, URL)":    {"messages.0.content", `[{"type":"image_url","image_url":{"url":"https://example.com/a.png"}}]`},
+		"messages[].content[].image_url.detail":    {"messages.0.content", `[{"type":"image_url","image_url":{"url":"data:image/png;base64,` + exPNG + `","detail":"high"}}]`},
+		"messages[].content[] (input_audio)":       {"messages.0.content", `[{"type":"input_audio","input_audio":{"data":"UklGRg==","format":"wav"}}]`},
+		"messages[].content[] (file)":              {"messages.0.content", `[{"type":"file","file":{"filename":"a.pdf","file_data":"data:application/pdf;base64,` + exPDF + `"}},{"type":"text","text":"Hi"}]`},
+		"messages[].content[].file.file_id":        {"messages.0.content", `[{"type":"file","file":{"file_id":"file-1"}}]`},
+	},
+	OpenAIResponses: {
+		"model":                                  nil,
+		"input":                                  nil,
+		"instructions":                           {"instructions", `"Be brief"`},
+		"max_output_tokens":                      {"max_output_tokens", `16`},
+		"temperature":                            {"temperature", `0.5`},
+		"top_p":                                  {"top_p", `0.9`},
+		"user":                                   {"user", `"u1"`},
+		"safety_identifier":                      {"safety_identifier", `"u1"`},
+		"stream":                                 {"stream", `true`},
+		"stream_options.include_obfuscation":     {"stream", `true`, "stream_options", `{"include_obfuscation":false}`},
+		"store":                                  {"store", `false`},
+		"metadata":                               {"metadata", `{"k":"v"}`},
+		"client_metadata":                        {"client_metadata", `{"k":"v"}`},
+		"service_tier":                           {"service_tier", `"auto"`},
+		"prompt_cache_key":                       {"prompt_cache_key", `"k"`},
+		"max_tool_calls":                         {"max_tool_calls", `3`},
+		"truncation":                             {"truncation", `"disabled"`},
+		"truncation (auto)":                      {"truncation", `"auto"`},
+		"include":                                {"include", `["web_search_call.results"]`},
+		"include (message.output_text.logprobs)": {"include", `["message.output_text.logprobs"]`},
+		"tools":                                  {"tools", exRespTools},
+		"tools[] (custom)":                       {"tools", `[{"type":"custom","name":"x"}]`},
+		"tools[] (namespace)":                    {"tools", `[{"type":"namespace","name":"n","description":"d","tools":[{"type":"function","name":"f"}]}]`},
+		"tools[] (web_search)":                   {"tools", `[{"type":"web_search"}]`},
+		"tools[] (tool_search, file_search, ...)": {"tools", `[{"type":"tool_search"}]`},
+		"tool_choice":               {"tools", exRespTools, "tool_choice", `"required"`},
+		"parallel_tool_calls":       {"tools", exRespTools, "parallel_tool_calls", `false`},
+		"text.format":               {"text", `{"format":{"type":"json_schema","name":"r","schema":{"type":"object"}}}`},
+		"text.format (json_object)": {"text", `{"format":{"type":"json_object"}}`},
+		"text.verbosity":            {"text", `{"verbosity":"low"}`},
+		"reasoning.effort":          {"reasoning", `{"effort":"low"}`},
+		"reasoning.summary":         {"reasoning", `{"effort":"low","summary":"auto"}`},
+		"reasoning.context":         {"reasoning", `{"context":"x"}`},
+		"background":                {"background", `true`},
+		"top_logprobs":              {"top_logprobs", `2`},
+		"previous_response_id":      {"previous_response_id", `"resp_1"`},
+		"conversation":              {"conversation", `"conv_1"`},
+		"prompt":                    {"prompt", `{"id":"p"}`},
+		"prompt_cache_retention":    {"prompt_cache_retention", `"24h"`},
+		"context_management":        {"context_management", `[{"type":"compaction"}]`},
+		"moderation":                {"moderation", `{}`},
+		"image":                     {"image", `{}`},
+		"input[].phase": {"input", `[{"type":"message","role":"user","content":"Hi"},` +
+			`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"A"}],"phase":"commentary"},{"type":"message","role":"user","content":"Go"}]`},
+		"input[] (function_call, function_call_output)": {"tools", exRespTools, "input", `[{"role":"user","content":"Hi"},` +
+			`{"type":"function_call","call_id":"c1","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c1","output":"ok"}]`},
+		"input[] (item_reference)":                {"input", `[{"role":"user","content":"Hi"},{"type":"item_reference","id":"msg_1"}]`},
+		"input[].content[] (input_image, base64)": {"input", `[{"role":"user","content":[{"type":"input_image","image_url":"data:image/png;base64,` + exPNG + `"}]}]`},
+		"input[].content[] (input_image, URL)":    {"input", `[{"role":"user","content":[{"type":"input_image","image_url":"https://example.com/a.png"}]}]`},
+		"input[].content[].detail":                {"input", `[{"role":"user","content":[{"type":"input_image","image_url":"data:image/png;base64,` + exPNG + `","detail":"high"}]}]`},
+		"input[].content[] (input_file)":          {"input", `[{"role":"user","content":[{"type":"input_file","filename":"a.pdf","file_data":"data:application/pdf;base64,` + exPDF + `"},{"type":"input_text","text":"Hi"}]}]`},
+		"input[].content[].file_id":               {"input", `[{"role":"user","content":[{"type":"input_file","file_id":"file-1"}]}]`},
+	},
+	AnthropicMessages: {
+		"model":                                 nil,
+		"messages":                              nil,
+		"system":                                {"system", `"Be brief"`},
+		"max_tokens":                            nil,
+		"temperature":                           {"temperature", `0.5`},
+		"top_p":                                 {"top_p", `0.9`},
+		"top_k":                                 {"top_k", `5`},
+		"stop_sequences":                        {"stop_sequences", `["END"]`},
+		"stream":                                {"stream", `true`},
+		"metadata.user_id":                      {"metadata", `{"user_id":"u1"}`},
+		"service_tier":                          {"service_tier", `"auto"`},
+		"inference_geo":                         {"inference_geo", `"us"`},
+		"speed":                                 {"speed", `"fast"`},
+		"context_management":                    {"context_management", `{"edits":[]}`},
+		"cache_control":                         {"cache_control", `{"type":"ephemeral"}`},
+		"diagnostics":                           {"diagnostics", `{}`},
+		"thinking":                              {"max_tokens", `4096`, "thinking", `{"type":"enabled","budget_tokens":1024}`},
+		"thinking.display":                      {"max_tokens", `4096`, "thinking", `{"type":"enabled","budget_tokens":1024,"display":"summarized"}`},
+		"output_config.format":                  {"output_config", `{"format":{"type":"json_schema","schema":{"type":"object"}}}`},
+		"output_config.effort":                  {"max_tokens", `4096`, "output_config", `{"effort":"low"}`},
+		"tools":                                 {"tools", exClaudeTools},
+		"tools[].cache_control":                 {"tools", `[{"name":"f","input_schema":{"type":"object"},"cache_control":{"type":"ephemeral"}}]`},
+		"tools[].eager_input_streaming":         {"tools", `[{"name":"f","input_schema":{"type":"object"},"eager_input_streaming":true}]`},
+		"tools[] (web_search_20250305)":         {"tools", `[{"type":"web_search_20250305","name":"web_search"}]`},
+		"tool_choice":                           {"tools", exClaudeTools, "tool_choice", `{"type":"any"}`},
+		"tool_choice.disable_parallel_tool_use": {"tools", exClaudeTools, "tool_choice", `{"type":"auto","disable_parallel_tool_use":true}`},
+		"mcp_servers":                           {"mcp_servers", `[{"type":"url","url":"https://example.com","name":"s"}]`},
+		"container":                             {"container", `"c1"`},
+		"output_format":                         {"output_format", `{"type":"json_schema","schema":{"type":"object"}}`},
+		"messages[].content[].cache_control":    {"messages.0.content", `[{"type":"text","text":"Hi","cache_control":{"type":"ephemeral"}}]`},
+		"messages[].content[] (tool_use, tool_result)": {"tools", exClaudeTools, "messages", `[{"role":"user","content":"Hi"},` +
+			`{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{}}]},` +
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}]`},
+		"messages[].content[] (image, base64)": {"messages.0.content", `[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"` + exPNG + `"}}]`},
+		"messages[].content[] (image, URL)":    {"messages.0.content", `[{"type":"image","source":{"type":"url","url":"https://example.com/a.png"}}]`},
+		"messages[].content[] (document)":      {"messages.0.content", `[{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"` + exPDF + `"}},{"type":"text","text":"Hi"}]`},
+		"messages[].content[].citations":       {"messages.0.content", `[{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"` + exPDF + `"},"citations":{"enabled":true}}]`},
+		"messages[].content[].context":         {"messages.0.content", `[{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"` + exPDF + `"},"context":"ctx"}]`},
+		"messages[].content[] (thinking)": {"messages", `[{"role":"user","content":"Hi"},` +
+			`{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"sig"},{"type":"text","text":"A"}]},{"role":"user","content":"Go"}]`},
+	},
+	Gemini: {
+		"contents":                                             nil,
+		"systemInstruction":                                    {"systemInstruction", `{"parts":[{"text":"Be brief"}]}`},
+		"generationConfig.maxOutputTokens":                     {"generationConfig", `{"maxOutputTokens":16}`},
+		"generationConfig.temperature":                         {"generationConfig", `{"temperature":0.5}`},
+		"generationConfig.topP":                                {"generationConfig", `{"topP":0.9}`},
+		"generationConfig.topK":                                {"generationConfig", `{"topK":5}`},
+		"generationConfig.seed":                                {"generationConfig", `{"seed":7}`},
+		"generationConfig.presencePenalty":                     {"generationConfig", `{"presencePenalty":0.5}`},
+		"generationConfig.frequencyPenalty":                    {"generationConfig", `{"frequencyPenalty":0.5}`},
+		"generationConfig.stopSequences":                       {"generationConfig", `{"stopSequences":["END"]}`},
+		"generationConfig.candidateCount":                      {"generationConfig", `{"candidateCount":2}`},
+		"generationConfig.responseMimeType (application/json)": {"generationConfig", `{"responseMimeType":"application/json"}`},
+		"generationConfig.responseJsonSchema":                  {"generationConfig", `{"responseMimeType":"application/json","responseJsonSchema":{"type":"object"}}`},
+		"generationConfig.responseSchema":                      {"generationConfig", `{"responseMimeType":"application/json","responseSchema":{"type":"OBJECT"}}`},
+		"generationConfig.thinkingConfig":                      {"generationConfig", `{"thinkingConfig":{"thinkingBudget":1024}}`},
+		"generationConfig.thinkingConfig.includeThoughts":      {"generationConfig", `{"thinkingConfig":{"thinkingBudget":1024,"includeThoughts":true}}`},
+		"generationConfig.responseModalities":                  {"generationConfig", `{"responseModalities":["TEXT","IMAGE"]}`},
+		"generationConfig.mediaResolution":                     {"generationConfig", `{"mediaResolution":"MEDIA_RESOLUTION_LOW"}`},
+		"generationConfig.responseLogprobs":                    {"generationConfig", `{"responseLogprobs":true}`},
+		"generationConfig.logprobs":                            {"generationConfig", `{"logprobs":2}`},
+		"generationConfig.audioTimestamp":                      {"generationConfig", `{"audioTimestamp":true}`},
+		"generationConfig.speechConfig":                        {"generationConfig", `{"speechConfig":{}}`},
+		"generationConfig.imageConfig":                         {"generationConfig", `{"imageConfig":{}}`},
+		"safetySettings":                                       {"safetySettings", `[{"category":"HARM_CATEGORY_HARASSMENT","threshold":"BLOCK_NONE"}]`},
+		"labels":                                               {"labels", `{"k":"v"}`},
+		"serviceTier":                                          {"serviceTier", `"standard"`},
+		"modelArmorConfig":                                     {"modelArmorConfig", `{}`},
+		"model":                                                {"model", `"m"`},
+		"cachedContent":                                        {"cachedContent", `"cachedContents/1"`},
+		"tools":                                                {"tools", exGemTools},
+		"tools[].googleSearch":                                 {"tools", `[{"googleSearch":{}}]`},
+		"tools[].functionDeclarations[].response":              {"tools", `[{"functionDeclarations":[{"name":"f","parametersJsonSchema":{"type":"object"},"response":{"type":"OBJECT"}}]}]`},
+		"tools[].functionDeclarations[].behavior":              {"tools", `[{"functionDeclarations":[{"name":"f","parametersJsonSchema":{"type":"object"},"behavior":"NON_BLOCKING"}]}]`},
+		"toolConfig.functionCallingConfig":                     {"tools", exGemTools, "toolConfig", `{"functionCallingConfig":{"mode":"ANY"}}`},
+		"toolConfig.functionCallingConfig.mode (VALIDATED)":    {"tools", exGemTools, "toolConfig", `{"functionCallingConfig":{"mode":"VALIDATED"}}`},
+		"toolConfig.retrievalConfig":                           {"tools", exGemTools, "toolConfig", `{"retrievalConfig":{"languageCode":"en"}}`},
+		"contents[].parts[] (functionCall, functionResponse)": {"tools", exGemTools, "contents", `[{"role":"user","parts":[{"text":"Hi"}]},` +
+			`{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"output":"ok"}}}]}]`},
+		"contents[].parts[] (inlineData)": {"contents.0.parts", `[{"inlineData":{"mimeType":"image/png","data":"` + exPNG + `"}},{"text":"Hi"}]`},
+		"contents[].parts[] (fileData)":   {"contents.0.parts", `[{"fileData":{"mimeType":"image/png","fileUri":"gs://b/a.png"}},{"text":"Hi"}]`},
+		"contents[].parts[] (thought)": {"contents", `[{"role":"user","parts":[{"text":"Hi"}]},` +
+			`{"role":"model","parts":[{"text":"hm","thought":true},{"text":"A"}]},{"role":"user","parts":[{"text":"Go"}]}]`},
+		"contents[].parts[].thoughtSignature": {"contents", `[{"role":"user","parts":[{"text":"Hi"}]},` +
+			`{"role":"model","parts":[{"text":"A","thoughtSignature":"c2ln"}]},{"role":"user","parts":[{"text":"Go"}]}]`},
+	},
+}
+
+// policyBody returns protocol p's base request with the example edits.
+func policyBody(t *testing.T, p Protocol, edits []string) []byte {
+	t.Helper()
+	body := []byte(policyBase[p])
+	for i := 0; i+1 < len(edits); i += 2 {
+		var err error
+		if body, err = sjson.SetRawBytes(body, edits[i], []byte(edits[i+1])); err != nil {
+			t.Fatalf("example edit %s: %v", edits[i], err)
+		}
+	}
+	return body
+}
+
+// observeClass decodes body as protocol p and encodes it toward every
+// policy target, and returns the field class that behaviour shows, with a
+// description of what happened; an error of another class is a broken
+// example and returned as err.
+func observeClass(p Protocol, body []byte) (FieldClass, string, error) {
+	class, notes := FieldMapped, []string{}
+	decode := func() (*Request, *Error) {
+		req := new(Request)
+		err := DecodeRequest(p, body, req)
+		if p.ModelInPath() {
+			req.Model = "m"
+		}
+		if err != nil {
+			return nil, err.(*Error)
+		}
+		return req, nil
+	}
+	req, err := decode()
+	if err != nil {
+		if err.Class != ClassCapability {
+			return 0, "", errors.New("decode: " + err.Class.String() + ": " + err.Error())
+		}
+		return FieldCapability, "decode: " + err.Error(), nil
+	}
+	if len(req.Dropped) > 0 {
+		class, notes = FieldHint, append(notes, "decode drops "+strings.Join(req.Dropped, ", "))
+	}
+	for _, target := range policyTargets {
+		req, _ := decode()
+		n := len(req.Dropped)
+		_, encErr := AppendRequest(nil, target, req, EncodeOptions{Model: "m"})
+		if encErr != nil {
+			e := encErr.(*Error)
+			if e.Class != ClassCapability {
+				return 0, "", errors.New("encode to " + string(target) + ": " + e.Class.String() + ": " + e.Error())
+			}
+			class, notes = FieldCapability, append(notes, string(target)+": "+e.Error())
+			continue
+		}
+		if len(req.Dropped) > n {
+			class = max(class, FieldHint)
+			notes = append(notes, string(target)+" drops "+strings.Join(req.Dropped[n:], ", "))
+		}
+	}
+	return class, strings.Join(notes, "; "), nil
+}
+
+// TestFieldTable proves every row of Fields by behaviour: the row's
+// example, set in a minimal request, decodes and encodes toward each
+// upstream protocol as its class says (mapped: nothing dropped and no
+// error anywhere; hint: dropped toward at least one upstream, rejected
+// nowhere; capability: a ClassCapability error on decode or toward at least
+// one upstream). It then renders the README's field table from Fields and
+// compares it with README.md between the fields markers; -update rewrites
+// that section.
+func TestFieldTable(t *testing.T) {
+	for p := range policyBase {
+		class, notes, err := observeClass(p, []byte(policyBase[p]))
+		if err != nil || class != FieldMapped {
+			t.Fatalf("%s: the base request is %v (%s) %v, want mapped", p, class, notes, err)
+		}
+	}
+	seen := map[Protocol]map[string]bool{}
+	for _, f := range Fields {
+		if seen[f.Protocol] == nil {
+			seen[f.Protocol] = map[string]bool{}
+		}
+		if seen[f.Protocol][f.Path] {
+			t.Errorf("%s %s: listed twice", f.Protocol, f.Path)
+		}
+		seen[f.Protocol][f.Path] = true
+		edits, ok := policyExamples[f.Protocol][f.Path]
+		if !ok {
+			t.Errorf("%s %s: no example in policyExamples", f.Protocol, f.Path)
+			continue
+		}
+		got, notes, err := observeClass(f.Protocol, policyBody(t, f.Protocol, edits))
+		if err != nil {
+			t.Errorf("%s %s: example is rejected for another reason: %v", f.Protocol, f.Path, err)
+			continue
+		}
+		if got != f.Class {
+			t.Errorf("%s %s: table says %v, behaviour is %v (%s)", f.Protocol, f.Path, f.Class, got, notes)
+		}
+	}
+	for p, m := range policyExamples {
+		for path := range m {
+			if !seen[p][path] {
+				t.Errorf("%s %s: example without a row in Fields", p, path)
+			}
+		}
+	}
+
+	const begin, end = "<!-- fields:begin -->\n", "<!-- fields:end -->"
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	i, j := bytes.Index(readme, []byte(begin)), bytes.Index(readme, []byte(end))
+	if i < 0 || j < i {
+		t.Fatalf("README.md has no %q ... %q section", strings.TrimSpace(begin), end)
+	}
+	want := renderFieldTable()
+	got := string(readme[i+len(begin) : j])
+	if got == want {
+		return
+	}
+	if *update {
+		out := append(append(append([]byte{}, readme[:i+len(begin)]...), want...), readme[j:]...)
+		if err := os.WriteFile("../README.md", out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("README.md's field table is out of date; run go test ./codec -run TestFieldTable -update\ngot:\n%s\nwant:\n%s", got, want)
+}
+
+// renderFieldTable renders Fields as a markdown table: one row per field
+// path in order of first appearance, one column per client protocol
+// family.
+func renderFieldTable() string {
+	cols := []Protocol{OpenAIChat, OpenAIResponses, AnthropicMessages, Gemini}
+	var order []string
+	cells := map[string]map[Protocol]FieldClass{}
+	for _, f := range Fields {
+		if cells[f.Path] == nil {
+			cells[f.Path] = map[Protocol]FieldClass{}
+			order = append(order, f.Path)
+		}
+		cells[f.Path][f.Protocol] = f.Class
+	}
+	var b strings.Builder
+	b.WriteString("| field | openai-chat | openai-responses | anthropic-messages, vertex-anthropic | gemini, vertex |\n|---|---|---|---|---|\n")
+	for _, path := range order {
+		b.WriteString("| `" + strings.Replace(path, " (", "` (", 1))
+		if !strings.Contains(path, " (") {
+			b.WriteString("`")
+		}
+		for _, p := range cols {
+			b.WriteString(" | ")
+			if c, ok := cells[path][p]; ok {
+				b.WriteString(c.String())
+			}
+		}
+		b.WriteString(" |\n")
+	}
+	return b.String()
+}
+
+// TestRequestDrop drops what encoders reject, and leaves alone what it
+// cannot drop safely.
+func TestRequestDrop(t *testing.T) {
+	tests := []struct {
+		client    Protocol
+		body      string
+		target    Protocol
+		param     string
+		droppable bool
+	}{
+		{AnthropicMessages, `{"model":"m","max_tokens":16,"top_k":5,"messages":[{"role":"user","content":"Hi"}]}`, OpenAIChat, "top_k", true},
+		{AnthropicMessages, `{"model":"m","max_tokens":16,"stop_sequences":["x"],"messages":[{"role":"user","content":"Hi"}]}`, OpenAIResponses, "stop_sequences", true},
+		{OpenAIChat, `{"model":"m","presence_penalty":1,"messages":[{"role":"user","content":"Hi"}]}`, AnthropicMessages, "presence_penalty", true},
+		{OpenAIChat, `{"model":"m","frequency_penalty":1,"messages":[{"role":"user","content":"Hi"}]}`, OpenAIResponses, "frequency_penalty", true},
+		{OpenAIChat, `{"model":"m","verbosity":"low","messages":[{"role":"user","content":"Hi"}]}`, Gemini, "verbosity", true},
+		{OpenAIChat, `{"model":"m","response_format":{"type":"json_object"},"messages":[{"role":"user","content":"Hi"}]}`, AnthropicMessages, "output_config.format", true},
+		{OpenAIChat, `{"model":"m","tools":[{"type":"function","function":{"name":"f","strict":true,"parameters":{"type":"object"}}}],"messages":[{"role":"user","content":"Hi"}]}`,
+			AnthropicMessages, "tools[0].strict", true},
+		{OpenAIChat, `{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"Hi"},{"type":"image_url","image_url":{"url":"https://example.com/a.png"}}]}]}`,
+			Gemini, "messages[0].content[1]", true},
+		{OpenAIChat, `{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"Hi"},{"type":"input_audio","input_audio":{"data":"UklGRg==","format":"wav"}}]}]}`,
+			OpenAIResponses, "messages[0].parts[1]", true},
+		{AnthropicMessages, `{"model":"m","max_tokens":1000,"thinking":{"type":"enabled","budget_tokens":2000},"messages":[{"role":"user","content":"Hi"}]}`,
+			AnthropicMessages, "", false},
+	}
+	for _, tt := range tests {
+		req := new(Request)
+		if err := DecodeRequest(tt.client, []byte(tt.body), req); err != nil {
+			t.Errorf("%s: decode: %v", tt.body, err)
+			continue
+		}
+		_, err := AppendRequest(nil, tt.target, req, EncodeOptions{Model: "m"})
+		e, _ := err.(*Error)
+		if e == nil {
+			if tt.droppable {
+				t.Errorf("%s toward %s: no error", tt.body, tt.target)
+			}
+			continue
+		}
+		if e.Class != ClassCapability || tt.param != "" && e.Param != tt.param {
+			t.Errorf("%s toward %s: error %v (class %v), want capability at %s", tt.body, tt.target, e, e.Class, tt.param)
+			continue
+		}
+		if got := req.Drop(e.Param); got != tt.droppable {
+			t.Errorf("%s toward %s: Drop(%s) = %v", tt.body, tt.target, e.Param, got)
+			continue
+		}
+		if !tt.droppable {
+			continue
+		}
+		if _, err := AppendRequest(nil, tt.target, req, EncodeOptions{Model: "m"}); err != nil {
+			t.Errorf("%s toward %s: after Drop(%s): %v", tt.body, tt.target, e.Param, err)
+		}
+	}
+	req := &Request{Tools: []Tool{{Name: "a"}, {Name: "b"}}, ToolChoice: ToolChoice{Mode: ToolChoiceNamed, Name: "b"}}
+	if !req.Drop("tools[1]") || len(req.Tools) != 1 || req.ToolChoice != (ToolChoice{}) {
+		t.Errorf("Drop(tools[1]) left %+v", req)
+	}
+	for _, p := range []string{"max_tokens", "thinking.budget_tokens", "messages", "tools[5]", "messages[0].content[0]", "system[x]", "top_k"} {
+		if (&Request{}).Drop(p) {
+			t.Errorf("Drop(%s) on an empty request succeeded", p)
+		}
+	}
+}
