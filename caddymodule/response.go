@@ -152,11 +152,16 @@ func (tw *translatingWriter) finish(nextErr error) error {
 		}
 		out := getBuffer()
 		defer putBuffer(out)
-		b, err := codec.AppendResponse(*out, tw.client, &resp)
+		// The client's request says which calls were of custom or
+		// namespaced tools, which a Responses client gets back as such.
+		b, err := codec.AppendResponseFor(*out, tw.client, &resp, tw.req)
 		*out = b
 		if err != nil {
 			tw.fail(asCodecError(err))
 			break
+		}
+		if len(resp.Dropped) > 0 {
+			tw.h.logger.Debug("response content the client protocol cannot carry", zap.Strings("dropped", resp.Dropped))
 		}
 		tw.write(tw.status, b)
 	default:
