@@ -77,13 +77,13 @@ type cliSpec struct {
 	// site's base URL, no trailing slash).
 	// With workarounds it configures the CLI around llmbridge's
 	// documented gaps (-clis.workarounds).
-	prepare func(home, site, prompt string, workarounds bool) (args, env []string, err error)
+	prepare func(home, site, prompt string, up proto, workarounds bool) (args, env []string, err error)
 }
 
 var cliSpecs = []cliSpec{
 	{
 		name: "claude-code", bin: "claude", client: anthropicMsgs, shellTools: []string{"Bash"},
-		prepare: func(home, site, prompt string, workarounds bool) ([]string, []string, error) {
+		prepare: func(home, site, prompt string, up proto, workarounds bool) ([]string, []string, error) {
 			// As root --dangerously-skip-permissions is refused;
 			// --allowedTools Bash lets the shell tool run unasked.
 			return []string{"-p", prompt, "--model", "claude-sonnet-4-5", "--allowedTools", "Bash"},
@@ -93,7 +93,7 @@ var cliSpecs = []cliSpec{
 	},
 	{
 		name: "codex", bin: "codex", client: openaiResponses, shellTools: []string{"exec_command", "shell", "shell_command", "local_shell"},
-		prepare: func(home, site, prompt string, workarounds bool) ([]string, []string, error) {
+		prepare: func(home, site, prompt string, up proto, workarounds bool) ([]string, []string, error) {
 			codexHome := filepath.Join(home, ".codex")
 			if err := os.MkdirAll(codexHome, 0o700); err != nil {
 				return nil, nil, err
@@ -107,10 +107,14 @@ base_url = "` + site + `/v1"
 env_key = "LLMBRIDGE_CLI_KEY"
 wire_api = "responses"
 `
-			if workarounds {
-				// The multi_agent_v1 namespace tool and the hosted
-				// web_search tool are not translated yet (400).
+			switch {
+			case workarounds:
 				cfg = "web_search = \"disabled\"\n" + cfg + "\n[features]\nmulti_agent = false\n"
+			case up == openaiChat:
+				// Chat Completions has no hosted web search: toward it
+				// Codex is configured without one, as the README's
+				// recipe says (llmbridge answers 400 otherwise).
+				cfg = "web_search = \"disabled\"\n" + cfg
 			}
 			if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(cfg), 0o600); err != nil {
 				return nil, nil, err
@@ -121,7 +125,7 @@ wire_api = "responses"
 	},
 	{
 		name: "gemini-cli", bin: "gemini", client: gemini, shellTools: []string{"run_shell_command", "shell"},
-		prepare: func(home, site, prompt string, workarounds bool) ([]string, []string, error) {
+		prepare: func(home, site, prompt string, up proto, workarounds bool) ([]string, []string, error) {
 			dir := filepath.Join(home, ".gemini")
 			if err := os.MkdirAll(dir, 0o700); err != nil {
 				return nil, nil, err
@@ -142,7 +146,7 @@ wire_api = "responses"
 	},
 	{
 		name: "qwen-code", bin: "qwen", client: openaiChat, shellTools: []string{"run_shell_command", "shell"},
-		prepare: func(home, site, prompt string, workarounds bool) ([]string, []string, error) {
+		prepare: func(home, site, prompt string, up proto, workarounds bool) ([]string, []string, error) {
 			dir := filepath.Join(home, ".qwen")
 			if err := os.MkdirAll(dir, 0o700); err != nil {
 				return nil, nil, err
@@ -390,7 +394,7 @@ func (e *cliEnv) run(t *testing.T, binDir string, c cliSpec, up proto) cliRunRes
 		}
 	}
 	prompt := "Run the shell command `echo " + token + "` with your shell tool and tell me exactly what it printed."
-	args, extra, err := c.prepare(home, e.site[up], prompt, *clisAround)
+	args, extra, err := c.prepare(home, e.site[up], prompt, up, *clisAround)
 	if err != nil {
 		t.Fatal(err)
 	}
