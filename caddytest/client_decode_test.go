@@ -2,6 +2,7 @@ package caddytest
 
 import (
 	"bytes"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -37,6 +38,9 @@ type clientOutcome struct {
 	text, refusal string
 	// calls are the tool calls, in order.
 	calls []outCall
+	// signatures are the opaque values of the answer's reasoning, taken
+	// out of llmbridge's continuation envelopes (see unwrapOpaque).
+	signatures []string
 	// stop is the stop reason as the client's codec reads it.
 	stop mapping.StopReason
 	// streamEnd is how a stream ended: "end" (the protocol's end of a
@@ -110,9 +114,49 @@ func decodeClientJSON(o *clientOutcome, cp proto, body []byte) {
 			o.refusal += p.Text
 		case codec.PartToolCall:
 			o.calls = append(o.calls, outCall{id: p.ToolCallID, name: p.ToolName, args: p.Arguments})
+		case codec.PartReasoning:
+			o.unwrapOpaque(p.Signature, p.Text)
 		}
 	}
 	o.stop = resp.StopReason
+}
+
+// unwrapOpaque adds the recorded opaque values that a reasoning part
+// carries to the client: envelope tokens in an opaque slot (a Gemini
+// client's wrapped in base64, several separated by spaces), or text-form
+// envelopes in a Chat client's reasoning text. A slot value that is no
+// envelope is kept as it is (a passthrough client's native value).
+func (o *clientOutcome) unwrapOpaque(slot, text string) {
+	if slot != "" {
+		value := slot
+		if !mapping.IsEnvelope(value) {
+			if b, err := base64.StdEncoding.DecodeString(value); err == nil && mapping.IsEnvelope(string(b)) {
+				value = string(b)
+			}
+		}
+		if !mapping.IsEnvelope(value) {
+			o.signatures = append(o.signatures, slot)
+			return
+		}
+		for _, tok := range strings.Split(value, " ") {
+			c, err := mapping.ParseContinuation(tok)
+			if err != nil {
+				o.problemf("a malformed continuation envelope: %v", err)
+				continue
+			}
+			o.signatures = append(o.signatures, c.Signature)
+		}
+		return
+	}
+	segs, err := mapping.SplitReasoningText(nil, text)
+	if err != nil {
+		o.problemf("reasoning text with a malformed continuation envelope: %v", err)
+	}
+	for _, seg := range segs {
+		if seg.Signed {
+			o.signatures = append(o.signatures, seg.Continuation.Signature)
+		}
+	}
 }
 
 // streamPart is a part of a client stream while it is open.
@@ -120,6 +164,8 @@ type streamPart struct {
 	kind     codec.PartType
 	id, name string
 	text     strings.Builder
+	// signature is a reasoning part's slot value, from its stop.
+	signature string
 }
 
 // decodeClientStream reads a streamed answer of client protocol cp event by
@@ -148,6 +194,8 @@ func decodeClientStream(o *clientOutcome, cp proto, body []byte) {
 			o.refusal += open.text.String()
 		case codec.PartToolCall:
 			o.calls = append(o.calls, outCall{id: open.id, name: open.name, args: open.text.String()})
+		case codec.PartReasoning:
+			o.unwrapOpaque(open.signature, open.text.String())
 		}
 		open, openIdx = nil, -1
 	}
@@ -184,6 +232,7 @@ func decodeClientStream(o *clientOutcome, cp proto, body []byte) {
 				o.problemf("part %d stops but is not open", ev.Index)
 				return
 			}
+			open.signature = strings.Clone(ev.Signature)
 			closePart()
 		case codec.EventStop:
 			o.stop = ev.StopReason

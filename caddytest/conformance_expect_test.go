@@ -34,6 +34,10 @@ type expectation struct {
 	stop mapping.StopReason
 	// failed is the in-stream error the recorded stream ends with.
 	failed string
+	// signatures are the reasoning's opaque values in order: Anthropic
+	// thinking signatures and redacted_thinking data, Responses
+	// encrypted_content, Gemini thoughtSignatures.
+	signatures []string
 	// other names the output kinds that are not text, refusal, reasoning
 	// or client tool calls (server tools and their results), each once.
 	other []string
@@ -92,6 +96,9 @@ func expectJSON(e *expectation, up proto, body gjson.Result) {
 			case "function_call":
 				e.calls = append(e.calls, outCall{id: item.Get("call_id").Str, name: item.Get("name").Str, args: item.Get("arguments").Str})
 			case "reasoning":
+				if enc := item.Get("encrypted_content").Str; enc != "" {
+					e.signatures = append(e.signatures, enc)
+				}
 			default:
 				e.note(k)
 			}
@@ -104,7 +111,12 @@ func expectJSON(e *expectation, up proto, body gjson.Result) {
 				e.text += c.Get("text").Str
 			case "tool_use":
 				e.calls = append(e.calls, outCall{id: c.Get("id").Str, name: c.Get("name").Str, args: c.Get("input").Raw})
-			case "thinking", "redacted_thinking":
+			case "thinking":
+				if sig := c.Get("signature").Str; sig != "" {
+					e.signatures = append(e.signatures, sig)
+				}
+			case "redacted_thinking":
+				e.signatures = append(e.signatures, c.Get("data").Str)
 			default:
 				e.note(k)
 			}
@@ -131,7 +143,9 @@ func geminiPart(e *expectation, part gjson.Result, args *partialArgs) {
 			if !part.Get("thought").Bool() {
 				e.text += v.Str
 			}
-		case "thought", "thoughtSignature", "partMetadata":
+		case "thoughtSignature":
+			e.signatures = append(e.signatures, v.Str)
+		case "thought", "partMetadata":
 		case "functionCall":
 			if name := v.Get("name").Str; name != "" {
 				e.calls = append(e.calls, outCall{id: v.Get("id").Str, name: name, args: v.Get("args").Raw})
@@ -161,6 +175,7 @@ func geminiPart(e *expectation, part gjson.Result, args *partialArgs) {
 func expectStream(e *expectation, up proto, body string) {
 	type chatCall struct{ id, name, args string }
 	var chatCalls []*chatCall
+	var doneSigs []string
 	var args partialArgs
 	// Anthropic tool input arrives as JSON fragments per block.
 	blockInput := map[int64]*strings.Builder{}
@@ -210,12 +225,22 @@ func expectStream(e *expectation, up proto, body string) {
 			switch ev.Get("type").Str {
 			case "response.output_text.delta":
 				e.text += ev.Get("delta").Str
+			case "response.output_item.done":
+				// A reasoning item's final encrypted_content is the one in
+				// output_item.done (protocols.md: the response object's
+				// copy differs in real traffic; both are the provider's).
+				if enc := ev.Get("item.encrypted_content").Str; enc != "" && ev.Get("item.type").Str == "reasoning" {
+					doneSigs = append(doneSigs, enc)
+				}
 			case "response.completed", "response.incomplete":
 				// The final response object holds the whole output.
 				ended = true
 				streamed := e.text
 				*e = expectation{status: e.status}
 				expectJSON(e, up, ev.Get("response"))
+				if len(doneSigs) > 0 {
+					e.signatures = doneSigs
+				}
 				if e.text == "" && len(e.calls) == 0 {
 					// An early capture whose final object lists no output.
 					e.text = streamed
@@ -236,7 +261,9 @@ func expectStream(e *expectation, up proto, body string) {
 					blockCall[ev.Get("index").Int()] = len(e.calls)
 					blockInput[ev.Get("index").Int()] = &strings.Builder{}
 					e.calls = append(e.calls, outCall{id: cb.Get("id").Str, name: cb.Get("name").Str, args: cb.Get("input").Raw})
-				case "thinking", "redacted_thinking":
+				case "thinking":
+				case "redacted_thinking":
+					e.signatures = append(e.signatures, cb.Get("data").Str)
 				default:
 					e.note(t)
 				}
@@ -248,6 +275,8 @@ func expectStream(e *expectation, up proto, body string) {
 					if b := blockInput[ev.Get("index").Int()]; b != nil {
 						b.WriteString(ev.Get("delta.partial_json").Str)
 					}
+				case "signature_delta":
+					e.signatures = append(e.signatures, ev.Get("delta.signature").Str)
 				}
 			case "content_block_stop":
 				i := ev.Get("index").Int()
@@ -425,6 +454,12 @@ func compareAnswer(cp proto, want expectation, got clientOutcome) []string {
 			}
 		}
 	}
+	// Every opaque value reaches the client, in its own slot or (Chat)
+	// its reasoning text, as a continuation envelope that carries the
+	// recorded bytes.
+	if !slices.Equal(got.signatures, want.signatures) {
+		diffs = append(diffs, fmt.Sprintf("reasoning opaque values %q, want the recorded %q", clipAll(got.signatures), clipAll(want.signatures)))
+	}
 	hasCalls := len(want.calls) > 0
 	wantStop := stopSeenBy(cp, want.stop, hasCalls)
 	gotStop := stopSeenBy(cp, got.stop, hasCalls)
@@ -435,6 +470,15 @@ func compareAnswer(cp proto, want expectation, got clientOutcome) []string {
 		diffs = append(diffs, fmt.Sprintf("stop reason %s, want %s (recorded %s)", gotStop, wantStop, want.stop))
 	}
 	return diffs
+}
+
+// clipAll clips every string of ss.
+func clipAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = clip(s)
+	}
+	return out
 }
 
 // clip shortens s for a report line.
