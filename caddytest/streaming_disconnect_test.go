@@ -45,14 +45,18 @@ func TestStreamingClientDisconnect(t *testing.T) {
 }
 
 // leakIgnores are the goroutines that may legitimately outlive one
-// streaming call. None is needed: everything process-wide (the in-process
-// Caddy with its admin API, servers and reverse_proxy transport, the mock
-// upstreams' servers, keep-alive connections earlier tests left idle) is
-// already running when goleak.IgnoreCurrent is taken before the call, and
-// the call's own connections are closed by the cancellation or, for the
-// client side, by closing the call's transport. A goroutine that starts
-// during the call and is still running afterwards is a leak.
-var leakIgnores []goleak.Option
+// streaming call. Everything process-wide (the in-process Caddy with its
+// admin API, servers and reverse_proxy transport, the mock upstreams'
+// servers, keep-alive connections earlier tests left idle) is already
+// running when goleak.IgnoreCurrent is taken before the call, and the
+// call's own connections are closed by the cancellation or, for the client
+// side, by closing the call's transport. The one exception is Caddy's file
+// log writer (timberjack), which starts its rotation worker on a file
+// log's first write and keeps it for the log's life: the test sites with
+// access logs to files start it whenever a call first writes to them. Any
+// other goroutine that starts during the call and is still running
+// afterwards is a leak.
+var leakIgnores = []goleak.Option{goleak.IgnoreTopFunction("github.com/DeRuina/timberjack.(*Logger).millRun")}
 
 // closeIdleConnections closes every keep-alive connection the suite holds
 // idle: the SDKs' default client (http.DefaultTransport), the streaming
