@@ -134,9 +134,19 @@ func (a *textArena) stringResult(raw string) gjson.Result {
 	return r
 }
 
+// skipSpace returns the index of the first byte at or after i that is not
+// JSON whitespace. Only space, tab, line feed and carriage return are
+// whitespace: validJSON relies on this, and a control byte accepted as
+// whitespace would be copied into raw values (tool schemas) and make the
+// translated body invalid (found by FuzzDecodeRequest).
 func skipSpace(s string, i int) int {
-	for i < len(s) && s[i] <= ' ' {
-		i++
+	for i < len(s) {
+		switch s[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+			continue
+		}
+		return i
 	}
 	return i
 }

@@ -56,3 +56,19 @@ func BenchmarkValidJSON(b *testing.B) {
 		}
 	})
 }
+
+// TestValidJSONControlBytes checks that bytes below the space other than
+// JSON's whitespace are not whitespace: a body with one between tokens is
+// invalid, as encoding/json says.
+func TestValidJSONControlBytes(t *testing.T) {
+	for _, s := range []string{"{\x01}", "[1,\x0b2]", "\x00{}", "{\"a\":1}\x1f", "{\"a\":{\x01}}"} {
+		if validJSON(s) {
+			t.Errorf("validJSON(%q) = true, want false", s)
+		}
+	}
+	for _, s := range []string{" {\"a\" :\t[1 ,\r\n2]} "} {
+		if !validJSON(s) {
+			t.Errorf("validJSON(%q) = false, want true", s)
+		}
+	}
+}
