@@ -863,7 +863,7 @@ func geminiSign(parts []Part, start int, part *Part, sig string) ([]Part, *Error
 
 // geminiSetSignature copies the opaque state of r into reasoning part p,
 // and the text the envelope's signature covers when it carries one (see
-// appendGeminiOpaque).
+// appendGeminiToken).
 func geminiSetSignature(p, r *Part) {
 	p.Signature, p.Origin, p.Redacted = r.Signature, r.Origin, r.Redacted
 	if r.ItemID != "" {
@@ -877,7 +877,7 @@ func geminiSetSignature(p, r *Part) {
 // geminiWrappedPrefix is the standard (and URL-safe) base64 encoding of
 // "llmbridge.v1", the first 12 bytes of every continuation token: a
 // thoughtSignature that starts with it is a wrapped token (see
-// appendGeminiOpaque).
+// appendGeminiToken).
 const geminiWrappedPrefix = "bGxtYnJpZGdlLnYx"
 
 // geminiUnwrapSignature returns the continuation tokens a Gemini client's
@@ -1537,11 +1537,7 @@ func decodeGeminiThinkingConfig(v gjson.Result, req *Request) *Error {
 			}
 		case "includeThoughts", "include_thoughts":
 			r.IncludeThoughts = OptBool{}
-			if f.Type != gjson.Null {
-				var b bool
-				b, err = readBool(f, "."+k.Str)
-				r.IncludeThoughts = OptBool{Value: b, Set: true}
-			}
+			err = readOptBool(f, "."+k.Str, &r.IncludeThoughts)
 		case "thinkingLevel", "thinking_level":
 			r.Effort, levelKey = mapping.EffortUnset, k.Str
 			switch {
@@ -2653,7 +2649,7 @@ func geminiCallID(responseID string, n int) string {
 // the upstream reported no usage, rather than claiming zero tokens.
 //
 // Reasoning text becomes thought parts. A reasoning part's opaque value
-// goes, as a continuation token (appendGeminiOpaque), in the
+// goes, as a continuation token (appendGeminiToken), in the
 // thoughtSignature of the next part that is not reasoning, or of an empty
 // text part of its own when there is none or another signature comes
 // first, which is where Gemini itself puts signatures and where the
@@ -2681,7 +2677,7 @@ func appendGeminiResponse(dst []byte, resp *Response) ([]byte, *Error) {
 	}
 	// pending holds the continuation tokens, space-separated, of the
 	// reasoning whose signatures wait for the next part that is not a
-	// thought (see appendGeminiOpaque).
+	// thought (see appendGeminiToken).
 	var pending, tok []byte
 	flush := func() {
 		part()
@@ -2883,7 +2879,7 @@ func appendGeminiToken(pending []byte, signature string, origin mapping.Family, 
 // base64 only, and a bare token ("llmbridge.v1." and base64url) is not:
 // genai would fail on the whole response. Wrapped, the client's SDK turns
 // it into bytes and back into the same text when it replays the history,
-// and readGeminiOpaque unwraps it.
+// and geminiUnwrapSignature unwraps it.
 func appendGeminiPendingField(dst, pending []byte) []byte {
 	dst = append(dst, `,"thoughtSignature":"`...)
 	n := len(dst)

@@ -17,7 +17,7 @@ import (
 // stop details, in requests, responses and streams.
 
 // geminiToken returns the continuation token of a reasoning part, as
-// appendGeminiOpaque makes it (with the thinking text for Anthropic
+// appendGeminiToken makes it (with the thinking text for Anthropic
 // signatures).
 func geminiToken(p Part) string {
 	c := mapping.Continuation{Origin: p.Origin, Redacted: p.Redacted, ItemID: p.ItemID, Signature: p.Signature}
@@ -565,7 +565,7 @@ func TestGeminiGenaiRejectsBareTokens(t *testing.T) {
 	body := `{"candidates":[{"content":{"role":"model","parts":[{"text":"a","thoughtSignature":"` + tok + `"}]}}]}`
 	var g genai.GenerateContentResponse
 	if err := json.Unmarshal([]byte(body), &g); err == nil {
-		t.Fatal("genai reads a bare continuation token; the base64 wrapping in appendGeminiOpaque is no longer needed")
+		t.Fatal("genai reads a bare continuation token; the base64 wrapping in appendGeminiPendingField is no longer needed")
 	}
 	body = strings.Replace(body, tok, geminiWrapped(geminiAnthropicThinking), 1)
 	if err := json.Unmarshal([]byte(body), &g); err != nil {

@@ -915,7 +915,7 @@ func (d *geminiStreamDecoder) Close(out []Event, cause error) []Event {
 //
 // Reasoning deltas are thought chunks ({"text": ..., "thought": true}). A
 // reasoning part's opaque value arrives on its PartStop and is held as a
-// wrapped continuation token (appendGeminiOpaque) until the next part that
+// wrapped continuation token (appendGeminiToken) until the next part that
 // is not reasoning, whose first chunk carries it as thoughtSignature, as
 // appendGeminiResponse does. When a thought or another signature comes
 // first, or the stream ends, it goes out on an empty text part of its own.
@@ -945,7 +945,7 @@ type geminiStreamEncoder struct {
 	redacted bool
 	itemID   string
 	// thought collects the open reasoning part's text, which the token of
-	// an Anthropic signature carries (see appendGeminiOpaque).
+	// an Anthropic signature carries (see appendGeminiToken).
 	thought []byte
 	// pending holds the continuation tokens (space-separated) waiting for
 	// a part that is not a thought, or is empty;

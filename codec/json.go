@@ -73,6 +73,32 @@ func readBool(v gjson.Result, path string) (bool, *Error) {
 	return v.Type == gjson.True, nil
 }
 
+// readOptBool reads a boolean field; null leaves dst unset.
+func readOptBool(v gjson.Result, path string, dst *OptBool) *Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	b, err := readBool(v, path)
+	if err != nil {
+		return err
+	}
+	*dst = OptBool{Value: b, Set: true}
+	return nil
+}
+
+// readObjectRaw reads a field that must be a JSON object (a JSON Schema,
+// say) as its raw text; null leaves dst unchanged.
+func readObjectRaw(v gjson.Result, path string, dst *string) *Error {
+	switch {
+	case v.Type == gjson.Null:
+		return nil
+	case !v.IsObject():
+		return wrongType(path, "object", v)
+	}
+	*dst = v.Raw
+	return nil
+}
+
 // readInt reads an integer field; null leaves dst unset.
 func readInt(v gjson.Result, path string, dst *OptInt) *Error {
 	if v.Type == gjson.Null {

@@ -126,12 +126,7 @@ func (d *chatRequestDecoder) field(key string, v gjson.Result) *Error {
 	case "tool_choice":
 		return d.toolChoice(v)
 	case "parallel_tool_calls":
-		if v.Type == gjson.Null {
-			return nil
-		}
-		b, err := readBool(v, key)
-		req.ParallelToolCalls = OptBool{Value: b, Set: true}
-		return err
+		return readOptBool(v, key, &req.ParallelToolCalls)
 
 	// Hints: they do not change what the model generates.
 	case "store":
@@ -352,19 +347,9 @@ func (d *chatRequestDecoder) tool(path string, v gjson.Result) *Error {
 		case "description":
 			err = chatOptionalText(value, p, &t.Description)
 		case "parameters":
-			switch {
-			case value.Type == gjson.Null:
-			case !value.IsObject():
-				err = wrongType(p, "object", value)
-			default:
-				t.Parameters = value.Raw
-			}
+			err = readObjectRaw(value, p, &t.Parameters)
 		case "strict":
-			if value.Type != gjson.Null {
-				var b bool
-				b, err = readBool(value, p)
-				t.Strict = OptBool{Value: b, Set: true}
-			}
+			err = readOptBool(value, p, &t.Strict)
 		default:
 			err = unknownField(p)
 		}
@@ -590,19 +575,9 @@ func chatJSONSchema(v gjson.Result, arena *textArena, f *OutputFormat) *Error {
 		case "description":
 			err = chatOptionalText(value, p, &out.Description)
 		case "schema":
-			switch {
-			case value.Type == gjson.Null:
-			case !value.IsObject():
-				err = wrongType(p, "object", value)
-			default:
-				out.Schema = value.Raw
-			}
+			err = readObjectRaw(value, p, &out.Schema)
 		case "strict":
-			if value.Type != gjson.Null {
-				var b bool
-				b, err = readBool(value, p)
-				out.Strict = OptBool{Value: b, Set: true}
-			}
+			err = readOptBool(value, p, &out.Strict)
 		default:
 			err = unknownField(p)
 		}

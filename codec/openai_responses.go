@@ -132,12 +132,7 @@ func (d *responsesRequestDecoder) field(key string, v gjson.Result) *Error {
 	case "store":
 		return d.hint(key, v, responsesHintBool)
 	case "parallel_tool_calls":
-		if v.Type == gjson.Null {
-			return nil
-		}
-		b, err := readBool(v, key)
-		d.parallel = OptBool{Value: b, Set: true}
-		return err
+		return readOptBool(v, key, &d.parallel)
 	case "metadata", "client_metadata":
 		return d.hint(key, v, responsesHintObject)
 	case "service_tier", "prompt_cache_key":
