@@ -159,7 +159,7 @@ func (d *anthropicRequestDecoder) messages(v gjson.Result) *Error {
 	if !v.IsArray() {
 		return wrongType("messages", "array", v)
 	}
-	n := countMembers(v)
+	n := countMembers(v, &d.req.text)
 	if n == 0 {
 		return invalid("messages", "must contain at least one message")
 	}
@@ -316,7 +316,7 @@ func (d *anthropicRequestDecoder) system(v gjson.Result) *Error {
 	case v.Type == gjson.String:
 		req.System = append(req.System, Part{Type: PartText, Text: v.Str})
 	case v.IsArray():
-		req.System = slices.Grow(req.System, countMembers(v))
+		req.System = slices.Grow(req.System, countMembers(v, &d.req.text))
 		j := 0
 		var err *Error
 		eachMember(v, &d.req.text, func(_, b gjson.Result) bool {
@@ -760,7 +760,7 @@ func (d *anthropicRequestDecoder) toolResult(f *anthropicBlock, pos anthropicBlo
 			p.Content = []Part{{Type: PartText, Text: f.content.Str}}
 		}
 	case f.content.IsArray():
-		n := countMembers(f.content)
+		n := countMembers(f.content, &d.req.text)
 		if n == 0 {
 			break
 		}
@@ -797,7 +797,7 @@ func anthropicCitations(req *Request, v gjson.Result, pos anthropicBlockPos) *Er
 		return nil
 	case !v.IsArray():
 		return wrongType(pos.path(".citations"), "array", v)
-	case countMembers(v) > 0:
+	case countMembers(v, &req.text) > 0:
 		req.Dropped = append(req.Dropped, pos.path(".citations"))
 	}
 	return nil
@@ -1022,7 +1022,7 @@ func (d *anthropicRequestDecoder) tools(v gjson.Result) *Error {
 		return wrongType("tools", "array", v)
 	}
 	req := d.req
-	req.Tools = slices.Grow(req.Tools, countMembers(v))
+	req.Tools = slices.Grow(req.Tools, countMembers(v, &d.req.text))
 	i := 0
 	var err *Error
 	eachMember(v, &req.text, func(_, t gjson.Result) bool {
@@ -1273,7 +1273,7 @@ func anthropicRejectNonEmpty(path string, v gjson.Result, why string) *Error {
 		return nil
 	case !v.IsArray():
 		return wrongType(path, "array", v)
-	case countMembers(v) == 0:
+	case countMembers(v, &textArena{}) == 0:
 		return nil
 	}
 	return unsupportedField(path, why)

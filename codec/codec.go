@@ -7,11 +7,12 @@ package codec
 // A body that is not a JSON object, a field of the wrong type, and a field
 // the codec cannot carry are all *Error values with status 400.
 func DecodeRequest(p Protocol, body []byte, req *Request) error {
-	root, err := parseObject(body)
+	root, index, err := parseIndexed(body)
 	if err != nil {
 		return err
 	}
 	req.text = newTextArena(len(body))
+	req.text.index = index
 	var derr *Error
 	switch p {
 	case OpenAIChat:
@@ -28,6 +29,7 @@ func DecodeRequest(p Protocol, body []byte, req *Request) error {
 	// The decoded strings keep the arena's buffer alive; the request itself
 	// need not hold on to it.
 	req.text = textArena{}
+	releaseIndex(index)
 	if derr != nil {
 		return derr
 	}

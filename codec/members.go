@@ -1,9 +1,12 @@
 package codec
 
 import (
+	"slices"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 )
@@ -19,6 +22,10 @@ import (
 type textArena struct {
 	buf  []byte
 	size int // capacity to allocate on first use
+
+	// index, when set, is the structural index of the document the
+	// arena's strings come from (see jsonIndex).
+	index *jsonIndex
 }
 
 // newTextArena returns an arena for a document of n bytes: no unescaped
@@ -95,7 +102,7 @@ func eachRawMember(raw string, a *textArena, fn func(key, value string) bool) {
 			i = skipSpace(raw, end) + 1 // past the colon
 			i = skipSpace(raw, i)
 		}
-		end := valueEnd(raw, i)
+		end := a.valueEnd(raw, i)
 		if !fn(key, raw[i:end]) {
 			return
 		}
@@ -103,13 +110,12 @@ func eachRawMember(raw string, a *textArena, fn func(key, value string) bool) {
 	}
 }
 
-// countMembers returns the number of members of the object or array v,
-// skipping their values without parsing them (for sizing slices before a
-// decode).
-func countMembers(v gjson.Result) int {
-	var a textArena
+// countMembers returns the number of members of the object or array v of
+// a's document, skipping their values without parsing them (for sizing
+// slices before a decode).
+func countMembers(v gjson.Result, a *textArena) int {
 	n := 0
-	eachRawMember(v.Raw, &a, func(string, string) bool {
+	eachRawMember(v.Raw, a, func(string, string) bool {
 		n++
 		return true
 	})
@@ -172,6 +178,92 @@ func stringEnd(s string, i int) int {
 		}
 	}
 	return len(s)
+}
+
+// valueEnd is valueEnd for a value of the arena's document: a container's
+// end comes from the document's index instead of a scan of its contents.
+func (a *textArena) valueEnd(s string, i int) int {
+	if a.index != nil && (s[i] == '{' || s[i] == '[') {
+		if end, ok := a.index.end(s, i); ok {
+			return end
+		}
+	}
+	return valueEnd(s, i)
+}
+
+// jsonIndex is the structural index of one validated document: where each
+// of its containers (objects and arrays) starts and ends, in document order.
+//
+// Decoders walk a document level by level, and finding where a member ends
+// used to mean scanning all of it; a message's text was scanned once for
+// every level above it. scanJSON records the ends while it validates, so
+// the walk skips a nested container in one lookup and every byte is scanned
+// about once.
+type jsonIndex struct {
+	base   *byte // the document's first byte
+	size   int   // the document's length
+	spans  []containerSpan
+	cursor int // the span found last: walks look up the same or the next one
+}
+
+// containerSpan is where one container starts (its bracket) and ends (just
+// past its closing bracket), as byte offsets in the document.
+type containerSpan struct{ start, end int32 }
+
+// jsonIndexes recycles indexes between documents: an index is only needed
+// while its document is decoded.
+var jsonIndexes = sync.Pool{New: func() any { return new(jsonIndex) }}
+
+// maxPooledSpans bounds the index kept in the pool, so that one huge
+// document does not pin its index's memory.
+const maxPooledSpans = 1 << 16
+
+// indexDocument validates s and returns its index, or nil when s is not
+// valid JSON. The caller returns the index with releaseIndex.
+func indexDocument(s string) *jsonIndex {
+	x := jsonIndexes.Get().(*jsonIndex)
+	if !scanJSON(s, x) {
+		releaseIndex(x)
+		return nil
+	}
+	x.base, x.size, x.cursor = unsafe.StringData(s), len(s), 0
+	return x
+}
+
+// releaseIndex returns x to the pool.
+func releaseIndex(x *jsonIndex) {
+	if x == nil {
+		return
+	}
+	x.base = nil
+	if cap(x.spans) > maxPooledSpans {
+		return
+	}
+	jsonIndexes.Put(x)
+}
+
+// end returns the index in s just past the container starting at s[i], if
+// s is part of x's document.
+func (x *jsonIndex) end(s string, i int) (int, bool) {
+	off := int(uintptr(unsafe.Pointer(unsafe.StringData(s)))-uintptr(unsafe.Pointer(x.base))) + i
+	if off < 0 || off >= x.size {
+		return 0, false
+	}
+	spans := x.spans
+	k := x.cursor
+	switch {
+	case k < len(spans) && int(spans[k].start) == off:
+	case k+1 < len(spans) && int(spans[k+1].start) == off:
+		k++
+	default:
+		var found bool
+		k, found = slices.BinarySearchFunc(spans, off, func(c containerSpan, off int) int { return int(c.start) - off })
+		if !found {
+			return 0, false
+		}
+	}
+	x.cursor = k
+	return int(spans[k].end) - off + i, true
 }
 
 // valueEnd returns the index just past the JSON value starting at i.

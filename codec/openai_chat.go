@@ -682,7 +682,7 @@ func (d *chatRequestDecoder) decodeMessages() *Error {
 	case !v.IsArray():
 		return wrongType("messages", "array", v)
 	}
-	n := countMembers(v)
+	n := countMembers(v, &d.req.text)
 	if n == 0 {
 		return invalid("messages", "must not be empty")
 	}

@@ -1,5 +1,10 @@
 package codec
 
+import (
+	"math"
+	"math/bits"
+)
+
 // validJSON reports whether s is one valid JSON value (RFC 8259), with
 // optional surrounding whitespace. It accepts exactly what encoding/json's
 // Valid accepts, including invalid UTF-8 inside strings (which decoders
@@ -8,12 +13,25 @@ package codec
 // It replaces gjson.Valid on the hot paths: every request body and every
 // upstream stream event is validated before it is read, and string contents
 // (most of the bytes) are skipped eight at a time.
-func validJSON(s string) bool {
+func validJSON(s string) bool { return scanJSON(s, nil) }
+
+// scanJSON is validJSON that also records, when x is not nil, where every
+// container of s ends (see jsonIndex), in the same pass.
+func scanJSON(s string, x *jsonIndex) bool {
 	// stack holds one bit per open container: 1 for an object, 0 for an
-	// array; depth counts them.
+	// array; depth counts them. open holds the index in x.spans of each
+	// open container when recording.
 	var small [4]uint64
 	stack := small[:]
 	depth := 0
+	var smallOpen [32]int32
+	open := smallOpen[:0]
+	if x != nil {
+		x.spans = x.spans[:0]
+		if len(s) > math.MaxInt32 {
+			x = nil // offsets are int32; such a document is walked without an index
+		}
+	}
 	push := func(obj bool) {
 		if depth/64 == len(stack) {
 			stack = append(stack, 0)
@@ -35,20 +53,36 @@ value:
 	}
 	switch c := s[i]; {
 	case c == '{':
+		start := i
 		i = skipSpace(s, i+1)
 		if i < len(s) && s[i] == '}' {
 			i++
+			if x != nil {
+				x.spans = append(x.spans, containerSpan{int32(start), int32(i)})
+			}
 			goto next
 		}
 		push(true)
+		if x != nil {
+			open = append(open, int32(len(x.spans)))
+			x.spans = append(x.spans, containerSpan{int32(start), -1})
+		}
 		goto key
 	case c == '[':
+		start := i
 		i = skipSpace(s, i+1)
 		if i < len(s) && s[i] == ']' {
 			i++
+			if x != nil {
+				x.spans = append(x.spans, containerSpan{int32(start), int32(i)})
+			}
 			goto next
 		}
 		push(false)
+		if x != nil {
+			open = append(open, int32(len(x.spans)))
+			x.spans = append(x.spans, containerSpan{int32(start), -1})
+		}
 		goto value
 	case c == '"':
 		if i = validString(s, i); i < 0 {
@@ -105,6 +139,10 @@ next:
 	}
 	depth--
 	i++
+	if x != nil {
+		x.spans[open[len(open)-1]].end = int32(i)
+		open = open[:len(open)-1]
+	}
 	goto next
 key:
 	// An object member's key and colon are expected at i.
@@ -126,14 +164,34 @@ key:
 // the index just past it, or -1.
 func validString(s string, i int) int {
 	for i++; ; {
-		// Skip eight bytes at a time that hold no quote, backslash or
-		// control character.
-		for i+8 <= len(s) && !stringSpecial8(load8(s, i)) {
+		// Skip the bytes that hold no quote, backslash or control
+		// character a word at a time, two words per round so that the
+		// two checks overlap, and land on the first special byte.
+		for i+16 <= len(s) {
+			if m := stringSpecial8(load8(s, i)); m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+				goto special
+			}
+			if m := stringSpecial8(load8(s, i+8)); m != 0 {
+				i += 8 + bits.TrailingZeros64(m)/8
+				goto special
+			}
+			i += 16
+		}
+		for i+8 <= len(s) {
+			if m := stringSpecial8(load8(s, i)); m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+				goto special
+			}
 			i += 8
+		}
+		for i < len(s) && s[i] >= 0x20 && s[i] != '"' && s[i] != '\\' {
+			i++
 		}
 		if i >= len(s) {
 			return -1
 		}
+	special:
 		switch c := s[i]; {
 		case c == '"':
 			return i + 1
@@ -141,10 +199,12 @@ func validString(s string, i int) int {
 			if i+1 >= len(s) {
 				return -1
 			}
-			switch s[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			// A table rather than a switch: escapes are frequent in
+			// conversation text and their letters unpredictable.
+			switch escapeLen[s[i+1]] {
+			case 2:
 				i += 2
-			case 'u':
+			case 6:
 				if hex4(s[i+2:]) < 0 {
 					return -1
 				}
@@ -152,24 +212,29 @@ func validString(s string, i int) int {
 			default:
 				return -1
 			}
-		case c < 0x20:
+		default: // a control character
 			return -1
-		default:
-			i++
 		}
 	}
 }
 
-// stringSpecial8 reports whether any of the eight bytes in x is a quote, a
-// backslash or a control character.
-func stringSpecial8(x uint64) bool {
+// escapeLen is the length of the escape sequence that starts with a
+// backslash and the given byte: 2, 6 for \\u (four hex digits follow), or 0
+// when the byte starts no valid escape.
+var escapeLen = [256]uint8{'"': 2, '\\': 2, '/': 2, 'b': 2, 'f': 2, 'n': 2, 'r': 2, 't': 2, 'u': 6}
+
+// stringSpecial8 returns a mask whose lowest set bit is the high bit of
+// the first byte in x (little-endian) that is a quote, a backslash or a
+// control character, or zero when there is none. Bits above the first
+// such byte may be set spuriously (borrows of the word tricks).
+func stringSpecial8(x uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	control := (x - ones*0x20) & ^x
 	q := x ^ (ones * '"')
 	quote := (q - ones) & ^q
 	b := x ^ (ones * '\\')
 	backslash := (b - ones) & ^b
-	return (control|quote|backslash)&highs != 0
+	return (control | quote | backslash) & highs
 }
 
 // validNumber checks the number starting at s[i] and returns the index just
