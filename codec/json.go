@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"math"
+	"math/bits"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
@@ -176,23 +178,39 @@ func readStringList(v gjson.Result, path string, single bool, dst []string) ([]s
 // appendString appends s as a JSON string. Invalid UTF-8 is replaced with
 // U+FFFD, as encoding/json does.
 func appendString(dst []byte, s string) []byte {
+	dst = slices.Grow(dst, len(s)+2)
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		// Skip eight plain ASCII bytes at a time: conversation text is
-		// mostly bytes that need no escaping.
-		for i+8 <= len(s) && !needsEscape8(load8(s, i)) {
+		// Skip the plain ASCII bytes a word at a time (two per round, so
+		// that the checks overlap) and land on the first byte that needs
+		// a look: conversation text is mostly plain.
+		for i+16 <= len(s) {
+			if m := needsEscape8(load8(s, i)); m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+				goto special
+			}
+			if m := needsEscape8(load8(s, i+8)); m != 0 {
+				i += 8 + bits.TrailingZeros64(m)/8
+				goto special
+			}
+			i += 16
+		}
+		for i+8 <= len(s) {
+			if m := needsEscape8(load8(s, i)); m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+				goto special
+			}
 			i += 8
+		}
+		for i < len(s) && s[i] >= 0x20 && s[i] < utf8.RuneSelf && s[i] != '"' && s[i] != '\\' {
+			i++
 		}
 		if i >= len(s) {
 			break
 		}
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
+	special:
+		if c := s[i]; c < utf8.RuneSelf {
 			dst = append(dst, s[start:i]...)
 			switch c {
 			case '"', '\\':
@@ -243,18 +261,19 @@ func load8(s string, i int) uint64 {
 		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
-// needsEscape8 reports whether any of the eight bytes in x is a control
-// character, a quote, a backslash or not ASCII (which needs a UTF-8 check),
-// with the classic "has a byte less than n" and "has a zero byte" word
-// tricks.
-func needsEscape8(x uint64) bool {
+// needsEscape8 returns a mask whose lowest set bit is the high bit of the
+// first byte in x (little-endian) that is a control character, a quote, a
+// backslash or not ASCII (which needs a UTF-8 check), or zero when there is
+// none, with the classic "has a byte less than n" and "has a zero byte"
+// word tricks. Bits above the first such byte may be set spuriously.
+func needsEscape8(x uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	control := (x - ones*0x20) & ^x
 	q := x ^ (ones * '"')
 	quote := (q - ones) & ^q
 	b := x ^ (ones * '\\')
 	backslash := (b - ones) & ^b
-	return (control|quote|backslash|x)&highs != 0
+	return (control | quote | backslash | x) & highs
 }
 
 // checkBase64 rejects media data that is not base64, so that a malformed

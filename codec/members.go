@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"math/bits"
 	"slices"
 	"strings"
 	"sync"
@@ -303,13 +304,15 @@ func valueEnd(s string, i int) int {
 func appendUnescaped(dst []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		if s[i] != '\\' {
-			// Copy the run up to the next escape at once.
-			j := strings.IndexByte(s[i:], '\\')
+			// Copy the run up to the next escape at once. Runs are short
+			// in code and markup, so the search is a word-at-a-time loop
+			// rather than a call.
+			j := backslashIndex(s, i)
 			if j < 0 {
 				return append(dst, s[i:]...)
 			}
-			dst = append(dst, s[i:i+j]...)
-			i += j
+			dst = append(dst, s[i:j]...)
+			i = j
 		}
 		i++
 		if i >= len(s) {
@@ -335,6 +338,24 @@ func appendUnescaped(dst []byte, s string) []byte {
 		}
 	}
 	return dst
+}
+
+// backslashIndex returns the index of the first backslash in s at or after
+// i, or -1.
+func backslashIndex(s string, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(s); i += 8 {
+		b := load8(s, i) ^ (ones * '\\')
+		if m := (b - ones) & ^b & highs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] == '\\' {
+			return i
+		}
+	}
+	return -1
 }
 
 // decodeU decodes the hex digits after \u (and a following \uXXXX low
