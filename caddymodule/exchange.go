@@ -122,20 +122,10 @@ func (h *Handler) record(r *http.Request, x *exchange) {
 		stop = x.stop.String()
 	}
 	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
-		repl.Set(phPrefix+"client_protocol", string(x.client))
-		repl.Set(phPrefix+"upstream_protocol", string(x.upstream))
-		repl.Set(phPrefix+"model", x.model)
-		repl.Set(phPrefix+"upstream_model", x.upstreamModel)
-		if x.usage.Known {
-			repl.Set(phPrefix+"input_tokens", x.usage.InputTokens)
-			repl.Set(phPrefix+"output_tokens", x.usage.OutputTokens)
-		}
-		if stop != "" {
-			repl.Set(phPrefix+"stop_reason", stop)
-		}
-		if haveTTFT {
-			repl.Set(phPrefix+"ttft_ms", ttft.Milliseconds())
-		}
+		// One provider answers all the placeholders: setting each one
+		// grew the replacer's map on every request.
+		ph := placeholders{x: x, stop: stop, ttft: ttft, haveTTFT: haveTTFT}
+		repl.Map(ph.get)
 	}
 	if extra, ok := r.Context().Value(caddyhttp.ExtraLogFieldsCtxKey).(*caddyhttp.ExtraLogFields); ok {
 		fields := make([]zap.Field, 0, 8)
@@ -162,6 +152,44 @@ func (h *Handler) record(r *http.Request, x *exchange) {
 			zap.String("stop_reason", x.stop.String()))
 	}
 	h.metrics.record(x, ttft, haveTTFT)
+}
+
+// placeholders resolves the {http.llmbridge.*} placeholders of one
+// finished exchange.
+type placeholders struct {
+	x        *exchange
+	stop     string
+	ttft     time.Duration
+	haveTTFT bool
+}
+
+// get is a caddy.ReplacerFunc. Usage, the stop reason and the time to
+// first token are only defined when the upstream reported them.
+func (p placeholders) get(key string) (any, bool) {
+	name, ok := strings.CutPrefix(key, phPrefix)
+	if !ok {
+		return nil, false
+	}
+	x := p.x
+	switch name {
+	case "client_protocol":
+		return string(x.client), true
+	case "upstream_protocol":
+		return string(x.upstream), true
+	case "model":
+		return x.model, true
+	case "upstream_model":
+		return x.upstreamModel, true
+	case "input_tokens":
+		return x.usage.InputTokens, x.usage.Known
+	case "output_tokens":
+		return x.usage.OutputTokens, x.usage.Known
+	case "stop_reason":
+		return p.stop, p.stop != ""
+	case "ttft_ms":
+		return p.ttft.Milliseconds(), p.haveTTFT
+	}
+	return nil, false
 }
 
 // kindNames name error kinds in metrics.

@@ -53,62 +53,112 @@ func (a *textArena) unescape(s string) string {
 
 // eachMember calls fn for each member of the object or array v, like
 // gjson.Result.ForEach, but unescapes string values and keys into a instead
-// of allocating. v must come from a document that passed gjson.Valid.
+// of allocating. v must come from a document that passed validJSON.
 func eachMember(v gjson.Result, a *textArena, fn func(key, value gjson.Result) bool) {
-	i := skipSpace(v.Raw, 0)
-	if i == len(v.Raw) || (v.Raw[i] != '{' && v.Raw[i] != '[') {
+	var m memberIter
+	if !m.init(v.Raw, a) {
 		v.ForEach(fn) // scalars: gjson yields the value itself
 		return
 	}
 	// Like gjson, array elements get their index as a number key.
 	var key gjson.Result
-	obj := v.Raw[i] == '{'
-	idx := 0
-	eachRawMember(v.Raw, a, func(k, value string) bool {
-		if obj {
-			key.Type, key.Str = gjson.String, k
-		} else {
-			key.Type, key.Num = gjson.Number, float64(idx)
-			idx++
+	if m.obj {
+		key.Type = gjson.String
+	} else {
+		key.Type = gjson.Number
+	}
+	for idx := 0; ; idx++ {
+		k, value, ok := m.next()
+		if !ok {
+			return
 		}
-		return fn(key, a.result(value))
-	})
+		if m.obj {
+			key.Str = k
+		} else {
+			key.Num = float64(idx)
+		}
+		if !fn(key, a.result(value)) {
+			return
+		}
+	}
 }
 
 // eachRawMember calls fn with the key (unescaped into a; empty for array
 // elements) and the raw JSON text of each member of the object or array
 // raw. It is the cheapest way through a document whose members are mostly
 // skipped: a member's value is only parsed if fn parses it. raw must be from
-// a document that passed gjson.Valid.
+// a document that passed validJSON.
 func eachRawMember(raw string, a *textArena, fn func(key, value string) bool) {
-	i := skipSpace(raw, 0)
-	if i == len(raw) || (raw[i] != '{' && raw[i] != '[') {
+	var m memberIter
+	if !m.init(raw, a) {
 		return
 	}
-	obj := raw[i] == '{'
-	i++
-	var key string
+	for {
+		key, value, ok := m.next()
+		if !ok || !fn(key, value) {
+			return
+		}
+	}
+}
+
+// memberIter walks the members of one object or array of a validated
+// document. It is the loop under eachMember and eachRawMember, kept free of
+// callbacks because every member of every request passes through it.
+type memberIter struct {
+	raw string
+	a   *textArena
+	i   int
+	obj bool
+}
+
+// init starts a walk of raw and reports whether raw is an object or array.
+func (m *memberIter) init(raw string, a *textArena) bool {
+	i := skipSpace(raw, 0)
+	if i == len(raw) || (raw[i] != '{' && raw[i] != '[') {
+		return false
+	}
+	*m = memberIter{raw: raw, a: a, i: i + 1, obj: raw[i] == '{'}
+	return true
+}
+
+// next returns the next member's key (empty in arrays) and raw value.
+func (m *memberIter) next() (key, value string, ok bool) {
+	raw, i := m.raw, m.i
 	for {
 		i = skipSpace(raw, i)
 		if i >= len(raw) || raw[i] == '}' || raw[i] == ']' {
-			return
+			m.i = i
+			return "", "", false
 		}
-		if raw[i] == ',' {
-			i++
-			continue
+		if raw[i] != ',' {
+			break
 		}
-		if obj {
-			end := stringEnd(raw, i)
-			key = a.stringResult(raw[i:end]).Str
-			i = skipSpace(raw, end) + 1 // past the colon
-			i = skipSpace(raw, i)
-		}
-		end := a.valueEnd(raw, i)
-		if !fn(key, raw[i:end]) {
-			return
-		}
-		i = end
+		i++
 	}
+	if m.obj {
+		key, i = m.a.key(raw, i)
+		i = skipSpace(raw, i) + 1 // past the colon
+		i = skipSpace(raw, i)
+	}
+	end := m.a.valueEnd(raw, i)
+	m.i = end
+	return key, raw[i:end], true
+}
+
+// key reads the object key whose literal starts at s[i] and returns it
+// (unescaped into a if need be) and the index just past it. Keys are short
+// and almost never escaped, so a plain loop beats a vectorised search.
+func (a *textArena) key(s string, i int) (string, int) {
+	for j := i + 1; j < len(s); j++ {
+		switch s[j] {
+		case '"':
+			return s[i+1 : j], j + 1
+		case '\\':
+			end := stringEnd(s, i)
+			return a.unescape(s[i+1 : end-1]), end
+		}
+	}
+	return s[i+1:], len(s)
 }
 
 // countMembers returns the number of members of the object or array v of
@@ -125,8 +175,12 @@ func countMembers(v gjson.Result, a *textArena) int {
 
 // result builds the gjson.Result of one raw JSON value.
 func (a *textArena) result(raw string) gjson.Result {
-	if raw[0] == '"' {
+	switch raw[0] {
+	case '"':
 		return a.stringResult(raw)
+	case '{', '[':
+		// What gjson.Parse would make of it, without its checks.
+		return gjson.Result{Type: gjson.JSON, Raw: raw}
 	}
 	return gjson.Parse(raw)
 }
