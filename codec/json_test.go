@@ -47,6 +47,21 @@ func TestAppendString(t *testing.T) {
 		}
 		checkAppendString(t, string(b))
 	}
+	// Long strings take the 64-byte block path when they are valid UTF-8:
+	// mostly plain text with specials and runes at every offset.
+	pieces := []string{"\"", "\\", "\n", "\x01", "\x1f", "é", "€", "😀", "\u2028", "\xff"}
+	for range 20000 {
+		b := make([]byte, 0, 300)
+		n := r.IntN(300)
+		for len(b) < n {
+			if r.IntN(8) == 0 {
+				b = append(b, pieces[r.IntN(len(pieces))]...)
+			} else {
+				b = append(b, 'a'+byte(r.IntN(26)))
+			}
+		}
+		checkAppendString(t, string(b))
+	}
 }
 
 func FuzzAppendString(f *testing.F) {

@@ -356,7 +356,11 @@ func valueEnd(s string, i int) int {
 // Invalid escapes cannot occur in a validated document; lone surrogates
 // become U+FFFD as in encoding/json.
 func appendUnescaped(dst []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
+	i := 0
+	if vectorised && len(s) >= 64 {
+		dst, i = appendUnescapedBlocks(dst, s)
+	}
+	for ; i < len(s); i++ {
 		if s[i] != '\\' {
 			// Copy the run up to the next escape at once. Runs are short
 			// in code and markup, so the search is a word-at-a-time loop
@@ -368,30 +372,53 @@ func appendUnescaped(dst []byte, s string) []byte {
 			dst = append(dst, s[i:j]...)
 			i = j
 		}
-		i++
-		if i >= len(s) {
-			break
-		}
-		switch s[i] {
-		case 'n':
-			dst = append(dst, '\n')
-		case 't':
-			dst = append(dst, '\t')
-		case 'r':
-			dst = append(dst, '\r')
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'u':
-			r, n := decodeU(s[i+1:])
-			i += n
-			dst = utf8.AppendRune(dst, r)
-		default: // '"', '\\', '/'
-			dst = append(dst, s[i])
-		}
+		var n int
+		dst, n = appendEscape(dst, s[i+1:])
+		i += n
 	}
 	return dst
+}
+
+// appendUnescapedBlocks unescapes s 64 bytes at a time, finding the
+// backslashes that start escapes from bit masks, and returns where in s it
+// stopped: at a byte that is not escaped, with less than a block left.
+func appendUnescapedBlocks(dst []byte, s string) ([]byte, int) {
+	start := 0 // the first byte not yet copied or consumed
+	var carry uint64
+	i := 0
+	for ; len(s)-i >= 64; i += 64 {
+		_, b, _ := stringMasks(unsafe.StringData(s[i:]))
+		escaped := escapedBits(b, &carry)
+		for m := b &^ escaped; m != 0; m &= m - 1 {
+			k := i + bits.TrailingZeros64(m)
+			if k < start {
+				continue // a backslash among a \u escape's digits cannot be; keep the walk safe
+			}
+			dst = append(dst, s[start:k]...)
+			var n int
+			dst, n = appendEscape(dst, s[k+1:])
+			start = k + 1 + n
+		}
+	}
+	return dst, start
+}
+
+// unescapedBytes maps the letter of a one-letter escape to the byte it
+// stands for.
+var unescapedBytes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// appendEscape appends what the escape whose letter starts s (the byte
+// after the backslash) stands for, and returns how many bytes of s it took.
+func appendEscape(dst []byte, s string) ([]byte, int) {
+	if len(s) == 0 {
+		return dst, 0
+	}
+	if c := unescapedBytes[s[0]]; c != 0 {
+		return append(dst, c), 1
+	}
+	// \u: the only other escape a validated document holds.
+	r, n := decodeU(s[1:])
+	return utf8.AppendRune(dst, r), 1 + n
 }
 
 // backslashIndex returns the index of the first backslash in s at or after

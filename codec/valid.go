@@ -3,6 +3,7 @@ package codec
 import (
 	"math"
 	"math/bits"
+	"unsafe"
 )
 
 // validJSON reports whether s is one valid JSON value (RFC 8259), with
@@ -163,10 +164,73 @@ key:
 // validString checks the string literal starting at s[i] == '"' and returns
 // the index just past it, or -1.
 func validString(s string, i int) int {
-	for i++; ; {
+	i++
+	if vectorised {
+		// 64 bytes at a time: classify them, work out which bytes
+		// backslashes escape, and find the closing quote, any control
+		// character and any invalid escape from the bit masks, without
+		// a branch per escape.
+		var carry uint64 // 1 when the next block's first byte is escaped
+		for len(s)-i >= 64 {
+			q, b, c := stringMasks(unsafe.StringData(s[i:]))
+			escaped := escapedBits(b, &carry)
+			quotes := q &^ escaped
+			inside := ^uint64(0)
+			if quotes != 0 {
+				inside = quotes&-quotes - 1
+			}
+			if c&inside != 0 {
+				return -1
+			}
+			for e := escaped & inside; e != 0; e &= e - 1 {
+				k := i + bits.TrailingZeros64(e)
+				switch escapeLen[s[k]] {
+				case 0:
+					return -1
+				case 6:
+					if hex4(s[k+1:]) < 0 {
+						return -1
+					}
+				}
+			}
+			if quotes != 0 {
+				return i + bits.TrailingZeros64(quotes) + 1
+			}
+			i += 64
+		}
+		if carry != 0 {
+			i-- // the block ended on an escaping backslash: start from it
+		}
+	}
+	return validStringTail(s, i)
+}
+
+// escapedBits returns which bytes of a 64-byte block are escaped by a
+// backslash, given the block's backslashes: the byte after a run of
+// backslashes is escaped when the run is odd. carry says whether the
+// block's first byte is escaped by the previous block and is updated for
+// the next one. This is simdjson's branchless find_escaped.
+func escapedBits(backslash uint64, carry *uint64) uint64 {
+	const even = 0x5555555555555555
+	backslash &^= *carry
+	followsEscape := backslash<<1 | *carry
+	oddStarts := backslash &^ even &^ followsEscape
+	evenSequences, overflow := bits.Add64(oddStarts, backslash, 0)
+	*carry = overflow
+	return (even ^ evenSequences<<1) & followsEscape
+}
+
+// validStringTail is validString from i, just past the opening quote or
+// inside the string at a byte that is not escaped.
+func validStringTail(s string, i int) int {
+	for {
 		// Skip the bytes that hold no quote, backslash or control
-		// character a word at a time, two words per round so that the
-		// two checks overlap, and land on the first special byte.
+		// character: sixteen at a time where the CPU can, then a word at
+		// a time, two words per round so that the two checks overlap, and
+		// land on the first special byte.
+		if len(s)-i >= 32 {
+			i += plainPrefix(s[i:])
+		}
 		for i+16 <= len(s) {
 			if m := stringSpecial8(load8(s, i)); m != 0 {
 				i += bits.TrailingZeros64(m) / 8
