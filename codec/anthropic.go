@@ -812,7 +812,7 @@ func (d *anthropicRequestDecoder) metadata(v gjson.Result) *Error {
 		return wrongType("metadata", "object", v)
 	}
 	var err *Error
-	v.ForEach(func(key, value gjson.Result) bool {
+	eachMember(v, &d.req.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "user_id":
 			if value.Type != gjson.Null {
@@ -2149,7 +2149,7 @@ func appendAnthropicTextBlocks(dst []byte, ps []Part, comma bool) ([]byte, bool)
 // not receive (server tools, citations, ...) is an error.
 func decodeAnthropicResponse(root gjson.Result, resp *Response) *Error {
 	var typ, id, model, role, content, stopReason, stopSequence, stopDetails, usage gjson.Result
-	root.ForEach(func(key, value gjson.Result) bool {
+	eachMember(root, &resp.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "stop_details":
 			stopDetails = value
@@ -2210,7 +2210,7 @@ func decodeAnthropicContent(v gjson.Result, resp *Response) *Error {
 	}
 	resp.Content = resp.Content[:0]
 	var err *Error
-	v.ForEach(func(_, b gjson.Result) bool {
+	eachMember(v, &resp.text, func(_, b gjson.Result) bool {
 		var p Part
 		p, err = decodeAnthropicResponseBlock(b)
 		if err != nil {

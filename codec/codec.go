@@ -65,10 +65,12 @@ func AppendRequest(dst []byte, p Protocol, req *Request, opts EncodeOptions) ([]
 // resp. A body that is not a response of that protocol is an *Error with
 // status 502.
 func DecodeResponse(p Protocol, body []byte, resp *Response) error {
-	root, perr := parseObject(body)
+	root, index, perr := parseIndexed(body)
 	if perr != nil {
 		return badUpstream(p, perr.Message)
 	}
+	resp.text = newTextArena(len(body))
+	resp.text.index = index
 	var err *Error
 	switch p {
 	case OpenAIChat:
@@ -82,6 +84,8 @@ func DecodeResponse(p Protocol, body []byte, resp *Response) error {
 	default:
 		err = invalid("", "unknown protocol "+string(p))
 	}
+	resp.text = textArena{}
+	releaseIndex(index)
 	if err != nil {
 		return err
 	}

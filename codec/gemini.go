@@ -150,7 +150,7 @@ func decodeGeminiTools(v gjson.Result, key string, req *Request) *Error {
 	}
 	var err *Error
 	i := 0
-	v.ForEach(func(_, t gjson.Result) bool {
+	eachMember(v, &req.text, func(_, t gjson.Result) bool {
 		err = decodeGeminiTool(t, indexPath(key, i), req)
 		i++
 		return err == nil
@@ -222,7 +222,7 @@ func decodeGeminiFunctionDeclarations(v gjson.Result, path string, req *Request)
 	}
 	var err *Error
 	i := 0
-	v.ForEach(func(_, f gjson.Result) bool {
+	eachMember(v, &req.text, func(_, f gjson.Result) bool {
 		err = decodeGeminiFunctionDeclaration(f, indexPath(path, i), req)
 		i++
 		return err == nil
@@ -445,7 +445,7 @@ func appendGeminiJSONSchema(dst []byte, s gjson.Result, path string, req *Reques
 			dst = appendGeminiKey(dst, empty, "anyOf")
 			dst = append(dst, '[')
 			i := 0
-			v.ForEach(func(_, sub gjson.Result) bool {
+			eachMember(v, &req.text, func(_, sub gjson.Result) bool {
 				if i > 0 {
 					dst = append(dst, ',')
 				}
@@ -670,7 +670,7 @@ func decodeGeminiContent(c gjson.Result, path geminiContentPath, parts []Part, r
 	hasParts := false
 	var wire gjson.Result
 	var err *Error
-	c.ForEach(func(k, v gjson.Result) bool {
+	eachMember(c, &req.text, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "role":
 			msg.Role, err = decodeGeminiRole(v, path)
@@ -734,7 +734,7 @@ func decodeGeminiSystemInstruction(v gjson.Result, key string, req *Request, par
 	start := len(parts)
 	var wire gjson.Result
 	var err *Error
-	v.ForEach(func(k, f gjson.Result) bool {
+	eachMember(v, &req.text, func(k, f gjson.Result) bool {
 		switch k.Str {
 		case "role":
 			if f.Type != gjson.Null && f.Type != gjson.String {
@@ -785,7 +785,7 @@ func decodeGeminiParts(v gjson.Result, path geminiContentPath, parts []Part, req
 	start := len(parts)
 	var err *Error
 	j := 0
-	v.ForEach(func(_, p gjson.Result) bool {
+	eachMember(v, &req.text, func(_, p gjson.Result) bool {
 		var part Part
 		var sig, sigKey string
 		part, sig, sigKey, err = decodeGeminiPart(p, path, j, req)
@@ -929,7 +929,7 @@ func geminiNonModelReasoning(v gjson.Result, path geminiContentPath, parts []Par
 	}
 	var err *Error
 	j := 0
-	v.ForEach(func(_, p gjson.Result) bool {
+	eachMember(v, &req.text, func(_, p gjson.Result) bool {
 		if p.Get("thought").Type == gjson.True {
 			err = invalid(path.part(j)+".thought", `thought parts (reasoning) are only allowed in "model" turns`)
 			return false
@@ -1331,7 +1331,7 @@ func decodeGeminiGenerationConfig(v gjson.Result, key string, req *Request) *Err
 	}
 	var f geminiFormat
 	var err *Error
-	v.ForEach(func(k, v gjson.Result) bool {
+	eachMember(v, &req.text, func(k, v gjson.Result) bool {
 		err = decodeGeminiGenerationField(k.Str, v, key, req, &f)
 		return err == nil
 	})
@@ -2205,7 +2205,7 @@ func decodeGeminiResponse(root gjson.Result, resp *Response) *Error {
 	var candidate gjson.Result
 	var block StopDetails
 	var err *Error
-	root.ForEach(func(k, v gjson.Result) bool {
+	eachMember(root, &resp.text, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "candidates":
 			if v.Type == gjson.Null {
@@ -2217,7 +2217,7 @@ func decodeGeminiResponse(root gjson.Result, resp *Response) *Error {
 			}
 			// Only one candidate is ever asked for (candidateCount
 			// greater than 1 is rejected), so the first is the answer.
-			v.ForEach(func(_, c gjson.Result) bool {
+			eachMember(v, &resp.text, func(_, c gjson.Result) bool {
 				candidate = c
 				return false
 			})
@@ -2365,7 +2365,7 @@ func decodeGeminiCandidate(c gjson.Result, resp *Response) *Error {
 	var err *Error
 	var grounding gjson.Result
 	var textAt []int // the resp.Content index of each Gemini part's text, or -1
-	c.ForEach(func(k, v gjson.Result) bool {
+	eachMember(c, &resp.text, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "groundingMetadata":
 			grounding = v
@@ -2427,7 +2427,7 @@ func decodeGeminiResponseContent(v gjson.Result, resp *Response) ([]int, *Error)
 	var textAt []int
 	var buf [8]int
 	textAt = buf[:0]
-	parts.ForEach(func(_, p gjson.Result) bool {
+	eachMember(parts, &resp.text, func(_, p gjson.Result) bool {
 		n := len(resp.Content)
 		err = decodeGeminiResponsePart(p, resp)
 		at := -1
@@ -2508,7 +2508,7 @@ func decodeGeminiResponsePart(p gjson.Result, resp *Response) *Error {
 	var call gjson.Result
 	thought := false
 	var err *Error
-	p.ForEach(func(k, v gjson.Result) bool {
+	eachMember(p, &resp.text, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "text":
 			text, err = geminiResponseString(v, "part text")

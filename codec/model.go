@@ -546,6 +546,10 @@ type Response struct {
 	// that is not the answer itself. Encoders append to it; the caller
 	// may log it.
 	Dropped []string
+
+	// text holds the unescaped strings of the decoded body while it is
+	// decoded; the strings keep its buffer alive.
+	text textArena
 }
 
 // EncodeOptions parameterise request encoding.

@@ -243,7 +243,7 @@ func (d *chatRequestDecoder) streamOptions(v gjson.Result) *Error {
 		return wrongType("stream_options", "object", v)
 	}
 	var err *Error
-	v.ForEach(func(key, value gjson.Result) bool {
+	eachMember(v, &d.req.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "include_usage":
 			err = chatOptionalBool(value, "stream_options.include_usage", &d.req.StreamUsage)
@@ -1049,7 +1049,7 @@ func (d *chatRequestDecoder) content(i int, role Role, v gjson.Result) *Error {
 		return wrongType(indexPath("messages", i)+".content", "string or array", v)
 	}
 	var err *Error
-	v.ForEach(func(key, p gjson.Result) bool {
+	eachMember(v, &d.req.text, func(key, p gjson.Result) bool {
 		err = d.contentPart(i, int(key.Num), role, p)
 		return err == nil
 	})
@@ -1988,7 +1988,7 @@ func appendChatStringBody(dst []byte, s string) []byte {
 func decodeChatResponse(root gjson.Result, resp *Response) *Error {
 	var choices, usage gjson.Result
 	var err *Error
-	root.ForEach(func(key, v gjson.Result) bool {
+	eachMember(root, &resp.text, func(key, v gjson.Result) bool {
 		switch key.Str {
 		case "id":
 			err = chatUpstreamString(v, "id", &resp.ID)
@@ -2018,7 +2018,7 @@ func decodeChatChoice(choices gjson.Result, resp *Response) *Error {
 		return badUpstream(OpenAIChat, "choices is missing or not an array")
 	}
 	var choice gjson.Result
-	choices.ForEach(func(_, c gjson.Result) bool {
+	eachMember(choices, &resp.text, func(_, c gjson.Result) bool {
 		choice = c
 		return false
 	})
@@ -2030,7 +2030,7 @@ func decodeChatChoice(choices gjson.Result, resp *Response) *Error {
 	}
 	var message gjson.Result
 	var err *Error
-	choice.ForEach(func(key, v gjson.Result) bool {
+	eachMember(choice, &resp.text, func(key, v gjson.Result) bool {
 		switch key.Str {
 		case "message":
 			message = v
@@ -2086,7 +2086,7 @@ func decodeChatResponseMessage(message gjson.Result, resp *Response) *Error {
 	}
 	var content, refusal, calls, reasoning, reasoningAlias gjson.Result
 	var err *Error
-	message.ForEach(func(key, v gjson.Result) bool {
+	eachMember(message, &resp.text, func(key, v gjson.Result) bool {
 		switch key.Str {
 		case "content":
 			content = v
@@ -2155,7 +2155,7 @@ func decodeChatResponseToolCalls(calls gjson.Result, resp *Response) *Error {
 		return badUpstream(OpenAIChat, "choices[0].message.tool_calls is not an array")
 	}
 	var err *Error
-	calls.ForEach(func(key, c gjson.Result) bool {
+	eachMember(calls, &resp.text, func(key, c gjson.Result) bool {
 		path := indexPath("choices[0].message.tool_calls", int(key.Num))
 		if !c.IsObject() {
 			err = badUpstream(OpenAIChat, path+" is not an object")
@@ -2163,14 +2163,14 @@ func decodeChatResponseToolCalls(calls gjson.Result, resp *Response) *Error {
 		}
 		p := Part{Type: PartToolCall}
 		var typ, args string
-		c.ForEach(func(k, v gjson.Result) bool {
+		eachMember(c, &resp.text, func(k, v gjson.Result) bool {
 			switch k.Str {
 			case "id":
 				err = chatUpstreamString(v, path+".id", &p.ToolCallID)
 			case "type":
 				err = chatUpstreamString(v, path+".type", &typ)
 			case "function":
-				v.ForEach(func(fk, fv gjson.Result) bool {
+				eachMember(v, &resp.text, func(fk, fv gjson.Result) bool {
 					switch fk.Str {
 					case "name":
 						err = chatUpstreamString(fv, path+".function.name", &p.ToolName)

@@ -241,7 +241,7 @@ func (d *responsesRequestDecoder) streamOptions(v gjson.Result) *Error {
 		return wrongType("stream_options", "object", v)
 	}
 	var err *Error
-	v.ForEach(func(key, value gjson.Result) bool {
+	eachMember(v, &d.req.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "include_obfuscation":
 			err = d.hint("stream_options.include_obfuscation", value, responsesHintBool)
@@ -854,7 +854,7 @@ func (d *responsesRequestDecoder) reasoning(v gjson.Result) *Error {
 	}
 	r := &d.req.Reasoning
 	var err *Error
-	v.ForEach(func(key, value gjson.Result) bool {
+	eachMember(v, &d.req.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "effort":
 			err = responsesEffort(value, "reasoning.effort", &r.Effort)
@@ -1390,7 +1390,7 @@ func decodeResponsesOutputItem(item gjson.Result, i int, parts []Part, req *Requ
 	case output.IsArray():
 		j := 0
 		content := make([]Part, 0, 2)
-		output.ForEach(func(_, part gjson.Result) bool {
+		eachMember(output, &req.text, func(_, part gjson.Result) bool {
 			partPath := indexPath(path+".output", j)
 			content, err = appendResponsesContent(content, part, RoleUser, func() string { return partPath }, true, req)
 			j++
@@ -1442,7 +1442,7 @@ func decodeResponsesMessage(item gjson.Result, it *responsesItem, i int, parts [
 		return 0, parts, wrongType(indexPath("input", i)+".content", "string or array", it.content)
 	}
 	j := 0
-	it.content.ForEach(func(_, part gjson.Result) bool {
+	eachMember(it.content, &req.text, func(_, part gjson.Result) bool {
 		parts, err = appendResponsesContent(parts, part, role, func() string { return indexPath(indexPath("input", i)+".content", j) }, false, req)
 		j++
 		return err == nil
@@ -2461,7 +2461,7 @@ func decodeResponsesResponse(root gjson.Result, resp *Response) *Error {
 	var status, incompleteReason string
 	var output, usage, failure gjson.Result
 	var err *Error
-	root.ForEach(func(key, value gjson.Result) bool {
+	eachMember(root, &resp.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "object":
 			if value.Str != "response" {
@@ -2553,7 +2553,7 @@ func responsesFailure(v gjson.Result) *Error {
 // resp.Content and reports whether it holds a refusal and a tool call.
 func decodeResponsesOutput(output gjson.Result, resp *Response) (hasRefusal, hasCall bool, err *Error) {
 	i := 0
-	output.ForEach(func(_, item gjson.Result) bool {
+	eachMember(output, &resp.text, func(_, item gjson.Result) bool {
 		typ := item.Get("type")
 		switch typ.Str {
 		case "message":
@@ -2705,7 +2705,7 @@ func decodeResponsesOutputMessage(item gjson.Result, i int, resp *Response) (has
 		return false, badUpstream(OpenAIResponses, indexPath("output", i)+".content is not an array")
 	}
 	j := 0
-	content.ForEach(func(_, part gjson.Result) bool {
+	eachMember(content, &resp.text, func(_, part gjson.Result) bool {
 		typ := part.Get("type")
 		switch typ.Str {
 		case "output_text":
