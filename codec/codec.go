@@ -11,7 +11,7 @@ func DecodeRequest(p Protocol, body []byte, req *Request) error {
 	if err != nil {
 		return err
 	}
-	req.text = newTextArena(len(body))
+	req.text = newTextArena(index.escapedBytes)
 	req.text.index = index
 	var derr *Error
 	switch p {
@@ -69,7 +69,7 @@ func DecodeResponse(p Protocol, body []byte, resp *Response) error {
 	if perr != nil {
 		return badUpstream(p, perr.Message)
 	}
-	resp.text = newTextArena(len(body))
+	resp.text = newTextArena(index.escapedBytes)
 	resp.text.index = index
 	var err *Error
 	switch p {

@@ -259,6 +259,10 @@ type jsonIndex struct {
 	size   int   // the document's length
 	spans  []containerSpan
 	cursor int // the span found last: walks look up the same or the next one
+
+	// escapedBytes is the length of the document's string literals that
+	// hold escapes: room enough for all its unescaped strings.
+	escapedBytes int
 }
 
 // containerSpan is where one container starts (its bracket) and ends (just

@@ -93,8 +93,10 @@ func TestValidStringBlocks(t *testing.T) {
 		}
 		b = append(b, `,"next"`...)
 		s := string(b)
-		if got, want := validString(s, 0), validStringTail(s, 1); got != want {
-			t.Fatalf("validString(%q) = %d, byte at a time %d", s, got, want)
+		got, gotEsc := validString(s, 0)
+		want, wantEsc := validStringTail(s, 1, false)
+		if got != want || gotEsc != wantEsc {
+			t.Fatalf("validString(%q) = %d, %v; byte at a time %d, %v", s, got, gotEsc, want, wantEsc)
 		}
 	}
 }

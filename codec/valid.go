@@ -28,7 +28,7 @@ func scanJSON(s string, x *jsonIndex) bool {
 	var smallOpen [32]int32
 	open := smallOpen[:0]
 	if x != nil {
-		x.spans = x.spans[:0]
+		x.spans, x.escapedBytes = x.spans[:0], 0
 		if len(s) > math.MaxInt32 {
 			x = nil // offsets are int32; such a document is walked without an index
 		}
@@ -86,8 +86,13 @@ value:
 		}
 		goto value
 	case c == '"':
-		if i = validString(s, i); i < 0 {
+		var escaped bool
+		start := i
+		if i, escaped = validString(s, i); i < 0 {
 			return false
+		}
+		if escaped && x != nil {
+			x.escapedBytes += i - start
 		}
 	case c == '-' || (c >= '0' && c <= '9'):
 		if i = validNumber(s, i); i < 0 {
@@ -150,8 +155,15 @@ key:
 	if i >= len(s) || s[i] != '"' {
 		return false
 	}
-	if i = validString(s, i); i < 0 {
-		return false
+	{
+		var escaped bool
+		start := i
+		if i, escaped = validString(s, i); i < 0 {
+			return false
+		}
+		if escaped && x != nil {
+			x.escapedBytes += i - start
+		}
 	}
 	i = skipSpace(s, i)
 	if i >= len(s) || s[i] != ':' {
@@ -163,7 +175,7 @@ key:
 
 // validString checks the string literal starting at s[i] == '"' and returns
 // the index just past it, or -1.
-func validString(s string, i int) int {
+func validString(s string, i int) (end int, escaped bool) {
 	i++
 	if vectorised {
 		// 64 bytes at a time: classify them, work out which bytes
@@ -171,6 +183,7 @@ func validString(s string, i int) int {
 		// character and any invalid escape from the bit masks, without
 		// a branch per escape.
 		var carry uint64 // 1 when the next block's first byte is escaped
+		hasEscape := false
 		for len(s)-i >= 64 {
 			q, b, c := stringMasks(unsafe.StringData(s[i:]))
 			escaped := escapedBits(b, &carry)
@@ -180,29 +193,35 @@ func validString(s string, i int) int {
 				inside = quotes&-quotes - 1
 			}
 			if c&inside != 0 {
-				return -1
+				return -1, false
+			}
+			if escaped&inside != 0 {
+				hasEscape = true
 			}
 			for e := escaped & inside; e != 0; e &= e - 1 {
 				k := i + bits.TrailingZeros64(e)
 				switch escapeLen[s[k]] {
 				case 0:
-					return -1
+					return -1, false
 				case 6:
 					if hex4(s[k+1:]) < 0 {
-						return -1
+						return -1, false
 					}
 				}
 			}
 			if quotes != 0 {
-				return i + bits.TrailingZeros64(quotes) + 1
+				return i + bits.TrailingZeros64(quotes) + 1, hasEscape
 			}
 			i += 64
 		}
 		if carry != 0 {
 			i-- // the block ended on an escaping backslash: start from it
 		}
+		if hasEscape {
+			return validStringTail(s, i, true)
+		}
 	}
-	return validStringTail(s, i)
+	return validStringTail(s, i, false)
 }
 
 // escapedBits returns which bytes of a 64-byte block are escaped by a
@@ -221,8 +240,9 @@ func escapedBits(backslash uint64, carry *uint64) uint64 {
 }
 
 // validStringTail is validString from i, just past the opening quote or
-// inside the string at a byte that is not escaped.
-func validStringTail(s string, i int) int {
+// inside the string at a byte that is not escaped; escaped says whether
+// the string had an escape before i.
+func validStringTail(s string, i int, escaped bool) (int, bool) {
 	for {
 		// Skip the bytes that hold no quote, backslash or control
 		// character: sixteen at a time where the CPU can, then a word at
@@ -253,15 +273,16 @@ func validStringTail(s string, i int) int {
 			i++
 		}
 		if i >= len(s) {
-			return -1
+			return -1, false
 		}
 	special:
 		switch c := s[i]; {
 		case c == '"':
-			return i + 1
+			return i + 1, escaped
 		case c == '\\':
+			escaped = true
 			if i+1 >= len(s) {
-				return -1
+				return -1, false
 			}
 			// A table rather than a switch: escapes are frequent in
 			// conversation text and their letters unpredictable.
@@ -270,14 +291,14 @@ func validStringTail(s string, i int) int {
 				i += 2
 			case 6:
 				if hex4(s[i+2:]) < 0 {
-					return -1
+					return -1, false
 				}
 				i += 6
 			default:
-				return -1
+				return -1, false
 			}
 		default: // a control character
-			return -1
+			return -1, false
 		}
 	}
 }
