@@ -90,6 +90,16 @@ func readString(v gjson.Result, path string) (string, *Error) {
 	return v.Str, nil
 }
 
+// readStringAt is readString for the member field (".name") of the object
+// at path; the path is only put together for an error, since decoders read
+// thousands of members per request.
+func readStringAt(v gjson.Result, path, field string) (string, *Error) {
+	if v.Type != gjson.String {
+		return "", wrongType(path+field, "string", v)
+	}
+	return v.Str, nil
+}
+
 // readBool reads a boolean field.
 func readBool(v gjson.Result, path string) (bool, *Error) {
 	if v.Type != gjson.True && v.Type != gjson.False {

@@ -483,11 +483,11 @@ func decodeResponsesTool(v gjson.Result, path string, tools []Tool, ns, nsDesc s
 		switch key.Str {
 		case "type":
 		case "name":
-			t.Name, err = readString(value, path+".name")
+			t.Name, err = readStringAt(value, path, ".name")
 			hasName = true
 		case "description":
 			if value.Type != gjson.Null {
-				t.Description, err = readString(value, path+".description")
+				t.Description, err = readStringAt(value, path, ".description")
 			}
 		case "parameters":
 			switch {
@@ -567,10 +567,10 @@ func decodeResponsesNamespace(v gjson.Result, path string, tools []Tool, req *Re
 		switch key.Str {
 		case "type":
 		case "name":
-			name, err = readString(value, path+".name")
+			name, err = readStringAt(value, path, ".name")
 		case "description":
 			if value.Type != gjson.Null {
-				desc, err = readString(value, path+".description")
+				desc, err = readStringAt(value, path, ".description")
 			}
 		case "tools":
 			members = value
@@ -913,7 +913,7 @@ func (d *responsesRequestDecoder) reasoningSummary(path string, v gjson.Result) 
 // (instructions, then the parts of leading system and developer messages),
 // then each message's parts in order.
 func decodeResponsesInput(input gjson.Result, instructions string, req *Request) *Error {
-	hint := responsesCapacityHint(input)
+	hint := responsesCapacityHint(input, &req.text)
 	parts := make([]Part, 0, hint)
 	if instructions != "" {
 		parts = append(parts, Part{Type: PartText, Text: instructions})
@@ -991,13 +991,11 @@ func decodeResponsesInput(input gjson.Result, instructions string, req *Request)
 	return nil
 }
 
-// responsesCapacityHint estimates the number of input items, and of content
-// parts, from the size of input: real items are rarely shorter than 128
-// bytes, and most hold one part. Counting exactly would cost one more scan
-// of every text in the conversation (with gjson, about a third of the
-// decoding time); an underestimate only costs a few slice growths.
-func responsesCapacityHint(input gjson.Result) int {
-	return len(input.Raw)/128 + 2
+// responsesCapacityHint sizes the parts and messages of an input: its
+// items (counted from the document index without reading them) and the
+// instructions. Messages with several content parts grow the parts array.
+func responsesCapacityHint(input gjson.Result, a *textArena) int {
+	return countMembers(input, a) + 2
 }
 
 // Keys of input items and content parts, as bits, so that one pass over an
@@ -1156,17 +1154,17 @@ func decodeResponsesItem(item gjson.Result, i int, parts []Part, req *Request) (
 }
 
 // responsesItemString reads an optional string member of input item i.
-func responsesItemString(v gjson.Result, path string) (string, *Error) {
+func responsesItemString(v gjson.Result, path, field string) (string, *Error) {
 	if v.Type == gjson.Null {
 		return "", nil
 	}
-	return readString(v, path)
+	return readStringAt(v, path, field)
 }
 
 // responsesItemStatus validates an item's status, identity metadata of an
 // earlier response that is accepted and ignored.
-func responsesItemStatus(v gjson.Result, path string) *Error {
-	_, err := responsesItemString(v, path)
+func responsesItemStatus(v gjson.Result, path, field string) *Error {
+	_, err := responsesItemString(v, path, field)
 	return err
 }
 
@@ -1189,27 +1187,27 @@ func decodeResponsesCall(item gjson.Result, i int, parts []Part, custom bool, re
 		switch key.Str {
 		case "type":
 		case "id":
-			_, err = responsesItemString(v, path+".id")
+			_, err = responsesItemString(v, path, ".id")
 		case "status":
-			err = responsesItemStatus(v, path+".status")
+			err = responsesItemStatus(v, path, ".status")
 		case "call_id":
-			p.ToolCallID, err = readString(v, path+".call_id")
+			p.ToolCallID, err = readStringAt(v, path, ".call_id")
 			have |= 1
 		case "name":
-			p.ToolName, err = readString(v, path+".name")
+			p.ToolName, err = readStringAt(v, path, ".name")
 			have |= 2
 		case argsKey:
 			if custom {
 				var input string
-				if input, err = readString(v, path+".input"); err == nil {
+				if input, err = readStringAt(v, path, ".input"); err == nil {
 					p.Arguments = customArguments(input)
 				}
 			} else {
-				p.Arguments, err = responsesArguments(v, path+".arguments")
+				p.Arguments, err = responsesArguments(v, path, ".arguments")
 			}
 			have |= 4
 		case "namespace":
-			p.Namespace, err = responsesItemString(v, path+".namespace")
+			p.Namespace, err = responsesItemString(v, path, ".namespace")
 		default:
 			err = unknownField(path + "." + key.Str)
 		}
@@ -1243,9 +1241,9 @@ func decodeResponsesReasoningItem(item gjson.Result, i int, parts []Part, req *R
 		switch key.Str {
 		case "type":
 		case "id":
-			p.ItemID, err = responsesItemString(v, path+".id")
+			p.ItemID, err = responsesItemString(v, path, ".id")
 		case "status":
-			err = responsesItemStatus(v, path+".status")
+			err = responsesItemStatus(v, path, ".status")
 		case "summary":
 			summary = v
 		case "content":
@@ -1271,7 +1269,7 @@ func decodeResponsesReasoningItem(item gjson.Result, i int, parts []Part, req *R
 	if p.Text == "" {
 		p.Text = cont
 	}
-	value, err := responsesItemString(encrypted, path+".encrypted_content")
+	value, err := responsesItemString(encrypted, path, ".encrypted_content")
 	if err != nil {
 		return parts, err
 	}
@@ -1337,13 +1335,13 @@ func responsesReasoningTexts(v gjson.Result, path, typ string, req *Request) (st
 
 // responsesArguments unquotes an OpenAI arguments string into the text of
 // one JSON object; "" (no arguments) stays "".
-func responsesArguments(v gjson.Result, path string) (string, *Error) {
-	s, err := readString(v, path)
+func responsesArguments(v gjson.Result, path, field string) (string, *Error) {
+	s, err := readStringAt(v, path, field)
 	if err != nil || s == "" {
 		return s, err
 	}
 	if !validJSON(s) || !gjson.Parse(s).IsObject() {
-		return "", invalid(path, "must be a JSON object in a string")
+		return "", invalid(path+field, "must be a JSON object in a string")
 	}
 	return s, nil
 }
@@ -1362,17 +1360,17 @@ func decodeResponsesOutputItem(item gjson.Result, i int, parts []Part, req *Requ
 		switch key.Str {
 		case "type":
 		case "id":
-			_, err = responsesItemString(v, path+".id")
+			_, err = responsesItemString(v, path, ".id")
 		case "status":
-			err = responsesItemStatus(v, path+".status")
+			err = responsesItemStatus(v, path, ".status")
 		case "call_id":
-			p.ToolCallID, err = readString(v, path+".call_id")
+			p.ToolCallID, err = readStringAt(v, path, ".call_id")
 		case "name":
-			p.ToolName, err = responsesItemString(v, path+".name")
+			p.ToolName, err = responsesItemString(v, path, ".name")
 		case "output":
 			output = v
 		case "namespace":
-			p.Namespace, err = responsesItemString(v, path+".namespace")
+			p.Namespace, err = responsesItemString(v, path, ".namespace")
 		default:
 			err = unknownField(path + "." + key.Str)
 		}
