@@ -1292,19 +1292,21 @@ func chatParseURL(path, url string, web bool) (mediaType, data, link string, err
 // unsigned part. A damaged envelope is an error rather than reasoning text,
 // so that it never reaches an upstream as if the model had written it.
 func (d *chatRequestDecoder) reasoning(i int, role Role, v gjson.Result) *Error {
-	path := indexPath("messages", i) + ".reasoning_content"
+	// Every message passes here, most without reasoning: the path is only
+	// put together for an error.
+	path := func() string { return indexPath("messages", i) + ".reasoning_content" }
 	switch {
 	case v.Type == gjson.Null:
 		return nil
 	case role != RoleAssistant:
-		return invalid(path, "is only allowed in assistant messages")
+		return invalid(path(), "is only allowed in assistant messages")
 	case v.Type != gjson.String:
-		return wrongType(path, "string", v)
+		return wrongType(path(), "string", v)
 	}
 	var buf [4]mapping.ReasoningSegment
 	segs, err := mapping.SplitReasoningText(buf[:0], v.Str)
 	if err != nil {
-		return invalid(path, err.Error())
+		return invalid(path(), err.Error())
 	}
 	for _, s := range segs {
 		p := Part{Type: PartReasoning, Text: s.Text}
