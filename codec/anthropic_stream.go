@@ -38,6 +38,8 @@ const (
 // part that is open, and the usage counters reported so far (message_delta
 // usage is merged over message_start's).
 type anthropicStreamDecoder struct {
+	// index is the structure of the event being decoded (textArena.indexEvent).
+	index jsonIndex
 	p    Protocol
 	text textArena
 
@@ -88,7 +90,7 @@ func (d *anthropicStreamDecoder) Decode(out []Event, name, data []byte, bare boo
 	}
 	d.text.reset()
 	s := bytesToString(data)
-	if !validJSON(s) {
+	if !d.text.indexEvent(s, &d.index) {
 		if string(name) == "error" {
 			return d.fail(out, d.bad("error event data is not JSON: "+anthropicQuoteStart(s)))
 		}

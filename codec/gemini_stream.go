@@ -41,6 +41,8 @@ import (
 // others, so every byte is scanned about once after validation; strings
 // are unescaped into the decoder's textArena, as eachMember does.
 type geminiStreamDecoder struct {
+	// index is the structure of the event being decoded (textArena.indexEvent).
+	index jsonIndex
 	p Protocol
 	// text holds the strings unescaped from the event being decoded.
 	text textArena
@@ -148,13 +150,6 @@ func (d *geminiStreamDecoder) Decode(out []Event, name, data []byte, bare bool) 
 		return out
 	}
 	s := bytesToString(data)
-	if !validJSON(s) {
-		return d.fail(out, badUpstream(d.p, "stream event is not valid JSON"))
-	}
-	i := skipSpace(s, 0)
-	if s[i] != '{' {
-		return d.fail(out, badUpstream(d.p, "stream event is not a JSON object"))
-	}
 	// No string of the event can be longer than the event, so one buffer
 	// of that size holds all of them: at most one allocation per event,
 	// none once the arena has grown to the largest event.
@@ -162,6 +157,13 @@ func (d *geminiStreamDecoder) Decode(out []Event, name, data []byte, bare bool) 
 		d.text.size = len(data)
 	}
 	d.text.reset()
+	if !d.text.indexEvent(s, &d.index) {
+		return d.fail(out, badUpstream(d.p, "stream event is not valid JSON"))
+	}
+	i := skipSpace(s, 0)
+	if s[i] != '{' {
+		return d.fail(out, badUpstream(d.p, "stream event is not a JSON object"))
+	}
 	d.err, d.hasCandidate = nil, false
 
 	// EventStart comes first, but responseId and modelVersion follow the

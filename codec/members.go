@@ -33,9 +33,23 @@ type textArena struct {
 // string can be longer than the document's own escaped text.
 func newTextArena(n int) textArena { return textArena{size: n} }
 
-// reset forgets the arena's strings so that its buffer is reused. Only
-// stream decoders use it: their events are valid until the next event.
-func (a *textArena) reset() { a.buf = a.buf[:0] }
+// reset forgets the arena's strings so that its buffer is reused, and the
+// index of the previous document. Only stream decoders use it: their events
+// are valid until the next event.
+func (a *textArena) reset() { a.buf, a.index = a.buf[:0], nil }
+
+// indexEvent validates s, the data of one stream event, recording its
+// structure in x (the decoder's own index, reused from event to event)
+// for the walks over the event that follow.
+func (a *textArena) indexEvent(s string, x *jsonIndex) bool {
+	if !scanJSON(s, x) {
+		a.index = nil
+		return false
+	}
+	x.base, x.size, x.cursor = unsafe.StringData(s), len(s), 0
+	a.index = x
+	return true
+}
 
 // unescape returns the JSON string body s (without quotes) unescaped.
 func (a *textArena) unescape(s string) string {

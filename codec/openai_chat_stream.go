@@ -24,6 +24,8 @@ const chatArenaSize = 2 << 10
 // chatStreamDecoder decodes upstream Chat streams. It is a state machine fed
 // one SSE event at a time.
 type chatStreamDecoder struct {
+	// index is the structure of the event being decoded (textArena.indexEvent).
+	index jsonIndex
 	// text holds the unescaped strings of the event being decoded.
 	text textArena
 	// started: EventStart was emitted (from the first chunk).
@@ -84,7 +86,7 @@ func (d *chatStreamDecoder) Decode(out []Event, name, data []byte, bare bool) []
 	case chatIsDone(s):
 		return d.end(out)
 	}
-	if !validJSON(s) {
+	if !d.text.indexEvent(s, &d.index) {
 		return d.fail(out, badUpstream(OpenAIChat, "stream event is not valid JSON"))
 	}
 	if !chatIsObject(s) {

@@ -25,6 +25,8 @@ import (
 // closes an open part before it starts another, also when the upstream left
 // it open.
 type responsesStreamDecoder struct {
+	// index is the structure of the event being decoded (textArena.indexEvent).
+	index jsonIndex
 	// text unescapes the strings of the event being decoded; reset at
 	// every call, since events are only valid until the next one.
 	text textArena
@@ -83,7 +85,7 @@ func (d *responsesStreamDecoder) Decode(out []Event, name, data []byte, bare boo
 	}
 	d.text.reset()
 	s := bytesToString(data)
-	if !validJSON(s) {
+	if !d.text.indexEvent(s, &d.index) {
 		return d.fail(out, badUpstream(OpenAIResponses, "stream event data is not valid JSON"))
 	}
 	root := gjson.Parse(s)

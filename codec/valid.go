@@ -177,6 +177,23 @@ key:
 // the index just past it, or -1.
 func validString(s string, i int) (end int, escaped bool) {
 	i++
+	// Most strings are short (keys, ids, roles): look at two words before
+	// setting up the 64-byte blocks.
+	if len(s)-i >= 16 {
+		m := stringSpecial8(load8(s, i))
+		k := i
+		if m == 0 {
+			m, k = stringSpecial8(load8(s, i+8)), i+8
+		}
+		switch {
+		case m == 0:
+			i += 16
+		case s[k+bits.TrailingZeros64(m)/8] == '"':
+			return k + bits.TrailingZeros64(m)/8 + 1, false
+		}
+		// Otherwise an escape or a control byte comes early: the blocks
+		// below take the string from its start.
+	}
 	if vectorised {
 		// 64 bytes at a time: classify them, work out which bytes
 		// backslashes escape, and find the closing quote, any control
