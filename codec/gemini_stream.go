@@ -97,7 +97,7 @@ func newGeminiStreamDecoder(p Protocol) *geminiStreamDecoder {
 func geminiWalk(s string, i int, a *textArena, fn func(key gjson.Result, i int) int) int {
 	obj := s[i] == '{'
 	i++
-	var key gjson.Result
+	key := gjson.Result{Type: gjson.String}
 	for {
 		i = skipSpace(s, i)
 		if i >= len(s) {
@@ -111,9 +111,8 @@ func geminiWalk(s string, i int, a *textArena, fn func(key gjson.Result, i int) 
 			continue
 		}
 		if obj {
-			end := stringEnd(s, i)
-			key = a.stringResult(s[i:end])
-			i = skipSpace(s, end) + 1 // the colon
+			key.Str, i = a.key(s, i)
+			i = skipSpace(s, i) + 1 // the colon
 			i = skipSpace(s, i)
 		}
 		i = fn(key, i)
@@ -123,7 +122,7 @@ func geminiWalk(s string, i int, a *textArena, fn func(key gjson.Result, i int) 
 // value returns the scalar (or skipped container) at s[i] and the offset
 // just past it.
 func (d *geminiStreamDecoder) value(s string, i int) (gjson.Result, int) {
-	end := valueEnd(s, i)
+	end := d.text.valueEnd(s, i)
 	return d.text.result(s[i:end]), end
 }
 
@@ -199,7 +198,7 @@ func (d *geminiStreamDecoder) Decode(out []Event, name, data []byte, bare bool) 
 			errv, end = d.value(s, j)
 		default:
 			// Other fields (modelStatus, ...) carry nothing canonical.
-			end = valueEnd(s, j)
+			end = d.text.valueEnd(s, j)
 		}
 		return end
 	})
@@ -252,7 +251,7 @@ func (d *geminiStreamDecoder) start(ev *Event, id, model, created gjson.Result) 
 func (d *geminiStreamDecoder) candidates(out []Event, s string, i int) ([]Event, int) {
 	switch s[i] {
 	case 'n':
-		return out, valueEnd(s, i)
+		return out, d.text.valueEnd(s, i)
 	case '[':
 	default:
 		return out, d.bad(s, badUpstream(d.p, "candidates is not an array"))
@@ -298,7 +297,7 @@ func (d *geminiStreamDecoder) candidate(out []Event, s string, i int) ([]Event, 
 				end = d.bad(s, badUpstream(d.p, "candidate index is not 0, but only one candidate was asked for"))
 			}
 		default:
-			end = valueEnd(s, j)
+			end = d.text.valueEnd(s, j)
 		}
 		return end
 	})
@@ -360,18 +359,18 @@ func (d *geminiStreamDecoder) grounding(out []Event, v gjson.Result) []Event {
 func (d *geminiStreamDecoder) content(out []Event, s string, i int) ([]Event, int) {
 	switch s[i] {
 	case 'n':
-		return out, valueEnd(s, i)
+		return out, d.text.valueEnd(s, i)
 	case '{':
 	default:
 		return out, d.bad(s, badUpstream(d.p, "candidates[0].content is not an object"))
 	}
 	end := geminiWalk(s, i, &d.text, func(k gjson.Result, j int) int {
 		if k.Str != "parts" {
-			return valueEnd(s, j) // role
+			return d.text.valueEnd(s, j) // role
 		}
 		switch s[j] {
 		case 'n':
-			return valueEnd(s, j)
+			return d.text.valueEnd(s, j)
 		case '[':
 		default:
 			return d.bad(s, badUpstream(d.p, "candidates[0].content.parts is not an array"))
@@ -420,7 +419,7 @@ func (d *geminiStreamDecoder) part(out []Event, s string, i int) ([]Event, int) 
 		case "thoughtSignature":
 			sig, end = d.value(s, j)
 		case "partMetadata":
-			end = valueEnd(s, j)
+			end = d.text.valueEnd(s, j)
 		default:
 			end = d.bad(s, &Error{Status: 502, Kind: mapping.ErrBadGateway,
 				Message: "upstream " + string(d.p) + ` stream holds a content part of kind "` + k.Str + `", which cannot be translated yet`})
@@ -760,7 +759,7 @@ func (n *geminiArgNode) appendJSON(dst []byte) []byte {
 func (d *geminiStreamDecoder) usageEvent(out []Event, s string, i int) ([]Event, int) {
 	switch s[i] {
 	case 'n':
-		return out, valueEnd(s, i)
+		return out, d.text.valueEnd(s, i)
 	case '{':
 	default:
 		return out, d.bad(s, badUpstream(d.p, "usageMetadata is not an object"))
@@ -781,7 +780,7 @@ func (d *geminiStreamDecoder) usageEvent(out []Event, s string, i int) ([]Event,
 		case "thoughtsTokenCount":
 			dst = &thoughts
 		default:
-			return valueEnd(s, j) // totalTokenCount, details, trafficType
+			return d.text.valueEnd(s, j) // totalTokenCount, details, trafficType
 		}
 		if n, end, ok := geminiCount(s, j); ok {
 			*dst, counted = n, true
