@@ -268,36 +268,17 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 // aborted the response.
 var errUpstreamAborted = errors.New("upstream response aborted")
 
-// repeatedKey returns the first of keys that appears more than once at the
-// top level of the JSON object body, or "".
-func repeatedKey(body []byte, keys ...string) string {
-	var seen [4]int
-	found := ""
-	gjson.ParseBytes(body).ForEach(func(k, _ gjson.Result) bool {
-		for i, key := range keys {
-			if k.Str == key {
-				seen[i]++
-				if seen[i] == 2 {
-					found = key
-					return false
-				}
-			}
-		}
-		return true
-	})
-	return found
-}
-
 // passthrough handles a request whose client and upstream protocols share a
 // wire format. The body passes byte for byte, except for the edits the
 // dialects need (Anthropic on Vertex has no model and an anthropic_version).
 func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, rt route, body []byte, x *exchange) error {
 	client := rt.protocol
-	if !gjson.ValidBytes(body) || !gjson.ParseBytes(body).IsObject() {
+	head, err := codec.ReadRequestHead(body)
+	if err != nil {
 		x.fail(w, client, codec.NewError(mapping.ErrInvalidRequest, "request body is not a valid JSON object"))
 		return nil
 	}
-	if key := repeatedKey(body, "model", "stream", "anthropic_version"); key != "" {
+	if key := head.Repeated; key != "" {
 		// llmbridge reads these keys to route and edit the body; a second
 		// copy would make the path and the body name different things.
 		x.fail(w, client, &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Param: key, Message: "key " + strconv.Quote(key) + " appears more than once"})
@@ -305,15 +286,12 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 	}
 	model, stream := rt.model, rt.stream
 	if !client.ModelInPath() {
-		m := gjson.GetBytes(body, "model")
-		if m.Type != gjson.String && h.upstream.ModelInPath() {
+		if head.Model.Type != gjson.String && h.upstream.ModelInPath() {
 			x.fail(w, client, &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Param: "model", Message: "model is required and must be a string"})
 			return nil
 		}
-		model = m.Str
-	}
-	if !client.ModelInPath() {
-		stream = gjson.GetBytes(body, "stream").Bool()
+		model = head.Model.Str
+		stream = head.Stream.Bool()
 	}
 	model = strings.TrimPrefix(model, "models/")
 	upModel, routed := h.routeModel(model)

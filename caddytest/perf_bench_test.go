@@ -7,10 +7,10 @@ import (
 	"time"
 )
 
-// perfBenchSides are the two sides every end-to-end benchmark compares,
-// run as sub-benchmarks named plain and bridge (compare them with
-// benchstat).
-var perfBenchSides = []perfSide{sidePlain, sideBridge}
+// perfBenchSides are the sides every end-to-end benchmark compares, run as
+// sub-benchmarks named plain, bridge and passthrough (an openai-chat client
+// on the llmbridge site: no translation): compare them with benchstat.
+var perfBenchSides = []perfSide{sidePlain, sideBridge, sidePassthrough}
 
 // BenchmarkE2E measures one non-streamed request at concurrency 1, client
 // to mock upstream through Caddy: plain reverse_proxy (openai-chat client)

@@ -258,11 +258,15 @@ const (
 	sidePlain  perfSide = iota // openai-chat client, plain reverse_proxy
 	sideBridge                 // anthropic-messages client, llmbridge + reverse_proxy
 	sideDirect                 // openai-chat client, straight to the mock
+	// sidePassthrough is an openai-chat client on the llmbridge site,
+	// whose upstream speaks openai-chat too: llmbridge's cost when it has
+	// nothing to translate (benchmarks only).
+	sidePassthrough
 )
 
 // String names the side as the table and the sub-benchmarks do.
 func (s perfSide) String() string {
-	return [...]string{"plain", "bridge", "direct"}[s]
+	return [...]string{"plain", "bridge", "direct", "passthrough"}[s]
 }
 
 // perfEnv is the Caddy configuration of the benchmark (two sites in the
@@ -272,10 +276,10 @@ type perfEnv struct {
 	adminPort int
 	caddyfile string
 	// url is each side's full request URL.
-	url [3]string
+	url [4]string
 	// header is each side's request headers, without the mode; requests
 	// share these maps, which the client transport only reads.
-	header [3]http.Header
+	header [4]http.Header
 	// client is a keep-alive client with room for the 1,000-stream run.
 	client *http.Client
 	// gateSeq names the gates of streamed requests.
@@ -346,9 +350,11 @@ http://:%d {
 	e.url[sidePlain] = fmt.Sprintf("http://127.0.0.1:%d/v1/chat/completions", ports[2])
 	e.url[sideBridge] = fmt.Sprintf("http://127.0.0.1:%d/v1/messages", ports[3])
 	e.url[sideDirect] = "http://" + mock.addr() + "/v1/chat/completions"
+	e.url[sidePassthrough] = fmt.Sprintf("http://127.0.0.1:%d/v1/chat/completions", ports[3])
 	chat := http.Header{"Content-Type": {"application/json"}, "Authorization": {"Bearer perf-key"}}
 	e.header[sidePlain] = chat
 	e.header[sideDirect] = chat
+	e.header[sidePassthrough] = chat
 	e.header[sideBridge] = http.Header{"Content-Type": {"application/json"}, "X-Api-Key": {"perf-key"}, "Anthropic-Version": {"2023-06-01"}}
 	tr := &http.Transport{
 		DisableCompression:  true,

@@ -1,0 +1,55 @@
+package codec
+
+import "github.com/tidwall/gjson"
+
+// RequestHead is what llmbridge reads of a request body that it forwards
+// untranslated (client and upstream of one wire family): the members it
+// routes by, and whether one of them is repeated.
+type RequestHead struct {
+	// Model is the top-level "model" member (Type gjson.Null when absent).
+	Model gjson.Result
+	// Stream is the top-level "stream" member (Type gjson.Null when
+	// absent).
+	Stream gjson.Result
+	// Repeated is the first of model, stream and anthropic_version that
+	// appears a second time, or "". A proxy that reads one copy while the
+	// upstream reads the other would route by a value that is not used.
+	Repeated string
+}
+
+// ReadRequestHead validates body as one JSON object and reads its head in
+// the same pass that validates it: the members' values are skipped by the
+// document index, so a passthrough looks at each byte about once (gjson's
+// Valid, ForEach and Get each walked the whole body). A body that is not a
+// JSON object is an *Error with status 400.
+func ReadRequestHead(body []byte) (RequestHead, error) {
+	root, index, err := parseIndexed(body)
+	if err != nil {
+		return RequestHead{}, err
+	}
+	defer releaseIndex(index)
+	a := newTextArena(index.escapedBytes)
+	a.index = index
+	head := RequestHead{}
+	var seenModel, seenStream, seenVersion bool
+	see := func(seen *bool, key string) {
+		if *seen && head.Repeated == "" {
+			head.Repeated = key
+		}
+		*seen = true
+	}
+	eachRawMember(root.Raw, &a, func(key, value string) bool {
+		switch key {
+		case "model":
+			see(&seenModel, key)
+			head.Model = a.result(value)
+		case "stream":
+			see(&seenStream, key)
+			head.Stream = a.result(value)
+		case "anthropic_version":
+			see(&seenVersion, key)
+		}
+		return true
+	})
+	return head, nil
+}

@@ -1,0 +1,47 @@
+package codec
+
+import (
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+func TestReadRequestHead(t *testing.T) {
+	for _, c := range []struct {
+		body     string
+		model    string
+		stream   bool
+		repeated string
+		invalid  bool
+	}{
+		{body: `{"model":"m","stream":true,"messages":[]}`, model: "m", stream: true},
+		{body: `{"messages":[{"model":"x","stream":true}],"model":"m"}`, model: "m"},
+		{body: `{"stream":true,"x":{"stream":1},"model":"m"}`, model: "m", stream: true},
+		{body: `{"model":"a\u00e9\"b"}`, model: "aé\"b"},
+		{body: `{"model":"a","model":"b"}`, model: "b", repeated: "model"},
+		{body: `{"stream":false,"model":"m","stream":true}`, model: "m", stream: true, repeated: "stream"},
+		{body: `{"anthropic_version":"v","messages":[],"anthropic_version":"w"}`, repeated: "anthropic_version"},
+		{body: `{"model":"m","stream":true,"model":"n","stream":false}`, model: "n", repeated: "model"},
+		{body: `[1]`, invalid: true},
+		{body: `{"model":"m"`, invalid: true},
+		{body: `{"model":"m\x01"}`, invalid: true},
+	} {
+		head, err := ReadRequestHead([]byte(c.body))
+		if c.invalid {
+			if err == nil {
+				t.Errorf("%s: no error", c.body)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.body, err)
+			continue
+		}
+		if head.Model.Str != c.model || head.Stream.Bool() != c.stream || head.Repeated != c.repeated {
+			t.Errorf("%s: model %q stream %v repeated %q, want %q %v %q", c.body, head.Model.Str, head.Stream.Bool(), head.Repeated, c.model, c.stream, c.repeated)
+		}
+	}
+	if head, _ := ReadRequestHead([]byte(`{"messages":[]}`)); head.Model.Type != gjson.Null {
+		t.Errorf("absent model is %v", head.Model.Type)
+	}
+}
