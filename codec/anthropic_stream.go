@@ -40,8 +40,8 @@ const (
 type anthropicStreamDecoder struct {
 	// index is the structure of the event being decoded (textArena.indexEvent).
 	index jsonIndex
-	p    Protocol
-	text textArena
+	p     Protocol
+	text  textArena
 
 	started bool // message_start seen
 	stopped bool // EventStop emitted

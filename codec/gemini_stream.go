@@ -43,7 +43,7 @@ import (
 type geminiStreamDecoder struct {
 	// index is the structure of the event being decoded (textArena.indexEvent).
 	index jsonIndex
-	p Protocol
+	p     Protocol
 	// text holds the strings unescaped from the event being decoded.
 	text textArena
 	// started reports that EventStart was emitted.
