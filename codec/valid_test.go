@@ -16,6 +16,13 @@ var validCases = []string{
 	`[[[[[]]]]]`, `[[[[[]]]]`, `{"a":{"b":{"c":[1,{"d":"e"}]}}}`, "\"tab\tinside\"", `"` + strings.Repeat("x", 100) + `"`,
 	`"` + strings.Repeat("x", 100) + `\"` + strings.Repeat("y", 7) + `"`, strings.Repeat("[", 1000) + strings.Repeat("]", 1000),
 	strings.Repeat("[", 1000) + strings.Repeat("]", 999), strings.Repeat(`{"a":`, 300) + "1" + strings.Repeat("}", 300),
+	// Long strings take the 64-byte block path: escapes, backslash runs
+	// and bad bytes at and across block edges.
+	`"` + strings.Repeat(`ab\n`, 40) + `"`, `"` + strings.Repeat("x", 62) + `\\\\\"` + strings.Repeat("y", 70) + `"`,
+	`"` + strings.Repeat("x", 63) + `\"` + strings.Repeat("y", 70) + `"`, `"` + strings.Repeat("x", 63) + `\\"`,
+	`"` + strings.Repeat("x", 70) + "\x01" + strings.Repeat("y", 10) + `"`, `"` + strings.Repeat("x", 64) + `\u00e9` + strings.Repeat("y", 64) + `"`,
+	`"` + strings.Repeat("x", 61) + `\u00g9` + strings.Repeat("y", 64) + `"`, `"` + strings.Repeat("x", 127) + `\`,
+	`"` + strings.Repeat("x", 66) + `\q` + strings.Repeat("y", 64) + `"`, `["` + strings.Repeat("é", 40) + `", "` + strings.Repeat(`\t`, 70) + `"]`,
 }
 
 func TestValidJSONAgreesWithEncodingJSON(t *testing.T) {
