@@ -93,7 +93,7 @@ func newGeminiStreamDecoder(p Protocol) *geminiStreamDecoder {
 // and the offset of its value. fn returns the offset just past the value,
 // found by descending into it or with valueEnd, or len(s) to stop the
 // walk. geminiWalk returns the offset just past the container. s must have
-// passed gjson.Valid.
+// passed validJSON.
 func geminiWalk(s string, i int, a *textArena, fn func(key gjson.Result, i int) int) int {
 	obj := s[i] == '{'
 	i++

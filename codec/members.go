@@ -29,8 +29,10 @@ type textArena struct {
 	index *jsonIndex
 }
 
-// newTextArena returns an arena for a document of n bytes: no unescaped
-// string can be longer than the document's own escaped text.
+// newTextArena returns an arena whose buffer, allocated on first use, holds
+// n bytes: the length of the document's escaped string literals
+// (jsonIndex.escapedBytes), since no string unescapes to more than its
+// literal, or the whole event for a stream decoder.
 func newTextArena(n int) textArena { return textArena{size: n} }
 
 // reset forgets the arena's strings so that its buffer is reused, and the
