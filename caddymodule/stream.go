@@ -26,7 +26,11 @@ type streamTranslator struct {
 	dec    codec.StreamDecoder
 	enc    codec.StreamEncoder
 	events []codec.Event
+	// out is the translated output not yet sent, in outBuf: a pooled
+	// buffer taken when there is output and given back once it is sent,
+	// so an idle stream holds none and bursts leave no garbage.
 	out    []byte
+	outBuf *[]byte
 
 	// model, when set, replaces the model the upstream names in its
 	// start event (see translatingWriter.model).
@@ -38,10 +42,6 @@ type streamTranslator struct {
 	writeErr error
 }
 
-// streamOutputBuffer is the initial capacity of the per-stream output
-// buffer: one translated event, typically a few hundred bytes.
-const streamOutputBuffer = 1024
-
 func newStreamTranslator(w http.ResponseWriter, h *Handler, client codec.Protocol, req *codec.Request) *streamTranslator {
 	return &streamTranslator{
 		w:        w,
@@ -51,7 +51,6 @@ func newStreamTranslator(w http.ResponseWriter, h *Handler, client codec.Protoco
 		dec:      codec.NewStreamDecoder(h.upstream),
 		enc:      codec.NewStreamEncoder(client, req),
 		events:   make([]codec.Event, 0, 8),
-		out:      make([]byte, 0, streamOutputBuffer),
 		upstream: h.upstream,
 		maxEvent: int(h.MaxEventSize),
 	}
@@ -148,6 +147,10 @@ func (s *streamTranslator) finish(nextErr error) {
 
 // emit encodes the decoded events into the pending output.
 func (s *streamTranslator) emit() {
+	if len(s.events) > 0 && s.outBuf == nil {
+		s.outBuf = getBuffer()
+		s.out = *s.outBuf
+	}
 	for i := range s.events {
 		if s.events[i].Type == codec.EventStart && s.model != "" {
 			s.events[i].Model = s.model
@@ -165,18 +168,15 @@ func (s *streamTranslator) emit() {
 	}
 }
 
-// maxKeptOutput is the largest output buffer a stream keeps between upstream
-// reads.
-const maxKeptOutput = 16 << 10
-
 // send writes the pending output and flushes it to the client.
 func (s *streamTranslator) send() {
 	out := s.out
-	s.out = s.out[:0]
-	if cap(out) > maxKeptOutput {
-		// A burst made the buffer large; an idle stream should not keep
-		// it (open streams are many).
-		s.out = nil
+	if s.outBuf != nil {
+		defer func() {
+			*s.outBuf = out[:0]
+			putBuffer(s.outBuf)
+			s.outBuf, s.out = nil, nil
+		}()
 	}
 	if len(out) == 0 || s.writeErr != nil {
 		return
