@@ -257,7 +257,7 @@ type passthroughWriter struct {
 
 	h       *Handler
 	x       *exchange
-	dec     codec.StreamDecoder // decodes a stream for its usage
+	usage   *codec.UsageObserver // reads a stream's usage and stop reason
 	evs     []codec.Event
 	tee     *[]byte        // a copy of a JSON body, decoded for its usage
 	family  codec.Protocol // the wire format of both sides
@@ -279,7 +279,7 @@ func (pw *passthroughWriter) WriteHeader(status int) {
 			pw.rd = sse.NewPushReader(0)
 			pw.reframe = pw.restore != nil && !hasEncoding(hdr)
 			if !hasEncoding(hdr) {
-				pw.dec = codec.NewStreamDecoder(pw.h.upstream)
+				pw.usage = codec.NewUsageObserver(pw.h.upstream)
 			}
 		} else if status < 300 && isJSON(hdr.Get("Content-Type")) && !hasEncoding(hdr) {
 			if pw.restore != nil {
@@ -362,8 +362,8 @@ func (pw *passthroughWriter) drain() error {
 			break
 		}
 		pw.watcher.Observe(ev.Name, ev.Data, ev.Bare)
-		if pw.dec != nil {
-			pw.evs = pw.dec.Decode(pw.evs[:0], ev.Name, ev.Data, ev.Bare)
+		if pw.usage != nil {
+			pw.evs = pw.usage.Observe(pw.evs[:0], ev.Name, ev.Data, ev.Bare)
 			for i := range pw.evs {
 				pw.x.observe(&pw.evs[i])
 			}

@@ -1,0 +1,141 @@
+package codec
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/llmbridge/llmbridge/mapping"
+	"github.com/llmbridge/llmbridge/sse"
+)
+
+// observed is what a passthrough records of a stream: the last known usage,
+// the last stop reason, and whether an error event came.
+type observed struct {
+	usage Usage
+	stop  mapping.StopReason
+	err   bool
+}
+
+func (o *observed) take(evs []Event) {
+	for i := range evs {
+		switch ev := &evs[i]; ev.Type {
+		case EventStart, EventUsage:
+			if ev.Usage.Known {
+				o.usage = ev.Usage
+			}
+		case EventStop:
+			o.stop = ev.StopReason
+		case EventError:
+			o.err = true
+		}
+	}
+}
+
+// TestUsageObserverRecordings replays every recorded stream twice, through
+// a stream decoder that sees every event and through a UsageObserver, and
+// requires both to find the same usage, stop reason and errors.
+func TestUsageObserverRecordings(t *testing.T) {
+	skipWithoutRecordings(t)
+	n := 0
+	for _, p := range Protocols {
+		files, _ := filepath.Glob(filepath.Join(recordingsDir, string(p), "*.json"))
+		for _, file := range files {
+			rec := readRecording(t, filepath.Join(string(p), filepath.Base(file)))
+			body := rec.Get("response.body").String()
+			if !rec.Get("stream").Bool() || rec.Get("response.status").Int() != 200 || !strings.Contains(body, "data:") {
+				continue
+			}
+			var full, filtered observed
+			dec, obs := NewStreamDecoder(p), NewUsageObserver(p)
+			r := sse.NewReader(strings.NewReader(body), 0)
+			var evs []Event
+			for {
+				ev, err := r.Next()
+				if err != nil {
+					break
+				}
+				evs = dec.Decode(evs[:0], ev.Name, ev.Data, ev.Bare)
+				full.take(evs)
+				evs = obs.Observe(evs[:0], ev.Name, ev.Data, ev.Bare)
+				filtered.take(evs)
+			}
+			if full != filtered {
+				t.Errorf("%s: every event gives %+v, the observer %+v", file, full, filtered)
+			}
+			n++
+		}
+	}
+	if n < 20 {
+		t.Fatalf("only %d recorded streams", n)
+	}
+	t.Logf("%d recorded streams", n)
+}
+
+// TestReportsUsage checks the event tests that decide what the observer
+// decodes.
+func TestReportsUsage(t *testing.T) {
+	for _, c := range []struct {
+		p          Protocol
+		name, data string
+		want       bool
+	}{
+		{OpenAIChat, "", `{"choices":[{"delta":{"content":"a"},"finish_reason":null}]}`, false},
+		{OpenAIChat, "", `{"choices":[{"delta":{},"finish_reason" : "stop"}]}`, true},
+		{OpenAIChat, "", `{"choices":[],"usage":{"prompt_tokens":1}}`, true},
+		{OpenAIChat, "", `{"error":{"message":"x"}}`, true},
+		{AnthropicMessages, "content_block_delta", `{"type":"content_block_delta"}`, false},
+		{AnthropicMessages, "message_delta", `{"type":"message_delta"}`, true},
+		{AnthropicMessages, "", `{"type":"message_delta","usage":{}}`, true},
+		{AnthropicMessages, "", `{"type":"content_block_delta"}`, false},
+		{OpenAIResponses, "response.output_text.delta", `{}`, false},
+		{OpenAIResponses, "response.completed", `{}`, true},
+		{OpenAIResponses, "", `{"type":"response.failed"}`, true},
+		{OpenAIResponses, "", `{"type":"response.output_item.added"}`, true},
+		{OpenAIResponses, "response.function_call_arguments.delta", `{}`, false},
+		{OpenAIChat, "", `{"choices":[{"delta":{"refusal":"no"},"finish_reason":null}]}`, true},
+		{OpenAIChat, "", `{"choices":[{"delta":{"content":"a","refusal":null}}]}`, false},
+		// Longer than a 64-byte block: the vectorised quote scan.
+		{OpenAIChat, "", `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1767225600,"model":"m","choices":[{"index":0,"delta":{"content":" word"},"logprobs":null,"finish_reason":null}]}`, false},
+		{OpenAIChat, "", `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1767225600,"model":"m","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"length"}]}`, true},
+		{OpenAIChat, "", `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1767225600,"model":"m","choices":[],"usage":{"prompt_tokens":1}}`, true},
+		{Gemini, "", `{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f"}}]}}]}`, true},
+		{Gemini, "", `{"candidates":[{"content":{"parts":[{"text":"a"}]}}]}`, false},
+		{Vertex, "", `{"candidates":[{"finishReason":"STOP"}]}`, true},
+		{Gemini, "", `{"usageMetadata":{}}`, true},
+	} {
+		if got := reportsUsage(c.p, c.name, c.data); got != c.want {
+			t.Errorf("%s %q %s: %v, want %v", c.p, c.name, c.data, got, c.want)
+		}
+	}
+}
+
+// TestUsageObserverEncodedStreams does the same with the canonical streams
+// of the encoder tests (text, parallel tool calls, refusal, reasoning, ...)
+// as every protocol's upstream would send them.
+func TestUsageObserverEncodedStreams(t *testing.T) {
+	for _, c := range anthropicEncodeCases {
+		for _, p := range Protocols {
+			req := c.req
+			req.Stream, req.StreamUsage = true, true
+			body := encodeStream(p, &req, c.evs)
+			var full, filtered observed
+			dec, obs := NewStreamDecoder(p), NewUsageObserver(p)
+			r := sse.NewReader(strings.NewReader(body), 0)
+			var evs []Event
+			for {
+				ev, err := r.Next()
+				if err != nil {
+					break
+				}
+				evs = dec.Decode(evs[:0], ev.Name, ev.Data, ev.Bare)
+				full.take(evs)
+				evs = obs.Observe(evs[:0], ev.Name, ev.Data, ev.Bare)
+				filtered.take(evs)
+			}
+			if full != filtered {
+				t.Errorf("%s as %s: every event gives %+v, the observer %+v", c.name, p, full, filtered)
+			}
+		}
+	}
+}
