@@ -189,11 +189,18 @@ func readStringList(v gjson.Result, path string, single bool, dst []string) ([]s
 // appendString appends s as a JSON string. Invalid UTF-8 is replaced with
 // U+FFFD, as encoding/json does.
 func appendString(dst []byte, s string) []byte {
-	if vectorised && len(s) >= 64 && utf8.ValidString(s) && !hasLineSeparator(s) {
-		return appendValidString(dst, s)
-	}
 	dst = slices.Grow(dst, len(s)+2)
 	dst = append(dst, '"')
+	dst = appendStringBody(dst, s)
+	return append(dst, '"')
+}
+
+// appendStringBody appends s escaped as in a JSON string, without the
+// quotes (several texts joined into one string are written this way).
+func appendStringBody(dst []byte, s string) []byte {
+	if vectorised && len(s) >= 64 && utf8.ValidString(s) && !hasLineSeparator(s) {
+		return appendValidStringBody(dst, s)
+	}
 	start := 0
 	for i := 0; i < len(s); {
 		// Skip the plain ASCII bytes (sixteen at a time where the CPU
@@ -253,17 +260,14 @@ func appendString(dst []byte, s string) []byte {
 		}
 		i += size
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return append(dst, s[start:]...)
 }
 
-// appendValidString is appendString for valid UTF-8 without U+2028 or
+// appendValidStringBody is appendStringBody for valid UTF-8 without U+2028 or
 // U+2029, where only quotes, backslashes and control characters need
 // escaping: it finds them 64 bytes at a time from bit masks, without a
 // branch per plain byte or per word.
-func appendValidString(dst []byte, s string) []byte {
-	dst = slices.Grow(dst, len(s)+2)
-	dst = append(dst, '"')
+func appendValidStringBody(dst []byte, s string) []byte {
 	start, i := 0, 0
 	for ; len(s)-i >= 64; i += 64 {
 		q, b, c := stringMasks(unsafe.StringData(s[i:]))
@@ -281,8 +285,7 @@ func appendValidString(dst []byte, s string) []byte {
 			start = i + 1
 		}
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return append(dst, s[start:]...)
 }
 
 // hasLineSeparator reports whether s holds U+2028 or U+2029 (both encoded

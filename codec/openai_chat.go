@@ -1557,7 +1557,7 @@ func appendChatToolMessage(dst []byte, p *Part, i, j int) ([]byte, *Error) {
 		dst = append(dst, prefix...)
 		for _, c := range p.Content {
 			if c.Type == PartText {
-				dst = appendChatStringBody(dst, c.Text)
+				dst = appendStringBody(dst, c.Text)
 			}
 		}
 		return append(dst, `"}`...), nil
@@ -1570,7 +1570,7 @@ func appendChatToolMessage(dst []byte, p *Part, i, j int) ([]byte, *Error) {
 		dst = chatComma(dst)
 		dst = append(dst, `{"type":"text","text":"`...)
 		dst = append(dst, prefix...)
-		dst = appendChatStringBody(dst, c.Text)
+		dst = appendStringBody(dst, c.Text)
 		dst = append(dst, `"}`...)
 		prefix = ""
 	}
@@ -1763,7 +1763,7 @@ func appendChatMessage(dst []byte, role Role, parts []Part, i int, idx []int) ([
 		dst = append(dst, `,"reasoning_content":"`...)
 		for j := range parts {
 			if p := &parts[j]; p.Type == PartReasoning && p.Signature == "" {
-				dst = appendChatStringBody(dst, p.Text)
+				dst = appendStringBody(dst, p.Text)
 			}
 		}
 		dst = append(dst, '"')
@@ -1868,9 +1868,9 @@ func appendChatContentParts(dst []byte, parts []Part) []byte {
 // appendChatDataURL appends the data: URL of p's media type and data.
 func appendChatDataURL(dst []byte, p *Part) []byte {
 	dst = append(dst, `"data:`...)
-	dst = appendChatStringBody(dst, p.MediaType)
+	dst = appendStringBody(dst, p.MediaType)
 	dst = append(dst, ";base64,"...)
-	dst = appendChatStringBody(dst, p.Data)
+	dst = appendStringBody(dst, p.Data)
 	return append(dst, '"')
 }
 
@@ -1957,7 +1957,7 @@ func appendChatJoined(dst []byte, parts []Part, refusalsAsText bool) []byte {
 	dst = append(dst, '"')
 	for _, p := range parts {
 		if p.Type == PartText || refusalsAsText {
-			dst = appendChatStringBody(dst, p.Text)
+			dst = appendStringBody(dst, p.Text)
 		}
 	}
 	return append(dst, '"')
@@ -1969,19 +1969,10 @@ func appendChatJoinedRefusal(dst []byte, parts []Part) []byte {
 	dst = append(dst, '"')
 	for _, p := range parts {
 		if p.Type == PartRefusal {
-			dst = appendChatStringBody(dst, p.Text)
+			dst = appendStringBody(dst, p.Text)
 		}
 	}
 	return append(dst, '"')
-}
-
-// appendChatStringBody appends s escaped as in a JSON string, without the
-// quotes, by moving appendString's output back over its opening quote.
-func appendChatStringBody(dst []byte, s string) []byte {
-	start := len(dst)
-	dst = appendString(dst, s)
-	copy(dst[start:], dst[start+1:len(dst)-1])
-	return dst[:len(dst)-2]
 }
 
 // decodeChatResponse decodes a non-streamed Chat Completions body. Only the
@@ -2388,7 +2379,7 @@ func appendChatReasoningContent(dst []byte, parts []Part) []byte {
 		if p.Type != PartReasoning {
 			continue
 		}
-		dst = appendChatStringBody(dst, p.Text)
+		dst = appendStringBody(dst, p.Text)
 		dst = appendChatEnvelope(dst, p.Signature, p.Origin, p.Redacted, p.ItemID)
 	}
 	return append(dst, '"')
