@@ -1,6 +1,10 @@
 package codec
 
-import "github.com/tidwall/gjson"
+import (
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
 
 // StreamWatcher follows an upstream stream that passes through untranslated
 // (client and upstream of one wire family) only to learn whether it ended
@@ -25,7 +29,8 @@ func (w *StreamWatcher) Observe(name, data []byte, bare bool) {
 	case OpenAIChat:
 		// [DONE] ends a stream; so does an error chunk, which the client
 		// already sees as an error.
-		w.complete = s == "[DONE]" || gjson.Get(s, "error").Exists()
+		// (The substring test spares the lookup on every text chunk.)
+		w.complete = s == "[DONE]" || strings.Contains(s, `"error"`) && gjson.Get(s, "error").Exists()
 	case OpenAIResponses:
 		switch gjson.Get(s, "type").Str {
 		case "response.completed", "response.incomplete", "response.failed", "error":
@@ -40,8 +45,10 @@ func (w *StreamWatcher) Observe(name, data []byte, bare bool) {
 		// Gemini has no terminal event: a stream is complete once a
 		// candidate has a finish reason, the prompt was blocked, or an
 		// error arrived.
-		w.complete = bare || gjson.Get(s, "candidates.0.finishReason").Exists() ||
-			gjson.Get(s, "promptFeedback.blockReason").Exists() || gjson.Get(s, "error").Exists()
+		w.complete = bare ||
+			strings.Contains(s, `"finishReason"`) && gjson.Get(s, "candidates.0.finishReason").Exists() ||
+			strings.Contains(s, `"blockReason"`) && gjson.Get(s, "promptFeedback.blockReason").Exists() ||
+			strings.Contains(s, `"error"`) && gjson.Get(s, "error").Exists()
 	}
 }
 
