@@ -1611,3 +1611,48 @@ func TestAnthropicRepeatedKeysReplace(t *testing.T) {
 		t.Errorf("messages %+v, system %+v", req.Messages, req.System)
 	}
 }
+
+// TestAnthropicPlainTextBlock checks the fast path for plain text blocks
+// against the full block decoder: whenever it takes a block, it must give
+// the part block gives, and it must leave every other block to block.
+func TestAnthropicPlainTextBlock(t *testing.T) {
+	for _, c := range []struct {
+		raw  string
+		fast bool
+	}{
+		{`{"type":"text","text":"a \"quoted\"\nline"}`, true},
+		{`{"text":"first","type":"text"}`, true},
+		{`{ "type" : "text" , "text" : "" }`, true},
+		{`{"type":"text","text":"a","text":"b"}`, true},
+		{`{"type":"text"}`, false},
+		{`{"text":"no type"}`, false},
+		{`{"type":"text","text":1}`, false},
+		{`{"type":"text","text":"a","cache_control":{"type":"ephemeral"}}`, false},
+		{`{"type":"text","text":"a","citations":[]}`, false},
+		{`{"type":"text","text":"a","type":"image"}`, false},
+		{`{"type":"image","source":{"type":"url","url":"https://x/y.png"}}`, false},
+		{`["type","text"]`, false},
+	} {
+		body := []byte(`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[` + c.raw + `]}]}`)
+		root, index, err := parseIndexed(body)
+		if err != nil {
+			t.Fatalf("%s: %v", c.raw, err)
+		}
+		req := &Request{}
+		req.text = newTextArena(index.escapedBytes)
+		req.text.index = index
+		d := anthropicRequestDecoder{req: req}
+		b := root.Get("messages.0.content.0")
+		text, fast := d.plainTextBlock(b.Raw)
+		if fast != c.fast {
+			t.Errorf("%s: fast path %v, want %v", c.raw, fast, c.fast)
+		}
+		if fast {
+			p, perr := d.block(b, anthropicBlockPos{})
+			if perr != nil || p.Type != PartText || p.Text != text {
+				t.Errorf("%s: fast path gives %q, block gives %+v, %v", c.raw, text, p, perr)
+			}
+		}
+		releaseIndex(index)
+	}
+}
