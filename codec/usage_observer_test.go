@@ -32,6 +32,24 @@ func (o *observed) take(evs []Event) {
 	}
 }
 
+// observeBoth replays the stream body of protocol p through a stream
+// decoder that sees every event and through a UsageObserver.
+func observeBoth(p Protocol, body string) (full, filtered observed) {
+	dec, obs := NewStreamDecoder(p), NewUsageObserver(p)
+	r := sse.NewReader(strings.NewReader(body), 0)
+	var evs []Event
+	for {
+		ev, err := r.Next()
+		if err != nil {
+			return full, filtered
+		}
+		evs = dec.Decode(evs[:0], ev.Name, ev.Data, ev.Bare)
+		full.take(evs)
+		evs = obs.Observe(evs[:0], ev.Name, ev.Data, ev.Bare)
+		filtered.take(evs)
+	}
+}
+
 // TestUsageObserverRecordings replays every recorded stream twice, through
 // a stream decoder that sees every event and through a UsageObserver, and
 // requires both to find the same usage, stop reason and errors.
@@ -46,20 +64,7 @@ func TestUsageObserverRecordings(t *testing.T) {
 			if !rec.Get("stream").Bool() || rec.Get("response.status").Int() != 200 || !strings.Contains(body, "data:") {
 				continue
 			}
-			var full, filtered observed
-			dec, obs := NewStreamDecoder(p), NewUsageObserver(p)
-			r := sse.NewReader(strings.NewReader(body), 0)
-			var evs []Event
-			for {
-				ev, err := r.Next()
-				if err != nil {
-					break
-				}
-				evs = dec.Decode(evs[:0], ev.Name, ev.Data, ev.Bare)
-				full.take(evs)
-				evs = obs.Observe(evs[:0], ev.Name, ev.Data, ev.Bare)
-				filtered.take(evs)
-			}
+			full, filtered := observeBoth(p, body)
 			if full != filtered {
 				t.Errorf("%s: every event gives %+v, the observer %+v", file, full, filtered)
 			}
@@ -119,20 +124,7 @@ func TestUsageObserverEncodedStreams(t *testing.T) {
 			req := c.req
 			req.Stream, req.StreamUsage = true, true
 			body := encodeStream(p, &req, c.evs)
-			var full, filtered observed
-			dec, obs := NewStreamDecoder(p), NewUsageObserver(p)
-			r := sse.NewReader(strings.NewReader(body), 0)
-			var evs []Event
-			for {
-				ev, err := r.Next()
-				if err != nil {
-					break
-				}
-				evs = dec.Decode(evs[:0], ev.Name, ev.Data, ev.Bare)
-				full.take(evs)
-				evs = obs.Observe(evs[:0], ev.Name, ev.Data, ev.Bare)
-				filtered.take(evs)
-			}
+			full, filtered := observeBoth(p, body)
 			if full != filtered {
 				t.Errorf("%s as %s: every event gives %+v, the observer %+v", c.name, p, full, filtered)
 			}

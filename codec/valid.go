@@ -86,13 +86,8 @@ value:
 		}
 		goto value
 	case c == '"':
-		var escaped bool
-		start := i
-		if i, escaped = validString(s, i); i < 0 {
+		if i = x.scanString(s, i); i < 0 {
 			return false
-		}
-		if escaped && x != nil {
-			x.escapedBytes += i - start
 		}
 	case c == '-' || (c >= '0' && c <= '9'):
 		if i = validNumber(s, i); i < 0 {
@@ -155,15 +150,8 @@ key:
 	if i >= len(s) || s[i] != '"' {
 		return false
 	}
-	{
-		var escaped bool
-		start := i
-		if i, escaped = validString(s, i); i < 0 {
-			return false
-		}
-		if escaped && x != nil {
-			x.escapedBytes += i - start
-		}
+	if i = x.scanString(s, i); i < 0 {
+		return false
 	}
 	i = skipSpace(s, i)
 	if i >= len(s) || s[i] != ':' {
@@ -171,6 +159,17 @@ key:
 	}
 	i = skipSpace(s, i+1)
 	goto value
+}
+
+// scanString is validString for scanJSON: it also counts the literal's
+// bytes into the index (x may be nil) when the literal holds escapes.
+func (x *jsonIndex) scanString(s string, i int) int {
+	start := i
+	end, escaped := validString(s, i)
+	if escaped && x != nil && end >= 0 {
+		x.escapedBytes += end - start
+	}
+	return end
 }
 
 // validString checks the string literal starting at s[i] == '"' and returns
