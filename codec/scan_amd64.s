@@ -2,31 +2,42 @@
 
 #include "textflag.h"
 
+// CONSTANTS broadcasts the bytes the scans look for: X1 holds 16 quotes, X2
+// 16 backslashes, X3 16 times 0x1f (the last control byte).
+#define CONSTANTS \
+	MOVQ $0x2222222222222222, AX; \
+	MOVQ AX, X1; \
+	PUNPCKLQDQ X1, X1; \
+	MOVQ $0x5c5c5c5c5c5c5c5c, AX; \
+	MOVQ AX, X2; \
+	PUNPCKLQDQ X2, X2; \
+	MOVQ $0x1f1f1f1f1f1f1f1f, AX; \
+	MOVQ AX, X3; \
+	PUNPCKLQDQ X3, X3
+
+// CLASSIFY loads the 16 bytes at off(SI) into X0 and leaves their quotes in
+// X4, backslashes in X5 and control bytes (min(b, 0x1f) == b) in X6, as
+// 0xff bytes.
+#define CLASSIFY(off) \
+	MOVOU off(SI), X0; \
+	MOVOU X0, X4; \
+	PCMPEQB X1, X4; \
+	MOVOU X0, X5; \
+	PCMPEQB X2, X5; \
+	MOVOU X0, X6; \
+	PMINUB X3, X6; \
+	PCMPEQB X0, X6
+
 // func plainPrefix(s string) int
 TEXT ·plainPrefix(SB), NOSPLIT, $0-24
 	MOVQ s_base+0(FP), SI
 	MOVQ s_len+8(FP), BX
 	MOVQ SI, DI
-	MOVQ $0x2222222222222222, AX
-	MOVQ AX, X1
-	PUNPCKLQDQ X1, X1
-	MOVQ $0x5c5c5c5c5c5c5c5c, AX
-	MOVQ AX, X2
-	PUNPCKLQDQ X2, X2
-	MOVQ $0x1f1f1f1f1f1f1f1f, AX
-	MOVQ AX, X3
-	PUNPCKLQDQ X3, X3
+	CONSTANTS
 plainloop:
 	CMPQ BX, $16
 	JB plaindone
-	MOVOU (SI), X0
-	MOVOU X0, X4
-	PCMPEQB X1, X4
-	MOVOU X0, X5
-	PCMPEQB X2, X5
-	MOVOU X0, X6
-	PMINUB X3, X6
-	PCMPEQB X0, X6
+	CLASSIFY(0)
 	POR X5, X4
 	POR X6, X4
 	PMOVMSKB X4, AX
@@ -51,26 +62,11 @@ TEXT ·asciiPrefix(SB), NOSPLIT, $0-24
 	MOVQ s_base+0(FP), SI
 	MOVQ s_len+8(FP), BX
 	MOVQ SI, DI
-	MOVQ $0x2222222222222222, AX
-	MOVQ AX, X1
-	PUNPCKLQDQ X1, X1
-	MOVQ $0x5c5c5c5c5c5c5c5c, AX
-	MOVQ AX, X2
-	PUNPCKLQDQ X2, X2
-	MOVQ $0x1f1f1f1f1f1f1f1f, AX
-	MOVQ AX, X3
-	PUNPCKLQDQ X3, X3
+	CONSTANTS
 asciiloop:
 	CMPQ BX, $16
 	JB asciidone
-	MOVOU (SI), X0
-	MOVOU X0, X4
-	PCMPEQB X1, X4
-	MOVOU X0, X5
-	PCMPEQB X2, X5
-	MOVOU X0, X6
-	PMINUB X3, X6
-	PCMPEQB X0, X6
+	CLASSIFY(0)
 	POR X5, X4
 	POR X6, X4
 	POR X0, X4
@@ -91,85 +87,31 @@ asciidone:
 	MOVQ SI, ret+16(FP)
 	RET
 
+// MASKS classifies the 16 bytes at off(SI) and ORs their quote, backslash
+// and control masks, shifted left by shift, into R8, R9 and R10.
+#define MASKS(off, shift) \
+	CLASSIFY(off); \
+	PMOVMSKB X4, AX; \
+	PMOVMSKB X5, BX; \
+	PMOVMSKB X6, CX; \
+	SHLQ $shift, AX; \
+	SHLQ $shift, BX; \
+	SHLQ $shift, CX; \
+	ORQ AX, R8; \
+	ORQ BX, R9; \
+	ORQ CX, R10
+
 // func stringMasks(p *byte) (quote, backslash, control uint64)
 TEXT ·stringMasks(SB), NOSPLIT, $0-32
 	MOVQ p+0(FP), SI
-	MOVQ $0x2222222222222222, AX
-	MOVQ AX, X1
-	PUNPCKLQDQ X1, X1
-	MOVQ $0x5c5c5c5c5c5c5c5c, AX
-	MOVQ AX, X2
-	PUNPCKLQDQ X2, X2
-	MOVQ $0x1f1f1f1f1f1f1f1f, AX
-	MOVQ AX, X3
-	PUNPCKLQDQ X3, X3
-
-	MOVOU 0(SI), X0
-	MOVOU X0, X4
-	PCMPEQB X1, X4
-	PMOVMSKB X4, R8
-	MOVOU X0, X5
-	PCMPEQB X2, X5
-	PMOVMSKB X5, R9
-	MOVOU X0, X6
-	PMINUB X3, X6
-	PCMPEQB X0, X6
-	PMOVMSKB X6, R10
-
-	MOVOU 16(SI), X0
-	MOVOU X0, X4
-	PCMPEQB X1, X4
-	PMOVMSKB X4, AX
-	MOVOU X0, X5
-	PCMPEQB X2, X5
-	PMOVMSKB X5, BX
-	MOVOU X0, X6
-	PMINUB X3, X6
-	PCMPEQB X0, X6
-	PMOVMSKB X6, CX
-	SHLQ $16, AX
-	SHLQ $16, BX
-	SHLQ $16, CX
-	ORQ AX, R8
-	ORQ BX, R9
-	ORQ CX, R10
-
-	MOVOU 32(SI), X0
-	MOVOU X0, X4
-	PCMPEQB X1, X4
-	PMOVMSKB X4, AX
-	MOVOU X0, X5
-	PCMPEQB X2, X5
-	PMOVMSKB X5, BX
-	MOVOU X0, X6
-	PMINUB X3, X6
-	PCMPEQB X0, X6
-	PMOVMSKB X6, CX
-	SHLQ $32, AX
-	SHLQ $32, BX
-	SHLQ $32, CX
-	ORQ AX, R8
-	ORQ BX, R9
-	ORQ CX, R10
-
-	MOVOU 48(SI), X0
-	MOVOU X0, X4
-	PCMPEQB X1, X4
-	PMOVMSKB X4, AX
-	MOVOU X0, X5
-	PCMPEQB X2, X5
-	PMOVMSKB X5, BX
-	MOVOU X0, X6
-	PMINUB X3, X6
-	PCMPEQB X0, X6
-	PMOVMSKB X6, CX
-	SHLQ $48, AX
-	SHLQ $48, BX
-	SHLQ $48, CX
-	ORQ AX, R8
-	ORQ BX, R9
-	ORQ CX, R10
-
+	CONSTANTS
+	XORQ R8, R8
+	XORQ R9, R9
+	XORQ R10, R10
+	MASKS(0, 0)
+	MASKS(16, 16)
+	MASKS(32, 32)
+	MASKS(48, 48)
 	MOVQ R8, quote+8(FP)
 	MOVQ R9, backslash+16(FP)
 	MOVQ R10, control+24(FP)
