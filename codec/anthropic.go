@@ -283,7 +283,9 @@ func (d *anthropicRequestDecoder) content(v gjson.Result, i int) *Error {
 	j := 0
 	var err *Error
 	eachMember(v, &d.req.text, func(_, b gjson.Result) bool {
-		if text, ok := d.plainTextBlock(b.Raw); ok {
+		// Most blocks are plain text: read them without block's
+		// general collection (textArena.plainText).
+		if text, ok := d.req.text.plainText(b.Raw, `"text"`); ok {
 			d.parts = append(d.parts, Part{Type: PartText, Text: text})
 			j++
 			return true
@@ -307,45 +309,6 @@ func (d *anthropicRequestDecoder) content(v gjson.Result, i int) *Error {
 		return true
 	})
 	return err
-}
-
-// plainTextBlock reads the most common block, {"type":"text","text":"..."}
-// with no other member, in one pass over its members, and reports whether
-// raw is one. Every other block (one with cache_control or citations, of
-// another type, malformed) takes block's full path, which also gives its
-// errors; for a plain text block both paths give the same part.
-func (d *anthropicRequestDecoder) plainTextBlock(raw string) (string, bool) {
-	a := &d.req.text
-	var m memberIter
-	if !m.init(raw, a) || !m.obj {
-		return "", false
-	}
-	var text string // the raw literal, unescaped only once the block qualifies
-	sawType := false
-	for {
-		key, value, ok := m.next()
-		if !ok {
-			break
-		}
-		switch key {
-		case "type":
-			if value != `"text"` {
-				return "", false
-			}
-			sawType = true
-		case "text":
-			if value[0] != '"' {
-				return "", false
-			}
-			text = value
-		default:
-			return "", false
-		}
-	}
-	if !sawType || text == "" {
-		return "", false
-	}
-	return a.stringResult(text).Str, true
 }
 
 // system decodes the top-level system prompt: a string, or an array of text

@@ -1613,8 +1613,9 @@ func TestAnthropicRepeatedKeysReplace(t *testing.T) {
 }
 
 // TestAnthropicPlainTextBlock checks the fast path for plain text blocks
-// against the full block decoder: whenever it takes a block, it must give
-// the part block gives, and it must leave every other block to block.
+// (textArena.plainText) against the full block decoder: whenever it takes a
+// block, it must give the part block gives, and it must leave every other
+// block to block. TestResponsesPlainTextParts does the same for Responses.
 func TestAnthropicPlainTextBlock(t *testing.T) {
 	for _, c := range []struct {
 		raw  string
@@ -1643,7 +1644,7 @@ func TestAnthropicPlainTextBlock(t *testing.T) {
 		req.text.index = index
 		d := anthropicRequestDecoder{req: req}
 		b := root.Get("messages.0.content.0")
-		text, fast := d.plainTextBlock(b.Raw)
+		text, fast := req.text.plainText(b.Raw, `"text"`)
 		if fast != c.fast {
 			t.Errorf("%s: fast path %v, want %v", c.raw, fast, c.fast)
 		}

@@ -177,6 +177,46 @@ func (a *textArena) key(s string, i int) (string, int) {
 	return s[i+1:], len(s)
 }
 
+// plainText reads the commonest content part of every protocol, an object
+// of exactly two members, "type" (whose raw literal is one of typeLiterals,
+// such as `"text"`) and "text" (a string), and returns its text unescaped.
+// It reports false for anything else (more members, another type, a
+// malformed part), which the protocol's full part decoder then reads and
+// judges: this only skips that decoder's general collection of members for
+// the parts that need none of it.
+func (a *textArena) plainText(raw string, typeLiterals ...string) (string, bool) {
+	var m memberIter
+	if !m.init(raw, a) || !m.obj {
+		return "", false
+	}
+	var text string // the raw literal, unescaped only once the part qualifies
+	sawType := false
+	for {
+		key, value, ok := m.next()
+		if !ok {
+			break
+		}
+		switch key {
+		case "type":
+			if !slices.Contains(typeLiterals, value) {
+				return "", false
+			}
+			sawType = true
+		case "text":
+			if value[0] != '"' {
+				return "", false
+			}
+			text = value
+		default:
+			return "", false
+		}
+	}
+	if !sawType || text == "" {
+		return "", false
+	}
+	return a.stringResult(text).Str, true
+}
+
 // countMembers returns the number of members of the object or array v of
 // a's document, skipping their values without parsing them (for sizing
 // slices before a decode).

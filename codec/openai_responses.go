@@ -1597,6 +1597,16 @@ func appendResponsesContent(parts []Part, part gjson.Result, role Role, path fun
 	if !part.IsObject() {
 		return parts, wrongType(path(), "object", part)
 	}
+	// Most parts are plain text: read them without the general collection
+	// below (textArena.plainText). A tool output takes no output_text.
+	types := [2]string{`"input_text"`, `"output_text"`}
+	n := 2
+	if inOutput {
+		n = 1
+	}
+	if text, ok := req.text.plainText(part.Raw, types[:n]...); ok {
+		return append(parts, Part{Type: PartText, Text: text}), nil
+	}
 	p := collectResponsesPart(part, &req.text)
 	if p.keys&responsesKeyType == 0 || p.typ.Type == gjson.Null {
 		return parts, invalid(path()+".type", "is required")

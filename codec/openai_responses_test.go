@@ -1120,3 +1120,50 @@ func TestResponsesToolRequestRoundTrip(t *testing.T) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", got, want)
 	}
 }
+
+// TestResponsesPlainTextParts checks which content parts the plain text
+// fast path takes, and that it gives their text as the decoder should.
+// The general path is what the decoder did before the fast path existed;
+// TestResponsesDecodeRequest and its neighbours hold its results.
+func TestResponsesPlainTextParts(t *testing.T) {
+	for _, c := range []struct {
+		part   string
+		output bool // inside a function_call_output
+		fast   bool
+	}{
+		{`{"type":"input_text","text":"a \"b\"\n"}`, false, true},
+		{`{"text":"x","type":"output_text"}`, false, true},
+		{`{"type":"input_text","text":"in a tool output"}`, true, true},
+		{`{"type":"output_text","text":"not in a tool output"}`, true, false},
+		{`{"type":"output_text","text":"a","annotations":[]}`, false, false},
+		{`{"type":"input_text"}`, false, false},
+		{`{"type":"input_text","text":null}`, false, false},
+		{`{"type":"refusal","refusal":"no"}`, false, false},
+		{`{"type":"input_image","image_url":"https://x/y.png"}`, false, false},
+	} {
+		body := []byte(`{"input":[` + c.part + `]}`)
+		root, index, err := parseIndexed(body)
+		if err != nil {
+			t.Fatalf("%s: %v", c.part, err)
+		}
+		req := &Request{}
+		req.text = newTextArena(index.escapedBytes)
+		req.text.index = index
+		part := root.Get("input.0")
+		types := []string{`"input_text"`, `"output_text"`}
+		if c.output {
+			types = types[:1]
+		}
+		text, fast := req.text.plainText(part.Raw, types...)
+		if fast != c.fast {
+			t.Errorf("%s: fast path %v, want %v", c.part, fast, c.fast)
+		}
+		// What the general path makes of a plain text part: its text.
+		want := gjson.Get(c.part, "text").Str
+		full, ferr := appendResponsesContent(nil, part, RoleUser, func() string { return "input[0]" }, c.output, req)
+		if fast && (text != want || ferr != nil || len(full) != 1 || full[0].Type != PartText || full[0].Text != want) {
+			t.Errorf("%s: fast path gives %q, the decoder %+v, %v; want %q", c.part, text, full, ferr, want)
+		}
+		releaseIndex(index)
+	}
+}
