@@ -44,11 +44,10 @@ func (a *textArena) reset() { a.buf, a.index = a.buf[:0], nil }
 // structure in x (the decoder's own index, reused from event to event)
 // for the walks over the event that follow.
 func (a *textArena) indexEvent(s string, x *jsonIndex) bool {
-	if !scanJSON(s, x) {
+	if !x.build(s) {
 		a.index = nil
 		return false
 	}
-	x.base, x.size, x.cursor = unsafe.StringData(s), len(s), 0
 	a.index = x
 	return true
 }
@@ -337,12 +336,20 @@ const maxPooledSpans = 1 << 16
 // valid JSON. The caller returns the index with releaseIndex.
 func indexDocument(s string) *jsonIndex {
 	x := jsonIndexes.Get().(*jsonIndex)
-	if !scanJSON(s, x) {
+	if !x.build(s) {
 		releaseIndex(x)
 		return nil
 	}
-	x.base, x.size, x.cursor = unsafe.StringData(s), len(s), 0
 	return x
+}
+
+// build validates s and makes x its index, reporting whether s is valid.
+func (x *jsonIndex) build(s string) bool {
+	if !scanJSON(s, x) {
+		return false
+	}
+	x.base, x.size, x.cursor = unsafe.StringData(s), len(s), 0
+	return true
 }
 
 // releaseIndex returns x to the pool.
