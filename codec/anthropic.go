@@ -2050,7 +2050,7 @@ func appendAnthropicTools(dst []byte, req *Request, p Protocol) ([]byte, *Error)
 	dst = append(dst, '"')
 	if c.Mode == ToolChoiceNamed {
 		dst = append(dst, `,"name":`...)
-		dst = appendString(dst, c.Name)
+		dst = appendString(dst, c.wireName())
 	}
 	if req.ParallelToolCalls.Set {
 		if req.ParallelToolCalls.Value {

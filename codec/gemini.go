@@ -2003,7 +2003,7 @@ func appendGeminiTools(dst []byte, req *Request) ([]byte, *Error) {
 	dst = append(dst, '"')
 	if req.ToolChoice.Mode == ToolChoiceNamed {
 		dst = append(dst, `,"allowedFunctionNames":[`...)
-		dst = appendString(dst, req.ToolChoice.Name)
+		dst = appendString(dst, req.ToolChoice.wireName())
 		dst = append(dst, ']')
 	}
 	return append(dst, `}}`...), nil

@@ -344,7 +344,16 @@ type ToolChoice struct {
 	Mode ToolChoiceMode
 	// Name is the tool a ToolChoiceNamed choice forces.
 	Name string
+	// Namespace is the Codex namespace group of the forced tool when it
+	// is in one (Responses only). Toward protocols without tool groups
+	// the choice names the tool's flat name (FlatToolName), as its
+	// declaration does.
+	Namespace string
 }
+
+// wireName is the name a named choice gives toward protocols without
+// tool groups: the forced tool's declared name there.
+func (c *ToolChoice) wireName() string { return FlatToolName(c.Namespace, c.Name) }
 
 // OptFloat is an optional floating-point parameter.
 type OptFloat struct {

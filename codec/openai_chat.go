@@ -1629,7 +1629,7 @@ func appendChatTools(dst []byte, req *Request) ([]byte, *Error) {
 		dst = append(dst, `,"tool_choice":"required"`...)
 	case ToolChoiceNamed:
 		dst = append(dst, `,"tool_choice":{"type":"function","function":{"name":`...)
-		dst = appendString(dst, req.ToolChoice.Name)
+		dst = appendString(dst, req.ToolChoice.wireName())
 		dst = append(dst, "}}"...)
 	}
 	if req.ParallelToolCalls.Set {

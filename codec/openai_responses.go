@@ -333,6 +333,9 @@ func (d *responsesRequestDecoder) finishTools() *Error {
 		}
 		switch {
 		case len(req.Tools) > 0:
+			if err := resolveChoiceNamespace(&c, req.Tools); err != nil {
+				return err
+			}
 			req.ToolChoice = c
 		case c.Mode == ToolChoiceAuto || c.Mode == ToolChoiceNone:
 			req.Dropped = append(req.Dropped, "tool_choice")
@@ -364,6 +367,40 @@ func (d *responsesRequestDecoder) finishTools() *Error {
 		}
 	}
 	return nil
+}
+
+// resolveChoiceNamespace finds the namespace group of the tool a named
+// choice forces when the choice does not say: a function of that name
+// outside any group wins, else the one group that has it. A name that more
+// than one group has is ambiguous and a 400; a name no tool has is left
+// for the upstream to judge, as for other clients.
+func resolveChoiceNamespace(c *ToolChoice, tools []Tool) *Error {
+	if c.Mode != ToolChoiceNamed || c.Namespace != "" {
+		return nil
+	}
+	ns, groups := "", 0
+	for i := range tools {
+		switch t := &tools[i]; {
+		case t.Name != c.Name || t.Kind == ToolWebSearch:
+		case t.Namespace == "":
+			return nil
+		case t.Namespace != ns:
+			ns = t.Namespace
+			groups++
+		}
+	}
+	if groups > 1 {
+		return invalid("tool_choice.name", `names a tool "`+c.Name+`" that more than one namespace has; set tool_choice.namespace`)
+	}
+	c.Namespace = ns
+	return nil
+}
+
+// choiceFindsNamespace reports whether resolveChoiceNamespace would find
+// the namespace of named choice c from its name alone.
+func choiceFindsNamespace(c ToolChoice, tools []Tool) bool {
+	found := ToolChoice{Mode: c.Mode, Name: c.Name}
+	return resolveChoiceNamespace(&found, tools) == nil && found.Namespace == c.Namespace
 }
 
 // decodeResponsesToolChoice decodes tool_choice: "auto", "none",
@@ -407,6 +444,8 @@ func decodeResponsesToolChoice(v gjson.Result) (ToolChoice, *Error) {
 		case "type":
 		case "name":
 			c.Name, err = readString(value, "tool_choice.name")
+		case "namespace":
+			c.Namespace, err = readString(value, "tool_choice.namespace")
 		default:
 			err = unknownField("tool_choice." + key.Str)
 		}
@@ -2443,12 +2482,18 @@ func appendResponsesToolChoice(dst []byte, req *Request) []byte {
 	case ToolChoiceNamed:
 		typ := `,"tool_choice":{"type":"function","name":`
 		for i := range req.Tools {
-			if req.Tools[i].Kind == ToolCustom && req.Tools[i].Name == req.ToolChoice.Name {
+			if t := &req.Tools[i]; t.Kind == ToolCustom && t.Name == req.ToolChoice.Name && t.Namespace == req.ToolChoice.Namespace {
 				typ = `,"tool_choice":{"type":"custom","name":`
 			}
 		}
 		dst = append(dst, typ...)
 		dst = appendString(dst, req.ToolChoice.Name)
+		// The namespace only where the name alone does not find it:
+		// Codex itself names the function alone.
+		if ns := req.ToolChoice.Namespace; ns != "" && !choiceFindsNamespace(req.ToolChoice, req.Tools) {
+			dst = append(dst, `,"namespace":`...)
+			dst = appendString(dst, req.ToolChoice.Namespace)
+		}
 		dst = append(dst, '}')
 	}
 	if req.ParallelToolCalls.Set {

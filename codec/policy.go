@@ -132,7 +132,7 @@ func (r *Request) Drop(path string) bool {
 		}
 		switch rest {
 		case "":
-			if r.ToolChoice.Mode == ToolChoiceNamed && r.ToolChoice.Name == r.Tools[i].Name {
+			if t := &r.Tools[i]; r.ToolChoice.Mode == ToolChoiceNamed && r.ToolChoice.Name == t.Name && r.ToolChoice.Namespace == t.Namespace {
 				r.ToolChoice = ToolChoice{}
 			}
 			r.Tools = slices.Delete(r.Tools, i, i+1)

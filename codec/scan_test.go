@@ -3,6 +3,7 @@ package codec
 import (
 	"encoding/json"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -126,5 +127,32 @@ func TestUnescapeBlocks(t *testing.T) {
 		if got := string(appendUnescaped(nil, body)); got != want {
 			t.Fatalf("appendUnescaped(%q) = %q, want %q", body, got, want)
 		}
+	}
+}
+
+// denseText is source code and prose as agents send them: an escape every
+// few bytes (newlines, tabs, quotes), the worst realistic case for the
+// string loops.
+var denseText = strings.Repeat("package main\n\nfunc main() {\n\tprintln(\"hello\")\n}\n", 20) +
+	strings.Repeat("You are an interactive CLI tool. Follow the \"rules\" below carefully.\n", 15)
+
+// BenchmarkUnescapeDense measures unescaping a JSON string body dense with
+// escapes.
+func BenchmarkUnescapeDense(b *testing.B) {
+	lit := string(appendStringBody(nil, denseText))
+	dst := make([]byte, 0, len(lit)+64)
+	b.SetBytes(int64(len(lit)))
+	for b.Loop() {
+		dst = appendUnescaped(dst[:0], lit)
+	}
+}
+
+// BenchmarkEscapeDense measures escaping text dense with characters that
+// need escapes.
+func BenchmarkEscapeDense(b *testing.B) {
+	dst := make([]byte, 0, 2*len(denseText))
+	b.SetBytes(int64(len(denseText)))
+	for b.Loop() {
+		dst = appendStringBody(dst[:0], denseText)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/llmbridge/llmbridge/mapping"
 	"github.com/openai/openai-go/v3/responses"
+	"github.com/tidwall/gjson"
 )
 
 // codexToolsRequest is a Codex-shaped Responses request with every tool
@@ -578,5 +579,84 @@ func TestResponsesHostedSDK(t *testing.T) {
 		for _, item := range r.Output {
 			checkFields(t, name+" "+item.Type, reflect.ValueOf(item.AsAny()))
 		}
+	}
+}
+
+// TestNamespacedToolChoice checks that a Responses tool_choice forcing a
+// function of a Codex namespace group names the function's flat name
+// toward protocols without groups, whether the choice says the namespace
+// or leaves it to be found among the tools.
+func TestNamespacedToolChoice(t *testing.T) {
+	const tools = `"tools":[{"type":"function","name":"exec"},
+ {"type":"namespace","name":"multi_agent_v1","description":"","tools":[{"type":"function","name":"spawn"},{"type":"function","name":"exec"}]},
+ {"type":"namespace","name":"other","description":"","tools":[{"type":"function","name":"wait"},{"type":"function","name":"spawn"}]}]`
+	decode := func(body string) *Request {
+		t.Helper()
+		var req Request
+		if err := DecodeRequest(OpenAIResponses, []byte(body), &req); err != nil {
+			t.Fatal(err)
+		}
+		return &req
+	}
+	body := func(choice string) string {
+		return `{"model":"m","input":"x",` + tools + `,"tool_choice":` + choice + `}`
+	}
+	tests := []struct {
+		name, choice, want string
+	}{
+		{"namespace given", `{"type":"function","name":"spawn","namespace":"multi_agent_v1"}`, "multi_agent_v1__spawn"},
+		{"found in one group", `{"type":"function","name":"wait"}`, "other__wait"},
+		{"outside a group wins", `{"type":"function","name":"exec"}`, "exec"},
+		{"unknown left to the upstream", `{"type":"function","name":"nope"}`, "nope"},
+	}
+	paths := map[Protocol]string{
+		OpenAIChat:        "tool_choice.function.name",
+		AnthropicMessages: "tool_choice.name",
+		Gemini:            "toolConfig.functionCallingConfig.allowedFunctionNames.0",
+	}
+	for _, tt := range tests {
+		for to, path := range paths {
+			t.Run(tt.name+"/"+string(to), func(t *testing.T) {
+				req := decode(body(tt.choice))
+				out, err := AppendRequest(nil, to, req, EncodeOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := gjson.GetBytes(out, path).String(); got != tt.want {
+					t.Errorf("%s = %q, want %q", path, got, tt.want)
+				}
+			})
+		}
+	}
+
+	// Two groups with the name and no namespace in the choice: which
+	// tool is forced cannot be told.
+	var req Request
+	err := DecodeRequest(OpenAIResponses, []byte(body(`{"type":"function","name":"spawn"}`)), &req)
+	var e *Error
+	if !errors.As(err, &e) || e.Status != 400 || e.Param != "tool_choice.name" || !strings.Contains(e.Message, "tool_choice.namespace") {
+		t.Fatalf("ambiguous choice: %v", err)
+	}
+
+	// Toward Responses the choice says its namespace only where the name
+	// alone would not find it.
+	for choice, want := range map[string]string{
+		`{"type":"function","name":"wait"}`:                              `{"type":"function","name":"wait"}`,
+		`{"type":"function","name":"spawn","namespace":"other"}`:         `{"type":"function","name":"spawn","namespace":"other"}`,
+		`{"type":"function","name":"exec","namespace":"multi_agent_v1"}`: `{"type":"function","name":"exec","namespace":"multi_agent_v1"}`,
+	} {
+		out, err := AppendRequest(nil, OpenAIResponses, decode(body(choice)), EncodeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := gjson.GetBytes(out, "tool_choice").Raw; got != want {
+			t.Errorf("responses tool_choice from %s = %s, want %s", choice, got, want)
+		}
+	}
+
+	// Dropping the forced tool drops the choice with it.
+	req3 := decode(body(`{"type":"function","name":"wait"}`))
+	if !req3.Drop("tools[3]") || req3.ToolChoice.Mode != ToolChoiceUnset {
+		t.Errorf("after dropping the forced tool: %+v", req3.ToolChoice)
 	}
 }
