@@ -196,3 +196,69 @@ func decodeURLCitation(a gjson.Result, text string, dst []Citation) []Citation {
 	}
 	return append(dst, c)
 }
+
+// textOffsets follows a text as it streams by, to convert between byte
+// offsets and character indexes of it (Chat annotations count characters
+// of the whole message) without keeping all of it: while the text is ASCII
+// the two are the same, and only the text from its first other byte on is
+// kept.
+type textOffsets struct {
+	n      int    // bytes seen
+	tailAt int    // where tail starts: bytes and characters agree before it
+	tail   []byte // the text from its first non-ASCII byte on, if any
+	mixed  bool   // a non-ASCII byte was seen
+}
+
+// add appends s to the text.
+func (t *textOffsets) add(s string) {
+	if !t.mixed {
+		i := 0
+		for i < len(s) && s[i] < utf8.RuneSelf {
+			i++
+		}
+		if i == len(s) {
+			t.n += len(s)
+			return
+		}
+		t.mixed, t.tailAt = true, t.n+i
+		s = s[i:]
+		t.n += i
+	}
+	t.tail = append(t.tail, s...)
+	t.n += len(s)
+}
+
+// byteOffset converts character index chars of the text to a byte offset,
+// clamped to the text seen so far.
+func (t *textOffsets) byteOffset(chars int) int {
+	switch {
+	case chars <= 0:
+		return 0
+	case !t.mixed || chars <= t.tailAt:
+		return min(chars, t.n)
+	}
+	return t.tailAt + byteIndex(bytesToString(t.tail), chars-t.tailAt)
+}
+
+// charIndex converts byte offset off of the text to a character index,
+// clamped to the text seen so far.
+func (t *textOffsets) charIndex(off int) int {
+	off = max(0, min(off, t.n))
+	if !t.mixed || off <= t.tailAt {
+		return off
+	}
+	return t.tailAt + utf8.RuneCount(t.tail[:off-t.tailAt])
+}
+
+// chatCitation reads one Chat annotation, {type: "url_citation",
+// url_citation: {start_index, end_index, url, title}}, whose indexes count
+// characters of the message content; ok is false for other annotations
+// and for a citation without a URL.
+func chatCitation(a gjson.Result) (c Citation, start, end int, ok bool) {
+	if a.Get("type").Str != "url_citation" {
+		return c, 0, 0, false
+	}
+	u := a.Get("url_citation")
+	c.URL, c.Title = u.Get("url").Str, u.Get("title").Str
+	return c, int(u.Get("start_index").Int()), int(u.Get("end_index").Int()), c.URL != ""
+}

@@ -1924,9 +1924,6 @@ func appendChatTextParts(dst []byte, parts []Part, refusalsAsText bool) []byte {
 	return append(dst, ']')
 }
 
-// appendChatJoined appends the text parts (and, when refusalsAsText, the
-// refusal parts) concatenated as one JSON string: they are one contiguous
-// output, so no separator is added.
 // appendChatAnnotations appends the citations of the text parts as Chat
 // url_citation annotations ({type, url_citation: {start_index, end_index,
 // url, title}}), whose character indexes count from the start of the
@@ -1953,6 +1950,9 @@ func appendChatAnnotations(dst []byte, parts []Part) []byte {
 	return append(dst, ']')
 }
 
+// appendChatJoined appends the text parts (and, when refusalsAsText, the
+// refusal parts) concatenated as one JSON string: they are one contiguous
+// output, so no separator is added.
 func appendChatJoined(dst []byte, parts []Part, refusalsAsText bool) []byte {
 	dst = append(dst, '"')
 	for _, p := range parts {
@@ -2077,12 +2077,15 @@ func decodeChatResponseMessage(message gjson.Result, resp *Response) *Error {
 	if !message.IsObject() {
 		return badUpstream(OpenAIChat, "choices[0].message is missing or not an object")
 	}
-	var content, refusal, calls, reasoning, reasoningAlias gjson.Result
+	var content, refusal, calls, reasoning, reasoningAlias, annotations gjson.Result
 	var err *Error
 	eachMember(message, &resp.text, func(key, v gjson.Result) bool {
 		switch key.Str {
 		case "content":
 			content = v
+		case "annotations":
+			// Search models (and OpenRouter's web plugin) cite pages.
+			annotations = v
 		case "refusal":
 			refusal = v
 		case "reasoning_content":
@@ -2129,13 +2132,32 @@ func decodeChatResponseMessage(message gjson.Result, resp *Response) *Error {
 	// string is then no output. Alone, "" is kept, so that an empty answer
 	// stays an empty answer rather than becoming null.
 	if content.Type == gjson.String && (content.Str != "" || refusal.Type != gjson.String) {
-		resp.Content = append(resp.Content, Part{Type: PartText, Text: content.Str})
+		resp.Content = append(resp.Content, Part{Type: PartText, Text: content.Str,
+			Citations: decodeChatAnnotations(annotations, content.Str)})
 	}
 	if refusal.Type == gjson.String {
 		resp.Content = append(resp.Content, Part{Type: PartRefusal, Text: refusal.Str})
 		resp.StopReason = chatRefusalStop(resp.StopReason, true)
 	}
 	return decodeChatResponseToolCalls(calls, resp)
+}
+
+// decodeChatAnnotations reads the url_citation annotations of a message
+// whose content is text, converting their character indexes to byte
+// offsets. Annotations of other kinds are skipped.
+func decodeChatAnnotations(v gjson.Result, text string) []Citation {
+	if !v.IsArray() {
+		return nil
+	}
+	var cs []Citation
+	v.ForEach(func(_, a gjson.Result) bool {
+		if c, start, end, ok := chatCitation(a); ok {
+			c.Start, c.End = byteIndex(text, start), byteIndex(text, end)
+			cs = append(cs, c)
+		}
+		return true
+	})
+	return cs
 }
 
 // decodeChatResponseToolCalls appends the tool calls of choices[0].message,

@@ -50,6 +50,10 @@ type chatStreamDecoder struct {
 	// usage is the usage last reported, so that a repeated one is not
 	// reported again.
 	usage Usage
+	// content follows the message's content text, and partBase is where
+	// the open text part starts in it, for the offsets of annotations.
+	content  textOffsets
+	partBase int
 }
 
 func newChatStreamDecoder() *chatStreamDecoder {
@@ -326,7 +330,7 @@ func (d *chatStreamDecoder) toolCall(out []Event, path, raw string) ([]Event, *E
 // raw JSON values ("" when absent), collected first so that the events do
 // not depend on key order.
 type chatDelta struct {
-	content, refusal, toolCalls string
+	content, refusal, toolCalls, annotations string
 	// reasoning is reasoning_content (DeepSeek and most compatible
 	// servers); reasoningAlias is reasoning, vLLM's and OpenRouter's name
 	// for the same text, which some servers send beside it.
@@ -359,9 +363,7 @@ func (d *chatStreamDecoder) delta(out []Event, raw string) ([]Event, *Error) {
 				err = chatNotYet("audio output")
 			}
 		case "annotations":
-			if !chatIsEmpty(raw) {
-				err = chatNotYet("annotations (web search citations)")
-			}
+			f.annotations = raw
 		case "images":
 			if !chatIsEmpty(raw) {
 				err = chatNotYet("images")
@@ -388,7 +390,30 @@ func (d *chatStreamDecoder) delta(out []Event, raw string) ([]Event, *Error) {
 	if out, err = d.textDelta(out, PartRefusal, "refusal", f.refusal); err != nil {
 		return out, err
 	}
+	out = d.annotations(out, f.annotations)
 	return d.toolCalls(out, f.toolCalls)
+}
+
+// annotations appends a citation event for each url_citation annotation
+// of a delta. Search models send them after the text they cite, in a
+// chunk of their own, counting characters of the whole message content:
+// each becomes byte offsets of the open text part. Annotations with no
+// text part open to attach to (or of other kinds) are left out.
+func (d *chatStreamDecoder) annotations(out []Event, raw string) []Event {
+	if chatIsEmpty(raw) || !chatIsArray(raw) || d.open < 0 || d.openKind != PartText {
+		return out
+	}
+	partLen := d.content.n - d.partBase
+	eachMember(gjson.Result{Type: gjson.JSON, Raw: raw}, &d.text, func(_, a gjson.Result) bool {
+		c, start, end, ok := chatCitation(a)
+		if ok {
+			c.Start = max(0, min(d.content.byteOffset(start)-d.partBase, partLen))
+			c.End = max(c.Start, min(d.content.byteOffset(end)-d.partBase, partLen))
+			out = append(out, Event{Type: EventCitation, Index: d.open, Citation: c})
+		}
+		return true
+	})
+	return out
 }
 
 // textDelta appends the events of a reasoning, content or refusal delta: a
@@ -415,6 +440,10 @@ func (d *chatStreamDecoder) textDelta(out []Event, kind PartType, field, raw str
 		d.open, d.openKind = d.next, kind
 		d.next++
 		out = append(out, Event{Type: EventPartStart, Index: d.open, Part: kind})
+		d.partBase = d.content.n
+	}
+	if kind == PartText {
+		d.content.add(v.Str)
 	}
 	return append(out, Event{Type: EventPartDelta, Index: d.open, Text: v.Str}), nil
 }
@@ -595,8 +624,8 @@ func chatUpstreamError(v gjson.Result) *Error {
 // or, on an error, data: {"error":{...}} and nothing after it.
 type chatStreamEncoder struct {
 	req *Request
-	// server hides hosted search parts and citations, which this
-	// protocol cannot carry in a stream.
+	// server hides hosted search parts, which this protocol cannot carry
+	// in a stream. Citations go out as annotations (see cite).
 	server serverFilter
 	// prefix is `data: {"id":...,"object":...,"created":...,"model":...,"choices":[`,
 	// built once so that every chunk repeats the same id, created and model.
@@ -625,6 +654,12 @@ type chatStreamEncoder struct {
 	// usage is the latest usage, sent in the last chunk.
 	usage Usage
 	done  bool
+	// content follows the content text sent, partBase is where the open
+	// text part starts in it, and cites are the open text part's
+	// citations (strings copied), sent as annotations when it stops.
+	content  textOffsets
+	partBase int
+	cites    []Citation
 }
 
 func newChatStreamEncoder(req *Request) *chatStreamEncoder {
@@ -637,6 +672,10 @@ func newChatStreamEncoder(req *Request) *chatStreamEncoder {
 // Encode implements StreamEncoder.
 func (e *chatStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 	if e.done {
+		return dst
+	}
+	if ev.Type == EventCitation {
+		e.cite(ev)
 		return dst
 	}
 	if e.server.skip(ev) {
@@ -659,6 +698,8 @@ func (e *chatStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 		case PartReasoning:
 			e.itemID = append(e.itemID[:0], ev.ItemID...)
 			e.redacted = ev.Redacted
+		case PartText:
+			e.partBase = e.content.n
 		}
 	case EventPartDelta:
 		dst = e.role(dst, PartText)
@@ -686,6 +727,7 @@ func (e *chatStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 			dst = append(dst, e.prefix...)
 			dst = append(dst, `{"index":0,"delta":{"content":`...)
 			e.sent = true
+			e.content.add(ev.Text)
 		}
 		dst = appendString(dst, ev.Text)
 		dst = append(dst, "},\"logprobs\":null,\"finish_reason\":null}]}\n\n"...)
@@ -699,6 +741,8 @@ func (e *chatStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 			// the arguments string, so it becomes an empty object.
 			e.argsSent = true
 			dst = e.arguments(dst, "{}")
+		case e.partKind == PartText && len(e.cites) > 0:
+			dst = e.annotations(dst)
 		case e.partKind == PartReasoning && ev.Signature != "":
 			// The opaque value goes as one whole delta, so that clients
 			// that concatenate deltas replay the envelope intact.
@@ -715,9 +759,9 @@ func (e *chatStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 		if ev.StopReason == mapping.StopRefusal && !e.sent {
 			return e.refusal(dst, ev)
 		}
-		dst = e.finish(e.role(dst, PartText), ev.StopReason)
+		dst = e.finish(e.annotations(e.role(dst, PartText)), ev.StopReason)
 	case EventEnd:
-		dst = e.finish(e.role(dst, PartText), mapping.StopNone)
+		dst = e.finish(e.annotations(e.role(dst, PartText)), mapping.StopNone)
 		if e.req.StreamUsage && e.usage.Known {
 			dst = append(dst, e.prefix...)
 			dst = append(dst, ']')
@@ -734,6 +778,51 @@ func (e *chatStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 		dst = e.fail(dst, err)
 	}
 	return dst
+}
+
+// cite keeps a citation of the open text part until the part stops, when
+// its length (a whole-part citation's end) is known.
+func (e *chatStreamEncoder) cite(ev *Event) {
+	if ev.Index != e.partIndex || e.partKind != PartText {
+		return
+	}
+	c := ev.Citation
+	c.URL, c.Title, c.CitedText = strings.Clone(c.URL), strings.Clone(c.Title), ""
+	e.cites = append(e.cites, c)
+}
+
+// annotations appends the kept citations as one chunk of url_citation
+// annotations (as search models send them, after the text), with
+// character indexes counted from the start of the message content.
+func (e *chatStreamEncoder) annotations(dst []byte) []byte {
+	if len(e.cites) == 0 {
+		return dst
+	}
+	partLen := e.content.n - e.partBase
+	dst = append(dst, e.prefix...)
+	dst = append(dst, `{"index":0,"delta":{"annotations":[`...)
+	for k := range e.cites {
+		c := &e.cites[k]
+		end := c.End
+		if end < 0 || end > partLen {
+			end = partLen
+		}
+		start := max(0, min(c.Start, end))
+		if k > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"type":"url_citation","url_citation":{"start_index":`...)
+		dst = appendInt(dst, int64(e.content.charIndex(e.partBase+start)))
+		dst = append(dst, `,"end_index":`...)
+		dst = appendInt(dst, int64(e.content.charIndex(e.partBase+end)))
+		dst = append(dst, `,"url":`...)
+		dst = appendString(dst, c.URL)
+		dst = append(dst, `,"title":`...)
+		dst = appendString(dst, c.Title)
+		dst = append(dst, `}}`...)
+	}
+	e.cites = e.cites[:0]
+	return append(dst, "]},\"logprobs\":null,\"finish_reason\":null}]}\n\n"...)
 }
 
 // fail appends an in-stream error and ends the stream: openai-go's stream

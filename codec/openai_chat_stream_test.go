@@ -380,9 +380,22 @@ func TestChatStreamDecode(t *testing.T) {
 			want: []Event{start, chatStreamBad("audio output, which cannot be translated yet")},
 		},
 		{
+			// Search models cite after the text, counting characters
+			// of the whole content; the citations become byte offsets
+			// of the text part. Citations without a URL, other
+			// annotation kinds and annotations with no text part open
+			// are left out.
 			name: "annotations",
-			body: role + chatStreamChunk(`{"annotations":[{"type":"url_citation"}]}`, "null"),
-			want: []Event{start, chatStreamBad("annotations (web search citations), which cannot be translated yet")},
+			body: role + chatStreamChunk(`{"annotations":[{"type":"url_citation","url_citation":{"url":"https://x"}}]}`, "null") +
+				content(`"Grüße: "`) + content(`"Go 1.25 is out."`) +
+				chatStreamChunk(`{"annotations":[{"type":"url_citation","url_citation":{"start_index":7,"end_index":14,"url":"https://go.dev","title":"Go"}},`+
+					`{"type":"url_citation","url_citation":{"start_index":0,"end_index":99,"url":"https://all"}},`+
+					`{"type":"file_citation","file_citation":{}},{"type":"url_citation","url_citation":{"start_index":1}}]}`, "null") +
+				chatStreamChunk(`{}`, `"stop"`) + chatStreamDone,
+			want: []Event{start, chatEvPart(0, PartText), chatEvDelta(0, "Grüße: "), chatEvDelta(0, "Go 1.25 is out."),
+				{Type: EventCitation, Index: 0, Citation: Citation{URL: "https://go.dev", Title: "Go", Start: 9, End: 16}},
+				{Type: EventCitation, Index: 0, Citation: Citation{URL: "https://all", Start: 0, End: 24}},
+				chatEvPartStop(0), chatEvStop(mapping.StopEnd), chatEvEnd()},
 		},
 		{
 			name: "images",
@@ -1223,4 +1236,73 @@ func TestChatStreamEncodeTools(t *testing.T) {
 			t.Errorf("got\n%s", out)
 		}
 	})
+}
+
+// TestChatAnnotationsRoundTrip checks that citations reach a Chat client
+// as url_citation annotations with character indexes of the whole message
+// content, streamed and not, and come back from a Chat upstream as the same
+// byte offsets of the text (a whole-part citation, End -1, as its length).
+func TestChatAnnotationsRoundTrip(t *testing.T) {
+	text := "Grüße: Go 1.25 is out."
+	resp := Response{ID: "chatcmpl-1", Model: "m", StopReason: mapping.StopEnd, Content: []Part{{Type: PartText, Text: text,
+		Citations: []Citation{{URL: "https://go.dev", Title: "Go", Start: 9, End: 16}, {URL: "https://all", Start: 0, End: -1}}}}}
+	want := []Citation{{URL: "https://go.dev", Title: "Go", Start: 9, End: 16}, {URL: "https://all", Start: 0, End: len(text)}}
+
+	body, err := AppendResponse(nil, OpenAIChat, &resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := gjson.GetBytes(body, "choices.0.message.annotations.0.url_citation").Raw; got != `{"start_index":7,"end_index":14,"url":"https://go.dev","title":"Go"}` {
+		t.Errorf("annotation: %s", got)
+	}
+	var back Response
+	if err := DecodeResponse(OpenAIChat, body, &back); err != nil {
+		t.Fatal(err)
+	}
+	if got := back.Content[0].Citations; !reflect.DeepEqual(got, want) {
+		t.Errorf("decoded citations %+v, want %+v", got, want)
+	}
+
+	stream := encodeStream(OpenAIChat, &Request{Model: "m", Stream: true}, AppendResponseEvents(nil, &resp))
+	if !strings.Contains(stream, `"delta":{"annotations":[{"type":"url_citation","url_citation":{"start_index":7,"end_index":14,"url":"https://go.dev","title":"Go"}},`+
+		`{"type":"url_citation","url_citation":{"start_index":0,"end_index":22,"url":"https://all","title":""}}]}`) {
+		t.Errorf("stream:\n%s", stream)
+	}
+	var cites []Citation
+	for _, ev := range decodeStream(t, OpenAIChat, stream, nil) {
+		if ev.Type == EventCitation {
+			cites = append(cites, ev.Citation)
+		}
+	}
+	if !reflect.DeepEqual(cites, want) {
+		t.Errorf("streamed citations %+v, want %+v", cites, want)
+	}
+}
+
+// TestTextOffsets checks the conversions between byte offsets and
+// character indexes of a streamed text against the text itself.
+func TestTextOffsets(t *testing.T) {
+	for _, deltas := range [][]string{{"plain ascii"}, {"ab", "cé", "ß€x", "", "yz"}, {"€"}, {}} {
+		var o textOffsets
+		text := strings.Join(deltas, "")
+		for _, d := range deltas {
+			o.add(d)
+		}
+		if o.n != len(text) {
+			t.Fatalf("%q: n = %d", text, o.n)
+		}
+		for n := -1; n <= utf8.RuneCountInString(text)+2; n++ {
+			if got, want := o.byteOffset(n), byteIndex(text, n); got != want {
+				t.Errorf("%q: byteOffset(%d) = %d, want %d", text, n, got, want)
+			}
+		}
+		for off := 0; off <= len(text); off++ {
+			if off < len(text) && !utf8.RuneStart(text[off]) {
+				continue // offsets inside a character are moved by citationSpan first
+			}
+			if got, want := o.charIndex(off), runeIndex(text, off); got != want {
+				t.Errorf("%q: charIndex(%d) = %d, want %d", text, off, got, want)
+			}
+		}
+	}
 }

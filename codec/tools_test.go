@@ -365,8 +365,9 @@ func TestAppendResponseForRestoresTools(t *testing.T) {
 
 // TestHostedSearchStreams streams each upstream's search response to every
 // client protocol and decodes what the client gets: the answer always
-// arrives; the searches, their pages and the citations reach the
-// protocols that can carry them in a stream (Responses and Anthropic).
+// arrives; the searches and their pages reach the protocols that can carry
+// them in a stream (Responses and Anthropic), the citations those and Chat
+// (annotations).
 func TestHostedSearchStreams(t *testing.T) {
 	for _, from := range []Protocol{AnthropicMessages, OpenAIResponses, Gemini} {
 		var resp Response
@@ -393,6 +394,10 @@ func TestHostedSearchStreams(t *testing.T) {
 				if s.Searches != want.Searches || s.Results == 0 || s.Cites != want.Cites {
 					t.Errorf("%s to %s: searches %q results %d cites %d, want %q %d %d", from, to, s.Searches, s.Results, s.Cites,
 						want.Searches, want.Results, want.Cites)
+				}
+			case OpenAIChat:
+				if s.Searches != "" || s.Cites != want.Cites {
+					t.Errorf("%s to %s: searches %q cites %d, want none and %d", from, to, s.Searches, s.Cites, want.Cites)
 				}
 			default:
 				if s.Searches != "" || s.Cites != 0 {
