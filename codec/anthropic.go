@@ -274,7 +274,7 @@ func anthropicRole(v gjson.Result, i int) (Role, *Error) {
 // the shared parts array.
 func (d *anthropicRequestDecoder) content(v gjson.Result, i int) *Error {
 	if v.Type == gjson.String {
-		d.parts = append(d.parts, Part{Type: PartText, Text: v.Str})
+		d.parts = append(d.parts, textPart(PartText, v))
 		return nil
 	}
 	if !v.IsArray() {
@@ -285,8 +285,8 @@ func (d *anthropicRequestDecoder) content(v gjson.Result, i int) *Error {
 	eachMember(v, &d.req.text, func(_, b gjson.Result) bool {
 		// Most blocks are plain text: read them without block's
 		// general collection (textArena.plainText).
-		if text, ok := d.req.text.plainText(b.Raw, `"text"`); ok {
-			d.parts = append(d.parts, Part{Type: PartText, Text: text})
+		if p, ok := d.req.text.plainText(b.Raw, `"text"`); ok {
+			d.parts = append(d.parts, p)
 			j++
 			return true
 		}
@@ -321,7 +321,7 @@ func (d *anthropicRequestDecoder) system(v gjson.Result) *Error {
 	case v.Type == gjson.Null:
 		return nil
 	case v.Type == gjson.String:
-		req.System = append(req.System, Part{Type: PartText, Text: v.Str})
+		req.System = append(req.System, textPart(PartText, v))
 	case v.IsArray():
 		req.System = slices.Grow(req.System, countMembers(v, &d.req.text))
 		j := 0
@@ -552,7 +552,7 @@ func (d *anthropicRequestDecoder) block(b gjson.Result, pos anthropicBlockPos) (
 	if err := anthropicCitations(d.req, f.citations, pos); err != nil {
 		return Part{}, err
 	}
-	return Part{Type: PartText, Text: f.text.Str}, nil
+	return textPart(PartText, f.text), nil
 }
 
 // anthropicBlockPlace returns where a block of type typ may not be, when it
@@ -764,7 +764,7 @@ func (d *anthropicRequestDecoder) toolResult(f *anthropicBlock, pos anthropicBlo
 	case f.content.Type == gjson.Null: // absent or null: no content
 	case f.content.Type == gjson.String:
 		if f.content.Str != "" {
-			p.Content = []Part{{Type: PartText, Text: f.content.Str}}
+			p.Content = []Part{textPart(PartText, f.content)}
 		}
 	case f.content.IsArray():
 		n := countMembers(f.content, &d.req.text)
@@ -1874,7 +1874,7 @@ func appendAnthropicBlock(dst []byte, part *Part, comma bool) ([]byte, bool) {
 		}
 	default:
 		dst = append(dst, `{"type":"text","text":`...)
-		dst = appendString(dst, part.Text)
+		dst = appendText(dst, part.Text, part)
 	}
 	return append(dst, '}'), true
 }
@@ -1935,19 +1935,19 @@ func appendAnthropicMedia(dst []byte, part *Part) []byte {
 // string for a single text, blocks otherwise, and nothing when there is no
 // content (empty texts are skipped, as everywhere).
 func appendAnthropicResultContent(dst []byte, content []Part) []byte {
-	n, text := 0, ""
+	n, last := 0, (*Part)(nil)
 	for k := range content {
 		if c := &content[k]; c.Type != PartText && c.Type != PartRefusal || c.Text != "" {
 			n++
-			text = c.Text
+			last = c
 		}
 	}
 	switch {
 	case n == 0:
 		return dst
-	case n == 1 && text != "":
+	case n == 1 && last.Text != "":
 		dst = append(dst, `,"content":`...)
-		return appendString(dst, text)
+		return appendText(dst, last.Text, last)
 	}
 	dst = append(dst, `,"content":[`...)
 	comma := false
@@ -2142,7 +2142,7 @@ func appendAnthropicTextBlocks(dst []byte, ps []Part, comma bool) ([]byte, bool)
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `{"type":"text","text":`...)
-		dst = appendString(dst, t)
+		dst = appendText(dst, t, &ps[i])
 		dst = append(dst, '}')
 		comma = true
 	}

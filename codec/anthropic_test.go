@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
-	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -296,7 +295,7 @@ func TestAnthropicDecodeRequest(t *testing.T) {
 			if err := DecodeRequest(anthropicProtocolFor(tt.vertex), []byte(tt.body), &req); err != nil {
 				t.Fatalf("DecodeRequest: %v", err)
 			}
-			if !reflect.DeepEqual(req, tt.want) {
+			if !sameExported(req, tt.want) {
 				t.Errorf("got  %+v\nwant %+v", req, tt.want)
 			}
 		})
@@ -597,10 +596,10 @@ func TestAnthropicDecodeRecordedToolRequests(t *testing.T) {
 					}
 				}
 			}
-			if !reflect.DeepEqual(req.Tools, tt.tools) || req.ToolChoice != tt.choice || req.ParallelToolCalls != tt.parallel {
+			if !sameExported(req.Tools, tt.tools) || req.ToolChoice != tt.choice || req.ParallelToolCalls != tt.parallel {
 				t.Errorf("tools %+v choice %+v parallel %+v", req.Tools, req.ToolChoice, req.ParallelToolCalls)
 			}
-			if !reflect.DeepEqual(req.Messages, tt.msgs) {
+			if !sameExported(req.Messages, tt.msgs) {
 				t.Errorf("messages\n got %+v\nwant %+v", req.Messages, tt.msgs)
 			}
 		})
@@ -846,7 +845,7 @@ func TestAnthropicAppendRequestDropsSeed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(req.Dropped, []string{"store", "seed"}) {
+	if !sameExported(req.Dropped, []string{"store", "seed"}) {
 		t.Errorf("Dropped = %q, want [store seed]", req.Dropped)
 	}
 	if gjson.GetBytes(out, "seed").Exists() {
@@ -971,7 +970,7 @@ func TestAnthropicRequestRoundTrip(t *testing.T) {
 			t.Fatalf("%s: DecodeRequest of encoded request: %v\n%s", p, err, out)
 		}
 		again.Dropped = nil
-		if !reflect.DeepEqual(again, req) {
+		if !sameExported(again, req) {
 			t.Errorf("%s: round trip changed the request:\n got %+v\nwant %+v", p, again, req)
 		}
 	}
@@ -1019,7 +1018,7 @@ func TestAnthropicToolRequestRoundTrip(t *testing.T) {
 			t.Fatalf("%s: %v\n%s", p, err, out)
 		}
 		got.Dropped = nil
-		if !reflect.DeepEqual(got, want) {
+		if !sameExported(got, want) {
 			t.Errorf("%s: round trip changed the request:\n got %+v\nwant %+v", p, got, want)
 		}
 	}
@@ -1202,7 +1201,7 @@ func TestAnthropicDecodeResponse(t *testing.T) {
 			if err := DecodeResponse(AnthropicMessages, []byte(tt.body), &resp); err != nil {
 				t.Fatalf("DecodeResponse: %v", err)
 			}
-			if !reflect.DeepEqual(resp, tt.want) {
+			if !sameExported(resp, tt.want) {
 				t.Errorf("got  %+v\nwant %+v", resp, tt.want)
 			}
 		})
@@ -1422,7 +1421,7 @@ func TestAnthropicDecodeRecordedToolResponses(t *testing.T) {
 			if err := DecodeResponse(Protocol(rec.Get("protocol").Str), []byte(rec.Get("response.body").Str), &resp); err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(resp.Content, tt.content) || resp.StopReason != mapping.StopToolUse {
+			if !sameExported(resp.Content, tt.content) || resp.StopReason != mapping.StopToolUse {
 				t.Errorf("content %+v stop %v\nwant %+v", resp.Content, resp.StopReason, tt.content)
 			}
 		})
@@ -1455,7 +1454,7 @@ func TestAnthropicResponseRoundTrip(t *testing.T) {
 		if err := DecodeResponse(p, out, &second); err != nil {
 			t.Fatalf("%s: decoding %s: %v", file, out, err)
 		}
-		if !reflect.DeepEqual(first, second) {
+		if !sameExported(first, second) {
 			t.Errorf("%s: round trip changed the response:\n got %+v\nwant %+v", file, second, first)
 		}
 	}
@@ -1595,7 +1594,7 @@ func TestAnthropicDeferLoadingIsAHint(t *testing.T) {
 	if err := DecodeRequest(AnthropicMessages, []byte(body), &req); err != nil {
 		t.Fatal(err)
 	}
-	if len(req.Tools) != 2 || !reflect.DeepEqual(req.Dropped, []string{"tools[0].defer_loading"}) {
+	if len(req.Tools) != 2 || !sameExported(req.Dropped, []string{"tools[0].defer_loading"}) {
 		t.Errorf("tools %+v, dropped %q", req.Tools, req.Dropped)
 	}
 }
@@ -1649,9 +1648,10 @@ func TestAnthropicPlainTextBlock(t *testing.T) {
 			t.Errorf("%s: fast path %v, want %v", c.raw, fast, c.fast)
 		}
 		if fast {
+			// The same part, down to the literal it keeps.
 			p, perr := d.block(b, anthropicBlockPos{})
-			if perr != nil || p.Type != PartText || p.Text != text {
-				t.Errorf("%s: fast path gives %q, block gives %+v, %v", c.raw, text, p, perr)
+			if perr != nil || p.Type != PartText || p.Text != text.Text || p.literal != text.literal || p.literalOf != text.literalOf {
+				t.Errorf("%s: fast path gives %+v, block gives %+v, %v", c.raw, text, p, perr)
 			}
 		}
 		releaseIndex(index)

@@ -977,6 +977,7 @@ func decodeGeminiPart(p gjson.Result, path geminiContentPath, j int, req *Reques
 			case gjson.String:
 				if err = geminiOneKind(&kind, k.Str, path, j); err == nil {
 					part.Type, part.Text = PartText, v.Str
+					part.keepLiteral(v)
 				}
 			case gjson.Null:
 			default:
@@ -1719,7 +1720,7 @@ func appendGeminiContents(dst []byte, req *Request) ([]byte, int, *Error) {
 				w.dst, err = appendGeminiMedia(w.dst, p, geminiMessagePartPath(i, j))
 			default:
 				w.dst = append(w.dst, `{"text":`...)
-				w.dst = appendString(w.dst, p.Text)
+				w.dst = appendText(w.dst, p.Text, p)
 				w.dst = append(w.dst, '}')
 			}
 			if err != nil {
@@ -1873,7 +1874,11 @@ func appendGeminiFunctionResponse(dst []byte, req *Request, i, j int) ([]byte, *
 	if err != nil {
 		return dst, err
 	}
-	dst = appendString(dst, text)
+	if len(p.Content) == 1 {
+		dst = appendText(dst, text, &p.Content[0])
+	} else {
+		dst = appendString(dst, text)
+	}
 	return append(dst, `}}}`...), nil
 }
 
@@ -2053,7 +2058,7 @@ func appendGeminiSystemParts(dst []byte, parts []Part, written bool, path string
 			written = true
 		}
 		dst = append(dst, `{"text":`...)
-		dst = appendString(dst, text)
+		dst = appendText(dst, text, &parts[j])
 		dst = append(dst, '}')
 	}
 	return dst, written, nil

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -271,7 +270,7 @@ func TestGeminiStreamRecordings(t *testing.T) {
 			if text != tt.text || s.Refusal != "" {
 				t.Errorf("text %q refusal %q, want %q", text, s.Refusal, tt.text)
 			}
-			if !reflect.DeepEqual(calls, tt.calls) {
+			if !sameExported(calls, tt.calls) {
 				t.Errorf("calls %+v\nwant %+v", calls, tt.calls)
 			}
 			for i := range calls {
@@ -1148,7 +1147,7 @@ func TestGeminiStreamEncodeGenaiFraming(t *testing.T) {
 					wantCalls[i].Arguments = "{}"
 				}
 			}
-			if !reflect.DeepEqual(calls, wantCalls) {
+			if !sameExported(calls, wantCalls) {
 				t.Errorf("calls %+v, want %+v", calls, wantCalls)
 			}
 			if want.Err != nil {
@@ -1201,7 +1200,7 @@ func TestGeminiStreamRoundTrip(t *testing.T) {
 						wantCalls[i].Arguments = "{}" // Gemini sends args {}
 					}
 				}
-				if !reflect.DeepEqual(gotCalls, wantCalls) {
+				if !sameExported(gotCalls, wantCalls) {
 					t.Errorf("%s: calls %+v, want %+v", p, gotCalls, wantCalls)
 				}
 				if !strings.Contains(body, `"responseId"`) {

@@ -444,3 +444,47 @@ func appendOpenAIUser(dst []byte, user string) []byte {
 	dst = hex.AppendEncode(dst, sum[:])
 	return append(dst, '"')
 }
+
+// keepLiteral records in p the literal that the string value v was
+// unescaped from, when p.Text is v's text and unescaping changed it (an
+// escape always shortens a literal). The literal is kept only where
+// copying it says exactly what escaping Text would: the text is valid
+// UTF-8 and has no U+FFFD, which is what a lone surrogate escape (\ud800)
+// unescapes to.
+func (p *Part) keepLiteral(v gjson.Result) {
+	n := len(v.Raw) - 2
+	if n <= len(v.Str) || v.Raw[0] != '"' || p.Text != v.Str {
+		return
+	}
+	if !utf8.ValidString(v.Str) || strings.Contains(v.Str, "\uFFFD") {
+		return
+	}
+	p.literal, p.literalOf = v.Raw[1:n+1], v.Str
+}
+
+// textPart returns a part of kind t holding the string value v, with the
+// literal it came from (keepLiteral).
+func textPart(t PartType, v gjson.Result) Part {
+	p := Part{Type: t, Text: v.Str}
+	p.keepLiteral(v)
+	return p
+}
+
+// appendText appends text, the text of part p or a text made from it, as a
+// JSON string: when text is what p's literal decoded to (p.Text as
+// decoded, unless something changed it since), the literal is copied
+// instead of escaping text again. Comparing the two costs nothing while
+// they are the same string.
+func appendText(dst []byte, text string, p *Part) []byte {
+	dst = append(dst, '"')
+	dst = appendTextBody(dst, text, p)
+	return append(dst, '"')
+}
+
+// appendTextBody is appendText without the quotes.
+func appendTextBody(dst []byte, text string, p *Part) []byte {
+	if p.literal != "" && text == p.literalOf {
+		return append(dst, p.literal...)
+	}
+	return appendStringBody(dst, text)
+}

@@ -2,7 +2,6 @@ package codec
 
 import (
 	"errors"
-	"reflect"
 	"testing"
 
 	"github.com/llmbridge/llmbridge/mapping"
@@ -51,7 +50,7 @@ func TestConversationMatrix(t *testing.T) {
 				req.Model = "test-model"
 			}
 			want := wantConversation(from)
-			if !reflect.DeepEqual(req, want) {
+			if !sameExported(req, want) {
 				t.Fatalf("decoded\n%+v\nwant\n%+v", req, want)
 			}
 			for _, to := range Protocols {
@@ -80,7 +79,7 @@ func TestConversationMatrix(t *testing.T) {
 				if to.ModelInPath() {
 					back.Model = r.Model
 				}
-				if !reflect.DeepEqual(back.Messages, req.Messages) || !reflect.DeepEqual(back.System, req.System) {
+				if !sameExported(back.Messages, req.Messages) || !sameExported(back.System, req.System) {
 					t.Errorf("%s -> %s: round trip changed the conversation:\n%+v", from, to, back)
 				}
 			}

@@ -178,15 +178,15 @@ func (a *textArena) key(s string, i int) (string, int) {
 
 // plainText reads the commonest content part of every protocol, an object
 // of exactly two members, "type" (whose raw literal is one of typeLiterals,
-// such as `"text"`) and "text" (a string), and returns its text unescaped.
+// such as `"text"`) and "text" (a string), and returns it as a text part.
 // It reports false for anything else (more members, another type, a
 // malformed part), which the protocol's full part decoder then reads and
 // judges: this only skips that decoder's general collection of members for
 // the parts that need none of it.
-func (a *textArena) plainText(raw string, typeLiterals ...string) (string, bool) {
+func (a *textArena) plainText(raw string, typeLiterals ...string) (Part, bool) {
 	var m memberIter
 	if !m.init(raw, a) || !m.obj {
-		return "", false
+		return Part{}, false
 	}
 	var text string // the raw literal, unescaped only once the part qualifies
 	sawType := false
@@ -198,22 +198,22 @@ func (a *textArena) plainText(raw string, typeLiterals ...string) (string, bool)
 		switch key {
 		case "type":
 			if !slices.Contains(typeLiterals, value) {
-				return "", false
+				return Part{}, false
 			}
 			sawType = true
 		case "text":
 			if value[0] != '"' {
-				return "", false
+				return Part{}, false
 			}
 			text = value
 		default:
-			return "", false
+			return Part{}, false
 		}
 	}
 	if !sawType || text == "" {
-		return "", false
+		return Part{}, false
 	}
-	return a.stringResult(text).Str, true
+	return textPart(PartText, a.stringResult(text)), true
 }
 
 // countMembers returns the number of members of the object or array v of

@@ -102,10 +102,28 @@ func (t PartType) String() string {
 	return "unknown"
 }
 
-// Part is one piece of message content.
+// Part is one piece of message content. Its one-byte fields come first,
+// where they share a word.
 type Part struct {
 	// Type is the kind of content.
 	Type PartType
+	// IsError marks a tool result that reports a failure (Anthropic
+	// is_error).
+	IsError bool
+	// Origin is the provider family that issued Signature, or
+	// mapping.FamilyNone for unsigned reasoning.
+	Origin mapping.Family
+	// Redacted marks Anthropic redacted_thinking: Signature holds its data
+	// and Text is empty.
+	Redacted bool
+	// ToolKind is the kind of tool a PartToolCall or PartServerToolCall
+	// calls. ToolFunction (the zero value) for function calls;
+	// ToolCustom for a call of a Responses custom (freeform) tool, whose
+	// Arguments are then {"input": "<the raw input>"} (see ToolCustom);
+	// ToolWebSearch for a hosted search. Decoders that know it set it
+	// (Responses custom_tool_call items); a Responses client encoder that
+	// has the client's request restores it from the declared tools.
+	ToolKind ToolKind
 	// Text is the text of a PartText or PartRefusal.
 	Text string
 
@@ -123,9 +141,6 @@ type Part struct {
 	Arguments string
 	// Content is a tool result's content: text and image parts.
 	Content []Part
-	// IsError marks a tool result that reports a failure (Anthropic
-	// is_error).
-	IsError bool
 
 	// MediaType is the MIME type of an image, document or audio part.
 	MediaType string
@@ -142,24 +157,10 @@ type Part struct {
 	// toward a client it travels in a continuation envelope
 	// (mapping.Continuation).
 	Signature string
-	// Origin is the provider family that issued Signature, or
-	// mapping.FamilyNone for unsigned reasoning.
-	Origin mapping.Family
-	// Redacted marks Anthropic redacted_thinking: Signature holds its data
-	// and Text is empty.
-	Redacted bool
 	// ItemID is the provider's id of a reasoning item (Responses rs_...),
 	// kept so that it can be sent back.
 	ItemID string
 
-	// ToolKind is the kind of tool a PartToolCall or PartServerToolCall
-	// calls. ToolFunction (the zero value) for function calls;
-	// ToolCustom for a call of a Responses custom (freeform) tool, whose
-	// Arguments are then {"input": "<the raw input>"} (see ToolCustom);
-	// ToolWebSearch for a hosted search. Decoders that know it set it
-	// (Responses custom_tool_call items); a Responses client encoder that
-	// has the client's request restores it from the declared tools.
-	ToolKind ToolKind
 	// Namespace is the Codex namespace group of the function a
 	// PartToolCall or PartToolResult is about (Responses namespace on
 	// function_call items), or "". Toward protocols without groups, the
@@ -171,6 +172,14 @@ type Part struct {
 	Citations []Citation
 	// Sources are the pages a PartServerToolResult found.
 	Sources []Source
+
+	// literal is the body of the JSON string literal (escapes and all)
+	// that a request decoder read Text from, when it held escapes, and
+	// literalOf the Text it decoded to. While Text is still that text, a
+	// request encoder copies the literal instead of escaping Text again:
+	// conversation text is full of escapes, and escaping it costs as much
+	// as unescaping it did (see keepLiteral and appendPartText).
+	literal, literalOf string
 }
 
 // Citation is a web source that a span of a text part cites.

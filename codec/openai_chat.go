@@ -1043,7 +1043,7 @@ func (d *chatRequestDecoder) content(i int, role Role, v gjson.Result) *Error {
 	case v.Type == gjson.Null:
 		return nil
 	case v.Type == gjson.String:
-		d.parts = append(d.parts, Part{Type: PartText, Text: v.Str})
+		d.parts = append(d.parts, textPart(PartText, v))
 		return nil
 	case !v.IsArray():
 		return wrongType(indexPath("messages", i)+".content", "string or array", v)
@@ -1149,7 +1149,7 @@ func (d *chatRequestDecoder) contentPart(i, j int, role Role, v gjson.Result) *E
 	case value.Type != gjson.String:
 		return wrongType(fieldPath, "string", value)
 	}
-	d.parts = append(d.parts, Part{Type: t, Text: value.Str})
+	d.parts = append(d.parts, textPart(t, value))
 	return nil
 }
 
@@ -1555,22 +1555,23 @@ func appendChatToolMessage(dst []byte, p *Part, i, j int) ([]byte, *Error) {
 	if texts <= 1 {
 		dst = append(dst, '"')
 		dst = append(dst, prefix...)
-		for _, c := range p.Content {
-			if c.Type == PartText {
-				dst = appendStringBody(dst, c.Text)
+		for k := range p.Content {
+			if c := &p.Content[k]; c.Type == PartText {
+				dst = appendTextBody(dst, c.Text, c)
 			}
 		}
 		return append(dst, `"}`...), nil
 	}
 	dst = append(dst, '[')
-	for _, c := range p.Content {
+	for k := range p.Content {
+		c := &p.Content[k]
 		if c.Type != PartText {
 			continue
 		}
 		dst = chatComma(dst)
 		dst = append(dst, `{"type":"text","text":"`...)
 		dst = append(dst, prefix...)
-		dst = appendStringBody(dst, c.Text)
+		dst = appendTextBody(dst, c.Text, c)
 		dst = append(dst, `"}`...)
 		prefix = ""
 	}
@@ -1858,7 +1859,7 @@ func appendChatContentParts(dst []byte, parts []Part) []byte {
 			dst = append(dst, `"}}`...)
 		default:
 			dst = append(dst, `{"type":"text","text":`...)
-			dst = appendString(dst, p.Text)
+			dst = appendText(dst, p.Text, p)
 			dst = append(dst, '}')
 		}
 	}
@@ -1909,7 +1910,8 @@ func chatArgumentsText(args string) string {
 func appendChatTextParts(dst []byte, parts []Part, refusalsAsText bool) []byte {
 	dst = append(dst, '[')
 	first := true
-	for _, p := range parts {
+	for i := range parts {
+		p := &parts[i]
 		if p.Type != PartText && !refusalsAsText {
 			continue
 		}
@@ -1918,7 +1920,7 @@ func appendChatTextParts(dst []byte, parts []Part, refusalsAsText bool) []byte {
 		}
 		first = false
 		dst = append(dst, `{"type":"text","text":`...)
-		dst = appendString(dst, p.Text)
+		dst = appendText(dst, p.Text, p)
 		dst = append(dst, '}')
 	}
 	return append(dst, ']')
@@ -1955,9 +1957,9 @@ func appendChatAnnotations(dst []byte, parts []Part) []byte {
 // output, so no separator is added.
 func appendChatJoined(dst []byte, parts []Part, refusalsAsText bool) []byte {
 	dst = append(dst, '"')
-	for _, p := range parts {
-		if p.Type == PartText || refusalsAsText {
-			dst = appendStringBody(dst, p.Text)
+	for i := range parts {
+		if p := &parts[i]; p.Type == PartText || refusalsAsText {
+			dst = appendTextBody(dst, p.Text, p)
 		}
 	}
 	return append(dst, '"')

@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -81,7 +80,7 @@ func TestChatStreamReasoningSDK(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := req.Messages[1].Parts, append(reasoning, chatText("The answer.")); !reflect.DeepEqual(got, want) {
+	if got, want := req.Messages[1].Parts, append(reasoning, chatText("The answer.")); !sameExported(got, want) {
 		t.Errorf("replayed:\n got %+v\nwant %+v", got, want)
 	}
 }
@@ -120,7 +119,7 @@ func TestChatResponseReasoningSDK(t *testing.T) {
 	if derr != nil {
 		t.Fatal(derr)
 	}
-	if got, want := req.Messages[1].Parts, append(reasoning, chatText("The answer.")); !reflect.DeepEqual(got, want) {
+	if got, want := req.Messages[1].Parts, append(reasoning, chatText("The answer.")); !sameExported(got, want) {
 		t.Errorf("replayed:\n got %+v\nwant %+v", got, want)
 	}
 

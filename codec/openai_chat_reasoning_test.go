@@ -7,7 +7,6 @@ package codec
 
 import (
 	"errors"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -119,7 +118,7 @@ func TestChatDecodeRequestReasoning(t *testing.T) {
 			if err != nil {
 				t.Fatalf("unexpected error: %v", err)
 			}
-			if !reflect.DeepEqual(got, tt.want) {
+			if !sameExported(got, tt.want) {
 				t.Errorf("got  %+v\nwant %+v", got, tt.want)
 			}
 		})
@@ -168,7 +167,7 @@ func TestChatAppendRequestReasoningSettings(t *testing.T) {
 			if v.Str != tt.effort || v.Exists() != (tt.effort != "") {
 				t.Errorf("reasoning_effort = %s, want %q", v.Raw, tt.effort)
 			}
-			if !reflect.DeepEqual(req.Dropped, tt.dropped) && (len(req.Dropped) != 0 || len(tt.dropped) != 0) {
+			if !sameExported(req.Dropped, tt.dropped) && (len(req.Dropped) != 0 || len(tt.dropped) != 0) {
 				t.Errorf("Dropped = %q, want %q", req.Dropped, tt.dropped)
 			}
 		})
@@ -246,7 +245,7 @@ func TestChatAppendRequestReasoningParts(t *testing.T) {
 	checkGolden(t, "openai-chat/request_reasoning.json", out)
 	want := []string{"messages[1].content[0] (reasoning)", "messages[1].content[1] (reasoning)",
 		"messages[1].content[2] (reasoning)", "messages[1].content[3] (reasoning)"}
-	if !reflect.DeepEqual(req.Dropped, want) {
+	if !sameExported(req.Dropped, want) {
 		t.Errorf("Dropped = %q, want %q", req.Dropped, want)
 	}
 	if got := gjson.GetBytes(out, "messages.1.reasoning_content").Str; got != "Unsigned trailing thought." {
@@ -288,7 +287,7 @@ func TestChatReasoningResponseRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := req.Messages[1].Parts; !reflect.DeepEqual(got, wantHistory) {
+		if got := req.Messages[1].Parts; !sameExported(got, wantHistory) {
 			t.Errorf("replayed history:\n got %+v\nwant %+v", got, wantHistory)
 		}
 	}

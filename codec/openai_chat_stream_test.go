@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -71,7 +70,7 @@ func chatStreamCompare(t *testing.T, got, want []Event) {
 				}
 				continue
 			}
-			if !reflect.DeepEqual(g, w) {
+			if !sameExported(g, w) {
 				same = false
 			}
 		}
@@ -1055,7 +1054,7 @@ func TestChatStreamToolRecordings(t *testing.T) {
 				t.Fatalf("summary = %+v", s)
 			}
 			got := chatStreamCalls(t, evs)
-			if !reflect.DeepEqual(got, want) {
+			if !sameExported(got, want) {
 				t.Errorf("calls = %+v\nwant %+v", got, want)
 			}
 			for _, c := range got {
@@ -1068,7 +1067,7 @@ func TestChatStreamToolRecordings(t *testing.T) {
 			sse := encodeStream(OpenAIChat, &Request{Model: "m", StreamUsage: true}, evs)
 			again := chatDecodeToolStream(t, sse, nil)
 			checkWellFormed(t, again)
-			if g := chatStreamCalls(t, again); !reflect.DeepEqual(g, want) {
+			if g := chatStreamCalls(t, again); !sameExported(g, want) {
 				t.Errorf("re-encoded calls = %+v", g)
 			}
 		})
@@ -1207,7 +1206,7 @@ func TestChatStreamEncodeTools(t *testing.T) {
 	evs := chatDecodeToolStream(t, sse, nil)
 	checkWellFormed(t, evs)
 	want := []chatStreamCall{{"call_1", "weather", `{"city":"Paris"}`}, {"call_2", "now", "{}"}}
-	if got := chatStreamCalls(t, evs); !reflect.DeepEqual(got, want) {
+	if got := chatStreamCalls(t, evs); !sameExported(got, want) {
 		t.Errorf("calls = %+v, want %+v", got, want)
 	}
 	if s := summarize(evs); s.Stop != mapping.StopToolUse || !s.Complete {
@@ -1259,7 +1258,7 @@ func TestChatAnnotationsRoundTrip(t *testing.T) {
 	if err := DecodeResponse(OpenAIChat, body, &back); err != nil {
 		t.Fatal(err)
 	}
-	if got := back.Content[0].Citations; !reflect.DeepEqual(got, want) {
+	if got := back.Content[0].Citations; !sameExported(got, want) {
 		t.Errorf("decoded citations %+v, want %+v", got, want)
 	}
 
@@ -1274,7 +1273,7 @@ func TestChatAnnotationsRoundTrip(t *testing.T) {
 			cites = append(cites, ev.Citation)
 		}
 	}
-	if !reflect.DeepEqual(cites, want) {
+	if !sameExported(cites, want) {
 		t.Errorf("streamed citations %+v, want %+v", cites, want)
 	}
 }

@@ -963,7 +963,7 @@ func decodeResponsesInput(input gjson.Result, instructions string, req *Request)
 		if len(parts) > 0 {
 			req.System = parts[:1:1]
 		}
-		parts = append(parts, Part{Type: PartText, Text: input.Str})
+		parts = append(parts, textPart(PartText, input))
 		req.Messages = append(msgs, Message{Role: RoleUser, Parts: parts[len(parts)-1:]})
 		return nil
 	}
@@ -1423,7 +1423,7 @@ func decodeResponsesOutputItem(item gjson.Result, i int, parts []Part, req *Requ
 	}
 	switch {
 	case output.Type == gjson.String:
-		p.Content = []Part{{Type: PartText, Text: output.Str}}
+		p.Content = []Part{textPart(PartText, output)}
 	case output.IsArray():
 		j := 0
 		content := make([]Part, 0, 2)
@@ -1474,7 +1474,7 @@ func decodeResponsesMessage(item gjson.Result, it *responsesItem, i int, parts [
 	case !it.content.Exists() || it.content.Type == gjson.Null:
 		return 0, parts, invalid(indexPath("input", i)+".content", "is required")
 	case it.content.Type == gjson.String:
-		return role, append(parts, Part{Type: PartText, Text: it.content.Str}), nil
+		return role, append(parts, textPart(PartText, it.content)), nil
 	case !it.content.IsArray():
 		return 0, parts, wrongType(indexPath("input", i)+".content", "string or array", it.content)
 	}
@@ -1643,8 +1643,8 @@ func appendResponsesContent(parts []Part, part gjson.Result, role Role, path fun
 	if inOutput {
 		n = 1
 	}
-	if text, ok := req.text.plainText(part.Raw, types[:n]...); ok {
-		return append(parts, Part{Type: PartText, Text: text}), nil
+	if p, ok := req.text.plainText(part.Raw, types[:n]...); ok {
+		return append(parts, p), nil
 	}
 	p := collectResponsesPart(part, &req.text)
 	if p.keys&responsesKeyType == 0 || p.typ.Type == gjson.Null {
@@ -1695,7 +1695,7 @@ func appendResponsesContent(parts []Part, part gjson.Result, role Role, path fun
 		// A cache breakpoint steers the provider's prompt cache only.
 		req.Dropped = append(req.Dropped, path()+".prompt_cache_breakpoint")
 	}
-	return append(parts, Part{Type: kind, Text: text.Str}), nil
+	return append(parts, textPart(kind, text)), nil
 }
 
 // appendResponsesMedia decodes an input_image or input_file part: data:
@@ -2185,7 +2185,7 @@ func appendResponsesInputPart(dst []byte, role Role, p *Part) []byte {
 	default:
 		dst = append(dst, `{"type":"output_text","text":`...)
 	}
-	dst = appendString(dst, p.Text)
+	dst = appendText(dst, p.Text, p)
 	return append(dst, '}')
 }
 
@@ -2283,7 +2283,7 @@ func appendResponsesOutputItem(dst []byte, p *Part, custom bool, path string) ([
 		dst = appendString(dst, strings.TrimSpace(prefix))
 		return append(dst, '}'), nil
 	case len(p.Content) == 1 && p.Content[0].Type == PartText:
-		dst = appendString(dst, prefix+p.Content[0].Text)
+		dst = appendText(dst, prefix+p.Content[0].Text, &p.Content[0])
 		return append(dst, '}'), nil
 	}
 	dst = append(dst, '[')
@@ -2299,9 +2299,9 @@ func appendResponsesOutputItem(dst []byte, p *Part, custom bool, path string) ([
 		case PartText:
 			dst = append(dst, `{"type":"input_text","text":`...)
 			if i == 0 {
-				dst = appendString(dst, prefix+c.Text)
+				dst = appendText(dst, prefix+c.Text, c)
 			} else {
-				dst = appendString(dst, c.Text)
+				dst = appendText(dst, c.Text, c)
 			}
 			dst = append(dst, '}')
 		case PartImage:

@@ -3,7 +3,6 @@ package codec
 import (
 	"errors"
 	"os"
-	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -162,7 +161,7 @@ func TestResponsesDecodeRequest(t *testing.T) {
 			if err := DecodeRequest(OpenAIResponses, []byte(tt.body), &got); err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(got, tt.want) {
+			if !sameExported(got, tt.want) {
 				t.Errorf("got  %+v\nwant %+v", got, tt.want)
 			}
 		})
@@ -384,7 +383,7 @@ func TestResponsesAppendRequest(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkGolden(t, "openai-responses/request_"+tt.name+".json", out)
-			if !reflect.DeepEqual(tt.req.Dropped, tt.dropped) {
+			if !sameExported(tt.req.Dropped, tt.dropped) {
 				t.Errorf("dropped %q, want %q", tt.req.Dropped, tt.dropped)
 			}
 		})
@@ -432,7 +431,7 @@ func TestResponsesRequestRoundTrip(t *testing.T) {
 	}
 	// The encoder sends store:false, which decodes as a dropped hint.
 	first.Dropped, second.Dropped = nil, nil
-	if !reflect.DeepEqual(first, second) {
+	if !sameExported(first, second) {
 		t.Errorf("round trip changed the request:\n got %+v\nwant %+v", second, first)
 	}
 	again, err := AppendRequest(nil, OpenAIResponses, &second, EncodeOptions{})
@@ -511,7 +510,7 @@ func TestResponsesDecodeRecordings(t *testing.T) {
 			if n := len(resp.Content); n > 1 && resp.Content[0].Type == PartReasoning {
 				resp.Content = resp.Content[n-1:]
 			}
-			if !reflect.DeepEqual(resp.Content, want) || resp.StopReason != mapping.StopToolUse || resp.Usage != tt.usage {
+			if !sameExported(resp.Content, want) || resp.StopReason != mapping.StopToolUse || resp.Usage != tt.usage {
 				t.Errorf("got %+v stop %v usage %+v", resp.Content, resp.StopReason, resp.Usage)
 			}
 		})
@@ -570,7 +569,7 @@ func TestResponsesDecodeResponse(t *testing.T) {
 			if err := DecodeResponse(OpenAIResponses, []byte(tt.body), &got); err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(got, tt.want) {
+			if !sameExported(got, tt.want) {
 				t.Errorf("got  %+v\nwant %+v", got, tt.want)
 			}
 		})
@@ -746,7 +745,7 @@ func TestResponsesResponseRoundTrip(t *testing.T) {
 			if err := DecodeResponse(OpenAIResponses, out, &second); err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(first, second) {
+			if !sameExported(first, second) {
 				t.Errorf("round trip changed the response:\n got %+v\nwant %+v", second, first)
 			}
 		})
@@ -908,7 +907,7 @@ func TestResponsesDecodeRequestTools(t *testing.T) {
 				t.Fatal(err)
 			}
 			got.text = textArena{}
-			if !reflect.DeepEqual(got, tt.want) {
+			if !sameExported(got, tt.want) {
 				t.Errorf("got  %+v\nwant %+v", got, tt.want)
 			}
 		})
@@ -1116,7 +1115,7 @@ func TestResponsesToolRequestRoundTrip(t *testing.T) {
 	results[2] = Part{Type: PartToolResult, ToolCallID: "toolu_5", Content: []Part{responsesText("Error:")}}
 	results[3] = Part{Type: PartToolResult, ToolCallID: "toolu_6", Content: []Part{responsesText("")}}
 	got.text = textArena{}
-	if !reflect.DeepEqual(got, want) {
+	if !sameExported(got, want) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", got, want)
 	}
 }
@@ -1161,8 +1160,9 @@ func TestResponsesPlainTextParts(t *testing.T) {
 		// What the general path makes of a plain text part: its text.
 		want := gjson.Get(c.part, "text").Str
 		full, ferr := appendResponsesContent(nil, part, RoleUser, func() string { return "input[0]" }, c.output, req)
-		if fast && (text != want || ferr != nil || len(full) != 1 || full[0].Type != PartText || full[0].Text != want) {
-			t.Errorf("%s: fast path gives %q, the decoder %+v, %v; want %q", c.part, text, full, ferr, want)
+		if fast && (text.Text != want || ferr != nil || len(full) != 1 || full[0].Type != PartText || full[0].Text != want ||
+			full[0].literal != text.literal || full[0].literalOf != text.literalOf) {
+			t.Errorf("%s: fast path gives %+v, the decoder %+v, %v; want %q", c.part, text, full, ferr, want)
 		}
 		releaseIndex(index)
 	}
