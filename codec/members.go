@@ -54,10 +54,10 @@ func (a *textArena) indexEvent(s string, x *jsonIndex) bool {
 
 // unescape returns the JSON string body s (without quotes) unescaped.
 func (a *textArena) unescape(s string) string {
-	if cap(a.buf)-len(a.buf) < len(s) {
-		n := a.size
-		if n < len(s) {
-			n = len(s)
+	if cap(a.buf)-len(a.buf) < len(s)+16 {
+		n := a.size + 16 // appendUnescaped's room
+		if n < len(s)+16 {
+			n = len(s) + 16
 		}
 		a.buf = make([]byte, 0, n)
 	}
@@ -449,7 +449,15 @@ func appendUnescaped(dst []byte, s string) []byte {
 // appendUnescapedBlocks unescapes s 64 bytes at a time, finding the
 // backslashes that start escapes from bit masks, and returns where in s it
 // stopped: at a byte that is not escaped, with less than a block left.
+//
+// Escapes come every few bytes in code and prompts, so each run between
+// two of them is moved as one 16-byte block where it fits (bytes past the
+// run are overwritten by what follows, or lie beyond the result) into room
+// reserved once: no escape unescapes to more than its own length.
 func appendUnescapedBlocks(dst []byte, s string) ([]byte, int) {
+	n := len(dst)
+	dst = slices.Grow(dst, len(s)+16)
+	buf := dst[:cap(dst)]
 	start := 0 // the first byte not yet copied or consumed
 	var carry uint64
 	i := 0
@@ -458,16 +466,28 @@ func appendUnescapedBlocks(dst []byte, s string) ([]byte, int) {
 		escaped := escapedBits(b, &carry)
 		for m := b &^ escaped; m != 0; m &= m - 1 {
 			k := i + bits.TrailingZeros64(m)
-			if k < start {
+			if k < start || k+1 >= len(s) {
 				continue // a backslash among a \u escape's digits cannot be; keep the walk safe
 			}
-			dst = append(dst, s[start:k]...)
-			var n int
-			dst, n = appendEscape(dst, s[k+1:])
-			start = k + 1 + n
+			if r := k - start; r <= 16 && start+16 <= len(s) {
+				*(*[16]byte)(unsafe.Pointer(&buf[n : n+16][0])) = *(*[16]byte)(unsafe.Pointer(unsafe.StringData(s[start:])))
+				n += r
+			} else {
+				n += copy(buf[n:], s[start:k])
+			}
+			if c := unescapedBytes[s[k+1]]; c != 0 {
+				buf[n] = c
+				n++
+				start = k + 2
+				continue
+			}
+			// \u: the only other escape a validated document holds.
+			r, w := decodeU(s[k+2:])
+			n += utf8.EncodeRune(buf[n:], r)
+			start = k + 2 + w
 		}
 	}
-	return dst, start
+	return dst[:n], start
 }
 
 // unescapedBytes maps the letter of a one-letter escape to the byte it
