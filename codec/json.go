@@ -456,10 +456,26 @@ func (p *Part) keepLiteral(v gjson.Result) {
 	if n <= len(v.Str) || v.Raw[0] != '"' || p.Text != v.Str {
 		return
 	}
-	if !utf8.ValidString(v.Str) || strings.Contains(v.Str, "\uFFFD") {
+	if !utf8.ValidString(v.Str) || hasReplacementChar(v.Str) {
 		return
 	}
 	p.literal, p.literalOf = v.Raw[1:n+1], v.Str
+}
+
+// hasReplacementChar reports whether s holds U+FFFD. Its first byte is
+// rare in text and found with a vectorised search: a search for the whole
+// character is several times slower.
+func hasReplacementChar(s string) bool {
+	for {
+		i := strings.IndexByte(s, 0xEF)
+		if i < 0 {
+			return false
+		}
+		if strings.HasPrefix(s[i:], "\uFFFD") {
+			return true
+		}
+		s = s[i+1:]
+	}
 }
 
 // textPart returns a part of kind t holding the string value v, with the

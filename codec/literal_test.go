@@ -153,3 +153,13 @@ func eachPart(req *Request, fn func(*Part)) {
 		walk(req.Messages[i].Parts)
 	}
 }
+
+func TestHasReplacementChar(t *testing.T) {
+	for s, want := range map[string]bool{
+		"": false, "plain": false, "\uFFFD": true, "a\uFF01b\uFFFDc": true, "\uFF01\uFFFE": false, "\xef": false, "\xef\xbf": false,
+	} {
+		if got := hasReplacementChar(s); got != want {
+			t.Errorf("hasReplacementChar(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

@@ -92,7 +92,13 @@ func eachMember(v gjson.Result, a *textArena, fn func(key, value gjson.Result) b
 		} else {
 			key.Num = float64(idx)
 		}
-		if !fn(key, a.result(value)) {
+		var r gjson.Result
+		if value[0] == '"' {
+			r = a.stringValue(value, m.escaped)
+		} else {
+			r = a.result(value)
+		}
+		if !fn(key, r) {
 			return
 		}
 	}
@@ -124,6 +130,18 @@ type memberIter struct {
 	a   *textArena
 	i   int
 	obj bool
+
+	// escaped tells whether the value next returned last is a string
+	// literal that holds escapes.
+	escaped bool
+
+	// tokens, when the arena's index holds raw's document, are its
+	// tokens: the walk reads the members from them, from t up to stop,
+	// with base the offset of raw in the document. Otherwise it reads
+	// raw's bytes from i.
+	tokens  []valueToken
+	t, stop int32
+	base    int
 }
 
 // init starts a walk of raw and reports whether raw is an object or array.
@@ -133,11 +151,32 @@ func (m *memberIter) init(raw string, a *textArena) bool {
 		return false
 	}
 	*m = memberIter{raw: raw, a: a, i: i + 1, obj: raw[i] == '{'}
+	if x := a.index; x != nil {
+		if k, base, ok := x.find(raw, i); ok {
+			m.tokens, m.t, m.stop, m.base = x.tokens, int32(k+1), x.tokens[k].skip, base
+		}
+	}
 	return true
 }
 
 // next returns the next member's key (empty in arrays) and raw value.
 func (m *memberIter) next() (key, value string, ok bool) {
+	if m.tokens != nil {
+		if m.t >= m.stop {
+			return "", "", false
+		}
+		if m.obj {
+			k := &m.tokens[m.t]
+			key = m.raw[int(k.start)-m.base+1 : int(k.end)-m.base-1]
+			if k.escaped {
+				key = m.a.unescape(key)
+			}
+			m.t++
+		}
+		v := &m.tokens[m.t]
+		m.t, m.escaped = v.skip, v.escaped
+		return key, m.raw[int(v.start)-m.base : int(v.end)-m.base], true
+	}
 	raw, i := m.raw, m.i
 	for {
 		i = skipSpace(raw, i)
@@ -157,6 +196,7 @@ func (m *memberIter) next() (key, value string, ok bool) {
 	}
 	end := m.a.valueEnd(raw, i)
 	m.i = end
+	m.escaped = raw[i] == '"' && strings.IndexByte(raw[i:end], '\\') >= 0
 	return key, raw[i:end], true
 }
 
@@ -189,6 +229,7 @@ func (a *textArena) plainText(raw string, typeLiterals ...string) (Part, bool) {
 		return Part{}, false
 	}
 	var text string // the raw literal, unescaped only once the part qualifies
+	escaped := false
 	sawType := false
 	for {
 		key, value, ok := m.next()
@@ -205,7 +246,7 @@ func (a *textArena) plainText(raw string, typeLiterals ...string) (Part, bool) {
 			if value[0] != '"' {
 				return Part{}, false
 			}
-			text = value
+			text, escaped = value, m.escaped
 		default:
 			return Part{}, false
 		}
@@ -213,7 +254,7 @@ func (a *textArena) plainText(raw string, typeLiterals ...string) (Part, bool) {
 	if !sawType || text == "" {
 		return Part{}, false
 	}
-	return textPart(PartText, a.stringResult(text)), true
+	return textPart(PartText, a.stringValue(text, escaped)), true
 }
 
 // countMembers returns the number of members of the object or array v of
@@ -246,6 +287,16 @@ func (a *textArena) stringResult(raw string) gjson.Result {
 	r := gjson.Result{Type: gjson.String, Raw: raw, Str: body}
 	if strings.IndexByte(body, '\\') >= 0 {
 		r.Str = a.unescape(body)
+	}
+	return r
+}
+
+// stringValue is stringResult for a literal whose escapes are known: a
+// walk finds them along with the literal.
+func (a *textArena) stringValue(raw string, escaped bool) gjson.Result {
+	r := gjson.Result{Type: gjson.String, Raw: raw, Str: raw[1 : len(raw)-1]}
+	if escaped {
+		r.Str = a.unescape(r.Str)
 	}
 	return r
 }
@@ -290,10 +341,10 @@ func stringEnd(s string, i int) int {
 	return len(s)
 }
 
-// valueEnd is valueEnd for a value of the arena's document: a container's
-// end comes from the document's index instead of a scan of its contents.
+// valueEnd is valueEnd for a value of the arena's document: its end comes
+// from the document's index instead of a scan of its contents.
 func (a *textArena) valueEnd(s string, i int) int {
-	if a.index != nil && (s[i] == '{' || s[i] == '[') {
+	if a.index != nil {
 		if end, ok := a.index.end(s, i); ok {
 			return end
 		}
@@ -301,36 +352,43 @@ func (a *textArena) valueEnd(s string, i int) int {
 	return valueEnd(s, i)
 }
 
-// jsonIndex is the structural index of one validated document: where each
-// of its containers (objects and arrays) starts and ends, in document order.
+// jsonIndex is the structural index of one validated document: each of
+// its values and keys, in document order, with where it ends.
 //
 // Decoders walk a document level by level, and finding where a member ends
 // used to mean scanning all of it; a message's text was scanned once for
-// every level above it. scanJSON records the ends while it validates, so
-// the walk skips a nested container in one lookup and every byte is scanned
-// about once.
+// every level above it, and once more to find its closing quote.
+// scanJSON records every value while it validates, so a walk reads the
+// members of an object from the index (memberIter) and every byte is
+// scanned about once.
 type jsonIndex struct {
 	base   *byte // the document's first byte
 	size   int   // the document's length
-	spans  []containerSpan
-	cursor int // the span found last: walks look up the same or the next one
+	tokens []valueToken
+	cursor int // the token found last: lookups ask for the same or a following one
 
 	// escapedBytes is the length of the document's string literals that
 	// hold escapes: room enough for all its unescaped strings.
 	escapedBytes int
 }
 
-// containerSpan is where one container starts (its bracket) and ends (just
-// past its closing bracket), as byte offsets in the document.
-type containerSpan struct{ start, end int32 }
+// valueToken is one value or object key of a document: its bytes (for a
+// container, from its bracket to just past the closing one) as offsets in
+// the document, and the index of the token after it and everything in it.
+type valueToken struct {
+	start, end int32
+	skip       int32
+	// escaped marks a string literal that holds escapes.
+	escaped bool
+}
 
 // jsonIndexes recycles indexes between documents: an index is only needed
 // while its document is decoded.
 var jsonIndexes = sync.Pool{New: func() any { return new(jsonIndex) }}
 
-// maxPooledSpans bounds the index kept in the pool, so that one huge
+// maxPooledTokens bounds the index kept in the pool, so that one huge
 // document does not pin its index's memory.
-const maxPooledSpans = 1 << 16
+const maxPooledTokens = 1 << 16
 
 // indexDocument validates s and returns its index, or nil when s is not
 // valid JSON. The caller returns the index with releaseIndex.
@@ -358,34 +416,47 @@ func releaseIndex(x *jsonIndex) {
 		return
 	}
 	x.base = nil
-	if cap(x.spans) > maxPooledSpans {
+	if cap(x.tokens) > maxPooledTokens {
 		return
 	}
 	jsonIndexes.Put(x)
 }
 
-// end returns the index in s just past the container starting at s[i], if
-// s is part of x's document.
-func (x *jsonIndex) end(s string, i int) (int, bool) {
-	off := int(uintptr(unsafe.Pointer(unsafe.StringData(s)))-uintptr(unsafe.Pointer(x.base))) + i
-	if off < 0 || off >= x.size {
-		return 0, false
+// find returns the index of the token of the value (or key) starting at
+// s[i], if s is part of x's document, and the offset of s in it.
+func (x *jsonIndex) find(s string, i int) (k, base int, ok bool) {
+	base = int(uintptr(unsafe.Pointer(unsafe.StringData(s))) - uintptr(unsafe.Pointer(x.base)))
+	off := base + i
+	if base < 0 || off >= x.size {
+		return 0, 0, false
 	}
-	spans := x.spans
-	k := x.cursor
+	tokens := x.tokens
+	k = x.cursor
 	switch {
-	case k < len(spans) && int(spans[k].start) == off:
-	case k+1 < len(spans) && int(spans[k+1].start) == off:
+	case k < len(tokens) && int(tokens[k].start) == off:
+	case k+1 < len(tokens) && int(tokens[k+1].start) == off:
 		k++
+	case k+2 < len(tokens) && int(tokens[k+2].start) == off:
+		k += 2 // past a key
 	default:
 		var found bool
-		k, found = slices.BinarySearchFunc(spans, off, func(c containerSpan, off int) int { return int(c.start) - off })
+		k, found = slices.BinarySearchFunc(tokens, off, func(t valueToken, off int) int { return int(t.start) - off })
 		if !found {
-			return 0, false
+			return 0, 0, false
 		}
 	}
 	x.cursor = k
-	return int(spans[k].end) - off + i, true
+	return k, base, true
+}
+
+// end returns the index in s just past the value starting at s[i], if s
+// is part of x's document.
+func (x *jsonIndex) end(s string, i int) (int, bool) {
+	k, base, ok := x.find(s, i)
+	if !ok {
+		return 0, false
+	}
+	return int(x.tokens[k].end) - base, true
 }
 
 // valueEnd returns the index just past the JSON value starting at i.

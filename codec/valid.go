@@ -16,11 +16,11 @@ import (
 // (most of the bytes) are skipped eight at a time.
 func validJSON(s string) bool { return scanJSON(s, nil) }
 
-// scanJSON is validJSON that also records, when x is not nil, where every
-// container of s ends (see jsonIndex), in the same pass.
+// scanJSON is validJSON that also records, when x is not nil, every value
+// and key of s (see jsonIndex), in the same pass.
 func scanJSON(s string, x *jsonIndex) bool {
 	// stack holds one bit per open container: 1 for an object, 0 for an
-	// array; depth counts them. open holds the index in x.spans of each
+	// array; depth counts them. open holds the index in x.tokens of each
 	// open container when recording.
 	var small [4]uint64
 	stack := small[:]
@@ -28,7 +28,7 @@ func scanJSON(s string, x *jsonIndex) bool {
 	var smallOpen [32]int32
 	open := smallOpen[:0]
 	if x != nil {
-		x.spans, x.escapedBytes = x.spans[:0], 0
+		x.tokens, x.escapedBytes = x.tokens[:0], 0
 		if len(s) > math.MaxInt32 {
 			x = nil // offsets are int32; such a document is walked without an index
 		}
@@ -58,15 +58,13 @@ value:
 		i = skipSpace(s, i+1)
 		if i < len(s) && s[i] == '}' {
 			i++
-			if x != nil {
-				x.spans = append(x.spans, containerSpan{int32(start), int32(i)})
-			}
+			x.add(start, i, false)
 			goto next
 		}
 		push(true)
 		if x != nil {
-			open = append(open, int32(len(x.spans)))
-			x.spans = append(x.spans, containerSpan{int32(start), -1})
+			open = append(open, int32(len(x.tokens)))
+			x.tokens = append(x.tokens, valueToken{start: int32(start), end: -1})
 		}
 		goto key
 	case c == '[':
@@ -74,15 +72,13 @@ value:
 		i = skipSpace(s, i+1)
 		if i < len(s) && s[i] == ']' {
 			i++
-			if x != nil {
-				x.spans = append(x.spans, containerSpan{int32(start), int32(i)})
-			}
+			x.add(start, i, false)
 			goto next
 		}
 		push(false)
 		if x != nil {
-			open = append(open, int32(len(x.spans)))
-			x.spans = append(x.spans, containerSpan{int32(start), -1})
+			open = append(open, int32(len(x.tokens)))
+			x.tokens = append(x.tokens, valueToken{start: int32(start), end: -1})
 		}
 		goto value
 	case c == '"':
@@ -90,23 +86,28 @@ value:
 			return false
 		}
 	case c == '-' || (c >= '0' && c <= '9'):
+		start := i
 		if i = validNumber(s, i); i < 0 {
 			return false
 		}
+		x.add(start, i, false)
 	case c == 't':
 		if len(s)-i < 4 || s[i:i+4] != "true" {
 			return false
 		}
+		x.add(i, i+4, false)
 		i += 4
 	case c == 'f':
 		if len(s)-i < 5 || s[i:i+5] != "false" {
 			return false
 		}
+		x.add(i, i+5, false)
 		i += 5
 	case c == 'n':
 		if len(s)-i < 4 || s[i:i+4] != "null" {
 			return false
 		}
+		x.add(i, i+4, false)
 		i += 4
 	default:
 		return false
@@ -141,7 +142,8 @@ next:
 	depth--
 	i++
 	if x != nil {
-		x.spans[open[len(open)-1]].end = int32(i)
+		t := &x.tokens[open[len(open)-1]]
+		t.end, t.skip = int32(i), int32(len(x.tokens))
 		open = open[:len(open)-1]
 	}
 	goto next
@@ -161,15 +163,25 @@ key:
 	goto value
 }
 
-// scanString is validString for scanJSON: it also counts the literal's
-// bytes into the index (x may be nil) when the literal holds escapes.
+// scanString is validString for scanJSON: it also records the literal in
+// the index (x may be nil), counting its bytes when it holds escapes.
 func (x *jsonIndex) scanString(s string, i int) int {
 	start := i
 	end, escaped := validString(s, i)
-	if escaped && x != nil && end >= 0 {
-		x.escapedBytes += end - start
+	if x != nil && end >= 0 {
+		if escaped {
+			x.escapedBytes += end - start
+		}
+		x.add(start, end, escaped)
 	}
 	return end
+}
+
+// add records the scalar value or key s[start:end] (x may be nil).
+func (x *jsonIndex) add(start, end int, escaped bool) {
+	if x != nil {
+		x.tokens = append(x.tokens, valueToken{start: int32(start), end: int32(end), skip: int32(len(x.tokens) + 1), escaped: escaped})
+	}
 }
 
 // validString checks the string literal starting at s[i] == '"' and returns
