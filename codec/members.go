@@ -135,11 +135,11 @@ type memberIter struct {
 	// literal that holds escapes.
 	escaped bool
 
-	// tokens, when the arena's index holds raw's document, are its
-	// tokens: the walk reads the members from them, from t up to stop,
-	// with base the offset of raw in the document. Otherwise it reads
-	// raw's bytes from i.
-	tokens  []valueToken
+	// x, when the arena's index holds raw's document, is that index:
+	// the walk reads the members from its tokens, from t up to stop, with
+	// base the offset of raw in the document. Otherwise it reads raw's
+	// bytes from i.
+	x       *jsonIndex
 	t, stop int32
 	base    int
 }
@@ -153,7 +153,7 @@ func (m *memberIter) init(raw string, a *textArena) bool {
 	*m = memberIter{raw: raw, a: a, i: i + 1, obj: raw[i] == '{'}
 	if x := a.index; x != nil {
 		if k, base, ok := x.find(raw, i); ok {
-			m.tokens, m.t, m.stop, m.base = x.tokens, int32(k+1), x.tokens[k].skip, base
+			m.x, m.t, m.stop, m.base = x, int32(k+1), x.tokens[k].skip, base
 		}
 	}
 	return true
@@ -161,19 +161,22 @@ func (m *memberIter) init(raw string, a *textArena) bool {
 
 // next returns the next member's key (empty in arrays) and raw value.
 func (m *memberIter) next() (key, value string, ok bool) {
-	if m.tokens != nil {
+	if x := m.x; x != nil {
 		if m.t >= m.stop {
 			return "", "", false
 		}
 		if m.obj {
-			k := &m.tokens[m.t]
+			k := &x.tokens[m.t]
 			key = m.raw[int(k.start)-m.base+1 : int(k.end)-m.base-1]
 			if k.escaped {
 				key = m.a.unescape(key)
 			}
 			m.t++
 		}
-		v := &m.tokens[m.t]
+		// A walk into the value looks it up next: it is where the
+		// index's cursor now is.
+		x.cursor = int(m.t)
+		v := &x.tokens[m.t]
 		m.t, m.escaped = v.skip, v.escaped
 		return key, m.raw[int(v.start)-m.base : int(v.end)-m.base], true
 	}
