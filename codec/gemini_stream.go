@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/llmbridge/llmbridge/mapping"
 	"github.com/tidwall/gjson"
@@ -95,27 +96,21 @@ func newGeminiStreamDecoder(p Protocol) *geminiStreamDecoder {
 // walk. geminiWalk returns the offset just past the container. s must have
 // passed validJSON.
 func geminiWalk(s string, i int, a *textArena, fn func(key gjson.Result, i int) int) int {
-	obj := s[i] == '{'
-	i++
+	var m memberIter
+	if !m.init(s[i:], a) {
+		return len(s)
+	}
 	key := gjson.Result{Type: gjson.String}
+	base := uintptr(unsafe.Pointer(unsafe.StringData(s)))
 	for {
-		i = skipSpace(s, i)
-		if i >= len(s) {
-			return i
+		k, v, ok := m.next()
+		if !ok {
+			return i + m.end()
 		}
-		switch s[i] {
-		case '}', ']':
-			return i + 1
-		case ',':
-			i++
-			continue
+		key.Str = k
+		if fn(key, int(uintptr(unsafe.Pointer(unsafe.StringData(v)))-base)) >= len(s) {
+			return len(s)
 		}
-		if obj {
-			key.Str, i = a.key(s, i)
-			i = skipSpace(s, i) + 1 // the colon
-			i = skipSpace(s, i)
-		}
-		i = fn(key, i)
 	}
 }
 
