@@ -60,14 +60,26 @@ func (t EventType) String() string {
 }
 
 // Event is one canonical stream event. Strings may alias the upstream event
-// being decoded: an Event is valid until the decoder's next call.
+// being decoded: an Event is valid until the decoder's next call. Its
+// one-byte fields come first, where they share a word: every event is
+// built and copied whole.
 type Event struct {
 	// Type is the kind of event; it says which fields are set.
 	Type EventType
-	// Index is the content part a part event is about.
-	Index int
 	// Part is the kind of part an EventPartStart opens.
 	Part PartType
+	// Redacted marks a reasoning part that is Anthropic redacted_thinking
+	// (EventPartStart of a PartReasoning); it has no deltas.
+	Redacted bool
+	// IsError marks a PartServerToolResult that reports a failed search
+	// (EventPartStart).
+	IsError bool
+	// Origin is the family that issued Signature (EventPartStop).
+	Origin Family
+	// StopReason is why generation ended (EventStop).
+	StopReason StopReason
+	// Index is the content part a part event is about.
+	Index int
 	// Text is the text an EventPartDelta appends; for a tool call part it
 	// is a fragment of the arguments' JSON text.
 	Text string
@@ -79,16 +91,10 @@ type Event struct {
 	// ItemID is a reasoning item's provider id (EventPartStart of a
 	// PartReasoning), when known.
 	ItemID string
-	// Redacted marks a reasoning part that is Anthropic redacted_thinking
-	// (EventPartStart of a PartReasoning); it has no deltas.
-	Redacted bool
 	// Sources are the pages a PartServerToolResult found (its
 	// EventPartStart; such a part has no deltas). IsError marks a failed
 	// search, with the provider's error code in Text.
 	Sources []Source
-	// IsError marks a PartServerToolResult that reports a failed search
-	// (EventPartStart).
-	IsError bool
 	// Citation is what an EventCitation adds.
 	Citation Citation
 	// Signature, on the EventPartStop of a PartReasoning, is the part's
@@ -97,8 +103,6 @@ type Event struct {
 	// signature_delta, Responses output_item.done) or with the following
 	// part (Gemini thoughtSignature).
 	Signature string
-	// Origin is the family that issued Signature (EventPartStop).
-	Origin Family
 	// ID is the response id (EventStart).
 	ID string
 	// Model is the model producing the response (EventStart).
@@ -108,8 +112,6 @@ type Event struct {
 	// Usage is the cumulative usage (EventUsage, and EventStart when the
 	// upstream reports input usage first).
 	Usage Usage
-	// StopReason is why generation ended (EventStop).
-	StopReason StopReason
 	// StopSequence is the stop sequence that ended generation (EventStop).
 	StopSequence string
 	// StopDetails explains a refusal or filter stop (EventStop).
