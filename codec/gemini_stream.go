@@ -91,9 +91,10 @@ func newGeminiStreamDecoder(p Protocol) *geminiStreamDecoder {
 
 // geminiWalk calls fn for each member of the JSON object or array that
 // starts at s[i], with the member's key (unescaped into a; none in arrays)
-// and the offset of its value. fn returns the offset just past the value,
-// found by descending into it or with valueEnd, or len(s) to stop the
-// walk. geminiWalk returns the offset just past the container. s must have
+// and the offset of its value. fn returns len(s) to stop the walk; any
+// other offset (such as the end of the value, which descending into it
+// finds) goes on with the next member, which the walk finds itself.
+// geminiWalk returns the offset just past the container. s must have
 // passed validJSON.
 func geminiWalk(s string, i int, a *textArena, fn func(key gjson.Result, i int) int) int {
 	var m memberIter
@@ -117,8 +118,7 @@ func geminiWalk(s string, i int, a *textArena, fn func(key gjson.Result, i int) 
 // value returns the scalar (or skipped container) at s[i] and the offset
 // just past it.
 func (d *geminiStreamDecoder) value(s string, i int) (gjson.Result, int) {
-	end := d.text.valueEnd(s, i)
-	return d.text.result(s[i:end]), end
+	return d.text.valueAt(s, i)
 }
 
 // bad records err for the event being decoded and returns len(s), which
@@ -180,15 +180,20 @@ func (d *geminiStreamDecoder) Decode(out []Event, name, data []byte, bare bool) 
 		case "promptFeedback":
 			known = true
 			feedback, end = d.value(s, j)
-		case "modelVersion":
-			known = true
-			model, end = d.value(s, j)
-		case "responseId":
-			known = true
-			id, end = d.value(s, j)
-		case "createTime":
-			known = true
-			created, end = d.value(s, j)
+		case "modelVersion", "responseId", "createTime":
+			// Read for EventStart only: every chunk repeats them.
+			known, end = true, j
+			if d.started {
+				break
+			}
+			switch k.Str {
+			case "modelVersion":
+				model, end = d.value(s, j)
+			case "responseId":
+				id, end = d.value(s, j)
+			default:
+				created, end = d.value(s, j)
+			}
 		case "error":
 			errv, end = d.value(s, j)
 		default:

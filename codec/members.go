@@ -92,13 +92,7 @@ func eachMember(v gjson.Result, a *textArena, fn func(key, value gjson.Result) b
 		} else {
 			key.Num = float64(idx)
 		}
-		var r gjson.Result
-		if value[0] == '"' {
-			r = a.stringValue(value, m.escaped)
-		} else {
-			r = a.result(value)
-		}
-		if !fn(key, r) {
+		if !fn(key, m.result(value)) {
 			return
 		}
 	}
@@ -163,6 +157,14 @@ func (m *memberIter) init(raw string, a *textArena) bool {
 		}
 	}
 	return true
+}
+
+// result builds the gjson.Result of value, the value next returned last.
+func (m *memberIter) result(value string) gjson.Result {
+	if value[0] == '"' {
+		return m.a.stringValue(value, m.escaped)
+	}
+	return m.a.result(value)
 }
 
 // end returns the index in raw just past the container, once next has
@@ -295,6 +297,25 @@ func (a *textArena) result(raw string) gjson.Result {
 	case '{', '[':
 		// What gjson.Parse would make of it, without its checks.
 		return gjson.Result{Type: gjson.JSON, Raw: raw}
+	case 'n':
+		return gjson.Result{Type: gjson.Null, Raw: raw}
+	case 't':
+		return gjson.Result{Type: gjson.True, Raw: raw}
+	case 'f':
+		return gjson.Result{Type: gjson.False, Raw: raw}
+	}
+	// Small non-negative integers (indexes, token counts) are most
+	// numbers in a stream.
+	if len(raw) <= 15 {
+		n := 0
+		for i := 0; i < len(raw); i++ {
+			c := raw[i]
+			if c < '0' || c > '9' {
+				return gjson.Parse(raw)
+			}
+			n = n*10 + int(c-'0')
+		}
+		return gjson.Result{Type: gjson.Number, Raw: raw, Num: float64(n)}
 	}
 	return gjson.Parse(raw)
 }
@@ -357,6 +378,23 @@ func stringEnd(s string, i int) int {
 		}
 	}
 	return len(s)
+}
+
+// valueAt returns the result of the value at s[i] and the index just past
+// it, from the document's index when it has the value.
+func (a *textArena) valueAt(s string, i int) (gjson.Result, int) {
+	if x := a.index; x != nil {
+		if k, base, ok := x.find(s, i); ok {
+			t := &x.tokens[k]
+			end := int(t.end) - base
+			if s[i] == '"' {
+				return a.stringValue(s[i:end], t.escaped), end
+			}
+			return a.result(s[i:end]), end
+		}
+	}
+	end := valueEnd(s, i)
+	return a.result(s[i:end]), end
 }
 
 // valueEnd is valueEnd for a value of the arena's document: its end comes

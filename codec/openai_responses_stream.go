@@ -202,28 +202,20 @@ func (d *responsesStreamDecoder) Decode(out []Event, name, data []byte, bare boo
 }
 
 // scan collects the top-level members of a validated event object that the
-// decoder reads. It walks the object like eachMember, with the same helpers
-// and arena, but looks at each key before building its value: a delta event
-// has eight members of which two are read, and building a gjson.Result for
-// the others (number parsing, escape scans) tripled the cost of decoding it.
+// decoder reads. It walks the object like eachMember, but looks at each key
+// before building its value: a delta event has eight members of which two
+// are read, and building a gjson.Result for the others (number parsing)
+// tripled the cost of decoding it.
 func (d *responsesStreamDecoder) scan(raw string, f *responsesEventFields) {
-	i := skipSpace(raw, 0) + 1 // past the '{'
+	var m memberIter
+	if !m.init(raw, &d.text) {
+		return
+	}
 	for {
-		i = skipSpace(raw, i)
-		if i >= len(raw) || raw[i] == '}' {
+		key, value, ok := m.next()
+		if !ok {
 			return
 		}
-		if raw[i] == ',' {
-			i++
-			continue
-		}
-		end := stringEnd(raw, i)
-		key := raw[i+1 : end-1]
-		if strings.IndexByte(key, '\\') >= 0 {
-			key = d.text.unescape(key)
-		}
-		i = skipSpace(raw, skipSpace(raw, end)+1) // past the colon
-		end = valueEnd(raw, i)
 		var dst *gjson.Result
 		switch key {
 		case "type":
@@ -260,9 +252,8 @@ func (d *responsesStreamDecoder) scan(raw string, f *responsesEventFields) {
 			dst = &f.annotation
 		}
 		if dst != nil {
-			*dst = d.text.result(raw[i:end])
+			*dst = m.result(value)
 		}
-		i = end
 	}
 }
 
