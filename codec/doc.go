@@ -13,12 +13,16 @@
 // value is in use.
 //
 // Each body or stream event is read in one validating pass (valid.go) that
-// also records where every object and array ends (jsonIndex) and how much
-// of the text is escaped; decoders then walk members without rescanning
-// nested values (members.go), and escaped strings are unescaped into one
-// arena of exactly that size. String contents are classified 64 bytes at a
-// time with SSE2 on amd64 (scan_amd64.s) and a word at a time elsewhere
-// (scan_other.go, also selected by the purego build tag).
+// also records every value and key, where it ends and whether it holds
+// escapes (jsonIndex, a tape), and how much of the text is escaped;
+// decoders then walk members from the tape without rescanning any bytes
+// (members.go), and escaped strings are unescaped into one arena of exactly
+// that size. A request text keeps the literal it was unescaped from, and
+// request encoders copy that literal while the text is unchanged instead of
+// escaping it again (Part.literal, appendText). String contents are
+// classified 64 bytes at a time with SSE2 on amd64 (scan_amd64.s) and a
+// word at a time elsewhere (scan_other.go, also selected by the purego
+// build tag).
 //
 // Nothing is dropped silently. A decoder maps every field it knows; a field
 // that only steers the provider (a hint, such as store or cache_control) and

@@ -3,6 +3,7 @@ package codec
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"fmt"
 	"io"
 	"os"
@@ -178,7 +179,8 @@ func FuzzDecodeRequest(f *testing.F) {
 		if from.ModelInPath() {
 			req.Model = "fuzz-model" // the caller sets it from the path
 		}
-		for _, to := range Protocols {
+		outs := make([][]byte, len(Protocols))
+		for i, to := range Protocols {
 			// Encoders append to Dropped; each gets its own.
 			r := req
 			r.Dropped = append([]string(nil), req.Dropped...)
@@ -187,6 +189,25 @@ func FuzzDecodeRequest(f *testing.F) {
 				continue
 			}
 			checkJSON(t, string(from)+" request to "+string(to), out)
+			outs[i] = out
+		}
+		// The literals the texts were decoded from say what escaping
+		// the texts again says (Part.literal).
+		dropLiterals(&req)
+		for i, to := range Protocols {
+			if outs[i] == nil {
+				continue
+			}
+			r := req
+			r.Dropped = append([]string(nil), req.Dropped...)
+			out, err := AppendRequest(nil, to, &r, EncodeOptions{})
+			if err != nil {
+				t.Fatalf("%s request to %s: fails without literals: %v", from, to, err)
+			}
+			var a, b any
+			if json.Unmarshal(outs[i], &a) != nil || json.Unmarshal(out, &b) != nil || !reflect.DeepEqual(a, b) {
+				t.Fatalf("%s request to %s: with literals\n%s\nwithout\n%s", from, to, outs[i], out)
+			}
 		}
 	})
 }
