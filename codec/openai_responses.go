@@ -1078,34 +1078,48 @@ type responsesItem struct {
 }
 
 // collectResponsesItem reads the keys of an input item.
+//
+// The members are walked raw and only those kept are read: the others
+// (a call's arguments, a tool output's text) are read by the item's own
+// decoder, and unescaping them here too doubled the cost of tool outputs.
 func collectResponsesItem(item gjson.Result, a *textArena) responsesItem {
 	var it responsesItem
-	eachMember(item, a, func(key, value gjson.Result) bool {
-		switch key.Str {
+	var m memberIter
+	if !m.init(item.Raw, a) {
+		return it
+	}
+	for {
+		key, value, ok := m.next()
+		if !ok {
+			return it
+		}
+		var dst *gjson.Result
+		switch key {
 		case "type":
 			it.keys |= responsesKeyType
-			it.typ = value
+			dst = &it.typ
 		case "role":
 			it.keys |= responsesKeyRole
-			it.role = value
+			dst = &it.role
 		case "content":
 			it.keys |= responsesKeyContent
-			it.content = value
+			dst = &it.content
 		case "id":
 			it.keys |= responsesKeyID
-			it.id = value
+			dst = &it.id
 		case "status":
 			it.keys |= responsesKeyStatus
-			it.sts = value
+			dst = &it.sts
 		case "phase":
 			it.keys |= responsesKeyPhase
-			it.phase = value
+			dst = &it.phase
 		default:
 			it.keys |= responsesKeyUnknown
 		}
-		return true
-	})
-	return it
+		if dst != nil {
+			*dst = m.result(value)
+		}
+	}
 }
 
 // responsesItemKind says what an input item was, for merging items into
