@@ -71,6 +71,9 @@ type geminiStreamDecoder struct {
 	calls int
 	// grounded reports that a groundingMetadata's searches were emitted.
 	grounded bool
+	// textParts counts the text parts started, and textBytes is the
+	// length of the open one's text: grounding supports point into it.
+	textParts, textBytes int
 	// responseID is the stream's responseId, for synthesised call ids.
 	responseID string
 	// partial holds the arguments of a function call whose arguments are
@@ -327,19 +330,32 @@ func (d *geminiStreamDecoder) candidate(out []Event, s string, i int) ([]Event, 
 
 // grounding emits the searches of a groundingMetadata (Gemini sends it
 // once, with the last chunk) as search call and result parts, after what
-// came before (see decodeGeminiGrounding); its supports, whose segments
-// point into text already sent, are left out: a stream cannot add
-// citations to parts that are closed.
+// came before (see decodeGeminiGrounding). Its supports point into the
+// answer's text, which has been sent: they become citations of the open
+// text part when the answer is that one part (byte offsets clamped to what
+// was sent); with the text in several parts (around tool calls, say),
+// which part a segment means cannot be told, and they are left out.
 func (d *geminiStreamDecoder) grounding(out []Event, v gjson.Result) []Event {
 	if d.grounded || !v.IsObject() || d.partial != nil {
 		return out
 	}
-	lead := decodeGeminiGrounding(v, nil, nil)
-	if len(lead) == 0 {
+	answer := []Part{{Type: PartText}}
+	lead := decodeGeminiGrounding(v, answer, []int{0})
+	lead = lead[:len(lead)-1] // the answer, with the supports' citations
+	cites := answer[0].Citations
+	if len(lead) == 0 && len(cites) == 0 {
 		return out
 	}
 	d.grounded = true
 	if d.open {
+		if !d.thinking && d.textParts == 1 {
+			for _, c := range cites {
+				c.Start, c.End = min(max(c.Start, 0), d.textBytes), min(c.End, d.textBytes)
+				if c.End > c.Start {
+					out = append(out, Event{Type: EventCitation, Index: d.next - 1, Citation: c})
+				}
+			}
+		}
 		out = append(out, Event{Type: EventPartStop, Index: d.next - 1})
 		d.open = false
 	}
@@ -469,10 +485,16 @@ func (d *geminiStreamDecoder) delta(out []Event, thinking bool, text string) []E
 		kind := PartText
 		if thinking {
 			kind = PartReasoning
+		} else {
+			d.textParts++
+			d.textBytes = 0
 		}
 		out = append(out, Event{Type: EventPartStart, Index: d.next, Part: kind})
 		d.open, d.thinking = true, thinking
 		d.next++
+	}
+	if !thinking {
+		d.textBytes += len(text)
 	}
 	return append(out, Event{Type: EventPartDelta, Index: d.next - 1, Text: text})
 }

@@ -418,8 +418,27 @@ func TestGeminiStreamGrounding(t *testing.T) {
 	evs := decodeStream(t, Gemini, body, nil)
 	checkWellFormed(t, evs)
 	s := summarize(evs)
-	if s.Text != "Go 1.25 is out." || s.Searches != `{"query":"go"};` || s.Results != 1 || !s.Complete {
+	if s.Text != "Go 1.25 is out." || s.Searches != `{"query":"go"};` || s.Results != 1 || !s.Complete || s.Cites != 1 {
 		t.Errorf("%+v", s)
+	}
+	// The support's segment becomes a citation of the answer, which it
+	// points into, before the answer part stops.
+	for i, ev := range evs {
+		if ev.Type == EventCitation {
+			want := Citation{URL: "https://go.dev", Title: "go.dev", Start: 0, End: 7}
+			if ev.Citation != want || ev.Index != 0 || evs[i+1].Type != EventPartStop || evs[i+1].Index != 0 {
+				t.Errorf("citation event %+v, then %+v", ev, evs[i+1])
+			}
+		}
+	}
+
+	// With the answer in two text parts (around a tool call), which one a
+	// segment means cannot be told: no citation.
+	split := "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"a\"},{\"functionCall\":{\"name\":\"f\",\"args\":{}}},{\"text\":\"b\"}]},\"finishReason\":\"STOP\",\"index\":0," +
+		"\"groundingMetadata\":{\"groundingChunks\":[{\"web\":{\"uri\":\"https://go.dev\"}}]," +
+		"\"groundingSupports\":[{\"segment\":{\"startIndex\":0,\"endIndex\":1},\"groundingChunkIndices\":[0]}]}}],\"responseId\":\"r\"}\r\n\r\n"
+	if s := summarize(decodeStream(t, Gemini, split, nil)); s.Cites != 0 || s.Text != "ab" {
+		t.Errorf("split answer: %+v", s)
 	}
 }
 
