@@ -3,11 +3,11 @@ package codec
 import (
 	"bytes"
 	"encoding/json"
-	"reflect"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
