@@ -322,12 +322,7 @@ func (a *textArena) result(raw string) gjson.Result {
 
 // stringResult builds the result of a raw JSON string literal.
 func (a *textArena) stringResult(raw string) gjson.Result {
-	body := raw[1 : len(raw)-1]
-	r := gjson.Result{Type: gjson.String, Raw: raw, Str: body}
-	if strings.IndexByte(body, '\\') >= 0 {
-		r.Str = a.unescape(body)
-	}
-	return r
+	return a.stringValue(raw, strings.IndexByte(raw[1:len(raw)-1], '\\') >= 0)
 }
 
 // stringValue is stringResult for a literal whose escapes are known: a
