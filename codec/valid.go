@@ -62,10 +62,7 @@ value:
 			goto next
 		}
 		push(true)
-		if x != nil {
-			open = append(open, int32(len(x.tokens)))
-			x.tokens = append(x.tokens, valueToken{start: int32(start), end: -1})
-		}
+		open = x.openAt(start, open)
 		goto key
 	case c == '[':
 		start := i
@@ -76,10 +73,7 @@ value:
 			goto next
 		}
 		push(false)
-		if x != nil {
-			open = append(open, int32(len(x.tokens)))
-			x.tokens = append(x.tokens, valueToken{start: int32(start), end: -1})
-		}
+		open = x.openAt(start, open)
 		goto value
 	case c == '"':
 		if i = x.scanString(s, i); i < 0 {
@@ -175,6 +169,17 @@ func (x *jsonIndex) scanString(s string, i int) int {
 		x.add(start, end, escaped)
 	}
 	return end
+}
+
+// openAt records the container starting at start, whose end its close
+// fills in, and pushes its token's index on open (x may be nil).
+func (x *jsonIndex) openAt(start int, open []int32) []int32 {
+	if x == nil {
+		return open
+	}
+	open = append(open, int32(len(x.tokens)))
+	x.tokens = append(x.tokens, valueToken{start: int32(start), end: -1})
+	return open
 }
 
 // add records the scalar value or key s[start:end] (x may be nil).
