@@ -411,6 +411,16 @@ func (d *geminiStreamDecoder) part(out []Event, s string, i int) ([]Event, int) 
 	if s[i] != '{' {
 		return out, d.bad(s, badUpstream(d.p, "candidates[0].content.parts has an element that is not an object"))
 	}
+	if text, ok := d.plainText(s[i:]); ok {
+		// Most parts: a piece of the answer and nothing else.
+		if text == "" {
+			return out, i
+		}
+		if d.partial != nil {
+			return out, d.bad(s, badUpstream(d.p, "stream holds text inside a function call whose arguments are still streaming"))
+		}
+		return d.delta(out, false, text), i
+	}
 	var text string
 	var call, sig gjson.Result
 	thought := false
@@ -472,6 +482,25 @@ func (d *geminiStreamDecoder) part(out []Event, s string, i int) ([]Event, int) 
 		return out, d.bad(s, badUpstream(d.p, "stream holds text inside a function call whose arguments are still streaming"))
 	}
 	return d.delta(out, false, text), end
+}
+
+// plainText reports whether the part at the start of raw is {"text":
+// "..."} alone, and returns its text: the general walk of part, with its
+// closure and the checks of the other members, is then not needed.
+func (d *geminiStreamDecoder) plainText(raw string) (string, bool) {
+	var m memberIter
+	if !m.init(raw, &d.text) {
+		return "", false
+	}
+	key, value, ok := m.next()
+	if !ok || key != "text" || value[0] != '"' {
+		return "", false
+	}
+	escaped := m.escaped
+	if _, _, more := m.next(); more {
+		return "", false
+	}
+	return d.text.stringValue(value, escaped).Str, true
 }
 
 // delta appends text to the open part when it is of the right kind
