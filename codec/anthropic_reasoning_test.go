@@ -84,7 +84,7 @@ func TestAnthropicDecodeReasoningConfig(t *testing.T) {
 				if req.Format != tt.format {
 					t.Errorf("%s: format %+v, want %+v", p, req.Format, tt.format)
 				}
-				if !sameExported(req.Dropped, tt.dropped) {
+				if !equalDecoded(req.Dropped, tt.dropped) {
 					t.Errorf("%s: dropped %q, want %q", p, req.Dropped, tt.dropped)
 				}
 			}
@@ -168,7 +168,7 @@ func TestAnthropicDecodeThinkingHistory(t *testing.T) {
 			if err := DecodeRequest(AnthropicMessages, []byte(anthropicHistoryBody("assistant", tt.blocks)), &req); err != nil {
 				t.Fatal(err)
 			}
-			if got := req.Messages[1].Parts; !sameExported(got, tt.want) {
+			if got := req.Messages[1].Parts; !equalDecoded(got, tt.want) {
 				t.Errorf("parts %+v\nwant %+v", got, tt.want)
 			}
 		})
@@ -285,7 +285,7 @@ func TestAnthropicAppendReasoningConfig(t *testing.T) {
 				if got := strings.TrimSuffix(out[i+len(`"text":"hi"}]}]`):], "}"); got != tt.want {
 					t.Errorf("%s: got %s\nwant %s", p, got, tt.want)
 				}
-				if !sameExported(req.Dropped, tt.dropped) {
+				if !equalDecoded(req.Dropped, tt.dropped) {
 					t.Errorf("%s: dropped %q, want %q", p, req.Dropped, tt.dropped)
 				}
 			}
@@ -381,7 +381,7 @@ func TestAnthropicAppendOutputFormat(t *testing.T) {
 	if !strings.HasSuffix(out, want) {
 		t.Errorf("%s\nlacks %s", out, want)
 	}
-	if !sameExported(req.Dropped, []string{"format.description"}) {
+	if !equalDecoded(req.Dropped, []string{"format.description"}) {
 		t.Errorf("dropped %q", req.Dropped)
 	}
 	// The Anthropic client's own structured output comes back unchanged.
@@ -428,7 +428,7 @@ func TestAnthropicAppendReasoningHistory(t *testing.T) {
 		}
 		wantDropped := []string{"messages[3].content[0] (reasoning)", "messages[3].content[1] (reasoning)",
 			"messages[3].content[2] (reasoning)", "messages[5].content[0] (reasoning)", "messages[6].content[0] (reasoning)"}
-		if !sameExported(r.Dropped, wantDropped) {
+		if !equalDecoded(r.Dropped, wantDropped) {
 			t.Errorf("%s: dropped %q", p, r.Dropped)
 		}
 		checkGolden(t, string(p)+"/request_thinking_history.json", []byte(out))
@@ -467,7 +467,7 @@ func TestAnthropicRecordedThinkingReplay(t *testing.T) {
 	if err := DecodeRequest(AnthropicMessages, []byte(rec.Get("request.body").Raw), &req); err != nil {
 		t.Fatal(err)
 	}
-	if got := req.Messages[1].Parts[0]; !sameExported(got, streamed[0]) {
+	if got := req.Messages[1].Parts[0]; !equalDecoded(got, streamed[0]) {
 		t.Errorf("decoded replay %+v\nwant %+v", got, streamed[0])
 	}
 	if req.Reasoning != (Reasoning{Budget: OptInt{Value: 4000, Set: true}}) {
@@ -536,7 +536,7 @@ func TestAnthropicDecodeReasoningResponse(t *testing.T) {
 				if err := DecodeResponse(p, []byte(tt.body), &resp); err != nil {
 					t.Fatalf("%s: %v", p, err)
 				}
-				if !sameExported(resp.Content, tt.content) || resp.StopReason != tt.stop || resp.StopDetails != tt.details {
+				if !equalDecoded(resp.Content, tt.content) || resp.StopReason != tt.stop || resp.StopDetails != tt.details {
 					t.Errorf("%s: content %+v stop %v details %+v", p, resp.Content, resp.StopReason, resp.StopDetails)
 				}
 			}
@@ -712,7 +712,7 @@ func TestAnthropicStreamEncodeReasoning(t *testing.T) {
 		if err := readOpaque(&p, parts[i].Signature, mapping.FamilyAnthropic, "x"); err != nil {
 			t.Fatal(err)
 		}
-		if !sameExported(p, want[i]) {
+		if !equalDecoded(p, want[i]) {
 			t.Errorf("part %d: %+v, want %+v", i, p, want[i])
 		}
 	}
@@ -752,7 +752,7 @@ func TestAnthropicStreamEncodeReasoningEdges(t *testing.T) {
 			for _, e := range anthropicReadEvents(t, body) {
 				names = append(names, e.name)
 			}
-			if !sameExported(names, tt.want) {
+			if !equalDecoded(names, tt.want) {
 				t.Errorf("events %q\n%s", names, body)
 			}
 			if strings.Count(body, `"index":1`) > 0 {
@@ -798,7 +798,7 @@ func TestAnthropicReasoningRoundTrip(t *testing.T) {
 			if err := DecodeRequest(AnthropicMessages, []byte(body), &req); err != nil {
 				t.Fatalf("%s: %v\n%s", name, err, block)
 			}
-			if got := req.Messages[1].Parts[0]; !sameExported(got, part) {
+			if got := req.Messages[1].Parts[0]; !equalDecoded(got, part) {
 				t.Errorf("%s: %+v\nwant %+v", name, got, part)
 			}
 			// Toward Anthropic only its own value goes; the others are dropped.
@@ -871,7 +871,7 @@ func TestAnthropicSDKAccumulatesReasoning(t *testing.T) {
 			}
 			var got Part
 			got.Type, got.Text, got.Redacted = PartReasoning, b.Thinking, part.Redacted
-			if err := readOpaque(&got, value, mapping.FamilyAnthropic, "x"); err != nil || !sameExported(got, part) {
+			if err := readOpaque(&got, value, mapping.FamilyAnthropic, "x"); err != nil || !equalDecoded(got, part) {
 				t.Errorf("%s: block %d reads back as %+v (%v), want %+v", name, i, got, err, part)
 			}
 		}
@@ -950,7 +950,7 @@ func TestAnthropicStreamDecodeRecordedReasoning(t *testing.T) {
 			}
 			for i := range got {
 				// Recorded signatures are long: report where, not what.
-				if !sameExported(got[i], want[i]) {
+				if !equalDecoded(got[i], want[i]) {
 					t.Errorf("part %d differs: text %d/%d bytes, signature %d/%d bytes, origin %v, redacted %v",
 						i, len(got[i].Text), len(want[i].Text), len(got[i].Signature), len(want[i].Signature), got[i].Origin, got[i].Redacted)
 				}
@@ -1044,7 +1044,7 @@ func TestAnthropicAppendEffortAndFormat(t *testing.T) {
 	}
 	want := `{"model":"claude-x","max_tokens":4096,"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}],` +
 		`"thinking":{"type":"adaptive"},"output_config":{"effort":"medium","format":{"type":"json_schema","schema":{"type":"object"}}}}`
-	if out != want || !sameExported(req.Dropped, []string{"messages[0].content[0] (reasoning)"}) {
+	if out != want || !equalDecoded(req.Dropped, []string{"messages[0].content[0] (reasoning)"}) {
 		t.Errorf("got  %s\nwant %s\ndropped %q", out, want, req.Dropped)
 	}
 	var back Request

@@ -786,11 +786,11 @@ func TestAnthropicStreamDecodeRecordings(t *testing.T) {
 			checkWellFormed(t, evs)
 			s := summarize(evs)
 			calls, text := anthropicCalls(t, evs)
-			if !sameExported(calls, tt.calls) {
+			if !equalDecoded(calls, tt.calls) {
 				t.Errorf("tool calls %q, want %q", calls, tt.calls)
 			}
 			s.Text = text
-			if searches, results := anthropicSearches(t, evs); !sameExported(searches, tt.searches) || results != tt.results {
+			if searches, results := anthropicSearches(t, evs); !equalDecoded(searches, tt.searches) || results != tt.results {
 				t.Errorf("searches %q and %d results, want %q and %d", searches, results, tt.searches, tt.results)
 			}
 			if s.ID != tt.id || s.Model != tt.model {
@@ -1320,7 +1320,7 @@ func TestAnthropicStreamRecordingRoundTrip(t *testing.T) {
 		}
 		gotCalls, _ := anthropicCalls(t, again)
 		wantCalls, _ := anthropicCalls(t, evs)
-		if !sameExported(gotCalls, wantCalls) || len(wantCalls) != len(tt.calls) {
+		if !equalDecoded(gotCalls, wantCalls) || len(wantCalls) != len(tt.calls) {
 			t.Errorf("%s: tool calls %q, want %q", tt.file, gotCalls, wantCalls)
 		}
 	}

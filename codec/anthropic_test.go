@@ -295,7 +295,7 @@ func TestAnthropicDecodeRequest(t *testing.T) {
 			if err := DecodeRequest(anthropicProtocolFor(tt.vertex), []byte(tt.body), &req); err != nil {
 				t.Fatalf("DecodeRequest: %v", err)
 			}
-			if !sameExported(req, tt.want) {
+			if !equalDecoded(req, tt.want) {
 				t.Errorf("got  %+v\nwant %+v", req, tt.want)
 			}
 		})
@@ -596,10 +596,10 @@ func TestAnthropicDecodeRecordedToolRequests(t *testing.T) {
 					}
 				}
 			}
-			if !sameExported(req.Tools, tt.tools) || req.ToolChoice != tt.choice || req.ParallelToolCalls != tt.parallel {
+			if !equalDecoded(req.Tools, tt.tools) || req.ToolChoice != tt.choice || req.ParallelToolCalls != tt.parallel {
 				t.Errorf("tools %+v choice %+v parallel %+v", req.Tools, req.ToolChoice, req.ParallelToolCalls)
 			}
-			if !sameExported(req.Messages, tt.msgs) {
+			if !equalDecoded(req.Messages, tt.msgs) {
 				t.Errorf("messages\n got %+v\nwant %+v", req.Messages, tt.msgs)
 			}
 		})
@@ -845,7 +845,7 @@ func TestAnthropicAppendRequestDropsSeed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !sameExported(req.Dropped, []string{"store", "seed"}) {
+	if !equalDecoded(req.Dropped, []string{"store", "seed"}) {
 		t.Errorf("Dropped = %q, want [store seed]", req.Dropped)
 	}
 	if gjson.GetBytes(out, "seed").Exists() {
@@ -970,7 +970,7 @@ func TestAnthropicRequestRoundTrip(t *testing.T) {
 			t.Fatalf("%s: DecodeRequest of encoded request: %v\n%s", p, err, out)
 		}
 		again.Dropped = nil
-		if !sameExported(again, req) {
+		if !equalDecoded(again, req) {
 			t.Errorf("%s: round trip changed the request:\n got %+v\nwant %+v", p, again, req)
 		}
 	}
@@ -1018,7 +1018,7 @@ func TestAnthropicToolRequestRoundTrip(t *testing.T) {
 			t.Fatalf("%s: %v\n%s", p, err, out)
 		}
 		got.Dropped = nil
-		if !sameExported(got, want) {
+		if !equalDecoded(got, want) {
 			t.Errorf("%s: round trip changed the request:\n got %+v\nwant %+v", p, got, want)
 		}
 	}
@@ -1201,7 +1201,7 @@ func TestAnthropicDecodeResponse(t *testing.T) {
 			if err := DecodeResponse(AnthropicMessages, []byte(tt.body), &resp); err != nil {
 				t.Fatalf("DecodeResponse: %v", err)
 			}
-			if !sameExported(resp, tt.want) {
+			if !equalDecoded(resp, tt.want) {
 				t.Errorf("got  %+v\nwant %+v", resp, tt.want)
 			}
 		})
@@ -1421,7 +1421,7 @@ func TestAnthropicDecodeRecordedToolResponses(t *testing.T) {
 			if err := DecodeResponse(Protocol(rec.Get("protocol").Str), []byte(rec.Get("response.body").Str), &resp); err != nil {
 				t.Fatal(err)
 			}
-			if !sameExported(resp.Content, tt.content) || resp.StopReason != mapping.StopToolUse {
+			if !equalDecoded(resp.Content, tt.content) || resp.StopReason != mapping.StopToolUse {
 				t.Errorf("content %+v stop %v\nwant %+v", resp.Content, resp.StopReason, tt.content)
 			}
 		})
@@ -1454,7 +1454,7 @@ func TestAnthropicResponseRoundTrip(t *testing.T) {
 		if err := DecodeResponse(p, out, &second); err != nil {
 			t.Fatalf("%s: decoding %s: %v", file, out, err)
 		}
-		if !sameExported(first, second) {
+		if !equalDecoded(first, second) {
 			t.Errorf("%s: round trip changed the response:\n got %+v\nwant %+v", file, second, first)
 		}
 	}
@@ -1594,7 +1594,7 @@ func TestAnthropicDeferLoadingIsAHint(t *testing.T) {
 	if err := DecodeRequest(AnthropicMessages, []byte(body), &req); err != nil {
 		t.Fatal(err)
 	}
-	if len(req.Tools) != 2 || !sameExported(req.Dropped, []string{"tools[0].defer_loading"}) {
+	if len(req.Tools) != 2 || !equalDecoded(req.Dropped, []string{"tools[0].defer_loading"}) {
 		t.Errorf("tools %+v, dropped %q", req.Tools, req.Dropped)
 	}
 }

@@ -1,13 +1,18 @@
 package codec
 
-import "reflect"
+import (
+	"reflect"
+	"testing"
+)
 
-// sameExported is reflect.DeepEqual without the unexported struct fields:
-// decoded parts keep the literal their text came from (Part.literal),
-// which expected values do not spell out.
-func sameExported(a, b any) bool { return sameValue(reflect.ValueOf(a), reflect.ValueOf(b)) }
+// equalDecoded is reflect.DeepEqual except for the literal a decoded Part
+// keeps of its text (Part.literal and literalOf), which expected values do
+// not spell out. Every other field, exported or not, is compared.
+func equalDecoded(a, b any) bool { return equalValue(reflect.ValueOf(a), reflect.ValueOf(b)) }
 
-func sameValue(a, b reflect.Value) bool {
+var partType = reflect.TypeFor[Part]()
+
+func equalValue(a, b reflect.Value) bool {
 	if !a.IsValid() || !b.IsValid() {
 		return a.IsValid() == b.IsValid()
 	}
@@ -17,7 +22,12 @@ func sameValue(a, b reflect.Value) bool {
 	switch a.Kind() {
 	case reflect.Struct:
 		for i := range a.NumField() {
-			if a.Type().Field(i).IsExported() && !sameValue(a.Field(i), b.Field(i)) {
+			if a.Type() == partType {
+				if name := a.Type().Field(i).Name; name == "literal" || name == "literalOf" {
+					continue
+				}
+			}
+			if !equalValue(a.Field(i), b.Field(i)) {
 				return false
 			}
 		}
@@ -32,7 +42,7 @@ func sameValue(a, b reflect.Value) bool {
 			return false
 		}
 		for i := range a.Len() {
-			if !sameValue(a.Index(i), b.Index(i)) {
+			if !equalValue(a.Index(i), b.Index(i)) {
 				return false
 			}
 		}
@@ -41,17 +51,53 @@ func sameValue(a, b reflect.Value) bool {
 		if a.IsNil() || b.IsNil() {
 			return a.IsNil() == b.IsNil()
 		}
-		return sameValue(a.Elem(), b.Elem())
+		return equalValue(a.Elem(), b.Elem())
 	case reflect.Map:
 		if a.IsNil() != b.IsNil() || a.Len() != b.Len() {
 			return false
 		}
 		for _, k := range a.MapKeys() {
-			if v := b.MapIndex(k); !v.IsValid() || !sameValue(a.MapIndex(k), v) {
+			if v := b.MapIndex(k); !v.IsValid() || !equalValue(a.MapIndex(k), v) {
 				return false
 			}
 		}
 		return true
+	case reflect.Func:
+		return a.IsNil() && b.IsNil()
+	case reflect.Chan, reflect.UnsafePointer:
+		return a.Pointer() == b.Pointer()
+	case reflect.Bool:
+		return a.Bool() == b.Bool()
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return a.Int() == b.Int()
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return a.Uint() == b.Uint()
+	case reflect.Float32, reflect.Float64:
+		return a.Float() == b.Float()
+	case reflect.Complex64, reflect.Complex128:
+		return a.Complex() == b.Complex()
+	case reflect.String:
+		return a.String() == b.String()
 	}
-	return reflect.DeepEqual(a.Interface(), b.Interface())
+	panic("equalDecoded: unhandled kind " + a.Kind().String())
+}
+
+func TestEqualDecoded(t *testing.T) {
+	type inner struct{ n int }
+	withLiteral := Part{Type: PartText, Text: "a\nb", literal: `a\nb`, literalOf: "a\nb"}
+	for _, c := range []struct {
+		a, b any
+		want bool
+	}{
+		{[]Part{withLiteral}, []Part{{Type: PartText, Text: "a\nb"}}, true},
+		{[]Part{withLiteral}, []Part{{Type: PartText, Text: "a b"}}, false},
+		{inner{1}, inner{2}, false},
+		{[]inner{{1}}, []inner{{1}}, true},
+		{map[string]*inner{"x": {1}}, map[string]*inner{"x": {1}}, true},
+		{[]string(nil), []string{}, false},
+	} {
+		if got := equalDecoded(c.a, c.b); got != c.want {
+			t.Errorf("equalDecoded(%+v, %+v) = %v", c.a, c.b, got)
+		}
+	}
 }

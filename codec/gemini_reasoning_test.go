@@ -118,10 +118,10 @@ func TestGeminiReasoningRequestDecode(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := req.Messages[1].Parts; !sameExported(got, tt.want) {
+			if got := req.Messages[1].Parts; !equalDecoded(got, tt.want) {
 				t.Errorf("parts\n got %+v\nwant %+v", got, tt.want)
 			}
-			if !sameExported(req.Dropped, tt.dropped) {
+			if !equalDecoded(req.Dropped, tt.dropped) {
 				t.Errorf("dropped %q, want %q", req.Dropped, tt.dropped)
 			}
 		})
@@ -131,7 +131,7 @@ func TestGeminiReasoningRequestDecode(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := []Part{{Type: PartText, Text: "s"}}; !sameExported(req.System, want) || !sameExported(req.Dropped, []string{"systemInstruction.parts[0].thoughtSignature"}) {
+		if want := []Part{{Type: PartText, Text: "s"}}; !equalDecoded(req.System, want) || !equalDecoded(req.Dropped, []string{"systemInstruction.parts[0].thoughtSignature"}) {
 			t.Errorf("system %+v dropped %q", req.System, req.Dropped)
 		}
 	})
@@ -186,7 +186,7 @@ func TestGeminiFormatDecode(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if req.Format != tt.want || !sameExported(req.Dropped, tt.dropped) {
+			if req.Format != tt.want || !equalDecoded(req.Dropped, tt.dropped) {
 				t.Errorf("format %+v dropped %q, want %+v %q", req.Format, req.Dropped, tt.want, tt.dropped)
 			}
 		})
@@ -259,7 +259,7 @@ func TestGeminiFormatEncode(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := gjson.GetBytes(out, "generationConfig").Raw; got != tt.want || !sameExported(tt.req.Dropped, tt.dropped) {
+			if got := gjson.GetBytes(out, "generationConfig").Raw; got != tt.want || !equalDecoded(tt.req.Dropped, tt.dropped) {
 				t.Errorf("generationConfig %s dropped %q, want %s %q", got, tt.req.Dropped, tt.want, tt.dropped)
 			}
 		})
@@ -295,7 +295,7 @@ func TestGeminiReasoningRequestEncode(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := gjson.GetBytes(out, "contents.1.parts").Raw; got != tt.want || !sameExported(req.Dropped, tt.dropped) {
+			if got := gjson.GetBytes(out, "contents.1.parts").Raw; got != tt.want || !equalDecoded(req.Dropped, tt.dropped) {
 				t.Errorf("parts %s dropped %q\nwant %s %q", got, req.Dropped, tt.want, tt.dropped)
 			}
 		})
@@ -306,7 +306,7 @@ func TestGeminiReasoningRequestEncode(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := gjson.GetBytes(out, "contents").Raw; got != `[{"role":"user","parts":[{"text":"q"}]}]` || !sameExported(req.Dropped, []string{"messages[0].content[0] (reasoning)"}) {
+		if got := gjson.GetBytes(out, "contents").Raw; got != `[{"role":"user","parts":[{"text":"q"}]}]` || !equalDecoded(req.Dropped, []string{"messages[0].content[0] (reasoning)"}) {
 			t.Errorf("contents %s dropped %q", got, req.Dropped)
 		}
 	})
@@ -328,7 +328,7 @@ func TestGeminiReasoningRequestEncode(t *testing.T) {
 		}
 		checkGolden(t, "gemini/request_reasoning.json", out)
 		want := []string{"messages[1].content[0] (reasoning text)", "messages[3].content[0] (reasoning)"}
-		if !sameExported(req.Dropped, want) {
+		if !equalDecoded(req.Dropped, want) {
 			t.Errorf("dropped %q, want %q", req.Dropped, want)
 		}
 	})
@@ -469,7 +469,7 @@ func TestGeminiReasoningRoundTrip(t *testing.T) {
 		}
 		// As the body is.
 		req := geminiHistoryRequest(t, gjson.GetBytes(out, "candidates.0.content").Raw)
-		if got := req.Messages[1].Parts; !sameExported(got, want) {
+		if got := req.Messages[1].Parts; !equalDecoded(got, want) {
 			t.Errorf("history\n got %+v\nwant %+v", got, want)
 		}
 		// Through genai's types: ThoughtSignature is []byte.
@@ -486,7 +486,7 @@ func TestGeminiReasoningRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		req = geminiHistoryRequest(t, string(content))
-		if got := req.Messages[1].Parts; !sameExported(got, want) {
+		if got := req.Messages[1].Parts; !equalDecoded(got, want) {
 			t.Errorf("history through genai\n got %+v\nwant %+v", got, want)
 		}
 	})
@@ -513,7 +513,7 @@ func TestGeminiReasoningRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		req := geminiHistoryRequest(t, string(content))
-		if got := req.Messages[1].Parts; !sameExported(got, want) {
+		if got := req.Messages[1].Parts; !equalDecoded(got, want) {
 			t.Errorf("history\n got %+v\nwant %+v\ncontent %s", got, want, content)
 		}
 	})
@@ -531,7 +531,7 @@ func TestGeminiReasoningRoundTrip(t *testing.T) {
 		req := geminiHistoryRequest(t, gjson.GetBytes(out, "candidates.0.content").Raw)
 		merged := geminiAnthropicRedacted
 		merged.Text = "unsigned"
-		if got := req.Messages[1].Parts; !sameExported(got, []Part{merged}) {
+		if got := req.Messages[1].Parts; !equalDecoded(got, []Part{merged}) {
 			t.Errorf("history %+v", got)
 		}
 	})
@@ -643,7 +643,7 @@ func TestGeminiRecordedReasoningStreams(t *testing.T) {
 		parts, _, _, usage := geminiStreamParts(geminiDecodeStream(t, Gemini, body, nil))
 		want := []Part{{Type: PartReasoning, Signature: geminiRecordedSignature(t, body), Origin: mapping.FamilyGemini},
 			{Type: PartToolCall, ToolCallID: "call_QUVVadTSNJ6_qtsPvN7J8Q0_0", ToolName: "get_country", Arguments: "{}"}}
-		if !sameExported(parts, want) || usage.ReasoningTokens != 202 {
+		if !equalDecoded(parts, want) || usage.ReasoningTokens != 202 {
 			t.Errorf("parts %+v usage %+v", parts, usage)
 		}
 	})
@@ -687,7 +687,7 @@ func TestGeminiRecordedReasoningRequests(t *testing.T) {
 			}
 			sig := rec.Get("request.body.contents.1.parts.0.thoughtSignature").Str
 			parts := req.Messages[1].Parts
-			if len(parts) != 2 || !sameExported(parts[0], Part{Type: PartReasoning, Signature: sig, Origin: mapping.FamilyGemini}) || parts[1].Type != PartToolCall {
+			if len(parts) != 2 || !equalDecoded(parts[0], Part{Type: PartReasoning, Signature: sig, Origin: mapping.FamilyGemini}) || parts[1].Type != PartToolCall {
 				t.Errorf("parts %+v", parts)
 			}
 			if req.Reasoning != tt.reasoning || len(req.Dropped) != 0 {

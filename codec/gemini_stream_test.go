@@ -270,7 +270,7 @@ func TestGeminiStreamRecordings(t *testing.T) {
 			if text != tt.text || s.Refusal != "" {
 				t.Errorf("text %q refusal %q, want %q", text, s.Refusal, tt.text)
 			}
-			if !sameExported(calls, tt.calls) {
+			if !equalDecoded(calls, tt.calls) {
 				t.Errorf("calls %+v\nwant %+v", calls, tt.calls)
 			}
 			for i := range calls {
@@ -1147,7 +1147,7 @@ func TestGeminiStreamEncodeGenaiFraming(t *testing.T) {
 					wantCalls[i].Arguments = "{}"
 				}
 			}
-			if !sameExported(calls, wantCalls) {
+			if !equalDecoded(calls, wantCalls) {
 				t.Errorf("calls %+v, want %+v", calls, wantCalls)
 			}
 			if want.Err != nil {
@@ -1200,7 +1200,7 @@ func TestGeminiStreamRoundTrip(t *testing.T) {
 						wantCalls[i].Arguments = "{}" // Gemini sends args {}
 					}
 				}
-				if !sameExported(gotCalls, wantCalls) {
+				if !equalDecoded(gotCalls, wantCalls) {
 					t.Errorf("%s: calls %+v, want %+v", p, gotCalls, wantCalls)
 				}
 				if !strings.Contains(body, `"responseId"`) {

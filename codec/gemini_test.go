@@ -193,7 +193,7 @@ func TestGeminiDecodeRequest(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: unexpected error: %v", p, err)
 				}
-				if !sameExported(got, tt.want) {
+				if !equalDecoded(got, tt.want) {
 					t.Errorf("%s:\n got %+v\nwant %+v", p, got, tt.want)
 				}
 			}
@@ -465,7 +465,7 @@ func TestGeminiDecodeRecordedRequests(t *testing.T) {
 				t.Fatalf("unexpected error: %v", err)
 			case tt.param != "" && (err == nil || err.Param != tt.param):
 				t.Fatalf("error %v, want one about %s", err, tt.param)
-			case tt.param == "" && !sameExported(req.Dropped, tt.dropped):
+			case tt.param == "" && !equalDecoded(req.Dropped, tt.dropped):
 				t.Errorf("Dropped %q, want %q", req.Dropped, tt.dropped)
 			}
 		})
@@ -484,7 +484,7 @@ func TestGeminiDecodeRecordedRequestContent(t *testing.T) {
 		Messages:   []Message{geminiText(RoleUser, "Say hi in Portuguese")},
 		MaxTokens:  OptInt{Value: 4000, Set: true},
 	}
-	if !sameExported(req, want) {
+	if !equalDecoded(req, want) {
 		t.Errorf("got %+v\nwant %+v", req, want)
 	}
 }
@@ -565,7 +565,7 @@ func TestGeminiAppendRequest(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkGolden(t, "gemini/request_"+tt.name+".json", out)
-			if !sameExported(req.Dropped, tt.dropped) {
+			if !equalDecoded(req.Dropped, tt.dropped) {
 				t.Errorf("Dropped %q, want %q", req.Dropped, tt.dropped)
 			}
 			vreq := tt.req
@@ -626,7 +626,7 @@ func TestGeminiRequestRoundTrip(t *testing.T) {
 		t.Fatal(derr)
 	}
 	req.Dropped = nil
-	if !sameExported(again, req) {
+	if !equalDecoded(again, req) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", again, req)
 	}
 }
@@ -785,7 +785,7 @@ func TestGeminiDecodeRecordedTools(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !sameExported(req.Tools, tt.tools) || req.ToolChoice != tt.choice {
+			if !equalDecoded(req.Tools, tt.tools) || req.ToolChoice != tt.choice {
 				t.Errorf("tools %+v choice %+v\nwant %+v %+v", req.Tools, req.ToolChoice, tt.tools, tt.choice)
 			}
 		})
@@ -825,7 +825,7 @@ func TestGeminiDecodeRecordedFollowups(t *testing.T) {
 			call := Part{Type: PartToolCall, ToolCallID: tt.id, ToolName: tt.name, Arguments: tt.args}
 			result := Part{Type: PartToolResult, ToolCallID: tt.id, ToolName: tt.name, Content: []Part{{Type: PartText, Text: tt.result}}}
 			want := []Message{req.Messages[0], {Role: RoleAssistant, Parts: []Part{call}}, {Role: RoleUser, Parts: []Part{result}}}
-			if !sameExported(req.Messages, want) {
+			if !equalDecoded(req.Messages, want) {
 				t.Errorf("messages %+v\nwant %+v", req.Messages, want)
 			}
 		})
@@ -874,7 +874,7 @@ func TestGeminiDecodeRecordedToolCalls(t *testing.T) {
 				t.Fatal("the recording has no thoughtSignature")
 			}
 			tt.calls = append([]Part{{Type: PartReasoning, Signature: sig, Origin: mapping.FamilyGemini}}, tt.calls...)
-			if !sameExported(resp.Content, tt.calls) {
+			if !equalDecoded(resp.Content, tt.calls) {
 				t.Errorf("content %+v\nwant %+v", resp.Content, tt.calls)
 			}
 			if resp.StopReason != mapping.StopToolUse || resp.Usage != tt.usage {
@@ -915,7 +915,7 @@ func TestGeminiResponseRoundTrip(t *testing.T) {
 			if c := mapping.GeminiFinishReason(first.StopReason); first.StopDetails.Category != "" && second.StopDetails.Category == c {
 				second.StopDetails.Category = first.StopDetails.Category
 			}
-			if !sameExported(first, second) {
+			if !equalDecoded(first, second) {
 				t.Errorf("round trip:\n got %+v\nwant %+v\nbody %s", second, first, out)
 			}
 		})
@@ -1019,7 +1019,7 @@ func TestGeminiDecodeResponse(t *testing.T) {
 			if err := DecodeResponse(Gemini, []byte(tt.body), &got); err != nil {
 				t.Fatal(err)
 			}
-			if !sameExported(got, tt.want) {
+			if !equalDecoded(got, tt.want) {
 				t.Errorf("got %+v\nwant %+v", got, tt.want)
 			}
 		})
@@ -1319,7 +1319,7 @@ func TestGeminiDecodeRequestTools(t *testing.T) {
 			if len(req.Tools) == 0 {
 				req.Tools = nil
 			}
-			if !sameExported(req.Tools, tt.tools) || req.ToolChoice != tt.choice || !sameExported(req.Dropped, tt.dropped) {
+			if !equalDecoded(req.Tools, tt.tools) || req.ToolChoice != tt.choice || !equalDecoded(req.Dropped, tt.dropped) {
 				t.Errorf("tools %+v choice %+v dropped %q\nwant %+v %+v %q", req.Tools, req.ToolChoice, req.Dropped, tt.tools, tt.choice, tt.dropped)
 			}
 			for _, tool := range req.Tools {
@@ -1366,7 +1366,7 @@ func TestGeminiDecodeRequestToolHistory(t *testing.T) {
 		{Role: RoleAssistant, Parts: []Part{{Type: PartToolCall, ToolCallID: "call_4_0", ToolName: "f", Arguments: "{}"}}},
 		{Role: RoleUser, Parts: []Part{{Type: PartToolResult, ToolCallID: "call_4_0", ToolName: "f", Content: text(`{"a":"b","output":"x"}`)}}},
 	}
-	if !sameExported(req.Messages, want) {
+	if !equalDecoded(req.Messages, want) {
 		t.Errorf("messages\n got %+v\nwant %+v", req.Messages, want)
 	}
 }
@@ -1400,7 +1400,7 @@ func TestGeminiAppendRequestTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkGolden(t, "gemini/request_tools.json", out)
-	if !sameExported(req.Dropped, []string{"parallel_tool_calls"}) {
+	if !equalDecoded(req.Dropped, []string{"parallel_tool_calls"}) {
 		t.Errorf("Dropped %q", req.Dropped)
 	}
 	// Decoding the body gives the request back (the id of the result
@@ -1419,7 +1419,7 @@ func TestGeminiAppendRequestTools(t *testing.T) {
 		{Type: PartText, Text: "Thanks"},
 	}}}
 	again.Messages[1].Parts[2].Arguments = "" // {} was written for no arguments
-	if !sameExported(again, want) {
+	if !equalDecoded(again, want) {
 		t.Errorf("round trip\n got %+v\nwant %+v", again, want)
 	}
 
@@ -1490,7 +1490,7 @@ func TestGeminiResponseToolCalls(t *testing.T) {
 	}
 	want := resp
 	want.Content = []Part{resp.Content[0], resp.Content[1], {Type: PartToolCall, ToolCallID: "call_2", ToolName: "now", Arguments: "{}"}}
-	if !sameExported(again, want) {
+	if !equalDecoded(again, want) {
 		t.Errorf("round trip\n got %+v\nwant %+v", again, want)
 	}
 	// Ids are synthesised without a response id too; a call with any
@@ -1531,7 +1531,7 @@ func TestGeminiMedia(t *testing.T) {
 		{Type: PartImage, MediaType: "image/jpeg", URL: "gs://bucket/cat.jpg"},
 		{Type: PartDocument, MediaType: "application/pdf", URL: "https://example.com/a.pdf"},
 	}
-	if !sameExported(req.Messages[0].Parts, want) {
+	if !equalDecoded(req.Messages[0].Parts, want) {
 		t.Fatalf("parts %+v\nwant %+v", req.Messages[0].Parts, want)
 	}
 
@@ -1546,7 +1546,7 @@ func TestGeminiMedia(t *testing.T) {
 	if derr != nil {
 		t.Fatal(derr)
 	}
-	if !sameExported(again.Messages[0].Parts, want[:4]) {
+	if !equalDecoded(again.Messages[0].Parts, want[:4]) {
 		t.Errorf("round trip %+v", again.Messages[0].Parts)
 	}
 

@@ -50,7 +50,7 @@ func TestConversationMatrix(t *testing.T) {
 				req.Model = "test-model"
 			}
 			want := wantConversation(from)
-			if !sameExported(req, want) {
+			if !equalDecoded(req, want) {
 				t.Fatalf("decoded\n%+v\nwant\n%+v", req, want)
 			}
 			for _, to := range Protocols {
@@ -79,7 +79,7 @@ func TestConversationMatrix(t *testing.T) {
 				if to.ModelInPath() {
 					back.Model = r.Model
 				}
-				if !sameExported(back.Messages, req.Messages) || !sameExported(back.System, req.System) {
+				if !equalDecoded(back.Messages, req.Messages) || !equalDecoded(back.System, req.System) {
 					t.Errorf("%s -> %s: round trip changed the conversation:\n%+v", from, to, back)
 				}
 			}

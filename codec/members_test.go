@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/tidwall/gjson"
@@ -61,7 +62,7 @@ func TestMemberIterModes(t *testing.T) {
 		indexed := textArena{index: x}
 		plain := textArena{}
 		a, b := walk(t, doc, &indexed), walk(t, doc, &plain)
-		if !sameExported(a, b) {
+		if !reflect.DeepEqual(a, b) {
 			t.Errorf("%s:\n tape  %+v\n bytes %+v", doc, a, b)
 		}
 		// geminiWalk finds the same values either way.
@@ -73,7 +74,7 @@ func TestMemberIterModes(t *testing.T) {
 			})
 			return offs
 		}
-		if o1, o2 := offsets(&indexed), offsets(&plain); !sameExported(o1, o2) {
+		if o1, o2 := offsets(&indexed), offsets(&plain); !reflect.DeepEqual(o1, o2) {
 			t.Errorf("%s: geminiWalk offsets %v with the tape, %v without", doc, o1, o2)
 		}
 		// valueAt reads the same value either way.

@@ -80,7 +80,7 @@ func TestChatStreamReasoningSDK(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := req.Messages[1].Parts, append(reasoning, chatText("The answer.")); !sameExported(got, want) {
+	if got, want := req.Messages[1].Parts, append(reasoning, chatText("The answer.")); !equalDecoded(got, want) {
 		t.Errorf("replayed:\n got %+v\nwant %+v", got, want)
 	}
 }
@@ -119,7 +119,7 @@ func TestChatResponseReasoningSDK(t *testing.T) {
 	if derr != nil {
 		t.Fatal(derr)
 	}
-	if got, want := req.Messages[1].Parts, append(reasoning, chatText("The answer.")); !sameExported(got, want) {
+	if got, want := req.Messages[1].Parts, append(reasoning, chatText("The answer.")); !equalDecoded(got, want) {
 		t.Errorf("replayed:\n got %+v\nwant %+v", got, want)
 	}
 

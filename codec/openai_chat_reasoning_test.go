@@ -118,7 +118,7 @@ func TestChatDecodeRequestReasoning(t *testing.T) {
 			if err != nil {
 				t.Fatalf("unexpected error: %v", err)
 			}
-			if !sameExported(got, tt.want) {
+			if !equalDecoded(got, tt.want) {
 				t.Errorf("got  %+v\nwant %+v", got, tt.want)
 			}
 		})
@@ -167,7 +167,7 @@ func TestChatAppendRequestReasoningSettings(t *testing.T) {
 			if v.Str != tt.effort || v.Exists() != (tt.effort != "") {
 				t.Errorf("reasoning_effort = %s, want %q", v.Raw, tt.effort)
 			}
-			if !sameExported(req.Dropped, tt.dropped) && (len(req.Dropped) != 0 || len(tt.dropped) != 0) {
+			if !equalDecoded(req.Dropped, tt.dropped) && (len(req.Dropped) != 0 || len(tt.dropped) != 0) {
 				t.Errorf("Dropped = %q, want %q", req.Dropped, tt.dropped)
 			}
 		})
@@ -245,7 +245,7 @@ func TestChatAppendRequestReasoningParts(t *testing.T) {
 	checkGolden(t, "openai-chat/request_reasoning.json", out)
 	want := []string{"messages[1].content[0] (reasoning)", "messages[1].content[1] (reasoning)",
 		"messages[1].content[2] (reasoning)", "messages[1].content[3] (reasoning)"}
-	if !sameExported(req.Dropped, want) {
+	if !equalDecoded(req.Dropped, want) {
 		t.Errorf("Dropped = %q, want %q", req.Dropped, want)
 	}
 	if got := gjson.GetBytes(out, "messages.1.reasoning_content").Str; got != "Unsigned trailing thought." {
@@ -287,7 +287,7 @@ func TestChatReasoningResponseRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := req.Messages[1].Parts; !sameExported(got, wantHistory) {
+		if got := req.Messages[1].Parts; !equalDecoded(got, wantHistory) {
 			t.Errorf("replayed history:\n got %+v\nwant %+v", got, wantHistory)
 		}
 	}

@@ -70,7 +70,7 @@ func chatStreamCompare(t *testing.T, got, want []Event) {
 				}
 				continue
 			}
-			if !sameExported(g, w) {
+			if !equalDecoded(g, w) {
 				same = false
 			}
 		}
@@ -1054,7 +1054,7 @@ func TestChatStreamToolRecordings(t *testing.T) {
 				t.Fatalf("summary = %+v", s)
 			}
 			got := chatStreamCalls(t, evs)
-			if !sameExported(got, want) {
+			if !equalDecoded(got, want) {
 				t.Errorf("calls = %+v\nwant %+v", got, want)
 			}
 			for _, c := range got {
@@ -1067,7 +1067,7 @@ func TestChatStreamToolRecordings(t *testing.T) {
 			sse := encodeStream(OpenAIChat, &Request{Model: "m", StreamUsage: true}, evs)
 			again := chatDecodeToolStream(t, sse, nil)
 			checkWellFormed(t, again)
-			if g := chatStreamCalls(t, again); !sameExported(g, want) {
+			if g := chatStreamCalls(t, again); !equalDecoded(g, want) {
 				t.Errorf("re-encoded calls = %+v", g)
 			}
 		})
@@ -1206,7 +1206,7 @@ func TestChatStreamEncodeTools(t *testing.T) {
 	evs := chatDecodeToolStream(t, sse, nil)
 	checkWellFormed(t, evs)
 	want := []chatStreamCall{{"call_1", "weather", `{"city":"Paris"}`}, {"call_2", "now", "{}"}}
-	if got := chatStreamCalls(t, evs); !sameExported(got, want) {
+	if got := chatStreamCalls(t, evs); !equalDecoded(got, want) {
 		t.Errorf("calls = %+v, want %+v", got, want)
 	}
 	if s := summarize(evs); s.Stop != mapping.StopToolUse || !s.Complete {
@@ -1258,7 +1258,7 @@ func TestChatAnnotationsRoundTrip(t *testing.T) {
 	if err := DecodeResponse(OpenAIChat, body, &back); err != nil {
 		t.Fatal(err)
 	}
-	if got := back.Content[0].Citations; !sameExported(got, want) {
+	if got := back.Content[0].Citations; !equalDecoded(got, want) {
 		t.Errorf("decoded citations %+v, want %+v", got, want)
 	}
 
@@ -1273,7 +1273,7 @@ func TestChatAnnotationsRoundTrip(t *testing.T) {
 			cites = append(cites, ev.Citation)
 		}
 	}
-	if !sameExported(cites, want) {
+	if !equalDecoded(cites, want) {
 		t.Errorf("streamed citations %+v, want %+v", cites, want)
 	}
 }

@@ -245,7 +245,7 @@ func TestChatDecodeRequest(t *testing.T) {
 			if err != nil {
 				t.Fatalf("unexpected error: %v", err)
 			}
-			if !sameExported(got, tt.want) {
+			if !equalDecoded(got, tt.want) {
 				t.Errorf("got  %+v\nwant %+v", got, tt.want)
 			}
 		})
@@ -488,7 +488,7 @@ func TestChatDecodeRequestRecordings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !sameExported(got, want) {
+			if !equalDecoded(got, want) {
 				t.Errorf("got  %+v\nwant %+v", got, want)
 			}
 		})
@@ -622,7 +622,7 @@ func TestChatRequestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !sameExported(first, second) {
+	if !equalDecoded(first, second) {
 		t.Errorf("round trip changed the request:\nfirst  %+v\nsecond %+v", first, second)
 	}
 }
@@ -641,7 +641,7 @@ func TestChatDecodeRequestReuse(t *testing.T) {
 	}
 	chatNormalize(&req)
 	want := Request{Model: "m", Messages: []Message{chatUser("Hi")}, StopSequences: []string{"x"}}
-	if !sameExported(req, want) {
+	if !equalDecoded(req, want) {
 		t.Errorf("got  %+v\nwant %+v", req, want)
 	}
 }
@@ -728,7 +728,7 @@ func TestChatDecodeResponseRecordings(t *testing.T) {
 			if resp.ID != w.id || resp.Model != w.model || resp.Created != w.created {
 				t.Errorf("id/model/created = %q %q %d, want %q %q %d", resp.ID, resp.Model, resp.Created, w.id, w.model, w.created)
 			}
-			if len(resp.Content) != 1 || !sameExported(resp.Content[0], chatText(w.text)) {
+			if len(resp.Content) != 1 || !equalDecoded(resp.Content[0], chatText(w.text)) {
 				t.Errorf("content = %+v, want one text part %q", resp.Content, w.text)
 			}
 			if resp.StopReason != w.stop {
@@ -856,7 +856,7 @@ func TestChatDecodeResponse(t *testing.T) {
 			if resp.ID != "chatcmpl-1" || resp.Model != "gpt-4o" || resp.Created != 1700000000 {
 				t.Errorf("id/model/created = %q %q %d", resp.ID, resp.Model, resp.Created)
 			}
-			if !sameExported(resp.Content, tt.content) || resp.StopReason != tt.stop || resp.Usage != tt.usage {
+			if !equalDecoded(resp.Content, tt.content) || resp.StopReason != tt.stop || resp.Usage != tt.usage {
 				t.Errorf("got %+v %v %+v, want %+v %v %+v", resp.Content, resp.StopReason, resp.Usage, tt.content, tt.stop, tt.usage)
 			}
 		})
@@ -1012,7 +1012,7 @@ func TestChatResponseRoundTrip(t *testing.T) {
 			if err := DecodeResponse(OpenAIChat, out, &second); err != nil {
 				t.Fatal(err)
 			}
-			if !sameExported(first, second) {
+			if !equalDecoded(first, second) {
 				t.Errorf("round trip changed the response:\nfirst  %+v\nsecond %+v", first, second)
 			}
 		})
@@ -1251,7 +1251,7 @@ func TestChatDecodeRequestTools(t *testing.T) {
 			if err != nil {
 				t.Fatalf("unexpected error: %v", err)
 			}
-			if !sameExported(got, tt.want) {
+			if !equalDecoded(got, tt.want) {
 				t.Errorf("got  %+v\nwant %+v", got, tt.want)
 			}
 		})
@@ -1276,7 +1276,7 @@ func TestChatDecodeRequestToolRecordings(t *testing.T) {
 				{Role: RoleAssistant, Parts: []Part{chatCall("call_IUonKM9GCNis5eMRHuusMqoy", "weather", `{"location":"Florence, Italy"}`)}},
 				{Role: RoleUser, Parts: []Part{chatResult("call_IUonKM9GCNis5eMRHuusMqoy", "weather", chatText("40 C"))}},
 			}
-			if !sameExported(r.Messages, want) {
+			if !equalDecoded(r.Messages, want) {
 				t.Errorf("messages = %+v\nwant %+v", r.Messages, want)
 			}
 			if len(r.Tools) != 1 || r.Tools[0].Name != "weather" || !gjson.Valid(r.Tools[0].Parameters) ||
@@ -1286,7 +1286,7 @@ func TestChatDecodeRequestToolRecordings(t *testing.T) {
 		},
 		"gpt-4o-parallel-tools.json": func(t *testing.T, r *Request) {
 			chatCompactSchemas(r)
-			if !sameExported(r.Tools, addMul(false)) || r.ToolChoice.Mode != ToolChoiceAuto {
+			if !equalDecoded(r.Tools, addMul(false)) || r.ToolChoice.Mode != ToolChoiceAuto {
 				t.Errorf("tools = %+v\nwant %+v", r.Tools, addMul(false))
 			}
 		},
@@ -1302,13 +1302,13 @@ func TestChatDecodeRequestToolRecordings(t *testing.T) {
 					chatResult("call_fBSgA47J5VeONggizTIvl7AH", "multiply", chatText("6")),
 				}},
 			}
-			if !sameExported(r.Messages, want) || !r.Stream || !r.StreamUsage {
+			if !equalDecoded(r.Messages, want) || !r.Stream || !r.StreamUsage {
 				t.Errorf("messages = %+v\nwant %+v", r.Messages, want)
 			}
 		},
 		"gpt-5-image.json": func(t *testing.T, r *Request) {
 			parts := r.Messages[0].Parts
-			if len(parts) != 2 || !sameExported(parts[0], chatText("Describe the image briefly in English.")) ||
+			if len(parts) != 2 || !equalDecoded(parts[0], chatText("Describe the image briefly in English.")) ||
 				parts[1].Type != PartImage || parts[1].MediaType != "image/png" || !strings.HasPrefix(parts[1].Data, "iVBORw0KGgo") || parts[1].URL != "" {
 				t.Errorf("parts = %.200v", parts)
 			}
@@ -1332,7 +1332,7 @@ func TestChatDecodeRequestToolRecordings(t *testing.T) {
 			}
 			chatCompactSchemas(&got)
 			chatCompactSchemas(&again)
-			if !sameExported(got, again) {
+			if !equalDecoded(got, again) {
 				t.Errorf("round trip changed the request:\nfirst  %.500v\nsecond %.500v", got, again)
 			}
 		})
@@ -1497,7 +1497,7 @@ func TestChatRequestToolsRoundTrip(t *testing.T) {
 	want.Messages[4].Parts[0] = chatResult("call_3", "weather", chatText("Error: unknown city"))
 	want.Messages[6].Parts[0] = chatResult("call_4", "now", chatText("Error: "))
 	want.Messages[1].Parts[2].Arguments = "{}" // Chat always writes an object
-	if !sameExported(got, want) {
+	if !equalDecoded(got, want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
 	}
 
@@ -1521,7 +1521,7 @@ func TestChatRequestToolsRoundTrip(t *testing.T) {
 		{Type: PartImage, MediaType: "image/jpeg", Data: "/9j/"},
 		chatText("Here:"),
 	}
-	if !sameExported(got, want) {
+	if !equalDecoded(got, want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
 	}
 }
@@ -1538,7 +1538,7 @@ func TestChatDecodeResponseToolRecordings(t *testing.T) {
 		chatCall("call_fifE5poZ3dg3JDUKGFi48NGq", "add", `{"a": 2, "b": 3}`),
 		chatCall(gjson.Get(rec.Get("response.body").Str, "choices.0.message.tool_calls.1.id").Str, "multiply", `{"a": 2, "b": 3}`),
 	}
-	if !sameExported(resp.Content, want) || resp.StopReason != mapping.StopToolUse {
+	if !equalDecoded(resp.Content, want) || resp.StopReason != mapping.StopToolUse {
 		t.Errorf("content = %+v stop %v\nwant %+v", resp.Content, resp.StopReason, want)
 	}
 	if !strings.HasPrefix(want[1].ToolCallID, "call_") || want[1].ToolCallID == want[0].ToolCallID {
@@ -1595,7 +1595,7 @@ func TestChatDecodeResponseTools(t *testing.T) {
 			if err := DecodeResponse(OpenAIChat, []byte(tt.body), &resp); err != nil {
 				t.Fatal(err)
 			}
-			if !sameExported(resp.Content, tt.content) || resp.StopReason != tt.stop {
+			if !equalDecoded(resp.Content, tt.content) || resp.StopReason != tt.stop {
 				t.Errorf("content %+v stop %v, want %+v %v", resp.Content, resp.StopReason, tt.content, tt.stop)
 			}
 		})
@@ -1622,7 +1622,7 @@ func TestChatAppendResponseTools(t *testing.T) {
 	want.StopReason = mapping.StopToolUse
 	want.Content = slices.Clone(resp.Content)
 	want.Content[2].Arguments = "{}"
-	if !sameExported(back, want) {
+	if !equalDecoded(back, want) {
 		t.Errorf("round trip: got %+v\nwant %+v", back, want)
 	}
 	// Calls alone: content is null.
@@ -1662,7 +1662,7 @@ func TestChatSeed003Tools(t *testing.T) {
 		t.Errorf("encoded %s", out)
 	}
 	req, err = chatDecodeRequest(t, `{"model":"m","messages":[{"role":"user","content":"Hi"}],"parallel_tool_calls":false,"tools":[]}`)
-	if err != nil || req.ParallelToolCalls.Set || !sameExported(req.Dropped, []string{"parallel_tool_calls"}) {
+	if err != nil || req.ParallelToolCalls.Set || !equalDecoded(req.Dropped, []string{"parallel_tool_calls"}) {
 		t.Errorf("without tools: %+v %v", req, err)
 	}
 }

@@ -136,7 +136,7 @@ func TestResponsesReasoningDecodeRequest(t *testing.T) {
 			if err := DecodeRequest(OpenAIResponses, []byte(tt.body), &got); err != nil {
 				t.Fatal(err)
 			}
-			if !sameExported(got, tt.want) {
+			if !equalDecoded(got, tt.want) {
 				t.Errorf("got  %+v\nwant %+v", got, tt.want)
 			}
 		})
@@ -169,7 +169,7 @@ func TestResponsesReasoningReplayRecording(t *testing.T) {
 		p.Text != strings.Join(texts, "\n\n") || len(texts) < 2 {
 		t.Errorf("reasoning part %+v", p)
 	}
-	if req.Reasoning.Effort != mapping.EffortLow || req.Reasoning.Summary != "detailed" || !sameExported(req.Include, []string{"reasoning.encrypted_content"}) {
+	if req.Reasoning.Effort != mapping.EffortLow || req.Reasoning.Summary != "detailed" || !equalDecoded(req.Include, []string{"reasoning.encrypted_content"}) {
 		t.Errorf("reasoning %+v include %q", req.Reasoning, req.Include)
 	}
 	out, err := AppendRequest(nil, OpenAIResponses, &req, EncodeOptions{})
@@ -279,7 +279,7 @@ func TestResponsesReasoningAppendRequestHistory(t *testing.T) {
 	}
 	checkGolden(t, "openai-responses/request_reasoning_history.json", out)
 	want := []string{"messages[3].content[0] (reasoning)", "messages[3].content[1] (reasoning)", "messages[4].content[1] (reasoning)"}
-	if !sameExported(req.Dropped, want) {
+	if !equalDecoded(req.Dropped, want) {
 		t.Errorf("dropped %q, want %q", req.Dropped, want)
 	}
 	// The encoded history decodes to the reasoning that was sent.
@@ -287,15 +287,15 @@ func TestResponsesReasoningAppendRequestHistory(t *testing.T) {
 	if err := DecodeRequest(OpenAIResponses, out, &back); err != nil {
 		t.Fatal(err)
 	}
-	if got := back.Messages[1].Parts[0]; !sameExported(got, req.Messages[1].Parts[0]) {
+	if got := back.Messages[1].Parts[0]; !equalDecoded(got, req.Messages[1].Parts[0]) {
 		t.Errorf("round trip %+v", got)
 	}
-	if got := back.Messages[3].Parts[0]; !sameExported(got, Part{Type: PartReasoning, Signature: "gAAAA2", Origin: mapping.FamilyOpenAI}) {
+	if got := back.Messages[3].Parts[0]; !equalDecoded(got, Part{Type: PartReasoning, Signature: "gAAAA2", Origin: mapping.FamilyOpenAI}) {
 		t.Errorf("round trip %+v", got)
 	}
 	// Reasoning in the system prompt cannot be sent either.
 	sys := Request{Model: "m", System: []Part{{Type: PartReasoning, Signature: "x", Origin: mapping.FamilyOpenAI}}, Messages: req.Messages[:1]}
-	if _, err := AppendRequest(nil, OpenAIResponses, &sys, EncodeOptions{}); err != nil || !sameExported(sys.Dropped, []string{"system.content[0] (reasoning)"}) {
+	if _, err := AppendRequest(nil, OpenAIResponses, &sys, EncodeOptions{}); err != nil || !equalDecoded(sys.Dropped, []string{"system.content[0] (reasoning)"}) {
 		t.Errorf("system reasoning: %v, dropped %q", err, sys.Dropped)
 	}
 }
@@ -335,7 +335,7 @@ func TestResponsesReasoningDecodeResponse(t *testing.T) {
 			if err := DecodeResponse(OpenAIResponses, []byte(tt.body), &resp); err != nil {
 				t.Fatal(err)
 			}
-			if !sameExported(resp.Content, tt.want) || resp.StopReason != mapping.StopEnd {
+			if !equalDecoded(resp.Content, tt.want) || resp.StopReason != mapping.StopEnd {
 				t.Errorf("got %+v stop %v\nwant %+v", resp.Content, resp.StopReason, tt.want)
 			}
 		})
@@ -423,7 +423,7 @@ func TestResponsesReasoningRecordings(t *testing.T) {
 				}
 				want = append(want, p)
 			}
-			if len(items) == 0 || !sameExported(got, want) {
+			if len(items) == 0 || !equalDecoded(got, want) {
 				t.Errorf("reasoning parts\n got %+v\nwant %+v", got, want)
 			}
 		})
@@ -577,7 +577,7 @@ func TestResponsesReasoningResponseRoundTrip(t *testing.T) {
 			if err := DecodeRequest(OpenAIResponses, []byte(input), &req); err != nil {
 				t.Fatal(err)
 			}
-			if len(req.Messages) != 3 || !sameExported(req.Messages[1].Parts, parts) {
+			if len(req.Messages) != 3 || !equalDecoded(req.Messages[1].Parts, parts) {
 				t.Errorf("decoded %+v\nwant %+v", req.Messages, parts)
 			}
 			// Toward each upstream only its own family's reasoning

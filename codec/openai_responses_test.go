@@ -161,7 +161,7 @@ func TestResponsesDecodeRequest(t *testing.T) {
 			if err := DecodeRequest(OpenAIResponses, []byte(tt.body), &got); err != nil {
 				t.Fatal(err)
 			}
-			if !sameExported(got, tt.want) {
+			if !equalDecoded(got, tt.want) {
 				t.Errorf("got  %+v\nwant %+v", got, tt.want)
 			}
 		})
@@ -383,7 +383,7 @@ func TestResponsesAppendRequest(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkGolden(t, "openai-responses/request_"+tt.name+".json", out)
-			if !sameExported(tt.req.Dropped, tt.dropped) {
+			if !equalDecoded(tt.req.Dropped, tt.dropped) {
 				t.Errorf("dropped %q, want %q", tt.req.Dropped, tt.dropped)
 			}
 		})
@@ -431,7 +431,7 @@ func TestResponsesRequestRoundTrip(t *testing.T) {
 	}
 	// The encoder sends store:false, which decodes as a dropped hint.
 	first.Dropped, second.Dropped = nil, nil
-	if !sameExported(first, second) {
+	if !equalDecoded(first, second) {
 		t.Errorf("round trip changed the request:\n got %+v\nwant %+v", second, first)
 	}
 	again, err := AppendRequest(nil, OpenAIResponses, &second, EncodeOptions{})
@@ -510,7 +510,7 @@ func TestResponsesDecodeRecordings(t *testing.T) {
 			if n := len(resp.Content); n > 1 && resp.Content[0].Type == PartReasoning {
 				resp.Content = resp.Content[n-1:]
 			}
-			if !sameExported(resp.Content, want) || resp.StopReason != mapping.StopToolUse || resp.Usage != tt.usage {
+			if !equalDecoded(resp.Content, want) || resp.StopReason != mapping.StopToolUse || resp.Usage != tt.usage {
 				t.Errorf("got %+v stop %v usage %+v", resp.Content, resp.StopReason, resp.Usage)
 			}
 		})
@@ -569,7 +569,7 @@ func TestResponsesDecodeResponse(t *testing.T) {
 			if err := DecodeResponse(OpenAIResponses, []byte(tt.body), &got); err != nil {
 				t.Fatal(err)
 			}
-			if !sameExported(got, tt.want) {
+			if !equalDecoded(got, tt.want) {
 				t.Errorf("got  %+v\nwant %+v", got, tt.want)
 			}
 		})
@@ -745,7 +745,7 @@ func TestResponsesResponseRoundTrip(t *testing.T) {
 			if err := DecodeResponse(OpenAIResponses, out, &second); err != nil {
 				t.Fatal(err)
 			}
-			if !sameExported(first, second) {
+			if !equalDecoded(first, second) {
 				t.Errorf("round trip changed the response:\n got %+v\nwant %+v", second, first)
 			}
 		})
@@ -907,7 +907,7 @@ func TestResponsesDecodeRequestTools(t *testing.T) {
 				t.Fatal(err)
 			}
 			got.text = textArena{}
-			if !sameExported(got, tt.want) {
+			if !equalDecoded(got, tt.want) {
 				t.Errorf("got  %+v\nwant %+v", got, tt.want)
 			}
 		})
@@ -1115,7 +1115,7 @@ func TestResponsesToolRequestRoundTrip(t *testing.T) {
 	results[2] = Part{Type: PartToolResult, ToolCallID: "toolu_5", Content: []Part{responsesText("Error:")}}
 	results[3] = Part{Type: PartToolResult, ToolCallID: "toolu_6", Content: []Part{responsesText("")}}
 	got.text = textArena{}
-	if !sameExported(got, want) {
+	if !equalDecoded(got, want) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", got, want)
 	}
 }
