@@ -1639,8 +1639,7 @@ func TestAnthropicPlainTextBlock(t *testing.T) {
 			t.Fatalf("%s: %v", c.raw, err)
 		}
 		req := &Request{}
-		req.text = newTextArena(index.escapedBytes)
-		req.text.index = index
+		req.text = indexedArena(index)
 		d := anthropicRequestDecoder{req: req}
 		b := root.Get("messages.0.content.0")
 		text, fast := req.text.plainText(b.Raw, `"text"`)

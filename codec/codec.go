@@ -11,8 +11,7 @@ func DecodeRequest(p Protocol, body []byte, req *Request) error {
 	if err != nil {
 		return err
 	}
-	req.text = newTextArena(index.escapedBytes)
-	req.text.index = index
+	req.text = indexedArena(index)
 	var derr *Error
 	switch p {
 	case OpenAIChat:
@@ -69,8 +68,7 @@ func DecodeResponse(p Protocol, body []byte, resp *Response) error {
 	if perr != nil {
 		return badUpstream(p, perr.Message)
 	}
-	resp.text = newTextArena(index.escapedBytes)
-	resp.text.index = index
+	resp.text = indexedArena(index)
 	var err *Error
 	switch p {
 	case OpenAIChat:

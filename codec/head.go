@@ -28,8 +28,7 @@ func ReadRequestHead(body []byte) (RequestHead, error) {
 		return RequestHead{}, err
 	}
 	defer releaseIndex(index)
-	a := newTextArena(index.escapedBytes)
-	a.index = index
+	a := indexedArena(index)
 	head := RequestHead{}
 	var seenModel, seenStream, seenVersion bool
 	see := func(seen *bool, key string) {

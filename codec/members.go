@@ -35,6 +35,14 @@ type textArena struct {
 // literal, or the whole event for a stream decoder.
 func newTextArena(n int) textArena { return textArena{size: n} }
 
+// indexedArena returns the arena for the document x indexes: sized from its
+// escaped literals and walking it through x.
+func indexedArena(x *jsonIndex) textArena {
+	a := newTextArena(x.escapedBytes)
+	a.index = x
+	return a
+}
+
 // reset forgets the arena's strings so that its buffer is reused, and the
 // index of the previous document. Only stream decoders use it: their events
 // are valid until the next event.

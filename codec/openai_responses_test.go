@@ -1146,8 +1146,7 @@ func TestResponsesPlainTextParts(t *testing.T) {
 			t.Fatalf("%s: %v", c.part, err)
 		}
 		req := &Request{}
-		req.text = newTextArena(index.escapedBytes)
-		req.text.index = index
+		req.text = indexedArena(index)
 		part := root.Get("input.0")
 		types := []string{`"input_text"`, `"output_text"`}
 		if c.output {
