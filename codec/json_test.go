@@ -51,15 +51,7 @@ func TestAppendString(t *testing.T) {
 	// mostly plain text with specials and runes at every offset.
 	pieces := []string{"\"", "\\", "\n", "\x01", "\x1f", "é", "€", "😀", "\u2028", "\xff"}
 	for range 20000 {
-		b := make([]byte, 0, 300)
-		n := r.IntN(300)
-		for len(b) < n {
-			if r.IntN(8) == 0 {
-				b = append(b, pieces[r.IntN(len(pieces))]...)
-			} else {
-				b = append(b, 'a'+byte(r.IntN(26)))
-			}
-		}
+		b := appendRandomText(make([]byte, 0, 300), r, r.IntN(300), pieces, 8)
 		checkAppendString(t, string(b))
 	}
 }

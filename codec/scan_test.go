@@ -79,16 +79,7 @@ func TestValidStringBlocks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	alphabet := []string{"a", "b", " ", `"`, `\`, `\\`, `\"`, `\n`, `\u00e9`, `\u12G4`, `\x`, "\x01", "\n", "é", "u", "0"}
 	for trial := 0; trial < 200000; trial++ {
-		var b []byte
-		b = append(b, '"')
-		n := rng.IntN(200)
-		for len(b) < n {
-			if rng.IntN(4) == 0 {
-				b = append(b, alphabet[rng.IntN(len(alphabet))]...)
-			} else {
-				b = append(b, 'a'+byte(rng.IntN(26)))
-			}
-		}
+		b := appendRandomText([]byte{'"'}, rng, rng.IntN(200), alphabet, 4)
 		if rng.IntN(3) > 0 {
 			b = append(b, '"')
 		}
@@ -102,6 +93,19 @@ func TestValidStringBlocks(t *testing.T) {
 	}
 }
 
+// appendRandomText appends random lowercase letters to b, with one of
+// pieces in place of a letter one time in oneIn, until b holds n bytes.
+func appendRandomText(b []byte, rng *rand.Rand, n int, pieces []string, oneIn int) []byte {
+	for len(b) < n {
+		if rng.IntN(oneIn) == 0 {
+			b = append(b, pieces[rng.IntN(len(pieces))]...)
+		} else {
+			b = append(b, 'a'+byte(rng.IntN(26)))
+		}
+	}
+	return b
+}
+
 // TestUnescapeBlocks checks appendUnescaped (64-byte blocks, then a byte
 // loop) against encoding/json on random escaped strings of every length
 // around the block size, with backslash runs and \u escapes (surrogate
@@ -110,16 +114,7 @@ func TestUnescapeBlocks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	pieces := []string{"a", "xyz", " ", `\"`, `\\`, `\\\\`, `\/`, `\n`, `\t`, `\u00e9`, `\ud83d\ude00`, `\ud83d`, "é", "\u2028"}
 	for trial := 0; trial < 100000; trial++ {
-		var b []byte
-		n := rng.IntN(260)
-		for len(b) < n {
-			if rng.IntN(3) == 0 {
-				b = append(b, pieces[rng.IntN(len(pieces))]...)
-			} else {
-				b = append(b, 'a'+byte(rng.IntN(26)))
-			}
-		}
-		body := string(b)
+		body := string(appendRandomText(nil, rng, rng.IntN(260), pieces, 3))
 		var want string
 		if err := json.Unmarshal([]byte(`"`+body+`"`), &want); err != nil {
 			t.Fatalf("%q: %v", body, err)
