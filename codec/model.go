@@ -581,6 +581,10 @@ type EncodeOptions struct {
 	// EffortBudgets are the thinking budgets that stand for each reasoning
 	// effort; zero fields take mapping.DefaultEffortBudgets.
 	EffortBudgets mapping.EffortBudgets
+	// Target is what the upstream model and server accept beyond the
+	// protocol itself; the zero value writes each protocol as its
+	// first-party API takes it.
+	Target Target
 }
 
 // DefaultMaxTokens is the max_tokens written toward Anthropic when neither
