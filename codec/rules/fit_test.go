@@ -1,0 +1,239 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/mapping"
+)
+
+func optI(v int64) codec.OptInt     { return codec.OptInt{Value: v, Set: true} }
+func optF(v float64) codec.OptFloat { return codec.OptFloat{Value: v, Set: true} }
+
+func toolLoop(signed bool) []codec.Message {
+	call := []codec.Part{{Type: codec.PartToolCall, ToolCallID: "call_1", ToolName: "Bash", Arguments: "{}"}}
+	if signed {
+		call = append([]codec.Part{{Type: codec.PartReasoning, Text: "think", Signature: "sig", Origin: mapping.FamilyAnthropic}}, call...)
+	}
+	return []codec.Message{
+		{Role: codec.RoleUser, Parts: []codec.Part{{Type: codec.PartText, Text: "hi"}}},
+		{Role: codec.RoleAssistant, Parts: call},
+		{Role: codec.RoleUser, Parts: []codec.Part{{Type: codec.PartToolResult, ToolCallID: "call_1", Content: []codec.Part{{Type: codec.PartText, Text: "ok"}}}}},
+	}
+}
+
+func TestFit(t *testing.T) {
+	tests := []struct {
+		name     string
+		protocol codec.Protocol
+		model    string
+		req      codec.Request
+		// check inspects the fitted request.
+		check func(t *testing.T, r *codec.Request)
+		// adjusted is the Llmbridge-Adjusted header text, joined by "; ".
+		adjusted string
+		target   codec.Target
+	}{
+		{
+			name: "claude code budget over gemini 2.5 flash's range", protocol: codec.Gemini, model: "gemini-2.5-flash",
+			req:   codec.Request{MaxTokens: optI(32000), Reasoning: codec.Reasoning{Budget: optI(31999)}},
+			check: func(t *testing.T, r *codec.Request) { wantInt(t, "budget", r.Reasoning.Budget.Value, 24576) },
+			adjusted: "thinkingConfig.thinkingBudget=24576 (a budget of 31999 is outside gemini-2.5-flash's range)",
+		},
+		{
+			name: "budget in range needs nothing", protocol: codec.Gemini, model: "gemini-2.5-flash",
+			req: codec.Request{Reasoning: codec.Reasoning{Budget: optI(8192)}},
+		},
+		{
+			name: "gemini 2.5 pro cannot turn thinking off", protocol: codec.Vertex, model: "gemini-2.5-pro",
+			req:      codec.Request{Reasoning: codec.Reasoning{Effort: mapping.EffortNone}},
+			check:    func(t *testing.T, r *codec.Request) { wantInt(t, "budget", r.Reasoning.Budget.Value, 128) },
+			adjusted: "thinkingConfig.thinkingBudget=128 (thinking cannot be turned off on gemini-2.5-pro)",
+		},
+		{
+			name: "flash-lite budget below its minimum", protocol: codec.Gemini, model: "gemini-2.5-flash-lite-preview-06-17",
+			req:      codec.Request{Reasoning: codec.Reasoning{Budget: optI(100)}},
+			adjusted: "thinkingConfig.thinkingBudget=512 (a budget of 100 is outside gemini-2.5-flash-lite-preview-06-17's range)",
+		},
+		{
+			name: "claude code thinking toward gpt-5 becomes high", protocol: codec.OpenAIChat, model: "gpt-5",
+			req: codec.Request{Reasoning: codec.Reasoning{Budget: optI(31999)}},
+			check: func(t *testing.T, r *codec.Request) {
+				if r.Reasoning.Effort != mapping.EffortHigh || r.Reasoning.Budget.Set {
+					t.Errorf("reasoning = %+v", r.Reasoning)
+				}
+			},
+			adjusted: "reasoning_effort=high (xhigh not accepted by gpt-5)",
+		},
+		{
+			name: "xhigh toward o3 over responses", protocol: codec.OpenAIResponses, model: "o3-2025-04-16",
+			req:      codec.Request{Reasoning: codec.Reasoning{Effort: mapping.EffortXHigh}},
+			adjusted: "reasoning.effort=high (xhigh not accepted by o3-2025-04-16)",
+		},
+		{
+			name: "none toward gpt-5 is its lowest effort", protocol: codec.OpenAIChat, model: "gpt-5-mini",
+			req:      codec.Request{Reasoning: codec.Reasoning{Effort: mapping.EffortNone}},
+			adjusted: "reasoning_effort=minimal (none not accepted by gpt-5-mini)",
+		},
+		{
+			name: "max toward gpt-5.2 is xhigh", protocol: codec.OpenAIResponses, model: "gpt-5.2",
+			req:      codec.Request{Reasoning: codec.Reasoning{Effort: mapping.EffortMax}},
+			adjusted: "reasoning.effort=xhigh (max not accepted by gpt-5.2)",
+		},
+		{
+			name: "thinking toward gpt-4.1 is not sent", protocol: codec.OpenAIChat, model: "gpt-4.1",
+			req: codec.Request{MaxTokens: optI(32000), Reasoning: codec.Reasoning{Budget: optI(31999), Summary: "auto"}},
+			check: func(t *testing.T, r *codec.Request) {
+				if !r.Reasoning.IsZero() {
+					t.Errorf("reasoning = %+v", r.Reasoning)
+				}
+			},
+			adjusted: "reasoning_effort removed (gpt-4.1 is not a reasoning model)",
+		},
+		{
+			name: "gpt-4o output cap", protocol: codec.OpenAIChat, model: "gpt-4o",
+			req:      codec.Request{MaxTokens: optI(32000)},
+			adjusted: "max_completion_tokens=16384 (32000 is over gpt-4o's output limit)",
+		},
+		{
+			name: "sampling toward a reasoning model", protocol: codec.OpenAIResponses, model: "gpt-5",
+			req:      codec.Request{Temperature: optF(0.2), TopP: optF(1), PresencePenalty: optF(0.5)},
+			adjusted: "temperature removed (gpt-5 samples only with its default settings); presence_penalty removed (presence_penalty not accepted by gpt-5)",
+		},
+		{
+			name: "gpt-5.1 takes sampling with effort none", protocol: codec.OpenAIChat, model: "gpt-5.1",
+			req: codec.Request{Temperature: optF(0.2)},
+		},
+		{
+			name: "stop sequences toward o3 change the answer", protocol: codec.OpenAIChat, model: "o3",
+			req:      codec.Request{StopSequences: []string{"END"}},
+			adjusted: "stop removed (stop sequences not accepted by o3)",
+		},
+		{
+			name: "gemini cli sampling toward claude sonnet 4.5 with thinking", protocol: codec.AnthropicMessages, model: "claude-sonnet-4-5-20250929",
+			req: codec.Request{Temperature: optF(0), TopP: optF(0.95), TopK: optI(64), Reasoning: codec.Reasoning{Budget: optI(8192)},
+				Messages: []codec.Message{{Role: codec.RoleUser, Parts: []codec.Part{{Type: codec.PartText, Text: "hi"}}}}},
+			adjusted: "top_p removed (claude-sonnet-4-5-20250929 takes temperature or top_p, not both); temperature removed (thinking takes only the default temperature); top_k removed (thinking does not take top_k)",
+		},
+		{
+			name: "budget thinking toward opus 4.7 becomes adaptive", protocol: codec.VertexAnthropic, model: "claude-opus-4-7",
+			req: codec.Request{MaxTokens: optI(32000), Reasoning: codec.Reasoning{Budget: optI(31999)}, Temperature: optF(0.5)},
+			check: func(t *testing.T, r *codec.Request) {
+				if !r.Reasoning.Adaptive || r.Reasoning.Budget.Set || r.Reasoning.Effort != mapping.EffortXHigh {
+					t.Errorf("reasoning = %+v", r.Reasoning)
+				}
+			},
+			adjusted: "thinking=adaptive, output_config.effort=xhigh (thinking with a budget not accepted by claude-opus-4-7); temperature removed (claude-opus-4-7 samples only with its default settings)",
+		},
+		{
+			name: "thinking off toward opus 4.7 leaves thinking out", protocol: codec.AnthropicMessages, model: "claude-opus-4-7",
+			req:      codec.Request{Reasoning: codec.Reasoning{Effort: mapping.EffortNone}},
+			adjusted: "thinking removed (thinking.type disabled not accepted by claude-opus-4-7)",
+		},
+		{
+			name: "effort toward sonnet 4.5 is a budget, output effort removed", protocol: codec.AnthropicMessages, model: "claude-sonnet-4-5",
+			req: codec.Request{Reasoning: codec.Reasoning{Adaptive: true, Effort: mapping.EffortMedium}},
+			check: func(t *testing.T, r *codec.Request) {
+				if r.Reasoning.Adaptive || r.Reasoning.Budget.Value != 8192 || r.Reasoning.Effort != mapping.EffortUnset {
+					t.Errorf("reasoning = %+v", r.Reasoning)
+				}
+			},
+			adjusted: "thinking.budget_tokens=8192 (adaptive thinking not accepted by claude-sonnet-4-5)",
+		},
+		{
+			name: "opus 4.1 cap applies to the implied max_tokens", protocol: codec.AnthropicMessages, model: "claude-opus-4-1",
+			req:   codec.Request{Reasoning: codec.Reasoning{Budget: optI(31999)}},
+			check: func(t *testing.T, r *codec.Request) { wantInt(t, "max_tokens", r.MaxTokens.Value, 32000) },
+		},
+		{
+			name: "unsigned tool loop turns thinking off", protocol: codec.AnthropicMessages, model: "claude-sonnet-4-5",
+			req: codec.Request{Reasoning: codec.Reasoning{Budget: optI(2048)}, Messages: toolLoop(false)},
+			check: func(t *testing.T, r *codec.Request) {
+				if !r.Reasoning.IsZero() {
+					t.Errorf("reasoning = %+v", r.Reasoning)
+				}
+			},
+			adjusted: "thinking removed (the open tool loop's assistant turn has no signed thinking block to continue from)",
+		},
+		{
+			name: "signed tool loop keeps thinking", protocol: codec.AnthropicMessages, model: "claude-sonnet-4-5",
+			req: codec.Request{Reasoning: codec.Reasoning{Budget: optI(2048)}, Messages: toolLoop(true)},
+		},
+		{
+			name: "forced tool choice turns thinking off", protocol: codec.AnthropicMessages, model: "claude-haiku-4-5",
+			req:      codec.Request{Reasoning: codec.Reasoning{Budget: optI(2048)}, ToolChoice: codec.ToolChoice{Mode: codec.ToolChoiceRequired}},
+			adjusted: "thinking removed (thinking is not accepted with a forced tool_choice)",
+		},
+		{
+			name: "always-thinking claude drops the forced tool choice", protocol: codec.AnthropicMessages, model: "claude-sonnet-5-5",
+			req:      codec.Request{ToolChoice: codec.ToolChoice{Mode: codec.ToolChoiceNamed, Name: "Bash"}},
+			adjusted: "tool_choice removed (claude-sonnet-5-5 always thinks and takes no forced tool_choice)",
+		},
+		{
+			name: "prefill toward sonnet 4.6", protocol: codec.AnthropicMessages, model: "claude-sonnet-4-6",
+			req: codec.Request{Messages: []codec.Message{
+				{Role: codec.RoleUser, Parts: []codec.Part{{Type: codec.PartText, Text: "hi"}}},
+				{Role: codec.RoleAssistant, Parts: []codec.Part{{Type: codec.PartText, Text: "{"}}},
+			}},
+			check: func(t *testing.T, r *codec.Request) { wantInt(t, "messages", int64(len(r.Messages)), 1) },
+			adjusted: "messages[1] removed (a conversation that ends with an assistant message (prefill) not accepted by claude-sonnet-4-6)",
+		},
+		{
+			name: "gemini 3 takes a level", protocol: codec.Gemini, model: "gemini-3-pro-preview",
+			req:    codec.Request{Reasoning: codec.Reasoning{Effort: mapping.EffortMedium}},
+			target: codec.Target{ThinkingLevel: true, SignedFunctionCalls: true},
+			adjusted: "thinkingConfig.thinkingLevel=low (medium not accepted by gemini-3-pro-preview)",
+		},
+		{
+			name: "gemini 3 flash from a budget", protocol: codec.Gemini, model: "gemini-3-flash-preview",
+			req:    codec.Request{Reasoning: codec.Reasoning{Budget: optI(8192)}},
+			target: codec.Target{ThinkingLevel: true, SignedFunctionCalls: true},
+			check: func(t *testing.T, r *codec.Request) {
+				if r.Reasoning.Effort != mapping.EffortMedium || r.Reasoning.Budget.Set {
+					t.Errorf("reasoning = %+v", r.Reasoning)
+				}
+			},
+		},
+		{
+			name: "deepseek reasoner takes no effort", protocol: codec.OpenAIChat, model: "deepseek-reasoner",
+			req:      codec.Request{Reasoning: codec.Reasoning{Effort: mapping.EffortHigh}},
+			adjusted: "reasoning_effort removed (deepseek-reasoner always reasons and takes no reasoning setting)",
+		},
+		{
+			name: "unknown model is sent unchanged", protocol: codec.OpenAIChat, model: "my-finetune",
+			req: codec.Request{MaxTokens: optI(1 << 40), Temperature: optF(0.3), Reasoning: codec.Reasoning{Effort: mapping.EffortXHigh}},
+		},
+	}
+	tbl := Builtin()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			provider := ProviderFor(tt.protocol, "")
+			if strings.HasPrefix(tt.model, "deepseek") {
+				provider = "deepseek"
+			}
+			req := tt.req
+			adj, target := Fit(&req, tbl.Lookup(provider, tt.model), &Options{Protocol: tt.protocol, Provider: provider, Model: tt.model}, nil)
+			var got []string
+			for i := range adj {
+				got = append(got, adj[i].String())
+			}
+			if s := strings.Join(got, "; "); s != tt.adjusted {
+				t.Errorf("adjusted:\n got %s\nwant %s", s, tt.adjusted)
+			}
+			if target != tt.target {
+				t.Errorf("target = %+v, want %+v", target, tt.target)
+			}
+			if tt.check != nil {
+				tt.check(t, &req)
+			}
+		})
+	}
+}
+
+func wantInt(t *testing.T, what string, got, want int64) {
+	t.Helper()
+	if got != want {
+		t.Errorf("%s = %d, want %d", what, got, want)
+	}
+}

@@ -1,0 +1,170 @@
+package rules
+
+import "github.com/llmbridge/llmbridge/codec"
+
+// Reasoning kinds: how a model's reasoning is controlled.
+const (
+	// ReasoningUnknown leaves reasoning settings as the client gave them.
+	ReasoningUnknown = ""
+	// ReasoningNone is a model that does not reason; reasoning settings
+	// are not sent to it.
+	ReasoningNone = "none"
+	// ReasoningEffort takes a reasoning effort from Efforts (OpenAI
+	// reasoning_effort and reasoning.effort).
+	ReasoningEffort = "effort"
+	// ReasoningBudget takes a thinking token budget within Budget
+	// (Anthropic thinking enabled with budget_tokens, Gemini 2.5
+	// thinkingBudget); an Anthropic model that also takes
+	// output_config.effort lists the values in Efforts.
+	ReasoningBudget = "budget"
+	// ReasoningBudgetAdaptive takes a budget or adaptive thinking
+	// (Anthropic 4.6 models), with output_config.effort from Efforts.
+	ReasoningBudgetAdaptive = "budget+adaptive"
+	// ReasoningAdaptive takes only adaptive thinking, its depth set by
+	// output_config.effort from Efforts (Claude Opus 4.7, Sonnet 5).
+	ReasoningAdaptive = "adaptive"
+	// ReasoningLevel takes a thinkingLevel from Efforts and no budget
+	// (Gemini 3).
+	ReasoningLevel = "level"
+	// ReasoningAlways reasons on every request and takes no setting for
+	// it (deepseek-reasoner, grok-4).
+	ReasoningAlways = "always"
+)
+
+// Sampling regimes.
+const (
+	// SamplingFree takes temperature, top_p and top_k together.
+	SamplingFree = ""
+	// SamplingExclusive takes temperature or top_p, not both.
+	SamplingExclusive = "exclusive"
+	// SamplingFixed takes no sampling setting but the default: the model
+	// samples only as its provider set it (OpenAI reasoning models,
+	// Claude Opus 4.7 and later).
+	SamplingFixed = "fixed"
+	// SamplingFixedWhenReasoning is SamplingFixed while the model reasons
+	// and SamplingFree with reasoning effort none (gpt-5.1 and later,
+	// whose default effort is none).
+	SamplingFixedWhenReasoning = "fixed-when-reasoning"
+)
+
+// Rule is what one model, or a family of models by glob, accepts. Zero
+// fields say nothing: the request is sent as the client made it.
+type Rule struct {
+	// Provider is whose API the rule describes: anthropic (also on Vertex
+	// AI), openai, google (Gemini API and Vertex AI), or an
+	// OpenAI-compatible dialect (deepseek, mistral, groq, xai, ...).
+	Provider string `json:"provider"`
+	// Models are globs of model names in which '*' matches any run of
+	// characters. Names are matched without a routing prefix ("models/",
+	// "anthropic/", Bedrock's "anthropic." and its region prefixes).
+	Models []string `json:"models"`
+	// Like names a model whose rule this one starts from: its fields
+	// are taken where this rule leaves them zero. Operator rules use it
+	// to describe a new model as a known one with a few differences.
+	Like string `json:"like,omitempty"`
+
+	// MaxOutput is the largest output-token limit the model takes; a
+	// larger limit is lowered to it.
+	MaxOutput int64 `json:"max_output,omitempty"`
+	// Reasoning is how the model's reasoning is controlled (one of the
+	// Reasoning constants).
+	Reasoning string `json:"reasoning,omitempty"`
+	// Efforts are the reasoning efforts, or Gemini thinking levels, the
+	// model takes, by OpenAI name (none, minimal, low, medium, high,
+	// xhigh, max).
+	Efforts []string `json:"efforts,omitempty"`
+	// BudgetMin and BudgetMax bound a thinking budget.
+	BudgetMin int64 `json:"budget_min,omitempty"`
+	// BudgetMax is the largest thinking budget.
+	BudgetMax int64 `json:"budget_max,omitempty"`
+	// AlwaysThinks reports that thinking cannot be turned off: a request
+	// to turn it off gets the least thinking the model takes.
+	AlwaysThinks bool `json:"always_thinks,omitempty"`
+	// Sampling is the sampling regime (one of the Sampling constants).
+	Sampling string `json:"sampling,omitempty"`
+	// NoPrefill reports that a conversation must not end with an
+	// assistant message.
+	NoPrefill bool `json:"no_prefill,omitempty"`
+	// SignedCalls reports that the first function call of each model step
+	// in the current turn must carry a thought signature (Gemini 3).
+	SignedCalls bool `json:"signed_calls,omitempty"`
+	// Rejects lists request settings the model refuses: stop,
+	// presence_penalty, frequency_penalty.
+	Rejects []string `json:"rejects,omitempty"`
+	// Sources are where the rule's facts come from.
+	Sources []string `json:"sources,omitempty"`
+	// Note says what the sources do not, for the Models documentation.
+	Note string `json:"note,omitempty"`
+
+	efforts effortSet
+	rejects rejectSet
+	globs   []glob
+	order   int
+}
+
+// ProviderRule is a rule that holds for every model of a provider.
+type ProviderRule struct {
+	// ID names the rule in adjustments and errors.
+	ID string `json:"id"`
+	// Text states the rule.
+	Text string `json:"text"`
+	// Sources are where the rule comes from.
+	Sources []string `json:"sources"`
+}
+
+// Provider is one provider's file of the table: its protocols, the rules
+// for all its models, its OpenAI-compatible dialect if it is one, and its
+// model rows.
+type Provider struct {
+	// Name is the provider's name, as rules and dialect settings use it.
+	Name string `json:"provider"`
+	// Protocols are the upstream protocols that reach it natively.
+	Protocols []string `json:"protocols,omitempty"`
+	// Rules are the provider-wide rules Fit applies.
+	Rules []ProviderRule `json:"rules,omitempty"`
+	// Dialect is the provider's departure from OpenAI Chat Completions,
+	// for OpenAI-compatible servers.
+	Dialect *DialectSpec `json:"dialect,omitempty"`
+	// Models are the model rows, most specific first.
+	Models []Rule `json:"models,omitempty"`
+}
+
+// DialectSpec declares an OpenAI-compatible server's profile; Dialect
+// turns it into the codec's.
+type DialectSpec struct {
+	// SystemRole is the role developer instructions are sent with:
+	// "developer" (OpenAI) or "system".
+	SystemRole string `json:"system_role"`
+	// MaxTokensField is max_completion_tokens or max_tokens.
+	MaxTokensField string `json:"max_tokens_field"`
+	// ReasoningField is the assistant field reasoning text goes back in:
+	// reasoning_content, reasoning, or none.
+	ReasoningField string `json:"reasoning_field"`
+	// ReasoningInToolLoop reports that assistant tool-call messages of the
+	// current tool loop must carry their reasoning.
+	ReasoningInToolLoop bool `json:"reasoning_in_tool_loop,omitempty"`
+	// StreamOptions reports whether stream_options is accepted.
+	StreamOptions bool `json:"stream_options"`
+	// ToolCallIDs is "any" or "alnum9".
+	ToolCallIDs string `json:"tool_call_ids"`
+	// Sources are where the profile's facts come from.
+	Sources []string `json:"sources"`
+}
+
+// Dialect returns the codec's form of d.
+func (d *DialectSpec) Dialect(name string) *codec.Dialect {
+	cd := &codec.Dialect{
+		Name:                name,
+		NoDeveloperRole:     d.SystemRole == "system",
+		MaxTokens:           d.MaxTokensField == "max_tokens",
+		ReasoningInToolLoop: d.ReasoningInToolLoop,
+		NoStreamOptions:     !d.StreamOptions,
+	}
+	if d.ReasoningField != "reasoning_content" {
+		cd.ReasoningField = d.ReasoningField
+	}
+	if d.ToolCallIDs == "alnum9" {
+		cd.ToolCallIDs = codec.IDAlnum9
+	}
+	return cd
+}
