@@ -37,8 +37,8 @@ func TestFit(t *testing.T) {
 	}{
 		{
 			name: "claude code budget over gemini 2.5 flash's range", protocol: codec.Gemini, model: "gemini-2.5-flash",
-			req:   codec.Request{MaxTokens: optI(32000), Reasoning: codec.Reasoning{Budget: optI(31999)}},
-			check: func(t *testing.T, r *codec.Request) { wantInt(t, "budget", r.Reasoning.Budget.Value, 24576) },
+			req:      codec.Request{MaxTokens: optI(32000), Reasoning: codec.Reasoning{Budget: optI(31999)}},
+			check:    func(t *testing.T, r *codec.Request) { wantInt(t, "budget", r.Reasoning.Budget.Value, 24576) },
 			adjusted: "thinkingConfig.thinkingBudget=24576 (a budget of 31999 is outside gemini-2.5-flash's range)",
 		},
 		{
@@ -176,13 +176,13 @@ func TestFit(t *testing.T) {
 				{Role: codec.RoleUser, Parts: []codec.Part{{Type: codec.PartText, Text: "hi"}}},
 				{Role: codec.RoleAssistant, Parts: []codec.Part{{Type: codec.PartText, Text: "{"}}},
 			}},
-			check: func(t *testing.T, r *codec.Request) { wantInt(t, "messages", int64(len(r.Messages)), 1) },
+			check:    func(t *testing.T, r *codec.Request) { wantInt(t, "messages", int64(len(r.Messages)), 1) },
 			adjusted: "messages[1] removed (a conversation that ends with an assistant message (prefill) not accepted by claude-sonnet-4-6)",
 		},
 		{
 			name: "gemini 3 takes a level", protocol: codec.Gemini, model: "gemini-3-pro-preview",
-			req:    codec.Request{Reasoning: codec.Reasoning{Effort: mapping.EffortMedium}},
-			target: codec.Target{ThinkingLevel: true, SignedFunctionCalls: true},
+			req:      codec.Request{Reasoning: codec.Reasoning{Effort: mapping.EffortMedium}},
+			target:   codec.Target{ThinkingLevel: true, SignedFunctionCalls: true},
 			adjusted: "thinkingConfig.thinkingLevel=low (medium not accepted by gemini-3-pro-preview)",
 		},
 		{
