@@ -40,6 +40,20 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		response_model client|upstream        # optional, default client
 //		on_unsupported strict|safe|lenient    # optional, default safe
 //		drop <field-path>...                  # optional, repeatable; [*] for any index
+//		dialect <name>                        # openai-chat/-responses upstreams: openai (default), deepseek, mistral, ...
+//		model_rule <glob>... {                # optional, repeatable: what an upstream model accepts
+//			like <model>                      # start from a known model's rule
+//			max_output <n>
+//			reasoning none|effort|budget|budget+adaptive|adaptive|level|always
+//			efforts <effort>...
+//			budget <min> <max>
+//			always_thinks
+//			sampling free|exclusive|fixed|fixed-when-reasoning
+//			no_prefill
+//			signed_calls
+//			rejects stop|presence_penalty|frequency_penalty...
+//			source <url>...
+//		}
 //	}
 //
 // Protocols are openai-chat, openai-responses, anthropic-messages, gemini,
@@ -89,6 +103,14 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			h.Drop = append(h.Drop, paths...)
 			continue
 		}
+		if name == "model_rule" {
+			r, err := parseModelRule(d)
+			if err != nil {
+				return err
+			}
+			h.ModelRules = append(h.ModelRules, r)
+			continue
+		}
 		if name == "client_keys" {
 			keys := d.RemainingArgs()
 			if len(keys) == 0 {
@@ -115,6 +137,8 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			} else {
 				h.Client = val
 			}
+		case "dialect":
+			h.Dialect = val
 		case "vertex_project":
 			h.VertexProject = val
 		case "vertex_location":

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+
+	"github.com/llmbridge/llmbridge/codec/rules"
 )
 
 func TestUnmarshalCaddyfile(t *testing.T) {
@@ -40,6 +42,40 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 			want: Handler{Upstream: "anthropic-messages", ResponseModel: "upstream",
 				Models: []ModelRoute{{Match: "claude-*", Upstream: "claude-$1"}, {Match: "gpt-4o", Upstream: "claude-sonnet-4-5"}}},
 		},
+		{
+			name: "dialect and model_rule",
+			input: `llmbridge {
+				upstream openai-chat
+				dialect deepseek
+				model_rule deepseek-v9* {
+					like deepseek-v4-pro
+					max_output 500000
+					efforts low high
+					source https://example.com/v9
+				}
+				model_rule my-* {
+					reasoning budget
+					budget 128 32768
+					always_thinks
+					sampling free
+					no_prefill
+					signed_calls
+					rejects stop
+				}
+			}`,
+			want: Handler{Upstream: "openai-chat", Dialect: "deepseek", ModelRules: []rules.Rule{
+				{Models: []string{"deepseek-v9*"}, Like: "deepseek-v4-pro", MaxOutput: 500000, Efforts: []string{"low", "high"}, Sources: []string{"https://example.com/v9"}},
+				{Models: []string{"my-*"}, Reasoning: "budget", BudgetMin: 128, BudgetMax: 32768, AlwaysThinks: true, NoPrefill: true, SignedCalls: true, Rejects: []string{"stop"}},
+			}},
+		},
+		{name: "unknown dialect", input: "llmbridge {\n upstream openai-chat\n dialect acme\n}", wantErr: `unknown dialect "acme"`},
+		{name: "dialect on anthropic", input: "llmbridge {\n upstream anthropic-messages\n dialect deepseek\n}", wantErr: "dialect is only for"},
+		{name: "model_rule without glob", input: "llmbridge {\n model_rule {\n max_output 1\n }\n}", wantErr: "at least one model glob"},
+		{name: "model_rule unknown setting", input: "llmbridge {\n model_rule x {\n speed 1\n }\n}", wantErr: `unknown model_rule setting "speed"`},
+		{name: "model_rule bad like", input: "llmbridge {\n upstream openai-chat\n model_rule x {\n like nothing-known\n }\n}", wantErr: `like "nothing-known"`},
+		{name: "model_rule bad reasoning", input: "llmbridge {\n upstream openai-chat\n model_rule x {\n reasoning maybe\n }\n}", wantErr: `unknown reasoning kind "maybe"`},
+		{name: "model_rule bad budget", input: "llmbridge {\n model_rule x {\n budget 1\n }\n}", wantErr: "budget takes two arguments"},
+		{name: "model_rule flag with argument", input: "llmbridge {\n model_rule x {\n no_prefill yes\n }\n}", wantErr: "takes no argument"},
 		{name: "model one argument", input: "llmbridge {\n model gpt-4o\n}", wantErr: "wrong argument count"},
 		{name: "model three arguments", input: "llmbridge {\n model a b c\n}", wantErr: "model takes two arguments"},
 		{name: "model bad glob", input: "llmbridge {\n model a** b\n}", wantErr: "two adjacent wildcards"},

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/oauth2/google"
 
 	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/rules"
 )
 
 // googleScope is the OAuth scope of Vertex AI calls.
@@ -73,6 +74,26 @@ func (h *Handler) checkConfig() error {
 		}
 		if h.APIKey != "" {
 			return fmt.Errorf("api_key and %s are exclusive: both would set the upstream's Authorization header", google)
+		}
+	}
+	if h.Dialect != "" {
+		if upstream.Family() != codec.OpenAIChat && upstream.Family() != codec.OpenAIResponses {
+			return fmt.Errorf("dialect is only for the openai-chat and openai-responses upstreams, not %s", upstream)
+		}
+		if _, err := rules.Builtin().Dialect(h.Dialect); err != nil {
+			return fmt.Errorf("dialect: %v", err)
+		}
+	}
+	if len(h.ModelRules) > 0 {
+		rows := make([]rules.Rule, len(h.ModelRules))
+		copy(rows, h.ModelRules)
+		for i := range rows {
+			if rows[i].Provider == "" {
+				rows[i].Provider = rules.ProviderFor(upstream, h.Dialect)
+			}
+		}
+		if _, err := rules.Builtin().With(rows); err != nil {
+			return err
 		}
 	}
 	switch h.ResponseModel {

@@ -225,15 +225,22 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 		return nil
 	}
 
+	target, adjusted, cerr := h.fitModel(req, model)
+	if cerr != nil {
+		x.fail(w, client, cerr)
+		return nil
+	}
+
 	outBuf := getBuffer()
 	defer putBuffer(outBuf)
-	out, err := h.encodeRequest(*outBuf, req, codec.EncodeOptions{Model: model, DefaultMaxTokens: h.DefaultMaxTokens}, decoded)
+	out, err := h.encodeRequest(*outBuf, req, codec.EncodeOptions{Model: model, DefaultMaxTokens: h.DefaultMaxTokens, Target: target}, decoded)
 	*outBuf = out
 	if err != nil {
 		failPolicy(w, x, client, err)
 		return nil
 	}
 	h.reportDropped(w, req.Dropped)
+	h.reportAdjusted(w, model, adjusted)
 	setBody(r, out)
 	// Headers first: a Gemini client's ?key= credential is read from the
 	// query that setPath replaces.

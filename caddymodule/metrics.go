@@ -20,6 +20,7 @@ type metrics struct {
 	ttfe     prometheus.Histogram
 	errors   *prometheus.CounterVec
 	dropped  *prometheus.CounterVec
+	adjusted *prometheus.CounterVec
 }
 
 var (
@@ -53,6 +54,10 @@ func globalMetrics() *metrics {
 				Namespace: ns, Subsystem: sub, Name: "dropped_fields_total",
 				Help: "Request fields dropped as hints with no equivalent upstream, by field path with array indices removed.",
 			}, []string{"field"}),
+			adjusted: prometheus.NewCounterVec(prometheus.CounterOpts{
+				Namespace: ns, Subsystem: sub, Name: "adjustments_total",
+				Help: "Changes made to requests to fit what the upstream model accepts, by model rule.",
+			}, []string{"rule"}),
 		}
 	})
 	return theMetrics
@@ -64,7 +69,7 @@ func (m *metrics) register(reg *prometheus.Registry) error {
 	if reg == nil {
 		return nil
 	}
-	for _, c := range []prometheus.Collector{m.requests, m.tokens, m.ttfe, m.errors, m.dropped} {
+	for _, c := range []prometheus.Collector{m.requests, m.tokens, m.ttfe, m.errors, m.dropped, m.adjusted} {
 		if err := reg.Register(c); err != nil {
 			var are prometheus.AlreadyRegisteredError
 			if !errors.As(err, &are) {
@@ -122,6 +127,15 @@ func (m *metrics) recordDropped(paths []string) {
 	for _, p := range paths {
 		m.dropped.WithLabelValues(stripIndices(p)).Inc()
 	}
+}
+
+// recordAdjusted counts one adjustment made under rule, whose id comes
+// from the rule table (a bounded set).
+func (m *metrics) recordAdjusted(rule string) {
+	if m == nil {
+		return
+	}
+	m.adjusted.WithLabelValues(rule).Inc()
 }
 
 // stripIndices removes the digits between brackets in a field path. The

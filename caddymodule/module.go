@@ -14,6 +14,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/rules"
 )
 
 func init() {
@@ -127,8 +128,26 @@ type Handler struct {
 	// Llmbridge-Dropped; a path that matches nothing is fine.
 	Drop []string `json:"drop,omitempty"`
 
+	// Dialect is the OpenAI-compatible server an openai-chat or
+	// openai-responses upstream is: openai (the default), deepseek,
+	// mistral, groq, xai, openrouter, ollama or vllm. It selects the
+	// server's declared departures from OpenAI (roles, the output-limit
+	// field, reasoning fields, stream options, tool-call ids) and its
+	// model rules.
+	Dialect string `json:"dialect,omitempty"`
+
+	// ModelRules add to and override the built-in model rules (what each
+	// upstream model accepts; see package rules). They are tried before
+	// the built-in rows, first match wins; a rule without a provider
+	// applies to the upstream's.
+	ModelRules []rules.Rule `json:"model_rules,omitempty"`
+
 	upstream codec.Protocol
 	client   codec.Protocol // empty: detect from the path
+	// provider is whose model rules govern the upstream (rules.ProviderFor).
+	provider string
+	rules    *rules.Table
+	dialect  *codec.Dialect
 	policy   unsupportedPolicy
 	drops    []dropPath
 	apiKey   string
@@ -212,6 +231,10 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		// checkConfig has compiled every rule once already.
 		mr, _ := compileModelRoute(r)
 		h.routes = append(h.routes, mr)
+	}
+	h.provider = rules.ProviderFor(h.upstream, h.Dialect)
+	if err := h.provisionRules(); err != nil {
+		return fmt.Errorf("llmbridge: %v", err)
 	}
 	h.upstreamModelInResponse = h.ResponseModel == "upstream"
 	var err error

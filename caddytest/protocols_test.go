@@ -75,7 +75,9 @@ func (p proto) credentialScheme() string {
 func (p proto) defaultModel() string {
 	switch p {
 	case openaiChat, openaiResponses:
-		return "gpt-4o"
+		// A reasoning model that takes every effort the clients send but
+		// minimal: the model rules fit requests to it.
+		return "gpt-5.2"
 	case anthropicMsgs:
 		return "claude-sonnet-4-5"
 	case vertexAnthropic:

@@ -314,9 +314,14 @@ type effortSet uint16
 func (s effortSet) has(e mapping.Effort) bool { return s&(1<<e) != 0 }
 
 // nearest returns the effort of s closest to e: the largest one at most
-// e, else the smallest one above it.
+// e, else the smallest one above it. A request to reason (e above none)
+// never becomes none.
 func (s effortSet) nearest(e mapping.Effort) mapping.Effort {
-	for c := e; c > mapping.EffortUnset; c-- {
+	floor := mapping.EffortUnset
+	if e > mapping.EffortNone {
+		floor = mapping.EffortNone
+	}
+	for c := e; c > floor; c-- {
 		if s.has(c) {
 			return c
 		}

@@ -159,6 +159,16 @@ func TestEffortSetNearest(t *testing.T) {
 		{mapping.EffortMedium, mapping.EffortLow},
 		{mapping.EffortXHigh, mapping.EffortHigh},
 		{mapping.EffortHigh, mapping.EffortHigh},
+		{mapping.EffortNone, mapping.EffortLow},
+	} {
+		if got := s.nearest(tt.in); got != tt.want {
+			t.Errorf("nearest(%v) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+	s |= 1 << mapping.EffortNone
+	for _, tt := range []struct{ in, want mapping.Effort }{
+		{mapping.EffortMinimal, mapping.EffortLow},
+		{mapping.EffortNone, mapping.EffortNone},
 	} {
 		if got := s.nearest(tt.in); got != tt.want {
 			t.Errorf("nearest(%v) = %v, want %v", tt.in, got, tt.want)

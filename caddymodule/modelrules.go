@@ -1,0 +1,179 @@
+package caddymodule
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"go.uber.org/zap"
+
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/rules"
+	"github.com/llmbridge/llmbridge/mapping"
+)
+
+// Model rules: before a translated request is encoded, it is fitted to
+// what its upstream model accepts (package rules). The capability policy
+// decides what happens to each adjustment:
+//
+//   - safe (the default) makes the adjustments that keep the client's
+//     intent (rules.ClassAdjust) and refuses the request, with a 400 in the
+//     client's format naming the rule, where an adjustment would change
+//     what the model is asked (rules.ClassChange);
+//   - lenient makes both kinds;
+//   - strict refuses the request for any adjustment.
+//
+// Every adjustment made is listed in the Llmbridge-Adjusted response
+// header, logged at debug level and counted in the adjustments_total
+// metric. Passthrough pairs are not fitted: their body is the client's
+// own, byte for byte.
+
+// provisionRules builds the handler's rule table from the built-in rows and
+// the configured ones, and resolves the dialect.
+func (h *Handler) provisionRules() error {
+	rows := make([]rules.Rule, len(h.ModelRules))
+	copy(rows, h.ModelRules)
+	for i := range rows {
+		if rows[i].Provider == "" {
+			rows[i].Provider = h.provider
+		}
+	}
+	t, err := rules.Builtin().With(rows)
+	if err != nil {
+		return err
+	}
+	h.rules = t
+	h.dialect, err = t.Dialect(h.Dialect)
+	return err
+}
+
+// fitModel fits req to the upstream model's rules. It returns the codec
+// target for the encoder and the adjustments made, or the error that
+// refuses the request under the policy.
+func (h *Handler) fitModel(req *codec.Request, model string) (codec.Target, []rules.Adjustment, *codec.Error) {
+	opts := rules.Options{Protocol: h.upstream, Provider: h.provider, Model: model, DefaultMaxTokens: h.DefaultMaxTokens}
+	adj, target := rules.Fit(req, h.rules.Lookup(h.provider, model), &opts, nil)
+	target.Dialect = h.dialect
+	for i := range adj {
+		a := &adj[i]
+		var how string
+		switch {
+		case h.policy == policyStrict:
+			how = "on_unsupported strict refuses every adjustment; safe would send " + a.String()
+		case h.policy == policySafe && a.Class == rules.ClassChange:
+			how = "this would change what the model is asked; on_unsupported lenient sends " + a.String()
+		default:
+			continue
+		}
+		return target, adj, &codec.Error{Status: http.StatusBadRequest, Kind: mapping.ErrInvalidRequest, Param: a.Param,
+			Message: "model " + model + " does not accept the request as it is: " + a.Why + " (rule " + a.Rule + "); " + how}
+	}
+	return target, adj, nil
+}
+
+// reportAdjusted publishes adjustments: the Llmbridge-Adjusted header, a
+// debug log line and the adjustments_total metric.
+func (h *Handler) reportAdjusted(w http.ResponseWriter, model string, adj []rules.Adjustment) {
+	if len(adj) == 0 {
+		return
+	}
+	texts := make([]string, len(adj))
+	ids := make([]string, len(adj))
+	for i := range adj {
+		texts[i] = adj[i].String()
+		ids[i] = adj[i].Rule
+		h.metrics.recordAdjusted(adj[i].Rule)
+	}
+	w.Header().Set("Llmbridge-Adjusted", droppedHeader(texts))
+	h.logger.Debug("request fitted to the upstream model", zap.String("upstream_model", model),
+		zap.Strings("adjustments", texts), zap.Strings("rules", ids), zap.String("on_unsupported", h.policyName()))
+}
+
+// parseModelRule parses a model_rule block:
+//
+//	model_rule <glob>... {
+//		like <model>          # start from the rule of a known model
+//		provider <name>       # default: the upstream's provider
+//		max_output <n>
+//		reasoning none|effort|budget|budget+adaptive|adaptive|level|always
+//		efforts <effort>...
+//		budget <min> <max>
+//		always_thinks
+//		sampling free|exclusive|fixed|fixed-when-reasoning
+//		no_prefill
+//		signed_calls
+//		rejects stop|presence_penalty|frequency_penalty...
+//		source <url>...
+//	}
+func parseModelRule(d *caddyfile.Dispenser) (rules.Rule, error) {
+	var r rules.Rule
+	r.Models = d.RemainingArgs()
+	if len(r.Models) == 0 {
+		return r, d.Errf("model_rule needs at least one model glob")
+	}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		name := d.Val()
+		args := d.RemainingArgs()
+		one := func() (string, error) {
+			if len(args) != 1 {
+				return "", d.Errf("model_rule %s takes one argument", name)
+			}
+			return args[0], nil
+		}
+		flag := func() error {
+			if len(args) != 0 {
+				return d.Errf("model_rule %s takes no argument", name)
+			}
+			return nil
+		}
+		var err error
+		switch name {
+		case "like":
+			r.Like, err = one()
+		case "provider":
+			r.Provider, err = one()
+		case "max_output":
+			var s string
+			if s, err = one(); err == nil {
+				if r.MaxOutput, err = strconv.ParseInt(s, 10, 64); err != nil || r.MaxOutput <= 0 {
+					err = d.Errf("model_rule max_output: want a positive integer, got %q", s)
+				}
+			}
+		case "reasoning":
+			r.Reasoning, err = one()
+		case "efforts":
+			r.Efforts = args
+		case "budget":
+			if len(args) != 2 {
+				return r, d.Errf("model_rule budget takes two arguments: <min> <max>")
+			}
+			lo, err1 := strconv.ParseInt(args[0], 10, 64)
+			hi, err2 := strconv.ParseInt(args[1], 10, 64)
+			if err1 != nil || err2 != nil {
+				return r, d.Errf("model_rule budget: want two integers, got %s", strings.Join(args, " "))
+			}
+			r.BudgetMin, r.BudgetMax = lo, hi
+		case "always_thinks":
+			err, r.AlwaysThinks = flag(), true
+		case "sampling":
+			if r.Sampling, err = one(); r.Sampling == "free" {
+				r.Sampling = rules.SamplingFree
+			}
+		case "no_prefill":
+			err, r.NoPrefill = flag(), true
+		case "signed_calls":
+			err, r.SignedCalls = flag(), true
+		case "rejects":
+			r.Rejects = args
+		case "source":
+			r.Sources = append(r.Sources, args...)
+		default:
+			return r, d.Errf("unknown model_rule setting %q", name)
+		}
+		if err != nil {
+			return r, err
+		}
+	}
+	return r, nil
+}

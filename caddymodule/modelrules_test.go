@@ -1,0 +1,78 @@
+package caddymodule
+
+import (
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"go.uber.org/zap"
+
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/rules"
+	"github.com/llmbridge/llmbridge/mapping"
+)
+
+func TestFitModelPolicy(t *testing.T) {
+	adjustOnly := func() *codec.Request {
+		return &codec.Request{Reasoning: codec.Reasoning{Effort: mapping.EffortXHigh}}
+	}
+	change := func() *codec.Request {
+		return &codec.Request{Reasoning: codec.Reasoning{Effort: mapping.EffortXHigh}, StopSequences: []string{"END"}}
+	}
+	tests := []struct {
+		name    string
+		policy  unsupportedPolicy
+		req     func() *codec.Request
+		wantErr string
+		wantAdj int
+	}{
+		{"safe adjusts", policySafe, adjustOnly, "", 1},
+		{"safe refuses a change", policySafe, change, "rule openai.stop.unsupported); this would change what the model is asked; on_unsupported lenient sends stop removed", 2},
+		{"lenient changes", policyLenient, change, "", 2},
+		{"strict refuses an adjustment", policyStrict, adjustOnly, "on_unsupported strict refuses every adjustment; safe would send reasoning_effort=high (xhigh not accepted by o3)", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := &Handler{upstream: codec.OpenAIChat, provider: "openai", policy: tt.policy, logger: zap.NewNop()}
+			if err := h.provisionRules(); err != nil {
+				t.Fatal(err)
+			}
+			_, adj, err := h.fitModel(tt.req(), "o3")
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Fatalf("error %v", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Fatalf("error %v, want one containing %q", err, tt.wantErr)
+			case tt.wantErr != "" && (err.Status != 400 || !strings.Contains(err.Message, "model o3")):
+				t.Errorf("error = %+v", err)
+			}
+			if len(adj) != tt.wantAdj {
+				t.Errorf("%d adjustments, want %d", len(adj), tt.wantAdj)
+			}
+			if err == nil {
+				w := httptest.NewRecorder()
+				h.reportAdjusted(w, "o3", adj)
+				if got := w.Header().Get("Llmbridge-Adjusted"); !strings.Contains(got, "reasoning_effort=high (xhigh not accepted by o3)") {
+					t.Errorf("Llmbridge-Adjusted = %q", got)
+				}
+			}
+		})
+	}
+}
+
+func TestProvisionRulesDialect(t *testing.T) {
+	h := &Handler{upstream: codec.OpenAIChat, Dialect: "mistral", provider: "mistral",
+		ModelRules: []rules.Rule{{Models: []string{"mistral-next"}, Like: "mistral-large-latest", MaxOutput: 1000}}}
+	if err := h.provisionRules(); err != nil {
+		t.Fatal(err)
+	}
+	if h.dialect == nil || h.dialect.ToolCallIDs != codec.IDAlnum9 {
+		t.Errorf("dialect = %+v", h.dialect)
+	}
+	if r := h.rules.Lookup("mistral", "mistral-next"); r == nil || r.MaxOutput != 1000 || r.Reasoning != rules.ReasoningNone {
+		t.Errorf("operator rule = %+v", r)
+	}
+	if h.ModelRules[0].Provider != "" {
+		t.Error("provisionRules changed the configured rows")
+	}
+}

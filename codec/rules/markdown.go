@@ -1,0 +1,140 @@
+package rules
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Markdown returns the documentation of the table: for each provider its
+// rules, its dialect if it is an OpenAI-compatible server, and a row per
+// model rule, each with its sources. docs/models.md is this text, held to
+// the table by a test.
+func (t *Table) Markdown() string {
+	var b strings.Builder
+	b.WriteString(markdownIntro)
+	for _, name := range t.names {
+		p := t.providers[name]
+		b.WriteString("\n## " + name + "\n\n")
+		if len(p.Protocols) > 0 {
+			b.WriteString("Upstream protocols: `" + strings.Join(p.Protocols, "`, `") + "`.\n")
+		} else {
+			b.WriteString("An OpenAI-compatible server: `upstream openai-chat` with `dialect " + name + "`.\n")
+		}
+		if d := p.Dialect; d != nil {
+			b.WriteString("\nDialect: developer instructions as `" + d.SystemRole + "`; output limit as `" + d.MaxTokensField +
+				"`; reasoning in history as `" + d.ReasoningField + "`")
+			if d.ReasoningInToolLoop {
+				b.WriteString(" (required on the assistant messages of the current tool loop)")
+			}
+			if !d.StreamOptions {
+				b.WriteString("; no `stream_options`")
+			}
+			if d.ToolCallIDs == "alnum9" {
+				b.WriteString("; tool-call ids of 9 letters and digits (other ids are mapped by a hash, the same id to the same value)")
+			}
+			b.WriteString(". Sources: " + links(d.Sources) + "\n")
+		}
+		if len(p.Rules) > 0 {
+			b.WriteString("\n| rule | what it says | sources |\n|---|---|---|\n")
+			for _, r := range p.Rules {
+				b.WriteString("| `" + r.ID + "` | " + cell(r.Text) + " | " + links(r.Sources) + " |\n")
+			}
+		}
+		if len(p.Models) > 0 {
+			b.WriteString("\n| models | output cap | reasoning | efforts / levels | budget | sampling | other | sources |\n|---|---:|---|---|---|---|---|---|\n")
+			for i := range p.Models {
+				r := &p.Models[i]
+				b.WriteString("| `" + strings.Join(r.Models, "`, `") + "` | " + capText(r.MaxOutput) + " | " + orDash(r.Reasoning) +
+					" | " + orDash(strings.Join(r.Efforts, ", ")) + " | " + budgetText(r) + " | " + orDash(r.Sampling) + " | " +
+					otherText(r) + " | " + links(r.Sources) + " |\n")
+			}
+		}
+	}
+	return b.String()
+}
+
+const markdownIntro = `# Models: what each upstream model accepts
+
+<!-- Generated from codec/rules/data by (*rules.Table).Markdown; TestModelsDoc holds this file to it. -->
+
+Before a translated request is encoded, llmbridge fits it to what its upstream model accepts, using
+this table (` + "`codec/rules/data/*.json`" + `, embedded at build time). Rows are tried in order, first match wins;
+` + "`*`" + ` matches any run of characters, and names are matched without routing prefixes (` + "`models/`" + `,
+` + "`vendor/`" + `, Bedrock's ` + "`anthropic.`" + ` with its region prefix). A model no row matches is sent as the client
+asked, under the provider-wide rules only. Operators add or override rows with ` + "`model_rule`" + ` (see
+[the README](../README.md#model_rule-and-dialect-model-rules)).
+
+Every change is listed in the ` + "`Llmbridge-Adjusted`" + ` response header
+(` + "`reasoning_effort=high (xhigh not accepted by gpt-5)`" + `), logged at debug level and counted in
+` + "`llmbridge_adjustments_total{rule}`" + `. Changes are of two classes:
+
+- **adjustments that keep the client's intent** are made under the default ` + "`on_unsupported safe`" + `: a thinking
+  budget moved into the model's range; an effort moved to the nearest level the model takes (the largest
+  below, else the smallest above; a request to reason never becomes none), across budgets, efforts,
+  Gemini thinking levels and Anthropic adaptive thinking; reasoning settings not sent to a model that does not
+  reason, or that always reasons; an output limit capped at the model's, with a thinking budget kept below
+  it; sampling settings a model fixes removed (it cannot sample otherwise); thinking turned off for an
+  Anthropic request that cannot carry it (a forced tool choice, a trailing assistant message, an open tool
+  loop without a signed thinking block to continue from).
+- **changes to what the model is asked** are refused by ` + "`safe`" + ` with a 400 in the client's format naming the
+  rule, and made by ` + "`lenient`" + `: stop sequences removed for a model that takes none; a trailing assistant
+  message (prefill) removed for a model that takes none; a forced tool choice removed for a model that always
+  thinks.
+
+` + "`on_unsupported strict`" + ` refuses every request that would need either. Reasoning kinds: ` + "`none`" + ` (not a reasoning
+model), ` + "`effort`" + ` (OpenAI-style effort), ` + "`budget`" + ` (thinking token budget), ` + "`budget+adaptive`" + `, ` + "`adaptive`" + ` (Anthropic
+adaptive thinking with ` + "`output_config.effort`" + `), ` + "`level`" + ` (Gemini ` + "`thinkingLevel`" + `), ` + "`always`" + ` (reasons, takes no
+setting). Sampling: ` + "`exclusive`" + ` (temperature or top_p, not both), ` + "`fixed`" + ` (only the defaults),
+` + "`fixed-when-reasoning`" + ` (only the defaults unless the effort is none).
+`
+
+func links(srcs []string) string {
+	out := make([]string, len(srcs))
+	for i, s := range srcs {
+		out[i] = "[" + strconv.Itoa(i+1) + "](" + s + ")"
+	}
+	return strings.Join(out, " ")
+}
+
+func cell(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func capText(n int64) string {
+	if n == 0 {
+		return "-"
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+func budgetText(r *Rule) string {
+	if r.BudgetMin == 0 && r.BudgetMax == 0 {
+		return "-"
+	}
+	return strconv.FormatInt(r.BudgetMin, 10) + ".." + strconv.FormatInt(r.BudgetMax, 10)
+}
+
+func otherText(r *Rule) string {
+	var parts []string
+	if r.AlwaysThinks {
+		parts = append(parts, "thinking cannot be turned off")
+	}
+	if r.NoPrefill {
+		parts = append(parts, "no prefill")
+	}
+	if r.SignedCalls {
+		parts = append(parts, "signed function calls")
+	}
+	if len(r.Rejects) > 0 {
+		parts = append(parts, "rejects "+strings.Join(r.Rejects, ", "))
+	}
+	if r.Note != "" {
+		parts = append(parts, cell(r.Note))
+	}
+	return orDash(strings.Join(parts, "; "))
+}
