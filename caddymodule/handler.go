@@ -239,6 +239,7 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 		failPolicy(w, x, client, err)
 		return nil
 	}
+	req.Dropped = append(req.Dropped, h.filterBetas(r)...)
 	h.reportDropped(w, req.Dropped)
 	h.reportAdjusted(w, model, adjusted)
 	setBody(r, out)
@@ -326,6 +327,7 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 		return nil
 	}
 	setBody(r, edited)
+	x.dropped = append(x.dropped, h.filterBetas(r)...)
 	h.reportDropped(w, x.dropped)
 	if cerr := h.rewriteHeaders(r, client, stream); cerr != nil {
 		x.fail(w, client, cerr)

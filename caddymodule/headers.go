@@ -156,3 +156,51 @@ func bearerToken(r *http.Request) string {
 	}
 	return ""
 }
+
+// vertexBetas are the anthropic-beta values Anthropic on Vertex AI is
+// known to accept: the ones Claude Code's own Vertex mode sends, and
+// context management. Vertex answers a request with any value it does not
+// carry with a 400 ("Unexpected value(s) ... for the anthropic-beta
+// header"), so the others are not forwarded.
+var vertexBetas = map[string]bool{
+	"claude-code-20250219":            true,
+	"interleaved-thinking-2025-05-14": true,
+	"context-management-2025-06-27":   true,
+	"tool-search-tool-2025-10-19":     true,
+	"web-search-2025-03-05":           true,
+}
+
+// filterBetas removes from the request the anthropic-beta values the
+// upstream does not accept and returns them as dropped paths
+// ("anthropic-beta: effort-2025-11-24"). Only Vertex restricts them.
+func (h *Handler) filterBetas(r *http.Request) []string {
+	if h.upstream != codec.VertexAnthropic {
+		return nil
+	}
+	values := r.Header.Values("Anthropic-Beta")
+	if len(values) == 0 {
+		return nil
+	}
+	var kept, dropped []string
+	for _, v := range values {
+		for _, b := range strings.Split(v, ",") {
+			b = strings.TrimSpace(b)
+			switch {
+			case b == "":
+			case vertexBetas[b]:
+				kept = append(kept, b)
+			default:
+				dropped = append(dropped, "anthropic-beta: "+b)
+			}
+		}
+	}
+	if len(dropped) == 0 {
+		return nil
+	}
+	if len(kept) == 0 {
+		r.Header.Del("Anthropic-Beta")
+	} else {
+		r.Header.Set("Anthropic-Beta", strings.Join(kept, ","))
+	}
+	return dropped
+}

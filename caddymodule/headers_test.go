@@ -3,6 +3,8 @@ package caddymodule
 import (
 	"net/http"
 	"net/http/httptest"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/llmbridge/llmbridge/codec"
@@ -84,5 +86,34 @@ func TestRewriteHeaders(t *testing.T) {
 				t.Errorf("Content-Type = %q", got)
 			}
 		})
+	}
+}
+
+func TestFilterBetas(t *testing.T) {
+	tests := []struct {
+		upstream    codec.Protocol
+		in          []string
+		want        string
+		wantDropped []string
+	}{
+		{codec.VertexAnthropic, []string{"claude-code-20250219,interleaved-thinking-2025-05-14, effort-2025-11-24", "adaptive-thinking-2026-01-28"},
+			"claude-code-20250219,interleaved-thinking-2025-05-14", []string{"anthropic-beta: effort-2025-11-24", "anthropic-beta: adaptive-thinking-2026-01-28"}},
+		{codec.VertexAnthropic, []string{"structured-outputs-2025-11-13"}, "", []string{"anthropic-beta: structured-outputs-2025-11-13"}},
+		{codec.VertexAnthropic, []string{"interleaved-thinking-2025-05-14"}, "interleaved-thinking-2025-05-14", nil},
+		{codec.AnthropicMessages, []string{"effort-2025-11-24"}, "effort-2025-11-24", nil},
+	}
+	for _, tt := range tests {
+		h := &Handler{upstream: tt.upstream}
+		r := httptest.NewRequest("POST", "/", nil)
+		for _, v := range tt.in {
+			r.Header.Add("Anthropic-Beta", v)
+		}
+		dropped := h.filterBetas(r)
+		if got := strings.Join(r.Header.Values("Anthropic-Beta"), ","); got != tt.want {
+			t.Errorf("%s %v: anthropic-beta %q, want %q", tt.upstream, tt.in, got, tt.want)
+		}
+		if !reflect.DeepEqual(dropped, tt.wantDropped) {
+			t.Errorf("%s %v: dropped %q, want %q", tt.upstream, tt.in, dropped, tt.wantDropped)
+		}
 	}
 }
