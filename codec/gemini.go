@@ -2151,7 +2151,12 @@ func appendGeminiFormat(dst []byte, empty int, req *Request) ([]byte, *Error) {
 // whenever thinking is, unless the client said otherwise: Gemini's own
 // includeThoughts, or Anthropic's display "omitted". A Responses summary
 // setting alone injects nothing, as it asks for no reasoning by itself.
+// Toward a model that takes thinking levels (opts.Target.ThinkingLevel),
+// appendGeminiThinkingLevel writes the configuration instead.
 func appendGeminiThinking(dst []byte, empty int, r *Reasoning, opts *EncodeOptions) []byte {
+	if opts.Target.ThinkingLevel {
+		return appendGeminiThinkingLevel(dst, empty, r, opts)
+	}
 	budget, hasBudget := int64(0), true
 	switch {
 	case r.Effort == mapping.EffortNone:
@@ -2189,6 +2194,69 @@ func appendGeminiThinking(dst []byte, empty int, r *Reasoning, opts *EncodeOptio
 		dst = strconv.AppendBool(dst, include.Value)
 	}
 	return append(dst, '}')
+}
+
+// appendGeminiThinkingLevel appends thinkingConfig toward a model that takes
+// thinkingLevel (Gemini 3), which is never given a thinkingBudget: the two
+// together are rejected. The request's effort is written as its level, or
+// else the effort its budget stands for in opts.EffortBudgets (as toward
+// Chat, whose reasoning_effort is a level too); efforts above high are
+// high, the largest level. Adaptive thinking and Gemini's dynamic budget -1
+// write no level, which leaves the model's own dynamic default. Thinking off
+// (effort none, budget 0) writes no level either, as not every such model
+// can stop thinking: which level, if any, the model is asked for instead is
+// decided before the request is encoded. Thought summaries are then not
+// asked for (includeThoughts false); otherwise includeThoughts follows the
+// rules of appendGeminiThinking.
+func appendGeminiThinkingLevel(dst []byte, empty int, r *Reasoning, opts *EncodeOptions) []byte {
+	e := r.Effort
+	if e == mapping.EffortUnset && r.Budget.Set && !r.Adaptive {
+		e = opts.EffortBudgets.Effort(r.Budget.Value)
+	}
+	dynamic := e == mapping.EffortUnset && (r.Adaptive || r.Budget.Set)
+	include := r.IncludeThoughts
+	switch {
+	case include.Set:
+	case e == mapping.EffortNone:
+		include = OptBool{Value: false, Set: true}
+	case e == mapping.EffortUnset && !dynamic:
+	case r.Display == "omitted":
+		include = OptBool{Value: false, Set: true}
+	default:
+		include = OptBool{Value: true, Set: true}
+	}
+	level := geminiThinkingLevel(e)
+	if level == "" && !include.Set {
+		return dst
+	}
+	dst = appendGeminiKey(dst, empty, "thinkingConfig")
+	dst = append(dst, '{')
+	if level != "" {
+		dst = append(dst, `"thinkingLevel":"`...)
+		dst = append(dst, level...)
+		dst = append(dst, '"')
+	}
+	if include.Set {
+		if level != "" {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `"includeThoughts":`...)
+		dst = strconv.AppendBool(dst, include.Value)
+	}
+	return append(dst, '}')
+}
+
+// geminiThinkingLevel returns the thinkingLevel of a non-zero effort, in
+// the lower-case spelling of Google's documentation: xhigh and max are high,
+// the largest level. It returns "" for EffortUnset and EffortNone.
+func geminiThinkingLevel(e mapping.Effort) string {
+	switch e {
+	case mapping.EffortMinimal, mapping.EffortLow, mapping.EffortMedium, mapping.EffortHigh:
+		return e.String()
+	case mapping.EffortXHigh, mapping.EffortMax:
+		return mapping.EffortHigh.String()
+	}
+	return ""
 }
 
 // appendGeminiKey appends "key": to an object whose first field would start
