@@ -1598,7 +1598,8 @@ func decodeGeminiModalities(v gjson.Result) *Error {
 // appendGeminiRequest appends req as a generateContent body. The model is
 // not written: it belongs in the URL path, which the caller builds; and
 // Gemini does not require an output limit. opts gives the thinking budgets
-// that stand for reasoning efforts.
+// that stand for reasoning efforts and what the target model takes
+// (opts.Target).
 //
 // Gemini has a single system instruction at the top level, so req.System
 // and every system or developer message later in the conversation are
@@ -1608,7 +1609,7 @@ func decodeGeminiModalities(v gjson.Result) *Error {
 func appendGeminiRequest(dst []byte, req *Request, opts *EncodeOptions) ([]byte, *Error) {
 	start := len(dst)
 	dst = append(dst, `{"contents":[`...)
-	dst, n, err := appendGeminiContents(dst, req)
+	dst, n, err := appendGeminiContents(dst, req, opts)
 	if err != nil {
 		return dst[:start], err
 	}
@@ -1667,8 +1668,17 @@ func geminiPartText(p Part) (text string, ok bool) {
 // Reasoning text is never sent (Gemini takes its thoughts back only through
 // the signature), and unsigned or foreign reasoning is left out; both are
 // listed in req.Dropped.
-func appendGeminiContents(dst []byte, req *Request) ([]byte, int, *Error) {
-	w := geminiContentWriter{dst: dst}
+//
+// Toward a model that requires signed function calls
+// (opts.Target.SignedFunctionCalls), the first functionCall part of each
+// model Content that has no Gemini signature of its own gets
+// geminiSkipSignature. A model Content is one step of the model: Gemini signs
+// only the first call of parallel calls, so later calls of the step need
+// none. Every model Content is treated so, not only those of the current
+// turn, where Gemini checks: older ones do not need it, but take it without
+// harm.
+func appendGeminiContents(dst []byte, req *Request, opts *EncodeOptions) ([]byte, int, *Error) {
+	w := geminiContentWriter{dst: dst, signCalls: opts.Target.SignedFunctionCalls}
 	for i := range req.Messages {
 		m := &req.Messages[i]
 		if m.Role == RoleSystem || m.Role == RoleDeveloper {
@@ -1714,6 +1724,10 @@ func appendGeminiContents(dst []byte, req *Request) ([]byte, int, *Error) {
 			switch p.Type {
 			case PartToolCall:
 				w.dst, err = appendGeminiFunctionCall(w.dst, p, geminiMessagePartPath(i, j))
+				if err == nil && pending == "" && w.signCalls && !w.called {
+					w.dst = appendGeminiSignatureField(w.dst, geminiSkipSignature)
+				}
+				w.called = true
 			case PartToolResult:
 				w.dst, err = appendGeminiFunctionResponse(w.dst, req, i, j)
 			case PartImage, PartDocument, PartAudio:
@@ -1751,6 +1765,11 @@ type geminiContentWriter struct {
 	// isOpen reports that a Content of role openRole is open.
 	isOpen   bool
 	openRole string
+	// signCalls reports that the first functionCall part of each model
+	// Content must carry a thoughtSignature (Target.SignedFunctionCalls).
+	signCalls bool
+	// called reports that the open Content has a functionCall part.
+	called bool
 }
 
 // open prepares for a part of role: a comma in the open Content of that
@@ -1766,9 +1785,15 @@ func (w *geminiContentWriter) open(role string) {
 	w.dst = append(w.dst, `{"role":"`...)
 	w.dst = append(w.dst, role...)
 	w.dst = append(w.dst, `","parts":[`...)
-	w.isOpen, w.openRole = true, role
+	w.isOpen, w.openRole, w.called = true, role, false
 	w.n++
 }
+
+// geminiSkipSignature is the thoughtSignature Google documents for a
+// function call that no Gemini model signed (a history written by another
+// model, or calls the client added itself): Gemini 3 then skips the check
+// that the first call of each step is signed.
+const geminiSkipSignature = "skip_thought_signature_validator"
 
 // appendGeminiSignatureField adds "thoughtSignature": sig to the part
 // object that dst ends with.
