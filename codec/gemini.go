@@ -1599,17 +1599,18 @@ func decodeGeminiModalities(v gjson.Result) *Error {
 // not written: it belongs in the URL path, which the caller builds; and
 // Gemini does not require an output limit. opts gives the thinking budgets
 // that stand for reasoning efforts and what the target model takes
-// (opts.Target).
+// (opts.Target); vertex reports that the body is for Vertex AI rather than
+// the Gemini API.
 //
 // Gemini has a single system instruction at the top level, so req.System
 // and every system or developer message later in the conversation are
 // hoisted into systemInstruction, in order. The remaining turns must
 // alternate between user and model, so consecutive turns of the same role
 // are merged into one Content with their parts concatenated.
-func appendGeminiRequest(dst []byte, req *Request, opts *EncodeOptions) ([]byte, *Error) {
+func appendGeminiRequest(dst []byte, req *Request, opts *EncodeOptions, vertex bool) ([]byte, *Error) {
 	start := len(dst)
 	dst = append(dst, `{"contents":[`...)
-	dst, n, err := appendGeminiContents(dst, req, opts)
+	dst, n, err := appendGeminiContents(dst, req, opts, vertex)
 	if err != nil {
 		return dst[:start], err
 	}
@@ -1676,9 +1677,11 @@ func geminiPartText(p Part) (text string, ok bool) {
 // only the first call of parallel calls, so later calls of the step need
 // none. Every model Content is treated so, not only those of the current
 // turn, where Gemini checks: older ones do not need it, but take it without
-// harm.
-func appendGeminiContents(dst []byte, req *Request, opts *EncodeOptions) ([]byte, int, *Error) {
-	w := geminiContentWriter{dst: dst, signCalls: opts.Target.SignedFunctionCalls}
+// harm. Toward Vertex AI (vertex) calls and results are written without
+// their ids, which Vertex rejects; it matches them by name and order, as
+// the Gemini API does for calls without ids.
+func appendGeminiContents(dst []byte, req *Request, opts *EncodeOptions, vertex bool) ([]byte, int, *Error) {
+	w := geminiContentWriter{dst: dst, ids: !vertex, signCalls: opts.Target.SignedFunctionCalls}
 	for i := range req.Messages {
 		m := &req.Messages[i]
 		if m.Role == RoleSystem || m.Role == RoleDeveloper {
@@ -1723,13 +1726,13 @@ func appendGeminiContents(dst []byte, req *Request, opts *EncodeOptions) ([]byte
 			var err *Error
 			switch p.Type {
 			case PartToolCall:
-				w.dst, err = appendGeminiFunctionCall(w.dst, p, geminiMessagePartPath(i, j))
+				w.dst, err = appendGeminiFunctionCall(w.dst, p, geminiMessagePartPath(i, j), w.ids)
 				if err == nil && pending == "" && w.signCalls && !w.called {
 					w.dst = appendGeminiSignatureField(w.dst, geminiSkipSignature)
 				}
 				w.called = true
 			case PartToolResult:
-				w.dst, err = appendGeminiFunctionResponse(w.dst, req, i, j)
+				w.dst, err = appendGeminiFunctionResponse(w.dst, req, i, j, w.ids)
 			case PartImage, PartDocument, PartAudio:
 				w.dst, err = appendGeminiMedia(w.dst, p, geminiMessagePartPath(i, j))
 			default:
@@ -1765,6 +1768,9 @@ type geminiContentWriter struct {
 	// isOpen reports that a Content of role openRole is open.
 	isOpen   bool
 	openRole string
+	// ids reports that functionCall and functionResponse parts carry the
+	// ids of the calls (not toward Vertex AI).
+	ids bool
 	// signCalls reports that the first functionCall part of each model
 	// Content must carry a thoughtSignature (Target.SignedFunctionCalls).
 	signCalls bool
@@ -1812,11 +1818,10 @@ func appendGeminiSignedEmpty(dst []byte, sig string) []byte {
 }
 
 // appendGeminiMedia appends an image, document or audio part as
-// inlineData {mimeType, data}. llmbridge never fetches a URL, and the
-// encoder does not know whether it writes for the Gemini API (which takes
-// no http URLs) or Vertex (whose fileData takes https and gs URIs): the
-// Gemini family's AppendRequest does not pass the protocol down, so a URL
-// part is rejected for both (see the report of the tools round).
+// inlineData {mimeType, data}. llmbridge never fetches a URL, so a URL part
+// is rejected for both the Gemini API (which takes no http URLs) and Vertex
+// (whose fileData takes https and gs URIs, which the encoder does not write
+// yet).
 func appendGeminiMedia(dst []byte, p *Part, path string) ([]byte, *Error) {
 	switch {
 	case p.Data == "":
@@ -1843,12 +1848,12 @@ func geminiIsObject(s string) bool {
 }
 
 // appendGeminiFunctionCall appends a tool call as a functionCall part: its
-// id when it has one (Gemini echoes it in the functionResponse), its name
-// and its arguments object ({} when there are none). path names the part
-// for errors.
-func appendGeminiFunctionCall(dst []byte, p *Part, path string) ([]byte, *Error) {
+// id when it has one and ids is true (Gemini echoes it in the
+// functionResponse; Vertex AI takes none), its name and its arguments object
+// ({} when there are none). path names the part for errors.
+func appendGeminiFunctionCall(dst []byte, p *Part, path string, ids bool) ([]byte, *Error) {
 	dst = append(dst, `{"functionCall":{`...)
-	if p.ToolCallID != "" {
+	if ids && p.ToolCallID != "" {
 		dst = append(dst, `"id":`...)
 		dst = appendString(dst, p.ToolCallID)
 		dst = append(dst, ',')
@@ -1872,8 +1877,9 @@ func appendGeminiFunctionCall(dst []byte, p *Part, path string) ([]byte, *Error)
 // the name of the call with the result's id earlier in the conversation.
 // The result's text becomes {"output": text}, or {"error": text} for an
 // error, as functionResponse.response must be an object; several text
-// parts are joined with newlines.
-func appendGeminiFunctionResponse(dst []byte, req *Request, i, j int) ([]byte, *Error) {
+// parts are joined with newlines. The result's id is written when ids is
+// true, as for calls.
+func appendGeminiFunctionResponse(dst []byte, req *Request, i, j int, ids bool) ([]byte, *Error) {
 	p := &req.Messages[i].Parts[j]
 	name := callWireName(p)
 	if name == "" {
@@ -1883,7 +1889,7 @@ func appendGeminiFunctionResponse(dst []byte, req *Request, i, j int) ([]byte, *
 		}
 	}
 	dst = append(dst, `{"functionResponse":{`...)
-	if p.ToolCallID != "" {
+	if ids && p.ToolCallID != "" {
 		dst = append(dst, `"id":`...)
 		dst = appendString(dst, p.ToolCallID)
 		dst = append(dst, ',')
@@ -2819,7 +2825,7 @@ func appendGeminiResponse(dst []byte, resp *Response) ([]byte, *Error) {
 		part()
 		if p.Type == PartToolCall {
 			var err *Error
-			if dst, err = appendGeminiFunctionCall(dst, p, ""); err != nil {
+			if dst, err = appendGeminiFunctionCall(dst, p, "", true); err != nil {
 				return dst[:start], geminiCannotCarry()
 			}
 		} else {

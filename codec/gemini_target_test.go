@@ -9,7 +9,8 @@ import (
 )
 
 // Tests of what EncodeOptions.Target changes in Gemini and Vertex request
-// bodies.
+// bodies: thinking levels, signed function calls, and the call ids Vertex
+// does not take.
 
 func TestGeminiThinkingLevelEncode(t *testing.T) {
 	budget := func(n int64) OptInt { return OptInt{Value: n, Set: true} }
@@ -167,6 +168,12 @@ func TestGeminiTargetRequests(t *testing.T) {
 		{name: "anthropic toward gemini 3", from: AnthropicMessages, body: targetAnthropicBody, to: Gemini, target: gemini3,
 			contents: anthropicContents(true, ","+geminiSkip),
 			config:   `{"maxOutputTokens":40000,"thinkingConfig":{"thinkingLevel":"high","includeThoughts":true}}`},
+		{name: "anthropic toward vertex: no ids", from: AnthropicMessages, body: targetAnthropicBody, to: Vertex,
+			contents: anthropicContents(false, ""),
+			config:   `{"maxOutputTokens":40000,"thinkingConfig":{"thinkingBudget":31999,"includeThoughts":true}}`},
+		{name: "anthropic toward gemini 3 on vertex", from: AnthropicMessages, body: targetAnthropicBody, to: Vertex, target: gemini3,
+			contents: anthropicContents(false, ","+geminiSkip),
+			config:   `{"maxOutputTokens":40000,"thinkingConfig":{"thinkingLevel":"high","includeThoughts":true}}`},
 		{name: "chat effort, no flags", from: OpenAIChat, body: targetChatBody, to: Gemini,
 			contents: chatContents(""),
 			config:   `{"thinkingConfig":{"thinkingBudget":24576,"includeThoughts":true}}`},
@@ -178,6 +185,9 @@ func TestGeminiTargetRequests(t *testing.T) {
 			config:   `{"thinkingConfig":{"thinkingBudget":8192,"includeThoughts":true}}`},
 		{name: "gemini history toward gemini 3: a signed step keeps its signature", from: Gemini, body: targetGeminiBody, to: Gemini, target: gemini3,
 			contents: geminiContents(true, ","+geminiSkip),
+			config:   `{"thinkingConfig":{"thinkingLevel":"medium","includeThoughts":true}}`},
+		{name: "gemini history toward gemini 3 on vertex", from: Gemini, body: targetGeminiBody, to: Vertex, target: gemini3,
+			contents: geminiContents(false, ","+geminiSkip),
 			config:   `{"thinkingConfig":{"thinkingLevel":"medium","includeThoughts":true}}`},
 	}
 	for _, tt := range tests {
@@ -275,5 +285,53 @@ func TestGeminiSignedFunctionCalls(t *testing.T) {
 				t.Errorf("without the flag\n%s\nwant\n%s", plain, got)
 			}
 		})
+	}
+}
+
+// TestVertexToolLoopWithoutIDs follows a tool loop through a Vertex
+// upstream, which neither sends nor takes call ids: the decoder gives the
+// calls ids, the client answers them by id, and the next request matches
+// the results to the calls by name and order again.
+func TestVertexToolLoopWithoutIDs(t *testing.T) {
+	upstream := `{"responseId":"rX1","candidates":[{"content":{"role":"model","parts":[` +
+		`{"functionCall":{"name":"get_weather","args":{"city":"Paris"}},"thoughtSignature":"CiIBsig"},` +
+		`{"functionCall":{"name":"get_time","args":{"city":"Paris"}}}]},"finishReason":"STOP"}]}`
+	var resp Response
+	if err := DecodeResponse(Vertex, []byte(upstream), &resp); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, p := range resp.Content {
+		if p.Type == PartToolCall {
+			ids = append(ids, p.ToolCallID)
+		}
+	}
+	if len(ids) != 2 || ids[0] == "" || ids[0] == ids[1] {
+		t.Fatalf("call ids %q, want two distinct ids", ids)
+	}
+	// An Anthropic client replays the calls (without the thinking block
+	// that carried the signature, so the first call gets the skip value)
+	// and answers them by id, the results in the other order: their names
+	// still tell them apart.
+	body := `{"model":"m","max_tokens":100,"messages":[{"role":"user","content":"Paris?"},` +
+		`{"role":"assistant","content":[{"type":"tool_use","id":"` + ids[0] + `","name":"get_weather","input":{"city":"Paris"}},` +
+		`{"type":"tool_use","id":"` + ids[1] + `","name":"get_time","input":{"city":"Paris"}}]},` +
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + ids[1] + `","content":"noon"},` +
+		`{"type":"tool_result","tool_use_id":"` + ids[0] + `","content":"sunny"}]}]}`
+	var req Request
+	if err := DecodeRequest(AnthropicMessages, []byte(body), &req); err != nil {
+		t.Fatal(err)
+	}
+	out, err := AppendRequest(nil, Vertex, &req, EncodeOptions{Target: Target{SignedFunctionCalls: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `[{"role":"user","parts":[{"text":"Paris?"}]},` +
+		`{"role":"model","parts":[{"functionCall":{"name":"get_weather","args":{"city":"Paris"}},` + geminiSkip + `},` +
+		`{"functionCall":{"name":"get_time","args":{"city":"Paris"}}}]},` +
+		`{"role":"user","parts":[{"functionResponse":{"name":"get_time","response":{"output":"noon"}}},` +
+		`{"functionResponse":{"name":"get_weather","response":{"output":"sunny"}}}]}]`
+	if got := gjson.GetBytes(out, "contents").Raw; got != want {
+		t.Errorf("contents\n%s\nwant\n%s", got, want)
 	}
 }
