@@ -200,6 +200,17 @@ func TestPassthroughKeepsBytes(t *testing.T) {
 					t.Errorf("body %s", got)
 				}
 			}},
+		{name: "gemini to vertex, call ids removed", upstream: "vertex", target: "/v1beta/models/gemini-x:generateContent",
+			body: `{"contents":[{"role":"model","parts":[{"functionCall":{"id":"c1","name":"f","args":{}}}]},` +
+				`{"role":"user","parts":[{"functionResponse":{"id":"c1","name":"f","response":{}}}]}]}`,
+			wantPath: "/v1/projects/p/locations/l/publishers/google/models/gemini-x:generateContent",
+			check: func(t *testing.T, got string) {
+				want := `{"contents":[{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]},` +
+					`{"role":"user","parts":[{"functionResponse":{"name":"f","response":{}}}]}]}`
+				if got != want {
+					t.Errorf("body %s, want %s", got, want)
+				}
+			}},
 		{name: "chat under a prefix", upstream: "openai-chat", target: "/openai/v1/chat/completions", body: weird, wantPath: "/v1/chat/completions",
 			check: func(t *testing.T, got string) {
 				if got != weird {

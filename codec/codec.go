@@ -50,7 +50,7 @@ func AppendRequest(dst []byte, p Protocol, req *Request, opts EncodeOptions) ([]
 	case AnthropicMessages, VertexAnthropic:
 		dst, err = appendAnthropicRequest(dst, req, &opts, p == VertexAnthropic)
 	case Gemini, Vertex:
-		dst, err = appendGeminiRequest(dst, req, &opts)
+		dst, err = appendGeminiRequest(dst, req, &opts, p == Vertex)
 	default:
 		err = invalid("", "unknown protocol "+string(p))
 	}

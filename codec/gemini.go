@@ -1598,17 +1598,19 @@ func decodeGeminiModalities(v gjson.Result) *Error {
 // appendGeminiRequest appends req as a generateContent body. The model is
 // not written: it belongs in the URL path, which the caller builds; and
 // Gemini does not require an output limit. opts gives the thinking budgets
-// that stand for reasoning efforts.
+// that stand for reasoning efforts and what the target model takes
+// (opts.Target); vertex reports that the body is for Vertex AI rather than
+// the Gemini API.
 //
 // Gemini has a single system instruction at the top level, so req.System
 // and every system or developer message later in the conversation are
 // hoisted into systemInstruction, in order. The remaining turns must
 // alternate between user and model, so consecutive turns of the same role
 // are merged into one Content with their parts concatenated.
-func appendGeminiRequest(dst []byte, req *Request, opts *EncodeOptions) ([]byte, *Error) {
+func appendGeminiRequest(dst []byte, req *Request, opts *EncodeOptions, vertex bool) ([]byte, *Error) {
 	start := len(dst)
 	dst = append(dst, `{"contents":[`...)
-	dst, n, err := appendGeminiContents(dst, req)
+	dst, n, err := appendGeminiContents(dst, req, opts, vertex)
 	if err != nil {
 		return dst[:start], err
 	}
@@ -1667,8 +1669,19 @@ func geminiPartText(p Part) (text string, ok bool) {
 // Reasoning text is never sent (Gemini takes its thoughts back only through
 // the signature), and unsigned or foreign reasoning is left out; both are
 // listed in req.Dropped.
-func appendGeminiContents(dst []byte, req *Request) ([]byte, int, *Error) {
-	w := geminiContentWriter{dst: dst}
+//
+// Toward a model that requires signed function calls
+// (opts.Target.SignedFunctionCalls), the first functionCall part of each
+// model Content that has no Gemini signature of its own gets
+// geminiSkipSignature. A model Content is one step of the model: Gemini signs
+// only the first call of parallel calls, so later calls of the step need
+// none. Every model Content is treated so, not only those of the current
+// turn, where Gemini checks: older ones do not need it, but take it without
+// harm. Toward Vertex AI (vertex) calls and results are written without
+// their ids, which Vertex rejects; it matches them by name and order, as
+// the Gemini API does for calls without ids.
+func appendGeminiContents(dst []byte, req *Request, opts *EncodeOptions, vertex bool) ([]byte, int, *Error) {
+	w := geminiContentWriter{dst: dst, ids: !vertex, signCalls: opts.Target.SignedFunctionCalls}
 	for i := range req.Messages {
 		m := &req.Messages[i]
 		if m.Role == RoleSystem || m.Role == RoleDeveloper {
@@ -1713,9 +1726,13 @@ func appendGeminiContents(dst []byte, req *Request) ([]byte, int, *Error) {
 			var err *Error
 			switch p.Type {
 			case PartToolCall:
-				w.dst, err = appendGeminiFunctionCall(w.dst, p, geminiMessagePartPath(i, j))
+				w.dst, err = appendGeminiFunctionCall(w.dst, p, geminiMessagePartPath(i, j), w.ids)
+				if err == nil && pending == "" && w.signCalls && !w.called {
+					w.dst = appendGeminiSignatureField(w.dst, geminiSkipSignature)
+				}
+				w.called = true
 			case PartToolResult:
-				w.dst, err = appendGeminiFunctionResponse(w.dst, req, i, j)
+				w.dst, err = appendGeminiFunctionResponse(w.dst, req, i, j, w.ids)
 			case PartImage, PartDocument, PartAudio:
 				w.dst, err = appendGeminiMedia(w.dst, p, geminiMessagePartPath(i, j))
 			default:
@@ -1751,6 +1768,14 @@ type geminiContentWriter struct {
 	// isOpen reports that a Content of role openRole is open.
 	isOpen   bool
 	openRole string
+	// ids reports that functionCall and functionResponse parts carry the
+	// ids of the calls (not toward Vertex AI).
+	ids bool
+	// signCalls reports that the first functionCall part of each model
+	// Content must carry a thoughtSignature (Target.SignedFunctionCalls).
+	signCalls bool
+	// called reports that the open Content has a functionCall part.
+	called bool
 }
 
 // open prepares for a part of role: a comma in the open Content of that
@@ -1766,9 +1791,15 @@ func (w *geminiContentWriter) open(role string) {
 	w.dst = append(w.dst, `{"role":"`...)
 	w.dst = append(w.dst, role...)
 	w.dst = append(w.dst, `","parts":[`...)
-	w.isOpen, w.openRole = true, role
+	w.isOpen, w.openRole, w.called = true, role, false
 	w.n++
 }
+
+// geminiSkipSignature is the thoughtSignature Google documents for a
+// function call that no Gemini model signed (a history written by another
+// model, or calls the client added itself): Gemini 3 then skips the check
+// that the first call of each step is signed.
+const geminiSkipSignature = "skip_thought_signature_validator"
 
 // appendGeminiSignatureField adds "thoughtSignature": sig to the part
 // object that dst ends with.
@@ -1787,11 +1818,10 @@ func appendGeminiSignedEmpty(dst []byte, sig string) []byte {
 }
 
 // appendGeminiMedia appends an image, document or audio part as
-// inlineData {mimeType, data}. llmbridge never fetches a URL, and the
-// encoder does not know whether it writes for the Gemini API (which takes
-// no http URLs) or Vertex (whose fileData takes https and gs URIs): the
-// Gemini family's AppendRequest does not pass the protocol down, so a URL
-// part is rejected for both (see the report of the tools round).
+// inlineData {mimeType, data}. llmbridge never fetches a URL, so a URL part
+// is rejected for both the Gemini API (which takes no http URLs) and Vertex
+// (whose fileData takes https and gs URIs, which the encoder does not write
+// yet).
 func appendGeminiMedia(dst []byte, p *Part, path string) ([]byte, *Error) {
 	switch {
 	case p.Data == "":
@@ -1818,12 +1848,12 @@ func geminiIsObject(s string) bool {
 }
 
 // appendGeminiFunctionCall appends a tool call as a functionCall part: its
-// id when it has one (Gemini echoes it in the functionResponse), its name
-// and its arguments object ({} when there are none). path names the part
-// for errors.
-func appendGeminiFunctionCall(dst []byte, p *Part, path string) ([]byte, *Error) {
+// id when it has one and ids is true (Gemini echoes it in the
+// functionResponse; Vertex AI takes none), its name and its arguments object
+// ({} when there are none). path names the part for errors.
+func appendGeminiFunctionCall(dst []byte, p *Part, path string, ids bool) ([]byte, *Error) {
 	dst = append(dst, `{"functionCall":{`...)
-	if p.ToolCallID != "" {
+	if ids && p.ToolCallID != "" {
 		dst = append(dst, `"id":`...)
 		dst = appendString(dst, p.ToolCallID)
 		dst = append(dst, ',')
@@ -1847,8 +1877,9 @@ func appendGeminiFunctionCall(dst []byte, p *Part, path string) ([]byte, *Error)
 // the name of the call with the result's id earlier in the conversation.
 // The result's text becomes {"output": text}, or {"error": text} for an
 // error, as functionResponse.response must be an object; several text
-// parts are joined with newlines.
-func appendGeminiFunctionResponse(dst []byte, req *Request, i, j int) ([]byte, *Error) {
+// parts are joined with newlines. The result's id is written when ids is
+// true, as for calls.
+func appendGeminiFunctionResponse(dst []byte, req *Request, i, j int, ids bool) ([]byte, *Error) {
 	p := &req.Messages[i].Parts[j]
 	name := callWireName(p)
 	if name == "" {
@@ -1858,7 +1889,7 @@ func appendGeminiFunctionResponse(dst []byte, req *Request, i, j int) ([]byte, *
 		}
 	}
 	dst = append(dst, `{"functionResponse":{`...)
-	if p.ToolCallID != "" {
+	if ids && p.ToolCallID != "" {
 		dst = append(dst, `"id":`...)
 		dst = appendString(dst, p.ToolCallID)
 		dst = append(dst, ',')
@@ -2151,7 +2182,12 @@ func appendGeminiFormat(dst []byte, empty int, req *Request) ([]byte, *Error) {
 // whenever thinking is, unless the client said otherwise: Gemini's own
 // includeThoughts, or Anthropic's display "omitted". A Responses summary
 // setting alone injects nothing, as it asks for no reasoning by itself.
+// Toward a model that takes thinking levels (opts.Target.ThinkingLevel),
+// appendGeminiThinkingLevel writes the configuration instead.
 func appendGeminiThinking(dst []byte, empty int, r *Reasoning, opts *EncodeOptions) []byte {
+	if opts.Target.ThinkingLevel {
+		return appendGeminiThinkingLevel(dst, empty, r, opts)
+	}
 	budget, hasBudget := int64(0), true
 	switch {
 	case r.Effort == mapping.EffortNone:
@@ -2189,6 +2225,69 @@ func appendGeminiThinking(dst []byte, empty int, r *Reasoning, opts *EncodeOptio
 		dst = strconv.AppendBool(dst, include.Value)
 	}
 	return append(dst, '}')
+}
+
+// appendGeminiThinkingLevel appends thinkingConfig toward a model that takes
+// thinkingLevel (Gemini 3), which is never given a thinkingBudget: the two
+// together are rejected. The request's effort is written as its level, or
+// else the effort its budget stands for in opts.EffortBudgets (as toward
+// Chat, whose reasoning_effort is a level too); efforts above high are
+// high, the largest level. Adaptive thinking and Gemini's dynamic budget -1
+// write no level, which leaves the model's own dynamic default. Thinking off
+// (effort none, budget 0) writes no level either, as not every such model
+// can stop thinking: which level, if any, the model is asked for instead is
+// decided before the request is encoded. Thought summaries are then not
+// asked for (includeThoughts false); otherwise includeThoughts follows the
+// rules of appendGeminiThinking.
+func appendGeminiThinkingLevel(dst []byte, empty int, r *Reasoning, opts *EncodeOptions) []byte {
+	e := r.Effort
+	if e == mapping.EffortUnset && r.Budget.Set && !r.Adaptive {
+		e = opts.EffortBudgets.Effort(r.Budget.Value)
+	}
+	dynamic := e == mapping.EffortUnset && (r.Adaptive || r.Budget.Set)
+	include := r.IncludeThoughts
+	switch {
+	case include.Set:
+	case e == mapping.EffortNone:
+		include = OptBool{Value: false, Set: true}
+	case e == mapping.EffortUnset && !dynamic:
+	case r.Display == "omitted":
+		include = OptBool{Value: false, Set: true}
+	default:
+		include = OptBool{Value: true, Set: true}
+	}
+	level := geminiThinkingLevel(e)
+	if level == "" && !include.Set {
+		return dst
+	}
+	dst = appendGeminiKey(dst, empty, "thinkingConfig")
+	dst = append(dst, '{')
+	if level != "" {
+		dst = append(dst, `"thinkingLevel":"`...)
+		dst = append(dst, level...)
+		dst = append(dst, '"')
+	}
+	if include.Set {
+		if level != "" {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `"includeThoughts":`...)
+		dst = strconv.AppendBool(dst, include.Value)
+	}
+	return append(dst, '}')
+}
+
+// geminiThinkingLevel returns the thinkingLevel of a non-zero effort, in
+// the lower-case spelling of Google's documentation: xhigh and max are high,
+// the largest level. It returns "" for EffortUnset and EffortNone.
+func geminiThinkingLevel(e mapping.Effort) string {
+	switch e {
+	case mapping.EffortMinimal, mapping.EffortLow, mapping.EffortMedium, mapping.EffortHigh:
+		return e.String()
+	case mapping.EffortXHigh, mapping.EffortMax:
+		return mapping.EffortHigh.String()
+	}
+	return ""
 }
 
 // appendGeminiKey appends "key": to an object whose first field would start
@@ -2726,7 +2825,7 @@ func appendGeminiResponse(dst []byte, resp *Response) ([]byte, *Error) {
 		part()
 		if p.Type == PartToolCall {
 			var err *Error
-			if dst, err = appendGeminiFunctionCall(dst, p, ""); err != nil {
+			if dst, err = appendGeminiFunctionCall(dst, p, "", true); err != nil {
 				return dst[:start], geminiCannotCarry()
 			}
 		} else {

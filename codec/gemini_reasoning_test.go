@@ -281,7 +281,7 @@ func TestGeminiReasoningRequestEncode(t *testing.T) {
 		{name: "a signature goes on the next part; the text is not sent", parts: []Part{g1, text("a")},
 			want: `[{"text":"a","thoughtSignature":"Z1Np"}]`, dropped: []string{"messages[1].content[0] (reasoning text)"}},
 		{name: "two signatures in a row; the first on its own part", parts: []Part{g2, g3, call},
-			want: `[{"text":"","thoughtSignature":"ZzI="},{"functionCall":{"id":"c1","name":"f","args":{}},"thoughtSignature":"ZzM="}]`},
+			want: `[{"text":"","thoughtSignature":"ZzI="},{"functionCall":{"name":"f","args":{}},"thoughtSignature":"ZzM="}]`},
 		{name: "a signature at the end, past an empty text", parts: []Part{text("a"), g2, text("")},
 			want: `[{"text":"a"},{"text":"","thoughtSignature":"ZzI="}]`},
 		{name: "a turn of nothing but a signature", parts: []Part{g2}, want: `[{"text":"","thoughtSignature":"ZzI="}]`},

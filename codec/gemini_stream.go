@@ -1154,7 +1154,7 @@ func (e *geminiStreamEncoder) appendCallChunk(dst []byte) []byte {
 	p := Part{Type: PartToolCall, ToolCallID: e.callID, ToolName: e.callName, Arguments: bytesToString(e.args)}
 	start := len(dst)
 	dst = append(dst, `data: {"candidates":[{"content":{"role":"model","parts":[`...)
-	dst, err := appendGeminiFunctionCall(dst, &p, "")
+	dst, err := appendGeminiFunctionCall(dst, &p, "", true)
 	if err != nil {
 		return e.appendError(dst[:start], NewError(mapping.ErrBadGateway, "the upstream sent tool call arguments that are not a JSON object"))
 	}

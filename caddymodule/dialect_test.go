@@ -1,0 +1,94 @@
+package caddymodule
+
+import (
+	"testing"
+
+	"github.com/llmbridge/llmbridge/codec"
+)
+
+func TestEditDialect(t *testing.T) {
+	// A Gemini CLI tool loop: calls and results with ids, an id inside
+	// the arguments and the result (the function's own data), and the
+	// word "id" in a text.
+	geminiLoop := `{"contents":[{"role":"user","parts":[{"text":"Open \"id\" 7."}]},` +
+		`{"role":"model","parts":[{"functionCall":{"id":"c1","name":"open","args":{"id":7}},"thoughtSignature":"c2ln"},` +
+		`{"functionCall":{"name":"list","id":"c2","args":{}}}]},` +
+		`{"role":"user","parts":[{"functionResponse":{"name":"open","response":{"id":7,"ok":true},"id":"c1"}},` +
+		`{"functionResponse":{"id":"c2","name":"list","response":{"output":"a"}}}]}],` +
+		`"generationConfig":{"thinkingConfig":{"thinkingLevel":"high"}}}`
+	geminiLoopNoIDs := `{"contents":[{"role":"user","parts":[{"text":"Open \"id\" 7."}]},` +
+		`{"role":"model","parts":[{"functionCall":{"name":"open","args":{"id":7}},"thoughtSignature":"c2ln"},` +
+		`{"functionCall":{"name":"list","args":{}}}]},` +
+		`{"role":"user","parts":[{"functionResponse":{"name":"open","response":{"id":7,"ok":true}}},` +
+		`{"functionResponse":{"name":"list","response":{"output":"a"}}}]}],` +
+		`"generationConfig":{"thinkingConfig":{"thinkingLevel":"high"}}}`
+	tests := []struct {
+		name     string
+		client   codec.Protocol
+		upstream codec.Protocol
+		body     string
+		want     string
+	}{
+		{
+			name:   "anthropic to vertex-anthropic: model out, anthropic_version in",
+			client: codec.AnthropicMessages, upstream: codec.VertexAnthropic,
+			body: `{"model":"claude-x","max_tokens":10}`,
+			want: `{"max_tokens":10,"anthropic_version":"` + codec.VertexAnthropicVersion + `"}`,
+		},
+		{
+			name:   "vertex-anthropic to anthropic: anthropic_version out, model in",
+			client: codec.VertexAnthropic, upstream: codec.AnthropicMessages,
+			body: `{"anthropic_version":"vertex-2023-10-16","max_tokens":10}`,
+			want: `{"max_tokens":10,"model":"claude-y"}`,
+		},
+		{
+			name:   "gemini to vertex: call and result ids are removed, nothing else",
+			client: codec.Gemini, upstream: codec.Vertex,
+			body: geminiLoop,
+			want: geminiLoopNoIDs,
+		},
+		{
+			name:   "gemini to vertex: snake_case parts, a repeated id, spacing outside the objects kept",
+			client: codec.Gemini, upstream: codec.Vertex,
+			body: "{\n  \"contents\": [ {\"role\": \"model\", \"parts\": [ {\"function_call\": {\"id\": \"a\", \"id\": \"b\", \"name\": \"f\"} } ] },\n" +
+				"    {\"role\": \"user\", \"parts\": [ {\"function_response\": { \"name\": \"f\", \"id\": \"b\", \"response\": {} } } ] } ]\n}",
+			want: "{\n  \"contents\": [ {\"role\": \"model\", \"parts\": [ {\"function_call\": {\"name\":\"f\"} } ] },\n" +
+				"    {\"role\": \"user\", \"parts\": [ {\"function_response\": {\"name\":\"f\",\"response\":{}} } ] } ]\n}",
+		},
+		{
+			name:   "gemini to vertex: calls without ids are left as they are",
+			client: codec.Gemini, upstream: codec.Vertex,
+			body: geminiLoopNoIDs,
+			want: geminiLoopNoIDs,
+		},
+		{
+			name:   "gemini to vertex: a null call, and an id outside a call, are left as they are",
+			client: codec.Gemini, upstream: codec.Vertex,
+			body: `{"contents":[{"role":"model","parts":[{"text":"x","functionCall":null,"id":"p"}]}]}`,
+			want: `{"contents":[{"role":"model","parts":[{"text":"x","functionCall":null,"id":"p"}]}]}`,
+		},
+		{
+			name:   "gemini to gemini keeps the ids",
+			client: codec.Gemini, upstream: codec.Gemini,
+			body: geminiLoop,
+			want: geminiLoop,
+		},
+		{
+			name:   "vertex to gemini keeps the body",
+			client: codec.Vertex, upstream: codec.Gemini,
+			body: geminiLoop,
+			want: geminiLoop,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := editDialect([]byte(tt.body), tt.client, tt.upstream, "claude-y")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tt.want {
+				t.Errorf("body\n%s\nwant\n%s", got, tt.want)
+			}
+		})
+	}
+}
