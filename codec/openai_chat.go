@@ -1536,9 +1536,10 @@ func appendChatResults(dst []byte, parts []Part, i int, d *Dialect) ([]byte, *Er
 // result's text is prefixed with "Error: ", which decoders do not parse
 // back.
 func appendChatToolMessage(dst []byte, p *Part, i, j int, ids IDFormat) ([]byte, *Error) {
-	path := chatEncodePartPath(i, j)
+	// Every tool result passes here: the path is only put together for an
+	// error.
 	if p.ToolCallID == "" {
-		return dst, cannotEncode(OpenAIChat, path+".tool_call_id", "a tool result without a call id")
+		return dst, cannotEncode(OpenAIChat, chatEncodePartPath(i, j)+".tool_call_id", "a tool result without a call id")
 	}
 	texts := 0
 	for k := range p.Content {
@@ -1547,7 +1548,7 @@ func appendChatToolMessage(dst []byte, p *Part, i, j int, ids IDFormat) ([]byte,
 			texts++
 		case PartImage:
 		default:
-			return dst, cannotEncode(OpenAIChat, indexPath(path+".content", k), "a "+p.Content[k].Type.String()+" in a tool result")
+			return dst, cannotEncode(OpenAIChat, indexPath(chatEncodePartPath(i, j)+".content", k), "a "+p.Content[k].Type.String()+" in a tool result")
 		}
 	}
 	dst = append(dst, `{"role":"tool","tool_call_id":`...)
