@@ -1354,25 +1354,26 @@ func appendChatRequest(dst []byte, req *Request, opts *EncodeOptions) ([]byte, *
 	dst = appendString(dst, opts.model(req))
 
 	var err *Error
+	d := opts.Target.Dialect
 	dst = append(dst, `,"messages":[`...)
 	if len(req.System) > 0 {
 		role := RoleSystem
 		if req.SystemRole == RoleDeveloper {
 			role = RoleDeveloper
 		}
-		if dst, err = appendChatMessage(dst, role, req.System, -1, nil); err != nil {
+		if dst, err = appendChatMessage(dst, role, req.System, -1, nil, d); err != nil {
 			return dst, err
 		}
 	}
 	for i := range req.Messages {
 		m := &req.Messages[i]
 		if m.Role == RoleAssistant {
-			chatDropSigned(req, m.Parts, i)
+			chatDropReasoning(req, m.Parts, i, d.chatNoReasoning())
 		}
 		if m.Role == RoleUser && chatHasResults(m.Parts) {
-			dst, err = appendChatResults(dst, m.Parts, i)
+			dst, err = appendChatResults(dst, m.Parts, i, d)
 		} else {
-			dst, err = appendChatMessage(chatComma(dst), m.Role, m.Parts, i, nil)
+			dst, err = appendChatMessage(chatComma(dst), m.Role, m.Parts, i, nil, d)
 		}
 		if err != nil {
 			return dst, err
@@ -1383,23 +1384,26 @@ func appendChatRequest(dst []byte, req *Request, opts *EncodeOptions) ([]byte, *
 	if dst, err = appendChatTools(dst, req); err != nil {
 		return dst, err
 	}
-	dst = appendChatSampling(dst, req)
+	dst = appendChatSampling(dst, req, d)
 	dst = appendChatReasoning(dst, req, opts)
 	dst = appendChatFormat(dst, req)
 	if req.Stream {
-		dst = append(dst, `,"stream":true,"stream_options":{"include_usage":true}`...)
+		dst = d.appendChatStream(dst)
 	}
 	return append(dst, '}'), nil
 }
 
-// chatDropSigned lists the signed reasoning parts of assistant message i in
-// req.Dropped: a signature is only valid toward the family that issued it,
-// and no Chat server issues or accepts one, so such reasoning (text and
-// signature) cannot go to a Chat upstream. Unsigned reasoning goes as
-// reasoning_content (see appendChatMessage).
-func chatDropSigned(req *Request, parts []Part, i int) {
+// chatDropReasoning lists the reasoning parts of assistant message i that
+// cannot go to a Chat upstream in req.Dropped. Signed ones never can: a
+// signature is only valid toward the family that issued it, and no Chat
+// server issues or accepts one, so such reasoning (text and signature) is
+// dropped. Unsigned reasoning goes in the dialect's reasoning field,
+// reasoning_content by default (see appendChatMessage); when the server
+// takes none (unsigned is true), the unsigned parts with text are dropped
+// too.
+func chatDropReasoning(req *Request, parts []Part, i int, unsigned bool) {
 	for j := range parts {
-		if p := &parts[j]; p.Type == PartReasoning && p.Signature != "" {
+		if p := &parts[j]; p.Type == PartReasoning && (p.Signature != "" || unsigned && p.Text != "") {
 			req.Dropped = append(req.Dropped, indexPath(indexPath("messages", i)+".content", j)+" (reasoning)")
 		}
 	}
@@ -1498,7 +1502,7 @@ func chatHasResults(parts []Part) bool {
 // Chat tool messages carry text only, so the images of a result go into
 // that user message, right after the tool messages and before the user's
 // other content.
-func appendChatResults(dst []byte, parts []Part, i int) ([]byte, *Error) {
+func appendChatResults(dst []byte, parts []Part, i int, d *Dialect) ([]byte, *Error) {
 	var rest []Part
 	var idx []int
 	var err *Error
@@ -1507,7 +1511,7 @@ func appendChatResults(dst []byte, parts []Part, i int) ([]byte, *Error) {
 		if p.Type != PartToolResult {
 			continue
 		}
-		if dst, err = appendChatToolMessage(chatComma(dst), p, i, j); err != nil {
+		if dst, err = appendChatToolMessage(chatComma(dst), p, i, j, d.chatIDs()); err != nil {
 			return dst, err
 		}
 		for _, c := range p.Content {
@@ -1524,16 +1528,18 @@ func appendChatResults(dst []byte, parts []Part, i int) ([]byte, *Error) {
 	if len(rest) == 0 {
 		return dst, nil
 	}
-	return appendChatMessage(chatComma(dst), RoleUser, rest, i, idx)
+	return appendChatMessage(chatComma(dst), RoleUser, rest, i, idx, d)
 }
 
 // appendChatToolMessage appends the tool message of result p, part j of
-// message i. Chat has no error flag: a failed result's text is prefixed
-// with "Error: ", which decoders do not parse back.
-func appendChatToolMessage(dst []byte, p *Part, i, j int) ([]byte, *Error) {
-	path := chatEncodePartPath(i, j)
+// message i, its call id in format ids. Chat has no error flag: a failed
+// result's text is prefixed with "Error: ", which decoders do not parse
+// back.
+func appendChatToolMessage(dst []byte, p *Part, i, j int, ids IDFormat) ([]byte, *Error) {
+	// Every tool result passes here: the path is only put together for an
+	// error.
 	if p.ToolCallID == "" {
-		return dst, cannotEncode(OpenAIChat, path+".tool_call_id", "a tool result without a call id")
+		return dst, cannotEncode(OpenAIChat, chatEncodePartPath(i, j)+".tool_call_id", "a tool result without a call id")
 	}
 	texts := 0
 	for k := range p.Content {
@@ -1542,11 +1548,11 @@ func appendChatToolMessage(dst []byte, p *Part, i, j int) ([]byte, *Error) {
 			texts++
 		case PartImage:
 		default:
-			return dst, cannotEncode(OpenAIChat, indexPath(path+".content", k), "a "+p.Content[k].Type.String()+" in a tool result")
+			return dst, cannotEncode(OpenAIChat, indexPath(chatEncodePartPath(i, j)+".content", k), "a "+p.Content[k].Type.String()+" in a tool result")
 		}
 	}
 	dst = append(dst, `{"role":"tool","tool_call_id":`...)
-	dst = appendString(dst, p.ToolCallID)
+	dst = appendChatToolCallID(dst, p.ToolCallID, ids)
 	dst = append(dst, `,"content":`...)
 	prefix := ""
 	if p.IsError {
@@ -1662,10 +1668,11 @@ func chatRequestSizeHint(req *Request) int {
 	return n
 }
 
-// appendChatSampling appends the generation parameters that are set.
-func appendChatSampling(dst []byte, req *Request) []byte {
+// appendChatSampling appends the generation parameters that are set; the
+// output limit under the dialect's name for it.
+func appendChatSampling(dst []byte, req *Request, d *Dialect) []byte {
 	if req.MaxTokens.Set {
-		dst = append(dst, `,"max_completion_tokens":`...)
+		dst = append(dst, d.chatMaxTokensKey()...)
 		dst = appendInt(dst, req.MaxTokens.Value)
 	}
 	dst = appendChatFloat(dst, `,"temperature":`, req.Temperature)
@@ -1696,9 +1703,9 @@ func appendChatFloat(dst []byte, key string, f OptFloat) []byte {
 }
 
 // appendChatMessage appends one message; i is its index in req.Messages
-// for error paths, or -1 for the system prompt, and idx, when not nil,
-// maps the positions in parts to the message's own (for the user message
-// that follows tool results).
+// for error paths, or -1 for the system prompt, idx, when not nil, maps
+// the positions in parts to the message's own (for the user message that
+// follows tool results), and d is the server's dialect (nil for OpenAI).
 //
 // Text is a plain string when it is one part and an array of text parts
 // otherwise; images, documents and audio (user messages only) make it an
@@ -1706,9 +1713,11 @@ func appendChatFloat(dst []byte, key string, f OptFloat) []byte {
 // refusal field and tool calls to tool_calls, with content null when there
 // is no text; Chat has no refusal slot in the other roles, so there a
 // refusal is projected into text unchanged. Unsigned reasoning of an
-// assistant message goes to reasoning_content, its texts concatenated;
-// signed reasoning was listed as dropped by chatDropSigned.
-func appendChatMessage(dst []byte, role Role, parts []Part, i int, idx []int) ([]byte, *Error) {
+// assistant message goes to the dialect's reasoning field
+// (reasoning_content by default), its texts concatenated; signed reasoning
+// was listed as dropped by chatDropReasoning, and so was unsigned
+// reasoning toward a server that takes no reasoning field.
+func appendChatMessage(dst []byte, role Role, parts []Part, i int, idx []int, d *Dialect) ([]byte, *Error) {
 	texts, refusals, media, calls, reasoning := 0, 0, 0, 0, 0
 	for j := range parts {
 		p := &parts[j]
@@ -1746,7 +1755,7 @@ func appendChatMessage(dst []byte, role Role, parts []Part, i int, idx []int) ([
 	}
 
 	dst = append(dst, `{"role":`...)
-	dst = appendString(dst, role.String())
+	dst = appendString(dst, d.chatRole(role).String())
 	dst = append(dst, `,"content":`...)
 	switch {
 	case media > 0:
@@ -1760,8 +1769,8 @@ func appendChatMessage(dst []byte, role Role, parts []Part, i int, idx []int) ([
 	default:
 		dst = appendChatTextParts(dst, parts, role != RoleAssistant)
 	}
-	if reasoning > 0 {
-		dst = append(dst, `,"reasoning_content":"`...)
+	if key := d.chatReasoningKey(); key != "" && (reasoning > 0 || calls > 0 && d.chatEmptyReasoning()) {
+		dst = append(dst, key...)
 		for j := range parts {
 			if p := &parts[j]; p.Type == PartReasoning && p.Signature == "" {
 				dst = appendStringBody(dst, p.Text)
@@ -1774,7 +1783,7 @@ func appendChatMessage(dst []byte, role Role, parts []Part, i int, idx []int) ([
 		dst = appendChatJoinedRefusal(dst, parts)
 	}
 	if calls > 0 {
-		dst = appendChatToolCalls(append(dst, `,"tool_calls":`...), parts)
+		dst = appendChatToolCalls(append(dst, `,"tool_calls":`...), parts, d.chatIDs())
 	}
 	return append(dst, '}'), nil
 }
@@ -1875,10 +1884,10 @@ func appendChatDataURL(dst []byte, p *Part) []byte {
 	return append(dst, '"')
 }
 
-// appendChatToolCalls appends the tool call parts as a tool_calls array.
-// Arguments are written as a JSON string holding the object's text, "{}"
-// when there are none.
-func appendChatToolCalls(dst []byte, parts []Part) []byte {
+// appendChatToolCalls appends the tool call parts as a tool_calls array,
+// their ids in format ids. Arguments are written as a JSON string holding
+// the object's text, "{}" when there are none.
+func appendChatToolCalls(dst []byte, parts []Part, ids IDFormat) []byte {
 	dst = append(dst, '[')
 	for j := range parts {
 		p := &parts[j]
@@ -1887,7 +1896,7 @@ func appendChatToolCalls(dst []byte, parts []Part) []byte {
 		}
 		dst = chatComma(dst)
 		dst = append(dst, `{"id":`...)
-		dst = appendString(dst, p.ToolCallID)
+		dst = appendChatToolCallID(dst, p.ToolCallID, ids)
 		dst = append(dst, `,"type":"function","function":{"name":`...)
 		dst = appendString(dst, callWireName(p))
 		dst = append(dst, `,"arguments":`...)
@@ -2369,7 +2378,7 @@ func appendChatResponse(dst []byte, resp *Response) ([]byte, *Error) {
 		dst = append(dst, "null"...)
 	}
 	if calls > 0 {
-		dst = appendChatToolCalls(append(dst, `,"tool_calls":`...), content)
+		dst = appendChatToolCalls(append(dst, `,"tool_calls":`...), content, IDAny)
 	}
 	dst = append(dst, `},"logprobs":null,"finish_reason":`...)
 	dst = appendString(dst, mapping.ChatFinishReason(chatToolStop(resp.StopReason, content)))

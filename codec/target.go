@@ -27,10 +27,13 @@ type IDFormat uint8
 const (
 	// IDAny takes the ids as they are.
 	IDAny IDFormat = iota
-	// IDAlnum9 takes exactly nine characters of a-z, A-Z and 0-9 (Mistral).
-	// Other ids are mapped to one by a hash, the same id always to the same
-	// value, so a call and its result still match; ids the server issued
-	// itself already have this form and pass unchanged.
+	// IDAlnum9 takes exactly nine characters of a-z, A-Z and 0-9 (Mistral:
+	// "Tool call id was call_… but must be a-z, A-Z, 0-9, with a length of
+	// 9"). Other ids, in assistant tool_calls and in tool messages' tool_call_id
+	// alike, are mapped to nine base-62 digits of a hash of the id, the same
+	// id always to the same value whatever instance encodes it, so a call
+	// and its result still match; ids the server issued itself already have
+	// this form and pass unchanged.
 	IDAlnum9
 )
 
@@ -39,23 +42,40 @@ const (
 type Dialect struct {
 	// Name is the dialect's name in configuration (deepseek, mistral, ...).
 	Name string
-	// NoDeveloperRole sends developer instructions with the system role,
-	// for servers that reject the developer role.
+	// NoDeveloperRole sends developer instructions (a system prompt given
+	// with the developer role, and developer messages later in the
+	// conversation) with the system role, for servers that reject the
+	// developer role (DeepSeek: "unknown variant `developer`").
 	NoDeveloperRole bool
 	// MaxTokens writes the output limit as max_tokens instead of
-	// max_completion_tokens, for servers that reject or ignore the latter.
+	// max_completion_tokens, for servers that reject the latter (Mistral)
+	// or ignore it (DeepSeek).
 	MaxTokens bool
-	// ReasoningField is the assistant message field that carries reasoning
-	// text back in history: "reasoning_content" (OpenAI's own Chat API has
-	// none, so the zero value sends none), or "reasoning".
+	// ReasoningField is the assistant message field that carries unsigned
+	// reasoning text back in history (signed reasoning reaches no Chat
+	// server). "" or "reasoning_content" writes reasoning_content, what
+	// the encoder always wrote (DeepSeek, vLLM; OpenAI ignores it);
+	// "reasoning" writes reasoning (OpenRouter, some vLLM and Ollama
+	// builds); "none" writes no reasoning field, for servers that reject
+	// one, and lists each reasoning part with text in Request.Dropped.
+	// Other values are taken as "".
 	ReasoningField string
 	// ReasoningInToolLoop reports that assistant messages with tool calls
-	// in the current tool loop must carry their reasoning (DeepSeek's
-	// thinking mode answers 400 without it); an empty reasoning_content is
-	// sent where the history has none.
+	// must carry a reasoning field: DeepSeek's thinking mode answers 400
+	// ("Missing `reasoning_content` field in the assistant message at
+	// message index N") without it. Every assistant message with tool
+	// calls that has no unsigned reasoning text of its own (the history
+	// came from another provider, or its reasoning was signed and dropped)
+	// gets an empty one, in the field ReasoningField names; with "none",
+	// none. That is every such message in the history, not only those of
+	// the current tool loop: DeepSeek's thinking-mode guide first asked it
+	// of the current turn's tool loop, and since V4 asks it of every turn
+	// that called tools, in all later requests; reasoning sent where it is
+	// not needed is ignored.
 	ReasoningInToolLoop bool
 	// NoStreamOptions leaves stream_options out of streamed requests, for
-	// servers that reject it.
+	// servers that reject it: "stream":true alone. Usage then reaches the
+	// client only if the server reports it unasked.
 	NoStreamOptions bool
 	// ToolCallIDs is the tool-call id format the server accepts.
 	ToolCallIDs IDFormat
