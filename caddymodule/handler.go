@@ -83,7 +83,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return nil
 	}
 
-	if client.Family() == h.upstream.Family() {
+	// A Chat client of a Chat server with a dialect is translated, so that
+	// the dialect's departures from OpenAI apply to its body too.
+	if client.Family() == h.upstream.Family() && !(h.dialect != nil && client == codec.OpenAIChat) {
 		return h.passthrough(w, r, next, rt, body, x)
 	}
 	return h.translate(w, r, next, rt, body, x)

@@ -65,6 +65,8 @@ type testEnv struct {
 	// on_unsupported level (policy_test.go): "strict" with drop metadata,
 	// and "lenient".
 	policies map[string]string
+	// dialect is a site (openai-chat upstream) with dialect deepseek.
+	dialect string
 
 	caddyfile string
 }
@@ -117,7 +119,7 @@ func newTestEnv() (*testEnv, error) {
 	// get one that is closed again before Caddy starts.
 	// The admin API gets a free port too, so that integration runs from
 	// several checkouts can share a machine.
-	ports, err := freePorts(8*len(allProtocols) + 8)
+	ports, err := freePorts(8*len(allProtocols) + 9)
 	if err != nil {
 		return nil, err
 	}
@@ -188,6 +190,7 @@ http://localhost:%d {
 		"\tlog {\n\t\toutput file "+e.observedLog+"\n\t}\n"+appends.String())
 	e.policies["strict"] = site(next(), anthropicMsgs, e.mocks[anthropicMsgs].addr(), "\t\ton_unsupported strict\n\t\tdrop metadata\n", "")
 	e.policies["lenient"] = site(next(), anthropicMsgs, e.mocks[anthropicMsgs].addr(), "\t\ton_unsupported lenient\n", "")
+	e.dialect = site(next(), openaiChat, e.mocks[openaiChat].addr(), "\t\tdialect deepseek\n", "")
 	e.caddyfile = b.String()
 	return e, nil
 }

@@ -446,6 +446,12 @@ func (f *fitter) anthropicThinking() {
 			f.add("anthropic.thinking.cannot-disable", "tool_choice", "", f.opts.Model+" always thinks and takes no forced tool_choice", ClassChange)
 			req.ToolChoice = codec.ToolChoice{}
 		}
+		if thinkingOn(r) && unsignedToolLoop(req) {
+			// The least that can be done: no explicit thinking setting.
+			f.add("anthropic.thinking.tool-loop-starts-with-thinking", "thinking", "",
+				"the open tool loop's assistant turn has no signed thinking block to continue from", ClassAdjust)
+			*r = codec.Reasoning{}
+		}
 		return
 	}
 	if !thinkingOn(r) {

@@ -1,0 +1,194 @@
+package caddytest
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/rules"
+)
+
+// enforceModelRules returns every reject-level rule of model that body, a
+// request of upstream protocol p, breaks, each in the words of the
+// provider's own 400. The model's facts come from the rule table; the
+// checks read the wire body as the provider would, independently of the
+// fitting code that should have made the body acceptable.
+func enforceModelRules(p proto, model string, body []byte) []string {
+	up := codec.Protocol(p)
+	provider := rules.ProviderFor(up, "")
+	r := rules.Builtin().Lookup(provider, model)
+	if r == nil {
+		r = &rules.Rule{}
+	}
+	root := gjson.ParseBytes(body)
+	var problems []string
+	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	capped := func(field string, v gjson.Result) {
+		if r.MaxOutput > 0 && v.Exists() && v.Int() > r.MaxOutput {
+			bad("%s: %d > %d, which is the maximum allowed number of output tokens for %s", field, v.Int(), r.MaxOutput, model)
+		}
+	}
+	switch up.Family() {
+	case codec.AnthropicMessages:
+		enforceAnthropic(r, model, root, bad)
+		capped("max_tokens", root.Get("max_tokens"))
+	case codec.Gemini:
+		enforceGemini(up, r, model, root, bad)
+		capped("generationConfig.maxOutputTokens", root.Get("generationConfig.maxOutputTokens"))
+	case codec.OpenAIChat:
+		enforceOpenAI(r, model, root, root.Get("reasoning_effort"), bad)
+		capped("max_completion_tokens", root.Get("max_completion_tokens"))
+	case codec.OpenAIResponses:
+		enforceOpenAI(r, model, root, root.Get("reasoning.effort"), bad)
+		capped("max_output_tokens", root.Get("max_output_tokens"))
+	}
+	return problems
+}
+
+func enforceAnthropic(r *rules.Rule, model string, root gjson.Result, bad func(string, ...any)) {
+	thinking := root.Get("thinking.type").String()
+	// A model that always thinks is held to the thinking rules only where
+	// the request turns thinking on: whether its providers enforce them on
+	// requests without a thinking setting is not documented.
+	on := thinking == "enabled" || thinking == "adaptive"
+	temp, topP, topK := root.Get("temperature"), root.Get("top_p"), root.Get("top_k")
+	if temp.Exists() && temp.Float() > 1 {
+		bad("temperature: range: 0..1")
+	}
+	switch thinking {
+	case "enabled":
+		if r.Reasoning == rules.ReasoningAdaptive {
+			bad(`"thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive" and "output_config.effort"`)
+		}
+		if b := root.Get("thinking.budget_tokens").Int(); b < 1024 || b >= root.Get("max_tokens").Int() {
+			bad("thinking.budget_tokens: %d must be >= 1024 and less than max_tokens", b)
+		}
+	case "adaptive":
+		if r.Reasoning == rules.ReasoningBudget || r.Reasoning == rules.ReasoningNone {
+			bad("thinking.type: adaptive thinking is not supported on %s", model)
+		}
+	case "disabled":
+		if r.Reasoning == rules.ReasoningAdaptive {
+			bad("thinking.type: disabled is not supported on %s", model)
+		}
+	}
+	if e := root.Get("output_config.effort"); e.Exists() && !slices.Contains(r.Efforts, e.String()) {
+		bad("output_config.effort: %q is not supported by %s", e.String(), model)
+	}
+	switch r.Sampling {
+	case rules.SamplingExclusive:
+		if temp.Exists() && topP.Exists() {
+			bad("`temperature` and `top_p` cannot both be specified for this model. Please use only one.")
+		}
+	case rules.SamplingFixed:
+		if temp.Exists() && temp.Float() != 1 || topP.Exists() && topP.Float() != 1 || topK.Exists() {
+			bad("`temperature` is deprecated for this model.")
+		}
+	}
+	msgs := root.Get("messages").Array()
+	endsAssistant := len(msgs) > 0 && msgs[len(msgs)-1].Get("role").String() == "assistant"
+	if r.NoPrefill && endsAssistant {
+		bad("This model does not support assistant message prefill. The conversation must end with a user message.")
+	}
+	if !on {
+		return
+	}
+	if temp.Exists() && temp.Float() != 1 || topK.Exists() {
+		bad("temperature may only be set to 1 when thinking is enabled or in interleaved thinking mode; top_k is not allowed")
+	}
+	if topP.Exists() && (topP.Float() < 0.95 || topP.Float() > 1) {
+		bad("top_p must be between 0.95 and 1 when thinking is enabled")
+	}
+	if tc := root.Get("tool_choice.type").String(); tc == "any" || tc == "tool" {
+		bad("Thinking may not be enabled when tool_choice forces tool use.")
+	}
+	if endsAssistant {
+		bad("messages: with thinking, the final message must be a user message")
+	}
+	if n := len(msgs); n >= 2 && msgs[n-1].Get(`content.#(type=="tool_result")`).Exists() {
+		last := msgs[n-2]
+		if first := last.Get("content.0.type").String(); last.Get(`content.#(type=="tool_use")`).Exists() && first != "thinking" && first != "redacted_thinking" {
+			bad("messages.%d.content.0.type: Expected `thinking` or `redacted_thinking`, but found `%s`. When `thinking` is enabled, a final `assistant` message must start with a thinking block", n-2, first)
+		}
+	}
+}
+
+func enforceGemini(up codec.Protocol, r *rules.Rule, model string, root gjson.Result, bad func(string, ...any)) {
+	tc := root.Get("generationConfig.thinkingConfig")
+	budget, level := tc.Get("thinkingBudget"), tc.Get("thinkingLevel")
+	if budget.Exists() && level.Exists() {
+		bad("thinking_budget and thinking_level are not supported together.")
+	}
+	if t := root.Get("generationConfig.temperature"); t.Exists() && t.Float() > 2 {
+		bad("temperature: range 0..2")
+	}
+	switch r.Reasoning {
+	case rules.ReasoningNone:
+		if budget.Exists() || level.Exists() {
+			bad("Thinking is not supported by %s", model)
+		}
+	case rules.ReasoningBudget:
+		if level.Exists() {
+			bad("Thinking level is not supported for this model.")
+		}
+		if b := budget.Int(); budget.Exists() && b != -1 && !(b == 0 && !r.AlwaysThinks) && (b < r.BudgetMin || b > r.BudgetMax) {
+			bad("The thinking_budget is out of range; supported values are integers from %d to %d", r.BudgetMin, r.BudgetMax)
+		}
+	case rules.ReasoningLevel:
+		if level.Exists() && !slices.Contains(r.Efforts, strings.ToLower(level.String())) {
+			bad("thinking_level %q is not supported by %s", level.String(), model)
+		}
+		if budget.Exists() && budget.Int() == 0 {
+			bad("thinking cannot be turned off on %s", model)
+		}
+	}
+	for i, c := range root.Get("contents").Array() {
+		firstCall := true
+		for j, part := range c.Get("parts").Array() {
+			fc := part.Get("functionCall")
+			if up == codec.Vertex && (fc.Get("id").Exists() || part.Get("functionResponse.id").Exists()) {
+				bad(`Invalid JSON payload received. Unknown name "id" at 'contents[%d].parts[%d]': Cannot find field.`, i, j)
+			}
+			if fc.Exists() && firstCall {
+				firstCall = false
+				if r.SignedCalls && !part.Get("thoughtSignature").Exists() {
+					bad("Function call is missing a thought_signature in functionCall parts (contents[%d].parts[%d])", i, j)
+				}
+			}
+		}
+	}
+}
+
+func enforceOpenAI(r *rules.Rule, model string, root, effort gjson.Result, bad func(string, ...any)) {
+	if effort.Exists() {
+		switch r.Reasoning {
+		case rules.ReasoningNone, rules.ReasoningAlways:
+			bad("Unsupported parameter: 'reasoning.effort' is not supported with this model.")
+		case rules.ReasoningEffort:
+			if !slices.Contains(r.Efforts, effort.String()) {
+				bad("Unsupported value: '%s' is not supported with the '%s' model. Supported values are: %s.", effort.String(), model, strings.Join(r.Efforts, ", "))
+			}
+		}
+	}
+	if t := root.Get("temperature"); t.Exists() && t.Float() > 2 {
+		bad("temperature: range 0..2")
+	}
+	fixed := r.Sampling == rules.SamplingFixed ||
+		r.Sampling == rules.SamplingFixedWhenReasoning && effort.Exists() && effort.String() != "none"
+	if fixed {
+		if t := root.Get("temperature"); t.Exists() && t.Float() != 1 {
+			bad("Unsupported value: 'temperature' does not support %v with this model. Only the default (1) value is supported.", t.Float())
+		}
+		if t := root.Get("top_p"); t.Exists() && t.Float() != 1 {
+			bad("Unsupported parameter: 'top_p' is not supported with this model.")
+		}
+	}
+	for _, rej := range r.Rejects {
+		if root.Get(rej).Exists() {
+			bad("Unsupported parameter: '%s' is not supported with this model.", rej)
+		}
+	}
+}
