@@ -201,6 +201,86 @@ func TestFit(t *testing.T) {
 			adjusted: "reasoning_effort removed (deepseek-reasoner always reasons and takes no reasoning setting)",
 		},
 		{
+			name: "gemini 3 adaptive is the model's dynamic default", protocol: codec.Gemini, model: "gemini-3-pro-preview",
+			req:    codec.Request{Reasoning: codec.Reasoning{Adaptive: true}},
+			target: codec.Target{ThinkingLevel: true, SignedFunctionCalls: true},
+		},
+		{
+			name: "gemini 3 cannot turn thinking off", protocol: codec.Vertex, model: "gemini-3-flash-preview",
+			req:      codec.Request{Reasoning: codec.Reasoning{Budget: optI(0)}},
+			target:   codec.Target{ThinkingLevel: true, SignedFunctionCalls: true},
+			adjusted: "thinkingConfig.thinkingLevel=minimal (thinking cannot be turned off on gemini-3-flash-preview)",
+		},
+		{
+			name: "gemini 2.5 effort becomes a budget in range", protocol: codec.Gemini, model: "gemini-2.5-pro",
+			req:      codec.Request{Reasoning: codec.Reasoning{Effort: mapping.EffortMax}},
+			check:    func(t *testing.T, r *codec.Request) { wantInt(t, "budget", r.Reasoning.Budget.Value, 32768) },
+			adjusted: "thinkingConfig.thinkingBudget=32768 (a budget of 63999 is outside gemini-2.5-pro's range)",
+		},
+		{
+			name: "a small gemini budget toward claude", protocol: codec.AnthropicMessages, model: "claude-opus-4-5",
+			req:      codec.Request{Reasoning: codec.Reasoning{Budget: optI(500), Effort: mapping.EffortMax}},
+			adjusted: "thinking.budget_tokens=1024 (a budget of 500 is outside claude-opus-4-5's range); output_config.effort=high (effort max not accepted by claude-opus-4-5)",
+		},
+		{
+			name: "output effort toward sonnet 4.5 is removed", protocol: codec.AnthropicMessages, model: "claude-sonnet-4-5",
+			req:      codec.Request{Reasoning: codec.Reasoning{Budget: optI(4096), Effort: mapping.EffortHigh}},
+			adjusted: "output_config.effort removed (effort high not accepted by claude-sonnet-4-5)",
+		},
+		{
+			name: "adaptive effort toward opus 4.7 moves into its set", protocol: codec.AnthropicMessages, model: "claude-opus-4-7",
+			req:      codec.Request{Reasoning: codec.Reasoning{Adaptive: true, Effort: mapping.EffortMinimal}},
+			adjusted: "output_config.effort=low (effort minimal not accepted by claude-opus-4-7)",
+		},
+		{
+			name: "adaptive without effort toward opus 4.7", protocol: codec.AnthropicMessages, model: "claude-opus-4-7",
+			req: codec.Request{Reasoning: codec.Reasoning{Budget: optI(-1)}},
+			check: func(t *testing.T, r *codec.Request) {
+				if !r.Reasoning.Adaptive || r.Reasoning.Budget.Set || r.Reasoning.Effort != mapping.EffortUnset {
+					t.Errorf("reasoning = %+v", r.Reasoning)
+				}
+			},
+		},
+		{
+			name: "always-thinking claude: thinking off and an unsigned loop", protocol: codec.AnthropicMessages, model: "claude-opus-5-5",
+			req:      codec.Request{Reasoning: codec.Reasoning{Effort: mapping.EffortNone}, Messages: toolLoop(false)},
+			adjusted: "thinking removed (thinking cannot be turned off on claude-opus-5-5)",
+		},
+		{
+			name: "always-thinking claude: thinking on in an unsigned loop", protocol: codec.AnthropicMessages, model: "claude-opus-5-5",
+			req: codec.Request{Reasoning: codec.Reasoning{Effort: mapping.EffortHigh}, Messages: toolLoop(false)},
+			adjusted: "thinking=adaptive, output_config.effort=high (thinking with a budget not accepted by claude-opus-5-5); " +
+				"thinking removed (the open tool loop's assistant turn has no signed thinking block to continue from)",
+		},
+		{
+			name: "anthropic temperature range and top_p with thinking", protocol: codec.AnthropicMessages, model: "claude-opus-4-1",
+			req:      codec.Request{Temperature: optF(1.5), TopP: optF(0.5), Reasoning: codec.Reasoning{Budget: optI(2048)}, ToolChoice: codec.ToolChoice{Mode: codec.ToolChoiceAuto}},
+			adjusted: "temperature=1 (temperature ranges up to 1); top_p removed (claude-opus-4-1 takes temperature or top_p, not both)",
+		},
+		{
+			name: "thinking with top_p out of range", protocol: codec.AnthropicMessages, model: "claude-opus-4-0",
+			req:      codec.Request{TopP: optF(0.5), Reasoning: codec.Reasoning{Budget: optI(2048)}},
+			adjusted: "top_p removed (thinking takes top_p only from 0.95 to 1)",
+		},
+		{
+			name: "prefill turns thinking off", protocol: codec.AnthropicMessages, model: "claude-sonnet-4-5",
+			req: codec.Request{Reasoning: codec.Reasoning{Budget: optI(2048)}, Messages: []codec.Message{
+				{Role: codec.RoleUser, Parts: []codec.Part{{Type: codec.PartText, Text: "hi"}}},
+				{Role: codec.RoleAssistant, Parts: []codec.Part{{Type: codec.PartText, Text: "{"}}},
+			}},
+			adjusted: "thinking removed (thinking is not accepted when the conversation ends with an assistant message)",
+		},
+		{
+			name: "fixed sampling toward opus 4.7 removes top_p and top_k", protocol: codec.AnthropicMessages, model: "claude-opus-4-7",
+			req:      codec.Request{TopP: optF(0.9), TopK: optI(5), FrequencyPenalty: optF(1)},
+			adjusted: "top_p removed (claude-opus-4-7 samples only with its default settings); top_k removed (claude-opus-4-7 samples only with its default settings)",
+		},
+		{
+			name: "gpt-5.1 with effort high fixes sampling", protocol: codec.OpenAIChat, model: "gpt-5.1",
+			req:      codec.Request{Temperature: optF(3), FrequencyPenalty: optF(1), Reasoning: codec.Reasoning{Effort: mapping.EffortHigh}},
+			adjusted: "temperature=2 (temperature ranges up to 2); temperature removed (gpt-5.1 samples only with its default settings); frequency_penalty removed (frequency_penalty not accepted by gpt-5.1)",
+		},
+		{
 			name: "unknown model is sent unchanged", protocol: codec.OpenAIChat, model: "my-finetune",
 			req: codec.Request{MaxTokens: optI(1 << 40), Temperature: optF(0.3), Reasoning: codec.Reasoning{Effort: mapping.EffortXHigh}},
 		},

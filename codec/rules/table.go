@@ -224,9 +224,6 @@ func (t *Table) Lookup(provider, model string) *Rule {
 	return nil
 }
 
-// Provider returns the provider called name, or nil.
-func (t *Table) Provider(name string) *Provider { return t.providers[name] }
-
 // Dialect returns the codec dialect of the OpenAI-compatible provider
 // called name, nil for openai itself, and an error for a name without a
 // dialect.
