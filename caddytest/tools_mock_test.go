@@ -425,8 +425,8 @@ func checkToolDefs(v upView, want []toolDef) []string {
 // checkHistory returns how v's assistant tool calls and tool results differ
 // from the calls the upstream made (sent) and the results the client gave
 // (results, by call name). Upstream p's calls must come back with the ids
-// it gave them; the results attach by id, or for the Gemini API (which
-// gives none) by name.
+// it gave them; the results attach by id, or for the Gemini API and Vertex
+// (which give none) by name.
 func checkHistory(p proto, v upView, sent []mockCall, results map[string]string) []string {
 	var problems []string
 	if len(v.Calls) != len(sent) {
@@ -452,7 +452,7 @@ func checkHistory(p proto, v upView, sent []mockCall, results map[string]string)
 		var found *upResult
 		for i := range v.Results {
 			r := &v.Results[i]
-			if (p == gemini && r.Name == c.Name) || (p != gemini && r.ID == c.ID) {
+			if (p.family() == gemini && r.Name == c.Name) || (p.family() != gemini && r.ID == c.ID) {
 				found = r
 				break
 			}
