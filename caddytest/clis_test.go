@@ -161,6 +161,36 @@ wire_api = "responses"
 	},
 }
 
+// cliModels are the real upstream models each CLI's requests are routed
+// to, per upstream: the mocks enforce those models' reject-level rules
+// (enforceModelRules), so every cell shows that a CLI's own requests
+// (reasoning on, a tool loop) are fitted to a real model. Together the
+// cells cover every reasoning kind of the rule table.
+var cliModels = map[proto]map[proto]string{
+	anthropicMsgs: {openaiChat: "gpt-5", openaiResponses: "gpt-5.1-codex-max", gemini: "gemini-2.5-flash", vertex: "gemini-3-flash-preview"},
+	openaiResponses: {openaiChat: "gpt-4.1", anthropicMsgs: "claude-opus-4-7", gemini: "gemini-3.1-pro-preview", vertex: "gemini-2.5-pro",
+		vertexAnthropic: "claude-sonnet-4-5@20250929"},
+	gemini: {openaiChat: "o3", openaiResponses: "gpt-5-mini", anthropicMsgs: "claude-sonnet-4-6", vertexAnthropic: "claude-opus-4-7"},
+	openaiChat: {openaiResponses: "gpt-5.2", anthropicMsgs: "claude-haiku-4-5", gemini: "gemini-3-pro-preview", vertex: "gemini-2.5-flash-lite",
+		vertexAnthropic: "claude-opus-4-6"},
+}
+
+// cliModelRoutes are the model settings of upstream up's site: each CLI's
+// model names (Claude Code claude-*, Codex gpt-*, Gemini CLI gemini-*,
+// Qwen Code qwen*) go to that CLI's model of cliModels.
+func cliModelRoutes(up proto) string {
+	var b strings.Builder
+	for _, r := range [...]struct {
+		glob   string
+		client proto
+	}{{"claude-*", anthropicMsgs}, {"gpt-*", openaiResponses}, {"gemini-*", gemini}, {"qwen*", openaiChat}} {
+		if m := cliModels[r.client][up]; m != "" {
+			fmt.Fprintf(&b, "\t\tmodel %s %s\n", r.glob, m)
+		}
+	}
+	return b.String()
+}
+
 // cliUpstreams are the upstream protocols a CLI speaking client runs
 // against: every protocol of another family.
 func cliUpstreams(client proto) []proto {
@@ -360,10 +390,10 @@ http://:%d {
 		vertex_project %s
 		vertex_location %s
 		drop generationConfig.topK
-	}
+%s	}
 	reverse_proxy %s
 }
-`, port, p, vertexProject, vertexLocation, m.addr())
+`, port, p, vertexProject, vertexLocation, cliModelRoutes(p), m.addr())
 		// The CLIs reach the site through a recorder of their requests.
 		e.site[p] = "http://" + front.addr()
 	}
@@ -664,12 +694,17 @@ func (m *cliMock) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		writeBody(w, false, http.StatusNotFound, http.Header{"Content-Type": {"application/json"}}, req.answer)
 		return
 	}
-	// The suite's provider validation: what a real provider would refuse.
-	if problems := validateRequest(p, rec); len(problems) > 0 {
-		st.issues = append(st.issues, fmt.Sprintf("upstream request %d would be refused by %s: %s", len(st.requests)+1, p, strings.Join(problems, "; ")))
+	// The suite's provider validation: what a real provider would refuse,
+	// for the protocol and for the model.
+	model := rec.model(p)
+	problems := validateRequest(p, rec)
+	if gjson.ValidBytes(body) {
+		problems = append(problems, enforceModelRules(p, model, body)...)
+	}
+	if len(problems) > 0 {
+		st.issues = append(st.issues, fmt.Sprintf("upstream request %d would be refused by %s for %s: %s", len(st.requests)+1, p, model, strings.Join(problems, "; ")))
 	}
 	rec.Stream = streamRequested(p, rec)
-	model := rec.model(p)
 	v := viewTools(p, body)
 
 	text := "OK."
