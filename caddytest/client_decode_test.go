@@ -113,7 +113,7 @@ func decodeClientJSON(o *clientOutcome, cp proto, body []byte) {
 		case codec.PartRefusal:
 			o.refusal += p.Text
 		case codec.PartToolCall:
-			o.calls = append(o.calls, outCall{id: p.ToolCallID, name: p.ToolName, args: p.Arguments})
+			o.addCall(p.ToolCallID, p.ToolName, p.Arguments)
 		case codec.PartReasoning:
 			o.unwrapOpaque(p.Signature, p.Text)
 		}
@@ -121,11 +121,25 @@ func decodeClientJSON(o *clientOutcome, cp proto, body []byte) {
 	o.stop = resp.StopReason
 }
 
+// addCall adds a client tool call: its own id, and the opaque values of
+// the continuations a Chat client's id carries.
+func (o *clientOutcome) addCall(id, name, args string) {
+	own, tokens := mapping.SplitToolCallID(id)
+	cs, err := mapping.ParseIDEnvelopes(nil, tokens)
+	if err != nil {
+		o.problemf("a tool-call id with a malformed continuation envelope: %v", err)
+	}
+	for _, c := range cs {
+		o.signatures = append(o.signatures, c.Signature)
+	}
+	o.calls = append(o.calls, outCall{id: own, name: name, args: args})
+}
+
 // unwrapOpaque adds the recorded opaque values that a reasoning part
 // carries to the client: envelope tokens in an opaque slot (a Gemini
-// client's wrapped in base64, several separated by spaces), or text-form
-// envelopes in a Chat client's reasoning text. A slot value that is no
-// envelope is kept as it is (a passthrough client's native value).
+// client's wrapped in base64, several separated by spaces). A slot value
+// that is no envelope is kept as it is (a passthrough client's native
+// value). Reasoning text, which people read, must hold no envelope.
 func (o *clientOutcome) unwrapOpaque(slot, text string) {
 	if slot != "" {
 		value := slot
@@ -148,14 +162,8 @@ func (o *clientOutcome) unwrapOpaque(slot, text string) {
 		}
 		return
 	}
-	segs, err := mapping.SplitReasoningText(nil, text)
-	if err != nil {
-		o.problemf("reasoning text with a malformed continuation envelope: %v", err)
-	}
-	for _, seg := range segs {
-		if seg.Signed {
-			o.signatures = append(o.signatures, seg.Continuation.Signature)
-		}
+	if strings.Contains(text, mapping.EnvelopePrefix) {
+		o.problemf("reasoning text a person reads holds a continuation envelope: %.200q", text)
 	}
 }
 
@@ -193,7 +201,7 @@ func decodeClientStream(o *clientOutcome, cp proto, body []byte) {
 		case codec.PartRefusal:
 			o.refusal += open.text.String()
 		case codec.PartToolCall:
-			o.calls = append(o.calls, outCall{id: open.id, name: open.name, args: open.text.String()})
+			o.addCall(open.id, open.name, open.text.String())
 		case codec.PartReasoning:
 			o.unwrapOpaque(open.signature, open.text.String())
 		}

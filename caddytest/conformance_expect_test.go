@@ -38,9 +38,31 @@ type expectation struct {
 	// thinking signatures and redacted_thinking data, Responses
 	// encrypted_content, Gemini thoughtSignatures.
 	signatures []string
+	// sigCalls holds, for each of signatures, the number of client tool
+	// calls before it.
+	sigCalls []int
 	// other names the output kinds that are not text, refusal, reasoning
 	// or client tool calls (server tools and their results), each once.
 	other []string
+}
+
+// sign adds an opaque value, noting how many client tool calls came
+// before it (sigCalls).
+func (e *expectation) sign(v string) {
+	e.signatures = append(e.signatures, v)
+	e.sigCalls = append(e.sigCalls, len(e.calls))
+}
+
+// chatSignatures are the opaque values a Chat client gets: those a tool
+// call follows, in whose id they travel.
+func (e *expectation) chatSignatures() []string {
+	var out []string
+	for i, v := range e.signatures {
+		if e.sigCalls[i] < len(e.calls) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // note adds an output kind to e.other once.
@@ -97,7 +119,7 @@ func expectJSON(e *expectation, up proto, body gjson.Result) {
 				e.calls = append(e.calls, outCall{id: item.Get("call_id").Str, name: item.Get("name").Str, args: item.Get("arguments").Str})
 			case "reasoning":
 				if enc := item.Get("encrypted_content").Str; enc != "" {
-					e.signatures = append(e.signatures, enc)
+					e.sign(enc)
 				}
 			default:
 				e.note(k)
@@ -113,10 +135,10 @@ func expectJSON(e *expectation, up proto, body gjson.Result) {
 				e.calls = append(e.calls, outCall{id: c.Get("id").Str, name: c.Get("name").Str, args: c.Get("input").Raw})
 			case "thinking":
 				if sig := c.Get("signature").Str; sig != "" {
-					e.signatures = append(e.signatures, sig)
+					e.sign(sig)
 				}
 			case "redacted_thinking":
-				e.signatures = append(e.signatures, c.Get("data").Str)
+				e.sign(c.Get("data").Str)
 			default:
 				e.note(k)
 			}
@@ -144,7 +166,15 @@ func geminiPart(e *expectation, part gjson.Result, args *partialArgs) {
 				e.text += v.Str
 			}
 		case "thoughtSignature":
-			e.signatures = append(e.signatures, v.Str)
+			e.sign(v.Str)
+			if part.Get("functionCall").Exists() {
+				// It signs the reasoning before the call it is on, and
+				// travels with that call.
+				e.sigCalls[len(e.sigCalls)-1] = len(e.calls) - 1
+				if i := strings.Index(part.Raw, `"functionCall"`); i >= 0 && i > strings.Index(part.Raw, `"thoughtSignature"`) {
+					e.sigCalls[len(e.sigCalls)-1] = len(e.calls)
+				}
+			}
 		case "thought", "partMetadata":
 		case "functionCall":
 			if name := v.Get("name").Str; name != "" {
@@ -263,7 +293,7 @@ func expectStream(e *expectation, up proto, body string) {
 					e.calls = append(e.calls, outCall{id: cb.Get("id").Str, name: cb.Get("name").Str, args: cb.Get("input").Raw})
 				case "thinking":
 				case "redacted_thinking":
-					e.signatures = append(e.signatures, cb.Get("data").Str)
+					e.sign(cb.Get("data").Str)
 				default:
 					e.note(t)
 				}
@@ -276,7 +306,7 @@ func expectStream(e *expectation, up proto, body string) {
 						b.WriteString(ev.Get("delta.partial_json").Str)
 					}
 				case "signature_delta":
-					e.signatures = append(e.signatures, ev.Get("delta.signature").Str)
+					e.sign(ev.Get("delta.signature").Str)
 				}
 			case "content_block_stop":
 				i := ev.Get("index").Int()
@@ -431,6 +461,9 @@ func compareAnswer(cp proto, want expectation, got clientOutcome) []string {
 	if !cp.isOpenAI() {
 		wantText, wantRefusal = want.refusal+want.text, ""
 	}
+	if strings.Contains(got.text+got.refusal, mapping.EnvelopePrefix) {
+		diffs = append(diffs, "visible text holds a continuation envelope")
+	}
 	if got.text != wantText {
 		diffs = append(diffs, fmt.Sprintf("text %q, want %q", clip(got.text), clip(wantText)))
 	}
@@ -455,10 +488,15 @@ func compareAnswer(cp proto, want expectation, got clientOutcome) []string {
 		}
 	}
 	// Every opaque value reaches the client, in its own slot or (Chat)
-	// its reasoning text, as a continuation envelope that carries the
-	// recorded bytes.
-	if !slices.Equal(got.signatures, want.signatures) {
-		diffs = append(diffs, fmt.Sprintf("reasoning opaque values %q, want the recorded %q", clipAll(got.signatures), clipAll(want.signatures)))
+	// the id of the tool call that follows it, as a continuation envelope
+	// that carries the recorded bytes. Chat clients have nowhere to keep
+	// the values no tool call follows, which no next turn needs.
+	wantSigs := want.signatures
+	if cp == openaiChat && want.status < 300 {
+		wantSigs = want.chatSignatures()
+	}
+	if !slices.Equal(got.signatures, wantSigs) {
+		diffs = append(diffs, fmt.Sprintf("reasoning opaque values %q, want the recorded %q", clipAll(got.signatures), clipAll(wantSigs)))
 	}
 	hasCalls := len(want.calls) > 0
 	wantStop := stopSeenBy(cp, want.stop, hasCalls)

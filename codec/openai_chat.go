@@ -58,6 +58,10 @@ type chatRequestDecoder struct {
 	// tool messages just decoded became, or -1; resultsStart is where its
 	// parts start in parts.
 	results, resultsStart int
+	// leading are the Anthropic reasoning parts the tool-call ids of the
+	// message being decoded carried (chatIDReasoning), which go to the
+	// start of the message.
+	leading []Part
 }
 
 // field decodes one top-level field. The groups follow the field policy:
@@ -772,6 +776,9 @@ func (d *chatRequestDecoder) message(i int, v gjson.Result) *Error {
 	if err := d.toolCalls(i, role, f.toolCalls); err != nil {
 		return err
 	}
+	if len(d.leading) > 0 {
+		d.placeLeading(start)
+	}
 	if len(d.parts) == start {
 		if f.content.Type == gjson.Null {
 			return invalid(path+".content", "is required")
@@ -819,6 +826,9 @@ func (d *chatRequestDecoder) toolMessage(i int, f *chatMessageFields) *Error {
 	if err != nil {
 		return err
 	}
+	// The result names its call by the id the client got, envelopes and
+	// all; the call's own id is what the upstream knows.
+	id, _ = mapping.SplitToolCallID(id)
 	p := Part{Type: PartToolResult, ToolCallID: id}
 	if err := chatOptionalText(f.name, path+".name", &p.ToolName); err != nil {
 		return err
@@ -930,6 +940,9 @@ func (d *chatRequestDecoder) toolCall(path string, v gjson.Result) *Error {
 	}
 	p := Part{Type: PartToolCall}
 	if p.ToolCallID, err = chatRequiredString(id, path+".id"); err != nil {
+		return err
+	}
+	if p.ToolCallID, err = d.idReasoning(p.ToolCallID, path+".id"); err != nil {
 		return err
 	}
 	var name, args gjson.Result
@@ -2378,7 +2391,10 @@ func appendChatResponse(dst []byte, resp *Response) ([]byte, *Error) {
 		dst = append(dst, "null"...)
 	}
 	if calls > 0 {
-		dst = appendChatToolCalls(append(dst, `,"tool_calls":`...), content, IDAny)
+		dst = appendChatResponseToolCalls(append(dst, `,"tool_calls":`...), content)
+	}
+	if reasoning > 0 {
+		chatDropUnfollowedSignatures(resp, content)
 	}
 	dst = append(dst, `},"logprobs":null,"finish_reason":`...)
 	dst = appendString(dst, mapping.ChatFinishReason(chatToolStop(resp.StopReason, content)))
@@ -2400,35 +2416,26 @@ func chatResponseSizeHint(resp *Response) int {
 	return n
 }
 
-// appendChatReasoningContent appends the reasoning parts of parts as one
-// reasoning_content string: each part's text followed, when it carries an
-// opaque value, by that value in the envelope's text form
-// (mapping.EnvelopeText), which decodeChatRequest splits back into the
-// same parts when the client replays the message.
+// appendChatReasoningContent appends the reasoning parts' texts as one
+// reasoning_content string. Their opaque values go with the tool call that
+// follows them (appendChatResponseToolCalls), never into text a person
+// reads.
 func appendChatReasoningContent(dst []byte, parts []Part) []byte {
 	dst = append(dst, '"')
+	first := true
 	for j := range parts {
 		p := &parts[j]
-		if p.Type != PartReasoning {
+		if p.Type != PartReasoning || p.Text == "" {
 			continue
 		}
+		if !first {
+			// Separate parts as paragraphs, as the stream does.
+			dst = append(dst, `\n\n`...)
+		}
+		first = false
 		dst = appendStringBody(dst, p.Text)
-		dst = appendChatEnvelope(dst, p.Signature, p.Origin, p.Redacted, p.ItemID)
 	}
 	return append(dst, '"')
-}
-
-// appendChatEnvelope appends the text form of a continuation envelope
-// inside a JSON string ("\n\n[[token]]\n\n", escaped), or nothing when
-// there is no opaque value. The token is base64url text and needs no
-// escaping, so it is written in place without building a string.
-func appendChatEnvelope(dst []byte, signature string, origin Family, redacted bool, itemID string) []byte {
-	if signature == "" {
-		return dst
-	}
-	dst = append(dst, `\n\n[[`...)
-	dst = appendOpaque(dst, signature, origin, redacted, itemID)
-	return append(dst, `]]\n\n`...)
 }
 
 // appendChatUsage appends the usage object. Chat has no counter for cache

@@ -62,27 +62,18 @@ func chatSDKRead(t *testing.T, body string) (openai.ChatCompletionAccumulator, s
 }
 
 func TestChatStreamReasoningSDK(t *testing.T) {
-	reasoning := chatReasoningParts()
-	resp := &Response{ID: "chatcmpl-r", Model: "claude-sonnet-4-5", Created: 1700000000, StopReason: mapping.StopEnd,
-		Content: append(append([]Part{}, reasoning...), chatText("The answer.")),
-		Usage:   Usage{Known: true, InputTokens: 100, CacheReadTokens: 60, OutputTokens: 50, ReasoningTokens: 30}}
+	resp := chatToolLoopResponse()
 	body := encodeStream(OpenAIChat, &Request{Model: "m", Stream: true, StreamUsage: true}, chatReasoningEvents(resp))
 	acc, thinking, _ := chatSDKRead(t, body)
 	msg := acc.Choices[0].Message
-	if msg.Content != "The answer." || msg.Refusal != "" || acc.Choices[0].FinishReason != "stop" {
-		t.Errorf("message = %q %q, finish %q", msg.Content, msg.Refusal, acc.Choices[0].FinishReason)
+	if msg.Content != "The answer." || msg.Refusal != "" || acc.Choices[0].FinishReason != "tool_calls" || len(msg.ToolCalls) != 1 {
+		t.Fatalf("message = %+v, finish %q", msg, acc.Choices[0].FinishReason)
 	}
 	if acc.Usage.CompletionTokensDetails.ReasoningTokens != 30 || acc.Usage.PromptTokensDetails.CachedTokens != 60 {
 		t.Errorf("usage = %+v", acc.Usage)
 	}
 	// What the SDK collected, replayed as history, is the same reasoning.
-	req, err := chatDecodeRequest(t, chatAssistantReplay(gjson.Parse(string(appendString(nil, msg.Content))), thinking))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := req.Messages[1].Parts, append(reasoning, chatText("The answer.")); !equalDecoded(got, want) {
-		t.Errorf("replayed:\n got %+v\nwant %+v", got, want)
-	}
+	checkChatToolLoopReplay(t, gjson.Parse(string(appendString(nil, msg.Content))), thinking, msg.ToolCalls[0].ID)
 }
 
 func TestChatStreamRefusalSDK(t *testing.T) {
@@ -99,9 +90,7 @@ func TestChatStreamRefusalSDK(t *testing.T) {
 // reasoning_content is an extra field of the message that replays to the
 // same parts, and a refusal is the message's refusal with empty content.
 func TestChatResponseReasoningSDK(t *testing.T) {
-	reasoning := chatReasoningParts()
-	resp := &Response{ID: "chatcmpl-r", Model: "m", Created: 1, StopReason: mapping.StopEnd,
-		Content: append(append([]Part{}, reasoning...), chatText("The answer."))}
+	resp := chatToolLoopResponse()
 	out, err := AppendResponse(nil, OpenAIChat, resp)
 	if err != nil {
 		t.Fatal(err)
@@ -115,13 +104,10 @@ func TestChatResponseReasoningSDK(t *testing.T) {
 	if err := json.Unmarshal([]byte(msg.JSON.ExtraFields["reasoning_content"].Raw()), &thinking); err != nil {
 		t.Fatal(err)
 	}
-	req, derr := chatDecodeRequest(t, chatAssistantReplay(gjson.Parse(string(appendString(nil, msg.Content))), thinking))
-	if derr != nil {
-		t.Fatal(derr)
+	if len(msg.ToolCalls) != 1 {
+		t.Fatalf("tool calls = %+v", msg.ToolCalls)
 	}
-	if got, want := req.Messages[1].Parts, append(reasoning, chatText("The answer.")); !equalDecoded(got, want) {
-		t.Errorf("replayed:\n got %+v\nwant %+v", got, want)
-	}
+	checkChatToolLoopReplay(t, gjson.Parse(string(appendString(nil, msg.Content))), thinking, msg.ToolCalls[0].ID)
 
 	refusal := &Response{ID: "msg_1", Model: "claude", Created: 1, StopReason: mapping.StopRefusal,
 		StopDetails: StopDetails{Explanation: "Not with this."}}

@@ -270,30 +270,86 @@ func TestChatAppendRequestReasoningParts(t *testing.T) {
 	}
 }
 
-// TestChatReasoningResponseRoundTrip: reasoning with opaque values from every
-// family goes to a Chat client as reasoning_content with envelopes, non-stream
-// and streamed; replayed as the client's history, it decodes to the very
-// same parts, signatures byte for byte.
-func TestChatReasoningResponseRoundTrip(t *testing.T) {
-	reasoning := chatReasoningParts()
-	content := append(append([]Part{}, reasoning...), chatText("The answer."))
-	resp := &Response{ID: "chatcmpl-r", Model: "claude-sonnet-4-5", Created: 1700000000, Content: content, StopReason: mapping.StopEnd,
+// chatToolLoopResponse is a response with reasoning of every family, text
+// and a tool call, whose id carries the signed reasoning to a Chat client.
+func chatToolLoopResponse() *Response {
+	content := append(chatReasoningParts(), chatText("The answer."),
+		Part{Type: PartToolCall, ToolCallID: "call_1", ToolName: "get_weather", Arguments: `{"city":"Paris"}`})
+	return &Response{ID: "chatcmpl-r", Model: "claude-sonnet-4-5", Created: 1700000000, Content: content, StopReason: mapping.StopToolUse,
 		Usage: Usage{Known: true, InputTokens: 100, CacheReadTokens: 60, CacheWriteTokens: 20, OutputTokens: 50, ReasoningTokens: 30}}
-	wantHistory := append(append([]Part{}, reasoning...), chatText("The answer."))
+}
 
-	check := func(t *testing.T, contentJSON gjson.Result, reasoningText string) {
-		t.Helper()
-		req, err := chatDecodeRequest(t, chatAssistantReplay(contentJSON, reasoningText))
+// chatToolLoopReplay builds the request a Chat client sends after
+// chatToolLoopResponse: the assistant message as it got it (with
+// reasoning_content only when withReasoning, as Qwen Code keeps it and the
+// OpenAI SDK does not) and the tool result, answering the id it got.
+func chatToolLoopReplay(content gjson.Result, reasoning string, withReasoning bool, callID string) string {
+	c := content.Raw
+	if c == "" {
+		c = "null"
+	}
+	rc := ""
+	if withReasoning {
+		rc = `,"reasoning_content":` + string(appendString(nil, reasoning))
+	}
+	id := string(appendString(nil, callID))
+	return `{"model":"m","messages":[{"role":"user","content":"Q"},{"role":"assistant","content":` + c + rc +
+		`,"tool_calls":[{"id":` + id + `,"type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]},` +
+		`{"role":"tool","tool_call_id":` + id + `,"content":"Sunny"}]}`
+}
+
+// chatToolLoopHistory is what chatToolLoopReplay decodes to: Anthropic's
+// signed reasoning first (where Anthropic requires thinking), with its
+// text; the reasoning_content the client kept as unsigned text; the
+// answer; the other families' signed reasoning right before the call it
+// came with, and the call with its own id.
+func chatToolLoopHistory(withReasoning bool) []Part {
+	r := chatReasoningParts()
+	parts := []Part{r[0], r[1]}
+	if withReasoning {
+		parts = append(parts, Part{Type: PartReasoning, Text: r[0].Text + "\n\n" + r[2].Text + "\n\n" + r[4].Text})
+	}
+	openai := r[2]
+	openai.Text = ""
+	return append(parts, chatText("The answer."), openai, r[3],
+		Part{Type: PartToolCall, ToolCallID: "call_1", ToolName: "get_weather", Arguments: `{"city":"Paris"}`})
+}
+
+// checkChatToolLoopReplay decodes the client's replay with and without
+// reasoning_content and compares the assistant message and the result's
+// call id.
+func checkChatToolLoopReplay(t *testing.T, content gjson.Result, reasoning, callID string) {
+	t.Helper()
+	if strings.Contains(reasoning, mapping.EnvelopePrefix) || strings.Contains(content.Raw, mapping.EnvelopePrefix) {
+		t.Errorf("an envelope token is in text a person reads: content %s, reasoning %q", content.Raw, reasoning)
+	}
+	if !strings.HasPrefix(callID, "call_1~"+mapping.EnvelopePrefix) {
+		t.Errorf("the call id %q carries no continuation", callID)
+	}
+	for _, withReasoning := range []bool{true, false} {
+		req, err := chatDecodeRequest(t, chatToolLoopReplay(content, reasoning, withReasoning, callID))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := req.Messages[1].Parts; !equalDecoded(got, wantHistory) {
-			t.Errorf("replayed history:\n got %+v\nwant %+v", got, wantHistory)
+		if got, want := req.Messages[1].Parts, chatToolLoopHistory(withReasoning); !equalDecoded(got, want) {
+			t.Errorf("replayed (reasoning_content kept: %v):\n got %+v\nwant %+v", withReasoning, got, want)
+		}
+		if got := req.Messages[2].Parts[0].ToolCallID; got != "call_1" {
+			t.Errorf("the tool result answers %q, want call_1", got)
 		}
 	}
+}
 
+// TestChatReasoningResponseRoundTrip: reasoning with opaque values from every
+// family goes to a Chat client as readable reasoning_content, its opaque
+// values in the id of the tool call that follows, non-stream and streamed;
+// replayed as the client's history, with or without reasoning_content, it
+// decodes to the signed parts, signatures byte for byte.
+func TestChatReasoningResponseRoundTrip(t *testing.T) {
+	resp := chatToolLoopResponse()
 	t.Run("non-stream", func(t *testing.T) {
-		out, err := AppendResponse(nil, OpenAIChat, resp)
+		r := *resp
+		out, err := AppendResponse(nil, OpenAIChat, &r)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -307,21 +363,37 @@ func TestChatReasoningResponseRoundTrip(t *testing.T) {
 			u.Get("prompt_tokens").Int() != 100 {
 			t.Errorf("usage = %s", u.Raw)
 		}
-		check(t, msg.Get("content"), msg.Get("reasoning_content").Str)
+		checkChatToolLoopReplay(t, msg.Get("content"), msg.Get("reasoning_content").Str, msg.Get("tool_calls.0.id").Str)
 	})
 
 	t.Run("stream", func(t *testing.T) {
-		evs := chatReasoningEvents(resp)
-		sse := encodeStream(OpenAIChat, &Request{Model: "m", Stream: true, StreamUsage: true}, evs)
+		sse := encodeStream(OpenAIChat, &Request{Model: "m", Stream: true, StreamUsage: true}, chatReasoningEvents(resp))
 		checkChatStreamGolden(t, "reasoning", sse)
-		text, thinking, refusal, envelopes := chatClientAccumulate(t, sse)
+		text, thinking, refusal, ids := chatClientAccumulate(t, sse)
 		if refusal != "" || text != "The answer." {
 			t.Errorf("content/refusal = %q %q", text, refusal)
 		}
-		if envelopes != 4 {
-			t.Errorf("%d deltas carry an envelope, want 4 (each whole, in one delta)", envelopes)
+		if len(ids) != 1 {
+			t.Fatalf("tool call ids %q, want one", ids)
 		}
-		check(t, gjson.Parse(string(appendString(nil, text))), thinking)
+		checkChatToolLoopReplay(t, gjson.Parse(string(appendString(nil, text))), thinking, ids[0])
+	})
+
+	t.Run("signatures no call follows", func(t *testing.T) {
+		r := *resp
+		r.Content = r.Content[:len(r.Content)-1]
+		r.StopReason = mapping.StopEnd
+		out, err := AppendResponse(nil, OpenAIChat, &r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(out), mapping.EnvelopePrefix) {
+			t.Errorf("an envelope went out without a tool call: %s", out)
+		}
+		want := []string{"content[0].signature", "content[1].signature", "content[2].signature", "content[3].signature"}
+		if !equalDecoded(r.Dropped, want) {
+			t.Errorf("Dropped = %q, want %q", r.Dropped, want)
+		}
 	})
 }
 
@@ -331,10 +403,15 @@ func TestChatReasoningResponseRoundTrip(t *testing.T) {
 func chatReasoningEvents(resp *Response) []Event {
 	evs := []Event{{Type: EventStart, ID: resp.ID, Model: resp.Model, Created: resp.Created}}
 	for i, p := range resp.Content {
-		evs = append(evs, Event{Type: EventPartStart, Index: i, Part: p.Type, ItemID: p.ItemID, Redacted: p.Redacted})
+		evs = append(evs, Event{Type: EventPartStart, Index: i, Part: p.Type, ItemID: p.ItemID, Redacted: p.Redacted,
+			ToolCallID: p.ToolCallID, ToolName: p.ToolName})
 		// Split the text in two deltas, as upstreams stream it.
-		if h := len(p.Text) / 2; h > 0 {
-			evs = append(evs, chatEvDelta(i, p.Text[:h]), chatEvDelta(i, p.Text[h:]))
+		text := p.Text
+		if p.Type == PartToolCall {
+			text = p.Arguments
+		}
+		if h := len(text) / 2; h > 0 {
+			evs = append(evs, chatEvDelta(i, text[:h]), chatEvDelta(i, text[h:]))
 		}
 		evs = append(evs, Event{Type: EventPartStop, Index: i, Signature: p.Signature, Origin: p.Origin})
 	}
@@ -343,9 +420,8 @@ func chatReasoningEvents(resp *Response) []Event {
 
 // chatClientAccumulate reads a Chat SSE body as a client does: it
 // concatenates delta.content, delta.reasoning_content and delta.refusal,
-// and counts the deltas that hold an envelope, each of which must hold it
-// whole.
-func chatClientAccumulate(t *testing.T, sse string) (text, reasoning, refusal string, envelopes int) {
+// and collects the tool-call ids.
+func chatClientAccumulate(t *testing.T, sse string) (text, reasoning, refusal string, ids []string) {
 	t.Helper()
 	for _, line := range strings.Split(sse, "\n") {
 		data, ok := strings.CutPrefix(line, "data: ")
@@ -358,16 +434,17 @@ func chatClientAccumulate(t *testing.T, sse string) (text, reasoning, refusal st
 		d := gjson.Get(data, "choices.0.delta")
 		text += d.Get("content").Str
 		refusal += d.Get("refusal").Str
-		r := d.Get("reasoning_content").Str
-		if n := strings.Count(r, "[[llmbridge.v1."); n > 0 {
-			envelopes += n
-			if !strings.HasPrefix(r, "\n\n[[") || !strings.HasSuffix(r, "]]\n\n") || n != 1 {
-				t.Errorf("envelope delta %q is not one whole envelope", r)
+		reasoning += d.Get("reasoning_content").Str
+		for _, c := range d.Get("tool_calls").Array() {
+			if id := c.Get("id"); id.Exists() {
+				ids = append(ids, id.Str)
 			}
 		}
-		reasoning += r
 	}
-	return text, reasoning, refusal, envelopes
+	if strings.Contains(reasoning, mapping.EnvelopePrefix) || strings.Contains(text, mapping.EnvelopePrefix) || strings.Contains(refusal, mapping.EnvelopePrefix) {
+		t.Errorf("an envelope token is in text a person reads: %q %q %q", text, reasoning, refusal)
+	}
+	return text, reasoning, refusal, ids
 }
 
 // TestChatAppendResponseRefusal covers the refusal rules toward a Chat client
@@ -445,8 +522,7 @@ func TestChatStreamEncodeReasoningRefusal(t *testing.T) {
 			refusal: "Explained.", finish: "stop"},
 		{name: "after reasoning the explanation is the refusal", golden: "refusal_after_reasoning",
 			evs:       append(append([]Event{start}, thinking...), stopRefusal("Explained."), chatEvEnd()),
-			reasoning: "Hmm." + mapping.EnvelopeText(mapping.Continuation{Origin: mapping.FamilyAnthropic, Signature: "sig"}),
-			refusal:   "Explained.", finish: "stop"},
+			reasoning: "Hmm.", refusal: "Explained.", finish: "stop"},
 		{name: "text already sent is not repeated",
 			evs:  []Event{start, chatEvPart(0, PartText), chatEvDelta(0, "I won't."), chatEvPartStop(0), stopRefusal("Explained."), chatEvEnd()},
 			text: "I won't.", finish: "stop"},
@@ -464,10 +540,14 @@ func TestChatStreamEncodeReasoningRefusal(t *testing.T) {
 		{name: "the stop of a part that is not the last started is nothing",
 			evs:  []Event{start, chatEvPart(0, PartText), chatEvDelta(0, "A"), {Type: EventPartStop, Index: 7, Signature: "x"}, chatEvPartStop(0), chatEvStop(mapping.StopEnd), chatEvEnd()},
 			text: "A", finish: "stop"},
-		{name: "redacted reasoning is an envelope alone",
+		{name: "redacted reasoning without a call shows nothing",
 			evs: []Event{start, {Type: EventPartStart, Index: 0, Part: PartReasoning, Redacted: true},
 				{Type: EventPartStop, Index: 0, Signature: "data", Origin: mapping.FamilyAnthropic}, chatEvStop(mapping.StopEnd), chatEvEnd()},
-			reasoning: mapping.EnvelopeText(mapping.Continuation{Origin: mapping.FamilyAnthropic, Redacted: true, Signature: "data"}), finish: "stop"},
+			finish: "stop"},
+		{name: "two reasoning parts are two paragraphs",
+			evs: []Event{start, chatEvPart(0, PartReasoning), chatEvDelta(0, "one"), chatEvDelta(0, " more"), chatEvPartStop(0),
+				chatEvPart(1, PartReasoning), chatEvDelta(1, "two"), chatEvPartStop(1), chatEvStop(mapping.StopEnd), chatEvEnd()},
+			reasoning: "one more\n\ntwo", finish: "stop"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -606,8 +606,7 @@ func chatUpstreamError(v gjson.Result) *Error {
 //	      (content null and refusal null when the first part is reasoning
 //	      or a tool call)
 //	data: {chunk: delta {"reasoning_content":"..."}} ...  (reasoning text;
-//	      at the part's stop, its opaque value as one delta holding the
-//	      whole continuation envelope in text form)
+//	      its opaque value goes in the next tool call's id)
 //	data: {chunk: delta {"content":"..."} or {"refusal":"..."}} ...
 //	      (a refusal stop before any content: the upstream's explanation as
 //	      one refusal delta, or an in-stream error when there is none or
@@ -651,6 +650,16 @@ type chatStreamEncoder struct {
 	// continuation envelope carries at the part's stop.
 	itemID   []byte
 	redacted bool
+	// thinking is the open reasoning part's text, kept for the
+	// continuation of Anthropic thinking (whose signature covers it), up
+	// to mapping.MaxEnvelopeSize; pending are the continuations of the
+	// signed reasoning since the last tool call, in tool-call id form,
+	// which the next call's id carries (openai_chat_envelope.go).
+	thinking []byte
+	pending  []byte
+	// reasoningSent: reasoning text went out, so the next reasoning part's
+	// text starts a new paragraph.
+	reasoningSent bool
 	// usage is the latest usage, sent in the last chunk.
 	usage Usage
 	done  bool
@@ -698,6 +707,7 @@ func (e *chatStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 		case PartReasoning:
 			e.itemID = append(e.itemID[:0], ev.ItemID...)
 			e.redacted = ev.Redacted
+			e.thinking = e.thinking[:0]
 		case PartText:
 			e.partBase = e.content.n
 		}
@@ -720,9 +730,21 @@ func (e *chatStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 			e.sent = true
 		case PartReasoning:
 			// DeepSeek's extension field, which Chat clients that show
-			// thinking read; never content (seed 000).
+			// thinking read; never content.
+			if len(e.thinking)+len(ev.Text) <= mapping.MaxEnvelopeSize {
+				e.thinking = append(e.thinking, ev.Text...)
+			}
 			dst = append(dst, e.prefix...)
 			dst = append(dst, `{"index":0,"delta":{"reasoning_content":`...)
+			if e.reasoningSent && len(e.thinking) == len(ev.Text) {
+				// The first text of another reasoning part: a new
+				// paragraph, as in non-streamed responses.
+				dst = append(dst, `"\n\n`...)
+				dst = appendStringBody(dst, ev.Text)
+				dst = append(dst, "\"},\"logprobs\":null,\"finish_reason\":null}]}\n\n"...)
+				return dst
+			}
+			e.reasoningSent = true
 		default:
 			dst = append(dst, e.prefix...)
 			dst = append(dst, `{"index":0,"delta":{"content":`...)
@@ -744,12 +766,9 @@ func (e *chatStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 		case e.partKind == PartText && len(e.cites) > 0:
 			dst = e.annotations(dst)
 		case e.partKind == PartReasoning && ev.Signature != "":
-			// The opaque value goes as one whole delta, so that clients
-			// that concatenate deltas replay the envelope intact.
-			dst = append(dst, e.prefix...)
-			dst = append(dst, `{"index":0,"delta":{"reasoning_content":"`...)
-			dst = appendChatEnvelope(dst, ev.Signature, ev.Origin, e.redacted, bytesToString(e.itemID))
-			dst = append(dst, "\"},\"logprobs\":null,\"finish_reason\":null}]}\n\n"...)
+			// The opaque value waits for the next tool call's id.
+			p := Part{Origin: ev.Origin, Redacted: e.redacted, ItemID: bytesToString(e.itemID), Signature: ev.Signature}
+			e.pending = mapping.AppendIDEnvelope(e.pending, chatContinuation(&p, bytesToString(e.thinking)))
 		}
 	case EventUsage:
 		if ev.Usage.Known {
@@ -934,9 +953,11 @@ func (e *chatStreamEncoder) startCall(dst []byte, ev *Event) []byte {
 	dst = append(dst, e.prefix...)
 	dst = append(dst, `{"index":0,"delta":{"tool_calls":[{"index":`...)
 	dst = appendInt(dst, int64(e.calls-1))
-	dst = append(dst, `,"id":`...)
-	dst = appendString(dst, id)
-	dst = append(dst, `,"type":"function","function":{"name":`...)
+	dst = append(dst, `,"id":"`...)
+	dst = appendStringBody(dst, id)
+	dst = append(dst, e.pending...)
+	e.pending = e.pending[:0]
+	dst = append(dst, `","type":"function","function":{"name":`...)
 	dst = appendString(dst, ev.ToolName)
 	return append(dst, ",\"arguments\":\"\"}}]},\"logprobs\":null,\"finish_reason\":null}]}\n\n"...)
 }

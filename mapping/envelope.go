@@ -78,15 +78,28 @@ type Continuation struct {
 // bytes, then Signature to the end. The whole token is at most
 // MaxEnvelopeSize bytes.
 //
-// Text form (appended to Chat reasoning_content, which has no opaque slot):
+// Tool-call id form (Chat, which has no opaque slot: its clients drop
+// reasoning_content from the history they send back, but always send
+// tool-call ids back as they got them):
+//
+//	<the call's own id> "~" token ["~" token]...
+//
+// Each token is one reasoning part that came before the call (since the
+// previous call), in order. An Anthropic part carries its text in the
+// token, since the signature covers it. Reasoning that no tool call
+// follows has no continuation toward a Chat client: only an open tool loop
+// needs the reasoning back (Anthropic and Gemini 3 require it there; they
+// ignore or do not require it in earlier turns).
+//
+// Text form (appended to Chat reasoning_content by earlier versions, still
+// read so that histories made then keep working; never written):
 //
 //	"\n\n[[" token "]]\n\n"
 //
-// The text form is always sent as one complete stream delta at the end of
-// its reasoning part, so clients that concatenate deltas get it whole. A
-// decoder finds "[[llmbridge.v1." markers, strips each with the blank lines
-// around it (which clients may have trimmed), and assigns the reasoning text
-// before it to the continuation it closes.
+// A decoder finds "[[llmbridge.v1." markers, strips each with the blank
+// lines around it (which clients may have trimmed), and assigns the
+// reasoning text before it to the continuation it closes. Envelope tokens
+// are never written into text a person reads.
 const (
 	// EnvelopePrefix starts every continuation token.
 	EnvelopePrefix = "llmbridge.v1."
@@ -97,6 +110,12 @@ const (
 
 	envelopeOpen  = "[[" + EnvelopePrefix
 	envelopeClose = "]]"
+
+	// idSeparator separates a tool-call id from the envelope tokens
+	// appended to it; it is in neither the base64url alphabet nor the ids
+	// providers issue.
+	idSeparator = "~"
+	idMarker    = idSeparator + EnvelopePrefix
 )
 
 // Errors of ParseContinuation.
@@ -138,13 +157,46 @@ func AppendEnvelope(dst []byte, c Continuation) []byte {
 	return base64.RawURLEncoding.AppendEncode(dst, payload)
 }
 
-// EnvelopeText returns c in text form, for Chat reasoning_content.
+// EnvelopeText returns c in the text form earlier versions appended to
+// Chat reasoning_content; tests use it to build such histories.
 func EnvelopeText(c Continuation) string {
 	b := make([]byte, 0, 16+len(EnvelopePrefix)+(len(c.Signature)+len(c.ItemID))*4/3)
 	b = append(b, "\n\n[["...)
 	b = AppendEnvelope(b, c)
 	b = append(b, "]]\n\n"...)
 	return string(b)
+}
+
+// AppendIDEnvelope appends c to a tool-call id being written (dst ends with
+// the id or an earlier envelope of it), in tool-call id form.
+func AppendIDEnvelope(dst []byte, c Continuation) []byte {
+	return AppendEnvelope(append(dst, idSeparator...), c)
+}
+
+// SplitToolCallID splits a tool-call id into the call's own id and the
+// envelope tokens appended to it ("" when there are none).
+func SplitToolCallID(id string) (own, tokens string) {
+	i := strings.Index(id, idMarker)
+	if i < 0 {
+		return id, ""
+	}
+	return id[:i], id[i+len(idSeparator):]
+}
+
+// ParseIDEnvelopes appends the continuations of tokens (from
+// SplitToolCallID) to dst. A token that does not parse is an error: a
+// damaged envelope must never reach an upstream.
+func ParseIDEnvelopes(dst []Continuation, tokens string) ([]Continuation, error) {
+	for tokens != "" {
+		tok, rest, _ := strings.Cut(tokens, idSeparator)
+		c, err := ParseContinuation(tok)
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, c)
+		tokens = rest
+	}
+	return dst, nil
 }
 
 // ParseContinuation decodes a token made by AppendEnvelope.

@@ -2,6 +2,7 @@ package mapping
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -154,4 +155,35 @@ func FuzzContinuation(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestToolCallIDEnvelopes(t *testing.T) {
+	cs := []Continuation{
+		{Origin: FamilyAnthropic, Signature: "sig-1", Text: "I should run it."},
+		{Origin: FamilyAnthropic, Redacted: true, Signature: "opaque"},
+	}
+	id := []byte("toolu_01abc")
+	for _, c := range cs {
+		id = AppendIDEnvelope(id, c)
+	}
+	own, tokens := SplitToolCallID(string(id))
+	if own != "toolu_01abc" {
+		t.Fatalf("own id = %q", own)
+	}
+	got, err := ParseIDEnvelopes(nil, tokens)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, cs) {
+		t.Errorf("continuations = %+v, want %+v", got, cs)
+	}
+	if own, tokens := SplitToolCallID("call_plain~not-ours"); own != "call_plain~not-ours" || tokens != "" {
+		t.Errorf("an id without an envelope split into %q, %q", own, tokens)
+	}
+	if _, err := ParseIDEnvelopes(nil, EnvelopePrefix+"!!"); err == nil {
+		t.Error("a damaged token parsed")
+	}
+	if _, err := ParseIDEnvelopes(nil, string(AppendEnvelope(nil, cs[0]))+"~"+EnvelopePrefix+"AA"); err == nil {
+		t.Error("a damaged second token parsed")
+	}
 }

@@ -1,0 +1,146 @@
+package codec
+
+import (
+	"slices"
+
+	"github.com/llmbridge/llmbridge/mapping"
+)
+
+// Chat has no opaque slot for reasoning state, and Chat clients drop
+// reasoning_content from the history they send back (the OpenAI SDK has no
+// field for it), but every client sends tool-call ids back as it got them.
+// So the continuation of signed reasoning travels in the id of the tool
+// call that follows it (mapping.AppendIDEnvelope): an open tool loop, the
+// one place where Anthropic and Gemini 3 require the reasoning back, always
+// has such a call. Reasoning that no call follows keeps its text in
+// reasoning_content and loses its signature (listed in Response.Dropped).
+// Envelope tokens never go into reasoning_content, which people read.
+
+// chatContinuation returns the continuation a Chat client is given for
+// reasoning part p: Anthropic thinking carries its text, which the
+// signature covers and which the client may not send back.
+func chatContinuation(p *Part, text string) mapping.Continuation {
+	c := mapping.Continuation{Origin: p.Origin, Redacted: p.Redacted, ItemID: p.ItemID, Signature: p.Signature}
+	if p.Origin == mapping.FamilyAnthropic && !p.Redacted {
+		c.Text = text
+	}
+	return c
+}
+
+// appendChatResponseToolCalls appends the tool calls of a response's
+// content for a Chat client, each id followed by the continuations of the
+// signed reasoning since the previous call.
+func appendChatResponseToolCalls(dst []byte, parts []Part) []byte {
+	dst = append(dst, '[')
+	from := 0
+	for j := range parts {
+		p := &parts[j]
+		if p.Type != PartToolCall {
+			continue
+		}
+		dst = chatComma(dst)
+		dst = append(dst, `{"id":"`...)
+		dst = appendStringBody(dst, p.ToolCallID)
+		for k := from; k < j; k++ {
+			if r := &parts[k]; r.Type == PartReasoning && r.Signature != "" {
+				dst = mapping.AppendIDEnvelope(dst, chatContinuation(r, r.Text))
+			}
+		}
+		from = j + 1
+		dst = append(dst, `","type":"function","function":{"name":`...)
+		dst = appendString(dst, callWireName(p))
+		dst = append(dst, `,"arguments":`...)
+		dst = appendString(dst, chatArgumentsText(p.Arguments))
+		dst = append(dst, "}}"...)
+	}
+	return append(dst, ']')
+}
+
+// chatDropUnfollowedSignatures lists in resp.Dropped the signed reasoning
+// parts that no tool call follows: a Chat client has nowhere to keep their
+// opaque values.
+func chatDropUnfollowedSignatures(resp *Response, parts []Part) {
+	last := -1
+	for j := range parts {
+		if parts[j].Type == PartToolCall {
+			last = j
+		}
+	}
+	for j := last + 1; j < len(parts); j++ {
+		if p := &parts[j]; p.Type == PartReasoning && p.Signature != "" {
+			resp.Dropped = append(resp.Dropped, indexPath("content", j)+".signature")
+		}
+	}
+}
+
+// idReasoning splits the continuations a client's tool-call id carries off
+// the call's own id, which it returns. Their reasoning parts are appended
+// before the call, where the reasoning was; Anthropic's go to the start of
+// the message instead (d.leading, placeLeading), where Anthropic requires
+// thinking to be. A damaged envelope is an error at path.
+func (d *chatRequestDecoder) idReasoning(id, path string) (string, *Error) {
+	own, tokens := mapping.SplitToolCallID(id)
+	if tokens == "" {
+		return id, nil
+	}
+	var buf [2]mapping.Continuation
+	cs, err := mapping.ParseIDEnvelopes(buf[:0], tokens)
+	if err != nil {
+		return id, invalid(path, err.Error())
+	}
+	for i := range cs {
+		c := &cs[i]
+		p := Part{Type: PartReasoning, Text: c.Text, Signature: c.Signature, Origin: c.Origin, Redacted: c.Redacted, ItemID: c.ItemID}
+		if c.Origin == mapping.FamilyAnthropic {
+			d.leading = append(d.leading, p)
+		} else {
+			d.parts = append(d.parts, p)
+		}
+	}
+	return own, nil
+}
+
+// placeLeading puts the Anthropic reasoning carried by the message's
+// tool-call ids at its start (it begins at start in d.parts). When the
+// client sent the same reasoning back as reasoning_content too, that
+// unsigned copy is removed: the signed parts carry the text.
+func (d *chatRequestDecoder) placeLeading(start int) {
+	end := start
+	for end < len(d.parts) && d.parts[end].Type == PartReasoning && d.parts[end].Signature == "" {
+		end++
+	}
+	if end > start {
+		var unsigned, signed int
+		same := true
+		for _, p := range d.parts[start:end] {
+			unsigned += len(p.Text)
+		}
+		for _, p := range d.leading {
+			signed += len(p.Text)
+		}
+		if unsigned == signed {
+			// Compare the texts piece by piece without building them.
+			u, s := d.parts[start:end], d.leading
+			var ui, si, uo, so int
+			for same && ui < len(u) && si < len(s) {
+				a, b := u[ui].Text[uo:], s[si].Text[so:]
+				n := min(len(a), len(b))
+				same = a[:n] == b[:n]
+				uo, so = uo+n, so+n
+				if uo == len(u[ui].Text) {
+					ui, uo = ui+1, 0
+				}
+				if so == len(s[si].Text) {
+					si, so = si+1, 0
+				}
+			}
+		} else {
+			same = false
+		}
+		if same {
+			d.parts = slices.Delete(d.parts, start, end)
+		}
+	}
+	d.parts = slices.Insert(d.parts, start, d.leading...)
+	d.leading = d.leading[:0]
+}
