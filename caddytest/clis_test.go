@@ -714,6 +714,10 @@ func (m *cliMock) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		kind = "result"
 		st.resultSeen = true
 		st.checkResult(p, v, res, len(st.requests)+1)
+		if got, want := opaqueSlots(p, body), issuedOpaque(p); !containsAll(got, want) {
+			st.issues = append(st.issues, fmt.Sprintf("upstream request %d (with the tool result) carries the reasoning state %q, want the issued %q",
+				len(st.requests)+1, clipAll(got), clipAll(want)))
+		}
 		text = st.finalText
 		st.finalSent = rec.Stream || st.finalSent
 		if !rec.Stream {
@@ -762,7 +766,12 @@ func (m *cliMock) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	req.kind = kind
 
 	if call != nil {
+		// The call comes after reasoning with the upstream's own opaque
+		// values, which must come back with the result (checkResult).
 		sc := toolCallAnswer(p, model, []mockCall{*call}, rec.Stream)
+		if issuedOpaque(p) != nil {
+			sc = reasoningCallAnswer(p, model, rec.Stream, *call)
+		}
 		req.answer = sc.Body
 		if isEventStreamHeader(sc.Header) {
 			writeFrames(w, gz, sc.Status, sc.Header, splitFrames(sc.Body))
@@ -781,6 +790,16 @@ func (m *cliMock) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	req.answer = successBody(p, model, rep)
 	writeBody(w, gz, http.StatusOK, http.Header{"Content-Type": {"application/json"}}, req.answer)
+}
+
+// containsAll reports whether every value of want is in got.
+func containsAll(got, want []string) bool {
+	for _, w := range want {
+		if !slices.Contains(got, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // cliViewProblems is viewTools' problems less the one it reports for a

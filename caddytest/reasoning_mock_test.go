@@ -112,8 +112,14 @@ func rzModel(up proto, model string) string {
 // Gemini a thought part, then the functionCall part with the
 // thoughtSignature, as Gemini 2.5 and 3 send them.
 func reasoningAnswer(up proto, model string, stream bool) scenario {
-	c := rzCall(up)
+	return reasoningCallAnswer(up, model, stream, rzCall(up))
+}
+
+// reasoningCallAnswer is reasoningAnswer with call c (its id and
+// fragments as its upstream gives them).
+func reasoningCallAnswer(up proto, model string, stream bool, c mockCall) scenario {
 	model = rzModel(up, model)
+	name := jsonString(c.Name)
 	switch up.family() {
 	case anthropicMsgs:
 		usageJSON := `{"input_tokens":120,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":90}`
@@ -121,7 +127,7 @@ func reasoningAnswer(up proto, model string, stream bool) scenario {
 			return scenario{Status: 200, Body: `{"model":` + jsonString(model) + `,"id":"msg_01ReasonReasonReason01","type":"message","role":"assistant","content":[` +
 				`{"type":"thinking","thinking":` + jsonString(rzThinking) + `,"signature":` + jsonString(rzSig) + `},` +
 				`{"type":"redacted_thinking","data":` + jsonString(rzRedacted) + `},` +
-				`{"type":"tool_use","id":"` + c.ID + `","name":"get_weather","input":` + c.Args + `}],` +
+				`{"type":"tool_use","id":"` + c.ID + `","name":` + name + `,"input":` + c.Args + `}],` +
 				`"stop_reason":"tool_use","stop_sequence":null,"usage":` + usageJSON + `}`}
 		}
 		var b strings.Builder
@@ -135,7 +141,7 @@ func reasoningAnswer(up proto, model string, stream bool) scenario {
 		event("content_block_stop", `{"type":"content_block_stop","index":0}`)
 		event("content_block_start", `{"type":"content_block_start","index":1,"content_block":{"type":"redacted_thinking","data":`+jsonString(rzRedacted)+`}}`)
 		event("content_block_stop", `{"type":"content_block_stop","index":1}`)
-		event("content_block_start", `{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"`+c.ID+`","name":"get_weather","input":{}}}`)
+		event("content_block_start", `{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"`+c.ID+`","name":`+name+`,"input":{}}}`)
 		for _, f := range c.Fragments {
 			event("content_block_delta", `{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":`+jsonString(f)+`}}`)
 		}
@@ -156,7 +162,7 @@ func reasoningAnswer(up proto, model string, stream bool) scenario {
 		}
 		call := func(status, args string) string {
 			return `{"id":"fc_0a1b2c3d4e5f","type":"function_call","status":"` + status + `","arguments":` + jsonString(args) +
-				`,"call_id":"` + c.ID + `","name":"get_weather"}`
+				`,"call_id":"` + c.ID + `","name":` + name + `}`
 		}
 		output := reasoning(rzSummary) + "," + call("completed", c.Args)
 		if !stream {
@@ -190,7 +196,7 @@ func reasoningAnswer(up proto, model string, stream bool) scenario {
 		return scenario{Status: 200, Header: sseHeader, Body: b.String()}
 
 	case gemini:
-		fc := `"name":"get_weather","args":` + c.Args
+		fc := `"name":` + name + `,"args":` + c.Args
 		if c.ID != "" {
 			fc = `"id":"` + c.ID + `",` + fc
 		}

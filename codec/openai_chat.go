@@ -1003,9 +1003,10 @@ func (d *chatRequestDecoder) messageField(i int, key string, v gjson.Result, f *
 		f.toolCalls = v
 	case "tool_call_id":
 		f.toolCallID = v
-	case "reasoning_content":
+	case "reasoning_content", "reasoning":
 		// The reasoning extension of DeepSeek and other compatible
-		// servers, where llmbridge also puts continuation envelopes.
+		// servers; OpenRouter, vLLM and Ollama call it reasoning, and
+		// clients (Qwen Code) replay it under either name.
 		f.reasoning = v
 	case "annotations":
 		// URL citations an assistant message carries when a client echoes a

@@ -39,3 +39,16 @@ func TestChatDecodeIDEnvelopes(t *testing.T) {
 		t.Errorf("result id %q", got)
 	}
 }
+
+// TestChatDecodeReasoningAlias: assistant reasoning replayed under
+// OpenRouter's and Ollama's name, reasoning, is read as reasoning_content.
+func TestChatDecodeReasoningAlias(t *testing.T) {
+	req, err := chatDecodeRequest(t, `{"model":"m","messages":[{"role":"user","content":"Q"},{"role":"assistant","content":"A","reasoning":"thought"},{"role":"user","content":"Go on"}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Part{{Type: PartReasoning, Text: "thought"}, {Type: PartText, Text: "A"}}
+	if got := req.Messages[1].Parts; !equalDecoded(got, want) {
+		t.Errorf("parts = %+v, want %+v", got, want)
+	}
+}
