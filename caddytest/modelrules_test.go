@@ -6,18 +6,29 @@ import (
 	"testing"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/rules"
 )
 
-// ruleModels are real model names per upstream family, rotated through by
-// TestModelRules: every reasoning kind, sampling regime and cap of the rule
-// table is among them.
-var ruleModels = map[proto][]string{
-	anthropicMsgs:   {"claude-sonnet-4-5", "claude-opus-4-1", "claude-opus-4-5", "claude-sonnet-4-6", "claude-opus-4-7", "claude-sonnet-5-5", "claude-haiku-4-5"},
-	vertexAnthropic: {"claude-sonnet-4-5@20250929", "claude-opus-4-7", "claude-opus-4-6"},
-	openaiChat:      {"gpt-4o", "gpt-4.1", "gpt-5", "gpt-5-codex", "gpt-5.1", "gpt-5.2", "o3"},
-	openaiResponses: {"gpt-4.1", "gpt-5-mini", "gpt-5.1-codex-max", "o4-mini", "gpt-5.5"},
-	gemini:          {"gemini-2.5-flash", "gemini-2.5-pro", "gemini-2.5-flash-lite", "gemini-3-pro-preview", "gemini-3-flash-preview", "gemini-3.1-pro-preview"},
-	vertex:          {"gemini-2.5-pro", "gemini-3-flash-preview", "gemini-3.1-pro-preview"},
+// ruleModels are model names per upstream protocol, one for every row of
+// the rule table (its first glob with the wildcards taken out: a name the
+// row matches), so that TestModelRules covers every model of the table.
+func ruleModels(up proto) []string {
+	var out []string
+	provider := rules.ProviderFor(codec.Protocol(up), "")
+	seen := map[string]bool{}
+	for _, row := range rules.Builtin().Rows(provider) {
+		m := strings.ReplaceAll(row.Models[0], "*", "")
+		if up == vertexAnthropic && strings.HasPrefix(m, "claude-sonnet-4-5") {
+			m += "@20250929" // a Vertex id
+		}
+		if m != "" && !seen[m] && !strings.HasSuffix(m, "-") {
+			seen[m] = true
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // agentBodies are requests shaped like the real agent CLIs' (reasoning on,
@@ -65,7 +76,7 @@ var agentBodies = map[proto][]string{
 }
 
 // TestModelRules sends agent-shaped requests of every client protocol to
-// every upstream of another family, for real models of the rule table
+// every upstream of another family, for every model of the rule table
 // (the routed sites rewrite "alias-<model>" to <model>), against mocks that
 // enforce the model's reject-level rules as the provider would: every
 // request must be fitted so that the provider accepts it.
@@ -76,7 +87,7 @@ func TestModelRules(t *testing.T) {
 			if cp.family() == up.family() {
 				continue
 			}
-			for _, model := range ruleModels[up] {
+			for _, model := range ruleModels(up) {
 				for i, tmpl := range agentBodies[cp] {
 					t.Run(pairName(cp, up)+"/"+model+"/"+string(rune('a'+i)), func(t *testing.T) {
 						env.mocks.resetAll(t)
@@ -130,4 +141,43 @@ func TestDialectChatClient(t *testing.T) {
 	if root.Get("max_completion_tokens").Exists() || root.Get("max_tokens").Int() != 100 {
 		t.Errorf("output limit not written as max_tokens: %s", rec.Body)
 	}
+}
+
+// TestModelRulesPolicy: an adjustment is made and reported under the
+// default policy and refused, in the client's format naming the rule,
+// under strict; a change of what the model is asked (stop sequences toward
+// o3) is refused under safe.
+func TestModelRulesPolicy(t *testing.T) {
+	env := setup(t)
+	body := `{"model":"claude-sonnet-4-5","temperature":0.5,"top_p":0.9,"messages":[{"role":"user","content":"Hi"}]}`
+
+	env.mocks.resetAll(t)
+	resp := do(t, newClientRequest(t, http.MethodPost, env.plain[anthropicMsgs], openaiChat, "claude-sonnet-4-5", []byte(body)))
+	if resp.Status != http.StatusOK {
+		t.Fatalf("safe: HTTP %d: %s", resp.Status, resp.Body)
+	}
+	if got := resp.Header.Get("Llmbridge-Adjusted"); got != "top_p removed (claude-sonnet-4-5 takes temperature or top_p, not both)" {
+		t.Errorf("Llmbridge-Adjusted = %q", got)
+	}
+	if rec, _ := env.mocks[anthropicMsgs].lastRequest(); gjson.GetBytes(rec.Body, "top_p").Exists() {
+		t.Errorf("top_p reached the upstream: %s", rec.Body)
+	}
+
+	env.mocks.resetAll(t)
+	resp = do(t, newClientRequest(t, http.MethodPost, env.policies["strict"], openaiChat, "claude-sonnet-4-5", []byte(body)))
+	assertErrorFormat(t, "strict", openaiChat, http.StatusBadRequest, resp)
+	if msg := gjson.GetBytes(resp.Body, "error.message").Str; !strings.Contains(msg, "anthropic.sampling.temperature-xor-top_p") ||
+		!strings.Contains(msg, "claude-sonnet-4-5") || gjson.GetBytes(resp.Body, "error.param").Str != "top_p" {
+		t.Errorf("strict: %s", resp.Body)
+	}
+	env.mocks.assertNoUpstreamCall(t, "strict refusal")
+
+	env.mocks.resetAll(t)
+	stop := `{"model":"o3","stop":["END"],"messages":[{"role":"user","content":"Hi"}]}`
+	resp = do(t, newClientRequest(t, http.MethodPost, env.plain[openaiResponses], openaiChat, "o3", []byte(stop)))
+	assertErrorFormat(t, "safe change", openaiChat, http.StatusBadRequest, resp)
+	if msg := gjson.GetBytes(resp.Body, "error.message").Str; !strings.Contains(msg, "openai.stop.unsupported") || !strings.Contains(msg, "lenient") {
+		t.Errorf("safe change: %s", resp.Body)
+	}
+	env.mocks.assertNoUpstreamCall(t, "safe refusal of a change")
 }

@@ -224,6 +224,17 @@ func (t *Table) Lookup(provider, model string) *Rule {
 	return nil
 }
 
+// Rows returns the rows of provider, in the order they are tried.
+func (t *Table) Rows(provider string) []*Rule {
+	var out []*Rule
+	for _, r := range t.rows {
+		if r.Provider == provider {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // Dialect returns the codec dialect of the OpenAI-compatible provider
 // called name, nil for openai itself, and an error for a name without a
 // dialect.
