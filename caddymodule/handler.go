@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/rules"
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
@@ -323,6 +324,14 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 		}
 	}
 
+	var adjusted []rules.Adjustment
+	if routed && upModel != model {
+		var cerr *codec.Error
+		if body, adjusted, cerr = h.fitPassthrough(body, client, upModel); cerr != nil {
+			x.fail(w, client, cerr)
+			return nil
+		}
+	}
 	edited, cerr := editDialect(body, client, h.upstream, upModel)
 	if cerr != nil {
 		x.fail(w, client, cerr)
@@ -331,6 +340,7 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 	setBody(r, edited)
 	x.dropped = append(x.dropped, h.filterBetas(r)...)
 	h.reportDropped(w, x.dropped)
+	h.reportAdjusted(w, upModel, adjusted)
 	if cerr := h.rewriteHeaders(r, client, stream); cerr != nil {
 		x.fail(w, client, cerr)
 		return nil

@@ -26,8 +26,8 @@ import (
 //
 // Every adjustment made is listed in the Llmbridge-Adjusted response
 // header, logged at debug level and counted in the adjustments_total
-// metric. Passthrough pairs are not fitted: their body is the client's
-// own, byte for byte.
+// metric. Passthrough pairs are fitted only when model routing sent them to
+// another model than the one their body was made for (passthrough_fit.go).
 
 // provisionRules builds the handler's rule table from the built-in rows and
 // the configured ones, and resolves the dialect.

@@ -76,7 +76,8 @@ var agentBodies = map[proto][]string{
 }
 
 // TestModelRules sends agent-shaped requests of every client protocol to
-// every upstream of another family, for every model of the rule table
+// every upstream (passthrough pairs too: the routing makes their bodies
+// fitted), for every model of the rule table
 // (the routed sites rewrite "alias-<model>" to <model>), against mocks that
 // enforce the model's reject-level rules as the provider would: every
 // request must be fitted so that the provider accepts it.
@@ -84,9 +85,6 @@ func TestModelRules(t *testing.T) {
 	env := setup(t)
 	for _, cp := range []proto{anthropicMsgs, gemini, openaiResponses, openaiChat} {
 		for _, up := range allProtocols {
-			if cp.family() == up.family() {
-				continue
-			}
 			for _, model := range ruleModels(up) {
 				for i, tmpl := range agentBodies[cp] {
 					t.Run(pairName(cp, up)+"/"+model+"/"+string(rune('a'+i)), func(t *testing.T) {

@@ -1673,7 +1673,7 @@ func geminiPartText(p Part) (text string, ok bool) {
 // Toward a model that requires signed function calls
 // (opts.Target.SignedFunctionCalls), the first functionCall part of each
 // model Content that has no Gemini signature of its own gets
-// geminiSkipSignature. A model Content is one step of the model: Gemini signs
+// SkipThoughtSignature. A model Content is one step of the model: Gemini signs
 // only the first call of parallel calls, so later calls of the step need
 // none. Every model Content is treated so, not only those of the current
 // turn, where Gemini checks: older ones do not need it, but take it without
@@ -1728,7 +1728,7 @@ func appendGeminiContents(dst []byte, req *Request, opts *EncodeOptions, vertex 
 			case PartToolCall:
 				w.dst, err = appendGeminiFunctionCall(w.dst, p, geminiMessagePartPath(i, j), w.ids)
 				if err == nil && pending == "" && w.signCalls && !w.called {
-					w.dst = appendGeminiSignatureField(w.dst, geminiSkipSignature)
+					w.dst = appendGeminiSignatureField(w.dst, SkipThoughtSignature)
 				}
 				w.called = true
 			case PartToolResult:
@@ -1795,11 +1795,11 @@ func (w *geminiContentWriter) open(role string) {
 	w.n++
 }
 
-// geminiSkipSignature is the thoughtSignature Google documents for a
+// SkipThoughtSignature is the thoughtSignature Google documents for a
 // function call that no Gemini model signed (a history written by another
 // model, or calls the client added itself): Gemini 3 then skips the check
 // that the first call of each step is signed.
-const geminiSkipSignature = "skip_thought_signature_validator"
+const SkipThoughtSignature = "skip_thought_signature_validator"
 
 // appendGeminiSignatureField adds "thoughtSignature": sig to the part
 // object that dst ends with.

@@ -81,6 +81,7 @@ func Fit(req *codec.Request, r *Rule, opts *Options, adj []Adjustment) ([]Adjust
 	f.maxTokens()
 	f.sampling()
 	if opts.Provider == "anthropic" {
+		f.anthropicBudget()
 		f.anthropicThinking()
 	}
 	f.prefill()
@@ -370,6 +371,25 @@ func (f *fitter) maxTokens() {
 	if implied > limit {
 		req.MaxTokens = codec.OptInt{Value: limit, Set: true}
 	}
+}
+
+// anthropicBudget keeps an Anthropic thinking budget below max_tokens, as
+// Anthropic requires: lowered to max_tokens-1 while that is at least
+// Anthropic's smallest budget, else thinking is turned off (the client's
+// output limit is the harder promise).
+func (f *fitter) anthropicBudget() {
+	req := f.req
+	r := &req.Reasoning
+	if !req.MaxTokens.Set || !r.Budget.Set || r.Budget.Value <= 0 || r.Adaptive || r.Budget.Value < req.MaxTokens.Value {
+		return
+	}
+	if b := req.MaxTokens.Value - 1; b >= 1024 {
+		f.add("anthropic.thinking.budget-range", "thinking.budget_tokens", strconv.FormatInt(b, 10), "the budget must stay below max_tokens", ClassAdjust)
+		r.Budget.Value = b
+		return
+	}
+	f.add("anthropic.thinking.budget-range", "thinking", "", "max_tokens leaves no room for the smallest thinking budget", ClassAdjust)
+	*r = codec.Reasoning{}
 }
 
 // sampling removes or bounds the sampling settings the model refuses.

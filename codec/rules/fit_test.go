@@ -281,6 +281,17 @@ func TestFit(t *testing.T) {
 			adjusted: "temperature=2 (temperature ranges up to 2); temperature removed (gpt-5.1 samples only with its default settings); frequency_penalty removed (frequency_penalty not accepted by gpt-5.1)",
 		},
 		{
+			name: "a budget above the capped max_tokens is lowered", protocol: codec.AnthropicMessages, model: "claude-opus-4-1",
+			req: codec.Request{MaxTokens: optI(64000), Reasoning: codec.Reasoning{Budget: optI(40000)}},
+			adjusted: "max_tokens=32000 (64000 is over claude-opus-4-1's output limit); " +
+				"thinking.budget_tokens=31999 (the budget must stay below max_tokens)",
+		},
+		{
+			name: "no room for thinking turns it off", protocol: codec.AnthropicMessages, model: "claude-haiku-4-5",
+			req:      codec.Request{MaxTokens: optI(1000), Reasoning: codec.Reasoning{Budget: optI(2048)}},
+			adjusted: "thinking removed (max_tokens leaves no room for the smallest thinking budget)",
+		},
+		{
 			name: "unknown model is sent unchanged", protocol: codec.OpenAIChat, model: "my-finetune",
 			req: codec.Request{MaxTokens: optI(1 << 40), Temperature: optF(0.3), Reasoning: codec.Reasoning{Effort: mapping.EffortXHigh}},
 		},
