@@ -174,6 +174,11 @@ func (m *mockUpstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		problems = append(problems, "reading the body failed: "+err.Error())
 	}
 	problems = append(problems, validateRequest(m.proto, rec)...)
+	if len(problems) == 0 {
+		// Every mock holds requests to the rules of the model they name,
+		// as the provider would (modelrules_mock_test.go).
+		problems = append(problems, enforceModelRules(m.proto, rec.model(m.proto), rec.Body)...)
+	}
 	rec.Stream = streamRequested(m.proto, rec)
 	m.mu.Lock()
 	check := m.check

@@ -76,7 +76,7 @@ func enforceAnthropic(r *rules.Rule, model string, root gjson.Result, bad func(s
 		}
 	}
 	if e := root.Get("output_config.effort"); e.Exists() && !slices.Contains(r.Efforts, e.String()) {
-		bad("output_config.effort: %q is not supported by %s", e.String(), model)
+		bad("This model does not support effort level '%s'. Supported levels: %s.", e.String(), strings.Join(r.Efforts, ", "))
 	}
 	switch r.Sampling {
 	case rules.SamplingExclusive:

@@ -79,9 +79,11 @@ func (p proto) defaultModel() string {
 		// minimal: the model rules fit requests to it.
 		return "gpt-5.2"
 	case anthropicMsgs:
-		return "claude-sonnet-4-5"
+		// Claude Sonnet 4 takes temperature and top_p together, which the
+		// suites' clients send; later models take one of them.
+		return "claude-sonnet-4-20250514"
 	case vertexAnthropic:
-		return "claude-sonnet-4-5@20250929"
+		return "claude-sonnet-4@20250514"
 	}
 	return "gemini-2.5-flash"
 }
