@@ -667,6 +667,7 @@ func TestAnthropicStreamDecodeErrorEvents(t *testing.T) {
 // streaming recording.
 func anthropicStreamRecording(t testing.TB, file string) (Protocol, string) {
 	t.Helper()
+	skipWithoutRecordings(t)
 	b, err := os.ReadFile(filepath.Join(recordingsDir, file))
 	if err != nil {
 		t.Fatal(err)
