@@ -53,6 +53,7 @@ var (
 	clisOut     = flag.String("clis.out", "", "also write TestRealCLIs' matrix (markdown) to this file")
 	clisVertex  = flag.Bool("clis.vertex", true, "also run every CLI against the Vertex upstreams (vertex, vertex-anthropic)")
 	clisAround  = flag.Bool("clis.workarounds", false, "configure the CLIs around llmbridge's documented gaps (Codex without its namespace and web_search tools, Gemini CLI without topK) to reach the tool turn behind them")
+	clisModels  = flag.Bool("clis.models", false, "run every CLI against every model of each upstream's rule table (one run per model) instead of one model per upstream")
 	clisKeep    = flag.Bool("clis.keep", false, "keep each run's temporary HOME, work directory and upstream request log (their path is logged)")
 )
 
@@ -211,6 +212,7 @@ func cliUpstreams(client proto) []proto {
 type cliRunResult struct {
 	cli      string
 	upstream proto
+	model    string
 	pass     bool
 	reason   string
 	took     time.Duration
@@ -247,10 +249,22 @@ func TestRealCLIs(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			for _, up := range cliUpstreams(c.client) {
 				t.Run(string(up), func(t *testing.T) {
-					res := env.run(t, binDir, c, up)
-					results = append(results, res)
-					if !res.pass {
-						t.Errorf("%s -> %s: %s", c.name, up, res.reason)
+					if !*clisModels {
+						res := env.run(t, binDir, c, up, env.site[up], cliModels[c.client][up])
+						results = append(results, res)
+						if !res.pass {
+							t.Errorf("%s -> %s: %s", c.name, up, res.reason)
+						}
+						return
+					}
+					for _, model := range ruleModels(up) {
+						t.Run(model, func(t *testing.T) {
+							res := env.run(t, binDir, c, up, env.modelSites[up][model], model)
+							results = append(results, res)
+							if !res.pass {
+								t.Errorf("%s -> %s %s: %s", c.name, up, model, res.reason)
+							}
+						})
 					}
 				})
 			}
@@ -278,9 +292,22 @@ func cliMatrix(results []cliRunResult) string {
 		b.WriteString("---|")
 	}
 	b.WriteString("\n")
-	cell := map[string]cliRunResult{}
+	type tally struct {
+		runs, passed int
+		took         time.Duration
+	}
+	cell := map[string]*tally{}
 	for _, r := range results {
-		cell[r.cli+"|"+string(r.upstream)] = r
+		k := r.cli + "|" + string(r.upstream)
+		if cell[k] == nil {
+			cell[k] = &tally{}
+		}
+		c := cell[k]
+		c.runs++
+		c.took += r.took
+		if r.pass {
+			c.passed++
+		}
 	}
 	for _, c := range cliSpecs {
 		fmt.Fprintf(&b, "| %s (%s) |", c.name, c.client)
@@ -289,7 +316,9 @@ func cliMatrix(results []cliRunResult) string {
 			switch {
 			case !ok:
 				b.WriteString(" - |")
-			case r.pass:
+			case r.runs > 1:
+				fmt.Fprintf(&b, " %d/%d models pass (%.0fs) |", r.passed, r.runs, r.took.Seconds())
+			case r.passed == 1:
 				fmt.Fprintf(&b, " pass (%.0fs) |", r.took.Seconds())
 			default:
 				fmt.Fprintf(&b, " FAIL (%.0fs) |", r.took.Seconds())
@@ -299,7 +328,7 @@ func cliMatrix(results []cliRunResult) string {
 	}
 	for _, r := range results {
 		if !r.pass {
-			fmt.Fprintf(&b, "\n- %s -> %s: %s", r.cli, r.upstream, r.reason)
+			fmt.Fprintf(&b, "\n- %s -> %s (%s): %s", r.cli, r.upstream, r.model, r.reason)
 		}
 	}
 	b.WriteString("\n")
@@ -310,11 +339,14 @@ func cliMatrix(results []cliRunResult) string {
 // protocol, each in front of its scripted mock, with llmbridge's debug log
 // in a file.
 type cliEnv struct {
-	mocks     map[proto]*cliMock
-	site      map[proto]string
-	adminPort int
-	caddyfile string
-	debugLog  string
+	mocks map[proto]*cliMock
+	site  map[proto]string
+	// modelSites has, with -clis.models, a site per model of each
+	// upstream's rule table that routes every model there.
+	modelSites map[proto]map[string]string
+	adminPort  int
+	caddyfile  string
+	debugLog   string
 }
 
 var (
@@ -345,13 +377,47 @@ func cliSetup(t *testing.T) *cliEnv {
 }
 
 func newCLIEnv(adminPort int) (*cliEnv, error) {
-	e := &cliEnv{mocks: map[proto]*cliMock{}, site: map[proto]string{}, adminPort: adminPort}
+	e := &cliEnv{mocks: map[proto]*cliMock{}, site: map[proto]string{}, modelSites: map[proto]map[string]string{}, adminPort: adminPort}
 	logDir, err := os.MkdirTemp("", "llmbridge-clis-")
 	if err != nil {
 		return nil, err
 	}
 	e.debugLog = filepath.Join(logDir, "debug.log")
-	ports, err := freePorts(2 + len(allProtocols))
+	// Mocks and fronts take their ports first, so that the site ports
+	// chosen after them are none of theirs.
+	type siteSpec struct {
+		p      proto
+		front  *cliFront
+		routes string
+	}
+	var specs []siteSpec
+	for _, p := range allProtocols {
+		m, err := newCLIMock(p)
+		if err != nil {
+			return nil, err
+		}
+		e.mocks[p] = m
+		front, err := newCLIFront(m)
+		if err != nil {
+			return nil, err
+		}
+		// The CLIs reach the site through a recorder of their requests.
+		e.site[p] = "http://" + front.addr()
+		specs = append(specs, siteSpec{p: p, front: front, routes: cliModelRoutes(p)})
+		if !*clisModels {
+			continue
+		}
+		e.modelSites[p] = map[string]string{}
+		for _, model := range ruleModels(p) {
+			front, err := newCLIFront(m)
+			if err != nil {
+				return nil, err
+			}
+			e.modelSites[p][model] = "http://" + front.addr()
+			specs = append(specs, siteSpec{p: p, front: front, routes: "\t\tmodel * " + model + "\n"})
+		}
+	}
+	ports, err := freePorts(2 + len(specs))
 	if err != nil {
 		return nil, err
 	}
@@ -368,17 +434,9 @@ func newCLIEnv(adminPort int) (*cliEnv, error) {
 	}
 }
 `, adminPort, ports[0], ports[1], e.debugLog)
-	for i, p := range allProtocols {
-		m, err := newCLIMock(p)
-		if err != nil {
-			return nil, err
-		}
-		e.mocks[p] = m
+	for i, sp := range specs {
 		port := ports[2+i]
-		front, err := newCLIFront(m, fmt.Sprintf("127.0.0.1:%d", port))
-		if err != nil {
-			return nil, err
-		}
+		sp.front.setSite(fmt.Sprintf("127.0.0.1:%d", port))
 		// No host in the site address: the CLIs call 127.0.0.1. Gemini
 		// CLI always sends topK, which OpenAI cannot take: the README's
 		// recipe drops it, as an operator would (a no-op for other
@@ -393,17 +451,15 @@ http://:%d {
 %s	}
 	reverse_proxy %s
 }
-`, port, p, vertexProject, vertexLocation, cliModelRoutes(p), m.addr())
-		// The CLIs reach the site through a recorder of their requests.
-		e.site[p] = "http://" + front.addr()
+`, port, sp.p, vertexProject, vertexLocation, sp.routes, e.mocks[sp.p].addr())
 	}
 	e.caddyfile = b.String()
 	return e, nil
 }
 
 // run runs CLI c once against upstream up and reports the cell.
-func (e *cliEnv) run(t *testing.T, binDir string, c cliSpec, up proto) cliRunResult {
-	res := cliRunResult{cli: c.name, upstream: up}
+func (e *cliEnv) run(t *testing.T, binDir string, c cliSpec, up proto, site, model string) cliRunResult {
+	res := cliRunResult{cli: c.name, upstream: up, model: model}
 	token := "llmbridge-" + randomHex(6)
 	want := "The command printed " + token + "."
 	m := e.mocks[up]
@@ -424,7 +480,7 @@ func (e *cliEnv) run(t *testing.T, binDir string, c cliSpec, up proto) cliRunRes
 		}
 	}
 	prompt := "Run the shell command `echo " + token + "` with your shell tool and tell me exactly what it printed."
-	args, extra, err := c.prepare(home, e.site[up], prompt, up, *clisAround)
+	args, extra, err := c.prepare(home, site, prompt, up, *clisAround)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -971,14 +1027,20 @@ func shellArgs(schema any, command string) (string, error) {
 type cliFront struct {
 	ln  net.Listener
 	srv *http.Server
+	// target is the site the front forwards to; setSite sets it.
+	target *url.URL
 }
 
-func newCLIFront(m *cliMock, site string) (*cliFront, error) {
+// setSite points the front at site (host:port), which is chosen after
+// every front has its own port, so that no site port is one of theirs.
+func (f *cliFront) setSite(site string) { f.target.Host = site }
+
+func newCLIFront(m *cliMock) (*cliFront, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	target := &url.URL{Scheme: "http", Host: site}
+	target := &url.URL{Scheme: "http"}
 	rp := httputil.NewSingleHostReverseProxy(target)
 	rp.FlushInterval = -1
 	rp.ModifyResponse = func(resp *http.Response) error {
@@ -1002,7 +1064,7 @@ func newCLIFront(m *cliMock, site string) (*cliFront, error) {
 		}
 		return nil
 	}
-	f := &cliFront{ln: ln}
+	f := &cliFront{ln: ln, target: target}
 	f.srv = &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
