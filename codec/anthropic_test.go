@@ -723,6 +723,7 @@ func TestAnthropicAppendRequest(t *testing.T) {
 						{Type: PartText, Text: ""},
 						{Type: PartToolCall, ToolCallID: "call_1", ToolName: "get_weather", Arguments: `{"city":"Paris"}`},
 						{Type: PartToolCall, ToolCallID: "call_2", ToolName: "now"},
+						{Type: PartToolCall, ToolCallID: "call_3", ToolName: "empty"},
 					}},
 					anthropicText(RoleUser, "Here you are:"),
 					{Role: RoleUser, Parts: []Part{

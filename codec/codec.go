@@ -54,6 +54,11 @@ func AppendRequest(dst []byte, p Protocol, req *Request, opts EncodeOptions) ([]
 	default:
 		err = invalid("", "unknown protocol "+string(p))
 	}
+	if err == nil {
+		// After encoding, so that what an encoder refuses in a result
+		// (its content, its place) is named first.
+		err = checkToolResults(p, req)
+	}
 	if err != nil {
 		return dst, err
 	}

@@ -1024,7 +1024,10 @@ func responsesToolRequest() Request {
 				{Type: PartToolResult, ToolCallID: "toolu_1", Content: []Part{responsesText("18°C, \"sunny\"")}},
 				{Type: PartToolResult, ToolCallID: "toolu_2", IsError: true, Content: []Part{responsesText("clock broken")}},
 				responsesText("And tomorrow?")}},
-			{Role: RoleAssistant, Parts: []Part{{Type: PartToolCall, ToolCallID: "toolu_3", ToolName: "get_weather", Arguments: `{"city":"Paris","day":1}`}}},
+			{Role: RoleAssistant, Parts: []Part{{Type: PartToolCall, ToolCallID: "toolu_3", ToolName: "get_weather", Arguments: `{"city":"Paris","day":1}`},
+				{Type: PartToolCall, ToolCallID: "toolu_4", ToolName: "now", Arguments: `{}`},
+				{Type: PartToolCall, ToolCallID: "toolu_5", ToolName: "now", Arguments: `{}`},
+				{Type: PartToolCall, ToolCallID: "toolu_6", ToolName: "lax", Arguments: `{}`}}},
 			{Role: RoleUser, Parts: []Part{
 				{Type: PartToolResult, ToolCallID: "toolu_3", Content: []Part{responsesText("rain"), {Type: PartImage, URL: "https://example.com/map.png"}}},
 				{Type: PartToolResult, ToolCallID: "toolu_4", IsError: true, Content: []Part{{Type: PartImage, MediaType: "image/gif", Data: "R0lG"}}},
