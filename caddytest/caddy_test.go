@@ -67,6 +67,9 @@ type testEnv struct {
 	policies map[string]string
 	// dialect is a site (openai-chat upstream) with dialect deepseek.
 	dialect string
+	// bare has one site per protocol that is plain reverse_proxy to its
+	// mock, without llmbridge: the baseline the load test compares with.
+	bare map[proto]string
 
 	caddyfile string
 }
@@ -100,7 +103,7 @@ func setup(t *testing.T) *testEnv {
 func newTestEnv() (*testEnv, error) {
 	e := &testEnv{mocks: mockSet{}, plain: map[proto]string{}, keyed: map[proto]string{}, dead: map[proto]string{},
 		routed: map[proto]string{}, routedUp: map[proto]string{}, gated: map[proto]string{},
-		fronts: map[proto]*frontUpstream{}, fronted: map[proto]string{}, policies: map[string]string{}}
+		fronts: map[proto]*frontUpstream{}, fronted: map[proto]string{}, policies: map[string]string{}, bare: map[proto]string{}}
 	logDir, err := os.MkdirTemp("", "llmbridge-caddytest-")
 	if err != nil {
 		return nil, err
@@ -119,7 +122,7 @@ func newTestEnv() (*testEnv, error) {
 	// get one that is closed again before Caddy starts.
 	// The admin API gets a free port too, so that integration runs from
 	// several checkouts can share a machine.
-	ports, err := freePorts(8*len(allProtocols) + 9)
+	ports, err := freePorts(9*len(allProtocols) + 9)
 	if err != nil {
 		return nil, err
 	}
@@ -191,6 +194,11 @@ http://localhost:%d {
 	e.policies["strict"] = site(next(), anthropicMsgs, e.mocks[anthropicMsgs].addr(), "\t\ton_unsupported strict\n\t\tdrop metadata\n", "")
 	e.policies["lenient"] = site(next(), anthropicMsgs, e.mocks[anthropicMsgs].addr(), "\t\ton_unsupported lenient\n", "")
 	e.dialect = site(next(), openaiChat, e.mocks[openaiChat].addr(), "\t\tdialect deepseek\n", "")
+	for _, p := range allProtocols {
+		port := next()
+		fmt.Fprintf(&b, "\nhttp://localhost:%d {\n\treverse_proxy %s\n}\n", port, e.mocks[p].addr())
+		e.bare[p] = fmt.Sprintf("http://localhost:%d", port)
+	}
 	e.caddyfile = b.String()
 	return e, nil
 }

@@ -38,7 +38,7 @@ var (
 
 const (
 	// loadCancelEvery is how often one client cancels its stream mid-way.
-	loadCancelEvery = 2 * time.Second
+	loadCancelEvery = time.Second
 	// loadTextPieces makes the mocks' streams about 20 events long.
 	loadTextPieces = 16
 	// loadCancelMarker, followed by a number, marks a request the client
@@ -53,6 +53,10 @@ const (
 // loadPair is one translated pair the load test rotates through.
 type loadPair struct {
 	client, upstream proto
+	// bare: the pair goes through plain reverse_proxy, without llmbridge
+	// (client and upstream speak one protocol), the baseline of the
+	// cancellation delay.
+	bare bool
 	url              string
 	header           http.Header
 	body             []byte
@@ -64,7 +68,10 @@ type loadPair struct {
 // over translated pairs) and checking every stream is complete with the
 // expected text. Every loadCancelEvery one client cancels mid-stream; the
 // mock must see its request context cancelled within loadCancelLimit.
-// Afterwards the goroutines must be back to the baseline.
+// Cancellations alternate between pairs through llmbridge and pairs
+// through plain reverse_proxy (env.bare), so that the delay llmbridge adds
+// is measured against the machine's own under the same load, and both
+// are logged. Afterwards the goroutines must be back to the baseline.
 func TestLoadStreams(t *testing.T) {
 	env := setup(t)
 	pairs := []loadPair{
@@ -72,6 +79,8 @@ func TestLoadStreams(t *testing.T) {
 		{client: openaiChat, upstream: gemini},
 		{client: openaiResponses, upstream: anthropicMsgs},
 		{client: gemini, upstream: openaiResponses},
+		{client: openaiChat, upstream: openaiChat, bare: true},
+		{client: anthropicMsgs, upstream: anthropicMsgs, bare: true},
 	}
 	var holds sync.Map // marker number -> *streamHold
 	holdFor := func(body []byte) *streamHold {
@@ -96,7 +105,11 @@ func TestLoadStreams(t *testing.T) {
 		pr.want = rep.Text
 		env.mocks[pr.upstream].setReply(rep)
 		env.mocks[pr.upstream].setStreamPlan(streamPlan{holdFor: holdFor, pieces: loadTextPieces})
-		req := newClientStreamRequest(t, env.plain[pr.upstream], pr.client)
+		base := env.plain[pr.upstream]
+		if pr.bare {
+			base = env.bare[pr.upstream]
+		}
+		req := newClientStreamRequest(t, base, pr.client)
 		pr.url, pr.header = req.URL.String(), req.Header
 		b, err := io.ReadAll(req.Body)
 		if err != nil {
@@ -166,7 +179,8 @@ func TestLoadStreams(t *testing.T) {
 		mu                  sync.Mutex
 		errs                []string
 		nErrs               int
-		delays              []time.Duration
+		delays, bareDelays  []time.Duration
+		cancelTurn          atomic.Int64
 	)
 	fail := func(format string, args ...any) {
 		mu.Lock()
@@ -205,12 +219,26 @@ func TestLoadStreams(t *testing.T) {
 				pr := &pairs[i%len(pairs)]
 				if time.Until(end) > time.Second && cancelWanted.CompareAndSwap(true, false) {
 					cancels.Add(1)
+					// Cancellations alternate between the pairs through
+					// llmbridge and the bare ones, measured in the same
+					// run under the same load.
+					turn := cancelTurn.Add(1)
+					wantBare := turn%2 == 0
+					for k := int(turn); ; k++ {
+						if pr = &pairs[k%len(pairs)]; pr.bare == wantBare {
+							break
+						}
+					}
 					d, err := loadCancelOne(client, pr, &holds, strconv.FormatInt(seq.Add(1), 10))
 					if err != nil {
 						fail("%s -> %s cancelled stream: %v", pr.client, pr.upstream, err)
 					} else {
 						mu.Lock()
-						delays = append(delays, d)
+						if pr.bare {
+							bareDelays = append(bareDelays, d)
+						} else {
+							delays = append(delays, d)
+						}
 						mu.Unlock()
 					}
 					continue
@@ -227,7 +255,7 @@ func TestLoadStreams(t *testing.T) {
 	close(stopTicker)
 	tickerDone.Wait()
 
-	var worst, median time.Duration
+	var worst, median, bareMedian, bareWorst time.Duration
 	slow := 0
 	for _, d := range delays {
 		worst = max(worst, d)
@@ -238,6 +266,10 @@ func TestLoadStreams(t *testing.T) {
 	if len(delays) > 0 {
 		slices.Sort(delays)
 		median = delays[len(delays)/2]
+	}
+	if len(bareDelays) > 0 {
+		slices.Sort(bareDelays)
+		bareMedian, bareWorst = bareDelays[len(bareDelays)/2], bareDelays[len(bareDelays)-1]
 	}
 
 	// Back to the baseline: close idle connections on both sides and let
@@ -261,6 +293,9 @@ func TestLoadStreams(t *testing.T) {
 	n := total.Load()
 	t.Logf("load: %d clients for %v: %d requests (%.0f/s), %d errors, %d cancelled mid-stream (upstream cancellation delay: median %v, worst %v, %d over %v)",
 		*loadClients, elapsed.Round(time.Millisecond), n, float64(n)/elapsed.Seconds(), nErrs, cancels.Load(), median, worst, slow, *loadCancelLimit)
+	t.Logf("load: cancellation delay through llmbridge: median %v, worst %v (%d); through plain reverse_proxy at the same load: median %v, worst %v (%d); llmbridge adds %v at the median",
+		median.Round(time.Millisecond), worst.Round(time.Millisecond), len(delays), bareMedian.Round(time.Millisecond), bareWorst.Round(time.Millisecond),
+		len(bareDelays), (median - bareMedian).Round(time.Millisecond))
 	t.Logf("load: peak heap in use %.1f MiB; goroutines %d before, %d after", float64(peakHeap)/(1<<20), before, after)
 	if lagSamples > 0 {
 		t.Logf("load: scheduling lag of a 5ms sleep during the run: mean %v, worst %v", (sumLag / time.Duration(lagSamples)).Round(time.Microsecond), worstLag.Round(time.Microsecond))
