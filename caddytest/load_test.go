@@ -56,11 +56,11 @@ type loadPair struct {
 	// bare: the pair goes through plain reverse_proxy, without llmbridge
 	// (client and upstream speak one protocol), the baseline of the
 	// cancellation delay.
-	bare bool
-	url              string
-	header           http.Header
-	body             []byte
-	want             string
+	bare   bool
+	url    string
+	header http.Header
+	body   []byte
+	want   string
 }
 
 // TestLoadStreams runs -load.clients clients for -load.duration, each
