@@ -1889,6 +1889,12 @@ func appendAnthropicReasoning(dst []byte, part *Part, envelope, comma bool) []by
 	if comma {
 		dst = append(dst, ',')
 	}
+	if !envelope && anthropicOpaqueBlock(part) && validJSON(part.Signature) {
+		// A block llmbridge does not translate, back where it was. (One
+		// that is not JSON goes as redacted data, which Anthropic
+		// refuses, rather than into the body's syntax.)
+		return append(dst, part.Signature...)
+	}
 	if part.Redacted {
 		dst = append(dst, `{"type":"redacted_thinking","data":`...)
 	} else {
@@ -2230,8 +2236,11 @@ func decodeAnthropicContent(v gjson.Result, resp *Response) *Error {
 }
 
 // decodeAnthropicResponseBlock decodes one content block of a response:
-// text, tool_use, thinking and redacted_thinking. Other output (server
-// tools, ...) cannot be translated yet.
+// text, tool_use, thinking, redacted_thinking and the web search's blocks.
+// Any other block (compaction, other server tools' blocks, types added
+// later) is an opaque part (anthropicOpaquePart): it never fails the
+// answer, and travels to the client as a continuation, back to Anthropic
+// on the next turn.
 func decodeAnthropicResponseBlock(b gjson.Result) (Part, *Error) {
 	if !b.IsObject() {
 		return Part{}, anthropicBadUpstream("content block is not an object")
@@ -2279,15 +2288,17 @@ func decodeAnthropicResponseBlock(b gjson.Result) (Part, *Error) {
 			return Part{}, anthropicBadUpstream("redacted_thinking block has no data")
 		}
 		return Part{Type: PartReasoning, Redacted: true, Signature: data.Str, Origin: mapping.FamilyAnthropic}, nil
+	case typ.Str == "server_tool_use" && name.Str != "web_search":
+		return anthropicOpaquePart(b.Raw), nil
 	case typ.Str == "server_tool_use":
-		if id.Type != gjson.String || id.Str == "" || name.Str != "web_search" || !input.IsObject() {
-			return Part{}, anthropicBadUpstream(`server_tool_use block of tool "` + name.Str + `" cannot be translated (only web_search is)`)
+		if id.Type != gjson.String || id.Str == "" || !input.IsObject() {
+			return Part{}, anthropicBadUpstream("server_tool_use block lacks its id or input object")
 		}
 		return Part{Type: PartServerToolCall, ToolKind: ToolWebSearch, ToolCallID: id.Str, ToolName: name.Str, Arguments: input.Raw}, nil
 	case typ.Str == "web_search_tool_result":
 		return anthropicSearchResult(toolUseID, content), nil
 	case typ.Str != "text":
-		return Part{}, anthropicBadUpstream(`content block type "` + typ.Str + `" cannot be translated yet`)
+		return anthropicOpaquePart(b.Raw), nil
 	case text.Type != gjson.String:
 		return Part{}, anthropicBadUpstream("text block has no text")
 	}
@@ -2714,4 +2725,22 @@ func appendAnthropicStopReason(dst []byte, s StopReason) []byte {
 		return append(dst, "null"...)
 	}
 	return appendString(dst, mapping.AnthropicStopReason(s))
+}
+
+// anthropicOpaquePart is the canonical form of an Anthropic content block
+// llmbridge does not translate (compaction summaries, other server tools'
+// state, block types added later): what it holds may be state Anthropic
+// needs back (a compaction's encrypted_content), so it is kept whole, as
+// the opaque value of a redacted reasoning part of Anthropic's. Clients
+// carry it in their continuation slot like any signature, and it goes back
+// into the assistant message it came from. Nothing of it is shown.
+func anthropicOpaquePart(raw string) Part {
+	return Part{Type: PartReasoning, Redacted: true, Origin: mapping.FamilyAnthropic, Signature: strings.Clone(raw)}
+}
+
+// anthropicOpaqueBlock reports whether part is an anthropicOpaquePart: its
+// opaque value is a JSON object, which no signature or redacted data is
+// (they are base64).
+func anthropicOpaqueBlock(part *Part) bool {
+	return part.Origin == mapping.FamilyAnthropic && strings.HasPrefix(part.Signature, "{")
 }

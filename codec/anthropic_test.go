@@ -1230,8 +1230,6 @@ func TestAnthropicDecodeResponseErrors(t *testing.T) {
 		{"content wrong type", `{"type":"message","content":"x"}`, "content is not an array"},
 		{"block wrong type", `{"type":"message","content":["x"]}`, "content block is not an object"},
 		{"block type missing", `{"type":"message","content":[{"text":"x"}]}`, "content block has no type"},
-		{"server_tool_use block", `{"type":"message","content":[{"type":"text","text":"x"},{"type":"server_tool_use","id":"srvtoolu_1","name":"web_fetch","input":{}}]}`, `server_tool_use block of tool "web_fetch" cannot be translated`},
-		{"code execution result", `{"type":"message","content":[{"type":"code_execution_tool_result","tool_use_id":"s","content":{}}]}`, `content block type "code_execution_tool_result" cannot be translated yet`},
 		{"tool_use without id", `{"type":"message","content":[{"type":"tool_use","name":"f","input":{}}]}`, "tool_use block lacks its id, name or input object"},
 		{"tool_use without name", `{"type":"message","content":[{"type":"tool_use","id":"toolu_1","name":"","input":{}}]}`, "tool_use block lacks"},
 		{"tool_use input not an object", `{"type":"message","content":[{"type":"tool_use","id":"toolu_1","name":"f","input":[]}]}`, "tool_use block lacks"},
