@@ -7,6 +7,7 @@ import (
 
 	"github.com/llmbridge/llmbridge/mapping"
 	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
 )
 
 // This file streams the Anthropic Messages format, for anthropic-messages
@@ -31,6 +32,7 @@ const (
 	anthropicBlockThinking                  // a thinking block mapped to the open reasoning part
 	anthropicBlockClosed                    // a block that has been closed
 	anthropicBlockTool                      // a tool_use block mapped to the open canonical part
+	anthropicBlockOpaque                    // a block kept whole (anthropicOpaquePart) in the open reasoning part
 )
 
 // anthropicStreamDecoder decodes upstream Anthropic streams into canonical
@@ -57,6 +59,10 @@ type anthropicStreamDecoder struct {
 	// signature_delta events and goes out on the part's EventPartStop. It
 	// is a copy: the event it came in is gone by then.
 	signature string
+	// opaque is the open opaque block (anthropicOpaquePart) as it stands:
+	// its start, with the string fields of its deltas appended, and
+	// opaqueInput the input_json_delta fragments of a server tool's call.
+	opaque, opaqueInput []byte
 
 	usage anthropicCounters
 }
@@ -260,10 +266,9 @@ func (d *anthropicStreamDecoder) blockStart(out []Event, ev *anthropicStreamEven
 		return d.redactedThinking(out, i, data)
 	case typ.Str == "tool_use":
 		return d.toolStart(out, i, id, name, input)
+	case typ.Str == "server_tool_use" && name.Str != "web_search":
+		return d.opaqueStart(out, i, ev.block)
 	case typ.Str == "server_tool_use":
-		if name.Str != "web_search" {
-			return d.fail(out, d.notYet(`server_tool_use block of tool "`+name.Str+`"`))
-		}
 		out = d.toolStart(out, i, id, name, input)
 		if !d.done {
 			// toolStart opened a tool call part; it is a search the
@@ -285,7 +290,7 @@ func (d *anthropicStreamDecoder) blockStart(out []Event, ev *anthropicStreamEven
 			Sources: r.Sources, IsError: r.IsError, Text: r.Text})
 		return d.closePart(out)
 	case typ.Str != "text":
-		return d.fail(out, d.notYet(`content block type "`+typ.Str+`"`))
+		return d.opaqueStart(out, i, ev.block)
 	case text.Exists() && text.Type != gjson.String:
 		return d.fail(out, d.bad("text block text is not a string"))
 	}
@@ -295,6 +300,53 @@ func (d *anthropicStreamDecoder) blockStart(out []Event, ev *anthropicStreamEven
 		out = append(out, Event{Type: EventPartDelta, Index: d.open, Text: text.Str})
 	}
 	return out
+}
+
+// opaqueStart opens the reasoning part that keeps block i whole, a block
+// llmbridge does not translate (anthropicOpaquePart): it never fails the
+// stream, and goes to the client as a continuation when it stops.
+func (d *anthropicStreamDecoder) opaqueStart(out []Event, i int, block gjson.Result) []Event {
+	out = d.openPart(out, i, anthropicBlockOpaque)
+	d.opaque = append(d.opaque[:0], block.Raw...)
+	d.opaqueInput = d.opaqueInput[:0]
+	return append(out, Event{Type: EventPartStart, Index: d.open, Part: PartReasoning, Redacted: true})
+}
+
+// opaqueDelta adds a delta of the open opaque block i to it: the string
+// fields of the delta are appended to the block's fields of the same name
+// (a compaction_delta's content and encrypted_content), and the fragments
+// of an input_json_delta make the block's input, as the SDKs' accumulators
+// do. A delta of a block that is no longer open is dropped.
+func (d *anthropicStreamDecoder) opaqueDelta(out []Event, i int, delta gjson.Result) []Event {
+	if i != d.openBlock || d.open < 0 {
+		return out
+	}
+	if delta.Get("type").Str == "input_json_delta" {
+		d.opaqueInput = append(d.opaqueInput, delta.Get("partial_json").Str...)
+		return out
+	}
+	delta.ForEach(func(k, v gjson.Result) bool {
+		if k.Str == "type" || v.Type != gjson.String || !anthropicPlainKey(k.Str) {
+			return true
+		}
+		old := gjson.GetBytes(d.opaque, k.Str)
+		if b, err := sjson.SetBytes(d.opaque, k.Str, old.Str+v.Str); err == nil {
+			d.opaque = b
+		}
+		return true
+	})
+	return out
+}
+
+// anthropicPlainKey reports whether k is a key that needs no escaping in
+// a gjson or sjson path.
+func anthropicPlainKey(k string) bool {
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return k != ""
 }
 
 // toolStart opens the tool call part of tool_use block i, with its id and
@@ -364,6 +416,9 @@ func (d *anthropicStreamDecoder) blockDelta(out []Event, ev *anthropicStreamEven
 	}
 	if !ev.delta.IsObject() {
 		return d.fail(out, d.bad("content_block_delta has no delta object"))
+	}
+	if d.blocks[i] == anthropicBlockOpaque {
+		return d.opaqueDelta(out, i, ev.delta)
 	}
 	var typ, text, partial, thinking, signature, citation gjson.Result
 	eachMember(ev.delta, &d.text, func(key, value gjson.Result) bool {
@@ -621,9 +676,17 @@ func (d *anthropicStreamDecoder) closePart(out []Event) []Event {
 		return out
 	}
 	stop := Event{Type: EventPartStop, Index: d.open}
-	if d.blocks[d.openBlock] == anthropicBlockThinking && d.signature != "" {
+	switch {
+	case d.blocks[d.openBlock] == anthropicBlockThinking && d.signature != "":
 		stop.Signature, stop.Origin = d.signature, mapping.FamilyAnthropic
 		d.signature = ""
+	case d.blocks[d.openBlock] == anthropicBlockOpaque:
+		if len(d.opaqueInput) > 0 && validJSON(bytesToString(d.opaqueInput)) {
+			if b, err := sjson.SetRawBytes(d.opaque, "input", d.opaqueInput); err == nil {
+				d.opaque = b
+			}
+		}
+		stop.Signature, stop.Origin = string(d.opaque), mapping.FamilyAnthropic
 	}
 	d.blocks[d.openBlock] = anthropicBlockClosed
 	d.open = -1

@@ -430,16 +430,26 @@ func TestAnthropicStreamDecodeEvents(t *testing.T) {
 			msg:  "input_json_delta for a block that is not an open tool_use block",
 		},
 		{
-			name: "server tool block of another tool",
-			body: anthropicMsgStart + anthropicBlockStart(0, `{"type":"server_tool_use","id":"srvtoolu_1","name":"web_fetch","input":{}}`),
-			want: start + ` error(502)`,
-			msg:  `server_tool_use block of tool "web_fetch" cannot be translated yet`,
+			// Blocks llmbridge does not translate are kept whole, deltas
+			// merged, as opaque reasoning; the answer after them flows.
+			name: "server tool block of another tool and its result are kept whole",
+			body: anthropicMsgStart + anthropicBlockStart(0, `{"type":"server_tool_use","id":"srvtoolu_1","name":"web_fetch","input":{}}`) +
+				anthropicDelta(0, `{"type":"input_json_delta","partial_json":"{\"url\":"}`) +
+				anthropicDelta(0, `{"type":"input_json_delta","partial_json":"\"https://x.example\"}"}`) + anthropicBlockStop(0) +
+				anthropicBlockStart(1, `{"type":"web_fetch_tool_result","tool_use_id":"srvtoolu_1","content":[]}`) + anthropicBlockStop(1) +
+				anthropicTextStart(2) + anthropicTextDelta(2, `"Done"`) + anthropicBlockStop(2) + anthropicEndTurn + anthropicMsgStop,
+			want: start + ` redacted_start(0) part_stop(0,anthropic:{"type":"server_tool_use","id":"srvtoolu_1","name":"web_fetch","input":{"url":"https://x.example"}})` +
+				` redacted_start(1) part_stop(1,anthropic:{"type":"web_fetch_tool_result","tool_use_id":"srvtoolu_1","content":[]})` +
+				` part_start(2,0) delta(2,"Done") part_stop(2) stop(end,"") usage(10/0/0/7/0) end`,
 		},
 		{
-			name: "other tool result block cannot be translated yet",
-			body: anthropicMsgStart + anthropicBlockStart(0, `{"type":"web_fetch_tool_result","tool_use_id":"srvtoolu_1","content":[]}`),
-			want: start + ` error(502)`,
-			msg:  `content block type "web_fetch_tool_result" cannot be translated yet`,
+			name: "a compaction block and its deltas are kept whole",
+			body: anthropicMsgStart + anthropicBlockStart(0, `{"type":"compaction","content":""}`) +
+				anthropicDelta(0, `{"type":"compaction_delta","content":"Summary ","encrypted_content":"Eq"}`) +
+				anthropicDelta(0, `{"type":"compaction_delta","content":"of it.","encrypted_content":"YB"}`) + anthropicBlockStop(0) +
+				anthropicTextStart(1) + anthropicTextDelta(1, `"Next"`) + anthropicBlockStop(1) + anthropicEndTurn + anthropicMsgStop,
+			want: start + ` redacted_start(0) part_stop(0,anthropic:{"type":"compaction","content":"Summary of it.","encrypted_content":"EqYB"})` +
+				` part_start(1,0) delta(1,"Next") part_stop(1) stop(end,"") usage(10/0/0/7/0) end`,
 		},
 		{
 			name: "input_json_delta on a text block",
