@@ -58,3 +58,47 @@ func TestResponsesOpaqueItems(t *testing.T) {
 		}
 	}
 }
+
+// TestResponsesStreamOpaqueItems: in a stream, an item llmbridge does not
+// translate is emitted whole at its output_item.done, the text after it
+// flows, and an Anthropic client gets it as redacted thinking; a call the
+// client must run still fails the stream.
+func TestResponsesStreamOpaqueItems(t *testing.T) {
+	item := `{"type":"compaction","id":"cmp_1","encrypted_content":"gAAAAAB"}`
+	ev := func(typ, fields string) string { return "event: " + typ + "\ndata: {\"type\":\"" + typ + "\"," + fields + "}\n\n" }
+	resp := `{"id":"resp_1","object":"response","status":"in_progress","model":"gpt-5","output":[]}`
+	body := ev("response.created", `"response":`+resp) +
+		ev("response.output_item.added", `"output_index":0,"item":{"type":"compaction","id":"cmp_1"}`) +
+		ev("response.compaction.in_progress", `"output_index":0`) +
+		ev("response.output_item.done", `"output_index":0,"item":`+item) +
+		ev("response.output_item.added", `"output_index":1,"item":{"type":"message","id":"msg_1","role":"assistant","status":"in_progress","content":[]}`) +
+		ev("response.content_part.added", `"item_id":"msg_1","output_index":1,"content_index":0,"part":{"type":"output_text","text":"","annotations":[]}`) +
+		ev("response.output_text.delta", `"item_id":"msg_1","output_index":1,"content_index":0,"delta":"The answer."`) +
+		ev("response.output_text.done", `"item_id":"msg_1","output_index":1,"content_index":0,"text":"The answer."`) +
+		ev("response.output_item.done", `"output_index":1,"item":{"type":"message","id":"msg_1","role":"assistant","status":"completed","content":[{"type":"output_text","text":"The answer.","annotations":[]}]}`) +
+		ev("response.completed", `"response":{"id":"resp_1","object":"response","status":"completed","model":"gpt-5","output":[],"usage":{"input_tokens":3,"output_tokens":2,"total_tokens":5}}`)
+	evs := decodeStream(t, OpenAIResponses, body, nil)
+	var sig string
+	for _, e := range evs {
+		if e.Type == EventPartStop && e.Signature != "" {
+			sig = e.Signature
+		}
+		if e.Type == EventError {
+			t.Fatalf("the stream failed: %v", e.Err)
+		}
+	}
+	if sig != item {
+		t.Fatalf("opaque value %q, want the item %s", sig, item)
+	}
+	sse := encodeStream(AnthropicMessages, &Request{Model: "m", Stream: true}, evs)
+	if !strings.Contains(sse, `"type":"redacted_thinking","data":"llmbridge.v1.`) || !strings.Contains(sse, "The answer.") {
+		t.Errorf("Anthropic client stream:\n%s", sse)
+	}
+
+	bad := ev("response.created", `"response":`+resp) +
+		ev("response.output_item.added", `"output_index":0,"item":{"type":"local_shell_call","id":"ls_1"}`)
+	evs = decodeStream(t, OpenAIResponses, bad, nil)
+	if last := evs[len(evs)-1]; last.Type != EventError || !strings.Contains(last.Err.Message, "local_shell_call") {
+		t.Errorf("a call the client must run: last event %+v", last)
+	}
+}

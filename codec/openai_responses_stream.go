@@ -484,8 +484,9 @@ func (d *responsesStreamDecoder) partDone(out []Event, part gjson.Result) []Even
 }
 
 // itemAdded decodes response.output_item.added: a message item opens
-// nothing by itself (its parts do), a reasoning item is skipped, and every
-// other item cannot be translated yet.
+// nothing by itself (its parts do), a reasoning item is skipped, a call the
+// client must run that llmbridge cannot translate fails the stream, and any
+// other item is taken whole at its output_item.done (opaqueDone).
 func (d *responsesStreamDecoder) itemAdded(out []Event, item gjson.Result) []Event {
 	if !item.IsObject() {
 		return d.fail(out, badUpstream(OpenAIResponses, "output item event has no item object"))
@@ -510,7 +511,11 @@ func (d *responsesStreamDecoder) itemAdded(out []Event, item gjson.Result) []Eve
 		d.rsItem, d.rsID, d.rsLast = true, append(d.rsID[:0], id...), -1
 		return out
 	default:
-		return d.fail(out, responsesNotYet(`output item type "`+typ+`"`))
+		if responsesClientAction[typ] {
+			return d.fail(out, responsesNotYet(`output item type "`+typ+`"`))
+		}
+		// Kept whole at its output_item.done (opaqueDone).
+		return d.closePart(out)
 	}
 }
 
@@ -629,7 +634,24 @@ func (d *responsesStreamDecoder) itemDone(out []Event, item gjson.Result) []Even
 			out = append(out, Event{Type: EventPartDelta, Index: d.openIndex, Text: args.Str})
 		}
 		return d.closePart(out)
+	default:
+		if item.IsObject() && !responsesClientAction[item.Get("type").Str] {
+			return d.opaqueDone(d.closePart(out), item)
+		}
 	}
+	return out
+}
+
+// opaqueDone emits an output item llmbridge does not translate, whole, as
+// the opaque value of a part (responsesOpaquePart) that its client carries
+// as a continuation.
+func (d *responsesStreamDecoder) opaqueDone(out []Event, item gjson.Result) []Event {
+	if !d.started {
+		out = d.ensureStarted(out)
+	}
+	out = append(out, Event{Type: EventPartStart, Index: d.next, Part: PartReasoning, Redacted: true},
+		Event{Type: EventPartStop, Index: d.next, Signature: strings.Clone(item.Raw), Origin: mapping.FamilyOpenAI})
+	d.next++
 	return out
 }
 
