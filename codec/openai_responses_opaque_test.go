@@ -65,7 +65,9 @@ func TestResponsesOpaqueItems(t *testing.T) {
 // client must run still fails the stream.
 func TestResponsesStreamOpaqueItems(t *testing.T) {
 	item := `{"type":"compaction","id":"cmp_1","encrypted_content":"gAAAAAB"}`
-	ev := func(typ, fields string) string { return "event: " + typ + "\ndata: {\"type\":\"" + typ + "\"," + fields + "}\n\n" }
+	ev := func(typ, fields string) string {
+		return "event: " + typ + "\ndata: {\"type\":\"" + typ + "\"," + fields + "}\n\n"
+	}
 	resp := `{"id":"resp_1","object":"response","status":"in_progress","model":"gpt-5","output":[]}`
 	body := ev("response.created", `"response":`+resp) +
 		ev("response.output_item.added", `"output_index":0,"item":{"type":"compaction","id":"cmp_1"}`) +
