@@ -145,8 +145,8 @@ func (h *Handler) record(r *http.Request, x *exchange) {
 		extra.Set(zap.Dict("llmbridge", fields...))
 	}
 	if x.status < 300 && (x.stop == mapping.StopOther || x.stop == mapping.StopNone) && x.client.Family() != x.upstream.Family() {
-		// Seed 000: a stop the client's protocol cannot say exactly (an
-		// unknown reason, or none at all) is traced, not hidden.
+		// A stop the client's protocol cannot say exactly (an unknown
+		// reason, or none at all) is traced, not hidden.
 		h.logger.Debug("upstream stop reason has no exact equivalent for the client",
 			zap.String("client_protocol", string(x.client)), zap.String("upstream_protocol", string(x.upstream)),
 			zap.String("stop_reason", x.stop.String()))

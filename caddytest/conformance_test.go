@@ -32,7 +32,7 @@ type conformanceException struct {
 var conformanceExceptions = []conformanceException{
 	// None: the last one, Anthropic's hosted web search stream
 	// (anthropic-messages/claude-sonnet-4-5-pause-turn-web-search-stream),
-	// translates since issue 4 item 5.
+	// translates as a hosted tool.
 }
 
 // exceptionFor returns the exception that covers recording id replayed to

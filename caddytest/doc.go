@@ -56,7 +56,7 @@
 //     for byte upstream. A mock's check hook (mock_test.go) adds a test's
 //     own validation of the request body.
 //   - reasoning_mock_test.go, reasoning_clients_test.go, reasoning_test.go:
-//     issue 5 end to end. A two-turn agent conversation with thinking and
+//     reasoning, refusals and usage end to end. A two-turn agent conversation with thinking and
 //     a tool call for every upstream that signs its reasoning (Anthropic,
 //     Vertex Anthropic, Responses, Gemini, Vertex) and every client,
 //     streamed and not: the upstream issues native opaque values

@@ -37,7 +37,7 @@ var (
 // perfCommand is how TestPerf is run.
 const perfCommand = "go test ./caddytest -run '^TestPerf$' -count=1 -v -perf -perf.rounds 5"
 
-// Targets on a 2-core machine (issue 8).
+// Targets on a 2-core machine.
 const (
 	perfTargetAddedP50   = 50 * time.Microsecond  // 5 KB non-streamed, concurrency 1
 	perfTargetThroughput = 0.90                   // of plain reverse_proxy, concurrency 32

@@ -19,7 +19,7 @@ import (
 	"google.golang.org/genai"
 )
 
-// This file gives the client adapters their reasoning side (issue 5): an
+// This file gives the client adapters their reasoning side: an
 // agent conversation of two turns in which each SDK keeps and replays the
 // assistant's reasoning exactly as that SDK (or the real agents built on
 // it) does, and a probe that sends one request with a protocol's own

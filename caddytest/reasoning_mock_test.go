@@ -9,7 +9,7 @@ import (
 )
 
 // This file gives the mock upstreams their reasoning, refusal and usage
-// side (issue 5): native answers that carry reasoning with each family's
+// side: native answers that carry reasoning with each family's
 // opaque values (Anthropic thinking signatures and redacted_thinking data,
 // Responses reasoning items with encrypted_content, Gemini thought parts
 // and thoughtSignatures) before a tool call, every upstream's forms of a

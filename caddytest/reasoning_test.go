@@ -11,7 +11,7 @@ import (
 	"google.golang.org/genai"
 )
 
-// The reasoning, refusal, truncation and usage tests of issue 5: every
+// The reasoning, refusal, truncation and usage tests: every
 // client SDK through every upstream protocol, streaming and not.
 
 // signingUpstreams are the upstreams whose reasoning carries opaque values
@@ -170,7 +170,7 @@ type refusalWant struct {
 }
 
 // wantRefusal is what client cp must get when upstream up refuses with k,
-// following seeds 000 and 003 and the README:
+// following the README:
 //
 //   - Chat clients get the refusal text in message.refusal (content null)
 //     with finish_reason stop; Responses clients a refusal content part
@@ -183,7 +183,7 @@ type refusalWant struct {
 //     SAFETY (the explanation goes in finishMessage, which genai drops).
 //   - Streamed, Anthropic's visible refusal text has gone out as text
 //     before the stop says it was a refusal: Chat and Responses clients
-//     get it as text, and no duplicate refusal (seed 000).
+//     get it as text, and no duplicate refusal.
 //   - Gemini filter stops (finishReason SAFETY, promptFeedback.blockReason)
 //     are content filters: Chat finish_reason content_filter, Responses
 //     incomplete/content_filter, Anthropic stop_reason refusal.
@@ -210,7 +210,7 @@ func wantRefusal(cp, up proto, k refusalKind, stream bool) refusalWant {
 	if stream && k == refusalAnthropicText && cp.isOpenAI() {
 		// Anthropic streams the visible text before stop_reason says it
 		// was a refusal: it has gone out as ordinary text, and no
-		// duplicate refusal follows (seed 000's streaming rule).
+		// duplicate refusal follows (a stream cannot take back what it sent).
 		if cp == openaiChat {
 			return refusalWant{text: refusalText, wire: "stop"}
 		}
@@ -400,7 +400,7 @@ var (
 	geminiNo    = map[string]string{"generationConfig.thinkingConfig": ""}
 )
 
-// controlCases follow the README's and seed 003's reasoning mapping with
+// controlCases follow the README's reasoning mapping with
 // the default effort budgets (minimal 1024, low 2048, medium 8192, high
 // 24576): an effort is a thinking budget toward Anthropic (max_tokens
 // raised by the default 4096 above it when the client set no limit) and

@@ -156,8 +156,7 @@ func readRecordedStream(p proto, body string, firstOnly bool) recordedStream {
 					rs.text += ev.Get("content_block.text").Str
 				case "thinking", "redacted_thinking":
 				case "server_tool_use", "web_search_tool_result":
-					// Hosted web search output: translated (issue 4,
-					// item 5) and, toward Chat and Gemini clients,
+					// Hosted web search output: translated and, toward Chat and Gemini clients,
 					// left out of the stream; the text is unchanged.
 				case "tool_use":
 					rs.toolCalls++
@@ -447,7 +446,7 @@ func runStreamReplay(t *testing.T, env *testEnv, c streamingClient, rc streamRep
 	}
 	if stop == "end" && want.refusal != "" {
 		// Chat and Responses end a refusal like any other turn; the
-		// refusal part says what it was (seed 000).
+		// refusal part says what it was.
 		stop = "refusal"
 		if up.family() == gemini {
 			// Gemini has no refusal: the mock upstream wrote SAFETY,

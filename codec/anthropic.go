@@ -1002,8 +1002,8 @@ func (d *anthropicRequestDecoder) outputFormat(v gjson.Result) *Error {
 }
 
 // finishReasoning sets Reasoning.Effort from thinking disabled and
-// output_config.effort. Disabled thinking is an explicit "no reasoning"
-// (seed 003), which the canonical effort says as EffortNone; an output
+// output_config.effort. Disabled thinking is an explicit "no reasoning",
+// which the canonical effort says as EffortNone; an output
 // effort beside it has no canonical slot left and is recorded as dropped.
 func (d *anthropicRequestDecoder) finishReasoning() {
 	r := &d.req.Reasoning
@@ -1365,8 +1365,8 @@ type anthropicThinkingPlan struct {
 	effort    string // output_config.effort, or ""
 }
 
-// planAnthropicThinking converts req.Reasoning following seed 003 and the
-// shared reasoning rules:
+// planAnthropicThinking converts req.Reasoning following the shared
+// reasoning rules:
 //
 //   - Nothing asked (the zero Reasoning, or only a Responses summary) writes
 //     nothing: the upstream's default stays, since some models reject
@@ -2108,8 +2108,8 @@ func anthropicEmptyObject(schema string) bool {
 
 // anthropicPartText returns the text a part contributes as an Anthropic text
 // block, and false for a part type Anthropic cannot carry. A refusal becomes
-// plain text: Anthropic has no refusal block, and the seed rule projects a
-// refusal into assistant history unchanged.
+// plain text: Anthropic has no refusal block, and a refusal in assistant
+// history is replayed as its text, unchanged.
 func anthropicPartText(p *Part) (string, bool) {
 	switch p.Type {
 	case PartText, PartRefusal:
@@ -2718,8 +2718,8 @@ func appendAnthropicUsage(dst []byte, u *Usage) []byte {
 
 // appendAnthropicStopReason appends the stop_reason value for s. A response
 // whose upstream gave no stop reason (a Responses incomplete status with an
-// unknown reason, say) gets null: seed 000 asks for a trace rather than an
-// invented reason.
+// unknown reason, say) gets null: a stop with no exact equivalent is
+// traced, never replaced by an invented reason.
 func appendAnthropicStopReason(dst []byte, s StopReason) []byte {
 	if s == mapping.StopNone {
 		return append(dst, "null"...)

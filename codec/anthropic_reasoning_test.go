@@ -13,7 +13,7 @@ import (
 func gjsonInt(s, path string) int64 { return gjson.Get(s, path).Int() }
 
 // This file tests the reasoning, refusal, stop details and structured output
-// rules of the Anthropic codec (issue 5): request decoding and encoding,
+// rules of the Anthropic codec: request decoding and encoding,
 // response decoding and encoding, streaming, the continuation envelope round
 // trip, and the recordings that hold thinking.
 

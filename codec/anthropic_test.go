@@ -785,7 +785,7 @@ func TestAnthropicAppendRequest(t *testing.T) {
 	}
 }
 
-// TestAnthropicAppendToolChoice checks the seed 003 rules: the parallel
+// TestAnthropicAppendToolChoice checks the tool choice rules: the parallel
 // switch is the inverse of disable_parallel_tool_use, keeps a forced or
 // named choice, becomes an auto choice when only the switch is given, and is
 // not written without tools or with choice none; a choice without tools is

@@ -2097,7 +2097,7 @@ func appendGeminiSystemParts(dst []byte, parts []Part, written bool, path string
 
 // appendGeminiGenerationConfig appends generationConfig with the sampling,
 // thinking and output format parameters that are set, and nothing when none
-// is. Verbosity is OpenAI's alone and is rejected (seed 003).
+// is. Verbosity is OpenAI's alone and is rejected.
 func appendGeminiGenerationConfig(dst []byte, req *Request, opts *EncodeOptions) ([]byte, *Error) {
 	if req.Verbosity != "" {
 		return dst, cannotEncode(Gemini, "verbosity", "output verbosity")
@@ -2175,7 +2175,7 @@ func appendGeminiFormat(dst []byte, empty int, req *Request) ([]byte, *Error) {
 }
 
 // appendGeminiThinking appends thinkingConfig for the requested reasoning
-// (seed 003: nothing when nothing was asked for). An explicit effort none
+// (nothing when nothing was asked for). An explicit effort none
 // is thinkingBudget 0; a budget is sent as it is; adaptive thinking is
 // Gemini's dynamic budget -1; another effort is its budget from
 // opts.EffortBudgets. Thought summaries are asked for (includeThoughts)

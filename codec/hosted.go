@@ -8,7 +8,7 @@ import (
 )
 
 // This file holds the response-side rules for hosted web search output
-// shared by the codecs (issue 4, item 5):
+// shared by the codecs:
 //
 //   - A search the upstream ran is a PartServerToolCall (Anthropic
 //     server_tool_use, Responses web_search_call, Gemini webSearchQueries)

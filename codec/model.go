@@ -425,14 +425,14 @@ type Request struct {
 	ParallelToolCalls OptBool
 
 	// Reasoning is how much the model should reason; the zero value asks
-	// for nothing and injects nothing toward the upstream (seed 003).
+	// for nothing and injects nothing toward the upstream.
 	Reasoning Reasoning
 	// Format is the required output format (structured output); the zero
 	// value is plain text.
 	Format OutputFormat
 	// Verbosity is OpenAI's output verbosity (low, medium, high: Responses
 	// text.verbosity, Chat verbosity), or "". Only OpenAI protocols have
-	// it; toward others a set value is rejected (seed 003).
+	// it; toward others a set value is rejected.
 	Verbosity string
 
 	// Include lists Responses include values the client asked for (such

@@ -139,12 +139,11 @@ func (d *chatRequestDecoder) field(key string, v gjson.Result) *Error {
 		return d.hint(key, v, v.IsObject(), "object")
 	case "service_tier", "prompt_cache_key":
 		// prompt_cache_key only routes requests to OpenAI's prompt cache;
-		// no other upstream has it, and it guarantees no cache hit (seed
-		// 003).
+		// no other upstream has it, and it guarantees no cache hit.
 		return d.hint(key, v, v.Type == gjson.String, "string")
 	case "prompt_cache_retention":
 		// A retention period is a promise about the upstream's cache that
-		// no translation can keep (seed 003).
+		// no translation can keep.
 		return rejectUnlessNull(v, key, "prompt cache retention has no equivalent in translation")
 
 	// Capabilities outside the current scope.
@@ -598,7 +597,7 @@ func chatJSONSchema(v gjson.Result, arena *textArena, f *OutputFormat) *Error {
 }
 
 // chatReasoningEffort decodes reasoning_effort into r.Effort; null is
-// absent and injects nothing (seed 003). "max" is accepted beside OpenAI's
+// absent and injects nothing. "max" is accepted beside OpenAI's
 // names as the canonical name of Anthropic's highest effort.
 func chatReasoningEffort(v gjson.Result, r *Reasoning) *Error {
 	switch {
@@ -1423,8 +1422,7 @@ func chatDropReasoning(req *Request, parts []Part, i int, unsigned bool) {
 	}
 }
 
-// appendChatReasoning appends reasoning_effort from req.Reasoning (seed
-// 003): an effort by its OpenAI name (max, which OpenAI lacks, as xhigh), a
+// appendChatReasoning appends reasoning_effort from req.Reasoning: an effort by its OpenAI name (max, which OpenAI lacks, as xhigh), a
 // thinking budget as the effort it stands for (opts.EffortBudgets), and
 // nothing for adaptive thinking or no setting, which leave the choice to the
 // model. Settings Chat has no field for (a Responses summary, Anthropic's
@@ -2070,7 +2068,7 @@ func decodeChatChoice(choices gjson.Result, resp *Response) *Error {
 }
 
 // chatRefusalStop returns StopRefusal for a natural end of output that
-// holds a refusal: OpenAI ends refusals with "stop" (seed 000), but a
+// holds a refusal: OpenAI ends refusals with "stop", but a
 // refusal is its own kind of ending that clients of other protocols are
 // told about (Anthropic stop_reason refusal). Other reasons stay s.
 func chatRefusalStop(s StopReason, refusal bool) StopReason {

@@ -1,7 +1,7 @@
 package codec
 
 // Tests of the Chat codec's reasoning, refusal, structured output and
-// verbosity rules (issue 5): request decode and encode, response decode and
+// verbosity rules: request decode and encode, response decode and
 // encode, streams both ways, and the round trip of opaque reasoning values
 // through a Chat client's history.
 
@@ -448,7 +448,7 @@ func chatClientAccumulate(t *testing.T, sse string) (text, reasoning, refusal st
 }
 
 // TestChatAppendResponseRefusal covers the refusal rules toward a Chat client
-// (seeds 000 and 003): the refusal goes to message.refusal with content null,
+// : the refusal goes to message.refusal with content null,
 // never both; an explanation stands in for missing text; reasoning before it
 // stays in reasoning_content; nothing to say, or a refusal after tool calls,
 // is an error.

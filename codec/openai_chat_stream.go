@@ -643,7 +643,7 @@ type chatStreamEncoder struct {
 	calls    int
 	argsSent bool
 	// sent: a non-empty content or refusal delta went out, so a refusal
-	// stop has visible output already and adds nothing (seed 000).
+	// stop has visible output already and adds nothing.
 	sent bool
 	// itemID and redacted are the open reasoning part's item id (copied:
 	// event strings alias the upstream's data) and redacted flag, which its
@@ -856,7 +856,7 @@ func (e *chatStreamEncoder) fail(dst []byte, err *Error) []byte {
 }
 
 // refusal ends a stream whose upstream refused before any content or
-// refusal text went out (seeds 000 and 003). The upstream's explanation
+// refusal text went out. The upstream's explanation
 // becomes the refusal, started as OpenAI starts refusals; without one
 // there is nothing true to tell the client, and after tool calls the client
 // could not tell which of them the refusal withdrew, so both are in-stream

@@ -1633,11 +1633,11 @@ func TestChatAppendResponseTools(t *testing.T) {
 	}
 }
 
-// TestChatSeed003Tools checks the seed 003 tool rules on the Chat side:
+// TestChatToolRules checks the tool rules on the Chat side:
 // strict false is a plain tool with its schema unchanged and strict true
 // is kept toward OpenAI; parallel_tool_calls is kept beside a forced or
 // named choice, and without tools it is a hint.
-func TestChatSeed003Tools(t *testing.T) {
+func TestChatToolRules(t *testing.T) {
 	body := `{"model":"m","messages":[{"role":"user","content":"Hi"}],"tools":[
 		{"type":"function","function":{"name":"a","parameters":{"type":"object","additionalProperties":false},"strict":false}},
 		{"type":"function","function":{"name":"b","parameters":{"type":"object"},"strict":true}}],

@@ -879,7 +879,7 @@ func responsesTextFormat(v gjson.Result, req *Request) *Error {
 	return nil
 }
 
-// reasoning decodes the reasoning configuration following seed 003: null,
+// reasoning decodes the reasoning configuration: null,
 // {} and a summary alone ask for nothing (the summary is kept for encoders
 // that can use it); an effort is mapped, "none" included. A non-null
 // context (which turns' reasoning the provider keeps) and execution modes
@@ -2051,8 +2051,7 @@ func responsesWantsReasoning(r *Reasoning) bool {
 	return r.Effort > mapping.EffortNone || r.Budget.Set && r.Budget.Value > 0 || r.Adaptive
 }
 
-// appendResponsesReasoning appends reasoning and include following seed
-// 003. An effort is sent by name (Anthropic's max as xhigh), a budget as
+// appendResponsesReasoning appends reasoning and include. An effort is sent by name (Anthropic's max as xhigh), a budget as
 // the effort it stands for, adaptive thinking as no effort (the model
 // decides); nothing is sent when nothing was asked. When reasoning is asked
 // for without a summary setting, summary "auto" is sent so that the client
@@ -2863,7 +2862,7 @@ func appendResponsesResponse(dst []byte, resp *Response, req *Request) ([]byte, 
 	dst = appendString(dst, resp.Model)
 	dst = append(dst, `,"output":[`...)
 	// A refusal from a protocol without refusal parts (an Anthropic
-	// stop_reason, say) becomes one, per seeds 000 and 003.
+	// stop_reason, say) becomes one (refusalOutput).
 	var buf [1]Part
 	content, err := refusalOutput(resp, OpenAIResponses, buf[:0])
 	if err != nil {

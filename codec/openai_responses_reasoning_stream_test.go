@@ -8,8 +8,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// Stream tests of the Responses codec's reasoning and refusal mapping
-// (issue 5).
+// Stream tests of the Responses codec's reasoning and refusal mapping.
 
 // rsReasoningItem is a reasoning output item event at output index 0.
 func rsReasoningItem(typ, fields string) string {

@@ -10,7 +10,7 @@ import (
 )
 
 // Tests of the Responses codec's reasoning, refusal, structured output and
-// verbosity mapping (issue 5): request decode and encode, response decode
+// verbosity mapping: request decode and encode, response decode
 // and encode, and the round trip of opaque reasoning values through a
 // Responses client.
 

@@ -752,7 +752,7 @@ func (d *responsesStreamDecoder) finish(out []Event, typ string, resp gjson.Resu
 	stop, _ := mapping.FromResponsesStatus(status, l.reason, d.calls > 0)
 	if stop == mapping.StopEnd && d.refusal {
 		// A refusal is a completed response whose content is a
-		// refusal part (seed 000).
+		// refusal part.
 		stop = mapping.StopRefusal
 	}
 	if stop != mapping.StopNone {
@@ -846,7 +846,7 @@ func responsesNotYet(what string) *Error {
 // kept for the .done events and the final response object, which repeat
 // them. A reasoning part's signature becomes a continuation envelope in
 // encrypted_content. A refusal stop with nothing shown yet becomes a
-// refusal part holding the upstream's explanation (seeds 000 and 003).
+// refusal part holding the upstream's explanation.
 type responsesStreamEncoder struct {
 	req *Request
 
@@ -865,7 +865,7 @@ type responsesStreamEncoder struct {
 	usage Usage
 	stop  StopReason
 
-	// What the client was shown, for a refusal stop (seed 000): text
+	// What the client was shown, for a refusal stop: text
 	// cannot be withdrawn, and a refusal after tool calls cannot be
 	// expressed.
 	sentText, sentRefusal, sentCall bool
@@ -1395,7 +1395,7 @@ func (e *responsesStreamEncoder) reasoningStop(dst []byte, ev *Event) []byte {
 	return e.itemDone(dst, "completed")
 }
 
-// refusalStop handles a refusal stop (seeds 000 and 003). Nothing more is
+// refusalStop handles a refusal stop. Nothing more is
 // sent when the client already has a refusal part, or text (which cannot be
 // withdrawn: the response completes normally). Otherwise the upstream's
 // explanation becomes a message with a refusal part; a refusal after tool

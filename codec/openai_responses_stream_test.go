@@ -1061,7 +1061,7 @@ func TestResponsesStreamRoundTrip(t *testing.T) {
 			// comes back as "{}").
 			got.Tools, want.Tools = "", ""
 			// Responses cannot tell a stop sequence from a natural end
-			// (seed 000), nor carry the sequence itself.
+			//, nor carry the sequence itself.
 			if want.Stop == mapping.StopSequence {
 				want.Stop, want.StopSeq = mapping.StopEnd, ""
 			}

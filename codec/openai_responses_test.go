@@ -835,7 +835,7 @@ func TestResponsesDecodeRequestTools(t *testing.T) {
 		want Request
 	}{
 		{
-			// Seed 003: strict false is a plain tool with its schema
+			// strict false is a plain tool with its schema
 			// unchanged; parallel_tool_calls is kept with tools.
 			name: "tools, choice and parallel switch",
 			body: `{"model":"m","input":"hi","parallel_tool_calls":false,"tool_choice":"required","tools":[` +

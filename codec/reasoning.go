@@ -77,8 +77,7 @@ func signedFor(p *Part, target Protocol) bool {
 }
 
 // refusalOutput returns the content a client protocol with a refusal slot
-// (Chat message.refusal, Responses refusal parts) is given for a response,
-// following seeds 000 and 003:
+// (Chat message.refusal, Responses refusal parts) is given for a response:
 //
 //   - A response that is not a refusal, or whose refusal is already a
 //     PartRefusal (it came from such a protocol), is unchanged.

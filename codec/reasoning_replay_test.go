@@ -186,7 +186,7 @@ func wantOpaque(u Protocol) []string {
 	return want
 }
 
-// TestReasoningReplay is the multi-turn replay of issue 5 at codec level:
+// TestReasoningReplay is the multi-turn reasoning replay at codec level:
 // for every upstream that signs its reasoning and every client protocol of
 // another family, the upstream's turn-1 answer (reasoning with native
 // opaque values, then a tool call) is translated to the client, the client

@@ -8,7 +8,7 @@ import (
 )
 
 // This file holds the rules shared by every codec for the tool kinds
-// beyond functions (issue 4, item 5):
+// beyond functions:
 //
 //   - Hosted web search (ToolWebSearch) goes only to upstreams that have
 //     it: Responses web_search, Anthropic web_search_20250305, Gemini

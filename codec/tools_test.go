@@ -13,7 +13,7 @@ import (
 )
 
 // codexToolsRequest is a Codex-shaped Responses request with every tool
-// kind of issue 4 item 5: a function, a custom (freeform) tool, a
+// kind of tool beyond functions: a function, a custom (freeform) tool, a
 // namespace group, the hosted web search with options, and a history with
 // a namespaced call, a custom call and its output, and a web search call.
 const codexToolsRequest = `{"model":"gpt-5","stream":true,"max_tool_calls":4,

@@ -1,16 +1,16 @@
 package mapping
 
-// This file holds the stop/status/finish correspondences of seed 000 as
-// explicit pair-local functions on wire values, one per direction and pair
-// of protocols, each with its own table test that has one case per seed
-// row. The codecs translate through the canonical StopReason (From* and *
+// This file holds the stop/status/finish correspondences between the
+// protocols as explicit pair-local functions on wire values, one per
+// direction and pair of protocols, each with its own table test that has
+// one case per correspondence. The codecs translate through the canonical StopReason (From* and *
 // functions in stop.go), which keeps streaming and non-streaming on the same
 // code; TestPairsAgreeWithCanonical proves that composing those canonical
 // functions gives exactly what these pair tables say, for every wire value
 // each protocol defines.
 
 // OutputKind is what a finished response's output holds, which decides a
-// completed Responses status's Anthropic stop reason (seed 000).
+// completed Responses status's Anthropic stop reason.
 type OutputKind uint8
 
 // Output kinds.
@@ -24,7 +24,7 @@ const (
 )
 
 // AnthropicToResponsesStatus maps an Anthropic stop_reason to a Responses
-// status and incomplete_details.reason (seed 000, first table): natural
+// status and incomplete_details.reason (the first table): natural
 // ends, tool use, pause and refusal are completed (a refusal is a
 // successful model output, never failed); max_tokens is
 // incomplete/max_output_tokens; no reason yet is in_progress. Beyond the
@@ -44,7 +44,7 @@ func AnthropicToResponsesStatus(stopReason string) (status, incompleteReason str
 }
 
 // ResponsesToAnthropicStopReason maps a Responses status and
-// incomplete_details.reason to an Anthropic stop_reason (seed 000, second
+// incomplete_details.reason to an Anthropic stop_reason (the second
 // table). completed is inferred from the output: a refusal part is
 // refusal, a tool call tool_use, anything else end_turn. incomplete is
 // max_tokens for max_output_tokens and, ambiguously, for missing details;

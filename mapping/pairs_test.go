@@ -2,7 +2,7 @@ package mapping
 
 import "testing"
 
-// Seed 000, first table: Anthropic stop_reason -> Responses status, one case
+// The first table of the stop correspondences: Anthropic stop_reason -> Responses status, one case
 // per row, plus the documented choices beyond the seed.
 func TestAnthropicToResponsesStatus(t *testing.T) {
 	tests := []struct {
@@ -28,7 +28,7 @@ func TestAnthropicToResponsesStatus(t *testing.T) {
 	}
 }
 
-// Seed 000, second table: Responses status -> Anthropic stop_reason.
+// The second table of the stop correspondences: Responses status -> Anthropic stop_reason.
 func TestResponsesToAnthropicStopReason(t *testing.T) {
 	tests := []struct {
 		status, reason string
@@ -57,7 +57,7 @@ func TestResponsesToAnthropicStopReason(t *testing.T) {
 	}
 }
 
-// Seed 000, round trips: end_turn, tool_use, max_tokens and refusal survive
+// Round trips: end_turn, tool_use, max_tokens and refusal survive
 // Anthropic -> Responses -> Anthropic; stop_sequence and pause_turn come
 // back as end_turn.
 func TestAnthropicResponsesRoundTrip(t *testing.T) {
@@ -88,7 +88,7 @@ func TestAnthropicChat(t *testing.T) {
 		ambiguous bool
 	}{
 		{"end_turn", "stop", false}, {"stop_sequence", "stop", false}, {"pause_turn", "stop", false},
-		{"refusal", "stop", false}, // seed 000: a refusal finishes with stop
+		{"refusal", "stop", false}, // a refusal finishes with stop
 		{"tool_use", "tool_calls", false}, {"max_tokens", "length", false},
 		{"model_context_window_exceeded", "length", false}, {"", "", false}, {"new", "stop", true},
 	}

@@ -8,7 +8,7 @@ type Effort uint8
 // Effort levels.
 const (
 	// EffortUnset means the client asked for no particular effort: nothing
-	// is injected toward the upstream (seed 003).
+	// is injected toward the upstream.
 	EffortUnset Effort = iota
 	// EffortNone asks for no reasoning; toward Anthropic it is thinking
 	// disabled, toward Gemini a zero thinking budget.

@@ -82,7 +82,7 @@ func FromAnthropicStopReason(s string) StopReason {
 //
 // Anthropic has no content-filter reason: a provider filter stop is a refusal
 // there (the model's output was withheld for policy reasons), which is also
-// what seed 000 prescribes for Responses incomplete/content_filter.
+// how a Responses incomplete/content_filter maps.
 // Unknown and missing reasons become end_turn, the only value that claims
 // nothing beyond "the turn ended".
 func AnthropicStopReason(s StopReason) string {
@@ -123,7 +123,7 @@ func FromChatFinishReason(s string) StopReason {
 // ChatFinishReason returns the Chat Completions finish_reason for s.
 //
 // Chat cannot tell a stop sequence, a pause or a refusal from a natural end:
-// OpenAI itself ends refusals with "stop" (seed 000), so all of them are
+// OpenAI itself ends refusals with "stop", so all of them are
 // "stop". A context-window stop is reported as "length", the closest Chat
 // value: output was cut by a token limit.
 func ChatFinishReason(s StopReason) string {
@@ -179,7 +179,7 @@ func GeminiFinishReason(s StopReason) string {
 }
 
 // ResponsesStatus returns the Responses API status and
-// incomplete_details.reason for s, following seed 000: truncation is
+// incomplete_details.reason for s: truncation is
 // incomplete/max_output_tokens, a content filter is incomplete/content_filter,
 // and every other ending (including a refusal, which is a successful model
 // output) is completed with no details.
@@ -196,7 +196,7 @@ func ResponsesStatus(s StopReason) (status, incompleteReason string) {
 // FromResponsesStatus maps a Responses API status and
 // incomplete_details.reason, given whether the output holds tool calls.
 //
-// Following seed 000: completed is a tool use when the output holds a tool
+// Completed is a tool use when the output holds a tool
 // call and a natural end otherwise (a refusal part is recognised by the codec,
 // which sees the content); incomplete without details is max tokens;
 // incomplete with an unknown reason, failed, cancelled, queued and

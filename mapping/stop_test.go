@@ -55,8 +55,8 @@ func TestChatFinishReason(t *testing.T) {
 			t.Errorf("ChatFinishReason(%v) = %q, want %q", got, back, tt.back)
 		}
 	}
-	// Chat cannot tell these endings apart from a natural end (seed 000:
-	// OpenAI ends refusals with "stop").
+	// Chat cannot tell these endings apart from a natural end
+	// (OpenAI ends refusals with "stop").
 	for _, s := range []StopReason{StopSequence, StopPauseTurn, StopRefusal} {
 		if got := ChatFinishReason(s); got != "stop" {
 			t.Errorf("ChatFinishReason(%v) = %q, want stop", s, got)
@@ -103,7 +103,7 @@ func TestGeminiFinishReason(t *testing.T) {
 	}
 }
 
-// TestResponsesStatus mirrors seed 000's two direction tables row by row.
+// TestResponsesStatus mirrors the two direction tables of the stop correspondences row by row.
 func TestResponsesStatus(t *testing.T) {
 	forward := []struct {
 		in         StopReason
