@@ -85,14 +85,7 @@ func (h *Handler) checkConfig() error {
 		}
 	}
 	if len(h.ModelRules) > 0 {
-		rows := make([]rules.Rule, len(h.ModelRules))
-		copy(rows, h.ModelRules)
-		for i := range rows {
-			if rows[i].Provider == "" {
-				rows[i].Provider = rules.ProviderFor(upstream, h.Dialect)
-			}
-		}
-		if _, err := rules.Builtin().With(rows); err != nil {
+		if _, err := rules.Builtin().With(modelRuleRows(h.ModelRules, rules.ProviderFor(upstream, h.Dialect))); err != nil {
 			return err
 		}
 	}

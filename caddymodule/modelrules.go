@@ -32,14 +32,7 @@ import (
 // provisionRules builds the handler's rule table from the built-in rows and
 // the configured ones, and resolves the dialect.
 func (h *Handler) provisionRules() error {
-	rows := make([]rules.Rule, len(h.ModelRules))
-	copy(rows, h.ModelRules)
-	for i := range rows {
-		if rows[i].Provider == "" {
-			rows[i].Provider = h.provider
-		}
-	}
-	t, err := rules.Builtin().With(rows)
+	t, err := rules.Builtin().With(modelRuleRows(h.ModelRules, h.provider))
 	if err != nil {
 		return err
 	}
@@ -176,4 +169,17 @@ func parseModelRule(d *caddyfile.Dispenser) (rules.Rule, error) {
 		}
 	}
 	return r, nil
+}
+
+// modelRuleRows returns a copy of the configured rows in which a row
+// without a provider names provider, the upstream's.
+func modelRuleRows(configured []rules.Rule, provider string) []rules.Rule {
+	rows := make([]rules.Rule, len(configured))
+	copy(rows, configured)
+	for i := range rows {
+		if rows[i].Provider == "" {
+			rows[i].Provider = provider
+		}
+	}
+	return rows
 }

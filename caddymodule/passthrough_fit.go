@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 
@@ -170,10 +171,10 @@ func patchChat(body []byte, param string, req *codec.Request, set func(string, a
 		}
 	case "max_completion_tokens":
 		// The client may have used either name.
-		if strings.Contains(string(body), `"max_tokens"`) {
+		if bytes.Contains(body, []byte(`"max_tokens"`)) {
 			set("max_tokens", req.MaxTokens.Value)
 		}
-		if strings.Contains(string(body), `"max_completion_tokens"`) {
+		if bytes.Contains(body, []byte(`"max_completion_tokens"`)) {
 			set("max_completion_tokens", req.MaxTokens.Value)
 		}
 	case "stop":

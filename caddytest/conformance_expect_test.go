@@ -159,6 +159,12 @@ func expectJSON(e *expectation, up proto, body gjson.Result) {
 // geminiPart adds a Gemini part to e; args collects streamed partial
 // arguments of the call in progress (nil for a whole response).
 func geminiPart(e *expectation, part gjson.Result, args *partialArgs) {
+	defer func() {
+		// A signature on a call's part goes with that call.
+		if n := len(e.sigCalls); n > 0 && e.sigCalls[n-1] == -1 {
+			e.sigCalls[n-1] = len(e.calls) - 1
+		}
+	}()
 	part.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "text":
@@ -167,13 +173,10 @@ func geminiPart(e *expectation, part gjson.Result, args *partialArgs) {
 			}
 		case "thoughtSignature":
 			e.sign(v.Str)
-			if part.Get("functionCall").Exists() {
-				// It signs the reasoning before the call it is on, and
-				// travels with that call.
-				e.sigCalls[len(e.sigCalls)-1] = len(e.calls) - 1
-				if i := strings.Index(part.Raw, `"functionCall"`); i >= 0 && i > strings.Index(part.Raw, `"thoughtSignature"`) {
-					e.sigCalls[len(e.sigCalls)-1] = len(e.calls)
-				}
+			if part.Get("functionCall.name").Str != "" {
+				// It travels with the call on its own part, which counts
+				// among the calls before it once the part is read.
+				e.sigCalls[len(e.sigCalls)-1] = -1
 			}
 		case "thought", "partMetadata":
 		case "functionCall":

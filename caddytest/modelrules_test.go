@@ -104,6 +104,9 @@ func TestModelRules(t *testing.T) {
 							// carry (top_k toward OpenAI, say): in the client's
 							// format, never left for the provider.
 							assertErrorFormat(t, "refused request", cp, http.StatusBadRequest, resp)
+							if b := string(resp.Body); !strings.Contains(b, "cannot be expressed") && !strings.Contains(b, "does not accept the request as it is") {
+								t.Errorf("refused for another reason than a capability or a model rule: %s", b)
+							}
 							t.Logf("refused before the upstream: %s", resp.Body)
 						default:
 							t.Fatalf("HTTP %d: %s\nupstream request: %s", resp.Status, resp.Body, rec.Body)

@@ -1889,7 +1889,7 @@ func appendAnthropicReasoning(dst []byte, part *Part, envelope, comma bool) []by
 	if comma {
 		dst = append(dst, ',')
 	}
-	if !envelope && anthropicOpaqueBlock(part) && validJSON(part.Signature) {
+	if !envelope && isOpaque(part, mapping.FamilyAnthropic) && validJSON(part.Signature) {
 		// A block llmbridge does not translate, back where it was. (One
 		// that is not JSON goes as redacted data, which Anthropic
 		// refuses, rather than into the body's syntax.)
@@ -2289,7 +2289,7 @@ func decodeAnthropicResponseBlock(b gjson.Result) (Part, *Error) {
 		}
 		return Part{Type: PartReasoning, Redacted: true, Signature: data.Str, Origin: mapping.FamilyAnthropic}, nil
 	case typ.Str == "server_tool_use" && name.Str != "web_search":
-		return anthropicOpaquePart(b.Raw), nil
+		return opaquePart(mapping.FamilyAnthropic, b.Raw), nil
 	case typ.Str == "server_tool_use":
 		if id.Type != gjson.String || id.Str == "" || !input.IsObject() {
 			return Part{}, anthropicBadUpstream("server_tool_use block lacks its id or input object")
@@ -2298,7 +2298,7 @@ func decodeAnthropicResponseBlock(b gjson.Result) (Part, *Error) {
 	case typ.Str == "web_search_tool_result":
 		return anthropicSearchResult(toolUseID, content), nil
 	case typ.Str != "text":
-		return anthropicOpaquePart(b.Raw), nil
+		return opaquePart(mapping.FamilyAnthropic, b.Raw), nil
 	case text.Type != gjson.String:
 		return Part{}, anthropicBadUpstream("text block has no text")
 	}
@@ -2725,22 +2725,4 @@ func appendAnthropicStopReason(dst []byte, s StopReason) []byte {
 		return append(dst, "null"...)
 	}
 	return appendString(dst, mapping.AnthropicStopReason(s))
-}
-
-// anthropicOpaquePart is the canonical form of an Anthropic content block
-// llmbridge does not translate (compaction summaries, other server tools'
-// state, block types added later): what it holds may be state Anthropic
-// needs back (a compaction's encrypted_content), so it is kept whole, as
-// the opaque value of a redacted reasoning part of Anthropic's. Clients
-// carry it in their continuation slot like any signature, and it goes back
-// into the assistant message it came from. Nothing of it is shown.
-func anthropicOpaquePart(raw string) Part {
-	return Part{Type: PartReasoning, Redacted: true, Origin: mapping.FamilyAnthropic, Signature: strings.Clone(raw)}
-}
-
-// anthropicOpaqueBlock reports whether part is an anthropicOpaquePart: its
-// opaque value is a JSON object, which no signature or redacted data is
-// (they are base64).
-func anthropicOpaqueBlock(part *Part) bool {
-	return part.Origin == mapping.FamilyAnthropic && strings.HasPrefix(part.Signature, "{")
 }

@@ -32,7 +32,7 @@ const (
 	anthropicBlockThinking                  // a thinking block mapped to the open reasoning part
 	anthropicBlockClosed                    // a block that has been closed
 	anthropicBlockTool                      // a tool_use block mapped to the open canonical part
-	anthropicBlockOpaque                    // a block kept whole (anthropicOpaquePart) in the open reasoning part
+	anthropicBlockOpaque                    // a block kept whole (opaquePart) in the open reasoning part
 )
 
 // anthropicStreamDecoder decodes upstream Anthropic streams into canonical
@@ -59,7 +59,7 @@ type anthropicStreamDecoder struct {
 	// signature_delta events and goes out on the part's EventPartStop. It
 	// is a copy: the event it came in is gone by then.
 	signature string
-	// opaque is the open opaque block (anthropicOpaquePart) as it stands:
+	// opaque is the open opaque block (opaquePart) as it stands:
 	// its start, with the string fields of its deltas appended, and
 	// opaqueInput the input_json_delta fragments of a server tool's call.
 	opaque, opaqueInput []byte
@@ -303,7 +303,7 @@ func (d *anthropicStreamDecoder) blockStart(out []Event, ev *anthropicStreamEven
 }
 
 // opaqueStart opens the reasoning part that keeps block i whole, a block
-// llmbridge does not translate (anthropicOpaquePart): it never fails the
+// llmbridge does not translate (opaquePart): it never fails the
 // stream, and goes to the client as a continuation when it stops.
 func (d *anthropicStreamDecoder) opaqueStart(out []Event, i int, block gjson.Result) []Event {
 	out = d.openPart(out, i, anthropicBlockOpaque)

@@ -1299,7 +1299,7 @@ func chatParseURL(path, url string, web bool) (mediaType, data, link string, err
 
 // reasoning appends the reasoning parts of an assistant message's
 // reasoning_content, before its other content since the model reasoned
-// first. The text may hold continuation envelopes (mapping.EnvelopeText)
+// first. The text may hold continuation envelopes in the text form of earlier versions (mapping.SplitReasoningText)
 // that llmbridge appended to reasoning it gave this client: each closes one
 // signed part with the text before it; text after the last envelope is one
 // unsigned part. A damaged envelope is an error rather than reasoning text,

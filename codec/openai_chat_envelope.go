@@ -2,6 +2,7 @@ package codec
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/llmbridge/llmbridge/mapping"
 )
@@ -110,37 +111,29 @@ func (d *chatRequestDecoder) placeLeading(start int) {
 		end++
 	}
 	if end > start {
-		var unsigned, signed int
-		same := true
-		for _, p := range d.parts[start:end] {
-			unsigned += len(p.Text)
-		}
-		for _, p := range d.leading {
-			signed += len(p.Text)
-		}
-		if unsigned == signed {
-			// Compare the texts piece by piece without building them.
-			u, s := d.parts[start:end], d.leading
-			var ui, si, uo, so int
-			for same && ui < len(u) && si < len(s) {
-				a, b := u[ui].Text[uo:], s[si].Text[so:]
-				n := min(len(a), len(b))
-				same = a[:n] == b[:n]
-				uo, so = uo+n, so+n
-				if uo == len(u[ui].Text) {
-					ui, uo = ui+1, 0
-				}
-				if so == len(s[si].Text) {
-					si, so = si+1, 0
-				}
-			}
-		} else {
-			same = false
-		}
-		if same {
+		// reasoning_content holds the signed parts' texts as paragraphs
+		// (appendChatReasoningContent), or as one run when the client
+		// joined them itself.
+		if u := joinedText(d.parts[start:end], ""); u == joinedText(d.leading, "\n\n") || u == joinedText(d.leading, "") {
 			d.parts = slices.Delete(d.parts, start, end)
 		}
 	}
 	d.parts = slices.Insert(d.parts, start, d.leading...)
 	d.leading = d.leading[:0]
+}
+
+// joinedText returns the texts of parts with sep between the non-empty
+// ones.
+func joinedText(parts []Part, sep string) string {
+	var b strings.Builder
+	for i := range parts {
+		if parts[i].Text == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(parts[i].Text)
+	}
+	return b.String()
 }

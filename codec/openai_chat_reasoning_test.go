@@ -43,7 +43,9 @@ func chatAssistantReplay(content gjson.Result, reasoning string) string {
 func TestChatDecodeRequestReasoning(t *testing.T) {
 	user := `{"role":"user","content":"Hi"}`
 	body := func(fields string) string { return `{"model":"m","messages":[` + user + `],` + fields + `}` }
-	env := func(c mapping.Continuation) string { return mapping.EnvelopeText(c) }
+	env := func(c mapping.Continuation) string {
+		return "\n\n[[" + string(mapping.AppendEnvelope(nil, c)) + "]]\n\n"
+	}
 	anth := mapping.Continuation{Origin: mapping.FamilyAnthropic, Signature: "sig+/="}
 	resp := mapping.Continuation{Origin: mapping.FamilyOpenAI, ItemID: "rs_1", Signature: "enc"}
 	red := mapping.Continuation{Origin: mapping.FamilyAnthropic, Redacted: true, Signature: "data"}

@@ -2019,7 +2019,7 @@ func appendResponsesItems(dst []byte, req *Request, role Role, parts []Part, msg
 // OpenAI's encrypted reasoning back: its id when known, its summary (empty
 // when the text is), and encrypted_content.
 func appendResponsesReasoningItem(dst []byte, p *Part) []byte {
-	if responsesOpaqueItem(p) && validJSON(p.Signature) {
+	if isOpaque(p, mapping.FamilyOpenAI) && validJSON(p.Signature) {
 		// An item llmbridge does not translate, back where it was.
 		return append(dst, p.Signature...)
 	}
@@ -2644,7 +2644,7 @@ func decodeResponsesOutput(output gjson.Result, resp *Response) (hasRefusal, has
 				err = badUpstream(OpenAIResponses, indexPath("output", i)+`: output item type "`+typ.String()+`" cannot be translated yet`)
 				break
 			}
-			resp.Content = append(resp.Content, responsesOpaquePart(item.Raw))
+			resp.Content = append(resp.Content, opaquePart(mapping.FamilyOpenAI, item.Raw))
 		}
 		i++
 		return err == nil
@@ -3145,21 +3145,4 @@ func appendResponsesUsage(dst []byte, u *Usage) []byte {
 var responsesClientAction = map[string]bool{
 	"custom_tool_call": true, "local_shell_call": true, "shell_call": true, "computer_call": true,
 	"apply_patch_call": true, "mcp_approval_request": true,
-}
-
-// responsesOpaquePart is the canonical form of a Responses output item
-// llmbridge does not translate (a compaction item, a hosted tool's call
-// such as code_interpreter_call or image_generation_call, item types added
-// later): kept whole as the opaque value of a redacted reasoning part of
-// OpenAI's, it travels in the client's continuation slot and goes back
-// into the input on the next turn; nothing of it is shown.
-func responsesOpaquePart(raw string) Part {
-	return Part{Type: PartReasoning, Redacted: true, Origin: mapping.FamilyOpenAI, Signature: strings.Clone(raw)}
-}
-
-// responsesOpaqueItem reports whether p is a responsesOpaquePart: its
-// opaque value is a JSON object, which encrypted reasoning (base64) never
-// is.
-func responsesOpaqueItem(p *Part) bool {
-	return p.Origin == mapping.FamilyOpenAI && strings.HasPrefix(p.Signature, "{")
 }

@@ -643,7 +643,7 @@ func (d *responsesStreamDecoder) itemDone(out []Event, item gjson.Result) []Even
 }
 
 // opaqueDone emits an output item llmbridge does not translate, whole, as
-// the opaque value of a part (responsesOpaquePart) that its client carries
+// the opaque value of a part (opaquePart) that its client carries
 // as a continuation.
 func (d *responsesStreamDecoder) opaqueDone(out []Event, item gjson.Result) []Event {
 	if !d.started {

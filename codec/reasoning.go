@@ -1,6 +1,10 @@
 package codec
 
-import "github.com/llmbridge/llmbridge/mapping"
+import (
+	"strings"
+
+	"github.com/llmbridge/llmbridge/mapping"
+)
 
 // This file holds the rules every codec shares for reasoning parts and
 // their opaque values, so that the four codecs cannot drift apart:
@@ -8,9 +12,10 @@ import "github.com/llmbridge/llmbridge/mapping"
 //   - Toward a client, an opaque value always travels as a continuation
 //     envelope (mapping.AppendEnvelope): in the client's own opaque slot
 //     (Anthropic thinking signature, Responses encrypted_content, Gemini
-//     thoughtSignature) or, for Chat, appended to reasoning_content in text
-//     form. Translation only happens between families, so the value is never
-//     the client's own and must say who issued it.
+//     thoughtSignature) or, for Chat, in the id of the tool call that
+//     follows the reasoning (openai_chat_envelope.go). Translation only
+//     happens between families, so the value is never the client's own
+//     and must say who issued it.
 //   - From a client, a slot value that is an envelope is unwrapped into
 //     Signature/Origin/Redacted/ItemID; any other non-empty value is the
 //     client protocol's own native value (Origin = that family).
@@ -133,4 +138,23 @@ func refusalOutput(resp *Response, client Protocol, buf []Part) ([]Part, *Error)
 func refusalError(client Protocol, why string) *Error {
 	return &Error{Status: 502, Kind: mapping.ErrBadGateway,
 		Message: why + "; the refusal cannot be expressed in the " + string(client) + " protocol without inventing or losing content"}
+}
+
+// opaquePart is the canonical form of upstream output llmbridge does not
+// translate (an Anthropic compaction or other server tool's block, a
+// Responses compaction item or hosted tool's call, types added later):
+// what it holds may be state its issuer needs back, so it is kept whole, as
+// the opaque value of a redacted reasoning part of family origin. Clients
+// carry it in their continuation slot like any signature; it goes back in
+// place to an upstream of that family and is dropped toward others, like
+// foreign reasoning. Nothing of it is shown.
+func opaquePart(origin mapping.Family, raw string) Part {
+	return Part{Type: PartReasoning, Redacted: true, Origin: origin, Signature: strings.Clone(raw)}
+}
+
+// isOpaque reports whether p is an opaquePart of family origin: its opaque
+// value is a JSON object, which no signature, redacted data or encrypted
+// reasoning is (they are base64).
+func isOpaque(p *Part, origin mapping.Family) bool {
+	return p.Origin == origin && strings.HasPrefix(p.Signature, "{")
 }

@@ -39,23 +39,30 @@ func checkToolResults(p Protocol, req *Request) *Error {
 }
 
 // answersCall reports whether a tool call with id is in msgs[last], or,
-// when anywhere, in any assistant message up to it.
+// when anywhere, in any assistant message before it. The message right
+// before is looked at first: that is where the call of a result almost
+// always is, so a long history is walked only for a result that answers an
+// older call.
 func answersCall(msgs []Message, id string, last int, anywhere bool) bool {
 	if last < 0 {
 		return false
 	}
-	first := last
-	if anywhere {
-		first = 0
+	if hasCall(&msgs[last], id) {
+		return true
 	}
-	for i := first; i <= last; i++ {
-		if msgs[i].Role != RoleAssistant {
-			continue
+	for i := last - 1; anywhere && i >= 0; i-- {
+		if msgs[i].Role == RoleAssistant && hasCall(&msgs[i], id) {
+			return true
 		}
-		for j := range msgs[i].Parts {
-			if c := &msgs[i].Parts[j]; c.Type == PartToolCall && c.ToolCallID == id {
-				return true
-			}
+	}
+	return false
+}
+
+// hasCall reports whether message m holds a tool call with id.
+func hasCall(m *Message, id string) bool {
+	for j := range m.Parts {
+		if c := &m.Parts[j]; c.Type == PartToolCall && c.ToolCallID == id {
+			return true
 		}
 	}
 	return false

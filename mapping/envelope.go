@@ -157,16 +157,6 @@ func AppendEnvelope(dst []byte, c Continuation) []byte {
 	return base64.RawURLEncoding.AppendEncode(dst, payload)
 }
 
-// EnvelopeText returns c in the text form earlier versions appended to
-// Chat reasoning_content; tests use it to build such histories.
-func EnvelopeText(c Continuation) string {
-	b := make([]byte, 0, 16+len(EnvelopePrefix)+(len(c.Signature)+len(c.ItemID))*4/3)
-	b = append(b, "\n\n[["...)
-	b = AppendEnvelope(b, c)
-	b = append(b, "]]\n\n"...)
-	return string(b)
-}
-
 // AppendIDEnvelope appends c to a tool-call id being written (dst ends with
 // the id or an earlier envelope of it), in tool-call id form.
 func AppendIDEnvelope(dst []byte, c Continuation) []byte {

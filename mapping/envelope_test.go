@@ -187,3 +187,9 @@ func TestToolCallIDEnvelopes(t *testing.T) {
 		t.Error("a damaged second token parsed")
 	}
 }
+
+// EnvelopeText returns c in the text form earlier versions appended to Chat
+// reasoning_content, which SplitReasoningText still reads.
+func EnvelopeText(c Continuation) string {
+	return "\n\n[[" + string(AppendEnvelope(nil, c)) + "]]\n\n"
+}
