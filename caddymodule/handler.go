@@ -2,7 +2,6 @@ package caddymodule
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -10,12 +9,9 @@ import (
 	"strings"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
-	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 	"go.uber.org/zap"
 
 	"github.com/llmbridge/llmbridge/codec"
-	"github.com/llmbridge/llmbridge/codec/rules"
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
@@ -278,99 +274,3 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 // errUpstreamAborted stands for the error reverse_proxy logged before it
 // aborted the response.
 var errUpstreamAborted = errors.New("upstream response aborted")
-
-// passthrough handles a request whose client and upstream protocols share a
-// wire format. The body passes byte for byte, except for the edits the
-// dialects need (Anthropic on Vertex has no model and an anthropic_version).
-func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, rt route, body []byte, x *exchange) error {
-	client := rt.protocol
-	head, err := codec.ReadRequestHead(body)
-	if err != nil {
-		x.fail(w, client, codec.NewError(mapping.ErrInvalidRequest, "request body is not a valid JSON object"))
-		return nil
-	}
-	if key := head.Repeated; key != "" {
-		// llmbridge reads these keys to route and edit the body; a second
-		// copy would make the path and the body name different things.
-		x.fail(w, client, &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Param: key, Message: "key " + strconv.Quote(key) + " appears more than once"})
-		return nil
-	}
-	model, stream := rt.model, rt.stream
-	if !client.ModelInPath() {
-		if head.Model.Type != gjson.String && h.upstream.ModelInPath() {
-			x.fail(w, client, &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Param: "model", Message: "model is required and must be a string"})
-			return nil
-		}
-		model = head.Model.Str
-		stream = head.Stream.Bool()
-	}
-	model = strings.TrimPrefix(model, "models/")
-	upModel, routed := h.routeModel(model)
-	x.setModels(model, upModel)
-	if h.upstream.ModelInPath() {
-		upModel = strings.TrimPrefix(upModel, "models/")
-		x.setModels(model, upModel)
-		if err := checkPathModel(upModel); err != nil {
-			x.fail(w, client, err)
-			return nil
-		}
-	}
-	if routed && !client.ModelInPath() && !h.upstream.ModelInPath() {
-		// Both sides carry the model in the body: rewrite it there.
-		var err error
-		if body, err = sjson.SetBytes(body, "model", upModel); err != nil {
-			x.fail(w, client, codec.NewError(mapping.ErrInvalidRequest, "request body could not be adapted: "+err.Error()))
-			return nil
-		}
-	}
-
-	var adjusted []rules.Adjustment
-	if routed && upModel != model {
-		var cerr *codec.Error
-		if body, adjusted, cerr = h.fitPassthrough(body, client, upModel); cerr != nil {
-			x.fail(w, client, cerr)
-			return nil
-		}
-	}
-	edited, cerr := editDialect(body, client, h.upstream, upModel)
-	if cerr != nil {
-		x.fail(w, client, cerr)
-		return nil
-	}
-	setBody(r, edited)
-	x.dropped = append(x.dropped, h.filterBetas(r)...)
-	h.reportDropped(w, x.dropped)
-	h.reportAdjusted(w, upModel, adjusted)
-	if cerr := h.rewriteHeaders(r, client, stream); cerr != nil {
-		x.fail(w, client, cerr)
-		return nil
-	}
-	path, query := h.upstreamPath(upModel, stream)
-	setPath(r, path, query)
-
-	pw := &passthroughWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w},
-		stream: stream, watcher: codec.NewStreamWatcher(h.upstream), family: h.upstream.Family(), h: h, x: x}
-	if routed && !h.upstreamModelInResponse && upModel != model {
-		pw.restore, _ = json.Marshal(model)
-	}
-	defer func() {
-		// As in translate: an upstream stream that breaks off makes
-		// reverse_proxy abort; end the client's stream properly instead.
-		if v := recover(); v != nil {
-			if v != http.ErrAbortHandler || r.Context().Err() != nil || pw.rd == nil {
-				panic(v)
-			}
-			pw.finishStream(h, client, model, errUpstreamAborted)
-		}
-	}()
-	nextErr := next.ServeHTTP(pw, r)
-	if nextErr != nil && !pw.wroteHeader {
-		h.writeUpstreamFailure(w, client, nextErr, x)
-		return nil
-	}
-	pw.finishJSON()
-	// The response is under way: reverse_proxy has logged any error, and a
-	// broken stream ends with an in-stream error.
-	pw.finishStream(h, client, model, nextErr)
-	return nil
-}

@@ -82,3 +82,69 @@ func TestPushReaderEmptyClose(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// pullEvents parses input with a pull reader and returns its events as
+// name=data strings.
+func pullEvents(input string) []string {
+	var got []string
+	r := NewReader(strings.NewReader(input), 64)
+	for {
+		ev, err := r.Next()
+		if err != nil {
+			return got
+		}
+		got = append(got, string(ev.Name)+"="+string(ev.Data))
+	}
+}
+
+// TestPushReaderOffset checks the rule a raw-forwarding proxy relies on:
+// right after an event, the input before Offset parses to exactly the
+// events so far, and the input after it to exactly the rest, whatever the
+// line ends and however the input was split.
+func TestPushReaderOffset(t *testing.T) {
+	inputs := []string{
+		"event: a\ndata: 1\n\ndata: 2\r\n\r\ndata: [DONE]\n\n",
+		"data: x\r\rdata: y\n\n{\"error\":{}}\n",
+		"data: p\n{\"error\":\n \"bare\"}\n\ndata: q\n\n",
+		": comment\n\ndata: z\n\n: trailing\n",
+		"\xef\xbb\xbfdata: bom\r\n\r\ndata: crlf\r\n\r\n",
+		"id: 1\nretry: 5\ndata: multi\ndata: line\n\nevent: e\n\ndata: last",
+	}
+	for _, input := range inputs {
+		want := pullEvents(input)
+		for _, n := range []int{1, 2, 3, 7, len(input)} {
+			r := NewPushReader(64)
+			var offsets []int64
+			for i := 0; ; i += n {
+				if i < len(input) {
+					r.Push([]byte(input[i:min(i+n, len(input))]))
+				} else {
+					r.CloseInput()
+				}
+				var err error
+				for {
+					if _, err = r.Next(); err != nil {
+						break
+					}
+					offsets = append(offsets, r.Offset())
+				}
+				if err != ErrNeedInput {
+					break
+				}
+			}
+			if len(offsets) != len(want) {
+				t.Fatalf("%q in chunks of %d: %d events, want %d", input, n, len(offsets), len(want))
+			}
+			for k, off := range offsets {
+				if off > int64(len(input)) || k > 0 && off < offsets[k-1] {
+					t.Fatalf("%q in chunks of %d: offsets %v", input, n, offsets)
+				}
+				before, after := pullEvents(input[:off]), pullEvents(input[off:])
+				if strings.Join(before, "|") != strings.Join(want[:k+1], "|") || strings.Join(after, "|") != strings.Join(want[k+1:], "|") {
+					t.Errorf("%q in chunks of %d, event %d at offset %d: before %q, after %q; want %q then %q",
+						input, n, k, off, before, after, want[:k+1], want[k+1:])
+				}
+			}
+		}
+	}
+}

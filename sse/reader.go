@@ -110,6 +110,7 @@ type Reader struct {
 	rd     io.Reader
 	buf    []byte // read buffer; buf[r:w] is unconsumed input
 	r, w   int
+	base   int64       // input offset of buf[0]
 	bufMax int         // the read buffer never grows beyond this
 	max    int         // the event size bound
 	rerr   error       // error from rd, reported once buf[r:w] is used up
@@ -242,6 +243,13 @@ func (r *Reader) Next() (*Event, error) {
 		r.r += n
 	}
 }
+
+// Offset returns how many bytes of the input the reader has consumed. Right
+// after Next returns an event, the input before Offset holds that event
+// and everything before it, and nothing of a later event: a proxy that
+// passes the raw stream on can forward exactly the complete events, byte
+// for byte, and hold back the rest.
+func (r *Reader) Offset() int64 { return r.base + int64(r.r) }
 
 // field applies one field line (not a comment, not blank) to the pending
 // event.
@@ -487,6 +495,7 @@ func (r *Reader) firstNonBlank(seg []byte) int {
 // when a partial line fills it. Errors are kept in r.rerr.
 func (r *Reader) fill() {
 	if r.r > 0 {
+		r.base += int64(r.r)
 		r.w = copy(r.buf, r.buf[r.r:r.w])
 		r.r = 0
 	}

@@ -1,0 +1,547 @@
+package caddymodule
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+	"go.uber.org/zap"
+
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/rules"
+	"github.com/llmbridge/llmbridge/mapping"
+	"github.com/llmbridge/llmbridge/sse"
+)
+
+// maxHeldBody bounds the non-streamed passthrough body held back until it
+// is complete and checked. A larger one is passed on as it arrives,
+// unchecked, as plain reverse_proxy would pass it: answers of that size
+// are rare, and holding them would cost the memory the bound protects.
+const maxHeldBody = 8 << 20
+
+// passMode is how a passthroughWriter forwards the upstream's response.
+type passMode uint8
+
+const (
+	// passUnset: the upstream's header has not arrived.
+	passUnset passMode = iota
+	// passRaw: bytes pass on as they arrive (an informational or
+	// redirect status, an encoded body, a body over maxHeldBody).
+	passRaw
+	// passHeld: a non-streamed body is held back until it is complete,
+	// then passed on byte for byte if it is the protocol's, or replaced
+	// by an error in the client's format if it is not.
+	passHeld
+	// passStream: an event stream is passed on event by event, byte for
+	// byte; an event that is not the protocol's, or a stream that ends
+	// without its terminal event, ends with the client's in-stream error.
+	passStream
+)
+
+// passthrough handles a request whose client and upstream protocols share a
+// wire format. The body passes byte for byte, except for the edits the
+// dialects need (Anthropic on Vertex has no model and an anthropic_version).
+func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, rt route, body []byte, x *exchange) error {
+	client := rt.protocol
+	head, err := codec.ReadRequestHead(body)
+	if err != nil {
+		x.fail(w, client, codec.NewError(mapping.ErrInvalidRequest, "request body is not a valid JSON object"))
+		return nil
+	}
+	if key := head.Repeated; key != "" {
+		// llmbridge reads these keys to route and edit the body; a second
+		// copy would make the path and the body name different things.
+		x.fail(w, client, &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Param: key, Message: "key " + strconv.Quote(key) + " appears more than once"})
+		return nil
+	}
+	model, stream := rt.model, rt.stream
+	if !client.ModelInPath() {
+		if head.Model.Type != gjson.String && h.upstream.ModelInPath() {
+			x.fail(w, client, &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Param: "model", Message: "model is required and must be a string"})
+			return nil
+		}
+		model = head.Model.Str
+		stream = head.Stream.Bool()
+	}
+	model = strings.TrimPrefix(model, "models/")
+	upModel, routed := h.routeModel(model)
+	x.setModels(model, upModel)
+	if h.upstream.ModelInPath() {
+		upModel = strings.TrimPrefix(upModel, "models/")
+		x.setModels(model, upModel)
+		if err := checkPathModel(upModel); err != nil {
+			x.fail(w, client, err)
+			return nil
+		}
+	}
+	if routed && !client.ModelInPath() && !h.upstream.ModelInPath() {
+		// Both sides carry the model in the body: rewrite it there.
+		var err error
+		if body, err = sjson.SetBytes(body, "model", upModel); err != nil {
+			x.fail(w, client, codec.NewError(mapping.ErrInvalidRequest, "request body could not be adapted: "+err.Error()))
+			return nil
+		}
+	}
+
+	var adjusted []rules.Adjustment
+	if routed && upModel != model {
+		var cerr *codec.Error
+		if body, adjusted, cerr = h.fitPassthrough(body, client, upModel); cerr != nil {
+			x.fail(w, client, cerr)
+			return nil
+		}
+	}
+	edited, cerr := editDialect(body, client, h.upstream, upModel)
+	if cerr != nil {
+		x.fail(w, client, cerr)
+		return nil
+	}
+	setBody(r, edited)
+	x.dropped = append(x.dropped, h.filterBetas(r)...)
+	h.reportDropped(w, x.dropped)
+	h.reportAdjusted(w, upModel, adjusted)
+	if cerr := h.rewriteHeaders(r, client, stream); cerr != nil {
+		x.fail(w, client, cerr)
+		return nil
+	}
+	path, query := h.upstreamPath(upModel, stream)
+	setPath(r, path, query)
+
+	pw := newPassthroughWriter(w, h, x, client, model, stream)
+	if routed && !h.upstreamModelInResponse && upModel != model {
+		pw.restore, _ = json.Marshal(model)
+	}
+	defer func() {
+		// As in translate: an upstream body that breaks off makes
+		// reverse_proxy abort; end the client's response properly
+		// instead, unless it is already on its way raw.
+		if v := recover(); v != nil {
+			if v != http.ErrAbortHandler || r.Context().Err() != nil || pw.mode == passRaw || pw.mode == passUnset {
+				panic(v)
+			}
+			pw.finish(errUpstreamAborted)
+		}
+	}()
+	nextErr := next.ServeHTTP(pw, r)
+	if pw.mode == passUnset {
+		if nextErr == nil {
+			nextErr = errors.New("upstream handler wrote no response")
+		}
+		h.writeUpstreamFailure(w, client, nextErr, x)
+		return nil
+	}
+	// reverse_proxy has logged any error; the response ends properly.
+	pw.finish(nextErr)
+	return nil
+}
+
+// passthroughWriter forwards the response of an upstream that speaks the
+// client's wire format. While the upstream keeps to its protocol the client
+// gets its bytes unchanged; when it does not (a cut or non-JSON body, a load
+// balancer's HTML error page, a garbage event, a stream that stops short),
+// the client gets an error in its own protocol instead of something its SDK
+// cannot parse or, worse, takes for a complete answer.
+//
+// When a model rule rewrote the model, restore holds the client's model as
+// a JSON string, and the writer puts it back where the upstream names its
+// model: in a held body once it is complete, and in a stream by re-framing
+// each event with the edit applied.
+type passthroughWriter struct {
+	*caddyhttp.ResponseWriterWrapper
+	h       *Handler
+	x       *exchange
+	client  codec.Protocol // errors the writer adds are in this protocol
+	model   string         // the client's model, named by in-stream errors
+	stream  bool           // the client asked for a stream
+	restore []byte         // the client's model as a JSON string, or nil
+
+	mode   passMode
+	status int     // the upstream's status, held back with its body
+	held   *[]byte // the held body (passHeld)
+
+	rd      *sse.Reader
+	watcher *codec.StreamWatcher
+	usage   *codec.UsageObserver // reads a stream's usage and stop reason
+	evs     []codec.Event
+	reframe bool // events are re-framed to restore the model
+	// pending is the raw stream from input offset sent on, not yet passed
+	// on; good is the input offset up to which it holds complete,
+	// checked events.
+	pending    []byte
+	sent, good int64
+	out        []byte  // re-framed events not yet passed on
+	tail       [4]byte // the last bytes passed on, to tell whether an event was cut
+	tailLen    int
+	ended      bool  // the client's stream has ended with an error llmbridge wrote
+	writeErr   error // the client connection failed
+}
+
+// newPassthroughWriter returns the writer for a passthrough whose client
+// speaks client and named model.
+func newPassthroughWriter(w http.ResponseWriter, h *Handler, x *exchange, client codec.Protocol, model string, stream bool) *passthroughWriter {
+	return &passthroughWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w},
+		h: h, x: x, client: client, model: model, stream: stream}
+}
+
+// WriteHeader chooses how the response is forwarded from its status and
+// headers. Only a raw or streamed response's header goes out at once; a
+// held body's goes out with the body.
+func (pw *passthroughWriter) WriteHeader(status int) {
+	if status < 200 {
+		pw.ResponseWriterWrapper.WriteHeader(status)
+		return
+	}
+	if pw.mode != passUnset {
+		return
+	}
+	pw.x.responseStarted()
+	pw.status = status
+	hdr := pw.Header()
+	switch {
+	case hasEncoding(hdr):
+		// llmbridge asks for no encoding; a body that has one anyway
+		// cannot be checked, only passed on.
+		pw.mode = passRaw
+	case pw.stream && status < 300 && isEventStream(hdr.Get("Content-Type")):
+		pw.mode = passStream
+		pw.rd = sse.NewPushReader(int(pw.h.MaxEventSize))
+		pw.watcher = codec.NewStreamWatcher(pw.h.upstream)
+		pw.usage = codec.NewUsageObserver(pw.h.upstream)
+		pw.reframe = pw.restore != nil
+	case status < 300 || status >= 400:
+		pw.mode = passHeld
+		pw.held = getBuffer()
+		return
+	default:
+		pw.mode = passRaw
+	}
+	pw.x.status = status
+	pw.ResponseWriterWrapper.WriteHeader(status)
+}
+
+// Write forwards p as the mode says.
+func (pw *passthroughWriter) Write(p []byte) (int, error) {
+	if pw.mode == passUnset {
+		pw.WriteHeader(http.StatusOK)
+	}
+	switch pw.mode {
+	case passHeld:
+		limit := maxHeldBody
+		if pw.restore != nil {
+			limit = maxResponseBody
+		}
+		if len(*pw.held)+len(p) <= limit {
+			*pw.held = append(*pw.held, p...)
+			return len(p), nil
+		}
+		return pw.release(p)
+	case passStream:
+		return pw.writeStream(p)
+	}
+	n, err := pw.ResponseWriterWrapper.Write(p)
+	if n > 0 {
+		pw.x.wrote(pw.status)
+	}
+	return n, err
+}
+
+// FlushError flushes what has been passed on. Before the header is final
+// (none yet, or a held body) a flush would send a 200 header of its own,
+// so it does nothing then.
+func (pw *passthroughWriter) FlushError() error {
+	if pw.mode == passUnset || pw.mode == passHeld {
+		return nil
+	}
+	return http.NewResponseController(pw.ResponseWriterWrapper.ResponseWriter).Flush()
+}
+
+// ReadFrom copies through Write unless the bytes pass on raw.
+func (pw *passthroughWriter) ReadFrom(r io.Reader) (int64, error) {
+	if pw.mode == passRaw {
+		return pw.ResponseWriterWrapper.ReadFrom(r)
+	}
+	return io.Copy(writerOnly{pw}, r)
+}
+
+// release gives up holding a body that outgrew the bound: what was held
+// and p go on, and the rest passes on raw.
+func (pw *passthroughWriter) release(p []byte) (int, error) {
+	held := pw.held
+	pw.held = nil
+	defer putBuffer(held)
+	pw.mode = passRaw
+	pw.x.status = pw.status
+	pw.ResponseWriterWrapper.WriteHeader(pw.status)
+	if _, err := pw.ResponseWriterWrapper.Write(*held); err != nil {
+		return 0, err
+	}
+	pw.x.wrote(pw.status)
+	return pw.ResponseWriterWrapper.Write(p)
+}
+
+// finish completes the response once next has returned nextErr (or
+// aborted, errUpstreamAborted).
+func (pw *passthroughWriter) finish(nextErr error) {
+	switch pw.mode {
+	case passHeld:
+		pw.finishHeld(nextErr)
+	case passStream:
+		pw.finishStream(nextErr)
+	}
+}
+
+// finishHeld forwards a held body byte for byte if it is the protocol's,
+// and answers an error in the client's format if it is not.
+func (pw *passthroughWriter) finishHeld(nextErr error) {
+	held := pw.held
+	pw.held = nil
+	defer putBuffer(held)
+	body, status, upstream := *held, pw.status, pw.h.upstream
+	switch {
+	case nextErr != nil:
+		// The upstream answered but the body broke off (reset, timeout).
+		pw.h.logger.Warn("upstream response incomplete", zap.Error(nextErr))
+		pw.fail(codec.NewError(mapping.ErrBadGateway, "upstream "+string(upstream)+" response was interrupted"))
+	case codec.IsProtocolBody(upstream, status, body):
+		if status < 300 {
+			pw.observeJSON(body)
+		}
+		if pw.restore != nil && status < 300 {
+			out := getBuffer()
+			defer putBuffer(out)
+			*out = restoreModel((*out)[:0], body, upstream.Family(), pw.restore)
+			body = *out
+		}
+		pw.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		pw.ResponseWriterWrapper.WriteHeader(status)
+		_, _ = pw.ResponseWriterWrapper.Write(body)
+		pw.x.status = status
+		pw.x.wrote(status)
+	case status >= 400:
+		// An error page that is not the protocol's (a load balancer's
+		// HTML, a proxy's plain text): the same error, with the same
+		// status, in the client's format.
+		e := codec.DecodeError(upstream, status, body)
+		pw.h.logger.Debug("upstream error body is not in its protocol's format", zap.Int("status", status), zap.String("content_type", pw.Header().Get("Content-Type")))
+		pw.x.status = writeError(pw.ResponseWriterWrapper.ResponseWriter, pw.client, e)
+	default:
+		what := "a body that is not a JSON object"
+		switch ct := pw.Header().Get("Content-Type"); {
+		case len(body) == 0:
+			what = "an empty body"
+		case !isJSON(ct):
+			what = "Content-Type " + strconv.Quote(ct) + " where JSON was expected"
+		}
+		pw.fail(codec.NewError(mapping.ErrBadGateway, "upstream "+string(upstream)+" answered "+what))
+	}
+}
+
+// fail answers an error of llmbridge's own in place of an upstream
+// response that broke its protocol.
+func (pw *passthroughWriter) fail(e *codec.Error) {
+	pw.h.logger.Warn("invalid upstream response", zap.Int("upstream_status", pw.status), zap.String("error", e.Message))
+	pw.x.status = writeError(pw.ResponseWriterWrapper.ResponseWriter, pw.client, e)
+	pw.x.errReason = "invalid_upstream_response"
+}
+
+// observeJSON takes the usage and stop reason from a passed-through JSON
+// response body; a body that does not decode is simply not counted.
+func (pw *passthroughWriter) observeJSON(body []byte) {
+	var resp codec.Response
+	if codec.DecodeResponse(pw.h.upstream, body, &resp) == nil {
+		pw.x.observeResponse(&resp)
+	}
+}
+
+// writeStream takes a chunk of the upstream stream and passes on the
+// complete events in it.
+func (pw *passthroughWriter) writeStream(p []byte) (int, error) {
+	if pw.ended {
+		// The client's stream is over; what the upstream still sends
+		// has nowhere to go.
+		return len(p), pw.writeErr
+	}
+	if !pw.reframe {
+		pw.pending = append(pw.pending, p...)
+	}
+	pw.rd.Push(p)
+	if err := pw.drain(); err != nil && err != sse.ErrNeedInput {
+		pw.endStream(pw.streamFailure(err, nil))
+	}
+	if pw.writeErr != nil {
+		return 0, pw.writeErr
+	}
+	return len(p), nil
+}
+
+// drain checks every complete event pushed so far and passes on those
+// before the first that is not the protocol's. It returns the reader's
+// error: sse.ErrNeedInput when the input holds no further complete event.
+func (pw *passthroughWriter) drain() error {
+	defer pw.send()
+	for !pw.ended {
+		ev, err := pw.rd.Next()
+		if err != nil {
+			return err
+		}
+		if !pw.watcher.Observe(ev.Name, ev.Data, ev.Bare) {
+			pw.send()
+			pw.endStream("upstream " + string(pw.h.upstream) + " stream sent an event that is not valid in its protocol")
+			return nil
+		}
+		pw.evs = pw.usage.Observe(pw.evs[:0], ev.Name, ev.Data, ev.Bare)
+		for i := range pw.evs {
+			pw.x.observe(&pw.evs[i])
+		}
+		if !pw.reframe {
+			pw.good = pw.rd.Offset()
+			continue
+		}
+		if ev.Bare {
+			pw.out = append(pw.out, ev.Data...)
+			pw.out = append(pw.out, "\n\n"...)
+			continue
+		}
+		start := len(pw.out)
+		pw.out = restoreModel(pw.out, ev.Data, pw.h.upstream.Family(), pw.restore)
+		data := pw.out[start:]
+		// The data is re-appended as an event after the edited copy, then
+		// moved down over it.
+		pw.out = sse.AppendEvent(pw.out, string(ev.Name), data)
+		n := copy(pw.out[start:], pw.out[start+len(data):])
+		pw.out = pw.out[:start+n]
+	}
+	return nil
+}
+
+// send passes on the checked events: the raw bytes up to the last one, or
+// the re-framed events.
+func (pw *passthroughWriter) send() {
+	var b []byte
+	if pw.reframe {
+		b = pw.out
+		pw.out = pw.out[:0]
+	} else if n := int(pw.good - pw.sent); n > 0 {
+		b = pw.pending[:n]
+		pw.sent = pw.good
+		defer func() { pw.pending = pw.pending[:copy(pw.pending, pw.pending[n:])] }()
+	}
+	pw.write(b)
+}
+
+// write passes b on to the client and flushes it.
+func (pw *passthroughWriter) write(b []byte) {
+	if len(b) == 0 || pw.writeErr != nil {
+		return
+	}
+	if _, err := pw.ResponseWriterWrapper.Write(b); err != nil {
+		pw.writeErr, pw.ended = err, true
+		return
+	}
+	pw.x.wrote(pw.status)
+	t := b[max(0, len(b)-len(pw.tail)):]
+	if len(t) < len(pw.tail) {
+		// Keep the older bytes that still fit before t.
+		keep := min(pw.tailLen, len(pw.tail)-len(t))
+		copy(pw.tail[:keep], pw.tail[pw.tailLen-keep:pw.tailLen])
+		pw.tailLen = keep
+	} else {
+		pw.tailLen = 0
+	}
+	pw.tailLen += copy(pw.tail[pw.tailLen:], t)
+	if err := pw.FlushError(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		pw.writeErr, pw.ended = err, true
+	}
+}
+
+// finishStream ends the stream once the upstream's body has ended (cause
+// nil) or broken off: what is complete goes on, and a stream without its
+// terminal event ends with the client protocol's in-stream error.
+func (pw *passthroughWriter) finishStream(cause error) {
+	if pw.ended {
+		return
+	}
+	pw.rd.CloseInput()
+	err := pw.drain()
+	if pw.ended {
+		return
+	}
+	if err == io.EOF && !pw.reframe {
+		// The stream ended at a line end: what follows the last event
+		// (comments, blank lines) goes on too.
+		pw.good = pw.sent + int64(len(pw.pending))
+		pw.send()
+	}
+	if pw.watcher.Complete() {
+		return
+	}
+	pw.endStream(pw.streamFailure(err, cause))
+}
+
+// streamFailure says why a stream could not go on, from the reader's error
+// readErr and the upstream's failure cause.
+func (pw *passthroughWriter) streamFailure(readErr, cause error) string {
+	up := "upstream " + string(pw.h.upstream) + " stream"
+	switch {
+	case errors.Is(readErr, sse.ErrEventTooLarge):
+		return up + " sent an event larger than " + strconv.Itoa(int(pw.h.MaxEventSize)) + " bytes"
+	case cause != nil:
+		pw.h.logger.Warn("upstream stream broke off", zap.Error(cause))
+		return up + " broke off before it was complete"
+	}
+	return up + " ended before it was complete"
+}
+
+// endStream ends the client's stream with an in-stream error saying msg.
+func (pw *passthroughWriter) endStream(msg string) {
+	pw.h.logger.Warn("invalid upstream stream", zap.String("error", msg))
+	e := &codec.Error{Status: http.StatusBadGateway, Kind: mapping.ErrBadGateway, Message: msg}
+	// A blank line first ends whatever partial event was passed on; an
+	// extra one after a complete event would be an empty event to some
+	// clients.
+	var out []byte
+	if !endsEvent(pw.tail[:pw.tailLen]) {
+		out = append(out, "\n\n"...)
+	}
+	out = codec.AppendStreamError(out, pw.client, &codec.Request{Model: pw.model, Stream: true}, e)
+	pw.write(out)
+	pw.ended = true
+	pw.x.errReason = "invalid_upstream_response"
+}
+
+// modelPaths are where each wire format names the model in a response
+// body or stream event; the first that holds a string is edited.
+var modelPaths = map[codec.Protocol][]string{
+	codec.OpenAIChat:        {"model"},
+	codec.OpenAIResponses:   {"model", "response.model"},
+	codec.AnthropicMessages: {"model", "message.model"},
+	codec.Gemini:            {"modelVersion"},
+}
+
+// restoreModel appends data to dst with the model it names (in wire format
+// family) replaced by model, a JSON string. Data naming no model is
+// appended unchanged.
+func restoreModel(dst, data []byte, family codec.Protocol, model []byte) []byte {
+	for _, path := range modelPaths[family] {
+		v := gjson.GetBytes(data, path)
+		if v.Type != gjson.String || v.Index <= 0 || v.Index+len(v.Raw) > len(data) {
+			continue
+		}
+		dst = append(dst, data[:v.Index]...)
+		dst = append(dst, model...)
+		return append(dst, data[v.Index+len(v.Raw):]...)
+	}
+	return append(dst, data...)
+}
+
+// Interface guards
+var (
+	_ http.ResponseWriter = (*passthroughWriter)(nil)
+	_ io.ReaderFrom       = (*passthroughWriter)(nil)
+)
