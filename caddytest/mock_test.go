@@ -43,6 +43,9 @@ type scenario struct {
 	Status int
 	Header http.Header
 	Body   string
+	// Reset sends the header (with the whole body's Content-Length) and
+	// half the body, then resets the connection.
+	Reset bool
 }
 
 // reply configures the default success body.
@@ -203,6 +206,10 @@ func (m *mockUpstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if sc != nil {
+		if sc.Reset {
+			writeHalfAndReset(w, sc.Status, sc.Header, sc.Body)
+			return
+		}
 		if isEventStreamHeader(sc.Header) {
 			writeFrames(w, gz, sc.Status, sc.Header, splitFrames(sc.Body))
 			return
@@ -243,6 +250,21 @@ func writeBody(w http.ResponseWriter, gz bool, status int, hdr http.Header, body
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
+}
+
+// writeHalfAndReset answers status and hdr with the Content-Length of
+// body, sends its first half and resets the connection: an upstream that
+// dies in the middle of its answer.
+func writeHalfAndReset(w http.ResponseWriter, status int, hdr http.Header, body string) {
+	for k, vs := range hdr {
+		w.Header()[k] = vs
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, body[:len(body)/2])
+	rc := http.NewResponseController(w)
+	_ = rc.Flush()
+	(&streamWriter{w: w, rc: rc}).reset()
 }
 
 // knownFields lists the top-level request fields each provider accepts.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -23,8 +22,9 @@ type streamFailureCase struct {
 // streamFailureCases are the failures tested for upstream up: its
 // in-stream error after some text (for Responses both the nested shape of
 // real traffic and the spec's flat one), a stream cut cleanly in the middle
-// of the text, one cut cleanly right before its terminal event, and a
-// connection reset after some text.
+// of the text, one cut cleanly right before its terminal event, a
+// connection reset after some text, and an event that is not the
+// protocol's after some text.
 func streamFailureCases(up proto) []streamFailureCase {
 	cases := []streamFailureCase{
 		{streamInError.String(), streamPlan{failure: streamInError}},
@@ -36,6 +36,7 @@ func streamFailureCases(up proto) []streamFailureCase {
 		streamFailureCase{streamTruncatedMid.String(), streamPlan{failure: streamTruncatedMid}},
 		streamFailureCase{streamTruncatedEnd.String(), streamPlan{failure: streamTruncatedEnd}},
 		streamFailureCase{streamReset.String(), streamPlan{failure: streamReset}},
+		streamFailureCase{streamGarbage.String(), streamPlan{failure: streamGarbage}},
 	)
 }
 
@@ -52,13 +53,11 @@ func isTruncation(f streamFailure) bool {
 // TestStreamingFailures checks, for every upstream protocol and every
 // client SDK, that a stream that fails after some text (the upstream's
 // in-stream error, a clean end before the terminal event, a connection
-// reset) reaches the client as the partial text followed by an error the
-// SDK surfaces: never a clean completion, never a hang. Translated pairs
-// must end the client's stream with its protocol's in-stream error;
-// passthrough pairs (one wire family) forward the upstream's own bytes, so
-// a reset reaches their clients as a broken connection, which their SDKs
-// surface too. Truncated streams on passthrough pairs are in
-// TestPassthroughStreamTruncation.
+// reset, a garbage event) reaches the client as the partial text followed
+// by its protocol's in-stream error: never a clean completion, a parse
+// failure or a hang. Passthrough pairs (one wire family) pass the events
+// before the fault on byte for byte and end the same way. Truncated
+// streams on passthrough pairs are in TestPassthroughStreamTruncation.
 func TestStreamingFailures(t *testing.T) {
 	env := setup(t)
 	clients := streamingClients()
@@ -104,13 +103,7 @@ func runStreamFailure(t *testing.T, env *testEnv, c streamingClient, up proto, f
 	if h.res.Text != wantText {
 		t.Errorf("%s: partial text before the error = %q, want %q", name, h.res.Text, wantText)
 	}
-	if passthrough := cp.family() == up.family(); passthrough && fc.plan.failure == streamReset {
-		// The upstream's bytes pass through; the broken connection is what
-		// the client sees, as it would talking to the provider directly.
-		if !errors.Is(h.err, io.ErrUnexpectedEOF) && !isInStreamError(cp, h.err) {
-			t.Errorf("%s: the client got %s; want the broken connection (unexpected EOF) or an in-stream error", name, describeStreamErr(h.err))
-		}
-	} else if !isInStreamError(cp, h.err) {
+	if !isInStreamError(cp, h.err) {
 		t.Errorf("%s: the client got %s; want its protocol's in-stream error (the stream must end with an error event, not a broken connection or a parse failure)",
 			name, describeStreamErr(h.err))
 	}
@@ -131,12 +124,9 @@ func runStreamFailure(t *testing.T, env *testEnv, c streamingClient, up proto, f
 // family on both sides) with an upstream stream that ends cleanly before
 // its terminal event ([DONE], response.completed, message_stop, a Gemini
 // finishReason), in the middle of the text or right before the terminal
-// event: as for translated pairs, the client's SDK must surface an error
-// after the partial text, never a clean completion. llmbridge forwards
-// passthrough streams byte for byte without watching for the terminal
-// event, so the SDKs (which treat the end of the body as the end of the
-// stream) report these truncated answers as complete: this test fails
-// until passthrough streams are checked for their terminal event.
+// event: the SDKs take the end of the body for the end of the stream, so
+// llmbridge must add the protocol's in-stream error after the partial
+// text, never let the answer look complete.
 func TestPassthroughStreamTruncation(t *testing.T) {
 	env := setup(t)
 	clients := streamingClients()

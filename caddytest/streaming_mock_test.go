@@ -107,6 +107,10 @@ const (
 	// streamReset sends the start and some text, then resets the TCP
 	// connection.
 	streamReset
+	// streamGarbage sends the start and some text, then an event that is
+	// not the protocol's (an HTML error page in a data: line), then the
+	// rest of a complete stream.
+	streamGarbage
 )
 
 var streamFailureNames = map[streamFailure]string{
@@ -115,6 +119,7 @@ var streamFailureNames = map[streamFailure]string{
 	streamTruncatedMid: "truncated-mid-text",
 	streamTruncatedEnd: "truncated-before-terminal",
 	streamReset:        "connection-reset",
+	streamGarbage:      "garbage-event",
 }
 
 func (f streamFailure) String() string { return streamFailureNames[f] }
@@ -464,6 +469,8 @@ func (m *mockUpstream) serveStream(w http.ResponseWriter, r *http.Request, gz bo
 		}
 	case streamTruncatedEnd:
 		frames = s.truncatedTail
+	case streamGarbage:
+		frames = append([]string{"data: <html><body>502 Bad Gateway</body></html>\n\n"}, s.tail...)
 	}
 	sw := startStream(w, gz, http.StatusOK, http.Header{"Content-Type": {s.contentType}})
 	for _, f := range s.head {
