@@ -16,7 +16,8 @@ import (
 
 // The capability policy: what llmbridge does with a request field that a
 // translation cannot carry. See codec.ErrorClass for the classes and the
-// README's "on_unsupported and drop" section for the operator's view.
+// capability policy section of docs/configuration.md for the operator's
+// view.
 //
 //   - safe (the default): hints (fields without effect on what the model
 //     generates) are dropped and listed in Llmbridge-Dropped; capability

@@ -14,7 +14,7 @@ import (
 
 // TestStreamMemoryPerOpenStream holds many streams open mid-response, as a
 // busy server does, and checks what each costs while it waits for the next
-// upstream event: the bound is 16 KB beyond the event in flight.
+// upstream event: the bound is 16 KB beyond the event in flight.
 func TestStreamMemoryPerOpenStream(t *testing.T) {
 	const streams = 500
 	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})

@@ -20,7 +20,7 @@ const (
 	wrongKey   = "gate-wrong-key"
 )
 
-// credentialLogFilter is the access log format of the README: it removes
+// credentialLogFilter is the access log format of docs/configuration.md: it removes
 // the credential headers Caddy does not redact itself, and Gemini's ?key=.
 const credentialLogFilter = `		format filter {
 			request>headers>X-Api-Key delete
@@ -37,7 +37,7 @@ const credentialLogFilter = `		format filter {
 // api_key, and that a wrong key, a missing key or a key in another
 // protocol's scheme is answered 401 in the client's format with no
 // upstream call. Finally, no gate key appears in the access log (written
-// with the README's filter) or in llmbridge's and reverse_proxy's debug
+// with that filter) or in llmbridge's and reverse_proxy's debug
 // logs.
 func TestClientKeysGate(t *testing.T) {
 	env := setup(t)

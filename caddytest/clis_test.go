@@ -113,8 +113,8 @@ wire_api = "responses"
 				cfg = "web_search = \"disabled\"\n" + cfg + "\n[features]\nmulti_agent = false\n"
 			case up == openaiChat:
 				// Chat Completions has no hosted web search: toward it
-				// Codex is configured without one, as the README's
-				// recipe says (llmbridge answers 400 otherwise).
+				// Codex is configured without one, as the recipe in
+				// docs/recipes.md says (llmbridge answers 400 otherwise).
 				cfg = "web_search = \"disabled\"\n" + cfg
 			}
 			if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(cfg), 0o600); err != nil {
@@ -438,8 +438,8 @@ func newCLIEnv(adminPort int) (*cliEnv, error) {
 		port := ports[2+i]
 		sp.front.setSite(fmt.Sprintf("127.0.0.1:%d", port))
 		// No host in the site address: the CLIs call 127.0.0.1. Gemini
-		// CLI always sends topK, which OpenAI cannot take: the README's
-		// recipe drops it, as an operator would (a no-op for other
+		// CLI always sends topK, which OpenAI cannot take: the recipe
+		// in docs/recipes.md drops it, as an operator would (a no-op for other
 		// clients).
 		fmt.Fprintf(&b, `
 http://:%d {

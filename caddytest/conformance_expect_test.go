@@ -260,8 +260,8 @@ func expectStream(e *expectation, up proto, body string) {
 				e.text += ev.Get("delta").Str
 			case "response.output_item.done":
 				// A reasoning item's final encrypted_content is the one in
-				// output_item.done (protocols.md: the response object's
-				// copy differs in real traffic; both are the provider's).
+				// output_item.done (the response object's copy differs
+				// in real traffic; both are the provider's).
 				if enc := ev.Get("item.encrypted_content").Str; enc != "" && ev.Get("item.type").Str == "reasoning" {
 					doneSigs = append(doneSigs, enc)
 				}
@@ -432,7 +432,7 @@ func sameJSON(a, b string) bool {
 
 // stopSeenBy is the stop reason a client of protocol cp reads when its
 // protocol carries s: each protocol keeps only what its vocabulary can say
-// (mapping/stop.go, the README's stop reason rules). A Responses or Gemini
+// (mapping/stop.go, docs/translation.md's stop reason rules). A Responses or Gemini
 // answer with tool calls is a tool use.
 func stopSeenBy(cp proto, s mapping.StopReason, hasCalls bool) mapping.StopReason {
 	var r mapping.StopReason

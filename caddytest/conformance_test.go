@@ -15,7 +15,7 @@ import (
 var conformanceOut = flag.String("conformance.out", "", "also write TestConformance's pass-rate table (markdown) to this file")
 
 // conformanceException is a recording that may fail for some clients, and
-// why. Every reason is also in the README's compatibility notes.
+// why. Every reason is also in docs/compatibility.md.
 type conformanceException struct {
 	// recording is the recording's id.
 	recording string

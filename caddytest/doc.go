@@ -97,7 +97,7 @@
 //   - clis_test.go: opt-in (-clis) real agent CLIs from npm
 //     (clis/install.sh: Claude Code, Codex, Gemini CLI, Qwen Code) complete a
 //     tool-using turn through llmbridge against a scripted mock of every
-//     other family (README: Real agent CLIs).
+//     other family (docs/testing.md: Real agent CLIs).
 //   - perf_*_test.go: the end-to-end benchmark against plain reverse_proxy
 //     (TestPerf behind -perf; BenchmarkE2E*).
 //

@@ -23,7 +23,7 @@ import (
 )
 
 // The defaults are a short run that every `go test ./...` makes; .ci/run
-// runs the issue's full load (-load.clients 500 -load.duration 30s).
+// runs the full load (-load.clients 500 -load.duration 30s).
 var (
 	loadClients  = flag.Int("load.clients", 50, "concurrent clients of the load test")
 	loadDuration = flag.Duration("load.duration", 5*time.Second, "how long the load test runs")

@@ -59,7 +59,8 @@ var perfStreamEventCounts = []int{50, 500}
 // within every round (plain, bridge; then bridge, plain), so that the
 // machine's noise falls on both. It prints a markdown table of added
 // latency, throughput ratio, time to first event and memory against the
-// issue's targets; it fails on a missed target only with -perf.strict.
+// targets of docs/performance.md; it fails on a missed target only with
+// -perf.strict.
 func TestPerf(t *testing.T) {
 	if !*perfEnabled {
 		t.Skip("the end-to-end benchmark is off; run it with: " + perfCommand)

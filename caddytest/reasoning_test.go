@@ -30,8 +30,8 @@ func visibleReasoning(up proto) string {
 	return rzThought
 }
 
-// TestReasoningAgentReplay is the multi-turn agent conversation of issue
-// 5, with the official SDKs through a real Caddy. For every upstream that
+// TestReasoningAgentReplay is a multi-turn agent conversation with the
+// official SDKs through a real Caddy. For every upstream that
 // signs its reasoning and every client protocol (same-family pairs, which
 // are passthroughs, included), streamed and not: on turn 1 the upstream
 // answers with reasoning carrying its native opaque values, then a tool
@@ -170,7 +170,7 @@ type refusalWant struct {
 }
 
 // wantRefusal is what client cp must get when upstream up refuses with k,
-// following the README:
+// following the refusal rules of docs/translation.md:
 //
 //   - Chat clients get the refusal text in message.refusal (content null)
 //     with finish_reason stop; Responses clients a refusal content part
@@ -400,7 +400,7 @@ var (
 	geminiNo    = map[string]string{"generationConfig.thinkingConfig": ""}
 )
 
-// controlCases follow the README's reasoning mapping with
+// controlCases follow the reasoning controls of docs/translation.md with
 // the default effort budgets (minimal 1024, low 2048, medium 8192, high
 // 24576): an effort is a thinking budget toward Anthropic (max_tokens
 // raised by the default 4096 above it when the client set no limit) and

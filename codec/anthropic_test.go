@@ -1536,7 +1536,7 @@ func anthropicBenchDecode(b *testing.B, encode bool) {
 func BenchmarkAnthropicDecodeRequest(b *testing.B) { anthropicBenchDecode(b, false) }
 
 // BenchmarkAnthropicTranslateRequest measures decode and encode together,
-// the figure the target is about.
+// the figure the codec's performance target is about (docs/performance.md).
 func BenchmarkAnthropicTranslateRequest(b *testing.B) { anthropicBenchDecode(b, true) }
 
 func BenchmarkAnthropicAppendRequest(b *testing.B) {

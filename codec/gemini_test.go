@@ -1220,8 +1220,8 @@ func BenchmarkGeminiAppendRequest(b *testing.B) {
 	}
 }
 
-// BenchmarkGeminiTranslateRequest is the target: decode and encode
-// of one request together.
+// BenchmarkGeminiTranslateRequest measures what the codec's performance
+// target is about: decode and encode of one request together.
 func BenchmarkGeminiTranslateRequest(b *testing.B) {
 	body := geminiBenchBody()
 	dst := make([]byte, 0, 2*len(body))

@@ -414,12 +414,11 @@ func (a *textArena) valueEnd(s string, i int) int {
 // jsonIndex is the structural index of one validated document: each of
 // its values and keys, in document order, with where it ends.
 //
-// Decoders walk a document level by level, and finding where a member ends
-// used to mean scanning all of it; a message's text was scanned once for
-// every level above it, and once more to find its closing quote.
-// scanJSON records every value while it validates, so a walk reads the
-// members of an object from the index (memberIter) and every byte is
-// scanned about once.
+// Decoders walk a document level by level. Finding where a member ends by
+// scanning it would scan a message's text once for every level above it,
+// and once more to find its closing quote; instead scanJSON records every
+// value while it validates, so a walk reads the members of an object from
+// the index (memberIter) and every byte is scanned about once.
 type jsonIndex struct {
 	base   *byte // the document's first byte
 	size   int   // the document's length

@@ -1299,8 +1299,8 @@ func chatParseURL(path, url string, web bool) (mediaType, data, link string, err
 
 // reasoning appends the reasoning parts of an assistant message's
 // reasoning_content, before its other content since the model reasoned
-// first. The text may hold continuation envelopes in the text form of earlier versions (mapping.SplitReasoningText)
-// that llmbridge appended to reasoning it gave this client: each closes one
+// first. The text may hold continuation envelopes in their text form
+// (mapping.SplitReasoningText, read but never written): each closes one
 // signed part with the text before it; text after the last envelope is one
 // unsigned part. A damaged envelope is an error rather than reasoning text,
 // so that it never reaches an upstream as if the model had written it.
@@ -2094,8 +2094,8 @@ func chatToolStop(s StopReason, content []Part) StopReason {
 }
 
 // decodeChatResponseMessage decodes choices[0].message: its reasoning, then
-// its text, then its refusal, then its tool calls. Audio comes with a later
-// issue.
+// its text, then its refusal, then its tool calls. Audio output is not
+// translated: a message with audio is an upstream error.
 func decodeChatResponseMessage(message gjson.Result, resp *Response) *Error {
 	if !message.IsObject() {
 		return badUpstream(OpenAIChat, "choices[0].message is missing or not an object")

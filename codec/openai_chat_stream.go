@@ -13,7 +13,7 @@ import (
 // chat.completion.chunk streams to canonical events, and canonical events to
 // the chunk stream a Chat client expects.
 //
-// The wire (protocols.md A1): `data: <chunk>` events with no event names,
+// The wire: `data: <chunk>` events with no event names,
 // ended by `data: [DONE]`; a mid-stream error is `data: {"error":{...}}`.
 
 // chatArenaSize is the arena the decoder unescapes chunk strings into: it

@@ -1085,8 +1085,9 @@ func BenchmarkChatAppendRequest(b *testing.B) {
 	})
 }
 
-// BenchmarkChatTranslateRequest is the target: decode and encode of
-// the same conversation, with pooled request and buffer.
+// BenchmarkChatTranslateRequest measures what the codec's performance
+// target is about: decode and encode of the same conversation, with pooled
+// request and buffer.
 func BenchmarkChatTranslateRequest(b *testing.B) {
 	body, err := os.ReadFile("testdata/openai-chat/bench_request.json")
 	if err != nil {

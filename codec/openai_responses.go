@@ -16,9 +16,11 @@ import (
 // function tools (definitions, tool_choice, parallel_tool_calls,
 // function_call and function_call_output items), images (input_image),
 // documents (input_file), reasoning settings, structured output
-// (text.format) and verbosity. Hosted tools, custom (freeform) tools,
-// namespace tool groups and audio are rejected by name until the issues that
-// add them extend the switches over item and part types below.
+// (text.format), verbosity, custom (freeform) tools, Codex namespace tool
+// groups and the hosted web search (tools.go, hosted.go). Other hosted
+// tools and audio are rejected by name. Output items llmbridge does not
+// translate are kept whole as opaque parts (opaquePart), except those that
+// ask the client to act (responsesClientAction), which fail the response.
 
 // responsesRequestDecoder holds what decoding the top-level object collects
 // before the conversation can be built: input needs instructions (which may

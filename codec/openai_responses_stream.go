@@ -13,10 +13,11 @@ import (
 // the Responses SSE sequence a client expects.
 //
 // Scope: text and refusal content parts, reasoning items (summaries,
-// reasoning text and encrypted_content), function calls, stop reasons,
-// usage and errors. Annotations (citations), custom tool calls and the
-// built-in tools' items end the stream with an error until the issues that
-// add them.
+// reasoning text and encrypted_content), function and custom tool calls,
+// web search calls and url_citation annotations, stop reasons, usage and
+// errors. Other output items are kept whole as opaque parts (opaqueDone),
+// except those that ask the client to act, which end the stream with an
+// error.
 
 // responsesStreamDecoder decodes upstream Responses streams.
 //
@@ -152,7 +153,7 @@ func (d *responsesStreamDecoder) Decode(out []Event, name, data []byte, bare boo
 		return d.failed(out, f.response)
 	case "error":
 		// The spec's error event is flat ({type, code, message, param});
-		// real traffic nests the details under error (protocols.md A2).
+		// real traffic nests the details under error.
 		if f.errObj.IsObject() {
 			return d.fail(out, responsesErrorObject(f.errObj))
 		}
@@ -501,8 +502,8 @@ func (d *responsesStreamDecoder) itemAdded(out []Event, item gjson.Result) []Eve
 		return d.closePart(out)
 	case "reasoning":
 		// The part opens with its first text (see rsItem). Its
-		// encrypted_content here may be incomplete (protocols.md
-		// A2): only output_item.done's is taken.
+		// encrypted_content here may be incomplete in real traffic:
+		// only output_item.done's is taken.
 		id, err := responsesUpstreamString(item.Get("id"), "item.id")
 		if err != nil {
 			return d.fail(out, err)

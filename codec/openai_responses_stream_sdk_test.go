@@ -125,7 +125,7 @@ func golden(t *testing.T, name string) summary {
 }
 
 // notSent are fields openai-go marks required that OpenAI itself does not
-// send (protocols.md A2: cache_write_tokens is absent from real traffic),
+// send (cache_write_tokens is absent from real traffic),
 // nor llmbridge's non-streamed encoder unless non-zero.
 var notSent = map[string]bool{"cache_write_tokens": true}
 

@@ -269,7 +269,8 @@ type Field struct {
 // images or citations). It is written by hand from the decoders' switch
 // statements; codec/policy_test.go (TestFieldTable) proves every row by
 // decoding a minimal request with the field and encoding it toward each
-// upstream protocol, and renders the README's field table from it.
+// upstream protocol, and renders the field table of docs/compatibility.md
+// from it.
 var Fields = []Field{
 	// OpenAI Chat Completions.
 	{OpenAIChat, "model", FieldMapped},

@@ -301,9 +301,9 @@ func observeClass(p Protocol, body []byte) (FieldClass, string, error) {
 // upstream protocol as its class says (mapped: nothing dropped and no
 // error anywhere; hint: dropped toward at least one upstream, rejected
 // nowhere; capability: a ClassCapability error on decode or toward at least
-// one upstream). It then renders the README's field table from Fields and
-// compares it with README.md between the fields markers; -update rewrites
-// that section.
+// one upstream). It then renders the field table of docs/compatibility.md
+// from Fields and compares it with that file between the fields markers;
+// -update rewrites that section.
 func TestFieldTable(t *testing.T) {
 	for p := range policyBase {
 		class, notes, err := observeClass(p, []byte(policyBase[p]))
@@ -342,28 +342,29 @@ func TestFieldTable(t *testing.T) {
 		}
 	}
 
+	const doc = "../docs/compatibility.md"
 	const begin, end = "<!-- fields:begin -->\n", "<!-- fields:end -->"
-	readme, err := os.ReadFile("../README.md")
+	page, err := os.ReadFile(doc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	i, j := bytes.Index(readme, []byte(begin)), bytes.Index(readme, []byte(end))
+	i, j := bytes.Index(page, []byte(begin)), bytes.Index(page, []byte(end))
 	if i < 0 || j < i {
-		t.Fatalf("README.md has no %q ... %q section", strings.TrimSpace(begin), end)
+		t.Fatalf("%s has no %q ... %q section", doc, strings.TrimSpace(begin), end)
 	}
 	want := renderFieldTable()
-	got := string(readme[i+len(begin) : j])
+	got := string(page[i+len(begin) : j])
 	if got == want {
 		return
 	}
 	if *update {
-		out := append(append(append([]byte{}, readme[:i+len(begin)]...), want...), readme[j:]...)
-		if err := os.WriteFile("../README.md", out, 0o644); err != nil {
+		out := append(append(append([]byte{}, page[:i+len(begin)]...), want...), page[j:]...)
+		if err := os.WriteFile(doc, out, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	t.Errorf("README.md's field table is out of date; run go test ./codec -run TestFieldTable -update\ngot:\n%s\nwant:\n%s", got, want)
+	t.Errorf("%s: the field table is out of date; run go test ./codec -run TestFieldTable -update\ngot:\n%s\nwant:\n%s", doc, got, want)
 }
 
 // renderFieldTable renders Fields as a markdown table: one row per field

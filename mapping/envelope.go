@@ -46,9 +46,10 @@ func (f Family) String() string {
 // continuation envelope - a versioned, self-describing token - in the
 // client's own opaque slot (Anthropic signature, Responses
 // encrypted_content, Gemini thoughtSignature) or, where the client protocol
-// has none (Chat), appended to the reasoning text. The client replays it in
-// its history like any other reasoning, and llmbridge unwraps it before the
-// upstream sees it.
+// has none (Chat), in the id of the tool call that follows the reasoning.
+// The client replays it in its history like any other reasoning, and
+// llmbridge unwraps it before the upstream sees it. docs/reasoning-envelope.md
+// describes the format for readers of the wire.
 type Continuation struct {
 	// Origin is the family that issued Signature.
 	Origin Family
@@ -91,8 +92,8 @@ type Continuation struct {
 // needs the reasoning back (Anthropic and Gemini 3 require it there; they
 // ignore or do not require it in earlier turns).
 //
-// Text form (appended to Chat reasoning_content by earlier versions, still
-// read so that histories made then keep working; never written):
+// Text form (in Chat reasoning_content; read, so that histories holding it
+// keep working, and never written):
 //
 //	"\n\n[[" token "]]\n\n"
 //

@@ -188,8 +188,8 @@ func TestToolCallIDEnvelopes(t *testing.T) {
 	}
 }
 
-// EnvelopeText returns c in the text form earlier versions appended to Chat
-// reasoning_content, which SplitReasoningText still reads.
+// EnvelopeText returns c in the text form of Chat reasoning_content, which
+// SplitReasoningText reads and llmbridge never writes.
 func EnvelopeText(c Continuation) string {
 	return "\n\n[[" + string(AppendEnvelope(nil, c)) + "]]\n\n"
 }

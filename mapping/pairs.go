@@ -24,13 +24,11 @@ const (
 )
 
 // AnthropicToResponsesStatus maps an Anthropic stop_reason to a Responses
-// status and incomplete_details.reason (the first table): natural
-// ends, tool use, pause and refusal are completed (a refusal is a
-// successful model output, never failed); max_tokens is
-// incomplete/max_output_tokens; no reason yet is in_progress. Beyond the
-// seed: model_context_window_exceeded is a truncation
-// (incomplete/max_output_tokens); an unknown reason is completed and
-// reported as ambiguous.
+// status and incomplete_details.reason: natural ends, tool use, pause and
+// refusal are completed (a refusal is a successful model output, never
+// failed); max_tokens and model_context_window_exceeded are truncations
+// (incomplete/max_output_tokens); no reason yet is in_progress; an unknown
+// reason is completed and reported as ambiguous.
 func AnthropicToResponsesStatus(stopReason string) (status, incompleteReason string, ambiguous bool) {
 	switch stopReason {
 	case "end_turn", "stop_sequence", "tool_use", "pause_turn", "refusal":

@@ -2,8 +2,8 @@ package mapping
 
 import "testing"
 
-// The first table of the stop correspondences: Anthropic stop_reason -> Responses status, one case
-// per row, plus the documented choices beyond the seed.
+// The stop correspondence Anthropic stop_reason -> Responses status, one
+// case per correspondence, including the truncation and unknown reasons.
 func TestAnthropicToResponsesStatus(t *testing.T) {
 	tests := []struct {
 		in, status, reason string
@@ -16,7 +16,8 @@ func TestAnthropicToResponsesStatus(t *testing.T) {
 		{"max_tokens", "incomplete", "max_output_tokens", false},
 		{"refusal", "completed", "", false}, // a refusal is never failed
 		{"", "in_progress", "", false},      // no reason yet: streaming
-		// Choices beyond the seed.
+		// A context-window stop is a truncation; an unknown reason is
+		// completed and ambiguous.
 		{"model_context_window_exceeded", "incomplete", "max_output_tokens", false},
 		{"brand_new_reason", "completed", "", true},
 	}

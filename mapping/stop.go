@@ -144,8 +144,8 @@ func ChatFinishReason(s StopReason) string {
 // StopToolUse when the candidate holds function calls. Every safety-like
 // reason (SAFETY, BLOCKLIST, PROHIBITED_CONTENT, SPII, IMAGE_SAFETY,
 // RECITATION, MODEL_ARMOR and the IMAGE_* variants) is a content filter.
-// Unknown values are StopOther, as protocols.md asks for values such as
-// MODEL_ARMOR that appeared before they were documented.
+// Unknown values are StopOther: values such as MODEL_ARMOR appear in
+// traffic before they are documented.
 func FromGeminiFinishReason(s string) StopReason {
 	switch s {
 	case "":

@@ -62,11 +62,11 @@ this table (` + "`codec/rules/data/*.json`" + `, embedded at build time). Rows a
 ` + "`*`" + ` matches any run of characters, and names are matched without routing prefixes (` + "`models/`" + `,
 ` + "`vendor/`" + `, Bedrock's ` + "`anthropic.`" + ` with its region prefix). A model no row matches is sent as the client
 asked, under the provider-wide rules only. Operators add or override rows with ` + "`model_rule`" + ` (see
-[the README](../README.md#model_rule-and-dialect-model-rules)).
+[configuration.md](configuration.md#model_rule-and-dialect-model-rules)).
 
 Every change is listed in the ` + "`Llmbridge-Adjusted`" + ` response header
 (` + "`reasoning_effort=high (xhigh not accepted by gpt-5)`" + `), logged at debug level and counted in
-` + "`llmbridge_adjustments_total{rule}`" + `. Changes are of two classes:
+` + "`caddy_llmbridge_adjustments_total{rule}`" + `. Changes are of two classes:
 
 - **adjustments that keep the client's intent** are made under the default ` + "`on_unsupported safe`" + `: a thinking
   budget moved into the model's range; an effort moved to the nearest level the model takes (the largest
