@@ -155,7 +155,9 @@ func TestPassthroughBodies(t *testing.T) {
 		wantInMsg  string // else the client's error says this
 	}
 	checks := []check{
-		{"success", func(f passFamily) func(w http.ResponseWriter) error { return rawAnswer(200, "application/json", f.answer, 7, false) }, 200, true, ""},
+		{"success", func(f passFamily) func(w http.ResponseWriter) error {
+			return rawAnswer(200, "application/json", f.answer, 7, false)
+		}, 200, true, ""},
 		{"protocol error", func(f passFamily) func(w http.ResponseWriter) error {
 			return rawAnswer(429, "application/json; charset=utf-8", f.apiError, 5, false)
 		}, 429, true, ""},
@@ -174,7 +176,9 @@ func TestPassthroughBodies(t *testing.T) {
 		{"200 cut short", func(f passFamily) func(w http.ResponseWriter) error {
 			return rawAnswer(200, "application/json", f.answer[:len(f.answer)/2], 64, false)
 		}, 502, false, "not a JSON object"},
-		{"200 empty", func(f passFamily) func(w http.ResponseWriter) error { return rawAnswer(200, "application/json", "", 64, false) }, 502, false, "an empty body"},
+		{"200 empty", func(f passFamily) func(w http.ResponseWriter) error {
+			return rawAnswer(200, "application/json", "", 64, false)
+		}, 502, false, "an empty body"},
 		{"reset mid-body", func(f passFamily) func(w http.ResponseWriter) error {
 			return rawAnswer(200, "application/json", f.answer[:len(f.answer)/2], 8, true)
 		}, 502, false, "interrupted"},
