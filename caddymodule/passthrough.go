@@ -217,6 +217,11 @@ func (pw *passthroughWriter) WriteHeader(status int) {
 	case status < 300 || status >= 400:
 		pw.mode = passHeld
 		pw.held = getBuffer()
+		// A body of known length is held in one buffer of its size, not
+		// grown to it by doubling.
+		if n, err := strconv.ParseInt(hdr.Get("Content-Length"), 10, 64); err == nil && n > int64(cap(*pw.held)) && n <= int64(pw.holdLimit()) {
+			*pw.held = make([]byte, 0, n)
+		}
 		return
 	default:
 		pw.mode = passRaw
@@ -232,11 +237,7 @@ func (pw *passthroughWriter) Write(p []byte) (int, error) {
 	}
 	switch pw.mode {
 	case passHeld:
-		limit := maxHeldBody
-		if pw.restore != nil {
-			limit = maxResponseBody
-		}
-		if len(*pw.held)+len(p) <= limit {
+		if len(*pw.held)+len(p) <= pw.holdLimit() {
 			*pw.held = append(*pw.held, p...)
 			return len(p), nil
 		}
@@ -249,6 +250,15 @@ func (pw *passthroughWriter) Write(p []byte) (int, error) {
 		pw.x.wrote(pw.status)
 	}
 	return n, err
+}
+
+// holdLimit is the largest body held back: maxHeldBody, or
+// maxResponseBody when the model must be restored in it.
+func (pw *passthroughWriter) holdLimit() int {
+	if pw.restore != nil {
+		return maxResponseBody
+	}
+	return maxHeldBody
 }
 
 // FlushError flushes what has been passed on. Before the header is final
@@ -308,10 +318,10 @@ func (pw *passthroughWriter) finishHeld(nextErr error) {
 		// The upstream answered but the body broke off (reset, timeout).
 		pw.h.logger.Warn("upstream response incomplete", zap.Error(nextErr))
 		pw.fail(codec.NewError(mapping.ErrBadGateway, "upstream "+string(upstream)+" response was interrupted"))
-	case codec.IsProtocolBody(upstream, status, body):
-		if status < 300 {
-			pw.observeJSON(body)
-		}
+	case status < 300 && pw.observeJSON(body), codec.IsProtocolBody(upstream, status, body):
+		// A success body that decodes is the protocol's (the decoder
+		// validates it); one that is the protocol's but does not decode
+		// (content llmbridge cannot translate) passes uncounted.
 		if pw.restore != nil && status < 300 {
 			out := getBuffer()
 			defer putBuffer(out)
@@ -351,12 +361,14 @@ func (pw *passthroughWriter) fail(e *codec.Error) {
 }
 
 // observeJSON takes the usage and stop reason from a passed-through JSON
-// response body; a body that does not decode is simply not counted.
-func (pw *passthroughWriter) observeJSON(body []byte) {
+// response body, and reports whether it decoded.
+func (pw *passthroughWriter) observeJSON(body []byte) bool {
 	var resp codec.Response
-	if codec.DecodeResponse(pw.h.upstream, body, &resp) == nil {
-		pw.x.observeResponse(&resp)
+	if codec.DecodeResponse(pw.h.upstream, body, &resp) != nil {
+		return false
 	}
+	pw.x.observeResponse(&resp)
+	return true
 }
 
 // writeStream takes a chunk of the upstream stream and passes on the

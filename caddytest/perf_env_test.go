@@ -37,6 +37,13 @@ const (
 	perfModeHold = "hold"
 )
 
+// perfModeJSONSized, followed by a byte count, is the mode of one JSON
+// answer of about that size (perfSizedMode).
+const perfModeJSONSized = "json-"
+
+// perfSizedMode is the mode of a JSON answer of about n bytes.
+func perfSizedMode(n int) string { return perfModeJSONSized + strconv.Itoa(n) }
+
 // perfStreamMode is the mode of a stream of n text deltas.
 func perfStreamMode(n int) string { return "sse-" + strconv.Itoa(n) }
 
@@ -62,6 +69,9 @@ type perfMock struct {
 	// streams holds the precomputed events of each "sse-N" mode
 	// (map[string][][]byte), built on first use.
 	streams sync.Map
+	// sized holds the JSON answers of each "json-N" mode
+	// (map[string][]byte), built on first use.
+	sized sync.Map
 	// holdFirst and holdRest are the held stream's first event and the
 	// rest of it.
 	holdFirst, holdRest []byte
@@ -156,6 +166,26 @@ func (m *perfMock) streamFor(mode string) ([][]byte, bool) {
 	return v.([][]byte), true
 }
 
+// sizedBody returns the JSON answer of a perfSizedMode mode: a Chat
+// completion whose text pads it to about the size the mode names, built
+// on first use.
+func (m *perfMock) sizedBody(mode string) ([]byte, bool) {
+	if v, ok := m.sized.Load(mode); ok {
+		return v.([]byte), true
+	}
+	n, err := strconv.Atoi(strings.TrimPrefix(mode, perfModeJSONSized))
+	if err != nil || n < 0 || n > 64<<20 {
+		return nil, false
+	}
+	text := strings.Repeat("The quick brown fox jumps over the lazy dog.\n", max(1, (n-len(m.jsonBody))/46+1))
+	body := fmt.Appendf(nil, `{"id":"chatcmpl-perf","object":"chat.completion","created":1767225600,"model":%q,`+
+		`"choices":[{"index":0,"message":{"role":"assistant","content":%s,"refusal":null},"logprobs":null,"finish_reason":"stop"}],`+
+		`"usage":{"prompt_tokens":1500,"completion_tokens":80,"total_tokens":1580},"system_fingerprint":"fp_perf"}`,
+		perfModel, mustJSON(text))
+	v, _ := m.sized.LoadOrStore(mode, body)
+	return v.([]byte), true
+}
+
 // serveHTTP answers one request in the mode its perfModeHeader names.
 func (m *perfMock) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if c := m.capture.Load(); c != nil {
@@ -170,10 +200,18 @@ func (m *perfMock) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	mode := r.Header.Get(perfModeHeader)
 	hdr := w.Header()
 	switch {
-	case mode == "" || mode == perfModeJSON:
+	case mode == "" || mode == perfModeJSON || strings.HasPrefix(mode, perfModeJSONSized):
+		body := m.jsonBody
+		if mode != "" && mode != perfModeJSON {
+			var ok bool
+			if body, ok = m.sizedBody(mode); !ok {
+				http.Error(w, "unknown "+perfModeHeader, http.StatusBadRequest)
+				return
+			}
+		}
 		hdr["Content-Type"] = []string{"application/json"}
-		hdr["Content-Length"] = []string{strconv.Itoa(len(m.jsonBody))}
-		_, _ = w.Write(m.jsonBody)
+		hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
+		_, _ = w.Write(body)
 	case mode == perfModeHold:
 		release := *m.release.Load()
 		hdr["Content-Type"] = []string{"text/event-stream"}
