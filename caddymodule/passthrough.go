@@ -174,6 +174,7 @@ type passthroughWriter struct {
 	// on; good is the input offset up to which it holds complete,
 	// checked events.
 	pending    []byte
+	pendingBuf *[]byte // the pooled buffer pending was taken from
 	sent, good int64
 	out        []byte  // re-framed events not yet passed on
 	tail       [4]byte // the last bytes passed on, to tell whether an event was cut
@@ -214,6 +215,10 @@ func (pw *passthroughWriter) WriteHeader(status int) {
 		pw.watcher = codec.NewStreamWatcher(pw.h.upstream)
 		pw.usage = codec.NewUsageObserver(pw.h.upstream)
 		pw.reframe = pw.restore != nil
+		if !pw.reframe {
+			pw.pendingBuf = getBuffer()
+			pw.pending = *pw.pendingBuf
+		}
 	case status < 300 || status >= 400:
 		pw.mode = passHeld
 		pw.held = getBuffer()
@@ -303,6 +308,11 @@ func (pw *passthroughWriter) finish(nextErr error) {
 		pw.finishHeld(nextErr)
 	case passStream:
 		pw.finishStream(nextErr)
+		if pw.pendingBuf != nil {
+			*pw.pendingBuf = pw.pending[:0]
+			putBuffer(pw.pendingBuf)
+			pw.pendingBuf, pw.pending = nil, nil
+		}
 	}
 }
 
