@@ -198,18 +198,14 @@ func appendString(dst []byte, s string) []byte {
 // appendStringBody appends s escaped as in a JSON string, without the
 // quotes (several texts joined into one string are written this way).
 func appendStringBody(dst []byte, s string) []byte {
-	if vectorised && len(s) >= 64 && utf8.ValidString(s) && !hasLineSeparator(s) {
+	if len(s) >= 64 && utf8.ValidString(s) && !hasLineSeparator(s) {
 		return appendValidStringBody(dst, s)
 	}
 	start := 0
 	for i := 0; i < len(s); {
-		// Skip the plain ASCII bytes (sixteen at a time where the CPU
-		// can, then a word at a time, two per round so that the checks
-		// overlap) and land on the first byte that needs a look:
-		// conversation text is mostly plain.
-		if len(s)-i >= 32 {
-			i += asciiPrefix(s[i:])
-		}
+		// Skip the plain ASCII bytes a word at a time, two per round so
+		// that the checks overlap, and land on the first byte that needs
+		// a look: conversation text is mostly plain.
 		for i+16 <= len(s) {
 			if m := needsEscape8(load8(s, i)); m != 0 {
 				i += bits.TrailingZeros64(m) / 8

@@ -553,7 +553,7 @@ func valueEnd(s string, i int) int {
 // become U+FFFD as in encoding/json.
 func appendUnescaped(dst []byte, s string) []byte {
 	i := 0
-	if vectorised && len(s) >= 64 {
+	if len(s) >= 64 {
 		dst, i = appendUnescapedBlocks(dst, s)
 	}
 	for ; i < len(s); i++ {

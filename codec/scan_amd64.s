@@ -28,65 +28,6 @@
 	PMINUB X3, X6; \
 	PCMPEQB X0, X6
 
-// func plainPrefix(s string) int
-TEXT ·plainPrefix(SB), NOSPLIT, $0-24
-	MOVQ s_base+0(FP), SI
-	MOVQ s_len+8(FP), BX
-	MOVQ SI, DI
-	CONSTANTS
-plainloop:
-	CMPQ BX, $16
-	JB plaindone
-	CLASSIFY(0)
-	POR X5, X4
-	POR X6, X4
-	PMOVMSKB X4, AX
-	TESTL AX, AX
-	JNZ plainfound
-	ADDQ $16, SI
-	SUBQ $16, BX
-	JMP plainloop
-plainfound:
-	BSFL AX, AX
-	SUBQ DI, SI
-	ADDQ SI, AX
-	MOVQ AX, ret+16(FP)
-	RET
-plaindone:
-	SUBQ DI, SI
-	MOVQ SI, ret+16(FP)
-	RET
-
-// func asciiPrefix(s string) int
-TEXT ·asciiPrefix(SB), NOSPLIT, $0-24
-	MOVQ s_base+0(FP), SI
-	MOVQ s_len+8(FP), BX
-	MOVQ SI, DI
-	CONSTANTS
-asciiloop:
-	CMPQ BX, $16
-	JB asciidone
-	CLASSIFY(0)
-	POR X5, X4
-	POR X6, X4
-	POR X0, X4
-	PMOVMSKB X4, AX
-	TESTL AX, AX
-	JNZ asciifound
-	ADDQ $16, SI
-	SUBQ $16, BX
-	JMP asciiloop
-asciifound:
-	BSFL AX, AX
-	SUBQ DI, SI
-	ADDQ SI, AX
-	MOVQ AX, ret+16(FP)
-	RET
-asciidone:
-	SUBQ DI, SI
-	MOVQ SI, ret+16(FP)
-	RET
-
 // MASKS classifies the 16 bytes at off(SI) and ORs their quote, backslash
 // and control masks, shifted left by shift, into R8, R9 and R10.
 #define MASKS(off, shift) \

@@ -7,67 +7,72 @@ import (
 	"testing"
 )
 
-// TestPrefixScans checks plainPrefix and asciiPrefix (vectorised on amd64)
-// against their definition: the result is the first special byte, or
-// where the whole 16-byte blocks end if there is none in them; it is never
-// past a special byte, and a generic build may stop anywhere before one.
-func TestPrefixScans(t *testing.T) {
-	plain := func(c byte) bool { return c >= 0x20 && c != '"' && c != '\\' }
-	ascii := func(c byte) bool { return plain(c) && c < 0x80 }
+// TestStringMasks checks stringMasks (SSE2 on amd64) and
+// stringMasksPortable against their definition on random 64-byte blocks
+// of the bytes that matter next to their neighbours in value (0x00, 0x1f,
+// 0x20, '"' and '!', '\\' and ']', 0x7f, 0x80, 0xff), so that a lane
+// test that leaks into the next lane or mistakes a neighbour shows.
+func TestStringMasks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	specials := []byte{'"', '\\', 0, 0x1f, '\n', 0x80, 0xe2, 0xff}
-	for n := 0; n < 200; n++ {
-		for trial := 0; trial < 40; trial++ {
-			b := make([]byte, n)
-			for i := range b {
-				b[i] = byte(0x20 + rng.IntN(0x5f))
+	interesting := []byte{0, 1, 0x1f, 0x20, '"', '!', '#', '\\', '[', ']', 0x7f, 0x80, 0x9f, 0xa2, 0xdc, 0xff}
+	var block [64]byte
+	for trial := 0; trial < 200000; trial++ {
+		for i := range block {
+			if rng.IntN(2) == 0 {
+				block[i] = interesting[rng.IntN(len(interesting))]
+			} else {
+				block[i] = byte(rng.IntN(256))
 			}
-			if n > 0 && trial > 0 {
-				for range 1 + rng.IntN(3) {
-					b[rng.IntN(n)] = specials[rng.IntN(len(specials))]
-				}
+		}
+		var q, b, c uint64
+		for i, x := range block {
+			if x == '"' {
+				q |= 1 << i
 			}
-			s := string(b)
-			for _, c := range []struct {
-				name string
-				fn   func(string) int
-				ok   func(byte) bool
-			}{{"plainPrefix", plainPrefix, plain}, {"asciiPrefix", asciiPrefix, ascii}} {
-				got := c.fn(s)
-				first := 0
-				for first < n && c.ok(s[first]) {
-					first++
-				}
-				if got > first || got > n {
-					t.Fatalf("%s(%q) = %d, past the first special byte at %d", c.name, s, got, first)
-				}
-				if vectorised && got != min(first, n&^15) {
-					t.Fatalf("%s(%q) = %d, want %d", c.name, s, got, min(first, n&^15))
-				}
+			if x == '\\' {
+				b |= 1 << i
+			}
+			if x < 0x20 {
+				c |= 1 << i
+			}
+		}
+		for _, f := range []struct {
+			name string
+			fn   func(*byte) (uint64, uint64, uint64)
+		}{{"stringMasks", stringMasks}, {"stringMasksPortable", stringMasksPortable}} {
+			gq, gb, gc := f.fn(&block[0])
+			if gq != q || gb != b || gc != c {
+				t.Fatalf("%s(%q) = %#x %#x %#x, want %#x %#x %#x", f.name, block[:], gq, gb, gc, q, b, c)
 			}
 		}
 	}
 }
 
-// BenchmarkPrefixScans measures the scans over 4 KB of plain text.
-func BenchmarkPrefixScans(b *testing.B) {
+// BenchmarkStringMasks measures the block classification over 4 KB of
+// plain text, with this build's stringMasks and with the portable one.
+func BenchmarkStringMasks(b *testing.B) {
 	buf := make([]byte, 4096)
 	for i := range buf {
 		buf[i] = 'a' + byte(i%26)
 	}
-	s := string(buf)
-	b.Run("plainPrefix", func(b *testing.B) {
-		b.SetBytes(int64(len(s)))
-		for b.Loop() {
-			plainPrefix(s)
-		}
-	})
-	b.Run("asciiPrefix", func(b *testing.B) {
-		b.SetBytes(int64(len(s)))
-		for b.Loop() {
-			asciiPrefix(s)
-		}
-	})
+	for _, f := range []struct {
+		name string
+		fn   func(*byte) (uint64, uint64, uint64)
+	}{{"build", stringMasks}, {"portable", stringMasksPortable}} {
+		b.Run(f.name, func(b *testing.B) {
+			b.SetBytes(int64(len(buf)))
+			var sink uint64
+			for b.Loop() {
+				for i := 0; i < len(buf); i += 64 {
+					q, bs, c := f.fn(&buf[i])
+					sink |= q | bs | c
+				}
+			}
+			if sink != 0 {
+				b.Fatal("plain text has special bytes")
+			}
+		})
+	}
 }
 
 // TestValidStringBlocks checks the 64-byte block path of validString

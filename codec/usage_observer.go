@@ -86,13 +86,11 @@ func reportsUsage(p Protocol, name, data string) bool {
 // search per key (or a vectorised search per quote) slower.
 func chatReportsUsage(data string) bool {
 	i := 0
-	if vectorised {
-		for ; len(data)-i >= 64; i += 64 {
-			q, _, _ := stringMasks(unsafe.StringData(data[i:]))
-			for ; q != 0; q &= q - 1 {
-				if chatReportingKey(data[i+bits.TrailingZeros64(q)+1:]) {
-					return true
-				}
+	for ; len(data)-i >= 64; i += 64 {
+		q, _, _ := stringMasks(unsafe.StringData(data[i:]))
+		for ; q != 0; q &= q - 1 {
+			if chatReportingKey(data[i+bits.TrailingZeros64(q)+1:]) {
+				return true
 			}
 		}
 	}

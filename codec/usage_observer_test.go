@@ -100,7 +100,7 @@ func TestReportsUsage(t *testing.T) {
 		{OpenAIResponses, "response.function_call_arguments.delta", `{}`, false},
 		{OpenAIChat, "", `{"choices":[{"delta":{"refusal":"no"},"finish_reason":null}]}`, true},
 		{OpenAIChat, "", `{"choices":[{"delta":{"content":"a","refusal":null}}]}`, false},
-		// Longer than a 64-byte block: the vectorised quote scan.
+		// Longer than a 64-byte block: the block quote scan.
 		{OpenAIChat, "", `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1767225600,"model":"m","choices":[{"index":0,"delta":{"content":" word"},"logprobs":null,"finish_reason":null}]}`, false},
 		{OpenAIChat, "", `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1767225600,"model":"m","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"length"}]}`, true},
 		{OpenAIChat, "", `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1767225600,"model":"m","choices":[],"usage":{"prompt_tokens":1}}`, true},

@@ -210,51 +210,46 @@ func validString(s string, i int) (end int, escaped bool) {
 		// Otherwise an escape or a control byte comes early: the blocks
 		// below take the string from its start.
 	}
-	if vectorised {
-		// 64 bytes at a time: classify them, work out which bytes
-		// backslashes escape, and find the closing quote, any control
-		// character and any invalid escape from the bit masks, without
-		// a branch per escape.
-		var carry uint64 // 1 when the next block's first byte is escaped
-		hasEscape := false
-		for len(s)-i >= 64 {
-			q, b, c := stringMasks(unsafe.StringData(s[i:]))
-			escaped := escapedBits(b, &carry)
-			quotes := q &^ escaped
-			inside := ^uint64(0)
-			if quotes != 0 {
-				inside = quotes&-quotes - 1
-			}
-			if c&inside != 0 {
+	// 64 bytes at a time: classify them, work out which bytes
+	// backslashes escape, and find the closing quote, any control
+	// character and any invalid escape from the bit masks, without
+	// a branch per escape.
+	var carry uint64 // 1 when the next block's first byte is escaped
+	hasEscape := false
+	for len(s)-i >= 64 {
+		q, b, c := stringMasks(unsafe.StringData(s[i:]))
+		escaped := escapedBits(b, &carry)
+		quotes := q &^ escaped
+		inside := ^uint64(0)
+		if quotes != 0 {
+			inside = quotes&-quotes - 1
+		}
+		if c&inside != 0 {
+			return -1, false
+		}
+		if escaped&inside != 0 {
+			hasEscape = true
+		}
+		for e := escaped & inside; e != 0; e &= e - 1 {
+			k := i + bits.TrailingZeros64(e)
+			switch escapeLen[s[k]] {
+			case 0:
 				return -1, false
-			}
-			if escaped&inside != 0 {
-				hasEscape = true
-			}
-			for e := escaped & inside; e != 0; e &= e - 1 {
-				k := i + bits.TrailingZeros64(e)
-				switch escapeLen[s[k]] {
-				case 0:
+			case 6:
+				if hex4(s[k+1:]) < 0 {
 					return -1, false
-				case 6:
-					if hex4(s[k+1:]) < 0 {
-						return -1, false
-					}
 				}
 			}
-			if quotes != 0 {
-				return i + bits.TrailingZeros64(quotes) + 1, hasEscape
-			}
-			i += 64
 		}
-		if carry != 0 {
-			i-- // the block ended on an escaping backslash: start from it
+		if quotes != 0 {
+			return i + bits.TrailingZeros64(quotes) + 1, hasEscape
 		}
-		if hasEscape {
-			return validStringTail(s, i, true)
-		}
+		i += 64
 	}
-	return validStringTail(s, i, false)
+	if carry != 0 {
+		i-- // the block ended on an escaping backslash: start from it
+	}
+	return validStringTail(s, i, hasEscape)
 }
 
 // escapedBits returns which bytes of a 64-byte block are escaped by a
@@ -278,12 +273,8 @@ func escapedBits(backslash uint64, carry *uint64) uint64 {
 func validStringTail(s string, i int, escaped bool) (int, bool) {
 	for {
 		// Skip the bytes that hold no quote, backslash or control
-		// character: sixteen at a time where the CPU can, then a word at
-		// a time, two words per round so that the two checks overlap, and
-		// land on the first special byte.
-		if len(s)-i >= 32 {
-			i += plainPrefix(s[i:])
-		}
+		// character a word at a time, two words per round so that the two
+		// checks overlap, and land on the first special byte.
 		for i+16 <= len(s) {
 			if m := stringSpecial8(load8(s, i)); m != 0 {
 				i += bits.TrailingZeros64(m) / 8
