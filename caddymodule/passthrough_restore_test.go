@@ -94,3 +94,40 @@ func TestPassthroughRestoresModel(t *testing.T) {
 		})
 	}
 }
+
+// TestTranslatedAnswerThroughReadFrom checks that an upstream answer copied
+// with the writer's ReadFrom, as reverse_proxy does, is translated like
+// one written piece by piece: a JSON body and a stream from a Chat
+// upstream reach an Anthropic client complete.
+func TestTranslatedAnswerThroughReadFrom(t *testing.T) {
+	const chatJSON = `{"id":"chatcmpl-9","object":"chat.completion","created":1,"model":"gpt-x","choices":[{"index":0,"message":{"role":"assistant","content":"Whole answer"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}`
+	tests := []struct {
+		name   string
+		req    *http.Request
+		answer func(w http.ResponseWriter) error
+		events string // the client's Anthropic events, or "" for a JSON body
+	}{
+		{name: "JSON", req: httptest.NewRequest("POST", "/v1/messages", strings.NewReader(`{"model":"gpt-x","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`)),
+			answer: readFromAnswer("application/json", chatJSON)},
+		{name: "stream", req: streamRequest(), answer: readFromAnswer("text/event-stream", chatStream),
+			events: "message_start,content_block_start,content_block_delta,content_block_delta,content_block_stop,message_delta,message_stop"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newTestHandler(t, &Handler{Upstream: "openai-chat"})
+			w, _ := serve(t, h, tt.req, tt.answer)
+			if w.Code != 200 {
+				t.Fatalf("status %d: %s", w.Code, w.Body)
+			}
+			if tt.events == "" {
+				if gjson.Get(w.Body.String(), "content.0.text").Str != "Whole answer" || gjson.Get(w.Body.String(), "stop_reason").Str != "end_turn" {
+					t.Errorf("body %s", w.Body)
+				}
+				return
+			}
+			if got := strings.Join(anthropicEvents(w.Body.String()), ","); got != tt.events {
+				t.Errorf("events %s\n%s", got, w.Body)
+			}
+		})
+	}
+}
