@@ -93,8 +93,8 @@ func TestFitPassthrough(t *testing.T) {
 		},
 		{
 			name: "anthropic sampling and limit toward opus 4.7", upstream: codec.AnthropicMessages, model: "claude-opus-4-7",
-			body: `{"model":"x","max_tokens":900000,"temperature":0.5,"top_p":0.9,"top_k":5,"stop_sequences":["x"],"messages":[{"role":"user","content":"hi"}]}`,
-			want: map[string]string{"max_tokens": "128000", "temperature": "", "top_p": "", "top_k": "", "stop_sequences": `["x"]`},
+			body:     `{"model":"x","max_tokens":900000,"temperature":0.5,"top_p":0.9,"top_k":5,"stop_sequences":["x"],"messages":[{"role":"user","content":"hi"}]}`,
+			want:     map[string]string{"max_tokens": "128000", "temperature": "", "top_p": "", "top_k": "", "stop_sequences": `["x"]`},
 			adjusted: 4,
 		},
 		{
