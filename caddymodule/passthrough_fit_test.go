@@ -64,6 +64,40 @@ func TestFitPassthrough(t *testing.T) {
 			adjusted: 1,
 		},
 		{
+			name: "chat sampling and limits toward o3", upstream: codec.OpenAIChat, model: "o3",
+			body: `{"model":"a","temperature":0.5,"top_p":0.9,"presence_penalty":0.3,"frequency_penalty":0.2,"max_completion_tokens":500000,` +
+				`"reasoning_effort":"minimal","messages":[{"role":"user","content":"hi"}]}`,
+			want: map[string]string{"temperature": "", "top_p": "", "presence_penalty": "", "frequency_penalty": "",
+				"max_completion_tokens": "100000", "max_tokens": "", "reasoning_effort": `"low"`},
+			adjusted: 6,
+		},
+		{
+			name: "responses sampling, limit and effort toward o3", upstream: codec.OpenAIResponses, model: "o3",
+			body:     `{"model":"a","temperature":0.5,"top_p":0.9,"max_output_tokens":500000,"reasoning":{"effort":"minimal"},"input":"hi"}`,
+			want:     map[string]string{"temperature": "", "top_p": "", "max_output_tokens": "100000", "reasoning.effort": `"low"`},
+			adjusted: 4,
+		},
+		{
+			name: "gemini budget 0 and limit toward 2.5 pro", upstream: codec.Gemini, model: "gemini-2.5-pro",
+			body: `{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"generationConfig":{"maxOutputTokens":900000,"stopSequences":["x"],` +
+				`"presencePenalty":0.5,"thinkingConfig":{"thinkingBudget":0}}}`,
+			want: map[string]string{"generationConfig.thinkingConfig.thinkingBudget": "128", "generationConfig.maxOutputTokens": "65536",
+				"generationConfig.stopSequences": `["x"]`, "generationConfig.presencePenalty": "0.5"},
+			adjusted: 2,
+		},
+		{
+			name: "gemini minimal level toward 3 pro", upstream: codec.Gemini, model: "gemini-3-pro-preview",
+			body:     `{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"generationConfig":{"thinkingConfig":{"thinkingLevel":"MINIMAL"}}}`,
+			want:     map[string]string{"generationConfig.thinkingConfig.thinkingLevel": `"LOW"`},
+			adjusted: 1,
+		},
+		{
+			name: "anthropic sampling and limit toward opus 4.7", upstream: codec.AnthropicMessages, model: "claude-opus-4-7",
+			body:     `{"model":"x","max_tokens":900000,"temperature":0.5,"top_p":0.9,"top_k":5,"stop_sequences":["x"],"messages":[{"role":"user","content":"hi"}]}`,
+			want:     map[string]string{"max_tokens": "128000", "temperature": "", "top_p": "", "top_k": "", "stop_sequences": `["x"]`},
+			adjusted: 4,
+		},
+		{
 			name: "a body llmbridge cannot read passes as it is", upstream: codec.AnthropicMessages, model: "claude-opus-4-7",
 			body: `{"model":"x","max_tokens":10,"messages":[{"role":"user","content":"hi"}],"some_future_field":true,"temperature":0.1}`,
 			want: map[string]string{"temperature": "0.1", "some_future_field": "true"},

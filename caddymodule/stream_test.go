@@ -1,12 +1,14 @@
 package caddymodule
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/tidwall/gjson"
 )
 
@@ -191,6 +193,59 @@ func TestPassthroughStreamWatched(t *testing.T) {
 			}
 			if strings.Contains(got, "message_stop") {
 				t.Fatalf("a broken stream ended cleanly:\n%s", got)
+			}
+		})
+	}
+}
+
+// TestStreamMaxEventSizeBoundary configures max_event_size in the
+// Caddyfile and answers with an upstream stream whose largest event is a
+// multi-line one of exactly that size, which must translate completely, and
+// of one byte more, which must end the client's stream with an error and
+// no message_stop. An event's size counts each of its lines with one byte
+// for the line end.
+func TestStreamMaxEventSizeBoundary(t *testing.T) {
+	// The content chunk split over two data: lines (JSON allows the line
+	// break between members); padded so that it is the largest event.
+	line1 := `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-x",`
+	line2 := `data: "choices":[{"index":0,"delta":{"content":"` + strings.Repeat("x", 200) + `"},"finish_reason":null}]}`
+	event := line1 + "\n" + line2 + "\n"
+	size := len(line1) + 1 + len(line2) + 1
+	first := chatStream[:strings.Index(chatStream, "\n\n")+2]
+	stream := first + event + "\n" + chatStream[len(first):]
+	for _, tt := range []struct {
+		name string
+		max  int
+		ok   bool
+	}{
+		{"event of exactly max_event_size", size, true},
+		{"event one byte over max_event_size", size - 1, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := &Handler{}
+			input := fmt.Sprintf("llmbridge {\n\tupstream openai-chat\n\tmax_event_size %d\n}", tt.max)
+			if err := h.UnmarshalCaddyfile(caddyfile.NewTestDispenser(input)); err != nil {
+				t.Fatal(err)
+			}
+			if h.MaxEventSize != int64(tt.max) {
+				t.Fatalf("max_event_size %d parsed as %d", tt.max, h.MaxEventSize)
+			}
+			h = newTestHandler(t, h)
+			for _, chunk := range []int{1, 64, len(stream)} {
+				w, _ := serve(t, h, streamRequest(), sseAnswer(stream, chunk, nil))
+				body := w.Body.String()
+				events := strings.Join(anthropicEvents(body), ",")
+				if tt.ok {
+					want := "message_start,content_block_start,content_block_delta,content_block_delta,content_block_delta,content_block_stop,message_delta,message_stop"
+					if events != want || !strings.Contains(body, `"text":"`+strings.Repeat("x", 200)+`"`) {
+						t.Fatalf("chunk %d: events %s\n%s", chunk, events, body)
+					}
+					continue
+				}
+				if !strings.HasSuffix(events, ",error") || strings.Contains(events, "message_stop") ||
+					!strings.Contains(body, fmt.Sprintf("larger than %d bytes", tt.max)) || strings.Contains(body, "xxx") {
+					t.Fatalf("chunk %d: events %s\n%s", chunk, events, body)
+				}
 			}
 		})
 	}

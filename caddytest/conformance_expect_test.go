@@ -433,7 +433,9 @@ func sameJSON(a, b string) bool {
 // stopSeenBy is the stop reason a client of protocol cp reads when its
 // protocol carries s: each protocol keeps only what its vocabulary can say
 // (mapping/stop.go, docs/translation.md's stop reason rules). A Responses or Gemini
-// answer with tool calls is a tool use.
+// answer with tool calls is a tool use. It lets a replay compare the
+// recorded stop reason with the client's in the client's vocabulary; what
+// the codecs write for each stop value is codec's TestStopPairs.
 func stopSeenBy(cp proto, s mapping.StopReason, hasCalls bool) mapping.StopReason {
 	var r mapping.StopReason
 	switch cp.family() {

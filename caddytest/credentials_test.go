@@ -8,6 +8,10 @@ import (
 	"testing"
 )
 
+// decoyKey is the credential TestForeignCredentialHeaders sends in the
+// schemes of the other protocols.
+const decoyKey = "decoy-key"
+
 // assertCredential checks that rec carries want in upstream protocol up's
 // scheme (the mock has already checked that no other scheme came along)
 // and, when forbidden is not empty, that forbidden appears nowhere in the
@@ -42,7 +46,8 @@ func assertCredential(t *testing.T, name string, up proto, rec *recordedRequest,
 // TestCredentials checks, for every pair with the SDK clients, that a site
 // with api_key sends only upstream-key in the upstream's scheme and never
 // the client's key, and that a site without it moves the client's key into
-// the upstream's scheme.
+// the upstream's scheme. Finally, none of llmbridge's debug log entries
+// holds a credential.
 func TestCredentials(t *testing.T) {
 	env := setup(t)
 	clients := sdkClients()
@@ -70,6 +75,9 @@ func TestCredentials(t *testing.T) {
 			})
 		}
 	}
+	t.Run("logs", func(t *testing.T) {
+		checkLlmbridgeLogFree(t, env)
+	})
 }
 
 // TestGeminiQueryKey checks that a Gemini client authenticating with
@@ -106,6 +114,9 @@ func TestGeminiQueryKey(t *testing.T) {
 			})
 		}
 	}
+	t.Run("logs", func(t *testing.T) {
+		checkLlmbridgeLogFree(t, env)
+	})
 }
 
 // TestForeignCredentialHeaders sends, from every client protocol, the
@@ -115,7 +126,6 @@ func TestGeminiQueryKey(t *testing.T) {
 // scheme).
 func TestForeignCredentialHeaders(t *testing.T) {
 	env := setup(t)
-	const decoy = "decoy-key"
 	for _, cp := range allProtocols {
 		for _, up := range allProtocols {
 			t.Run(pairName(cp, up), func(t *testing.T) {
@@ -125,7 +135,7 @@ func TestForeignCredentialHeaders(t *testing.T) {
 				req := newClientRequest(t, http.MethodPost, env.plain[up], cp, model, minimalBody(cp, model))
 				for _, other := range []proto{openaiChat, anthropicMsgs, gemini} {
 					if other.credentialScheme() != cp.credentialScheme() {
-						setClientCredential(req, other, decoy)
+						setClientCredential(req, other, decoyKey)
 					}
 				}
 				setClientCredential(req, cp, clientKey)
@@ -134,8 +144,11 @@ func TestForeignCredentialHeaders(t *testing.T) {
 					t.Fatalf("%s: client status %d, want 200; body %s", name, resp.Status, resp.Body)
 				}
 				rec, _ := env.mocks[up].lastRequest()
-				assertCredential(t, name, up, rec, clientKey, decoy)
+				assertCredential(t, name, up, rec, clientKey, decoyKey)
 			})
 		}
 	}
+	t.Run("logs", func(t *testing.T) {
+		checkLlmbridgeLogFree(t, env)
+	})
 }

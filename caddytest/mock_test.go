@@ -63,9 +63,13 @@ type reply struct {
 }
 
 // usage is token usage in the suite's canonical (OpenAI's inclusive)
-// meaning: Input includes CacheRead, Output includes Reasoning.
+// meaning: Input includes CacheRead and CacheWrite, Output includes
+// Reasoning. Only Anthropic reports cache writes (cache_creation_input_tokens);
+// ThinkingDetail makes an Anthropic body also report Reasoning, as
+// output_tokens_details.thinking_tokens.
 type usage struct {
-	Input, CacheRead, Output, Reasoning int64
+	Input, CacheRead, CacheWrite, Output, Reasoning int64
+	ThinkingDetail                                  bool
 }
 
 // defaultUsage is what a default success body reports: 15 input tokens of
@@ -535,6 +539,10 @@ func successBody(p proto, model string, r reply) string {
 		if r.Stop == "stop_sequence" {
 			seq = jsonString(r.StopSequence)
 		}
+		thinking := ""
+		if u.ThinkingDetail {
+			thinking = `,"output_tokens_details":{"thinking_tokens":` + n(u.Reasoning) + `}`
+		}
 		id := "msg_01ItestItestItestItest01"
 		if p == vertexAnthropic {
 			id = "msg_vrtx_01ItestItestItestIt01"
@@ -542,8 +550,8 @@ func successBody(p proto, model string, r reply) string {
 		}
 		return `{"model":` + jsonString(model) + `,"id":"` + id + `","type":"message","role":"assistant",` +
 			`"content":[{"type":"text","text":` + text + `}],"stop_reason":"` + stop + `","stop_sequence":` + seq + `,` +
-			`"usage":{"input_tokens":` + n(u.Input-u.CacheRead) + `,"cache_creation_input_tokens":0,"cache_read_input_tokens":` + n(u.CacheRead) + `,` +
-			`"cache_creation":{"ephemeral_5m_input_tokens":0,"ephemeral_1h_input_tokens":0},"output_tokens":` + n(u.Output) + `,"service_tier":"standard"}}`
+			`"usage":{"input_tokens":` + n(u.Input-u.CacheRead-u.CacheWrite) + `,"cache_creation_input_tokens":` + n(u.CacheWrite) + `,"cache_read_input_tokens":` + n(u.CacheRead) + `,` +
+			`"cache_creation":{"ephemeral_5m_input_tokens":` + n(u.CacheWrite) + `,"ephemeral_1h_input_tokens":0},"output_tokens":` + n(u.Output) + thinking + `,"service_tier":"standard"}}`
 	case gemini, vertex:
 		finish := map[string]string{"end": "STOP", "max_tokens": "MAX_TOKENS", "stop_sequence": "STOP"}[r.Stop]
 		extra, usageExtra := `,"index":0`, ``

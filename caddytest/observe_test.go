@@ -124,3 +124,104 @@ func TestAccessLogFields(t *testing.T) {
 		}
 	}
 }
+
+// TestUsageCounts checks the numbers llmbridge reports (log fields,
+// {http.llmbridge.*} placeholders, tokens_total and the client's usage)
+// when the upstream reports reasoning and cache-write tokens. The rule
+// (mapping/usage.go): input tokens include cache reads and cache writes,
+// output tokens include reasoning tokens; cached counts cache reads only.
+// Anthropic's output_tokens already includes thinking, so the reported
+// output must not add it again; Gemini's candidatesTokenCount excludes
+// thoughts, so the reported output must add them.
+func TestUsageCounts(t *testing.T) {
+	env := setup(t)
+	// 40 input tokens: 23 uncached, 5 read from the cache and 12 written
+	// to it; 30 output tokens, 18 of them reasoning.
+	u := usage{Input: 40, CacheRead: 5, CacheWrite: 12, Output: 30, Reasoning: 18, ThinkingDetail: true}
+	const ns = "caddy_llmbridge_"
+	tokens := func(typ, model string) string {
+		return metric(ns+"tokens_total", "type", typ, "upstream_model", model)
+	}
+	chat, claude := openaiChat.defaultModel(), anthropicMsgs.defaultModel()
+
+	t.Run("anthropic upstream", func(t *testing.T) {
+		env.mocks.resetAll(t)
+		env.mocks[anthropicMsgs].setReply(reply{Text: "counted", Stop: "end", Usage: u})
+		before := len(observedEntries(t, env, 0))
+		metricsBefore := scrapeMetrics(t)
+		reqs := []struct {
+			name  string
+			req   *http.Request
+			model string
+		}{
+			{"chat client", newClientRequest(t, http.MethodPost, env.observed, openaiChat, chat, minimalBody(openaiChat, chat)), chat},
+			{"chat client, stream", newClientStreamRequestFor(t, env.observed, openaiChat, chat), chat},
+			{"anthropic client (passthrough)", newClientRequest(t, http.MethodPost, env.observed, anthropicMsgs, claude, minimalBody(anthropicMsgs, claude)), claude},
+		}
+		for i, r := range reqs {
+			resp := do(t, r.req)
+			if resp.Status != http.StatusOK {
+				t.Fatalf("%s: status %d; body %s", r.name, resp.Status, resp.Body)
+			}
+			if i == 0 {
+				body := gjson.ParseBytes(resp.Body)
+				for path, want := range map[string]int64{"usage.prompt_tokens": 40, "usage.completion_tokens": 30,
+					"usage.prompt_tokens_details.cached_tokens": 5, "usage.completion_tokens_details.reasoning_tokens": 18} {
+					if got := body.Get(path).Int(); got != want {
+						t.Errorf("%s: %s = %d, want %d; body %s", r.name, path, got, want, resp.Body)
+					}
+				}
+			}
+			observedEntries(t, env, before+i+1)
+		}
+		entries := observedEntries(t, env, before+len(reqs))
+		entries = entries[len(entries)-len(reqs):]
+		for i, r := range reqs {
+			e := entries[i]
+			for field, want := range map[string]string{"input_tokens": "40", "output_tokens": "30"} {
+				own, ph := e.Get("llmbridge."+field).String(), e.Get("ph_"+field).String()
+				if own != want || ph != want {
+					t.Errorf("%s: %s = %q (log field) and %q (placeholder), want %s; entry %s", r.name, field, own, ph, want, e.Raw)
+				}
+			}
+		}
+		after := scrapeMetrics(t)
+		for key, want := range map[string]float64{
+			tokens("input", chat): 2 * 40, tokens("output", chat): 2 * 30, tokens("cached", chat): 2 * 5, tokens("reasoning", chat): 2 * 18,
+			tokens("input", claude): 40, tokens("output", claude): 30, tokens("cached", claude): 5, tokens("reasoning", claude): 18,
+		} {
+			if got := after[key] - metricsBefore[key]; got != want {
+				t.Errorf("%s grew by %v, want %v", key, got, want)
+			}
+		}
+	})
+
+	t.Run("gemini upstream", func(t *testing.T) {
+		env.mocks.resetAll(t)
+		// Gemini has no cache-write counter: its prompt count holds them.
+		g := u
+		g.CacheWrite, g.ThinkingDetail = 0, false
+		env.mocks[gemini].setReply(reply{Text: "counted", Stop: "end", Usage: g})
+		before := scrapeMetrics(t)
+		for _, req := range []*http.Request{
+			newClientRequest(t, http.MethodPost, env.plain[gemini], openaiChat, chat, minimalBody(openaiChat, chat)),
+			newClientStreamRequestFor(t, env.plain[gemini], openaiChat, chat),
+		} {
+			resp := do(t, req)
+			if resp.Status != http.StatusOK {
+				t.Fatalf("status %d; body %s", resp.Status, resp.Body)
+			}
+			if !bytes.Contains(resp.Body, []byte(`"completion_tokens":30`)) || !bytes.Contains(resp.Body, []byte(`"reasoning_tokens":18`)) {
+				t.Errorf("the client's usage does not count 30 output tokens with 18 of reasoning: %s", resp.Body)
+			}
+		}
+		after := scrapeMetrics(t)
+		for key, want := range map[string]float64{
+			tokens("input", chat): 2 * 40, tokens("output", chat): 2 * 30, tokens("cached", chat): 2 * 5, tokens("reasoning", chat): 2 * 18,
+		} {
+			if got := after[key] - before[key]; got != want {
+				t.Errorf("%s grew by %v, want %v", key, got, want)
+			}
+		}
+	})
+}

@@ -362,12 +362,16 @@ func buildStreamPieces(p proto, model string, r reply, count int) mockStream {
 			id = "msg_vrtx_01ItestItestItestIt02"
 			model = strings.Replace(model, "@", "-", 1)
 		}
+		thinking := ""
+		if u.ThinkingDetail {
+			thinking = `,"output_tokens_details":{"thinking_tokens":` + n(u.Reasoning) + `}`
+		}
 		// Real servers pad the JSON before its closing brace.
 		event := func(name, data string) string { return "event: " + name + "\ndata: " + data + "\n\n" }
 		s.head = append(s.head,
 			event("message_start", `{"type":"message_start","message":{"model":`+jsonString(model)+`,"id":"`+id+`","type":"message","role":"assistant","content":[],"stop_reason":null,"stop_sequence":null,`+
-				`"usage":{"input_tokens":`+n(u.Input-u.CacheRead)+`,"cache_creation_input_tokens":0,"cache_read_input_tokens":`+n(u.CacheRead)+`,`+
-				`"cache_creation":{"ephemeral_5m_input_tokens":0,"ephemeral_1h_input_tokens":0},"output_tokens":1,"service_tier":"standard"}}   }`),
+				`"usage":{"input_tokens":`+n(u.Input-u.CacheRead-u.CacheWrite)+`,"cache_creation_input_tokens":`+n(u.CacheWrite)+`,"cache_read_input_tokens":`+n(u.CacheRead)+`,`+
+				`"cache_creation":{"ephemeral_5m_input_tokens":`+n(u.CacheWrite)+`,"ephemeral_1h_input_tokens":0},"output_tokens":1,"service_tier":"standard"}}   }`),
 			event("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}            }`),
 			event("ping", `{"type": "ping"}`),
 		)
@@ -377,7 +381,7 @@ func buildStreamPieces(p proto, model string, r reply, count int) mockStream {
 		s.tail = []string{
 			event("content_block_stop", `{"type":"content_block_stop","index":0            }`),
 			event("message_delta", `{"type":"message_delta","delta":{"stop_reason":"`+stop+`","stop_sequence":`+seqJSON+`},`+
-				`"usage":{"input_tokens":`+n(u.Input-u.CacheRead)+`,"cache_creation_input_tokens":0,"cache_read_input_tokens":`+n(u.CacheRead)+`,"output_tokens":`+n(u.Output)+`}            }`),
+				`"usage":{"input_tokens":`+n(u.Input-u.CacheRead-u.CacheWrite)+`,"cache_creation_input_tokens":`+n(u.CacheWrite)+`,"cache_read_input_tokens":`+n(u.CacheRead)+`,"output_tokens":`+n(u.Output)+thinking+`}            }`),
 			event("message_stop", `{"type":"message_stop"       }`),
 		}
 		s.errorTail = []string{event("error", `{"type":"error","error":{"details":null,"type":"overloaded_error","message":`+jsonString(midStreamMessage(p))+`},"request_id":"req_itest0002"}`)}

@@ -1,10 +1,14 @@
 package codec
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/tidwall/gjson"
 )
 
 // checkAppendString fails unless appendString(s) is valid JSON that decodes
@@ -97,13 +101,59 @@ func TestCompactJSON(t *testing.T) {
 	}
 }
 
+// TestAppendOpenAIUser checks both sides of OpenAI's bound on the user
+// field: an id of up to 64 bytes is sent as it is, a longer one as the
+// 64-hex-digit SHA-256 of itself (the same id always gives the same hash),
+// through the Chat and Responses request encoders from an Anthropic
+// client's metadata.user_id.
 func TestAppendOpenAIUser(t *testing.T) {
-	if got := string(appendOpenAIUser(nil, "user-42")); got != `"user-42"` {
-		t.Errorf("short id: %s", got)
+	hash := func(s string) string {
+		sum := sha256.Sum256([]byte(s))
+		return hex.EncodeToString(sum[:])
 	}
-	long := `{"device_id":"` + strings.Repeat("a", 64) + `","session_id":"s"}`
-	got := string(appendOpenAIUser(nil, long))
-	if len(got) != 66 || got != string(appendOpenAIUser(nil, long)) || strings.Contains(got, "device") {
-		t.Errorf("long id: %s", got)
+	id64 := strings.Repeat("u", 63) + "9"
+	id65 := id64 + "x"
+	claudeCode := `{"device_id":"` + strings.Repeat("a", 64) + `","session_id":"s"}`
+	multibyte := strings.Repeat("é", 33) // 33 characters, 66 bytes
+	cases := []struct {
+		name, id, want string
+	}{
+		{"short id", "user-42", "user-42"},
+		{"64 bytes, the bound", id64, id64},
+		{"65 bytes, one over", id65, hash(id65)},
+		{"Claude Code's JSON user_id", claudeCode, hash(claudeCode)},
+		{"over 64 bytes in fewer characters", multibyte, hash(multibyte)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := string(appendOpenAIUser(nil, c.id))
+			if got != `"`+c.want+`"` {
+				t.Errorf("appendOpenAIUser(%d bytes) = %s, want %q", len(c.id), got, c.want)
+			}
+			if len(c.want) > maxOpenAIUser {
+				t.Errorf("the sent id has %d bytes, over the bound", len(c.want))
+			}
+			body, err := json.Marshal(map[string]any{"model": "m", "max_tokens": 10, "metadata": map[string]any{"user_id": c.id},
+				"messages": []any{map[string]any{"role": "user", "content": "hi"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var req Request
+			if err := DecodeRequest(AnthropicMessages, body, &req); err != nil {
+				t.Fatal(err)
+			}
+			if req.User != c.id {
+				t.Fatalf("decoded user %q, want %q", req.User, c.id)
+			}
+			for _, p := range []Protocol{OpenAIChat, OpenAIResponses} {
+				out, err := AppendRequest(nil, p, &req, EncodeOptions{Model: "m"})
+				if err != nil {
+					t.Fatalf("%s: %v", p, err)
+				}
+				if got := gjson.GetBytes(out, "user").Str; got != c.want {
+					t.Errorf("%s: user %q, want %q", p, got, c.want)
+				}
+			}
+		})
 	}
 }

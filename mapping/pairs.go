@@ -5,9 +5,10 @@ package mapping
 // direction and pair of protocols, each with its own table test that has
 // one case per correspondence. The codecs translate through the canonical StopReason (From* and *
 // functions in stop.go), which keeps streaming and non-streaming on the same
-// code; TestPairsAgreeWithCanonical proves that composing those canonical
-// functions gives exactly what these pair tables say, for every wire value
-// each protocol defines.
+// code; codec's TestStopPairs decodes upstream answers (JSON and streams)
+// carrying every wire value each protocol defines and encodes them for every
+// client of another family, and checks the client's stop value against
+// these tables.
 
 // OutputKind is what a finished response's output holds, which decides a
 // completed Responses status's Anthropic stop reason.

@@ -202,6 +202,20 @@ var readerCases = []struct {
 	{name: "many lines over bound", max: 64, in: "data: a\n\n" + repeat("data: 0123456789\n", 6) + "\n",
 		want: evs(d("a")), err: ErrEventTooLarge},
 	{name: "many lines at bound", max: 68, in: repeat("data: 0123456789\n", 4) + "\n", want: evs(d(repeat("0123456789\n", 3) + "0123456789"))},
+	// A multi-line event of exactly the bound passes and one byte more
+	// fails: each line counts with one byte for its end, whatever the
+	// line end is (27 + 1, 11 + 1, 15 + 1 and 17 + 1 bytes).
+	{name: "multi-line event at bound", max: 74, in: "event: response.output_text\ndata: {\"a\":\ndata: \"0123456\"\ndata: ,\"b\":\"xyz\"}\n\n",
+		want: evs(d("{\"a\":\n\"0123456\"\n,\"b\":\"xyz\"}").named("response.output_text"))},
+	{name: "multi-line event at bound CRLF", max: 74, in: "event: response.output_text\r\ndata: {\"a\":\r\ndata: \"0123456\"\r\ndata: ,\"b\":\"xyz\"}\r\n\r\n",
+		want: evs(d("{\"a\":\n\"0123456\"\n,\"b\":\"xyz\"}").named("response.output_text"))},
+	{name: "multi-line event one byte over bound", max: 73, in: "event: response.output_text\ndata: {\"a\":\ndata: \"0123456\"\ndata: ,\"b\":\"xyz\"}\n\n",
+		err: ErrEventTooLarge},
+	{name: "multi-line event one byte over bound CRLF", max: 73, in: "event: response.output_text\r\ndata: {\"a\":\r\ndata: \"0123456\"\r\ndata: ,\"b\":\"xyz\"}\r\n\r\n",
+		err: ErrEventTooLarge},
+	{name: "multi-line event one byte over bound, unterminated", max: 73, in: "event: response.output_text\ndata: {\"a\":\ndata: \"0123456\"\ndata: ,\"b\":\"xyz\"}",
+		err: ErrEventTooLarge},
+	{name: "many lines one byte over bound", max: 67, in: repeat("data: 0123456789\n", 4) + "\n", err: ErrEventTooLarge},
 	{name: "fields count", max: 30, in: "event: 0123456789\nid: 0123456789\ndata: x\n\n", err: ErrEventTooLarge},
 	{name: "stream larger than bound", max: 17, in: repeat("data: 0123456789\n\n", 100), want: evs(repeatWant(d("0123456789"), 100)...)},
 	{name: "comment over bound", max: 16, in: ": " + repeat("x", 20) + "\n\ndata: a\n\n", err: ErrEventTooLarge},
