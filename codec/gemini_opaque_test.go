@@ -274,3 +274,25 @@ func TestGeminiOpaqueChatToolLoop(t *testing.T) {
 		t.Errorf("model turn %s", up)
 	}
 }
+
+// TestEncodersIgnoreDropped: EventDropped changes nothing in what any
+// client stream encoder writes.
+func TestEncodersIgnoreDropped(t *testing.T) {
+	resp := &Response{ID: "r1", Model: "m", StopReason: mapping.StopEnd, Usage: Usage{Known: true, InputTokens: 3, OutputTokens: 4},
+		Content: []Part{{Type: PartText, Text: "Hello"}, {Type: PartToolCall, ToolCallID: "call_1", ToolName: "f", Arguments: `{"a":1}`}}}
+	plain := AppendResponseEvents(nil, resp)
+	var withDropped []Event
+	for _, ev := range plain {
+		withDropped = append(withDropped, ev)
+		if ev.Type != EventEnd {
+			withDropped = append(withDropped, Event{Type: EventDropped, Text: "inlineData"})
+		}
+	}
+	checkWellFormed(t, withDropped)
+	for _, c := range []Protocol{OpenAIChat, OpenAIResponses, AnthropicMessages, VertexAnthropic, Gemini, Vertex} {
+		req := &Request{Model: "m", Stream: true}
+		if got, want := encodeStream(c, req, withDropped), encodeStream(c, req, plain); got != want {
+			t.Errorf("%s: with EventDropped\n%s\nwithout\n%s", c, got, want)
+		}
+	}
+}
