@@ -21,6 +21,11 @@ type metrics struct {
 	errors   *prometheus.CounterVec
 	dropped  *prometheus.CounterVec
 	adjusted *prometheus.CounterVec
+	// droppedOutput and opaqueCarried count upstream output the client's
+	// protocol cannot express: what was left out, and state kept whole to
+	// travel in a continuation.
+	droppedOutput *prometheus.CounterVec
+	opaqueCarried *prometheus.CounterVec
 }
 
 var (
@@ -58,6 +63,14 @@ func globalMetrics() *metrics {
 				Namespace: ns, Subsystem: sub, Name: "adjustments_total",
 				Help: "Changes made to requests to fit what the upstream model accepts, by model rule.",
 			}, []string{"rule"}),
+			droppedOutput: prometheus.NewCounterVec(prometheus.CounterOpts{
+				Namespace: ns, Subsystem: sub, Name: "dropped_output_total",
+				Help: "Upstream output left out of translated responses because the client protocol cannot express or carry it, by kind.",
+			}, []string{"kind"}),
+			opaqueCarried: prometheus.NewCounterVec(prometheus.CounterOpts{
+				Namespace: ns, Subsystem: sub, Name: "opaque_carried_total",
+				Help: "Upstream output the client protocol cannot express, kept whole as state to travel in a continuation back to the upstream, by kind.",
+			}, []string{"kind"}),
 		}
 	})
 	return theMetrics
@@ -69,7 +82,7 @@ func (m *metrics) register(reg *prometheus.Registry) error {
 	if reg == nil {
 		return nil
 	}
-	for _, c := range []prometheus.Collector{m.requests, m.tokens, m.ttfe, m.errors, m.dropped, m.adjusted} {
+	for _, c := range []prometheus.Collector{m.requests, m.tokens, m.ttfe, m.errors, m.dropped, m.adjusted, m.droppedOutput, m.opaqueCarried} {
 		if err := reg.Register(c); err != nil {
 			var are prometheus.AlreadyRegisteredError
 			if !errors.As(err, &are) {
@@ -127,6 +140,53 @@ func (m *metrics) recordDropped(paths []string) {
 	for _, p := range paths {
 		m.dropped.WithLabelValues(stripIndices(p)).Inc()
 	}
+}
+
+// recordDroppedOutput counts one piece of upstream output of kind left out
+// of a response.
+func (m *metrics) recordDroppedOutput(kind string) {
+	if m == nil {
+		return
+	}
+	m.droppedOutput.WithLabelValues(outputLabel(kind)).Inc()
+}
+
+// recordOpaqueCarried counts one piece of upstream output of kind carried
+// in a continuation.
+func (m *metrics) recordOpaqueCarried(kind string) {
+	if m == nil {
+		return
+	}
+	m.opaqueCarried.WithLabelValues(outputLabel(kind)).Inc()
+}
+
+// maxOutputLabel bounds a kind label: kinds are the upstream's own type
+// names, which a misbehaving upstream could make up.
+const maxOutputLabel = 64
+
+// outputLabel is the label value for an output kind: a copy (kind may
+// alias a pooled buffer), cut to maxOutputLabel bytes.
+func outputLabel(kind string) string {
+	if kind == "" {
+		return "unknown"
+	}
+	if len(kind) > maxOutputLabel {
+		kind = kind[:maxOutputLabel]
+	}
+	return strings.Clone(kind)
+}
+
+// droppedOutputKind returns the kind of a Response.Dropped entry: the name
+// in parentheses that ends it ("candidates[0].content.parts[2]
+// (inlineData)"), else its path with array indices removed
+// ("content[].signature").
+func droppedOutputKind(entry string) string {
+	if strings.HasSuffix(entry, ")") {
+		if i := strings.LastIndex(entry, " ("); i >= 0 {
+			return entry[i+2 : len(entry)-1]
+		}
+	}
+	return stripIndices(entry)
 }
 
 // recordAdjusted counts one adjustment made under rule, whose id comes

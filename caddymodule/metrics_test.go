@@ -65,3 +65,27 @@ func TestMetricsRegistration(t *testing.T) {
 		}
 	}
 }
+
+// TestDroppedOutputKind: the kind label of a dropped output entry is the
+// name in parentheses that ends it, else its path without indices; labels
+// are bounded.
+func TestDroppedOutputKind(t *testing.T) {
+	tests := []struct{ entry, want string }{
+		{"candidates[0].content.parts[2] (inlineData)", "inlineData"},
+		{"choices[0].message.audio.data (audio)", "audio"},
+		{"content[3] (server tool call)", "server tool call"},
+		{"content[0].signature", "content[].signature"},
+		{"content[0].citations", "content[].citations"},
+	}
+	for _, tt := range tests {
+		if got := droppedOutputKind(tt.entry); got != tt.want {
+			t.Errorf("droppedOutputKind(%q) = %q, want %q", tt.entry, got, tt.want)
+		}
+	}
+	if got := outputLabel(strings.Repeat("x", 100)); len(got) != maxOutputLabel {
+		t.Errorf("label of %d bytes", len(got))
+	}
+	if got := outputLabel(""); got != "unknown" {
+		t.Errorf("empty kind labelled %q", got)
+	}
+}

@@ -177,6 +177,24 @@ var policyCases = []policyCase{
 		body:  `{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"Hi"},{"type":"image_url","image_url":{"url":"https://example.com/a.png"}}]}]}`,
 		field: "messages[0].content[1]", gone: "contents.0.parts.1", strict: capEncode, safe: capEncode, lenient: lenientOK},
 
+	// Context management and compaction, which only the client's own
+	// family does on its servers.
+	{name: "anthropic context editing toward chat", upstream: "openai-chat", target: "/v1/messages",
+		body:  `{"model":"m","max_tokens":16,"context_management":{"edits":[{"type":"clear_tool_uses_20250919"}]},"messages":[{"role":"user","content":"Hi"}]}`,
+		field: "context_management", gone: "context_management", strict: capDecode, safe: capDecode, lenient: lenientOK},
+	{name: "anthropic compaction toward responses", upstream: "openai-responses", target: "/v1/messages",
+		body:  `{"model":"m","max_tokens":16,"context_management":{"edits":[{"type":"compact_20260112"}]},"messages":[{"role":"user","content":"Hi"}]}`,
+		field: "context_management", gone: "context_management", strict: capDecode, safe: capDecode, lenient: lenientOK},
+	{name: "anthropic context management without edits", upstream: "gemini", target: "/v1/messages",
+		body:  `{"model":"m","max_tokens":16,"context_management":{"edits":[]},"messages":[{"role":"user","content":"Hi"}]}`,
+		field: "context_management", gone: "context_management", strict: policyWant{400, "as would drop context_management)"}, safe: okWant, lenient: okWant},
+	{name: "responses compaction toward anthropic", upstream: "anthropic-messages", target: "/v1/responses",
+		body:  `{"model":"m","input":"Hi","context_management":[{"type":"compaction","compact_threshold":1000}]}`,
+		field: "context_management", gone: "context_management", strict: capDecode, safe: capDecode, lenient: lenientOK},
+	{name: "responses auto truncation toward gemini", upstream: "gemini", target: "/v1/responses",
+		body:  `{"model":"m","input":"Hi","truncation":"auto"}`,
+		field: "truncation", gone: "truncation", strict: capDecode, safe: capDecode, lenient: lenientOK},
+
 	// OpenAI Responses client, Anthropic upstream.
 	{name: "responses hint", upstream: "anthropic-messages", target: "/v1/responses",
 		body: `{"model":"m","input":"Hi","metadata":{"k":"v"}}`, field: "metadata", gone: "metadata",

@@ -145,6 +145,8 @@ func (tw *translatingWriter) finish(nextErr error) error {
 			resp.Model = tw.req.Model
 		}
 		if tw.req.Stream {
+			// The stream's events count the carried state.
+			tw.reportDroppedOutput(resp.Dropped)
 			tw.streamResponse(&resp)
 			break
 		}
@@ -158,14 +160,46 @@ func (tw *translatingWriter) finish(nextErr error) error {
 			tw.fail(asCodecError(err))
 			break
 		}
-		if len(resp.Dropped) > 0 {
-			tw.h.logger.Debug("response content the client protocol cannot carry", zap.Strings("dropped", resp.Dropped))
-		}
+		tw.reportOutput(&resp)
 		tw.write(tw.status, b)
 	default:
 		tw.fail(codec.NewError(mapping.ErrBadGateway, "upstream answered unexpected HTTP status "+strconv.Itoa(tw.status)))
 	}
 	return nil
+}
+
+// droppedOutputHeader lists the upstream output a translated response left
+// out because the client's protocol cannot express or carry it.
+const droppedOutputHeader = "Llmbridge-Dropped-Output"
+
+// reportOutput reports the upstream output of resp that the client's
+// protocol cannot express, before the response header is written: what
+// was left out (reportDroppedOutput), and the state kept whole to travel
+// in a continuation in opaque_carried_total.
+func (tw *translatingWriter) reportOutput(resp *codec.Response) {
+	for i := range resp.Content {
+		if p := &resp.Content[i]; p.Type == codec.PartReasoning && p.Redacted {
+			if kind := codec.OpaqueKind(p.Signature); kind != "" {
+				tw.h.metrics.recordOpaqueCarried(kind)
+			}
+		}
+	}
+	tw.reportDroppedOutput(resp.Dropped)
+}
+
+// reportDroppedOutput reports the output a response left out (the
+// entries of Response.Dropped), before the response header is written:
+// the Llmbridge-Dropped-Output header, a debug log and
+// dropped_output_total.
+func (tw *translatingWriter) reportDroppedOutput(dropped []string) {
+	if len(dropped) == 0 {
+		return
+	}
+	tw.Header().Set(droppedOutputHeader, droppedHeader(dropped))
+	tw.h.logger.Debug("response content the client protocol cannot carry", zap.Strings("dropped", dropped))
+	for _, d := range dropped {
+		tw.h.metrics.recordDroppedOutput(droppedOutputKind(d))
+	}
 }
 
 // streamResponse answers a client that asked for a stream, when the

@@ -18,9 +18,10 @@ import (
 // flushed before the next one is read. It holds the SSE reader's buffer,
 // the codec state and one output buffer, and starts no goroutine.
 type streamTranslator struct {
-	w      http.ResponseWriter
-	rc     *http.ResponseController
-	logger *zap.Logger
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	logger  *zap.Logger
+	metrics *metrics
 
 	rd     *sse.Reader
 	dec    codec.StreamDecoder
@@ -47,6 +48,7 @@ func newStreamTranslator(w http.ResponseWriter, h *Handler, client codec.Protoco
 		w:        w,
 		rc:       http.NewResponseController(w),
 		logger:   h.logger,
+		metrics:  h.metrics,
 		rd:       sse.NewPushReader(int(h.MaxEventSize)),
 		dec:      codec.NewStreamDecoder(h.upstream),
 		enc:      codec.NewStreamEncoder(client, req),
@@ -152,8 +154,18 @@ func (s *streamTranslator) emit() {
 		s.out = *s.outBuf
 	}
 	for i := range s.events {
-		if s.events[i].Type == codec.EventStart && s.model != "" {
-			s.events[i].Model = s.model
+		switch ev := &s.events[i]; ev.Type {
+		case codec.EventStart:
+			if s.model != "" {
+				ev.Model = s.model
+			}
+		case codec.EventDropped:
+			s.dropped(ev.Text)
+			continue
+		case codec.EventPartStop:
+			if ev.Signature != "" && ev.Signature[0] == '{' {
+				s.carried(ev.Signature)
+			}
 		}
 		if s.x != nil {
 			s.x.observe(&s.events[i])
@@ -165,6 +177,22 @@ func (s *streamTranslator) emit() {
 				s.logger.Debug("stream ended with an error", zap.String("error", s.events[i].Err.Message))
 			}
 		}
+	}
+}
+
+// dropped reports upstream output of kind that the stream decoder left
+// out (codec.EventDropped): a debug log and dropped_output_total. The
+// header has been sent; a stream has no other place to tell the client.
+func (s *streamTranslator) dropped(kind string) {
+	s.logger.Debug("response content the client protocol cannot carry", zap.String("dropped", kind))
+	s.metrics.recordDroppedOutput(kind)
+}
+
+// carried counts the upstream output an opaque value keeps whole to travel
+// in a continuation, in opaque_carried_total.
+func (s *streamTranslator) carried(signature string) {
+	if kind := codec.OpaqueKind(signature); kind != "" {
+		s.metrics.recordOpaqueCarried(kind)
 	}
 }
 

@@ -109,9 +109,11 @@ func (d *anthropicRequestDecoder) field(name string, v gjson.Result) *Error {
 		// Capacity, region and speed choices steer the provider, not what
 		// the model generates.
 		return anthropicStringHint(req, name, v)
-	case "context_management", "cache_control", "diagnostics":
-		// Context editing, automatic prompt caching (seen in real traffic)
-		// and cache diagnostics are provider-side optimisations.
+	case "context_management":
+		return anthropicContextManagement(req, v)
+	case "cache_control", "diagnostics":
+		// Automatic prompt caching (seen in real traffic) and cache
+		// diagnostics are provider-side optimisations.
 		return anthropicObjectHint(req, name, v)
 	case "thinking":
 		return d.thinking(v)
@@ -1269,6 +1271,33 @@ func anthropicObjectHint(req *Request, path string, v gjson.Result) *Error {
 		return wrongType(path, "object", v)
 	}
 	req.Dropped = append(req.Dropped, path)
+	return nil
+}
+
+// anthropicContextManagement reads context_management. Its edits change
+// what the model sees of the conversation on Anthropic's servers: context
+// editing clears old tool uses and thinking (clear_tool_uses_20250919,
+// clear_thinking_20251015) and compaction (compact_20260112) replaces the
+// earlier turns with a summary. No other family does either, and
+// translation is always toward another family, so edits are a capability
+// the upstream lacks: rejected, or dropped and reported under the lenient
+// policy. Without edits the field asks for nothing and is a hint.
+func anthropicContextManagement(req *Request, v gjson.Result) *Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	if !v.IsObject() {
+		return wrongType("context_management", "object", v)
+	}
+	edits := v.Get("edits")
+	switch {
+	case edits.Type == gjson.Null:
+	case !edits.IsArray():
+		return wrongType("context_management.edits", "array", edits)
+	case len(edits.Array()) > 0:
+		return unsupportedField("context_management", "context editing and compaction happen on Anthropic's servers, which no other protocol has")
+	}
+	req.Dropped = append(req.Dropped, "context_management")
 	return nil
 }
 

@@ -1662,10 +1662,13 @@ func geminiPartText(p Part) (text string, ok bool) {
 // same role merges them. Tool calls become functionCall parts of model
 // turns and tool results functionResponse parts of user turns.
 //
-// Reasoning parts are sent only as what Gemini accepts back: the signature
-// of a reasoning part Gemini signed (signedFor) goes as thoughtSignature on
-// the next part of the same assistant message, or on an empty text part of
-// its own when there is none or that part carries a signature already.
+// A part Gemini sent that llmbridge does not translate (an opaquePart of
+// FamilyGemini, see geminiKeepsPart) goes back whole, in place, as a part
+// of the model turn. Other reasoning parts are sent only as what Gemini
+// accepts back: the signature of a reasoning part Gemini signed
+// (signedFor) goes as thoughtSignature on the next part of the same
+// assistant message, or on an empty text part of its own when there is
+// none or that part carries a signature already.
 // Reasoning text is never sent (Gemini takes its thoughts back only through
 // the signature), and unsigned or foreign reasoning is left out; both are
 // listed in req.Dropped.
@@ -1693,6 +1696,18 @@ func appendGeminiContents(dst []byte, req *Request, opts *EncodeOptions, vertex 
 			p := &m.Parts[j]
 			switch p.Type {
 			case PartReasoning:
+				if m.Role == RoleAssistant && isOpaque(p, mapping.FamilyGemini) && validJSON(p.Signature) {
+					// A part llmbridge does not translate, back where
+					// it was, after the signature waiting for a part.
+					w.open(role)
+					if pending != "" {
+						w.dst = appendGeminiSignedEmpty(w.dst, pending)
+						w.dst = append(w.dst, ',')
+						pending = ""
+					}
+					w.dst = append(w.dst, p.Signature...)
+					continue
+				}
 				if m.Role != RoleAssistant || !signedFor(p, Gemini) {
 					req.Dropped = append(req.Dropped, geminiMessagePartPath(i, j)+" (reasoning)")
 					continue
@@ -2533,7 +2548,7 @@ func decodeGeminiResponseContent(v gjson.Result, resp *Response) ([]int, *Error)
 	textAt = buf[:0]
 	eachMember(parts, &resp.text, func(_, p gjson.Result) bool {
 		n := len(resp.Content)
-		err = decodeGeminiResponsePart(p, resp)
+		err = decodeGeminiResponsePart(p, len(textAt), resp)
 		at := -1
 		if k := len(resp.Content) - 1; k >= n && resp.Content[k].Type == PartText {
 			at = k
@@ -2596,26 +2611,27 @@ func decodeGeminiGrounding(g gjson.Result, content []Part, textAt []int) []Part 
 	return append(lead, content...)
 }
 
-// decodeGeminiResponsePart appends one response part to resp.Content: its
+// decodeGeminiResponsePart appends response part j to resp.Content: its
 // text, a thought (thought: true) as reasoning, or its functionCall as a
 // tool call. A thoughtSignature signs the reasoning before the part that
 // carries it, as in requests (see decodeGeminiParts), with Origin
 // FamilyGemini. Empty text is skipped: it carries nothing but, at times, a
-// signature (Gemini pads final chunks with {"text":""}). Any other kind of
-// data cannot be translated yet and fails the response rather than being
-// lost.
-func decodeGeminiResponsePart(p gjson.Result, resp *Response) *Error {
+// signature (Gemini pads final chunks with {"text":""}). A part whose data
+// is of another kind is kept or dropped by geminiKeepsPart, and never fails
+// the response.
+func decodeGeminiResponsePart(p gjson.Result, j int, resp *Response) *Error {
 	if !p.IsObject() {
 		return badUpstream(Gemini, "candidates[0].content.parts has an element that is not an object")
 	}
-	var text, sig string
+	var text, sig, other string
 	var call gjson.Result
-	thought := false
+	hasText, thought := false, false
 	var err *Error
 	eachMember(p, &resp.text, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "text":
 			text, err = geminiResponseString(v, "part text")
+			hasText = true
 		case "thought":
 			thought = v.Type == gjson.True
 		case "functionCall":
@@ -2624,7 +2640,9 @@ func decodeGeminiResponsePart(p gjson.Result, resp *Response) *Error {
 			sig, err = geminiResponseString(v, "part thoughtSignature")
 		case "partMetadata":
 		default:
-			err = badUpstream(Gemini, `content part kind "`+k.Str+`" cannot be translated yet`)
+			if other == "" {
+				other = k.Str
+			}
 		}
 		return err == nil
 	})
@@ -2632,6 +2650,14 @@ func decodeGeminiResponsePart(p gjson.Result, resp *Response) *Error {
 		return err
 	}
 	isCall := call.Exists() && call.Type != gjson.Null
+	if other != "" && !hasText && !isCall {
+		if geminiKeepsPart(other, sig != "") {
+			resp.Content = append(resp.Content, opaquePart(mapping.FamilyGemini, p.Raw))
+		} else {
+			resp.Dropped = append(resp.Dropped, geminiResponsePartPath(j)+" ("+other+")")
+		}
+		return nil
+	}
 	if thought && !isCall {
 		if text != "" || sig != "" {
 			resp.Content = append(resp.Content, Part{Type: PartReasoning, Text: text, Signature: sig, Origin: geminiOrigin(sig)})
@@ -2650,6 +2676,34 @@ func decodeGeminiResponsePart(p gjson.Result, resp *Response) *Error {
 		resp.Content = append(resp.Content, Part{Type: PartText, Text: text})
 	}
 	return err
+}
+
+// geminiKeepsPart reports whether an upstream part llmbridge does not
+// translate is state, kept whole (opaquePart of FamilyGemini) so that it
+// goes back in place to a Gemini upstream on the next turn, rather than
+// display, dropped from the client's answer and reported. A part's kind is
+// its data member: a part whose data is text or a functionCall is
+// translated, and its members that are not data (thought,
+// thoughtSignature, partMetadata, metadata added later) are read or
+// ignored; any other kind is untranslated. The rule:
+//
+//   - A part with a thoughtSignature is state, whatever its kind: Gemini
+//     checks the signed parts of its own turns.
+//   - Media the model made (inlineData, fileData) without a signature is
+//     display: the client protocols of other families have no slot for
+//     model-made media in llmbridge's model, and Gemini does not need it
+//     back.
+//   - Every other kind is state: executableCode and codeExecutionResult
+//     are the model's own server-side tool history, functionResponse is a
+//     tool's answer, and a kind added later may be either, so it is kept.
+func geminiKeepsPart(kind string, signed bool) bool {
+	return signed || kind != "inlineData" && kind != "fileData"
+}
+
+// geminiResponsePartPath is the path of part j of a Gemini response, for
+// Response.Dropped.
+func geminiResponsePartPath(j int) string {
+	return indexPath("candidates[0].content.parts", j)
 }
 
 // geminiOrigin returns the family of a signature from a Gemini upstream:

@@ -404,9 +404,9 @@ func (d *geminiStreamDecoder) content(out []Event, s string, i int) ([]Event, in
 // open text part (started if none is open), a thought (thought: true) as a
 // delta of the open reasoning part, or its functionCall (see
 // functionCall). Empty text carries nothing (Gemini ends streams with
-// {"text": ""}) but, at times, a thoughtSignature (see signature). Any
-// other kind of part (inlineData, executableCode, ...) cannot be
-// translated yet and fails the stream rather than being lost.
+// {"text": ""}) but, at times, a thoughtSignature (see signature). A part
+// whose data is of another kind (inlineData, executableCode, ...) never
+// fails the stream: see untranslated.
 func (d *geminiStreamDecoder) part(out []Event, s string, i int) ([]Event, int) {
 	if s[i] != '{' {
 		return out, d.bad(s, badUpstream(d.p, "candidates[0].content.parts has an element that is not an object"))
@@ -421,14 +421,15 @@ func (d *geminiStreamDecoder) part(out []Event, s string, i int) ([]Event, int) 
 		}
 		return d.delta(out, false, text), i
 	}
-	var text string
+	var text, other string
 	var call, sig gjson.Result
-	thought := false
+	hasText, thought := false, false
 	end := geminiWalk(s, i, &d.text, func(k gjson.Result, j int) int {
 		var v gjson.Result
 		var end int
 		switch k.Str {
 		case "text":
+			hasText = true
 			v, end = d.value(s, j)
 			switch v.Type {
 			case gjson.String:
@@ -447,12 +448,20 @@ func (d *geminiStreamDecoder) part(out []Event, s string, i int) ([]Event, int) 
 		case "partMetadata":
 			end = d.text.valueEnd(s, j)
 		default:
-			end = d.bad(s, &Error{Status: 502, Kind: mapping.ErrBadGateway,
-				Message: "upstream " + string(d.p) + ` stream holds a content part of kind "` + k.Str + `", which cannot be translated yet`})
+			if other == "" {
+				other = k.Str
+			}
+			end = d.text.valueEnd(s, j)
 		}
 		return end
 	})
 	if d.err != nil {
+		return out, end
+	}
+	if other != "" && !hasText && call.Type == gjson.Null {
+		if out = d.untranslated(out, s, s[i:end], other, sig.Type != gjson.Null); d.err != nil {
+			return out, len(s)
+		}
 		return out, end
 	}
 	signature, err := d.str(sig, "part thoughtSignature")
@@ -482,6 +491,29 @@ func (d *geminiStreamDecoder) part(out []Event, s string, i int) ([]Event, int) 
 		return out, d.bad(s, badUpstream(d.p, "stream holds text inside a function call whose arguments are still streaming"))
 	}
 	return d.delta(out, false, text), end
+}
+
+// untranslated appends the events of a part of kind whose data llmbridge
+// does not translate, raw as the upstream sent it: the same rule as for
+// complete responses (geminiKeepsPart). State is a redacted reasoning part
+// of its own whose opaque value is raw (opaquePart); display is an
+// EventDropped naming kind. Either way the stream goes on.
+func (d *geminiStreamDecoder) untranslated(out []Event, s, raw, kind string, signed bool) []Event {
+	if !geminiKeepsPart(kind, signed) {
+		return append(out, Event{Type: EventDropped, Text: kind})
+	}
+	if d.partial != nil {
+		d.bad(s, badUpstream(d.p, "stream holds a part of kind "+strconv.Quote(kind)+" inside a function call whose arguments are still streaming"))
+		return out
+	}
+	if d.open {
+		out = append(out, Event{Type: EventPartStop, Index: d.next - 1})
+		d.open, d.thinking = false, false
+	}
+	out = append(out, Event{Type: EventPartStart, Index: d.next, Part: PartReasoning, Redacted: true},
+		Event{Type: EventPartStop, Index: d.next, Signature: raw, Origin: mapping.FamilyGemini})
+	d.next++
+	return out
 }
 
 // plainText reports whether the part at the start of raw is {"text":

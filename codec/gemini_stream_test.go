@@ -56,6 +56,8 @@ func geminiEventString(ev Event) string {
 		return "end"
 	case EventError:
 		return fmt.Sprintf("error %d kind=%d code=%q: %s", ev.Err.Status, ev.Err.Kind, ev.Err.Code, ev.Err.Message)
+	case EventDropped:
+		return "dropped " + ev.Text
 	}
 	return "unknown"
 }
@@ -653,14 +655,8 @@ func TestGeminiStreamDecode(t *testing.T) {
 		},
 		{
 			name: "a failing chunk contributes nothing but the error",
-			body: geminiSSE(`{"candidates":[{"content":{"parts":[{"text":"dropped"},{"inlineData":{"mimeType":"image/png","data":"AA=="}}]}}],` + head + `}`),
-			want: []string{`error 502 kind=11 code="": upstream gemini stream holds a content part of kind "inlineData", which cannot be translated yet`},
-		},
-		{
-			name: "executable code",
-			p:    Vertex,
-			body: geminiSSE(`{"candidates":[{"content":{"parts":[{"executableCode":{"language":"PYTHON","code":"1"}}]}}]}`),
-			want: []string{`error 502 kind=11 code="": upstream vertex stream holds a content part of kind "executableCode", which cannot be translated yet`},
+			body: geminiSSE(`{"candidates":[{"content":{"parts":[{"text":"dropped"},{"text":1}]}}],` + head + `}`),
+			want: []string{`error 502 kind=11 code="": upstream gemini response is invalid: part text is not a string`},
 		},
 		{
 			name: "two candidates",

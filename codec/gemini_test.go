@@ -1047,8 +1047,6 @@ func TestGeminiDecodeResponseErrors(t *testing.T) {
 		{"function call id number", `{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","id":1}}]}}]}`, "functionCall.id is not a string"},
 		{"function call args array", `{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":[]}}]}}]}`, "functionCall.args is not an object"},
 		{"function call partial", `{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","willContinue":true}}]}}]}`, "partial arguments outside a stream"},
-		{"function response", `{"candidates":[{"content":{"parts":[{"functionResponse":{"name":"f"}}]}}]}`, `"functionResponse" cannot be translated yet`},
-		{"inline data", `{"candidates":[{"content":{"parts":[{"inlineData":{}}]}}]}`, `"inlineData" cannot be translated yet`},
 		{"finishReason not string", `{"candidates":[{"finishReason":1}]}`, "finishReason is not a string"},
 		{"finishMessage not string", `{"candidates":[{"finishReason":"SAFETY","finishMessage":{}}]}`, "finishMessage is not a string"},
 		{"thoughtSignature not string", `{"candidates":[{"content":{"parts":[{"text":"a","thoughtSignature":1}]}}]}`, "thoughtSignature is not a string"},

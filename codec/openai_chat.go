@@ -1410,13 +1410,13 @@ func appendChatRequest(dst []byte, req *Request, opts *EncodeOptions) ([]byte, *
 // cannot go to a Chat upstream in req.Dropped. Signed ones never can: a
 // signature is only valid toward the family that issued it, and no Chat
 // server issues or accepts one, so such reasoning (text and signature) is
-// dropped. Unsigned reasoning goes in the dialect's reasoning field,
+// dropped. State a Chat server issued (chatOwnState) goes back. Unsigned reasoning goes in the dialect's reasoning field,
 // reasoning_content by default (see appendChatMessage); when the server
 // takes none (unsigned is true), the unsigned parts with text are dropped
 // too.
 func chatDropReasoning(req *Request, parts []Part, i int, unsigned bool) {
 	for j := range parts {
-		if p := &parts[j]; p.Type == PartReasoning && (p.Signature != "" || unsigned && p.Text != "") {
+		if p := &parts[j]; p.Type == PartReasoning && !chatOwnState(p) && (p.Signature != "" || unsigned && p.Text != "") {
 			req.Dropped = append(req.Dropped, indexPath(indexPath("messages", i)+".content", j)+" (reasoning)")
 		}
 	}
@@ -1797,7 +1797,30 @@ func appendChatMessage(dst []byte, role Role, parts []Part, i int, idx []int, d 
 	if calls > 0 {
 		dst = appendChatToolCalls(append(dst, `,"tool_calls":`...), parts, d.chatIDs())
 	}
+	if role == RoleAssistant {
+		dst = appendChatOwnState(dst, parts)
+	}
 	return append(dst, '}'), nil
+}
+
+// chatOwnState reports whether reasoning part p is state a Chat server
+// issued (an opaquePart of FamilyOpenAIChat, such as chatAudioState): the
+// members of a JSON object to put back on the assistant message.
+func chatOwnState(p *Part) bool {
+	return isOpaque(p, mapping.FamilyOpenAIChat) && strings.HasSuffix(p.Signature, "}") && validJSON(p.Signature)
+}
+
+// appendChatOwnState appends the members of the Chat state among parts to
+// the assistant message object dst is writing.
+func appendChatOwnState(dst []byte, parts []Part) []byte {
+	for j := range parts {
+		if p := &parts[j]; p.Type == PartReasoning && chatOwnState(p) {
+			if members := strings.TrimSpace(p.Signature[1 : len(p.Signature)-1]); members != "" {
+				dst = append(append(dst, ','), members...)
+			}
+		}
+	}
+	return dst
 }
 
 // chatEncodeIdxPath names part j of parts in an encoding error, through
@@ -2094,13 +2117,16 @@ func chatToolStop(s StopReason, content []Part) StopReason {
 }
 
 // decodeChatResponseMessage decodes choices[0].message: its reasoning, then
-// its text, then its refusal, then its tool calls. Audio output is not
-// translated: a message with audio is an upstream error.
+// its text, then its refusal, then its audio (chatAudio), then its tool
+// calls, the legacy function_call among them (chatLegacyCall). Generated
+// images (OpenRouter's images) are display only: no client protocol of
+// another family carries model-made images in llmbridge's model, so they
+// are dropped and listed in resp.Dropped.
 func decodeChatResponseMessage(message gjson.Result, resp *Response) *Error {
 	if !message.IsObject() {
 		return badUpstream(OpenAIChat, "choices[0].message is missing or not an object")
 	}
-	var content, refusal, calls, reasoning, reasoningAlias, annotations gjson.Result
+	var content, refusal, calls, reasoning, reasoningAlias, annotations, legacy, audio gjson.Result
 	var err *Error
 	eachMember(message, &resp.text, func(key, v gjson.Result) bool {
 		switch key.Str {
@@ -2120,12 +2146,12 @@ func decodeChatResponseMessage(message gjson.Result, resp *Response) *Error {
 		case "tool_calls":
 			calls = v
 		case "function_call":
-			if v.Type != gjson.Null {
-				err = badUpstream(OpenAIChat, "function calls cannot be translated yet")
-			}
+			legacy = v
 		case "audio":
-			if v.Type != gjson.Null {
-				err = badUpstream(OpenAIChat, "audio output cannot be translated yet")
+			audio = v
+		case "images":
+			if v.IsArray() && len(v.Raw) > 2 {
+				resp.Dropped = append(resp.Dropped, "choices[0].message.images (images)")
 			}
 		}
 		return err == nil
@@ -2162,7 +2188,115 @@ func decodeChatResponseMessage(message gjson.Result, resp *Response) *Error {
 		resp.Content = append(resp.Content, Part{Type: PartRefusal, Text: refusal.Str})
 		resp.StopReason = chatRefusalStop(resp.StopReason, true)
 	}
+	if err := decodeChatAudio(audio, resp); err != nil {
+		return err
+	}
+	if err := decodeChatLegacyCall(legacy, resp); err != nil {
+		return err
+	}
 	return decodeChatResponseToolCalls(calls, resp)
+}
+
+// decodeChatAudio decodes the audio of an answer (audio output,
+// modalities ["text", "audio"]): {id, data, transcript, expires_at}.
+//
+//   - transcript is what the model said, the answer itself: a text part.
+//   - id is state: a Chat server wants {"audio": {"id": ...}} back on the
+//     assistant message of the next turn instead of the sound. It is kept
+//     as an opaquePart of FamilyOpenAIChat (chatAudioState), which goes
+//     back to a Chat upstream only.
+//   - data, the sound, is display only: no client protocol of another
+//     family carries model-made audio in llmbridge's model, so it is
+//     dropped and listed in resp.Dropped.
+func decodeChatAudio(v gjson.Result, resp *Response) *Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	if !v.IsObject() {
+		return badUpstream(OpenAIChat, "choices[0].message.audio is not an object")
+	}
+	var id, transcript, data string
+	var err *Error
+	eachMember(v, &resp.text, func(k, f gjson.Result) bool {
+		switch k.Str {
+		case "id":
+			err = chatUpstreamString(f, "choices[0].message.audio.id", &id)
+		case "transcript":
+			err = chatUpstreamString(f, "choices[0].message.audio.transcript", &transcript)
+		case "data":
+			err = chatUpstreamString(f, "choices[0].message.audio.data", &data)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	if transcript != "" {
+		resp.Content = append(resp.Content, Part{Type: PartText, Text: transcript})
+	}
+	if id != "" {
+		resp.Content = append(resp.Content, chatAudioState(id))
+	}
+	if data != "" {
+		resp.Dropped = append(resp.Dropped, "choices[0].message.audio.data (audio)")
+	}
+	return nil
+}
+
+// chatAudioState is the opaque part that keeps the id of a Chat audio
+// answer: the members to put back on the assistant message, as a JSON
+// object.
+func chatAudioState(id string) Part {
+	b := appendString([]byte(`{"audio":{"id":`), id)
+	b = append(b, "}}"...)
+	return Part{Type: PartReasoning, Redacted: true, Origin: mapping.FamilyOpenAIChat, Signature: string(b)}
+}
+
+// decodeChatLegacyCall decodes the legacy function_call of an answer
+// ({name, arguments}, from servers that predate tool_calls) as a tool
+// call. It has no id; chatLegacyCallID stands in, and the client's result
+// for it goes back to a Chat upstream as a tool message with that id.
+func decodeChatLegacyCall(v gjson.Result, resp *Response) *Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	if !v.IsObject() {
+		return badUpstream(OpenAIChat, "choices[0].message.function_call is not an object")
+	}
+	p := Part{Type: PartToolCall, ToolCallID: chatLegacyCallID(resp.ID)}
+	var args string
+	var err *Error
+	eachMember(v, &resp.text, func(k, f gjson.Result) bool {
+		switch k.Str {
+		case "name":
+			err = chatUpstreamString(f, "choices[0].message.function_call.name", &p.ToolName)
+		case "arguments":
+			err = chatUpstreamString(f, "choices[0].message.function_call.arguments", &args)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	if p.ToolName == "" {
+		return badUpstream(OpenAIChat, "choices[0].message.function_call has no name")
+	}
+	var ok bool
+	if p.Arguments, ok = chatArguments(args); !ok {
+		return badUpstream(OpenAIChat, "choices[0].message.function_call.arguments is not the text of a JSON object")
+	}
+	resp.Content = append(resp.Content, p)
+	return nil
+}
+
+// chatLegacyCallID is the id given to a legacy function_call, which has
+// none: unique to the response, so that a history of several turns keeps
+// its calls apart.
+func chatLegacyCallID(responseID string) string {
+	if responseID == "" {
+		return "call_function"
+	}
+	return "call_" + responseID
 }
 
 // decodeChatAnnotations reads the url_citation annotations of a message
@@ -2223,7 +2357,7 @@ func decodeChatResponseToolCalls(calls gjson.Result, resp *Response) *Error {
 		switch {
 		case err != nil:
 		case typ != "" && typ != "function":
-			err = badUpstream(OpenAIChat, path+` is a tool call of type "`+typ+`", which cannot be translated yet`)
+			err = chatClientAction(path, typ)
 		case p.ToolCallID == "" || p.ToolName == "":
 			err = badUpstream(OpenAIChat, path+" has no id or no function name")
 		default:
@@ -2236,6 +2370,16 @@ func decodeChatResponseToolCalls(calls gjson.Result, resp *Response) *Error {
 		return err == nil
 	})
 	return err
+}
+
+// chatClientAction is the error for a tool call of a type other than
+// function (a custom tool's call, types added later): a call the client
+// must run, which llmbridge's model has no slot for. Dropping it would end
+// the turn without the action the model asked for, as though it had
+// finished, so the response fails instead.
+func chatClientAction(path, typ string) *Error {
+	return badUpstream(OpenAIChat, path+` is a tool call of type "`+typ+
+		`", which the client would have to run and llmbridge cannot translate; leaving it out would end the turn without it`)
 }
 
 // decodeChatUsage decodes the usage object, whose counters already have

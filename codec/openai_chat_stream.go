@@ -54,7 +54,18 @@ type chatStreamDecoder struct {
 	// the open text part starts in it, for the offsets of annotations.
 	content  textOffsets
 	partBase int
+	// audioID is the id of the audio answer, kept until the answer ends
+	// (chatAudioState); audioDropped: its sound was reported dropped.
+	audioID      string
+	audioDropped bool
+	// chunkID is the raw id of the chunk being decoded (every chunk
+	// repeats the response id), valid during Decode.
+	chunkID string
 }
+
+// chatLegacyIndex is the callIndex of an open legacy function_call part,
+// which has no tool_calls index.
+const chatLegacyIndex = -1
 
 func newChatStreamDecoder() *chatStreamDecoder {
 	return &chatStreamDecoder{text: newTextArena(chatArenaSize), open: -1}
@@ -146,6 +157,7 @@ func (d *chatStreamDecoder) chunk(out []Event, c *chatChunk) []Event {
 		out = append(out, start)
 	}
 	var err *Error
+	d.chunkID = c.id
 	eachRawMember(c.choices, &d.text, func(_, choice string) bool {
 		out, err = d.choice(out, choice)
 		return err == nil
@@ -228,6 +240,7 @@ func (d *chatStreamDecoder) choice(out []Event, choice string) ([]Event, *Error)
 		return out, nil
 	}
 	out = d.closePart(out)
+	out = d.flushAudio(out)
 	d.stopped = true
 	stop := mapping.FromChatFinishReason(reason.Str)
 	if d.sawCalls && stop == mapping.StopEnd {
@@ -296,8 +309,10 @@ func (d *chatStreamDecoder) toolCall(out []Event, path, raw string) ([]Event, *E
 		return out, badUpstream(OpenAIChat, path+".index is missing or not a number")
 	case id.Type != gjson.Null && id.Type != gjson.String:
 		return out, badUpstream(OpenAIChat, path+".id is not a string")
-	case typ.Type != gjson.Null && (typ.Type != gjson.String || typ.Str != "function"):
-		return out, badUpstream(OpenAIChat, path+".type is not \"function\"")
+	case typ.Type != gjson.Null && typ.Type != gjson.String:
+		return out, badUpstream(OpenAIChat, path+".type is not a string")
+	case typ.Type == gjson.String && typ.Str != "function":
+		return out, chatClientAction(path, typ.Str)
 	case name.Type != gjson.Null && name.Type != gjson.String:
 		return out, badUpstream(OpenAIChat, path+".function.name is not a string")
 	case args.Type != gjson.Null && args.Type != gjson.String:
@@ -331,6 +346,8 @@ func (d *chatStreamDecoder) toolCall(out []Event, path, raw string) ([]Event, *E
 // not depend on key order.
 type chatDelta struct {
 	content, refusal, toolCalls, annotations string
+	// legacy is the legacy function_call; audio the audio answer.
+	legacy, audio string
 	// reasoning is reasoning_content (DeepSeek and most compatible
 	// servers); reasoningAlias is reasoning, vLLM's and OpenRouter's name
 	// for the same text, which some servers send beside it.
@@ -355,18 +372,15 @@ func (d *chatStreamDecoder) delta(out []Event, raw string) ([]Event, *Error) {
 		case "reasoning":
 			f.reasoningAlias = raw
 		case "function_call":
-			if !chatIsNull(raw) {
-				err = chatNotYet("function calls")
-			}
+			f.legacy = raw
 		case "audio":
-			if !chatIsNull(raw) {
-				err = chatNotYet("audio output")
-			}
+			f.audio = raw
 		case "annotations":
 			f.annotations = raw
 		case "images":
+			// Display only, as in complete answers.
 			if !chatIsEmpty(raw) {
-				err = chatNotYet("images")
+				out = append(out, Event{Type: EventDropped, Text: "images"})
 			}
 		}
 		// role carries nothing (always "assistant"); reasoning_details
@@ -391,7 +405,109 @@ func (d *chatStreamDecoder) delta(out []Event, raw string) ([]Event, *Error) {
 		return out, err
 	}
 	out = d.annotations(out, f.annotations)
+	if out, err = d.audio(out, f.audio); err != nil {
+		return out, err
+	}
+	if out, err = d.legacyCall(out, f.legacy); err != nil {
+		return out, err
+	}
 	return d.toolCalls(out, f.toolCalls)
+}
+
+// audio decodes delta.audio fragments ({id, transcript, data,
+// expires_at}) by the rule of complete answers (decodeChatAudio): the
+// transcript is text, the id is kept and sent as state when the answer
+// ends (flushAudio), and the sound is reported dropped, once.
+func (d *chatStreamDecoder) audio(out []Event, raw string) ([]Event, *Error) {
+	switch {
+	case chatIsNull(raw):
+		return out, nil
+	case !chatIsObject(raw):
+		return out, badUpstream(OpenAIChat, "choices[0].delta.audio is not an object")
+	}
+	var id, transcript, data gjson.Result
+	eachRawMember(raw, &d.text, func(key, v string) bool {
+		switch key {
+		case "id":
+			id = d.result(v)
+		case "transcript":
+			transcript = d.result(v)
+		case "data":
+			data = d.result(v)
+		}
+		return true
+	})
+	if id.Type == gjson.String && id.Str != "" {
+		d.audioID = strings.Clone(id.Str)
+	}
+	if data.Type == gjson.String && data.Str != "" && !d.audioDropped {
+		d.audioDropped = true
+		out = append(out, Event{Type: EventDropped, Text: "audio"})
+	}
+	if transcript.Type == gjson.Null {
+		return out, nil
+	}
+	return d.textDelta(out, PartText, "audio.transcript", transcript.Raw)
+}
+
+// flushAudio appends the state part that keeps the audio answer's id
+// (chatAudioState), once the answer has ended.
+func (d *chatStreamDecoder) flushAudio(out []Event) []Event {
+	if d.audioID == "" {
+		return out
+	}
+	out = d.closePart(out)
+	state := chatAudioState(d.audioID)
+	d.audioID = ""
+	out = append(out, Event{Type: EventPartStart, Index: d.next, Part: PartReasoning, Redacted: true},
+		Event{Type: EventPartStop, Index: d.next, Signature: state.Signature, Origin: state.Origin})
+	d.next++
+	return out
+}
+
+// legacyCall decodes delta.function_call fragments ({name, arguments}) as
+// one tool call, as complete answers do (decodeChatLegacyCall): the first
+// fragment, with the name, starts it; arguments become deltas.
+func (d *chatStreamDecoder) legacyCall(out []Event, raw string) ([]Event, *Error) {
+	switch {
+	case chatIsNull(raw):
+		return out, nil
+	case !chatIsObject(raw):
+		return out, badUpstream(OpenAIChat, "choices[0].delta.function_call is not an object")
+	case d.stopped:
+		return out, badUpstream(OpenAIChat, "choices[0].delta.function_call after finish_reason")
+	}
+	var name, args gjson.Result
+	eachRawMember(raw, &d.text, func(key, v string) bool {
+		switch key {
+		case "name":
+			name = d.result(v)
+		case "arguments":
+			args = d.result(v)
+		}
+		return true
+	})
+	switch {
+	case name.Type != gjson.Null && name.Type != gjson.String:
+		return out, badUpstream(OpenAIChat, "choices[0].delta.function_call.name is not a string")
+	case args.Type != gjson.Null && args.Type != gjson.String:
+		return out, badUpstream(OpenAIChat, "choices[0].delta.function_call.arguments is not a string")
+	}
+	if d.open < 0 || d.openKind != PartToolCall || d.callIndex != chatLegacyIndex {
+		if name.Str == "" {
+			return out, badUpstream(OpenAIChat, "choices[0].delta.function_call starts a call without a name")
+		}
+		out = d.closePart(out)
+		d.open, d.openKind, d.callIndex = d.next, PartToolCall, chatLegacyIndex
+		d.next++
+		d.sawCalls = true
+		d.callID = chatLegacyCallID(d.result(d.chunkID).Str)
+		out = append(out, Event{Type: EventPartStart, Index: d.open, Part: PartToolCall, ToolCallID: d.callID, ToolName: name.Str})
+	}
+	if args.Str == "" {
+		return out, nil
+	}
+	return append(out, Event{Type: EventPartDelta, Index: d.open, Text: args.Str}), nil
 }
 
 // annotations appends a citation event for each url_citation annotation
@@ -465,6 +581,7 @@ func (d *chatStreamDecoder) end(out []Event) []Event {
 		return d.fail(out, badUpstream(OpenAIChat, "stream ended with [DONE] before any chunk"))
 	}
 	out = d.closePart(out)
+	out = d.flushAudio(out)
 	d.done = true
 	return append(out, Event{Type: EventEnd})
 }
@@ -524,16 +641,6 @@ func chatIsEmpty(raw string) bool {
 // surrounding spaces.
 func chatIsDone(s string) bool {
 	return strings.TrimSpace(s) == "[DONE]"
-}
-
-// chatNotYet is the error for upstream content that is valid Chat but not
-// translated yet.
-func chatNotYet(what string) *Error {
-	return &Error{
-		Status:  502,
-		Kind:    mapping.ErrBadGateway,
-		Message: "upstream " + string(OpenAIChat) + " stream carries " + what + ", which cannot be translated yet",
-	}
 }
 
 // chatEventError decodes the data of an event named "error": an error

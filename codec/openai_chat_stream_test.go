@@ -367,16 +367,29 @@ func TestChatStreamDecode(t *testing.T) {
 			want: []Event{start, chatEvEnd()},
 		},
 
-		// Content that is not translated yet.
+		// Output beyond text and tool calls.
 		{
+			// A legacy function_call is a tool call whose id stands
+			// in for the one it lacks.
 			name: "function call",
-			body: role + chatStreamChunk(`{"function_call":{"name":"f","arguments":""}}`, "null"),
-			want: []Event{start, chatStreamBad("function calls, which cannot be translated yet")},
+			body: role + chatStreamChunk(`{"function_call":{"name":"f","arguments":""}}`, "null") +
+				chatStreamChunk(`{"function_call":{"arguments":"{\"a\":"}}`, "null") +
+				chatStreamChunk(`{"function_call":{"arguments":"1}"}}`, `"function_call"`) + chatStreamDone,
+			want: []Event{start, {Type: EventPartStart, Index: 0, Part: PartToolCall, ToolCallID: "call_chatcmpl-1", ToolName: "f"},
+				chatEvDelta(0, `{"a":`), chatEvDelta(0, "1}"), chatEvPartStop(0), chatEvStop(mapping.StopToolUse), chatEvEnd()},
 		},
 		{
+			// The transcript is the answer, the id state that comes
+			// last, the sound dropped and reported once.
 			name: "audio",
-			body: role + chatStreamChunk(`{"audio":{"id":"a","data":""}}`, "null"),
-			want: []Event{start, chatStreamBad("audio output, which cannot be translated yet")},
+			body: role + chatStreamChunk(`{"audio":{"id":"audio_1","transcript":"Hel"}}`, "null") +
+				chatStreamChunk(`{"audio":{"transcript":"lo.","data":"UklGR"}}`, "null") +
+				chatStreamChunk(`{"audio":{"data":"UklGR"}}`, "null") +
+				chatStreamChunk(`{}`, `"stop"`) + chatStreamDone,
+			want: []Event{start, chatEvPart(0, PartText), chatEvDelta(0, "Hel"), {Type: EventDropped, Text: "audio"}, chatEvDelta(0, "lo."),
+				chatEvPartStop(0), {Type: EventPartStart, Index: 1, Part: PartReasoning, Redacted: true},
+				{Type: EventPartStop, Index: 1, Signature: `{"audio":{"id":"audio_1"}}`, Origin: mapping.FamilyOpenAIChat},
+				chatEvStop(mapping.StopEnd), chatEvEnd()},
 		},
 		{
 			// Search models cite after the text, counting characters
@@ -398,8 +411,9 @@ func TestChatStreamDecode(t *testing.T) {
 		},
 		{
 			name: "images",
-			body: role + chatStreamChunk(`{"images":[{"type":"image_url"}]}`, "null"),
-			want: []Event{start, chatStreamBad("images, which cannot be translated yet")},
+			body: role + content(`"Here it is."`) + chatStreamChunk(`{"images":[{"type":"image_url"}]}`, "null") + chatStreamChunk(`{}`, `"stop"`) + chatStreamDone,
+			want: []Event{start, chatEvPart(0, PartText), chatEvDelta(0, "Here it is."), {Type: EventDropped, Text: "images"},
+				chatEvPartStop(0), chatEvStop(mapping.StopEnd), chatEvEnd()},
 		},
 		{
 			name: "a second choice (n>1)",
@@ -1148,7 +1162,7 @@ func TestChatStreamDecodeTools(t *testing.T) {
 		{
 			name: "type custom",
 			body: role + call(`{"index":0,"id":"c","type":"custom","custom":{"name":"f"}}`),
-			want: []Event{start, chatStreamBad(`tool_calls[0].type is not "function"`)},
+			want: []Event{start, chatStreamBad(`tool_calls[0] is a tool call of type "custom", which the client would have to run`)},
 		},
 		{
 			name: "name number",

@@ -2776,7 +2776,12 @@ func decodeResponsesOutputCall(item gjson.Result, i int, resp *Response) *Error 
 	return nil
 }
 
-// decodeResponsesOutputMessage appends the parts of output message i.
+// decodeResponsesOutputMessage appends the parts of output message i. A
+// content part is what the message shows (the upstream's state travels in
+// items of their own: reasoning, compaction), so a part of a type
+// llmbridge does not translate (output_audio, types added later) is
+// display: it is dropped and listed in resp.Dropped, and the rest of the
+// message reaches the client.
 func decodeResponsesOutputMessage(item gjson.Result, i int, resp *Response) (hasRefusal bool, err *Error) {
 	content := item.Get("content")
 	if !content.IsArray() {
@@ -2796,7 +2801,7 @@ func decodeResponsesOutputMessage(item gjson.Result, i int, resp *Response) (has
 			resp.Content = append(resp.Content, Part{Type: PartRefusal, Text: text})
 			hasRefusal = true
 		default:
-			err = badUpstream(OpenAIResponses, indexPath(indexPath("output", i)+".content", j)+`: content part type "`+typ.String()+`" cannot be translated yet`)
+			resp.Dropped = append(resp.Dropped, indexPath(indexPath("output", i)+".content", j)+" ("+typ.String()+")")
 		}
 		j++
 		return err == nil

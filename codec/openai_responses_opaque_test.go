@@ -104,3 +104,19 @@ func TestResponsesStreamOpaqueItems(t *testing.T) {
 		t.Errorf("a call the client must run: last event %+v", last)
 	}
 }
+
+// TestResponsesDisplayParts: a content part of a type llmbridge does not
+// translate (output_audio) is display: dropped and listed, while the text
+// beside it reaches the client.
+func TestResponsesDisplayParts(t *testing.T) {
+	body := `{"id":"resp_1","object":"response","status":"completed","model":"gpt-5","output":[{"type":"message","id":"msg_1","role":"assistant",` +
+		`"content":[{"type":"output_audio","data":"UklGR","transcript":"x"},{"type":"output_text","text":"The answer.","annotations":[]}]}]}`
+	var resp Response
+	if err := DecodeResponse(OpenAIResponses, []byte(body), &resp); err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Content) != 1 || resp.Content[0].Text != "The answer." ||
+		len(resp.Dropped) != 1 || resp.Dropped[0] != "output[0].content[0] (output_audio)" {
+		t.Errorf("content %+v dropped %q", resp.Content, resp.Dropped)
+	}
+}

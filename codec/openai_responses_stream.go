@@ -426,10 +426,12 @@ func (d *responsesStreamDecoder) doneText(out []Event, k PartType, v gjson.Resul
 
 // contentPart reads a content part object: its kind (ok false for reasoning
 // text, whose part events carry nothing the reasoning_text events do not)
-// and its text.
-func (d *responsesStreamDecoder) contentPart(part gjson.Result) (k PartType, text string, ok bool, err *Error) {
+// and its text. A part of a type llmbridge does not translate is display,
+// as in complete responses (decodeResponsesOutputMessage): ok is false and
+// dropped names its type.
+func (d *responsesStreamDecoder) contentPart(part gjson.Result) (k PartType, text, dropped string, ok bool, err *Error) {
 	if !part.IsObject() {
-		return 0, "", false, badUpstream(OpenAIResponses, "content part event has no part object")
+		return 0, "", "", false, badUpstream(OpenAIResponses, "content part event has no part object")
 	}
 	typ := part.Get("type").String()
 	switch typ {
@@ -440,18 +442,21 @@ func (d *responsesStreamDecoder) contentPart(part gjson.Result) (k PartType, tex
 	case "reasoning_text":
 		// Reasoning content of a reasoning item (open-weight models):
 		// its text comes in reasoning_text events, which map it.
-		return 0, "", false, nil
+		return 0, "", "", false, nil
 	default:
-		return 0, "", false, responsesNotYet(`content part type "` + typ + `"`)
+		return 0, "", typ, false, nil
 	}
-	return k, text, true, nil
+	return k, text, "", true, nil
 }
 
 // partAdded decodes response.content_part.added.
 func (d *responsesStreamDecoder) partAdded(out []Event, part gjson.Result) []Event {
-	k, text, ok, err := d.contentPart(part)
+	k, text, dropped, ok, err := d.contentPart(part)
 	if err != nil {
 		return d.fail(out, err)
+	}
+	if dropped != "" {
+		return append(out, Event{Type: EventDropped, Text: dropped})
 	}
 	if !ok {
 		return out
@@ -468,7 +473,7 @@ func (d *responsesStreamDecoder) partAdded(out []Event, part gjson.Result) []Eve
 // partDone decodes response.content_part.done: it closes the part, after
 // taking its full text when no delta came for it.
 func (d *responsesStreamDecoder) partDone(out []Event, part gjson.Result) []Event {
-	k, text, ok, err := d.contentPart(part)
+	k, text, _, ok, err := d.contentPart(part)
 	if err != nil {
 		return d.fail(out, err)
 	}

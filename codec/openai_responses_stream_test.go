@@ -54,6 +54,8 @@ func responsesEventString(ev Event) string {
 		return fmt.Sprintf("citation %d %s %q %d-%d", ev.Index, c.URL, c.Title, c.Start, c.End)
 	case EventError:
 		return fmt.Sprintf("error %d %d %q", ev.Err.Status, ev.Err.Kind, ev.Err.Message)
+	case EventDropped:
+		return "dropped " + ev.Text
 	}
 	return "unknown"
 }
@@ -340,10 +342,11 @@ func TestResponsesStreamDecodeEvents(t *testing.T) {
 			rsEv("response.output_text.annotation.added", `,"annotation":{"type":"url_citation","start_index":0,"end_index":2,"url":"https://go.dev","title":"Go"}`) +
 			rsItemDone + rsDoneOK,
 			[]string{rsWantStart, "part_start 0 text", `delta 0 "go"`, `citation 0 https://go.dev "Go" 0-2`, "part_stop 0", rsWantUsage, "stop end", "end"}},
-		{"unknown content part", rsStart + rsItem + rsEv("response.content_part.added", `,"part":{"type":"output_audio"}`),
-			[]string{rsWantStart, `error 502 11 "upstream openai-responses stream: content part type \"output_audio\" cannot be translated yet"`}},
-		{"unknown content part done", rsStart + rsItem + rsEv("response.content_part.done", `,"part":{"type":"output_audio"}`),
-			[]string{rsWantStart, `error 502 11 "upstream openai-responses stream: content part type \"output_audio\" cannot be translated yet"`}},
+		// A content part of a type llmbridge does not translate is
+		// display: reported dropped once, and the answer goes on.
+		{"unknown content part", rsStart + rsItem + rsEv("response.content_part.added", `,"part":{"type":"output_audio"}`) +
+			rsEv("response.content_part.done", `,"part":{"type":"output_audio"}`) + rsPartAdded(1, "output_text") + rsDelta(1, "hi") + rsItemDone + rsDoneOK,
+			[]string{rsWantStart, "dropped output_audio", "part_start 0 text", `delta 0 "hi"`, "part_stop 0", rsWantUsage, "stop end", "end"}},
 
 		// Function calls.
 		{"function call", rsStart + rsCallAdded(0, "fc_1", "call_1", "get_weather") + rsCallDelta("fc_1", `{"city":`) + rsCallDelta("fc_1", `"Paris"}`) +

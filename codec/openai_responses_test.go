@@ -616,8 +616,6 @@ func TestResponsesDecodeResponseErrors(t *testing.T) {
 			`output[1]: output item type "local_shell_call"`, ""},
 		{"content not array", `{"status":"completed","output":[{"type":"message","content":"hi"}]}`, 502, mapping.ErrBadGateway,
 			"output[0].content is not an array", ""},
-		{"unknown part", `{"status":"completed","output":[{"type":"message","content":[{"type":"output_text","text":"a"},{"type":"output_audio"}]}]}`,
-			502, mapping.ErrBadGateway, `output[0].content[1]: content part type "output_audio" cannot be translated yet`, ""},
 		{"text type", `{"status":"completed","output":[{"type":"message","content":[{"type":"output_text","text":1}]}]}`,
 			502, mapping.ErrBadGateway, "output[0].content[0].text is not a string", ""},
 		{"refusal type", `{"status":"completed","output":[{"type":"message","content":[{"type":"refusal","refusal":{}}]}]}`,

@@ -392,6 +392,7 @@ var Fields = []Field{
 	{AnthropicMessages, "inference_geo", FieldHint},
 	{AnthropicMessages, "speed", FieldHint},
 	{AnthropicMessages, "context_management", FieldHint},
+	{AnthropicMessages, "context_management (edits)", FieldCapability},
 	{AnthropicMessages, "cache_control", FieldHint},
 	{AnthropicMessages, "diagnostics", FieldHint},
 	{AnthropicMessages, "thinking", FieldMapped},

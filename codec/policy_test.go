@@ -161,6 +161,7 @@ var policyExamples = map[Protocol]map[string][]string{
 		"inference_geo":                         {"inference_geo", `"us"`},
 		"speed":                                 {"speed", `"fast"`},
 		"context_management":                    {"context_management", `{"edits":[]}`},
+		"context_management (edits)":            {"context_management", `{"edits":[{"type":"clear_tool_uses_20250919"},{"type":"compact_20260112"}]}`},
 		"cache_control":                         {"cache_control", `{"type":"ephemeral"}`},
 		"diagnostics":                           {"diagnostics", `{}`},
 		"thinking":                              {"max_tokens", `4096`, "thinking", `{"type":"enabled","budget_tokens":1024}`},

@@ -15,9 +15,11 @@ type EventType uint8
 // Parts are numbered from 0 in the order they start and never interleave:
 // a decoder closes the open part before it starts the next one. EventUsage
 // may come at any point and always carries the complete usage known so far
-// (it replaces, not adds to, earlier values). Exactly one of EventEnd (the
-// upstream finished cleanly) and EventError (it failed, was cut short, or
-// sent something invalid) ends every stream. Tool calls, reasoning with
+// (it replaces, not adds to, earlier values). EventDropped may come at any
+// point after EventStart, inside a part too, and changes nothing in the
+// sequence. Exactly one of EventEnd (the upstream finished cleanly) and
+// EventError (it failed, was cut short, or sent something invalid) ends
+// every stream. Tool calls, reasoning with
 // signatures and refusals are parts of this same sequence: a later part
 // type, with its deltas carrying argument JSON, thinking text or refusal
 // text.
@@ -47,9 +49,15 @@ const (
 	// End -1 cites the whole part. Encoders whose protocol cannot carry
 	// citations in a stream ignore it.
 	EventCitation
+	// EventDropped reports upstream output that the decoder left out
+	// because it is display only and no canonical part carries it (such as
+	// an image a Gemini model made): Text names its kind, the upstream
+	// protocol's own name for it. It changes nothing in the stream;
+	// encoders ignore it, and the caller may log and count it.
+	EventDropped
 )
 
-var eventTypeNames = [...]string{"start", "part_start", "part_delta", "part_stop", "usage", "stop", "end", "error", "citation"}
+var eventTypeNames = [...]string{"start", "part_start", "part_delta", "part_stop", "usage", "stop", "end", "error", "citation", "dropped"}
 
 // String returns the event type's name, for logs and tests.
 func (t EventType) String() string {
@@ -81,7 +89,8 @@ type Event struct {
 	// Index is the content part a part event is about.
 	Index int
 	// Text is the text an EventPartDelta appends; for a tool call part it
-	// is a fragment of the arguments' JSON text.
+	// is a fragment of the arguments' JSON text. On an EventDropped it
+	// names the kind of output dropped.
 	Text string
 	// ToolCallID and ToolName identify the tool call an EventPartStart of
 	// a PartToolCall opens; they are sent once, at the start.

@@ -120,6 +120,10 @@ func wellFormed(evs []Event) error {
 			if ev.Index != open {
 				return bad("citation for a part that is not open")
 			}
+		case EventDropped:
+			if ev.Text == "" {
+				return bad("dropped output without a kind")
+			}
 		case EventPartStop:
 			if ev.Index != open {
 				return bad("stop for a part that is not open")

@@ -25,10 +25,14 @@ const (
 	// FamilyGemini issued Gemini thoughtSignatures (Gemini API and Vertex
 	// AI).
 	FamilyGemini
+	// FamilyOpenAIChat issued state of a Chat Completions server that its
+	// clients send back on the assistant message (the id of an audio
+	// answer). Chat servers sign no reasoning.
+	FamilyOpenAIChat
 	familyCount
 )
 
-var familyNames = [...]string{"none", "openai", "anthropic", "gemini"}
+var familyNames = [...]string{"none", "openai", "anthropic", "gemini", "openai-chat"}
 
 // String returns the family's lower-case name, for errors and logs.
 func (f Family) String() string {
