@@ -1,6 +1,8 @@
 package caddymodule
 
 import (
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -240,5 +242,27 @@ func TestCountEndpointNotSupported(t *testing.T) {
 	w, _ = serve(t, h, httptest.NewRequest("GET", "/v1/messages/count_tokens", nil), jsonAnswer(200, "{}"))
 	if w.Code != 405 || w.Header().Get("Allow") != "POST" {
 		t.Errorf("GET count: status %d, Allow %q", w.Code, w.Header().Get("Allow"))
+	}
+}
+
+// TestModelsEndpointThroughReadFrom checks that a listing collected
+// through ReadFrom, with reverse_proxy's flushes in between, is translated
+// like one written with Write, and that nothing reached the client before
+// the translation.
+func TestModelsEndpointThroughReadFrom(t *testing.T) {
+	h := newTestHandler(t, &Handler{Upstream: "openai-chat"})
+	r := httptest.NewRequest("GET", "/v1beta/models?key=k", nil)
+	list := `{"object":"list","data":[{"id":"gpt-5","object":"model","created":1,"owned_by":"system"}]}`
+	w, _ := serve(t, h, r, func(w http.ResponseWriter) error {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(200)
+		if err := http.NewResponseController(w).Flush(); err != nil {
+			return err
+		}
+		_, err := w.(io.ReaderFrom).ReadFrom(strings.NewReader(list))
+		return err
+	})
+	if w.Code != 200 || gjson.Get(w.Body.String(), "models.0.name").Str != "models/gpt-5" {
+		t.Fatalf("status %d: %s", w.Code, w.Body)
 	}
 }

@@ -312,3 +312,74 @@ func TestPassthroughStreams(t *testing.T) {
 		}
 	}
 }
+
+// TestPassthroughRaw checks the answers a passthrough cannot check and
+// passes on as they arrive, unchanged: a body with a Content-Encoding and a
+// redirect, through Write
+// and through ReadFrom (reverse_proxy uses either).
+func TestPassthroughRaw(t *testing.T) {
+	f := passFamilies[0]
+	tests := []struct {
+		name   string
+		status int
+		header map[string]string
+		body   string
+	}{
+		{"gzip body", 200, map[string]string{"Content-Type": "application/json", "Content-Encoding": "gzip"}, "\x1f\x8b\x08\x00binary"},
+		{"redirect", 307, map[string]string{"Location": "https://elsewhere.example/v1/chat/completions"}, ""},
+	}
+	for _, tt := range tests {
+		for _, viaReadFrom := range []bool{false, true} {
+			t.Run(tt.name+"/ReadFrom="+strconv.FormatBool(viaReadFrom), func(t *testing.T) {
+				answer := func(w http.ResponseWriter) error {
+					for k, v := range tt.header {
+						w.Header().Set(k, v)
+					}
+					w.WriteHeader(tt.status)
+					if viaReadFrom {
+						_, err := w.(io.ReaderFrom).ReadFrom(strings.NewReader(tt.body))
+						return err
+					}
+					_, err := io.WriteString(w, tt.body)
+					_ = http.NewResponseController(w).Flush()
+					return err
+				}
+				w, _ := serve(t, passHandler(t, f, 0), httptest.NewRequest("POST", f.target, strings.NewReader(f.body)), answer)
+				if w.Code != tt.status || w.Body.String() != tt.body {
+					t.Fatalf("status %d, body %q", w.Code, w.Body)
+				}
+				for k, v := range tt.header {
+					if w.Header().Get(k) != v {
+						t.Errorf("header %s = %q", k, w.Header().Get(k))
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestPassthroughHeldThroughReadFrom checks that a held body and a stream
+// arriving through ReadFrom are checked like those arriving through Write.
+func TestPassthroughHeldThroughReadFrom(t *testing.T) {
+	f := passFamilies[2]
+	readFrom := func(status int, ctype, body string) func(w http.ResponseWriter) error {
+		return func(w http.ResponseWriter) error {
+			w.Header().Set("Content-Type", ctype)
+			w.WriteHeader(status)
+			_, err := w.(io.ReaderFrom).ReadFrom(strings.NewReader(body))
+			return err
+		}
+	}
+	w, _ := serve(t, passHandler(t, f, 0), httptest.NewRequest("POST", f.target, strings.NewReader(f.body)), readFrom(200, "application/json", f.answer))
+	if w.Code != 200 || w.Body.String() != f.answer {
+		t.Fatalf("status %d, body %s", w.Code, w.Body)
+	}
+	w, _ = serve(t, passHandler(t, f, 0), httptest.NewRequest("POST", f.target, strings.NewReader(f.body)), readFrom(200, "application/json", "<html>"))
+	if w.Code != 502 || !strings.Contains(w.Body.String(), `"type":"error"`) {
+		t.Fatalf("status %d, body %s", w.Code, w.Body)
+	}
+	w, _ = serve(t, passHandler(t, f, 0), httptest.NewRequest("POST", f.streamTarget, strings.NewReader(f.streamBody)), readFrom(200, "text/event-stream", f.stream()))
+	if w.Code != 200 || w.Body.String() != f.stream() {
+		t.Fatalf("status %d, body %s", w.Code, w.Body)
+	}
+}
