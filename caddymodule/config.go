@@ -41,7 +41,7 @@ func (h *Handler) checkConfig() error {
 			return fmt.Errorf("client: %v", err)
 		}
 	}
-	vertex := upstream == codec.Vertex || upstream == codec.VertexAnthropic
+	vertex := upstream.Descriptor().Located
 	if vertex {
 		var missing []string
 		if h.VertexProject == "" {

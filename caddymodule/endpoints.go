@@ -146,31 +146,18 @@ func (h *Handler) serveModels(w http.ResponseWriter, r *http.Request, next caddy
 	}
 	same := codec.SameModelListShape(client, h.upstream)
 	in, query := r.URL.Query(), url.Values{}
-	var path string
-	switch h.upstream.Family() {
-	case codec.AnthropicMessages:
-		path = "/v1/models"
-		query.Set("limit", maxListingPage)
-		if same {
-			for _, k := range [...]string{"limit", "after_id", "before_id"} {
-				if v := in.Get(k); v != "" {
-					query.Set(k, v)
-				}
-			}
-		}
-	case codec.Gemini:
-		path = "/v1beta/models"
-		query.Set("pageSize", maxListingPage)
-		if same {
-			for _, k := range [...]string{"pageSize", "pageToken"} {
-				if v := in.Get(k); v != "" {
-					query.Set(k, v)
-				}
-			}
-		}
-	default:
-		path = "/v1/models"
+	listing := h.upstream.Descriptor().Listing
+	if listing.PageSize != "" {
+		query.Set(listing.PageSize, maxListingPage)
 	}
+	if same {
+		for _, k := range listing.Paging {
+			if v := in.Get(k); v != "" {
+				query.Set(k, v)
+			}
+		}
+	}
+	path := listing.Path
 	r.Body = http.NoBody
 	r.GetBody = nil
 	r.ContentLength = 0
@@ -317,17 +304,7 @@ func (h *Handler) serveCount(w http.ResponseWriter, r *http.Request, next caddyh
 
 // countPath returns the upstream's token counting path for model.
 func (h *Handler) countPath(model string) string {
-	switch h.upstream {
-	case codec.AnthropicMessages:
-		return "/v1/messages/count_tokens"
-	case codec.VertexAnthropic:
-		return h.vertexBase("anthropic", "count-tokens") + ":rawPredict"
-	case codec.Gemini:
-		return "/v1beta/models/" + model + ":countTokens"
-	case codec.Vertex:
-		return h.vertexBase("google", model) + ":countTokens"
-	}
-	return "/v1/responses/input_tokens"
+	return h.upstream.Descriptor().CountPath(h.location(), model)
 }
 
 // collectingWriter collects the upstream's response to a listing or

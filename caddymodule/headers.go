@@ -28,13 +28,11 @@ func clientCredential(p codec.Protocol, r *http.Request) string {
 		return ""
 	}
 	var first string
-	switch p {
-	case codec.AnthropicMessages:
-		first = r.Header.Get("X-Api-Key")
-	case codec.Gemini:
-		first = r.Header.Get("X-Goog-Api-Key")
-		if first == "" {
-			first = r.URL.Query().Get("key")
+	switch c := p.Descriptor().Credential; {
+	case c.Header != "":
+		first = r.Header.Get(c.Header)
+		if first == "" && c.Query != "" {
+			first = r.URL.Query().Get(c.Query)
 		}
 	default:
 		first = bearer()
@@ -78,36 +76,27 @@ func (h *Handler) rewriteHeaders(r *http.Request, client codec.Protocol, stream 
 	// Go's transport asks for gzip itself and decodes it transparently;
 	// anything else the client accepts could not be translated.
 	hdr.Del("Accept-Encoding")
-	if !h.upstream.IsAnthropic() {
-		hdr.Del("Anthropic-Version")
-		hdr.Del("Anthropic-Beta")
-	}
-	if h.upstream != codec.OpenAIChat && h.upstream != codec.OpenAIResponses {
-		hdr.Del("Openai-Organization")
-		hdr.Del("Openai-Project")
-		hdr.Del("Openai-Beta")
-	}
-	switch h.upstream {
-	case codec.AnthropicMessages:
-		if key != "" {
-			hdr.Set("X-Api-Key", key)
+	up := h.upstream.Descriptor()
+	for i := range codec.Protocols {
+		if d := codec.Protocols[i].Descriptor(); d.Family != up.Family {
+			for _, name := range d.FamilyHeaders {
+				hdr.Del(name)
+			}
 		}
-		if hdr.Get("Anthropic-Version") == "" {
-			hdr.Set("Anthropic-Version", "2023-06-01")
-		}
-	case codec.VertexAnthropic:
-		// The version travels in the body (anthropic_version) on Vertex.
-		hdr.Del("Anthropic-Version")
-		if key != "" {
+	}
+	for _, name := range up.DropHeaders {
+		hdr.Del(name)
+	}
+	if key != "" {
+		if c := up.Credential; c.Header != "" {
+			hdr.Set(c.Header, key)
+		} else {
 			hdr.Set("Authorization", "Bearer "+key)
 		}
-	case codec.Gemini:
-		if key != "" {
-			hdr.Set("X-Goog-Api-Key", key)
-		}
-	default:
-		if key != "" {
-			hdr.Set("Authorization", "Bearer "+key)
+	}
+	for _, kv := range up.Headers {
+		if hdr.Get(kv[0]) == "" {
+			hdr.Set(kv[0], kv[1])
 		}
 	}
 	hdr.Set("Content-Type", "application/json")
@@ -124,14 +113,14 @@ func (h *Handler) rewriteHeaders(r *http.Request, client codec.Protocol, stream 
 // compared with every key in constant time, without stopping at a match.
 func (h *Handler) authorized(p codec.Protocol, r *http.Request) bool {
 	var candidates [2]string
-	switch p {
-	case codec.AnthropicMessages:
-		candidates[0] = r.Header.Get("X-Api-Key")
-		candidates[1] = bearerToken(r)
-	case codec.Gemini:
-		candidates[0] = r.Header.Get("X-Goog-Api-Key")
-		if candidates[0] == "" {
-			candidates[1] = r.URL.Query().Get("key")
+	switch c := p.Descriptor().Credential; {
+	case c.Header != "":
+		candidates[0] = r.Header.Get(c.Header)
+		switch {
+		case c.AlsoBearer:
+			candidates[1] = bearerToken(r)
+		case candidates[0] == "" && c.Query != "":
+			candidates[1] = r.URL.Query().Get(c.Query)
 		}
 	default:
 		candidates[0] = bearerToken(r)

@@ -18,56 +18,11 @@ type route struct {
 	stream bool
 }
 
-// detectRoute recognises a generation endpoint from the request path.
-// Paths are matched by their protocol-specific tail so that a site may
-// mount the API under a prefix (for example /openai/v1/chat/completions).
+// detectRoute recognises a generation endpoint from the request path, by
+// the protocols' descriptors (codec.MatchRoute).
 func detectRoute(path string) (route, bool) {
-	switch {
-	case strings.HasSuffix(path, "/chat/completions"):
-		return route{protocol: codec.OpenAIChat}, true
-	// Responses and Messages need their /v1: /v1/threads/{id}/messages is
-	// OpenAI's Assistants API, not Anthropic's.
-	case strings.HasSuffix(path, "/v1/responses") || path == "/responses":
-		return route{protocol: codec.OpenAIResponses}, true
-	case strings.HasSuffix(path, "/v1/messages") || path == "/messages":
-		return route{protocol: codec.AnthropicMessages}, true
-	}
-	colon := strings.LastIndexByte(path, ':')
-	if colon < 0 {
-		return route{}, false
-	}
-	method := path[colon+1:]
-	rest := path[:colon]
-	slash := strings.LastIndexByte(rest, '/')
-	if slash < 0 || slash == len(rest)-1 {
-		return route{}, false
-	}
-	model := rest[slash+1:]
-	parent := rest[:slash]
-	switch {
-	case strings.HasSuffix(parent, "/publishers/anthropic/models"):
-		switch method {
-		case "rawPredict":
-			return route{protocol: codec.VertexAnthropic, model: model}, true
-		case "streamRawPredict":
-			return route{protocol: codec.VertexAnthropic, model: model, stream: true}, true
-		}
-	case strings.HasSuffix(parent, "/publishers/google/models"):
-		switch method {
-		case "generateContent":
-			return route{protocol: codec.Vertex, model: model}, true
-		case "streamGenerateContent":
-			return route{protocol: codec.Vertex, model: model, stream: true}, true
-		}
-	case strings.HasSuffix(parent, "/models"):
-		switch method {
-		case "generateContent":
-			return route{protocol: codec.Gemini, model: model}, true
-		case "streamGenerateContent":
-			return route{protocol: codec.Gemini, model: model, stream: true}, true
-		}
-	}
-	return route{}, false
+	p, model, stream, ok := codec.MatchRoute(path)
+	return route{protocol: p, model: model, stream: stream}, ok
 }
 
 // guessProtocol picks the protocol whose error format suits a request that
@@ -94,34 +49,10 @@ func guessProtocol(configured codec.Protocol, r *http.Request) codec.Protocol {
 // upstreamPath returns the path and raw query of the upstream endpoint for a
 // request of the given model.
 func (h *Handler) upstreamPath(model string, stream bool) (path, rawQuery string) {
-	switch h.upstream {
-	case codec.OpenAIChat:
-		return "/v1/chat/completions", ""
-	case codec.OpenAIResponses:
-		return "/v1/responses", ""
-	case codec.AnthropicMessages:
-		return "/v1/messages", ""
-	case codec.Gemini:
-		if stream {
-			return "/v1beta/models/" + model + ":streamGenerateContent", "alt=sse"
-		}
-		return "/v1beta/models/" + model + ":generateContent", ""
-	case codec.Vertex:
-		base := h.vertexBase("google", model)
-		if stream {
-			return base + ":streamGenerateContent", "alt=sse"
-		}
-		return base + ":generateContent", ""
-	case codec.VertexAnthropic:
-		base := h.vertexBase("anthropic", model)
-		if stream {
-			return base + ":streamRawPredict", ""
-		}
-		return base + ":rawPredict", ""
-	}
-	return "", ""
+	return h.upstream.Descriptor().UpstreamPath(h.location(), model, stream)
 }
 
-func (h *Handler) vertexBase(publisher, model string) string {
-	return "/v1/projects/" + h.VertexProject + "/locations/" + h.VertexLocation + "/publishers/" + publisher + "/models/" + model
+// location is where the configured cloud upstream places its models.
+func (h *Handler) location() codec.Location {
+	return codec.Location{Project: h.VertexProject, Region: h.VertexLocation}
 }

@@ -26,7 +26,10 @@ import (
 // with AppendCountRequest; the answer is one number in every protocol.
 
 // HasTokenCount reports whether protocol p has a token counting endpoint.
-func HasTokenCount(p Protocol) bool { return p != OpenAIChat }
+func HasTokenCount(p Protocol) bool {
+	d := p.Descriptor()
+	return d != nil && d.countPath != nil
+}
 
 // anthropicCountFields are the members of an Anthropic count_tokens body
 // (anthropic-sdk-go MessageCountTokensParams and its beta).

@@ -65,14 +65,15 @@ type ModelListOptions struct {
 
 // HasModelList reports whether protocol p has a model listing endpoint.
 func HasModelList(p Protocol) bool {
-	return p != Vertex && p != VertexAnthropic
+	d := p.Descriptor()
+	return d != nil && d.Listing.Path != ""
 }
 
 // modelListShape returns the listing shape of protocol p: OpenAIChat for
 // both OpenAI protocols, AnthropicMessages or Gemini.
 func modelListShape(p Protocol) Protocol {
-	if p == OpenAIResponses {
-		return OpenAIChat
+	if d := p.Descriptor(); d != nil && d.Listing.Shape != "" {
+		return d.Listing.Shape
 	}
 	return p
 }

@@ -41,11 +41,8 @@ func ParseProtocol(name string) (Protocol, error) {
 // Gemini's format and VertexAnthropic speaks Anthropic's. Two protocols of
 // one family translate by passthrough with small body edits.
 func (p Protocol) Family() Protocol {
-	switch p {
-	case Vertex:
-		return Gemini
-	case VertexAnthropic:
-		return AnthropicMessages
+	if d := p.Descriptor(); d != nil {
+		return d.Family
 	}
 	return p
 }
@@ -58,4 +55,7 @@ func (p Protocol) IsGoogle() bool { return p.Family() == Gemini }
 
 // ModelInPath reports whether p carries the model in the URL path rather than
 // in the request body.
-func (p Protocol) ModelInPath() bool { return p == Gemini || p == Vertex || p == VertexAnthropic }
+func (p Protocol) ModelInPath() bool {
+	d := p.Descriptor()
+	return d != nil && d.ModelInPath
+}
