@@ -1,117 +1,18 @@
 package caddymodule
 
 import (
-	"bytes"
-	"errors"
-
-	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
-
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
-// editDialect adapts a body between two protocols of one wire family. The
-// Gemini API and Vertex share bodies but for call ids, which Vertex rejects:
-// toward Vertex, a Gemini client's functionCall and functionResponse ids are
-// removed (removeGeminiCallIDs). Anthropic on Vertex differs from the
-// first-party API only in carrying anthropic_version instead of model.
-// Every other byte is kept.
+// editDialect adapts a passthrough body of protocol client to upstream, a
+// sibling of one wire family (codec.Descriptor.AdaptSibling): Anthropic on
+// Vertex carries anthropic_version instead of model, and Vertex rejects
+// the call ids of Gemini API bodies. Every other byte is kept.
 func editDialect(body []byte, client, upstream codec.Protocol, model string) ([]byte, *codec.Error) {
-	var err error
-	switch {
-	case client == codec.AnthropicMessages && upstream == codec.VertexAnthropic:
-		body, err = sjson.DeleteBytes(body, "model")
-		if err == nil && !gjson.GetBytes(body, "anthropic_version").Exists() {
-			body, err = sjson.SetBytes(body, "anthropic_version", codec.VertexAnthropicVersion)
-		}
-	case client == codec.VertexAnthropic && upstream == codec.AnthropicMessages:
-		body, err = sjson.DeleteBytes(body, "anthropic_version")
-		if err == nil {
-			body, err = sjson.SetBytes(body, "model", model)
-		}
-	case client == codec.Gemini && upstream == codec.Vertex:
-		body, err = removeGeminiCallIDs(body)
-	}
+	body, err := upstream.Descriptor().AdaptSibling(body, client, model)
 	if err != nil {
 		return nil, codec.NewError(mapping.ErrInvalidRequest, "request body could not be adapted: "+err.Error())
 	}
 	return body, nil
-}
-
-// geminiCallKeys are the members of a Gemini part that hold an object with
-// a call id, in both spellings Google's servers accept.
-var geminiCallKeys = [...]string{"functionCall", "function_call", "functionResponse", "function_response"}
-
-// removeGeminiCallIDs returns body without the id members of the
-// functionCall and functionResponse objects in contents[*].parts[*], which
-// Vertex AI rejects ("Unknown name \"id\""). Vertex matches results to
-// calls by name and order instead. Each object that has an id is written
-// again without it, in one pass over the body; the rest of the body is
-// copied as it is, and a body without an "id" key is returned unchanged.
-func removeGeminiCallIDs(body []byte) ([]byte, error) {
-	if !bytes.Contains(body, []byte(`"id"`)) {
-		return body, nil
-	}
-	var out []byte
-	last := 0 // the end of what body has been copied to out up to
-	var err error
-	gjson.GetBytes(body, "contents").ForEach(func(_, content gjson.Result) bool {
-		content.Get("parts").ForEach(func(_, part gjson.Result) bool {
-			part.ForEach(func(k, v gjson.Result) bool {
-				if !isGeminiCallKey(k.Str) || !v.IsObject() || !v.Get("id").Exists() {
-					return true
-				}
-				end := v.Index + len(v.Raw)
-				if v.Index < last || end > len(body) || string(body[v.Index:end]) != v.Raw {
-					err = errors.New("a function call could not be located in the body")
-					return false
-				}
-				out = append(out, body[last:v.Index]...)
-				out = appendWithoutID(out, v)
-				last = end
-				return true
-			})
-			return err == nil
-		})
-		return err == nil
-	})
-	switch {
-	case err != nil:
-		return nil, err
-	case out == nil:
-		return body, nil
-	}
-	return append(out, body[last:]...), nil
-}
-
-// isGeminiCallKey reports whether k is one of geminiCallKeys.
-func isGeminiCallKey(k string) bool {
-	for _, c := range geminiCallKeys {
-		if k == c {
-			return true
-		}
-	}
-	return false
-}
-
-// appendWithoutID appends the object obj without its id members (all of
-// them, should the key repeat).
-func appendWithoutID(dst []byte, obj gjson.Result) []byte {
-	dst = append(dst, '{')
-	n := 0
-	obj.ForEach(func(k, v gjson.Result) bool {
-		if k.Str == "id" {
-			return true
-		}
-		if n > 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, k.Raw...)
-		dst = append(dst, ':')
-		dst = append(dst, v.Raw...)
-		n++
-		return true
-	})
-	return append(dst, '}')
 }

@@ -146,24 +146,13 @@ func bearerToken(r *http.Request) string {
 	return ""
 }
 
-// vertexBetas are the anthropic-beta values Anthropic on Vertex AI is
-// known to accept: the ones Claude Code's own Vertex mode sends, and
-// context management. Vertex answers a request with any value it does not
-// carry with a 400 ("Unexpected value(s) ... for the anthropic-beta
-// header"), so the others are not forwarded.
-var vertexBetas = map[string]bool{
-	"claude-code-20250219":            true,
-	"interleaved-thinking-2025-05-14": true,
-	"context-management-2025-06-27":   true,
-	"tool-search-tool-2025-10-19":     true,
-	"web-search-2025-03-05":           true,
-}
-
 // filterBetas removes from the request the anthropic-beta values the
 // upstream does not accept and returns them as dropped paths
-// ("anthropic-beta: effort-2025-11-24"). Only Vertex restricts them.
+// ("anthropic-beta: effort-2025-11-24"). Only Vertex restricts them
+// (codec.Descriptor.Betas).
 func (h *Handler) filterBetas(r *http.Request) []string {
-	if h.upstream != codec.VertexAnthropic {
+	betas := h.upstream.Descriptor().Betas
+	if betas == nil {
 		return nil
 	}
 	values := r.Header.Values("Anthropic-Beta")
@@ -176,7 +165,7 @@ func (h *Handler) filterBetas(r *http.Request) []string {
 			b = strings.TrimSpace(b)
 			switch {
 			case b == "":
-			case vertexBetas[b]:
+			case betas[b]:
 				kept = append(kept, b)
 			default:
 				dropped = append(dropped, "anthropic-beta: "+b)

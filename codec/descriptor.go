@@ -35,6 +35,9 @@ type Descriptor struct {
 	// DropHeaders are headers of its family the protocol does not take
 	// (Anthropic on Vertex has its version in the body).
 	DropHeaders []string
+	// Betas are the anthropic-beta values the protocol's servers accept;
+	// nil accepts any. Others are removed from requests and reported.
+	Betas map[string]bool
 	// Listing describes the protocol's model listing; the zero Listing
 	// means it has none.
 	Listing Listing
@@ -45,6 +48,8 @@ type Descriptor struct {
 	// countPath returns the path of the token counting endpoint for
 	// model, or "" when the protocol has none.
 	countPath func(at Location, model string) string
+	// fromSibling adapts a body of a sibling protocol (AdaptSibling).
+	fromSibling func(body []byte, from Protocol, model string) ([]byte, error)
 }
 
 // Route describes a protocol's generation paths. A path is matched by its
@@ -138,6 +143,7 @@ var descriptors = [...]Descriptor{
 		FamilyHeaders: anthropicHeaders,
 		Listing:       Listing{Path: "/v1/models", Shape: AnthropicMessages, PageSize: "limit", Paging: []string{"limit", "after_id", "before_id"}},
 		upstreamPath:  fixedPath("/v1/messages"),
+		fromSibling:   anthropicFromVertex,
 		countPath:     func(Location, string) string { return "/v1/messages/count_tokens" },
 	},
 	{
@@ -156,7 +162,8 @@ var descriptors = [...]Descriptor{
 		upstreamPath: func(at Location, model string, stream bool) (string, string) {
 			return methodPath(vertexModel(at, "google", model), ":generateContent", ":streamGenerateContent", "alt=sse", stream)
 		},
-		countPath: func(at Location, model string) string { return vertexModel(at, "google", model) + ":countTokens" },
+		countPath:   func(at Location, model string) string { return vertexModel(at, "google", model) + ":countTokens" },
+		fromSibling: vertexFromGemini,
 	},
 	{
 		Name: VertexAnthropic, Family: AnthropicMessages, ModelInPath: true, Located: true,
@@ -164,13 +171,29 @@ var descriptors = [...]Descriptor{
 		FamilyHeaders: anthropicHeaders,
 		// The version travels in the body (anthropic_version) on Vertex.
 		DropHeaders: []string{"Anthropic-Version"},
+		// Vertex answers a request with an anthropic-beta value it does
+		// not carry with a 400 ("Unexpected value(s) ... for the
+		// anthropic-beta header").
+		Betas: vertexBetas,
 		upstreamPath: func(at Location, model string, stream bool) (string, string) {
 			return methodPath(vertexModel(at, "anthropic", model), ":rawPredict", ":streamRawPredict", "", stream)
 		},
 		countPath: func(at Location, _ string) string {
 			return vertexModel(at, "anthropic", "count-tokens") + ":rawPredict"
 		},
+		fromSibling: vertexAnthropicFromFirstParty,
 	},
+}
+
+// vertexBetas are the anthropic-beta values Anthropic on Vertex AI is
+// known to accept: the ones Claude Code's own Vertex mode sends, and
+// context management.
+var vertexBetas = map[string]bool{
+	"claude-code-20250219":            true,
+	"interleaved-thinking-2025-05-14": true,
+	"context-management-2025-06-27":   true,
+	"tool-search-tool-2025-10-19":     true,
+	"web-search-2025-03-05":           true,
 }
 
 // openAIModelList is the model listing of both OpenAI protocols.

@@ -1,12 +1,9 @@
-package caddymodule
+package codec
 
-import (
-	"testing"
+import "testing"
 
-	"github.com/llmbridge/llmbridge/codec"
-)
-
-func TestEditDialect(t *testing.T) {
+// TestAdaptSibling adapts bodies between the siblings of each family.
+func TestAdaptSibling(t *testing.T) {
 	// A Gemini CLI tool loop: calls and results with ids, an id inside
 	// the arguments and the result (the function's own data), and the
 	// word "id" in a text.
@@ -24,32 +21,32 @@ func TestEditDialect(t *testing.T) {
 		`"generationConfig":{"thinkingConfig":{"thinkingLevel":"high"}}}`
 	tests := []struct {
 		name     string
-		client   codec.Protocol
-		upstream codec.Protocol
+		client   Protocol
+		upstream Protocol
 		body     string
 		want     string
 	}{
 		{
 			name:   "anthropic to vertex-anthropic: model out, anthropic_version in",
-			client: codec.AnthropicMessages, upstream: codec.VertexAnthropic,
+			client: AnthropicMessages, upstream: VertexAnthropic,
 			body: `{"model":"claude-x","max_tokens":10}`,
-			want: `{"max_tokens":10,"anthropic_version":"` + codec.VertexAnthropicVersion + `"}`,
+			want: `{"max_tokens":10,"anthropic_version":"` + VertexAnthropicVersion + `"}`,
 		},
 		{
 			name:   "vertex-anthropic to anthropic: anthropic_version out, model in",
-			client: codec.VertexAnthropic, upstream: codec.AnthropicMessages,
+			client: VertexAnthropic, upstream: AnthropicMessages,
 			body: `{"anthropic_version":"vertex-2023-10-16","max_tokens":10}`,
 			want: `{"max_tokens":10,"model":"claude-y"}`,
 		},
 		{
 			name:   "gemini to vertex: call and result ids are removed, nothing else",
-			client: codec.Gemini, upstream: codec.Vertex,
+			client: Gemini, upstream: Vertex,
 			body: geminiLoop,
 			want: geminiLoopNoIDs,
 		},
 		{
 			name:   "gemini to vertex: snake_case parts, a repeated id, spacing outside the objects kept",
-			client: codec.Gemini, upstream: codec.Vertex,
+			client: Gemini, upstream: Vertex,
 			body: "{\n  \"contents\": [ {\"role\": \"model\", \"parts\": [ {\"function_call\": {\"id\": \"a\", \"id\": \"b\", \"name\": \"f\"} } ] },\n" +
 				"    {\"role\": \"user\", \"parts\": [ {\"function_response\": { \"name\": \"f\", \"id\": \"b\", \"response\": {} } } ] } ]\n}",
 			want: "{\n  \"contents\": [ {\"role\": \"model\", \"parts\": [ {\"function_call\": {\"name\":\"f\"} } ] },\n" +
@@ -57,32 +54,32 @@ func TestEditDialect(t *testing.T) {
 		},
 		{
 			name:   "gemini to vertex: calls without ids are left as they are",
-			client: codec.Gemini, upstream: codec.Vertex,
+			client: Gemini, upstream: Vertex,
 			body: geminiLoopNoIDs,
 			want: geminiLoopNoIDs,
 		},
 		{
 			name:   "gemini to vertex: a null call, and an id outside a call, are left as they are",
-			client: codec.Gemini, upstream: codec.Vertex,
+			client: Gemini, upstream: Vertex,
 			body: `{"contents":[{"role":"model","parts":[{"text":"x","functionCall":null,"id":"p"}]}]}`,
 			want: `{"contents":[{"role":"model","parts":[{"text":"x","functionCall":null,"id":"p"}]}]}`,
 		},
 		{
 			name:   "gemini to gemini keeps the ids",
-			client: codec.Gemini, upstream: codec.Gemini,
+			client: Gemini, upstream: Gemini,
 			body: geminiLoop,
 			want: geminiLoop,
 		},
 		{
 			name:   "vertex to gemini keeps the body",
-			client: codec.Vertex, upstream: codec.Gemini,
+			client: Vertex, upstream: Gemini,
 			body: geminiLoop,
 			want: geminiLoop,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := editDialect([]byte(tt.body), tt.client, tt.upstream, "claude-y")
+			got, err := tt.upstream.Descriptor().AdaptSibling([]byte(tt.body), tt.client, "claude-y")
 			if err != nil {
 				t.Fatal(err)
 			}
