@@ -77,7 +77,7 @@ func (h *Handler) checkConfig() error {
 		}
 	}
 	if h.Dialect != "" {
-		if upstream.Family() != codec.OpenAIChat && upstream.Family() != codec.OpenAIResponses {
+		if !upstream.Descriptor().Dialects {
 			return fmt.Errorf("dialect is only for the openai-chat and openai-responses upstreams, not %s", upstream)
 		}
 		if _, err := rules.Builtin().Dialect(h.Dialect); err != nil {

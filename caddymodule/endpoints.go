@@ -227,7 +227,7 @@ func (h *Handler) serveCount(w http.ResponseWriter, r *http.Request, next caddyh
 			x.fail(w, client, codec.NewError(mapping.ErrInvalidRequest, "request body is not a valid JSON object"))
 			return nil
 		}
-		inPath := client == codec.Gemini || client == codec.Vertex
+		inPath := client.Descriptor().Counting.ModelInPath
 		if inPath {
 			model = ep.model
 		} else {
@@ -270,11 +270,12 @@ func (h *Handler) serveCount(w http.ResponseWriter, r *http.Request, next caddyh
 	}
 	upModel = strings.TrimPrefix(upModel, "models/")
 	x.setModels(model, upModel)
-	if upModel == "" && h.upstream != codec.OpenAIResponses {
+	counting := h.upstream.Descriptor().Counting
+	if upModel == "" && !counting.ModelOptional {
 		x.fail(w, client, &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Param: "model", Message: "model is required"})
 		return nil
 	}
-	if h.upstream == codec.Gemini || h.upstream == codec.Vertex {
+	if counting.ModelInPath {
 		if err := checkPathModel(upModel); err != nil {
 			x.fail(w, client, err)
 			return nil

@@ -474,7 +474,7 @@ func wildcardPath(p string) string {
 // error bodies have no param slot, so for their clients the message starts
 // with the field path, as OpenAI clients read it from param.
 func failPolicy(w http.ResponseWriter, x *exchange, p codec.Protocol, e *codec.Error) {
-	if e.Param != "" && p != codec.OpenAIChat && p != codec.OpenAIResponses {
+	if e.Param != "" && !p.Descriptor().ErrorParam {
 		c := *e
 		c.Message = e.Error()
 		e = &c

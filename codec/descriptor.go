@@ -38,6 +38,17 @@ type Descriptor struct {
 	// Betas are the anthropic-beta values the protocol's servers accept;
 	// nil accepts any. Others are removed from requests and reported.
 	Betas map[string]bool
+	// ErrorParam reports that the protocol's error format names the
+	// offending field in a param slot of its own (OpenAI's); the others
+	// get the path at the start of the message.
+	ErrorParam bool
+	// Dialects reports that servers of other vendors speak the protocol
+	// with departures of their own (OpenAI-compatible servers), which a
+	// dialect setting describes.
+	Dialects bool
+	// Counting describes the protocol's token counting endpoint, which
+	// exists when CountPath gives a path.
+	Counting Counting
 	// Listing describes the protocol's model listing; the zero Listing
 	// means it has none.
 	Listing Listing
@@ -81,6 +92,17 @@ type Credential struct {
 	AlsoBearer bool
 }
 
+// Counting describes a protocol's token counting endpoint.
+type Counting struct {
+	// ModelInPath reports that the counting path names the model (the
+	// Gemini API, Vertex); otherwise the model is in the body (Anthropic
+	// on Vertex counts at a fixed path).
+	ModelInPath bool
+	// ModelOptional reports that a count needs no model (Responses
+	// counts for its default model).
+	ModelOptional bool
+}
+
 // Listing describes a protocol's model listing endpoint (GET).
 type Listing struct {
 	// Path is the listing's path, empty when the protocol has none.
@@ -121,6 +143,8 @@ var descriptors = [...]Descriptor{
 	{
 		Name: OpenAIChat, Family: OpenAIChat,
 		Route:         Route{Suffixes: []string{"/chat/completions"}},
+		ErrorParam:    true,
+		Dialects:      true,
 		FamilyHeaders: openAIHeaders,
 		Listing:       openAIModelList,
 		upstreamPath:  fixedPath("/v1/chat/completions"),
@@ -130,6 +154,9 @@ var descriptors = [...]Descriptor{
 		// Responses and Messages need their /v1: /v1/threads/{id}/messages
 		// is OpenAI's Assistants API, not Anthropic's.
 		Route:         Route{Suffixes: []string{"/v1/responses"}, Paths: []string{"/responses"}},
+		ErrorParam:    true,
+		Dialects:      true,
+		Counting:      Counting{ModelOptional: true},
 		FamilyHeaders: openAIHeaders,
 		Listing:       openAIModelList,
 		upstreamPath:  fixedPath("/v1/responses"),
@@ -150,6 +177,7 @@ var descriptors = [...]Descriptor{
 		Name: Gemini, Family: Gemini, ModelInPath: true,
 		Route:      Route{Models: "/models", Method: "generateContent", StreamMethod: "streamGenerateContent"},
 		Credential: Credential{Header: "X-Goog-Api-Key", Query: "key"},
+		Counting:   Counting{ModelInPath: true},
 		Listing:    Listing{Path: "/v1beta/models", Shape: Gemini, PageSize: "pageSize", Paging: []string{"pageSize", "pageToken"}},
 		upstreamPath: func(_ Location, model string, stream bool) (string, string) {
 			return methodPath("/v1beta/models/"+model, ":generateContent", ":streamGenerateContent", "alt=sse", stream)
@@ -158,7 +186,8 @@ var descriptors = [...]Descriptor{
 	},
 	{
 		Name: Vertex, Family: Gemini, ModelInPath: true, Located: true,
-		Route: Route{Models: "/publishers/google/models", Method: "generateContent", StreamMethod: "streamGenerateContent"},
+		Counting: Counting{ModelInPath: true},
+		Route:    Route{Models: "/publishers/google/models", Method: "generateContent", StreamMethod: "streamGenerateContent"},
 		upstreamPath: func(at Location, model string, stream bool) (string, string) {
 			return methodPath(vertexModel(at, "google", model), ":generateContent", ":streamGenerateContent", "alt=sse", stream)
 		},
