@@ -1276,12 +1276,15 @@ func anthropicObjectHint(req *Request, path string, v gjson.Result) *Error {
 
 // anthropicContextManagement reads context_management. Its edits change
 // what the model sees of the conversation on Anthropic's servers: context
-// editing clears old tool uses and thinking (clear_tool_uses_20250919,
-// clear_thinking_20251015) and compaction (compact_20260112) replaces the
-// earlier turns with a summary. No other family does either, and
-// translation is always toward another family, so edits are a capability
-// the upstream lacks: rejected, or dropped and reported under the lenient
-// policy. Without edits the field asks for nothing and is a hint.
+// editing clears old tool uses (clear_tool_uses_20250919) and compaction
+// (compact_20260112) replaces the earlier turns with a summary. No other
+// family does either, and translation is always toward another family, so
+// such an edit is a capability the upstream lacks: rejected, or dropped
+// and reported under the lenient policy. An edit that clears thinking
+// (clear_thinking_20251015, which Claude Code sends with keep: all) only
+// says which of Anthropic's own thinking blocks stay in its context;
+// another family takes earlier reasoning back by its own rules, so that
+// edit, and a field without edits, is a hint.
 func anthropicContextManagement(req *Request, v gjson.Result) *Error {
 	if v.Type == gjson.Null {
 		return nil
@@ -1294,8 +1297,20 @@ func anthropicContextManagement(req *Request, v gjson.Result) *Error {
 	case edits.Type == gjson.Null:
 	case !edits.IsArray():
 		return wrongType("context_management.edits", "array", edits)
-	case len(edits.Array()) > 0:
-		return unsupportedField("context_management", "context editing and compaction happen on Anthropic's servers, which no other protocol has")
+	default:
+		var err *Error
+		i := 0
+		edits.ForEach(func(_, e gjson.Result) bool {
+			if typ := e.Get("type"); typ.Type != gjson.String || !strings.HasPrefix(typ.Str, "clear_thinking_") {
+				err = unsupportedField("context_management", "context editing of tool uses and compaction happen on Anthropic's servers, which no other protocol has (edits["+strconv.Itoa(i)+"] is "+strconv.Quote(typ.String())+")")
+				return false
+			}
+			i++
+			return true
+		})
+		if err != nil {
+			return err
+		}
 	}
 	req.Dropped = append(req.Dropped, "context_management")
 	return nil

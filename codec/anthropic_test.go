@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -1653,5 +1654,40 @@ func TestAnthropicPlainTextBlock(t *testing.T) {
 			}
 		}
 		releaseIndex(index)
+	}
+}
+
+// TestAnthropicContextManagement: edits that clear thinking (what Claude
+// Code sends) are a hint toward other families, dropped and listed; edits
+// that clear tool uses or compact are a capability, refused naming the
+// field and the edit.
+func TestAnthropicContextManagement(t *testing.T) {
+	tests := []struct {
+		name, cm string
+		wantErr  string // "" for a dropped hint
+	}{
+		{"Claude Code's", `{"edits":[{"type":"clear_thinking_20251015","keep":"all"}]}`, ""},
+		{"no edits", `{"edits":[]}`, ""},
+		{"clearing thinking by turns", `{"edits":[{"type":"clear_thinking_20251015","keep":{"type":"thinking_turns","value":2}}]}`, ""},
+		{"clearing tool uses", `{"edits":[{"type":"clear_thinking_20251015","keep":"all"},{"type":"clear_tool_uses_20250919"}]}`, `edits[1] is "clear_tool_uses_20250919"`},
+		{"compaction", `{"edits":[{"type":"compact_20260112"}]}`, `edits[0] is "compact_20260112"`},
+		{"an edit without a type", `{"edits":[{}]}`, `edits[0] is ""`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := `{"model":"m","max_tokens":8,"context_management":` + tt.cm + `,"messages":[{"role":"user","content":"Hi"}]}`
+			var req Request
+			err := DecodeRequest(AnthropicMessages, []byte(body), &req)
+			if tt.wantErr == "" {
+				if err != nil || !slices.Contains(req.Dropped, "context_management") {
+					t.Fatalf("err %v, dropped %q", err, req.Dropped)
+				}
+				return
+			}
+			var e *Error
+			if !errors.As(err, &e) || e.Class != ClassCapability || e.Param != "context_management" || !strings.Contains(e.Message, tt.wantErr) {
+				t.Fatalf("err %#v, want a capability error saying %q", err, tt.wantErr)
+			}
+		})
 	}
 }

@@ -392,7 +392,7 @@ var Fields = []Field{
 	{AnthropicMessages, "inference_geo", FieldHint},
 	{AnthropicMessages, "speed", FieldHint},
 	{AnthropicMessages, "context_management", FieldHint},
-	{AnthropicMessages, "context_management (edits)", FieldCapability},
+	{AnthropicMessages, "context_management (edits clearing tool uses, compaction)", FieldCapability},
 	{AnthropicMessages, "cache_control", FieldHint},
 	{AnthropicMessages, "diagnostics", FieldHint},
 	{AnthropicMessages, "thinking", FieldMapped},
