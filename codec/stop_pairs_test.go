@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llmbridge/llmbridge/mapping"
 	"github.com/llmbridge/llmbridge/sse"
 	"github.com/tidwall/gjson"
 )
@@ -20,7 +19,7 @@ type stopCase struct {
 	value string
 	// reason is a Responses incomplete_details.reason ("" for none).
 	reason string
-	out    mapping.OutputKind
+	out    OutputKind
 }
 
 func (c stopCase) String() string {
@@ -40,7 +39,7 @@ func (c stopCase) String() string {
 // calls ends with tool_use, or max_tokens when the call was cut.
 func stopCases(family Protocol) []stopCase {
 	var cases []stopCase
-	each := func(values []string, outs ...mapping.OutputKind) {
+	each := func(values []string, outs ...OutputKind) {
 		for _, v := range values {
 			for _, o := range outs {
 				cases = append(cases, stopCase{value: v, out: o})
@@ -50,21 +49,21 @@ func stopCases(family Protocol) []stopCase {
 	switch family {
 	case AnthropicMessages:
 		each([]string{"end_turn", "stop_sequence", "tool_use", "pause_turn", "max_tokens", "refusal",
-			"model_context_window_exceeded", "brand_new"}, mapping.OutputText)
-		each([]string{"tool_use", "max_tokens"}, mapping.OutputToolCall)
+			"model_context_window_exceeded", "brand_new"}, OutputText)
+		each([]string{"tool_use", "max_tokens"}, OutputToolCall)
 	case OpenAIChat:
 		each([]string{"stop", "length", "tool_calls", "function_call", "content_filter", "brand_new"},
-			mapping.OutputText, mapping.OutputToolCall, mapping.OutputRefusal)
+			OutputText, OutputToolCall, OutputRefusal)
 	case Gemini:
 		each([]string{"STOP", "MAX_TOKENS", "SAFETY", "RECITATION", "LANGUAGE", "OTHER", "BLOCKLIST",
 			"PROHIBITED_CONTENT", "SPII", "MALFORMED_FUNCTION_CALL", "IMAGE_SAFETY", "UNEXPECTED_TOOL_CALL",
 			"TOO_MANY_TOOL_CALLS", "IMAGE_PROHIBITED_CONTENT", "NO_IMAGE", "IMAGE_RECITATION", "IMAGE_OTHER",
-			"FINISH_REASON_UNSPECIFIED", "MODEL_ARMOR"}, mapping.OutputText, mapping.OutputToolCall)
+			"FINISH_REASON_UNSPECIFIED", "MODEL_ARMOR"}, OutputText, OutputToolCall)
 	case OpenAIResponses:
 		for _, st := range [][2]string{{"completed", ""}, {"incomplete", "max_output_tokens"},
 			{"incomplete", "content_filter"}, {"incomplete", ""}, {"incomplete", "brand_new"},
 			{"failed", ""}, {"cancelled", ""}, {"queued", ""}, {"in_progress", ""}} {
-			for _, o := range []mapping.OutputKind{mapping.OutputText, mapping.OutputToolCall, mapping.OutputRefusal} {
+			for _, o := range []OutputKind{OutputText, OutputToolCall, OutputRefusal} {
 				cases = append(cases, stopCase{value: st[0], reason: st[1], out: o})
 			}
 		}
@@ -72,7 +71,7 @@ func stopCases(family Protocol) []stopCase {
 	return cases
 }
 
-// pairStop is what the pair tables (mapping/pairs.go) give a client of
+// pairStop is what the pair tables (stop_pairs_tables_test.go) give a client of
 // family client for case c from upstream family up: the client's stop
 // value (for Responses "status" or "status/reason"), whether there is one,
 // and whether the answer is an upstream failure (an error to the client).
@@ -87,34 +86,34 @@ func pairStop(up, client Protocol, c stopCase) (want string, ok, failure bool) {
 	case AnthropicMessages:
 		switch client {
 		case OpenAIResponses:
-			return joined(mapping.AnthropicToResponsesStatus(c.value)), true, false
+			return joined(AnthropicToResponsesStatus(c.value)), true, false
 		case OpenAIChat:
-			v, _ := mapping.AnthropicToChatFinishReason(c.value)
+			v, _ := AnthropicToChatFinishReason(c.value)
 			return v, true, false
 		case Gemini:
-			v, _ := mapping.AnthropicToGeminiFinishReason(c.value)
+			v, _ := AnthropicToGeminiFinishReason(c.value)
 			return v, true, false
 		}
 	case OpenAIChat:
 		switch client {
 		case OpenAIResponses:
-			return joined(mapping.ChatToResponsesStatus(c.value)), true, false
+			return joined(ChatToResponsesStatus(c.value)), true, false
 		case AnthropicMessages:
-			v, _ := mapping.ChatToAnthropicStopReason(c.value, c.out)
+			v, _ := ChatToAnthropicStopReason(c.value, c.out)
 			return v, true, false
 		case Gemini:
-			v, _ := mapping.ChatToGeminiFinishReason(c.value, c.out)
+			v, _ := ChatToGeminiFinishReason(c.value, c.out)
 			return v, true, false
 		}
 	case Gemini:
 		switch client {
 		case OpenAIResponses:
-			return joined(mapping.GeminiToResponsesStatus(c.value)), true, false
+			return joined(GeminiToResponsesStatus(c.value)), true, false
 		case AnthropicMessages:
-			v, _ := mapping.GeminiToAnthropicStopReason(c.value, c.out)
+			v, _ := GeminiToAnthropicStopReason(c.value, c.out)
 			return v, true, false
 		case OpenAIChat:
-			v, _ := mapping.GeminiToChatFinishReason(c.value, c.out)
+			v, _ := GeminiToChatFinishReason(c.value, c.out)
 			return v, true, false
 		}
 	case OpenAIResponses:
@@ -122,11 +121,11 @@ func pairStop(up, client Protocol, c stopCase) (want string, ok, failure bool) {
 		failure = c.value == "failed"
 		switch client {
 		case AnthropicMessages:
-			want, ok, _ = mapping.ResponsesToAnthropicStopReason(c.value, c.reason, c.out)
+			want, ok, _ = ResponsesToAnthropicStopReason(c.value, c.reason, c.out)
 		case OpenAIChat:
-			want, ok, _ = mapping.ResponsesToChatFinishReason(c.value, c.reason, c.out)
+			want, ok, _ = ResponsesToChatFinishReason(c.value, c.reason, c.out)
 		case Gemini:
-			want, ok, _ = mapping.ResponsesToGeminiFinishReason(c.value, c.reason, c.out)
+			want, ok, _ = ResponsesToGeminiFinishReason(c.value, c.reason, c.out)
 		}
 		return want, ok, failure
 	}
@@ -140,7 +139,7 @@ type stopDivergence struct {
 	client Protocol
 	// got is what the client gets, in a JSON body and in a stream alike,
 	// for an answer whose output is out.
-	got func(out mapping.OutputKind) string
+	got func(out OutputKind) string
 	why string
 }
 
@@ -149,8 +148,8 @@ type stopDivergence struct {
 // tables say; a divergence that no longer happens is an error too.
 var stopDivergences = []stopDivergence{
 	{client: OpenAIChat,
-		got: func(out mapping.OutputKind) string {
-			if out == mapping.OutputToolCall {
+		got: func(out OutputKind) string {
+			if out == OutputToolCall {
 				return "tool_calls"
 			}
 			return "stop"
@@ -158,7 +157,7 @@ var stopDivergences = []stopDivergence{
 		why: "a Chat choice always ends with a finish_reason: tool_calls when the message holds tool calls (Chat clients run tools on it), " +
 			"stop otherwise (chatToolStop, chatStreamEncoder.finish, ChatFinishReason)"},
 	{client: Gemini,
-		got: func(mapping.OutputKind) string { return "STOP" },
+		got: func(OutputKind) string { return "STOP" },
 		why: "a Gemini candidate's last chunk always carries a finishReason, STOP when the upstream gave no reason (GeminiFinishReason)"},
 }
 
@@ -169,7 +168,7 @@ var stopDivergences = []stopDivergence{
 // encodes it for the client with AppendResponseFor and the client's stream
 // encoder; and compares the stop value the client reads (finish_reason,
 // status and incomplete_details.reason, stop_reason, finishReason) with
-// the pair tables of mapping/pairs.go. An upstream failure (Responses
+// the pair tables of stop_pairs_tables_test.go. An upstream failure (Responses
 // failed) must reach the client as an error with no stop value; a status
 // without a stop reason (cancelled, queued, in_progress, an unknown
 // incomplete reason) must give none (Anthropic stop_reason null), except
@@ -252,7 +251,7 @@ func upstreamStopJSON(p Protocol, c stopCase) []byte {
 	switch p {
 	case AnthropicMessages:
 		block := `{"type":"text","text":"Hello"}`
-		if c.out == mapping.OutputToolCall {
+		if c.out == OutputToolCall {
 			block = `{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{"city":"Paris"}}`
 		}
 		seq := "null"
@@ -264,17 +263,17 @@ func upstreamStopJSON(p Protocol, c stopCase) []byte {
 	case OpenAIChat:
 		message := `{"role":"assistant","content":"Hello","refusal":null}`
 		switch c.out {
-		case mapping.OutputToolCall:
+		case OutputToolCall:
 			message = `{"role":"assistant","content":null,"refusal":null,"tool_calls":[{"id":"call_1","type":"function",` +
 				`"function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]}`
-		case mapping.OutputRefusal:
+		case OutputRefusal:
 			message = `{"role":"assistant","content":null,"refusal":"I cannot help with that."}`
 		}
 		return []byte(`{"id":"chatcmpl-1","object":"chat.completion","created":1767225600,"model":"m","choices":[{"index":0,"message":` +
 			message + `,"logprobs":null,"finish_reason":` + q(c.value) + `}],"usage":{"prompt_tokens":5,"completion_tokens":3,"total_tokens":8}}`)
 	case Gemini:
 		part := `{"text":"Hello"}`
-		if c.out == mapping.OutputToolCall {
+		if c.out == OutputToolCall {
 			part = `{"functionCall":{"name":"get_weather","args":{"city":"Paris"}}}`
 		}
 		return []byte(`{"candidates":[{"content":{"role":"model","parts":[` + part + `]},"finishReason":` + q(c.value) +
@@ -289,9 +288,9 @@ func upstreamStopJSON(p Protocol, c stopCase) []byte {
 // responsesStopItem is the output item of a Responses answer for c.
 func responsesStopItem(c stopCase, status string) string {
 	switch c.out {
-	case mapping.OutputToolCall:
+	case OutputToolCall:
 		return `{"type":"function_call","id":"fc_1","call_id":"call_1","name":"get_weather","arguments":"{\"city\":\"Paris\"}","status":"` + status + `"}`
-	case mapping.OutputRefusal:
+	case OutputRefusal:
 		return `{"type":"message","id":"msg_1","status":"` + status + `","role":"assistant","content":[{"type":"refusal","refusal":"I cannot help with that."}]}`
 	}
 	return `{"type":"message","id":"msg_1","status":"` + status + `","role":"assistant","content":[{"type":"output_text","text":"Hello","annotations":[]}]}`
@@ -325,7 +324,7 @@ func upstreamStopStream(p Protocol, c stopCase) string {
 	case AnthropicMessages:
 		event("message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m",`+
 			`"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":5,"output_tokens":1}}}`)
-		if c.out == mapping.OutputToolCall {
+		if c.out == OutputToolCall {
 			event("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{}}}`)
 			event("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"city\":\"Paris\"}"}}`)
 		} else {
@@ -346,10 +345,10 @@ func upstreamStopStream(p Protocol, c stopCase) string {
 		}
 		chunk(`{"role":"assistant","content":""}`, "null")
 		switch c.out {
-		case mapping.OutputToolCall:
+		case OutputToolCall:
 			chunk(`{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"get_weather","arguments":""}}]}`, "null")
 			chunk(`{"tool_calls":[{"index":0,"function":{"arguments":"{\"city\":\"Paris\"}"}}]}`, "null")
-		case mapping.OutputRefusal:
+		case OutputRefusal:
 			chunk(`{"refusal":"I cannot help with that."}`, "null")
 		default:
 			chunk(`{"content":"Hello"}`, "null")
@@ -358,7 +357,7 @@ func upstreamStopStream(p Protocol, c stopCase) string {
 		event("", `[DONE]`)
 	case Gemini:
 		part := `{"text":"Hello"}`
-		if c.out == mapping.OutputToolCall {
+		if c.out == OutputToolCall {
 			part = `{"functionCall":{"name":"get_weather","args":{"city":"Paris"}}}`
 		}
 		event("", `{"candidates":[{"content":{"role":"model","parts":[`+part+`]},"index":0}],"modelVersion":"m","responseId":"r1"}`)
@@ -373,11 +372,11 @@ func upstreamStopStream(p Protocol, c stopCase) string {
 		head := `"id":"resp_1","object":"response","created_at":1767225600,"model":"m"`
 		ev("response.created", `"response":{`+head+`,"status":"in_progress","error":null,"incomplete_details":null,"output":[]}`)
 		switch c.out {
-		case mapping.OutputToolCall:
+		case OutputToolCall:
 			ev("response.output_item.added", `"output_index":0,"item":{"type":"function_call","id":"fc_1","call_id":"call_1","name":"get_weather","arguments":"","status":"in_progress"}`)
 			ev("response.function_call_arguments.delta", `"item_id":"fc_1","output_index":0,"delta":"{\"city\":\"Paris\"}"`)
 			ev("response.function_call_arguments.done", `"item_id":"fc_1","output_index":0,"arguments":"{\"city\":\"Paris\"}"`)
-		case mapping.OutputRefusal:
+		case OutputRefusal:
 			ev("response.output_item.added", `"output_index":0,"item":{"type":"message","id":"msg_1","status":"in_progress","role":"assistant","content":[]}`)
 			ev("response.content_part.added", `"item_id":"msg_1","output_index":0,"content_index":0,"part":{"type":"refusal","refusal":""}`)
 			ev("response.refusal.delta", `"item_id":"msg_1","output_index":0,"content_index":0,"delta":"I cannot help with that."`)
