@@ -77,12 +77,8 @@ func (h *Handler) rewriteHeaders(r *http.Request, client codec.Protocol, stream 
 	// anything else the client accepts could not be translated.
 	hdr.Del("Accept-Encoding")
 	up := h.upstream.Descriptor()
-	for i := range codec.Protocols {
-		if d := codec.Protocols[i].Descriptor(); d.Family != up.Family {
-			for _, name := range d.FamilyHeaders {
-				hdr.Del(name)
-			}
-		}
+	for _, name := range up.ForeignHeaders() {
+		hdr.Del(name)
 	}
 	for _, name := range up.DropHeaders {
 		hdr.Del(name)

@@ -1,6 +1,9 @@
 package codec
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Descriptor is what llmbridge knows about a wire protocol beside its
 // codec: how a client's generation request is recognised, where a request
@@ -59,6 +62,9 @@ type Descriptor struct {
 	// countPath returns the path of the token counting endpoint for
 	// model, or "" when the protocol has none.
 	countPath func(at Location, model string) string
+	// foreignHeaders are the FamilyHeaders of the other families
+	// (ForeignHeaders), gathered once.
+	foreignHeaders []string
 	// fromSibling adapts a body of a sibling protocol (AdaptSibling).
 	fromSibling func(body []byte, from Protocol, model string) ([]byte, error)
 }
@@ -123,6 +129,26 @@ type Location struct {
 	Project, Region string
 }
 
+// ForeignHeaders returns the headers that only servers of other families
+// read (their FamilyHeaders): a request to an upstream of d's protocol
+// goes without them. The slice is shared; callers must not modify it.
+func (d *Descriptor) ForeignHeaders() []string { return d.foreignHeaders }
+
+func init() {
+	for i := range descriptors {
+		d := &descriptors[i]
+		for j := range descriptors {
+			if o := &descriptors[j]; o.Family != d.Family {
+				for _, h := range o.FamilyHeaders {
+					if !slices.Contains(d.foreignHeaders, h) {
+						d.foreignHeaders = append(d.foreignHeaders, h)
+					}
+				}
+			}
+		}
+	}
+}
+
 // UpstreamPath returns the path and raw query of d's generation endpoint
 // for model, streamed or not, at location at.
 func (d *Descriptor) UpstreamPath(at Location, model string, stream bool) (path, rawQuery string) {
@@ -138,7 +164,8 @@ func (d *Descriptor) CountPath(at Location, model string) string {
 	return d.countPath(at, model)
 }
 
-// descriptors are the protocols' descriptors, in the order of Protocols.
+// descriptors are the protocols' descriptors, in the order Protocols
+// returns them.
 var descriptors = [...]Descriptor{
 	{
 		Name: OpenAIChat, Family: OpenAIChat,

@@ -6,7 +6,7 @@ import "testing"
 // it, and that what the descriptors say agrees with the protocols' own
 // methods.
 func TestDescriptors(t *testing.T) {
-	for _, p := range Protocols {
+	for _, p := range Protocols() {
 		d := p.Descriptor()
 		if d == nil || d.Name != p {
 			t.Fatalf("%s: descriptor %+v", p, d)

@@ -28,11 +28,11 @@ const maxFuzzInput = 64 << 10
 const maxFuzzOutput = 16 << 20
 
 // fuzzProtocol maps the fuzzer's protocol byte to a protocol.
-func fuzzProtocol(i uint8) Protocol { return Protocols[int(i)%len(Protocols)] }
+func fuzzProtocol(i uint8) Protocol { return Protocols()[int(i)%len(Protocols())] }
 
 // protocolIndex returns the index of p in Protocols.
 func protocolIndex(p Protocol) uint8 {
-	for i, q := range Protocols {
+	for i, q := range Protocols() {
 		if q == p {
 			return uint8(i)
 		}
@@ -60,7 +60,7 @@ type fuzzSeed struct {
 func loadFuzzSeeds(f *testing.F) *fuzzSeeds {
 	f.Helper()
 	var s fuzzSeeds
-	for _, p := range Protocols {
+	for _, p := range Protocols() {
 		files, _ := filepath.Glob(filepath.Join("testdata", string(p), "*"))
 		for _, name := range files {
 			b, err := os.ReadFile(name)
@@ -179,8 +179,8 @@ func FuzzDecodeRequest(f *testing.F) {
 		if from.ModelInPath() {
 			req.Model = "fuzz-model" // the caller sets it from the path
 		}
-		outs := make([][]byte, len(Protocols))
-		for i, to := range Protocols {
+		outs := make([][]byte, len(Protocols()))
+		for i, to := range Protocols() {
 			// Encoders append to Dropped; each gets its own.
 			r := req
 			r.Dropped = append([]string(nil), req.Dropped...)
@@ -194,7 +194,7 @@ func FuzzDecodeRequest(f *testing.F) {
 		// The literals the texts were decoded from say what escaping
 		// the texts again says (Part.literal).
 		dropLiterals(&req)
-		for i, to := range Protocols {
+		for i, to := range Protocols() {
 			if outs[i] == nil {
 				continue
 			}
@@ -232,7 +232,7 @@ func FuzzDecodeResponse(f *testing.F) {
 			if err := wellFormed(evs); err != nil {
 				t.Fatalf("%s response as events: %v", from, err)
 			}
-			for _, to := range Protocols {
+			for _, to := range Protocols() {
 				out, err := AppendResponse(nil, to, &resp)
 				if err == nil {
 					checkJSON(t, string(from)+" response to "+string(to), out)
@@ -246,7 +246,7 @@ func FuzzDecodeResponse(f *testing.F) {
 		if e == nil {
 			t.Fatal("DecodeError returned nil")
 		}
-		for _, to := range Protocols {
+		for _, to := range Protocols() {
 			checkJSON(t, string(from)+" error to "+string(to), AppendError(nil, to, e))
 		}
 	})
@@ -319,7 +319,7 @@ func FuzzStreamDecoder(f *testing.F) {
 			t.Fatalf("%s: %v", from, err)
 		}
 		req := &Request{Model: "client-model", Stream: true, StreamUsage: true}
-		for _, to := range Protocols {
+		for _, to := range Protocols() {
 			out := encodeStream(to, req, evs)
 			if len(out) > maxFuzzOutput {
 				t.Fatalf("%s stream to %s: %d bytes of output", from, to, len(out))

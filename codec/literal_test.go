@@ -38,7 +38,7 @@ func TestLiteralReuse(t *testing.T) {
 		from Protocol
 		body []byte
 	}
-	for _, p := range Protocols {
+	for _, p := range Protocols() {
 		for _, text := range literalTexts {
 			r := benchAgentRequest()
 			r.Messages[0].Parts[0].Text = text
@@ -61,7 +61,7 @@ func TestLiteralReuse(t *testing.T) {
 	}
 	kept := 0
 	for _, b := range bodies {
-		for _, to := range Protocols {
+		for _, to := range Protocols() {
 			req := new(Request)
 			if b.from.ModelInPath() {
 				req.Model = "m"

@@ -40,7 +40,7 @@ func wantConversation(p Protocol) Request {
 // checks that all decode to the same canonical request, and encodes each into
 // every protocol, comparing with golden files under testdata/matrix.
 func TestConversationMatrix(t *testing.T) {
-	for _, from := range Protocols {
+	for _, from := range Protocols() {
 		t.Run(string(from), func(t *testing.T) {
 			var req Request
 			if err := DecodeRequest(from, readTestdata(t, "conversation/"+string(from)+".json"), &req); err != nil {
@@ -53,7 +53,7 @@ func TestConversationMatrix(t *testing.T) {
 			if !equalDecoded(req, want) {
 				t.Fatalf("decoded\n%+v\nwant\n%+v", req, want)
 			}
-			for _, to := range Protocols {
+			for _, to := range Protocols() {
 				r := req
 				r.Dropped = append([]string(nil), req.Dropped...)
 				out, err := AppendRequest(nil, to, &r, EncodeOptions{})

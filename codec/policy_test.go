@@ -34,7 +34,7 @@ const (
 	exPDF         = `JVBERi0=`
 )
 
-// policyExamples sets each field of Fields in its protocol's policyBase:
+// policyExamples sets each field of fieldTable in its protocol's policyBase:
 // pairs of sjson path and raw JSON value.
 var policyExamples = map[Protocol]map[string][]string{
 	OpenAIChat: {
@@ -254,8 +254,8 @@ func policyBody(t *testing.T, p Protocol, edits []string) []byte {
 // policy target, and returns the field class that behaviour shows, with a
 // description of what happened; an error of another class is a broken
 // example and returned as err.
-func observeClass(p Protocol, body []byte) (FieldClass, string, error) {
-	class, notes := FieldMapped, []string{}
+func observeClass(p Protocol, body []byte) (fieldClass, string, error) {
+	class, notes := fieldMapped, []string{}
 	decode := func() (*Request, *Error) {
 		req := new(Request)
 		err := DecodeRequest(p, body, req)
@@ -272,10 +272,10 @@ func observeClass(p Protocol, body []byte) (FieldClass, string, error) {
 		if err.Class != ClassCapability {
 			return 0, "", errors.New("decode: " + err.Class.String() + ": " + err.Error())
 		}
-		return FieldCapability, "decode: " + err.Error(), nil
+		return fieldCapability, "decode: " + err.Error(), nil
 	}
 	if len(req.Dropped) > 0 {
-		class, notes = FieldHint, append(notes, "decode drops "+strings.Join(req.Dropped, ", "))
+		class, notes = fieldHint, append(notes, "decode drops "+strings.Join(req.Dropped, ", "))
 	}
 	for _, target := range policyTargets {
 		req, _ := decode()
@@ -286,34 +286,34 @@ func observeClass(p Protocol, body []byte) (FieldClass, string, error) {
 			if e.Class != ClassCapability {
 				return 0, "", errors.New("encode to " + string(target) + ": " + e.Class.String() + ": " + e.Error())
 			}
-			class, notes = FieldCapability, append(notes, string(target)+": "+e.Error())
+			class, notes = fieldCapability, append(notes, string(target)+": "+e.Error())
 			continue
 		}
 		if len(req.Dropped) > n {
-			class = max(class, FieldHint)
+			class = max(class, fieldHint)
 			notes = append(notes, string(target)+" drops "+strings.Join(req.Dropped[n:], ", "))
 		}
 	}
 	return class, strings.Join(notes, "; "), nil
 }
 
-// TestFieldTable proves every row of Fields by behaviour: the row's
+// TestFieldTable proves every row of fieldTable by behaviour: the row's
 // example, set in a minimal request, decodes and encodes toward each
 // upstream protocol as its class says (mapped: nothing dropped and no
 // error anywhere; hint: dropped toward at least one upstream, rejected
 // nowhere; capability: a ClassCapability error on decode or toward at least
 // one upstream). It then renders the field table of docs/compatibility.md
-// from Fields and compares it with that file between the fields markers;
+// from fieldTable and compares it with that file between the fields markers;
 // -update rewrites that section.
 func TestFieldTable(t *testing.T) {
 	for p := range policyBase {
 		class, notes, err := observeClass(p, []byte(policyBase[p]))
-		if err != nil || class != FieldMapped {
+		if err != nil || class != fieldMapped {
 			t.Fatalf("%s: the base request is %v (%s) %v, want mapped", p, class, notes, err)
 		}
 	}
 	seen := map[Protocol]map[string]bool{}
-	for _, f := range Fields {
+	for _, f := range fieldTable {
 		if seen[f.Protocol] == nil {
 			seen[f.Protocol] = map[string]bool{}
 		}
@@ -338,7 +338,7 @@ func TestFieldTable(t *testing.T) {
 	for p, m := range policyExamples {
 		for path := range m {
 			if !seen[p][path] {
-				t.Errorf("%s %s: example without a row in Fields", p, path)
+				t.Errorf("%s %s: example without a row in fieldTable", p, path)
 			}
 		}
 	}
@@ -368,16 +368,16 @@ func TestFieldTable(t *testing.T) {
 	t.Errorf("%s: the field table is out of date; run go test ./codec -run TestFieldTable -update\ngot:\n%s\nwant:\n%s", doc, got, want)
 }
 
-// renderFieldTable renders Fields as a markdown table: one row per field
+// renderFieldTable renders fieldTable as a markdown table: one row per field
 // path in order of first appearance, one column per client protocol
 // family.
 func renderFieldTable() string {
 	cols := []Protocol{OpenAIChat, OpenAIResponses, AnthropicMessages, Gemini}
 	var order []string
-	cells := map[string]map[Protocol]FieldClass{}
-	for _, f := range Fields {
+	cells := map[string]map[Protocol]fieldClass{}
+	for _, f := range fieldTable {
 		if cells[f.Path] == nil {
-			cells[f.Path] = map[Protocol]FieldClass{}
+			cells[f.Path] = map[Protocol]fieldClass{}
 			order = append(order, f.Path)
 		}
 		cells[f.Path][f.Protocol] = f.Class

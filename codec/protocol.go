@@ -23,13 +23,19 @@ const (
 	VertexAnthropic Protocol = "vertex-anthropic"
 )
 
-// Protocols lists every protocol in a stable order.
-var Protocols = []Protocol{OpenAIChat, OpenAIResponses, AnthropicMessages, Gemini, Vertex, VertexAnthropic}
+// Protocols returns every protocol in a stable order, in a slice of its own.
+func Protocols() []Protocol {
+	ps := make([]Protocol, len(descriptors))
+	for i := range descriptors {
+		ps[i] = descriptors[i].Name
+	}
+	return ps
+}
 
 // ParseProtocol returns the protocol called name, or an error listing the
 // valid names.
 func ParseProtocol(name string) (Protocol, error) {
-	for _, p := range Protocols {
+	for _, p := range Protocols() {
 		if string(p) == name {
 			return p, nil
 		}

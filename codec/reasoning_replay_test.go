@@ -196,7 +196,7 @@ func wantOpaque(u Protocol) []string {
 func TestReasoningReplay(t *testing.T) {
 	upstreams := []Protocol{AnthropicMessages, VertexAnthropic, OpenAIResponses, Gemini, Vertex}
 	for _, u := range upstreams {
-		for _, c := range Protocols {
+		for _, c := range Protocols() {
 			if c.Family() == u.Family() {
 				continue // passthrough: bytes are forwarded unchanged
 			}

@@ -11,7 +11,7 @@ import (
 // meaning wherever the protocol has a field for them.
 func TestResponseMatrix(t *testing.T) {
 	stops := []StopReason{mapping.StopEnd, mapping.StopMaxTokens}
-	for _, p := range Protocols {
+	for _, p := range Protocols() {
 		for _, stop := range stops {
 			in := Response{
 				ID:         "resp-1",

@@ -175,8 +175,8 @@ var stopDivergences = []stopDivergence{
 // where stopDivergences says the client protocol always has one.
 func TestStopPairs(t *testing.T) {
 	used := map[Protocol]bool{}
-	for _, up := range Protocols {
-		for _, client := range Protocols {
+	for _, up := range Protocols() {
+		for _, client := range Protocols() {
 			if up.Family() == client.Family() {
 				continue
 			}

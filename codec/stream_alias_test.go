@@ -57,7 +57,7 @@ func TestStreamEncodersDoNotRetainEventStrings(t *testing.T) {
 	}
 	for _, r := range []Response{resp, tools} {
 		events := AppendResponseEvents(nil, &r)
-		for _, p := range Protocols {
+		for _, p := range Protocols() {
 			req := &Request{Model: "req-model", Stream: true, StreamUsage: true}
 			want := encodeStream(p, req, events)
 			enc := NewStreamEncoder(p, req)

@@ -43,7 +43,7 @@ func upstreamStream(b *testing.B, p Protocol, n int) []*sse.Event {
 // event into a client event, for every upstream -> client pair: the
 // per-event hot path of a streamed response.
 func BenchmarkStreamDelta(b *testing.B) {
-	for _, up := range Protocols {
+	for _, up := range Protocols() {
 		evs := upstreamStream(b, up, 4)
 		// The third event of every protocol's stream is a text delta once
 		// the preamble has passed; find the first one carrying the text.
@@ -54,7 +54,7 @@ func BenchmarkStreamDelta(b *testing.B) {
 				break
 			}
 		}
-		for _, client := range Protocols {
+		for _, client := range Protocols() {
 			b.Run(string(up)+"->"+string(client), func(b *testing.B) {
 				dec := NewStreamDecoder(up)
 				enc := NewStreamEncoder(client, &Request{Model: "bench-model", Stream: true})

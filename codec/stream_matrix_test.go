@@ -24,7 +24,7 @@ func TestStreamMatrix(t *testing.T) {
 			{Type: EventUsage, Usage: usage},
 			{Type: EventEnd},
 		}
-		for _, p := range Protocols {
+		for _, p := range Protocols() {
 			req := &Request{Model: "m-1", Stream: true, StreamUsage: true}
 			body := encodeStream(p, req, events)
 			got := decodeStream(t, p, body, nil)
@@ -56,7 +56,7 @@ func TestStreamMatrixErrors(t *testing.T) {
 		{Type: EventPartDelta, Index: 0, Text: "partial"},
 		{Type: EventError, Err: &Error{Status: 529, Kind: mapping.ErrOverloaded, Message: "Overloaded"}},
 	}
-	for _, p := range Protocols {
+	for _, p := range Protocols() {
 		body := encodeStream(p, &Request{Model: "m", Stream: true}, events)
 		got := decodeStream(t, p, body, nil)
 		s := summarize(got)
@@ -76,7 +76,7 @@ func TestStreamAndJSONAgree(t *testing.T) {
 	resp := &Response{ID: "id-7", Model: "m-7", StopReason: mapping.StopMaxTokens,
 		Content: []Part{{Type: PartText, Text: "Line one\nline \"two\""}},
 		Usage:   Usage{Known: true, InputTokens: 50, CacheReadTokens: 20, OutputTokens: 9, ReasoningTokens: 2}}
-	for _, p := range Protocols {
+	for _, p := range Protocols() {
 		body, err := AppendResponse(nil, p, resp)
 		if err != nil {
 			t.Fatal(err)

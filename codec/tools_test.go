@@ -380,7 +380,7 @@ func TestHostedSearchStreams(t *testing.T) {
 		if want.Searches == "" || want.Results == 0 || want.Cites == 0 {
 			t.Fatalf("%s: canonical stream %+v", from, want)
 		}
-		for _, to := range Protocols {
+		for _, to := range Protocols() {
 			body := encodeStream(to, &Request{Model: "m", Stream: true}, evs)
 			got := decodeStream(t, to, body, nil)
 			checkWellFormed(t, got)

@@ -56,7 +56,7 @@ func observeBoth(p Protocol, body string) (full, filtered observed) {
 func TestUsageObserverRecordings(t *testing.T) {
 	skipWithoutRecordings(t)
 	n := 0
-	for _, p := range Protocols {
+	for _, p := range Protocols() {
 		files, _ := filepath.Glob(filepath.Join(recordingsDir, string(p), "*.json"))
 		for _, file := range files {
 			rec := readRecording(t, filepath.Join(string(p), filepath.Base(file)))
@@ -120,7 +120,7 @@ func TestReportsUsage(t *testing.T) {
 // as every protocol's upstream would send them.
 func TestUsageObserverEncodedStreams(t *testing.T) {
 	for _, c := range anthropicEncodeCases {
-		for _, p := range Protocols {
+		for _, p := range Protocols() {
 			req := c.req
 			req.Stream, req.StreamUsage = true, true
 			body := encodeStream(p, &req, c.evs)

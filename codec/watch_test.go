@@ -15,7 +15,7 @@ func TestStreamWatcher(t *testing.T) {
 	events := []Event{{Type: EventStart, ID: "i", Model: "m"}, {Type: EventPartStart, Part: PartText},
 		{Type: EventPartDelta, Text: "hi"}, {Type: EventPartStop}, {Type: EventStop, StopReason: mapping.StopEnd},
 		{Type: EventUsage, Usage: Usage{Known: true, InputTokens: 1, OutputTokens: 1}}, {Type: EventEnd}}
-	for _, p := range Protocols {
+	for _, p := range Protocols() {
 		body := encodeStream(p, &Request{Model: "m", Stream: true, StreamUsage: true}, events)
 		var raw []*sse.Event
 		r := sse.NewReader(strings.NewReader(body), 0)
@@ -49,7 +49,7 @@ func TestStreamWatcher(t *testing.T) {
 
 func TestAppendStreamError(t *testing.T) {
 	e := &Error{Status: 502, Kind: mapping.ErrBadGateway, Message: "broke off"}
-	for _, p := range Protocols {
+	for _, p := range Protocols() {
 		body := AppendStreamError(nil, p, &Request{Model: "m", Stream: true}, e)
 		s := summarize(decodeStream(t, p, string(body), nil))
 		if s.Err == nil || s.Complete || !strings.Contains(s.Err.Message, "broke off") {
