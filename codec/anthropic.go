@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/mapping"
 	"github.com/tidwall/gjson"
 )
@@ -50,7 +51,7 @@ type anthropicRequestDecoder struct {
 func decodeAnthropicRequest(root gjson.Result, req *Request, vertex bool) *Error {
 	d := anthropicRequestDecoder{req: req, vertex: vertex}
 	var err *Error
-	eachMember(root, &req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(root, &req.text, func(key, value gjson.Result) bool {
 		err = d.field(key.Str, value)
 		return err == nil
 	})
@@ -161,7 +162,7 @@ func (d *anthropicRequestDecoder) messages(v gjson.Result) *Error {
 	if !v.IsArray() {
 		return wrongType("messages", "array", v)
 	}
-	n := countMembers(v, &d.req.text)
+	n := jsonx.CountMembers(v, &d.req.text)
 	if n == 0 {
 		return invalid("messages", "must contain at least one message")
 	}
@@ -172,7 +173,7 @@ func (d *anthropicRequestDecoder) messages(v gjson.Result) *Error {
 	d.parts = make([]Part, 0, n)
 	i := 0
 	var err *Error
-	eachMember(v, &req.text, func(_, m gjson.Result) bool {
+	jsonx.EachMember(v, &req.text, func(_, m gjson.Result) bool {
 		var msg Message
 		msg, err = d.message(m, i)
 		if err != nil {
@@ -194,7 +195,7 @@ func (d *anthropicRequestDecoder) message(m gjson.Result, i int) (Message, *Erro
 	start := len(d.parts)
 	var hasRole, hasContent bool
 	var err *Error
-	eachMember(m, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(m, &d.req.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "role":
 			hasRole = true
@@ -284,10 +285,10 @@ func (d *anthropicRequestDecoder) content(v gjson.Result, i int) *Error {
 	}
 	j := 0
 	var err *Error
-	eachMember(v, &d.req.text, func(_, b gjson.Result) bool {
+	jsonx.EachMember(v, &d.req.text, func(_, b gjson.Result) bool {
 		// Most blocks are plain text: read them without block's
-		// general collection (textArena.plainText).
-		if p, ok := d.req.text.plainText(b.Raw, `"text"`); ok {
+		// general collection (plainText).
+		if p, ok := plainText(&d.req.text, b.Raw, `"text"`); ok {
 			d.parts = append(d.parts, p)
 			j++
 			return true
@@ -325,10 +326,10 @@ func (d *anthropicRequestDecoder) system(v gjson.Result) *Error {
 	case v.Type == gjson.String:
 		req.System = append(req.System, textPart(PartText, v))
 	case v.IsArray():
-		req.System = slices.Grow(req.System, countMembers(v, &d.req.text))
+		req.System = slices.Grow(req.System, jsonx.CountMembers(v, &d.req.text))
 		j := 0
 		var err *Error
-		eachMember(v, &d.req.text, func(_, b gjson.Result) bool {
+		jsonx.EachMember(v, &d.req.text, func(_, b gjson.Result) bool {
 			var p Part
 			p, err = d.block(b, anthropicBlockPos{system: true, block: j})
 			if err != nil {
@@ -433,8 +434,8 @@ type anthropicBlock struct {
 }
 
 // collect reads the members of b.
-func (f *anthropicBlock) collect(b gjson.Result, a *textArena) {
-	eachMember(b, a, func(key, value gjson.Result) bool {
+func (f *anthropicBlock) collect(b gjson.Result, a *jsonx.Arena) {
+	jsonx.EachMember(b, a, func(key, value gjson.Result) bool {
 		var bit uint16
 		switch key.Str {
 		case "type":
@@ -680,7 +681,7 @@ func (d *anthropicRequestDecoder) mediaSource(f *anthropicBlock, pos anthropicBl
 	}
 	var typ, mediaType, data, url gjson.Result
 	var unknown string
-	eachMember(f.source, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(f.source, &d.req.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "type":
 			typ = value
@@ -769,7 +770,7 @@ func (d *anthropicRequestDecoder) toolResult(f *anthropicBlock, pos anthropicBlo
 			p.Content = []Part{textPart(PartText, f.content)}
 		}
 	case f.content.IsArray():
-		n := countMembers(f.content, &d.req.text)
+		n := jsonx.CountMembers(f.content, &d.req.text)
 		if n == 0 {
 			break
 		}
@@ -777,7 +778,7 @@ func (d *anthropicRequestDecoder) toolResult(f *anthropicBlock, pos anthropicBlo
 		inner := pos
 		inner.nested = true
 		var err *Error
-		eachMember(f.content, &d.req.text, func(_, b gjson.Result) bool {
+		jsonx.EachMember(f.content, &d.req.text, func(_, b gjson.Result) bool {
 			var c Part
 			if c, err = d.block(b, inner); err != nil {
 				return false
@@ -806,7 +807,7 @@ func anthropicCitations(req *Request, v gjson.Result, pos anthropicBlockPos) *Er
 		return nil
 	case !v.IsArray():
 		return wrongType(pos.path(".citations"), "array", v)
-	case countMembers(v, &req.text) > 0:
+	case jsonx.CountMembers(v, &req.text) > 0:
 		req.Dropped = append(req.Dropped, pos.path(".citations"))
 	}
 	return nil
@@ -821,7 +822,7 @@ func (d *anthropicRequestDecoder) metadata(v gjson.Result) *Error {
 		return wrongType("metadata", "object", v)
 	}
 	var err *Error
-	eachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "user_id":
 			if value.Type != gjson.Null {
@@ -856,7 +857,7 @@ func (d *anthropicRequestDecoder) thinking(v gjson.Result) *Error {
 	}
 	var typ, budget, display gjson.Result
 	var other string
-	eachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "type":
 			typ = value
@@ -933,7 +934,7 @@ func (d *anthropicRequestDecoder) outputConfig(v gjson.Result) *Error {
 		return wrongType("output_config", "object", v)
 	}
 	var err *Error
-	eachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "effort":
 			err = d.outputEffort(value)
@@ -974,7 +975,7 @@ func (d *anthropicRequestDecoder) outputFormat(v gjson.Result) *Error {
 	}
 	var typ, schema gjson.Result
 	var other string
-	eachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "type":
 			typ = value
@@ -1031,10 +1032,10 @@ func (d *anthropicRequestDecoder) tools(v gjson.Result) *Error {
 		return wrongType("tools", "array", v)
 	}
 	req := d.req
-	req.Tools = slices.Grow(req.Tools, countMembers(v, &d.req.text))
+	req.Tools = slices.Grow(req.Tools, jsonx.CountMembers(v, &d.req.text))
 	i := 0
 	var err *Error
-	eachMember(v, &req.text, func(_, t gjson.Result) bool {
+	jsonx.EachMember(v, &req.text, func(_, t gjson.Result) bool {
 		var tool Tool
 		if tool, err = d.tool(t, i); err != nil {
 			return false
@@ -1062,7 +1063,7 @@ func (d *anthropicRequestDecoder) tool(t gjson.Result, i int) (Tool, *Error) {
 	var typ, name, desc, schema, strict gjson.Result
 	var hints [3]gjson.Result // cache_control, eager_input_streaming, defer_loading
 	var unsupported, unknown string
-	eachMember(t, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(t, &d.req.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "type":
 			typ = value
@@ -1149,7 +1150,7 @@ func (d *anthropicRequestDecoder) webSearchTool(t gjson.Result, path string) (To
 	tool := Tool{Kind: ToolWebSearch, Name: "web_search", Source: path}
 	w := &tool.WebSearch
 	var err *Error
-	eachMember(t, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(t, &d.req.text, func(key, value gjson.Result) bool {
 		p := path + "." + key.Str
 		switch key.Str {
 		case "type":
@@ -1195,7 +1196,7 @@ func (d *anthropicRequestDecoder) toolChoice(v gjson.Result) *Error {
 	}
 	var typ, name, parallel gjson.Result
 	var unknown string
-	eachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "type":
 			typ = value
@@ -1324,7 +1325,7 @@ func anthropicRejectNonEmpty(path string, v gjson.Result, why string) *Error {
 		return nil
 	case !v.IsArray():
 		return wrongType(path, "array", v)
-	case countMembers(v, &textArena{}) == 0:
+	case jsonx.CountMembers(v, &jsonx.Arena{}) == 0:
 		return nil
 	}
 	return unsupportedField(path, why)
@@ -1353,17 +1354,17 @@ func appendAnthropicRequest(dst []byte, req *Request, opts *EncodeOptions, verte
 		// The version is always Vertex's own here; a same-family passthrough
 		// elsewhere keeps the client's.
 		dst = append(dst, `{"anthropic_version":`...)
-		dst = appendString(dst, VertexAnthropicVersion)
+		dst = jsonx.AppendString(dst, VertexAnthropicVersion)
 	} else {
 		model := opts.model(req)
 		if model == "" {
 			return dst, invalid("model", "is required")
 		}
 		dst = append(dst, `{"model":`...)
-		dst = appendString(dst, model)
+		dst = jsonx.AppendString(dst, model)
 	}
 	dst = append(dst, `,"max_tokens":`...)
-	dst = appendInt(dst, plan.maxTokens)
+	dst = jsonx.AppendInt(dst, plan.maxTokens)
 	if dst, err = appendAnthropicSystem(dst, req, p); err != nil {
 		return dst[:start], err
 	}
@@ -1376,7 +1377,7 @@ func appendAnthropicRequest(dst []byte, req *Request, opts *EncodeOptions, verte
 	}
 	if req.User != "" {
 		dst = append(dst, `,"metadata":{"user_id":`...)
-		dst = appendString(dst, req.User)
+		dst = jsonx.AppendString(dst, req.User)
 		dst = append(dst, '}')
 	}
 	dst = plan.append(dst)
@@ -1494,11 +1495,11 @@ func (plan *anthropicThinkingPlan) append(dst []byte) []byte {
 	dst = append(dst, '"')
 	if plan.typ == anthropicThinkingEnabled {
 		dst = append(dst, `,"budget_tokens":`...)
-		dst = appendInt(dst, plan.budget)
+		dst = jsonx.AppendInt(dst, plan.budget)
 	}
 	if plan.display != "" {
 		dst = append(dst, `,"display":`...)
-		dst = appendString(dst, plan.display)
+		dst = jsonx.AppendString(dst, plan.display)
 	}
 	return append(dst, '}')
 }
@@ -1551,19 +1552,19 @@ func appendAnthropicOutputConfig(dst []byte, req *Request, plan *anthropicThinki
 func appendAnthropicSampling(dst []byte, req *Request) []byte {
 	if req.Temperature.Set {
 		dst = append(dst, `,"temperature":`...)
-		dst = appendFloat(dst, req.Temperature.Value)
+		dst = jsonx.AppendFloat(dst, req.Temperature.Value)
 	}
 	if req.TopP.Set {
 		dst = append(dst, `,"top_p":`...)
-		dst = appendFloat(dst, req.TopP.Value)
+		dst = jsonx.AppendFloat(dst, req.TopP.Value)
 	}
 	if req.TopK.Set {
 		dst = append(dst, `,"top_k":`...)
-		dst = appendInt(dst, req.TopK.Value)
+		dst = jsonx.AppendInt(dst, req.TopK.Value)
 	}
 	if len(req.StopSequences) > 0 {
 		dst = append(dst, `,"stop_sequences":`...)
-		dst = appendStringArray(dst, req.StopSequences)
+		dst = jsonx.AppendStringArray(dst, req.StopSequences)
 	}
 	if req.Stream {
 		dst = append(dst, `,"stream":true`...)
@@ -1601,7 +1602,7 @@ func appendAnthropicSystem(dst []byte, req *Request, p Protocol) ([]byte, *Error
 	}
 	dst = append(dst, `,"system":`...)
 	if n == 1 {
-		return appendString(dst, anthropicFirstSystemText(req)), nil
+		return jsonx.AppendString(dst, anthropicFirstSystemText(req)), nil
 	}
 	dst = append(dst, '[')
 	dst, more := appendAnthropicTextBlocks(dst, req.System, false)
@@ -1867,7 +1868,7 @@ func anthropicCheckMedia(part *Part) string {
 // JSON object. Decoders produce nothing else; the check only keeps a
 // malformed canonical request from producing an invalid body.
 func anthropicIsObject(args string) bool {
-	i := skipSpace(args, 0)
+	i := jsonx.SkipSpace(args, 0)
 	if i == len(args) {
 		return true
 	}
@@ -1880,7 +1881,7 @@ func anthropicIsObject(args string) bool {
 
 // appendAnthropicArguments appends a tool call's arguments as an object.
 func appendAnthropicArguments(dst []byte, args string) []byte {
-	if skipSpace(args, 0) == len(args) {
+	if jsonx.SkipSpace(args, 0) == len(args) {
 		return append(dst, "{}"...)
 	}
 	return append(dst, args...)
@@ -1902,16 +1903,16 @@ func appendAnthropicBlock(dst []byte, part *Part, comma bool) ([]byte, bool) {
 	switch part.Type {
 	case PartToolCall:
 		dst = append(dst, `{"type":"tool_use","id":`...)
-		dst = appendString(dst, part.ToolCallID)
+		dst = jsonx.AppendString(dst, part.ToolCallID)
 		dst = append(dst, `,"name":`...)
-		dst = appendString(dst, callWireName(part))
+		dst = jsonx.AppendString(dst, callWireName(part))
 		dst = append(dst, `,"input":`...)
 		dst = appendAnthropicArguments(dst, part.Arguments)
 	case PartImage, PartDocument:
 		dst = appendAnthropicMedia(dst, part)
 	case PartToolResult:
 		dst = append(dst, `{"type":"tool_result","tool_use_id":`...)
-		dst = appendString(dst, part.ToolCallID)
+		dst = jsonx.AppendString(dst, part.ToolCallID)
 		dst = appendAnthropicResultContent(dst, part.Content)
 		if part.IsError {
 			dst = append(dst, `,"is_error":true`...)
@@ -1933,7 +1934,7 @@ func appendAnthropicReasoning(dst []byte, part *Part, envelope, comma bool) []by
 	if comma {
 		dst = append(dst, ',')
 	}
-	if !envelope && isOpaque(part, mapping.FamilyAnthropic) && validJSON(part.Signature) {
+	if !envelope && isOpaque(part, mapping.FamilyAnthropic) && jsonx.Valid(part.Signature) {
 		// A block llmbridge does not translate, back where it was. (One
 		// that is not JSON goes as redacted data, which Anthropic
 		// refuses, rather than into the body's syntax.)
@@ -1943,11 +1944,11 @@ func appendAnthropicReasoning(dst []byte, part *Part, envelope, comma bool) []by
 		dst = append(dst, `{"type":"redacted_thinking","data":`...)
 	} else {
 		dst = append(dst, `{"type":"thinking","thinking":`...)
-		dst = appendString(dst, part.Text)
+		dst = jsonx.AppendString(dst, part.Text)
 		dst = append(dst, `,"signature":`...)
 	}
 	if !envelope {
-		dst = appendString(dst, part.Signature)
+		dst = jsonx.AppendString(dst, part.Signature)
 		return append(dst, '}')
 	}
 	dst = append(dst, '"')
@@ -1966,17 +1967,17 @@ func appendAnthropicMedia(dst []byte, part *Part) []byte {
 	}
 	if part.Data != "" {
 		dst = append(dst, `"base64","media_type":`...)
-		dst = appendString(dst, part.MediaType)
+		dst = jsonx.AppendString(dst, part.MediaType)
 		dst = append(dst, `,"data":`...)
-		dst = appendString(dst, part.Data)
+		dst = jsonx.AppendString(dst, part.Data)
 	} else {
 		dst = append(dst, `"url","url":`...)
-		dst = appendString(dst, part.URL)
+		dst = jsonx.AppendString(dst, part.URL)
 	}
 	dst = append(dst, '}')
 	if part.Type == PartDocument && part.Text != "" {
 		dst = append(dst, `,"title":`...)
-		dst = appendString(dst, part.Text)
+		dst = jsonx.AppendString(dst, part.Text)
 	}
 	return dst
 }
@@ -2053,10 +2054,10 @@ func appendAnthropicTools(dst []byte, req *Request, p Protocol) ([]byte, *Error)
 		}
 		name, desc, params := functionView(t)
 		dst = append(dst, `{"name":`...)
-		dst = appendString(dst, name)
+		dst = jsonx.AppendString(dst, name)
 		if desc != "" {
 			dst = append(dst, `,"description":`...)
-			dst = appendString(dst, desc)
+			dst = jsonx.AppendString(dst, desc)
 		}
 		dst = append(dst, `,"input_schema":`...)
 		if anthropicEmptyObject(params) {
@@ -2100,7 +2101,7 @@ func appendAnthropicTools(dst []byte, req *Request, p Protocol) ([]byte, *Error)
 	dst = append(dst, '"')
 	if c.Mode == ToolChoiceNamed {
 		dst = append(dst, `,"name":`...)
-		dst = appendString(dst, c.wireName())
+		dst = jsonx.AppendString(dst, c.wireName())
 	}
 	if req.ParallelToolCalls.Set {
 		if req.ParallelToolCalls.Value {
@@ -2118,7 +2119,7 @@ func appendAnthropicWebSearch(dst []byte, w *WebSearchOptions) []byte {
 	dst = append(dst, `{"type":"web_search_20250305","name":"web_search"`...)
 	if w.MaxUses.Set {
 		dst = append(dst, `,"max_uses":`...)
-		dst = appendInt(dst, w.MaxUses.Value)
+		dst = jsonx.AppendInt(dst, w.MaxUses.Value)
 	}
 	if len(w.AllowedDomains) > 0 {
 		dst = append(dst, `,"allowed_domains":`...)
@@ -2139,15 +2140,15 @@ func appendAnthropicWebSearch(dst []byte, w *WebSearchOptions) []byte {
 // members: Anthropic needs an object schema with a type, so both become the
 // empty object schema.
 func anthropicEmptyObject(schema string) bool {
-	i := skipSpace(schema, 0)
+	i := jsonx.SkipSpace(schema, 0)
 	if i == len(schema) {
 		return true
 	}
 	if schema[i] != '{' {
 		return false
 	}
-	i = skipSpace(schema, i+1)
-	return i < len(schema) && schema[i] == '}' && skipSpace(schema, i+1) == len(schema)
+	i = jsonx.SkipSpace(schema, i+1)
+	return i < len(schema) && schema[i] == '}' && jsonx.SkipSpace(schema, i+1) == len(schema)
 }
 
 // anthropicPartText returns the text a part contributes as an Anthropic text
@@ -2206,7 +2207,7 @@ func appendAnthropicTextBlocks(dst []byte, ps []Part, comma bool) ([]byte, bool)
 // not receive (server tools, citations, ...) is an error.
 func decodeAnthropicResponse(root gjson.Result, resp *Response) *Error {
 	var typ, id, model, role, content, stopReason, stopSequence, stopDetails, usage gjson.Result
-	eachMember(root, &resp.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(root, &resp.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "stop_details":
 			stopDetails = value
@@ -2267,7 +2268,7 @@ func decodeAnthropicContent(v gjson.Result, resp *Response) *Error {
 	}
 	resp.Content = resp.Content[:0]
 	var err *Error
-	eachMember(v, &resp.text, func(_, b gjson.Result) bool {
+	jsonx.EachMember(v, &resp.text, func(_, b gjson.Result) bool {
 		var p Part
 		p, err = decodeAnthropicResponseBlock(b)
 		if err != nil {
@@ -2561,9 +2562,9 @@ func appendAnthropicResponse(dst []byte, resp *Response) ([]byte, *Error) {
 		id = newID("msg_")
 	}
 	dst = append(dst, `{"id":`...)
-	dst = appendString(dst, id)
+	dst = jsonx.AppendString(dst, id)
 	dst = append(dst, `,"type":"message","role":"assistant","model":`...)
-	dst = appendString(dst, resp.Model)
+	dst = jsonx.AppendString(dst, resp.Model)
 	dst = append(dst, `,"content":[`...)
 	comma := false
 	serverID := ""
@@ -2606,7 +2607,7 @@ func appendAnthropicResponse(dst []byte, resp *Response) ([]byte, *Error) {
 	dst = appendAnthropicStopReason(dst, resp.StopReason)
 	dst = append(dst, `,"stop_sequence":`...)
 	if resp.StopSequence != "" {
-		dst = appendString(dst, resp.StopSequence)
+		dst = jsonx.AppendString(dst, resp.StopSequence)
 	} else {
 		dst = append(dst, "null"...)
 	}
@@ -2630,7 +2631,7 @@ func appendAnthropicServerCall(dst []byte, p *Part, id string, comma bool) []byt
 		dst = append(dst, ',')
 	}
 	dst = append(dst, `{"type":"server_tool_use","id":`...)
-	dst = appendString(dst, id)
+	dst = jsonx.AppendString(dst, id)
 	dst = append(dst, `,"name":"web_search","input":`...)
 	dst = appendAnthropicArguments(dst, p.Arguments)
 	return append(dst, '}')
@@ -2645,14 +2646,14 @@ func appendAnthropicSearchResult(dst []byte, p *Part, id string, comma bool) []b
 		dst = append(dst, ',')
 	}
 	dst = append(dst, `{"type":"web_search_tool_result","tool_use_id":`...)
-	dst = appendString(dst, id)
+	dst = jsonx.AppendString(dst, id)
 	if p.IsError {
 		dst = append(dst, `,"content":{"type":"web_search_tool_result_error","error_code":`...)
 		code := p.Text
 		if code == "" {
 			code = "unavailable"
 		}
-		dst = appendString(dst, code)
+		dst = jsonx.AppendString(dst, code)
 		return append(dst, `}}`...)
 	}
 	dst = append(dst, `,"content":[`...)
@@ -2662,12 +2663,12 @@ func appendAnthropicSearchResult(dst []byte, p *Part, id string, comma bool) []b
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `{"type":"web_search_result","url":`...)
-		dst = appendString(dst, src.URL)
+		dst = jsonx.AppendString(dst, src.URL)
 		dst = append(dst, `,"title":`...)
-		dst = appendString(dst, src.Title)
+		dst = jsonx.AppendString(dst, src.Title)
 		dst = append(dst, `,"encrypted_content":"","page_age":`...)
 		if src.PageAge != "" {
-			dst = appendString(dst, src.PageAge)
+			dst = jsonx.AppendString(dst, src.PageAge)
 		} else {
 			dst = append(dst, "null"...)
 		}
@@ -2691,7 +2692,7 @@ func appendAnthropicCitedText(dst []byte, p *Part, comma bool) ([]byte, bool) {
 		}
 		comma = true
 		dst = append(dst, `{"type":"text","text":`...)
-		dst = appendString(dst, seg.text)
+		dst = jsonx.AppendString(dst, seg.text)
 		if len(seg.cites) > 0 {
 			dst = append(dst, `,"citations":[`...)
 			for k, c := range seg.cites {
@@ -2699,15 +2700,15 @@ func appendAnthropicCitedText(dst []byte, p *Part, comma bool) ([]byte, bool) {
 					dst = append(dst, ',')
 				}
 				dst = append(dst, `{"type":"web_search_result_location","url":`...)
-				dst = appendString(dst, c.URL)
+				dst = jsonx.AppendString(dst, c.URL)
 				dst = append(dst, `,"title":`...)
-				dst = appendString(dst, c.Title)
+				dst = jsonx.AppendString(dst, c.Title)
 				dst = append(dst, `,"cited_text":`...)
 				cited := c.CitedText
 				if cited == "" {
 					cited = seg.text
 				}
-				dst = appendString(dst, cited)
+				dst = jsonx.AppendString(dst, cited)
 				dst = append(dst, `,"encrypted_index":""}`...)
 			}
 			dst = append(dst, ']')
@@ -2728,11 +2729,11 @@ func appendAnthropicStopDetails(dst []byte, stop StopReason, sd *StopDetails) []
 	dst = append(dst, `,"stop_details":{"type":"refusal"`...)
 	if sd.Category != "" {
 		dst = append(dst, `,"category":`...)
-		dst = appendString(dst, sd.Category)
+		dst = jsonx.AppendString(dst, sd.Category)
 	}
 	if sd.Explanation != "" {
 		dst = append(dst, `,"explanation":`...)
-		dst = appendString(dst, sd.Explanation)
+		dst = jsonx.AppendString(dst, sd.Explanation)
 	}
 	return append(dst, '}')
 }
@@ -2743,18 +2744,18 @@ func appendAnthropicStopDetails(dst []byte, stop StopReason, sd *StopDetails) []
 // upstream reported none (u.Known is false), all counters are zero.
 func appendAnthropicUsage(dst []byte, u *Usage) []byte {
 	dst = append(dst, `,"usage":{"input_tokens":`...)
-	dst = appendInt(dst, u.AnthropicInputTokens())
+	dst = jsonx.AppendInt(dst, u.AnthropicInputTokens())
 	dst = append(dst, `,"cache_creation_input_tokens":`...)
-	dst = appendInt(dst, u.CacheWriteTokens)
+	dst = jsonx.AppendInt(dst, u.CacheWriteTokens)
 	dst = append(dst, `,"cache_read_input_tokens":`...)
-	dst = appendInt(dst, u.CacheReadTokens)
+	dst = jsonx.AppendInt(dst, u.CacheReadTokens)
 	dst = append(dst, `,"output_tokens":`...)
-	dst = appendInt(dst, u.OutputTokens)
+	dst = jsonx.AppendInt(dst, u.OutputTokens)
 	if u.ReasoningTokens > 0 {
 		// Newer Anthropic responses detail thinking tokens; the stream
 		// encoder writes the same field.
 		dst = append(dst, `,"output_tokens_details":{"thinking_tokens":`...)
-		dst = appendInt(dst, u.ReasoningTokens)
+		dst = jsonx.AppendInt(dst, u.ReasoningTokens)
 		dst = append(dst, '}')
 	}
 	return append(dst, "}}"...)
@@ -2768,5 +2769,5 @@ func appendAnthropicStopReason(dst []byte, s StopReason) []byte {
 	if s == mapping.StopNone {
 		return append(dst, "null"...)
 	}
-	return appendString(dst, mapping.AnthropicStopReason(s))
+	return jsonx.AppendString(dst, mapping.AnthropicStopReason(s))
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/mapping"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -40,10 +41,10 @@ const (
 // part that is open, and the usage counters reported so far (message_delta
 // usage is merged over message_start's).
 type anthropicStreamDecoder struct {
-	// index is the structure of the event being decoded (textArena.indexEvent).
-	index jsonIndex
+	// index is the structure of the event being decoded (jsonx.Arena.IndexEvent).
+	index jsonx.Index
 	p     Protocol
-	text  textArena
+	text  jsonx.Arena
 
 	started bool // message_start seen
 	stopped bool // EventStop emitted
@@ -79,7 +80,7 @@ func (c *anthropicCounters) canonical() Usage {
 }
 
 func newAnthropicStreamDecoder(p Protocol) *anthropicStreamDecoder {
-	d := &anthropicStreamDecoder{p: p, text: newTextArena(anthropicArenaSize), open: -1}
+	d := &anthropicStreamDecoder{p: p, text: jsonx.NewArena(anthropicArenaSize), open: -1}
 	d.blocks = d.blockBuf[:0]
 	return d
 }
@@ -94,9 +95,9 @@ func (d *anthropicStreamDecoder) Decode(out []Event, name, data []byte, bare boo
 	if d.done {
 		return out
 	}
-	d.text.reset()
-	s := bytesToString(data)
-	if !d.text.indexEvent(s, &d.index) {
+	d.text.Reset()
+	s := jsonx.BytesToString(data)
+	if !d.text.IndexEvent(s, &d.index) {
 		if string(name) == "error" {
 			return d.fail(out, d.bad("error event data is not JSON: "+anthropicQuoteStart(s)))
 		}
@@ -112,7 +113,7 @@ func (d *anthropicStreamDecoder) Decode(out []Event, name, data []byte, bare boo
 		return d.fail(out, d.bad("event data is not a JSON object"))
 	}
 	var ev anthropicStreamEvent
-	eachMember(root, &d.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(root, &d.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "type":
 			ev.typ = value
@@ -136,7 +137,7 @@ func (d *anthropicStreamDecoder) Decode(out []Event, name, data []byte, bare boo
 		if ev.typ.Exists() {
 			return d.fail(out, d.bad("event type is not a string"))
 		}
-		typ = bytesToString(name)
+		typ = jsonx.BytesToString(name)
 	}
 	if string(name) == "error" || typ == "error" {
 		return d.fail(out, d.upstreamError(ev.err))
@@ -187,7 +188,7 @@ func (d *anthropicStreamDecoder) messageStart(out []Event, ev *anthropicStreamEv
 		return d.fail(out, d.bad("message_start has no message object"))
 	}
 	var id, model, usage gjson.Result
-	eachMember(ev.message, &d.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(ev.message, &d.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "id":
 			id = value
@@ -232,7 +233,7 @@ func (d *anthropicStreamDecoder) blockStart(out []Event, ev *anthropicStreamEven
 		return d.fail(out, d.bad("content_block_start has no content_block object"))
 	}
 	var typ, text, id, name, input, thinking, signature, data, toolUseID, content gjson.Result
-	eachMember(ev.block, &d.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(ev.block, &d.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "tool_use_id":
 			toolUseID = value
@@ -421,7 +422,7 @@ func (d *anthropicStreamDecoder) blockDelta(out []Event, ev *anthropicStreamEven
 		return d.opaqueDelta(out, i, ev.delta)
 	}
 	var typ, text, partial, thinking, signature, citation gjson.Result
-	eachMember(ev.delta, &d.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(ev.delta, &d.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "citation":
 			citation = value
@@ -552,16 +553,16 @@ func (d *anthropicStreamDecoder) fastTextDelta(s string) (index int, text string
 		return 0, "", false
 	}
 	q := j + len(anthropicTextDeltaPrefix) - 1 // the text's opening quote
-	end := stringEnd(s, q)
-	k := skipSpace(s, end)
+	end := jsonx.StringEnd(s, q)
+	k := jsonx.SkipSpace(s, end)
 	if k == len(s) || s[k] != '}' {
 		return 0, "", false
 	}
-	k = skipSpace(s, k+1)
-	if k == len(s) || s[k] != '}' || skipSpace(s, k+1) != len(s) {
+	k = jsonx.SkipSpace(s, k+1)
+	if k == len(s) || s[k] != '}' || jsonx.SkipSpace(s, k+1) != len(s) {
 		return 0, "", false
 	}
-	return index, d.text.stringResult(s[q:end]).Str, true
+	return index, d.text.StringResult(s[q:end]).Str, true
 }
 
 // blockStop handles content_block_stop.
@@ -587,7 +588,7 @@ func (d *anthropicStreamDecoder) messageDelta(out []Event, ev *anthropicStreamEv
 		if !ev.delta.IsObject() {
 			return d.fail(out, d.bad("message_delta delta is not an object"))
 		}
-		eachMember(ev.delta, &d.text, func(key, value gjson.Result) bool {
+		jsonx.EachMember(ev.delta, &d.text, func(key, value gjson.Result) bool {
 			switch key.Str {
 			case "stop_reason":
 				reason = value
@@ -681,7 +682,7 @@ func (d *anthropicStreamDecoder) closePart(out []Event) []Event {
 		stop.Signature, stop.Origin = d.signature, mapping.FamilyAnthropic
 		d.signature = ""
 	case d.blocks[d.openBlock] == anthropicBlockOpaque:
-		if len(d.opaqueInput) > 0 && validJSON(bytesToString(d.opaqueInput)) {
+		if len(d.opaqueInput) > 0 && jsonx.Valid(jsonx.BytesToString(d.opaqueInput)) {
 			if b, err := sjson.SetRawBytes(d.opaque, "input", d.opaqueInput); err == nil {
 				d.opaque = b
 			}
@@ -701,7 +702,7 @@ func (d *anthropicStreamDecoder) upstreamError(v gjson.Result) *Error {
 		return d.bad("error event has no error object")
 	}
 	var typ, msg gjson.Result
-	eachMember(v, &d.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &d.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "type":
 			typ = value
@@ -861,7 +862,7 @@ func (e *anthropicStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 			dst = e.openBlock(dst)
 		}
 		dst = append(dst, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":"...)
-		dst = appendInt(dst, e.block)
+		dst = jsonx.AppendInt(dst, e.block)
 		switch e.kind {
 		case anthropicBlockTool:
 			dst = append(dst, `,"delta":{"type":"input_json_delta","partial_json":`...)
@@ -870,7 +871,7 @@ func (e *anthropicStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 		default:
 			dst = append(dst, `,"delta":{"type":"text_delta","text":`...)
 		}
-		dst = appendString(dst, ev.Text)
+		dst = jsonx.AppendString(dst, ev.Text)
 		return append(dst, "}}\n\n"...)
 	case EventPartStop:
 		return e.partStop(dst, ev)
@@ -881,13 +882,13 @@ func (e *anthropicStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 		// Anthropic cites whole blocks: the citation goes to the open
 		// text block, whatever span it had.
 		dst = append(dst, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":"...)
-		dst = appendInt(dst, e.block)
+		dst = jsonx.AppendInt(dst, e.block)
 		dst = append(dst, `,"delta":{"type":"citations_delta","citation":{"type":"web_search_result_location","url":`...)
-		dst = appendString(dst, ev.Citation.URL)
+		dst = jsonx.AppendString(dst, ev.Citation.URL)
 		dst = append(dst, `,"title":`...)
-		dst = appendString(dst, ev.Citation.Title)
+		dst = jsonx.AppendString(dst, ev.Citation.Title)
 		dst = append(dst, `,"cited_text":`...)
-		dst = appendString(dst, ev.Citation.CitedText)
+		dst = jsonx.AppendString(dst, ev.Citation.CitedText)
 		return append(dst, ",\"encrypted_index\":\"\"}}}\n\n"...)
 	case EventUsage:
 		if ev.Usage.Known {
@@ -940,9 +941,9 @@ func (e *anthropicStreamEncoder) messageStart(dst []byte, id, model string) []by
 		model = e.req.Model
 	}
 	dst = append(dst, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":"...)
-	dst = appendString(dst, id)
+	dst = jsonx.AppendString(dst, id)
 	dst = append(dst, `,"type":"message","role":"assistant","model":`...)
-	dst = appendString(dst, model)
+	dst = jsonx.AppendString(dst, model)
 	dst = append(dst, `,"content":[],"stop_reason":null,"stop_sequence":null`...)
 	dst = appendAnthropicUsage(dst, &e.usage) // closes the message object
 	return append(dst, "}\n\n"...)
@@ -952,7 +953,7 @@ func (e *anthropicStreamEncoder) messageStart(dst []byte, id, model string) []by
 func (e *anthropicStreamEncoder) openBlock(dst []byte) []byte {
 	e.open, e.kind = true, anthropicBlockText
 	dst = append(dst, "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":"...)
-	dst = appendInt(dst, e.block)
+	dst = jsonx.AppendInt(dst, e.block)
 	return append(dst, ",\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"...)
 }
 
@@ -965,11 +966,11 @@ func (e *anthropicStreamEncoder) openToolBlock(dst []byte, id, name string) []by
 		id = newID("toolu_")
 	}
 	dst = append(dst, "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":"...)
-	dst = appendInt(dst, e.block)
+	dst = jsonx.AppendInt(dst, e.block)
 	dst = append(dst, `,"content_block":{"type":"tool_use","id":`...)
-	dst = appendString(dst, id)
+	dst = jsonx.AppendString(dst, id)
 	dst = append(dst, `,"name":`...)
-	dst = appendString(dst, name)
+	dst = jsonx.AppendString(dst, name)
 	return append(dst, ",\"input\":{}}}\n\n"...)
 }
 
@@ -984,9 +985,9 @@ func (e *anthropicStreamEncoder) openServerBlock(dst []byte, id string) []byte {
 	}
 	e.serverID = strings.Clone(id)
 	dst = append(dst, "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":"...)
-	dst = appendInt(dst, e.block)
+	dst = jsonx.AppendInt(dst, e.block)
 	dst = append(dst, `,"content_block":{"type":"server_tool_use","id":`...)
-	dst = appendString(dst, id)
+	dst = jsonx.AppendString(dst, id)
 	return append(dst, ",\"name\":\"web_search\",\"input\":{}}}\n\n"...)
 }
 
@@ -1004,7 +1005,7 @@ func (e *anthropicStreamEncoder) openSearchResultBlock(dst []byte, ev *Event) []
 	}
 	e.open, e.kind = true, anthropicBlockClosed
 	dst = append(dst, "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":"...)
-	dst = appendInt(dst, e.block)
+	dst = jsonx.AppendInt(dst, e.block)
 	dst = append(dst, `,"content_block":`...)
 	dst = appendAnthropicSearchResult(dst, &Part{Sources: ev.Sources, IsError: ev.IsError, Text: ev.Text}, id, false)
 	return append(dst, "}\n\n"...)
@@ -1015,7 +1016,7 @@ func (e *anthropicStreamEncoder) openSearchResultBlock(dst []byte, ev *Event) []
 func (e *anthropicStreamEncoder) openThinkingBlock(dst []byte) []byte {
 	e.open, e.kind = true, anthropicBlockThinking
 	dst = append(dst, "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":"...)
-	dst = appendInt(dst, e.block)
+	dst = jsonx.AppendInt(dst, e.block)
 	return append(dst, ",\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\",\"signature\":\"\"}}\n\n"...)
 }
 
@@ -1032,14 +1033,14 @@ func (e *anthropicStreamEncoder) partStop(dst []byte, ev *Event) []byte {
 		}
 		dst = e.ensureStarted(dst)
 		dst = append(dst, "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":"...)
-		dst = appendInt(dst, e.block)
+		dst = jsonx.AppendInt(dst, e.block)
 		dst = append(dst, `,"content_block":{"type":"redacted_thinking","data":"`...)
 		dst = appendOpaque(dst, ev.Signature, ev.Origin, true, e.itemID)
 		dst = append(dst, "\"}}\n\n"...)
 		e.open, e.kind = true, anthropicBlockThinking
 	case e.open && e.kind == anthropicBlockThinking && ev.Signature != "":
 		dst = append(dst, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":"...)
-		dst = appendInt(dst, e.block)
+		dst = jsonx.AppendInt(dst, e.block)
 		dst = append(dst, `,"delta":{"type":"signature_delta","signature":"`...)
 		dst = appendOpaque(dst, ev.Signature, ev.Origin, false, e.itemID)
 		dst = append(dst, "\"}}\n\n"...)
@@ -1057,7 +1058,7 @@ func (e *anthropicStreamEncoder) closeBlock(dst []byte) []byte {
 	}
 	e.open = false
 	dst = append(dst, "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":"...)
-	dst = appendInt(dst, e.block)
+	dst = jsonx.AppendInt(dst, e.block)
 	e.block++
 	return append(dst, "}\n\n"...)
 }
@@ -1070,7 +1071,7 @@ func (e *anthropicStreamEncoder) messageEnd(dst []byte) []byte {
 	dst = appendAnthropicStopReason(dst, e.stop)
 	dst = append(dst, `,"stop_sequence":`...)
 	if e.stopSeq != "" {
-		dst = appendString(dst, e.stopSeq)
+		dst = jsonx.AppendString(dst, e.stopSeq)
 	} else {
 		dst = append(dst, "null"...)
 	}
@@ -1079,18 +1080,18 @@ func (e *anthropicStreamEncoder) messageEnd(dst []byte) []byte {
 	u := &e.usage
 	if u.Known {
 		dst = append(dst, `"input_tokens":`...)
-		dst = appendInt(dst, u.AnthropicInputTokens())
+		dst = jsonx.AppendInt(dst, u.AnthropicInputTokens())
 		dst = append(dst, `,"cache_creation_input_tokens":`...)
-		dst = appendInt(dst, u.CacheWriteTokens)
+		dst = jsonx.AppendInt(dst, u.CacheWriteTokens)
 		dst = append(dst, `,"cache_read_input_tokens":`...)
-		dst = appendInt(dst, u.CacheReadTokens)
+		dst = jsonx.AppendInt(dst, u.CacheReadTokens)
 		dst = append(dst, ',')
 	}
 	dst = append(dst, `"output_tokens":`...)
-	dst = appendInt(dst, u.OutputTokens)
+	dst = jsonx.AppendInt(dst, u.OutputTokens)
 	if u.ReasoningTokens > 0 {
 		dst = append(dst, `,"output_tokens_details":{"thinking_tokens":`...)
-		dst = appendInt(dst, u.ReasoningTokens)
+		dst = jsonx.AppendInt(dst, u.ReasoningTokens)
 		dst = append(dst, '}')
 	}
 	return append(dst, "}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"...)

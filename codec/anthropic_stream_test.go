@@ -11,6 +11,7 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/mapping"
 	"github.com/llmbridge/llmbridge/sse"
 	"github.com/tidwall/gjson"
@@ -1409,7 +1410,7 @@ func TestAnthropicStreamEncoder(t *testing.T) {
 		enc := NewStreamEncoder(AnthropicMessages, &Request{})
 		var dst []byte
 		dst = enc.Encode(dst, &Event{Type: EventStart, ID: "msg_s"})
-		dst = enc.Encode(dst, &Event{Type: EventStop, StopReason: mapping.StopSequence, StopSequence: bytesToString(seq)})
+		dst = enc.Encode(dst, &Event{Type: EventStop, StopReason: mapping.StopSequence, StopSequence: jsonx.BytesToString(seq)})
 		copy(seq, "XXXX") // the decoder's buffer is reused
 		dst = enc.Encode(dst, &Event{Type: EventEnd})
 		if !strings.Contains(string(dst), `"stop_sequence":"STOP"`) {

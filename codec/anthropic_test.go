@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/mapping"
 	"github.com/tidwall/gjson"
 )
@@ -1471,7 +1472,7 @@ func anthropicBenchRequest(vertex bool) []byte {
 		b = append(b, `{"model":"claude-sonnet-4-5","max_tokens":4096,`...)
 	}
 	b = append(b, `"system":[{"type":"text","text":`...)
-	b = appendString(b, "You are a meticulous senior engineer helping with a Go code base.\n"+
+	b = jsonx.AppendString(b, "You are a meticulous senior engineer helping with a Go code base.\n"+
 		"Answer precisely, cite the files you rely on, and say \"I don't know\" when unsure.")
 	b = append(b, `,"cache_control":{"type":"ephemeral"}}],"messages":[`...)
 	for i := range 20 {
@@ -1490,10 +1491,10 @@ func anthropicBenchRequest(vertex bool) []byte {
 		b = append(b, role...)
 		b = append(b, `","content":`...)
 		if i%3 == 0 {
-			b = appendString(b, text)
+			b = jsonx.AppendString(b, text)
 		} else {
 			b = append(b, `[{"type":"text","text":`...)
-			b = appendString(b, text)
+			b = jsonx.AppendString(b, text)
 			b = append(b, `}]`...)
 		}
 		b = append(b, '}')
@@ -1612,7 +1613,7 @@ func TestAnthropicRepeatedKeysReplace(t *testing.T) {
 }
 
 // TestAnthropicPlainTextBlock checks the fast path for plain text blocks
-// (textArena.plainText) against the full block decoder: whenever it takes a
+// (plainText) against the full block decoder: whenever it takes a
 // block, it must give the part block gives, and it must leave every other
 // block to block. TestResponsesPlainTextParts does the same for Responses.
 func TestAnthropicPlainTextBlock(t *testing.T) {
@@ -1639,10 +1640,10 @@ func TestAnthropicPlainTextBlock(t *testing.T) {
 			t.Fatalf("%s: %v", c.raw, err)
 		}
 		req := &Request{}
-		req.text = indexedArena(index)
+		req.text = jsonx.IndexedArena(index)
 		d := anthropicRequestDecoder{req: req}
 		b := root.Get("messages.0.content.0")
-		text, fast := req.text.plainText(b.Raw, `"text"`)
+		text, fast := plainText(&req.text, b.Raw, `"text"`)
 		if fast != c.fast {
 			t.Errorf("%s: fast path %v, want %v", c.raw, fast, c.fast)
 		}
@@ -1653,7 +1654,7 @@ func TestAnthropicPlainTextBlock(t *testing.T) {
 				t.Errorf("%s: fast path gives %+v, block gives %+v, %v", c.raw, text, p, perr)
 			}
 		}
-		releaseIndex(index)
+		index.Release()
 	}
 }
 

@@ -1,5 +1,7 @@
 package codec
 
+import "github.com/llmbridge/llmbridge/codec/internal/jsonx"
+
 // DecodeRequest decodes a request body of protocol p into req, which should
 // be zero or Reset. For protocols that carry the model in the URL path
 // (Protocol.ModelInPath), the caller sets req.Model.
@@ -11,7 +13,7 @@ func DecodeRequest(p Protocol, body []byte, req *Request) error {
 	if err != nil {
 		return err
 	}
-	req.text = indexedArena(index)
+	req.text = jsonx.IndexedArena(index)
 	var derr *Error
 	switch p {
 	case OpenAIChat:
@@ -27,8 +29,8 @@ func DecodeRequest(p Protocol, body []byte, req *Request) error {
 	}
 	// The decoded strings keep the arena's buffer alive; the request itself
 	// need not hold on to it.
-	req.text = textArena{}
-	releaseIndex(index)
+	req.text = jsonx.Arena{}
+	index.Release()
 	if derr != nil {
 		return derr
 	}
@@ -73,7 +75,7 @@ func DecodeResponse(p Protocol, body []byte, resp *Response) error {
 	if perr != nil {
 		return badUpstream(p, perr.Message)
 	}
-	resp.text = indexedArena(index)
+	resp.text = jsonx.IndexedArena(index)
 	var err *Error
 	switch p {
 	case OpenAIChat:
@@ -87,8 +89,8 @@ func DecodeResponse(p Protocol, body []byte, resp *Response) error {
 	default:
 		err = invalid("", "unknown protocol "+string(p))
 	}
-	resp.text = textArena{}
-	releaseIndex(index)
+	resp.text = jsonx.Arena{}
+	index.Release()
 	if err != nil {
 		return err
 	}

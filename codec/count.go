@@ -3,6 +3,7 @@ package codec
 import (
 	"strings"
 
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/tidwall/gjson"
 )
 
@@ -105,7 +106,7 @@ func AppendCountRequest(dst []byte, p Protocol, req *Request, opts EncodeOptions
 		if p == VertexAnthropic {
 			dst = dst[:len(dst)-1]
 			dst = append(dst, `,"anthropic_version":`...)
-			dst = appendString(dst, VertexAnthropicVersion)
+			dst = jsonx.AppendString(dst, VertexAnthropicVersion)
 			dst = append(dst, '}')
 		}
 	case OpenAIResponses:
@@ -114,7 +115,7 @@ func AppendCountRequest(dst []byte, p Protocol, req *Request, opts EncodeOptions
 		dst = appendMembers(dst, root, keep(vertexCountFields))
 	case Gemini:
 		dst = append(dst, `{"generateContentRequest":{"model":`...)
-		dst = appendString(dst, "models/"+strings.TrimPrefix(opts.model(req), "models/"))
+		dst = jsonx.AppendString(dst, "models/"+strings.TrimPrefix(opts.model(req), "models/"))
 		inner := appendMembers(nil, root, func(string) bool { return true })
 		if len(inner) > 2 {
 			dst = append(dst, ',')
@@ -161,7 +162,7 @@ func AppendCountResponse(dst []byte, p Protocol, n int64) []byte {
 	default:
 		dst = append(dst, `{"input_tokens":`...)
 	}
-	dst = appendInt(dst, n)
+	dst = jsonx.AppendInt(dst, n)
 	return append(dst, '}')
 }
 

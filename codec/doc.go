@@ -12,17 +12,18 @@
 // alias the input body, so the body must not be modified while the decoded
 // value is in use.
 //
-// Each body or stream event is read in one validating pass (valid.go) that
-// also records every value and key, where it ends and whether it holds
-// escapes (jsonIndex, a tape), and how much of the text is escaped;
+// The JSON engine under the decoders and encoders is the internal package
+// codec/internal/jsonx. Each body or stream event is read in one validating
+// pass that also records every value and key, where it ends and whether it
+// holds escapes (jsonx.Index, a tape), and how much of the text is escaped;
 // decoders then walk members from the tape without rescanning any bytes
-// (members.go), and escaped strings are unescaped into one arena of exactly
-// that size. A request text keeps the literal it was unescaped from, and
-// request encoders copy that literal while the text is unchanged instead of
-// escaping it again (Part.literal, appendText). String contents are
-// classified 64 bytes at a time with SSE2 on amd64 (scan_amd64.s) and a
-// word at a time elsewhere (scan_other.go, also selected by the purego
-// build tag).
+// (jsonx.MemberIter, jsonx.EachMember), and escaped strings are unescaped
+// into one arena of exactly that size (jsonx.Arena). A request text keeps
+// the literal it was unescaped from, and request encoders copy that literal
+// while the text is unchanged instead of escaping it again (Part.literal,
+// appendText). String contents are classified 64 bytes at a time with SSE2
+// on amd64 and a word at a time elsewhere (jsonx.StringMasks; the purego
+// build tag selects the portable version).
 //
 // Nothing is dropped silently. A decoder maps every field it knows; a field
 // that only steers the provider (a hint, such as store or cache_control) and

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/mapping"
 	"github.com/tidwall/gjson"
 )
@@ -24,8 +25,8 @@ func badUpstream(p Protocol, why string) *Error {
 // body.
 func DecodeError(p Protocol, status int, body []byte) *Error {
 	e := &Error{Status: status, Kind: mapping.KindForStatus(status), Protocol: p}
-	s := bytesToString(body)
-	if validJSON(s) {
+	s := jsonx.BytesToString(body)
+	if jsonx.Valid(s) {
 		root := gjson.Parse(s)
 		errObj := root.Get("error")
 		if errObj.IsObject() {
@@ -85,37 +86,37 @@ func AppendError(dst []byte, p Protocol, e *Error) []byte {
 		if e.Protocol.IsAnthropic() && e.Code != "" {
 			typ = e.Code
 		}
-		dst = appendString(dst, typ)
+		dst = jsonx.AppendString(dst, typ)
 		dst = append(dst, `,"message":`...)
-		dst = appendString(dst, e.Message)
+		dst = jsonx.AppendString(dst, e.Message)
 		return append(dst, `}}`...)
 	case Gemini:
 		status := ClientStatus(p, e)
 		dst = append(dst, `{"error":{"code":`...)
-		dst = appendInt(dst, int64(status))
+		dst = jsonx.AppendInt(dst, int64(status))
 		dst = append(dst, `,"message":`...)
-		dst = appendString(dst, e.Message)
+		dst = jsonx.AppendString(dst, e.Message)
 		dst = append(dst, `,"status":`...)
 		code := mapping.GoogleStatus(e.Kind, status)
 		if e.Protocol.IsGoogle() && e.Code != "" {
 			code = e.Code
 		}
-		dst = appendString(dst, code)
+		dst = jsonx.AppendString(dst, code)
 		return append(dst, `}}`...)
 	}
 	dst = append(dst, `{"error":{"message":`...)
-	dst = appendString(dst, e.Message)
+	dst = jsonx.AppendString(dst, e.Message)
 	dst = append(dst, `,"type":`...)
-	dst = appendString(dst, mapping.OpenAIErrorType(e.Kind))
+	dst = jsonx.AppendString(dst, mapping.OpenAIErrorType(e.Kind))
 	dst = append(dst, `,"param":`...)
 	if e.Param != "" {
-		dst = appendString(dst, e.Param)
+		dst = jsonx.AppendString(dst, e.Param)
 	} else {
 		dst = append(dst, "null"...)
 	}
 	dst = append(dst, `,"code":`...)
 	if e.Code != "" && (e.Protocol == OpenAIChat || e.Protocol == OpenAIResponses) {
-		dst = appendString(dst, e.Code)
+		dst = jsonx.AppendString(dst, e.Code)
 	} else {
 		dst = append(dst, "null"...)
 	}

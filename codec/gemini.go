@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/mapping"
 	"github.com/tidwall/gjson"
 )
@@ -56,7 +57,7 @@ func decodeGeminiRequest(root gjson.Result, req *Request) *Error {
 	hasContents := false
 	var choice geminiToolChoice
 	var err *Error
-	eachMember(root, &req.text, func(k, v gjson.Result) bool {
+	jsonx.EachMember(root, &req.text, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "contents":
 			if v.Type == gjson.Null {
@@ -150,7 +151,7 @@ func decodeGeminiTools(v gjson.Result, key string, req *Request) *Error {
 	}
 	var err *Error
 	i := 0
-	eachMember(v, &req.text, func(_, t gjson.Result) bool {
+	jsonx.EachMember(v, &req.text, func(_, t gjson.Result) bool {
 		err = decodeGeminiTool(t, indexPath(key, i), req)
 		i++
 		return err == nil
@@ -164,7 +165,7 @@ func decodeGeminiTool(t gjson.Result, path string, req *Request) *Error {
 		return wrongType(path, "object", t)
 	}
 	var err *Error
-	eachMember(t, &req.text, func(k, f gjson.Result) bool {
+	jsonx.EachMember(t, &req.text, func(k, f gjson.Result) bool {
 		switch {
 		case k.Str == "functionDeclarations" || k.Str == "function_declarations":
 			err = decodeGeminiFunctionDeclarations(f, path+"."+k.Str, req)
@@ -195,7 +196,7 @@ func decodeGeminiSearch(v gjson.Result, path string, req *Request) *Error {
 	}
 	t := Tool{Kind: ToolWebSearch, Name: "web_search", Source: path}
 	var err *Error
-	eachMember(v, &req.text, func(k, f gjson.Result) bool {
+	jsonx.EachMember(v, &req.text, func(k, f gjson.Result) bool {
 		p := path + "." + k.Str
 		switch k.Str {
 		case "excludeDomains", "exclude_domains":
@@ -222,7 +223,7 @@ func decodeGeminiFunctionDeclarations(v gjson.Result, path string, req *Request)
 	}
 	var err *Error
 	i := 0
-	eachMember(v, &req.text, func(_, f gjson.Result) bool {
+	jsonx.EachMember(v, &req.text, func(_, f gjson.Result) bool {
 		err = decodeGeminiFunctionDeclaration(f, indexPath(path, i), req)
 		i++
 		return err == nil
@@ -243,7 +244,7 @@ func decodeGeminiFunctionDeclaration(f gjson.Result, path string, req *Request) 
 	var legacy, schema gjson.Result
 	var legacyKey, schemaKey string
 	var err *Error
-	eachMember(f, &req.text, func(k, v gjson.Result) bool {
+	jsonx.EachMember(f, &req.text, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "name":
 			tool.Name, err = geminiOptString(v, path+".name")
@@ -290,7 +291,7 @@ func decodeGeminiFunctionDeclaration(f gjson.Result, path string, req *Request) 
 		if err != nil {
 			return err
 		}
-		tool.Parameters = bytesToString(b)
+		tool.Parameters = jsonx.BytesToString(b)
 	}
 	req.Tools = append(req.Tools, tool)
 	return nil
@@ -328,7 +329,7 @@ var geminiSchemaTypes = map[string]string{
 func appendGeminiJSONSchema(dst []byte, s gjson.Result, path string, req *Request) ([]byte, *Error) {
 	nullable := false
 	var err *Error
-	eachMember(s, &req.text, func(k, v gjson.Result) bool {
+	jsonx.EachMember(s, &req.text, func(k, v gjson.Result) bool {
 		if k.Str == "nullable" {
 			switch v.Type {
 			case gjson.True:
@@ -345,7 +346,7 @@ func appendGeminiJSONSchema(dst []byte, s gjson.Result, path string, req *Reques
 	}
 	dst = append(dst, '{')
 	empty := len(dst)
-	eachMember(s, &req.text, func(k, v gjson.Result) bool {
+	jsonx.EachMember(s, &req.text, func(k, v gjson.Result) bool {
 		if v.Type == gjson.Null {
 			return true
 		}
@@ -369,7 +370,7 @@ func appendGeminiJSONSchema(dst []byte, s gjson.Result, path string, req *Reques
 				dst = append(dst, `","null"]`...)
 			default:
 				dst = appendGeminiKey(dst, empty, "type")
-				dst = appendString(dst, t)
+				dst = jsonx.AppendString(dst, t)
 			}
 		case "format", "title", "description", "pattern":
 			if v.Type != gjson.String {
@@ -377,12 +378,12 @@ func appendGeminiJSONSchema(dst []byte, s gjson.Result, path string, req *Reques
 				break
 			}
 			dst = appendGeminiKey(dst, empty, k.Str)
-			dst = appendString(dst, v.Str)
+			dst = jsonx.AppendString(dst, v.Str)
 		case "enum", "required":
 			var list []string
 			if list, err = readStringList(v, fpath, false, nil); err == nil {
 				dst = appendGeminiKey(dst, empty, k.Str)
-				dst = appendStringArray(dst, list)
+				dst = jsonx.AppendStringArray(dst, list)
 			}
 		case "minimum", "maximum":
 			if v.Type != gjson.Number {
@@ -407,7 +408,7 @@ func appendGeminiJSONSchema(dst []byte, s gjson.Result, path string, req *Reques
 				break
 			}
 			dst = appendGeminiKey(dst, empty, geminiCamel(k.Str))
-			dst = appendInt(dst, n)
+			dst = jsonx.AppendInt(dst, n)
 		case "properties":
 			if !v.IsObject() {
 				err = wrongType(fpath, "object", v)
@@ -416,12 +417,12 @@ func appendGeminiJSONSchema(dst []byte, s gjson.Result, path string, req *Reques
 			dst = appendGeminiKey(dst, empty, "properties")
 			dst = append(dst, '{')
 			first := true
-			eachMember(v, &req.text, func(name, sub gjson.Result) bool {
+			jsonx.EachMember(v, &req.text, func(name, sub gjson.Result) bool {
 				if !first {
 					dst = append(dst, ',')
 				}
 				first = false
-				dst = appendString(dst, name.Str)
+				dst = jsonx.AppendString(dst, name.Str)
 				dst = append(dst, ':')
 				dst, err = appendGeminiSubSchema(dst, sub, fpath+"."+name.Str, req)
 				return err == nil
@@ -445,7 +446,7 @@ func appendGeminiJSONSchema(dst []byte, s gjson.Result, path string, req *Reques
 			dst = appendGeminiKey(dst, empty, "anyOf")
 			dst = append(dst, '[')
 			i := 0
-			eachMember(v, &req.text, func(_, sub gjson.Result) bool {
+			jsonx.EachMember(v, &req.text, func(_, sub gjson.Result) bool {
 				if i > 0 {
 					dst = append(dst, ',')
 				}
@@ -520,7 +521,7 @@ func decodeGeminiToolConfig(v gjson.Result, key string, req *Request) (geminiToo
 		return c, wrongType(key, "object", v)
 	}
 	var err *Error
-	eachMember(v, &req.text, func(k, f gjson.Result) bool {
+	jsonx.EachMember(v, &req.text, func(k, f gjson.Result) bool {
 		switch k.Str {
 		case "functionCallingConfig", "function_calling_config":
 			c, err = decodeGeminiFunctionCallingConfig(f, key+"."+k.Str, req)
@@ -547,7 +548,7 @@ func decodeGeminiFunctionCallingConfig(v gjson.Result, path string, req *Request
 	}
 	var err *Error
 	hasNames := false
-	eachMember(v, &req.text, func(k, f gjson.Result) bool {
+	jsonx.EachMember(v, &req.text, func(k, f gjson.Result) bool {
 		fpath := path + "." + k.Str
 		switch k.Str {
 		case "mode":
@@ -631,7 +632,7 @@ func decodeGeminiContents(v gjson.Result, req *Request, parts []Part) ([]Part, *
 	req.Messages = req.Messages[:0]
 	var err *Error
 	i := 0
-	eachMember(v, &req.text, func(_, c gjson.Result) bool {
+	jsonx.EachMember(v, &req.text, func(_, c gjson.Result) bool {
 		var msg Message
 		msg, parts, err = decodeGeminiContent(c, geminiContentPath{key: "contents", index: i}, parts, req)
 		if err != nil {
@@ -670,7 +671,7 @@ func decodeGeminiContent(c gjson.Result, path geminiContentPath, parts []Part, r
 	hasParts := false
 	var wire gjson.Result
 	var err *Error
-	eachMember(c, &req.text, func(k, v gjson.Result) bool {
+	jsonx.EachMember(c, &req.text, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "role":
 			msg.Role, err = decodeGeminiRole(v, path)
@@ -734,7 +735,7 @@ func decodeGeminiSystemInstruction(v gjson.Result, key string, req *Request, par
 	start := len(parts)
 	var wire gjson.Result
 	var err *Error
-	eachMember(v, &req.text, func(k, f gjson.Result) bool {
+	jsonx.EachMember(v, &req.text, func(k, f gjson.Result) bool {
 		switch k.Str {
 		case "role":
 			if f.Type != gjson.Null && f.Type != gjson.String {
@@ -785,7 +786,7 @@ func decodeGeminiParts(v gjson.Result, path geminiContentPath, parts []Part, req
 	start := len(parts)
 	var err *Error
 	j := 0
-	eachMember(v, &req.text, func(_, p gjson.Result) bool {
+	jsonx.EachMember(v, &req.text, func(_, p gjson.Result) bool {
 		var part Part
 		var sig, sigKey string
 		part, sig, sigKey, err = decodeGeminiPart(p, path, j, req)
@@ -929,7 +930,7 @@ func geminiNonModelReasoning(v gjson.Result, path geminiContentPath, parts []Par
 	}
 	var err *Error
 	j := 0
-	eachMember(v, &req.text, func(_, p gjson.Result) bool {
+	jsonx.EachMember(v, &req.text, func(_, p gjson.Result) bool {
 		if p.Get("thought").Type == gjson.True {
 			err = invalid(path.part(j)+".thought", `thought parts (reasoning) are only allowed in "model" turns`)
 			return false
@@ -968,7 +969,7 @@ func decodeGeminiPart(p gjson.Result, path geminiContentPath, j int, req *Reques
 	}
 	kind := "" // the key of the part's data, once seen
 	thought := false
-	eachMember(p, &req.text, func(k, v gjson.Result) bool {
+	jsonx.EachMember(p, &req.text, func(k, v gjson.Result) bool {
 		switch k.Str {
 		// The checks are written out rather than left to readString and
 		// readBool so that the path is only built for an error.
@@ -1064,14 +1065,14 @@ func geminiOneKind(kind *string, key string, path geminiContentPath, j int) *Err
 // index>_<part index>", which is stable for the same request and unique
 // within it; functionResponses without id are matched to it by name (see
 // resolveGeminiToolResults).
-func decodeGeminiFunctionCall(v gjson.Result, path geminiContentPath, j int, key string, a *textArena) (Part, *Error) {
+func decodeGeminiFunctionCall(v gjson.Result, path geminiContentPath, j int, key string, a *jsonx.Arena) (Part, *Error) {
 	part := Part{Type: PartToolCall}
 	fpath := path.part(j) + "." + key
 	if !v.IsObject() {
 		return part, wrongType(fpath, "object", v)
 	}
 	var err *Error
-	eachMember(v, a, func(k, f gjson.Result) bool {
+	jsonx.EachMember(v, a, func(k, f gjson.Result) bool {
 		switch k.Str {
 		case "id":
 			part.ToolCallID, err = geminiOptString(f, fpath+".id")
@@ -1129,14 +1130,14 @@ func geminiMediaType(mime string) (t PartType, ok bool) {
 // and (inline only) audio. A fileUri is kept as the part's URL; Gemini API
 // Files API URIs name server-side state other providers cannot read and
 // are rejected, as OpenAI file ids are. displayName is a label only.
-func decodeGeminiMedia(v gjson.Result, fpath string, file bool, a *textArena) (Part, *Error) {
+func decodeGeminiMedia(v gjson.Result, fpath string, file bool, a *jsonx.Arena) (Part, *Error) {
 	var part Part
 	if !v.IsObject() {
 		return part, wrongType(fpath, "object", v)
 	}
 	var mime, data, uri string
 	var err *Error
-	eachMember(v, a, func(k, f gjson.Result) bool {
+	jsonx.EachMember(v, a, func(k, f gjson.Result) bool {
 		switch {
 		case k.Str == "mimeType" || k.Str == "mime_type":
 			mime, err = geminiOptString(f, fpath+"."+k.Str)
@@ -1190,14 +1191,14 @@ func geminiOptString(v gjson.Result, path string) (string, *Error) {
 // decodeGeminiFunctionResponse decodes a functionResponse part. Its
 // response object becomes the result's content (see geminiResultContent);
 // its id, when missing, is found by resolveGeminiToolResults.
-func decodeGeminiFunctionResponse(v gjson.Result, fpath string, a *textArena) (Part, *Error) {
+func decodeGeminiFunctionResponse(v gjson.Result, fpath string, a *jsonx.Arena) (Part, *Error) {
 	part := Part{Type: PartToolResult}
 	if !v.IsObject() {
 		return part, wrongType(fpath, "object", v)
 	}
 	var response gjson.Result
 	var err *Error
-	eachMember(v, a, func(k, f gjson.Result) bool {
+	jsonx.EachMember(v, a, func(k, f gjson.Result) bool {
 		switch k.Str {
 		case "id":
 			part.ToolCallID, err = geminiOptString(f, fpath+".id")
@@ -1243,11 +1244,11 @@ func decodeGeminiFunctionResponse(v gjson.Result, fpath string, a *textArena) (P
 // object: the string of its only member when that is "output", or "error"
 // (isErr true), as the encoders write them; otherwise the object's JSON
 // text, which other protocols carry as the result's text.
-func geminiResultContent(response gjson.Result, a *textArena) (text string, isErr bool) {
+func geminiResultContent(response gjson.Result, a *jsonx.Arena) (text string, isErr bool) {
 	n := 0
 	var key string
 	var value gjson.Result
-	eachMember(response, a, func(k, f gjson.Result) bool {
+	jsonx.EachMember(response, a, func(k, f gjson.Result) bool {
 		n++
 		key, value = k.Str, f
 		return n < 2
@@ -1332,7 +1333,7 @@ func decodeGeminiGenerationConfig(v gjson.Result, key string, req *Request) *Err
 	}
 	var f geminiFormat
 	var err *Error
-	eachMember(v, &req.text, func(k, v gjson.Result) bool {
+	jsonx.EachMember(v, &req.text, func(k, v gjson.Result) bool {
 		err = decodeGeminiGenerationField(k.Str, v, key, req, &f)
 		return err == nil
 	})
@@ -1389,7 +1390,7 @@ func (f *geminiFormat) resolve(key string, req *Request) *Error {
 		if err != nil {
 			return err
 		}
-		req.Format = OutputFormat{Kind: FormatJSONSchema, Schema: bytesToString(b)}
+		req.Format = OutputFormat{Kind: FormatJSONSchema, Schema: jsonx.BytesToString(b)}
 	default:
 		req.Format = OutputFormat{Kind: FormatJSONObject}
 	}
@@ -1529,7 +1530,7 @@ func decodeGeminiThinkingConfig(v gjson.Result, req *Request) *Error {
 	var budget OptInt
 	var budgetKey, levelKey string
 	var err *Error
-	eachMember(v, &req.text, func(k, f gjson.Result) bool {
+	jsonx.EachMember(v, &req.text, func(k, f gjson.Result) bool {
 		switch k.Str {
 		case "thinkingBudget", "thinking_budget":
 			budget, budgetKey = OptInt{}, k.Str
@@ -1696,7 +1697,7 @@ func appendGeminiContents(dst []byte, req *Request, opts *EncodeOptions, vertex 
 			p := &m.Parts[j]
 			switch p.Type {
 			case PartReasoning:
-				if m.Role == RoleAssistant && isOpaque(p, mapping.FamilyGemini) && validJSON(p.Signature) {
+				if m.Role == RoleAssistant && isOpaque(p, mapping.FamilyGemini) && jsonx.Valid(p.Signature) {
 					// A part llmbridge does not translate, back where
 					// it was, after the signature waiting for a part.
 					w.open(role)
@@ -1820,7 +1821,7 @@ const SkipThoughtSignature = "skip_thought_signature_validator"
 // object that dst ends with.
 func appendGeminiSignatureField(dst []byte, sig string) []byte {
 	dst = append(dst[:len(dst)-1], `,"thoughtSignature":`...)
-	dst = appendString(dst, sig)
+	dst = jsonx.AppendString(dst, sig)
 	return append(dst, '}')
 }
 
@@ -1828,7 +1829,7 @@ func appendGeminiSignatureField(dst []byte, sig string) []byte {
 // sig, the form Gemini itself uses for a signature with no part to sit on.
 func appendGeminiSignedEmpty(dst []byte, sig string) []byte {
 	dst = append(dst, `{"text":"","thoughtSignature":`...)
-	dst = appendString(dst, sig)
+	dst = jsonx.AppendString(dst, sig)
 	return append(dst, '}')
 }
 
@@ -1845,9 +1846,9 @@ func appendGeminiMedia(dst []byte, p *Part, path string) ([]byte, *Error) {
 		return dst, invalid(path, "the media type of the "+p.Type.String()+" is required")
 	}
 	dst = append(dst, `{"inlineData":{"mimeType":`...)
-	dst = appendString(dst, p.MediaType)
+	dst = jsonx.AppendString(dst, p.MediaType)
 	dst = append(dst, `,"data":`...)
-	dst = appendString(dst, p.Data)
+	dst = jsonx.AppendString(dst, p.Data)
 	return append(dst, `}}`...), nil
 }
 
@@ -1858,8 +1859,8 @@ func geminiMessagePartPath(i, j int) string {
 
 // geminiIsObject reports whether s is the text of one JSON object.
 func geminiIsObject(s string) bool {
-	i := skipSpace(s, 0)
-	return i < len(s) && s[i] == '{' && validJSON(s)
+	i := jsonx.SkipSpace(s, 0)
+	return i < len(s) && s[i] == '{' && jsonx.Valid(s)
 }
 
 // appendGeminiFunctionCall appends a tool call as a functionCall part: its
@@ -1870,11 +1871,11 @@ func appendGeminiFunctionCall(dst []byte, p *Part, path string, ids bool) ([]byt
 	dst = append(dst, `{"functionCall":{`...)
 	if ids && p.ToolCallID != "" {
 		dst = append(dst, `"id":`...)
-		dst = appendString(dst, p.ToolCallID)
+		dst = jsonx.AppendString(dst, p.ToolCallID)
 		dst = append(dst, ',')
 	}
 	dst = append(dst, `"name":`...)
-	dst = appendString(dst, callWireName(p))
+	dst = jsonx.AppendString(dst, callWireName(p))
 	dst = append(dst, `,"args":`...)
 	switch {
 	case p.Arguments == "":
@@ -1906,11 +1907,11 @@ func appendGeminiFunctionResponse(dst []byte, req *Request, i, j int, ids bool) 
 	dst = append(dst, `{"functionResponse":{`...)
 	if ids && p.ToolCallID != "" {
 		dst = append(dst, `"id":`...)
-		dst = appendString(dst, p.ToolCallID)
+		dst = jsonx.AppendString(dst, p.ToolCallID)
 		dst = append(dst, ',')
 	}
 	dst = append(dst, `"name":`...)
-	dst = appendString(dst, name)
+	dst = jsonx.AppendString(dst, name)
 	if p.IsError {
 		dst = append(dst, `,"response":{"error":`...)
 	} else {
@@ -1923,7 +1924,7 @@ func appendGeminiFunctionResponse(dst []byte, req *Request, i, j int, ids bool) 
 	if len(p.Content) == 1 {
 		dst = appendText(dst, text, &p.Content[0])
 	} else {
-		dst = appendString(dst, text)
+		dst = jsonx.AppendString(dst, text)
 	}
 	return append(dst, `}}}`...), nil
 }
@@ -2010,10 +2011,10 @@ func appendGeminiTools(dst []byte, req *Request) ([]byte, *Error) {
 		n++
 		name, desc, params := functionView(t)
 		dst = append(dst, `{"name":`...)
-		dst = appendString(dst, name)
+		dst = jsonx.AppendString(dst, name)
 		if desc != "" {
 			dst = append(dst, `,"description":`...)
-			dst = appendString(dst, desc)
+			dst = jsonx.AppendString(dst, desc)
 		}
 		if params != "" {
 			dst = append(dst, `,"parametersJsonSchema":`...)
@@ -2054,7 +2055,7 @@ func appendGeminiTools(dst []byte, req *Request) ([]byte, *Error) {
 	dst = append(dst, '"')
 	if req.ToolChoice.Mode == ToolChoiceNamed {
 		dst = append(dst, `,"allowedFunctionNames":[`...)
-		dst = appendString(dst, req.ToolChoice.wireName())
+		dst = jsonx.AppendString(dst, req.ToolChoice.wireName())
 		dst = append(dst, ']')
 	}
 	return append(dst, `}}`...), nil
@@ -2122,35 +2123,35 @@ func appendGeminiGenerationConfig(dst []byte, req *Request, opts *EncodeOptions)
 	empty := len(dst)
 	if req.MaxTokens.Set {
 		dst = appendGeminiKey(dst, empty, "maxOutputTokens")
-		dst = appendInt(dst, req.MaxTokens.Value)
+		dst = jsonx.AppendInt(dst, req.MaxTokens.Value)
 	}
 	if req.Temperature.Set {
 		dst = appendGeminiKey(dst, empty, "temperature")
-		dst = appendFloat(dst, req.Temperature.Value)
+		dst = jsonx.AppendFloat(dst, req.Temperature.Value)
 	}
 	if req.TopP.Set {
 		dst = appendGeminiKey(dst, empty, "topP")
-		dst = appendFloat(dst, req.TopP.Value)
+		dst = jsonx.AppendFloat(dst, req.TopP.Value)
 	}
 	if req.TopK.Set {
 		dst = appendGeminiKey(dst, empty, "topK")
-		dst = appendInt(dst, req.TopK.Value)
+		dst = jsonx.AppendInt(dst, req.TopK.Value)
 	}
 	if len(req.StopSequences) > 0 {
 		dst = appendGeminiKey(dst, empty, "stopSequences")
-		dst = appendStringArray(dst, req.StopSequences)
+		dst = jsonx.AppendStringArray(dst, req.StopSequences)
 	}
 	if req.Seed.Set {
 		dst = appendGeminiKey(dst, empty, "seed")
-		dst = appendInt(dst, req.Seed.Value)
+		dst = jsonx.AppendInt(dst, req.Seed.Value)
 	}
 	if req.PresencePenalty.Set {
 		dst = appendGeminiKey(dst, empty, "presencePenalty")
-		dst = appendFloat(dst, req.PresencePenalty.Value)
+		dst = jsonx.AppendFloat(dst, req.PresencePenalty.Value)
 	}
 	if req.FrequencyPenalty.Set {
 		dst = appendGeminiKey(dst, empty, "frequencyPenalty")
-		dst = appendFloat(dst, req.FrequencyPenalty.Value)
+		dst = jsonx.AppendFloat(dst, req.FrequencyPenalty.Value)
 	}
 	var err *Error
 	if dst, err = appendGeminiFormat(dst, empty, req); err != nil {
@@ -2230,7 +2231,7 @@ func appendGeminiThinking(dst []byte, empty int, r *Reasoning, opts *EncodeOptio
 	dst = append(dst, '{')
 	if hasBudget {
 		dst = append(dst, `"thinkingBudget":`...)
-		dst = appendInt(dst, budget)
+		dst = jsonx.AppendInt(dst, budget)
 	}
 	if include.Set {
 		if hasBudget {
@@ -2324,7 +2325,7 @@ func decodeGeminiResponse(root gjson.Result, resp *Response) *Error {
 	var candidate gjson.Result
 	var block StopDetails
 	var err *Error
-	eachMember(root, &resp.text, func(k, v gjson.Result) bool {
+	jsonx.EachMember(root, &resp.text, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "candidates":
 			if v.Type == gjson.Null {
@@ -2336,7 +2337,7 @@ func decodeGeminiResponse(root gjson.Result, resp *Response) *Error {
 			}
 			// Only one candidate is ever asked for (candidateCount
 			// greater than 1 is rejected), so the first is the answer.
-			eachMember(v, &resp.text, func(_, c gjson.Result) bool {
+			jsonx.EachMember(v, &resp.text, func(_, c gjson.Result) bool {
 				candidate = c
 				return false
 			})
@@ -2484,7 +2485,7 @@ func decodeGeminiCandidate(c gjson.Result, resp *Response) *Error {
 	var err *Error
 	var grounding gjson.Result
 	var textAt []int // the resp.Content index of each Gemini part's text, or -1
-	eachMember(c, &resp.text, func(k, v gjson.Result) bool {
+	jsonx.EachMember(c, &resp.text, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "groundingMetadata":
 			grounding = v
@@ -2546,7 +2547,7 @@ func decodeGeminiResponseContent(v gjson.Result, resp *Response) ([]int, *Error)
 	var textAt []int
 	var buf [8]int
 	textAt = buf[:0]
-	eachMember(parts, &resp.text, func(_, p gjson.Result) bool {
+	jsonx.EachMember(parts, &resp.text, func(_, p gjson.Result) bool {
 		n := len(resp.Content)
 		err = decodeGeminiResponsePart(p, len(textAt), resp)
 		at := -1
@@ -2627,7 +2628,7 @@ func decodeGeminiResponsePart(p gjson.Result, j int, resp *Response) *Error {
 	var call gjson.Result
 	hasText, thought := false, false
 	var err *Error
-	eachMember(p, &resp.text, func(k, v gjson.Result) bool {
+	jsonx.EachMember(p, &resp.text, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "text":
 			text, err = geminiResponseString(v, "part text")
@@ -2862,7 +2863,7 @@ func appendGeminiResponse(dst []byte, resp *Response) ([]byte, *Error) {
 			if p.Text != "" {
 				part()
 				dst = append(dst, `{"text":`...)
-				dst = appendString(dst, p.Text)
+				dst = jsonx.AppendString(dst, p.Text)
 				dst = append(dst, `,"thought":true}`...)
 			}
 			pending, tok = appendGeminiToken(pending, p.Signature, p.Origin, p.Redacted, p.ItemID, p.Text, tok)
@@ -2887,7 +2888,7 @@ func appendGeminiResponse(dst []byte, resp *Response) ([]byte, *Error) {
 				cited, citedParts = append(cited, nparts-1), append(citedParts, i)
 			}
 			dst = append(dst, `{"text":`...)
-			dst = appendString(dst, text)
+			dst = jsonx.AppendString(dst, text)
 			dst = append(dst, '}')
 		}
 		if len(pending) > 0 {
@@ -2905,10 +2906,10 @@ func appendGeminiResponse(dst []byte, resp *Response) ([]byte, *Error) {
 		dst = append(dst, ']')
 	}
 	dst = append(dst, `},"finishReason":`...)
-	dst = appendString(dst, mapping.GeminiFinishReason(resp.StopReason))
+	dst = jsonx.AppendString(dst, mapping.GeminiFinishReason(resp.StopReason))
 	if resp.StopDetails.Explanation != "" {
 		dst = append(dst, `,"finishMessage":`...)
-		dst = appendString(dst, resp.StopDetails.Explanation)
+		dst = jsonx.AppendString(dst, resp.StopDetails.Explanation)
 	}
 	if grounded {
 		dst = appendGeminiGrounding(dst, resp.Content, cited, citedParts)
@@ -2919,7 +2920,7 @@ func appendGeminiResponse(dst []byte, resp *Response) ([]byte, *Error) {
 	}
 	if resp.Model != "" {
 		dst = append(dst, `,"modelVersion":`...)
-		dst = appendString(dst, resp.Model)
+		dst = jsonx.AppendString(dst, resp.Model)
 	}
 	id := resp.ID
 	if id == "" {
@@ -2927,7 +2928,7 @@ func appendGeminiResponse(dst []byte, resp *Response) ([]byte, *Error) {
 		id = newID("")
 	}
 	dst = append(dst, `,"responseId":`...)
-	dst = appendString(dst, id)
+	dst = jsonx.AppendString(dst, id)
 	return append(dst, '}'), nil
 }
 
@@ -2946,7 +2947,7 @@ func appendGeminiGrounding(dst []byte, content []Part, cited, citedParts []int) 
 				dst = append(dst, ',')
 			}
 			n++
-			dst = appendString(dst, searchQuery(content[i].Arguments))
+			dst = jsonx.AppendString(dst, searchQuery(content[i].Arguments))
 		}
 	}
 	var urls []string
@@ -2976,15 +2977,15 @@ func appendGeminiGrounding(dst []byte, content []Part, cited, citedParts []int) 
 			}
 			n++
 			dst = append(dst, `{"segment":{"partIndex":`...)
-			dst = appendInt(dst, int64(cited[k]))
+			dst = jsonx.AppendInt(dst, int64(cited[k]))
 			dst = append(dst, `,"startIndex":`...)
-			dst = appendInt(dst, int64(s))
+			dst = jsonx.AppendInt(dst, int64(s))
 			dst = append(dst, `,"endIndex":`...)
-			dst = appendInt(dst, int64(e))
+			dst = jsonx.AppendInt(dst, int64(e))
 			dst = append(dst, `,"text":`...)
-			dst = appendString(dst, p.Text[s:e])
+			dst = jsonx.AppendString(dst, p.Text[s:e])
 			dst = append(dst, `},"groundingChunkIndices":[`...)
-			dst = appendInt(dst, int64(chunk(p.Citations[c].URL, p.Citations[c].Title)))
+			dst = jsonx.AppendInt(dst, int64(chunk(p.Citations[c].URL, p.Citations[c].Title)))
 			dst = append(dst, `]}`...)
 		}
 	}
@@ -2994,9 +2995,9 @@ func appendGeminiGrounding(dst []byte, content []Part, cited, citedParts []int) 
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `{"web":{"uri":`...)
-		dst = appendString(dst, urls[k])
+		dst = jsonx.AppendString(dst, urls[k])
 		dst = append(dst, `,"title":`...)
-		dst = appendString(dst, titles[k])
+		dst = jsonx.AppendString(dst, titles[k])
 		dst = append(dst, `}}`...)
 	}
 	return append(dst, `]}`...)
@@ -3058,18 +3059,18 @@ func geminiCannotCarry() *Error {
 // cached tokens.
 func appendGeminiUsage(dst []byte, u *Usage) []byte {
 	dst = append(dst, `,"usageMetadata":{"promptTokenCount":`...)
-	dst = appendInt(dst, u.InputTokens)
+	dst = jsonx.AppendInt(dst, u.InputTokens)
 	dst = append(dst, `,"candidatesTokenCount":`...)
-	dst = appendInt(dst, u.GeminiCandidatesTokens())
+	dst = jsonx.AppendInt(dst, u.GeminiCandidatesTokens())
 	dst = append(dst, `,"totalTokenCount":`...)
-	dst = appendInt(dst, u.TotalTokens())
+	dst = jsonx.AppendInt(dst, u.TotalTokens())
 	if u.CacheReadTokens > 0 {
 		dst = append(dst, `,"cachedContentTokenCount":`...)
-		dst = appendInt(dst, u.CacheReadTokens)
+		dst = jsonx.AppendInt(dst, u.CacheReadTokens)
 	}
 	if u.ReasoningTokens > 0 {
 		dst = append(dst, `,"thoughtsTokenCount":`...)
-		dst = appendInt(dst, u.ReasoningTokens)
+		dst = jsonx.AppendInt(dst, u.ReasoningTokens)
 	}
 	return append(dst, '}')
 }

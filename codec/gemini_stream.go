@@ -8,6 +8,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/mapping"
 	"github.com/tidwall/gjson"
 )
@@ -37,16 +38,16 @@ import (
 //
 // A chunk is decoded in one pass: the parts lie five levels deep
 // (candidates[0].content.parts[i].text), and iterating each level with
-// eachMember would scan the text once per level to find where each value
+// jsonx.EachMember would scan the text once per level to find where each value
 // ends. geminiWalk instead descends into the values it needs and skips the
 // others, so every byte is scanned about once after validation; strings
-// are unescaped into the decoder's textArena, as eachMember does.
+// are unescaped into the decoder's jsonx.Arena, as jsonx.EachMember does.
 type geminiStreamDecoder struct {
-	// index is the structure of the event being decoded (textArena.indexEvent).
-	index jsonIndex
+	// index is the structure of the event being decoded (jsonx.Arena.IndexEvent).
+	index jsonx.Index
 	p     Protocol
 	// text holds the strings unescaped from the event being decoded.
-	text textArena
+	text jsonx.Arena
 	// started reports that EventStart was emitted.
 	started bool
 	// done reports that a terminal event was emitted.
@@ -98,18 +99,18 @@ func newGeminiStreamDecoder(p Protocol) *geminiStreamDecoder {
 // other offset (such as the end of the value, which descending into it
 // finds) goes on with the next member, which the walk finds itself.
 // geminiWalk returns the offset just past the container. s must have
-// passed validJSON.
-func geminiWalk(s string, i int, a *textArena, fn func(key gjson.Result, i int) int) int {
-	var m memberIter
-	if !m.init(s[i:], a) {
+// passed jsonx.Valid.
+func geminiWalk(s string, i int, a *jsonx.Arena, fn func(key gjson.Result, i int) int) int {
+	var m jsonx.MemberIter
+	if !m.Init(s[i:], a) {
 		return len(s)
 	}
 	key := gjson.Result{Type: gjson.String}
 	base := uintptr(unsafe.Pointer(unsafe.StringData(s)))
 	for {
-		k, v, ok := m.next()
+		k, v, ok := m.Next()
 		if !ok {
-			return i + m.end()
+			return i + m.End()
 		}
 		key.Str = k
 		if fn(key, int(uintptr(unsafe.Pointer(unsafe.StringData(v)))-base)) >= len(s) {
@@ -121,7 +122,7 @@ func geminiWalk(s string, i int, a *textArena, fn func(key gjson.Result, i int) 
 // value returns the scalar (or skipped container) at s[i] and the offset
 // just past it.
 func (d *geminiStreamDecoder) value(s string, i int) (gjson.Result, int) {
-	return d.text.valueAt(s, i)
+	return d.text.ValueAt(s, i)
 }
 
 // bad records err for the event being decoded and returns len(s), which
@@ -146,18 +147,16 @@ func (d *geminiStreamDecoder) Decode(out []Event, name, data []byte, bare bool) 
 		// since, and is not forwarded.
 		return out
 	}
-	s := bytesToString(data)
+	s := jsonx.BytesToString(data)
 	// No string of the event can be longer than the event, so one buffer
 	// of that size holds all of them: at most one allocation per event,
 	// none once the arena has grown to the largest event.
-	if len(data) > d.text.size {
-		d.text.size = len(data)
-	}
-	d.text.reset()
-	if !d.text.indexEvent(s, &d.index) {
+	d.text.Reserve(len(data))
+	d.text.Reset()
+	if !d.text.IndexEvent(s, &d.index) {
 		return d.fail(out, badUpstream(d.p, "stream event is not valid JSON"))
 	}
-	i := skipSpace(s, 0)
+	i := jsonx.SkipSpace(s, 0)
 	if s[i] != '{' {
 		return d.fail(out, badUpstream(d.p, "stream event is not a JSON object"))
 	}
@@ -201,7 +200,7 @@ func (d *geminiStreamDecoder) Decode(out []Event, name, data []byte, bare bool) 
 			errv, end = d.value(s, j)
 		default:
 			// Other fields (modelStatus, ...) carry nothing canonical.
-			end = d.text.valueEnd(s, j)
+			end = d.text.ValueEnd(s, j)
 		}
 		return end
 	})
@@ -254,7 +253,7 @@ func (d *geminiStreamDecoder) start(ev *Event, id, model, created gjson.Result) 
 func (d *geminiStreamDecoder) candidates(out []Event, s string, i int) ([]Event, int) {
 	switch s[i] {
 	case 'n':
-		return out, d.text.valueEnd(s, i)
+		return out, d.text.ValueEnd(s, i)
 	case '[':
 	default:
 		return out, d.bad(s, badUpstream(d.p, "candidates is not an array"))
@@ -300,7 +299,7 @@ func (d *geminiStreamDecoder) candidate(out []Event, s string, i int) ([]Event, 
 				end = d.bad(s, badUpstream(d.p, "candidate index is not 0, but only one candidate was asked for"))
 			}
 		default:
-			end = d.text.valueEnd(s, j)
+			end = d.text.ValueEnd(s, j)
 		}
 		return end
 	})
@@ -375,18 +374,18 @@ func (d *geminiStreamDecoder) grounding(out []Event, v gjson.Result) []Event {
 func (d *geminiStreamDecoder) content(out []Event, s string, i int) ([]Event, int) {
 	switch s[i] {
 	case 'n':
-		return out, d.text.valueEnd(s, i)
+		return out, d.text.ValueEnd(s, i)
 	case '{':
 	default:
 		return out, d.bad(s, badUpstream(d.p, "candidates[0].content is not an object"))
 	}
 	end := geminiWalk(s, i, &d.text, func(k gjson.Result, j int) int {
 		if k.Str != "parts" {
-			return d.text.valueEnd(s, j) // role
+			return d.text.ValueEnd(s, j) // role
 		}
 		switch s[j] {
 		case 'n':
-			return d.text.valueEnd(s, j)
+			return d.text.ValueEnd(s, j)
 		case '[':
 		default:
 			return d.bad(s, badUpstream(d.p, "candidates[0].content.parts is not an array"))
@@ -446,12 +445,12 @@ func (d *geminiStreamDecoder) part(out []Event, s string, i int) ([]Event, int) 
 		case "thoughtSignature":
 			sig, end = d.value(s, j)
 		case "partMetadata":
-			end = d.text.valueEnd(s, j)
+			end = d.text.ValueEnd(s, j)
 		default:
 			if other == "" {
 				other = k.Str
 			}
-			end = d.text.valueEnd(s, j)
+			end = d.text.ValueEnd(s, j)
 		}
 		return end
 	})
@@ -520,19 +519,19 @@ func (d *geminiStreamDecoder) untranslated(out []Event, s, raw, kind string, sig
 // "..."} alone, and returns its text: the general walk of part, with its
 // closure and the checks of the other members, is then not needed.
 func (d *geminiStreamDecoder) plainText(raw string) (string, bool) {
-	var m memberIter
-	if !m.init(raw, &d.text) {
+	var m jsonx.MemberIter
+	if !m.Init(raw, &d.text) {
 		return "", false
 	}
-	key, value, ok := m.next()
+	key, value, ok := m.Next()
 	if !ok || key != "text" || value[0] != '"' {
 		return "", false
 	}
-	escaped := m.escaped
-	if _, _, more := m.next(); more {
+	escaped := m.Escaped()
+	if _, _, more := m.Next(); more {
 		return "", false
 	}
-	return d.text.stringValue(value, escaped).Str, true
+	return d.text.StringValue(value, escaped).Str, true
 }
 
 // delta appends text to the open part when it is of the right kind
@@ -593,7 +592,7 @@ func (d *geminiStreamDecoder) functionCall(out []Event, s string, v gjson.Result
 	}
 	var id, name, args, partial gjson.Result
 	more := false
-	eachMember(v, &d.text, func(k, f gjson.Result) bool {
+	jsonx.EachMember(v, &d.text, func(k, f gjson.Result) bool {
 		switch k.Str {
 		case "id":
 			id = f
@@ -813,7 +812,7 @@ func (n *geminiArgNode) element(i int) *geminiArgNode {
 func (n *geminiArgNode) appendJSON(dst []byte) []byte {
 	switch n.kind {
 	case 's':
-		return appendString(dst, bytesToString(n.str))
+		return jsonx.AppendString(dst, jsonx.BytesToString(n.str))
 	case 'v':
 		return append(dst, n.raw...)
 	}
@@ -827,7 +826,7 @@ func (n *geminiArgNode) appendJSON(dst []byte) []byte {
 			dst = append(dst, ',')
 		}
 		if n.kind == 'o' {
-			dst = appendString(dst, n.keys[i])
+			dst = jsonx.AppendString(dst, n.keys[i])
 			dst = append(dst, ':')
 		}
 		dst = kid.appendJSON(dst)
@@ -842,7 +841,7 @@ func (n *geminiArgNode) appendJSON(dst []byte) []byte {
 func (d *geminiStreamDecoder) usageEvent(out []Event, s string, i int) ([]Event, int) {
 	switch s[i] {
 	case 'n':
-		return out, d.text.valueEnd(s, i)
+		return out, d.text.ValueEnd(s, i)
 	case '{':
 	default:
 		return out, d.bad(s, badUpstream(d.p, "usageMetadata is not an object"))
@@ -863,7 +862,7 @@ func (d *geminiStreamDecoder) usageEvent(out []Event, s string, i int) ([]Event,
 		case "thoughtsTokenCount":
 			dst = &thoughts
 		default:
-			return d.text.valueEnd(s, j) // totalTokenCount, details, trafficType
+			return d.text.ValueEnd(s, j) // totalTokenCount, details, trafficType
 		}
 		if n, end, ok := geminiCount(s, j); ok {
 			*dst, counted = n, true
@@ -931,8 +930,8 @@ func (d *geminiStreamDecoder) str(v gjson.Result, name string) (string, *Error) 
 // bareError decodes a bare JSON block, which Google writes for a failure
 // after the stream started: {"error": {"code", "message", "status"}}.
 func (d *geminiStreamDecoder) bareError(data []byte) *Error {
-	s := bytesToString(data)
-	if validJSON(s) {
+	s := jsonx.BytesToString(data)
+	if jsonx.Valid(s) {
 		if e := gjson.Get(s, "error"); e.Type != gjson.Null {
 			return d.upstreamError(e, data)
 		}
@@ -1085,7 +1084,7 @@ func (e *geminiStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 			// The signature waits for the next part that is not a thought,
 			// with any other signature since the last one (see
 			// appendGeminiToken).
-			e.pending, e.tok = appendGeminiToken(e.pending, ev.Signature, ev.Origin, e.redacted, e.itemID, bytesToString(e.thought), e.tok)
+			e.pending, e.tok = appendGeminiToken(e.pending, ev.Signature, ev.Origin, e.redacted, e.itemID, jsonx.BytesToString(e.thought), e.tok)
 		}
 	case EventUsage:
 		e.usage = ev.Usage
@@ -1142,15 +1141,15 @@ func (e *geminiStreamEncoder) begin(id, model string, u Usage) {
 func (e *geminiStreamEncoder) appendChunk(dst []byte, text string, final bool) []byte {
 	e.begin("", "", Usage{})
 	dst = append(dst, `data: {"candidates":[{"content":{"role":"model","parts":[{"text":`...)
-	dst = appendString(dst, text)
+	dst = jsonx.AppendString(dst, text)
 	dst = e.appendPending(dst)
 	dst = append(dst, `}]}`...)
 	if final {
 		dst = append(dst, `,"finishReason":`...)
-		dst = appendString(dst, mapping.GeminiFinishReason(e.stop))
+		dst = jsonx.AppendString(dst, mapping.GeminiFinishReason(e.stop))
 		if e.message != "" {
 			dst = append(dst, `,"finishMessage":`...)
-			dst = appendString(dst, e.message)
+			dst = jsonx.AppendString(dst, e.message)
 		}
 	}
 	return e.appendChunkEnd(dst)
@@ -1160,7 +1159,7 @@ func (e *geminiStreamEncoder) appendChunk(dst []byte, text string, final bool) [
 func (e *geminiStreamEncoder) appendThought(dst []byte, text string) []byte {
 	e.begin("", "", Usage{})
 	dst = append(dst, `data: {"candidates":[{"content":{"role":"model","parts":[{"text":`...)
-	dst = appendString(dst, text)
+	dst = jsonx.AppendString(dst, text)
 	dst = append(dst, `,"thought":true}]}`...)
 	return e.appendChunkEnd(dst)
 }
@@ -1182,8 +1181,8 @@ func (e *geminiStreamEncoder) appendPending(dst []byte) []byte {
 // they cannot be written as args.
 func (e *geminiStreamEncoder) appendCallChunk(dst []byte) []byte {
 	e.begin("", "", Usage{})
-	e.args = compactJSON(e.args)
-	p := Part{Type: PartToolCall, ToolCallID: e.callID, ToolName: e.callName, Arguments: bytesToString(e.args)}
+	e.args = jsonx.Compact(e.args)
+	p := Part{Type: PartToolCall, ToolCallID: e.callID, ToolName: e.callName, Arguments: jsonx.BytesToString(e.args)}
 	start := len(dst)
 	dst = append(dst, `data: {"candidates":[{"content":{"role":"model","parts":[`...)
 	dst, err := appendGeminiFunctionCall(dst, &p, "", true)
@@ -1204,9 +1203,9 @@ func (e *geminiStreamEncoder) appendChunkEnd(dst []byte) []byte {
 	}
 	if e.model != "" {
 		dst = append(dst, `,"modelVersion":`...)
-		dst = appendString(dst, e.model)
+		dst = jsonx.AppendString(dst, e.model)
 	}
 	dst = append(dst, `,"responseId":`...)
-	dst = appendString(dst, e.id)
+	dst = jsonx.AppendString(dst, e.id)
 	return append(dst, "}\r\n\r\n"...)
 }

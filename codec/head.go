@@ -1,6 +1,10 @@
 package codec
 
-import "github.com/tidwall/gjson"
+import (
+	"github.com/tidwall/gjson"
+
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
+)
 
 // RequestHead is what llmbridge reads of a request body that it forwards
 // untranslated (client and upstream of one wire family): the members it
@@ -27,8 +31,8 @@ func ReadRequestHead(body []byte) (RequestHead, error) {
 	if err != nil {
 		return RequestHead{}, err
 	}
-	defer releaseIndex(index)
-	a := indexedArena(index)
+	defer index.Release()
+	a := jsonx.IndexedArena(index)
 	head := RequestHead{}
 	var seenModel, seenStream, seenVersion bool
 	see := func(seen *bool, key string) {
@@ -37,14 +41,14 @@ func ReadRequestHead(body []byte) (RequestHead, error) {
 		}
 		*seen = true
 	}
-	eachRawMember(root.Raw, &a, func(key, value string) bool {
+	jsonx.EachRawMember(root.Raw, &a, func(key, value string) bool {
 		switch key {
 		case "model":
 			see(&seenModel, key)
-			head.Model = a.result(value)
+			head.Model = a.Result(value)
 		case "stream":
 			see(&seenStream, key)
-			head.Stream = a.result(value)
+			head.Stream = a.Result(value)
 		case "anthropic_version":
 			see(&seenVersion, key)
 		}

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"unicode/utf8"
 
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/tidwall/gjson"
 )
 
@@ -127,7 +128,7 @@ func searchQuery(args string) string {
 func searchArguments(query string) string {
 	b := make([]byte, 0, len(query)+12)
 	b = append(b, `{"query":`...)
-	b = appendString(b, query)
+	b = jsonx.AppendString(b, query)
 	return string(append(b, '}'))
 }
 
@@ -159,13 +160,13 @@ func appendURLCitation(dst []byte, c *Citation, text string, base int) []byte {
 func appendURLCitationFields(dst []byte, c *Citation, text string, base int) []byte {
 	s, e := citationSpan(c, text)
 	dst = append(dst, `"start_index":`...)
-	dst = appendInt(dst, int64(base+runeIndex(text, s)))
+	dst = jsonx.AppendInt(dst, int64(base+runeIndex(text, s)))
 	dst = append(dst, `,"end_index":`...)
-	dst = appendInt(dst, int64(base+runeIndex(text, e)))
+	dst = jsonx.AppendInt(dst, int64(base+runeIndex(text, e)))
 	dst = append(dst, `,"url":`...)
-	dst = appendString(dst, c.URL)
+	dst = jsonx.AppendString(dst, c.URL)
 	dst = append(dst, `,"title":`...)
-	return appendString(dst, c.Title)
+	return jsonx.AppendString(dst, c.Title)
 }
 
 // decodeURLCitations reads the url_citation annotations of an output_text
@@ -237,7 +238,7 @@ func (t *textOffsets) byteOffset(chars int) int {
 	case !t.mixed || chars <= t.tailAt:
 		return min(chars, t.n)
 	}
-	return t.tailAt + byteIndex(bytesToString(t.tail), chars-t.tailAt)
+	return t.tailAt + byteIndex(jsonx.BytesToString(t.tail), chars-t.tailAt)
 }
 
 // charIndex converts byte offset off of the text to a character index,

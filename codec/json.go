@@ -5,29 +5,18 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"math"
-	"math/bits"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
-	"unsafe"
 
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/tidwall/gjson"
 )
 
-// bytesToString views b as a string without copying. The caller must not
-// modify b while the string, or anything sliced from it, is in use.
-func bytesToString(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(&b[0], len(b))
-}
-
 // parseObject validates body as JSON and checks that it is an object.
 func parseObject(body []byte) (gjson.Result, *Error) {
-	s := bytesToString(body)
-	if !validJSON(s) {
+	s := jsonx.BytesToString(body)
+	if !jsonx.Valid(s) {
 		return gjson.Result{}, invalid("", "request body is not valid JSON")
 	}
 	return rootObject(s)
@@ -35,16 +24,16 @@ func parseObject(body []byte) (gjson.Result, *Error) {
 
 // parseIndexed is parseObject that also returns the document's structural
 // index, for a decode that walks all of it. The caller releases the index
-// with releaseIndex once the decode is over.
-func parseIndexed(body []byte) (gjson.Result, *jsonIndex, *Error) {
-	s := bytesToString(body)
-	x := indexDocument(s)
+// (Index.Release) once the decode is over.
+func parseIndexed(body []byte) (gjson.Result, *jsonx.Index, *Error) {
+	s := jsonx.BytesToString(body)
+	x := jsonx.IndexDocument(s)
 	if x == nil {
 		return gjson.Result{}, nil, invalid("", "request body is not valid JSON")
 	}
 	root, err := rootObject(s)
 	if err != nil {
-		releaseIndex(x)
+		x.Release()
 		return root, nil, err
 	}
 	return root, x, nil
@@ -186,161 +175,6 @@ func readStringList(v gjson.Result, path string, single bool, dst []string) ([]s
 	return dst, err
 }
 
-// appendString appends s as a JSON string. Invalid UTF-8 is replaced with
-// U+FFFD, as encoding/json does.
-func appendString(dst []byte, s string) []byte {
-	dst = slices.Grow(dst, len(s)+2)
-	dst = append(dst, '"')
-	dst = appendStringBody(dst, s)
-	return append(dst, '"')
-}
-
-// appendStringBody appends s escaped as in a JSON string, without the
-// quotes (several texts joined into one string are written this way).
-func appendStringBody(dst []byte, s string) []byte {
-	if len(s) >= 64 && utf8.ValidString(s) && !hasLineSeparator(s) {
-		return appendValidStringBody(dst, s)
-	}
-	start := 0
-	for i := 0; i < len(s); {
-		// Skip the plain ASCII bytes a word at a time, two per round so
-		// that the checks overlap, and land on the first byte that needs
-		// a look: conversation text is mostly plain.
-		for i+16 <= len(s) {
-			if m := needsEscape8(load8(s, i)); m != 0 {
-				i += bits.TrailingZeros64(m) / 8
-				goto special
-			}
-			if m := needsEscape8(load8(s, i+8)); m != 0 {
-				i += 8 + bits.TrailingZeros64(m)/8
-				goto special
-			}
-			i += 16
-		}
-		for i+8 <= len(s) {
-			if m := needsEscape8(load8(s, i)); m != 0 {
-				i += bits.TrailingZeros64(m) / 8
-				goto special
-			}
-			i += 8
-		}
-		for i < len(s) && s[i] >= 0x20 && s[i] < utf8.RuneSelf && s[i] != '"' && s[i] != '\\' {
-			i++
-		}
-		if i >= len(s) {
-			break
-		}
-	special:
-		if c := s[i]; c < utf8.RuneSelf {
-			dst = append(dst, s[start:i]...)
-			dst = appendEscapedASCII(dst, c)
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		// U+2028 and U+2029 are valid JSON but break JavaScript consumers.
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	return append(dst, s[start:]...)
-}
-
-// appendValidStringBody is appendStringBody for valid UTF-8 without U+2028 or
-// U+2029, where only quotes, backslashes and control characters need
-// escaping: it finds them 64 bytes at a time from bit masks, without a
-// branch per plain byte or per word.
-func appendValidStringBody(dst []byte, s string) []byte {
-	start, i := 0, 0
-	for ; len(s)-i >= 64; i += 64 {
-		q, b, c := stringMasks(unsafe.StringData(s[i:]))
-		for m := q | b | c; m != 0; m &= m - 1 {
-			k := i + bits.TrailingZeros64(m)
-			dst = append(dst, s[start:k]...)
-			dst = appendEscapedASCII(dst, s[k])
-			start = k + 1
-		}
-	}
-	for ; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' {
-			dst = append(dst, s[start:i]...)
-			dst = appendEscapedASCII(dst, c)
-			start = i + 1
-		}
-	}
-	return append(dst, s[start:]...)
-}
-
-// hasLineSeparator reports whether s holds U+2028 or U+2029 (both encoded
-// as E2 80 A8/A9), which appendString escapes.
-func hasLineSeparator(s string) bool {
-	for {
-		i := strings.IndexByte(s, 0xe2)
-		if i < 0 || i+2 >= len(s) {
-			return false
-		}
-		if s[i+1] == 0x80 && (s[i+2] == 0xa8 || s[i+2] == 0xa9) {
-			return true
-		}
-		s = s[i+1:]
-	}
-}
-
-// appendEscapedASCII appends the JSON escape of the quote, backslash or
-// control character c.
-func appendEscapedASCII(dst []byte, c byte) []byte {
-	switch c {
-	case '"', '\\':
-		return append(dst, '\\', c)
-	case '\n':
-		return append(dst, '\\', 'n')
-	case '\r':
-		return append(dst, '\\', 'r')
-	case '\t':
-		return append(dst, '\\', 't')
-	}
-	return append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-}
-
-const hexDigits = "0123456789abcdef"
-
-// load8 reads eight bytes of s at i as a little-endian word; the compiler
-// turns it into one load. Slicing first leaves one bounds check instead of
-// one per byte.
-func load8(s string, i int) uint64 {
-	b := s[i : i+8]
-	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-}
-
-// needsEscape8 returns a mask whose lowest set bit is the high bit of the
-// first byte in x (little-endian) that is a control character, a quote, a
-// backslash or not ASCII (which needs a UTF-8 check), or zero when there is
-// none, with the classic "has a byte less than n" and "has a zero byte"
-// word tricks. Bits above the first such byte may be set spuriously.
-func needsEscape8(x uint64) uint64 {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	control := (x - ones*0x20) & ^x
-	q := x ^ (ones * '"')
-	quote := (q - ones) & ^q
-	b := x ^ (ones * '\\')
-	backslash := (b - ones) & ^b
-	return (control | quote | backslash | x) & highs
-}
-
 // checkBase64 rejects media data that is not base64, so that a malformed
 // image fails here with a 400 naming the field instead of at the upstream.
 // Both alphabets (standard and URL-safe, which Google's JSON accepts) and
@@ -362,59 +196,6 @@ func checkBase64(path, s string) *Error {
 	return nil
 }
 
-// compactJSON removes the whitespace outside strings from the JSON text b,
-// in place. Raw JSON copied into an SSE data line must hold no line break:
-// a pretty-printed tool call input would otherwise end the line early and
-// corrupt the event.
-func compactJSON(b []byte) []byte {
-	w := 0
-	inString := false
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		switch {
-		case inString:
-			if c == '\\' && i+1 < len(b) {
-				b[w] = c
-				w++
-				i++
-				c = b[i]
-			} else if c == '"' {
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			continue
-		}
-		b[w] = c
-		w++
-	}
-	return b[:w]
-}
-
-// appendInt appends n as a JSON number.
-func appendInt(dst []byte, n int64) []byte { return strconv.AppendInt(dst, n, 10) }
-
-// appendFloat appends f as a JSON number in its shortest exact form.
-func appendFloat(dst []byte, f float64) []byte {
-	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return append(dst, '0')
-	}
-	return strconv.AppendFloat(dst, f, 'g', -1, 64)
-}
-
-// appendStringArray appends ss as a JSON array of strings.
-func appendStringArray(dst []byte, ss []string) []byte {
-	dst = append(dst, '[')
-	for i, s := range ss {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = appendString(dst, s)
-	}
-	return append(dst, ']')
-}
-
 // newID returns prefix followed by 24 random hex digits, for responses whose
 // upstream gave no id.
 func newID(prefix string) string {
@@ -433,7 +214,7 @@ const maxOpenAIUser = 64
 // abuse monitoring without a 400.
 func appendOpenAIUser(dst []byte, user string) []byte {
 	if len(user) <= maxOpenAIUser {
-		return appendString(dst, user)
+		return jsonx.AppendString(dst, user)
 	}
 	sum := sha256.Sum256([]byte(user))
 	dst = append(dst, '"')
@@ -482,6 +263,47 @@ func textPart(t PartType, v gjson.Result) Part {
 	return p
 }
 
+// plainText reads the commonest content part of every protocol, an object
+// of exactly two members, "type" (whose raw literal is one of typeLiterals,
+// such as `"text"`) and "text" (a string), from a's document, and returns
+// it as a text part. It reports false for anything else (more members,
+// another type, a malformed part), which the protocol's full part decoder
+// then reads and judges: this only skips that decoder's general collection
+// of members for the parts that need none of it.
+func plainText(a *jsonx.Arena, raw string, typeLiterals ...string) (Part, bool) {
+	var m jsonx.MemberIter
+	if !m.Init(raw, a) || !m.IsObject() {
+		return Part{}, false
+	}
+	var text string // the raw literal, unescaped only once the part qualifies
+	escaped := false
+	sawType := false
+	for {
+		key, value, ok := m.Next()
+		if !ok {
+			break
+		}
+		switch key {
+		case "type":
+			if !slices.Contains(typeLiterals, value) {
+				return Part{}, false
+			}
+			sawType = true
+		case "text":
+			if value[0] != '"' {
+				return Part{}, false
+			}
+			text, escaped = value, m.Escaped()
+		default:
+			return Part{}, false
+		}
+	}
+	if !sawType || text == "" {
+		return Part{}, false
+	}
+	return textPart(PartText, a.StringValue(text, escaped)), true
+}
+
 // appendText appends text, the text of part p or a text made from it, as a
 // JSON string: when text is what p's literal decoded to (p.Text as
 // decoded, unless something changed it since), the literal is copied
@@ -498,5 +320,5 @@ func appendTextBody(dst []byte, text string, p *Part) []byte {
 	if p.literal != "" && text == p.literalOf {
 		return append(dst, p.literal...)
 	}
-	return appendStringBody(dst, text)
+	return jsonx.AppendStringBody(dst, text)
 }

@@ -1,6 +1,10 @@
 package codec
 
-import "github.com/llmbridge/llmbridge/mapping"
+import (
+	"github.com/llmbridge/llmbridge/mapping"
+
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
+)
 
 // Family is the provider family that issued an opaque reasoning value; see
 // mapping.Family.
@@ -447,7 +451,7 @@ type Request struct {
 	Dropped []string
 
 	// text holds the unescaped strings of the decoded body.
-	text textArena
+	text jsonx.Arena
 }
 
 // Reset clears r for reuse, keeping allocated capacity.
@@ -567,7 +571,7 @@ type Response struct {
 
 	// text holds the unescaped strings of the decoded body while it is
 	// decoded; the strings keep its buffer alive.
-	text textArena
+	text jsonx.Arena
 }
 
 // EncodeOptions parameterise request encoding.

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/tidwall/gjson"
 )
 
@@ -165,22 +166,22 @@ func AppendModelList(dst []byte, p Protocol, l *ModelList, opts ModelListOptions
 				dst = append(dst, ',')
 			}
 			dst = append(dst, `{"type":"model","id":`...)
-			dst = appendString(dst, m.ID)
+			dst = jsonx.AppendString(dst, m.ID)
 			dst = append(dst, `,"display_name":`...)
 			name := m.DisplayName
 			if name == "" {
 				name = m.ID
 			}
-			dst = appendString(dst, name)
+			dst = jsonx.AppendString(dst, name)
 			dst = append(dst, `,"created_at":`...)
-			dst = appendString(dst, time.Unix(m.Created, 0).UTC().Format(time.RFC3339))
+			dst = jsonx.AppendString(dst, time.Unix(m.Created, 0).UTC().Format(time.RFC3339))
 			if m.InputTokenLimit > 0 {
 				dst = append(dst, `,"max_input_tokens":`...)
-				dst = appendInt(dst, m.InputTokenLimit)
+				dst = jsonx.AppendInt(dst, m.InputTokenLimit)
 			}
 			if m.OutputTokenLimit > 0 {
 				dst = append(dst, `,"max_tokens":`...)
-				dst = appendInt(dst, m.OutputTokenLimit)
+				dst = jsonx.AppendInt(dst, m.OutputTokenLimit)
 			}
 			dst = append(dst, '}')
 		}
@@ -192,13 +193,13 @@ func AppendModelList(dst []byte, p Protocol, l *ModelList, opts ModelListOptions
 		}
 		dst = append(dst, `,"first_id":`...)
 		if len(l.Models) > 0 {
-			dst = appendString(dst, l.Models[0].ID)
+			dst = jsonx.AppendString(dst, l.Models[0].ID)
 		} else {
 			dst = append(dst, "null"...)
 		}
 		dst = append(dst, `,"last_id":`...)
 		if len(l.Models) > 0 {
-			dst = appendString(dst, l.Models[len(l.Models)-1].ID)
+			dst = jsonx.AppendString(dst, l.Models[len(l.Models)-1].ID)
 		} else {
 			dst = append(dst, "null"...)
 		}
@@ -210,37 +211,37 @@ func AppendModelList(dst []byte, p Protocol, l *ModelList, opts ModelListOptions
 				dst = append(dst, ',')
 			}
 			dst = append(dst, `{"name":`...)
-			dst = appendString(dst, "models/"+m.ID)
+			dst = jsonx.AppendString(dst, "models/"+m.ID)
 			dst = append(dst, `,"displayName":`...)
 			name := m.DisplayName
 			if name == "" {
 				name = m.ID
 			}
-			dst = appendString(dst, name)
+			dst = jsonx.AppendString(dst, name)
 			if m.Description != "" {
 				dst = append(dst, `,"description":`...)
-				dst = appendString(dst, m.Description)
+				dst = jsonx.AppendString(dst, m.Description)
 			}
 			if m.InputTokenLimit > 0 {
 				dst = append(dst, `,"inputTokenLimit":`...)
-				dst = appendInt(dst, m.InputTokenLimit)
+				dst = jsonx.AppendInt(dst, m.InputTokenLimit)
 			}
 			if m.OutputTokenLimit > 0 {
 				dst = append(dst, `,"outputTokenLimit":`...)
-				dst = appendInt(dst, m.OutputTokenLimit)
+				dst = jsonx.AppendInt(dst, m.OutputTokenLimit)
 			}
 			methods := m.Methods
 			if methods == nil {
 				methods = opts.Methods
 			}
 			dst = append(dst, `,"supportedGenerationMethods":`...)
-			dst = appendStringArray(dst, methods)
+			dst = jsonx.AppendStringArray(dst, methods)
 			dst = append(dst, '}')
 		}
 		dst = append(dst, ']')
 		if l.NextPageToken != "" {
 			dst = append(dst, `,"nextPageToken":`...)
-			dst = appendString(dst, l.NextPageToken)
+			dst = jsonx.AppendString(dst, l.NextPageToken)
 		}
 		return append(dst, '}')
 	}
@@ -250,11 +251,11 @@ func AppendModelList(dst []byte, p Protocol, l *ModelList, opts ModelListOptions
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `{"id":`...)
-		dst = appendString(dst, m.ID)
+		dst = jsonx.AppendString(dst, m.ID)
 		dst = append(dst, `,"object":"model","created":`...)
-		dst = appendInt(dst, m.Created)
+		dst = jsonx.AppendInt(dst, m.Created)
 		dst = append(dst, `,"owned_by":`...)
-		dst = appendString(dst, m.OwnedBy)
+		dst = jsonx.AppendString(dst, m.OwnedBy)
 		dst = append(dst, '}')
 	}
 	return append(dst, `]}`...)

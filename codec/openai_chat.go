@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/mapping"
 	"github.com/tidwall/gjson"
 )
@@ -25,7 +26,7 @@ import (
 func decodeChatRequest(root gjson.Result, req *Request) *Error {
 	d := chatRequestDecoder{req: req, results: -1}
 	var err *Error
-	eachMember(root, &req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(root, &req.text, func(key, value gjson.Result) bool {
 		err = d.field(key.Str, value)
 		return err == nil
 	})
@@ -246,7 +247,7 @@ func (d *chatRequestDecoder) streamOptions(v gjson.Result) *Error {
 		return wrongType("stream_options", "object", v)
 	}
 	var err *Error
-	eachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "include_usage":
 			err = chatOptionalBool(value, "stream_options.include_usage", &d.req.StreamUsage)
@@ -297,7 +298,7 @@ func (d *chatRequestDecoder) tools(v gjson.Result) *Error {
 	req := d.req
 	req.Tools = req.Tools[:0]
 	var err *Error
-	eachMember(v, &req.text, func(key, t gjson.Result) bool {
+	jsonx.EachMember(v, &req.text, func(key, t gjson.Result) bool {
 		err = d.tool(indexPath("tools", int(key.Num)), t)
 		return err == nil
 	})
@@ -311,7 +312,7 @@ func (d *chatRequestDecoder) tool(path string, v gjson.Result) *Error {
 	}
 	var typ, fn gjson.Result
 	var err *Error
-	eachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "type":
 			typ = value
@@ -342,7 +343,7 @@ func (d *chatRequestDecoder) tool(path string, v gjson.Result) *Error {
 	}
 	t := Tool{Kind: ToolFunction}
 	var name gjson.Result
-	eachMember(fn, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(fn, &d.req.text, func(key, value gjson.Result) bool {
 		p := path + ".function." + key.Str
 		switch key.Str {
 		case "name":
@@ -393,7 +394,7 @@ func (d *chatRequestDecoder) toolChoice(v gjson.Result) *Error {
 	}
 	var typ, fn gjson.Result
 	var err *Error
-	eachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "type":
 			typ = value
@@ -423,7 +424,7 @@ func (d *chatRequestDecoder) toolChoice(v gjson.Result) *Error {
 		return wrongType("tool_choice.function", "object", fn)
 	}
 	var name gjson.Result
-	eachMember(fn, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(fn, &d.req.text, func(key, value gjson.Result) bool {
 		if key.Str != "name" {
 			err = unknownField("tool_choice.function." + key.Str)
 			return false
@@ -506,7 +507,7 @@ func chatModalities(v gjson.Result) *Error {
 // default, FormatText), {type:"json_object"}, or {type:"json_schema",
 // json_schema:{name, description, schema, strict}}. Each type takes only its
 // own members, so that nothing a client asked for is silently lost.
-func chatResponseFormat(v gjson.Result, arena *textArena, f *OutputFormat) *Error {
+func chatResponseFormat(v gjson.Result, arena *jsonx.Arena, f *OutputFormat) *Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -515,7 +516,7 @@ func chatResponseFormat(v gjson.Result, arena *textArena, f *OutputFormat) *Erro
 	}
 	var typ, schema gjson.Result
 	var other string
-	eachMember(v, arena, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, arena, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "type":
 			typ = value
@@ -559,7 +560,7 @@ func chatResponseFormat(v gjson.Result, arena *textArena, f *OutputFormat) *Erro
 // chatJSONSchema decodes response_format.json_schema: name (required, as
 // OpenAI requires it), description, schema (a JSON Schema object, kept as
 // its text) and strict.
-func chatJSONSchema(v gjson.Result, arena *textArena, f *OutputFormat) *Error {
+func chatJSONSchema(v gjson.Result, arena *jsonx.Arena, f *OutputFormat) *Error {
 	const path = "response_format.json_schema"
 	switch {
 	case v.Type == gjson.Null:
@@ -570,7 +571,7 @@ func chatJSONSchema(v gjson.Result, arena *textArena, f *OutputFormat) *Error {
 	out := OutputFormat{Kind: FormatJSONSchema}
 	var name gjson.Result
 	var err *Error
-	eachMember(v, arena, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, arena, func(key, value gjson.Result) bool {
 		p := path + "." + key.Str
 		switch key.Str {
 		case "name":
@@ -685,7 +686,7 @@ func (d *chatRequestDecoder) decodeMessages() *Error {
 	case !v.IsArray():
 		return wrongType("messages", "array", v)
 	}
-	n := countMembers(v, &d.req.text)
+	n := jsonx.CountMembers(v, &d.req.text)
 	if n == 0 {
 		return invalid("messages", "must not be empty")
 	}
@@ -697,7 +698,7 @@ func (d *chatRequestDecoder) decodeMessages() *Error {
 	d.parts = make([]Part, 0, n+n/2+1)
 
 	var err *Error
-	eachMember(v, &req.text, func(key, m gjson.Result) bool {
+	jsonx.EachMember(v, &req.text, func(key, m gjson.Result) bool {
 		err = d.message(int(key.Num), m)
 		return err == nil
 	})
@@ -737,7 +738,7 @@ func (d *chatRequestDecoder) message(i int, v gjson.Result) *Error {
 	}
 	var f chatMessageFields
 	var err *Error
-	eachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
 		err = d.messageField(i, key.Str, value, &f)
 		return err == nil
 	})
@@ -893,7 +894,7 @@ func (d *chatRequestDecoder) toolCalls(i int, role Role, v gjson.Result) *Error 
 		return wrongType(path, "array", v)
 	}
 	var err *Error
-	eachMember(v, &d.req.text, func(key, c gjson.Result) bool {
+	jsonx.EachMember(v, &d.req.text, func(key, c gjson.Result) bool {
 		err = d.toolCall(indexPath(path, int(key.Num)), c)
 		return err == nil
 	})
@@ -908,7 +909,7 @@ func (d *chatRequestDecoder) toolCall(path string, v gjson.Result) *Error {
 	}
 	var id, typ, fn gjson.Result
 	var err *Error
-	eachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "id":
 			id = value
@@ -945,7 +946,7 @@ func (d *chatRequestDecoder) toolCall(path string, v gjson.Result) *Error {
 		return err
 	}
 	var name, args gjson.Result
-	eachMember(fn, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(fn, &d.req.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "name":
 			name = value
@@ -983,7 +984,7 @@ func chatArguments(s string) (string, bool) {
 	if t == "" {
 		return "", true
 	}
-	return t, t[0] == '{' && validJSON(t)
+	return t, t[0] == '{' && jsonx.Valid(t)
 }
 
 // messageField sorts one field of messages[i] into f, records hints and
@@ -1062,7 +1063,7 @@ func (d *chatRequestDecoder) content(i int, role Role, v gjson.Result) *Error {
 		return wrongType(indexPath("messages", i)+".content", "string or array", v)
 	}
 	var err *Error
-	eachMember(v, &d.req.text, func(key, p gjson.Result) bool {
+	jsonx.EachMember(v, &d.req.text, func(key, p gjson.Result) bool {
 		err = d.contentPart(i, int(key.Num), role, p)
 		return err == nil
 	})
@@ -1098,7 +1099,7 @@ func (d *chatRequestDecoder) contentPart(i, j int, role Role, v gjson.Result) *E
 		return wrongType(path, "object", v)
 	}
 	var f chatPartFields
-	eachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
 		if key.Str == "type" {
 			f.typ = value
 			return true
@@ -1176,7 +1177,7 @@ func (d *chatRequestDecoder) chatObjectFields(path string, v gjson.Result, keys 
 		return wrongType(path, "object", v)
 	}
 	var err *Error
-	eachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
 		for k, name := range keys {
 			if key.Str == name {
 				dst[k] = value
@@ -1364,7 +1365,7 @@ func appendChatRequest(dst []byte, req *Request, opts *EncodeOptions) ([]byte, *
 	}
 	dst = slices.Grow(dst, chatRequestSizeHint(req))
 	dst = append(dst, `{"model":`...)
-	dst = appendString(dst, opts.model(req))
+	dst = jsonx.AppendString(dst, opts.model(req))
 
 	var err *Error
 	d := opts.Target.Dialect
@@ -1468,10 +1469,10 @@ func appendChatFormat(dst []byte, req *Request) []byte {
 		if name == "" {
 			name = "response"
 		}
-		dst = appendString(dst, name)
+		dst = jsonx.AppendString(dst, name)
 		if f.Description != "" {
 			dst = append(dst, `,"description":`...)
-			dst = appendString(dst, f.Description)
+			dst = jsonx.AppendString(dst, f.Description)
 		}
 		if f.Schema != "" {
 			dst = append(dst, `,"schema":`...)
@@ -1485,7 +1486,7 @@ func appendChatFormat(dst []byte, req *Request) []byte {
 	}
 	if req.Verbosity != "" {
 		dst = append(dst, `,"verbosity":`...)
-		dst = appendString(dst, req.Verbosity)
+		dst = jsonx.AppendString(dst, req.Verbosity)
 	}
 	return dst
 }
@@ -1623,10 +1624,10 @@ func appendChatTools(dst []byte, req *Request) ([]byte, *Error) {
 		name, desc, params := functionView(t)
 		dst = chatComma(dst)
 		dst = append(dst, `{"type":"function","function":{"name":`...)
-		dst = appendString(dst, name)
+		dst = jsonx.AppendString(dst, name)
 		if desc != "" {
 			dst = append(dst, `,"description":`...)
-			dst = appendString(dst, desc)
+			dst = jsonx.AppendString(dst, desc)
 		}
 		if params != "" {
 			dst = append(dst, `,"parameters":`...)
@@ -1648,7 +1649,7 @@ func appendChatTools(dst []byte, req *Request) ([]byte, *Error) {
 		dst = append(dst, `,"tool_choice":"required"`...)
 	case ToolChoiceNamed:
 		dst = append(dst, `,"tool_choice":{"type":"function","function":{"name":`...)
-		dst = appendString(dst, req.ToolChoice.wireName())
+		dst = jsonx.AppendString(dst, req.ToolChoice.wireName())
 		dst = append(dst, "}}"...)
 	}
 	if req.ParallelToolCalls.Set {
@@ -1685,7 +1686,7 @@ func chatRequestSizeHint(req *Request) int {
 func appendChatSampling(dst []byte, req *Request, d *Dialect) []byte {
 	if req.MaxTokens.Set {
 		dst = append(dst, d.chatMaxTokensKey()...)
-		dst = appendInt(dst, req.MaxTokens.Value)
+		dst = jsonx.AppendInt(dst, req.MaxTokens.Value)
 	}
 	dst = appendChatFloat(dst, `,"temperature":`, req.Temperature)
 	dst = appendChatFloat(dst, `,"top_p":`, req.TopP)
@@ -1693,11 +1694,11 @@ func appendChatSampling(dst []byte, req *Request, d *Dialect) []byte {
 	dst = appendChatFloat(dst, `,"frequency_penalty":`, req.FrequencyPenalty)
 	if req.Seed.Set {
 		dst = append(dst, `,"seed":`...)
-		dst = appendInt(dst, req.Seed.Value)
+		dst = jsonx.AppendInt(dst, req.Seed.Value)
 	}
 	if len(req.StopSequences) > 0 {
 		dst = append(dst, `,"stop":`...)
-		dst = appendStringArray(dst, req.StopSequences)
+		dst = jsonx.AppendStringArray(dst, req.StopSequences)
 	}
 	if req.User != "" {
 		dst = append(dst, `,"user":`...)
@@ -1711,7 +1712,7 @@ func appendChatFloat(dst []byte, key string, f OptFloat) []byte {
 	if !f.Set {
 		return dst
 	}
-	return appendFloat(append(dst, key...), f.Value)
+	return jsonx.AppendFloat(append(dst, key...), f.Value)
 }
 
 // appendChatMessage appends one message; i is its index in req.Messages
@@ -1767,7 +1768,7 @@ func appendChatMessage(dst []byte, role Role, parts []Part, i int, idx []int, d 
 	}
 
 	dst = append(dst, `{"role":`...)
-	dst = appendString(dst, d.chatRole(role).String())
+	dst = jsonx.AppendString(dst, d.chatRole(role).String())
 	dst = append(dst, `,"content":`...)
 	switch {
 	case media > 0:
@@ -1785,7 +1786,7 @@ func appendChatMessage(dst []byte, role Role, parts []Part, i int, idx []int, d 
 		dst = append(dst, key...)
 		for j := range parts {
 			if p := &parts[j]; p.Type == PartReasoning && p.Signature == "" {
-				dst = appendStringBody(dst, p.Text)
+				dst = jsonx.AppendStringBody(dst, p.Text)
 			}
 		}
 		dst = append(dst, '"')
@@ -1807,7 +1808,7 @@ func appendChatMessage(dst []byte, role Role, parts []Part, i int, idx []int, d 
 // issued (an opaquePart of FamilyOpenAIChat, such as chatAudioState): the
 // members of a JSON object to put back on the assistant message.
 func chatOwnState(p *Part) bool {
-	return isOpaque(p, mapping.FamilyOpenAIChat) && strings.HasSuffix(p.Signature, "}") && validJSON(p.Signature)
+	return isOpaque(p, mapping.FamilyOpenAIChat) && strings.HasSuffix(p.Signature, "}") && jsonx.Valid(p.Signature)
 }
 
 // appendChatOwnState appends the members of the Chat state among parts to
@@ -1880,7 +1881,7 @@ func appendChatContentParts(dst []byte, parts []Part) []byte {
 		case PartImage:
 			dst = append(dst, `{"type":"image_url","image_url":{"url":`...)
 			if p.URL != "" {
-				dst = appendString(dst, p.URL)
+				dst = jsonx.AppendString(dst, p.URL)
 			} else {
 				dst = appendChatDataURL(dst, p)
 			}
@@ -1889,7 +1890,7 @@ func appendChatContentParts(dst []byte, parts []Part) []byte {
 			dst = append(dst, `{"type":"file","file":{`...)
 			if p.Text != "" {
 				dst = append(dst, `"filename":`...)
-				dst = appendString(dst, p.Text)
+				dst = jsonx.AppendString(dst, p.Text)
 				dst = append(dst, ',')
 			}
 			dst = append(dst, `"file_data":`...)
@@ -1897,7 +1898,7 @@ func appendChatContentParts(dst []byte, parts []Part) []byte {
 			dst = append(dst, "}}"...)
 		case PartAudio:
 			dst = append(dst, `{"type":"input_audio","input_audio":{"data":`...)
-			dst = appendString(dst, p.Data)
+			dst = jsonx.AppendString(dst, p.Data)
 			dst = append(dst, `,"format":"`...)
 			dst = append(dst, chatAudioFormat(p.MediaType)...)
 			dst = append(dst, `"}}`...)
@@ -1913,9 +1914,9 @@ func appendChatContentParts(dst []byte, parts []Part) []byte {
 // appendChatDataURL appends the data: URL of p's media type and data.
 func appendChatDataURL(dst []byte, p *Part) []byte {
 	dst = append(dst, `"data:`...)
-	dst = appendStringBody(dst, p.MediaType)
+	dst = jsonx.AppendStringBody(dst, p.MediaType)
 	dst = append(dst, ";base64,"...)
-	dst = appendStringBody(dst, p.Data)
+	dst = jsonx.AppendStringBody(dst, p.Data)
 	return append(dst, '"')
 }
 
@@ -1933,9 +1934,9 @@ func appendChatToolCalls(dst []byte, parts []Part, ids IDFormat) []byte {
 		dst = append(dst, `{"id":`...)
 		dst = appendChatToolCallID(dst, p.ToolCallID, ids)
 		dst = append(dst, `,"type":"function","function":{"name":`...)
-		dst = appendString(dst, callWireName(p))
+		dst = jsonx.AppendString(dst, callWireName(p))
 		dst = append(dst, `,"arguments":`...)
-		dst = appendString(dst, chatArgumentsText(p.Arguments))
+		dst = jsonx.AppendString(dst, chatArgumentsText(p.Arguments))
 		dst = append(dst, "}}"...)
 	}
 	return append(dst, ']')
@@ -2015,7 +2016,7 @@ func appendChatJoinedRefusal(dst []byte, parts []Part) []byte {
 	dst = append(dst, '"')
 	for _, p := range parts {
 		if p.Type == PartRefusal {
-			dst = appendStringBody(dst, p.Text)
+			dst = jsonx.AppendStringBody(dst, p.Text)
 		}
 	}
 	return append(dst, '"')
@@ -2027,7 +2028,7 @@ func appendChatJoinedRefusal(dst []byte, parts []Part) []byte {
 func decodeChatResponse(root gjson.Result, resp *Response) *Error {
 	var choices, usage gjson.Result
 	var err *Error
-	eachMember(root, &resp.text, func(key, v gjson.Result) bool {
+	jsonx.EachMember(root, &resp.text, func(key, v gjson.Result) bool {
 		switch key.Str {
 		case "id":
 			err = chatUpstreamString(v, "id", &resp.ID)
@@ -2057,7 +2058,7 @@ func decodeChatChoice(choices gjson.Result, resp *Response) *Error {
 		return badUpstream(OpenAIChat, "choices is missing or not an array")
 	}
 	var choice gjson.Result
-	eachMember(choices, &resp.text, func(_, c gjson.Result) bool {
+	jsonx.EachMember(choices, &resp.text, func(_, c gjson.Result) bool {
 		choice = c
 		return false
 	})
@@ -2069,7 +2070,7 @@ func decodeChatChoice(choices gjson.Result, resp *Response) *Error {
 	}
 	var message gjson.Result
 	var err *Error
-	eachMember(choice, &resp.text, func(key, v gjson.Result) bool {
+	jsonx.EachMember(choice, &resp.text, func(key, v gjson.Result) bool {
 		switch key.Str {
 		case "message":
 			message = v
@@ -2128,7 +2129,7 @@ func decodeChatResponseMessage(message gjson.Result, resp *Response) *Error {
 	}
 	var content, refusal, calls, reasoning, reasoningAlias, annotations, legacy, audio gjson.Result
 	var err *Error
-	eachMember(message, &resp.text, func(key, v gjson.Result) bool {
+	jsonx.EachMember(message, &resp.text, func(key, v gjson.Result) bool {
 		switch key.Str {
 		case "content":
 			content = v
@@ -2217,7 +2218,7 @@ func decodeChatAudio(v gjson.Result, resp *Response) *Error {
 	}
 	var id, transcript, data string
 	var err *Error
-	eachMember(v, &resp.text, func(k, f gjson.Result) bool {
+	jsonx.EachMember(v, &resp.text, func(k, f gjson.Result) bool {
 		switch k.Str {
 		case "id":
 			err = chatUpstreamString(f, "choices[0].message.audio.id", &id)
@@ -2247,7 +2248,7 @@ func decodeChatAudio(v gjson.Result, resp *Response) *Error {
 // answer: the members to put back on the assistant message, as a JSON
 // object.
 func chatAudioState(id string) Part {
-	b := appendString([]byte(`{"audio":{"id":`), id)
+	b := jsonx.AppendString([]byte(`{"audio":{"id":`), id)
 	b = append(b, "}}"...)
 	return Part{Type: PartReasoning, Redacted: true, Origin: mapping.FamilyOpenAIChat, Signature: string(b)}
 }
@@ -2266,7 +2267,7 @@ func decodeChatLegacyCall(v gjson.Result, resp *Response) *Error {
 	p := Part{Type: PartToolCall, ToolCallID: chatLegacyCallID(resp.ID)}
 	var args string
 	var err *Error
-	eachMember(v, &resp.text, func(k, f gjson.Result) bool {
+	jsonx.EachMember(v, &resp.text, func(k, f gjson.Result) bool {
 		switch k.Str {
 		case "name":
 			err = chatUpstreamString(f, "choices[0].message.function_call.name", &p.ToolName)
@@ -2327,7 +2328,7 @@ func decodeChatResponseToolCalls(calls gjson.Result, resp *Response) *Error {
 		return badUpstream(OpenAIChat, "choices[0].message.tool_calls is not an array")
 	}
 	var err *Error
-	eachMember(calls, &resp.text, func(key, c gjson.Result) bool {
+	jsonx.EachMember(calls, &resp.text, func(key, c gjson.Result) bool {
 		path := indexPath("choices[0].message.tool_calls", int(key.Num))
 		if !c.IsObject() {
 			err = badUpstream(OpenAIChat, path+" is not an object")
@@ -2335,14 +2336,14 @@ func decodeChatResponseToolCalls(calls gjson.Result, resp *Response) *Error {
 		}
 		p := Part{Type: PartToolCall}
 		var typ, args string
-		eachMember(c, &resp.text, func(k, v gjson.Result) bool {
+		jsonx.EachMember(c, &resp.text, func(k, v gjson.Result) bool {
 			switch k.Str {
 			case "id":
 				err = chatUpstreamString(v, path+".id", &p.ToolCallID)
 			case "type":
 				err = chatUpstreamString(v, path+".type", &typ)
 			case "function":
-				eachMember(v, &resp.text, func(fk, fv gjson.Result) bool {
+				jsonx.EachMember(v, &resp.text, func(fk, fv gjson.Result) bool {
 					switch fk.Str {
 					case "name":
 						err = chatUpstreamString(fv, path+".function.name", &p.ToolName)
@@ -2502,18 +2503,18 @@ func appendChatResponse(dst []byte, resp *Response) ([]byte, *Error) {
 
 	dst = append(dst, `{"id":`...)
 	if resp.ID != "" {
-		dst = appendString(dst, resp.ID)
+		dst = jsonx.AppendString(dst, resp.ID)
 	} else {
-		dst = appendString(dst, newID("chatcmpl-"))
+		dst = jsonx.AppendString(dst, newID("chatcmpl-"))
 	}
 	dst = append(dst, `,"object":"chat.completion","created":`...)
 	if resp.Created != 0 {
-		dst = appendInt(dst, resp.Created)
+		dst = jsonx.AppendInt(dst, resp.Created)
 	} else {
-		dst = appendInt(dst, time.Now().Unix())
+		dst = jsonx.AppendInt(dst, time.Now().Unix())
 	}
 	dst = append(dst, `,"model":`...)
-	dst = appendString(dst, resp.Model)
+	dst = jsonx.AppendString(dst, resp.Model)
 
 	dst = append(dst, `,"choices":[{"index":0,"message":{"role":"assistant","content":`...)
 	if texts > 0 {
@@ -2540,7 +2541,7 @@ func appendChatResponse(dst []byte, resp *Response) ([]byte, *Error) {
 		chatDropUnfollowedSignatures(resp, content)
 	}
 	dst = append(dst, `},"logprobs":null,"finish_reason":`...)
-	dst = appendString(dst, mapping.ChatFinishReason(chatToolStop(resp.StopReason, content)))
+	dst = jsonx.AppendString(dst, mapping.ChatFinishReason(chatToolStop(resp.StopReason, content)))
 	dst = append(dst, "}]"...)
 
 	if resp.Usage.Known {
@@ -2576,7 +2577,7 @@ func appendChatReasoningContent(dst []byte, parts []Part) []byte {
 			dst = append(dst, `\n\n`...)
 		}
 		first = false
-		dst = appendStringBody(dst, p.Text)
+		dst = jsonx.AppendStringBody(dst, p.Text)
 	}
 	return append(dst, '"')
 }
@@ -2585,15 +2586,15 @@ func appendChatReasoningContent(dst []byte, parts []Part) []byte {
 // writes; they remain part of prompt_tokens.
 func appendChatUsage(dst []byte, u *Usage) []byte {
 	dst = append(dst, `,"usage":{"prompt_tokens":`...)
-	dst = appendInt(dst, u.InputTokens)
+	dst = jsonx.AppendInt(dst, u.InputTokens)
 	dst = append(dst, `,"completion_tokens":`...)
-	dst = appendInt(dst, u.OutputTokens)
+	dst = jsonx.AppendInt(dst, u.OutputTokens)
 	dst = append(dst, `,"total_tokens":`...)
-	dst = appendInt(dst, u.TotalTokens())
+	dst = jsonx.AppendInt(dst, u.TotalTokens())
 	dst = append(dst, `,"prompt_tokens_details":{"cached_tokens":`...)
-	dst = appendInt(dst, u.CacheReadTokens)
+	dst = jsonx.AppendInt(dst, u.CacheReadTokens)
 	dst = append(dst, `},"completion_tokens_details":{"reasoning_tokens":`...)
-	dst = appendInt(dst, u.ReasoningTokens)
+	dst = jsonx.AppendInt(dst, u.ReasoningTokens)
 	return append(dst, "}}"...)
 }
 

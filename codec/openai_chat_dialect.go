@@ -1,5 +1,7 @@
 package codec
 
+import "github.com/llmbridge/llmbridge/codec/internal/jsonx"
+
 // This file holds what the Chat request encoder writes differently for an
 // OpenAI-compatible server that departs from OpenAI (EncodeOptions.Target.
 // Dialect). Every method takes a nil *Dialect, which is OpenAI, and a nil
@@ -81,7 +83,7 @@ func appendChatToolCallID(dst []byte, id string, f IDFormat) []byte {
 		dst = appendAlnum9ID(dst, id)
 		return append(dst, '"')
 	}
-	return appendString(dst, id)
+	return jsonx.AppendString(dst, id)
 }
 
 // alnum62 are the digits of the ids appendAlnum9ID writes.

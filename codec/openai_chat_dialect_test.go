@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/tidwall/gjson"
 )
 
@@ -77,7 +78,7 @@ func dialectEncode(t *testing.T, p Protocol, body string, d *Dialect) ([]byte, [
 	if err != nil {
 		t.Fatalf("encode: %v", err)
 	}
-	if !validJSON(string(out)) {
+	if !jsonx.Valid(string(out)) {
 		t.Fatalf("invalid JSON: %s", out)
 	}
 	return out, req.Dropped

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
@@ -41,7 +42,7 @@ func appendChatResponseToolCalls(dst []byte, parts []Part) []byte {
 		}
 		dst = chatComma(dst)
 		dst = append(dst, `{"id":"`...)
-		dst = appendStringBody(dst, p.ToolCallID)
+		dst = jsonx.AppendStringBody(dst, p.ToolCallID)
 		for k := from; k < j; k++ {
 			if r := &parts[k]; r.Type == PartReasoning && r.Signature != "" {
 				dst = mapping.AppendIDEnvelope(dst, chatContinuation(r, r.Text))
@@ -49,9 +50,9 @@ func appendChatResponseToolCalls(dst []byte, parts []Part) []byte {
 		}
 		from = j + 1
 		dst = append(dst, `","type":"function","function":{"name":`...)
-		dst = appendString(dst, callWireName(p))
+		dst = jsonx.AppendString(dst, callWireName(p))
 		dst = append(dst, `,"arguments":`...)
-		dst = appendString(dst, chatArgumentsText(p.Arguments))
+		dst = jsonx.AppendString(dst, chatArgumentsText(p.Arguments))
 		dst = append(dst, "}}"...)
 	}
 	return append(dst, ']')

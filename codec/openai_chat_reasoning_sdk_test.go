@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/mapping"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/ssestream"
@@ -73,7 +74,7 @@ func TestChatStreamReasoningSDK(t *testing.T) {
 		t.Errorf("usage = %+v", acc.Usage)
 	}
 	// What the SDK collected, replayed as history, is the same reasoning.
-	checkChatToolLoopReplay(t, gjson.Parse(string(appendString(nil, msg.Content))), thinking, msg.ToolCalls[0].ID)
+	checkChatToolLoopReplay(t, gjson.Parse(string(jsonx.AppendString(nil, msg.Content))), thinking, msg.ToolCalls[0].ID)
 }
 
 func TestChatStreamRefusalSDK(t *testing.T) {
@@ -107,7 +108,7 @@ func TestChatResponseReasoningSDK(t *testing.T) {
 	if len(msg.ToolCalls) != 1 {
 		t.Fatalf("tool calls = %+v", msg.ToolCalls)
 	}
-	checkChatToolLoopReplay(t, gjson.Parse(string(appendString(nil, msg.Content))), thinking, msg.ToolCalls[0].ID)
+	checkChatToolLoopReplay(t, gjson.Parse(string(jsonx.AppendString(nil, msg.Content))), thinking, msg.ToolCalls[0].ID)
 
 	refusal := &Response{ID: "msg_1", Model: "claude", Created: 1, StopReason: mapping.StopRefusal,
 		StopDetails: StopDetails{Explanation: "Not with this."}}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/mapping"
 	"github.com/tidwall/gjson"
 )
@@ -37,7 +38,7 @@ func chatAssistantReplay(content gjson.Result, reasoning string) string {
 		c = "null"
 	}
 	return `{"model":"m","messages":[{"role":"user","content":"Q"},{"role":"assistant","content":` + c +
-		`,"reasoning_content":` + string(appendString(nil, reasoning)) + `},{"role":"user","content":"Go on"}]}`
+		`,"reasoning_content":` + string(jsonx.AppendString(nil, reasoning)) + `},{"role":"user","content":"Go on"}]}`
 }
 
 func TestChatDecodeRequestReasoning(t *testing.T) {
@@ -51,7 +52,7 @@ func TestChatDecodeRequestReasoning(t *testing.T) {
 	red := mapping.Continuation{Origin: mapping.FamilyAnthropic, Redacted: true, Signature: "data"}
 	assistant := func(reasoning string, rest string) string {
 		return `{"model":"m","messages":[` + user + `,{"role":"assistant","reasoning_content":` +
-			string(appendString(nil, reasoning)) + rest + `}]}`
+			string(jsonx.AppendString(nil, reasoning)) + rest + `}]}`
 	}
 	hi := chatUser("Hi")
 	tests := []struct {
@@ -162,7 +163,7 @@ func TestChatAppendRequestReasoningSettings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !validJSON(string(out)) {
+			if !jsonx.Valid(string(out)) {
 				t.Fatalf("invalid JSON: %s", out)
 			}
 			v := gjson.GetBytes(out, "reasoning_effort")
@@ -292,9 +293,9 @@ func chatToolLoopReplay(content gjson.Result, reasoning string, withReasoning bo
 	}
 	rc := ""
 	if withReasoning {
-		rc = `,"reasoning_content":` + string(appendString(nil, reasoning))
+		rc = `,"reasoning_content":` + string(jsonx.AppendString(nil, reasoning))
 	}
-	id := string(appendString(nil, callID))
+	id := string(jsonx.AppendString(nil, callID))
 	return `{"model":"m","messages":[{"role":"user","content":"Q"},{"role":"assistant","content":` + c + rc +
 		`,"tool_calls":[{"id":` + id + `,"type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]},` +
 		`{"role":"tool","tool_call_id":` + id + `,"content":"Sunny"}]}`
@@ -378,7 +379,7 @@ func TestChatReasoningResponseRoundTrip(t *testing.T) {
 		if len(ids) != 1 {
 			t.Fatalf("tool call ids %q, want one", ids)
 		}
-		checkChatToolLoopReplay(t, gjson.Parse(string(appendString(nil, text))), thinking, ids[0])
+		checkChatToolLoopReplay(t, gjson.Parse(string(jsonx.AppendString(nil, text))), thinking, ids[0])
 	})
 
 	t.Run("signatures no call follows", func(t *testing.T) {
@@ -430,7 +431,7 @@ func chatClientAccumulate(t *testing.T, sse string) (text, reasoning, refusal st
 		if !ok || data == "[DONE]" {
 			continue
 		}
-		if !validJSON(data) {
+		if !jsonx.Valid(data) {
 			t.Fatalf("invalid chunk %s", data)
 		}
 		d := gjson.Get(data, "choices.0.delta")

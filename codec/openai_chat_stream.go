@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/mapping"
 	"github.com/tidwall/gjson"
 )
@@ -24,10 +25,10 @@ const chatArenaSize = 2 << 10
 // chatStreamDecoder decodes upstream Chat streams. It is a state machine fed
 // one SSE event at a time.
 type chatStreamDecoder struct {
-	// index is the structure of the event being decoded (textArena.indexEvent).
-	index jsonIndex
+	// index is the structure of the event being decoded (jsonx.Arena.IndexEvent).
+	index jsonx.Index
 	// text holds the unescaped strings of the event being decoded.
-	text textArena
+	text jsonx.Arena
 	// started: EventStart was emitted (from the first chunk).
 	started bool
 	// stopped: a finish_reason arrived and EventStop was emitted.
@@ -68,7 +69,7 @@ type chatStreamDecoder struct {
 const chatLegacyIndex = -1
 
 func newChatStreamDecoder() *chatStreamDecoder {
-	return &chatStreamDecoder{text: newTextArena(chatArenaSize), open: -1}
+	return &chatStreamDecoder{text: jsonx.NewArena(chatArenaSize), open: -1}
 }
 
 // chatChunk is the top level of one chunk, as raw JSON values ("" when
@@ -83,8 +84,8 @@ func (d *chatStreamDecoder) Decode(out []Event, name, data []byte, bare bool) []
 	if d.done {
 		return out
 	}
-	d.text.reset()
-	s := bytesToString(data)
+	d.text.Reset()
+	s := jsonx.BytesToString(data)
 	switch {
 	case bare:
 		// Chat never writes bare JSON: such a block is an error body that
@@ -101,14 +102,14 @@ func (d *chatStreamDecoder) Decode(out []Event, name, data []byte, bare bool) []
 	case chatIsDone(s):
 		return d.end(out)
 	}
-	if !d.text.indexEvent(s, &d.index) {
+	if !d.text.IndexEvent(s, &d.index) {
 		return d.fail(out, badUpstream(OpenAIChat, "stream event is not valid JSON"))
 	}
 	if !chatIsObject(s) {
 		return d.fail(out, badUpstream(OpenAIChat, "stream event is not a JSON object"))
 	}
 	var c chatChunk
-	eachRawMember(s, &d.text, func(key, raw string) bool {
+	jsonx.EachRawMember(s, &d.text, func(key, raw string) bool {
 		switch key {
 		case "id":
 			c.id = raw
@@ -158,7 +159,7 @@ func (d *chatStreamDecoder) chunk(out []Event, c *chatChunk) []Event {
 	}
 	var err *Error
 	d.chunkID = c.id
-	eachRawMember(c.choices, &d.text, func(_, choice string) bool {
+	jsonx.EachRawMember(c.choices, &d.text, func(_, choice string) bool {
 		out, err = d.choice(out, choice)
 		return err == nil
 	})
@@ -185,7 +186,7 @@ func (d *chatStreamDecoder) result(raw string) gjson.Result {
 	if raw == "" {
 		return gjson.Result{}
 	}
-	return d.text.result(raw)
+	return d.text.Result(raw)
 }
 
 // choice decodes one element of choices: its delta, then its finish reason
@@ -196,7 +197,7 @@ func (d *chatStreamDecoder) choice(out []Event, choice string) ([]Event, *Error)
 	}
 	var delta, finish string
 	var err *Error
-	eachRawMember(choice, &d.text, func(key, raw string) bool {
+	jsonx.EachRawMember(choice, &d.text, func(key, raw string) bool {
 		switch key {
 		case "index":
 			// llmbridge never asks for n > 1, so a second choice means
@@ -266,7 +267,7 @@ func (d *chatStreamDecoder) toolCalls(out []Event, raw string) ([]Event, *Error)
 	}
 	var err *Error
 	k := 0
-	eachRawMember(raw, &d.text, func(_, call string) bool {
+	jsonx.EachRawMember(raw, &d.text, func(_, call string) bool {
 		out, err = d.toolCall(out, indexPath("choices[0].delta.tool_calls", k), call)
 		k++
 		return err == nil
@@ -283,7 +284,7 @@ func (d *chatStreamDecoder) toolCall(out []Event, path, raw string) ([]Event, *E
 		return out, badUpstream(OpenAIChat, path+" after finish_reason")
 	}
 	var index, id, typ, name, args gjson.Result
-	eachRawMember(raw, &d.text, func(key, v string) bool {
+	jsonx.EachRawMember(raw, &d.text, func(key, v string) bool {
 		switch key {
 		case "index":
 			index = d.result(v)
@@ -292,7 +293,7 @@ func (d *chatStreamDecoder) toolCall(out []Event, path, raw string) ([]Event, *E
 		case "type":
 			typ = d.result(v)
 		case "function":
-			eachRawMember(v, &d.text, func(key, v string) bool {
+			jsonx.EachRawMember(v, &d.text, func(key, v string) bool {
 				switch key {
 				case "name":
 					name = d.result(v)
@@ -359,7 +360,7 @@ type chatDelta struct {
 func (d *chatStreamDecoder) delta(out []Event, raw string) ([]Event, *Error) {
 	var f chatDelta
 	var err *Error
-	eachRawMember(raw, &d.text, func(key, raw string) bool {
+	jsonx.EachRawMember(raw, &d.text, func(key, raw string) bool {
 		switch key {
 		case "content":
 			f.content = raw
@@ -426,7 +427,7 @@ func (d *chatStreamDecoder) audio(out []Event, raw string) ([]Event, *Error) {
 		return out, badUpstream(OpenAIChat, "choices[0].delta.audio is not an object")
 	}
 	var id, transcript, data gjson.Result
-	eachRawMember(raw, &d.text, func(key, v string) bool {
+	jsonx.EachRawMember(raw, &d.text, func(key, v string) bool {
 		switch key {
 		case "id":
 			id = d.result(v)
@@ -478,7 +479,7 @@ func (d *chatStreamDecoder) legacyCall(out []Event, raw string) ([]Event, *Error
 		return out, badUpstream(OpenAIChat, "choices[0].delta.function_call after finish_reason")
 	}
 	var name, args gjson.Result
-	eachRawMember(raw, &d.text, func(key, v string) bool {
+	jsonx.EachRawMember(raw, &d.text, func(key, v string) bool {
 		switch key {
 		case "name":
 			name = d.result(v)
@@ -520,7 +521,7 @@ func (d *chatStreamDecoder) annotations(out []Event, raw string) []Event {
 		return out
 	}
 	partLen := d.content.n - d.partBase
-	eachMember(gjson.Result{Type: gjson.JSON, Raw: raw}, &d.text, func(_, a gjson.Result) bool {
+	jsonx.EachMember(gjson.Result{Type: gjson.JSON, Raw: raw}, &d.text, func(_, a gjson.Result) bool {
 		c, start, end, ok := chatCitation(a)
 		if ok {
 			c.Start = max(0, min(d.content.byteOffset(start)-d.partBase, partLen))
@@ -589,7 +590,7 @@ func (d *chatStreamDecoder) end(out []Event) []Event {
 // decodeBare handles a bare JSON block: an error object is the upstream's
 // error, anything else is not a Chat event.
 func (d *chatStreamDecoder) decodeBare(out []Event, s string) []Event {
-	if validJSON(s) {
+	if jsonx.Valid(s) {
 		if e := gjson.Get(s, "error"); e.Exists() && e.Type != gjson.Null {
 			return d.fail(out, chatUpstreamError(e))
 		}
@@ -618,7 +619,7 @@ func chatIsNull(raw string) bool { return raw == "" || raw == "null" }
 // chatIsObject and chatIsArray report the kind of a raw value (from a
 // validated document, trimmed of spaces by chatEachMember).
 func chatIsObject(raw string) bool {
-	i := skipSpace(raw, 0)
+	i := jsonx.SkipSpace(raw, 0)
 	return i < len(raw) && raw[i] == '{'
 }
 
@@ -633,7 +634,7 @@ func chatIsEmpty(raw string) bool {
 	if !chatIsArray(raw) {
 		return false
 	}
-	i := skipSpace(raw, 1)
+	i := jsonx.SkipSpace(raw, 1)
 	return i < len(raw) && raw[i] == ']'
 }
 
@@ -646,7 +647,7 @@ func chatIsDone(s string) bool {
 // chatEventError decodes the data of an event named "error": an error
 // object, wrapped in {"error": ...} or not.
 func chatEventError(s string) *Error {
-	if !validJSON(s) {
+	if !jsonx.Valid(s) {
 		return badUpstream(OpenAIChat, "error event is not valid JSON")
 	}
 	v := gjson.Parse(s)
@@ -847,7 +848,7 @@ func (e *chatStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 				// The first text of another reasoning part: a new
 				// paragraph, as in non-streamed responses.
 				dst = append(dst, `"\n\n`...)
-				dst = appendStringBody(dst, ev.Text)
+				dst = jsonx.AppendStringBody(dst, ev.Text)
 				dst = append(dst, "\"},\"logprobs\":null,\"finish_reason\":null}]}\n\n"...)
 				return dst
 			}
@@ -858,7 +859,7 @@ func (e *chatStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 			e.sent = true
 			e.content.add(ev.Text)
 		}
-		dst = appendString(dst, ev.Text)
+		dst = jsonx.AppendString(dst, ev.Text)
 		dst = append(dst, "},\"logprobs\":null,\"finish_reason\":null}]}\n\n"...)
 	case EventPartStop:
 		if ev.Index != e.partIndex {
@@ -874,8 +875,8 @@ func (e *chatStreamEncoder) Encode(dst []byte, ev *Event) []byte {
 			dst = e.annotations(dst)
 		case e.partKind == PartReasoning && ev.Signature != "":
 			// The opaque value waits for the next tool call's id.
-			p := Part{Origin: ev.Origin, Redacted: e.redacted, ItemID: bytesToString(e.itemID), Signature: ev.Signature}
-			e.pending = mapping.AppendIDEnvelope(e.pending, chatContinuation(&p, bytesToString(e.thinking)))
+			p := Part{Origin: ev.Origin, Redacted: e.redacted, ItemID: jsonx.BytesToString(e.itemID), Signature: ev.Signature}
+			e.pending = mapping.AppendIDEnvelope(e.pending, chatContinuation(&p, jsonx.BytesToString(e.thinking)))
 		}
 	case EventUsage:
 		if ev.Usage.Known {
@@ -938,13 +939,13 @@ func (e *chatStreamEncoder) annotations(dst []byte) []byte {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `{"type":"url_citation","url_citation":{"start_index":`...)
-		dst = appendInt(dst, int64(e.content.charIndex(e.partBase+start)))
+		dst = jsonx.AppendInt(dst, int64(e.content.charIndex(e.partBase+start)))
 		dst = append(dst, `,"end_index":`...)
-		dst = appendInt(dst, int64(e.content.charIndex(e.partBase+end)))
+		dst = jsonx.AppendInt(dst, int64(e.content.charIndex(e.partBase+end)))
 		dst = append(dst, `,"url":`...)
-		dst = appendString(dst, c.URL)
+		dst = jsonx.AppendString(dst, c.URL)
 		dst = append(dst, `,"title":`...)
-		dst = appendString(dst, c.Title)
+		dst = jsonx.AppendString(dst, c.Title)
 		dst = append(dst, `}}`...)
 	}
 	e.cites = e.cites[:0]
@@ -978,7 +979,7 @@ func (e *chatStreamEncoder) refusal(dst []byte, ev *Event) []byte {
 	dst = e.role(dst, PartRefusal)
 	dst = append(dst, e.prefix...)
 	dst = append(dst, `{"index":0,"delta":{"refusal":`...)
-	dst = appendString(dst, ev.StopDetails.Explanation)
+	dst = jsonx.AppendString(dst, ev.StopDetails.Explanation)
 	dst = append(dst, "},\"logprobs\":null,\"finish_reason\":null}]}\n\n"...)
 	e.sent = true
 	return e.finish(dst, ev.StopReason)
@@ -999,11 +1000,11 @@ func (e *chatStreamEncoder) begin(ev *Event) {
 	}
 	p := make([]byte, 0, 96+len(id)+len(model))
 	p = append(p, `data: {"id":`...)
-	p = appendString(p, id)
+	p = jsonx.AppendString(p, id)
 	p = append(p, `,"object":"chat.completion.chunk","created":`...)
-	p = appendInt(p, created)
+	p = jsonx.AppendInt(p, created)
 	p = append(p, `,"model":`...)
-	p = appendString(p, model)
+	p = jsonx.AppendString(p, model)
 	p = append(p, `,"choices":[`...)
 	e.prefix = p
 }
@@ -1044,7 +1045,7 @@ func (e *chatStreamEncoder) finish(dst []byte, s StopReason) []byte {
 	}
 	dst = append(dst, e.prefix...)
 	dst = append(dst, `{"index":0,"delta":{},"logprobs":null,"finish_reason":`...)
-	dst = appendString(dst, mapping.ChatFinishReason(s))
+	dst = jsonx.AppendString(dst, mapping.ChatFinishReason(s))
 	return append(dst, "}]}\n\n"...)
 }
 
@@ -1059,13 +1060,13 @@ func (e *chatStreamEncoder) startCall(dst []byte, ev *Event) []byte {
 	}
 	dst = append(dst, e.prefix...)
 	dst = append(dst, `{"index":0,"delta":{"tool_calls":[{"index":`...)
-	dst = appendInt(dst, int64(e.calls-1))
+	dst = jsonx.AppendInt(dst, int64(e.calls-1))
 	dst = append(dst, `,"id":"`...)
-	dst = appendStringBody(dst, id)
+	dst = jsonx.AppendStringBody(dst, id)
 	dst = append(dst, e.pending...)
 	e.pending = e.pending[:0]
 	dst = append(dst, `","type":"function","function":{"name":`...)
-	dst = appendString(dst, ev.ToolName)
+	dst = jsonx.AppendString(dst, ev.ToolName)
 	return append(dst, ",\"arguments\":\"\"}}]},\"logprobs\":null,\"finish_reason\":null}]}\n\n"...)
 }
 
@@ -1073,8 +1074,8 @@ func (e *chatStreamEncoder) startCall(dst []byte, ev *Event) []byte {
 func (e *chatStreamEncoder) arguments(dst []byte, text string) []byte {
 	dst = append(dst, e.prefix...)
 	dst = append(dst, `{"index":0,"delta":{"tool_calls":[{"index":`...)
-	dst = appendInt(dst, int64(e.calls-1))
+	dst = jsonx.AppendInt(dst, int64(e.calls-1))
 	dst = append(dst, `,"function":{"arguments":`...)
-	dst = appendString(dst, text)
+	dst = jsonx.AppendString(dst, text)
 	return append(dst, "}}]},\"logprobs\":null,\"finish_reason\":null}]}\n\n"...)
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/mapping"
 	"github.com/tidwall/gjson"
 )
@@ -45,7 +46,7 @@ type responsesRequestDecoder struct {
 func decodeResponsesRequest(root gjson.Result, req *Request) *Error {
 	d := responsesRequestDecoder{req: req}
 	var err *Error
-	eachMember(root, &req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(root, &req.text, func(key, value gjson.Result) bool {
 		err = d.field(key.Str, value)
 		return err == nil
 	})
@@ -243,7 +244,7 @@ func (d *responsesRequestDecoder) streamOptions(v gjson.Result) *Error {
 		return wrongType("stream_options", "object", v)
 	}
 	var err *Error
-	eachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "include_obfuscation":
 			err = d.hint("stream_options.include_obfuscation", value, responsesHintBool)
@@ -293,7 +294,7 @@ func (d *responsesRequestDecoder) include(v gjson.Result) *Error {
 	n := 0
 	hint := false
 	include := d.req.Include[:0]
-	eachMember(v, &d.req.text, func(_, value gjson.Result) bool {
+	jsonx.EachMember(v, &d.req.text, func(_, value gjson.Result) bool {
 		if value.Type != gjson.String {
 			err = wrongType(indexPath("include", n), "string", value)
 			return false
@@ -475,7 +476,7 @@ func decodeResponsesTools(v gjson.Result, req *Request) *Error {
 	var err *Error
 	i := 0
 	tools := req.Tools[:0]
-	eachMember(v, &req.text, func(_, tool gjson.Result) bool {
+	jsonx.EachMember(v, &req.text, func(_, tool gjson.Result) bool {
 		tools, err = decodeResponsesTool(tool, indexPath("tools", i), tools, "", "", req)
 		i++
 		return err == nil
@@ -520,7 +521,7 @@ func decodeResponsesTool(v gjson.Result, path string, tools []Tool, ns, nsDesc s
 	t.Namespace, t.NamespaceDescription = ns, nsDesc
 	var err *Error
 	hasName := false
-	eachMember(v, a, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, a, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "type":
 		case "name":
@@ -604,7 +605,7 @@ func decodeResponsesNamespace(v gjson.Result, path string, tools []Tool, req *Re
 	var name, desc string
 	var members gjson.Result
 	var err *Error
-	eachMember(v, &req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &req.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "type":
 		case "name":
@@ -632,7 +633,7 @@ func decodeResponsesNamespace(v gjson.Result, path string, tools []Tool, req *Re
 		return tools, wrongType(path+".tools", "array", members)
 	}
 	j := 0
-	eachMember(members, &req.text, func(_, m gjson.Result) bool {
+	jsonx.EachMember(members, &req.text, func(_, m gjson.Result) bool {
 		tools, err = decodeResponsesTool(m, indexPath(path+".tools", j), tools, name, desc, req)
 		j++
 		return err == nil
@@ -650,7 +651,7 @@ func decodeResponsesWebSearch(v gjson.Result, path, typ string, req *Request) (T
 	w := &t.WebSearch
 	w.Preview = strings.HasPrefix(typ, "web_search_preview")
 	var err *Error
-	eachMember(v, &req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &req.text, func(key, value gjson.Result) bool {
 		p := path + "." + key.Str
 		switch key.Str {
 		case "type":
@@ -698,7 +699,7 @@ func responsesSearchFilters(v gjson.Result, path string, w *WebSearchOptions, re
 		return wrongType(path, "object", v)
 	}
 	var err *Error
-	eachMember(v, &req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &req.text, func(key, value gjson.Result) bool {
 		if key.Str != "allowed_domains" {
 			err = unknownField(path + "." + key.Str)
 			return false
@@ -782,7 +783,7 @@ func responsesTextConfig(v gjson.Result, req *Request) *Error {
 		return wrongType("text", "object", v)
 	}
 	var err *Error
-	eachMember(v, &req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &req.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "format":
 			err = responsesTextFormat(value, req)
@@ -842,7 +843,7 @@ func responsesTextFormat(v gjson.Result, req *Request) *Error {
 		return invalid("text.format.type", `unknown format type "`+s+`"`)
 	}
 	hasSchema := false
-	eachMember(v, &req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &req.text, func(key, value gjson.Result) bool {
 		path := "text.format." + key.Str
 		switch {
 		case key.Str == "type":
@@ -895,7 +896,7 @@ func (d *responsesRequestDecoder) reasoning(v gjson.Result) *Error {
 	}
 	r := &d.req.Reasoning
 	var err *Error
-	eachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "effort":
 			err = responsesEffort(value, "reasoning.effort", &r.Effort)
@@ -980,7 +981,7 @@ func decodeResponsesInput(input gjson.Result, instructions string, req *Request)
 	i := 0
 	prev := responsesItemNone
 	msgStart := 0 // where the last message's parts start in parts
-	eachMember(input, &req.text, func(_, item gjson.Result) bool {
+	jsonx.EachMember(input, &req.text, func(_, item gjson.Result) bool {
 		var role Role
 		var kind responsesItemKind
 		start := len(parts)
@@ -1035,8 +1036,8 @@ func decodeResponsesInput(input gjson.Result, instructions string, req *Request)
 // responsesCapacityHint sizes the parts and messages of an input: its
 // items (counted from the document index without reading them) and the
 // instructions. Messages with several content parts grow the parts array.
-func responsesCapacityHint(input gjson.Result, a *textArena) int {
-	return countMembers(input, a) + 2
+func responsesCapacityHint(input gjson.Result, a *jsonx.Arena) int {
+	return jsonx.CountMembers(input, a) + 2
 }
 
 // Keys of input items and content parts, as bits, so that one pass over an
@@ -1084,14 +1085,14 @@ type responsesItem struct {
 // The members are walked raw and only those kept are read: the others
 // (a call's arguments, a tool output's text) are read by the item's own
 // decoder, and unescaping them here too doubled the cost of tool outputs.
-func collectResponsesItem(item gjson.Result, a *textArena) responsesItem {
+func collectResponsesItem(item gjson.Result, a *jsonx.Arena) responsesItem {
 	var it responsesItem
-	var m memberIter
-	if !m.init(item.Raw, a) {
+	var m jsonx.MemberIter
+	if !m.Init(item.Raw, a) {
 		return it
 	}
 	for {
-		key, value, ok := m.next()
+		key, value, ok := m.Next()
 		if !ok {
 			return it
 		}
@@ -1119,7 +1120,7 @@ func collectResponsesItem(item gjson.Result, a *textArena) responsesItem {
 			it.keys |= responsesKeyUnknown
 		}
 		if dst != nil {
-			*dst = m.result(value)
+			*dst = m.Result(value)
 		}
 	}
 }
@@ -1238,7 +1239,7 @@ func decodeResponsesCall(item gjson.Result, i int, parts []Part, custom bool, re
 	}
 	var err *Error
 	var have uint8 // bits: call_id, name, arguments
-	eachMember(item, &req.text, func(key, v gjson.Result) bool {
+	jsonx.EachMember(item, &req.text, func(key, v gjson.Result) bool {
 		switch key.Str {
 		case "type":
 		case "id":
@@ -1292,7 +1293,7 @@ func decodeResponsesReasoningItem(item gjson.Result, i int, parts []Part, req *R
 	p := Part{Type: PartReasoning}
 	var summary, content, encrypted gjson.Result
 	var err *Error
-	eachMember(item, &req.text, func(key, v gjson.Result) bool {
+	jsonx.EachMember(item, &req.text, func(key, v gjson.Result) bool {
 		switch key.Str {
 		case "type":
 		case "id":
@@ -1353,7 +1354,7 @@ func responsesReasoningTexts(v gjson.Result, path, typ string, req *Request) (st
 	var texts []string
 	var err *Error
 	j := 0
-	eachMember(v, &req.text, func(_, part gjson.Result) bool {
+	jsonx.EachMember(v, &req.text, func(_, part gjson.Result) bool {
 		partPath := indexPath(path, j)
 		j++
 		if !part.IsObject() {
@@ -1361,7 +1362,7 @@ func responsesReasoningTexts(v gjson.Result, path, typ string, req *Request) (st
 			return false
 		}
 		hasText := false
-		eachMember(part, &req.text, func(key, value gjson.Result) bool {
+		jsonx.EachMember(part, &req.text, func(key, value gjson.Result) bool {
 			switch key.Str {
 			case "type":
 				var t string
@@ -1395,7 +1396,7 @@ func responsesArguments(v gjson.Result, path, field string) (string, *Error) {
 	if err != nil || s == "" {
 		return s, err
 	}
-	if !validJSON(s) || !gjson.Parse(s).IsObject() {
+	if !jsonx.Valid(s) || !gjson.Parse(s).IsObject() {
 		return "", invalid(path+field, "must be a JSON object in a string")
 	}
 	return s, nil
@@ -1411,7 +1412,7 @@ func decodeResponsesOutputItem(item gjson.Result, i int, parts []Part, req *Requ
 	p := Part{Type: PartToolResult}
 	var err *Error
 	var output gjson.Result
-	eachMember(item, &req.text, func(key, v gjson.Result) bool {
+	jsonx.EachMember(item, &req.text, func(key, v gjson.Result) bool {
 		switch key.Str {
 		case "type":
 		case "id":
@@ -1443,7 +1444,7 @@ func decodeResponsesOutputItem(item gjson.Result, i int, parts []Part, req *Requ
 	case output.IsArray():
 		j := 0
 		content := make([]Part, 0, 2)
-		eachMember(output, &req.text, func(_, part gjson.Result) bool {
+		jsonx.EachMember(output, &req.text, func(_, part gjson.Result) bool {
 			partPath := indexPath(path+".output", j)
 			content, err = appendResponsesContent(content, part, RoleUser, func() string { return partPath }, true, req)
 			j++
@@ -1495,7 +1496,7 @@ func decodeResponsesMessage(item gjson.Result, it *responsesItem, i int, parts [
 		return 0, parts, wrongType(indexPath("input", i)+".content", "string or array", it.content)
 	}
 	j := 0
-	eachMember(it.content, &req.text, func(_, part gjson.Result) bool {
+	jsonx.EachMember(it.content, &req.text, func(_, part gjson.Result) bool {
 		parts, err = appendResponsesContent(parts, part, role, func() string { return indexPath(indexPath("input", i)+".content", j) }, false, req)
 		j++
 		return err == nil
@@ -1609,9 +1610,9 @@ func responsesPartKeyBit(key string) uint32 {
 }
 
 // collectResponsesPart reads the keys of a content part.
-func collectResponsesPart(part gjson.Result, a *textArena) responsesPart {
+func collectResponsesPart(part gjson.Result, a *jsonx.Arena) responsesPart {
 	var p responsesPart
-	eachMember(part, a, func(key, value gjson.Result) bool {
+	jsonx.EachMember(part, a, func(key, value gjson.Result) bool {
 		bit := responsesPartKeyBit(key.Str)
 		p.keys |= bit
 		switch bit {
@@ -1653,13 +1654,13 @@ func appendResponsesContent(parts []Part, part gjson.Result, role Role, path fun
 		return parts, wrongType(path(), "object", part)
 	}
 	// Most parts are plain text: read them without the general collection
-	// below (textArena.plainText). A tool output takes no output_text.
+	// below (plainText). A tool output takes no output_text.
 	types := [2]string{`"input_text"`, `"output_text"`}
 	n := 2
 	if inOutput {
 		n = 1
 	}
-	if p, ok := req.text.plainText(part.Raw, types[:n]...); ok {
+	if p, ok := plainText(&req.text, part.Raw, types[:n]...); ok {
 		return append(parts, p), nil
 	}
 	p := collectResponsesPart(part, &req.text)
@@ -1829,7 +1830,7 @@ func responsesParseDataURL(s string) (mediaType, data string, ok bool) {
 // data: URL rebuilt from MediaType and Data.
 func appendResponsesDataURL(dst []byte, p *Part) []byte {
 	if p.URL != "" {
-		return appendString(dst, p.URL)
+		return jsonx.AppendString(dst, p.URL)
 	}
 	dst = append(dst, `"data:`...)
 	dst = responsesAppendStringBody(dst, p.MediaType)
@@ -1842,7 +1843,7 @@ func appendResponsesDataURL(dst []byte, p *Part) []byte {
 // the quotes.
 func responsesAppendStringBody(dst []byte, s string) []byte {
 	n := len(dst)
-	dst = appendString(dst, s)
+	dst = jsonx.AppendString(dst, s)
 	copy(dst[n:], dst[n+1:len(dst)-1])
 	return dst[:len(dst)-2]
 }
@@ -1863,7 +1864,7 @@ func appendResponsesRequest(dst []byte, req *Request, opts *EncodeOptions) ([]by
 		req.Dropped = append(req.Dropped, "seed")
 	}
 	dst = append(dst, `{"model":`...)
-	dst = appendString(dst, opts.model(req))
+	dst = jsonx.AppendString(dst, opts.model(req))
 	dst = append(dst, `,"input":[`...)
 	first := true
 	var err *Error
@@ -1891,15 +1892,15 @@ func appendResponsesRequest(dst []byte, req *Request, opts *EncodeOptions) ([]by
 	}
 	if req.MaxTokens.Set {
 		dst = append(dst, `,"max_output_tokens":`...)
-		dst = appendInt(dst, req.MaxTokens.Value)
+		dst = jsonx.AppendInt(dst, req.MaxTokens.Value)
 	}
 	if req.Temperature.Set {
 		dst = append(dst, `,"temperature":`...)
-		dst = appendFloat(dst, req.Temperature.Value)
+		dst = jsonx.AppendFloat(dst, req.Temperature.Value)
 	}
 	if req.TopP.Set {
 		dst = append(dst, `,"top_p":`...)
-		dst = appendFloat(dst, req.TopP.Value)
+		dst = jsonx.AppendFloat(dst, req.TopP.Value)
 	}
 	if req.User != "" {
 		dst = append(dst, `,"user":`...)
@@ -2021,18 +2022,18 @@ func appendResponsesItems(dst []byte, req *Request, role Role, parts []Part, msg
 // OpenAI's encrypted reasoning back: its id when known, its summary (empty
 // when the text is), and encrypted_content.
 func appendResponsesReasoningItem(dst []byte, p *Part) []byte {
-	if isOpaque(p, mapping.FamilyOpenAI) && validJSON(p.Signature) {
+	if isOpaque(p, mapping.FamilyOpenAI) && jsonx.Valid(p.Signature) {
 		// An item llmbridge does not translate, back where it was.
 		return append(dst, p.Signature...)
 	}
 	dst = append(dst, `{"type":"reasoning"`...)
 	if p.ItemID != "" {
 		dst = append(dst, `,"id":`...)
-		dst = appendString(dst, p.ItemID)
+		dst = jsonx.AppendString(dst, p.ItemID)
 	}
 	dst = appendResponsesSummary(dst, p.Text)
 	dst = append(dst, `,"encrypted_content":`...)
-	dst = appendString(dst, p.Signature)
+	dst = jsonx.AppendString(dst, p.Signature)
 	return append(dst, '}')
 }
 
@@ -2043,7 +2044,7 @@ func appendResponsesSummary(dst []byte, text string) []byte {
 		return append(dst, `,"summary":[]`...)
 	}
 	dst = append(dst, `,"summary":[{"type":"summary_text","text":`...)
-	dst = appendString(dst, text)
+	dst = jsonx.AppendString(dst, text)
 	return append(dst, `}]`...)
 }
 
@@ -2080,14 +2081,14 @@ func appendResponsesReasoning(dst []byte, req *Request, opts *EncodeOptions) []b
 		dst = append(dst, `,"reasoning":{`...)
 		if effort != mapping.EffortUnset {
 			dst = append(dst, `"effort":`...)
-			dst = appendString(dst, effort.String())
+			dst = jsonx.AppendString(dst, effort.String())
 			if summary != "" {
 				dst = append(dst, ',')
 			}
 		}
 		if summary != "" {
 			dst = append(dst, `"summary":`...)
-			dst = appendString(dst, summary)
+			dst = jsonx.AppendString(dst, summary)
 		}
 		dst = append(dst, '}')
 	}
@@ -2131,10 +2132,10 @@ func appendResponsesText(dst []byte, req *Request) ([]byte, *Error) {
 		if name == "" {
 			name = "response"
 		}
-		dst = appendString(dst, name)
+		dst = jsonx.AppendString(dst, name)
 		if f.Description != "" {
 			dst = append(dst, `,"description":`...)
-			dst = appendString(dst, f.Description)
+			dst = jsonx.AppendString(dst, f.Description)
 		}
 		dst = append(dst, `,"schema":`...)
 		dst = append(dst, f.Schema...)
@@ -2152,7 +2153,7 @@ func appendResponsesText(dst []byte, req *Request) ([]byte, *Error) {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `"verbosity":`...)
-		dst = appendString(dst, req.Verbosity)
+		dst = jsonx.AppendString(dst, req.Verbosity)
 	}
 	return append(dst, '}'), nil
 }
@@ -2164,7 +2165,7 @@ func appendResponsesText(dst []byte, req *Request) ([]byte, *Error) {
 // projected to text unchanged.
 func appendResponsesMessage(dst []byte, role Role, parts []Part) []byte {
 	dst = append(dst, `{"type":"message","role":`...)
-	dst = appendString(dst, role.String())
+	dst = jsonx.AppendString(dst, role.String())
 	dst = append(dst, `,"content":[`...)
 	for i := range parts {
 		if i > 0 {
@@ -2187,7 +2188,7 @@ func appendResponsesInputPart(dst []byte, role Role, p *Part) []byte {
 		dst = append(dst, `{"type":"input_file",`...)
 		if p.URL != "" {
 			dst = append(dst, `"file_url":`...)
-			dst = appendString(dst, p.URL)
+			dst = jsonx.AppendString(dst, p.URL)
 		} else {
 			dst = append(dst, `"file_data":`...)
 			dst = appendResponsesDataURL(dst, p)
@@ -2195,7 +2196,7 @@ func appendResponsesInputPart(dst []byte, role Role, p *Part) []byte {
 		// OpenAI needs a filename with file_data to read the file;
 		// without a title, one is made from the media type.
 		dst = append(dst, `,"filename":`...)
-		dst = appendString(dst, responsesFilename(p))
+		dst = jsonx.AppendString(dst, responsesFilename(p))
 		return append(dst, '}')
 	case role != RoleAssistant:
 		dst = append(dst, `{"type":"input_text","text":`...)
@@ -2233,16 +2234,16 @@ func appendResponsesCallItem(dst []byte, p *Part) []byte {
 	} else {
 		dst = append(dst, `{"type":"function_call","call_id":`...)
 	}
-	dst = appendString(dst, p.ToolCallID)
+	dst = jsonx.AppendString(dst, p.ToolCallID)
 	dst = append(dst, `,"name":`...)
-	dst = appendString(dst, p.ToolName)
+	dst = jsonx.AppendString(dst, p.ToolName)
 	if p.Namespace != "" {
 		dst = append(dst, `,"namespace":`...)
-		dst = appendString(dst, p.Namespace)
+		dst = jsonx.AppendString(dst, p.Namespace)
 	}
 	if p.ToolKind == ToolCustom {
 		dst = append(dst, `,"input":`...)
-		dst = appendString(dst, customInput(p.Arguments))
+		dst = jsonx.AppendString(dst, customInput(p.Arguments))
 	} else {
 		dst = append(dst, `,"arguments":`...)
 		dst = appendResponsesArguments(dst, p.Arguments)
@@ -2255,7 +2256,7 @@ func appendResponsesArguments(dst []byte, args string) []byte {
 	if args == "" {
 		return append(dst, `"{}"`...)
 	}
-	return appendString(dst, args)
+	return jsonx.AppendString(dst, args)
 }
 
 // responsesCustomCall reports whether the call with id in req's history is
@@ -2291,7 +2292,7 @@ func appendResponsesOutputItem(dst []byte, p *Part, custom bool, path string) ([
 	} else {
 		dst = append(dst, `{"type":"function_call_output","call_id":`...)
 	}
-	dst = appendString(dst, p.ToolCallID)
+	dst = jsonx.AppendString(dst, p.ToolCallID)
 	dst = append(dst, `,"output":`...)
 	prefix := ""
 	if p.IsError {
@@ -2299,7 +2300,7 @@ func appendResponsesOutputItem(dst []byte, p *Part, custom bool, path string) ([
 	}
 	switch {
 	case len(p.Content) == 0:
-		dst = appendString(dst, strings.TrimSpace(prefix))
+		dst = jsonx.AppendString(dst, strings.TrimSpace(prefix))
 		return append(dst, '}'), nil
 	case len(p.Content) == 1 && p.Content[0].Type == PartText:
 		dst = appendText(dst, prefix+p.Content[0].Text, &p.Content[0])
@@ -2366,9 +2367,9 @@ func appendResponsesTools(dst []byte, req *Request) ([]byte, *Error) {
 			}
 		case t.Namespace != "":
 			dst = append(dst, `{"type":"namespace","name":`...)
-			dst = appendString(dst, t.Namespace)
+			dst = jsonx.AppendString(dst, t.Namespace)
 			dst = append(dst, `,"description":`...)
-			dst = appendString(dst, t.NamespaceDescription)
+			dst = jsonx.AppendString(dst, t.NamespaceDescription)
 			dst = append(dst, `,"tools":[`...)
 			for j, k := i, 0; j < len(req.Tools); j++ {
 				if req.Tools[j].Namespace != t.Namespace {
@@ -2387,7 +2388,7 @@ func appendResponsesTools(dst []byte, req *Request) ([]byte, *Error) {
 	}
 	if maxUses.Set {
 		dst = append(dst, `],"max_tool_calls":`...)
-		dst = appendInt(dst, maxUses.Value)
+		dst = jsonx.AppendInt(dst, maxUses.Value)
 	} else {
 		dst = append(dst, ']')
 	}
@@ -2409,10 +2410,10 @@ func responsesNamespaceSeen(tools []Tool, ns string) bool {
 func appendResponsesTool(dst []byte, t *Tool) []byte {
 	if t.Kind == ToolCustom {
 		dst = append(dst, `{"type":"custom","name":`...)
-		dst = appendString(dst, t.Name)
+		dst = jsonx.AppendString(dst, t.Name)
 		if t.Description != "" {
 			dst = append(dst, `,"description":`...)
-			dst = appendString(dst, t.Description)
+			dst = jsonx.AppendString(dst, t.Description)
 		}
 		if t.Grammar != "" {
 			dst = append(dst, `,"format":`...)
@@ -2421,10 +2422,10 @@ func appendResponsesTool(dst []byte, t *Tool) []byte {
 		return append(dst, '}')
 	}
 	dst = append(dst, `{"type":"function","name":`...)
-	dst = appendString(dst, t.Name)
+	dst = jsonx.AppendString(dst, t.Name)
 	if t.Description != "" {
 		dst = append(dst, `,"description":`...)
-		dst = appendString(dst, t.Description)
+		dst = jsonx.AppendString(dst, t.Description)
 	}
 	dst = append(dst, `,"parameters":`...)
 	if t.Parameters != "" {
@@ -2457,7 +2458,7 @@ func appendResponsesWebSearch(dst []byte, w *WebSearchOptions) []byte {
 	}
 	if w.ContextSize != "" {
 		dst = append(dst, `,"search_context_size":`...)
-		dst = appendString(dst, w.ContextSize)
+		dst = jsonx.AppendString(dst, w.ContextSize)
 	}
 	return append(dst, '}')
 }
@@ -2469,7 +2470,7 @@ func appendStrings(dst []byte, ss []string) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendString(dst, s)
+		dst = jsonx.AppendString(dst, s)
 	}
 	return append(dst, ']')
 }
@@ -2483,7 +2484,7 @@ func appendUserLocation(dst []byte, l *UserLocation) []byte {
 			dst = append(dst, ',', '"')
 			dst = append(dst, f.k...)
 			dst = append(dst, '"', ':')
-			dst = appendString(dst, f.v)
+			dst = jsonx.AppendString(dst, f.v)
 		}
 	}
 	return append(dst, '}')
@@ -2506,12 +2507,12 @@ func appendResponsesToolChoice(dst []byte, req *Request) []byte {
 			}
 		}
 		dst = append(dst, typ...)
-		dst = appendString(dst, req.ToolChoice.Name)
+		dst = jsonx.AppendString(dst, req.ToolChoice.Name)
 		// The namespace only where the name alone does not find it:
 		// Codex itself names the function alone.
 		if ns := req.ToolChoice.Namespace; ns != "" && !choiceFindsNamespace(req.ToolChoice, req.Tools) {
 			dst = append(dst, `,"namespace":`...)
-			dst = appendString(dst, req.ToolChoice.Namespace)
+			dst = jsonx.AppendString(dst, req.ToolChoice.Namespace)
 		}
 		dst = append(dst, '}')
 	}
@@ -2533,7 +2534,7 @@ func decodeResponsesResponse(root gjson.Result, resp *Response) *Error {
 	var status, incompleteReason string
 	var output, usage, failure gjson.Result
 	var err *Error
-	eachMember(root, &resp.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(root, &resp.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "object":
 			if value.Str != "response" {
@@ -2625,7 +2626,7 @@ func responsesFailure(v gjson.Result) *Error {
 // resp.Content and reports whether it holds a refusal and a tool call.
 func decodeResponsesOutput(output gjson.Result, resp *Response) (hasRefusal, hasCall bool, err *Error) {
 	i := 0
-	eachMember(output, &resp.text, func(_, item gjson.Result) bool {
+	jsonx.EachMember(output, &resp.text, func(_, item gjson.Result) bool {
 		typ := item.Get("type")
 		switch typ.Str {
 		case "message":
@@ -2769,7 +2770,7 @@ func decodeResponsesOutputCall(item gjson.Result, i int, resp *Response) *Error 
 	switch {
 	case p.ToolCallID == "" || p.ToolName == "":
 		return badUpstream(OpenAIResponses, path+": function_call has no call_id or name")
-	case p.Arguments != "" && (!validJSON(p.Arguments) || !gjson.Parse(p.Arguments).IsObject()):
+	case p.Arguments != "" && (!jsonx.Valid(p.Arguments) || !gjson.Parse(p.Arguments).IsObject()):
 		return badUpstream(OpenAIResponses, path+".arguments is not a JSON object")
 	}
 	resp.Content = append(resp.Content, p)
@@ -2788,7 +2789,7 @@ func decodeResponsesOutputMessage(item gjson.Result, i int, resp *Response) (has
 		return false, badUpstream(OpenAIResponses, indexPath("output", i)+".content is not an array")
 	}
 	j := 0
-	eachMember(content, &resp.text, func(_, part gjson.Result) bool {
+	jsonx.EachMember(content, &resp.text, func(_, part gjson.Result) bool {
 		typ := part.Get("type")
 		switch typ.Str {
 		case "output_text":
@@ -2852,21 +2853,21 @@ func appendResponsesResponse(dst []byte, resp *Response, req *Request) ([]byte, 
 	status, incompleteReason := mapping.ResponsesStatus(resp.StopReason)
 
 	dst = append(dst, `{"id":`...)
-	dst = appendString(dst, id)
+	dst = jsonx.AppendString(dst, id)
 	dst = append(dst, `,"object":"response","created_at":`...)
-	dst = appendInt(dst, created)
+	dst = jsonx.AppendInt(dst, created)
 	dst = append(dst, `,"status":`...)
-	dst = appendString(dst, status)
+	dst = jsonx.AppendString(dst, status)
 	dst = append(dst, `,"error":null,"incomplete_details":`...)
 	if incompleteReason != "" {
 		dst = append(dst, `{"reason":`...)
-		dst = appendString(dst, incompleteReason)
+		dst = jsonx.AppendString(dst, incompleteReason)
 		dst = append(dst, '}')
 	} else {
 		dst = append(dst, "null"...)
 	}
 	dst = append(dst, `,"instructions":null,"metadata":{},"model":`...)
-	dst = appendString(dst, resp.Model)
+	dst = jsonx.AppendString(dst, resp.Model)
 	dst = append(dst, `,"output":[`...)
 	// A refusal from a protocol without refusal parts (an Anthropic
 	// stop_reason, say) becomes one (refusalOutput).
@@ -3017,11 +3018,11 @@ func appendResponsesSearchCall(dst []byte, responseID string, n int, content []P
 // action with its query and the sources of results.
 func appendResponsesSearchItem(dst []byte, id, status, query string, results []Part) []byte {
 	dst = append(dst, `{"type":"web_search_call","id":`...)
-	dst = appendString(dst, id)
+	dst = jsonx.AppendString(dst, id)
 	dst = append(dst, `,"status":`...)
-	dst = appendString(dst, status)
+	dst = jsonx.AppendString(dst, status)
 	dst = append(dst, `,"action":{"type":"search","query":`...)
-	dst = appendString(dst, query)
+	dst = jsonx.AppendString(dst, query)
 	first := true
 	for k := range results {
 		for _, src := range results[k].Sources {
@@ -3032,7 +3033,7 @@ func appendResponsesSearchItem(dst []byte, id, status, query string, results []P
 				dst = append(dst, ',')
 			}
 			dst = append(dst, `{"type":"url","url":`...)
-			dst = appendString(dst, src.URL)
+			dst = jsonx.AppendString(dst, src.URL)
 			dst = append(dst, '}')
 		}
 	}
@@ -3048,7 +3049,7 @@ func appendResponsesSearchItem(dst []byte, id, status, query string, results []P
 // llmbridge unwraps it for the upstream that issued it).
 func appendResponsesOutputReasoning(dst []byte, id, text string, p *Part) []byte {
 	dst = append(dst, `{"type":"reasoning","id":`...)
-	dst = appendString(dst, id)
+	dst = jsonx.AppendString(dst, id)
 	dst = appendResponsesSummary(dst, text)
 	if p.Signature != "" && p.Origin != mapping.FamilyNone {
 		dst = append(dst, `,"encrypted_content":"`...)
@@ -3072,24 +3073,24 @@ func appendResponsesOutputCall(dst []byte, id, status string, p *Part, req *Requ
 	} else {
 		dst = append(dst, `{"type":"function_call","id":`...)
 	}
-	dst = appendString(dst, id)
+	dst = jsonx.AppendString(dst, id)
 	dst = append(dst, `,"call_id":`...)
-	dst = appendString(dst, p.ToolCallID)
+	dst = jsonx.AppendString(dst, p.ToolCallID)
 	dst = append(dst, `,"name":`...)
-	dst = appendString(dst, name)
+	dst = jsonx.AppendString(dst, name)
 	if ns != "" {
 		dst = append(dst, `,"namespace":`...)
-		dst = appendString(dst, ns)
+		dst = jsonx.AppendString(dst, ns)
 	}
 	if custom {
 		dst = append(dst, `,"input":`...)
-		dst = appendString(dst, customInput(p.Arguments))
+		dst = jsonx.AppendString(dst, customInput(p.Arguments))
 		return append(dst, '}')
 	}
 	dst = append(dst, `,"arguments":`...)
 	dst = appendResponsesArguments(dst, p.Arguments)
 	dst = append(dst, `,"status":`...)
-	dst = appendString(dst, status)
+	dst = jsonx.AppendString(dst, status)
 	return append(dst, '}')
 }
 
@@ -3097,9 +3098,9 @@ func appendResponsesOutputCall(dst []byte, id, status string, p *Part, req *Requ
 // text parts stay separate output_text parts, as OpenAI emits them.
 func appendResponsesOutputMessage(dst []byte, id, status string, content []Part) ([]byte, *Error) {
 	dst = append(dst, `{"type":"message","id":`...)
-	dst = appendString(dst, id)
+	dst = jsonx.AppendString(dst, id)
 	dst = append(dst, `,"status":`...)
-	dst = appendString(dst, status)
+	dst = jsonx.AppendString(dst, status)
 	dst = append(dst, `,"role":"assistant","content":[`...)
 	for i := range content {
 		if i > 0 {
@@ -3108,13 +3109,13 @@ func appendResponsesOutputMessage(dst []byte, id, status string, content []Part)
 		switch p := &content[i]; p.Type {
 		case PartText:
 			dst = append(dst, `{"type":"output_text","text":`...)
-			dst = appendString(dst, p.Text)
+			dst = jsonx.AppendString(dst, p.Text)
 			dst = append(dst, `,"annotations":`...)
 			dst = appendURLCitations(dst, p)
 			dst = append(dst, `,"logprobs":[]}`...)
 		case PartRefusal:
 			dst = append(dst, `{"type":"refusal","refusal":`...)
-			dst = appendString(dst, p.Text)
+			dst = jsonx.AppendString(dst, p.Text)
 			dst = append(dst, '}')
 		default:
 			return dst, &Error{Status: 502, Kind: mapping.ErrBadGateway,
@@ -3130,19 +3131,19 @@ func appendResponsesOutputMessage(dst []byte, id, status string, content []Part)
 // should not vanish.
 func appendResponsesUsage(dst []byte, u *Usage) []byte {
 	dst = append(dst, `,"usage":{"input_tokens":`...)
-	dst = appendInt(dst, u.InputTokens)
+	dst = jsonx.AppendInt(dst, u.InputTokens)
 	dst = append(dst, `,"input_tokens_details":{"cached_tokens":`...)
-	dst = appendInt(dst, u.CacheReadTokens)
+	dst = jsonx.AppendInt(dst, u.CacheReadTokens)
 	if u.CacheWriteTokens > 0 {
 		dst = append(dst, `,"cache_write_tokens":`...)
-		dst = appendInt(dst, u.CacheWriteTokens)
+		dst = jsonx.AppendInt(dst, u.CacheWriteTokens)
 	}
 	dst = append(dst, `},"output_tokens":`...)
-	dst = appendInt(dst, u.OutputTokens)
+	dst = jsonx.AppendInt(dst, u.OutputTokens)
 	dst = append(dst, `,"output_tokens_details":{"reasoning_tokens":`...)
-	dst = appendInt(dst, u.ReasoningTokens)
+	dst = jsonx.AppendInt(dst, u.ReasoningTokens)
 	dst = append(dst, `},"total_tokens":`...)
-	dst = appendInt(dst, u.TotalTokens())
+	dst = jsonx.AppendInt(dst, u.TotalTokens())
 	return append(dst, `}`...)
 }
 

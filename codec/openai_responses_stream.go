@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/mapping"
 	"github.com/tidwall/gjson"
 )
@@ -26,11 +27,11 @@ import (
 // closes an open part before it starts another, also when the upstream left
 // it open.
 type responsesStreamDecoder struct {
-	// index is the structure of the event being decoded (textArena.indexEvent).
-	index jsonIndex
+	// index is the structure of the event being decoded (jsonx.Arena.IndexEvent).
+	index jsonx.Index
 	// text unescapes the strings of the event being decoded; reset at
 	// every call, since events are only valid until the next one.
-	text textArena
+	text jsonx.Arena
 
 	started bool // EventStart was emitted
 	done    bool // a terminal event was emitted
@@ -65,7 +66,7 @@ type responsesStreamDecoder struct {
 const responsesStreamArena = 1 << 10
 
 func newResponsesStreamDecoder() *responsesStreamDecoder {
-	return &responsesStreamDecoder{text: newTextArena(responsesStreamArena)}
+	return &responsesStreamDecoder{text: jsonx.NewArena(responsesStreamArena)}
 }
 
 // responsesEventFields are the top-level members of an event the decoder
@@ -84,9 +85,9 @@ func (d *responsesStreamDecoder) Decode(out []Event, name, data []byte, bare boo
 	if d.done {
 		return out
 	}
-	d.text.reset()
-	s := bytesToString(data)
-	if !d.text.indexEvent(s, &d.index) {
+	d.text.Reset()
+	s := jsonx.BytesToString(data)
+	if !d.text.IndexEvent(s, &d.index) {
 		return d.fail(out, badUpstream(OpenAIResponses, "stream event data is not valid JSON"))
 	}
 	root := gjson.Parse(s)
@@ -112,7 +113,7 @@ func (d *responsesStreamDecoder) Decode(out []Event, name, data []byte, bare boo
 	default:
 		// The type repeats the SSE event name; an event without one
 		// is named by its event: line, if any.
-		typ = bytesToString(name)
+		typ = jsonx.BytesToString(name)
 	}
 
 	switch typ {
@@ -203,17 +204,17 @@ func (d *responsesStreamDecoder) Decode(out []Event, name, data []byte, bare boo
 }
 
 // scan collects the top-level members of a validated event object that the
-// decoder reads. It walks the object like eachMember, but looks at each key
+// decoder reads. It walks the object like jsonx.EachMember, but looks at each key
 // before building its value: a delta event has eight members of which two
 // are read, and building a gjson.Result for the others (number parsing)
 // tripled the cost of decoding it.
 func (d *responsesStreamDecoder) scan(raw string, f *responsesEventFields) {
-	var m memberIter
-	if !m.init(raw, &d.text) {
+	var m jsonx.MemberIter
+	if !m.Init(raw, &d.text) {
 		return
 	}
 	for {
-		key, value, ok := m.next()
+		key, value, ok := m.Next()
 		if !ok {
 			return
 		}
@@ -253,7 +254,7 @@ func (d *responsesStreamDecoder) scan(raw string, f *responsesEventFields) {
 			dst = &f.annotation
 		}
 		if dst != nil {
-			*dst = m.result(value)
+			*dst = m.Result(value)
 		}
 	}
 }
@@ -306,7 +307,7 @@ func (d *responsesStreamDecoder) startPart(out []Event, k PartType) []Event {
 func (d *responsesStreamDecoder) startCall(out []Event, item gjson.Result) []Event {
 	var callID, name, args, itemID string
 	var err *Error
-	eachMember(item, &d.text, func(key, v gjson.Result) bool {
+	jsonx.EachMember(item, &d.text, func(key, v gjson.Result) bool {
 		switch key.Str {
 		case "id":
 			itemID, err = responsesUpstreamString(v, "item.id")
@@ -528,7 +529,7 @@ func (d *responsesStreamDecoder) itemAdded(out []Event, item gjson.Result) []Eve
 // startReasoning opens the reasoning part of the current reasoning item.
 func (d *responsesStreamDecoder) startReasoning(out []Event) []Event {
 	out = d.startPart(out, PartReasoning)
-	out[len(out)-1].ItemID = bytesToString(d.rsID)
+	out[len(out)-1].ItemID = jsonx.BytesToString(d.rsID)
 	return out
 }
 
@@ -571,7 +572,7 @@ func (d *responsesStreamDecoder) reasoningDone(out []Event, item gjson.Result) [
 	var id, enc string
 	var summary, content gjson.Result
 	var err *Error
-	eachMember(item, &d.text, func(key, v gjson.Result) bool {
+	jsonx.EachMember(item, &d.text, func(key, v gjson.Result) bool {
 		switch key.Str {
 		case "id":
 			id, err = responsesUpstreamString(v, "item.id")
@@ -701,7 +702,7 @@ func (d *responsesStreamDecoder) lifecycle(resp gjson.Result) (responsesLifecycl
 		return l, nil
 	}
 	var err *Error
-	eachMember(resp, &d.text, func(key, v gjson.Result) bool {
+	jsonx.EachMember(resp, &d.text, func(key, v gjson.Result) bool {
 		switch key.Str {
 		case "id":
 			l.id, err = responsesUpstreamString(v, "response.id")
@@ -1048,7 +1049,7 @@ func (e *responsesStreamEncoder) begin(dst []byte, name string) []byte {
 // finishEvent closes an event with its sequence number.
 func (e *responsesStreamEncoder) finishEvent(dst []byte) []byte {
 	dst = append(dst, `,"sequence_number":`...)
-	dst = appendInt(dst, e.seq)
+	dst = jsonx.AppendInt(dst, e.seq)
 	e.seq++
 	return append(dst, "}\n\n"...)
 }
@@ -1069,23 +1070,23 @@ func (e *responsesStreamEncoder) reasoningOpen() bool { return e.itemOpen && e.l
 // item.
 func (e *responsesStreamEncoder) appendItemRef(dst []byte) []byte {
 	dst = append(dst, `,"item_id":`...)
-	dst = appendString(dst, e.last().id)
+	dst = jsonx.AppendString(dst, e.last().id)
 	dst = append(dst, `,"output_index":`...)
-	return appendInt(dst, int64(len(e.items)-1))
+	return jsonx.AppendInt(dst, int64(len(e.items)-1))
 }
 
 // appendPartRef appends the content_index, item_id and output_index
 // members that locate the open part.
 func (e *responsesStreamEncoder) appendPartRef(dst []byte, logprobs bool) []byte {
 	dst = append(dst, `,"content_index":`...)
-	dst = appendInt(dst, int64(len(e.parts)-1-e.last().first))
+	dst = jsonx.AppendInt(dst, int64(len(e.parts)-1-e.last().first))
 	dst = append(dst, `,"item_id":`...)
-	dst = appendString(dst, e.last().id)
+	dst = jsonx.AppendString(dst, e.last().id)
 	if logprobs {
 		dst = append(dst, `,"logprobs":[]`...)
 	}
 	dst = append(dst, `,"output_index":`...)
-	return appendInt(dst, int64(len(e.items)-1))
+	return jsonx.AppendInt(dst, int64(len(e.items)-1))
 }
 
 // itemAdded sends response.output_item.added for a new item.
@@ -1106,7 +1107,7 @@ func (e *responsesStreamEncoder) itemAdded(dst []byte, it responsesStreamItem) [
 	dst = append(dst, `,"item":`...)
 	dst = e.appendItem(dst, e.last(), "in_progress")
 	dst = append(dst, `,"output_index":`...)
-	dst = appendInt(dst, int64(len(e.items)-1))
+	dst = jsonx.AppendInt(dst, int64(len(e.items)-1))
 	return e.finishEvent(dst)
 }
 
@@ -1119,7 +1120,7 @@ func (e *responsesStreamEncoder) itemDone(dst []byte, status string) []byte {
 	dst = append(dst, `,"item":`...)
 	dst = e.appendItem(dst, it, status)
 	dst = append(dst, `,"output_index":`...)
-	dst = appendInt(dst, int64(len(e.items)-1))
+	dst = jsonx.AppendInt(dst, int64(len(e.items)-1))
 	return e.finishEvent(dst)
 }
 
@@ -1181,16 +1182,16 @@ func (e *responsesStreamEncoder) delta(dst []byte, text string) []byte {
 		dst = e.begin(dst, "response.output_text.delta")
 	}
 	dst = append(dst, `,"content_index":`...)
-	dst = appendInt(dst, int64(len(e.parts)-1-e.last().first))
+	dst = jsonx.AppendInt(dst, int64(len(e.parts)-1-e.last().first))
 	dst = append(dst, `,"delta":`...)
-	dst = appendString(dst, text)
+	dst = jsonx.AppendString(dst, text)
 	dst = append(dst, `,"item_id":`...)
-	dst = appendString(dst, e.last().id)
+	dst = jsonx.AppendString(dst, e.last().id)
 	if p.kind != PartRefusal {
 		dst = append(dst, `,"logprobs":[]`...)
 	}
 	dst = append(dst, `,"output_index":`...)
-	dst = appendInt(dst, int64(len(e.items)-1))
+	dst = jsonx.AppendInt(dst, int64(len(e.items)-1))
 	return e.finishEvent(dst)
 }
 
@@ -1199,13 +1200,13 @@ func (e *responsesStreamEncoder) delta(dst []byte, text string) []byte {
 // response.content_part.done.
 func (e *responsesStreamEncoder) partStop(dst []byte) []byte {
 	p := &e.parts[len(e.parts)-1]
-	full := bytesToString(e.text[p.start:p.end])
+	full := jsonx.BytesToString(e.text[p.start:p.end])
 	for k := range p.cites {
 		dst = e.begin(dst, "response.output_text.annotation.added")
 		dst = append(dst, `,"annotation":`...)
 		dst = appendURLCitation(dst, &p.cites[k], full, 0)
 		dst = append(dst, `,"annotation_index":`...)
-		dst = appendInt(dst, int64(k))
+		dst = jsonx.AppendInt(dst, int64(k))
 		dst = e.appendPartRef(dst, false)
 		dst = e.finishEvent(dst)
 	}
@@ -1218,7 +1219,7 @@ func (e *responsesStreamEncoder) partStop(dst []byte) []byte {
 		dst = e.appendPartRef(dst, true)
 		dst = append(dst, `,"text":`...)
 	}
-	dst = appendString(dst, full)
+	dst = jsonx.AppendString(dst, full)
 	dst = e.finishEvent(dst)
 	dst = e.begin(dst, "response.content_part.done")
 	dst = e.appendPartRef(dst, false)
@@ -1255,7 +1256,7 @@ func (e *responsesStreamEncoder) callDelta(dst []byte, text string) []byte {
 	}
 	dst = e.begin(dst, "response.function_call_arguments.delta")
 	dst = append(dst, `,"delta":`...)
-	dst = appendString(dst, text)
+	dst = jsonx.AppendString(dst, text)
 	dst = e.appendItemRef(dst)
 	return e.finishEvent(dst)
 }
@@ -1267,17 +1268,17 @@ func (e *responsesStreamEncoder) callStop(dst []byte) []byte {
 	it := e.last()
 	if it.custom {
 		// The raw input, as one delta and its .done.
-		input := customInput(bytesToString(e.text[it.args.start:it.args.end]))
+		input := customInput(jsonx.BytesToString(e.text[it.args.start:it.args.end]))
 		if input != "" {
 			dst = e.begin(dst, "response.custom_tool_call_input.delta")
 			dst = append(dst, `,"delta":`...)
-			dst = appendString(dst, input)
+			dst = jsonx.AppendString(dst, input)
 			dst = e.appendItemRef(dst)
 			dst = e.finishEvent(dst)
 		}
 		dst = e.begin(dst, "response.custom_tool_call_input.done")
 		dst = append(dst, `,"input":`...)
-		dst = appendString(dst, input)
+		dst = jsonx.AppendString(dst, input)
 		dst = e.appendItemRef(dst)
 		dst = e.finishEvent(dst)
 		return e.itemDone(dst, "completed")
@@ -1287,10 +1288,10 @@ func (e *responsesStreamEncoder) callStop(dst []byte) []byte {
 	}
 	dst = e.begin(dst, "response.function_call_arguments.done")
 	dst = append(dst, `,"arguments":`...)
-	dst = appendString(dst, bytesToString(e.text[it.args.start:it.args.end]))
+	dst = jsonx.AppendString(dst, jsonx.BytesToString(e.text[it.args.start:it.args.end]))
 	dst = e.appendItemRef(dst)
 	dst = append(dst, `,"name":`...)
-	dst = appendString(dst, it.name)
+	dst = jsonx.AppendString(dst, it.name)
 	dst = e.finishEvent(dst)
 	return e.itemDone(dst, "completed")
 }
@@ -1371,7 +1372,7 @@ func (e *responsesStreamEncoder) reasoningDelta(dst []byte, text string) []byte 
 	it.args.end = len(e.text)
 	dst = e.begin(dst, "response.reasoning_summary_text.delta")
 	dst = append(dst, `,"delta":`...)
-	dst = appendString(dst, text)
+	dst = jsonx.AppendString(dst, text)
 	dst = e.appendSummaryRef(dst)
 	return e.finishEvent(dst)
 }
@@ -1382,16 +1383,16 @@ func (e *responsesStreamEncoder) reasoningDelta(dst []byte, text string) []byte 
 func (e *responsesStreamEncoder) reasoningStop(dst []byte, ev *Event) []byte {
 	it := e.last()
 	if it.summary {
-		full := bytesToString(e.text[it.args.start:it.args.end])
+		full := jsonx.BytesToString(e.text[it.args.start:it.args.end])
 		dst = e.begin(dst, "response.reasoning_summary_text.done")
 		dst = e.appendSummaryRef(dst)
 		dst = append(dst, `,"text":`...)
-		dst = appendString(dst, full)
+		dst = jsonx.AppendString(dst, full)
 		dst = e.finishEvent(dst)
 		dst = e.begin(dst, "response.reasoning_summary_part.done")
 		dst = e.appendSummaryRef(dst)
 		dst = append(dst, `,"part":{"type":"summary_text","text":`...)
-		dst = appendString(dst, full)
+		dst = jsonx.AppendString(dst, full)
 		dst = append(dst, '}')
 		dst = e.finishEvent(dst)
 	}
@@ -1450,12 +1451,12 @@ func (e *responsesStreamEncoder) fail(dst []byte, err *Error) []byte {
 	code := responsesErrorCode(err)
 	dst = e.begin(dst, "error")
 	dst = append(dst, `,"code":`...)
-	dst = appendString(dst, code)
+	dst = jsonx.AppendString(dst, code)
 	dst = append(dst, `,"message":`...)
-	dst = appendString(dst, err.Message)
+	dst = jsonx.AppendString(dst, err.Message)
 	dst = append(dst, `,"param":`...)
 	if err.Param != "" {
-		dst = appendString(dst, err.Param)
+		dst = jsonx.AppendString(dst, err.Param)
 	} else {
 		dst = append(dst, "null"...)
 	}
@@ -1493,17 +1494,17 @@ func responsesErrorCode(err *Error) string {
 // and usage is written only in a terminal response and only when known.
 func (e *responsesStreamEncoder) appendResponse(dst []byte, status, incompleteReason string, failure *Error) []byte {
 	dst = append(dst, `{"id":`...)
-	dst = appendString(dst, e.id)
+	dst = jsonx.AppendString(dst, e.id)
 	dst = append(dst, `,"object":"response","created_at":`...)
-	dst = appendInt(dst, e.created)
+	dst = jsonx.AppendInt(dst, e.created)
 	dst = append(dst, `,"status":`...)
-	dst = appendString(dst, status)
+	dst = jsonx.AppendString(dst, status)
 	dst = append(dst, `,"error":`...)
 	if failure != nil {
 		dst = append(dst, `{"code":`...)
-		dst = appendString(dst, responsesErrorCode(failure))
+		dst = jsonx.AppendString(dst, responsesErrorCode(failure))
 		dst = append(dst, `,"message":`...)
-		dst = appendString(dst, failure.Message)
+		dst = jsonx.AppendString(dst, failure.Message)
 		dst = append(dst, '}')
 	} else {
 		dst = append(dst, "null"...)
@@ -1511,13 +1512,13 @@ func (e *responsesStreamEncoder) appendResponse(dst []byte, status, incompleteRe
 	dst = append(dst, `,"incomplete_details":`...)
 	if incompleteReason != "" {
 		dst = append(dst, `{"reason":`...)
-		dst = appendString(dst, incompleteReason)
+		dst = jsonx.AppendString(dst, incompleteReason)
 		dst = append(dst, '}')
 	} else {
 		dst = append(dst, "null"...)
 	}
 	dst = append(dst, `,"instructions":null,"metadata":{},"model":`...)
-	dst = appendString(dst, e.model)
+	dst = jsonx.AppendString(dst, e.model)
 	dst = append(dst, `,"output":[`...)
 	for i := range e.items {
 		if i > 0 {
@@ -1546,11 +1547,11 @@ func (e *responsesStreamEncoder) appendResponse(dst []byte, status, incompleteRe
 func (e *responsesStreamEncoder) appendItem(dst []byte, it *responsesStreamItem, status string) []byte {
 	if it.reasoning {
 		dst = append(dst, `{"type":"reasoning","id":`...)
-		dst = appendString(dst, it.id)
-		dst = appendResponsesSummary(dst, bytesToString(e.text[it.args.start:it.args.end]))
+		dst = jsonx.AppendString(dst, it.id)
+		dst = appendResponsesSummary(dst, jsonx.BytesToString(e.text[it.args.start:it.args.end]))
 		if it.encrypted != "" {
 			dst = append(dst, `,"encrypted_content":`...)
-			dst = appendString(dst, it.encrypted)
+			dst = jsonx.AppendString(dst, it.encrypted)
 		}
 		return append(dst, '}')
 	}
@@ -1558,49 +1559,49 @@ func (e *responsesStreamEncoder) appendItem(dst []byte, it *responsesStreamItem,
 		if status != "failed" && status != "in_progress" {
 			status = "completed"
 		}
-		return appendResponsesSearchItem(dst, it.id, status, searchQuery(bytesToString(e.text[it.args.start:it.args.end])),
+		return appendResponsesSearchItem(dst, it.id, status, searchQuery(jsonx.BytesToString(e.text[it.args.start:it.args.end])),
 			[]Part{{Sources: it.sources}})
 	}
 	if it.custom {
 		dst = append(dst, `{"type":"custom_tool_call","id":`...)
-		dst = appendString(dst, it.id)
+		dst = jsonx.AppendString(dst, it.id)
 		dst = append(dst, `,"call_id":`...)
-		dst = appendString(dst, it.callID)
+		dst = jsonx.AppendString(dst, it.callID)
 		dst = append(dst, `,"name":`...)
-		dst = appendString(dst, it.name)
+		dst = jsonx.AppendString(dst, it.name)
 		if it.namespace != "" {
 			dst = append(dst, `,"namespace":`...)
-			dst = appendString(dst, it.namespace)
+			dst = jsonx.AppendString(dst, it.namespace)
 		}
 		dst = append(dst, `,"input":`...)
 		input := ""
 		if status != "in_progress" {
-			input = customInput(bytesToString(e.text[it.args.start:it.args.end]))
+			input = customInput(jsonx.BytesToString(e.text[it.args.start:it.args.end]))
 		}
-		dst = appendString(dst, input)
+		dst = jsonx.AppendString(dst, input)
 		return append(dst, '}')
 	}
 	if it.call {
 		dst = append(dst, `{"type":"function_call","id":`...)
-		dst = appendString(dst, it.id)
+		dst = jsonx.AppendString(dst, it.id)
 		dst = append(dst, `,"call_id":`...)
-		dst = appendString(dst, it.callID)
+		dst = jsonx.AppendString(dst, it.callID)
 		dst = append(dst, `,"name":`...)
-		dst = appendString(dst, it.name)
+		dst = jsonx.AppendString(dst, it.name)
 		if it.namespace != "" {
 			dst = append(dst, `,"namespace":`...)
-			dst = appendString(dst, it.namespace)
+			dst = jsonx.AppendString(dst, it.namespace)
 		}
 		dst = append(dst, `,"arguments":`...)
-		dst = appendString(dst, bytesToString(e.text[it.args.start:it.args.end]))
+		dst = jsonx.AppendString(dst, jsonx.BytesToString(e.text[it.args.start:it.args.end]))
 		dst = append(dst, `,"status":`...)
-		dst = appendString(dst, status)
+		dst = jsonx.AppendString(dst, status)
 		return append(dst, '}')
 	}
 	dst = append(dst, `{"type":"message","id":`...)
-	dst = appendString(dst, it.id)
+	dst = jsonx.AppendString(dst, it.id)
 	dst = append(dst, `,"status":`...)
-	dst = appendString(dst, status)
+	dst = jsonx.AppendString(dst, status)
 	dst = append(dst, `,"role":"assistant","content":[`...)
 	for i := it.first; i < it.end; i++ {
 		if i > it.first {
@@ -1613,14 +1614,14 @@ func (e *responsesStreamEncoder) appendItem(dst []byte, it *responsesStreamItem,
 
 // appendPart appends a content part with its text so far.
 func (e *responsesStreamEncoder) appendPart(dst []byte, p *responsesStreamPart) []byte {
-	text := bytesToString(e.text[p.start:p.end])
+	text := jsonx.BytesToString(e.text[p.start:p.end])
 	if p.kind == PartRefusal {
 		dst = append(dst, `{"type":"refusal","refusal":`...)
-		dst = appendString(dst, text)
+		dst = jsonx.AppendString(dst, text)
 		return append(dst, '}')
 	}
 	dst = append(dst, `{"type":"output_text","text":`...)
-	dst = appendString(dst, text)
+	dst = jsonx.AppendString(dst, text)
 	if len(p.cites) == 0 {
 		return append(dst, `,"annotations":[],"logprobs":[]}`...)
 	}

@@ -490,8 +490,8 @@ func TestResponsesStreamDecodeAliasing(t *testing.T) {
 	for i := range data {
 		data[i] = 'x'
 	}
-	d.text.reset()
-	d.text.unescape(`zzzzzzzzzzzzzzzzzzzzz`)
+	d.text.Reset()
+	d.text.Unescape(`zzzzzzzzzzzzzzzzzzzzz`)
 	e := evs[0].Err
 	if e.Message != "line\none" || e.Code != "server_error" || e.Param != "p" {
 		t.Errorf("error strings changed: %+v", e)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/mapping"
 	"github.com/tidwall/gjson"
 )
@@ -904,7 +905,7 @@ func TestResponsesDecodeRequestTools(t *testing.T) {
 			if err := DecodeRequest(OpenAIResponses, []byte(tt.body), &got); err != nil {
 				t.Fatal(err)
 			}
-			got.text = textArena{}
+			got.text = jsonx.Arena{}
 			if !equalDecoded(got, tt.want) {
 				t.Errorf("got  %+v\nwant %+v", got, tt.want)
 			}
@@ -1115,7 +1116,7 @@ func TestResponsesToolRequestRoundTrip(t *testing.T) {
 	results[1] = Part{Type: PartToolResult, ToolCallID: "toolu_4", Content: []Part{responsesText("Error:"), {Type: PartImage, MediaType: "image/gif", Data: "R0lG"}}}
 	results[2] = Part{Type: PartToolResult, ToolCallID: "toolu_5", Content: []Part{responsesText("Error:")}}
 	results[3] = Part{Type: PartToolResult, ToolCallID: "toolu_6", Content: []Part{responsesText("")}}
-	got.text = textArena{}
+	got.text = jsonx.Arena{}
 	if !equalDecoded(got, want) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", got, want)
 	}
@@ -1147,13 +1148,13 @@ func TestResponsesPlainTextParts(t *testing.T) {
 			t.Fatalf("%s: %v", c.part, err)
 		}
 		req := &Request{}
-		req.text = indexedArena(index)
+		req.text = jsonx.IndexedArena(index)
 		part := root.Get("input.0")
 		types := []string{`"input_text"`, `"output_text"`}
 		if c.output {
 			types = types[:1]
 		}
-		text, fast := req.text.plainText(part.Raw, types...)
+		text, fast := plainText(&req.text, part.Raw, types...)
 		if fast != c.fast {
 			t.Errorf("%s: fast path %v, want %v", c.part, fast, c.fast)
 		}
@@ -1164,6 +1165,6 @@ func TestResponsesPlainTextParts(t *testing.T) {
 			full[0].literal != text.literal || full[0].literalOf != text.literalOf) {
 			t.Errorf("%s: fast path gives %+v, the decoder %+v, %v; want %q", c.part, text, full, ferr, want)
 		}
-		releaseIndex(index)
+		index.Release()
 	}
 }

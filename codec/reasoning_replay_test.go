@@ -7,6 +7,7 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
@@ -42,25 +43,25 @@ func nativeAnswer(u Protocol) []byte {
 	switch familyOf(u) {
 	case mapping.FamilyAnthropic:
 		b = append(b, `{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"thinking","thinking":`...)
-		b = appendString(b, parts[0].Text)
+		b = jsonx.AppendString(b, parts[0].Text)
 		b = append(b, `,"signature":`...)
-		b = appendString(b, parts[0].Signature)
+		b = jsonx.AppendString(b, parts[0].Signature)
 		b = append(b, `},{"type":"redacted_thinking","data":`...)
-		b = appendString(b, parts[1].Signature)
+		b = jsonx.AppendString(b, parts[1].Signature)
 		b = append(b, `},{"type":"tool_use","id":"call_1","name":"get_weather","input":{"city":"Paris"}}],"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":10,"output_tokens":50}}`...)
 	case mapping.FamilyOpenAI:
 		b = append(b, `{"id":"resp_1","object":"response","created_at":1,"status":"completed","model":"m","output":[{"type":"reasoning","id":`...)
-		b = appendString(b, parts[0].ItemID)
+		b = jsonx.AppendString(b, parts[0].ItemID)
 		b = append(b, `,"summary":[{"type":"summary_text","text":`...)
-		b = appendString(b, parts[0].Text)
+		b = jsonx.AppendString(b, parts[0].Text)
 		b = append(b, `}],"encrypted_content":`...)
-		b = appendString(b, parts[0].Signature)
+		b = jsonx.AppendString(b, parts[0].Signature)
 		b = append(b, `},{"type":"function_call","id":"fc_1","call_id":"call_1","name":"get_weather","arguments":"{\"city\":\"Paris\"}","status":"completed"}],"usage":{"input_tokens":10,"output_tokens":50,"total_tokens":60}}`...)
 	default:
 		b = append(b, `{"candidates":[{"content":{"role":"model","parts":[{"text":`...)
-		b = appendString(b, parts[0].Text)
+		b = jsonx.AppendString(b, parts[0].Text)
 		b = append(b, `,"thought":true},{"functionCall":{"id":"call_1","name":"get_weather","args":{"city":"Paris"}},"thoughtSignature":`...)
-		b = appendString(b, parts[0].Signature)
+		b = jsonx.AppendString(b, parts[0].Signature)
 		b = append(b, `}]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":5,"thoughtsTokenCount":45,"totalTokenCount":60},"modelVersion":"m","responseId":"r1"}`...)
 	}
 	return b

@@ -4,6 +4,7 @@ import (
 	"hash/fnv"
 	"strconv"
 
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/tidwall/gjson"
 )
 
@@ -134,7 +135,7 @@ type webSearchCaps struct {
 func customArguments(input string) string {
 	b := make([]byte, 0, len(input)+16)
 	b = append(b, `{"input":`...)
-	b = appendString(b, input)
+	b = jsonx.AppendString(b, input)
 	return string(append(b, '}'))
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/tidwall/gjson"
 )
 
@@ -30,7 +31,7 @@ func NewUsageObserver(p Protocol) *UsageObserver {
 // unchanged otherwise. Of the events appended, only EventStart, EventUsage
 // and EventStop are meaningful: the decoder does not see the content.
 func (o *UsageObserver) Observe(out []Event, name, data []byte, bare bool) []Event {
-	if !bare && !reportsUsage(o.p, bytesToString(name), bytesToString(data)) {
+	if !bare && !reportsUsage(o.p, jsonx.BytesToString(name), jsonx.BytesToString(data)) {
 		return out
 	}
 	return o.dec.Decode(out, name, data, bare)
@@ -87,7 +88,7 @@ func reportsUsage(p Protocol, name, data string) bool {
 func chatReportsUsage(data string) bool {
 	i := 0
 	for ; len(data)-i >= 64; i += 64 {
-		q, _, _ := stringMasks(unsafe.StringData(data[i:]))
+		q, _, _ := jsonx.StringMasks(unsafe.StringData(data[i:]))
 		for ; q != 0; q &= q - 1 {
 			if chatReportingKey(data[i+bits.TrailingZeros64(q)+1:]) {
 				return true
@@ -124,10 +125,10 @@ func chatReportingKey(rest string) bool {
 	if !strings.HasPrefix(rest, key) {
 		return false
 	}
-	j := skipSpace(rest, len(key))
+	j := jsonx.SkipSpace(rest, len(key))
 	if j >= len(rest) || rest[j] != ':' {
 		return false
 	}
-	j = skipSpace(rest, j+1)
+	j = jsonx.SkipSpace(rest, j+1)
 	return !strings.HasPrefix(rest[j:], "null")
 }

@@ -3,6 +3,7 @@ package codec
 import (
 	"strings"
 
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/tidwall/gjson"
 )
 
@@ -29,7 +30,7 @@ func (w *StreamWatcher) Observe(name, data []byte, bare bool) bool {
 	if w.complete {
 		return true
 	}
-	s := bytesToString(data)
+	s := jsonx.BytesToString(data)
 	switch w.p.Family() {
 	case OpenAIChat:
 		// [DONE] ends a stream; so does an error chunk, which the client
@@ -59,7 +60,7 @@ func (w *StreamWatcher) Observe(name, data []byte, bare bool) bool {
 		// A bare block is an error object or an array of them, which
 		// ends the stream however it is shaped.
 		if bare {
-			w.complete = validJSON(s)
+			w.complete = jsonx.Valid(s)
 			return w.complete
 		}
 		if !isJSONObject(s) {
@@ -82,7 +83,7 @@ func (w *StreamWatcher) Complete() bool { return w.complete }
 // surrounding whitespace.
 func isJSONObject(s string) bool {
 	t := strings.TrimLeft(s, " \t\r\n")
-	return len(t) > 0 && t[0] == '{' && validJSON(t)
+	return len(t) > 0 && t[0] == '{' && jsonx.Valid(t)
 }
 
 // IsProtocolBody reports whether body, a complete non-streamed answer of an
@@ -93,7 +94,7 @@ func isJSONObject(s string) bool {
 // turns anything else (a cut body, a load balancer's HTML page) into an
 // error the client's SDK can read.
 func IsProtocolBody(p Protocol, status int, body []byte) bool {
-	s := bytesToString(body)
+	s := jsonx.BytesToString(body)
 	if !isJSONObject(s) {
 		return status >= 400 && p.Family() == Gemini && isGeminiErrorArray(s)
 	}
@@ -107,7 +108,7 @@ func IsProtocolBody(p Protocol, status int, body []byte) bool {
 // is a Google error object, as Gemini sends for some failed requests.
 func isGeminiErrorArray(s string) bool {
 	t := strings.TrimLeft(s, " \t\r\n")
-	return len(t) > 0 && t[0] == '[' && validJSON(t) && gjson.Get(t, "0.error.message").Type == gjson.String
+	return len(t) > 0 && t[0] == '[' && jsonx.Valid(t) && gjson.Get(t, "0.error.message").Type == gjson.String
 }
 
 // AppendStreamError appends protocol p's in-stream error for e, as a fresh

@@ -1,4 +1,4 @@
-package codec
+package jsonx
 
 import (
 	"encoding/json"
@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestStringMasks checks stringMasks (SSE2 on amd64) and
+// TestStringMasks checks StringMasks (SSE2 on amd64) and
 // stringMasksPortable against their definition on random 64-byte blocks
 // of the bytes that matter next to their neighbours in value (0x00, 0x1f,
 // 0x20, '"' and '!', '\\' and ']', 0x7f, 0x80, 0xff), so that a lane
@@ -39,7 +39,7 @@ func TestStringMasks(t *testing.T) {
 		for _, f := range []struct {
 			name string
 			fn   func(*byte) (uint64, uint64, uint64)
-		}{{"stringMasks", stringMasks}, {"stringMasksPortable", stringMasksPortable}} {
+		}{{"StringMasks", StringMasks}, {"stringMasksPortable", stringMasksPortable}} {
 			gq, gb, gc := f.fn(&block[0])
 			if gq != q || gb != b || gc != c {
 				t.Fatalf("%s(%q) = %#x %#x %#x, want %#x %#x %#x", f.name, block[:], gq, gb, gc, q, b, c)
@@ -49,7 +49,7 @@ func TestStringMasks(t *testing.T) {
 }
 
 // BenchmarkStringMasks measures the block classification over 4 KB of
-// plain text, with this build's stringMasks and with the portable one.
+// plain text, with this build's StringMasks and with the portable one.
 func BenchmarkStringMasks(b *testing.B) {
 	buf := make([]byte, 4096)
 	for i := range buf {
@@ -58,7 +58,7 @@ func BenchmarkStringMasks(b *testing.B) {
 	for _, f := range []struct {
 		name string
 		fn   func(*byte) (uint64, uint64, uint64)
-	}{{"build", stringMasks}, {"portable", stringMasksPortable}} {
+	}{{"build", StringMasks}, {"portable", stringMasksPortable}} {
 		b.Run(f.name, func(b *testing.B) {
 			b.SetBytes(int64(len(buf)))
 			var sink uint64
@@ -139,7 +139,7 @@ var denseText = strings.Repeat("package main\n\nfunc main() {\n\tprintln(\"hello
 // BenchmarkUnescapeDense measures unescaping a JSON string body dense with
 // escapes.
 func BenchmarkUnescapeDense(b *testing.B) {
-	lit := string(appendStringBody(nil, denseText))
+	lit := string(AppendStringBody(nil, denseText))
 	dst := make([]byte, 0, len(lit)+64)
 	b.SetBytes(int64(len(lit)))
 	for b.Loop() {
@@ -153,6 +153,6 @@ func BenchmarkEscapeDense(b *testing.B) {
 	dst := make([]byte, 0, 2*len(denseText))
 	b.SetBytes(int64(len(denseText)))
 	for b.Loop() {
-		dst = appendStringBody(dst[:0], denseText)
+		dst = AppendStringBody(dst[:0], denseText)
 	}
 }

@@ -1,4 +1,4 @@
-package codec
+package jsonx
 
 import (
 	"encoding/json"
@@ -27,9 +27,14 @@ var validCases = []string{
 
 func TestValidJSONAgreesWithEncodingJSON(t *testing.T) {
 	for _, c := range validCases {
-		if got, want := validJSON(c), json.Valid([]byte(c)); got != want {
-			t.Errorf("validJSON(%q) = %v, want %v", c, got, want)
+		if got, want := Valid(c), json.Valid([]byte(c)); got != want {
+			t.Errorf("Valid(%q) = %v, want %v", c, got, want)
 		}
+		x := IndexDocument(c)
+		if got, want := x != nil, json.Valid([]byte(c)); got != want {
+			t.Errorf("IndexDocument(%q) = %v, want an index: %v", c, x, want)
+		}
+		x.Release()
 	}
 }
 
@@ -38,42 +43,38 @@ func FuzzValidJSON(f *testing.F) {
 		f.Add(c)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := validJSON(s), json.Valid([]byte(s)); got != want {
-			t.Fatalf("validJSON(%q) = %v, encoding/json says %v", s, got, want)
+		if got, want := Valid(s), json.Valid([]byte(s)); got != want {
+			t.Fatalf("Valid(%q) = %v, encoding/json says %v", s, got, want)
 		}
 	})
 }
 
-// BenchmarkValidJSON compares the validator with gjson's on the 5 KB chat
-// and the 90 KB agent request, and measures the indexing pass that
-// DecodeRequest runs instead.
+// BenchmarkValidJSON compares the validator with gjson's on a 5 KB chat
+// request and a 90 KB agent request, and measures the indexing pass that
+// request decoding runs instead.
 func BenchmarkValidJSON(b *testing.B) {
-	agent, err := AppendRequest(nil, AnthropicMessages, benchAgentRequest(), EncodeOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
 	for _, doc := range []struct {
 		name string
 		body string
-	}{{"5KB", string(benchBody(b, OpenAIChat))}, {"90KB", string(agent)}} {
+	}{{"5KB", chatDocument(20)}, {"90KB", agentDocument()}} {
 		body := doc.body
-		b.Run(doc.name+"/validJSON", func(b *testing.B) {
+		b.Run(doc.name+"/Valid", func(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			for b.Loop() {
-				if !validJSON(body) {
+				if !Valid(body) {
 					b.Fatal("invalid")
 				}
 			}
 		})
-		b.Run(doc.name+"/indexDocument", func(b *testing.B) {
+		b.Run(doc.name+"/IndexDocument", func(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
 			for b.Loop() {
-				x := indexDocument(body)
+				x := IndexDocument(body)
 				if x == nil {
 					b.Fatal("invalid")
 				}
-				releaseIndex(x)
+				x.Release()
 			}
 		})
 		b.Run(doc.name+"/gjson.Valid", func(b *testing.B) {
@@ -92,13 +93,13 @@ func BenchmarkValidJSON(b *testing.B) {
 // invalid, as encoding/json says.
 func TestValidJSONControlBytes(t *testing.T) {
 	for _, s := range []string{"{\x01}", "[1,\x0b2]", "\x00{}", "{\"a\":1}\x1f", "{\"a\":{\x01}}"} {
-		if validJSON(s) {
-			t.Errorf("validJSON(%q) = true, want false", s)
+		if Valid(s) {
+			t.Errorf("Valid(%q) = true, want false", s)
 		}
 	}
 	for _, s := range []string{" {\"a\" :\t[1 ,\r\n2]} "} {
-		if !validJSON(s) {
-			t.Errorf("validJSON(%q) = false, want true", s)
+		if !Valid(s) {
+			t.Errorf("Valid(%q) = false, want true", s)
 		}
 	}
 }

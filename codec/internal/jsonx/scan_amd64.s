@@ -42,8 +42,8 @@
 	ORQ BX, R9; \
 	ORQ CX, R10
 
-// func stringMasks(p *byte) (quote, backslash, control uint64)
-TEXT ·stringMasks(SB), NOSPLIT, $0-32
+// func StringMasks(p *byte) (quote, backslash, control uint64)
+TEXT ·StringMasks(SB), NOSPLIT, $0-32
 	MOVQ p+0(FP), SI
 	CONSTANTS
 	XORQ R8, R8

@@ -1,4 +1,4 @@
-package codec
+package jsonx
 
 import (
 	"encoding/binary"

@@ -1,4 +1,4 @@
-package codec
+package jsonx
 
 import (
 	"math/bits"
@@ -12,46 +12,60 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// textArena holds the unescaped strings of one decoded document.
+// Arena holds the unescaped strings of one decoded document.
 //
 // gjson unescapes every string value that contains an escape (\n, \", ...)
 // into two fresh allocations; conversation text is full of them. The arena
 // instead unescapes them into one buffer sized from the document, so a
 // request costs one allocation for all its text. Strings handed out are views
 // of the buffer; it is only ever appended to, so they stay valid (and the
-// buffer alive) for as long as they are referenced.
-type textArena struct {
+// buffer alive) for as long as they are referenced. The zero Arena is ready
+// to use: it sizes its buffer from the first string it unescapes and walks
+// documents without an index.
+type Arena struct {
 	buf  []byte
 	size int // capacity to allocate on first use
 
 	// index, when set, is the structural index of the document the
-	// arena's strings come from (see jsonIndex).
-	index *jsonIndex
+	// arena's strings come from (see Index).
+	index *Index
 }
 
-// newTextArena returns an arena whose buffer, allocated on first use, holds
-// n bytes: the length of the document's escaped string literals
-// (jsonIndex.escapedBytes), since no string unescapes to more than its
-// literal, or the whole event for a stream decoder.
-func newTextArena(n int) textArena { return textArena{size: n} }
+// NewArena returns an arena whose buffer, allocated on first use, holds n
+// bytes. For a document, n is the length of its escaped string literals
+// (IndexedArena does this), since no string unescapes to more than its
+// literal; a stream decoder passes the size of a typical event.
+func NewArena(n int) Arena { return Arena{size: n} }
 
-// indexedArena returns the arena for the document x indexes: sized from its
-// escaped literals and walking it through x.
-func indexedArena(x *jsonIndex) textArena {
-	a := newTextArena(x.escapedBytes)
+// IndexedArena returns the arena for the document x indexes: its buffer is
+// sized from the document's escaped literals, and walks of the document
+// through the arena (EachMember, MemberIter, ValueAt, ValueEnd) read the
+// members' extents from x instead of scanning their bytes.
+func IndexedArena(x *Index) Arena {
+	a := NewArena(x.escapedBytes)
 	a.index = x
 	return a
 }
 
-// reset forgets the arena's strings so that its buffer is reused, and the
-// index of the previous document. Only stream decoders use it: their events
-// are valid until the next event.
-func (a *textArena) reset() { a.buf, a.index = a.buf[:0], nil }
+// Reserve makes the buffer the arena allocates next hold at least n bytes.
+// A stream decoder reserves the length of each event: no string of the
+// event unescapes to more, so one buffer holds all of them.
+func (a *Arena) Reserve(n int) {
+	if n > a.size {
+		a.size = n
+	}
+}
 
-// indexEvent validates s, the data of one stream event, recording its
-// structure in x (the decoder's own index, reused from event to event)
-// for the walks over the event that follow.
-func (a *textArena) indexEvent(s string, x *jsonIndex) bool {
+// Reset forgets the arena's strings, so that its buffer is reused, and the
+// index of the previous document. Only stream decoders reset an arena: the
+// strings of an event need to stay valid only until the next event.
+func (a *Arena) Reset() { a.buf, a.index = a.buf[:0], nil }
+
+// IndexEvent validates s, the data of one stream event, and reports whether
+// it is valid JSON. It records the event's structure in x (the decoder's own
+// index, reused from event to event) and makes x the arena's index, for the
+// walks over the event that follow.
+func (a *Arena) IndexEvent(s string, x *Index) bool {
 	if !x.build(s) {
 		a.index = nil
 		return false
@@ -60,8 +74,11 @@ func (a *textArena) indexEvent(s string, x *jsonIndex) bool {
 	return true
 }
 
-// unescape returns the JSON string body s (without quotes) unescaped.
-func (a *textArena) unescape(s string) string {
+// Unescape returns the body s of a JSON string literal (without its quotes)
+// unescaped, as a view of the arena's buffer. s must come from a document
+// that passed Valid: invalid escapes are not checked, and a lone surrogate
+// escape becomes U+FFFD as in encoding/json.
+func (a *Arena) Unescape(s string) string {
 	if cap(a.buf)-len(a.buf) < len(s)+16 {
 		n := a.size + 16 // appendUnescaped's room
 		if n < len(s)+16 {
@@ -71,15 +88,18 @@ func (a *textArena) unescape(s string) string {
 	}
 	start := len(a.buf)
 	a.buf = appendUnescaped(a.buf, s)
-	return bytesToString(a.buf[start:len(a.buf):len(a.buf)])
+	return BytesToString(a.buf[start:len(a.buf):len(a.buf)])
 }
 
-// eachMember calls fn for each member of the object or array v, like
-// gjson.Result.ForEach, but unescapes string values and keys into a instead
-// of allocating. v must come from a document that passed validJSON.
-func eachMember(v gjson.Result, a *textArena, fn func(key, value gjson.Result) bool) {
-	var m memberIter
-	if !m.init(v.Raw, a) {
+// EachMember calls fn for each member of the object or array v, in order,
+// until fn returns false. Like gjson.Result.ForEach it passes an object
+// member's key as a string result and an array element's index as a number
+// result, and a scalar v itself; unlike it, it unescapes string keys and
+// values into a instead of allocating, and reads the members' extents from
+// a's index when a has one. v must come from a document that passed Valid.
+func EachMember(v gjson.Result, a *Arena, fn func(key, value gjson.Result) bool) {
+	var m MemberIter
+	if !m.Init(v.Raw, a) {
 		v.ForEach(fn) // scalars: gjson yields the value itself
 		return
 	}
@@ -91,7 +111,7 @@ func eachMember(v gjson.Result, a *textArena, fn func(key, value gjson.Result) b
 		key.Type = gjson.Number
 	}
 	for idx := 0; ; idx++ {
-		k, value, ok := m.next()
+		k, value, ok := m.Next()
 		if !ok {
 			return
 		}
@@ -100,36 +120,40 @@ func eachMember(v gjson.Result, a *textArena, fn func(key, value gjson.Result) b
 		} else {
 			key.Num = float64(idx)
 		}
-		if !fn(key, m.result(value)) {
+		if !fn(key, m.Result(value)) {
 			return
 		}
 	}
 }
 
-// eachRawMember calls fn with the key (unescaped into a; empty for array
+// EachRawMember calls fn with the key (unescaped into a; empty for array
 // elements) and the raw JSON text of each member of the object or array
-// raw. It is the cheapest way through a document whose members are mostly
-// skipped: a member's value is only parsed if fn parses it. raw must be from
-// a document that passed validJSON.
-func eachRawMember(raw string, a *textArena, fn func(key, value string) bool) {
-	var m memberIter
-	if !m.init(raw, a) {
+// raw, in order, until fn returns false; it calls nothing for a scalar. It
+// is the cheapest way through a document whose members are mostly skipped:
+// a member's value is only parsed if fn parses it. raw must come from a
+// document that passed Valid.
+func EachRawMember(raw string, a *Arena, fn func(key, value string) bool) {
+	var m MemberIter
+	if !m.Init(raw, a) {
 		return
 	}
 	for {
-		key, value, ok := m.next()
+		key, value, ok := m.Next()
 		if !ok || !fn(key, value) {
 			return
 		}
 	}
 }
 
-// memberIter walks the members of one object or array of a validated
-// document. It is the loop under eachMember and eachRawMember, kept free of
-// callbacks because every member of every request passes through it.
-type memberIter struct {
+// MemberIter walks the members of one object or array of a validated
+// document: Init starts the walk, Next returns one member at a time. It is
+// the loop under EachMember and EachRawMember, free of callbacks so that a
+// decoder that looks at every member of every request pays no call per
+// member. The zero MemberIter is ready for Init, and it is meant to live on
+// the caller's stack.
+type MemberIter struct {
 	raw string
-	a   *textArena
+	a   *Arena
 	i   int
 	obj bool
 
@@ -141,15 +165,18 @@ type memberIter struct {
 	// the walk reads the members from its tokens, from t up to stop, with
 	// base the offset of raw in the document. Otherwise it reads raw's
 	// bytes from i.
-	x       *jsonIndex
+	x       *Index
 	t, stop int32
 	base    int
 	endAt   int // where the container ends in raw, in a walk of the index
 }
 
-// init starts a walk of raw and reports whether raw is an object or array.
-func (m *memberIter) init(raw string, a *textArena) bool {
-	i := skipSpace(raw, 0)
+// Init starts a walk of the members of raw, a value of a document that
+// passed Valid and that a's strings come from, and reports whether raw is
+// an object or array (leading whitespace is skipped). When a has an index
+// of the document, the walk reads the members from it.
+func (m *MemberIter) Init(raw string, a *Arena) bool {
+	i := SkipSpace(raw, 0)
 	if i == len(raw) || (raw[i] != '{' && raw[i] != '[') {
 		return false
 	}
@@ -167,25 +194,36 @@ func (m *memberIter) init(raw string, a *textArena) bool {
 	return true
 }
 
-// result builds the gjson.Result of value, the value next returned last.
-func (m *memberIter) result(value string) gjson.Result {
+// Result builds the gjson.Result of value, the value Next returned last,
+// unescaping a string into the arena only when the walk saw escapes in it.
+func (m *MemberIter) Result(value string) gjson.Result {
 	if value[0] == '"' {
-		return m.a.stringValue(value, m.escaped)
+		return m.a.StringValue(value, m.escaped)
 	}
-	return m.a.result(value)
+	return m.a.Result(value)
 }
 
-// end returns the index in raw just past the container, once next has
-// reported its end.
-func (m *memberIter) end() int {
+// End returns the index in raw just past the object or array, once Next
+// has reported its end.
+func (m *MemberIter) End() int {
 	if m.x != nil {
 		return m.endAt
 	}
 	return min(m.i+1, len(m.raw))
 }
 
-// next returns the next member's key (empty in arrays) and raw value.
-func (m *memberIter) next() (key, value string, ok bool) {
+// IsObject reports whether the container Init started on is an object
+// (members have keys) rather than an array.
+func (m *MemberIter) IsObject() bool { return m.obj }
+
+// Escaped reports whether the value Next returned last is a string literal
+// that holds escapes, which the walk finds along with its extent: pass it to
+// Arena.StringValue.
+func (m *MemberIter) Escaped() bool { return m.escaped }
+
+// Next returns the next member's key (unescaped into the arena; empty in
+// an array) and its raw JSON value, or ok false once the container ends.
+func (m *MemberIter) Next() (key, value string, ok bool) {
 	if x := m.x; x != nil {
 		if m.t >= m.stop {
 			return "", "", false
@@ -194,7 +232,7 @@ func (m *memberIter) next() (key, value string, ok bool) {
 			k := &x.tokens[m.t]
 			key = m.raw[int(k.start)-m.base+1 : int(k.end)-m.base-1]
 			if k.escaped {
-				key = m.a.unescape(key)
+				key = m.a.Unescape(key)
 			}
 			m.t++
 		}
@@ -207,7 +245,7 @@ func (m *memberIter) next() (key, value string, ok bool) {
 	}
 	raw, i := m.raw, m.i
 	for {
-		i = skipSpace(raw, i)
+		i = SkipSpace(raw, i)
 		if i >= len(raw) || raw[i] == '}' || raw[i] == ']' {
 			m.i = i
 			return "", "", false
@@ -219,10 +257,10 @@ func (m *memberIter) next() (key, value string, ok bool) {
 	}
 	if m.obj {
 		key, i = m.a.key(raw, i)
-		i = skipSpace(raw, i) + 1 // past the colon
-		i = skipSpace(raw, i)
+		i = SkipSpace(raw, i) + 1 // past the colon
+		i = SkipSpace(raw, i)
 	}
-	end := m.a.valueEnd(raw, i)
+	end := m.a.ValueEnd(raw, i)
 	m.i = end
 	m.escaped = raw[i] == '"' && strings.IndexByte(raw[i:end], '\\') >= 0
 	return key, raw[i:end], true
@@ -231,77 +269,39 @@ func (m *memberIter) next() (key, value string, ok bool) {
 // key reads the object key whose literal starts at s[i] and returns it
 // (unescaped into a if need be) and the index just past it. Keys are short
 // and almost never escaped, so a plain loop beats a vectorised search.
-func (a *textArena) key(s string, i int) (string, int) {
+func (a *Arena) key(s string, i int) (string, int) {
 	for j := i + 1; j < len(s); j++ {
 		switch s[j] {
 		case '"':
 			return s[i+1 : j], j + 1
 		case '\\':
-			end := stringEnd(s, i)
-			return a.unescape(s[i+1 : end-1]), end
+			end := StringEnd(s, i)
+			return a.Unescape(s[i+1 : end-1]), end
 		}
 	}
 	return s[i+1:], len(s)
 }
 
-// plainText reads the commonest content part of every protocol, an object
-// of exactly two members, "type" (whose raw literal is one of typeLiterals,
-// such as `"text"`) and "text" (a string), and returns it as a text part.
-// It reports false for anything else (more members, another type, a
-// malformed part), which the protocol's full part decoder then reads and
-// judges: this only skips that decoder's general collection of members for
-// the parts that need none of it.
-func (a *textArena) plainText(raw string, typeLiterals ...string) (Part, bool) {
-	var m memberIter
-	if !m.init(raw, a) || !m.obj {
-		return Part{}, false
-	}
-	var text string // the raw literal, unescaped only once the part qualifies
-	escaped := false
-	sawType := false
-	for {
-		key, value, ok := m.next()
-		if !ok {
-			break
-		}
-		switch key {
-		case "type":
-			if !slices.Contains(typeLiterals, value) {
-				return Part{}, false
-			}
-			sawType = true
-		case "text":
-			if value[0] != '"' {
-				return Part{}, false
-			}
-			text, escaped = value, m.escaped
-		default:
-			return Part{}, false
-		}
-	}
-	if !sawType || text == "" {
-		return Part{}, false
-	}
-	return textPart(PartText, a.stringValue(text, escaped)), true
-}
-
-// countMembers returns the number of members of the object or array v of
-// a's document, skipping their values without parsing them (for sizing
-// slices before a decode).
-func countMembers(v gjson.Result, a *textArena) int {
+// CountMembers returns the number of members of the object or array v of
+// a's document (0 for a scalar), skipping their values without parsing
+// them, so that a decoder can size its slices before it reads them.
+func CountMembers(v gjson.Result, a *Arena) int {
 	n := 0
-	eachRawMember(v.Raw, a, func(string, string) bool {
+	EachRawMember(v.Raw, a, func(string, string) bool {
 		n++
 		return true
 	})
 	return n
 }
 
-// result builds the gjson.Result of one raw JSON value.
-func (a *textArena) result(raw string) gjson.Result {
+// Result builds the gjson.Result of raw, one JSON value of a document that
+// passed Valid, as gjson.Parse would, without gjson's checks: a string is
+// unescaped into the arena when it holds escapes, a container is left
+// unparsed, and small non-negative integers are converted without a call.
+func (a *Arena) Result(raw string) gjson.Result {
 	switch raw[0] {
 	case '"':
-		return a.stringResult(raw)
+		return a.StringResult(raw)
 	case '{', '[':
 		// What gjson.Parse would make of it, without its checks.
 		return gjson.Result{Type: gjson.JSON, Raw: raw}
@@ -328,27 +328,30 @@ func (a *textArena) result(raw string) gjson.Result {
 	return gjson.Parse(raw)
 }
 
-// stringResult builds the result of a raw JSON string literal.
-func (a *textArena) stringResult(raw string) gjson.Result {
-	return a.stringValue(raw, strings.IndexByte(raw[1:len(raw)-1], '\\') >= 0)
+// StringResult builds the gjson.Result of raw, a string literal of a
+// document that passed Valid, unescaping it into the arena when it holds
+// escapes.
+func (a *Arena) StringResult(raw string) gjson.Result {
+	return a.StringValue(raw, strings.IndexByte(raw[1:len(raw)-1], '\\') >= 0)
 }
 
-// stringValue is stringResult for a literal whose escapes are known: a
-// walk finds them along with the literal.
-func (a *textArena) stringValue(raw string, escaped bool) gjson.Result {
+// StringValue is StringResult for a literal whose escapes are known
+// (MemberIter.Escaped finds them along with the literal), which saves the
+// search for a backslash.
+func (a *Arena) StringValue(raw string, escaped bool) gjson.Result {
 	r := gjson.Result{Type: gjson.String, Raw: raw, Str: raw[1 : len(raw)-1]}
 	if escaped {
-		r.Str = a.unescape(r.Str)
+		r.Str = a.Unescape(r.Str)
 	}
 	return r
 }
 
-// skipSpace returns the index of the first byte at or after i that is not
-// JSON whitespace. Only space, tab, line feed and carriage return are
-// whitespace: validJSON relies on this, and a control byte accepted as
-// whitespace would be copied into raw values (tool schemas) and make the
-// translated body invalid (found by FuzzDecodeRequest).
-func skipSpace(s string, i int) int {
+// SkipSpace returns the index of the first byte of s at or after i that is
+// not JSON whitespace, or len(s). Only space, tab, line feed and carriage
+// return are whitespace (RFC 8259): Valid relies on this, and a control byte
+// accepted as whitespace would be copied into raw values and make the JSON
+// written from them invalid.
+func SkipSpace(s string, i int) int {
 	for i < len(s) {
 		switch s[i] {
 		case ' ', '\t', '\n', '\r':
@@ -360,11 +363,13 @@ func skipSpace(s string, i int) int {
 	return i
 }
 
-// stringEnd returns the index just past the string literal starting at i.
+// StringEnd returns the index just past the string literal that starts
+// at s[i] (its opening quote), or len(s) when it is not closed. The literal
+// must be valid, as in a document that passed Valid.
 // Conversation text is most of a request, so the closing quote is found
 // with a vectorised search, and a quote is the end unless an odd number of
 // backslashes precedes it.
-func stringEnd(s string, i int) int {
+func StringEnd(s string, i int) int {
 	for i++; i < len(s); {
 		q := strings.IndexByte(s[i:], '"')
 		if q < 0 {
@@ -383,26 +388,30 @@ func stringEnd(s string, i int) int {
 	return len(s)
 }
 
-// valueAt returns the result of the value at s[i] and the index just past
-// it, from the document's index when it has the value.
-func (a *textArena) valueAt(s string, i int) (gjson.Result, int) {
+// ValueAt returns the result of the value that starts at s[i] (as Result
+// builds it) and the index in s just past the value. s must be part of a
+// document that passed Valid; when it is part of the document a's index
+// holds, the value's extent comes from the index instead of a scan.
+func (a *Arena) ValueAt(s string, i int) (gjson.Result, int) {
 	if x := a.index; x != nil {
 		if k, base, ok := x.find(s, i); ok {
 			t := &x.tokens[k]
 			end := int(t.end) - base
 			if s[i] == '"' {
-				return a.stringValue(s[i:end], t.escaped), end
+				return a.StringValue(s[i:end], t.escaped), end
 			}
-			return a.result(s[i:end]), end
+			return a.Result(s[i:end]), end
 		}
 	}
 	end := valueEnd(s, i)
-	return a.result(s[i:end]), end
+	return a.Result(s[i:end]), end
 }
 
-// valueEnd is valueEnd for a value of the arena's document: its end comes
-// from the document's index instead of a scan of its contents.
-func (a *textArena) valueEnd(s string, i int) int {
+// ValueEnd returns the index in s just past the value that starts at s[i].
+// s must be part of a document that passed Valid; when it is part of the
+// document a's index holds, the end comes from the index instead of a scan
+// of the value's contents.
+func (a *Arena) ValueEnd(s string, i int) int {
 	if a.index != nil {
 		if end, ok := a.index.end(s, i); ok {
 			return end
@@ -411,15 +420,19 @@ func (a *textArena) valueEnd(s string, i int) int {
 	return valueEnd(s, i)
 }
 
-// jsonIndex is the structural index of one validated document: each of
-// its values and keys, in document order, with where it ends.
+// Index is the structural index of one validated document (a tape): each
+// of its values and keys, in document order, with where it ends and whether
+// a string holds escapes, and how many bytes of string literals hold
+// escapes.
 //
 // Decoders walk a document level by level. Finding where a member ends by
 // scanning it would scan a message's text once for every level above it,
-// and once more to find its closing quote; instead scanJSON records every
-// value while it validates, so a walk reads the members of an object from
-// the index (memberIter) and every byte is scanned about once.
-type jsonIndex struct {
+// and once more to find its closing quote; instead the validating pass
+// records every value, so a walk through an arena that holds the index
+// (IndexedArena, Arena.IndexEvent) reads the members of an object from it
+// and every byte is scanned about once. The zero Index is ready for
+// Arena.IndexEvent; IndexDocument takes one from a pool.
+type Index struct {
 	base   *byte // the document's first byte
 	size   int   // the document's length
 	tokens []valueToken
@@ -440,27 +453,29 @@ type valueToken struct {
 	escaped bool
 }
 
-// jsonIndexes recycles indexes between documents: an index is only needed
+// indexPool recycles indexes between documents: an index is only needed
 // while its document is decoded.
-var jsonIndexes = sync.Pool{New: func() any { return new(jsonIndex) }}
+var indexPool = sync.Pool{New: func() any { return new(Index) }}
 
 // maxPooledTokens bounds the index kept in the pool, so that one huge
 // document does not pin its index's memory.
 const maxPooledTokens = 1 << 16
 
-// indexDocument validates s and returns its index, or nil when s is not
-// valid JSON. The caller returns the index with releaseIndex.
-func indexDocument(s string) *jsonIndex {
-	x := jsonIndexes.Get().(*jsonIndex)
+// IndexDocument validates s, as Valid does, and returns its index, or nil
+// when s is not valid JSON. The index refers to s, which must not change
+// while it is used. The caller gives the index back with Release once the
+// walks of s are over.
+func IndexDocument(s string) *Index {
+	x := indexPool.Get().(*Index)
 	if !x.build(s) {
-		releaseIndex(x)
+		x.Release()
 		return nil
 	}
 	return x
 }
 
 // build validates s and makes x its index, reporting whether s is valid.
-func (x *jsonIndex) build(s string) bool {
+func (x *Index) build(s string) bool {
 	if !scanJSON(s, x) {
 		return false
 	}
@@ -468,8 +483,11 @@ func (x *jsonIndex) build(s string) bool {
 	return true
 }
 
-// releaseIndex returns x to the pool.
-func releaseIndex(x *jsonIndex) {
+// Release gives an index from IndexDocument back to the pool that
+// IndexDocument takes indexes from, so that the next document reuses its
+// memory; x must not be used afterwards, nor any arena that holds it. A
+// nil x is ignored.
+func (x *Index) Release() {
 	if x == nil {
 		return
 	}
@@ -477,12 +495,12 @@ func releaseIndex(x *jsonIndex) {
 	if cap(x.tokens) > maxPooledTokens {
 		return
 	}
-	jsonIndexes.Put(x)
+	indexPool.Put(x)
 }
 
 // find returns the index of the token of the value (or key) starting at
 // s[i], if s is part of x's document, and the offset of s in it.
-func (x *jsonIndex) find(s string, i int) (k, base int, ok bool) {
+func (x *Index) find(s string, i int) (k, base int, ok bool) {
 	base = int(uintptr(unsafe.Pointer(unsafe.StringData(s))) - uintptr(unsafe.Pointer(x.base)))
 	off := base + i
 	if base < 0 || off >= x.size {
@@ -509,7 +527,7 @@ func (x *jsonIndex) find(s string, i int) (k, base int, ok bool) {
 
 // end returns the index in s just past the value starting at s[i], if s
 // is part of x's document.
-func (x *jsonIndex) end(s string, i int) (int, bool) {
+func (x *Index) end(s string, i int) (int, bool) {
 	k, base, ok := x.find(s, i)
 	if !ok {
 		return 0, false
@@ -521,13 +539,13 @@ func (x *jsonIndex) end(s string, i int) (int, bool) {
 func valueEnd(s string, i int) int {
 	switch s[i] {
 	case '"':
-		return stringEnd(s, i)
+		return StringEnd(s, i)
 	case '{', '[':
 		depth := 0
 		for ; i < len(s); i++ {
 			switch s[i] {
 			case '"':
-				i = stringEnd(s, i) - 1
+				i = StringEnd(s, i) - 1
 			case '{', '[':
 				depth++
 			case '}', ']':
@@ -591,7 +609,7 @@ func appendUnescapedBlocks(dst []byte, s string) ([]byte, int) {
 	var carry uint64
 	i := 0
 	for ; len(s)-i >= 64; i += 64 {
-		_, b, _ := stringMasks(unsafe.StringData(s[i:]))
+		_, b, _ := StringMasks(unsafe.StringData(s[i:]))
 		escaped := escapedBits(b, &carry)
 		for m := b &^ escaped; m != 0; m &= m - 1 {
 			k := i + bits.TrailingZeros64(m)

@@ -1,0 +1,416 @@
+package jsonx
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+// TestArenaResult checks the arena's scalar results against gjson.Parse,
+// which they stand in for.
+func TestArenaResult(t *testing.T) {
+	var a Arena
+	for _, raw := range []string{"0", "7", "123", "-1", "1.5", "1e3", "00", "null", "true", "false",
+		"123456789012345", "1234567890123456", `"x"`, `"a\nb"`, `{"a":1}`, `[1]`} {
+		got, want := a.Result(raw), gjson.Parse(raw)
+		if got.Type != want.Type || got.Raw != want.Raw || got.Num != want.Num || got.Str != want.Str {
+			t.Errorf("Result(%s) = %+v, want %+v", raw, got, want)
+		}
+	}
+}
+
+// memberDocs are documents for the walks: every kind of value, escaped
+// keys and values, nesting, and whitespace everywhere it may be.
+var memberDocs = []string{
+	`{}`, `[]`, ` { "a" : 1 , "b" : [ true , null , -2.5e3 ] } `,
+	`{"k\"ey":"v\\alue","n":{"x":{"y":[{"z":"\u00e9"}]}},"e":{},"f":[]}`,
+	"{\"text\":\"line\\nbreak\",\"t\":\"plain\",\"arr\":[\"a\",\"b\\\"c\",{\"d\":[1,[2,[3]]]}]}",
+	`[{"a":1},{"b":"\ud83d\ude00"},"s",0,false]`,
+	"{\n\t\"long\": \"" + strings.Repeat(`x\"y`, 40) + "\",\r\n\t\"k\\u0041\": [ 1 , 2 ]\n}",
+}
+
+// TestMemberIterModes walks documents member by member twice, from the
+// tape of the document's index and from its bytes (the walk of a document
+// without an index), and checks that both give the same keys, values,
+// escape flags and container ends, at every level.
+func TestMemberIterModes(t *testing.T) {
+	type member struct {
+		key, value string
+		escaped    bool
+	}
+	var walk func(t *testing.T, raw string, a *Arena) []member
+	walk = func(t *testing.T, raw string, a *Arena) []member {
+		var m MemberIter
+		if !m.Init(raw, a) {
+			return nil
+		}
+		var got []member
+		for {
+			k, v, ok := m.Next()
+			if !ok {
+				break
+			}
+			got = append(got, member{k, v, m.Escaped()})
+			got = append(got, walk(t, v, a)...)
+		}
+		// The container's end, as an offset into raw.
+		got = append(got, member{key: "end", value: raw[:m.End()]})
+		return got
+	}
+	for _, doc := range memberDocs {
+		x := IndexDocument(doc)
+		if x == nil {
+			t.Fatalf("%s: not valid", doc)
+		}
+		indexed := IndexedArena(x)
+		plain := Arena{}
+		a, b := walk(t, doc, &indexed), walk(t, doc, &plain)
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%s:\n tape  %+v\n bytes %+v", doc, a, b)
+		}
+		// ValueAt and ValueEnd read the same value either way.
+		r1, e1 := indexed.ValueAt(doc, SkipSpace(doc, 0))
+		r2, e2 := plain.ValueAt(doc, SkipSpace(doc, 0))
+		if r1.Raw != r2.Raw || e1 != e2 {
+			t.Errorf("%s: ValueAt %q %d with the tape, %q %d without", doc, r1.Raw, e1, r2.Raw, e2)
+		}
+		if got := indexed.ValueEnd(doc, SkipSpace(doc, 0)); got != e1 {
+			t.Errorf("%s: ValueEnd %d with the tape, ValueAt %d", doc, got, e1)
+		}
+		if got := plain.ValueEnd(doc, SkipSpace(doc, 0)); got != e2 {
+			t.Errorf("%s: ValueEnd %d without the tape, ValueAt %d", doc, got, e2)
+		}
+		x.Release()
+	}
+}
+
+// TestEachMember holds EachMember, with and without an index, to
+// gjson.Result.ForEach, which it stands in for, at every level of every
+// document, and checks CountMembers and EachRawMember along the way.
+func TestEachMember(t *testing.T) {
+	type kv struct {
+		keyType          gjson.Type
+		key, value, vraw string
+		num              float64
+		valueType        gjson.Type
+	}
+	collect := func(v gjson.Result, each func(gjson.Result, func(k, v gjson.Result) bool)) []kv {
+		var got []kv
+		each(v, func(k, v gjson.Result) bool {
+			got = append(got, kv{k.Type, k.Str, v.Str, v.Raw, k.Num, v.Type})
+			return true
+		})
+		return got
+	}
+	for _, doc := range memberDocs {
+		x := IndexDocument(doc)
+		for _, a := range []Arena{IndexedArena(x), {}} {
+			var check func(v gjson.Result)
+			check = func(v gjson.Result) {
+				got := collect(v, func(v gjson.Result, fn func(k, v gjson.Result) bool) { EachMember(v, &a, fn) })
+				want := collect(v, gjson.Result.ForEach)
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("EachMember(%s) = %+v, gjson says %+v", v.Raw, got, want)
+				}
+				if v.IsObject() || v.IsArray() {
+					if n := CountMembers(v, &a); n != len(want) {
+						t.Errorf("CountMembers(%s) = %d, want %d", v.Raw, n, len(want))
+					}
+					var raws []string
+					EachRawMember(v.Raw, &a, func(key, value string) bool {
+						raws = append(raws, key+"="+value)
+						return true
+					})
+					for i, w := range want {
+						key := w.key
+						if w.keyType == gjson.Number {
+							key = ""
+						}
+						if i >= len(raws) || raws[i] != key+"="+w.vraw {
+							t.Errorf("EachRawMember(%s) = %q, want member %d %s=%s", v.Raw, raws, i, key, w.vraw)
+							break
+						}
+					}
+				}
+				if !v.IsObject() && !v.IsArray() {
+					return
+				}
+				v.ForEach(func(_, v gjson.Result) bool {
+					check(v)
+					return true
+				})
+			}
+			check(gjson.Parse(doc))
+		}
+		x.Release()
+	}
+	// Stopping early.
+	n := 0
+	EachMember(gjson.Parse(`[1,2,3]`), &Arena{}, func(_, _ gjson.Result) bool { n++; return n < 2 })
+	if n != 2 {
+		t.Errorf("EachMember went on after false: %d calls", n)
+	}
+	n = 0
+	EachRawMember(`{"a":1,"b":2}`, &Arena{}, func(_, _ string) bool { n++; return false })
+	if n != 1 {
+		t.Errorf("EachRawMember went on after false: %d calls", n)
+	}
+	if CountMembers(gjson.Parse(`"s"`), &Arena{}) != 0 {
+		t.Error("a scalar has members")
+	}
+}
+
+// TestArenaStrings checks the arena's buffer: strings stay valid as it
+// grows past its planned size, Reserve and Reset reuse it, and unescaped
+// keys and values match encoding/json.
+func TestArenaStrings(t *testing.T) {
+	a := NewArena(4)
+	var got []string
+	var want []string
+	for i := range 50 {
+		lit := `a\n` + strings.Repeat(`\"`, i) + `\u00e9`
+		got = append(got, a.Unescape(lit))
+		var w string
+		if err := json.Unmarshal([]byte(`"`+lit+`"`), &w); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, w)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("unescaped %q, want %q", got, want)
+	}
+	a.Reserve(1 << 10)
+	a.Reserve(10) // never shrinks
+	if a.size != 1<<10 {
+		t.Errorf("size %d after Reserve", a.size)
+	}
+	a.Reset()
+	if len(a.buf) != 0 || a.index != nil {
+		t.Errorf("Reset kept %d bytes, index %v", len(a.buf), a.index)
+	}
+	// An escaped key, with and without an index.
+	doc := `{"k\u0041y":"v","x\ty":1}`
+	var x Index
+	for _, indexed := range []bool{true, false} {
+		a := Arena{}
+		if indexed && !a.IndexEvent(doc, &x) {
+			t.Fatal("not valid")
+		}
+		var keys []string
+		EachRawMember(doc, &a, func(key, _ string) bool {
+			keys = append(keys, key)
+			return true
+		})
+		if !reflect.DeepEqual(keys, []string{"kAy", "x\ty"}) {
+			t.Errorf("indexed %v: keys %q", indexed, keys)
+		}
+	}
+	// An event that is not valid leaves the arena without an index.
+	a = Arena{}
+	if a.IndexEvent(`{"a":`, &x) || a.index != nil {
+		t.Error("an invalid event was indexed")
+	}
+	if r := a.StringResult(`"a\/b"`); r.Str != "a/b" || r.Type != gjson.String {
+		t.Errorf("StringResult = %+v", r)
+	}
+	if r := a.StringResult(`"ab"`); r.Str != "ab" {
+		t.Errorf("StringResult = %+v", r)
+	}
+}
+
+// TestIndexLookups checks that every value and key is found through the
+// index wherever a walk asks for it (at the cursor, just after it, past a
+// key, or far from it, in reverse order), that the scan without the index
+// agrees, and that a string other than the document is scanned.
+func TestIndexLookups(t *testing.T) {
+	doc := `{"a":[1,{"b":"c"}],"d":"e\"f","g":true,"h":null,"i":-1.5}`
+	x := IndexDocument(doc)
+	defer x.Release()
+	a := IndexedArena(x)
+	tokens := slices.Clone(x.tokens)
+	check := func(t *testing.T, k int) {
+		start, end := int(tokens[k].start), int(tokens[k].end)
+		if got := a.ValueEnd(doc, start); got != end {
+			t.Errorf("ValueEnd at %d = %d, the index says %d", start, got, end)
+		}
+		if got := valueEnd(doc, start); got != end {
+			t.Errorf("valueEnd at %d = %d, the index says %d", start, got, end)
+		}
+	}
+	for k := range tokens {
+		check(t, k)
+	}
+	for k := len(tokens) - 1; k >= 0; k-- {
+		check(t, k)
+	}
+	x.cursor = 0
+	check(t, 2) // past a key
+	other := strings.Clone(doc)
+	if got, want := a.ValueEnd(other, 0), len(other); got != want {
+		t.Errorf("ValueEnd of a copy = %d, want %d", got, want)
+	}
+	// An offset inside a token is not a value of the index.
+	if _, ok := x.end(doc, 2); ok {
+		t.Error("found a value inside a key")
+	}
+}
+
+// TestIndexPool checks that an index too large to keep is not pooled, and
+// that Release ignores nil.
+func TestIndexPool(t *testing.T) {
+	var nilIndex *Index
+	nilIndex.Release()
+	doc := "[" + strings.Repeat("0,", maxPooledTokens) + "0]"
+	x := IndexDocument(doc)
+	if x == nil || len(x.tokens) <= maxPooledTokens {
+		t.Fatalf("index of %d tokens", len(x.tokens))
+	}
+	x.Release()
+	if IndexDocument(`{"a":`) != nil {
+		t.Error("an invalid document has an index")
+	}
+}
+
+// TestValueEnd checks the scan for a value's end against the index for
+// every kind of value, and its answers for values cut short.
+func TestValueEnd(t *testing.T) {
+	for raw, want := range map[string]int{
+		`"abc" `: 5, `"a\"b\\"`: 8, `{"a":"}"} `: 9, `[[1],[2]],`: 9, `123,`: 3, `true}`: 4, `-1e5`: 4,
+		`{"a":1`: 6, `"abc`: 4, `"a\"`: 4, `1 `: 1, `2]`: 1, "3\t": 1, "4\n": 1, "5\r": 1, `6}`: 1,
+	} {
+		if got := valueEnd(raw, 0); got != want {
+			t.Errorf("valueEnd(%q) = %d, want %d", raw, got, want)
+		}
+	}
+	if got := StringEnd(`"\\\"`, 0); got != 5 {
+		t.Errorf("StringEnd of an unclosed literal = %d", got)
+	}
+}
+
+// TestMemberIterScalars checks that Init reports false for scalars and
+// empty input, and that EachMember yields a scalar itself as gjson does.
+func TestMemberIterScalars(t *testing.T) {
+	var m MemberIter
+	for _, raw := range []string{"", "  ", "1", `"s"`, "null"} {
+		if m.Init(raw, &Arena{}) {
+			t.Errorf("Init(%q) = true", raw)
+		}
+	}
+	if !m.Init(` [1]`, &Arena{}) || m.IsObject() {
+		t.Error("an array is not an object")
+	}
+	if !m.Init(`{"a":1}`, &Arena{}) || !m.IsObject() {
+		t.Error("an object is an object")
+	}
+	var got []string
+	EachMember(gjson.Parse(`7`), &Arena{}, func(_, v gjson.Result) bool {
+		got = append(got, v.Raw)
+		return true
+	})
+	if !reflect.DeepEqual(got, []string{"7"}) {
+		t.Errorf("EachMember(7) = %q", got)
+	}
+}
+
+// BenchmarkMembers measures a walk of every member of a chat-shaped
+// document, through the index and through the bytes.
+func BenchmarkMembers(b *testing.B) {
+	doc := chatDocument(20)
+	x := IndexDocument(doc)
+	defer x.Release()
+	for _, mode := range []struct {
+		name  string
+		arena func() Arena
+	}{{"index", func() Arena { return IndexedArena(x) }}, {"bytes", func() Arena { return Arena{} }}} {
+		b.Run(mode.name, func(b *testing.B) {
+			b.SetBytes(int64(len(doc)))
+			b.ReportAllocs()
+			for b.Loop() {
+				a := mode.arena()
+				n := 0
+				var walk func(raw string)
+				walk = func(raw string) {
+					var m MemberIter
+					if !m.Init(raw, &a) {
+						return
+					}
+					for {
+						_, v, ok := m.Next()
+						if !ok {
+							return
+						}
+						n++
+						walk(v)
+					}
+				}
+				walk(doc)
+				if n == 0 {
+					b.Fatal("no members")
+				}
+			}
+		})
+	}
+}
+
+// chatDocument is a chat request of n messages whose texts hold newlines
+// and quotes, about 250 bytes a message.
+func chatDocument(n int) string {
+	type message struct {
+		Role    string `json:"role"`
+		Content string `json:"content"`
+	}
+	msgs := []message{{"system", strings.Repeat("You are a careful assistant. Follow the \"house style\".\n", 8)}}
+	for i := range n {
+		role := "user"
+		if i%2 == 1 {
+			role = "assistant"
+		}
+		msgs = append(msgs, message{role, "Message " + strconv.Itoa(i) + ": " + strings.Repeat("some words of a conversation, ", 6) + "\n\"quoted\" and more.\n"})
+	}
+	body, err := json.Marshal(map[string]any{"model": "bench-model", "max_tokens": 1024, "temperature": 0.7, "messages": msgs})
+	if err != nil {
+		panic(err)
+	}
+	return string(body)
+}
+
+// agentDocument is a ~90 KB agent request shaped like Claude Code's: a
+// long system prompt in three blocks, 12 tools with large schemas, and a
+// history of tool calls whose results are source code.
+func agentDocument() string {
+	block := strings.Repeat("You are an interactive CLI tool. Follow the \"rules\" below carefully.\n", 135)
+	var system []any
+	for range 3 {
+		system = append(system, map[string]any{"type": "text", "text": block})
+	}
+	var tools []any
+	for i := range 12 {
+		props := map[string]any{}
+		for j := range 8 {
+			props["p"+strconv.Itoa(j)] = map[string]any{"type": "string", "description": strings.Repeat("A parameter that controls one aspect of the tool. ", 12)}
+		}
+		tools = append(tools, map[string]any{"name": "tool_" + strconv.Itoa(i),
+			"description":  strings.Repeat("Runs an operation in the workspace and returns its output. ", 6),
+			"input_schema": map[string]any{"type": "object", "properties": props, "required": []string{"p0"}, "additionalProperties": false}})
+	}
+	var messages []any
+	for i := range 5 {
+		id := "toolu_" + strconv.Itoa(i)
+		messages = append(messages,
+			map[string]any{"role": "user", "content": "Please look at file " + strconv.Itoa(i) + " and fix the \"bug\".\n"},
+			map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "text", "text": "Reading the file."},
+				map[string]any{"type": "tool_use", "id": id, "name": "tool_1", "input": map[string]any{"p0": "src/file" + strconv.Itoa(i) + ".go", "p1": "all"}}}},
+			map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": id,
+				"content": strings.Repeat("package main\n\nfunc main() {\n\tprintln(\"hello\")\n}\n", 40)}}})
+	}
+	body, err := json.Marshal(map[string]any{"model": "bench-model", "max_tokens": 32000, "system": system, "tools": tools, "messages": messages})
+	if err != nil {
+		panic(err)
+	}
+	return string(body)
+}
