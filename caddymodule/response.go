@@ -53,7 +53,14 @@ func (tw *translatingWriter) WriteHeader(status int) {
 	tw.status = status
 	tw.x.responseStarted()
 	if status >= 200 && status < 300 && tw.req.Stream && isEventStream(tw.Header().Get("Content-Type")) && !hasEncoding(tw.Header()) {
-		tw.stream = newStreamTranslator(tw.ResponseWriter, tw.h, tw.client, tw.req)
+		st, err := newStreamTranslator(tw.ResponseWriter, tw.h, tw.client, tw.req)
+		if err != nil {
+			// Both protocols are checked when the handler is provisioned;
+			// should one have no stream codec, the stream is collected
+			// and answered as an untranslatable response.
+			return
+		}
+		tw.stream = st
 		tw.stream.model = tw.model
 		tw.stream.x = tw.x
 		startHeaders(tw.ResponseWriter, status)
@@ -205,7 +212,12 @@ func (tw *translatingWriter) reportDroppedOutput(dropped []string) {
 // streamResponse answers a client that asked for a stream, when the
 // upstream answered one JSON body, with the stream of that body.
 func (tw *translatingWriter) streamResponse(resp *codec.Response) {
-	tw.stream = newStreamTranslator(tw.ResponseWriter, tw.h, tw.client, tw.req)
+	st, err := newStreamTranslator(tw.ResponseWriter, tw.h, tw.client, tw.req)
+	if err != nil {
+		tw.fail(asCodecError(err))
+		return
+	}
+	tw.stream = st
 	tw.stream.model = tw.model
 	tw.stream.x = tw.x
 	hdr := tw.Header()

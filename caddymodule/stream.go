@@ -43,19 +43,27 @@ type streamTranslator struct {
 	writeErr error
 }
 
-func newStreamTranslator(w http.ResponseWriter, h *Handler, client codec.Protocol, req *codec.Request) *streamTranslator {
+func newStreamTranslator(w http.ResponseWriter, h *Handler, client codec.Protocol, req *codec.Request) (*streamTranslator, error) {
+	dec, err := codec.NewStreamDecoder(h.upstream)
+	if err != nil {
+		return nil, err
+	}
+	enc, err := codec.NewStreamEncoder(client, req)
+	if err != nil {
+		return nil, err
+	}
 	return &streamTranslator{
 		w:        w,
 		rc:       http.NewResponseController(w),
 		logger:   h.logger,
-		metrics:  h.metrics,
 		rd:       sse.NewPushReader(int(h.MaxEventSize)),
-		dec:      codec.NewStreamDecoder(h.upstream),
-		enc:      codec.NewStreamEncoder(client, req),
+		dec:      dec,
+		enc:      enc,
 		events:   make([]codec.Event, 0, 8),
 		upstream: h.upstream,
 		maxEvent: int(h.MaxEventSize),
-	}
+		metrics:  h.metrics,
+	}, nil
 }
 
 // startHeaders sets the headers of a translated event stream and sends

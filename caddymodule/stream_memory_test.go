@@ -39,7 +39,10 @@ func TestStreamMemoryPerOpenStream(t *testing.T) {
 		runtime.GC()
 		runtime.ReadMemStats(&before)
 		for range streams {
-			s := newStreamTranslator(httptest.NewRecorder(), h, client, req)
+			s, err := newStreamTranslator(httptest.NewRecorder(), h, client, req)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if _, err := s.write(start); err != nil {
 				t.Fatal(err)
 			}
@@ -66,7 +69,10 @@ func TestStreamMemoryPerOpenStream(t *testing.T) {
 // up to and including the first text delta.
 func openingEvents(t *testing.T, p codec.Protocol) []byte {
 	t.Helper()
-	enc := codec.NewStreamEncoder(p, &codec.Request{Model: "m", Stream: true})
+	enc, err := codec.NewStreamEncoder(p, &codec.Request{Model: "m", Stream: true})
+	if err != nil {
+		t.Fatal(err)
+	}
 	var b []byte
 	for _, ev := range []codec.Event{
 		{Type: codec.EventStart, ID: "id-1", Model: "m"},

@@ -182,7 +182,10 @@ type streamPart struct {
 // close one at a time, and one end or error last with nothing after it.
 func decodeClientStream(o *clientOutcome, cp proto, body []byte) {
 	rd := sse.NewReader(bytes.NewReader(body), 0)
-	dec := codec.NewStreamDecoder(codec.Protocol(cp))
+	dec, err := codec.NewStreamDecoder(codec.Protocol(cp))
+	if err != nil {
+		panic(err)
+	}
 	var (
 		events  []codec.Event
 		started bool

@@ -108,7 +108,7 @@ func anthropicFormat(evs []Event) string {
 // well: they alias the decoder's input like the other strings.
 func anthropicDecode(t *testing.T, p Protocol, body string, cause error) []Event {
 	t.Helper()
-	dec := NewStreamDecoder(p)
+	dec := streamDecoder(p)
 	r := sse.NewReader(strings.NewReader(body), 0)
 	var out, buf []Event
 	for {
@@ -888,7 +888,7 @@ func TestAnthropicStreamTruncation(t *testing.T) {
 		sevs := anthropicReadEvents(t, body)
 		for n := 0; n <= len(sevs); n++ {
 			for _, cause := range []error{nil, errTestBroken} {
-				dec := NewStreamDecoder(p)
+				dec := streamDecoder(p)
 				var evs []Event
 				sawStop := false
 				for _, e := range sevs[:n] {
@@ -938,7 +938,7 @@ func TestAnthropicStreamTruncation(t *testing.T) {
 // anthropicDecodeReader decodes an SSE body read from r.
 func anthropicDecodeReader(t *testing.T, p Protocol, r io.Reader) []Event {
 	t.Helper()
-	dec := NewStreamDecoder(p)
+	dec := streamDecoder(p)
 	sr := sse.NewReader(r, 0)
 	var out []Event
 	var cause error
@@ -993,7 +993,7 @@ func TestAnthropicStreamDecodeOddFraming(t *testing.T) {
 
 func TestAnthropicStreamDecoderAfterTerminal(t *testing.T) {
 	for _, body := range []string{anthropicMsgStart + anthropicMsgStop, "data: oops\n\n"} {
-		dec := NewStreamDecoder(AnthropicMessages)
+		dec := streamDecoder(AnthropicMessages)
 		for _, e := range anthropicReadEvents(t, body) {
 			dec.Decode(nil, []byte(e.name), []byte(e.data), e.bare)
 		}
@@ -1005,7 +1005,7 @@ func TestAnthropicStreamDecoderAfterTerminal(t *testing.T) {
 		}
 	}
 	// Close twice.
-	dec := NewStreamDecoder(VertexAnthropic)
+	dec := streamDecoder(VertexAnthropic)
 	if out := dec.Close(nil, nil); len(out) != 1 || out[0].Type != EventError || !strings.Contains(out[0].Err.Message, "vertex-anthropic") {
 		t.Errorf("Close: %+v", out)
 	}
@@ -1407,7 +1407,7 @@ func TestAnthropicStreamEncoder(t *testing.T) {
 	})
 	t.Run("stop sequence is copied", func(t *testing.T) {
 		seq := []byte("STOP")
-		enc := NewStreamEncoder(AnthropicMessages, &Request{})
+		enc := streamEncoder(AnthropicMessages, &Request{})
 		var dst []byte
 		dst = enc.Encode(dst, &Event{Type: EventStart, ID: "msg_s"})
 		dst = enc.Encode(dst, &Event{Type: EventStop, StopReason: mapping.StopSequence, StopSequence: jsonx.BytesToString(seq)})
@@ -1505,7 +1505,7 @@ func TestAnthropicStreamFastPath(t *testing.T) {
 		}
 	}
 	for _, body := range bodies {
-		fast, general := NewStreamDecoder(AnthropicMessages), NewStreamDecoder(AnthropicMessages)
+		fast, general := streamDecoder(AnthropicMessages), streamDecoder(AnthropicMessages)
 		var a, b []Event
 		for _, e := range anthropicReadEvents(t, body) {
 			a = anthropicDetach(a, fast.Decode(nil, []byte(e.name), []byte(e.data), false))

@@ -14,18 +14,9 @@ func DecodeRequest(p Protocol, body []byte, req *Request) error {
 		return err
 	}
 	req.text = jsonx.IndexedArena(index)
-	var derr *Error
-	switch p {
-	case OpenAIChat:
-		derr = decodeChatRequest(root, req)
-	case OpenAIResponses:
-		derr = decodeResponsesRequest(root, req)
-	case AnthropicMessages, VertexAnthropic:
-		derr = decodeAnthropicRequest(root, req, p == VertexAnthropic)
-	case Gemini, Vertex:
-		derr = decodeGeminiRequest(root, req)
-	default:
-		derr = invalid("", "unknown protocol "+string(p))
+	c, derr := wireOf(p)
+	if derr == nil {
+		derr = c.decodeRequest(root, req, p)
 	}
 	// The decoded strings keep the arena's buffer alive; the request itself
 	// need not hold on to it.
@@ -43,18 +34,9 @@ func DecodeRequest(p Protocol, body []byte, req *Request) error {
 // caller builds the path. Content the protocol cannot express is an *Error
 // with status 400 naming the field.
 func AppendRequest(dst []byte, p Protocol, req *Request, opts EncodeOptions) ([]byte, error) {
-	var err *Error
-	switch p {
-	case OpenAIChat:
-		dst, err = appendChatRequest(dst, req, &opts)
-	case OpenAIResponses:
-		dst, err = appendResponsesRequest(dst, req, &opts)
-	case AnthropicMessages, VertexAnthropic:
-		dst, err = appendAnthropicRequest(dst, req, &opts, p == VertexAnthropic)
-	case Gemini, Vertex:
-		dst, err = appendGeminiRequest(dst, req, &opts, p == Vertex)
-	default:
-		err = invalid("", "unknown protocol "+string(p))
+	c, err := wireOf(p)
+	if err == nil {
+		dst, err = c.appendRequest(dst, req, opts, p)
 	}
 	if err == nil {
 		// After encoding, so that what an encoder refuses in a result
@@ -76,18 +58,9 @@ func DecodeResponse(p Protocol, body []byte, resp *Response) error {
 		return badUpstream(p, perr.Message)
 	}
 	resp.text = jsonx.IndexedArena(index)
-	var err *Error
-	switch p {
-	case OpenAIChat:
-		err = decodeChatResponse(root, resp)
-	case OpenAIResponses:
-		err = decodeResponsesResponse(root, resp)
-	case AnthropicMessages, VertexAnthropic:
-		err = decodeAnthropicResponse(root, resp)
-	case Gemini, Vertex:
-		err = decodeGeminiResponse(root, resp)
-	default:
-		err = invalid("", "unknown protocol "+string(p))
+	c, err := wireOf(p)
+	if err == nil {
+		err = c.decodeResponse(root, resp)
 	}
 	resp.text = jsonx.Arena{}
 	index.Release()
@@ -113,18 +86,9 @@ func AppendResponse(dst []byte, p Protocol, resp *Response) ([]byte, error) {
 // the client protocol cannot carry and is not the answer itself (hosted
 // search calls toward Chat, say) is left out and listed in resp.Dropped.
 func AppendResponseFor(dst []byte, p Protocol, resp *Response, req *Request) ([]byte, error) {
-	var err *Error
-	switch p {
-	case OpenAIChat:
-		dst, err = appendChatResponse(dst, resp)
-	case OpenAIResponses:
-		dst, err = appendResponsesResponse(dst, resp, req)
-	case AnthropicMessages, VertexAnthropic:
-		dst, err = appendAnthropicResponse(dst, resp)
-	case Gemini, Vertex:
-		dst, err = appendGeminiResponse(dst, resp)
-	default:
-		err = invalid("", "unknown protocol "+string(p))
+	c, err := wireOf(p)
+	if err == nil {
+		dst, err = c.appendResponse(dst, resp, req)
 	}
 	if err != nil {
 		return dst, err

@@ -65,6 +65,8 @@ type Descriptor struct {
 	// foreignHeaders are the FamilyHeaders of the other families
 	// (ForeignHeaders), gathered once.
 	foreignHeaders []string
+	// wire is the protocol's codec (registerWire).
+	wire *wireCodec
 	// fromSibling adapts a body of a sibling protocol (AdaptSibling).
 	fromSibling func(body []byte, from Protocol, model string) ([]byte, error)
 }

@@ -60,3 +60,33 @@ func TestCountAndListing(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownProtocol: every entry point answers an unknown protocol with
+// an error, never a nil codec.
+func TestUnknownProtocol(t *testing.T) {
+	p := Protocol("nope")
+	if d, err := NewStreamDecoder(p); d != nil || err == nil {
+		t.Errorf("NewStreamDecoder = %v, %v", d, err)
+	}
+	if e, err := NewStreamEncoder(p, &Request{}); e != nil || err == nil {
+		t.Errorf("NewStreamEncoder = %v, %v", e, err)
+	}
+	if err := DecodeRequest(p, []byte(`{}`), &Request{}); err == nil {
+		t.Errorf("DecodeRequest succeeded")
+	}
+	if _, err := AppendRequest(nil, p, &Request{}, EncodeOptions{}); err == nil {
+		t.Errorf("AppendRequest succeeded")
+	}
+	if err := DecodeResponse(p, []byte(`{}`), &Response{}); err == nil {
+		t.Errorf("DecodeResponse succeeded")
+	}
+	if _, err := AppendResponse(nil, p, &Response{}); err == nil {
+		t.Errorf("AppendResponse succeeded")
+	}
+	if out := AppendStreamError(nil, p, &Request{}, &Error{Message: "x"}); len(out) != 0 {
+		t.Errorf("AppendStreamError wrote %q", out)
+	}
+	if evs := NewUsageObserver(p).Observe(nil, nil, []byte(`{"usage":{}}`), false); len(evs) != 0 {
+		t.Errorf("NewUsageObserver observed %v", evs)
+	}
+}

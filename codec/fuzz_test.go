@@ -294,7 +294,7 @@ func FuzzStreamDecoder(f *testing.F) {
 			return
 		}
 		from := fuzzProtocol(pi)
-		dec := NewStreamDecoder(from)
+		dec := streamDecoder(from)
 		var evs, buf []Event
 		for chunk := range bytes.SplitSeq(in, []byte{fuzzEventSep}) {
 			if len(chunk) == 0 {

@@ -186,7 +186,7 @@ const geminiLasagna = `{"recipe":{"ingredients":[` +
 // does not copy.
 func geminiDecodeStream(t *testing.T, p Protocol, body string, cause error) []Event {
 	t.Helper()
-	dec := NewStreamDecoder(p)
+	dec := streamDecoder(p)
 	r := sse.NewReader(strings.NewReader(body), 0)
 	var out, buf []Event
 	for {

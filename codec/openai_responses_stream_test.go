@@ -64,7 +64,7 @@ func responsesEventString(ev Event) string {
 // and names of the events too.
 func rsDecodeStream(t *testing.T, body string, cause error) []Event {
 	t.Helper()
-	dec := NewStreamDecoder(OpenAIResponses)
+	dec := streamDecoder(OpenAIResponses)
 	r := sse.NewReader(strings.NewReader(body), 0)
 	var out, buf []Event
 	detach := func(evs []Event) {
@@ -691,7 +691,7 @@ func TestResponsesStreamDecodeSplit(t *testing.T) {
 		})
 	}
 	t.Run("one byte reads", func(t *testing.T) {
-		dec := NewStreamDecoder(OpenAIResponses)
+		dec := streamDecoder(OpenAIResponses)
 		r := sse.NewReader(iotest.OneByteReader(strings.NewReader(body)), 0)
 		var out []Event
 		for {

@@ -159,36 +159,26 @@ type StreamEncoder interface {
 	Encode(dst []byte, ev *Event) []byte
 }
 
-// NewStreamDecoder returns a decoder for upstream streams of protocol p.
-func NewStreamDecoder(p Protocol) StreamDecoder {
-	switch p {
-	case OpenAIChat:
-		return newChatStreamDecoder()
-	case OpenAIResponses:
-		return newResponsesStreamDecoder()
-	case AnthropicMessages, VertexAnthropic:
-		return newAnthropicStreamDecoder(p)
-	case Gemini, Vertex:
-		return newGeminiStreamDecoder(p)
+// NewStreamDecoder returns a decoder for upstream streams of protocol p,
+// or an error naming an unknown protocol.
+func NewStreamDecoder(p Protocol) (StreamDecoder, error) {
+	c, err := wireOf(p)
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	return c.newStreamDecoder(p), nil
 }
 
-// NewStreamEncoder returns an encoder for clients of protocol p. req is the
-// client's decoded request: encoders take the model to report when the
-// upstream names none, and Chat takes StreamUsage (include_usage).
-func NewStreamEncoder(p Protocol, req *Request) StreamEncoder {
-	switch p {
-	case OpenAIChat:
-		return newChatStreamEncoder(req)
-	case OpenAIResponses:
-		return newResponsesStreamEncoder(req)
-	case AnthropicMessages, VertexAnthropic:
-		return newAnthropicStreamEncoder(req)
-	case Gemini, Vertex:
-		return newGeminiStreamEncoder(req)
+// NewStreamEncoder returns an encoder for clients of protocol p, or an
+// error naming an unknown protocol. req is the client's decoded request:
+// encoders take the model to report when the upstream names none, and Chat
+// takes StreamUsage (include_usage).
+func NewStreamEncoder(p Protocol, req *Request) (StreamEncoder, error) {
+	c, err := wireOf(p)
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	return c.newStreamEncoder(req), nil
 }
 
 // serverFilter hides hosted search parts and citations from a stream

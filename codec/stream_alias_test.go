@@ -60,7 +60,7 @@ func TestStreamEncodersDoNotRetainEventStrings(t *testing.T) {
 		for _, p := range Protocols() {
 			req := &Request{Model: "req-model", Stream: true, StreamUsage: true}
 			want := encodeStream(p, req, events)
-			enc := NewStreamEncoder(p, req)
+			enc := streamEncoder(p, req)
 			var got, buf []byte
 			for _, ev := range events {
 				a := aliasEvent(ev, &buf)

@@ -56,8 +56,8 @@ func BenchmarkStreamDelta(b *testing.B) {
 		}
 		for _, client := range Protocols() {
 			b.Run(string(up)+"->"+string(client), func(b *testing.B) {
-				dec := NewStreamDecoder(up)
-				enc := NewStreamEncoder(client, &Request{Model: "bench-model", Stream: true})
+				dec := streamDecoder(up)
+				enc := streamEncoder(client, &Request{Model: "bench-model", Stream: true})
 				var out []Event
 				var dst []byte
 				// Run the preamble so that the decoder is mid-stream.
@@ -96,8 +96,8 @@ func BenchmarkStream500(b *testing.B) {
 			dst := make([]byte, 0, 1024)
 			for b.Loop() {
 				rd := sse.NewPushReader(0)
-				dec := NewStreamDecoder(up)
-				enc := NewStreamEncoder(client, &Request{Model: "bench-model", Stream: true})
+				dec := streamDecoder(up)
+				enc := streamEncoder(client, &Request{Model: "bench-model", Stream: true})
 				var out []Event
 				for i := 0; i < len(body); i += 4096 {
 					rd.Push(body[i:min(i+4096, len(body))])

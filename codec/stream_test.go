@@ -16,7 +16,7 @@ import (
 // body).
 func decodeStream(t *testing.T, p Protocol, body string, cause error) []Event {
 	t.Helper()
-	dec := NewStreamDecoder(p)
+	dec := streamDecoder(p)
 	r := sse.NewReader(strings.NewReader(body), 0)
 	var out []Event
 	var buf []Event
@@ -218,7 +218,7 @@ func summarize(evs []Event) streamSummary {
 
 // encodeStream encodes canonical events for a client of protocol p.
 func encodeStream(p Protocol, req *Request, evs []Event) string {
-	enc := NewStreamEncoder(p, req)
+	enc := streamEncoder(p, req)
 	var dst []byte
 	for i := range evs {
 		dst = enc.Encode(dst, &evs[i])

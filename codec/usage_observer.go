@@ -21,9 +21,11 @@ type UsageObserver struct {
 	dec StreamDecoder
 }
 
-// NewUsageObserver returns an observer for streams of protocol p.
+// NewUsageObserver returns an observer for streams of protocol p; for an
+// unknown protocol it observes nothing.
 func NewUsageObserver(p Protocol) *UsageObserver {
-	return &UsageObserver{p: p, dec: NewStreamDecoder(p)}
+	dec, _ := NewStreamDecoder(p)
+	return &UsageObserver{p: p, dec: dec}
 }
 
 // Observe appends to out the canonical events of one upstream SSE event
@@ -31,7 +33,7 @@ func NewUsageObserver(p Protocol) *UsageObserver {
 // unchanged otherwise. Of the events appended, only EventStart, EventUsage
 // and EventStop are meaningful: the decoder does not see the content.
 func (o *UsageObserver) Observe(out []Event, name, data []byte, bare bool) []Event {
-	if !bare && !reportsUsage(o.p, jsonx.BytesToString(name), jsonx.BytesToString(data)) {
+	if o.dec == nil || !bare && !reportsUsage(o.p, jsonx.BytesToString(name), jsonx.BytesToString(data)) {
 		return out
 	}
 	return o.dec.Decode(out, name, data, bare)

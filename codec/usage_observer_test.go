@@ -35,7 +35,7 @@ func (o *observed) take(evs []Event) {
 // observeBoth replays the stream body of protocol p through a stream
 // decoder that sees every event and through a UsageObserver.
 func observeBoth(p Protocol, body string) (full, filtered observed) {
-	dec, obs := NewStreamDecoder(p), NewUsageObserver(p)
+	dec, obs := streamDecoder(p), NewUsageObserver(p)
 	r := sse.NewReader(strings.NewReader(body), 0)
 	var evs []Event
 	for {

@@ -113,8 +113,12 @@ func isGeminiErrorArray(s string) bool {
 
 // AppendStreamError appends protocol p's in-stream error for e, as a fresh
 // stream encoder writes it: what a passthrough adds to a stream that broke
-// off.
+// off. It appends nothing for an unknown protocol.
 func AppendStreamError(dst []byte, p Protocol, req *Request, e *Error) []byte {
+	enc, err := NewStreamEncoder(p, req)
+	if err != nil {
+		return dst
+	}
 	ev := Event{Type: EventError, Err: e}
-	return NewStreamEncoder(p, req).Encode(dst, &ev)
+	return enc.Encode(dst, &ev)
 }
