@@ -62,12 +62,12 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 	}
 	model, stream := rt.model, rt.stream
 	if !client.ModelInPath() {
-		if head.Model.Type != gjson.String && h.upstream.ModelInPath() {
+		if !head.HasModel && h.upstream.ModelInPath() {
 			x.fail(w, client, &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Param: "model", Message: "model is required and must be a string"})
 			return nil
 		}
-		model = head.Model.Str
-		stream = head.Stream.Bool()
+		model = head.Model
+		stream = head.Stream
 	}
 	model = strings.TrimPrefix(model, "models/")
 	upModel, routed := h.routeModel(model)

@@ -10,11 +10,15 @@ import (
 // untranslated (client and upstream of one wire family): the members it
 // routes by, and whether one of them is repeated.
 type RequestHead struct {
-	// Model is the top-level "model" member (Type gjson.Null when absent).
-	Model gjson.Result
-	// Stream is the top-level "stream" member (Type gjson.Null when
-	// absent).
-	Stream gjson.Result
+	// Model is the top-level "model" member when it is a string, else "".
+	Model string
+	// HasModel reports that the "model" member is a string (an empty one
+	// included).
+	HasModel bool
+	// Stream reports that the top-level "stream" member is true (the
+	// JSON true, a number other than 0, or a string that parses as true,
+	// as Go's strconv.ParseBool reads it).
+	Stream bool
 	// Repeated is the first of model, stream and anthropic_version that
 	// appears a second time, or "". A proxy that reads one copy while the
 	// upstream reads the other would route by a value that is not used.
@@ -45,10 +49,11 @@ func ReadRequestHead(body []byte) (RequestHead, error) {
 		switch key {
 		case "model":
 			see(&seenModel, key)
-			head.Model = a.Result(value)
+			v := a.Result(value)
+			head.Model, head.HasModel = v.Str, v.Type == gjson.String
 		case "stream":
 			see(&seenStream, key)
-			head.Stream = a.Result(value)
+			head.Stream = a.Result(value).Bool()
 		case "anthropic_version":
 			see(&seenVersion, key)
 		}
