@@ -31,25 +31,10 @@ func DecodeError(p Protocol, status int, body []byte) *Error {
 		errObj := root.Get("error")
 		if errObj.IsObject() {
 			e.Message = errObj.Get("message").String()
-			switch p.Family() {
-			case AnthropicMessages:
-				if k, ok := mapping.FromAnthropicErrorType(errObj.Get("type").Str); ok {
-					e.Kind = k
-				}
-				e.Code = errObj.Get("type").Str
-			case Gemini:
-				e.Code = errObj.Get("status").Str
-				if k, ok := mapping.FromGoogleStatus(e.Code); ok {
-					e.Kind = k
-				}
-			default:
-				e.Code = errObj.Get("code").String()
-				e.Param = errObj.Get("param").String()
-				if k, ok := mapping.FromOpenAIErrorType(e.Code); ok {
-					e.Kind = k
-				} else if k, ok := mapping.FromOpenAIErrorType(errObj.Get("type").Str); ok {
-					e.Kind = k
-				}
+			if c, err := wireOf(p); err == nil {
+				c.decodeError(errObj, e)
+			} else {
+				decodeOpenAIError(errObj, e)
 			}
 		} else if errObj.Type == gjson.String {
 			e.Message = errObj.Str
@@ -76,34 +61,77 @@ func fallbackMessage(status int, body string) string {
 	return msg
 }
 
-// AppendError appends e encoded as protocol p's error body to dst. The
-// status to send is ClientStatus(p, e).
+// AppendError appends e encoded as protocol p's error body to dst (as
+// OpenAI's for an unknown protocol). The status to send is
+// ClientStatus(p, e).
 func AppendError(dst []byte, p Protocol, e *Error) []byte {
-	switch p.Family() {
-	case AnthropicMessages:
-		dst = append(dst, `{"type":"error","error":{"type":`...)
-		typ := mapping.AnthropicErrorType(e.Kind)
-		if e.Protocol.IsAnthropic() && e.Code != "" {
-			typ = e.Code
-		}
-		dst = jsonx.AppendString(dst, typ)
-		dst = append(dst, `,"message":`...)
-		dst = jsonx.AppendString(dst, e.Message)
-		return append(dst, `}}`...)
-	case Gemini:
-		status := ClientStatus(p, e)
-		dst = append(dst, `{"error":{"code":`...)
-		dst = jsonx.AppendInt(dst, int64(status))
-		dst = append(dst, `,"message":`...)
-		dst = jsonx.AppendString(dst, e.Message)
-		dst = append(dst, `,"status":`...)
-		code := mapping.GoogleStatus(e.Kind, status)
-		if e.Protocol.IsGoogle() && e.Code != "" {
-			code = e.Code
-		}
-		dst = jsonx.AppendString(dst, code)
-		return append(dst, `}}`...)
+	c, err := wireOf(p)
+	if err != nil {
+		return appendOpenAIError(dst, p, e)
 	}
+	return c.appendError(dst, p, e)
+}
+
+// decodeAnthropicError reads the type of an Anthropic error object.
+func decodeAnthropicError(errObj gjson.Result, e *Error) {
+	if k, ok := mapping.FromAnthropicErrorType(errObj.Get("type").Str); ok {
+		e.Kind = k
+	}
+	e.Code = errObj.Get("type").Str
+}
+
+// decodeGoogleError reads the status of a Google error object.
+func decodeGoogleError(errObj gjson.Result, e *Error) {
+	e.Code = errObj.Get("status").Str
+	if k, ok := mapping.FromGoogleStatus(e.Code); ok {
+		e.Kind = k
+	}
+}
+
+// decodeOpenAIError reads the code, param and type of an OpenAI error
+// object.
+func decodeOpenAIError(errObj gjson.Result, e *Error) {
+	e.Code = errObj.Get("code").String()
+	e.Param = errObj.Get("param").String()
+	if k, ok := mapping.FromOpenAIErrorType(e.Code); ok {
+		e.Kind = k
+	} else if k, ok := mapping.FromOpenAIErrorType(errObj.Get("type").Str); ok {
+		e.Kind = k
+	}
+}
+
+// appendAnthropicError appends e as an Anthropic error body.
+func appendAnthropicError(dst []byte, _ Protocol, e *Error) []byte {
+	dst = append(dst, `{"type":"error","error":{"type":`...)
+	typ := mapping.AnthropicErrorType(e.Kind)
+	if e.Protocol.IsAnthropic() && e.Code != "" {
+		typ = e.Code
+	}
+	dst = jsonx.AppendString(dst, typ)
+	dst = append(dst, `,"message":`...)
+	dst = jsonx.AppendString(dst, e.Message)
+	return append(dst, `}}`...)
+}
+
+// appendGoogleError appends e as a Google error body for a client of
+// protocol p.
+func appendGoogleError(dst []byte, p Protocol, e *Error) []byte {
+	status := ClientStatus(p, e)
+	dst = append(dst, `{"error":{"code":`...)
+	dst = jsonx.AppendInt(dst, int64(status))
+	dst = append(dst, `,"message":`...)
+	dst = jsonx.AppendString(dst, e.Message)
+	dst = append(dst, `,"status":`...)
+	code := mapping.GoogleStatus(e.Kind, status)
+	if e.Protocol.IsGoogle() && e.Code != "" {
+		code = e.Code
+	}
+	dst = jsonx.AppendString(dst, code)
+	return append(dst, `}}`...)
+}
+
+// appendOpenAIError appends e as an OpenAI error body.
+func appendOpenAIError(dst []byte, _ Protocol, e *Error) []byte {
 	dst = append(dst, `{"error":{"message":`...)
 	dst = jsonx.AppendString(dst, e.Message)
 	dst = append(dst, `,"type":`...)

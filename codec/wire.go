@@ -26,6 +26,12 @@ type wireCodec struct {
 	// newStreamEncoder returns an encoder of client streams for the
 	// client's request req.
 	newStreamEncoder func(req *Request) StreamEncoder
+	// decodeError reads what the protocol's error object says beyond its
+	// message (its type, status or code) into e.
+	decodeError func(errObj gjson.Result, e *Error)
+	// appendError encodes e as the protocol's error body for a client of
+	// protocol p.
+	appendError func(dst []byte, p Protocol, e *Error) []byte
 }
 
 // registerWire sets the codec of the protocols ps. It is called from init
@@ -59,6 +65,8 @@ func init() {
 		appendResponse:   func(dst []byte, resp *Response, _ *Request) ([]byte, *Error) { return appendChatResponse(dst, resp) },
 		newStreamDecoder: func(Protocol) StreamDecoder { return newChatStreamDecoder() },
 		newStreamEncoder: func(req *Request) StreamEncoder { return newChatStreamEncoder(req) },
+		decodeError:      decodeOpenAIError,
+		appendError:      appendOpenAIError,
 	}, OpenAIChat)
 	registerWire(&wireCodec{
 		decodeRequest: func(root gjson.Result, req *Request, _ Protocol) *Error { return decodeResponsesRequest(root, req) },
@@ -69,6 +77,8 @@ func init() {
 		appendResponse:   appendResponsesResponse,
 		newStreamDecoder: func(Protocol) StreamDecoder { return newResponsesStreamDecoder() },
 		newStreamEncoder: func(req *Request) StreamEncoder { return newResponsesStreamEncoder(req) },
+		decodeError:      decodeOpenAIError,
+		appendError:      appendOpenAIError,
 	}, OpenAIResponses)
 	registerWire(&wireCodec{
 		decodeRequest: func(root gjson.Result, req *Request, p Protocol) *Error {
@@ -83,6 +93,8 @@ func init() {
 		},
 		newStreamDecoder: func(p Protocol) StreamDecoder { return newAnthropicStreamDecoder(p) },
 		newStreamEncoder: func(req *Request) StreamEncoder { return newAnthropicStreamEncoder(req) },
+		decodeError:      decodeAnthropicError,
+		appendError:      appendAnthropicError,
 	}, AnthropicMessages, VertexAnthropic)
 	registerWire(&wireCodec{
 		decodeRequest: func(root gjson.Result, req *Request, _ Protocol) *Error { return decodeGeminiRequest(root, req) },
@@ -93,5 +105,7 @@ func init() {
 		appendResponse:   func(dst []byte, resp *Response, _ *Request) ([]byte, *Error) { return appendGeminiResponse(dst, resp) },
 		newStreamDecoder: func(p Protocol) StreamDecoder { return newGeminiStreamDecoder(p) },
 		newStreamEncoder: func(req *Request) StreamEncoder { return newGeminiStreamEncoder(req) },
+		decodeError:      decodeGoogleError,
+		appendError:      appendGoogleError,
 	}, Gemini, Vertex)
 }
