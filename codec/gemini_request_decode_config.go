@@ -1,0 +1,286 @@
+package codec
+
+import (
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
+	"github.com/llmbridge/llmbridge/mapping"
+	"github.com/tidwall/gjson"
+)
+
+// This file decodes the generationConfig of a Gemini request: sampling
+// fields, structured output, thinkingConfig and responseModalities.
+
+// decodeGeminiGenerationConfig decodes generationConfig. Fields whose value
+// is the proto default (candidateCount 1, responseMimeType "text/plain",
+// responseModalities ["TEXT"], responseLogprobs false, ...) ask for nothing
+// beyond plain text generation and are accepted.
+func decodeGeminiGenerationConfig(v gjson.Result, key string, req *Request) *Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	if !v.IsObject() {
+		return wrongType(key, "object", v)
+	}
+	var f geminiFormat
+	var err *Error
+	jsonx.EachMember(v, &req.text, func(k, v gjson.Result) bool {
+		err = decodeGeminiGenerationField(k.Str, v, key, req, &f)
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	return f.resolve(key, req)
+}
+
+// geminiFormat collects the structured output fields of generationConfig,
+// which can only be judged together: responseMimeType and one of
+// responseJsonSchema (JSON Schema) and responseSchema (the legacy OpenAPI
+// subset), each with the key the client spelled it with.
+type geminiFormat struct {
+	mime, mimeKey     string
+	schema            gjson.Result
+	schemaKey         string
+	legacy, legacyKey string
+	legacyValue       gjson.Result
+}
+
+// resolve sets req.Format: application/json is a JSON object, or JSON that
+// follows the schema when one is given; text/plain (or none) is plain text,
+// where a schema is an error, as Gemini makes it; other media types
+// (text/x.enum, ...) have no equivalent elsewhere. key is the spelling of
+// generationConfig.
+func (f *geminiFormat) resolve(key string, req *Request) *Error {
+	hasSchema := f.schema.Exists() && f.schema.Type != gjson.Null
+	hasLegacy := f.legacyValue.Exists() && f.legacyValue.Type != gjson.Null
+	switch {
+	case hasSchema && hasLegacy:
+		return invalid(key+"."+f.schemaKey, "responseSchema and responseJsonSchema must not both be set")
+	case f.mime != "" && f.mime != "text/plain" && f.mime != "application/json":
+		return unsupportedField(key+"."+f.mimeKey, `only "text/plain" and "application/json" output is supported`)
+	case f.mime != "application/json":
+		switch {
+		case hasSchema:
+			return invalid(key+"."+f.schemaKey, `requires responseMimeType "application/json"`)
+		case hasLegacy:
+			return invalid(key+"."+f.legacyKey, `requires responseMimeType "application/json"`)
+		}
+		req.Format = OutputFormat{}
+		return nil
+	case hasSchema:
+		if !f.schema.IsObject() {
+			return wrongType(key+"."+f.schemaKey, "object", f.schema)
+		}
+		req.Format = OutputFormat{Kind: FormatJSONSchema, Schema: f.schema.Raw}
+	case hasLegacy:
+		if !f.legacyValue.IsObject() {
+			return wrongType(key+"."+f.legacyKey, "object", f.legacyValue)
+		}
+		b, err := appendGeminiJSONSchema(nil, f.legacyValue, key+"."+f.legacyKey, req)
+		if err != nil {
+			return err
+		}
+		req.Format = OutputFormat{Kind: FormatJSONSchema, Schema: jsonx.BytesToString(b)}
+	default:
+		req.Format = OutputFormat{Kind: FormatJSONObject}
+	}
+	return nil
+}
+
+// decodeGeminiGenerationField decodes one field of generationConfig; key is
+// the spelling of generationConfig. Errors are built with paths relative to
+// the field and completed here, so that no path is built on success.
+func decodeGeminiGenerationField(name string, f gjson.Result, key string, req *Request, format *geminiFormat) *Error {
+	err := decodeGeminiGenerationValue(name, f, key, req, format)
+	if err != nil {
+		err.Param = key + "." + name + err.Param
+	}
+	return err
+}
+
+// decodeGeminiGenerationValue decodes the value of generationConfig.name;
+// the Param of an error it returns is relative to the field ("" or "[i]").
+// Structured output fields are collected in format.
+func decodeGeminiGenerationValue(name string, f gjson.Result, key string, req *Request, format *geminiFormat) *Error {
+	switch name {
+	case "maxOutputTokens", "max_output_tokens":
+		return readInt(f, "", &req.MaxTokens)
+	case "temperature":
+		return readFloat(f, "", &req.Temperature)
+	case "topP", "top_p":
+		return readFloat(f, "", &req.TopP)
+	case "topK", "top_k":
+		// topK is a float in Vertex's schema but integral in practice;
+		// the canonical cutoff is an integer.
+		return readInt(f, "", &req.TopK)
+	case "seed":
+		return readInt(f, "", &req.Seed)
+	case "presencePenalty", "presence_penalty":
+		return readFloat(f, "", &req.PresencePenalty)
+	case "frequencyPenalty", "frequency_penalty":
+		return readFloat(f, "", &req.FrequencyPenalty)
+	case "stopSequences", "stop_sequences":
+		var err *Error
+		req.StopSequences, err = readStringList(f, "", false, req.StopSequences[:0])
+		return err
+	case "candidateCount", "candidate_count":
+		var n OptInt
+		if err := readInt(f, "", &n); err != nil {
+			return err
+		}
+		if n.Value != 0 && n.Value != 1 {
+			return unsupportedField("", "only one candidate is supported")
+		}
+	case "responseMimeType", "response_mime_type":
+		switch f.Type {
+		case gjson.Null:
+			format.mime, format.mimeKey = "", name
+		case gjson.String:
+			format.mime, format.mimeKey = f.Str, name
+		default:
+			return wrongType("", "string", f)
+		}
+	case "responseJsonSchema", "response_json_schema":
+		format.schema, format.schemaKey = f, name
+	case "responseSchema", "response_schema":
+		format.legacyValue, format.legacyKey = f, name
+	case "thinkingConfig", "thinking_config":
+		return decodeGeminiThinkingConfig(f, req)
+	case "responseModalities", "response_modalities":
+		return decodeGeminiModalities(f)
+	case "mediaResolution", "media_resolution":
+		// The resolution at which input media are tokenised has no
+		// canonical slot; it only affects cost and detail of media input.
+		switch f.Type {
+		case gjson.Null:
+		case gjson.String:
+			req.Dropped = append(req.Dropped, key+"."+name)
+		default:
+			return wrongType("", "string", f)
+		}
+	case "responseLogprobs", "response_logprobs", "audioTimestamp", "audio_timestamp":
+		switch f.Type {
+		case gjson.Null, gjson.False:
+		case gjson.True:
+			return unsupportedField("", geminiGenerationWhy(name))
+		default:
+			return wrongType("", "boolean", f)
+		}
+	case "logprobs":
+		var n OptInt
+		if err := readInt(f, "", &n); err != nil {
+			return err
+		}
+		if n.Value != 0 {
+			return unsupportedField("", geminiGenerationWhy(name))
+		}
+	case "speechConfig", "speech_config", "imageConfig", "image_config":
+		if f.Type != gjson.Null {
+			return unsupportedField("", geminiGenerationWhy(name))
+		}
+	default:
+		return unknownField("")
+	}
+	return nil
+}
+
+// geminiGenerationWhy explains why a generationConfig capability is
+// rejected.
+func geminiGenerationWhy(name string) string {
+	switch name {
+	case "responseLogprobs", "response_logprobs", "logprobs":
+		return "log probabilities are not supported yet"
+	case "audioTimestamp", "audio_timestamp", "speechConfig", "speech_config":
+		return "audio is not supported yet"
+	}
+	return "image output is not supported yet"
+}
+
+// geminiThinkingLevels maps thinkingLevel values (the enum names, and the
+// lower-case spelling Google's documentation uses) to efforts.
+var geminiThinkingLevels = map[string]mapping.Effort{
+	"MINIMAL": mapping.EffortMinimal, "LOW": mapping.EffortLow, "MEDIUM": mapping.EffortMedium, "HIGH": mapping.EffortHigh,
+	"minimal": mapping.EffortMinimal, "low": mapping.EffortLow, "medium": mapping.EffortMedium, "high": mapping.EffortHigh,
+}
+
+// decodeGeminiThinkingConfig decodes generationConfig.thinkingConfig into
+// req.Reasoning: thinkingBudget is a token budget (0 disables thinking, -1
+// lets the model decide: Adaptive), thinkingLevel an effort (Gemini 3),
+// includeThoughts whether thought summaries are returned. Budget and level
+// are alternatives, as Gemini itself rejects both. Error paths are relative
+// to thinkingConfig.
+func decodeGeminiThinkingConfig(v gjson.Result, req *Request) *Error {
+	switch {
+	case v.Type == gjson.Null:
+		return nil
+	case !v.IsObject():
+		return wrongType("", "object", v)
+	}
+	r := &req.Reasoning
+	var budget OptInt
+	var budgetKey, levelKey string
+	var err *Error
+	jsonx.EachMember(v, &req.text, func(k, f gjson.Result) bool {
+		switch k.Str {
+		case "thinkingBudget", "thinking_budget":
+			budget, budgetKey = OptInt{}, k.Str
+			if err = readInt(f, "."+k.Str, &budget); err == nil && budget.Set && budget.Value < -1 {
+				err = invalid("."+k.Str, "must be -1 (dynamic), 0 (off) or a positive token budget")
+			}
+		case "includeThoughts", "include_thoughts":
+			r.IncludeThoughts = OptBool{}
+			err = readOptBool(f, "."+k.Str, &r.IncludeThoughts)
+		case "thinkingLevel", "thinking_level":
+			r.Effort, levelKey = mapping.EffortUnset, k.Str
+			switch {
+			case f.Type == gjson.Null || f.Type == gjson.String && (f.Str == "" || f.Str == "THINKING_LEVEL_UNSPECIFIED"):
+				levelKey = ""
+			case f.Type != gjson.String:
+				err = wrongType("."+k.Str, "string", f)
+			default:
+				e, ok := geminiThinkingLevels[f.Str]
+				if !ok {
+					err = invalid("."+k.Str, `must be "minimal", "low", "medium" or "high"`)
+				}
+				r.Effort = e
+			}
+		default:
+			err = unknownField("." + k.Str)
+		}
+		return err == nil
+	})
+	switch {
+	case err != nil:
+		return err
+	case budget.Set && levelKey != "":
+		return invalid("."+budgetKey, "thinkingBudget and thinkingLevel must not both be set")
+	case budget.Set && budget.Value == -1:
+		r.Adaptive, r.Budget = true, OptInt{}
+	default:
+		r.Adaptive, r.Budget = false, budget
+	}
+	return nil
+}
+
+// decodeGeminiModalities accepts responseModalities that ask for text
+// only; error paths are relative to the field.
+func decodeGeminiModalities(v gjson.Result) *Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	if !v.IsArray() {
+		return wrongType("", "array of strings", v)
+	}
+	var err *Error
+	i := 0
+	v.ForEach(func(_, m gjson.Result) bool {
+		switch {
+		case m.Type != gjson.String:
+			err = wrongType(indexPath("", i), "string", m)
+		case m.Str != "TEXT":
+			err = unsupportedField(indexPath("", i), "only TEXT output is supported")
+		}
+		i++
+		return err == nil
+	})
+	return err
+}
