@@ -153,3 +153,32 @@ func headingAnchors(doc string) map[string]bool {
 	}
 	return out
 }
+
+// codePathRE matches a repository path in a code span of the docs, such as
+// `codec/descriptor.go` or `caddymodule/passthrough.go`.
+var codePathRE = regexp.MustCompile("`((?:codec|caddymodule|caddytest|mapping|sse|cmd|docs|\\.ci)/[A-Za-z0-9_./-]+)`")
+
+// TestCodePaths checks that every repository path the docs name in a code
+// span exists, so that a moved or split file leaves no stale pointer.
+func TestCodePaths(t *testing.T) {
+	pages, err := filepath.Glob("*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages = append(pages, "../README.md")
+	for _, page := range pages {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range codePathRE.FindAllStringSubmatch(string(b), -1) {
+			path := strings.TrimSuffix(m[1], "/")
+			if strings.ContainsAny(path, "*") {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join("..", path)); err != nil {
+				t.Errorf("%s names %s, which does not exist", page, path)
+			}
+		}
+	}
+}
