@@ -266,3 +266,31 @@ func TestModelsEndpointThroughReadFrom(t *testing.T) {
 		t.Fatalf("status %d: %s", w.Code, w.Body)
 	}
 }
+
+// TestCountEndpointRejects: a counting request that cannot be sent is
+// answered 400 in the client's format without an upstream call: a body
+// that is not a JSON object, no model where the upstream needs one, a
+// model that cannot go into the upstream's path, a wrong method.
+func TestCountEndpointRejects(t *testing.T) {
+	tests := []struct {
+		name, upstream, method, target, body, errPath, want string
+		status                                              int
+	}{
+		{"same protocol, not JSON", "anthropic-messages", "POST", "/v1/messages/count_tokens", `{"model":`, "error.type", "not a valid JSON object", 400},
+		{"translated, not JSON", "gemini", "POST", "/v1/messages/count_tokens", `[1]`, "error.type", "JSON object", 400},
+		{"no model toward Anthropic", "anthropic-messages", "POST", "/v1/responses/input_tokens", `{"input":"Hi"}`, "error.param", "is required", 400},
+		{"model unfit for a Gemini path", "gemini", "POST", "/v1/messages/count_tokens",
+			`{"model":"../x","messages":[{"role":"user","content":"Hi"}]}`, "error.type", "cannot be used in an upstream path", 400},
+		{"wrong method", "anthropic-messages", "GET", "/v1/messages/count_tokens", ``, "error.type", "not allowed", 405},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newTestHandler(t, &Handler{Upstream: tc.upstream})
+			w, call := serve(t, h, httptest.NewRequest(tc.method, tc.target, strings.NewReader(tc.body)), jsonAnswer(200, `{"input_tokens":1}`))
+			body := w.Body.String()
+			if call.called || w.Code != tc.status || !gjson.Get(body, tc.errPath).Exists() || !strings.Contains(body, tc.want) {
+				t.Fatalf("upstream called %v; status %d: %s", call.called, w.Code, body)
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"net/http/httptest"
 	"testing"
 
 	"github.com/llmbridge/llmbridge/codec"
@@ -80,6 +81,37 @@ func TestCheckPathModel(t *testing.T) {
 	for _, bad := range []string{"", "../x", "a/b", "a?b", "a#b", "a%2f", "a b", ".hidden", "a\\b", "a\x00"} {
 		if err := checkPathModel(bad); err == nil || err.Status != 400 || err.Param != "model" {
 			t.Errorf("checkPathModel(%q) = %v, want a 400 about model", bad, err)
+		}
+	}
+}
+
+// TestGuessProtocol: a request that is not a recognised generation request
+// is answered in the format its path prefix and headers suggest, or the
+// configured client protocol's.
+func TestGuessProtocol(t *testing.T) {
+	tests := []struct {
+		configured codec.Protocol
+		target     string
+		header     []string
+		want       codec.Protocol
+	}{
+		{"", "/v1/projects/p/locations/l/publishers/anthropic/models/c:nope", nil, codec.VertexAnthropic},
+		{"", "/v1/projects/p/locations/l/publishers/google/models/g:nope", nil, codec.Vertex},
+		{"", "/v1beta/files", nil, codec.Gemini},
+		{"", "/upload?key=k", nil, codec.Gemini},
+		{"", "/x", []string{"X-Goog-Api-Key", "k"}, codec.Gemini},
+		{"", "/v1/complete", []string{"Anthropic-Version", "2023-06-01"}, codec.AnthropicMessages},
+		{"", "/v1/complete", []string{"X-Api-Key", "k"}, codec.AnthropicMessages},
+		{"", "/v1/embeddings", []string{"Authorization", "Bearer k"}, codec.OpenAIChat},
+		{codec.OpenAIResponses, "/v1beta/files", []string{"X-Api-Key", "k"}, codec.OpenAIResponses},
+	}
+	for _, tt := range tests {
+		r := httptest.NewRequest("POST", tt.target, nil)
+		for i := 0; i+1 < len(tt.header); i += 2 {
+			r.Header.Set(tt.header[i], tt.header[i+1])
+		}
+		if got := guessProtocol(tt.configured, r); got != tt.want {
+			t.Errorf("guessProtocol(%q, %s %v) = %s, want %s", tt.configured, tt.target, tt.header, got, tt.want)
 		}
 	}
 }
