@@ -21,9 +21,15 @@
 // into one arena of exactly that size (jsonx.Arena). A request text keeps
 // the literal it was unescaped from, and request encoders copy that literal
 // while the text is unchanged instead of escaping it again (Part.literal,
-// appendText). String contents are classified 64 bytes at a time with SSE2
-// on amd64 and a word at a time elsewhere (jsonx.StringMasks; the purego
+// appendText). String contents are classified 64 bytes at a time, with SSE2
+// on amd64 and eight 64-bit words elsewhere (jsonx.StringMasks; the purego
 // build tag selects the portable version).
+//
+// A protocol is a Descriptor (Protocol.Descriptor): its routes, paths,
+// credential scheme and headers, which the HTTP layer reads, and its codec,
+// which each family registers beside its code and every entry point looks
+// up there. The files of a family are named by concern
+// (openai_chat_request_decode.go, anthropic_stream_encode.go, ...).
 //
 // Nothing is dropped silently. A decoder maps every field it knows; a field
 // that only steers the provider (a hint, such as store or cache_control) and
