@@ -32,6 +32,11 @@ type wireCodec struct {
 	// appendError encodes e as the protocol's error body for a client of
 	// protocol p.
 	appendError func(dst []byte, p Protocol, e *Error) []byte
+	// decodeModelList reads the protocol's model listing into l; nil
+	// when it has none.
+	decodeModelList func(root gjson.Result, p Protocol, l *ModelList) *Error
+	// appendModelList writes l as the protocol's model listing.
+	appendModelList func(dst []byte, l *ModelList, opts ModelListOptions) []byte
 }
 
 // registerWire sets the codec of the protocols ps. It is called from init
@@ -67,6 +72,8 @@ func init() {
 		newStreamEncoder: func(req *Request) StreamEncoder { return newChatStreamEncoder(req) },
 		decodeError:      decodeOpenAIError,
 		appendError:      appendOpenAIError,
+		decodeModelList:  decodeOpenAIModelList,
+		appendModelList:  appendOpenAIModelList,
 	}, OpenAIChat)
 	registerWire(&wireCodec{
 		decodeRequest: func(root gjson.Result, req *Request, _ Protocol) *Error { return decodeResponsesRequest(root, req) },
@@ -79,6 +86,8 @@ func init() {
 		newStreamEncoder: func(req *Request) StreamEncoder { return newResponsesStreamEncoder(req) },
 		decodeError:      decodeOpenAIError,
 		appendError:      appendOpenAIError,
+		decodeModelList:  decodeOpenAIModelList,
+		appendModelList:  appendOpenAIModelList,
 	}, OpenAIResponses)
 	registerWire(&wireCodec{
 		decodeRequest: func(root gjson.Result, req *Request, p Protocol) *Error {
@@ -95,6 +104,8 @@ func init() {
 		newStreamEncoder: func(req *Request) StreamEncoder { return newAnthropicStreamEncoder(req) },
 		decodeError:      decodeAnthropicError,
 		appendError:      appendAnthropicError,
+		decodeModelList:  decodeAnthropicModelList,
+		appendModelList:  appendAnthropicModelList,
 	}, AnthropicMessages, VertexAnthropic)
 	registerWire(&wireCodec{
 		decodeRequest: func(root gjson.Result, req *Request, _ Protocol) *Error { return decodeGeminiRequest(root, req) },
@@ -107,5 +118,7 @@ func init() {
 		newStreamEncoder: func(req *Request) StreamEncoder { return newGeminiStreamEncoder(req) },
 		decodeError:      decodeGoogleError,
 		appendError:      appendGoogleError,
+		decodeModelList:  decodeGeminiModelList,
+		appendModelList:  appendGeminiModelList,
 	}, Gemini, Vertex)
 }
