@@ -33,6 +33,18 @@ func TestRewriteHeaders(t *testing.T) {
 			want:   map[string]string{"X-Api-Key": "ck", "Authorization": "", "Anthropic-Version": "2023-06-01", "Openai-Organization": ""},
 		},
 		{
+			name: "OpenAI headers reach both OpenAI protocols", client: codec.OpenAIChat, upstream: codec.OpenAIResponses,
+			target: "/v1/chat/completions",
+			in:     map[string]string{"Authorization": "Bearer ck", "Openai-Organization": "org", "Openai-Project": "prj", "Anthropic-Beta": "b"},
+			want:   map[string]string{"Authorization": "Bearer ck", "Openai-Organization": "org", "Openai-Project": "prj", "Anthropic-Beta": ""},
+		},
+		{
+			name: "OpenAI headers reach a Chat upstream", client: codec.AnthropicMessages, upstream: codec.OpenAIChat,
+			target: "/v1/messages",
+			in:     map[string]string{"X-Api-Key": "ck", "Openai-Organization": "org"},
+			want:   map[string]string{"Authorization": "Bearer ck", "Openai-Organization": "org"},
+		},
+		{
 			name: "anthropic client keeps its version and beta toward anthropic", client: codec.AnthropicMessages, upstream: codec.AnthropicMessages,
 			target: "/v1/messages",
 			in:     map[string]string{"X-Api-Key": "ck", "Anthropic-Version": "2024-01-01", "Anthropic-Beta": "b"},

@@ -130,20 +130,17 @@ func AppendCountRequest(dst []byte, p Protocol, req *Request, opts EncodeOptions
 // token counting response of protocol p. A body that is not such a
 // response is an *Error with status 502.
 func DecodeCountResponse(p Protocol, body []byte) (int64, error) {
+	if !HasTokenCount(p) {
+		return 0, invalid("", "protocol "+string(p)+" has no token counting endpoint")
+	}
 	root, perr := parseObject(body)
 	if perr != nil {
 		return 0, badUpstream(p, "token count is not a JSON object")
 	}
-	var n gjson.Result
-	switch p.Family() {
-	case Gemini:
-		n = root.Get("totalTokens")
-		if !n.Exists() {
-			// Google's JSON leaves out fields whose value is zero.
-			return 0, nil
-		}
-	default:
-		n = root.Get("input_tokens")
+	c := p.Descriptor().Counting
+	n := root.Get(c.Member)
+	if !n.Exists() && c.OmitsZero {
+		return 0, nil
 	}
 	if n.Type != gjson.Number || n.Int() < 0 || float64(n.Int()) != n.Num {
 		return 0, badUpstream(p, "token count has no non-negative integer count")
@@ -152,16 +149,21 @@ func DecodeCountResponse(p Protocol, body []byte) (int64, error) {
 }
 
 // AppendCountResponse appends a count of n input tokens as protocol p's
-// token counting response to dst.
+// token counting response to dst (as Anthropic's for a protocol without
+// one).
 func AppendCountResponse(dst []byte, p Protocol, n int64) []byte {
-	switch p.Family() {
-	case Gemini:
-		dst = append(dst, `{"totalTokens":`...)
-	case OpenAIResponses:
-		dst = append(dst, `{"object":"response.input_tokens","input_tokens":`...)
-	default:
-		dst = append(dst, `{"input_tokens":`...)
+	member, object := "input_tokens", ""
+	if d := p.Descriptor(); d != nil && d.Counting.Member != "" {
+		member, object = d.Counting.Member, d.Counting.Object
 	}
+	dst = append(dst, '{')
+	if object != "" {
+		dst = append(dst, `"object":`...)
+		dst = jsonx.AppendString(dst, object)
+		dst = append(dst, ',')
+	}
+	dst = jsonx.AppendString(dst, member)
+	dst = append(dst, ':')
 	dst = jsonx.AppendInt(dst, n)
 	return append(dst, '}')
 }

@@ -109,6 +109,12 @@ type Counting struct {
 	// ModelOptional reports that a count needs no model (Responses
 	// counts for its default model).
 	ModelOptional bool
+	// Member is the answer's member holding the count, and Object the
+	// answer's "object" value, if it has one.
+	Member, Object string
+	// OmitsZero reports that an answer without Member counts zero
+	// (Google's JSON leaves out zero values).
+	OmitsZero bool
 }
 
 // Listing describes a protocol's model listing endpoint (GET).
@@ -142,7 +148,9 @@ func init() {
 		for j := range descriptors {
 			if o := &descriptors[j]; o.Family != d.Family {
 				for _, h := range o.FamilyHeaders {
-					if !slices.Contains(d.foreignHeaders, h) {
+					// Both OpenAI protocols read OpenAI's headers, though
+					// each is a family of its own.
+					if !slices.Contains(d.foreignHeaders, h) && !slices.Contains(d.FamilyHeaders, h) {
 						d.foreignHeaders = append(d.foreignHeaders, h)
 					}
 				}
@@ -185,7 +193,7 @@ var descriptors = [...]Descriptor{
 		Route:         Route{Suffixes: []string{"/v1/responses"}, Paths: []string{"/responses"}},
 		ErrorParam:    true,
 		Dialects:      true,
-		Counting:      Counting{ModelOptional: true},
+		Counting:      Counting{ModelOptional: true, Member: "input_tokens", Object: "response.input_tokens"},
 		FamilyHeaders: openAIHeaders,
 		Listing:       openAIModelList,
 		upstreamPath:  fixedPath("/v1/responses"),
@@ -197,6 +205,7 @@ var descriptors = [...]Descriptor{
 		Credential:    Credential{Header: "X-Api-Key", AlsoBearer: true},
 		Headers:       [][2]string{{"Anthropic-Version", "2023-06-01"}},
 		FamilyHeaders: anthropicHeaders,
+		Counting:      Counting{Member: "input_tokens"},
 		Listing:       Listing{Path: "/v1/models", Shape: AnthropicMessages, PageSize: "limit", Paging: []string{"limit", "after_id", "before_id"}},
 		upstreamPath:  fixedPath("/v1/messages"),
 		fromSibling:   anthropicFromVertex,
@@ -206,7 +215,7 @@ var descriptors = [...]Descriptor{
 		Name: Gemini, Family: Gemini, ModelInPath: true,
 		Route:      Route{Models: "/models", Method: "generateContent", StreamMethod: "streamGenerateContent"},
 		Credential: Credential{Header: "X-Goog-Api-Key", Query: "key"},
-		Counting:   Counting{ModelInPath: true},
+		Counting:   Counting{ModelInPath: true, Member: "totalTokens", OmitsZero: true},
 		Listing:    Listing{Path: "/v1beta/models", Shape: Gemini, PageSize: "pageSize", Paging: []string{"pageSize", "pageToken"}},
 		upstreamPath: func(_ Location, model string, stream bool) (string, string) {
 			return methodPath("/v1beta/models/"+model, ":generateContent", ":streamGenerateContent", "alt=sse", stream)
@@ -215,7 +224,7 @@ var descriptors = [...]Descriptor{
 	},
 	{
 		Name: Vertex, Family: Gemini, ModelInPath: true, Located: true,
-		Counting: Counting{ModelInPath: true},
+		Counting: Counting{ModelInPath: true, Member: "totalTokens", OmitsZero: true},
 		Route:    Route{Models: "/publishers/google/models", Method: "generateContent", StreamMethod: "streamGenerateContent"},
 		upstreamPath: func(at Location, model string, stream bool) (string, string) {
 			return methodPath(vertexModel(at, "google", model), ":generateContent", ":streamGenerateContent", "alt=sse", stream)
@@ -227,6 +236,7 @@ var descriptors = [...]Descriptor{
 		Name: VertexAnthropic, Family: AnthropicMessages, ModelInPath: true, Located: true,
 		Route:         Route{Models: "/publishers/anthropic/models", Method: "rawPredict", StreamMethod: "streamRawPredict"},
 		FamilyHeaders: anthropicHeaders,
+		Counting:      Counting{Member: "input_tokens"},
 		// The version travels in the body (anthropic_version) on Vertex.
 		DropHeaders: []string{"Anthropic-Version"},
 		// Vertex answers a request with an anthropic-beta value it does

@@ -1,6 +1,9 @@
 package codec
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // TestDescriptors checks that every protocol has a descriptor that names
 // it, and that what the descriptors say agrees with the protocols' own
@@ -88,5 +91,46 @@ func TestUnknownProtocol(t *testing.T) {
 	}
 	if evs := NewUsageObserver(p).Observe(nil, nil, []byte(`{"usage":{}}`), false); len(evs) != 0 {
 		t.Errorf("NewUsageObserver observed %v", evs)
+	}
+}
+
+// TestDescriptorFallbacks: what answers a protocol without the endpoint
+// or an unknown protocol gets, and the headers a request to each family
+// goes without.
+func TestDescriptorFallbacks(t *testing.T) {
+	nope := Protocol("nope")
+	if got := string(AppendError(nil, nope, &Error{Message: "m"})); got != `{"error":{"message":"m","type":"server_error","param":null,"code":null}}` {
+		t.Errorf("AppendError for an unknown protocol = %s", got)
+	}
+	if got := string(AppendModelList(nil, nope, &ModelList{Models: []ModelInfo{{ID: "x"}}}, ModelListOptions{})); got != `{"object":"list","data":[{"id":"x","object":"model","created":0,"owned_by":""}]}` {
+		t.Errorf("AppendModelList for an unknown protocol = %s", got)
+	}
+	if _, err := DecodeCountResponse(OpenAIChat, []byte(`{"input_tokens":1}`)); err == nil {
+		t.Errorf("DecodeCountResponse for openai-chat succeeded")
+	}
+	if got := string(AppendCountResponse(nil, OpenAIChat, 3)); got != `{"input_tokens":3}` {
+		t.Errorf("AppendCountResponse for openai-chat = %s", got)
+	}
+	if e := DecodeError(nope, 400, []byte(`{"error":{"message":"m","code":"c","param":"p"}}`)); e.Param != "p" || e.Code != "c" {
+		t.Errorf("DecodeError for an unknown protocol = %+v", e)
+	}
+	for _, tt := range []struct {
+		p       Protocol
+		without []string
+	}{
+		{OpenAIChat, []string{"Anthropic-Version", "Anthropic-Beta"}},
+		{OpenAIResponses, []string{"Anthropic-Version", "Anthropic-Beta"}},
+		{AnthropicMessages, []string{"Openai-Organization", "Openai-Project", "Openai-Beta"}},
+		{Gemini, []string{"Openai-Organization", "Openai-Project", "Openai-Beta", "Anthropic-Version", "Anthropic-Beta"}},
+	} {
+		if got := tt.p.Descriptor().ForeignHeaders(); !slices.Equal(got, tt.without) {
+			t.Errorf("%s: ForeignHeaders = %v, want %v", tt.p, got, tt.without)
+		}
+	}
+	for _, path := range []string{"/v1/models", "/v1beta/models/:generateContent", "/v1beta/models/g:countTokens",
+		"/v1/projects/p/locations/l/publishers/anthropic/models/c:generateContent", "generateContent", "/a:b"} {
+		if p, _, _, ok := MatchRoute(path); ok {
+			t.Errorf("MatchRoute(%q) = %s", path, p)
+		}
 	}
 }
