@@ -52,35 +52,21 @@ var vertexCountFields = []string{"contents", "systemInstruction", "tools", "gene
 // the path; a Gemini generateContentRequest's own model member is ignored
 // in favour of the path.
 func DecodeCountRequest(p Protocol, body []byte, req *Request) error {
+	if !HasTokenCount(p) {
+		return invalid("", "protocol "+string(p)+" has no token counting endpoint")
+	}
 	root, err := parseObject(body)
 	if err != nil {
 		return err
 	}
-	var buf []byte
-	switch p {
-	case OpenAIChat:
-		return invalid("", "protocol openai-chat has no token counting endpoint")
-	case VertexAnthropic:
-		// The count body names its model, unlike a rawPredict body: it
-		// is an Anthropic body with an anthropic_version.
-		buf = appendMembers(nil, root, func(k string) bool { return k != "anthropic_version" })
-		p = AnthropicMessages
-	case Gemini, Vertex:
-		inner := root.Get("generateContentRequest")
-		if inner.Exists() {
-			if !inner.IsObject() {
-				return wrongType("generateContentRequest", "an object", inner)
-			}
-			if root.Get("contents").Exists() {
-				return invalid("contents", "must not be set together with generateContentRequest")
-			}
-			root = inner
+	d := p.Descriptor()
+	gen := body
+	if d.countBody != nil {
+		if gen, err = d.countBody(root); err != nil {
+			return err
 		}
-		buf = appendMembers(nil, root, func(k string) bool { return k != "model" && k != "instances" })
-	default:
-		buf = body
 	}
-	return DecodeRequest(p, buf, req)
+	return DecodeRequest(d.countAs(), gen, req)
 }
 
 // AppendCountRequest appends req encoded as protocol p's token counting
@@ -90,40 +76,76 @@ func AppendCountRequest(dst []byte, p Protocol, req *Request, opts EncodeOptions
 	if !HasTokenCount(p) {
 		return dst, invalid("", "protocol "+string(p)+" has no token counting endpoint")
 	}
-	enc := p
-	if p == VertexAnthropic {
-		// The count body keeps the model in the body.
-		enc = AnthropicMessages
-	}
-	gen, err := AppendRequest(nil, enc, req, opts)
+	d := p.Descriptor()
+	gen, err := AppendRequest(nil, d.countAs(), req, opts)
 	if err != nil {
 		return dst, err
 	}
-	root := gjson.ParseBytes(gen)
-	switch p {
-	case AnthropicMessages, VertexAnthropic:
-		dst = appendMembers(dst, root, keep(anthropicCountFields))
-		if p == VertexAnthropic {
-			dst = dst[:len(dst)-1]
-			dst = append(dst, `,"anthropic_version":`...)
-			dst = jsonx.AppendString(dst, VertexAnthropicVersion)
-			dst = append(dst, '}')
+	return d.countFrame(dst, gjson.ParseBytes(gen), req, &opts), nil
+}
+
+// vertexAnthropicCountBody turns an Anthropic-on-Vertex count body into the
+// generation body it counts: the count body names its model, unlike a
+// rawPredict body; it is an Anthropic body with an anthropic_version.
+func vertexAnthropicCountBody(root gjson.Result) ([]byte, *Error) {
+	return appendMembers(nil, root, func(k string) bool { return k != "anthropic_version" }), nil
+}
+
+// geminiCountBody turns a Gemini or Vertex countTokens body into the
+// generation body it counts: its contents (and the rest) directly, or a
+// generateContentRequest, without the model (the path names it).
+func geminiCountBody(root gjson.Result) ([]byte, *Error) {
+	inner := root.Get("generateContentRequest")
+	if inner.Exists() {
+		if !inner.IsObject() {
+			return nil, wrongType("generateContentRequest", "an object", inner)
 		}
-	case OpenAIResponses:
-		dst = appendMembers(dst, root, keep(responsesCountFields))
-	case Vertex:
-		dst = appendMembers(dst, root, keep(vertexCountFields))
-	case Gemini:
-		dst = append(dst, `{"generateContentRequest":{"model":`...)
-		dst = jsonx.AppendString(dst, "models/"+strings.TrimPrefix(opts.model(req), "models/"))
-		inner := appendMembers(nil, root, func(string) bool { return true })
-		if len(inner) > 2 {
-			dst = append(dst, ',')
-			dst = append(dst, inner[1:len(inner)-1]...)
+		if root.Get("contents").Exists() {
+			return nil, invalid("contents", "must not be set together with generateContentRequest")
 		}
-		dst = append(dst, `}}`...)
+		root = inner
 	}
-	return dst, nil
+	return appendMembers(nil, root, func(k string) bool { return k != "model" && k != "instances" }), nil
+}
+
+// anthropicCountFrame writes the count_tokens body of an Anthropic
+// generation body.
+func anthropicCountFrame(dst []byte, gen gjson.Result, _ *Request, _ *EncodeOptions) []byte {
+	return appendMembers(dst, gen, keep(anthropicCountFields))
+}
+
+// vertexAnthropicCountFrame writes an Anthropic-on-Vertex count body: the
+// Anthropic one, with the model in the body and an anthropic_version.
+func vertexAnthropicCountFrame(dst []byte, gen gjson.Result, req *Request, opts *EncodeOptions) []byte {
+	dst = anthropicCountFrame(dst, gen, req, opts)
+	dst = dst[:len(dst)-1]
+	dst = append(dst, `,"anthropic_version":`...)
+	dst = jsonx.AppendString(dst, VertexAnthropicVersion)
+	return append(dst, '}')
+}
+
+// responsesCountFrame writes the input_tokens body of a Responses
+// generation body.
+func responsesCountFrame(dst []byte, gen gjson.Result, _ *Request, _ *EncodeOptions) []byte {
+	return appendMembers(dst, gen, keep(responsesCountFields))
+}
+
+// vertexCountFrame writes a Vertex countTokens body.
+func vertexCountFrame(dst []byte, gen gjson.Result, _ *Request, _ *EncodeOptions) []byte {
+	return appendMembers(dst, gen, keep(vertexCountFields))
+}
+
+// geminiCountFrame writes a Gemini API countTokens body: the whole
+// generation request, with its model, as generateContentRequest.
+func geminiCountFrame(dst []byte, gen gjson.Result, req *Request, opts *EncodeOptions) []byte {
+	dst = append(dst, `{"generateContentRequest":{"model":`...)
+	dst = jsonx.AppendString(dst, "models/"+strings.TrimPrefix(opts.model(req), "models/"))
+	inner := appendMembers(nil, gen, func(string) bool { return true })
+	if len(inner) > 2 {
+		dst = append(dst, ',')
+		dst = append(dst, inner[1:len(inner)-1]...)
+	}
+	return append(dst, `}}`...)
 }
 
 // DecodeCountResponse returns the number of input tokens in an upstream's

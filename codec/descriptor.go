@@ -3,6 +3,8 @@ package codec
 import (
 	"slices"
 	"strings"
+
+	"github.com/tidwall/gjson"
 )
 
 // Descriptor is what llmbridge knows about a wire protocol beside its
@@ -62,6 +64,14 @@ type Descriptor struct {
 	// countPath returns the path of the token counting endpoint for
 	// model, or "" when the protocol has none.
 	countPath func(at Location, model string) string
+	// countBody turns a counting request body (its root object) into
+	// the generation body it counts; nil when they are the same.
+	countBody func(root gjson.Result) ([]byte, *Error)
+	// countProtocol is the protocol the generation body of a count is
+	// decoded and encoded as, when it is not the protocol itself.
+	countProtocol Protocol
+	// countFrame writes the counting request body of a generation body.
+	countFrame func(dst []byte, gen gjson.Result, req *Request, opts *EncodeOptions) []byte
 	// foreignHeaders are the FamilyHeaders of the other families
 	// (ForeignHeaders), gathered once.
 	foreignHeaders []string
@@ -159,6 +169,15 @@ func init() {
 	}
 }
 
+// countAs is the protocol a count's generation body is read and written
+// as.
+func (d *Descriptor) countAs() Protocol {
+	if d.countProtocol != "" {
+		return d.countProtocol
+	}
+	return d.Name
+}
+
 // UpstreamPath returns the path and raw query of d's generation endpoint
 // for model, streamed or not, at location at.
 func (d *Descriptor) UpstreamPath(at Location, model string, stream bool) (path, rawQuery string) {
@@ -198,6 +217,7 @@ var descriptors = [...]Descriptor{
 		Listing:       openAIModelList,
 		upstreamPath:  fixedPath("/v1/responses"),
 		countPath:     func(Location, string) string { return "/v1/responses/input_tokens" },
+		countFrame:    responsesCountFrame,
 	},
 	{
 		Name: AnthropicMessages, Family: AnthropicMessages,
@@ -210,6 +230,7 @@ var descriptors = [...]Descriptor{
 		upstreamPath:  fixedPath("/v1/messages"),
 		fromSibling:   anthropicFromVertex,
 		countPath:     func(Location, string) string { return "/v1/messages/count_tokens" },
+		countFrame:    anthropicCountFrame,
 	},
 	{
 		Name: Gemini, Family: Gemini, ModelInPath: true,
@@ -220,7 +241,9 @@ var descriptors = [...]Descriptor{
 		upstreamPath: func(_ Location, model string, stream bool) (string, string) {
 			return methodPath("/v1beta/models/"+model, ":generateContent", ":streamGenerateContent", "alt=sse", stream)
 		},
-		countPath: func(_ Location, model string) string { return "/v1beta/models/" + model + ":countTokens" },
+		countPath:  func(_ Location, model string) string { return "/v1beta/models/" + model + ":countTokens" },
+		countBody:  geminiCountBody,
+		countFrame: geminiCountFrame,
 	},
 	{
 		Name: Vertex, Family: Gemini, ModelInPath: true, Located: true,
@@ -230,6 +253,8 @@ var descriptors = [...]Descriptor{
 			return methodPath(vertexModel(at, "google", model), ":generateContent", ":streamGenerateContent", "alt=sse", stream)
 		},
 		countPath:   func(at Location, model string) string { return vertexModel(at, "google", model) + ":countTokens" },
+		countBody:   geminiCountBody,
+		countFrame:  vertexCountFrame,
 		fromSibling: vertexFromGemini,
 	},
 	{
@@ -249,7 +274,10 @@ var descriptors = [...]Descriptor{
 		countPath: func(at Location, _ string) string {
 			return vertexModel(at, "anthropic", "count-tokens") + ":rawPredict"
 		},
-		fromSibling: vertexAnthropicFromFirstParty,
+		countBody:     vertexAnthropicCountBody,
+		countProtocol: AnthropicMessages,
+		countFrame:    vertexAnthropicCountFrame,
+		fromSibling:   vertexAnthropicFromFirstParty,
 	},
 }
 
