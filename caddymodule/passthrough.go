@@ -394,7 +394,7 @@ func (pw *passthroughWriter) writeStream(p []byte) (int, error) {
 	}
 	pw.rd.Push(p)
 	if err := pw.drain(); err != nil && err != sse.ErrNeedInput {
-		pw.endStream(pw.streamFailure(err, nil))
+		pw.endStream(pw.streamFailure(err, nil), nil)
 	}
 	if pw.writeErr != nil {
 		return 0, pw.writeErr
@@ -414,7 +414,7 @@ func (pw *passthroughWriter) drain() error {
 		}
 		if !pw.watcher.Observe(ev.Name, ev.Data, ev.Bare) {
 			pw.send()
-			pw.endStream("upstream " + string(pw.h.upstream) + " stream sent an event that is not valid in its protocol")
+			pw.endStream("upstream "+string(pw.h.upstream)+" stream sent an event that is not valid in its protocol", nil)
 			return nil
 		}
 		pw.evs = pw.usage.Observe(pw.evs[:0], ev.Name, ev.Data, ev.Bare)
@@ -503,7 +503,7 @@ func (pw *passthroughWriter) finishStream(cause error) {
 	if pw.watcher.Complete() {
 		return
 	}
-	pw.endStream(pw.streamFailure(err, cause))
+	pw.endStream(pw.streamFailure(err, cause), cause)
 }
 
 // streamFailure says why a stream could not go on, from the reader's error
@@ -514,15 +514,15 @@ func (pw *passthroughWriter) streamFailure(readErr, cause error) string {
 	case errors.Is(readErr, sse.ErrEventTooLarge):
 		return up + " sent an event larger than " + strconv.Itoa(int(pw.h.MaxEventSize)) + " bytes"
 	case cause != nil:
-		pw.h.logger.Warn("upstream stream broke off", zap.Error(cause))
 		return up + " broke off before it was complete"
 	}
 	return up + " ended before it was complete"
 }
 
-// endStream ends the client's stream with an in-stream error saying msg.
-func (pw *passthroughWriter) endStream(msg string) {
-	pw.h.logger.Warn("invalid upstream stream", zap.String("error", msg))
+// endStream ends the client's stream with an in-stream error saying msg;
+// cause, if any, is the upstream's failure, for the log.
+func (pw *passthroughWriter) endStream(msg string, cause error) {
+	pw.h.logger.Warn("invalid upstream stream", zap.String("error", msg), zap.Error(cause))
 	e := &codec.Error{Status: http.StatusBadGateway, Kind: mapping.ErrBadGateway, Message: msg}
 	// A blank line first ends whatever partial event was passed on; an
 	// extra one after a complete event would be an empty event to some

@@ -102,10 +102,7 @@ func newPerfMock() (*perfMock, error) {
 		return nil, err
 	}
 	m := &perfMock{ln: ln, conns: map[net.Conn]http.ConnState{}}
-	m.jsonBody = fmt.Appendf(nil, `{"id":"chatcmpl-perf","object":"chat.completion","created":1767225600,"model":%q,`+
-		`"choices":[{"index":0,"message":{"role":"assistant","content":%s,"refusal":null},"logprobs":null,"finish_reason":"stop"}],`+
-		`"usage":{"prompt_tokens":1500,"completion_tokens":80,"total_tokens":1580},"system_fingerprint":"fp_perf"}`,
-		perfModel, mustJSON(perfAnswer))
+	m.jsonBody = perfChatAnswer(perfAnswer)
 	m.holdFirst = perfChunk(`{"role":"assistant","content":"Hi"}`, "null")
 	rest := perfStreamEvents(0)
 	m.holdRest = bytes.Join(rest[1:], nil)
@@ -166,6 +163,15 @@ func (m *perfMock) streamFor(mode string) ([][]byte, bool) {
 	return v.([][]byte), true
 }
 
+// perfChatAnswer is the mock's non-streamed Chat Completions answer with
+// assistant text text.
+func perfChatAnswer(text string) []byte {
+	return fmt.Appendf(nil, `{"id":"chatcmpl-perf","object":"chat.completion","created":1767225600,"model":%q,`+
+		`"choices":[{"index":0,"message":{"role":"assistant","content":%s,"refusal":null},"logprobs":null,"finish_reason":"stop"}],`+
+		`"usage":{"prompt_tokens":1500,"completion_tokens":80,"total_tokens":1580},"system_fingerprint":"fp_perf"}`,
+		perfModel, mustJSON(text))
+}
+
 // sizedBody returns the JSON answer of a perfSizedMode mode: a Chat
 // completion whose text pads it to about the size the mode names, built
 // on first use.
@@ -178,11 +184,7 @@ func (m *perfMock) sizedBody(mode string) ([]byte, bool) {
 		return nil, false
 	}
 	text := strings.Repeat("The quick brown fox jumps over the lazy dog.\n", max(1, (n-len(m.jsonBody))/46+1))
-	body := fmt.Appendf(nil, `{"id":"chatcmpl-perf","object":"chat.completion","created":1767225600,"model":%q,`+
-		`"choices":[{"index":0,"message":{"role":"assistant","content":%s,"refusal":null},"logprobs":null,"finish_reason":"stop"}],`+
-		`"usage":{"prompt_tokens":1500,"completion_tokens":80,"total_tokens":1580},"system_fingerprint":"fp_perf"}`,
-		perfModel, mustJSON(text))
-	v, _ := m.sized.LoadOrStore(mode, body)
+	v, _ := m.sized.LoadOrStore(mode, perfChatAnswer(text))
 	return v.([]byte), true
 }
 

@@ -17,15 +17,15 @@ import (
 // (a substring or event-name test on the rest), with one stream decoder
 // that sees them in order.
 type UsageObserver struct {
-	p   Protocol
-	dec StreamDecoder
+	family Protocol // p's family, looked up once rather than per event
+	dec    StreamDecoder
 }
 
 // NewUsageObserver returns an observer for streams of protocol p; for an
 // unknown protocol it observes nothing.
 func NewUsageObserver(p Protocol) *UsageObserver {
 	dec, _ := NewStreamDecoder(p)
-	return &UsageObserver{p: p, dec: dec}
+	return &UsageObserver{family: p.Family(), dec: dec}
 }
 
 // Observe appends to out the canonical events of one upstream SSE event
@@ -33,17 +33,17 @@ func NewUsageObserver(p Protocol) *UsageObserver {
 // unchanged otherwise. Of the events appended, only EventStart, EventUsage
 // and EventStop are meaningful: the decoder does not see the content.
 func (o *UsageObserver) Observe(out []Event, name, data []byte, bare bool) []Event {
-	if o.dec == nil || !bare && !reportsUsage(o.p, jsonx.BytesToString(name), jsonx.BytesToString(data)) {
+	if o.dec == nil || !bare && !reportsUsage(o.family, jsonx.BytesToString(name), jsonx.BytesToString(data)) {
 		return out
 	}
 	return o.dec.Decode(out, name, data, bare)
 }
 
-// reportsUsage reports whether an event of protocol p, named name, with
-// data, may hold usage, a stop reason or an error. False negatives would
-// lose usage; false positives only cost a decode.
-func reportsUsage(p Protocol, name, data string) bool {
-	switch p.Family() {
+// reportsUsage reports whether an event of protocol family family, named
+// name, with data, may hold usage, a stop reason or an error. False
+// negatives would lose usage; false positives only cost a decode.
+func reportsUsage(family Protocol, name, data string) bool {
+	switch family {
 	case OpenAIChat:
 		// Every chunk has "finish_reason":null until the last choice
 		// chunk; usage comes in its own chunk (or the last one). A

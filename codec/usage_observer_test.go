@@ -109,7 +109,7 @@ func TestReportsUsage(t *testing.T) {
 		{Vertex, "", `{"candidates":[{"finishReason":"STOP"}]}`, true},
 		{Gemini, "", `{"usageMetadata":{}}`, true},
 	} {
-		if got := reportsUsage(c.p, c.name, c.data); got != c.want {
+		if got := reportsUsage(c.p.Family(), c.name, c.data); got != c.want {
 			t.Errorf("%s %q %s: %v, want %v", c.p, c.name, c.data, got, c.want)
 		}
 	}

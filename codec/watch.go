@@ -14,12 +14,12 @@ import (
 // truncated stream look complete. It reads just enough of each event to
 // check it and spot the protocol's terminal event, and costs no allocation.
 type StreamWatcher struct {
-	p        Protocol
+	family   Protocol // the protocol's family, looked up once rather than per event
 	complete bool
 }
 
 // NewStreamWatcher returns a watcher for streams of protocol p.
-func NewStreamWatcher(p Protocol) *StreamWatcher { return &StreamWatcher{p: p} }
+func NewStreamWatcher(p Protocol) *StreamWatcher { return &StreamWatcher{family: p.Family()} }
 
 // Observe looks at one upstream SSE event and reports whether it is an
 // event of the protocol: a JSON object (Chat's [DONE] aside) that, for the
@@ -31,7 +31,7 @@ func (w *StreamWatcher) Observe(name, data []byte, bare bool) bool {
 		return true
 	}
 	s := jsonx.BytesToString(data)
-	switch w.p.Family() {
+	switch w.family {
 	case OpenAIChat:
 		// [DONE] ends a stream; so does an error chunk, which the client
 		// already sees as an error.
