@@ -36,7 +36,7 @@ func appendAnthropicRequest(dst []byte, req *Request, opts *EncodeOptions, verte
 		dst = append(dst, `{"anthropic_version":`...)
 		dst = jsonx.AppendString(dst, VertexAnthropicVersion)
 	} else {
-		model := opts.model(req)
+		model := encodeModel(opts, req)
 		if model == "" {
 			return dst, invalid("model", "is required")
 		}
@@ -109,7 +109,7 @@ type anthropicThinkingPlan struct {
 //     client's output_config.effort) is output_config.effort.
 func planAnthropicThinking(req *Request, opts *EncodeOptions, p Protocol) (anthropicThinkingPlan, *Error) {
 	r := &req.Reasoning
-	plan := anthropicThinkingPlan{maxTokens: opts.maxTokens(req)}
+	plan := anthropicThinkingPlan{maxTokens: encodeMaxTokens(opts, req)}
 	switch {
 	case r.Effort == mapping.EffortNone || (r.Budget.Set && r.Budget.Value == 0):
 		plan.typ = anthropicThinkingDisabled

@@ -100,7 +100,7 @@ func appendAnthropicTools(dst []byte, req *Request, p Protocol) ([]byte, *Error)
 	dst = append(dst, '"')
 	if c.Mode == ToolChoiceNamed {
 		dst = append(dst, `,"name":`...)
-		dst = jsonx.AppendString(dst, c.wireName())
+		dst = jsonx.AppendString(dst, FlatToolName(c.Namespace, c.Name))
 	}
 	if req.ParallelToolCalls.Set {
 		if req.ParallelToolCalls.Value {

@@ -139,7 +139,7 @@ func vertexCountFrame(dst []byte, gen gjson.Result, _ *Request, _ *EncodeOptions
 // generation request, with its model, as generateContentRequest.
 func geminiCountFrame(dst []byte, gen gjson.Result, req *Request, opts *EncodeOptions) []byte {
 	dst = append(dst, `{"generateContentRequest":{"model":`...)
-	dst = jsonx.AppendString(dst, "models/"+strings.TrimPrefix(opts.model(req), "models/"))
+	dst = jsonx.AppendString(dst, "models/"+strings.TrimPrefix(encodeModel(opts, req), "models/"))
 	inner := appendMembers(nil, gen, func(string) bool { return true })
 	if len(inner) > 2 {
 		dst = append(dst, ',')

@@ -20,7 +20,7 @@
 // (jsonx.MemberIter, jsonx.EachMember), and escaped strings are unescaped
 // into one arena of exactly that size (jsonx.Arena). A request text keeps
 // the literal it was unescaped from, and request encoders copy that literal
-// while the text is unchanged instead of escaping it again (Part.literal,
+// while the text is unchanged instead of escaping it again (Part.SetTextLiteral,
 // appendText). String contents are classified 64 bytes at a time, with SSE2
 // on amd64 and eight 64-bit words elsewhere (jsonx.StringMasks; the purego
 // build tag selects the portable version).

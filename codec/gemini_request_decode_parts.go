@@ -221,7 +221,7 @@ func decodeGeminiPart(p gjson.Result, path geminiContentPath, j int, req *Reques
 			case gjson.String:
 				if err = geminiOneKind(&kind, k.Str, path, j); err == nil {
 					part.Type, part.Text = PartText, v.Str
-					part.keepLiteral(v)
+					keepLiteral(&part, v)
 				}
 			case gjson.Null:
 			default:

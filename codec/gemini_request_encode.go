@@ -471,7 +471,7 @@ func appendGeminiTools(dst []byte, req *Request) ([]byte, *Error) {
 	dst = append(dst, '"')
 	if req.ToolChoice.Mode == ToolChoiceNamed {
 		dst = append(dst, `,"allowedFunctionNames":[`...)
-		dst = jsonx.AppendString(dst, req.ToolChoice.wireName())
+		dst = jsonx.AppendString(dst, FlatToolName(req.ToolChoice.Namespace, req.ToolChoice.Name))
 		dst = append(dst, ']')
 	}
 	return append(dst, `}}`...), nil

@@ -228,7 +228,7 @@ func appendOpenAIUser(dst []byte, user string) []byte {
 // copying it says exactly what escaping Text would: the text is valid
 // UTF-8 and has no U+FFFD, which is what a lone surrogate escape (\ud800)
 // unescapes to.
-func (p *Part) keepLiteral(v gjson.Result) {
+func keepLiteral(p *Part, v gjson.Result) {
 	n := len(v.Raw) - 2
 	if n <= len(v.Str) || v.Raw[0] != '"' || p.Text != v.Str {
 		return
@@ -236,7 +236,7 @@ func (p *Part) keepLiteral(v gjson.Result) {
 	if !utf8.ValidString(v.Str) || hasReplacementChar(v.Str) {
 		return
 	}
-	p.literal, p.literalOf = v.Raw[1:n+1], v.Str
+	p.SetTextLiteral(v.Str, v.Raw[1:n+1])
 }
 
 // hasReplacementChar reports whether s holds U+FFFD. Its first byte is
@@ -259,7 +259,7 @@ func hasReplacementChar(s string) bool {
 // literal it came from (keepLiteral).
 func textPart(t PartType, v gjson.Result) Part {
 	p := Part{Type: t, Text: v.Str}
-	p.keepLiteral(v)
+	keepLiteral(&p, v)
 	return p
 }
 
@@ -317,8 +317,8 @@ func appendText(dst []byte, text string, p *Part) []byte {
 
 // appendTextBody is appendText without the quotes.
 func appendTextBody(dst []byte, text string, p *Part) []byte {
-	if p.literal != "" && text == p.literalOf {
-		return append(dst, p.literal...)
+	if raw, ok := p.TextLiteral(text); ok {
+		return append(dst, raw...)
 	}
 	return jsonx.AppendStringBody(dst, text)
 }

@@ -182,8 +182,28 @@ type Part struct {
 	// literalOf the Text it decoded to. While Text is still that text, a
 	// request encoder copies the literal instead of escaping Text again:
 	// conversation text is full of escapes, and escaping it costs as much
-	// as unescaping it did (see keepLiteral and appendPartText).
+	// as unescaping it did (SetTextLiteral, TextLiteral).
 	literal, literalOf string
+}
+
+// SetTextLiteral sets p.Text to text and records raw, the body of the JSON
+// string literal (escapes intact, quotes left out) that text was unescaped
+// from. Request decoders call it for texts that held escapes, and only
+// where copying raw says exactly what escaping text would (text is valid
+// UTF-8 without U+FFFD, which a lone surrogate escape unescapes to).
+func (p *Part) SetTextLiteral(text, raw string) {
+	p.Text, p.literal, p.literalOf = text, raw, text
+}
+
+// TextLiteral returns the literal recorded by SetTextLiteral when text is
+// still the text it was recorded for, so that an encoder copies it instead
+// of escaping text again. Comparing costs nothing while they are the same
+// string.
+func (p *Part) TextLiteral(text string) (raw string, ok bool) {
+	if p.literal != "" && text == p.literalOf {
+		return p.literal, true
+	}
+	return "", false
 }
 
 // Citation is a web source that a span of a text part cites.
@@ -363,10 +383,6 @@ type ToolChoice struct {
 	// declaration does.
 	Namespace string
 }
-
-// wireName is the name a named choice gives toward protocols without
-// tool groups: the forced tool's declared name there.
-func (c *ToolChoice) wireName() string { return FlatToolName(c.Namespace, c.Name) }
 
 // OptFloat is an optional floating-point parameter.
 type OptFloat struct {
@@ -599,14 +615,17 @@ const DefaultMaxTokens = 4096
 // carries when the client gave none.
 const VertexAnthropicVersion = "vertex-2023-10-16"
 
-func (o *EncodeOptions) model(r *Request) string {
+// encodeModel returns the model to write for r: o.Model, or else r's own.
+func encodeModel(o *EncodeOptions, r *Request) string {
 	if o.Model != "" {
 		return o.Model
 	}
 	return r.Model
 }
 
-func (o *EncodeOptions) maxTokens(r *Request) int64 {
+// encodeMaxTokens returns the max_tokens to write for r: r's own, or else
+// o's default, or else DefaultMaxTokens.
+func encodeMaxTokens(o *EncodeOptions, r *Request) int64 {
 	if r.MaxTokens.Set {
 		return r.MaxTokens.Value
 	}

@@ -27,7 +27,7 @@ func appendChatRequest(dst []byte, req *Request, opts *EncodeOptions) ([]byte, *
 	}
 	dst = slices.Grow(dst, chatRequestSizeHint(req))
 	dst = append(dst, `{"model":`...)
-	dst = jsonx.AppendString(dst, opts.model(req))
+	dst = jsonx.AppendString(dst, encodeModel(opts, req))
 
 	var err *Error
 	d := opts.Target.Dialect
@@ -311,7 +311,7 @@ func appendChatTools(dst []byte, req *Request) ([]byte, *Error) {
 		dst = append(dst, `,"tool_choice":"required"`...)
 	case ToolChoiceNamed:
 		dst = append(dst, `,"tool_choice":{"type":"function","function":{"name":`...)
-		dst = jsonx.AppendString(dst, req.ToolChoice.wireName())
+		dst = jsonx.AppendString(dst, FlatToolName(req.ToolChoice.Namespace, req.ToolChoice.Name))
 		dst = append(dst, "}}"...)
 	}
 	if req.ParallelToolCalls.Set {

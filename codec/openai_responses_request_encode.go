@@ -48,7 +48,7 @@ func appendResponsesRequest(dst []byte, req *Request, opts *EncodeOptions) ([]by
 		req.Dropped = append(req.Dropped, "seed")
 	}
 	dst = append(dst, `{"model":`...)
-	dst = jsonx.AppendString(dst, opts.model(req))
+	dst = jsonx.AppendString(dst, encodeModel(opts, req))
 	dst = append(dst, `,"input":[`...)
 	first := true
 	var err *Error
