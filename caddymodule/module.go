@@ -14,6 +14,8 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/llmbridge/llmbridge/codec"
+	// The module speaks every protocol family.
+	_ "github.com/llmbridge/llmbridge/codec/all"
 	"github.com/llmbridge/llmbridge/codec/rules"
 )
 

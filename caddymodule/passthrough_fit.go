@@ -9,6 +9,7 @@ import (
 	"github.com/tidwall/sjson"
 
 	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/gemini"
 	"github.com/llmbridge/llmbridge/codec/rules"
 	"github.com/llmbridge/llmbridge/mapping"
 )
@@ -81,7 +82,7 @@ func signGeminiCalls(body []byte) ([]byte, error) {
 				continue
 			}
 			if !part.Get("thoughtSignature").Exists() {
-				body, err = sjson.SetBytes(body, "contents."+strconv.Itoa(i)+".parts."+strconv.Itoa(j)+".thoughtSignature", codec.SkipThoughtSignature)
+				body, err = sjson.SetBytes(body, "contents."+strconv.Itoa(i)+".parts."+strconv.Itoa(j)+".thoughtSignature", gemini.SkipThoughtSignature)
 				if err != nil {
 					return body, err
 				}

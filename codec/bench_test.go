@@ -1,39 +1,40 @@
-package codec
+package codec_test
 
 import (
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
 // benchConversation is a realistic ~5 KB, 20-message chat: a system prompt
 // and alternating turns whose texts contain newlines and quotes (escapes are
 // what make JSON decoding allocate).
-func benchConversation() *Request {
-	r := &Request{
+func benchConversation() *codec.Request {
+	r := &codec.Request{
 		Model:       "bench-model",
-		System:      []Part{{Type: PartText, Text: strings.Repeat("You are a careful assistant. Follow the \"house style\".\n", 8)}},
-		MaxTokens:   OptInt{Value: 1024, Set: true},
-		Temperature: OptFloat{Value: 0.7, Set: true},
-		TopP:        OptFloat{Value: 0.95, Set: true},
+		System:      []codec.Part{{Type: codec.PartText, Text: strings.Repeat("You are a careful assistant. Follow the \"house style\".\n", 8)}},
+		MaxTokens:   codec.OptInt{Value: 1024, Set: true},
+		Temperature: codec.OptFloat{Value: 0.7, Set: true},
+		TopP:        codec.OptFloat{Value: 0.95, Set: true},
 	}
 	for i := 0; i < 20; i++ {
-		role := RoleUser
+		role := codec.RoleUser
 		if i%2 == 1 {
-			role = RoleAssistant
+			role = codec.RoleAssistant
 		}
 		text := "Message " + strconv.Itoa(i) + ": " + strings.Repeat("some words of a conversation, ", 6) + "\n\"quoted\" and more.\n"
-		r.Messages = append(r.Messages, Message{Role: role, Parts: []Part{{Type: PartText, Text: text}}})
+		r.Messages = append(r.Messages, codec.Message{Role: role, Parts: []codec.Part{{Type: codec.PartText, Text: text}}})
 	}
 	return r
 }
 
 // benchBody returns the benchmark conversation encoded in protocol p.
-func benchBody(b *testing.B, p Protocol) []byte {
+func benchBody(b *testing.B, p codec.Protocol) []byte {
 	b.Helper()
-	body, err := AppendRequest(nil, p, benchConversation(), EncodeOptions{})
+	body, err := codec.AppendRequest(nil, p, benchConversation(), codec.EncodeOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -43,13 +44,13 @@ func benchBody(b *testing.B, p Protocol) []byte {
 // BenchmarkTranslateRequest measures one request translation, decode plus
 // encode, as the handler does it: a fresh Request and a reused output buffer.
 func BenchmarkTranslateRequest(b *testing.B) {
-	pairs := [][2]Protocol{
-		{AnthropicMessages, OpenAIChat},
-		{OpenAIChat, AnthropicMessages},
-		{OpenAIResponses, AnthropicMessages},
-		{AnthropicMessages, Gemini},
-		{Gemini, OpenAIChat},
-		{OpenAIChat, OpenAIResponses},
+	pairs := [][2]codec.Protocol{
+		{codec.AnthropicMessages, codec.OpenAIChat},
+		{codec.OpenAIChat, codec.AnthropicMessages},
+		{codec.OpenAIResponses, codec.AnthropicMessages},
+		{codec.AnthropicMessages, codec.Gemini},
+		{codec.Gemini, codec.OpenAIChat},
+		{codec.OpenAIChat, codec.OpenAIResponses},
 	}
 	for _, pair := range pairs {
 		from, to := pair[0], pair[1]
@@ -59,13 +60,13 @@ func BenchmarkTranslateRequest(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
 			for b.Loop() {
-				req := new(Request)
-				if err := DecodeRequest(from, body, req); err != nil {
+				req := new(codec.Request)
+				if err := codec.DecodeRequest(from, body, req); err != nil {
 					b.Fatal(err)
 				}
 				req.Model = "bench-model"
 				var err error
-				out, err = AppendRequest(out[:0], to, req, EncodeOptions{})
+				out, err = codec.AppendRequest(out[:0], to, req, codec.EncodeOptions{})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -76,18 +77,18 @@ func BenchmarkTranslateRequest(b *testing.B) {
 
 // BenchmarkTranslateResponse measures one non-streamed response translation.
 func BenchmarkTranslateResponse(b *testing.B) {
-	pairs := [][2]Protocol{
-		{OpenAIChat, AnthropicMessages},
-		{AnthropicMessages, OpenAIChat},
-		{Gemini, OpenAIResponses},
-		{OpenAIResponses, Gemini},
+	pairs := [][2]codec.Protocol{
+		{codec.OpenAIChat, codec.AnthropicMessages},
+		{codec.AnthropicMessages, codec.OpenAIChat},
+		{codec.Gemini, codec.OpenAIResponses},
+		{codec.OpenAIResponses, codec.Gemini},
 	}
-	resp := &Response{ID: "id-1", Model: "bench-model", Created: 1767225600, StopReason: mapping.StopEnd,
-		Content: []Part{{Type: PartText, Text: strings.Repeat("A reasonably long answer line.\n", 30)}},
-		Usage:   Usage{Known: true, InputTokens: 1200, CacheReadTokens: 1000, OutputTokens: 300}}
+	resp := &codec.Response{ID: "id-1", Model: "bench-model", Created: 1767225600, StopReason: mapping.StopEnd,
+		Content: []codec.Part{{Type: codec.PartText, Text: strings.Repeat("A reasonably long answer line.\n", 30)}},
+		Usage:   codec.Usage{Known: true, InputTokens: 1200, CacheReadTokens: 1000, OutputTokens: 300}}
 	for _, pair := range pairs {
 		from, to := pair[0], pair[1]
-		body, err := AppendResponse(nil, from, resp)
+		body, err := codec.AppendResponse(nil, from, resp)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -96,11 +97,11 @@ func BenchmarkTranslateResponse(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
 			for b.Loop() {
-				var r Response
-				if err := DecodeResponse(from, body, &r); err != nil {
+				var r codec.Response
+				if err := codec.DecodeResponse(from, body, &r); err != nil {
 					b.Fatal(err)
 				}
-				out, err = AppendResponse(out[:0], to, &r)
+				out, err = codec.AppendResponse(out[:0], to, &r)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -112,11 +113,11 @@ func BenchmarkTranslateResponse(b *testing.B) {
 // benchAgentRequest is a realistic ~90 KB agent request, shaped like
 // Claude Code's: a 28 KB system prompt in three blocks, 12 tools with large
 // schemas, and a 10-message history with tool calls and results.
-func benchAgentRequest() *Request {
-	r := &Request{Model: "bench-model", MaxTokens: OptInt{Value: 32000, Set: true}}
+func benchAgentRequest() *codec.Request {
+	r := &codec.Request{Model: "bench-model", MaxTokens: codec.OptInt{Value: 32000, Set: true}}
 	block := strings.Repeat("You are an interactive CLI tool. Follow the \"rules\" below carefully.\n", 135)
 	for range 3 {
-		r.System = append(r.System, Part{Type: PartText, Text: block})
+		r.System = append(r.System, codec.Part{Type: codec.PartText, Text: block})
 	}
 	prop := `"p%d":{"type":"string","description":"` + strings.Repeat("A parameter that controls one aspect of the tool. ", 12) + `"}`
 	for i := range 12 {
@@ -124,18 +125,18 @@ func benchAgentRequest() *Request {
 		for j := range 8 {
 			props = append(props, strings.Replace(prop, "%d", strconv.Itoa(j), 1))
 		}
-		r.Tools = append(r.Tools, Tool{Kind: ToolFunction, Name: "tool_" + strconv.Itoa(i),
+		r.Tools = append(r.Tools, codec.Tool{Kind: codec.ToolFunction, Name: "tool_" + strconv.Itoa(i),
 			Description: strings.Repeat("Runs an operation in the workspace and returns its output. ", 6),
 			Parameters:  `{"type":"object","properties":{` + strings.Join(props, ",") + `},"required":["p0"],"additionalProperties":false}`})
 	}
 	for i := range 5 {
 		id := "toolu_" + strconv.Itoa(i)
 		r.Messages = append(r.Messages,
-			Message{Role: RoleUser, Parts: []Part{{Type: PartText, Text: "Please look at file " + strconv.Itoa(i) + " and fix the \"bug\".\n"}}},
-			Message{Role: RoleAssistant, Parts: []Part{{Type: PartText, Text: "Reading the file."},
-				{Type: PartToolCall, ToolCallID: id, ToolName: "tool_1", Arguments: `{"p0":"src/file` + strconv.Itoa(i) + `.go","p1":"all"}`}}})
-		r.Messages = append(r.Messages, Message{Role: RoleUser, Parts: []Part{{Type: PartToolResult, ToolCallID: id, ToolName: "tool_1",
-			Content: []Part{{Type: PartText, Text: strings.Repeat("package main\n\nfunc main() {\n\tprintln(\"hello\")\n}\n", 40)}}}}})
+			codec.Message{Role: codec.RoleUser, Parts: []codec.Part{{Type: codec.PartText, Text: "Please look at file " + strconv.Itoa(i) + " and fix the \"bug\".\n"}}},
+			codec.Message{Role: codec.RoleAssistant, Parts: []codec.Part{{Type: codec.PartText, Text: "Reading the file."},
+				{Type: codec.PartToolCall, ToolCallID: id, ToolName: "tool_1", Arguments: `{"p0":"src/file` + strconv.Itoa(i) + `.go","p1":"all"}`}}})
+		r.Messages = append(r.Messages, codec.Message{Role: codec.RoleUser, Parts: []codec.Part{{Type: codec.PartToolResult, ToolCallID: id, ToolName: "tool_1",
+			Content: []codec.Part{{Type: codec.PartText, Text: strings.Repeat("package main\n\nfunc main() {\n\tprintln(\"hello\")\n}\n", 40)}}}}})
 	}
 	return r
 }
@@ -143,10 +144,10 @@ func benchAgentRequest() *Request {
 // BenchmarkTranslateAgentRequest measures the translation of a ~90 KB agent
 // request, decode plus encode, as the handler does it.
 func BenchmarkTranslateAgentRequest(b *testing.B) {
-	pairs := [][2]Protocol{{AnthropicMessages, OpenAIChat}, {OpenAIResponses, AnthropicMessages}, {AnthropicMessages, Gemini}}
+	pairs := [][2]codec.Protocol{{codec.AnthropicMessages, codec.OpenAIChat}, {codec.OpenAIResponses, codec.AnthropicMessages}, {codec.AnthropicMessages, codec.Gemini}}
 	for _, pair := range pairs {
 		from, to := pair[0], pair[1]
-		body, err := AppendRequest(nil, from, benchAgentRequest(), EncodeOptions{})
+		body, err := codec.AppendRequest(nil, from, benchAgentRequest(), codec.EncodeOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -155,12 +156,12 @@ func BenchmarkTranslateAgentRequest(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
 			for b.Loop() {
-				req := new(Request)
-				if err := DecodeRequest(from, body, req); err != nil {
+				req := new(codec.Request)
+				if err := codec.DecodeRequest(from, body, req); err != nil {
 					b.Fatal(err)
 				}
 				req.Model = "bench-model"
-				if out, err = AppendRequest(out[:0], to, req, EncodeOptions{}); err != nil {
+				if out, err = codec.AppendRequest(out[:0], to, req, codec.EncodeOptions{}); err != nil {
 					b.Fatal(err)
 				}
 			}

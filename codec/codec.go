@@ -1,7 +1,5 @@
 package codec
 
-import "github.com/llmbridge/llmbridge/codec/internal/jsonx"
-
 // DecodeRequest decodes a request body of protocol p into req, which should
 // be zero or Reset. For protocols that carry the model in the URL path
 // (Protocol.ModelInPath), the caller sets req.Model.
@@ -9,23 +7,11 @@ import "github.com/llmbridge/llmbridge/codec/internal/jsonx"
 // A body that is not a JSON object, a field of the wrong type, and a field
 // the codec cannot carry are all *Error values with status 400.
 func DecodeRequest(p Protocol, body []byte, req *Request) error {
-	root, index, err := parseIndexed(body)
+	c, err := codecOf(p)
 	if err != nil {
 		return err
 	}
-	req.text = jsonx.IndexedArena(index)
-	c, derr := wireOf(p)
-	if derr == nil {
-		derr = c.decodeRequest(root, req, p)
-	}
-	// The decoded strings keep the arena's buffer alive; the request itself
-	// need not hold on to it.
-	req.text = jsonx.Arena{}
-	index.Release()
-	if derr != nil {
-		return derr
-	}
-	return nil
+	return c.DecodeRequest(p, body, req)
 }
 
 // AppendRequest appends req encoded as a protocol p request body to dst.
@@ -34,17 +20,18 @@ func DecodeRequest(p Protocol, body []byte, req *Request) error {
 // caller builds the path. Content the protocol cannot express is an *Error
 // with status 400 naming the field.
 func AppendRequest(dst []byte, p Protocol, req *Request, opts EncodeOptions) ([]byte, error) {
-	c, err := wireOf(p)
-	if err == nil {
-		dst, err = c.appendRequest(dst, req, opts, p)
+	c, cerr := codecOf(p)
+	if cerr != nil {
+		return dst, cerr
 	}
-	if err == nil {
-		// After encoding, so that what an encoder refuses in a result
-		// (its content, its place) is named first.
-		err = checkToolResults(p, req)
-	}
+	dst, err := c.AppendRequest(dst, p, req, opts)
 	if err != nil {
 		return dst, err
+	}
+	// After encoding, so that what an encoder refuses in a result (its
+	// content, its place) is named first.
+	if terr := checkToolResults(p, req); terr != nil {
+		return dst, terr
 	}
 	return dst, nil
 }
@@ -53,21 +40,11 @@ func AppendRequest(dst []byte, p Protocol, req *Request, opts EncodeOptions) ([]
 // resp. A body that is not a response of that protocol is an *Error with
 // status 502.
 func DecodeResponse(p Protocol, body []byte, resp *Response) error {
-	root, index, perr := parseIndexed(body)
-	if perr != nil {
-		return badUpstream(p, perr.Message)
-	}
-	resp.text = jsonx.IndexedArena(index)
-	c, err := wireOf(p)
-	if err == nil {
-		err = c.decodeResponse(root, resp)
-	}
-	resp.text = jsonx.Arena{}
-	index.Release()
+	c, err := codecOf(p)
 	if err != nil {
 		return err
 	}
-	return nil
+	return c.DecodeResponse(p, body, resp)
 }
 
 // AppendResponse appends resp encoded as a protocol p response body to dst.
@@ -86,12 +63,9 @@ func AppendResponse(dst []byte, p Protocol, resp *Response) ([]byte, error) {
 // the client protocol cannot carry and is not the answer itself (hosted
 // search calls toward Chat, say) is left out and listed in resp.Dropped.
 func AppendResponseFor(dst []byte, p Protocol, resp *Response, req *Request) ([]byte, error) {
-	c, err := wireOf(p)
-	if err == nil {
-		dst, err = c.appendResponse(dst, resp, req)
-	}
+	c, err := codecOf(p)
 	if err != nil {
 		return dst, err
 	}
-	return dst, nil
+	return c.AppendResponse(dst, p, resp, req)
 }

@@ -1,10 +1,7 @@
 package codec
 
 import (
-	"slices"
 	"strings"
-
-	"github.com/tidwall/gjson"
 )
 
 // Descriptor is what llmbridge knows about a wire protocol beside its
@@ -58,27 +55,15 @@ type Descriptor struct {
 	// means it has none.
 	Listing Listing
 
-	// upstreamPath returns the path and raw query of the generation
-	// endpoint for model.
-	upstreamPath func(at Location, model string, stream bool) (path, rawQuery string)
-	// countPath returns the path of the token counting endpoint for
-	// model, or "" when the protocol has none.
-	countPath func(at Location, model string) string
-	// countBody turns a counting request body (its root object) into
-	// the generation body it counts; nil when they are the same.
-	countBody func(root gjson.Result) ([]byte, *Error)
-	// countProtocol is the protocol the generation body of a count is
-	// decoded and encoded as, when it is not the protocol itself.
-	countProtocol Protocol
-	// countFrame writes the counting request body of a generation body.
-	countFrame func(dst []byte, gen gjson.Result, req *Request, opts *EncodeOptions) []byte
 	// foreignHeaders are the FamilyHeaders of the other families
-	// (ForeignHeaders), gathered once.
+	// (ForeignHeaders), gathered at registration.
 	foreignHeaders []string
-	// wire is the protocol's codec (registerWire).
-	wire *wireCodec
-	// fromSibling adapts a body of a sibling protocol (AdaptSibling).
-	fromSibling func(body []byte, from Protocol, model string) ([]byte, error)
+	// codec implements the protocol, and lister, counter and sibling are
+	// its optional parts (Register).
+	codec   Codec
+	lister  ModelLister
+	counter TokenCounter
+	sibling SiblingAdapter
 }
 
 // Route describes a protocol's generation paths. A path is matched by its
@@ -125,6 +110,10 @@ type Counting struct {
 	// OmitsZero reports that an answer without Member counts zero
 	// (Google's JSON leaves out zero values).
 	OmitsZero bool
+	// BodyProtocol is the protocol whose generation body a count
+	// carries, when it is not the protocol itself (Anthropic on Vertex
+	// counts first-party Messages bodies).
+	BodyProtocol Protocol
 }
 
 // Listing describes a protocol's model listing endpoint (GET).
@@ -152,181 +141,36 @@ type Location struct {
 // goes without them. The slice is shared; callers must not modify it.
 func (d *Descriptor) ForeignHeaders() []string { return d.foreignHeaders }
 
-func init() {
-	for i := range descriptors {
-		d := &descriptors[i]
-		for j := range descriptors {
-			if o := &descriptors[j]; o.Family != d.Family {
-				for _, h := range o.FamilyHeaders {
-					// Both OpenAI protocols read OpenAI's headers, though
-					// each is a family of its own.
-					if !slices.Contains(d.foreignHeaders, h) && !slices.Contains(d.FamilyHeaders, h) {
-						d.foreignHeaders = append(d.foreignHeaders, h)
-					}
-				}
-			}
-		}
-	}
-}
-
-// countAs is the protocol a count's generation body is read and written
-// as.
-func (d *Descriptor) countAs() Protocol {
-	if d.countProtocol != "" {
-		return d.countProtocol
-	}
-	return d.Name
-}
-
 // UpstreamPath returns the path and raw query of d's generation endpoint
 // for model, streamed or not, at location at.
 func (d *Descriptor) UpstreamPath(at Location, model string, stream bool) (path, rawQuery string) {
-	return d.upstreamPath(at, model, stream)
+	return d.codec.UpstreamPath(d.Name, at, model, stream)
 }
 
 // CountPath returns the path of d's token counting endpoint for model at
 // location at, or "" when the protocol has none.
 func (d *Descriptor) CountPath(at Location, model string) string {
-	if d.countPath == nil {
+	if d.counter == nil {
 		return ""
 	}
-	return d.countPath(at, model)
+	return d.counter.CountPath(d.Name, at, model)
 }
 
-// descriptors are the protocols' descriptors, in the order Protocols
-// returns them.
-var descriptors = [...]Descriptor{
-	{
-		Name: OpenAIChat, Family: OpenAIChat,
-		Route:         Route{Suffixes: []string{"/chat/completions"}},
-		ErrorParam:    true,
-		Dialects:      true,
-		FamilyHeaders: openAIHeaders,
-		Listing:       openAIModelList,
-		upstreamPath:  fixedPath("/v1/chat/completions"),
-	},
-	{
-		Name: OpenAIResponses, Family: OpenAIResponses,
-		// Responses and Messages need their /v1: /v1/threads/{id}/messages
-		// is OpenAI's Assistants API, not Anthropic's.
-		Route:         Route{Suffixes: []string{"/v1/responses"}, Paths: []string{"/responses"}},
-		ErrorParam:    true,
-		Dialects:      true,
-		Counting:      Counting{ModelOptional: true, Member: "input_tokens", Object: "response.input_tokens"},
-		FamilyHeaders: openAIHeaders,
-		Listing:       openAIModelList,
-		upstreamPath:  fixedPath("/v1/responses"),
-		countPath:     func(Location, string) string { return "/v1/responses/input_tokens" },
-		countFrame:    responsesCountFrame,
-	},
-	{
-		Name: AnthropicMessages, Family: AnthropicMessages,
-		Route:         Route{Suffixes: []string{"/v1/messages"}, Paths: []string{"/messages"}},
-		Credential:    Credential{Header: "X-Api-Key", AlsoBearer: true},
-		Headers:       [][2]string{{"Anthropic-Version", "2023-06-01"}},
-		FamilyHeaders: anthropicHeaders,
-		Counting:      Counting{Member: "input_tokens"},
-		Listing:       Listing{Path: "/v1/models", Shape: AnthropicMessages, PageSize: "limit", Paging: []string{"limit", "after_id", "before_id"}},
-		upstreamPath:  fixedPath("/v1/messages"),
-		fromSibling:   anthropicFromVertex,
-		countPath:     func(Location, string) string { return "/v1/messages/count_tokens" },
-		countFrame:    anthropicCountFrame,
-	},
-	{
-		Name: Gemini, Family: Gemini, ModelInPath: true,
-		Route:      Route{Models: "/models", Method: "generateContent", StreamMethod: "streamGenerateContent"},
-		Credential: Credential{Header: "X-Goog-Api-Key", Query: "key"},
-		Counting:   Counting{ModelInPath: true, Member: "totalTokens", OmitsZero: true},
-		Listing:    Listing{Path: "/v1beta/models", Shape: Gemini, PageSize: "pageSize", Paging: []string{"pageSize", "pageToken"}},
-		upstreamPath: func(_ Location, model string, stream bool) (string, string) {
-			return methodPath("/v1beta/models/"+model, ":generateContent", ":streamGenerateContent", "alt=sse", stream)
-		},
-		countPath:  func(_ Location, model string) string { return "/v1beta/models/" + model + ":countTokens" },
-		countBody:  geminiCountBody,
-		countFrame: geminiCountFrame,
-	},
-	{
-		Name: Vertex, Family: Gemini, ModelInPath: true, Located: true,
-		Counting: Counting{ModelInPath: true, Member: "totalTokens", OmitsZero: true},
-		Route:    Route{Models: "/publishers/google/models", Method: "generateContent", StreamMethod: "streamGenerateContent"},
-		upstreamPath: func(at Location, model string, stream bool) (string, string) {
-			return methodPath(vertexModel(at, "google", model), ":generateContent", ":streamGenerateContent", "alt=sse", stream)
-		},
-		countPath:   func(at Location, model string) string { return vertexModel(at, "google", model) + ":countTokens" },
-		countBody:   geminiCountBody,
-		countFrame:  vertexCountFrame,
-		fromSibling: vertexFromGemini,
-	},
-	{
-		Name: VertexAnthropic, Family: AnthropicMessages, ModelInPath: true, Located: true,
-		Route:         Route{Models: "/publishers/anthropic/models", Method: "rawPredict", StreamMethod: "streamRawPredict"},
-		FamilyHeaders: anthropicHeaders,
-		Counting:      Counting{Member: "input_tokens"},
-		// The version travels in the body (anthropic_version) on Vertex.
-		DropHeaders: []string{"Anthropic-Version"},
-		// Vertex answers a request with an anthropic-beta value it does
-		// not carry with a 400 ("Unexpected value(s) ... for the
-		// anthropic-beta header").
-		Betas: vertexBetas,
-		upstreamPath: func(at Location, model string, stream bool) (string, string) {
-			return methodPath(vertexModel(at, "anthropic", model), ":rawPredict", ":streamRawPredict", "", stream)
-		},
-		countPath: func(at Location, _ string) string {
-			return vertexModel(at, "anthropic", "count-tokens") + ":rawPredict"
-		},
-		countBody:     vertexAnthropicCountBody,
-		countProtocol: AnthropicMessages,
-		countFrame:    vertexAnthropicCountFrame,
-		fromSibling:   vertexAnthropicFromFirstParty,
-	},
-}
-
-// vertexBetas are the anthropic-beta values Anthropic on Vertex AI is
-// known to accept: the ones Claude Code's own Vertex mode sends, and
-// context management.
-var vertexBetas = map[string]bool{
-	"claude-code-20250219":            true,
-	"interleaved-thinking-2025-05-14": true,
-	"context-management-2025-06-27":   true,
-	"tool-search-tool-2025-10-19":     true,
-	"web-search-2025-03-05":           true,
-}
-
-// openAIModelList is the model listing of both OpenAI protocols.
-var openAIModelList = Listing{Path: "/v1/models", Shape: OpenAIChat}
-
-// The headers only one family's servers read.
-var (
-	openAIHeaders    = []string{"Openai-Organization", "Openai-Project", "Openai-Beta"}
-	anthropicHeaders = []string{"Anthropic-Version", "Anthropic-Beta"}
-)
-
-// fixedPath is the upstreamPath of a protocol whose endpoint does not
-// depend on the model.
-func fixedPath(path string) func(Location, string, bool) (string, string) {
-	return func(Location, string, bool) (string, string) { return path, "" }
-}
-
-// methodPath is the path of a model's generation method, streamed or not;
-// streamQuery is the raw query a stream needs.
-func methodPath(model, method, streamMethod, streamQuery string, stream bool) (string, string) {
-	if stream {
-		return model + streamMethod, streamQuery
+// countAs is the protocol a count's generation body is read and written
+// as.
+func (d *Descriptor) countAs() Protocol {
+	if d.Counting.BodyProtocol != "" {
+		return d.Counting.BodyProtocol
 	}
-	return model + method, ""
+	return d.Name
 }
 
-// vertexModel is the path of a publisher's model on Vertex AI.
-func vertexModel(at Location, publisher, model string) string {
-	return "/v1/projects/" + at.Project + "/locations/" + at.Region + "/publishers/" + publisher + "/models/" + model
-}
-
-// Descriptor returns p's descriptor. Every Protocol constant has one; the
-// result for any other value is nil.
+// Descriptor returns the descriptor of p, or nil when no protocol of
+// that name is registered.
 func (p Protocol) Descriptor() *Descriptor {
-	for i := range descriptors {
-		if descriptors[i].Name == p {
-			return &descriptors[i]
+	for _, d := range registered {
+		if d.Name == p {
+			return d
 		}
 	}
 	return nil
@@ -337,16 +181,15 @@ func (p Protocol) Descriptor() *Descriptor {
 // Of the model collections a path could belong to, the longest match
 // wins (…/publishers/google/models/… is Vertex, not the Gemini API).
 func MatchRoute(path string) (p Protocol, model string, stream, ok bool) {
-	for i := range descriptors {
-		r := &descriptors[i].Route
-		for _, s := range r.Suffixes {
+	for _, d := range registered {
+		for _, s := range d.Route.Suffixes {
 			if strings.HasSuffix(path, s) {
-				return descriptors[i].Name, "", false, true
+				return d.Name, "", false, true
 			}
 		}
-		for _, s := range r.Paths {
+		for _, s := range d.Route.Paths {
 			if path == s {
-				return descriptors[i].Name, "", false, true
+				return d.Name, "", false, true
 			}
 		}
 	}
@@ -361,10 +204,10 @@ func MatchRoute(path string) (p Protocol, model string, stream, ok bool) {
 	}
 	model, parent := rest[slash+1:], rest[:slash]
 	var best *Descriptor
-	for i := range descriptors {
-		r := &descriptors[i].Route
+	for _, d := range registered {
+		r := &d.Route
 		if r.Models != "" && strings.HasSuffix(parent, r.Models) && (best == nil || len(r.Models) > len(best.Route.Models)) {
-			best = &descriptors[i]
+			best = d
 		}
 	}
 	switch {

@@ -1,7 +1,15 @@
-// Package codec holds llmbridge's canonical conversation model and one codec
-// per wire protocol. A codec decodes and encodes requests, non-streaming
-// responses and error bodies of its protocol; it knows nothing of HTTP
-// servers or Caddy and is usable as a plain library:
+// Package codec holds llmbridge's canonical conversation model, the
+// registry of wire protocols, and the entry points that translate through
+// them. Each protocol family is a package of its own that registers its
+// protocols (Register) the way image formats and database/sql drivers do:
+// codec/chat (openai-chat), codec/responses (openai-responses),
+// codec/anthropic (anthropic-messages, vertex-anthropic) and codec/gemini
+// (gemini, vertex); codec/all imports them all. A codec decodes and
+// encodes requests, responses, streams and error bodies of its protocol;
+// it knows nothing of HTTP servers or Caddy and is usable as a plain
+// library:
+//
+//	import _ "github.com/llmbridge/llmbridge/codec/all"
 //
 //	var req codec.Request
 //	err := codec.DecodeRequest(codec.OpenAIResponses, body, &req)
@@ -20,16 +28,18 @@
 // (jsonx.MemberIter, jsonx.EachMember), and escaped strings are unescaped
 // into one arena of exactly that size (jsonx.Arena). A request text keeps
 // the literal it was unescaped from, and request encoders copy that literal
-// while the text is unchanged instead of escaping it again (Part.SetTextLiteral,
-// appendText). String contents are classified 64 bytes at a time, with SSE2
+// while the text is unchanged instead of escaping it again
+// (Part.SetTextLiteral, Part.TextLiteral). String contents are classified 64 bytes at a time, with SSE2
 // on amd64 and eight 64-bit words elsewhere (jsonx.StringMasks; the purego
 // build tag selects the portable version).
 //
-// A protocol is a Descriptor (Protocol.Descriptor): its routes, paths,
-// credential scheme and headers, which the HTTP layer reads, and its codec,
-// which each family registers beside its code and every entry point looks
-// up there. The files of a family are named by concern
-// (openai_chat_request_decode.go, anthropic_stream_encode.go, ...).
+// A protocol is a Descriptor (Protocol.Descriptor): its routes, credential
+// scheme, headers, token counting and model listing, which the HTTP layer
+// reads, and its Codec, which every entry point looks up there. A family's
+// files are named by concern (request_decode.go, request_encode.go,
+// response_decode.go, stream_decode.go, stream_encode.go, count.go,
+// models.go, codec.go for its descriptors and registration), and what the
+// families share without exporting it is in codec/internal/wire.
 //
 // Nothing is dropped silently. A decoder maps every field it knows; a field
 // that only steers the provider (a hint, such as store or cache_control) and

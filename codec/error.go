@@ -1,11 +1,9 @@
 package codec
 
 import (
-	"strconv"
-
-	"github.com/tidwall/gjson"
-
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/mapping"
+	"github.com/tidwall/gjson"
 )
 
 // Error is an API error in canonical form: one llmbridge raises itself (a
@@ -46,43 +44,26 @@ func NewError(k mapping.ErrorKind, message string) *Error {
 	return &Error{Status: mapping.StatusForKind(k), Kind: k, Message: message}
 }
 
-// invalid returns a 400 invalid-request error about the field at path.
-func invalid(path, message string) *Error {
-	return &Error{Status: 400, Kind: mapping.ErrInvalidRequest, Param: path, Message: message}
+// InvalidRequest returns the 400 invalid-request error about the field at
+// param ("" for the body as a whole).
+func InvalidRequest(param, message string) *Error {
+	return &Error{Status: 400, Kind: mapping.ErrInvalidRequest, Param: param, Message: message}
 }
 
-// unsupportedField rejects a field the codec knows it cannot carry.
-func unsupportedField(path, why string) *Error {
-	e := invalid(path, "field is not supported by llmbridge for translation: "+why)
-	e.Class = ClassCapability
-	return e
+// BadUpstream returns the 502 error for an answer of an upstream of
+// protocol p that is not valid in p.
+func BadUpstream(p Protocol, why string) *Error {
+	return &Error{Status: 502, Kind: mapping.ErrBadGateway, Message: "upstream " + string(p) + " response is invalid: " + why}
 }
 
-// rejectUnlessNull rejects a capability field outside what llmbridge
-// translates, unless it is null (which means absent).
-func rejectUnlessNull(v gjson.Result, path, why string) *Error {
-	if v.Type == gjson.Null {
-		return nil
+// invalid is InvalidRequest.
+func invalid(param, message string) *Error { return InvalidRequest(param, message) }
+
+// parseObject validates body as JSON and checks that it is an object.
+func parseObject(body []byte) (gjson.Result, *Error) {
+	root, problem := jsonx.ParseObject(jsonx.BytesToString(body))
+	if problem != "" {
+		return root, InvalidRequest("", "request body "+problem)
 	}
-	return unsupportedField(path, why)
-}
-
-// unknownField rejects a field the codec does not know.
-func unknownField(path string) *Error {
-	e := invalid(path, "unknown field; llmbridge does not forward fields it cannot translate")
-	e.Class = ClassUnknownField
-	return e
-}
-
-// cannotEncode rejects a request whose canonical content the target protocol
-// cannot express.
-func cannotEncode(p Protocol, path, what string) *Error {
-	e := invalid(path, what+" cannot be expressed in the "+string(p)+" protocol")
-	e.Class = ClassCapability
-	return e
-}
-
-// indexPath returns prefix[i], for error paths only.
-func indexPath(prefix string, i int) string {
-	return prefix + "[" + strconv.Itoa(i) + "]"
+	return root, nil
 }

@@ -6,6 +6,8 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/llmbridge/llmbridge/codec"
+	// Each protocol family registers its protocols with codec.
+	_ "github.com/llmbridge/llmbridge/codec/all"
 )
 
 // Translate a Responses API request into an Anthropic Messages request,

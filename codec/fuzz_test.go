@@ -1,4 +1,4 @@
-package codec
+package codec_test
 
 import (
 	"bytes"
@@ -11,13 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/internal/codectest"
 	"github.com/llmbridge/llmbridge/sse"
 )
-
-// Fuzz targets for every decoder: client requests, upstream responses and
-// error bodies, and upstream stream events, in every protocol. No input may
-// panic or hang; whatever decodes must translate into every protocol as
-// valid JSON (or an error).
 
 // maxFuzzInput caps the input size so that each iteration stays fast.
 const maxFuzzInput = 64 << 10
@@ -28,11 +25,11 @@ const maxFuzzInput = 64 << 10
 const maxFuzzOutput = 16 << 20
 
 // fuzzProtocol maps the fuzzer's protocol byte to a protocol.
-func fuzzProtocol(i uint8) Protocol { return Protocols()[int(i)%len(Protocols())] }
+func fuzzProtocol(i uint8) codec.Protocol { return codec.Protocols()[int(i)%len(codec.Protocols())] }
 
 // protocolIndex returns the index of p in Protocols.
-func protocolIndex(p Protocol) uint8 {
-	for i, q := range Protocols() {
+func protocolIndex(p codec.Protocol) uint8 {
+	for i, q := range codec.Protocols() {
 		if q == p {
 			return uint8(i)
 		}
@@ -49,7 +46,7 @@ type fuzzSeeds struct {
 }
 
 type fuzzSeed struct {
-	p      Protocol
+	p      codec.Protocol
 	status int
 	body   []byte
 }
@@ -60,7 +57,7 @@ type fuzzSeed struct {
 func loadFuzzSeeds(f *testing.F) *fuzzSeeds {
 	f.Helper()
 	var s fuzzSeeds
-	for _, p := range Protocols() {
+	for _, p := range codec.Protocols() {
 		files, _ := filepath.Glob(filepath.Join("testdata", string(p), "*"))
 		for _, name := range files {
 			b, err := os.ReadFile(name)
@@ -85,7 +82,7 @@ func loadFuzzSeeds(f *testing.F) *fuzzSeeds {
 	matrix, _ := filepath.Glob(filepath.Join("testdata", "matrix", "*--*.json"))
 	for _, name := range matrix {
 		to := strings.TrimSuffix(filepath.Base(name)[strings.Index(filepath.Base(name), "--")+2:], ".json")
-		p, err := ParseProtocol(to)
+		p, err := codec.ParseProtocol(to)
 		if err != nil {
 			continue
 		}
@@ -116,7 +113,7 @@ func loadFuzzSeeds(f *testing.F) *fuzzSeeds {
 		if json.Unmarshal(b, &rec) != nil {
 			continue
 		}
-		p, err := ParseProtocol(rec.Protocol)
+		p, err := codec.ParseProtocol(rec.Protocol)
 		if err != nil {
 			continue
 		}
@@ -172,19 +169,19 @@ func FuzzDecodeRequest(f *testing.F) {
 			return
 		}
 		from := fuzzProtocol(pi)
-		var req Request
-		if err := DecodeRequest(from, body, &req); err != nil {
+		var req codec.Request
+		if err := codec.DecodeRequest(from, body, &req); err != nil {
 			return
 		}
 		if from.ModelInPath() {
 			req.Model = "fuzz-model" // the caller sets it from the path
 		}
-		outs := make([][]byte, len(Protocols()))
-		for i, to := range Protocols() {
+		outs := make([][]byte, len(codec.Protocols()))
+		for i, to := range codec.Protocols() {
 			// Encoders append to Dropped; each gets its own.
 			r := req
 			r.Dropped = append([]string(nil), req.Dropped...)
-			out, err := AppendRequest(nil, to, &r, EncodeOptions{})
+			out, err := codec.AppendRequest(nil, to, &r, codec.EncodeOptions{})
 			if err != nil {
 				continue
 			}
@@ -194,13 +191,13 @@ func FuzzDecodeRequest(f *testing.F) {
 		// The literals the texts were decoded from say what escaping
 		// the texts again says (Part.literal).
 		dropLiterals(&req)
-		for i, to := range Protocols() {
+		for i, to := range codec.Protocols() {
 			if outs[i] == nil {
 				continue
 			}
 			r := req
 			r.Dropped = append([]string(nil), req.Dropped...)
-			out, err := AppendRequest(nil, to, &r, EncodeOptions{})
+			out, err := codec.AppendRequest(nil, to, &r, codec.EncodeOptions{})
 			if err != nil {
 				t.Fatalf("%s request to %s: fails without literals: %v", from, to, err)
 			}
@@ -225,29 +222,29 @@ func FuzzDecodeResponse(f *testing.F) {
 			return
 		}
 		from := fuzzProtocol(pi)
-		var resp Response
-		if err := DecodeResponse(from, body, &resp); err == nil {
+		var resp codec.Response
+		if err := codec.DecodeResponse(from, body, &resp); err == nil {
 			// The stream a streaming client gets for a JSON answer.
-			evs := AppendResponseEvents(nil, &resp)
-			if err := wellFormed(evs); err != nil {
+			evs := codec.AppendResponseEvents(nil, &resp)
+			if err := codectest.WellFormed(evs); err != nil {
 				t.Fatalf("%s response as events: %v", from, err)
 			}
-			for _, to := range Protocols() {
-				out, err := AppendResponse(nil, to, &resp)
+			for _, to := range codec.Protocols() {
+				out, err := codec.AppendResponse(nil, to, &resp)
 				if err == nil {
 					checkJSON(t, string(from)+" response to "+string(to), out)
 				}
-				if err := checkSSEData(encodeStream(to, &Request{Model: "m", Stream: true, StreamUsage: true}, evs)); err != nil {
+				if err := checkSSEData(codectest.EncodeStream(to, &codec.Request{Model: "m", Stream: true, StreamUsage: true}, evs)); err != nil {
 					t.Fatalf("%s response streamed to %s: %v", from, to, err)
 				}
 			}
 		}
-		e := DecodeError(from, int(status), body)
+		e := codec.DecodeError(from, int(status), body)
 		if e == nil {
 			t.Fatal("DecodeError returned nil")
 		}
-		for _, to := range Protocols() {
-			checkJSON(t, string(from)+" error to "+string(to), AppendError(nil, to, e))
+		for _, to := range codec.Protocols() {
+			checkJSON(t, string(from)+" error to "+string(to), codec.AppendError(nil, to, e))
 		}
 	})
 }
@@ -288,14 +285,14 @@ func FuzzStreamDecoder(f *testing.F) {
 	for _, s := range loadFuzzSeeds(f).streams {
 		f.Add(protocolIndex(s.p), false, encodeFuzzEvents(s.body))
 	}
-	f.Add(protocolIndex(OpenAIChat), true, []byte("E\n{}"))
+	f.Add(protocolIndex(codec.OpenAIChat), true, []byte("E\n{}"))
 	f.Fuzz(func(t *testing.T, pi uint8, broken bool, in []byte) {
 		if len(in) > maxFuzzInput {
 			return
 		}
 		from := fuzzProtocol(pi)
-		dec := streamDecoder(from)
-		var evs, buf []Event
+		dec := codectest.StreamDecoder(from)
+		var evs, buf []codec.Event
 		for chunk := range bytes.SplitSeq(in, []byte{fuzzEventSep}) {
 			if len(chunk) == 0 {
 				continue
@@ -308,19 +305,19 @@ func FuzzStreamDecoder(f *testing.F) {
 				name, data, _ = bytes.Cut(chunk[1:], []byte{'\n'})
 			}
 			buf = dec.Decode(buf[:0], name, data, bare)
-			evs = appendDetached(evs, buf)
+			evs = codectest.AppendDetached(evs, buf)
 		}
 		var cause error
 		if broken {
 			cause = io.ErrUnexpectedEOF
 		}
-		evs = appendDetached(evs, dec.Close(buf[:0], cause))
-		if err := wellFormed(evs); err != nil {
+		evs = codectest.AppendDetached(evs, dec.Close(buf[:0], cause))
+		if err := codectest.WellFormed(evs); err != nil {
 			t.Fatalf("%s: %v", from, err)
 		}
-		req := &Request{Model: "client-model", Stream: true, StreamUsage: true}
-		for _, to := range Protocols() {
-			out := encodeStream(to, req, evs)
+		req := &codec.Request{Model: "client-model", Stream: true, StreamUsage: true}
+		for _, to := range codec.Protocols() {
+			out := codectest.EncodeStream(to, req, evs)
 			if len(out) > maxFuzzOutput {
 				t.Fatalf("%s stream to %s: %d bytes of output", from, to, len(out))
 			}

@@ -1,9 +1,8 @@
 package codec
 
 import (
-	"github.com/tidwall/gjson"
-
 	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
+	"github.com/tidwall/gjson"
 )
 
 // RequestHead is what llmbridge reads of a request body that it forwards
@@ -31,9 +30,9 @@ type RequestHead struct {
 // Valid, ForEach and Get each walked the whole body). A body that is not a
 // JSON object is an *Error with status 400.
 func ReadRequestHead(body []byte) (RequestHead, error) {
-	root, index, err := parseIndexed(body)
-	if err != nil {
-		return RequestHead{}, err
+	root, index, problem := jsonx.ParseIndexed(jsonx.BytesToString(body))
+	if problem != "" {
+		return RequestHead{}, invalid("", "request body "+problem)
 	}
 	defer index.Release()
 	a := jsonx.IndexedArena(index)

@@ -1,7 +1,9 @@
-package codec
+package codec_test
 
 import (
 	"testing"
+
+	"github.com/llmbridge/llmbridge/codec"
 )
 
 func TestReadRequestHead(t *testing.T) {
@@ -24,7 +26,7 @@ func TestReadRequestHead(t *testing.T) {
 		{body: `{"model":"m"`, invalid: true},
 		{body: `{"model":"m\x01"}`, invalid: true},
 	} {
-		head, err := ReadRequestHead([]byte(c.body))
+		head, err := codec.ReadRequestHead([]byte(c.body))
 		if c.invalid {
 			if err == nil {
 				t.Errorf("%s: no error", c.body)
@@ -39,7 +41,7 @@ func TestReadRequestHead(t *testing.T) {
 			t.Errorf("%s: model %q stream %v repeated %q, want %q %v %q", c.body, head.Model, head.Stream, head.Repeated, c.model, c.stream, c.repeated)
 		}
 	}
-	if head, _ := ReadRequestHead([]byte(`{"messages":[]}`)); head.HasModel || head.Model != "" {
+	if head, _ := codec.ReadRequestHead([]byte(`{"messages":[]}`)); head.HasModel || head.Model != "" {
 		t.Errorf("absent model is %+v", head)
 	}
 }

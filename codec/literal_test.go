@@ -1,10 +1,12 @@
-package codec
+package codec_test
 
 import (
 	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/llmbridge/llmbridge/codec"
 )
 
 // literalTexts are texts whose escaped forms differ between clients: what
@@ -35,48 +37,48 @@ var literalBodies = []string{
 // is written as changed.
 func TestLiteralReuse(t *testing.T) {
 	var bodies []struct {
-		from Protocol
+		from codec.Protocol
 		body []byte
 	}
-	for _, p := range Protocols() {
+	for _, p := range codec.Protocols() {
 		for _, text := range literalTexts {
 			r := benchAgentRequest()
 			r.Messages[0].Parts[0].Text = text
 			r.System[0].Text = text
-			body, err := AppendRequest(nil, p, r, EncodeOptions{})
+			body, err := codec.AppendRequest(nil, p, r, codec.EncodeOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			bodies = append(bodies, struct {
-				from Protocol
+				from codec.Protocol
 				body []byte
 			}{p, body})
 		}
 	}
 	for _, b := range literalBodies {
 		bodies = append(bodies, struct {
-			from Protocol
+			from codec.Protocol
 			body []byte
-		}{AnthropicMessages, []byte(b)})
+		}{codec.AnthropicMessages, []byte(b)})
 	}
 	kept := 0
 	for _, b := range bodies {
-		for _, to := range Protocols() {
-			req := new(Request)
+		for _, to := range codec.Protocols() {
+			req := new(codec.Request)
 			if b.from.ModelInPath() {
 				req.Model = "m"
 			}
-			if err := DecodeRequest(b.from, b.body, req); err != nil {
+			if err := codec.DecodeRequest(b.from, b.body, req); err != nil {
 				t.Fatalf("%s: %v\n%s", b.from, err, b.body)
 			}
 			req.Model = "m"
 			kept += countLiterals(req)
-			with, err := AppendRequest(nil, to, req, EncodeOptions{})
+			with, err := codec.AppendRequest(nil, to, req, codec.EncodeOptions{})
 			if err != nil {
 				t.Fatalf("%s to %s: %v", b.from, to, err)
 			}
 			dropLiterals(req)
-			without, err := AppendRequest(nil, to, req, EncodeOptions{})
+			without, err := codec.AppendRequest(nil, to, req, codec.EncodeOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -98,8 +100,8 @@ func TestLiteralReuse(t *testing.T) {
 
 	// The literals that must not be copied are not kept.
 	for _, b := range literalBodies[1:3] {
-		var req Request
-		if err := DecodeRequest(AnthropicMessages, []byte(b), &req); err != nil {
+		var req codec.Request
+		if err := codec.DecodeRequest(codec.AnthropicMessages, []byte(b), &req); err != nil {
 			t.Fatal(err)
 		}
 		if n := countLiterals(&req); n != 0 {
@@ -108,8 +110,8 @@ func TestLiteralReuse(t *testing.T) {
 	}
 
 	// A text changed after decoding is written as changed.
-	var req Request
-	if err := DecodeRequest(AnthropicMessages, []byte(literalBodies[0]), &req); err != nil {
+	var req codec.Request
+	if err := codec.DecodeRequest(codec.AnthropicMessages, []byte(literalBodies[0]), &req); err != nil {
 		t.Fatal(err)
 	}
 	if countLiterals(&req) != 1 {
@@ -117,17 +119,17 @@ func TestLiteralReuse(t *testing.T) {
 	}
 	p := &req.Messages[0].Parts[0]
 	p.Text = p.Text[:3]
-	out, err := AppendRequest(nil, OpenAIChat, &req, EncodeOptions{})
+	out, err := codec.AppendRequest(nil, codec.OpenAIChat, &req, codec.EncodeOptions{})
 	if err != nil || !strings.Contains(string(out), `"content":"a/b"`) {
 		t.Errorf("changed text: %s %v", out, err)
 	}
 }
 
 // countLiterals counts the parts of req that keep a literal.
-func countLiterals(req *Request) int {
+func countLiterals(req *codec.Request) int {
 	n := 0
-	eachPart(req, func(p *Part) {
-		if p.literal != "" {
+	eachPart(req, func(p *codec.Part) {
+		if _, ok := p.TextLiteral(p.Text); ok {
 			n++
 		}
 	})
@@ -135,14 +137,14 @@ func countLiterals(req *Request) int {
 }
 
 // dropLiterals makes every part of req forget its literal.
-func dropLiterals(req *Request) {
-	eachPart(req, func(p *Part) { p.literal, p.literalOf = "", "" })
+func dropLiterals(req *codec.Request) {
+	eachPart(req, func(p *codec.Part) { p.SetTextLiteral(p.Text, "") })
 }
 
 // eachPart calls fn for every part of req, tool result contents included.
-func eachPart(req *Request, fn func(*Part)) {
-	var walk func(ps []Part)
-	walk = func(ps []Part) {
+func eachPart(req *codec.Request, fn func(*codec.Part)) {
+	var walk func(ps []codec.Part)
+	walk = func(ps []codec.Part) {
 		for i := range ps {
 			fn(&ps[i])
 			walk(ps[i].Content)
@@ -151,15 +153,5 @@ func eachPart(req *Request, fn func(*Part)) {
 	walk(req.System)
 	for i := range req.Messages {
 		walk(req.Messages[i].Parts)
-	}
-}
-
-func TestHasReplacementChar(t *testing.T) {
-	for s, want := range map[string]bool{
-		"": false, "plain": false, "\uFFFD": true, "a\uFF01b\uFFFDc": true, "\uFF01\uFFFE": false, "\xef": false, "\xef\xbf": false,
-	} {
-		if got := hasReplacementChar(s); got != want {
-			t.Errorf("hasReplacementChar(%q) = %v, want %v", s, got, want)
-		}
 	}
 }

@@ -1,36 +1,38 @@
-package codec
+package codec_test
 
 import (
 	"errors"
 	"testing"
 
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/internal/codectest"
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
 // wantConversation is the canonical form of testdata/conversation/*.json:
 // the same conversation written in every protocol.
-func wantConversation(p Protocol) Request {
-	r := Request{
+func wantConversation(p codec.Protocol) codec.Request {
+	r := codec.Request{
 		Model:      "test-model",
-		System:     []Part{{Type: PartText, Text: "You are a terse assistant.\nAnswer in one line."}},
-		SystemRole: RoleSystem,
-		Messages: []Message{
-			{Role: RoleUser, Parts: []Part{{Type: PartText, Text: "What is the capital of France?"}}},
-			{Role: RoleAssistant, Parts: []Part{{Type: PartText, Text: "Paris."}}},
-			{Role: RoleUser, Parts: []Part{{Type: PartText, Text: "And of \"Italy\"?"}}},
+		System:     []codec.Part{{Type: codec.PartText, Text: "You are a terse assistant.\nAnswer in one line."}},
+		SystemRole: codec.RoleSystem,
+		Messages: []codec.Message{
+			{Role: codec.RoleUser, Parts: []codec.Part{{Type: codec.PartText, Text: "What is the capital of France?"}}},
+			{Role: codec.RoleAssistant, Parts: []codec.Part{{Type: codec.PartText, Text: "Paris."}}},
+			{Role: codec.RoleUser, Parts: []codec.Part{{Type: codec.PartText, Text: "And of \"Italy\"?"}}},
 		},
-		MaxTokens:     OptInt{Value: 256, Set: true},
-		Temperature:   OptFloat{Value: 0.5, Set: true},
-		TopP:          OptFloat{Value: 0.9, Set: true},
+		MaxTokens:     codec.OptInt{Value: 256, Set: true},
+		Temperature:   codec.OptFloat{Value: 0.5, Set: true},
+		TopP:          codec.OptFloat{Value: 0.9, Set: true},
 		StopSequences: []string{"\n\n"},
 		User:          "user-42",
 	}
 	switch p {
-	case OpenAIResponses:
+	case codec.OpenAIResponses:
 		r.StopSequences = nil // Responses has no stop sequences
-	case Gemini, Vertex:
+	case codec.Gemini, codec.Vertex:
 		r.User = "" // Gemini has no end-user field
-	case VertexAnthropic:
+	case codec.VertexAnthropic:
 		r.Dropped = []string{"anthropic_version"}
 	}
 	return r
@@ -40,25 +42,25 @@ func wantConversation(p Protocol) Request {
 // checks that all decode to the same canonical request, and encodes each into
 // every protocol, comparing with golden files under testdata/matrix.
 func TestConversationMatrix(t *testing.T) {
-	for _, from := range Protocols() {
+	for _, from := range codec.Protocols() {
 		t.Run(string(from), func(t *testing.T) {
-			var req Request
-			if err := DecodeRequest(from, readTestdata(t, "conversation/"+string(from)+".json"), &req); err != nil {
+			var req codec.Request
+			if err := codec.DecodeRequest(from, codectest.ReadTestdata(t, "conversation/"+string(from)+".json"), &req); err != nil {
 				t.Fatal(err)
 			}
 			if from.ModelInPath() {
 				req.Model = "test-model"
 			}
 			want := wantConversation(from)
-			if !equalDecoded(req, want) {
+			if !codectest.EqualDecoded(req, want) {
 				t.Fatalf("decoded\n%+v\nwant\n%+v", req, want)
 			}
-			for _, to := range Protocols() {
+			for _, to := range codec.Protocols() {
 				r := req
 				r.Dropped = append([]string(nil), req.Dropped...)
-				out, err := AppendRequest(nil, to, &r, EncodeOptions{})
-				if to == OpenAIResponses && len(req.StopSequences) > 0 {
-					var e *Error
+				out, err := codec.AppendRequest(nil, to, &r, codec.EncodeOptions{})
+				if to == codec.OpenAIResponses && len(req.StopSequences) > 0 {
+					var e *codec.Error
 					if !errors.As(err, &e) || e.Status != 400 || e.Param != "stop_sequences" || e.Kind != mapping.ErrInvalidRequest {
 						t.Errorf("%s -> %s: err = %v, want a 400 about stop_sequences", from, to, err)
 					}
@@ -68,18 +70,18 @@ func TestConversationMatrix(t *testing.T) {
 					t.Errorf("%s -> %s: %v", from, to, err)
 					continue
 				}
-				checkGolden(t, "matrix/"+string(from)+"--"+string(to)+".json", out)
+				codectest.CheckGolden(t, "matrix/"+string(from)+"--"+string(to)+".json", out)
 
 				// The encoded request decodes to the same conversation.
-				var back Request
-				if err := DecodeRequest(to, out, &back); err != nil {
+				var back codec.Request
+				if err := codec.DecodeRequest(to, out, &back); err != nil {
 					t.Errorf("%s -> %s: decoding the output: %v", from, to, err)
 					continue
 				}
 				if to.ModelInPath() {
 					back.Model = r.Model
 				}
-				if !equalDecoded(back.Messages, req.Messages) || !equalDecoded(back.System, req.System) {
+				if !codectest.EqualDecoded(back.Messages, req.Messages) || !codectest.EqualDecoded(back.System, req.System) {
 					t.Errorf("%s -> %s: round trip changed the conversation:\n%+v", from, to, back)
 				}
 			}

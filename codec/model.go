@@ -2,8 +2,6 @@ package codec
 
 import (
 	"github.com/llmbridge/llmbridge/mapping"
-
-	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 )
 
 // Family is the provider family that issued an opaque reasoning value; see
@@ -465,9 +463,6 @@ type Request struct {
 	// (for example "store" or "system[0].cache_control"). Decoders and
 	// encoders append to it; it is reported to the client.
 	Dropped []string
-
-	// text holds the unescaped strings of the decoded body.
-	text jsonx.Arena
 }
 
 // Reset clears r for reuse, keeping allocated capacity.
@@ -584,10 +579,6 @@ type Response struct {
 	// that is not the answer itself. Encoders append to it; the caller
 	// may log it.
 	Dropped []string
-
-	// text holds the unescaped strings of the decoded body while it is
-	// decoded; the strings keep its buffer alive.
-	text jsonx.Arena
 }
 
 // EncodeOptions parameterise request encoding.
@@ -614,23 +605,3 @@ const DefaultMaxTokens = 4096
 // VertexAnthropicVersion is the anthropic_version a vertex-anthropic body
 // carries when the client gave none.
 const VertexAnthropicVersion = "vertex-2023-10-16"
-
-// encodeModel returns the model to write for r: o.Model, or else r's own.
-func encodeModel(o *EncodeOptions, r *Request) string {
-	if o.Model != "" {
-		return o.Model
-	}
-	return r.Model
-}
-
-// encodeMaxTokens returns the max_tokens to write for r: r's own, or else
-// o's default, or else DefaultMaxTokens.
-func encodeMaxTokens(o *EncodeOptions, r *Request) int64 {
-	if r.MaxTokens.Set {
-		return r.MaxTokens.Value
-	}
-	if o.DefaultMaxTokens > 0 {
-		return o.DefaultMaxTokens
-	}
-	return DefaultMaxTokens
-}

@@ -1,4 +1,4 @@
-package codec
+package codec_test
 
 import (
 	"bytes"
@@ -7,22 +7,24 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/internal/codectest"
 	"github.com/tidwall/sjson"
 )
 
 // policyBase is the minimal valid request per client protocol family: it
 // decodes and encodes toward every upstream protocol with nothing dropped.
-var policyBase = map[Protocol]string{
-	OpenAIChat:        `{"model":"m","messages":[{"role":"user","content":"Hi"}]}`,
-	OpenAIResponses:   `{"model":"m","input":"Hi"}`,
-	AnthropicMessages: `{"model":"m","max_tokens":16,"messages":[{"role":"user","content":"Hi"}]}`,
-	Gemini:            `{"contents":[{"role":"user","parts":[{"text":"Hi"}]}]}`,
+var policyBase = map[codec.Protocol]string{
+	codec.OpenAIChat:        `{"model":"m","messages":[{"role":"user","content":"Hi"}]}`,
+	codec.OpenAIResponses:   `{"model":"m","input":"Hi"}`,
+	codec.AnthropicMessages: `{"model":"m","max_tokens":16,"messages":[{"role":"user","content":"Hi"}]}`,
+	codec.Gemini:            `{"contents":[{"role":"user","parts":[{"text":"Hi"}]}]}`,
 }
 
 // policyTargets are the upstream protocols a field is encoded toward: one
 // per wire family (vertex and vertex-anthropic share their family's
 // encoder).
-var policyTargets = []Protocol{OpenAIChat, OpenAIResponses, AnthropicMessages, Gemini}
+var policyTargets = []codec.Protocol{codec.OpenAIChat, codec.OpenAIResponses, codec.AnthropicMessages, codec.Gemini}
 
 // Shared example values.
 const (
@@ -36,8 +38,8 @@ const (
 
 // policyExamples sets each field of fieldTable in its protocol's policyBase:
 // pairs of sjson path and raw JSON value.
-var policyExamples = map[Protocol]map[string][]string{
-	OpenAIChat: {
+var policyExamples = map[codec.Protocol]map[string][]string{
+	codec.OpenAIChat: {
 		"model":                              nil,
 		"messages":                           nil,
 		"max_tokens":                         {"max_tokens", `16`},
@@ -92,7 +94,7 @@ var policyExamples = map[Protocol]map[string][]string{
 		"messages[].content[] (file)":              {"messages.0.content", `[{"type":"file","file":{"filename":"a.pdf","file_data":"data:application/pdf;base64,` + exPDF + `"}},{"type":"text","text":"Hi"}]`},
 		"messages[].content[].file.file_id":        {"messages.0.content", `[{"type":"file","file":{"file_id":"file-1"}}]`},
 	},
-	OpenAIResponses: {
+	codec.OpenAIResponses: {
 		"model":                                  nil,
 		"input":                                  nil,
 		"instructions":                           {"instructions", `"Be brief"`},
@@ -146,7 +148,7 @@ var policyExamples = map[Protocol]map[string][]string{
 		"input[].content[] (input_file)":          {"input", `[{"role":"user","content":[{"type":"input_file","filename":"a.pdf","file_data":"data:application/pdf;base64,` + exPDF + `"},{"type":"input_text","text":"Hi"}]}]`},
 		"input[].content[].file_id":               {"input", `[{"role":"user","content":[{"type":"input_file","file_id":"file-1"}]}]`},
 	},
-	AnthropicMessages: {
+	codec.AnthropicMessages: {
 		"model":              nil,
 		"messages":           nil,
 		"system":             {"system", `"Be brief"`},
@@ -189,7 +191,7 @@ var policyExamples = map[Protocol]map[string][]string{
 		"messages[].content[] (thinking)": {"messages", `[{"role":"user","content":"Hi"},` +
 			`{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"sig"},{"type":"text","text":"A"}]},{"role":"user","content":"Go"}]`},
 	},
-	Gemini: {
+	codec.Gemini: {
 		"contents":                                             nil,
 		"systemInstruction":                                    {"systemInstruction", `{"parts":[{"text":"Be brief"}]}`},
 		"generationConfig.maxOutputTokens":                     {"generationConfig", `{"maxOutputTokens":16}`},
@@ -238,7 +240,7 @@ var policyExamples = map[Protocol]map[string][]string{
 }
 
 // policyBody returns protocol p's base request with the example edits.
-func policyBody(t *testing.T, p Protocol, edits []string) []byte {
+func policyBody(t *testing.T, p codec.Protocol, edits []string) []byte {
 	t.Helper()
 	body := []byte(policyBase[p])
 	for i := 0; i+1 < len(edits); i += 2 {
@@ -254,43 +256,43 @@ func policyBody(t *testing.T, p Protocol, edits []string) []byte {
 // policy target, and returns the field class that behaviour shows, with a
 // description of what happened; an error of another class is a broken
 // example and returned as err.
-func observeClass(p Protocol, body []byte) (fieldClass, string, error) {
-	class, notes := fieldMapped, []string{}
-	decode := func() (*Request, *Error) {
-		req := new(Request)
-		err := DecodeRequest(p, body, req)
+func observeClass(p codec.Protocol, body []byte) (codec.FieldClass, string, error) {
+	class, notes := codec.FieldMapped, []string{}
+	decode := func() (*codec.Request, *codec.Error) {
+		req := new(codec.Request)
+		err := codec.DecodeRequest(p, body, req)
 		if p.ModelInPath() {
 			req.Model = "m"
 		}
 		if err != nil {
-			return nil, err.(*Error)
+			return nil, err.(*codec.Error)
 		}
 		return req, nil
 	}
 	req, err := decode()
 	if err != nil {
-		if err.Class != ClassCapability {
+		if err.Class != codec.ClassCapability {
 			return 0, "", errors.New("decode: " + err.Class.String() + ": " + err.Error())
 		}
-		return fieldCapability, "decode: " + err.Error(), nil
+		return codec.FieldCapability, "decode: " + err.Error(), nil
 	}
 	if len(req.Dropped) > 0 {
-		class, notes = fieldHint, append(notes, "decode drops "+strings.Join(req.Dropped, ", "))
+		class, notes = codec.FieldHint, append(notes, "decode drops "+strings.Join(req.Dropped, ", "))
 	}
 	for _, target := range policyTargets {
 		req, _ := decode()
 		n := len(req.Dropped)
-		_, encErr := AppendRequest(nil, target, req, EncodeOptions{Model: "m"})
+		_, encErr := codec.AppendRequest(nil, target, req, codec.EncodeOptions{Model: "m"})
 		if encErr != nil {
-			e := encErr.(*Error)
-			if e.Class != ClassCapability {
+			e := encErr.(*codec.Error)
+			if e.Class != codec.ClassCapability {
 				return 0, "", errors.New("encode to " + string(target) + ": " + e.Class.String() + ": " + e.Error())
 			}
-			class, notes = fieldCapability, append(notes, string(target)+": "+e.Error())
+			class, notes = codec.FieldCapability, append(notes, string(target)+": "+e.Error())
 			continue
 		}
 		if len(req.Dropped) > n {
-			class = max(class, fieldHint)
+			class = max(class, codec.FieldHint)
 			notes = append(notes, string(target)+" drops "+strings.Join(req.Dropped[n:], ", "))
 		}
 	}
@@ -308,12 +310,12 @@ func observeClass(p Protocol, body []byte) (fieldClass, string, error) {
 func TestFieldTable(t *testing.T) {
 	for p := range policyBase {
 		class, notes, err := observeClass(p, []byte(policyBase[p]))
-		if err != nil || class != fieldMapped {
+		if err != nil || class != codec.FieldMapped {
 			t.Fatalf("%s: the base request is %v (%s) %v, want mapped", p, class, notes, err)
 		}
 	}
-	seen := map[Protocol]map[string]bool{}
-	for _, f := range fieldTable {
+	seen := map[codec.Protocol]map[string]bool{}
+	for _, f := range codec.FieldTable {
 		if seen[f.Protocol] == nil {
 			seen[f.Protocol] = map[string]bool{}
 		}
@@ -358,7 +360,7 @@ func TestFieldTable(t *testing.T) {
 	if got == want {
 		return
 	}
-	if *update {
+	if *codectest.Update {
 		out := append(append(append([]byte{}, page[:i+len(begin)]...), want...), page[j:]...)
 		if err := os.WriteFile(doc, out, 0o644); err != nil {
 			t.Fatal(err)
@@ -372,12 +374,12 @@ func TestFieldTable(t *testing.T) {
 // path in order of first appearance, one column per client protocol
 // family.
 func renderFieldTable() string {
-	cols := []Protocol{OpenAIChat, OpenAIResponses, AnthropicMessages, Gemini}
+	cols := []codec.Protocol{codec.OpenAIChat, codec.OpenAIResponses, codec.AnthropicMessages, codec.Gemini}
 	var order []string
-	cells := map[string]map[Protocol]fieldClass{}
-	for _, f := range fieldTable {
+	cells := map[string]map[codec.Protocol]codec.FieldClass{}
+	for _, f := range codec.FieldTable {
 		if cells[f.Path] == nil {
-			cells[f.Path] = map[Protocol]fieldClass{}
+			cells[f.Path] = map[codec.Protocol]codec.FieldClass{}
 			order = append(order, f.Path)
 		}
 		cells[f.Path][f.Protocol] = f.Class
@@ -404,42 +406,42 @@ func renderFieldTable() string {
 // cannot drop safely.
 func TestRequestDrop(t *testing.T) {
 	tests := []struct {
-		client    Protocol
+		client    codec.Protocol
 		body      string
-		target    Protocol
+		target    codec.Protocol
 		param     string
 		droppable bool
 	}{
-		{AnthropicMessages, `{"model":"m","max_tokens":16,"top_k":5,"messages":[{"role":"user","content":"Hi"}]}`, OpenAIChat, "top_k", true},
-		{AnthropicMessages, `{"model":"m","max_tokens":16,"stop_sequences":["x"],"messages":[{"role":"user","content":"Hi"}]}`, OpenAIResponses, "stop_sequences", true},
-		{OpenAIChat, `{"model":"m","presence_penalty":1,"messages":[{"role":"user","content":"Hi"}]}`, AnthropicMessages, "presence_penalty", true},
-		{OpenAIChat, `{"model":"m","frequency_penalty":1,"messages":[{"role":"user","content":"Hi"}]}`, OpenAIResponses, "frequency_penalty", true},
-		{OpenAIChat, `{"model":"m","verbosity":"low","messages":[{"role":"user","content":"Hi"}]}`, Gemini, "verbosity", true},
-		{OpenAIChat, `{"model":"m","response_format":{"type":"json_object"},"messages":[{"role":"user","content":"Hi"}]}`, AnthropicMessages, "output_config.format", true},
-		{OpenAIChat, `{"model":"m","tools":[{"type":"function","function":{"name":"f","strict":true,"parameters":{"type":"object"}}}],"messages":[{"role":"user","content":"Hi"}]}`,
-			AnthropicMessages, "tools[0].strict", true},
-		{OpenAIChat, `{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"Hi"},{"type":"image_url","image_url":{"url":"https://example.com/a.png"}}]}]}`,
-			Gemini, "messages[0].content[1]", true},
-		{OpenAIChat, `{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"Hi"},{"type":"input_audio","input_audio":{"data":"UklGRg==","format":"wav"}}]}]}`,
-			OpenAIResponses, "messages[0].parts[1]", true},
-		{AnthropicMessages, `{"model":"m","max_tokens":1000,"thinking":{"type":"enabled","budget_tokens":2000},"messages":[{"role":"user","content":"Hi"}]}`,
-			AnthropicMessages, "", false},
+		{codec.AnthropicMessages, `{"model":"m","max_tokens":16,"top_k":5,"messages":[{"role":"user","content":"Hi"}]}`, codec.OpenAIChat, "top_k", true},
+		{codec.AnthropicMessages, `{"model":"m","max_tokens":16,"stop_sequences":["x"],"messages":[{"role":"user","content":"Hi"}]}`, codec.OpenAIResponses, "stop_sequences", true},
+		{codec.OpenAIChat, `{"model":"m","presence_penalty":1,"messages":[{"role":"user","content":"Hi"}]}`, codec.AnthropicMessages, "presence_penalty", true},
+		{codec.OpenAIChat, `{"model":"m","frequency_penalty":1,"messages":[{"role":"user","content":"Hi"}]}`, codec.OpenAIResponses, "frequency_penalty", true},
+		{codec.OpenAIChat, `{"model":"m","verbosity":"low","messages":[{"role":"user","content":"Hi"}]}`, codec.Gemini, "verbosity", true},
+		{codec.OpenAIChat, `{"model":"m","response_format":{"type":"json_object"},"messages":[{"role":"user","content":"Hi"}]}`, codec.AnthropicMessages, "output_config.format", true},
+		{codec.OpenAIChat, `{"model":"m","tools":[{"type":"function","function":{"name":"f","strict":true,"parameters":{"type":"object"}}}],"messages":[{"role":"user","content":"Hi"}]}`,
+			codec.AnthropicMessages, "tools[0].strict", true},
+		{codec.OpenAIChat, `{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"Hi"},{"type":"image_url","image_url":{"url":"https://example.com/a.png"}}]}]}`,
+			codec.Gemini, "messages[0].content[1]", true},
+		{codec.OpenAIChat, `{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"Hi"},{"type":"input_audio","input_audio":{"data":"UklGRg==","format":"wav"}}]}]}`,
+			codec.OpenAIResponses, "messages[0].parts[1]", true},
+		{codec.AnthropicMessages, `{"model":"m","max_tokens":1000,"thinking":{"type":"enabled","budget_tokens":2000},"messages":[{"role":"user","content":"Hi"}]}`,
+			codec.AnthropicMessages, "", false},
 	}
 	for _, tt := range tests {
-		req := new(Request)
-		if err := DecodeRequest(tt.client, []byte(tt.body), req); err != nil {
+		req := new(codec.Request)
+		if err := codec.DecodeRequest(tt.client, []byte(tt.body), req); err != nil {
 			t.Errorf("%s: decode: %v", tt.body, err)
 			continue
 		}
-		_, err := AppendRequest(nil, tt.target, req, EncodeOptions{Model: "m"})
-		e, _ := err.(*Error)
+		_, err := codec.AppendRequest(nil, tt.target, req, codec.EncodeOptions{Model: "m"})
+		e, _ := err.(*codec.Error)
 		if e == nil {
 			if tt.droppable {
 				t.Errorf("%s toward %s: no error", tt.body, tt.target)
 			}
 			continue
 		}
-		if e.Class != ClassCapability || tt.param != "" && e.Param != tt.param {
+		if e.Class != codec.ClassCapability || tt.param != "" && e.Param != tt.param {
 			t.Errorf("%s toward %s: error %v (class %v), want capability at %s", tt.body, tt.target, e, e.Class, tt.param)
 			continue
 		}
@@ -450,16 +452,16 @@ func TestRequestDrop(t *testing.T) {
 		if !tt.droppable {
 			continue
 		}
-		if _, err := AppendRequest(nil, tt.target, req, EncodeOptions{Model: "m"}); err != nil {
+		if _, err := codec.AppendRequest(nil, tt.target, req, codec.EncodeOptions{Model: "m"}); err != nil {
 			t.Errorf("%s toward %s: after Drop(%s): %v", tt.body, tt.target, e.Param, err)
 		}
 	}
-	req := &Request{Tools: []Tool{{Name: "a"}, {Name: "b"}}, ToolChoice: ToolChoice{Mode: ToolChoiceNamed, Name: "b"}}
-	if !req.Drop("tools[1]") || len(req.Tools) != 1 || req.ToolChoice != (ToolChoice{}) {
+	req := &codec.Request{Tools: []codec.Tool{{Name: "a"}, {Name: "b"}}, ToolChoice: codec.ToolChoice{Mode: codec.ToolChoiceNamed, Name: "b"}}
+	if !req.Drop("tools[1]") || len(req.Tools) != 1 || req.ToolChoice != (codec.ToolChoice{}) {
 		t.Errorf("Drop(tools[1]) left %+v", req)
 	}
 	for _, p := range []string{"max_tokens", "thinking.budget_tokens", "messages", "tools[5]", "messages[0].content[0]", "system[x]", "top_k"} {
-		if (&Request{}).Drop(p) {
+		if (&codec.Request{}).Drop(p) {
 			t.Errorf("Drop(%s) on an empty request succeeded", p)
 		}
 	}

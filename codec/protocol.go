@@ -1,6 +1,9 @@
 package codec
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Protocol names a wire protocol. These exact names are used in
 // configuration, errors, logs and metrics.
@@ -25,9 +28,9 @@ const (
 
 // Protocols returns every protocol in a stable order, in a slice of its own.
 func Protocols() []Protocol {
-	ps := make([]Protocol, len(descriptors))
-	for i := range descriptors {
-		ps[i] = descriptors[i].Name
+	ps := make([]Protocol, len(registered))
+	for i, d := range registered {
+		ps[i] = d.Name
 	}
 	return ps
 }
@@ -40,7 +43,11 @@ func ParseProtocol(name string) (Protocol, error) {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("unknown protocol %q (want one of openai-chat, openai-responses, anthropic-messages, gemini, vertex, vertex-anthropic)", name)
+	names := make([]string, 0, len(registered))
+	for _, p := range Protocols() {
+		names = append(names, string(p))
+	}
+	return "", fmt.Errorf("unknown protocol %q (want one of %s)", name, strings.Join(names, ", "))
 }
 
 // Family returns the wire format p shares with its siblings: Vertex speaks

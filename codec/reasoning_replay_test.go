@@ -1,14 +1,15 @@
-package codec
+package codec_test
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
+	"github.com/llmbridge/llmbridge/codec/internal/wire"
+	"github.com/llmbridge/llmbridge/mapping"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
-
-	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
-	"github.com/llmbridge/llmbridge/mapping"
 )
 
 // Native opaque values as each family issues them.
@@ -21,26 +22,26 @@ const (
 
 // issuedReasoning is what an upstream of protocol u issues on turn 1: its
 // reasoning with native opaque values, then a tool call.
-func issuedReasoning(u Protocol) []Part {
-	switch familyOf(u) {
+func issuedReasoning(u codec.Protocol) []codec.Part {
+	switch wire.FamilyOf(u) {
 	case mapping.FamilyAnthropic:
-		return []Part{
-			{Type: PartReasoning, Text: "The user wants the weather.", Signature: anthropicSig, Origin: mapping.FamilyAnthropic},
-			{Type: PartReasoning, Redacted: true, Signature: anthropicData, Origin: mapping.FamilyAnthropic},
+		return []codec.Part{
+			{Type: codec.PartReasoning, Text: "The user wants the weather.", Signature: anthropicSig, Origin: mapping.FamilyAnthropic},
+			{Type: codec.PartReasoning, Redacted: true, Signature: anthropicData, Origin: mapping.FamilyAnthropic},
 		}
 	case mapping.FamilyOpenAI:
-		return []Part{{Type: PartReasoning, Text: "**Weather lookup**\n\nI should call the tool.", ItemID: "rs_68af0a1b2c3d", Signature: openaiEnc, Origin: mapping.FamilyOpenAI}}
+		return []codec.Part{{Type: codec.PartReasoning, Text: "**Weather lookup**\n\nI should call the tool.", ItemID: "rs_68af0a1b2c3d", Signature: openaiEnc, Origin: mapping.FamilyOpenAI}}
 	}
-	return []Part{{Type: PartReasoning, Text: "Thinking about the weather.", Signature: geminiSig, Origin: mapping.FamilyGemini}}
+	return []codec.Part{{Type: codec.PartReasoning, Text: "Thinking about the weather.", Signature: geminiSig, Origin: mapping.FamilyGemini}}
 }
 
 // nativeAnswer is the turn-1 answer of an upstream of protocol u, as its
 // servers write it: the reasoning of issuedReasoning with native opaque
 // values in native slots, then a call of get_weather.
-func nativeAnswer(u Protocol) []byte {
+func nativeAnswer(u codec.Protocol) []byte {
 	var b []byte
 	parts := issuedReasoning(u)
-	switch familyOf(u) {
+	switch wire.FamilyOf(u) {
 	case mapping.FamilyAnthropic:
 		b = append(b, `{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"thinking","thinking":`...)
 		b = jsonx.AppendString(b, parts[0].Text)
@@ -73,7 +74,7 @@ func nativeAnswer(u Protocol) []byte {
 //
 // A Gemini client may keep thought parts out of the history it replays
 // (dropThoughts), as Gemini CLI does; only thought signatures come back.
-func historyFromResponse(t *testing.T, c Protocol, body []byte, dropThoughts bool) []byte {
+func historyFromResponse(t *testing.T, c codec.Protocol, body []byte, dropThoughts bool) []byte {
 	t.Helper()
 	resp := gjson.ParseBytes(body)
 	var out string
@@ -85,21 +86,21 @@ func historyFromResponse(t *testing.T, c Protocol, body []byte, dropThoughts boo
 	}
 	tools := `[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}}]`
 	switch c.Family() {
-	case OpenAIChat:
+	case codec.OpenAIChat:
 		out = `{"model":"m","messages":[{"role":"user","content":"Weather in Paris?"}],"reasoning_effort":"high"}`
 		set("tools", tools)
 		set("messages.-1", resp.Get("choices.0.message").Raw)
 		set("messages.-1", `{"role":"tool","tool_call_id":"call_1","content":"sunny"}`)
-	case OpenAIResponses:
+	case codec.OpenAIResponses:
 		out = `{"model":"m","input":[{"role":"user","content":"Weather in Paris?"}],"reasoning":{"effort":"high"},"include":["reasoning.encrypted_content"],"store":false}`
 		set("tools", `[{"type":"function","name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}]`)
 		for _, item := range resp.Get("output").Array() {
 			set("input.-1", item.Raw)
 		}
 		set("input.-1", `{"type":"function_call_output","call_id":"call_1","output":"sunny"}`)
-	case AnthropicMessages:
+	case codec.AnthropicMessages:
 		out = `{"model":"m","max_tokens":20000,"thinking":{"type":"enabled","budget_tokens":16000},"messages":[{"role":"user","content":"Weather in Paris?"}]}`
-		if c == VertexAnthropic {
+		if c == codec.VertexAnthropic {
 			out = `{"anthropic_version":"vertex-2023-10-16","max_tokens":20000,"thinking":{"type":"enabled","budget_tokens":16000},"messages":[{"role":"user","content":"Weather in Paris?"}]}`
 		}
 		set("tools", `[{"name":"get_weather","input_schema":{"type":"object","properties":{"city":{"type":"string"}}}}]`)
@@ -130,10 +131,10 @@ func historyFromResponse(t *testing.T, c Protocol, body []byte, dropThoughts boo
 
 // returnedOpaque extracts, from an upstream request body of protocol u, the
 // opaque values in its native slots, in order.
-func returnedOpaque(u Protocol, body []byte) []string {
+func returnedOpaque(u codec.Protocol, body []byte) []string {
 	var got []string
 	root := gjson.ParseBytes(body)
-	switch familyOf(u) {
+	switch wire.FamilyOf(u) {
 	case mapping.FamilyAnthropic:
 		root.Get("messages.#.content").ForEach(func(_, blocks gjson.Result) bool {
 			blocks.ForEach(func(_, b gjson.Result) bool {
@@ -168,10 +169,10 @@ func returnedOpaque(u Protocol, body []byte) []string {
 	return got
 }
 
-func wantOpaque(u Protocol) []string {
+func wantOpaque(u codec.Protocol) []string {
 	var want []string
 	for _, p := range issuedReasoning(u) {
-		switch familyOf(u) {
+		switch wire.FamilyOf(u) {
 		case mapping.FamilyAnthropic:
 			if p.Redacted {
 				want = append(want, "redacted:"+p.Signature)
@@ -195,14 +196,14 @@ func wantOpaque(u Protocol) []string {
 // request the upstream receives carries every opaque value byte for byte in
 // its native slot.
 func TestReasoningReplay(t *testing.T) {
-	upstreams := []Protocol{AnthropicMessages, VertexAnthropic, OpenAIResponses, Gemini, Vertex}
+	upstreams := []codec.Protocol{codec.AnthropicMessages, codec.VertexAnthropic, codec.OpenAIResponses, codec.Gemini, codec.Vertex}
 	for _, u := range upstreams {
-		for _, c := range Protocols() {
+		for _, c := range codec.Protocols() {
 			if c.Family() == u.Family() {
 				continue // passthrough: bytes are forwarded unchanged
 			}
 			for _, dropThoughts := range []bool{false, true} {
-				if dropThoughts && c.Family() != Gemini {
+				if dropThoughts && c.Family() != codec.Gemini {
 					continue
 				}
 				name := string(u) + "->" + string(c)
@@ -216,26 +217,26 @@ func TestReasoningReplay(t *testing.T) {
 }
 
 // replayOnce runs one turn-1 answer / turn-2 replay of TestReasoningReplay.
-func replayOnce(t *testing.T, name string, u, c Protocol, dropThoughts bool) {
+func replayOnce(t *testing.T, name string, u, c codec.Protocol, dropThoughts bool) {
 	t.Run(name, func(t *testing.T) {
 		upBody := nativeAnswer(u)
-		var decoded Response
-		if err := DecodeResponse(u, upBody, &decoded); err != nil {
+		var decoded codec.Response
+		if err := codec.DecodeResponse(u, upBody, &decoded); err != nil {
 			t.Fatalf("decoding the upstream answer: %v\n%s", err, upBody)
 		}
-		clientBody, err := AppendResponse(nil, c, &decoded)
+		clientBody, err := codec.AppendResponse(nil, c, &decoded)
 		if err != nil {
 			t.Fatalf("encoding for the client: %v", err)
 		}
 		turn2 := historyFromResponse(t, c, clientBody, dropThoughts)
-		var req Request
-		if err := DecodeRequest(c, turn2, &req); err != nil {
+		var req codec.Request
+		if err := codec.DecodeRequest(c, turn2, &req); err != nil {
 			t.Fatalf("decoding the client's turn 2: %v\n%s", err, turn2)
 		}
 		if c.ModelInPath() {
 			req.Model = "m"
 		}
-		upReq, err := AppendRequest(nil, u, &req, EncodeOptions{Model: "m"})
+		upReq, err := codec.AppendRequest(nil, u, &req, codec.EncodeOptions{Model: "m"})
 		if err != nil {
 			t.Fatalf("encoding turn 2 for the upstream: %v", err)
 		}

@@ -1,8 +1,9 @@
-package codec
+package codec_test
 
 import (
 	"testing"
 
+	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
@@ -10,24 +11,24 @@ import (
 // decodes it back, checking that text, stop reason and usage keep their
 // meaning wherever the protocol has a field for them.
 func TestResponseMatrix(t *testing.T) {
-	stops := []StopReason{mapping.StopEnd, mapping.StopMaxTokens}
-	for _, p := range Protocols() {
+	stops := []codec.StopReason{mapping.StopEnd, mapping.StopMaxTokens}
+	for _, p := range codec.Protocols() {
 		for _, stop := range stops {
-			in := Response{
+			in := codec.Response{
 				ID:         "resp-1",
 				Model:      "test-model",
 				Created:    1767225600,
-				Content:    []Part{{Type: PartText, Text: "Hello, "}, {Type: PartText, Text: "world.\n"}},
+				Content:    []codec.Part{{Type: codec.PartText, Text: "Hello, "}, {Type: codec.PartText, Text: "world.\n"}},
 				StopReason: stop,
-				Usage: Usage{Known: true, InputTokens: 100, CacheReadTokens: 30, CacheWriteTokens: 20,
+				Usage: codec.Usage{Known: true, InputTokens: 100, CacheReadTokens: 30, CacheWriteTokens: 20,
 					OutputTokens: 50, ReasoningTokens: 10},
 			}
-			out, err := AppendResponse(nil, p, &in)
+			out, err := codec.AppendResponse(nil, p, &in)
 			if err != nil {
 				t.Fatalf("%s: %v", p, err)
 			}
-			var back Response
-			if err := DecodeResponse(p, out, &back); err != nil {
+			var back codec.Response
+			if err := codec.DecodeResponse(p, out, &back); err != nil {
 				t.Fatalf("%s: decoding %s: %v", p, out, err)
 			}
 			var text string
@@ -42,9 +43,9 @@ func TestResponseMatrix(t *testing.T) {
 			}
 			want := in.Usage
 			switch p.Family() {
-			case OpenAIChat:
+			case codec.OpenAIChat:
 				want.CacheWriteTokens = 0 // Chat has no cache-write counter
-			case Gemini:
+			case codec.Gemini:
 				want.CacheWriteTokens = 0 // nor has Gemini
 			}
 			if back.Usage != want {

@@ -1,6 +1,10 @@
-package codec
+package codec_test
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/llmbridge/llmbridge/codec"
+)
 
 // TestAdaptSibling adapts bodies between the siblings of each family.
 func TestAdaptSibling(t *testing.T) {
@@ -21,32 +25,32 @@ func TestAdaptSibling(t *testing.T) {
 		`"generationConfig":{"thinkingConfig":{"thinkingLevel":"high"}}}`
 	tests := []struct {
 		name     string
-		client   Protocol
-		upstream Protocol
+		client   codec.Protocol
+		upstream codec.Protocol
 		body     string
 		want     string
 	}{
 		{
 			name:   "anthropic to vertex-anthropic: model out, anthropic_version in",
-			client: AnthropicMessages, upstream: VertexAnthropic,
+			client: codec.AnthropicMessages, upstream: codec.VertexAnthropic,
 			body: `{"model":"claude-x","max_tokens":10}`,
-			want: `{"max_tokens":10,"anthropic_version":"` + VertexAnthropicVersion + `"}`,
+			want: `{"max_tokens":10,"anthropic_version":"` + codec.VertexAnthropicVersion + `"}`,
 		},
 		{
 			name:   "vertex-anthropic to anthropic: anthropic_version out, model in",
-			client: VertexAnthropic, upstream: AnthropicMessages,
+			client: codec.VertexAnthropic, upstream: codec.AnthropicMessages,
 			body: `{"anthropic_version":"vertex-2023-10-16","max_tokens":10}`,
 			want: `{"max_tokens":10,"model":"claude-y"}`,
 		},
 		{
 			name:   "gemini to vertex: call and result ids are removed, nothing else",
-			client: Gemini, upstream: Vertex,
+			client: codec.Gemini, upstream: codec.Vertex,
 			body: geminiLoop,
 			want: geminiLoopNoIDs,
 		},
 		{
 			name:   "gemini to vertex: snake_case parts, a repeated id, spacing outside the objects kept",
-			client: Gemini, upstream: Vertex,
+			client: codec.Gemini, upstream: codec.Vertex,
 			body: "{\n  \"contents\": [ {\"role\": \"model\", \"parts\": [ {\"function_call\": {\"id\": \"a\", \"id\": \"b\", \"name\": \"f\"} } ] },\n" +
 				"    {\"role\": \"user\", \"parts\": [ {\"function_response\": { \"name\": \"f\", \"id\": \"b\", \"response\": {} } } ] } ]\n}",
 			want: "{\n  \"contents\": [ {\"role\": \"model\", \"parts\": [ {\"function_call\": {\"name\":\"f\"} } ] },\n" +
@@ -54,25 +58,25 @@ func TestAdaptSibling(t *testing.T) {
 		},
 		{
 			name:   "gemini to vertex: calls without ids are left as they are",
-			client: Gemini, upstream: Vertex,
+			client: codec.Gemini, upstream: codec.Vertex,
 			body: geminiLoopNoIDs,
 			want: geminiLoopNoIDs,
 		},
 		{
 			name:   "gemini to vertex: a null call, and an id outside a call, are left as they are",
-			client: Gemini, upstream: Vertex,
+			client: codec.Gemini, upstream: codec.Vertex,
 			body: `{"contents":[{"role":"model","parts":[{"text":"x","functionCall":null,"id":"p"}]}]}`,
 			want: `{"contents":[{"role":"model","parts":[{"text":"x","functionCall":null,"id":"p"}]}]}`,
 		},
 		{
 			name:   "gemini to gemini keeps the ids",
-			client: Gemini, upstream: Gemini,
+			client: codec.Gemini, upstream: codec.Gemini,
 			body: geminiLoop,
 			want: geminiLoop,
 		},
 		{
 			name:   "vertex to gemini keeps the body",
-			client: Vertex, upstream: Gemini,
+			client: codec.Vertex, upstream: codec.Gemini,
 			body: geminiLoop,
 			want: geminiLoop,
 		},

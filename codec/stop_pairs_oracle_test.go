@@ -1,6 +1,8 @@
-package codec
+package codec_test
 
-import "testing"
+import (
+	"testing"
+)
 
 // The stop correspondence Anthropic stop_reason -> Responses status, one
 // case per correspondence, including the truncation and unknown reasons.

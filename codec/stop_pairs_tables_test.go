@@ -1,15 +1,4 @@
-package codec
-
-// This file holds the pair tables: the stop/status/finish correspondences
-// between the protocols as explicit pair-local functions on wire values,
-// one per direction and pair of protocols, each with its own table test
-// that has one case per correspondence (stop_pairs_tables_oracle_test.go).
-// They are an oracle: the codecs translate through the canonical
-// StopReason (mapping/stop.go), which keeps streaming and non-streaming on
-// the same code, and TestStopPairs decodes upstream answers (JSON and
-// streams) carrying every wire value each protocol defines, encodes them
-// for every client of another family, and checks the client's stop value
-// against these tables.
+package codec_test
 
 // OutputKind is what a finished response's output holds, which decides a
 // completed Responses status's Anthropic stop reason.

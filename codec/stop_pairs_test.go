@@ -1,10 +1,12 @@
-package codec
+package codec_test
 
 import (
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/internal/codectest"
 	"github.com/llmbridge/llmbridge/sse"
 	"github.com/tidwall/gjson"
 )
@@ -37,7 +39,7 @@ func (c stopCase) String() string {
 // without a stop reason: failed, cancelled, queued, in_progress and an
 // incomplete reason the API does not define. An Anthropic answer with tool
 // calls ends with tool_use, or max_tokens when the call was cut.
-func stopCases(family Protocol) []stopCase {
+func stopCases(family codec.Protocol) []stopCase {
 	var cases []stopCase
 	each := func(values []string, outs ...OutputKind) {
 		for _, v := range values {
@@ -47,19 +49,19 @@ func stopCases(family Protocol) []stopCase {
 		}
 	}
 	switch family {
-	case AnthropicMessages:
+	case codec.AnthropicMessages:
 		each([]string{"end_turn", "stop_sequence", "tool_use", "pause_turn", "max_tokens", "refusal",
 			"model_context_window_exceeded", "brand_new"}, OutputText)
 		each([]string{"tool_use", "max_tokens"}, OutputToolCall)
-	case OpenAIChat:
+	case codec.OpenAIChat:
 		each([]string{"stop", "length", "tool_calls", "function_call", "content_filter", "brand_new"},
 			OutputText, OutputToolCall, OutputRefusal)
-	case Gemini:
+	case codec.Gemini:
 		each([]string{"STOP", "MAX_TOKENS", "SAFETY", "RECITATION", "LANGUAGE", "OTHER", "BLOCKLIST",
 			"PROHIBITED_CONTENT", "SPII", "MALFORMED_FUNCTION_CALL", "IMAGE_SAFETY", "UNEXPECTED_TOOL_CALL",
 			"TOO_MANY_TOOL_CALLS", "IMAGE_PROHIBITED_CONTENT", "NO_IMAGE", "IMAGE_RECITATION", "IMAGE_OTHER",
 			"FINISH_REASON_UNSPECIFIED", "MODEL_ARMOR"}, OutputText, OutputToolCall)
-	case OpenAIResponses:
+	case codec.OpenAIResponses:
 		for _, st := range [][2]string{{"completed", ""}, {"incomplete", "max_output_tokens"},
 			{"incomplete", "content_filter"}, {"incomplete", ""}, {"incomplete", "brand_new"},
 			{"failed", ""}, {"cancelled", ""}, {"queued", ""}, {"in_progress", ""}} {
@@ -75,7 +77,7 @@ func stopCases(family Protocol) []stopCase {
 // family client for case c from upstream family up: the client's stop
 // value (for Responses "status" or "status/reason"), whether there is one,
 // and whether the answer is an upstream failure (an error to the client).
-func pairStop(up, client Protocol, c stopCase) (want string, ok, failure bool) {
+func pairStop(up, client codec.Protocol, c stopCase) (want string, ok, failure bool) {
 	joined := func(status, reason string, _ bool) string {
 		if reason != "" {
 			return status + "/" + reason
@@ -83,48 +85,48 @@ func pairStop(up, client Protocol, c stopCase) (want string, ok, failure bool) {
 		return status
 	}
 	switch up {
-	case AnthropicMessages:
+	case codec.AnthropicMessages:
 		switch client {
-		case OpenAIResponses:
+		case codec.OpenAIResponses:
 			return joined(AnthropicToResponsesStatus(c.value)), true, false
-		case OpenAIChat:
+		case codec.OpenAIChat:
 			v, _ := AnthropicToChatFinishReason(c.value)
 			return v, true, false
-		case Gemini:
+		case codec.Gemini:
 			v, _ := AnthropicToGeminiFinishReason(c.value)
 			return v, true, false
 		}
-	case OpenAIChat:
+	case codec.OpenAIChat:
 		switch client {
-		case OpenAIResponses:
+		case codec.OpenAIResponses:
 			return joined(ChatToResponsesStatus(c.value)), true, false
-		case AnthropicMessages:
+		case codec.AnthropicMessages:
 			v, _ := ChatToAnthropicStopReason(c.value, c.out)
 			return v, true, false
-		case Gemini:
+		case codec.Gemini:
 			v, _ := ChatToGeminiFinishReason(c.value, c.out)
 			return v, true, false
 		}
-	case Gemini:
+	case codec.Gemini:
 		switch client {
-		case OpenAIResponses:
+		case codec.OpenAIResponses:
 			return joined(GeminiToResponsesStatus(c.value)), true, false
-		case AnthropicMessages:
+		case codec.AnthropicMessages:
 			v, _ := GeminiToAnthropicStopReason(c.value, c.out)
 			return v, true, false
-		case OpenAIChat:
+		case codec.OpenAIChat:
 			v, _ := GeminiToChatFinishReason(c.value, c.out)
 			return v, true, false
 		}
-	case OpenAIResponses:
+	case codec.OpenAIResponses:
 		// failed is an upstream failure, never a stop reason.
 		failure = c.value == "failed"
 		switch client {
-		case AnthropicMessages:
+		case codec.AnthropicMessages:
 			want, ok, _ = ResponsesToAnthropicStopReason(c.value, c.reason, c.out)
-		case OpenAIChat:
+		case codec.OpenAIChat:
 			want, ok, _ = ResponsesToChatFinishReason(c.value, c.reason, c.out)
-		case Gemini:
+		case codec.Gemini:
 			want, ok, _ = ResponsesToGeminiFinishReason(c.value, c.reason, c.out)
 		}
 		return want, ok, failure
@@ -136,7 +138,7 @@ func pairStop(up, client Protocol, c stopCase) (want string, ok, failure bool) {
 // although the pair table gives none: the answer did not stop for a
 // reason the client protocol can name.
 type stopDivergence struct {
-	client Protocol
+	client codec.Protocol
 	// got is what the client gets, in a JSON body and in a stream alike,
 	// for an answer whose output is out.
 	got func(out OutputKind) string
@@ -147,7 +149,7 @@ type stopDivergence struct {
 // without a stop value. Every other case must give exactly what the
 // tables say; a divergence that no longer happens is an error too.
 var stopDivergences = []stopDivergence{
-	{client: OpenAIChat,
+	{client: codec.OpenAIChat,
 		got: func(out OutputKind) string {
 			if out == OutputToolCall {
 				return "tool_calls"
@@ -156,7 +158,7 @@ var stopDivergences = []stopDivergence{
 		},
 		why: "a Chat choice always ends with a finish_reason: tool_calls when the message holds tool calls (Chat clients run tools on it), " +
 			"stop otherwise (chatToolStop, chatStreamEncoder.finish, ChatFinishReason)"},
-	{client: Gemini,
+	{client: codec.Gemini,
 		got: func(OutputKind) string { return "STOP" },
 		why: "a Gemini candidate's last chunk always carries a finishReason, STOP when the upstream gave no reason (GeminiFinishReason)"},
 }
@@ -174,9 +176,9 @@ var stopDivergences = []stopDivergence{
 // incomplete reason) must give none (Anthropic stop_reason null), except
 // where stopDivergences says the client protocol always has one.
 func TestStopPairs(t *testing.T) {
-	used := map[Protocol]bool{}
-	for _, up := range Protocols() {
-		for _, client := range Protocols() {
+	used := map[codec.Protocol]bool{}
+	for _, up := range codec.Protocols() {
+		for _, client := range codec.Protocols() {
 			if up.Family() == client.Family() {
 				continue
 			}
@@ -192,17 +194,17 @@ func TestStopPairs(t *testing.T) {
 				}
 				name := fmt.Sprintf("%s->%s %s", up, client, c)
 
-				var resp Response
-				err := DecodeResponse(up, upstreamStopJSON(up.Family(), c), &resp)
+				var resp codec.Response
+				err := codec.DecodeResponse(up, upstreamStopJSON(up.Family(), c), &resp)
 				switch {
 				case failure:
-					if e, isErr := err.(*Error); !isErr || e.Status < 500 {
+					if e, isErr := err.(*codec.Error); !isErr || e.Status < 500 {
 						t.Errorf("%s JSON: decoding gives %v, want an upstream failure (5xx error)", name, err)
 					}
 				case err != nil:
 					t.Errorf("%s JSON: %v", name, err)
 				default:
-					body, err := AppendResponseFor(nil, client, &resp, nil)
+					body, err := codec.AppendResponseFor(nil, client, &resp, nil)
 					if err != nil {
 						t.Errorf("%s JSON: encoding: %v", name, err)
 						break
@@ -212,12 +214,12 @@ func TestStopPairs(t *testing.T) {
 					}
 				}
 
-				evs := decodeStream(t, up, upstreamStopStream(up.Family(), c), nil)
-				if err := wellFormed(evs); err != nil {
+				evs := codectest.DecodeStream(t, up, upstreamStopStream(up.Family(), c), nil)
+				if err := codectest.WellFormed(evs); err != nil {
 					t.Errorf("%s stream: %v", name, err)
 					continue
 				}
-				out := encodeStream(client, &Request{Model: "m", Stream: true, StreamUsage: true}, evs)
+				out := codectest.EncodeStream(client, &codec.Request{Model: "m", Stream: true, StreamUsage: true}, evs)
 				got, errored := clientStopStream(client.Family(), out)
 				switch {
 				case failure:
@@ -241,7 +243,7 @@ func TestStopPairs(t *testing.T) {
 
 // upstreamStopJSON is a finished upstream answer of family p for c, as one
 // JSON body.
-func upstreamStopJSON(p Protocol, c stopCase) []byte {
+func upstreamStopJSON(p codec.Protocol, c stopCase) []byte {
 	q := func(s string) string {
 		if s == "" {
 			return "null"
@@ -249,7 +251,7 @@ func upstreamStopJSON(p Protocol, c stopCase) []byte {
 		return fmt.Sprintf("%q", s)
 	}
 	switch p {
-	case AnthropicMessages:
+	case codec.AnthropicMessages:
 		block := `{"type":"text","text":"Hello"}`
 		if c.out == OutputToolCall {
 			block = `{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{"city":"Paris"}}`
@@ -260,7 +262,7 @@ func upstreamStopJSON(p Protocol, c stopCase) []byte {
 		}
 		return []byte(`{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[` + block +
 			`],"stop_reason":` + q(c.value) + `,"stop_sequence":` + seq + `,"usage":{"input_tokens":5,"output_tokens":3}}`)
-	case OpenAIChat:
+	case codec.OpenAIChat:
 		message := `{"role":"assistant","content":"Hello","refusal":null}`
 		switch c.out {
 		case OutputToolCall:
@@ -271,14 +273,14 @@ func upstreamStopJSON(p Protocol, c stopCase) []byte {
 		}
 		return []byte(`{"id":"chatcmpl-1","object":"chat.completion","created":1767225600,"model":"m","choices":[{"index":0,"message":` +
 			message + `,"logprobs":null,"finish_reason":` + q(c.value) + `}],"usage":{"prompt_tokens":5,"completion_tokens":3,"total_tokens":8}}`)
-	case Gemini:
+	case codec.Gemini:
 		part := `{"text":"Hello"}`
 		if c.out == OutputToolCall {
 			part = `{"functionCall":{"name":"get_weather","args":{"city":"Paris"}}}`
 		}
 		return []byte(`{"candidates":[{"content":{"role":"model","parts":[` + part + `]},"finishReason":` + q(c.value) +
 			`,"index":0}],"usageMetadata":{"promptTokenCount":5,"candidatesTokenCount":3,"totalTokenCount":8},"modelVersion":"m","responseId":"r1"}`)
-	case OpenAIResponses:
+	case codec.OpenAIResponses:
 		return []byte(`{"id":"resp_1","object":"response","created_at":1767225600,"status":` + q(c.value) + `,"model":"m",` +
 			responsesStopTail(c, responsesStopItem(c, "completed")) + `}`)
 	}
@@ -312,7 +314,7 @@ func responsesStopTail(c stopCase, output string) string {
 
 // upstreamStopStream is a finished upstream answer of family p for c, as an
 // SSE stream.
-func upstreamStopStream(p Protocol, c stopCase) string {
+func upstreamStopStream(p codec.Protocol, c stopCase) string {
 	var b strings.Builder
 	event := func(name, data string) {
 		if name != "" {
@@ -321,7 +323,7 @@ func upstreamStopStream(p Protocol, c stopCase) string {
 		b.WriteString("data: " + data + "\n\n")
 	}
 	switch p {
-	case AnthropicMessages:
+	case codec.AnthropicMessages:
 		event("message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m",`+
 			`"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":5,"output_tokens":1}}}`)
 		if c.out == OutputToolCall {
@@ -338,7 +340,7 @@ func upstreamStopStream(p Protocol, c stopCase) string {
 		}
 		event("message_delta", `{"type":"message_delta","delta":{"stop_reason":"`+c.value+`","stop_sequence":`+seq+`},"usage":{"output_tokens":3}}`)
 		event("message_stop", `{"type":"message_stop"}`)
-	case OpenAIChat:
+	case codec.OpenAIChat:
 		chunk := func(delta, finish string) {
 			event("", `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1767225600,"model":"m","choices":[{"index":0,"delta":`+
 				delta+`,"logprobs":null,"finish_reason":`+finish+`}]}`)
@@ -355,7 +357,7 @@ func upstreamStopStream(p Protocol, c stopCase) string {
 		}
 		chunk(`{}`, `"`+c.value+`"`)
 		event("", `[DONE]`)
-	case Gemini:
+	case codec.Gemini:
 		part := `{"text":"Hello"}`
 		if c.out == OutputToolCall {
 			part = `{"functionCall":{"name":"get_weather","args":{"city":"Paris"}}}`
@@ -363,7 +365,7 @@ func upstreamStopStream(p Protocol, c stopCase) string {
 		event("", `{"candidates":[{"content":{"role":"model","parts":[`+part+`]},"index":0}],"modelVersion":"m","responseId":"r1"}`)
 		event("", `{"candidates":[{"content":{"role":"model","parts":[{"text":""}]},"finishReason":"`+c.value+
 			`","index":0}],"usageMetadata":{"promptTokenCount":5,"candidatesTokenCount":3,"totalTokenCount":8},"modelVersion":"m","responseId":"r1"}`)
-	case OpenAIResponses:
+	case codec.OpenAIResponses:
 		seq := 0
 		ev := func(typ, rest string) {
 			event(typ, fmt.Sprintf(`{"type":%q,"sequence_number":%d,%s}`, typ, seq, rest))
@@ -407,19 +409,19 @@ func upstreamStopStream(p Protocol, c stopCase) string {
 // clientStopJSON is the stop value a client of family p reads in its JSON
 // body: finish_reason, status (with "/" and incomplete_details.reason when
 // there is one), stop_reason or finishReason; "" for null or absent.
-func clientStopJSON(p Protocol, body []byte) string {
+func clientStopJSON(p codec.Protocol, body []byte) string {
 	root := gjson.ParseBytes(body)
 	switch p {
-	case OpenAIChat:
+	case codec.OpenAIChat:
 		return root.Get("choices.0.finish_reason").Str
-	case OpenAIResponses:
+	case codec.OpenAIResponses:
 		if r := root.Get("incomplete_details.reason").Str; r != "" {
 			return root.Get("status").Str + "/" + r
 		}
 		return root.Get("status").Str
-	case AnthropicMessages:
+	case codec.AnthropicMessages:
 		return root.Get("stop_reason").Str
-	case Gemini:
+	case codec.Gemini:
 		return root.Get("candidates.0.finishReason").Str
 	}
 	panic("no client " + string(p))
@@ -428,7 +430,7 @@ func clientStopJSON(p Protocol, body []byte) string {
 // clientStopStream is the stop value a client of family p reads in its
 // stream (the last one sent), and whether the stream carries the
 // protocol's error.
-func clientStopStream(p Protocol, out string) (stop string, errored bool) {
+func clientStopStream(p codec.Protocol, out string) (stop string, errored bool) {
 	r := sse.NewReader(strings.NewReader(out), 0)
 	for {
 		ev, err := r.Next()
@@ -437,26 +439,26 @@ func clientStopStream(p Protocol, out string) (stop string, errored bool) {
 		}
 		data := gjson.ParseBytes(ev.Data)
 		switch p {
-		case OpenAIChat:
+		case codec.OpenAIChat:
 			if f := data.Get("choices.0.finish_reason"); f.Type == gjson.String {
 				stop = f.Str
 			}
 			errored = errored || data.Get("error").Exists()
-		case OpenAIResponses:
+		case codec.OpenAIResponses:
 			switch string(ev.Name) {
 			case "response.completed", "response.incomplete":
-				stop = clientStopJSON(OpenAIResponses, []byte(data.Get("response").Raw))
+				stop = clientStopJSON(codec.OpenAIResponses, []byte(data.Get("response").Raw))
 			case "response.failed", "error":
 				errored = true
 			}
-		case AnthropicMessages:
+		case codec.AnthropicMessages:
 			switch string(ev.Name) {
 			case "message_delta":
 				stop = data.Get("delta.stop_reason").Str
 			case "error":
 				errored = true
 			}
-		case Gemini:
+		case codec.Gemini:
 			if f := data.Get("candidates.0.finishReason"); f.Exists() {
 				stop = f.Str
 			}

@@ -1,6 +1,8 @@
 package codec
 
-import "github.com/llmbridge/llmbridge/mapping"
+import (
+	"github.com/llmbridge/llmbridge/mapping"
+)
 
 // EventType is the kind of a canonical stream event.
 type EventType uint8
@@ -162,11 +164,11 @@ type StreamEncoder interface {
 // NewStreamDecoder returns a decoder for upstream streams of protocol p,
 // or an error naming an unknown protocol.
 func NewStreamDecoder(p Protocol) (StreamDecoder, error) {
-	c, err := wireOf(p)
+	c, err := codecOf(p)
 	if err != nil {
 		return nil, err
 	}
-	return c.newStreamDecoder(p), nil
+	return c.NewStreamDecoder(p), nil
 }
 
 // NewStreamEncoder returns an encoder for clients of protocol p, or an
@@ -174,50 +176,11 @@ func NewStreamDecoder(p Protocol) (StreamDecoder, error) {
 // encoders take the model to report when the upstream names none, and Chat
 // takes StreamUsage (include_usage).
 func NewStreamEncoder(p Protocol, req *Request) (StreamEncoder, error) {
-	c, err := wireOf(p)
+	c, err := codecOf(p)
 	if err != nil {
 		return nil, err
 	}
-	return c.newStreamEncoder(req), nil
-}
-
-// serverFilter hides hosted search parts and citations from a stream
-// encoder whose protocol cannot carry them in a stream (Chat, Gemini): the
-// answer itself still reaches the client.
-type serverFilter struct {
-	open  bool // a server tool part is open
-	index int  // its index
-}
-
-// skip reports whether ev belongs to a hidden part or is a citation.
-func (f *serverFilter) skip(ev *Event) bool {
-	switch ev.Type {
-	case EventCitation:
-		return true
-	case EventPartStart:
-		if ev.Part == PartServerToolCall || ev.Part == PartServerToolResult {
-			f.open, f.index = true, ev.Index
-			return true
-		}
-	case EventPartDelta:
-		return f.open && ev.Index == f.index
-	case EventPartStop:
-		if f.open && ev.Index == f.index {
-			f.open = false
-			return true
-		}
-	}
-	return false
-}
-
-// truncated is the error for an upstream stream that ended before its
-// terminal event.
-func truncated(p Protocol, cause error) *Error {
-	msg := "upstream " + string(p) + " stream ended before it was complete"
-	if cause != nil {
-		msg = "upstream " + string(p) + " stream broke off before it was complete"
-	}
-	return &Error{Status: 502, Kind: mapping.ErrBadGateway, Message: msg}
+	return c.NewStreamEncoder(p, req), nil
 }
 
 // AppendResponseEvents appends the canonical stream of a complete response:

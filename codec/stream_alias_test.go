@@ -1,16 +1,18 @@
-package codec
+package codec_test
 
 import (
 	"testing"
 	"unsafe"
 
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/internal/codectest"
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
 // aliasEvent returns a copy of ev whose strings live in buf, as a decoder's
 // events alias the upstream event it decodes; buf is overwritten after the
 // encoder has seen the event, as the next upstream read does.
-func aliasEvent(ev Event, buf *[]byte) Event {
+func aliasEvent(ev codec.Event, buf *[]byte) codec.Event {
 	b := (*buf)[:0]
 	alias := func(s string) string {
 		if s == "" {
@@ -41,26 +43,26 @@ func aliasEvent(ev Event, buf *[]byte) Event {
 // keeps an event string for later (an id, a model, a tool name, a stop
 // detail) must copy it.
 func TestStreamEncodersDoNotRetainEventStrings(t *testing.T) {
-	resp := Response{ID: "resp_abc123", Model: "model-x", StopReason: mapping.StopRefusal,
-		StopSequence: "STOP", StopDetails: StopDetails{Category: "cyber", Explanation: "Not allowed."},
-		Usage: Usage{Known: true, InputTokens: 12, OutputTokens: 7, ReasoningTokens: 3, CacheReadTokens: 2},
-		Content: []Part{
-			{Type: PartReasoning, Text: "thinking it over", Signature: "sig-abc", Origin: mapping.FamilyAnthropic, ItemID: "rs_1"},
-			{Type: PartText, Text: "Hello there."},
+	resp := codec.Response{ID: "resp_abc123", Model: "model-x", StopReason: mapping.StopRefusal,
+		StopSequence: "STOP", StopDetails: codec.StopDetails{Category: "cyber", Explanation: "Not allowed."},
+		Usage: codec.Usage{Known: true, InputTokens: 12, OutputTokens: 7, ReasoningTokens: 3, CacheReadTokens: 2},
+		Content: []codec.Part{
+			{Type: codec.PartReasoning, Text: "thinking it over", Signature: "sig-abc", Origin: mapping.FamilyAnthropic, ItemID: "rs_1"},
+			{Type: codec.PartText, Text: "Hello there."},
 		}}
 	tools := resp
-	tools.StopReason, tools.StopDetails = mapping.StopToolUse, StopDetails{}
-	tools.Content = []Part{
-		{Type: PartReasoning, Text: "plan", Signature: "sig-gem", Origin: mapping.FamilyGemini},
-		{Type: PartToolCall, ToolCallID: "call_1", ToolName: "get_weather", Arguments: `{"city":"Paris"}`},
-		{Type: PartToolCall, ToolCallID: "call_2", ToolName: "get_time", Arguments: `{}`},
+	tools.StopReason, tools.StopDetails = mapping.StopToolUse, codec.StopDetails{}
+	tools.Content = []codec.Part{
+		{Type: codec.PartReasoning, Text: "plan", Signature: "sig-gem", Origin: mapping.FamilyGemini},
+		{Type: codec.PartToolCall, ToolCallID: "call_1", ToolName: "get_weather", Arguments: `{"city":"Paris"}`},
+		{Type: codec.PartToolCall, ToolCallID: "call_2", ToolName: "get_time", Arguments: `{}`},
 	}
-	for _, r := range []Response{resp, tools} {
-		events := AppendResponseEvents(nil, &r)
-		for _, p := range Protocols() {
-			req := &Request{Model: "req-model", Stream: true, StreamUsage: true}
-			want := encodeStream(p, req, events)
-			enc := streamEncoder(p, req)
+	for _, r := range []codec.Response{resp, tools} {
+		events := codec.AppendResponseEvents(nil, &r)
+		for _, p := range codec.Protocols() {
+			req := &codec.Request{Model: "req-model", Stream: true, StreamUsage: true}
+			want := codectest.EncodeStream(p, req, events)
+			enc := codectest.StreamEncoder(p, req)
 			var got, buf []byte
 			for _, ev := range events {
 				a := aliasEvent(ev, &buf)

@@ -1,29 +1,31 @@
-package codec
+package codec_test
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/internal/codectest"
 	"github.com/llmbridge/llmbridge/mapping"
 	"github.com/llmbridge/llmbridge/sse"
 )
 
 // benchStream is a canonical stream of n text deltas, as an upstream of any
 // protocol would produce it once encoded.
-func benchStream(n int) []Event {
-	evs := []Event{{Type: EventStart, ID: "id-1", Model: "bench-model"}, {Type: EventPartStart, Part: PartText}}
+func benchStream(n int) []codec.Event {
+	evs := []codec.Event{{Type: codec.EventStart, ID: "id-1", Model: "bench-model"}, {Type: codec.EventPartStart, Part: codec.PartText}}
 	for i := 0; i < n; i++ {
-		evs = append(evs, Event{Type: EventPartDelta, Text: " a token\n"})
+		evs = append(evs, codec.Event{Type: codec.EventPartDelta, Text: " a token\n"})
 	}
-	return append(evs, Event{Type: EventPartStop}, Event{Type: EventStop, StopReason: mapping.StopEnd},
-		Event{Type: EventUsage, Usage: Usage{Known: true, InputTokens: 10, OutputTokens: int64(n)}}, Event{Type: EventEnd})
+	return append(evs, codec.Event{Type: codec.EventPartStop}, codec.Event{Type: codec.EventStop, StopReason: mapping.StopEnd},
+		codec.Event{Type: codec.EventUsage, Usage: codec.Usage{Known: true, InputTokens: 10, OutputTokens: int64(n)}}, codec.Event{Type: codec.EventEnd})
 }
 
 // upstreamStream returns the benchmark stream as protocol p's upstream
 // would send it, split into its SSE events.
-func upstreamStream(b *testing.B, p Protocol, n int) []*sse.Event {
+func upstreamStream(b *testing.B, p codec.Protocol, n int) []*sse.Event {
 	b.Helper()
-	body := encodeStream(p, &Request{Model: "bench-model", Stream: true, StreamUsage: true}, benchStream(n))
+	body := codectest.EncodeStream(p, &codec.Request{Model: "bench-model", Stream: true, StreamUsage: true}, benchStream(n))
 	r := sse.NewReader(strings.NewReader(body), 0)
 	var out []*sse.Event
 	for {
@@ -43,7 +45,7 @@ func upstreamStream(b *testing.B, p Protocol, n int) []*sse.Event {
 // event into a client event, for every upstream -> client pair: the
 // per-event hot path of a streamed response.
 func BenchmarkStreamDelta(b *testing.B) {
-	for _, up := range Protocols() {
+	for _, up := range codec.Protocols() {
 		evs := upstreamStream(b, up, 4)
 		// The third event of every protocol's stream is a text delta once
 		// the preamble has passed; find the first one carrying the text.
@@ -54,11 +56,11 @@ func BenchmarkStreamDelta(b *testing.B) {
 				break
 			}
 		}
-		for _, client := range Protocols() {
+		for _, client := range codec.Protocols() {
 			b.Run(string(up)+"->"+string(client), func(b *testing.B) {
-				dec := streamDecoder(up)
-				enc := streamEncoder(client, &Request{Model: "bench-model", Stream: true})
-				var out []Event
+				dec := codectest.StreamDecoder(up)
+				enc := codectest.StreamEncoder(client, &codec.Request{Model: "bench-model", Stream: true})
+				var out []codec.Event
 				var dst []byte
 				// Run the preamble so that the decoder is mid-stream.
 				for _, ev := range evs {
@@ -86,19 +88,19 @@ func BenchmarkStreamDelta(b *testing.B) {
 // BenchmarkStream500 measures a whole 500-event stream through a push
 // reader, decoder and encoder, as the Caddy writer runs it.
 func BenchmarkStream500(b *testing.B) {
-	pairs := [][2]Protocol{{OpenAIChat, AnthropicMessages}, {AnthropicMessages, OpenAIChat}, {Gemini, OpenAIResponses}, {OpenAIResponses, Gemini}}
+	pairs := [][2]codec.Protocol{{codec.OpenAIChat, codec.AnthropicMessages}, {codec.AnthropicMessages, codec.OpenAIChat}, {codec.Gemini, codec.OpenAIResponses}, {codec.OpenAIResponses, codec.Gemini}}
 	for _, pair := range pairs {
 		up, client := pair[0], pair[1]
-		body := []byte(encodeStream(up, &Request{Model: "bench-model", Stream: true, StreamUsage: true}, benchStream(500)))
+		body := []byte(codectest.EncodeStream(up, &codec.Request{Model: "bench-model", Stream: true, StreamUsage: true}, benchStream(500)))
 		b.Run(string(up)+"->"+string(client), func(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
 			dst := make([]byte, 0, 1024)
 			for b.Loop() {
 				rd := sse.NewPushReader(0)
-				dec := streamDecoder(up)
-				enc := streamEncoder(client, &Request{Model: "bench-model", Stream: true})
-				var out []Event
+				dec := codectest.StreamDecoder(up)
+				enc := codectest.StreamEncoder(client, &codec.Request{Model: "bench-model", Stream: true})
+				var out []codec.Event
 				for i := 0; i < len(body); i += 4096 {
 					rd.Push(body[i:min(i+4096, len(body))])
 					for {

@@ -1,8 +1,10 @@
-package codec
+package codec_test
 
 import (
 	"testing"
 
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/internal/codectest"
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
@@ -11,25 +13,25 @@ import (
 // protocol assembles must be the same text, stop reason and usage, whatever
 // the protocol (the round trip every upstream -> client pair relies on).
 func TestStreamMatrix(t *testing.T) {
-	usage := Usage{Known: true, InputTokens: 120, CacheReadTokens: 100, OutputTokens: 30, ReasoningTokens: 5}
-	for _, stop := range []StopReason{mapping.StopEnd, mapping.StopMaxTokens} {
-		events := []Event{
-			{Type: EventStart, ID: "resp-1", Model: "m-1"},
-			{Type: EventPartStart, Index: 0, Part: PartText},
-			{Type: EventPartDelta, Index: 0, Text: "Hello"},
-			{Type: EventPartDelta, Index: 0, Text: ", \"world\"\n"},
-			{Type: EventPartDelta, Index: 0, Text: "é€😀"},
-			{Type: EventPartStop, Index: 0},
-			{Type: EventStop, StopReason: stop},
-			{Type: EventUsage, Usage: usage},
-			{Type: EventEnd},
+	usage := codec.Usage{Known: true, InputTokens: 120, CacheReadTokens: 100, OutputTokens: 30, ReasoningTokens: 5}
+	for _, stop := range []codec.StopReason{mapping.StopEnd, mapping.StopMaxTokens} {
+		events := []codec.Event{
+			{Type: codec.EventStart, ID: "resp-1", Model: "m-1"},
+			{Type: codec.EventPartStart, Index: 0, Part: codec.PartText},
+			{Type: codec.EventPartDelta, Index: 0, Text: "Hello"},
+			{Type: codec.EventPartDelta, Index: 0, Text: ", \"world\"\n"},
+			{Type: codec.EventPartDelta, Index: 0, Text: "é€😀"},
+			{Type: codec.EventPartStop, Index: 0},
+			{Type: codec.EventStop, StopReason: stop},
+			{Type: codec.EventUsage, Usage: usage},
+			{Type: codec.EventEnd},
 		}
-		for _, p := range Protocols() {
-			req := &Request{Model: "m-1", Stream: true, StreamUsage: true}
-			body := encodeStream(p, req, events)
-			got := decodeStream(t, p, body, nil)
-			checkWellFormed(t, got)
-			s := summarize(got)
+		for _, p := range codec.Protocols() {
+			req := &codec.Request{Model: "m-1", Stream: true, StreamUsage: true}
+			body := codectest.EncodeStream(p, req, events)
+			got := codectest.DecodeStream(t, p, body, nil)
+			codectest.CheckWellFormed(t, got)
+			s := codectest.Summarize(got)
 			if !s.Complete || s.Err != nil {
 				t.Fatalf("%s: stream not complete: %+v\n%s", p, s, body)
 			}
@@ -50,16 +52,16 @@ func TestStreamMatrix(t *testing.T) {
 // TestStreamMatrixErrors checks that an error after partial output reaches
 // every client protocol as an error, never as a clean end.
 func TestStreamMatrixErrors(t *testing.T) {
-	events := []Event{
-		{Type: EventStart, ID: "resp-1", Model: "m-1"},
-		{Type: EventPartStart, Index: 0, Part: PartText},
-		{Type: EventPartDelta, Index: 0, Text: "partial"},
-		{Type: EventError, Err: &Error{Status: 529, Kind: mapping.ErrOverloaded, Message: "Overloaded"}},
+	events := []codec.Event{
+		{Type: codec.EventStart, ID: "resp-1", Model: "m-1"},
+		{Type: codec.EventPartStart, Index: 0, Part: codec.PartText},
+		{Type: codec.EventPartDelta, Index: 0, Text: "partial"},
+		{Type: codec.EventError, Err: &codec.Error{Status: 529, Kind: mapping.ErrOverloaded, Message: "Overloaded"}},
 	}
-	for _, p := range Protocols() {
-		body := encodeStream(p, &Request{Model: "m", Stream: true}, events)
-		got := decodeStream(t, p, body, nil)
-		s := summarize(got)
+	for _, p := range codec.Protocols() {
+		body := codectest.EncodeStream(p, &codec.Request{Model: "m", Stream: true}, events)
+		got := codectest.DecodeStream(t, p, body, nil)
+		s := codectest.Summarize(got)
 		if s.Complete || s.Err == nil || s.Text != "partial" {
 			t.Errorf("%s: %+v\n%s", p, s, body)
 		}
@@ -73,20 +75,20 @@ func TestStreamMatrixErrors(t *testing.T) {
 // same text, stop reason and usage whether it arrives as one JSON body or as
 // a stream, for every protocol.
 func TestStreamAndJSONAgree(t *testing.T) {
-	resp := &Response{ID: "id-7", Model: "m-7", StopReason: mapping.StopMaxTokens,
-		Content: []Part{{Type: PartText, Text: "Line one\nline \"two\""}},
-		Usage:   Usage{Known: true, InputTokens: 50, CacheReadTokens: 20, OutputTokens: 9, ReasoningTokens: 2}}
-	for _, p := range Protocols() {
-		body, err := AppendResponse(nil, p, resp)
+	resp := &codec.Response{ID: "id-7", Model: "m-7", StopReason: mapping.StopMaxTokens,
+		Content: []codec.Part{{Type: codec.PartText, Text: "Line one\nline \"two\""}},
+		Usage:   codec.Usage{Known: true, InputTokens: 50, CacheReadTokens: 20, OutputTokens: 9, ReasoningTokens: 2}}
+	for _, p := range codec.Protocols() {
+		body, err := codec.AppendResponse(nil, p, resp)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var fromJSON Response
-		if err := DecodeResponse(p, body, &fromJSON); err != nil {
+		var fromJSON codec.Response
+		if err := codec.DecodeResponse(p, body, &fromJSON); err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
-		stream := encodeStream(p, &Request{Model: "m-7", Stream: true, StreamUsage: true}, AppendResponseEvents(nil, resp))
-		s := summarize(decodeStream(t, p, stream, nil))
+		stream := codectest.EncodeStream(p, &codec.Request{Model: "m-7", Stream: true, StreamUsage: true}, codec.AppendResponseEvents(nil, resp))
+		s := codectest.Summarize(codectest.DecodeStream(t, p, stream, nil))
 		var text string
 		for _, part := range fromJSON.Content {
 			text += part.Text

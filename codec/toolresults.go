@@ -1,5 +1,7 @@
 package codec
 
+import "strconv"
+
 // checkToolResults refuses a request whose tool results answer no tool
 // call, before any upstream sees it: every provider rejects such a result
 // ("tool_result block(s) provided when previous message does not have
@@ -30,7 +32,7 @@ func checkToolResults(p Protocol, req *Request) *Error {
 				if anywhere {
 					where = "the conversation before it"
 				}
-				return invalid(indexPath(indexPath("messages", i)+".parts", j)+".tool_call_id",
+				return invalid("messages["+strconv.Itoa(i)+"].parts["+strconv.Itoa(j)+"].tool_call_id",
 					`the tool result for call "`+r.ToolCallID+`" answers no tool call in `+where)
 			}
 		}

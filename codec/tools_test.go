@@ -1,4 +1,4 @@
-package codec
+package codec_test
 
 import (
 	"encoding/json"
@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/internal/codectest"
+	"github.com/llmbridge/llmbridge/codec/internal/wire"
 	"github.com/llmbridge/llmbridge/mapping"
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/tidwall/gjson"
@@ -33,14 +36,14 @@ const codexToolsRequest = `{"model":"gpt-5","stream":true,"max_tool_calls":4,
  {"type":"custom_tool_call_output","call_id":"c2","output":"patched"}]}`
 
 func TestHostedToolsRequestTranslation(t *testing.T) {
-	var req Request
-	if err := DecodeRequest(OpenAIResponses, []byte(codexToolsRequest), &req); err != nil {
+	var req codec.Request
+	if err := codec.DecodeRequest(codec.OpenAIResponses, []byte(codexToolsRequest), &req); err != nil {
 		t.Fatal(err)
 	}
 	if len(req.Tools) != 5 {
 		t.Fatalf("tools: %+v", req.Tools)
 	}
-	if ws := req.Tools[4]; ws.Kind != ToolWebSearch || !ws.WebSearch.MaxUses.Set || ws.WebSearch.MaxUses.Value != 4 || ws.Source != "tools[3]" {
+	if ws := req.Tools[4]; ws.Kind != codec.ToolWebSearch || !ws.WebSearch.MaxUses.Set || ws.WebSearch.MaxUses.Value != 4 || ws.Source != "tools[3]" {
 		t.Errorf("web search: %+v", ws)
 	}
 	if ns := req.Tools[2]; ns.Namespace != "multi_agent_v1" || ns.Name != "spawn" || ns.NamespaceDescription != "Agents" {
@@ -50,54 +53,54 @@ func TestHostedToolsRequestTranslation(t *testing.T) {
 		t.Errorf("dropped: %s", got)
 	}
 	calls := req.Messages[1].Parts
-	if calls[0].Namespace != "multi_agent_v1" || calls[1].ToolKind != ToolCustom || calls[1].Arguments != `{"input":"*** Begin Patch\n*** End Patch"}` {
+	if calls[0].Namespace != "multi_agent_v1" || calls[1].ToolKind != codec.ToolCustom || calls[1].Arguments != `{"input":"*** Begin Patch\n*** End Patch"}` {
 		t.Errorf("calls: %+v", calls)
 	}
 
 	// Toward Anthropic: the search with its options, flattened and
 	// function-shaped tools and calls.
-	out, err := AppendRequest(nil, AnthropicMessages, cloneRequest(&req), EncodeOptions{})
+	out, err := codec.AppendRequest(nil, codec.AnthropicMessages, cloneRequest(&req), codec.EncodeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "tools/responses-codex--anthropic-messages.json", out)
+	codectest.CheckGolden(t, "tools/responses-codex--anthropic-messages.json", out)
 
 	// Back to Responses (a canonical request with these kinds, as a
 	// Responses encoder writes it).
-	out, err = AppendRequest(nil, OpenAIResponses, cloneRequest(&req), EncodeOptions{})
+	out, err = codec.AppendRequest(nil, codec.OpenAIResponses, cloneRequest(&req), codec.EncodeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "tools/responses-codex--openai-responses.json", out)
+	codectest.CheckGolden(t, "tools/responses-codex--openai-responses.json", out)
 
 	// Without the search, toward Chat and Gemini.
 	noSearch := cloneRequest(&req)
 	noSearch.Tools = noSearch.Tools[:4]
-	for _, p := range []Protocol{OpenAIChat, Gemini} {
-		out, err := AppendRequest(nil, p, cloneRequest(noSearch), EncodeOptions{})
+	for _, p := range []codec.Protocol{codec.OpenAIChat, codec.Gemini} {
+		out, err := codec.AppendRequest(nil, p, cloneRequest(noSearch), codec.EncodeOptions{})
 		if err != nil {
 			t.Fatal(p, err)
 		}
-		checkGolden(t, "tools/responses-codex-nosearch--"+string(p)+".json", out)
+		codectest.CheckGolden(t, "tools/responses-codex-nosearch--"+string(p)+".json", out)
 	}
 }
 
 // cloneRequest copies the slices of req that encoders append to.
-func cloneRequest(req *Request) *Request {
+func cloneRequest(req *codec.Request) *codec.Request {
 	c := *req
 	c.Dropped = append([]string(nil), req.Dropped...)
-	c.Tools = append([]Tool(nil), req.Tools...)
+	c.Tools = append([]codec.Tool(nil), req.Tools...)
 	return &c
 }
 
 func TestHostedToolsRejections(t *testing.T) {
-	decode := func(p Protocol, body string) *Request {
+	decode := func(p codec.Protocol, body string) *codec.Request {
 		t.Helper()
-		var req Request
+		var req codec.Request
 		if p.ModelInPath() {
 			req.Model = "m"
 		}
-		if err := DecodeRequest(p, []byte(body), &req); err != nil {
+		if err := codec.DecodeRequest(p, []byte(body), &req); err != nil {
 			t.Fatal(err)
 		}
 		return &req
@@ -107,30 +110,30 @@ func TestHostedToolsRejections(t *testing.T) {
 	const grammar = `{"model":"m","input":"x","tools":[{"type":"custom","name":"sql","format":{"type":"grammar","syntax":"lark","definition":"start: x"}}]}`
 	tests := []struct {
 		name   string
-		from   Protocol
+		from   codec.Protocol
 		body   string
-		to     Protocol
+		to     codec.Protocol
 		param  string
 		substr string
 	}{
-		{"search toward chat", AnthropicMessages, anthropicSearch, OpenAIChat, "tools[0]",
+		{"search toward chat", codec.AnthropicMessages, anthropicSearch, codec.OpenAIChat, "tools[0]",
 			`hosted tool "web_search" cannot be translated for the openai-chat upstream: Chat Completions has no hosted web search tool; remove the tool from the request or ask the operator to drop it (field tools[0])`},
-		{"max_uses toward gemini", AnthropicMessages, anthropicSearch, Gemini, "tools[0]", "option max_uses"},
-		{"context size toward anthropic", OpenAIResponses, responsesSearch, AnthropicMessages, "tools[1]", "option search_context_size"},
-		{"grammar toward anthropic", OpenAIResponses, grammar, AnthropicMessages, "tools[0].format", "grammar format"},
-		{"grammar toward gemini", OpenAIResponses, grammar, Gemini, "tools[0].format", "grammar format"},
-		{"grammar toward chat", OpenAIResponses, grammar, OpenAIChat, "tools[0].format", "grammar format"},
-		{"location toward gemini", OpenAIResponses, `{"model":"m","input":"x","tools":[{"type":"web_search","user_location":{"type":"approximate","city":"Paris"}}]}`, Gemini, "tools[0]", "option user_location"},
-		{"domains toward gemini", OpenAIResponses, `{"model":"m","input":"x","tools":[{"type":"web_search","filters":{"allowed_domains":["a.b"]}}]}`, Gemini, "tools[0]", "option allowed_domains"},
-		{"blocked toward responses", Vertex, `{"contents":[{"role":"user","parts":[{"text":"x"}]}],"tools":[{"googleSearch":{"excludeDomains":["a.b"]}}]}`, OpenAIResponses, "tools[0]", "option blocked_domains cannot be translated for the openai-responses upstream: the upstream's search cannot exclude domains; remove the tool from the request or ask the operator to drop it (field tools[0].googleSearch)"},
-		{"allowed toward preview", AnthropicMessages, `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"x"}],"tools":[{"type":"web_search_20250305","name":"web_search","allowed_domains":["a.b"]}]}`, Gemini, "tools[0]", "option allowed_domains"},
-		{"flat name collision", OpenAIResponses, `{"model":"m","input":"x","tools":[{"type":"function","name":"ns__f"},{"type":"namespace","name":"ns","description":"","tools":[{"type":"function","name":"f"}]}]}`, AnthropicMessages, "tools[1]", `tool name "ns__f"`},
+		{"max_uses toward gemini", codec.AnthropicMessages, anthropicSearch, codec.Gemini, "tools[0]", "option max_uses"},
+		{"context size toward anthropic", codec.OpenAIResponses, responsesSearch, codec.AnthropicMessages, "tools[1]", "option search_context_size"},
+		{"grammar toward anthropic", codec.OpenAIResponses, grammar, codec.AnthropicMessages, "tools[0].format", "grammar format"},
+		{"grammar toward gemini", codec.OpenAIResponses, grammar, codec.Gemini, "tools[0].format", "grammar format"},
+		{"grammar toward chat", codec.OpenAIResponses, grammar, codec.OpenAIChat, "tools[0].format", "grammar format"},
+		{"location toward gemini", codec.OpenAIResponses, `{"model":"m","input":"x","tools":[{"type":"web_search","user_location":{"type":"approximate","city":"Paris"}}]}`, codec.Gemini, "tools[0]", "option user_location"},
+		{"domains toward gemini", codec.OpenAIResponses, `{"model":"m","input":"x","tools":[{"type":"web_search","filters":{"allowed_domains":["a.b"]}}]}`, codec.Gemini, "tools[0]", "option allowed_domains"},
+		{"blocked toward responses", codec.Vertex, `{"contents":[{"role":"user","parts":[{"text":"x"}]}],"tools":[{"googleSearch":{"excludeDomains":["a.b"]}}]}`, codec.OpenAIResponses, "tools[0]", "option blocked_domains cannot be translated for the openai-responses upstream: the upstream's search cannot exclude domains; remove the tool from the request or ask the operator to drop it (field tools[0].googleSearch)"},
+		{"allowed toward preview", codec.AnthropicMessages, `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"x"}],"tools":[{"type":"web_search_20250305","name":"web_search","allowed_domains":["a.b"]}]}`, codec.Gemini, "tools[0]", "option allowed_domains"},
+		{"flat name collision", codec.OpenAIResponses, `{"model":"m","input":"x","tools":[{"type":"function","name":"ns__f"},{"type":"namespace","name":"ns","description":"","tools":[{"type":"function","name":"f"}]}]}`, codec.AnthropicMessages, "tools[1]", `tool name "ns__f"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			req := decode(tt.from, tt.body)
-			_, err := AppendRequest(nil, tt.to, req, EncodeOptions{})
-			var e *Error
+			_, err := codec.AppendRequest(nil, tt.to, req, codec.EncodeOptions{})
+			var e *codec.Error
 			if !errors.As(err, &e) || e.Status != 400 || e.Param != tt.param || !strings.Contains(e.Message, tt.substr) {
 				t.Fatalf("got %v, want a 400 at %s containing %q", err, tt.param, tt.substr)
 			}
@@ -139,10 +142,10 @@ func TestHostedToolsRejections(t *testing.T) {
 			}
 			// A capability the lenient policy can drop: after
 			// Request.Drop of the error's path the request encodes.
-			if e.Class != ClassCapability || !req.Drop(e.Param) {
+			if e.Class != codec.ClassCapability || !req.Drop(e.Param) {
 				t.Fatalf("class %v, or Drop(%q) did nothing", e.Class, e.Param)
 			}
-			if _, err := AppendRequest(nil, tt.to, req, EncodeOptions{}); err != nil {
+			if _, err := codec.AppendRequest(nil, tt.to, req, codec.EncodeOptions{}); err != nil {
 				t.Errorf("after Drop(%q): %v", e.Param, err)
 			}
 		})
@@ -152,44 +155,44 @@ func TestHostedToolsRejections(t *testing.T) {
 func TestHostedSearchRequestMappings(t *testing.T) {
 	tests := []struct {
 		name string
-		from Protocol
+		from codec.Protocol
 		body string
-		to   Protocol
+		to   codec.Protocol
 		want string // a substring of the encoded body
 	}{
-		{"anthropic to responses", AnthropicMessages,
+		{"anthropic to responses", codec.AnthropicMessages,
 			`{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"x"}],"tools":[{"type":"web_search_20250305","name":"web_search","max_uses":5,"allowed_domains":["go.dev"],"user_location":{"type":"approximate","timezone":"Europe/Berlin"},"cache_control":{"type":"ephemeral"}}]}`,
-			OpenAIResponses, `"tools":[{"type":"web_search","filters":{"allowed_domains":["go.dev"]},"user_location":{"type":"approximate","timezone":"Europe/Berlin"}}],"max_tool_calls":5`},
-		{"gemini to anthropic", Gemini, `{"contents":[{"role":"user","parts":[{"text":"x"}]}],"tools":[{"googleSearch":{}},{"functionDeclarations":[{"name":"f"}]}]}`,
-			AnthropicMessages, `"tools":[{"type":"web_search_20250305","name":"web_search"},{"name":"f","input_schema":{"type":"object","properties":{}}}]`},
-		{"gemini to responses", Gemini, `{"contents":[{"role":"user","parts":[{"text":"x"}]}],"tools":[{"google_search":{}}]}`,
-			OpenAIResponses, `"tools":[{"type":"web_search"}]`},
-		{"responses to gemini", OpenAIResponses, `{"model":"m","input":"x","tools":[{"type":"web_search_preview","search_context_size":"medium"}],"tool_choice":"auto"}`,
-			Gemini, `"tools":[{"googleSearch":{}}]}`},
-		{"responses preview to responses", OpenAIResponses, `{"model":"m","input":"x","tools":[{"type":"web_search_preview_2025_03_11","user_location":{"type":"approximate","region":"CA","city":null}}]}`,
-			OpenAIResponses, `"tools":[{"type":"web_search_preview","user_location":{"type":"approximate","region":"CA"}}]`},
-		{"vertex blocked to anthropic", Vertex, `{"contents":[{"role":"user","parts":[{"text":"x"}]}],"tools":[{"googleSearch":{"excludeDomains":["a.b"]}}]}`,
-			AnthropicMessages, `"tools":[{"type":"web_search_20250305","name":"web_search","blocked_domains":["a.b"]}]`},
-		{"custom choice", OpenAIResponses, `{"model":"m","input":"x","tools":[{"type":"custom","name":"p"}],"tool_choice":{"type":"custom","name":"p"}}`,
-			AnthropicMessages, `"tools":[{"name":"p","input_schema":{"type":"object","properties":{"input":{"type":"string"}},"required":["input"]}}],"tool_choice":{"type":"tool","name":"p"}`},
-		{"custom choice to responses", OpenAIResponses, `{"model":"m","input":"x","tools":[{"type":"custom","name":"p","description":"d","format":{"type":"grammar","syntax":"regex","definition":"a+"}}],"tool_choice":{"type":"custom","name":"p"}}`,
-			OpenAIResponses, `"tools":[{"type":"custom","name":"p","description":"d","format":{"type":"grammar","syntax":"regex","definition":"a+"}}],"tool_choice":{"type":"custom","name":"p"}`},
-		{"max_tool_calls without search", OpenAIResponses, `{"model":"m","input":"x","max_tool_calls":2,"tools":[{"type":"function","name":"f"}]}`,
-			AnthropicMessages, `"tools":[{"name":"f","input_schema":{"type":"object","properties":{}}}]`},
-		{"anthropic history with search blocks", AnthropicMessages,
+			codec.OpenAIResponses, `"tools":[{"type":"web_search","filters":{"allowed_domains":["go.dev"]},"user_location":{"type":"approximate","timezone":"Europe/Berlin"}}],"max_tool_calls":5`},
+		{"gemini to anthropic", codec.Gemini, `{"contents":[{"role":"user","parts":[{"text":"x"}]}],"tools":[{"googleSearch":{}},{"functionDeclarations":[{"name":"f"}]}]}`,
+			codec.AnthropicMessages, `"tools":[{"type":"web_search_20250305","name":"web_search"},{"name":"f","input_schema":{"type":"object","properties":{}}}]`},
+		{"gemini to responses", codec.Gemini, `{"contents":[{"role":"user","parts":[{"text":"x"}]}],"tools":[{"google_search":{}}]}`,
+			codec.OpenAIResponses, `"tools":[{"type":"web_search"}]`},
+		{"responses to gemini", codec.OpenAIResponses, `{"model":"m","input":"x","tools":[{"type":"web_search_preview","search_context_size":"medium"}],"tool_choice":"auto"}`,
+			codec.Gemini, `"tools":[{"googleSearch":{}}]}`},
+		{"responses preview to responses", codec.OpenAIResponses, `{"model":"m","input":"x","tools":[{"type":"web_search_preview_2025_03_11","user_location":{"type":"approximate","region":"CA","city":null}}]}`,
+			codec.OpenAIResponses, `"tools":[{"type":"web_search_preview","user_location":{"type":"approximate","region":"CA"}}]`},
+		{"vertex blocked to anthropic", codec.Vertex, `{"contents":[{"role":"user","parts":[{"text":"x"}]}],"tools":[{"googleSearch":{"excludeDomains":["a.b"]}}]}`,
+			codec.AnthropicMessages, `"tools":[{"type":"web_search_20250305","name":"web_search","blocked_domains":["a.b"]}]`},
+		{"custom choice", codec.OpenAIResponses, `{"model":"m","input":"x","tools":[{"type":"custom","name":"p"}],"tool_choice":{"type":"custom","name":"p"}}`,
+			codec.AnthropicMessages, `"tools":[{"name":"p","input_schema":{"type":"object","properties":{"input":{"type":"string"}},"required":["input"]}}],"tool_choice":{"type":"tool","name":"p"}`},
+		{"custom choice to responses", codec.OpenAIResponses, `{"model":"m","input":"x","tools":[{"type":"custom","name":"p","description":"d","format":{"type":"grammar","syntax":"regex","definition":"a+"}}],"tool_choice":{"type":"custom","name":"p"}}`,
+			codec.OpenAIResponses, `"tools":[{"type":"custom","name":"p","description":"d","format":{"type":"grammar","syntax":"regex","definition":"a+"}}],"tool_choice":{"type":"custom","name":"p"}`},
+		{"max_tool_calls without search", codec.OpenAIResponses, `{"model":"m","input":"x","max_tool_calls":2,"tools":[{"type":"function","name":"f"}]}`,
+			codec.AnthropicMessages, `"tools":[{"name":"f","input_schema":{"type":"object","properties":{}}}]`},
+		{"anthropic history with search blocks", codec.AnthropicMessages,
 			`{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"x"},{"role":"assistant","content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"q"}},{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[]},{"type":"text","text":"y","citations":[{"type":"web_search_result_location","url":"https://a","title":"A","cited_text":"c","encrypted_index":"e"}]}]},{"role":"user","content":"z"}]}`,
-			OpenAIChat, `"messages":[{"role":"user","content":"x"},{"role":"assistant","content":"y"},{"role":"user","content":"z"}]`},
+			codec.OpenAIChat, `"messages":[{"role":"user","content":"x"},{"role":"assistant","content":"y"},{"role":"user","content":"z"}]`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var req Request
+			var req codec.Request
 			if tt.from.ModelInPath() {
 				req.Model = "m"
 			}
-			if err := DecodeRequest(tt.from, []byte(tt.body), &req); err != nil {
+			if err := codec.DecodeRequest(tt.from, []byte(tt.body), &req); err != nil {
 				t.Fatal(err)
 			}
-			out, err := AppendRequest(nil, tt.to, &req, EncodeOptions{})
+			out, err := codec.AppendRequest(nil, tt.to, &req, codec.EncodeOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -233,9 +236,9 @@ func TestResponsesToolDecodeErrors(t *testing.T) {
 			if !strings.Contains(tt.body, `"input":`) {
 				body += `,"input":"x"`
 			}
-			var req Request
-			err := DecodeRequest(OpenAIResponses, []byte(body+"}"), &req)
-			var e *Error
+			var req codec.Request
+			err := codec.DecodeRequest(codec.OpenAIResponses, []byte(body+"}"), &req)
+			var e *codec.Error
 			if !errors.As(err, &e) || e.Status != 400 || e.Param != tt.param || !strings.Contains(e.Message, tt.substr) {
 				t.Fatalf("got %v, want a 400 at %s containing %q", err, tt.param, tt.substr)
 			}
@@ -251,11 +254,11 @@ func TestFlatToolName(t *testing.T) {
 		{"mcp.server", "read file", "mcp_server__read_file"},
 	}
 	for _, tt := range tests {
-		if got := FlatToolName(tt.ns, tt.name); got != tt.want {
-			t.Errorf("FlatToolName(%q, %q) = %q, want %q", tt.ns, tt.name, got, tt.want)
+		if got := codec.FlatToolName(tt.ns, tt.name); got != tt.want {
+			t.Errorf("codec.FlatToolName(%q, %q) = %q, want %q", tt.ns, tt.name, got, tt.want)
 		}
 	}
-	a, b := FlatToolName(long, long+"a"), FlatToolName(long, long+"b")
+	a, b := codec.FlatToolName(long, long+"a"), codec.FlatToolName(long, long+"b")
 	if len(a) != 64 || len(b) != 64 || a == b || a[:55] != b[:55] {
 		t.Errorf("long names %q %q", a, b)
 	}
@@ -263,12 +266,12 @@ func TestFlatToolName(t *testing.T) {
 
 func TestCustomInput(t *testing.T) {
 	for args, want := range map[string]string{
-		"":                   "",
-		`{"input":"a\nb"}`:   "a\nb",
-		`{"patch":"x"}`:      `{"patch":"x"}`,
-		customArguments("q"): "q",
+		"":                        "",
+		`{"input":"a\nb"}`:        "a\nb",
+		`{"patch":"x"}`:           `{"patch":"x"}`,
+		wire.CustomArguments("q"): "q",
 	} {
-		if got := customInput(args); got != want {
+		if got := wire.CustomInput(args); got != want {
 			t.Errorf("customInput(%q) = %q, want %q", args, got, want)
 		}
 	}
@@ -276,47 +279,47 @@ func TestCustomInput(t *testing.T) {
 
 // Upstream responses with a hosted web search, its results and citations,
 // one per upstream protocol.
-var searchResponses = map[Protocol]string{
-	AnthropicMessages: `{"id":"msg_1","type":"message","role":"assistant","model":"claude","content":[
+var searchResponses = map[codec.Protocol]string{
+	codec.AnthropicMessages: `{"id":"msg_1","type":"message","role":"assistant","model":"claude","content":[
  {"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"go release"}},
  {"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[{"type":"web_search_result","url":"https://go.dev/doc","title":"Go docs","encrypted_content":"E1","page_age":"2 days"},{"type":"other"}]},
  {"type":"text","text":"Go 1.25 is out. ","citations":[{"type":"web_search_result_location","url":"https://go.dev/doc","title":"Go docs","cited_text":"Go 1.25","encrypted_index":"X"},{"type":"char_location"}]},
  {"type":"text","text":"Enjoy.","citations":null}],
  "stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":10,"output_tokens":5,"server_tool_use":{"web_search_requests":1}}}`,
-	OpenAIResponses: `{"id":"resp_1","object":"response","status":"completed","model":"gpt-5","output":[
+	codec.OpenAIResponses: `{"id":"resp_1","object":"response","status":"completed","model":"gpt-5","output":[
  {"type":"web_search_call","id":"ws_1","status":"completed","action":{"type":"search","query":"go release","sources":[{"type":"url","url":"https://go.dev/doc"}]}},
  {"type":"message","id":"msg_1","status":"completed","role":"assistant","content":[{"type":"output_text","text":"Héllo Go 1.25 is out.","annotations":[{"type":"url_citation","start_index":6,"end_index":13,"url":"https://go.dev/doc","title":"Go docs"},{"type":"file_citation","index":0}]}]}],
  "usage":{"input_tokens":10,"output_tokens":5}}`,
-	Gemini: `{"candidates":[{"content":{"role":"model","parts":[{"text":"Go 1.25 is out. "},{"text":"Enjoy."}]},"finishReason":"STOP","index":0,
+	codec.Gemini: `{"candidates":[{"content":{"role":"model","parts":[{"text":"Go 1.25 is out. "},{"text":"Enjoy."}]},"finishReason":"STOP","index":0,
  "groundingMetadata":{"webSearchQueries":["go release","go 1.25"],"groundingChunks":[{"web":{"uri":"https://go.dev/doc","title":"go.dev"}},{"web":{}}],
  "groundingSupports":[{"segment":{"partIndex":0,"startIndex":0,"endIndex":7,"text":"Go 1.25"},"groundingChunkIndices":[0,1,7]},{"segment":{"partIndex":5,"startIndex":0,"endIndex":1}}]}}],
  "usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":5,"totalTokenCount":15},"modelVersion":"gemini-2.5-flash","responseId":"r1"}`,
 }
 
 func TestHostedSearchResponses(t *testing.T) {
-	for _, from := range []Protocol{AnthropicMessages, OpenAIResponses, Gemini} {
-		var resp Response
-		if err := DecodeResponse(from, []byte(searchResponses[from]), &resp); err != nil {
+	for _, from := range []codec.Protocol{codec.AnthropicMessages, codec.OpenAIResponses, codec.Gemini} {
+		var resp codec.Response
+		if err := codec.DecodeResponse(from, []byte(searchResponses[from]), &resp); err != nil {
 			t.Fatal(from, err)
 		}
-		checkGolden(t, "tools/search-"+string(from)+"--canonical.json", canonicalJSON(t, &resp))
-		for _, to := range []Protocol{OpenAIChat, OpenAIResponses, AnthropicMessages, Gemini} {
+		codectest.CheckGolden(t, "tools/search-"+string(from)+"--canonical.json", canonicalJSON(t, &resp))
+		for _, to := range []codec.Protocol{codec.OpenAIChat, codec.OpenAIResponses, codec.AnthropicMessages, codec.Gemini} {
 			if to == from {
 				continue
 			}
 			r := resp
 			r.Dropped, r.Created = nil, 1
-			out, err := AppendResponse(nil, to, &r)
+			out, err := codec.AppendResponse(nil, to, &r)
 			if err != nil {
 				t.Fatal(from, to, err)
 			}
-			checkGolden(t, "tools/search-"+string(from)+"--"+string(to)+".json", out)
-			if to == OpenAIChat && len(r.Dropped) == 0 {
+			codectest.CheckGolden(t, "tools/search-"+string(from)+"--"+string(to)+".json", out)
+			if to == codec.OpenAIChat && len(r.Dropped) == 0 {
 				t.Errorf("%s to chat: nothing listed as dropped", from)
 			}
 			// The client's protocol decodes what it was given.
-			var back Response
-			if err := DecodeResponse(to, out, &back); err != nil {
+			var back codec.Response
+			if err := codec.DecodeResponse(to, out, &back); err != nil {
 				t.Errorf("%s to %s: the result does not decode: %v", from, to, err)
 			}
 		}
@@ -324,7 +327,7 @@ func TestHostedSearchResponses(t *testing.T) {
 }
 
 // canonicalJSON renders a response's content for goldens.
-func canonicalJSON(t *testing.T, resp *Response) []byte {
+func canonicalJSON(t *testing.T, resp *codec.Response) []byte {
 	t.Helper()
 	b, err := json.Marshal(resp.Content)
 	if err != nil {
@@ -334,22 +337,22 @@ func canonicalJSON(t *testing.T, resp *Response) []byte {
 }
 
 func TestAppendResponseForRestoresTools(t *testing.T) {
-	var req Request
-	if err := DecodeRequest(OpenAIResponses, []byte(codexToolsRequest), &req); err != nil {
+	var req codec.Request
+	if err := codec.DecodeRequest(codec.OpenAIResponses, []byte(codexToolsRequest), &req); err != nil {
 		t.Fatal(err)
 	}
-	resp := Response{ID: "resp_1", Model: "m", Created: 1, StopReason: mapping.StopToolUse, Content: []Part{
-		{Type: PartToolCall, ToolCallID: "c1", ToolName: "multi_agent_v1__wait", Arguments: `{}`},
-		{Type: PartToolCall, ToolCallID: "c2", ToolName: "apply_patch", Arguments: `{"input":"*** Begin Patch"}`},
-		{Type: PartToolCall, ToolCallID: "c3", ToolName: "exec_command", Arguments: `{"cmd":"ls"}`},
+	resp := codec.Response{ID: "resp_1", Model: "m", Created: 1, StopReason: mapping.StopToolUse, Content: []codec.Part{
+		{Type: codec.PartToolCall, ToolCallID: "c1", ToolName: "multi_agent_v1__wait", Arguments: `{}`},
+		{Type: codec.PartToolCall, ToolCallID: "c2", ToolName: "apply_patch", Arguments: `{"input":"*** Begin Patch"}`},
+		{Type: codec.PartToolCall, ToolCallID: "c3", ToolName: "exec_command", Arguments: `{"cmd":"ls"}`},
 	}}
-	out, err := AppendResponseFor(nil, OpenAIResponses, &resp, &req)
+	out, err := codec.AppendResponseFor(nil, codec.OpenAIResponses, &resp, &req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "tools/restore--openai-responses.json", out)
+	codectest.CheckGolden(t, "tools/restore--openai-responses.json", out)
 	// Without the request, the calls are plain function calls.
-	out, err = AppendResponse(nil, OpenAIResponses, &resp)
+	out, err = codec.AppendResponse(nil, codec.OpenAIResponses, &resp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,7 +360,7 @@ func TestAppendResponseForRestoresTools(t *testing.T) {
 		t.Errorf("without the request: %s", out)
 	}
 	// Other clients get what the upstream said.
-	out, err = AppendResponseFor(nil, AnthropicMessages, &resp, &req)
+	out, err = codec.AppendResponseFor(nil, codec.AnthropicMessages, &resp, &req)
 	if err != nil || !strings.Contains(string(out), `"name":"multi_agent_v1__wait"`) {
 		t.Errorf("anthropic: %s %v", out, err)
 	}
@@ -369,33 +372,33 @@ func TestAppendResponseForRestoresTools(t *testing.T) {
 // them in a stream (Responses and Anthropic), the citations those and Chat
 // (annotations).
 func TestHostedSearchStreams(t *testing.T) {
-	for _, from := range []Protocol{AnthropicMessages, OpenAIResponses, Gemini} {
-		var resp Response
-		if err := DecodeResponse(from, []byte(searchResponses[from]), &resp); err != nil {
+	for _, from := range []codec.Protocol{codec.AnthropicMessages, codec.OpenAIResponses, codec.Gemini} {
+		var resp codec.Response
+		if err := codec.DecodeResponse(from, []byte(searchResponses[from]), &resp); err != nil {
 			t.Fatal(err)
 		}
-		evs := AppendResponseEvents(nil, &resp)
-		checkWellFormed(t, evs)
-		want := summarize(evs)
+		evs := codec.AppendResponseEvents(nil, &resp)
+		codectest.CheckWellFormed(t, evs)
+		want := codectest.Summarize(evs)
 		if want.Searches == "" || want.Results == 0 || want.Cites == 0 {
 			t.Fatalf("%s: canonical stream %+v", from, want)
 		}
-		for _, to := range Protocols() {
-			body := encodeStream(to, &Request{Model: "m", Stream: true}, evs)
-			got := decodeStream(t, to, body, nil)
-			checkWellFormed(t, got)
-			s := summarize(got)
+		for _, to := range codec.Protocols() {
+			body := codectest.EncodeStream(to, &codec.Request{Model: "m", Stream: true}, evs)
+			got := codectest.DecodeStream(t, to, body, nil)
+			codectest.CheckWellFormed(t, got)
+			s := codectest.Summarize(got)
 			if !s.Complete || s.Text != want.Text {
 				t.Errorf("%s to %s: %+v\n%s", from, to, s, body)
 				continue
 			}
 			switch to {
-			case OpenAIResponses, AnthropicMessages, VertexAnthropic:
+			case codec.OpenAIResponses, codec.AnthropicMessages, codec.VertexAnthropic:
 				if s.Searches != want.Searches || s.Results == 0 || s.Cites != want.Cites {
 					t.Errorf("%s to %s: searches %q results %d cites %d, want %q %d %d", from, to, s.Searches, s.Results, s.Cites,
 						want.Searches, want.Results, want.Cites)
 				}
-			case OpenAIChat:
+			case codec.OpenAIChat:
 				if s.Searches != "" || s.Cites != want.Cites {
 					t.Errorf("%s to %s: searches %q cites %d, want none and %d", from, to, s.Searches, s.Cites, want.Cites)
 				}
@@ -415,18 +418,18 @@ func TestGeminiStreamGrounding(t *testing.T) {
 		"\"groundingSupports\":[{\"segment\":{\"startIndex\":0,\"endIndex\":7},\"groundingChunkIndices\":[0]}]}}],\"responseId\":\"r\"}\r\n\r\n" +
 		"data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"\"}]},\"finishReason\":\"STOP\",\"index\":0," +
 		"\"groundingMetadata\":{\"webSearchQueries\":[\"go\"]}}],\"responseId\":\"r\"}\r\n\r\n"
-	evs := decodeStream(t, Gemini, body, nil)
-	checkWellFormed(t, evs)
-	s := summarize(evs)
+	evs := codectest.DecodeStream(t, codec.Gemini, body, nil)
+	codectest.CheckWellFormed(t, evs)
+	s := codectest.Summarize(evs)
 	if s.Text != "Go 1.25 is out." || s.Searches != `{"query":"go"};` || s.Results != 1 || !s.Complete || s.Cites != 1 {
 		t.Errorf("%+v", s)
 	}
 	// The support's segment becomes a citation of the answer, which it
 	// points into, before the answer part stops.
 	for i, ev := range evs {
-		if ev.Type == EventCitation {
-			want := Citation{URL: "https://go.dev", Title: "go.dev", Start: 0, End: 7}
-			if ev.Citation != want || ev.Index != 0 || evs[i+1].Type != EventPartStop || evs[i+1].Index != 0 {
+		if ev.Type == codec.EventCitation {
+			want := codec.Citation{URL: "https://go.dev", Title: "go.dev", Start: 0, End: 7}
+			if ev.Citation != want || ev.Index != 0 || evs[i+1].Type != codec.EventPartStop || evs[i+1].Index != 0 {
 				t.Errorf("citation event %+v, then %+v", ev, evs[i+1])
 			}
 		}
@@ -437,29 +440,29 @@ func TestGeminiStreamGrounding(t *testing.T) {
 	split := "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"a\"},{\"functionCall\":{\"name\":\"f\",\"args\":{}}},{\"text\":\"b\"}]},\"finishReason\":\"STOP\",\"index\":0," +
 		"\"groundingMetadata\":{\"groundingChunks\":[{\"web\":{\"uri\":\"https://go.dev\"}}]," +
 		"\"groundingSupports\":[{\"segment\":{\"startIndex\":0,\"endIndex\":1},\"groundingChunkIndices\":[0]}]}}],\"responseId\":\"r\"}\r\n\r\n"
-	if s := summarize(decodeStream(t, Gemini, split, nil)); s.Cites != 0 || s.Text != "ab" {
+	if s := codectest.Summarize(codectest.DecodeStream(t, codec.Gemini, split, nil)); s.Cites != 0 || s.Text != "ab" {
 		t.Errorf("split answer: %+v", s)
 	}
 }
 
 func TestResponsesStreamRestoresTools(t *testing.T) {
-	var req Request
-	if err := DecodeRequest(OpenAIResponses, []byte(codexToolsRequest), &req); err != nil {
+	var req codec.Request
+	if err := codec.DecodeRequest(codec.OpenAIResponses, []byte(codexToolsRequest), &req); err != nil {
 		t.Fatal(err)
 	}
-	evs := []Event{
-		{Type: EventStart, ID: "resp_1", Model: "m"},
-		{Type: EventPartStart, Index: 0, Part: PartToolCall, ToolCallID: "c1", ToolName: "apply_patch"},
-		{Type: EventPartDelta, Index: 0, Text: `{"input":"*** Begin`},
-		{Type: EventPartDelta, Index: 0, Text: ` Patch\n"}`},
-		{Type: EventPartStop, Index: 0},
-		{Type: EventPartStart, Index: 1, Part: PartToolCall, ToolCallID: "c2", ToolName: "multi_agent_v1__spawn"},
-		{Type: EventPartDelta, Index: 1, Text: `{}`},
-		{Type: EventPartStop, Index: 1},
-		{Type: EventStop, StopReason: mapping.StopToolUse},
-		{Type: EventEnd},
+	evs := []codec.Event{
+		{Type: codec.EventStart, ID: "resp_1", Model: "m"},
+		{Type: codec.EventPartStart, Index: 0, Part: codec.PartToolCall, ToolCallID: "c1", ToolName: "apply_patch"},
+		{Type: codec.EventPartDelta, Index: 0, Text: `{"input":"*** Begin`},
+		{Type: codec.EventPartDelta, Index: 0, Text: ` Patch\n"}`},
+		{Type: codec.EventPartStop, Index: 0},
+		{Type: codec.EventPartStart, Index: 1, Part: codec.PartToolCall, ToolCallID: "c2", ToolName: "multi_agent_v1__spawn"},
+		{Type: codec.EventPartDelta, Index: 1, Text: `{}`},
+		{Type: codec.EventPartStop, Index: 1},
+		{Type: codec.EventStop, StopReason: mapping.StopToolUse},
+		{Type: codec.EventEnd},
 	}
-	out := encodeStream(OpenAIResponses, &req, evs)
+	out := codectest.EncodeStream(codec.OpenAIResponses, &req, evs)
 	for _, want := range []string{
 		`"type":"response.output_item.added","item":{"type":"custom_tool_call","id":"fc_1_0","call_id":"c1","name":"apply_patch","input":""}`,
 		`"type":"response.custom_tool_call_input.delta","delta":"*** Begin Patch\n"`,
@@ -484,15 +487,15 @@ func TestHostedSearchEdgeCases(t *testing.T) {
  {"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"q"}},
  {"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":{"type":"web_search_tool_result_error","error_code":"max_uses_exceeded"}},
  {"type":"text","text":"sorry"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}}`
-	var resp Response
-	if err := DecodeResponse(AnthropicMessages, []byte(anthropicFailed), &resp); err != nil {
+	var resp codec.Response
+	if err := codec.DecodeResponse(codec.AnthropicMessages, []byte(anthropicFailed), &resp); err != nil {
 		t.Fatal(err)
 	}
-	if r := resp.Content[2]; r.Type != PartServerToolResult || !r.IsError || r.Text != "max_uses_exceeded" {
+	if r := resp.Content[2]; r.Type != codec.PartServerToolResult || !r.IsError || r.Text != "max_uses_exceeded" {
 		t.Fatalf("error result %+v", r)
 	}
 	resp.Created = 1
-	out, err := AppendResponse(nil, OpenAIResponses, &resp)
+	out, err := codec.AppendResponse(nil, codec.OpenAIResponses, &resp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -501,7 +504,7 @@ func TestHostedSearchEdgeCases(t *testing.T) {
 		t.Errorf("responses: %s %q", out, resp.Dropped)
 	}
 	resp.Dropped = nil
-	out, err = AppendResponse(nil, AnthropicMessages, &resp)
+	out, err = codec.AppendResponse(nil, codec.AnthropicMessages, &resp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -509,23 +512,23 @@ func TestHostedSearchEdgeCases(t *testing.T) {
 		t.Errorf("anthropic: %s", out)
 	}
 	// The stream of it, to an Anthropic and a Responses client.
-	evs := AppendResponseEvents(nil, &resp)
-	for _, p := range []Protocol{AnthropicMessages, OpenAIResponses} {
-		s := encodeStream(p, &Request{}, evs)
-		if !strings.Contains(s, "max_uses_exceeded") && p == AnthropicMessages || !strings.Contains(s, `"status":"failed"`) && p == OpenAIResponses {
+	evs := codec.AppendResponseEvents(nil, &resp)
+	for _, p := range []codec.Protocol{codec.AnthropicMessages, codec.OpenAIResponses} {
+		s := codectest.EncodeStream(p, &codec.Request{}, evs)
+		if !strings.Contains(s, "max_uses_exceeded") && p == codec.AnthropicMessages || !strings.Contains(s, `"status":"failed"`) && p == codec.OpenAIResponses {
 			t.Errorf("%s stream: %s", p, s)
 		}
 	}
 
 	// Results without an id follow the last search; without a search
 	// before them they are left out.
-	noID := Response{ID: "msg_3", Created: 1, Content: []Part{
-		{Type: PartServerToolResult, Sources: []Source{{URL: "https://a"}}},
-		{Type: PartServerToolCall, ToolName: "web_search", Arguments: `{"query":"x"}`},
-		{Type: PartServerToolResult, IsError: true},
-		{Type: PartText, Text: "abc", Citations: []Citation{{URL: "https://b", Start: 2, End: 1}, {URL: "https://c", Start: -1, End: 9}, {URL: "https://d", Start: 1, End: 2}}},
+	noID := codec.Response{ID: "msg_3", Created: 1, Content: []codec.Part{
+		{Type: codec.PartServerToolResult, Sources: []codec.Source{{URL: "https://a"}}},
+		{Type: codec.PartServerToolCall, ToolName: "web_search", Arguments: `{"query":"x"}`},
+		{Type: codec.PartServerToolResult, IsError: true},
+		{Type: codec.PartText, Text: "abc", Citations: []codec.Citation{{URL: "https://b", Start: 2, End: 1}, {URL: "https://c", Start: -1, End: 9}, {URL: "https://d", Start: 1, End: 2}}},
 	}}
-	out, err = AppendResponse(nil, AnthropicMessages, &noID)
+	out, err = codec.AppendResponse(nil, codec.AnthropicMessages, &noID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -535,29 +538,29 @@ func TestHostedSearchEdgeCases(t *testing.T) {
 			t.Errorf("anthropic lacks %s: %s", want, out)
 		}
 	}
-	evs = AppendResponseEvents(nil, &noID)
-	if s := encodeStream(AnthropicMessages, &Request{}, evs); strings.Count(s, `"type":"web_search_tool_result",`) != 1 {
+	evs = codec.AppendResponseEvents(nil, &noID)
+	if s := codectest.EncodeStream(codec.AnthropicMessages, &codec.Request{}, evs); strings.Count(s, `"type":"web_search_tool_result",`) != 1 {
 		t.Errorf("anthropic stream: %s", s)
 	}
-	if s := encodeStream(OpenAIResponses, &Request{}, evs); strings.Count(s, `"type":"web_search_call"`) == 0 {
+	if s := codectest.EncodeStream(codec.OpenAIResponses, &codec.Request{}, evs); strings.Count(s, `"type":"web_search_call"`) == 0 {
 		t.Errorf("responses stream: %s", s)
 	}
 
 	// Responses searches with several queries, and segments.
-	var r2 Response
-	if err := DecodeResponse(OpenAIResponses, []byte(`{"object":"response","status":"completed","output":[
+	var r2 codec.Response
+	if err := codec.DecodeResponse(codec.OpenAIResponses, []byte(`{"object":"response","status":"completed","output":[
  {"type":"web_search_call","id":"ws_9","status":"completed","action":{"type":"search","queries":["a","b"]}},
  {"type":"message","content":[{"type":"output_text","text":"é x","annotations":[{"type":"url_citation","start_index":0,"url":"https://e"}]}]}]}`), &r2); err != nil {
 		t.Fatal(err)
 	}
-	if q := searchQuery(r2.Content[0].Arguments); q != "a\nb" || r2.Content[1].Citations[0].End != -1 {
+	if q := wire.SearchQuery(r2.Content[0].Arguments); q != "a\nb" || r2.Content[1].Citations[0].End != -1 {
 		t.Errorf("%+v", r2.Content)
 	}
-	segs := citedSegments(&Part{Text: "héllo", Citations: []Citation{{URL: "u", Start: 2, End: 3}}})
-	if len(segs) != 3 || segs[0].text != "h" || segs[1].text != "é" || segs[2].text != "llo" {
+	segs := wire.CitedSegments(&codec.Part{Text: "héllo", Citations: []codec.Citation{{URL: "u", Start: 2, End: 3}}})
+	if len(segs) != 3 || segs[0].Text != "h" || segs[1].Text != "é" || segs[2].Text != "llo" {
 		t.Errorf("segments %+v", segs)
 	}
-	if byteIndex("héllo", 9) != len("héllo") || byteIndex("é", 0) != 0 {
+	if wire.ByteIndex("héllo", 9) != len("héllo") || wire.ByteIndex("é", 0) != 0 {
 		t.Error("byteIndex")
 	}
 }
@@ -566,21 +569,21 @@ func TestHostedSearchEdgeCases(t *testing.T) {
 // and restored custom and namespaced calls to openai-go: every event and
 // item must be of a type the SDK knows, with every field it requires.
 func TestResponsesHostedSDK(t *testing.T) {
-	var req Request
-	if err := DecodeRequest(OpenAIResponses, []byte(codexToolsRequest), &req); err != nil {
+	var req codec.Request
+	if err := codec.DecodeRequest(codec.OpenAIResponses, []byte(codexToolsRequest), &req); err != nil {
 		t.Fatal(err)
 	}
-	var search Response
-	if err := DecodeResponse(AnthropicMessages, []byte(searchResponses[AnthropicMessages]), &search); err != nil {
+	var search codec.Response
+	if err := codec.DecodeResponse(codec.AnthropicMessages, []byte(searchResponses[codec.AnthropicMessages]), &search); err != nil {
 		t.Fatal(err)
 	}
-	calls := Response{ID: "resp_1", Model: "m", Created: 1, StopReason: mapping.StopToolUse, Content: []Part{
-		{Type: PartToolCall, ToolCallID: "c1", ToolName: "apply_patch", Arguments: `{"input":"x"}`},
-		{Type: PartToolCall, ToolCallID: "c2", ToolName: "multi_agent_v1__spawn", Arguments: `{}`},
+	calls := codec.Response{ID: "resp_1", Model: "m", Created: 1, StopReason: mapping.StopToolUse, Content: []codec.Part{
+		{Type: codec.PartToolCall, ToolCallID: "c1", ToolName: "apply_patch", Arguments: `{"input":"x"}`},
+		{Type: codec.PartToolCall, ToolCallID: "c2", ToolName: "multi_agent_v1__spawn", Arguments: `{}`},
 	}}
-	for name, resp := range map[string]*Response{"search": &search, "calls": &calls} {
-		body := encodeStream(OpenAIResponses, &req, AppendResponseEvents(nil, resp))
-		evs, err := parse(t, []byte(body))
+	for name, resp := range map[string]*codec.Response{"search": &search, "calls": &calls} {
+		body := codectest.EncodeStream(codec.OpenAIResponses, &req, codec.AppendResponseEvents(nil, resp))
+		evs, err := codectest.ParseResponsesStream(t, []byte(body))
 		if err != nil {
 			t.Fatal(name, err)
 		}
@@ -589,9 +592,9 @@ func TestResponsesHostedSDK(t *testing.T) {
 			if typed == nil {
 				t.Fatalf("%s event %d: the SDK does not know type %q", name, i, ev.Type)
 			}
-			checkFields(t, name+" "+ev.Type, reflect.ValueOf(typed))
+			codectest.CheckSDKFields(t, name+" "+ev.Type, reflect.ValueOf(typed))
 		}
-		out, err := AppendResponseFor(nil, OpenAIResponses, resp, &req)
+		out, err := codec.AppendResponseFor(nil, codec.OpenAIResponses, resp, &req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -599,9 +602,9 @@ func TestResponsesHostedSDK(t *testing.T) {
 		if err := json.Unmarshal(out, &r); err != nil {
 			t.Fatal(name, err)
 		}
-		checkFields(t, name+" response", reflect.ValueOf(r))
+		codectest.CheckSDKFields(t, name+" response", reflect.ValueOf(r))
 		for _, item := range r.Output {
-			checkFields(t, name+" "+item.Type, reflect.ValueOf(item.AsAny()))
+			codectest.CheckSDKFields(t, name+" "+item.Type, reflect.ValueOf(item.AsAny()))
 		}
 	}
 }
@@ -614,10 +617,10 @@ func TestNamespacedToolChoice(t *testing.T) {
 	const tools = `"tools":[{"type":"function","name":"exec"},
  {"type":"namespace","name":"multi_agent_v1","description":"","tools":[{"type":"function","name":"spawn"},{"type":"function","name":"exec"}]},
  {"type":"namespace","name":"other","description":"","tools":[{"type":"function","name":"wait"},{"type":"function","name":"spawn"}]}]`
-	decode := func(body string) *Request {
+	decode := func(body string) *codec.Request {
 		t.Helper()
-		var req Request
-		if err := DecodeRequest(OpenAIResponses, []byte(body), &req); err != nil {
+		var req codec.Request
+		if err := codec.DecodeRequest(codec.OpenAIResponses, []byte(body), &req); err != nil {
 			t.Fatal(err)
 		}
 		return &req
@@ -633,16 +636,16 @@ func TestNamespacedToolChoice(t *testing.T) {
 		{"outside a group wins", `{"type":"function","name":"exec"}`, "exec"},
 		{"unknown left to the upstream", `{"type":"function","name":"nope"}`, "nope"},
 	}
-	paths := map[Protocol]string{
-		OpenAIChat:        "tool_choice.function.name",
-		AnthropicMessages: "tool_choice.name",
-		Gemini:            "toolConfig.functionCallingConfig.allowedFunctionNames.0",
+	paths := map[codec.Protocol]string{
+		codec.OpenAIChat:        "tool_choice.function.name",
+		codec.AnthropicMessages: "tool_choice.name",
+		codec.Gemini:            "toolConfig.functionCallingConfig.allowedFunctionNames.0",
 	}
 	for _, tt := range tests {
 		for to, path := range paths {
 			t.Run(tt.name+"/"+string(to), func(t *testing.T) {
 				req := decode(body(tt.choice))
-				out, err := AppendRequest(nil, to, req, EncodeOptions{})
+				out, err := codec.AppendRequest(nil, to, req, codec.EncodeOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -655,9 +658,9 @@ func TestNamespacedToolChoice(t *testing.T) {
 
 	// Two groups with the name and no namespace in the choice: which
 	// tool is forced cannot be told.
-	var req Request
-	err := DecodeRequest(OpenAIResponses, []byte(body(`{"type":"function","name":"spawn"}`)), &req)
-	var e *Error
+	var req codec.Request
+	err := codec.DecodeRequest(codec.OpenAIResponses, []byte(body(`{"type":"function","name":"spawn"}`)), &req)
+	var e *codec.Error
 	if !errors.As(err, &e) || e.Status != 400 || e.Param != "tool_choice.name" || !strings.Contains(e.Message, "tool_choice.namespace") {
 		t.Fatalf("ambiguous choice: %v", err)
 	}
@@ -669,7 +672,7 @@ func TestNamespacedToolChoice(t *testing.T) {
 		`{"type":"function","name":"spawn","namespace":"other"}`:         `{"type":"function","name":"spawn","namespace":"other"}`,
 		`{"type":"function","name":"exec","namespace":"multi_agent_v1"}`: `{"type":"function","name":"exec","namespace":"multi_agent_v1"}`,
 	} {
-		out, err := AppendRequest(nil, OpenAIResponses, decode(body(choice)), EncodeOptions{})
+		out, err := codec.AppendRequest(nil, codec.OpenAIResponses, decode(body(choice)), codec.EncodeOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -680,7 +683,7 @@ func TestNamespacedToolChoice(t *testing.T) {
 
 	// Dropping the forced tool drops the choice with it.
 	req3 := decode(body(`{"type":"function","name":"wait"}`))
-	if !req3.Drop("tools[3]") || req3.ToolChoice.Mode != ToolChoiceUnset {
+	if !req3.Drop("tools[3]") || req3.ToolChoice.Mode != codec.ToolChoiceUnset {
 		t.Errorf("after dropping the forced tool: %+v", req3.ToolChoice)
 	}
 }

@@ -1,10 +1,12 @@
-package codec
+package codec_test
 
 import (
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/internal/codectest"
 	"github.com/llmbridge/llmbridge/mapping"
 	"github.com/llmbridge/llmbridge/sse"
 )
@@ -12,21 +14,21 @@ import (
 // observed is what a passthrough records of a stream: the last known usage,
 // the last stop reason, and whether an error event came.
 type observed struct {
-	usage Usage
+	usage codec.Usage
 	stop  mapping.StopReason
 	err   bool
 }
 
-func (o *observed) take(evs []Event) {
+func (o *observed) take(evs []codec.Event) {
 	for i := range evs {
 		switch ev := &evs[i]; ev.Type {
-		case EventStart, EventUsage:
+		case codec.EventStart, codec.EventUsage:
 			if ev.Usage.Known {
 				o.usage = ev.Usage
 			}
-		case EventStop:
+		case codec.EventStop:
 			o.stop = ev.StopReason
-		case EventError:
+		case codec.EventError:
 			o.err = true
 		}
 	}
@@ -34,10 +36,10 @@ func (o *observed) take(evs []Event) {
 
 // observeBoth replays the stream body of protocol p through a stream
 // decoder that sees every event and through a UsageObserver.
-func observeBoth(p Protocol, body string) (full, filtered observed) {
-	dec, obs := streamDecoder(p), NewUsageObserver(p)
+func observeBoth(p codec.Protocol, body string) (full, filtered observed) {
+	dec, obs := codectest.StreamDecoder(p), codec.NewUsageObserver(p)
 	r := sse.NewReader(strings.NewReader(body), 0)
-	var evs []Event
+	var evs []codec.Event
 	for {
 		ev, err := r.Next()
 		if err != nil {
@@ -54,12 +56,12 @@ func observeBoth(p Protocol, body string) (full, filtered observed) {
 // a stream decoder that sees every event and through a UsageObserver, and
 // requires both to find the same usage, stop reason and errors.
 func TestUsageObserverRecordings(t *testing.T) {
-	skipWithoutRecordings(t)
+	codectest.SkipWithoutRecordings(t)
 	n := 0
-	for _, p := range Protocols() {
-		files, _ := filepath.Glob(filepath.Join(recordingsDir, string(p), "*.json"))
+	for _, p := range codec.Protocols() {
+		files, _ := filepath.Glob(filepath.Join(codectest.RecordingsDir, string(p), "*.json"))
 		for _, file := range files {
-			rec := readRecording(t, filepath.Join(string(p), filepath.Base(file)))
+			rec := codectest.ReadRecording(t, filepath.Join(string(p), filepath.Base(file)))
 			body := rec.Get("response.body").String()
 			if !rec.Get("stream").Bool() || rec.Get("response.status").Int() != 200 || !strings.Contains(body, "data:") {
 				continue
@@ -81,35 +83,35 @@ func TestUsageObserverRecordings(t *testing.T) {
 // decodes.
 func TestReportsUsage(t *testing.T) {
 	for _, c := range []struct {
-		p          Protocol
+		p          codec.Protocol
 		name, data string
 		want       bool
 	}{
-		{OpenAIChat, "", `{"choices":[{"delta":{"content":"a"},"finish_reason":null}]}`, false},
-		{OpenAIChat, "", `{"choices":[{"delta":{},"finish_reason" : "stop"}]}`, true},
-		{OpenAIChat, "", `{"choices":[],"usage":{"prompt_tokens":1}}`, true},
-		{OpenAIChat, "", `{"error":{"message":"x"}}`, true},
-		{AnthropicMessages, "content_block_delta", `{"type":"content_block_delta"}`, false},
-		{AnthropicMessages, "message_delta", `{"type":"message_delta"}`, true},
-		{AnthropicMessages, "", `{"type":"message_delta","usage":{}}`, true},
-		{AnthropicMessages, "", `{"type":"content_block_delta"}`, false},
-		{OpenAIResponses, "response.output_text.delta", `{}`, false},
-		{OpenAIResponses, "response.completed", `{}`, true},
-		{OpenAIResponses, "", `{"type":"response.failed"}`, true},
-		{OpenAIResponses, "", `{"type":"response.output_item.added"}`, true},
-		{OpenAIResponses, "response.function_call_arguments.delta", `{}`, false},
-		{OpenAIChat, "", `{"choices":[{"delta":{"refusal":"no"},"finish_reason":null}]}`, true},
-		{OpenAIChat, "", `{"choices":[{"delta":{"content":"a","refusal":null}}]}`, false},
+		{codec.OpenAIChat, "", `{"choices":[{"delta":{"content":"a"},"finish_reason":null}]}`, false},
+		{codec.OpenAIChat, "", `{"choices":[{"delta":{},"finish_reason" : "stop"}]}`, true},
+		{codec.OpenAIChat, "", `{"choices":[],"usage":{"prompt_tokens":1}}`, true},
+		{codec.OpenAIChat, "", `{"error":{"message":"x"}}`, true},
+		{codec.AnthropicMessages, "content_block_delta", `{"type":"content_block_delta"}`, false},
+		{codec.AnthropicMessages, "message_delta", `{"type":"message_delta"}`, true},
+		{codec.AnthropicMessages, "", `{"type":"message_delta","usage":{}}`, true},
+		{codec.AnthropicMessages, "", `{"type":"content_block_delta"}`, false},
+		{codec.OpenAIResponses, "response.output_text.delta", `{}`, false},
+		{codec.OpenAIResponses, "response.completed", `{}`, true},
+		{codec.OpenAIResponses, "", `{"type":"response.failed"}`, true},
+		{codec.OpenAIResponses, "", `{"type":"response.output_item.added"}`, true},
+		{codec.OpenAIResponses, "response.function_call_arguments.delta", `{}`, false},
+		{codec.OpenAIChat, "", `{"choices":[{"delta":{"refusal":"no"},"finish_reason":null}]}`, true},
+		{codec.OpenAIChat, "", `{"choices":[{"delta":{"content":"a","refusal":null}}]}`, false},
 		// Longer than a 64-byte block: the block quote scan.
-		{OpenAIChat, "", `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1767225600,"model":"m","choices":[{"index":0,"delta":{"content":" word"},"logprobs":null,"finish_reason":null}]}`, false},
-		{OpenAIChat, "", `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1767225600,"model":"m","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"length"}]}`, true},
-		{OpenAIChat, "", `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1767225600,"model":"m","choices":[],"usage":{"prompt_tokens":1}}`, true},
-		{Gemini, "", `{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f"}}]}}]}`, true},
-		{Gemini, "", `{"candidates":[{"content":{"parts":[{"text":"a"}]}}]}`, false},
-		{Vertex, "", `{"candidates":[{"finishReason":"STOP"}]}`, true},
-		{Gemini, "", `{"usageMetadata":{}}`, true},
+		{codec.OpenAIChat, "", `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1767225600,"model":"m","choices":[{"index":0,"delta":{"content":" word"},"logprobs":null,"finish_reason":null}]}`, false},
+		{codec.OpenAIChat, "", `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1767225600,"model":"m","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"length"}]}`, true},
+		{codec.OpenAIChat, "", `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1767225600,"model":"m","choices":[],"usage":{"prompt_tokens":1}}`, true},
+		{codec.Gemini, "", `{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f"}}]}}]}`, true},
+		{codec.Gemini, "", `{"candidates":[{"content":{"parts":[{"text":"a"}]}}]}`, false},
+		{codec.Vertex, "", `{"candidates":[{"finishReason":"STOP"}]}`, true},
+		{codec.Gemini, "", `{"usageMetadata":{}}`, true},
 	} {
-		if got := reportsUsage(c.p.Family(), c.name, c.data); got != c.want {
+		if got := codec.ReportsUsage(c.p.Family(), c.name, c.data); got != c.want {
 			t.Errorf("%s %q %s: %v, want %v", c.p, c.name, c.data, got, c.want)
 		}
 	}
@@ -119,14 +121,14 @@ func TestReportsUsage(t *testing.T) {
 // of the encoder tests (text, parallel tool calls, refusal, reasoning, ...)
 // as every protocol's upstream would send them.
 func TestUsageObserverEncodedStreams(t *testing.T) {
-	for _, c := range anthropicEncodeCases {
-		for _, p := range Protocols() {
-			req := c.req
+	for _, c := range codectest.EncodeCases {
+		for _, p := range codec.Protocols() {
+			req := c.Req
 			req.Stream, req.StreamUsage = true, true
-			body := encodeStream(p, &req, c.evs)
+			body := codectest.EncodeStream(p, &req, c.Evs)
 			full, filtered := observeBoth(p, body)
 			if full != filtered {
-				t.Errorf("%s as %s: every event gives %+v, the observer %+v", c.name, p, full, filtered)
+				t.Errorf("%s as %s: every event gives %+v, the observer %+v", c.Name, p, full, filtered)
 			}
 		}
 	}

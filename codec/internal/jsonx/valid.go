@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/bits"
 	"unsafe"
+
+	"github.com/tidwall/gjson"
 )
 
 // Valid reports whether s is one valid JSON value (RFC 8259), with
@@ -392,4 +394,38 @@ func digits(s string, i int) int {
 		i++
 	}
 	return i
+}
+
+// ParseObject parses s and checks that it is a JSON object. When it is
+// not, problem says why ("is not valid JSON", "must be a JSON object").
+func ParseObject(s string) (root gjson.Result, problem string) {
+	if !Valid(s) {
+		return gjson.Result{}, "is not valid JSON"
+	}
+	return rootObject(s)
+}
+
+// ParseIndexed is ParseObject that also returns the document's structural
+// index, for a decode that walks all of it. The caller releases the index
+// (Index.Release) once it is done.
+func ParseIndexed(s string) (root gjson.Result, x *Index, problem string) {
+	x = IndexDocument(s)
+	if x == nil {
+		return gjson.Result{}, nil, "is not valid JSON"
+	}
+	root, problem = rootObject(s)
+	if problem != "" {
+		x.Release()
+		return root, nil, problem
+	}
+	return root, x, ""
+}
+
+// rootObject parses the valid document s and checks that it is an object.
+func rootObject(s string) (gjson.Result, string) {
+	root := gjson.Parse(s)
+	if !root.IsObject() {
+		return gjson.Result{}, "must be a JSON object"
+	}
+	return root, ""
 }

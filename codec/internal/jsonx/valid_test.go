@@ -103,3 +103,28 @@ func TestValidJSONControlBytes(t *testing.T) {
 		}
 	}
 }
+
+func TestParseObject(t *testing.T) {
+	for _, c := range []struct {
+		doc, problem string
+	}{
+		{`{"a":1}`, ""},
+		{` {} `, ""},
+		{`[1]`, "must be a JSON object"},
+		{`"s"`, "must be a JSON object"},
+		{`{"a":}`, "is not valid JSON"},
+		{``, "is not valid JSON"},
+	} {
+		root, problem := ParseObject(c.doc)
+		if problem != c.problem || problem == "" && !root.IsObject() {
+			t.Errorf("ParseObject(%q) = %v, %q; want problem %q", c.doc, root.Raw, problem, c.problem)
+		}
+		root, x, problem := ParseIndexed(c.doc)
+		if problem != c.problem || problem == "" && (!root.IsObject() || x == nil) || problem != "" && x != nil {
+			t.Errorf("ParseIndexed(%q) = %v, %v, %q; want problem %q", c.doc, root.Raw, x, problem, c.problem)
+		}
+		if x != nil {
+			x.Release()
+		}
+	}
+}

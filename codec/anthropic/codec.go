@@ -1,0 +1,203 @@
+package anthropic
+
+import (
+	"sync"
+
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
+	"github.com/llmbridge/llmbridge/codec/internal/wire"
+	"github.com/tidwall/gjson"
+)
+
+func init() {
+	codec.Register(codec.Descriptor{
+		Name:          codec.AnthropicMessages,
+		Route:         codec.Route{Suffixes: []string{"/v1/messages"}, Paths: []string{"/messages"}},
+		Credential:    codec.Credential{Header: "X-Api-Key", AlsoBearer: true},
+		Headers:       [][2]string{{"Anthropic-Version", "2023-06-01"}},
+		FamilyHeaders: anthropicHeaders,
+		Counting:      codec.Counting{Member: "input_tokens"},
+		Listing:       codec.Listing{Path: "/v1/models", Shape: codec.AnthropicMessages, PageSize: "limit", Paging: []string{"limit", "after_id", "before_id"}},
+	}, anthropicCodec{})
+	codec.Register(codec.Descriptor{
+		Name: codec.VertexAnthropic, Family: codec.AnthropicMessages, ModelInPath: true, Located: true,
+		Route:         codec.Route{Models: "/publishers/anthropic/models", Method: "rawPredict", StreamMethod: "streamRawPredict"},
+		FamilyHeaders: anthropicHeaders,
+		Counting:      codec.Counting{Member: "input_tokens", BodyProtocol: codec.AnthropicMessages},
+		// The version travels in the body (anthropic_version) on Vertex.
+		DropHeaders: []string{"Anthropic-Version"},
+		// Vertex answers a request with an anthropic-beta value it does
+		// not carry with a 400 ("Unexpected value(s) ... for the
+		// anthropic-beta header").
+		Betas: vertexBetas,
+	}, anthropicCodec{})
+}
+
+// vertexBetas are the anthropic-beta values Anthropic on Vertex AI is
+// known to accept: the ones Claude Code's own Vertex mode sends, and
+// context management.
+var vertexBetas = map[string]bool{
+	"claude-code-20250219":            true,
+	"interleaved-thinking-2025-05-14": true,
+	"context-management-2025-06-27":   true,
+	"tool-search-tool-2025-10-19":     true,
+	"web-search-2025-03-05":           true,
+}
+
+// anthropicHeaders are the headers only Anthropic's servers read.
+var anthropicHeaders = []string{"Anthropic-Version", "Anthropic-Beta"}
+
+// anthropicCodec is the codec of Anthropic Messages, first-party and on
+// Vertex AI.
+type anthropicCodec struct{}
+
+// request is a request being decoded, with the arena its strings are
+// unescaped into.
+type request struct {
+	*codec.Request
+	text jsonx.Arena
+}
+
+// response is request's counterpart for a response being decoded.
+type response struct {
+	*codec.Response
+	text jsonx.Arena
+}
+
+// The wrappers of requests and responses being decoded are reused: the
+// decoders' closures make a wrapper escape to the heap, which would cost
+// an allocation per decode.
+var (
+	requestPool  = sync.Pool{New: func() any { return new(request) }}
+	responsePool = sync.Pool{New: func() any { return new(response) }}
+)
+
+func (anthropicCodec) DecodeRequest(p codec.Protocol, body []byte, req *codec.Request) error {
+	root, index, err := wire.ParseIndexed(body)
+	if err != nil {
+		return err
+	}
+	r := requestPool.Get().(*request)
+	r.Request, r.text = req, jsonx.IndexedArena(index)
+	err = decodeAnthropicRequest(root, r, p == codec.VertexAnthropic)
+	index.Release()
+	*r = request{}
+	requestPool.Put(r)
+	return wire.Err(err)
+}
+
+func (anthropicCodec) AppendRequest(dst []byte, p codec.Protocol, req *codec.Request, opts codec.EncodeOptions) ([]byte, error) {
+	dst, err := appendAnthropicRequest(dst, req, &opts, p == codec.VertexAnthropic)
+	return dst, wire.Err(err)
+}
+
+func (anthropicCodec) DecodeResponse(p codec.Protocol, body []byte, resp *codec.Response) error {
+	root, index, err := wire.ParseResponse(p, body)
+	if err != nil {
+		return err
+	}
+	r := responsePool.Get().(*response)
+	r.Response, r.text = resp, jsonx.IndexedArena(index)
+	err = decodeAnthropicResponse(root, r)
+	index.Release()
+	*r = response{}
+	responsePool.Put(r)
+	return wire.Err(err)
+}
+
+func (anthropicCodec) AppendResponse(dst []byte, _ codec.Protocol, resp *codec.Response, _ *codec.Request) ([]byte, error) {
+	dst, err := appendAnthropicResponse(dst, resp)
+	return dst, wire.Err(err)
+}
+
+func (anthropicCodec) NewStreamDecoder(p codec.Protocol) codec.StreamDecoder {
+	return newAnthropicStreamDecoder(p)
+}
+
+func (anthropicCodec) NewStreamEncoder(_ codec.Protocol, req *codec.Request) codec.StreamEncoder {
+	return newAnthropicStreamEncoder(req)
+}
+
+func (anthropicCodec) DecodeError(_ codec.Protocol, errObject string, e *codec.Error) {
+	decodeAnthropicError(gjson.Parse(errObject), e)
+}
+
+func (anthropicCodec) AppendError(dst []byte, p codec.Protocol, e *codec.Error) []byte {
+	return appendAnthropicError(dst, p, e)
+}
+
+func (anthropicCodec) UpstreamPath(p codec.Protocol, at codec.Location, model string, stream bool) (string, string) {
+	if p != codec.VertexAnthropic {
+		return "/v1/messages", ""
+	}
+	if stream {
+		return vertexModel(at, model) + ":streamRawPredict", ""
+	}
+	return vertexModel(at, model) + ":rawPredict", ""
+}
+
+// vertexModel is the path of an Anthropic model on Vertex AI.
+func vertexModel(at codec.Location, model string) string {
+	return "/v1/projects/" + at.Project + "/locations/" + at.Region + "/publishers/anthropic/models/" + model
+}
+
+func (anthropicCodec) DecodeModelList(p codec.Protocol, body []byte, l *codec.ModelList) error {
+	root, perr := wire.ParseObject(body)
+	if perr != nil {
+		return codec.BadUpstream(p, "model listing is not a JSON object")
+	}
+	return wire.Err(decodeAnthropicModelList(root, p, l))
+}
+
+func (anthropicCodec) AppendModelList(dst []byte, _ codec.Protocol, l *codec.ModelList, opts codec.ModelListOptions) []byte {
+	return appendAnthropicModelList(dst, l, opts)
+}
+
+func (anthropicCodec) CountPath(p codec.Protocol, at codec.Location, _ string) string {
+	if p == codec.VertexAnthropic {
+		return vertexModel(at, "count-tokens") + ":rawPredict"
+	}
+	return "/v1/messages/count_tokens"
+}
+
+// CountedBody returns the first-party Messages body a count request
+// counts: on Vertex, the count body without its anthropic_version.
+func (anthropicCodec) CountedBody(p codec.Protocol, body []byte) ([]byte, error) {
+	if p != codec.VertexAnthropic {
+		return body, nil
+	}
+	root, err := wire.ParseObject(body)
+	if err != nil {
+		return nil, err
+	}
+	return wire.AppendMembers(nil, root, func(k string) bool { return k != "anthropic_version" }), nil
+}
+
+// AppendCountBody writes the count_tokens body of a Messages generation
+// body: the members count_tokens takes, and on Vertex the
+// anthropic_version.
+func (anthropicCodec) AppendCountBody(dst []byte, p codec.Protocol, gen []byte, _ *codec.Request, _ codec.EncodeOptions) []byte {
+	dst = wire.AppendMembers(dst, gjson.ParseBytes(gen), wire.Keep(anthropicCountFields))
+	if p != codec.VertexAnthropic {
+		return dst
+	}
+	dst = dst[:len(dst)-1]
+	dst = append(dst, `,"anthropic_version":`...)
+	dst = jsonx.AppendString(dst, codec.VertexAnthropicVersion)
+	return append(dst, '}')
+}
+
+func (anthropicCodec) AdaptSibling(p codec.Protocol, body []byte, from codec.Protocol, model string) ([]byte, error) {
+	if p == codec.VertexAnthropic {
+		return vertexAnthropicFromFirstParty(body, from, model)
+	}
+	return anthropicFromVertex(body, from, model)
+}
+
+// Interface guards
+var (
+	_ codec.Codec          = anthropicCodec{}
+	_ codec.ModelLister    = anthropicCodec{}
+	_ codec.TokenCounter   = anthropicCodec{}
+	_ codec.SiblingAdapter = anthropicCodec{}
+)

@@ -1,0 +1,29 @@
+package anthropic
+
+import (
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
+	"github.com/llmbridge/llmbridge/mapping"
+	"github.com/tidwall/gjson"
+)
+
+// decodeAnthropicError reads the type of an Anthropic error object.
+func decodeAnthropicError(errObj gjson.Result, e *codec.Error) {
+	if k, ok := mapping.FromAnthropicErrorType(errObj.Get("type").Str); ok {
+		e.Kind = k
+	}
+	e.Code = errObj.Get("type").Str
+}
+
+// appendAnthropicError appends e as an Anthropic error body.
+func appendAnthropicError(dst []byte, _ codec.Protocol, e *codec.Error) []byte {
+	dst = append(dst, `{"type":"error","error":{"type":`...)
+	typ := mapping.AnthropicErrorType(e.Kind)
+	if e.Protocol.IsAnthropic() && e.Code != "" {
+		typ = e.Code
+	}
+	dst = jsonx.AppendString(dst, typ)
+	dst = append(dst, `,"message":`...)
+	dst = jsonx.AppendString(dst, e.Message)
+	return append(dst, `}}`...)
+}

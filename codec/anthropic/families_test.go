@@ -1,0 +1,8 @@
+package anthropic
+
+// The tests translate to and from the other families.
+import (
+	_ "github.com/llmbridge/llmbridge/codec/chat"
+	_ "github.com/llmbridge/llmbridge/codec/gemini"
+	_ "github.com/llmbridge/llmbridge/codec/responses"
+)

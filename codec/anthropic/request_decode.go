@@ -1,0 +1,440 @@
+package anthropic
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
+	"github.com/llmbridge/llmbridge/codec/internal/wire"
+	"github.com/llmbridge/llmbridge/mapping"
+	"github.com/tidwall/gjson"
+)
+
+// anthropicRequestDecoder holds the state of one request decode: the
+// destination and what has been seen of the required fields.
+type anthropicRequestDecoder struct {
+	req         *request
+	vertex      bool
+	sawMessages bool
+	parts       []codec.Part // backing array shared by the Parts of all messages
+
+	// thinkingOff and effort are thinking {type:"disabled"} and
+	// output_config.effort, combined into req.Reasoning once the whole body
+	// is read, since both speak for Reasoning.Effort and may come in either
+	// order.
+	thinkingOff bool
+	effort      mapping.Effort
+}
+
+// decodeAnthropicRequest decodes a Messages request body into req. The
+// top-level object is walked once; every key is mapped, recorded as a
+// dropped hint, rejected as a capability outside the current scope, or
+// rejected as unknown.
+func decodeAnthropicRequest(root gjson.Result, req *request, vertex bool) *codec.Error {
+	d := anthropicRequestDecoder{req: req, vertex: vertex}
+	var err *codec.Error
+	jsonx.EachMember(root, &req.text, func(key, value gjson.Result) bool {
+		err = d.field(key.Str, value)
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	if !d.sawMessages {
+		return wire.Invalid("messages", "is required")
+	}
+	d.finishReasoning()
+	// An Anthropic stream always reports usage, so a streaming Anthropic
+	// client expects it whatever the upstream.
+	req.StreamUsage = req.Stream
+	return nil
+}
+
+// field decodes one top-level field.
+func (d *anthropicRequestDecoder) field(name string, v gjson.Result) *codec.Error {
+	req := d.req
+	switch name {
+	case "model":
+		return d.model(v)
+	case "messages":
+		return d.messages(v)
+	case "system":
+		return d.system(v)
+	case "max_tokens":
+		return wire.ReadInt(v, "max_tokens", &req.MaxTokens)
+	case "temperature":
+		return wire.ReadFloat(v, "temperature", &req.Temperature)
+	case "top_p":
+		return wire.ReadFloat(v, "top_p", &req.TopP)
+	case "top_k":
+		return wire.ReadInt(v, "top_k", &req.TopK)
+	case "stop_sequences":
+		var err *codec.Error
+		req.StopSequences, err = wire.ReadStringList(v, "stop_sequences", false, req.StopSequences)
+		return err
+	case "stream":
+		if v.Type == gjson.Null {
+			return nil
+		}
+		var err *codec.Error
+		req.Stream, err = wire.ReadBool(v, "stream")
+		return err
+	case "metadata":
+		return d.metadata(v)
+	case "anthropic_version":
+		// Only the Vertex dialect carries the API version in the body; the
+		// encoder of the upstream protocol writes its own.
+		if !d.vertex {
+			return wire.UnknownField(name)
+		}
+		return anthropicStringHint(req, name, v)
+	case "service_tier", "inference_geo", "speed":
+		// Capacity, region and speed choices steer the provider, not what
+		// the model generates.
+		return anthropicStringHint(req, name, v)
+	case "context_management":
+		return anthropicContextManagement(req, v)
+	case "cache_control", "diagnostics":
+		// Automatic prompt caching (seen in real traffic) and cache
+		// diagnostics are provider-side optimisations.
+		return anthropicObjectHint(req, name, v)
+	case "thinking":
+		return d.thinking(v)
+	case "output_config":
+		return d.outputConfig(v)
+	case "tools":
+		return d.tools(v)
+	case "mcp_servers":
+		return anthropicRejectNonEmpty(name, v, "MCP servers are not supported yet")
+	case "tool_choice":
+		return d.toolChoice(v)
+	case "container":
+		return wire.RejectUnlessNull(v, name, "code execution containers are not supported")
+	case "output_format":
+		// The beta predecessor of output_config.format; the released API
+		// takes the format there.
+		return wire.RejectUnlessNull(v, name, "use output_config.format for structured output")
+	}
+	return wire.UnknownField(name)
+}
+
+// model reads the model. A Vertex body must not carry one: on Vertex the
+// model is part of the URL path, which the caller has read.
+func (d *anthropicRequestDecoder) model(v gjson.Result) *codec.Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	if d.vertex {
+		return wire.Invalid("model", "must not be set in a vertex-anthropic body: the model is part of the URL path")
+	}
+	var err *codec.Error
+	d.req.Model, err = wire.ReadString(v, "model")
+	return err
+}
+
+// messages decodes the conversation. The messages are counted first so that
+// req.Messages and one backing array for all their parts are allocated once;
+// most messages hold one part, and a request with more grows the backing
+// array (messages decoded before the growth keep the old one, which stays
+// valid).
+func (d *anthropicRequestDecoder) messages(v gjson.Result) *codec.Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	if !v.IsArray() {
+		return wire.WrongType("messages", "array", v)
+	}
+	n := jsonx.CountMembers(v, &d.req.text)
+	if n == 0 {
+		return wire.Invalid("messages", "must contain at least one message")
+	}
+	d.sawMessages = true
+	req := d.req
+	// A repeated key replaces the earlier value, as JSON decoders do.
+	req.Messages = slices.Grow(req.Messages[:0], n)
+	d.parts = make([]codec.Part, 0, n)
+	i := 0
+	var err *codec.Error
+	jsonx.EachMember(v, &req.text, func(_, m gjson.Result) bool {
+		var msg codec.Message
+		msg, err = d.message(m, i)
+		if err != nil {
+			return false
+		}
+		req.Messages = append(req.Messages, msg)
+		i++
+		return true
+	})
+	return err
+}
+
+// message decodes messages[i].
+func (d *anthropicRequestDecoder) message(m gjson.Result, i int) (codec.Message, *codec.Error) {
+	var msg codec.Message
+	if !m.IsObject() {
+		return msg, wire.WrongType(wire.IndexPath("messages", i), "object", m)
+	}
+	start := len(d.parts)
+	var hasRole, hasContent bool
+	var err *codec.Error
+	jsonx.EachMember(m, &d.req.text, func(key, value gjson.Result) bool {
+		switch key.Str {
+		case "role":
+			hasRole = true
+			msg.Role, err = anthropicRole(value, i)
+		case "content":
+			if value.Type != gjson.Null {
+				hasContent = true
+				err = d.content(value, i)
+			}
+		default:
+			err = wire.UnknownField(wire.IndexPath("messages", i) + "." + key.Str)
+		}
+		return err == nil
+	})
+	switch {
+	case err != nil:
+		return msg, err
+	case !hasRole:
+		return msg, wire.Invalid(wire.IndexPath("messages", i)+".role", "is required")
+	case !hasContent:
+		return msg, wire.Invalid(wire.IndexPath("messages", i)+".content", "is required")
+	}
+	if end := len(d.parts); end > start {
+		msg.Parts = d.parts[start:end:end]
+	}
+	return msg, d.checkToolParts(&msg, i)
+}
+
+// checkToolParts checks that tool_use and thinking blocks are in an
+// assistant message and tool_result blocks in a user message (the role may follow the content in
+// the object, so this is done once the message is decoded), and gives each
+// tool result the name of the call it answers when the preceding assistant
+// message has it: Anthropic does not repeat the name, and protocols such as
+// Gemini need it.
+func (d *anthropicRequestDecoder) checkToolParts(msg *codec.Message, i int) *codec.Error {
+	for j := range msg.Parts {
+		p := &msg.Parts[j]
+		switch {
+		case p.Type == codec.PartToolCall && msg.Role != codec.RoleAssistant:
+			return wire.Invalid(anthropicBlockPos{msg: i, block: j}.path(""), "tool_use blocks belong in assistant messages")
+		case p.Type == codec.PartToolResult && msg.Role != codec.RoleUser:
+			return wire.Invalid(anthropicBlockPos{msg: i, block: j}.path(""), "tool_result blocks belong in user messages")
+		case p.Type == codec.PartReasoning && msg.Role != codec.RoleAssistant:
+			return wire.Invalid(anthropicBlockPos{msg: i, block: j}.path(""), "thinking and redacted_thinking blocks belong in assistant messages")
+		case p.Type == codec.PartToolResult && i > 0:
+			p.ToolName = anthropicCallName(d.req.Messages[i-1].Parts, p.ToolCallID)
+		}
+	}
+	return nil
+}
+
+// anthropicCallName returns the name of the tool call with id among ps, or
+// "".
+func anthropicCallName(ps []codec.Part, id string) string {
+	for k := range ps {
+		if ps[k].Type == codec.PartToolCall && ps[k].ToolCallID == id {
+			return ps[k].ToolName
+		}
+	}
+	return ""
+}
+
+// anthropicRole reads messages[i].role. Anthropic has only user and
+// assistant turns; system instructions are the top-level system field.
+func anthropicRole(v gjson.Result, i int) (codec.Role, *codec.Error) {
+	if v.Type != gjson.String {
+		return codec.RoleUser, wire.WrongType(wire.IndexPath("messages", i)+".role", "string", v)
+	}
+	switch v.Str {
+	case "user":
+		return codec.RoleUser, nil
+	case "assistant":
+		return codec.RoleAssistant, nil
+	}
+	return codec.RoleUser, wire.Invalid(wire.IndexPath("messages", i)+".role", `must be "user" or "assistant"`)
+}
+
+// content decodes messages[i].content, a string or an array of blocks, into
+// the shared parts array.
+func (d *anthropicRequestDecoder) content(v gjson.Result, i int) *codec.Error {
+	if v.Type == gjson.String {
+		d.parts = append(d.parts, wire.TextPart(codec.PartText, v))
+		return nil
+	}
+	if !v.IsArray() {
+		return wire.WrongType(wire.IndexPath("messages", i)+".content", "string or array", v)
+	}
+	j := 0
+	var err *codec.Error
+	jsonx.EachMember(v, &d.req.text, func(_, b gjson.Result) bool {
+		// Most blocks are plain text: read them without block's
+		// general collection (plainText).
+		if p, ok := wire.PlainText(&d.req.text, b.Raw, `"text"`); ok {
+			d.parts = append(d.parts, p)
+			j++
+			return true
+		}
+		if typ := b.Get("type"); typ.Str == "server_tool_use" || typ.Str == "web_search_tool_result" {
+			// A web search Anthropic ran in an earlier turn: its
+			// results are encrypted for Anthropic alone, while the
+			// answer that used them stays. Like another family's
+			// reasoning, it is dropped and listed.
+			d.req.Dropped = append(d.req.Dropped, anthropicBlockPos{msg: i, block: j}.path(" ("+typ.Str+")"))
+			j++
+			return true
+		}
+		var p codec.Part
+		p, err = d.block(b, anthropicBlockPos{msg: i, block: j})
+		if err != nil {
+			return false
+		}
+		d.parts = append(d.parts, p)
+		j++
+		return true
+	})
+	return err
+}
+
+// system decodes the top-level system prompt: a string, or an array of text
+// blocks like those of a message.
+func (d *anthropicRequestDecoder) system(v gjson.Result) *codec.Error {
+	req := d.req
+	// A repeated key replaces the earlier value, as JSON decoders do.
+	req.System = req.System[:0]
+	switch {
+	case v.Type == gjson.Null:
+		return nil
+	case v.Type == gjson.String:
+		req.System = append(req.System, wire.TextPart(codec.PartText, v))
+	case v.IsArray():
+		req.System = slices.Grow(req.System, jsonx.CountMembers(v, &d.req.text))
+		j := 0
+		var err *codec.Error
+		jsonx.EachMember(v, &d.req.text, func(_, b gjson.Result) bool {
+			var p codec.Part
+			p, err = d.block(b, anthropicBlockPos{system: true, block: j})
+			if err != nil {
+				return false
+			}
+			req.System = append(req.System, p)
+			j++
+			return true
+		})
+		if err != nil {
+			return err
+		}
+	default:
+		return wire.WrongType("system", "string or array", v)
+	}
+	req.SystemRole = codec.RoleSystem
+	return nil
+}
+
+// metadata decodes the metadata object, whose only field is user_id.
+func (d *anthropicRequestDecoder) metadata(v gjson.Result) *codec.Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	if !v.IsObject() {
+		return wire.WrongType("metadata", "object", v)
+	}
+	var err *codec.Error
+	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+		switch key.Str {
+		case "user_id":
+			if value.Type != gjson.Null {
+				d.req.User, err = wire.ReadString(value, "metadata.user_id")
+			}
+		default:
+			err = wire.UnknownField("metadata." + key.Str)
+		}
+		return err == nil
+	})
+	return err
+}
+
+// anthropicStringHint records a string hint field: one that steers the
+// provider but not what the model generates, and has no canonical slot.
+// Null is absent and not recorded.
+func anthropicStringHint(req *request, path string, v gjson.Result) *codec.Error {
+	switch {
+	case v.Type == gjson.Null:
+		return nil
+	case v.Type != gjson.String:
+		return wire.WrongType(path, "string", v)
+	}
+	req.Dropped = append(req.Dropped, path)
+	return nil
+}
+
+// anthropicObjectHint records an object hint field, like
+// anthropicStringHint.
+func anthropicObjectHint(req *request, path string, v gjson.Result) *codec.Error {
+	switch {
+	case v.Type == gjson.Null:
+		return nil
+	case !v.IsObject():
+		return wire.WrongType(path, "object", v)
+	}
+	req.Dropped = append(req.Dropped, path)
+	return nil
+}
+
+// anthropicContextManagement reads context_management. Its edits change
+// what the model sees of the conversation on Anthropic's servers: context
+// editing clears old tool uses (clear_tool_uses_20250919) and compaction
+// (compact_20260112) replaces the earlier turns with a summary. No other
+// family does either, and translation is always toward another family, so
+// such an edit is a capability the upstream lacks: rejected, or dropped
+// and reported under the lenient policy. An edit that clears thinking
+// (clear_thinking_20251015, which Claude Code sends with keep: all) only
+// says which of Anthropic's own thinking blocks stay in its context;
+// another family takes earlier reasoning back by its own rules, so that
+// edit, and a field without edits, is a hint.
+func anthropicContextManagement(req *request, v gjson.Result) *codec.Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	if !v.IsObject() {
+		return wire.WrongType("context_management", "object", v)
+	}
+	edits := v.Get("edits")
+	switch {
+	case edits.Type == gjson.Null:
+	case !edits.IsArray():
+		return wire.WrongType("context_management.edits", "array", edits)
+	default:
+		var err *codec.Error
+		i := 0
+		edits.ForEach(func(_, e gjson.Result) bool {
+			if typ := e.Get("type"); typ.Type != gjson.String || !strings.HasPrefix(typ.Str, "clear_thinking_") {
+				err = wire.UnsupportedField("context_management", "context editing of tool uses and compaction happen on Anthropic's servers, which no other protocol has (edits["+strconv.Itoa(i)+"] is "+strconv.Quote(typ.String())+")")
+				return false
+			}
+			i++
+			return true
+		})
+		if err != nil {
+			return err
+		}
+	}
+	req.Dropped = append(req.Dropped, "context_management")
+	return nil
+}
+
+// anthropicRejectNonEmpty rejects an array capability field unless it is
+// empty, which asks for nothing.
+func anthropicRejectNonEmpty(path string, v gjson.Result, why string) *codec.Error {
+	switch {
+	case v.Type == gjson.Null:
+		return nil
+	case !v.IsArray():
+		return wire.WrongType(path, "array", v)
+	case jsonx.CountMembers(v, &jsonx.Arena{}) == 0:
+		return nil
+	}
+	return wire.UnsupportedField(path, why)
+}

@@ -1,0 +1,370 @@
+package anthropic
+
+import (
+	"strconv"
+
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
+	"github.com/llmbridge/llmbridge/codec/internal/wire"
+	"github.com/llmbridge/llmbridge/mapping"
+)
+
+// appendAnthropicRequest appends req as a Messages request body. Fields go
+// in a fixed order; only fields that are set are written, except max_tokens,
+// which Anthropic requires.
+func appendAnthropicRequest(dst []byte, req *codec.Request, opts *codec.EncodeOptions, vertex bool) ([]byte, *codec.Error) {
+	p := anthropicProtocol(vertex)
+	switch {
+	case req.PresencePenalty.Set:
+		return dst, wire.CannotEncode(p, "presence_penalty", "presence_penalty")
+	case req.FrequencyPenalty.Set:
+		return dst, wire.CannotEncode(p, "frequency_penalty", "frequency_penalty")
+	}
+	if req.Verbosity != "" {
+		return dst, wire.CannotEncode(p, "verbosity", "output verbosity")
+	}
+	plan, err := planAnthropicThinking(req, opts, p)
+	if err != nil {
+		return dst, err
+	}
+	start := len(dst)
+	if vertex {
+		// The version is always Vertex's own here; a same-family passthrough
+		// elsewhere keeps the client's.
+		dst = append(dst, `{"anthropic_version":`...)
+		dst = jsonx.AppendString(dst, codec.VertexAnthropicVersion)
+	} else {
+		model := wire.EncodeModel(opts, req)
+		if model == "" {
+			return dst, wire.Invalid("model", "is required")
+		}
+		dst = append(dst, `{"model":`...)
+		dst = jsonx.AppendString(dst, model)
+	}
+	dst = append(dst, `,"max_tokens":`...)
+	dst = jsonx.AppendInt(dst, plan.maxTokens)
+	if dst, err = appendAnthropicSystem(dst, req, p); err != nil {
+		return dst[:start], err
+	}
+	if dst, err = appendAnthropicMessages(dst, req, p); err != nil {
+		return dst[:start], err
+	}
+	dst = appendAnthropicSampling(dst, req)
+	if dst, err = appendAnthropicTools(dst, req, p); err != nil {
+		return dst[:start], err
+	}
+	if req.User != "" {
+		dst = append(dst, `,"metadata":{"user_id":`...)
+		dst = jsonx.AppendString(dst, req.User)
+		dst = append(dst, '}')
+	}
+	dst = plan.append(dst)
+	if dst, err = appendAnthropicOutputConfig(dst, req, &plan, p); err != nil {
+		return dst[:start], err
+	}
+	// Anthropic has no seed; best-effort determinism is a mere hint.
+	if req.Seed.Set {
+		req.Dropped = append(req.Dropped, "seed")
+	}
+	return append(dst, '}'), nil
+}
+
+// Thinking types of an Anthropic request.
+const (
+	anthropicThinkingUnset    = ""
+	anthropicThinkingDisabled = "disabled"
+	anthropicThinkingEnabled  = "enabled"
+	anthropicThinkingAdaptive = "adaptive"
+)
+
+// anthropicThinkingPlan is what a request's reasoning configuration becomes
+// toward Anthropic: the thinking object, the max_tokens that goes with it,
+// and the output_config.effort that rides beside it.
+type anthropicThinkingPlan struct {
+	typ       string // one of the anthropicThinking constants
+	budget    int64  // budget_tokens of enabled thinking
+	display   string // thinking.display, or ""
+	maxTokens int64  // the max_tokens to write
+	effort    string // output_config.effort, or ""
+}
+
+// planAnthropicThinking converts req.Reasoning following the shared
+// reasoning rules:
+//
+//   - Nothing asked (the zero Reasoning, or only a Responses summary) writes
+//     nothing: the upstream's default stays, since some models reject
+//     disabled thinking and others force adaptive.
+//   - Effort none (or a zero budget) is thinking disabled.
+//   - Adaptive (or Gemini's dynamic budget -1) is thinking adaptive.
+//   - A budget, or else a non-zero effort converted with EffortBudgets, is
+//     thinking enabled. Anthropic wants budget_tokens of at least 1024 and
+//     below max_tokens: a client max_tokens at or under the budget lowers the
+//     budget to max_tokens-1 when that stays at least 1024 (the client's
+//     output limit is the harder promise) and is a 400 otherwise; without a
+//     client max_tokens the default output allowance comes on top of the
+//     budget, so thinking cannot eat the whole answer.
+//   - An effort given beside a budget or adaptive thinking (an Anthropic
+//     client's output_config.effort) is output_config.effort.
+func planAnthropicThinking(req *codec.Request, opts *codec.EncodeOptions, p codec.Protocol) (anthropicThinkingPlan, *codec.Error) {
+	r := &req.Reasoning
+	plan := anthropicThinkingPlan{maxTokens: wire.EncodeMaxTokens(opts, req)}
+	switch {
+	case r.Effort == mapping.EffortNone || (r.Budget.Set && r.Budget.Value == 0):
+		plan.typ = anthropicThinkingDisabled
+	case r.Adaptive || (r.Budget.Set && r.Budget.Value < 0):
+		plan.typ = anthropicThinkingAdaptive
+	case r.Budget.Set:
+		plan.typ, plan.budget = anthropicThinkingEnabled, r.Budget.Value
+	case r.Effort != mapping.EffortUnset:
+		plan.typ, plan.budget = anthropicThinkingEnabled, opts.EffortBudgets.Budget(r.Effort)
+	}
+	if r.Summary != "" {
+		// Anthropic chooses how thinking is summarised itself.
+		req.Dropped = append(req.Dropped, "reasoning.summary")
+	}
+	switch plan.typ {
+	case anthropicThinkingUnset, anthropicThinkingDisabled:
+		if r.Display != "" {
+			req.Dropped = append(req.Dropped, "thinking.display")
+		}
+		return plan, nil
+	}
+	plan.display = r.Display
+	if plan.display == "" && r.IncludeThoughts.Set && !r.IncludeThoughts.Value {
+		// Gemini's includeThoughts false: reasoning happens but its text is
+		// not returned, which is Anthropic's display omitted.
+		plan.display = "omitted"
+	}
+	if r.Effort > mapping.EffortNone && (r.Adaptive || r.Budget.Set) {
+		switch r.Effort {
+		case mapping.EffortLow, mapping.EffortMedium, mapping.EffortHigh, mapping.EffortXHigh, mapping.EffortMax:
+			plan.effort = r.Effort.String()
+		default:
+			return plan, wire.CannotEncode(p, "output_config.effort", "reasoning effort "+r.Effort.String())
+		}
+	}
+	if plan.typ != anthropicThinkingEnabled {
+		return plan, nil
+	}
+	if plan.budget < anthropicMinBudget {
+		return plan, wire.CannotEncode(p, "thinking.budget_tokens",
+			"a thinking budget of "+strconv.FormatInt(plan.budget, 10)+" tokens (Anthropic's smallest is 1024)")
+	}
+	switch {
+	case !req.MaxTokens.Set:
+		plan.maxTokens = plan.budget + plan.maxTokens
+	case req.MaxTokens.Value > plan.budget:
+	case req.MaxTokens.Value-1 >= anthropicMinBudget:
+		plan.budget = req.MaxTokens.Value - 1
+	default:
+		return plan, wire.CannotEncode(p, "max_tokens", "thinking with max_tokens "+strconv.FormatInt(req.MaxTokens.Value, 10)+
+			" (Anthropic needs max_tokens above the thinking budget, which is at least 1024)")
+	}
+	return plan, nil
+}
+
+// append appends the thinking object, if any.
+func (plan *anthropicThinkingPlan) append(dst []byte) []byte {
+	if plan.typ == anthropicThinkingUnset {
+		return dst
+	}
+	dst = append(dst, `,"thinking":{"type":"`...)
+	dst = append(dst, plan.typ...)
+	dst = append(dst, '"')
+	if plan.typ == anthropicThinkingEnabled {
+		dst = append(dst, `,"budget_tokens":`...)
+		dst = jsonx.AppendInt(dst, plan.budget)
+	}
+	if plan.display != "" {
+		dst = append(dst, `,"display":`...)
+		dst = jsonx.AppendString(dst, plan.display)
+	}
+	return append(dst, '}')
+}
+
+// appendAnthropicOutputConfig appends output_config: the effort of the
+// thinking plan and the structured output format. Anthropic takes a JSON
+// schema only; any-JSON output (json_object) cannot be asked for. The
+// schema's name has no Anthropic counterpart and no effect; Anthropic
+// always enforces the schema, which is what strict asks for; a description
+// is a hint to the model that Anthropic cannot take, and is recorded as
+// dropped.
+func appendAnthropicOutputConfig(dst []byte, req *codec.Request, plan *anthropicThinkingPlan, p codec.Protocol) ([]byte, *codec.Error) {
+	f := &req.Format
+	switch f.Kind {
+	case codec.FormatText:
+		if plan.effort == "" {
+			return dst, nil
+		}
+	case codec.FormatJSONObject:
+		return dst, wire.CannotEncode(p, "output_config.format", "JSON output without a schema (json_object)")
+	case codec.FormatJSONSchema:
+		if f.Schema == "" || !anthropicIsObject(f.Schema) {
+			return dst, wire.Invalid("output_config.format.schema", "must be a JSON object")
+		}
+	default:
+		return dst, wire.CannotEncode(p, "output_config.format", "output format")
+	}
+	dst = append(dst, `,"output_config":{`...)
+	if plan.effort != "" {
+		dst = append(dst, `"effort":"`...)
+		dst = append(dst, plan.effort...)
+		dst = append(dst, '"')
+		if f.Kind == codec.FormatJSONSchema {
+			dst = append(dst, ',')
+		}
+	}
+	if f.Kind == codec.FormatJSONSchema {
+		dst = append(dst, `"format":{"type":"json_schema","schema":`...)
+		dst = append(dst, f.Schema...)
+		dst = append(dst, '}')
+		if f.Description != "" {
+			req.Dropped = append(req.Dropped, "format.description")
+		}
+	}
+	return append(dst, '}'), nil
+}
+
+// appendAnthropicSampling appends the sampling parameters, stop sequences
+// and the stream flag.
+func appendAnthropicSampling(dst []byte, req *codec.Request) []byte {
+	if req.Temperature.Set {
+		dst = append(dst, `,"temperature":`...)
+		dst = jsonx.AppendFloat(dst, req.Temperature.Value)
+	}
+	if req.TopP.Set {
+		dst = append(dst, `,"top_p":`...)
+		dst = jsonx.AppendFloat(dst, req.TopP.Value)
+	}
+	if req.TopK.Set {
+		dst = append(dst, `,"top_k":`...)
+		dst = jsonx.AppendInt(dst, req.TopK.Value)
+	}
+	if len(req.StopSequences) > 0 {
+		dst = append(dst, `,"stop_sequences":`...)
+		dst = jsonx.AppendStringArray(dst, req.StopSequences)
+	}
+	if req.Stream {
+		dst = append(dst, `,"stream":true`...)
+	}
+	return dst
+}
+
+// isAnthropicSystemRole reports whether a message of role r belongs in the
+// top-level system prompt.
+func isAnthropicSystemRole(r codec.Role) bool {
+	return r == codec.RoleSystem || r == codec.RoleDeveloper
+}
+
+// appendAnthropicSystem appends the system prompt: req.System followed by
+// the system and developer messages of the conversation, in order, because
+// Anthropic only has a top-level system prompt. A single text is written as
+// a string, several as text blocks; empty texts are skipped (Anthropic
+// rejects empty text blocks) and no text at all writes no system field.
+func appendAnthropicSystem(dst []byte, req *codec.Request, p codec.Protocol) ([]byte, *codec.Error) {
+	n, bad := anthropicTextParts(req.System)
+	if bad >= 0 {
+		return dst, wire.CannotEncode(p, wire.IndexPath("system", bad), "content part type")
+	}
+	for i := range req.Messages {
+		m := &req.Messages[i]
+		if !isAnthropicSystemRole(m.Role) {
+			continue
+		}
+		k, bad := anthropicTextParts(m.Parts)
+		if bad >= 0 {
+			return dst, wire.CannotEncode(p, wire.IndexPath(wire.IndexPath("messages", i)+".content", bad), "content part type")
+		}
+		n += k
+	}
+	if n == 0 {
+		return dst, nil
+	}
+	dst = append(dst, `,"system":`...)
+	if n == 1 {
+		return jsonx.AppendString(dst, anthropicFirstSystemText(req)), nil
+	}
+	dst = append(dst, '[')
+	dst, more := appendAnthropicTextBlocks(dst, req.System, false)
+	for i := range req.Messages {
+		if m := &req.Messages[i]; isAnthropicSystemRole(m.Role) {
+			dst, more = appendAnthropicTextBlocks(dst, m.Parts, more)
+		}
+	}
+	return append(dst, ']'), nil
+}
+
+// anthropicFirstSystemText returns the first non-empty system text, from
+// req.System or a later system or developer message.
+func anthropicFirstSystemText(req *codec.Request) string {
+	if t := anthropicFirstText(req.System); t != "" {
+		return t
+	}
+	for i := range req.Messages {
+		if m := &req.Messages[i]; isAnthropicSystemRole(m.Role) {
+			if t := anthropicFirstText(m.Parts); t != "" {
+				return t
+			}
+		}
+	}
+	return ""
+}
+
+// anthropicFirstText returns the first non-empty text of ps.
+func anthropicFirstText(ps []codec.Part) string {
+	for i := range ps {
+		if t, _ := anthropicPartText(&ps[i]); t != "" {
+			return t
+		}
+	}
+	return ""
+}
+
+// anthropicPartText returns the text a part contributes as an Anthropic text
+// block, and false for a part type Anthropic cannot carry. A refusal becomes
+// plain text: Anthropic has no refusal block, and a refusal in assistant
+// history is replayed as its text, unchanged.
+func anthropicPartText(p *codec.Part) (string, bool) {
+	switch p.Type {
+	case codec.PartText, codec.PartRefusal:
+		return p.Text, true
+	}
+	return "", false
+}
+
+// anthropicTextParts returns the number of parts of ps that become text
+// blocks (non-empty texts) and the index of the first part Anthropic cannot
+// carry, or -1.
+func anthropicTextParts(ps []codec.Part) (n, unsupported int) {
+	for i := range ps {
+		t, ok := anthropicPartText(&ps[i])
+		if !ok {
+			return n, i
+		}
+		if t != "" {
+			n++
+		}
+	}
+	return n, -1
+}
+
+// appendAnthropicTextBlocks appends the non-empty texts of ps as text blocks,
+// preceded by a comma when comma is true, and reports whether a block has
+// been written (so that the next block needs a comma). The parts must have
+// been checked with anthropicTextParts.
+func appendAnthropicTextBlocks(dst []byte, ps []codec.Part, comma bool) ([]byte, bool) {
+	for i := range ps {
+		t, _ := anthropicPartText(&ps[i])
+		if t == "" {
+			continue
+		}
+		if comma {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"type":"text","text":`...)
+		dst = wire.AppendText(dst, t, &ps[i])
+		dst = append(dst, '}')
+		comma = true
+	}
+	return dst, comma
+}

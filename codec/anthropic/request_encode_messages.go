@@ -1,0 +1,354 @@
+package anthropic
+
+import (
+	"strings"
+
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
+	"github.com/llmbridge/llmbridge/codec/internal/wire"
+	"github.com/llmbridge/llmbridge/mapping"
+)
+
+// appendAnthropicMessages appends the conversation. Anthropic wants strict
+// user/assistant alternation, so consecutive messages of the same role are
+// merged into one turn, their blocks concatenated in order, except that in a
+// user turn the tool_result blocks come first, as Anthropic requires (text
+// that a client put before the results follows them). Content is always an
+// array of blocks. Empty text parts are skipped because Anthropic rejects
+// empty text blocks, and a message left without content is dropped (it said
+// nothing); the messages around it may then merge. System and developer
+// messages were hoisted into the system prompt.
+func appendAnthropicMessages(dst []byte, req *codec.Request, p codec.Protocol) ([]byte, *codec.Error) {
+	anthropicDropReasoning(req, p)
+	dst = append(dst, `,"messages":[`...)
+	msgs := req.Messages
+	first := true
+	for i := 0; i < len(msgs); {
+		if isAnthropicSystemRole(msgs[i].Role) {
+			i++
+			continue
+		}
+		// The turn is msgs[i:j]: messages of role, and the system messages
+		// and empty messages of the other role between them.
+		role := msgs[i].Role
+		n, results := 0, 0
+		j := i
+		for ; j < len(msgs); j++ {
+			m := &msgs[j]
+			if isAnthropicSystemRole(m.Role) {
+				continue
+			}
+			k, r, err := anthropicCheckParts(m, j, p)
+			if err != nil {
+				return dst, err
+			}
+			if m.Role != role {
+				if k == 0 {
+					continue
+				}
+				break
+			}
+			n += k
+			results += r
+		}
+		turn := msgs[i:j]
+		i = j
+		if n == 0 {
+			continue
+		}
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		if role == codec.RoleAssistant {
+			dst = append(dst, `{"role":"assistant","content":[`...)
+		} else {
+			dst = append(dst, `{"role":"user","content":[`...)
+		}
+		if results > 0 {
+			dst = appendAnthropicTurn(dst, turn, role, anthropicOnlyResults)
+			dst = appendAnthropicTurn(dst, turn, role, anthropicNoResults)
+		} else {
+			dst = appendAnthropicTurn(dst, turn, role, anthropicAllBlocks)
+		}
+		dst = append(dst, "]}"...)
+	}
+	return append(dst, ']'), nil
+}
+
+// anthropicSendsReasoning reports whether reasoning part part of a message
+// of role r goes to an Anthropic upstream: only assistant history can hold
+// thinking, and only with a signature Anthropic issued (it verifies every
+// thinking block; unsigned or foreign reasoning would be refused).
+func anthropicSendsReasoning(part *codec.Part, r codec.Role) bool {
+	return r == codec.RoleAssistant && wire.SignedFor(part, codec.AnthropicMessages)
+}
+
+// anthropicDropReasoning records the reasoning parts of the conversation
+// that do not go to the upstream (see anthropicSendsReasoning), as
+// "messages[i].content[j] (reasoning)". It runs once per encode, before the
+// turns are written, since the turn grouping looks at messages twice.
+func anthropicDropReasoning(req *codec.Request, p codec.Protocol) {
+	for i := range req.Messages {
+		m := &req.Messages[i]
+		if isAnthropicSystemRole(m.Role) {
+			continue // a system message with reasoning is refused later
+		}
+		for j := range m.Parts {
+			if part := &m.Parts[j]; part.Type == codec.PartReasoning && !anthropicSendsReasoning(part, m.Role) {
+				req.Dropped = append(req.Dropped, wire.IndexPath(wire.IndexPath("messages", i)+".content", j)+" (reasoning)")
+			}
+		}
+	}
+}
+
+// Which blocks of a turn appendAnthropicTurn writes.
+const (
+	anthropicAllBlocks = iota
+	anthropicOnlyResults
+	anthropicNoResults
+)
+
+// appendAnthropicTurn appends the blocks of the role messages of turn that
+// which selects, after a comma when the turn's content already has a block.
+func appendAnthropicTurn(dst []byte, turn []codec.Message, role codec.Role, which int) []byte {
+	comma := which == anthropicNoResults
+	for k := range turn {
+		m := &turn[k]
+		if m.Role != role {
+			continue
+		}
+		for l := range m.Parts {
+			part := &m.Parts[l]
+			if which != anthropicAllBlocks && (part.Type == codec.PartToolResult) != (which == anthropicOnlyResults) {
+				continue
+			}
+			if part.Type == codec.PartReasoning {
+				if anthropicSendsReasoning(part, role) {
+					dst, comma = appendAnthropicReasoning(dst, part, false, comma), true
+				}
+				continue
+			}
+			dst, comma = appendAnthropicBlock(dst, part, comma)
+		}
+	}
+	return dst
+}
+
+// anthropicCheckParts checks that the parts of messages[i] can be written in
+// a turn of the message's role, and returns the number of blocks they become
+// and how many of those are tool results.
+func anthropicCheckParts(m *codec.Message, i int, p codec.Protocol) (blocks, results int, err *codec.Error) {
+	for j := range m.Parts {
+		part := &m.Parts[j]
+		var what string
+		switch part.Type {
+		case codec.PartText, codec.PartRefusal:
+			if part.Text != "" {
+				blocks++
+			}
+			continue
+		case codec.PartToolCall:
+			what = anthropicCheckToolCall(part, m.Role)
+		case codec.PartImage, codec.PartDocument:
+			what = anthropicCheckMedia(part)
+		case codec.PartReasoning:
+			if anthropicSendsReasoning(part, m.Role) {
+				blocks++
+			}
+			continue
+		case codec.PartToolResult:
+			var k int
+			if what, k = anthropicCheckToolResult(part, m.Role); k >= 0 {
+				path := wire.IndexPath(wire.IndexPath(wire.IndexPath("messages", i)+".content", j)+".content", k)
+				return 0, 0, wire.CannotEncode(p, path, what)
+			}
+			results++
+		default:
+			what = "content part type"
+		}
+		if what != "" {
+			return 0, 0, wire.CannotEncode(p, wire.IndexPath(wire.IndexPath("messages", i)+".content", j), what)
+		}
+		blocks++
+	}
+	return blocks, results, nil
+}
+
+// anthropicCheckToolCall returns what makes a tool call part of a message
+// of role r impossible to write as a tool_use block, or "".
+func anthropicCheckToolCall(part *codec.Part, r codec.Role) string {
+	switch {
+	case r != codec.RoleAssistant:
+		return "a tool call outside an assistant message"
+	case part.ToolCallID == "":
+		return "a tool call without an id"
+	case part.ToolName == "":
+		return "a tool call without a name"
+	case !anthropicIsObject(part.Arguments):
+		return "tool call arguments that are not a JSON object"
+	}
+	return ""
+}
+
+// anthropicCheckToolResult returns what makes a tool result part of a
+// message of role r impossible to write as a tool_result block, or "", and
+// the index of the offending entry of its content, or -1.
+func anthropicCheckToolResult(part *codec.Part, r codec.Role) (string, int) {
+	switch {
+	case r != codec.RoleUser:
+		return "a tool result outside a user message", -1
+	case part.ToolCallID == "":
+		return "a tool result without a call id", -1
+	}
+	for k := range part.Content {
+		c := &part.Content[k]
+		switch c.Type {
+		case codec.PartText, codec.PartRefusal:
+		case codec.PartImage:
+			if what := anthropicCheckMedia(c); what != "" {
+				return what, k
+			}
+		default:
+			return "content part type " + c.Type.String() + " in a tool result", k
+		}
+	}
+	return "", -1
+}
+
+// anthropicCheckMedia returns what makes an image or document part
+// impossible to write as a block, or "": base64 data needs its media type,
+// and a part needs data or a URL. A data: URL (decoders split them, so only
+// a hand-made part has one) cannot be a url source.
+func anthropicCheckMedia(part *codec.Part) string {
+	switch {
+	case part.Data != "" && part.MediaType == "":
+		return "an " + part.Type.String() + " without a media type"
+	case part.Data == "" && part.URL == "":
+		return "an " + part.Type.String() + " without data or URL"
+	case part.Data == "" && !strings.HasPrefix(part.URL, "https://") && !strings.HasPrefix(part.URL, "http://"):
+		return "an " + part.Type.String() + " URL that is not http(s)"
+	}
+	return ""
+}
+
+// appendAnthropicBlock appends the block of a part that has been checked,
+// preceded by a comma when comma is true, and reports whether a block has
+// been written so far. Empty texts write nothing.
+func appendAnthropicBlock(dst []byte, part *codec.Part, comma bool) ([]byte, bool) {
+	switch part.Type {
+	case codec.PartText, codec.PartRefusal:
+		if part.Text == "" {
+			return dst, comma
+		}
+	}
+	if comma {
+		dst = append(dst, ',')
+	}
+	switch part.Type {
+	case codec.PartToolCall:
+		dst = append(dst, `{"type":"tool_use","id":`...)
+		dst = jsonx.AppendString(dst, part.ToolCallID)
+		dst = append(dst, `,"name":`...)
+		dst = jsonx.AppendString(dst, wire.CallWireName(part))
+		dst = append(dst, `,"input":`...)
+		dst = appendAnthropicArguments(dst, part.Arguments)
+	case codec.PartImage, codec.PartDocument:
+		dst = appendAnthropicMedia(dst, part)
+	case codec.PartToolResult:
+		dst = append(dst, `{"type":"tool_result","tool_use_id":`...)
+		dst = jsonx.AppendString(dst, part.ToolCallID)
+		dst = appendAnthropicResultContent(dst, part.Content)
+		if part.IsError {
+			dst = append(dst, `,"is_error":true`...)
+		}
+	default:
+		dst = append(dst, `{"type":"text","text":`...)
+		dst = wire.AppendText(dst, part.Text, part)
+	}
+	return append(dst, '}'), true
+}
+
+// appendAnthropicReasoning appends a reasoning part as a thinking block
+// ({thinking, signature}) or, when Redacted, a redacted_thinking block
+// ({data}), preceded by a comma when comma is true. Toward an upstream
+// (envelope false) the opaque value is the part's own signature; toward a
+// client (envelope true) it is the continuation token (appendOpaque), which
+// needs no JSON escaping, and "" for unsigned reasoning.
+func appendAnthropicReasoning(dst []byte, part *codec.Part, envelope, comma bool) []byte {
+	if comma {
+		dst = append(dst, ',')
+	}
+	if !envelope && wire.IsOpaque(part, mapping.FamilyAnthropic) && jsonx.Valid(part.Signature) {
+		// A block llmbridge does not translate, back where it was. (One
+		// that is not JSON goes as redacted data, which Anthropic
+		// refuses, rather than into the body's syntax.)
+		return append(dst, part.Signature...)
+	}
+	if part.Redacted {
+		dst = append(dst, `{"type":"redacted_thinking","data":`...)
+	} else {
+		dst = append(dst, `{"type":"thinking","thinking":`...)
+		dst = jsonx.AppendString(dst, part.Text)
+		dst = append(dst, `,"signature":`...)
+	}
+	if !envelope {
+		dst = jsonx.AppendString(dst, part.Signature)
+		return append(dst, '}')
+	}
+	dst = append(dst, '"')
+	dst = wire.AppendOpaque(dst, part.Signature, part.Origin, part.Redacted, part.ItemID)
+	return append(dst, `"}`...)
+}
+
+// appendAnthropicMedia appends an image or document block, without its
+// closing brace: a base64 source when the part has data, a url source
+// otherwise, and a document's title.
+func appendAnthropicMedia(dst []byte, part *codec.Part) []byte {
+	if part.Type == codec.PartImage {
+		dst = append(dst, `{"type":"image","source":{"type":`...)
+	} else {
+		dst = append(dst, `{"type":"document","source":{"type":`...)
+	}
+	if part.Data != "" {
+		dst = append(dst, `"base64","media_type":`...)
+		dst = jsonx.AppendString(dst, part.MediaType)
+		dst = append(dst, `,"data":`...)
+		dst = jsonx.AppendString(dst, part.Data)
+	} else {
+		dst = append(dst, `"url","url":`...)
+		dst = jsonx.AppendString(dst, part.URL)
+	}
+	dst = append(dst, '}')
+	if part.Type == codec.PartDocument && part.Text != "" {
+		dst = append(dst, `,"title":`...)
+		dst = jsonx.AppendString(dst, part.Text)
+	}
+	return dst
+}
+
+// appendAnthropicResultContent appends a tool result's content member: a
+// string for a single text, blocks otherwise, and nothing when there is no
+// content (empty texts are skipped, as everywhere).
+func appendAnthropicResultContent(dst []byte, content []codec.Part) []byte {
+	n, last := 0, (*codec.Part)(nil)
+	for k := range content {
+		if c := &content[k]; c.Type != codec.PartText && c.Type != codec.PartRefusal || c.Text != "" {
+			n++
+			last = c
+		}
+	}
+	switch {
+	case n == 0:
+		return dst
+	case n == 1 && last.Text != "":
+		dst = append(dst, `,"content":`...)
+		return wire.AppendText(dst, last.Text, last)
+	}
+	dst = append(dst, `,"content":[`...)
+	comma := false
+	for k := range content {
+		dst, comma = appendAnthropicBlock(dst, &content[k], comma)
+	}
+	return append(dst, ']')
+}

@@ -1,0 +1,134 @@
+package chat
+
+import (
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
+)
+
+// dialectRole is the role message of role r is written with: developer
+// instructions as system toward a server without the developer role.
+func dialectRole(d *codec.Dialect, r codec.Role) codec.Role {
+	if r == codec.RoleDeveloper && d != nil && d.NoDeveloperRole {
+		return codec.RoleSystem
+	}
+	return r
+}
+
+// chatMaxTokensKey is the key, with its leading comma, of the output limit.
+func chatMaxTokensKey(d *codec.Dialect) string {
+	if d != nil && d.MaxTokens {
+		return `,"max_tokens":`
+	}
+	return `,"max_completion_tokens":`
+}
+
+// The values of Dialect.ReasoningField other than reasoning_content's ""
+// (or "reasoning_content").
+const (
+	chatReasoning     = "reasoning"
+	chatReasoningNone = "none"
+)
+
+// chatReasoningKey is the start of the assistant message field that carries
+// reasoning text, with its leading comma and the string's opening quote;
+// "" when the server takes none (ReasoningField "none").
+func chatReasoningKey(d *codec.Dialect) string {
+	if d != nil {
+		switch d.ReasoningField {
+		case chatReasoning:
+			return `,"reasoning":"`
+		case chatReasoningNone:
+			return ""
+		}
+	}
+	return `,"reasoning_content":"`
+}
+
+// chatNoReasoning reports that no reasoning field is written, so that
+// unsigned reasoning is dropped as well as signed.
+func chatNoReasoning(d *codec.Dialect) bool {
+	return d != nil && d.ReasoningField == chatReasoningNone
+}
+
+// chatEmptyReasoning reports that an assistant message with tool calls and
+// no reasoning text of its own gets an empty reasoning field
+// (ReasoningInToolLoop).
+func chatEmptyReasoning(d *codec.Dialect) bool {
+	return d != nil && d.ReasoningInToolLoop && d.ReasoningField != chatReasoningNone
+}
+
+// chatIDs is the tool-call id format of the server.
+func chatIDs(d *codec.Dialect) codec.IDFormat {
+	if d == nil {
+		return codec.IDAny
+	}
+	return d.ToolCallIDs
+}
+
+// appendChatStream appends the fields of a streamed request: stream, and
+// stream_options asking for usage unless the server rejects it.
+func appendChatStream(d *codec.Dialect, dst []byte) []byte {
+	if d != nil && d.NoStreamOptions {
+		return append(dst, `,"stream":true`...)
+	}
+	return append(dst, `,"stream":true,"stream_options":{"include_usage":true}`...)
+}
+
+// appendChatToolCallID appends tool-call id as a JSON string in format f.
+func appendChatToolCallID(dst []byte, id string, f codec.IDFormat) []byte {
+	if f == codec.IDAlnum9 {
+		dst = append(dst, '"')
+		dst = appendAlnum9ID(dst, id)
+		return append(dst, '"')
+	}
+	return jsonx.AppendString(dst, id)
+}
+
+// alnum62 are the digits of the ids appendAlnum9ID writes.
+const alnum62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// isAlnum9 reports whether id is nine characters of a-z, A-Z and 0-9, the
+// only tool-call id Mistral takes ("Tool call id was call_… but must be
+// a-z, A-Z, 0-9, with a length of 9") and the form of the ids it issues.
+func isAlnum9(id string) bool {
+	if len(id) != 9 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// appendAlnum9ID appends id in IDAlnum9 form: unchanged when it already has
+// it (such as an id Mistral issued), else nine base-62 digits of a 64-bit
+// hash of the whole id (FNV-1a, then MurmurHash3's finaliser so that ids
+// differing only in their last bytes spread over all digits). The mapping
+// depends on nothing but the id: a call and the result that names it, sent
+// in different requests and through different instances, map to the same
+// value. 62^9 is about 1.4e16, so two ids of one conversation collide with
+// a probability of about n²/2.7e16 (4e-7 for 100,000 ids).
+func appendAlnum9ID(dst []byte, id string) []byte {
+	if isAlnum9(id) {
+		return append(dst, id...)
+	}
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(id); i++ {
+		h ^= uint64(id[i])
+		h *= 1099511628211
+	}
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	var b [9]byte
+	for k := len(b) - 1; k >= 0; k-- {
+		b[k] = alnum62[h%62]
+		h /= 62
+	}
+	return append(dst, b[:]...)
+}

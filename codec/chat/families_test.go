@@ -1,0 +1,8 @@
+package chat
+
+// The tests translate to and from the other families.
+import (
+	_ "github.com/llmbridge/llmbridge/codec/anthropic"
+	_ "github.com/llmbridge/llmbridge/codec/gemini"
+	_ "github.com/llmbridge/llmbridge/codec/responses"
+)

@@ -1,0 +1,664 @@
+package chat
+
+import (
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
+	"github.com/llmbridge/llmbridge/codec/internal/wire"
+	"github.com/llmbridge/llmbridge/mapping"
+	"github.com/tidwall/gjson"
+)
+
+// decodeChatRequest decodes a Chat Completions request body.
+//
+// The top-level object is walked once. Fields whose meaning depends on other
+// fields (max_tokens against max_completion_tokens, user against
+// safety_identifier, the messages themselves) are collected first and
+// settled by finish, so that the result never depends on key order.
+func decodeChatRequest(root gjson.Result, req *request) *codec.Error {
+	d := chatRequestDecoder{req: req, results: -1}
+	var err *codec.Error
+	jsonx.EachMember(root, &req.text, func(key, value gjson.Result) bool {
+		err = d.field(key.Str, value)
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	return d.finish()
+}
+
+// chatRequestDecoder carries the state of one request decode.
+type chatRequestDecoder struct {
+	req *request
+
+	model    gjson.Result
+	messages gjson.Result
+
+	maxTokens           codec.OptInt
+	maxCompletionTokens codec.OptInt
+
+	user             gjson.Result
+	safetyIdentifier gjson.Result
+
+	// parts is the one backing array that the content of every message and
+	// of the system prompt is sub-sliced from.
+	parts []codec.Part
+	// conversationStarted is set by the first user or assistant message;
+	// system and developer messages before it form the system prompt.
+	conversationStarted bool
+	// results is the index in req.Messages of the user message that the
+	// tool messages just decoded became, or -1; resultsStart is where its
+	// parts start in parts.
+	results, resultsStart int
+	// leading are the Anthropic reasoning parts the tool-call ids of the
+	// message being decoded carried (chatIDReasoning), which go to the
+	// start of the message.
+	leading []codec.Part
+}
+
+// field decodes one top-level field. The groups follow the field policy:
+// mapped fields, harmless defaults of capabilities that are not translated
+// yet, hints that are recorded in Dropped, and capabilities that are
+// rejected.
+func (d *chatRequestDecoder) field(key string, v gjson.Result) *codec.Error {
+	req := d.req
+	switch key {
+	// Mapped fields.
+	case "model":
+		d.model = v
+	case "messages":
+		d.messages = v
+	case "max_tokens":
+		return wire.ReadInt(v, key, &d.maxTokens)
+	case "max_completion_tokens":
+		return wire.ReadInt(v, key, &d.maxCompletionTokens)
+	case "temperature":
+		return wire.ReadFloat(v, key, &req.Temperature)
+	case "top_p":
+		return wire.ReadFloat(v, key, &req.TopP)
+	case "presence_penalty":
+		return wire.ReadFloat(v, key, &req.PresencePenalty)
+	case "frequency_penalty":
+		return wire.ReadFloat(v, key, &req.FrequencyPenalty)
+	case "seed":
+		return wire.ReadInt(v, key, &req.Seed)
+	case "stop":
+		var err *codec.Error
+		req.StopSequences, err = wire.ReadStringList(v, key, true, req.StopSequences[:0])
+		return err
+	case "user":
+		return chatOptionalString(v, key, &d.user)
+	case "safety_identifier":
+		return chatOptionalString(v, key, &d.safetyIdentifier)
+	case "stream":
+		return chatOptionalBool(v, key, &req.Stream)
+	case "stream_options":
+		return d.streamOptions(v)
+
+	// Capabilities that are accepted only with their harmless defaults.
+	case "n":
+		return chatChoiceCount(v)
+	case "logprobs":
+		if v.Type == gjson.True {
+			return wire.UnsupportedField(key, "log probabilities are not supported yet")
+		}
+		var off bool
+		return chatOptionalBool(v, key, &off)
+	case "modalities":
+		return chatModalities(v)
+
+	// Reasoning and output settings.
+	case "response_format":
+		return chatResponseFormat(v, &req.text, &req.Format)
+	case "reasoning_effort":
+		return chatReasoningEffort(v, &req.Reasoning)
+	case "verbosity":
+		return chatVerbosity(v, &req.Verbosity)
+
+	// Tool use, settled in finish: without tools, tool_choice auto or
+	// none and parallel_tool_calls are hints.
+	case "tools":
+		return d.tools(v)
+	case "tool_choice":
+		return d.toolChoice(v)
+	case "parallel_tool_calls":
+		return wire.ReadOptBool(v, key, &req.ParallelToolCalls)
+
+	// Hints: they do not change what the model generates.
+	case "store":
+		return d.hint(key, v, chatIsBool(v), "boolean")
+	case "metadata":
+		return d.hint(key, v, v.IsObject(), "object")
+	case "service_tier", "prompt_cache_key":
+		// prompt_cache_key only routes requests to OpenAI's prompt cache;
+		// no other upstream has it, and it guarantees no cache hit.
+		return d.hint(key, v, v.Type == gjson.String, "string")
+	case "prompt_cache_retention":
+		// A retention period is a promise about the upstream's cache that
+		// no translation can keep.
+		return wire.RejectUnlessNull(v, key, "prompt cache retention has no equivalent in translation")
+
+	// Capabilities outside the current scope.
+	case "top_logprobs":
+		return wire.RejectUnlessNull(v, key, "log probabilities are not supported yet")
+	case "logit_bias":
+		return wire.RejectUnlessNull(v, key, "token biases cannot be translated")
+	case "audio":
+		return wire.RejectUnlessNull(v, key, "audio output is not supported yet")
+	case "functions", "function_call":
+		return wire.RejectUnlessNull(v, key, "the deprecated functions API is not supported; use tools and tool_choice")
+	case "prediction":
+		return wire.RejectUnlessNull(v, key, "predicted outputs are not supported yet")
+	case "web_search_options":
+		// Search models always search with these options; every other
+		// protocol offers search as a tool the model may or may not call,
+		// which is a different request, so it is not approximated.
+		return wire.RejectUnlessNull(v, key, "web_search_options is for OpenAI's search models, which always search; other upstreams offer web search only as a tool the model may call; remove it or ask the operator to drop it (field web_search_options)")
+	default:
+		return wire.UnknownField(key)
+	}
+	return nil
+}
+
+// finish checks the required fields, settles the fields that depend on each
+// other and decodes the messages.
+func (d *chatRequestDecoder) finish() *codec.Error {
+	req := d.req
+	// The model is optional here: a library caller may name it when
+	// encoding, and the HTTP layer requires it where the upstream does.
+	switch d.model.Type {
+	case gjson.Null:
+	case gjson.String:
+		req.Model = d.model.Str
+	default:
+		return wire.WrongType("model", "string", d.model)
+	}
+
+	if err := d.settleMaxTokens(); err != nil {
+		return err
+	}
+	if err := d.settleTools(); err != nil {
+		return err
+	}
+	d.settleUser()
+	return d.decodeMessages()
+}
+
+// settleMaxTokens maps max_tokens (deprecated) and max_completion_tokens,
+// which mean the same limit; giving both with different values is
+// ambiguous.
+func (d *chatRequestDecoder) settleMaxTokens() *codec.Error {
+	mt, mct := d.maxTokens, d.maxCompletionTokens
+	if mt.Set && mct.Set && mt.Value != mct.Value {
+		return wire.Invalid("max_completion_tokens", "differs from max_tokens; give only one of them")
+	}
+	if mct.Set {
+		d.req.MaxTokens = mct
+	} else {
+		d.req.MaxTokens = mt
+	}
+	return nil
+}
+
+// settleUser maps user, and safety_identifier (its successor) when user is
+// absent; when both are given, user wins and safety_identifier is a hint.
+func (d *chatRequestDecoder) settleUser() {
+	switch {
+	case d.user.Type == gjson.String:
+		d.req.User = d.user.Str
+		if d.safetyIdentifier.Type == gjson.String {
+			d.req.Dropped = append(d.req.Dropped, "safety_identifier")
+		}
+	case d.safetyIdentifier.Type == gjson.String:
+		d.req.User = d.safetyIdentifier.Str
+	}
+}
+
+// hint records a hint field after checking its type; null means absent and
+// is not recorded.
+func (d *chatRequestDecoder) hint(path string, v gjson.Result, typeOK bool, want string) *codec.Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	if !typeOK {
+		return wire.WrongType(path, want, v)
+	}
+	d.req.Dropped = append(d.req.Dropped, path)
+	return nil
+}
+
+// streamOptions decodes stream_options. include_usage is honoured (and
+// always asked of a Chat upstream anyway); include_obfuscation only pads
+// stream chunks and is a hint.
+func (d *chatRequestDecoder) streamOptions(v gjson.Result) *codec.Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	if !v.IsObject() {
+		return wire.WrongType("stream_options", "object", v)
+	}
+	var err *codec.Error
+	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+		switch key.Str {
+		case "include_usage":
+			err = chatOptionalBool(value, "stream_options.include_usage", &d.req.StreamUsage)
+		case "include_obfuscation":
+			err = d.hint("stream_options.include_obfuscation", value, chatIsBool(value), "boolean")
+		default:
+			err = wire.UnknownField("stream_options." + key.Str)
+		}
+		return err == nil
+	})
+	return err
+}
+
+// settleTools settles tool_choice and parallel_tool_calls against tools.
+// Without tools, tool_choice auto or none and parallel_tool_calls say
+// nothing (some clients always send them) and are hints; forcing a tool
+// that is not offered is an error, as OpenAI answers it.
+func (d *chatRequestDecoder) settleTools() *codec.Error {
+	req := d.req
+	if len(req.Tools) > 0 {
+		return nil
+	}
+	switch req.ToolChoice.Mode {
+	case codec.ToolChoiceAuto, codec.ToolChoiceNone:
+		req.ToolChoice = codec.ToolChoice{}
+		req.Dropped = append(req.Dropped, "tool_choice")
+	case codec.ToolChoiceRequired, codec.ToolChoiceNamed:
+		return wire.Invalid("tool_choice", "forces a tool call, but no tools are given")
+	}
+	if req.ParallelToolCalls.Set {
+		req.ParallelToolCalls = codec.OptBool{}
+		req.Dropped = append(req.Dropped, "parallel_tool_calls")
+	}
+	return nil
+}
+
+// tools decodes the tool definitions: {type:"function", function:{name,
+// description, parameters, strict}}. Parameters keep their JSON Schema text
+// unchanged; strict is kept as given. Custom (freeform) tools are not in
+// this round.
+func (d *chatRequestDecoder) tools(v gjson.Result) *codec.Error {
+	switch {
+	case v.Type == gjson.Null:
+		return nil
+	case !v.IsArray():
+		return wire.WrongType("tools", "array", v)
+	}
+	req := d.req
+	req.Tools = req.Tools[:0]
+	var err *codec.Error
+	jsonx.EachMember(v, &req.text, func(key, t gjson.Result) bool {
+		err = d.tool(wire.IndexPath("tools", int(key.Num)), t)
+		return err == nil
+	})
+	return err
+}
+
+// tool decodes one tool definition at path.
+func (d *chatRequestDecoder) tool(path string, v gjson.Result) *codec.Error {
+	if !v.IsObject() {
+		return wire.WrongType(path, "object", v)
+	}
+	var typ, fn gjson.Result
+	var err *codec.Error
+	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+		switch key.Str {
+		case "type":
+			typ = value
+		case "function":
+			fn = value
+		case "custom":
+		default:
+			err = wire.UnknownField(path + "." + key.Str)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	switch {
+	case typ.Type == gjson.Null:
+		return wire.Invalid(path+".type", "is required")
+	case typ.Type != gjson.String:
+		return wire.WrongType(path+".type", "string", typ)
+	case typ.Str == "custom":
+		return wire.UnsupportedField(path, "custom (freeform) tools are not supported yet")
+	case typ.Str != "function":
+		return wire.Invalid(path+".type", `unknown tool type "`+typ.Str+`"`)
+	case fn.Type == gjson.Null:
+		return wire.Invalid(path+".function", "is required")
+	case !fn.IsObject():
+		return wire.WrongType(path+".function", "object", fn)
+	}
+	t := codec.Tool{Kind: codec.ToolFunction}
+	var name gjson.Result
+	jsonx.EachMember(fn, &d.req.text, func(key, value gjson.Result) bool {
+		p := path + ".function." + key.Str
+		switch key.Str {
+		case "name":
+			name = value
+		case "description":
+			err = chatOptionalText(value, p, &t.Description)
+		case "parameters":
+			err = wire.ReadObjectRaw(value, p, &t.Parameters)
+		case "strict":
+			err = wire.ReadOptBool(value, p, &t.Strict)
+		default:
+			err = wire.UnknownField(p)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	if t.Name, err = chatRequiredString(name, path+".function.name"); err != nil {
+		return err
+	}
+	d.req.Tools = append(d.req.Tools, t)
+	return nil
+}
+
+// toolChoice decodes tool_choice: "none", "auto", "required", or
+// {type:"function", function:{name}} forcing one tool. allowed_tools and
+// custom tool choices are not in this round.
+func (d *chatRequestDecoder) toolChoice(v gjson.Result) *codec.Error {
+	tc := &d.req.ToolChoice
+	switch {
+	case v.Type == gjson.Null:
+		return nil
+	case v.Type == gjson.String:
+		switch v.Str {
+		case "none":
+			tc.Mode = codec.ToolChoiceNone
+		case "auto":
+			tc.Mode = codec.ToolChoiceAuto
+		case "required":
+			tc.Mode = codec.ToolChoiceRequired
+		default:
+			return wire.Invalid("tool_choice", `unknown value "`+v.Str+`"`)
+		}
+		return nil
+	case !v.IsObject():
+		return wire.WrongType("tool_choice", "string or object", v)
+	}
+	var typ, fn gjson.Result
+	var err *codec.Error
+	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+		switch key.Str {
+		case "type":
+			typ = value
+		case "function":
+			fn = value
+		case "allowed_tools", "custom":
+		default:
+			err = wire.UnknownField("tool_choice." + key.Str)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	switch {
+	case typ.Type == gjson.Null:
+		return wire.Invalid("tool_choice.type", "is required")
+	case typ.Type != gjson.String:
+		return wire.WrongType("tool_choice.type", "string", typ)
+	case typ.Str == "allowed_tools" || typ.Str == "custom":
+		return wire.UnsupportedField("tool_choice", `tool choice type "`+typ.Str+`" is not supported yet`)
+	case typ.Str != "function":
+		return wire.Invalid("tool_choice.type", `unknown value "`+typ.Str+`"`)
+	case fn.Type == gjson.Null:
+		return wire.Invalid("tool_choice.function", "is required")
+	case !fn.IsObject():
+		return wire.WrongType("tool_choice.function", "object", fn)
+	}
+	var name gjson.Result
+	jsonx.EachMember(fn, &d.req.text, func(key, value gjson.Result) bool {
+		if key.Str != "name" {
+			err = wire.UnknownField("tool_choice.function." + key.Str)
+			return false
+		}
+		name = value
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	if tc.Name, err = chatRequiredString(name, "tool_choice.function.name"); err != nil {
+		return err
+	}
+	tc.Mode = codec.ToolChoiceNamed
+	return nil
+}
+
+// chatRequiredString reads a string that must be given and not be empty.
+func chatRequiredString(v gjson.Result, path string) (string, *codec.Error) {
+	switch {
+	case v.Type == gjson.Null:
+		return "", wire.Invalid(path, "is required")
+	case v.Type != gjson.String:
+		return "", wire.WrongType(path, "string", v)
+	case v.Str == "":
+		return "", wire.Invalid(path, "must not be empty")
+	}
+	return v.Str, nil
+}
+
+// chatOptionalText reads an optional string into dst; null leaves it "".
+func chatOptionalText(v gjson.Result, path string, dst *string) *codec.Error {
+	switch v.Type {
+	case gjson.Null:
+		return nil
+	case gjson.String:
+		*dst = v.Str
+		return nil
+	}
+	return wire.WrongType(path, "string", v)
+}
+
+// chatChoiceCount accepts n only when it asks for the one choice that every
+// other protocol produces.
+func chatChoiceCount(v gjson.Result) *codec.Error {
+	var n codec.OptInt
+	if err := wire.ReadInt(v, "n", &n); err != nil {
+		return err
+	}
+	if n.Set && n.Value != 1 {
+		return wire.UnsupportedField("n", "only one choice (n: 1) can be translated")
+	}
+	return nil
+}
+
+// chatModalities accepts text output only.
+func chatModalities(v gjson.Result) *codec.Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	if !v.IsArray() {
+		return wire.WrongType("modalities", "array of strings", v)
+	}
+	var err *codec.Error
+	v.ForEach(func(key, m gjson.Result) bool {
+		switch {
+		case m.Type != gjson.String:
+			err = wire.WrongType(wire.IndexPath("modalities", int(key.Num)), "string", m)
+		case m.Str == "audio":
+			err = wire.UnsupportedField("modalities", "audio output is not supported yet")
+		case m.Str != "text":
+			err = wire.Invalid(wire.IndexPath("modalities", int(key.Num)), `unknown modality "`+m.Str+`"`)
+		}
+		return err == nil
+	})
+	return err
+}
+
+// chatResponseFormat decodes response_format into f: {type:"text"} (the
+// default, FormatText), {type:"json_object"}, or {type:"json_schema",
+// json_schema:{name, description, schema, strict}}. Each type takes only its
+// own members, so that nothing a client asked for is silently lost.
+func chatResponseFormat(v gjson.Result, arena *jsonx.Arena, f *codec.OutputFormat) *codec.Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	if !v.IsObject() {
+		return wire.WrongType("response_format", "object", v)
+	}
+	var typ, schema gjson.Result
+	var other string
+	jsonx.EachMember(v, arena, func(key, value gjson.Result) bool {
+		switch key.Str {
+		case "type":
+			typ = value
+		case "json_schema":
+			schema = value
+		default:
+			if other == "" {
+				other = key.Str
+			}
+		}
+		return true
+	})
+	switch {
+	case typ.Type == gjson.Null:
+		return wire.Invalid("response_format.type", "is required")
+	case typ.Type != gjson.String:
+		return wire.WrongType("response_format.type", "string", typ)
+	}
+	switch typ.Str {
+	case "text", "json_object":
+		switch {
+		case other != "":
+			return wire.UnknownField("response_format." + other)
+		case schema.Exists():
+			return wire.UnknownField("response_format.json_schema")
+		}
+		*f = codec.OutputFormat{Kind: codec.FormatText}
+		if typ.Str == "json_object" {
+			f.Kind = codec.FormatJSONObject
+		}
+		return nil
+	case "json_schema":
+		if other != "" {
+			return wire.UnknownField("response_format." + other)
+		}
+		return chatJSONSchema(schema, arena, f)
+	}
+	return wire.Invalid("response_format.type", `unknown value "`+typ.Str+`"`)
+}
+
+// chatJSONSchema decodes response_format.json_schema: name (required, as
+// OpenAI requires it), description, schema (a JSON Schema object, kept as
+// its text) and strict.
+func chatJSONSchema(v gjson.Result, arena *jsonx.Arena, f *codec.OutputFormat) *codec.Error {
+	const path = "response_format.json_schema"
+	switch {
+	case v.Type == gjson.Null:
+		return wire.Invalid(path, "is required")
+	case !v.IsObject():
+		return wire.WrongType(path, "object", v)
+	}
+	out := codec.OutputFormat{Kind: codec.FormatJSONSchema}
+	var name gjson.Result
+	var err *codec.Error
+	jsonx.EachMember(v, arena, func(key, value gjson.Result) bool {
+		p := path + "." + key.Str
+		switch key.Str {
+		case "name":
+			name = value
+		case "description":
+			err = chatOptionalText(value, p, &out.Description)
+		case "schema":
+			err = wire.ReadObjectRaw(value, p, &out.Schema)
+		case "strict":
+			err = wire.ReadOptBool(value, p, &out.Strict)
+		default:
+			err = wire.UnknownField(p)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	if out.Name, err = chatRequiredString(name, path+".name"); err != nil {
+		return err
+	}
+	*f = out
+	return nil
+}
+
+// chatReasoningEffort decodes reasoning_effort into r.Effort; null is
+// absent and injects nothing. "max" is accepted beside OpenAI's
+// names as the canonical name of Anthropic's highest effort.
+func chatReasoningEffort(v gjson.Result, r *codec.Reasoning) *codec.Error {
+	switch {
+	case v.Type == gjson.Null:
+		return nil
+	case v.Type != gjson.String:
+		return wire.WrongType("reasoning_effort", "string", v)
+	}
+	e, ok := mapping.ParseEffort(v.Str)
+	if !ok {
+		return wire.Invalid("reasoning_effort", `unknown value "`+v.Str+`"`)
+	}
+	r.Effort = e
+	return nil
+}
+
+// chatVerbosity decodes verbosity (low, medium or high); null is absent.
+func chatVerbosity(v gjson.Result, dst *string) *codec.Error {
+	switch {
+	case v.Type == gjson.Null:
+		return nil
+	case v.Type != gjson.String:
+		return wire.WrongType("verbosity", "string", v)
+	}
+	switch v.Str {
+	case "low", "medium", "high":
+		*dst = v.Str
+		return nil
+	}
+	return wire.Invalid("verbosity", `unknown value "`+v.Str+`"`)
+}
+
+// chatOptionalString keeps a string field for later; null means absent.
+func chatOptionalString(v gjson.Result, path string, dst *gjson.Result) *codec.Error {
+	if v.Type != gjson.Null && v.Type != gjson.String {
+		return wire.WrongType(path, "string", v)
+	}
+	*dst = v
+	return nil
+}
+
+// chatOptionalBool reads a boolean field; null leaves dst unchanged.
+func chatOptionalBool(v gjson.Result, path string, dst *bool) *codec.Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	b, err := wire.ReadBool(v, path)
+	if err != nil {
+		return err
+	}
+	*dst = b
+	return nil
+}
+
+// chatIsEmptyArray reports whether v is an array without elements, without
+// building the slice that Result.Array would.
+func chatIsEmptyArray(v gjson.Result) bool {
+	if !v.IsArray() {
+		return false
+	}
+	empty := true
+	v.ForEach(func(_, _ gjson.Result) bool {
+		empty = false
+		return false
+	})
+	return empty
+}
+
+// chatIsBool reports whether v is a JSON boolean.
+func chatIsBool(v gjson.Result) bool {
+	return v.Type == gjson.True || v.Type == gjson.False
+}

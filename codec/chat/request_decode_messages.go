@@ -1,0 +1,692 @@
+package chat
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
+	"github.com/llmbridge/llmbridge/codec/internal/wire"
+	"github.com/llmbridge/llmbridge/mapping"
+	"github.com/tidwall/gjson"
+)
+
+// decodeMessages decodes the messages array into req.Messages and
+// req.System.
+//
+// The messages are counted first so that req.Messages and the shared parts
+// array are allocated once; most messages hold one part, so the parts array
+// gets room for half as many again.
+func (d *chatRequestDecoder) decodeMessages() *codec.Error {
+	v := d.messages
+	switch {
+	case v.Type == gjson.Null:
+		return wire.Invalid("messages", "is required")
+	case !v.IsArray():
+		return wire.WrongType("messages", "array", v)
+	}
+	n := jsonx.CountMembers(v, &d.req.text)
+	if n == 0 {
+		return wire.Invalid("messages", "must not be empty")
+	}
+	req := d.req
+	if cap(req.Messages) < n {
+		req.Messages = make([]codec.Message, 0, n)
+	}
+	req.Messages = req.Messages[:0]
+	d.parts = make([]codec.Part, 0, n+n/2+1)
+
+	var err *codec.Error
+	jsonx.EachMember(v, &req.text, func(key, m gjson.Result) bool {
+		err = d.message(int(key.Num), m)
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	if !d.conversationStarted {
+		d.closeSystem(len(d.parts))
+	}
+	return nil
+}
+
+// closeSystem ends the system prompt at parts[end]: the leading system and
+// developer messages are the first messages, so their parts are the start
+// of the shared parts array.
+func (d *chatRequestDecoder) closeSystem(end int) {
+	d.conversationStarted = true
+	if end == 0 {
+		d.req.System = d.req.System[:0]
+		return
+	}
+	d.req.System = d.parts[:end:end]
+}
+
+// chatMessageFields are the fields of one message, collected before they are
+// interpreted because their meaning depends on the role.
+type chatMessageFields struct {
+	role, content, refusal, name gjson.Result
+	toolCalls, toolCallID        gjson.Result
+	reasoning                    gjson.Result
+}
+
+// message decodes messages[i].
+func (d *chatRequestDecoder) message(i int, v gjson.Result) *codec.Error {
+	if !v.IsObject() {
+		return wire.WrongType(wire.IndexPath("messages", i), "object", v)
+	}
+	var f chatMessageFields
+	var err *codec.Error
+	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+		err = d.messageField(i, key.Str, value, &f)
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	path := wire.IndexPath("messages", i)
+	if f.role.Type == gjson.String && f.role.Str == "tool" {
+		return d.toolMessage(i, &f)
+	}
+	role, err := chatRole(i, f.role)
+	if err != nil {
+		return err
+	}
+	if f.toolCallID.Type != gjson.Null {
+		return wire.Invalid(path+".tool_call_id", "is only allowed in tool messages")
+	}
+	if f.name.Type != gjson.Null {
+		// The participant name only tells same-role authors apart.
+		if err := d.hint(path+".name", f.name, f.name.Type == gjson.String, "string"); err != nil {
+			return err
+		}
+	}
+
+	start := len(d.parts)
+	if err := d.reasoning(i, role, f.reasoning); err != nil {
+		return err
+	}
+	if err := d.content(i, role, f.content); err != nil {
+		return err
+	}
+	if err := d.messageRefusal(i, role, f.refusal); err != nil {
+		return err
+	}
+	if err := d.toolCalls(i, role, f.toolCalls); err != nil {
+		return err
+	}
+	if len(d.leading) > 0 {
+		d.placeLeading(start)
+	}
+	if len(d.parts) == start {
+		if f.content.Type == gjson.Null {
+			return wire.Invalid(path+".content", "is required")
+		}
+		return wire.Invalid(path+".content", "must not be empty")
+	}
+
+	isInstruction := role == codec.RoleSystem || role == codec.RoleDeveloper
+	if !d.conversationStarted {
+		if isInstruction {
+			if start == 0 {
+				d.req.SystemRole = role
+			}
+			return nil
+		}
+		d.closeSystem(start)
+	}
+	msgs := d.req.Messages
+	if role == codec.RoleUser && d.results >= 0 {
+		// A user message right after tool results joins them: results
+		// first, then the user's content, as one user turn.
+		msgs[d.results].Parts = d.parts[d.resultsStart:len(d.parts):len(d.parts)]
+		d.results = -1
+		return nil
+	}
+	d.results = -1
+	d.req.Messages = append(msgs, codec.Message{Role: role, Parts: d.parts[start:len(d.parts):len(d.parts)]})
+	return nil
+}
+
+// toolMessage decodes messages[i], a tool message: a PartToolResult in a
+// user message. Adjacent tool messages join one user message, and a user
+// message that follows them joins it too (see message).
+func (d *chatRequestDecoder) toolMessage(i int, f *chatMessageFields) *codec.Error {
+	path := wire.IndexPath("messages", i)
+	switch {
+	case f.refusal.Type != gjson.Null:
+		return wire.Invalid(path+".refusal", "is only allowed in assistant messages")
+	case f.reasoning.Type != gjson.Null:
+		return wire.Invalid(path+".reasoning_content", "is only allowed in assistant messages")
+	case f.toolCalls.Type != gjson.Null && !chatIsEmptyArray(f.toolCalls):
+		return wire.Invalid(path+".tool_calls", "is only allowed in assistant messages")
+	}
+	id, err := chatRequiredString(f.toolCallID, path+".tool_call_id")
+	if err != nil {
+		return err
+	}
+	// The result names its call by the id the client got, envelopes and
+	// all; the call's own id is what the upstream knows.
+	id, _ = mapping.SplitToolCallID(id)
+	p := codec.Part{Type: codec.PartToolResult, ToolCallID: id}
+	if err := chatOptionalText(f.name, path+".name", &p.ToolName); err != nil {
+		return err
+	}
+	if p.ToolName == "" {
+		p.ToolName = d.callName(id)
+	}
+	if f.content.Type == gjson.Null {
+		return wire.Invalid(path+".content", "is required")
+	}
+	// Tool message content is text: decode it as a system message's (text
+	// parts only) and move the parts into the result.
+	start := len(d.parts)
+	if err := d.content(i, codec.RoleSystem, f.content); err != nil {
+		return err
+	}
+	if n := len(d.parts) - start; n > 0 && (n > 1 || d.parts[start].Text != "") {
+		p.Content = slices.Clone(d.parts[start:])
+	}
+	d.parts = d.parts[:start]
+
+	if !d.conversationStarted {
+		d.closeSystem(start)
+	}
+	d.parts = append(d.parts, p)
+	if d.results >= 0 {
+		d.req.Messages[d.results].Parts = d.parts[d.resultsStart:len(d.parts):len(d.parts)]
+		return nil
+	}
+	d.results, d.resultsStart = len(d.req.Messages), start
+	d.req.Messages = append(d.req.Messages, codec.Message{Role: codec.RoleUser, Parts: d.parts[start:len(d.parts):len(d.parts)]})
+	return nil
+}
+
+// callName returns the name of the tool call id in an earlier assistant
+// message, or "" when there is none.
+func (d *chatRequestDecoder) callName(id string) string {
+	msgs := d.req.Messages
+	for m := len(msgs) - 1; m >= 0; m-- {
+		if msgs[m].Role != codec.RoleAssistant {
+			continue
+		}
+		for _, p := range msgs[m].Parts {
+			if p.Type == codec.PartToolCall && p.ToolCallID == id {
+				return p.ToolName
+			}
+		}
+	}
+	return ""
+}
+
+// toolCalls appends the tool calls of an assistant message, after its
+// text and refusal.
+func (d *chatRequestDecoder) toolCalls(i int, role codec.Role, v gjson.Result) *codec.Error {
+	if v.Type == gjson.Null || chatIsEmptyArray(v) {
+		return nil
+	}
+	path := wire.IndexPath("messages", i) + ".tool_calls"
+	switch {
+	case role != codec.RoleAssistant:
+		return wire.Invalid(path, "is only allowed in assistant messages")
+	case !v.IsArray():
+		return wire.WrongType(path, "array", v)
+	}
+	var err *codec.Error
+	jsonx.EachMember(v, &d.req.text, func(key, c gjson.Result) bool {
+		err = d.toolCall(wire.IndexPath(path, int(key.Num)), c)
+		return err == nil
+	})
+	return err
+}
+
+// toolCall appends one tool call {id, type:"function", function:{name,
+// arguments}} at path.
+func (d *chatRequestDecoder) toolCall(path string, v gjson.Result) *codec.Error {
+	if !v.IsObject() {
+		return wire.WrongType(path, "object", v)
+	}
+	var id, typ, fn gjson.Result
+	var err *codec.Error
+	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+		switch key.Str {
+		case "id":
+			id = value
+		case "type":
+			typ = value
+		case "function":
+			fn = value
+		case "custom":
+		default:
+			err = wire.UnknownField(path + "." + key.Str)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	switch {
+	case typ.Type == gjson.String && typ.Str == "custom":
+		return wire.UnsupportedField(path, "custom (freeform) tool calls are not supported yet")
+	case typ.Type == gjson.String && typ.Str != "function":
+		return wire.Invalid(path+".type", `unknown tool call type "`+typ.Str+`"`)
+	case typ.Type != gjson.Null && typ.Type != gjson.String:
+		return wire.WrongType(path+".type", "string", typ)
+	case fn.Type == gjson.Null:
+		return wire.Invalid(path+".function", "is required")
+	case !fn.IsObject():
+		return wire.WrongType(path+".function", "object", fn)
+	}
+	p := codec.Part{Type: codec.PartToolCall}
+	if p.ToolCallID, err = chatRequiredString(id, path+".id"); err != nil {
+		return err
+	}
+	if p.ToolCallID, err = d.idReasoning(p.ToolCallID, path+".id"); err != nil {
+		return err
+	}
+	var name, args gjson.Result
+	jsonx.EachMember(fn, &d.req.text, func(key, value gjson.Result) bool {
+		switch key.Str {
+		case "name":
+			name = value
+		case "arguments":
+			args = value
+		default:
+			err = wire.UnknownField(path + ".function." + key.Str)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	if p.ToolName, err = chatRequiredString(name, path+".function.name"); err != nil {
+		return err
+	}
+	switch {
+	case args.Type == gjson.Null:
+		return wire.Invalid(path+".function.arguments", "is required")
+	case args.Type != gjson.String:
+		return wire.WrongType(path+".function.arguments", "string", args)
+	}
+	var ok bool
+	if p.Arguments, ok = chatArguments(args.Str); !ok {
+		return wire.Invalid(path+".function.arguments", "must be the text of a JSON object")
+	}
+	d.parts = append(d.parts, p)
+	return nil
+}
+
+// chatArguments unquotes Chat's arguments string into canonical
+// Arguments: the text of one JSON object, or "" for no arguments.
+func chatArguments(s string) (string, bool) {
+	t := strings.TrimSpace(s)
+	if t == "" {
+		return "", true
+	}
+	return t, t[0] == '{' && jsonx.Valid(t)
+}
+
+// messageField sorts one field of messages[i] into f, records hints and
+// rejects what is not translated yet.
+func (d *chatRequestDecoder) messageField(i int, key string, v gjson.Result, f *chatMessageFields) *codec.Error {
+	switch key {
+	case "role":
+		f.role = v
+	case "content":
+		f.content = v
+	case "refusal":
+		f.refusal = v
+	case "name":
+		f.name = v
+	case "tool_calls":
+		f.toolCalls = v
+	case "tool_call_id":
+		f.toolCallID = v
+	case "reasoning_content", "reasoning":
+		// The reasoning extension of DeepSeek and other compatible
+		// servers; OpenRouter, vLLM and Ollama call it reasoning, and
+		// clients (Qwen Code) replay it under either name.
+		f.reasoning = v
+	case "annotations":
+		// URL citations an assistant message carries when a client echoes a
+		// response back into history; they are not model input.
+		if v.Type == gjson.Null || chatIsEmptyArray(v) {
+			return nil
+		}
+		return d.hint(wire.IndexPath("messages", i)+".annotations", v, v.IsArray(), "array")
+	case "function_call":
+		return wire.RejectUnlessNull(v, wire.IndexPath("messages", i)+".function_call", "the deprecated functions API is not supported; use tool_calls")
+	case "audio":
+		return wire.RejectUnlessNull(v, wire.IndexPath("messages", i)+".audio", "audio is not supported yet")
+	default:
+		return wire.UnknownField(wire.IndexPath("messages", i) + "." + key)
+	}
+	return nil
+}
+
+// chatRole decodes messages[i].role; tool messages are decoded before.
+// The deprecated function messages are rejected with the functions API.
+func chatRole(i int, v gjson.Result) (codec.Role, *codec.Error) {
+	switch {
+	case v.Type == gjson.Null:
+		return 0, wire.Invalid(wire.IndexPath("messages", i)+".role", "is required")
+	case v.Type != gjson.String:
+		return 0, wire.WrongType(wire.IndexPath("messages", i)+".role", "string", v)
+	}
+	switch v.Str {
+	case "user":
+		return codec.RoleUser, nil
+	case "assistant":
+		return codec.RoleAssistant, nil
+	case "system":
+		return codec.RoleSystem, nil
+	case "developer":
+		return codec.RoleDeveloper, nil
+	case "function":
+		return 0, wire.UnsupportedField(wire.IndexPath("messages", i)+".role", `role "function" (the deprecated functions API) is not supported; use tool messages`)
+	}
+	return 0, wire.Invalid(wire.IndexPath("messages", i)+".role", `unknown role "`+v.Str+`"`)
+}
+
+// content appends the parts of messages[i].content: a string is one text
+// part; an array holds typed parts. Null (or absence) is allowed here and
+// judged by the caller, since only assistant messages may omit content.
+func (d *chatRequestDecoder) content(i int, role codec.Role, v gjson.Result) *codec.Error {
+	switch {
+	case v.Type == gjson.Null:
+		return nil
+	case v.Type == gjson.String:
+		d.parts = append(d.parts, wire.TextPart(codec.PartText, v))
+		return nil
+	case !v.IsArray():
+		return wire.WrongType(wire.IndexPath("messages", i)+".content", "string or array", v)
+	}
+	var err *codec.Error
+	jsonx.EachMember(v, &d.req.text, func(key, p gjson.Result) bool {
+		err = d.contentPart(i, int(key.Num), role, p)
+		return err == nil
+	})
+	return err
+}
+
+// The payload fields of content parts, each allowed only in the part type
+// of the same name.
+const (
+	chatFieldText = iota
+	chatFieldRefusal
+	chatFieldImageURL
+	chatFieldInputAudio
+	chatFieldFile
+	chatFieldCount
+)
+
+var chatPartFieldNames = [chatFieldCount]string{"text", "refusal", "image_url", "input_audio", "file"}
+
+// chatPartFields are the fields of one content part.
+type chatPartFields struct {
+	typ    gjson.Result
+	fields [chatFieldCount]gjson.Result
+	// other is the first key that is none of the above.
+	other string
+}
+
+// contentPart appends messages[i].content[j]: text everywhere, refusal in
+// assistant messages, images, audio and files in user messages.
+func (d *chatRequestDecoder) contentPart(i, j int, role codec.Role, v gjson.Result) *codec.Error {
+	path := chatPartPath(i, j)
+	if !v.IsObject() {
+		return wire.WrongType(path, "object", v)
+	}
+	var f chatPartFields
+	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+		if key.Str == "type" {
+			f.typ = value
+			return true
+		}
+		for k, name := range chatPartFieldNames {
+			if key.Str == name {
+				f.fields[k] = value
+				return true
+			}
+		}
+		if f.other == "" {
+			f.other = key.Str
+		}
+		return true
+	})
+	switch {
+	case f.typ.Type == gjson.Null:
+		return wire.Invalid(path+".type", "is required")
+	case f.typ.Type != gjson.String:
+		return wire.WrongType(path+".type", "string", f.typ)
+	}
+	field := -1
+	for k, name := range chatPartFieldNames {
+		if f.typ.Str == name {
+			field = k
+		}
+	}
+	if field < 0 {
+		return wire.Invalid(path+".type", `unknown content part type "`+f.typ.Str+`"`)
+	}
+	switch {
+	case field == chatFieldRefusal && role != codec.RoleAssistant:
+		return wire.Invalid(path+".type", `content part type "refusal" is only allowed in assistant messages`)
+	case field >= chatFieldImageURL && role != codec.RoleUser:
+		return wire.Invalid(path+".type", `content part type "`+f.typ.Str+`" is only allowed in user messages`)
+	case f.other != "":
+		return wire.UnknownField(path + "." + f.other)
+	}
+	for k := range f.fields {
+		if k != field && f.fields[k].Exists() {
+			return wire.UnknownField(path + "." + chatPartFieldNames[k])
+		}
+	}
+	value := f.fields[field]
+	fieldPath := path + "." + chatPartFieldNames[field]
+	switch field {
+	case chatFieldImageURL:
+		return d.imagePart(fieldPath, value)
+	case chatFieldInputAudio:
+		return d.audioPart(fieldPath, value)
+	case chatFieldFile:
+		return d.filePart(fieldPath, value)
+	}
+	t := codec.PartText
+	if field == chatFieldRefusal {
+		t = codec.PartRefusal
+	}
+	switch {
+	case value.Type == gjson.Null:
+		return wire.Invalid(fieldPath, "is required")
+	case value.Type != gjson.String:
+		return wire.WrongType(fieldPath, "string", value)
+	}
+	d.parts = append(d.parts, wire.TextPart(t, value))
+	return nil
+}
+
+// chatObjectFields reads the members of the object v at path into the
+// results named by keys (in order), rejecting other members.
+func (d *chatRequestDecoder) chatObjectFields(path string, v gjson.Result, keys []string, dst []gjson.Result) *codec.Error {
+	switch {
+	case v.Type == gjson.Null:
+		return wire.Invalid(path, "is required")
+	case !v.IsObject():
+		return wire.WrongType(path, "object", v)
+	}
+	var err *codec.Error
+	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+		for k, name := range keys {
+			if key.Str == name {
+				dst[k] = value
+				return true
+			}
+		}
+		err = wire.UnknownField(path + "." + key.Str)
+		return false
+	})
+	return err
+}
+
+// imagePart appends an image_url part: {url, detail}. A data: URL becomes
+// MediaType and Data, an http(s) URL stays a URL. detail (the resolution
+// OpenAI looks at) has no canonical form and is a hint.
+func (d *chatRequestDecoder) imagePart(path string, v gjson.Result) *codec.Error {
+	var f [2]gjson.Result
+	if err := d.chatObjectFields(path, v, []string{"url", "detail"}, f[:]); err != nil {
+		return err
+	}
+	url, err := chatRequiredString(f[0], path+".url")
+	if err != nil {
+		return err
+	}
+	p := codec.Part{Type: codec.PartImage}
+	if p.MediaType, p.Data, p.URL, err = chatParseURL(path+".url", url, true); err != nil {
+		return err
+	}
+	if f[1].Type != gjson.Null {
+		if err := d.hint(path+".detail", f[1], f[1].Type == gjson.String, "string"); err != nil {
+			return err
+		}
+	}
+	d.parts = append(d.parts, p)
+	return nil
+}
+
+// chatAudioFormats maps input_audio formats to media types and back.
+var chatAudioFormats = [...]struct{ format, mediaType string }{
+	{"wav", "audio/wav"},
+	{"mp3", "audio/mp3"},
+}
+
+// audioPart appends an input_audio part: {data, format}, base64 audio of
+// format wav (audio/wav) or mp3 (audio/mp3, as Gemini names it).
+func (d *chatRequestDecoder) audioPart(path string, v gjson.Result) *codec.Error {
+	var f [2]gjson.Result
+	if err := d.chatObjectFields(path, v, []string{"data", "format"}, f[:]); err != nil {
+		return err
+	}
+	data, err := chatRequiredString(f[0], path+".data")
+	if err != nil {
+		return err
+	}
+	format, err := chatRequiredString(f[1], path+".format")
+	if err != nil {
+		return err
+	}
+	if err := wire.CheckBase64(path+".data", data); err != nil {
+		return err
+	}
+	for _, a := range chatAudioFormats {
+		if a.format == format {
+			d.parts = append(d.parts, codec.Part{Type: codec.PartAudio, MediaType: a.mediaType, Data: data})
+			return nil
+		}
+	}
+	return wire.Invalid(path+".format", `unknown audio format "`+format+`"`)
+}
+
+// filePart appends a file part: {file_data, filename} with file_data a
+// base64 data: URL, as a document whose title is the file name. file_id
+// names a file uploaded to OpenAI, server-side state that no other
+// upstream can read.
+func (d *chatRequestDecoder) filePart(path string, v gjson.Result) *codec.Error {
+	var f [3]gjson.Result
+	if err := d.chatObjectFields(path, v, []string{"file_data", "filename", "file_id"}, f[:]); err != nil {
+		return err
+	}
+	if f[2].Type != gjson.Null {
+		return wire.UnsupportedField(path+".file_id", "file_id references name files stored by OpenAI; send file_data")
+	}
+	data, err := chatRequiredString(f[0], path+".file_data")
+	if err != nil {
+		return err
+	}
+	p := codec.Part{Type: codec.PartDocument}
+	if p.MediaType, p.Data, _, err = chatParseURL(path+".file_data", data, false); err != nil {
+		return err
+	}
+	if err := chatOptionalText(f[1], path+".filename", &p.Text); err != nil {
+		return err
+	}
+	d.parts = append(d.parts, p)
+	return nil
+}
+
+// chatParseURL splits a base64 data: URL ("data:<media type>;base64,<data>")
+// into its media type and data; when web is true an http(s) URL is kept
+// as a URL instead.
+func chatParseURL(path, url string, web bool) (mediaType, data, link string, err *codec.Error) {
+	if rest, ok := strings.CutPrefix(url, "data:"); ok {
+		mt, b64, ok := strings.Cut(rest, ";base64,")
+		if !ok || mt == "" || strings.ContainsAny(mt, ",") {
+			return "", "", "", wire.Invalid(path, "a data: URL must be data:<media type>;base64,<data>")
+		}
+		if err := wire.CheckBase64(path, b64); err != nil {
+			return "", "", "", err
+		}
+		return mt, b64, "", nil
+	}
+	if web && (strings.HasPrefix(url, "https://") || strings.HasPrefix(url, "http://")) {
+		return "", "", url, nil
+	}
+	if web {
+		return "", "", "", wire.Invalid(path, "must be an http(s) URL or a base64 data: URL")
+	}
+	return "", "", "", wire.Invalid(path, "must be a base64 data: URL")
+}
+
+// reasoning appends the reasoning parts of an assistant message's
+// reasoning_content, before its other content since the model reasoned
+// first. The text may hold continuation envelopes in their text form
+// (mapping.SplitReasoningText, read but never written): each closes one
+// signed part with the text before it; text after the last envelope is one
+// unsigned part. A damaged envelope is an error rather than reasoning text,
+// so that it never reaches an upstream as if the model had written it.
+func (d *chatRequestDecoder) reasoning(i int, role codec.Role, v gjson.Result) *codec.Error {
+	// Every message passes here, most without reasoning: the path is only
+	// put together for an error.
+	path := func() string { return wire.IndexPath("messages", i) + ".reasoning_content" }
+	switch {
+	case v.Type == gjson.Null:
+		return nil
+	case role != codec.RoleAssistant:
+		return wire.Invalid(path(), "is only allowed in assistant messages")
+	case v.Type != gjson.String:
+		return wire.WrongType(path(), "string", v)
+	}
+	var buf [4]mapping.ReasoningSegment
+	segs, err := mapping.SplitReasoningText(buf[:0], v.Str)
+	if err != nil {
+		return wire.Invalid(path(), err.Error())
+	}
+	for _, s := range segs {
+		p := codec.Part{Type: codec.PartReasoning, Text: s.Text}
+		if s.Signed {
+			c := &s.Continuation
+			p.Signature, p.Origin, p.Redacted, p.ItemID = c.Signature, c.Origin, c.Redacted, c.ItemID
+		}
+		d.parts = append(d.parts, p)
+	}
+	return nil
+}
+
+// messageRefusal appends an assistant message's refusal after its text.
+func (d *chatRequestDecoder) messageRefusal(i int, role codec.Role, v gjson.Result) *codec.Error {
+	switch {
+	case v.Type == gjson.Null:
+		return nil
+	case role != codec.RoleAssistant:
+		return wire.Invalid(wire.IndexPath("messages", i)+".refusal", "is only allowed in assistant messages")
+	case v.Type != gjson.String:
+		return wire.WrongType(wire.IndexPath("messages", i)+".refusal", "string", v)
+	}
+	d.parts = append(d.parts, codec.Part{Type: codec.PartRefusal, Text: v.Str})
+	return nil
+}
+
+// chatPartPath returns messages[i].content[j], for error paths.
+func chatPartPath(i, j int) string {
+	return wire.IndexPath(wire.IndexPath("messages", i)+".content", j)
+}

@@ -1,0 +1,600 @@
+package chat
+
+import (
+	"slices"
+	"time"
+
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
+	"github.com/llmbridge/llmbridge/codec/internal/wire"
+	"github.com/llmbridge/llmbridge/mapping"
+	"github.com/tidwall/gjson"
+)
+
+// decodeChatResponse decodes a non-streamed Chat Completions body. Only the
+// first choice is read: requests with n other than 1 are rejected, so the
+// upstream answers one.
+func decodeChatResponse(root gjson.Result, resp *response) *codec.Error {
+	var choices, usage gjson.Result
+	var err *codec.Error
+	jsonx.EachMember(root, &resp.text, func(key, v gjson.Result) bool {
+		switch key.Str {
+		case "id":
+			err = chatUpstreamString(v, "id", &resp.ID)
+		case "model":
+			err = chatUpstreamString(v, "model", &resp.Model)
+		case "created":
+			err = chatUpstreamInt(v, "created", &resp.Created)
+		case "choices":
+			choices = v
+		case "usage":
+			usage = v
+		}
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := decodeChatChoice(choices, resp); err != nil {
+		return err
+	}
+	return decodeChatUsage(usage, &resp.Usage)
+}
+
+// decodeChatChoice decodes choices[0].
+func decodeChatChoice(choices gjson.Result, resp *response) *codec.Error {
+	if !choices.IsArray() {
+		return codec.BadUpstream(codec.OpenAIChat, "choices is missing or not an array")
+	}
+	var choice gjson.Result
+	jsonx.EachMember(choices, &resp.text, func(_, c gjson.Result) bool {
+		choice = c
+		return false
+	})
+	switch {
+	case !choice.Exists():
+		return codec.BadUpstream(codec.OpenAIChat, "choices is empty")
+	case !choice.IsObject():
+		return codec.BadUpstream(codec.OpenAIChat, "choices[0] is not an object")
+	}
+	var message gjson.Result
+	var err *codec.Error
+	jsonx.EachMember(choice, &resp.text, func(key, v gjson.Result) bool {
+		switch key.Str {
+		case "message":
+			message = v
+		case "finish_reason":
+			var reason string
+			err = chatUpstreamString(v, "finish_reason", &reason)
+			resp.StopReason = mapping.FromChatFinishReason(reason)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := decodeChatResponseMessage(message, resp); err != nil {
+		return err
+	}
+	resp.StopReason = chatToolStop(resp.StopReason, resp.Content)
+	return nil
+}
+
+// chatRefusalStop returns StopRefusal for a natural end of output that
+// holds a refusal: OpenAI ends refusals with "stop", but a
+// refusal is its own kind of ending that clients of other protocols are
+// told about (Anthropic stop_reason refusal). Other reasons stay s.
+func chatRefusalStop(s codec.StopReason, refusal bool) codec.StopReason {
+	if refusal && s == mapping.StopEnd {
+		return mapping.StopRefusal
+	}
+	return s
+}
+
+// chatToolStop returns StopToolUse for a natural end of output that holds
+// tool calls (some compatible servers finish tool calls with "stop"), and
+// s otherwise.
+func chatToolStop(s codec.StopReason, content []codec.Part) codec.StopReason {
+	if s != mapping.StopEnd && s != mapping.StopNone {
+		return s
+	}
+	for i := range content {
+		if content[i].Type == codec.PartToolCall {
+			return mapping.StopToolUse
+		}
+	}
+	return s
+}
+
+// decodeChatResponseMessage decodes choices[0].message: its reasoning, then
+// its text, then its refusal, then its audio (chatAudio), then its tool
+// calls, the legacy function_call among them (chatLegacyCall). Generated
+// images (OpenRouter's images) are display only: no client protocol of
+// another family carries model-made images in llmbridge's model, so they
+// are dropped and listed in resp.Dropped.
+func decodeChatResponseMessage(message gjson.Result, resp *response) *codec.Error {
+	if !message.IsObject() {
+		return codec.BadUpstream(codec.OpenAIChat, "choices[0].message is missing or not an object")
+	}
+	var content, refusal, calls, reasoning, reasoningAlias, annotations, legacy, audio gjson.Result
+	var err *codec.Error
+	jsonx.EachMember(message, &resp.text, func(key, v gjson.Result) bool {
+		switch key.Str {
+		case "content":
+			content = v
+		case "annotations":
+			// Search models (and OpenRouter's web plugin) cite pages.
+			annotations = v
+		case "refusal":
+			refusal = v
+		case "reasoning_content":
+			reasoning = v
+		case "reasoning":
+			// vLLM and OpenRouter name the same text reasoning; some
+			// servers send both names.
+			reasoningAlias = v
+		case "tool_calls":
+			calls = v
+		case "function_call":
+			legacy = v
+		case "audio":
+			audio = v
+		case "images":
+			if v.IsArray() && len(v.Raw) > 2 {
+				resp.Dropped = append(resp.Dropped, "choices[0].message.images (images)")
+			}
+		}
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	switch {
+	case content.Type != gjson.Null && content.Type != gjson.String:
+		return codec.BadUpstream(codec.OpenAIChat, "choices[0].message.content is not a string")
+	case refusal.Type != gjson.Null && refusal.Type != gjson.String:
+		return codec.BadUpstream(codec.OpenAIChat, "choices[0].message.refusal is not a string")
+	case reasoning.Type != gjson.Null && reasoning.Type != gjson.String:
+		return codec.BadUpstream(codec.OpenAIChat, "choices[0].message.reasoning_content is not a string")
+	case reasoningAlias.Type != gjson.Null && reasoningAlias.Type != gjson.String:
+		return codec.BadUpstream(codec.OpenAIChat, "choices[0].message.reasoning is not a string")
+	}
+	if reasoning.Str == "" {
+		reasoning = reasoningAlias
+	}
+	// Chat reasoning is plain text: no Chat server signs it, so it goes on
+	// unsigned (Origin FamilyNone).
+	if reasoning.Str != "" {
+		resp.Content = append(resp.Content, codec.Part{Type: codec.PartReasoning, Text: reasoning.Str})
+	}
+	// A refusal comes with content null, or now and then "": the empty
+	// string is then no output. Alone, "" is kept, so that an empty answer
+	// stays an empty answer rather than becoming null.
+	if content.Type == gjson.String && (content.Str != "" || refusal.Type != gjson.String) {
+		resp.Content = append(resp.Content, codec.Part{Type: codec.PartText, Text: content.Str,
+			Citations: decodeChatAnnotations(annotations, content.Str)})
+	}
+	if refusal.Type == gjson.String {
+		resp.Content = append(resp.Content, codec.Part{Type: codec.PartRefusal, Text: refusal.Str})
+		resp.StopReason = chatRefusalStop(resp.StopReason, true)
+	}
+	if err := decodeChatAudio(audio, resp); err != nil {
+		return err
+	}
+	if err := decodeChatLegacyCall(legacy, resp); err != nil {
+		return err
+	}
+	return decodeChatResponseToolCalls(calls, resp)
+}
+
+// decodeChatAudio decodes the audio of an answer (audio output,
+// modalities ["text", "audio"]): {id, data, transcript, expires_at}.
+//
+//   - transcript is what the model said, the answer itself: a text part.
+//   - id is state: a Chat server wants {"audio": {"id": ...}} back on the
+//     assistant message of the next turn instead of the sound. It is kept
+//     as an opaquePart of FamilyOpenAIChat (chatAudioState), which goes
+//     back to a Chat upstream only.
+//   - data, the sound, is display only: no client protocol of another
+//     family carries model-made audio in llmbridge's model, so it is
+//     dropped and listed in resp.Dropped.
+func decodeChatAudio(v gjson.Result, resp *response) *codec.Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	if !v.IsObject() {
+		return codec.BadUpstream(codec.OpenAIChat, "choices[0].message.audio is not an object")
+	}
+	var id, transcript, data string
+	var err *codec.Error
+	jsonx.EachMember(v, &resp.text, func(k, f gjson.Result) bool {
+		switch k.Str {
+		case "id":
+			err = chatUpstreamString(f, "choices[0].message.audio.id", &id)
+		case "transcript":
+			err = chatUpstreamString(f, "choices[0].message.audio.transcript", &transcript)
+		case "data":
+			err = chatUpstreamString(f, "choices[0].message.audio.data", &data)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	if transcript != "" {
+		resp.Content = append(resp.Content, codec.Part{Type: codec.PartText, Text: transcript})
+	}
+	if id != "" {
+		resp.Content = append(resp.Content, chatAudioState(id))
+	}
+	if data != "" {
+		resp.Dropped = append(resp.Dropped, "choices[0].message.audio.data (audio)")
+	}
+	return nil
+}
+
+// chatAudioState is the opaque part that keeps the id of a Chat audio
+// answer: the members to put back on the assistant message, as a JSON
+// object.
+func chatAudioState(id string) codec.Part {
+	b := jsonx.AppendString([]byte(`{"audio":{"id":`), id)
+	b = append(b, "}}"...)
+	return codec.Part{Type: codec.PartReasoning, Redacted: true, Origin: mapping.FamilyOpenAIChat, Signature: string(b)}
+}
+
+// decodeChatLegacyCall decodes the legacy function_call of an answer
+// ({name, arguments}, from servers that predate tool_calls) as a tool
+// call. It has no id; chatLegacyCallID stands in, and the client's result
+// for it goes back to a Chat upstream as a tool message with that id.
+func decodeChatLegacyCall(v gjson.Result, resp *response) *codec.Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	if !v.IsObject() {
+		return codec.BadUpstream(codec.OpenAIChat, "choices[0].message.function_call is not an object")
+	}
+	p := codec.Part{Type: codec.PartToolCall, ToolCallID: chatLegacyCallID(resp.ID)}
+	var args string
+	var err *codec.Error
+	jsonx.EachMember(v, &resp.text, func(k, f gjson.Result) bool {
+		switch k.Str {
+		case "name":
+			err = chatUpstreamString(f, "choices[0].message.function_call.name", &p.ToolName)
+		case "arguments":
+			err = chatUpstreamString(f, "choices[0].message.function_call.arguments", &args)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	if p.ToolName == "" {
+		return codec.BadUpstream(codec.OpenAIChat, "choices[0].message.function_call has no name")
+	}
+	var ok bool
+	if p.Arguments, ok = chatArguments(args); !ok {
+		return codec.BadUpstream(codec.OpenAIChat, "choices[0].message.function_call.arguments is not the text of a JSON object")
+	}
+	resp.Content = append(resp.Content, p)
+	return nil
+}
+
+// chatLegacyCallID is the id given to a legacy function_call, which has
+// none: unique to the response, so that a history of several turns keeps
+// its calls apart.
+func chatLegacyCallID(responseID string) string {
+	if responseID == "" {
+		return "call_function"
+	}
+	return "call_" + responseID
+}
+
+// decodeChatAnnotations reads the url_citation annotations of a message
+// whose content is text, converting their character indexes to byte
+// offsets. Annotations of other kinds are skipped.
+func decodeChatAnnotations(v gjson.Result, text string) []codec.Citation {
+	if !v.IsArray() {
+		return nil
+	}
+	var cs []codec.Citation
+	v.ForEach(func(_, a gjson.Result) bool {
+		if c, start, end, ok := wire.ChatCitation(a); ok {
+			c.Start, c.End = wire.ByteIndex(text, start), wire.ByteIndex(text, end)
+			cs = append(cs, c)
+		}
+		return true
+	})
+	return cs
+}
+
+// decodeChatResponseToolCalls appends the tool calls of choices[0].message,
+// with their arguments string unquoted into Arguments.
+func decodeChatResponseToolCalls(calls gjson.Result, resp *response) *codec.Error {
+	switch {
+	case calls.Type == gjson.Null:
+		return nil
+	case !calls.IsArray():
+		return codec.BadUpstream(codec.OpenAIChat, "choices[0].message.tool_calls is not an array")
+	}
+	var err *codec.Error
+	jsonx.EachMember(calls, &resp.text, func(key, c gjson.Result) bool {
+		path := wire.IndexPath("choices[0].message.tool_calls", int(key.Num))
+		if !c.IsObject() {
+			err = codec.BadUpstream(codec.OpenAIChat, path+" is not an object")
+			return false
+		}
+		p := codec.Part{Type: codec.PartToolCall}
+		var typ, args string
+		jsonx.EachMember(c, &resp.text, func(k, v gjson.Result) bool {
+			switch k.Str {
+			case "id":
+				err = chatUpstreamString(v, path+".id", &p.ToolCallID)
+			case "type":
+				err = chatUpstreamString(v, path+".type", &typ)
+			case "function":
+				jsonx.EachMember(v, &resp.text, func(fk, fv gjson.Result) bool {
+					switch fk.Str {
+					case "name":
+						err = chatUpstreamString(fv, path+".function.name", &p.ToolName)
+					case "arguments":
+						err = chatUpstreamString(fv, path+".function.arguments", &args)
+					}
+					return err == nil
+				})
+			}
+			return err == nil
+		})
+		switch {
+		case err != nil:
+		case typ != "" && typ != "function":
+			err = chatClientAction(path, typ)
+		case p.ToolCallID == "" || p.ToolName == "":
+			err = codec.BadUpstream(codec.OpenAIChat, path+" has no id or no function name")
+		default:
+			var ok bool
+			if p.Arguments, ok = chatArguments(args); !ok {
+				err = codec.BadUpstream(codec.OpenAIChat, path+".function.arguments is not the text of a JSON object")
+			}
+		}
+		resp.Content = append(resp.Content, p)
+		return err == nil
+	})
+	return err
+}
+
+// chatClientAction is the error for a tool call of a type other than
+// function (a custom tool's call, types added later): a call the client
+// must run, which llmbridge's model has no slot for. Dropping it would end
+// the turn without the action the model asked for, as though it had
+// finished, so the response fails instead.
+func chatClientAction(path, typ string) *codec.Error {
+	return codec.BadUpstream(codec.OpenAIChat, path+` is a tool call of type "`+typ+
+		`", which the client would have to run and llmbridge cannot translate; leaving it out would end the turn without it`)
+}
+
+// decodeChatUsage decodes the usage object, whose counters already have
+// the canonical meaning: prompt_tokens includes cached tokens and
+// completion_tokens includes reasoning tokens.
+func decodeChatUsage(v gjson.Result, u *codec.Usage) *codec.Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	if !v.IsObject() {
+		return codec.BadUpstream(codec.OpenAIChat, "usage is not an object")
+	}
+	*u = codec.Usage{Known: true}
+	var err *codec.Error
+	var hit int64
+	v.ForEach(func(key, value gjson.Result) bool {
+		switch key.Str {
+		case "prompt_cache_hit_tokens":
+			// DeepSeek's name for cached prompt tokens, which its
+			// prompt_tokens include as OpenAI's do.
+			err = chatUpstreamInt(value, "usage.prompt_cache_hit_tokens", &hit)
+		case "prompt_tokens":
+			err = chatUpstreamInt(value, "usage.prompt_tokens", &u.InputTokens)
+		case "completion_tokens":
+			err = chatUpstreamInt(value, "usage.completion_tokens", &u.OutputTokens)
+		case "prompt_tokens_details":
+			err = chatUsageDetail(value, "usage.prompt_tokens_details", "cached_tokens", &u.CacheReadTokens)
+		case "completion_tokens_details":
+			err = chatUsageDetail(value, "usage.completion_tokens_details", "reasoning_tokens", &u.ReasoningTokens)
+		}
+		return err == nil
+	})
+	if u.CacheReadTokens == 0 {
+		u.CacheReadTokens = hit
+	}
+	return err
+}
+
+// chatUsageDetail reads the counter named field from a usage details object,
+// which may be null or absent.
+func chatUsageDetail(v gjson.Result, path, field string, dst *int64) *codec.Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	if !v.IsObject() {
+		return codec.BadUpstream(codec.OpenAIChat, path+" is not an object")
+	}
+	var err *codec.Error
+	v.ForEach(func(key, value gjson.Result) bool {
+		if key.Str == field {
+			err = chatUpstreamInt(value, path+"."+field, dst)
+		}
+		return err == nil
+	})
+	return err
+}
+
+// chatUpstreamString reads an optional string of an upstream response.
+func chatUpstreamString(v gjson.Result, path string, dst *string) *codec.Error {
+	switch v.Type {
+	case gjson.Null:
+		return nil
+	case gjson.String:
+		*dst = v.Str
+		return nil
+	}
+	return codec.BadUpstream(codec.OpenAIChat, path+" is not a string")
+}
+
+// chatUpstreamInt reads an optional integer of an upstream response.
+func chatUpstreamInt(v gjson.Result, path string, dst *int64) *codec.Error {
+	switch v.Type {
+	case gjson.Null:
+		return nil
+	case gjson.Number:
+		*dst = v.Int()
+		return nil
+	}
+	return codec.BadUpstream(codec.OpenAIChat, path+" is not a number")
+}
+
+// appendChatResponse encodes resp as a Chat Completions body with every
+// field openai-go's ChatCompletion requires. Usage is optional in Chat and
+// is omitted when the upstream gave none, rather than reported as zero.
+//
+// A refusal (StopRefusal) is given as message.refusal with content null,
+// following refusalOutput. Reasoning goes into reasoning_content, the
+// extension field of DeepSeek and other compatible servers that Chat clients
+// show as thinking; an opaque value goes there too, as a continuation
+// envelope after its part's text, since Chat has no slot for it and the
+// client must replay it for the next turn to reach the issuing upstream.
+func appendChatResponse(dst []byte, resp *codec.Response) ([]byte, *codec.Error) {
+	var buf [1]codec.Part
+	content, err := wire.RefusalOutput(resp, codec.OpenAIChat, buf[:0])
+	if err != nil {
+		return dst, err
+	}
+	texts, refusals, calls, reasoning, cites := 0, 0, 0, 0, 0
+	for i := range content {
+		switch content[i].Type {
+		case codec.PartText:
+			texts++
+			cites += len(content[i].Citations)
+		case codec.PartRefusal:
+			refusals++
+		case codec.PartToolCall:
+			calls++
+		case codec.PartReasoning:
+			reasoning++
+		case codec.PartServerToolCall, codec.PartServerToolResult:
+			// Chat has no item for a search the upstream ran; the
+			// answer and its citations (annotations) carry what it
+			// found.
+			resp.Dropped = append(resp.Dropped, wire.IndexPath("content", i)+" ("+content[i].Type.String()+")")
+		default:
+			return dst, chatCannotRespond(wire.IndexPath("content", i))
+		}
+	}
+	dst = slices.Grow(dst, chatResponseSizeHint(resp))
+
+	dst = append(dst, `{"id":`...)
+	if resp.ID != "" {
+		dst = jsonx.AppendString(dst, resp.ID)
+	} else {
+		dst = jsonx.AppendString(dst, wire.NewID("chatcmpl-"))
+	}
+	dst = append(dst, `,"object":"chat.completion","created":`...)
+	if resp.Created != 0 {
+		dst = jsonx.AppendInt(dst, resp.Created)
+	} else {
+		dst = jsonx.AppendInt(dst, time.Now().Unix())
+	}
+	dst = append(dst, `,"model":`...)
+	dst = jsonx.AppendString(dst, resp.Model)
+
+	dst = append(dst, `,"choices":[{"index":0,"message":{"role":"assistant","content":`...)
+	if texts > 0 {
+		dst = appendChatJoined(dst, content, false)
+	} else {
+		dst = append(dst, "null"...)
+	}
+	if reasoning > 0 {
+		dst = appendChatReasoningContent(append(dst, `,"reasoning_content":`...), content)
+	}
+	if cites > 0 {
+		dst = appendChatAnnotations(append(dst, `,"annotations":`...), content)
+	}
+	dst = append(dst, `,"refusal":`...)
+	if refusals > 0 {
+		dst = appendChatJoinedRefusal(dst, content)
+	} else {
+		dst = append(dst, "null"...)
+	}
+	if calls > 0 {
+		dst = appendChatResponseToolCalls(append(dst, `,"tool_calls":`...), content)
+	}
+	if reasoning > 0 {
+		chatDropUnfollowedSignatures(resp, content)
+	}
+	dst = append(dst, `},"logprobs":null,"finish_reason":`...)
+	dst = jsonx.AppendString(dst, mapping.ChatFinishReason(chatToolStop(resp.StopReason, content)))
+	dst = append(dst, "}]"...)
+
+	if resp.Usage.Known {
+		dst = appendChatUsage(dst, &resp.Usage)
+	}
+	return append(dst, '}'), nil
+}
+
+// chatResponseSizeHint estimates the encoded size of resp.
+func chatResponseSizeHint(resp *codec.Response) int {
+	n := 512 + len(resp.ID) + len(resp.Model)
+	for _, p := range resp.Content {
+		n += len(p.Text) + len(p.Arguments) + len(p.ToolCallID) + len(p.ToolName) + 64
+		n += (len(p.Signature)+len(p.ItemID))*4/3 + len(mapping.EnvelopePrefix) + 16
+	}
+	return n
+}
+
+// appendChatReasoningContent appends the reasoning parts' texts as one
+// reasoning_content string. Their opaque values go with the tool call that
+// follows them (appendChatResponseToolCalls), never into text a person
+// reads.
+func appendChatReasoningContent(dst []byte, parts []codec.Part) []byte {
+	dst = append(dst, '"')
+	first := true
+	for j := range parts {
+		p := &parts[j]
+		if p.Type != codec.PartReasoning || p.Text == "" {
+			continue
+		}
+		if !first {
+			// Separate parts as paragraphs, as the stream does.
+			dst = append(dst, `\n\n`...)
+		}
+		first = false
+		dst = jsonx.AppendStringBody(dst, p.Text)
+	}
+	return append(dst, '"')
+}
+
+// appendChatUsage appends the usage object. Chat has no counter for cache
+// writes; they remain part of prompt_tokens.
+func appendChatUsage(dst []byte, u *codec.Usage) []byte {
+	dst = append(dst, `,"usage":{"prompt_tokens":`...)
+	dst = jsonx.AppendInt(dst, u.InputTokens)
+	dst = append(dst, `,"completion_tokens":`...)
+	dst = jsonx.AppendInt(dst, u.OutputTokens)
+	dst = append(dst, `,"total_tokens":`...)
+	dst = jsonx.AppendInt(dst, u.TotalTokens())
+	dst = append(dst, `,"prompt_tokens_details":{"cached_tokens":`...)
+	dst = jsonx.AppendInt(dst, u.CacheReadTokens)
+	dst = append(dst, `},"completion_tokens_details":{"reasoning_tokens":`...)
+	dst = jsonx.AppendInt(dst, u.ReasoningTokens)
+	return append(dst, "}}"...)
+}
+
+// chatCannotRespond is the error for response content a Chat client cannot
+// be given. It is a 502 like an invalid upstream answer: the request was
+// valid, but the answer cannot be carried to this client.
+func chatCannotRespond(path string) *codec.Error {
+	return &codec.Error{
+		Status:  502,
+		Kind:    mapping.ErrBadGateway,
+		Param:   path,
+		Message: "this content part type cannot be expressed in the " + string(codec.OpenAIChat) + " protocol",
+	}
+}

@@ -1,0 +1,169 @@
+package gemini
+
+import (
+	"sync"
+
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
+	"github.com/llmbridge/llmbridge/codec/internal/wire"
+	"github.com/tidwall/gjson"
+)
+
+func init() {
+	codec.Register(codec.Descriptor{
+		Name: codec.Gemini, ModelInPath: true,
+		Route:      codec.Route{Models: "/models", Method: "generateContent", StreamMethod: "streamGenerateContent"},
+		Credential: codec.Credential{Header: "X-Goog-Api-Key", Query: "key"},
+		Counting:   codec.Counting{ModelInPath: true, Member: "totalTokens", OmitsZero: true},
+		Listing:    codec.Listing{Path: "/v1beta/models", Shape: codec.Gemini, PageSize: "pageSize", Paging: []string{"pageSize", "pageToken"}},
+	}, geminiCodec{})
+	codec.Register(codec.Descriptor{
+		Name: codec.Vertex, Family: codec.Gemini, ModelInPath: true, Located: true,
+		Counting: codec.Counting{ModelInPath: true, Member: "totalTokens", OmitsZero: true},
+		Route:    codec.Route{Models: "/publishers/google/models", Method: "generateContent", StreamMethod: "streamGenerateContent"},
+	}, geminiCodec{})
+}
+
+// geminiCodec is the codec of the Gemini API and of Gemini on Vertex AI.
+type geminiCodec struct{}
+
+// request is a request being decoded, with the arena its strings are
+// unescaped into.
+type request struct {
+	*codec.Request
+	text jsonx.Arena
+}
+
+// response is request's counterpart for a response being decoded.
+type response struct {
+	*codec.Response
+	text jsonx.Arena
+}
+
+// The wrappers of requests and responses being decoded are reused: the
+// decoders' closures make a wrapper escape to the heap, which would cost
+// an allocation per decode.
+var (
+	requestPool  = sync.Pool{New: func() any { return new(request) }}
+	responsePool = sync.Pool{New: func() any { return new(response) }}
+)
+
+func (geminiCodec) DecodeRequest(_ codec.Protocol, body []byte, req *codec.Request) error {
+	root, index, err := wire.ParseIndexed(body)
+	if err != nil {
+		return err
+	}
+	r := requestPool.Get().(*request)
+	r.Request, r.text = req, jsonx.IndexedArena(index)
+	err = decodeGeminiRequest(root, r)
+	index.Release()
+	*r = request{}
+	requestPool.Put(r)
+	return wire.Err(err)
+}
+
+func (geminiCodec) AppendRequest(dst []byte, p codec.Protocol, req *codec.Request, opts codec.EncodeOptions) ([]byte, error) {
+	dst, err := appendGeminiRequest(dst, req, &opts, p == codec.Vertex)
+	return dst, wire.Err(err)
+}
+
+func (geminiCodec) DecodeResponse(p codec.Protocol, body []byte, resp *codec.Response) error {
+	root, index, err := wire.ParseResponse(p, body)
+	if err != nil {
+		return err
+	}
+	r := responsePool.Get().(*response)
+	r.Response, r.text = resp, jsonx.IndexedArena(index)
+	err = decodeGeminiResponse(root, r)
+	index.Release()
+	*r = response{}
+	responsePool.Put(r)
+	return wire.Err(err)
+}
+
+func (geminiCodec) AppendResponse(dst []byte, _ codec.Protocol, resp *codec.Response, _ *codec.Request) ([]byte, error) {
+	dst, err := appendGeminiResponse(dst, resp)
+	return dst, wire.Err(err)
+}
+
+func (geminiCodec) NewStreamDecoder(p codec.Protocol) codec.StreamDecoder {
+	return newGeminiStreamDecoder(p)
+}
+
+func (geminiCodec) NewStreamEncoder(_ codec.Protocol, req *codec.Request) codec.StreamEncoder {
+	return newGeminiStreamEncoder(req)
+}
+
+func (geminiCodec) DecodeError(_ codec.Protocol, errObject string, e *codec.Error) {
+	decodeGoogleError(gjson.Parse(errObject), e)
+}
+
+func (geminiCodec) AppendError(dst []byte, p codec.Protocol, e *codec.Error) []byte {
+	return appendGoogleError(dst, p, e)
+}
+
+func (geminiCodec) UpstreamPath(p codec.Protocol, at codec.Location, model string, stream bool) (string, string) {
+	path := "/v1beta/models/" + model
+	if p == codec.Vertex {
+		path = vertexModel(at, model)
+	}
+	if stream {
+		return path + ":streamGenerateContent", "alt=sse"
+	}
+	return path + ":generateContent", ""
+}
+
+// vertexModel is the path of a Google model on Vertex AI.
+func vertexModel(at codec.Location, model string) string {
+	return "/v1/projects/" + at.Project + "/locations/" + at.Region + "/publishers/google/models/" + model
+}
+
+func (geminiCodec) DecodeModelList(p codec.Protocol, body []byte, l *codec.ModelList) error {
+	root, perr := wire.ParseObject(body)
+	if perr != nil {
+		return codec.BadUpstream(p, "model listing is not a JSON object")
+	}
+	return wire.Err(decodeGeminiModelList(root, p, l))
+}
+
+func (geminiCodec) AppendModelList(dst []byte, _ codec.Protocol, l *codec.ModelList, opts codec.ModelListOptions) []byte {
+	return appendGeminiModelList(dst, l, opts)
+}
+
+func (geminiCodec) CountPath(p codec.Protocol, at codec.Location, model string) string {
+	if p == codec.Vertex {
+		return vertexModel(at, model) + ":countTokens"
+	}
+	return "/v1beta/models/" + model + ":countTokens"
+}
+
+func (geminiCodec) CountedBody(_ codec.Protocol, body []byte) ([]byte, error) {
+	root, err := wire.ParseObject(body)
+	if err != nil {
+		return nil, err
+	}
+	gen, err := geminiCountBody(root)
+	return gen, wire.Err(err)
+}
+
+func (geminiCodec) AppendCountBody(dst []byte, p codec.Protocol, gen []byte, req *codec.Request, opts codec.EncodeOptions) []byte {
+	if p == codec.Vertex {
+		return vertexCountFrame(dst, gjson.ParseBytes(gen))
+	}
+	return geminiCountFrame(dst, gjson.ParseBytes(gen), req, &opts)
+}
+
+func (geminiCodec) AdaptSibling(p codec.Protocol, body []byte, from codec.Protocol, model string) ([]byte, error) {
+	if p == codec.Vertex {
+		return vertexFromGemini(body, from, model)
+	}
+	return body, nil
+}
+
+// Interface guards
+var (
+	_ codec.Codec          = geminiCodec{}
+	_ codec.ModelLister    = geminiCodec{}
+	_ codec.TokenCounter   = geminiCodec{}
+	_ codec.SiblingAdapter = geminiCodec{}
+)

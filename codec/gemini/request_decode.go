@@ -1,0 +1,270 @@
+package gemini
+
+import (
+	"strings"
+
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
+	"github.com/llmbridge/llmbridge/codec/internal/wire"
+	"github.com/tidwall/gjson"
+)
+
+// geminiContentPath names a Content in error paths without building the
+// string unless an error needs it: contents[i], or the systemInstruction
+// key as the client spelled it (index < 0).
+type geminiContentPath struct {
+	key   string
+	index int
+}
+
+// String returns the path of the Content.
+func (p geminiContentPath) String() string {
+	if p.index < 0 {
+		return p.key
+	}
+	return wire.IndexPath(p.key, p.index)
+}
+
+// part returns the path of the Content's j-th part.
+func (p geminiContentPath) part(j int) string {
+	return wire.IndexPath(p.String()+".parts", j)
+}
+
+// decodeGeminiRequest decodes a generateContent request body. Every part of
+// the request (system instruction and all contents) is stored in one
+// backing []Part, sub-sliced per message, so that a conversation costs two
+// allocations whatever its length (plus one or two per text that holds
+// JSON escapes, which gjson unescapes into new strings).
+func decodeGeminiRequest(root gjson.Result, req *request) *codec.Error {
+	// If the estimate falls short and the slice grows, the messages
+	// decoded so far keep pointing into the old array, whose parts are
+	// never modified, so they stay valid.
+	parts := make([]codec.Part, 0, geminiKeyEstimate(root.Raw, `"text"`))
+	hasContents := false
+	var choice geminiToolChoice
+	var err *codec.Error
+	jsonx.EachMember(root, &req.text, func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "contents":
+			if v.Type == gjson.Null {
+				return true
+			}
+			hasContents = true
+			parts, err = decodeGeminiContents(v, req, parts)
+		case "systemInstruction", "system_instruction":
+			parts, err = decodeGeminiSystemInstruction(v, k.Str, req, parts)
+		case "generationConfig", "generation_config":
+			err = decodeGeminiGenerationConfig(v, k.Str, req)
+		case "safetySettings", "safety_settings":
+			// Safety thresholds steer the provider's filters, not what the
+			// model generates; no other protocol has a slot for them.
+			err = dropGeminiHint(v, k.Str, req, "array", gjson.Result.IsArray)
+		case "labels":
+			// Billing labels (Vertex) only tag the request.
+			err = dropGeminiHint(v, k.Str, req, "object", gjson.Result.IsObject)
+		case "serviceTier", "service_tier":
+			// The service tier is a scheduling hint, as service_tier is for
+			// OpenAI and Anthropic.
+			err = dropGeminiHint(v, k.Str, req, "string", isGeminiString)
+		case "modelArmorConfig", "model_armor_config":
+			// Model Armor templates (Vertex) are provider-side filters, like
+			// safetySettings.
+			err = dropGeminiHint(v, k.Str, req, "object", gjson.Result.IsObject)
+		case "model":
+			// Some SDKs repeat the model of the path in the body; the path
+			// is what the server uses.
+			err = dropGeminiHint(v, k.Str, req, "string", isGeminiString)
+		case "cachedContent", "cached_content":
+			if v.Type != gjson.Null {
+				err = wire.UnsupportedField(k.Str, "cached content is server-side state that other providers cannot read")
+			}
+		case "tools":
+			err = decodeGeminiTools(v, k.Str, req)
+		case "toolConfig", "tool_config":
+			choice, err = decodeGeminiToolConfig(v, k.Str, req)
+		default:
+			err = wire.UnknownField(k.Str)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	if !hasContents {
+		return wire.Invalid("contents", "is required")
+	}
+	if err := choice.resolve(req); err != nil {
+		return err
+	}
+	return resolveGeminiToolResults(req)
+}
+
+// isGeminiString reports whether v is a JSON string.
+func isGeminiString(v gjson.Result) bool { return v.Type == gjson.String }
+
+// dropGeminiHint records the hint field at path in req.Dropped after
+// checking that its value has the expected JSON type; null is absent.
+func dropGeminiHint(v gjson.Result, path string, req *request, want string, ok func(gjson.Result) bool) *codec.Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	if !ok(v) {
+		return wire.WrongType(path, want, v)
+	}
+	req.Dropped = append(req.Dropped, path)
+	return nil
+}
+
+// decodeGeminiContents decodes the contents array into req.Messages,
+// appending the parts to the shared backing slice.
+func decodeGeminiContents(v gjson.Result, req *request, parts []codec.Part) ([]codec.Part, *codec.Error) {
+	if !v.IsArray() {
+		return parts, wire.WrongType("contents", "array", v)
+	}
+	// Every Content in scope holds at least one text part, so the capacity
+	// of the parts slice, an estimate of the texts in the request, bounds
+	// the number of messages too (see geminiKeyEstimate).
+	if n := cap(parts) - len(parts); cap(req.Messages) < n {
+		req.Messages = make([]codec.Message, 0, n)
+	}
+	req.Messages = req.Messages[:0]
+	var err *codec.Error
+	i := 0
+	jsonx.EachMember(v, &req.text, func(_, c gjson.Result) bool {
+		var msg codec.Message
+		msg, parts, err = decodeGeminiContent(c, geminiContentPath{key: "contents", index: i}, parts, req)
+		if err != nil {
+			return false
+		}
+		req.Messages = append(req.Messages, msg)
+		i++
+		return true
+	})
+	if err == nil && i == 0 {
+		err = wire.Invalid("contents", "must not be empty")
+	}
+	return parts, err
+}
+
+// geminiKeyEstimate estimates how often key (a quoted JSON key) occurs in
+// raw JSON, to pre-size slices without a second parse. Inside a JSON string
+// every quote is escaped, so a match is a key except in the rare string
+// that ends in an escaped quote and the key's name; nested objects (tool
+// payloads) may use the same keys. The estimate can therefore be too high,
+// which wastes a little capacity, and is too low only when a key is
+// spelled with escapes or a request is out of scope, which makes append
+// grow the slice.
+func geminiKeyEstimate(raw, key string) int {
+	return strings.Count(raw, key)
+}
+
+// decodeGeminiContent decodes one Content of the conversation. Its role is
+// "user" or "model"; a missing role is "user", as the API documents.
+func decodeGeminiContent(c gjson.Result, path geminiContentPath, parts []codec.Part, req *request) (codec.Message, []codec.Part, *codec.Error) {
+	msg := codec.Message{Role: codec.RoleUser}
+	if !c.IsObject() {
+		return msg, parts, wire.WrongType(path.String(), "object", c)
+	}
+	start := len(parts)
+	hasParts := false
+	var rawParts gjson.Result
+	var err *codec.Error
+	jsonx.EachMember(c, &req.text, func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "role":
+			msg.Role, err = decodeGeminiRole(v, path)
+		case "parts":
+			if v.Type != gjson.Null {
+				hasParts = true
+				rawParts = v
+				parts, err = decodeGeminiParts(v, path, parts, req)
+			}
+		default:
+			err = wire.UnknownField(path.String() + "." + k.Str)
+		}
+		return err == nil
+	})
+	if err == nil && msg.Role != codec.RoleAssistant {
+		// The role may follow the parts (genai writes parts first), so
+		// reasoning is checked once the whole turn is read.
+		parts, err = geminiNonModelReasoning(rawParts, path, parts, start, req)
+	}
+	if err != nil {
+		return msg, parts, err
+	}
+	if len(parts) == start {
+		// Gemini itself rejects a turn without parts.
+		if !hasParts {
+			return msg, parts, wire.Invalid(path.String()+".parts", "is required")
+		}
+		return msg, parts, wire.Invalid(path.String()+".parts", "must not be empty")
+	}
+	// A three-index slice, so that appending to one message's parts can
+	// never overwrite the next message's.
+	msg.Parts = parts[start:len(parts):len(parts)]
+	return msg, parts, nil
+}
+
+// decodeGeminiRole decodes a Content's role; null is absent (user).
+func decodeGeminiRole(v gjson.Result, path geminiContentPath) (codec.Role, *codec.Error) {
+	switch {
+	case v.Type == gjson.Null:
+		return codec.RoleUser, nil
+	case v.Type != gjson.String:
+		return codec.RoleUser, wire.WrongType(path.String()+".role", "string", v)
+	case v.Str == "user":
+		return codec.RoleUser, nil
+	case v.Str == "model":
+		return codec.RoleAssistant, nil
+	}
+	return codec.RoleUser, wire.Invalid(path.String()+".role", `must be "user" or "model"`)
+}
+
+// decodeGeminiSystemInstruction decodes systemInstruction, a Content whose
+// role the server ignores, into req.System.
+func decodeGeminiSystemInstruction(v gjson.Result, key string, req *request, parts []codec.Part) ([]codec.Part, *codec.Error) {
+	if v.Type == gjson.Null {
+		return parts, nil
+	}
+	path := geminiContentPath{key: key, index: -1}
+	if !v.IsObject() {
+		return parts, wire.WrongType(key, "object", v)
+	}
+	start := len(parts)
+	var rawParts gjson.Result
+	var err *codec.Error
+	jsonx.EachMember(v, &req.text, func(k, f gjson.Result) bool {
+		switch k.Str {
+		case "role":
+			if f.Type != gjson.Null && f.Type != gjson.String {
+				err = wire.WrongType(key+".role", "string", f)
+			}
+		case "parts":
+			if f.Type != gjson.Null {
+				rawParts = f
+				parts, err = decodeGeminiParts(f, path, parts, req)
+			}
+		default:
+			err = wire.UnknownField(key + "." + k.Str)
+		}
+		return err == nil
+	})
+	if err == nil {
+		parts, err = geminiNonModelReasoning(rawParts, path, parts, start, req)
+	}
+	if err != nil {
+		return parts, err
+	}
+	if len(parts) == start {
+		req.System = req.System[:0]
+		return parts, nil
+	}
+	for j := start; j < len(parts); j++ {
+		if parts[j].Type != codec.PartText {
+			return parts, wire.UnsupportedField(path.part(j-start), "a system instruction holds text only")
+		}
+	}
+	req.System = parts[start:len(parts):len(parts)]
+	req.SystemRole = codec.RoleSystem
+	return parts, nil
+}

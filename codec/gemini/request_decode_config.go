@@ -1,0 +1,285 @@
+package gemini
+
+import (
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
+	"github.com/llmbridge/llmbridge/codec/internal/wire"
+	"github.com/llmbridge/llmbridge/mapping"
+	"github.com/tidwall/gjson"
+)
+
+// decodeGeminiGenerationConfig decodes generationConfig. Fields whose value
+// is the proto default (candidateCount 1, responseMimeType "text/plain",
+// responseModalities ["TEXT"], responseLogprobs false, ...) ask for nothing
+// beyond plain text generation and are accepted.
+func decodeGeminiGenerationConfig(v gjson.Result, key string, req *request) *codec.Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	if !v.IsObject() {
+		return wire.WrongType(key, "object", v)
+	}
+	var f geminiFormat
+	var err *codec.Error
+	jsonx.EachMember(v, &req.text, func(k, v gjson.Result) bool {
+		err = decodeGeminiGenerationField(k.Str, v, key, req, &f)
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	return f.resolve(key, req)
+}
+
+// geminiFormat collects the structured output fields of generationConfig,
+// which can only be judged together: responseMimeType and one of
+// responseJsonSchema (JSON Schema) and responseSchema (the legacy OpenAPI
+// subset), each with the key the client spelled it with.
+type geminiFormat struct {
+	mime, mimeKey     string
+	schema            gjson.Result
+	schemaKey         string
+	legacy, legacyKey string
+	legacyValue       gjson.Result
+}
+
+// resolve sets req.Format: application/json is a JSON object, or JSON that
+// follows the schema when one is given; text/plain (or none) is plain text,
+// where a schema is an error, as Gemini makes it; other media types
+// (text/x.enum, ...) have no equivalent elsewhere. key is the spelling of
+// generationConfig.
+func (f *geminiFormat) resolve(key string, req *request) *codec.Error {
+	hasSchema := f.schema.Exists() && f.schema.Type != gjson.Null
+	hasLegacy := f.legacyValue.Exists() && f.legacyValue.Type != gjson.Null
+	switch {
+	case hasSchema && hasLegacy:
+		return wire.Invalid(key+"."+f.schemaKey, "responseSchema and responseJsonSchema must not both be set")
+	case f.mime != "" && f.mime != "text/plain" && f.mime != "application/json":
+		return wire.UnsupportedField(key+"."+f.mimeKey, `only "text/plain" and "application/json" output is supported`)
+	case f.mime != "application/json":
+		switch {
+		case hasSchema:
+			return wire.Invalid(key+"."+f.schemaKey, `requires responseMimeType "application/json"`)
+		case hasLegacy:
+			return wire.Invalid(key+"."+f.legacyKey, `requires responseMimeType "application/json"`)
+		}
+		req.Format = codec.OutputFormat{}
+		return nil
+	case hasSchema:
+		if !f.schema.IsObject() {
+			return wire.WrongType(key+"."+f.schemaKey, "object", f.schema)
+		}
+		req.Format = codec.OutputFormat{Kind: codec.FormatJSONSchema, Schema: f.schema.Raw}
+	case hasLegacy:
+		if !f.legacyValue.IsObject() {
+			return wire.WrongType(key+"."+f.legacyKey, "object", f.legacyValue)
+		}
+		b, err := appendGeminiJSONSchema(nil, f.legacyValue, key+"."+f.legacyKey, req)
+		if err != nil {
+			return err
+		}
+		req.Format = codec.OutputFormat{Kind: codec.FormatJSONSchema, Schema: jsonx.BytesToString(b)}
+	default:
+		req.Format = codec.OutputFormat{Kind: codec.FormatJSONObject}
+	}
+	return nil
+}
+
+// decodeGeminiGenerationField decodes one field of generationConfig; key is
+// the spelling of generationConfig. Errors are built with paths relative to
+// the field and completed here, so that no path is built on success.
+func decodeGeminiGenerationField(name string, f gjson.Result, key string, req *request, format *geminiFormat) *codec.Error {
+	err := decodeGeminiGenerationValue(name, f, key, req, format)
+	if err != nil {
+		err.Param = key + "." + name + err.Param
+	}
+	return err
+}
+
+// decodeGeminiGenerationValue decodes the value of generationConfig.name;
+// the Param of an error it returns is relative to the field ("" or "[i]").
+// Structured output fields are collected in format.
+func decodeGeminiGenerationValue(name string, f gjson.Result, key string, req *request, format *geminiFormat) *codec.Error {
+	switch name {
+	case "maxOutputTokens", "max_output_tokens":
+		return wire.ReadInt(f, "", &req.MaxTokens)
+	case "temperature":
+		return wire.ReadFloat(f, "", &req.Temperature)
+	case "topP", "top_p":
+		return wire.ReadFloat(f, "", &req.TopP)
+	case "topK", "top_k":
+		// topK is a float in Vertex's schema but integral in practice;
+		// the canonical cutoff is an integer.
+		return wire.ReadInt(f, "", &req.TopK)
+	case "seed":
+		return wire.ReadInt(f, "", &req.Seed)
+	case "presencePenalty", "presence_penalty":
+		return wire.ReadFloat(f, "", &req.PresencePenalty)
+	case "frequencyPenalty", "frequency_penalty":
+		return wire.ReadFloat(f, "", &req.FrequencyPenalty)
+	case "stopSequences", "stop_sequences":
+		var err *codec.Error
+		req.StopSequences, err = wire.ReadStringList(f, "", false, req.StopSequences[:0])
+		return err
+	case "candidateCount", "candidate_count":
+		var n codec.OptInt
+		if err := wire.ReadInt(f, "", &n); err != nil {
+			return err
+		}
+		if n.Value != 0 && n.Value != 1 {
+			return wire.UnsupportedField("", "only one candidate is supported")
+		}
+	case "responseMimeType", "response_mime_type":
+		switch f.Type {
+		case gjson.Null:
+			format.mime, format.mimeKey = "", name
+		case gjson.String:
+			format.mime, format.mimeKey = f.Str, name
+		default:
+			return wire.WrongType("", "string", f)
+		}
+	case "responseJsonSchema", "response_json_schema":
+		format.schema, format.schemaKey = f, name
+	case "responseSchema", "response_schema":
+		format.legacyValue, format.legacyKey = f, name
+	case "thinkingConfig", "thinking_config":
+		return decodeGeminiThinkingConfig(f, req)
+	case "responseModalities", "response_modalities":
+		return decodeGeminiModalities(f)
+	case "mediaResolution", "media_resolution":
+		// The resolution at which input media are tokenised has no
+		// canonical slot; it only affects cost and detail of media input.
+		switch f.Type {
+		case gjson.Null:
+		case gjson.String:
+			req.Dropped = append(req.Dropped, key+"."+name)
+		default:
+			return wire.WrongType("", "string", f)
+		}
+	case "responseLogprobs", "response_logprobs", "audioTimestamp", "audio_timestamp":
+		switch f.Type {
+		case gjson.Null, gjson.False:
+		case gjson.True:
+			return wire.UnsupportedField("", geminiGenerationWhy(name))
+		default:
+			return wire.WrongType("", "boolean", f)
+		}
+	case "logprobs":
+		var n codec.OptInt
+		if err := wire.ReadInt(f, "", &n); err != nil {
+			return err
+		}
+		if n.Value != 0 {
+			return wire.UnsupportedField("", geminiGenerationWhy(name))
+		}
+	case "speechConfig", "speech_config", "imageConfig", "image_config":
+		if f.Type != gjson.Null {
+			return wire.UnsupportedField("", geminiGenerationWhy(name))
+		}
+	default:
+		return wire.UnknownField("")
+	}
+	return nil
+}
+
+// geminiGenerationWhy explains why a generationConfig capability is
+// rejected.
+func geminiGenerationWhy(name string) string {
+	switch name {
+	case "responseLogprobs", "response_logprobs", "logprobs":
+		return "log probabilities are not supported yet"
+	case "audioTimestamp", "audio_timestamp", "speechConfig", "speech_config":
+		return "audio is not supported yet"
+	}
+	return "image output is not supported yet"
+}
+
+// geminiThinkingLevels maps thinkingLevel values (the enum names, and the
+// lower-case spelling Google's documentation uses) to efforts.
+var geminiThinkingLevels = map[string]mapping.Effort{
+	"MINIMAL": mapping.EffortMinimal, "LOW": mapping.EffortLow, "MEDIUM": mapping.EffortMedium, "HIGH": mapping.EffortHigh,
+	"minimal": mapping.EffortMinimal, "low": mapping.EffortLow, "medium": mapping.EffortMedium, "high": mapping.EffortHigh,
+}
+
+// decodeGeminiThinkingConfig decodes generationConfig.thinkingConfig into
+// req.Reasoning: thinkingBudget is a token budget (0 disables thinking, -1
+// lets the model decide: Adaptive), thinkingLevel an effort (Gemini 3),
+// includeThoughts whether thought summaries are returned. Budget and level
+// are alternatives, as Gemini itself rejects both. Error paths are relative
+// to thinkingConfig.
+func decodeGeminiThinkingConfig(v gjson.Result, req *request) *codec.Error {
+	switch {
+	case v.Type == gjson.Null:
+		return nil
+	case !v.IsObject():
+		return wire.WrongType("", "object", v)
+	}
+	r := &req.Reasoning
+	var budget codec.OptInt
+	var budgetKey, levelKey string
+	var err *codec.Error
+	jsonx.EachMember(v, &req.text, func(k, f gjson.Result) bool {
+		switch k.Str {
+		case "thinkingBudget", "thinking_budget":
+			budget, budgetKey = codec.OptInt{}, k.Str
+			if err = wire.ReadInt(f, "."+k.Str, &budget); err == nil && budget.Set && budget.Value < -1 {
+				err = wire.Invalid("."+k.Str, "must be -1 (dynamic), 0 (off) or a positive token budget")
+			}
+		case "includeThoughts", "include_thoughts":
+			r.IncludeThoughts = codec.OptBool{}
+			err = wire.ReadOptBool(f, "."+k.Str, &r.IncludeThoughts)
+		case "thinkingLevel", "thinking_level":
+			r.Effort, levelKey = mapping.EffortUnset, k.Str
+			switch {
+			case f.Type == gjson.Null || f.Type == gjson.String && (f.Str == "" || f.Str == "THINKING_LEVEL_UNSPECIFIED"):
+				levelKey = ""
+			case f.Type != gjson.String:
+				err = wire.WrongType("."+k.Str, "string", f)
+			default:
+				e, ok := geminiThinkingLevels[f.Str]
+				if !ok {
+					err = wire.Invalid("."+k.Str, `must be "minimal", "low", "medium" or "high"`)
+				}
+				r.Effort = e
+			}
+		default:
+			err = wire.UnknownField("." + k.Str)
+		}
+		return err == nil
+	})
+	switch {
+	case err != nil:
+		return err
+	case budget.Set && levelKey != "":
+		return wire.Invalid("."+budgetKey, "thinkingBudget and thinkingLevel must not both be set")
+	case budget.Set && budget.Value == -1:
+		r.Adaptive, r.Budget = true, codec.OptInt{}
+	default:
+		r.Adaptive, r.Budget = false, budget
+	}
+	return nil
+}
+
+// decodeGeminiModalities accepts responseModalities that ask for text
+// only; error paths are relative to the field.
+func decodeGeminiModalities(v gjson.Result) *codec.Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	if !v.IsArray() {
+		return wire.WrongType("", "array of strings", v)
+	}
+	var err *codec.Error
+	i := 0
+	v.ForEach(func(_, m gjson.Result) bool {
+		switch {
+		case m.Type != gjson.String:
+			err = wire.WrongType(wire.IndexPath("", i), "string", m)
+		case m.Str != "TEXT":
+			err = wire.UnsupportedField(wire.IndexPath("", i), "only TEXT output is supported")
+		}
+		i++
+		return err == nil
+	})
+	return err
+}

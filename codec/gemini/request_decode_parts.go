@@ -1,0 +1,562 @@
+package gemini
+
+import (
+	"encoding/base64"
+	"strconv"
+	"strings"
+
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
+	"github.com/llmbridge/llmbridge/codec/internal/wire"
+	"github.com/llmbridge/llmbridge/mapping"
+	"github.com/tidwall/gjson"
+)
+
+// decodeGeminiParts decodes a Content's parts array, appending to parts.
+//
+// A thoughtSignature belongs to the reasoning before the part that carries
+// it (Gemini puts it on the first part after the thoughts, or on an empty
+// text part at the end): it signs the part's own reasoning when the part is
+// a thought, else the unsigned reasoning part just before it, else a new
+// empty reasoning part inserted before the carrying part. An empty text
+// part that only carries a signature adds nothing else.
+func decodeGeminiParts(v gjson.Result, path geminiContentPath, parts []codec.Part, req *request) ([]codec.Part, *codec.Error) {
+	if !v.IsArray() {
+		return parts, wire.WrongType(path.String()+".parts", "array", v)
+	}
+	start := len(parts)
+	var err *codec.Error
+	j := 0
+	jsonx.EachMember(v, &req.text, func(_, p gjson.Result) bool {
+		var part codec.Part
+		var sig, sigKey string
+		part, sig, sigKey, err = decodeGeminiPart(p, path, j, req)
+		if err != nil {
+			return false
+		}
+		if sig != "" {
+			parts, err = geminiSign(parts, start, &part, sig)
+			if err != nil {
+				err.Param = path.part(j) + "." + sigKey
+				return false
+			}
+		}
+		n := len(parts)
+		switch {
+		case part.Type == codec.PartText && part.Text == "" && sig != "":
+			// Only the signature: it is applied already.
+		case part.Type == codec.PartReasoning && part.Text == "" && part.Signature == "":
+			// An empty thought carries nothing.
+		case part.Type == codec.PartReasoning && part.Signature == "" && n > start &&
+			parts[n-1].Type == codec.PartReasoning && parts[n-1].Signature == "":
+			// A client that replays a streamed answer as it came sends one
+			// thought part per chunk: they are one reasoning, which the
+			// signature after them signs as a whole.
+			parts[n-1].Text += part.Text
+		default:
+			parts = append(parts, part)
+		}
+		j++
+		return true
+	})
+	return parts, err
+}
+
+// geminiSign applies a client's thoughtSignature value to part, the part
+// that carried it, or to the reasoning before it in parts[start:] (see
+// decodeGeminiParts). The value may hold several continuation tokens (see
+// appendGeminiToken): each signs, in order, the next part of the run of
+// unsigned reasoning just before the carrying part, or becomes a reasoning
+// part of its own when none is left (the client dropped the thought parts;
+// an Anthropic token restores the text). Errors have no path; the caller
+// sets it.
+func geminiSign(parts []codec.Part, start int, part *codec.Part, sig string) ([]codec.Part, *codec.Error) {
+	run := len(parts)
+	for run > start && parts[run-1].Type == codec.PartReasoning && parts[run-1].Signature == "" {
+		run--
+	}
+	for rest := geminiUnwrapSignature(sig); rest != ""; {
+		tok := rest
+		if k := strings.IndexByte(rest, ' '); k >= 0 && mapping.IsEnvelope(rest) {
+			tok, rest = rest[:k], rest[k+1:]
+		} else {
+			rest = ""
+		}
+		var r codec.Part
+		if err := wire.ReadOpaque(&r, tok, mapping.FamilyGemini, ""); err != nil {
+			return parts, err
+		}
+		if part.Type == codec.PartReasoning && part.Signature == "" {
+			// A thought part that carries its own signature.
+			geminiSetSignature(part, &r)
+			continue
+		}
+		if run < len(parts) {
+			geminiSetSignature(&parts[run], &r)
+			run++
+			continue
+		}
+		r.Type = codec.PartReasoning
+		parts = append(parts, r)
+		run = len(parts)
+	}
+	return parts, nil
+}
+
+// geminiSetSignature copies the opaque state of r into reasoning part p,
+// and the text the envelope's signature covers when it carries one (see
+// appendGeminiToken).
+func geminiSetSignature(p, r *codec.Part) {
+	p.Signature, p.Origin, p.Redacted = r.Signature, r.Origin, r.Redacted
+	if r.ItemID != "" {
+		p.ItemID = r.ItemID
+	}
+	if r.Text != "" {
+		p.Text = r.Text
+	}
+}
+
+// geminiWrappedPrefix is the standard (and URL-safe) base64 encoding of
+// "llmbridge.v1", the first 12 bytes of every continuation token: a
+// thoughtSignature that starts with it is a wrapped token (see
+// appendGeminiToken).
+const geminiWrappedPrefix = "bGxtYnJpZGdlLnYx"
+
+// geminiUnwrapSignature returns the continuation tokens a Gemini client's
+// thoughtSignature wraps, space-separated, or the value itself when it
+// wraps none (a native Gemini signature, or a bare token). genai's
+// Part.ThoughtSignature is []byte, which JSON carries as standard base64,
+// so llmbridge wraps its tokens (whose '.', '-' and '_' are not standard
+// base64) in base64 (see appendGeminiPendingField); this unwraps them in
+// either base64 alphabet, with or without padding, as SDKs re-encode bytes
+// in their own way (pydantic-ai replays URL-safe base64).
+func geminiUnwrapSignature(value string) string {
+	if strings.HasPrefix(value, geminiWrappedPrefix) {
+		if tok, ok := geminiUnwrap(value); ok && mapping.IsEnvelope(tok) {
+			return tok
+		}
+	}
+	return value
+}
+
+// geminiUnwrap decodes s as base64, padded or not. A token's bytes are
+// letters, digits, '.', '-' and '_', whose base64 never holds '+' or '/':
+// the standard and URL-safe encodings of a token are the same. A value
+// longer than any wrapped envelope is not one, and is not copied.
+func geminiUnwrap(s string) (string, bool) {
+	s = strings.TrimRight(s, "=")
+	if len(s) > base64.RawStdEncoding.EncodedLen(mapping.MaxEnvelopeSize) {
+		return "", false
+	}
+	b, err := base64.RawStdEncoding.DecodeString(s)
+	if err != nil {
+		return "", false
+	}
+	return string(b), true
+}
+
+// geminiNonModelReasoning checks the reasoning decoded in a turn that is
+// not the model's (a user turn or the system instruction), whose wire parts
+// are v: a thought part there is an error, as only the model thinks; a
+// thoughtSignature (which then only made an empty reasoning part) means
+// nothing outside a model turn and is dropped as a hint, as it was before
+// reasoning was translated.
+func geminiNonModelReasoning(v gjson.Result, path geminiContentPath, parts []codec.Part, start int, req *request) ([]codec.Part, *codec.Error) {
+	found := false
+	for i := start; i < len(parts) && !found; i++ {
+		found = parts[i].Type == codec.PartReasoning
+	}
+	if !found {
+		return parts, nil
+	}
+	var err *codec.Error
+	j := 0
+	jsonx.EachMember(v, &req.text, func(_, p gjson.Result) bool {
+		if p.Get("thought").Type == gjson.True {
+			err = wire.Invalid(path.part(j)+".thought", `thought parts (reasoning) are only allowed in "model" turns`)
+			return false
+		}
+		for _, k := range [...]string{"thoughtSignature", "thought_signature"} {
+			if s := p.Get(k); s.Type == gjson.String && s.Str != "" {
+				req.Dropped = append(req.Dropped, path.part(j)+"."+k)
+			}
+		}
+		j++
+		return true
+	})
+	if err != nil {
+		return parts, err
+	}
+	n := start
+	for i := start; i < len(parts); i++ {
+		if parts[i].Type != codec.PartReasoning {
+			parts[n] = parts[i]
+			n++
+		}
+	}
+	return parts[:n], nil
+}
+
+// decodeGeminiPart decodes one Part. A Part holds one kind of data (text,
+// functionCall, functionResponse, inlineData, ...) plus metadata; kinds out
+// of scope are rejected by name so that nothing is dropped silently, and so
+// is a part that holds two kinds at once. A text part with thought: true is
+// reasoning. sig is the part's thoughtSignature, spelled sigKey, which
+// decodeGeminiParts applies; a part may hold nothing but a signature.
+func decodeGeminiPart(p gjson.Result, path geminiContentPath, j int, req *request) (part codec.Part, sig, sigKey string, err *codec.Error) {
+	part = codec.Part{Type: codec.PartText}
+	if !p.IsObject() {
+		return part, "", "", wire.WrongType(path.part(j), "object", p)
+	}
+	kind := "" // the key of the part's data, once seen
+	thought := false
+	jsonx.EachMember(p, &req.text, func(k, v gjson.Result) bool {
+		switch k.Str {
+		// The checks are written out rather than left to readString and
+		// readBool so that the path is only built for an error.
+		case "text":
+			switch v.Type {
+			case gjson.String:
+				if err = geminiOneKind(&kind, k.Str, path, j); err == nil {
+					part.Type, part.Text = codec.PartText, v.Str
+					wire.KeepLiteral(&part, v)
+				}
+			case gjson.Null:
+			default:
+				err = wire.WrongType(path.part(j)+".text", "string", v)
+			}
+		case "thought":
+			// thought:false is the default and means plain text.
+			switch v.Type {
+			case gjson.False, gjson.Null:
+				thought = false
+			case gjson.True:
+				thought = true
+			default:
+				err = wire.WrongType(path.part(j)+".thought", "boolean", v)
+			}
+		case "thoughtSignature", "thought_signature":
+			switch v.Type {
+			case gjson.Null:
+				sig, sigKey = "", ""
+			case gjson.String:
+				sig, sigKey = v.Str, k.Str
+			default:
+				err = wire.WrongType(path.part(j)+"."+k.Str, "string", v)
+			}
+		case "functionCall", "function_call":
+			if v.Type == gjson.Null {
+				break
+			}
+			if err = geminiOneKind(&kind, k.Str, path, j); err == nil {
+				part, err = decodeGeminiFunctionCall(v, path, j, k.Str, &req.text)
+			}
+		case "functionResponse", "function_response":
+			if v.Type == gjson.Null {
+				break
+			}
+			if err = geminiOneKind(&kind, k.Str, path, j); err == nil {
+				part, err = decodeGeminiFunctionResponse(v, path.part(j)+"."+k.Str, &req.text)
+			}
+		case "inlineData", "inline_data", "fileData", "file_data":
+			if v.Type == gjson.Null {
+				break
+			}
+			if err = geminiOneKind(&kind, k.Str, path, j); err == nil {
+				file := k.Str == "fileData" || k.Str == "file_data"
+				part, err = decodeGeminiMedia(v, path.part(j)+"."+k.Str, file, &req.text)
+			}
+		case "executableCode", "executable_code", "codeExecutionResult", "code_execution_result",
+			"toolCall", "tool_call", "toolResponse", "tool_response",
+			"videoMetadata", "video_metadata", "mediaResolution", "media_resolution":
+			if v.Type != gjson.Null {
+				err = wire.UnsupportedField(path.part(j), `content part type "`+k.Str+`" is not supported yet`)
+			}
+		default:
+			err = wire.UnknownField(path.part(j) + "." + k.Str)
+		}
+		return err == nil
+	})
+	switch {
+	case err != nil:
+	case kind == "" && sig == "":
+		err = wire.Invalid(path.part(j)+".text", "is required")
+	case thought && kind != "text" && kind != "":
+		err = wire.Invalid(path.part(j)+".thought", "only a text part can be a thought")
+	case thought:
+		part.Type = codec.PartReasoning
+	}
+	return part, sig, sigKey, err
+}
+
+// geminiOneKind records that a part holds data of kind key, and rejects a
+// part that already holds another kind (the proto's data oneof).
+func geminiOneKind(kind *string, key string, path geminiContentPath, j int) *codec.Error {
+	if *kind != "" {
+		return wire.Invalid(path.part(j)+"."+key, "a part holds one kind of data, but this one also has "+*kind)
+	}
+	*kind = key
+	return nil
+}
+
+// decodeGeminiFunctionCall decodes a functionCall part of the history
+// (key is its spelling). Its args object is copied as raw text; a call
+// without args has Arguments "". The Gemini API sends calls without id: a
+// missing id is synthesised from the part's position, "call_<content
+// index>_<part index>", which is stable for the same request and unique
+// within it; functionResponses without id are matched to it by name (see
+// resolveGeminiToolResults).
+func decodeGeminiFunctionCall(v gjson.Result, path geminiContentPath, j int, key string, a *jsonx.Arena) (codec.Part, *codec.Error) {
+	part := codec.Part{Type: codec.PartToolCall}
+	fpath := path.part(j) + "." + key
+	if !v.IsObject() {
+		return part, wire.WrongType(fpath, "object", v)
+	}
+	var err *codec.Error
+	jsonx.EachMember(v, a, func(k, f gjson.Result) bool {
+		switch k.Str {
+		case "id":
+			part.ToolCallID, err = geminiOptString(f, fpath+".id")
+		case "name":
+			part.ToolName, err = geminiOptString(f, fpath+".name")
+		case "args":
+			switch {
+			case f.Type == gjson.Null:
+			case !f.IsObject():
+				err = wire.WrongType(fpath+".args", "object", f)
+			default:
+				part.Arguments = f.Raw
+			}
+		case "partialArgs", "partial_args":
+			if f.Type != gjson.Null {
+				err = wire.UnsupportedField(fpath+"."+k.Str, "partial arguments only occur in streamed responses; send the call's complete args")
+			}
+		case "willContinue", "will_continue":
+			if f.Type != gjson.Null && f.Type != gjson.False {
+				err = wire.UnsupportedField(fpath+"."+k.Str, "partial function calls only occur in streamed responses; send the complete call")
+			}
+		default:
+			err = wire.UnknownField(fpath + "." + k.Str)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return part, err
+	}
+	if part.ToolName == "" {
+		return part, wire.Invalid(fpath+".name", "is required")
+	}
+	if part.ToolCallID == "" {
+		part.ToolCallID = "call_" + strconv.Itoa(path.index) + "_" + strconv.Itoa(j)
+	}
+	return part, nil
+}
+
+// geminiMediaType returns the part type of a media type: images, PDF
+// documents and audio are carried; ok is false for the rest (video, ...).
+func geminiMediaType(mime string) (t codec.PartType, ok bool) {
+	switch {
+	case strings.HasPrefix(mime, "image/"):
+		return codec.PartImage, true
+	case mime == "application/pdf":
+		return codec.PartDocument, true
+	case strings.HasPrefix(mime, "audio/"):
+		return codec.PartAudio, true
+	}
+	return codec.PartText, false
+}
+
+// decodeGeminiMedia decodes an inlineData Blob {mimeType, data} (base64),
+// or a fileData {mimeType, fileUri} (file), at fpath: images, PDF documents
+// and (inline only) audio. A fileUri is kept as the part's URL; Gemini API
+// Files API URIs name server-side state other providers cannot read and
+// are rejected, as OpenAI file ids are. displayName is a label only.
+func decodeGeminiMedia(v gjson.Result, fpath string, file bool, a *jsonx.Arena) (codec.Part, *codec.Error) {
+	var part codec.Part
+	if !v.IsObject() {
+		return part, wire.WrongType(fpath, "object", v)
+	}
+	var mime, data, uri string
+	var err *codec.Error
+	jsonx.EachMember(v, a, func(k, f gjson.Result) bool {
+		switch {
+		case k.Str == "mimeType" || k.Str == "mime_type":
+			mime, err = geminiOptString(f, fpath+"."+k.Str)
+		case k.Str == "displayName" || k.Str == "display_name":
+			_, err = geminiOptString(f, fpath+"."+k.Str)
+		case !file && k.Str == "data":
+			data, err = geminiOptString(f, fpath+".data")
+		case file && (k.Str == "fileUri" || k.Str == "file_uri"):
+			uri, err = geminiOptString(f, fpath+"."+k.Str)
+		default:
+			err = wire.UnknownField(fpath + "." + k.Str)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return part, err
+	}
+	t, ok := geminiMediaType(mime)
+	switch {
+	case mime == "":
+		return part, wire.Invalid(fpath+".mimeType", "is required")
+	case !ok || (file && t == codec.PartAudio):
+		return part, wire.UnsupportedField(fpath+".mimeType", `media type "`+mime+`" is not supported`)
+	case !file && data == "":
+		return part, wire.Invalid(fpath+".data", "is required")
+	case file && uri == "":
+		return part, wire.Invalid(fpath+".fileUri", "is required")
+	case file && strings.Contains(uri, "generativelanguage.googleapis.com/"):
+		return part, wire.UnsupportedField(fpath+".fileUri", "Files API files are server-side state that other providers cannot read")
+	case file && !strings.HasPrefix(uri, "https://") && !strings.HasPrefix(uri, "http://") && !strings.HasPrefix(uri, "gs://"):
+		return part, wire.Invalid(fpath+".fileUri", "must be an http(s) or gs:// URI")
+	case !file:
+		if err := wire.CheckBase64(fpath+".data", data); err != nil {
+			return part, err
+		}
+	}
+	return codec.Part{Type: t, MediaType: mime, Data: data, URL: uri}, nil
+}
+
+// geminiOptString reads an optional string field of a request; null is "".
+func geminiOptString(v gjson.Result, path string) (string, *codec.Error) {
+	switch v.Type {
+	case gjson.Null:
+		return "", nil
+	case gjson.String:
+		return v.Str, nil
+	}
+	return "", wire.WrongType(path, "string", v)
+}
+
+// decodeGeminiFunctionResponse decodes a functionResponse part. Its
+// response object becomes the result's content (see geminiResultContent);
+// its id, when missing, is found by resolveGeminiToolResults.
+func decodeGeminiFunctionResponse(v gjson.Result, fpath string, a *jsonx.Arena) (codec.Part, *codec.Error) {
+	part := codec.Part{Type: codec.PartToolResult}
+	if !v.IsObject() {
+		return part, wire.WrongType(fpath, "object", v)
+	}
+	var response gjson.Result
+	var err *codec.Error
+	jsonx.EachMember(v, a, func(k, f gjson.Result) bool {
+		switch k.Str {
+		case "id":
+			part.ToolCallID, err = geminiOptString(f, fpath+".id")
+		case "name":
+			part.ToolName, err = geminiOptString(f, fpath+".name")
+		case "response":
+			switch {
+			case f.Type == gjson.Null:
+			case !f.IsObject():
+				err = wire.WrongType(fpath+".response", "object", f)
+			default:
+				response = f
+			}
+		case "parts":
+			if f.Type != gjson.Null {
+				err = wire.UnsupportedField(fpath+".parts", "multimodal function responses are not supported yet")
+			}
+		case "willContinue", "will_continue", "scheduling":
+			// Non-blocking function calls belong to the Live API.
+			if f.Type != gjson.Null && f.Type != gjson.False && !(f.Type == gjson.String && f.Str == "SCHEDULING_UNSPECIFIED") {
+				err = wire.UnsupportedField(fpath+"."+k.Str, "non-blocking function responses are not supported")
+			}
+		default:
+			err = wire.UnknownField(fpath + "." + k.Str)
+		}
+		return err == nil
+	})
+	switch {
+	case err != nil:
+		return part, err
+	case part.ToolName == "":
+		return part, wire.Invalid(fpath+".name", "is required")
+	case !response.Exists():
+		return part, wire.Invalid(fpath+".response", "is required")
+	}
+	text, isErr := geminiResultContent(response, a)
+	part.IsError = isErr
+	part.Content = []codec.Part{{Type: codec.PartText, Text: text}}
+	return part, nil
+}
+
+// geminiResultContent returns the text of a functionResponse.response
+// object: the string of its only member when that is "output", or "error"
+// (isErr true), as the encoders write them; otherwise the object's JSON
+// text, which other protocols carry as the result's text.
+func geminiResultContent(response gjson.Result, a *jsonx.Arena) (text string, isErr bool) {
+	n := 0
+	var key string
+	var value gjson.Result
+	jsonx.EachMember(response, a, func(k, f gjson.Result) bool {
+		n++
+		key, value = k.Str, f
+		return n < 2
+	})
+	if n == 1 && value.Type == gjson.String && (key == "output" || key == "error") {
+		return value.Str, key == "error"
+	}
+	return response.Raw, false
+}
+
+// resolveGeminiToolResults checks where calls and results stand and gives
+// every result the id of the call it answers. A functionCall must be in a
+// model turn and a functionResponse in a user turn. A response with an id
+// answers the unanswered call of the preceding model turn with that id; one
+// without answers the first unanswered call of that turn with its name, so
+// several calls of one function are answered in order. A response that
+// answers no call (none left with its id or name, or no model turn before
+// it) is an orphan and is rejected, as Gemini itself would.
+func resolveGeminiToolResults(req *request) *codec.Error {
+	type call struct {
+		id, name string
+		answered bool
+	}
+	var calls []call // those of the preceding model turn
+	prev := codec.RoleUser
+	for i := range req.Messages {
+		m := &req.Messages[i]
+		if m.Role == codec.RoleAssistant && prev != codec.RoleAssistant {
+			calls = calls[:0]
+		}
+		prev = m.Role
+		for j := range m.Parts {
+			p := &m.Parts[j]
+			switch p.Type {
+			case codec.PartToolCall:
+				if m.Role != codec.RoleAssistant {
+					return wire.Invalid(geminiContentPath{key: "contents", index: i}.part(j)+".functionCall", `must be in a "model" turn`)
+				}
+				calls = append(calls, call{id: p.ToolCallID, name: p.ToolName})
+			case codec.PartToolResult:
+				path := geminiContentPath{key: "contents", index: i}.part(j) + ".functionResponse"
+				if m.Role != codec.RoleUser {
+					return wire.Invalid(path, `must be in a "user" turn`)
+				}
+				k := -1
+				for c := range calls {
+					if calls[c].answered {
+						continue
+					}
+					if (p.ToolCallID != "" && calls[c].id == p.ToolCallID) || (p.ToolCallID == "" && calls[c].name == p.ToolName) {
+						k = c
+						break
+					}
+				}
+				if k >= 0 && calls[k].name != p.ToolName {
+					return wire.Invalid(path+".name", `is "`+p.ToolName+`", but the functionCall with id "`+p.ToolCallID+`" calls "`+calls[k].name+`"`)
+				}
+				if k < 0 {
+					if p.ToolCallID != "" {
+						return wire.Invalid(path+".id", `answers no unanswered functionCall with id "`+p.ToolCallID+`" in the preceding model turn`)
+					}
+					return wire.Invalid(path, `answers no unanswered functionCall named "`+p.ToolName+`" in the preceding model turn`)
+				}
+				calls[k].answered = true
+				p.ToolCallID = calls[k].id
+			}
+		}
+	}
+	return nil
+}

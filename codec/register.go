@@ -1,0 +1,152 @@
+package codec
+
+import (
+	"cmp"
+	"slices"
+)
+
+// Codec is a protocol family's implementation: the translation between
+// its wire format and the canonical model, and the paths of its
+// generation endpoint. Each family's package under codec/ implements it
+// and registers it with its protocols' descriptors in an init function
+// (Register), the way image formats and database/sql drivers register: a
+// program speaks the protocols whose packages it imports, and codec/all
+// imports every one.
+//
+// Every method gets the protocol it serves, so that one Codec serves the
+// protocols of its family (Anthropic's serves anthropic-messages and
+// vertex-anthropic). The entry points of this package (DecodeRequest,
+// AppendRequest, ...) are how programs call a codec; they add what every
+// protocol shares.
+type Codec interface {
+	// DecodeRequest decodes a request body of protocol p into req (see
+	// DecodeRequest).
+	DecodeRequest(p Protocol, body []byte, req *Request) error
+	// AppendRequest appends req encoded as a request body of p to dst.
+	// opts is passed by value: a pointer through an interface call would
+	// escape and cost an allocation per request.
+	AppendRequest(dst []byte, p Protocol, req *Request, opts EncodeOptions) ([]byte, error)
+	// DecodeResponse decodes a non-streamed response body of p into
+	// resp.
+	DecodeResponse(p Protocol, body []byte, resp *Response) error
+	// AppendResponse appends resp encoded as a response body of p for
+	// the client's request req, which may be nil.
+	AppendResponse(dst []byte, p Protocol, resp *Response, req *Request) ([]byte, error)
+	// NewStreamDecoder returns a decoder of upstream streams of p.
+	NewStreamDecoder(p Protocol) StreamDecoder
+	// NewStreamEncoder returns an encoder of client streams of p for the
+	// client's request req.
+	NewStreamEncoder(p Protocol, req *Request) StreamEncoder
+	// DecodeError reads what p's error object (errObject, the JSON text
+	// of the body's "error" member) says beyond its message: its type,
+	// status or code.
+	DecodeError(p Protocol, errObject string, e *Error)
+	// AppendError appends e encoded as p's error body.
+	AppendError(dst []byte, p Protocol, e *Error) []byte
+	// UpstreamPath returns the path and raw query of p's generation
+	// endpoint for model, streamed or not, at location at.
+	UpstreamPath(p Protocol, at Location, model string, stream bool) (path, rawQuery string)
+}
+
+// ModelLister is implemented by a Codec whose protocols list models
+// (Descriptor.Listing).
+type ModelLister interface {
+	// DecodeModelList reads a model listing of p's listing shape.
+	DecodeModelList(p Protocol, body []byte, l *ModelList) error
+	// AppendModelList writes l as a model listing of p's listing shape.
+	AppendModelList(dst []byte, p Protocol, l *ModelList, opts ModelListOptions) []byte
+}
+
+// TokenCounter is implemented by a Codec whose protocols count tokens
+// (Descriptor.Counting).
+type TokenCounter interface {
+	// CountPath returns the path of p's token counting endpoint for
+	// model at location at, or "" when p has none.
+	CountPath(p Protocol, at Location, model string) string
+	// CountedBody returns the generation body (of the protocol
+	// Counting.BodyProtocol names, p itself when empty) that body, a
+	// counting request of p, counts; body itself when they are the same.
+	CountedBody(p Protocol, body []byte) ([]byte, error)
+	// AppendCountBody appends the counting request body of p that counts
+	// gen, a generation body encoded from req with opts.
+	AppendCountBody(dst []byte, p Protocol, gen []byte, req *Request, opts EncodeOptions) []byte
+}
+
+// SiblingAdapter is implemented by a Codec whose protocols take bodies of
+// a sibling protocol of their family with small edits (AdaptSibling).
+type SiblingAdapter interface {
+	// AdaptSibling returns body, a request body of protocol from, adapted
+	// to p; model is the model it goes to.
+	AdaptSibling(p Protocol, body []byte, from Protocol, model string) ([]byte, error)
+}
+
+// registered is every registered protocol, in the order Protocols returns
+// them. Registration happens in init functions only, before any lookup.
+var registered []*Descriptor
+
+// protocolOrder is the order of the protocols this module names;
+// protocols registered by other packages follow, by name.
+var protocolOrder = []Protocol{OpenAIChat, OpenAIResponses, AnthropicMessages, Gemini, Vertex, VertexAnthropic}
+
+// Register makes the protocol d describes available, implemented by c. It
+// is called from the init functions of codec packages, and panics when
+// d.Name is empty or already registered, or d.Family names no protocol of
+// c's family that is registered or d itself.
+func Register(d Descriptor, c Codec) {
+	if d.Name == "" || c == nil || d.Name.Descriptor() != nil {
+		panic("codec: cannot register protocol " + string(d.Name))
+	}
+	if d.Family == "" {
+		d.Family = d.Name
+	}
+	d.codec = c
+	d.lister, _ = c.(ModelLister)
+	d.counter, _ = c.(TokenCounter)
+	d.sibling, _ = c.(SiblingAdapter)
+	registered = append(registered, &d)
+	slices.SortStableFunc(registered, func(a, b *Descriptor) int {
+		ia, ib := orderOf(a.Name), orderOf(b.Name)
+		if ia != ib {
+			return cmp.Compare(ia, ib)
+		}
+		return cmp.Compare(a.Name, b.Name)
+	})
+	gatherForeignHeaders()
+}
+
+// orderOf is p's place in protocolOrder, or after every one there.
+func orderOf(p Protocol) int {
+	if i := slices.Index(protocolOrder, p); i >= 0 {
+		return i
+	}
+	return len(protocolOrder)
+}
+
+// gatherForeignHeaders sets each descriptor's foreignHeaders: the
+// FamilyHeaders of the other families.
+func gatherForeignHeaders() {
+	for _, d := range registered {
+		d.foreignHeaders = d.foreignHeaders[:0]
+		for _, o := range registered {
+			if o.Family == d.Family {
+				continue
+			}
+			for _, h := range o.FamilyHeaders {
+				// Both OpenAI protocols read OpenAI's headers, though
+				// each is a family of its own.
+				if !slices.Contains(d.foreignHeaders, h) && !slices.Contains(d.FamilyHeaders, h) {
+					d.foreignHeaders = append(d.foreignHeaders, h)
+				}
+			}
+		}
+	}
+}
+
+// codecOf returns the codec of protocol p, or an error naming an unknown
+// protocol.
+func codecOf(p Protocol) (Codec, *Error) {
+	if d := p.Descriptor(); d != nil {
+		return d.codec, nil
+	}
+	return nil, invalid("", "unknown protocol "+string(p))
+}

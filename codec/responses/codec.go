@@ -1,0 +1,124 @@
+package responses
+
+import (
+	"sync"
+
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
+	"github.com/llmbridge/llmbridge/codec/internal/wire"
+	"github.com/tidwall/gjson"
+)
+
+func init() {
+	codec.Register(codec.Descriptor{
+		Name: codec.OpenAIResponses,
+		// Responses and Messages need their /v1: /v1/threads/{id}/messages
+		// is OpenAI's Assistants API, not Anthropic's.
+		Route:         codec.Route{Suffixes: []string{"/v1/responses"}, Paths: []string{"/responses"}},
+		ErrorParam:    true,
+		Dialects:      true,
+		Counting:      codec.Counting{ModelOptional: true, Member: "input_tokens", Object: "response.input_tokens"},
+		FamilyHeaders: wire.OpenAIHeaders,
+		Listing:       wire.OpenAIModelList,
+	}, responsesCodec{})
+}
+
+// responsesCodec is the codec of the OpenAI Responses API.
+type responsesCodec struct{}
+
+// request is a request being decoded, with the arena its strings are
+// unescaped into.
+type request struct {
+	*codec.Request
+	text jsonx.Arena
+}
+
+// response is request's counterpart for a response being decoded.
+type response struct {
+	*codec.Response
+	text jsonx.Arena
+}
+
+// The wrappers of requests and responses being decoded are reused: the
+// decoders' closures make a wrapper escape to the heap, which would cost
+// an allocation per decode.
+var (
+	requestPool  = sync.Pool{New: func() any { return new(request) }}
+	responsePool = sync.Pool{New: func() any { return new(response) }}
+)
+
+func (responsesCodec) DecodeRequest(_ codec.Protocol, body []byte, req *codec.Request) error {
+	root, index, err := wire.ParseIndexed(body)
+	if err != nil {
+		return err
+	}
+	r := requestPool.Get().(*request)
+	r.Request, r.text = req, jsonx.IndexedArena(index)
+	err = decodeResponsesRequest(root, r)
+	index.Release()
+	*r = request{}
+	requestPool.Put(r)
+	return wire.Err(err)
+}
+
+func (responsesCodec) AppendRequest(dst []byte, _ codec.Protocol, req *codec.Request, opts codec.EncodeOptions) ([]byte, error) {
+	dst, err := appendResponsesRequest(dst, req, &opts)
+	return dst, wire.Err(err)
+}
+
+func (responsesCodec) DecodeResponse(p codec.Protocol, body []byte, resp *codec.Response) error {
+	root, index, err := wire.ParseResponse(p, body)
+	if err != nil {
+		return err
+	}
+	r := responsePool.Get().(*response)
+	r.Response, r.text = resp, jsonx.IndexedArena(index)
+	err = decodeResponsesResponse(root, r)
+	index.Release()
+	*r = response{}
+	responsePool.Put(r)
+	return wire.Err(err)
+}
+
+func (responsesCodec) AppendResponse(dst []byte, _ codec.Protocol, resp *codec.Response, req *codec.Request) ([]byte, error) {
+	dst, err := appendResponsesResponse(dst, resp, req)
+	return dst, wire.Err(err)
+}
+
+func (responsesCodec) NewStreamDecoder(codec.Protocol) codec.StreamDecoder {
+	return newResponsesStreamDecoder()
+}
+
+func (responsesCodec) NewStreamEncoder(_ codec.Protocol, req *codec.Request) codec.StreamEncoder {
+	return newResponsesStreamEncoder(req)
+}
+
+func (responsesCodec) DecodeError(_ codec.Protocol, errObject string, e *codec.Error) {
+	wire.DecodeOpenAIError(errObject, e)
+}
+
+func (responsesCodec) AppendError(dst []byte, p codec.Protocol, e *codec.Error) []byte {
+	return wire.AppendOpenAIError(dst, p, e)
+}
+
+func (responsesCodec) UpstreamPath(codec.Protocol, codec.Location, string, bool) (string, string) {
+	return "/v1/responses", ""
+}
+
+func (responsesCodec) CountPath(codec.Protocol, codec.Location, string) string {
+	return "/v1/responses/input_tokens"
+}
+
+func (responsesCodec) CountedBody(_ codec.Protocol, body []byte) ([]byte, error) { return body, nil }
+
+// AppendCountBody writes the input_tokens body of a Responses generation
+// body: its members that input_tokens takes.
+func (responsesCodec) AppendCountBody(dst []byte, _ codec.Protocol, gen []byte, _ *codec.Request, _ codec.EncodeOptions) []byte {
+	return wire.AppendMembers(dst, gjson.ParseBytes(gen), wire.Keep(responsesCountFields))
+}
+
+// Interface guards
+var (
+	_ codec.Codec        = responsesCodec{}
+	_ codec.TokenCounter = responsesCodec{}
+)

@@ -1,0 +1,268 @@
+package responses
+
+import (
+	"strings"
+
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
+	"github.com/llmbridge/llmbridge/codec/internal/wire"
+	"github.com/tidwall/gjson"
+)
+
+// responsesPart is one content part, collected in a single pass over its
+// keys.
+type responsesPart struct {
+	keys                         uint32
+	typ, text, refusal, imageURL gjson.Result
+	fileID, detail, data, url    gjson.Result
+	filename                     gjson.Result
+}
+
+// responsesPartKeyBit returns the bit of a content part key (responsesKeyUnknown
+// for keys no part type has).
+func responsesPartKeyBit(key string) uint32 {
+	switch key {
+	case "type":
+		return responsesKeyType
+	case "text":
+		return responsesKeyText
+	case "refusal":
+		return responsesKeyRefusal
+	case "annotations":
+		return responsesKeyAnnotations
+	case "logprobs":
+		return responsesKeyLogprobs
+	case "prompt_cache_breakpoint":
+		return responsesKeyCacheBreakpoint
+	case "image_url":
+		return responsesKeyImageURL
+	case "file_id":
+		return responsesKeyFileID
+	case "detail":
+		return responsesKeyDetail
+	case "file_data":
+		return responsesKeyFileData
+	case "file_url":
+		return responsesKeyFileURL
+	case "filename":
+		return responsesKeyFilename
+	}
+	return responsesKeyUnknown
+}
+
+// collectResponsesPart reads the keys of a content part.
+func collectResponsesPart(part gjson.Result, a *jsonx.Arena) responsesPart {
+	var p responsesPart
+	jsonx.EachMember(part, a, func(key, value gjson.Result) bool {
+		bit := responsesPartKeyBit(key.Str)
+		p.keys |= bit
+		switch bit {
+		case responsesKeyType:
+			p.typ = value
+		case responsesKeyText:
+			p.text = value
+		case responsesKeyRefusal:
+			p.refusal = value
+		case responsesKeyImageURL:
+			p.imageURL = value
+		case responsesKeyFileID:
+			p.fileID = value
+		case responsesKeyDetail:
+			p.detail = value
+		case responsesKeyFileData:
+			p.data = value
+		case responsesKeyFileURL:
+			p.url = value
+		case responsesKeyFilename:
+			p.filename = value
+		}
+		return true
+	})
+	return p
+}
+
+// appendResponsesContent decodes the content part at path() (built only for
+// errors, as this runs for every part): of a message
+// (inOutput false) or of a function_call_output's output (inOutput true).
+//
+// input_text and output_text both carry plain text and are accepted in any
+// message: the SDK types allow input_text in assistant messages while the
+// API expects output_text there, and the role, not the part type, says who
+// wrote the text. A refusal only exists in assistant history. Images and
+// files are user input; in a tool output only text and images are taken.
+func appendResponsesContent(parts []codec.Part, part gjson.Result, role codec.Role, path func() string, inOutput bool, req *request) ([]codec.Part, *codec.Error) {
+	if !part.IsObject() {
+		return parts, wire.WrongType(path(), "object", part)
+	}
+	// Most parts are plain text: read them without the general collection
+	// below (plainText). A tool output takes no output_text.
+	types := [2]string{`"input_text"`, `"output_text"`}
+	n := 2
+	if inOutput {
+		n = 1
+	}
+	if p, ok := wire.PlainText(&req.text, part.Raw, types[:n]...); ok {
+		return append(parts, p), nil
+	}
+	p := collectResponsesPart(part, &req.text)
+	if p.keys&responsesKeyType == 0 || p.typ.Type == gjson.Null {
+		return parts, wire.Invalid(path()+".type", "is required")
+	}
+	if p.typ.Type != gjson.String {
+		return parts, wire.WrongType(path()+".type", "string", p.typ)
+	}
+	var allowed uint32
+	var kind codec.PartType
+	var text gjson.Result
+	switch p.typ.Str {
+	case "input_text":
+		allowed, kind, text = responsesInputTextKeys, codec.PartText, p.text
+	case "output_text":
+		if inOutput {
+			return parts, wire.Invalid(path()+".type", `a function_call_output holds input_text, input_image or input_file parts`)
+		}
+		// annotations (citations) and logprobs describe an earlier
+		// output; the model does not read them back, so they are ignored.
+		allowed, kind, text = responsesOutputTextKeys, codec.PartText, p.text
+	case "refusal":
+		if role != codec.RoleAssistant {
+			return parts, wire.Invalid(path()+".type", `content part type "refusal" is only valid in assistant messages`)
+		}
+		allowed, kind, text = responsesRefusalKeys, codec.PartRefusal, p.refusal
+	case "input_image", "input_file":
+		return appendResponsesMedia(parts, &p, part, role, path(), inOutput, req)
+	case "input_audio":
+		return parts, wire.UnsupportedField(path(), "audio input cannot be translated for the "+string(codec.OpenAIResponses)+" protocol")
+	default:
+		return parts, wire.UnsupportedField(path(), `content part type "`+p.typ.Str+`" is not supported yet`)
+	}
+	if p.keys&^allowed != 0 {
+		return parts, wire.UnknownField(path() + "." + responsesFirstUnknownKey(part, func(k string) bool { return responsesPartKeyBit(k)&allowed != 0 }))
+	}
+	field := ".text"
+	if kind == codec.PartRefusal {
+		field = ".refusal"
+	}
+	if !text.Exists() || text.Type == gjson.Null {
+		return parts, wire.Invalid(path()+field, "is required")
+	}
+	if text.Type != gjson.String {
+		return parts, wire.WrongType(path()+field, "string", text)
+	}
+	if p.keys&responsesKeyCacheBreakpoint != 0 {
+		// A cache breakpoint steers the provider's prompt cache only.
+		req.Dropped = append(req.Dropped, path()+".prompt_cache_breakpoint")
+	}
+	return append(parts, wire.TextPart(kind, text)), nil
+}
+
+// appendResponsesMedia decodes an input_image or input_file part: data:
+// URLs become MediaType and base64 Data, http(s) URLs stay URLs (llmbridge
+// never fetches them), and file_id references, which name files stored on
+// OpenAI's servers, are rejected. detail is a rendering hint: recorded as
+// dropped unless it is the default "auto".
+func appendResponsesMedia(parts []codec.Part, p *responsesPart, part gjson.Result, role codec.Role, path string, inOutput bool, req *request) ([]codec.Part, *codec.Error) {
+	image := p.typ.Str == "input_image"
+	allowed := responsesFileKeys
+	if image {
+		allowed = responsesImageKeys
+	}
+	if p.keys&^allowed != 0 {
+		return parts, wire.UnknownField(path + "." + responsesFirstUnknownKey(part, func(k string) bool { return responsesPartKeyBit(k)&allowed != 0 }))
+	}
+	switch {
+	case role == codec.RoleAssistant:
+		return parts, wire.Invalid(path+".type", `content part type "`+p.typ.Str+`" is only valid in user messages`)
+	case role != codec.RoleUser:
+		return parts, wire.UnsupportedField(path, "images and files in system or developer messages cannot be translated")
+	case inOutput && !image:
+		return parts, wire.UnsupportedField(path, "files in a function_call_output cannot be translated; send them in a user message")
+	case p.fileID.Exists() && p.fileID.Type != gjson.Null:
+		return parts, wire.UnsupportedField(path+".file_id", "file_id names a file stored on OpenAI's servers; send the data or a URL")
+	}
+	out := codec.Part{Type: codec.PartImage}
+	var src gjson.Result
+	var srcPath string
+	if image {
+		src, srcPath = p.imageURL, path+".image_url"
+	} else {
+		out.Type = codec.PartDocument
+		if p.filename.Exists() && p.filename.Type != gjson.Null {
+			name, err := wire.ReadString(p.filename, path+".filename")
+			if err != nil {
+				return parts, err
+			}
+			out.Text = name
+		}
+		hasData := p.data.Exists() && p.data.Type != gjson.Null
+		hasURL := p.url.Exists() && p.url.Type != gjson.Null
+		switch {
+		case hasData && hasURL:
+			return parts, wire.Invalid(path, "give one of file_data and file_url")
+		case hasData:
+			src, srcPath = p.data, path+".file_data"
+		default:
+			src, srcPath = p.url, path+".file_url"
+		}
+	}
+	if !src.Exists() || src.Type == gjson.Null {
+		if image {
+			return parts, wire.Invalid(srcPath, "is required")
+		}
+		return parts, wire.Invalid(path, "file_data or file_url is required")
+	}
+	if src.Type != gjson.String {
+		return parts, wire.WrongType(srcPath, "string", src)
+	}
+	switch {
+	case strings.HasPrefix(src.Str, "data:"):
+		mt, data, ok := responsesParseDataURL(src.Str)
+		if !ok {
+			return parts, wire.Invalid(srcPath, "must be a base64 data: URL (data:<media type>;base64,<data>)")
+		}
+		if err := wire.CheckBase64(srcPath, data); err != nil {
+			return parts, err
+		}
+		out.MediaType, out.Data = mt, data
+	case strings.HasPrefix(src.Str, "https://") || strings.HasPrefix(src.Str, "http://"):
+		if srcPath == path+".file_data" {
+			return parts, wire.Invalid(srcPath, "must be a base64 data: URL; put URLs in file_url")
+		}
+		out.URL = src.Str
+	case srcPath == path+".file_data" && strings.HasSuffix(strings.ToLower(out.Text), ".pdf"):
+		// Plain base64 named by a .pdf filename, as some clients send it.
+		if err := wire.CheckBase64(srcPath, src.Str); err != nil {
+			return parts, err
+		}
+		out.MediaType, out.Data = "application/pdf", src.Str
+	default:
+		return parts, wire.Invalid(srcPath, "must be a data: URL or an http(s) URL")
+	}
+	if p.detail.Exists() && p.detail.Type != gjson.Null {
+		d, err := wire.ReadString(p.detail, path+".detail")
+		if err != nil {
+			return parts, err
+		}
+		switch d {
+		case "auto":
+		case "low", "high", "original":
+			req.Dropped = append(req.Dropped, path+".detail")
+		default:
+			return parts, wire.Invalid(path+".detail", `must be "auto", "low", "high" or "original"`)
+		}
+	}
+	if p.keys&responsesKeyCacheBreakpoint != 0 {
+		req.Dropped = append(req.Dropped, path+".prompt_cache_breakpoint")
+	}
+	return append(parts, out), nil
+}
+
+// responsesParseDataURL splits a data:<media type>;base64,<data> URL.
+func responsesParseDataURL(s string) (mediaType, data string, ok bool) {
+	header, data, found := strings.Cut(strings.TrimPrefix(s, "data:"), ",")
+	mediaType, isBase64 := strings.CutSuffix(header, ";base64")
+	if !found || !isBase64 || mediaType == "" || data == "" {
+		return "", "", false
+	}
+	return mediaType, data, true
+}

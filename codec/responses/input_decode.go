@@ -1,0 +1,629 @@
+package responses
+
+import (
+	"strings"
+
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
+	"github.com/llmbridge/llmbridge/codec/internal/wire"
+	"github.com/llmbridge/llmbridge/mapping"
+	"github.com/tidwall/gjson"
+)
+
+// decodeResponsesInput builds req.System and req.Messages from instructions
+// and input. All parts share one backing array: system parts first
+// (instructions, then the parts of leading system and developer messages),
+// then each message's parts in order.
+func decodeResponsesInput(input gjson.Result, instructions string, req *request) *codec.Error {
+	hint := responsesCapacityHint(input, &req.text)
+	parts := make([]codec.Part, 0, hint)
+	if instructions != "" {
+		parts = append(parts, codec.Part{Type: codec.PartText, Text: instructions})
+		req.SystemRole = codec.RoleSystem
+	}
+	msgs := req.Messages[:0]
+	if input.Type == gjson.String {
+		if len(parts) > 0 {
+			req.System = parts[:1:1]
+		}
+		parts = append(parts, wire.TextPart(codec.PartText, input))
+		req.Messages = append(msgs, codec.Message{Role: codec.RoleUser, Parts: parts[len(parts)-1:]})
+		return nil
+	}
+	if cap(msgs) < hint {
+		msgs = make([]codec.Message, 0, hint)
+	}
+
+	systemEnd := len(parts)
+	haveSystem := instructions != ""
+	leading := true
+	var err *codec.Error
+	i := 0
+	prev := responsesItemNone
+	msgStart := 0 // where the last message's parts start in parts
+	jsonx.EachMember(input, &req.text, func(_, item gjson.Result) bool {
+		var role codec.Role
+		var kind responsesItemKind
+		start := len(parts)
+		role, kind, parts, err = decodeResponsesItem(item, i, parts, req)
+		if err != nil {
+			return false
+		}
+		if kind == responsesItemSkipped {
+			i++
+			return true
+		}
+		isSystem := role == codec.RoleSystem || role == codec.RoleDeveloper
+		switch {
+		case leading && isSystem:
+			// Leading system and developer messages join the
+			// instructions; the role of the first source names them.
+			if !haveSystem {
+				req.SystemRole, haveSystem = role, true
+			}
+			systemEnd = len(parts)
+		case len(msgs) > 0 && responsesMerges(prev, kind, role):
+			// The item continues the last message, whose parts end
+			// where this item's start: re-slice them from the current
+			// array, which holds every part decoded so far.
+			msgs[len(msgs)-1].Parts = parts[msgStart:len(parts):len(parts)]
+		default:
+			leading = false
+			// If a later append moves parts to a larger array, this
+			// message keeps the old one, which still holds its parts.
+			msgs = append(msgs, codec.Message{Role: role, Parts: parts[start:len(parts):len(parts)]})
+			msgStart = start
+		}
+		prev = kind
+		if leading {
+			prev = responsesItemNone
+		} else if kind == responsesItemMessage && role == codec.RoleAssistant {
+			prev = responsesItemAssistant
+		}
+		i++
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	if systemEnd > 0 {
+		req.System = parts[:systemEnd:systemEnd]
+	}
+	req.Messages = msgs
+	return nil
+}
+
+// responsesCapacityHint sizes the parts and messages of an input: its
+// items (counted from the document index without reading them) and the
+// instructions. Messages with several content parts grow the parts array.
+func responsesCapacityHint(input gjson.Result, a *jsonx.Arena) int {
+	return jsonx.CountMembers(input, a) + 2
+}
+
+// Keys of input items and content parts, as bits, so that one pass over an
+// object can collect them before its type says which are allowed.
+const (
+	responsesKeyType uint32 = 1 << iota
+	responsesKeyRole
+	responsesKeyContent
+	responsesKeyID
+	responsesKeyStatus
+	responsesKeyPhase
+	responsesKeyText
+	responsesKeyRefusal
+	responsesKeyAnnotations
+	responsesKeyLogprobs
+	responsesKeyCacheBreakpoint
+	responsesKeyImageURL
+	responsesKeyFileID
+	responsesKeyDetail
+	responsesKeyFileData
+	responsesKeyFileURL
+	responsesKeyFilename
+	responsesKeyUnknown
+)
+
+// The keys each content part type allows.
+const (
+	responsesInputTextKeys  = responsesKeyType | responsesKeyText | responsesKeyCacheBreakpoint
+	responsesOutputTextKeys = responsesKeyType | responsesKeyText | responsesKeyAnnotations | responsesKeyLogprobs
+	responsesRefusalKeys    = responsesKeyType | responsesKeyRefusal
+	responsesImageKeys      = responsesKeyType | responsesKeyImageURL | responsesKeyFileID | responsesKeyDetail | responsesKeyCacheBreakpoint
+	responsesFileKeys       = responsesKeyType | responsesKeyFileID | responsesKeyFileData | responsesKeyFileURL |
+		responsesKeyFilename | responsesKeyDetail | responsesKeyCacheBreakpoint
+)
+
+// responsesItem is one input item, collected in a single pass over its keys.
+type responsesItem struct {
+	keys                        uint32
+	typ, role, content, id, sts gjson.Result
+	phase                       gjson.Result
+}
+
+// collectResponsesItem reads the keys of an input item.
+//
+// The members are walked raw and only those kept are read: the others
+// (a call's arguments, a tool output's text) are read by the item's own
+// decoder, and unescaping them here too doubled the cost of tool outputs.
+func collectResponsesItem(item gjson.Result, a *jsonx.Arena) responsesItem {
+	var it responsesItem
+	var m jsonx.MemberIter
+	if !m.Init(item.Raw, a) {
+		return it
+	}
+	for {
+		key, value, ok := m.Next()
+		if !ok {
+			return it
+		}
+		var dst *gjson.Result
+		switch key {
+		case "type":
+			it.keys |= responsesKeyType
+			dst = &it.typ
+		case "role":
+			it.keys |= responsesKeyRole
+			dst = &it.role
+		case "content":
+			it.keys |= responsesKeyContent
+			dst = &it.content
+		case "id":
+			it.keys |= responsesKeyID
+			dst = &it.id
+		case "status":
+			it.keys |= responsesKeyStatus
+			dst = &it.sts
+		case "phase":
+			it.keys |= responsesKeyPhase
+			dst = &it.phase
+		default:
+			it.keys |= responsesKeyUnknown
+		}
+		if dst != nil {
+			*dst = m.Result(value)
+		}
+	}
+}
+
+// responsesItemKind says what an input item was, for merging items into
+// canonical messages.
+type responsesItemKind uint8
+
+const (
+	responsesItemNone      responsesItemKind = iota // no item yet, or a leading system item
+	responsesItemMessage                            // a user, system or developer message
+	responsesItemAssistant                          // an assistant message
+	responsesItemCall                               // a function_call
+	responsesItemOutput                             // a function_call_output
+	responsesItemReasoning                          // a reasoning item
+	responsesItemSkipped                            // an item dropped from the history (a hosted tool's call)
+)
+
+// responsesMerges reports whether an item of kind (with role) continues the
+// message of the previous item of kind prev. Responses spreads one turn over
+// several items; the canonical model, like Chat and Anthropic, has one
+// message per turn:
+//   - a reasoning item or a function_call joins the assistant message,
+//     reasoning or calls before it (reasoning precedes what it led to, and
+//     a turn may interleave them);
+//   - an assistant message right after reasoning joins it;
+//   - a function_call_output joins the outputs before it, in one user
+//     message of tool results;
+//   - a user message right after outputs joins them, after the results (as
+//     Anthropic wants tool_result blocks first in the user turn).
+func responsesMerges(prev, kind responsesItemKind, role codec.Role) bool {
+	switch kind {
+	case responsesItemCall, responsesItemReasoning:
+		return prev == responsesItemAssistant || prev == responsesItemCall || prev == responsesItemReasoning
+	case responsesItemOutput:
+		return prev == responsesItemOutput
+	case responsesItemMessage:
+		return prev == responsesItemOutput && role == codec.RoleUser || prev == responsesItemReasoning && role == codec.RoleAssistant
+	}
+	return false
+}
+
+// decodeResponsesItem decodes input item i, appending its content parts to
+// parts. Message, reasoning, function_call and function_call_output items
+// are in scope; the items of hosted tools are rejected by type.
+func decodeResponsesItem(item gjson.Result, i int, parts []codec.Part, req *request) (codec.Role, responsesItemKind, []codec.Part, *codec.Error) {
+	if !item.IsObject() {
+		return 0, 0, parts, wire.WrongType(wire.IndexPath("input", i), "object", item)
+	}
+	it := collectResponsesItem(item, &req.text)
+	typ := ""
+	if it.keys&responsesKeyType != 0 && it.typ.Type != gjson.Null {
+		if it.typ.Type != gjson.String {
+			return 0, 0, parts, wire.WrongType(wire.IndexPath("input", i)+".type", "string", it.typ)
+		}
+		typ = it.typ.Str
+	}
+	switch typ {
+	case "message":
+	case "":
+		if it.keys&responsesKeyRole == 0 && it.keys&responsesKeyID != 0 {
+			// An item with only an id is an item reference, whose
+			// type is optional.
+			return 0, 0, parts, wire.UnsupportedField(wire.IndexPath("input", i), `input item type "item_reference" is not supported yet`)
+		}
+	case "function_call", "custom_tool_call":
+		parts, err := decodeResponsesCall(item, i, parts, typ == "custom_tool_call", req)
+		return codec.RoleAssistant, responsesItemCall, parts, err
+	case "function_call_output", "custom_tool_call_output":
+		parts, err := decodeResponsesOutputItem(item, i, parts, req)
+		return codec.RoleUser, responsesItemOutput, parts, err
+	case "web_search_call":
+		// A search the provider ran in an earlier turn: its results
+		// are OpenAI's server-side state, which no other upstream can
+		// read, while the answer that used them stays in the history.
+		// Like another family's reasoning, it is dropped and listed.
+		req.Dropped = append(req.Dropped, wire.IndexPath("input", i)+" (web_search_call)")
+		return codec.RoleAssistant, responsesItemSkipped, parts, nil
+	case "reasoning":
+		parts, err := decodeResponsesReasoningItem(item, i, parts, req)
+		return codec.RoleAssistant, responsesItemReasoning, parts, err
+	default:
+		return 0, 0, parts, wire.UnsupportedField(wire.IndexPath("input", i), `input item type "`+typ+`" is not supported yet`)
+	}
+	role, parts, err := decodeResponsesMessage(item, &it, i, parts, req)
+	return role, responsesItemMessage, parts, err
+}
+
+// responsesItemString reads an optional string member of input item i.
+func responsesItemString(v gjson.Result, path, field string) (string, *codec.Error) {
+	if v.Type == gjson.Null {
+		return "", nil
+	}
+	return wire.ReadStringAt(v, path, field)
+}
+
+// responsesItemStatus validates an item's status, identity metadata of an
+// earlier response that is accepted and ignored.
+func responsesItemStatus(v gjson.Result, path, field string) *codec.Error {
+	_, err := responsesItemString(v, path, field)
+	return err
+}
+
+// decodeResponsesCall decodes a function_call item (or, when custom, a
+// custom_tool_call item): a tool call in the assistant's history. Its id
+// (fc_... / ctc_...) names the item on OpenAI's servers and is ignored;
+// call_id is the id that results refer to; namespace names the Codex
+// group of the function. A custom call's raw input becomes the arguments
+// {"input": input} (see ToolCustom).
+func decodeResponsesCall(item gjson.Result, i int, parts []codec.Part, custom bool, req *request) ([]codec.Part, *codec.Error) {
+	path := wire.IndexPath("input", i)
+	p := codec.Part{Type: codec.PartToolCall}
+	argsKey := "arguments"
+	if custom {
+		p.ToolKind, argsKey = codec.ToolCustom, "input"
+	}
+	var err *codec.Error
+	var have uint8 // bits: call_id, name, arguments
+	jsonx.EachMember(item, &req.text, func(key, v gjson.Result) bool {
+		switch key.Str {
+		case "type":
+		case "id":
+			_, err = responsesItemString(v, path, ".id")
+		case "status":
+			err = responsesItemStatus(v, path, ".status")
+		case "call_id":
+			p.ToolCallID, err = wire.ReadStringAt(v, path, ".call_id")
+			have |= 1
+		case "name":
+			p.ToolName, err = wire.ReadStringAt(v, path, ".name")
+			have |= 2
+		case argsKey:
+			if custom {
+				var input string
+				if input, err = wire.ReadStringAt(v, path, ".input"); err == nil {
+					p.Arguments = wire.CustomArguments(input)
+				}
+			} else {
+				p.Arguments, err = responsesArguments(v, path, ".arguments")
+			}
+			have |= 4
+		case "namespace":
+			p.Namespace, err = responsesItemString(v, path, ".namespace")
+		default:
+			err = wire.UnknownField(path + "." + key.Str)
+		}
+		return err == nil
+	})
+	switch {
+	case err != nil:
+		return parts, err
+	case have&1 == 0 || p.ToolCallID == "":
+		return parts, wire.Invalid(path+".call_id", "is required")
+	case have&2 == 0 || p.ToolName == "":
+		return parts, wire.Invalid(path+".name", "is required")
+	case have&4 == 0:
+		return parts, wire.Invalid(path+"."+argsKey, "is required")
+	}
+	return append(parts, p), nil
+}
+
+// decodeResponsesReasoningItem decodes a reasoning item of the history: a
+// PartReasoning of the assistant turn it belongs to. Its text is the
+// summary texts joined by blank lines (else the reasoning_text content),
+// its ItemID the item's id, and its encrypted_content the opaque value: an
+// envelope llmbridge issued (unwrapped, with the family and item id it
+// names) or OpenAI's own encrypted reasoning.
+func decodeResponsesReasoningItem(item gjson.Result, i int, parts []codec.Part, req *request) ([]codec.Part, *codec.Error) {
+	path := wire.IndexPath("input", i)
+	p := codec.Part{Type: codec.PartReasoning}
+	var summary, content, encrypted gjson.Result
+	var err *codec.Error
+	jsonx.EachMember(item, &req.text, func(key, v gjson.Result) bool {
+		switch key.Str {
+		case "type":
+		case "id":
+			p.ItemID, err = responsesItemString(v, path, ".id")
+		case "status":
+			err = responsesItemStatus(v, path, ".status")
+		case "summary":
+			summary = v
+		case "content":
+			content = v
+		case "encrypted_content":
+			encrypted = v
+		default:
+			err = wire.UnknownField(path + "." + key.Str)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return parts, err
+	}
+	var sum, cont string
+	if sum, err = responsesReasoningTexts(summary, path+".summary", "summary_text", req); err != nil {
+		return parts, err
+	}
+	if cont, err = responsesReasoningTexts(content, path+".content", "reasoning_text", req); err != nil {
+		return parts, err
+	}
+	p.Text = sum
+	if p.Text == "" {
+		p.Text = cont
+	}
+	value, err := responsesItemString(encrypted, path, ".encrypted_content")
+	if err != nil {
+		return parts, err
+	}
+	if mapping.IsEnvelope(value) {
+		// The item id beside an envelope is the one llmbridge gave the
+		// client; the envelope names the issuer's own, if any.
+		p.ItemID = ""
+	}
+	if err := wire.ReadOpaque(&p, value, mapping.FamilyOpenAI, path+".encrypted_content"); err != nil {
+		return parts, err
+	}
+	return append(parts, p), nil
+}
+
+// responsesReasoningTexts reads a reasoning item's summary or content: null,
+// absent or a list of {type: typ, text} objects, whose texts are joined by
+// blank lines (the separation OpenAI's own clients render between summary
+// parts).
+func responsesReasoningTexts(v gjson.Result, path, typ string, req *request) (string, *codec.Error) {
+	if !v.Exists() || v.Type == gjson.Null {
+		return "", nil
+	}
+	if !v.IsArray() {
+		return "", wire.WrongType(path, "array", v)
+	}
+	var texts []string
+	var err *codec.Error
+	j := 0
+	jsonx.EachMember(v, &req.text, func(_, part gjson.Result) bool {
+		partPath := wire.IndexPath(path, j)
+		j++
+		if !part.IsObject() {
+			err = wire.WrongType(partPath, "object", part)
+			return false
+		}
+		hasText := false
+		jsonx.EachMember(part, &req.text, func(key, value gjson.Result) bool {
+			switch key.Str {
+			case "type":
+				var t string
+				if t, err = wire.ReadString(value, partPath+".type"); err == nil && t != typ {
+					err = wire.Invalid(partPath+".type", `must be "`+typ+`"`)
+				}
+			case "text":
+				var t string
+				t, err = wire.ReadString(value, partPath+".text")
+				texts, hasText = append(texts, t), true
+			default:
+				err = wire.UnknownField(partPath + "." + key.Str)
+			}
+			return err == nil
+		})
+		if err == nil && !hasText {
+			err = wire.Invalid(partPath+".text", "is required")
+		}
+		return err == nil
+	})
+	if err != nil || len(texts) == 0 {
+		return "", err
+	}
+	return strings.Join(texts, "\n\n"), nil
+}
+
+// responsesArguments unquotes an OpenAI arguments string into the text of
+// one JSON object; "" (no arguments) stays "".
+func responsesArguments(v gjson.Result, path, field string) (string, *codec.Error) {
+	s, err := wire.ReadStringAt(v, path, field)
+	if err != nil || s == "" {
+		return s, err
+	}
+	if !jsonx.Valid(s) || !gjson.Parse(s).IsObject() {
+		return "", wire.Invalid(path+field, "must be a JSON object in a string")
+	}
+	return s, nil
+}
+
+// decodeResponsesOutputItem decodes a function_call_output item: the
+// result of a tool call, a PartToolResult of a user message. Its output is a
+// string or a list of input_text and input_image parts (documents in
+// results are rejected). Responses has no error flag: a result's failure is
+// in its text.
+func decodeResponsesOutputItem(item gjson.Result, i int, parts []codec.Part, req *request) ([]codec.Part, *codec.Error) {
+	path := wire.IndexPath("input", i)
+	p := codec.Part{Type: codec.PartToolResult}
+	var err *codec.Error
+	var output gjson.Result
+	jsonx.EachMember(item, &req.text, func(key, v gjson.Result) bool {
+		switch key.Str {
+		case "type":
+		case "id":
+			_, err = responsesItemString(v, path, ".id")
+		case "status":
+			err = responsesItemStatus(v, path, ".status")
+		case "call_id":
+			p.ToolCallID, err = wire.ReadStringAt(v, path, ".call_id")
+		case "name":
+			p.ToolName, err = responsesItemString(v, path, ".name")
+		case "output":
+			output = v
+		case "namespace":
+			p.Namespace, err = responsesItemString(v, path, ".namespace")
+		default:
+			err = wire.UnknownField(path + "." + key.Str)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return parts, err
+	}
+	if p.ToolCallID == "" {
+		return parts, wire.Invalid(path+".call_id", "is required")
+	}
+	switch {
+	case output.Type == gjson.String:
+		p.Content = []codec.Part{wire.TextPart(codec.PartText, output)}
+	case output.IsArray():
+		j := 0
+		content := make([]codec.Part, 0, 2)
+		jsonx.EachMember(output, &req.text, func(_, part gjson.Result) bool {
+			partPath := wire.IndexPath(path+".output", j)
+			content, err = appendResponsesContent(content, part, codec.RoleUser, func() string { return partPath }, true, req)
+			j++
+			return err == nil
+		})
+		if err != nil {
+			return parts, err
+		}
+		p.Content = content
+	case !output.Exists() || output.Type == gjson.Null:
+		return parts, wire.Invalid(path+".output", "is required")
+	default:
+		return parts, wire.WrongType(path+".output", "string or array", output)
+	}
+	return append(parts, p), nil
+}
+
+// decodeResponsesMessage decodes a message item. Its id and status are
+// identity metadata of an earlier response (Codex sends an id on every item
+// it replays); they do not change what the model generates and llmbridge
+// keeps no server-side state they could refer to, so they are accepted and
+// ignored after a type check.
+func decodeResponsesMessage(item gjson.Result, it *responsesItem, i int, parts []codec.Part, req *request) (codec.Role, []codec.Part, *codec.Error) {
+	const allowed = responsesKeyType | responsesKeyRole | responsesKeyContent | responsesKeyID | responsesKeyStatus | responsesKeyPhase
+	if it.keys&^allowed != 0 {
+		return 0, parts, wire.UnknownField(wire.IndexPath("input", i) + "." + responsesFirstUnknownKey(item, responsesMessageKey))
+	}
+	role, err := responsesRole(it.role, it.keys&responsesKeyRole != 0, i)
+	if err != nil {
+		return 0, parts, err
+	}
+	for _, f := range [...]struct {
+		v    gjson.Result
+		name string
+	}{{it.id, ".id"}, {it.sts, ".status"}} {
+		if f.v.Exists() && f.v.Type != gjson.Null && f.v.Type != gjson.String {
+			return 0, parts, wire.WrongType(wire.IndexPath("input", i)+f.name, "string", f.v)
+		}
+	}
+	if err := responsesPhase(it.phase, i, req); err != nil {
+		return 0, parts, err
+	}
+	switch {
+	case !it.content.Exists() || it.content.Type == gjson.Null:
+		return 0, parts, wire.Invalid(wire.IndexPath("input", i)+".content", "is required")
+	case it.content.Type == gjson.String:
+		return role, append(parts, wire.TextPart(codec.PartText, it.content)), nil
+	case !it.content.IsArray():
+		return 0, parts, wire.WrongType(wire.IndexPath("input", i)+".content", "string or array", it.content)
+	}
+	j := 0
+	jsonx.EachMember(it.content, &req.text, func(_, part gjson.Result) bool {
+		parts, err = appendResponsesContent(parts, part, role, func() string { return wire.IndexPath(wire.IndexPath("input", i)+".content", j) }, false, req)
+		j++
+		return err == nil
+	})
+	return role, parts, err
+}
+
+// responsesMessageKey reports whether key is a message item key.
+func responsesMessageKey(key string) bool {
+	switch key {
+	case "type", "role", "content", "id", "status", "phase":
+		return true
+	}
+	return false
+}
+
+// responsesFirstUnknownKey returns the first key of obj that known rejects; it runs
+// on error paths only.
+func responsesFirstUnknownKey(obj gjson.Result, known func(string) bool) string {
+	name := ""
+	obj.ForEach(func(key, _ gjson.Result) bool {
+		if !known(key.Str) {
+			name = key.Str
+			return false
+		}
+		return true
+	})
+	return name
+}
+
+// responsesRole decodes the role of input item i.
+func responsesRole(v gjson.Result, present bool, i int) (codec.Role, *codec.Error) {
+	if !present || v.Type == gjson.Null {
+		return 0, wire.Invalid(wire.IndexPath("input", i)+".role", "is required")
+	}
+	if v.Type != gjson.String {
+		return 0, wire.WrongType(wire.IndexPath("input", i)+".role", "string", v)
+	}
+	switch v.Str {
+	case "user":
+		return codec.RoleUser, nil
+	case "assistant":
+		return codec.RoleAssistant, nil
+	case "system":
+		return codec.RoleSystem, nil
+	case "developer":
+		return codec.RoleDeveloper, nil
+	}
+	return 0, wire.Invalid(wire.IndexPath("input", i)+".role", `unknown role "`+v.Str+`"`)
+}
+
+// responsesPhase validates an assistant message's phase (commentary or final
+// answer) and records it as a dropped hint. OpenAI asks clients to send it
+// back because its newer Codex models read it, but it only labels history,
+// no other protocol has a slot for it, and rejecting it would shut such
+// clients out of every other upstream.
+func responsesPhase(v gjson.Result, i int, req *request) *codec.Error {
+	if !v.Exists() || v.Type == gjson.Null {
+		return nil
+	}
+	if v.Type != gjson.String {
+		return wire.WrongType(wire.IndexPath("input", i)+".phase", "string", v)
+	}
+	switch v.Str {
+	case "commentary", "final_answer":
+		req.Dropped = append(req.Dropped, wire.IndexPath("input", i)+".phase")
+		return nil
+	}
+	return wire.Invalid(wire.IndexPath("input", i)+".phase", `must be "commentary" or "final_answer"`)
+}

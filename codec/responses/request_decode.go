@@ -1,0 +1,535 @@
+package responses
+
+import (
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
+	"github.com/llmbridge/llmbridge/codec/internal/wire"
+	"github.com/llmbridge/llmbridge/mapping"
+	"github.com/tidwall/gjson"
+)
+
+// responsesRequestDecoder holds what decoding the top-level object collects
+// before the conversation can be built: input needs instructions (which may
+// come after it in the body) to lay out req.System, and safety_identifier
+// only stands in for user when user is absent.
+type responsesRequestDecoder struct {
+	req              *request
+	input            gjson.Result
+	instructions     string
+	userSet          bool
+	safetyIdentifier string
+	safetySet        bool
+	toolChoice       gjson.Result  // checked once tools are known
+	parallel         codec.OptBool // parallel_tool_calls, kept once tools are known
+	maxToolCalls     codec.OptInt  // max_tool_calls, kept once tools are known
+}
+
+// decodeResponsesRequest decodes a Responses create-response body. The root
+// object is walked once; every key is mapped, recorded as a dropped hint,
+// rejected as a capability outside the current scope, or rejected as
+// unknown.
+func decodeResponsesRequest(root gjson.Result, req *request) *codec.Error {
+	d := responsesRequestDecoder{req: req}
+	var err *codec.Error
+	jsonx.EachMember(root, &req.text, func(key, value gjson.Result) bool {
+		err = d.field(key.Str, value)
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	switch {
+	case d.safetySet && !d.userSet:
+		// safety_identifier replaces the deprecated user for abuse
+		// monitoring, which is what the canonical User is for.
+		req.User = d.safetyIdentifier
+	case d.safetySet:
+		req.Dropped = append(req.Dropped, "safety_identifier")
+	}
+	if err := d.finishTools(); err != nil {
+		return err
+	}
+	if !d.input.Exists() || d.input.Type == gjson.Null {
+		// previous_response_id and prompt, the other sources of a
+		// conversation, are rejected, so input is required here.
+		return wire.Invalid("input", "is required")
+	}
+	return decodeResponsesInput(d.input, d.instructions, req)
+}
+
+// field decodes one top-level key. null means absent for every optional
+// field, so a null known field is accepted and ignored.
+func (d *responsesRequestDecoder) field(key string, v gjson.Result) *codec.Error {
+	req := d.req
+	switch key {
+	// Mapped fields.
+	case "model":
+		if v.Type == gjson.Null {
+			return nil
+		}
+		s, err := wire.ReadString(v, key)
+		req.Model = s
+		return err
+	case "input":
+		if v.Type != gjson.Null && v.Type != gjson.String && !v.IsArray() {
+			return wire.WrongType(key, "string or array", v)
+		}
+		d.input = v
+	case "instructions":
+		if v.Type == gjson.Null {
+			return nil
+		}
+		s, err := wire.ReadString(v, key)
+		// An empty instructions string is "no instructions" (some clients
+		// always send the field); an empty system part would be rejected
+		// by upstreams such as Anthropic.
+		d.instructions = s
+		return err
+	case "max_output_tokens":
+		return wire.ReadInt(v, key, &req.MaxTokens)
+	case "temperature":
+		return wire.ReadFloat(v, key, &req.Temperature)
+	case "top_p":
+		return wire.ReadFloat(v, key, &req.TopP)
+	case "user":
+		if v.Type == gjson.Null {
+			return nil
+		}
+		s, err := wire.ReadString(v, key)
+		req.User, d.userSet = s, s != ""
+		return err
+	case "safety_identifier":
+		if v.Type == gjson.Null {
+			return nil
+		}
+		s, err := wire.ReadString(v, key)
+		d.safetyIdentifier, d.safetySet = s, true
+		return err
+	case "stream":
+		if v.Type == gjson.Null {
+			return nil
+		}
+		b, err := wire.ReadBool(v, key)
+		// Responses streams always end with usage in response.completed.
+		req.Stream, req.StreamUsage = b, b
+		return err
+	case "stream_options":
+		return d.streamOptions(v)
+
+	// Hints: they steer the provider, not what the model generates.
+	case "store":
+		return d.hint(key, v, responsesHintBool)
+	case "parallel_tool_calls":
+		return wire.ReadOptBool(v, key, &d.parallel)
+	case "metadata", "client_metadata":
+		return d.hint(key, v, responsesHintObject)
+	case "service_tier", "prompt_cache_key":
+		return d.hint(key, v, responsesHintString)
+	case "max_tool_calls":
+		// Kept until the tools are known (finishTools).
+		return wire.ReadInt(v, key, &d.maxToolCalls)
+	case "truncation":
+		return d.truncation(v)
+	case "include":
+		return d.include(v)
+	case "tool_choice":
+		d.toolChoice = v
+	case "tools":
+		return decodeResponsesTools(v, req)
+	case "text":
+		return responsesTextConfig(v, req)
+	case "reasoning":
+		return d.reasoning(v)
+	case "background":
+		if v.Type == gjson.Null {
+			return nil
+		}
+		b, err := wire.ReadBool(v, key)
+		if err == nil && b {
+			return wire.UnsupportedField(key, "background responses are kept on the provider's servers; llmbridge is stateless")
+		}
+		return err
+	case "top_logprobs":
+		var n codec.OptInt
+		if err := wire.ReadInt(v, key, &n); err != nil {
+			return err
+		}
+		if n.Value != 0 {
+			return wire.UnsupportedField(key, "log probabilities are not supported")
+		}
+
+	// Capabilities outside the current scope.
+	case "previous_response_id", "conversation":
+		return wire.RejectUnlessNull(v, key, "server-side conversation state is not supported; send the history in input")
+	case "prompt":
+		return wire.RejectUnlessNull(v, key, "prompt templates are stored on the provider's servers and cannot be translated")
+	case "prompt_cache_retention", "prompt_cache_options":
+		return wire.RejectUnlessNull(v, key, "prompt cache lifetimes and modes cannot be guaranteed by other providers")
+	case "context_management":
+		return wire.RejectUnlessNull(v, key, "server-side context compaction is not supported")
+	case "moderation":
+		return wire.RejectUnlessNull(v, key, "provider-side moderation of input and output is not supported")
+	case "access_programs":
+		return wire.RejectUnlessNull(v, key, "access programs are specific to OpenAI")
+	case "image":
+		return wire.RejectUnlessNull(v, key, "image options are not supported yet")
+	default:
+		return wire.UnknownField(key)
+	}
+	return nil
+}
+
+// responsesHintKind is the JSON type a hint field must have.
+type responsesHintKind uint8
+
+const (
+	responsesHintBool responsesHintKind = iota
+	responsesHintString
+	responsesHintObject
+	responsesHintInt
+)
+
+// checkResponsesHintKind checks that v, which is not null, is of kind k.
+func checkResponsesHintKind(v gjson.Result, path string, k responsesHintKind) *codec.Error {
+	switch k {
+	case responsesHintBool:
+		_, err := wire.ReadBool(v, path)
+		return err
+	case responsesHintString:
+		_, err := wire.ReadString(v, path)
+		return err
+	case responsesHintObject:
+		if !v.IsObject() {
+			return wire.WrongType(path, "object", v)
+		}
+		return nil
+	}
+	var n codec.OptInt
+	return wire.ReadInt(v, path, &n)
+}
+
+// hint validates a hint field's type and records it as dropped.
+func (d *responsesRequestDecoder) hint(path string, v gjson.Result, k responsesHintKind) *codec.Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	if err := checkResponsesHintKind(v, path, k); err != nil {
+		return err
+	}
+	d.req.Dropped = append(d.req.Dropped, path)
+	return nil
+}
+
+// streamOptions decodes stream_options, whose only option is a hint.
+func (d *responsesRequestDecoder) streamOptions(v gjson.Result) *codec.Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	if !v.IsObject() {
+		return wire.WrongType("stream_options", "object", v)
+	}
+	var err *codec.Error
+	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+		switch key.Str {
+		case "include_obfuscation":
+			err = d.hint("stream_options.include_obfuscation", value, responsesHintBool)
+		default:
+			err = wire.UnknownField("stream_options." + key.Str)
+		}
+		return err == nil
+	})
+	return err
+}
+
+// truncation accepts the default "disabled" as a hint; "auto" lets the
+// provider drop the start of the conversation, which no other protocol does.
+func (d *responsesRequestDecoder) truncation(v gjson.Result) *codec.Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	s, err := wire.ReadString(v, "truncation")
+	if err != nil {
+		return err
+	}
+	switch s {
+	case "disabled":
+		d.req.Dropped = append(d.req.Dropped, "truncation")
+		return nil
+	case "auto":
+		return wire.UnsupportedField("truncation", `"auto" truncation of the conversation is not supported`)
+	}
+	return wire.Invalid("truncation", `must be "auto" or "disabled"`)
+}
+
+// include asks for extra output data. The values are kept in
+// Request.Include, where encoders read what they need:
+// reasoning.encrypted_content asks for the opaque reasoning state, which a
+// Responses upstream is asked for and other upstreams' reasoning is
+// returned in anyway (it is never fabricated). The other values ask for
+// nothing in a conversation without hosted tools, so when one is present the
+// field is listed as dropped; logprobs are a capability.
+func (d *responsesRequestDecoder) include(v gjson.Result) *codec.Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	if !v.IsArray() {
+		return wire.WrongType("include", "array of strings", v)
+	}
+	var err *codec.Error
+	n := 0
+	hint := false
+	include := d.req.Include[:0]
+	jsonx.EachMember(v, &d.req.text, func(_, value gjson.Result) bool {
+		if value.Type != gjson.String {
+			err = wire.WrongType(wire.IndexPath("include", n), "string", value)
+			return false
+		}
+		switch value.Str {
+		case "reasoning.encrypted_content":
+		case "file_search_call.results", "web_search_call.results",
+			"web_search_call.action.sources", "message.input_image.image_url",
+			"computer_call_output.output.image_url", "code_interpreter_call.outputs":
+			hint = true
+		case "message.output_text.logprobs":
+			err = wire.UnsupportedField(wire.IndexPath("include", n), "log probabilities are not supported")
+		default:
+			err = wire.Invalid(wire.IndexPath("include", n), `unknown include value "`+value.Str+`"`)
+		}
+		include = append(include, value.Str)
+		n++
+		return err == nil
+	})
+	d.req.Include = include
+	if err == nil && hint {
+		d.req.Dropped = append(d.req.Dropped, "include")
+	}
+	return err
+}
+
+// finishTools decodes tool_choice and parallel_tool_calls once tools are
+// known (they may come before tools in the body). Without tools, the choices
+// that mean "no tool call" (auto, none) and parallel_tool_calls change
+// nothing the model can do: they are recorded as dropped hints, and encoders
+// never see a choice without tools. A choice that forces a call needs tools.
+func (d *responsesRequestDecoder) finishTools() *codec.Error {
+	req := d.req
+	v := d.toolChoice
+	if v.Exists() && v.Type != gjson.Null {
+		c, err := decodeResponsesToolChoice(v)
+		if err != nil {
+			return err
+		}
+		switch {
+		case len(req.Tools) > 0:
+			if err := resolveChoiceNamespace(&c, req.Tools); err != nil {
+				return err
+			}
+			req.ToolChoice = c
+		case c.Mode == codec.ToolChoiceAuto || c.Mode == codec.ToolChoiceNone:
+			req.Dropped = append(req.Dropped, "tool_choice")
+		default:
+			return wire.Invalid("tool_choice", "forces a tool call, but the request has no tools")
+		}
+	}
+	if d.parallel.Set {
+		if len(req.Tools) > 0 {
+			req.ParallelToolCalls = d.parallel
+		} else {
+			req.Dropped = append(req.Dropped, "parallel_tool_calls")
+		}
+	}
+	if d.maxToolCalls.Set {
+		// max_tool_calls bounds the calls of hosted tools. The web search
+		// is the only hosted tool llmbridge carries, so with one it is
+		// that search's limit (Anthropic max_uses); without, it limits
+		// nothing.
+		search := false
+		for i := range req.Tools {
+			if req.Tools[i].Kind == codec.ToolWebSearch {
+				req.Tools[i].WebSearch.MaxUses = d.maxToolCalls
+				search = true
+			}
+		}
+		if !search {
+			req.Dropped = append(req.Dropped, "max_tool_calls")
+		}
+	}
+	return nil
+}
+
+// responsesTextConfig decodes text: the output format (structured
+// output) and verbosity.
+func responsesTextConfig(v gjson.Result, req *request) *codec.Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	if !v.IsObject() {
+		return wire.WrongType("text", "object", v)
+	}
+	var err *codec.Error
+	jsonx.EachMember(v, &req.text, func(key, value gjson.Result) bool {
+		switch key.Str {
+		case "format":
+			err = responsesTextFormat(value, req)
+		case "verbosity":
+			req.Verbosity, err = responsesVerbosity(value, "text.verbosity")
+		default:
+			err = wire.UnknownField("text." + key.Str)
+		}
+		return err == nil
+	})
+	return err
+}
+
+// responsesVerbosity reads an OpenAI verbosity value (low, medium or
+// high); null is "".
+func responsesVerbosity(v gjson.Result, path string) (string, *codec.Error) {
+	if v.Type == gjson.Null {
+		return "", nil
+	}
+	s, err := wire.ReadString(v, path)
+	if err != nil {
+		return "", err
+	}
+	switch s {
+	case "low", "medium", "high":
+		return s, nil
+	}
+	return "", wire.Invalid(path, `must be "low", "medium" or "high"`)
+}
+
+// responsesTextFormat decodes text.format into req.Format: text (the
+// default, normalised to the zero format), json_object, or json_schema with
+// its name, schema, description and strict flag.
+func responsesTextFormat(v gjson.Result, req *request) *codec.Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	if !v.IsObject() {
+		return wire.WrongType("text.format", "object", v)
+	}
+	typ := v.Get("type")
+	if !typ.Exists() || typ.Type == gjson.Null {
+		return wire.Invalid("text.format.type", "is required")
+	}
+	s, err := wire.ReadString(typ, "text.format.type")
+	if err != nil {
+		return err
+	}
+	var f codec.OutputFormat
+	switch s {
+	case "text":
+	case "json_object":
+		f.Kind = codec.FormatJSONObject
+	case "json_schema":
+		f.Kind = codec.FormatJSONSchema
+	default:
+		return wire.Invalid("text.format.type", `unknown format type "`+s+`"`)
+	}
+	hasSchema := false
+	jsonx.EachMember(v, &req.text, func(key, value gjson.Result) bool {
+		path := "text.format." + key.Str
+		switch {
+		case key.Str == "type":
+		case f.Kind != codec.FormatJSONSchema:
+			err = wire.UnknownField(path)
+		case key.Str == "name":
+			f.Name, err = wire.ReadString(value, path)
+		case key.Str == "description":
+			if value.Type != gjson.Null {
+				f.Description, err = wire.ReadString(value, path)
+			}
+		case key.Str == "schema":
+			if !value.IsObject() {
+				err = wire.WrongType(path, "object", value)
+			}
+			f.Schema, hasSchema = value.Raw, true
+		case key.Str == "strict":
+			if value.Type != gjson.Null {
+				f.Strict.Value, err = wire.ReadBool(value, path)
+				f.Strict.Set = true
+			}
+		default:
+			err = wire.UnknownField(path)
+		}
+		return err == nil
+	})
+	switch {
+	case err != nil:
+		return err
+	case f.Kind == codec.FormatJSONSchema && f.Name == "":
+		return wire.Invalid("text.format.name", "is required")
+	case f.Kind == codec.FormatJSONSchema && !hasSchema:
+		return wire.Invalid("text.format.schema", "is required")
+	}
+	req.Format = f
+	return nil
+}
+
+// reasoning decodes the reasoning configuration: null,
+// {} and a summary alone ask for nothing (the summary is kept for encoders
+// that can use it); an effort is mapped, "none" included. A non-null
+// context (which turns' reasoning the provider keeps) and execution modes
+// have no equivalent elsewhere and are rejected.
+func (d *responsesRequestDecoder) reasoning(v gjson.Result) *codec.Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	if !v.IsObject() {
+		return wire.WrongType("reasoning", "object", v)
+	}
+	r := &d.req.Reasoning
+	var err *codec.Error
+	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+		switch key.Str {
+		case "effort":
+			err = responsesEffort(value, "reasoning.effort", &r.Effort)
+		case "context":
+			err = wire.RejectUnlessNull(value, "reasoning.context", "reasoning context modes cannot be translated")
+		case "mode":
+			err = wire.RejectUnlessNull(value, "reasoning.mode", "reasoning execution modes are not supported")
+		case "summary", "generate_summary":
+			err = d.reasoningSummary("reasoning."+key.Str, value)
+		default:
+			err = wire.UnknownField("reasoning." + key.Str)
+		}
+		return err == nil
+	})
+	return err
+}
+
+// responsesEffort reads an OpenAI reasoning effort; null leaves dst unset.
+func responsesEffort(v gjson.Result, path string, dst *mapping.Effort) *codec.Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	s, err := wire.ReadString(v, path)
+	if err != nil {
+		return err
+	}
+	e, ok := mapping.ParseEffort(s)
+	if !ok || e == mapping.EffortMax {
+		// max is Anthropic's word; OpenAI's highest effort is xhigh.
+		return wire.Invalid(path, `must be "none", "minimal", "low", "medium", "high" or "xhigh"`)
+	}
+	*dst = e
+	return nil
+}
+
+// reasoningSummary reads reasoning.summary (or its deprecated alias
+// generate_summary) into Reasoning.Summary.
+func (d *responsesRequestDecoder) reasoningSummary(path string, v gjson.Result) *codec.Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	s, err := wire.ReadString(v, path)
+	if err != nil {
+		return err
+	}
+	switch s {
+	case "auto", "concise", "detailed":
+		d.req.Reasoning.Summary = s
+		return nil
+	}
+	return wire.Invalid(path, `must be "auto", "concise" or "detailed"`)
+}
