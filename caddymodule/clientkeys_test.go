@@ -141,9 +141,9 @@ func TestClientKeys(t *testing.T) {
 						if w.Code != http.StatusUnauthorized {
 							t.Errorf("status %d, want 401; body %s", w.Code, w.Body)
 						}
-						if p.IsAnthropic() && !strings.Contains(w.Body.String(), `"authentication_error"`) ||
-							p.IsGoogle() && !strings.Contains(w.Body.String(), `"UNAUTHENTICATED"`) ||
-							!p.IsAnthropic() && !p.IsGoogle() && !strings.Contains(w.Body.String(), `"param":null`) {
+						if (p.Family() == codec.AnthropicMessages) && !strings.Contains(w.Body.String(), `"authentication_error"`) ||
+							(p.Family() == codec.Gemini) && !strings.Contains(w.Body.String(), `"UNAUTHENTICATED"`) ||
+							!(p.Family() == codec.AnthropicMessages) && !(p.Family() == codec.Gemini) && !strings.Contains(w.Body.String(), `"param":null`) {
 							t.Errorf("401 body not in %s's format: %s", p, w.Body)
 						}
 						if strings.Contains(w.Body.String(), "gate-key") {

@@ -53,58 +53,52 @@ type endpoint struct {
 // client directive set, the configured protocol decides, and endpoints of
 // other protocols are not recognised.
 func detectEndpoint(configured codec.Protocol, r *http.Request) (endpoint, bool) {
-	path := r.URL.Path
-	var ep endpoint
-	switch {
-	case strings.HasSuffix(path, "/v1/messages/count_tokens"):
-		ep = endpoint{kind: endpointCount, protocol: codec.AnthropicMessages}
-	case strings.HasSuffix(path, "/v1/responses/input_tokens"):
-		ep = endpoint{kind: endpointCount, protocol: codec.OpenAIResponses}
-	case strings.HasSuffix(path, "/publishers/anthropic/models/count-tokens:rawPredict"):
-		ep = endpoint{kind: endpointCount, protocol: codec.VertexAnthropic}
-	case strings.HasSuffix(path, ":countTokens"):
-		rest := strings.TrimSuffix(path, ":countTokens")
-		slash := strings.LastIndexByte(rest, '/')
-		if slash < 0 || slash == len(rest)-1 {
+	if p, model, ok := codec.MatchCount(r.URL.Path); ok {
+		if configured != "" && p != configured {
 			return endpoint{}, false
 		}
-		model, parent := rest[slash+1:], rest[:slash]
-		switch {
-		case strings.HasSuffix(parent, "/publishers/google/models"):
-			ep = endpoint{kind: endpointCount, protocol: codec.Vertex, model: model}
-		case strings.HasSuffix(parent, "/models") && !strings.Contains(parent, "/publishers/"):
-			ep = endpoint{kind: endpointCount, protocol: codec.Gemini, model: model}
-		default:
-			return endpoint{}, false
-		}
-	case strings.HasSuffix(path, "/v1beta/models"):
-		ep = endpoint{kind: endpointModels, protocol: codec.Gemini}
-	case strings.HasSuffix(path, "/v1/models") || path == "/models":
-		if configured != "" && !codec.HasModelList(configured) {
-			return endpoint{}, false
-		}
-		return endpoint{kind: endpointModels, protocol: listingShape(configured, r)}, true
-	default:
+		return endpoint{kind: endpointCount, protocol: p, model: model}, true
+	}
+	p, ok := listingOf(configured, r)
+	if !ok {
 		return endpoint{}, false
 	}
-	if configured != "" && ep.protocol != configured {
-		return endpoint{}, false
-	}
-	return ep, true
+	return endpoint{kind: endpointModels, protocol: p}, true
 }
 
-// listingShape picks the listing shape of a GET …/v1/models request.
-func listingShape(configured codec.Protocol, r *http.Request) codec.Protocol {
-	if configured != "" {
-		return configured
+// listingOf recognises a model listing request and picks the protocol
+// whose shape answers it. A listing path of one shape (/v1beta/models) is
+// answered in it; a path of several (/v1/models, and /models, which
+// matches every listing) in the shape of the configured client protocol,
+// else of the protocol the request's headers point at
+// (codec.HintedProtocol), else of the first protocol listing there.
+func listingOf(configured codec.Protocol, r *http.Request) (codec.Protocol, bool) {
+	path := r.URL.Path
+	var first codec.Protocol
+	shared := false
+	for _, p := range codec.Protocols() {
+		lp := p.Descriptor().Listing.Path
+		if lp == "" || !strings.HasSuffix(path, lp) && !(path == "/models" && strings.HasSuffix(lp, "/models")) {
+			continue
+		}
+		if first == "" {
+			first = p
+		} else if !codec.SameModelListShape(first, p) {
+			shared = true
+		}
 	}
 	switch {
-	case r.Header.Get("Anthropic-Version") != "" || r.Header.Get("X-Api-Key") != "":
-		return codec.AnthropicMessages
-	case r.Header.Get("X-Goog-Api-Key") != "" || r.URL.Query().Has("key"):
-		return codec.Gemini
+	case first == "":
+		return "", false
+	case !shared:
+		return first, configured == "" || codec.SameModelListShape(configured, first)
+	case configured != "":
+		return configured, codec.HasModelList(configured)
 	}
-	return codec.OpenAIChat
+	if p, ok := hintedProtocol(r); ok && codec.HasModelList(p) {
+		return p, true
+	}
+	return first, true
 }
 
 // notSupported is the answer to an endpoint the upstream protocol has no

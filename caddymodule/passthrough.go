@@ -335,7 +335,7 @@ func (pw *passthroughWriter) finishHeld(nextErr error) {
 		if pw.restore != nil && status < 300 {
 			out := getBuffer()
 			defer putBuffer(out)
-			*out = restoreModel((*out)[:0], body, upstream.Family(), pw.restore)
+			*out = restoreModel((*out)[:0], body, upstream, pw.restore)
 			body = *out
 		}
 		pw.Header().Set("Content-Length", strconv.Itoa(len(body)))
@@ -431,7 +431,7 @@ func (pw *passthroughWriter) drain() error {
 			continue
 		}
 		start := len(pw.out)
-		pw.out = restoreModel(pw.out, ev.Data, pw.h.upstream.Family(), pw.restore)
+		pw.out = restoreModel(pw.out, ev.Data, pw.h.upstream, pw.restore)
 		data := pw.out[start:]
 		// The data is re-appended as an event after the edited copy, then
 		// moved down over it.
@@ -537,20 +537,12 @@ func (pw *passthroughWriter) endStream(msg string, cause error) {
 	pw.x.errReason = "invalid_upstream_response"
 }
 
-// modelPaths are where each wire format names the model in a response
-// body or stream event; the first that holds a string is edited.
-var modelPaths = map[codec.Protocol][]string{
-	codec.OpenAIChat:        {"model"},
-	codec.OpenAIResponses:   {"model", "response.model"},
-	codec.AnthropicMessages: {"model", "message.model"},
-	codec.Gemini:            {"modelVersion"},
-}
-
-// restoreModel appends data to dst with the model it names (in wire format
-// family) replaced by model, a JSON string. Data naming no model is
-// appended unchanged.
-func restoreModel(dst, data []byte, family codec.Protocol, model []byte) []byte {
-	for _, path := range modelPaths[family] {
+// restoreModel appends data to dst with the model it names (at the first
+// of the protocol's Descriptor.ResponseModel paths that holds a string)
+// replaced by model, a JSON string. Data naming no model is appended
+// unchanged.
+func restoreModel(dst, data []byte, p codec.Protocol, model []byte) []byte {
+	for _, path := range p.Descriptor().ResponseModel {
 		v := gjson.GetBytes(data, path)
 		if v.Type != gjson.String || v.Index <= 0 || v.Index+len(v.Raw) > len(data) {
 			continue

@@ -2,7 +2,6 @@ package caddymodule
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/llmbridge/llmbridge/codec"
 )
@@ -27,23 +26,21 @@ func detectRoute(path string) (route, bool) {
 
 // guessProtocol picks the protocol whose error format suits a request that
 // is not a recognised generation request: the configured client protocol,
-// else what the path prefix and headers suggest.
+// else what the path and headers suggest (codec.HintedProtocol), else
+// OpenAI Chat, whose error format most clients read.
 func guessProtocol(configured codec.Protocol, r *http.Request) codec.Protocol {
 	if configured != "" {
 		return configured
 	}
-	path := r.URL.Path
-	switch {
-	case strings.Contains(path, "/publishers/anthropic/"):
-		return codec.VertexAnthropic
-	case strings.Contains(path, "/projects/"):
-		return codec.Vertex
-	case strings.HasPrefix(path, "/v1beta/") || r.Header.Get("X-Goog-Api-Key") != "" || r.URL.Query().Has("key"):
-		return codec.Gemini
-	case r.Header.Get("Anthropic-Version") != "" || r.Header.Get("X-Api-Key") != "":
-		return codec.AnthropicMessages
+	if p, ok := hintedProtocol(r); ok {
+		return p
 	}
 	return codec.OpenAIChat
+}
+
+// hintedProtocol is codec.HintedProtocol for r.
+func hintedProtocol(r *http.Request) (codec.Protocol, bool) {
+	return codec.HintedProtocol(r.URL.Path, func(h string) bool { return r.Header.Get(h) != "" }, r.URL.Query().Has)
 }
 
 // upstreamPath returns the path and raw query of the upstream endpoint for a

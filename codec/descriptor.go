@@ -2,6 +2,8 @@ package codec
 
 import (
 	"strings"
+
+	"github.com/llmbridge/llmbridge/mapping"
 )
 
 // Descriptor is what llmbridge knows about a wire protocol beside its
@@ -54,16 +56,38 @@ type Descriptor struct {
 	// Listing describes the protocol's model listing; the zero Listing
 	// means it has none.
 	Listing Listing
+	// Origin is the provider family whose opaque reasoning values the
+	// protocol issues and accepts (signatures, encrypted content), or
+	// mapping.FamilyNone when it has none.
+	Origin mapping.Family
+	// ResponseModel are where the protocol's response bodies and stream
+	// events name the model, in the order they are tried; a passthrough
+	// that routed the model restores the client's name there.
+	ResponseModel []string
+	// Overloaded529 reports that the protocol's clients read status 529
+	// (Anthropic's "overloaded"); other clients get 503 for it, which
+	// their SDKs retry.
+	Overloaded529 bool
+	// ErrorArrays reports that the protocol's error bodies may be a JSON
+	// array of error objects (Gemini's) as well as one error object.
+	ErrorArrays bool
+	// PathHints are path fragments that only the protocol's requests
+	// carry (a Vertex project path, the Gemini API's /v1beta/), which
+	// suggest the protocol for a request that matches no route
+	// (HintedProtocol): its error then comes in the format its client
+	// reads.
+	PathHints []string
 
 	// foreignHeaders are the FamilyHeaders of the other families
 	// (ForeignHeaders), gathered at registration.
 	foreignHeaders []string
-	// codec implements the protocol, and lister, counter and sibling are
-	// its optional parts (Register).
+	// codec implements the protocol, and lister, counter, sibling and
+	// fitter are its optional parts (Register).
 	codec   Codec
 	lister  ModelLister
 	counter TokenCounter
 	sibling SiblingAdapter
+	fitter  BodyFitter
 }
 
 // Route describes a protocol's generation paths. A path is matched by its
@@ -80,6 +104,10 @@ type Route struct {
 	// StreamMethod are the methods that generate, without and with a
 	// stream.
 	Models, Method, StreamMethod string
+	// Excludes are path fragments that make a path another API's even
+	// when its tail matches (the Gemini API's …/models/{model} is not a
+	// Vertex publisher's …/publishers/{p}/models/{model}).
+	Excludes []string
 }
 
 // Credential is where a protocol carries an API key.
@@ -110,6 +138,9 @@ type Counting struct {
 	// OmitsZero reports that an answer without Member counts zero
 	// (Google's JSON leaves out zero values).
 	OmitsZero bool
+	// Route describes the paths of the counting endpoint that clients
+	// call.
+	Route Route
 	// BodyProtocol is the protocol whose generation body a count
 	// carries, when it is not the protocol itself (Anthropic on Vertex
 	// counts first-party Messages bodies).
@@ -181,13 +212,35 @@ func (p Protocol) Descriptor() *Descriptor {
 // Of the model collections a path could belong to, the longest match
 // wins (…/publishers/google/models/… is Vertex, not the Gemini API).
 func MatchRoute(path string) (p Protocol, model string, stream, ok bool) {
+	return matchRoute(path, func(d *Descriptor) *Route { return &d.Route })
+}
+
+// MatchCount recognises a client's token counting request from its path
+// (Counting.Route): the protocol, and the model a model path names.
+func MatchCount(path string) (p Protocol, model string, ok bool) {
+	p, model, stream, ok := matchRoute(path, func(d *Descriptor) *Route {
+		if d.counter == nil {
+			return nil
+		}
+		return &d.Counting.Route
+	})
+	return p, model, ok && !stream
+}
+
+// matchRoute matches path against the route of each protocol that routeOf
+// gives (nil for none).
+func matchRoute(path string, routeOf func(*Descriptor) *Route) (p Protocol, model string, stream, ok bool) {
 	for _, d := range registered {
-		for _, s := range d.Route.Suffixes {
+		r := routeOf(d)
+		if r == nil || r.excludes(path) {
+			continue
+		}
+		for _, s := range r.Suffixes {
 			if strings.HasSuffix(path, s) {
 				return d.Name, "", false, true
 			}
 		}
-		for _, s := range d.Route.Paths {
+		for _, s := range r.Paths {
 			if path == s {
 				return d.Name, "", false, true
 			}
@@ -204,19 +257,67 @@ func MatchRoute(path string) (p Protocol, model string, stream, ok bool) {
 	}
 	model, parent := rest[slash+1:], rest[:slash]
 	var best *Descriptor
+	var bestRoute *Route
 	for _, d := range registered {
-		r := &d.Route
-		if r.Models != "" && strings.HasSuffix(parent, r.Models) && (best == nil || len(r.Models) > len(best.Route.Models)) {
-			best = d
+		r := routeOf(d)
+		if r == nil || r.Models == "" || r.excludes(path) || !strings.HasSuffix(parent, r.Models) {
+			continue
+		}
+		if best == nil || len(r.Models) > len(bestRoute.Models) {
+			best, bestRoute = d, r
 		}
 	}
 	switch {
 	case best == nil:
 		return "", "", false, false
-	case method == best.Route.Method:
+	case method == bestRoute.Method:
 		return best.Name, model, false, true
-	case method == best.Route.StreamMethod:
+	case method == bestRoute.StreamMethod && method != "":
 		return best.Name, model, true, true
 	}
 	return "", "", false, false
+}
+
+// excludes reports whether path holds one of r's Excludes.
+func (r *Route) excludes(path string) bool {
+	for _, x := range r.Excludes {
+		if strings.Contains(path, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// HintedProtocol returns the protocol that a request's path or headers
+// point at when its path is not one of a protocol's routes: the one with
+// the longest of its PathHints in path, else the first whose credential
+// header, credential query parameter or required headers the request
+// carries (has reports whether it carries a header, query whether its
+// URL has a query parameter). It returns false when nothing points
+// anywhere.
+func HintedProtocol(path string, has, query func(name string) bool) (Protocol, bool) {
+	var best *Descriptor
+	bestLen := 0
+	for _, d := range registered {
+		for _, h := range d.PathHints {
+			if len(h) > bestLen && strings.Contains(path, h) {
+				best, bestLen = d, len(h)
+			}
+		}
+	}
+	if best != nil {
+		return best.Name, true
+	}
+	for _, d := range registered {
+		c := &d.Credential
+		if c.Header != "" && has(c.Header) || c.Query != "" && query(c.Query) {
+			return d.Name, true
+		}
+		for _, h := range d.Headers {
+			if has(h[0]) {
+				return d.Name, true
+			}
+		}
+	}
+	return "", false
 }

@@ -80,5 +80,6 @@ func errorCodec(p Protocol) Codec {
 // ClientStatus returns the HTTP status with which e is sent to a client of
 // protocol p.
 func ClientStatus(p Protocol, e *Error) int {
-	return mapping.ClientStatus(e.Status, p.IsAnthropic())
+	d := p.Descriptor()
+	return mapping.ClientStatus(e.Status, d != nil && d.Overloaded529)
 }

@@ -15,5 +15,7 @@ const (
 // FieldTable is the field table.
 var FieldTable = fieldTable
 
-// ReportsUsage is reportsUsage.
-var ReportsUsage = reportsUsage
+// ReportsUsage is the codec of protocol p's Codec.ReportsUsage.
+func ReportsUsage(p Protocol, name, data string) bool {
+	return p.Descriptor().codec.ReportsUsage(p, name, data)
+}

@@ -60,11 +60,6 @@ func (p Protocol) Family() Protocol {
 	return p
 }
 
-// IsAnthropic reports whether p speaks the Anthropic Messages format.
-func (p Protocol) IsAnthropic() bool { return p.Family() == AnthropicMessages }
-
-// IsGoogle reports whether p uses Google's error format (Gemini and Vertex).
-func (p Protocol) IsGoogle() bool { return p.Family() == Gemini }
 
 // ModelInPath reports whether p carries the model in the URL path rather than
 // in the request body.

@@ -46,6 +46,17 @@ type Codec interface {
 	// UpstreamPath returns the path and raw query of p's generation
 	// endpoint for model, streamed or not, at location at.
 	UpstreamPath(p Protocol, at Location, model string, stream bool) (path, rawQuery string)
+	// CheckEvent reports whether an upstream stream event of p (its SSE
+	// event name and data; bare for a JSON block outside SSE framing) is
+	// one of the protocol's events, and whether it ends the stream. A
+	// passthrough calls it for every event (StreamWatcher), so it reads
+	// as little of the event as it can.
+	CheckEvent(p Protocol, name, data string, bare bool) (valid, terminal bool)
+	// ReportsUsage reports whether an upstream stream event of p may hold
+	// usage, a stop reason or an error (UsageObserver decodes only
+	// those). A false negative loses usage; a false positive costs a
+	// decode.
+	ReportsUsage(p Protocol, name, data string) bool
 }
 
 // ModelLister is implemented by a Codec whose protocols list models
@@ -103,6 +114,7 @@ func Register(d Descriptor, c Codec) {
 	d.lister, _ = c.(ModelLister)
 	d.counter, _ = c.(TokenCounter)
 	d.sibling, _ = c.(SiblingAdapter)
+	d.fitter, _ = c.(BodyFitter)
 	registered = append(registered, &d)
 	slices.SortStableFunc(registered, func(a, b *Descriptor) int {
 		ia, ib := orderOf(a.Name), orderOf(b.Name)
@@ -149,4 +161,14 @@ func codecOf(p Protocol) (Codec, *Error) {
 		return d.codec, nil
 	}
 	return nil, invalid("", "unknown protocol "+string(p))
+}
+
+// BodyFitter is implemented by a Codec that can fit a body that passes
+// through untranslated to a model rule (FitBody).
+type BodyFitter interface {
+	// FitBody rewrites, in body, a request of p, the fields params name
+	// (the request parameters a model rule changed) from req, the body
+	// decoded and fitted to the routed model whose Target is target;
+	// every other byte is kept.
+	FitBody(p Protocol, body []byte, req *Request, params []string, target Target) ([]byte, error)
 }

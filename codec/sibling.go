@@ -12,3 +12,15 @@ func (d *Descriptor) AdaptSibling(body []byte, from Protocol, model string) ([]b
 	}
 	return d.sibling.AdaptSibling(d.Name, body, from, model)
 }
+
+// FitBody rewrites body, a request of protocol p that passes through
+// untranslated, to carry what fitting its decoded form req to a model
+// changed: the fields params name, from req (BodyFitter). A protocol whose
+// codec cannot edit its bodies gets body back unchanged.
+func FitBody(p Protocol, body []byte, req *Request, params []string, target Target) ([]byte, error) {
+	d := p.Descriptor()
+	if d == nil || d.fitter == nil {
+		return body, nil
+	}
+	return d.fitter.FitBody(p, body, req, params, target)
+}

@@ -14,77 +14,36 @@ import (
 // truncated stream look complete. It reads just enough of each event to
 // check it and spot the protocol's terminal event, and costs no allocation.
 type StreamWatcher struct {
-	family   Protocol // the protocol's family, looked up once rather than per event
+	p        Protocol
+	codec    Codec // p's codec, looked up once rather than per event
 	complete bool
 }
 
-// NewStreamWatcher returns a watcher for streams of protocol p.
-func NewStreamWatcher(p Protocol) *StreamWatcher { return &StreamWatcher{family: p.Family()} }
+// NewStreamWatcher returns a watcher for streams of protocol p; for an
+// unknown protocol it accepts every event.
+func NewStreamWatcher(p Protocol) *StreamWatcher {
+	w := &StreamWatcher{p: p}
+	if d := p.Descriptor(); d != nil {
+		w.codec = d.codec
+	}
+	return w
+}
 
 // Observe looks at one upstream SSE event and reports whether it is an
-// event of the protocol: a JSON object (Chat's [DONE] aside) that, for the
-// protocols whose events are typed (Responses, Anthropic), names its type.
-// Once the stream is complete every event is accepted unread: what follows
-// the terminal event cannot cost the client an answer it already has.
+// event of the protocol (Codec.CheckEvent). Once the stream is complete
+// every event is accepted unread: what follows the terminal event cannot
+// cost the client an answer it already has.
 func (w *StreamWatcher) Observe(name, data []byte, bare bool) bool {
-	if w.complete {
+	if w.complete || w.codec == nil {
 		return true
 	}
-	s := jsonx.BytesToString(data)
-	switch w.family {
-	case OpenAIChat:
-		// [DONE] ends a stream; so does an error chunk, which the client
-		// already sees as an error.
-		if s == "[DONE]" {
-			w.complete = true
-			return true
-		}
-		if !isJSONObject(s) {
-			return false
-		}
-		// (The substring test spares the lookup on every text chunk.)
-		w.complete = strings.Contains(s, `"error"`) && gjson.Get(s, "error").Exists()
-	case OpenAIResponses, AnthropicMessages:
-		if !isJSONObject(s) {
-			return false
-		}
-		typ := gjson.Get(s, "type")
-		if typ.Type != gjson.String {
-			return false
-		}
-		switch typ.Str {
-		case "response.completed", "response.incomplete", "response.failed", "error", "message_stop":
-			w.complete = true
-		}
-	case Gemini:
-		// A bare block is an error object or an array of them, which
-		// ends the stream however it is shaped.
-		if bare {
-			w.complete = jsonx.Valid(s)
-			return w.complete
-		}
-		if !isJSONObject(s) {
-			return false
-		}
-		// Gemini has no terminal event: a stream is complete once a
-		// candidate has a finish reason, the prompt was blocked, or an
-		// error arrived.
-		w.complete = strings.Contains(s, `"finishReason"`) && gjson.Get(s, "candidates.0.finishReason").Exists() ||
-			strings.Contains(s, `"blockReason"`) && gjson.Get(s, "promptFeedback.blockReason").Exists() ||
-			strings.Contains(s, `"error"`) && gjson.Get(s, "error").Exists()
-	}
-	return true
+	valid, terminal := w.codec.CheckEvent(w.p, jsonx.BytesToString(name), jsonx.BytesToString(data), bare)
+	w.complete = terminal
+	return valid
 }
 
 // Complete reports whether the stream's terminal event has been seen.
 func (w *StreamWatcher) Complete() bool { return w.complete }
-
-// isJSONObject reports whether s is one valid JSON object, with optional
-// surrounding whitespace.
-func isJSONObject(s string) bool {
-	t := strings.TrimLeft(s, " \t\r\n")
-	return len(t) > 0 && t[0] == '{' && jsonx.Valid(t)
-}
 
 // IsProtocolBody reports whether body, a complete non-streamed answer of an
 // upstream of protocol p with HTTP status, is what the protocol sends: a
@@ -95,8 +54,9 @@ func isJSONObject(s string) bool {
 // error the client's SDK can read.
 func IsProtocolBody(p Protocol, status int, body []byte) bool {
 	s := jsonx.BytesToString(body)
-	if !isJSONObject(s) {
-		return status >= 400 && p.Family() == Gemini && isGeminiErrorArray(s)
+	if !jsonx.IsObject(s) {
+		d := p.Descriptor()
+		return status >= 400 && d != nil && d.ErrorArrays && isErrorArray(s)
 	}
 	if status < 400 {
 		return true
@@ -104,9 +64,9 @@ func IsProtocolBody(p Protocol, status int, body []byte) bool {
 	return gjson.Get(s, "error.message").Type == gjson.String
 }
 
-// isGeminiErrorArray reports whether s is a JSON array whose first element
-// is a Google error object, as Gemini sends for some failed requests.
-func isGeminiErrorArray(s string) bool {
+// isErrorArray reports whether s is a JSON array whose first element is
+// an error object, as Gemini sends for some failed requests.
+func isErrorArray(s string) bool {
 	t := strings.TrimLeft(s, " \t\r\n")
 	return len(t) > 0 && t[0] == '[' && jsonx.Valid(t) && gjson.Get(t, "0.error.message").Type == gjson.String
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/codec/internal/wire"
+	"github.com/llmbridge/llmbridge/mapping"
 	"github.com/tidwall/gjson"
 )
 
@@ -16,20 +17,28 @@ func init() {
 		Credential:    codec.Credential{Header: "X-Api-Key", AlsoBearer: true},
 		Headers:       [][2]string{{"Anthropic-Version", "2023-06-01"}},
 		FamilyHeaders: anthropicHeaders,
-		Counting:      codec.Counting{Member: "input_tokens"},
+		Counting:      codec.Counting{Member: "input_tokens", Route: codec.Route{Suffixes: []string{"/v1/messages/count_tokens"}}},
 		Listing:       codec.Listing{Path: "/v1/models", Shape: codec.AnthropicMessages, PageSize: "limit", Paging: []string{"limit", "after_id", "before_id"}},
+		Origin:        mapping.FamilyAnthropic,
+		ResponseModel: anthropicResponseModel,
+		Overloaded529: true,
 	}, anthropicCodec{})
 	codec.Register(codec.Descriptor{
 		Name: codec.VertexAnthropic, Family: codec.AnthropicMessages, ModelInPath: true, Located: true,
 		Route:         codec.Route{Models: "/publishers/anthropic/models", Method: "rawPredict", StreamMethod: "streamRawPredict"},
 		FamilyHeaders: anthropicHeaders,
-		Counting:      codec.Counting{Member: "input_tokens", BodyProtocol: codec.AnthropicMessages},
+		Counting: codec.Counting{Member: "input_tokens", BodyProtocol: codec.AnthropicMessages,
+			Route: codec.Route{Suffixes: []string{"/publishers/anthropic/models/count-tokens:rawPredict"}}},
+		PathHints: []string{"/publishers/anthropic/"},
 		// The version travels in the body (anthropic_version) on Vertex.
 		DropHeaders: []string{"Anthropic-Version"},
 		// Vertex answers a request with an anthropic-beta value it does
 		// not carry with a 400 ("Unexpected value(s) ... for the
 		// anthropic-beta header").
-		Betas: vertexBetas,
+		Betas:         vertexBetas,
+		Origin:        mapping.FamilyAnthropic,
+		ResponseModel: anthropicResponseModel,
+		Overloaded529: true,
 	}, anthropicCodec{})
 }
 
@@ -43,6 +52,10 @@ var vertexBetas = map[string]bool{
 	"tool-search-tool-2025-10-19":     true,
 	"web-search-2025-03-05":           true,
 }
+
+// anthropicResponseModel are where Messages responses and stream events
+// name the model.
+var anthropicResponseModel = []string{"model", "message.model"}
 
 // anthropicHeaders are the headers only Anthropic's servers read.
 var anthropicHeaders = []string{"Anthropic-Version", "Anthropic-Beta"}
@@ -72,6 +85,7 @@ var (
 	responsePool = sync.Pool{New: func() any { return new(response) }}
 )
 
+// DecodeRequest decodes a Messages request body.
 func (anthropicCodec) DecodeRequest(p codec.Protocol, body []byte, req *codec.Request) error {
 	root, index, err := wire.ParseIndexed(body)
 	if err != nil {
@@ -86,11 +100,13 @@ func (anthropicCodec) DecodeRequest(p codec.Protocol, body []byte, req *codec.Re
 	return wire.Err(err)
 }
 
+// AppendRequest encodes req as a Messages request body.
 func (anthropicCodec) AppendRequest(dst []byte, p codec.Protocol, req *codec.Request, opts codec.EncodeOptions) ([]byte, error) {
 	dst, err := appendAnthropicRequest(dst, req, &opts, p == codec.VertexAnthropic)
 	return dst, wire.Err(err)
 }
 
+// DecodeResponse decodes a Messages response body.
 func (anthropicCodec) DecodeResponse(p codec.Protocol, body []byte, resp *codec.Response) error {
 	root, index, err := wire.ParseResponse(p, body)
 	if err != nil {
@@ -105,27 +121,34 @@ func (anthropicCodec) DecodeResponse(p codec.Protocol, body []byte, resp *codec.
 	return wire.Err(err)
 }
 
+// AppendResponse encodes resp as a Messages response body.
 func (anthropicCodec) AppendResponse(dst []byte, _ codec.Protocol, resp *codec.Response, _ *codec.Request) ([]byte, error) {
 	dst, err := appendAnthropicResponse(dst, resp)
 	return dst, wire.Err(err)
 }
 
+// NewStreamDecoder returns a decoder of a Messages stream.
 func (anthropicCodec) NewStreamDecoder(p codec.Protocol) codec.StreamDecoder {
 	return newAnthropicStreamDecoder(p)
 }
 
+// NewStreamEncoder returns an encoder of a Messages stream for the client's
+// request req.
 func (anthropicCodec) NewStreamEncoder(_ codec.Protocol, req *codec.Request) codec.StreamEncoder {
 	return newAnthropicStreamEncoder(req)
 }
 
+// DecodeError reads the type, status or code of a Messages error object.
 func (anthropicCodec) DecodeError(_ codec.Protocol, errObject string, e *codec.Error) {
 	decodeAnthropicError(gjson.Parse(errObject), e)
 }
 
+// AppendError encodes e as a Messages error body.
 func (anthropicCodec) AppendError(dst []byte, p codec.Protocol, e *codec.Error) []byte {
 	return appendAnthropicError(dst, p, e)
 }
 
+// UpstreamPath returns the path of the generation endpoint.
 func (anthropicCodec) UpstreamPath(p codec.Protocol, at codec.Location, model string, stream bool) (string, string) {
 	if p != codec.VertexAnthropic {
 		return "/v1/messages", ""
@@ -141,6 +164,7 @@ func vertexModel(at codec.Location, model string) string {
 	return "/v1/projects/" + at.Project + "/locations/" + at.Region + "/publishers/anthropic/models/" + model
 }
 
+// DecodeModelList reads a model listing of the family's shape.
 func (anthropicCodec) DecodeModelList(p codec.Protocol, body []byte, l *codec.ModelList) error {
 	root, perr := wire.ParseObject(body)
 	if perr != nil {
@@ -149,10 +173,12 @@ func (anthropicCodec) DecodeModelList(p codec.Protocol, body []byte, l *codec.Mo
 	return wire.Err(decodeAnthropicModelList(root, p, l))
 }
 
+// AppendModelList writes l as a model listing of the family's shape.
 func (anthropicCodec) AppendModelList(dst []byte, _ codec.Protocol, l *codec.ModelList, opts codec.ModelListOptions) []byte {
 	return appendAnthropicModelList(dst, l, opts)
 }
 
+// CountPath returns the path of the token counting endpoint.
 func (anthropicCodec) CountPath(p codec.Protocol, at codec.Location, _ string) string {
 	if p == codec.VertexAnthropic {
 		return vertexModel(at, "count-tokens") + ":rawPredict"
@@ -187,6 +213,7 @@ func (anthropicCodec) AppendCountBody(dst []byte, p codec.Protocol, gen []byte, 
 	return append(dst, '}')
 }
 
+// AdaptSibling adapts a body of the family's other protocol.
 func (anthropicCodec) AdaptSibling(p codec.Protocol, body []byte, from codec.Protocol, model string) ([]byte, error) {
 	if p == codec.VertexAnthropic {
 		return vertexAnthropicFromFirstParty(body, from, model)

@@ -19,7 +19,7 @@ func decodeAnthropicError(errObj gjson.Result, e *codec.Error) {
 func appendAnthropicError(dst []byte, _ codec.Protocol, e *codec.Error) []byte {
 	dst = append(dst, `{"type":"error","error":{"type":`...)
 	typ := mapping.AnthropicErrorType(e.Kind)
-	if e.Protocol.IsAnthropic() && e.Code != "" {
+	if e.Protocol.Family() == codec.AnthropicMessages && e.Code != "" {
 		typ = e.Code
 	}
 	dst = jsonx.AppendString(dst, typ)

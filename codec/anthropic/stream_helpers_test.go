@@ -256,7 +256,7 @@ func anthropicCheckSSEGolden(t *testing.T, name string, got []byte) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test ./codec -update to create it)", err)
+		t.Fatalf("%v (go test -update in this package writes it)", err)
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s differs from golden file:\n got:\n%s\nwant:\n%s", path, got, want)

@@ -133,7 +133,7 @@ func TestAnthropicStreamDecodeRecordings(t *testing.T) {
 	for _, tt := range anthropicRecordedStreams {
 		t.Run(tt.file, func(t *testing.T) {
 			p, body := anthropicStreamRecording(t, tt.file)
-			if !p.IsAnthropic() {
+			if !(p.Family() == codec.AnthropicMessages) {
 				t.Fatalf("protocol %q", p)
 			}
 			evs := anthropicDecode(t, p, body, nil)

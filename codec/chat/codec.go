@@ -16,6 +16,7 @@ func init() {
 		Dialects:      true,
 		FamilyHeaders: wire.OpenAIHeaders,
 		Listing:       wire.OpenAIModelList,
+		ResponseModel: []string{"model"},
 	}, chatCodec{})
 }
 
@@ -43,6 +44,7 @@ var (
 	responsePool = sync.Pool{New: func() any { return new(response) }}
 )
 
+// DecodeRequest decodes a Chat Completions request body.
 func (chatCodec) DecodeRequest(_ codec.Protocol, body []byte, req *codec.Request) error {
 	root, index, err := wire.ParseIndexed(body)
 	if err != nil {
@@ -57,11 +59,13 @@ func (chatCodec) DecodeRequest(_ codec.Protocol, body []byte, req *codec.Request
 	return wire.Err(err)
 }
 
+// AppendRequest encodes req as a Chat Completions request body.
 func (chatCodec) AppendRequest(dst []byte, _ codec.Protocol, req *codec.Request, opts codec.EncodeOptions) ([]byte, error) {
 	dst, err := appendChatRequest(dst, req, &opts)
 	return dst, wire.Err(err)
 }
 
+// DecodeResponse decodes a Chat Completions response body.
 func (chatCodec) DecodeResponse(p codec.Protocol, body []byte, resp *codec.Response) error {
 	root, index, err := wire.ParseResponse(p, body)
 	if err != nil {
@@ -76,33 +80,42 @@ func (chatCodec) DecodeResponse(p codec.Protocol, body []byte, resp *codec.Respo
 	return wire.Err(err)
 }
 
+// AppendResponse encodes resp as a Chat Completions response body.
 func (chatCodec) AppendResponse(dst []byte, _ codec.Protocol, resp *codec.Response, _ *codec.Request) ([]byte, error) {
 	dst, err := appendChatResponse(dst, resp)
 	return dst, wire.Err(err)
 }
 
+// NewStreamDecoder returns a decoder of a Chat Completions stream.
 func (chatCodec) NewStreamDecoder(codec.Protocol) codec.StreamDecoder { return newChatStreamDecoder() }
 
+// NewStreamEncoder returns an encoder of a Chat Completions stream for the client's
+// request req.
 func (chatCodec) NewStreamEncoder(_ codec.Protocol, req *codec.Request) codec.StreamEncoder {
 	return newChatStreamEncoder(req)
 }
 
+// DecodeError reads the type, status or code of a Chat Completions error object.
 func (chatCodec) DecodeError(_ codec.Protocol, errObject string, e *codec.Error) {
 	wire.DecodeOpenAIError(errObject, e)
 }
 
+// AppendError encodes e as a Chat Completions error body.
 func (chatCodec) AppendError(dst []byte, p codec.Protocol, e *codec.Error) []byte {
 	return wire.AppendOpenAIError(dst, p, e)
 }
 
+// UpstreamPath returns the path of the generation endpoint.
 func (chatCodec) UpstreamPath(codec.Protocol, codec.Location, string, bool) (string, string) {
 	return "/v1/chat/completions", ""
 }
 
+// DecodeModelList reads a model listing of the family's shape.
 func (chatCodec) DecodeModelList(p codec.Protocol, body []byte, l *codec.ModelList) error {
 	return wire.DecodeOpenAIModelList(p, body, l)
 }
 
+// AppendModelList writes l as a model listing of the family's shape.
 func (chatCodec) AppendModelList(dst []byte, _ codec.Protocol, l *codec.ModelList, _ codec.ModelListOptions) []byte {
 	return wire.AppendOpenAIModelList(dst, l)
 }

@@ -29,7 +29,7 @@ func checkChatStreamGolden(t *testing.T, name, got string) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test ./codec -update to create it)", err)
+		t.Fatalf("%v (go test -update in this package writes it)", err)
 	}
 	if !bytes.Equal([]byte(got), want) {
 		t.Errorf("%s differs from golden file:\n got: %s\nwant: %s", path, got, want)

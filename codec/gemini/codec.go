@@ -6,6 +6,7 @@ import (
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/codec/internal/wire"
+	"github.com/llmbridge/llmbridge/mapping"
 	"github.com/tidwall/gjson"
 )
 
@@ -14,13 +15,23 @@ func init() {
 		Name: codec.Gemini, ModelInPath: true,
 		Route:      codec.Route{Models: "/models", Method: "generateContent", StreamMethod: "streamGenerateContent"},
 		Credential: codec.Credential{Header: "X-Goog-Api-Key", Query: "key"},
-		Counting:   codec.Counting{ModelInPath: true, Member: "totalTokens", OmitsZero: true},
-		Listing:    codec.Listing{Path: "/v1beta/models", Shape: codec.Gemini, PageSize: "pageSize", Paging: []string{"pageSize", "pageToken"}},
+		Counting: codec.Counting{ModelInPath: true, Member: "totalTokens", OmitsZero: true,
+			Route: codec.Route{Models: "/models", Method: "countTokens", Excludes: []string{"/publishers/"}}},
+		PathHints:     []string{"/v1beta/"},
+		Listing:       codec.Listing{Path: "/v1beta/models", Shape: codec.Gemini, PageSize: "pageSize", Paging: []string{"pageSize", "pageToken"}},
+		Origin:        mapping.FamilyGemini,
+		ResponseModel: []string{"modelVersion"},
+		ErrorArrays:   true,
 	}, geminiCodec{})
 	codec.Register(codec.Descriptor{
 		Name: codec.Vertex, Family: codec.Gemini, ModelInPath: true, Located: true,
-		Counting: codec.Counting{ModelInPath: true, Member: "totalTokens", OmitsZero: true},
-		Route:    codec.Route{Models: "/publishers/google/models", Method: "generateContent", StreamMethod: "streamGenerateContent"},
+		Counting: codec.Counting{ModelInPath: true, Member: "totalTokens", OmitsZero: true,
+			Route: codec.Route{Models: "/publishers/google/models", Method: "countTokens"}},
+		PathHints:     []string{"/projects/"},
+		Route:         codec.Route{Models: "/publishers/google/models", Method: "generateContent", StreamMethod: "streamGenerateContent"},
+		Origin:        mapping.FamilyGemini,
+		ResponseModel: []string{"modelVersion"},
+		ErrorArrays:   true,
 	}, geminiCodec{})
 }
 
@@ -48,6 +59,7 @@ var (
 	responsePool = sync.Pool{New: func() any { return new(response) }}
 )
 
+// DecodeRequest decodes a Gemini request body.
 func (geminiCodec) DecodeRequest(_ codec.Protocol, body []byte, req *codec.Request) error {
 	root, index, err := wire.ParseIndexed(body)
 	if err != nil {
@@ -62,11 +74,13 @@ func (geminiCodec) DecodeRequest(_ codec.Protocol, body []byte, req *codec.Reque
 	return wire.Err(err)
 }
 
+// AppendRequest encodes req as a Gemini request body.
 func (geminiCodec) AppendRequest(dst []byte, p codec.Protocol, req *codec.Request, opts codec.EncodeOptions) ([]byte, error) {
 	dst, err := appendGeminiRequest(dst, req, &opts, p == codec.Vertex)
 	return dst, wire.Err(err)
 }
 
+// DecodeResponse decodes a Gemini response body.
 func (geminiCodec) DecodeResponse(p codec.Protocol, body []byte, resp *codec.Response) error {
 	root, index, err := wire.ParseResponse(p, body)
 	if err != nil {
@@ -81,27 +95,34 @@ func (geminiCodec) DecodeResponse(p codec.Protocol, body []byte, resp *codec.Res
 	return wire.Err(err)
 }
 
+// AppendResponse encodes resp as a Gemini response body.
 func (geminiCodec) AppendResponse(dst []byte, _ codec.Protocol, resp *codec.Response, _ *codec.Request) ([]byte, error) {
 	dst, err := appendGeminiResponse(dst, resp)
 	return dst, wire.Err(err)
 }
 
+// NewStreamDecoder returns a decoder of a Gemini stream.
 func (geminiCodec) NewStreamDecoder(p codec.Protocol) codec.StreamDecoder {
 	return newGeminiStreamDecoder(p)
 }
 
+// NewStreamEncoder returns an encoder of a Gemini stream for the client's
+// request req.
 func (geminiCodec) NewStreamEncoder(_ codec.Protocol, req *codec.Request) codec.StreamEncoder {
 	return newGeminiStreamEncoder(req)
 }
 
+// DecodeError reads the type, status or code of a Gemini error object.
 func (geminiCodec) DecodeError(_ codec.Protocol, errObject string, e *codec.Error) {
 	decodeGoogleError(gjson.Parse(errObject), e)
 }
 
+// AppendError encodes e as a Gemini error body.
 func (geminiCodec) AppendError(dst []byte, p codec.Protocol, e *codec.Error) []byte {
 	return appendGoogleError(dst, p, e)
 }
 
+// UpstreamPath returns the path of the generation endpoint.
 func (geminiCodec) UpstreamPath(p codec.Protocol, at codec.Location, model string, stream bool) (string, string) {
 	path := "/v1beta/models/" + model
 	if p == codec.Vertex {
@@ -118,6 +139,7 @@ func vertexModel(at codec.Location, model string) string {
 	return "/v1/projects/" + at.Project + "/locations/" + at.Region + "/publishers/google/models/" + model
 }
 
+// DecodeModelList reads a model listing of the family's shape.
 func (geminiCodec) DecodeModelList(p codec.Protocol, body []byte, l *codec.ModelList) error {
 	root, perr := wire.ParseObject(body)
 	if perr != nil {
@@ -126,10 +148,12 @@ func (geminiCodec) DecodeModelList(p codec.Protocol, body []byte, l *codec.Model
 	return wire.Err(decodeGeminiModelList(root, p, l))
 }
 
+// AppendModelList writes l as a model listing of the family's shape.
 func (geminiCodec) AppendModelList(dst []byte, _ codec.Protocol, l *codec.ModelList, opts codec.ModelListOptions) []byte {
 	return appendGeminiModelList(dst, l, opts)
 }
 
+// CountPath returns the path of the token counting endpoint.
 func (geminiCodec) CountPath(p codec.Protocol, at codec.Location, model string) string {
 	if p == codec.Vertex {
 		return vertexModel(at, model) + ":countTokens"
@@ -137,6 +161,7 @@ func (geminiCodec) CountPath(p codec.Protocol, at codec.Location, model string) 
 	return "/v1beta/models/" + model + ":countTokens"
 }
 
+// CountedBody returns the generation body a count request counts.
 func (geminiCodec) CountedBody(_ codec.Protocol, body []byte) ([]byte, error) {
 	root, err := wire.ParseObject(body)
 	if err != nil {
@@ -146,6 +171,7 @@ func (geminiCodec) CountedBody(_ codec.Protocol, body []byte) ([]byte, error) {
 	return gen, wire.Err(err)
 }
 
+// AppendCountBody writes the count request body of a generation body.
 func (geminiCodec) AppendCountBody(dst []byte, p codec.Protocol, gen []byte, req *codec.Request, opts codec.EncodeOptions) []byte {
 	if p == codec.Vertex {
 		return vertexCountFrame(dst, gjson.ParseBytes(gen))
@@ -153,6 +179,7 @@ func (geminiCodec) AppendCountBody(dst []byte, p codec.Protocol, gen []byte, req
 	return geminiCountFrame(dst, gjson.ParseBytes(gen), req, &opts)
 }
 
+// AdaptSibling adapts a body of the family's other protocol.
 func (geminiCodec) AdaptSibling(p codec.Protocol, body []byte, from codec.Protocol, model string) ([]byte, error) {
 	if p == codec.Vertex {
 		return vertexFromGemini(body, from, model)

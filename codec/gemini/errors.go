@@ -25,7 +25,7 @@ func appendGoogleError(dst []byte, p codec.Protocol, e *codec.Error) []byte {
 	dst = jsonx.AppendString(dst, e.Message)
 	dst = append(dst, `,"status":`...)
 	code := mapping.GoogleStatus(e.Kind, status)
-	if e.Protocol.IsGoogle() && e.Code != "" {
+	if e.Protocol.Family() == codec.Gemini && e.Code != "" {
 		code = e.Code
 	}
 	dst = jsonx.AppendString(dst, code)

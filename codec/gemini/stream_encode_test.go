@@ -41,7 +41,7 @@ func checkGeminiStreamGolden(t *testing.T, name, got string) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test ./codec -update to create it)", err)
+		t.Fatalf("%v (go test -update in this package writes it)", err)
 	}
 	if got != string(want) {
 		t.Errorf("%s differs from golden file:\n got: %q\nwant: %q", path, got, want)

@@ -6,6 +6,7 @@ import (
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/codec/internal/wire"
+	"github.com/llmbridge/llmbridge/mapping"
 	"github.com/tidwall/gjson"
 )
 
@@ -14,12 +15,15 @@ func init() {
 		Name: codec.OpenAIResponses,
 		// Responses and Messages need their /v1: /v1/threads/{id}/messages
 		// is OpenAI's Assistants API, not Anthropic's.
-		Route:         codec.Route{Suffixes: []string{"/v1/responses"}, Paths: []string{"/responses"}},
-		ErrorParam:    true,
-		Dialects:      true,
-		Counting:      codec.Counting{ModelOptional: true, Member: "input_tokens", Object: "response.input_tokens"},
+		Route:      codec.Route{Suffixes: []string{"/v1/responses"}, Paths: []string{"/responses"}},
+		ErrorParam: true,
+		Dialects:   true,
+		Counting: codec.Counting{ModelOptional: true, Member: "input_tokens", Object: "response.input_tokens",
+			Route: codec.Route{Suffixes: []string{"/v1/responses/input_tokens"}}},
 		FamilyHeaders: wire.OpenAIHeaders,
 		Listing:       wire.OpenAIModelList,
+		Origin:        mapping.FamilyOpenAI,
+		ResponseModel: []string{"model", "response.model"},
 	}, responsesCodec{})
 }
 
@@ -47,6 +51,7 @@ var (
 	responsePool = sync.Pool{New: func() any { return new(response) }}
 )
 
+// DecodeRequest decodes a Responses request body.
 func (responsesCodec) DecodeRequest(_ codec.Protocol, body []byte, req *codec.Request) error {
 	root, index, err := wire.ParseIndexed(body)
 	if err != nil {
@@ -61,11 +66,13 @@ func (responsesCodec) DecodeRequest(_ codec.Protocol, body []byte, req *codec.Re
 	return wire.Err(err)
 }
 
+// AppendRequest encodes req as a Responses request body.
 func (responsesCodec) AppendRequest(dst []byte, _ codec.Protocol, req *codec.Request, opts codec.EncodeOptions) ([]byte, error) {
 	dst, err := appendResponsesRequest(dst, req, &opts)
 	return dst, wire.Err(err)
 }
 
+// DecodeResponse decodes a Responses response body.
 func (responsesCodec) DecodeResponse(p codec.Protocol, body []byte, resp *codec.Response) error {
 	root, index, err := wire.ParseResponse(p, body)
 	if err != nil {
@@ -80,35 +87,44 @@ func (responsesCodec) DecodeResponse(p codec.Protocol, body []byte, resp *codec.
 	return wire.Err(err)
 }
 
+// AppendResponse encodes resp as a Responses response body.
 func (responsesCodec) AppendResponse(dst []byte, _ codec.Protocol, resp *codec.Response, req *codec.Request) ([]byte, error) {
 	dst, err := appendResponsesResponse(dst, resp, req)
 	return dst, wire.Err(err)
 }
 
+// NewStreamDecoder returns a decoder of a Responses stream.
 func (responsesCodec) NewStreamDecoder(codec.Protocol) codec.StreamDecoder {
 	return newResponsesStreamDecoder()
 }
 
+// NewStreamEncoder returns an encoder of a Responses stream for the client's
+// request req.
 func (responsesCodec) NewStreamEncoder(_ codec.Protocol, req *codec.Request) codec.StreamEncoder {
 	return newResponsesStreamEncoder(req)
 }
 
+// DecodeError reads the type, status or code of a Responses error object.
 func (responsesCodec) DecodeError(_ codec.Protocol, errObject string, e *codec.Error) {
 	wire.DecodeOpenAIError(errObject, e)
 }
 
+// AppendError encodes e as a Responses error body.
 func (responsesCodec) AppendError(dst []byte, p codec.Protocol, e *codec.Error) []byte {
 	return wire.AppendOpenAIError(dst, p, e)
 }
 
+// UpstreamPath returns the path of the generation endpoint.
 func (responsesCodec) UpstreamPath(codec.Protocol, codec.Location, string, bool) (string, string) {
 	return "/v1/responses", ""
 }
 
+// CountPath returns the path of the token counting endpoint.
 func (responsesCodec) CountPath(codec.Protocol, codec.Location, string) string {
 	return "/v1/responses/input_tokens"
 }
 
+// CountedBody returns the generation body a count request counts.
 func (responsesCodec) CountedBody(_ codec.Protocol, body []byte) ([]byte, error) { return body, nil }
 
 // AppendCountBody writes the input_tokens body of a Responses generation

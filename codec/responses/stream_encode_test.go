@@ -105,7 +105,7 @@ func responsesGoldenSSE(t *testing.T, name string, got []byte) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test ./codec -update to create it)", err)
+		t.Fatalf("%v (go test -update in this package writes it)", err)
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s differs from the golden file:\n got: %s\nwant: %s", path, got, want)

@@ -36,7 +36,7 @@ func CheckGolden(t *testing.T, name string, got []byte) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test ./codec -update to create it)", err)
+		t.Fatalf("%v (go test -update in this package writes it)", err)
 	}
 	if !bytes.Equal(indented.Bytes(), want) {
 		t.Errorf("%s differs from golden file:\n got: %s\nwant: %s", name, indented.Bytes(), want)
@@ -82,6 +82,8 @@ func ReadRecording(t testing.TB, name string) gjson.Result {
 	return gjson.ParseBytes(b)
 }
 
+// Update makes CheckGolden and the stream golden tests rewrite their files
+// (go test -update in the package whose test failed).
 var Update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
 // ReadTestdata returns the contents of testdata/name.

@@ -91,6 +91,7 @@ func EncodeStream(p codec.Protocol, req *codec.Request, evs []codec.Event) strin
 	return string(dst)
 }
 
+// ErrTestBroken is the transport error of a stream cut off mid-way.
 var ErrTestBroken = errors.New("connection reset by peer")
 
 // WellFormed returns an error describing the first place where evs breaks

@@ -3,6 +3,7 @@ package jsonx
 import (
 	"math"
 	"math/bits"
+	"strings"
 	"unsafe"
 
 	"github.com/tidwall/gjson"
@@ -428,4 +429,11 @@ func rootObject(s string) (gjson.Result, string) {
 		return gjson.Result{}, "must be a JSON object"
 	}
 	return root, ""
+}
+
+// IsObject reports whether s is one valid JSON object, with optional
+// surrounding whitespace.
+func IsObject(s string) bool {
+	t := strings.TrimLeft(s, " \t\r\n")
+	return len(t) > 0 && t[0] == '{' && Valid(t)
 }

@@ -8,15 +8,10 @@ import (
 )
 
 // FamilyOf returns the provider family whose opaque values protocol p
-// issues and accepts.
+// issues and accepts (Descriptor.Origin).
 func FamilyOf(p codec.Protocol) mapping.Family {
-	switch p.Family() {
-	case codec.OpenAIResponses:
-		return mapping.FamilyOpenAI
-	case codec.AnthropicMessages:
-		return mapping.FamilyAnthropic
-	case codec.Gemini:
-		return mapping.FamilyGemini
+	if d := p.Descriptor(); d != nil {
+		return d.Origin
 	}
 	return mapping.FamilyNone
 }

@@ -1,0 +1,60 @@
+package anthropic
+
+import (
+	"strings"
+
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/internal/wire"
+	"github.com/llmbridge/llmbridge/mapping"
+)
+
+// FitBody rewrites, in body, the fields params name (the request
+// parameters a model rule changed) from req, the body decoded and fitted
+// to the routed model; every other byte is kept.
+func (anthropicCodec) FitBody(_ codec.Protocol, body []byte, req *codec.Request, params []string, _ codec.Target) ([]byte, error) {
+	edit := wire.BodyEdit{Body: body}
+	for _, param := range params {
+		fitAnthropicBody(&edit, param, req)
+	}
+	return edit.Body, edit.Err
+}
+
+// fitAnthropicBody rewrites the field param names.
+func fitAnthropicBody(edit *wire.BodyEdit, param string, req *codec.Request) {
+	r := &req.Reasoning
+	switch param {
+	case "thinking", "thinking.budget_tokens":
+		switch {
+		case r.IsZero():
+			edit.Delete("thinking")
+		case r.Adaptive:
+			edit.Set("thinking.type", "adaptive")
+			edit.Delete("thinking.budget_tokens")
+		case r.Budget.Set:
+			edit.Set("thinking.type", "enabled")
+			edit.Set("thinking.budget_tokens", r.Budget.Value)
+		}
+		if r.Effort > mapping.EffortNone {
+			edit.Set("output_config.effort", r.Effort.String())
+		} else {
+			edit.Delete("output_config.effort")
+		}
+	case "output_config.effort":
+		if r.Effort > mapping.EffortNone {
+			edit.Set("output_config.effort", r.Effort.String())
+		} else {
+			edit.Delete("output_config.effort")
+		}
+	case "max_tokens":
+		edit.Set("max_tokens", req.MaxTokens.Value)
+	case "tool_choice":
+		edit.Delete("tool_choice")
+	case "stop_sequences":
+		edit.Delete("stop_sequences")
+	default:
+		wire.PatchSampling(edit, param, req, "")
+		if n, ok := strings.CutPrefix(param, "messages["); ok {
+			edit.Delete("messages." + strings.TrimSuffix(n, "]"))
+		}
+	}
+}

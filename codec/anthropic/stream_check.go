@@ -1,0 +1,34 @@
+package anthropic
+
+import (
+	"strings"
+
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
+	"github.com/tidwall/gjson"
+)
+
+// CheckEvent accepts a JSON object that names its type; message_stop and
+// error end a stream.
+func (anthropicCodec) CheckEvent(_ codec.Protocol, _, data string, _ bool) (valid, terminal bool) {
+	if !jsonx.IsObject(data) {
+		return false, false
+	}
+	typ := gjson.Get(data, "type")
+	if typ.Type != gjson.String {
+		return false, false
+	}
+	return true, typ.Str == "message_stop" || typ.Str == "error"
+}
+
+// ReportsUsage picks the message events, which carry usage, the stop
+// reason or an error; an event without a name is judged by its members.
+func (anthropicCodec) ReportsUsage(_ codec.Protocol, name, data string) bool {
+	switch name {
+	case "message_start", "message_delta", "message_stop", "error":
+		return true
+	case "":
+		return strings.Contains(data, `"usage"`) || strings.Contains(data, `"stop_reason"`) || strings.Contains(data, `"error"`)
+	}
+	return false
+}

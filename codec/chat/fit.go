@@ -1,0 +1,44 @@
+package chat
+
+import (
+	"bytes"
+
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/internal/wire"
+	"github.com/llmbridge/llmbridge/mapping"
+)
+
+// FitBody rewrites, in body, the fields params name (the request
+// parameters a model rule changed) from req, the body decoded and fitted
+// to the routed model; every other byte is kept.
+func (chatCodec) FitBody(_ codec.Protocol, body []byte, req *codec.Request, params []string, _ codec.Target) ([]byte, error) {
+	edit := wire.BodyEdit{Body: body}
+	for _, param := range params {
+		fitChatBody(&edit, param, req)
+	}
+	return edit.Body, edit.Err
+}
+
+// fitChatBody rewrites the field param names.
+func fitChatBody(edit *wire.BodyEdit, param string, req *codec.Request) {
+	switch param {
+	case "reasoning_effort":
+		if e := req.Reasoning.Effort; e != mapping.EffortUnset {
+			edit.Set("reasoning_effort", e.String())
+		} else {
+			edit.Delete("reasoning_effort")
+		}
+	case "max_completion_tokens":
+		// The client may have used either name.
+		if bytes.Contains(edit.Body, []byte(`"max_tokens"`)) {
+			edit.Set("max_tokens", req.MaxTokens.Value)
+		}
+		if bytes.Contains(edit.Body, []byte(`"max_completion_tokens"`)) {
+			edit.Set("max_completion_tokens", req.MaxTokens.Value)
+		}
+	case "stop":
+		edit.Delete("stop")
+	default:
+		wire.PatchSampling(edit, param, req, "")
+	}
+}

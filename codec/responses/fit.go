@@ -1,0 +1,37 @@
+package responses
+
+import (
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/internal/wire"
+	"github.com/llmbridge/llmbridge/mapping"
+)
+
+// FitBody rewrites, in body, the fields params name (the request
+// parameters a model rule changed) from req, the body decoded and fitted
+// to the routed model; every other byte is kept.
+func (responsesCodec) FitBody(_ codec.Protocol, body []byte, req *codec.Request, params []string, _ codec.Target) ([]byte, error) {
+	edit := wire.BodyEdit{Body: body}
+	for _, param := range params {
+		fitResponsesBody(&edit, param, req)
+	}
+	return edit.Body, edit.Err
+}
+
+// fitResponsesBody rewrites the field param names.
+func fitResponsesBody(edit *wire.BodyEdit, param string, req *codec.Request) {
+	switch param {
+	case "reasoning.effort":
+		if e := req.Reasoning.Effort; e != mapping.EffortUnset {
+			edit.Set("reasoning.effort", e.String())
+		} else if req.Reasoning.IsZero() {
+			// Not a reasoning model: no reasoning settings at all.
+			edit.Delete("reasoning")
+		} else {
+			edit.Delete("reasoning.effort")
+		}
+	case "max_output_tokens":
+		edit.Set("max_output_tokens", req.MaxTokens.Value)
+	default:
+		wire.PatchSampling(edit, param, req, "")
+	}
+}
