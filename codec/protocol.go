@@ -60,7 +60,6 @@ func (p Protocol) Family() Protocol {
 	return p
 }
 
-
 // ModelInPath reports whether p carries the model in the URL path rather than
 // in the request body.
 func (p Protocol) ModelInPath() bool {
