@@ -273,41 +273,6 @@ func (h *Handler) policyName() string {
 	return "safe"
 }
 
-// elementFields are the last path segments that select what kind of
-// element holds them (a part's type, a message's role, a media source);
-// the lenient policy drops the whole element rather than leaving it
-// without them.
-var elementFields = map[string]bool{
-	"type": true, "role": true, "source": true, "mimeType": true, "mime_type": true,
-	"fileUri": true, "file_uri": true, "file_id": true, "inlineData": true, "inline_data": true,
-	"fileData": true, "file_data": true,
-}
-
-// lenientTarget returns the body path the lenient policy removes for a
-// decoder's capability error at param (a client body path such as
-// "logprobs", "tools[2]" or "messages[3].content[1].citations"), or ""
-// when there is none. A field that selects its element's kind
-// (elementFields) stands for the element: "tools[2].type" removes
-// tools[2], "messages[0].content[1].file.file_id" removes
-// messages[0].content[1], "thinking.type" removes thinking.
-func lenientTarget(param string) string {
-	if param == "" || strings.HasPrefix(param, ".") || strings.HasPrefix(param, "[") {
-		return ""
-	}
-	dot := strings.LastIndexByte(param, '.')
-	if dot < 0 || !elementFields[param[dot+1:]] {
-		return param
-	}
-	parent := param[:dot]
-	if i := strings.LastIndexByte(parent, ']'); i >= 0 {
-		return parent[:i+1]
-	}
-	if d := strings.IndexByte(parent, '.'); d >= 0 {
-		return parent[:d]
-	}
-	return parent
-}
-
 // sjsonPath converts a field path ("messages[3].content[1]") into an sjson
 // path ("messages.3.content.1"), escaping the characters sjson treats
 // specially in keys.
@@ -339,7 +304,7 @@ func (h *Handler) decodeRequest(client codec.Protocol, body []byte, req *codec.R
 	err := codec.DecodeRequest(client, body, req)
 	for round := 0; err != nil && h.policy == policyLenient && round < maxPolicyRounds; round++ {
 		e := asCodecError(err)
-		target := lenientTarget(e.Param)
+		target := e.Capability.Element
 		if e.Class != codec.ClassCapability || target == "" {
 			break
 		}
@@ -378,7 +343,7 @@ func (h *Handler) encodeRequest(dst []byte, req *codec.Request, opts codec.Encod
 	out, err := codec.AppendRequest(dst, h.upstream, req, opts)
 	for round := 0; err != nil && h.policy == policyLenient && round < maxPolicyRounds; round++ {
 		e := asCodecError(err)
-		if e.Class != codec.ClassCapability || !req.Drop(e.Param) {
+		if e.Class != codec.ClassCapability || !req.Drop(e.Capability) {
 			break
 		}
 		// The failed attempt's own hints are listed again by the next.
@@ -428,12 +393,12 @@ func (h *Handler) explain(e *codec.Error, decodeSide bool, req *codec.Request) *
 		switch {
 		case h.policy == policyLenient:
 			hint = "on_unsupported lenient cannot drop it"
-		case decodeSide && lenientTarget(e.Param) != "":
+		case decodeSide && e.Capability.Element != "":
 			hint = "on_unsupported lenient would drop it"
-			if p := wildcardPath(e.Param); !strings.HasSuffix(p, "]") && lenientTarget(e.Param) == e.Param {
+			if p := wildcardPath(e.Param); !strings.HasSuffix(p, "]") && e.Capability.Element == e.Param {
 				hint += ", as would drop " + p
 			}
-		case !decodeSide && req != nil && req.Drop(e.Param):
+		case !decodeSide && req != nil && req.Drop(e.Capability):
 			hint = "on_unsupported lenient would drop it"
 		}
 	case codec.ClassUnknownField:

@@ -29,6 +29,9 @@ type Error struct {
 	// capability policy (on_unsupported) acts on it. Errors that are not
 	// about a request field are ClassInvalid.
 	Class ErrorClass
+	// Capability identifies what an error of ClassCapability names, for
+	// the policy that removes it (Capability).
+	Capability Capability
 }
 
 // Error returns the message, prefixed with the field path when known.

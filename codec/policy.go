@@ -3,7 +3,6 @@ package codec
 import (
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/llmbridge/llmbridge/mapping"
 )
@@ -56,144 +55,169 @@ func (c ErrorClass) String() string {
 	return "class_" + strconv.Itoa(int(c))
 }
 
-// Drop removes what an encoder's capability error (cannotEncode) names
+// Capability identifies what a capability error (ClassCapability) names,
+// so that the lenient policy can remove it and try again without reading
+// the error's Param:
+//
+//   - a decoder's error names Element, the path of the element of the
+//     client's body to remove: the field itself, or the tool, content
+//     part or item whose kind a field of it selects ("tools[2]" for
+//     tools[2].type);
+//   - an encoder's error names what Request.Drop removes from the
+//     canonical request: Kind, with Tool, Message, Part and Content
+//     saying where.
+//
+// The zero Capability names nothing that can be removed: a value the
+// target rejects (a thinking budget below its minimum), say.
+type Capability struct {
+	// Element is the client body path a decoder's error names.
+	Element string
+	// Kind is what an encoder's error names in the canonical request.
+	Kind CapabilityKind
+	// Tool indexes Request.Tools (CapTool, CapToolStrict,
+	// CapToolGrammar).
+	Tool int
+	// Message indexes Request.Messages, or is -1 for Request.System; Part
+	// indexes that message's parts, and Content the content of the tool
+	// result there (CapPart, CapResultContent).
+	Message, Part, Content int
+}
+
+// CapabilityKind is what an encoder's capability error names in the
+// canonical request (Capability.Kind).
+type CapabilityKind uint8
+
+// The kinds of capability Request.Drop removes.
+const (
+	// CapNone names nothing that can be removed.
+	CapNone CapabilityKind = iota
+	// CapTopK, CapPresencePenalty, CapFrequencyPenalty, CapStopSequences
+	// and CapVerbosity name a sampling or output setting, which is unset.
+	CapTopK
+	CapPresencePenalty
+	CapFrequencyPenalty
+	CapStopSequences
+	CapVerbosity
+	// CapFormat names the structured output format (Request.Format),
+	// which is unset, so that the model answers in plain text.
+	CapFormat
+	// CapEffort names a reasoning effort that accompanies a budget or
+	// adaptive thinking; the effort is unset, the budget stays.
+	CapEffort
+	// CapToolChoice names the tool choice, which is unset (the
+	// provider's default, auto).
+	CapToolChoice
+	// CapTool names tool Tool, which is removed, with a tool choice
+	// that names it.
+	CapTool
+	// CapToolStrict names tool Tool's strict flag, which is unset.
+	CapToolStrict
+	// CapToolGrammar names custom tool Tool's grammar, which is unset
+	// (the tool takes free text).
+	CapToolGrammar
+	// CapPart names content part Part of message Message (of the system
+	// prompt when Message is -1), which is removed; a message left empty
+	// is then skipped by the encoders that skip empty messages.
+	CapPart
+	// CapResultContent names part Content of the content of the tool
+	// result at Message and Part, which is removed.
+	CapResultContent
+)
+
+// PartCapability is the Capability of content part part of message
+// message (-1 for the system prompt).
+func PartCapability(message, part int) Capability {
+	return Capability{Kind: CapPart, Message: message, Part: part}
+}
+
+// Drop removes what c, an encoder's capability error's Capability, names
 // from the request, so that encoding can be tried again, and reports
-// whether it did. path is the error's Param, in the canonical names the
-// encoders use:
-//
-//   - top_k, presence_penalty, frequency_penalty, stop_sequences, verbosity:
-//     the sampling or output setting is unset;
-//   - output_config.format, text.format, text.format.schema,
-//     response_format, generationConfig.responseJsonSchema: the structured
-//     output format (Request.Format) is unset, so the model answers in
-//     plain text;
-//   - output_config.effort: a reasoning effort that accompanies a budget or
-//     adaptive thinking is unset, the budget stays;
-//   - tool_choice: the tool choice is unset (the provider's default, auto);
-//   - tools[i]: tool i is removed, and a tool choice that names it is unset;
-//   - tools[i].strict: tool i's strict flag is unset;
-//   - tools[i].format: custom tool i's grammar is unset (it takes free
-//     text);
-//   - system[j], messages[i].content[j], messages[i].parts[j]: that content
-//     part is removed (a message left empty is then skipped by the
-//     encoders that skip empty messages);
-//   - the same followed by .content[k]: part k of that tool result's
-//     content is removed.
-//
-// Everything else returns false and the error stands: values the target
-// rejects (thinking.budget_tokens below a minimum, max_tokens too small for
-// thinking), a tool result without a call id, a conversation without any
-// text, and paths Drop does not know.
-func (r *Request) Drop(path string) bool {
-	switch path {
-	case "top_k":
+// whether it did. It returns false when c names nothing or something the
+// request no longer has.
+func (r *Request) Drop(c Capability) bool {
+	switch c.Kind {
+	case CapTopK:
 		return clear1(&r.TopK.Set, func() { r.TopK = OptInt{} })
-	case "presence_penalty":
+	case CapPresencePenalty:
 		return clear1(&r.PresencePenalty.Set, func() { r.PresencePenalty = OptFloat{} })
-	case "frequency_penalty":
+	case CapFrequencyPenalty:
 		return clear1(&r.FrequencyPenalty.Set, func() { r.FrequencyPenalty = OptFloat{} })
-	case "stop_sequences":
+	case CapStopSequences:
 		if len(r.StopSequences) == 0 {
 			return false
 		}
 		r.StopSequences = r.StopSequences[:0]
 		return true
-	case "verbosity":
+	case CapVerbosity:
 		if r.Verbosity == "" {
 			return false
 		}
 		r.Verbosity = ""
 		return true
-	case "output_config.format", "text.format", "text.format.schema", "response_format",
-		"generationConfig.responseJsonSchema":
+	case CapFormat:
 		if r.Format == (OutputFormat{}) {
 			return false
 		}
 		r.Format = OutputFormat{}
 		return true
-	case "output_config.effort":
+	case CapEffort:
 		if r.Reasoning.Effort == mapping.EffortUnset || !r.Reasoning.Adaptive && !r.Reasoning.Budget.Set {
 			return false
 		}
 		r.Reasoning.Effort = mapping.EffortUnset
 		return true
-	case "tool_choice":
+	case CapToolChoice:
 		if r.ToolChoice == (ToolChoice{}) {
 			return false
 		}
 		r.ToolChoice = ToolChoice{}
 		return true
-	}
-	rest, ok := strings.CutPrefix(path, "tools[")
-	if ok {
-		i, rest, ok := cutIndex(rest)
-		if !ok || i >= len(r.Tools) {
+	case CapTool, CapToolStrict, CapToolGrammar:
+		i := c.Tool
+		if i < 0 || i >= len(r.Tools) {
 			return false
 		}
-		switch rest {
-		case "":
-			if t := &r.Tools[i]; r.ToolChoice.Mode == ToolChoiceNamed && r.ToolChoice.Name == t.Name && r.ToolChoice.Namespace == t.Namespace {
-				r.ToolChoice = ToolChoice{}
-			}
-			r.Tools = slices.Delete(r.Tools, i, i+1)
-			return true
-		case ".strict":
-			if !r.Tools[i].Strict.Set {
+		t := &r.Tools[i]
+		switch c.Kind {
+		case CapToolStrict:
+			return clear1(&t.Strict.Set, func() { t.Strict = OptBool{} })
+		case CapToolGrammar:
+			if t.Grammar == "" {
 				return false
 			}
-			r.Tools[i].Strict = OptBool{}
-			return true
-		case ".format":
-			// A custom tool's grammar: the tool stays, taking free
-			// text.
-			if r.Tools[i].Grammar == "" {
-				return false
-			}
-			r.Tools[i].Grammar = ""
+			t.Grammar = ""
 			return true
 		}
-		return false
-	}
-	// A content part: system[j] or messages[i].content[j] (.parts[j]),
-	// optionally followed by .content[k] inside a tool result.
-	var parts *[]Part
-	if rest, ok = strings.CutPrefix(path, "system["); ok {
-		parts = &r.System
-	} else if rest, ok = strings.CutPrefix(path, "messages["); ok {
-		i, after, ok := cutIndex(rest)
-		if !ok || i >= len(r.Messages) {
+		if r.ToolChoice.Mode == ToolChoiceNamed && r.ToolChoice.Name == t.Name && r.ToolChoice.Namespace == t.Namespace {
+			r.ToolChoice = ToolChoice{}
+		}
+		r.Tools = slices.Delete(r.Tools, i, i+1)
+		return true
+	case CapPart, CapResultContent:
+		parts := &r.System
+		if c.Message >= 0 {
+			if c.Message >= len(r.Messages) {
+				return false
+			}
+			parts = &r.Messages[c.Message].Parts
+		}
+		if c.Part < 0 || c.Part >= len(*parts) {
 			return false
 		}
-		if rest, ok = strings.CutPrefix(after, ".content["); !ok {
-			if rest, ok = strings.CutPrefix(after, ".parts["); !ok {
-				return false
-			}
+		if c.Kind == CapPart {
+			*parts = slices.Delete(*parts, c.Part, c.Part+1)
+			return true
 		}
-		parts = &r.Messages[i].Parts
-	} else {
-		return false
-	}
-	j, rest, ok := cutIndex(rest)
-	if !ok || j >= len(*parts) {
-		return false
-	}
-	if rest == "" {
-		*parts = slices.Delete(*parts, j, j+1)
+		p := &(*parts)[c.Part]
+		if p.Type != PartToolResult || c.Content < 0 || c.Content >= len(p.Content) {
+			return false
+		}
+		// The content slice may be shared with the decoder's backing
+		// array; a copy keeps the deletion to this part.
+		p.Content = slices.Delete(slices.Clone(p.Content), c.Content, c.Content+1)
 		return true
 	}
-	rest, ok = strings.CutPrefix(rest, ".content[")
-	p := &(*parts)[j]
-	if !ok || p.Type != PartToolResult {
-		return false
-	}
-	k, rest, ok := cutIndex(rest)
-	if !ok || rest != "" || k >= len(p.Content) {
-		return false
-	}
-	// The content slice may be shared with the decoder's backing array;
-	// a copy keeps the deletion to this part.
-	p.Content = slices.Delete(slices.Clone(p.Content), k, k+1)
-	return true
+	return false
 }
 
 // clear1 calls unset when *set, and reports whether it did.
@@ -203,19 +227,6 @@ func clear1(set *bool, unset func()) bool {
 	}
 	unset()
 	return true
-}
-
-// cutIndex reads "n]" at the start of s and returns n and what follows.
-func cutIndex(s string) (int, string, bool) {
-	end := strings.IndexByte(s, ']')
-	if end <= 0 {
-		return 0, s, false
-	}
-	n, err := strconv.Atoi(s[:end])
-	if err != nil || n < 0 {
-		return 0, s, false
-	}
-	return n, s[end+1:], true
 }
 
 // fieldClass is the class of a request field in the field table (fieldTable):

@@ -445,7 +445,7 @@ func TestRequestDrop(t *testing.T) {
 			t.Errorf("%s toward %s: error %v (class %v), want capability at %s", tt.body, tt.target, e, e.Class, tt.param)
 			continue
 		}
-		if got := req.Drop(e.Param); got != tt.droppable {
+		if got := req.Drop(e.Capability); got != tt.droppable {
 			t.Errorf("%s toward %s: Drop(%s) = %v", tt.body, tt.target, e.Param, got)
 			continue
 		}
@@ -457,12 +457,14 @@ func TestRequestDrop(t *testing.T) {
 		}
 	}
 	req := &codec.Request{Tools: []codec.Tool{{Name: "a"}, {Name: "b"}}, ToolChoice: codec.ToolChoice{Mode: codec.ToolChoiceNamed, Name: "b"}}
-	if !req.Drop("tools[1]") || len(req.Tools) != 1 || req.ToolChoice != (codec.ToolChoice{}) {
-		t.Errorf("Drop(tools[1]) left %+v", req)
+	if !req.Drop(codec.Capability{Kind: codec.CapTool, Tool: 1}) || len(req.Tools) != 1 || req.ToolChoice != (codec.ToolChoice{}) {
+		t.Errorf("Drop(tool 1) left %+v", req)
 	}
-	for _, p := range []string{"max_tokens", "thinking.budget_tokens", "messages", "tools[5]", "messages[0].content[0]", "system[x]", "top_k"} {
-		if (&codec.Request{}).Drop(p) {
-			t.Errorf("Drop(%s) on an empty request succeeded", p)
+	for _, c := range []codec.Capability{{}, {Kind: codec.CapTool, Tool: 5}, {Kind: codec.CapToolStrict, Tool: -1}, codec.PartCapability(0, 0),
+		codec.PartCapability(-1, 0), {Kind: codec.CapResultContent, Message: 0}, {Kind: codec.CapTopK}, {Kind: codec.CapFormat}, {Kind: codec.CapEffort},
+		{Kind: codec.CapToolChoice}, {Kind: codec.CapStopSequences}, {Kind: codec.CapVerbosity}, {Kind: codec.CapPresencePenalty}, {Kind: codec.CapFrequencyPenalty}} {
+		if (&codec.Request{}).Drop(c) {
+			t.Errorf("Drop(%+v) on an empty request succeeded", c)
 		}
 	}
 }

@@ -142,7 +142,7 @@ func TestHostedToolsRejections(t *testing.T) {
 			}
 			// A capability the lenient policy can drop: after
 			// Request.Drop of the error's path the request encodes.
-			if e.Class != codec.ClassCapability || !req.Drop(e.Param) {
+			if e.Class != codec.ClassCapability || !req.Drop(e.Capability) {
 				t.Fatalf("class %v, or Drop(%q) did nothing", e.Class, e.Param)
 			}
 			if _, err := codec.AppendRequest(nil, tt.to, req, codec.EncodeOptions{}); err != nil {
@@ -683,7 +683,7 @@ func TestNamespacedToolChoice(t *testing.T) {
 
 	// Dropping the forced tool drops the choice with it.
 	req3 := decode(body(`{"type":"function","name":"wait"}`))
-	if !req3.Drop("tools[3]") || req3.ToolChoice.Mode != codec.ToolChoiceUnset {
+	if !req3.Drop(codec.Capability{Kind: codec.CapTool, Tool: 3}) || req3.ToolChoice.Mode != codec.ToolChoiceUnset {
 		t.Errorf("after dropping the forced tool: %+v", req3.ToolChoice)
 	}
 }

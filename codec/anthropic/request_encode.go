@@ -16,12 +16,12 @@ func appendAnthropicRequest(dst []byte, req *codec.Request, opts *codec.EncodeOp
 	p := anthropicProtocol(vertex)
 	switch {
 	case req.PresencePenalty.Set:
-		return dst, wire.CannotEncode(p, "presence_penalty", "presence_penalty")
+		return dst, wire.CannotEncode(p, "presence_penalty", "presence_penalty", codec.Capability{Kind: codec.CapPresencePenalty})
 	case req.FrequencyPenalty.Set:
-		return dst, wire.CannotEncode(p, "frequency_penalty", "frequency_penalty")
+		return dst, wire.CannotEncode(p, "frequency_penalty", "frequency_penalty", codec.Capability{Kind: codec.CapFrequencyPenalty})
 	}
 	if req.Verbosity != "" {
-		return dst, wire.CannotEncode(p, "verbosity", "output verbosity")
+		return dst, wire.CannotEncode(p, "verbosity", "output verbosity", codec.Capability{Kind: codec.CapVerbosity})
 	}
 	plan, err := planAnthropicThinking(req, opts, p)
 	if err != nil {
@@ -140,7 +140,7 @@ func planAnthropicThinking(req *codec.Request, opts *codec.EncodeOptions, p code
 		case mapping.EffortLow, mapping.EffortMedium, mapping.EffortHigh, mapping.EffortXHigh, mapping.EffortMax:
 			plan.effort = r.Effort.String()
 		default:
-			return plan, wire.CannotEncode(p, "output_config.effort", "reasoning effort "+r.Effort.String())
+			return plan, wire.CannotEncode(p, "output_config.effort", "reasoning effort "+r.Effort.String(), codec.Capability{Kind: codec.CapEffort})
 		}
 	}
 	if plan.typ != anthropicThinkingEnabled {
@@ -148,7 +148,7 @@ func planAnthropicThinking(req *codec.Request, opts *codec.EncodeOptions, p code
 	}
 	if plan.budget < anthropicMinBudget {
 		return plan, wire.CannotEncode(p, "thinking.budget_tokens",
-			"a thinking budget of "+strconv.FormatInt(plan.budget, 10)+" tokens (Anthropic's smallest is 1024)")
+			"a thinking budget of "+strconv.FormatInt(plan.budget, 10)+" tokens (Anthropic's smallest is 1024)", codec.Capability{})
 	}
 	switch {
 	case !req.MaxTokens.Set:
@@ -158,7 +158,7 @@ func planAnthropicThinking(req *codec.Request, opts *codec.EncodeOptions, p code
 		plan.budget = req.MaxTokens.Value - 1
 	default:
 		return plan, wire.CannotEncode(p, "max_tokens", "thinking with max_tokens "+strconv.FormatInt(req.MaxTokens.Value, 10)+
-			" (Anthropic needs max_tokens above the thinking budget, which is at least 1024)")
+			" (Anthropic needs max_tokens above the thinking budget, which is at least 1024)", codec.Capability{})
 	}
 	return plan, nil
 }
@@ -197,13 +197,13 @@ func appendAnthropicOutputConfig(dst []byte, req *codec.Request, plan *anthropic
 			return dst, nil
 		}
 	case codec.FormatJSONObject:
-		return dst, wire.CannotEncode(p, "output_config.format", "JSON output without a schema (json_object)")
+		return dst, wire.CannotEncode(p, "output_config.format", "JSON output without a schema (json_object)", codec.Capability{Kind: codec.CapFormat})
 	case codec.FormatJSONSchema:
 		if f.Schema == "" || !anthropicIsObject(f.Schema) {
 			return dst, wire.Invalid("output_config.format.schema", "must be a JSON object")
 		}
 	default:
-		return dst, wire.CannotEncode(p, "output_config.format", "output format")
+		return dst, wire.CannotEncode(p, "output_config.format", "output format", codec.Capability{Kind: codec.CapFormat})
 	}
 	dst = append(dst, `,"output_config":{`...)
 	if plan.effort != "" {
@@ -264,7 +264,7 @@ func isAnthropicSystemRole(r codec.Role) bool {
 func appendAnthropicSystem(dst []byte, req *codec.Request, p codec.Protocol) ([]byte, *codec.Error) {
 	n, bad := anthropicTextParts(req.System)
 	if bad >= 0 {
-		return dst, wire.CannotEncode(p, wire.IndexPath("system", bad), "content part type")
+		return dst, wire.CannotEncode(p, wire.IndexPath("system", bad), "content part type", codec.PartCapability(-1, bad))
 	}
 	for i := range req.Messages {
 		m := &req.Messages[i]
@@ -273,7 +273,7 @@ func appendAnthropicSystem(dst []byte, req *codec.Request, p codec.Protocol) ([]
 		}
 		k, bad := anthropicTextParts(m.Parts)
 		if bad >= 0 {
-			return dst, wire.CannotEncode(p, wire.IndexPath(wire.IndexPath("messages", i)+".content", bad), "content part type")
+			return dst, wire.CannotEncode(p, wire.IndexPath(wire.IndexPath("messages", i)+".content", bad), "content part type", codec.PartCapability(i, bad))
 		}
 		n += k
 	}

@@ -161,14 +161,14 @@ func anthropicCheckParts(m *codec.Message, i int, p codec.Protocol) (blocks, res
 			var k int
 			if what, k = anthropicCheckToolResult(part, m.Role); k >= 0 {
 				path := wire.IndexPath(wire.IndexPath(wire.IndexPath("messages", i)+".content", j)+".content", k)
-				return 0, 0, wire.CannotEncode(p, path, what)
+				return 0, 0, wire.CannotEncode(p, path, what, codec.Capability{Kind: codec.CapResultContent, Message: i, Part: j, Content: k})
 			}
 			results++
 		default:
 			what = "content part type"
 		}
 		if what != "" {
-			return 0, 0, wire.CannotEncode(p, wire.IndexPath(wire.IndexPath("messages", i)+".content", j), what)
+			return 0, 0, wire.CannotEncode(p, wire.IndexPath(wire.IndexPath("messages", i)+".content", j), what, codec.PartCapability(i, j))
 		}
 		blocks++
 	}

@@ -37,9 +37,9 @@ func appendAnthropicTools(dst []byte, req *codec.Request, p codec.Protocol) ([]b
 				return dst, err
 			}
 		case t.Kind != codec.ToolFunction:
-			return dst, wire.CannotEncode(p, wire.IndexPath("tools", i), "a hosted tool")
+			return dst, wire.CannotEncode(p, wire.IndexPath("tools", i), "a hosted tool", codec.Capability{Kind: codec.CapTool, Tool: i})
 		case t.Strict.Set && t.Strict.Value:
-			return dst, wire.CannotEncode(p, wire.IndexPath("tools", i)+".strict", "strict tool schemas")
+			return dst, wire.CannotEncode(p, wire.IndexPath("tools", i)+".strict", "strict tool schemas", codec.Capability{Kind: codec.CapToolStrict, Tool: i})
 		case t.Name == "":
 			return dst, wire.Invalid(wire.IndexPath("tools", i)+".name", "is required")
 		case t.Parameters != "" && !anthropicIsObject(t.Parameters):
@@ -89,7 +89,7 @@ func appendAnthropicTools(dst []byte, req *codec.Request, p codec.Protocol) ([]b
 		}
 		typ = "tool"
 	default:
-		return dst, wire.CannotEncode(p, "tool_choice", "tool choice mode")
+		return dst, wire.CannotEncode(p, "tool_choice", "tool choice mode", codec.Capability{Kind: codec.CapToolChoice})
 	}
 	if len(req.Tools) == 0 {
 		return dst, wire.Invalid("tool_choice", "forces a tool call but no tools are given")

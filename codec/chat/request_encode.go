@@ -21,7 +21,7 @@ import (
 // get it (peer-lessons rule 5).
 func appendChatRequest(dst []byte, req *codec.Request, opts *codec.EncodeOptions) ([]byte, *codec.Error) {
 	if req.TopK.Set {
-		return dst, wire.CannotEncode(codec.OpenAIChat, "top_k", "top_k sampling")
+		return dst, wire.CannotEncode(codec.OpenAIChat, "top_k", "top_k sampling", codec.Capability{Kind: codec.CapTopK})
 	}
 	dst = slices.Grow(dst, chatRequestSizeHint(req))
 	dst = append(dst, `{"model":`...)
@@ -212,7 +212,7 @@ func appendChatToolMessage(dst []byte, p *codec.Part, i, j int, ids codec.IDForm
 	// Every tool result passes here: the path is only put together for an
 	// error.
 	if p.ToolCallID == "" {
-		return dst, wire.CannotEncode(codec.OpenAIChat, chatEncodePartPath(i, j)+".tool_call_id", "a tool result without a call id")
+		return dst, wire.CannotEncode(codec.OpenAIChat, chatEncodePartPath(i, j)+".tool_call_id", "a tool result without a call id", codec.Capability{})
 	}
 	texts := 0
 	for k := range p.Content {
@@ -221,7 +221,8 @@ func appendChatToolMessage(dst []byte, p *codec.Part, i, j int, ids codec.IDForm
 			texts++
 		case codec.PartImage:
 		default:
-			return dst, wire.CannotEncode(codec.OpenAIChat, wire.IndexPath(chatEncodePartPath(i, j)+".content", k), "a "+p.Content[k].Type.String()+" in a tool result")
+			return dst, wire.CannotEncode(codec.OpenAIChat, wire.IndexPath(chatEncodePartPath(i, j)+".content", k), "a "+p.Content[k].Type.String()+" in a tool result",
+				codec.Capability{Kind: codec.CapResultContent, Message: i, Part: j, Content: k})
 		}
 	}
 	dst = append(dst, `{"role":"tool","tool_call_id":`...)
@@ -279,7 +280,7 @@ func appendChatTools(dst []byte, req *codec.Request) ([]byte, *codec.Error) {
 		case codec.ToolWebSearch:
 			return dst, wire.HostedToolError(codec.OpenAIChat, t, i, "", "Chat Completions has no hosted web search tool")
 		default:
-			return dst, wire.CannotEncode(codec.OpenAIChat, wire.IndexPath("tools", i), "a hosted tool")
+			return dst, wire.CannotEncode(codec.OpenAIChat, wire.IndexPath("tools", i), "a hosted tool", codec.Capability{Kind: codec.CapTool, Tool: i})
 		}
 		name, desc, params := wire.FunctionView(t)
 		dst = chatComma(dst)
@@ -397,7 +398,7 @@ func appendChatMessage(dst []byte, role codec.Role, parts []codec.Part, i int, i
 		switch p.Type {
 		case codec.PartReasoning:
 			if role != codec.RoleAssistant {
-				return dst, wire.CannotEncode(codec.OpenAIChat, chatEncodeIdxPath(i, j, idx), "a reasoning outside an assistant message")
+				return dst, wire.CannotEncode(codec.OpenAIChat, chatEncodeIdxPath(i, j, idx), "a reasoning outside an assistant message", chatPartCapability(i, j, idx))
 			}
 			if p.Signature == "" && p.Text != "" {
 				reasoning++
@@ -408,19 +409,19 @@ func appendChatMessage(dst []byte, role codec.Role, parts []codec.Part, i int, i
 			refusals++
 		case codec.PartToolCall:
 			if role != codec.RoleAssistant {
-				return dst, wire.CannotEncode(codec.OpenAIChat, chatEncodeIdxPath(i, j, idx), "a tool call outside an assistant message")
+				return dst, wire.CannotEncode(codec.OpenAIChat, chatEncodeIdxPath(i, j, idx), "a tool call outside an assistant message", chatPartCapability(i, j, idx))
 			}
 			calls++
 		case codec.PartImage, codec.PartDocument, codec.PartAudio:
 			if role != codec.RoleUser {
-				return dst, wire.CannotEncode(codec.OpenAIChat, chatEncodeIdxPath(i, j, idx), "a "+p.Type.String()+" outside a user message")
+				return dst, wire.CannotEncode(codec.OpenAIChat, chatEncodeIdxPath(i, j, idx), "a "+p.Type.String()+" outside a user message", chatPartCapability(i, j, idx))
 			}
 			if what := chatMediaProblem(p); what != "" {
-				return dst, wire.CannotEncode(codec.OpenAIChat, chatEncodeIdxPath(i, j, idx), what)
+				return dst, wire.CannotEncode(codec.OpenAIChat, chatEncodeIdxPath(i, j, idx), what, chatPartCapability(i, j, idx))
 			}
 			media++
 		default:
-			return dst, wire.CannotEncode(codec.OpenAIChat, chatEncodeIdxPath(i, j, idx), "a "+p.Type.String()+" outside a user message")
+			return dst, wire.CannotEncode(codec.OpenAIChat, chatEncodeIdxPath(i, j, idx), "a "+p.Type.String()+" outside a user message", chatPartCapability(i, j, idx))
 		}
 	}
 	if role != codec.RoleAssistant {
@@ -491,6 +492,15 @@ func chatEncodeIdxPath(i, j int, idx []int) string {
 		j = idx[j]
 	}
 	return chatEncodePartPath(i, j)
+}
+
+// chatPartCapability is the Capability of the part chatEncodeIdxPath
+// names.
+func chatPartCapability(i, j int, idx []int) codec.Capability {
+	if idx != nil {
+		j = idx[j]
+	}
+	return codec.PartCapability(i, j)
 }
 
 // chatEncodePartPath names a canonical part in an encoding error.

@@ -91,7 +91,7 @@ func (f *geminiFormat) resolve(key string, req *request) *codec.Error {
 func decodeGeminiGenerationField(name string, f gjson.Result, key string, req *request, format *geminiFormat) *codec.Error {
 	err := decodeGeminiGenerationValue(name, f, key, req, format)
 	if err != nil {
-		err.Param = key + "." + name + err.Param
+		wire.SetPath(err, key+"."+name+err.Param)
 	}
 	return err
 }

@@ -37,7 +37,7 @@ func decodeGeminiParts(v gjson.Result, path geminiContentPath, parts []codec.Par
 		if sig != "" {
 			parts, err = geminiSign(parts, start, &part, sig)
 			if err != nil {
-				err.Param = path.part(j) + "." + sigKey
+				wire.SetPath(err, path.part(j)+"."+sigKey)
 				return false
 			}
 		}

@@ -29,7 +29,7 @@ func appendGeminiRequest(dst []byte, req *codec.Request, opts *codec.EncodeOptio
 		return dst[:start], err
 	}
 	if n == 0 {
-		return dst[:start], wire.CannotEncode(codec.Gemini, "messages", "a conversation without any user or assistant text")
+		return dst[:start], wire.CannotEncode(codec.Gemini, "messages", "a conversation without any user or assistant text", codec.Capability{})
 	}
 	dst = append(dst, ']')
 	if dst, err = appendGeminiSystemInstruction(dst, req); err != nil {
@@ -141,15 +141,15 @@ func appendGeminiContents(dst []byte, req *codec.Request, opts *codec.EncodeOpti
 				}
 			case codec.PartToolCall:
 				if m.Role != codec.RoleAssistant {
-					return w.dst, w.n, wire.CannotEncode(codec.Gemini, geminiMessagePartPath(i, j), "a tool call outside an assistant message")
+					return w.dst, w.n, wire.CannotEncode(codec.Gemini, geminiMessagePartPath(i, j), "a tool call outside an assistant message", codec.PartCapability(i, j))
 				}
 			case codec.PartToolResult:
 				if m.Role != codec.RoleUser {
-					return w.dst, w.n, wire.CannotEncode(codec.Gemini, geminiMessagePartPath(i, j), "a tool result outside a user message")
+					return w.dst, w.n, wire.CannotEncode(codec.Gemini, geminiMessagePartPath(i, j), "a tool result outside a user message", codec.PartCapability(i, j))
 				}
 			case codec.PartImage, codec.PartDocument, codec.PartAudio:
 			default:
-				return w.dst, w.n, wire.CannotEncode(codec.Gemini, geminiMessagePartPath(i, j), "this content part type")
+				return w.dst, w.n, wire.CannotEncode(codec.Gemini, geminiMessagePartPath(i, j), "this content part type", codec.PartCapability(i, j))
 			}
 			w.open(role)
 			var err *codec.Error
@@ -163,7 +163,7 @@ func appendGeminiContents(dst []byte, req *codec.Request, opts *codec.EncodeOpti
 			case codec.PartToolResult:
 				w.dst, err = appendGeminiFunctionResponse(w.dst, req, i, j, w.ids)
 			case codec.PartImage, codec.PartDocument, codec.PartAudio:
-				w.dst, err = appendGeminiMedia(w.dst, p, geminiMessagePartPath(i, j))
+				w.dst, err = appendGeminiMedia(w.dst, p, i, j)
 			default:
 				w.dst = append(w.dst, `{"text":`...)
 				w.dst = wire.AppendText(w.dst, p.Text, p)
@@ -251,12 +251,12 @@ func appendGeminiSignedEmpty(dst []byte, sig string) []byte {
 // is rejected for both the Gemini API (which takes no http URLs) and Vertex
 // (whose fileData takes https and gs URIs, which the encoder does not write
 // yet).
-func appendGeminiMedia(dst []byte, p *codec.Part, path string) ([]byte, *codec.Error) {
+func appendGeminiMedia(dst []byte, p *codec.Part, i, j int) ([]byte, *codec.Error) {
 	switch {
 	case p.Data == "":
-		return dst, wire.CannotEncode(codec.Gemini, path, "a "+p.Type.String()+" given by URL")
+		return dst, wire.CannotEncode(codec.Gemini, geminiMessagePartPath(i, j), "a "+p.Type.String()+" given by URL", codec.PartCapability(i, j))
 	case p.MediaType == "":
-		return dst, wire.Invalid(path, "the media type of the "+p.Type.String()+" is required")
+		return dst, wire.Invalid(geminiMessagePartPath(i, j), "the media type of the "+p.Type.String()+" is required")
 	}
 	dst = append(dst, `{"inlineData":{"mimeType":`...)
 	dst = jsonx.AppendString(dst, p.MediaType)
@@ -267,6 +267,15 @@ func appendGeminiMedia(dst []byte, p *codec.Part, path string) ([]byte, *codec.E
 
 // geminiMessagePartPath is the path of part j of message i, for errors.
 func geminiMessagePartPath(i, j int) string {
+	return geminiPartPath(i, j)
+}
+
+// geminiPartPath names part j of message i, or of the system prompt when
+// i is -1, in an encoding error.
+func geminiPartPath(i, j int) string {
+	if i < 0 {
+		return wire.IndexPath("system", j)
+	}
 	return wire.IndexPath(wire.IndexPath("messages", i)+".content", j)
 }
 
@@ -330,7 +339,7 @@ func appendGeminiFunctionResponse(dst []byte, req *codec.Request, i, j int, ids 
 	} else {
 		dst = append(dst, `,"response":{"output":`...)
 	}
-	text, err := geminiResultText(p.Content, geminiMessagePartPath(i, j))
+	text, err := geminiResultText(p.Content, i, j)
 	if err != nil {
 		return dst, err
 	}
@@ -344,14 +353,15 @@ func appendGeminiFunctionResponse(dst []byte, req *codec.Request, i, j int, ids 
 
 // geminiResultText joins the text parts of a tool result's content with
 // newlines; path names the result for errors.
-func geminiResultText(content []codec.Part, path string) (string, *codec.Error) {
+func geminiResultText(content []codec.Part, i, j int) (string, *codec.Error) {
 	if len(content) == 1 && content[0].Type == codec.PartText {
 		return content[0].Text, nil
 	}
 	var b strings.Builder
 	for k := range content {
 		if content[k].Type != codec.PartText {
-			return "", wire.CannotEncode(codec.Gemini, wire.IndexPath(path+".content", k), "this tool result content type")
+			return "", wire.CannotEncode(codec.Gemini, wire.IndexPath(geminiMessagePartPath(i, j)+".content", k), "this tool result content type",
+				codec.Capability{Kind: codec.CapResultContent, Message: i, Part: j, Content: k})
 		}
 		if k > 0 {
 			b.WriteByte('\n')
@@ -410,9 +420,9 @@ func appendGeminiTools(dst []byte, req *codec.Request) ([]byte, *codec.Error) {
 				return dst, err
 			}
 		case t.Kind != codec.ToolFunction:
-			return dst, wire.CannotEncode(codec.Gemini, wire.IndexPath("tools", i), "a hosted tool")
+			return dst, wire.CannotEncode(codec.Gemini, wire.IndexPath("tools", i), "a hosted tool", codec.Capability{Kind: codec.CapTool, Tool: i})
 		case t.Strict.Set && t.Strict.Value:
-			return dst, wire.CannotEncode(codec.Gemini, wire.IndexPath("tools", i)+".strict", "strict: true (schema enforcement)")
+			return dst, wire.CannotEncode(codec.Gemini, wire.IndexPath("tools", i)+".strict", "strict: true (schema enforcement)", codec.Capability{Kind: codec.CapToolStrict, Tool: i})
 		case t.Parameters != "" && !geminiIsObject(t.Parameters):
 			return dst, wire.Invalid(wire.IndexPath("tools", i)+".parameters", "must be a JSON object")
 		}
@@ -480,7 +490,7 @@ func appendGeminiTools(dst []byte, req *codec.Request) ([]byte, *codec.Error) {
 func appendGeminiSystemInstruction(dst []byte, req *codec.Request) ([]byte, *codec.Error) {
 	written := false
 	var err *codec.Error
-	dst, written, err = appendGeminiSystemParts(dst, req.System, written, "system")
+	dst, written, err = appendGeminiSystemParts(dst, req.System, written, -1)
 	if err != nil {
 		return dst, err
 	}
@@ -489,7 +499,7 @@ func appendGeminiSystemInstruction(dst []byte, req *codec.Request) ([]byte, *cod
 		if m.Role != codec.RoleSystem && m.Role != codec.RoleDeveloper {
 			continue
 		}
-		dst, written, err = appendGeminiSystemParts(dst, m.Parts, written, wire.IndexPath("messages", i)+".content")
+		dst, written, err = appendGeminiSystemParts(dst, m.Parts, written, i)
 		if err != nil {
 			return dst, err
 		}
@@ -502,11 +512,11 @@ func appendGeminiSystemInstruction(dst []byte, req *codec.Request) ([]byte, *cod
 
 // appendGeminiSystemParts appends the non-empty parts to systemInstruction,
 // opening it before the first one; path names the parts for errors only.
-func appendGeminiSystemParts(dst []byte, parts []codec.Part, written bool, path string) ([]byte, bool, *codec.Error) {
+func appendGeminiSystemParts(dst []byte, parts []codec.Part, written bool, msg int) ([]byte, bool, *codec.Error) {
 	for j := range parts {
 		text, ok := geminiPartText(parts[j])
 		if !ok {
-			return dst, written, wire.CannotEncode(codec.Gemini, wire.IndexPath(path, j), "this system content part type")
+			return dst, written, wire.CannotEncode(codec.Gemini, geminiPartPath(msg, j), "this system content part type", codec.PartCapability(msg, j))
 		}
 		if text == "" {
 			continue

@@ -14,7 +14,7 @@ import (
 // is. Verbosity is OpenAI's alone and is rejected.
 func appendGeminiGenerationConfig(dst []byte, req *codec.Request, opts *codec.EncodeOptions) ([]byte, *codec.Error) {
 	if req.Verbosity != "" {
-		return dst, wire.CannotEncode(codec.Gemini, "verbosity", "output verbosity")
+		return dst, wire.CannotEncode(codec.Gemini, "verbosity", "output verbosity", codec.Capability{Kind: codec.CapVerbosity})
 	}
 	start := len(dst)
 	dst = append(dst, `,"generationConfig":{`...)

@@ -101,13 +101,13 @@ func appendResponsesRequest(dst []byte, req *codec.Request, opts *codec.EncodeOp
 func checkResponsesEncodable(req *codec.Request) *codec.Error {
 	switch {
 	case req.TopK.Set:
-		return wire.CannotEncode(codec.OpenAIResponses, "top_k", "top_k sampling")
+		return wire.CannotEncode(codec.OpenAIResponses, "top_k", "top_k sampling", codec.Capability{Kind: codec.CapTopK})
 	case len(req.StopSequences) > 0:
-		return wire.CannotEncode(codec.OpenAIResponses, "stop_sequences", "stop sequences")
+		return wire.CannotEncode(codec.OpenAIResponses, "stop_sequences", "stop sequences", codec.Capability{Kind: codec.CapStopSequences})
 	case req.PresencePenalty.Set:
-		return wire.CannotEncode(codec.OpenAIResponses, "presence_penalty", "a presence penalty")
+		return wire.CannotEncode(codec.OpenAIResponses, "presence_penalty", "a presence penalty", codec.Capability{Kind: codec.CapPresencePenalty})
 	case req.FrequencyPenalty.Set:
-		return wire.CannotEncode(codec.OpenAIResponses, "frequency_penalty", "a frequency penalty")
+		return wire.CannotEncode(codec.OpenAIResponses, "frequency_penalty", "a frequency penalty", codec.Capability{Kind: codec.CapFrequencyPenalty})
 	}
 	return nil
 }
@@ -120,13 +120,7 @@ func checkResponsesEncodable(req *codec.Request) *codec.Error {
 // grouped into message items.
 func appendResponsesItems(dst []byte, req *codec.Request, role codec.Role, parts []codec.Part, msg int, first *bool) ([]byte, *codec.Error) {
 	// Paths are only built for errors: this runs for every message.
-	partPath := func(k int) string {
-		base := "system"
-		if msg >= 0 {
-			base = wire.IndexPath("messages", msg)
-		}
-		return wire.IndexPath(base+".parts", k)
-	}
+	partPath := func(k int) string { return responsesPartPath(msg, k) }
 	comma := func() {
 		if !*first {
 			dst = append(dst, ',')
@@ -142,7 +136,7 @@ func appendResponsesItems(dst []byte, req *codec.Request, role codec.Role, parts
 		switch p.Type {
 		case codec.PartToolCall:
 			if role != codec.RoleAssistant {
-				return dst, wire.CannotEncode(codec.OpenAIResponses, partPath(i), "a tool call outside an assistant message")
+				return dst, wire.CannotEncode(codec.OpenAIResponses, partPath(i), "a tool call outside an assistant message", codec.PartCapability(msg, i))
 			}
 			comma()
 			dst = appendResponsesCallItem(dst, p)
@@ -150,11 +144,11 @@ func appendResponsesItems(dst []byte, req *codec.Request, role codec.Role, parts
 			continue
 		case codec.PartToolResult:
 			if role != codec.RoleUser {
-				return dst, wire.CannotEncode(codec.OpenAIResponses, partPath(i), "a tool result outside a user message")
+				return dst, wire.CannotEncode(codec.OpenAIResponses, partPath(i), "a tool result outside a user message", codec.PartCapability(msg, i))
 			}
 			comma()
 			var err *codec.Error
-			if dst, err = appendResponsesOutputItem(dst, p, responsesCustomCall(req, p.ToolCallID), partPath(i)); err != nil {
+			if dst, err = appendResponsesOutputItem(dst, p, responsesCustomCall(req, p.ToolCallID), msg, i); err != nil {
 				return dst, err
 			}
 			i++
@@ -184,14 +178,14 @@ func appendResponsesItems(dst []byte, req *codec.Request, role codec.Role, parts
 		for k := i; k < j; k++ {
 			switch parts[k].Type {
 			case codec.PartAudio:
-				return dst, wire.CannotEncode(codec.OpenAIResponses, partPath(k), "audio input")
+				return dst, wire.CannotEncode(codec.OpenAIResponses, partPath(k), "audio input", codec.PartCapability(msg, k))
 			case codec.PartImage, codec.PartDocument:
 				if role != codec.RoleUser {
-					return dst, wire.CannotEncode(codec.OpenAIResponses, partPath(k), "an image or document outside a user message")
+					return dst, wire.CannotEncode(codec.OpenAIResponses, partPath(k), "an image or document outside a user message", codec.PartCapability(msg, k))
 				}
 			case codec.PartText, codec.PartRefusal:
 			default:
-				return dst, wire.CannotEncode(codec.OpenAIResponses, partPath(k), "a "+parts[k].Type.String()+" part")
+				return dst, wire.CannotEncode(codec.OpenAIResponses, partPath(k), "a "+parts[k].Type.String()+" part", codec.PartCapability(msg, k))
 			}
 		}
 		comma()
@@ -303,7 +297,7 @@ func appendResponsesText(dst []byte, req *codec.Request) ([]byte, *codec.Error) 
 		return dst, nil
 	}
 	if f.Kind == codec.FormatJSONSchema && f.Schema == "" {
-		return dst, wire.CannotEncode(codec.OpenAIResponses, "text.format.schema", "a JSON schema output format without a schema")
+		return dst, wire.CannotEncode(codec.OpenAIResponses, "text.format.schema", "a JSON schema output format without a schema", codec.Capability{Kind: codec.CapFormat})
 	}
 	dst = append(dst, `,"text":{`...)
 	switch f.Kind {
@@ -469,7 +463,7 @@ func responsesCustomCall(req *codec.Request, id string) bool {
 // and input_image parts (Responses takes images in tool outputs). Responses
 // has no error flag: an error result's text is prefixed with "Error: ", which
 // decoders do not parse back.
-func appendResponsesOutputItem(dst []byte, p *codec.Part, custom bool, path string) ([]byte, *codec.Error) {
+func appendResponsesOutputItem(dst []byte, p *codec.Part, custom bool, msg, part int) ([]byte, *codec.Error) {
 	if custom {
 		dst = append(dst, `{"type":"custom_tool_call_output","call_id":`...)
 	} else {
@@ -510,8 +504,19 @@ func appendResponsesOutputItem(dst []byte, p *codec.Part, custom bool, path stri
 		case codec.PartImage:
 			dst = appendResponsesInputPart(dst, codec.RoleUser, c)
 		default:
-			return dst, wire.CannotEncode(codec.OpenAIResponses, wire.IndexPath(path+".content", i), "a "+c.Type.String()+" part in a tool result")
+			return dst, wire.CannotEncode(codec.OpenAIResponses, wire.IndexPath(responsesPartPath(msg, part)+".content", i), "a "+c.Type.String()+" part in a tool result",
+				codec.Capability{Kind: codec.CapResultContent, Message: msg, Part: part, Content: i})
 		}
 	}
 	return append(dst, "]}"...), nil
+}
+
+// responsesPartPath names part k of message msg, or of the system prompt
+// when msg is -1, in an encoding error.
+func responsesPartPath(msg, k int) string {
+	base := "system"
+	if msg >= 0 {
+		base = wire.IndexPath("messages", msg)
+	}
+	return wire.IndexPath(base+".parts", k)
 }

@@ -35,6 +35,7 @@ func HostedToolError(target codec.Protocol, t *codec.Tool, i int, option, why st
 	e := Invalid(IndexPath("tools", i), what+" cannot be translated for the "+string(target)+" upstream: "+why+
 		"; remove the tool from the request or ask the operator to drop it (field "+path+")")
 	e.Class = codec.ClassCapability
+	e.Capability = codec.Capability{Kind: codec.CapTool, Tool: i}
 	return e
 }
 
@@ -159,6 +160,7 @@ func CheckCustomFor(target codec.Protocol, t *codec.Tool, i int) *codec.Error {
 	e := Invalid(IndexPath("tools", i)+".format", `custom tool "`+t.Name+`" has a grammar format, which the `+string(target)+
 		` upstream cannot enforce (it gets a function with one string parameter); remove the format or use an OpenAI upstream`)
 	e.Class = codec.ClassCapability
+	e.Capability = codec.Capability{Kind: codec.CapToolGrammar, Tool: i}
 	return e
 }
 
