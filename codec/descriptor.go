@@ -56,6 +56,13 @@ type Descriptor struct {
 	// Listing describes the protocol's model listing; the zero Listing
 	// means it has none.
 	Listing Listing
+	// Fields is the field table of the family's client bodies: every
+	// top-level field its decoder knows, and the nested fields and
+	// content kinds whose class differs from their container's. It is
+	// set on the protocol that names the family (its siblings share it)
+	// and generated from the annotations beside the decoder's dispatch
+	// (codec/internal/fieldgen).
+	Fields []Field
 	// Origin is the provider family whose opaque reasoning values the
 	// protocol issues and accepts (signatures, encrypted content), or
 	// mapping.FamilyNone when it has none.

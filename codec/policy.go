@@ -229,245 +229,43 @@ func clear1(set *bool, unset func()) bool {
 	return true
 }
 
-// fieldClass is the class of a request field in the field table (fieldTable):
-// what happens to it on its way to the upstreams.
-type fieldClass uint8
+// FieldClass is the class of a request field in a field table
+// (Descriptor.Fields): what happens to it on its way to the upstreams.
+type FieldClass uint8
 
 // Field classes.
 const (
-	// fieldMapped is carried to every upstream protocol.
-	fieldMapped fieldClass = iota
-	// fieldHint has no effect on what the model generates; toward at least
+	// FieldMapped is carried to every upstream protocol.
+	FieldMapped FieldClass = iota
+	// FieldHint has no effect on what the model generates; toward at least
 	// one upstream protocol it is dropped and listed in Request.Dropped,
 	// and it is never rejected.
-	fieldHint
-	// fieldCapability changes what the model can produce and cannot be
+	FieldHint
+	// FieldCapability changes what the model can produce and cannot be
 	// carried toward at least one upstream protocol (or at all): it is
 	// rejected there (an Error of ClassCapability).
-	fieldCapability
+	FieldCapability
 )
 
 var fieldClassNames = [...]string{"mapped", "hint", "capability"}
 
 // String returns mapped, hint or capability.
-func (c fieldClass) String() string {
+func (c FieldClass) String() string {
 	if int(c) < len(fieldClassNames) {
 		return fieldClassNames[c]
 	}
 	return "class_" + strconv.Itoa(int(c))
 }
 
-// fieldRow is one request field a codec knows, with its class.
-type fieldRow struct {
-	// Protocol is the client protocol family whose request body holds the
-	// field: OpenAIChat, OpenAIResponses, AnthropicMessages (also
-	// vertex-anthropic) or Gemini (also vertex).
-	Protocol Protocol
-	// Path is the field's path in that body, with [] for any array index.
-	// A note in parentheses names the value the class is for, where other
-	// values of the field have another class ("response_format
-	// (json_object)").
+// Field is one request field a client codec knows, with its class over
+// every upstream protocol: capability when it is rejected toward at least
+// one, else hint when it is dropped toward at least one, else mapped.
+type Field struct {
+	// Path is the field's path in the client's body, with [] for any
+	// array index. A note in parentheses names the value or content kind
+	// the class is for, where others have another class
+	// ("response_format (json_object)").
 	Path string
-	// Class is the field's class over every upstream protocol: capability
-	// when it is rejected toward at least one, else hint when it is
-	// dropped toward at least one, else mapped.
-	Class fieldClass
-}
-
-// fieldTable is the field table: every top-level field each client codec
-// knows, and the nested fields and content kinds whose class differs from
-// their container's (hints such as cache_control, capabilities such as URL
-// images or citations). It is written by hand from the decoders' switch
-// statements; codec/policy_test.go (TestFieldTable) proves every row by
-// decoding a minimal request with the field and encoding it toward each
-// upstream protocol, and renders the field table of docs/compatibility.md
-// from it.
-var fieldTable = []fieldRow{
-	// OpenAI Chat Completions.
-	{OpenAIChat, "model", fieldMapped},
-	{OpenAIChat, "messages", fieldMapped},
-	{OpenAIChat, "max_tokens", fieldMapped},
-	{OpenAIChat, "max_completion_tokens", fieldMapped},
-	{OpenAIChat, "temperature", fieldMapped},
-	{OpenAIChat, "top_p", fieldMapped},
-	{OpenAIChat, "presence_penalty", fieldCapability},
-	{OpenAIChat, "frequency_penalty", fieldCapability},
-	{OpenAIChat, "seed", fieldHint},
-	{OpenAIChat, "stop", fieldCapability},
-	{OpenAIChat, "user", fieldHint},
-	{OpenAIChat, "safety_identifier", fieldHint},
-	{OpenAIChat, "stream", fieldMapped},
-	{OpenAIChat, "stream_options.include_usage", fieldMapped},
-	{OpenAIChat, "stream_options.include_obfuscation", fieldHint},
-	{OpenAIChat, "n", fieldCapability},
-	{OpenAIChat, "logprobs", fieldCapability},
-	{OpenAIChat, "top_logprobs", fieldCapability},
-	{OpenAIChat, "modalities", fieldCapability},
-	{OpenAIChat, "response_format", fieldMapped},
-	{OpenAIChat, "response_format (json_object)", fieldCapability},
-	{OpenAIChat, "reasoning_effort", fieldMapped},
-	{OpenAIChat, "verbosity", fieldCapability},
-	{OpenAIChat, "tools", fieldMapped},
-	{OpenAIChat, "tools[] (custom)", fieldCapability},
-	{OpenAIChat, "tool_choice", fieldMapped},
-	{OpenAIChat, "parallel_tool_calls", fieldHint},
-	{OpenAIChat, "store", fieldHint},
-	{OpenAIChat, "metadata", fieldHint},
-	{OpenAIChat, "service_tier", fieldHint},
-	{OpenAIChat, "prompt_cache_key", fieldHint},
-	{OpenAIChat, "prompt_cache_retention", fieldCapability},
-	{OpenAIChat, "logit_bias", fieldCapability},
-	{OpenAIChat, "audio", fieldCapability},
-	{OpenAIChat, "functions", fieldCapability},
-	{OpenAIChat, "function_call", fieldCapability},
-	{OpenAIChat, "prediction", fieldCapability},
-	{OpenAIChat, "web_search_options", fieldCapability},
-	{OpenAIChat, "messages[].name", fieldHint},
-	{OpenAIChat, "messages[].role (function)", fieldCapability},
-	{OpenAIChat, "messages[].tool_calls", fieldMapped},
-	{OpenAIChat, "messages[].reasoning_content", fieldHint},
-	{OpenAIChat, "messages[].annotations", fieldHint},
-	{OpenAIChat, "messages[].function_call", fieldCapability},
-	{OpenAIChat, "messages[].audio", fieldCapability},
-	{OpenAIChat, "messages[].content[] (image_url, base64)", fieldMapped},
-	{OpenAIChat, "messages[].content[] (image_url, URL)", fieldCapability},
-	{OpenAIChat, "messages[].content[].image_url.detail", fieldHint},
-	{OpenAIChat, "messages[].content[] (input_audio)", fieldCapability},
-	{OpenAIChat, "messages[].content[] (file)", fieldMapped},
-	{OpenAIChat, "messages[].content[].file.file_id", fieldCapability},
-
-	// OpenAI Responses.
-	{OpenAIResponses, "model", fieldMapped},
-	{OpenAIResponses, "input", fieldMapped},
-	{OpenAIResponses, "instructions", fieldMapped},
-	{OpenAIResponses, "max_output_tokens", fieldMapped},
-	{OpenAIResponses, "temperature", fieldMapped},
-	{OpenAIResponses, "top_p", fieldMapped},
-	{OpenAIResponses, "user", fieldHint},
-	{OpenAIResponses, "safety_identifier", fieldHint},
-	{OpenAIResponses, "stream", fieldMapped},
-	{OpenAIResponses, "stream_options.include_obfuscation", fieldHint},
-	{OpenAIResponses, "store", fieldHint},
-	{OpenAIResponses, "metadata", fieldHint},
-	{OpenAIResponses, "client_metadata", fieldHint},
-	{OpenAIResponses, "service_tier", fieldHint},
-	{OpenAIResponses, "prompt_cache_key", fieldHint},
-	{OpenAIResponses, "max_tool_calls", fieldHint},
-	{OpenAIResponses, "truncation", fieldHint},
-	{OpenAIResponses, "truncation (auto)", fieldCapability},
-	{OpenAIResponses, "include", fieldHint},
-	{OpenAIResponses, "include (message.output_text.logprobs)", fieldCapability},
-	{OpenAIResponses, "tools", fieldMapped},
-	{OpenAIResponses, "tools[] (custom)", fieldMapped},
-	{OpenAIResponses, "tools[] (namespace)", fieldMapped},
-	{OpenAIResponses, "tools[] (web_search)", fieldCapability},
-	{OpenAIResponses, "tools[] (tool_search, file_search, ...)", fieldCapability},
-	{OpenAIResponses, "tool_choice", fieldMapped},
-	{OpenAIResponses, "parallel_tool_calls", fieldHint},
-	{OpenAIResponses, "text.format", fieldMapped},
-	{OpenAIResponses, "text.format (json_object)", fieldCapability},
-	{OpenAIResponses, "text.verbosity", fieldCapability},
-	{OpenAIResponses, "reasoning.effort", fieldMapped},
-	{OpenAIResponses, "reasoning.summary", fieldHint},
-	{OpenAIResponses, "reasoning.context", fieldCapability},
-	{OpenAIResponses, "background", fieldCapability},
-	{OpenAIResponses, "top_logprobs", fieldCapability},
-	{OpenAIResponses, "previous_response_id", fieldCapability},
-	{OpenAIResponses, "conversation", fieldCapability},
-	{OpenAIResponses, "prompt", fieldCapability},
-	{OpenAIResponses, "prompt_cache_retention", fieldCapability},
-	{OpenAIResponses, "context_management", fieldCapability},
-	{OpenAIResponses, "moderation", fieldCapability},
-	{OpenAIResponses, "image", fieldCapability},
-	{OpenAIResponses, "input[].phase", fieldHint},
-	{OpenAIResponses, "input[] (function_call, function_call_output)", fieldMapped},
-	{OpenAIResponses, "input[] (item_reference)", fieldCapability},
-	{OpenAIResponses, "input[].content[] (input_image, base64)", fieldMapped},
-	{OpenAIResponses, "input[].content[] (input_image, URL)", fieldCapability},
-	{OpenAIResponses, "input[].content[].detail", fieldHint},
-	{OpenAIResponses, "input[].content[] (input_file)", fieldMapped},
-	{OpenAIResponses, "input[].content[].file_id", fieldCapability},
-
-	// Anthropic Messages (and Anthropic on Vertex).
-	{AnthropicMessages, "model", fieldMapped},
-	{AnthropicMessages, "messages", fieldMapped},
-	{AnthropicMessages, "system", fieldMapped},
-	{AnthropicMessages, "max_tokens", fieldMapped},
-	{AnthropicMessages, "temperature", fieldMapped},
-	{AnthropicMessages, "top_p", fieldMapped},
-	{AnthropicMessages, "top_k", fieldCapability},
-	{AnthropicMessages, "stop_sequences", fieldCapability},
-	{AnthropicMessages, "stream", fieldMapped},
-	{AnthropicMessages, "metadata.user_id", fieldHint},
-	{AnthropicMessages, "service_tier", fieldHint},
-	{AnthropicMessages, "inference_geo", fieldHint},
-	{AnthropicMessages, "speed", fieldHint},
-	{AnthropicMessages, "context_management", fieldHint},
-	{AnthropicMessages, "context_management (edits clearing tool uses, compaction)", fieldCapability},
-	{AnthropicMessages, "cache_control", fieldHint},
-	{AnthropicMessages, "diagnostics", fieldHint},
-	{AnthropicMessages, "thinking", fieldMapped},
-	{AnthropicMessages, "thinking.display", fieldHint},
-	{AnthropicMessages, "output_config.format", fieldMapped},
-	{AnthropicMessages, "output_config.effort", fieldMapped},
-	{AnthropicMessages, "tools", fieldMapped},
-	{AnthropicMessages, "tools[].cache_control", fieldHint},
-	{AnthropicMessages, "tools[].eager_input_streaming", fieldHint},
-	{AnthropicMessages, "tools[] (web_search_20250305)", fieldCapability},
-	{AnthropicMessages, "tool_choice", fieldMapped},
-	{AnthropicMessages, "tool_choice.disable_parallel_tool_use", fieldHint},
-	{AnthropicMessages, "mcp_servers", fieldCapability},
-	{AnthropicMessages, "container", fieldCapability},
-	{AnthropicMessages, "output_format", fieldCapability},
-	{AnthropicMessages, "messages[].content[].cache_control", fieldHint},
-	{AnthropicMessages, "messages[].content[] (tool_use, tool_result)", fieldMapped},
-	{AnthropicMessages, "messages[].content[] (image, base64)", fieldMapped},
-	{AnthropicMessages, "messages[].content[] (image, URL)", fieldCapability},
-	{AnthropicMessages, "messages[].content[] (document)", fieldMapped},
-	{AnthropicMessages, "messages[].content[].citations", fieldCapability},
-	{AnthropicMessages, "messages[].content[].context", fieldCapability},
-	{AnthropicMessages, "messages[].content[] (thinking)", fieldHint},
-
-	// Gemini (and Vertex).
-	{Gemini, "contents", fieldMapped},
-	{Gemini, "systemInstruction", fieldMapped},
-	{Gemini, "generationConfig.maxOutputTokens", fieldMapped},
-	{Gemini, "generationConfig.temperature", fieldMapped},
-	{Gemini, "generationConfig.topP", fieldMapped},
-	{Gemini, "generationConfig.topK", fieldCapability},
-	{Gemini, "generationConfig.seed", fieldHint},
-	{Gemini, "generationConfig.presencePenalty", fieldCapability},
-	{Gemini, "generationConfig.frequencyPenalty", fieldCapability},
-	{Gemini, "generationConfig.stopSequences", fieldCapability},
-	{Gemini, "generationConfig.candidateCount", fieldCapability},
-	{Gemini, "generationConfig.responseMimeType (application/json)", fieldCapability},
-	{Gemini, "generationConfig.responseJsonSchema", fieldMapped},
-	{Gemini, "generationConfig.responseSchema", fieldMapped},
-	{Gemini, "generationConfig.thinkingConfig", fieldMapped},
-	{Gemini, "generationConfig.thinkingConfig.includeThoughts", fieldHint},
-	{Gemini, "generationConfig.responseModalities", fieldCapability},
-	{Gemini, "generationConfig.mediaResolution", fieldHint},
-	{Gemini, "generationConfig.responseLogprobs", fieldCapability},
-	{Gemini, "generationConfig.logprobs", fieldCapability},
-	{Gemini, "generationConfig.audioTimestamp", fieldCapability},
-	{Gemini, "generationConfig.speechConfig", fieldCapability},
-	{Gemini, "generationConfig.imageConfig", fieldCapability},
-	{Gemini, "safetySettings", fieldHint},
-	{Gemini, "labels", fieldHint},
-	{Gemini, "serviceTier", fieldHint},
-	{Gemini, "modelArmorConfig", fieldHint},
-	{Gemini, "model", fieldHint},
-	{Gemini, "cachedContent", fieldCapability},
-	{Gemini, "tools", fieldMapped},
-	{Gemini, "tools[].googleSearch", fieldCapability},
-	{Gemini, "tools[].functionDeclarations[].response", fieldCapability},
-	{Gemini, "tools[].functionDeclarations[].behavior", fieldCapability},
-	{Gemini, "toolConfig.functionCallingConfig", fieldMapped},
-	{Gemini, "toolConfig.functionCallingConfig.mode (VALIDATED)", fieldCapability},
-	{Gemini, "toolConfig.retrievalConfig", fieldCapability},
-	{Gemini, "contents[].parts[] (functionCall, functionResponse)", fieldMapped},
-	{Gemini, "contents[].parts[] (inlineData)", fieldMapped},
-	{Gemini, "contents[].parts[] (fileData)", fieldCapability},
-	{Gemini, "contents[].parts[] (thought)", fieldHint},
-	{Gemini, "contents[].parts[].thoughtSignature", fieldHint},
+	// Class is the field's class.
+	Class FieldClass
 }

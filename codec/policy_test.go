@@ -36,7 +36,8 @@ const (
 	exPDF         = `JVBERi0=`
 )
 
-// policyExamples sets each field of fieldTable in its protocol's policyBase:
+// policyExamples sets each field of the field tables (Descriptor.Fields) in
+// its protocol's policyBase:
 // pairs of sjson path and raw JSON value.
 var policyExamples = map[codec.Protocol]map[string][]string{
 	codec.OpenAIChat: {
@@ -131,6 +132,9 @@ var policyExamples = map[codec.Protocol]map[string][]string{
 		"background":                {"background", `true`},
 		"top_logprobs":              {"top_logprobs", `2`},
 		"previous_response_id":      {"previous_response_id", `"resp_1"`},
+		"prompt_cache_options":      {"prompt_cache_options", `{"mode":"x"}`},
+		"access_programs":           {"access_programs", `["p"]`},
+		"reasoning.mode":            {"reasoning", `{"mode":"x"}`},
 		"conversation":              {"conversation", `"conv_1"`},
 		"prompt":                    {"prompt", `{"id":"p"}`},
 		"prompt_cache_retention":    {"prompt_cache_retention", `"24h"`},
@@ -177,9 +181,10 @@ var policyExamples = map[codec.Protocol]map[string][]string{
 		"tool_choice":                           {"tools", exClaudeTools, "tool_choice", `{"type":"any"}`},
 		"tool_choice.disable_parallel_tool_use": {"tools", exClaudeTools, "tool_choice", `{"type":"auto","disable_parallel_tool_use":true}`},
 		"mcp_servers":                           {"mcp_servers", `[{"type":"url","url":"https://example.com","name":"s"}]`},
-		"container":                             {"container", `"c1"`},
-		"output_format":                         {"output_format", `{"type":"json_schema","schema":{"type":"object"}}`},
-		"messages[].content[].cache_control":    {"messages.0.content", `[{"type":"text","text":"Hi","cache_control":{"type":"ephemeral"}}]`},
+		"tools[] (bash_20250124, code_execution, ...)": {"tools", `[{"type":"bash_20250124","name":"bash"}]`},
+		"container":                          {"container", `"c1"`},
+		"output_format":                      {"output_format", `{"type":"json_schema","schema":{"type":"object"}}`},
+		"messages[].content[].cache_control": {"messages.0.content", `[{"type":"text","text":"Hi","cache_control":{"type":"ephemeral"}}]`},
 		"messages[].content[] (tool_use, tool_result)": {"tools", exClaudeTools, "messages", `[{"role":"user","content":"Hi"},` +
 			`{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{}}]},` +
 			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}]`},
@@ -315,7 +320,7 @@ func TestFieldTable(t *testing.T) {
 		}
 	}
 	seen := map[codec.Protocol]map[string]bool{}
-	for _, f := range codec.FieldTable {
+	for _, f := range fieldTable() {
 		if seen[f.Protocol] == nil {
 			seen[f.Protocol] = map[string]bool{}
 		}
@@ -340,7 +345,7 @@ func TestFieldTable(t *testing.T) {
 	for p, m := range policyExamples {
 		for path := range m {
 			if !seen[p][path] {
-				t.Errorf("%s %s: example without a row in fieldTable", p, path)
+				t.Errorf("%s %s: example without a row in the field table", p, path)
 			}
 		}
 	}
@@ -377,7 +382,7 @@ func renderFieldTable() string {
 	cols := []codec.Protocol{codec.OpenAIChat, codec.OpenAIResponses, codec.AnthropicMessages, codec.Gemini}
 	var order []string
 	cells := map[string]map[codec.Protocol]codec.FieldClass{}
-	for _, f := range codec.FieldTable {
+	for _, f := range fieldTable() {
 		if cells[f.Path] == nil {
 			cells[f.Path] = map[codec.Protocol]codec.FieldClass{}
 			order = append(order, f.Path)
@@ -467,4 +472,22 @@ func TestRequestDrop(t *testing.T) {
 			t.Errorf("Drop(%+v) on an empty request succeeded", c)
 		}
 	}
+}
+
+// fieldRow is a row of a family's field table.
+type fieldRow struct {
+	Protocol codec.Protocol
+	codec.Field
+}
+
+// fieldTable is the rows of every family's field table (Descriptor.Fields,
+// on the protocol that names the family).
+func fieldTable() []fieldRow {
+	var rows []fieldRow
+	for _, p := range codec.Protocols() {
+		for _, f := range p.Descriptor().Fields {
+			rows = append(rows, fieldRow{p, f})
+		}
+	}
+	return rows
 }

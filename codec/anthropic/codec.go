@@ -1,5 +1,7 @@
 package anthropic
 
+//go:generate go run ../internal/fieldgen/cmd/fieldgen
+
 import (
 	"sync"
 
@@ -22,6 +24,7 @@ func init() {
 		Origin:        mapping.FamilyAnthropic,
 		ResponseModel: anthropicResponseModel,
 		Overloaded529: true,
+		Fields:        fields,
 	}, anthropicCodec{})
 	codec.Register(codec.Descriptor{
 		Name: codec.VertexAnthropic, Family: codec.AnthropicMessages, ModelInPath: true, Located: true,

@@ -53,66 +53,67 @@ func decodeAnthropicRequest(root gjson.Result, req *request, vertex bool) *codec
 }
 
 // field decodes one top-level field.
+//fields:all
 func (d *anthropicRequestDecoder) field(name string, v gjson.Result) *codec.Error {
 	req := d.req
 	switch name {
-	case "model":
+	case "model": //field:mapped
 		return d.model(v)
-	case "messages":
+	case "messages": //field:mapped
 		return d.messages(v)
-	case "system":
+	case "system": //field:mapped
 		return d.system(v)
-	case "max_tokens":
+	case "max_tokens": //field:mapped
 		return wire.ReadInt(v, "max_tokens", &req.MaxTokens)
-	case "temperature":
+	case "temperature": //field:mapped
 		return wire.ReadFloat(v, "temperature", &req.Temperature)
-	case "top_p":
+	case "top_p": //field:mapped
 		return wire.ReadFloat(v, "top_p", &req.TopP)
-	case "top_k":
+	case "top_k": //field:capability
 		return wire.ReadInt(v, "top_k", &req.TopK)
-	case "stop_sequences":
+	case "stop_sequences": //field:capability
 		var err *codec.Error
 		req.StopSequences, err = wire.ReadStringList(v, "stop_sequences", false, req.StopSequences)
 		return err
-	case "stream":
+	case "stream": //field:mapped
 		if v.Type == gjson.Null {
 			return nil
 		}
 		var err *codec.Error
 		req.Stream, err = wire.ReadBool(v, "stream")
 		return err
-	case "metadata":
+	case "metadata": //field:-
 		return d.metadata(v)
-	case "anthropic_version":
+	case "anthropic_version": //field:-
 		// Only the Vertex dialect carries the API version in the body; the
 		// encoder of the upstream protocol writes its own.
 		if !d.vertex {
 			return wire.UnknownField(name)
 		}
 		return anthropicStringHint(req, name, v)
-	case "service_tier", "inference_geo", "speed":
+	case "service_tier", "inference_geo", "speed": //field:hint
 		// Capacity, region and speed choices steer the provider, not what
 		// the model generates.
 		return anthropicStringHint(req, name, v)
-	case "context_management":
+	case "context_management": //field:hint
 		return anthropicContextManagement(req, v)
-	case "cache_control", "diagnostics":
+	case "cache_control", "diagnostics": //field:hint
 		// Automatic prompt caching (seen in real traffic) and cache
 		// diagnostics are provider-side optimisations.
 		return anthropicObjectHint(req, name, v)
-	case "thinking":
+	case "thinking": //field:mapped
 		return d.thinking(v)
-	case "output_config":
+	case "output_config": //field:-
 		return d.outputConfig(v)
-	case "tools":
+	case "tools": //field:mapped
 		return d.tools(v)
-	case "mcp_servers":
+	case "mcp_servers": //field:capability
 		return anthropicRejectNonEmpty(name, v, "MCP servers are not supported yet")
-	case "tool_choice":
+	case "tool_choice": //field:mapped
 		return d.toolChoice(v)
-	case "container":
+	case "container": //field:capability
 		return wire.RejectUnlessNull(v, name, "code execution containers are not supported")
-	case "output_format":
+	case "output_format": //field:capability
 		// The beta predecessor of output_config.format; the released API
 		// takes the format there.
 		return wire.RejectUnlessNull(v, name, "use output_config.format for structured output")
@@ -344,7 +345,7 @@ func (d *anthropicRequestDecoder) metadata(v gjson.Result) *codec.Error {
 	var err *codec.Error
 	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
 		switch key.Str {
-		case "user_id":
+		case "user_id": //field:metadata.user_id: hint
 			if value.Type != gjson.Null {
 				d.req.User, err = wire.ReadString(value, "metadata.user_id")
 			}
@@ -411,7 +412,7 @@ func anthropicContextManagement(req *request, v gjson.Result) *codec.Error {
 		i := 0
 		edits.ForEach(func(_, e gjson.Result) bool {
 			if typ := e.Get("type"); typ.Type != gjson.String || !strings.HasPrefix(typ.Str, "clear_thinking_") {
-				err = wire.UnsupportedField("context_management", "context editing of tool uses and compaction happen on Anthropic's servers, which no other protocol has (edits["+strconv.Itoa(i)+"] is "+strconv.Quote(typ.String())+")")
+				err = wire.UnsupportedField("context_management", "context editing of tool uses and compaction happen on Anthropic's servers, which no other protocol has (edits["+strconv.Itoa(i)+"] is "+strconv.Quote(typ.String())+")") //field:context_management (edits clearing tool uses, compaction): capability
 				return false
 			}
 			i++

@@ -105,9 +105,9 @@ func (f *anthropicBlock) collect(b gjson.Result, a *jsonx.Arena) {
 			f.typ = value
 		case "text":
 			f.text, bit = value, akText
-		case "cache_control":
+		case "cache_control": //field:messages[].content[].cache_control: hint
 			f.cacheControl, bit = value, akCacheControl
-		case "citations":
+		case "citations": //field:messages[].content[].citations: capability
 			f.citations, bit = value, akCitations
 		case "id":
 			f.id, bit = value, akID
@@ -198,15 +198,15 @@ func (d *anthropicRequestDecoder) block(b gjson.Result, pos anthropicBlockPos) (
 		}
 	}
 	switch f.typ.Str {
-	case "tool_use":
+	case "tool_use": //field:messages[].content[] (tool_use, tool_result): mapped
 		return anthropicToolUse(&f, pos)
 	case "tool_result":
 		return d.toolResult(&f, pos)
-	case "image":
+	case "image": //field:messages[].content[] (image, base64): mapped; messages[].content[] (image, URL): capability
 		return d.mediaSource(&f, pos, codec.PartImage)
-	case "document":
+	case "document": //field:messages[].content[] (document): mapped
 		return d.document(&f, pos)
-	case "thinking", "redacted_thinking":
+	case "thinking", "redacted_thinking": //field:messages[].content[] (thinking): hint
 		return anthropicReasoningBlock(&f, pos)
 	}
 	switch {
@@ -318,7 +318,7 @@ func (d *anthropicRequestDecoder) document(f *anthropicBlock, pos anthropicBlock
 	case f.title.Type != gjson.Null && f.title.Type != gjson.String:
 		return codec.Part{}, wire.WrongType(pos.path(".title"), "string", f.title)
 	case f.context.Type != gjson.Null:
-		return codec.Part{}, wire.UnsupportedField(pos.path(".context"), "document context is not supported yet")
+		return codec.Part{}, wire.UnsupportedField(pos.path(".context"), "document context is not supported yet") //field:messages[].content[].context: capability
 	case f.citations.Type == gjson.Null:
 	case !f.citations.IsObject():
 		return codec.Part{}, wire.WrongType(pos.path(".citations"), "object", f.citations)

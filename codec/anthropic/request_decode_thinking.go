@@ -35,7 +35,7 @@ func (d *anthropicRequestDecoder) thinking(v gjson.Result) *codec.Error {
 			typ = value
 		case "budget_tokens":
 			budget = value
-		case "display":
+		case "display": //field:thinking.display: hint
 			display = value
 		default:
 			if other == "" {
@@ -108,9 +108,9 @@ func (d *anthropicRequestDecoder) outputConfig(v gjson.Result) *codec.Error {
 	var err *codec.Error
 	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
 		switch key.Str {
-		case "effort":
+		case "effort": //field:output_config.effort: mapped
 			err = d.outputEffort(value)
-		case "format":
+		case "format": //field:output_config.format: mapped
 			err = d.outputFormat(value)
 		default:
 			err = wire.UnknownField("output_config." + key.Str)

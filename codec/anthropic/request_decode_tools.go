@@ -63,9 +63,9 @@ func (d *anthropicRequestDecoder) tool(t gjson.Result, i int) (codec.Tool, *code
 			schema = value
 		case "strict":
 			strict = value
-		case "cache_control":
+		case "cache_control": //field:tools[].cache_control: hint
 			hints[0] = value
-		case "eager_input_streaming":
+		case "eager_input_streaming": //field:tools[].eager_input_streaming: hint
 			hints[1] = value
 		case "defer_loading":
 			hints[2] = value
@@ -83,10 +83,10 @@ func (d *anthropicRequestDecoder) tool(t gjson.Result, i int) (codec.Tool, *code
 	switch {
 	case typ.Type != gjson.Null && typ.Type != gjson.String:
 		return codec.Tool{}, wire.WrongType(path+".type", "string", typ)
-	case typ.Str == "web_search_20250305":
+	case typ.Str == "web_search_20250305": //field:tools[] (web_search_20250305): capability
 		return d.webSearchTool(t, path)
 	case typ.Str != "" && typ.Str != "custom":
-		return codec.Tool{}, wire.UnsupportedField(path+".type", `hosted tool "`+typ.Str+`" cannot be translated (only web_search_20250305 is); remove the tool or ask the operator to drop it (field `+path+`)`)
+		return codec.Tool{}, wire.UnsupportedField(path+".type", `hosted tool "`+typ.Str+`" cannot be translated (only web_search_20250305 is); remove the tool or ask the operator to drop it (field `+path+`)`) //field:tools[] (bash_20250124, code_execution, ...): capability
 	case unknown != "":
 		return codec.Tool{}, wire.UnknownField(path + "." + unknown)
 	case unsupported != "":
@@ -190,7 +190,7 @@ func (d *anthropicRequestDecoder) toolChoice(v gjson.Result) *codec.Error {
 			typ = value
 		case "name":
 			name = value
-		case "disable_parallel_tool_use":
+		case "disable_parallel_tool_use": //field:tool_choice.disable_parallel_tool_use: hint
 			parallel = value
 		default:
 			if unknown == "" {

@@ -1,5 +1,7 @@
 package chat
 
+//go:generate go run ../internal/fieldgen/cmd/fieldgen
+
 import (
 	"sync"
 
@@ -17,6 +19,7 @@ func init() {
 		FamilyHeaders: wire.OpenAIHeaders,
 		Listing:       wire.OpenAIModelList,
 		ResponseModel: []string{"model"},
+		Fields:        fields,
 	}, chatCodec{})
 }
 

@@ -60,96 +60,97 @@ type chatRequestDecoder struct {
 // mapped fields, harmless defaults of capabilities that are not translated
 // yet, hints that are recorded in Dropped, and capabilities that are
 // rejected.
+//fields:all
 func (d *chatRequestDecoder) field(key string, v gjson.Result) *codec.Error {
 	req := d.req
 	switch key {
 	// Mapped fields.
-	case "model":
+	case "model": //field:mapped
 		d.model = v
-	case "messages":
+	case "messages": //field:mapped
 		d.messages = v
-	case "max_tokens":
+	case "max_tokens": //field:mapped
 		return wire.ReadInt(v, key, &d.maxTokens)
-	case "max_completion_tokens":
+	case "max_completion_tokens": //field:mapped
 		return wire.ReadInt(v, key, &d.maxCompletionTokens)
-	case "temperature":
+	case "temperature": //field:mapped
 		return wire.ReadFloat(v, key, &req.Temperature)
-	case "top_p":
+	case "top_p": //field:mapped
 		return wire.ReadFloat(v, key, &req.TopP)
-	case "presence_penalty":
+	case "presence_penalty": //field:capability
 		return wire.ReadFloat(v, key, &req.PresencePenalty)
-	case "frequency_penalty":
+	case "frequency_penalty": //field:capability
 		return wire.ReadFloat(v, key, &req.FrequencyPenalty)
-	case "seed":
+	case "seed": //field:hint
 		return wire.ReadInt(v, key, &req.Seed)
-	case "stop":
+	case "stop": //field:capability
 		var err *codec.Error
 		req.StopSequences, err = wire.ReadStringList(v, key, true, req.StopSequences[:0])
 		return err
-	case "user":
+	case "user": //field:hint
 		return chatOptionalString(v, key, &d.user)
-	case "safety_identifier":
+	case "safety_identifier": //field:hint
 		return chatOptionalString(v, key, &d.safetyIdentifier)
-	case "stream":
+	case "stream": //field:mapped
 		return chatOptionalBool(v, key, &req.Stream)
-	case "stream_options":
+	case "stream_options": //field:-
 		return d.streamOptions(v)
 
 	// Capabilities that are accepted only with their harmless defaults.
-	case "n":
+	case "n": //field:capability
 		return chatChoiceCount(v)
-	case "logprobs":
+	case "logprobs": //field:capability
 		if v.Type == gjson.True {
 			return wire.UnsupportedField(key, "log probabilities are not supported yet")
 		}
 		var off bool
 		return chatOptionalBool(v, key, &off)
-	case "modalities":
+	case "modalities": //field:capability
 		return chatModalities(v)
 
 	// Reasoning and output settings.
-	case "response_format":
+	case "response_format": //field:mapped
 		return chatResponseFormat(v, &req.text, &req.Format)
-	case "reasoning_effort":
+	case "reasoning_effort": //field:mapped
 		return chatReasoningEffort(v, &req.Reasoning)
-	case "verbosity":
+	case "verbosity": //field:capability
 		return chatVerbosity(v, &req.Verbosity)
 
 	// Tool use, settled in finish: without tools, tool_choice auto or
 	// none and parallel_tool_calls are hints.
-	case "tools":
+	case "tools": //field:mapped
 		return d.tools(v)
-	case "tool_choice":
+	case "tool_choice": //field:mapped
 		return d.toolChoice(v)
-	case "parallel_tool_calls":
+	case "parallel_tool_calls": //field:hint
 		return wire.ReadOptBool(v, key, &req.ParallelToolCalls)
 
 	// Hints: they do not change what the model generates.
-	case "store":
+	case "store": //field:hint
 		return d.hint(key, v, chatIsBool(v), "boolean")
-	case "metadata":
+	case "metadata": //field:hint
 		return d.hint(key, v, v.IsObject(), "object")
-	case "service_tier", "prompt_cache_key":
+	case "service_tier", "prompt_cache_key": //field:hint
 		// prompt_cache_key only routes requests to OpenAI's prompt cache;
 		// no other upstream has it, and it guarantees no cache hit.
 		return d.hint(key, v, v.Type == gjson.String, "string")
-	case "prompt_cache_retention":
+	case "prompt_cache_retention": //field:capability
 		// A retention period is a promise about the upstream's cache that
 		// no translation can keep.
 		return wire.RejectUnlessNull(v, key, "prompt cache retention has no equivalent in translation")
 
 	// Capabilities outside the current scope.
-	case "top_logprobs":
+	case "top_logprobs": //field:capability
 		return wire.RejectUnlessNull(v, key, "log probabilities are not supported yet")
-	case "logit_bias":
+	case "logit_bias": //field:capability
 		return wire.RejectUnlessNull(v, key, "token biases cannot be translated")
-	case "audio":
+	case "audio": //field:capability
 		return wire.RejectUnlessNull(v, key, "audio output is not supported yet")
-	case "functions", "function_call":
+	case "functions", "function_call": //field:capability
 		return wire.RejectUnlessNull(v, key, "the deprecated functions API is not supported; use tools and tool_choice")
-	case "prediction":
+	case "prediction": //field:capability
 		return wire.RejectUnlessNull(v, key, "predicted outputs are not supported yet")
-	case "web_search_options":
+	case "web_search_options": //field:capability
 		// Search models always search with these options; every other
 		// protocol offers search as a tool the model may or may not call,
 		// which is a different request, so it is not approximated.
@@ -240,9 +241,9 @@ func (d *chatRequestDecoder) streamOptions(v gjson.Result) *codec.Error {
 	var err *codec.Error
 	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
 		switch key.Str {
-		case "include_usage":
+		case "include_usage": //field:stream_options.include_usage: mapped
 			err = chatOptionalBool(value, "stream_options.include_usage", &d.req.StreamUsage)
-		case "include_obfuscation":
+		case "include_obfuscation": //field:stream_options.include_obfuscation: hint
 			err = d.hint("stream_options.include_obfuscation", value, chatIsBool(value), "boolean")
 		default:
 			err = wire.UnknownField("stream_options." + key.Str)
@@ -309,7 +310,7 @@ func (d *chatRequestDecoder) tool(path string, v gjson.Result) *codec.Error {
 			typ = value
 		case "function":
 			fn = value
-		case "custom":
+		case "custom": //field:tools[] (custom): capability
 		default:
 			err = wire.UnknownField(path + "." + key.Str)
 		}
@@ -527,7 +528,7 @@ func chatResponseFormat(v gjson.Result, arena *jsonx.Arena, f *codec.OutputForma
 		return wire.WrongType("response_format.type", "string", typ)
 	}
 	switch typ.Str {
-	case "text", "json_object":
+	case "text", "json_object": //field:response_format (json_object): capability
 		switch {
 		case other != "":
 			return wire.UnknownField("response_format." + other)

@@ -336,27 +336,27 @@ func (d *chatRequestDecoder) messageField(i int, key string, v gjson.Result, f *
 		f.content = v
 	case "refusal":
 		f.refusal = v
-	case "name":
+	case "name": //field:messages[].name: hint
 		f.name = v
-	case "tool_calls":
+	case "tool_calls": //field:messages[].tool_calls: mapped
 		f.toolCalls = v
 	case "tool_call_id":
 		f.toolCallID = v
-	case "reasoning_content", "reasoning":
+	case "reasoning_content", "reasoning": //field:messages[].reasoning_content: hint
 		// The reasoning extension of DeepSeek and other compatible
 		// servers; OpenRouter, vLLM and Ollama call it reasoning, and
 		// clients (Qwen Code) replay it under either name.
 		f.reasoning = v
-	case "annotations":
+	case "annotations": //field:messages[].annotations: hint
 		// URL citations an assistant message carries when a client echoes a
 		// response back into history; they are not model input.
 		if v.Type == gjson.Null || chatIsEmptyArray(v) {
 			return nil
 		}
 		return d.hint(wire.IndexPath("messages", i)+".annotations", v, v.IsArray(), "array")
-	case "function_call":
+	case "function_call": //field:messages[].function_call: capability
 		return wire.RejectUnlessNull(v, wire.IndexPath("messages", i)+".function_call", "the deprecated functions API is not supported; use tool_calls")
-	case "audio":
+	case "audio": //field:messages[].audio: capability
 		return wire.RejectUnlessNull(v, wire.IndexPath("messages", i)+".audio", "audio is not supported yet")
 	default:
 		return wire.UnknownField(wire.IndexPath("messages", i) + "." + key)
@@ -382,7 +382,7 @@ func chatRole(i int, v gjson.Result) (codec.Role, *codec.Error) {
 		return codec.RoleSystem, nil
 	case "developer":
 		return codec.RoleDeveloper, nil
-	case "function":
+	case "function": //field:messages[].role (function): capability
 		return 0, wire.UnsupportedField(wire.IndexPath("messages", i)+".role", `role "function" (the deprecated functions API) is not supported; use tool messages`)
 	}
 	return 0, wire.Invalid(wire.IndexPath("messages", i)+".role", `unknown role "`+v.Str+`"`)
@@ -485,11 +485,11 @@ func (d *chatRequestDecoder) contentPart(i, j int, role codec.Role, v gjson.Resu
 	value := f.fields[field]
 	fieldPath := path + "." + chatPartFieldNames[field]
 	switch field {
-	case chatFieldImageURL:
+	case chatFieldImageURL: //field:messages[].content[] (image_url, base64): mapped; messages[].content[] (image_url, URL): capability
 		return d.imagePart(fieldPath, value)
-	case chatFieldInputAudio:
+	case chatFieldInputAudio: //field:messages[].content[] (input_audio): capability
 		return d.audioPart(fieldPath, value)
-	case chatFieldFile:
+	case chatFieldFile: //field:messages[].content[] (file): mapped
 		return d.filePart(fieldPath, value)
 	}
 	t := codec.PartText
@@ -546,7 +546,7 @@ func (d *chatRequestDecoder) imagePart(path string, v gjson.Result) *codec.Error
 		return err
 	}
 	if f[1].Type != gjson.Null {
-		if err := d.hint(path+".detail", f[1], f[1].Type == gjson.String, "string"); err != nil {
+		if err := d.hint(path+".detail", f[1], f[1].Type == gjson.String, "string"); err != nil { //field:messages[].content[].image_url.detail: hint
 			return err
 		}
 	}
@@ -597,7 +597,7 @@ func (d *chatRequestDecoder) filePart(path string, v gjson.Result) *codec.Error 
 		return err
 	}
 	if f[2].Type != gjson.Null {
-		return wire.UnsupportedField(path+".file_id", "file_id references name files stored by OpenAI; send file_data")
+		return wire.UnsupportedField(path+".file_id", "file_id references name files stored by OpenAI; send file_data") //field:messages[].content[].file.file_id: capability
 	}
 	data, err := chatRequiredString(f[0], path+".file_data")
 	if err != nil {

@@ -1,5 +1,7 @@
 package gemini
 
+//go:generate go run ../internal/fieldgen/cmd/fieldgen
+
 import (
 	"sync"
 
@@ -22,6 +24,7 @@ func init() {
 		Origin:        mapping.FamilyGemini,
 		ResponseModel: []string{"modelVersion"},
 		ErrorArrays:   true,
+		Fields:        fields,
 	}, geminiCodec{})
 	codec.Register(codec.Descriptor{
 		Name: codec.Vertex, Family: codec.Gemini, ModelInPath: true, Located: true,

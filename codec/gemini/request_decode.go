@@ -35,6 +35,7 @@ func (p geminiContentPath) part(j int) string {
 // backing []Part, sub-sliced per message, so that a conversation costs two
 // allocations whatever its length (plus one or two per text that holds
 // JSON escapes, which gjson unescapes into new strings).
+//fields:all
 func decodeGeminiRequest(root gjson.Result, req *request) *codec.Error {
 	// If the estimate falls short and the slice grows, the messages
 	// decoded so far keep pointing into the old array, whose parts are
@@ -45,42 +46,42 @@ func decodeGeminiRequest(root gjson.Result, req *request) *codec.Error {
 	var err *codec.Error
 	jsonx.EachMember(root, &req.text, func(k, v gjson.Result) bool {
 		switch k.Str {
-		case "contents":
+		case "contents": //field:mapped
 			if v.Type == gjson.Null {
 				return true
 			}
 			hasContents = true
 			parts, err = decodeGeminiContents(v, req, parts)
-		case "systemInstruction", "system_instruction":
+		case "systemInstruction", "system_instruction": //field:systemInstruction: mapped
 			parts, err = decodeGeminiSystemInstruction(v, k.Str, req, parts)
-		case "generationConfig", "generation_config":
+		case "generationConfig", "generation_config": //field:-
 			err = decodeGeminiGenerationConfig(v, k.Str, req)
-		case "safetySettings", "safety_settings":
+		case "safetySettings", "safety_settings": //field:safetySettings: hint
 			// Safety thresholds steer the provider's filters, not what the
 			// model generates; no other protocol has a slot for them.
 			err = dropGeminiHint(v, k.Str, req, "array", gjson.Result.IsArray)
-		case "labels":
+		case "labels": //field:hint
 			// Billing labels (Vertex) only tag the request.
 			err = dropGeminiHint(v, k.Str, req, "object", gjson.Result.IsObject)
-		case "serviceTier", "service_tier":
+		case "serviceTier", "service_tier": //field:serviceTier: hint
 			// The service tier is a scheduling hint, as service_tier is for
 			// OpenAI and Anthropic.
 			err = dropGeminiHint(v, k.Str, req, "string", isGeminiString)
-		case "modelArmorConfig", "model_armor_config":
+		case "modelArmorConfig", "model_armor_config": //field:modelArmorConfig: hint
 			// Model Armor templates (Vertex) are provider-side filters, like
 			// safetySettings.
 			err = dropGeminiHint(v, k.Str, req, "object", gjson.Result.IsObject)
-		case "model":
+		case "model": //field:hint
 			// Some SDKs repeat the model of the path in the body; the path
 			// is what the server uses.
 			err = dropGeminiHint(v, k.Str, req, "string", isGeminiString)
-		case "cachedContent", "cached_content":
+		case "cachedContent", "cached_content": //field:cachedContent: capability
 			if v.Type != gjson.Null {
 				err = wire.UnsupportedField(k.Str, "cached content is server-side state that other providers cannot read")
 			}
-		case "tools":
+		case "tools": //field:mapped
 			err = decodeGeminiTools(v, k.Str, req)
-		case "toolConfig", "tool_config":
+		case "toolConfig", "tool_config": //field:-
 			choice, err = decodeGeminiToolConfig(v, k.Str, req)
 		default:
 			err = wire.UnknownField(k.Str)

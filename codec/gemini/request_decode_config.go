@@ -101,27 +101,27 @@ func decodeGeminiGenerationField(name string, f gjson.Result, key string, req *r
 // Structured output fields are collected in format.
 func decodeGeminiGenerationValue(name string, f gjson.Result, key string, req *request, format *geminiFormat) *codec.Error {
 	switch name {
-	case "maxOutputTokens", "max_output_tokens":
+	case "maxOutputTokens", "max_output_tokens": //field:generationConfig.maxOutputTokens: mapped
 		return wire.ReadInt(f, "", &req.MaxTokens)
-	case "temperature":
+	case "temperature": //field:generationConfig.temperature: mapped
 		return wire.ReadFloat(f, "", &req.Temperature)
-	case "topP", "top_p":
+	case "topP", "top_p": //field:generationConfig.topP: mapped
 		return wire.ReadFloat(f, "", &req.TopP)
-	case "topK", "top_k":
+	case "topK", "top_k": //field:generationConfig.topK: capability
 		// topK is a float in Vertex's schema but integral in practice;
 		// the canonical cutoff is an integer.
 		return wire.ReadInt(f, "", &req.TopK)
-	case "seed":
+	case "seed": //field:generationConfig.seed: hint
 		return wire.ReadInt(f, "", &req.Seed)
-	case "presencePenalty", "presence_penalty":
+	case "presencePenalty", "presence_penalty": //field:generationConfig.presencePenalty: capability
 		return wire.ReadFloat(f, "", &req.PresencePenalty)
-	case "frequencyPenalty", "frequency_penalty":
+	case "frequencyPenalty", "frequency_penalty": //field:generationConfig.frequencyPenalty: capability
 		return wire.ReadFloat(f, "", &req.FrequencyPenalty)
-	case "stopSequences", "stop_sequences":
+	case "stopSequences", "stop_sequences": //field:generationConfig.stopSequences: capability
 		var err *codec.Error
 		req.StopSequences, err = wire.ReadStringList(f, "", false, req.StopSequences[:0])
 		return err
-	case "candidateCount", "candidate_count":
+	case "candidateCount", "candidate_count": //field:generationConfig.candidateCount: capability
 		var n codec.OptInt
 		if err := wire.ReadInt(f, "", &n); err != nil {
 			return err
@@ -129,7 +129,7 @@ func decodeGeminiGenerationValue(name string, f gjson.Result, key string, req *r
 		if n.Value != 0 && n.Value != 1 {
 			return wire.UnsupportedField("", "only one candidate is supported")
 		}
-	case "responseMimeType", "response_mime_type":
+	case "responseMimeType", "response_mime_type": //field:generationConfig.responseMimeType (application/json): capability
 		switch f.Type {
 		case gjson.Null:
 			format.mime, format.mimeKey = "", name
@@ -138,15 +138,15 @@ func decodeGeminiGenerationValue(name string, f gjson.Result, key string, req *r
 		default:
 			return wire.WrongType("", "string", f)
 		}
-	case "responseJsonSchema", "response_json_schema":
+	case "responseJsonSchema", "response_json_schema": //field:generationConfig.responseJsonSchema: mapped
 		format.schema, format.schemaKey = f, name
-	case "responseSchema", "response_schema":
+	case "responseSchema", "response_schema": //field:generationConfig.responseSchema: mapped
 		format.legacyValue, format.legacyKey = f, name
-	case "thinkingConfig", "thinking_config":
+	case "thinkingConfig", "thinking_config": //field:generationConfig.thinkingConfig: mapped
 		return decodeGeminiThinkingConfig(f, req)
-	case "responseModalities", "response_modalities":
+	case "responseModalities", "response_modalities": //field:generationConfig.responseModalities: capability
 		return decodeGeminiModalities(f)
-	case "mediaResolution", "media_resolution":
+	case "mediaResolution", "media_resolution": //field:generationConfig.mediaResolution: hint
 		// The resolution at which input media are tokenised has no
 		// canonical slot; it only affects cost and detail of media input.
 		switch f.Type {
@@ -156,7 +156,7 @@ func decodeGeminiGenerationValue(name string, f gjson.Result, key string, req *r
 		default:
 			return wire.WrongType("", "string", f)
 		}
-	case "responseLogprobs", "response_logprobs", "audioTimestamp", "audio_timestamp":
+	case "responseLogprobs", "response_logprobs", "audioTimestamp", "audio_timestamp": //field:generationConfig.responseLogprobs: capability; generationConfig.audioTimestamp: capability
 		switch f.Type {
 		case gjson.Null, gjson.False:
 		case gjson.True:
@@ -164,7 +164,7 @@ func decodeGeminiGenerationValue(name string, f gjson.Result, key string, req *r
 		default:
 			return wire.WrongType("", "boolean", f)
 		}
-	case "logprobs":
+	case "logprobs": //field:generationConfig.logprobs: capability
 		var n codec.OptInt
 		if err := wire.ReadInt(f, "", &n); err != nil {
 			return err
@@ -172,7 +172,7 @@ func decodeGeminiGenerationValue(name string, f gjson.Result, key string, req *r
 		if n.Value != 0 {
 			return wire.UnsupportedField("", geminiGenerationWhy(name))
 		}
-	case "speechConfig", "speech_config", "imageConfig", "image_config":
+	case "speechConfig", "speech_config", "imageConfig", "image_config": //field:generationConfig.speechConfig: capability; generationConfig.imageConfig: capability
 		if f.Type != gjson.Null {
 			return wire.UnsupportedField("", geminiGenerationWhy(name))
 		}
@@ -225,7 +225,7 @@ func decodeGeminiThinkingConfig(v gjson.Result, req *request) *codec.Error {
 			if err = wire.ReadInt(f, "."+k.Str, &budget); err == nil && budget.Set && budget.Value < -1 {
 				err = wire.Invalid("."+k.Str, "must be -1 (dynamic), 0 (off) or a positive token budget")
 			}
-		case "includeThoughts", "include_thoughts":
+		case "includeThoughts", "include_thoughts": //field:generationConfig.thinkingConfig.includeThoughts: hint
 			r.IncludeThoughts = codec.OptBool{}
 			err = wire.ReadOptBool(f, "."+k.Str, &r.IncludeThoughts)
 		case "thinkingLevel", "thinking_level":

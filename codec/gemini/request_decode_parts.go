@@ -225,7 +225,7 @@ func decodeGeminiPart(p gjson.Result, path geminiContentPath, j int, req *reques
 			default:
 				err = wire.WrongType(path.part(j)+".text", "string", v)
 			}
-		case "thought":
+		case "thought": //field:contents[].parts[] (thought): hint
 			// thought:false is the default and means plain text.
 			switch v.Type {
 			case gjson.False, gjson.Null:
@@ -235,7 +235,7 @@ func decodeGeminiPart(p gjson.Result, path geminiContentPath, j int, req *reques
 			default:
 				err = wire.WrongType(path.part(j)+".thought", "boolean", v)
 			}
-		case "thoughtSignature", "thought_signature":
+		case "thoughtSignature", "thought_signature": //field:contents[].parts[].thoughtSignature: hint
 			switch v.Type {
 			case gjson.Null:
 				sig, sigKey = "", ""
@@ -244,7 +244,7 @@ func decodeGeminiPart(p gjson.Result, path geminiContentPath, j int, req *reques
 			default:
 				err = wire.WrongType(path.part(j)+"."+k.Str, "string", v)
 			}
-		case "functionCall", "function_call":
+		case "functionCall", "function_call": //field:contents[].parts[] (functionCall, functionResponse): mapped
 			if v.Type == gjson.Null {
 				break
 			}
@@ -258,7 +258,7 @@ func decodeGeminiPart(p gjson.Result, path geminiContentPath, j int, req *reques
 			if err = geminiOneKind(&kind, k.Str, path, j); err == nil {
 				part, err = decodeGeminiFunctionResponse(v, path.part(j)+"."+k.Str, &req.text)
 			}
-		case "inlineData", "inline_data", "fileData", "file_data":
+		case "inlineData", "inline_data", "fileData", "file_data": //field:contents[].parts[] (inlineData): mapped; contents[].parts[] (fileData): capability
 			if v.Type == gjson.Null {
 				break
 			}

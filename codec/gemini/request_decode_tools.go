@@ -50,7 +50,7 @@ func decodeGeminiTool(t gjson.Result, path string, req *request) *codec.Error {
 		switch {
 		case k.Str == "functionDeclarations" || k.Str == "function_declarations":
 			err = decodeGeminiFunctionDeclarations(f, path+"."+k.Str, req)
-		case k.Str == "googleSearch" || k.Str == "google_search":
+		case k.Str == "googleSearch" || k.Str == "google_search": //field:tools[].googleSearch: capability
 			err = decodeGeminiSearch(f, path+"."+k.Str, req)
 		case geminiHostedTools[k.Str]:
 			if f.Type != gjson.Null {
@@ -135,11 +135,11 @@ func decodeGeminiFunctionDeclaration(f gjson.Result, path string, req *request) 
 			legacy, legacyKey = v, k.Str
 		case "parametersJsonSchema", "parameters_json_schema":
 			schema, schemaKey = v, k.Str
-		case "response", "responseJsonSchema", "response_json_schema":
+		case "response", "responseJsonSchema", "response_json_schema": //field:tools[].functionDeclarations[].response: capability
 			if v.Type != gjson.Null {
 				err = wire.UnsupportedField(path+"."+k.Str, "schemas of a function's return value have no equivalent in other protocols")
 			}
-		case "behavior":
+		case "behavior": //field:tools[].functionDeclarations[].behavior: capability
 			if v.Type != gjson.Null && !(v.Type == gjson.String && (v.Str == "BLOCKING" || v.Str == "UNSPECIFIED")) {
 				err = wire.UnsupportedField(path+".behavior", "non-blocking functions (Live API) are not supported")
 			}
@@ -404,9 +404,9 @@ func decodeGeminiToolConfig(v gjson.Result, key string, req *request) (geminiToo
 	var err *codec.Error
 	jsonx.EachMember(v, &req.text, func(k, f gjson.Result) bool {
 		switch k.Str {
-		case "functionCallingConfig", "function_calling_config":
+		case "functionCallingConfig", "function_calling_config": //field:toolConfig.functionCallingConfig: mapped
 			c, err = decodeGeminiFunctionCallingConfig(f, key+"."+k.Str, req)
-		case "retrievalConfig", "retrieval_config":
+		case "retrievalConfig", "retrieval_config": //field:toolConfig.retrievalConfig: capability
 			if f.Type != gjson.Null {
 				err = wire.UnsupportedField(key+"."+k.Str, "retrieval configuration is for hosted tools, which are not supported yet")
 			}
@@ -446,7 +446,7 @@ func decodeGeminiFunctionCallingConfig(v gjson.Result, path string, req *request
 				req.ToolChoice.Mode = codec.ToolChoiceNone
 			case "ANY":
 				req.ToolChoice.Mode = codec.ToolChoiceRequired
-			case "VALIDATED":
+			case "VALIDATED": //field:toolConfig.functionCallingConfig.mode (VALIDATED): capability
 				err = wire.UnsupportedField(fpath, "mode VALIDATED has no equivalent in other protocols")
 			default:
 				err = wire.Invalid(fpath, `must be "AUTO", "ANY", "NONE" or "VALIDATED"`)

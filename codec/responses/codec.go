@@ -1,5 +1,7 @@
 package responses
 
+//go:generate go run ../internal/fieldgen/cmd/fieldgen
+
 import (
 	"sync"
 
@@ -24,6 +26,7 @@ func init() {
 		Listing:       wire.OpenAIModelList,
 		Origin:        mapping.FamilyOpenAI,
 		ResponseModel: []string{"model", "response.model"},
+		Fields:        fields,
 	}, responsesCodec{})
 }
 

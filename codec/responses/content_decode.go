@@ -129,7 +129,7 @@ func appendResponsesContent(parts []codec.Part, part gjson.Result, role codec.Ro
 			return parts, wire.Invalid(path()+".type", `content part type "refusal" is only valid in assistant messages`)
 		}
 		allowed, kind, text = responsesRefusalKeys, codec.PartRefusal, p.refusal
-	case "input_image", "input_file":
+	case "input_image", "input_file": //field:input[].content[] (input_image, base64): mapped; input[].content[] (input_image, URL): capability; input[].content[] (input_file): mapped
 		return appendResponsesMedia(parts, &p, part, role, path(), inOutput, req)
 	case "input_audio":
 		return parts, wire.UnsupportedField(path(), "audio input cannot be translated for the "+string(codec.OpenAIResponses)+" protocol")
@@ -178,7 +178,7 @@ func appendResponsesMedia(parts []codec.Part, p *responsesPart, part gjson.Resul
 	case inOutput && !image:
 		return parts, wire.UnsupportedField(path, "files in a function_call_output cannot be translated; send them in a user message")
 	case p.fileID.Exists() && p.fileID.Type != gjson.Null:
-		return parts, wire.UnsupportedField(path+".file_id", "file_id names a file stored on OpenAI's servers; send the data or a URL")
+		return parts, wire.UnsupportedField(path+".file_id", "file_id names a file stored on OpenAI's servers; send the data or a URL") //field:input[].content[].file_id: capability
 	}
 	out := codec.Part{Type: codec.PartImage}
 	var src gjson.Result
@@ -246,7 +246,7 @@ func appendResponsesMedia(parts []codec.Part, p *responsesPart, part gjson.Resul
 		switch d {
 		case "auto":
 		case "low", "high", "original":
-			req.Dropped = append(req.Dropped, path+".detail")
+			req.Dropped = append(req.Dropped, path+".detail") //field:input[].content[].detail: hint
 		default:
 			return parts, wire.Invalid(path+".detail", `must be "auto", "low", "high" or "original"`)
 		}

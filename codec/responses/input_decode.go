@@ -173,7 +173,7 @@ func collectResponsesItem(item gjson.Result, a *jsonx.Arena) responsesItem {
 		case "status":
 			it.keys |= responsesKeyStatus
 			dst = &it.sts
-		case "phase":
+		case "phase": //field:input[].phase: hint
 			it.keys |= responsesKeyPhase
 			dst = &it.phase
 		default:
@@ -244,9 +244,9 @@ func decodeResponsesItem(item gjson.Result, i int, parts []codec.Part, req *requ
 		if it.keys&responsesKeyRole == 0 && it.keys&responsesKeyID != 0 {
 			// An item with only an id is an item reference, whose
 			// type is optional.
-			return 0, 0, parts, wire.UnsupportedField(wire.IndexPath("input", i), `input item type "item_reference" is not supported yet`)
+			return 0, 0, parts, wire.UnsupportedField(wire.IndexPath("input", i), `input item type "item_reference" is not supported yet`) //field:input[] (item_reference): capability
 		}
-	case "function_call", "custom_tool_call":
+	case "function_call", "custom_tool_call": //field:input[] (function_call, function_call_output): mapped
 		parts, err := decodeResponsesCall(item, i, parts, typ == "custom_tool_call", req)
 		return codec.RoleAssistant, responsesItemCall, parts, err
 	case "function_call_output", "custom_tool_call_output":

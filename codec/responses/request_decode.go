@@ -59,23 +59,24 @@ func decodeResponsesRequest(root gjson.Result, req *request) *codec.Error {
 
 // field decodes one top-level key. null means absent for every optional
 // field, so a null known field is accepted and ignored.
+//fields:all
 func (d *responsesRequestDecoder) field(key string, v gjson.Result) *codec.Error {
 	req := d.req
 	switch key {
 	// Mapped fields.
-	case "model":
+	case "model": //field:mapped
 		if v.Type == gjson.Null {
 			return nil
 		}
 		s, err := wire.ReadString(v, key)
 		req.Model = s
 		return err
-	case "input":
+	case "input": //field:mapped
 		if v.Type != gjson.Null && v.Type != gjson.String && !v.IsArray() {
 			return wire.WrongType(key, "string or array", v)
 		}
 		d.input = v
-	case "instructions":
+	case "instructions": //field:mapped
 		if v.Type == gjson.Null {
 			return nil
 		}
@@ -85,27 +86,27 @@ func (d *responsesRequestDecoder) field(key string, v gjson.Result) *codec.Error
 		// by upstreams such as Anthropic.
 		d.instructions = s
 		return err
-	case "max_output_tokens":
+	case "max_output_tokens": //field:mapped
 		return wire.ReadInt(v, key, &req.MaxTokens)
-	case "temperature":
+	case "temperature": //field:mapped
 		return wire.ReadFloat(v, key, &req.Temperature)
-	case "top_p":
+	case "top_p": //field:mapped
 		return wire.ReadFloat(v, key, &req.TopP)
-	case "user":
+	case "user": //field:hint
 		if v.Type == gjson.Null {
 			return nil
 		}
 		s, err := wire.ReadString(v, key)
 		req.User, d.userSet = s, s != ""
 		return err
-	case "safety_identifier":
+	case "safety_identifier": //field:hint
 		if v.Type == gjson.Null {
 			return nil
 		}
 		s, err := wire.ReadString(v, key)
 		d.safetyIdentifier, d.safetySet = s, true
 		return err
-	case "stream":
+	case "stream": //field:mapped
 		if v.Type == gjson.Null {
 			return nil
 		}
@@ -113,34 +114,34 @@ func (d *responsesRequestDecoder) field(key string, v gjson.Result) *codec.Error
 		// Responses streams always end with usage in response.completed.
 		req.Stream, req.StreamUsage = b, b
 		return err
-	case "stream_options":
+	case "stream_options": //field:-
 		return d.streamOptions(v)
 
 	// Hints: they steer the provider, not what the model generates.
-	case "store":
+	case "store": //field:hint
 		return d.hint(key, v, responsesHintBool)
-	case "parallel_tool_calls":
+	case "parallel_tool_calls": //field:hint
 		return wire.ReadOptBool(v, key, &d.parallel)
-	case "metadata", "client_metadata":
+	case "metadata", "client_metadata": //field:hint
 		return d.hint(key, v, responsesHintObject)
-	case "service_tier", "prompt_cache_key":
+	case "service_tier", "prompt_cache_key": //field:hint
 		return d.hint(key, v, responsesHintString)
-	case "max_tool_calls":
+	case "max_tool_calls": //field:hint
 		// Kept until the tools are known (finishTools).
 		return wire.ReadInt(v, key, &d.maxToolCalls)
-	case "truncation":
+	case "truncation": //field:hint
 		return d.truncation(v)
-	case "include":
+	case "include": //field:hint
 		return d.include(v)
-	case "tool_choice":
+	case "tool_choice": //field:mapped
 		d.toolChoice = v
-	case "tools":
+	case "tools": //field:mapped
 		return decodeResponsesTools(v, req)
-	case "text":
+	case "text": //field:-
 		return responsesTextConfig(v, req)
-	case "reasoning":
+	case "reasoning": //field:-
 		return d.reasoning(v)
-	case "background":
+	case "background": //field:capability
 		if v.Type == gjson.Null {
 			return nil
 		}
@@ -149,7 +150,7 @@ func (d *responsesRequestDecoder) field(key string, v gjson.Result) *codec.Error
 			return wire.UnsupportedField(key, "background responses are kept on the provider's servers; llmbridge is stateless")
 		}
 		return err
-	case "top_logprobs":
+	case "top_logprobs": //field:capability
 		var n codec.OptInt
 		if err := wire.ReadInt(v, key, &n); err != nil {
 			return err
@@ -159,19 +160,19 @@ func (d *responsesRequestDecoder) field(key string, v gjson.Result) *codec.Error
 		}
 
 	// Capabilities outside the current scope.
-	case "previous_response_id", "conversation":
+	case "previous_response_id", "conversation": //field:capability
 		return wire.RejectUnlessNull(v, key, "server-side conversation state is not supported; send the history in input")
-	case "prompt":
+	case "prompt": //field:capability
 		return wire.RejectUnlessNull(v, key, "prompt templates are stored on the provider's servers and cannot be translated")
-	case "prompt_cache_retention", "prompt_cache_options":
+	case "prompt_cache_retention", "prompt_cache_options": //field:capability
 		return wire.RejectUnlessNull(v, key, "prompt cache lifetimes and modes cannot be guaranteed by other providers")
-	case "context_management":
+	case "context_management": //field:capability
 		return wire.RejectUnlessNull(v, key, "server-side context compaction is not supported")
-	case "moderation":
+	case "moderation": //field:capability
 		return wire.RejectUnlessNull(v, key, "provider-side moderation of input and output is not supported")
-	case "access_programs":
+	case "access_programs": //field:capability
 		return wire.RejectUnlessNull(v, key, "access programs are specific to OpenAI")
-	case "image":
+	case "image": //field:capability
 		return wire.RejectUnlessNull(v, key, "image options are not supported yet")
 	default:
 		return wire.UnknownField(key)
@@ -231,7 +232,7 @@ func (d *responsesRequestDecoder) streamOptions(v gjson.Result) *codec.Error {
 	var err *codec.Error
 	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
 		switch key.Str {
-		case "include_obfuscation":
+		case "include_obfuscation": //field:stream_options.include_obfuscation: hint
 			err = d.hint("stream_options.include_obfuscation", value, responsesHintBool)
 		default:
 			err = wire.UnknownField("stream_options." + key.Str)
@@ -256,7 +257,7 @@ func (d *responsesRequestDecoder) truncation(v gjson.Result) *codec.Error {
 		d.req.Dropped = append(d.req.Dropped, "truncation")
 		return nil
 	case "auto":
-		return wire.UnsupportedField("truncation", `"auto" truncation of the conversation is not supported`)
+		return wire.UnsupportedField("truncation", `"auto" truncation of the conversation is not supported`) //field:truncation (auto): capability
 	}
 	return wire.Invalid("truncation", `must be "auto" or "disabled"`)
 }
@@ -290,7 +291,7 @@ func (d *responsesRequestDecoder) include(v gjson.Result) *codec.Error {
 			"web_search_call.action.sources", "message.input_image.image_url",
 			"computer_call_output.output.image_url", "code_interpreter_call.outputs":
 			hint = true
-		case "message.output_text.logprobs":
+		case "message.output_text.logprobs": //field:include (message.output_text.logprobs): capability
 			err = wire.UnsupportedField(wire.IndexPath("include", n), "log probabilities are not supported")
 		default:
 			err = wire.Invalid(wire.IndexPath("include", n), `unknown include value "`+value.Str+`"`)
@@ -369,9 +370,9 @@ func responsesTextConfig(v gjson.Result, req *request) *codec.Error {
 	var err *codec.Error
 	jsonx.EachMember(v, &req.text, func(key, value gjson.Result) bool {
 		switch key.Str {
-		case "format":
+		case "format": //field:text.format: mapped
 			err = responsesTextFormat(value, req)
-		case "verbosity":
+		case "verbosity": //field:text.verbosity: capability
 			req.Verbosity, err = responsesVerbosity(value, "text.verbosity")
 		default:
 			err = wire.UnknownField("text." + key.Str)
@@ -419,7 +420,7 @@ func responsesTextFormat(v gjson.Result, req *request) *codec.Error {
 	var f codec.OutputFormat
 	switch s {
 	case "text":
-	case "json_object":
+	case "json_object": //field:text.format (json_object): capability
 		f.Kind = codec.FormatJSONObject
 	case "json_schema":
 		f.Kind = codec.FormatJSONSchema
@@ -482,13 +483,13 @@ func (d *responsesRequestDecoder) reasoning(v gjson.Result) *codec.Error {
 	var err *codec.Error
 	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
 		switch key.Str {
-		case "effort":
+		case "effort": //field:reasoning.effort: mapped
 			err = responsesEffort(value, "reasoning.effort", &r.Effort)
-		case "context":
+		case "context": //field:reasoning.context: capability
 			err = wire.RejectUnlessNull(value, "reasoning.context", "reasoning context modes cannot be translated")
-		case "mode":
+		case "mode": //field:reasoning.mode: capability
 			err = wire.RejectUnlessNull(value, "reasoning.mode", "reasoning execution modes are not supported")
-		case "summary", "generate_summary":
+		case "summary", "generate_summary": //field:reasoning.summary: hint
 			err = d.reasoningSummary("reasoning."+key.Str, value)
 		default:
 			err = wire.UnknownField("reasoning." + key.Str)

@@ -139,21 +139,21 @@ func decodeResponsesTool(v gjson.Result, path string, tools []codec.Tool, ns, ns
 	}
 	switch typ.Str {
 	case "function":
-	case "custom":
+	case "custom": //field:tools[] (custom): mapped
 		t.Kind = codec.ToolCustom
-	case "namespace":
+	case "namespace": //field:tools[] (namespace): mapped
 		if ns != "" {
 			return tools, wire.Invalid(path+".type", "a namespace cannot hold another namespace")
 		}
 		return decodeResponsesNamespace(v, path, tools, req)
-	case "web_search", "web_search_preview", "web_search_2025_08_26", "web_search_preview_2025_03_11":
+	case "web_search", "web_search_preview", "web_search_2025_08_26", "web_search_preview_2025_03_11": //field:tools[] (web_search): capability
 		if ns != "" {
 			return tools, wire.Invalid(path+".type", "a namespace holds function and custom tools only")
 		}
 		t, err := decodeResponsesWebSearch(v, path, typ.Str, req)
 		return append(tools, t), err
 	default:
-		return tools, wire.UnsupportedField(path, `hosted tool "`+typ.Str+`" cannot be translated (only web_search is); remove the tool or ask the operator to drop it (field `+path+`)`)
+		return tools, wire.UnsupportedField(path, `hosted tool "`+typ.Str+`" cannot be translated (only web_search is); remove the tool or ask the operator to drop it (field `+path+`)`) //field:tools[] (tool_search, file_search, ...): capability
 	}
 	t.Namespace, t.NamespaceDescription = ns, nsDesc
 	var err *codec.Error
