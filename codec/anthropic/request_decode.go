@@ -53,6 +53,7 @@ func decodeAnthropicRequest(root gjson.Result, req *request, vertex bool) *codec
 }
 
 // field decodes one top-level field.
+//
 //fields:all
 func (d *anthropicRequestDecoder) field(name string, v gjson.Result) *codec.Error {
 	req := d.req

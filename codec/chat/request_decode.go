@@ -60,6 +60,7 @@ type chatRequestDecoder struct {
 // mapped fields, harmless defaults of capabilities that are not translated
 // yet, hints that are recorded in Dropped, and capabilities that are
 // rejected.
+//
 //fields:all
 func (d *chatRequestDecoder) field(key string, v gjson.Result) *codec.Error {
 	req := d.req

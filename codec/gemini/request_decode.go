@@ -35,6 +35,7 @@ func (p geminiContentPath) part(j int) string {
 // backing []Part, sub-sliced per message, so that a conversation costs two
 // allocations whatever its length (plus one or two per text that holds
 // JSON escapes, which gjson unescapes into new strings).
+//
 //fields:all
 func decodeGeminiRequest(root gjson.Result, req *request) *codec.Error {
 	// If the estimate falls short and the slice grows, the messages

@@ -59,6 +59,7 @@ func decodeResponsesRequest(root gjson.Result, req *request) *codec.Error {
 
 // field decodes one top-level key. null means absent for every optional
 // field, so a null known field is accepted and ignored.
+//
 //fields:all
 func (d *responsesRequestDecoder) field(key string, v gjson.Result) *codec.Error {
 	req := d.req
