@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/tidwall/gjson"
@@ -66,6 +67,11 @@ func detectEndpoint(configured codec.Protocol, r *http.Request) (endpoint, bool)
 	return endpoint{kind: endpointModels, protocol: p}, true
 }
 
+// protocols are the registered protocols, read once: they are all
+// registered by init functions, and listing them per request would cost an
+// allocation.
+var protocols = sync.OnceValue(codec.Protocols)
+
 // listingOf recognises a model listing request and picks the protocol
 // whose shape answers it. A listing path of one shape (/v1beta/models) is
 // answered in it; a path of several (/v1/models, and /models, which
@@ -76,7 +82,7 @@ func listingOf(configured codec.Protocol, r *http.Request) (codec.Protocol, bool
 	path := r.URL.Path
 	var first codec.Protocol
 	shared := false
-	for _, p := range codec.Protocols() {
+	for _, p := range protocols() {
 		lp := p.Descriptor().Listing.Path
 		if lp == "" || !strings.HasSuffix(path, lp) && !(path == "/models" && strings.HasSuffix(lp, "/models")) {
 			continue
