@@ -3,8 +3,6 @@ package anthropic
 //go:generate go run ../internal/fieldgen/cmd/fieldgen
 
 import (
-	"sync"
-
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/codec/internal/wire"
@@ -67,40 +65,30 @@ var anthropicHeaders = []string{"Anthropic-Version", "Anthropic-Beta"}
 // Vertex AI.
 type anthropicCodec struct{}
 
-// request is a request being decoded, with the arena its strings are
-// unescaped into.
-type request struct {
-	*codec.Request
-	text jsonx.Arena
-}
-
-// response is request's counterpart for a response being decoded.
-type response struct {
-	*codec.Response
-	text jsonx.Arena
-}
-
-// The wrappers of requests and responses being decoded are reused: the
-// decoders' closures make a wrapper escape to the heap, which would cost
-// an allocation per decode.
-var (
-	requestPool  = sync.Pool{New: func() any { return new(request) }}
-	responsePool = sync.Pool{New: func() any { return new(response) }}
+// request and response are what the family's decoders work on: the
+// value being decoded, with the arena its strings are unescaped into.
+type (
+	request  = wire.Request
+	response = wire.Response
 )
 
 // DecodeRequest decodes a Messages request body.
 func (anthropicCodec) DecodeRequest(p codec.Protocol, body []byte, req *codec.Request) error {
-	root, index, err := wire.ParseIndexed(body)
-	if err != nil {
-		return err
+	if p == codec.VertexAnthropic {
+		return wire.DecodeRequest(body, req, decodeVertexAnthropicRequest)
 	}
-	r := requestPool.Get().(*request)
-	r.Request, r.text = req, jsonx.IndexedArena(index)
-	err = decodeAnthropicRequest(root, r, p == codec.VertexAnthropic)
-	index.Release()
-	*r = request{}
-	requestPool.Put(r)
-	return wire.Err(err)
+	return wire.DecodeRequest(body, req, decodeFirstPartyAnthropicRequest)
+}
+
+// decodeFirstPartyAnthropicRequest and decodeVertexAnthropicRequest are
+// decodeAnthropicRequest for each protocol: function values, not closures,
+// so that passing one costs no allocation.
+func decodeFirstPartyAnthropicRequest(root gjson.Result, req *request) *codec.Error {
+	return decodeAnthropicRequest(root, req, false)
+}
+
+func decodeVertexAnthropicRequest(root gjson.Result, req *request) *codec.Error {
+	return decodeAnthropicRequest(root, req, true)
 }
 
 // AppendRequest encodes req as a Messages request body.
@@ -111,17 +99,7 @@ func (anthropicCodec) AppendRequest(dst []byte, p codec.Protocol, req *codec.Req
 
 // DecodeResponse decodes a Messages response body.
 func (anthropicCodec) DecodeResponse(p codec.Protocol, body []byte, resp *codec.Response) error {
-	root, index, err := wire.ParseResponse(p, body)
-	if err != nil {
-		return err
-	}
-	r := responsePool.Get().(*response)
-	r.Response, r.text = resp, jsonx.IndexedArena(index)
-	err = decodeAnthropicResponse(root, r)
-	index.Release()
-	*r = response{}
-	responsePool.Put(r)
-	return wire.Err(err)
+	return wire.DecodeResponse(p, body, resp, decodeAnthropicResponse)
 }
 
 // AppendResponse encodes resp as a Messages response body.

@@ -35,7 +35,7 @@ type anthropicRequestDecoder struct {
 func decodeAnthropicRequest(root gjson.Result, req *request, vertex bool) *codec.Error {
 	d := anthropicRequestDecoder{req: req, vertex: vertex}
 	var err *codec.Error
-	jsonx.EachMember(root, &req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(root, &req.Text, func(key, value gjson.Result) bool {
 		err = d.field(key.Str, value)
 		return err == nil
 	})
@@ -148,7 +148,7 @@ func (d *anthropicRequestDecoder) messages(v gjson.Result) *codec.Error {
 	if !v.IsArray() {
 		return wire.WrongType("messages", "array", v)
 	}
-	n := jsonx.CountMembers(v, &d.req.text)
+	n := jsonx.CountMembers(v, &d.req.Text)
 	if n == 0 {
 		return wire.Invalid("messages", "must contain at least one message")
 	}
@@ -159,7 +159,7 @@ func (d *anthropicRequestDecoder) messages(v gjson.Result) *codec.Error {
 	d.parts = make([]codec.Part, 0, n)
 	i := 0
 	var err *codec.Error
-	jsonx.EachMember(v, &req.text, func(_, m gjson.Result) bool {
+	jsonx.EachMember(v, &req.Text, func(_, m gjson.Result) bool {
 		var msg codec.Message
 		msg, err = d.message(m, i)
 		if err != nil {
@@ -181,7 +181,7 @@ func (d *anthropicRequestDecoder) message(m gjson.Result, i int) (codec.Message,
 	start := len(d.parts)
 	var hasRole, hasContent bool
 	var err *codec.Error
-	jsonx.EachMember(m, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(m, &d.req.Text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "role":
 			hasRole = true
@@ -271,10 +271,10 @@ func (d *anthropicRequestDecoder) content(v gjson.Result, i int) *codec.Error {
 	}
 	j := 0
 	var err *codec.Error
-	jsonx.EachMember(v, &d.req.text, func(_, b gjson.Result) bool {
+	jsonx.EachMember(v, &d.req.Text, func(_, b gjson.Result) bool {
 		// Most blocks are plain text: read them without block's
 		// general collection (plainText).
-		if p, ok := wire.PlainText(&d.req.text, b.Raw, `"text"`); ok {
+		if p, ok := wire.PlainText(&d.req.Text, b.Raw, `"text"`); ok {
 			d.parts = append(d.parts, p)
 			j++
 			return true
@@ -312,10 +312,10 @@ func (d *anthropicRequestDecoder) system(v gjson.Result) *codec.Error {
 	case v.Type == gjson.String:
 		req.System = append(req.System, wire.TextPart(codec.PartText, v))
 	case v.IsArray():
-		req.System = slices.Grow(req.System, jsonx.CountMembers(v, &d.req.text))
+		req.System = slices.Grow(req.System, jsonx.CountMembers(v, &d.req.Text))
 		j := 0
 		var err *codec.Error
-		jsonx.EachMember(v, &d.req.text, func(_, b gjson.Result) bool {
+		jsonx.EachMember(v, &d.req.Text, func(_, b gjson.Result) bool {
 			var p codec.Part
 			p, err = d.block(b, anthropicBlockPos{system: true, block: j})
 			if err != nil {
@@ -344,7 +344,7 @@ func (d *anthropicRequestDecoder) metadata(v gjson.Result) *codec.Error {
 		return wire.WrongType("metadata", "object", v)
 	}
 	var err *codec.Error
-	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "user_id": //field:metadata.user_id: hint
 			if value.Type != gjson.Null {

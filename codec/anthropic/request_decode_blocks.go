@@ -154,7 +154,7 @@ func (d *anthropicRequestDecoder) block(b gjson.Result, pos anthropicBlockPos) (
 		return codec.Part{}, wire.WrongType(pos.path(""), "object", b)
 	}
 	var f anthropicBlock
-	f.collect(b, &d.req.text)
+	f.collect(b, &d.req.Text)
 	switch {
 	case !f.typ.Exists():
 		return codec.Part{}, wire.Invalid(pos.path(".type"), "is required")
@@ -344,7 +344,7 @@ func (d *anthropicRequestDecoder) mediaSource(f *anthropicBlock, pos anthropicBl
 	}
 	var typ, mediaType, data, url gjson.Result
 	var unknown string
-	jsonx.EachMember(f.source, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(f.source, &d.req.Text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "type":
 			typ = value
@@ -433,7 +433,7 @@ func (d *anthropicRequestDecoder) toolResult(f *anthropicBlock, pos anthropicBlo
 			p.Content = []codec.Part{wire.TextPart(codec.PartText, f.content)}
 		}
 	case f.content.IsArray():
-		n := jsonx.CountMembers(f.content, &d.req.text)
+		n := jsonx.CountMembers(f.content, &d.req.Text)
 		if n == 0 {
 			break
 		}
@@ -441,7 +441,7 @@ func (d *anthropicRequestDecoder) toolResult(f *anthropicBlock, pos anthropicBlo
 		inner := pos
 		inner.nested = true
 		var err *codec.Error
-		jsonx.EachMember(f.content, &d.req.text, func(_, b gjson.Result) bool {
+		jsonx.EachMember(f.content, &d.req.Text, func(_, b gjson.Result) bool {
 			var c codec.Part
 			if c, err = d.block(b, inner); err != nil {
 				return false
@@ -470,7 +470,7 @@ func anthropicCitations(req *request, v gjson.Result, pos anthropicBlockPos) *co
 		return nil
 	case !v.IsArray():
 		return wire.WrongType(pos.path(".citations"), "array", v)
-	case jsonx.CountMembers(v, &req.text) > 0:
+	case jsonx.CountMembers(v, &req.Text) > 0:
 		req.Dropped = append(req.Dropped, pos.path(".citations"))
 	}
 	return nil

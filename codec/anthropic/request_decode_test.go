@@ -630,10 +630,10 @@ func TestAnthropicPlainTextBlock(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.raw, err)
 		}
-		req := &request{Request: &codec.Request{}, text: jsonx.IndexedArena(index)}
+		req := &request{Request: &codec.Request{}, Text: jsonx.IndexedArena(index)}
 		d := anthropicRequestDecoder{req: req}
 		b := root.Get("messages.0.content.0")
-		text, fast := wire.PlainText(&req.text, b.Raw, `"text"`)
+		text, fast := wire.PlainText(&req.Text, b.Raw, `"text"`)
 		if fast != c.fast {
 			t.Errorf("%s: fast path %v, want %v", c.raw, fast, c.fast)
 		}

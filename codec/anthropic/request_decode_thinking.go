@@ -29,7 +29,7 @@ func (d *anthropicRequestDecoder) thinking(v gjson.Result) *codec.Error {
 	}
 	var typ, budget, display gjson.Result
 	var other string
-	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "type":
 			typ = value
@@ -106,7 +106,7 @@ func (d *anthropicRequestDecoder) outputConfig(v gjson.Result) *codec.Error {
 		return wire.WrongType("output_config", "object", v)
 	}
 	var err *codec.Error
-	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "effort": //field:output_config.effort: mapped
 			err = d.outputEffort(value)
@@ -147,7 +147,7 @@ func (d *anthropicRequestDecoder) outputFormat(v gjson.Result) *codec.Error {
 	}
 	var typ, schema gjson.Result
 	var other string
-	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "type":
 			typ = value

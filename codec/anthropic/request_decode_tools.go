@@ -20,10 +20,10 @@ func (d *anthropicRequestDecoder) tools(v gjson.Result) *codec.Error {
 		return wire.WrongType("tools", "array", v)
 	}
 	req := d.req
-	req.Tools = slices.Grow(req.Tools, jsonx.CountMembers(v, &d.req.text))
+	req.Tools = slices.Grow(req.Tools, jsonx.CountMembers(v, &d.req.Text))
 	i := 0
 	var err *codec.Error
-	jsonx.EachMember(v, &req.text, func(_, t gjson.Result) bool {
+	jsonx.EachMember(v, &req.Text, func(_, t gjson.Result) bool {
 		var tool codec.Tool
 		if tool, err = d.tool(t, i); err != nil {
 			return false
@@ -51,7 +51,7 @@ func (d *anthropicRequestDecoder) tool(t gjson.Result, i int) (codec.Tool, *code
 	var typ, name, desc, schema, strict gjson.Result
 	var hints [3]gjson.Result // cache_control, eager_input_streaming, defer_loading
 	var unsupported, unknown string
-	jsonx.EachMember(t, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(t, &d.req.Text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "type":
 			typ = value
@@ -138,7 +138,7 @@ func (d *anthropicRequestDecoder) webSearchTool(t gjson.Result, path string) (co
 	tool := codec.Tool{Kind: codec.ToolWebSearch, Name: "web_search", Source: path}
 	w := &tool.WebSearch
 	var err *codec.Error
-	jsonx.EachMember(t, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(t, &d.req.Text, func(key, value gjson.Result) bool {
 		p := path + "." + key.Str
 		switch key.Str {
 		case "type":
@@ -184,7 +184,7 @@ func (d *anthropicRequestDecoder) toolChoice(v gjson.Result) *codec.Error {
 	}
 	var typ, name, parallel gjson.Result
 	var unknown string
-	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "type":
 			typ = value

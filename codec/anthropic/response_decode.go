@@ -15,7 +15,7 @@ import (
 // not receive (server tools, citations, ...) is an error.
 func decodeAnthropicResponse(root gjson.Result, resp *response) *codec.Error {
 	var typ, id, model, role, content, stopReason, stopSequence, stopDetails, usage gjson.Result
-	jsonx.EachMember(root, &resp.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(root, &resp.Text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "stop_details":
 			stopDetails = value
@@ -76,7 +76,7 @@ func decodeAnthropicContent(v gjson.Result, resp *response) *codec.Error {
 	}
 	resp.Content = resp.Content[:0]
 	var err *codec.Error
-	jsonx.EachMember(v, &resp.text, func(_, b gjson.Result) bool {
+	jsonx.EachMember(v, &resp.Text, func(_, b gjson.Result) bool {
 		var p codec.Part
 		p, err = decodeAnthropicResponseBlock(b)
 		if err != nil {

@@ -3,10 +3,7 @@ package chat
 //go:generate go run ../internal/fieldgen/cmd/fieldgen
 
 import (
-	"sync"
-
 	"github.com/llmbridge/llmbridge/codec"
-	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/codec/internal/wire"
 )
 
@@ -26,40 +23,16 @@ func init() {
 // chatCodec is the codec of OpenAI Chat Completions.
 type chatCodec struct{}
 
-// request is a request being decoded, with the arena its strings are
-// unescaped into.
-type request struct {
-	*codec.Request
-	text jsonx.Arena
-}
-
-// response is request's counterpart for a response being decoded.
-type response struct {
-	*codec.Response
-	text jsonx.Arena
-}
-
-// The wrappers of requests and responses being decoded are reused: the
-// decoders' closures make a wrapper escape to the heap, which would cost
-// an allocation per decode.
-var (
-	requestPool  = sync.Pool{New: func() any { return new(request) }}
-	responsePool = sync.Pool{New: func() any { return new(response) }}
+// request and response are what the family's decoders work on: the
+// value being decoded, with the arena its strings are unescaped into.
+type (
+	request  = wire.Request
+	response = wire.Response
 )
 
 // DecodeRequest decodes a Chat Completions request body.
 func (chatCodec) DecodeRequest(_ codec.Protocol, body []byte, req *codec.Request) error {
-	root, index, err := wire.ParseIndexed(body)
-	if err != nil {
-		return err
-	}
-	r := requestPool.Get().(*request)
-	r.Request, r.text = req, jsonx.IndexedArena(index)
-	err = decodeChatRequest(root, r)
-	index.Release()
-	*r = request{}
-	requestPool.Put(r)
-	return wire.Err(err)
+	return wire.DecodeRequest(body, req, decodeChatRequest)
 }
 
 // AppendRequest encodes req as a Chat Completions request body.
@@ -70,17 +43,7 @@ func (chatCodec) AppendRequest(dst []byte, _ codec.Protocol, req *codec.Request,
 
 // DecodeResponse decodes a Chat Completions response body.
 func (chatCodec) DecodeResponse(p codec.Protocol, body []byte, resp *codec.Response) error {
-	root, index, err := wire.ParseResponse(p, body)
-	if err != nil {
-		return err
-	}
-	r := responsePool.Get().(*response)
-	r.Response, r.text = resp, jsonx.IndexedArena(index)
-	err = decodeChatResponse(root, r)
-	index.Release()
-	*r = response{}
-	responsePool.Put(r)
-	return wire.Err(err)
+	return wire.DecodeResponse(p, body, resp, decodeChatResponse)
 }
 
 // AppendResponse encodes resp as a Chat Completions response body.

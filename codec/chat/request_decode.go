@@ -17,7 +17,7 @@ import (
 func decodeChatRequest(root gjson.Result, req *request) *codec.Error {
 	d := chatRequestDecoder{req: req, results: -1}
 	var err *codec.Error
-	jsonx.EachMember(root, &req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(root, &req.Text, func(key, value gjson.Result) bool {
 		err = d.field(key.Str, value)
 		return err == nil
 	})
@@ -111,7 +111,7 @@ func (d *chatRequestDecoder) field(key string, v gjson.Result) *codec.Error {
 
 	// Reasoning and output settings.
 	case "response_format": //field:mapped
-		return chatResponseFormat(v, &req.text, &req.Format)
+		return chatResponseFormat(v, &req.Text, &req.Format)
 	case "reasoning_effort": //field:mapped
 		return chatReasoningEffort(v, &req.Reasoning)
 	case "verbosity": //field:capability
@@ -240,7 +240,7 @@ func (d *chatRequestDecoder) streamOptions(v gjson.Result) *codec.Error {
 		return wire.WrongType("stream_options", "object", v)
 	}
 	var err *codec.Error
-	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "include_usage": //field:stream_options.include_usage: mapped
 			err = chatOptionalBool(value, "stream_options.include_usage", &d.req.StreamUsage)
@@ -291,7 +291,7 @@ func (d *chatRequestDecoder) tools(v gjson.Result) *codec.Error {
 	req := d.req
 	req.Tools = req.Tools[:0]
 	var err *codec.Error
-	jsonx.EachMember(v, &req.text, func(key, t gjson.Result) bool {
+	jsonx.EachMember(v, &req.Text, func(key, t gjson.Result) bool {
 		err = d.tool(wire.IndexPath("tools", int(key.Num)), t)
 		return err == nil
 	})
@@ -305,7 +305,7 @@ func (d *chatRequestDecoder) tool(path string, v gjson.Result) *codec.Error {
 	}
 	var typ, fn gjson.Result
 	var err *codec.Error
-	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "type":
 			typ = value
@@ -336,7 +336,7 @@ func (d *chatRequestDecoder) tool(path string, v gjson.Result) *codec.Error {
 	}
 	t := codec.Tool{Kind: codec.ToolFunction}
 	var name gjson.Result
-	jsonx.EachMember(fn, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(fn, &d.req.Text, func(key, value gjson.Result) bool {
 		p := path + ".function." + key.Str
 		switch key.Str {
 		case "name":
@@ -387,7 +387,7 @@ func (d *chatRequestDecoder) toolChoice(v gjson.Result) *codec.Error {
 	}
 	var typ, fn gjson.Result
 	var err *codec.Error
-	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "type":
 			typ = value
@@ -417,7 +417,7 @@ func (d *chatRequestDecoder) toolChoice(v gjson.Result) *codec.Error {
 		return wire.WrongType("tool_choice.function", "object", fn)
 	}
 	var name gjson.Result
-	jsonx.EachMember(fn, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(fn, &d.req.Text, func(key, value gjson.Result) bool {
 		if key.Str != "name" {
 			err = wire.UnknownField("tool_choice.function." + key.Str)
 			return false

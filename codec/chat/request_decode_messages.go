@@ -25,7 +25,7 @@ func (d *chatRequestDecoder) decodeMessages() *codec.Error {
 	case !v.IsArray():
 		return wire.WrongType("messages", "array", v)
 	}
-	n := jsonx.CountMembers(v, &d.req.text)
+	n := jsonx.CountMembers(v, &d.req.Text)
 	if n == 0 {
 		return wire.Invalid("messages", "must not be empty")
 	}
@@ -37,7 +37,7 @@ func (d *chatRequestDecoder) decodeMessages() *codec.Error {
 	d.parts = make([]codec.Part, 0, n+n/2+1)
 
 	var err *codec.Error
-	jsonx.EachMember(v, &req.text, func(key, m gjson.Result) bool {
+	jsonx.EachMember(v, &req.Text, func(key, m gjson.Result) bool {
 		err = d.message(int(key.Num), m)
 		return err == nil
 	})
@@ -77,7 +77,7 @@ func (d *chatRequestDecoder) message(i int, v gjson.Result) *codec.Error {
 	}
 	var f chatMessageFields
 	var err *codec.Error
-	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
 		err = d.messageField(i, key.Str, value, &f)
 		return err == nil
 	})
@@ -233,7 +233,7 @@ func (d *chatRequestDecoder) toolCalls(i int, role codec.Role, v gjson.Result) *
 		return wire.WrongType(path, "array", v)
 	}
 	var err *codec.Error
-	jsonx.EachMember(v, &d.req.text, func(key, c gjson.Result) bool {
+	jsonx.EachMember(v, &d.req.Text, func(key, c gjson.Result) bool {
 		err = d.toolCall(wire.IndexPath(path, int(key.Num)), c)
 		return err == nil
 	})
@@ -248,7 +248,7 @@ func (d *chatRequestDecoder) toolCall(path string, v gjson.Result) *codec.Error 
 	}
 	var id, typ, fn gjson.Result
 	var err *codec.Error
-	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "id":
 			id = value
@@ -285,7 +285,7 @@ func (d *chatRequestDecoder) toolCall(path string, v gjson.Result) *codec.Error 
 		return err
 	}
 	var name, args gjson.Result
-	jsonx.EachMember(fn, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(fn, &d.req.Text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "name":
 			name = value
@@ -402,7 +402,7 @@ func (d *chatRequestDecoder) content(i int, role codec.Role, v gjson.Result) *co
 		return wire.WrongType(wire.IndexPath("messages", i)+".content", "string or array", v)
 	}
 	var err *codec.Error
-	jsonx.EachMember(v, &d.req.text, func(key, p gjson.Result) bool {
+	jsonx.EachMember(v, &d.req.Text, func(key, p gjson.Result) bool {
 		err = d.contentPart(i, int(key.Num), role, p)
 		return err == nil
 	})
@@ -438,7 +438,7 @@ func (d *chatRequestDecoder) contentPart(i, j int, role codec.Role, v gjson.Resu
 		return wire.WrongType(path, "object", v)
 	}
 	var f chatPartFields
-	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
 		if key.Str == "type" {
 			f.typ = value
 			return true
@@ -516,7 +516,7 @@ func (d *chatRequestDecoder) chatObjectFields(path string, v gjson.Result, keys 
 		return wire.WrongType(path, "object", v)
 	}
 	var err *codec.Error
-	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
 		for k, name := range keys {
 			if key.Str == name {
 				dst[k] = value

@@ -17,7 +17,7 @@ import (
 func decodeChatResponse(root gjson.Result, resp *response) *codec.Error {
 	var choices, usage gjson.Result
 	var err *codec.Error
-	jsonx.EachMember(root, &resp.text, func(key, v gjson.Result) bool {
+	jsonx.EachMember(root, &resp.Text, func(key, v gjson.Result) bool {
 		switch key.Str {
 		case "id":
 			err = chatUpstreamString(v, "id", &resp.ID)
@@ -47,7 +47,7 @@ func decodeChatChoice(choices gjson.Result, resp *response) *codec.Error {
 		return codec.BadUpstream(codec.OpenAIChat, "choices is missing or not an array")
 	}
 	var choice gjson.Result
-	jsonx.EachMember(choices, &resp.text, func(_, c gjson.Result) bool {
+	jsonx.EachMember(choices, &resp.Text, func(_, c gjson.Result) bool {
 		choice = c
 		return false
 	})
@@ -59,7 +59,7 @@ func decodeChatChoice(choices gjson.Result, resp *response) *codec.Error {
 	}
 	var message gjson.Result
 	var err *codec.Error
-	jsonx.EachMember(choice, &resp.text, func(key, v gjson.Result) bool {
+	jsonx.EachMember(choice, &resp.Text, func(key, v gjson.Result) bool {
 		switch key.Str {
 		case "message":
 			message = v
@@ -118,7 +118,7 @@ func decodeChatResponseMessage(message gjson.Result, resp *response) *codec.Erro
 	}
 	var content, refusal, calls, reasoning, reasoningAlias, annotations, legacy, audio gjson.Result
 	var err *codec.Error
-	jsonx.EachMember(message, &resp.text, func(key, v gjson.Result) bool {
+	jsonx.EachMember(message, &resp.Text, func(key, v gjson.Result) bool {
 		switch key.Str {
 		case "content":
 			content = v
@@ -207,7 +207,7 @@ func decodeChatAudio(v gjson.Result, resp *response) *codec.Error {
 	}
 	var id, transcript, data string
 	var err *codec.Error
-	jsonx.EachMember(v, &resp.text, func(k, f gjson.Result) bool {
+	jsonx.EachMember(v, &resp.Text, func(k, f gjson.Result) bool {
 		switch k.Str {
 		case "id":
 			err = chatUpstreamString(f, "choices[0].message.audio.id", &id)
@@ -256,7 +256,7 @@ func decodeChatLegacyCall(v gjson.Result, resp *response) *codec.Error {
 	p := codec.Part{Type: codec.PartToolCall, ToolCallID: chatLegacyCallID(resp.ID)}
 	var args string
 	var err *codec.Error
-	jsonx.EachMember(v, &resp.text, func(k, f gjson.Result) bool {
+	jsonx.EachMember(v, &resp.Text, func(k, f gjson.Result) bool {
 		switch k.Str {
 		case "name":
 			err = chatUpstreamString(f, "choices[0].message.function_call.name", &p.ToolName)
@@ -317,7 +317,7 @@ func decodeChatResponseToolCalls(calls gjson.Result, resp *response) *codec.Erro
 		return codec.BadUpstream(codec.OpenAIChat, "choices[0].message.tool_calls is not an array")
 	}
 	var err *codec.Error
-	jsonx.EachMember(calls, &resp.text, func(key, c gjson.Result) bool {
+	jsonx.EachMember(calls, &resp.Text, func(key, c gjson.Result) bool {
 		path := wire.IndexPath("choices[0].message.tool_calls", int(key.Num))
 		if !c.IsObject() {
 			err = codec.BadUpstream(codec.OpenAIChat, path+" is not an object")
@@ -325,14 +325,14 @@ func decodeChatResponseToolCalls(calls gjson.Result, resp *response) *codec.Erro
 		}
 		p := codec.Part{Type: codec.PartToolCall}
 		var typ, args string
-		jsonx.EachMember(c, &resp.text, func(k, v gjson.Result) bool {
+		jsonx.EachMember(c, &resp.Text, func(k, v gjson.Result) bool {
 			switch k.Str {
 			case "id":
 				err = chatUpstreamString(v, path+".id", &p.ToolCallID)
 			case "type":
 				err = chatUpstreamString(v, path+".type", &typ)
 			case "function":
-				jsonx.EachMember(v, &resp.text, func(fk, fv gjson.Result) bool {
+				jsonx.EachMember(v, &resp.Text, func(fk, fv gjson.Result) bool {
 					switch fk.Str {
 					case "name":
 						err = chatUpstreamString(fv, path+".function.name", &p.ToolName)

@@ -3,10 +3,7 @@ package gemini
 //go:generate go run ../internal/fieldgen/cmd/fieldgen
 
 import (
-	"sync"
-
 	"github.com/llmbridge/llmbridge/codec"
-	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/codec/internal/wire"
 	"github.com/llmbridge/llmbridge/mapping"
 	"github.com/tidwall/gjson"
@@ -41,40 +38,16 @@ func init() {
 // geminiCodec is the codec of the Gemini API and of Gemini on Vertex AI.
 type geminiCodec struct{}
 
-// request is a request being decoded, with the arena its strings are
-// unescaped into.
-type request struct {
-	*codec.Request
-	text jsonx.Arena
-}
-
-// response is request's counterpart for a response being decoded.
-type response struct {
-	*codec.Response
-	text jsonx.Arena
-}
-
-// The wrappers of requests and responses being decoded are reused: the
-// decoders' closures make a wrapper escape to the heap, which would cost
-// an allocation per decode.
-var (
-	requestPool  = sync.Pool{New: func() any { return new(request) }}
-	responsePool = sync.Pool{New: func() any { return new(response) }}
+// request and response are what the family's decoders work on: the
+// value being decoded, with the arena its strings are unescaped into.
+type (
+	request  = wire.Request
+	response = wire.Response
 )
 
 // DecodeRequest decodes a Gemini request body.
 func (geminiCodec) DecodeRequest(_ codec.Protocol, body []byte, req *codec.Request) error {
-	root, index, err := wire.ParseIndexed(body)
-	if err != nil {
-		return err
-	}
-	r := requestPool.Get().(*request)
-	r.Request, r.text = req, jsonx.IndexedArena(index)
-	err = decodeGeminiRequest(root, r)
-	index.Release()
-	*r = request{}
-	requestPool.Put(r)
-	return wire.Err(err)
+	return wire.DecodeRequest(body, req, decodeGeminiRequest)
 }
 
 // AppendRequest encodes req as a Gemini request body.
@@ -85,17 +58,7 @@ func (geminiCodec) AppendRequest(dst []byte, p codec.Protocol, req *codec.Reques
 
 // DecodeResponse decodes a Gemini response body.
 func (geminiCodec) DecodeResponse(p codec.Protocol, body []byte, resp *codec.Response) error {
-	root, index, err := wire.ParseResponse(p, body)
-	if err != nil {
-		return err
-	}
-	r := responsePool.Get().(*response)
-	r.Response, r.text = resp, jsonx.IndexedArena(index)
-	err = decodeGeminiResponse(root, r)
-	index.Release()
-	*r = response{}
-	responsePool.Put(r)
-	return wire.Err(err)
+	return wire.DecodeResponse(p, body, resp, decodeGeminiResponse)
 }
 
 // AppendResponse encodes resp as a Gemini response body.

@@ -45,7 +45,7 @@ func decodeGeminiRequest(root gjson.Result, req *request) *codec.Error {
 	hasContents := false
 	var choice geminiToolChoice
 	var err *codec.Error
-	jsonx.EachMember(root, &req.text, func(k, v gjson.Result) bool {
+	jsonx.EachMember(root, &req.Text, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "contents": //field:mapped
 			if v.Type == gjson.Null {
@@ -132,7 +132,7 @@ func decodeGeminiContents(v gjson.Result, req *request, parts []codec.Part) ([]c
 	req.Messages = req.Messages[:0]
 	var err *codec.Error
 	i := 0
-	jsonx.EachMember(v, &req.text, func(_, c gjson.Result) bool {
+	jsonx.EachMember(v, &req.Text, func(_, c gjson.Result) bool {
 		var msg codec.Message
 		msg, parts, err = decodeGeminiContent(c, geminiContentPath{key: "contents", index: i}, parts, req)
 		if err != nil {
@@ -171,7 +171,7 @@ func decodeGeminiContent(c gjson.Result, path geminiContentPath, parts []codec.P
 	hasParts := false
 	var rawParts gjson.Result
 	var err *codec.Error
-	jsonx.EachMember(c, &req.text, func(k, v gjson.Result) bool {
+	jsonx.EachMember(c, &req.Text, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "role":
 			msg.Role, err = decodeGeminiRole(v, path)
@@ -235,7 +235,7 @@ func decodeGeminiSystemInstruction(v gjson.Result, key string, req *request, par
 	start := len(parts)
 	var rawParts gjson.Result
 	var err *codec.Error
-	jsonx.EachMember(v, &req.text, func(k, f gjson.Result) bool {
+	jsonx.EachMember(v, &req.Text, func(k, f gjson.Result) bool {
 		switch k.Str {
 		case "role":
 			if f.Type != gjson.Null && f.Type != gjson.String {

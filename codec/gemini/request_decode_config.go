@@ -21,7 +21,7 @@ func decodeGeminiGenerationConfig(v gjson.Result, key string, req *request) *cod
 	}
 	var f geminiFormat
 	var err *codec.Error
-	jsonx.EachMember(v, &req.text, func(k, v gjson.Result) bool {
+	jsonx.EachMember(v, &req.Text, func(k, v gjson.Result) bool {
 		err = decodeGeminiGenerationField(k.Str, v, key, req, &f)
 		return err == nil
 	})
@@ -218,7 +218,7 @@ func decodeGeminiThinkingConfig(v gjson.Result, req *request) *codec.Error {
 	var budget codec.OptInt
 	var budgetKey, levelKey string
 	var err *codec.Error
-	jsonx.EachMember(v, &req.text, func(k, f gjson.Result) bool {
+	jsonx.EachMember(v, &req.Text, func(k, f gjson.Result) bool {
 		switch k.Str {
 		case "thinkingBudget", "thinking_budget":
 			budget, budgetKey = codec.OptInt{}, k.Str

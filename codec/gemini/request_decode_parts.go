@@ -27,7 +27,7 @@ func decodeGeminiParts(v gjson.Result, path geminiContentPath, parts []codec.Par
 	start := len(parts)
 	var err *codec.Error
 	j := 0
-	jsonx.EachMember(v, &req.text, func(_, p gjson.Result) bool {
+	jsonx.EachMember(v, &req.Text, func(_, p gjson.Result) bool {
 		var part codec.Part
 		var sig, sigKey string
 		part, sig, sigKey, err = decodeGeminiPart(p, path, j, req)
@@ -171,7 +171,7 @@ func geminiNonModelReasoning(v gjson.Result, path geminiContentPath, parts []cod
 	}
 	var err *codec.Error
 	j := 0
-	jsonx.EachMember(v, &req.text, func(_, p gjson.Result) bool {
+	jsonx.EachMember(v, &req.Text, func(_, p gjson.Result) bool {
 		if p.Get("thought").Type == gjson.True {
 			err = wire.Invalid(path.part(j)+".thought", `thought parts (reasoning) are only allowed in "model" turns`)
 			return false
@@ -210,7 +210,7 @@ func decodeGeminiPart(p gjson.Result, path geminiContentPath, j int, req *reques
 	}
 	kind := "" // the key of the part's data, once seen
 	thought := false
-	jsonx.EachMember(p, &req.text, func(k, v gjson.Result) bool {
+	jsonx.EachMember(p, &req.Text, func(k, v gjson.Result) bool {
 		switch k.Str {
 		// The checks are written out rather than left to readString and
 		// readBool so that the path is only built for an error.
@@ -249,14 +249,14 @@ func decodeGeminiPart(p gjson.Result, path geminiContentPath, j int, req *reques
 				break
 			}
 			if err = geminiOneKind(&kind, k.Str, path, j); err == nil {
-				part, err = decodeGeminiFunctionCall(v, path, j, k.Str, &req.text)
+				part, err = decodeGeminiFunctionCall(v, path, j, k.Str, &req.Text)
 			}
 		case "functionResponse", "function_response":
 			if v.Type == gjson.Null {
 				break
 			}
 			if err = geminiOneKind(&kind, k.Str, path, j); err == nil {
-				part, err = decodeGeminiFunctionResponse(v, path.part(j)+"."+k.Str, &req.text)
+				part, err = decodeGeminiFunctionResponse(v, path.part(j)+"."+k.Str, &req.Text)
 			}
 		case "inlineData", "inline_data", "fileData", "file_data": //field:contents[].parts[] (inlineData): mapped; contents[].parts[] (fileData): capability
 			if v.Type == gjson.Null {
@@ -264,7 +264,7 @@ func decodeGeminiPart(p gjson.Result, path geminiContentPath, j int, req *reques
 			}
 			if err = geminiOneKind(&kind, k.Str, path, j); err == nil {
 				file := k.Str == "fileData" || k.Str == "file_data"
-				part, err = decodeGeminiMedia(v, path.part(j)+"."+k.Str, file, &req.text)
+				part, err = decodeGeminiMedia(v, path.part(j)+"."+k.Str, file, &req.Text)
 			}
 		case "executableCode", "executable_code", "codeExecutionResult", "code_execution_result",
 			"toolCall", "tool_call", "toolResponse", "tool_response",

@@ -32,7 +32,7 @@ func decodeGeminiTools(v gjson.Result, key string, req *request) *codec.Error {
 	}
 	var err *codec.Error
 	i := 0
-	jsonx.EachMember(v, &req.text, func(_, t gjson.Result) bool {
+	jsonx.EachMember(v, &req.Text, func(_, t gjson.Result) bool {
 		err = decodeGeminiTool(t, wire.IndexPath(key, i), req)
 		i++
 		return err == nil
@@ -46,7 +46,7 @@ func decodeGeminiTool(t gjson.Result, path string, req *request) *codec.Error {
 		return wire.WrongType(path, "object", t)
 	}
 	var err *codec.Error
-	jsonx.EachMember(t, &req.text, func(k, f gjson.Result) bool {
+	jsonx.EachMember(t, &req.Text, func(k, f gjson.Result) bool {
 		switch {
 		case k.Str == "functionDeclarations" || k.Str == "function_declarations":
 			err = decodeGeminiFunctionDeclarations(f, path+"."+k.Str, req)
@@ -77,7 +77,7 @@ func decodeGeminiSearch(v gjson.Result, path string, req *request) *codec.Error 
 	}
 	t := codec.Tool{Kind: codec.ToolWebSearch, Name: "web_search", Source: path}
 	var err *codec.Error
-	jsonx.EachMember(v, &req.text, func(k, f gjson.Result) bool {
+	jsonx.EachMember(v, &req.Text, func(k, f gjson.Result) bool {
 		p := path + "." + k.Str
 		switch k.Str {
 		case "excludeDomains", "exclude_domains":
@@ -104,7 +104,7 @@ func decodeGeminiFunctionDeclarations(v gjson.Result, path string, req *request)
 	}
 	var err *codec.Error
 	i := 0
-	jsonx.EachMember(v, &req.text, func(_, f gjson.Result) bool {
+	jsonx.EachMember(v, &req.Text, func(_, f gjson.Result) bool {
 		err = decodeGeminiFunctionDeclaration(f, wire.IndexPath(path, i), req)
 		i++
 		return err == nil
@@ -125,7 +125,7 @@ func decodeGeminiFunctionDeclaration(f gjson.Result, path string, req *request) 
 	var legacy, schema gjson.Result
 	var legacyKey, schemaKey string
 	var err *codec.Error
-	jsonx.EachMember(f, &req.text, func(k, v gjson.Result) bool {
+	jsonx.EachMember(f, &req.Text, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "name":
 			tool.Name, err = geminiOptString(v, path+".name")
@@ -210,7 +210,7 @@ var geminiSchemaTypes = map[string]string{
 func appendGeminiJSONSchema(dst []byte, s gjson.Result, path string, req *request) ([]byte, *codec.Error) {
 	nullable := false
 	var err *codec.Error
-	jsonx.EachMember(s, &req.text, func(k, v gjson.Result) bool {
+	jsonx.EachMember(s, &req.Text, func(k, v gjson.Result) bool {
 		if k.Str == "nullable" {
 			switch v.Type {
 			case gjson.True:
@@ -227,7 +227,7 @@ func appendGeminiJSONSchema(dst []byte, s gjson.Result, path string, req *reques
 	}
 	dst = append(dst, '{')
 	empty := len(dst)
-	jsonx.EachMember(s, &req.text, func(k, v gjson.Result) bool {
+	jsonx.EachMember(s, &req.Text, func(k, v gjson.Result) bool {
 		if v.Type == gjson.Null {
 			return true
 		}
@@ -298,7 +298,7 @@ func appendGeminiJSONSchema(dst []byte, s gjson.Result, path string, req *reques
 			dst = appendGeminiKey(dst, empty, "properties")
 			dst = append(dst, '{')
 			first := true
-			jsonx.EachMember(v, &req.text, func(name, sub gjson.Result) bool {
+			jsonx.EachMember(v, &req.Text, func(name, sub gjson.Result) bool {
 				if !first {
 					dst = append(dst, ',')
 				}
@@ -327,7 +327,7 @@ func appendGeminiJSONSchema(dst []byte, s gjson.Result, path string, req *reques
 			dst = appendGeminiKey(dst, empty, "anyOf")
 			dst = append(dst, '[')
 			i := 0
-			jsonx.EachMember(v, &req.text, func(_, sub gjson.Result) bool {
+			jsonx.EachMember(v, &req.Text, func(_, sub gjson.Result) bool {
 				if i > 0 {
 					dst = append(dst, ',')
 				}
@@ -402,7 +402,7 @@ func decodeGeminiToolConfig(v gjson.Result, key string, req *request) (geminiToo
 		return c, wire.WrongType(key, "object", v)
 	}
 	var err *codec.Error
-	jsonx.EachMember(v, &req.text, func(k, f gjson.Result) bool {
+	jsonx.EachMember(v, &req.Text, func(k, f gjson.Result) bool {
 		switch k.Str {
 		case "functionCallingConfig", "function_calling_config": //field:toolConfig.functionCallingConfig: mapped
 			c, err = decodeGeminiFunctionCallingConfig(f, key+"."+k.Str, req)
@@ -429,7 +429,7 @@ func decodeGeminiFunctionCallingConfig(v gjson.Result, path string, req *request
 	}
 	var err *codec.Error
 	hasNames := false
-	jsonx.EachMember(v, &req.text, func(k, f gjson.Result) bool {
+	jsonx.EachMember(v, &req.Text, func(k, f gjson.Result) bool {
 		fpath := path + "." + k.Str
 		switch k.Str {
 		case "mode":

@@ -19,7 +19,7 @@ func decodeGeminiResponse(root gjson.Result, resp *response) *codec.Error {
 	var candidate gjson.Result
 	var block codec.StopDetails
 	var err *codec.Error
-	jsonx.EachMember(root, &resp.text, func(k, v gjson.Result) bool {
+	jsonx.EachMember(root, &resp.Text, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "candidates":
 			if v.Type == gjson.Null {
@@ -31,7 +31,7 @@ func decodeGeminiResponse(root gjson.Result, resp *response) *codec.Error {
 			}
 			// Only one candidate is ever asked for (candidateCount
 			// greater than 1 is rejected), so the first is the answer.
-			jsonx.EachMember(v, &resp.text, func(_, c gjson.Result) bool {
+			jsonx.EachMember(v, &resp.Text, func(_, c gjson.Result) bool {
 				candidate = c
 				return false
 			})
@@ -179,7 +179,7 @@ func decodeGeminiCandidate(c gjson.Result, resp *response) *codec.Error {
 	var err *codec.Error
 	var grounding gjson.Result
 	var textAt []int // the resp.Content index of each Gemini part's text, or -1
-	jsonx.EachMember(c, &resp.text, func(k, v gjson.Result) bool {
+	jsonx.EachMember(c, &resp.Text, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "groundingMetadata":
 			grounding = v
@@ -241,7 +241,7 @@ func decodeGeminiResponseContent(v gjson.Result, resp *response) ([]int, *codec.
 	var textAt []int
 	var buf [8]int
 	textAt = buf[:0]
-	jsonx.EachMember(parts, &resp.text, func(_, p gjson.Result) bool {
+	jsonx.EachMember(parts, &resp.Text, func(_, p gjson.Result) bool {
 		n := len(resp.Content)
 		err = decodeGeminiResponsePart(p, len(textAt), resp)
 		at := -1
@@ -322,7 +322,7 @@ func decodeGeminiResponsePart(p gjson.Result, j int, resp *response) *codec.Erro
 	var call gjson.Result
 	hasText, thought := false, false
 	var err *codec.Error
-	jsonx.EachMember(p, &resp.text, func(k, v gjson.Result) bool {
+	jsonx.EachMember(p, &resp.Text, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "text":
 			text, err = geminiResponseString(v, "part text")

@@ -101,10 +101,10 @@ func appendResponsesContent(parts []codec.Part, part gjson.Result, role codec.Ro
 	if inOutput {
 		n = 1
 	}
-	if p, ok := wire.PlainText(&req.text, part.Raw, types[:n]...); ok {
+	if p, ok := wire.PlainText(&req.Text, part.Raw, types[:n]...); ok {
 		return append(parts, p), nil
 	}
-	p := collectResponsesPart(part, &req.text)
+	p := collectResponsesPart(part, &req.Text)
 	if p.keys&responsesKeyType == 0 || p.typ.Type == gjson.Null {
 		return parts, wire.Invalid(path()+".type", "is required")
 	}

@@ -15,7 +15,7 @@ import (
 // (instructions, then the parts of leading system and developer messages),
 // then each message's parts in order.
 func decodeResponsesInput(input gjson.Result, instructions string, req *request) *codec.Error {
-	hint := responsesCapacityHint(input, &req.text)
+	hint := responsesCapacityHint(input, &req.Text)
 	parts := make([]codec.Part, 0, hint)
 	if instructions != "" {
 		parts = append(parts, codec.Part{Type: codec.PartText, Text: instructions})
@@ -41,7 +41,7 @@ func decodeResponsesInput(input gjson.Result, instructions string, req *request)
 	i := 0
 	prev := responsesItemNone
 	msgStart := 0 // where the last message's parts start in parts
-	jsonx.EachMember(input, &req.text, func(_, item gjson.Result) bool {
+	jsonx.EachMember(input, &req.Text, func(_, item gjson.Result) bool {
 		var role codec.Role
 		var kind responsesItemKind
 		start := len(parts)
@@ -230,7 +230,7 @@ func decodeResponsesItem(item gjson.Result, i int, parts []codec.Part, req *requ
 	if !item.IsObject() {
 		return 0, 0, parts, wire.WrongType(wire.IndexPath("input", i), "object", item)
 	}
-	it := collectResponsesItem(item, &req.text)
+	it := collectResponsesItem(item, &req.Text)
 	typ := ""
 	if it.keys&responsesKeyType != 0 && it.typ.Type != gjson.Null {
 		if it.typ.Type != gjson.String {
@@ -299,7 +299,7 @@ func decodeResponsesCall(item gjson.Result, i int, parts []codec.Part, custom bo
 	}
 	var err *codec.Error
 	var have uint8 // bits: call_id, name, arguments
-	jsonx.EachMember(item, &req.text, func(key, v gjson.Result) bool {
+	jsonx.EachMember(item, &req.Text, func(key, v gjson.Result) bool {
 		switch key.Str {
 		case "type":
 		case "id":
@@ -353,7 +353,7 @@ func decodeResponsesReasoningItem(item gjson.Result, i int, parts []codec.Part, 
 	p := codec.Part{Type: codec.PartReasoning}
 	var summary, content, encrypted gjson.Result
 	var err *codec.Error
-	jsonx.EachMember(item, &req.text, func(key, v gjson.Result) bool {
+	jsonx.EachMember(item, &req.Text, func(key, v gjson.Result) bool {
 		switch key.Str {
 		case "type":
 		case "id":
@@ -414,7 +414,7 @@ func responsesReasoningTexts(v gjson.Result, path, typ string, req *request) (st
 	var texts []string
 	var err *codec.Error
 	j := 0
-	jsonx.EachMember(v, &req.text, func(_, part gjson.Result) bool {
+	jsonx.EachMember(v, &req.Text, func(_, part gjson.Result) bool {
 		partPath := wire.IndexPath(path, j)
 		j++
 		if !part.IsObject() {
@@ -422,7 +422,7 @@ func responsesReasoningTexts(v gjson.Result, path, typ string, req *request) (st
 			return false
 		}
 		hasText := false
-		jsonx.EachMember(part, &req.text, func(key, value gjson.Result) bool {
+		jsonx.EachMember(part, &req.Text, func(key, value gjson.Result) bool {
 			switch key.Str {
 			case "type":
 				var t string
@@ -472,7 +472,7 @@ func decodeResponsesOutputItem(item gjson.Result, i int, parts []codec.Part, req
 	p := codec.Part{Type: codec.PartToolResult}
 	var err *codec.Error
 	var output gjson.Result
-	jsonx.EachMember(item, &req.text, func(key, v gjson.Result) bool {
+	jsonx.EachMember(item, &req.Text, func(key, v gjson.Result) bool {
 		switch key.Str {
 		case "type":
 		case "id":
@@ -504,7 +504,7 @@ func decodeResponsesOutputItem(item gjson.Result, i int, parts []codec.Part, req
 	case output.IsArray():
 		j := 0
 		content := make([]codec.Part, 0, 2)
-		jsonx.EachMember(output, &req.text, func(_, part gjson.Result) bool {
+		jsonx.EachMember(output, &req.Text, func(_, part gjson.Result) bool {
 			partPath := wire.IndexPath(path+".output", j)
 			content, err = appendResponsesContent(content, part, codec.RoleUser, func() string { return partPath }, true, req)
 			j++
@@ -556,7 +556,7 @@ func decodeResponsesMessage(item gjson.Result, it *responsesItem, i int, parts [
 		return 0, parts, wire.WrongType(wire.IndexPath("input", i)+".content", "string or array", it.content)
 	}
 	j := 0
-	jsonx.EachMember(it.content, &req.text, func(_, part gjson.Result) bool {
+	jsonx.EachMember(it.content, &req.Text, func(_, part gjson.Result) bool {
 		parts, err = appendResponsesContent(parts, part, role, func() string { return wire.IndexPath(wire.IndexPath("input", i)+".content", j) }, false, req)
 		j++
 		return err == nil

@@ -31,7 +31,7 @@ type responsesRequestDecoder struct {
 func decodeResponsesRequest(root gjson.Result, req *request) *codec.Error {
 	d := responsesRequestDecoder{req: req}
 	var err *codec.Error
-	jsonx.EachMember(root, &req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(root, &req.Text, func(key, value gjson.Result) bool {
 		err = d.field(key.Str, value)
 		return err == nil
 	})
@@ -231,7 +231,7 @@ func (d *responsesRequestDecoder) streamOptions(v gjson.Result) *codec.Error {
 		return wire.WrongType("stream_options", "object", v)
 	}
 	var err *codec.Error
-	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "include_obfuscation": //field:stream_options.include_obfuscation: hint
 			err = d.hint("stream_options.include_obfuscation", value, responsesHintBool)
@@ -281,7 +281,7 @@ func (d *responsesRequestDecoder) include(v gjson.Result) *codec.Error {
 	n := 0
 	hint := false
 	include := d.req.Include[:0]
-	jsonx.EachMember(v, &d.req.text, func(_, value gjson.Result) bool {
+	jsonx.EachMember(v, &d.req.Text, func(_, value gjson.Result) bool {
 		if value.Type != gjson.String {
 			err = wire.WrongType(wire.IndexPath("include", n), "string", value)
 			return false
@@ -369,7 +369,7 @@ func responsesTextConfig(v gjson.Result, req *request) *codec.Error {
 		return wire.WrongType("text", "object", v)
 	}
 	var err *codec.Error
-	jsonx.EachMember(v, &req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &req.Text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "format": //field:text.format: mapped
 			err = responsesTextFormat(value, req)
@@ -429,7 +429,7 @@ func responsesTextFormat(v gjson.Result, req *request) *codec.Error {
 		return wire.Invalid("text.format.type", `unknown format type "`+s+`"`)
 	}
 	hasSchema := false
-	jsonx.EachMember(v, &req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &req.Text, func(key, value gjson.Result) bool {
 		path := "text.format." + key.Str
 		switch {
 		case key.Str == "type":
@@ -482,7 +482,7 @@ func (d *responsesRequestDecoder) reasoning(v gjson.Result) *codec.Error {
 	}
 	r := &d.req.Reasoning
 	var err *codec.Error
-	jsonx.EachMember(v, &d.req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "effort": //field:reasoning.effort: mapped
 			err = responsesEffort(value, "reasoning.effort", &r.Effort)

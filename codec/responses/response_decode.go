@@ -18,7 +18,7 @@ func decodeResponsesResponse(root gjson.Result, resp *response) *codec.Error {
 	var status, incompleteReason string
 	var output, usage, failure gjson.Result
 	var err *codec.Error
-	jsonx.EachMember(root, &resp.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(root, &resp.Text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "object":
 			if value.Str != "response" {
@@ -110,7 +110,7 @@ func responsesFailure(v gjson.Result) *codec.Error {
 // resp.Content and reports whether it holds a refusal and a tool call.
 func decodeResponsesOutput(output gjson.Result, resp *response) (hasRefusal, hasCall bool, err *codec.Error) {
 	i := 0
-	jsonx.EachMember(output, &resp.text, func(_, item gjson.Result) bool {
+	jsonx.EachMember(output, &resp.Text, func(_, item gjson.Result) bool {
 		typ := item.Get("type")
 		switch typ.Str {
 		case "message":
@@ -273,7 +273,7 @@ func decodeResponsesOutputMessage(item gjson.Result, i int, resp *response) (has
 		return false, codec.BadUpstream(codec.OpenAIResponses, wire.IndexPath("output", i)+".content is not an array")
 	}
 	j := 0
-	jsonx.EachMember(content, &resp.text, func(_, part gjson.Result) bool {
+	jsonx.EachMember(content, &resp.Text, func(_, part gjson.Result) bool {
 		typ := part.Get("type")
 		switch typ.Str {
 		case "output_text":

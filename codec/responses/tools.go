@@ -113,7 +113,7 @@ func decodeResponsesTools(v gjson.Result, req *request) *codec.Error {
 	var err *codec.Error
 	i := 0
 	tools := req.Tools[:0]
-	jsonx.EachMember(v, &req.text, func(_, tool gjson.Result) bool {
+	jsonx.EachMember(v, &req.Text, func(_, tool gjson.Result) bool {
 		tools, err = decodeResponsesTool(tool, wire.IndexPath("tools", i), tools, "", "", req)
 		i++
 		return err == nil
@@ -125,7 +125,7 @@ func decodeResponsesTools(v gjson.Result, req *request) *codec.Error {
 // decodeResponsesTool decodes one tool definition at path, appending it to
 // tools; ns and nsDesc name the namespace group it is in, if any.
 func decodeResponsesTool(v gjson.Result, path string, tools []codec.Tool, ns, nsDesc string, req *request) ([]codec.Tool, *codec.Error) {
-	a := &req.text
+	a := &req.Text
 	var t codec.Tool
 	if !v.IsObject() {
 		return tools, wire.WrongType(path, "object", v)
@@ -242,7 +242,7 @@ func decodeResponsesNamespace(v gjson.Result, path string, tools []codec.Tool, r
 	var name, desc string
 	var members gjson.Result
 	var err *codec.Error
-	jsonx.EachMember(v, &req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &req.Text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "type":
 		case "name":
@@ -270,7 +270,7 @@ func decodeResponsesNamespace(v gjson.Result, path string, tools []codec.Tool, r
 		return tools, wire.WrongType(path+".tools", "array", members)
 	}
 	j := 0
-	jsonx.EachMember(members, &req.text, func(_, m gjson.Result) bool {
+	jsonx.EachMember(members, &req.Text, func(_, m gjson.Result) bool {
 		tools, err = decodeResponsesTool(m, wire.IndexPath(path+".tools", j), tools, name, desc, req)
 		j++
 		return err == nil
@@ -288,7 +288,7 @@ func decodeResponsesWebSearch(v gjson.Result, path, typ string, req *request) (c
 	w := &t.WebSearch
 	w.Preview = strings.HasPrefix(typ, "web_search_preview")
 	var err *codec.Error
-	jsonx.EachMember(v, &req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &req.Text, func(key, value gjson.Result) bool {
 		p := path + "." + key.Str
 		switch key.Str {
 		case "type":
@@ -336,7 +336,7 @@ func responsesSearchFilters(v gjson.Result, path string, w *codec.WebSearchOptio
 		return wire.WrongType(path, "object", v)
 	}
 	var err *codec.Error
-	jsonx.EachMember(v, &req.text, func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &req.Text, func(key, value gjson.Result) bool {
 		if key.Str != "allowed_domains" {
 			err = wire.UnknownField(path + "." + key.Str)
 			return false

@@ -339,13 +339,13 @@ func TestResponsesPlainTextParts(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.part, err)
 		}
-		req := &request{Request: &codec.Request{}, text: jsonx.IndexedArena(index)}
+		req := &request{Request: &codec.Request{}, Text: jsonx.IndexedArena(index)}
 		part := root.Get("input.0")
 		types := []string{`"input_text"`, `"output_text"`}
 		if c.output {
 			types = types[:1]
 		}
-		text, fast := wire.PlainText(&req.text, part.Raw, types...)
+		text, fast := wire.PlainText(&req.Text, part.Raw, types...)
 		if fast != c.fast {
 			t.Errorf("%s: fast path %v, want %v", c.part, fast, c.fast)
 		}
