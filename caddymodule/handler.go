@@ -82,7 +82,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 
 	// A Chat client of a Chat server with a dialect is translated, so that
 	// the dialect's departures from OpenAI apply to its body too.
-	if client.Family() == h.upstream.Family() && !(h.dialect != nil && client == codec.OpenAIChat) {
+	if client.Family() == x.upstream.Family() && !(h.dialect != nil && client == codec.OpenAIChat) {
 		return h.passthrough(w, r, next, rt, body, x)
 	}
 	return h.translate(w, r, next, rt, body, x)
@@ -212,7 +212,7 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 	model, routed := h.routeModel(req.Model)
 	x.setModels(req.Model, model)
-	if h.upstream.ModelInPath() {
+	if x.upstream.ModelInPath() {
 		model = strings.TrimPrefix(model, "models/")
 		x.setModels(req.Model, model)
 		if err := checkPathModel(model); err != nil {
@@ -224,7 +224,7 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 		return nil
 	}
 
-	target, adjusted, cerr := h.fitModel(req, model)
+	target, adjusted, cerr := h.fitModel(req, x.upstream, model)
 	if cerr != nil {
 		x.fail(w, client, cerr)
 		return nil
@@ -232,23 +232,23 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 
 	outBuf := getBuffer()
 	defer putBuffer(outBuf)
-	out, err := h.encodeRequest(*outBuf, req, codec.EncodeOptions{Model: model, DefaultMaxTokens: h.DefaultMaxTokens, Target: target}, decoded)
+	out, err := h.encodeRequest(*outBuf, x.upstream, req, codec.EncodeOptions{Model: model, DefaultMaxTokens: h.DefaultMaxTokens, Target: target}, decoded)
 	*outBuf = out
 	if err != nil {
 		failPolicy(w, x, client, err)
 		return nil
 	}
-	req.Dropped = append(req.Dropped, h.filterBetas(r)...)
+	req.Dropped = append(req.Dropped, h.filterBetas(r, x.upstream)...)
 	h.reportDropped(w, req.Dropped)
 	h.reportAdjusted(w, model, adjusted)
 	setBody(r, out)
 	// Headers first: a Gemini client's ?key= credential is read from the
 	// query that setPath replaces.
-	if cerr := h.rewriteHeaders(r, client, req.Stream); cerr != nil {
+	if cerr := h.rewriteHeaders(r, client, x.upstream, req.Stream); cerr != nil {
 		x.fail(w, client, cerr)
 		return nil
 	}
-	path, query := h.upstreamPath(model, req.Stream)
+	path, query := h.upstreamPath(x.upstream, model, req.Stream)
 	setPath(r, path, query)
 
 	tw := &translatingWriter{ResponseWriter: w, h: h, client: client, req: req, x: x}

@@ -53,7 +53,7 @@ func clientCredential(p codec.Protocol, r *http.Request) string {
 // protocol, sets the credential in the upstream's scheme, and adds the
 // headers the upstream protocol requires. It fails only when a Google
 // access token cannot be obtained.
-func (h *Handler) rewriteHeaders(r *http.Request, client codec.Protocol, stream bool) *codec.Error {
+func (h *Handler) rewriteHeaders(r *http.Request, client, upstream codec.Protocol, stream bool) *codec.Error {
 	key := h.apiKey
 	if h.tokenSource != nil {
 		tok, err := h.tokenSource.Token()
@@ -76,7 +76,7 @@ func (h *Handler) rewriteHeaders(r *http.Request, client codec.Protocol, stream 
 	// Go's transport asks for gzip itself and decodes it transparently;
 	// anything else the client accepts could not be translated.
 	hdr.Del("Accept-Encoding")
-	up := h.upstream.Descriptor()
+	up := upstream.Descriptor()
 	for _, name := range up.ForeignHeaders() {
 		hdr.Del(name)
 	}
@@ -146,8 +146,8 @@ func bearerToken(r *http.Request) string {
 // upstream does not accept and returns them as dropped paths
 // ("anthropic-beta: effort-2025-11-24"). Only Vertex restricts them
 // (codec.Descriptor.Betas).
-func (h *Handler) filterBetas(r *http.Request) []string {
-	betas := h.upstream.Descriptor().Betas
+func (h *Handler) filterBetas(r *http.Request, upstream codec.Protocol) []string {
+	betas := upstream.Descriptor().Betas
 	if betas == nil {
 		return nil
 	}

@@ -88,7 +88,7 @@ func TestRewriteHeaders(t *testing.T) {
 				r.Header.Set(k, v)
 			}
 			h := &Handler{upstream: tt.upstream, apiKey: tt.apiKey}
-			h.rewriteHeaders(r, tt.client, false)
+			h.rewriteHeaders(r, tt.client, h.upstream, false)
 			for k, v := range tt.want {
 				if got := r.Header.Get(k); got != v {
 					t.Errorf("%s = %q, want %q", k, got, v)
@@ -120,7 +120,7 @@ func TestFilterBetas(t *testing.T) {
 		for _, v := range tt.in {
 			r.Header.Add("Anthropic-Beta", v)
 		}
-		dropped := h.filterBetas(r)
+		dropped := h.filterBetas(r, h.upstream)
 		if got := strings.Join(r.Header.Values("Anthropic-Beta"), ","); got != tt.want {
 			t.Errorf("%s %v: anthropic-beta %q, want %q", tt.upstream, tt.in, got, tt.want)
 		}

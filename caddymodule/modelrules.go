@@ -44,8 +44,8 @@ func (h *Handler) provisionRules() error {
 // fitModel fits req to the upstream model's rules. It returns the codec
 // target for the encoder and the adjustments made, or the error that
 // refuses the request under the policy.
-func (h *Handler) fitModel(req *codec.Request, model string) (codec.Target, []rules.Adjustment, *codec.Error) {
-	opts := rules.Options{Protocol: h.upstream, Provider: h.provider, Model: model, DefaultMaxTokens: h.DefaultMaxTokens}
+func (h *Handler) fitModel(req *codec.Request, upstream codec.Protocol, model string) (codec.Target, []rules.Adjustment, *codec.Error) {
+	opts := rules.Options{Protocol: upstream, Provider: h.provider, Model: model, DefaultMaxTokens: h.DefaultMaxTokens}
 	adj, target := rules.Fit(req, h.rules.Lookup(h.provider, model), &opts, nil)
 	target.Dialect = h.dialect
 	for i := range adj {

@@ -37,7 +37,7 @@ func TestFitModelPolicy(t *testing.T) {
 			if err := h.provisionRules(); err != nil {
 				t.Fatal(err)
 			}
-			_, adj, err := h.fitModel(tt.req(), "o3")
+			_, adj, err := h.fitModel(tt.req(), h.upstream, "o3")
 			switch {
 			case tt.wantErr == "" && err != nil:
 				t.Fatalf("error %v", err)

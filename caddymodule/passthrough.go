@@ -62,7 +62,7 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 	}
 	model, stream := rt.model, rt.stream
 	if !client.ModelInPath() {
-		if !head.HasModel && h.upstream.ModelInPath() {
+		if !head.HasModel && x.upstream.ModelInPath() {
 			x.fail(w, client, &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Param: "model", Message: "model is required and must be a string"})
 			return nil
 		}
@@ -72,7 +72,7 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 	model = strings.TrimPrefix(model, "models/")
 	upModel, routed := h.routeModel(model)
 	x.setModels(model, upModel)
-	if h.upstream.ModelInPath() {
+	if x.upstream.ModelInPath() {
 		upModel = strings.TrimPrefix(upModel, "models/")
 		x.setModels(model, upModel)
 		if err := checkPathModel(upModel); err != nil {
@@ -80,7 +80,7 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 			return nil
 		}
 	}
-	if routed && !client.ModelInPath() && !h.upstream.ModelInPath() {
+	if routed && !client.ModelInPath() && !x.upstream.ModelInPath() {
 		// Both sides carry the model in the body: rewrite it there.
 		var err error
 		if body, err = sjson.SetBytes(body, "model", upModel); err != nil {
@@ -92,25 +92,25 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 	var adjusted []rules.Adjustment
 	if routed && upModel != model {
 		var cerr *codec.Error
-		if body, adjusted, cerr = h.fitPassthrough(body, client, upModel); cerr != nil {
+		if body, adjusted, cerr = h.fitPassthrough(body, client, x.upstream, upModel); cerr != nil {
 			x.fail(w, client, cerr)
 			return nil
 		}
 	}
-	edited, cerr := editDialect(body, client, h.upstream, upModel)
+	edited, cerr := editDialect(body, client, x.upstream, upModel)
 	if cerr != nil {
 		x.fail(w, client, cerr)
 		return nil
 	}
 	setBody(r, edited)
-	x.dropped = append(x.dropped, h.filterBetas(r)...)
+	x.dropped = append(x.dropped, h.filterBetas(r, x.upstream)...)
 	h.reportDropped(w, x.dropped)
 	h.reportAdjusted(w, upModel, adjusted)
-	if cerr := h.rewriteHeaders(r, client, stream); cerr != nil {
+	if cerr := h.rewriteHeaders(r, client, x.upstream, stream); cerr != nil {
 		x.fail(w, client, cerr)
 		return nil
 	}
-	path, query := h.upstreamPath(upModel, stream)
+	path, query := h.upstreamPath(x.upstream, upModel, stream)
 	setPath(r, path, query)
 
 	pw := newPassthroughWriter(w, h, x, client, model, stream)
@@ -212,8 +212,8 @@ func (pw *passthroughWriter) WriteHeader(status int) {
 	case pw.stream && status < 300 && isEventStream(hdr.Get("Content-Type")):
 		pw.mode = passStream
 		pw.rd = sse.NewPushReader(int(pw.h.MaxEventSize))
-		pw.watcher = codec.NewStreamWatcher(pw.h.upstream)
-		pw.usage = codec.NewUsageObserver(pw.h.upstream)
+		pw.watcher = codec.NewStreamWatcher(pw.x.upstream)
+		pw.usage = codec.NewUsageObserver(pw.x.upstream)
 		pw.reframe = pw.restore != nil
 		if !pw.reframe {
 			pw.pendingBuf = getBuffer()
@@ -322,7 +322,7 @@ func (pw *passthroughWriter) finishHeld(nextErr error) {
 	held := pw.held
 	pw.held = nil
 	defer putBuffer(held)
-	body, status, upstream := *held, pw.status, pw.h.upstream
+	body, status, upstream := *held, pw.status, pw.x.upstream
 	switch {
 	case nextErr != nil:
 		// The upstream answered but the body broke off (reset, timeout).
@@ -374,7 +374,7 @@ func (pw *passthroughWriter) fail(e *codec.Error) {
 // response body, and reports whether it decoded.
 func (pw *passthroughWriter) observeJSON(body []byte) bool {
 	var resp codec.Response
-	if codec.DecodeResponse(pw.h.upstream, body, &resp) != nil {
+	if codec.DecodeResponse(pw.x.upstream, body, &resp) != nil {
 		return false
 	}
 	pw.x.observeResponse(&resp)
@@ -414,7 +414,7 @@ func (pw *passthroughWriter) drain() error {
 		}
 		if !pw.watcher.Observe(ev.Name, ev.Data, ev.Bare) {
 			pw.send()
-			pw.endStream("upstream "+string(pw.h.upstream)+" stream sent an event that is not valid in its protocol", nil)
+			pw.endStream("upstream "+string(pw.x.upstream)+" stream sent an event that is not valid in its protocol", nil)
 			return nil
 		}
 		pw.evs = pw.usage.Observe(pw.evs[:0], ev.Name, ev.Data, ev.Bare)
@@ -431,7 +431,7 @@ func (pw *passthroughWriter) drain() error {
 			continue
 		}
 		start := len(pw.out)
-		pw.out = restoreModel(pw.out, ev.Data, pw.h.upstream, pw.restore)
+		pw.out = restoreModel(pw.out, ev.Data, pw.x.upstream, pw.restore)
 		data := pw.out[start:]
 		// The data is re-appended as an event after the edited copy, then
 		// moved down over it.
@@ -509,7 +509,7 @@ func (pw *passthroughWriter) finishStream(cause error) {
 // streamFailure says why a stream could not go on, from the reader's error
 // readErr and the upstream's failure cause.
 func (pw *passthroughWriter) streamFailure(readErr, cause error) string {
-	up := "upstream " + string(pw.h.upstream) + " stream"
+	up := "upstream " + string(pw.x.upstream) + " stream"
 	switch {
 	case errors.Is(readErr, sse.ErrEventTooLarge):
 		return up + " sent an event larger than " + strconv.Itoa(int(pw.h.MaxEventSize)) + " bytes"

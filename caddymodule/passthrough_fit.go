@@ -13,13 +13,14 @@ import (
 // find what the rules change, then edited only there, every other byte
 // kept. A body llmbridge cannot decode is forwarded as it is.
 
-// fitPassthrough fits body, of client protocol p, to upstream model model.
-func (h *Handler) fitPassthrough(body []byte, p codec.Protocol, model string) ([]byte, []rules.Adjustment, *codec.Error) {
+// fitPassthrough fits body, of client protocol p, to model model of
+// upstream protocol upstream.
+func (h *Handler) fitPassthrough(body []byte, p, upstream codec.Protocol, model string) ([]byte, []rules.Adjustment, *codec.Error) {
 	req := new(codec.Request)
 	if err := codec.DecodeRequest(p, body, req); err != nil {
 		return body, nil, nil
 	}
-	target, adj, cerr := h.fitModel(req, model)
+	target, adj, cerr := h.fitModel(req, upstream, model)
 	if cerr != nil {
 		return body, nil, cerr
 	}

@@ -45,7 +45,7 @@ func TestFitPassthrough(t *testing.T) {
 			if err := h.provisionRules(); err != nil {
 				t.Fatal(err)
 			}
-			out, adj, err := h.fitPassthrough([]byte(tt.body), tt.upstream, tt.model)
+			out, adj, err := h.fitPassthrough([]byte(tt.body), tt.upstream, tt.upstream, tt.model)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -338,9 +338,9 @@ func (h *Handler) decodeRequest(client codec.Protocol, body []byte, req *codec.R
 // dropped path (the encoder's canonical name, such as "top_k" or
 // "messages[2].parts[0]") is listed in req.Dropped. Under strict, a
 // request that lost any field the drop setting does not name is rejected.
-func (h *Handler) encodeRequest(dst []byte, req *codec.Request, opts codec.EncodeOptions, decoded int) ([]byte, *codec.Error) {
+func (h *Handler) encodeRequest(dst []byte, upstream codec.Protocol, req *codec.Request, opts codec.EncodeOptions, decoded int) ([]byte, *codec.Error) {
 	n := len(req.Dropped)
-	out, err := codec.AppendRequest(dst, h.upstream, req, opts)
+	out, err := codec.AppendRequest(dst, upstream, req, opts)
 	for round := 0; err != nil && h.policy == policyLenient && round < maxPolicyRounds; round++ {
 		e := asCodecError(err)
 		if e.Class != codec.ClassCapability || !req.Drop(e.Capability) {
@@ -349,7 +349,7 @@ func (h *Handler) encodeRequest(dst []byte, req *codec.Request, opts codec.Encod
 		// The failed attempt's own hints are listed again by the next.
 		req.Dropped = append(req.Dropped[:n], e.Param)
 		n = len(req.Dropped)
-		out, err = codec.AppendRequest(out[:0], h.upstream, req, opts)
+		out, err = codec.AppendRequest(out[:0], upstream, req, opts)
 	}
 	if err != nil {
 		return out, h.explain(asCodecError(err), false, req)

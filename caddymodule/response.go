@@ -53,7 +53,7 @@ func (tw *translatingWriter) WriteHeader(status int) {
 	tw.status = status
 	tw.x.responseStarted()
 	if status >= 200 && status < 300 && tw.req.Stream && isEventStream(tw.Header().Get("Content-Type")) && !hasEncoding(tw.Header()) {
-		st, err := newStreamTranslator(tw.ResponseWriter, tw.h, tw.client, tw.req)
+		st, err := newStreamTranslator(tw.ResponseWriter, tw.h, tw.client, tw.x.upstream, tw.req)
 		if err != nil {
 			// Both protocols are checked when the handler is provisioned;
 			// should one have no stream codec, the stream is collected
@@ -122,7 +122,7 @@ func (tw *translatingWriter) finish(nextErr error) error {
 	if tw.body != nil {
 		body = *tw.body
 	}
-	upstream := tw.h.upstream
+	upstream := tw.x.upstream
 	hdr := tw.Header()
 	switch {
 	case tw.overflow:
@@ -212,7 +212,7 @@ func (tw *translatingWriter) reportDroppedOutput(dropped []string) {
 // streamResponse answers a client that asked for a stream, when the
 // upstream answered one JSON body, with the stream of that body.
 func (tw *translatingWriter) streamResponse(resp *codec.Response) {
-	st, err := newStreamTranslator(tw.ResponseWriter, tw.h, tw.client, tw.req)
+	st, err := newStreamTranslator(tw.ResponseWriter, tw.h, tw.client, tw.x.upstream, tw.req)
 	if err != nil {
 		tw.fail(asCodecError(err))
 		return

@@ -45,8 +45,8 @@ func hintedProtocol(r *http.Request) (codec.Protocol, bool) {
 
 // upstreamPath returns the path and raw query of the upstream endpoint for a
 // request of the given model.
-func (h *Handler) upstreamPath(model string, stream bool) (path, rawQuery string) {
-	return h.upstream.Descriptor().UpstreamPath(h.location(), model, stream)
+func (h *Handler) upstreamPath(upstream codec.Protocol, model string, stream bool) (path, rawQuery string) {
+	return upstream.Descriptor().UpstreamPath(h.location(), model, stream)
 }
 
 // location is where the configured cloud upstream places its models.

@@ -65,7 +65,7 @@ func TestUpstreamPath(t *testing.T) {
 	}
 	for _, tt := range tests {
 		h := &Handler{upstream: tt.upstream, VertexProject: "proj", VertexLocation: "us-east5"}
-		path, query := h.upstreamPath("m", tt.stream)
+		path, query := h.upstreamPath(h.upstream, "m", tt.stream)
 		if path != tt.wantPath || query != tt.wantQuery {
 			t.Errorf("%s stream=%v: got %q ? %q, want %q ? %q", tt.upstream, tt.stream, path, query, tt.wantPath, tt.wantQuery)
 		}

@@ -43,8 +43,8 @@ type streamTranslator struct {
 	writeErr error
 }
 
-func newStreamTranslator(w http.ResponseWriter, h *Handler, client codec.Protocol, req *codec.Request) (*streamTranslator, error) {
-	dec, err := codec.NewStreamDecoder(h.upstream)
+func newStreamTranslator(w http.ResponseWriter, h *Handler, client, upstream codec.Protocol, req *codec.Request) (*streamTranslator, error) {
+	dec, err := codec.NewStreamDecoder(upstream)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +60,7 @@ func newStreamTranslator(w http.ResponseWriter, h *Handler, client codec.Protoco
 		dec:      dec,
 		enc:      enc,
 		events:   make([]codec.Event, 0, 8),
-		upstream: h.upstream,
+		upstream: upstream,
 		maxEvent: int(h.MaxEventSize),
 		metrics:  h.metrics,
 	}, nil

@@ -39,7 +39,7 @@ func TestStreamMemoryPerOpenStream(t *testing.T) {
 		runtime.GC()
 		runtime.ReadMemStats(&before)
 		for range streams {
-			s, err := newStreamTranslator(httptest.NewRecorder(), h, client, req)
+			s, err := newStreamTranslator(httptest.NewRecorder(), h, client, h.upstream, req)
 			if err != nil {
 				t.Fatal(err)
 			}
