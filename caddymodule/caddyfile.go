@@ -32,6 +32,8 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		api_key <key>                # optional upstream credential, {env.VAR} allowed
 //		google_credentials <file>|adc  # vertex upstreams: OAuth tokens from a credentials file or ADC
 //		google_token <token>         # vertex upstreams: a static OAuth access token
+//		azure_api_version <version>  # azure-openai upstreams: deployment paths of this api-version; default: the v1 paths
+//		azure_credentials <tenant> <client_id> <secret> [<authority>]  # azure-openai upstreams: Entra ID tokens
 //		client_keys <key>...         # optional; repeatable; keys clients must present
 //		default_max_tokens <n>       # optional, default 4096
 //		max_request_body <size>      # optional, default 32MiB
@@ -57,7 +59,9 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	}
 //
 // Protocols are openai-chat, openai-responses, anthropic-messages, gemini,
-// vertex and vertex-anthropic. The directive is ordered before
+// vertex, vertex-anthropic and, as upstreams only, azure-openai and
+// azure-openai-responses (Azure OpenAI's clients are openai-chat and
+// openai-responses clients on Azure's paths). The directive is ordered before
 // reverse_proxy, which carries the translated request to the upstream.
 //
 // In a model rule each '*' of the glob matches any run of characters and
@@ -65,7 +69,9 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 // example "model claude-* anthropic/claude-$1".
 //
 // At most one of api_key, google_credentials and google_token may be set,
-// and the google_* options only with a vertex or vertex-anthropic upstream.
+// and the google_* options only with a vertex or vertex-anthropic upstream;
+// at most one of api_key and azure_credentials, and the azure_* options
+// only with an azure-openai upstream.
 // The block is checked as a whole once parsed (see checkConfig), so that
 // `caddy adapt` already reports an unknown protocol, a missing
 // vertex_project or conflicting options.
@@ -111,6 +117,17 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			h.ModelRules = append(h.ModelRules, r)
 			continue
 		}
+		if name == "azure_credentials" {
+			args := d.RemainingArgs()
+			if len(args) < 3 || len(args) > 4 {
+				return d.Errf("azure_credentials takes <tenant_id> <client_id> <client_secret> [<authority_host>]")
+			}
+			h.AzureCredentials = &AzureCredentials{TenantID: args[0], ClientID: args[1], ClientSecret: args[2]}
+			if len(args) == 4 {
+				h.AzureCredentials.AuthorityHost = args[3]
+			}
+			continue
+		}
 		if name == "client_keys" {
 			keys := d.RemainingArgs()
 			if len(keys) == 0 {
@@ -149,6 +166,8 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			h.GoogleCredentials = val
 		case "google_token":
 			h.GoogleToken = val
+		case "azure_api_version":
+			h.AzureAPIVersion = val
 		case "response_model":
 			if val != "client" && val != "upstream" {
 				return d.Errf("response_model: want client or upstream, got %q", val)

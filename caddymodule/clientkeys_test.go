@@ -96,7 +96,7 @@ func TestClientKeys(t *testing.T) {
 		{"missing key", nil, false},
 		{"empty bearer", header("Authorization", "Bearer "), false},
 	}
-	for _, p := range codec.Protocols() {
+	for _, p := range codec.ClientProtocols() {
 		for _, withAPIKey := range []bool{true, false} {
 			for _, c := range append(own[p], common...) {
 				name := string(p) + "/" + c.name

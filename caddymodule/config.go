@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
+	"slices"
 	"strings"
 
 	"golang.org/x/oauth2"
+	"golang.org/x/oauth2/clientcredentials"
 	"golang.org/x/oauth2/google"
 
 	"github.com/llmbridge/llmbridge/codec"
@@ -37,8 +40,12 @@ func (h *Handler) checkConfig() error {
 		return fmt.Errorf("upstream: %v", err)
 	}
 	if h.Client != "" {
-		if _, err := codec.ParseProtocol(h.Client); err != nil {
+		client, err := codec.ParseProtocol(h.Client)
+		if err != nil {
 			return fmt.Errorf("client: %v", err)
+		}
+		if !slices.Contains(codec.ClientProtocols(), client) {
+			return fmt.Errorf("client: %s is an upstream protocol only; its clients speak %s on its paths, which are recognised without this setting", client, client.Family())
 		}
 	}
 	vertex := upstream.Descriptor().Located
@@ -74,6 +81,21 @@ func (h *Handler) checkConfig() error {
 		}
 		if h.APIKey != "" {
 			return fmt.Errorf("api_key and %s are exclusive: both would set the upstream's Authorization header", google)
+		}
+	}
+	azure := upstream.Descriptor().Cloud == "azure"
+	if (h.AzureAPIVersion != "" || h.AzureCredentials != nil) && !azure {
+		return fmt.Errorf("azure_api_version and azure_credentials are only for the azure-openai upstreams, not %s", upstream)
+	}
+	if strings.ContainsAny(h.AzureAPIVersion, "/?#&% \t") {
+		return fmt.Errorf("azure_api_version: %q is not an API version (such as 2024-10-21)", h.AzureAPIVersion)
+	}
+	if c := h.AzureCredentials; c != nil {
+		if c.TenantID == "" || c.ClientID == "" || c.ClientSecret == "" {
+			return errors.New("azure_credentials needs a tenant id, a client id and a client secret")
+		}
+		if h.APIKey != "" {
+			return errors.New("api_key and azure_credentials are exclusive: configure one upstream credential")
 		}
 	}
 	if h.Dialect != "" {
@@ -112,7 +134,7 @@ func (h *Handler) checkConfig() error {
 }
 
 // protocolList names the protocols for configuration messages.
-const protocolList = "one of openai-chat, openai-responses, anthropic-messages, gemini, vertex, vertex-anthropic"
+const protocolList = "one of openai-chat, openai-responses, anthropic-messages, gemini, vertex, vertex-anthropic, azure-openai, azure-openai-responses"
 
 // googleTokenSource returns the token source for google_credentials: a
 // service-account or authorized-user JSON file, or Application Default
@@ -149,6 +171,36 @@ func googleTokenSource(ctx context.Context, spec string) (oauth2.TokenSource, er
 		}
 	}
 	return oauth2.ReuseTokenSource(nil, creds.TokenSource), nil
+}
+
+// azureScope is the scope of Entra ID tokens for Azure OpenAI.
+const azureScope = "https://cognitiveservices.azure.com/.default"
+
+// provisionAzure sets up the upstream token source of azure_credentials:
+// the OAuth client credentials grant against Entra ID, tokens cached and
+// refreshed shortly before they expire.
+func (h *Handler) provisionAzure(ctx context.Context, expand func(string) string) error {
+	c := h.AzureCredentials
+	if c == nil {
+		return nil
+	}
+	tenant, id, secret := expand(c.TenantID), expand(c.ClientID), expand(c.ClientSecret)
+	if tenant == "" || id == "" || secret == "" {
+		return errors.New("azure_credentials: a tenant id, client id or client secret is empty after placeholder expansion")
+	}
+	authority := strings.TrimSuffix(expand(c.AuthorityHost), "/")
+	if authority == "" {
+		authority = "https://login.microsoftonline.com"
+	}
+	cfg := clientcredentials.Config{
+		ClientID:     id,
+		ClientSecret: secret,
+		TokenURL:     authority + "/" + url.PathEscape(tenant) + "/oauth2/v2.0/token",
+		Scopes:       []string{azureScope},
+		AuthStyle:    oauth2.AuthStyleInParams,
+	}
+	h.tokenSource = oauth2.ReuseTokenSource(nil, cfg.TokenSource(ctx))
+	return nil
 }
 
 // provisionGoogle sets up the upstream token source of google_credentials

@@ -35,7 +35,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if !isEndpoint {
 		rt, ok = detectRoute(r.URL.Path)
 	}
-	x := &exchange{client: rt.protocol, upstream: h.upstream}
+	x := &exchange{client: rt.protocol, upstream: h.upstreamFor(rt.protocol)}
 	switch {
 	case isEndpoint:
 		x.client = ep.protocol
@@ -86,6 +86,23 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return h.passthrough(w, r, next, rt, body, x)
 	}
 	return h.translate(w, r, next, rt, body, x)
+}
+
+// upstreamFor returns the upstream protocol a client of protocol client is
+// sent in: the configured upstream, or one of its alternates of the
+// client's own wire family (Azure OpenAI's Responses API for a Responses
+// client of an azure-openai upstream), so that the request passes through
+// rather than being translated.
+func (h *Handler) upstreamFor(client codec.Protocol) codec.Protocol {
+	if client.Family() == h.upstream.Family() {
+		return h.upstream
+	}
+	for _, a := range h.upstream.Descriptor().Alternates {
+		if a.Family() == client.Family() {
+			return a
+		}
+	}
+	return h.upstream
 }
 
 // protocolNoun names a configured client protocol in messages.
@@ -209,6 +226,10 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 	if client.ModelInPath() {
 		req.Model = strings.TrimPrefix(rt.model, "models/")
 		req.Stream = rt.stream
+	} else if req.Model == "" {
+		// An Azure OpenAI deployment path names the model the body
+		// may leave out.
+		req.Model = rt.model
 	}
 	model, routed := h.routeModel(req.Model)
 	x.setModels(req.Model, model)

@@ -3,7 +3,9 @@ package caddymodule
 import (
 	"crypto/subtle"
 	"net/http"
+	"slices"
 	"strings"
+	"sync"
 
 	"go.uber.org/zap"
 
@@ -15,7 +17,30 @@ import (
 // authenticate. All are removed before the request goes upstream, so that
 // no credential of another protocol (or the client's own, when api_key is
 // configured) ever reaches the upstream.
-var credentialHeaders = [...]string{"Authorization", "X-Api-Key", "X-Goog-Api-Key"}
+var credentialHeaders = sync.OnceValue(func() []string {
+	names := []string{"Authorization"}
+	for _, p := range codec.Protocols() {
+		c := p.Descriptor().Credential
+		for _, h := range [...]string{c.Header, c.AlsoHeader} {
+			if h != "" && !slices.Contains(names, h) {
+				names = append(names, h)
+			}
+		}
+	}
+	return names
+})
+
+// credentialQueries are the URL query parameters by which a client may
+// authenticate (Gemini's key).
+var credentialQueries = sync.OnceValue(func() []string {
+	var names []string
+	for _, p := range codec.Protocols() {
+		if q := p.Descriptor().Credential.Query; q != "" && !slices.Contains(names, q) {
+			names = append(names, q)
+		}
+	}
+	return names
+})
 
 // clientCredential returns the credential the client sent, preferring its
 // own protocol's scheme.
@@ -36,12 +61,23 @@ func clientCredential(p codec.Protocol, r *http.Request) string {
 		}
 	default:
 		first = bearer()
+		if first == "" && c.AlsoHeader != "" {
+			first = r.Header.Get(c.AlsoHeader)
+		}
 	}
 	if first != "" {
 		return first
 	}
-	for _, v := range [...]string{bearer(), r.Header.Get("X-Api-Key"), r.Header.Get("X-Goog-Api-Key"), r.URL.Query().Get("key")} {
-		if v != "" {
+	if v := bearer(); v != "" {
+		return v
+	}
+	for _, h := range credentialHeaders()[1:] {
+		if v := r.Header.Get(h); v != "" {
+			return v
+		}
+	}
+	for _, q := range credentialQueries() {
+		if v := r.URL.Query().Get(q); v != "" {
 			return v
 		}
 	}
@@ -70,7 +106,7 @@ func (h *Handler) rewriteHeaders(r *http.Request, client, upstream codec.Protoco
 		key = clientCredential(client, r)
 	}
 	hdr := r.Header
-	for _, name := range credentialHeaders {
+	for _, name := range credentialHeaders() {
 		hdr.Del(name)
 	}
 	// Go's transport asks for gzip itself and decodes it transparently;
@@ -84,7 +120,9 @@ func (h *Handler) rewriteHeaders(r *http.Request, client, upstream codec.Protoco
 		hdr.Del(name)
 	}
 	if key != "" {
-		if c := up.Credential; c.Header != "" {
+		// An OAuth token (Vertex's Google token, Azure's Entra ID token)
+		// is always a bearer token.
+		if c := up.Credential; c.Header != "" && h.tokenSource == nil {
 			hdr.Set(c.Header, key)
 		} else {
 			hdr.Set("Authorization", "Bearer "+key)
@@ -120,6 +158,9 @@ func (h *Handler) authorized(p codec.Protocol, r *http.Request) bool {
 		}
 	default:
 		candidates[0] = bearerToken(r)
+		if c.AlsoHeader != "" {
+			candidates[1] = r.Header.Get(c.AlsoHeader)
+		}
 	}
 	ok := 0
 	for _, c := range candidates {

@@ -82,6 +82,19 @@ type Handler struct {
 	// is not refreshed. Exclusive with GoogleCredentials and APIKey.
 	GoogleToken string `json:"google_token,omitempty"`
 
+	// AzureAPIVersion is the api-version of the azure-openai upstreams'
+	// deployment paths (/openai/deployments/{model}/chat/completions,
+	// /openai/responses), for example 2024-10-21. Empty (the default) uses
+	// Azure's versionless v1 paths (/openai/v1/chat/completions,
+	// /openai/v1/responses).
+	AzureAPIVersion string `json:"azure_api_version,omitempty"`
+
+	// AzureCredentials is an Entra ID application (service principal)
+	// whose tokens authenticate to the azure-openai upstreams, sent as
+	// Authorization: Bearer and refreshed before they expire. Exclusive
+	// with APIKey (Azure's api-key).
+	AzureCredentials *AzureCredentials `json:"azure_credentials,omitempty"`
+
 	// ClientKeys are the keys clients must present. When set, every
 	// request must carry one of them in its own protocol's credential
 	// header (Authorization: Bearer for OpenAI and Vertex clients,
@@ -219,6 +232,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := h.provisionGoogle(ctx, func(s string) string { return repl.ReplaceAll(s, "") }); err != nil {
 		return fmt.Errorf("llmbridge: %v", err)
 	}
+	if err := h.provisionAzure(ctx, func(s string) string { return repl.ReplaceAll(s, "") }); err != nil {
+		return fmt.Errorf("llmbridge: %v", err)
+	}
 	if h.DefaultMaxTokens == 0 {
 		h.DefaultMaxTokens = codec.DefaultMaxTokens
 	}
@@ -269,3 +285,19 @@ var (
 	_ caddy.Validator             = (*Handler)(nil)
 	_ caddyhttp.MiddlewareHandler = (*Handler)(nil)
 )
+
+// AzureCredentials is an Entra ID application's client credentials.
+// Placeholders such as {env.AZURE_CLIENT_SECRET} are expanded at
+// provision time.
+type AzureCredentials struct {
+	// TenantID is the directory (tenant) of the application.
+	TenantID string `json:"tenant_id"`
+	// ClientID is the application (client) id.
+	ClientID string `json:"client_id"`
+	// ClientSecret is the application's client secret.
+	ClientSecret string `json:"client_secret"`
+	// AuthorityHost is the Entra ID endpoint tokens are requested from;
+	// default https://login.microsoftonline.com (sovereign clouds have
+	// their own).
+	AuthorityHost string `json:"authority_host,omitempty"`
+}

@@ -61,13 +61,19 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 		return nil
 	}
 	model, stream := rt.model, rt.stream
+	pathModel := false
 	if !client.ModelInPath() {
-		if !head.HasModel && x.upstream.ModelInPath() {
+		if !head.HasModel && rt.model == "" && x.upstream.ModelInPath() {
 			x.fail(w, client, &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Param: "model", Message: "model is required and must be a string"})
 			return nil
 		}
 		model = head.Model
 		stream = head.Stream
+		if !head.HasModel && rt.model != "" {
+			// An Azure OpenAI deployment path names the model the body
+			// leaves out; the upstream's body needs it.
+			model, pathModel = rt.model, true
+		}
 	}
 	model = strings.TrimPrefix(model, "models/")
 	upModel, routed := h.routeModel(model)
@@ -80,7 +86,7 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 			return nil
 		}
 	}
-	if routed && !client.ModelInPath() && !x.upstream.ModelInPath() {
+	if (routed || pathModel) && !client.ModelInPath() && !x.upstream.ModelInPath() {
 		// Both sides carry the model in the body: rewrite it there.
 		var err error
 		if body, err = sjson.SetBytes(body, "model", upModel); err != nil {

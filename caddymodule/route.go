@@ -51,5 +51,5 @@ func (h *Handler) upstreamPath(upstream codec.Protocol, model string, stream boo
 
 // location is where the configured cloud upstream places its models.
 func (h *Handler) location() codec.Location {
-	return codec.Location{Project: h.VertexProject, Region: h.VertexLocation}
+	return codec.Location{Project: h.VertexProject, Region: h.VertexLocation, APIVersion: h.AzureAPIVersion}
 }

@@ -8,7 +8,7 @@ import (
 // HasTokenCount reports whether protocol p has a token counting endpoint.
 func HasTokenCount(p Protocol) bool {
 	d := p.Descriptor()
-	return d != nil && d.counter != nil
+	return d != nil && d.counter != nil && d.Counting.Member != ""
 }
 
 // DecodeCountRequest decodes a token counting request body of protocol p

@@ -25,6 +25,10 @@ type Descriptor struct {
 	// Located reports that the upstream's paths name a cloud Location
 	// (Vertex AI's project and region), which must be configured.
 	Located bool
+	// Cloud names the cloud whose credentials authenticate to the
+	// protocol's upstreams beside an API key ("google" for Vertex AI,
+	// "azure" for Azure OpenAI), or "".
+	Cloud string
 	// Route describes the paths of the protocol's generation endpoint.
 	Route Route
 	// Credential is where the protocol carries an API key.
@@ -56,6 +60,11 @@ type Descriptor struct {
 	// Listing describes the protocol's model listing; the zero Listing
 	// means it has none.
 	Listing Listing
+	// Alternates are protocols in other wire formats that an upstream of
+	// this protocol also serves (Azure OpenAI's Responses API beside its
+	// Chat Completions): a client whose wire family is an alternate's is
+	// sent there in its own format instead of being translated.
+	Alternates []Protocol
 	// Fields is the field table of the family's client bodies: every
 	// top-level field its decoder knows, and the nested fields and
 	// content kinds whose class differs from their container's. It is
@@ -111,6 +120,10 @@ type Route struct {
 	// StreamMethod are the methods that generate, without and with a
 	// stream.
 	Models, Method, StreamMethod string
+	// Deployments is a collection whose members name the model in paths
+	// of the form …{Deployments}/{model}{suffix} (Azure OpenAI's
+	// /openai/deployments), for a route matched by one of its Suffixes.
+	Deployments string
 	// Excludes are path fragments that make a path another API's even
 	// when its tail matches (the Gemini API's …/models/{model} is not a
 	// Vertex publisher's …/publishers/{p}/models/{model}).
@@ -128,6 +141,10 @@ type Credential struct {
 	// AlsoBearer reports that clients may send Authorization: Bearer
 	// instead of Header (Anthropic's auth tokens).
 	AlsoBearer bool
+	// AlsoHeader is a header clients may send the bare key in instead of
+	// Authorization: Bearer (Azure OpenAI's api-key, which Azure clients
+	// of the OpenAI protocols send).
+	AlsoHeader string
 }
 
 // Counting describes a protocol's token counting endpoint.
@@ -172,6 +189,9 @@ type Listing struct {
 // project and region.
 type Location struct {
 	Project, Region string
+	// APIVersion is the API version an upstream's paths name (Azure
+	// OpenAI's api-version); empty for its versionless paths.
+	APIVersion string
 }
 
 // ForeignHeaders returns the headers that only servers of other families
@@ -244,7 +264,7 @@ func matchRoute(path string, routeOf func(*Descriptor) *Route) (p Protocol, mode
 		}
 		for _, s := range r.Suffixes {
 			if strings.HasSuffix(path, s) {
-				return d.Name, "", false, true
+				return d.Name, r.deployment(path[:len(path)-len(s)]), false, true
 			}
 		}
 		for _, s := range r.Paths {
@@ -283,6 +303,19 @@ func matchRoute(path string, routeOf func(*Descriptor) *Route) (p Protocol, mode
 		return best.Name, model, true, true
 	}
 	return "", "", false, false
+}
+
+// deployment returns the model that rest, a path without its route
+// suffix, names as a member of r's Deployments, or "".
+func (r *Route) deployment(rest string) string {
+	if r.Deployments == "" {
+		return ""
+	}
+	slash := strings.LastIndexByte(rest, '/')
+	if slash < 0 || !strings.HasSuffix(rest[:slash], r.Deployments) {
+		return ""
+	}
+	return rest[slash+1:]
 }
 
 // excludes reports whether path holds one of r's Excludes.

@@ -22,14 +22,41 @@ func TestDescriptors(t *testing.T) {
 		if d.ModelInPath != (d.Route.Models != "") {
 			t.Errorf("%s: ModelInPath %v but route %+v", p, d.ModelInPath, d.Route)
 		}
-		path, _ := d.UpstreamPath(codec.Location{Project: "p", Region: "r"}, "m", false)
-		if got, model, stream, ok := codec.MatchRoute(path); !ok || got != p || stream || d.ModelInPath && model != "m" {
-			t.Errorf("%s: its own upstream path %s is recognised as %s, %q, %v, %v", p, path, got, model, stream, ok)
+		// A protocol without a route of its own (an upstream only) is
+		// recognised as the client protocol of its wire family.
+		want := p
+		if !slices.Contains(codec.ClientProtocols(), p) {
+			want = d.Family
 		}
-		path, _ = d.UpstreamPath(codec.Location{Project: "p", Region: "r"}, "m", true)
-		if got, _, stream, ok := codec.MatchRoute(path); !ok || got != p || stream != d.ModelInPath {
-			t.Errorf("%s: its own streaming path %s is recognised as %s, %v, %v", p, path, got, stream, ok)
+		for _, at := range []codec.Location{{Project: "p", Region: "r"}, {APIVersion: "2024-10-21"}} {
+			path, _ := d.UpstreamPath(at, "m", false)
+			if got, model, stream, ok := codec.MatchRoute(path); !ok || got != want || stream || d.ModelInPath && model != "m" {
+				t.Errorf("%s: its own upstream path %s is recognised as %s, %q, %v, %v", p, path, got, model, stream, ok)
+			}
+			path, _ = d.UpstreamPath(at, "m", true)
+			if got, _, stream, ok := codec.MatchRoute(path); !ok || got != want || stream != d.ModelInPath {
+				t.Errorf("%s: its own streaming path %s is recognised as %s, %v, %v", p, path, got, stream, ok)
+			}
 		}
+		for _, a := range d.Alternates {
+			if ad := a.Descriptor(); ad == nil || ad.Family == d.Family || !slices.Contains(ad.Alternates, p) {
+				t.Errorf("%s: alternate %s is not a protocol of another family that names it back", p, a)
+			}
+		}
+	}
+	// Azure OpenAI's paths name their deployment as the model.
+	for path, want := range map[string]string{
+		"/openai/deployments/gpt-4o/chat/completions": "gpt-4o",
+		"/openai/v1/chat/completions":                 "",
+		"/deployments/x/chat/completions":             "",
+		"/chat/completions":                           "",
+	} {
+		if got, model, _, ok := codec.MatchRoute(path); !ok || got != codec.OpenAIChat || model != want {
+			t.Errorf("MatchRoute(%s) = %s, %q, %v; want openai-chat, %q", path, got, model, ok, want)
+		}
+	}
+	if got, _, _, ok := codec.MatchRoute("/openai/responses"); !ok || got != codec.OpenAIResponses {
+		t.Errorf("Azure's versioned Responses path is recognised as %s, %v", got, ok)
 	}
 	if codec.Protocol("nope").Descriptor() != nil || codec.Protocol("nope").ModelInPath() || codec.Protocol("nope").Family() != "nope" {
 		t.Errorf("an unknown protocol has a descriptor")

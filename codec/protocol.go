@@ -24,6 +24,15 @@ const (
 	// VertexAnthropic is Anthropic Messages on Vertex AI: no model in the
 	// body, an anthropic_version field, and the model in the path.
 	VertexAnthropic Protocol = "vertex-anthropic"
+	// AzureOpenAI is Azure OpenAI: OpenAI Chat Completions on Azure's
+	// paths (/openai/v1/chat/completions, or a deployment's path with an
+	// API version), with the api-key header or an Entra ID token. An
+	// upstream of this protocol also serves Responses clients in their own
+	// format (AzureOpenAIResponses).
+	AzureOpenAI Protocol = "azure-openai"
+	// AzureOpenAIResponses is the Responses API of Azure OpenAI
+	// (/openai/v1/responses).
+	AzureOpenAIResponses Protocol = "azure-openai-responses"
 )
 
 // Protocols returns every protocol in a stable order, in a slice of its own.
@@ -31,6 +40,20 @@ func Protocols() []Protocol {
 	ps := make([]Protocol, len(registered))
 	for i, d := range registered {
 		ps[i] = d.Name
+	}
+	return ps
+}
+
+// ClientProtocols returns the protocols a client's request is recognised
+// as (those with a Route), in the order of Protocols. The others are
+// upstreams only: a client of Azure OpenAI speaks openai-chat or
+// openai-responses on Azure's paths.
+func ClientProtocols() []Protocol {
+	var ps []Protocol
+	for _, d := range registered {
+		if r := &d.Route; len(r.Suffixes) > 0 || len(r.Paths) > 0 || r.Models != "" {
+			ps = append(ps, d.Name)
+		}
 	}
 	return ps
 }

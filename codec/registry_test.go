@@ -33,8 +33,11 @@ func TestRegisterRejects(t *testing.T) {
 	if codec.OpenAIChat.Descriptor() != chat {
 		t.Errorf("a rejected registration replaced openai-chat's descriptor")
 	}
-	if got := codec.Protocols(); len(got) != 6 || got[0] != codec.OpenAIChat || got[5] != codec.VertexAnthropic {
-		t.Errorf("Protocols() = %v, want the six protocols in their documented order", got)
+	if got := codec.Protocols(); len(got) != 8 || got[0] != codec.OpenAIChat || got[5] != codec.VertexAnthropic || got[7] != codec.AzureOpenAIResponses {
+		t.Errorf("Protocols() = %v, want the eight protocols in their documented order", got)
+	}
+	if got := codec.ClientProtocols(); len(got) != 6 || got[5] != codec.VertexAnthropic {
+		t.Errorf("ClientProtocols() = %v, want the six with routes", got)
 	}
 }
 

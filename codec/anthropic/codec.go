@@ -25,7 +25,7 @@ func init() {
 		Fields:        fields,
 	}, anthropicCodec{})
 	codec.Register(codec.Descriptor{
-		Name: codec.VertexAnthropic, Family: codec.AnthropicMessages, ModelInPath: true, Located: true,
+		Name: codec.VertexAnthropic, Family: codec.AnthropicMessages, ModelInPath: true, Located: true, Cloud: "google",
 		Route:         codec.Route{Models: "/publishers/anthropic/models", Method: "rawPredict", StreamMethod: "streamRawPredict"},
 		FamilyHeaders: anthropicHeaders,
 		Counting: codec.Counting{Member: "input_tokens", BodyProtocol: codec.AnthropicMessages,

@@ -3,20 +3,34 @@ package chat
 //go:generate go run ../internal/fieldgen/cmd/fieldgen
 
 import (
+	"net/url"
+
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/internal/wire"
 )
 
 func init() {
 	codec.Register(codec.Descriptor{
-		Name:          codec.OpenAIChat,
-		Route:         codec.Route{Suffixes: []string{"/chat/completions"}},
+		Name: codec.OpenAIChat,
+		// Azure OpenAI's deployment paths end the same way and name the
+		// model (the deployment) before it.
+		Route:         codec.Route{Suffixes: []string{"/chat/completions"}, Deployments: "/openai/deployments"},
+		Credential:    codec.Credential{AlsoHeader: "Api-Key"},
 		ErrorParam:    true,
 		Dialects:      true,
 		FamilyHeaders: wire.OpenAIHeaders,
 		Listing:       wire.OpenAIModelList,
 		ResponseModel: []string{"model"},
 		Fields:        fields,
+	}, chatCodec{})
+	codec.Register(codec.Descriptor{
+		Name: codec.AzureOpenAI, Cloud: "azure", Family: codec.OpenAIChat,
+		// Clients of Azure OpenAI are openai-chat clients (Route above):
+		// the wire format is the same.
+		Credential:    codec.Credential{Header: "Api-Key", AlsoBearer: true},
+		ErrorParam:    true,
+		ResponseModel: []string{"model"},
+		Alternates:    []codec.Protocol{codec.AzureOpenAIResponses},
 	}, chatCodec{})
 }
 
@@ -71,9 +85,17 @@ func (chatCodec) AppendError(dst []byte, p codec.Protocol, e *codec.Error) []byt
 	return wire.AppendOpenAIError(dst, p, e)
 }
 
-// UpstreamPath returns the path of the generation endpoint.
-func (chatCodec) UpstreamPath(codec.Protocol, codec.Location, string, bool) (string, string) {
-	return "/v1/chat/completions", ""
+// UpstreamPath returns the path of the generation endpoint: Azure
+// OpenAI's versionless v1 path, or with an API version the deployment's
+// path, which names the model.
+func (chatCodec) UpstreamPath(p codec.Protocol, at codec.Location, model string, _ bool) (string, string) {
+	switch {
+	case p != codec.AzureOpenAI:
+		return "/v1/chat/completions", ""
+	case at.APIVersion == "":
+		return "/openai/v1/chat/completions", ""
+	}
+	return "/openai/deployments/" + url.PathEscape(model) + "/chat/completions", "api-version=" + url.QueryEscape(at.APIVersion)
 }
 
 // DecodeModelList reads a model listing of the family's shape.

@@ -24,7 +24,7 @@ func init() {
 		Fields:        fields,
 	}, geminiCodec{})
 	codec.Register(codec.Descriptor{
-		Name: codec.Vertex, Family: codec.Gemini, ModelInPath: true, Located: true,
+		Name: codec.Vertex, Family: codec.Gemini, ModelInPath: true, Located: true, Cloud: "google",
 		Counting: codec.Counting{ModelInPath: true, Member: "totalTokens", OmitsZero: true,
 			Route: codec.Route{Models: "/publishers/google/models", Method: "countTokens"}},
 		PathHints:     []string{"/projects/"},

@@ -3,6 +3,8 @@ package responses
 //go:generate go run ../internal/fieldgen/cmd/fieldgen
 
 import (
+	"net/url"
+
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/internal/wire"
 	"github.com/llmbridge/llmbridge/mapping"
@@ -14,7 +16,9 @@ func init() {
 		Name: codec.OpenAIResponses,
 		// Responses and Messages need their /v1: /v1/threads/{id}/messages
 		// is OpenAI's Assistants API, not Anthropic's.
-		Route:      codec.Route{Suffixes: []string{"/v1/responses"}, Paths: []string{"/responses"}},
+		// Azure OpenAI's versioned Responses path is /openai/responses.
+		Route:      codec.Route{Suffixes: []string{"/v1/responses", "/openai/responses"}, Paths: []string{"/responses"}},
+		Credential: codec.Credential{AlsoHeader: "Api-Key"},
 		ErrorParam: true,
 		Dialects:   true,
 		Counting: codec.Counting{ModelOptional: true, Member: "input_tokens", Object: "response.input_tokens",
@@ -24,6 +28,16 @@ func init() {
 		Origin:        mapping.FamilyOpenAI,
 		ResponseModel: []string{"model", "response.model"},
 		Fields:        fields,
+	}, responsesCodec{})
+	codec.Register(codec.Descriptor{
+		Name: codec.AzureOpenAIResponses, Cloud: "azure", Family: codec.OpenAIResponses,
+		// Clients of Azure OpenAI are openai-responses clients (Route
+		// above): the wire format is the same.
+		Credential:    codec.Credential{Header: "Api-Key", AlsoBearer: true},
+		ErrorParam:    true,
+		Origin:        mapping.FamilyOpenAI,
+		ResponseModel: []string{"model", "response.model"},
+		Alternates:    []codec.Protocol{codec.AzureOpenAI},
 	}, responsesCodec{})
 }
 
@@ -80,9 +94,16 @@ func (responsesCodec) AppendError(dst []byte, p codec.Protocol, e *codec.Error) 
 	return wire.AppendOpenAIError(dst, p, e)
 }
 
-// UpstreamPath returns the path of the generation endpoint.
-func (responsesCodec) UpstreamPath(codec.Protocol, codec.Location, string, bool) (string, string) {
-	return "/v1/responses", ""
+// UpstreamPath returns the path of the generation endpoint: Azure
+// OpenAI's versionless v1 path, or its path for an API version.
+func (responsesCodec) UpstreamPath(p codec.Protocol, at codec.Location, _ string, _ bool) (string, string) {
+	switch {
+	case p != codec.AzureOpenAIResponses:
+		return "/v1/responses", ""
+	case at.APIVersion == "":
+		return "/openai/v1/responses", ""
+	}
+	return "/openai/responses", "api-version=" + url.QueryEscape(at.APIVersion)
 }
 
 // CountPath returns the path of the token counting endpoint.
