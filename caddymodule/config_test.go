@@ -52,6 +52,12 @@ func TestCheckConfig(t *testing.T) {
 		{"bad glob", Handler{Upstream: "gemini", Models: []ModelRoute{{Match: "a**", Upstream: "b"}}}, "models[0] (model a** b)"},
 		{"missing credentials file", vertex(Handler{Upstream: "vertex", GoogleCredentials: "/nonexistent/sa.json"}), "google_credentials: open /nonexistent/sa.json: no such file or directory"},
 		{"empty google token", vertex(Handler{Upstream: "vertex", GoogleToken: "{env.LLMBRIDGE_UNSET_TOKEN}"}), "google_token is empty after placeholder expansion"},
+		{"azure client", Handler{Upstream: "gemini", Client: "azure-openai"}, "client: azure-openai is an upstream protocol only; its clients speak openai-chat on its paths"},
+		{"azure version for openai", Handler{Upstream: "openai-chat", AzureAPIVersion: "2024-10-21"}, "azure_api_version and azure_credentials are only for the azure-openai upstreams, not openai-chat"},
+		{"azure version with a slash", Handler{Upstream: "azure-openai", AzureAPIVersion: "2024/10"}, `azure_api_version: "2024/10" is not an API version`},
+		{"azure credentials incomplete", Handler{Upstream: "azure-openai", AzureCredentials: &AzureCredentials{TenantID: "t"}}, "azure_credentials needs a tenant id, a client id and a client secret"},
+		{"api_key and azure credentials", Handler{Upstream: "azure-openai-responses", APIKey: "k", AzureCredentials: &AzureCredentials{TenantID: "t", ClientID: "c", ClientSecret: "s"}}, "api_key and azure_credentials are exclusive"},
+		{"empty azure secret", Handler{Upstream: "azure-openai", AzureCredentials: &AzureCredentials{TenantID: "t", ClientID: "c", ClientSecret: "{env.LLMBRIDGE_UNSET_SECRET}"}}, "azure_credentials: a tenant id, client id or client secret is empty after placeholder expansion"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

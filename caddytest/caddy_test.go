@@ -67,6 +67,8 @@ type testEnv struct {
 	policies map[string]string
 	// dialect is a site (openai-chat upstream) with dialect deepseek.
 	dialect string
+	// azure holds the sites with Azure OpenAI upstreams.
+	azure *azureEnv
 	// bare has one site per protocol that is plain reverse_proxy to its
 	// mock, without llmbridge: the baseline the load test compares with.
 	bare map[proto]string
@@ -122,7 +124,7 @@ func newTestEnv() (*testEnv, error) {
 	// get one that is closed again before Caddy starts.
 	// The admin API gets a free port too, so that integration runs from
 	// several checkouts can share a machine.
-	ports, err := freePorts(9*len(allProtocols) + 9)
+	ports, err := freePorts(9*len(allProtocols) + 9 + azureSites)
 	if err != nil {
 		return nil, err
 	}
@@ -194,6 +196,7 @@ http://localhost:%d {
 	e.policies["strict"] = site(next(), anthropicMsgs, e.mocks[anthropicMsgs].addr(), "\t\ton_unsupported strict\n\t\tdrop metadata\n", "")
 	e.policies["lenient"] = site(next(), anthropicMsgs, e.mocks[anthropicMsgs].addr(), "\t\ton_unsupported lenient\n", "")
 	e.dialect = site(next(), openaiChat, e.mocks[openaiChat].addr(), "\t\tdialect deepseek\n", "")
+	e.azure = addAzureSites(e, next, site)
 	for _, p := range allProtocols {
 		port := next()
 		fmt.Fprintf(&b, "\nhttp://localhost:%d {\n\treverse_proxy %s\n}\n", port, e.mocks[p].addr())
