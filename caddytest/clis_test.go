@@ -93,35 +93,35 @@ var cliSpecs = []cliSpec{
 		},
 	},
 	{
-		name: "codex", bin: "codex", client: openaiResponses, shellTools: []string{"exec_command", "shell", "shell_command", "local_shell"},
+		name: "codex", bin: "codex", client: openaiResponses, shellTools: codexShellTools,
 		prepare: func(home, site, prompt string, up proto, workarounds bool) ([]string, []string, error) {
-			codexHome := filepath.Join(home, ".codex")
-			if err := os.MkdirAll(codexHome, 0o700); err != nil {
-				return nil, nil, err
-			}
-			cfg := `model = "gpt-5-codex"
+			return prepareCodex(home, prompt, up, workarounds, `model = "gpt-5-codex"
 model_provider = "llmbridge"
 
 [model_providers.llmbridge]
 name = "llmbridge"
-base_url = "` + site + `/v1"
+base_url = "`+site+`/v1"
 env_key = "LLMBRIDGE_CLI_KEY"
 wire_api = "responses"
-`
-			switch {
-			case workarounds:
-				cfg = "web_search = \"disabled\"\n" + cfg + "\n[features]\nmulti_agent = false\n"
-			case up == openaiChat:
-				// Chat Completions has no hosted web search: toward it
-				// Codex is configured without one, as the recipe in
-				// docs/recipes.md says (llmbridge answers 400 otherwise).
-				cfg = "web_search = \"disabled\"\n" + cfg
-			}
-			if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(cfg), 0o600); err != nil {
-				return nil, nil, err
-			}
-			return []string{"exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", prompt},
-				[]string{"CODEX_HOME=" + codexHome, "LLMBRIDGE_CLI_KEY=" + cliClientKey}, nil
+`)
+		},
+	},
+	{
+		// Codex with an Azure OpenAI provider, as Azure's documentation
+		// configures it: its Responses requests go to
+		// /openai/responses?api-version=..., which llmbridge recognises.
+		name: "codex-azure", bin: "codex", client: openaiResponses, shellTools: codexShellTools,
+		prepare: func(home, site, prompt string, up proto, workarounds bool) ([]string, []string, error) {
+			return prepareCodex(home, prompt, up, workarounds, `model = "gpt-5-codex"
+model_provider = "azure"
+
+[model_providers.azure]
+name = "Azure OpenAI"
+base_url = "`+site+`/openai"
+env_key = "LLMBRIDGE_CLI_KEY"
+query_params = { api-version = "2025-04-01-preview" }
+wire_api = "responses"
+`)
 		},
 	},
 	{
@@ -1088,3 +1088,30 @@ func newCLIFront(m *cliMock) (*cliFront, error) {
 type cliFrontKey struct{}
 
 func (f *cliFront) addr() string { return f.ln.Addr().String() }
+
+// codexShellTools are the names Codex's shell tool may have.
+var codexShellTools = []string{"exec_command", "shell", "shell_command", "local_shell"}
+
+// prepareCodex writes cfg, a Codex config.toml, under home (adjusted for
+// the upstream as the recipes say) and returns Codex's arguments and
+// environment.
+func prepareCodex(home, prompt string, up proto, workarounds bool, cfg string) ([]string, []string, error) {
+	codexHome := filepath.Join(home, ".codex")
+	if err := os.MkdirAll(codexHome, 0o700); err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case workarounds:
+		cfg = "web_search = \"disabled\"\n" + cfg + "\n[features]\nmulti_agent = false\n"
+	case up == openaiChat:
+		// Chat Completions has no hosted web search: toward it
+		// Codex is configured without one, as the recipe in
+		// docs/recipes.md says (llmbridge answers 400 otherwise).
+		cfg = "web_search = \"disabled\"\n" + cfg
+	}
+	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(cfg), 0o600); err != nil {
+		return nil, nil, err
+	}
+	return []string{"exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", prompt},
+		[]string{"CODEX_HOME=" + codexHome, "LLMBRIDGE_CLI_KEY=" + cliClientKey}, nil
+}
