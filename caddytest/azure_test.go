@@ -159,25 +159,31 @@ type azureEnv struct {
 	respFront     *azureFront
 }
 
-// addAzureSites starts the Azure fronts and the Entra ID endpoint and adds
-// the Azure sites to the Caddyfile through site.
-func addAzureSites(e *testEnv, next func() int, site func(port int, p proto, upstreamAddr, extra, siteExtra string) string) *azureEnv {
+// newAzureEnv starts the Azure fronts and the Entra ID endpoint. It runs
+// before the sites' ports are chosen, so that none of theirs is taken.
+func newAzureEnv(e *testEnv) *azureEnv {
 	a := &azureEnv{fronts: map[azureMode]*azureFront{}, sites: map[azureMode]string{}, entra: newEntraServer()}
+	for _, m := range []azureMode{azureV1, azureVersioned, azureEntra} {
+		a.fronts[m] = newAzureFront(m, e.mocks[openaiChat], e.mocks[openaiResponses])
+	}
+	a.respFront = newAzureFront(azureV1, e.mocks[openaiChat], e.mocks[openaiResponses])
+	return a
+}
+
+// addSites adds the Azure sites to the Caddyfile through site.
+func (a *azureEnv) addSites(next func() int, site func(port int, p proto, upstreamAddr, extra, siteExtra string) string) {
 	extra := map[azureMode]string{
 		azureV1:        "\t\tapi_key " + upstreamKey + "\n",
 		azureVersioned: "\t\tapi_key " + upstreamKey + "\n\t\tazure_api_version " + azureAPIVersion + "\n",
 		azureEntra:     "\t\tazure_credentials " + azureTenant + " " + azureClientID + " " + azureClientSecret + " " + a.entra.srv.URL + "\n",
 	}
 	for _, m := range []azureMode{azureV1, azureVersioned, azureEntra} {
-		a.fronts[m] = newAzureFront(m, e.mocks[openaiChat], e.mocks[openaiResponses])
 		a.sites[m] = site(next(), "azure-openai", a.fronts[m].addr(), extra[m], "")
 	}
-	a.respFront = newAzureFront(azureV1, e.mocks[openaiChat], e.mocks[openaiResponses])
 	a.responsesSite = site(next(), "azure-openai-responses", a.respFront.addr(), extra[azureV1], "")
-	return a
 }
 
-// azureSites is how many ports addAzureSites takes.
+// azureSites is how many ports addSites takes.
 const azureSites = 4
 
 // TestAzureUpstreams sends every SDK client's conversation, streamed and

@@ -120,6 +120,7 @@ func newTestEnv() (*testEnv, error) {
 		e.mocks[p] = newMockUpstream(p)
 		e.fronts[p] = newFrontUpstream(e.mocks[p])
 	}
+	e.azure = newAzureEnv(e)
 	// Each site gets a port that was free a moment ago; the dead upstreams
 	// get one that is closed again before Caddy starts.
 	// The admin API gets a free port too, so that integration runs from
@@ -196,7 +197,7 @@ http://localhost:%d {
 	e.policies["strict"] = site(next(), anthropicMsgs, e.mocks[anthropicMsgs].addr(), "\t\ton_unsupported strict\n\t\tdrop metadata\n", "")
 	e.policies["lenient"] = site(next(), anthropicMsgs, e.mocks[anthropicMsgs].addr(), "\t\ton_unsupported lenient\n", "")
 	e.dialect = site(next(), openaiChat, e.mocks[openaiChat].addr(), "\t\tdialect deepseek\n", "")
-	e.azure = addAzureSites(e, next, site)
+	e.azure.addSites(next, site)
 	for _, p := range allProtocols {
 		port := next()
 		fmt.Fprintf(&b, "\nhttp://localhost:%d {\n\treverse_proxy %s\n}\n", port, e.mocks[p].addr())

@@ -29,6 +29,7 @@ const (
 const credentialLogFilter = `		format filter {
 			request>headers>X-Api-Key delete
 			request>headers>X-Goog-Api-Key delete
+			request>headers>Api-Key delete
 			request>uri query {
 				delete key
 			}
