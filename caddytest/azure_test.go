@@ -49,16 +49,17 @@ type azureSeen struct {
 // Entra ID token) and passes the request on, rewritten as OpenAI takes it,
 // to the mock of its wire format, which checks the body and answers.
 type azureFront struct {
-	srv        *httptest.Server
-	mode       azureMode
-	chat, resp *mockUpstream
+	srv  *httptest.Server
+	mode azureMode
+	// chat and resp are the base URLs of the OpenAI mocks behind it.
+	chat, resp string
 
 	mu         sync.Mutex
 	seen       []azureSeen
 	violations []string
 }
 
-func newAzureFront(mode azureMode, chat, resp *mockUpstream) *azureFront {
+func newAzureFront(mode azureMode, chat, resp string) *azureFront {
 	f := &azureFront{mode: mode, chat: chat, resp: resp}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serveHTTP))
 	return f
@@ -69,8 +70,7 @@ func (f *azureFront) addr() string { return strings.TrimPrefix(f.srv.URL, "http:
 func (f *azureFront) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	s := azureSeen{path: r.URL.Path, query: r.URL.RawQuery, apiKey: r.Header.Get("Api-Key"), authorization: r.Header.Get("Authorization")}
 	var problems []string
-	var target *mockUpstream
-	var openaiPath string
+	var target, openaiPath string
 	versioned := f.mode == azureVersioned
 	switch {
 	case !versioned && r.URL.Path == "/openai/v1/chat/completions",
@@ -94,11 +94,11 @@ func (f *azureFront) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	f.seen = append(f.seen, s)
 	f.violations = append(f.violations, problems...)
 	f.mu.Unlock()
-	if target == nil {
+	if target == "" {
 		http.Error(w, `{"error":{"message":"unknown path","type":"invalid_request_error"}}`, http.StatusNotFound)
 		return
 	}
-	u, _ := url.Parse(target.srv.URL)
+	u, _ := url.Parse(target)
 	proxy := httputil.NewSingleHostReverseProxy(u)
 	r.URL.Path, r.URL.RawPath, r.URL.RawQuery = openaiPath, "", ""
 	r.Header.Del("Api-Key")
@@ -163,10 +163,11 @@ type azureEnv struct {
 // before the sites' ports are chosen, so that none of theirs is taken.
 func newAzureEnv(e *testEnv) *azureEnv {
 	a := &azureEnv{fronts: map[azureMode]*azureFront{}, sites: map[azureMode]string{}, entra: newEntraServer()}
+	chat, resp := e.mocks[openaiChat].srv.URL, e.mocks[openaiResponses].srv.URL
 	for _, m := range []azureMode{azureV1, azureVersioned, azureEntra} {
-		a.fronts[m] = newAzureFront(m, e.mocks[openaiChat], e.mocks[openaiResponses])
+		a.fronts[m] = newAzureFront(m, chat, resp)
 	}
-	a.respFront = newAzureFront(azureV1, e.mocks[openaiChat], e.mocks[openaiResponses])
+	a.respFront = newAzureFront(azureV1, chat, resp)
 	return a
 }
 

@@ -168,10 +168,12 @@ wire_api = "responses"
 // (reasoning on, a tool loop) are fitted to a real model. Together the
 // cells cover every reasoning kind of the rule table.
 var cliModels = map[proto]map[proto]string{
-	anthropicMsgs: {openaiChat: "gpt-5", openaiResponses: "gpt-5.1-codex-max", gemini: "gemini-2.5-flash", vertex: "gemini-3-flash-preview"},
+	anthropicMsgs: {openaiChat: "gpt-5", openaiResponses: "gpt-5.1-codex-max", gemini: "gemini-2.5-flash", vertex: "gemini-3-flash-preview",
+		azureOpenAI: "gpt-5.2"},
 	openaiResponses: {openaiChat: "gpt-4.1", anthropicMsgs: "claude-opus-4-7", gemini: "gemini-3.1-pro-preview", vertex: "gemini-2.5-pro",
 		vertexAnthropic: "claude-sonnet-4-5@20250929"},
-	gemini: {openaiChat: "o3", openaiResponses: "gpt-5-mini", anthropicMsgs: "claude-sonnet-4-6", vertexAnthropic: "claude-opus-4-7"},
+	gemini: {openaiChat: "o3", openaiResponses: "gpt-5-mini", anthropicMsgs: "claude-sonnet-4-6", vertexAnthropic: "claude-opus-4-7",
+		azureOpenAI: "gpt-4o"},
 	openaiChat: {openaiResponses: "gpt-5.2", anthropicMsgs: "claude-haiku-4-5", gemini: "gemini-3-pro-preview", vertex: "gemini-2.5-flash-lite",
 		vertexAnthropic: "claude-opus-4-6"},
 }
@@ -192,12 +194,19 @@ func cliModelRoutes(up proto) string {
 	return b.String()
 }
 
+// cliUpstreamAxis is every upstream protocol of the CLI matrix: the
+// protocols of the SDK suites and Azure OpenAI.
+var cliUpstreamAxis = append(append([]proto(nil), allProtocols...), azureOpenAI)
+
 // cliUpstreams are the upstream protocols a CLI speaking client runs
-// against: every protocol of another family.
+// against: every protocol that translates its requests. A client served in
+// its own wire format (an upstream of its family, or Azure OpenAI for the
+// OpenAI clients) passes through, which TestAzureUpstreams and the
+// passthrough suites cover.
 func cliUpstreams(client proto) []proto {
 	var ups []proto
-	for _, p := range allProtocols {
-		if p.family() == client.family() {
+	for _, p := range cliUpstreamAxis {
+		if p.family() == client.family() || p == azureOpenAI && azureFamily(client) == client.family() {
 			continue
 		}
 		if !*clisVertex && (p == vertex || p == vertexAnthropic) {
@@ -250,12 +259,15 @@ func TestRealCLIs(t *testing.T) {
 			for _, up := range cliUpstreams(c.client) {
 				t.Run(string(up), func(t *testing.T) {
 					if !*clisModels {
-						res := env.run(t, binDir, c, up, env.site[up], cliModels[c.client][up])
+						res := env.run(t, binDir, c, up, env.siteFor(up, c.client), cliModels[c.client][up])
 						results = append(results, res)
 						if !res.pass {
 							t.Errorf("%s -> %s: %s", c.name, up, res.reason)
 						}
 						return
+					}
+					if up == azureOpenAI {
+						t.Skip("-clis.models runs the model rule tables of the SDK suites' upstreams")
 					}
 					for _, model := range ruleModels(up) {
 						t.Run(model, func(t *testing.T) {
@@ -284,11 +296,11 @@ func TestRealCLIs(t *testing.T) {
 func cliMatrix(results []cliRunResult) string {
 	var b strings.Builder
 	b.WriteString("| CLI (client protocol) |")
-	for _, p := range allProtocols {
+	for _, p := range cliUpstreamAxis {
 		b.WriteString(" " + string(p) + " |")
 	}
 	b.WriteString("\n|---|")
-	for range allProtocols {
+	for range cliUpstreamAxis {
 		b.WriteString("---|")
 	}
 	b.WriteString("\n")
@@ -311,7 +323,7 @@ func cliMatrix(results []cliRunResult) string {
 	}
 	for _, c := range cliSpecs {
 		fmt.Fprintf(&b, "| %s (%s) |", c.name, c.client)
-		for _, p := range allProtocols {
+		for _, p := range cliUpstreamAxis {
 			r, ok := cell[c.name+"|"+string(p)]
 			switch {
 			case !ok:
@@ -344,6 +356,9 @@ type cliEnv struct {
 	// modelSites has, with -clis.models, a site per model of each
 	// upstream's rule table that routes every model there.
 	modelSites map[proto]map[string]string
+	// azureSite are the Azure OpenAI sites, by the OpenAI protocol whose
+	// mock answers (and records) the CLI's requests.
+	azureSite map[proto]string
 	adminPort  int
 	caddyfile  string
 	debugLog   string
@@ -377,7 +392,8 @@ func cliSetup(t *testing.T) *cliEnv {
 }
 
 func newCLIEnv(adminPort int) (*cliEnv, error) {
-	e := &cliEnv{mocks: map[proto]*cliMock{}, site: map[proto]string{}, modelSites: map[proto]map[string]string{}, adminPort: adminPort}
+	e := &cliEnv{mocks: map[proto]*cliMock{}, site: map[proto]string{}, modelSites: map[proto]map[string]string{}, adminPort: adminPort,
+		azureSite: map[proto]string{}}
 	logDir, err := os.MkdirTemp("", "llmbridge-clis-")
 	if err != nil {
 		return nil, err
@@ -389,6 +405,9 @@ func newCLIEnv(adminPort int) (*cliEnv, error) {
 		p      proto
 		front  *cliFront
 		routes string
+		// upstream is the reverse_proxy target, the protocol's mock
+		// when empty; extra are more llmbridge settings.
+		upstream, extra string
 	}
 	var specs []siteSpec
 	for _, p := range allProtocols {
@@ -417,6 +436,19 @@ func newCLIEnv(adminPort int) (*cliEnv, error) {
 			specs = append(specs, siteSpec{p: p, front: front, routes: "\t\tmodel * " + model + "\n"})
 		}
 	}
+	// The Azure OpenAI site sends to an Azure front before the OpenAI
+	// mocks; a CLI's requests are recorded by the mock that answers them
+	// (Codex's by the Responses mock, the others' by the Chat mock).
+	az := newAzureFront(azureV1, "http://"+e.mocks[openaiChat].addr(), "http://"+e.mocks[openaiResponses].addr())
+	for _, p := range []proto{openaiChat, openaiResponses} {
+		front, err := newCLIFront(e.mocks[p])
+		if err != nil {
+			return nil, err
+		}
+		e.azureSite[p] = "http://" + front.addr()
+		specs = append(specs, siteSpec{p: azureOpenAI, front: front, routes: cliModelRoutes(azureOpenAI),
+			upstream: az.addr(), extra: "\t\tapi_key " + upstreamKey + "\n"})
+	}
 	ports, err := freePorts(2 + len(specs))
 	if err != nil {
 		return nil, err
@@ -436,6 +468,10 @@ func newCLIEnv(adminPort int) (*cliEnv, error) {
 `, adminPort, ports[0], ports[1], e.debugLog)
 	for i, sp := range specs {
 		port := ports[2+i]
+		upstream := sp.upstream
+		if upstream == "" {
+			upstream = e.mocks[sp.p].addr()
+		}
 		sp.front.setSite(fmt.Sprintf("127.0.0.1:%d", port))
 		// No host in the site address: the CLIs call 127.0.0.1. Gemini
 		// CLI always sends topK, which OpenAI cannot take: the recipe
@@ -448,13 +484,39 @@ http://:%d {
 		vertex_project %s
 		vertex_location %s
 		drop generationConfig.topK
-%s	}
+%s%s	}
 	reverse_proxy %s
 }
-`, port, sp.p, vertexProject, vertexLocation, sp.routes, e.mocks[sp.p].addr())
+`, port, sp.p, vertexProject, vertexLocation, sp.extra, sp.routes, upstream)
 	}
 	e.caddyfile = b.String()
 	return e, nil
+}
+
+// azureFamily is the OpenAI protocol an azure-openai upstream serves a
+// client of protocol client in: Responses for a Responses client, Chat
+// Completions for the others.
+func azureFamily(client proto) proto {
+	if client.family() == openaiResponses {
+		return openaiResponses
+	}
+	return openaiChat
+}
+
+// mockFor returns the mock that answers client's requests to upstream up.
+func (e *cliEnv) mockFor(up, client proto) *cliMock {
+	if up == azureOpenAI {
+		return e.mocks[azureFamily(client)]
+	}
+	return e.mocks[up]
+}
+
+// siteFor returns the site a CLI speaking client runs against for up.
+func (e *cliEnv) siteFor(up, client proto) string {
+	if up == azureOpenAI {
+		return e.azureSite[azureFamily(client)]
+	}
+	return e.site[up]
 }
 
 // run runs CLI c once against upstream up and reports the cell.
@@ -462,7 +524,7 @@ func (e *cliEnv) run(t *testing.T, binDir string, c cliSpec, up proto, site, mod
 	res := cliRunResult{cli: c.name, upstream: up, model: model}
 	token := "llmbridge-" + randomHex(6)
 	want := "The command printed " + token + "."
-	m := e.mocks[up]
+	m := e.mockFor(up, c.client)
 	m.start(token, c.shellTools, want)
 
 	tmp := t.TempDir()

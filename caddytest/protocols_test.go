@@ -17,6 +17,9 @@ const (
 	gemini          proto = "gemini"
 	vertex          proto = "vertex"
 	vertexAnthropic proto = "vertex-anthropic"
+	// azureOpenAI is an upstream only: Azure OpenAI, in front of the
+	// OpenAI mocks (azure_test.go).
+	azureOpenAI proto = "azure-openai"
 )
 
 // allProtocols lists the protocols in a stable order; it is both the client
@@ -52,6 +55,8 @@ func (p proto) family() proto {
 		return gemini
 	case vertexAnthropic:
 		return anthropicMsgs
+	case azureOpenAI:
+		return openaiChat
 	}
 	return p
 }
