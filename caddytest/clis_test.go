@@ -359,9 +359,9 @@ type cliEnv struct {
 	// azureSite are the Azure OpenAI sites, by the OpenAI protocol whose
 	// mock answers (and records) the CLI's requests.
 	azureSite map[proto]string
-	adminPort  int
-	caddyfile  string
-	debugLog   string
+	adminPort int
+	caddyfile string
+	debugLog  string
 }
 
 var (
