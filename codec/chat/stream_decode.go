@@ -137,6 +137,13 @@ func (d *chatStreamDecoder) chunk(out []codec.Event, c *chatChunk) []codec.Event
 	if !chatIsArray(c.choices) && (!chatIsNull(c.choices) || !usage) {
 		return d.fail(out, codec.BadUpstream(codec.OpenAIChat, "stream event is not a chat.completion.chunk: choices is missing or not an array"))
 	}
+	if !d.started && !usage && (c.id == "" || c.id == `""`) && !gjson.Parse(c.choices).Get("0").Exists() {
+		// A chunk without choices, usage or id says nothing a client
+		// reads: Azure OpenAI's first chunk carries only its prompt
+		// filter results. The stream starts with the next, which names
+		// the response.
+		return out
+	}
 	if !d.started {
 		start := codec.Event{Type: codec.EventStart}
 		if err := chatUpstreamString(d.result(c.id), "id", &start.ID); err != nil {
