@@ -137,7 +137,8 @@ func (d *chatStreamDecoder) chunk(out []codec.Event, c *chatChunk) []codec.Event
 	if !chatIsArray(c.choices) && (!chatIsNull(c.choices) || !usage) {
 		return d.fail(out, codec.BadUpstream(codec.OpenAIChat, "stream event is not a chat.completion.chunk: choices is missing or not an array"))
 	}
-	if !d.started && !usage && (c.id == "" || c.id == `""`) && !gjson.Parse(c.choices).Get("0").Exists() {
+	if !d.started && !usage && chatNamesNothing(c.id) && chatNamesNothing(c.model) && (c.created == "" || c.created == "0") &&
+		!gjson.Parse(c.choices).Get("0").Exists() {
 		// A chunk without choices, usage or id says nothing a client
 		// reads: Azure OpenAI's first chunk carries only its prompt
 		// filter results. The stream starts with the next, which names
@@ -706,3 +707,7 @@ func chatUpstreamError(v gjson.Result) *codec.Error {
 	}
 	return e
 }
+
+// chatNamesNothing reports whether raw, a chunk member's raw value, is
+// absent or the empty string.
+func chatNamesNothing(raw string) bool { return raw == "" || raw == `""` }
