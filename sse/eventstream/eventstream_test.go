@@ -1,0 +1,156 @@
+package eventstream
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	awsstream "github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
+)
+
+// message encodes one event stream message with aws-sdk-go-v2's encoder,
+// as Bedrock sends it.
+func message(t testing.TB, payload string, headers ...string) []byte {
+	t.Helper()
+	var h awsstream.Headers
+	for i := 0; i+1 < len(headers); i += 2 {
+		h.Set(headers[i], awsstream.StringValue(headers[i+1]))
+	}
+	var b bytes.Buffer
+	if err := awsstream.NewEncoder().Encode(&b, awsstream.Message{Headers: h, Payload: []byte(payload)}); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// bedrockStream is an InvokeModelWithResponseStream answer: two chunks, an
+// exception and an error message.
+func bedrockStream(t testing.TB) ([]byte, string) {
+	var in []byte
+	in = append(in, message(t, `{"bytes":"eyJ0eXBlIjoibWVzc2FnZV9zdGFydCJ9"}`, ":message-type", "event", ":event-type", "chunk", ":content-type", "application/json")...)
+	in = append(in, message(t, `{"bytes":"eyJ0eXBlIjoibWVzc2FnZV9zdG9wIn0="}`, ":message-type", "event", ":event-type", "chunk", ":content-type", "application/json")...)
+	in = append(in, message(t, `{"message":"Too many tokens"}`, ":message-type", "exception", ":exception-type", "throttlingException", ":content-type", "application/json")...)
+	in = append(in, message(t, "", ":message-type", "error", ":error-code", "InternalFailure", ":error-message", "boom")...)
+	want := "event: chunk\ndata: {\"bytes\":\"eyJ0eXBlIjoibWVzc2FnZV9zdGFydCJ9\"}\n\n" +
+		"event: chunk\ndata: {\"bytes\":\"eyJ0eXBlIjoibWVzc2FnZV9zdG9wIn0=\"}\n\n" +
+		"event: exception:throttlingException\ndata: {\"message\":\"Too many tokens\"}\n\n" +
+		"event: error:InternalFailure\ndata: boom\n\n"
+	return in, want
+}
+
+// TestReader reads a Bedrock stream pushed in pieces of every size: the
+// SSE text does not depend on where the bytes were split.
+func TestReader(t *testing.T) {
+	in, want := bedrockStream(t)
+	for _, size := range []int{1, 2, 7, 11, 12, 13, 100, len(in)} {
+		r := NewReader(1 << 20)
+		var out []byte
+		for i := 0; i < len(in); i += size {
+			var err error
+			if out, err = r.Push(out, in[i:min(i+size, len(in))]); err != nil {
+				t.Fatalf("pieces of %d: %v", size, err)
+			}
+		}
+		if string(out) != want || r.Pending() != 0 {
+			t.Errorf("pieces of %d: got %q (%d pending), want %q", size, out, r.Pending(), want)
+		}
+	}
+	r := NewReader(1 << 20)
+	if _, err := r.Push(nil, in[:20]); err != nil || r.Pending() != 20 {
+		t.Errorf("a partial message: %v, %d pending", err, r.Pending())
+	}
+}
+
+// TestReaderRejects checks that malformed messages break the stream and
+// that an announced length out of bounds is refused before its bytes
+// arrive.
+func TestReaderRejects(t *testing.T) {
+	good := message(t, `{"bytes":"e30="}`, ":message-type", "event", ":event-type", "chunk")
+	badCRC := append([]byte(nil), good...)
+	badCRC[len(badCRC)-1] ^= 0xff
+	badPayload := append([]byte(nil), good...)
+	badPayload[len(badPayload)-6] ^= 0xff
+	for name, in := range map[string][]byte{
+		"message CRC":     badCRC,
+		"payload changed": badPayload,
+		"too long":        {0, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+		"too short":       {0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0},
+	} {
+		r := NewReader(1 << 16)
+		if _, err := r.Push(nil, in); err == nil {
+			t.Errorf("%s: no error", name)
+			continue
+		}
+		if out, err := r.Push(nil, good); err == nil || len(out) != 0 {
+			t.Errorf("%s: the stream goes on after an error", name)
+		}
+	}
+}
+
+// TestWriter turns SSE text, as stream encoders write it, into messages
+// that aws-sdk-go-v2 decodes, and back.
+func TestWriter(t *testing.T) {
+	in, sseText := bedrockStream(t)
+	_ = in
+	w := NewWriter(1 << 20)
+	var msgs []byte
+	for _, piece := range strings.SplitAfter(": a comment\n\n"+sseText[:strings.Index(sseText, "event: error:")], "\n") {
+		var err error
+		if msgs, err = w.Push(msgs, []byte(piece)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dec := awsstream.NewDecoder()
+	rd := bytes.NewReader(msgs)
+	var got []string
+	for rd.Len() > 0 {
+		m, err := dec.Decode(rd, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name, data := eventOf(&m)
+		got = append(got, name+" "+string(data)+" "+header(&m, ":content-type"))
+	}
+	want := []string{
+		`chunk {"bytes":"eyJ0eXBlIjoibWVzc2FnZV9zdGFydCJ9"} application/json`,
+		`chunk {"bytes":"eyJ0eXBlIjoibWVzc2FnZV9zdG9wIn0="} application/json`,
+		`exception:throttlingException {"message":"Too many tokens"} application/json`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("messages:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// And back to the same SSE text.
+	back, err := NewReader(1<<20).Push(nil, msgs)
+	if err != nil || !strings.HasPrefix(sseText, string(back)) || len(back) == 0 {
+		t.Errorf("round trip: %q, %v", back, err)
+	}
+	if _, err := NewWriter(16).Push(nil, []byte("data: "+strings.Repeat("x", 100)+"\n\n")); err == nil {
+		t.Errorf("an SSE event over the limit was accepted")
+	}
+}
+
+// FuzzReader feeds arbitrary bytes, in two pieces, to the Reader: it
+// never panics, never holds more than the limit, and what it reads from a
+// valid stream does not depend on the split.
+func FuzzReader(f *testing.F) {
+	in, _ := bedrockStream(f)
+	f.Add(in, 5)
+	f.Add(in[:30], 12)
+	f.Add([]byte{0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 3)
+	f.Fuzz(func(t *testing.T, in []byte, split int) {
+		const limit = 1 << 12
+		whole, errWhole := NewReader(limit).Push(nil, in)
+		r := NewReader(limit)
+		split = min(max(split, 0), len(in))
+		parts, err := r.Push(nil, in[:split])
+		if err == nil {
+			parts, err = r.Push(parts, in[split:])
+		}
+		if r.Pending() > limit {
+			t.Fatalf("holds %d bytes over the limit %d", r.Pending(), limit)
+		}
+		if (err == nil) != (errWhole == nil) || err == nil && !bytes.Equal(whole, parts) {
+			t.Fatalf("split at %d: %q %v, whole: %q %v", split, parts, err, whole, errWhole)
+		}
+	})
+}
