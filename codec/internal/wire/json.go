@@ -242,7 +242,7 @@ func HasReplacementChar(s string) bool {
 }
 
 // TextPart returns a part of kind t holding the string value v, with the
-// literal it came from (keepLiteral).
+// literal it came from (KeepLiteral).
 func TextPart(t codec.PartType, v gjson.Result) codec.Part {
 	p := codec.Part{Type: t, Text: v.Str}
 	KeepLiteral(&p, v)
@@ -301,7 +301,7 @@ func AppendText(dst []byte, text string, p *codec.Part) []byte {
 	return append(dst, '"')
 }
 
-// AppendTextBody is appendText without the quotes.
+// AppendTextBody is AppendText without the quotes.
 func AppendTextBody(dst []byte, text string, p *codec.Part) []byte {
 	if raw, ok := p.TextLiteral(text); ok {
 		return append(dst, raw...)
