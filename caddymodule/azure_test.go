@@ -18,8 +18,8 @@ func TestAzurePaths(t *testing.T) {
 	respAnswer := `{"id":"r1","object":"response","created_at":1,"status":"completed","model":"gpt-4o","output":[{"type":"message","id":"m1","status":"completed","role":"assistant","content":[{"type":"output_text","text":"hi","annotations":[]}]}],"usage":{"input_tokens":1,"output_tokens":1,"total_tokens":2}}`
 	tests := []struct {
 		name, upstream, version, target, body string
-		answer                                 string
-		wantPath, wantQuery, wantModel         string
+		answer                                string
+		wantPath, wantQuery, wantModel        string
 	}{
 		{"deployment path, no body model, passthrough", "openai-chat", "", "/openai/deployments/gpt-4o/chat/completions?api-version=2024-10-21",
 			`{"messages":[{"role":"user","content":"Hi"}]}`, chatAnswer, "/v1/chat/completions", "", "gpt-4o"},
