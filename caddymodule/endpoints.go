@@ -67,10 +67,23 @@ func detectEndpoint(configured codec.Protocol, r *http.Request) (endpoint, bool)
 	return endpoint{kind: endpointModels, protocol: p}, true
 }
 
-// protocols are the registered protocols, read once: they are all
-// registered by init functions, and listing them per request would cost an
-// allocation.
-var protocols = sync.OnceValue(codec.Protocols)
+// listingPath is a protocol with a model listing, and its path.
+type listingPath struct {
+	p    codec.Protocol
+	path string
+}
+
+// listingPaths are the protocols that list models, read once from the
+// descriptors (all registered by init functions) rather than per request.
+var listingPaths = sync.OnceValue(func() []listingPath {
+	var ls []listingPath
+	for _, p := range codec.Protocols() {
+		if lp := p.Descriptor().Listing.Path; lp != "" {
+			ls = append(ls, listingPath{p, lp})
+		}
+	}
+	return ls
+})
 
 // listingOf recognises a model listing request and picks the protocol
 // whose shape answers it. A listing path of one shape (/v1beta/models) is
@@ -82,14 +95,13 @@ func listingOf(configured codec.Protocol, r *http.Request) (codec.Protocol, bool
 	path := r.URL.Path
 	var first codec.Protocol
 	shared := false
-	for _, p := range protocols() {
-		lp := p.Descriptor().Listing.Path
-		if lp == "" || !strings.HasSuffix(path, lp) && !(path == "/models" && strings.HasSuffix(lp, "/models")) {
+	for _, l := range listingPaths() {
+		if !strings.HasSuffix(path, l.path) && !(path == "/models" && strings.HasSuffix(l.path, "/models")) {
 			continue
 		}
 		if first == "" {
-			first = p
-		} else if !codec.SameModelListShape(first, p) {
+			first = l.p
+		} else if !codec.SameModelListShape(first, l.p) {
 			shared = true
 		}
 	}

@@ -18,7 +18,7 @@ func HasTokenCount(p Protocol) bool {
 // in favour of the path.
 func DecodeCountRequest(p Protocol, body []byte, req *Request) error {
 	if !HasTokenCount(p) {
-		return invalid("", "protocol "+string(p)+" has no token counting endpoint")
+		return InvalidRequest("", "protocol "+string(p)+" has no token counting endpoint")
 	}
 	d := p.Descriptor()
 	gen, err := d.counter.CountedBody(p, body)
@@ -33,7 +33,7 @@ func DecodeCountRequest(p Protocol, body []byte, req *Request) error {
 // members a count request does not take, in the count request's framing.
 func AppendCountRequest(dst []byte, p Protocol, req *Request, opts EncodeOptions) ([]byte, error) {
 	if !HasTokenCount(p) {
-		return dst, invalid("", "protocol "+string(p)+" has no token counting endpoint")
+		return dst, InvalidRequest("", "protocol "+string(p)+" has no token counting endpoint")
 	}
 	d := p.Descriptor()
 	gen, err := AppendRequest(nil, d.countAs(), req, opts)
@@ -48,10 +48,10 @@ func AppendCountRequest(dst []byte, p Protocol, req *Request, opts EncodeOptions
 // response is an *Error with status 502.
 func DecodeCountResponse(p Protocol, body []byte) (int64, error) {
 	if !HasTokenCount(p) {
-		return 0, invalid("", "protocol "+string(p)+" has no token counting endpoint")
+		return 0, InvalidRequest("", "protocol "+string(p)+" has no token counting endpoint")
 	}
-	root, perr := parseObject(body)
-	if perr != nil {
+	root, problem := jsonx.ParseObject(jsonx.BytesToString(body))
+	if problem != "" {
 		return 0, BadUpstream(p, "token count is not a JSON object")
 	}
 	c := p.Descriptor().Counting

@@ -1,9 +1,7 @@
 package codec
 
 import (
-	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/mapping"
-	"github.com/tidwall/gjson"
 )
 
 // Error is an API error in canonical form: one llmbridge raises itself (a
@@ -57,16 +55,4 @@ func InvalidRequest(param, message string) *Error {
 // protocol p that is not valid in p.
 func BadUpstream(p Protocol, why string) *Error {
 	return &Error{Status: 502, Kind: mapping.ErrBadGateway, Message: "upstream " + string(p) + " response is invalid: " + why}
-}
-
-// invalid is InvalidRequest.
-func invalid(param, message string) *Error { return InvalidRequest(param, message) }
-
-// parseObject validates body as JSON and checks that it is an object.
-func parseObject(body []byte) (gjson.Result, *Error) {
-	root, problem := jsonx.ParseObject(jsonx.BytesToString(body))
-	if problem != "" {
-		return root, InvalidRequest("", "request body "+problem)
-	}
-	return root, nil
 }

@@ -32,7 +32,7 @@ type RequestHead struct {
 func ReadRequestHead(body []byte) (RequestHead, error) {
 	root, index, problem := jsonx.ParseIndexed(jsonx.BytesToString(body))
 	if problem != "" {
-		return RequestHead{}, invalid("", "request body "+problem)
+		return RequestHead{}, InvalidRequest("", "request body "+problem)
 	}
 	defer index.Release()
 	a := jsonx.IndexedArena(index)

@@ -90,7 +90,7 @@ func SameModelListShape(a, b Protocol) bool {
 // strings of the result may alias body.
 func DecodeModelList(p Protocol, body []byte) (*ModelList, error) {
 	if !HasModelList(p) {
-		return nil, invalid("", "protocol "+string(p)+" has no model listing")
+		return nil, InvalidRequest("", "protocol "+string(p)+" has no model listing")
 	}
 	l := new(ModelList)
 	if err := listerOf(p).DecodeModelList(p, body, l); err != nil {

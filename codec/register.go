@@ -160,7 +160,7 @@ func codecOf(p Protocol) (Codec, *Error) {
 	if d := p.Descriptor(); d != nil {
 		return d.codec, nil
 	}
-	return nil, invalid("", "unknown protocol "+string(p))
+	return nil, InvalidRequest("", "unknown protocol "+string(p))
 }
 
 // BodyFitter is implemented by a Codec that can fit a body that passes

@@ -32,7 +32,7 @@ func checkToolResults(p Protocol, req *Request) *Error {
 				if anywhere {
 					where = "the conversation before it"
 				}
-				return invalid("messages["+strconv.Itoa(i)+"].parts["+strconv.Itoa(j)+"].tool_call_id",
+				return InvalidRequest("messages["+strconv.Itoa(i)+"].parts["+strconv.Itoa(j)+"].tool_call_id",
 					`the tool result for call "`+r.ToolCallID+`" answers no tool call in `+where)
 			}
 		}

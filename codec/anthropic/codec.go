@@ -147,9 +147,9 @@ func vertexModel(at codec.Location, model string) string {
 
 // DecodeModelList reads a model listing of the family's shape.
 func (anthropicCodec) DecodeModelList(p codec.Protocol, body []byte, l *codec.ModelList) error {
-	root, perr := wire.ParseObject(body)
-	if perr != nil {
-		return codec.BadUpstream(p, "model listing is not a JSON object")
+	root, err := wire.ParseListing(p, body)
+	if err != nil {
+		return err
 	}
 	return wire.Err(decodeAnthropicModelList(root, p, l))
 }

@@ -43,7 +43,7 @@ func decodeAnthropicRequest(root gjson.Result, req *request, vertex bool) *codec
 		return err
 	}
 	if !d.sawMessages {
-		return wire.Invalid("messages", "is required")
+		return codec.InvalidRequest("messages", "is required")
 	}
 	d.finishReasoning()
 	// An Anthropic stream always reports usage, so a streaming Anthropic
@@ -129,7 +129,7 @@ func (d *anthropicRequestDecoder) model(v gjson.Result) *codec.Error {
 		return nil
 	}
 	if d.vertex {
-		return wire.Invalid("model", "must not be set in a vertex-anthropic body: the model is part of the URL path")
+		return codec.InvalidRequest("model", "must not be set in a vertex-anthropic body: the model is part of the URL path")
 	}
 	var err *codec.Error
 	d.req.Model, err = wire.ReadString(v, "model")
@@ -150,7 +150,7 @@ func (d *anthropicRequestDecoder) messages(v gjson.Result) *codec.Error {
 	}
 	n := jsonx.CountMembers(v, &d.req.Text)
 	if n == 0 {
-		return wire.Invalid("messages", "must contain at least one message")
+		return codec.InvalidRequest("messages", "must contain at least one message")
 	}
 	d.sawMessages = true
 	req := d.req
@@ -200,9 +200,9 @@ func (d *anthropicRequestDecoder) message(m gjson.Result, i int) (codec.Message,
 	case err != nil:
 		return msg, err
 	case !hasRole:
-		return msg, wire.Invalid(wire.IndexPath("messages", i)+".role", "is required")
+		return msg, codec.InvalidRequest(wire.IndexPath("messages", i)+".role", "is required")
 	case !hasContent:
-		return msg, wire.Invalid(wire.IndexPath("messages", i)+".content", "is required")
+		return msg, codec.InvalidRequest(wire.IndexPath("messages", i)+".content", "is required")
 	}
 	if end := len(d.parts); end > start {
 		msg.Parts = d.parts[start:end:end]
@@ -221,11 +221,11 @@ func (d *anthropicRequestDecoder) checkToolParts(msg *codec.Message, i int) *cod
 		p := &msg.Parts[j]
 		switch {
 		case p.Type == codec.PartToolCall && msg.Role != codec.RoleAssistant:
-			return wire.Invalid(anthropicBlockPos{msg: i, block: j}.path(""), "tool_use blocks belong in assistant messages")
+			return codec.InvalidRequest(anthropicBlockPos{msg: i, block: j}.path(""), "tool_use blocks belong in assistant messages")
 		case p.Type == codec.PartToolResult && msg.Role != codec.RoleUser:
-			return wire.Invalid(anthropicBlockPos{msg: i, block: j}.path(""), "tool_result blocks belong in user messages")
+			return codec.InvalidRequest(anthropicBlockPos{msg: i, block: j}.path(""), "tool_result blocks belong in user messages")
 		case p.Type == codec.PartReasoning && msg.Role != codec.RoleAssistant:
-			return wire.Invalid(anthropicBlockPos{msg: i, block: j}.path(""), "thinking and redacted_thinking blocks belong in assistant messages")
+			return codec.InvalidRequest(anthropicBlockPos{msg: i, block: j}.path(""), "thinking and redacted_thinking blocks belong in assistant messages")
 		case p.Type == codec.PartToolResult && i > 0:
 			p.ToolName = anthropicCallName(d.req.Messages[i-1].Parts, p.ToolCallID)
 		}
@@ -256,7 +256,7 @@ func anthropicRole(v gjson.Result, i int) (codec.Role, *codec.Error) {
 	case "assistant":
 		return codec.RoleAssistant, nil
 	}
-	return codec.RoleUser, wire.Invalid(wire.IndexPath("messages", i)+".role", `must be "user" or "assistant"`)
+	return codec.RoleUser, codec.InvalidRequest(wire.IndexPath("messages", i)+".role", `must be "user" or "assistant"`)
 }
 
 // content decodes messages[i].content, a string or an array of blocks, into

@@ -157,7 +157,7 @@ func (d *anthropicRequestDecoder) block(b gjson.Result, pos anthropicBlockPos) (
 	f.collect(b, &d.req.Text)
 	switch {
 	case !f.typ.Exists():
-		return codec.Part{}, wire.Invalid(pos.path(".type"), "is required")
+		return codec.Part{}, codec.InvalidRequest(pos.path(".type"), "is required")
 	case f.typ.Type != gjson.String:
 		return codec.Part{}, wire.WrongType(pos.path(".type"), "string", f.typ)
 	}
@@ -184,7 +184,7 @@ func (d *anthropicRequestDecoder) block(b gjson.Result, pos anthropicBlockPos) (
 		return codec.Part{}, wire.UnsupportedField(pos.path(""), `content part type "`+f.typ.Str+`" is not supported yet`)
 	}
 	if where := anthropicBlockPlace(f.typ.Str, pos); where != "" {
-		return codec.Part{}, wire.Invalid(pos.path(""), `content part type "`+f.typ.Str+`" is not allowed in `+where)
+		return codec.Part{}, codec.InvalidRequest(pos.path(""), `content part type "`+f.typ.Str+`" is not allowed in `+where)
 	}
 	if f.unknown != "" {
 		return codec.Part{}, wire.UnknownField(pos.path("." + f.unknown))
@@ -211,7 +211,7 @@ func (d *anthropicRequestDecoder) block(b gjson.Result, pos anthropicBlockPos) (
 	}
 	switch {
 	case !f.text.Exists():
-		return codec.Part{}, wire.Invalid(pos.path(".text"), "is required")
+		return codec.Part{}, codec.InvalidRequest(pos.path(".text"), "is required")
 	case f.text.Type != gjson.String:
 		return codec.Part{}, wire.WrongType(pos.path(".text"), "string", f.text)
 	}
@@ -247,7 +247,7 @@ func anthropicToolUse(f *anthropicBlock, pos anthropicBlockPos) (codec.Part, *co
 	case f.name.Type != gjson.String || f.name.Str == "":
 		return codec.Part{}, anthropicRequired(pos.path(".name"), f.name)
 	case !f.input.Exists():
-		return codec.Part{}, wire.Invalid(pos.path(".input"), "is required")
+		return codec.Part{}, codec.InvalidRequest(pos.path(".input"), "is required")
 	case !f.input.IsObject():
 		return codec.Part{}, wire.WrongType(pos.path(".input"), "object", f.input)
 	}
@@ -277,11 +277,11 @@ func anthropicReasoningBlock(f *anthropicBlock, pos anthropicBlockPos) (codec.Pa
 	}
 	switch {
 	case !f.thinking.Exists():
-		return codec.Part{}, wire.Invalid(pos.path(".thinking"), "is required")
+		return codec.Part{}, codec.InvalidRequest(pos.path(".thinking"), "is required")
 	case f.thinking.Type != gjson.String:
 		return codec.Part{}, wire.WrongType(pos.path(".thinking"), "string", f.thinking)
 	case !f.signature.Exists():
-		return codec.Part{}, wire.Invalid(pos.path(".signature"), "is required")
+		return codec.Part{}, codec.InvalidRequest(pos.path(".signature"), "is required")
 	case f.signature.Type != gjson.String:
 		return codec.Part{}, wire.WrongType(pos.path(".signature"), "string", f.signature)
 	}
@@ -338,7 +338,7 @@ func (d *anthropicRequestDecoder) mediaSource(f *anthropicBlock, pos anthropicBl
 	path := pos.path(".source")
 	switch {
 	case !f.source.Exists():
-		return codec.Part{}, wire.Invalid(path, "is required")
+		return codec.Part{}, codec.InvalidRequest(path, "is required")
 	case !f.source.IsObject():
 		return codec.Part{}, wire.WrongType(path, "object", f.source)
 	}
@@ -407,7 +407,7 @@ func anthropicFirstKey(v gjson.Result, a, b string) string {
 // missing, empty or not a string.
 func anthropicRequired(path string, v gjson.Result) *codec.Error {
 	if v.Type == gjson.String || !v.Exists() {
-		return wire.Invalid(path, "is required")
+		return codec.InvalidRequest(path, "is required")
 	}
 	return wire.WrongType(path, "string", v)
 }

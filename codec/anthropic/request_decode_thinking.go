@@ -47,7 +47,7 @@ func (d *anthropicRequestDecoder) thinking(v gjson.Result) *codec.Error {
 	var allowBudget, allowDisplay bool
 	switch {
 	case !typ.Exists():
-		return wire.Invalid("thinking.type", "is required")
+		return codec.InvalidRequest("thinking.type", "is required")
 	case typ.Type != gjson.String:
 		return wire.WrongType("thinking.type", "string", typ)
 	case typ.Str == "enabled":
@@ -60,7 +60,7 @@ func (d *anthropicRequestDecoder) thinking(v gjson.Result) *codec.Error {
 	case typ.Str == "between_tools":
 		return wire.UnsupportedField("thinking.type", `thinking type "between_tools" has no equivalent in the other protocols`)
 	default:
-		return wire.Invalid("thinking.type", `must be "enabled", "adaptive", "disabled" or "between_tools"`)
+		return codec.InvalidRequest("thinking.type", `must be "enabled", "adaptive", "disabled" or "between_tools"`)
 	}
 	switch {
 	case other != "":
@@ -72,13 +72,13 @@ func (d *anthropicRequestDecoder) thinking(v gjson.Result) *codec.Error {
 	}
 	if allowBudget {
 		if !budget.Exists() {
-			return wire.Invalid("thinking.budget_tokens", "is required")
+			return codec.InvalidRequest("thinking.budget_tokens", "is required")
 		}
 		if err := wire.ReadInt(budget, "thinking.budget_tokens", &r.Budget); err != nil {
 			return err
 		}
 		if r.Budget.Value < anthropicMinBudget {
-			return wire.Invalid("thinking.budget_tokens", "must be at least 1024")
+			return codec.InvalidRequest("thinking.budget_tokens", "must be at least 1024")
 		}
 	}
 	if display.Type != gjson.Null {
@@ -86,7 +86,7 @@ func (d *anthropicRequestDecoder) thinking(v gjson.Result) *codec.Error {
 			return wire.WrongType("thinking.display", "string", display)
 		}
 		if display.Str != "summarized" && display.Str != "omitted" {
-			return wire.Invalid("thinking.display", `must be "summarized" or "omitted"`)
+			return codec.InvalidRequest("thinking.display", `must be "summarized" or "omitted"`)
 		}
 		r.Display = display.Str
 	}
@@ -133,7 +133,7 @@ func (d *anthropicRequestDecoder) outputEffort(v gjson.Result) *codec.Error {
 		d.effort, _ = mapping.ParseEffort(v.Str)
 		return nil
 	}
-	return wire.Invalid("output_config.effort", `must be "low", "medium", "high", "xhigh" or "max"`)
+	return codec.InvalidRequest("output_config.effort", `must be "low", "medium", "high", "xhigh" or "max"`)
 }
 
 // outputFormat reads output_config.format, a JSON schema the answer must
@@ -164,11 +164,11 @@ func (d *anthropicRequestDecoder) outputFormat(v gjson.Result) *codec.Error {
 	case typ.Type != gjson.String:
 		return anthropicRequired("output_config.format.type", typ)
 	case typ.Str != "json_schema":
-		return wire.Invalid("output_config.format.type", `must be "json_schema"`)
+		return codec.InvalidRequest("output_config.format.type", `must be "json_schema"`)
 	case other != "":
 		return wire.UnknownField("output_config.format." + other)
 	case !schema.Exists():
-		return wire.Invalid("output_config.format.schema", "is required")
+		return codec.InvalidRequest("output_config.format.schema", "is required")
 	case !schema.IsObject():
 		return wire.WrongType("output_config.format.schema", "object", schema)
 	}

@@ -96,7 +96,7 @@ func (d *anthropicRequestDecoder) tool(t gjson.Result, i int) (codec.Tool, *code
 	case desc.Type != gjson.Null && desc.Type != gjson.String:
 		return codec.Tool{}, wire.WrongType(path+".description", "string", desc)
 	case !schema.Exists():
-		return codec.Tool{}, wire.Invalid(path+".input_schema", "is required")
+		return codec.Tool{}, codec.InvalidRequest(path+".input_schema", "is required")
 	case !schema.IsObject():
 		return codec.Tool{}, wire.WrongType(path+".input_schema", "object", schema)
 	}
@@ -145,11 +145,11 @@ func (d *anthropicRequestDecoder) webSearchTool(t gjson.Result, path string) (co
 		case "name":
 			var name string
 			if name, err = wire.ReadString(value, p); err == nil && name != "web_search" {
-				err = wire.Invalid(p, `must be "web_search"`)
+				err = codec.InvalidRequest(p, `must be "web_search"`)
 			}
 		case "max_uses":
 			if err = wire.ReadInt(value, p, &w.MaxUses); err == nil && w.MaxUses.Set && w.MaxUses.Value < 1 {
-				err = wire.Invalid(p, "must be at least 1")
+				err = codec.InvalidRequest(p, "must be at least 1")
 			}
 		case "allowed_domains":
 			w.AllowedDomains, err = wire.ReadStrings(value, p, nil)
@@ -167,7 +167,7 @@ func (d *anthropicRequestDecoder) webSearchTool(t gjson.Result, path string) (co
 		return err == nil
 	})
 	if err == nil && len(w.AllowedDomains) > 0 && len(w.BlockedDomains) > 0 {
-		err = wire.Invalid(path, "allowed_domains and blocked_domains cannot both be given")
+		err = codec.InvalidRequest(path, "allowed_domains and blocked_domains cannot both be given")
 	}
 	return tool, err
 }
@@ -216,7 +216,7 @@ func (d *anthropicRequestDecoder) toolChoice(v gjson.Result) *codec.Error {
 	case "none":
 		c.Mode = codec.ToolChoiceNone
 	default:
-		return wire.Invalid("tool_choice.type", `must be "auto", "any", "tool" or "none"`)
+		return codec.InvalidRequest("tool_choice.type", `must be "auto", "any", "tool" or "none"`)
 	}
 	switch {
 	case unknown != "":

@@ -36,7 +36,7 @@ func appendAnthropicRequest(dst []byte, req *codec.Request, opts *codec.EncodeOp
 	} else {
 		model := wire.EncodeModel(opts, req)
 		if model == "" {
-			return dst, wire.Invalid("model", "is required")
+			return dst, codec.InvalidRequest("model", "is required")
 		}
 		dst = append(dst, `{"model":`...)
 		dst = jsonx.AppendString(dst, model)
@@ -200,7 +200,7 @@ func appendAnthropicOutputConfig(dst []byte, req *codec.Request, plan *anthropic
 		return dst, wire.CannotEncode(p, "output_config.format", "JSON output without a schema (json_object)", codec.Capability{Kind: codec.CapFormat})
 	case codec.FormatJSONSchema:
 		if f.Schema == "" || !anthropicIsObject(f.Schema) {
-			return dst, wire.Invalid("output_config.format.schema", "must be a JSON object")
+			return dst, codec.InvalidRequest("output_config.format.schema", "must be a JSON object")
 		}
 	default:
 		return dst, wire.CannotEncode(p, "output_config.format", "output format", codec.Capability{Kind: codec.CapFormat})

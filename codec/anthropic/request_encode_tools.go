@@ -41,9 +41,9 @@ func appendAnthropicTools(dst []byte, req *codec.Request, p codec.Protocol) ([]b
 		case t.Strict.Set && t.Strict.Value:
 			return dst, wire.CannotEncode(p, wire.IndexPath("tools", i)+".strict", "strict tool schemas", codec.Capability{Kind: codec.CapToolStrict, Tool: i})
 		case t.Name == "":
-			return dst, wire.Invalid(wire.IndexPath("tools", i)+".name", "is required")
+			return dst, codec.InvalidRequest(wire.IndexPath("tools", i)+".name", "is required")
 		case t.Parameters != "" && !anthropicIsObject(t.Parameters):
-			return dst, wire.Invalid(wire.IndexPath("tools", i)+".parameters", "must be a JSON object")
+			return dst, codec.InvalidRequest(wire.IndexPath("tools", i)+".parameters", "must be a JSON object")
 		}
 		if i == 0 {
 			dst = append(dst, `,"tools":[`...)
@@ -85,14 +85,14 @@ func appendAnthropicTools(dst []byte, req *codec.Request, p codec.Protocol) ([]b
 		typ = "any"
 	case codec.ToolChoiceNamed:
 		if c.Name == "" {
-			return dst, wire.Invalid("tool_choice.name", "is required")
+			return dst, codec.InvalidRequest("tool_choice.name", "is required")
 		}
 		typ = "tool"
 	default:
 		return dst, wire.CannotEncode(p, "tool_choice", "tool choice mode", codec.Capability{Kind: codec.CapToolChoice})
 	}
 	if len(req.Tools) == 0 {
-		return dst, wire.Invalid("tool_choice", "forces a tool call but no tools are given")
+		return dst, codec.InvalidRequest("tool_choice", "forces a tool call but no tools are given")
 	}
 	dst = append(dst, `,"tool_choice":{"type":"`...)
 	dst = append(dst, typ...)

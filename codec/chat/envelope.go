@@ -80,7 +80,7 @@ func (d *chatRequestDecoder) idReasoning(id, path string) (string, *codec.Error)
 	var buf [2]mapping.Continuation
 	cs, err := mapping.ParseIDEnvelopes(buf[:0], tokens)
 	if err != nil {
-		return id, wire.Invalid(path, err.Error())
+		return id, codec.InvalidRequest(path, err.Error())
 	}
 	for i := range cs {
 		c := &cs[i]

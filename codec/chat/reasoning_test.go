@@ -27,17 +27,6 @@ func chatReasoningParts() []codec.Part {
 	}
 }
 
-// chatAssistantReplay builds a Chat request whose assistant message carries
-// content and reasoning_content as a client replays them.
-func chatAssistantReplay(content gjson.Result, reasoning string) string {
-	c := content.Raw
-	if c == "" {
-		c = "null"
-	}
-	return `{"model":"m","messages":[{"role":"user","content":"Q"},{"role":"assistant","content":` + c +
-		`,"reasoning_content":` + string(jsonx.AppendString(nil, reasoning)) + `},{"role":"user","content":"Go on"}]}`
-}
-
 func TestChatDecodeRequestReasoning(t *testing.T) {
 	user := `{"role":"user","content":"Hi"}`
 	body := func(fields string) string { return `{"model":"m","messages":[` + user + `],` + fields + `}` }

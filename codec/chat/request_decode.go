@@ -192,7 +192,7 @@ func (d *chatRequestDecoder) finish() *codec.Error {
 func (d *chatRequestDecoder) settleMaxTokens() *codec.Error {
 	mt, mct := d.maxTokens, d.maxCompletionTokens
 	if mt.Set && mct.Set && mt.Value != mct.Value {
-		return wire.Invalid("max_completion_tokens", "differs from max_tokens; give only one of them")
+		return codec.InvalidRequest("max_completion_tokens", "differs from max_tokens; give only one of them")
 	}
 	if mct.Set {
 		d.req.MaxTokens = mct
@@ -268,7 +268,7 @@ func (d *chatRequestDecoder) settleTools() *codec.Error {
 		req.ToolChoice = codec.ToolChoice{}
 		req.Dropped = append(req.Dropped, "tool_choice")
 	case codec.ToolChoiceRequired, codec.ToolChoiceNamed:
-		return wire.Invalid("tool_choice", "forces a tool call, but no tools are given")
+		return codec.InvalidRequest("tool_choice", "forces a tool call, but no tools are given")
 	}
 	if req.ParallelToolCalls.Set {
 		req.ParallelToolCalls = codec.OptBool{}
@@ -322,15 +322,15 @@ func (d *chatRequestDecoder) tool(path string, v gjson.Result) *codec.Error {
 	}
 	switch {
 	case typ.Type == gjson.Null:
-		return wire.Invalid(path+".type", "is required")
+		return codec.InvalidRequest(path+".type", "is required")
 	case typ.Type != gjson.String:
 		return wire.WrongType(path+".type", "string", typ)
 	case typ.Str == "custom":
 		return wire.UnsupportedField(path, "custom (freeform) tools are not supported yet")
 	case typ.Str != "function":
-		return wire.Invalid(path+".type", `unknown tool type "`+typ.Str+`"`)
+		return codec.InvalidRequest(path+".type", `unknown tool type "`+typ.Str+`"`)
 	case fn.Type == gjson.Null:
-		return wire.Invalid(path+".function", "is required")
+		return codec.InvalidRequest(path+".function", "is required")
 	case !fn.IsObject():
 		return wire.WrongType(path+".function", "object", fn)
 	}
@@ -379,7 +379,7 @@ func (d *chatRequestDecoder) toolChoice(v gjson.Result) *codec.Error {
 		case "required":
 			tc.Mode = codec.ToolChoiceRequired
 		default:
-			return wire.Invalid("tool_choice", `unknown value "`+v.Str+`"`)
+			return codec.InvalidRequest("tool_choice", `unknown value "`+v.Str+`"`)
 		}
 		return nil
 	case !v.IsObject():
@@ -404,15 +404,15 @@ func (d *chatRequestDecoder) toolChoice(v gjson.Result) *codec.Error {
 	}
 	switch {
 	case typ.Type == gjson.Null:
-		return wire.Invalid("tool_choice.type", "is required")
+		return codec.InvalidRequest("tool_choice.type", "is required")
 	case typ.Type != gjson.String:
 		return wire.WrongType("tool_choice.type", "string", typ)
 	case typ.Str == "allowed_tools" || typ.Str == "custom":
 		return wire.UnsupportedField("tool_choice", `tool choice type "`+typ.Str+`" is not supported yet`)
 	case typ.Str != "function":
-		return wire.Invalid("tool_choice.type", `unknown value "`+typ.Str+`"`)
+		return codec.InvalidRequest("tool_choice.type", `unknown value "`+typ.Str+`"`)
 	case fn.Type == gjson.Null:
-		return wire.Invalid("tool_choice.function", "is required")
+		return codec.InvalidRequest("tool_choice.function", "is required")
 	case !fn.IsObject():
 		return wire.WrongType("tool_choice.function", "object", fn)
 	}
@@ -439,11 +439,11 @@ func (d *chatRequestDecoder) toolChoice(v gjson.Result) *codec.Error {
 func chatRequiredString(v gjson.Result, path string) (string, *codec.Error) {
 	switch {
 	case v.Type == gjson.Null:
-		return "", wire.Invalid(path, "is required")
+		return "", codec.InvalidRequest(path, "is required")
 	case v.Type != gjson.String:
 		return "", wire.WrongType(path, "string", v)
 	case v.Str == "":
-		return "", wire.Invalid(path, "must not be empty")
+		return "", codec.InvalidRequest(path, "must not be empty")
 	}
 	return v.Str, nil
 }
@@ -489,7 +489,7 @@ func chatModalities(v gjson.Result) *codec.Error {
 		case m.Str == "audio":
 			err = wire.UnsupportedField("modalities", "audio output is not supported yet")
 		case m.Str != "text":
-			err = wire.Invalid(wire.IndexPath("modalities", int(key.Num)), `unknown modality "`+m.Str+`"`)
+			err = codec.InvalidRequest(wire.IndexPath("modalities", int(key.Num)), `unknown modality "`+m.Str+`"`)
 		}
 		return err == nil
 	})
@@ -524,7 +524,7 @@ func chatResponseFormat(v gjson.Result, arena *jsonx.Arena, f *codec.OutputForma
 	})
 	switch {
 	case typ.Type == gjson.Null:
-		return wire.Invalid("response_format.type", "is required")
+		return codec.InvalidRequest("response_format.type", "is required")
 	case typ.Type != gjson.String:
 		return wire.WrongType("response_format.type", "string", typ)
 	}
@@ -547,7 +547,7 @@ func chatResponseFormat(v gjson.Result, arena *jsonx.Arena, f *codec.OutputForma
 		}
 		return chatJSONSchema(schema, arena, f)
 	}
-	return wire.Invalid("response_format.type", `unknown value "`+typ.Str+`"`)
+	return codec.InvalidRequest("response_format.type", `unknown value "`+typ.Str+`"`)
 }
 
 // chatJSONSchema decodes response_format.json_schema: name (required, as
@@ -557,7 +557,7 @@ func chatJSONSchema(v gjson.Result, arena *jsonx.Arena, f *codec.OutputFormat) *
 	const path = "response_format.json_schema"
 	switch {
 	case v.Type == gjson.Null:
-		return wire.Invalid(path, "is required")
+		return codec.InvalidRequest(path, "is required")
 	case !v.IsObject():
 		return wire.WrongType(path, "object", v)
 	}
@@ -602,7 +602,7 @@ func chatReasoningEffort(v gjson.Result, r *codec.Reasoning) *codec.Error {
 	}
 	e, ok := mapping.ParseEffort(v.Str)
 	if !ok {
-		return wire.Invalid("reasoning_effort", `unknown value "`+v.Str+`"`)
+		return codec.InvalidRequest("reasoning_effort", `unknown value "`+v.Str+`"`)
 	}
 	r.Effort = e
 	return nil
@@ -621,7 +621,7 @@ func chatVerbosity(v gjson.Result, dst *string) *codec.Error {
 		*dst = v.Str
 		return nil
 	}
-	return wire.Invalid("verbosity", `unknown value "`+v.Str+`"`)
+	return codec.InvalidRequest("verbosity", `unknown value "`+v.Str+`"`)
 }
 
 // chatOptionalString keeps a string field for later; null means absent.

@@ -21,13 +21,13 @@ func (d *chatRequestDecoder) decodeMessages() *codec.Error {
 	v := d.messages
 	switch {
 	case v.Type == gjson.Null:
-		return wire.Invalid("messages", "is required")
+		return codec.InvalidRequest("messages", "is required")
 	case !v.IsArray():
 		return wire.WrongType("messages", "array", v)
 	}
 	n := jsonx.CountMembers(v, &d.req.Text)
 	if n == 0 {
-		return wire.Invalid("messages", "must not be empty")
+		return codec.InvalidRequest("messages", "must not be empty")
 	}
 	req := d.req
 	if cap(req.Messages) < n {
@@ -93,7 +93,7 @@ func (d *chatRequestDecoder) message(i int, v gjson.Result) *codec.Error {
 		return err
 	}
 	if f.toolCallID.Type != gjson.Null {
-		return wire.Invalid(path+".tool_call_id", "is only allowed in tool messages")
+		return codec.InvalidRequest(path+".tool_call_id", "is only allowed in tool messages")
 	}
 	if f.name.Type != gjson.Null {
 		// The participant name only tells same-role authors apart.
@@ -120,9 +120,9 @@ func (d *chatRequestDecoder) message(i int, v gjson.Result) *codec.Error {
 	}
 	if len(d.parts) == start {
 		if f.content.Type == gjson.Null {
-			return wire.Invalid(path+".content", "is required")
+			return codec.InvalidRequest(path+".content", "is required")
 		}
-		return wire.Invalid(path+".content", "must not be empty")
+		return codec.InvalidRequest(path+".content", "must not be empty")
 	}
 
 	isInstruction := role == codec.RoleSystem || role == codec.RoleDeveloper
@@ -155,11 +155,11 @@ func (d *chatRequestDecoder) toolMessage(i int, f *chatMessageFields) *codec.Err
 	path := wire.IndexPath("messages", i)
 	switch {
 	case f.refusal.Type != gjson.Null:
-		return wire.Invalid(path+".refusal", "is only allowed in assistant messages")
+		return codec.InvalidRequest(path+".refusal", "is only allowed in assistant messages")
 	case f.reasoning.Type != gjson.Null:
-		return wire.Invalid(path+".reasoning_content", "is only allowed in assistant messages")
+		return codec.InvalidRequest(path+".reasoning_content", "is only allowed in assistant messages")
 	case f.toolCalls.Type != gjson.Null && !chatIsEmptyArray(f.toolCalls):
-		return wire.Invalid(path+".tool_calls", "is only allowed in assistant messages")
+		return codec.InvalidRequest(path+".tool_calls", "is only allowed in assistant messages")
 	}
 	id, err := chatRequiredString(f.toolCallID, path+".tool_call_id")
 	if err != nil {
@@ -176,7 +176,7 @@ func (d *chatRequestDecoder) toolMessage(i int, f *chatMessageFields) *codec.Err
 		p.ToolName = d.callName(id)
 	}
 	if f.content.Type == gjson.Null {
-		return wire.Invalid(path+".content", "is required")
+		return codec.InvalidRequest(path+".content", "is required")
 	}
 	// Tool message content is text: decode it as a system message's (text
 	// parts only) and move the parts into the result.
@@ -228,7 +228,7 @@ func (d *chatRequestDecoder) toolCalls(i int, role codec.Role, v gjson.Result) *
 	path := wire.IndexPath("messages", i) + ".tool_calls"
 	switch {
 	case role != codec.RoleAssistant:
-		return wire.Invalid(path, "is only allowed in assistant messages")
+		return codec.InvalidRequest(path, "is only allowed in assistant messages")
 	case !v.IsArray():
 		return wire.WrongType(path, "array", v)
 	}
@@ -269,11 +269,11 @@ func (d *chatRequestDecoder) toolCall(path string, v gjson.Result) *codec.Error 
 	case typ.Type == gjson.String && typ.Str == "custom":
 		return wire.UnsupportedField(path, "custom (freeform) tool calls are not supported yet")
 	case typ.Type == gjson.String && typ.Str != "function":
-		return wire.Invalid(path+".type", `unknown tool call type "`+typ.Str+`"`)
+		return codec.InvalidRequest(path+".type", `unknown tool call type "`+typ.Str+`"`)
 	case typ.Type != gjson.Null && typ.Type != gjson.String:
 		return wire.WrongType(path+".type", "string", typ)
 	case fn.Type == gjson.Null:
-		return wire.Invalid(path+".function", "is required")
+		return codec.InvalidRequest(path+".function", "is required")
 	case !fn.IsObject():
 		return wire.WrongType(path+".function", "object", fn)
 	}
@@ -304,13 +304,13 @@ func (d *chatRequestDecoder) toolCall(path string, v gjson.Result) *codec.Error 
 	}
 	switch {
 	case args.Type == gjson.Null:
-		return wire.Invalid(path+".function.arguments", "is required")
+		return codec.InvalidRequest(path+".function.arguments", "is required")
 	case args.Type != gjson.String:
 		return wire.WrongType(path+".function.arguments", "string", args)
 	}
 	var ok bool
 	if p.Arguments, ok = chatArguments(args.Str); !ok {
-		return wire.Invalid(path+".function.arguments", "must be the text of a JSON object")
+		return codec.InvalidRequest(path+".function.arguments", "must be the text of a JSON object")
 	}
 	d.parts = append(d.parts, p)
 	return nil
@@ -369,7 +369,7 @@ func (d *chatRequestDecoder) messageField(i int, key string, v gjson.Result, f *
 func chatRole(i int, v gjson.Result) (codec.Role, *codec.Error) {
 	switch {
 	case v.Type == gjson.Null:
-		return 0, wire.Invalid(wire.IndexPath("messages", i)+".role", "is required")
+		return 0, codec.InvalidRequest(wire.IndexPath("messages", i)+".role", "is required")
 	case v.Type != gjson.String:
 		return 0, wire.WrongType(wire.IndexPath("messages", i)+".role", "string", v)
 	}
@@ -385,7 +385,7 @@ func chatRole(i int, v gjson.Result) (codec.Role, *codec.Error) {
 	case "function": //field:messages[].role (function): capability
 		return 0, wire.UnsupportedField(wire.IndexPath("messages", i)+".role", `role "function" (the deprecated functions API) is not supported; use tool messages`)
 	}
-	return 0, wire.Invalid(wire.IndexPath("messages", i)+".role", `unknown role "`+v.Str+`"`)
+	return 0, codec.InvalidRequest(wire.IndexPath("messages", i)+".role", `unknown role "`+v.Str+`"`)
 }
 
 // content appends the parts of messages[i].content: a string is one text
@@ -456,7 +456,7 @@ func (d *chatRequestDecoder) contentPart(i, j int, role codec.Role, v gjson.Resu
 	})
 	switch {
 	case f.typ.Type == gjson.Null:
-		return wire.Invalid(path+".type", "is required")
+		return codec.InvalidRequest(path+".type", "is required")
 	case f.typ.Type != gjson.String:
 		return wire.WrongType(path+".type", "string", f.typ)
 	}
@@ -467,13 +467,13 @@ func (d *chatRequestDecoder) contentPart(i, j int, role codec.Role, v gjson.Resu
 		}
 	}
 	if field < 0 {
-		return wire.Invalid(path+".type", `unknown content part type "`+f.typ.Str+`"`)
+		return codec.InvalidRequest(path+".type", `unknown content part type "`+f.typ.Str+`"`)
 	}
 	switch {
 	case field == chatFieldRefusal && role != codec.RoleAssistant:
-		return wire.Invalid(path+".type", `content part type "refusal" is only allowed in assistant messages`)
+		return codec.InvalidRequest(path+".type", `content part type "refusal" is only allowed in assistant messages`)
 	case field >= chatFieldImageURL && role != codec.RoleUser:
-		return wire.Invalid(path+".type", `content part type "`+f.typ.Str+`" is only allowed in user messages`)
+		return codec.InvalidRequest(path+".type", `content part type "`+f.typ.Str+`" is only allowed in user messages`)
 	case f.other != "":
 		return wire.UnknownField(path + "." + f.other)
 	}
@@ -498,7 +498,7 @@ func (d *chatRequestDecoder) contentPart(i, j int, role codec.Role, v gjson.Resu
 	}
 	switch {
 	case value.Type == gjson.Null:
-		return wire.Invalid(fieldPath, "is required")
+		return codec.InvalidRequest(fieldPath, "is required")
 	case value.Type != gjson.String:
 		return wire.WrongType(fieldPath, "string", value)
 	}
@@ -511,7 +511,7 @@ func (d *chatRequestDecoder) contentPart(i, j int, role codec.Role, v gjson.Resu
 func (d *chatRequestDecoder) chatObjectFields(path string, v gjson.Result, keys []string, dst []gjson.Result) *codec.Error {
 	switch {
 	case v.Type == gjson.Null:
-		return wire.Invalid(path, "is required")
+		return codec.InvalidRequest(path, "is required")
 	case !v.IsObject():
 		return wire.WrongType(path, "object", v)
 	}
@@ -584,7 +584,7 @@ func (d *chatRequestDecoder) audioPart(path string, v gjson.Result) *codec.Error
 			return nil
 		}
 	}
-	return wire.Invalid(path+".format", `unknown audio format "`+format+`"`)
+	return codec.InvalidRequest(path+".format", `unknown audio format "`+format+`"`)
 }
 
 // filePart appends a file part: {file_data, filename} with file_data a
@@ -621,7 +621,7 @@ func chatParseURL(path, url string, web bool) (mediaType, data, link string, err
 	if rest, ok := strings.CutPrefix(url, "data:"); ok {
 		mt, b64, ok := strings.Cut(rest, ";base64,")
 		if !ok || mt == "" || strings.ContainsAny(mt, ",") {
-			return "", "", "", wire.Invalid(path, "a data: URL must be data:<media type>;base64,<data>")
+			return "", "", "", codec.InvalidRequest(path, "a data: URL must be data:<media type>;base64,<data>")
 		}
 		if err := wire.CheckBase64(path, b64); err != nil {
 			return "", "", "", err
@@ -632,9 +632,9 @@ func chatParseURL(path, url string, web bool) (mediaType, data, link string, err
 		return "", "", url, nil
 	}
 	if web {
-		return "", "", "", wire.Invalid(path, "must be an http(s) URL or a base64 data: URL")
+		return "", "", "", codec.InvalidRequest(path, "must be an http(s) URL or a base64 data: URL")
 	}
-	return "", "", "", wire.Invalid(path, "must be a base64 data: URL")
+	return "", "", "", codec.InvalidRequest(path, "must be a base64 data: URL")
 }
 
 // reasoning appends the reasoning parts of an assistant message's
@@ -652,14 +652,14 @@ func (d *chatRequestDecoder) reasoning(i int, role codec.Role, v gjson.Result) *
 	case v.Type == gjson.Null:
 		return nil
 	case role != codec.RoleAssistant:
-		return wire.Invalid(path(), "is only allowed in assistant messages")
+		return codec.InvalidRequest(path(), "is only allowed in assistant messages")
 	case v.Type != gjson.String:
 		return wire.WrongType(path(), "string", v)
 	}
 	var buf [4]mapping.ReasoningSegment
 	segs, err := mapping.SplitReasoningText(buf[:0], v.Str)
 	if err != nil {
-		return wire.Invalid(path(), err.Error())
+		return codec.InvalidRequest(path(), err.Error())
 	}
 	for _, s := range segs {
 		p := codec.Part{Type: codec.PartReasoning, Text: s.Text}
@@ -678,7 +678,7 @@ func (d *chatRequestDecoder) messageRefusal(i int, role codec.Role, v gjson.Resu
 	case v.Type == gjson.Null:
 		return nil
 	case role != codec.RoleAssistant:
-		return wire.Invalid(wire.IndexPath("messages", i)+".refusal", "is only allowed in assistant messages")
+		return codec.InvalidRequest(wire.IndexPath("messages", i)+".refusal", "is only allowed in assistant messages")
 	case v.Type != gjson.String:
 		return wire.WrongType(wire.IndexPath("messages", i)+".refusal", "string", v)
 	}

@@ -654,17 +654,6 @@ func chatRecording(t *testing.T, name string) gjson.Result {
 	return codectest.ReadRecording(t, "openai-chat/"+name)
 }
 
-// chatTextOf joins the parts of type typ.
-func chatTextOf(parts []codec.Part, typ codec.PartType) string {
-	var b strings.Builder
-	for _, p := range parts {
-		if p.Type == typ {
-			b.WriteString(p.Text)
-		}
-	}
-	return b.String()
-}
-
 func BenchmarkChatDecodeRequest(b *testing.B) {
 	body, err := os.ReadFile("testdata/openai-chat/bench_request.json")
 	if err != nil {

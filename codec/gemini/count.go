@@ -23,7 +23,7 @@ func geminiCountBody(root gjson.Result) ([]byte, *codec.Error) {
 			return nil, wire.WrongType("generateContentRequest", "an object", inner)
 		}
 		if root.Get("contents").Exists() {
-			return nil, wire.Invalid("contents", "must not be set together with generateContentRequest")
+			return nil, codec.InvalidRequest("contents", "must not be set together with generateContentRequest")
 		}
 		root = inner
 	}

@@ -93,7 +93,7 @@ func decodeGeminiRequest(root gjson.Result, req *request) *codec.Error {
 		return err
 	}
 	if !hasContents {
-		return wire.Invalid("contents", "is required")
+		return codec.InvalidRequest("contents", "is required")
 	}
 	if err := choice.resolve(req); err != nil {
 		return err
@@ -143,7 +143,7 @@ func decodeGeminiContents(v gjson.Result, req *request, parts []codec.Part) ([]c
 		return true
 	})
 	if err == nil && i == 0 {
-		err = wire.Invalid("contents", "must not be empty")
+		err = codec.InvalidRequest("contents", "must not be empty")
 	}
 	return parts, err
 }
@@ -197,9 +197,9 @@ func decodeGeminiContent(c gjson.Result, path geminiContentPath, parts []codec.P
 	if len(parts) == start {
 		// Gemini itself rejects a turn without parts.
 		if !hasParts {
-			return msg, parts, wire.Invalid(path.String()+".parts", "is required")
+			return msg, parts, codec.InvalidRequest(path.String()+".parts", "is required")
 		}
-		return msg, parts, wire.Invalid(path.String()+".parts", "must not be empty")
+		return msg, parts, codec.InvalidRequest(path.String()+".parts", "must not be empty")
 	}
 	// A three-index slice, so that appending to one message's parts can
 	// never overwrite the next message's.
@@ -219,7 +219,7 @@ func decodeGeminiRole(v gjson.Result, path geminiContentPath) (codec.Role, *code
 	case v.Str == "model":
 		return codec.RoleAssistant, nil
 	}
-	return codec.RoleUser, wire.Invalid(path.String()+".role", `must be "user" or "model"`)
+	return codec.RoleUser, codec.InvalidRequest(path.String()+".role", `must be "user" or "model"`)
 }
 
 // decodeGeminiSystemInstruction decodes systemInstruction, a Content whose

@@ -53,15 +53,15 @@ func (f *geminiFormat) resolve(key string, req *request) *codec.Error {
 	hasLegacy := f.legacyValue.Exists() && f.legacyValue.Type != gjson.Null
 	switch {
 	case hasSchema && hasLegacy:
-		return wire.Invalid(key+"."+f.schemaKey, "responseSchema and responseJsonSchema must not both be set")
+		return codec.InvalidRequest(key+"."+f.schemaKey, "responseSchema and responseJsonSchema must not both be set")
 	case f.mime != "" && f.mime != "text/plain" && f.mime != "application/json":
 		return wire.UnsupportedField(key+"."+f.mimeKey, `only "text/plain" and "application/json" output is supported`)
 	case f.mime != "application/json":
 		switch {
 		case hasSchema:
-			return wire.Invalid(key+"."+f.schemaKey, `requires responseMimeType "application/json"`)
+			return codec.InvalidRequest(key+"."+f.schemaKey, `requires responseMimeType "application/json"`)
 		case hasLegacy:
-			return wire.Invalid(key+"."+f.legacyKey, `requires responseMimeType "application/json"`)
+			return codec.InvalidRequest(key+"."+f.legacyKey, `requires responseMimeType "application/json"`)
 		}
 		req.Format = codec.OutputFormat{}
 		return nil
@@ -223,7 +223,7 @@ func decodeGeminiThinkingConfig(v gjson.Result, req *request) *codec.Error {
 		case "thinkingBudget", "thinking_budget":
 			budget, budgetKey = codec.OptInt{}, k.Str
 			if err = wire.ReadInt(f, "."+k.Str, &budget); err == nil && budget.Set && budget.Value < -1 {
-				err = wire.Invalid("."+k.Str, "must be -1 (dynamic), 0 (off) or a positive token budget")
+				err = codec.InvalidRequest("."+k.Str, "must be -1 (dynamic), 0 (off) or a positive token budget")
 			}
 		case "includeThoughts", "include_thoughts": //field:generationConfig.thinkingConfig.includeThoughts: hint
 			r.IncludeThoughts = codec.OptBool{}
@@ -238,7 +238,7 @@ func decodeGeminiThinkingConfig(v gjson.Result, req *request) *codec.Error {
 			default:
 				e, ok := geminiThinkingLevels[f.Str]
 				if !ok {
-					err = wire.Invalid("."+k.Str, `must be "minimal", "low", "medium" or "high"`)
+					err = codec.InvalidRequest("."+k.Str, `must be "minimal", "low", "medium" or "high"`)
 				}
 				r.Effort = e
 			}
@@ -251,7 +251,7 @@ func decodeGeminiThinkingConfig(v gjson.Result, req *request) *codec.Error {
 	case err != nil:
 		return err
 	case budget.Set && levelKey != "":
-		return wire.Invalid("."+budgetKey, "thinkingBudget and thinkingLevel must not both be set")
+		return codec.InvalidRequest("."+budgetKey, "thinkingBudget and thinkingLevel must not both be set")
 	case budget.Set && budget.Value == -1:
 		r.Adaptive, r.Budget = true, codec.OptInt{}
 	default:

@@ -173,7 +173,7 @@ func geminiNonModelReasoning(v gjson.Result, path geminiContentPath, parts []cod
 	j := 0
 	jsonx.EachMember(v, &req.Text, func(_, p gjson.Result) bool {
 		if p.Get("thought").Type == gjson.True {
-			err = wire.Invalid(path.part(j)+".thought", `thought parts (reasoning) are only allowed in "model" turns`)
+			err = codec.InvalidRequest(path.part(j)+".thought", `thought parts (reasoning) are only allowed in "model" turns`)
 			return false
 		}
 		for _, k := range [...]string{"thoughtSignature", "thought_signature"} {
@@ -280,9 +280,9 @@ func decodeGeminiPart(p gjson.Result, path geminiContentPath, j int, req *reques
 	switch {
 	case err != nil:
 	case kind == "" && sig == "":
-		err = wire.Invalid(path.part(j)+".text", "is required")
+		err = codec.InvalidRequest(path.part(j)+".text", "is required")
 	case thought && kind != "text" && kind != "":
-		err = wire.Invalid(path.part(j)+".thought", "only a text part can be a thought")
+		err = codec.InvalidRequest(path.part(j)+".thought", "only a text part can be a thought")
 	case thought:
 		part.Type = codec.PartReasoning
 	}
@@ -293,7 +293,7 @@ func decodeGeminiPart(p gjson.Result, path geminiContentPath, j int, req *reques
 // part that already holds another kind (the proto's data oneof).
 func geminiOneKind(kind *string, key string, path geminiContentPath, j int) *codec.Error {
 	if *kind != "" {
-		return wire.Invalid(path.part(j)+"."+key, "a part holds one kind of data, but this one also has "+*kind)
+		return codec.InvalidRequest(path.part(j)+"."+key, "a part holds one kind of data, but this one also has "+*kind)
 	}
 	*kind = key
 	return nil
@@ -344,7 +344,7 @@ func decodeGeminiFunctionCall(v gjson.Result, path geminiContentPath, j int, key
 		return part, err
 	}
 	if part.ToolName == "" {
-		return part, wire.Invalid(fpath+".name", "is required")
+		return part, codec.InvalidRequest(fpath+".name", "is required")
 	}
 	if part.ToolCallID == "" {
 		part.ToolCallID = "call_" + strconv.Itoa(path.index) + "_" + strconv.Itoa(j)
@@ -399,17 +399,17 @@ func decodeGeminiMedia(v gjson.Result, fpath string, file bool, a *jsonx.Arena) 
 	t, ok := geminiMediaType(mime)
 	switch {
 	case mime == "":
-		return part, wire.Invalid(fpath+".mimeType", "is required")
+		return part, codec.InvalidRequest(fpath+".mimeType", "is required")
 	case !ok || (file && t == codec.PartAudio):
 		return part, wire.UnsupportedField(fpath+".mimeType", `media type "`+mime+`" is not supported`)
 	case !file && data == "":
-		return part, wire.Invalid(fpath+".data", "is required")
+		return part, codec.InvalidRequest(fpath+".data", "is required")
 	case file && uri == "":
-		return part, wire.Invalid(fpath+".fileUri", "is required")
+		return part, codec.InvalidRequest(fpath+".fileUri", "is required")
 	case file && strings.Contains(uri, "generativelanguage.googleapis.com/"):
 		return part, wire.UnsupportedField(fpath+".fileUri", "Files API files are server-side state that other providers cannot read")
 	case file && !strings.HasPrefix(uri, "https://") && !strings.HasPrefix(uri, "http://") && !strings.HasPrefix(uri, "gs://"):
-		return part, wire.Invalid(fpath+".fileUri", "must be an http(s) or gs:// URI")
+		return part, codec.InvalidRequest(fpath+".fileUri", "must be an http(s) or gs:// URI")
 	case !file:
 		if err := wire.CheckBase64(fpath+".data", data); err != nil {
 			return part, err
@@ -471,9 +471,9 @@ func decodeGeminiFunctionResponse(v gjson.Result, fpath string, a *jsonx.Arena) 
 	case err != nil:
 		return part, err
 	case part.ToolName == "":
-		return part, wire.Invalid(fpath+".name", "is required")
+		return part, codec.InvalidRequest(fpath+".name", "is required")
 	case !response.Exists():
-		return part, wire.Invalid(fpath+".response", "is required")
+		return part, codec.InvalidRequest(fpath+".response", "is required")
 	}
 	text, isErr := geminiResultContent(response, a)
 	part.IsError = isErr
@@ -526,13 +526,13 @@ func resolveGeminiToolResults(req *request) *codec.Error {
 			switch p.Type {
 			case codec.PartToolCall:
 				if m.Role != codec.RoleAssistant {
-					return wire.Invalid(geminiContentPath{key: "contents", index: i}.part(j)+".functionCall", `must be in a "model" turn`)
+					return codec.InvalidRequest(geminiContentPath{key: "contents", index: i}.part(j)+".functionCall", `must be in a "model" turn`)
 				}
 				calls = append(calls, call{id: p.ToolCallID, name: p.ToolName})
 			case codec.PartToolResult:
 				path := geminiContentPath{key: "contents", index: i}.part(j) + ".functionResponse"
 				if m.Role != codec.RoleUser {
-					return wire.Invalid(path, `must be in a "user" turn`)
+					return codec.InvalidRequest(path, `must be in a "user" turn`)
 				}
 				k := -1
 				for c := range calls {
@@ -545,13 +545,13 @@ func resolveGeminiToolResults(req *request) *codec.Error {
 					}
 				}
 				if k >= 0 && calls[k].name != p.ToolName {
-					return wire.Invalid(path+".name", `is "`+p.ToolName+`", but the functionCall with id "`+p.ToolCallID+`" calls "`+calls[k].name+`"`)
+					return codec.InvalidRequest(path+".name", `is "`+p.ToolName+`", but the functionCall with id "`+p.ToolCallID+`" calls "`+calls[k].name+`"`)
 				}
 				if k < 0 {
 					if p.ToolCallID != "" {
-						return wire.Invalid(path+".id", `answers no unanswered functionCall with id "`+p.ToolCallID+`" in the preceding model turn`)
+						return codec.InvalidRequest(path+".id", `answers no unanswered functionCall with id "`+p.ToolCallID+`" in the preceding model turn`)
 					}
-					return wire.Invalid(path, `answers no unanswered functionCall named "`+p.ToolName+`" in the preceding model turn`)
+					return codec.InvalidRequest(path, `answers no unanswered functionCall named "`+p.ToolName+`" in the preceding model turn`)
 				}
 				calls[k].answered = true
 				p.ToolCallID = calls[k].id

@@ -152,13 +152,13 @@ func decodeGeminiFunctionDeclaration(f gjson.Result, path string, req *request) 
 		return err
 	}
 	if tool.Name == "" {
-		return wire.Invalid(path+".name", "is required")
+		return codec.InvalidRequest(path+".name", "is required")
 	}
 	hasLegacy := legacy.Exists() && legacy.Type != gjson.Null
 	hasSchema := schema.Exists() && schema.Type != gjson.Null
 	switch {
 	case hasLegacy && hasSchema:
-		return wire.Invalid(path+"."+schemaKey, "parameters and parametersJsonSchema must not both be set")
+		return codec.InvalidRequest(path+"."+schemaKey, "parameters and parametersJsonSchema must not both be set")
 	case hasSchema:
 		if !schema.IsObject() {
 			return wire.WrongType(path+"."+schemaKey, "object", schema)
@@ -242,7 +242,7 @@ func appendGeminiJSONSchema(dst []byte, s gjson.Result, path string, req *reques
 			t, ok := geminiSchemaTypes[v.Str]
 			switch {
 			case !ok:
-				err = wire.Invalid(fpath, `unknown type "`+v.Str+`"`)
+				err = codec.InvalidRequest(fpath, `unknown type "`+v.Str+`"`)
 			case t == "":
 			case nullable && t != "null":
 				dst = appendGeminiKey(dst, empty, "type")
@@ -449,7 +449,7 @@ func decodeGeminiFunctionCallingConfig(v gjson.Result, path string, req *request
 			case "VALIDATED": //field:toolConfig.functionCallingConfig.mode (VALIDATED): capability
 				err = wire.UnsupportedField(fpath, "mode VALIDATED has no equivalent in other protocols")
 			default:
-				err = wire.Invalid(fpath, `must be "AUTO", "ANY", "NONE" or "VALIDATED"`)
+				err = codec.InvalidRequest(fpath, `must be "AUTO", "ANY", "NONE" or "VALIDATED"`)
 			}
 		case "allowedFunctionNames", "allowed_function_names":
 			hasNames = f.Type != gjson.Null
@@ -469,7 +469,7 @@ func decodeGeminiFunctionCallingConfig(v gjson.Result, path string, req *request
 		return err == nil
 	})
 	if err == nil && hasNames && req.ToolChoice.Mode != codec.ToolChoiceRequired {
-		err = wire.Invalid(c.path, "is only allowed with mode ANY")
+		err = codec.InvalidRequest(c.path, "is only allowed with mode ANY")
 	}
 	return c, err
 }

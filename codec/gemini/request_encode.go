@@ -256,7 +256,7 @@ func appendGeminiMedia(dst []byte, p *codec.Part, i, j int) ([]byte, *codec.Erro
 	case p.Data == "":
 		return dst, wire.CannotEncode(codec.Gemini, geminiMessagePartPath(i, j), "a "+p.Type.String()+" given by URL", codec.PartCapability(i, j))
 	case p.MediaType == "":
-		return dst, wire.Invalid(geminiMessagePartPath(i, j), "the media type of the "+p.Type.String()+" is required")
+		return dst, codec.InvalidRequest(geminiMessagePartPath(i, j), "the media type of the "+p.Type.String()+" is required")
 	}
 	dst = append(dst, `{"inlineData":{"mimeType":`...)
 	dst = jsonx.AppendString(dst, p.MediaType)
@@ -305,7 +305,7 @@ func appendGeminiFunctionCall(dst []byte, p *codec.Part, path string, ids bool) 
 	case geminiIsObject(p.Arguments):
 		dst = append(dst, p.Arguments...)
 	default:
-		return dst, wire.Invalid(path+".arguments", "must be a JSON object")
+		return dst, codec.InvalidRequest(path+".arguments", "must be a JSON object")
 	}
 	return append(dst, `}}`...), nil
 }
@@ -323,7 +323,7 @@ func appendGeminiFunctionResponse(dst []byte, req *codec.Request, i, j int, ids 
 	if name == "" {
 		name = geminiCallName(req, i, p.ToolCallID)
 		if name == "" {
-			return dst, wire.Invalid(geminiMessagePartPath(i, j), `tool result for unknown call id "`+p.ToolCallID+`"`)
+			return dst, codec.InvalidRequest(geminiMessagePartPath(i, j), `tool result for unknown call id "`+p.ToolCallID+`"`)
 		}
 	}
 	dst = append(dst, `{"functionResponse":{`...)
@@ -424,7 +424,7 @@ func appendGeminiTools(dst []byte, req *codec.Request) ([]byte, *codec.Error) {
 		case t.Strict.Set && t.Strict.Value:
 			return dst, wire.CannotEncode(codec.Gemini, wire.IndexPath("tools", i)+".strict", "strict: true (schema enforcement)", codec.Capability{Kind: codec.CapToolStrict, Tool: i})
 		case t.Parameters != "" && !geminiIsObject(t.Parameters):
-			return dst, wire.Invalid(wire.IndexPath("tools", i)+".parameters", "must be a JSON object")
+			return dst, codec.InvalidRequest(wire.IndexPath("tools", i)+".parameters", "must be a JSON object")
 		}
 		if n == 0 {
 			dst = append(dst, `{"functionDeclarations":[`...)

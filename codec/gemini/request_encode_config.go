@@ -74,7 +74,7 @@ func appendGeminiFormat(dst []byte, empty int, req *codec.Request) ([]byte, *cod
 		return dst, nil
 	}
 	if f.Kind == codec.FormatJSONSchema && f.Schema != "" && !geminiIsObject(f.Schema) {
-		return dst, wire.Invalid("format.schema", "must be a JSON object")
+		return dst, codec.InvalidRequest("format.schema", "must be a JSON object")
 	}
 	dst = appendGeminiKey(dst, empty, "responseMimeType")
 	dst = append(dst, `"application/json"`...)

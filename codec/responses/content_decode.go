@@ -106,7 +106,7 @@ func appendResponsesContent(parts []codec.Part, part gjson.Result, role codec.Ro
 	}
 	p := collectResponsesPart(part, &req.Text)
 	if p.keys&responsesKeyType == 0 || p.typ.Type == gjson.Null {
-		return parts, wire.Invalid(path()+".type", "is required")
+		return parts, codec.InvalidRequest(path()+".type", "is required")
 	}
 	if p.typ.Type != gjson.String {
 		return parts, wire.WrongType(path()+".type", "string", p.typ)
@@ -119,14 +119,14 @@ func appendResponsesContent(parts []codec.Part, part gjson.Result, role codec.Ro
 		allowed, kind, text = responsesInputTextKeys, codec.PartText, p.text
 	case "output_text":
 		if inOutput {
-			return parts, wire.Invalid(path()+".type", `a function_call_output holds input_text, input_image or input_file parts`)
+			return parts, codec.InvalidRequest(path()+".type", `a function_call_output holds input_text, input_image or input_file parts`)
 		}
 		// annotations (citations) and logprobs describe an earlier
 		// output; the model does not read them back, so they are ignored.
 		allowed, kind, text = responsesOutputTextKeys, codec.PartText, p.text
 	case "refusal":
 		if role != codec.RoleAssistant {
-			return parts, wire.Invalid(path()+".type", `content part type "refusal" is only valid in assistant messages`)
+			return parts, codec.InvalidRequest(path()+".type", `content part type "refusal" is only valid in assistant messages`)
 		}
 		allowed, kind, text = responsesRefusalKeys, codec.PartRefusal, p.refusal
 	case "input_image", "input_file": //field:input[].content[] (input_image, base64): mapped; input[].content[] (input_image, URL): capability; input[].content[] (input_file): mapped
@@ -144,7 +144,7 @@ func appendResponsesContent(parts []codec.Part, part gjson.Result, role codec.Ro
 		field = ".refusal"
 	}
 	if !text.Exists() || text.Type == gjson.Null {
-		return parts, wire.Invalid(path()+field, "is required")
+		return parts, codec.InvalidRequest(path()+field, "is required")
 	}
 	if text.Type != gjson.String {
 		return parts, wire.WrongType(path()+field, "string", text)
@@ -172,7 +172,7 @@ func appendResponsesMedia(parts []codec.Part, p *responsesPart, part gjson.Resul
 	}
 	switch {
 	case role == codec.RoleAssistant:
-		return parts, wire.Invalid(path+".type", `content part type "`+p.typ.Str+`" is only valid in user messages`)
+		return parts, codec.InvalidRequest(path+".type", `content part type "`+p.typ.Str+`" is only valid in user messages`)
 	case role != codec.RoleUser:
 		return parts, wire.UnsupportedField(path, "images and files in system or developer messages cannot be translated")
 	case inOutput && !image:
@@ -198,7 +198,7 @@ func appendResponsesMedia(parts []codec.Part, p *responsesPart, part gjson.Resul
 		hasURL := p.url.Exists() && p.url.Type != gjson.Null
 		switch {
 		case hasData && hasURL:
-			return parts, wire.Invalid(path, "give one of file_data and file_url")
+			return parts, codec.InvalidRequest(path, "give one of file_data and file_url")
 		case hasData:
 			src, srcPath = p.data, path+".file_data"
 		default:
@@ -207,9 +207,9 @@ func appendResponsesMedia(parts []codec.Part, p *responsesPart, part gjson.Resul
 	}
 	if !src.Exists() || src.Type == gjson.Null {
 		if image {
-			return parts, wire.Invalid(srcPath, "is required")
+			return parts, codec.InvalidRequest(srcPath, "is required")
 		}
-		return parts, wire.Invalid(path, "file_data or file_url is required")
+		return parts, codec.InvalidRequest(path, "file_data or file_url is required")
 	}
 	if src.Type != gjson.String {
 		return parts, wire.WrongType(srcPath, "string", src)
@@ -218,7 +218,7 @@ func appendResponsesMedia(parts []codec.Part, p *responsesPart, part gjson.Resul
 	case strings.HasPrefix(src.Str, "data:"):
 		mt, data, ok := responsesParseDataURL(src.Str)
 		if !ok {
-			return parts, wire.Invalid(srcPath, "must be a base64 data: URL (data:<media type>;base64,<data>)")
+			return parts, codec.InvalidRequest(srcPath, "must be a base64 data: URL (data:<media type>;base64,<data>)")
 		}
 		if err := wire.CheckBase64(srcPath, data); err != nil {
 			return parts, err
@@ -226,7 +226,7 @@ func appendResponsesMedia(parts []codec.Part, p *responsesPart, part gjson.Resul
 		out.MediaType, out.Data = mt, data
 	case strings.HasPrefix(src.Str, "https://") || strings.HasPrefix(src.Str, "http://"):
 		if srcPath == path+".file_data" {
-			return parts, wire.Invalid(srcPath, "must be a base64 data: URL; put URLs in file_url")
+			return parts, codec.InvalidRequest(srcPath, "must be a base64 data: URL; put URLs in file_url")
 		}
 		out.URL = src.Str
 	case srcPath == path+".file_data" && strings.HasSuffix(strings.ToLower(out.Text), ".pdf"):
@@ -236,7 +236,7 @@ func appendResponsesMedia(parts []codec.Part, p *responsesPart, part gjson.Resul
 		}
 		out.MediaType, out.Data = "application/pdf", src.Str
 	default:
-		return parts, wire.Invalid(srcPath, "must be a data: URL or an http(s) URL")
+		return parts, codec.InvalidRequest(srcPath, "must be a data: URL or an http(s) URL")
 	}
 	if p.detail.Exists() && p.detail.Type != gjson.Null {
 		d, err := wire.ReadString(p.detail, path+".detail")
@@ -248,7 +248,7 @@ func appendResponsesMedia(parts []codec.Part, p *responsesPart, part gjson.Resul
 		case "low", "high", "original":
 			req.Dropped = append(req.Dropped, path+".detail") //field:input[].content[].detail: hint
 		default:
-			return parts, wire.Invalid(path+".detail", `must be "auto", "low", "high" or "original"`)
+			return parts, codec.InvalidRequest(path+".detail", `must be "auto", "low", "high" or "original"`)
 		}
 	}
 	if p.keys&responsesKeyCacheBreakpoint != 0 {

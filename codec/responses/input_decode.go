@@ -333,11 +333,11 @@ func decodeResponsesCall(item gjson.Result, i int, parts []codec.Part, custom bo
 	case err != nil:
 		return parts, err
 	case have&1 == 0 || p.ToolCallID == "":
-		return parts, wire.Invalid(path+".call_id", "is required")
+		return parts, codec.InvalidRequest(path+".call_id", "is required")
 	case have&2 == 0 || p.ToolName == "":
-		return parts, wire.Invalid(path+".name", "is required")
+		return parts, codec.InvalidRequest(path+".name", "is required")
 	case have&4 == 0:
-		return parts, wire.Invalid(path+"."+argsKey, "is required")
+		return parts, codec.InvalidRequest(path+"."+argsKey, "is required")
 	}
 	return append(parts, p), nil
 }
@@ -427,7 +427,7 @@ func responsesReasoningTexts(v gjson.Result, path, typ string, req *request) (st
 			case "type":
 				var t string
 				if t, err = wire.ReadString(value, partPath+".type"); err == nil && t != typ {
-					err = wire.Invalid(partPath+".type", `must be "`+typ+`"`)
+					err = codec.InvalidRequest(partPath+".type", `must be "`+typ+`"`)
 				}
 			case "text":
 				var t string
@@ -439,7 +439,7 @@ func responsesReasoningTexts(v gjson.Result, path, typ string, req *request) (st
 			return err == nil
 		})
 		if err == nil && !hasText {
-			err = wire.Invalid(partPath+".text", "is required")
+			err = codec.InvalidRequest(partPath+".text", "is required")
 		}
 		return err == nil
 	})
@@ -457,7 +457,7 @@ func responsesArguments(v gjson.Result, path, field string) (string, *codec.Erro
 		return s, err
 	}
 	if !jsonx.Valid(s) || !gjson.Parse(s).IsObject() {
-		return "", wire.Invalid(path+field, "must be a JSON object in a string")
+		return "", codec.InvalidRequest(path+field, "must be a JSON object in a string")
 	}
 	return s, nil
 }
@@ -496,7 +496,7 @@ func decodeResponsesOutputItem(item gjson.Result, i int, parts []codec.Part, req
 		return parts, err
 	}
 	if p.ToolCallID == "" {
-		return parts, wire.Invalid(path+".call_id", "is required")
+		return parts, codec.InvalidRequest(path+".call_id", "is required")
 	}
 	switch {
 	case output.Type == gjson.String:
@@ -515,7 +515,7 @@ func decodeResponsesOutputItem(item gjson.Result, i int, parts []codec.Part, req
 		}
 		p.Content = content
 	case !output.Exists() || output.Type == gjson.Null:
-		return parts, wire.Invalid(path+".output", "is required")
+		return parts, codec.InvalidRequest(path+".output", "is required")
 	default:
 		return parts, wire.WrongType(path+".output", "string or array", output)
 	}
@@ -549,7 +549,7 @@ func decodeResponsesMessage(item gjson.Result, it *responsesItem, i int, parts [
 	}
 	switch {
 	case !it.content.Exists() || it.content.Type == gjson.Null:
-		return 0, parts, wire.Invalid(wire.IndexPath("input", i)+".content", "is required")
+		return 0, parts, codec.InvalidRequest(wire.IndexPath("input", i)+".content", "is required")
 	case it.content.Type == gjson.String:
 		return role, append(parts, wire.TextPart(codec.PartText, it.content)), nil
 	case !it.content.IsArray():
@@ -590,7 +590,7 @@ func responsesFirstUnknownKey(obj gjson.Result, known func(string) bool) string 
 // responsesRole decodes the role of input item i.
 func responsesRole(v gjson.Result, present bool, i int) (codec.Role, *codec.Error) {
 	if !present || v.Type == gjson.Null {
-		return 0, wire.Invalid(wire.IndexPath("input", i)+".role", "is required")
+		return 0, codec.InvalidRequest(wire.IndexPath("input", i)+".role", "is required")
 	}
 	if v.Type != gjson.String {
 		return 0, wire.WrongType(wire.IndexPath("input", i)+".role", "string", v)
@@ -605,7 +605,7 @@ func responsesRole(v gjson.Result, present bool, i int) (codec.Role, *codec.Erro
 	case "developer":
 		return codec.RoleDeveloper, nil
 	}
-	return 0, wire.Invalid(wire.IndexPath("input", i)+".role", `unknown role "`+v.Str+`"`)
+	return 0, codec.InvalidRequest(wire.IndexPath("input", i)+".role", `unknown role "`+v.Str+`"`)
 }
 
 // responsesPhase validates an assistant message's phase (commentary or final
@@ -625,5 +625,5 @@ func responsesPhase(v gjson.Result, i int, req *request) *codec.Error {
 		req.Dropped = append(req.Dropped, wire.IndexPath("input", i)+".phase")
 		return nil
 	}
-	return wire.Invalid(wire.IndexPath("input", i)+".phase", `must be "commentary" or "final_answer"`)
+	return codec.InvalidRequest(wire.IndexPath("input", i)+".phase", `must be "commentary" or "final_answer"`)
 }

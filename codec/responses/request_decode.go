@@ -52,7 +52,7 @@ func decodeResponsesRequest(root gjson.Result, req *request) *codec.Error {
 	if !d.input.Exists() || d.input.Type == gjson.Null {
 		// previous_response_id and prompt, the other sources of a
 		// conversation, are rejected, so input is required here.
-		return wire.Invalid("input", "is required")
+		return codec.InvalidRequest("input", "is required")
 	}
 	return decodeResponsesInput(d.input, d.instructions, req)
 }
@@ -260,7 +260,7 @@ func (d *responsesRequestDecoder) truncation(v gjson.Result) *codec.Error {
 	case "auto":
 		return wire.UnsupportedField("truncation", `"auto" truncation of the conversation is not supported`) //field:truncation (auto): capability
 	}
-	return wire.Invalid("truncation", `must be "auto" or "disabled"`)
+	return codec.InvalidRequest("truncation", `must be "auto" or "disabled"`)
 }
 
 // include asks for extra output data. The values are kept in
@@ -295,7 +295,7 @@ func (d *responsesRequestDecoder) include(v gjson.Result) *codec.Error {
 		case "message.output_text.logprobs": //field:include (message.output_text.logprobs): capability
 			err = wire.UnsupportedField(wire.IndexPath("include", n), "log probabilities are not supported")
 		default:
-			err = wire.Invalid(wire.IndexPath("include", n), `unknown include value "`+value.Str+`"`)
+			err = codec.InvalidRequest(wire.IndexPath("include", n), `unknown include value "`+value.Str+`"`)
 		}
 		include = append(include, value.Str)
 		n++
@@ -330,7 +330,7 @@ func (d *responsesRequestDecoder) finishTools() *codec.Error {
 		case c.Mode == codec.ToolChoiceAuto || c.Mode == codec.ToolChoiceNone:
 			req.Dropped = append(req.Dropped, "tool_choice")
 		default:
-			return wire.Invalid("tool_choice", "forces a tool call, but the request has no tools")
+			return codec.InvalidRequest("tool_choice", "forces a tool call, but the request has no tools")
 		}
 	}
 	if d.parallel.Set {
@@ -397,7 +397,7 @@ func responsesVerbosity(v gjson.Result, path string) (string, *codec.Error) {
 	case "low", "medium", "high":
 		return s, nil
 	}
-	return "", wire.Invalid(path, `must be "low", "medium" or "high"`)
+	return "", codec.InvalidRequest(path, `must be "low", "medium" or "high"`)
 }
 
 // responsesTextFormat decodes text.format into req.Format: text (the
@@ -412,7 +412,7 @@ func responsesTextFormat(v gjson.Result, req *request) *codec.Error {
 	}
 	typ := v.Get("type")
 	if !typ.Exists() || typ.Type == gjson.Null {
-		return wire.Invalid("text.format.type", "is required")
+		return codec.InvalidRequest("text.format.type", "is required")
 	}
 	s, err := wire.ReadString(typ, "text.format.type")
 	if err != nil {
@@ -426,7 +426,7 @@ func responsesTextFormat(v gjson.Result, req *request) *codec.Error {
 	case "json_schema":
 		f.Kind = codec.FormatJSONSchema
 	default:
-		return wire.Invalid("text.format.type", `unknown format type "`+s+`"`)
+		return codec.InvalidRequest("text.format.type", `unknown format type "`+s+`"`)
 	}
 	hasSchema := false
 	jsonx.EachMember(v, &req.Text, func(key, value gjson.Result) bool {
@@ -460,9 +460,9 @@ func responsesTextFormat(v gjson.Result, req *request) *codec.Error {
 	case err != nil:
 		return err
 	case f.Kind == codec.FormatJSONSchema && f.Name == "":
-		return wire.Invalid("text.format.name", "is required")
+		return codec.InvalidRequest("text.format.name", "is required")
 	case f.Kind == codec.FormatJSONSchema && !hasSchema:
-		return wire.Invalid("text.format.schema", "is required")
+		return codec.InvalidRequest("text.format.schema", "is required")
 	}
 	req.Format = f
 	return nil
@@ -512,7 +512,7 @@ func responsesEffort(v gjson.Result, path string, dst *mapping.Effort) *codec.Er
 	e, ok := mapping.ParseEffort(s)
 	if !ok || e == mapping.EffortMax {
 		// max is Anthropic's word; OpenAI's highest effort is xhigh.
-		return wire.Invalid(path, `must be "none", "minimal", "low", "medium", "high" or "xhigh"`)
+		return codec.InvalidRequest(path, `must be "none", "minimal", "low", "medium", "high" or "xhigh"`)
 	}
 	*dst = e
 	return nil
@@ -533,5 +533,5 @@ func (d *responsesRequestDecoder) reasoningSummary(path string, v gjson.Result) 
 		d.req.Reasoning.Summary = s
 		return nil
 	}
-	return wire.Invalid(path, `must be "auto", "concise" or "detailed"`)
+	return codec.InvalidRequest(path, `must be "auto", "concise" or "detailed"`)
 }

@@ -30,7 +30,7 @@ func resolveChoiceNamespace(c *codec.ToolChoice, tools []codec.Tool) *codec.Erro
 		}
 	}
 	if groups > 1 {
-		return wire.Invalid("tool_choice.name", `names a tool "`+c.Name+`" that more than one namespace has; set tool_choice.namespace`)
+		return codec.InvalidRequest("tool_choice.name", `names a tool "`+c.Name+`" that more than one namespace has; set tool_choice.namespace`)
 	}
 	c.Namespace = ns
 	return nil
@@ -58,14 +58,14 @@ func decodeResponsesToolChoice(v gjson.Result) (codec.ToolChoice, *codec.Error) 
 		case "required":
 			return codec.ToolChoice{Mode: codec.ToolChoiceRequired}, nil
 		}
-		return codec.ToolChoice{}, wire.Invalid("tool_choice", `must be "auto", "none", "required" or an object`)
+		return codec.ToolChoice{}, codec.InvalidRequest("tool_choice", `must be "auto", "none", "required" or an object`)
 	case !v.IsObject():
 		return codec.ToolChoice{}, wire.WrongType("tool_choice", "string or object", v)
 	}
 	typ := v.Get("type")
 	if typ.Type != gjson.String {
 		if !typ.Exists() || typ.Type == gjson.Null {
-			return codec.ToolChoice{}, wire.Invalid("tool_choice.type", "is required")
+			return codec.ToolChoice{}, codec.InvalidRequest("tool_choice.type", "is required")
 		}
 		return codec.ToolChoice{}, wire.WrongType("tool_choice.type", "string", typ)
 	}
@@ -92,7 +92,7 @@ func decodeResponsesToolChoice(v gjson.Result) (codec.ToolChoice, *codec.Error) 
 		return err == nil
 	})
 	if err == nil && c.Name == "" {
-		err = wire.Invalid("tool_choice.name", "is required")
+		err = codec.InvalidRequest("tool_choice.name", "is required")
 	}
 	c.Mode = codec.ToolChoiceNamed
 	return c, err
@@ -133,7 +133,7 @@ func decodeResponsesTool(v gjson.Result, path string, tools []codec.Tool, ns, ns
 	typ := v.Get("type")
 	if typ.Type != gjson.String {
 		if !typ.Exists() || typ.Type == gjson.Null {
-			return tools, wire.Invalid(path+".type", "is required")
+			return tools, codec.InvalidRequest(path+".type", "is required")
 		}
 		return tools, wire.WrongType(path+".type", "string", typ)
 	}
@@ -143,12 +143,12 @@ func decodeResponsesTool(v gjson.Result, path string, tools []codec.Tool, ns, ns
 		t.Kind = codec.ToolCustom
 	case "namespace": //field:tools[] (namespace): mapped
 		if ns != "" {
-			return tools, wire.Invalid(path+".type", "a namespace cannot hold another namespace")
+			return tools, codec.InvalidRequest(path+".type", "a namespace cannot hold another namespace")
 		}
 		return decodeResponsesNamespace(v, path, tools, req)
 	case "web_search", "web_search_preview", "web_search_2025_08_26", "web_search_preview_2025_03_11": //field:tools[] (web_search): capability
 		if ns != "" {
-			return tools, wire.Invalid(path+".type", "a namespace holds function and custom tools only")
+			return tools, codec.InvalidRequest(path+".type", "a namespace holds function and custom tools only")
 		}
 		t, err := decodeResponsesWebSearch(v, path, typ.Str, req)
 		return append(tools, t), err
@@ -201,7 +201,7 @@ func decodeResponsesTool(v gjson.Result, path string, tools []codec.Tool, ns, ns
 		return err == nil
 	})
 	if err == nil && (!hasName || t.Name == "") {
-		err = wire.Invalid(path+".name", "is required")
+		err = codec.InvalidRequest(path+".name", "is required")
 	}
 	return append(tools, t), err
 }
@@ -232,7 +232,7 @@ func responsesCustomFormat(v gjson.Result, path string) (string, *codec.Error) {
 	case "grammar":
 		return v.Raw, nil
 	}
-	return "", wire.Invalid(path+".type", `must be "text" or "grammar"`)
+	return "", codec.InvalidRequest(path+".type", `must be "text" or "grammar"`)
 }
 
 // decodeResponsesNamespace decodes a Codex namespace group {type:
@@ -262,10 +262,10 @@ func decodeResponsesNamespace(v gjson.Result, path string, tools []codec.Tool, r
 	case err != nil:
 		return tools, err
 	case name == "":
-		return tools, wire.Invalid(path+".name", "is required")
+		return tools, codec.InvalidRequest(path+".name", "is required")
 	case !members.IsArray():
 		if !members.Exists() || members.Type == gjson.Null {
-			return tools, wire.Invalid(path+".tools", "is required")
+			return tools, codec.InvalidRequest(path+".tools", "is required")
 		}
 		return tools, wire.WrongType(path+".tools", "array", members)
 	}
@@ -308,7 +308,7 @@ func decodeResponsesWebSearch(v gjson.Result, path, typ string, req *request) (c
 				switch w.ContextSize {
 				case "low", "medium", "high":
 				default:
-					err = wire.Invalid(p, `must be "low", "medium" or "high"`)
+					err = codec.InvalidRequest(p, `must be "low", "medium" or "high"`)
 				}
 			}
 		case "external_web_access":

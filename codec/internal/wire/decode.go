@@ -63,6 +63,16 @@ func DecodeResponse(p codec.Protocol, body []byte, resp *codec.Response, decode 
 	return Err(err)
 }
 
+// ParseListing parses body, an upstream's model listing of protocol p; a
+// body that is not a JSON object is the upstream's fault.
+func ParseListing(p codec.Protocol, body []byte) (gjson.Result, error) {
+	root, problem := jsonx.ParseObject(jsonx.BytesToString(body))
+	if problem != "" {
+		return root, codec.BadUpstream(p, "model listing is not a JSON object")
+	}
+	return root, nil
+}
+
 // Err returns e as an error: nil when e is nil, so that a nil *codec.Error
 // never becomes a non-nil error.
 func Err(e *codec.Error) error {

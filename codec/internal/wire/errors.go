@@ -8,12 +8,9 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// Invalid is codec.InvalidRequest, the error of most decoding failures.
-func Invalid(path, message string) *codec.Error { return codec.InvalidRequest(path, message) }
-
 // UnsupportedField rejects a field the codec knows it cannot carry.
 func UnsupportedField(path, why string) *codec.Error {
-	e := Invalid(path, "field is not supported by llmbridge for translation: "+why)
+	e := codec.InvalidRequest(path, "field is not supported by llmbridge for translation: "+why)
 	e.Class = codec.ClassCapability
 	e.Capability.Element = removableElement(path)
 	return e
@@ -74,7 +71,7 @@ func RejectUnlessNull(v gjson.Result, path, why string) *codec.Error {
 
 // UnknownField rejects a field the codec does not know.
 func UnknownField(path string) *codec.Error {
-	e := Invalid(path, "unknown field; llmbridge does not forward fields it cannot translate")
+	e := codec.InvalidRequest(path, "unknown field; llmbridge does not forward fields it cannot translate")
 	e.Class = codec.ClassUnknownField
 	return e
 }
@@ -84,7 +81,7 @@ func UnknownField(path string) *codec.Error {
 // c names what Request.Drop would remove (the zero Capability for
 // nothing).
 func CannotEncode(p codec.Protocol, path, what string, c codec.Capability) *codec.Error {
-	e := Invalid(path, what+" cannot be expressed in the "+string(p)+" protocol")
+	e := codec.InvalidRequest(path, what+" cannot be expressed in the "+string(p)+" protocol")
 	e.Class = codec.ClassCapability
 	e.Capability = c
 	return e

@@ -18,7 +18,7 @@ import (
 func ParseObject(body []byte) (gjson.Result, *codec.Error) {
 	root, problem := jsonx.ParseObject(jsonx.BytesToString(body))
 	if problem != "" {
-		return root, Invalid("", "request body "+problem)
+		return root, codec.InvalidRequest("", "request body "+problem)
 	}
 	return root, nil
 }
@@ -29,7 +29,7 @@ func ParseObject(body []byte) (gjson.Result, *codec.Error) {
 func ParseIndexed(body []byte) (gjson.Result, *jsonx.Index, *codec.Error) {
 	root, x, problem := jsonx.ParseIndexed(jsonx.BytesToString(body))
 	if problem != "" {
-		return root, nil, Invalid("", "request body "+problem)
+		return root, nil, codec.InvalidRequest("", "request body "+problem)
 	}
 	return root, x, nil
 }
@@ -54,7 +54,7 @@ func typeName(v gjson.Result) string {
 
 // WrongType is the error for a field of the wrong JSON type.
 func WrongType(path, want string, got gjson.Result) *codec.Error {
-	return Invalid(path, "expected "+want+", got "+typeName(got))
+	return codec.InvalidRequest(path, "expected "+want+", got "+typeName(got))
 }
 
 // ReadString reads a string field.
@@ -171,12 +171,12 @@ func CheckBase64(path, s string) *codec.Error {
 		n--
 	}
 	if len(s)-n > 2 || n%4 == 1 || (len(s) != n && len(s)%4 != 0) {
-		return Invalid(path, "is not valid base64")
+		return codec.InvalidRequest(path, "is not valid base64")
 	}
 	for i := 0; i < n; i++ {
 		c := s[i]
 		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_') {
-			return Invalid(path, "is not valid base64")
+			return codec.InvalidRequest(path, "is not valid base64")
 		}
 	}
 	return nil

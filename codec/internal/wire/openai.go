@@ -51,9 +51,9 @@ func AppendOpenAIError(dst []byte, _ codec.Protocol, e *codec.Error) []byte {
 // DecodeOpenAIModelList reads an OpenAI model listing (data[] of id,
 // created, owned_by).
 func DecodeOpenAIModelList(p codec.Protocol, body []byte, l *codec.ModelList) error {
-	root, perr := ParseObject(body)
-	if perr != nil {
-		return codec.BadUpstream(p, "model listing is not a JSON object")
+	root, err := ParseListing(p, body)
+	if err != nil {
+		return err
 	}
 	data := root.Get("data")
 	if !data.IsArray() {

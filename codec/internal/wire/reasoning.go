@@ -29,7 +29,7 @@ func ReadOpaque(part *codec.Part, value string, native mapping.Family, path stri
 	}
 	c, err := mapping.ParseContinuation(value)
 	if err != nil {
-		return Invalid(path, err.Error())
+		return codec.InvalidRequest(path, err.Error())
 	}
 	part.Signature, part.Origin, part.Redacted = c.Signature, c.Origin, c.Redacted
 	if c.ItemID != "" {

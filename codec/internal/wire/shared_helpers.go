@@ -46,7 +46,7 @@ func ResponsesUserLocation(v gjson.Result, path string, l *codec.UserLocation) *
 		case "type":
 			var s string
 			if s, err = ReadString(value, p); err == nil && s != "approximate" {
-				err = Invalid(p, `must be "approximate"`)
+				err = codec.InvalidRequest(p, `must be "approximate"`)
 			}
 			return err == nil
 		case "city":

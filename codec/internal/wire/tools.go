@@ -32,7 +32,7 @@ func HostedToolError(target codec.Protocol, t *codec.Tool, i int, option, why st
 	if option != "" {
 		what += " option " + option
 	}
-	e := Invalid(IndexPath("tools", i), what+" cannot be translated for the "+string(target)+" upstream: "+why+
+	e := codec.InvalidRequest(IndexPath("tools", i), what+" cannot be translated for the "+string(target)+" upstream: "+why+
 		"; remove the tool from the request or ask the operator to drop it (field "+path+")")
 	e.Class = codec.ClassCapability
 	e.Capability = codec.Capability{Kind: codec.CapTool, Tool: i}
@@ -143,7 +143,7 @@ func CheckFlatNames(target codec.Protocol, req *codec.Request) *codec.Error {
 		}
 		n := toolWireName(t)
 		if j, dup := seen[n]; dup {
-			return Invalid(IndexPath("tools", i), `tool name "`+n+`" (a namespace function flattened for the `+string(target)+
+			return codec.InvalidRequest(IndexPath("tools", i), `tool name "`+n+`" (a namespace function flattened for the `+string(target)+
 				` protocol) is also the name of tools[`+strconv.Itoa(j)+`]`)
 		}
 		seen[n] = i
@@ -157,7 +157,7 @@ func CheckCustomFor(target codec.Protocol, t *codec.Tool, i int) *codec.Error {
 	if t.Grammar == "" {
 		return nil
 	}
-	e := Invalid(IndexPath("tools", i)+".format", `custom tool "`+t.Name+`" has a grammar format, which the `+string(target)+
+	e := codec.InvalidRequest(IndexPath("tools", i)+".format", `custom tool "`+t.Name+`" has a grammar format, which the `+string(target)+
 		` upstream cannot enforce (it gets a function with one string parameter); remove the format or use an OpenAI upstream`)
 	e.Class = codec.ClassCapability
 	e.Capability = codec.Capability{Kind: codec.CapToolGrammar, Tool: i}
