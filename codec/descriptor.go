@@ -27,8 +27,14 @@ type Descriptor struct {
 	Located bool
 	// Cloud names the cloud whose credentials authenticate to the
 	// protocol's upstreams beside an API key ("google" for Vertex AI,
-	// "azure" for Azure OpenAI), or "".
+	// "azure" for Azure OpenAI, "aws" for Amazon Bedrock), or "".
 	Cloud string
+	// EventStream reports that the protocol's streams are AWS event
+	// streams (application/vnd.amazon.eventstream), not Server-Sent
+	// Events. Its stream codecs still read and write SSE text: the HTTP
+	// layer converts at the edges (package sse/eventstream), one event
+	// message per SSE event named by its :event-type.
+	EventStream bool
 	// Route describes the paths of the protocol's generation endpoint.
 	Route Route
 	// Credential is where the protocol carries an API key.
@@ -120,6 +126,11 @@ type Route struct {
 	// StreamMethod are the methods that generate, without and with a
 	// stream.
 	Models, Method, StreamMethod string
+	// MethodSegment reports that the method is the path segment after
+	// the model, in paths of the form {Models}/{model}/{method} (Amazon
+	// Bedrock's /model/{modelId}/converse), where the model may hold
+	// slashes (an inference profile's ARN) and colons.
+	MethodSegment bool
 	// Deployments is a collection whose members name the model in paths
 	// of the form …{Deployments}/{model}{suffix} (Azure OpenAI's
 	// /openai/deployments), for a route matched by one of its Suffixes.
@@ -273,6 +284,9 @@ func matchRoute(path string, routeOf func(*Descriptor) *Route) (p Protocol, mode
 			}
 		}
 	}
+	if p, model, stream, ok := matchMethodSegment(path, routeOf); ok {
+		return p, model, stream, true
+	}
 	colon := strings.LastIndexByte(path, ':')
 	if colon < 0 {
 		return "", "", false, false
@@ -301,6 +315,36 @@ func matchRoute(path string, routeOf func(*Descriptor) *Route) (p Protocol, mode
 		return best.Name, model, false, true
 	case method == bestRoute.StreamMethod && method != "":
 		return best.Name, model, true, true
+	}
+	return "", "", false, false
+}
+
+// matchMethodSegment matches path against the routes whose method is the
+// segment after the model: …{Models}/{model}/{method}, where the first
+// {Models}/ in the path starts the model (an API mounted under a prefix
+// is recognised; a model may hold slashes).
+func matchMethodSegment(path string, routeOf func(*Descriptor) *Route) (p Protocol, model string, stream, ok bool) {
+	slash := strings.LastIndexByte(path, '/')
+	if slash < 0 {
+		return "", "", false, false
+	}
+	method, rest := path[slash+1:], path[:slash]
+	for _, d := range registered {
+		r := routeOf(d)
+		if r == nil || !r.MethodSegment {
+			continue
+		}
+		at := strings.Index(rest, r.Models+"/")
+		if at < 0 || at+len(r.Models)+1 == len(rest) {
+			continue
+		}
+		model = rest[at+len(r.Models)+1:]
+		switch method {
+		case r.Method:
+			return d.Name, model, false, true
+		case r.StreamMethod:
+			return d.Name, model, true, true
+		}
 	}
 	return "", "", false, false
 }

@@ -605,3 +605,7 @@ const DefaultMaxTokens = 4096
 // VertexAnthropicVersion is the anthropic_version a vertex-anthropic body
 // carries when the client gave none.
 const VertexAnthropicVersion = "vertex-2023-10-16"
+
+// BedrockAnthropicVersion is the anthropic_version a bedrock-anthropic
+// body carries.
+const BedrockAnthropicVersion = "bedrock-2023-05-31"

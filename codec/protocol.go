@@ -33,6 +33,16 @@ const (
 	// AzureOpenAIResponses is the Responses API of Azure OpenAI
 	// (/openai/v1/responses).
 	AzureOpenAIResponses Protocol = "azure-openai-responses"
+	// Bedrock is the Converse API of Amazon Bedrock Runtime
+	// (POST /model/{modelId}/converse and …/converse-stream): one wire
+	// format for every model on Bedrock, streamed as an AWS event stream.
+	Bedrock Protocol = "bedrock"
+	// BedrockAnthropic is Anthropic Messages on Amazon Bedrock Runtime
+	// (POST /model/{modelId}/invoke and …/invoke-with-response-stream):
+	// no model in the body, an anthropic_version field, anthropic_beta in
+	// the body, and streams of Messages events wrapped in AWS event
+	// stream chunks.
+	BedrockAnthropic Protocol = "bedrock-anthropic"
 )
 
 // Protocols returns every protocol in a stable order, in a slice of its own.

@@ -97,7 +97,7 @@ var registered []*Descriptor
 
 // protocolOrder is the order of the protocols this module names;
 // protocols registered by other packages follow, by name.
-var protocolOrder = []Protocol{OpenAIChat, OpenAIResponses, AnthropicMessages, Gemini, Vertex, VertexAnthropic, AzureOpenAI, AzureOpenAIResponses}
+var protocolOrder = []Protocol{OpenAIChat, OpenAIResponses, AnthropicMessages, Gemini, Vertex, VertexAnthropic, AzureOpenAI, AzureOpenAIResponses, Bedrock, BedrockAnthropic}
 
 // Register makes the protocol d describes available, implemented by c. It
 // is called from the init functions of codec packages, and panics when

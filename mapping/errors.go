@@ -1,6 +1,9 @@
 package mapping
 
-import "net/http"
+import (
+	"net/http"
+	"strings"
+)
 
 // ErrorKind is the canonical class of an API error, independent of how a
 // protocol spells it.
@@ -263,4 +266,63 @@ func GoogleStatus(k ErrorKind, status int) string {
 		return "CANCELLED"
 	}
 	return "INTERNAL"
+}
+
+// FromAWSErrorType maps the error type of an AWS service (Amazon Bedrock
+// Runtime): the X-Amzn-Errortype header or a body's __type or code, which
+// may carry a namespace before "#" or a URL after ":", or an exception
+// message's :exception-type inside an event stream, spelled in lower
+// camel case there. ok is false for a type it does not know.
+func FromAWSErrorType(t string) (k ErrorKind, ok bool) {
+	if i := strings.IndexByte(t, ':'); i >= 0 {
+		t = t[:i]
+	}
+	if i := strings.LastIndexByte(t, '#'); i >= 0 {
+		t = t[i+1:]
+	}
+	if t != "" && t[0] >= 'a' && t[0] <= 'z' {
+		t = string(t[0]-'a'+'A') + t[1:]
+	}
+	switch t {
+	case "ValidationException", "ConflictException", "ModelErrorException", "SerializationException":
+		return ErrInvalidRequest, true
+	case "UnrecognizedClientException", "InvalidSignatureException", "IncompleteSignatureException",
+		"MissingAuthenticationTokenException", "ExpiredTokenException", "InvalidClientTokenId":
+		return ErrAuthentication, true
+	case "AccessDeniedException":
+		return ErrPermission, true
+	case "ResourceNotFoundException":
+		return ErrNotFound, true
+	case "ThrottlingException", "ServiceQuotaExceededException", "ModelNotReadyException", "TooManyRequestsException":
+		return ErrRateLimit, true
+	case "ServiceUnavailableException":
+		return ErrOverloaded, true
+	case "ModelTimeoutException":
+		return ErrTimeout, true
+	case "InternalServerException", "ModelStreamErrorException", "InternalFailure":
+		return ErrAPI, true
+	}
+	return ErrAPI, false
+}
+
+// AWSErrorType returns the AWS error type (Amazon Bedrock Runtime's
+// exception names) for an error of kind k.
+func AWSErrorType(k ErrorKind) string {
+	switch k {
+	case ErrInvalidRequest, ErrRequestTooLarge, ErrMethodNotAllowed:
+		return "ValidationException"
+	case ErrAuthentication:
+		return "UnrecognizedClientException"
+	case ErrPermission, ErrBilling:
+		return "AccessDeniedException"
+	case ErrNotFound:
+		return "ResourceNotFoundException"
+	case ErrRateLimit:
+		return "ThrottlingException"
+	case ErrOverloaded:
+		return "ServiceUnavailableException"
+	case ErrTimeout:
+		return "ModelTimeoutException"
+	}
+	return "InternalServerException"
 }

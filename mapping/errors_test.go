@@ -102,3 +102,46 @@ func TestErrorTypeTables(t *testing.T) {
 		t.Error("GoogleStatus fallbacks")
 	}
 }
+
+func TestAWSErrorTypes(t *testing.T) {
+	cases := []struct {
+		typ  string
+		want ErrorKind
+	}{
+		{"ValidationException", ErrInvalidRequest},
+		{"ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/", ErrInvalidRequest},
+		{"com.amazon.coral.service#UnrecognizedClientException", ErrAuthentication},
+		{"AccessDeniedException", ErrPermission},
+		{"ResourceNotFoundException", ErrNotFound},
+		{"ThrottlingException", ErrRateLimit},
+		{"throttlingException", ErrRateLimit},
+		{"ServiceQuotaExceededException", ErrRateLimit},
+		{"ModelNotReadyException", ErrRateLimit},
+		{"serviceUnavailableException", ErrOverloaded},
+		{"ModelTimeoutException", ErrTimeout},
+		{"modelStreamErrorException", ErrAPI},
+		{"InternalServerException", ErrAPI},
+	}
+	for _, c := range cases {
+		if got, ok := FromAWSErrorType(c.typ); !ok || got != c.want {
+			t.Errorf("FromAWSErrorType(%q) = %v, %v; want %v", c.typ, got, ok, c.want)
+		}
+	}
+	for _, typ := range []string{"", "NewException", "x"} {
+		if _, ok := FromAWSErrorType(typ); ok {
+			t.Errorf("FromAWSErrorType(%q) accepted", typ)
+		}
+	}
+	// Every kind has a type that maps back to a kind of the same status
+	// class.
+	for k := ErrAPI; k <= ErrBadGateway; k++ {
+		typ := AWSErrorType(k)
+		back, ok := FromAWSErrorType(typ)
+		if !ok {
+			t.Errorf("AWSErrorType(%v) = %q, unknown to FromAWSErrorType", k, typ)
+		}
+		if StatusForKind(back)/100 != StatusForKind(k)/100 {
+			t.Errorf("%v -> %q -> %v changes the status class", k, typ, back)
+		}
+	}
+}
