@@ -90,6 +90,13 @@ type Descriptor struct {
 	// (Anthropic's "overloaded"); other clients get 503 for it, which
 	// their SDKs retry.
 	Overloaded529 bool
+	// ErrorAtRoot reports that the protocol's error bodies are the error
+	// object itself (AWS's {"message": …, "__type": …}), not an object
+	// under "error".
+	ErrorAtRoot bool
+	// ErrorTypeHeader is a response header that carries an error's type
+	// beside the body (AWS's X-Amzn-Errortype), or "".
+	ErrorTypeHeader string
 	// ErrorArrays reports that the protocol's error bodies may be a JSON
 	// array of error objects (Gemini's) as well as one error object.
 	ErrorArrays bool

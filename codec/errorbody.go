@@ -32,12 +32,27 @@ func DecodeError(p Protocol, status int, body []byte) *Error {
 			e.Message = errObj.Str
 		} else if m := root.Get("message"); m.Type == gjson.String {
 			e.Message = m.Str
+			if d := p.Descriptor(); d != nil && d.ErrorAtRoot && root.IsObject() {
+				d.codec.DecodeError(p, s, e)
+			}
 		}
 	}
 	if e.Message == "" {
 		e.Message = fallbackMessage(status, s)
 	}
 	return e
+}
+
+// DecodeErrorType refines e, an upstream error of protocol p, with the
+// error type p's upstream sent beside the body, in the header its
+// descriptor names (ErrorTypeHeader).
+func DecodeErrorType(p Protocol, errType string, e *Error) {
+	d := p.Descriptor()
+	if d == nil || d.ErrorTypeHeader == "" || errType == "" {
+		return
+	}
+	obj := append([]byte(`{"__type":`), jsonx.AppendString(nil, errType)...)
+	d.codec.DecodeError(p, string(append(obj, '}')), e)
 }
 
 // fallbackMessage describes an error body that is not in any known format.
