@@ -129,6 +129,53 @@ func TestWriter(t *testing.T) {
 	}
 }
 
+// TestChunks unwraps InvokeModelWithResponseStream chunks into the events
+// they carry, wraps them back, and refuses chunks that carry no event.
+func TestChunks(t *testing.T) {
+	in, _ := bedrockStream(t)
+	want := "event: message_start\ndata: {\"type\":\"message_start\"}\n\n" +
+		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n" +
+		"event: exception:throttlingException\ndata: {\"message\":\"Too many tokens\"}\n\n" +
+		"event: error:InternalFailure\ndata: boom\n\n"
+	for _, size := range []int{1, 13, len(in)} {
+		r := NewChunkReader(1 << 20)
+		var out []byte
+		for i := 0; i < len(in); i += size {
+			var err error
+			if out, err = r.Push(out, in[i:min(i+size, len(in))]); err != nil {
+				t.Fatalf("pieces of %d: %v", size, err)
+			}
+		}
+		if string(out) != want {
+			t.Errorf("pieces of %d: got %q, want %q", size, out, want)
+		}
+	}
+	msgs, err := NewChunkWriter(1<<20).Push(nil, []byte(want[:strings.Index(want, "event: error:")]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := NewReader(1<<20).Push(nil, msgs)
+	if err != nil || !strings.HasPrefix(string(plain), "event: chunk\ndata: {\"bytes\":\"eyJ0eXBlIjoibWVzc2FnZV9zdGFydCJ9\"}\n\n") ||
+		!strings.HasSuffix(string(plain), "event: exception:throttlingException\ndata: {\"message\":\"Too many tokens\"}\n\n") {
+		t.Errorf("wrapped: %q, %v", plain, err)
+	}
+	back, err := NewChunkReader(1<<20).Push(nil, msgs)
+	if err != nil || !strings.HasPrefix(want, string(back)) || !strings.Contains(string(back), "exception:") {
+		t.Errorf("round trip: %q, %v", back, err)
+	}
+	for name, payload := range map[string]string{
+		"no bytes":     `{"p":"abc"}`,
+		"not base64":   `{"bytes":"%%%"}`,
+		"no type":      `{"bytes":"e30="}`,
+		"bytes number": `{"bytes":5}`,
+	} {
+		m := message(t, payload, ":message-type", "event", ":event-type", "chunk")
+		if _, err := NewChunkReader(1<<20).Push(nil, m); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
 // FuzzReader feeds arbitrary bytes, in two pieces, to the Reader: it
 // never panics, never holds more than the limit, and what it reads from a
 // valid stream does not depend on the split.
@@ -139,8 +186,12 @@ func FuzzReader(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 3)
 	f.Fuzz(func(t *testing.T, in []byte, split int) {
 		const limit = 1 << 12
-		whole, errWhole := NewReader(limit).Push(nil, in)
-		r := NewReader(limit)
+		newReader := NewReader
+		if split%2 != 0 {
+			newReader = NewChunkReader
+		}
+		whole, errWhole := newReader(limit).Push(nil, in)
+		r := newReader(limit)
 		split = min(max(split, 0), len(in))
 		parts, err := r.Push(nil, in[:split])
 		if err == nil {
