@@ -29,12 +29,10 @@ type Descriptor struct {
 	// protocol's upstreams beside an API key ("google" for Vertex AI,
 	// "azure" for Azure OpenAI, "aws" for Amazon Bedrock), or "".
 	Cloud string
-	// EventStream reports that the protocol's streams are AWS event
-	// streams (application/vnd.amazon.eventstream), not Server-Sent
-	// Events. Its stream codecs still read and write SSE text: the HTTP
-	// layer converts at the edges (package sse/eventstream), one event
-	// message per SSE event named by its :event-type.
-	EventStream bool
+	// Framing is how the protocol's streams are framed on the wire. Its
+	// stream codecs read and write SSE text whatever the framing: the
+	// HTTP layer converts at the edges (package sse/eventstream).
+	Framing Framing
 	// Route describes the paths of the protocol's generation endpoint.
 	Route Route
 	// Credential is where the protocol carries an API key.
@@ -118,6 +116,26 @@ type Descriptor struct {
 	sibling SiblingAdapter
 	fitter  BodyFitter
 }
+
+// Framing is how a protocol's streams are framed on the wire.
+type Framing uint8
+
+// The stream framings.
+const (
+	// FramingSSE is Server-Sent Events (text/event-stream).
+	FramingSSE Framing = iota
+	// FramingEventStream is an AWS event stream
+	// (application/vnd.amazon.eventstream) whose messages are the
+	// protocol's events, named by their :event-type (Bedrock's
+	// ConverseStream); exceptions are SSE events named
+	// "exception:<type>".
+	FramingEventStream
+	// FramingEventChunks is an AWS event stream whose chunk events carry
+	// the protocol's events, each event's JSON base64-encoded in the
+	// chunk's bytes member (Bedrock's InvokeModelWithResponseStream);
+	// the SSE event is named by the JSON's type member.
+	FramingEventChunks
+)
 
 // Route describes a protocol's generation paths. A path is matched by its
 // tail, so that an API mounted under a prefix (/openai/v1/chat/completions)
