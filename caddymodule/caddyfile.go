@@ -34,6 +34,8 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		google_token <token>         # vertex upstreams: a static OAuth access token
 //		azure_api_version <version>  # azure-openai upstreams: deployment paths of this api-version; default: the v1 paths
 //		azure_credentials <tenant> <client_id> <secret> [<authority>]  # azure-openai upstreams: Entra ID tokens
+//		aws_region <region>          # required for bedrock and bedrock-anthropic upstreams
+//		aws_profile <name>           # bedrock upstreams: the shared-config profile that signs; default: the standard AWS chain
 //		client_keys <key>...         # optional; repeatable; keys clients must present
 //		default_max_tokens <n>       # optional, default 4096
 //		max_request_body <size>      # optional, default 32MiB
@@ -59,9 +61,9 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	}
 //
 // Protocols are openai-chat, openai-responses, anthropic-messages, gemini,
-// vertex, vertex-anthropic and, as upstreams only, azure-openai and
-// azure-openai-responses (Azure OpenAI's clients are openai-chat and
-// openai-responses clients on Azure's paths). The directive is ordered before
+// vertex, vertex-anthropic, bedrock, bedrock-anthropic and, as upstreams
+// only, azure-openai and azure-openai-responses (Azure OpenAI's clients
+// are openai-chat and openai-responses clients on Azure's paths). The directive is ordered before
 // reverse_proxy, which carries the translated request to the upstream.
 //
 // In a model rule each '*' of the glob matches any run of characters and
@@ -71,7 +73,9 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 // At most one of api_key, google_credentials and google_token may be set,
 // and the google_* options only with a vertex or vertex-anthropic upstream;
 // at most one of api_key and azure_credentials, and the azure_* options
-// only with an azure-openai upstream.
+// only with an azure-openai upstream; the aws_* options only with a
+// bedrock or bedrock-anthropic upstream, which signs its requests with
+// SigV4 unless api_key (a Bedrock API key) is set.
 // The block is checked as a whole once parsed (see checkConfig), so that
 // `caddy adapt` already reports an unknown protocol, a missing
 // vertex_project or conflicting options.
@@ -168,6 +172,10 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			h.GoogleToken = val
 		case "azure_api_version":
 			h.AzureAPIVersion = val
+		case "aws_region":
+			h.AWSRegion = val
+		case "aws_profile":
+			h.AWSProfile = val
 		case "response_model":
 			if val != "client" && val != "upstream" {
 				return d.Errf("response_model: want client or upstream, got %q", val)

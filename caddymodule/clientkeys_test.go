@@ -40,6 +40,8 @@ func clientKeyRequest(p codec.Protocol, cred func(r *http.Request)) *http.Reques
 		target, body = "/v1/projects/p/locations/l/publishers/google/models/m:generateContent", `{"contents":[{"role":"user","parts":[{"text":"Hi"}]}]}`
 	case codec.VertexAnthropic:
 		target, body = "/v1/projects/p/locations/l/publishers/anthropic/models/m:rawPredict", `{"anthropic_version":"vertex-2023-10-16","max_tokens":5,"messages":[{"role":"user","content":"Hi"}]}`
+	case codec.BedrockAnthropic:
+		target, body = "/model/anthropic.m-v1:0/invoke", `{"anthropic_version":"bedrock-2023-05-31","max_tokens":5,"messages":[{"role":"user","content":"Hi"}]}`
 	}
 	r := httptest.NewRequest(http.MethodPost, target, strings.NewReader(body))
 	r.Header.Set("Content-Type", "application/json")
@@ -141,9 +143,7 @@ func TestClientKeys(t *testing.T) {
 						if w.Code != http.StatusUnauthorized {
 							t.Errorf("status %d, want 401; body %s", w.Code, w.Body)
 						}
-						if (p.Family() == codec.AnthropicMessages) && !strings.Contains(w.Body.String(), `"authentication_error"`) ||
-							(p.Family() == codec.Gemini) && !strings.Contains(w.Body.String(), `"UNAUTHENTICATED"`) ||
-							!(p.Family() == codec.AnthropicMessages) && !(p.Family() == codec.Gemini) && !strings.Contains(w.Body.String(), `"param":null`) {
+						if !strings.Contains(w.Body.String(), authErrorMarker(p)) {
 							t.Errorf("401 body not in %s's format: %s", p, w.Body)
 						}
 						if strings.Contains(w.Body.String(), "gate-key") {
@@ -172,4 +172,17 @@ func TestClientKeysConfig(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "client_keys[1] is empty") {
 		t.Fatalf("err = %v, want client_keys[1] is empty", err)
 	}
+}
+
+// authErrorMarker is what a 401 body of protocol p's error format holds.
+func authErrorMarker(p codec.Protocol) string {
+	switch {
+	case p.Descriptor().ErrorAtRoot:
+		return `"__type":"UnrecognizedClientException"`
+	case p.Family() == codec.AnthropicMessages:
+		return `"authentication_error"`
+	case p.Family() == codec.Gemini:
+		return `"UNAUTHENTICATED"`
+	}
+	return `"param":null`
 }

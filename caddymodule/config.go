@@ -98,6 +98,16 @@ func (h *Handler) checkConfig() error {
 			return errors.New("api_key and azure_credentials are exclusive: configure one upstream credential")
 		}
 	}
+	aws := upstream.Descriptor().Cloud == "aws"
+	if (h.AWSRegion != "" || h.AWSProfile != "") && !aws {
+		return fmt.Errorf("aws_region and aws_profile are only for the bedrock and bedrock-anthropic upstreams, not %s", upstream)
+	}
+	if aws && h.AWSRegion == "" {
+		return fmt.Errorf("upstream %s requires aws_region: requests are signed for and sent to the region's Bedrock Runtime endpoint", upstream)
+	}
+	if strings.ContainsAny(h.AWSRegion, "/?#%@:\\ \t") {
+		return fmt.Errorf("aws_region: %q is not an AWS region (such as us-east-1)", h.AWSRegion)
+	}
 	if h.Dialect != "" {
 		if !upstream.Descriptor().Dialects {
 			return fmt.Errorf("dialect is only for the openai-chat and openai-responses upstreams, not %s", upstream)
@@ -134,7 +144,13 @@ func (h *Handler) checkConfig() error {
 }
 
 // protocolList names the protocols for configuration messages.
-const protocolList = "one of openai-chat, openai-responses, anthropic-messages, gemini, vertex, vertex-anthropic, azure-openai, azure-openai-responses"
+var protocolList = "one of " + strings.Join(func() []string {
+	var names []string
+	for _, p := range codec.Protocols() {
+		names = append(names, string(p))
+	}
+	return names
+}(), ", ")
 
 // googleTokenSource returns the token source for google_credentials: a
 // service-account or authorized-user JSON file, or Application Default

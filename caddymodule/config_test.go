@@ -35,8 +35,8 @@ func TestCheckConfig(t *testing.T) {
 		h       Handler
 		wantErr string
 	}{
-		{"no upstream", Handler{}, "upstream protocol is required (upstream <protocol>; one of openai-chat, openai-responses, anthropic-messages, gemini, vertex, vertex-anthropic, azure-openai, azure-openai-responses)"},
-		{"unknown upstream", Handler{Upstream: "openai"}, `upstream: unknown protocol "openai" (want one of openai-chat, openai-responses, anthropic-messages, gemini, vertex, vertex-anthropic, azure-openai, azure-openai-responses)`},
+		{"no upstream", Handler{}, "upstream protocol is required (upstream <protocol>; " + protocolList + ")"},
+		{"unknown upstream", Handler{Upstream: "openai"}, `upstream: unknown protocol "openai" (want ` + protocolList + `)`},
 		{"unknown client", Handler{Upstream: "gemini", Client: "claude"}, `client: unknown protocol "claude"`},
 		{"vertex without project", Handler{Upstream: "vertex", VertexLocation: "l"}, "upstream vertex requires vertex_project and vertex_location (missing: vertex_project)"},
 		{"vertex-anthropic without both", Handler{Upstream: "vertex-anthropic"}, "(missing: vertex_project, vertex_location)"},

@@ -7,10 +7,11 @@ import (
 
 // editDialect adapts a passthrough body of protocol client to upstream, a
 // sibling of one wire family (codec.Descriptor.AdaptSibling): Anthropic on
-// Vertex carries anthropic_version instead of model, and Vertex rejects
-// the call ids of Gemini API bodies. Every other byte is kept.
-func editDialect(body []byte, client, upstream codec.Protocol, model string) ([]byte, *codec.Error) {
-	body, err := upstream.Descriptor().AdaptSibling(body, client, model)
+// Vertex and Bedrock carries anthropic_version instead of model, Bedrock
+// streams by its path, and Vertex rejects the call ids of Gemini API
+// bodies. Every other byte is kept.
+func editDialect(body []byte, client, upstream codec.Protocol, model string, stream bool) ([]byte, *codec.Error) {
+	body, err := upstream.Descriptor().AdaptSibling(body, client, model, stream)
 	if err != nil {
 		return nil, codec.NewError(mapping.ErrInvalidRequest, "request body could not be adapted: "+err.Error())
 	}

@@ -397,7 +397,7 @@ func (h *Handler) answerCollected(w http.ResponseWriter, cw *collectingWriter, n
 	case hasEncoding(hdr):
 		fail(codec.NewError(mapping.ErrBadGateway, "upstream response has an unsupported Content-Encoding "+strconv.Quote(hdr.Get("Content-Encoding"))))
 	case cw.status >= 400:
-		x.status = writeError(w, client, codec.DecodeError(h.upstream, cw.status, body))
+		x.status = writeError(w, client, decodeUpstreamError(h.upstream, cw.status, hdr, body))
 	case cw.status >= 200 && cw.status < 300:
 		if !isJSON(hdr.Get("Content-Type")) {
 			fail(codec.NewError(mapping.ErrBadGateway, "upstream answered Content-Type "+strconv.Quote(hdr.Get("Content-Type"))+" where JSON was expected"))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -172,10 +173,16 @@ func setBody(r *http.Request, b []byte) {
 	r.TransferEncoding = nil
 }
 
-// setPath points the request at the upstream endpoint.
+// setPath points the request at the upstream endpoint. path is escaped
+// (codec.Descriptor.UpstreamPath): a Bedrock model id's ':' is sent as
+// %3A, as the AWS SDKs send it and SigV4 signs it.
 func setPath(r *http.Request, path, rawQuery string) {
-	r.URL.Path = path
-	r.URL.RawPath = ""
+	r.URL.Path, r.URL.RawPath = path, ""
+	if strings.IndexByte(path, '%') >= 0 {
+		if p, err := url.PathUnescape(path); err == nil {
+			r.URL.Path, r.URL.RawPath = p, path
+		}
+	}
 	r.URL.RawQuery = rawQuery
 	r.RequestURI = r.URL.RequestURI()
 }
@@ -271,6 +278,10 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 	path, query := h.upstreamPath(x.upstream, model, req.Stream)
 	setPath(r, path, query)
+	if cerr := h.signUpstream(r, out); cerr != nil {
+		x.fail(w, client, cerr)
+		return nil
+	}
 
 	tw := &translatingWriter{ResponseWriter: w, h: h, client: client, req: req, x: x}
 	if routed && !h.upstreamModelInResponse {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
 	"go.uber.org/zap"
 
 	"github.com/llmbridge/llmbridge/codec"
@@ -109,6 +111,9 @@ func (h *Handler) rewriteHeaders(r *http.Request, client, upstream codec.Protoco
 	for _, name := range credentialHeaders() {
 		hdr.Del(name)
 	}
+	for _, name := range sigV4Headers {
+		hdr.Del(name)
+	}
 	// Go's transport asks for gzip itself and decodes it transparently;
 	// anything else the client accepts could not be translated.
 	hdr.Del("Accept-Encoding")
@@ -135,7 +140,7 @@ func (h *Handler) rewriteHeaders(r *http.Request, client, upstream codec.Protoco
 	}
 	hdr.Set("Content-Type", "application/json")
 	if stream {
-		hdr.Set("Accept", "text/event-stream")
+		hdr.Set("Accept", streamContentType(upstream))
 	} else {
 		hdr.Set("Accept", "application/json")
 	}
@@ -218,4 +223,53 @@ func (h *Handler) filterBetas(r *http.Request, upstream codec.Protocol) []string
 		r.Header.Set("Anthropic-Beta", strings.Join(kept, ","))
 	}
 	return dropped
+}
+
+// betasToHeader moves the anthropic-beta values a client of protocol
+// client carries in its body (codec.Descriptor.BodyBetas, Bedrock's
+// anthropic_beta) to the Anthropic-Beta header, where filterBetas and an
+// upstream of another protocol of the family read them. The sibling
+// adaptation removes the member from the body.
+func betasToHeader(r *http.Request, body []byte, client codec.Protocol) {
+	member := client.Descriptor().BodyBetas
+	if member == "" {
+		return
+	}
+	var values []string
+	for _, v := range gjson.GetBytes(body, member).Array() {
+		if v.Type == gjson.String && v.Str != "" {
+			values = append(values, v.Str)
+		}
+	}
+	if len(values) == 0 {
+		return
+	}
+	if h := r.Header.Get("Anthropic-Beta"); h != "" {
+		values = append(strings.Split(h, ","), values...)
+	}
+	r.Header.Set("Anthropic-Beta", strings.Join(values, ","))
+}
+
+// betasToBody moves the Anthropic-Beta header's values into the body
+// member in which an upstream of protocol upstream takes them
+// (codec.Descriptor.BodyBetas); the header itself is dropped on the way
+// (codec.Descriptor.DropHeaders). A body that names betas of its own (a
+// client of the same protocol) keeps them.
+func betasToBody(r *http.Request, body []byte, upstream codec.Protocol) ([]byte, error) {
+	member := upstream.Descriptor().BodyBetas
+	if member == "" || gjson.GetBytes(body, member).Exists() {
+		return body, nil
+	}
+	var values []string
+	for _, v := range r.Header.Values("Anthropic-Beta") {
+		for _, b := range strings.Split(v, ",") {
+			if b = strings.TrimSpace(b); b != "" && !slices.Contains(values, b) {
+				values = append(values, b)
+			}
+		}
+	}
+	if len(values) == 0 {
+		return body, nil
+	}
+	return sjson.SetBytes(body, member, values)
 }

@@ -95,6 +95,19 @@ type Handler struct {
 	// with APIKey (Azure's api-key).
 	AzureCredentials *AzureCredentials `json:"azure_credentials,omitempty"`
 
+	// AWSRegion is the AWS region of the Amazon Bedrock upstreams
+	// (bedrock, bedrock-anthropic), for example us-east-1: requests are
+	// signed for bedrock-runtime.{region}.amazonaws.com and carry it as
+	// their Host. Required for those upstreams.
+	AWSRegion string `json:"aws_region,omitempty"`
+
+	// AWSProfile is the profile of the shared AWS configuration files
+	// whose credentials sign requests to the Bedrock upstreams. Empty
+	// uses the standard chain (environment, the default profile or
+	// AWS_PROFILE, web identity, container and instance roles). Not used
+	// when APIKey (a Bedrock API key) is set.
+	AWSProfile string `json:"aws_profile,omitempty"`
+
 	// ClientKeys are the keys clients must present. When set, every
 	// request must carry one of them in its own protocol's credential
 	// header (Authorization: Bearer for OpenAI and Vertex clients,
@@ -176,6 +189,9 @@ type Handler struct {
 	// tokenSource gives the upstream's OAuth token when GoogleCredentials
 	// or GoogleToken is set; nil otherwise.
 	tokenSource oauth2.TokenSource
+	// aws signs the requests to an Amazon Bedrock upstream when no
+	// api_key is set; nil otherwise.
+	aws *awsSigner
 }
 
 // ModelRoute is one model rewriting rule.
@@ -233,6 +249,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return fmt.Errorf("llmbridge: %v", err)
 	}
 	if err := h.provisionAzure(ctx, func(s string) string { return repl.ReplaceAll(s, "") }); err != nil {
+		return fmt.Errorf("llmbridge: %v", err)
+	}
+	if err := h.provisionAWS(ctx, func(s string) string { return repl.ReplaceAll(s, "") }); err != nil {
 		return fmt.Errorf("llmbridge: %v", err)
 	}
 	if h.DefaultMaxTokens == 0 {

@@ -17,6 +17,7 @@ import (
 	"github.com/llmbridge/llmbridge/codec/rules"
 	"github.com/llmbridge/llmbridge/mapping"
 	"github.com/llmbridge/llmbridge/sse"
+	"github.com/llmbridge/llmbridge/sse/eventstream"
 )
 
 // maxHeldBody bounds the non-streamed passthrough body held back until it
@@ -103,13 +104,22 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 			return nil
 		}
 	}
-	edited, cerr := editDialect(body, client, x.upstream, upModel)
+	if client != x.upstream {
+		betasToHeader(r, body, client)
+	}
+	edited, cerr := editDialect(body, client, x.upstream, upModel, stream)
 	if cerr != nil {
 		x.fail(w, client, cerr)
 		return nil
 	}
-	setBody(r, edited)
 	x.dropped = append(x.dropped, h.filterBetas(r, x.upstream)...)
+	if client != x.upstream {
+		if edited, err = betasToBody(r, edited, x.upstream); err != nil {
+			x.fail(w, client, codec.NewError(mapping.ErrInvalidRequest, "request body could not be adapted: "+err.Error()))
+			return nil
+		}
+	}
+	setBody(r, edited)
 	h.reportDropped(w, x.dropped)
 	h.reportAdjusted(w, upModel, adjusted)
 	if cerr := h.rewriteHeaders(r, client, x.upstream, stream); cerr != nil {
@@ -118,6 +128,10 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 	}
 	path, query := h.upstreamPath(x.upstream, upModel, stream)
 	setPath(r, path, query)
+	if cerr := h.signUpstream(r, edited); cerr != nil {
+		x.fail(w, client, cerr)
+		return nil
+	}
 
 	pw := newPassthroughWriter(w, h, x, client, model, stream)
 	if routed && !h.upstreamModelInResponse && upModel != model {
@@ -171,8 +185,15 @@ type passthroughWriter struct {
 	status int     // the upstream's status, held back with its body
 	held   *[]byte // the held body (passHeld)
 
-	rd      *sse.Reader
-	watcher *codec.StreamWatcher
+	rd *sse.Reader
+	// unframe and frame convert an upstream's and a client's stream
+	// framing from and to SSE text (framing.go), nil for SSE; pending
+	// and the checks work on SSE text.
+	unframe  *eventstream.Reader
+	unframed []byte
+	frame    *eventstream.Writer
+	framed   []byte
+	watcher  *codec.StreamWatcher
 	usage   *codec.UsageObserver // reads a stream's usage and stop reason
 	evs     []codec.Event
 	reframe bool // events are re-framed to restore the model
@@ -215,9 +236,15 @@ func (pw *passthroughWriter) WriteHeader(status int) {
 		// llmbridge asks for no encoding; a body that has one anyway
 		// cannot be checked, only passed on.
 		pw.mode = passRaw
-	case pw.stream && status < 300 && isEventStream(hdr.Get("Content-Type")):
+	case pw.stream && status < 300 && isStreamOf(pw.x.upstream, hdr.Get("Content-Type")):
 		pw.mode = passStream
 		pw.rd = sse.NewPushReader(int(pw.h.MaxEventSize))
+		pw.unframe = newUnframer(pw.x.upstream, int(pw.h.MaxEventSize))
+		pw.frame = newFramer(pw.client, maxResponseBody)
+		if framingOf(pw.client) != framingOf(pw.x.upstream) {
+			hdr.Del("Content-Length")
+			hdr.Set("Content-Type", streamContentType(pw.client))
+		}
 		pw.watcher = codec.NewStreamWatcher(pw.x.upstream)
 		pw.usage = codec.NewUsageObserver(pw.x.upstream)
 		pw.reframe = pw.restore != nil
@@ -334,6 +361,10 @@ func (pw *passthroughWriter) finishHeld(nextErr error) {
 		// The upstream answered but the body broke off (reset, timeout).
 		pw.h.logger.Warn("upstream response incomplete", zap.Error(nextErr))
 		pw.fail(codec.NewError(mapping.ErrBadGateway, "upstream "+string(upstream)+" response was interrupted"))
+	case status >= 400 && pw.client.Descriptor().ErrorAtRoot != upstream.Descriptor().ErrorAtRoot:
+		// Siblings whose error bodies differ (Anthropic on Bedrock
+		// answers AWS errors): the error in the client's format.
+		pw.x.status = writeError(pw.ResponseWriterWrapper.ResponseWriter, pw.client, decodeUpstreamError(upstream, status, pw.Header(), body))
 	case status < 300 && pw.observeJSON(body), codec.IsProtocolBody(upstream, status, body):
 		// A success body that decodes is the protocol's (the decoder
 		// validates it); one that is the protocol's but does not decode
@@ -353,7 +384,7 @@ func (pw *passthroughWriter) finishHeld(nextErr error) {
 		// An error page that is not the protocol's (a load balancer's
 		// HTML, a proxy's plain text): the same error, with the same
 		// status, in the client's format.
-		e := codec.DecodeError(upstream, status, body)
+		e := decodeUpstreamError(upstream, status, pw.Header(), body)
 		pw.h.logger.Debug("upstream error body is not in its protocol's format", zap.Int("status", status), zap.String("content_type", pw.Header().Get("Content-Type")))
 		pw.x.status = writeError(pw.ResponseWriterWrapper.ResponseWriter, pw.client, e)
 	default:
@@ -395,6 +426,15 @@ func (pw *passthroughWriter) writeStream(p []byte) (int, error) {
 		// has nowhere to go.
 		return len(p), pw.writeErr
 	}
+	if pw.unframe != nil {
+		var err error
+		if pw.unframed, err = pw.unframe.Push(pw.unframed[:0], p); err != nil {
+			pw.send()
+			pw.endStream("upstream "+string(pw.x.upstream)+" stream is not a valid event stream: "+err.Error(), nil)
+			return len(p), pw.writeErr
+		}
+		p = pw.unframed
+	}
 	if !pw.reframe {
 		pw.pending = append(pw.pending, p...)
 	}
@@ -426,6 +466,14 @@ func (pw *passthroughWriter) drain() error {
 		pw.evs = pw.usage.Observe(pw.evs[:0], ev.Name, ev.Data, ev.Bare)
 		for i := range pw.evs {
 			pw.x.observe(&pw.evs[i])
+		}
+		if e := codec.DecodeStreamException(pw.x.upstream, string(ev.Name), string(ev.Data)); e != nil {
+			// An AWS event stream's exception ends the stream: the
+			// client gets it as its own protocol's in-stream error (a
+			// client of the same protocol, the same exception).
+			pw.send()
+			pw.endStreamWith(e)
+			return nil
 		}
 		if !pw.reframe {
 			pw.good = pw.rd.Offset()
@@ -468,7 +516,16 @@ func (pw *passthroughWriter) write(b []byte) {
 	if len(b) == 0 || pw.writeErr != nil {
 		return
 	}
-	if _, err := pw.ResponseWriterWrapper.Write(b); err != nil {
+	out := b
+	if pw.frame != nil {
+		var err error
+		if pw.framed, err = pw.frame.Push(pw.framed[:0], b); err != nil {
+			pw.writeErr, pw.ended = err, true
+			return
+		}
+		out = pw.framed
+	}
+	if _, err := pw.ResponseWriterWrapper.Write(out); err != nil {
 		pw.writeErr, pw.ended = err, true
 		return
 	}
@@ -529,7 +586,13 @@ func (pw *passthroughWriter) streamFailure(readErr, cause error) string {
 // cause, if any, is the upstream's failure, for the log.
 func (pw *passthroughWriter) endStream(msg string, cause error) {
 	pw.h.logger.Warn("invalid upstream stream", zap.String("error", msg), zap.Error(cause))
-	e := &codec.Error{Status: http.StatusBadGateway, Kind: mapping.ErrBadGateway, Message: msg}
+	pw.endStreamWith(&codec.Error{Status: http.StatusBadGateway, Kind: mapping.ErrBadGateway, Message: msg})
+	pw.x.errReason = "invalid_upstream_response"
+}
+
+// endStreamWith ends the client's stream with e as an in-stream error of
+// the client's protocol.
+func (pw *passthroughWriter) endStreamWith(e *codec.Error) {
 	// A blank line first ends whatever partial event was passed on; an
 	// extra one after a complete event would be an empty event to some
 	// clients.
@@ -540,7 +603,6 @@ func (pw *passthroughWriter) endStream(msg string, cause error) {
 	out = codec.AppendStreamError(out, pw.client, &codec.Request{Model: pw.model, Stream: true}, e)
 	pw.write(out)
 	pw.ended = true
-	pw.x.errReason = "invalid_upstream_response"
 }
 
 // restoreModel appends data to dst with the model it names (at the first

@@ -52,7 +52,7 @@ func (tw *translatingWriter) WriteHeader(status int) {
 	}
 	tw.status = status
 	tw.x.responseStarted()
-	if status >= 200 && status < 300 && tw.req.Stream && isEventStream(tw.Header().Get("Content-Type")) && !hasEncoding(tw.Header()) {
+	if status >= 200 && status < 300 && tw.req.Stream && isStreamOf(tw.x.upstream, tw.Header().Get("Content-Type")) && !hasEncoding(tw.Header()) {
 		st, err := newStreamTranslator(tw.ResponseWriter, tw.h, tw.client, tw.x.upstream, tw.req)
 		if err != nil {
 			// Both protocols are checked when the handler is provisioned;
@@ -63,7 +63,7 @@ func (tw *translatingWriter) WriteHeader(status int) {
 		tw.stream = st
 		tw.stream.model = tw.model
 		tw.stream.x = tw.x
-		startHeaders(tw.ResponseWriter, status)
+		startHeaders(tw.ResponseWriter, tw.client, status)
 		tw.x.status = status
 		// The client sees the stream open before the first event.
 		_ = tw.stream.rc.Flush()
@@ -134,7 +134,7 @@ func (tw *translatingWriter) finish(nextErr error) error {
 	case hasEncoding(hdr):
 		tw.fail(codec.NewError(mapping.ErrBadGateway, "upstream response has an unsupported Content-Encoding "+strconv.Quote(hdr.Get("Content-Encoding"))))
 	case tw.status >= 400:
-		tw.writeError(codec.DecodeError(upstream, tw.status, body))
+		tw.writeError(decodeUpstreamError(upstream, tw.status, hdr, body))
 	case tw.status >= 200 && tw.status < 300:
 		if !isJSON(hdr.Get("Content-Type")) {
 			tw.fail(codec.NewError(mapping.ErrBadGateway, "upstream answered Content-Type "+strconv.Quote(hdr.Get("Content-Type"))+" where JSON was expected"))
@@ -222,7 +222,7 @@ func (tw *translatingWriter) streamResponse(resp *codec.Response) {
 	tw.stream.x = tw.x
 	hdr := tw.Header()
 	hdr.Del("Content-Length")
-	startHeaders(tw.ResponseWriter, tw.status)
+	startHeaders(tw.ResponseWriter, tw.client, tw.status)
 	tw.x.status = tw.status
 	tw.stream.events = codec.AppendResponseEvents(tw.stream.events[:0], resp)
 	tw.stream.emit()
@@ -265,11 +265,6 @@ func endsEvent(tail []byte) bool {
 func hasEncoding(h http.Header) bool {
 	ce := h.Get("Content-Encoding")
 	return ce != "" && ce != "identity"
-}
-
-func isEventStream(contentType string) bool {
-	mt, _, err := mime.ParseMediaType(contentType)
-	return err == nil && mt == "text/event-stream"
 }
 
 func isJSON(contentType string) bool {

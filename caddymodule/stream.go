@@ -11,6 +11,7 @@ import (
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
 	"github.com/llmbridge/llmbridge/sse"
+	"github.com/llmbridge/llmbridge/sse/eventstream"
 )
 
 // streamTranslator translates an upstream SSE stream into the client's
@@ -23,8 +24,16 @@ type streamTranslator struct {
 	logger  *zap.Logger
 	metrics *metrics
 
-	rd     *sse.Reader
-	dec    codec.StreamDecoder
+	rd *sse.Reader
+	// unframe, for an upstream that does not stream SSE, reads its
+	// stream into the SSE text rd reads, in unframed; frame, for a
+	// client that does not read SSE, writes the encoded SSE text as the
+	// client's framing, in framed (framing.go).
+	unframe  *eventstream.Reader
+	unframed []byte
+	frame    *eventstream.Writer
+	framed   []byte
+	dec      codec.StreamDecoder
 	enc    codec.StreamEncoder
 	events []codec.Event
 	// out is the translated output not yet sent, in outBuf: a pooled
@@ -57,6 +66,8 @@ func newStreamTranslator(w http.ResponseWriter, h *Handler, client, upstream cod
 		rc:       http.NewResponseController(w),
 		logger:   h.logger,
 		rd:       sse.NewPushReader(int(h.MaxEventSize)),
+		unframe:  newUnframer(upstream, int(h.MaxEventSize)),
+		frame:    newFramer(client, maxResponseBody),
 		dec:      dec,
 		enc:      enc,
 		events:   make([]codec.Event, 0, 8),
@@ -66,13 +77,14 @@ func newStreamTranslator(w http.ResponseWriter, h *Handler, client, upstream cod
 	}, nil
 }
 
-// startHeaders sets the headers of a translated event stream and sends
-// them with status, so the client sees the stream open at once.
-func startHeaders(w http.ResponseWriter, status int) {
+// startHeaders sets the headers of a translated event stream for a client
+// of protocol client and sends them with status, so the client sees the
+// stream open at once.
+func startHeaders(w http.ResponseWriter, client codec.Protocol, status int) {
 	hdr := w.Header()
 	hdr.Del("Content-Length")
 	hdr.Del("Content-Encoding")
-	hdr.Set("Content-Type", "text/event-stream")
+	hdr.Set("Content-Type", streamContentType(client))
 	hdr.Set("Cache-Control", "no-cache")
 	w.WriteHeader(status)
 }
@@ -83,6 +95,14 @@ func (s *streamTranslator) write(p []byte) (int, error) {
 		// The client's stream is complete; what the upstream still
 		// sends has nowhere to go.
 		return len(p), s.writeErr
+	}
+	if s.unframe != nil {
+		var err error
+		if s.unframed, err = s.unframe.Push(s.unframed[:0], p); err != nil {
+			s.fail("upstream " + string(s.upstream) + " stream is not a valid event stream: " + err.Error())
+			return len(p), s.writeErr
+		}
+		p = s.unframed
 	}
 	s.rd.Push(p)
 	if err := s.pump(); err != nil {
@@ -122,14 +142,19 @@ func (s *streamTranslator) end(cause error) {
 		return
 	}
 	if errors.Is(cause, sse.ErrEventTooLarge) {
-		s.events = append(s.events[:0], codec.Event{Type: codec.EventError, Err: &codec.Error{
-			Status: http.StatusBadGateway, Kind: mapping.ErrBadGateway,
-			Message: "upstream " + string(s.upstream) + " stream sent an event larger than " + strconv.Itoa(s.maxEvent) + " bytes"}})
-		s.emit()
-		s.send()
+		s.fail("upstream " + string(s.upstream) + " stream sent an event larger than " + strconv.Itoa(s.maxEvent) + " bytes")
 		return
 	}
 	s.events = s.dec.Close(s.events[:0], cause)
+	s.emit()
+	s.send()
+}
+
+// fail ends the stream with an error of llmbridge's own saying msg: the
+// upstream's stream cannot be read on.
+func (s *streamTranslator) fail(msg string) {
+	s.events = append(s.events[:0], codec.Event{Type: codec.EventError, Err: &codec.Error{
+		Status: http.StatusBadGateway, Kind: mapping.ErrBadGateway, Message: msg}})
 	s.emit()
 	s.send()
 }
@@ -217,7 +242,17 @@ func (s *streamTranslator) send() {
 	if len(out) == 0 || s.writeErr != nil {
 		return
 	}
-	if _, err := s.w.Write(out); err != nil {
+	b := out
+	if s.frame != nil {
+		var err error
+		if s.framed, err = s.frame.Push(s.framed[:0], out); err != nil {
+			// The encoders' own events are bounded by maxResponseBody.
+			s.writeErr, s.done = err, true
+			return
+		}
+		b = s.framed
+	}
+	if _, err := s.w.Write(b); err != nil {
 		s.writeErr = err
 		s.done = true
 		return

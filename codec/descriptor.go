@@ -47,6 +47,10 @@ type Descriptor struct {
 	// DropHeaders are headers of its family the protocol does not take
 	// (Anthropic on Vertex has its version in the body).
 	DropHeaders []string
+	// BodyBetas is the request body member in which the protocol carries
+	// anthropic-beta values, as an array of strings, instead of the
+	// Anthropic-Beta header (Bedrock's anthropic_beta), or "".
+	BodyBetas string
 	// Betas are the anthropic-beta values the protocol's servers accept;
 	// nil accepts any. Others are removed from requests and reported.
 	Betas map[string]bool
@@ -235,8 +239,8 @@ type Location struct {
 // goes without them. The slice is shared; callers must not modify it.
 func (d *Descriptor) ForeignHeaders() []string { return d.foreignHeaders }
 
-// UpstreamPath returns the path and raw query of d's generation endpoint
-// for model, streamed or not, at location at.
+// UpstreamPath returns the path, escaped, and raw query of d's generation
+// endpoint for model, streamed or not, at location at.
 func (d *Descriptor) UpstreamPath(at Location, model string, stream bool) (path, rawQuery string) {
 	return d.codec.UpstreamPath(d.Name, at, model, stream)
 }

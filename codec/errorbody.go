@@ -98,3 +98,49 @@ func ClientStatus(p Protocol, e *Error) int {
 	d := p.Descriptor()
 	return mapping.ClientStatus(e.Status, d != nil && d.Overloaded529)
 }
+
+// StreamExceptionPrefix starts the name of the SSE event that stands for
+// an exception message of an AWS event stream: "exception:" followed by
+// the exception's type (the framing layer, package sse/eventstream, names
+// them so).
+const StreamExceptionPrefix = "exception:"
+
+// DecodeStreamException returns the error that an AWS event stream
+// exception carries: an event named StreamExceptionPrefix and the
+// exception's type (throttlingException, ...), with {"message": …} data,
+// in a stream of protocol p. It returns nil for any other event.
+func DecodeStreamException(p Protocol, name, data string) *Error {
+	t, ok := strings.CutPrefix(name, StreamExceptionPrefix)
+	if !ok {
+		return nil
+	}
+	kind, _ := mapping.FromAWSErrorType(t)
+	e := &Error{Status: mapping.StatusForKind(kind), Kind: kind, Code: t, Protocol: p, Message: gjson.Get(data, "message").String()}
+	if e.Message == "" {
+		e.Message = "upstream stream ended with " + t
+	}
+	return e
+}
+
+// AppendStreamException appends the SSE event that stands for e as an
+// exception message of an AWS event stream (see DecodeStreamException).
+// The type is the lower-camel-case name of e's kind of exception among
+// those an InvokeModelWithResponseStream or ConverseStream reader knows.
+func AppendStreamException(dst []byte, e *Error) []byte {
+	t := "internalServerException"
+	switch e.Kind {
+	case mapping.ErrInvalidRequest, mapping.ErrRequestTooLarge:
+		t = "validationException"
+	case mapping.ErrRateLimit:
+		t = "throttlingException"
+	case mapping.ErrOverloaded:
+		t = "serviceUnavailableException"
+	case mapping.ErrTimeout:
+		t = "modelTimeoutException"
+	}
+	dst = append(dst, "event: "+StreamExceptionPrefix...)
+	dst = append(dst, t...)
+	dst = append(dst, "\ndata: {\"message\":"...)
+	dst = jsonx.AppendString(dst, e.Message)
+	return append(dst, "}\n\n"...)
+}

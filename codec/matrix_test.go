@@ -35,6 +35,8 @@ func wantConversation(p codec.Protocol) codec.Request {
 		r.User = "" // Gemini has no end-user field
 	case codec.VertexAnthropic:
 		r.Dropped = []string{"anthropic_version"}
+	case codec.BedrockAnthropic:
+		r.Dropped = []string{"anthropic_version", "anthropic_beta"}
 	}
 	return r
 }

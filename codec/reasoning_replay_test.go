@@ -100,8 +100,11 @@ func historyFromResponse(t *testing.T, c codec.Protocol, body []byte, dropThough
 		set("input.-1", `{"type":"function_call_output","call_id":"call_1","output":"sunny"}`)
 	case codec.AnthropicMessages:
 		out = `{"model":"m","max_tokens":20000,"thinking":{"type":"enabled","budget_tokens":16000},"messages":[{"role":"user","content":"Weather in Paris?"}]}`
-		if c == codec.VertexAnthropic {
+		switch c {
+		case codec.VertexAnthropic:
 			out = `{"anthropic_version":"vertex-2023-10-16","max_tokens":20000,"thinking":{"type":"enabled","budget_tokens":16000},"messages":[{"role":"user","content":"Weather in Paris?"}]}`
+		case codec.BedrockAnthropic:
+			out = `{"anthropic_version":"bedrock-2023-05-31","max_tokens":20000,"thinking":{"type":"enabled","budget_tokens":16000},"messages":[{"role":"user","content":"Weather in Paris?"}]}`
 		}
 		set("tools", `[{"name":"get_weather","input_schema":{"type":"object","properties":{"city":{"type":"string"}}}}]`)
 		set("messages.-1", `{"role":"assistant","content":`+resp.Get("content").Raw+`}`)

@@ -44,7 +44,8 @@ type Codec interface {
 	// AppendError appends e encoded as p's error body.
 	AppendError(dst []byte, p Protocol, e *Error) []byte
 	// UpstreamPath returns the path and raw query of p's generation
-	// endpoint for model, streamed or not, at location at.
+	// endpoint for model, streamed or not, at location at. The path is
+	// escaped: it is sent as it is.
 	UpstreamPath(p Protocol, at Location, model string, stream bool) (path, rawQuery string)
 	// CheckEvent reports whether an upstream stream event of p (its SSE
 	// event name and data; bare for a JSON block outside SSE framing) is
@@ -87,8 +88,9 @@ type TokenCounter interface {
 // a sibling protocol of their family with small edits (AdaptSibling).
 type SiblingAdapter interface {
 	// AdaptSibling returns body, a request body of protocol from, adapted
-	// to p; model is the model it goes to.
-	AdaptSibling(p Protocol, body []byte, from Protocol, model string) ([]byte, error)
+	// to p; model is the model it goes to, and stream whether the client
+	// asked for a stream (in its body or its path).
+	AdaptSibling(p Protocol, body []byte, from Protocol, model string, stream bool) ([]byte, error)
 }
 
 // registered is every registered protocol, in the order Protocols returns

@@ -1,6 +1,7 @@
 package codec_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/llmbridge/llmbridge/codec"
@@ -33,11 +34,14 @@ func TestRegisterRejects(t *testing.T) {
 	if codec.OpenAIChat.Descriptor() != chat {
 		t.Errorf("a rejected registration replaced openai-chat's descriptor")
 	}
-	if got := codec.Protocols(); len(got) != 8 || got[0] != codec.OpenAIChat || got[5] != codec.VertexAnthropic || got[7] != codec.AzureOpenAIResponses {
-		t.Errorf("Protocols() = %v, want the eight protocols in their documented order", got)
+	all := []codec.Protocol{codec.OpenAIChat, codec.OpenAIResponses, codec.AnthropicMessages, codec.Gemini, codec.Vertex,
+		codec.VertexAnthropic, codec.AzureOpenAI, codec.AzureOpenAIResponses, codec.BedrockAnthropic}
+	if got := codec.Protocols(); !slices.Equal(got, all) {
+		t.Errorf("Protocols() = %v, want %v", got, all)
 	}
-	if got := codec.ClientProtocols(); len(got) != 6 || got[5] != codec.VertexAnthropic {
-		t.Errorf("ClientProtocols() = %v, want the six with routes", got)
+	clients := slices.DeleteFunc(slices.Clone(all), func(p codec.Protocol) bool { return p == codec.AzureOpenAI || p == codec.AzureOpenAIResponses })
+	if got := codec.ClientProtocols(); !slices.Equal(got, clients) {
+		t.Errorf("ClientProtocols() = %v, want %v (those with routes)", got, clients)
 	}
 }
 

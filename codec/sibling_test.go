@@ -27,6 +27,7 @@ func TestAdaptSibling(t *testing.T) {
 		name     string
 		client   codec.Protocol
 		upstream codec.Protocol
+		stream   bool
 		body     string
 		want     string
 	}{
@@ -41,6 +42,36 @@ func TestAdaptSibling(t *testing.T) {
 			client: codec.VertexAnthropic, upstream: codec.AnthropicMessages,
 			body: `{"anthropic_version":"vertex-2023-10-16","max_tokens":10}`,
 			want: `{"max_tokens":10,"model":"claude-y"}`,
+		},
+		{
+			name:   "anthropic to bedrock-anthropic: model and stream out, Bedrock's anthropic_version in",
+			client: codec.AnthropicMessages, upstream: codec.BedrockAnthropic, stream: true,
+			body: `{"model":"claude-x","max_tokens":10,"stream":true,"metadata":{"user_id":"u"}}`,
+			want: `{"max_tokens":10,"metadata":{"user_id":"u"},"anthropic_version":"` + codec.BedrockAnthropicVersion + `"}`,
+		},
+		{
+			name:   "bedrock-anthropic to anthropic, streamed: version and betas out, model and stream in",
+			client: codec.BedrockAnthropic, upstream: codec.AnthropicMessages, stream: true,
+			body: `{"anthropic_version":"bedrock-2023-05-31","anthropic_beta":["interleaved-thinking-2025-05-14"],"max_tokens":10}`,
+			want: `{"max_tokens":10,"model":"claude-y","stream":true}`,
+		},
+		{
+			name:   "bedrock-anthropic to anthropic, not streamed",
+			client: codec.BedrockAnthropic, upstream: codec.AnthropicMessages,
+			body: `{"anthropic_version":"bedrock-2023-05-31","max_tokens":10}`,
+			want: `{"max_tokens":10,"model":"claude-y"}`,
+		},
+		{
+			name:   "bedrock-anthropic to vertex-anthropic: Vertex's version, the stream member",
+			client: codec.BedrockAnthropic, upstream: codec.VertexAnthropic, stream: true,
+			body: `{"anthropic_version":"bedrock-2023-05-31","max_tokens":10}`,
+			want: `{"max_tokens":10,"anthropic_version":"` + codec.VertexAnthropicVersion + `","stream":true}`,
+		},
+		{
+			name:   "vertex-anthropic to bedrock-anthropic: Bedrock's version, no stream member",
+			client: codec.VertexAnthropic, upstream: codec.BedrockAnthropic, stream: true,
+			body: `{"anthropic_version":"vertex-2023-10-16","stream":true,"max_tokens":10}`,
+			want: `{"anthropic_version":"` + codec.BedrockAnthropicVersion + `","max_tokens":10}`,
 		},
 		{
 			name:   "gemini to vertex: call and result ids are removed, nothing else",
@@ -83,7 +114,7 @@ func TestAdaptSibling(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := tt.upstream.Descriptor().AdaptSibling([]byte(tt.body), tt.client, "claude-y")
+			got, err := tt.upstream.Descriptor().AdaptSibling([]byte(tt.body), tt.client, "claude-y", tt.stream)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -438,6 +438,11 @@ func clientStopStream(p codec.Protocol, out string) (stop string, errored bool) 
 			return stop, errored
 		}
 		data := gjson.ParseBytes(ev.Data)
+		if strings.HasPrefix(string(ev.Name), codec.StreamExceptionPrefix) {
+			// An AWS event stream's exception (Bedrock's clients).
+			errored = true
+			continue
+		}
 		switch p {
 		case codec.OpenAIChat:
 			if f := data.Get("choices.0.finish_reason"); f.Type == gjson.String {

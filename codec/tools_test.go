@@ -393,7 +393,7 @@ func TestHostedSearchStreams(t *testing.T) {
 				continue
 			}
 			switch to {
-			case codec.OpenAIResponses, codec.AzureOpenAIResponses, codec.AnthropicMessages, codec.VertexAnthropic:
+			case codec.OpenAIResponses, codec.AzureOpenAIResponses, codec.AnthropicMessages, codec.VertexAnthropic, codec.BedrockAnthropic:
 				if s.Searches != want.Searches || s.Results == 0 || s.Cites != want.Cites {
 					t.Errorf("%s to %s: searches %q results %d cites %d, want %q %d %d", from, to, s.Searches, s.Results, s.Cites,
 						want.Searches, want.Results, want.Cites)

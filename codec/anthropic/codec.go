@@ -3,6 +3,7 @@ package anthropic
 //go:generate go run ../internal/fieldgen/cmd/fieldgen
 
 import (
+
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/codec/internal/wire"
@@ -41,6 +42,42 @@ func init() {
 		ResponseModel: anthropicResponseModel,
 		Overloaded529: true,
 	}, anthropicCodec{})
+	codec.Register(codec.Descriptor{
+		Name: codec.BedrockAnthropic, Family: codec.AnthropicMessages, ModelInPath: true, Cloud: "aws",
+		Route: codec.Route{Models: "/model", Method: "invoke", StreamMethod: "invoke-with-response-stream", MethodSegment: true},
+		// Bedrock API keys are bearer tokens; without one, requests are
+		// signed with SigV4.
+		Credential:    codec.Credential{},
+		Framing:       codec.FramingEventChunks,
+		FamilyHeaders: anthropicHeaders,
+		// The version and the beta values travel in the body on Bedrock
+		// (anthropic_version, anthropic_beta).
+		DropHeaders: []string{"Anthropic-Version", "Anthropic-Beta"},
+		BodyBetas:   "anthropic_beta",
+		// Bedrock answers an anthropic_beta value it does not carry with
+		// a 400 ("invalid beta flag").
+		Betas:           bedrockBetas,
+		ErrorAtRoot:     true,
+		ErrorTypeHeader: "X-Amzn-Errortype",
+		Origin:          mapping.FamilyAnthropic,
+		ResponseModel:   anthropicResponseModel,
+	}, anthropicCodec{})
+}
+
+// bedrockBetas are the anthropic_beta values Amazon Bedrock documents for
+// Claude, and the ones Claude Code's own Bedrock mode sends in the body.
+var bedrockBetas = map[string]bool{
+	"computer-use-2024-10-22":         true,
+	"computer-use-2025-01-24":         true,
+	"token-efficient-tools-2025-02-19": true,
+	"interleaved-thinking-2025-05-14": true,
+	"output-128k-2025-02-19":          true,
+	"dev-full-thinking-2025-05-14":    true,
+	"context-1m-2025-08-07":           true,
+	"context-management-2025-06-27":   true,
+	"effort-2025-11-24":               true,
+	"tool-search-tool-2025-10-19":     true,
+	"tool-examples-2025-10-29":        true,
 }
 
 // vertexBetas are the anthropic-beta values Anthropic on Vertex AI is
@@ -74,26 +111,34 @@ type (
 
 // DecodeRequest decodes a Messages request body.
 func (anthropicCodec) DecodeRequest(p codec.Protocol, body []byte, req *codec.Request) error {
-	if p == codec.VertexAnthropic {
+	switch p {
+	case codec.VertexAnthropic:
 		return wire.DecodeRequest(body, req, decodeVertexAnthropicRequest)
+	case codec.BedrockAnthropic:
+		return wire.DecodeRequest(body, req, decodeBedrockAnthropicRequest)
 	}
 	return wire.DecodeRequest(body, req, decodeFirstPartyAnthropicRequest)
 }
 
-// decodeFirstPartyAnthropicRequest and decodeVertexAnthropicRequest are
-// decodeAnthropicRequest for each protocol: function values, not closures,
-// so that passing one costs no allocation.
+// decodeFirstPartyAnthropicRequest, decodeVertexAnthropicRequest and
+// decodeBedrockAnthropicRequest are decodeAnthropicRequest for each
+// protocol: function values, not closures, so that passing one costs no
+// allocation.
 func decodeFirstPartyAnthropicRequest(root gjson.Result, req *request) *codec.Error {
-	return decodeAnthropicRequest(root, req, false)
+	return decodeAnthropicRequest(root, req, codec.AnthropicMessages)
 }
 
 func decodeVertexAnthropicRequest(root gjson.Result, req *request) *codec.Error {
-	return decodeAnthropicRequest(root, req, true)
+	return decodeAnthropicRequest(root, req, codec.VertexAnthropic)
+}
+
+func decodeBedrockAnthropicRequest(root gjson.Result, req *request) *codec.Error {
+	return decodeAnthropicRequest(root, req, codec.BedrockAnthropic)
 }
 
 // AppendRequest encodes req as a Messages request body.
 func (anthropicCodec) AppendRequest(dst []byte, p codec.Protocol, req *codec.Request, opts codec.EncodeOptions) ([]byte, error) {
-	dst, err := appendAnthropicRequest(dst, req, &opts, p == codec.VertexAnthropic)
+	dst, err := appendAnthropicRequest(dst, req, &opts, p)
 	return dst, wire.Err(err)
 }
 
@@ -115,23 +160,39 @@ func (anthropicCodec) NewStreamDecoder(p codec.Protocol) codec.StreamDecoder {
 
 // NewStreamEncoder returns an encoder of a Messages stream for the client's
 // request req.
-func (anthropicCodec) NewStreamEncoder(_ codec.Protocol, req *codec.Request) codec.StreamEncoder {
-	return newAnthropicStreamEncoder(req)
+func (anthropicCodec) NewStreamEncoder(p codec.Protocol, req *codec.Request) codec.StreamEncoder {
+	return newAnthropicStreamEncoder(p, req)
 }
 
-// DecodeError reads the type, status or code of a Messages error object.
-func (anthropicCodec) DecodeError(_ codec.Protocol, errObject string, e *codec.Error) {
+// DecodeError reads the type, status or code of a Messages error object,
+// or on Bedrock of an AWS error.
+func (anthropicCodec) DecodeError(p codec.Protocol, errObject string, e *codec.Error) {
+	if p == codec.BedrockAnthropic {
+		wire.DecodeAWSError(gjson.Parse(errObject), e)
+		return
+	}
 	decodeAnthropicError(gjson.Parse(errObject), e)
 }
 
 // AppendError encodes e as a Messages error body.
 func (anthropicCodec) AppendError(dst []byte, p codec.Protocol, e *codec.Error) []byte {
+	if p == codec.BedrockAnthropic {
+		return wire.AppendAWSError(dst, e)
+	}
 	return appendAnthropicError(dst, p, e)
 }
 
 // UpstreamPath returns the path of the generation endpoint.
 func (anthropicCodec) UpstreamPath(p codec.Protocol, at codec.Location, model string, stream bool) (string, string) {
-	if p != codec.VertexAnthropic {
+	switch p {
+	case codec.BedrockAnthropic:
+		// Escaped as the AWS SDKs do (a model id's ':' as %3A, an
+		// inference profile ARN's '/' as %2F): SigV4 signs this path.
+		if stream {
+			return "/model/" + wire.AWSPathSegment(model) + "/invoke-with-response-stream", ""
+		}
+		return "/model/" + wire.AWSPathSegment(model) + "/invoke", ""
+	case codec.AnthropicMessages:
 		return "/v1/messages", ""
 	}
 	if stream {
@@ -194,12 +255,9 @@ func (anthropicCodec) AppendCountBody(dst []byte, p codec.Protocol, gen []byte, 
 	return append(dst, '}')
 }
 
-// AdaptSibling adapts a body of the family's other protocol.
-func (anthropicCodec) AdaptSibling(p codec.Protocol, body []byte, from codec.Protocol, model string) ([]byte, error) {
-	if p == codec.VertexAnthropic {
-		return vertexAnthropicFromFirstParty(body, from, model)
-	}
-	return anthropicFromVertex(body, from, model)
+// AdaptSibling adapts a body of another protocol of the family.
+func (anthropicCodec) AdaptSibling(p codec.Protocol, body []byte, from codec.Protocol, model string, stream bool) ([]byte, error) {
+	return adaptAnthropicSibling(p, body, from, model, stream)
 }
 
 // Interface guards

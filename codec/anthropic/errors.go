@@ -19,7 +19,8 @@ func decodeAnthropicError(errObj gjson.Result, e *codec.Error) {
 func appendAnthropicError(dst []byte, _ codec.Protocol, e *codec.Error) []byte {
 	dst = append(dst, `{"type":"error","error":{"type":`...)
 	typ := mapping.AnthropicErrorType(e.Kind)
-	if e.Protocol.Family() == codec.AnthropicMessages && e.Code != "" {
+	if _, ok := mapping.FromAnthropicErrorType(e.Code); ok && e.Protocol.Family() == codec.AnthropicMessages {
+		// An Anthropic upstream's own type (not Bedrock's AWS types).
 		typ = e.Code
 	}
 	dst = jsonx.AppendString(dst, typ)

@@ -5,13 +5,16 @@ import (
 	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 )
 
-// anthropicProtocol returns the protocol constant of a dialect, so that
-// errors name the protocol the client or upstream actually speaks.
-func anthropicProtocol(vertex bool) codec.Protocol {
-	if vertex {
-		return codec.VertexAnthropic
+// anthropicVersion is the anthropic_version a body of protocol p carries,
+// "" for the first-party API, whose version is a header.
+func anthropicVersion(p codec.Protocol) string {
+	switch p {
+	case codec.VertexAnthropic:
+		return codec.VertexAnthropicVersion
+	case codec.BedrockAnthropic:
+		return codec.BedrockAnthropicVersion
 	}
-	return codec.AnthropicMessages
+	return ""
 }
 
 // anthropicIsObject reports whether args, a tool call's arguments, can be

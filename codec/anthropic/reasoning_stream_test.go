@@ -363,7 +363,7 @@ func TestAnthropicRecordedPauseTurn(t *testing.T) {
 // thinking_delta is decoded and encoded without allocating, like text.
 func TestAnthropicThinkingDeltaAllocations(t *testing.T) {
 	dec := newAnthropicStreamDecoder(codec.AnthropicMessages)
-	enc := newAnthropicStreamEncoder(&codec.Request{Model: "claude-x"})
+	enc := newAnthropicStreamEncoder(codec.AnthropicMessages, &codec.Request{Model: "claude-x"})
 	var dst []byte
 	for _, e := range anthropicReadEvents(t, anthropicMsgStart+anthropicBlockStart(0, `{"type":"thinking","thinking":"","signature":""}`)) {
 		for _, ev := range dec.Decode(nil, []byte(e.name), []byte(e.data), false) {

@@ -15,8 +15,10 @@ import (
 // anthropicRequestDecoder holds the state of one request decode: the
 // destination and what has been seen of the required fields.
 type anthropicRequestDecoder struct {
-	req         *request
-	vertex      bool
+	req *request
+	// p is the protocol of the body; a cloud's (Vertex, Bedrock) names
+	// the model in the path and the version in the body.
+	p           codec.Protocol
 	sawMessages bool
 	parts       []codec.Part // backing array shared by the Parts of all messages
 
@@ -32,8 +34,8 @@ type anthropicRequestDecoder struct {
 // top-level object is walked once; every key is mapped, recorded as a
 // dropped hint, rejected as a capability outside the current scope, or
 // rejected as unknown.
-func decodeAnthropicRequest(root gjson.Result, req *request, vertex bool) *codec.Error {
-	d := anthropicRequestDecoder{req: req, vertex: vertex}
+func decodeAnthropicRequest(root gjson.Result, req *request, p codec.Protocol) *codec.Error {
+	d := anthropicRequestDecoder{req: req, p: p}
 	var err *codec.Error
 	jsonx.EachMember(root, &req.Text, func(key, value gjson.Result) bool {
 		err = d.field(key.Str, value)
@@ -86,12 +88,20 @@ func (d *anthropicRequestDecoder) field(name string, v gjson.Result) *codec.Erro
 	case "metadata": //field:-
 		return d.metadata(v)
 	case "anthropic_version": //field:-
-		// Only the Vertex dialect carries the API version in the body; the
-		// encoder of the upstream protocol writes its own.
-		if !d.vertex {
+		// Only the clouds' dialects carry the API version in the body;
+		// the encoder of the upstream protocol writes its own.
+		if d.p == codec.AnthropicMessages {
 			return wire.UnknownField(name)
 		}
 		return anthropicStringHint(req, name, v)
+	case "anthropic_beta": //field:-
+		// Bedrock takes the beta values in the body; the HTTP layer
+		// carries them to an upstream of another protocol as the
+		// header, so a translation has no use for them.
+		if d.p != codec.BedrockAnthropic {
+			return wire.UnknownField(name)
+		}
+		return anthropicBetaHint(req, name, v)
 	case "service_tier", "inference_geo", "speed": //field:hint
 		// Capacity, region and speed choices steer the provider, not what
 		// the model generates.
@@ -128,8 +138,8 @@ func (d *anthropicRequestDecoder) model(v gjson.Result) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
-	if d.vertex {
-		return codec.InvalidRequest("model", "must not be set in a vertex-anthropic body: the model is part of the URL path")
+	if d.p != codec.AnthropicMessages {
+		return codec.InvalidRequest("model", "must not be set in a "+string(d.p)+" body: the model is part of the URL path")
 	}
 	var err *codec.Error
 	d.req.Model, err = wire.ReadString(v, "model")
@@ -367,6 +377,19 @@ func anthropicStringHint(req *request, path string, v gjson.Result) *codec.Error
 		return nil
 	case v.Type != gjson.String:
 		return wire.WrongType(path, "string", v)
+	}
+	req.Dropped = append(req.Dropped, path)
+	return nil
+}
+
+// anthropicBetaHint records Bedrock's anthropic_beta, an array of
+// strings, as a hint.
+func anthropicBetaHint(req *request, path string, v gjson.Result) *codec.Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	if _, err := wire.ReadStringList(v, path, false, nil); err != nil {
+		return err
 	}
 	req.Dropped = append(req.Dropped, path)
 	return nil

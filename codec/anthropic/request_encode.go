@@ -12,8 +12,7 @@ import (
 // appendAnthropicRequest appends req as a Messages request body. Fields go
 // in a fixed order; only fields that are set are written, except max_tokens,
 // which Anthropic requires.
-func appendAnthropicRequest(dst []byte, req *codec.Request, opts *codec.EncodeOptions, vertex bool) ([]byte, *codec.Error) {
-	p := anthropicProtocol(vertex)
+func appendAnthropicRequest(dst []byte, req *codec.Request, opts *codec.EncodeOptions, p codec.Protocol) ([]byte, *codec.Error) {
 	switch {
 	case req.PresencePenalty.Set:
 		return dst, wire.CannotEncode(p, "presence_penalty", "presence_penalty", codec.Capability{Kind: codec.CapPresencePenalty})
@@ -28,11 +27,11 @@ func appendAnthropicRequest(dst []byte, req *codec.Request, opts *codec.EncodeOp
 		return dst, err
 	}
 	start := len(dst)
-	if vertex {
-		// The version is always Vertex's own here; a same-family passthrough
-		// elsewhere keeps the client's.
+	if version := anthropicVersion(p); version != "" {
+		// The version is always the cloud's own here; a same-family
+		// passthrough elsewhere keeps the client's.
 		dst = append(dst, `{"anthropic_version":`...)
-		dst = jsonx.AppendString(dst, codec.VertexAnthropicVersion)
+		dst = jsonx.AppendString(dst, version)
 	} else {
 		model := wire.EncodeModel(opts, req)
 		if model == "" {
@@ -49,7 +48,7 @@ func appendAnthropicRequest(dst []byte, req *codec.Request, opts *codec.EncodeOp
 	if dst, err = appendAnthropicMessages(dst, req, p); err != nil {
 		return dst[:start], err
 	}
-	dst = appendAnthropicSampling(dst, req)
+	dst = appendAnthropicSampling(dst, req, p)
 	if dst, err = appendAnthropicTools(dst, req, p); err != nil {
 		return dst[:start], err
 	}
@@ -227,7 +226,7 @@ func appendAnthropicOutputConfig(dst []byte, req *codec.Request, plan *anthropic
 
 // appendAnthropicSampling appends the sampling parameters, stop sequences
 // and the stream flag.
-func appendAnthropicSampling(dst []byte, req *codec.Request) []byte {
+func appendAnthropicSampling(dst []byte, req *codec.Request, p codec.Protocol) []byte {
 	if req.Temperature.Set {
 		dst = append(dst, `,"temperature":`...)
 		dst = jsonx.AppendFloat(dst, req.Temperature.Value)
@@ -244,7 +243,9 @@ func appendAnthropicSampling(dst []byte, req *codec.Request) []byte {
 		dst = append(dst, `,"stop_sequences":`...)
 		dst = jsonx.AppendStringArray(dst, req.StopSequences)
 	}
-	if req.Stream {
+	// Bedrock streams by its path alone and rejects a stream member
+	// ("extraneous key [stream] is not permitted").
+	if req.Stream && p != codec.BedrockAnthropic {
 		dst = append(dst, `,"stream":true`...)
 	}
 	return dst

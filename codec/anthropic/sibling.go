@@ -6,29 +6,59 @@ import (
 	"github.com/tidwall/sjson"
 )
 
-// anthropicFromVertex adapts an Anthropic-on-Vertex body to the
-// first-party API: the model in the body, no anthropic_version.
-func anthropicFromVertex(body []byte, from codec.Protocol, model string) ([]byte, error) {
-	if from != codec.VertexAnthropic {
+// adaptAnthropicSibling adapts body, a request of protocol from, to p,
+// another protocol of the family, going to model, streamed or not:
+//   - the first-party API names the model in the body and streams when
+//     the body says "stream": true;
+//   - Vertex names the model in the path, carries an anthropic_version
+//     (its own, or the client's Vertex version) and the stream member;
+//   - Bedrock names the model in the path, carries Bedrock's
+//     anthropic_version and streams by its path alone: it rejects a model
+//     or stream member.
+//
+// The anthropic_beta member of a Bedrock body is the HTTP layer's to
+// carry (Descriptor.BodyBetas); it is removed for the other protocols.
+// Every other byte is kept.
+func adaptAnthropicSibling(p codec.Protocol, body []byte, from codec.Protocol, model string, stream bool) ([]byte, error) {
+	if p == from {
 		return body, nil
 	}
-	body, err := sjson.DeleteBytes(body, "anthropic_version")
-	if err != nil {
-		return nil, err
+	var err error
+	set := func(path string, v any) {
+		if err == nil {
+			body, err = sjson.SetBytes(body, path, v)
+		}
 	}
-	return sjson.SetBytes(body, "model", model)
-}
-
-// vertexAnthropicFromFirstParty adapts a first-party Anthropic body to
-// Vertex: no model, and an anthropic_version (VertexAnthropicVersion when
-// the client gave none).
-func vertexAnthropicFromFirstParty(body []byte, from codec.Protocol, _ string) ([]byte, error) {
-	if from != codec.AnthropicMessages {
-		return body, nil
+	del := func(path string) {
+		if err == nil && gjson.GetBytes(body, path).Exists() {
+			body, err = sjson.DeleteBytes(body, path)
+		}
 	}
-	body, err := sjson.DeleteBytes(body, "model")
-	if err == nil && !gjson.GetBytes(body, "anthropic_version").Exists() {
-		body, err = sjson.SetBytes(body, "anthropic_version", codec.VertexAnthropicVersion)
+	if from == codec.BedrockAnthropic {
+		del("anthropic_beta")
+	}
+	switch p {
+	case codec.AnthropicMessages:
+		del("anthropic_version")
+		set("model", model)
+		if from == codec.BedrockAnthropic && stream {
+			set("stream", true)
+		}
+	case codec.VertexAnthropic:
+		del("model")
+		if from != codec.VertexAnthropic {
+			// A Bedrock version means nothing to Vertex; a first-party
+			// body has none.
+			del("anthropic_version")
+			set("anthropic_version", codec.VertexAnthropicVersion)
+		}
+		if from == codec.BedrockAnthropic && stream {
+			set("stream", true)
+		}
+	case codec.BedrockAnthropic:
+		del("model")
+		del("stream")
+		set("anthropic_version", codec.BedrockAnthropicVersion)
 	}
 	return body, err
 }

@@ -9,8 +9,11 @@ import (
 )
 
 // CheckEvent accepts a JSON object that names its type; message_stop and
-// error end a stream.
-func (anthropicCodec) CheckEvent(_ codec.Protocol, _, data string, _ bool) (valid, terminal bool) {
+// error end a stream, and so does an exception on Bedrock.
+func (anthropicCodec) CheckEvent(p codec.Protocol, name, data string, _ bool) (valid, terminal bool) {
+	if p == codec.BedrockAnthropic && strings.HasPrefix(name, codec.StreamExceptionPrefix) {
+		return true, true
+	}
 	if !jsonx.IsObject(data) {
 		return false, false
 	}
@@ -24,6 +27,9 @@ func (anthropicCodec) CheckEvent(_ codec.Protocol, _, data string, _ bool) (vali
 // ReportsUsage picks the message events, which carry usage, the stop
 // reason or an error; an event without a name is judged by its members.
 func (anthropicCodec) ReportsUsage(_ codec.Protocol, name, data string) bool {
+	if strings.HasPrefix(name, codec.StreamExceptionPrefix) {
+		return true
+	}
 	switch name {
 	case "message_start", "message_delta", "message_stop", "error":
 		return true

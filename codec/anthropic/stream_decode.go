@@ -85,6 +85,12 @@ func (d *anthropicStreamDecoder) Decode(out []codec.Event, name, data []byte, ba
 	if d.done {
 		return out
 	}
+	if d.p == codec.BedrockAnthropic {
+		if e := codec.DecodeStreamException(d.p, jsonx.BytesToString(name), jsonx.BytesToString(data)); e != nil {
+			// Bedrock's exception message, which ends its stream.
+			return d.fail(out, e)
+		}
+	}
 	d.text.Reset()
 	s := jsonx.BytesToString(data)
 	if !d.text.IndexEvent(s, &d.index) {

@@ -531,7 +531,7 @@ func BenchmarkAnthropicStreamDecodeDelta(b *testing.B) {
 }
 
 func BenchmarkAnthropicStreamEncodeDelta(b *testing.B) {
-	enc := newAnthropicStreamEncoder(&codec.Request{Model: "claude-x"})
+	enc := newAnthropicStreamEncoder(codec.AnthropicMessages, &codec.Request{Model: "claude-x"})
 	dst := enc.Encode(nil, &codec.Event{Type: codec.EventStart, ID: "msg_1"})
 	dst = enc.Encode(dst, &codec.Event{Type: codec.EventPartStart})
 	ev := codec.Event{Type: codec.EventPartDelta, Text: " are:\n- 2 + 3 = "}
@@ -545,7 +545,7 @@ func BenchmarkAnthropicStreamEncodeDelta(b *testing.B) {
 // decoded and encoded without allocating.
 func TestAnthropicStreamDeltaAllocations(t *testing.T) {
 	dec := newAnthropicStreamDecoder(codec.AnthropicMessages)
-	enc := newAnthropicStreamEncoder(&codec.Request{Model: "claude-x"})
+	enc := newAnthropicStreamEncoder(codec.AnthropicMessages, &codec.Request{Model: "claude-x"})
 	var dst []byte
 	for _, e := range anthropicReadEvents(t, anthropicMsgStart+anthropicTextStart(0)) {
 		for _, ev := range dec.Decode(nil, []byte(e.name), []byte(e.data), false) {

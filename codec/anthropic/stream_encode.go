@@ -25,6 +25,7 @@ import (
 // final counts after the stop. A failed stream ends with the open block's
 // content_block_stop and an error event, never message_stop.
 type anthropicStreamEncoder struct {
+	p       codec.Protocol // the client's protocol
 	req     *codec.Request
 	started bool
 	open    bool  // a content block is open
@@ -48,8 +49,8 @@ type anthropicStreamEncoder struct {
 	usage   codec.Usage
 }
 
-func newAnthropicStreamEncoder(req *codec.Request) *anthropicStreamEncoder {
-	return &anthropicStreamEncoder{req: req}
+func newAnthropicStreamEncoder(p codec.Protocol, req *codec.Request) *anthropicStreamEncoder {
+	return &anthropicStreamEncoder{p: p, req: req}
 }
 
 // Encode implements StreamEncoder.
@@ -149,6 +150,11 @@ func (e *anthropicStreamEncoder) Encode(dst []byte, ev *codec.Event) []byte {
 		err := ev.Err
 		if err == nil {
 			err = &codec.Error{Status: 502, Kind: mapping.ErrBadGateway, Message: "upstream stream failed"}
+		}
+		if e.p == codec.BedrockAnthropic {
+			// Bedrock ends a stream with an exception message, which
+			// its SDKs raise; they do not read an error chunk.
+			return codec.AppendStreamException(dst, err)
 		}
 		dst = append(dst, "event: error\ndata: "...)
 		dst = codec.AppendError(dst, codec.AnthropicMessages, err)

@@ -146,7 +146,7 @@ func (geminiCodec) AppendCountBody(dst []byte, p codec.Protocol, gen []byte, req
 }
 
 // AdaptSibling adapts a body of the family's other protocol.
-func (geminiCodec) AdaptSibling(p codec.Protocol, body []byte, from codec.Protocol, model string) ([]byte, error) {
+func (geminiCodec) AdaptSibling(p codec.Protocol, body []byte, from codec.Protocol, model string, _ bool) ([]byte, error) {
 	if p == codec.Vertex {
 		return vertexFromGemini(body, from, model)
 	}
