@@ -194,9 +194,9 @@ type passthroughWriter struct {
 	frame    *eventstream.Writer
 	framed   []byte
 	watcher  *codec.StreamWatcher
-	usage   *codec.UsageObserver // reads a stream's usage and stop reason
-	evs     []codec.Event
-	reframe bool // events are re-framed to restore the model
+	usage    *codec.UsageObserver // reads a stream's usage and stop reason
+	evs      []codec.Event
+	reframe  bool // events are re-framed to restore the model
 	// pending is the raw stream from input offset sent on, not yet passed
 	// on; good is the input offset up to which it holds complete,
 	// checked events.

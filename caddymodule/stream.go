@@ -34,8 +34,8 @@ type streamTranslator struct {
 	frame    *eventstream.Writer
 	framed   []byte
 	dec      codec.StreamDecoder
-	enc    codec.StreamEncoder
-	events []codec.Event
+	enc      codec.StreamEncoder
+	events   []codec.Event
 	// out is the translated output not yet sent, in outBuf: a pooled
 	// buffer taken when there is output and given back once it is sent,
 	// so an idle stream holds none and bursts leave no garbage.

@@ -3,7 +3,6 @@ package anthropic
 //go:generate go run ../internal/fieldgen/cmd/fieldgen
 
 import (
-
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/codec/internal/wire"
@@ -67,17 +66,17 @@ func init() {
 // bedrockBetas are the anthropic_beta values Amazon Bedrock documents for
 // Claude, and the ones Claude Code's own Bedrock mode sends in the body.
 var bedrockBetas = map[string]bool{
-	"computer-use-2024-10-22":         true,
-	"computer-use-2025-01-24":         true,
+	"computer-use-2024-10-22":          true,
+	"computer-use-2025-01-24":          true,
 	"token-efficient-tools-2025-02-19": true,
-	"interleaved-thinking-2025-05-14": true,
-	"output-128k-2025-02-19":          true,
-	"dev-full-thinking-2025-05-14":    true,
-	"context-1m-2025-08-07":           true,
-	"context-management-2025-06-27":   true,
-	"effort-2025-11-24":               true,
-	"tool-search-tool-2025-10-19":     true,
-	"tool-examples-2025-10-29":        true,
+	"interleaved-thinking-2025-05-14":  true,
+	"output-128k-2025-02-19":           true,
+	"dev-full-thinking-2025-05-14":     true,
+	"context-1m-2025-08-07":            true,
+	"context-management-2025-06-27":    true,
+	"effort-2025-11-24":                true,
+	"tool-search-tool-2025-10-19":      true,
+	"tool-examples-2025-10-29":         true,
 }
 
 // vertexBetas are the anthropic-beta values Anthropic on Vertex AI is
