@@ -247,7 +247,7 @@ func (h *Handler) serveCount(w http.ResponseWriter, r *http.Request, next caddyh
 		}
 		model = strings.TrimPrefix(model, "models/")
 		var routed bool
-		upModel, routed = h.routeModel(model)
+		upModel, routed = h.routeModel(client, model)
 		out = body
 		if routed && !inPath {
 			var err error
@@ -266,7 +266,7 @@ func (h *Handler) serveCount(w http.ResponseWriter, r *http.Request, next caddyh
 			req.Model = ep.model
 		}
 		model = strings.TrimPrefix(req.Model, "models/")
-		upModel, _ = h.routeModel(model)
+		upModel, _ = h.routeModel(client, model)
 		var err error
 		out, err = codec.AppendCountRequest(*outBuf, h.upstream, req, codec.EncodeOptions{Model: strings.TrimPrefix(upModel, "models/"), DefaultMaxTokens: h.DefaultMaxTokens})
 		*outBuf = out

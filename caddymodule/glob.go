@@ -2,6 +2,7 @@ package caddymodule
 
 import (
 	"fmt"
+	"github.com/llmbridge/llmbridge/codec"
 	"strings"
 )
 
@@ -156,16 +157,25 @@ func compileModelRoute(r ModelRoute) (modelRoute, error) {
 	return modelRoute{match: g, target: t}, nil
 }
 
-// routeModel returns the upstream model for the client's model: the target
-// of the first rule whose pattern matches, or model itself when none does.
-// routed reports whether a rule matched.
-func (h *Handler) routeModel(model string) (upstream string, routed bool) {
+// routeModel returns the upstream model for the model a client of
+// protocol client named: the target of the first rule whose pattern
+// matches, else the vendor's name of a cloud's model id going out of the
+// cloud (codec.Descriptor.VendorModel), else model itself. routed reports
+// whether a rule matched.
+func (h *Handler) routeModel(client codec.Protocol, model string) (upstream string, routed bool) {
 	var caps [maxCaptures]string
 	for i := range h.routes {
 		r := &h.routes[i]
 		if r.match.match(model, &caps) {
 			return r.target.expand(&caps), true
 		}
+	}
+	// A cloud's model id (Bedrock's us.anthropic.claude-…-v1:0) means
+	// nothing to another provider, which knows the vendor's name. It is
+	// the same model, named as the cloud itself names it in responses, so
+	// responses keep the upstream's name.
+	if d := client.Descriptor(); d != nil && d.VendorModel != nil && d.Cloud != h.upstream.Descriptor().Cloud {
+		return d.VendorModel(model), false
 	}
 	return model, false
 }

@@ -39,7 +39,7 @@ func TestModelRoutes(t *testing.T) {
 			if err := h.Provision(testContext(t)); err != nil {
 				t.Fatal(err)
 			}
-			got, routed := h.routeModel(tt.model)
+			got, routed := h.routeModel("", tt.model)
 			if got != tt.want || routed != tt.routed {
 				t.Errorf("routeModel(%q) = %q, %v; want %q, %v", tt.model, got, routed, tt.want, tt.routed)
 			}
@@ -111,7 +111,7 @@ func BenchmarkRouteModel(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		h.routeModel("claude-sonnet-4-5")
+		h.routeModel("", "claude-sonnet-4-5")
 	}
 }
 

@@ -238,7 +238,7 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 		// may leave out.
 		req.Model = rt.model
 	}
-	model, routed := h.routeModel(req.Model)
+	model, routed := h.routeModel(client, req.Model)
 	x.setModels(req.Model, model)
 	if x.upstream.ModelInPath() {
 		model = strings.TrimPrefix(model, "models/")

@@ -77,7 +77,7 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 		}
 	}
 	model = strings.TrimPrefix(model, "models/")
-	upModel, routed := h.routeModel(model)
+	upModel, routed := h.routeModel(client, model)
 	x.setModels(model, upModel)
 	if x.upstream.ModelInPath() {
 		upModel = strings.TrimPrefix(upModel, "models/")
@@ -421,17 +421,18 @@ func (pw *passthroughWriter) observeJSON(body []byte) bool {
 // writeStream takes a chunk of the upstream stream and passes on the
 // complete events in it.
 func (pw *passthroughWriter) writeStream(p []byte) (int, error) {
+	n := len(p)
 	if pw.ended {
 		// The client's stream is over; what the upstream still sends
 		// has nowhere to go.
-		return len(p), pw.writeErr
+		return n, pw.writeErr
 	}
 	if pw.unframe != nil {
 		var err error
 		if pw.unframed, err = pw.unframe.Push(pw.unframed[:0], p); err != nil {
 			pw.send()
 			pw.endStream("upstream "+string(pw.x.upstream)+" stream is not a valid event stream: "+err.Error(), nil)
-			return len(p), pw.writeErr
+			return n, pw.writeErr
 		}
 		p = pw.unframed
 	}
@@ -445,7 +446,7 @@ func (pw *passthroughWriter) writeStream(p []byte) (int, error) {
 	if pw.writeErr != nil {
 		return 0, pw.writeErr
 	}
-	return len(p), nil
+	return n, nil
 }
 
 // drain checks every complete event pushed so far and passes on those

@@ -96,11 +96,12 @@ func (s *streamTranslator) write(p []byte) (int, error) {
 		// sends has nowhere to go.
 		return len(p), s.writeErr
 	}
+	n := len(p)
 	if s.unframe != nil {
 		var err error
 		if s.unframed, err = s.unframe.Push(s.unframed[:0], p); err != nil {
 			s.fail("upstream " + string(s.upstream) + " stream is not a valid event stream: " + err.Error())
-			return len(p), s.writeErr
+			return n, s.writeErr
 		}
 		p = s.unframed
 	}
@@ -108,7 +109,7 @@ func (s *streamTranslator) write(p []byte) (int, error) {
 	if err := s.pump(); err != nil {
 		s.end(err)
 	}
-	return len(p), s.writeErr
+	return n, s.writeErr
 }
 
 // pump translates every complete upstream event pushed so far and sends

@@ -116,6 +116,10 @@ func newTestEnv() (*testEnv, error) {
 	if err := os.Setenv(gateKeyEnv, gateEnvKey); err != nil {
 		return nil, err
 	}
+	// The Bedrock sites without api_key sign with these.
+	if err := setAWSEnvironment(); err != nil {
+		return nil, err
+	}
 	for _, p := range allProtocols {
 		e.mocks[p] = newMockUpstream(p)
 		e.fronts[p] = newFrontUpstream(e.mocks[p])
@@ -146,16 +150,18 @@ func newTestEnv() (*testEnv, error) {
 }
 `, e.adminPort, next(), next())
 	site := func(port int, p proto, upstreamAddr, extra, siteExtra string) string {
+		cloud := "\t\tvertex_project " + vertexProject + "\n\t\tvertex_location " + vertexLocation + "\n"
+		if p.isAWS() {
+			cloud = "\t\taws_region " + awsRegion + "\n"
+		}
 		fmt.Fprintf(&b, `
 http://localhost:%d {
 %s	llmbridge {
 		upstream %s
-		vertex_project %s
-		vertex_location %s
-%s	}
+%s%s	}
 	reverse_proxy %s
 }
-`, port, siteExtra, p, vertexProject, vertexLocation, extra, upstreamAddr)
+`, port, siteExtra, p, cloud, extra, upstreamAddr)
 		return fmt.Sprintf("http://localhost:%d", port)
 	}
 	for _, p := range allProtocols {

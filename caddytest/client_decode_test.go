@@ -88,7 +88,7 @@ func readClientAnswer(client *http.Client, cp proto, req *http.Request) (clientO
 	}
 	switch {
 	case o.status < 200 || o.status > 299:
-	case o.contentType == "text/event-stream":
+	case o.contentType == clientStreamType(cp):
 		decodeClientStream(&o, cp, body)
 	case o.contentType == "application/json":
 		decodeClientJSON(&o, cp, body)
@@ -181,6 +181,12 @@ type streamPart struct {
 // formed: a start first, parts numbered from 0 that open, take deltas and
 // close one at a time, and one end or error last with nothing after it.
 func decodeClientStream(o *clientOutcome, cp proto, body []byte) {
+	if cp.isAWS() {
+		var err error
+		if body, err = unframeClientStream(body); err != nil {
+			o.problemf("the body is not a valid event stream: %v", err)
+		}
+	}
 	rd := sse.NewReader(bytes.NewReader(body), 0)
 	dec, err := codec.NewStreamDecoder(codec.Protocol(cp))
 	if err != nil {

@@ -10,11 +10,14 @@ import (
 	"cloud.google.com/go/auth"
 	"cloud.google.com/go/auth/httptransport"
 	"github.com/anthropics/anthropic-sdk-go/v2"
+	anthropicbedrock "github.com/anthropics/anthropic-sdk-go/v2/bedrock"
 	anthropicopt "github.com/anthropics/anthropic-sdk-go/v2/option"
 	anthropicvertex "github.com/anthropics/anthropic-sdk-go/v2/vertex"
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/openai/openai-go/v3"
 	openaiopt "github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/responses"
+	"github.com/tidwall/gjson"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/google"
 	"google.golang.org/genai"
@@ -80,12 +83,13 @@ type sdkClient interface {
 // sdkClients returns one adapter per client protocol.
 func sdkClients() map[proto]sdkClient {
 	return map[proto]sdkClient{
-		openaiChat:      chatClient{},
-		openaiResponses: responsesClient{},
-		anthropicMsgs:   anthropicClient{},
-		vertexAnthropic: anthropicClient{vertex: true},
-		gemini:          genaiClient{backend: genai.BackendGeminiAPI},
-		vertex:          genaiClient{backend: genai.BackendVertexAI},
+		openaiChat:       chatClient{},
+		openaiResponses:  responsesClient{},
+		anthropicMsgs:    anthropicClient{},
+		vertexAnthropic:  anthropicClient{vertex: true},
+		bedrockAnthropic: anthropicClient{bedrock: true},
+		gemini:           genaiClient{backend: genai.BackendGeminiAPI},
+		vertex:           genaiClient{backend: genai.BackendVertexAI},
 	}
 }
 
@@ -118,6 +122,11 @@ func sdkErrorMessage(err error) string {
 	}
 	var ae *anthropic.Error
 	if errors.As(err, &ae) {
+		if m := gjson.Get(ae.RawJSON(), "message"); ae.Message == "" && m.Type == gjson.String {
+			// An AWS error body (Bedrock), which the SDK's Bedrock mode
+			// leaves as it is.
+			return m.Str
+		}
 		return ae.Message
 	}
 	var ge genai.APIError
@@ -262,15 +271,52 @@ func responsesParams(conv conversation) (responses.ResponseNewParams, []openaiop
 	return params, opts
 }
 
-// anthropicClient speaks anthropic-messages, or vertex-anthropic through the
-// SDK's vertex package, with anthropic-sdk-go.
-type anthropicClient struct{ vertex bool }
+// anthropicClient speaks anthropic-messages, vertex-anthropic through the
+// SDK's vertex package, or bedrock-anthropic through its bedrock package,
+// with anthropic-sdk-go.
+type anthropicClient struct{ vertex, bedrock bool }
 
 func (a anthropicClient) protocol() proto {
-	if a.vertex {
+	switch {
+	case a.vertex:
 		return vertexAnthropic
+	case a.bedrock:
+		return bedrockAnthropic
 	}
 	return anthropicMsgs
+}
+
+// platformOptions point the client at base on its platform: the first
+// party with an API key, Vertex through the SDK's vertex package (naming
+// project in its paths), or Bedrock through its bedrock package with a
+// Bedrock API key (which posts to /model/{id}/invoke and reads event
+// streams).
+func (a anthropicClient) platformOptions(ctx context.Context, base, project string) []anthropicopt.RequestOption {
+	switch {
+	case a.vertex:
+		creds := &google.Credentials{
+			ProjectID:   project,
+			TokenSource: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: clientKey, TokenType: "Bearer"}),
+		}
+		return []anthropicopt.RequestOption{
+			anthropicvertex.WithCredentials(ctx, vertexLocation, project, creds),
+			anthropicopt.WithBaseURL(base + "/"),
+			// The SDK moves its anthropic-version header into the body;
+			// Vertex documents vertex-2023-10-16 there, which is what
+			// Vertex clients such as Claude Code send.
+			anthropicopt.WithHeader("anthropic-version", vertexAnthropicVersion),
+		}
+	case a.bedrock:
+		cfg := aws.Config{Region: awsRegion, BearerAuthTokenProvider: anthropicbedrock.NewStaticBearerTokenProvider(clientKey)}
+		return []anthropicopt.RequestOption{
+			anthropicbedrock.WithConfig(cfg),
+			anthropicopt.WithBaseURL(base),
+			// The SDK moves anthropic-version into the body, as Bedrock
+			// takes it.
+			anthropicopt.WithHeader("anthropic-version", bedrockAnthropicVersion),
+		}
+	}
+	return []anthropicopt.RequestOption{anthropicopt.WithBaseURL(base), anthropicopt.WithAPIKey(clientKey)}
 }
 
 func (a anthropicClient) generate(ctx context.Context, base string, conv conversation) (result, error) {
@@ -305,23 +351,7 @@ func anthropicResult(p proto, msg *anthropic.Message) result {
 // options are the client options for base and conv's extra fields; a
 // Vertex client names project in its paths.
 func (a anthropicClient) options(ctx context.Context, base string, conv conversation, project string) []anthropicopt.RequestOption {
-	opts := []anthropicopt.RequestOption{anthropicopt.WithMaxRetries(0)}
-	if a.vertex {
-		creds := &google.Credentials{
-			ProjectID:   project,
-			TokenSource: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: clientKey, TokenType: "Bearer"}),
-		}
-		opts = append(opts,
-			anthropicvertex.WithCredentials(ctx, vertexLocation, project, creds),
-			anthropicopt.WithBaseURL(base+"/"),
-			// The SDK moves its anthropic-version header into the body;
-			// Vertex documents vertex-2023-10-16 there, which is what
-			// Vertex clients such as Claude Code send.
-			anthropicopt.WithHeader("anthropic-version", vertexAnthropicVersion),
-		)
-	} else {
-		opts = append(opts, anthropicopt.WithBaseURL(base), anthropicopt.WithAPIKey(clientKey))
-	}
+	opts := append([]anthropicopt.RequestOption{anthropicopt.WithMaxRetries(0)}, a.platformOptions(ctx, base, project)...)
 	// anthropic-sdk-go v2 has no typed sampling parameters; the Messages
 	// API still takes them, so they travel as extra body fields.
 	opts = append(opts,

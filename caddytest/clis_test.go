@@ -894,7 +894,7 @@ func (m *cliMock) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		req.answer = sc.Body
 		if isEventStreamHeader(sc.Header) {
-			writeFrames(w, gz, sc.Status, sc.Header, splitFrames(sc.Body))
+			writeFrames(w, p, gz, sc.Status, sc.Header, splitFrames(sc.Body))
 		} else {
 			writeBody(w, gz, sc.Status, http.Header{"Content-Type": {"application/json"}}, sc.Body)
 		}
@@ -905,7 +905,7 @@ func (m *cliMock) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s := buildStream(p, model, rep)
 		frames := append(slices.Clone(s.head), s.tail...)
 		req.answer = strings.Join(frames, "")
-		writeFrames(w, gz, http.StatusOK, http.Header{"Content-Type": {s.contentType}}, frames)
+		writeFrames(w, p, gz, http.StatusOK, http.Header{"Content-Type": {s.contentType}}, frames)
 		return
 	}
 	req.answer = successBody(p, model, rep)

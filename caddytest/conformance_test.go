@@ -233,7 +233,7 @@ func runConformance(t *testing.T, env *testEnv, cp, up proto, r recording, exp e
 func judgeConformance(cp proto, exp expectation, stream bool, o clientOutcome, body []byte) []string {
 	if exp.status >= 400 {
 		want := exp.status
-		if want == 529 && !cp.isAnthropic() {
+		if want == 529 && !cp.reads529() {
 			want = http.StatusServiceUnavailable
 		}
 		problems := errorFormatProblems(cp, want, o.status, o.contentType, body)
@@ -247,7 +247,7 @@ func judgeConformance(cp proto, exp expectation, stream bool, o clientOutcome, b
 	}
 	wantType := "application/json"
 	if stream {
-		wantType = "text/event-stream"
+		wantType = clientStreamType(cp)
 	}
 	if o.contentType != wantType {
 		return []string{fmt.Sprintf("Content-Type %q, want %s", o.contentType, wantType)}
@@ -291,6 +291,10 @@ func errorFormatProblems(p proto, want, status int, contentType string, body []b
 	root := gjson.ParseBytes(body)
 	isString := func(path string) bool { return root.Get(path).Type == gjson.String && root.Get(path).Str != "" }
 	switch {
+	case p.isAWS():
+		if !isString("message") || !isString("__type") {
+			problems = append(problems, "not an AWS error body: "+clip(string(body)))
+		}
 	case p.isAnthropic():
 		if root.Get("type").Str != "error" || !isString("error.type") || !isString("error.message") {
 			problems = append(problems, "not an Anthropic error body: "+clip(string(body)))
@@ -309,6 +313,10 @@ func errorFormatProblems(p proto, want, status int, contentType string, body []b
 
 // errorBodyMessage returns the message of an error body of any protocol.
 func errorBodyMessage(body []byte) string {
+	if m := gjson.GetBytes(body, "message"); m.Type == gjson.String {
+		// An AWS error body.
+		return m.Str
+	}
 	return gjson.GetBytes(body, "error.message").String()
 }
 

@@ -56,7 +56,7 @@ func TestCredentials(t *testing.T) {
 			t.Run(pairName(cp, up), func(t *testing.T) {
 				env.mocks.resetAll(t)
 				for _, keyed := range []bool{true, false} {
-					base, want, forbidden, what := env.plain[up], clientKey, "", " without api_key"
+					base, want, forbidden, what := env.plain[up], plainCredential(up), "", " without api_key"
 					if keyed {
 						base, want, forbidden, what = env.keyed[up], upstreamKey, clientKey, " with api_key"
 					}
@@ -88,7 +88,7 @@ func TestGeminiQueryKey(t *testing.T) {
 	model := gemini.defaultModel()
 	for _, up := range allProtocols {
 		for _, keyed := range []bool{false, true} {
-			base, want, what := env.plain[up], clientKey, ""
+			base, want, what := env.plain[up], plainCredential(up), ""
 			if keyed {
 				base, want, what = env.keyed[up], upstreamKey, "/api_key"
 			}
@@ -144,7 +144,7 @@ func TestForeignCredentialHeaders(t *testing.T) {
 					t.Fatalf("%s: client status %d, want 200; body %s", name, resp.Status, resp.Body)
 				}
 				rec, _ := env.mocks[up].lastRequest()
-				assertCredential(t, name, up, rec, clientKey, decoyKey)
+				assertCredential(t, name, up, rec, plainCredential(up), decoyKey)
 			})
 		}
 	}

@@ -1,6 +1,7 @@
 package caddytest
 
 import (
+	"encoding/base64"
 	"fmt"
 	"io"
 	"net/http"
@@ -42,6 +43,7 @@ var countFields = map[proto][]string{
 	vertex: {"contents", "systemInstruction", "tools", "generationConfig", "model", "instances"},
 	openaiResponses: {"model", "input", "instructions", "tools", "tool_choice", "parallel_tool_calls",
 		"previous_response_id", "conversation", "text", "reasoning", "truncation", "personality"},
+	bedrockAnthropic: {"input"},
 }
 
 // endpointOf names the listing or counting endpoint of p that path is, with
@@ -71,6 +73,13 @@ func (p proto) endpointOf(path string) (kind, model string) {
 		if path == vertexBase+"anthropic/models/count-tokens:rawPredict" {
 			return "count", ""
 		}
+	case bedrockAnthropic:
+		if m, ok := strings.CutPrefix(path, "/model/"); ok {
+			if m, ok := strings.CutSuffix(m, "/count-tokens"); ok && m != "" {
+				m, _ = url.PathUnescape(m)
+				return "count", m
+			}
+		}
 	case gemini, vertex:
 		if p == gemini && path == "/v1beta/models" {
 			return "models", ""
@@ -96,12 +105,16 @@ func (m *mockUpstream) serveEndpoint(w http.ResponseWriter, r *http.Request) boo
 		return false
 	}
 	body, err := io.ReadAll(r.Body)
-	rec := &recordedRequest{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header.Clone(), Body: body}
+	rec := &recordedRequest{Method: r.Method, Path: r.URL.EscapedPath(), RawQuery: r.URL.RawQuery, Host: r.Host, Header: r.Header.Clone(), Body: body}
 	var problems []string
 	if err != nil {
 		problems = append(problems, "reading the body failed: "+err.Error())
 	}
-	problems = append(problems, validateCredential(m.proto, rec)...)
+	if m.proto.isAWS() {
+		problems = append(problems, validateAWSCredential(rec)...)
+	} else {
+		problems = append(problems, validateCredential(m.proto, rec)...)
+	}
 	if kind == "models" {
 		problems = append(problems, validateListing(m.proto, rec)...)
 	} else {
@@ -117,7 +130,7 @@ func (m *mockUpstream) serveEndpoint(w http.ResponseWriter, r *http.Request) boo
 	m.mu.Unlock()
 	switch {
 	case len(problems) > 0:
-		writeBody(w, false, http.StatusBadRequest, nil, nativeError(m.proto, http.StatusBadRequest, "mock "+string(m.proto)+" rejected the request: "+strings.Join(problems, "; ")))
+		writeBody(w, false, http.StatusBadRequest, nativeErrorHeader(m.proto, http.StatusBadRequest), nativeError(m.proto, http.StatusBadRequest, "mock "+string(m.proto)+" rejected the request: "+strings.Join(problems, "; ")))
 	case sc != nil:
 		writeBody(w, false, sc.Status, sc.Header, sc.Body)
 	case kind == "models":
@@ -223,6 +236,21 @@ func validateCount(p proto, rec *recordedRequest, model string) []string {
 		if len(root.Get("contents").Array()) == 0 {
 			bad("contents must be a non-empty array")
 		}
+	case bedrockAnthropic:
+		// CountTokens counts an InvokeModel body, which Bedrock checks
+		// as it would for InvokeModel.
+		gen, err := base64.StdEncoding.DecodeString(root.Get("input.invokeModel.body").Str)
+		switch {
+		case err != nil || len(gen) == 0:
+			bad("input.invokeModel.body must be a base64 InvokeModel body (%v)", err)
+		case !gjson.ValidBytes(gen):
+			bad("input.invokeModel.body is not JSON")
+		default:
+			problems = append(problems, validateBedrockBody(gjson.ParseBytes(gen))...)
+			if len(gjson.GetBytes(gen, "messages").Array()) == 0 {
+				bad("messages must be a non-empty array")
+			}
+		}
 	}
 	return problems
 }
@@ -272,6 +300,8 @@ func mockCountBody(p proto) string {
 		return `{"totalTokens":` + strconv.Itoa(mockCount) + `,"totalBillableCharacters":17,"promptTokensDetails":[{"modality":"TEXT","tokenCount":` + strconv.Itoa(mockCount) + `}]}`
 	case openaiResponses:
 		return `{"object":"response.input_tokens","input_tokens":` + strconv.Itoa(mockCount) + `}`
+	case bedrockAnthropic:
+		return `{"inputTokens":` + strconv.Itoa(mockCount) + `}`
 	}
 	return `{"input_tokens":` + strconv.Itoa(mockCount) + `}`
 }

@@ -80,7 +80,7 @@ func runUpstreamError(t *testing.T, env *testEnv, c sdkClient, up proto, ec erro
 	env.mocks[up].setScenario(scenario{Status: ec.status, Header: hdr, Body: nativeError(up, ec.status, message)})
 
 	want := ec.status
-	if want == 529 && !cp.isAnthropic() {
+	if want == 529 && !cp.reads529() {
 		want = http.StatusServiceUnavailable
 	}
 

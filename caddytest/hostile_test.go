@@ -22,34 +22,37 @@ var unknownPaths = map[proto]struct {
 	path   string
 	format proto
 }{
-	openaiChat:      {"/v1/embeddings", openaiChat},
-	openaiResponses: {"/v1/responses/resp_123/cancel", openaiChat},
-	anthropicMsgs:   {"/v1/complete", anthropicMsgs},
-	gemini:          {"/v1beta/models/gemini-2.5-flash:embedContent", gemini},
-	vertex:          {"/v1/projects/" + clientProject + "/locations/" + vertexLocation + "/publishers/google/models/gemini-2.5-flash:predict", vertex},
-	vertexAnthropic: {"/v1/projects/" + clientProject + "/locations/" + vertexLocation + "/publishers/anthropic/models/claude-sonnet-4-5:predict", vertexAnthropic},
+	openaiChat:       {"/v1/embeddings", openaiChat},
+	openaiResponses:  {"/v1/responses/resp_123/cancel", openaiChat},
+	anthropicMsgs:    {"/v1/complete", anthropicMsgs},
+	gemini:           {"/v1beta/models/gemini-2.5-flash:embedContent", gemini},
+	vertex:           {"/v1/projects/" + clientProject + "/locations/" + vertexLocation + "/publishers/google/models/gemini-2.5-flash:predict", vertex},
+	vertexAnthropic:  {"/v1/projects/" + clientProject + "/locations/" + vertexLocation + "/publishers/anthropic/models/claude-sonnet-4-5:predict", vertexAnthropic},
+	bedrockAnthropic: {"/model/anthropic.claude-sonnet-4-5-v1%3A0/invoke-async", bedrockAnthropic},
 }
 
 // crossUpstream is, per client protocol, the upstream of another wire
 // family that the catalogue translates to.
 var crossUpstream = map[proto]proto{
-	openaiChat:      anthropicMsgs,
-	openaiResponses: gemini,
-	anthropicMsgs:   openaiChat,
-	gemini:          anthropicMsgs,
-	vertex:          openaiResponses,
-	vertexAnthropic: vertex,
+	openaiChat:       anthropicMsgs,
+	openaiResponses:  gemini,
+	anthropicMsgs:    openaiChat,
+	gemini:           anthropicMsgs,
+	vertex:           openaiResponses,
+	vertexAnthropic:  vertex,
+	bedrockAnthropic: openaiResponses,
 }
 
 // sameUpstream is, per client protocol, the upstream of the same wire
 // family (passthrough): the protocol itself, or its Vertex sibling.
 var sameUpstream = map[proto]proto{
-	openaiChat:      openaiChat,
-	openaiResponses: openaiResponses,
-	anthropicMsgs:   vertexAnthropic,
-	vertexAnthropic: anthropicMsgs,
-	gemini:          vertex,
-	vertex:          gemini,
+	openaiChat:       openaiChat,
+	openaiResponses:  openaiResponses,
+	anthropicMsgs:    vertexAnthropic,
+	vertexAnthropic:  anthropicMsgs,
+	bedrockAnthropic: anthropicMsgs,
+	gemini:           vertex,
+	vertex:           gemini,
 }
 
 // hostileLimit is how long any hostile request may take to be answered.
@@ -117,6 +120,8 @@ func requestWith(p proto, model, conv, extra string) []byte {
 		return []byte(`{"model":"` + model + `","max_tokens":16,"messages":` + conv + extra + `}`)
 	case vertexAnthropic:
 		return []byte(`{"anthropic_version":"` + vertexAnthropicVersion + `","max_tokens":16,"messages":` + conv + extra + `}`)
+	case bedrockAnthropic:
+		return []byte(`{"anthropic_version":"` + bedrockAnthropicVersion + `","max_tokens":16,"messages":` + conv + extra + `}`)
 	case gemini, vertex:
 		return []byte(`{"contents":` + conv + `,"generationConfig":{"maxOutputTokens":16}` + extra + `}`)
 	}

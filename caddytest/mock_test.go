@@ -18,11 +18,15 @@ import (
 
 // recordedRequest is what a mock upstream received.
 type recordedRequest struct {
-	Method   string
+	Method string
+	// Path is the path as sent, escaped (a Bedrock model id's ':' is
+	// %3A).
 	Path     string
 	RawQuery string
-	Header   http.Header
-	Body     []byte
+	// Host is the Host header (SigV4 signs it).
+	Host   string
+	Header http.Header
+	Body   []byte
 	// Stream reports that the request asked for a streamed answer.
 	Stream bool
 }
@@ -175,7 +179,7 @@ func (m *mockUpstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, err := io.ReadAll(r.Body)
-	rec := &recordedRequest{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header.Clone(), Body: body}
+	rec := &recordedRequest{Method: r.Method, Path: r.URL.EscapedPath(), RawQuery: r.URL.RawQuery, Host: r.Host, Header: r.Header.Clone(), Body: body}
 	var problems []string
 	if err != nil {
 		problems = append(problems, "reading the body failed: "+err.Error())
@@ -206,7 +210,7 @@ func (m *mockUpstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	// Real providers compress whatever the client accepts; so do the mocks.
 	gz := strings.Contains(r.Header.Get("Accept-Encoding"), "gzip")
 	if len(problems) > 0 {
-		writeBody(w, gz, http.StatusBadRequest, nil, nativeError(m.proto, http.StatusBadRequest, "mock "+string(m.proto)+" rejected the request: "+strings.Join(problems, "; ")))
+		writeBody(w, gz, http.StatusBadRequest, nativeErrorHeader(m.proto, http.StatusBadRequest), nativeError(m.proto, http.StatusBadRequest, "mock "+string(m.proto)+" rejected the request: "+strings.Join(problems, "; ")))
 		return
 	}
 	if sc != nil {
@@ -215,7 +219,7 @@ func (m *mockUpstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if isEventStreamHeader(sc.Header) {
-			writeFrames(w, gz, sc.Status, sc.Header, splitFrames(sc.Body))
+			writeFrames(w, m.proto, gz, sc.Status, sc.Header, splitFrames(sc.Body))
 			return
 		}
 		writeBody(w, gz, sc.Status, sc.Header, sc.Body)
@@ -293,6 +297,10 @@ var knownFields = map[proto][]string{
 	vertexAnthropic: {"anthropic_version", "messages", "max_tokens", "cache_control", "metadata", "output_config",
 		"stop_sequences", "stream", "system", "temperature", "thinking", "tool_choice", "tools", "top_k",
 		"top_p"},
+	// Bedrock streams by its path and rejects a stream member
+	// ("extraneous key [stream] is not permitted").
+	bedrockAnthropic: {"anthropic_version", "anthropic_beta", "messages", "max_tokens", "context_management", "metadata",
+		"output_config", "stop_sequences", "system", "temperature", "thinking", "tool_choice", "tools", "top_k", "top_p"},
 	gemini: {"contents", "systemInstruction", "system_instruction", "tools", "toolConfig", "tool_config",
 		"safetySettings", "safety_settings", "generationConfig", "generation_config", "cachedContent",
 		"cached_content", "serviceTier", "service_tier", "store"},
@@ -316,7 +324,11 @@ func validateRequest(p proto, rec *recordedRequest) []string {
 	if ct := rec.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 		bad("Content-Type %q, want application/json", ct)
 	}
-	problems = append(problems, validateCredential(p, rec)...)
+	if p.isAWS() {
+		problems = append(problems, validateAWSCredential(rec)...)
+	} else {
+		problems = append(problems, validateCredential(p, rec)...)
+	}
 
 	if !gjson.ValidBytes(rec.Body) || !gjson.ParseBytes(rec.Body).IsObject() {
 		bad("body is not a JSON object: %.200q", rec.Body)
@@ -364,12 +376,15 @@ func validateRequest(p proto, rec *recordedRequest) []string {
 		if in := root.Get("input"); !in.Exists() || (in.Type != gjson.String && !in.IsArray()) {
 			bad("input is required (a string or an array of items)")
 		}
-	case anthropicMsgs, vertexAnthropic:
-		if p == anthropicMsgs {
+	case anthropicMsgs, vertexAnthropic, bedrockAnthropic:
+		switch p {
+		case anthropicMsgs:
 			if root.Get("model").Type != gjson.String || root.Get("model").Str == "" {
 				bad("model is required")
 			}
-		} else {
+		case bedrockAnthropic:
+			problems = append(problems, validateBedrockBody(root)...)
+		default:
 			if root.Get("model").Exists() {
 				bad("model must not be in the body on Vertex (it is in the path)")
 			}
@@ -454,8 +469,12 @@ func validateCredential(p proto, rec *recordedRequest) []string {
 	return problems
 }
 
-// credential returns the credential rec carries in p's scheme.
+// credential returns the credential rec carries in p's scheme; a SigV4
+// signature is "sigv4:" and its access key id.
 func credential(p proto, rec *recordedRequest) string {
+	if v := rec.Header.Get("Authorization"); p.isAWS() && strings.HasPrefix(v, "AWS4-HMAC-SHA256 ") {
+		return sigV4Credential
+	}
 	switch p.credentialScheme() {
 	case "x-api-key":
 		return rec.Header.Get("X-Api-Key")
@@ -470,6 +489,9 @@ func credential(p proto, rec *recordedRequest) string {
 func nativeError(p proto, status int, message string) string {
 	msg := jsonString(message)
 	switch {
+	case p.isAWS():
+		// The type travels in X-Amzn-Errortype (nativeErrorHeader).
+		return `{"message":` + msg + `}`
 	case p.isAnthropic():
 		typ := map[int]string{400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
 			404: "not_found_error", 413: "request_too_large", 429: "rate_limit_error", 500: "api_error",
@@ -533,7 +555,7 @@ func successBody(p proto, model string, r reply) string {
 			`"tool_choice":"auto","tools":[],"top_p":1.0,"truncation":"disabled",` +
 			`"usage":{"input_tokens":` + n(u.Input) + `,"input_tokens_details":{"cached_tokens":` + n(u.CacheRead) + `},"output_tokens":` + n(u.Output) + `,` +
 			`"output_tokens_details":{"reasoning_tokens":` + n(u.Reasoning) + `},"total_tokens":` + n(u.Input+u.Output) + `},"user":null,"metadata":{}}`
-	case anthropicMsgs, vertexAnthropic:
+	case anthropicMsgs, vertexAnthropic, bedrockAnthropic:
 		stop := map[string]string{"end": "end_turn", "max_tokens": "max_tokens", "stop_sequence": "stop_sequence"}[r.Stop]
 		seq := "null"
 		if r.Stop == "stop_sequence" {
@@ -544,9 +566,13 @@ func successBody(p proto, model string, r reply) string {
 			thinking = `,"output_tokens_details":{"thinking_tokens":` + n(u.Reasoning) + `}`
 		}
 		id := "msg_01ItestItestItestItest01"
-		if p == vertexAnthropic {
+		switch p {
+		case vertexAnthropic:
 			id = "msg_vrtx_01ItestItestItestIt01"
 			model = strings.Replace(model, "@", "-", 1)
+		case bedrockAnthropic:
+			id = "msg_bdrk_01ItestItestItestIt01"
+			model = bedrockVendorModel(model)
 		}
 		return `{"model":` + jsonString(model) + `,"id":"` + id + `","type":"message","role":"assistant",` +
 			`"content":[{"type":"text","text":` + text + `}],"stop_reason":"` + stop + `","stop_sequence":` + seq + `,` +

@@ -247,10 +247,13 @@ func opaqueNextTurn(t *testing.T, cp proto, body []byte) []byte {
 	case openaiResponses:
 		out := gjson.GetBytes(body, "output").Raw
 		return []byte(`{"model":"` + cp.defaultModel() + `","input":[{"role":"user","content":"Hi"},` + out[1:len(out)-1] + `,{"role":"user","content":"And?"}]}`)
-	case anthropicMsgs, vertexAnthropic:
+	case anthropicMsgs, vertexAnthropic, bedrockAnthropic:
 		head := `{"model":"` + cp.defaultModel() + `",`
-		if cp == vertexAnthropic {
+		switch cp {
+		case vertexAnthropic:
 			head = `{"anthropic_version":"` + vertexAnthropicVersion + `",`
+		case bedrockAnthropic:
+			head = `{"anthropic_version":"` + bedrockAnthropicVersion + `",`
 		}
 		return []byte(head + `"max_tokens":16,"messages":[{"role":"user","content":"Hi"},{"role":"assistant","content":` +
 			gjson.GetBytes(body, "content").Raw + `},{"role":"user","content":"And?"}]}`)

@@ -61,7 +61,7 @@ func runPair(t *testing.T, env *testEnv, c sdkClient, up proto, stop string) {
 		t.Errorf("%s: the upstream received %d requests, want 1", name, hits)
 	}
 	if rec != nil {
-		checkUpstreamConversation(t, name, up, rec, conv)
+		checkUpstreamConversation(t, name, up, rec, upstreamConversation(cp, up, conv))
 	}
 
 	if res.Text != want.Text {

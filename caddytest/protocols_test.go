@@ -1,6 +1,7 @@
 package caddytest
 
 import (
+	"fmt"
 	"net/url"
 	"strings"
 )
@@ -17,6 +18,10 @@ const (
 	gemini          proto = "gemini"
 	vertex          proto = "vertex"
 	vertexAnthropic proto = "vertex-anthropic"
+	// bedrockAnthropic is Anthropic Messages on Amazon Bedrock
+	// (InvokeModel), in front of which the mock checks SigV4 signatures
+	// or a Bedrock API key.
+	bedrockAnthropic proto = "bedrock-anthropic"
 	// azureOpenAI is an upstream only: Azure OpenAI, in front of the
 	// OpenAI mocks (azure_test.go).
 	azureOpenAI proto = "azure-openai"
@@ -24,7 +29,7 @@ const (
 
 // allProtocols lists the protocols in a stable order; it is both the client
 // and the upstream axis of the pair matrix.
-var allProtocols = []proto{openaiChat, openaiResponses, anthropicMsgs, gemini, vertex, vertexAnthropic}
+var allProtocols = []proto{openaiChat, openaiResponses, anthropicMsgs, gemini, vertex, vertexAnthropic, bedrockAnthropic}
 
 // Settings written into the Caddyfile and expected by the mocks.
 const (
@@ -37,10 +42,27 @@ const (
 	upstreamKey   = "upstream-key"
 	// vertexAnthropicVersion is the body version Anthropic on Vertex requires.
 	vertexAnthropicVersion = "vertex-2023-10-16"
+	// bedrockAnthropicVersion is the body version Anthropic on Bedrock
+	// requires.
+	bedrockAnthropicVersion = "bedrock-2023-05-31"
+	// awsRegion is the aws_region of the Bedrock sites; the mocks check
+	// that requests are signed for it.
+	awsRegion = "us-east-1"
 )
 
 // isAnthropic reports whether p speaks the Anthropic Messages wire format.
-func (p proto) isAnthropic() bool { return p == anthropicMsgs || p == vertexAnthropic }
+func (p proto) isAnthropic() bool {
+	return p == anthropicMsgs || p == vertexAnthropic || p == bedrockAnthropic
+}
+
+// reads529 reports whether p's clients get Anthropic's 529 "overloaded"
+// as it is; the others get 503, which their SDKs retry (AWS's
+// ServiceUnavailableException for Bedrock's).
+func (p proto) reads529() bool { return p == anthropicMsgs || p == vertexAnthropic }
+
+// isAWS reports whether p is a protocol of Amazon Bedrock: SigV4 or a
+// Bedrock API key, AWS errors and event streams.
+func (p proto) isAWS() bool { return p == bedrockAnthropic }
 
 // isGoogle reports whether p speaks the Gemini wire format.
 func (p proto) isGoogle() bool { return p == gemini || p == vertex }
@@ -53,7 +75,7 @@ func (p proto) family() proto {
 	switch p {
 	case vertex:
 		return gemini
-	case vertexAnthropic:
+	case vertexAnthropic, bedrockAnthropic:
 		return anthropicMsgs
 	case azureOpenAI:
 		return openaiChat
@@ -62,10 +84,13 @@ func (p proto) family() proto {
 }
 
 // modelInPath reports whether p carries the model in the URL path.
-func (p proto) modelInPath() bool { return p == gemini || p == vertex || p == vertexAnthropic }
+func (p proto) modelInPath() bool {
+	return p == gemini || p == vertex || p == vertexAnthropic || p == bedrockAnthropic
+}
 
 // credentialScheme names how p authenticates: "bearer", "x-api-key" or
-// "x-goog-api-key".
+// "x-goog-api-key". Bedrock clients send a Bedrock API key as a bearer
+// token; its upstreams get one or a SigV4 signature.
 func (p proto) credentialScheme() string {
 	switch p {
 	case anthropicMsgs:
@@ -89,6 +114,8 @@ func (p proto) defaultModel() string {
 		return "claude-sonnet-4-20250514"
 	case vertexAnthropic:
 		return "claude-sonnet-4@20250514"
+	case bedrockAnthropic:
+		return "anthropic.claude-sonnet-4-20250514-v1:0"
 	}
 	return "gemini-2.5-flash"
 }
@@ -109,6 +136,8 @@ func (p proto) clientPath(model string) string {
 		return "/v1/projects/" + clientProject + "/locations/" + vertexLocation + "/publishers/google/models/" + model + ":generateContent"
 	case vertexAnthropic:
 		return "/v1/projects/" + clientProject + "/locations/" + vertexLocation + "/publishers/anthropic/models/" + url.PathEscape(model) + ":rawPredict"
+	case bedrockAnthropic:
+		return "/model/" + awsEscape(model) + "/invoke"
 	}
 	panic("unknown protocol " + string(p))
 }
@@ -134,6 +163,8 @@ func (p proto) streamMethod() (method, streaming string, ok bool) {
 		return ":generateContent", ":streamGenerateContent", true
 	case vertexAnthropic:
 		return ":rawPredict", ":streamRawPredict", true
+	case bedrockAnthropic:
+		return "/invoke", "/invoke-with-response-stream", true
 	}
 	return "", "", false
 }
@@ -170,6 +201,8 @@ func (p proto) upstreamPathModel(path string) (model string, ok bool) {
 		prefix, suffix = "/v1/projects/"+vertexProject+"/locations/"+vertexLocation+"/publishers/google/models/", ":generateContent"
 	case vertexAnthropic:
 		prefix, suffix = "/v1/projects/"+vertexProject+"/locations/"+vertexLocation+"/publishers/anthropic/models/", ":rawPredict"
+	case bedrockAnthropic:
+		prefix, suffix = "/model/", "/invoke"
 	}
 	if method, streaming, _ := p.streamMethod(); p.isStreamPath(path) {
 		suffix = strings.TrimSuffix(suffix, method) + streaming
@@ -178,8 +211,31 @@ func (p proto) upstreamPathModel(path string) (model string, ok bool) {
 		return "", false
 	}
 	model = path[len(prefix) : len(path)-len(suffix)]
+	if p.isAWS() {
+		// The AWS SDKs escape a model id's ':' as %3A; Anthropic's
+		// Bedrock client sends it as it is. Both reach the model.
+		if model, err := url.PathUnescape(model); err == nil && model != "" && !strings.Contains(model, "/") {
+			return model, true
+		}
+		return "", false
+	}
 	if strings.ContainsAny(model, "/:") {
 		return "", false
 	}
 	return model, true
+}
+
+// awsEscape escapes a path segment as the AWS SDKs do: every byte but the
+// unreserved ones.
+func awsEscape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || strings.IndexByte("-._~", c) >= 0 {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
 }

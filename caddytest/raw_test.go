@@ -81,6 +81,8 @@ func minimalBody(p proto, model string) []byte {
 		return []byte(`{"model":"` + model + `","max_tokens":16,"messages":[{"role":"user","content":"Hi"}]}`)
 	case vertexAnthropic:
 		return []byte(`{"anthropic_version":"` + vertexAnthropicVersion + `","max_tokens":16,"messages":[{"role":"user","content":"Hi"}]}`)
+	case bedrockAnthropic:
+		return []byte(`{"anthropic_version":"` + bedrockAnthropicVersion + `","max_tokens":16,"messages":[{"role":"user","content":"Hi"}]}`)
 	case gemini, vertex:
 		return []byte(`{"contents":[{"role":"user","parts":[{"text":"Hi"}]}],"generationConfig":{"maxOutputTokens":16}}`)
 	}
@@ -104,6 +106,10 @@ func assertErrorFormat(t *testing.T, what string, p proto, status int, resp rawR
 	root := gjson.ParseBytes(resp.Body)
 	isString := func(path string) bool { return root.Get(path).Type == gjson.String && root.Get(path).Str != "" }
 	switch {
+	case p.isAWS():
+		if !isString("message") || !isString("__type") {
+			t.Errorf("%s: want an AWS error {\"message\",\"__type\"}, got %s", what, resp.Body)
+		}
 	case p.isAnthropic():
 		if root.Get("type").Str != "error" || !isString("error.type") || !isString("error.message") {
 			t.Errorf("%s: want an Anthropic error {\"type\":\"error\",\"error\":{\"type\",\"message\"}}, got %s", what, resp.Body)

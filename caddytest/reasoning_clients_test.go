@@ -9,13 +9,10 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	anthropicopt "github.com/anthropics/anthropic-sdk-go/v2/option"
-	anthropicvertex "github.com/anthropics/anthropic-sdk-go/v2/vertex"
 	"github.com/openai/openai-go/v3"
 	openaiopt "github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/openai/openai-go/v3/shared"
-	"golang.org/x/oauth2"
-	"golang.org/x/oauth2/google"
 	"google.golang.org/genai"
 )
 
@@ -109,23 +106,25 @@ type probeClient interface {
 
 func replayClients() map[proto]replayClient {
 	return map[proto]replayClient{
-		openaiChat:      chatClient{},
-		openaiResponses: responsesClient{},
-		anthropicMsgs:   anthropicClient{},
-		vertexAnthropic: anthropicClient{vertex: true},
-		gemini:          genaiClient{backend: genai.BackendGeminiAPI},
-		vertex:          genaiClient{backend: genai.BackendVertexAI},
+		openaiChat:       chatClient{},
+		openaiResponses:  responsesClient{},
+		anthropicMsgs:    anthropicClient{},
+		vertexAnthropic:  anthropicClient{vertex: true},
+		bedrockAnthropic: anthropicClient{bedrock: true},
+		gemini:           genaiClient{backend: genai.BackendGeminiAPI},
+		vertex:           genaiClient{backend: genai.BackendVertexAI},
 	}
 }
 
 func probeClients() map[proto]probeClient {
 	return map[proto]probeClient{
-		openaiChat:      chatClient{},
-		openaiResponses: responsesClient{},
-		anthropicMsgs:   anthropicClient{},
-		vertexAnthropic: anthropicClient{vertex: true},
-		gemini:          genaiClient{backend: genai.BackendGeminiAPI},
-		vertex:          genaiClient{backend: genai.BackendVertexAI},
+		openaiChat:       chatClient{},
+		openaiResponses:  responsesClient{},
+		anthropicMsgs:    anthropicClient{},
+		vertexAnthropic:  anthropicClient{vertex: true},
+		bedrockAnthropic: anthropicClient{bedrock: true},
+		gemini:           genaiClient{backend: genai.BackendGeminiAPI},
+		vertex:           genaiClient{backend: genai.BackendVertexAI},
 	}
 }
 
@@ -497,13 +496,7 @@ func (responsesClient) probe(ctx context.Context, base string, r probeRequest) (
 // parameters (Anthropic rejects a temperature other than 1 with thinking).
 func (a anthropicClient) baseOptions(ctx context.Context, base string) []anthropicopt.RequestOption {
 	opts := []anthropicopt.RequestOption{anthropicopt.WithHTTPClient(streamOptions{}.httpClient()), anthropicopt.WithMaxRetries(0)}
-	if a.vertex {
-		creds := &google.Credentials{ProjectID: clientProject,
-			TokenSource: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: clientKey, TokenType: "Bearer"})}
-		return append(opts, anthropicvertex.WithCredentials(ctx, vertexLocation, clientProject, creds),
-			anthropicopt.WithBaseURL(base+"/"), anthropicopt.WithHeader("anthropic-version", vertexAnthropicVersion))
-	}
-	return append(opts, anthropicopt.WithBaseURL(base), anthropicopt.WithAPIKey(clientKey))
+	return append(opts, a.platformOptions(ctx, base, clientProject)...)
 }
 
 // message sends params and returns the message, accumulated with the SDK's

@@ -98,8 +98,11 @@ func opaqueSlots(up proto, body []byte) []string {
 // rzModel is the model an Anthropic-on-Vertex answer names (Vertex writes
 // the version with a dash).
 func rzModel(up proto, model string) string {
-	if up == vertexAnthropic {
+	switch up {
+	case vertexAnthropic:
 		return strings.Replace(model, "@", "-", 1)
+	case bedrockAnthropic:
+		return bedrockVendorModel(model)
 	}
 	return model
 }

@@ -281,7 +281,7 @@ func TestRefusal(t *testing.T) {
 func runRefusal(t *testing.T, env *testEnv, c probeClient, up proto, k refusalKind, stream bool) {
 	cp := c.protocol()
 	name := fmt.Sprintf("%s %s %s", pairName(cp, up), k, modeName(stream))
-	env.mocks[up].setScenario(refusalAnswer(up, k, cp.defaultModel(), stream))
+	env.mocks[up].setScenario(refusalAnswer(up, k, upstreamModel(cp, up, cp.defaultModel()), stream))
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	out, err := c.probe(ctx, env.plain[up], probeRequest{Stream: stream})
@@ -326,7 +326,7 @@ func runRefusal(t *testing.T, env *testEnv, c probeClient, up proto, k refusalKi
 
 func checkModel(t *testing.T, name string, cp, up proto, stream bool, out probeOutcome) {
 	t.Helper()
-	if want := rzModel(up, cp.defaultModel()); out.Model != want {
+	if want := rzModel(up, upstreamModel(cp, up, cp.defaultModel())); out.Model != want {
 		t.Errorf("%s: the answer names the model %q, want the upstream's %q", name, out.Model, want)
 	}
 }

@@ -298,7 +298,7 @@ func TestReplayRecordedErrors(t *testing.T) {
 					name := pairName(cp, up) + " replaying " + r.id
 					env.mocks[up].setScenario(scenario{Status: status, Header: hdr, Body: body})
 					want := status
-					if want == 529 && !cp.isAnthropic() {
+					if want == 529 && !cp.reads529() {
 						want = http.StatusServiceUnavailable
 					}
 					ctx, cancel := context.WithTimeout(context.Background(), callTimeout)

@@ -38,6 +38,12 @@ func responseModels(t *testing.T, p proto, body []byte, stream bool) []string {
 	if !stream {
 		return pick(body)
 	}
+	if p.isAWS() {
+		var err error
+		if body, err = unframeClientStream(body); err != nil {
+			t.Errorf("the answer is not a valid event stream: %v", err)
+		}
+	}
 	var got []string
 	sc := bufio.NewScanner(bytes.NewReader(body))
 	sc.Buffer(nil, 1<<20)
@@ -127,8 +133,8 @@ func TestModelRoutingNoMatch(t *testing.T) {
 					t.Fatalf("status %d, want 200; body %s", resp.Status, resp.Body)
 				}
 				rec, _ := env.mocks[up].lastRequest()
-				if got := rec.model(up); got != model {
-					t.Errorf("upstream model = %q, want %q unchanged", got, model)
+				if got, want := rec.model(up), upstreamModel(cp, up, model); got != want {
+					t.Errorf("upstream model = %q, want %q", got, want)
 				}
 			})
 		}

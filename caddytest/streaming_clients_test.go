@@ -99,12 +99,13 @@ type streamingClient interface {
 // streamingClients returns one streaming adapter per client protocol.
 func streamingClients() map[proto]streamingClient {
 	return map[proto]streamingClient{
-		openaiChat:      chatClient{},
-		openaiResponses: responsesClient{},
-		anthropicMsgs:   anthropicClient{},
-		vertexAnthropic: anthropicClient{vertex: true},
-		gemini:          genaiClient{backend: genai.BackendGeminiAPI},
-		vertex:          genaiClient{backend: genai.BackendVertexAI},
+		openaiChat:       chatClient{},
+		openaiResponses:  responsesClient{},
+		anthropicMsgs:    anthropicClient{},
+		vertexAnthropic:  anthropicClient{vertex: true},
+		bedrockAnthropic: anthropicClient{bedrock: true},
+		gemini:           genaiClient{backend: genai.BackendGeminiAPI},
+		vertex:           genaiClient{backend: genai.BackendVertexAI},
 	}
 }
 
@@ -209,7 +210,7 @@ func (a anthropicClient) stream(ctx context.Context, base string, conv conversat
 	// The HTTP client goes first: the vertex option wraps the client it
 	// finds in its credentials.
 	opts := append([]anthropicopt.RequestOption{anthropicopt.WithHTTPClient(o.httpClient())}, a.options(ctx, base, conv, o.vertexProject())...)
-	if o.xAPIKey && !a.vertex {
+	if o.xAPIKey && !a.vertex && !a.bedrock {
 		opts = append(opts, anthropicopt.WithHeaderDel("authorization"), anthropicopt.WithHeader("x-api-key", clientKey))
 	}
 	c := anthropic.NewClient(opts...)

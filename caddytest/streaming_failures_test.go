@@ -162,7 +162,9 @@ func isInStreamError(p proto, err error) bool {
 		var se *ssestream.StreamError
 		var re *responsesStreamError
 		return errors.As(err, &se) || errors.As(err, &re)
-	case anthropicMsgs, vertexAnthropic:
+	case anthropicMsgs, vertexAnthropic, bedrockAnthropic:
+		// Anthropic's Bedrock client reads an exception as an error
+		// event.
 		var ae *anthropic.Error
 		return errors.As(err, &ae) && ae.StatusCode == http.StatusOK
 	case gemini, vertex:
@@ -191,6 +193,8 @@ func newClientStreamRequestFor(t *testing.T, base string, p proto, model string)
 	switch p {
 	case gemini, vertex:
 		path += "?alt=sse"
+	case bedrockAnthropic:
+		// Bedrock streams by its path alone.
 	case openaiChat:
 		body = []byte(strings.Replace(string(body), `{`, `{"stream":true,"stream_options":{"include_usage":true},`, 1))
 	default:

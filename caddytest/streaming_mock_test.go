@@ -15,6 +15,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/llmbridge/llmbridge/sse/eventstream"
 )
 
 // This file gives the mock upstreams their streaming side: they recognise a
@@ -350,7 +352,7 @@ func buildStreamPieces(p proto, model string, r reply, count int) mockStream {
 			event("response.failed", `"response":`+responsesObject(respID, model, "failed", "null", "", "null",
 				`{"code":"server_error","message":`+jsonString(midStreamMessage(p))+`}`))}
 
-	case anthropicMsgs, vertexAnthropic:
+	case anthropicMsgs, vertexAnthropic, bedrockAnthropic:
 		s.contentType = "text/event-stream; charset=utf-8"
 		stop := map[string]string{"end": "end_turn", "max_tokens": "max_tokens", "stop_sequence": "stop_sequence"}[r.Stop]
 		seqJSON := "null"
@@ -358,9 +360,15 @@ func buildStreamPieces(p proto, model string, r reply, count int) mockStream {
 			seqJSON = jsonString(r.StopSequence)
 		}
 		id := "msg_01ItestItestItestItest02"
-		if p == vertexAnthropic {
+		switch p {
+		case vertexAnthropic:
 			id = "msg_vrtx_01ItestItestItestIt02"
 			model = strings.Replace(model, "@", "-", 1)
+		case bedrockAnthropic:
+			// The events go in event stream chunks (awsStreamFramer).
+			s.contentType = eventstream.ContentType
+			id = "msg_bdrk_01ItestItestItestIt02"
+			model = bedrockVendorModel(model)
 		}
 		thinking := ""
 		if u.ThinkingDetail {
@@ -477,6 +485,7 @@ func (m *mockUpstream) serveStream(w http.ResponseWriter, r *http.Request, gz bo
 		frames = append([]string{"data: <html><body>502 Bad Gateway</body></html>\n\n"}, s.tail...)
 	}
 	sw := startStream(w, gz, http.StatusOK, http.Header{"Content-Type": {s.contentType}})
+	sw.aws = newAWSStreamFramer(m.proto)
 	for _, f := range s.head {
 		if !sw.frame(f) {
 			if plan.hold != nil {
@@ -504,9 +513,18 @@ func (m *mockUpstream) serveStream(w http.ResponseWriter, r *http.Request, gz bo
 
 // writeFrames answers status and hdr and writes frames one by one, each
 // flushed before the next (a replayed recording, split where its events
-// end).
-func writeFrames(w http.ResponseWriter, gz bool, status int, hdr http.Header, frames []string) {
+// end), as an upstream of protocol p frames its streams: a Bedrock mock
+// sends the SSE frames as its event stream.
+func writeFrames(w http.ResponseWriter, p proto, gz bool, status int, hdr http.Header, frames []string) {
+	aws := newAWSStreamFramer(p)
+	if aws != nil && status < 300 {
+		hdr = hdr.Clone()
+		hdr.Set("Content-Type", eventstream.ContentType)
+	} else {
+		aws = nil
+	}
 	sw := startStream(w, gz, status, hdr)
+	sw.aws = aws
 	for _, f := range frames {
 		if !sw.frame(f) {
 			return
@@ -519,6 +537,9 @@ func writeFrames(w http.ResponseWriter, gz bool, status int, hdr http.Header, fr
 // accepted it (each event is flushed through the compressor), flushing
 // every event to the connection.
 type streamWriter struct {
+	// aws, for a Bedrock mock, writes each SSE frame as Bedrock's event
+	// stream; nil writes SSE.
+	aws *awsStreamFramer
 	w   http.ResponseWriter
 	rc  *http.ResponseController
 	zw  *gzip.Writer
@@ -550,6 +571,9 @@ func startStream(w http.ResponseWriter, gz bool, status int, hdr http.Header) *s
 func (sw *streamWriter) frame(f string) bool {
 	if sw.err != nil {
 		return false
+	}
+	if sw.aws != nil {
+		f = sw.aws.frame(f)
 	}
 	if _, sw.err = io.WriteString(sw.out, f); sw.err != nil {
 		return false

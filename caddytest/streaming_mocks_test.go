@@ -89,6 +89,11 @@ func mockStreamCases(p proto) []mockStreamCase {
 			{"no alt=sse", p.upstreamStreamPath(model), base, "alt=sse"},
 			{"stream field", p.upstreamStreamPath(model) + "?alt=sse", streamed, `unknown top-level fields ["stream"]`},
 		}
+	case bedrockAnthropic:
+		return []mockStreamCase{
+			{"valid", p.upstreamStreamPath(model), base, ""},
+			{"stream member", p.upstreamStreamPath(model), streamed, `unknown top-level fields ["stream"]`},
+		}
 	case vertexAnthropic:
 		return []mockStreamCase{
 			{"valid", p.upstreamStreamPath(model), streamed, ""},
@@ -149,10 +154,16 @@ func TestMockStreamingValidation(t *testing.T) {
 				if violations != "" || resp.Status != http.StatusOK {
 					t.Fatalf("%s: answered %d with violations %q; want 200 and none", name, resp.Status, violations)
 				}
-				if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
-					t.Errorf("%s: Content-Type %q, want text/event-stream", name, ct)
+				if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, clientStreamType(p)) {
+					t.Errorf("%s: Content-Type %q, want %s", name, ct, clientStreamType(p))
 				}
-				if !endsWithTerminal(p, string(resp.Body)) {
+				body := resp.Body
+				if p.isAWS() {
+					if body, err = unframeClientStream(body); err != nil {
+						t.Errorf("%s: %v", name, err)
+					}
+				}
+				if !endsWithTerminal(p, string(body)) {
 					t.Errorf("%s: the stream does not end with its terminal event:\n%s", name, resp.Body)
 				}
 			})

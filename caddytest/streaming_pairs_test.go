@@ -134,7 +134,7 @@ func runStreamingPair(t *testing.T, env *testEnv, c streamingClient, up proto, s
 		if !rec.Stream {
 			t.Errorf("%s: the upstream request %s %s?%s did not ask for a stream", name, rec.Method, rec.Path, rec.RawQuery)
 		}
-		checkUpstreamConversation(t, name, up, rec, conv)
+		checkUpstreamConversation(t, name, up, rec, upstreamConversation(cp, up, conv))
 	}
 	if h.err != nil {
 		t.Errorf("%s: the client's stream failed: %s (after %q)", name, describeStreamErr(h.err), h.res.Text)

@@ -76,12 +76,13 @@ type toolClient interface {
 
 func toolClients() map[proto]toolClient {
 	return map[proto]toolClient{
-		openaiChat:      chatClient{},
-		openaiResponses: responsesClient{},
-		anthropicMsgs:   anthropicClient{},
-		vertexAnthropic: anthropicClient{vertex: true},
-		gemini:          genaiClient{backend: genai.BackendGeminiAPI},
-		vertex:          genaiClient{backend: genai.BackendVertexAI},
+		openaiChat:       chatClient{},
+		openaiResponses:  responsesClient{},
+		anthropicMsgs:    anthropicClient{},
+		vertexAnthropic:  anthropicClient{vertex: true},
+		bedrockAnthropic: anthropicClient{bedrock: true},
+		gemini:           genaiClient{backend: genai.BackendGeminiAPI},
+		vertex:           genaiClient{backend: genai.BackendVertexAI},
 	}
 }
 

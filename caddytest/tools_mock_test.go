@@ -120,11 +120,15 @@ func toolCallAnswer(p proto, model string, calls []mockCall, stream bool) scenar
 		event("response.completed", `"response":`+responsesObject(respID, model, "completed", "null", strings.Join(done, ","), usageJSON, "null"))
 		return scenario{Status: 200, Header: sse, Body: b.String()}
 
-	case anthropicMsgs, vertexAnthropic:
+	case anthropicMsgs, vertexAnthropic, bedrockAnthropic:
 		id := "msg_01ItoolItoolItoolItool01"
-		if p == vertexAnthropic {
+		switch p {
+		case vertexAnthropic:
 			id = "msg_vrtx_01ItoolItoolItoolIt01"
 			model = strings.Replace(model, "@", "-", 1)
+		case bedrockAnthropic:
+			id = "msg_bdrk_01ItoolItoolItoolIt01"
+			model = bedrockVendorModel(model)
 		}
 		usageJSON := `{"input_tokens":` + n(u.Input) + `,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":` + n(u.Output) + `}`
 		if !stream {

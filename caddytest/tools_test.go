@@ -50,7 +50,7 @@ func upstreamCallID(up proto, i int) string {
 		return fmt.Sprintf("call_itestChat%02d", i)
 	case openaiResponses:
 		return fmt.Sprintf("call_itestResp%02d", i)
-	case anthropicMsgs, vertexAnthropic:
+	case anthropicMsgs, vertexAnthropic, bedrockAnthropic:
 		return fmt.Sprintf("toolu_01ItestItestItest%02d", i)
 	}
 	return ""

@@ -5,8 +5,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-
-	"github.com/tidwall/gjson"
 )
 
 // upstreamFault is one way an upstream breaks its protocol in a
@@ -68,7 +66,7 @@ func TestUpstreamFaults(t *testing.T) {
 					model := cp.defaultModel()
 					resp := do(t, newClientRequest(t, http.MethodPost, env.plain[up], cp, model, minimalBody(cp, model)))
 					assertErrorFormat(t, name, cp, f.want, resp)
-					if msg := gjson.GetBytes(resp.Body, "error.message").Str; !strings.Contains(msg, f.says) {
+					if msg := errorBodyMessage(resp.Body); !strings.Contains(msg, f.says) {
 						t.Errorf("%s: error message %q, want it to say %q", name, msg, f.says)
 					}
 				})

@@ -116,7 +116,7 @@ func runInterim(t *testing.T, env *testEnv, ic interimCase, cp, up proto, stream
 	}
 	want := "application/json"
 	if stream {
-		want = "text/event-stream"
+		want = clientStreamType(cp)
 	}
 	if o.contentType != want {
 		t.Fatalf("%s: Content-Type %q, want %s: %s", name, o.contentType, want, clip(string(body)))

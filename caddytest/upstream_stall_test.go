@@ -110,7 +110,7 @@ func runStall(t *testing.T, env *testEnv, sc stallCase, cp, up proto) {
 		if err != nil {
 			t.Fatalf("%s: the client's body broke off (%v) after %q; want a stream that ends properly", name, err, clip(string(body)))
 		}
-		if o.status != http.StatusOK || o.contentType != "text/event-stream" {
+		if o.status != http.StatusOK || o.contentType != clientStreamType(cp) {
 			t.Fatalf("%s: HTTP %d %q, want a 200 event stream: %s", name, o.status, o.contentType, clip(string(body)))
 		}
 		for _, p := range o.problems {

@@ -68,6 +68,11 @@ type Descriptor struct {
 	// Listing describes the protocol's model listing; the zero Listing
 	// means it has none.
 	Listing Listing
+	// VendorModel, for a cloud whose model ids decorate the vendor's
+	// model name (Bedrock's us.anthropic.claude-sonnet-4-5-20250929-v1:0),
+	// returns the vendor's name (claude-sonnet-4-5-20250929), which an
+	// upstream outside the cloud knows the model by; nil for others.
+	VendorModel func(model string) string
 	// Alternates are protocols in other wire formats that an upstream of
 	// this protocol also serves (Azure OpenAI's Responses API beside its
 	// Chat Completions): a client whose wire family is an alternate's is

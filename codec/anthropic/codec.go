@@ -58,8 +58,16 @@ func init() {
 		Betas:           bedrockBetas,
 		ErrorAtRoot:     true,
 		ErrorTypeHeader: "X-Amzn-Errortype",
-		Origin:          mapping.FamilyAnthropic,
-		ResponseModel:   anthropicResponseModel,
+		VendorModel:     wire.BedrockVendorModel,
+		// Bedrock Runtime's paths: an unknown one is answered in AWS's
+		// format.
+		PathHints:     []string{"/model/"},
+		Origin:        mapping.FamilyAnthropic,
+		ResponseModel: anthropicResponseModel,
+		// CountTokens counts an InvokeModel body, carried base64-encoded
+		// in input.invokeModel.body.
+		Counting: codec.Counting{ModelInPath: true, Member: "inputTokens",
+			Route: codec.Route{Models: "/model", Method: "count-tokens", MethodSegment: true}},
 	}, anthropicCodec{})
 }
 
@@ -220,9 +228,12 @@ func (anthropicCodec) AppendModelList(dst []byte, _ codec.Protocol, l *codec.Mod
 }
 
 // CountPath returns the path of the token counting endpoint.
-func (anthropicCodec) CountPath(p codec.Protocol, at codec.Location, _ string) string {
-	if p == codec.VertexAnthropic {
+func (anthropicCodec) CountPath(p codec.Protocol, at codec.Location, model string) string {
+	switch p {
+	case codec.VertexAnthropic:
 		return vertexModel(at, "count-tokens") + ":rawPredict"
+	case codec.BedrockAnthropic:
+		return "/model/" + wire.AWSPathSegment(model) + "/count-tokens"
 	}
 	return "/v1/messages/count_tokens"
 }
@@ -230,7 +241,10 @@ func (anthropicCodec) CountPath(p codec.Protocol, at codec.Location, _ string) s
 // CountedBody returns the first-party Messages body a count request
 // counts: on Vertex, the count body without its anthropic_version.
 func (anthropicCodec) CountedBody(p codec.Protocol, body []byte) ([]byte, error) {
-	if p != codec.VertexAnthropic {
+	switch p {
+	case codec.BedrockAnthropic:
+		return bedrockCountedBody(body)
+	case codec.AnthropicMessages:
 		return body, nil
 	}
 	root, err := wire.ParseObject(body)
@@ -244,6 +258,9 @@ func (anthropicCodec) CountedBody(p codec.Protocol, body []byte) ([]byte, error)
 // body: the members count_tokens takes, and on Vertex the
 // anthropic_version.
 func (anthropicCodec) AppendCountBody(dst []byte, p codec.Protocol, gen []byte, _ *codec.Request, _ codec.EncodeOptions) []byte {
+	if p == codec.BedrockAnthropic {
+		return appendBedrockCountBody(dst, gen)
+	}
 	dst = wire.AppendMembers(dst, gjson.ParseBytes(gen), wire.Keep(anthropicCountFields))
 	if p != codec.VertexAnthropic {
 		return dst

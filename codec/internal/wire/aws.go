@@ -84,3 +84,44 @@ func AWSPathSegment(s string) string {
 func unreserved(c byte) bool {
 	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
 }
+
+// bedrockRegions are the prefixes of Bedrock's cross-region inference
+// profiles (us.anthropic.claude-…).
+var bedrockRegions = []string{"us.", "eu.", "apac.", "global.", "jp.", "au.", "ca.", "us-gov."}
+
+// BedrockVendorModel returns the vendor's name of a Bedrock model id: the
+// id without its cross-region prefix, its vendor and its version suffix
+// (us.anthropic.claude-sonnet-4-5-20250929-v1:0 is
+// claude-sonnet-4-5-20250929). An ARN, or an id of another shape, is
+// returned as it is.
+func BedrockVendorModel(id string) string {
+	if strings.HasPrefix(id, "arn:") {
+		return id
+	}
+	m := id
+	for _, r := range bedrockRegions {
+		if strings.HasPrefix(m, r) && strings.Count(m, ".") >= 2 {
+			m = m[len(r):]
+			break
+		}
+	}
+	dot := strings.IndexByte(m, '.')
+	if dot <= 0 {
+		return id
+	}
+	m = m[dot+1:]
+	// The version: -v1:0, -v2:0, or -v1.
+	if i := strings.LastIndex(m, "-v"); i > 0 {
+		v := m[i+2:]
+		if c := strings.IndexByte(v, ':'); c >= 0 {
+			v = v[:c] + v[c+1:]
+		}
+		if v != "" && strings.Trim(v, "0123456789") == "" {
+			m = m[:i]
+		}
+	}
+	if m == "" {
+		return id
+	}
+	return m
+}
