@@ -33,11 +33,13 @@ func TestRegisterRejects(t *testing.T) {
 	if codec.OpenAIChat.Descriptor() != chat {
 		t.Errorf("a rejected registration replaced openai-chat's descriptor")
 	}
-	if got := codec.Protocols(); len(got) != 8 || got[0] != codec.OpenAIChat || got[5] != codec.VertexAnthropic || got[7] != codec.AzureOpenAIResponses {
-		t.Errorf("Protocols() = %v, want the eight protocols in their documented order", got)
+	// The protocols come in their documented order: the first eight,
+	// then Bedrock's (bedrock, and bedrock-anthropic where registered).
+	if got := codec.Protocols(); len(got) < 9 || got[0] != codec.OpenAIChat || got[5] != codec.VertexAnthropic || got[7] != codec.AzureOpenAIResponses || got[8] != codec.Bedrock {
+		t.Errorf("Protocols() = %v, want the protocols in their documented order", got)
 	}
-	if got := codec.ClientProtocols(); len(got) != 6 || got[5] != codec.VertexAnthropic {
-		t.Errorf("ClientProtocols() = %v, want the six with routes", got)
+	if got := codec.ClientProtocols(); len(got) < 7 || got[5] != codec.VertexAnthropic || got[6] != codec.Bedrock {
+		t.Errorf("ClientProtocols() = %v, want those with routes", got)
 	}
 }
 

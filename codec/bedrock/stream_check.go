@@ -1,0 +1,43 @@
+package bedrock
+
+import (
+	"strings"
+
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
+)
+
+// exceptionPrefix starts the SSE event name of an exception message of a
+// stream (exception:throttlingException).
+const exceptionPrefix = "exception:"
+
+// CheckEvent accepts the ConverseStream events by name, with a JSON object
+// as data. A stream ends with metadata, the last event AWS sends, or with
+// an exception; messageStop is not terminal, since metadata (the usage)
+// follows it.
+func (converseCodec) CheckEvent(_ codec.Protocol, name, data string, _ bool) (valid, terminal bool) {
+	if !jsonx.IsObject(data) {
+		return false, false
+	}
+	switch name {
+	case "messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop", "messageStop":
+		return true, false
+	case "metadata":
+		return true, true
+	}
+	if strings.HasPrefix(name, exceptionPrefix) {
+		return true, true
+	}
+	return false, false
+}
+
+// ReportsUsage picks messageStop (the stop reason), metadata (the usage)
+// and exceptions, and contentBlockStart, whose tool use makes the stop a
+// tool use.
+func (converseCodec) ReportsUsage(_ codec.Protocol, name, _ string) bool {
+	switch name {
+	case "messageStop", "metadata", "contentBlockStart":
+		return true
+	}
+	return strings.HasPrefix(name, exceptionPrefix)
+}
