@@ -3,8 +3,6 @@ package bedrock
 //go:generate go run ../internal/fieldgen/cmd/fieldgen
 
 import (
-	"net/url"
-
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/internal/wire"
 	"github.com/llmbridge/llmbridge/mapping"
@@ -84,11 +82,43 @@ func (converseCodec) AppendError(dst []byte, _ codec.Protocol, e *codec.Error) [
 // AWS SDKs escape a model id's ':' and an ARN's '/', and SigV4 signs the
 // escaped path, so the path is returned as it goes on the wire.
 func (converseCodec) UpstreamPath(_ codec.Protocol, _ codec.Location, model string, stream bool) (string, string) {
-	path := "/model/" + url.PathEscape(model)
+	path := "/model/" + escapeSegment(model)
 	if stream {
 		return path + "/converse-stream", ""
 	}
 	return path + "/converse", ""
+}
+
+// escapeSegment escapes s as one path segment the way the AWS SDKs do
+// (RFC 3986): every byte but the unreserved letters, digits, '-', '.', '_'
+// and '~' is percent-encoded, ':' and '/' included. url.PathEscape would
+// leave ':' as it is, and the path signed would not be the path the
+// SDKs sign.
+func escapeSegment(s string) string {
+	const hex = "0123456789ABCDEF"
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if !unreserved(s[i]) {
+			n++
+		}
+	}
+	if n == 0 {
+		return s
+	}
+	b := make([]byte, 0, len(s)+2*n)
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; unreserved(c) {
+			b = append(b, c)
+		} else {
+			b = append(b, '%', hex[c>>4], hex[c&15])
+		}
+	}
+	return string(b)
+}
+
+// unreserved reports whether c is an unreserved character of RFC 3986.
+func unreserved(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
 }
 
 // Interface guard
