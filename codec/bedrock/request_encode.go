@@ -35,14 +35,15 @@ func appendConverseRequest(dst []byte, req *codec.Request, opts *codec.EncodeOpt
 	if err != nil {
 		return dst, err
 	}
+	if err := checkSystem(req); err != nil {
+		return dst, err
+	}
 	start := len(dst)
 	dst = append(dst, `{"messages":`...)
 	if dst, err = appendConverseMessages(dst, req); err != nil {
 		return dst[:start], err
 	}
-	if dst, err = appendConverseSystem(dst, req); err != nil {
-		return dst[:start], err
-	}
+	dst = appendConverseSystem(dst, req)
 	dst = appendInferenceConfig(dst, req, &plan)
 	if dst, err = appendToolConfig(dst, req); err != nil {
 		return dst[:start], err

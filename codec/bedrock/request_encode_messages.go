@@ -15,18 +15,26 @@ func isSystemRole(r codec.Role) bool {
 	return r == codec.RoleSystem || r == codec.RoleDeveloper
 }
 
+// checkSystem rejects a system prompt or system message with a part that
+// is not text: Converse's system prompt holds text only.
+func checkSystem(req *codec.Request) *codec.Error {
+	i, j := badSystemPart(req)
+	if j < 0 {
+		return nil
+	}
+	path := wire.IndexPath("system", j)
+	if i >= 0 {
+		path = wire.IndexPath(wire.IndexPath("messages", i)+".content", j)
+	}
+	return wire.CannotEncode(codec.Bedrock, path, "content part type", codec.PartCapability(i, j))
+}
+
 // appendConverseSystem appends the system prompt: req.System followed by
 // the system and developer messages of the conversation, in order, since
 // Converse only has a top-level system prompt. Empty texts are skipped
 // (Converse rejects blank text blocks) and no text writes no system field.
-func appendConverseSystem(dst []byte, req *codec.Request) ([]byte, *codec.Error) {
-	if i, j := badSystemPart(req); j >= 0 {
-		path := wire.IndexPath("system", j)
-		if i >= 0 {
-			path = wire.IndexPath(wire.IndexPath("messages", i)+".content", j)
-		}
-		return dst, wire.CannotEncode(codec.Bedrock, path, "content part type", codec.PartCapability(i, j))
-	}
+// The parts have been checked with checkSystem.
+func appendConverseSystem(dst []byte, req *codec.Request) []byte {
 	start := len(dst)
 	dst = append(dst, `,"system":[`...)
 	comma := appendSystemTexts(&dst, req.System, false)
@@ -36,9 +44,9 @@ func appendConverseSystem(dst []byte, req *codec.Request) ([]byte, *codec.Error)
 		}
 	}
 	if !comma {
-		return dst[:start], nil
+		return dst[:start]
 	}
-	return append(dst, ']'), nil
+	return append(dst, ']')
 }
 
 // badSystemPart returns where the first system part that is not text is:
