@@ -1,6 +1,8 @@
 package bedrock
 
 import (
+	"slices"
+
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/codec/internal/wire"
@@ -135,7 +137,7 @@ func historyTools(req *codec.Request) []string {
 				continue
 			}
 			name := wire.CallWireName(part)
-			if declared(req, name) || contains(names, name) {
+			if declared(req, name) || slices.Contains(names, name) {
 				continue
 			}
 			names = append(names, name)
@@ -156,20 +158,11 @@ func hasToolBlocks(req *codec.Request) bool {
 	return false
 }
 
-// declared reports whether a tool of the request is declared as name.
+// declared reports whether a tool of the request is declared as name
+// (its flat name, as FunctionView writes it).
 func declared(req *codec.Request, name string) bool {
 	for i := range req.Tools {
-		if n, _, _ := wire.FunctionView(&req.Tools[i]); n == name {
-			return true
-		}
-	}
-	return false
-}
-
-// contains reports whether names holds name.
-func contains(names []string, name string) bool {
-	for _, n := range names {
-		if n == name {
+		if t := &req.Tools[i]; codec.FlatToolName(t.Namespace, t.Name) == name {
 			return true
 		}
 	}

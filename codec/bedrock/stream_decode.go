@@ -54,16 +54,24 @@ func (d *converseStreamDecoder) Decode(out []codec.Event, name, data []byte, _ b
 	}
 	d.text.Reset()
 	s := jsonx.BytesToString(data)
+	ev := jsonx.BytesToString(name)
+	if strings.HasPrefix(ev, errorPrefix) {
+		// An error message of the event stream: its code, and its
+		// message as plain text.
+		return d.fail(out, d.streamError(ev[len(errorPrefix):], strings.Clone(s)))
+	}
 	if !d.text.IndexEvent(s, &d.index) {
+		if strings.HasPrefix(ev, exceptionPrefix) {
+			return d.fail(out, d.streamError(ev[len(exceptionPrefix):], ""))
+		}
 		return d.fail(out, d.bad("event data is not valid JSON"))
 	}
 	root := gjson.Parse(s)
+	if strings.HasPrefix(ev, exceptionPrefix) {
+		return d.fail(out, d.streamError(ev[len(exceptionPrefix):], strings.Clone(root.Get("message").Str)))
+	}
 	if !root.IsObject() {
 		return d.fail(out, d.bad("event data is not a JSON object"))
-	}
-	ev := jsonx.BytesToString(name)
-	if strings.HasPrefix(ev, exceptionPrefix) {
-		return d.fail(out, d.exception(ev[len(exceptionPrefix):], root))
 	}
 	if d.stopped && ev != "metadata" {
 		return d.fail(out, d.bad(ev+" after messageStop"))
@@ -289,16 +297,17 @@ func (d *converseStreamDecoder) metadata(out []codec.Event, root gjson.Result) [
 	return out
 }
 
-// exception converts an exception event: its type (in lower camel case,
-// as the event name has it) and message. The type is kept as the error's
-// code in the form AWS's error bodies use (ThrottlingException), so that
-// a Bedrock client receives it unchanged.
-func (d *converseStreamDecoder) exception(typ string, root gjson.Result) *codec.Error {
+// streamError converts an exception or error message of the stream: its
+// type (in lower camel case, as an exception's event name has it) and
+// message. The type is kept as the error's code in the form AWS's error
+// bodies use (ThrottlingException), so that a Bedrock client receives it
+// unchanged.
+func (d *converseStreamDecoder) streamError(typ, message string) *codec.Error {
 	if typ != "" && typ[0] >= 'a' && typ[0] <= 'z' {
 		typ = string(typ[0]-'a'+'A') + typ[1:]
 	}
 	kind, _ := mapping.FromAWSErrorType(typ)
-	e := &codec.Error{Status: mapping.StatusForKind(kind), Kind: kind, Message: strings.Clone(root.Get("message").Str), Protocol: d.p, Code: typ}
+	e := &codec.Error{Status: mapping.StatusForKind(kind), Kind: kind, Message: message, Protocol: d.p, Code: typ}
 	if e.Message == "" {
 		e.Message = "upstream " + string(d.p) + " stream failed with " + typ
 	}

@@ -124,6 +124,16 @@ func TestStreamDecode(t *testing.T) {
 			want: "start\nerror 429 ThrottlingException ThrottlingException: Too many requests\n",
 		},
 		{
+			name:   "an exception whose data is not JSON",
+			stream: sseOf("exception:validationException", `oops`),
+			want:   "error 400 ValidationException ValidationException: upstream bedrock stream failed with ValidationException\n",
+		},
+		{
+			name:   "an error message",
+			stream: sseOf("error:InternalFailure", `Something broke`),
+			want:   "error 500 InternalServerException InternalFailure: Something broke\n",
+		},
+		{
 			name:   "an exception without a message",
 			stream: sseOf("exception:modelStreamErrorException", `{}`),
 			want:   "error 500 InternalServerException ModelStreamErrorException: upstream bedrock stream failed with ModelStreamErrorException\n",
@@ -205,6 +215,7 @@ func TestCheckEvent(t *testing.T) {
 		{"messageStop", `{}`, true, false, true},
 		{"metadata", `{}`, true, true, true},
 		{"exception:validationException", `{"message":"x"}`, true, true, true},
+		{"error:InternalFailure", `text`, true, true, true},
 		{"other", `{}`, false, false, false},
 		{"metadata", `[]`, false, false, true},
 	} {
