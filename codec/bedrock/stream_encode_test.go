@@ -190,3 +190,44 @@ func TestUpstreamPath(t *testing.T) {
 		t.Errorf("route %s %s %v %v", p, model, stream, ok)
 	}
 }
+
+// TestStreamEncodeCases encodes the shared canonical streams, compares
+// them with testdata/bedrock/stream_<name>.sse, decodes them back, and has
+// the AWS SDK read them: a complete stream without an error, a failed one
+// with the exception that ends it.
+func TestStreamEncodeCases(t *testing.T) {
+	for _, tt := range codectest.EncodeCases {
+		t.Run(tt.Name, func(t *testing.T) {
+			got := codectest.EncodeStream(codec.Bedrock, &tt.Req, tt.Evs)
+			checkTextGolden(t, "bedrock/stream_"+tt.Name+".sse", got)
+			back := codectest.Summarize(codectest.DecodeStream(t, codec.Bedrock, got, nil))
+			want := codectest.Summarize(tt.Evs)
+			// Converse names neither the response nor the model, has no
+			// refusal part and no pause, and reports usage and a stop
+			// reason always.
+			want.ID, want.Model, want.Text, want.Refusal = "", "", want.Text+want.Refusal, ""
+			if want.Complete {
+				want.Stop = mapping.FromConverseStopReason(mapping.ConverseStopReason(want.Stop))
+				if want.Stop == mapping.StopEnd && want.Tools != "" {
+					want.Stop = mapping.StopToolUse
+				}
+				want.Usage.Known, want.Usage.ReasoningTokens = true, 0
+			} else {
+				// Usage goes in metadata, the last event, which a failed
+				// stream never reaches.
+				want.Usage = codec.Usage{}
+			}
+			if (back.Err == nil) != (want.Err == nil) || back.Err != nil && back.Err.Message != want.Err.Message {
+				t.Errorf("error %v, want %v", back.Err, want.Err)
+			}
+			back.Err, want.Err = nil, nil
+			if back != want {
+				t.Errorf("round trip:\n got %+v\nwant %+v", back, want)
+			}
+			events, err := sdkStream(t, tt.Evs)
+			if (err != nil) == want.Complete || want.Complete && len(events) == 0 {
+				t.Errorf("the SDK read %d events and error %v", len(events), err)
+			}
+		})
+	}
+}
