@@ -44,10 +44,29 @@
 // The fields Converse has no common slot for are written in
 // additionalModelRequestFields in the shape of the model's vendor, known
 // from the model id: for Claude models (anthropic.claude-*, with or
-// without a cross-region prefix) thinking and top_k as Anthropic spells
-// them. Toward other models, top_k and reasoning settings have no home and
-// are refused (a capability error), as are presence and frequency
-// penalties, verbosity, JSON output without a schema, hosted tools (web
-// search) and audio input everywhere; a seed and the end-user id are hints
-// and dropped.
+// without a cross-region prefix, or an ARN ending in one) thinking and
+// top_k as Anthropic spells them, and an effort beside a thinking budget
+// in outputConfig.effort. Toward other models (and application inference
+// profiles, whose ARNs do not name the model) top_k and reasoning settings
+// have no home and are refused with a capability error; asking for no
+// reasoning is dropped instead, since the model's default stays.
+//
+// Refused toward every model, as capability errors: presence and
+// frequency penalties, verbosity, JSON output without a schema, hosted
+// tools (web search), audio, images and documents given by URL or in a
+// media type Converse has no format for, and tool choice none when the
+// history holds tool calls (Converse has no "none"; without tool history
+// it is written as no tools). Dropped as hints, and listed in
+// Request.Dropped: a seed, the end-user id, the parallel tool call switch,
+// a Responses reasoning summary, and reasoning of other families or
+// without a signature in the history (Claude verifies the reasoning it
+// is given).
+//
+// Decoding a Converse client's request, Claude's additionalModelRequestFields
+// (thinking, top_k, anthropic_beta) are read into the canonical request;
+// any other model-specific field is a capability error, since no other
+// protocol can carry it. Cache points, guardrail settings, performance and
+// service tier settings, request metadata and additionalModelResponseFieldPaths
+// steer the provider and are dropped hints; prompt variables, guard
+// content, video, S3 sources and Bedrock system tools are refused.
 package bedrock

@@ -17,10 +17,11 @@ const (
 
 // CheckEvent accepts the ConverseStream events by name, with a JSON object
 // as data. A stream ends with metadata, the last event AWS sends, or with
-// an exception or error message (whose data is text); messageStop is not
+// an exception or error message, whatever its data (an error message's is
+// text); messageStop is not
 // terminal, since metadata (the usage) follows it.
 func (converseCodec) CheckEvent(_ codec.Protocol, name, data string, _ bool) (valid, terminal bool) {
-	if strings.HasPrefix(name, errorPrefix) {
+	if strings.HasPrefix(name, errorPrefix) || strings.HasPrefix(name, exceptionPrefix) {
 		return true, true
 	}
 	if !jsonx.IsObject(data) {
@@ -30,9 +31,6 @@ func (converseCodec) CheckEvent(_ codec.Protocol, name, data string, _ bool) (va
 	case "messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop", "messageStop":
 		return true, false
 	case "metadata":
-		return true, true
-	}
-	if strings.HasPrefix(name, exceptionPrefix) {
 		return true, true
 	}
 	return false, false

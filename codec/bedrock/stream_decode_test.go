@@ -217,6 +217,7 @@ func TestCheckEvent(t *testing.T) {
 		{"exception:validationException", `{"message":"x"}`, true, true, true},
 		{"error:InternalFailure", `text`, true, true, true},
 		{"other", `{}`, false, false, false},
+		{"exception:throttlingException", `oops`, true, true, true},
 		{"metadata", `[]`, false, false, true},
 	} {
 		valid, terminal := c.CheckEvent(codec.Bedrock, tt.name, tt.data, false)
