@@ -62,10 +62,9 @@ func (converseCodec) NewStreamDecoder(p codec.Protocol) codec.StreamDecoder {
 	return newConverseStreamDecoder(p)
 }
 
-// NewStreamEncoder returns an encoder of a ConverseStream stream for the
-// client's request req.
-func (converseCodec) NewStreamEncoder(_ codec.Protocol, req *codec.Request) codec.StreamEncoder {
-	return newConverseStreamEncoder(req)
+// NewStreamEncoder returns an encoder of a ConverseStream stream.
+func (converseCodec) NewStreamEncoder(codec.Protocol, *codec.Request) codec.StreamEncoder {
+	return newConverseStreamEncoder()
 }
 
 // DecodeError reads the type of an AWS error object.

@@ -88,8 +88,8 @@ func (d *converseRequestDecoder) field(name string, v gjson.Result) *codec.Error
 	return wire.UnknownField(name)
 }
 
-// dropHint records a hint field of the JSON type that is checks; null is
-// absent and not recorded.
+// dropHint records a hint field at path, whose value must pass is (want
+// names that JSON type in the error); null is absent and not recorded.
 func dropHint(req *request, path string, v gjson.Result, want string, is func(gjson.Result) bool) *codec.Error {
 	switch {
 	case v.Type == gjson.Null:

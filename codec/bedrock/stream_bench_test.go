@@ -26,7 +26,7 @@ func TestStreamAllocs(t *testing.T) {
 	}); n != 0 {
 		t.Errorf("decode: %v allocations per delta", n)
 	}
-	enc := newConverseStreamEncoder(&codec.Request{Model: "m"})
+	enc := newConverseStreamEncoder()
 	dst := enc.Encode(nil, &codec.Event{Type: codec.EventStart})
 	dst = enc.Encode(dst, &codec.Event{Type: codec.EventPartStart, Part: codec.PartText})
 	ev := codec.Event{Type: codec.EventPartDelta, Text: benchText}
@@ -49,7 +49,7 @@ func BenchmarkStreamDecodeDelta(b *testing.B) {
 }
 
 func BenchmarkStreamEncodeDelta(b *testing.B) {
-	enc := newConverseStreamEncoder(&codec.Request{Model: "m"})
+	enc := newConverseStreamEncoder()
 	dst := enc.Encode(nil, &codec.Event{Type: codec.EventStart})
 	dst = enc.Encode(dst, &codec.Event{Type: codec.EventPartStart, Part: codec.PartText})
 	ev := codec.Event{Type: codec.EventPartDelta, Text: benchText}

@@ -43,6 +43,8 @@ type converseStreamDecoder struct {
 	signature []byte
 }
 
+// newConverseStreamDecoder returns a decoder at the start of a stream of
+// protocol p.
 func newConverseStreamDecoder(p codec.Protocol) *converseStreamDecoder {
 	return &converseStreamDecoder{p: p, text: jsonx.NewArena(arenaSize), open: -1}
 }

@@ -1,6 +1,8 @@
 package bedrock
 
 import (
+	"strings"
+
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/codec/internal/wire"
@@ -20,7 +22,6 @@ import (
 // parts and citations have no Converse form and are skipped. A failed
 // stream ends with an exception event.
 type converseStreamEncoder struct {
-	req     *codec.Request
 	filter  wire.ServerFilter
 	started bool
 	done    bool
@@ -41,8 +42,11 @@ type converseStreamEncoder struct {
 	usage   codec.Usage
 }
 
-func newConverseStreamEncoder(req *codec.Request) *converseStreamEncoder {
-	return &converseStreamEncoder{req: req}
+// newConverseStreamEncoder returns an encoder at the start of a stream.
+// It needs nothing of the client's request: Converse streams name no
+// model.
+func newConverseStreamEncoder() *converseStreamEncoder {
+	return &converseStreamEncoder{}
 }
 
 // Encode implements StreamEncoder.
@@ -58,7 +62,7 @@ func (e *converseStreamEncoder) Encode(dst []byte, ev *codec.Event) []byte {
 		e.open, e.kind, e.wrote, e.redacted = true, ev.Part, false, ev.Redacted
 		e.itemID = ""
 		if ev.Part == codec.PartReasoning && ev.ItemID != "" {
-			e.itemID = string([]byte(ev.ItemID))
+			e.itemID = strings.Clone(ev.ItemID)
 		}
 		if ev.Part == codec.PartToolCall {
 			e.calls = true
@@ -76,7 +80,7 @@ func (e *converseStreamEncoder) Encode(dst []byte, ev *codec.Event) []byte {
 		e.usage = ev.Usage
 	case codec.EventStop:
 		e.stop = ev.StopReason
-		e.stopSeq = string([]byte(ev.StopSequence))
+		e.stopSeq = strings.Clone(ev.StopSequence)
 	case codec.EventEnd:
 		return e.end(dst)
 	case codec.EventError:
