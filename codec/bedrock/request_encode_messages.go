@@ -392,10 +392,10 @@ func appendMedia(dst []byte, part *codec.Part) []byte {
 }
 
 // validDocumentName reports whether name is a document name Converse
-// accepts: letters, digits, single spaces, hyphens, parentheses and
-// square brackets.
+// accepts: 1 to 200 letters, digits, single spaces, hyphens, parentheses
+// and square brackets.
 func validDocumentName(name string) bool {
-	if name == "" {
+	if name == "" || len(name) > 200 {
 		return false
 	}
 	space := false

@@ -229,6 +229,22 @@ func TestEncodeRequestErrors(t *testing.T) {
 	}
 }
 
+func TestValidDocumentName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"Report (2025) [v2]":     true,
+		"a-b c":                  true,
+		"":                       false,
+		"two  spaces":            false,
+		"dots.pdf":               false,
+		strings.Repeat("a", 200): true,
+		strings.Repeat("a", 201): false,
+	} {
+		if got := validDocumentName(name); got != want {
+			t.Errorf("validDocumentName(%q) = %v", name, got)
+		}
+	}
+}
+
 func TestIsClaudeModel(t *testing.T) {
 	for model, want := range map[string]bool{
 		"anthropic.claude-3-haiku-20240307-v1:0":                           true,
