@@ -40,6 +40,8 @@ func clientKeyRequest(p codec.Protocol, cred func(r *http.Request)) *http.Reques
 		target, body = "/v1/projects/p/locations/l/publishers/google/models/m:generateContent", `{"contents":[{"role":"user","parts":[{"text":"Hi"}]}]}`
 	case codec.VertexAnthropic:
 		target, body = "/v1/projects/p/locations/l/publishers/anthropic/models/m:rawPredict", `{"anthropic_version":"vertex-2023-10-16","max_tokens":5,"messages":[{"role":"user","content":"Hi"}]}`
+	case codec.Bedrock:
+		target, body = "/model/m/converse", `{"messages":[{"role":"user","content":[{"text":"Hi"}]}]}`
 	case codec.BedrockAnthropic:
 		target, body = "/model/anthropic.m-v1:0/invoke", `{"anthropic_version":"bedrock-2023-05-31","max_tokens":5,"messages":[{"role":"user","content":"Hi"}]}`
 	}

@@ -3,8 +3,9 @@
 // them. Each protocol family is a package of its own that registers its
 // protocols (Register) the way image formats and database/sql drivers do:
 // codec/chat (openai-chat), codec/responses (openai-responses),
-// codec/anthropic (anthropic-messages, vertex-anthropic) and codec/gemini
-// (gemini, vertex); codec/all imports them all. A codec decodes and
+// codec/anthropic (anthropic-messages, vertex-anthropic), codec/gemini
+// (gemini, vertex) and codec/bedrock (bedrock, Amazon Bedrock's Converse
+// API); codec/all imports them all. A codec decodes and
 // encodes requests, responses, streams and error bodies of its protocol;
 // it knows nothing of HTTP servers or Caddy and is usable as a plain
 // library:

@@ -31,8 +31,8 @@ func wantConversation(p codec.Protocol) codec.Request {
 	switch p {
 	case codec.OpenAIResponses:
 		r.StopSequences = nil // Responses has no stop sequences
-	case codec.Gemini, codec.Vertex:
-		r.User = "" // Gemini has no end-user field
+	case codec.Gemini, codec.Vertex, codec.Bedrock:
+		r.User = "" // Gemini and Converse have no end-user field
 	case codec.VertexAnthropic:
 		r.Dropped = []string{"anthropic_version"}
 	case codec.BedrockAnthropic:

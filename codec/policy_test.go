@@ -19,6 +19,7 @@ var policyBase = map[codec.Protocol]string{
 	codec.OpenAIResponses:   `{"model":"m","input":"Hi"}`,
 	codec.AnthropicMessages: `{"model":"m","max_tokens":16,"messages":[{"role":"user","content":"Hi"}]}`,
 	codec.Gemini:            `{"contents":[{"role":"user","parts":[{"text":"Hi"}]}]}`,
+	codec.Bedrock:           `{"messages":[{"role":"user","content":[{"text":"Hi"}]}]}`,
 }
 
 // policyTargets are the upstream protocols a field is encoded toward: one
@@ -32,6 +33,7 @@ const (
 	exRespTools   = `[{"type":"function","name":"f","parameters":{"type":"object"}}]`
 	exClaudeTools = `[{"name":"f","input_schema":{"type":"object"}}]`
 	exGemTools    = `[{"functionDeclarations":[{"name":"f","parametersJsonSchema":{"type":"object"}}]}]`
+	exConvTools   = `{"tools":[{"toolSpec":{"name":"f","inputSchema":{"json":{"type":"object"}}}}]}`
 	exPNG         = `iVBORw0KGgo=`
 	exPDF         = `JVBERi0=`
 )
@@ -242,6 +244,47 @@ var policyExamples = map[codec.Protocol]map[string][]string{
 		"contents[].parts[].thoughtSignature": {"contents", `[{"role":"user","parts":[{"text":"Hi"}]},` +
 			`{"role":"model","parts":[{"text":"A","thoughtSignature":"c2ln"}]},{"role":"user","parts":[{"text":"Go"}]}]`},
 	},
+	codec.Bedrock: {
+		"messages":                          nil,
+		"system":                            {"system", `[{"text":"Be brief"}]`},
+		"additionalModelResponseFieldPaths": {"additionalModelResponseFieldPaths", `["/stop_sequence"]`},
+		"performanceConfig":                 {"performanceConfig", `{"latency":"optimized"}`},
+		"requestMetadata":                   {"requestMetadata", `{"k":"v"}`},
+		"serviceTier":                       {"serviceTier", `{"type":"priority"}`},
+		"guardrailConfig":                   {"guardrailConfig", `{"guardrailIdentifier":"g","guardrailVersion":"1"}`},
+		"promptVariables":                   {"promptVariables", `{"x":{"text":"y"}}`},
+		"system[].cachePoint":               {"system", `[{"text":"Be brief"},{"cachePoint":{"type":"default"}}]`},
+		"system[].guardContent":             {"system", `[{"guardContent":{"text":{"text":"Be brief"}}}]`},
+		"inferenceConfig.maxTokens":         {"inferenceConfig", `{"maxTokens":16}`},
+		"inferenceConfig.temperature":       {"inferenceConfig", `{"temperature":0.5}`},
+		"inferenceConfig.topP":              {"inferenceConfig", `{"topP":0.9}`},
+		"inferenceConfig.stopSequences":     {"inferenceConfig", `{"stopSequences":["END"]}`},
+		"messages[].content[] (image, document)": {"messages.0.content", `[{"image":{"format":"png","source":{"bytes":"` + exPNG + `"}}},` +
+			`{"document":{"format":"pdf","name":"doc","source":{"bytes":"` + exPDF + `"}}},{"text":"Hi"}]`},
+		"messages[].content[] (toolUse, toolResult)": {"toolConfig", exConvTools, "messages", `[{"role":"user","content":[{"text":"Hi"}]},` +
+			`{"role":"assistant","content":[{"toolUse":{"toolUseId":"t1","name":"f","input":{}}}]},` +
+			`{"role":"user","content":[{"toolResult":{"toolUseId":"t1","content":[{"text":"ok"}]}}]}]`},
+		"messages[].content[] (reasoningContent)": {"messages", `[{"role":"user","content":[{"text":"Hi"}]},` +
+			`{"role":"assistant","content":[{"reasoningContent":{"reasoningText":{"text":"hm","signature":"sig"}}},{"text":"A"}]},{"role":"user","content":[{"text":"Go"}]}]`},
+		"messages[].content[] (cachePoint)": {"messages.0.content", `[{"text":"Hi"},{"cachePoint":{"type":"default"}}]`},
+		"messages[].content[] (citationsContent)": {"messages", `[{"role":"user","content":[{"text":"Hi"}]},` +
+			`{"role":"assistant","content":[{"citationsContent":{"content":[{"text":"A"}],"citations":[{"title":"t"}]}}]},{"role":"user","content":[{"text":"Go"}]}]`},
+		"messages[].content[] (guardContent, video, audio, ...)":     {"messages.0.content", `[{"text":"Hi"},{"video":{"format":"mp4","source":{"bytes":"AAAA"}}}]`},
+		"messages[].content[].document.context":                      {"messages.0.content", `[{"document":{"format":"pdf","name":"doc","source":{"bytes":"` + exPDF + `"},"context":"ctx"}},{"text":"Hi"}]`},
+		"messages[].content[].document.citations":                    {"messages.0.content", `[{"document":{"format":"pdf","name":"doc","source":{"bytes":"` + exPDF + `"},"citations":{"enabled":true}}},{"text":"Hi"}]`},
+		"messages[].content[] (image or document in S3, or as text)": {"messages.0.content", `[{"image":{"format":"png","source":{"s3Location":{"uri":"s3://b/a.png"}}}},{"text":"Hi"}]`},
+		"toolConfig.tools":                            {"toolConfig", exConvTools},
+		"toolConfig.toolChoice":                       {"toolConfig", `{"tools":[{"toolSpec":{"name":"f","inputSchema":{"json":{"type":"object"}}}}],"toolChoice":{"any":{}}}`},
+		"toolConfig.tools[].cachePoint":               {"toolConfig", `{"tools":[{"toolSpec":{"name":"f","inputSchema":{"json":{"type":"object"}}}},{"cachePoint":{"type":"default"}}]}`},
+		"toolConfig.tools[].systemTool":               {"toolConfig", `{"tools":[{"systemTool":{"name":"nova_grounding"}}]}`},
+		"toolConfig.tools[].toolSpec.strict":          {"toolConfig", `{"tools":[{"toolSpec":{"name":"f","inputSchema":{"json":{"type":"object"}},"strict":true}}]}`},
+		"outputConfig.textFormat":                     {"outputConfig", `{"textFormat":{"type":"json_schema","structure":{"jsonSchema":{"schema":"{\"type\":\"object\"}","name":"r"}}}}`},
+		"outputConfig.effort":                         {"outputConfig", `{"effort":"high"}`},
+		"additionalModelRequestFields.thinking":       {"additionalModelRequestFields", `{"thinking":{"type":"enabled","budget_tokens":2048}}`},
+		"additionalModelRequestFields.top_k":          {"additionalModelRequestFields", `{"top_k":5}`},
+		"additionalModelRequestFields.anthropic_beta": {"additionalModelRequestFields", `{"anthropic_beta":["x"]}`},
+		"additionalModelRequestFields (other)":        {"additionalModelRequestFields", `{"foo":1}`},
+	},
 }
 
 // policyBody returns protocol p's base request with the example edits.
@@ -379,7 +422,7 @@ func TestFieldTable(t *testing.T) {
 // path in order of first appearance, one column per client protocol
 // family.
 func renderFieldTable() string {
-	cols := []codec.Protocol{codec.OpenAIChat, codec.OpenAIResponses, codec.AnthropicMessages, codec.Gemini}
+	cols := []codec.Protocol{codec.OpenAIChat, codec.OpenAIResponses, codec.AnthropicMessages, codec.Gemini, codec.Bedrock}
 	var order []string
 	cells := map[string]map[codec.Protocol]codec.FieldClass{}
 	for _, f := range fieldTable() {
@@ -390,7 +433,7 @@ func renderFieldTable() string {
 		cells[f.Path][f.Protocol] = f.Class
 	}
 	var b strings.Builder
-	b.WriteString("| field | openai-chat | openai-responses | anthropic-messages, vertex-anthropic | gemini, vertex |\n|---|---|---|---|---|\n")
+	b.WriteString("| field | openai-chat | openai-responses | anthropic-messages, vertex-anthropic | gemini, vertex | bedrock |\n|---|---|---|---|---|---|\n")
 	for _, path := range order {
 		b.WriteString("| `" + strings.Replace(path, " (", "` (", 1))
 		if !strings.Contains(path, " (") {

@@ -41,8 +41,17 @@ func issuedReasoning(u codec.Protocol) []codec.Part {
 func nativeAnswer(u codec.Protocol) []byte {
 	var b []byte
 	parts := issuedReasoning(u)
-	switch wire.FamilyOf(u) {
-	case mapping.FamilyAnthropic:
+	switch {
+	case u == codec.Bedrock:
+		b = append(b, `{"output":{"message":{"role":"assistant","content":[{"reasoningContent":{"reasoningText":{"text":`...)
+		b = jsonx.AppendString(b, parts[0].Text)
+		b = append(b, `,"signature":`...)
+		b = jsonx.AppendString(b, parts[0].Signature)
+		b = append(b, `}}},{"reasoningContent":{"redactedContent":`...)
+		b = jsonx.AppendString(b, parts[1].Signature)
+		b = append(b, `}},{"toolUse":{"toolUseId":"call_1","name":"get_weather","input":{"city":"Paris"}}}]}},"stopReason":"tool_use",`+
+			`"usage":{"inputTokens":10,"outputTokens":50,"totalTokens":60},"metrics":{"latencyMs":5}}`...)
+	case wire.FamilyOf(u) == mapping.FamilyAnthropic:
 		b = append(b, `{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"thinking","thinking":`...)
 		b = jsonx.AppendString(b, parts[0].Text)
 		b = append(b, `,"signature":`...)
@@ -50,7 +59,7 @@ func nativeAnswer(u codec.Protocol) []byte {
 		b = append(b, `},{"type":"redacted_thinking","data":`...)
 		b = jsonx.AppendString(b, parts[1].Signature)
 		b = append(b, `},{"type":"tool_use","id":"call_1","name":"get_weather","input":{"city":"Paris"}}],"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":10,"output_tokens":50}}`...)
-	case mapping.FamilyOpenAI:
+	case wire.FamilyOf(u) == mapping.FamilyOpenAI:
 		b = append(b, `{"id":"resp_1","object":"response","created_at":1,"status":"completed","model":"m","output":[{"type":"reasoning","id":`...)
 		b = jsonx.AppendString(b, parts[0].ItemID)
 		b = append(b, `,"summary":[{"type":"summary_text","text":`...)
@@ -86,6 +95,12 @@ func historyFromResponse(t *testing.T, c codec.Protocol, body []byte, dropThough
 	}
 	tools := `[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}}]`
 	switch c.Family() {
+	case codec.Bedrock:
+		out = `{"messages":[{"role":"user","content":[{"text":"Weather in Paris?"}]}],"inferenceConfig":{"maxTokens":20000},` +
+			`"additionalModelRequestFields":{"thinking":{"type":"enabled","budget_tokens":16000}}}`
+		set("toolConfig", `{"tools":[{"toolSpec":{"name":"get_weather","inputSchema":{"json":{"type":"object","properties":{"city":{"type":"string"}}}}}}]}`)
+		set("messages.-1", resp.Get("output.message").Raw)
+		set("messages.-1", `{"role":"user","content":[{"toolResult":{"toolUseId":"call_1","content":[{"text":"sunny"}]}}]}`)
 	case codec.OpenAIChat:
 		out = `{"model":"m","messages":[{"role":"user","content":"Weather in Paris?"}],"reasoning_effort":"high"}`
 		set("tools", tools)
@@ -137,6 +152,20 @@ func historyFromResponse(t *testing.T, c codec.Protocol, body []byte, dropThough
 func returnedOpaque(u codec.Protocol, body []byte) []string {
 	var got []string
 	root := gjson.ParseBytes(body)
+	if u == codec.Bedrock {
+		root.Get("messages.#.content").ForEach(func(_, blocks gjson.Result) bool {
+			blocks.ForEach(func(_, b gjson.Result) bool {
+				if r := b.Get("reasoningContent.reasoningText"); r.Exists() {
+					got = append(got, "thinking:"+r.Get("text").Str+"|"+r.Get("signature").Str)
+				} else if r := b.Get("reasoningContent.redactedContent"); r.Exists() {
+					got = append(got, "redacted:"+r.Str)
+				}
+				return true
+			})
+			return true
+		})
+		return got
+	}
 	switch wire.FamilyOf(u) {
 	case mapping.FamilyAnthropic:
 		root.Get("messages.#.content").ForEach(func(_, blocks gjson.Result) bool {
@@ -199,7 +228,7 @@ func wantOpaque(u codec.Protocol) []string {
 // request the upstream receives carries every opaque value byte for byte in
 // its native slot.
 func TestReasoningReplay(t *testing.T) {
-	upstreams := []codec.Protocol{codec.AnthropicMessages, codec.VertexAnthropic, codec.OpenAIResponses, codec.Gemini, codec.Vertex}
+	upstreams := []codec.Protocol{codec.AnthropicMessages, codec.VertexAnthropic, codec.OpenAIResponses, codec.Gemini, codec.Vertex, codec.Bedrock}
 	for _, u := range upstreams {
 		for _, c := range codec.Protocols() {
 			if c.Family() == u.Family() {
@@ -239,7 +268,13 @@ func replayOnce(t *testing.T, name string, u, c codec.Protocol, dropThoughts boo
 		if c.ModelInPath() {
 			req.Model = "m"
 		}
-		upReq, err := codec.AppendRequest(nil, u, &req, codec.EncodeOptions{Model: "m"})
+		model := "m"
+		if u == codec.Bedrock {
+			// Reasoning settings reach Bedrock only for a model whose
+			// fields are known, Claude's.
+			model = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
+		}
+		upReq, err := codec.AppendRequest(nil, u, &req, codec.EncodeOptions{Model: model})
 		if err != nil {
 			t.Fatalf("encoding turn 2 for the upstream: %v", err)
 		}

@@ -35,7 +35,7 @@ func TestRegisterRejects(t *testing.T) {
 		t.Errorf("a rejected registration replaced openai-chat's descriptor")
 	}
 	all := []codec.Protocol{codec.OpenAIChat, codec.OpenAIResponses, codec.AnthropicMessages, codec.Gemini, codec.Vertex,
-		codec.VertexAnthropic, codec.AzureOpenAI, codec.AzureOpenAIResponses, codec.BedrockAnthropic}
+		codec.VertexAnthropic, codec.AzureOpenAI, codec.AzureOpenAIResponses, codec.Bedrock, codec.BedrockAnthropic}
 	if got := codec.Protocols(); !slices.Equal(got, all) {
 		t.Errorf("Protocols() = %v, want %v", got, all)
 	}

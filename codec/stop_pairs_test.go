@@ -53,6 +53,9 @@ func stopCases(family codec.Protocol) []stopCase {
 		each([]string{"end_turn", "stop_sequence", "tool_use", "pause_turn", "max_tokens", "refusal",
 			"model_context_window_exceeded", "brand_new"}, OutputText)
 		each([]string{"tool_use", "max_tokens"}, OutputToolCall)
+	case codec.Bedrock:
+		each([]string{"end_turn", "tool_use", "max_tokens", "stop_sequence", "guardrail_intervened", "content_filtered",
+			"model_context_window_exceeded", "malformed_model_output", "malformed_tool_use", "brand_new"}, OutputText, OutputToolCall)
 	case codec.OpenAIChat:
 		each([]string{"stop", "length", "tool_calls", "function_call", "content_filter", "brand_new"},
 			OutputText, OutputToolCall, OutputRefusal)
@@ -84,7 +87,37 @@ func pairStop(up, client codec.Protocol, c stopCase) (want string, ok, failure b
 		}
 		return status
 	}
+	if client == codec.Bedrock {
+		switch up {
+		case codec.AnthropicMessages:
+			v, _ := AnthropicToConverseStopReason(c.value)
+			return v, true, false
+		case codec.OpenAIChat:
+			v, _ := ChatToConverseStopReason(c.value, c.out)
+			return v, true, false
+		case codec.Gemini:
+			v, _ := GeminiToConverseStopReason(c.value, c.out)
+			return v, true, false
+		case codec.OpenAIResponses:
+			want, ok, _ = ResponsesToConverseStopReason(c.value, c.reason, c.out)
+			return want, ok, c.value == "failed"
+		}
+	}
 	switch up {
+	case codec.Bedrock:
+		switch client {
+		case codec.AnthropicMessages:
+			v, _ := ConverseToAnthropicStopReason(c.value, c.out)
+			return v, true, false
+		case codec.OpenAIChat:
+			v, _ := ConverseToChatFinishReason(c.value, c.out)
+			return v, true, false
+		case codec.Gemini:
+			v, _ := ConverseToGeminiFinishReason(c.value)
+			return v, true, false
+		case codec.OpenAIResponses:
+			return joined(ConverseToResponsesStatus(c.value)), true, false
+		}
 	case codec.AnthropicMessages:
 		switch client {
 		case codec.OpenAIResponses:
@@ -158,6 +191,9 @@ var stopDivergences = []stopDivergence{
 		},
 		why: "a Chat choice always ends with a finish_reason: tool_calls when the message holds tool calls (Chat clients run tools on it), " +
 			"stop otherwise (chatToolStop, chatStreamEncoder.finish, ChatFinishReason)"},
+	{client: codec.Bedrock,
+		got: func(OutputKind) string { return "end_turn" },
+		why: "a Converse message always ends with a stopReason, end_turn when the upstream gave no reason (ConverseStopReason)"},
 	{client: codec.Gemini,
 		got: func(OutputKind) string { return "STOP" },
 		why: "a Gemini candidate's last chunk always carries a finishReason, STOP when the upstream gave no reason (GeminiFinishReason)"},
@@ -283,6 +319,13 @@ func upstreamStopJSON(p codec.Protocol, c stopCase) []byte {
 	case codec.OpenAIResponses:
 		return []byte(`{"id":"resp_1","object":"response","created_at":1767225600,"status":` + q(c.value) + `,"model":"m",` +
 			responsesStopTail(c, responsesStopItem(c, "completed")) + `}`)
+	case codec.Bedrock:
+		block := `{"text":"Hello"}`
+		if c.out == OutputToolCall {
+			block = `{"toolUse":{"toolUseId":"tooluse_1","name":"get_weather","input":{"city":"Paris"}}}`
+		}
+		return []byte(`{"output":{"message":{"role":"assistant","content":[` + block + `]}},"stopReason":` + q(c.value) +
+			`,"usage":{"inputTokens":5,"outputTokens":3,"totalTokens":8},"metrics":{"latencyMs":10}}`)
 	}
 	panic("no upstream " + string(p))
 }
@@ -323,6 +366,17 @@ func upstreamStopStream(p codec.Protocol, c stopCase) string {
 		b.WriteString("data: " + data + "\n\n")
 	}
 	switch p {
+	case codec.Bedrock:
+		event("messageStart", `{"role":"assistant"}`)
+		if c.out == OutputToolCall {
+			event("contentBlockStart", `{"contentBlockIndex":0,"start":{"toolUse":{"toolUseId":"tooluse_1","name":"get_weather"}}}`)
+			event("contentBlockDelta", `{"contentBlockIndex":0,"delta":{"toolUse":{"input":"{\"city\":\"Paris\"}"}}}`)
+		} else {
+			event("contentBlockDelta", `{"contentBlockIndex":0,"delta":{"text":"Hello"}}`)
+		}
+		event("contentBlockStop", `{"contentBlockIndex":0}`)
+		event("messageStop", `{"stopReason":"`+c.value+`"}`)
+		event("metadata", `{"usage":{"inputTokens":5,"outputTokens":3,"totalTokens":8},"metrics":{"latencyMs":10}}`)
 	case codec.AnthropicMessages:
 		event("message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m",`+
 			`"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":5,"output_tokens":1}}}`)
@@ -423,6 +477,8 @@ func clientStopJSON(p codec.Protocol, body []byte) string {
 		return root.Get("stop_reason").Str
 	case codec.Gemini:
 		return root.Get("candidates.0.finishReason").Str
+	case codec.Bedrock:
+		return root.Get("stopReason").Str
 	}
 	panic("no client " + string(p))
 }
@@ -468,6 +524,13 @@ func clientStopStream(p codec.Protocol, out string) (stop string, errored bool) 
 				stop = f.Str
 			}
 			errored = errored || data.Get("error").Exists()
+		case codec.Bedrock:
+			switch name := string(ev.Name); {
+			case name == "messageStop":
+				stop = data.Get("stopReason").Str
+			case strings.HasPrefix(name, "exception:"):
+				errored = true
+			}
 		}
 	}
 }

@@ -223,3 +223,55 @@ func FromResponsesStatus(status, incompleteReason string, hasToolCall bool) (rea
 	}
 	return StopNone, true
 }
+
+// FromConverseStopReason maps an Amazon Bedrock Converse stopReason.
+//
+// guardrail_intervened (a Bedrock guardrail blocked or masked the output)
+// and content_filtered (the model provider's filter withheld it) are
+// provider filter stops, as Gemini's SAFETY is: StopContentFilter, which
+// client protocols with refusal semantics render as a refusal.
+// model_context_window_exceeded is the context-window stop. The malformed
+// outputs (malformed_model_output, malformed_tool_use) and unknown values
+// are StopOther.
+func FromConverseStopReason(s string) StopReason {
+	switch s {
+	case "":
+		return StopNone
+	case "end_turn":
+		return StopEnd
+	case "tool_use":
+		return StopToolUse
+	case "max_tokens":
+		return StopMaxTokens
+	case "stop_sequence":
+		return StopSequence
+	case "guardrail_intervened", "content_filtered":
+		return StopContentFilter
+	case "model_context_window_exceeded":
+		return StopContextWindow
+	}
+	return StopOther
+}
+
+// ConverseStopReason returns the Converse stopReason for s.
+//
+// Converse has no refusal and no pause: a refusal is content_filtered, the
+// value Converse uses for output the model's side withheld (as Gemini's
+// SAFETY stands for both), and a pause is end_turn. Unknown and missing
+// reasons become end_turn, the only value that claims nothing beyond "the
+// turn ended"; the AWS SDKs require a stop reason.
+func ConverseStopReason(s StopReason) string {
+	switch s {
+	case StopMaxTokens:
+		return "max_tokens"
+	case StopSequence:
+		return "stop_sequence"
+	case StopToolUse:
+		return "tool_use"
+	case StopRefusal, StopContentFilter:
+		return "content_filtered"
+	case StopContextWindow:
+		return "model_context_window_exceeded"
+	}
+	return "end_turn"
+}

@@ -155,3 +155,37 @@ func TestStopReasonString(t *testing.T) {
 		t.Error("unexpected names")
 	}
 }
+
+func TestConverseStopReason(t *testing.T) {
+	tests := []struct {
+		wire      string
+		canonical StopReason
+		back      string
+	}{
+		{"end_turn", StopEnd, "end_turn"},
+		{"tool_use", StopToolUse, "tool_use"},
+		{"max_tokens", StopMaxTokens, "max_tokens"},
+		{"stop_sequence", StopSequence, "stop_sequence"},
+		{"guardrail_intervened", StopContentFilter, "content_filtered"},
+		{"content_filtered", StopContentFilter, "content_filtered"},
+		{"model_context_window_exceeded", StopContextWindow, "model_context_window_exceeded"},
+		{"malformed_model_output", StopOther, "end_turn"},
+		{"malformed_tool_use", StopOther, "end_turn"},
+		{"", StopNone, "end_turn"},
+	}
+	for _, tt := range tests {
+		got := FromConverseStopReason(tt.wire)
+		if got != tt.canonical {
+			t.Errorf("FromConverseStopReason(%q) = %v, want %v", tt.wire, got, tt.canonical)
+		}
+		if back := ConverseStopReason(got); back != tt.back {
+			t.Errorf("ConverseStopReason(%v) = %q, want %q", got, back, tt.back)
+		}
+	}
+	// Converse has no refusal and no pause.
+	for s, want := range map[StopReason]string{StopRefusal: "content_filtered", StopPauseTurn: "end_turn"} {
+		if got := ConverseStopReason(s); got != want {
+			t.Errorf("ConverseStopReason(%v) = %q, want %q", s, got, want)
+		}
+	}
+}

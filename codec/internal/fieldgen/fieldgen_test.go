@@ -12,7 +12,7 @@ import (
 // what its decoders' annotations say (go generate ./codec/... rewrites
 // them).
 func TestGeneratedTablesAreCurrent(t *testing.T) {
-	for _, pkg := range []string{"chat", "responses", "anthropic", "gemini"} {
+	for _, pkg := range []string{"chat", "responses", "anthropic", "gemini", "bedrock"} {
 		dir := filepath.Join("..", "..", pkg)
 		want, err := Generate(dir, pkg)
 		if err != nil {
