@@ -384,7 +384,7 @@ func (f *fitter) anthropicBudget() {
 		return
 	}
 	if b := req.MaxTokens.Value - 1; b >= 1024 {
-		f.add("anthropic.thinking.budget-range", "thinking.budget_tokens", strconv.FormatInt(b, 10), "the budget must stay below max_tokens", ClassAdjust)
+		f.add("anthropic.thinking.budget-range", f.names.budget, strconv.FormatInt(b, 10), "the budget must stay below max_tokens", ClassAdjust)
 		r.Budget.Value = b
 		return
 	}
@@ -576,6 +576,10 @@ var (
 	anthropicNames = fieldNames{reasoning: "thinking", budget: "thinking.budget_tokens", level: "output_config.effort",
 		maxTokens: "max_tokens", temperature: "temperature", topP: "top_p", topK: "top_k", stop: "stop_sequences",
 		presence: "presence_penalty", frequency: "frequency_penalty"}
+	converseNames = fieldNames{reasoning: "additionalModelRequestFields.thinking", budget: "additionalModelRequestFields.thinking.budget_tokens",
+		level: "outputConfig.effort", maxTokens: "inferenceConfig.maxTokens", temperature: "inferenceConfig.temperature",
+		topP: "inferenceConfig.topP", topK: "additionalModelRequestFields.top_k", stop: "inferenceConfig.stopSequences",
+		presence: "presence_penalty", frequency: "frequency_penalty"}
 	geminiNames = fieldNames{reasoning: "thinkingConfig", budget: "thinkingConfig.thinkingBudget", level: "thinkingConfig.thinkingLevel",
 		maxTokens: "maxOutputTokens", temperature: "temperature", topP: "topP", topK: "topK", stop: "stopSequences",
 		presence: "presencePenalty", frequency: "frequencyPenalty"}
@@ -589,6 +593,8 @@ func namesFor(p codec.Protocol) *fieldNames {
 		return &anthropicNames
 	case codec.Gemini:
 		return &geminiNames
+	case codec.Bedrock:
+		return &converseNames
 	}
 	return &chatNames
 }

@@ -292,6 +292,23 @@ func TestFit(t *testing.T) {
 			adjusted: "thinking removed (max_tokens leaves no room for the smallest thinking budget)",
 		},
 		{
+			name: "Claude on Bedrock Converse follows Anthropic's rules, named in Converse's fields", protocol: codec.Bedrock,
+			model:    "us.anthropic.claude-opus-4-1-20250805-v1:0",
+			req:      codec.Request{MaxTokens: optI(64000), Reasoning: codec.Reasoning{Budget: optI(40000)}},
+			adjusted: "inferenceConfig.maxTokens=32000 (64000 is over us.anthropic.claude-opus-4-1-20250805-v1:0's output limit); " +
+				"additionalModelRequestFields.thinking.budget_tokens=31999 (the budget must stay below max_tokens)",
+		},
+		{
+			name: "Claude on Bedrock InvokeModel follows Anthropic's rules", protocol: codec.BedrockAnthropic,
+			model:    "anthropic.claude-opus-4-7-v1:0",
+			req:      codec.Request{TopP: optF(0.9), TopK: optI(5)},
+			adjusted: "top_p removed (anthropic.claude-opus-4-7-v1:0 samples only with its default settings); top_k removed (anthropic.claude-opus-4-7-v1:0 samples only with its default settings)",
+		},
+		{
+			name: "a model of another vendor on Bedrock is sent unchanged", protocol: codec.Bedrock, model: "amazon.nova-pro-v1:0",
+			req: codec.Request{MaxTokens: optI(1 << 40), Temperature: optF(0.3), TopK: optI(5)},
+		},
+		{
 			name: "unknown model is sent unchanged", protocol: codec.OpenAIChat, model: "my-finetune",
 			req: codec.Request{MaxTokens: optI(1 << 40), Temperature: optF(0.3), Reasoning: codec.Reasoning{Effort: mapping.EffortXHigh}},
 		},

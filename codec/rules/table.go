@@ -265,7 +265,10 @@ func (t *Table) DialectNames() []string {
 // "openai" for OpenAI itself).
 func ProviderFor(p codec.Protocol, dialect string) string {
 	switch p.Family() {
-	case codec.AnthropicMessages:
+	case codec.AnthropicMessages, codec.Bedrock:
+		// Converse serves Claude with Anthropic's rules; Bedrock's other
+		// models have no rows, and their requests go as clients make
+		// them.
 		return "anthropic"
 	case codec.Gemini:
 		return "google"
