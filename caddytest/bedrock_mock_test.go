@@ -293,3 +293,12 @@ func unframeClientStream(body []byte) ([]byte, error) {
 	}
 	return out, err
 }
+
+// cloudSettings are the llmbridge settings of a site whose upstream is of
+// protocol p: the Vertex project and location, or the AWS region.
+func cloudSettings(p proto) string {
+	if p.isAWS() {
+		return "\t\taws_region " + awsRegion + "\n"
+	}
+	return "\t\tvertex_project " + vertexProject + "\n\t\tvertex_location " + vertexLocation + "\n"
+}

@@ -150,10 +150,7 @@ func newTestEnv() (*testEnv, error) {
 }
 `, e.adminPort, next(), next())
 	site := func(port int, p proto, upstreamAddr, extra, siteExtra string) string {
-		cloud := "\t\tvertex_project " + vertexProject + "\n\t\tvertex_location " + vertexLocation + "\n"
-		if p.isAWS() {
-			cloud = "\t\taws_region " + awsRegion + "\n"
-		}
+		cloud := cloudSettings(p)
 		fmt.Fprintf(&b, `
 http://localhost:%d {
 %s	llmbridge {

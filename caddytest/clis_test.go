@@ -93,6 +93,19 @@ var cliSpecs = []cliSpec{
 		},
 	},
 	{
+		// Claude Code in Bedrock mode, as Amazon's documentation
+		// configures it with a Bedrock endpoint: InvokeModel paths,
+		// Bedrock model ids, event streams. It authenticates with a
+		// Bedrock API key (a bearer token), which the site passes on as
+		// the upstream's credential.
+		name: "claude-code-bedrock", bin: "claude", client: bedrockAnthropic, shellTools: []string{"Bash"},
+		prepare: func(home, site, prompt string, up proto, workarounds bool) ([]string, []string, error) {
+			return []string{"-p", prompt, "--model", cliBedrockModel, "--allowedTools", "Bash"},
+				[]string{"CLAUDE_CODE_USE_BEDROCK=1", "ANTHROPIC_BEDROCK_BASE_URL=" + site, "AWS_BEARER_TOKEN_BEDROCK=" + cliClientKey,
+					"AWS_REGION=" + awsRegion, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1"}, nil
+		},
+	},
+	{
 		name: "codex", bin: "codex", client: openaiResponses, shellTools: codexShellTools,
 		prepare: func(home, site, prompt string, up proto, workarounds bool) ([]string, []string, error) {
 			return prepareCodex(home, prompt, up, workarounds, `model = "gpt-5-codex"
@@ -169,14 +182,23 @@ wire_api = "responses"
 // cells cover every reasoning kind of the rule table.
 var cliModels = map[proto]map[proto]string{
 	anthropicMsgs: {openaiChat: "gpt-5", openaiResponses: "gpt-5.1-codex-max", gemini: "gemini-2.5-flash", vertex: "gemini-3-flash-preview",
-		azureOpenAI: "gpt-5.2"},
+		azureOpenAI: "gpt-5.2", bedrockAnthropic: "us.anthropic.claude-sonnet-4-5-20250929-v1:0"},
+	// Toward anthropic-messages Claude Code's Bedrock model id goes
+	// unrouted: llmbridge sends the vendor's name.
+	bedrockAnthropic: {openaiChat: "gpt-5.1", openaiResponses: "gpt-5-codex", gemini: "gemini-2.5-pro", vertex: "gemini-2.5-flash",
+		vertexAnthropic: "claude-sonnet-4-5@20250929", azureOpenAI: "gpt-5.2"},
 	openaiResponses: {openaiChat: "gpt-4.1", anthropicMsgs: "claude-opus-4-7", gemini: "gemini-3.1-pro-preview", vertex: "gemini-2.5-pro",
-		vertexAnthropic: "claude-sonnet-4-5@20250929"},
+		vertexAnthropic: "claude-sonnet-4-5@20250929", bedrockAnthropic: "global.anthropic.claude-opus-4-5-20251101-v1:0"},
 	gemini: {openaiChat: "o3", openaiResponses: "gpt-5-mini", anthropicMsgs: "claude-sonnet-4-6", vertexAnthropic: "claude-opus-4-7",
-		azureOpenAI: "gpt-4o"},
+		bedrockAnthropic: "us.anthropic.claude-haiku-4-5-20251001-v1:0",
+		azureOpenAI:      "gpt-4o"},
 	openaiChat: {openaiResponses: "gpt-5.2", anthropicMsgs: "claude-haiku-4-5", gemini: "gemini-3-pro-preview", vertex: "gemini-2.5-flash-lite",
-		vertexAnthropic: "claude-opus-4-6"},
+		vertexAnthropic: "claude-opus-4-6", bedrockAnthropic: "anthropic.claude-sonnet-4-20250514-v1:0"},
 }
+
+// cliBedrockModel is the model id Claude Code asks for in Bedrock mode:
+// a cross-region inference profile.
+const cliBedrockModel = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
 
 // cliModelRoutes are the model settings of upstream up's site: each CLI's
 // model names (Claude Code claude-*, Codex gpt-*, Gemini CLI gemini-*,
@@ -186,7 +208,7 @@ func cliModelRoutes(up proto) string {
 	for _, r := range [...]struct {
 		glob   string
 		client proto
-	}{{"claude-*", anthropicMsgs}, {"gpt-*", openaiResponses}, {"gemini-*", gemini}, {"qwen*", openaiChat}} {
+	}{{"claude-*", anthropicMsgs}, {"*anthropic.claude-*", bedrockAnthropic}, {"gpt-*", openaiResponses}, {"gemini-*", gemini}, {"qwen*", openaiChat}} {
 		if m := cliModels[r.client][up]; m != "" {
 			fmt.Fprintf(&b, "\t\tmodel %s %s\n", r.glob, m)
 		}
@@ -202,11 +224,14 @@ var cliUpstreamAxis = append(append([]proto(nil), allProtocols...), azureOpenAI)
 // against: every protocol that translates its requests. A client served in
 // its own wire format (an upstream of its family, or Azure OpenAI for the
 // OpenAI clients) passes through, which TestAzureUpstreams and the
-// passthrough suites cover.
+// passthrough suites cover; but Anthropic's protocols on Bedrock and off
+// it frame streams, errors and betas differently, so between those the
+// CLIs run too.
 func cliUpstreams(client proto) []proto {
 	var ups []proto
 	for _, p := range cliUpstreamAxis {
-		if p.family() == client.family() || p == azureOpenAI && azureFamily(client) == client.family() {
+		sameWire := p.family() == client.family() && p.isAWS() == client.isAWS()
+		if p == client || sameWire || p == azureOpenAI && azureFamily(client) == client.family() {
 			continue
 		}
 		if !*clisVertex && (p == vertex || p == vertexAnthropic) {
@@ -483,13 +508,11 @@ func newCLIEnv(adminPort int) (*cliEnv, error) {
 http://:%d {
 	llmbridge {
 		upstream %s
-		vertex_project %s
-		vertex_location %s
-		drop generationConfig.topK
+%s		drop generationConfig.topK
 %s%s	}
 	reverse_proxy %s
 }
-`, port, sp.p, vertexProject, vertexLocation, sp.extra, sp.routes, upstream)
+`, port, sp.p, cloudSettings(sp.p), sp.extra, sp.routes, upstream)
 	}
 	e.caddyfile = b.String()
 	return e, nil
@@ -562,6 +585,13 @@ func (e *cliEnv) run(t *testing.T, binDir string, c cliSpec, up proto, site, mod
 		reasons = append(reasons, fmt.Sprintf("stdout lacks %q", want))
 	}
 	for i, r := range st.client {
+		if c.client.isAWS() && r.method == http.MethodGet && r.path == "/inference-profiles" && strings.HasPrefix(r.kind, "404 application/json") {
+			// Claude Code's Bedrock mode lists the control plane's
+			// inference profiles, which llmbridge does not serve; it
+			// answers AWS's 404 and Claude Code goes on with the model
+			// it was given.
+			continue
+		}
 		if !strings.HasPrefix(r.kind, "2") {
 			reasons = append(reasons, fmt.Sprintf("client request %d (%s %s) was answered %s: %s", i+1, r.method, r.path, r.kind, cliClip(strings.TrimSpace(r.answer), 400)))
 		}
@@ -796,7 +826,7 @@ func (st *cliRunState) summaries() []string {
 
 func (m *cliMock) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
-	rec := &recordedRequest{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header.Clone(), Body: body}
+	rec := &recordedRequest{Method: r.Method, Path: r.URL.EscapedPath(), RawQuery: r.URL.RawQuery, Host: r.Host, Header: r.Header.Clone(), Body: body}
 	p := m.proto
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -859,6 +889,8 @@ func (m *cliMock) serveHTTP(w http.ResponseWriter, r *http.Request) {
 				id = "toolu_01" + randomHex(11)
 			case vertexAnthropic:
 				id = "toolu_vrtx_01" + randomHex(10)
+			case bedrockAnthropic:
+				id = "toolu_bdrk_01" + randomHex(10)
 			}
 			st.toolName, st.callID, st.callArgs = tool.Name, id, args
 			st.callsMade++

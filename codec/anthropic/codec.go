@@ -61,7 +61,7 @@ func init() {
 		VendorModel:     wire.BedrockVendorModel,
 		// Bedrock Runtime's paths: an unknown one is answered in AWS's
 		// format.
-		PathHints:     []string{"/model/"},
+		PathHints:     []string{"/model/", "/inference-profiles"},
 		Origin:        mapping.FamilyAnthropic,
 		ResponseModel: anthropicResponseModel,
 		// CountTokens counts an InvokeModel body, carried base64-encoded
