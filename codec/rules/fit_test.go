@@ -293,8 +293,8 @@ func TestFit(t *testing.T) {
 		},
 		{
 			name: "Claude on Bedrock Converse follows Anthropic's rules, named in Converse's fields", protocol: codec.Bedrock,
-			model:    "us.anthropic.claude-opus-4-1-20250805-v1:0",
-			req:      codec.Request{MaxTokens: optI(64000), Reasoning: codec.Reasoning{Budget: optI(40000)}},
+			model: "us.anthropic.claude-opus-4-1-20250805-v1:0",
+			req:   codec.Request{MaxTokens: optI(64000), Reasoning: codec.Reasoning{Budget: optI(40000)}},
 			adjusted: "inferenceConfig.maxTokens=32000 (64000 is over us.anthropic.claude-opus-4-1-20250805-v1:0's output limit); " +
 				"additionalModelRequestFields.thinking.budget_tokens=31999 (the budget must stay below max_tokens)",
 		},
