@@ -447,7 +447,8 @@ func (d *responsesStreamDecoder) partAdded(out []codec.Event, part gjson.Result)
 		return d.fail(out, err)
 	}
 	if dropped != "" {
-		return append(out, codec.Event{Type: codec.EventDropped, Text: dropped})
+		// Encoders expect the stream started before anything else.
+		return append(d.ensureStarted(out), codec.Event{Type: codec.EventDropped, Text: dropped})
 	}
 	if !ok {
 		return out

@@ -348,6 +348,9 @@ func TestResponsesStreamDecodeEvents(t *testing.T) {
 		{"unknown content part", rsStart + rsItem + rsEv("response.content_part.added", `,"part":{"type":"output_audio"}`) +
 			rsEv("response.content_part.done", `,"part":{"type":"output_audio"}`) + rsPartAdded(1, "output_text") + rsDelta(1, "hi") + rsItemDone + rsDoneOK,
 			[]string{rsWantStart, "dropped output_audio", "part_start 0 text", `delta 0 "hi"`, "part_stop 0", rsWantUsage, "stop end", "end"}},
+		// Even before the response itself: the stream starts first.
+		{"unknown content part first", rsEv("response.content_part.added", `,"part":{"type":"output_audio"}`) + rsDoneOK,
+			[]string{"start   0", "dropped output_audio", rsWantUsage, "stop end", "end"}},
 
 		// Function calls.
 		{"function call", rsStart + rsCallAdded(0, "fc_1", "call_1", "get_weather") + rsCallDelta("fc_1", `{"city":`) + rsCallDelta("fc_1", `"Paris"}`) +
