@@ -32,9 +32,12 @@ func newTestHandler(t *testing.T, h *Handler) *Handler {
 type upstreamCall struct {
 	called bool
 	path   string
-	query  string
-	header http.Header
-	body   string
+	// escapedPath is the path as sent (RawPath when set).
+	escapedPath string
+	host        string
+	query       string
+	header      http.Header
+	body        string
 }
 
 // serve runs one request through h with next answering via answer.
@@ -48,6 +51,8 @@ func serve(t *testing.T, h *Handler, r *http.Request, answer func(w http.Respons
 	next := caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		call.called = true
 		call.path = r.URL.Path
+		call.escapedPath = r.URL.EscapedPath()
+		call.host = r.Host
 		call.query = r.URL.RawQuery
 		call.header = r.Header.Clone()
 		b, _ := io.ReadAll(r.Body)

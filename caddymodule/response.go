@@ -248,6 +248,11 @@ func (tw *translatingWriter) fail(e *codec.Error) {
 func (tw *translatingWriter) write(status int, b []byte) {
 	hdr := tw.Header()
 	hdr.Del("Content-Encoding")
+	for _, name := range errorTypeHeaders() {
+		// The upstream's error type does not describe the translated
+		// body; the AWS SDKs would read it before the body's.
+		hdr.Del(name)
+	}
 	hdr.Set("Content-Type", "application/json")
 	hdr.Set("Content-Length", strconv.Itoa(len(b)))
 	tw.ResponseWriter.WriteHeader(status)

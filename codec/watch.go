@@ -48,8 +48,8 @@ func (w *StreamWatcher) Complete() bool { return w.complete }
 // IsProtocolBody reports whether body, a complete non-streamed answer of an
 // upstream of protocol p with HTTP status, is what the protocol sends: a
 // JSON object for a success, the protocol's error object (an "error"
-// object with a message; for Gemini also an array of such objects) for
-// any other status. A passthrough forwards such a body byte for byte and
+// object with a message; for Gemini also an array of such objects; for
+// AWS's protocols an object with a message) for any other status. A passthrough forwards such a body byte for byte and
 // turns anything else (a cut body, a load balancer's HTML page) into an
 // error the client's SDK can read.
 func IsProtocolBody(p Protocol, status int, body []byte) bool {
@@ -60,6 +60,9 @@ func IsProtocolBody(p Protocol, status int, body []byte) bool {
 	}
 	if status < 400 {
 		return true
+	}
+	if d := p.Descriptor(); d != nil && d.ErrorAtRoot {
+		return gjson.Get(s, "message").Type == gjson.String
 	}
 	return gjson.Get(s, "error.message").Type == gjson.String
 }
