@@ -29,6 +29,25 @@ const anthropicStream = "event: message_start\ndata: {\"type\":\"message_start\"
 	"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":3}}\n\n" +
 	"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
 
+// converseStream is a complete ConverseStream stream as SSE text, an event
+// per message.
+const converseStream = "event: messageStart\ndata: {\"role\":\"assistant\"}\n\n" +
+	"event: contentBlockDelta\ndata: {\"contentBlockIndex\":0,\"delta\":{\"text\":\"Hello\"}}\n\n" +
+	"event: contentBlockStop\ndata: {\"contentBlockIndex\":0}\n\n" +
+	"event: messageStop\ndata: {\"stopReason\":\"end_turn\"}\n\n" +
+	"event: metadata\ndata: {\"usage\":{\"inputTokens\":5,\"outputTokens\":3,\"totalTokens\":8},\"metrics\":{\"latencyMs\":10}}\n\n"
+
+// eventStream returns sse, SSE text, as an AWS event stream of a message
+// per event (ConverseStream's).
+func eventStream(t *testing.T, sse string) string {
+	t.Helper()
+	b, err := eventstream.NewWriter(1<<20).Push(nil, []byte(sse))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 // chunkStream returns sse, SSE text, as Bedrock's InvokeModel event
 // stream; cut drops that many bytes from the end.
 func chunkStream(t *testing.T, sse string, cut int) string {
@@ -78,9 +97,9 @@ func TestBedrockStreams(t *testing.T) {
 		answer                       func(t *testing.T) func(w http.ResponseWriter) error
 		// want are the client's events in order; wantErr is in its
 		// final error event.
-		bedrockClient bool
-		want          []string
-		wantErr       string
+		bedrockClient, converseClient bool
+		want                          []string
+		wantErr                       string
 	}{
 		{name: "bedrock upstream, chat client (translated)", upstream: "bedrock-anthropic", target: "/v1/chat/completions",
 			body: `{"model":"anthropic.claude-sonnet-4-5-20250929-v1:0","stream":true,"messages":[{"role":"user","content":"hi"}]}`,
@@ -118,6 +137,22 @@ func TestBedrockStreams(t *testing.T) {
 				return awsStreamAnswer("<html>502 Bad Gateway</html>", 100)
 			},
 			want: nil, wantErr: "not a valid event stream"},
+		{name: "converse upstream, chat client (translated)", upstream: "bedrock", target: "/v1/chat/completions",
+			body: `{"model":"amazon.nova-pro-v1:0","stream":true,"messages":[{"role":"user","content":"hi"}]}`,
+			answer: func(t *testing.T) func(w http.ResponseWriter) error {
+				return awsStreamAnswer(eventStream(t, converseStream), 6)
+			},
+			want: []string{"Hello", "[DONE]"}},
+		{name: "converse upstream, converse client (passthrough)", upstream: "bedrock", target: "/model/amazon.nova-pro-v1:0/converse-stream",
+			body: `{"messages":[{"role":"user","content":[{"text":"hi"}]}]}`, converseClient: true,
+			answer: func(t *testing.T) func(w http.ResponseWriter) error {
+				return awsStreamAnswer(eventStream(t, converseStream), 6)
+			},
+			want: []string{"messageStart", "Hello", "messageStop", "metadata"}},
+		{name: "chat upstream, converse client (translated)", upstream: "openai-chat", target: "/model/amazon.nova-pro-v1:0/converse-stream",
+			body: `{"messages":[{"role":"user","content":[{"text":"hi"}]}]}`, converseClient: true,
+			answer: func(t *testing.T) func(w http.ResponseWriter) error { return sseAnswer(chatStream, 9, nil) },
+			want:   []string{"messageStart", "messageStop", "metadata"}},
 		{name: "anthropic upstream, bedrock client (passthrough)", upstream: "anthropic-messages", target: "/model/anthropic.claude-sonnet-4-5-20250929-v1:0/invoke-with-response-stream",
 			body: bedrockBody, bedrockClient: true,
 			answer: func(t *testing.T) func(w http.ResponseWriter) error { return sseAnswer(anthropicStream, 13, nil) },
@@ -143,9 +178,17 @@ func TestBedrockStreams(t *testing.T) {
 			}
 			out := w.Body.String()
 			wantType := "text/event-stream"
-			if tt.bedrockClient {
+			switch {
+			case tt.bedrockClient:
 				wantType = eventstream.ContentType
 				out = clientEvents(t, w.Body.Bytes())
+			case tt.converseClient:
+				wantType = eventstream.ContentType
+				sse, err := eventstream.NewReader(1<<20).Push(nil, w.Body.Bytes())
+				if err != nil {
+					t.Fatalf("the client's event stream: %v", err)
+				}
+				out = string(sse)
 			}
 			if ct := w.Header().Get("Content-Type"); !strings.HasPrefix(ct, wantType) {
 				t.Errorf("Content-Type %q, want %s", ct, wantType)
