@@ -205,3 +205,53 @@ func FuzzReader(f *testing.F) {
 		}
 	})
 }
+
+// benchEvent is a typical streamed text delta of Anthropic's Messages.
+const benchEvent = `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"The quick brown fox jumps over the lazy dog."}}`
+
+// BenchmarkReader reads one event message (a ConverseStream-style event)
+// per iteration, as an upstream stream arrives.
+func BenchmarkReader(b *testing.B) {
+	benchmarkReader(b, NewReader(1<<20), AppendMessage(nil, "contentBlockDelta", []byte(benchEvent)))
+}
+
+// BenchmarkChunkReader reads one InvokeModelWithResponseStream chunk per
+// iteration and unwraps the event it carries.
+func BenchmarkChunkReader(b *testing.B) {
+	msg, err := NewChunkWriter(1<<20).Push(nil, []byte("event: content_block_delta\ndata: "+benchEvent+"\n\n"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchmarkReader(b, NewChunkReader(1<<20), msg)
+}
+
+func benchmarkReader(b *testing.B, r *Reader, msg []byte) {
+	b.ReportAllocs()
+	b.SetBytes(int64(len(msg)))
+	var out []byte
+	for b.Loop() {
+		var err error
+		if out, err = r.Push(out[:0], msg); err != nil || len(out) == 0 {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkWriter and BenchmarkChunkWriter write one SSE event per
+// iteration as an event stream message, as a client's stream is written.
+func BenchmarkWriter(b *testing.B) { benchmarkWriter(b, NewWriter(1<<20)) }
+
+func BenchmarkChunkWriter(b *testing.B) { benchmarkWriter(b, NewChunkWriter(1<<20)) }
+
+func benchmarkWriter(b *testing.B, w *Writer) {
+	ev := []byte("event: content_block_delta\ndata: " + benchEvent + "\n\n")
+	b.ReportAllocs()
+	b.SetBytes(int64(len(ev)))
+	var out []byte
+	for b.Loop() {
+		var err error
+		if out, err = w.Push(out[:0], ev); err != nil || len(out) == 0 {
+			b.Fatal(err)
+		}
+	}
+}
