@@ -35,6 +35,12 @@ func DecodeError(p Protocol, status int, body []byte) *Error {
 			if d := p.Descriptor(); d != nil && d.ErrorAtRoot && root.IsObject() {
 				d.codec.DecodeError(p, s, e)
 			}
+		} else if m := root.Get("Message"); m.Type == gjson.String && root.IsObject() {
+			// AWS's authorization layers spell it with a capital M.
+			if d := p.Descriptor(); d != nil && d.ErrorAtRoot {
+				e.Message = m.Str
+				d.codec.DecodeError(p, s, e)
+			}
 		}
 	}
 	if e.Message == "" {

@@ -2,9 +2,11 @@ package codec_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/mapping"
 	// The tests translate between every protocol family.
 	_ "github.com/llmbridge/llmbridge/codec/all"
 )
@@ -47,3 +49,32 @@ func TestRegisterRejects(t *testing.T) {
 
 // stubCodec is a Codec that is never called.
 type stubCodec struct{ codec.Codec }
+
+// TestAWSErrorBodies decodes Bedrock's error bodies, whose error object is
+// the body itself, with the type in the body or in X-Amzn-Errortype.
+func TestAWSErrorBodies(t *testing.T) {
+	for _, p := range []codec.Protocol{codec.Bedrock, codec.BedrockAnthropic} {
+		e := codec.DecodeError(p, 400, []byte(`{"message":"Malformed input request","__type":"ValidationException"}`))
+		if e.Message != "Malformed input request" || e.Code != "ValidationException" || e.Kind != mapping.ErrInvalidRequest {
+			t.Errorf("%s __type: %+v", p, e)
+		}
+		e = codec.DecodeError(p, 403, []byte(`{"Message":"User is not authorized to perform: bedrock:InvokeModel"}`))
+		codec.DecodeErrorType(p, "AccessDeniedException:http://internal.amazon.com/coral/com.amazon.coral.service/", e)
+		if e.Message != "User is not authorized to perform: bedrock:InvokeModel" || e.Code != "AccessDeniedException" || e.Kind != mapping.ErrPermission {
+			t.Errorf("%s Message and header: %+v", p, e)
+		}
+		if !codec.IsProtocolBody(p, 429, []byte(`{"message":"slow down"}`)) || codec.IsProtocolBody(p, 429, []byte(`{"error":{"message":"x"}}`)) {
+			t.Errorf("%s: IsProtocolBody does not know AWS error bodies", p)
+		}
+		e = codec.DecodeError(p, 502, []byte(`<html>bad gateway</html>`))
+		if e.Kind != mapping.ErrBadGateway || !strings.Contains(e.Message, "bad gateway") {
+			t.Errorf("%s html: %+v", p, e)
+		}
+	}
+	// A header type means nothing to a protocol without one.
+	e := codec.DecodeError(codec.OpenAIChat, 400, []byte(`{"error":{"message":"m","type":"invalid_request_error"}}`))
+	codec.DecodeErrorType(codec.OpenAIChat, "ThrottlingException", e)
+	if e.Code == "ThrottlingException" {
+		t.Errorf("openai-chat took an AWS type: %+v", e)
+	}
+}

@@ -62,7 +62,7 @@ func IsProtocolBody(p Protocol, status int, body []byte) bool {
 		return true
 	}
 	if d := p.Descriptor(); d != nil && d.ErrorAtRoot {
-		return gjson.Get(s, "message").Type == gjson.String
+		return gjson.Get(s, "message").Type == gjson.String || gjson.Get(s, "Message").Type == gjson.String
 	}
 	return gjson.Get(s, "error.message").Type == gjson.String
 }
