@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -106,4 +107,17 @@ func (h *Handler) signUpstream(r *http.Request, body []byte) *codec.Error {
 		return nil
 	}
 	return h.aws.sign(r, body, h.logger)
+}
+
+// noteSignatureRejected logs what to check when a Bedrock upstream
+// rejected llmbridge's signature (403 InvalidSignatureException): most
+// often reverse_proxy sent another Host than the one signed, as it does
+// by default toward an HTTPS upstream (the upstream's address with its
+// port).
+func (h *Handler) noteSignatureRejected(status int, hdr http.Header) {
+	if h.aws == nil || status != http.StatusForbidden || !strings.HasPrefix(hdr.Get("X-Amzn-Errortype"), "InvalidSignatureException") {
+		return
+	}
+	h.logger.Warn("the Bedrock upstream rejected the request's signature; reverse_proxy must send the Host that was signed",
+		zap.String("signed_host", h.aws.host), zap.String("fix", "header_up Host "+h.aws.host))
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/tidwall/gjson"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/sse/eventstream"
@@ -405,5 +407,31 @@ func TestAWSSigning(t *testing.T) {
 	w, call = serve(t, n, r, jsonAnswer(200, "{}"))
 	if w.Code != http.StatusBadGateway || call.called || !strings.Contains(w.Body.String(), "could not obtain AWS credentials") {
 		t.Errorf("without credentials: %d, upstream called %v: %s", w.Code, call.called, w.Body)
+	}
+}
+
+// TestSignatureRejectedHint checks that a Bedrock upstream's rejection of
+// the signature is logged with the Host to send.
+func TestSignatureRejectedHint(t *testing.T) {
+	t.Setenv("AWS_ACCESS_KEY_ID", "AKIDTEST")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "secret")
+	t.Setenv("AWS_CONFIG_FILE", os.DevNull)
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", os.DevNull)
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	core, logs := observer.New(zap.WarnLevel)
+	for _, target := range []string{"/v1/chat/completions", "/v1/messages"} {
+		h := newTestHandler(t, &Handler{Upstream: "bedrock-anthropic", AWSRegion: "us-west-2"})
+		h.logger = zap.New(core)
+		body := `{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}`
+		w, _ := serve(t, h, httptest.NewRequest("POST", target, strings.NewReader(body)),
+			jsonAnswer(403, `{"message":"The request signature we calculated does not match the signature you provided."}`,
+				"X-Amzn-Errortype", "InvalidSignatureException:http://internal.amazon.com/coral/com.amazon.coral.service/"))
+		if w.Code != 403 {
+			t.Errorf("%s: status %d", target, w.Code)
+		}
+	}
+	hints := logs.FilterMessageSnippet("rejected the request's signature").All()
+	if len(hints) != 2 || hints[0].ContextMap()["fix"] != "header_up Host bedrock-runtime.us-west-2.amazonaws.com" {
+		t.Errorf("hints: %+v", hints)
 	}
 }

@@ -229,6 +229,7 @@ func (pw *passthroughWriter) WriteHeader(status int) {
 		return
 	}
 	pw.x.responseStarted()
+	pw.h.noteSignatureRejected(status, pw.Header())
 	pw.status = status
 	hdr := pw.Header()
 	switch {

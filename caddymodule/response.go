@@ -52,6 +52,7 @@ func (tw *translatingWriter) WriteHeader(status int) {
 	}
 	tw.status = status
 	tw.x.responseStarted()
+	tw.h.noteSignatureRejected(status, tw.Header())
 	if status >= 200 && status < 300 && tw.req.Stream && isStreamOf(tw.x.upstream, tw.Header().Get("Content-Type")) && !hasEncoding(tw.Header()) {
 		st, err := newStreamTranslator(tw.ResponseWriter, tw.h, tw.client, tw.x.upstream, tw.req)
 		if err != nil {
