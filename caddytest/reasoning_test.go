@@ -16,13 +16,13 @@ import (
 
 // signingUpstreams are the upstreams whose reasoning carries opaque values
 // that must come back on the next turn.
-var signingUpstreams = []proto{anthropicMsgs, vertexAnthropic, openaiResponses, gemini, vertex}
+var signingUpstreams = []proto{anthropicMsgs, vertexAnthropic, openaiResponses, gemini, vertex, bedrockConverse}
 
 // visibleReasoning is the reasoning text upstream up's reasoning answer
 // shows (the thinking, the summary or the thought).
 func visibleReasoning(up proto) string {
 	switch up.family() {
-	case anthropicMsgs:
+	case anthropicMsgs, bedrockConverse:
 		return rzThinking
 	case openaiResponses:
 		return rzSummary
@@ -207,6 +207,26 @@ func wantRefusal(cp, up proto, k refusalKind, stream bool) refusalWant {
 	}
 	filter := k == refusalGeminiSafety || k == refusalGeminiBlocked
 	same := cp.family() == up.family()
+	if k == refusalConverseFiltered || k == refusalConverseGuardrail {
+		// A Converse filter stop keeps its text: the client gets it as
+		// text with its protocol's filter stop.
+		switch cp.family() {
+		case openaiChat:
+			return refusalWant{text: refusalText, wire: "content_filter"}
+		case openaiResponses:
+			return refusalWant{text: refusalText, wire: "incomplete/content_filter"}
+		case anthropicMsgs:
+			return refusalWant{text: refusalText, wire: "refusal"}
+		case gemini:
+			return refusalWant{text: refusalText, wire: "SAFETY"}
+		case bedrockConverse:
+			wire := "content_filtered"
+			if k == refusalConverseGuardrail {
+				wire = "guardrail_intervened"
+			}
+			return refusalWant{text: refusalText, wire: wire}
+		}
+	}
 	if stream && k == refusalAnthropicText && cp.isOpenAI() {
 		// Anthropic streams the visible text before stop_reason says it
 		// was a refusal: it has gone out as ordinary text, and no
@@ -255,6 +275,13 @@ func wantRefusal(cp, up proto, k refusalKind, stream bool) refusalWant {
 		// The explanation goes into finishMessage, which genai does not
 		// read (Candidate.FinishMessage stays empty): it is not checked.
 		return refusalWant{text: visible, wire: "SAFETY"}
+	case bedrockConverse:
+		// Converse has no refusal: the refusal (or the explanation) is
+		// text, the stop content_filtered; a filter stop has no text.
+		if filter {
+			return refusalWant{wire: "content_filtered"}
+		}
+		return refusalWant{text: slot, wire: "content_filtered"}
 	}
 	panic("unknown client " + string(cp))
 }
@@ -326,6 +353,10 @@ func runRefusal(t *testing.T, env *testEnv, c probeClient, up proto, k refusalKi
 
 func checkModel(t *testing.T, name string, cp, up proto, stream bool, out probeOutcome) {
 	t.Helper()
+	if cp == bedrockConverse {
+		// Converse answers name no model.
+		return
+	}
 	if want := rzModel(up, upstreamModel(cp, up, cp.defaultModel())); out.Model != want {
 		t.Errorf("%s: the answer names the model %q, want the upstream's %q", name, out.Model, want)
 	}
@@ -338,6 +369,7 @@ const truncatedText = "The answer was cut off at the limit of"
 // by the token limit.
 var maxTokensWire = map[proto]string{
 	openaiChat: "length", openaiResponses: "incomplete/max_output_tokens", anthropicMsgs: "max_tokens", gemini: "MAX_TOKENS",
+	bedrockConverse: "max_tokens",
 }
 
 // maxTokensPath is where each upstream protocol's request carries the
@@ -345,6 +377,7 @@ var maxTokensWire = map[proto]string{
 // llmbridge also writes).
 var maxTokensPath = map[proto]string{
 	openaiChat: "max_completion_tokens", openaiResponses: "max_output_tokens", anthropicMsgs: "max_tokens", gemini: "generationConfig.maxOutputTokens",
+	bedrockConverse: "inferenceConfig.maxTokens",
 }
 
 // TestMaxTokensTruncation: the client's output limit reaches every
@@ -398,6 +431,7 @@ var (
 	chatNo      = map[string]string{"reasoning_effort": ""}
 	respNo      = map[string]string{"reasoning": "", "include": ""}
 	geminiNo    = map[string]string{"generationConfig.thinkingConfig": ""}
+	converseNo  = map[string]string{"additionalModelRequestFields": "", "outputConfig": ""}
 )
 
 // controlCases follow the reasoning controls of docs/translation.md with
@@ -408,7 +442,9 @@ var (
 // OpenAI, adaptive thinking Gemini's dynamic budget -1 (and no effort
 // toward OpenAI), none disabled thinking or a zero budget; reasoning asked
 // of Responses comes with summary auto and encrypted content. Absent
-// settings, and a Responses summary alone, inject nothing.
+// settings, and a Responses summary alone, inject nothing. Converse
+// clients send Claude's thinking in additionalModelRequestFields, as
+// Anthropic clients send it in the body.
 var controlCases = []controlCase{
 	{"responses-effort-high", []proto{openaiResponses}, probeRequest{Extra: map[string]any{"reasoning": map[string]any{"effort": "high"}}},
 		map[proto]map[string]string{
@@ -428,19 +464,19 @@ var controlCases = []controlCase{
 			openaiResponses: {"reasoning": `{"effort":"high","summary":"auto"}`, "include": `["reasoning.encrypted_content"]`, "max_output_tokens": `32000`},
 			gemini:          {"generationConfig.thinkingConfig": `{"thinkingBudget":24576,"includeThoughts":true}`},
 		}},
-	{"anthropic-budget-2048", []proto{anthropicMsgs, vertexAnthropic}, probeRequest{MaxTokens: 8000, Extra: map[string]any{"thinking": map[string]any{"type": "enabled", "budget_tokens": 2048}}},
+	{"anthropic-budget-2048", []proto{anthropicMsgs, vertexAnthropic, bedrockConverse}, probeRequest{MaxTokens: 8000, Extra: map[string]any{"thinking": map[string]any{"type": "enabled", "budget_tokens": 2048}}},
 		map[proto]map[string]string{
 			openaiResponses: {"reasoning": `{"effort":"low","summary":"auto"}`},
 			openaiChat:      {"reasoning_effort": `"low"`},
 			gemini:          {"generationConfig.thinkingConfig": `{"thinkingBudget":2048,"includeThoughts":true}`},
 		}},
-	{"anthropic-adaptive", []proto{anthropicMsgs, vertexAnthropic}, probeRequest{MaxTokens: 8000, Extra: map[string]any{"thinking": map[string]any{"type": "adaptive"}}},
+	{"anthropic-adaptive", []proto{anthropicMsgs, vertexAnthropic, bedrockConverse}, probeRequest{MaxTokens: 8000, Extra: map[string]any{"thinking": map[string]any{"type": "adaptive"}}},
 		map[proto]map[string]string{
 			openaiResponses: {"reasoning": `{"summary":"auto"}`},
 			openaiChat:      chatNo,
 			gemini:          {"generationConfig.thinkingConfig": `{"thinkingBudget":-1,"includeThoughts":true}`},
 		}},
-	{"anthropic-disabled", []proto{anthropicMsgs, vertexAnthropic}, probeRequest{Extra: map[string]any{"thinking": map[string]any{"type": "disabled"}}},
+	{"anthropic-disabled", []proto{anthropicMsgs, vertexAnthropic, bedrockConverse}, probeRequest{Extra: map[string]any{"thinking": map[string]any{"type": "disabled"}}},
 		map[proto]map[string]string{
 			openaiResponses: {"reasoning": `{"effort":"none"}`},
 			openaiChat:      {"reasoning_effort": `"none"`},
@@ -473,7 +509,7 @@ var controlCases = []controlCase{
 	{"responses-summary-only", []proto{openaiResponses}, probeRequest{Extra: map[string]any{"reasoning": map[string]any{"summary": "auto"}}},
 		map[proto]map[string]string{anthropicMsgs: anthropicNo, openaiChat: chatNo, gemini: geminiNo}},
 	{"absent", allProtocols, probeRequest{},
-		map[proto]map[string]string{anthropicMsgs: anthropicNo, openaiChat: chatNo, openaiResponses: respNo, gemini: geminiNo}},
+		map[proto]map[string]string{anthropicMsgs: anthropicNo, openaiChat: chatNo, openaiResponses: respNo, gemini: geminiNo, bedrockConverse: converseNo}},
 }
 
 // TestReasoningControls: each client protocol's own reasoning setting
@@ -565,6 +601,10 @@ func wantUsage(cp proto, withReasoning bool) map[string]int64 {
 		w = map[string]int64{"input_tokens": u.Input - u.CacheRead, "cache_read_input_tokens": u.CacheRead, "output_tokens": u.Output, "thinking_tokens": reasoning}
 	case gemini:
 		w = map[string]int64{"promptTokenCount": u.Input, "cachedContentTokenCount": u.CacheRead, "candidatesTokenCount": u.Output - reasoning, "thoughtsTokenCount": reasoning}
+	case bedrockConverse:
+		// Converse reports no reasoning tokens; totalTokens counts the
+		// cache reads too.
+		w = map[string]int64{"inputTokens": u.Input - u.CacheRead, "cacheReadInputTokens": u.CacheRead, "outputTokens": u.Output, "totalTokens": u.Input + u.Output}
 	}
 	for k, v := range w {
 		if v == 0 {
@@ -596,7 +636,8 @@ func runUsage(t *testing.T, env *testEnv, c probeClient, up proto, stream, think
 	cp := c.protocol()
 	name := pairName(cp, up) + " " + modeName(stream)
 	const text = "Counted. ✓"
-	withReasoning := !up.isAnthropic()
+	// Anthropic's default answer and Converse report no reasoning tokens.
+	withReasoning := !up.isAnthropic() && up != bedrockConverse
 	if thinking {
 		name += " with thinking_tokens"
 		withReasoning = true

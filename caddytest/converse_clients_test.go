@@ -1,0 +1,515 @@
+package caddytest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
+	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/document"
+	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
+	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/auth/bearer"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
+)
+
+// This file is the Converse client of the suites: the AWS SDK for Go's
+// Bedrock Runtime client, with a Bedrock API key as its bearer token,
+// speaking Converse and ConverseStream to the llmbridge site as its
+// endpoint.
+
+// converseClient speaks bedrock (Converse) through aws-sdk-go-v2's
+// bedrockruntime.
+type converseClient struct{}
+
+func (converseClient) protocol() proto { return bedrockConverse }
+
+// newBedrockRuntime returns a Bedrock Runtime client for the llmbridge
+// site at base over hc: region awsRegion, the client's key as a Bedrock
+// API key (Authorization: Bearer), and no retries.
+func newBedrockRuntime(base string, hc *http.Client) *bedrockruntime.Client {
+	return newBedrockRuntimeKey(base, hc, clientKey)
+}
+
+// newBedrockRuntimeKey is newBedrockRuntime with key as the Bedrock API key.
+func newBedrockRuntimeKey(base string, hc *http.Client, key string) *bedrockruntime.Client {
+	return bedrockruntime.New(bedrockruntime.Options{
+		Region:       awsRegion,
+		BaseEndpoint: aws.String(base),
+		HTTPClient:   hc,
+		Retryer:      aws.NopRetryer{},
+		BearerAuthTokenProvider: bearer.TokenProviderFunc(func(context.Context) (bearer.Token, error) {
+			return bearer.Token{Value: key}, nil
+		}),
+		AuthSchemePreference: []string{"httpBearerAuth"},
+	})
+}
+
+// converseMessages is conv's turns as Converse messages.
+func converseMessages(conv conversation) []types.Message {
+	var msgs []types.Message
+	for _, t := range conv.Turns {
+		role := types.ConversationRoleUser
+		if t.Role == "assistant" {
+			role = types.ConversationRoleAssistant
+		}
+		msgs = append(msgs, types.Message{Role: role, Content: []types.ContentBlock{&types.ContentBlockMemberText{Value: t.Text}}})
+	}
+	return msgs
+}
+
+// converseConfig is conv's settings: the inference configuration, and
+// top_k as Claude's own field in additionalModelRequestFields.
+func converseConfig(conv conversation) (*types.InferenceConfiguration, document.Interface) {
+	ic := &types.InferenceConfiguration{
+		MaxTokens:   aws.Int32(int32(conv.MaxTokens)),
+		Temperature: aws.Float32(float32(conv.Temperature)),
+		TopP:        aws.Float32(float32(conv.TopP)),
+	}
+	if len(conv.StopSequences) > 0 {
+		ic.StopSequences = conv.StopSequences
+	}
+	if conv.TopK != 0 {
+		return ic, document.NewLazyDocument(map[string]any{"top_k": conv.TopK})
+	}
+	return ic, nil
+}
+
+// converseSystem is a system prompt as Converse system blocks.
+func converseSystem(s string) []types.SystemContentBlock {
+	if s == "" {
+		return nil
+	}
+	return []types.SystemContentBlock{&types.SystemContentBlockMemberText{Value: s}}
+}
+
+func (converseClient) generate(ctx context.Context, base string, conv conversation) (result, error) {
+	ic, extra := converseConfig(conv)
+	out, err := newBedrockRuntime(base, sdkHTTPClient).Converse(ctx, &bedrockruntime.ConverseInput{
+		ModelId: aws.String(conv.Model), System: converseSystem(conv.System), Messages: converseMessages(conv),
+		InferenceConfig: ic, AdditionalModelRequestFields: extra,
+	})
+	if err != nil {
+		return result{}, err
+	}
+	a := converseOutput(out)
+	return a.result(), nil
+}
+
+func (converseClient) stream(ctx context.Context, base string, conv conversation, o streamOptions) (streamResult, error) {
+	ic, extra := converseConfig(conv)
+	out, err := newBedrockRuntime(base, o.httpClient()).ConverseStream(ctx, &bedrockruntime.ConverseStreamInput{
+		ModelId: aws.String(conv.Model), System: converseSystem(conv.System), Messages: converseMessages(conv),
+		InferenceConfig: ic, AdditionalModelRequestFields: extra,
+	})
+	if err != nil {
+		return streamResult{}, err
+	}
+	var a converseAnswerOf
+	err = a.read(out, o.text)
+	res := streamResult{result: a.result(), Deltas: a.deltas, Terminal: a.terminal}
+	return res, err
+}
+
+// converseAnswerOf is what a Converse client made of an answer: its
+// content blocks (a stream's accumulated as the SDK's users do), stop
+// reason and usage.
+type converseAnswerOf struct {
+	blocks []types.ContentBlock
+	stop   types.StopReason
+	usage  *types.TokenUsage
+	// deltas counts the non-empty text deltas; fragments the non-empty
+	// input fragments per call (by call order); problems are ways the
+	// stream broke "id and name once, then only non-empty fragments".
+	deltas    int
+	fragments map[int]int
+	problems  []string
+	// terminal reports the stream's end: its metadata after messageStop.
+	terminal bool
+	stopped  bool
+}
+
+// converseOutput reads a Converse response.
+func converseOutput(out *bedrockruntime.ConverseOutput) converseAnswerOf {
+	a := converseAnswerOf{stop: out.StopReason, usage: out.Usage, terminal: true, stopped: true}
+	if m, ok := out.Output.(*types.ConverseOutputMemberMessage); ok {
+		a.blocks = m.Value.Content
+	}
+	return a
+}
+
+// read accumulates a ConverseStream's events into blocks, calling onText
+// with every non-empty text delta, and returns the stream's error.
+func (a *converseAnswerOf) read(out *bedrockruntime.ConverseStreamOutput, onText func(string)) error {
+	st := out.GetStream()
+	defer st.Close()
+	a.fragments = map[int]int{}
+	type building struct {
+		text, reasoning, signature, input strings.Builder
+		redacted                          []byte
+		toolID, toolName                  string
+		kind                              string
+	}
+	var blocks []*building
+	at := func(i *int32) *building {
+		n := int(aws.ToInt32(i))
+		for len(blocks) <= n {
+			blocks = append(blocks, &building{})
+		}
+		return blocks[n]
+	}
+	calls := map[int32]int{}
+	for ev := range st.Events() {
+		switch e := ev.(type) {
+		case *types.ConverseStreamOutputMemberContentBlockStart:
+			if tu, ok := e.Value.Start.(*types.ContentBlockStartMemberToolUse); ok {
+				b := at(e.Value.ContentBlockIndex)
+				if b.kind != "" {
+					a.problems = append(a.problems, fmt.Sprintf("block %d started twice", aws.ToInt32(e.Value.ContentBlockIndex)))
+				}
+				b.kind, b.toolID, b.toolName = "toolUse", aws.ToString(tu.Value.ToolUseId), aws.ToString(tu.Value.Name)
+				calls[aws.ToInt32(e.Value.ContentBlockIndex)] = len(calls)
+			}
+		case *types.ConverseStreamOutputMemberContentBlockDelta:
+			b := at(e.Value.ContentBlockIndex)
+			switch d := e.Value.Delta.(type) {
+			case *types.ContentBlockDeltaMemberText:
+				if b.kind == "" {
+					b.kind = "text"
+				}
+				b.text.WriteString(d.Value)
+				if d.Value != "" {
+					a.deltas++
+					if onText != nil {
+						onText(d.Value)
+					}
+				}
+			case *types.ContentBlockDeltaMemberToolUse:
+				i, ok := calls[aws.ToInt32(e.Value.ContentBlockIndex)]
+				switch {
+				case !ok:
+					a.problems = append(a.problems, fmt.Sprintf("tool input for block %d, which no toolUse start opened", aws.ToInt32(e.Value.ContentBlockIndex)))
+				case aws.ToString(d.Value.Input) == "":
+					a.problems = append(a.problems, fmt.Sprintf("empty toolUse input delta for call %d", i))
+				default:
+					a.fragments[i]++
+				}
+				b.input.WriteString(aws.ToString(d.Value.Input))
+			case *types.ContentBlockDeltaMemberReasoningContent:
+				b.kind = "reasoning"
+				switch r := d.Value.(type) {
+				case *types.ReasoningContentBlockDeltaMemberText:
+					b.reasoning.WriteString(r.Value)
+				case *types.ReasoningContentBlockDeltaMemberSignature:
+					b.signature.WriteString(r.Value)
+				case *types.ReasoningContentBlockDeltaMemberRedactedContent:
+					b.redacted = append(b.redacted, r.Value...)
+				}
+			}
+		case *types.ConverseStreamOutputMemberMessageStop:
+			a.stop, a.stopped = e.Value.StopReason, true
+		case *types.ConverseStreamOutputMemberMetadata:
+			a.usage = e.Value.Usage
+			a.terminal = a.stopped
+		}
+	}
+	for _, b := range blocks {
+		switch b.kind {
+		case "text":
+			a.blocks = append(a.blocks, &types.ContentBlockMemberText{Value: b.text.String()})
+		case "toolUse":
+			input := b.input.String()
+			if input == "" {
+				input = "{}"
+			}
+			var v any
+			if err := json.Unmarshal([]byte(input), &v); err != nil {
+				a.problems = append(a.problems, fmt.Sprintf("call %s input %q is not JSON", b.toolName, input))
+			}
+			a.blocks = append(a.blocks, &types.ContentBlockMemberToolUse{Value: types.ToolUseBlock{
+				ToolUseId: aws.String(b.toolID), Name: aws.String(b.toolName), Input: document.NewLazyDocument(v)}})
+		case "reasoning":
+			var rc types.ReasoningContentBlock
+			if b.redacted != nil {
+				rc = &types.ReasoningContentBlockMemberRedactedContent{Value: b.redacted}
+			} else {
+				rt := types.ReasoningTextBlock{Text: aws.String(b.reasoning.String())}
+				if b.signature.Len() > 0 {
+					rt.Signature = aws.String(b.signature.String())
+				}
+				rc = &types.ReasoningContentBlockMemberReasoningText{Value: rt}
+			}
+			a.blocks = append(a.blocks, &types.ContentBlockMemberReasoningContent{Value: rc})
+		}
+	}
+	return st.Err()
+}
+
+// text is the answer's text.
+func (a *converseAnswerOf) text() string {
+	var b strings.Builder
+	for _, bl := range a.blocks {
+		if t, ok := bl.(*types.ContentBlockMemberText); ok {
+			b.WriteString(t.Value)
+		}
+	}
+	return b.String()
+}
+
+// result normalises the answer; input tokens include the cache reads and
+// writes Converse reports apart.
+func (a *converseAnswerOf) result() result {
+	res := result{Text: a.text()}
+	if a.stopped {
+		res.Stop = normaliseStop(bedrockConverse, string(a.stop))
+	}
+	if u := a.usage; u != nil {
+		res.InputTokens = int64(aws.ToInt32(u.InputTokens) + aws.ToInt32(u.CacheReadInputTokens) + aws.ToInt32(u.CacheWriteInputTokens))
+		res.OutputTokens = int64(aws.ToInt32(u.OutputTokens))
+	}
+	return res
+}
+
+// calls are the answer's tool calls, their input as JSON text.
+func (a *converseAnswerOf) calls() []toolCall {
+	var out []toolCall
+	for _, bl := range a.blocks {
+		if tu, ok := bl.(*types.ContentBlockMemberToolUse); ok {
+			args, err := tu.Value.Input.MarshalSmithyDocument()
+			if err != nil {
+				args = []byte(fmt.Sprintf("unmarshalable input: %v", err))
+			}
+			out = append(out, toolCall{ID: aws.ToString(tu.Value.ToolUseId), Name: aws.ToString(tu.Value.Name), Args: string(args)})
+		}
+	}
+	return out
+}
+
+// reasoning is the reasoning text the answer shows.
+func (a *converseAnswerOf) reasoning() string {
+	var b strings.Builder
+	for _, bl := range a.blocks {
+		if rc, ok := bl.(*types.ContentBlockMemberReasoningContent); ok {
+			if rt, ok := rc.Value.(*types.ReasoningContentBlockMemberReasoningText); ok {
+				b.WriteString(aws.ToString(rt.Value.Text))
+			}
+		}
+	}
+	return b.String()
+}
+
+// usageMap is the answer's usage by Converse's own member names, the
+// members it reported only.
+func (a *converseAnswerOf) usageMap() map[string]int64 {
+	u := a.usage
+	if u == nil {
+		return nil
+	}
+	m := map[string]int64{}
+	for name, v := range map[string]*int32{"inputTokens": u.InputTokens, "outputTokens": u.OutputTokens, "totalTokens": u.TotalTokens,
+		"cacheReadInputTokens": u.CacheReadInputTokens, "cacheWriteInputTokens": u.CacheWriteInputTokens} {
+		if v != nil {
+			m[name] = int64(*v)
+		}
+	}
+	return m
+}
+
+// converseCall sends one Converse request, streamed or not, and returns
+// what the client made of the answer.
+func converseCall(ctx context.Context, base string, in *bedrockruntime.ConverseInput, stream bool) (converseAnswerOf, error) {
+	c := newBedrockRuntime(base, streamOptions{}.httpClient())
+	if !stream {
+		out, err := c.Converse(ctx, in)
+		if err != nil {
+			return converseAnswerOf{}, err
+		}
+		return converseOutput(out), nil
+	}
+	out, err := c.ConverseStream(ctx, &bedrockruntime.ConverseStreamInput{
+		ModelId: in.ModelId, Messages: in.Messages, System: in.System, InferenceConfig: in.InferenceConfig,
+		ToolConfig: in.ToolConfig, AdditionalModelRequestFields: in.AdditionalModelRequestFields,
+	})
+	if err != nil {
+		return converseAnswerOf{}, err
+	}
+	var a converseAnswerOf
+	err = a.read(out, nil)
+	return a, err
+}
+
+// converseTools is defs as a Converse tool configuration.
+func converseTools(defs []toolDef) *types.ToolConfiguration {
+	if len(defs) == 0 {
+		return nil
+	}
+	tc := &types.ToolConfiguration{}
+	for _, d := range defs {
+		spec := types.ToolSpecification{Name: aws.String(d.Name),
+			InputSchema: &types.ToolInputSchemaMemberJson{Value: document.NewLazyDocument(d.Schema)}}
+		if d.Description != "" {
+			spec.Description = aws.String(d.Description)
+		}
+		tc.Tools = append(tc.Tools, &types.ToolMemberToolSpec{Value: spec})
+	}
+	return tc
+}
+
+func (c converseClient) toolTurn(ctx context.Context, base string, conv toolConv, stream bool) (toolOutcome, error) {
+	var msgs []types.Message
+	var results []types.ContentBlock
+	flush := func() {
+		if len(results) > 0 {
+			msgs = append(msgs, types.Message{Role: types.ConversationRoleUser, Content: results})
+			results = nil
+		}
+	}
+	for _, m := range conv.Msgs {
+		if m.Role != "tool" {
+			flush()
+		}
+		switch m.Role {
+		case "user":
+			blocks := []types.ContentBlock{&types.ContentBlockMemberText{Value: m.Text}}
+			if m.Image != nil {
+				blocks = append(blocks, &types.ContentBlockMemberImage{Value: types.ImageBlock{
+					Format: types.ImageFormat(strings.TrimPrefix(m.ImageMIME, "image/")), Source: &types.ImageSourceMemberBytes{Value: m.Image}}})
+			}
+			msgs = append(msgs, types.Message{Role: types.ConversationRoleUser, Content: blocks})
+		case "assistant":
+			var blocks []types.ContentBlock
+			for _, tc := range m.Calls {
+				var args any
+				if err := json.Unmarshal([]byte(tc.Args), &args); err != nil {
+					return toolOutcome{}, fmt.Errorf("call %s: arguments %q: %w", tc.Name, tc.Args, err)
+				}
+				blocks = append(blocks, &types.ContentBlockMemberToolUse{Value: types.ToolUseBlock{
+					ToolUseId: aws.String(tc.ID), Name: aws.String(tc.Name), Input: document.NewLazyDocument(args)}})
+			}
+			msgs = append(msgs, types.Message{Role: types.ConversationRoleAssistant, Content: blocks})
+		case "tool":
+			results = append(results, &types.ContentBlockMemberToolResult{Value: types.ToolResultBlock{ToolUseId: aws.String(m.CallID),
+				Content: []types.ToolResultContentBlock{&types.ToolResultContentBlockMemberText{Value: m.Text}}}})
+		}
+	}
+	flush()
+	in := &bedrockruntime.ConverseInput{ModelId: aws.String(conv.Model), Messages: msgs, ToolConfig: converseTools(conv.Tools),
+		InferenceConfig: &types.InferenceConfiguration{MaxTokens: aws.Int32(int32(conv.MaxTokens)), Temperature: aws.Float32(0.5), TopP: aws.Float32(0.5)}}
+	a, err := converseCall(ctx, base, in, stream)
+	out := toolOutcome{Text: a.text(), Calls: a.calls(), StreamProblems: a.problems, Terminal: a.terminal}
+	if a.stopped {
+		out.Stop = normaliseStop(bedrockConverse, string(a.stop))
+	}
+	if stream {
+		out.ArgFragments = a.fragments
+	}
+	return out, err
+}
+
+// agentReplay replays turn 1's message as the SDK returned it (or as the
+// stream's blocks accumulate), reasoning and tool use included, as
+// Converse agents keep their history.
+func (c converseClient) agentReplay(ctx context.Context, base string, o replayOptions) (replayOutcome, error) {
+	tools := converseTools([]toolDef{{Name: "get_weather", Schema: rzToolSchema}})
+	msgs := []types.Message{{Role: types.ConversationRoleUser, Content: []types.ContentBlock{&types.ContentBlockMemberText{Value: rzPrompt}}}}
+	in := func() *bedrockruntime.ConverseInput {
+		return &bedrockruntime.ConverseInput{ModelId: aws.String(bedrockConverse.defaultModel()), Messages: msgs, ToolConfig: tools,
+			InferenceConfig:              &types.InferenceConfiguration{MaxTokens: aws.Int32(20000)},
+			AdditionalModelRequestFields: document.NewLazyDocument(map[string]any{"thinking": map[string]any{"type": "enabled", "budget_tokens": 16000}})}
+	}
+	var out replayOutcome
+	a, err := converseCall(ctx, base, in(), o.stream)
+	if err != nil {
+		return out, fmt.Errorf("turn 1: %w", err)
+	}
+	out.Stop1, out.Calls, out.Reasoning = normaliseStop(bedrockConverse, string(a.stop)), a.calls(), a.reasoning()
+	msgs = append(msgs, types.Message{Role: types.ConversationRoleAssistant, Content: a.blocks})
+	var results []types.ContentBlock
+	for _, call := range out.Calls {
+		results = append(results, &types.ContentBlockMemberToolResult{Value: types.ToolResultBlock{ToolUseId: aws.String(call.ID),
+			Content: []types.ToolResultContentBlock{&types.ToolResultContentBlockMemberText{Value: rzResult}}}})
+	}
+	msgs = append(msgs, types.Message{Role: types.ConversationRoleUser, Content: results})
+	if o.between != nil {
+		o.between()
+	}
+	a, err = converseCall(ctx, base, in(), o.stream)
+	if err != nil {
+		return out, fmt.Errorf("turn 2: %w", err)
+	}
+	out.Text2, out.Stop2 = a.text(), normaliseStop(bedrockConverse, string(a.stop))
+	return out, nil
+}
+
+// probe sends r; its Extra members go in additionalModelRequestFields,
+// where Converse takes the model vendor's own settings (Claude's
+// thinking).
+func (c converseClient) probe(ctx context.Context, base string, r probeRequest) (probeOutcome, error) {
+	maxTokens := r.MaxTokens
+	if maxTokens == 0 {
+		maxTokens = 1024
+	}
+	in := &bedrockruntime.ConverseInput{ModelId: aws.String(bedrockConverse.defaultModel()),
+		Messages:        []types.Message{{Role: types.ConversationRoleUser, Content: []types.ContentBlock{&types.ContentBlockMemberText{Value: "Tell me something."}}}},
+		InferenceConfig: &types.InferenceConfiguration{MaxTokens: aws.Int32(int32(maxTokens))}}
+	if len(r.Extra) > 0 {
+		in.AdditionalModelRequestFields = document.NewLazyDocument(r.Extra)
+	}
+	a, err := converseCall(ctx, base, in, r.Stream)
+	if err != nil {
+		return probeOutcome{}, err
+	}
+	out := probeOutcome{Text: a.text(), Wire: string(a.stop), Usage: a.usageMap(), Terminal: a.terminal}
+	out.Stop = normaliseStop(bedrockConverse, out.Wire)
+	return out, nil
+}
+
+// converseErrorStatus returns the HTTP status of an AWS SDK error that
+// came with an HTTP response.
+func converseErrorStatus(err error) (int, bool) {
+	var re *smithyhttp.ResponseError
+	if errors.As(err, &re) {
+		return re.HTTPStatusCode(), true
+	}
+	return 0, false
+}
+
+// converseErrorMessage returns the message of an AWS SDK error: the
+// exception's message.
+func converseErrorMessage(err error) (string, bool) {
+	var ae smithy.APIError
+	if errors.As(err, &ae) {
+		return ae.ErrorMessage(), true
+	}
+	return "", false
+}
+
+// converseErrorHeader returns the response headers of an AWS SDK error.
+func converseErrorHeader(err error) (http.Header, bool) {
+	var re *smithyhttp.ResponseError
+	if errors.As(err, &re) && re.Response != nil && re.Response.Response != nil {
+		return re.Response.Header, true
+	}
+	return nil, false
+}
+
+// isConverseStreamException reports whether err is an exception the AWS
+// SDK read inside an event stream: an API error without an HTTP
+// response of its own.
+func isConverseStreamException(err error) bool {
+	var ae smithy.APIError
+	var re *smithyhttp.ResponseError
+	return errors.As(err, &ae) && !errors.As(err, &re)
+}
+
+// Interface guards: the Converse client serves every suite.
+var (
+	_ streamingClient = converseClient{}
+	_ toolClient      = converseClient{}
+	_ replayClient    = converseClient{}
+	_ probeClient     = converseClient{}
+)

@@ -1,0 +1,548 @@
+package caddytest
+
+import (
+	"encoding/base64"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// This file gives the mocks their Converse side (Amazon Bedrock's Converse
+// API, the protocol bedrock): the request rules Bedrock enforces, its
+// answers (plain, streamed as event stream messages named by their event,
+// with tool calls, reasoning and filter stops), and views of a Converse
+// request's tools, history and opaque reasoning values. The streams are
+// written as SSE text, one event per message, which awsStreamFramer turns
+// into Bedrock's event stream.
+
+// converseFields are the top-level members a Converse request may have.
+// Bedrock streams by its path and names the model there, so stream and
+// model are unknown.
+var converseFields = []string{"messages", "system", "inferenceConfig", "toolConfig", "guardrailConfig",
+	"additionalModelRequestFields", "promptVariables", "additionalModelResponseFieldPaths", "requestMetadata",
+	"performanceConfig", "serviceTier", "outputConfig"}
+
+// converseToolName is the pattern Bedrock holds tool names to.
+var converseToolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// converseImageFormats and converseDocFormats are the formats Converse
+// takes for images and documents.
+var (
+	converseImageFormats = map[string]bool{"png": true, "jpeg": true, "gif": true, "webp": true}
+	converseDocFormats   = map[string]bool{"pdf": true, "csv": true, "doc": true, "docx": true, "xls": true, "xlsx": true,
+		"html": true, "txt": true, "md": true}
+)
+
+// validateConverseBody checks what Bedrock enforces of a Converse request:
+// no model in the body, messages that start with a user turn and
+// alternate, content blocks of one known member each in the shape that
+// member needs (no blank text, base64 bytes, tool results answering the
+// calls of the turn before), a toolConfig whenever the history holds tool
+// blocks, and inferenceConfig members of the right types and ranges.
+func validateConverseBody(root gjson.Result) []string {
+	var problems []string
+	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	if root.Get("model").Exists() {
+		bad("model must not be in the body on Bedrock (it is in the path)")
+	}
+	msgs := root.Get("messages")
+	if !msgs.IsArray() || len(msgs.Array()) == 0 {
+		bad("messages must be a non-empty array")
+	}
+	want := "user"
+	toolBlocks := false
+	var prevCalls map[string]bool
+	for i, m := range msgs.Array() {
+		role := m.Get("role").Str
+		if role != want {
+			bad("messages.%d.role %s: a conversation must start with a user message and alternate user and assistant", i, m.Get("role").Raw)
+			break
+		}
+		want = map[string]string{"user": "assistant", "assistant": "user"}[role]
+		content := m.Get("content")
+		if !content.IsArray() || len(content.Array()) == 0 {
+			bad("messages.%d.content must be a non-empty array", i)
+			continue
+		}
+		calls := map[string]bool{}
+		for j, b := range content.Array() {
+			where := fmt.Sprintf("messages.%d.content.%d", i, j)
+			kind := converseBlockKind(b)
+			switch kind {
+			case "":
+				bad("%s must have exactly one member: %.200s", where, b.Raw)
+				continue
+			case "toolUse":
+				toolBlocks = true
+				if role != "assistant" {
+					bad("%s: toolUse in a user message", where)
+				}
+				id := b.Get("toolUse.toolUseId")
+				if id.Type != gjson.String || id.Str == "" {
+					bad("%s.toolUse.toolUseId is required", where)
+				}
+				if calls[id.Str] {
+					bad("%s.toolUse.toolUseId %q repeats an id of the same message", where, id.Str)
+				}
+				calls[id.Str] = true
+				if !converseToolName.MatchString(b.Get("toolUse.name").Str) {
+					bad("%s.toolUse.name %s does not match [a-zA-Z0-9_-]{1,64}", where, b.Get("toolUse.name").Raw)
+				}
+				if !b.Get("toolUse.input").IsObject() {
+					bad("%s.toolUse.input must be an object, got %s", where, orAbsent(b.Get("toolUse.input")))
+				}
+			case "toolResult":
+				toolBlocks = true
+				if role != "user" {
+					bad("%s: toolResult in an assistant message", where)
+				}
+				if id := b.Get("toolResult.toolUseId").Str; !prevCalls[id] {
+					bad("%s.toolResult.toolUseId %q does not match a toolUse id of the previous turn", where, id)
+				}
+				if s := b.Get("toolResult.status"); s.Exists() && s.Str != "success" && s.Str != "error" {
+					bad("%s.toolResult.status %s, want success or error", where, s.Raw)
+				}
+				rc := b.Get("toolResult.content")
+				if !rc.IsArray() {
+					bad("%s.toolResult.content must be an array", where)
+				}
+				for k, c := range rc.Array() {
+					switch converseBlockKind(c) {
+					case "text", "json", "image", "document":
+						problems = append(problems, validateConverseBlock(fmt.Sprintf("%s.toolResult.content.%d", where, k), c)...)
+					default:
+						bad("%s.toolResult.content.%d must be one of text, json, image or document: %.200s", where, k, c.Raw)
+					}
+				}
+			case "reasoningContent":
+				if role != "assistant" {
+					bad("%s: reasoningContent in a user message", where)
+				}
+				fallthrough
+			default:
+				problems = append(problems, validateConverseBlock(where, b)...)
+			}
+		}
+		prevCalls = calls
+	}
+	if toolBlocks && !root.Get("toolConfig").Exists() {
+		bad("The toolConfig field must be defined when using toolUse and toolResult content blocks.")
+	}
+	problems = append(problems, validateConverseConfig(root)...)
+	for i, s := range root.Get("system").Array() {
+		switch converseBlockKind(s) {
+		case "text":
+			if strings.TrimSpace(s.Get("text").Str) == "" {
+				bad("system.%d.text is blank", i)
+			}
+		case "cachePoint", "guardContent":
+		default:
+			bad("system.%d must be text, cachePoint or guardContent: %.200s", i, s.Raw)
+		}
+	}
+	if s := root.Get("system"); s.Exists() && !s.IsArray() {
+		bad("system must be an array of blocks")
+	}
+	return problems
+}
+
+// converseBlockKind is the member a content block is made of, or "" for a
+// block that is not an object of exactly one member.
+func converseBlockKind(b gjson.Result) string {
+	if !b.IsObject() {
+		return ""
+	}
+	kind, n := "", 0
+	b.ForEach(func(k, _ gjson.Result) bool {
+		kind = k.Str
+		n++
+		return true
+	})
+	if n != 1 {
+		return ""
+	}
+	return kind
+}
+
+// validateConverseBlock checks a content block other than a tool block:
+// text that is a non-blank string, an image or document of a known format
+// with base64 bytes, reasoning text with a signature or redacted bytes,
+// and a known member.
+func validateConverseBlock(where string, b gjson.Result) []string {
+	var problems []string
+	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	bytesOf := func(path string, v gjson.Result) {
+		if v.Type != gjson.String || v.Str == "" {
+			bad("%s must be base64 bytes", path)
+		} else if _, err := base64.StdEncoding.DecodeString(v.Str); err != nil {
+			bad("%s does not decode as base64: %v", path, err)
+		}
+	}
+	switch kind := converseBlockKind(b); kind {
+	case "text":
+		if t := b.Get("text"); t.Type != gjson.String || strings.TrimSpace(t.Str) == "" {
+			bad("The text field in the ContentBlock object at %s is blank. Add text to the text field, and try again.", where)
+		}
+	case "json":
+		if !b.Get("json").Exists() {
+			bad("%s.json is missing", where)
+		}
+	case "image":
+		if f := b.Get("image.format").Str; !converseImageFormats[f] {
+			bad("%s.image.format %q is not png, jpeg, gif or webp", where, f)
+		}
+		bytesOf(where+".image.source.bytes", b.Get("image.source.bytes"))
+	case "document":
+		if f := b.Get("document.format").Str; !converseDocFormats[f] {
+			bad("%s.document.format %q is not a Converse document format", where, f)
+		}
+		if b.Get("document.name").Str == "" {
+			bad("%s.document.name is required", where)
+		}
+		bytesOf(where+".document.source.bytes", b.Get("document.source.bytes"))
+	case "reasoningContent":
+		rc := b.Get("reasoningContent")
+		switch converseBlockKind(rc) {
+		case "reasoningText":
+			if rc.Get("reasoningText.text").Type != gjson.String {
+				bad("%s.reasoningContent.reasoningText.text must be a string", where)
+			}
+			if s := rc.Get("reasoningText.signature"); s.Exists() && s.Type != gjson.String {
+				bad("%s.reasoningContent.reasoningText.signature must be a string", where)
+			}
+		case "redactedContent":
+			bytesOf(where+".reasoningContent.redactedContent", rc.Get("redactedContent"))
+		default:
+			bad("%s.reasoningContent must be reasoningText or redactedContent: %.200s", where, rc.Raw)
+		}
+	case "cachePoint":
+		if b.Get("cachePoint.type").Str != "default" {
+			bad("%s.cachePoint.type must be default", where)
+		}
+	case "guardContent", "citationsContent", "video", "audio":
+	default:
+		bad("%s has an unknown member %q", where, kind)
+	}
+	return problems
+}
+
+// validateConverseConfig checks inferenceConfig and toolConfig.
+func validateConverseConfig(root gjson.Result) []string {
+	var problems []string
+	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	ic := root.Get("inferenceConfig")
+	if ic.Exists() && !ic.IsObject() {
+		bad("inferenceConfig must be an object")
+	}
+	ic.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "maxTokens":
+			if v.Type != gjson.Number || v.Num != float64(int64(v.Num)) || v.Num < 1 {
+				bad("inferenceConfig.maxTokens %s must be a positive integer", v.Raw)
+			}
+		case "temperature", "topP":
+			if v.Type != gjson.Number || v.Num < 0 || v.Num > 1 {
+				bad("inferenceConfig.%s %s must be a number from 0 to 1", k.Str, v.Raw)
+			}
+		case "stopSequences":
+			if !v.IsArray() {
+				bad("inferenceConfig.stopSequences must be an array of strings")
+			}
+			for _, s := range v.Array() {
+				if s.Type != gjson.String || s.Str == "" {
+					bad("inferenceConfig.stopSequences holds %s, want non-empty strings", s.Raw)
+				}
+			}
+		default:
+			bad("inferenceConfig has an unknown member %q", k.Str)
+		}
+		return true
+	})
+	tc := root.Get("toolConfig")
+	if !tc.Exists() {
+		return problems
+	}
+	tools := tc.Get("tools")
+	if !tools.IsArray() || len(tools.Array()) == 0 {
+		bad("toolConfig.tools must be a non-empty array")
+	}
+	names := map[string]bool{}
+	for i, t := range tools.Array() {
+		switch converseBlockKind(t) {
+		case "toolSpec":
+			name := t.Get("toolSpec.name").Str
+			if !converseToolName.MatchString(name) {
+				bad("toolConfig.tools.%d.toolSpec.name %q does not match [a-zA-Z0-9_-]{1,64}", i, name)
+			}
+			if names[name] {
+				bad("toolConfig.tools.%d.toolSpec.name %q is declared twice", i, name)
+			}
+			names[name] = true
+			if d := t.Get("toolSpec.description"); d.Exists() && (d.Type != gjson.String || d.Str == "") {
+				bad("toolConfig.tools.%d.toolSpec.description must be a non-empty string", i)
+			}
+			if !t.Get("toolSpec.inputSchema.json").IsObject() {
+				bad("toolConfig.tools.%d.toolSpec.inputSchema.json must be a JSON schema object", i)
+			}
+		case "cachePoint", "systemTool":
+		default:
+			bad("toolConfig.tools.%d must be a toolSpec: %.200s", i, t.Raw)
+		}
+	}
+	if ch := tc.Get("toolChoice"); ch.Exists() {
+		switch converseBlockKind(ch) {
+		case "auto", "any":
+		case "tool":
+			if !names[ch.Get("tool.name").Str] {
+				bad("toolConfig.toolChoice.tool.name %q is not a declared tool", ch.Get("tool.name").Str)
+			}
+		default:
+			bad("toolConfig.toolChoice must be one of auto, any or tool: %s", ch.Raw)
+		}
+	}
+	return problems
+}
+
+// converseUsage is the usage object of a Converse answer reporting u:
+// inputTokens without the cache reads and writes, which have their own
+// members, and totalTokens counting them all. Converse reports no
+// reasoning tokens; outputTokens includes them.
+func converseUsage(u usage) string {
+	n := func(v int64) string { return strconv.FormatInt(v, 10) }
+	s := `{"inputTokens":` + n(u.Input-u.CacheRead-u.CacheWrite) + `,"outputTokens":` + n(u.Output) + `,"totalTokens":` + n(u.Input+u.Output)
+	if u.CacheRead > 0 || u.CacheWrite > 0 {
+		s += `,"cacheReadInputTokens":` + n(u.CacheRead) + `,"cacheWriteInputTokens":` + n(u.CacheWrite)
+	}
+	return s + `}`
+}
+
+// converseStop is the Converse stopReason of a canonical stop of reply.
+func converseStop(stop string) string {
+	return map[string]string{"end": "end_turn", "max_tokens": "max_tokens", "stop_sequence": "stop_sequence"}[stop]
+}
+
+// converseStopFields is the end of a Converse answer after its stop
+// reason: Claude reports the sequence that matched in
+// additionalModelResponseFields.
+func converseStopFields(r reply) string {
+	if r.Stop != "stop_sequence" {
+		return ""
+	}
+	return `,"additionalModelResponseFields":{"stop_sequence":` + jsonString(r.StopSequence) + `}`
+}
+
+// converseAnswer is a non-streamed Converse answer with content blocks,
+// a stop reason and usage; it names neither an id nor a model.
+func converseAnswer(blocks []string, stop string, u usage, extra string) string {
+	return `{"output":{"message":{"role":"assistant","content":[` + strings.Join(blocks, ",") + `]}},"stopReason":"` + stop + `"` + extra +
+		`,"usage":` + converseUsage(u) + `,"metrics":{"latencyMs":1134}}`
+}
+
+// converseSuccessBody is the default Converse answer for r.
+func converseSuccessBody(r reply) string {
+	return converseAnswer([]string{`{"text":` + jsonString(r.Text) + `}`}, converseStop(r.Stop), r.Usage, converseStopFields(r))
+}
+
+// converseEvent is one event of a Converse stream as SSE text, which
+// awsStreamFramer sends as the event stream message of that name.
+func converseEvent(name, data string) string {
+	return "event: " + name + "\ndata: " + data + "\n\n"
+}
+
+// conversePadding is the "p" member Bedrock pads its stream events with,
+// which readers ignore.
+const conversePadding = `,"p":"abcdefghijklmnopqrstuvwxyzABCDEFGHIJ"`
+
+// converseStreamPieces is the streamed Converse answer for r, with the
+// text in the given pieces: messageStart, a contentBlockDelta per piece
+// (Bedrock sends no contentBlockStart for text), contentBlockStop,
+// messageStop with the stop reason, and metadata with the usage last,
+// which is the stream's terminal event. The in-stream error is Bedrock's
+// exception.
+func converseStreamPieces(p proto, r reply, pieces []string) mockStream {
+	var s mockStream
+	s.head = append(s.head, converseEvent("messageStart", `{"role":"assistant"`+conversePadding+`}`))
+	for _, piece := range pieces {
+		s.head = append(s.head, converseEvent("contentBlockDelta", `{"contentBlockIndex":0,"delta":{"text":`+jsonString(piece)+`}`+conversePadding+`}`))
+	}
+	s.tail = []string{
+		converseEvent("contentBlockStop", `{"contentBlockIndex":0`+conversePadding+`}`),
+		converseEvent("messageStop", `{"stopReason":"`+converseStop(r.Stop)+`"`+converseStopFields(r)+conversePadding+`}`),
+		converseEvent("metadata", `{"usage":`+converseUsage(r.Usage)+`,"metrics":{"latencyMs":1321}`+conversePadding+`}`),
+	}
+	s.errorTail = []string{converseEvent("exception:modelStreamErrorException",
+		`{"message":`+jsonString(midStreamMessage(p))+`,"originalStatusCode":529,"originalMessage":"Overloaded"}`)}
+	return s
+}
+
+// converseToolCallAnswer is a Converse answer with calls, streamed or not:
+// toolUse blocks, streamed as a contentBlockStart with the id and name and
+// the input in contentBlockDelta fragments (a call without arguments: one
+// empty fragment, as Claude's is relayed).
+func converseToolCallAnswer(calls []mockCall, stream bool) scenario {
+	if !stream {
+		var blocks []string
+		for _, c := range calls {
+			args := c.Args
+			if args == "" {
+				args = "{}"
+			}
+			blocks = append(blocks, `{"toolUse":{"toolUseId":"`+c.ID+`","name":`+jsonString(c.Name)+`,"input":`+args+`}}`)
+		}
+		return scenario{Status: 200, Body: converseAnswer(blocks, "tool_use", toolUsage, "")}
+	}
+	var b strings.Builder
+	b.WriteString(converseEvent("messageStart", `{"role":"assistant"}`))
+	for i, c := range calls {
+		b.WriteString(converseToolUseEvents(i, c))
+	}
+	b.WriteString(converseEvent("messageStop", `{"stopReason":"tool_use"}`))
+	b.WriteString(converseEvent("metadata", `{"usage":`+converseUsage(toolUsage)+`,"metrics":{"latencyMs":988}}`))
+	return scenario{Status: 200, Header: sseHeader, Body: b.String()}
+}
+
+// converseToolUseEvents are the stream events of call c in block i.
+func converseToolUseEvents(i int, c mockCall) string {
+	idx := strconv.Itoa(i)
+	s := converseEvent("contentBlockStart", `{"contentBlockIndex":`+idx+`,"start":{"toolUse":{"toolUseId":"`+c.ID+`","name":`+jsonString(c.Name)+`}}}`)
+	frags := c.Fragments
+	if c.Args == "" {
+		frags = []string{""}
+	}
+	for _, f := range frags {
+		s += converseEvent("contentBlockDelta", `{"contentBlockIndex":`+idx+`,"delta":{"toolUse":{"input":`+jsonString(f)+`}}}`)
+	}
+	return s + converseEvent("contentBlockStop", `{"contentBlockIndex":`+idx+`}`)
+}
+
+// converseReasoningAnswer is a Converse answer with Claude's reasoning,
+// then call c: a reasoningText block with its signature (streamed: the
+// text in two deltas, then the signature in a delta of its own), a
+// redactedContent block, then the toolUse block.
+func converseReasoningAnswer(c mockCall, stream bool) scenario {
+	u := usage{Input: 120, Output: 90}
+	redacted := base64.StdEncoding.EncodeToString([]byte(rzRedactedBytes()))
+	if !stream {
+		return scenario{Status: 200, Body: converseAnswer([]string{
+			`{"reasoningContent":{"reasoningText":{"text":` + jsonString(rzThinking) + `,"signature":` + jsonString(rzSig) + `}}}`,
+			`{"reasoningContent":{"redactedContent":"` + redacted + `"}}`,
+			`{"toolUse":{"toolUseId":"` + c.ID + `","name":` + jsonString(c.Name) + `,"input":` + c.Args + `}}`,
+		}, "tool_use", u, "")}
+	}
+	var b strings.Builder
+	b.WriteString(converseEvent("messageStart", `{"role":"assistant"}`))
+	for _, piece := range splitText(rzThinking, 2) {
+		b.WriteString(converseEvent("contentBlockDelta", `{"contentBlockIndex":0,"delta":{"reasoningContent":{"text":`+jsonString(piece)+`}}}`))
+	}
+	b.WriteString(converseEvent("contentBlockDelta", `{"contentBlockIndex":0,"delta":{"reasoningContent":{"signature":`+jsonString(rzSig)+`}}}`))
+	b.WriteString(converseEvent("contentBlockStop", `{"contentBlockIndex":0}`))
+	b.WriteString(converseEvent("contentBlockDelta", `{"contentBlockIndex":1,"delta":{"reasoningContent":{"redactedContent":"`+redacted+`"}}}`))
+	b.WriteString(converseEvent("contentBlockStop", `{"contentBlockIndex":1}`))
+	b.WriteString(converseToolUseEvents(2, c))
+	b.WriteString(converseEvent("messageStop", `{"stopReason":"tool_use"}`))
+	b.WriteString(converseEvent("metadata", `{"usage":`+converseUsage(u)+`,"metrics":{"latencyMs":2045}}`))
+	return scenario{Status: 200, Header: sseHeader, Body: b.String()}
+}
+
+// rzRedactedBytes are the bytes of Claude's redacted reasoning, which
+// Converse carries as base64 bytes: the Anthropic data rzRedacted
+// decoded, so that the base64 a Converse upstream sends is rzRedacted.
+func rzRedactedBytes() string {
+	b, err := base64.StdEncoding.DecodeString(rzRedacted)
+	if err != nil {
+		panic("rzRedacted is not base64: " + err.Error())
+	}
+	return string(b)
+}
+
+// Converse refusal kinds: the stop reasons Bedrock ends a withheld answer
+// with.
+const (
+	// refusalConverseFiltered is stopReason content_filtered with the
+	// visible refusal text.
+	refusalConverseFiltered refusalKind = "converse-content-filtered"
+	// refusalConverseGuardrail is stopReason guardrail_intervened with the
+	// guardrail's blocked message as text.
+	refusalConverseGuardrail refusalKind = "converse-guardrail-intervened"
+)
+
+// converseRefusalAnswer is a Converse answer of refusal kind k, streamed or
+// not: the refusal text and the filter's stop reason.
+func converseRefusalAnswer(k refusalKind, stream bool) scenario {
+	stop := "content_filtered"
+	if k == refusalConverseGuardrail {
+		stop = "guardrail_intervened"
+	}
+	u := usage{Input: 20, Output: 12}
+	if !stream {
+		return scenario{Status: 200, Body: converseAnswer([]string{`{"text":` + jsonString(refusalText) + `}`}, stop, u, "")}
+	}
+	var b strings.Builder
+	b.WriteString(converseEvent("messageStart", `{"role":"assistant"}`))
+	for _, piece := range splitText(refusalText, 3) {
+		b.WriteString(converseEvent("contentBlockDelta", `{"contentBlockIndex":0,"delta":{"text":`+jsonString(piece)+`}}`))
+	}
+	b.WriteString(converseEvent("contentBlockStop", `{"contentBlockIndex":0}`))
+	b.WriteString(converseEvent("messageStop", `{"stopReason":"`+stop+`"}`))
+	b.WriteString(converseEvent("metadata", `{"usage":`+converseUsage(u)+`,"metrics":{"latencyMs":640}}`))
+	return scenario{Status: 200, Header: sseHeader, Body: b.String()}
+}
+
+// viewConverse reads a Converse request's tools, calls, results and
+// images into v.
+func viewConverse(root gjson.Result, v *upView, bad func(string, ...any)) {
+	for _, t := range root.Get("toolConfig.tools").Array() {
+		if s := t.Get("toolSpec"); s.Exists() {
+			v.Tools = append(v.Tools, upTool{s.Get("name").Str, s.Get("description").Str, s.Get("inputSchema.json").Value()})
+		}
+	}
+	for i, m := range root.Get("messages").Array() {
+		for _, c := range m.Get("content").Array() {
+			switch {
+			case c.Get("toolUse").Exists():
+				v.Calls = append(v.Calls, upCall{c.Get("toolUse.toolUseId").Str, c.Get("toolUse.name").Str, c.Get("toolUse.input").Value()})
+			case c.Get("toolResult").Exists():
+				var text strings.Builder
+				for _, rc := range c.Get("toolResult.content").Array() {
+					switch {
+					case rc.Get("text").Exists():
+						text.WriteString(rc.Get("text").Str)
+					case rc.Get("json").Exists():
+						text.WriteString(rc.Get("json").Raw)
+					default:
+						bad("messages[%d]: a tool result block that is not text or json: %.100s", i, rc.Raw)
+					}
+				}
+				v.Results = append(v.Results, upResult{ID: c.Get("toolResult.toolUseId").Str, Text: text.String()})
+			case c.Get("image").Exists():
+				data, err := base64.StdEncoding.DecodeString(c.Get("image.source.bytes").Str)
+				if err != nil {
+					bad("messages[%d]: image bytes do not decode: %v", i, err)
+				}
+				v.Images = append(v.Images, upImage{MIME: "image/" + c.Get("image.format").Str, Data: data})
+			}
+		}
+	}
+}
+
+// converseOpaqueSlots lists the opaque reasoning values of a Converse
+// request, in the form issuedOpaque gives Claude's: the reasoning text
+// with its signature, and the redacted bytes as base64.
+func converseOpaqueSlots(root gjson.Result) []string {
+	var got []string
+	for _, m := range root.Get("messages").Array() {
+		for _, b := range m.Get("content").Array() {
+			rc := b.Get("reasoningContent")
+			switch {
+			case rc.Get("reasoningText").Exists():
+				got = append(got, "thinking:"+rc.Get("reasoningText.text").Str+"|"+rc.Get("reasoningText.signature").Str)
+			case rc.Get("redactedContent").Exists():
+				got = append(got, "redacted:"+rc.Get("redactedContent").Str)
+			}
+		}
+	}
+	return got
+}
