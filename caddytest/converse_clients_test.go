@@ -39,14 +39,29 @@ func newBedrockRuntime(base string, hc *http.Client) *bedrockruntime.Client {
 func newBedrockRuntimeKey(base string, hc *http.Client, key string) *bedrockruntime.Client {
 	return bedrockruntime.New(bedrockruntime.Options{
 		Region:       awsRegion,
-		BaseEndpoint: aws.String(base),
-		HTTPClient:   hc,
+		BaseEndpoint: aws.String("https://" + strings.TrimPrefix(base, "http://")),
+		HTTPClient:   plainHTTP{hc},
 		Retryer:      aws.NopRetryer{},
 		BearerAuthTokenProvider: bearer.TokenProviderFunc(func(context.Context) (bearer.Token, error) {
 			return bearer.Token{Value: key}, nil
 		}),
 		AuthSchemePreference: []string{"httpBearerAuth"},
 	})
+}
+
+// plainHTTP is the AWS SDK's HTTP client for the test sites: the SDK
+// sends a bearer token only to https endpoints, so the client is given
+// the site's address as https and plainHTTP sends its requests over plain
+// HTTP, as a TLS-terminating proxy in front of llmbridge would.
+type plainHTTP struct{ c *http.Client }
+
+// Do sends r to its URL over plain HTTP.
+func (h plainHTTP) Do(r *http.Request) (*http.Response, error) {
+	u := *r.URL
+	u.Scheme = "http"
+	r = r.Clone(r.Context())
+	r.URL = &u
+	return h.c.Do(r)
 }
 
 // converseMessages is conv's turns as Converse messages.
