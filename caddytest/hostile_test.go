@@ -97,6 +97,11 @@ type hostileCase struct {
 	bug string
 	// limit overrides hostileLimit.
 	limit time.Duration
+	// providerRejects reports, for a passthrough case forwarded (ptWant
+	// 2xx), that the mock of upstream up checks what llmbridge forwards
+	// unchanged as its provider does and rejects it: the body reaches it
+	// once and its 400 comes back.
+	providerRejects func(up proto) bool
 }
 
 // convField is where protocol p's conversation lives in a request.
@@ -326,7 +331,11 @@ func hostileCatalogue() []hostileCase {
 		// Depth and size.
 		{name: "10000-deep nesting in content", body: func(cp proto, model string) []byte {
 			return withContent(cp, model, nested(10000))
-		}, want: bad, ptWant: http.StatusOK},
+		}, want: bad, ptWant: http.StatusOK, providerRejects: func(up proto) bool {
+			// Bedrock checks that every content block is an object of
+			// one member.
+			return up == bedrockConverse
+		}},
 		{name: "10000-deep nesting in an unknown field", body: func(cp proto, model string) []byte {
 			return requestWith(cp, model, "["+hiMessage(cp)+"]", `,"x_unknown":`+nested(10000))
 		}, want: bad},
@@ -585,6 +594,13 @@ func runHostile(t *testing.T, env *testEnv, hc hostileCase, cp, up proto, want i
 		}
 		if hc.rejectOK && resp.Status == http.StatusBadRequest && calls == 0 {
 			want = http.StatusBadRequest
+		}
+		if want >= 200 && want < 300 && path == "passthrough" && hc.providerRejects != nil && hc.providerRejects(up) {
+			if resp.Status != http.StatusBadRequest || calls != 1 {
+				t.Errorf("%s: HTTP status %d after %d upstream calls, want the provider's 400 after one; body %.300s", name, resp.Status, calls, resp.Body)
+			}
+			env.mocks[up].takeViolations()
+			return
 		}
 		if want >= 200 && want < 300 {
 			if resp.Status != want {

@@ -3,6 +3,7 @@ package caddytest
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"reflect"
 	"strings"
 	"testing"
@@ -89,8 +90,38 @@ func TestReasoningAgentReplayGenaiChat(t *testing.T) {
 	}
 }
 
+// reasoningReaches reports whether the reasoning settings of a client of
+// protocol cp, naming its default model, can reach upstream up. Converse
+// writes reasoning settings only in the fields of a model it knows, which
+// it tells by the Bedrock model id: only the Bedrock clients name one
+// (a Claude id), and the others get a capability error.
+func reasoningReaches(cp, up proto) bool {
+	return up != bedrockConverse || cp.isAWS()
+}
+
+// runReasoningRefused checks a client whose reasoning settings cannot
+// reach its upstream (reasoningReaches): a 400 in its protocol that says
+// so, and no upstream call.
+func runReasoningRefused(t *testing.T, env *testEnv, c replayClient, up proto, o replayOptions) {
+	cp := c.protocol()
+	name := pairName(cp, up) + " " + modeName(o.stream)
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	_, err := c.agentReplay(ctx, env.plain[up], o)
+	status, _ := sdkErrorStatus(err)
+	const want = "reasoning settings toward a model whose fields llmbridge does not know cannot be expressed in the bedrock protocol"
+	if err == nil || status != http.StatusBadRequest || !strings.Contains(sdkErrorMessage(err), want) {
+		t.Errorf("%s: the client got %v; want a 400 saying %q", name, err, want)
+	}
+	env.mocks.assertNoUpstreamCall(t, name)
+}
+
 func runAgentReplay(t *testing.T, env *testEnv, c replayClient, up proto, o replayOptions) {
 	cp := c.protocol()
+	if !reasoningReaches(cp, up) {
+		runReasoningRefused(t, env, c, up, o)
+		return
+	}
 	m := env.mocks[up]
 	name := pairName(cp, up) + " " + modeName(o.stream)
 	call := rzCall(up)
@@ -181,6 +212,10 @@ type refusalWant struct {
 //     invented).
 //   - Gemini clients get the refusal as model text with finishReason
 //     SAFETY (the explanation goes in finishMessage, which genai drops).
+//   - Converse clients get the refusal as text with stopReason
+//     content_filtered (an explanation has no slot); Converse's own
+//     filter stops (content_filtered, guardrail_intervened) reach every
+//     client as their text with its protocol's filter stop.
 //   - Streamed, Anthropic's visible refusal text has gone out as text
 //     before the stop says it was a refusal: Chat and Responses clients
 //     get it as text, and no duplicate refusal.
@@ -276,12 +311,15 @@ func wantRefusal(cp, up proto, k refusalKind, stream bool) refusalWant {
 		// read (Candidate.FinishMessage stays empty): it is not checked.
 		return refusalWant{text: visible, wire: "SAFETY"}
 	case bedrockConverse:
-		// Converse has no refusal: the refusal (or the explanation) is
-		// text, the stop content_filtered; a filter stop has no text.
+		// Converse has no refusal: a visible refusal is text, the stop
+		// content_filtered. Like Gemini's, a Converse answer has no slot
+		// for an explanation: without visible text the answer is the
+		// text-less filter stop, which is how Bedrock itself reports a
+		// withheld answer.
 		if filter {
 			return refusalWant{wire: "content_filtered"}
 		}
-		return refusalWant{text: slot, wire: "content_filtered"}
+		return refusalWant{text: visible, wire: "content_filtered"}
 	}
 	panic("unknown client " + string(cp))
 }
