@@ -1,10 +1,12 @@
 package caddytest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 
@@ -53,14 +55,30 @@ func newBedrockRuntimeKey(base string, hc *http.Client, key string) *bedrockrunt
 // sends a bearer token only to https endpoints, so the client is given
 // the site's address as https and plainHTTP sends its requests over plain
 // HTTP, as a TLS-terminating proxy in front of llmbridge would.
+//
+// It also sends a copy of the request body. smithy-go closes the body it
+// gave the transport as soon as the response headers arrive, which can be
+// while net/http's write loop still reads it to check it has no bytes
+// beyond its length; that read then fails and the transport closes the
+// connection under the response being streamed ("use of closed network
+// connection"). A body of its own keeps the
+// write loop away from the SDK's.
 type plainHTTP struct{ c *http.Client }
 
-// Do sends r to its URL over plain HTTP.
+// Do sends r to its URL over plain HTTP, with a copy of its body.
 func (h plainHTTP) Do(r *http.Request) (*http.Response, error) {
 	u := *r.URL
 	u.Scheme = "http"
 	r = r.Clone(r.Context())
 	r.URL = &u
+	if r.Body != nil && r.Body != http.NoBody {
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			return nil, err
+		}
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
+	}
 	return h.c.Do(r)
 }
 

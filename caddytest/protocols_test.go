@@ -68,6 +68,10 @@ func (p proto) reads529() bool { return p == anthropicMsgs || p == vertexAnthrop
 // Bedrock API key, AWS errors and event streams.
 func (p proto) isAWS() bool { return p == bedrockAnthropic || p == bedrockConverse }
 
+// answersNameModel reports whether p's answers name a model; Converse's
+// name none.
+func (p proto) answersNameModel() bool { return p != bedrockConverse }
+
 // blockContent reports whether p's message content is always an array of
 // blocks named by their one member ({"text": ...}): Gemini's parts and
 // Converse's content blocks.

@@ -391,8 +391,7 @@ func runRefusal(t *testing.T, env *testEnv, c probeClient, up proto, k refusalKi
 
 func checkModel(t *testing.T, name string, cp, up proto, stream bool, out probeOutcome) {
 	t.Helper()
-	if cp == bedrockConverse {
-		// Converse answers name no model.
+	if !cp.answersNameModel() {
 		return
 	}
 	if want := rzModel(up, upstreamModel(cp, up, cp.defaultModel())); out.Model != want {
