@@ -61,8 +61,8 @@ func newBedrockRuntimeKey(base string, hc *http.Client, key string) *bedrockrunt
 // while net/http's write loop still reads it to check it has no bytes
 // beyond its length; that read then fails and the transport closes the
 // connection under the response being streamed ("use of closed network
-// connection"). A body of its own keeps the
-// write loop away from the SDK's.
+// connection"). A body of its own keeps the write loop away from the
+// SDK's.
 type plainHTTP struct{ c *http.Client }
 
 // Do sends r to its URL over plain HTTP, with a copy of its body.
