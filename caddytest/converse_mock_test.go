@@ -2,6 +2,7 @@ package caddytest
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -545,4 +546,57 @@ func converseOpaqueSlots(root gjson.Result) []string {
 		}
 	}
 	return got
+}
+
+// converseAsAnthropic is a Converse request for a Claude model read as the
+// Messages request Bedrock makes of it, in the members Anthropic's model
+// rules look at: max_tokens, temperature and top_p from inferenceConfig,
+// thinking and top_k from additionalModelRequestFields, the effort of
+// outputConfig, the tool choice's kind, and each message's blocks by
+// their Anthropic type.
+func converseAsAnthropic(root gjson.Result) gjson.Result {
+	body := map[string]any{}
+	set := func(key string, v gjson.Result) {
+		if v.Exists() {
+			body[key] = v.Value()
+		}
+	}
+	ic, extra := root.Get("inferenceConfig"), root.Get("additionalModelRequestFields")
+	set("max_tokens", ic.Get("maxTokens"))
+	set("temperature", ic.Get("temperature"))
+	set("top_p", ic.Get("topP"))
+	set("top_k", extra.Get("top_k"))
+	set("thinking", extra.Get("thinking"))
+	if e := root.Get("outputConfig.effort"); e.Exists() {
+		body["output_config"] = map[string]any{"effort": e.Value()}
+	}
+	if kind := converseBlockKind(root.Get("toolConfig.toolChoice")); kind != "" {
+		body["tool_choice"] = map[string]any{"type": kind}
+	}
+	types := map[string]string{"text": "text", "toolUse": "tool_use", "toolResult": "tool_result", "image": "image", "document": "document"}
+	var msgs []any
+	for _, m := range root.Get("messages").Array() {
+		var blocks []any
+		for _, b := range m.Get("content").Array() {
+			kind := converseBlockKind(b)
+			typ := types[kind]
+			if kind == "reasoningContent" {
+				typ = "thinking"
+				if b.Get("reasoningContent.redactedContent").Exists() {
+					typ = "redacted_thinking"
+				}
+			}
+			if typ == "" {
+				typ = kind
+			}
+			blocks = append(blocks, map[string]any{"type": typ})
+		}
+		msgs = append(msgs, map[string]any{"role": m.Get("role").Str, "content": blocks})
+	}
+	body["messages"] = msgs
+	b, err := json.Marshal(body)
+	if err != nil {
+		panic("marshalling a map of JSON values: " + err.Error())
+	}
+	return gjson.ParseBytes(b)
 }
