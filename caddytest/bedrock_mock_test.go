@@ -187,9 +187,11 @@ func nativeErrorHeader(p proto, status int) http.Header {
 	return http.Header{"X-Amzn-Errortype": {awsErrorType(status) + ":http://internal.amazon.com/coral/com.amazon.bedrock/"}}
 }
 
-// awsStreamFramer turns the SSE frames of a mock's Anthropic stream into
-// the event stream Bedrock sends: each event in a chunk, and Anthropic's
-// error event as the exception Bedrock raises instead.
+// awsStreamFramer turns the SSE frames of a mock's stream into the event
+// stream Bedrock sends: each event in a chunk (InvokeModel) or a message
+// of its name (Converse), an event named exception:<type> as that
+// exception, and Anthropic's error event as the exception Bedrock raises
+// instead.
 type awsStreamFramer struct {
 	w *eventstream.Writer
 }
@@ -265,12 +267,16 @@ func sha256Hex(b []byte) string {
 }
 
 // newAWSStreamFramer returns the framer of a mock of protocol p's streams,
-// or nil for a protocol that streams SSE.
+// or nil for a protocol that streams SSE: InvokeModel's chunks for
+// Anthropic on Bedrock, an event message per event for Converse.
 func newAWSStreamFramer(p proto) *awsStreamFramer {
-	if p != bedrockAnthropic {
-		return nil
+	switch p {
+	case bedrockAnthropic:
+		return &awsStreamFramer{w: eventstream.NewChunkWriter(1 << 24)}
+	case bedrockConverse:
+		return &awsStreamFramer{w: eventstream.NewWriter(1 << 24)}
 	}
-	return &awsStreamFramer{w: eventstream.NewChunkWriter(1 << 24)}
+	return nil
 }
 
 // clientStreamType is the media type of the streams a client of protocol
@@ -283,8 +289,9 @@ func clientStreamType(cp proto) string {
 }
 
 // unframeClientStream reads a Bedrock client's event stream as SSE text,
-// the way the SDKs' Bedrock mode does: each chunk's event, and exceptions
-// as events named "exception:<type>".
+// the way the SDKs' Bedrock mode does: each chunk's event (a Converse
+// stream has no chunks: each message is its event), and exceptions as
+// events named "exception:<type>".
 func unframeClientStream(body []byte) ([]byte, error) {
 	r := eventstream.NewChunkReader(1 << 26)
 	out, err := r.Push(nil, body)

@@ -87,6 +87,7 @@ func sdkClients() map[proto]sdkClient {
 		openaiResponses:  responsesClient{},
 		anthropicMsgs:    anthropicClient{},
 		vertexAnthropic:  anthropicClient{vertex: true},
+		bedrockConverse:  converseClient{},
 		bedrockAnthropic: anthropicClient{bedrock: true},
 		gemini:           genaiClient{backend: genai.BackendGeminiAPI},
 		vertex:           genaiClient{backend: genai.BackendVertexAI},
@@ -111,7 +112,7 @@ func sdkErrorStatus(err error) (int, bool) {
 	if errors.As(err, &gp) {
 		return gp.Code, true
 	}
-	return 0, false
+	return converseErrorStatus(err)
 }
 
 // sdkErrorMessage returns the error message an SDK error carries.
@@ -133,6 +134,9 @@ func sdkErrorMessage(err error) string {
 	if errors.As(err, &ge) {
 		return ge.Message
 	}
+	if m, ok := converseErrorMessage(err); ok {
+		return m
+	}
 	return err.Error()
 }
 
@@ -146,7 +150,8 @@ func describeErr(err error) string {
 }
 
 // sdkErrorHeader returns the response headers of an SDK error where the SDK
-// exposes them (openai-go and anthropic-sdk-go; genai does not).
+// exposes them (openai-go, anthropic-sdk-go and aws-sdk-go-v2; genai does
+// not).
 func sdkErrorHeader(err error) (http.Header, bool) {
 	var oe *openai.Error
 	if errors.As(err, &oe) && oe.Response != nil {
@@ -156,7 +161,7 @@ func sdkErrorHeader(err error) (http.Header, bool) {
 	if errors.As(err, &ae) && ae.Response != nil {
 		return ae.Response.Header, true
 	}
-	return nil, false
+	return converseErrorHeader(err)
 }
 
 // chatClient speaks openai-chat through openai-go.
@@ -501,6 +506,9 @@ func normaliseStop(p proto, v string) string {
 		m = map[string]string{"end_turn": "end", "max_tokens": "max_tokens", "stop_sequence": "stop_sequence", "tool_use": "tool_use", "refusal": "refusal"}
 	case gemini:
 		m = map[string]string{"STOP": "end", "MAX_TOKENS": "max_tokens", "SAFETY": "content_filter"}
+	case bedrockConverse:
+		m = map[string]string{"end_turn": "end", "max_tokens": "max_tokens", "stop_sequence": "stop_sequence", "tool_use": "tool_use",
+			"content_filtered": "content_filter", "guardrail_intervened": "content_filter"}
 	}
 	if s, ok := m[v]; ok {
 		return s

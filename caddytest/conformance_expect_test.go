@@ -448,6 +448,8 @@ func stopSeenBy(cp proto, s mapping.StopReason, hasCalls bool) mapping.StopReaso
 		r = mapping.FromAnthropicStopReason(mapping.AnthropicStopReason(s))
 	case gemini:
 		r = mapping.FromGeminiFinishReason(mapping.GeminiFinishReason(s))
+	case bedrockConverse:
+		r = mapping.FromConverseStopReason(mapping.ConverseStopReason(s))
 	}
 	if r == mapping.StopEnd && hasCalls {
 		r = mapping.StopToolUse

@@ -20,6 +20,8 @@ import (
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/google"
 	"google.golang.org/genai"
+
+	"github.com/llmbridge/llmbridge/codec"
 )
 
 // listingClient is an SDK that lists models; shape names its listing
@@ -200,9 +202,9 @@ func genaiCount(ctx context.Context, g genaiClient, base string) (int64, error) 
 // TestTokenCounting counts tokens with every SDK that can, through every
 // upstream: the count the upstream reported comes back in the client's
 // shape, the upstream receiving a valid count request of its protocol
-// (the mocks check it), with the model the client named. An openai-chat
-// upstream cannot count: the client gets a 400 in its format and the
-// upstream no call.
+// (the mocks check it), with the model the client named. An upstream
+// whose protocol has no counting (openai-chat, bedrock's Converse) cannot
+// count: the client gets a 400 in its format and the upstream no call.
 func TestTokenCounting(t *testing.T) {
 	env := setup(t)
 	for _, cc := range countClients {
@@ -212,12 +214,13 @@ func TestTokenCounting(t *testing.T) {
 				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 				defer cancel()
 				n, err := cc.count(ctx, env.plain[up])
-				if up == openaiChat {
+				if !codec.HasTokenCount(codec.Protocol(up)) {
 					status, _ := sdkErrorStatus(err)
-					if err == nil || status != http.StatusBadRequest || !strings.Contains(sdkErrorMessage(err), "token counting is not supported by this gateway: its upstream protocol openai-chat has no token counting endpoint") {
+					want := "token counting is not supported by this gateway: its upstream protocol " + string(up) + " has no token counting endpoint"
+					if err == nil || status != http.StatusBadRequest || !strings.Contains(sdkErrorMessage(err), want) {
 						t.Fatalf("got %d, %v; want a 400 saying counting is not supported", n, err)
 					}
-					env.mocks.assertNoUpstreamCall(t, "counting through openai-chat")
+					env.mocks.assertNoUpstreamCall(t, "counting through "+string(up))
 					return
 				}
 				if err != nil {

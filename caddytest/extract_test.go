@@ -127,6 +127,23 @@ func viewRequest(p proto, rec *recordedRequest) upstreamView {
 		v.MaxTokens = integer(pick("maxOutputTokens", "max_output_tokens"))
 		v.Temperature, v.TopP = num(pick("temperature")), num(pick("topP", "top_p"))
 		v.StopSequences = stringList(pick("stopSequences", "stop_sequences"))
+	case bedrockConverse:
+		for _, b := range root.Get("system").Array() {
+			if t := b.Get("text"); t.Exists() {
+				system = append(system, t.Str)
+			}
+		}
+		for _, m := range root.Get("messages").Array() {
+			var text strings.Builder
+			for _, b := range m.Get("content").Array() {
+				text.WriteString(b.Get("text").Str)
+			}
+			v.Turns = append(v.Turns, turn{m.Get("role").Str, text.String()})
+		}
+		ic := root.Get("inferenceConfig")
+		v.MaxTokens = integer(ic.Get("maxTokens"))
+		v.Temperature, v.TopP = num(ic.Get("temperature")), num(ic.Get("topP"))
+		v.StopSequences = stringList(ic.Get("stopSequences"))
 	}
 	v.System = strings.Join(system, "\n")
 	return v

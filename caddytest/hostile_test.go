@@ -28,6 +28,7 @@ var unknownPaths = map[proto]struct {
 	gemini:           {"/v1beta/models/gemini-2.5-flash:embedContent", gemini},
 	vertex:           {"/v1/projects/" + clientProject + "/locations/" + vertexLocation + "/publishers/google/models/gemini-2.5-flash:predict", vertex},
 	vertexAnthropic:  {"/v1/projects/" + clientProject + "/locations/" + vertexLocation + "/publishers/anthropic/models/claude-sonnet-4-5:predict", vertexAnthropic},
+	bedrockConverse:  {"/model/anthropic.claude-sonnet-4-5-v1%3A0/converse-async", bedrockConverse},
 	bedrockAnthropic: {"/model/anthropic.claude-sonnet-4-5-v1%3A0/invoke-async", bedrockAnthropic},
 }
 
@@ -40,12 +41,14 @@ var crossUpstream = map[proto]proto{
 	gemini:           anthropicMsgs,
 	vertex:           openaiResponses,
 	vertexAnthropic:  vertex,
+	bedrockConverse:  anthropicMsgs,
 	bedrockAnthropic: openaiResponses,
 }
 
 // sameUpstream is, per client protocol, the upstream of the same wire
 // family (passthrough): the protocol itself, or its Vertex sibling.
 var sameUpstream = map[proto]proto{
+	bedrockConverse:  bedrockConverse,
 	openaiChat:       openaiChat,
 	openaiResponses:  openaiResponses,
 	anthropicMsgs:    vertexAnthropic,
@@ -94,6 +97,11 @@ type hostileCase struct {
 	bug string
 	// limit overrides hostileLimit.
 	limit time.Duration
+	// providerRejects reports, for a passthrough case forwarded (ptWant
+	// 2xx), that the mock of upstream up checks what llmbridge forwards
+	// unchanged as its provider does and rejects it: the body reaches it
+	// once and its 400 comes back.
+	providerRejects func(up proto) bool
 }
 
 // convField is where protocol p's conversation lives in a request.
@@ -122,6 +130,8 @@ func requestWith(p proto, model, conv, extra string) []byte {
 		return []byte(`{"anthropic_version":"` + vertexAnthropicVersion + `","max_tokens":16,"messages":` + conv + extra + `}`)
 	case bedrockAnthropic:
 		return []byte(`{"anthropic_version":"` + bedrockAnthropicVersion + `","max_tokens":16,"messages":` + conv + extra + `}`)
+	case bedrockConverse:
+		return []byte(`{"messages":` + conv + `,"inferenceConfig":{"maxTokens":16}` + extra + `}`)
 	case gemini, vertex:
 		return []byte(`{"contents":` + conv + `,"generationConfig":{"maxOutputTokens":16}` + extra + `}`)
 	}
@@ -142,7 +152,7 @@ func message(p proto, role, content string) string {
 
 // hiMessage is a valid user message saying "Hi".
 func hiMessage(p proto) string {
-	if p.isGoogle() {
+	if p.blockContent() {
 		return message(p, "user", `[{"text":"Hi"}]`)
 	}
 	return message(p, "user", `"Hi"`)
@@ -159,7 +169,7 @@ func textPart(p proto, text string) string {
 	switch {
 	case p == openaiResponses:
 		return `{"type":"input_text","text":` + text + `}`
-	case p.isGoogle():
+	case p.blockContent():
 		return `{"text":` + text + `}`
 	}
 	return `{"type":"text","text":` + text + `}`
@@ -189,7 +199,7 @@ func manyMessages(p proto, n int) string {
 			role = "assistant"
 		}
 		text := jsonString(fmt.Sprintf("message %d", i))
-		if p.isGoogle() {
+		if p.blockContent() {
 			b.WriteString(message(p, role, `[{"text":`+text+`}]`))
 		} else {
 			b.WriteString(message(p, role, text))
@@ -216,12 +226,17 @@ func manyTools(p proto, n int) string {
 			b.WriteString(`{"type":"function","name":` + name + `,"description":"d","parameters":` + params + `}`)
 		case p.isAnthropic():
 			b.WriteString(`{"name":` + name + `,"description":"d","input_schema":` + params + `}`)
+		case p == bedrockConverse:
+			b.WriteString(`{"toolSpec":{"name":` + name + `,"description":"d","inputSchema":{"json":` + params + `}}}`)
 		default:
 			b.WriteString(`{"name":` + name + `,"description":"d","parameters":` + params + `}`)
 		}
 	}
 	if p.isGoogle() {
 		return `,"tools":[{"functionDeclarations":[` + b.String() + `]}]`
+	}
+	if p == bedrockConverse {
+		return `,"toolConfig":{"tools":[` + b.String() + `]}`
 	}
 	return `,"tools":[` + b.String() + `]`
 }
@@ -316,7 +331,11 @@ func hostileCatalogue() []hostileCase {
 		// Depth and size.
 		{name: "10000-deep nesting in content", body: func(cp proto, model string) []byte {
 			return withContent(cp, model, nested(10000))
-		}, want: bad, ptWant: http.StatusOK},
+		}, want: bad, ptWant: http.StatusOK, providerRejects: func(up proto) bool {
+			// Bedrock checks that every content block is an object of
+			// one member.
+			return up == bedrockConverse
+		}},
 		{name: "10000-deep nesting in an unknown field", body: func(cp proto, model string) []byte {
 			return requestWith(cp, model, "["+hiMessage(cp)+"]", `,"x_unknown":`+nested(10000))
 		}, want: bad},
@@ -391,7 +410,7 @@ func hostileCatalogue() []hostileCase {
 		}, want: http.StatusOK, rejectOK: true, check: checkLastWins,
 			bug: "the Anthropic decoder concatenates duplicate messages arrays instead of taking the last"},
 		{name: "unknown content part type", body: func(cp proto, model string) []byte {
-			if cp.isGoogle() {
+			if cp.blockContent() {
 				return withContent(cp, model, `[{"hologram":{"data":"x"}}]`)
 			}
 			return withContent(cp, model, `[{"type":"hologram","hologram":{"data":"x"}}]`)
@@ -404,6 +423,8 @@ func hostileCatalogue() []hostileCase {
 				return requestWith(cp, model, `[{"role":"user","content":"Hi"},{"type":"function_call_output","call_id":"call_unknown","output":"42"}]`, "")
 			case cp.isAnthropic():
 				return requestWith(cp, model, `[{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_unknown","content":"42"}]}]`, "")
+			case cp == bedrockConverse:
+				return requestWith(cp, model, `[{"role":"user","content":[{"toolResult":{"toolUseId":"tooluse_unknown","content":[{"text":"42"}]}}]}]`, "")
 			}
 			return nil // Gemini matches results by name; its upstream is passthrough
 		}, upstream: func(proto) proto { return gemini }, want: bad},
@@ -416,6 +437,8 @@ func hostileCatalogue() []hostileCase {
 				return withContent(cp, model, `[{"type":"input_image","image_url":"data:image/png;base64,`+junk+`"}]`)
 			case cp.isAnthropic():
 				return withContent(cp, model, `[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"`+junk+`"}}]`)
+			case cp == bedrockConverse:
+				return withContent(cp, model, `[{"image":{"format":"png","source":{"bytes":"`+junk+`"}}}]`)
 			}
 			return withContent(cp, model, `[{"inlineData":{"mimeType":"image/png","data":"`+junk+`"}}]`)
 		}, want: bad, bug: "image data is copied without checking it is base64: the upstream is called and must reject it"},
@@ -572,6 +595,13 @@ func runHostile(t *testing.T, env *testEnv, hc hostileCase, cp, up proto, want i
 		if hc.rejectOK && resp.Status == http.StatusBadRequest && calls == 0 {
 			want = http.StatusBadRequest
 		}
+		if want >= 200 && want < 300 && path == "passthrough" && hc.providerRejects != nil && hc.providerRejects(up) {
+			if resp.Status != http.StatusBadRequest || calls != 1 {
+				t.Errorf("%s: HTTP status %d after %d upstream calls, want the provider's 400 after one; body %.300s", name, resp.Status, calls, resp.Body)
+			}
+			env.mocks[up].takeViolations()
+			return
+		}
 		if want >= 200 && want < 300 {
 			if resp.Status != want {
 				t.Errorf("%s: HTTP status %d, want %d (forwarded); body %.300s", name, resp.Status, want, resp.Body)
@@ -599,9 +629,10 @@ func runHostile(t *testing.T, env *testEnv, hc hostileCase, cp, up proto, want i
 	})
 }
 
-// textContent is a message content (Gemini parts) of one text.
+// textContent is a message content (Gemini parts, Converse blocks) of one
+// text.
 func textContent(p proto, text string) string {
-	if p.isGoogle() {
+	if p.blockContent() {
 		return `[{"text":` + jsonString(text) + `}]`
 	}
 	return jsonString(text)

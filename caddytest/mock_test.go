@@ -301,6 +301,7 @@ var knownFields = map[proto][]string{
 	// ("extraneous key [stream] is not permitted").
 	bedrockAnthropic: {"anthropic_version", "anthropic_beta", "messages", "max_tokens", "context_management", "metadata",
 		"output_config", "stop_sequences", "system", "temperature", "thinking", "tool_choice", "tools", "top_k", "top_p"},
+	bedrockConverse: converseFields,
 	gemini: {"contents", "systemInstruction", "system_instruction", "tools", "toolConfig", "tool_config",
 		"safetySettings", "safety_settings", "generationConfig", "generation_config", "cachedContent",
 		"cached_content", "serviceTier", "service_tier", "store"},
@@ -411,6 +412,8 @@ func validateRequest(p proto, rec *recordedRequest) []string {
 				want = "user"
 			}
 		}
+	case bedrockConverse:
+		problems = append(problems, validateConverseBody(root)...)
 	case gemini, vertex:
 		if root.Get("model").Exists() {
 			bad("model must not be in the body (it is in the path)")
@@ -578,6 +581,8 @@ func successBody(p proto, model string, r reply) string {
 			`"content":[{"type":"text","text":` + text + `}],"stop_reason":"` + stop + `","stop_sequence":` + seq + `,` +
 			`"usage":{"input_tokens":` + n(u.Input-u.CacheRead-u.CacheWrite) + `,"cache_creation_input_tokens":` + n(u.CacheWrite) + `,"cache_read_input_tokens":` + n(u.CacheRead) + `,` +
 			`"cache_creation":{"ephemeral_5m_input_tokens":` + n(u.CacheWrite) + `,"ephemeral_1h_input_tokens":0},"output_tokens":` + n(u.Output) + thinking + `,"service_tier":"standard"}}`
+	case bedrockConverse:
+		return converseSuccessBody(r)
 	case gemini, vertex:
 		finish := map[string]string{"end": "STOP", "max_tokens": "MAX_TOKENS", "stop_sequence": "STOP"}[r.Stop]
 		extra, usageExtra := `,"index":0`, ``

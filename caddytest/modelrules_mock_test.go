@@ -32,6 +32,17 @@ func enforceModelRules(p proto, model string, body []byte) []string {
 		}
 	}
 	switch up.Family() {
+	case codec.Bedrock:
+		// Bedrock holds a Claude model to Anthropic's rules, which the
+		// mock reads from Converse's own fields.
+		if !strings.HasPrefix(bedrockVendorModel(model), "claude-") || bedrockVendorModel(model) == model {
+			break
+		}
+		if r = rules.Builtin().Lookup("anthropic", model); r == nil {
+			r = &rules.Rule{}
+		}
+		enforceAnthropic(r, model, converseAsAnthropic(root), bad)
+		capped("inferenceConfig.maxTokens", root.Get("inferenceConfig.maxTokens"))
 	case codec.AnthropicMessages:
 		enforceAnthropic(r, model, root, bad)
 		capped("max_tokens", root.Get("max_tokens"))

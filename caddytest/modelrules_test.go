@@ -14,14 +14,22 @@ import (
 // ruleModels are model names per upstream protocol, one for every row of
 // the rule table (its first glob with the wildcards taken out: a name the
 // row matches), so that TestModelRules covers every model of the table.
+// Converse's are the Bedrock ids of Anthropic's rows: Claude is the
+// family of Bedrock whose rules the table has.
 func ruleModels(up proto) []string {
 	var out []string
 	provider := rules.ProviderFor(codec.Protocol(up), "")
+	if up == bedrockConverse {
+		provider = "anthropic"
+	}
 	seen := map[string]bool{}
 	for _, row := range rules.Builtin().Rows(provider) {
 		m := strings.ReplaceAll(row.Models[0], "*", "")
 		if up == vertexAnthropic && strings.HasPrefix(m, "claude-sonnet-4-5") {
 			m += "@20250929" // a Vertex id
+		}
+		if up == bedrockConverse && m != "" && !strings.HasSuffix(m, "-") {
+			m = "anthropic." + m + "-v1:0"
 		}
 		if m != "" && !seen[m] && !strings.HasSuffix(m, "-") {
 			seen[m] = true

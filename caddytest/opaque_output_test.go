@@ -260,6 +260,9 @@ func opaqueNextTurn(t *testing.T, cp proto, body []byte) []byte {
 	case gemini, vertex:
 		c := gjson.GetBytes(body, "candidates.0.content").Raw
 		return []byte(`{"contents":[{"role":"user","parts":[{"text":"Hi"}]},` + c + `,{"role":"user","parts":[{"text":"And?"}]}]}`)
+	case bedrockConverse:
+		m := gjson.GetBytes(body, "output.message").Raw
+		return []byte(`{"messages":[{"role":"user","content":[{"text":"Hi"}]},` + m + `,{"role":"user","content":[{"text":"And?"}]}],"inferenceConfig":{"maxTokens":16}}`)
 	}
 	t.Fatalf("no next turn for %s", cp)
 	return nil

@@ -18,6 +18,10 @@ const (
 	gemini          proto = "gemini"
 	vertex          proto = "vertex"
 	vertexAnthropic proto = "vertex-anthropic"
+	// bedrockConverse is Amazon Bedrock's Converse API, one wire format
+	// for every model on Bedrock, streamed as an AWS event stream (the
+	// name bedrock would clash with the codec package's).
+	bedrockConverse proto = "bedrock"
 	// bedrockAnthropic is Anthropic Messages on Amazon Bedrock
 	// (InvokeModel), in front of which the mock checks SigV4 signatures
 	// or a Bedrock API key.
@@ -29,7 +33,7 @@ const (
 
 // allProtocols lists the protocols in a stable order; it is both the client
 // and the upstream axis of the pair matrix.
-var allProtocols = []proto{openaiChat, openaiResponses, anthropicMsgs, gemini, vertex, vertexAnthropic, bedrockAnthropic}
+var allProtocols = []proto{openaiChat, openaiResponses, anthropicMsgs, gemini, vertex, vertexAnthropic, bedrockConverse, bedrockAnthropic}
 
 // Settings written into the Caddyfile and expected by the mocks.
 const (
@@ -62,7 +66,16 @@ func (p proto) reads529() bool { return p == anthropicMsgs || p == vertexAnthrop
 
 // isAWS reports whether p is a protocol of Amazon Bedrock: SigV4 or a
 // Bedrock API key, AWS errors and event streams.
-func (p proto) isAWS() bool { return p == bedrockAnthropic }
+func (p proto) isAWS() bool { return p == bedrockAnthropic || p == bedrockConverse }
+
+// answersNameModel reports whether p's answers name a model; Converse's
+// name none.
+func (p proto) answersNameModel() bool { return p != bedrockConverse }
+
+// blockContent reports whether p's message content is always an array of
+// blocks named by their one member ({"text": ...}): Gemini's parts and
+// Converse's content blocks.
+func (p proto) blockContent() bool { return p.isGoogle() || p == bedrockConverse }
 
 // isGoogle reports whether p speaks the Gemini wire format.
 func (p proto) isGoogle() bool { return p == gemini || p == vertex }
@@ -85,7 +98,7 @@ func (p proto) family() proto {
 
 // modelInPath reports whether p carries the model in the URL path.
 func (p proto) modelInPath() bool {
-	return p == gemini || p == vertex || p == vertexAnthropic || p == bedrockAnthropic
+	return p == gemini || p == vertex || p == vertexAnthropic || p.isAWS()
 }
 
 // credentialScheme names how p authenticates: "bearer", "x-api-key" or
@@ -114,7 +127,9 @@ func (p proto) defaultModel() string {
 		return "claude-sonnet-4-20250514"
 	case vertexAnthropic:
 		return "claude-sonnet-4@20250514"
-	case bedrockAnthropic:
+	case bedrockAnthropic, bedrockConverse:
+		// A Claude id: Converse writes Claude's own settings (thinking,
+		// top_k) for it, and its answers carry signed reasoning.
 		return "anthropic.claude-sonnet-4-20250514-v1:0"
 	}
 	return "gemini-2.5-flash"
@@ -138,6 +153,8 @@ func (p proto) clientPath(model string) string {
 		return "/v1/projects/" + clientProject + "/locations/" + vertexLocation + "/publishers/anthropic/models/" + url.PathEscape(model) + ":rawPredict"
 	case bedrockAnthropic:
 		return "/model/" + awsEscape(model) + "/invoke"
+	case bedrockConverse:
+		return "/model/" + awsEscape(model) + "/converse"
 	}
 	panic("unknown protocol " + string(p))
 }
@@ -165,6 +182,8 @@ func (p proto) streamMethod() (method, streaming string, ok bool) {
 		return ":rawPredict", ":streamRawPredict", true
 	case bedrockAnthropic:
 		return "/invoke", "/invoke-with-response-stream", true
+	case bedrockConverse:
+		return "/converse", "/converse-stream", true
 	}
 	return "", "", false
 }
@@ -203,6 +222,8 @@ func (p proto) upstreamPathModel(path string) (model string, ok bool) {
 		prefix, suffix = "/v1/projects/"+vertexProject+"/locations/"+vertexLocation+"/publishers/anthropic/models/", ":rawPredict"
 	case bedrockAnthropic:
 		prefix, suffix = "/model/", "/invoke"
+	case bedrockConverse:
+		prefix, suffix = "/model/", "/converse"
 	}
 	if method, streaming, _ := p.streamMethod(); p.isStreamPath(path) {
 		suffix = strings.TrimSuffix(suffix, method) + streaming

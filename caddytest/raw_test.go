@@ -83,6 +83,8 @@ func minimalBody(p proto, model string) []byte {
 		return []byte(`{"anthropic_version":"` + vertexAnthropicVersion + `","max_tokens":16,"messages":[{"role":"user","content":"Hi"}]}`)
 	case bedrockAnthropic:
 		return []byte(`{"anthropic_version":"` + bedrockAnthropicVersion + `","max_tokens":16,"messages":[{"role":"user","content":"Hi"}]}`)
+	case bedrockConverse:
+		return []byte(`{"messages":[{"role":"user","content":[{"text":"Hi"}]}],"inferenceConfig":{"maxTokens":16}}`)
 	case gemini, vertex:
 		return []byte(`{"contents":[{"role":"user","parts":[{"text":"Hi"}]}],"generationConfig":{"maxOutputTokens":16}}`)
 	}

@@ -44,7 +44,8 @@ func rzCall(up proto) mockCall {
 // encrypted content, the Gemini thought signature.
 func issuedOpaque(up proto) []string {
 	switch up.family() {
-	case anthropicMsgs:
+	case anthropicMsgs, bedrockConverse:
+		// Converse carries Claude's values in its own blocks.
 		return []string{"thinking:" + rzThinking + "|" + rzSig, "redacted:" + rzRedacted}
 	case openaiResponses:
 		return []string{"reasoning:" + rzItemID + "|" + rzEnc}
@@ -85,6 +86,8 @@ func opaqueSlots(up proto, body []byte) []string {
 				}
 			}
 		}
+	case bedrockConverse:
+		got = converseOpaqueSlots(root)
 	case openaiChat:
 		for _, m := range root.Get("messages").Array() {
 			if rc := m.Get("reasoning_content"); rc.Exists() {
@@ -198,6 +201,8 @@ func reasoningCallAnswer(up proto, model string, stream bool, c mockCall) scenar
 		event("response.completed", `"response":`+responsesObject(respID, model, "completed", "null", output, usageJSON, "null"))
 		return scenario{Status: 200, Header: sseHeader, Body: b.String()}
 
+	case bedrockConverse:
+		return converseReasoningAnswer(c, stream)
 	case gemini:
 		fc := `"name":` + name + `,"args":` + c.Args
 		if c.ID != "" {
@@ -265,6 +270,10 @@ func refusalKinds(up proto) []refusalKind {
 		return []refusalKind{refusalChat}
 	case openaiResponses:
 		return []refusalKind{refusalResponses}
+	case bedrockConverse:
+		// Converse has no refusal: a withheld answer ends with the
+		// filter's stop reason.
+		return []refusalKind{refusalConverseFiltered, refusalConverseGuardrail}
 	}
 	return []refusalKind{refusalGeminiSafety, refusalGeminiBlocked}
 }
@@ -360,6 +369,8 @@ func refusalAnswer(up proto, k refusalKind, model string, stream bool) scenario 
 		event("response.completed", `"response":`+responsesObject(respID, model, "completed", "null", msg("completed", part), usageJSON, "null"))
 		return scenario{Status: 200, Header: sseHeader, Body: b.String()}
 
+	case refusalConverseFiltered, refusalConverseGuardrail:
+		return converseRefusalAnswer(k, stream)
 	case refusalGeminiSafety, refusalGeminiBlocked:
 		usageJSON := `{"promptTokenCount":20,"totalTokenCount":20,"promptTokensDetails":[{"modality":"TEXT","tokenCount":20}]}`
 		var body string

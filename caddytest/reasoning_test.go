@@ -3,6 +3,7 @@ package caddytest
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"reflect"
 	"strings"
 	"testing"
@@ -16,13 +17,13 @@ import (
 
 // signingUpstreams are the upstreams whose reasoning carries opaque values
 // that must come back on the next turn.
-var signingUpstreams = []proto{anthropicMsgs, vertexAnthropic, openaiResponses, gemini, vertex}
+var signingUpstreams = []proto{anthropicMsgs, vertexAnthropic, openaiResponses, gemini, vertex, bedrockConverse}
 
 // visibleReasoning is the reasoning text upstream up's reasoning answer
 // shows (the thinking, the summary or the thought).
 func visibleReasoning(up proto) string {
 	switch up.family() {
-	case anthropicMsgs:
+	case anthropicMsgs, bedrockConverse:
 		return rzThinking
 	case openaiResponses:
 		return rzSummary
@@ -89,8 +90,38 @@ func TestReasoningAgentReplayGenaiChat(t *testing.T) {
 	}
 }
 
+// reasoningReaches reports whether the reasoning settings of a client of
+// protocol cp, naming its default model, can reach upstream up. Converse
+// writes reasoning settings only in the fields of a model it knows, which
+// it tells by the Bedrock model id: only the Bedrock clients name one
+// (a Claude id), and the others get a capability error.
+func reasoningReaches(cp, up proto) bool {
+	return up != bedrockConverse || cp.isAWS()
+}
+
+// runReasoningRefused checks a client whose reasoning settings cannot
+// reach its upstream (reasoningReaches): a 400 in its protocol that says
+// so, and no upstream call.
+func runReasoningRefused(t *testing.T, env *testEnv, c replayClient, up proto, o replayOptions) {
+	cp := c.protocol()
+	name := pairName(cp, up) + " " + modeName(o.stream)
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	_, err := c.agentReplay(ctx, env.plain[up], o)
+	status, _ := sdkErrorStatus(err)
+	const want = "reasoning settings toward a model whose fields llmbridge does not know cannot be expressed in the bedrock protocol"
+	if err == nil || status != http.StatusBadRequest || !strings.Contains(sdkErrorMessage(err), want) {
+		t.Errorf("%s: the client got %v; want a 400 saying %q", name, err, want)
+	}
+	env.mocks.assertNoUpstreamCall(t, name)
+}
+
 func runAgentReplay(t *testing.T, env *testEnv, c replayClient, up proto, o replayOptions) {
 	cp := c.protocol()
+	if !reasoningReaches(cp, up) {
+		runReasoningRefused(t, env, c, up, o)
+		return
+	}
 	m := env.mocks[up]
 	name := pairName(cp, up) + " " + modeName(o.stream)
 	call := rzCall(up)
@@ -181,6 +212,10 @@ type refusalWant struct {
 //     invented).
 //   - Gemini clients get the refusal as model text with finishReason
 //     SAFETY (the explanation goes in finishMessage, which genai drops).
+//   - Converse clients get the refusal as text with stopReason
+//     content_filtered (an explanation has no slot); Converse's own
+//     filter stops (content_filtered, guardrail_intervened) reach every
+//     client as their text with its protocol's filter stop.
 //   - Streamed, Anthropic's visible refusal text has gone out as text
 //     before the stop says it was a refusal: Chat and Responses clients
 //     get it as text, and no duplicate refusal.
@@ -207,6 +242,26 @@ func wantRefusal(cp, up proto, k refusalKind, stream bool) refusalWant {
 	}
 	filter := k == refusalGeminiSafety || k == refusalGeminiBlocked
 	same := cp.family() == up.family()
+	if k == refusalConverseFiltered || k == refusalConverseGuardrail {
+		// A Converse filter stop keeps its text: the client gets it as
+		// text with its protocol's filter stop.
+		switch cp.family() {
+		case openaiChat:
+			return refusalWant{text: refusalText, wire: "content_filter"}
+		case openaiResponses:
+			return refusalWant{text: refusalText, wire: "incomplete/content_filter"}
+		case anthropicMsgs:
+			return refusalWant{text: refusalText, wire: "refusal"}
+		case gemini:
+			return refusalWant{text: refusalText, wire: "SAFETY"}
+		case bedrockConverse:
+			wire := "content_filtered"
+			if k == refusalConverseGuardrail {
+				wire = "guardrail_intervened"
+			}
+			return refusalWant{text: refusalText, wire: wire}
+		}
+	}
 	if stream && k == refusalAnthropicText && cp.isOpenAI() {
 		// Anthropic streams the visible text before stop_reason says it
 		// was a refusal: it has gone out as ordinary text, and no
@@ -255,6 +310,16 @@ func wantRefusal(cp, up proto, k refusalKind, stream bool) refusalWant {
 		// The explanation goes into finishMessage, which genai does not
 		// read (Candidate.FinishMessage stays empty): it is not checked.
 		return refusalWant{text: visible, wire: "SAFETY"}
+	case bedrockConverse:
+		// Converse has no refusal: a visible refusal is text, the stop
+		// content_filtered. Like Gemini's, a Converse answer has no slot
+		// for an explanation: without visible text the answer is the
+		// text-less filter stop, which is how Bedrock itself reports a
+		// withheld answer.
+		if filter {
+			return refusalWant{wire: "content_filtered"}
+		}
+		return refusalWant{text: visible, wire: "content_filtered"}
 	}
 	panic("unknown client " + string(cp))
 }
@@ -326,6 +391,9 @@ func runRefusal(t *testing.T, env *testEnv, c probeClient, up proto, k refusalKi
 
 func checkModel(t *testing.T, name string, cp, up proto, stream bool, out probeOutcome) {
 	t.Helper()
+	if !cp.answersNameModel() {
+		return
+	}
 	if want := rzModel(up, upstreamModel(cp, up, cp.defaultModel())); out.Model != want {
 		t.Errorf("%s: the answer names the model %q, want the upstream's %q", name, out.Model, want)
 	}
@@ -338,6 +406,7 @@ const truncatedText = "The answer was cut off at the limit of"
 // by the token limit.
 var maxTokensWire = map[proto]string{
 	openaiChat: "length", openaiResponses: "incomplete/max_output_tokens", anthropicMsgs: "max_tokens", gemini: "MAX_TOKENS",
+	bedrockConverse: "max_tokens",
 }
 
 // maxTokensPath is where each upstream protocol's request carries the
@@ -345,6 +414,7 @@ var maxTokensWire = map[proto]string{
 // llmbridge also writes).
 var maxTokensPath = map[proto]string{
 	openaiChat: "max_completion_tokens", openaiResponses: "max_output_tokens", anthropicMsgs: "max_tokens", gemini: "generationConfig.maxOutputTokens",
+	bedrockConverse: "inferenceConfig.maxTokens",
 }
 
 // TestMaxTokensTruncation: the client's output limit reaches every
@@ -398,6 +468,7 @@ var (
 	chatNo      = map[string]string{"reasoning_effort": ""}
 	respNo      = map[string]string{"reasoning": "", "include": ""}
 	geminiNo    = map[string]string{"generationConfig.thinkingConfig": ""}
+	converseNo  = map[string]string{"additionalModelRequestFields": "", "outputConfig": ""}
 )
 
 // controlCases follow the reasoning controls of docs/translation.md with
@@ -408,7 +479,9 @@ var (
 // OpenAI, adaptive thinking Gemini's dynamic budget -1 (and no effort
 // toward OpenAI), none disabled thinking or a zero budget; reasoning asked
 // of Responses comes with summary auto and encrypted content. Absent
-// settings, and a Responses summary alone, inject nothing.
+// settings, and a Responses summary alone, inject nothing. Converse
+// clients send Claude's thinking in additionalModelRequestFields, as
+// Anthropic clients send it in the body.
 var controlCases = []controlCase{
 	{"responses-effort-high", []proto{openaiResponses}, probeRequest{Extra: map[string]any{"reasoning": map[string]any{"effort": "high"}}},
 		map[proto]map[string]string{
@@ -428,19 +501,19 @@ var controlCases = []controlCase{
 			openaiResponses: {"reasoning": `{"effort":"high","summary":"auto"}`, "include": `["reasoning.encrypted_content"]`, "max_output_tokens": `32000`},
 			gemini:          {"generationConfig.thinkingConfig": `{"thinkingBudget":24576,"includeThoughts":true}`},
 		}},
-	{"anthropic-budget-2048", []proto{anthropicMsgs, vertexAnthropic}, probeRequest{MaxTokens: 8000, Extra: map[string]any{"thinking": map[string]any{"type": "enabled", "budget_tokens": 2048}}},
+	{"anthropic-budget-2048", []proto{anthropicMsgs, vertexAnthropic, bedrockConverse}, probeRequest{MaxTokens: 8000, Extra: map[string]any{"thinking": map[string]any{"type": "enabled", "budget_tokens": 2048}}},
 		map[proto]map[string]string{
 			openaiResponses: {"reasoning": `{"effort":"low","summary":"auto"}`},
 			openaiChat:      {"reasoning_effort": `"low"`},
 			gemini:          {"generationConfig.thinkingConfig": `{"thinkingBudget":2048,"includeThoughts":true}`},
 		}},
-	{"anthropic-adaptive", []proto{anthropicMsgs, vertexAnthropic}, probeRequest{MaxTokens: 8000, Extra: map[string]any{"thinking": map[string]any{"type": "adaptive"}}},
+	{"anthropic-adaptive", []proto{anthropicMsgs, vertexAnthropic, bedrockConverse}, probeRequest{MaxTokens: 8000, Extra: map[string]any{"thinking": map[string]any{"type": "adaptive"}}},
 		map[proto]map[string]string{
 			openaiResponses: {"reasoning": `{"summary":"auto"}`},
 			openaiChat:      chatNo,
 			gemini:          {"generationConfig.thinkingConfig": `{"thinkingBudget":-1,"includeThoughts":true}`},
 		}},
-	{"anthropic-disabled", []proto{anthropicMsgs, vertexAnthropic}, probeRequest{Extra: map[string]any{"thinking": map[string]any{"type": "disabled"}}},
+	{"anthropic-disabled", []proto{anthropicMsgs, vertexAnthropic, bedrockConverse}, probeRequest{Extra: map[string]any{"thinking": map[string]any{"type": "disabled"}}},
 		map[proto]map[string]string{
 			openaiResponses: {"reasoning": `{"effort":"none"}`},
 			openaiChat:      {"reasoning_effort": `"none"`},
@@ -473,7 +546,7 @@ var controlCases = []controlCase{
 	{"responses-summary-only", []proto{openaiResponses}, probeRequest{Extra: map[string]any{"reasoning": map[string]any{"summary": "auto"}}},
 		map[proto]map[string]string{anthropicMsgs: anthropicNo, openaiChat: chatNo, gemini: geminiNo}},
 	{"absent", allProtocols, probeRequest{},
-		map[proto]map[string]string{anthropicMsgs: anthropicNo, openaiChat: chatNo, openaiResponses: respNo, gemini: geminiNo}},
+		map[proto]map[string]string{anthropicMsgs: anthropicNo, openaiChat: chatNo, openaiResponses: respNo, gemini: geminiNo, bedrockConverse: converseNo}},
 }
 
 // TestReasoningControls: each client protocol's own reasoning setting
@@ -565,6 +638,10 @@ func wantUsage(cp proto, withReasoning bool) map[string]int64 {
 		w = map[string]int64{"input_tokens": u.Input - u.CacheRead, "cache_read_input_tokens": u.CacheRead, "output_tokens": u.Output, "thinking_tokens": reasoning}
 	case gemini:
 		w = map[string]int64{"promptTokenCount": u.Input, "cachedContentTokenCount": u.CacheRead, "candidatesTokenCount": u.Output - reasoning, "thoughtsTokenCount": reasoning}
+	case bedrockConverse:
+		// Converse reports no reasoning tokens; totalTokens counts the
+		// cache reads too.
+		w = map[string]int64{"inputTokens": u.Input - u.CacheRead, "cacheReadInputTokens": u.CacheRead, "outputTokens": u.Output, "totalTokens": u.Input + u.Output}
 	}
 	for k, v := range w {
 		if v == 0 {
@@ -596,7 +673,8 @@ func runUsage(t *testing.T, env *testEnv, c probeClient, up proto, stream, think
 	cp := c.protocol()
 	name := pairName(cp, up) + " " + modeName(stream)
 	const text = "Counted. ✓"
-	withReasoning := !up.isAnthropic()
+	// Anthropic's default answer and Converse report no reasoning tokens.
+	withReasoning := !up.isAnthropic() && up != bedrockConverse
 	if thinking {
 		name += " with thinking_tokens"
 		withReasoning = true

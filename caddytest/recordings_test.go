@@ -192,7 +192,8 @@ func always(stop string) func(proto) string { return func(proto) string { return
 
 // replayCases are the real non-streamed success recordings replayed to
 // every client. A stop sequence is only visible to clients whose protocol
-// has a stop reason for it (Anthropic's); the others see a natural end.
+// has a stop reason for it (Anthropic's and Converse's); the others see a
+// natural end.
 var replayCases = []replayCase{
 	{openaiChat, "gpt-4o-text.json", always("end")},
 	{openaiResponses, "gpt-4o-text.json", always("end")},
@@ -200,7 +201,7 @@ var replayCases = []replayCase{
 	{anthropicMsgs, "claude-sonnet-4-5-cache-read.json", always("end")},
 	{anthropicMsgs, "claude-sonnet-4-5-cache-write.json", always("end")},
 	{anthropicMsgs, "claude-sonnet-4-5-stop-sequence.json", func(p proto) string {
-		if p.isAnthropic() {
+		if p.isAnthropic() || p == bedrockConverse {
 			return "stop_sequence"
 		}
 		return "end"

@@ -103,6 +103,7 @@ func streamingClients() map[proto]streamingClient {
 		openaiResponses:  responsesClient{},
 		anthropicMsgs:    anthropicClient{},
 		vertexAnthropic:  anthropicClient{vertex: true},
+		bedrockConverse:  converseClient{},
 		bedrockAnthropic: anthropicClient{bedrock: true},
 		gemini:           genaiClient{backend: genai.BackendGeminiAPI},
 		vertex:           genaiClient{backend: genai.BackendVertexAI},

@@ -152,7 +152,8 @@ func TestPassthroughStreamTruncation(t *testing.T) {
 // yields for an error event inside a stream: openai-go's StreamError (a
 // data: line with a top-level "error"), a Responses error or
 // response.failed event, anthropic-sdk-go's API error from event: error,
-// genai's APIError from an error object in the stream.
+// genai's APIError from an error object in the stream, the AWS SDK's
+// exception from an exception message of the event stream.
 func isInStreamError(p proto, err error) bool {
 	switch p {
 	case openaiChat:
@@ -170,6 +171,8 @@ func isInStreamError(p proto, err error) bool {
 	case gemini, vertex:
 		var ge genai.APIError
 		return errors.As(err, &ge)
+	case bedrockConverse:
+		return isConverseStreamException(err)
 	}
 	return false
 }
@@ -193,7 +196,7 @@ func newClientStreamRequestFor(t *testing.T, base string, p proto, model string)
 	switch p {
 	case gemini, vertex:
 		path += "?alt=sse"
-	case bedrockAnthropic:
+	case bedrockAnthropic, bedrockConverse:
 		// Bedrock streams by its path alone.
 	case openaiChat:
 		body = []byte(strings.Replace(string(body), `{`, `{"stream":true,"stream_options":{"include_usage":true},`, 1))

@@ -394,6 +394,10 @@ func buildStreamPieces(p proto, model string, r reply, count int) mockStream {
 		}
 		s.errorTail = []string{event("error", `{"type":"error","error":{"details":null,"type":"overloaded_error","message":`+jsonString(midStreamMessage(p))+`},"request_id":"req_itest0002"}`)}
 
+	case bedrockConverse:
+		s = converseStreamPieces(p, r, pieces)
+		// The events go in event stream messages (awsStreamFramer).
+		s.contentType = eventstream.ContentType
 	case gemini, vertex:
 		s.contentType = "text/event-stream"
 		finish := map[string]string{"end": "STOP", "max_tokens": "MAX_TOKENS", "stop_sequence": "STOP"}[r.Stop]

@@ -89,7 +89,7 @@ func mockStreamCases(p proto) []mockStreamCase {
 			{"no alt=sse", p.upstreamStreamPath(model), base, "alt=sse"},
 			{"stream field", p.upstreamStreamPath(model) + "?alt=sse", streamed, `unknown top-level fields ["stream"]`},
 		}
-	case bedrockAnthropic:
+	case bedrockAnthropic, bedrockConverse:
 		return []mockStreamCase{
 			{"valid", p.upstreamStreamPath(model), base, ""},
 			{"stream member", p.upstreamStreamPath(model), streamed, `unknown top-level fields ["stream"]`},
@@ -119,6 +119,8 @@ func endsWithTerminal(p proto, body string) bool {
 		return last.name == "response.completed"
 	case anthropicMsgs:
 		return last.name == "message_stop"
+	case bedrockConverse:
+		return last.name == "metadata"
 	}
 	return strings.Contains(last.data, `"finishReason"`) && strings.HasSuffix(body, "\r\n\r\n")
 }

@@ -281,7 +281,8 @@ func sameFamilyStop(p proto, wire string) string {
 // Responses have no stop sequence, pause or refusal reason and end those
 // turns normally; Anthropic reports a content filter as a refusal; Gemini
 // reports a refusal as SAFETY and everything else it has no value for as
-// STOP).
+// STOP; Converse reports a refusal as content_filtered and a pause or
+// another reason as end_turn).
 func clientStop(canonical string, cp proto) string {
 	switch cp.family() {
 	case openaiChat:
@@ -318,6 +319,13 @@ func clientStop(canonical string, cp proto) string {
 			return "other:OTHER"
 		}
 		return "end"
+	case bedrockConverse:
+		switch canonical {
+		case "refusal":
+			return "content_filter"
+		case "pause_turn", "other":
+			return "end"
+		}
 	}
 	return canonical
 }

@@ -80,6 +80,7 @@ func toolClients() map[proto]toolClient {
 		openaiResponses:  responsesClient{},
 		anthropicMsgs:    anthropicClient{},
 		vertexAnthropic:  anthropicClient{vertex: true},
+		bedrockConverse:  converseClient{},
 		bedrockAnthropic: anthropicClient{bedrock: true},
 		gemini:           genaiClient{backend: genai.BackendGeminiAPI},
 		vertex:           genaiClient{backend: genai.BackendVertexAI},

@@ -159,6 +159,8 @@ func toolCallAnswer(p proto, model string, calls []mockCall, stream bool) scenar
 		event("message_stop", `{"type":"message_stop"}`)
 		return scenario{Status: 200, Header: sse, Body: b.String()}
 
+	case bedrockConverse:
+		return converseToolCallAnswer(calls, stream)
 	case gemini, vertex:
 		part := func(c mockCall) string {
 			fc := `"name":"` + c.Name + `"`
@@ -358,6 +360,8 @@ func viewTools(p proto, body []byte) upView {
 				}
 			}
 		}
+	case bedrockConverse:
+		viewConverse(root, &v, bad)
 	case gemini:
 		for i, t := range root.Get("tools").Array() {
 			for j, d := range t.Get("functionDeclarations").Array() {

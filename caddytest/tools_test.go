@@ -52,6 +52,8 @@ func upstreamCallID(up proto, i int) string {
 		return fmt.Sprintf("call_itestResp%02d", i)
 	case anthropicMsgs, vertexAnthropic, bedrockAnthropic:
 		return fmt.Sprintf("toolu_01ItestItestItest%02d", i)
+	case bedrockConverse:
+		return fmt.Sprintf("tooluse_ItestItestItestIt%02d", i)
 	}
 	return ""
 }

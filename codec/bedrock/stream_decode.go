@@ -28,7 +28,7 @@ type converseStreamDecoder struct {
 	text  jsonx.Arena
 
 	started bool // EventStart emitted
-	stopped bool // messageStop seen: the stream is complete
+	stopped bool // messageStop seen: only metadata may follow
 	done    bool // a terminal event was emitted
 
 	open      int            // canonical index of the open part, or -1
@@ -341,15 +341,14 @@ func blockIndex(v gjson.Result) (int, bool) {
 	return int(v.Num), true
 }
 
-// Close implements StreamDecoder: a stream that reached messageStop is
-// complete even without its metadata; one that did not was cut short.
+// Close implements StreamDecoder. A stream's terminal event is metadata,
+// the last event AWS sends (CheckEvent): a body that ends without it was
+// cut short, even after messageStop, as a Chat stream without [DONE] is
+// after its finish reason.
 func (d *converseStreamDecoder) Close(out []codec.Event, cause error) []codec.Event {
 	if d.done {
 		return out
 	}
 	d.done = true
-	if d.stopped {
-		return append(out, codec.Event{Type: codec.EventEnd})
-	}
 	return append(out, codec.Event{Type: codec.EventError, Err: wire.Truncated(d.p, cause)})
 }

@@ -106,7 +106,8 @@ func TestStreamDecode(t *testing.T) {
 				"contentBlockDelta", `{"contentBlockIndex":1,"delta":{"text":"B"}}`,
 				"contentBlockStop", `{"contentBlockIndex":0}`,
 				"somethingNew", `{}`,
-				"messageStop", `{"stopReason":"guardrail_intervened","additionalModelResponseFields":{"stop_sequence":"X"}}`),
+				"messageStop", `{"stopReason":"guardrail_intervened","additionalModelResponseFields":{"stop_sequence":"X"}}`,
+				"metadata", `{"metrics":{"latencyMs":1}}`),
 			want: "start\npart_start 0 text\npart_delta 0 \"A\"\ndropped citation\npart_stop 0\npart_start 1 text\npart_delta 1 \"B\"\npart_stop 1\n" +
 				"stop content_filter X guardrail_intervened\nend\n",
 		},
@@ -185,11 +186,17 @@ func TestStreamDecodeInvalid(t *testing.T) {
 	if evs := d.Decode(nil, []byte("contentBlockDelta"), []byte(`{"contentBlockIndex":0,"delta":{"text":"a"}}`), false); evs[0].Type != codec.EventError {
 		t.Errorf("after stop: %s", render(evs))
 	}
-	// A stream that reached messageStop is complete without its metadata.
-	d = newConverseStreamDecoder(codec.Bedrock)
-	d.Decode(nil, []byte("messageStop"), []byte(`{"stopReason":"max_tokens"}`), false)
-	if evs := d.Close(nil, errors.New("reset")); render(evs) != "end\n" {
-		t.Errorf("close after stop: %s", render(evs))
+	// A stream that reached messageStop but not its metadata, the last
+	// event, was cut short, as CheckEvent says for passthrough streams.
+	for _, cause := range []error{nil, errors.New("reset")} {
+		d = newConverseStreamDecoder(codec.Bedrock)
+		d.Decode(nil, []byte("messageStop"), []byte(`{"stopReason":"max_tokens"}`), false)
+		if evs := d.Close(nil, cause); len(evs) != 1 || evs[0].Type != codec.EventError || evs[0].Err.Kind != mapping.ErrBadGateway {
+			t.Errorf("close after stop (cause %v): %s", cause, render(evs))
+		}
+		if _, terminal := (converseCodec{}).CheckEvent(codec.Bedrock, "messageStop", `{"stopReason":"max_tokens"}`, false); terminal {
+			t.Errorf("CheckEvent takes messageStop for the terminal event")
+		}
 	}
 	// Metadata before messageStop reports usage and does not end the stream.
 	d = newConverseStreamDecoder(codec.Bedrock)
