@@ -150,7 +150,9 @@ func (tw *translatingWriter) finish(nextErr error) error {
 		if tw.model != "" {
 			resp.Model = tw.model
 		} else if resp.Model == "" {
-			resp.Model = tw.req.Model
+			// An upstream that names no model (Bedrock's Converse)
+			// answered for the model it was sent.
+			resp.Model = tw.x.upstreamModel
 		}
 		if tw.req.Stream {
 			// The stream's events count the carried state.

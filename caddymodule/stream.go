@@ -190,8 +190,13 @@ func (s *streamTranslator) emit() {
 	for i := range s.events {
 		switch ev := &s.events[i]; ev.Type {
 		case codec.EventStart:
-			if s.model != "" {
+			switch {
+			case s.model != "":
 				ev.Model = s.model
+			case ev.Model == "" && s.x != nil:
+				// An upstream that names no model answered for the
+				// model it was sent.
+				ev.Model = s.x.upstreamModel
 			}
 		case codec.EventDropped:
 			s.dropped(ev.Text)

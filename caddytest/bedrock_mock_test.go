@@ -187,6 +187,16 @@ func nativeErrorHeader(p proto, status int) http.Header {
 	return http.Header{"X-Amzn-Errortype": {awsErrorType(status) + ":http://internal.amazon.com/coral/com.amazon.bedrock/"}}
 }
 
+// withNativeErrorHeader is hdr with the header an upstream of protocol p
+// sends beside an error body of status (nativeErrorHeader), in a copy.
+func withNativeErrorHeader(p proto, status int, hdr http.Header) http.Header {
+	out := hdr.Clone()
+	for k, vs := range nativeErrorHeader(p, status) {
+		out[k] = vs
+	}
+	return out
+}
+
 // awsStreamFramer turns the SSE frames of a mock's stream into the event
 // stream Bedrock sends: each event in a chunk (InvokeModel) or a message
 // of its name (Converse), an event named exception:<type> as that

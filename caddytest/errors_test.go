@@ -30,7 +30,9 @@ type errorCase struct {
 // Anthropic upstreams, 503 from the others.
 func upstreamErrorCases(up proto) []errorCase {
 	overload := http.StatusServiceUnavailable
-	if up.isAnthropic() {
+	if up.reads529() {
+		// Anthropic's own servers and Vertex send 529; Bedrock sends
+		// 503 ServiceUnavailableException.
 		overload = 529
 	}
 	return []errorCase{
@@ -77,7 +79,7 @@ func runUpstreamError(t *testing.T, env *testEnv, c sdkClient, up proto, ec erro
 	if ec.status == 429 {
 		hdr.Set(rateLimitHeader(up), "0")
 	}
-	env.mocks[up].setScenario(scenario{Status: ec.status, Header: hdr, Body: nativeError(up, ec.status, message)})
+	env.mocks[up].setScenario(scenario{Status: ec.status, Header: withNativeErrorHeader(up, ec.status, hdr), Body: nativeError(up, ec.status, message)})
 
 	want := ec.status
 	if want == 529 && !cp.reads529() {

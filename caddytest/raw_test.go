@@ -109,8 +109,10 @@ func assertErrorFormat(t *testing.T, what string, p proto, status int, resp rawR
 	isString := func(path string) bool { return root.Get(path).Type == gjson.String && root.Get(path).Str != "" }
 	switch {
 	case p.isAWS():
-		if !isString("message") || !isString("__type") {
-			t.Errorf("%s: want an AWS error {\"message\",\"__type\"}, got %s", what, resp.Body)
+		// The type is in __type or, as Bedrock itself sends it, in
+		// X-Amzn-Errortype.
+		if !isString("message") || !isString("__type") && resp.Header.Get("X-Amzn-Errortype") == "" {
+			t.Errorf("%s: want an AWS error {\"message\",\"__type\"} or {\"message\"} with X-Amzn-Errortype, got %s", what, resp.Body)
 		}
 	case p.isAnthropic():
 		if root.Get("type").Str != "error" || !isString("error.type") || !isString("error.message") {

@@ -227,7 +227,7 @@ func TestStreamingJSONErrors(t *testing.T) {
 				message := fmt.Sprintf("itest: %s rate limit on a streamed request", up)
 				hdr := http.Header{"Retry-After": {"7"}}
 				hdr.Set(rateLimitHeader(up), "0")
-				env.mocks[up].setScenario(scenario{Status: http.StatusTooManyRequests, Header: hdr, Body: nativeError(up, http.StatusTooManyRequests, message)})
+				env.mocks[up].setScenario(scenario{Status: http.StatusTooManyRequests, Header: withNativeErrorHeader(up, http.StatusTooManyRequests, hdr), Body: nativeError(up, http.StatusTooManyRequests, message)})
 
 				ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 				defer cancel()
