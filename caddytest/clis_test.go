@@ -182,18 +182,21 @@ wire_api = "responses"
 // cells cover every reasoning kind of the rule table.
 var cliModels = map[proto]map[proto]string{
 	anthropicMsgs: {openaiChat: "gpt-5", openaiResponses: "gpt-5.1-codex-max", gemini: "gemini-2.5-flash", vertex: "gemini-3-flash-preview",
-		azureOpenAI: "gpt-5.2", bedrockAnthropic: "us.anthropic.claude-sonnet-4-5-20250929-v1:0"},
+		azureOpenAI: "gpt-5.2", bedrockAnthropic: "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+		bedrockConverse: "global.anthropic.claude-sonnet-4-5-20250929-v1:0"},
 	// Toward anthropic-messages Claude Code's Bedrock model id goes
 	// unrouted: llmbridge sends the vendor's name.
 	bedrockAnthropic: {openaiChat: "gpt-5.1", openaiResponses: "gpt-5-codex", gemini: "gemini-2.5-pro", vertex: "gemini-2.5-flash",
 		vertexAnthropic: "claude-sonnet-4-5@20250929", azureOpenAI: "gpt-5.2"},
 	openaiResponses: {openaiChat: "gpt-4.1", anthropicMsgs: "claude-opus-4-7", gemini: "gemini-3.1-pro-preview", vertex: "gemini-2.5-pro",
-		vertexAnthropic: "claude-sonnet-4-5@20250929", bedrockAnthropic: "global.anthropic.claude-opus-4-5-20251101-v1:0"},
+		vertexAnthropic: "claude-sonnet-4-5@20250929", bedrockAnthropic: "global.anthropic.claude-opus-4-5-20251101-v1:0",
+		bedrockConverse: "us.anthropic.claude-opus-4-1-20250805-v1:0"},
 	gemini: {openaiChat: "o3", openaiResponses: "gpt-5-mini", anthropicMsgs: "claude-sonnet-4-6", vertexAnthropic: "claude-opus-4-7",
-		bedrockAnthropic: "us.anthropic.claude-haiku-4-5-20251001-v1:0",
+		bedrockAnthropic: "us.anthropic.claude-haiku-4-5-20251001-v1:0", bedrockConverse: "us.anthropic.claude-sonnet-4-20250514-v1:0",
 		azureOpenAI:      "gpt-4o"},
 	openaiChat: {openaiResponses: "gpt-5.2", anthropicMsgs: "claude-haiku-4-5", gemini: "gemini-3-pro-preview", vertex: "gemini-2.5-flash-lite",
-		vertexAnthropic: "claude-opus-4-6", bedrockAnthropic: "anthropic.claude-sonnet-4-20250514-v1:0"},
+		vertexAnthropic: "claude-opus-4-6", bedrockAnthropic: "anthropic.claude-sonnet-4-20250514-v1:0",
+		bedrockConverse: "amazon.nova-pro-v1:0"},
 }
 
 // cliBedrockModel is the model id Claude Code asks for in Bedrock mode:
@@ -891,6 +894,8 @@ func (m *cliMock) serveHTTP(w http.ResponseWriter, r *http.Request) {
 				id = "toolu_vrtx_01" + randomHex(10)
 			case bedrockAnthropic:
 				id = "toolu_bdrk_01" + randomHex(10)
+			case bedrockConverse:
+				id = "tooluse_" + randomHex(11)
 			}
 			st.toolName, st.callID, st.callArgs = tool.Name, id, args
 			st.callsMade++
@@ -1056,6 +1061,8 @@ func wantsJSON(p proto, body []byte) bool {
 		return root.Get("output_format").Exists() || root.Get("output_config.format").Exists()
 	case gemini:
 		return root.Get("generationConfig.responseMimeType").Str == "application/json"
+	case bedrockConverse:
+		return root.Get("outputConfig.textFormat").Exists()
 	}
 	return false
 }
@@ -1199,10 +1206,11 @@ func prepareCodex(home, prompt string, up proto, workarounds bool, cfg string) (
 	switch {
 	case workarounds:
 		cfg = "web_search = \"disabled\"\n" + cfg + "\n[features]\nmulti_agent = false\n"
-	case up == openaiChat:
-		// Chat Completions has no hosted web search: toward it
-		// Codex is configured without one, as the recipe in
-		// docs/recipes.md says (llmbridge answers 400 otherwise).
+	case up == openaiChat || up.isAWS():
+		// Chat Completions, Converse and Claude on Bedrock have no
+		// hosted web search: toward them Codex is configured without
+		// one, as the recipe in docs/recipes.md says (llmbridge answers
+		// 400 otherwise).
 		cfg = "web_search = \"disabled\"\n" + cfg
 	}
 	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(cfg), 0o600); err != nil {

@@ -118,6 +118,9 @@ func TestHostedToolsRejections(t *testing.T) {
 	}{
 		{"search toward chat", codec.AnthropicMessages, anthropicSearch, codec.OpenAIChat, "tools[0]",
 			`hosted tool "web_search" cannot be translated for the openai-chat upstream: Chat Completions has no hosted web search tool; remove the tool from the request or ask the operator to drop it (field tools[0])`},
+		{"search toward claude on bedrock", codec.AnthropicMessages, anthropicSearch, codec.BedrockAnthropic, "tools[0]",
+			`hosted tool "web_search" cannot be translated for the bedrock-anthropic upstream: Claude on Bedrock has no web search server tool`},
+		{"search toward converse", codec.OpenAIResponses, responsesSearch, codec.Bedrock, "tools[1]", "Converse has no hosted web search"},
 		{"max_uses toward gemini", codec.AnthropicMessages, anthropicSearch, codec.Gemini, "tools[0]", "option max_uses"},
 		{"context size toward anthropic", codec.OpenAIResponses, responsesSearch, codec.AnthropicMessages, "tools[1]", "option search_context_size"},
 		{"grammar toward anthropic", codec.OpenAIResponses, grammar, codec.AnthropicMessages, "tools[0].format", "grammar format"},

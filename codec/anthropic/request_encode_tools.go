@@ -20,6 +20,12 @@ func appendAnthropicTools(dst []byte, req *codec.Request, p codec.Protocol) ([]b
 	for i := range req.Tools {
 		t := &req.Tools[i]
 		if t.Kind == codec.ToolWebSearch {
+			if p == codec.BedrockAnthropic {
+				// Bedrock serves Claude without Anthropic's server tools
+				// (Claude Code's Bedrock mode asks for no web search
+				// beta, as its Vertex mode does).
+				return dst, wire.HostedToolError(p, t, i, "", "Claude on Bedrock has no web search server tool")
+			}
 			if err := wire.CheckWebSearchFor(p, t, i, wire.WebSearchCaps{MaxUses: true, Allowed: true, Blocked: true, Location: true}); err != nil {
 				return dst, err
 			}
