@@ -193,7 +193,7 @@ var cliModels = map[proto]map[proto]string{
 		bedrockConverse: "us.anthropic.claude-opus-4-1-20250805-v1:0"},
 	gemini: {openaiChat: "o3", openaiResponses: "gpt-5-mini", anthropicMsgs: "claude-sonnet-4-6", vertexAnthropic: "claude-opus-4-7",
 		bedrockAnthropic: "us.anthropic.claude-haiku-4-5-20251001-v1:0", bedrockConverse: "us.anthropic.claude-sonnet-4-20250514-v1:0",
-		azureOpenAI:      "gpt-4o"},
+		azureOpenAI: "gpt-4o"},
 	openaiChat: {openaiResponses: "gpt-5.2", anthropicMsgs: "claude-haiku-4-5", gemini: "gemini-3-pro-preview", vertex: "gemini-2.5-flash-lite",
 		vertexAnthropic: "claude-opus-4-6", bedrockAnthropic: "anthropic.claude-sonnet-4-20250514-v1:0",
 		bedrockConverse: "amazon.nova-pro-v1:0"},
