@@ -251,12 +251,6 @@ func appendAnthropicSampling(dst []byte, req *codec.Request, p codec.Protocol) [
 	return dst
 }
 
-// isAnthropicSystemRole reports whether a message of role r belongs in the
-// top-level system prompt.
-func isAnthropicSystemRole(r codec.Role) bool {
-	return r == codec.RoleSystem || r == codec.RoleDeveloper
-}
-
 // appendAnthropicSystem appends the system prompt: req.System followed by
 // the system and developer messages of the conversation, in order, because
 // Anthropic only has a top-level system prompt. A single text is written as
@@ -269,7 +263,7 @@ func appendAnthropicSystem(dst []byte, req *codec.Request, p codec.Protocol) ([]
 	}
 	for i := range req.Messages {
 		m := &req.Messages[i]
-		if !isAnthropicSystemRole(m.Role) {
+		if !wire.IsSystemRole(m.Role) {
 			continue
 		}
 		k, bad := anthropicTextParts(m.Parts)
@@ -288,7 +282,7 @@ func appendAnthropicSystem(dst []byte, req *codec.Request, p codec.Protocol) ([]
 	dst = append(dst, '[')
 	dst, more := appendAnthropicTextBlocks(dst, req.System, false)
 	for i := range req.Messages {
-		if m := &req.Messages[i]; isAnthropicSystemRole(m.Role) {
+		if m := &req.Messages[i]; wire.IsSystemRole(m.Role) {
 			dst, more = appendAnthropicTextBlocks(dst, m.Parts, more)
 		}
 	}
@@ -302,7 +296,7 @@ func anthropicFirstSystemText(req *codec.Request) string {
 		return t
 	}
 	for i := range req.Messages {
-		if m := &req.Messages[i]; isAnthropicSystemRole(m.Role) {
+		if m := &req.Messages[i]; wire.IsSystemRole(m.Role) {
 			if t := anthropicFirstText(m.Parts); t != "" {
 				return t
 			}

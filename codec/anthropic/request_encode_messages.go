@@ -22,37 +22,18 @@ func appendAnthropicMessages(dst []byte, req *codec.Request, p codec.Protocol) (
 	anthropicDropReasoning(req, p)
 	dst = append(dst, `,"messages":[`...)
 	msgs := req.Messages
+	count := func(m *codec.Message, i int) (int, int, *codec.Error) { return anthropicCheckParts(m, i, p) }
 	first := true
 	for i := 0; i < len(msgs); {
-		if isAnthropicSystemRole(msgs[i].Role) {
+		if wire.IsSystemRole(msgs[i].Role) {
 			i++
 			continue
 		}
-		// The turn is msgs[i:j]: messages of role, and the system messages
-		// and empty messages of the other role between them.
-		role := msgs[i].Role
-		n, results := 0, 0
-		j := i
-		for ; j < len(msgs); j++ {
-			m := &msgs[j]
-			if isAnthropicSystemRole(m.Role) {
-				continue
-			}
-			k, r, err := anthropicCheckParts(m, j, p)
-			if err != nil {
-				return dst, err
-			}
-			if m.Role != role {
-				if k == 0 {
-					continue
-				}
-				break
-			}
-			n += k
-			results += r
+		turn, role, n, results, next, err := wire.NextTurn(msgs, i, count)
+		if err != nil {
+			return dst, err
 		}
-		turn := msgs[i:j]
-		i = j
+		i = next
 		if n == 0 {
 			continue
 		}
@@ -65,11 +46,9 @@ func appendAnthropicMessages(dst []byte, req *codec.Request, p codec.Protocol) (
 		} else {
 			dst = append(dst, `{"role":"user","content":[`...)
 		}
-		if results > 0 {
-			dst = appendAnthropicTurn(dst, turn, role, anthropicOnlyResults)
-			dst = appendAnthropicTurn(dst, turn, role, anthropicNoResults)
-		} else {
-			dst = appendAnthropicTurn(dst, turn, role, anthropicAllBlocks)
+		comma := false
+		for _, which := range wire.TurnBlocks(results) {
+			dst, comma = appendAnthropicTurn(dst, turn, role, which, comma)
 		}
 		dst = append(dst, "]}"...)
 	}
@@ -91,7 +70,7 @@ func anthropicSendsReasoning(part *codec.Part, r codec.Role) bool {
 func anthropicDropReasoning(req *codec.Request, p codec.Protocol) {
 	for i := range req.Messages {
 		m := &req.Messages[i]
-		if isAnthropicSystemRole(m.Role) {
+		if wire.IsSystemRole(m.Role) {
 			continue // a system message with reasoning is refused later
 		}
 		for j := range m.Parts {
@@ -102,17 +81,10 @@ func anthropicDropReasoning(req *codec.Request, p codec.Protocol) {
 	}
 }
 
-// Which blocks of a turn appendAnthropicTurn writes.
-const (
-	anthropicAllBlocks = iota
-	anthropicOnlyResults
-	anthropicNoResults
-)
-
 // appendAnthropicTurn appends the blocks of the role messages of turn that
-// which selects, after a comma when the turn's content already has a block.
-func appendAnthropicTurn(dst []byte, turn []codec.Message, role codec.Role, which int) []byte {
-	comma := which == anthropicNoResults
+// pass which writes (wire.InPass), after a comma when comma is set, and
+// reports whether the turn's content now has a block.
+func appendAnthropicTurn(dst []byte, turn []codec.Message, role codec.Role, which int, comma bool) ([]byte, bool) {
 	for k := range turn {
 		m := &turn[k]
 		if m.Role != role {
@@ -120,7 +92,7 @@ func appendAnthropicTurn(dst []byte, turn []codec.Message, role codec.Role, whic
 		}
 		for l := range m.Parts {
 			part := &m.Parts[l]
-			if which != anthropicAllBlocks && (part.Type == codec.PartToolResult) != (which == anthropicOnlyResults) {
+			if !wire.InPass(part, which) {
 				continue
 			}
 			if part.Type == codec.PartReasoning {
@@ -132,7 +104,7 @@ func appendAnthropicTurn(dst []byte, turn []codec.Message, role codec.Role, whic
 			dst, comma = appendAnthropicBlock(dst, part, comma)
 		}
 	}
-	return dst
+	return dst, comma
 }
 
 // anthropicCheckParts checks that the parts of messages[i] can be written in

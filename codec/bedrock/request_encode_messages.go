@@ -9,12 +9,6 @@ import (
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
-// isSystemRole reports whether a message of role r belongs in the
-// top-level system prompt.
-func isSystemRole(r codec.Role) bool {
-	return r == codec.RoleSystem || r == codec.RoleDeveloper
-}
-
 // checkSystem rejects a system prompt or system message with a part that
 // is not text: Converse's system prompt holds text only.
 func checkSystem(req *codec.Request) *codec.Error {
@@ -39,7 +33,7 @@ func appendConverseSystem(dst []byte, req *codec.Request) []byte {
 	dst = append(dst, `,"system":[`...)
 	comma := appendSystemTexts(&dst, req.System, false)
 	for i := range req.Messages {
-		if m := &req.Messages[i]; isSystemRole(m.Role) {
+		if m := &req.Messages[i]; wire.IsSystemRole(m.Role) {
 			comma = appendSystemTexts(&dst, m.Parts, comma)
 		}
 	}
@@ -58,7 +52,7 @@ func badSystemPart(req *codec.Request) (msg, part int) {
 		}
 	}
 	for i := range req.Messages {
-		if m := &req.Messages[i]; isSystemRole(m.Role) {
+		if m := &req.Messages[i]; wire.IsSystemRole(m.Role) {
 			for j := range m.Parts {
 				if t := m.Parts[j].Type; t != codec.PartText && t != codec.PartRefusal {
 					return i, j
@@ -103,34 +97,16 @@ func appendConverseMessages(dst []byte, req *codec.Request) ([]byte, *codec.Erro
 	msgs := req.Messages
 	first := true
 	for i := 0; i < len(msgs); {
-		if isSystemRole(msgs[i].Role) {
+		if wire.IsSystemRole(msgs[i].Role) {
 			i++
 			continue
 		}
-		role := msgs[i].Role
-		n, results := 0, 0
-		j := i
-		for ; j < len(msgs); j++ {
-			m := &msgs[j]
-			if isSystemRole(m.Role) {
-				continue
-			}
-			k, r, err := checkParts(m, j)
-			if err != nil {
-				return dst, err
-			}
-			if m.Role != role {
-				if k == 0 {
-					continue
-				}
-				break
-			}
-			n += k
-			results += r
-		}
-		turn := msgs[i:j]
 		at := i
-		i = j
+		turn, role, n, results, next, err := wire.NextTurn(msgs, i, checkParts)
+		if err != nil {
+			return dst, err
+		}
+		i = next
 		if n == 0 {
 			continue
 		}
@@ -146,11 +122,9 @@ func appendConverseMessages(dst []byte, req *codec.Request) ([]byte, *codec.Erro
 		} else {
 			dst = append(dst, `{"role":"user","content":[`...)
 		}
-		if results > 0 {
-			dst = appendTurn(dst, turn, role, onlyResults)
-			dst = appendTurn(dst, turn, role, noResults)
-		} else {
-			dst = appendTurn(dst, turn, role, allBlocks)
+		comma := false
+		for _, which := range wire.TurnBlocks(results) {
+			dst, comma = appendTurn(dst, turn, role, which, comma)
 		}
 		dst = append(dst, "]}"...)
 	}
@@ -176,7 +150,7 @@ func sendsReasoning(part *codec.Part, r codec.Role) bool {
 func dropForeignReasoning(req *codec.Request) {
 	for i := range req.Messages {
 		m := &req.Messages[i]
-		if isSystemRole(m.Role) {
+		if wire.IsSystemRole(m.Role) {
 			continue
 		}
 		for j := range m.Parts {
@@ -187,17 +161,10 @@ func dropForeignReasoning(req *codec.Request) {
 	}
 }
 
-// Which blocks of a turn appendTurn writes.
-const (
-	allBlocks = iota
-	onlyResults
-	noResults
-)
-
-// appendTurn appends the blocks of the role messages of turn that which
-// selects, after a comma when the turn's content already has a block.
-func appendTurn(dst []byte, turn []codec.Message, role codec.Role, which int) []byte {
-	comma := which == noResults
+// appendTurn appends the blocks of the role messages of turn that pass
+// which writes (wire.InPass), after a comma when comma is set, and reports
+// whether the turn's content now has a block.
+func appendTurn(dst []byte, turn []codec.Message, role codec.Role, which int, comma bool) ([]byte, bool) {
 	for k := range turn {
 		m := &turn[k]
 		if m.Role != role {
@@ -205,7 +172,7 @@ func appendTurn(dst []byte, turn []codec.Message, role codec.Role, which int) []
 		}
 		for l := range m.Parts {
 			part := &m.Parts[l]
-			if which != allBlocks && (part.Type == codec.PartToolResult) != (which == onlyResults) {
+			if !wire.InPass(part, which) {
 				continue
 			}
 			if part.Type == codec.PartReasoning {
@@ -217,7 +184,7 @@ func appendTurn(dst []byte, turn []codec.Message, role codec.Role, which int) []
 			dst, comma = appendBlock(dst, part, comma)
 		}
 	}
-	return dst
+	return dst, comma
 }
 
 // checkParts checks that the parts of messages[i] can be written in a turn

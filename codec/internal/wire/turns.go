@@ -1,0 +1,79 @@
+package wire
+
+import "github.com/llmbridge/llmbridge/codec"
+
+// Anthropic's Messages and Bedrock's Converse take strictly alternating
+// user and assistant turns, with the system prompt apart. Their encoders
+// share how a canonical conversation becomes such turns: consecutive
+// messages of one role merge into one turn, system and developer messages
+// (hoisted into the system prompt) and messages of the other role that
+// write no block do not break a turn, and in a user turn the tool results
+// come first (the model requires them right after its calls; text a
+// client put before them follows them).
+
+// IsSystemRole reports whether a message of role r belongs in the
+// top-level system prompt of a protocol that has no system turns.
+func IsSystemRole(r codec.Role) bool {
+	return r == codec.RoleSystem || r == codec.RoleDeveloper
+}
+
+// CountBlocks returns how many blocks message m, messages[i], becomes in
+// a turn of its role and how many of those are tool results, or the error
+// that refuses one of its parts.
+type CountBlocks func(m *codec.Message, i int) (blocks, results int, err *codec.Error)
+
+// NextTurn returns the turn that starts at msgs[i], which is not a system
+// message: the messages up to next, of which those of role write blocks
+// blocks, results of them tool results. A turn of no blocks says nothing
+// and is left out by the caller; next is where the following turn starts
+// (skip system messages there with IsSystemRole).
+func NextTurn(msgs []codec.Message, i int, count CountBlocks) (turn []codec.Message, role codec.Role, blocks, results, next int, err *codec.Error) {
+	role = msgs[i].Role
+	j := i
+	for ; j < len(msgs); j++ {
+		m := &msgs[j]
+		if IsSystemRole(m.Role) {
+			continue
+		}
+		k, r, err := count(m, j)
+		if err != nil {
+			return nil, role, 0, 0, j, err
+		}
+		if m.Role != role {
+			if k == 0 {
+				continue
+			}
+			break
+		}
+		blocks += k
+		results += r
+	}
+	return msgs[i:j], role, blocks, results, j, nil
+}
+
+// Which blocks of a turn an encoder writes in one pass: a user turn with
+// tool results is written in two, the results first.
+const (
+	AllBlocks = iota
+	OnlyResults
+	NoResults
+)
+
+// TurnBlocks reports which passes write a turn with results tool results:
+// OnlyResults then NoResults when it has any, else AllBlocks alone.
+func TurnBlocks(results int) []int {
+	if results > 0 {
+		return resultsFirst
+	}
+	return allAtOnce
+}
+
+var (
+	resultsFirst = []int{OnlyResults, NoResults}
+	allAtOnce    = []int{AllBlocks}
+)
+
+// InPass reports whether pass which of a turn writes part.
+func InPass(part *codec.Part, which int) bool {
+	return which == AllBlocks || (part.Type == codec.PartToolResult) == (which == OnlyResults)
+}
