@@ -8,8 +8,6 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// anthropicMinBudget is the smallest thinking budget Anthropic accepts.
-const anthropicMinBudget = 1024
 
 // thinking decodes the thinking configuration, the union of
 // anthropic-sdk-go's ThinkingConfigParamUnion: enabled {budget_tokens,
@@ -77,7 +75,7 @@ func (d *anthropicRequestDecoder) thinking(v gjson.Result) *codec.Error {
 		if err := wire.ReadInt(budget, "thinking.budget_tokens", &r.Budget); err != nil {
 			return err
 		}
-		if r.Budget.Value < anthropicMinBudget {
+		if r.Budget.Value < wire.ClaudeMinBudget {
 			return codec.InvalidRequest("thinking.budget_tokens", "must be at least 1024")
 		}
 	}

@@ -1,12 +1,9 @@
 package anthropic
 
 import (
-	"strconv"
-
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/codec/internal/wire"
-	"github.com/llmbridge/llmbridge/mapping"
 )
 
 // appendAnthropicRequest appends req as a Messages request body. Fields go
@@ -41,7 +38,7 @@ func appendAnthropicRequest(dst []byte, req *codec.Request, opts *codec.EncodeOp
 		dst = jsonx.AppendString(dst, model)
 	}
 	dst = append(dst, `,"max_tokens":`...)
-	dst = jsonx.AppendInt(dst, plan.maxTokens)
+	dst = jsonx.AppendInt(dst, plan.MaxTokens.Value)
 	if dst, err = appendAnthropicSystem(dst, req, p); err != nil {
 		return dst[:start], err
 	}
@@ -57,7 +54,10 @@ func appendAnthropicRequest(dst []byte, req *codec.Request, opts *codec.EncodeOp
 		dst = jsonx.AppendString(dst, req.User)
 		dst = append(dst, '}')
 	}
-	dst = plan.append(dst)
+	if plan.Type != wire.ThinkingUnset {
+		dst = append(dst, `,"thinking":`...)
+		dst = wire.AppendThinking(dst, &plan)
+	}
 	if dst, err = appendAnthropicOutputConfig(dst, req, &plan, p); err != nil {
 		return dst[:start], err
 	}
@@ -68,117 +68,20 @@ func appendAnthropicRequest(dst []byte, req *codec.Request, opts *codec.EncodeOp
 	return append(dst, '}'), nil
 }
 
-// Thinking types of an Anthropic request.
-const (
-	anthropicThinkingUnset    = ""
-	anthropicThinkingDisabled = "disabled"
-	anthropicThinkingEnabled  = "enabled"
-	anthropicThinkingAdaptive = "adaptive"
-)
+// anthropicThinkingFields are where Anthropic's Messages take Claude's
+// thinking settings.
+var anthropicThinkingFields = wire.ThinkingFields{Display: "thinking.display", Budget: "thinking.budget_tokens",
+	Effort: "output_config.effort", MaxTokens: "max_tokens"}
 
-// anthropicThinkingPlan is what a request's reasoning configuration becomes
-// toward Anthropic: the thinking object, the max_tokens that goes with it,
-// and the output_config.effort that rides beside it.
-type anthropicThinkingPlan struct {
-	typ       string // one of the anthropicThinking constants
-	budget    int64  // budget_tokens of enabled thinking
-	display   string // thinking.display, or ""
-	maxTokens int64  // the max_tokens to write
-	effort    string // output_config.effort, or ""
-}
-
-// planAnthropicThinking converts req.Reasoning following the shared
-// reasoning rules:
-//
-//   - Nothing asked (the zero Reasoning, or only a Responses summary) writes
-//     nothing: the upstream's default stays, since some models reject
-//     disabled thinking and others force adaptive.
-//   - Effort none (or a zero budget) is thinking disabled.
-//   - Adaptive (or Gemini's dynamic budget -1) is thinking adaptive.
-//   - A budget, or else a non-zero effort converted with EffortBudgets, is
-//     thinking enabled. Anthropic wants budget_tokens of at least 1024 and
-//     below max_tokens: a client max_tokens at or under the budget lowers the
-//     budget to max_tokens-1 when that stays at least 1024 (the client's
-//     output limit is the harder promise) and is a 400 otherwise; without a
-//     client max_tokens the default output allowance comes on top of the
-//     budget, so thinking cannot eat the whole answer.
-//   - An effort given beside a budget or adaptive thinking (an Anthropic
-//     client's output_config.effort) is output_config.effort.
-func planAnthropicThinking(req *codec.Request, opts *codec.EncodeOptions, p codec.Protocol) (anthropicThinkingPlan, *codec.Error) {
-	r := &req.Reasoning
-	plan := anthropicThinkingPlan{maxTokens: wire.EncodeMaxTokens(opts, req)}
-	switch {
-	case r.Effort == mapping.EffortNone || (r.Budget.Set && r.Budget.Value == 0):
-		plan.typ = anthropicThinkingDisabled
-	case r.Adaptive || (r.Budget.Set && r.Budget.Value < 0):
-		plan.typ = anthropicThinkingAdaptive
-	case r.Budget.Set:
-		plan.typ, plan.budget = anthropicThinkingEnabled, r.Budget.Value
-	case r.Effort != mapping.EffortUnset:
-		plan.typ, plan.budget = anthropicThinkingEnabled, opts.EffortBudgets.Budget(r.Effort)
+// planAnthropicThinking converts req.Reasoning by Claude's thinking rules
+// (wire.PlanClaudeThinking); max_tokens, which Anthropic requires, is
+// always set.
+func planAnthropicThinking(req *codec.Request, opts *codec.EncodeOptions, p codec.Protocol) (wire.ClaudeThinking, *codec.Error) {
+	plan, err := wire.PlanClaudeThinking(req, opts, p, &anthropicThinkingFields)
+	if !plan.MaxTokens.Set {
+		plan.MaxTokens = codec.OptInt{Value: wire.EncodeMaxTokens(opts, req), Set: true}
 	}
-	if r.Summary != "" {
-		// Anthropic chooses how thinking is summarised itself.
-		req.Dropped = append(req.Dropped, "reasoning.summary")
-	}
-	switch plan.typ {
-	case anthropicThinkingUnset, anthropicThinkingDisabled:
-		if r.Display != "" {
-			req.Dropped = append(req.Dropped, "thinking.display")
-		}
-		return plan, nil
-	}
-	plan.display = r.Display
-	if plan.display == "" && r.IncludeThoughts.Set && !r.IncludeThoughts.Value {
-		// Gemini's includeThoughts false: reasoning happens but its text is
-		// not returned, which is Anthropic's display omitted.
-		plan.display = "omitted"
-	}
-	if r.Effort > mapping.EffortNone && (r.Adaptive || r.Budget.Set) {
-		switch r.Effort {
-		case mapping.EffortLow, mapping.EffortMedium, mapping.EffortHigh, mapping.EffortXHigh, mapping.EffortMax:
-			plan.effort = r.Effort.String()
-		default:
-			return plan, wire.CannotEncode(p, "output_config.effort", "reasoning effort "+r.Effort.String(), codec.Capability{Kind: codec.CapEffort})
-		}
-	}
-	if plan.typ != anthropicThinkingEnabled {
-		return plan, nil
-	}
-	if plan.budget < anthropicMinBudget {
-		return plan, wire.CannotEncode(p, "thinking.budget_tokens",
-			"a thinking budget of "+strconv.FormatInt(plan.budget, 10)+" tokens (Anthropic's smallest is 1024)", codec.Capability{})
-	}
-	switch {
-	case !req.MaxTokens.Set:
-		plan.maxTokens = plan.budget + plan.maxTokens
-	case req.MaxTokens.Value > plan.budget:
-	case req.MaxTokens.Value-1 >= anthropicMinBudget:
-		plan.budget = req.MaxTokens.Value - 1
-	default:
-		return plan, wire.CannotEncode(p, "max_tokens", "thinking with max_tokens "+strconv.FormatInt(req.MaxTokens.Value, 10)+
-			" (Anthropic needs max_tokens above the thinking budget, which is at least 1024)", codec.Capability{})
-	}
-	return plan, nil
-}
-
-// append appends the thinking object, if any.
-func (plan *anthropicThinkingPlan) append(dst []byte) []byte {
-	if plan.typ == anthropicThinkingUnset {
-		return dst
-	}
-	dst = append(dst, `,"thinking":{"type":"`...)
-	dst = append(dst, plan.typ...)
-	dst = append(dst, '"')
-	if plan.typ == anthropicThinkingEnabled {
-		dst = append(dst, `,"budget_tokens":`...)
-		dst = jsonx.AppendInt(dst, plan.budget)
-	}
-	if plan.display != "" {
-		dst = append(dst, `,"display":`...)
-		dst = jsonx.AppendString(dst, plan.display)
-	}
-	return append(dst, '}')
+	return plan, err
 }
 
 // appendAnthropicOutputConfig appends output_config: the effort of the
@@ -188,11 +91,11 @@ func (plan *anthropicThinkingPlan) append(dst []byte) []byte {
 // always enforces the schema, which is what strict asks for; a description
 // is a hint to the model that Anthropic cannot take, and is recorded as
 // dropped.
-func appendAnthropicOutputConfig(dst []byte, req *codec.Request, plan *anthropicThinkingPlan, p codec.Protocol) ([]byte, *codec.Error) {
+func appendAnthropicOutputConfig(dst []byte, req *codec.Request, plan *wire.ClaudeThinking, p codec.Protocol) ([]byte, *codec.Error) {
 	f := &req.Format
 	switch f.Kind {
 	case codec.FormatText:
-		if plan.effort == "" {
+		if plan.Effort == "" {
 			return dst, nil
 		}
 	case codec.FormatJSONObject:
@@ -205,9 +108,9 @@ func appendAnthropicOutputConfig(dst []byte, req *codec.Request, plan *anthropic
 		return dst, wire.CannotEncode(p, "output_config.format", "output format", codec.Capability{Kind: codec.CapFormat})
 	}
 	dst = append(dst, `,"output_config":{`...)
-	if plan.effort != "" {
+	if plan.Effort != "" {
 		dst = append(dst, `"effort":"`...)
-		dst = append(dst, plan.effort...)
+		dst = append(dst, plan.Effort...)
 		dst = append(dst, '"')
 		if f.Kind == codec.FormatJSONSchema {
 			dst = append(dst, ',')

@@ -8,9 +8,6 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// minThinkingBudget is the smallest thinking budget Claude accepts.
-const minThinkingBudget = 1024
-
 // toolConfig decodes the tool definitions and the tool choice.
 //
 //fields:prefix toolConfig.
@@ -313,7 +310,7 @@ func (d *converseRequestDecoder) thinking(v gjson.Result) *codec.Error {
 		if err := wire.ReadInt(budget, path+".budget_tokens", &r.Budget); err != nil {
 			return err
 		}
-		if !r.Budget.Set || r.Budget.Value < minThinkingBudget {
+		if !r.Budget.Set || r.Budget.Value < wire.ClaudeMinBudget {
 			return codec.InvalidRequest(path+".budget_tokens", "is required and must be at least 1024")
 		}
 	case typ.Str == "adaptive":

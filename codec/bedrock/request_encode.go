@@ -1,13 +1,11 @@
 package bedrock
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/codec/internal/wire"
-	"github.com/llmbridge/llmbridge/mapping"
 )
 
 // appendConverseRequest appends req as a Converse request body. The model
@@ -49,7 +47,7 @@ func appendConverseRequest(dst []byte, req *codec.Request, opts *codec.EncodeOpt
 		return dst[:start], err
 	}
 	dst = appendOutputConfig(dst, req, &plan)
-	dst = appendAdditionalFields(dst, &plan)
+	dst = appendAdditionalFields(dst, &plan, req.TopK)
 	// Converse has no seed, no end-user id and no parallel tool switch:
 	// each only steers the provider, and is dropped.
 	if req.Seed.Set {
@@ -81,100 +79,40 @@ func isClaudeModel(model string) bool {
 	return dot > 0 && dot <= len("us-gov") && strings.HasPrefix(model[dot+1:], "anthropic.claude")
 }
 
-// Thinking types of Claude's thinking object.
-const (
-	thinkingUnset    = ""
-	thinkingDisabled = "disabled"
-	thinkingEnabled  = "enabled"
-	thinkingAdaptive = "adaptive"
-)
+// converseThinkingFields are where Converse takes Claude's thinking
+// settings.
+var converseThinkingFields = wire.ThinkingFields{Display: "additionalModelRequestFields.thinking.display",
+	Budget: "additionalModelRequestFields.thinking.budget_tokens", Effort: "outputConfig.effort", MaxTokens: "inferenceConfig.maxTokens"}
 
-// thinkingPlan is what a request's reasoning configuration becomes toward
-// a Claude model on Bedrock: the thinking object of
-// additionalModelRequestFields, the maxTokens that goes with it, and
-// outputConfig.effort.
-type thinkingPlan struct {
-	typ       string // one of the thinking constants
-	budget    int64  // budget_tokens of enabled thinking
-	display   string // thinking.display, or ""
-	maxTokens codec.OptInt
-	effort    string // outputConfig.effort, or ""
-	topK      codec.OptInt
-}
-
-// planThinking converts req.Reasoning by the rules the Anthropic encoder
-// follows (nothing asked writes nothing; effort none is disabled; adaptive
-// or a dynamic budget is adaptive; a budget, or an effort converted with
-// EffortBudgets, is enabled, with max tokens above the budget; an effort
-// beside a budget or adaptive thinking is outputConfig.effort). Toward a
-// model that is not Claude reasoning has no field: asking for none is
-// dropped (the model's default stays), asking for any is a capability
-// error.
-func planThinking(req *codec.Request, opts *codec.EncodeOptions, claude bool) (thinkingPlan, *codec.Error) {
-	const p = codec.Bedrock
-	r := &req.Reasoning
-	plan := thinkingPlan{maxTokens: req.MaxTokens, topK: req.TopK}
-	switch {
-	case r.Effort == mapping.EffortNone || (r.Budget.Set && r.Budget.Value == 0):
-		plan.typ = thinkingDisabled
-	case r.Adaptive || (r.Budget.Set && r.Budget.Value < 0):
-		plan.typ = thinkingAdaptive
-	case r.Budget.Set:
-		plan.typ, plan.budget = thinkingEnabled, r.Budget.Value
-	case r.Effort != mapping.EffortUnset:
-		plan.typ, plan.budget = thinkingEnabled, opts.EffortBudgets.Budget(r.Effort)
+// planThinking converts req.Reasoning toward a Claude model by Claude's
+// thinking rules (wire.PlanClaudeThinking), the thinking object going in
+// additionalModelRequestFields and the effort in outputConfig.effort.
+// Toward a model that is not Claude reasoning has no field: asking for
+// none is dropped (the model's default stays), asking for any is a
+// capability error.
+func planThinking(req *codec.Request, opts *codec.EncodeOptions, claude bool) (wire.ClaudeThinking, *codec.Error) {
+	if claude {
+		return wire.PlanClaudeThinking(req, opts, codec.Bedrock, &converseThinkingFields)
 	}
+	r := &req.Reasoning
 	if r.Summary != "" {
 		req.Dropped = append(req.Dropped, "reasoning.summary")
 	}
-	switch {
-	case plan.typ == thinkingUnset:
+	plan := wire.ClaudeThinking{MaxTokens: req.MaxTokens}
+	switch typ, _ := wire.ThinkingType(r, opts); typ {
+	case wire.ThinkingUnset:
 		return plan, nil
-	case !claude && plan.typ == thinkingDisabled:
+	case wire.ThinkingDisabled:
 		req.Dropped = append(req.Dropped, "reasoning")
-		plan.typ = thinkingUnset
-		return plan, nil
-	case !claude:
-		return plan, wire.CannotEncode(p, "reasoning", "reasoning settings toward a model whose fields llmbridge does not know", codec.Capability{})
-	case plan.typ == thinkingDisabled:
 		return plan, nil
 	}
-	plan.display = r.Display
-	if plan.display == "" && r.IncludeThoughts.Set && !r.IncludeThoughts.Value {
-		plan.display = "omitted"
-	}
-	if r.Effort > mapping.EffortNone && (r.Adaptive || r.Budget.Set) {
-		switch r.Effort {
-		case mapping.EffortLow, mapping.EffortMedium, mapping.EffortHigh, mapping.EffortXHigh, mapping.EffortMax:
-			plan.effort = r.Effort.String()
-		default:
-			return plan, wire.CannotEncode(p, "outputConfig.effort", "reasoning effort "+r.Effort.String(), codec.Capability{Kind: codec.CapEffort})
-		}
-	}
-	if plan.typ != thinkingEnabled {
-		return plan, nil
-	}
-	if plan.budget < minThinkingBudget {
-		return plan, wire.CannotEncode(p, "additionalModelRequestFields.thinking.budget_tokens",
-			"a thinking budget of "+strconv.FormatInt(plan.budget, 10)+" tokens (Claude's smallest is 1024)", codec.Capability{})
-	}
-	switch {
-	case !req.MaxTokens.Set:
-		plan.maxTokens = codec.OptInt{Value: plan.budget + wire.EncodeMaxTokens(opts, req), Set: true}
-	case req.MaxTokens.Value > plan.budget:
-	case req.MaxTokens.Value-1 >= minThinkingBudget:
-		plan.budget = req.MaxTokens.Value - 1
-	default:
-		return plan, wire.CannotEncode(p, "inferenceConfig.maxTokens", "thinking with maxTokens "+strconv.FormatInt(req.MaxTokens.Value, 10)+
-			" (Claude needs maxTokens above the thinking budget, which is at least 1024)", codec.Capability{})
-	}
-	return plan, nil
+	return plan, wire.CannotEncode(codec.Bedrock, "reasoning", "reasoning settings toward a model whose fields llmbridge does not know", codec.Capability{})
 }
 
 // appendInferenceConfig appends inferenceConfig: max tokens, sampling and
 // stop sequences, when any is set.
-func appendInferenceConfig(dst []byte, req *codec.Request, plan *thinkingPlan) []byte {
-	if !plan.maxTokens.Set && !req.Temperature.Set && !req.TopP.Set && len(req.StopSequences) == 0 {
+func appendInferenceConfig(dst []byte, req *codec.Request, plan *wire.ClaudeThinking) []byte {
+	if !plan.MaxTokens.Set && !req.Temperature.Set && !req.TopP.Set && len(req.StopSequences) == 0 {
 		return dst
 	}
 	dst = append(dst, `,"inferenceConfig":{`...)
@@ -186,9 +124,9 @@ func appendInferenceConfig(dst []byte, req *codec.Request, plan *thinkingPlan) [
 		comma = true
 		dst = append(dst, name...)
 	}
-	if plan.maxTokens.Set {
+	if plan.MaxTokens.Set {
 		field(`"maxTokens":`)
-		dst = jsonx.AppendInt(dst, plan.maxTokens.Value)
+		dst = jsonx.AppendInt(dst, plan.MaxTokens.Value)
 	}
 	if req.Temperature.Set {
 		field(`"temperature":`)
@@ -208,9 +146,9 @@ func appendInferenceConfig(dst []byte, req *codec.Request, plan *thinkingPlan) [
 // appendOutputConfig appends outputConfig: the structured output format
 // (its schema as the text of the object, in a string) and the effort of
 // the thinking plan.
-func appendOutputConfig(dst []byte, req *codec.Request, plan *thinkingPlan) []byte {
+func appendOutputConfig(dst []byte, req *codec.Request, plan *wire.ClaudeThinking) []byte {
 	f := &req.Format
-	if f.Kind != codec.FormatJSONSchema && plan.effort == "" {
+	if f.Kind != codec.FormatJSONSchema && plan.Effort == "" {
 		return dst
 	}
 	dst = append(dst, `,"outputConfig":{`...)
@@ -226,13 +164,13 @@ func appendOutputConfig(dst []byte, req *codec.Request, plan *thinkingPlan) []by
 			dst = jsonx.AppendString(dst, f.Description)
 		}
 		dst = append(dst, `}}}`...)
-		if plan.effort != "" {
+		if plan.Effort != "" {
 			dst = append(dst, ',')
 		}
 	}
-	if plan.effort != "" {
+	if plan.Effort != "" {
 		dst = append(dst, `"effort":`...)
-		dst = jsonx.AppendString(dst, plan.effort)
+		dst = jsonx.AppendString(dst, plan.Effort)
 	}
 	return append(dst, '}')
 }
@@ -240,31 +178,21 @@ func appendOutputConfig(dst []byte, req *codec.Request, plan *thinkingPlan) []by
 // appendAdditionalFields appends additionalModelRequestFields: Claude's
 // thinking object and top_k (planThinking and the caller have refused
 // them toward other models).
-func appendAdditionalFields(dst []byte, plan *thinkingPlan) []byte {
-	if plan.typ == thinkingUnset && !plan.topK.Set {
+func appendAdditionalFields(dst []byte, plan *wire.ClaudeThinking, topK codec.OptInt) []byte {
+	if plan.Type == wire.ThinkingUnset && !topK.Set {
 		return dst
 	}
 	dst = append(dst, `,"additionalModelRequestFields":{`...)
-	if plan.typ != thinkingUnset {
-		dst = append(dst, `"thinking":{"type":"`...)
-		dst = append(dst, plan.typ...)
-		dst = append(dst, '"')
-		if plan.typ == thinkingEnabled {
-			dst = append(dst, `,"budget_tokens":`...)
-			dst = jsonx.AppendInt(dst, plan.budget)
-		}
-		if plan.display != "" {
-			dst = append(dst, `,"display":`...)
-			dst = jsonx.AppendString(dst, plan.display)
-		}
-		dst = append(dst, '}')
-		if plan.topK.Set {
+	if plan.Type != wire.ThinkingUnset {
+		dst = append(dst, `"thinking":`...)
+		dst = wire.AppendThinking(dst, plan)
+		if topK.Set {
 			dst = append(dst, ',')
 		}
 	}
-	if plan.topK.Set {
+	if topK.Set {
 		dst = append(dst, `"top_k":`...)
-		dst = jsonx.AppendInt(dst, plan.topK.Value)
+		dst = jsonx.AppendInt(dst, topK.Value)
 	}
 	return append(dst, '}')
 }
