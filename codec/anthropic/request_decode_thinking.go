@@ -8,7 +8,6 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-
 // thinking decodes the thinking configuration, the union of
 // anthropic-sdk-go's ThinkingConfigParamUnion: enabled {budget_tokens,
 // display?} is a thinking budget, adaptive {display?} lets the model decide,
