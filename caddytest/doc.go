@@ -20,10 +20,23 @@
 //     scheme, known top-level fields, protocol rules), records it, and
 //     answers a scenario or a hand-written success body.
 //   - clients_test.go: openai-go (Chat, Responses), anthropic-sdk-go
-//     (Messages, Vertex) and google.golang.org/genai (Gemini API, Vertex)
-//     behind one interface.
+//     (Messages, Vertex, Bedrock) and google.golang.org/genai (Gemini API,
+//     Vertex) behind one interface; converse_clients_test.go and
+//     converse_agent_clients_test.go: aws-sdk-go-v2's bedrockruntime
+//     (Converse, ConverseStream) behind the same interfaces.
+//   - bedrock_mock_test.go, converse_mock_test.go,
+//     converse_validate_test.go: the Bedrock mocks: SigV4 signatures
+//     verified with the test's AWS credentials (or a Bedrock API key),
+//     Bedrock's body rules for InvokeModel and Converse, AWS errors with
+//     X-Amzn-Errortype, and answers in AWS event streams (chunks of
+//     Anthropic's events, or Converse's events).
+//   - bedrock_sdk_test.go: aws-sdk-go-v2's Converse, ConverseStream,
+//     InvokeModel and InvokeModelWithResponseStream through every
+//     upstream; azure_test.go: Azure OpenAI upstreams (an Azure front
+//     checking its paths, api-version and api-key or Entra ID token) and
+//     openai-go's Azure client.
 //   - pairs_test.go, errors_test.go, passthrough_test.go,
-//     credentials_test.go, hostile_test.go: the 36 client->upstream pairs,
+//     credentials_test.go, hostile_test.go: every client->upstream pair,
 //     upstream errors and unreachable upstreams, byte-exact passthrough,
 //     credentials, and the hostile-input catalogue (hostile_test.go): one
 //     table of malformed, mistyped, deep, huge, duplicated, mis-framed and
@@ -42,13 +55,13 @@
 //   - streaming_clients_test.go: the SDKs' streaming APIs behind one
 //     interface.
 //   - streaming_pairs_test.go, streaming_failures_test.go,
-//     streaming_disconnect_test.go, streaming_recordings_test.go: the 36
-//     pairs streamed with incremental delivery checked, in-stream errors,
+//     streaming_disconnect_test.go, streaming_recordings_test.go: every
+//     pair streamed with incremental delivery checked, in-stream errors,
 //     truncation, resets and JSON errors through every SDK, client
 //     cancellation (propagation delay and goroutine leaks), and every
 //     streamed recording replayed to every client.
 //   - tools_clients_test.go, tools_mock_test.go, tools_test.go: function
-//     tools, tool calls and results, and images, for the 36 pairs streaming
+//     tools, tool calls and results, and images, for every pair streaming
 //     and not: a complete agent turn (the upstream checks the tool
 //     definition, answers a call with fragmented streamed arguments, then
 //     checks the call and its result in the history), two parallel calls,
@@ -58,7 +71,8 @@
 //   - reasoning_mock_test.go, reasoning_clients_test.go, reasoning_test.go:
 //     reasoning, refusals and usage end to end. A two-turn agent conversation with thinking and
 //     a tool call for every upstream that signs its reasoning (Anthropic,
-//     Vertex Anthropic, Responses, Gemini, Vertex) and every client,
+//     Vertex Anthropic, Responses, Gemini, Vertex, both Bedrock protocols)
+//     and every client,
 //     streamed and not: the upstream issues native opaque values
 //     (signatures, redacted_thinking, encrypted_content, thought
 //     signatures), each SDK replays the answer as it does
@@ -95,8 +109,8 @@
 //     upstream has no such endpoint (Vertex listings, Chat counting), and
 //     client_keys and model rules applied to both.
 //   - clis_test.go: opt-in (-clis) real agent CLIs from npm
-//     (clis/install.sh: Claude Code, Codex, Gemini CLI, Qwen Code) complete a
-//     tool-using turn through llmbridge against a scripted mock of every
+//     (clis/install.sh: Claude Code, also in Bedrock mode, Codex, also as an
+//     Azure provider, Gemini CLI, Qwen Code) complete a tool-using turn through llmbridge against a scripted mock of every
 //     other family (docs/testing.md: Real agent CLIs).
 //   - perf_*_test.go: the end-to-end benchmark against plain reverse_proxy
 //     (TestPerf behind -perf; BenchmarkE2E*).
