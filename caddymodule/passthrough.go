@@ -242,7 +242,9 @@ func (pw *passthroughWriter) WriteHeader(status int) {
 		pw.rd = sse.NewPushReader(int(pw.h.MaxEventSize))
 		pw.unframe = newUnframer(pw.x.upstream, int(pw.h.MaxEventSize))
 		pw.frame = newFramer(pw.client, maxResponseBody)
-		if framingOf(pw.client) != framingOf(pw.x.upstream) {
+		if pw.frame != nil || pw.unframe != nil {
+			// Framed again, the bytes are not the upstream's: a Bedrock
+			// chunk loses its padding member, say.
 			hdr.Del("Content-Length")
 			hdr.Set("Content-Type", streamContentType(pw.client))
 		}
