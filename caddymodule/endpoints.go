@@ -288,7 +288,7 @@ func (h *Handler) serveCount(w http.ResponseWriter, r *http.Request, next caddyh
 		return nil
 	}
 	if counting.ModelInPath {
-		if err := checkPathModel(upModel); err != nil {
+		if err := checkPathModel(upModel, h.upstream); err != nil {
 			x.fail(w, client, err)
 			return nil
 		}

@@ -187,13 +187,22 @@ func setPath(r *http.Request, path, rawQuery string) {
 	r.RequestURI = r.URL.RequestURI()
 }
 
-// checkPathModel rejects a model name that cannot be placed in an upstream
-// URL path. Request content must never choose another upstream endpoint.
-func checkPathModel(model string) *codec.Error {
+// checkPathModel rejects a model name that cannot be placed in the URL path
+// of an upstream of protocol upstream. Request content must never choose
+// another upstream endpoint: a path that takes the model as it is takes no
+// separator, escape or dot segment; one that escapes it
+// (codec.Descriptor.ModelEscaped, Bedrock's ARNs) only no dot segment.
+func checkPathModel(model string, upstream codec.Protocol) *codec.Error {
 	if model == "" {
 		return &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Param: "model", Message: "model is required"}
 	}
-	if strings.ContainsAny(model, "/?#%\\") || strings.HasPrefix(model, ".") || strings.IndexFunc(model, func(c rune) bool { return c < 0x21 || c == 0x7f }) >= 0 {
+	bad := strings.IndexFunc(model, func(c rune) bool { return c < 0x21 || c == 0x7f }) >= 0
+	if d := upstream.Descriptor(); d != nil && d.ModelEscaped {
+		bad = bad || model == "." || model == ".."
+	} else {
+		bad = bad || strings.ContainsAny(model, "/?#%\\") || strings.HasPrefix(model, ".")
+	}
+	if bad {
 		return &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Param: "model", Message: "model name " + strconv.Quote(model) + " cannot be used in an upstream path"}
 	}
 	return nil
@@ -243,7 +252,7 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 	if x.upstream.ModelInPath() {
 		model = strings.TrimPrefix(model, "models/")
 		x.setModels(req.Model, model)
-		if err := checkPathModel(model); err != nil {
+		if err := checkPathModel(model, x.upstream); err != nil {
 			x.fail(w, client, err)
 			return nil
 		}

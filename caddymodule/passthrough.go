@@ -82,7 +82,7 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 	if x.upstream.ModelInPath() {
 		upModel = strings.TrimPrefix(upModel, "models/")
 		x.setModels(model, upModel)
-		if err := checkPathModel(upModel); err != nil {
+		if err := checkPathModel(upModel, x.upstream); err != nil {
 			x.fail(w, client, err)
 			return nil
 		}

@@ -74,13 +74,24 @@ func TestUpstreamPath(t *testing.T) {
 
 func TestCheckPathModel(t *testing.T) {
 	for _, ok := range []string{"gemini-2.5-flash", "claude-3-7-sonnet@20250219", "tunedModels-x"} {
-		if err := checkPathModel(ok); err != nil {
+		if err := checkPathModel(ok, codec.Vertex); err != nil {
 			t.Errorf("checkPathModel(%q) = %v, want nil", ok, err)
 		}
 	}
 	for _, bad := range []string{"", "../x", "a/b", "a?b", "a#b", "a%2f", "a b", ".hidden", "a\\b", "a\x00"} {
-		if err := checkPathModel(bad); err == nil || err.Status != 400 || err.Param != "model" {
+		if err := checkPathModel(bad, codec.Vertex); err == nil || err.Status != 400 || err.Param != "model" {
 			t.Errorf("checkPathModel(%q) = %v, want a 400 about model", bad, err)
+		}
+	}
+	// Bedrock escapes the model as one segment: ARNs are models.
+	for _, ok := range []string{"arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/abc123", "us.anthropic.claude-sonnet-4-5-20250929-v1:0", "../x", "a?b"} {
+		if err := checkPathModel(ok, codec.BedrockAnthropic); err != nil {
+			t.Errorf("checkPathModel(%q, bedrock-anthropic) = %v, want nil", ok, err)
+		}
+	}
+	for _, bad := range []string{"", ".", "..", "a b", "a\x00"} {
+		if err := checkPathModel(bad, codec.Bedrock); err == nil {
+			t.Errorf("checkPathModel(%q, bedrock) = nil, want a 400", bad)
 		}
 	}
 }

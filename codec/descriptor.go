@@ -22,6 +22,10 @@ type Descriptor struct {
 	// ModelInPath reports that the model travels in the URL path, not in
 	// the request body.
 	ModelInPath bool
+	// ModelEscaped reports that UpstreamPath escapes the model as one
+	// path segment (Bedrock's, where an inference profile's ARN holds '/'
+	// and ':'), so that any model names one path segment.
+	ModelEscaped bool
 	// Located reports that the upstream's paths name a cloud Location
 	// (Vertex AI's project and region), which must be configured.
 	Located bool

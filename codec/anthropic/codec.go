@@ -42,7 +42,7 @@ func init() {
 		Overloaded529: true,
 	}, anthropicCodec{})
 	codec.Register(codec.Descriptor{
-		Name: codec.BedrockAnthropic, Family: codec.AnthropicMessages, ModelInPath: true, Cloud: "aws",
+		Name: codec.BedrockAnthropic, Family: codec.AnthropicMessages, ModelInPath: true, ModelEscaped: true, Cloud: "aws",
 		Route: codec.Route{Models: "/model", Method: "invoke", StreamMethod: "invoke-with-response-stream", MethodSegment: true},
 		// Bedrock API keys are bearer tokens; without one, requests are
 		// signed with SigV4.

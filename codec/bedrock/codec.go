@@ -11,7 +11,7 @@ import (
 
 func init() {
 	codec.Register(codec.Descriptor{
-		Name: codec.Bedrock, ModelInPath: true, Cloud: "aws", Framing: codec.FramingEventStream,
+		Name: codec.Bedrock, ModelInPath: true, ModelEscaped: true, Cloud: "aws", Framing: codec.FramingEventStream,
 		Route: codec.Route{Models: "/model", Method: "converse", StreamMethod: "converse-stream", MethodSegment: true},
 		// Bedrock API keys are sent as Authorization: Bearer, the zero
 		// Credential; AWS credentials sign the request instead (Cloud).
