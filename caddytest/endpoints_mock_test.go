@@ -44,6 +44,7 @@ var countFields = map[proto][]string{
 	openaiResponses: {"model", "input", "instructions", "tools", "tool_choice", "parallel_tool_calls",
 		"previous_response_id", "conversation", "text", "reasoning", "truncation", "personality"},
 	bedrockAnthropic: {"input"},
+	bedrockConverse:  {"input"},
 }
 
 // endpointOf names the listing or counting endpoint of p that path is, with
@@ -73,7 +74,7 @@ func (p proto) endpointOf(path string) (kind, model string) {
 		if path == vertexBase+"anthropic/models/count-tokens:rawPredict" {
 			return "count", ""
 		}
-	case bedrockAnthropic:
+	case bedrockAnthropic, bedrockConverse:
 		if m, ok := strings.CutPrefix(path, "/model/"); ok {
 			if m, ok := strings.CutSuffix(m, "/count-tokens"); ok && m != "" {
 				m, _ = url.PathUnescape(m)
@@ -236,6 +237,25 @@ func validateCount(p proto, rec *recordedRequest, model string) []string {
 		if len(root.Get("contents").Array()) == 0 {
 			bad("contents must be a non-empty array")
 		}
+	case bedrockConverse:
+		// CountTokens counts Converse input: its messages, system
+		// prompt, tools and model fields.
+		c := root.Get("input.converse")
+		if !c.IsObject() {
+			bad("input.converse must be an object")
+			break
+		}
+		c.ForEach(func(k, _ gjson.Result) bool {
+			switch k.Str {
+			case "messages", "system", "toolConfig", "additionalModelRequestFields":
+			default:
+				bad("unknown field input.converse.%s", k.Str)
+			}
+			return true
+		})
+		if len(c.Get("messages").Array()) == 0 {
+			bad("input.converse.messages must be a non-empty array")
+		}
 	case bedrockAnthropic:
 		// CountTokens counts an InvokeModel body, which Bedrock checks
 		// as it would for InvokeModel.
@@ -300,7 +320,7 @@ func mockCountBody(p proto) string {
 		return `{"totalTokens":` + strconv.Itoa(mockCount) + `,"totalBillableCharacters":17,"promptTokensDetails":[{"modality":"TEXT","tokenCount":` + strconv.Itoa(mockCount) + `}]}`
 	case openaiResponses:
 		return `{"object":"response.input_tokens","input_tokens":` + strconv.Itoa(mockCount) + `}`
-	case bedrockAnthropic:
+	case bedrockAnthropic, bedrockConverse:
 		return `{"inputTokens":` + strconv.Itoa(mockCount) + `}`
 	}
 	return `{"input_tokens":` + strconv.Itoa(mockCount) + `}`

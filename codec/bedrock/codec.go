@@ -22,6 +22,10 @@ func init() {
 		ErrorAtRoot:     true,
 		ErrorTypeHeader: "X-Amzn-Errortype",
 		VendorModel:     wire.BedrockVendorModel,
+		// CountTokens counts Converse input toward a Converse upstream.
+		// Its client path is InvokeModel's too, which bedrock-anthropic
+		// serves: a client's count is recognised as that.
+		Counting: codec.Counting{ModelInPath: true, Member: "inputTokens"},
 		// Bedrock Runtime's paths: an unknown one is answered in AWS's
 		// format.
 		PathHints: []string{"/model/"},
