@@ -25,7 +25,7 @@ func bedrockCountedBody(body []byte) ([]byte, error) {
 	b := root.Get("input.invokeModel.body")
 	if b.Type != gjson.String {
 		if root.Get("input.converse").Exists() {
-			return nil, codec.InvalidRequest("input.converse", "counts Converse input; count an InvokeModel body (input.invokeModel.body) on bedrock-anthropic")
+			return nil, codec.InvalidRequest("input.converse", "counting Converse input is not supported by this gateway (it shares its path with InvokeModel counting); count the InvokeModel body in input.invokeModel.body")
 		}
 		return nil, codec.InvalidRequest("input.invokeModel.body", "is required: the InvokeModel body to count, base64-encoded")
 	}

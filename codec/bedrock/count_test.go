@@ -17,7 +17,7 @@ func TestCountTokens(t *testing.T) {
 	}
 	req := codec.Request{Model: "m", System: []codec.Part{{Type: codec.PartText, Text: "Be brief."}}, MaxTokens: codec.OptInt{Value: 50, Set: true},
 		Temperature: codec.OptFloat{Value: 0.5, Set: true},
-		Messages: []codec.Message{{Role: codec.RoleUser, Parts: []codec.Part{{Type: codec.PartText, Text: "Hi"}}}}}
+		Messages:    []codec.Message{{Role: codec.RoleUser, Parts: []codec.Part{{Type: codec.PartText, Text: "Hi"}}}}}
 	body, err := codec.AppendCountRequest(nil, codec.Bedrock, &req, codec.EncodeOptions{})
 	if err != nil {
 		t.Fatal(err)
