@@ -35,7 +35,7 @@ func TestGoldenRequests(t *testing.T) {
 				}
 				var req codec.Request
 				if err := codec.DecodeRequest(from, body, &req); err != nil {
-					t.Skipf("not a %s request: %v", from, err)
+					t.Fatalf("the %s test request does not decode: %v", from, err)
 				}
 				golden := "bedrock/request_from_" + string(from) + "_" + strings.TrimPrefix(base, "request_") + ".json"
 				out, err := codec.AppendRequest(nil, codec.Bedrock, &req, codec.EncodeOptions{Model: claude})
