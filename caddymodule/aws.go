@@ -28,7 +28,7 @@ type awsSigner struct {
 	signer *v4.Signer
 	region string
 	// host is the endpoint the signature names, and the Host header the
-	// request carries: Bedrock Runtime's in the configured region.
+	// request carries: AWSHost, or Bedrock Runtime's in the region.
 	host string
 }
 
@@ -63,7 +63,11 @@ func (h *Handler) provisionAWS(ctx context.Context, expand func(string) string) 
 	if err != nil {
 		return fmt.Errorf("loading the AWS configuration: %v", err)
 	}
-	h.aws = &awsSigner{creds: cfg.Credentials, signer: v4.NewSigner(), region: region, host: bedrockHost(region)}
+	host := expand(h.AWSHost)
+	if host == "" {
+		host = bedrockHost(region)
+	}
+	h.aws = &awsSigner{creds: cfg.Credentials, signer: v4.NewSigner(), region: region, host: host}
 	return nil
 }
 

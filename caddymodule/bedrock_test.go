@@ -434,6 +434,13 @@ func TestSignatureRejectedHint(t *testing.T) {
 			t.Errorf("%s: status %d", target, w.Code)
 		}
 	}
+	// A FIPS endpoint is signed for as configured.
+	h := newTestHandler(t, &Handler{Upstream: "bedrock", AWSRegion: "us-east-1", AWSHost: "bedrock-runtime-fips.us-east-1.amazonaws.com"})
+	_, call := serve(t, h, httptest.NewRequest("POST", "/v1/chat/completions", strings.NewReader(`{"model":"amazon.nova-pro-v1:0","messages":[{"role":"user","content":"hi"}]}`)),
+		jsonAnswer(200, `{"output":{"message":{"role":"assistant","content":[{"text":"hi"}]}},"stopReason":"end_turn","usage":{"inputTokens":1,"outputTokens":1,"totalTokens":2}}`))
+	if call.host != "bedrock-runtime-fips.us-east-1.amazonaws.com" || !strings.Contains(call.header.Get("Authorization"), "/us-east-1/bedrock/aws4_request") {
+		t.Errorf("aws_host: Host %q, Authorization %q", call.host, call.header.Get("Authorization"))
+	}
 	hints := logs.FilterMessageSnippet("rejected the request's signature").All()
 	if len(hints) != 2 || hints[0].ContextMap()["fix"] != "header_up Host bedrock-runtime.us-west-2.amazonaws.com" {
 		t.Errorf("hints: %+v", hints)

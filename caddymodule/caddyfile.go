@@ -36,6 +36,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		azure_credentials <tenant> <client_id> <secret> [<authority>]  # azure-openai upstreams: Entra ID tokens
 //		aws_region <region>          # required for bedrock and bedrock-anthropic upstreams
 //		aws_profile <name>           # bedrock upstreams: the shared-config profile that signs; default: the standard AWS chain
+//		aws_host <host>              # bedrock upstreams: the host signed for; default: bedrock-runtime.<region>.amazonaws.com
 //		client_keys <key>...         # optional; repeatable; keys clients must present
 //		default_max_tokens <n>       # optional, default 4096
 //		max_request_body <size>      # optional, default 32MiB
@@ -176,6 +177,8 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			h.AWSRegion = val
 		case "aws_profile":
 			h.AWSProfile = val
+		case "aws_host":
+			h.AWSHost = val
 		case "response_model":
 			if val != "client" && val != "upstream" {
 				return d.Errf("response_model: want client or upstream, got %q", val)

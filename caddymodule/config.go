@@ -99,8 +99,11 @@ func (h *Handler) checkConfig() error {
 		}
 	}
 	aws := upstream.Descriptor().Cloud == "aws"
-	if (h.AWSRegion != "" || h.AWSProfile != "") && !aws {
-		return fmt.Errorf("aws_region and aws_profile are only for the bedrock and bedrock-anthropic upstreams, not %s", upstream)
+	if (h.AWSRegion != "" || h.AWSProfile != "" || h.AWSHost != "") && !aws {
+		return fmt.Errorf("aws_region, aws_profile and aws_host are only for the bedrock and bedrock-anthropic upstreams, not %s", upstream)
+	}
+	if strings.ContainsAny(h.AWSHost, "/?#%@\\ \t") {
+		return fmt.Errorf("aws_host: %q is not a host name (such as bedrock-runtime-fips.us-east-1.amazonaws.com)", h.AWSHost)
 	}
 	if aws && h.AWSRegion == "" {
 		return fmt.Errorf("upstream %s requires aws_region: requests are signed for and sent to the region's Bedrock Runtime endpoint", upstream)

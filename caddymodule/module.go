@@ -108,6 +108,13 @@ type Handler struct {
 	// when APIKey (a Bedrock API key) is set.
 	AWSProfile string `json:"aws_profile,omitempty"`
 
+	// AWSHost is the Bedrock Runtime host that requests are signed for
+	// and carry as their Host, when it is not the region's
+	// bedrock-runtime.{region}.amazonaws.com: a FIPS endpoint
+	// (bedrock-runtime-fips.{region}.amazonaws.com) or a VPC endpoint's
+	// own DNS name.
+	AWSHost string `json:"aws_host,omitempty"`
+
 	// ClientKeys are the keys clients must present. When set, every
 	// request must carry one of them in its own protocol's credential
 	// header (Authorization: Bearer for OpenAI and Vertex clients,
