@@ -446,3 +446,12 @@ func TestSignatureRejectedHint(t *testing.T) {
 		t.Errorf("hints: %+v", hints)
 	}
 }
+
+// TestStreamExceptionNames holds the names the framing layer gives AWS
+// exception and error messages to the ones the codecs read.
+func TestStreamExceptionNames(t *testing.T) {
+	if eventstream.ExceptionPrefix != codec.StreamExceptionPrefix || eventstream.ErrorPrefix != codec.StreamErrorPrefix {
+		t.Errorf("eventstream names exceptions %q and errors %q; the codecs read %q and %q",
+			eventstream.ExceptionPrefix, eventstream.ErrorPrefix, codec.StreamExceptionPrefix, codec.StreamErrorPrefix)
+	}
+}

@@ -106,7 +106,7 @@ func (d *anthropicRequestDecoder) outputConfig(v gjson.Result) *codec.Error {
 	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "effort": //field:output_config.effort: mapped
-			err = d.outputEffort(value)
+			d.effort, err = wire.ReadEffort(value, "output_config.effort")
 		case "format": //field:output_config.format: mapped
 			err = d.outputFormat(value)
 		default:
@@ -115,22 +115,6 @@ func (d *anthropicRequestDecoder) outputConfig(v gjson.Result) *codec.Error {
 		return err == nil
 	})
 	return err
-}
-
-// outputEffort reads output_config.effort.
-func (d *anthropicRequestDecoder) outputEffort(v gjson.Result) *codec.Error {
-	switch {
-	case v.Type == gjson.Null:
-		return nil
-	case v.Type != gjson.String:
-		return wire.WrongType("output_config.effort", "string", v)
-	}
-	switch v.Str {
-	case "low", "medium", "high", "xhigh", "max":
-		d.effort, _ = mapping.ParseEffort(v.Str)
-		return nil
-	}
-	return codec.InvalidRequest("output_config.effort", `must be "low", "medium", "high", "xhigh" or "max"`)
 }
 
 // outputFormat reads output_config.format, a JSON schema the answer must

@@ -19,7 +19,7 @@ import (
 // nothing); the messages around it may then merge. System and developer
 // messages were hoisted into the system prompt.
 func appendAnthropicMessages(dst []byte, req *codec.Request, p codec.Protocol) ([]byte, *codec.Error) {
-	anthropicDropReasoning(req, p)
+	wire.DropUnsentReasoning(req, anthropicSendsReasoning)
 	dst = append(dst, `,"messages":[`...)
 	msgs := req.Messages
 	count := func(m *codec.Message, i int) (int, int, *codec.Error) { return anthropicCheckParts(m, i, p) }
@@ -61,24 +61,6 @@ func appendAnthropicMessages(dst []byte, req *codec.Request, p codec.Protocol) (
 // thinking block; unsigned or foreign reasoning would be refused).
 func anthropicSendsReasoning(part *codec.Part, r codec.Role) bool {
 	return r == codec.RoleAssistant && wire.SignedFor(part, codec.AnthropicMessages)
-}
-
-// anthropicDropReasoning records the reasoning parts of the conversation
-// that do not go to the upstream (see anthropicSendsReasoning), as
-// "messages[i].content[j] (reasoning)". It runs once per encode, before the
-// turns are written, since the turn grouping looks at messages twice.
-func anthropicDropReasoning(req *codec.Request, p codec.Protocol) {
-	for i := range req.Messages {
-		m := &req.Messages[i]
-		if wire.IsSystemRole(m.Role) {
-			continue // a system message with reasoning is refused later
-		}
-		for j := range m.Parts {
-			if part := &m.Parts[j]; part.Type == codec.PartReasoning && !anthropicSendsReasoning(part, m.Role) {
-				req.Dropped = append(req.Dropped, wire.IndexPath(wire.IndexPath("messages", i)+".content", j)+" (reasoning)")
-			}
-		}
-	}
 }
 
 // appendAnthropicTurn appends the blocks of the role messages of turn that

@@ -11,7 +11,7 @@ import (
 // CheckEvent accepts a JSON object that names its type; message_stop and
 // error end a stream, and so does an exception on Bedrock.
 func (anthropicCodec) CheckEvent(p codec.Protocol, name, data string, _ bool) (valid, terminal bool) {
-	if p == codec.BedrockAnthropic && strings.HasPrefix(name, codec.StreamExceptionPrefix) {
+	if p == codec.BedrockAnthropic && codec.IsStreamException(name) {
 		return true, true
 	}
 	if !jsonx.IsObject(data) {
@@ -27,7 +27,7 @@ func (anthropicCodec) CheckEvent(p codec.Protocol, name, data string, _ bool) (v
 // ReportsUsage picks the message events, which carry usage, the stop
 // reason or an error; an event without a name is judged by its members.
 func (anthropicCodec) ReportsUsage(_ codec.Protocol, name, data string) bool {
-	if strings.HasPrefix(name, codec.StreamExceptionPrefix) {
+	if codec.IsStreamException(name) {
 		return true
 	}
 	switch name {

@@ -165,29 +165,13 @@ func (d *converseRequestDecoder) outputConfig(v gjson.Result) *codec.Error {
 		case "textFormat": //field:mapped
 			err = d.textFormat(value)
 		case "effort": //field:mapped
-			err = d.outputEffort(value)
+			d.effort, err = wire.ReadEffort(value, "outputConfig.effort")
 		default:
 			err = wire.UnknownField("outputConfig." + key.Str)
 		}
 		return err == nil
 	})
 	return err
-}
-
-// outputEffort reads outputConfig.effort.
-func (d *converseRequestDecoder) outputEffort(v gjson.Result) *codec.Error {
-	switch {
-	case v.Type == gjson.Null:
-		return nil
-	case v.Type != gjson.String:
-		return wire.WrongType("outputConfig.effort", "string", v)
-	}
-	switch v.Str {
-	case "low", "medium", "high", "xhigh", "max":
-		d.effort, _ = mapping.ParseEffort(v.Str)
-		return nil
-	}
-	return codec.InvalidRequest("outputConfig.effort", `must be "low", "medium", "high", "xhigh" or "max"`)
 }
 
 // textFormat reads outputConfig.textFormat: {type: "json_schema",

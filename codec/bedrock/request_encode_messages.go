@@ -92,7 +92,7 @@ func appendSystemTexts(dst *[]byte, ps []codec.Part, comma bool) bool {
 // it may then merge. System and developer messages go in the system
 // prompt.
 func appendConverseMessages(dst []byte, req *codec.Request) ([]byte, *codec.Error) {
-	dropForeignReasoning(req)
+	wire.DropUnsentReasoning(req, sendsReasoning)
 	dst = append(dst, '[')
 	msgs := req.Messages
 	first := true
@@ -143,22 +143,6 @@ func sendsReasoning(part *codec.Part, r codec.Role) bool {
 		return false
 	}
 	return !part.Redacted || wire.CheckBase64("", part.Signature) == nil
-}
-
-// dropForeignReasoning records the reasoning parts that do not go to the
-// upstream (see sendsReasoning), as "messages[i].content[j] (reasoning)".
-func dropForeignReasoning(req *codec.Request) {
-	for i := range req.Messages {
-		m := &req.Messages[i]
-		if wire.IsSystemRole(m.Role) {
-			continue
-		}
-		for j := range m.Parts {
-			if part := &m.Parts[j]; part.Type == codec.PartReasoning && !sendsReasoning(part, m.Role) {
-				req.Dropped = append(req.Dropped, wire.IndexPath(wire.IndexPath("messages", i)+".content", j)+" (reasoning)")
-			}
-		}
-	}
 }
 
 // appendTurn appends the blocks of the role messages of turn that pass

@@ -1,18 +1,8 @@
 package bedrock
 
 import (
-	"strings"
-
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
-)
-
-// The SSE event names of a stream's exception messages
-// (exception:throttlingException) and error messages (error:<code>, whose
-// data is the error message's text) start with these.
-const (
-	exceptionPrefix = "exception:"
-	errorPrefix     = "error:"
 )
 
 // CheckEvent accepts the ConverseStream events by name, with a JSON object
@@ -21,7 +11,7 @@ const (
 // text); messageStop is not
 // terminal, since metadata (the usage) follows it.
 func (converseCodec) CheckEvent(_ codec.Protocol, name, data string, _ bool) (valid, terminal bool) {
-	if strings.HasPrefix(name, errorPrefix) || strings.HasPrefix(name, exceptionPrefix) {
+	if codec.IsStreamException(name) {
 		return true, true
 	}
 	if !jsonx.IsObject(data) {
@@ -44,5 +34,5 @@ func (converseCodec) ReportsUsage(_ codec.Protocol, name, _ string) bool {
 	case "messageStop", "metadata", "contentBlockStart":
 		return true
 	}
-	return strings.HasPrefix(name, exceptionPrefix) || strings.HasPrefix(name, errorPrefix)
+	return codec.IsStreamException(name)
 }

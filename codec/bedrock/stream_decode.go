@@ -2,7 +2,6 @@ package bedrock
 
 import (
 	"math"
-	"strings"
 
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
@@ -57,21 +56,14 @@ func (d *converseStreamDecoder) Decode(out []codec.Event, name, data []byte, _ b
 	d.text.Reset()
 	s := jsonx.BytesToString(data)
 	ev := jsonx.BytesToString(name)
-	if strings.HasPrefix(ev, errorPrefix) {
-		// An error message of the event stream: its code, and its
-		// message as plain text.
-		return d.fail(out, d.streamError(ev[len(errorPrefix):], strings.Clone(s)))
+	if e := codec.DecodeStreamException(d.p, ev, s); e != nil {
+		// An exception or error message, whatever its data.
+		return d.fail(out, e)
 	}
 	if !d.text.IndexEvent(s, &d.index) {
-		if strings.HasPrefix(ev, exceptionPrefix) {
-			return d.fail(out, d.streamError(ev[len(exceptionPrefix):], ""))
-		}
 		return d.fail(out, d.bad("event data is not valid JSON"))
 	}
 	root := gjson.Parse(s)
-	if strings.HasPrefix(ev, exceptionPrefix) {
-		return d.fail(out, d.streamError(ev[len(exceptionPrefix):], strings.Clone(root.Get("message").Str)))
-	}
 	if !root.IsObject() {
 		return d.fail(out, d.bad("event data is not a JSON object"))
 	}
@@ -297,23 +289,6 @@ func (d *converseStreamDecoder) metadata(out []codec.Event, root gjson.Result) [
 		out = append(out, codec.Event{Type: codec.EventEnd})
 	}
 	return out
-}
-
-// streamError converts an exception or error message of the stream: its
-// type (in lower camel case, as an exception's event name has it) and
-// message. The type is kept as the error's code in the form AWS's error
-// bodies use (ThrottlingException), so that a Bedrock client receives it
-// unchanged.
-func (d *converseStreamDecoder) streamError(typ, message string) *codec.Error {
-	if typ != "" && typ[0] >= 'a' && typ[0] <= 'z' {
-		typ = string(typ[0]-'a'+'A') + typ[1:]
-	}
-	kind, _ := mapping.FromAWSErrorType(typ)
-	e := &codec.Error{Status: mapping.StatusForKind(kind), Kind: kind, Message: message, Protocol: d.p, Code: typ}
-	if e.Message == "" {
-		e.Message = "upstream " + string(d.p) + " stream failed with " + typ
-	}
-	return e
 }
 
 // fail ends the stream with err.

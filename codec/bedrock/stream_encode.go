@@ -85,7 +85,7 @@ func (e *converseStreamEncoder) Encode(dst []byte, ev *codec.Event) []byte {
 		return e.end(dst)
 	case codec.EventError:
 		e.done = true
-		return appendException(dst, ev.Err)
+		return codec.AppendStreamException(dst, ev.Err)
 	}
 	return dst
 }
@@ -192,48 +192,4 @@ func (e *converseStreamEncoder) end(dst []byte) []byte {
 	dst = append(dst, "}\n\nevent: metadata\ndata: {"...)
 	dst = appendUsage(dst, `"usage":`, &e.usage)
 	return append(dst, ",\"metrics\":{\"latencyMs\":0}}\n\n"...)
-}
-
-// streamExceptions are the exceptions a ConverseStream can carry, by the
-// kind of error they stand for; an error of another kind is an internal
-// server exception there.
-var streamExceptions = map[mapping.ErrorKind]string{
-	mapping.ErrInvalidRequest: "validationException",
-	mapping.ErrRateLimit:      "throttlingException",
-	mapping.ErrOverloaded:     "serviceUnavailableException",
-}
-
-// appendException writes err as an exception event: its name is
-// exception: and the exception's type in lower camel case (the HTTP layer
-// makes it an exception message of the event stream), its data the
-// message. The type is the upstream's own when it came from a Bedrock
-// stream and is one the stream carries, else the one of its kind.
-func appendException(dst []byte, err *codec.Error) []byte {
-	typ := ""
-	if err.Protocol.Family() == codec.Bedrock && err.Code != "" {
-		typ = lowerFirst(err.Code)
-		switch typ {
-		case "internalServerException", "modelStreamErrorException", "validationException", "throttlingException", "serviceUnavailableException":
-		default:
-			typ = ""
-		}
-	}
-	if typ == "" {
-		if typ = streamExceptions[err.Kind]; typ == "" {
-			typ = "internalServerException"
-		}
-	}
-	dst = append(dst, "event: "+exceptionPrefix...)
-	dst = append(dst, typ...)
-	dst = append(dst, "\ndata: {\"message\":"...)
-	dst = jsonx.AppendString(dst, err.Message)
-	return append(dst, "}\n\n"...)
-}
-
-// lowerFirst returns s with its first letter in lower case.
-func lowerFirst(s string) string {
-	if s != "" && s[0] >= 'A' && s[0] <= 'Z' {
-		return string(s[0]-'A'+'a') + s[1:]
-	}
-	return s
 }

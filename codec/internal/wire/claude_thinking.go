@@ -6,6 +6,7 @@ import (
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/mapping"
+	"github.com/tidwall/gjson"
 )
 
 // Claude's thinking types, as Anthropic's Messages and Claude's fields in
@@ -136,4 +137,22 @@ func AppendThinking(dst []byte, plan *ClaudeThinking) []byte {
 		dst = jsonx.AppendString(dst, plan.Display)
 	}
 	return append(dst, '}')
+}
+
+// ReadEffort reads an effort member at path (Anthropic's
+// output_config.effort, Converse's outputConfig.effort): low, medium,
+// high, xhigh or max; null is no effort.
+func ReadEffort(v gjson.Result, path string) (mapping.Effort, *codec.Error) {
+	switch {
+	case v.Type == gjson.Null:
+		return mapping.EffortUnset, nil
+	case v.Type != gjson.String:
+		return mapping.EffortUnset, WrongType(path, "string", v)
+	}
+	switch v.Str {
+	case "low", "medium", "high", "xhigh", "max":
+		e, _ := mapping.ParseEffort(v.Str)
+		return e, nil
+	}
+	return mapping.EffortUnset, codec.InvalidRequest(path, `must be "low", "medium", "high", "xhigh" or "max"`)
 }

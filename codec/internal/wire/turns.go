@@ -77,3 +77,23 @@ var (
 func InPass(part *codec.Part, which int) bool {
 	return which == AllBlocks || (part.Type == codec.PartToolResult) == (which == OnlyResults)
 }
+
+// DropUnsentReasoning records, as "messages[i].content[j] (reasoning)",
+// the reasoning parts of the conversation that sends says do not go to the
+// upstream (foreign or unsigned reasoning, which Claude would refuse). It
+// runs once per encode, before the turns are written, since the turn
+// grouping looks at messages twice; system messages are left to the
+// system prompt's checks.
+func DropUnsentReasoning(req *codec.Request, sends func(part *codec.Part, r codec.Role) bool) {
+	for i := range req.Messages {
+		m := &req.Messages[i]
+		if IsSystemRole(m.Role) {
+			continue
+		}
+		for j := range m.Parts {
+			if part := &m.Parts[j]; part.Type == codec.PartReasoning && !sends(part, m.Role) {
+				req.Dropped = append(req.Dropped, IndexPath(IndexPath("messages", i)+".content", j)+" (reasoning)")
+			}
+		}
+	}
+}
