@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/tidwall/gjson"
@@ -471,7 +472,7 @@ func (pw *passthroughWriter) drain() error {
 		for i := range pw.evs {
 			pw.x.observe(&pw.evs[i])
 		}
-		if e := codec.DecodeStreamException(pw.x.upstream, string(ev.Name), string(ev.Data)); e != nil {
+		if e := pw.exception(ev.Name, ev.Data); e != nil {
 			// An AWS event stream's exception ends the stream: the
 			// client gets it as its own protocol's in-stream error (a
 			// client of the same protocol, the same exception).
@@ -498,6 +499,17 @@ func (pw *passthroughWriter) drain() error {
 		pw.out = pw.out[:start+n]
 	}
 	return nil
+}
+
+// exception returns the error of an upstream event that is an AWS event
+// stream's exception or error message, or nil. Only a framed upstream has
+// them; the event is read in place (DecodeStreamException copies what it
+// keeps), so an SSE stream's events cost nothing here.
+func (pw *passthroughWriter) exception(name, data []byte) *codec.Error {
+	if pw.unframe == nil || !codec.IsStreamException(unsafe.String(unsafe.SliceData(name), len(name))) {
+		return nil
+	}
+	return codec.DecodeStreamException(pw.x.upstream, string(name), unsafe.String(unsafe.SliceData(data), len(data)))
 }
 
 // send passes on the checked events: the raw bytes up to the last one, or
