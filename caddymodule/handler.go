@@ -292,13 +292,16 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 		return nil
 	}
 
-	tw := &translatingWriter{ResponseWriter: w, h: h, client: client, req: req, x: x}
+	upReq, cutoff := withCutoff(r, req.Stream)
+	defer cutoff.release()
+	tw := &translatingWriter{ResponseWriter: w, h: h, client: client, req: req, x: x, cutoff: cutoff}
 	if routed && !h.upstreamModelInResponse {
 		tw.model = req.Model
 	}
 	defer func() {
 		// reverse_proxy panics with http.ErrAbortHandler when the upstream
-		// body breaks off after the headers. While the client is still
+		// body breaks off after the headers, or when the stream writer
+		// stopped reading it (cutoff.go). While the client is still
 		// there, end its response properly (an error in its protocol)
 		// instead of cutting the connection.
 		if v := recover(); v != nil {
@@ -308,7 +311,7 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 			tw.finish(errUpstreamAborted)
 		}
 	}()
-	nextErr := next.ServeHTTP(tw, r)
+	nextErr := next.ServeHTTP(tw, upReq)
 	return tw.finish(nextErr)
 }
 

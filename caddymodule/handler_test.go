@@ -62,11 +62,21 @@ func serve(t *testing.T, h *Handler, r *http.Request, answer func(w http.Respons
 		}
 		return answer(w)
 	})
+	return serveNext(t, h, r, next), call
+}
+
+// serveNext serves r with h before next, in a request context as Caddy's.
+func serveNext(t *testing.T, h *Handler, r *http.Request, next caddyhttp.Handler) *httptest.ResponseRecorder {
+	t.Helper()
+	if r.Context().Value(caddy.ReplacerCtxKey) == nil {
+		ctx := context.WithValue(r.Context(), caddy.ReplacerCtxKey, caddy.NewReplacer())
+		r = r.WithContext(context.WithValue(ctx, caddyhttp.VarsCtxKey, map[string]any{}))
+	}
 	w := httptest.NewRecorder()
 	if err := h.ServeHTTP(w, r, next); err != nil {
 		t.Fatalf("ServeHTTP returned %v", err)
 	}
-	return w, call
+	return w
 }
 
 func jsonAnswer(status int, body string, headers ...string) func(w http.ResponseWriter) error {

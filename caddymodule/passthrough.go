@@ -134,14 +134,18 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 		return nil
 	}
 
+	upReq, cutoff := withCutoff(r, stream)
+	defer cutoff.release()
 	pw := newPassthroughWriter(w, h, x, client, model, stream)
+	pw.cutoff = cutoff
 	if routed && !h.upstreamModelInResponse && upModel != model {
 		pw.restore, _ = json.Marshal(model)
 	}
 	defer func() {
-		// As in translate: an upstream body that breaks off makes
-		// reverse_proxy abort; end the client's response properly
-		// instead, unless it is already on its way raw.
+		// As in translate: an upstream body that breaks off, or one whose
+		// reading the writer stopped (cutoff.go), makes reverse_proxy
+		// abort; end the client's response properly instead, unless it
+		// is already on its way raw.
 		if v := recover(); v != nil {
 			if v != http.ErrAbortHandler || r.Context().Err() != nil || pw.mode == passRaw || pw.mode == passUnset {
 				panic(v)
@@ -149,7 +153,7 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 			pw.finish(errUpstreamAborted)
 		}
 	}()
-	nextErr := next.ServeHTTP(pw, r)
+	nextErr := next.ServeHTTP(pw, upReq)
 	if pw.mode == passUnset {
 		if nextErr == nil {
 			nextErr = errors.New("upstream handler wrote no response")
@@ -209,6 +213,9 @@ type passthroughWriter struct {
 	tailLen    int
 	ended      bool  // the client's stream has ended with an error llmbridge wrote
 	writeErr   error // the client connection failed
+	// cutoff stops the reading of the upstream body after a complete
+	// stream (nil in tests that drive the writer directly).
+	cutoff *upstreamCutoff
 }
 
 // newPassthroughWriter returns the writer for a passthrough whose client
@@ -423,21 +430,34 @@ func (pw *passthroughWriter) observeJSON(body []byte) bool {
 }
 
 // writeStream takes a chunk of the upstream stream and passes on the
-// complete events in it.
+// complete events in it. Once the client's stream has ended, the rest of
+// the upstream's is not read (cutoff.go): writeStream fails after an
+// error, and a complete stream starts the cutoff's grace.
 func (pw *passthroughWriter) writeStream(p []byte) (int, error) {
 	n := len(p)
-	if pw.ended {
-		// The client's stream is over; what the upstream still sends
-		// has nowhere to go.
-		return n, pw.writeErr
+	if !pw.ended {
+		pw.passStream(p)
 	}
+	switch {
+	case pw.writeErr != nil:
+		return 0, pw.writeErr
+	case pw.ended:
+		return n, errClientStreamEnded
+	case pw.watcher.Complete():
+		pw.cutoff.completed()
+	}
+	return n, nil
+}
+
+// passStream checks a chunk of the upstream stream and passes on its
+// complete events. An upstream framing error (a broken event stream
+// message) ends the stream after the events completed before it, which
+// the client gets first, whether they came in the same read as the
+// broken message or before it.
+func (pw *passthroughWriter) passStream(p []byte) {
+	var unframeErr error
 	if pw.unframe != nil {
-		var err error
-		if pw.unframed, err = pw.unframe.Push(pw.unframed[:0], p); err != nil {
-			pw.send()
-			pw.endStream("upstream "+string(pw.x.upstream)+" stream is not a valid event stream: "+err.Error(), nil)
-			return n, pw.writeErr
-		}
+		pw.unframed, unframeErr = pw.unframe.Push(pw.unframed[:0], p)
 		p = pw.unframed
 	}
 	if !pw.reframe {
@@ -447,10 +467,9 @@ func (pw *passthroughWriter) writeStream(p []byte) (int, error) {
 	if err := pw.drain(); err != nil && err != sse.ErrNeedInput {
 		pw.endStream(pw.streamFailure(err, nil), nil)
 	}
-	if pw.writeErr != nil {
-		return 0, pw.writeErr
+	if unframeErr != nil && !pw.ended {
+		pw.endStream("upstream "+string(pw.x.upstream)+" stream is not a valid event stream: "+unframeErr.Error(), nil)
 	}
-	return n, nil
 }
 
 // drain checks every complete event pushed so far and passes on those

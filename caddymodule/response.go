@@ -36,6 +36,7 @@ type translatingWriter struct {
 	body     *[]byte
 	overflow bool
 	stream   *streamTranslator // set when the upstream answered a stream
+	cutoff   *upstreamCutoff   // ends the upstream's stream after the client's
 }
 
 // WriteHeader records the upstream status; informational statuses pass
@@ -64,6 +65,7 @@ func (tw *translatingWriter) WriteHeader(status int) {
 		tw.stream = st
 		tw.stream.model = tw.model
 		tw.stream.x = tw.x
+		tw.stream.cutoff = tw.cutoff
 		startHeaders(tw.ResponseWriter, tw.client, status)
 		tw.x.status = status
 		// The client sees the stream open before the first event.

@@ -49,7 +49,11 @@ type streamTranslator struct {
 	upstream codec.Protocol
 	maxEvent int
 	done     bool // the client's stream has ended (terminal event written)
+	failed   bool // it ended with an error event
 	writeErr error
+	// cutoff stops the reading of the upstream body after a complete
+	// stream (nil in tests that drive the translator directly).
+	cutoff *upstreamCutoff
 }
 
 func newStreamTranslator(w http.ResponseWriter, h *Handler, client, upstream codec.Protocol, req *codec.Request) (*streamTranslator, error) {
@@ -89,27 +93,42 @@ func startHeaders(w http.ResponseWriter, client codec.Protocol, status int) {
 	w.WriteHeader(status)
 }
 
-// write consumes a chunk of the upstream body.
+// write consumes a chunk of the upstream body. Once the client's stream
+// has ended, the rest of the upstream's is not read (cutoff.go): write
+// fails after an error, and a complete stream starts the cutoff's grace.
 func (s *streamTranslator) write(p []byte) (int, error) {
-	if s.done {
-		// The client's stream is complete; what the upstream still
-		// sends has nowhere to go.
-		return len(p), s.writeErr
+	if !s.done {
+		s.translate(p)
 	}
-	n := len(p)
+	switch {
+	case s.writeErr != nil:
+		return len(p), s.writeErr
+	case s.failed:
+		return len(p), errClientStreamEnded
+	case s.done:
+		s.cutoff.completed()
+	}
+	return len(p), nil
+}
+
+// translate translates a chunk of the upstream body. An upstream framing
+// error (a broken event stream message) ends the stream after the events
+// completed before it, which the client gets first: they are good events
+// of the answer, whether they came in the same read as the broken
+// message or before it.
+func (s *streamTranslator) translate(p []byte) {
+	var unframeErr error
 	if s.unframe != nil {
-		var err error
-		if s.unframed, err = s.unframe.Push(s.unframed[:0], p); err != nil {
-			s.fail("upstream " + string(s.upstream) + " stream is not a valid event stream: " + err.Error())
-			return n, s.writeErr
-		}
+		s.unframed, unframeErr = s.unframe.Push(s.unframed[:0], p)
 		p = s.unframed
 	}
 	s.rd.Push(p)
 	if err := s.pump(); err != nil {
 		s.end(err)
 	}
-	return n, s.writeErr
+	if unframeErr != nil && !s.done {
+		s.fail("upstream " + string(s.upstream) + " stream is not a valid event stream: " + unframeErr.Error())
+	}
 }
 
 // pump translates every complete upstream event pushed so far and sends
@@ -213,6 +232,7 @@ func (s *streamTranslator) emit() {
 		if t := s.events[i].Type; t == codec.EventEnd || t == codec.EventError {
 			s.done = true
 			if t == codec.EventError {
+				s.failed = true
 				s.logger.Debug("stream ended with an error", zap.String("error", s.events[i].Err.Message))
 			}
 		}

@@ -2,6 +2,7 @@ package eventstream
 
 import (
 	"bytes"
+	"encoding/binary"
 	"strings"
 	"testing"
 
@@ -184,6 +185,12 @@ func FuzzReader(f *testing.F) {
 	f.Add(in, 5)
 	f.Add(in[:30], 12)
 	f.Add([]byte{0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 3)
+	// Good messages, then a bad message CRC in the last one; good
+	// messages, then a length of 2 GiB.
+	badCRC := bytes.Clone(in)
+	badCRC[len(badCRC)-2] ^= 0xff
+	f.Add(badCRC, 4)
+	f.Add(append(bytes.Clone(in), 0x7f, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0), 6)
 	f.Fuzz(func(t *testing.T, in []byte, split int) {
 		const limit = 1 << 12
 		newReader := NewReader
@@ -200,10 +207,38 @@ func FuzzReader(f *testing.F) {
 		if r.Pending() > limit {
 			t.Fatalf("holds %d bytes over the limit %d", r.Pending(), limit)
 		}
-		if (err == nil) != (errWhole == nil) || err == nil && !bytes.Equal(whole, parts) {
+		if (err == nil) != (errWhole == nil) || !bytes.Equal(whole, parts) {
 			t.Fatalf("split at %d: %q %v, whole: %q %v", split, parts, err, whole, errWhole)
 		}
+		// Pushed one message at a time, a stream yields each message's
+		// events before it meets a bad one: the events returned with an
+		// error are exactly those, whatever the reads were.
+		one, errOne := pushMessages(newReader(limit), in)
+		if (errOne == nil) != (errWhole == nil) || !bytes.Equal(whole, one) {
+			t.Fatalf("one message per push: %q %v, whole: %q %v", one, errOne, whole, errWhole)
+		}
 	})
+}
+
+// pushMessages pushes in to r one message at a time, as the prelude of
+// each gives its length (the rest, a message's start, last), and returns
+// what r yields until the first error.
+func pushMessages(r *Reader, in []byte) ([]byte, error) {
+	var out []byte
+	for len(in) > 0 {
+		n := len(in)
+		if n >= preludeLen {
+			if total := int(binary.BigEndian.Uint32(in)); total >= preludeLen && total < n {
+				n = total
+			}
+		}
+		var err error
+		if out, err = r.Push(out, in[:n]); err != nil {
+			return out, err
+		}
+		in = in[n:]
+	}
+	return out, nil
 }
 
 // benchEvent is a typical streamed text delta of Anthropic's Messages.

@@ -52,7 +52,7 @@ func DecodeRequest(body []byte, req *codec.Request, decode func(root gjson.Resul
 func DecodeResponse(p codec.Protocol, body []byte, resp *codec.Response, decode func(root gjson.Result, r *Response) *codec.Error) error {
 	root, index, problem := jsonx.ParseIndexed(jsonx.BytesToString(body))
 	if problem != "" {
-		return codec.BadUpstream(p, "request body "+problem)
+		return codec.BadUpstream(p, "the body "+problem)
 	}
 	r := responsePool.Get().(*Response)
 	r.Response, r.Text = resp, jsonx.IndexedArena(index)

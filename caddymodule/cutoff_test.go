@@ -1,0 +1,210 @@
+package caddymodule
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/llmbridge/llmbridge/sse/eventstream"
+)
+
+// awsFault is a broken event stream message an upstream may send after
+// good ones.
+type awsFault struct {
+	name string
+	// chunksOnly faults are of InvokeModel's chunk wrapping.
+	chunksOnly bool
+	frame      func(t *testing.T, chunks bool) []byte
+}
+
+// awsFaults are the ways a message of an AWS event stream can be broken.
+var awsFaults = []awsFault{
+	{name: "bad prelude CRC", frame: func(t *testing.T, chunks bool) []byte {
+		b := goodAWSMessage(t, chunks)
+		b[9] ^= 0xff
+		return b
+	}},
+	{name: "bad message CRC", frame: func(t *testing.T, chunks bool) []byte {
+		b := goodAWSMessage(t, chunks)
+		b[len(b)-1] ^= 0xff
+		return b
+	}},
+	{name: "invalid base64", chunksOnly: true, frame: func(t *testing.T, chunks bool) []byte {
+		return eventstream.AppendMessage(nil, "chunk", []byte(`{"bytes":"!!not base64!!"}`))
+	}},
+	{name: "event without its type", chunksOnly: true, frame: func(t *testing.T, chunks bool) []byte {
+		return eventstream.AppendMessage(nil, "chunk", []byte(`{"bytes":"`+base64.StdEncoding.EncodeToString([]byte(`{"index":0,"delta":{"type":"text_delta","text":"lost"}}`))+`"}`))
+	}},
+	{name: "length of 2 GiB", frame: func(t *testing.T, chunks bool) []byte {
+		return []byte{0x7f, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0}
+	}},
+}
+
+// goodAWSMessage is a valid text delta message, of InvokeModel's chunks or
+// Converse's events.
+func goodAWSMessage(t *testing.T, chunks bool) []byte {
+	t.Helper()
+	if chunks {
+		return []byte(chunkStream(t, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\" more\"}}\n\n", 0))
+	}
+	return []byte(eventStream(t, "event: contentBlockDelta\ndata: {\"contentBlockIndex\":0,\"delta\":{\"text\":\" more\"}}\n\n"))
+}
+
+// TestAWSStreamFaults sends, for both Bedrock upstreams, the start of an
+// answer and then a broken message in the same write, to a translating
+// and a passthrough client: the text before the fault reaches the client,
+// the stream ends with the client's error, and the upstream body is not
+// read any further (the next write fails, which makes reverse_proxy close
+// it).
+func TestAWSStreamFaults(t *testing.T) {
+	invokeHead := anthropicStream[:strings.Index(anthropicStream, "event: content_block_stop")]
+	converseHead := converseStream[:strings.Index(converseStream, "event: contentBlockStop")]
+	for _, up := range []string{"bedrock-anthropic", "bedrock"} {
+		chunks := up == "bedrock-anthropic"
+		for _, f := range awsFaults {
+			if f.chunksOnly && !chunks {
+				continue
+			}
+			for _, target := range []string{"/v1/chat/completions", "passthrough"} {
+				name := up + "/" + f.name + "/" + target
+				t.Run(name, func(t *testing.T) {
+					var head []byte
+					body := `{"model":"anthropic.claude-sonnet-4-5-20250929-v1:0","stream":true,"max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`
+					if chunks {
+						head = []byte(chunkStream(t, invokeHead, 0))
+					} else {
+						head = []byte(eventStream(t, converseHead))
+					}
+					path := target
+					if target == "passthrough" {
+						path = "/v1/messages"
+						if !chunks {
+							path = "/model/amazon.nova-pro-v1:0/converse-stream"
+							body = `{"messages":[{"role":"user","content":[{"text":"hi"}]}]}`
+						}
+					}
+					var laterWrite error
+					answer := func(w http.ResponseWriter) error {
+						w.Header().Set("Content-Type", eventstream.ContentType)
+						w.WriteHeader(200)
+						if _, err := w.Write(append(bytes.Clone(head), f.frame(t, chunks)...)); err != nil {
+							laterWrite = err
+							return err
+						}
+						// An upstream that goes on after its broken message.
+						_, laterWrite = w.Write(goodAWSMessage(t, chunks))
+						return laterWrite
+					}
+					h := newTestHandler(t, bedrockTestHandler(up, "k"))
+					r := httptest.NewRequest("POST", path, strings.NewReader(body))
+					w, call := serve(t, h, r, answer)
+					if !call.called {
+						t.Fatalf("no upstream call: %d %s", w.Code, w.Body)
+					}
+					out := w.Body.String()
+					if !chunks && target == "passthrough" {
+						sse, err := eventstream.NewReader(1<<20).Push(nil, w.Body.Bytes())
+						if err != nil {
+							t.Fatalf("the client's event stream: %v", err)
+						}
+						out = string(sse)
+					}
+					hello := strings.Index(out, "Hello")
+					if hello < 0 {
+						t.Fatalf("the text before the fault did not reach the client:\n%s", out)
+					}
+					if !strings.Contains(out[hello:], "error") && !strings.Contains(out[hello:], "exception") {
+						t.Errorf("the client's stream does not end with an error after the text:\n%s", out)
+					}
+					if strings.Contains(out, " more") || strings.Contains(out, "lost") {
+						t.Errorf("the client got events from after the fault:\n%s", out)
+					}
+					if !errors.Is(laterWrite, errClientStreamEnded) {
+						t.Errorf("the upstream's write after the fault got %v, want errClientStreamEnded (stop reading the upstream)", laterWrite)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestUpstreamCutoff checks the cutoff of a streamed request: its context
+// is cancelled upstreamEndGrace after the client's stream completed, at
+// once on release, and a request that asked for no stream keeps its own
+// request.
+func TestUpstreamCutoff(t *testing.T) {
+	r := httptest.NewRequest("POST", "/", nil)
+	if got, c := withCutoff(r, false); got != r || c != nil {
+		t.Fatalf("a request without a stream got a cutoff")
+	}
+	var none *upstreamCutoff
+	none.completed()
+	none.release()
+
+	up, c := withCutoff(r, true)
+	start := time.Now()
+	c.completed()
+	c.completed()
+	select {
+	case <-up.Context().Done():
+		if d := time.Since(start); d < upstreamEndGrace {
+			t.Errorf("cancelled after %v, before the grace of %v", d, upstreamEndGrace)
+		}
+	case <-time.After(time.Second):
+		t.Fatal("the upstream request was not cancelled after the grace")
+	}
+	if r.Context().Err() != nil {
+		t.Error("the client's request context was cancelled")
+	}
+	c.release()
+
+	up, c = withCutoff(r, true)
+	c.release()
+	if !errors.Is(up.Context().Err(), context.Canceled) {
+		t.Error("release did not cancel the upstream request")
+	}
+}
+
+// TestCompletedStreamCutoff checks streams whose upstream holds its body
+// open after its terminal event: the client's response ends once the
+// upstream request is cancelled, upstreamEndGrace later, translated and
+// passed through.
+func TestCompletedStreamCutoff(t *testing.T) {
+	for _, target := range []string{"/v1/chat/completions", "/v1/messages"} {
+		t.Run(target, func(t *testing.T) {
+			h := newTestHandler(t, &Handler{Upstream: "anthropic-messages"})
+			r := httptest.NewRequest("POST", target, strings.NewReader(`{"model":"claude-sonnet-4-5","stream":true,"max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`))
+			var held time.Duration
+			next := caddyhttp.HandlerFunc(func(w http.ResponseWriter, up *http.Request) error {
+				w.Header().Set("Content-Type", "text/event-stream")
+				w.WriteHeader(200)
+				if _, err := io.WriteString(w, anthropicStream); err != nil {
+					return err
+				}
+				start := time.Now()
+				select {
+				case <-up.Context().Done():
+				case <-time.After(5 * time.Second):
+				}
+				held = time.Since(start)
+				return up.Context().Err()
+			})
+			w := serveNext(t, h, r, next)
+			if held < upstreamEndGrace || held > time.Second {
+				t.Errorf("the upstream was read for %v after its terminal event, want about %v", held, upstreamEndGrace)
+			}
+			if out := w.Body.String(); !strings.Contains(out, "Hello") || strings.Contains(out, "error") {
+				t.Errorf("the client's stream is not the complete answer:\n%s", out)
+			}
+		})
+	}
+}
