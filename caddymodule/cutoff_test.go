@@ -208,3 +208,52 @@ func TestCompletedStreamCutoff(t *testing.T) {
 		})
 	}
 }
+
+// TestSSEStreamFaults checks the SSE upstreams the same way: the start
+// and text of an answer, then an event over max_event_size or (Gemini) a
+// bare error object, in one write: the text reaches the client before its
+// error, and the upstream is not read any further.
+func TestSSEStreamFaults(t *testing.T) {
+	geminiChunk := `data: {"candidates":[{"content":{"role":"model","parts":[{"text":"Hello"}]},"index":0}],"modelVersion":"gemini-2.5-flash"}` + "\r\n\r\n"
+	tests := []struct {
+		name, upstream, target, head, fault string
+	}{
+		{name: "anthropic, event too large", upstream: "anthropic-messages", target: "/v1/chat/completions",
+			head:  anthropicStream[:strings.Index(anthropicStream, "event: content_block_stop")],
+			fault: "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"" + strings.Repeat("x", 8192) + "\"}}\n\n"},
+		{name: "anthropic, event too large (passthrough)", upstream: "anthropic-messages", target: "/v1/messages",
+			head:  anthropicStream[:strings.Index(anthropicStream, "event: content_block_stop")],
+			fault: "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"" + strings.Repeat("x", 8192) + "\"}}\n\n"},
+		{name: "gemini, bare error object", upstream: "gemini", target: "/v1/chat/completions",
+			head: geminiChunk, fault: "{\n  \"error\": {\n    \"code\": 503,\n    \"message\": \"overloaded\",\n    \"status\": \"UNAVAILABLE\"\n  }\n}\n"},
+		{name: "gemini, garbage", upstream: "gemini", target: "/v1/messages",
+			head: geminiChunk, fault: "data: <html>502 Bad Gateway</html>\n\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newTestHandler(t, &Handler{Upstream: tt.upstream, APIKey: "k", MaxEventSize: 4096})
+			r := httptest.NewRequest("POST", tt.target, strings.NewReader(`{"model":"m","stream":true,"max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`))
+			var laterWrite error
+			w, _ := serve(t, h, r, func(w http.ResponseWriter) error {
+				w.Header().Set("Content-Type", "text/event-stream")
+				w.WriteHeader(200)
+				if _, laterWrite = io.WriteString(w, tt.head+tt.fault); laterWrite != nil {
+					return laterWrite
+				}
+				_, laterWrite = io.WriteString(w, tt.head)
+				return laterWrite
+			})
+			out := w.Body.String()
+			hello := strings.Index(out, "Hello")
+			if hello < 0 || !strings.Contains(out[hello:], "error") {
+				t.Fatalf("want the text and then an error:\n%s", out)
+			}
+			if strings.Count(out, "Hello") != 1 {
+				t.Errorf("the client got events from after the fault:\n%s", out)
+			}
+			if !errors.Is(laterWrite, errClientStreamEnded) {
+				t.Errorf("the upstream's write after the fault got %v, want errClientStreamEnded", laterWrite)
+			}
+		})
+	}
+}

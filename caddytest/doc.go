@@ -60,6 +60,12 @@
 //     truncation, resets and JSON errors through every SDK, client
 //     cancellation (propagation delay and goroutine leaks), and every
 //     streamed recording replayed to every client.
+//   - streaming_awsfaults_test.go: broken event stream messages from both
+//     Bedrock upstreams (bad CRCs, undecodable chunks, events without a
+//     type, a 2 GiB length, a cut message), sent with the text before them
+//     in one write and byte by byte, to every client SDK: the text arrives
+//     whole, then the client's in-stream error, and the response ends
+//     within 100 ms while the upstream holds its connection open.
 //   - tools_clients_test.go, tools_mock_test.go, tools_test.go: function
 //     tools, tool calls and results, and images, for every pair streaming
 //     and not: a complete agent turn (the upstream checks the tool

@@ -143,6 +143,9 @@ type streamPlan struct {
 	// pieces is how many deltas the text is split into; 0 means
 	// streamTextPieces.
 	pieces int
+	// fault, for a Bedrock mock, sends a broken event stream message
+	// after the start and the text (streaming_awsfaults_test.go).
+	fault *frameFault
 }
 
 // holdTimeout bounds how long a mock holds back its closing events waiting
@@ -490,6 +493,10 @@ func (m *mockUpstream) serveStream(w http.ResponseWriter, r *http.Request, gz bo
 	}
 	sw := startStream(w, gz, http.StatusOK, http.Header{"Content-Type": {s.contentType}})
 	sw.aws = newAWSStreamFramer(m.proto)
+	if plan.fault != nil && sw.aws != nil {
+		plan.fault.serve(r.Context(), sw, s.head)
+		return
+	}
 	for _, f := range s.head {
 		if !sw.frame(f) {
 			if plan.hold != nil {

@@ -105,6 +105,11 @@ func (r *Reader) Push(dst, p []byte) ([]byte, error) {
 		}
 		r.payload = msg.Payload
 		name, data := eventOf(&msg)
+		if name == "" {
+			// The AWS SDKs refuse such a message too: nothing says
+			// what it is.
+			return dst, r.fail(errors.New("malformed event stream message: an event without its :event-type"))
+		}
 		if r.chunks && name == chunkEvent {
 			if name, data, err = r.unwrap(data); err != nil {
 				return dst, r.fail(err)
