@@ -78,6 +78,8 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 		}
 	}
 	model = strings.TrimPrefix(model, "models/")
+	x.stream = stream
+	x.tel.noteHead(&head, client, body)
 	upModel, routed := h.routeModel(client, model)
 	x.setModels(model, upModel)
 	if x.upstream.ModelInPath() {
@@ -123,6 +125,7 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 	setBody(r, edited)
 	h.reportDropped(w, x.dropped)
 	h.reportAdjusted(w, upModel, adjusted)
+	x.tel.noteEdits(adjusted, x.dropped)
 	if cerr := h.rewriteHeaders(r, client, x.upstream, stream); cerr != nil {
 		x.fail(w, client, cerr)
 		return nil
@@ -149,7 +152,7 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 			pw.finish(errUpstreamAborted)
 		}
 	}()
-	nextErr := next.ServeHTTP(pw, r)
+	nextErr := next.ServeHTTP(pw, x.startAttempt(r))
 	if pw.mode == passUnset {
 		if nextErr == nil {
 			nextErr = errors.New("upstream handler wrote no response")
@@ -196,8 +199,11 @@ type passthroughWriter struct {
 	framed   []byte
 	watcher  *codec.StreamWatcher
 	usage    *codec.UsageObserver // reads a stream's usage and stop reason
-	evs      []codec.Event
-	reframe  bool // events are re-framed to restore the model
+	// content decodes every event instead of usage when otel_content
+	// records the completion; nil otherwise.
+	content codec.StreamDecoder
+	evs     []codec.Event
+	reframe bool // events are re-framed to restore the model
 	// pending is the raw stream from input offset sent on, not yet passed
 	// on; good is the input offset up to which it holds complete,
 	// checked events.
@@ -251,6 +257,11 @@ func (pw *passthroughWriter) WriteHeader(status int) {
 		}
 		pw.watcher = codec.NewStreamWatcher(pw.x.upstream)
 		pw.usage = codec.NewUsageObserver(pw.x.upstream)
+		if pw.x.tel.content != nil {
+			// Content capture reads every event, not just those with
+			// usage: the operator chose that cost.
+			pw.content, _ = codec.NewStreamDecoder(pw.x.upstream)
+		}
 		pw.reframe = pw.restore != nil
 		if !pw.reframe {
 			pw.pendingBuf = getBuffer()
@@ -468,7 +479,11 @@ func (pw *passthroughWriter) drain() error {
 			pw.endStream("upstream "+string(pw.x.upstream)+" stream sent an event that is not valid in its protocol", nil)
 			return nil
 		}
-		pw.evs = pw.usage.Observe(pw.evs[:0], ev.Name, ev.Data, ev.Bare)
+		if pw.content != nil {
+			pw.evs = pw.content.Decode(pw.evs[:0], ev.Name, ev.Data, ev.Bare)
+		} else {
+			pw.evs = pw.usage.Observe(pw.evs[:0], ev.Name, ev.Data, ev.Bare)
+		}
 		for i := range pw.evs {
 			pw.x.observe(&pw.evs[i])
 		}
@@ -609,6 +624,7 @@ func (pw *passthroughWriter) endStream(msg string, cause error) {
 // endStreamWith ends the client's stream with e as an in-stream error of
 // the client's protocol.
 func (pw *passthroughWriter) endStreamWith(e *codec.Error) {
+	pw.x.streamErr = kindName(e.Kind)
 	// A blank line first ends whatever partial event was passed on; an
 	// extra one after a complete event would be an empty event to some
 	// clients.

@@ -45,3 +45,28 @@ func TestReadRequestHead(t *testing.T) {
 		t.Errorf("absent model is %+v", head)
 	}
 }
+
+// TestReadRequestHeadSettings reads the generation settings where each
+// family keeps them, numbers only.
+func TestReadRequestHeadSettings(t *testing.T) {
+	for _, c := range []struct {
+		body        string
+		max         codec.OptInt
+		temp, top_p codec.OptFloat
+	}{
+		{body: `{"max_tokens":100,"temperature":0.5,"top_p":0.9}`, max: codec.OptInt{Value: 100, Set: true}, temp: codec.OptFloat{Value: 0.5, Set: true}, top_p: codec.OptFloat{Value: 0.9, Set: true}},
+		{body: `{"max_completion_tokens":7}`, max: codec.OptInt{Value: 7, Set: true}},
+		{body: `{"max_output_tokens":8,"temperature":"hot"}`, max: codec.OptInt{Value: 8, Set: true}},
+		{body: `{"generationConfig":{"maxOutputTokens":9,"topP":0.5}}`, max: codec.OptInt{Value: 9, Set: true}, top_p: codec.OptFloat{Value: 0.5, Set: true}},
+		{body: `{"inferenceConfig":{"maxTokens":10,"temperature":1}}`, max: codec.OptInt{Value: 10, Set: true}, temp: codec.OptFloat{Value: 1, Set: true}},
+		{body: `{"messages":[{"max_tokens":3}],"metadata":{"temperature":2}}`},
+	} {
+		head, err := codec.ReadRequestHead([]byte(c.body))
+		if err != nil {
+			t.Fatalf("%s: %v", c.body, err)
+		}
+		if head.MaxTokens != c.max || head.Temperature != c.temp || head.TopP != c.top_p {
+			t.Errorf("%s: %+v %+v %+v, want %+v %+v %+v", c.body, head.MaxTokens, head.Temperature, head.TopP, c.max, c.temp, c.top_p)
+		}
+	}
+}
