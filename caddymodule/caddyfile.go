@@ -274,4 +274,3 @@ func parseClientKeys(d *caddyfile.Dispenser) ([]ClientKey, error) {
 	}
 	return keys, nil
 }
-

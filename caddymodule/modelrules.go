@@ -230,4 +230,3 @@ func parsePrice(d *caddyfile.Dispenser, args []string) (*rules.Price, error) {
 	}
 	return p, nil
 }
-

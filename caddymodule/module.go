@@ -397,4 +397,3 @@ var (
 	_ json.Unmarshaler = (*ClientKey)(nil)
 	_ json.Marshaler   = ClientKey{}
 )
-
