@@ -3,6 +3,8 @@ package caddymodule
 import (
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/rules"
+	"github.com/llmbridge/llmbridge/mapping"
 )
 
 // OpenTelemetry: when Caddy's tracing directive has put a recording span
@@ -125,9 +128,9 @@ func (t *telemetry) noteEdits(adjusted []rules.Adjustment, dropped []string) {
 }
 
 // startAttempt starts the client span of the upstream call and returns the
-// request to send, whose context holds it. When Caddy's tracing has put a
-// W3C traceparent header on the request, it names the new span instead,
-// so that the upstream's spans hang under the call that made them.
+// request to send. When Caddy's tracing has put a W3C traceparent header
+// on the request, it names the new span instead, so that the upstream's
+// spans hang under the call that made them.
 func (x *exchange) startAttempt(r *http.Request) *http.Request {
 	t := &x.tel
 	if t.span == nil {
@@ -137,12 +140,53 @@ func (x *exchange) startAttempt(r *http.Request) *http.Request {
 	if x.upstreamModel != "" {
 		name += " " + x.upstreamModel
 	}
-	ctx, sp := t.span.TracerProvider().Tracer(tracerName).Start(r.Context(), name, trace.WithSpanKind(trace.SpanKindClient))
+	ctx, sp := tracerOf(t.span.TracerProvider()).Start(r.Context(), name, trace.WithSpanKind(trace.SpanKindClient))
 	t.attempt = sp
 	if r.Header.Get("Traceparent") != "" {
 		propagation.TraceContext{}.Inject(ctx, propagation.HeaderCarrier(r.Header))
 	}
-	return r.WithContext(ctx)
+	// The request keeps its context: reverse_proxy makes no spans of its
+	// own, and a copy of the request per call would cost more than it
+	// gives.
+	return r
+}
+
+// cachedTracer is llmbridge's tracer of the last TracerProvider seen:
+// Caddy has one per process, and asking it for the tracer locks it.
+var cachedTracer atomic.Pointer[providerTracer]
+
+// providerTracer is a TracerProvider and llmbridge's tracer from it.
+type providerTracer struct {
+	tp     trace.TracerProvider
+	tracer trace.Tracer
+}
+
+// tracerOf returns llmbridge's tracer of tp.
+func tracerOf(tp trace.TracerProvider) trace.Tracer {
+	if c := cachedTracer.Load(); c != nil && c.tp == tp {
+		return c.tracer
+	}
+	c := &providerTracer{tp: tp, tracer: tp.Tracer(tracerName)}
+	cachedTracer.Store(c)
+	return c.tracer
+}
+
+// finishReasons are the gen_ai.response.finish_reasons values of the
+// canonical stop reasons, made once: a string slice attribute is built
+// by reflection.
+var finishReasons = func() (v [32]attribute.Value) {
+	for i := range v {
+		v[i] = attribute.StringSliceValue([]string{mapping.StopReason(i).String()})
+	}
+	return v
+}()
+
+// finishReason returns the finish_reasons value of stop.
+func finishReason(stop mapping.StopReason) attribute.Value {
+	if int(stop) < len(finishReasons) {
+		return finishReasons[stop]
+	}
+	return attribute.StringSliceValue([]string{stop.String()})
 }
 
 // operationName is gen_ai.operation.name for an upstream protocol:
@@ -181,6 +225,13 @@ func providerName(upstream codec.Protocol, dialect string) string {
 	return dialect
 }
 
+// maxAttrs is room for every attribute a span gets.
+const maxAttrs = 28
+
+// attrBufs hold the attributes while they are set: a span copies them, and
+// a buffer on the stack would escape through the interface call.
+var attrBufs = sync.Pool{New: func() any { return new([maxAttrs]attribute.KeyValue) }}
+
 // finishTelemetry sets the attributes on the request's span and on the
 // upstream call's span, and ends the latter. cost is negative when no
 // price applies.
@@ -189,7 +240,7 @@ func (h *Handler) finishTelemetry(x *exchange, stop, errType string, cost float6
 	if t.span == nil {
 		return
 	}
-	var buf [28]attribute.KeyValue
+	buf := attrBufs.Get().(*[maxAttrs]attribute.KeyValue)
 	a := append(buf[:0],
 		semconv.GenAIOperationNameKey.String(operationName(x.upstream)),
 		semconv.GenAIProviderNameKey.String(providerName(x.upstream, h.Dialect)),
@@ -216,19 +267,27 @@ func (h *Handler) finishTelemetry(x *exchange, stop, errType string, cost float6
 		a = append(a, semconv.GenAIRequestTopPKey.Float64(p.topP.Value))
 	}
 	if stop != "" {
-		a = append(a, semconv.GenAIResponseFinishReasonsKey.StringSlice([]string{stop}))
+		a = append(a, attribute.KeyValue{Key: semconv.GenAIResponseFinishReasonsKey, Value: finishReason(x.stop)})
 	}
 	if t.responseID != "" {
 		a = append(a, semconv.GenAIResponseIDKey.String(t.responseID))
 	}
 	if u := &x.usage; u.Known {
+		// Cache and reasoning counts only where the upstream had some:
+		// a zero is what most upstreams report by leaving them out.
 		a = append(a,
 			semconv.GenAIUsageInputTokensKey.Int64(u.InputTokens),
 			semconv.GenAIUsageOutputTokensKey.Int64(u.OutputTokens),
-			semconv.GenAIUsageCacheReadInputTokensKey.Int64(u.CacheReadTokens),
-			semconv.GenAIUsageCacheCreationInputTokensKey.Int64(u.CacheWriteTokens),
-			semconv.GenAIUsageReasoningOutputTokensKey.Int64(u.ReasoningTokens),
 		)
+		if u.CacheReadTokens > 0 {
+			a = append(a, semconv.GenAIUsageCacheReadInputTokensKey.Int64(u.CacheReadTokens))
+		}
+		if u.CacheWriteTokens > 0 {
+			a = append(a, semconv.GenAIUsageCacheCreationInputTokensKey.Int64(u.CacheWriteTokens))
+		}
+		if u.ReasoningTokens > 0 {
+			a = append(a, semconv.GenAIUsageReasoningOutputTokensKey.Int64(u.ReasoningTokens))
+		}
 	}
 	if cost >= 0 {
 		a = append(a, attrCost.Float64(cost))
@@ -249,16 +308,17 @@ func (h *Handler) finishTelemetry(x *exchange, stop, errType string, cost float6
 		a = c.attributes(a, stop)
 	}
 	t.span.SetAttributes(a...)
-	sp := t.attempt
-	if sp == nil {
-		return
+	if sp := t.attempt; sp != nil {
+		if modelAt >= 0 {
+			a[modelAt] = semconv.GenAIRequestModelKey.String(x.upstreamModel)
+		}
+		sp.SetAttributes(a...)
+		if errType != "" {
+			sp.SetStatus(codes.Error, errType)
+		}
+		sp.End()
 	}
-	if modelAt >= 0 {
-		a[modelAt] = semconv.GenAIRequestModelKey.String(x.upstreamModel)
-	}
-	sp.SetAttributes(a...)
-	if errType != "" {
-		sp.SetStatus(codes.Error, errType)
-	}
-	sp.End()
+	// The spans hold copies; the buffer lets go of their strings.
+	clear(a)
+	attrBufs.Put(buf)
 }
