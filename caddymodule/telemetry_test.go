@@ -120,8 +120,8 @@ func TestSpanAttributes(t *testing.T) {
 		},
 		{
 			name: "upstream error", upstream: "gemini", body: anthropicBody,
-			answer: jsonAnswer(429, `{"error":{"code":429,"message":"quota","status":"RESOURCE_EXHAUSTED"}}`),
-			want:   map[string]string{"gen_ai.operation.name": "generate_content", "gen_ai.provider.name": "gcp.gemini", "error.type": "429", "gen_ai.usage.input_tokens": ""},
+			answer:   jsonAnswer(429, `{"error":{"code":429,"message":"quota","status":"RESOURCE_EXHAUSTED"}}`),
+			want:     map[string]string{"gen_ai.operation.name": "generate_content", "gen_ai.provider.name": "gcp.gemini", "error.type": "429", "gen_ai.usage.input_tokens": ""},
 			callName: "generate_content claude-x", status: codes.Error,
 		},
 		{
