@@ -595,9 +595,28 @@ func (pw *passthroughWriter) finishStream(cause error) {
 		pw.send()
 	}
 	if pw.watcher.Complete() {
+		pw.observeEnd()
 		return
 	}
 	pw.endStream(pw.streamFailure(err, cause), cause)
+}
+
+// observeEnd takes the stop reason a complete stream gives only at its end
+// (Gemini's has no terminal event).
+func (pw *passthroughWriter) observeEnd() {
+	if pw.x.stop != mapping.StopNone {
+		return
+	}
+	if pw.content != nil {
+		pw.evs = pw.content.Close(pw.evs[:0], nil)
+	} else {
+		pw.evs = pw.usage.Close(pw.evs[:0])
+	}
+	for i := range pw.evs {
+		if pw.evs[i].Type == codec.EventStop {
+			pw.x.stop = pw.evs[i].StopReason
+		}
+	}
 }
 
 // streamFailure says why a stream could not go on, from the reader's error
