@@ -285,7 +285,7 @@ func TestTelemetry(t *testing.T) {
 						a := spanAttrs(s)
 						want := map[string]string{
 							"gen_ai.operation.name": genAIOperation(up), "gen_ai.provider.name": genAIProvider(up),
-							"gen_ai.request.max_tokens": "16",
+							"gen_ai.request.max_tokens":      "16",
 							"gen_ai.response.finish_reasons": "end",
 							"gen_ai.usage.input_tokens":      strconv.FormatInt(defaultUsage.Input, 10),
 							"gen_ai.usage.output_tokens":     strconv.FormatInt(defaultUsage.Output, 10),
