@@ -70,3 +70,32 @@ func TestReadRequestHeadSettings(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkReadRequestHead measures the head read of a passed-through
+// request, a chat and an agent request, in the families that keep their
+// generation settings at the top, in generationConfig and in
+// inferenceConfig.
+func BenchmarkReadRequestHead(b *testing.B) {
+	for _, p := range []codec.Protocol{codec.AnthropicMessages, codec.Gemini, codec.Bedrock} {
+		for _, size := range []struct {
+			name string
+			req  *codec.Request
+		}{{"chat", benchConversation()}, {"agent", benchAgentRequest()}} {
+			size.req.MaxTokens = codec.OptInt{Value: 1024, Set: true}
+			size.req.Temperature = codec.OptFloat{Value: 0.7, Set: true}
+			body, err := codec.AppendRequest(nil, p, size.req, codec.EncodeOptions{Model: "bench-model"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Run(string(p)+"/"+size.name, func(b *testing.B) {
+				b.SetBytes(int64(len(body)))
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := codec.ReadRequestHead(body); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
