@@ -37,6 +37,9 @@ type exchange struct {
 
 	// stream is whether the client asked for a streamed response.
 	stream bool
+	// endpoint is whether the request is for a listing or counting
+	// endpoint rather than a generation.
+	endpoint bool
 	// keyName names the client key the request presented (client_keys),
 	// or is "".
 	keyName string
@@ -213,7 +216,7 @@ func (h *Handler) record(r *http.Request, x *exchange) {
 			zap.String("stop_reason", x.stop.String()))
 	}
 	h.metrics.record(x, ttft, haveTTFT)
-	if x.model != "" {
+	if x.model != "" && !x.endpoint {
 		h.metrics.recordGenAI(x, providerName(x.upstream, h.Dialect), errType, time.Since(x.start))
 	}
 	h.finishTelemetry(x, stop, errType, cost)

@@ -41,7 +41,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	h.beginTelemetry(r, x)
 	switch {
 	case isEndpoint:
-		x.client = ep.protocol
+		x.client, x.endpoint = ep.protocol, true
 	case !ok || (h.client != "" && rt.protocol != h.client):
 		x.client = guessProtocol(h.client, r)
 	}

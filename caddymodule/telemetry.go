@@ -237,7 +237,8 @@ var attrBufs = sync.Pool{New: func() any { return new([maxAttrs]attribute.KeyVal
 // price applies.
 func (h *Handler) finishTelemetry(x *exchange, stop, errType string, cost float64) {
 	t := &x.tel
-	if t.span == nil {
+	if t.span == nil || x.endpoint {
+		// A listing or counting request is no generation operation.
 		return
 	}
 	buf := attrBufs.Get().(*[maxAttrs]attribute.KeyValue)

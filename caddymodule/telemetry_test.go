@@ -184,6 +184,15 @@ func TestSpanAttributes(t *testing.T) {
 	}
 }
 
+// anthropicContentStream is an Anthropic stream answering "secret answer".
+const anthropicContentStream = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"m\",\"content\":[],\"stop_reason\":null,\"usage\":{\"input_tokens\":3,\"output_tokens\":0}}}\n\n" +
+	"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n" +
+	"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"secret \"}}\n\n" +
+	"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"answer\"}}\n\n" +
+	"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n" +
+	"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":2}}\n\n" +
+	"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
+
 // TestSpanContent checks otel_content: prompt and completion in the
 // conventions' JSON, translated, streamed and passed through, and the
 // size bound with its truncation mark.
@@ -208,6 +217,9 @@ func TestSpanContent(t *testing.T) {
 			input:  `[{"role":"user","parts":[{"type":"text","content":"secret prompt"}]}]`,
 			output: `[{"role":"assistant","parts":[{"type":"text","content":"secret answer"}],"finish_reason":"end"}]`},
 		{name: "passthrough", upstream: "anthropic-messages", body: body, answer: jsonAnswer(200, anthropicOK),
+			input:  `[{"role":"user","parts":[{"type":"text","content":"secret prompt"}]}]`,
+			output: `[{"role":"assistant","parts":[{"type":"text","content":"secret answer"}],"finish_reason":"end"}]`},
+		{name: "passthrough stream", upstream: "anthropic-messages", body: streamBody, answer: sseAnswer(anthropicContentStream, 40, nil),
 			input:  `[{"role":"user","parts":[{"type":"text","content":"secret prompt"}]}]`,
 			output: `[{"role":"assistant","parts":[{"type":"text","content":"secret answer"}],"finish_reason":"end"}]`},
 		{name: "bounded", upstream: "openai-chat", body: body, answer: jsonAnswer(200, chatOK), max: 2*minPartCost + 10,
@@ -327,5 +339,21 @@ func TestTracingOffAllocates(t *testing.T) {
 		h.finishTelemetry(&x, "end", "", -1)
 	}); n != 0 {
 		t.Errorf("telemetry without a recording span allocates %v times", n)
+	}
+}
+
+// TestSpanEndpoint leaves a model listing without GenAI attributes: it is
+// no generation operation.
+func TestSpanEndpoint(t *testing.T) {
+	h := newTestHandler(t, &Handler{Upstream: "openai-chat"})
+	w, _, spans := serveTraced(t, h, httptest.NewRequest("GET", "/v1/models", nil), jsonAnswer(200, `{"object":"list","data":[{"id":"gpt-x","object":"model","created":1,"owned_by":"o"}]}`))
+	if w.Code != 200 {
+		t.Fatalf("status %d: %s", w.Code, w.Body)
+	}
+	if v, ok := attrs(spans.server)["gen_ai.operation.name"]; ok {
+		t.Errorf("a model listing has gen_ai.operation.name %s", v.Emit())
+	}
+	if spans.call != nil {
+		t.Errorf("a model listing has a call span %q", spans.call.Name())
 	}
 }
