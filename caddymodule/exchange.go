@@ -47,8 +47,9 @@ type exchange struct {
 	responseModel string
 	// streamErr is the error.type of the error that ended a stream, or "".
 	streamErr string
-	// tel is what the OpenTelemetry spans need (telemetry.go).
-	tel telemetry
+	// tel is what the OpenTelemetry spans need (telemetry.go), nil unless
+	// the request's span records.
+	tel *telemetry
 }
 
 // setModels records the client's and the upstream's model. Both are
@@ -111,7 +112,7 @@ func (x *exchange) observe(ev *codec.Event) {
 			x.streamErr = kindName(ev.Err.Kind)
 		}
 	}
-	if x.tel.content != nil {
+	if x.tel != nil && x.tel.content != nil {
 		x.tel.content.observe(ev)
 	}
 }
@@ -124,7 +125,7 @@ func (x *exchange) observeResponse(resp *codec.Response) {
 		x.usage = resp.Usage
 	}
 	x.stop = resp.StopReason
-	if x.tel.content != nil {
+	if x.tel != nil && x.tel.content != nil {
 		x.tel.content.response(resp)
 	}
 }
@@ -141,7 +142,7 @@ func (x *exchange) setResponse(model, id string) {
 	default:
 		x.responseModel = strings.Clone(model)
 	}
-	if x.tel.span != nil && id != "" && id != x.tel.responseID {
+	if x.tel != nil && id != "" && id != x.tel.responseID {
 		x.tel.responseID = strings.Clone(id)
 	}
 }

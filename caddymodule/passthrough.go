@@ -257,7 +257,7 @@ func (pw *passthroughWriter) WriteHeader(status int) {
 		}
 		pw.watcher = codec.NewStreamWatcher(pw.x.upstream)
 		pw.usage = codec.NewUsageObserver(pw.x.upstream)
-		if pw.x.tel.content != nil {
+		if pw.x.tel != nil && pw.x.tel.content != nil {
 			// Content capture reads every event, not just those with
 			// usage: the operator chose that cost.
 			pw.content, _ = codec.NewStreamDecoder(pw.x.upstream)

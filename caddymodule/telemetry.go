@@ -44,11 +44,11 @@ const (
 // long history can drop a hint per message.
 const maxSpanList = 32
 
-// telemetry is what an exchange keeps for its spans. Everything stays
-// zero unless the request's span records.
+// telemetry is what an exchange keeps for its spans. It exists only when
+// the request's span records, so that tracing off costs no memory; its
+// methods do nothing on nil.
 type telemetry struct {
-	// span is the request's span (Caddy's tracing), nil when it does not
-	// record.
+	// span is the request's span (Caddy's tracing).
 	span trace.Span
 	// attempt is the client span of the upstream call, nil before it.
 	attempt trace.Span
@@ -74,7 +74,7 @@ type requestParams struct {
 // content capture when the operator turned it on.
 func (h *Handler) beginTelemetry(r *http.Request, x *exchange) {
 	if sp := trace.SpanFromContext(r.Context()); sp.IsRecording() {
-		x.tel.span = sp
+		x.tel = &telemetry{span: sp}
 		if h.OTelContent {
 			x.tel.content = &contentCapture{limit: h.otelContentMax}
 		}
@@ -84,7 +84,7 @@ func (h *Handler) beginTelemetry(r *http.Request, x *exchange) {
 // noteRequest takes the generation settings and, with content capture,
 // the prompt of a decoded request.
 func (t *telemetry) noteRequest(req *codec.Request) {
-	if t.span == nil {
+	if t == nil {
 		return
 	}
 	t.params = requestParams{maxTokens: req.MaxTokens, temperature: req.Temperature, topP: req.TopP}
@@ -97,7 +97,7 @@ func (t *telemetry) noteRequest(req *codec.Request) {
 // untranslated, read with its head, and with content capture decodes its
 // prompt (a cost the operator chose).
 func (t *telemetry) noteHead(head *codec.RequestHead, client codec.Protocol, body []byte) {
-	if t.span == nil {
+	if t == nil {
 		return
 	}
 	t.params = requestParams{maxTokens: head.MaxTokens, temperature: head.Temperature, topP: head.TopP}
@@ -112,7 +112,7 @@ func (t *telemetry) noteHead(head *codec.RequestHead, client codec.Protocol, bod
 // noteEdits copies the adjustments made and the fields dropped, which may
 // alias the pooled request body.
 func (t *telemetry) noteEdits(adjusted []rules.Adjustment, dropped []string) {
-	if t.span == nil {
+	if t == nil {
 		return
 	}
 	for i := range adjusted {
@@ -132,8 +132,8 @@ func (t *telemetry) noteEdits(adjusted []rules.Adjustment, dropped []string) {
 // on the request, it names the new span instead, so that the upstream's
 // spans hang under the call that made them.
 func (x *exchange) startAttempt(r *http.Request) *http.Request {
-	t := &x.tel
-	if t.span == nil {
+	t := x.tel
+	if t == nil {
 		return r
 	}
 	name := operationName(x.upstream)
@@ -236,8 +236,8 @@ var attrBufs = sync.Pool{New: func() any { return new([maxAttrs]attribute.KeyVal
 // upstream call's span, and ends the latter. cost is negative when no
 // price applies.
 func (h *Handler) finishTelemetry(x *exchange, stop, errType string, cost float64) {
-	t := &x.tel
-	if t.span == nil || x.endpoint {
+	t := x.tel
+	if t == nil || x.endpoint {
 		// A listing or counting request is no generation operation.
 		return
 	}
