@@ -11,6 +11,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/llmbridge/llmbridge/codec"
@@ -104,7 +105,7 @@ func BenchmarkServeTelemetry(b *testing.B) {
 // with a recording span, with a provider that exports nothing: "span" is
 // Caddy's span alone, "attributes" adds llmbridge's attributes to it, and
 // "recording" also makes the upstream call's span and sets them there;
-// "off" is the same calls without a span.
+// "off" is the same calls without a span; "sdk" is the SDK's share.
 func BenchmarkTelemetryAttributes(b *testing.B) {
 	h := &Handler{Upstream: "openai-chat"}
 	pctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
@@ -148,4 +149,24 @@ func BenchmarkTelemetryAttributes(b *testing.B) {
 	b.Run("span", func(b *testing.B) { run(b, true, false, false) })
 	b.Run("attributes", func(b *testing.B) { run(b, true, true, false) })
 	b.Run("recording", func(b *testing.B) { run(b, true, true, true) })
+	// "sdk" sets the attributes "attributes" sets, made beforehand: the
+	// SDK's share of "attributes".
+	sr := tracetest.NewSpanRecorder()
+	rec := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
+	c, sp := rec.Tracer("bench").Start(context.Background(), "server")
+	x := &exchange{client: codec.AnthropicMessages, upstream: codec.OpenAIChat, model: "claude-x", upstreamModel: "gpt-up", usage: usage, status: 200}
+	h.beginTelemetry(httptest.NewRequest("POST", "/v1/messages", nil).WithContext(c), x)
+	x.tel.noteRequest(req)
+	x.setResponse("gpt-up", "chatcmpl-1")
+	h.finishTelemetry(x, "end", "", -1)
+	sp.End()
+	attrs := sr.Ended()[0].Attributes()
+	b.Run("sdk", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			_, sp := tp.Tracer("bench").Start(context.Background(), "server")
+			sp.SetAttributes(attrs...)
+			sp.End()
+		}
+	})
 }
