@@ -463,20 +463,9 @@ func TestTelemetryModelCardinality(t *testing.T) {
 			t.Fatalf("status %d: %s", resp.Status, resp.Body)
 		}
 	}
-	resp, err := rawHTTP.Get(fmt.Sprintf("http://localhost:%d/metrics", env.adminPort))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
 	models := map[string]bool{}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, "gen_ai_client_operation_duration_seconds_count{") {
-			continue
-		}
-		_, rest, _ := strings.Cut(line, `gen_ai_request_model="`)
+	for key := range scrapeMetricsOf(t, "gen_ai_client_operation_duration_seconds_count{") {
+		_, rest, _ := strings.Cut(key, `gen_ai_request_model="`)
 		m, _, _ := strings.Cut(rest, `"`)
 		models[m] = true
 	}
