@@ -147,6 +147,15 @@ func (x *exchange) setResponse(model, id string) {
 	}
 }
 
+// clientGone notes that writing to the client failed mid-stream: the
+// client went away, and the exchange ends as canceled unless an error
+// ended it first.
+func (x *exchange) clientGone() {
+	if x.streamErr == "" {
+		x.streamErr = "canceled"
+	}
+}
+
 // errorType is the error.type of the exchange, or "" when it succeeded:
 // the reason of an error llmbridge answered itself, the kind of the error
 // that ended a stream, the status of an upstream error, or "canceled" for

@@ -558,6 +558,7 @@ func (pw *passthroughWriter) write(b []byte) {
 	}
 	if _, err := pw.ResponseWriterWrapper.Write(out); err != nil {
 		pw.writeErr, pw.ended = err, true
+		pw.x.clientGone()
 		return
 	}
 	pw.x.wrote(pw.status)

@@ -263,6 +263,9 @@ func (s *streamTranslator) send() {
 	if _, err := s.w.Write(b); err != nil {
 		s.writeErr = err
 		s.done = true
+		if s.x != nil {
+			s.x.clientGone()
+		}
 		return
 	}
 	if s.x != nil {

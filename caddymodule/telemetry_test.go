@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -355,5 +357,35 @@ func TestSpanEndpoint(t *testing.T) {
 	}
 	if spans.call != nil {
 		t.Errorf("a model listing has a call span %q", spans.call.Name())
+	}
+}
+
+// failingWriter fails every write after the header, as a connection the
+// client closed does.
+type failingWriter struct{ *httptest.ResponseRecorder }
+
+func (f failingWriter) Write([]byte) (int, error) { return 0, errors.New("broken pipe") }
+
+// TestClientGoneMidStream marks a stream whose client went away as
+// canceled, translated and passed through.
+func TestClientGoneMidStream(t *testing.T) {
+	for _, upstream := range []string{"openai-chat", "anthropic-messages"} {
+		answer := sseAnswer(anthropicContentStream, 40, nil)
+		if upstream == "openai-chat" {
+			answer = sseAnswer(chatStream, 40, nil)
+		}
+		h := newTestHandler(t, &Handler{Upstream: upstream})
+		r := httptest.NewRequest("POST", "/v1/messages", strings.NewReader(`{"model":"m","max_tokens":5,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+		sr := tracetest.NewSpanRecorder()
+		ctx, span := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr)).Tracer("caddy").Start(r.Context(), "handler")
+		r = r.WithContext(context.WithValue(ctx, caddy.ReplacerCtxKey, caddy.NewReplacer()))
+		next := caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error { return answer(w) })
+		if err := h.ServeHTTP(failingWriter{httptest.NewRecorder()}, r, next); err != nil {
+			t.Fatalf("%s: %v", upstream, err)
+		}
+		span.End()
+		if got := attrs(sr.Ended()[len(sr.Ended())-1])["error.type"].AsString(); got != "canceled" {
+			t.Errorf("%s: error.type %q, want canceled", upstream, got)
+		}
 	}
 }
