@@ -80,6 +80,9 @@ type testEnv struct {
 	// otel_content on.
 	traced                   map[proto]string
 	tracedContent, tracedLog string
+	// tracedAzure is a traced site with an azure-openai upstream (the v1
+	// paths with api-key, through its front).
+	tracedAzure string
 	otlp                     *otlpReceiver
 
 	caddyfile string
@@ -145,7 +148,7 @@ func newTestEnv() (*testEnv, error) {
 	// get one that is closed again before Caddy starts.
 	// The admin API gets a free port too, so that integration runs from
 	// several checkouts can share a machine.
-	ports, err := freePorts(10*len(allProtocols) + 10 + azureSites)
+	ports, err := freePorts(10*len(allProtocols) + 11 + azureSites)
 	if err != nil {
 		return nil, err
 	}
@@ -224,6 +227,7 @@ http://localhost:%d {
 		e.traced[p] = site(next(), p, e.mocks[p].addr(), traced, tracedSite)
 	}
 	e.tracedContent = site(next(), anthropicMsgs, e.mocks[anthropicMsgs].addr(), traced+"\t\totel_content on 1KiB\n", tracedSite)
+	e.tracedAzure = site(next(), "azure-openai", e.azure.fronts[azureV1].addr(), traced, tracedSite)
 	e.azure.addSites(next, site)
 	for _, p := range allProtocols {
 		port := next()

@@ -97,8 +97,8 @@
 //     no content by default, and the access log of the same trace (named
 //     client key, upstream address, models, usage, cost from a model rule
 //     price); an upstream error and a cut stream set error.type;
-//     otel_content records prompt and completion; the GenAI metrics' model
-//     label stays bounded.
+//     otel_content records prompt and completion; an azure-openai upstream
+//     is azure.ai.openai; the GenAI metrics' model label stays bounded.
 //   - conformance_test.go, conformance_expect_test.go,
 //     client_decode_test.go: TestConformance replays every recording in
 //     ../shared/recordings to every client protocol and prints a pass rate

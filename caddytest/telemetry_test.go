@@ -476,3 +476,44 @@ func TestTelemetryModelCardinality(t *testing.T) {
 		t.Errorf("no _OTHER model label after 120 models")
 	}
 }
+
+// TestTelemetryAzure checks the provider name of an azure-openai upstream,
+// translated and passed through (a Responses client reaches Azure's
+// Responses API), streamed and not, and the upstream protocol each used.
+func TestTelemetryAzure(t *testing.T) {
+	env := setup(t)
+	for _, cp := range []proto{openaiChat, openaiResponses, anthropicMsgs} {
+		for _, stream := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/stream=%v", cp, stream), func(t *testing.T) {
+				env.mocks.resetAll(t)
+				model := cp.defaultModel()
+				req := newClientRequest(t, http.MethodPost, env.tracedAzure, cp, model, minimalBody(cp, model))
+				if stream {
+					req = newClientStreamRequestFor(t, env.tracedAzure, cp, model)
+				}
+				id := tracedRequest(t, req)
+				if resp := do(t, req); resp.Status != http.StatusOK {
+					t.Fatalf("status %d: %s", resp.Status, resp.Body)
+				}
+				up := "azure-openai"
+				if cp == openaiResponses {
+					up = "azure-openai-responses"
+				}
+				server, call := tracedSpans(t, env.otlp.trace(t, id, 2))
+				for _, s := range []*tracepb.Span{server, call} {
+					a := spanAttrs(s)
+					for k, v := range map[string]string{"gen_ai.provider.name": "azure.ai.openai", "gen_ai.operation.name": "chat",
+						"llmbridge.upstream.protocol": up, "llmbridge.client_key": "team-a",
+						"gen_ai.usage.input_tokens": strconv.FormatInt(defaultUsage.Input, 10)} {
+						if a[k] != v {
+							t.Errorf("%s span: %s = %q, want %q", s.GetName(), k, a[k], v)
+						}
+					}
+				}
+				if got := tracedLogEntry(t, env, id).Get("llmbridge.upstream_protocol").String(); got != up {
+					t.Errorf("access log upstream_protocol %q, want %s", got, up)
+				}
+			})
+		}
+	}
+}
