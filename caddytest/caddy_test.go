@@ -83,7 +83,7 @@ type testEnv struct {
 	// tracedAzure is a traced site with an azure-openai upstream (the v1
 	// paths with api-key, through its front).
 	tracedAzure string
-	otlp                     *otlpReceiver
+	otlp        *otlpReceiver
 
 	caddyfile string
 }
