@@ -38,6 +38,10 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		aws_profile <name>           # bedrock upstreams: the shared-config profile that signs; default: the standard AWS chain
 //		aws_host <host>              # bedrock upstreams: the host signed for; default: bedrock-runtime.<region>.amazonaws.com
 //		client_keys <key>...         # optional; repeatable; keys clients must present
+//		client_keys {                # or named: the access log and spans name each key's requests
+//			<name> <key>
+//		}
+//		otel_content on|off [<size>] # optional: prompts and completions on spans, within <size> (16KiB)
 //		default_max_tokens <n>       # optional, default 4096
 //		max_request_body <size>      # optional, default 32MiB
 //		max_event_size <size>        # optional, default 8MiB
@@ -58,6 +62,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //			signed_calls
 //			rejects stop|presence_penalty|frequency_penalty...
 //			source <url>...
+//			price input <usd> output <usd> [cache_read <usd>] [cache_write <usd>] source <url> date <yyyy-mm-dd>
 //		}
 //	}
 //
@@ -77,6 +82,15 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 // only with an azure-openai upstream; the aws_* options only with a
 // bedrock or bedrock-anthropic upstream, which signs its requests with
 // SigV4 unless api_key (a Bedrock API key) is set.
+// Client keys given with names log the name (the access log's
+// client_key, the span attribute llmbridge.client_key), never the key;
+// keys given without one are named by their place, client_keys[i]. A
+// model rule's price is in US dollars per million tokens and needs its
+// source and the date it was read; a rule with nothing but a price leaves
+// the built-in rule of its models in force, and requests to them log
+// their cost. With Caddy's tracing directive on, every request's span
+// carries the OpenTelemetry GenAI attributes; otel_content on adds the
+// prompts and completions.
 // The block is checked as a whole once parsed (see checkConfig), so that
 // `caddy adapt` already reports an unknown protocol, a missing
 // vertex_project or conflicting options.
@@ -134,11 +148,26 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			continue
 		}
 		if name == "client_keys" {
-			keys := d.RemainingArgs()
-			if len(keys) == 0 {
-				return d.ArgErr()
+			keys, err := parseClientKeys(d)
+			if err != nil {
+				return err
 			}
 			h.ClientKeys = append(h.ClientKeys, keys...)
+			continue
+		}
+		if name == "otel_content" {
+			args := d.RemainingArgs()
+			if len(args) == 0 || len(args) > 2 || args[0] != "on" && args[0] != "off" {
+				return d.Errf("otel_content takes on or off, and a size bound: otel_content on [<size>]")
+			}
+			h.OTelContent = args[0] == "on"
+			if len(args) == 2 {
+				n, err := humanize.ParseBytes(args[1])
+				if err != nil || n == 0 || n > 1<<30 {
+					return d.Errf("otel_content: want a size such as 16KiB, got %q", args[1])
+				}
+				h.OTelContentMax = int64(n)
+			}
 			continue
 		}
 		var val string
@@ -219,3 +248,29 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 
 // Interface guards
 var _ caddyfile.Unmarshaler = (*Handler)(nil)
+
+// parseClientKeys parses client_keys: keys as arguments, or a block of
+// named keys, one "<name> <key>" per line.
+func parseClientKeys(d *caddyfile.Dispenser) ([]ClientKey, error) {
+	var keys []ClientKey
+	for _, k := range d.RemainingArgs() {
+		keys = append(keys, ClientKey{Key: k})
+	}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		name := d.Val()
+		args := d.RemainingArgs()
+		if len(args) != 1 {
+			return nil, d.Errf("client_keys: a named key is one line <name> <key>")
+		}
+		for _, k := range keys {
+			if k.Name == name {
+				return nil, d.Errf("client_keys: the name %q is given twice", name)
+			}
+		}
+		keys = append(keys, ClientKey{Name: name, Key: args[0]})
+	}
+	if len(keys) == 0 {
+		return nil, d.ArgErr()
+	}
+	return keys, nil
+}

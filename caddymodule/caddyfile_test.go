@@ -68,6 +68,36 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 				{Models: []string{"my-*"}, Reasoning: "budget", BudgetMin: 128, BudgetMax: 32768, AlwaysThinks: true, NoPrefill: true, SignedCalls: true, Rejects: []string{"stop"}},
 			}},
 		},
+		{
+			name: "client keys, telemetry and prices",
+			input: `llmbridge {
+				upstream anthropic-messages
+				client_keys k1 {env.K2}
+				client_keys {
+					team-a {env.TEAM_A}
+					ci sk-ci
+				}
+				otel_content on 4KiB
+				model_rule claude-sonnet-4* {
+					price input 3 output 15 cache_read 0.3 cache_write 3.75 source https://example.com/pricing date 2026-11-30
+				}
+			}`,
+			want: Handler{Upstream: "anthropic-messages",
+				ClientKeys:  []ClientKey{{Key: "k1"}, {Key: "{env.K2}"}, {Name: "team-a", Key: "{env.TEAM_A}"}, {Name: "ci", Key: "sk-ci"}},
+				OTelContent: true, OTelContentMax: 4096,
+				ModelRules: []rules.Rule{{Models: []string{"claude-sonnet-4*"},
+					Price: &rules.Price{Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75, Source: "https://example.com/pricing", Date: "2026-11-30"}}}},
+		},
+		{name: "otel_content off", input: "llmbridge {\n upstream gemini\n otel_content off\n}", want: Handler{Upstream: "gemini"}},
+		{name: "otel_content bad", input: "llmbridge {\n upstream gemini\n otel_content yes\n}", wantErr: "otel_content takes on or off"},
+		{name: "otel_content bad size", input: "llmbridge {\n upstream gemini\n otel_content on lots\n}", wantErr: "want a size"},
+		{name: "client_keys name twice", input: "llmbridge {\n upstream gemini\n client_keys {\n a k1\n a k2\n }\n}", wantErr: `the name "a" is given twice`},
+		{name: "client_keys named without key", input: "llmbridge {\n upstream gemini\n client_keys {\n a\n }\n}", wantErr: "one line <name> <key>"},
+		{name: "price odd", input: "llmbridge {\n upstream gemini\n model_rule x {\n price input\n }\n}", wantErr: "takes pairs"},
+		{name: "price unknown figure", input: "llmbridge {\n upstream gemini\n model_rule x {\n price input 1 output 2 batch 1 source s date 2026-01-01\n }\n}", wantErr: `unknown figure "batch"`},
+		{name: "price not a number", input: "llmbridge {\n upstream gemini\n model_rule x {\n price input one output 2 source s date 2026-01-01\n }\n}", wantErr: "want US dollars"},
+		{name: "price without date", input: "llmbridge {\n upstream gemini\n model_rule x {\n price input 1 output 2 source s\n }\n}", wantErr: "needs input, output, source and date"},
+		{name: "price bad date", input: "llmbridge {\n upstream gemini\n model_rule x {\n price input 1 output 2 source s date yesterday\n }\n}", wantErr: "not a day"},
 		{name: "unknown dialect", input: "llmbridge {\n upstream openai-chat\n dialect acme\n}", wantErr: `unknown dialect "acme"`},
 		{name: "dialect on anthropic", input: "llmbridge {\n upstream anthropic-messages\n dialect deepseek\n}", wantErr: "dialect is only for"},
 		{name: "model_rule without glob", input: "llmbridge {\n model_rule {\n max_output 1\n }\n}", wantErr: "at least one model glob"},

@@ -109,7 +109,7 @@ func TestClientKeys(t *testing.T) {
 				}
 				t.Run(name, func(t *testing.T) {
 					core, logs := observer.New(zapcore.DebugLevel)
-					cfg := &Handler{Upstream: "openai-chat", ClientKeys: []string{gateKey, "{env.LLMBRIDGE_TEST_GATE_KEY}"}}
+					cfg := &Handler{Upstream: "openai-chat", ClientKeys: []ClientKey{{Key: gateKey}, {Name: "env-key", Key: "{env.LLMBRIDGE_TEST_GATE_KEY}"}}}
 					if withAPIKey {
 						cfg.APIKey = upstreamKey
 					}
@@ -169,9 +169,9 @@ func TestClientKeys(t *testing.T) {
 
 func TestClientKeysConfig(t *testing.T) {
 	os.Unsetenv("LLMBRIDGE_TEST_UNSET_KEY")
-	h := &Handler{Upstream: "openai-chat", ClientKeys: []string{"a", "{env.LLMBRIDGE_TEST_UNSET_KEY}"}}
+	h := &Handler{Upstream: "openai-chat", ClientKeys: []ClientKey{{Key: "a"}, {Key: "{env.LLMBRIDGE_TEST_UNSET_KEY}"}}}
 	err := h.Provision(testContext(t))
-	if err == nil || !strings.Contains(err.Error(), "client_keys[1] is empty") {
+	if err == nil || !strings.Contains(err.Error(), "client key client_keys[1] is empty") {
 		t.Fatalf("err = %v, want client_keys[1] is empty", err)
 	}
 }

@@ -31,8 +31,25 @@ type exchange struct {
 	// body (policy.go).
 	dropped []string
 
+	start         time.Time // ServeHTTP began
 	upstreamStart time.Time // the upstream's response header arrived
 	firstWrite    time.Time // the first byte of the response went to the client
+
+	// stream is whether the client asked for a streamed response.
+	stream bool
+	// endpoint is whether the request is for a listing or counting
+	// endpoint rather than a generation.
+	endpoint bool
+	// keyName names the client key the request presented (client_keys),
+	// or is "".
+	keyName string
+	// responseModel is the model the upstream said answered, or "".
+	responseModel string
+	// streamErr is the error.type of the error that ended a stream, or "".
+	streamErr string
+	// tel is what the OpenTelemetry spans need (telemetry.go), nil unless
+	// the request's span records.
+	tel *telemetry
 }
 
 // setModels records the client's and the upstream's model. Both are
@@ -73,25 +90,93 @@ func (x *exchange) wrote(status int) {
 	}
 }
 
-// observe takes usage and the stop reason from a canonical stream event.
+// observe takes usage, the stop reason, the model and id of the response
+// and an error that ends the stream from a canonical stream event. Usage
+// is cumulative: a stream cut short keeps what its last usage event
+// counted.
 func (x *exchange) observe(ev *codec.Event) {
 	switch ev.Type {
-	case codec.EventStart, codec.EventUsage:
+	case codec.EventStart:
+		x.setResponse(ev.Model, ev.ID)
+		if ev.Usage.Known {
+			x.usage = ev.Usage
+		}
+	case codec.EventUsage:
 		if ev.Usage.Known {
 			x.usage = ev.Usage
 		}
 	case codec.EventStop:
 		x.stop = ev.StopReason
+	case codec.EventError:
+		if ev.Err != nil {
+			x.streamErr = kindName(ev.Err.Kind)
+		}
+	}
+	if x.tel != nil && x.tel.content != nil {
+		x.tel.content.observe(ev)
 	}
 }
 
-// observeResponse takes usage and the stop reason from a complete response.
+// observeResponse takes usage, the stop reason and the model and id of a
+// complete response.
 func (x *exchange) observeResponse(resp *codec.Response) {
+	x.setResponse(resp.Model, resp.ID)
 	if resp.Usage.Known {
 		x.usage = resp.Usage
 	}
 	x.stop = resp.StopReason
+	if x.tel != nil && x.tel.content != nil {
+		x.tel.content.response(resp)
+	}
 }
+
+// setResponse records the model the upstream says answered and, for a
+// recording span, the response id. Both may alias a pooled buffer and are
+// copied, unless the model is the one sent (the common case, which then
+// costs nothing).
+func (x *exchange) setResponse(model, id string) {
+	switch {
+	case model == "" || model == x.responseModel:
+	case model == x.upstreamModel:
+		x.responseModel = x.upstreamModel
+	default:
+		x.responseModel = strings.Clone(model)
+	}
+	if x.tel != nil && id != "" && id != x.tel.responseID {
+		x.tel.responseID = strings.Clone(id)
+	}
+}
+
+// clientGone notes that writing to the client failed mid-stream: the
+// client went away, and the exchange ends as canceled unless an error
+// ended it first.
+func (x *exchange) clientGone() {
+	if x.streamErr == "" {
+		x.streamErr = "canceled"
+	}
+}
+
+// errorType is the error.type of the exchange, or "" when it succeeded:
+// the reason of an error llmbridge answered itself, the kind of the error
+// that ended a stream, the status of an upstream error, or "canceled" for
+// a client that went away before an answer.
+func (x *exchange) errorType() string {
+	switch {
+	case x.errReason != "":
+		return x.errReason
+	case x.streamErr != "":
+		return x.streamErr
+	case x.status == statusClientGone:
+		return "canceled"
+	case x.status >= 400:
+		return statusLabel(x.status)
+	}
+	return ""
+}
+
+// statusClientGone is the status recorded when nothing was written: the
+// client went away, or reverse_proxy returned an error Caddy answers.
+const statusClientGone = 499
 
 // ttft returns the time from the upstream's response header to the first
 // byte written to the client, and whether both happened.
@@ -109,40 +194,29 @@ const (
 )
 
 // record publishes x: placeholders {http.llmbridge.*}, an "llmbridge"
-// object in the access log entry, and the metrics.
+// object in the access log entry, the metrics and the span attributes.
 func (h *Handler) record(r *http.Request, x *exchange) {
 	if x.status == 0 {
 		// Nothing was written: reverse_proxy returned an error that Caddy
 		// answers, or a client went away.
-		x.status = 499
+		x.status = statusClientGone
 	}
 	ttft, haveTTFT := x.ttft()
 	var stop string
 	if x.stop != mapping.StopNone {
 		stop = x.stop.String()
 	}
-	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
+	errType := x.errorType()
+	cost := h.exchangeCost(x)
+	repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
+	if repl != nil {
 		// One provider answers all the placeholders: setting each one
 		// grew the replacer's map on every request.
-		ph := placeholders{x: x, stop: stop, ttft: ttft, haveTTFT: haveTTFT}
+		ph := placeholders{x: x, stop: stop, errType: errType, cost: cost, ttft: ttft, haveTTFT: haveTTFT}
 		repl.Map(ph.get)
 	}
 	if extra, ok := r.Context().Value(caddyhttp.ExtraLogFieldsCtxKey).(*caddyhttp.ExtraLogFields); ok {
-		fields := make([]zap.Field, 0, 8)
-		fields = append(fields, zap.String("client_protocol", string(x.client)), zap.String("upstream_protocol", string(x.upstream)))
-		if x.model != "" {
-			fields = append(fields, zap.String("model", x.model), zap.String("upstream_model", x.upstreamModel))
-		}
-		if x.usage.Known {
-			fields = append(fields, zap.Int64("input_tokens", x.usage.InputTokens), zap.Int64("output_tokens", x.usage.OutputTokens))
-		}
-		if stop != "" {
-			fields = append(fields, zap.String("stop_reason", stop))
-		}
-		if haveTTFT {
-			fields = append(fields, zap.Int64("ttft_ms", ttft.Milliseconds()))
-		}
-		extra.Set(zap.Dict("llmbridge", fields...))
+		extra.Set(zap.Dict("llmbridge", h.logFields(x, repl, stop, errType, cost, ttft, haveTTFT)...))
 	}
 	if x.status < 300 && (x.stop == mapping.StopOther || x.stop == mapping.StopNone) && x.client.Family() != x.upstream.Family() {
 		// A stop the client's protocol cannot say exactly (an unknown
@@ -152,6 +226,54 @@ func (h *Handler) record(r *http.Request, x *exchange) {
 			zap.String("stop_reason", x.stop.String()))
 	}
 	h.metrics.record(x, ttft, haveTTFT)
+	if x.model != "" && !x.endpoint {
+		h.metrics.recordGenAI(x, providerName(x.upstream, h.Dialect), errType, time.Since(x.start))
+	}
+	h.finishTelemetry(x, stop, errType, cost)
+}
+
+// logFields are the access log's llmbridge fields of x. Token counts have
+// the canonical meaning of mapping.Usage: input_tokens counts every prompt
+// token, cache reads and writes included; output_tokens every generated
+// token, reasoning included.
+func (h *Handler) logFields(x *exchange, repl *caddy.Replacer, stop, errType string, cost float64, ttft time.Duration, haveTTFT bool) []zap.Field {
+	fields := make([]zap.Field, 0, 18)
+	fields = append(fields, zap.String("client_protocol", string(x.client)), zap.String("upstream_protocol", string(x.upstream)))
+	if repl != nil {
+		// reverse_proxy's placeholder names the upstream it reached.
+		if v, ok := repl.Get("http.reverse_proxy.upstream.hostport"); ok {
+			if s, ok := v.(string); ok && s != "" {
+				fields = append(fields, zap.String("upstream_address", s))
+			}
+		}
+	}
+	if x.keyName != "" {
+		fields = append(fields, zap.String("client_key", x.keyName))
+	}
+	if x.model != "" {
+		fields = append(fields, zap.String("model", x.model), zap.String("upstream_model", x.upstreamModel), zap.Bool("stream", x.stream))
+	}
+	if x.responseModel != "" {
+		fields = append(fields, zap.String("response_model", x.responseModel))
+	}
+	if u := &x.usage; u.Known {
+		fields = append(fields, zap.Int64("input_tokens", u.InputTokens), zap.Int64("output_tokens", u.OutputTokens),
+			zap.Int64("cache_read_tokens", u.CacheReadTokens), zap.Int64("cache_write_tokens", u.CacheWriteTokens),
+			zap.Int64("reasoning_tokens", u.ReasoningTokens))
+	}
+	if cost >= 0 {
+		fields = append(fields, zap.Float64("cost_usd", cost))
+	}
+	if stop != "" {
+		fields = append(fields, zap.String("stop_reason", stop))
+	}
+	if errType != "" {
+		fields = append(fields, zap.String("error_type", errType))
+	}
+	if haveTTFT {
+		fields = append(fields, zap.Int64("ttft_ms", ttft.Milliseconds()))
+	}
+	return fields
 }
 
 // placeholders resolves the {http.llmbridge.*} placeholders of one
@@ -159,12 +281,14 @@ func (h *Handler) record(r *http.Request, x *exchange) {
 type placeholders struct {
 	x        *exchange
 	stop     string
+	errType  string
+	cost     float64
 	ttft     time.Duration
 	haveTTFT bool
 }
 
-// get is a caddy.ReplacerFunc. Usage, the stop reason and the time to
-// first token are only defined when the upstream reported them.
+// get is a caddy.ReplacerFunc. Usage, cost, the stop reason and the time
+// to first token are only defined when the upstream reported them.
 func (p placeholders) get(key string) (any, bool) {
 	name, ok := strings.CutPrefix(key, phPrefix)
 	if !ok {
@@ -176,16 +300,30 @@ func (p placeholders) get(key string) (any, bool) {
 		return string(x.client), true
 	case "upstream_protocol":
 		return string(x.upstream), true
+	case "client_key":
+		return x.keyName, x.keyName != ""
 	case "model":
 		return x.model, true
 	case "upstream_model":
 		return x.upstreamModel, true
+	case "response_model":
+		return x.responseModel, x.responseModel != ""
 	case "input_tokens":
 		return x.usage.InputTokens, x.usage.Known
 	case "output_tokens":
 		return x.usage.OutputTokens, x.usage.Known
+	case "cache_read_tokens":
+		return x.usage.CacheReadTokens, x.usage.Known
+	case "cache_write_tokens":
+		return x.usage.CacheWriteTokens, x.usage.Known
+	case "reasoning_tokens":
+		return x.usage.ReasoningTokens, x.usage.Known
+	case "cost_usd":
+		return p.cost, p.cost >= 0
 	case "stop_reason":
 		return p.stop, p.stop != ""
+	case "error_type":
+		return p.errType, p.errType != ""
 	case "ttft_ms":
 		return p.ttft.Milliseconds(), p.haveTTFT
 	}

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
@@ -36,10 +37,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if !isEndpoint {
 		rt, ok = detectRoute(r.URL.Path)
 	}
-	x := &exchange{client: rt.protocol, upstream: h.upstreamFor(rt.protocol)}
+	x := &exchange{client: rt.protocol, upstream: h.upstreamFor(rt.protocol), start: time.Now()}
+	h.beginTelemetry(r, x)
 	switch {
 	case isEndpoint:
-		x.client = ep.protocol
+		x.client, x.endpoint = ep.protocol, true
 	case !ok || (h.client != "" && rt.protocol != h.client):
 		x.client = guessProtocol(h.client, r)
 	}
@@ -48,11 +50,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		// Before anything else, so that a client without a key learns
 		// nothing about the site.
 		p := x.client
-		if !h.authorized(p, r) {
+		key := h.authorized(p, r)
+		if key < 0 {
 			h.logger.Debug("request without a valid client key", zap.String("client_protocol", string(p)), zap.String("remote_addr", r.RemoteAddr))
 			x.fail(w, p, &codec.Error{Status: http.StatusUnauthorized, Kind: mapping.ErrAuthentication, Message: "invalid or missing API key"})
 			return nil
 		}
+		x.keyName = h.clientKeyNames[key]
 	}
 	if isEndpoint {
 		return h.serveEndpoint(w, r, next, ep, x)
@@ -247,6 +251,8 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 		// may leave out.
 		req.Model = rt.model
 	}
+	x.stream = req.Stream
+	x.tel.noteRequest(req)
 	model, routed := h.routeModel(client, req.Model)
 	x.setModels(req.Model, model)
 	if x.upstream.ModelInPath() {
@@ -278,6 +284,7 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 	req.Dropped = append(req.Dropped, h.filterBetas(r, x.upstream)...)
 	h.reportDropped(w, req.Dropped)
 	h.reportAdjusted(w, model, adjusted)
+	x.tel.noteEdits(adjusted, req.Dropped)
 	setBody(r, out)
 	// Headers first: a Gemini client's ?key= credential is read from the
 	// query that setPath replaces.
@@ -311,7 +318,7 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 			tw.finish(errUpstreamAborted)
 		}
 	}()
-	nextErr := next.ServeHTTP(tw, upReq)
+	nextErr := next.ServeHTTP(tw, x.startAttempt(upReq))
 	return tw.finish(nextErr)
 }
 

@@ -147,10 +147,11 @@ func (h *Handler) rewriteHeaders(r *http.Request, client, upstream codec.Protoco
 	return nil
 }
 
-// authorized reports whether the request carries one of the configured
-// client keys in its own protocol's credential header. Every candidate is
-// compared with every key in constant time, without stopping at a match.
-func (h *Handler) authorized(p codec.Protocol, r *http.Request) bool {
+// authorized returns the index of the configured client key the request
+// carries in its own protocol's credential header, or -1. Every candidate
+// is compared with every key in constant time, without stopping at a
+// match.
+func (h *Handler) authorized(p codec.Protocol, r *http.Request) int {
 	var candidates [2]string
 	switch c := p.Descriptor().Credential; {
 	case c.Header != "":
@@ -167,16 +168,16 @@ func (h *Handler) authorized(p codec.Protocol, r *http.Request) bool {
 			candidates[1] = r.Header.Get(c.AlsoHeader)
 		}
 	}
-	ok := 0
+	found := -1
 	for _, c := range candidates {
 		if c == "" {
 			continue
 		}
-		for _, k := range h.clientKeys {
-			ok |= subtle.ConstantTimeCompare([]byte(c), k)
+		for i, k := range h.clientKeys {
+			found = subtle.ConstantTimeSelect(subtle.ConstantTimeCompare([]byte(c), k), i, found)
 		}
 	}
-	return ok == 1
+	return found
 }
 
 // bearerToken returns the token of an Authorization: Bearer header, or "".

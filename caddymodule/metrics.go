@@ -26,6 +26,14 @@ type metrics struct {
 	// travel in a continuation.
 	droppedOutput *prometheus.CounterVec
 	opaqueCarried *prometheus.CounterVec
+
+	// The GenAI semantic conventions' client metrics (semconv v1.41.0),
+	// in Prometheus's spelling of their names.
+	tokenUsage *prometheus.HistogramVec
+	duration   *prometheus.HistogramVec
+	firstChunk *prometheus.HistogramVec
+	// models bounds the model label values.
+	models boundedLabels
 }
 
 var (
@@ -71,6 +79,22 @@ func globalMetrics() *metrics {
 				Namespace: ns, Subsystem: sub, Name: "opaque_carried_total",
 				Help: "Upstream output the client protocol cannot express, kept whole as state to travel in a continuation back to the upstream, by kind.",
 			}, []string{"kind"}),
+			tokenUsage: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+				Name:    "gen_ai_client_token_usage",
+				Help:    "Number of input and output tokens used (gen_ai.client.token.usage), by operation, provider, model asked upstream, token type and llmbridge client protocol.",
+				Buckets: tokenBuckets,
+			}, genAILabels("gen_ai_token_type")),
+			duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+				Name:    "gen_ai_client_operation_duration_seconds",
+				Help:    "GenAI operation duration (gen_ai.client.operation.duration), from the request's arrival to its last byte, with error_type set for failed operations.",
+				Buckets: durationBuckets,
+			}, genAILabels("error_type")),
+			firstChunk: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+				Name:    "gen_ai_client_operation_time_to_first_chunk_seconds",
+				Help:    "Time from the request's arrival to the first chunk of a streamed response written to the client (gen_ai.client.operation.time_to_first_chunk).",
+				Buckets: firstChunkBuckets,
+			}, genAILabels()),
+			models: boundedLabels{limit: maxModelLabels},
 		}
 	})
 	return theMetrics
@@ -82,7 +106,8 @@ func (m *metrics) register(reg *prometheus.Registry) error {
 	if reg == nil {
 		return nil
 	}
-	for _, c := range []prometheus.Collector{m.requests, m.tokens, m.ttfe, m.errors, m.dropped, m.adjusted, m.droppedOutput, m.opaqueCarried} {
+	for _, c := range []prometheus.Collector{m.requests, m.tokens, m.ttfe, m.errors, m.dropped, m.adjusted, m.droppedOutput, m.opaqueCarried,
+		m.tokenUsage, m.duration, m.firstChunk} {
 		if err := reg.Register(c); err != nil {
 			var are prometheus.AlreadyRegisteredError
 			if !errors.As(err, &are) {
@@ -117,10 +142,11 @@ func (m *metrics) record(x *exchange, ttft time.Duration, haveTTFT bool) {
 	m.requests.WithLabelValues(string(x.client), string(x.upstream), statusLabel(x.status)).Inc()
 	if x.usage.Known {
 		u := &x.usage
-		m.tokens.WithLabelValues("input", x.upstreamModel).Add(float64(u.InputTokens))
-		m.tokens.WithLabelValues("output", x.upstreamModel).Add(float64(u.OutputTokens))
-		m.tokens.WithLabelValues("cached", x.upstreamModel).Add(float64(u.CacheReadTokens))
-		m.tokens.WithLabelValues("reasoning", x.upstreamModel).Add(float64(u.ReasoningTokens))
+		model := m.models.get(x.upstreamModel)
+		m.tokens.WithLabelValues("input", model).Add(float64(u.InputTokens))
+		m.tokens.WithLabelValues("output", model).Add(float64(u.OutputTokens))
+		m.tokens.WithLabelValues("cached", model).Add(float64(u.CacheReadTokens))
+		m.tokens.WithLabelValues("reasoning", model).Add(float64(u.ReasoningTokens))
 	}
 	if haveTTFT {
 		m.ttfe.Observe(ttft.Seconds())
@@ -128,6 +154,82 @@ func (m *metrics) record(x *exchange, ttft time.Duration, haveTTFT bool) {
 	if x.errReason != "" {
 		m.errors.WithLabelValues(x.errReason).Inc()
 	}
+}
+
+// recordGenAI observes one generation exchange in the GenAI histograms:
+// its token usage (input and output, as the conventions' token types),
+// its duration d, and for a stream the time to its first chunk. Labels
+// have bounded values: protocols and providers are fixed sets, models are
+// folded into otherModel beyond maxModelLabels.
+func (m *metrics) recordGenAI(x *exchange, provider, errType string, d time.Duration) {
+	if m == nil {
+		return
+	}
+	op, model, client := operationName(x.upstream), m.models.get(x.upstreamModel), string(x.client)
+	if x.usage.Known {
+		m.tokenUsage.WithLabelValues(op, provider, model, client, "input").Observe(float64(x.usage.InputTokens))
+		m.tokenUsage.WithLabelValues(op, provider, model, client, "output").Observe(float64(x.usage.OutputTokens))
+	}
+	m.duration.WithLabelValues(op, provider, model, client, errType).Observe(d.Seconds())
+	if x.stream && !x.firstWrite.IsZero() && x.status < 300 {
+		m.firstChunk.WithLabelValues(op, provider, model, client).Observe(x.firstWrite.Sub(x.start).Seconds())
+	}
+}
+
+// genAILabels are the GenAI histograms' labels: the conventions'
+// attributes in Prometheus's spelling, llmbridge's client protocol, and
+// extra.
+func genAILabels(extra ...string) []string {
+	return append([]string{"gen_ai_operation_name", "gen_ai_provider_name", "gen_ai_request_model", "llmbridge_client_protocol"}, extra...)
+}
+
+// The GenAI histograms' buckets, as the conventions advise them.
+var (
+	tokenBuckets      = []float64{1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864}
+	durationBuckets   = []float64{0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92}
+	firstChunkBuckets = []float64{0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0}
+)
+
+// maxModelLabels is how many distinct models the metrics label by name;
+// later ones share otherModel, so that clients naming models at random
+// cannot grow the metrics without bound.
+const maxModelLabels = 100
+
+// otherModel is the label value of the models beyond maxModelLabels.
+const otherModel = "_OTHER"
+
+// boundedLabels hands out label values for up to limit distinct names,
+// and otherModel for the rest. A name seen before costs a read-locked map
+// lookup and no allocation.
+type boundedLabels struct {
+	limit int
+	mu    sync.RWMutex
+	seen  map[string]string
+}
+
+// get returns the label value for name.
+func (b *boundedLabels) get(name string) string {
+	b.mu.RLock()
+	v, ok := b.seen[name]
+	b.mu.RUnlock()
+	if ok {
+		return v
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if v, ok := b.seen[name]; ok {
+		return v
+	}
+	if len(b.seen) >= b.limit {
+		return otherModel
+	}
+	if b.seen == nil {
+		b.seen = make(map[string]string)
+	}
+	// A copy: the name may alias a pooled buffer, and the label is kept.
+	v = strings.Clone(name)
+	b.seen[v] = v
+	return v
 }
 
 // recordDropped counts dropped fields, with array indices removed from

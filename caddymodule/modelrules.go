@@ -2,6 +2,7 @@ package caddymodule
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -32,7 +33,8 @@ import (
 // provisionRules builds the handler's rule table from the built-in rows and
 // the configured ones, and resolves the dialect.
 func (h *Handler) provisionRules() error {
-	t, err := rules.Builtin().With(modelRuleRows(h.ModelRules, h.provider))
+	rows := slices.DeleteFunc(modelRuleRows(h.ModelRules, h.provider), func(r rules.Rule) bool { return priceOnly(&r) })
+	t, err := rules.Builtin().With(rows)
 	if err != nil {
 		return err
 	}
@@ -98,6 +100,7 @@ func (h *Handler) reportAdjusted(w http.ResponseWriter, model string, adj []rule
 //		signed_calls
 //		rejects stop|presence_penalty|frequency_penalty...
 //		source <url>...
+//		price input <usd> output <usd> [cache_read <usd>] [cache_write <usd>] source <url> date <yyyy-mm-dd>
 //	}
 func parseModelRule(d *caddyfile.Dispenser) (rules.Rule, error) {
 	var r rules.Rule
@@ -161,6 +164,8 @@ func parseModelRule(d *caddyfile.Dispenser) (rules.Rule, error) {
 			r.Rejects = args
 		case "source":
 			r.Sources = append(r.Sources, args...)
+		case "price":
+			r.Price, err = parsePrice(d, args)
 		default:
 			return r, d.Errf("unknown model_rule setting %q", name)
 		}
@@ -182,4 +187,46 @@ func modelRuleRows(configured []rules.Rule, provider string) []rules.Rule {
 		}
 	}
 	return rows
+}
+
+// parsePrice parses the arguments of a model rule's price: figures in US
+// dollars per million tokens by name, the price list's URL and the day it
+// was read.
+func parsePrice(d *caddyfile.Dispenser, args []string) (*rules.Price, error) {
+	if len(args)%2 != 0 {
+		return nil, d.Errf("model_rule price takes pairs: input <usd> output <usd> [cache_read <usd>] [cache_write <usd>] source <url> date <yyyy-mm-dd>")
+	}
+	p := new(rules.Price)
+	var haveIn, haveOut bool
+	for i := 0; i < len(args); i += 2 {
+		key, val := args[i], args[i+1]
+		var f *float64
+		switch key {
+		case "input":
+			f, haveIn = &p.Input, true
+		case "output":
+			f, haveOut = &p.Output, true
+		case "cache_read":
+			f = &p.CacheRead
+		case "cache_write":
+			f = &p.CacheWrite
+		case "source":
+			p.Source = val
+			continue
+		case "date":
+			p.Date = val
+			continue
+		default:
+			return nil, d.Errf("model_rule price: unknown figure %q (want input, output, cache_read, cache_write, source, date)", key)
+		}
+		v, err := strconv.ParseFloat(val, 64)
+		if err != nil {
+			return nil, d.Errf("model_rule price %s: want US dollars per million tokens, got %q", key, val)
+		}
+		*f = v
+	}
+	if !haveIn || !haveOut || p.Source == "" || p.Date == "" {
+		return nil, d.Errf("model_rule price needs input, output, source and date")
+	}
+	return p, nil
 }

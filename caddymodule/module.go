@@ -6,7 +6,9 @@
 package caddymodule
 
 import (
+	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -122,8 +124,22 @@ type Handler struct {
 	// ?key= for Gemini); others are answered 401 in their protocol's error
 	// format without an upstream call. A client key is never forwarded
 	// upstream: the upstream credential is api_key, or none. Placeholders
-	// such as {env.TEAM_KEY} are expanded at provision time.
-	ClientKeys []string `json:"client_keys,omitempty"`
+	// such as {env.TEAM_KEY} are expanded at provision time. Each entry
+	// is a key, or an object with the key and the name that the access
+	// log and spans give the requests made with it (the key itself is
+	// never logged).
+	ClientKeys []ClientKey `json:"client_keys,omitempty"`
+
+	// OTelContent records prompts and completions on the request's
+	// OpenTelemetry span (gen_ai.system_instructions,
+	// gen_ai.input.messages, gen_ai.output.messages) when Caddy's tracing
+	// is on. Off by default: content is the users' data.
+	OTelContent bool `json:"otel_content,omitempty"`
+
+	// OTelContentMax bounds the text OTelContent records per request, in
+	// bytes; longer content is cut and marked llmbridge.content.truncated.
+	// Default: 16 KiB.
+	OTelContentMax int64 `json:"otel_content_max,omitempty"`
 
 	// DefaultMaxTokens is the max_tokens sent to upstreams that require one
 	// (Anthropic) when the client gave none. Default: 4096.
@@ -191,6 +207,13 @@ type Handler struct {
 	metrics  *metrics
 	// clientKeys are ClientKeys expanded; nil when the site is open.
 	clientKeys [][]byte
+	// clientKeyNames name clientKeys in logs and spans: the configured
+	// name, else "client_keys[i]".
+	clientKeyNames []string
+	// otelContentMax is OTelContentMax with its default.
+	otelContentMax int
+	// prices are the configured model prices, first match wins.
+	prices []modelPrice
 	// upstreamModelInResponse is ResponseModel "upstream".
 	upstreamModelInResponse bool
 	// tokenSource gives the upstream's OAuth token when GoogleCredentials
@@ -243,14 +266,23 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return fmt.Errorf("llmbridge: registering metrics: %v", err)
 	}
 	h.apiKey = repl.ReplaceKnown(h.APIKey, "")
-	h.clientKeys = nil
+	h.clientKeys, h.clientKeyNames = nil, nil
 	for i, k := range h.ClientKeys {
-		v := repl.ReplaceAll(k, "")
+		v := repl.ReplaceAll(k.Key, "")
+		name := k.Name
+		if name == "" {
+			name = "client_keys[" + strconv.Itoa(i) + "]"
+		}
 		if v == "" {
 			// The message names the entry, never its value.
-			return fmt.Errorf("llmbridge: client_keys[%d] is empty after placeholder expansion (is its environment variable set?)", i)
+			return fmt.Errorf("llmbridge: client key %s is empty after placeholder expansion (is its environment variable set?)", name)
 		}
 		h.clientKeys = append(h.clientKeys, []byte(v))
+		h.clientKeyNames = append(h.clientKeyNames, name)
+	}
+	h.otelContentMax = DefaultOTelContentMax
+	if h.OTelContentMax > 0 {
+		h.otelContentMax = int(h.OTelContentMax)
 	}
 	if err := h.provisionGoogle(ctx, func(s string) string { return repl.ReplaceAll(s, "") }); err != nil {
 		return fmt.Errorf("llmbridge: %v", err)
@@ -277,6 +309,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		h.routes = append(h.routes, mr)
 	}
 	h.provider = rules.ProviderFor(h.upstream, h.Dialect)
+	h.prices = compilePrices(h.ModelRules, h.provider)
 	if err := h.provisionRules(); err != nil {
 		return fmt.Errorf("llmbridge: %v", err)
 	}
@@ -327,3 +360,40 @@ type AzureCredentials struct {
 	// their own).
 	AuthorityHost string `json:"authority_host,omitempty"`
 }
+
+// ClientKey is one key of ClientKeys. In JSON it is the key as a string,
+// or an object with the key and its name.
+type ClientKey struct {
+	// Name names the key in the access log and on spans; the key itself
+	// is never logged. Empty names it by its place, client_keys[i].
+	Name string `json:"name,omitempty"`
+	// Key is the key clients present; placeholders such as
+	// {env.TEAM_KEY} are expanded at provision time.
+	Key string `json:"key"`
+}
+
+// UnmarshalJSON reads a key given as a string or as an object.
+func (k *ClientKey) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		k.Name = ""
+		return json.Unmarshal(b, &k.Key)
+	}
+	type plain ClientKey
+	return json.Unmarshal(b, (*plain)(k))
+}
+
+// MarshalJSON writes an unnamed key as a string, as client_keys always
+// took them.
+func (k ClientKey) MarshalJSON() ([]byte, error) {
+	if k.Name == "" {
+		return json.Marshal(k.Key)
+	}
+	type plain ClientKey
+	return json.Marshal(plain(k))
+}
+
+// Interface guards
+var (
+	_ json.Unmarshaler = (*ClientKey)(nil)
+	_ json.Marshaler   = ClientKey{}
+)

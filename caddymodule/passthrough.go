@@ -78,6 +78,8 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 		}
 	}
 	model = strings.TrimPrefix(model, "models/")
+	x.stream = stream
+	x.tel.noteHead(&head, client, body)
 	upModel, routed := h.routeModel(client, model)
 	x.setModels(model, upModel)
 	if x.upstream.ModelInPath() {
@@ -123,6 +125,7 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 	setBody(r, edited)
 	h.reportDropped(w, x.dropped)
 	h.reportAdjusted(w, upModel, adjusted)
+	x.tel.noteEdits(adjusted, x.dropped)
 	if cerr := h.rewriteHeaders(r, client, x.upstream, stream); cerr != nil {
 		x.fail(w, client, cerr)
 		return nil
@@ -153,7 +156,7 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 			pw.finish(errUpstreamAborted)
 		}
 	}()
-	nextErr := next.ServeHTTP(pw, upReq)
+	nextErr := next.ServeHTTP(pw, x.startAttempt(upReq))
 	if pw.mode == passUnset {
 		if nextErr == nil {
 			nextErr = errors.New("upstream handler wrote no response")
@@ -200,8 +203,11 @@ type passthroughWriter struct {
 	framed   []byte
 	watcher  *codec.StreamWatcher
 	usage    *codec.UsageObserver // reads a stream's usage and stop reason
-	evs      []codec.Event
-	reframe  bool // events are re-framed to restore the model
+	// content decodes every event instead of usage when otel_content
+	// records the completion; nil otherwise.
+	content codec.StreamDecoder
+	evs     []codec.Event
+	reframe bool // events are re-framed to restore the model
 	// pending is the raw stream from input offset sent on, not yet passed
 	// on; good is the input offset up to which it holds complete,
 	// checked events.
@@ -258,6 +264,11 @@ func (pw *passthroughWriter) WriteHeader(status int) {
 		}
 		pw.watcher = codec.NewStreamWatcher(pw.x.upstream)
 		pw.usage = codec.NewUsageObserver(pw.x.upstream)
+		if pw.x.tel != nil && pw.x.tel.content != nil {
+			// Content capture reads every event, not just those with
+			// usage: the operator chose that cost.
+			pw.content, _ = codec.NewStreamDecoder(pw.x.upstream)
+		}
 		pw.reframe = pw.restore != nil
 		if !pw.reframe {
 			pw.pendingBuf = getBuffer()
@@ -487,7 +498,11 @@ func (pw *passthroughWriter) drain() error {
 			pw.endStream("upstream "+string(pw.x.upstream)+" stream sent an event that is not valid in its protocol", nil)
 			return nil
 		}
-		pw.evs = pw.usage.Observe(pw.evs[:0], ev.Name, ev.Data, ev.Bare)
+		if pw.content != nil {
+			pw.evs = pw.content.Decode(pw.evs[:0], ev.Name, ev.Data, ev.Bare)
+		} else {
+			pw.evs = pw.usage.Observe(pw.evs[:0], ev.Name, ev.Data, ev.Bare)
+		}
 		for i := range pw.evs {
 			pw.x.observe(&pw.evs[i])
 		}
@@ -562,6 +577,7 @@ func (pw *passthroughWriter) write(b []byte) {
 	}
 	if _, err := pw.ResponseWriterWrapper.Write(out); err != nil {
 		pw.writeErr, pw.ended = err, true
+		pw.x.clientGone()
 		return
 	}
 	pw.x.wrote(pw.status)
@@ -599,9 +615,28 @@ func (pw *passthroughWriter) finishStream(cause error) {
 		pw.send()
 	}
 	if pw.watcher.Complete() {
+		pw.observeEnd()
 		return
 	}
 	pw.endStream(pw.streamFailure(err, cause), cause)
+}
+
+// observeEnd takes the stop reason a complete stream gives only at its end
+// (Gemini's has no terminal event).
+func (pw *passthroughWriter) observeEnd() {
+	if pw.x.stop != mapping.StopNone {
+		return
+	}
+	if pw.content != nil {
+		pw.evs = pw.content.Close(pw.evs[:0], nil)
+	} else {
+		pw.evs = pw.usage.Close(pw.evs[:0])
+	}
+	for i := range pw.evs {
+		if pw.evs[i].Type == codec.EventStop {
+			pw.x.stop = pw.evs[i].StopReason
+		}
+	}
 }
 
 // streamFailure says why a stream could not go on, from the reader's error
@@ -628,6 +663,7 @@ func (pw *passthroughWriter) endStream(msg string, cause error) {
 // endStreamWith ends the client's stream with e as an in-stream error of
 // the client's protocol.
 func (pw *passthroughWriter) endStreamWith(e *codec.Error) {
+	pw.x.streamErr = kindName(e.Kind)
 	// A blank line first ends whatever partial event was passed on; an
 	// extra one after a complete event would be an empty event to some
 	// clients.

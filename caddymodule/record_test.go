@@ -106,7 +106,8 @@ func TestRecordExchange(t *testing.T) {
 		{
 			name: "translated answer with usage", body: anthropicBody, answer: jsonAnswer(200, chatOK), status: 200,
 			want: map[string]any{"client_protocol": "anthropic-messages", "upstream_protocol": "openai-chat", "model": "claude-x",
-				"upstream_model": "gpt-up", "input_tokens": int64(11), "output_tokens": int64(7), "stop_reason": "max_tokens"},
+				"upstream_model": "gpt-up", "response_model": "gpt-up", "input_tokens": int64(11), "output_tokens": int64(7),
+				"cache_read_tokens": int64(4), "cache_write_tokens": int64(0), "reasoning_tokens": int64(5), "stop_reason": "max_tokens"},
 			ttft:        true,
 			wantTokens:  map[string]float64{"input": 11, "output": 7, "cached": 4, "reasoning": 5},
 			wantRequest: "200",
@@ -114,26 +115,27 @@ func TestRecordExchange(t *testing.T) {
 		{
 			name: "answer without usage", body: anthropicBody, answer: jsonAnswer(200, chatNoUsage), status: 200,
 			want: map[string]any{"client_protocol": "anthropic-messages", "upstream_protocol": "openai-chat", "model": "claude-x",
-				"upstream_model": "gpt-up", "stop_reason": "end"},
+				"upstream_model": "gpt-up", "response_model": "gpt-up", "stop_reason": "end"},
 			ttft:        true,
 			wantTokens:  map[string]float64{"input": 0, "output": 0},
 			wantRequest: "200",
 		},
 		{
 			name: "rejected before the upstream", body: `{"model":`, status: 400,
-			want:        map[string]any{"client_protocol": "anthropic-messages", "upstream_protocol": "openai-chat"},
+			want:        map[string]any{"client_protocol": "anthropic-messages", "upstream_protocol": "openai-chat", "error_type": "invalid_request"},
 			wantTokens:  map[string]float64{"input": 0},
 			wantRequest: "400",
 		},
 		{
 			name: "upstream answered nothing", body: anthropicBody, answer: func(http.ResponseWriter) error { return nil }, status: 502,
 			want: map[string]any{"client_protocol": "anthropic-messages", "upstream_protocol": "openai-chat", "model": "claude-x",
-				"upstream_model": "gpt-up"},
+				"upstream_model": "gpt-up", "error_type": "upstream_unreachable"},
 			wantTokens:  map[string]float64{"input": 0},
 			wantRequest: "502",
 		},
 	}
-	all := []string{"client_protocol", "upstream_protocol", "model", "upstream_model", "input_tokens", "output_tokens", "stop_reason", "ttft_ms"}
+	all := []string{"client_protocol", "upstream_protocol", "client_key", "model", "upstream_model", "response_model", "input_tokens", "output_tokens",
+		"cache_read_tokens", "cache_write_tokens", "reasoning_tokens", "cost_usd", "stop_reason", "error_type", "ttft_ms"}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newTestHandler(t, &Handler{Upstream: "openai-chat", Models: []ModelRoute{{Match: "claude-x", Upstream: "gpt-up"}}})

@@ -207,6 +207,11 @@ func (s *streamTranslator) emit() {
 		s.out = *s.outBuf
 	}
 	for i := range s.events {
+		if s.x != nil {
+			// Before the model is rewritten: the exchange records the
+			// model the upstream says answered.
+			s.x.observe(&s.events[i])
+		}
 		switch ev := &s.events[i]; ev.Type {
 		case codec.EventStart:
 			switch {
@@ -224,9 +229,6 @@ func (s *streamTranslator) emit() {
 			if ev.Signature != "" && ev.Signature[0] == '{' {
 				s.carried(ev.Signature)
 			}
-		}
-		if s.x != nil {
-			s.x.observe(&s.events[i])
 		}
 		s.out = s.enc.Encode(s.out, &s.events[i])
 		if t := s.events[i].Type; t == codec.EventEnd || t == codec.EventError {
@@ -281,6 +283,9 @@ func (s *streamTranslator) send() {
 	if _, err := s.w.Write(b); err != nil {
 		s.writeErr = err
 		s.done = true
+		if s.x != nil {
+			s.x.clientGone()
+		}
 		return
 	}
 	if s.x != nil {

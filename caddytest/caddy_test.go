@@ -72,6 +72,18 @@ type testEnv struct {
 	// bare has one site per protocol that is plain reverse_proxy to its
 	// mock, without llmbridge: the baseline the load test compares with.
 	bare map[proto]string
+	// traced has one site per upstream protocol with Caddy's tracing
+	// directive, exporting to otlp, named client keys (team-a is
+	// clientKey), api_key upstream-key, a price for every model
+	// (tracedPrice) and an access log written to tracedLog;
+	// tracedContent is one such site (anthropic-messages upstream) with
+	// otel_content on.
+	traced                   map[proto]string
+	tracedContent, tracedLog string
+	// tracedAzure is a traced site with an azure-openai upstream (the v1
+	// paths with api-key, through its front).
+	tracedAzure string
+	otlp        *otlpReceiver
 
 	caddyfile string
 }
@@ -105,13 +117,20 @@ func setup(t *testing.T) *testEnv {
 func newTestEnv() (*testEnv, error) {
 	e := &testEnv{mocks: mockSet{}, plain: map[proto]string{}, keyed: map[proto]string{}, dead: map[proto]string{},
 		routed: map[proto]string{}, routedUp: map[proto]string{}, gated: map[proto]string{},
-		fronts: map[proto]*frontUpstream{}, fronted: map[proto]string{}, policies: map[string]string{}, bare: map[proto]string{}}
+		fronts: map[proto]*frontUpstream{}, fronted: map[proto]string{}, policies: map[string]string{}, bare: map[proto]string{},
+		traced: map[proto]string{}}
 	logDir, err := os.MkdirTemp("", "llmbridge-caddytest-")
 	if err != nil {
 		return nil, err
 	}
 	e.accessLog, e.debugLog = filepath.Join(logDir, "access.log"), filepath.Join(logDir, "debug.log")
 	e.observedLog = filepath.Join(logDir, "observed.log")
+	e.tracedLog = filepath.Join(logDir, "traced.log")
+	// The tracing directive's exporter reads its settings from the
+	// environment when Caddy first loads it.
+	if e.otlp, err = newOTLPReceiver(); err != nil {
+		return nil, err
+	}
 	// The second client key comes from the environment, as {env.*}.
 	if err := os.Setenv(gateKeyEnv, gateEnvKey); err != nil {
 		return nil, err
@@ -129,7 +148,7 @@ func newTestEnv() (*testEnv, error) {
 	// get one that is closed again before Caddy starts.
 	// The admin API gets a free port too, so that integration runs from
 	// several checkouts can share a machine.
-	ports, err := freePorts(9*len(allProtocols) + 9 + azureSites)
+	ports, err := freePorts(10*len(allProtocols) + 11 + azureSites)
 	if err != nil {
 		return nil, err
 	}
@@ -200,6 +219,15 @@ http://localhost:%d {
 	e.policies["strict"] = site(next(), anthropicMsgs, e.mocks[anthropicMsgs].addr(), "\t\ton_unsupported strict\n\t\tdrop metadata\n", "")
 	e.policies["lenient"] = site(next(), anthropicMsgs, e.mocks[anthropicMsgs].addr(), "\t\ton_unsupported lenient\n", "")
 	e.dialect = site(next(), openaiChat, e.mocks[openaiChat].addr(), "\t\tdialect deepseek\n", "")
+	traced := fmt.Sprintf("\t\tapi_key %s\n\t\tclient_keys {\n\t\t\tteam-a %s\n\t\t\tother other-key\n\t\t}\n"+
+		"\t\tmodel_rule * {\n\t\t\tprice input %g output %g cache_read %g cache_write %g source https://example.com/prices date 2026-11-30\n\t\t}\n",
+		upstreamKey, clientKey, tracedPrice[0], tracedPrice[1], tracedPrice[2], tracedPrice[3])
+	tracedSite := "\ttracing {\n\t\tspan llmbridge-test\n\t}\n\tlog {\n\t\toutput file " + e.tracedLog + "\n" + credentialLogFilter + "\t}\n"
+	for _, p := range allProtocols {
+		e.traced[p] = site(next(), p, e.mocks[p].addr(), traced, tracedSite)
+	}
+	e.tracedContent = site(next(), anthropicMsgs, e.mocks[anthropicMsgs].addr(), traced+"\t\totel_content on 1KiB\n", tracedSite)
+	e.tracedAzure = site(next(), "azure-openai", e.azure.fronts[azureV1].addr(), traced, tracedSite)
 	e.azure.addSites(next, site)
 	for _, p := range allProtocols {
 		port := next()

@@ -96,6 +96,15 @@
 //     and rejected in every protocol with no key reaching the upstream or
 //     any log, llmbridge's access log fields and placeholders, and the
 //     caddy_llmbridge_* metrics scraped from the admin /metrics.
+//   - telemetry_test.go: sites with Caddy's tracing directive exporting to
+//     an OTLP/HTTP receiver in the test (OTEL_* set before Caddy starts);
+//     every client x upstream pair, streamed and not, checks the GenAI
+//     attributes of the request's span and of the upstream call's span,
+//     no content by default, and the access log of the same trace (named
+//     client key, upstream address, models, usage, cost from a model rule
+//     price); an upstream error and a cut stream set error.type;
+//     otel_content records prompt and completion; an azure-openai upstream
+//     is azure.ai.openai; the GenAI metrics' model label stays bounded.
 //   - conformance_test.go, conformance_expect_test.go,
 //     client_decode_test.go: TestConformance replays every recording in
 //     ../shared/recordings to every client protocol and prints a pass rate

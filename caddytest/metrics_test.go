@@ -16,6 +16,13 @@ import (
 // name{a="1",b="2"}.
 func scrapeMetrics(t *testing.T) map[string]float64 {
 	t.Helper()
+	return scrapeMetricsOf(t, "caddy_llmbridge_")
+}
+
+// scrapeMetricsOf is scrapeMetrics for the samples whose name starts with
+// prefix.
+func scrapeMetricsOf(t *testing.T, prefix string) map[string]float64 {
+	t.Helper()
 	resp, err := rawHTTP.Get(fmt.Sprintf("http://localhost:%d/metrics", sharedEnv.adminPort))
 	if err != nil {
 		t.Fatalf("scraping the admin /metrics: %v", err)
@@ -30,7 +37,7 @@ func scrapeMetrics(t *testing.T) map[string]float64 {
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
-		if !strings.HasPrefix(line, "caddy_llmbridge_") {
+		if !strings.HasPrefix(line, prefix) {
 			continue
 		}
 		sp := strings.LastIndexByte(line, ' ')

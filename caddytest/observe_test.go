@@ -14,8 +14,8 @@ import (
 
 // llmPlaceholders are the names of llmbridge's {http.llmbridge.*}
 // placeholders and of its access log fields.
-var llmPlaceholders = []string{"client_protocol", "upstream_protocol", "model", "upstream_model",
-	"input_tokens", "output_tokens", "stop_reason", "ttft_ms"}
+var llmPlaceholders = []string{"client_protocol", "upstream_protocol", "client_key", "model", "upstream_model", "response_model",
+	"input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens", "cost_usd", "stop_reason", "error_type", "ttft_ms"}
 
 // observedEntries waits until the observed site's access log has at least n
 // entries and returns them.
@@ -111,7 +111,14 @@ func TestAccessLogFields(t *testing.T) {
 					t.Errorf("%s: %s = %q/%q for a rejected request, want none", name, f, own, ph)
 				}
 			}
+			check("error_type", "invalid_request")
 			continue
+		}
+		// No client keys, no prices and no error on this site.
+		for _, f := range []string{"client_key", "cost_usd", "error_type"} {
+			if own, ph := got(f); own != "" || ph != "" {
+				t.Errorf("%s: %s = %q/%q, want none", name, f, own, ph)
+			}
 		}
 		check("model", c.client.defaultModel())
 		check("upstream_model", c.client.defaultModel())
@@ -178,7 +185,8 @@ func TestUsageCounts(t *testing.T) {
 		entries = entries[len(entries)-len(reqs):]
 		for i, r := range reqs {
 			e := entries[i]
-			for field, want := range map[string]string{"input_tokens": "40", "output_tokens": "30"} {
+			for field, want := range map[string]string{"input_tokens": "40", "output_tokens": "30",
+				"cache_read_tokens": "5", "cache_write_tokens": "12", "reasoning_tokens": "18"} {
 				own, ph := e.Get("llmbridge."+field).String(), e.Get("ph_"+field).String()
 				if own != want || ph != want {
 					t.Errorf("%s: %s = %q (log field) and %q (placeholder), want %s; entry %s", r.name, field, own, ph, want, e.Raw)

@@ -22,6 +22,31 @@ type RequestHead struct {
 	// appears a second time, or "". A proxy that reads one copy while the
 	// upstream reads the other would route by a value that is not used.
 	Repeated string
+
+	// MaxTokens, Temperature and TopP are the generation settings, where
+	// the body's family keeps them: at the top (max_tokens,
+	// max_completion_tokens or max_output_tokens, temperature, top_p), in
+	// generationConfig (Gemini: maxOutputTokens, temperature, topP) or in
+	// inferenceConfig (Bedrock Converse: maxTokens, temperature, topP).
+	// Only numbers count. They are read for telemetry, in the same pass.
+	MaxTokens   OptInt
+	Temperature OptFloat
+	TopP        OptFloat
+}
+
+// readSetting sets the generation setting that key names, if any.
+func (h *RequestHead) readSetting(key string, v gjson.Result) {
+	if v.Type != gjson.Number {
+		return
+	}
+	switch key {
+	case "max_tokens", "max_completion_tokens", "max_output_tokens", "maxOutputTokens", "maxTokens":
+		h.MaxTokens = OptInt{Value: v.Int(), Set: true}
+	case "temperature":
+		h.Temperature = OptFloat{Value: v.Float(), Set: true}
+	case "top_p", "topP":
+		h.TopP = OptFloat{Value: v.Float(), Set: true}
+	}
 }
 
 // ReadRequestHead validates body as one JSON object and reads its head in
@@ -55,6 +80,13 @@ func ReadRequestHead(body []byte) (RequestHead, error) {
 			head.Stream = a.Result(value).Bool()
 		case "anthropic_version":
 			see(&seenVersion, key)
+		case "max_tokens", "max_completion_tokens", "max_output_tokens", "temperature", "top_p":
+			head.readSetting(key, a.Result(value))
+		case "generationConfig", "inferenceConfig":
+			jsonx.EachRawMember(value, &a, func(key, value string) bool {
+				head.readSetting(key, a.Result(value))
+				return true
+			})
 		}
 		return true
 	})

@@ -37,3 +37,15 @@ func (o *UsageObserver) Observe(out []Event, name, data []byte, bare bool) []Eve
 	}
 	return o.dec.Decode(out, name, data, bare)
 }
+
+// Close appends the events the stream decoder gives at the end of a
+// stream that passed its protocol's checks. For protocols without a
+// terminal event (Gemini) the stop reason comes only here. The observer
+// saw only some events, so only EventStop is meaningful: an error among
+// them says that the events it skipped were missing.
+func (o *UsageObserver) Close(out []Event) []Event {
+	if o.dec == nil {
+		return out
+	}
+	return o.dec.Close(out, nil)
+}

@@ -133,3 +133,27 @@ func TestUsageObserverEncodedStreams(t *testing.T) {
 		}
 	}
 }
+
+// TestUsageObserverClose gives the stop reason of a Gemini stream, which
+// has no terminal event, at the stream's end; an observer of an unknown
+// protocol gives nothing.
+func TestUsageObserverClose(t *testing.T) {
+	obs := codec.NewUsageObserver(codec.Gemini)
+	var o observed
+	for _, data := range []string{
+		`{"candidates":[{"content":{"role":"model","parts":[{"text":"Hi"}]}}],"modelVersion":"gemini-2.5-flash"}`,
+		`{"candidates":[{"content":{"role":"model","parts":[{"text":"!"}]},"finishReason":"MAX_TOKENS"}],"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":2,"totalTokenCount":5},"modelVersion":"gemini-2.5-flash"}`,
+	} {
+		o.take(obs.Observe(nil, nil, []byte(data), false))
+	}
+	if o.stop != mapping.StopNone || !o.usage.Known {
+		t.Fatalf("before the end: %+v", o)
+	}
+	o.take(obs.Close(nil))
+	if o.stop != mapping.StopMaxTokens || o.err {
+		t.Errorf("at the end: %+v, want max_tokens without an error", o)
+	}
+	if evs := codec.NewUsageObserver("nothing").Close(nil); len(evs) != 0 {
+		t.Errorf("an unknown protocol's observer closes with %+v", evs)
+	}
+}

@@ -95,6 +95,9 @@ type Rule struct {
 	Sources []string `json:"sources,omitempty"`
 	// Note says what the sources do not, for the Models documentation.
 	Note string `json:"note,omitempty"`
+	// Price is what the model's tokens cost, when the operator gives it;
+	// the access log then carries each request's cost.
+	Price *Price `json:"price,omitempty"`
 
 	efforts effortSet
 	rejects rejectSet

@@ -156,6 +156,9 @@ func (r Rule) over(base *Rule) Rule {
 	if r.Note != "" {
 		out.Note = r.Note
 	}
+	if r.Price != nil {
+		out.Price = r.Price
+	}
 	return out
 }
 
@@ -195,6 +198,11 @@ func (r *Rule) compile() error {
 	}
 	if r.MaxOutput < 0 {
 		return fmt.Errorf("%v: negative max_output", r.Models)
+	}
+	if r.Price != nil {
+		if err := r.Price.check(); err != nil {
+			return fmt.Errorf("%v: %v", r.Models, err)
+		}
 	}
 	r.rejects = 0
 	for _, name := range r.Rejects {
