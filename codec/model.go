@@ -118,6 +118,10 @@ type Part struct {
 	// Redacted marks Anthropic redacted_thinking: Signature holds its data
 	// and Text is empty.
 	Redacted bool
+	// Cache is a prompt-cache breakpoint after this part (Anthropic
+	// cache_control on its block, a Converse cachePoint after it), or
+	// CacheNone.
+	Cache CacheTTL
 	// ToolKind is the kind of tool a PartToolCall or PartServerToolCall
 	// calls. ToolFunction (the zero value) for function calls;
 	// ToolCustom for a call of a Responses custom (freeform) tool, whose
@@ -317,6 +321,9 @@ type Tool struct {
 	// Source is where a hosted tool was declared in the client's request
 	// (such as "tools[3]"), so that a rejection names it; "" for others.
 	Source string
+	// Cache is a prompt-cache breakpoint after this tool's definition,
+	// or CacheNone.
+	Cache CacheTTL
 }
 
 // WebSearchOptions are the options of a hosted web search. Zero values
@@ -452,6 +459,10 @@ type Request struct {
 	// text.verbosity, Chat verbosity), or "". Only OpenAI protocols have
 	// it; toward others a set value is rejected.
 	Verbosity string
+
+	// Cache is what the request asks of the provider's prompt cache
+	// beyond the breakpoints on its parts and tools.
+	Cache Cache
 
 	// Include lists Responses include values the client asked for (such
 	// as "reasoning.encrypted_content"); encoders toward other protocols

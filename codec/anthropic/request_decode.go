@@ -108,9 +108,14 @@ func (d *anthropicRequestDecoder) field(name string, v gjson.Result) *codec.Erro
 		return anthropicStringHint(req, name, v)
 	case "context_management": //field:hint
 		return anthropicContextManagement(req, v)
-	case "cache_control", "diagnostics": //field:hint
-		// Automatic prompt caching (seen in real traffic) and cache
-		// diagnostics are provider-side optimisations.
+	case "cache_control": //field:hint
+		// Automatic prompt caching (seen in real traffic): Anthropic
+		// places the breakpoint itself.
+		var err *codec.Error
+		req.Cache.Auto, err = anthropicCache(v, name)
+		return err
+	case "diagnostics": //field:hint
+		// Cache diagnostics are a provider-side report.
 		return anthropicObjectHint(req, name, v)
 	case "thinking": //field:mapped
 		return d.thinking(v)

@@ -25,7 +25,7 @@ type anthropicBlockPos struct {
 
 // path returns the block's path followed by suffix, such as
 // "messages[3].content[0].cache_control", in a single allocation: it is
-// built on the hot path for every cache_control hint.
+// built on the hot path for every cache_control breakpoint.
 func (p anthropicBlockPos) path(suffix string) string {
 	var buf [64]byte
 	b := buf[:0]
@@ -192,22 +192,31 @@ func (d *anthropicRequestDecoder) block(b gjson.Result, pos anthropicBlockPos) (
 	if extra := f.seen &^ allowed; extra != 0 {
 		return codec.Part{}, wire.UnknownField(pos.path("." + anthropicKeyNames[bits.TrailingZeros16(extra)]))
 	}
-	if f.cacheControl.Type != gjson.Null { // absent or null: nothing to record
-		if err := anthropicObjectHint(d.req, pos.path(".cache_control"), f.cacheControl); err != nil {
+	cache := codec.CacheNone
+	if f.cacheControl.Type != gjson.Null { // absent or null: no breakpoint
+		var err *codec.Error
+		if cache, err = anthropicCache(f.cacheControl, pos.path(".cache_control")); err != nil {
 			return codec.Part{}, err
 		}
 	}
+	p, err := d.blockContent(&f, pos)
+	p.Cache = cache
+	return p, err
+}
+
+// blockContent decodes a block that block has checked.
+func (d *anthropicRequestDecoder) blockContent(f *anthropicBlock, pos anthropicBlockPos) (codec.Part, *codec.Error) {
 	switch f.typ.Str {
 	case "tool_use": //field:messages[].content[] (tool_use, tool_result): mapped
-		return anthropicToolUse(&f, pos)
+		return anthropicToolUse(f, pos)
 	case "tool_result":
-		return d.toolResult(&f, pos)
+		return d.toolResult(f, pos)
 	case "image": //field:messages[].content[] (image, base64): mapped; messages[].content[] (image, URL): capability
-		return d.mediaSource(&f, pos, codec.PartImage)
+		return d.mediaSource(f, pos, codec.PartImage)
 	case "document": //field:messages[].content[] (document): mapped
-		return d.document(&f, pos)
+		return d.document(f, pos)
 	case "thinking", "redacted_thinking": //field:messages[].content[] (thinking): hint
-		return anthropicReasoningBlock(&f, pos)
+		return anthropicReasoningBlock(f, pos)
 	}
 	switch {
 	case !f.text.Exists():

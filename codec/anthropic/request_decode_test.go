@@ -70,7 +70,7 @@ func TestAnthropicDecodeRequest(t *testing.T) {
 			},
 		},
 		{
-			name: "system blocks and cache_control hints",
+			name: "system blocks and cache_control breakpoints",
 			body: `{"model":"m","system":[
 					{"type":"text","text":"You are helpful.","cache_control":{"type":"ephemeral"}},
 					{"type":"text","text":"Be brief.","citations":null}
@@ -81,15 +81,14 @@ func TestAnthropicDecodeRequest(t *testing.T) {
 			want: codec.Request{
 				Model: "m",
 				System: []codec.Part{
-					{Type: codec.PartText, Text: "You are helpful."},
+					{Type: codec.PartText, Text: "You are helpful.", Cache: codec.CacheDefault},
 					{Type: codec.PartText, Text: "Be brief."},
 				},
 				SystemRole: codec.RoleSystem,
 				Messages: []codec.Message{
-					anthropicText(codec.RoleUser, "a", "b"),
+					{Role: codec.RoleUser, Parts: []codec.Part{{Type: codec.PartText, Text: "a"}, {Type: codec.PartText, Text: "b", Cache: codec.Cache1h}}},
 					anthropicText(codec.RoleAssistant, "c"),
 				},
-				Dropped: []string{"system[0].cache_control", "messages[0].content[1].cache_control"},
 			},
 		},
 		{
@@ -100,7 +99,8 @@ func TestAnthropicDecodeRequest(t *testing.T) {
 			want: codec.Request{
 				Model:    "m",
 				Messages: []codec.Message{anthropicText(codec.RoleUser, "x")},
-				Dropped:  []string{"service_tier", "context_management", "cache_control", "inference_geo", "speed", "diagnostics"},
+				Cache:    codec.Cache{Auto: codec.CacheDefault},
+				Dropped:  []string{"service_tier", "context_management", "inference_geo", "speed", "diagnostics"},
 			},
 		},
 		{
@@ -171,7 +171,7 @@ func TestAnthropicDecodeRequest(t *testing.T) {
 						{Type: codec.PartToolCall, ToolCallID: "toolu_2", ToolName: "now", Arguments: `{}`},
 					}},
 					{Role: codec.RoleUser, Parts: []codec.Part{
-						{Type: codec.PartToolResult, ToolCallID: "toolu_1", ToolName: "get_weather", Content: []codec.Part{{Type: codec.PartText, Text: "18 C"}}},
+						{Type: codec.PartToolResult, ToolCallID: "toolu_1", ToolName: "get_weather", Content: []codec.Part{{Type: codec.PartText, Text: "18 C"}}, Cache: codec.CacheDefault},
 						{Type: codec.PartToolResult, ToolCallID: "toolu_2", ToolName: "now", IsError: true, Content: []codec.Part{{Type: codec.PartText, Text: "clock"}, {Type: codec.PartText, Text: "broken"}}},
 						{Type: codec.PartToolResult, ToolCallID: "toolu_9"},
 						{Type: codec.PartToolResult, ToolCallID: "toolu_1", ToolName: "get_weather"},
@@ -179,13 +179,13 @@ func TestAnthropicDecodeRequest(t *testing.T) {
 					}},
 				},
 				Tools: []codec.Tool{
-					{Name: "get_weather", Description: "Weather of a city", Parameters: `{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`},
+					{Name: "get_weather", Description: "Weather of a city", Parameters: `{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`, Cache: codec.CacheDefault},
 					{Name: "now", Parameters: `{"type":"object"}`, Strict: codec.OptBool{Set: true}},
 					{Name: "exact", Parameters: `{"type":"object"}`, Strict: codec.OptBool{Value: true, Set: true}},
 				},
 				ToolChoice:        codec.ToolChoice{Mode: codec.ToolChoiceNamed, Name: "get_weather"},
 				ParallelToolCalls: codec.OptBool{Value: false, Set: true},
-				Dropped:           []string{"tools[0].cache_control", "tools[1].eager_input_streaming", "messages[2].content[0].cache_control"},
+				Dropped:           []string{"tools[1].eager_input_streaming"},
 			},
 		},
 		{
@@ -207,7 +207,7 @@ func TestAnthropicDecodeRequest(t *testing.T) {
 				Model: "m",
 				Messages: []codec.Message{
 					{Role: codec.RoleUser, Parts: []codec.Part{
-						{Type: codec.PartImage, MediaType: "image/png", Data: "iVBORw0KGgo="},
+						{Type: codec.PartImage, MediaType: "image/png", Data: "iVBORw0KGgo=", Cache: codec.CacheDefault},
 						{Type: codec.PartImage, URL: "https://example.com/cat.jpg"},
 						{Type: codec.PartDocument, MediaType: "application/pdf", Data: "JVBERi0x", Text: "Report"},
 						{Type: codec.PartDocument, URL: "https://example.com/a.pdf"},
@@ -219,7 +219,6 @@ func TestAnthropicDecodeRequest(t *testing.T) {
 						{Type: codec.PartImage, MediaType: "image/jpeg", Data: "/9j/4AAQ"},
 					}}}},
 				},
-				Dropped: []string{"messages[0].content[0].cache_control"},
 			},
 		},
 		{

@@ -109,7 +109,8 @@ func (d *anthropicRequestDecoder) tool(t gjson.Result, i int) (codec.Tool, *code
 		tool.Strict = codec.OptBool{Value: v, Set: true}
 	}
 	if hints[0].Type != gjson.Null {
-		if err := anthropicObjectHint(d.req, path+".cache_control", hints[0]); err != nil {
+		var err *codec.Error
+		if tool.Cache, err = anthropicCache(hints[0], path+".cache_control"); err != nil {
 			return codec.Tool{}, err
 		}
 	}

@@ -39,15 +39,22 @@ func appendAnthropicRequest(dst []byte, req *codec.Request, opts *codec.EncodeOp
 	}
 	dst = append(dst, `,"max_tokens":`...)
 	dst = jsonx.AppendInt(dst, plan.MaxTokens.Value)
-	if dst, err = appendAnthropicSystem(dst, req, p); err != nil {
+	var cachePlan wire.CachePlan
+	cache := wire.PlanCache(req, &cachePlan)
+	if dst, err = appendAnthropicSystem(dst, req, p, cache); err != nil {
 		return dst[:start], err
 	}
-	if dst, err = appendAnthropicMessages(dst, req, p); err != nil {
+	if dst, err = appendAnthropicMessages(dst, req, p, cache); err != nil {
 		return dst[:start], err
 	}
 	dst = appendAnthropicSampling(dst, req, p)
-	if dst, err = appendAnthropicTools(dst, req, p); err != nil {
+	if dst, err = appendAnthropicTools(dst, req, p, cache); err != nil {
 		return dst[:start], err
+	}
+	if req.Cache.Auto != codec.CacheNone {
+		// Automatic caching: Anthropic places this breakpoint on the
+		// last block it can cache.
+		dst = appendAnthropicCacheControl(dst, cache.Message(req.Cache.Auto))
 	}
 	if req.User != "" {
 		dst = append(dst, `,"metadata":{"user_id":`...)
@@ -61,6 +68,7 @@ func appendAnthropicRequest(dst []byte, req *codec.Request, opts *codec.EncodeOp
 	if dst, err = appendAnthropicOutputConfig(dst, req, &plan, p); err != nil {
 		return dst[:start], err
 	}
+	wire.DropPromptCache(req)
 	// Anthropic has no seed; best-effort determinism is a mere hint.
 	if req.Seed.Set {
 		req.Dropped = append(req.Dropped, "seed")
@@ -159,7 +167,7 @@ func appendAnthropicSampling(dst []byte, req *codec.Request, p codec.Protocol) [
 // Anthropic only has a top-level system prompt. A single text is written as
 // a string, several as text blocks; empty texts are skipped (Anthropic
 // rejects empty text blocks) and no text at all writes no system field.
-func appendAnthropicSystem(dst []byte, req *codec.Request, p codec.Protocol) ([]byte, *codec.Error) {
+func appendAnthropicSystem(dst []byte, req *codec.Request, p codec.Protocol, cache *wire.CachePlan) ([]byte, *codec.Error) {
 	n, bad := anthropicTextParts(req.System)
 	if bad >= 0 {
 		return dst, wire.CannotEncode(p, wire.IndexPath("system", bad), "content part type", codec.PartCapability(-1, bad))
@@ -179,14 +187,14 @@ func appendAnthropicSystem(dst []byte, req *codec.Request, p codec.Protocol) ([]
 		return dst, nil
 	}
 	dst = append(dst, `,"system":`...)
-	if n == 1 {
+	if n == 1 && cache == nil {
 		return jsonx.AppendString(dst, anthropicFirstSystemText(req)), nil
 	}
 	dst = append(dst, '[')
-	dst, more := appendAnthropicTextBlocks(dst, req.System, false)
+	dst, more := appendAnthropicTextBlocks(dst, req.System, false, cache)
 	for i := range req.Messages {
 		if m := &req.Messages[i]; wire.IsSystemRole(m.Role) {
-			dst, more = appendAnthropicTextBlocks(dst, m.Parts, more)
+			dst, more = appendAnthropicTextBlocks(dst, m.Parts, more, cache)
 		}
 	}
 	return append(dst, ']'), nil
@@ -248,9 +256,10 @@ func anthropicTextParts(ps []codec.Part) (n, unsupported int) {
 
 // appendAnthropicTextBlocks appends the non-empty texts of ps as text blocks,
 // preceded by a comma when comma is true, and reports whether a block has
-// been written (so that the next block needs a comma). The parts must have
-// been checked with anthropicTextParts.
-func appendAnthropicTextBlocks(dst []byte, ps []codec.Part, comma bool) ([]byte, bool) {
+// been written (so that the next block needs a comma), with the
+// breakpoints of cache. The parts must have been checked with
+// anthropicTextParts.
+func appendAnthropicTextBlocks(dst []byte, ps []codec.Part, comma bool, cache *wire.CachePlan) ([]byte, bool) {
 	for i := range ps {
 		t, _ := anthropicPartText(&ps[i])
 		if t == "" {
@@ -261,6 +270,7 @@ func appendAnthropicTextBlocks(dst []byte, ps []codec.Part, comma bool) ([]byte,
 		}
 		dst = append(dst, `{"type":"text","text":`...)
 		dst = wire.AppendText(dst, t, &ps[i])
+		dst = appendAnthropicCacheControl(dst, cache.System(ps[i].Cache))
 		dst = append(dst, '}')
 		comma = true
 	}

@@ -18,7 +18,7 @@ import (
 // empty text blocks, and a message left without content is dropped (it said
 // nothing); the messages around it may then merge. System and developer
 // messages were hoisted into the system prompt.
-func appendAnthropicMessages(dst []byte, req *codec.Request, p codec.Protocol) ([]byte, *codec.Error) {
+func appendAnthropicMessages(dst []byte, req *codec.Request, p codec.Protocol, cache *wire.CachePlan) ([]byte, *codec.Error) {
 	wire.DropUnsentReasoning(req, anthropicSendsReasoning)
 	dst = append(dst, `,"messages":[`...)
 	msgs := req.Messages
@@ -48,7 +48,7 @@ func appendAnthropicMessages(dst []byte, req *codec.Request, p codec.Protocol) (
 		}
 		comma := false
 		for _, which := range wire.TurnBlocks(results) {
-			dst, comma = appendAnthropicTurn(dst, turn, role, which, comma)
+			dst, comma = appendAnthropicTurn(dst, turn, role, which, comma, cache)
 		}
 		dst = append(dst, "]}"...)
 	}
@@ -66,7 +66,7 @@ func anthropicSendsReasoning(part *codec.Part, r codec.Role) bool {
 // appendAnthropicTurn appends the blocks of the role messages of turn that
 // pass which writes (wire.InPass), after a comma when comma is set, and
 // reports whether the turn's content now has a block.
-func appendAnthropicTurn(dst []byte, turn []codec.Message, role codec.Role, which int, comma bool) ([]byte, bool) {
+func appendAnthropicTurn(dst []byte, turn []codec.Message, role codec.Role, which int, comma bool, cache *wire.CachePlan) ([]byte, bool) {
 	for k := range turn {
 		m := &turn[k]
 		if m.Role != role {
@@ -83,7 +83,7 @@ func appendAnthropicTurn(dst []byte, turn []codec.Message, role codec.Role, whic
 				}
 				continue
 			}
-			dst, comma = appendAnthropicBlock(dst, part, comma)
+			dst, comma = appendAnthropicBlock(dst, part, comma, cache)
 		}
 	}
 	return dst, comma
@@ -188,8 +188,10 @@ func anthropicCheckMedia(part *codec.Part) string {
 
 // appendAnthropicBlock appends the block of a part that has been checked,
 // preceded by a comma when comma is true, and reports whether a block has
-// been written so far. Empty texts write nothing.
-func appendAnthropicBlock(dst []byte, part *codec.Part, comma bool) ([]byte, bool) {
+// been written so far, with its breakpoint when cache plans one (nil for
+// blocks that carry none: answers, tool result content). Empty texts
+// write nothing.
+func appendAnthropicBlock(dst []byte, part *codec.Part, comma bool, cache *wire.CachePlan) ([]byte, bool) {
 	switch part.Type {
 	case codec.PartText, codec.PartRefusal:
 		if part.Text == "" {
@@ -220,6 +222,7 @@ func appendAnthropicBlock(dst []byte, part *codec.Part, comma bool) ([]byte, boo
 		dst = append(dst, `{"type":"text","text":`...)
 		dst = wire.AppendText(dst, part.Text, part)
 	}
+	dst = appendAnthropicCacheControl(dst, cache.Message(part.Cache))
 	return append(dst, '}'), true
 }
 
@@ -302,7 +305,7 @@ func appendAnthropicResultContent(dst []byte, content []codec.Part) []byte {
 	dst = append(dst, `,"content":[`...)
 	comma := false
 	for k := range content {
-		dst, comma = appendAnthropicBlock(dst, &content[k], comma)
+		dst, comma = appendAnthropicBlock(dst, &content[k], comma, nil)
 	}
 	return append(dst, ']')
 }

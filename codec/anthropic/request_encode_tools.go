@@ -13,7 +13,7 @@ import (
 // a choice is written as auto; without tools, or with choice none, it says
 // nothing and is not written. A choice of none or auto without tools says
 // nothing either, while forcing a tool without tools is an error.
-func appendAnthropicTools(dst []byte, req *codec.Request, p codec.Protocol) ([]byte, *codec.Error) {
+func appendAnthropicTools(dst []byte, req *codec.Request, p codec.Protocol, cache *wire.CachePlan) ([]byte, *codec.Error) {
 	if err := wire.CheckFlatNames(p, req); err != nil {
 		return dst, err
 	}
@@ -69,6 +69,7 @@ func appendAnthropicTools(dst []byte, req *codec.Request, p codec.Protocol) ([]b
 		} else {
 			dst = append(dst, params...)
 		}
+		dst = appendAnthropicCacheControl(dst, cache.Tool(t.Cache))
 		dst = append(dst, '}')
 	}
 	if len(req.Tools) > 0 {

@@ -85,7 +85,7 @@ func appendAnthropicResponse(dst []byte, resp *codec.Response) ([]byte, *codec.E
 				continue
 			}
 		}
-		dst, comma = appendAnthropicBlock(dst, part, comma)
+		dst, comma = appendAnthropicBlock(dst, part, comma, nil)
 	}
 	dst = append(dst, `],"stop_reason":`...)
 	dst = appendAnthropicStopReason(dst, resp.StopReason)

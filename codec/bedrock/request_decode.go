@@ -261,8 +261,8 @@ func (d *converseRequestDecoder) system(v gjson.Result) *codec.Error {
 			}
 			req.System = append(req.System, wire.TextPart(codec.PartText, value))
 		case "cachePoint": //field:hint
-			// A cache point is a provider-side optimisation.
-			req.Dropped = append(req.Dropped, path+" (cachePoint)")
+			// A breakpoint after the system text before it.
+			err = cachePoint(req.Request, value, path, lastCache(req.System))
 		case "guardContent": //field:capability
 			err = wire.UnsupportedField(path, "guardrail content is evaluated by a Bedrock guardrail, which no other protocol has")
 		default:

@@ -56,9 +56,9 @@ func (d *converseRequestDecoder) block(b gjson.Result, pos blockPos, role codec.
 		d.parts = append(d.parts, p)
 		return nil
 	case "cachePoint": //field:messages[].content[] (cachePoint): hint
-		// A cache point is a provider-side optimisation.
-		d.req.Dropped = append(d.req.Dropped, pos.path(" (cachePoint)"))
-		return nil
+		// A breakpoint after the block before it, of this message or an
+		// earlier one: the prefix ends there either way.
+		return cachePoint(d.req.Request, v, pos.path(""), lastCache(d.parts))
 	case "citationsContent": //field:messages[].content[] (citationsContent): hint
 		return d.citationsContent(v, pos)
 	case "guardContent", "video", "audio", "searchResult", "toolAddition", "toolRemoval": //field:messages[].content[] (guardContent, video, audio, ...): capability

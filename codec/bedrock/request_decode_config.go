@@ -61,7 +61,11 @@ func (d *converseRequestDecoder) tools(v gjson.Result) *codec.Error {
 		case "toolSpec":
 			err = d.toolSpec(value, path+".toolSpec")
 		case "cachePoint": //field:hint
-			req.Dropped = append(req.Dropped, path+" (cachePoint)")
+			var after *codec.CacheTTL
+			if n := len(req.Tools); n > 0 {
+				after = &req.Tools[n-1].Cache
+			}
+			err = cachePoint(req.Request, value, path, after)
 		case "systemTool": //field:capability
 			err = wire.UnsupportedField(path, "Bedrock system tools run on Bedrock and have no equivalent in the other protocols")
 		default:

@@ -22,20 +22,20 @@ func TestDecodeRequest(t *testing.T) {
 		},
 		{
 			name: "system, sampling, hints",
-			body: `{"system":[{"text":"Be brief."},{"cachePoint":{"type":"default"}},{"text":"Be kind."}],` + userHi + `,
+			body: `{"system":[{"text":"Be brief."},{"cachePoint":{"type":"default","ttl":"1h"}},{"text":"Be kind."}],` + userHi + `,
 				"inferenceConfig":{"maxTokens":256,"temperature":0.7,"topP":0.9,"stopSequences":["END"]},
 				"additionalModelResponseFieldPaths":["/stop_sequence"],"performanceConfig":{"latency":"standard"},
 				"requestMetadata":{"k":"v"},"serviceTier":{"type":"default"},"guardrailConfig":{"guardrailIdentifier":"g"},
 				"additionalModelRequestFields":{"anthropic_beta":["x"]},"promptVariables":null}`,
 			want: codec.Request{
-				System:        []codec.Part{{Type: codec.PartText, Text: "Be brief."}, {Type: codec.PartText, Text: "Be kind."}},
+				System:        []codec.Part{{Type: codec.PartText, Text: "Be brief.", Cache: codec.Cache1h}, {Type: codec.PartText, Text: "Be kind."}},
 				SystemRole:    codec.RoleSystem,
 				Messages:      []codec.Message{text(codec.RoleUser, "Hi")},
 				MaxTokens:     codec.OptInt{Value: 256, Set: true},
 				Temperature:   codec.OptFloat{Value: 0.7, Set: true},
 				TopP:          codec.OptFloat{Value: 0.9, Set: true},
 				StopSequences: []string{"END"},
-				Dropped: []string{"system[1] (cachePoint)", "additionalModelResponseFieldPaths", "performanceConfig", "requestMetadata", "serviceTier",
+				Dropped: []string{"additionalModelResponseFieldPaths", "performanceConfig", "requestMetadata", "serviceTier",
 					"guardrailConfig", "additionalModelRequestFields.anthropic_beta"},
 			},
 		},
@@ -50,7 +50,7 @@ func TestDecodeRequest(t *testing.T) {
 					{"cachePoint":{"type":"default"}}],"toolChoice":{"tool":{"name":"get_weather"}}}}`,
 			want: codec.Request{
 				Messages: []codec.Message{
-					text(codec.RoleUser, "Weather?"),
+					{Role: codec.RoleUser, Parts: []codec.Part{{Type: codec.PartText, Text: "Weather?", Cache: codec.CacheDefault}}},
 					{Role: codec.RoleAssistant, Parts: []codec.Part{{Type: codec.PartText, Text: "Checking."},
 						{Type: codec.PartToolCall, ToolCallID: "t1", ToolName: "get_weather", Arguments: `{"city":"Paris"}`}}},
 					{Role: codec.RoleUser, Parts: []codec.Part{
@@ -59,9 +59,8 @@ func TestDecodeRequest(t *testing.T) {
 							{Type: codec.PartDocument, MediaType: "text/plain", Data: "AAAA", Text: "n"}}},
 						{Type: codec.PartToolResult, ToolCallID: "t2", IsError: true}}},
 				},
-				Tools:      []codec.Tool{{Name: "get_weather", Description: "Weather.", Parameters: `{"type":"object"}`, Strict: codec.OptBool{Value: true, Set: true}}},
+				Tools:      []codec.Tool{{Name: "get_weather", Description: "Weather.", Parameters: `{"type":"object"}`, Strict: codec.OptBool{Value: true, Set: true}, Cache: codec.CacheDefault}},
 				ToolChoice: codec.ToolChoice{Mode: codec.ToolChoiceNamed, Name: "get_weather"},
-				Dropped:    []string{"messages[0].content[1] (cachePoint)", "toolConfig.tools[1] (cachePoint)"},
 			},
 		},
 		{

@@ -36,18 +36,26 @@ func appendConverseRequest(dst []byte, req *codec.Request, opts *codec.EncodeOpt
 	if err := checkSystem(req); err != nil {
 		return dst, err
 	}
+	var cachePlan wire.CachePlan
+	var cache *wire.CachePlan
+	if cachesPrompts(wire.EncodeModel(opts, req)) {
+		cache = wire.PlanCache(req, &cachePlan)
+	} else if wire.HasBreakpoints(req) {
+		req.Dropped = append(req.Dropped, "cache breakpoints (the model takes no cachePoint)")
+	}
 	start := len(dst)
 	dst = append(dst, `{"messages":`...)
-	if dst, err = appendConverseMessages(dst, req); err != nil {
+	if dst, err = appendConverseMessages(dst, req, cache); err != nil {
 		return dst[:start], err
 	}
-	dst = appendConverseSystem(dst, req)
+	dst = appendConverseSystem(dst, req, cache)
 	dst = appendInferenceConfig(dst, req, &plan)
-	if dst, err = appendToolConfig(dst, req); err != nil {
+	if dst, err = appendToolConfig(dst, req, cache); err != nil {
 		return dst[:start], err
 	}
 	dst = appendOutputConfig(dst, req, &plan)
 	dst = appendAdditionalFields(dst, &plan, req.TopK)
+	wire.DropPromptCache(req)
 	// Converse has no seed, no end-user id and no parallel tool switch:
 	// each only steers the provider, and is dropped.
 	if req.Seed.Set {

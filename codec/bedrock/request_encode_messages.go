@@ -28,13 +28,13 @@ func checkSystem(req *codec.Request) *codec.Error {
 // Converse only has a top-level system prompt. Empty texts are skipped
 // (Converse rejects blank text blocks) and no text writes no system field.
 // The parts have been checked with checkSystem.
-func appendConverseSystem(dst []byte, req *codec.Request) []byte {
+func appendConverseSystem(dst []byte, req *codec.Request, cache *wire.CachePlan) []byte {
 	start := len(dst)
 	dst = append(dst, `,"system":[`...)
-	comma := appendSystemTexts(&dst, req.System, false)
+	comma := appendSystemTexts(&dst, req.System, false, cache)
 	for i := range req.Messages {
 		if m := &req.Messages[i]; wire.IsSystemRole(m.Role) {
-			comma = appendSystemTexts(&dst, m.Parts, comma)
+			comma = appendSystemTexts(&dst, m.Parts, comma, cache)
 		}
 	}
 	if !comma {
@@ -65,8 +65,9 @@ func badSystemPart(req *codec.Request) (msg, part int) {
 
 // appendSystemTexts appends the non-empty texts of ps as system text
 // blocks to *dst, after a comma when comma is true, and reports whether a
-// block has been written.
-func appendSystemTexts(dst *[]byte, ps []codec.Part, comma bool) bool {
+// block has been written; a breakpoint of cache follows its text as a
+// cachePoint.
+func appendSystemTexts(dst *[]byte, ps []codec.Part, comma bool, cache *wire.CachePlan) bool {
 	for i := range ps {
 		if ps[i].Text == "" {
 			continue
@@ -77,6 +78,7 @@ func appendSystemTexts(dst *[]byte, ps []codec.Part, comma bool) bool {
 		*dst = append(*dst, `{"text":`...)
 		*dst = wire.AppendText(*dst, ps[i].Text, &ps[i])
 		*dst = append(*dst, '}')
+		*dst = appendCachePoint(*dst, cache.System(ps[i].Cache))
 		comma = true
 	}
 	return comma
@@ -91,7 +93,11 @@ func appendSystemTexts(dst *[]byte, ps []codec.Part, comma bool) bool {
 // text) and a message left without blocks is dropped; the messages around
 // it may then merge. System and developer messages go in the system
 // prompt.
-func appendConverseMessages(dst []byte, req *codec.Request) ([]byte, *codec.Error) {
+//
+// A breakpoint of cache follows its block as a cachePoint; the automatic
+// one (Cache.Auto, Anthropic's top-level cache_control) becomes a
+// cachePoint after the last block, where Anthropic would place it.
+func appendConverseMessages(dst []byte, req *codec.Request, cache *wire.CachePlan) ([]byte, *codec.Error) {
 	wire.DropUnsentReasoning(req, sendsReasoning)
 	dst = append(dst, '[')
 	msgs := req.Messages
@@ -124,12 +130,16 @@ func appendConverseMessages(dst []byte, req *codec.Request) ([]byte, *codec.Erro
 		}
 		comma := false
 		for _, which := range wire.TurnBlocks(results) {
-			dst, comma = appendTurn(dst, turn, role, which, comma)
+			dst, comma = appendTurn(dst, turn, role, which, comma, cache)
 		}
 		dst = append(dst, "]}"...)
 	}
 	if first {
 		return dst, codec.InvalidRequest("messages", "must contain at least one message with content")
+	}
+	if ttl := cache.Message(req.Cache.Auto); ttl != codec.CacheNone {
+		dst = appendCachePoint(dst[:len(dst)-len("]}")], ttl)
+		dst = append(dst, "]}"...)
 	}
 	return append(dst, ']'), nil
 }
@@ -148,7 +158,7 @@ func sendsReasoning(part *codec.Part, r codec.Role) bool {
 // appendTurn appends the blocks of the role messages of turn that pass
 // which writes (wire.InPass), after a comma when comma is set, and reports
 // whether the turn's content now has a block.
-func appendTurn(dst []byte, turn []codec.Message, role codec.Role, which int, comma bool) ([]byte, bool) {
+func appendTurn(dst []byte, turn []codec.Message, role codec.Role, which int, comma bool, cache *wire.CachePlan) ([]byte, bool) {
 	for k := range turn {
 		m := &turn[k]
 		if m.Role != role {
@@ -166,6 +176,9 @@ func appendTurn(dst []byte, turn []codec.Message, role codec.Role, which int, co
 				continue
 			}
 			dst, comma = appendBlock(dst, part, comma)
+			if comma && wire.BreakpointPart(part) {
+				dst = appendCachePoint(dst, cache.Message(part.Cache))
+			}
 		}
 	}
 	return dst, comma

@@ -28,7 +28,7 @@ const permissiveSchema = `{"type":"object"}`
 // choice none writes no tools at all, which forbids calls as well; with
 // them it cannot be expressed. Strict tools are written with Converse's
 // strict flag; hosted tools (web search) have no Converse counterpart.
-func appendToolConfig(dst []byte, req *codec.Request) ([]byte, *codec.Error) {
+func appendToolConfig(dst []byte, req *codec.Request, cache *wire.CachePlan) ([]byte, *codec.Error) {
 	const p = codec.Bedrock
 	if err := wire.CheckFlatNames(p, req); err != nil {
 		return dst, err
@@ -101,6 +101,7 @@ func appendToolConfig(dst []byte, req *codec.Request) ([]byte, *codec.Error) {
 			}
 		}
 		dst = append(dst, "}}"...)
+		dst = appendCachePoint(dst, cache.Tool(t.Cache))
 	}
 	for k, name := range used {
 		if k > 0 || len(req.Tools) > 0 {

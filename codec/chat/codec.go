@@ -50,8 +50,14 @@ func (chatCodec) DecodeRequest(_ codec.Protocol, body []byte, req *codec.Request
 }
 
 // AppendRequest encodes req as a Chat Completions request body.
-func (chatCodec) AppendRequest(dst []byte, _ codec.Protocol, req *codec.Request, opts codec.EncodeOptions) ([]byte, error) {
+func (chatCodec) AppendRequest(dst []byte, p codec.Protocol, req *codec.Request, opts codec.EncodeOptions) ([]byte, error) {
 	dst, err := appendChatRequest(dst, req, &opts)
+	if err == nil {
+		// OpenAI's own prompt cache settings, which neither Azure nor
+		// the OpenAI-compatible servers document.
+		dst = wire.AppendPromptCache(dst[:len(dst)-1], req, p == codec.OpenAIChat && opts.Target.Dialect == nil)
+		dst = append(dst, '}')
+	}
 	return dst, wire.Err(err)
 }
 

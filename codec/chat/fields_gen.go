@@ -33,7 +33,7 @@ var fields = []codec.Field{
 	{Path: "metadata", Class: codec.FieldHint},
 	{Path: "service_tier", Class: codec.FieldHint},
 	{Path: "prompt_cache_key", Class: codec.FieldHint},
-	{Path: "prompt_cache_retention", Class: codec.FieldCapability},
+	{Path: "prompt_cache_retention", Class: codec.FieldHint},
 	{Path: "top_logprobs", Class: codec.FieldCapability},
 	{Path: "logit_bias", Class: codec.FieldCapability},
 	{Path: "audio", Class: codec.FieldCapability},

@@ -66,8 +66,8 @@ func TestChatDecodeRequestReasoning(t *testing.T) {
 				Schema: `{"type":"object","properties":{"a":{"type":"string"}},"required":["a"],"additionalProperties":false}`, Strict: codec.OptBool{Value: true, Set: true}}}},
 		{"response_format json_schema minimal", body(`"response_format":{"type":"json_schema","json_schema":{"name":"r","schema":null,"strict":null,"description":null}}`),
 			codec.Request{Model: "m", Messages: []codec.Message{hi}, Format: codec.OutputFormat{Kind: codec.FormatJSONSchema, Name: "r"}}},
-		{"prompt_cache_key is dropped", body(`"prompt_cache_key":"conv-1","prompt_cache_retention":null`),
-			codec.Request{Model: "m", Messages: []codec.Message{hi}, Dropped: []string{"prompt_cache_key"}}},
+		{"prompt_cache_key is kept", body(`"prompt_cache_key":"conv-1","prompt_cache_retention":null`),
+			codec.Request{Model: "m", Messages: []codec.Message{hi}, Cache: codec.Cache{Key: "conv-1"}}},
 		{
 			"plain reasoning_content is one unsigned part before the text",
 			assistant("I thought.", `,"content":"Hello"`),

@@ -131,14 +131,16 @@ func (d *chatRequestDecoder) field(key string, v gjson.Result) *codec.Error {
 		return d.hint(key, v, chatIsBool(v), "boolean")
 	case "metadata": //field:hint
 		return d.hint(key, v, v.IsObject(), "object")
-	case "service_tier", "prompt_cache_key": //field:hint
-		// prompt_cache_key only routes requests to OpenAI's prompt cache;
-		// no other upstream has it, and it guarantees no cache hit.
+	case "service_tier": //field:hint
 		return d.hint(key, v, v.Type == gjson.String, "string")
-	case "prompt_cache_retention": //field:capability
-		// A retention period is a promise about the upstream's cache that
-		// no translation can keep.
-		return wire.RejectUnlessNull(v, key, "prompt cache retention has no equivalent in translation")
+	case "prompt_cache_key": //field:hint
+		// It routes requests to OpenAI's prompt cache: carried to OpenAI's
+		// Responses, dropped toward the other providers.
+		return wire.ReadOptString(v, key, &req.Cache.Key)
+	case "prompt_cache_retention": //field:hint
+		// How long OpenAI keeps the cached prefix: carried to OpenAI's
+		// Responses; other providers keep their own lifetimes.
+		return wire.ReadOptString(v, key, &req.Cache.Retention)
 
 	// Capabilities outside the current scope.
 	case "top_logprobs": //field:capability

@@ -24,6 +24,7 @@ func appendChatRequest(dst []byte, req *codec.Request, opts *codec.EncodeOptions
 		return dst, wire.CannotEncode(codec.OpenAIChat, "top_k", "top_k sampling", codec.Capability{Kind: codec.CapTopK})
 	}
 	dst = slices.Grow(dst, chatRequestSizeHint(req))
+	wire.DropBreakpoints(req)
 	dst = append(dst, `{"model":`...)
 	dst = jsonx.AppendString(dst, wire.EncodeModel(opts, req))
 

@@ -188,7 +188,7 @@ func TestChatDecodeRequest(t *testing.T) {
 				{"role":"user","content":"Hi","name":"ann"},
 				{"role":"assistant","content":"Hello","annotations":[{"type":"url_citation"}]}],
 				"parallel_tool_calls":true,"store":false,"metadata":{"k":"v"},"service_tier":"auto",
-				"prompt_cache_key":"p","tool_choice":"auto",
+				"prompt_cache_key":"p","prompt_cache_retention":"24h","tool_choice":"auto",
 				"stream":true,"stream_options":{"include_obfuscation":false}}`,
 			want: codec.Request{
 				Model: "m", Stream: true,
@@ -196,9 +196,9 @@ func TestChatDecodeRequest(t *testing.T) {
 					chatUser("Hi"),
 					{Role: codec.RoleAssistant, Parts: []codec.Part{chatText("Hello")}},
 				},
+				Cache: codec.Cache{Key: "p", Retention: "24h"},
 				Dropped: []string{
 					"store", "metadata", "service_tier",
-					"prompt_cache_key",
 					"stream_options.include_obfuscation", "tool_choice", "parallel_tool_calls",
 					"messages[0].name", "messages[1].annotations",
 				},
@@ -379,7 +379,7 @@ func TestChatDecodeRequestErrors(t *testing.T) {
 		{"reasoning_effort number", top(`"reasoning_effort":1`), "reasoning_effort", expected},
 		{"verbosity unknown", top(`"verbosity":"max"`), "verbosity", `unknown value "max"`},
 		{"verbosity number", top(`"verbosity":2`), "verbosity", expected},
-		{"prompt_cache_retention", top(`"prompt_cache_retention":"24h"`), "prompt_cache_retention", unsupported},
+		{"prompt_cache_retention number", top(`"prompt_cache_retention":24`), "prompt_cache_retention", "expected string"},
 		{"reasoning_content in a user message", msg(`{"role":"user","content":"x","reasoning_content":"t"}`), "messages[0].reasoning_content", "only allowed in assistant"},
 		{"reasoning_content in a system message", msg(`{"role":"system","content":"x","reasoning_content":"t"}`), "messages[0].reasoning_content", "only allowed in assistant"},
 		{"reasoning_content in a tool message", msg(`{"role":"tool","tool_call_id":"c","content":"x","reasoning_content":"t"}`), "messages[0].reasoning_content", "only allowed in assistant"},

@@ -46,6 +46,8 @@ func appendGeminiRequest(dst []byte, req *codec.Request, opts *codec.EncodeOptio
 		// Gemini has no end-user identifier.
 		req.Dropped = append(req.Dropped, "user")
 	}
+	wire.DropBreakpoints(req)
+	wire.DropPromptCache(req)
 	return dst, nil
 }
 

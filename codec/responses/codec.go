@@ -57,8 +57,14 @@ func (responsesCodec) DecodeRequest(_ codec.Protocol, body []byte, req *codec.Re
 }
 
 // AppendRequest encodes req as a Responses request body.
-func (responsesCodec) AppendRequest(dst []byte, _ codec.Protocol, req *codec.Request, opts codec.EncodeOptions) ([]byte, error) {
+func (responsesCodec) AppendRequest(dst []byte, p codec.Protocol, req *codec.Request, opts codec.EncodeOptions) ([]byte, error) {
 	dst, err := appendResponsesRequest(dst, req, &opts)
+	if err == nil {
+		// OpenAI's own prompt cache settings, which Azure does not
+		// document.
+		dst = wire.AppendPromptCache(dst[:len(dst)-1], req, p == codec.OpenAIResponses)
+		dst = append(dst, '}')
+	}
 	return dst, wire.Err(err)
 }
 

@@ -87,7 +87,7 @@ func TestResponsesReasoningDecodeRequest(t *testing.T) {
 			body: `{"model":"m","input":"hi","reasoning":{"effort":"high","summary":"detailed","context":null,"mode":null},` +
 				`"include":["reasoning.encrypted_content"],"prompt_cache_key":"codex-1"}`,
 			want: codec.Request{Model: "m", Messages: hi, Reasoning: codec.Reasoning{Effort: mapping.EffortHigh, Summary: "detailed"},
-				Include: []string{"reasoning.encrypted_content"}, Dropped: []string{"prompt_cache_key"}},
+				Include: []string{"reasoning.encrypted_content"}, Cache: codec.Cache{Key: "codex-1"}},
 		},
 		{
 			name: "explicit effort none",

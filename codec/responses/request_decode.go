@@ -125,8 +125,16 @@ func (d *responsesRequestDecoder) field(key string, v gjson.Result) *codec.Error
 		return wire.ReadOptBool(v, key, &d.parallel)
 	case "metadata", "client_metadata": //field:hint
 		return d.hint(key, v, responsesHintObject)
-	case "service_tier", "prompt_cache_key": //field:hint
+	case "service_tier": //field:hint
 		return d.hint(key, v, responsesHintString)
+	case "prompt_cache_key": //field:hint
+		// It routes requests to OpenAI's prompt cache: carried to Chat
+		// Completions, dropped toward the other providers.
+		return wire.ReadOptString(v, key, &req.Cache.Key)
+	case "prompt_cache_retention": //field:hint
+		// How long OpenAI keeps the cached prefix: carried to Chat
+		// Completions; other providers keep their own lifetimes.
+		return wire.ReadOptString(v, key, &req.Cache.Retention)
 	case "max_tool_calls": //field:hint
 		// Kept until the tools are known (finishTools).
 		return wire.ReadInt(v, key, &d.maxToolCalls)
@@ -165,8 +173,8 @@ func (d *responsesRequestDecoder) field(key string, v gjson.Result) *codec.Error
 		return wire.RejectUnlessNull(v, key, "server-side conversation state is not supported; send the history in input")
 	case "prompt": //field:capability
 		return wire.RejectUnlessNull(v, key, "prompt templates are stored on the provider's servers and cannot be translated")
-	case "prompt_cache_retention", "prompt_cache_options": //field:capability
-		return wire.RejectUnlessNull(v, key, "prompt cache lifetimes and modes cannot be guaranteed by other providers")
+	case "prompt_cache_options": //field:capability
+		return wire.RejectUnlessNull(v, key, "prompt cache modes cannot be guaranteed by other providers")
 	case "context_management": //field:capability
 		return wire.RejectUnlessNull(v, key, "server-side context compaction is not supported")
 	case "moderation": //field:capability

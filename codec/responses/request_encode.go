@@ -46,6 +46,7 @@ func appendResponsesRequest(dst []byte, req *codec.Request, opts *codec.EncodeOp
 		// Responses has no seed; best-effort determinism is a hint.
 		req.Dropped = append(req.Dropped, "seed")
 	}
+	wire.DropBreakpoints(req)
 	dst = append(dst, `{"model":`...)
 	dst = jsonx.AppendString(dst, wire.EncodeModel(opts, req))
 	dst = append(dst, `,"input":[`...)

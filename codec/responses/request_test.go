@@ -120,7 +120,8 @@ func TestResponsesDecodeRequest(t *testing.T) {
 			// keeps its values and, for the hosted-tool one, is listed.
 			want: codec.Request{Model: "m", Messages: hi, Reasoning: codec.Reasoning{Summary: "auto"},
 				Include: []string{"reasoning.encrypted_content", "web_search_call.action.sources"},
-				Dropped: []string{"store", "metadata", "service_tier", "prompt_cache_key",
+				Cache: codec.Cache{Key: "pk"},
+				Dropped: []string{"store", "metadata", "service_tier",
 					"client_metadata", "truncation", "include",
 					"stream_options.include_obfuscation", "tool_choice", "parallel_tool_calls", "max_tool_calls"}},
 		},
@@ -259,7 +260,7 @@ func TestResponsesDecodeRequestErrors(t *testing.T) {
 		{"previous_response_id", `{"model":"m","input":"hi","previous_response_id":"resp_1"}`, "previous_response_id", "state"},
 		{"conversation", `{"model":"m","input":"hi","conversation":"conv_1"}`, "conversation", "state"},
 		{"prompt", `{"model":"m","input":"hi","prompt":{"id":"pmpt_1"}}`, "prompt", "templates"},
-		{"prompt_cache_retention", `{"model":"m","input":"hi","prompt_cache_retention":"24h"}`, "prompt_cache_retention", "not supported"},
+		{"prompt_cache_retention type", `{"model":"m","input":"hi","prompt_cache_retention":24}`, "prompt_cache_retention", "expected string"},
 		{"prompt_cache_options", `{"model":"m","input":"hi","prompt_cache_options":{"ttl":"12h"}}`, "prompt_cache_options", "not supported"},
 		{"context_management", `{"model":"m","input":"hi","context_management":[{"type":"compaction"}]}`, "context_management", "compaction"},
 		{"moderation", `{"model":"m","input":"hi","moderation":{"model":"omni-moderation-latest"}}`, "moderation", "moderation"},

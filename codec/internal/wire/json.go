@@ -65,6 +65,18 @@ func ReadString(v gjson.Result, path string) (string, *codec.Error) {
 	return v.Str, nil
 }
 
+// ReadOptString reads a string field into dst; null leaves dst unchanged.
+func ReadOptString(v gjson.Result, path string, dst *string) *codec.Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	s, err := ReadString(v, path)
+	if err == nil {
+		*dst = s
+	}
+	return err
+}
+
 // ReadStringAt is readString for the member field (".name") of the object
 // at path; the path is only put together for an error, since decoders read
 // thousands of members per request.

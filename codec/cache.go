@@ -1,0 +1,38 @@
+package codec
+
+// CacheTTL is the lifetime a prompt-cache breakpoint asks for. A
+// breakpoint on a part (Part.Cache) or a tool (Tool.Cache) asks the
+// provider to cache the prompt's prefix up to and including it, so that
+// the next request that repeats the prefix reads it from the cache.
+type CacheTTL uint8
+
+const (
+	// CacheNone is no breakpoint.
+	CacheNone CacheTTL = iota
+	// CacheDefault is a breakpoint with the provider's default lifetime
+	// (five minutes at Anthropic and on Bedrock).
+	CacheDefault
+	// Cache5m asks for five minutes explicitly.
+	Cache5m
+	// Cache1h asks for an hour, which some models offer at a higher
+	// write price.
+	Cache1h
+)
+
+// Longer reports whether t asks for a longer lifetime than u.
+func (t CacheTTL) Longer(u CacheTTL) bool { return t == Cache1h && u != Cache1h && u != CacheNone }
+
+// Cache holds a request's wishes of the provider's prompt cache other than
+// its breakpoints.
+type Cache struct {
+	// Auto asks the provider to place a breakpoint itself, with this
+	// lifetime (Anthropic's top-level cache_control); CacheNone asks for
+	// nothing.
+	Auto CacheTTL
+	// Key routes requests that share a prefix to the same cache (OpenAI
+	// prompt_cache_key), or "".
+	Key string
+	// Retention is how long OpenAI keeps a cached prefix ("in_memory" or
+	// "24h", prompt_cache_retention), or "".
+	Retention string
+}
