@@ -120,14 +120,15 @@ const (
 	responsesKeyFileData
 	responsesKeyFileURL
 	responsesKeyFilename
+	responsesKeyParsed
 	responsesKeyUnknown
 )
 
 // The keys each content part type allows.
 const (
 	responsesInputTextKeys  = responsesKeyType | responsesKeyText | responsesKeyCacheBreakpoint
-	responsesOutputTextKeys = responsesKeyType | responsesKeyText | responsesKeyAnnotations | responsesKeyLogprobs
-	responsesRefusalKeys    = responsesKeyType | responsesKeyRefusal
+	responsesOutputTextKeys = responsesKeyType | responsesKeyText | responsesKeyAnnotations | responsesKeyLogprobs | responsesKeyParsed
+	responsesRefusalKeys    = responsesKeyType | responsesKeyRefusal | responsesKeyParsed
 	responsesImageKeys      = responsesKeyType | responsesKeyImageURL | responsesKeyFileID | responsesKeyDetail | responsesKeyCacheBreakpoint
 	responsesFileKeys       = responsesKeyType | responsesKeyFileID | responsesKeyFileData | responsesKeyFileURL |
 		responsesKeyFilename | responsesKeyDetail | responsesKeyCacheBreakpoint
@@ -324,6 +325,16 @@ func decodeResponsesCall(item gjson.Result, i int, parts []codec.Part, custom bo
 			have |= 4
 		case "namespace":
 			p.Namespace, err = responsesItemString(v, path, ".namespace")
+		case "parsed_arguments": //field:input[].parsed_arguments: hint
+			// The arguments as parsed by the openai SDKs' parse and
+			// stream helpers (openai-node, openai-python's
+			// ParsedResponseFunctionToolCall): a copy of arguments,
+			// never on the wire, sent back with response.output.
+			if custom {
+				err = wire.UnknownField(path + "." + key.Str)
+			} else if v.Type != gjson.Null {
+				req.Dropped = append(req.Dropped, path+".parsed_arguments")
+			}
 		default:
 			err = wire.UnknownField(path + "." + key.Str)
 		}
