@@ -463,6 +463,12 @@ type Request struct {
 	// (for example "store" or "system[0].cache_control"). Decoders and
 	// encoders append to it; it is reported to the client.
 	Dropped []string
+
+	// Items keeps output items of Responses answers for later
+	// item_reference inputs (see ItemStore); nil keeps none, and then
+	// only items small enough to travel in their id can be referred to.
+	// The caller sets it before decoding; Reset keeps it.
+	Items ItemStore
 }
 
 // Reset clears r for reuse, keeping allocated capacity.
@@ -473,7 +479,7 @@ func (r *Request) Reset() {
 	dropped := r.Dropped[:0]
 	tools := r.Tools[:0]
 	include := r.Include[:0]
-	*r = Request{Messages: msgs, System: sys, StopSequences: stop, Dropped: dropped, Tools: tools, Include: include}
+	*r = Request{Messages: msgs, System: sys, StopSequences: stop, Dropped: dropped, Tools: tools, Include: include, Items: r.Items}
 }
 
 // Reasoning is the canonical reasoning configuration of a request.

@@ -155,12 +155,15 @@ var policyExamples = map[codec.Protocol]map[string][]string{
 			`{"type":"function_call","call_id":"c1","name":"f","arguments":"{}","parsed_arguments":{}},{"type":"function_call_output","call_id":"c1","output":"ok"}]`},
 		"input[].content[].parsed": {"input", `[{"type":"message","role":"user","content":"Hi"},` +
 			`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"{\"a\":1}","annotations":[],"parsed":{"a":1}}]},{"type":"message","role":"user","content":"Go"}]`},
-		"input[] (item_reference)":                {"input", `[{"role":"user","content":"Hi"},{"type":"item_reference","id":"msg_1"}]`},
-		"input[].content[] (input_image, base64)": {"input", `[{"role":"user","content":[{"type":"input_image","image_url":"data:image/png;base64,` + exPNG + `"}]}]`},
-		"input[].content[] (input_image, URL)":    {"input", `[{"role":"user","content":[{"type":"input_image","image_url":"https://example.com/a.png"}]}]`},
-		"input[].content[].detail":                {"input", `[{"role":"user","content":[{"type":"input_image","image_url":"data:image/png;base64,` + exPNG + `","detail":"high"}]}]`},
-		"input[].content[] (input_file)":          {"input", `[{"role":"user","content":[{"type":"input_file","filename":"a.pdf","file_data":"data:application/pdf;base64,` + exPDF + `"},{"type":"input_text","text":"Hi"}]}]`},
-		"input[].content[].file_id":               {"input", `[{"role":"user","content":[{"type":"input_file","file_id":"file-1"}]}]`},
+		// msg_lb1 and the base64url of "t" and the text: an assistant
+		// message llmbridge issued, whose text travels in its id.
+		"input[] (item_reference, to an item llmbridge issued)": {"input", `[{"role":"user","content":"Hi"},{"type":"item_reference","id":"msg_lb1dEE"},{"role":"user","content":"Go"}]`},
+		"input[] (item_reference)":                              {"input", `[{"role":"user","content":"Hi"},{"type":"item_reference","id":"msg_1"}]`},
+		"input[].content[] (input_image, base64)":               {"input", `[{"role":"user","content":[{"type":"input_image","image_url":"data:image/png;base64,` + exPNG + `"}]}]`},
+		"input[].content[] (input_image, URL)":                  {"input", `[{"role":"user","content":[{"type":"input_image","image_url":"https://example.com/a.png"}]}]`},
+		"input[].content[].detail":                              {"input", `[{"role":"user","content":[{"type":"input_image","image_url":"data:image/png;base64,` + exPNG + `","detail":"high"}]}]`},
+		"input[].content[] (input_file)":                        {"input", `[{"role":"user","content":[{"type":"input_file","filename":"a.pdf","file_data":"data:application/pdf;base64,` + exPDF + `"},{"type":"input_text","text":"Hi"}]}]`},
+		"input[].content[].file_id":                             {"input", `[{"role":"user","content":[{"type":"input_file","file_id":"file-1"}]}]`},
 	},
 	codec.AnthropicMessages: {
 		"model":              nil,

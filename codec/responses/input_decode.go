@@ -245,8 +245,10 @@ func decodeResponsesItem(item gjson.Result, i int, parts []codec.Part, req *requ
 		if it.keys&responsesKeyRole == 0 && it.keys&responsesKeyID != 0 {
 			// An item with only an id is an item reference, whose
 			// type is optional.
-			return 0, 0, parts, wire.UnsupportedField(wire.IndexPath("input", i), `input item type "item_reference" is not supported yet`) //field:input[] (item_reference): capability
+			return decodeItemReference(item, &it, i, parts, req)
 		}
+	case "item_reference": //field:input[] (item_reference, to an item llmbridge issued): mapped; input[] (item_reference): capability
+		return decodeItemReference(item, &it, i, parts, req)
 	case "function_call", "custom_tool_call": //field:input[] (function_call, function_call_output): mapped
 		parts, err := decodeResponsesCall(item, i, parts, typ == "custom_tool_call", req)
 		return codec.RoleAssistant, responsesItemCall, parts, err
