@@ -14,7 +14,9 @@ func TestItemCache(t *testing.T) {
 	now := time.Unix(1000, 0)
 	c := newItemCache(4*(100+itemOverhead), time.Minute)
 	c.now = func() time.Time { return now }
-	item := func(i int) []byte { return []byte(fmt.Sprintf(`{"n":%d%s}`, i, strings.Repeat(" ", 100-len(fmt.Sprintf(`{"n":%d}`, i))))) }
+	item := func(i int) []byte {
+		return []byte(fmt.Sprintf(`{"n":%d%s}`, i, strings.Repeat(" ", 100-len(fmt.Sprintf(`{"n":%d}`, i)))))
+	}
 
 	k1 := c.NewItemKey()
 	if k1 == c.NewItemKey() {
