@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 	"unsafe"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -149,6 +150,7 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 			pw.finish(errUpstreamAborted)
 		}
 	}()
+	x.upstreamSent = time.Now()
 	nextErr := next.ServeHTTP(pw, r)
 	if pw.mode == passUnset {
 		if nextErr == nil {
@@ -197,7 +199,8 @@ type passthroughWriter struct {
 	watcher  *codec.StreamWatcher
 	usage    *codec.UsageObserver // reads a stream's usage and stop reason
 	evs      []codec.Event
-	reframe  bool // events are re-framed to restore the model
+	reframe  bool // events are re-framed to restore the model or add metrics
+	metrics  bool // message_stop gets Bedrock's invocation metrics
 	// pending is the raw stream from input offset sent on, not yet passed
 	// on; good is the input offset up to which it holds complete,
 	// checked events.
@@ -251,7 +254,11 @@ func (pw *passthroughWriter) WriteHeader(status int) {
 		}
 		pw.watcher = codec.NewStreamWatcher(pw.x.upstream)
 		pw.usage = codec.NewUsageObserver(pw.x.upstream)
-		pw.reframe = pw.restore != nil
+		// A sibling that measures no invocation metrics (Anthropic
+		// toward a Bedrock InvokeModel client) gets them added to its
+		// last event, which is re-framed for that.
+		pw.metrics = pw.client.Descriptor().MetricsHeaders && !pw.x.upstream.Descriptor().MetricsHeaders
+		pw.reframe = pw.restore != nil || pw.metrics
 		if !pw.reframe {
 			pw.pendingBuf = getBuffer()
 			pw.pending = *pw.pendingBuf
@@ -373,6 +380,10 @@ func (pw *passthroughWriter) finishHeld(nextErr error) {
 		// A success body that decodes is the protocol's (the decoder
 		// validates it); one that is the protocol's but does not decode
 		// (content llmbridge cannot translate) passes uncounted.
+		if status < 300 && pw.client.Descriptor().MetricsHeaders && !upstream.Descriptor().MetricsHeaders {
+			lat := pw.x.latency()
+			setMetricsHeaders(pw.Header(), &pw.x.usage, &lat)
+		}
 		if pw.restore != nil && status < 300 {
 			out := getBuffer()
 			defer putBuffer(out)
@@ -430,6 +441,9 @@ func (pw *passthroughWriter) writeStream(p []byte) (int, error) {
 		// The client's stream is over; what the upstream still sends
 		// has nowhere to go.
 		return n, pw.writeErr
+	}
+	if pw.x.upstreamBody.IsZero() {
+		pw.x.upstreamBody = time.Now()
 	}
 	if pw.unframe != nil {
 		var err error
@@ -490,7 +504,15 @@ func (pw *passthroughWriter) drain() error {
 			continue
 		}
 		start := len(pw.out)
-		pw.out = restoreModel(pw.out, ev.Data, pw.x.upstream, pw.restore)
+		if pw.restore != nil {
+			pw.out = restoreModel(pw.out, ev.Data, pw.x.upstream, pw.restore)
+		} else {
+			pw.out = append(pw.out, ev.Data...)
+		}
+		if pw.metrics && string(ev.Name) == "message_stop" && len(pw.out) > start && pw.out[len(pw.out)-1] == '}' {
+			lat := pw.x.latency()
+			pw.out = append(codec.AppendInvocationMetrics(pw.out[:len(pw.out)-1], &pw.x.usage, &lat), '}')
+		}
 		data := pw.out[start:]
 		// The data is re-appended as an event after the edited copy, then
 		// moved down over it.

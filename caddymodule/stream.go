@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -97,6 +98,9 @@ func (s *streamTranslator) write(p []byte) (int, error) {
 		return len(p), s.writeErr
 	}
 	n := len(p)
+	if s.x != nil && s.x.upstreamBody.IsZero() {
+		s.x.upstreamBody = time.Now()
+	}
 	if s.unframe != nil {
 		var err error
 		if s.unframed, err = s.unframe.Push(s.unframed[:0], p); err != nil {
@@ -201,6 +205,12 @@ func (s *streamTranslator) emit() {
 		case codec.EventDropped:
 			s.dropped(ev.Text)
 			continue
+		case codec.EventEnd:
+			if s.x != nil {
+				// Bedrock's clients read the latencies in the
+				// stream's last event.
+				ev.Latency = s.x.latency()
+			}
 		case codec.EventPartStop:
 			if ev.Signature != "" && ev.Signature[0] == '{' {
 				s.carried(ev.Signature)
