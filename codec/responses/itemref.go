@@ -117,7 +117,8 @@ func decodeItemReference(item gjson.Result, it *responsesItem, i int, parts []co
 	kind, data, ok := parseItemRefID(id)
 	if !ok {
 		return 0, 0, parts, wire.UnsupportedField(path, `input item type "item_reference" names "`+id+
-			`", an item llmbridge did not issue: items stored on OpenAI's servers cannot be read toward this upstream`+sendItem)
+			`", not an id llmbridge can restore an item from: items stored on OpenAI's servers cannot be read toward this upstream, `+
+			`and llmbridge keeps none of its own with item_cache off`+sendItem)
 	}
 	if kind == itemRefText {
 		return codec.RoleAssistant, responsesItemMessage, append(parts, codec.Part{Type: codec.PartText, Text: string(data)}), nil

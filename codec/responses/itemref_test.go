@@ -189,12 +189,12 @@ func TestItemReferenceErrors(t *testing.T) {
 		name, item, want string
 		store            codec.ItemStore
 	}{
-		{"OpenAI's id", `{"type":"item_reference","id":"msg_67ccd3acc8d48190a77525dc6de64b4104becd0046d5c5f1"}`, "did not issue", store},
-		{"no type", `{"id":"rs_1"}`, "did not issue", store},
-		{"damaged payload", `{"type":"item_reference","id":"msg_lb1!!"}`, "did not issue", store},
-		{"unknown kind", `{"type":"item_reference","id":"msg_lb1eEE"}`, "did not issue", store},
-		{"short key", `{"type":"item_reference","id":"msg_lb1a0E"}`, "did not issue", store},
-		{"not UTF-8", `{"type":"item_reference","id":"msg_lb1dP8"}`, "did not issue", store},
+		{"OpenAI's id", `{"type":"item_reference","id":"msg_67ccd3acc8d48190a77525dc6de64b4104becd0046d5c5f1"}`, "not an id llmbridge can restore", store},
+		{"no type", `{"id":"rs_1"}`, "not an id llmbridge can restore", store},
+		{"damaged payload", `{"type":"item_reference","id":"msg_lb1!!"}`, "not an id llmbridge can restore", store},
+		{"unknown kind", `{"type":"item_reference","id":"msg_lb1eEE"}`, "not an id llmbridge can restore", store},
+		{"short key", `{"type":"item_reference","id":"msg_lb1a0E"}`, "not an id llmbridge can restore", store},
+		{"not UTF-8", `{"type":"item_reference","id":"msg_lb1dP8"}`, "not an id llmbridge can restore", store},
 		{"expired", `{"type":"item_reference","id":"` + expired + `"}`, "no longer holds (it expired)", store},
 		{"no store", `{"type":"item_reference","id":"` + stored + `"}`, "keeps no items", nil},
 		{"stored reference", `{"type":"item_reference","id":"` + loop + `"}`, "cannot restore", store},
@@ -210,7 +210,7 @@ func TestItemReferenceErrors(t *testing.T) {
 			if e := err.(*codec.Error); e.Param != "input[1]" && !strings.HasPrefix(e.Param, "input[1].") {
 				t.Errorf("param %q, want input[1]", e.Param)
 			}
-			if strings.Contains(tc.want, "issue") || strings.Contains(tc.want, "holds") {
+			if strings.Contains(tc.want, "restore") || strings.Contains(tc.want, "holds") {
 				if !strings.Contains(err.Error(), "send the item itself") {
 					t.Errorf("error %v does not say to send the item", err)
 				}
