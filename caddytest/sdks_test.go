@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	caddytester "github.com/caddyserver/caddy/v2/caddytest"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
@@ -125,21 +124,13 @@ var (
 // sdkSetup loads the SDK sites into the test binary's one Caddy.
 func sdkSetup(t *testing.T) *sdkEnv {
 	t.Helper()
-	envOnce.Do(func() { sharedEnv, envErr = newTestEnv() })
-	if envErr != nil {
-		t.Fatalf("setting up the test environment: %v", envErr)
-	}
+	startCaddy(t)
 	sdkOnce.Do(func() { sharedSDKEnv, sdkErr = newSDKEnv(sharedEnv.adminPort) })
 	if sdkErr != nil {
 		t.Fatalf("setting up the SDK environment: %v", sdkErr)
 	}
-	e := sharedSDKEnv
-	tester := caddytester.NewTester(t).WithDefaultOverrides(caddytester.Config{AdminPort: e.adminPort})
-	tester.InitServer(e.caddyfile, "caddyfile")
-	if t.Failed() {
-		t.FailNow()
-	}
-	return e
+	loadCaddyfile(t, sharedSDKEnv.caddyfile)
+	return sharedSDKEnv
 }
 
 func newSDKEnv(adminPort int) (*sdkEnv, error) {
@@ -247,14 +238,10 @@ type sdkRunState struct {
 }
 
 func newSDKMock(p proto) (*sdkMock, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	m := &sdkMock{proto: p, ln: ln}
-	m.srv = &http.Server{Handler: http.HandlerFunc(m.serveHTTP), ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = m.srv.Serve(ln) }()
-	return m, nil
+	m := &sdkMock{proto: p}
+	var err error
+	m.srv, m.ln, err = serveMock(m.serveHTTP)
+	return m, err
 }
 
 func (m *sdkMock) addr() string { return m.ln.Addr().String() }
@@ -354,7 +341,7 @@ func (m *sdkMock) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		st.callID, st.args = id, `{"city":"Paris"}`
 		st.calls++
-		sc = textCallAnswer(p, model, st.text, mockCall{ID: id, Name: "get_weather", Args: st.args, Fragments: splitText(st.args, 3)}, rec.Stream)
+		sc = textCallAnswer(p, model, st.text, []mockCall{{ID: id, Name: "get_weather", Args: st.args, Fragments: splitText(st.args, 3)}}, rec.Stream)
 	default:
 		req.kind = "result"
 		st.resultSeen = true
@@ -422,9 +409,9 @@ func resolveItemReferences(body []byte, st *sdkRunState) ([]byte, string) {
 		}
 		var item string
 		switch id := it.Get("id").Str; id {
-		case sdkMessageID:
+		case toolMessageID:
 			item = `{"type":"message","id":"` + id + `","status":"completed","role":"assistant","content":[{"type":"output_text","annotations":[],"logprobs":[],"text":` + jsonString(st.text) + `}]}`
-		case sdkCallItemID:
+		case "fc_itest0000":
 			item = `{"type":"function_call","id":"` + id + `","status":"completed","call_id":"` + st.callID + `","name":"get_weather","arguments":` + jsonString(st.args) + `}`
 		default:
 			return body, "Item with id '" + id + "' not found."
