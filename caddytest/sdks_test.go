@@ -97,7 +97,15 @@ func TestRealSDKs(t *testing.T) {
 							name += fmt.Sprintf("/text%d", i+1)
 						}
 						t.Run(name, func(t *testing.T) {
-							env.run(t, modules, sp, up, mode, text)
+							env.run(t, modules, sp, up, mode, "gpt-4.1", text)
+						})
+					}
+					if sp.name == "vercel-ai" && issuedOpaque(up) != nil {
+						// A reasoning model: the SDK refers to the
+						// reasoning item by id, and the upstream must
+						// get its own signed reasoning back.
+						t.Run(string(up)+"/"+mode+"/reasoning", func(t *testing.T) {
+							env.run(t, modules, sp, up, mode, "gpt-5", "")
 						})
 					}
 				}
@@ -162,7 +170,9 @@ func newSDKEnv(adminPort int) (*sdkEnv, error) {
 }
 
 // run runs one SDK program against upstream up and checks both sides.
-func (e *sdkEnv) run(t *testing.T, modules string, sp sdkSpec, up proto, mode, text string) {
+// With text "" the upstream answers the first step with signed reasoning
+// and the call.
+func (e *sdkEnv) run(t *testing.T, modules string, sp sdkSpec, up proto, mode, model, text string) {
 	m := e.mocks[up]
 	result := "Sunny and 21 C in {city}, token " + randomHex(4) + "."
 	final := "It is sunny in Paris (" + randomHex(4) + ")."
@@ -187,7 +197,7 @@ func (e *sdkEnv) run(t *testing.T, modules string, sp sdkSpec, up proto, mode, t
 	}
 	environ := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8", "NO_PROXY=127.0.0.1,localhost",
 		"LLMBRIDGE_SDK_KEY=" + cliClientKey, "LLMBRIDGE_SDK_RESULT=" + result}
-	stdout, stderr, runErr, took := runCLI("node", []string{script, e.site[up], "gpt-4.1", mode}, environ, tmp, *sdksTimeout)
+	stdout, stderr, runErr, took := runCLI("node", []string{script, e.site[up], model, mode}, environ, tmp, *sdksTimeout)
 	st := m.finish()
 
 	var reasons []string
@@ -341,7 +351,12 @@ func (m *sdkMock) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		st.callID, st.args = id, `{"city":"Paris"}`
 		st.calls++
-		sc = textCallAnswer(p, model, st.text, []mockCall{{ID: id, Name: "get_weather", Args: st.args, Fragments: splitText(st.args, 3)}}, rec.Stream)
+		call := mockCall{ID: id, Name: "get_weather", Args: st.args, Fragments: splitText(st.args, 3)}
+		if st.text == "" {
+			sc = reasoningCallAnswer(p, model, rec.Stream, call)
+		} else {
+			sc = textCallAnswer(p, model, st.text, []mockCall{call}, rec.Stream)
+		}
 	default:
 		req.kind = "result"
 		st.resultSeen = true
@@ -391,7 +406,11 @@ func (st *sdkRunState) checkSecondStep(p proto, v upView, body []byte, bad func(
 	} else if res := v.Results[0]; p.isGoogle() && res.Name != "get_weather" || !p.isGoogle() && res.ID != st.callID {
 		bad("the result is attached to %q/%q, want the call %q", res.ID, res.Name, cmp(st.callID, "get_weather"))
 	}
-	if texts := assistantTexts(p, body); !slices.Contains(texts, st.text) {
+	if st.text == "" {
+		if got, want := opaqueSlots(p, body), issuedOpaque(p); !containsAll(got, want) {
+			bad("the history carries the reasoning state %q, want the issued %q", clipAll(got), clipAll(want))
+		}
+	} else if texts := assistantTexts(p, body); !slices.Contains(texts, st.text) {
 		bad("the assistant's text before the call did not reach the upstream intact: the history's assistant texts are %q, want %q", texts, st.text)
 	}
 }
@@ -411,6 +430,8 @@ func resolveItemReferences(body []byte, st *sdkRunState) ([]byte, string) {
 		switch id := it.Get("id").Str; id {
 		case toolMessageID:
 			item = `{"type":"message","id":"` + id + `","status":"completed","role":"assistant","content":[{"type":"output_text","annotations":[],"logprobs":[],"text":` + jsonString(st.text) + `}]}`
+		case rzItemID:
+			item = `{"type":"reasoning","id":"` + id + `","summary":[],"encrypted_content":"` + rzEnc + `"}`
 		case "fc_itest0000":
 			item = `{"type":"function_call","id":"` + id + `","status":"completed","call_id":"` + st.callID + `","name":"get_weather","arguments":` + jsonString(st.args) + `}`
 		default:
