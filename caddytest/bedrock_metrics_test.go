@@ -32,7 +32,8 @@ func (h *headerRecorder) RoundTrip(r *http.Request) (*http.Response, error) {
 // llmbridge translates for it, what Bedrock's clients read for usage and
 // latency: the amazon-bedrock-invocationMetrics of an
 // InvokeModelWithResponseStream's last chunk, the X-Amzn-Bedrock-* headers
-// of an InvokeModel answer, and the metadata event of a ConverseStream.
+// of an InvokeModel answer, and the metrics of a Converse answer and of a
+// ConverseStream's metadata event.
 // The token counts agree with the answer's own usage (Anthropic's meaning:
 // input without cached tokens) and the latencies are measured, so never 0.
 func TestBedrockInvocationMetrics(t *testing.T) {
@@ -102,6 +103,18 @@ func TestBedrockInvocationMetrics(t *testing.T) {
 			})
 		}
 		if up != bedrockConverse {
+			t.Run(string(up)+"/Converse", func(t *testing.T) {
+				env.mocks.resetAll(t)
+				ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+				defer cancel()
+				out, err := newBedrockRuntime(env.plain[up], streamOptions{}.httpClient()).Converse(ctx, bedrockSDKConverseInput())
+				if err != nil {
+					t.Fatal(describeStreamErr(err))
+				}
+				if out.Metrics == nil || out.Metrics.LatencyMs == nil || *out.Metrics.LatencyMs < 1 || out.Usage == nil || int64(aws.ToInt32(out.Usage.OutputTokens)) != wantOut {
+					t.Errorf("metrics %+v, usage %+v; want a latency and %d output tokens", out.Metrics, out.Usage, wantOut)
+				}
+			})
 			t.Run(string(up)+"/ConverseStream", func(t *testing.T) {
 				env.mocks.resetAll(t)
 				ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
