@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -154,15 +155,15 @@ func TestBedrockStreams(t *testing.T) {
 		{name: "chat upstream, converse client (translated)", upstream: "openai-chat", target: "/model/amazon.nova-pro-v1:0/converse-stream",
 			body: `{"messages":[{"role":"user","content":[{"text":"hi"}]}]}`, converseClient: true,
 			answer: func(t *testing.T) func(w http.ResponseWriter) error { return sseAnswer(chatStream, 9, nil) },
-			want:   []string{"messageStart", "messageStop", "metadata"}},
+			want:   []string{"messageStart", "messageStop", "metadata", `"metrics":{"latencyMs":`}},
 		{name: "anthropic upstream, bedrock client (passthrough)", upstream: "anthropic-messages", target: "/model/anthropic.claude-sonnet-4-5-20250929-v1:0/invoke-with-response-stream",
 			body: bedrockBody, bedrockClient: true,
 			answer: func(t *testing.T) func(w http.ResponseWriter) error { return sseAnswer(anthropicStream, 13, nil) },
-			want:   []string{"message_start", "Hello", "message_stop"}},
+			want:   []string{"message_start", "Hello", `"type":"message_stop","amazon-bedrock-invocationMetrics":{"inputTokenCount":`}},
 		{name: "chat upstream, bedrock client (translated)", upstream: "openai-chat", target: "/model/anthropic.claude-sonnet-4-5-20250929-v1:0/invoke-with-response-stream",
 			body: bedrockBody, bedrockClient: true,
 			answer: func(t *testing.T) func(w http.ResponseWriter) error { return sseAnswer(chatStream, 9, nil) },
-			want:   []string{"message_start", "message_stop"}},
+			want:   []string{"message_start", `"type":"message_stop","amazon-bedrock-invocationMetrics":{"inputTokenCount":`}},
 		{name: "chat upstream broken, bedrock client: the exception its SDK raises", upstream: "openai-chat", target: "/model/m/invoke-with-response-stream",
 			body: bedrockBody, bedrockClient: true,
 			answer: func(t *testing.T) func(w http.ResponseWriter) error {
@@ -210,6 +211,49 @@ func TestBedrockStreams(t *testing.T) {
 				t.Errorf("an error in a complete stream:\n%s", out)
 			}
 		})
+	}
+}
+
+// TestBedrockMetrics checks the invocation metrics a Bedrock InvokeModel
+// client gets from an upstream that measures none: in the headers of a
+// non-streamed answer, translated or from Anthropic (the sibling passed
+// through), with the answer's usage (input without cached tokens) and a
+// latency of at least 1 ms; and in the last chunk of a stream.
+func TestBedrockMetrics(t *testing.T) {
+	const bedrockBody = `{"anthropic_version":"bedrock-2023-05-31","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`
+	const chatJSON = `{"id":"c","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"Hi"},"finish_reason":"stop"}],` +
+		`"usage":{"prompt_tokens":30,"completion_tokens":7,"total_tokens":37,"prompt_tokens_details":{"cached_tokens":10}}}`
+	const anthropicJSON = `{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"Hi"}],"stop_reason":"end_turn",` +
+		`"usage":{"input_tokens":20,"cache_read_input_tokens":10,"cache_creation_input_tokens":0,"output_tokens":7}}`
+	for _, tc := range []struct{ upstream, answer string }{{"openai-chat", chatJSON}, {"anthropic-messages", anthropicJSON}} {
+		h := newTestHandler(t, bedrockTestHandler(tc.upstream, "k"))
+		r := httptest.NewRequest("POST", "/model/anthropic.claude-sonnet-4-5-20250929-v1:0/invoke", strings.NewReader(bedrockBody))
+		w, _ := serve(t, h, r, jsonAnswer(200, tc.answer))
+		hdr := w.Header()
+		latency, err := strconv.Atoi(hdr.Get("X-Amzn-Bedrock-Invocation-Latency"))
+		if w.Code != 200 || hdr.Get("X-Amzn-Bedrock-Input-Token-Count") != "20" || hdr.Get("X-Amzn-Bedrock-Output-Token-Count") != "7" ||
+			err != nil || latency < 1 {
+			t.Errorf("%s: %d %v", tc.upstream, w.Code, hdr)
+		}
+	}
+	// Other clients get none.
+	h := newTestHandler(t, bedrockTestHandler("openai-chat", "k"))
+	w, _ := serve(t, h, httptest.NewRequest("POST", "/v1/messages", strings.NewReader(`{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}`)), jsonAnswer(200, chatJSON))
+	if v := w.Header().Get("X-Amzn-Bedrock-Input-Token-Count"); v != "" {
+		t.Errorf("an Anthropic client got Bedrock's header %q", v)
+	}
+
+	var x exchange
+	if lat := x.latency(); lat != (codec.Latency{}) {
+		t.Errorf("latency of a request never sent: %+v", lat)
+	}
+	x.upstreamSent = time.Now().Add(-1500 * time.Microsecond)
+	if lat := x.latency(); lat.FirstByteMs != lat.InvocationMs || lat.InvocationMs < 2 {
+		t.Errorf("latency without an answer yet: %+v, want both the time since sending, rounded up", lat)
+	}
+	x.upstreamStart = x.upstreamSent.Add(time.Microsecond)
+	if lat := x.latency(); lat.FirstByteMs != 1 || lat.InvocationMs < 2 {
+		t.Errorf("latency with a header after 1µs: %+v, want 1 ms to the first byte", lat)
 	}
 }
 

@@ -3,6 +3,7 @@ package caddymodule
 import (
 	"strconv"
 
+	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -45,6 +46,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		default_max_tokens <n>       # optional, default 4096
 //		max_request_body <size>      # optional, default 32MiB
 //		max_event_size <size>        # optional, default 8MiB
+//		item_cache <size>|off [<ttl>]  # optional, default 64MiB 1h: Responses items kept for item_reference
 //		model <client-glob> <upstream-model>  # repeatable; first match wins
 //		response_model client|upstream        # optional, default client
 //		on_unsupported strict|safe|lenient    # optional, default safe
@@ -113,6 +115,32 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Errf("model: %v", err)
 			}
 			h.Models = append(h.Models, r)
+			continue
+		}
+		if name == "item_cache" {
+			args := d.RemainingArgs()
+			if len(args) < 1 || len(args) > 2 {
+				return d.Errf("item_cache takes a size (or off) and an optional duration")
+			}
+			if args[0] == "off" {
+				if len(args) > 1 {
+					return d.Errf("item_cache off takes no duration")
+				}
+				h.ItemCacheSize = -1
+				continue
+			}
+			n, err := humanize.ParseBytes(args[0])
+			if err != nil || n == 0 || n > 1<<40 {
+				return d.Errf("item_cache: want a size such as 64MiB, or off, got %q", args[0])
+			}
+			h.ItemCacheSize = int64(n)
+			if len(args) == 2 {
+				ttl, err := caddy.ParseDuration(args[1])
+				if err != nil || ttl <= 0 {
+					return d.Errf("item_cache: want a duration such as 1h, got %q", args[1])
+				}
+				h.ItemCacheTTL = caddy.Duration(ttl)
+			}
 			continue
 		}
 		if name == "drop" {

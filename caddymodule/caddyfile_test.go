@@ -4,7 +4,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
 	"github.com/llmbridge/llmbridge/codec/rules"
@@ -121,6 +123,14 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		{name: "two values", input: "llmbridge {\n upstream a b\n}", wantErr: "takes one argument"},
 		{name: "bad max tokens", input: "llmbridge {\n default_max_tokens -1\n}", wantErr: "positive integer"},
 		{name: "bad size", input: "llmbridge {\n max_request_body lots\n}", wantErr: "want a size"},
+		{name: "item cache", input: "llmbridge {\n upstream gemini\n item_cache 8MiB 10m\n}",
+			want: Handler{Upstream: "gemini", ItemCacheSize: 8 << 20, ItemCacheTTL: caddy.Duration(10 * time.Minute)}},
+		{name: "item cache size only", input: "llmbridge {\n upstream gemini\n item_cache 1MiB\n}", want: Handler{Upstream: "gemini", ItemCacheSize: 1 << 20}},
+		{name: "item cache off", input: "llmbridge {\n upstream gemini\n item_cache off\n}", want: Handler{Upstream: "gemini", ItemCacheSize: -1}},
+		{name: "item cache off with ttl", input: "llmbridge {\n item_cache off 1h\n}", wantErr: "takes no duration"},
+		{name: "item cache bad size", input: "llmbridge {\n item_cache lots\n}", wantErr: "want a size such as 64MiB"},
+		{name: "item cache bad ttl", input: "llmbridge {\n item_cache 1MiB soon\n}", wantErr: "want a duration"},
+		{name: "item cache arguments", input: "llmbridge {\n item_cache\n}", wantErr: "item_cache takes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
@@ -137,6 +138,12 @@ func (h *Handler) checkConfig() error {
 	}
 	if h.MaxEventSize < 0 || h.MaxEventSize > 1<<30 {
 		return fmt.Errorf("max_event_size must be between 1 byte and 1GiB, got %d", h.MaxEventSize)
+	}
+	if h.ItemCacheSize < -1 {
+		return fmt.Errorf("item_cache_size must be a size in bytes, or -1 for none, got %d", h.ItemCacheSize)
+	}
+	if h.ItemCacheTTL < 0 {
+		return fmt.Errorf("item_cache_ttl must be positive, got %v", time.Duration(h.ItemCacheTTL))
 	}
 	for i, r := range h.Models {
 		if _, err := compileModelRoute(r); err != nil {

@@ -32,7 +32,9 @@ type exchange struct {
 	dropped []string
 
 	start         time.Time // ServeHTTP began
+	upstreamSent  time.Time // the request went to the upstream (translated requests)
 	upstreamStart time.Time // the upstream's response header arrived
+	upstreamBody  time.Time // the first bytes of the upstream's stream arrived
 	firstWrite    time.Time // the first byte of the response went to the client
 
 	// stream is whether the client asked for a streamed response.
@@ -177,6 +179,26 @@ func (x *exchange) errorType() string {
 // statusClientGone is the status recorded when nothing was written: the
 // client went away, or reverse_proxy returned an error Caddy answers.
 const statusClientGone = 499
+
+// latency returns how long the upstream has taken, in Bedrock's terms:
+// from sending the request to now, and to the first byte of its answer
+// (a stream's first bytes, else the response header). Milliseconds are
+// rounded up: no answer takes none. Zero when the request was not sent.
+func (x *exchange) latency() codec.Latency {
+	if x.upstreamSent.IsZero() {
+		return codec.Latency{}
+	}
+	now := time.Now()
+	first := x.upstreamBody
+	if first.IsZero() {
+		first = x.upstreamStart
+	}
+	if first.IsZero() || first.After(now) {
+		first = now
+	}
+	ms := func(d time.Duration) int64 { return int64((max(0, d) + time.Millisecond - 1) / time.Millisecond) }
+	return codec.Latency{InvocationMs: ms(now.Sub(x.upstreamSent)), FirstByteMs: ms(first.Sub(x.upstreamSent))}
+}
 
 // ttft returns the time from the upstream's response header to the first
 // byte written to the client, and whether both happened.

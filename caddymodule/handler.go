@@ -238,6 +238,11 @@ func droppedHeader(paths []string) string {
 func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, rt route, body []byte, x *exchange) error {
 	client := rt.protocol
 	req := new(codec.Request)
+	if h.items != nil {
+		// Only the Responses codec uses it: its clients refer to
+		// items of earlier answers, which its encoders keep.
+		req.Items = h.items
+	}
 	if err := h.decodeRequest(client, body, req, x); err != nil {
 		failPolicy(w, x, client, err)
 		return nil
@@ -318,6 +323,7 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 			tw.finish(errUpstreamAborted)
 		}
 	}()
+	x.upstreamSent = time.Now()
 	nextErr := next.ServeHTTP(tw, x.startAttempt(upReq))
 	return tw.finish(nextErr)
 }

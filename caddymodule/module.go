@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -155,6 +156,20 @@ type Handler struct {
 	// an inline image in a Gemini or Responses event.
 	MaxEventSize int64 `json:"max_event_size,omitempty"`
 
+	// ItemCacheSize bounds the memory, in bytes, of the Responses output
+	// items the handler keeps so that an openai-responses client's
+	// item_reference to one (the Vercel AI SDK's default, store on) can be
+	// restored toward an upstream of another family: every item of a
+	// stream, and items that do not fit in their id. Items are evicted
+	// oldest first past the bound. Default: 64 MiB; -1 keeps none, and
+	// then only short assistant texts, which travel in their ids, can be
+	// referred to.
+	ItemCacheSize int64 `json:"item_cache_size,omitempty"`
+
+	// ItemCacheTTL is how long a kept item can be referred to. Default:
+	// one hour.
+	ItemCacheTTL caddy.Duration `json:"item_cache_ttl,omitempty"`
+
 	// Models rewrites the model a client asks for into the model sent
 	// upstream. Rules are tried in order and the first whose pattern
 	// matches wins; a model no rule matches is sent unchanged.
@@ -222,6 +237,9 @@ type Handler struct {
 	// aws signs the requests to an Amazon Bedrock upstream when no
 	// api_key is set; nil otherwise.
 	aws *awsSigner
+	// items keeps Responses output items for item_reference inputs; nil
+	// when ItemCacheSize is -1.
+	items *itemCache
 }
 
 // ModelRoute is one model rewriting rule.
@@ -301,6 +319,17 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	if h.MaxEventSize == 0 {
 		h.MaxEventSize = DefaultMaxEventSize
+	}
+	h.items = nil
+	if h.ItemCacheSize >= 0 {
+		size, ttl := h.ItemCacheSize, time.Duration(h.ItemCacheTTL)
+		if size == 0 {
+			size = DefaultItemCacheSize
+		}
+		if ttl == 0 {
+			ttl = DefaultItemCacheTTL
+		}
+		h.items = newItemCache(size, ttl)
 	}
 	h.routes = h.routes[:0]
 	for _, r := range h.Models {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 	"unsafe"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -156,6 +157,7 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 			pw.finish(errUpstreamAborted)
 		}
 	}()
+	x.upstreamSent = time.Now()
 	nextErr := next.ServeHTTP(pw, x.startAttempt(upReq))
 	if pw.mode == passUnset {
 		if nextErr == nil {
@@ -207,7 +209,8 @@ type passthroughWriter struct {
 	// records the completion; nil otherwise.
 	content codec.StreamDecoder
 	evs     []codec.Event
-	reframe bool // events are re-framed to restore the model
+	reframe bool // events are re-framed to restore the model or add metrics
+	metrics bool // message_stop gets Bedrock's invocation metrics
 	// pending is the raw stream from input offset sent on, not yet passed
 	// on; good is the input offset up to which it holds complete,
 	// checked events.
@@ -269,7 +272,11 @@ func (pw *passthroughWriter) WriteHeader(status int) {
 			// usage: the operator chose that cost.
 			pw.content, _ = codec.NewStreamDecoder(pw.x.upstream)
 		}
-		pw.reframe = pw.restore != nil
+		// A sibling that measures no invocation metrics (Anthropic
+		// toward a Bedrock InvokeModel client) gets them added to its
+		// last event, which is re-framed for that.
+		pw.metrics = pw.client.Descriptor().MetricsHeaders && !pw.x.upstream.Descriptor().MetricsHeaders
+		pw.reframe = pw.restore != nil || pw.metrics
 		if !pw.reframe {
 			pw.pendingBuf = getBuffer()
 			pw.pending = *pw.pendingBuf
@@ -391,6 +398,10 @@ func (pw *passthroughWriter) finishHeld(nextErr error) {
 		// A success body that decodes is the protocol's (the decoder
 		// validates it); one that is the protocol's but does not decode
 		// (content llmbridge cannot translate) passes uncounted.
+		if status < 300 && pw.client.Descriptor().MetricsHeaders && !upstream.Descriptor().MetricsHeaders {
+			lat := pw.x.latency()
+			setMetricsHeaders(pw.Header(), &pw.x.usage, &lat)
+		}
 		if pw.restore != nil && status < 300 {
 			out := getBuffer()
 			defer putBuffer(out)
@@ -467,6 +478,9 @@ func (pw *passthroughWriter) writeStream(p []byte) (int, error) {
 // broken message or before it.
 func (pw *passthroughWriter) passStream(p []byte) {
 	var unframeErr error
+	if pw.x.upstreamBody.IsZero() {
+		pw.x.upstreamBody = time.Now()
+	}
 	if pw.unframe != nil {
 		pw.unframed, unframeErr = pw.unframe.Push(pw.unframed[:0], p)
 		p = pw.unframed
@@ -524,7 +538,15 @@ func (pw *passthroughWriter) drain() error {
 			continue
 		}
 		start := len(pw.out)
-		pw.out = restoreModel(pw.out, ev.Data, pw.x.upstream, pw.restore)
+		if pw.restore != nil {
+			pw.out = restoreModel(pw.out, ev.Data, pw.x.upstream, pw.restore)
+		} else {
+			pw.out = append(pw.out, ev.Data...)
+		}
+		if pw.metrics && string(ev.Name) == "message_stop" && len(pw.out) > start && pw.out[len(pw.out)-1] == '}' {
+			lat := pw.x.latency()
+			pw.out = append(codec.AppendInvocationMetrics(pw.out[:len(pw.out)-1], &pw.x.usage, &lat), '}')
+		}
 		data := pw.out[start:]
 		// The data is re-appended as an event after the edited copy, then
 		// moved down over it.

@@ -149,6 +149,10 @@ func (tw *translatingWriter) finish(nextErr error) error {
 			break
 		}
 		tw.x.observeResponse(&resp)
+		resp.Latency = tw.x.latency()
+		if tw.client.Descriptor().MetricsHeaders && !tw.req.Stream {
+			setMetricsHeaders(hdr, &resp.Usage, &resp.Latency)
+		}
 		if tw.model != "" {
 			resp.Model = tw.model
 		} else if resp.Model == "" {
@@ -305,3 +309,20 @@ var (
 	_ http.ResponseWriter = (*translatingWriter)(nil)
 	_ io.ReaderFrom       = (*translatingWriter)(nil)
 )
+
+// Bedrock InvokeModel's headers of an answer's usage and latency.
+const (
+	inputTokensHeader  = "X-Amzn-Bedrock-Input-Token-Count"
+	outputTokensHeader = "X-Amzn-Bedrock-Output-Token-Count"
+	latencyHeader      = "X-Amzn-Bedrock-Invocation-Latency"
+)
+
+// setMetricsHeaders sets the headers in which Bedrock's InvokeModel
+// reports a non-streamed answer's usage and latency (in milliseconds),
+// which its clients read beside the body; the counts are in the meaning
+// of Anthropic's usage (input without cached tokens).
+func setMetricsHeaders(hdr http.Header, u *codec.Usage, lat *codec.Latency) {
+	hdr.Set(inputTokensHeader, strconv.FormatInt(u.AnthropicInputTokens(), 10))
+	hdr.Set(outputTokensHeader, strconv.FormatInt(u.OutputTokens, 10))
+	hdr.Set(latencyHeader, strconv.FormatInt(lat.InvocationMs, 10))
+}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -118,6 +119,9 @@ func (s *streamTranslator) write(p []byte) (int, error) {
 // message or before it.
 func (s *streamTranslator) translate(p []byte) {
 	var unframeErr error
+	if s.x != nil && s.x.upstreamBody.IsZero() {
+		s.x.upstreamBody = time.Now()
+	}
 	if s.unframe != nil {
 		s.unframed, unframeErr = s.unframe.Push(s.unframed[:0], p)
 		p = s.unframed
@@ -225,6 +229,12 @@ func (s *streamTranslator) emit() {
 		case codec.EventDropped:
 			s.dropped(ev.Text)
 			continue
+		case codec.EventEnd:
+			if s.x != nil {
+				// Bedrock's clients read the latencies in the
+				// stream's last event.
+				ev.Latency = s.x.latency()
+			}
 		case codec.EventPartStop:
 			if ev.Signature != "" && ev.Signature[0] == '{' {
 				s.carried(ev.Signature)

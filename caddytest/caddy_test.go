@@ -3,11 +3,13 @@ package caddytest
 import (
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	caddytester "github.com/caddyserver/caddy/v2/caddytest"
 
@@ -99,19 +101,43 @@ var (
 // t.
 func setup(t *testing.T) *testEnv {
 	t.Helper()
+	startCaddy(t)
+	loadCaddyfile(t, sharedEnv.caddyfile)
+	sharedEnv.mocks.resetAll(t)
+	return sharedEnv
+}
+
+// startCaddy starts the shared environment's Caddy, the first time.
+func startCaddy(t *testing.T) {
+	t.Helper()
 	envOnce.Do(func() {
 		sharedEnv, envErr = newTestEnv()
 	})
 	if envErr != nil {
 		t.Fatalf("setting up the test environment: %v", envErr)
 	}
+}
+
+// loadCaddyfile loads caddyfile into the test binary's one Caddy, which
+// startCaddy started.
+func loadCaddyfile(t *testing.T, caddyfile string) {
+	t.Helper()
 	tester := caddytester.NewTester(t).WithDefaultOverrides(caddytester.Config{AdminPort: sharedEnv.adminPort})
-	tester.InitServer(sharedEnv.caddyfile, "caddyfile")
+	tester.InitServer(caddyfile, "caddyfile")
 	if t.Failed() {
 		t.FailNow()
 	}
-	sharedEnv.mocks.resetAll(t)
-	return sharedEnv
+}
+
+// serveMock serves h on a new local port, for the life of the test binary.
+func serveMock(h http.HandlerFunc) (*http.Server, net.Listener, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, nil, err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	return srv, ln, nil
 }
 
 func newTestEnv() (*testEnv, error) {

@@ -26,7 +26,6 @@ import (
 	"testing"
 	"time"
 
-	caddytester "github.com/caddyserver/caddy/v2/caddytest"
 	"github.com/tidwall/gjson"
 )
 
@@ -404,21 +403,13 @@ var (
 // admin API of the shared integration environment).
 func cliSetup(t *testing.T) *cliEnv {
 	t.Helper()
-	envOnce.Do(func() { sharedEnv, envErr = newTestEnv() })
-	if envErr != nil {
-		t.Fatalf("setting up the test environment: %v", envErr)
-	}
+	startCaddy(t)
 	cliOnce.Do(func() { sharedCLIEnv, cliErr = newCLIEnv(sharedEnv.adminPort) })
 	if cliErr != nil {
 		t.Fatalf("setting up the CLI environment: %v", cliErr)
 	}
-	e := sharedCLIEnv
-	tester := caddytester.NewTester(t).WithDefaultOverrides(caddytester.Config{AdminPort: e.adminPort})
-	tester.InitServer(e.caddyfile, "caddyfile")
-	if t.Failed() {
-		t.FailNow()
-	}
-	return e
+	loadCaddyfile(t, sharedCLIEnv.caddyfile)
+	return sharedCLIEnv
 }
 
 func newCLIEnv(adminPort int) (*cliEnv, error) {
@@ -761,14 +752,10 @@ type cliRequest struct {
 }
 
 func newCLIMock(p proto) (*cliMock, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	m := &cliMock{proto: p, ln: ln}
-	m.srv = &http.Server{Handler: http.HandlerFunc(m.serveHTTP), ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = m.srv.Serve(ln) }()
-	return m, nil
+	m := &cliMock{proto: p}
+	var err error
+	m.srv, m.ln, err = serveMock(m.serveHTTP)
+	return m, err
 }
 
 func (m *cliMock) addr() string { return m.ln.Addr().String() }

@@ -89,13 +89,17 @@ func converseStreamPieces(p proto, r reply, pieces []string) mockStream {
 	return s
 }
 
-// converseToolCallAnswer is a Converse answer with calls, streamed or not:
+// converseToolCallAnswer is a Converse answer with text (when not empty)
+// and calls, streamed or not:
 // toolUse blocks, streamed as a contentBlockStart with the id and name and
 // the input in contentBlockDelta fragments (a call without arguments: one
 // empty fragment, as Claude's is relayed).
-func converseToolCallAnswer(calls []mockCall, stream bool) scenario {
+func converseToolCallAnswer(text string, calls []mockCall, stream bool) scenario {
 	if !stream {
 		var blocks []string
+		if text != "" {
+			blocks = append(blocks, `{"text":`+jsonString(text)+`}`)
+		}
 		for _, c := range calls {
 			args := c.Args
 			if args == "" {
@@ -107,8 +111,17 @@ func converseToolCallAnswer(calls []mockCall, stream bool) scenario {
 	}
 	var b strings.Builder
 	b.WriteString(converseEvent("messageStart", `{"role":"assistant"}`))
+	first := 0
+	if text != "" {
+		// Bedrock sends no contentBlockStart for text.
+		first = 1
+		for _, piece := range splitText(text, 3) {
+			b.WriteString(converseEvent("contentBlockDelta", `{"contentBlockIndex":0,"delta":{"text":`+jsonString(piece)+`}`+conversePadding+`}`))
+		}
+		b.WriteString(converseEvent("contentBlockStop", `{"contentBlockIndex":0}`))
+	}
 	for i, c := range calls {
-		b.WriteString(converseToolUseEvents(i, c))
+		b.WriteString(converseToolUseEvents(first+i, c))
 	}
 	b.WriteString(converseEvent("messageStop", `{"stopReason":"tool_use"}`))
 	b.WriteString(converseEvent("metadata", `{"usage":`+converseUsage(toolUsage)+`,"metrics":{"latencyMs":988}}`))

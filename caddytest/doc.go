@@ -127,6 +127,16 @@
 //     (clis/install.sh: Claude Code, also in Bedrock mode, Codex, also as an
 //     Azure provider, Gemini CLI, Qwen Code) complete a tool-using turn through llmbridge against a scripted mock of every
 //     other family (docs/testing.md: Real agent CLIs).
+//   - sdks_test.go, sdks_mock_test.go: opt-in (-sdks) application SDKs
+//     from npm (sdks/install.sh: the Vercel AI SDK with default settings,
+//     openai-node's Responses helpers; one script each in sdks/) complete
+//     a two-step tool loop through every upstream, streamed and not,
+//     against scripted mocks that check the call, its result and the
+//     assistant's earlier text in the second step (docs/testing.md:
+//     Application SDKs from npm).
+//   - bedrock_metrics_test.go: aws-sdk-go-v2 reads Bedrock's invocation
+//     metrics (stream chunk, headers, Converse metadata) through every
+//     translated upstream.
 //   - perf_*_test.go: the end-to-end benchmark against plain reverse_proxy
 //     (TestPerf behind -perf; BenchmarkE2E*).
 //

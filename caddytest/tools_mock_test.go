@@ -39,7 +39,15 @@ var toolUsage = usage{Input: 120, Output: 30}
 // input_json_delta, as the real API does), Gemini a functionCall without
 // args.
 func toolCallAnswer(p proto, model string, calls []mockCall, stream bool) scenario {
+	return textCallAnswer(p, model, "", calls, stream)
+}
+
+// textCallAnswer is toolCallAnswer with the assistant's text before the
+// calls, when text is not empty: the first step of an application's tool
+// loop ("Let me look that up." and a call), streamed in three deltas.
+func textCallAnswer(p proto, model, text string, calls []mockCall, stream bool) scenario {
 	sse := http.Header{"Content-Type": {"text/event-stream; charset=utf-8"}}
+	pieces := splitText(text, 3)
 	u := toolUsage
 	n := func(v int64) string { return strconv.FormatInt(v, 10) }
 	argsOr := func(c mockCall) string {
@@ -56,8 +64,12 @@ func toolCallAnswer(p proto, model string, calls []mockCall, stream bool) scenar
 			for _, c := range calls {
 				tcs = append(tcs, `{"id":"`+c.ID+`","type":"function","function":{"name":"`+c.Name+`","arguments":`+jsonString(argsOr(c))+`}}`)
 			}
+			content := "null"
+			if text != "" {
+				content = jsonString(text)
+			}
 			return scenario{Status: 200, Body: `{"id":"chatcmpl-itool01","object":"chat.completion","created":1782321890,"model":` + jsonString(model) +
-				`,"choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[` + strings.Join(tcs, ",") + `],"refusal":null,"annotations":[]},` +
+				`,"choices":[{"index":0,"message":{"role":"assistant","content":` + content + `,"tool_calls":[` + strings.Join(tcs, ",") + `],"refusal":null,"annotations":[]},` +
 				`"logprobs":null,"finish_reason":"tool_calls"}],"usage":` + usageJSON + `,"service_tier":"default","system_fingerprint":"fp_itest01"}`}
 		}
 		chunk := func(choices, usage string) string {
@@ -69,6 +81,9 @@ func toolCallAnswer(p proto, model string, calls []mockCall, stream bool) scenar
 		}
 		var b strings.Builder
 		b.WriteString(chunk(delta(`{"role":"assistant","content":null,"refusal":null}`, "null"), "null"))
+		for _, piece := range pieces {
+			b.WriteString(chunk(delta(`{"content":`+jsonString(piece)+`}`, "null"), "null"))
+		}
 		for i, c := range calls {
 			b.WriteString(chunk(delta(`{"tool_calls":[{"index":`+strconv.Itoa(i)+`,"id":"`+c.ID+`","type":"function","function":{"name":"`+c.Name+`","arguments":""}}]}`, "null"), "null"))
 			frags := c.Fragments
@@ -91,7 +106,20 @@ func toolCallAnswer(p proto, model string, calls []mockCall, stream bool) scenar
 			return `{"id":"fc_itest000` + strconv.Itoa(i) + `","type":"function_call","status":"` + status + `","arguments":` + jsonString(args) +
 				`,"call_id":"` + c.ID + `","name":"` + c.Name + `"}`
 		}
+		// The assistant's text is a message item before the calls.
+		msg := func(status string, parts bool) string {
+			content := ""
+			if parts {
+				content = `{"type":"output_text","annotations":[],"logprobs":[],"text":` + jsonString(text) + `}`
+			}
+			return `{"id":"` + toolMessageID + `","type":"message","status":"` + status + `","content":[` + content + `],"role":"assistant"}`
+		}
+		first := 0
 		var done []string
+		if text != "" {
+			first = 1
+			done = append(done, msg("completed", true))
+		}
 		for i, c := range calls {
 			done = append(done, item(i, c, "completed", argsOr(c)))
 		}
@@ -107,15 +135,26 @@ func toolCallAnswer(p proto, model string, calls []mockCall, stream bool) scenar
 		}
 		event("response.created", `"response":`+responsesObject(respID, model, "in_progress", "null", "", "null", "null"))
 		event("response.in_progress", `"response":`+responsesObject(respID, model, "in_progress", "null", "", "null", "null"))
+		if text != "" {
+			ref := `"item_id":"` + toolMessageID + `","output_index":0`
+			event("response.output_item.added", `"item":`+msg("in_progress", false)+`,"output_index":0`)
+			event("response.content_part.added", `"content_index":0,`+ref+`,"part":{"type":"output_text","annotations":[],"logprobs":[],"text":""}`)
+			for _, piece := range pieces {
+				event("response.output_text.delta", `"content_index":0,"delta":`+jsonString(piece)+`,`+ref+`,"logprobs":[],"obfuscation":"Qx1"`)
+			}
+			event("response.output_text.done", `"content_index":0,`+ref+`,"logprobs":[],"text":`+jsonString(text))
+			event("response.content_part.done", `"content_index":0,`+ref+`,"part":{"type":"output_text","annotations":[],"logprobs":[],"text":`+jsonString(text)+`}`)
+			event("response.output_item.done", `"item":`+done[0]+`,"output_index":0`)
+		}
 		for i, c := range calls {
-			oi := `,"output_index":` + strconv.Itoa(i)
+			oi := `,"output_index":` + strconv.Itoa(first+i)
 			itemID := `"item_id":"fc_itest000` + strconv.Itoa(i) + `"`
 			event("response.output_item.added", `"item":`+item(i, c, "in_progress", "")+oi)
 			for _, f := range c.Fragments {
 				event("response.function_call_arguments.delta", `"delta":`+jsonString(f)+`,`+itemID+`,"obfuscation":"Qx1"`+oi)
 			}
 			event("response.function_call_arguments.done", `"arguments":`+jsonString(argsOr(c))+`,`+itemID+oi)
-			event("response.output_item.done", `"item":`+done[i]+oi)
+			event("response.output_item.done", `"item":`+done[first+i]+oi)
 		}
 		event("response.completed", `"response":`+responsesObject(respID, model, "completed", "null", strings.Join(done, ","), usageJSON, "null"))
 		return scenario{Status: 200, Header: sse, Body: b.String()}
@@ -133,6 +172,9 @@ func toolCallAnswer(p proto, model string, calls []mockCall, stream bool) scenar
 		usageJSON := `{"input_tokens":` + n(u.Input) + `,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":` + n(u.Output) + `}`
 		if !stream {
 			var blocks []string
+			if text != "" {
+				blocks = append(blocks, `{"type":"text","text":`+jsonString(text)+`}`)
+			}
 			for _, c := range calls {
 				blocks = append(blocks, `{"type":"tool_use","id":"`+c.ID+`","name":"`+c.Name+`","input":`+argsOr(c)+`}`)
 			}
@@ -143,8 +185,17 @@ func toolCallAnswer(p proto, model string, calls []mockCall, stream bool) scenar
 		event := func(name, data string) { b.WriteString("event: " + name + "\ndata: " + data + "\n\n") }
 		event("message_start", `{"type":"message_start","message":{"model":`+jsonString(model)+`,"id":"`+id+`","type":"message","role":"assistant","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":`+n(u.Input)+`,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}}`)
 		event("ping", `{"type": "ping"}`)
+		first := 0
+		if text != "" {
+			first = 1
+			event("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)
+			for _, piece := range pieces {
+				event("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":`+jsonString(piece)+`}}`)
+			}
+			event("content_block_stop", `{"type":"content_block_stop","index":0}`)
+		}
 		for i, c := range calls {
-			idx := strconv.Itoa(i)
+			idx := strconv.Itoa(first + i)
 			event("content_block_start", `{"type":"content_block_start","index":`+idx+`,"content_block":{"type":"tool_use","id":"`+c.ID+`","name":"`+c.Name+`","input":{}}}`)
 			frags := c.Fragments
 			if c.Args == "" {
@@ -160,7 +211,7 @@ func toolCallAnswer(p proto, model string, calls []mockCall, stream bool) scenar
 		return scenario{Status: 200, Header: sse, Body: b.String()}
 
 	case bedrockConverse:
-		return converseToolCallAnswer(calls, stream)
+		return converseToolCallAnswer(text, calls, stream)
 	case gemini, vertex:
 		part := func(c mockCall) string {
 			fc := `"name":"` + c.Name + `"`
@@ -186,11 +237,18 @@ func toolCallAnswer(p proto, model string, calls []mockCall, stream bool) scenar
 			parts = append(parts, part(c))
 		}
 		if !stream {
+			if text != "" {
+				parts = append([]string{`{"text":` + jsonString(text) + `}`}, parts...)
+			}
 			return scenario{Status: 200, Body: resp(parts, true)}
 		}
-		// The Gemini API streams one call per chunk (each at part index
-		// 0); Vertex sends them together in one chunk.
+		// The text comes in chunks of its own before the calls. The
+		// Gemini API streams one call per chunk (each at part index 0);
+		// Vertex sends them together in one chunk.
 		var b strings.Builder
+		for _, piece := range pieces {
+			b.WriteString("data: " + resp([]string{`{"text":` + jsonString(piece) + `}`}, false) + "\r\n\r\n")
+		}
 		if p == gemini {
 			for i, pt := range parts {
 				b.WriteString("data: " + resp([]string{pt}, i == len(parts)-1) + "\r\n\r\n")
@@ -202,6 +260,10 @@ func toolCallAnswer(p proto, model string, calls []mockCall, stream bool) scenar
 	}
 	panic("unknown protocol " + string(p))
 }
+
+// toolMessageID is the id of the message item of a Responses answer with
+// text before its calls.
+const toolMessageID = "msg_0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6071"
 
 // upTool, upCall, upResult and upImage are what an upstream request carries.
 type upTool struct {

@@ -105,6 +105,11 @@ type Descriptor struct {
 	// object itself (AWS's {"message": …, "__type": …}), not an object
 	// under "error".
 	ErrorAtRoot bool
+	// MetricsHeaders reports that the protocol's non-streamed answers
+	// carry their usage and latency in headers as well (Bedrock
+	// InvokeModel's X-Amzn-Bedrock-Input-Token-Count, -Output-Token-Count
+	// and -Invocation-Latency), and its streams in the last chunk.
+	MetricsHeaders bool
 	// ErrorTypeHeader is a response header that carries an error's type
 	// beside the body (AWS's X-Amzn-Errortype), or "".
 	ErrorTypeHeader string

@@ -1,6 +1,8 @@
 package codec
 
 import (
+	"strconv"
+
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
@@ -474,6 +476,12 @@ type Request struct {
 	// (for example "store" or "system[0].cache_control"). Decoders and
 	// encoders append to it; it is reported to the client.
 	Dropped []string
+
+	// Items keeps output items of Responses answers for later
+	// item_reference inputs (see ItemStore); nil keeps none, and then
+	// only items small enough to travel in their id can be referred to.
+	// The caller sets it before decoding; Reset keeps it.
+	Items ItemStore
 }
 
 // Reset clears r for reuse, keeping allocated capacity.
@@ -484,7 +492,7 @@ func (r *Request) Reset() {
 	dropped := r.Dropped[:0]
 	tools := r.Tools[:0]
 	include := r.Include[:0]
-	*r = Request{Messages: msgs, System: sys, StopSequences: stop, Dropped: dropped, Tools: tools, Include: include}
+	*r = Request{Messages: msgs, System: sys, StopSequences: stop, Dropped: dropped, Tools: tools, Include: include, Items: r.Items}
 }
 
 // Reasoning is the canonical reasoning configuration of a request.
@@ -590,6 +598,9 @@ type Response struct {
 	// that is not the answer itself. Encoders append to it; the caller
 	// may log it.
 	Dropped []string
+	// Latency is how long the upstream took to answer, when the caller
+	// measured it (Bedrock's Converse answers carry it in metrics).
+	Latency Latency
 }
 
 // EncodeOptions parameterise request encoding.
@@ -620,3 +631,31 @@ const VertexAnthropicVersion = "vertex-2023-10-16"
 // BedrockAnthropicVersion is the anthropic_version a bedrock-anthropic
 // body carries.
 const BedrockAnthropicVersion = "bedrock-2023-05-31"
+
+// Latency is how long an upstream took, in Bedrock's terms. The codecs do
+// not measure time: the caller (llmbridge's HTTP layer) sets it on a
+// Response or on the EventEnd of a stream; zero is unknown.
+type Latency struct {
+	// InvocationMs is the milliseconds from sending the upstream request
+	// to the end of its answer.
+	InvocationMs int64
+	// FirstByteMs is the milliseconds from sending the upstream request
+	// to the first byte of its answer.
+	FirstByteMs int64
+}
+
+// AppendInvocationMetrics appends the members Bedrock's InvokeModel adds to
+// the last chunk of a stream, where its clients read usage and latency:
+// ,"amazon-bedrock-invocationMetrics":{...} with u's input tokens in
+// Anthropic's meaning (without cached tokens), its output tokens and lat.
+func AppendInvocationMetrics(dst []byte, u *Usage, lat *Latency) []byte {
+	dst = append(dst, `,"amazon-bedrock-invocationMetrics":{"inputTokenCount":`...)
+	dst = strconv.AppendInt(dst, u.AnthropicInputTokens(), 10)
+	dst = append(dst, `,"outputTokenCount":`...)
+	dst = strconv.AppendInt(dst, u.OutputTokens, 10)
+	dst = append(dst, `,"invocationLatency":`...)
+	dst = strconv.AppendInt(dst, lat.InvocationMs, 10)
+	dst = append(dst, `,"firstByteLatency":`...)
+	dst = strconv.AppendInt(dst, lat.FirstByteMs, 10)
+	return append(dst, '}')
+}

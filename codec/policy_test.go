@@ -86,8 +86,12 @@ var policyExamples = map[codec.Protocol]map[string][]string{
 		"messages[].tool_calls": {"tools", exChatTools, "messages", `[{"role":"user","content":"Hi"},` +
 			`{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},` +
 			`{"role":"tool","tool_call_id":"c1","content":"ok"}]`},
-		"messages[].reasoning_content":             {"messages", `[{"role":"user","content":"Hi"},{"role":"assistant","content":"A","reasoning_content":"hm"},{"role":"user","content":"Go"}]`},
-		"messages[].annotations":                   {"messages", `[{"role":"user","content":"Hi"},{"role":"assistant","content":"A","annotations":[{"type":"url_citation","url_citation":{"url":"https://example.com","title":"t","start_index":0,"end_index":1}}]},{"role":"user","content":"Go"}]`},
+		"messages[].reasoning_content": {"messages", `[{"role":"user","content":"Hi"},{"role":"assistant","content":"A","reasoning_content":"hm"},{"role":"user","content":"Go"}]`},
+		"messages[].annotations":       {"messages", `[{"role":"user","content":"Hi"},{"role":"assistant","content":"A","annotations":[{"type":"url_citation","url_citation":{"url":"https://example.com","title":"t","start_index":0,"end_index":1}}]},{"role":"user","content":"Go"}]`},
+		"messages[].parsed":            {"messages", `[{"role":"user","content":"Hi"},{"role":"assistant","content":"{\"a\":1}","parsed":{"a":1}},{"role":"user","content":"Go"}]`},
+		"messages[].tool_calls[].function.parsed_arguments": {"tools", exChatTools, "messages", `[{"role":"user","content":"Hi"},` +
+			`{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}","parsed_arguments":{}}}]},` +
+			`{"role":"tool","tool_call_id":"c1","content":"ok"}]`},
 		"messages[].function_call":                 {"messages", `[{"role":"user","content":"Hi"},{"role":"assistant","content":"A","function_call":{"name":"f","arguments":"{}"}},{"role":"user","content":"Go"}]`},
 		"messages[].audio":                         {"messages", `[{"role":"user","content":"Hi"},{"role":"assistant","content":"A","audio":{"id":"a1"}},{"role":"user","content":"Go"}]`},
 		"messages[].content[] (image_url, base64)": {"messages.0.content", `[{"type":"image_url","image_url":{"url":"data:image/png;base64,` + exPNG + `"}}]`},
@@ -147,12 +151,19 @@ var policyExamples = map[codec.Protocol]map[string][]string{
 			`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"A"}],"phase":"commentary"},{"type":"message","role":"user","content":"Go"}]`},
 		"input[] (function_call, function_call_output)": {"tools", exRespTools, "input", `[{"role":"user","content":"Hi"},` +
 			`{"type":"function_call","call_id":"c1","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c1","output":"ok"}]`},
-		"input[] (item_reference)":                {"input", `[{"role":"user","content":"Hi"},{"type":"item_reference","id":"msg_1"}]`},
-		"input[].content[] (input_image, base64)": {"input", `[{"role":"user","content":[{"type":"input_image","image_url":"data:image/png;base64,` + exPNG + `"}]}]`},
-		"input[].content[] (input_image, URL)":    {"input", `[{"role":"user","content":[{"type":"input_image","image_url":"https://example.com/a.png"}]}]`},
-		"input[].content[].detail":                {"input", `[{"role":"user","content":[{"type":"input_image","image_url":"data:image/png;base64,` + exPNG + `","detail":"high"}]}]`},
-		"input[].content[] (input_file)":          {"input", `[{"role":"user","content":[{"type":"input_file","filename":"a.pdf","file_data":"data:application/pdf;base64,` + exPDF + `"},{"type":"input_text","text":"Hi"}]}]`},
-		"input[].content[].file_id":               {"input", `[{"role":"user","content":[{"type":"input_file","file_id":"file-1"}]}]`},
+		"input[].parsed_arguments": {"tools", exRespTools, "input", `[{"role":"user","content":"Hi"},` +
+			`{"type":"function_call","call_id":"c1","name":"f","arguments":"{}","parsed_arguments":{}},{"type":"function_call_output","call_id":"c1","output":"ok"}]`},
+		"input[].content[].parsed": {"input", `[{"type":"message","role":"user","content":"Hi"},` +
+			`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"{\"a\":1}","annotations":[],"parsed":{"a":1}}]},{"type":"message","role":"user","content":"Go"}]`},
+		// msg_lb1 and the base64url of "t" and the text: an assistant
+		// message llmbridge issued, whose text travels in its id.
+		"input[] (item_reference, to an item llmbridge issued)": {"input", `[{"role":"user","content":"Hi"},{"type":"item_reference","id":"msg_lb1dEE"},{"role":"user","content":"Go"}]`},
+		"input[] (item_reference)":                              {"input", `[{"role":"user","content":"Hi"},{"type":"item_reference","id":"msg_1"}]`},
+		"input[].content[] (input_image, base64)":               {"input", `[{"role":"user","content":[{"type":"input_image","image_url":"data:image/png;base64,` + exPNG + `"}]}]`},
+		"input[].content[] (input_image, URL)":                  {"input", `[{"role":"user","content":[{"type":"input_image","image_url":"https://example.com/a.png"}]}]`},
+		"input[].content[].detail":                              {"input", `[{"role":"user","content":[{"type":"input_image","image_url":"data:image/png;base64,` + exPNG + `","detail":"high"}]}]`},
+		"input[].content[] (input_file)":                        {"input", `[{"role":"user","content":[{"type":"input_file","filename":"a.pdf","file_data":"data:application/pdf;base64,` + exPDF + `"},{"type":"input_text","text":"Hi"}]}]`},
+		"input[].content[].file_id":                             {"input", `[{"role":"user","content":[{"type":"input_file","file_id":"file-1"}]}]`},
 	},
 	codec.AnthropicMessages: {
 		"model":              nil,

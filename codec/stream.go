@@ -129,6 +129,9 @@ type Event struct {
 	StopDetails StopDetails
 	// Err is the error that ends the stream (EventError).
 	Err *Error
+	// Latency is how long the upstream took (EventEnd), set by the caller
+	// that measured it; Bedrock's encoders report it.
+	Latency Latency
 }
 
 // StreamDecoder turns one protocol's upstream SSE events into canonical
@@ -217,5 +220,5 @@ func AppendResponseEvents(out []Event, resp *Response) []Event {
 	if resp.Usage.Known {
 		out = append(out, Event{Type: EventUsage, Usage: resp.Usage})
 	}
-	return append(out, Event{Type: EventEnd})
+	return append(out, Event{Type: EventEnd, Latency: resp.Latency})
 }

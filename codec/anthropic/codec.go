@@ -58,6 +58,7 @@ func init() {
 		Betas:           bedrockBetas,
 		ErrorAtRoot:     true,
 		ErrorTypeHeader: "X-Amzn-Errortype",
+		MetricsHeaders:  true,
 		VendorModel:     wire.BedrockVendorModel,
 		// Bedrock Runtime's paths: an unknown one is answered in AWS's
 		// format.

@@ -143,7 +143,7 @@ func (e *anthropicStreamEncoder) Encode(dst []byte, ev *codec.Event) []byte {
 		e.done = true
 		dst = e.ensureStarted(dst)
 		dst = e.closeBlock(dst)
-		return e.messageEnd(dst)
+		return e.messageEnd(dst, &ev.Latency)
 	case codec.EventError:
 		e.done = true
 		dst = e.closeBlock(dst)
@@ -309,7 +309,9 @@ func (e *anthropicStreamEncoder) closeBlock(dst []byte) []byte {
 // messageEnd writes message_delta and message_stop. The usage carries the
 // final output tokens and, when the upstream reported usage, the final
 // input and cache counters too (Chat and Gemini report them only now).
-func (e *anthropicStreamEncoder) messageEnd(dst []byte) []byte {
+// Toward Bedrock, message_stop carries the invocation metrics, with the
+// latencies lat the caller measured.
+func (e *anthropicStreamEncoder) messageEnd(dst []byte, lat *codec.Latency) []byte {
 	dst = append(dst, "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":"...)
 	dst = appendAnthropicStopReason(dst, e.stop)
 	dst = append(dst, `,"stop_sequence":`...)
@@ -337,5 +339,11 @@ func (e *anthropicStreamEncoder) messageEnd(dst []byte) []byte {
 		dst = jsonx.AppendInt(dst, u.ReasoningTokens)
 		dst = append(dst, '}')
 	}
-	return append(dst, "}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"...)
+	dst = append(dst, "}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\""...)
+	if e.p == codec.BedrockAnthropic {
+		// Bedrock adds its invocation metrics to the last chunk, where
+		// its clients (boto3, the AWS SDKs' users, LiteLLM) read usage.
+		dst = codec.AppendInvocationMetrics(dst, u, lat)
+	}
+	return append(dst, "}\n\n"...)
 }

@@ -74,6 +74,32 @@ func TestAnthropicStreamRoundTrip(t *testing.T) {
 }
 
 func TestAnthropicStreamEncoder(t *testing.T) {
+	t.Run("Bedrock invocation metrics in message_stop", func(t *testing.T) {
+		evs := []codec.Event{
+			{Type: codec.EventStart, Usage: codec.Usage{Known: true, InputTokens: 30, CacheReadTokens: 10}},
+			{Type: codec.EventPartStart, Part: codec.PartText},
+			{Type: codec.EventPartDelta, Text: "x"},
+			{Type: codec.EventPartStop},
+			{Type: codec.EventUsage, Usage: codec.Usage{Known: true, InputTokens: 30, CacheReadTokens: 10, OutputTokens: 7}},
+			{Type: codec.EventEnd, Latency: codec.Latency{InvocationMs: 1307, FirstByteMs: 1100}},
+		}
+		for _, tc := range []struct {
+			p    codec.Protocol
+			want string
+		}{
+			// inputTokenCount is Anthropic's input_tokens: the
+			// uncached part, as Bedrock reports it.
+			{codec.BedrockAnthropic, `{"type":"message_stop","amazon-bedrock-invocationMetrics":{"inputTokenCount":20,"outputTokenCount":7,"invocationLatency":1307,"firstByteLatency":1100}}`},
+			{codec.AnthropicMessages, `{"type":"message_stop"}`},
+			{codec.VertexAnthropic, `{"type":"message_stop"}`},
+		} {
+			out := codectest.EncodeStream(tc.p, nil, evs)
+			ev := anthropicReadEvents(t, out)
+			if last := ev[len(ev)-1]; last.data != tc.want {
+				t.Errorf("%s: message_stop %s, want %s", tc.p, last.data, tc.want)
+			}
+		}
+	})
 	t.Run("generated id, model from the request, unknown usage", func(t *testing.T) {
 		out := codectest.EncodeStream(codec.AnthropicMessages, &codec.Request{Model: "req-model"}, []codec.Event{
 			{Type: codec.EventStart},

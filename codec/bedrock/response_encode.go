@@ -61,7 +61,9 @@ func appendConverseResponse(dst []byte, resp *codec.Response) ([]byte, *codec.Er
 	dst = append(dst, `]}},"stopReason":`...)
 	dst = jsonx.AppendString(dst, mapping.ConverseStopReason(toolStop(resp.StopReason, hasToolCall(resp.Content))))
 	dst = appendUsage(dst, `,"usage":`, &resp.Usage)
-	dst = append(dst, `,"metrics":{"latencyMs":0}`...)
+	dst = append(dst, `,"metrics":{"latencyMs":`...)
+	dst = jsonx.AppendInt(dst, resp.Latency.InvocationMs)
+	dst = append(dst, '}')
 	dst = appendStopSequence(dst, resp.StopSequence)
 	return append(dst, '}'), nil
 }

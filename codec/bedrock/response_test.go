@@ -101,6 +101,7 @@ func TestEncodeResponse(t *testing.T) {
 		},
 		StopReason:   mapping.StopSequence,
 		StopSequence: "END",
+		Latency:      codec.Latency{InvocationMs: 640},
 	}
 	out, err := codec.AppendResponse(nil, codec.Bedrock, &resp)
 	if err != nil {
@@ -111,7 +112,7 @@ func TestEncodeResponse(t *testing.T) {
 		`{"reasoningContent":{"reasoningText":{"text":"r","signature":"llmbridge.v1.`,
 		`{"reasoningContent":{"reasoningText":{"text":"","signature":"llmbridge.v1.`,
 		`{"reasoningContent":{"reasoningText":{"text":"unsigned"}}},{"text":"See."},{"text":"No."},{"toolUse":{"toolUseId":"tooluse_`,
-		`"name":"f","input":{}}}]}},"stopReason":"stop_sequence","usage":{"inputTokens":0,"outputTokens":0,"totalTokens":0},"metrics":{"latencyMs":0},` +
+		`"name":"f","input":{}}}]}},"stopReason":"stop_sequence","usage":{"inputTokens":0,"outputTokens":0,"totalTokens":0},"metrics":{"latencyMs":640},` +
 			`"additionalModelResponseFields":{"stop_sequence":"END"}}`,
 	} {
 		if !strings.Contains(s, want) {

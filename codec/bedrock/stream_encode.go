@@ -82,7 +82,7 @@ func (e *converseStreamEncoder) Encode(dst []byte, ev *codec.Event) []byte {
 		e.stop = ev.StopReason
 		e.stopSeq = strings.Clone(ev.StopSequence)
 	case codec.EventEnd:
-		return e.end(dst)
+		return e.end(dst, &ev.Latency)
 	case codec.EventError:
 		e.done = true
 		return codec.AppendStreamException(dst, ev.Err)
@@ -179,8 +179,9 @@ func (e *converseStreamEncoder) partStop(dst []byte, ev *codec.Event) []byte {
 }
 
 // end writes messageStop and metadata, the last event, with the usage
-// (zeros when the upstream reported none: the SDK's readers expect it).
-func (e *converseStreamEncoder) end(dst []byte) []byte {
+// (zeros when the upstream reported none: the SDK's readers expect it) and
+// the latency lat the caller measured (0 when unknown).
+func (e *converseStreamEncoder) end(dst []byte, lat *codec.Latency) []byte {
 	dst = e.ensureStarted(dst)
 	if e.open {
 		dst = e.partStop(dst, &codec.Event{})
@@ -191,5 +192,7 @@ func (e *converseStreamEncoder) end(dst []byte) []byte {
 	dst = appendStopSequence(dst, e.stopSeq)
 	dst = append(dst, "}\n\nevent: metadata\ndata: {"...)
 	dst = appendUsage(dst, `"usage":`, &e.usage)
-	return append(dst, ",\"metrics\":{\"latencyMs\":0}}\n\n"...)
+	dst = append(dst, `,"metrics":{"latencyMs":`...)
+	dst = jsonx.AppendInt(dst, lat.InvocationMs)
+	return append(dst, "}}\n\n"...)
 }

@@ -35,7 +35,7 @@ func TestStreamEncode(t *testing.T) {
 				{Type: codec.EventPartStop, Index: 3},
 				{Type: codec.EventStop, StopReason: mapping.StopRefusal, StopSequence: "S"},
 				{Type: codec.EventUsage, Usage: codec.Usage{Known: true, InputTokens: 9, CacheWriteTokens: 4, OutputTokens: 2}},
-				{Type: codec.EventEnd},
+				{Type: codec.EventEnd, Latency: codec.Latency{InvocationMs: 812, FirstByteMs: 300}},
 				{Type: codec.EventPartStart, Index: 4, Part: codec.PartText},
 			},
 			want: sseOf("messageStart", `{"role":"assistant"}`,
@@ -44,7 +44,7 @@ func TestStreamEncode(t *testing.T) {
 				"contentBlockDelta", `{"contentBlockIndex":1,"delta":{"text":"No."}}`,
 				"contentBlockStop", `{"contentBlockIndex":1}`,
 				"messageStop", `{"stopReason":"content_filtered","additionalModelResponseFields":{"stop_sequence":"S"}}`,
-				"metadata", `{"usage":{"inputTokens":5,"outputTokens":2,"totalTokens":11,"cacheWriteInputTokens":4},"metrics":{"latencyMs":0}}`),
+				"metadata", `{"usage":{"inputTokens":5,"outputTokens":2,"totalTokens":11,"cacheWriteInputTokens":4},"metrics":{"latencyMs":812}}`),
 		},
 		{
 			name: "reasoning of three families and a tool call without an id",

@@ -291,6 +291,10 @@ func (d *chatRequestDecoder) toolCall(path string, v gjson.Result) *codec.Error 
 			name = value
 		case "arguments":
 			args = value
+		case "parsed_arguments": //field:messages[].tool_calls[].function.parsed_arguments: hint
+			// The arguments as parsed by the openai SDKs' parse helpers
+			// (ParsedFunction): a copy of arguments, never on the wire.
+			err = d.hint(path+".function.parsed_arguments", value, true, "")
 		default:
 			err = wire.UnknownField(path + ".function." + key.Str)
 		}
@@ -358,6 +362,12 @@ func (d *chatRequestDecoder) messageField(i int, key string, v gjson.Result, f *
 		return wire.RejectUnlessNull(v, wire.IndexPath("messages", i)+".function_call", "the deprecated functions API is not supported; use tool_calls")
 	case "audio": //field:messages[].audio: capability
 		return wire.RejectUnlessNull(v, wire.IndexPath("messages", i)+".audio", "audio is not supported yet")
+	case "parsed": //field:messages[].parsed: hint
+		// The structured output openai-node's and openai-python's parse
+		// helpers add to a message they return (ParsedChatCompletionMessage):
+		// a copy of content, never on the wire, sent back by clients
+		// that replay the message object.
+		return d.hint(wire.IndexPath("messages", i)+".parsed", v, true, "")
 	default:
 		return wire.UnknownField(wire.IndexPath("messages", i) + "." + key)
 	}

@@ -233,6 +233,22 @@ func TestChatDecodeRequest(t *testing.T) {
 			want: codec.Request{Model: "m", Messages: []codec.Message{chatUser("Hi")}},
 		},
 		{
+			// The openai SDKs' parse helpers add parsed to the message
+			// and parsed_arguments to each call's function; a client
+			// replaying the message object sends them back.
+			name: "SDK-side fields of a replayed message",
+			body: `{"model":"m","messages":[` + user + `,
+				{"role":"assistant","content":"{}","parsed":{},"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}","parsed_arguments":{}}}]},
+				{"role":"tool","tool_call_id":"c1","content":"ok"},
+				{"role":"assistant","content":"A","parsed":null}]}`,
+			want: codec.Request{Model: "m", Messages: []codec.Message{
+				chatUser("Hi"),
+				{Role: codec.RoleAssistant, Parts: []codec.Part{chatText("{}"), {Type: codec.PartToolCall, ToolCallID: "c1", ToolName: "f", Arguments: "{}"}}},
+				{Role: codec.RoleUser, Parts: []codec.Part{{Type: codec.PartToolResult, ToolCallID: "c1", ToolName: "f", Content: []codec.Part{chatText("ok")}}}},
+				{Role: codec.RoleAssistant, Parts: []codec.Part{chatText("A")}},
+			}, Dropped: []string{"messages[1].parsed", "messages[1].tool_calls[0].function.parsed_arguments"}},
+		},
+		{
 			name: "stream_options null members",
 			body: `{"model":"m","messages":[` + user + `],"stream":false,"stream_options":{"include_usage":null,"include_obfuscation":null}}`,
 			want: codec.Request{Model: "m", Messages: []codec.Message{chatUser("Hi")}},

@@ -15,7 +15,7 @@ type responsesPart struct {
 	keys                         uint32
 	typ, text, refusal, imageURL gjson.Result
 	fileID, detail, data, url    gjson.Result
-	filename                     gjson.Result
+	filename, parsed             gjson.Result
 }
 
 // responsesPartKeyBit returns the bit of a content part key (responsesKeyUnknown
@@ -46,6 +46,12 @@ func responsesPartKeyBit(key string) uint32 {
 		return responsesKeyFileURL
 	case "filename":
 		return responsesKeyFilename
+	case "parsed": //field:input[].content[].parsed: hint
+		// The structured output openai-node's and openai-python's parse
+		// and stream helpers add to output_text (and openai-node to
+		// refusal) parts of the responses they return: a copy of the
+		// text, never on the wire, sent back with response.output.
+		return responsesKeyParsed
 	}
 	return responsesKeyUnknown
 }
@@ -75,6 +81,8 @@ func collectResponsesPart(part gjson.Result, a *jsonx.Arena) responsesPart {
 			p.url = value
 		case responsesKeyFilename:
 			p.filename = value
+		case responsesKeyParsed:
+			p.parsed = value
 		}
 		return true
 	})
@@ -152,6 +160,9 @@ func appendResponsesContent(parts []codec.Part, part gjson.Result, role codec.Ro
 	if p.keys&responsesKeyCacheBreakpoint != 0 {
 		// A cache breakpoint steers the provider's prompt cache only.
 		req.Dropped = append(req.Dropped, path()+".prompt_cache_breakpoint")
+	}
+	if p.keys&responsesKeyParsed != 0 && p.parsed.Type != gjson.Null {
+		req.Dropped = append(req.Dropped, path()+".parsed")
 	}
 	return append(parts, wire.TextPart(kind, text)), nil
 }

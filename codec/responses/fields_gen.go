@@ -7,14 +7,17 @@ import "github.com/llmbridge/llmbridge/codec"
 // fields is the field table of the family's client protocols, from the
 // //field: annotations of its decoders.
 var fields = []codec.Field{
+	{Path: "input[].content[].parsed", Class: codec.FieldHint},
 	{Path: "input[].content[] (input_image, base64)", Class: codec.FieldMapped},
 	{Path: "input[].content[] (input_image, URL)", Class: codec.FieldCapability},
 	{Path: "input[].content[] (input_file)", Class: codec.FieldMapped},
 	{Path: "input[].content[].file_id", Class: codec.FieldCapability},
 	{Path: "input[].content[].detail", Class: codec.FieldHint},
 	{Path: "input[].phase", Class: codec.FieldHint},
+	{Path: "input[] (item_reference, to an item llmbridge issued)", Class: codec.FieldMapped},
 	{Path: "input[] (item_reference)", Class: codec.FieldCapability},
 	{Path: "input[] (function_call, function_call_output)", Class: codec.FieldMapped},
+	{Path: "input[].parsed_arguments", Class: codec.FieldHint},
 	{Path: "model", Class: codec.FieldMapped},
 	{Path: "input", Class: codec.FieldMapped},
 	{Path: "instructions", Class: codec.FieldMapped},

@@ -120,14 +120,15 @@ const (
 	responsesKeyFileData
 	responsesKeyFileURL
 	responsesKeyFilename
+	responsesKeyParsed
 	responsesKeyUnknown
 )
 
 // The keys each content part type allows.
 const (
 	responsesInputTextKeys  = responsesKeyType | responsesKeyText | responsesKeyCacheBreakpoint
-	responsesOutputTextKeys = responsesKeyType | responsesKeyText | responsesKeyAnnotations | responsesKeyLogprobs
-	responsesRefusalKeys    = responsesKeyType | responsesKeyRefusal
+	responsesOutputTextKeys = responsesKeyType | responsesKeyText | responsesKeyAnnotations | responsesKeyLogprobs | responsesKeyParsed
+	responsesRefusalKeys    = responsesKeyType | responsesKeyRefusal | responsesKeyParsed
 	responsesImageKeys      = responsesKeyType | responsesKeyImageURL | responsesKeyFileID | responsesKeyDetail | responsesKeyCacheBreakpoint
 	responsesFileKeys       = responsesKeyType | responsesKeyFileID | responsesKeyFileData | responsesKeyFileURL |
 		responsesKeyFilename | responsesKeyDetail | responsesKeyCacheBreakpoint
@@ -244,8 +245,10 @@ func decodeResponsesItem(item gjson.Result, i int, parts []codec.Part, req *requ
 		if it.keys&responsesKeyRole == 0 && it.keys&responsesKeyID != 0 {
 			// An item with only an id is an item reference, whose
 			// type is optional.
-			return 0, 0, parts, wire.UnsupportedField(wire.IndexPath("input", i), `input item type "item_reference" is not supported yet`) //field:input[] (item_reference): capability
+			return decodeItemReference(item, &it, i, parts, req)
 		}
+	case "item_reference": //field:input[] (item_reference, to an item llmbridge issued): mapped; input[] (item_reference): capability
+		return decodeItemReference(item, &it, i, parts, req)
 	case "function_call", "custom_tool_call": //field:input[] (function_call, function_call_output): mapped
 		parts, err := decodeResponsesCall(item, i, parts, typ == "custom_tool_call", req)
 		return codec.RoleAssistant, responsesItemCall, parts, err
@@ -324,6 +327,16 @@ func decodeResponsesCall(item gjson.Result, i int, parts []codec.Part, custom bo
 			have |= 4
 		case "namespace":
 			p.Namespace, err = responsesItemString(v, path, ".namespace")
+		case "parsed_arguments": //field:input[].parsed_arguments: hint
+			// The arguments as parsed by the openai SDKs' parse and
+			// stream helpers (openai-node, openai-python's
+			// ParsedResponseFunctionToolCall): a copy of arguments,
+			// never on the wire, sent back with response.output.
+			if custom {
+				err = wire.UnknownField(path + "." + key.Str)
+			} else if v.Type != gjson.Null {
+				req.Dropped = append(req.Dropped, path+".parsed_arguments")
+			}
 		default:
 			err = wire.UnknownField(path + "." + key.Str)
 		}

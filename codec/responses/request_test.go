@@ -126,6 +126,21 @@ func TestResponsesDecodeRequest(t *testing.T) {
 					"stream_options.include_obfuscation", "tool_choice", "parallel_tool_calls", "max_tool_calls"}},
 		},
 		{
+			// openai-node's stream helper and parse helpers add parsed
+			// to output_text and refusal parts and parsed_arguments to
+			// function calls; a client sending response.output back as
+			// input sends them too. null is nothing to drop.
+			name: "SDK-side fields of a replayed output",
+			body: `{"model":"m","input":[{"role":"user","content":"hi"},` +
+				`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"{}","annotations":[],"parsed":{}},{"type":"refusal","refusal":"no","parsed":null}]},` +
+				`{"type":"function_call","call_id":"c1","name":"f","arguments":"{}","parsed_arguments":{}},` +
+				`{"type":"function_call","call_id":"c2","name":"f","arguments":"{}","parsed_arguments":null}]}`,
+			want: codec.Request{Model: "m", Messages: []codec.Message{user(responsesText("hi")), assistant(responsesText("{}"), responsesRefusal("no"),
+				codec.Part{Type: codec.PartToolCall, ToolCallID: "c1", ToolName: "f", Arguments: "{}"},
+				codec.Part{Type: codec.PartToolCall, ToolCallID: "c2", ToolName: "f", Arguments: "{}"})},
+				Dropped: []string{"input[1].content[0].parsed", "input[2].parsed_arguments"}},
+		},
+		{
 			name: "hints inside the conversation",
 			body: `{"model":"m","tool_choice":"none","reasoning":{"generate_summary":"concise","effort":null,"context":null,"mode":null,"summary":null},` +
 				`"input":[{"role":"user","content":[{"type":"input_text","text":"hi","prompt_cache_breakpoint":{"type":"ephemeral"}}]},` +
@@ -287,6 +302,9 @@ func TestResponsesDecodeRequestErrors(t *testing.T) {
 		{"reasoning encrypted type", `{"model":"m","input":[{"type":"reasoning","summary":[],"encrypted_content":5}]}`, "input[0].encrypted_content", "expected string"},
 		{"reasoning malformed envelope", `{"model":"m","input":[{"type":"reasoning","summary":[],"encrypted_content":"llmbridge.v1.!!"}]}`, "input[0].encrypted_content", "malformed"},
 		{"item reference", `{"model":"m","input":[{"id":"msg_1"}]}`, "input[0]", `"item_reference"`},
+		{"SDK field on an input part", `{"model":"m","input":[{"role":"user","content":[{"type":"input_text","text":"x","parsed":null}]}]}`, "input[0].content[0].parsed", "unknown field"},
+		{"SDK field on a custom call", `{"model":"m","input":[{"type":"custom_tool_call","call_id":"c","name":"f","input":"x","parsed_arguments":null}]}`, "input[0].parsed_arguments", "unknown field"},
+		{"other field beside an SDK field", `{"model":"m","input":[{"role":"assistant","content":[{"type":"output_text","text":"x","parsed":null,"parsedx":1}]}]}`, "input[0].content[0].parsedx", "unknown field"},
 		{"missing role", `{"model":"m","input":[{"content":"x"}]}`, "input[0].role", "is required"},
 		{"null role", `{"model":"m","input":[{"role":null,"content":"x"}]}`, "input[0].role", "is required"},
 		{"role type", `{"model":"m","input":[{"role":1,"content":"x"}]}`, "input[0].role", "expected string"},

@@ -94,13 +94,36 @@ func responsesReasoningItemID(responseID string, n int) string {
 	return "rs_" + strings.TrimPrefix(responsesMessageID(responseID), "msg_") + "_" + strconv.Itoa(n)
 }
 
+// itemID returns the id of an item llmbridge can restore from an
+// item_reference: a new key of store and the id naming it, or, without a
+// store, the zero key and plain, an id no reference can be restored from.
+func itemID(store codec.ItemStore, prefix, plain string) (codec.ItemKey, string) {
+	if store == nil {
+		return codec.ItemKey{}, plain
+	}
+	return storedItemID(store, prefix)
+}
+
+// keepItem keeps item, the JSON of an output item, under key in store, when
+// the item's id names the key (a non-zero key).
+func keepItem(store codec.ItemStore, key codec.ItemKey, item []byte) {
+	if store != nil && key != (codec.ItemKey{}) {
+		store.PutItem(key, item)
+	}
+}
+
 // appendResponsesOutput appends the output items of content: each tool call
 // is a function_call item (custom_tool_call for a custom tool of req, with
 // its namespace restored for a namespaced function), each reasoning part a
 // reasoning item, each hosted search a web_search_call item holding the
 // sources of the results that follow it, and the parts between them are
-// message items.
+// message items. Their ids are ones a later item_reference can be restored
+// from (itemref.go) where the item fits in its id or req has an item store.
 func appendResponsesOutput(dst []byte, responseID, status string, content []codec.Part, req *codec.Request, resp *codec.Response) ([]byte, *codec.Error) {
+	var store codec.ItemStore
+	if req != nil {
+		store = req.Items
+	}
 	n := 0
 	for i := 0; i < len(content); n++ {
 		switch p := &content[i]; p.Type {
@@ -108,7 +131,10 @@ func appendResponsesOutput(dst []byte, responseID, status string, content []code
 			if n > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendResponsesOutputCall(dst, responsesOutputItemID(responseID, n, true), status, p, req)
+			key, id := itemID(store, "fc_", responsesOutputItemID(responseID, n, true))
+			start := len(dst)
+			dst = appendResponsesOutputCall(dst, id, status, p, req)
+			keepItem(store, key, dst[start:])
 			i++
 			continue
 		case codec.PartReasoning:
@@ -119,7 +145,10 @@ func appendResponsesOutput(dst []byte, responseID, status string, content []code
 			if id == "" {
 				id = responsesReasoningItemID(responseID, n)
 			}
+			key, id := itemID(store, "rs_", id)
+			start := len(dst)
 			dst = appendResponsesOutputReasoning(dst, id, p.Text, p)
+			keepItem(store, key, dst[start:])
 			i++
 			continue
 		case codec.PartServerToolCall:
@@ -145,9 +174,16 @@ func appendResponsesOutput(dst []byte, responseID, status string, content []code
 			j++
 		}
 		var err *codec.Error
-		if dst, err = appendResponsesOutputMessage(dst, responsesOutputItemID(responseID, n, false), status, content[i:j]); err != nil {
+		var key codec.ItemKey
+		id := inlineTextID(content[i:j])
+		if id == "" {
+			key, id = itemID(store, itemRefPrefix, responsesOutputItemID(responseID, n, false))
+		}
+		start := len(dst)
+		if dst, err = appendResponsesOutputMessage(dst, id, status, content[i:j]); err != nil {
 			return dst, err
 		}
+		keepItem(store, key, dst[start:])
 		i = j
 	}
 	return dst, nil

@@ -259,7 +259,8 @@ func TestResponsesAppendResponse(t *testing.T) {
 }
 
 func TestResponsesAppendResponseDefaults(t *testing.T) {
-	out, err := codec.AppendResponse(nil, codec.OpenAIResponses, &codec.Response{Model: "m", Content: []codec.Part{responsesText("hi")}})
+	// A text over 41 bytes does not fit in its item's id.
+	out, err := codec.AppendResponse(nil, codec.OpenAIResponses, &codec.Response{Model: "m", Content: []codec.Part{responsesText(strings.Repeat("hi ", 14))}})
 	if err != nil {
 		t.Fatal(err)
 	}

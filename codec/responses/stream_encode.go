@@ -97,6 +97,10 @@ type responsesStreamItem struct {
 	custom    bool
 	namespace string
 
+	// key names the item in the request's item store, which keeps it
+	// once it is done (zero without a store).
+	key codec.ItemKey
+
 	// Hosted searches (web_search_call items): the item stays open after
 	// the call's arguments until its results (sources, failed) come or
 	// another part starts.
@@ -286,6 +290,19 @@ func (e *responsesStreamEncoder) itemAdded(dst []byte, it responsesStreamItem) [
 	default:
 		it.id = responsesReasoningItemID(e.id, len(e.items))
 	}
+	if e.req != nil && e.req.Items != nil && !it.search {
+		// The id is sent before the item's content is known, so
+		// no item of a stream travels in its id: the store keeps
+		// it once it is done.
+		prefix := itemRefPrefix
+		switch {
+		case it.call:
+			prefix = "fc_"
+		case it.reasoning:
+			prefix = "rs_"
+		}
+		it.key, it.id = storedItemID(e.req.Items, prefix)
+	}
 	e.items = append(e.items, it)
 	e.itemOpen = true
 	dst = e.begin(dst, "response.output_item.added")
@@ -303,7 +320,11 @@ func (e *responsesStreamEncoder) itemDone(dst []byte, status string) []byte {
 	e.itemOpen = false
 	dst = e.begin(dst, "response.output_item.done")
 	dst = append(dst, `,"item":`...)
+	start := len(dst)
 	dst = e.appendItem(dst, it, status)
+	if e.req != nil {
+		keepItem(e.req.Items, it.key, dst[start:])
+	}
 	dst = append(dst, `,"output_index":`...)
 	dst = jsonx.AppendInt(dst, int64(len(e.items)-1))
 	return e.finishEvent(dst)
