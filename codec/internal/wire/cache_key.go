@@ -72,4 +72,3 @@ func fnvSample(h uint64, s string) uint64 {
 	h = fnvString(h, s[:promptCacheKeySample])
 	return fnvString(h, s[len(s)-promptCacheKeySample:])
 }
-
