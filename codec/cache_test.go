@@ -1,6 +1,7 @@
 package codec_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -179,5 +180,140 @@ func TestPromptCacheKey(t *testing.T) {
 		if !gjson.ValidBytes(out) {
 			t.Errorf("%s -> %s: invalid JSON %s", c.from, c.to, out)
 		}
+	}
+}
+
+// agentChat is an agent's Chat Completions request: a system prompt, a
+// tool, and a tool loop in its second turn.
+const agentChat = `{"model":"m","user":"%s","messages":[
+	{"role":"system","content":"You are a coding agent."},
+	{"role":"user","content":"List the files."},
+	{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"sh","arguments":"{\"cmd\":\"ls\"}"}}]},
+	{"role":"tool","tool_call_id":"c1","content":"a.go b.go"},
+	{"role":"assistant","content":"Two files."},
+	{"role":"user","content":"Open a.go."}],
+	"tools":[{"type":"function","function":{"name":"sh","parameters":{"type":"object"}}}]}`
+
+// TestCachePolicy places breakpoints for a client whose protocol has none
+// where Claude Code places its own (the last tool, the system prompt, the
+// last message, and where the previous request ended), with the
+// configured lifetime, toward Anthropic's and Bedrock's protocols; derives
+// a stable prompt_cache_key toward OpenAI's; and asks nothing without
+// Auto or for a client that places its own.
+func TestCachePolicy(t *testing.T) {
+	decode := func(p codec.Protocol, body string) *codec.Request {
+		req := new(codec.Request)
+		if err := codec.DecodeRequest(p, []byte(body), req); err != nil {
+			t.Fatal(err)
+		}
+		return req
+	}
+	auto := codec.EncodeOptions{Model: "claude-sonnet-4-5", Cache: codec.CachePolicy{Auto: true}}
+
+	out, err := codec.AppendRequest(nil, codec.AnthropicMessages, decode(codec.OpenAIChat, fmt.Sprintf(agentChat, "")), auto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"tools.0.cache_control":              `{"type":"ephemeral"}`,
+		"system.0.cache_control":             `{"type":"ephemeral"}`,
+		"messages.2.content.0.cache_control": `{"type":"ephemeral"}`, // the tool result: where the previous request ended
+		"messages.4.content.0.cache_control": `{"type":"ephemeral"}`, // the last message
+	}
+	for path, raw := range want {
+		if got := gjson.GetBytes(out, path).Raw; got != raw {
+			t.Errorf("%s = %s, want %s in\n%s", path, got, raw, out)
+		}
+	}
+	if n := strings.Count(string(out), "cache_control"); n != 4 {
+		t.Errorf("%d breakpoints, want 4:\n%s", n, out)
+	}
+
+	hour := codec.EncodeOptions{Model: "us.anthropic.claude-sonnet-4-5-20250929-v1:0", Cache: codec.CachePolicy{Auto: true, TTL: codec.Cache1h}}
+	out, err = codec.AppendRequest(nil, codec.Bedrock, decode(codec.Gemini, `{"systemInstruction":{"parts":[{"text":"S"}]},"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`), hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := gjson.GetBytes(out, "system.1.cachePoint").Raw; got != `{"type":"default","ttl":"1h"}` {
+		t.Errorf("system cachePoint %s in %s", got, out)
+	}
+	if got := gjson.GetBytes(out, "messages.0.content.1.cachePoint").Raw; got != `{"type":"default","ttl":"1h"}` {
+		t.Errorf("message cachePoint %s in %s", got, out)
+	}
+
+	// Without Auto, or toward a model without cache points, nothing.
+	for _, c := range []struct {
+		to   codec.Protocol
+		opts codec.EncodeOptions
+	}{
+		{codec.AnthropicMessages, codec.EncodeOptions{Model: "claude-sonnet-4-5"}},
+		{codec.Bedrock, codec.EncodeOptions{Model: "meta.llama3-70b-instruct-v1:0", Cache: codec.CachePolicy{Auto: true}}},
+		{codec.OpenAIResponses, codec.EncodeOptions{Model: "gpt-5"}},
+	} {
+		req := decode(codec.OpenAIChat, fmt.Sprintf(agentChat, ""))
+		out, err := codec.AppendRequest(nil, c.to, req, c.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := string(out); strings.Contains(s, "cache_control") || strings.Contains(s, "cachePoint") || strings.Contains(s, "prompt_cache_key") || len(req.Dropped) > 0 {
+			t.Errorf("%s %+v: %s (dropped %v)", c.to, c.opts.Cache, s, req.Dropped)
+		}
+	}
+
+	// Toward OpenAI: one key per conversation, the same on every turn.
+	key := func(body string) string {
+		out, err := codec.AppendRequest(nil, codec.OpenAIResponses, decode(codec.OpenAIChat, body), codec.EncodeOptions{Model: "gpt-5", Cache: codec.CachePolicy{Auto: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return gjson.GetBytes(out, "prompt_cache_key").Str
+	}
+	turn1 := key(`{"model":"m","messages":[{"role":"system","content":"You are a coding agent."},{"role":"user","content":"List the files."}],"tools":[{"type":"function","function":{"name":"sh","parameters":{"type":"object"}}}]}`)
+	turn2 := key(fmt.Sprintf(agentChat, ""))
+	other := key(`{"model":"m","messages":[{"role":"system","content":"You are a poet."},{"role":"user","content":"List the files."}]}`)
+	user := key(fmt.Sprintf(agentChat, "session-1"))
+	if !strings.HasPrefix(turn1, "llmbridge-") || len(turn1) != len("llmbridge-")+16 || turn1 != turn2 || turn1 == other || user == turn1 || user != key(fmt.Sprintf(agentChat, "session-1")) {
+		t.Errorf("keys: turn 1 %q, turn 2 %q, another agent %q, a named user %q", turn1, turn2, other, user)
+	}
+}
+
+// BenchmarkCachePolicy measures placing breakpoints for an agent-sized
+// request toward Anthropic and deriving a cache key toward OpenAI, next
+// to the same encodings without the policy.
+func BenchmarkCachePolicy(b *testing.B) {
+	var body strings.Builder
+	body.WriteString(`{"model":"m","messages":[{"role":"system","content":"` + strings.Repeat("You are a coding agent. ", 800) + `"}`)
+	for i := 0; i < 40; i++ {
+		fmt.Fprintf(&body, `,{"role":"user","content":"Step %d: run the tests."},{"role":"assistant","content":"Done with step %d."}`, i, i)
+	}
+	body.WriteString(`,{"role":"user","content":"Next."}],"tools":[`)
+	for i := 0; i < 20; i++ {
+		if i > 0 {
+			body.WriteString(",")
+		}
+		fmt.Fprintf(&body, `{"type":"function","function":{"name":"tool%d","parameters":{"type":"object"}}}`, i)
+	}
+	body.WriteString(`]}`)
+	var req codec.Request
+	if err := codec.DecodeRequest(codec.OpenAIChat, []byte(body.String()), &req); err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		to   codec.Protocol
+		auto bool
+	}{{"anthropic/off", codec.AnthropicMessages, false}, {"anthropic/auto", codec.AnthropicMessages, true},
+		{"responses/off", codec.OpenAIResponses, false}, {"responses/auto", codec.OpenAIResponses, true}} {
+		b.Run(c.name, func(b *testing.B) {
+			opts := codec.EncodeOptions{Model: "m", Cache: codec.CachePolicy{Auto: c.auto}}
+			buf := make([]byte, 0, 64<<10)
+			b.ReportAllocs()
+			for b.Loop() {
+				req.Dropped = req.Dropped[:0]
+				if _, err := codec.AppendRequest(buf[:0], c.to, &req, opts); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

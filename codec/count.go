@@ -36,6 +36,8 @@ func AppendCountRequest(dst []byte, p Protocol, req *Request, opts EncodeOptions
 		return dst, InvalidRequest("", "protocol "+string(p)+" has no token counting endpoint")
 	}
 	d := p.Descriptor()
+	// Counting caches nothing: no breakpoints or cache keys of llmbridge's.
+	opts.Cache.Auto = false
 	gen, err := AppendRequest(nil, d.countAs(), req, opts)
 	if err != nil {
 		return dst, err

@@ -101,6 +101,11 @@ type Descriptor struct {
 	// (Anthropic's "overloaded"); other clients get 503 for it, which
 	// their SDKs retry.
 	Overloaded529 bool
+	// CacheBreakpoints reports that the protocol's clients place their own
+	// prompt-cache breakpoints (Anthropic's cache_control, Converse's
+	// cachePoint): their choice, none included, stands, and they get no
+	// automatic caching (CachePolicy).
+	CacheBreakpoints bool
 	// ErrorAtRoot reports that the protocol's error bodies are the error
 	// object itself (AWS's {"message": …, "__type": …}), not an object
 	// under "error".

@@ -618,6 +618,9 @@ type EncodeOptions struct {
 	// protocol itself; the zero value writes each protocol as its
 	// first-party API takes it.
 	Target Target
+	// Cache is how prompt caching is asked for where the client's
+	// protocol does not ask for it; the zero value asks for nothing.
+	Cache CachePolicy
 }
 
 // DefaultMaxTokens is the max_tokens written toward Anthropic when neither

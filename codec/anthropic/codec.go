@@ -12,22 +12,24 @@ import (
 
 func init() {
 	codec.Register(codec.Descriptor{
-		Name:          codec.AnthropicMessages,
-		Route:         codec.Route{Suffixes: []string{"/v1/messages"}, Paths: []string{"/messages"}},
-		Credential:    codec.Credential{Header: "X-Api-Key", AlsoBearer: true},
-		Headers:       [][2]string{{"Anthropic-Version", "2023-06-01"}},
-		FamilyHeaders: anthropicHeaders,
-		Counting:      codec.Counting{Member: "input_tokens", Route: codec.Route{Suffixes: []string{"/v1/messages/count_tokens"}}},
-		Listing:       codec.Listing{Path: "/v1/models", Shape: codec.AnthropicMessages, PageSize: "limit", Paging: []string{"limit", "after_id", "before_id"}},
-		Origin:        mapping.FamilyAnthropic,
-		ResponseModel: anthropicResponseModel,
-		Overloaded529: true,
-		Fields:        fields,
+		Name:             codec.AnthropicMessages,
+		CacheBreakpoints: true,
+		Route:            codec.Route{Suffixes: []string{"/v1/messages"}, Paths: []string{"/messages"}},
+		Credential:       codec.Credential{Header: "X-Api-Key", AlsoBearer: true},
+		Headers:          [][2]string{{"Anthropic-Version", "2023-06-01"}},
+		FamilyHeaders:    anthropicHeaders,
+		Counting:         codec.Counting{Member: "input_tokens", Route: codec.Route{Suffixes: []string{"/v1/messages/count_tokens"}}},
+		Listing:          codec.Listing{Path: "/v1/models", Shape: codec.AnthropicMessages, PageSize: "limit", Paging: []string{"limit", "after_id", "before_id"}},
+		Origin:           mapping.FamilyAnthropic,
+		ResponseModel:    anthropicResponseModel,
+		Overloaded529:    true,
+		Fields:           fields,
 	}, anthropicCodec{})
 	codec.Register(codec.Descriptor{
 		Name: codec.VertexAnthropic, Family: codec.AnthropicMessages, ModelInPath: true, Located: true, Cloud: "google",
-		Route:         codec.Route{Models: "/publishers/anthropic/models", Method: "rawPredict", StreamMethod: "streamRawPredict"},
-		FamilyHeaders: anthropicHeaders,
+		CacheBreakpoints: true,
+		Route:            codec.Route{Models: "/publishers/anthropic/models", Method: "rawPredict", StreamMethod: "streamRawPredict"},
+		FamilyHeaders:    anthropicHeaders,
 		Counting: codec.Counting{Member: "input_tokens", BodyProtocol: codec.AnthropicMessages,
 			Route: codec.Route{Suffixes: []string{"/publishers/anthropic/models/count-tokens:rawPredict"}}},
 		PathHints: []string{"/publishers/anthropic/"},
@@ -43,7 +45,8 @@ func init() {
 	}, anthropicCodec{})
 	codec.Register(codec.Descriptor{
 		Name: codec.BedrockAnthropic, Family: codec.AnthropicMessages, ModelInPath: true, ModelEscaped: true, Cloud: "aws",
-		Route: codec.Route{Models: "/model", Method: "invoke", StreamMethod: "invoke-with-response-stream", MethodSegment: true},
+		CacheBreakpoints: true,
+		Route:            codec.Route{Models: "/model", Method: "invoke", StreamMethod: "invoke-with-response-stream", MethodSegment: true},
 		// Bedrock API keys are bearer tokens; without one, requests are
 		// signed with SigV4.
 		Credential:    codec.Credential{},

@@ -40,7 +40,7 @@ func appendAnthropicRequest(dst []byte, req *codec.Request, opts *codec.EncodeOp
 	dst = append(dst, `,"max_tokens":`...)
 	dst = jsonx.AppendInt(dst, plan.MaxTokens.Value)
 	var cachePlan wire.CachePlan
-	cache := wire.PlanCache(req, &cachePlan)
+	cache := wire.PlanCache(req, opts.Cache, &cachePlan)
 	if dst, err = appendAnthropicSystem(dst, req, p, cache); err != nil {
 		return dst[:start], err
 	}
@@ -54,7 +54,7 @@ func appendAnthropicRequest(dst []byte, req *codec.Request, opts *codec.EncodeOp
 	if req.Cache.Auto != codec.CacheNone {
 		// Automatic caching: Anthropic places this breakpoint on the
 		// last block it can cache.
-		dst = appendAnthropicCacheControl(dst, cache.Message(req.Cache.Auto))
+		dst = appendAnthropicCacheControl(dst, cache.Auto(req))
 	}
 	if req.User != "" {
 		dst = append(dst, `,"metadata":{"user_id":`...)
@@ -270,7 +270,7 @@ func appendAnthropicTextBlocks(dst []byte, ps []codec.Part, comma bool, cache *w
 		}
 		dst = append(dst, `{"type":"text","text":`...)
 		dst = wire.AppendText(dst, t, &ps[i])
-		dst = appendAnthropicCacheControl(dst, cache.System(ps[i].Cache))
+		dst = appendAnthropicCacheControl(dst, cache.System(&ps[i]))
 		dst = append(dst, '}')
 		comma = true
 	}

@@ -222,7 +222,7 @@ func appendAnthropicBlock(dst []byte, part *codec.Part, comma bool, cache *wire.
 		dst = append(dst, `{"type":"text","text":`...)
 		dst = wire.AppendText(dst, part.Text, part)
 	}
-	dst = appendAnthropicCacheControl(dst, cache.Message(part.Cache))
+	dst = appendAnthropicCacheControl(dst, cache.Message(part))
 	return append(dst, '}'), true
 }
 

@@ -69,7 +69,7 @@ func appendAnthropicTools(dst []byte, req *codec.Request, p codec.Protocol, cach
 		} else {
 			dst = append(dst, params...)
 		}
-		dst = appendAnthropicCacheControl(dst, cache.Tool(t.Cache))
+		dst = appendAnthropicCacheControl(dst, cache.Tool(t))
 		dst = append(dst, '}')
 	}
 	if len(req.Tools) > 0 {

@@ -12,7 +12,8 @@ import (
 func init() {
 	codec.Register(codec.Descriptor{
 		Name: codec.Bedrock, ModelInPath: true, ModelEscaped: true, Cloud: "aws", Framing: codec.FramingEventStream,
-		Route: codec.Route{Models: "/model", Method: "converse", StreamMethod: "converse-stream", MethodSegment: true},
+		CacheBreakpoints: true,
+		Route:            codec.Route{Models: "/model", Method: "converse", StreamMethod: "converse-stream", MethodSegment: true},
 		// Bedrock API keys are sent as Authorization: Bearer, the zero
 		// Credential; AWS credentials sign the request instead (Cloud).
 		Credential: codec.Credential{},

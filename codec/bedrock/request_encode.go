@@ -39,7 +39,7 @@ func appendConverseRequest(dst []byte, req *codec.Request, opts *codec.EncodeOpt
 	var cachePlan wire.CachePlan
 	var cache *wire.CachePlan
 	if cachesPrompts(wire.EncodeModel(opts, req)) {
-		cache = wire.PlanCache(req, &cachePlan)
+		cache = wire.PlanCache(req, opts.Cache, &cachePlan)
 	} else if wire.HasBreakpoints(req) {
 		req.Dropped = append(req.Dropped, "cache breakpoints (the model takes no cachePoint)")
 	}

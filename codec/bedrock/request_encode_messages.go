@@ -78,7 +78,7 @@ func appendSystemTexts(dst *[]byte, ps []codec.Part, comma bool, cache *wire.Cac
 		*dst = append(*dst, `{"text":`...)
 		*dst = wire.AppendText(*dst, ps[i].Text, &ps[i])
 		*dst = append(*dst, '}')
-		*dst = appendCachePoint(*dst, cache.System(ps[i].Cache))
+		*dst = appendCachePoint(*dst, cache.System(&ps[i]))
 		comma = true
 	}
 	return comma
@@ -137,7 +137,7 @@ func appendConverseMessages(dst []byte, req *codec.Request, cache *wire.CachePla
 	if first {
 		return dst, codec.InvalidRequest("messages", "must contain at least one message with content")
 	}
-	if ttl := cache.Message(req.Cache.Auto); ttl != codec.CacheNone {
+	if ttl := cache.Auto(req); ttl != codec.CacheNone {
 		dst = appendCachePoint(dst[:len(dst)-len("]}")], ttl)
 		dst = append(dst, "]}"...)
 	}
@@ -177,7 +177,7 @@ func appendTurn(dst []byte, turn []codec.Message, role codec.Role, which int, co
 			}
 			dst, comma = appendBlock(dst, part, comma)
 			if comma && wire.BreakpointPart(part) {
-				dst = appendCachePoint(dst, cache.Message(part.Cache))
+				dst = appendCachePoint(dst, cache.Message(part))
 			}
 		}
 	}

@@ -101,7 +101,7 @@ func appendToolConfig(dst []byte, req *codec.Request, cache *wire.CachePlan) ([]
 			}
 		}
 		dst = append(dst, "}}"...)
-		dst = appendCachePoint(dst, cache.Tool(t.Cache))
+		dst = appendCachePoint(dst, cache.Tool(t))
 	}
 	for k, name := range used {
 		if k > 0 || len(req.Tools) > 0 {

@@ -55,7 +55,7 @@ func (chatCodec) AppendRequest(dst []byte, p codec.Protocol, req *codec.Request,
 	if err == nil {
 		// OpenAI's own prompt cache settings, which neither Azure nor
 		// the OpenAI-compatible servers document.
-		dst = wire.AppendPromptCache(dst[:len(dst)-1], req, p == codec.OpenAIChat && opts.Target.Dialect == nil)
+		dst = wire.AppendPromptCache(dst[:len(dst)-1], req, p == codec.OpenAIChat && opts.Target.Dialect == nil, opts.Cache)
 		dst = append(dst, '}')
 	}
 	return dst, wire.Err(err)

@@ -62,7 +62,7 @@ func (responsesCodec) AppendRequest(dst []byte, p codec.Protocol, req *codec.Req
 	if err == nil {
 		// OpenAI's own prompt cache settings, which Azure does not
 		// document.
-		dst = wire.AppendPromptCache(dst[:len(dst)-1], req, p == codec.OpenAIResponses)
+		dst = wire.AppendPromptCache(dst[:len(dst)-1], req, p == codec.OpenAIResponses, opts.Cache)
 		dst = append(dst, '}')
 	}
 	return dst, wire.Err(err)

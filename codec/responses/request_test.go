@@ -120,7 +120,7 @@ func TestResponsesDecodeRequest(t *testing.T) {
 			// keeps its values and, for the hosted-tool one, is listed.
 			want: codec.Request{Model: "m", Messages: hi, Reasoning: codec.Reasoning{Summary: "auto"},
 				Include: []string{"reasoning.encrypted_content", "web_search_call.action.sources"},
-				Cache: codec.Cache{Key: "pk"},
+				Cache:   codec.Cache{Key: "pk"},
 				Dropped: []string{"store", "metadata", "service_tier",
 					"client_metadata", "truncation", "include",
 					"stream_options.include_obfuscation", "tool_choice", "parallel_tool_calls", "max_tool_calls"}},

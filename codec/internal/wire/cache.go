@@ -9,23 +9,37 @@ import (
 // Anthropic refuses a fifth cache_control, and Bedrock a fifth cachePoint.
 const MaxBreakpoints = 4
 
-// CachePlan hands out a request's prompt-cache breakpoints (Part.Cache,
-// Tool.Cache, the automatic Cache.Auto) to an encoder within the rules
-// Anthropic and Bedrock share: at most MaxBreakpoints, so the earliest of
-// more are left out (a later breakpoint caches a longer prefix, which
-// covers theirs) and reported; and no breakpoint may ask for a longer
-// lifetime than one before it in the prompt's order (tools, system,
-// messages), so a later one is shortened to the shortest before it. Both
-// protocols write their bodies in other orders (Anthropic system,
-// messages, tools; Converse messages, system, tools), so the plan hands
-// out lifetimes by section, each in the order its breakpoints are
-// written. A nil plan has no breakpoints.
+// CachePlan hands out a request's prompt-cache breakpoints to an encoder.
+//
+// The client's own breakpoints (Part.Cache, Tool.Cache, the automatic
+// Cache.Auto) are kept within the rules Anthropic and Bedrock share: at
+// most MaxBreakpoints, so the earliest of more are left out (a later
+// breakpoint caches a longer prefix, which covers theirs) and reported;
+// and no breakpoint may ask for a longer lifetime than one before it in
+// the prompt's order (tools, system, messages), so a later one is
+// shortened to the shortest before it. Both protocols write their bodies
+// in other orders (Anthropic system, messages, tools; Converse messages,
+// system, tools), so the plan hands out lifetimes by section, each in the
+// order its breakpoints are written.
+//
+// A request whose client's protocol places no breakpoints gets those of
+// codec.CachePolicy instead, chosen by position (the request itself is
+// not changed, so another encoder sees it as the client sent it).
+//
+// A nil plan has no breakpoints.
 type CachePlan struct {
 	ttls [MaxBreakpoints]codec.CacheTTL // the kept breakpoints, in prompt order
 	skip int                            // the breakpoints left out, the earliest
 	// base holds where each section's breakpoints start in prompt order,
 	// and seen how many of each have been written.
 	base, seen [sections]int
+
+	// placed is set for breakpoints of the policy: the tool and parts
+	// they follow, all of lifetime ttl.
+	placed bool
+	ttl    codec.CacheTTL
+	tool   *codec.Tool
+	parts  [3]*codec.Part
 }
 
 // The sections of a prompt, in its order.
@@ -36,14 +50,18 @@ const (
 	sections
 )
 
-// PlanCache plans req's breakpoints in plan and returns it, or nil when
-// req has none; breakpoints left out are reported in req.Dropped.
-func PlanCache(req *codec.Request, plan *CachePlan) *CachePlan {
+// PlanCache plans req's breakpoints in plan by policy and returns it, or
+// nil when there are none; breakpoints left out are reported in
+// req.Dropped.
+func PlanCache(req *codec.Request, policy codec.CachePolicy, plan *CachePlan) *CachePlan {
 	var count [sections]int
 	eachBreakpoint(req, func(_ codec.CacheTTL, section int) { count[section]++ })
 	n := count[sectionTools] + count[sectionSystem] + count[sectionMessages]
 	if n == 0 {
-		return nil
+		if !policy.Auto {
+			return nil
+		}
+		return placeBreakpoints(req, policy.TTL, plan)
 	}
 	*plan = CachePlan{skip: max(0, n-MaxBreakpoints)}
 	plan.base[sectionSystem] = count[sectionTools]
@@ -63,6 +81,77 @@ func PlanCache(req *codec.Request, plan *CachePlan) *CachePlan {
 		plan.ttls[k-1-plan.skip] = ttl
 	})
 	return plan
+}
+
+// placeBreakpoints plans the policy's breakpoints, with lifetime ttl,
+// where Claude Code places its own: after the last tool, after the system
+// prompt, after the last message, and after the user turn before the last
+// assistant turn, where the previous request of the conversation ended.
+// The last caches the whole prompt for the next request, which repeats
+// it; the other reads exactly what the previous request wrote, however
+// many blocks this turn added (Anthropic looks for an earlier cache entry
+// only about twenty blocks back from a breakpoint).
+func placeBreakpoints(req *codec.Request, ttl codec.CacheTTL, plan *CachePlan) *CachePlan {
+	if ttl == codec.CacheNone {
+		ttl = codec.CacheDefault
+	}
+	*plan = CachePlan{placed: true, ttl: ttl}
+	for i := len(req.Tools) - 1; i >= 0; i-- {
+		if t := &req.Tools[i]; t.Kind != codec.ToolWebSearch {
+			plan.tool = t
+			break
+		}
+	}
+	// The system prompt's last text: a later system message's, else
+	// req.System's.
+	for i := len(req.Messages) - 1; i >= 0 && plan.parts[0] == nil; i-- {
+		if IsSystemRole(req.Messages[i].Role) {
+			plan.parts[0] = lastBreakpointPart(req.Messages[i].Parts)
+		}
+	}
+	if plan.parts[0] == nil {
+		plan.parts[0] = lastBreakpointPart(req.System)
+	}
+	// The last message's last block, and the last block before the user
+	// turn that ends the conversation.
+	i := len(req.Messages) - 1
+	for ; i >= 0; i-- {
+		if m := &req.Messages[i]; !IsSystemRole(m.Role) {
+			if p := lastBreakpointPart(m.Parts); p != nil {
+				plan.parts[1] = p
+				break
+			}
+		}
+	}
+	// Back over the last user turn and the assistant turn before it, to
+	// the end of the previous request's conversation.
+	for ; i >= 0 && req.Messages[i].Role != codec.RoleAssistant; i-- {
+	}
+	for ; i >= 0 && req.Messages[i].Role != codec.RoleUser; i-- {
+	}
+	for ; i >= 0; i-- {
+		if m := &req.Messages[i]; !IsSystemRole(m.Role) {
+			if p := lastBreakpointPart(m.Parts); p != nil {
+				plan.parts[2] = p
+				break
+			}
+		}
+	}
+	if plan.tool == nil && plan.parts == [3]*codec.Part{} {
+		return nil
+	}
+	return plan
+}
+
+// lastBreakpointPart returns the last part of ps that can carry a
+// breakpoint, or nil.
+func lastBreakpointPart(ps []codec.Part) *codec.Part {
+	for i := len(ps) - 1; i >= 0; i-- {
+		if BreakpointPart(&ps[i]) {
+			return &ps[i]
+		}
+	}
+	return nil
 }
 
 // HasBreakpoints reports whether req asks for a breakpoint an encoder
@@ -119,19 +208,47 @@ func BreakpointPart(p *codec.Part) bool {
 	return true
 }
 
-// Tool returns the lifetime to write for a tool's breakpoint ttl, or
-// CacheNone for none.
-func (c *CachePlan) Tool(ttl codec.CacheTTL) codec.CacheTTL { return c.next(sectionTools, ttl) }
+// Tool returns the lifetime to write after tool t, or CacheNone for none.
+func (c *CachePlan) Tool(t *codec.Tool) codec.CacheTTL {
+	if c != nil && c.placed {
+		return c.placedTTL(t == c.tool)
+	}
+	return c.next(sectionTools, t.Cache)
+}
 
-// System returns the lifetime to write for the breakpoint ttl of a system
-// part that BreakpointPart accepts, or CacheNone.
-func (c *CachePlan) System(ttl codec.CacheTTL) codec.CacheTTL { return c.next(sectionSystem, ttl) }
+// System returns the lifetime to write after system part p, one that
+// BreakpointPart accepts, or CacheNone.
+func (c *CachePlan) System(p *codec.Part) codec.CacheTTL {
+	if c != nil && c.placed {
+		return c.placedTTL(p == c.parts[0])
+	}
+	return c.next(sectionSystem, p.Cache)
+}
 
-// Message returns the lifetime to write for the breakpoint ttl of a
-// message part that BreakpointPart accepts (or the automatic one, last),
-// or CacheNone.
-func (c *CachePlan) Message(ttl codec.CacheTTL) codec.CacheTTL {
-	return c.next(sectionMessages, ttl)
+// Message returns the lifetime to write after message part p, one that
+// BreakpointPart accepts, or CacheNone.
+func (c *CachePlan) Message(p *codec.Part) codec.CacheTTL {
+	if c != nil && c.placed {
+		return c.placedTTL(p == c.parts[1] || p == c.parts[2])
+	}
+	return c.next(sectionMessages, p.Cache)
+}
+
+// Auto returns the lifetime to write for the request's automatic
+// breakpoint (Cache.Auto), after everything else, or CacheNone.
+func (c *CachePlan) Auto(req *codec.Request) codec.CacheTTL {
+	if c == nil || c.placed {
+		return codec.CacheNone
+	}
+	return c.next(sectionMessages, req.Cache.Auto)
+}
+
+// placedTTL is the lifetime of a placed breakpoint, when there is one.
+func (c *CachePlan) placedTTL(here bool) codec.CacheTTL {
+	if here {
+		return c.ttl
+	}
+	return codec.CacheNone
 }
 
 // next returns the lifetime of the next breakpoint of section, CacheNone
@@ -161,16 +278,21 @@ func DropBreakpoints(req *codec.Request) {
 // prompt_cache_retention from req.Cache when the upstream takes them
 // (accepts: OpenAI's own APIs); otherwise a set value is reported dropped:
 // the key only routes requests to OpenAI's cache, and no other provider
-// keeps OpenAI's retention promise.
-func AppendPromptCache(dst []byte, req *codec.Request, accepts bool) []byte {
+// keeps OpenAI's retention promise. A request without a key gets one
+// derived from its conversation's identity when policy asks for caching
+// (appendPromptCacheKey).
+func AppendPromptCache(dst []byte, req *codec.Request, accepts bool, policy codec.CachePolicy) []byte {
 	c := &req.Cache
-	if c.Key != "" {
-		if accepts {
-			dst = append(dst, `,"prompt_cache_key":`...)
-			dst = jsonx.AppendString(dst, c.Key)
-		} else {
-			req.Dropped = append(req.Dropped, "prompt_cache_key")
-		}
+	switch {
+	case c.Key != "" && accepts:
+		dst = append(dst, `,"prompt_cache_key":`...)
+		dst = jsonx.AppendString(dst, c.Key)
+	case c.Key != "":
+		req.Dropped = append(req.Dropped, "prompt_cache_key")
+	case accepts && policy.Auto:
+		dst = append(dst, `,"prompt_cache_key":"`...)
+		dst = appendPromptCacheKey(dst, req)
+		dst = append(dst, '"')
 	}
 	if c.Retention != "" {
 		if accepts {
@@ -185,4 +307,6 @@ func AppendPromptCache(dst []byte, req *codec.Request, accepts bool) []byte {
 
 // DropPromptCache reports OpenAI's prompt cache settings of req dropped,
 // for an encoder of another provider's protocol.
-func DropPromptCache(req *codec.Request) { AppendPromptCache(nil, req, false) }
+func DropPromptCache(req *codec.Request) {
+	AppendPromptCache(nil, req, false, codec.CachePolicy{})
+}
