@@ -43,6 +43,8 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //			<name> <key>
 //		}
 //		otel_content on|off [<size>] # optional: prompts and completions on spans, within <size> (16KiB)
+//		cache auto|off               # optional, default auto: prompt caching for clients that place no breakpoints
+//		cache_ttl 5m|1h              # optional: the lifetime of the breakpoints llmbridge places
 //		default_max_tokens <n>       # optional, default 4096
 //		max_request_body <size>      # optional, default 32MiB
 //		max_event_size <size>        # optional, default 8MiB
@@ -246,6 +248,16 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Errf("%v", err)
 			}
 			h.OnUnsupported = val
+		case "cache":
+			if val != "auto" && val != "off" {
+				return d.Errf("cache: want auto or off, got %q", val)
+			}
+			h.Cache = val
+		case "cache_ttl":
+			if _, ok := cacheTTLs[val]; !ok || val == "" {
+				return d.Errf("cache_ttl: want 5m or 1h, got %q", val)
+			}
+			h.CacheTTL = val
 		case "default_max_tokens":
 			n, err := strconv.ParseInt(val, 10, 64)
 			if err != nil || n <= 0 {

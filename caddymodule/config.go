@@ -133,6 +133,14 @@ func (h *Handler) checkConfig() error {
 	if h.DefaultMaxTokens < 0 {
 		return fmt.Errorf("default_max_tokens must be positive, got %d", h.DefaultMaxTokens)
 	}
+	switch h.Cache {
+	case "", "auto", "off":
+	default:
+		return fmt.Errorf("cache must be auto or off, got %q", h.Cache)
+	}
+	if _, ok := cacheTTLs[h.CacheTTL]; !ok {
+		return fmt.Errorf("cache_ttl must be 5m or 1h, got %q", h.CacheTTL)
+	}
 	if h.MaxRequestBody < 0 {
 		return fmt.Errorf("max_request_body must be positive, got %d", h.MaxRequestBody)
 	}
@@ -252,4 +260,17 @@ func (h *Handler) provisionGoogle(ctx context.Context, expand func(string) strin
 		h.tokenSource = ts
 	}
 	return nil
+}
+
+// cacheTTLs are the values of cache_ttl.
+var cacheTTLs = map[string]codec.CacheTTL{"": codec.CacheNone, "5m": codec.Cache5m, "1h": codec.Cache1h}
+
+// cachePolicyFor is the prompt caching asked for on behalf of a client of
+// protocol client: no breakpoints for one whose protocol places its own.
+func (h *Handler) cachePolicyFor(client codec.Protocol) codec.CachePolicy {
+	p := h.cachePolicy
+	if d := client.Descriptor(); d != nil && d.CacheBreakpoints {
+		p.Breakpoints = false
+	}
+	return p
 }

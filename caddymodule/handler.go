@@ -280,7 +280,7 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 
 	outBuf := getBuffer()
 	defer putBuffer(outBuf)
-	out, err := h.encodeRequest(*outBuf, x.upstream, req, codec.EncodeOptions{Model: model, DefaultMaxTokens: h.DefaultMaxTokens, Target: target}, decoded)
+	out, err := h.encodeRequest(*outBuf, x.upstream, req, codec.EncodeOptions{Model: model, DefaultMaxTokens: h.DefaultMaxTokens, Target: target, Cache: h.cachePolicyFor(client)}, decoded)
 	*outBuf = out
 	if err != nil {
 		failPolicy(w, x, client, err)

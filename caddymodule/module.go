@@ -142,6 +142,20 @@ type Handler struct {
 	// Default: 16 KiB.
 	OTelContentMax int64 `json:"otel_content_max,omitempty"`
 
+	// Cache is how llmbridge asks for prompt caching for clients whose
+	// protocols place no cache breakpoints (OpenAI's and Google's):
+	// "auto" (the default) places breakpoints toward Anthropic's and
+	// Bedrock's protocols where Claude Code places its own and sends
+	// OpenAI's upstreams a prompt_cache_key derived from the conversation;
+	// "off" asks for nothing the client did not. Clients of Anthropic's and
+	// Bedrock's protocols place their own breakpoints, which are carried
+	// either way.
+	Cache string `json:"cache,omitempty"`
+	// CacheTTL is the lifetime of the breakpoints llmbridge places, "5m" or
+	// "1h" (which Anthropic bills higher for the write); empty is the
+	// provider's default (five minutes).
+	CacheTTL string `json:"cache_ttl,omitempty"`
+
 	// DefaultMaxTokens is the max_tokens sent to upstreams that require one
 	// (Anthropic) when the client gave none. Default: 4096.
 	DefaultMaxTokens int64 `json:"default_max_tokens,omitempty"`
@@ -227,6 +241,8 @@ type Handler struct {
 	clientKeyNames []string
 	// otelContentMax is OTelContentMax with its default.
 	otelContentMax int
+	// cachePolicy is the prompt caching Cache and CacheTTL ask for.
+	cachePolicy codec.CachePolicy
 	// prices are the configured model prices, first match wins.
 	prices []modelPrice
 	// upstreamModelInResponse is ResponseModel "upstream".
@@ -314,6 +330,8 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if h.DefaultMaxTokens == 0 {
 		h.DefaultMaxTokens = codec.DefaultMaxTokens
 	}
+	on := h.Cache != "off"
+	h.cachePolicy = codec.CachePolicy{Breakpoints: on, Key: on, TTL: cacheTTLs[h.CacheTTL]}
 	if h.MaxRequestBody == 0 {
 		h.MaxRequestBody = DefaultMaxRequestBody
 	}

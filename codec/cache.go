@@ -37,20 +37,23 @@ type Cache struct {
 	Retention string
 }
 
-// CachePolicy is how an encoder asks for prompt caching on behalf of a
-// client whose protocol has no breakpoints (OpenAI's, Gemini's). With
-// Auto: toward Anthropic's and Bedrock's protocols, breakpoints where
-// Claude Code places its own (after the tools, after the system prompt, on
-// the last message and where the previous request ended, so that each
-// turn reads the prefix the turn before wrote); toward OpenAI's, a
+// CachePolicy is how an encoder asks for prompt caching that the client
+// did not ask for itself. Breakpoints places them, toward Anthropic's and
+// Bedrock's protocols, where Claude Code places its own (after the tools,
+// after the system prompt, on the last message and where the previous
+// request ended, so that each turn reads the prefix the turn before
+// wrote), in a request that has none; it is meant for clients whose
+// protocols have no breakpoints (Descriptor.CacheBreakpoints is false):
+// the others' choice, none included, stands. Key sends OpenAI's upstreams a
 // prompt_cache_key derived from the conversation's identity (its end
-// user, else its system prompt and tools), so that one session's requests
-// reach the same cache. A client whose protocol places breakpoints itself
-// (Descriptor.CacheBreakpoints) has made its choice, none included, and
-// gets no Auto. The zero value asks for nothing the client did not.
+// user, else its system prompt and tools) when the client gave none, so
+// that one session's requests reach the same cache. The zero value asks
+// for nothing.
 type CachePolicy struct {
-	// Auto places breakpoints and derives cache keys.
-	Auto bool
+	// Breakpoints places breakpoints in a request that has none.
+	Breakpoints bool
+	// Key derives a prompt_cache_key for a request that has none.
+	Key bool
 	// TTL is the lifetime of the breakpoints placed; CacheNone is the
 	// provider's default.
 	TTL CacheTTL

@@ -208,7 +208,7 @@ func TestCachePolicy(t *testing.T) {
 		}
 		return req
 	}
-	auto := codec.EncodeOptions{Model: "claude-sonnet-4-5", Cache: codec.CachePolicy{Auto: true}}
+	auto := codec.EncodeOptions{Model: "claude-sonnet-4-5", Cache: codec.CachePolicy{Breakpoints: true, Key: true}}
 
 	out, err := codec.AppendRequest(nil, codec.AnthropicMessages, decode(codec.OpenAIChat, fmt.Sprintf(agentChat, "")), auto)
 	if err != nil {
@@ -229,7 +229,7 @@ func TestCachePolicy(t *testing.T) {
 		t.Errorf("%d breakpoints, want 4:\n%s", n, out)
 	}
 
-	hour := codec.EncodeOptions{Model: "us.anthropic.claude-sonnet-4-5-20250929-v1:0", Cache: codec.CachePolicy{Auto: true, TTL: codec.Cache1h}}
+	hour := codec.EncodeOptions{Model: "us.anthropic.claude-sonnet-4-5-20250929-v1:0", Cache: codec.CachePolicy{Breakpoints: true, TTL: codec.Cache1h}}
 	out, err = codec.AppendRequest(nil, codec.Bedrock, decode(codec.Gemini, `{"systemInstruction":{"parts":[{"text":"S"}]},"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`), hour)
 	if err != nil {
 		t.Fatal(err)
@@ -247,7 +247,7 @@ func TestCachePolicy(t *testing.T) {
 		opts codec.EncodeOptions
 	}{
 		{codec.AnthropicMessages, codec.EncodeOptions{Model: "claude-sonnet-4-5"}},
-		{codec.Bedrock, codec.EncodeOptions{Model: "meta.llama3-70b-instruct-v1:0", Cache: codec.CachePolicy{Auto: true}}},
+		{codec.Bedrock, codec.EncodeOptions{Model: "meta.llama3-70b-instruct-v1:0", Cache: codec.CachePolicy{Breakpoints: true, Key: true}}},
 		{codec.OpenAIResponses, codec.EncodeOptions{Model: "gpt-5"}},
 	} {
 		req := decode(codec.OpenAIChat, fmt.Sprintf(agentChat, ""))
@@ -262,7 +262,7 @@ func TestCachePolicy(t *testing.T) {
 
 	// Toward OpenAI: one key per conversation, the same on every turn.
 	key := func(body string) string {
-		out, err := codec.AppendRequest(nil, codec.OpenAIResponses, decode(codec.OpenAIChat, body), codec.EncodeOptions{Model: "gpt-5", Cache: codec.CachePolicy{Auto: true}})
+		out, err := codec.AppendRequest(nil, codec.OpenAIResponses, decode(codec.OpenAIChat, body), codec.EncodeOptions{Model: "gpt-5", Cache: codec.CachePolicy{Breakpoints: true, Key: true}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -305,7 +305,7 @@ func BenchmarkCachePolicy(b *testing.B) {
 	}{{"anthropic/off", codec.AnthropicMessages, false}, {"anthropic/auto", codec.AnthropicMessages, true},
 		{"responses/off", codec.OpenAIResponses, false}, {"responses/auto", codec.OpenAIResponses, true}} {
 		b.Run(c.name, func(b *testing.B) {
-			opts := codec.EncodeOptions{Model: "m", Cache: codec.CachePolicy{Auto: c.auto}}
+			opts := codec.EncodeOptions{Model: "m", Cache: codec.CachePolicy{Breakpoints: c.auto, Key: c.auto}}
 			buf := make([]byte, 0, 64<<10)
 			b.ReportAllocs()
 			for b.Loop() {

@@ -37,7 +37,7 @@ func AppendCountRequest(dst []byte, p Protocol, req *Request, opts EncodeOptions
 	}
 	d := p.Descriptor()
 	// Counting caches nothing: no breakpoints or cache keys of llmbridge's.
-	opts.Cache.Auto = false
+	opts.Cache = CachePolicy{}
 	gen, err := AppendRequest(nil, d.countAs(), req, opts)
 	if err != nil {
 		return dst, err

@@ -58,7 +58,7 @@ func PlanCache(req *codec.Request, policy codec.CachePolicy, plan *CachePlan) *C
 	eachBreakpoint(req, func(_ codec.CacheTTL, section int) { count[section]++ })
 	n := count[sectionTools] + count[sectionSystem] + count[sectionMessages]
 	if n == 0 {
-		if !policy.Auto {
+		if !policy.Breakpoints {
 			return nil
 		}
 		return placeBreakpoints(req, policy.TTL, plan)
@@ -289,7 +289,7 @@ func AppendPromptCache(dst []byte, req *codec.Request, accepts bool, policy code
 		dst = jsonx.AppendString(dst, c.Key)
 	case c.Key != "":
 		req.Dropped = append(req.Dropped, "prompt_cache_key")
-	case accepts && policy.Auto:
+	case accepts && policy.Key:
 		dst = append(dst, `,"prompt_cache_key":"`...)
 		dst = appendPromptCacheKey(dst, req)
 		dst = append(dst, '"')

@@ -29,7 +29,7 @@ func agentRequest() *codec.Request {
 func TestPlaceBreakpoints(t *testing.T) {
 	req := agentRequest()
 	var plan CachePlan
-	c := PlanCache(req, codec.CachePolicy{Auto: true, TTL: codec.Cache1h}, &plan)
+	c := PlanCache(req, codec.CachePolicy{Breakpoints: true, TTL: codec.Cache1h}, &plan)
 	last, prev := &req.Messages[80].Parts[0], &req.Messages[78].Parts[0]
 	if c.Tool(&req.Tools[19]) != codec.Cache1h || c.Tool(&req.Tools[18]) != codec.CacheNone ||
 		c.System(&req.System[0]) != codec.Cache1h || c.Message(last) != codec.Cache1h || c.Message(prev) != codec.Cache1h ||
@@ -37,7 +37,7 @@ func TestPlaceBreakpoints(t *testing.T) {
 		t.Errorf("placed breakpoints %+v", plan)
 	}
 	req.Messages[3].Parts[0].Cache = codec.CacheDefault
-	if c := PlanCache(req, codec.CachePolicy{Auto: true}, &plan); c.Message(last) != codec.CacheNone || c.Message(&req.Messages[3].Parts[0]) != codec.CacheDefault {
+	if c := PlanCache(req, codec.CachePolicy{Breakpoints: true, Key: true}, &plan); c.Message(last) != codec.CacheNone || c.Message(&req.Messages[3].Parts[0]) != codec.CacheDefault {
 		t.Errorf("a request with its own breakpoint got the policy's")
 	}
 	if PlanCache(agentRequest(), codec.CachePolicy{}, &plan) != nil {
@@ -52,7 +52,7 @@ func BenchmarkPlaceBreakpoints(b *testing.B) {
 	var plan CachePlan
 	b.ReportAllocs()
 	for b.Loop() {
-		if PlanCache(req, codec.CachePolicy{Auto: true}, &plan) == nil {
+		if PlanCache(req, codec.CachePolicy{Breakpoints: true, Key: true}, &plan) == nil {
 			b.Fatal("no plan")
 		}
 	}
