@@ -24,6 +24,9 @@ import (
 //   - lenient makes both kinds;
 //   - strict refuses the request for any adjustment.
 //
+// A request no form of the upstream protocol carries (rules.ClassRefuse)
+// is refused under every policy, the message naming the fix.
+//
 // Every adjustment made is listed in the Llmbridge-Adjusted response
 // header, logged at debug level and counted in the adjustments_total
 // metric. Passthrough pairs are fitted only when model routing sent them to
@@ -52,6 +55,8 @@ func (h *Handler) fitModel(req *codec.Request, upstream codec.Protocol, model st
 		a := &adj[i]
 		var how string
 		switch {
+		case a.Class == rules.ClassRefuse:
+			how = "no form of the request reaches the model through this upstream protocol"
 		case h.policy == policyStrict:
 			how = "on_unsupported strict refuses every adjustment; safe would send " + a.String()
 		case h.policy == policySafe && a.Class == rules.ClassChange:

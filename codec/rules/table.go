@@ -4,10 +4,12 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"math/bits"
 	"path"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
@@ -72,6 +74,9 @@ func loadBuiltin() (*Table, error) {
 			}
 			if len(r.Sources) == 0 {
 				return nil, fmt.Errorf("%s: model row %v has no sources", e.Name(), r.Models)
+			}
+			if _, err := time.Parse(time.DateOnly, r.Verified); err != nil {
+				return nil, fmt.Errorf("%s: model row %v: verified %q is not a date (YYYY-MM-DD)", e.Name(), r.Models, r.Verified)
 			}
 			if err := r.compile(); err != nil {
 				return nil, fmt.Errorf("%s: %v", e.Name(), err)
@@ -152,6 +157,21 @@ func (r Rule) over(base *Rule) Rule {
 	if r.Rejects != nil {
 		out.Rejects = r.Rejects
 	}
+	if r.DefaultEffort != "" {
+		out.DefaultEffort = r.DefaultEffort
+	}
+	if r.ChatTools != "" {
+		out.ChatTools = r.ChatTools
+	}
+	if r.ThinkingOff != "" {
+		out.ThinkingOff = r.ThinkingOff
+	}
+	if r.EffortOn != "" {
+		out.EffortOn = r.EffortOn
+	}
+	if r.Verified != "" {
+		out.Verified = r.Verified
+	}
 	out.Sources = append(slices.Clip(r.Sources), base.Sources...)
 	if r.Note != "" {
 		out.Note = r.Note
@@ -186,6 +206,32 @@ func (r *Rule) compile() error {
 			return fmt.Errorf("%v: unknown effort %q", r.Models, name)
 		}
 		r.efforts |= 1 << e
+	}
+	r.defaultEffort = mapping.EffortUnset
+	if r.DefaultEffort != "" {
+		e, ok := mapping.ParseEffort(r.DefaultEffort)
+		if !ok || !r.efforts.has(e) {
+			return fmt.Errorf("%v: default_effort %q is not one of the model's efforts", r.Models, r.DefaultEffort)
+		}
+		r.defaultEffort = e
+	}
+	switch r.ChatTools {
+	case ChatToolsAny, ChatToolsEffortNone, ChatToolsResponses:
+	default:
+		return fmt.Errorf("%v: unknown chat_tools %q (want effort-none or responses)", r.Models, r.ChatTools)
+	}
+	switch r.ThinkingOff {
+	case ThinkingOffOmit, ThinkingOffDisabled:
+	default:
+		return fmt.Errorf("%v: unknown thinking_off %q (want disabled)", r.Models, r.ThinkingOff)
+	}
+	if r.EffortOn != "" && (r.Reasoning != ReasoningEffort || r.efforts&^(1<<mapping.EffortNone) == 0 || bits.OnesCount16(uint16(r.efforts&^(1<<mapping.EffortNone))) != 1) {
+		return fmt.Errorf("%v: effort_on needs reasoning effort with none and one other effort", r.Models)
+	}
+	if r.Verified != "" {
+		if _, err := time.Parse(time.DateOnly, r.Verified); err != nil {
+			return fmt.Errorf("%v: verified %q is not a date (YYYY-MM-DD)", r.Models, r.Verified)
+		}
 	}
 	if (r.Reasoning == ReasoningEffort || r.Reasoning == ReasoningLevel || r.Reasoning == ReasoningAdaptive) && r.efforts == 0 {
 		return fmt.Errorf("%v: reasoning %q needs efforts", r.Models, r.Reasoning)
