@@ -206,7 +206,7 @@ func TestChatAppendRequestDialect(t *testing.T) {
 		},
 		{
 			name: "ReasoningInToolLoop: a turn without tool calls gets no reasoning field", p: chat, body: dialectTurnsBody,
-			d:    codec.Dialect{ReasoningInToolLoop: true},
+			d: codec.Dialect{ReasoningInToolLoop: true},
 			with: []dialectCheck{{"messages.1.content", `"Hello."`}, {"messages.1.reasoning_content", ""},
 				{"messages.3.reasoning_content", `""`}, {"messages.5.reasoning_content", ""}},
 		},
