@@ -275,6 +275,12 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 		failPolicy(w, x, client, err)
 		return nil
 	}
+	out, berr := bodyOnlyBetas(r, out, x.upstream)
+	*outBuf = out
+	if berr != nil {
+		x.fail(w, client, codec.NewError(mapping.ErrInvalidRequest, "request body could not be adapted: "+berr.Error()))
+		return nil
+	}
 	req.Dropped = append(req.Dropped, h.filterBetas(r, x.upstream)...)
 	h.reportDropped(w, req.Dropped)
 	h.reportAdjusted(w, model, adjusted)

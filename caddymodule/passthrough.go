@@ -113,6 +113,10 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 		x.fail(w, client, cerr)
 		return nil
 	}
+	if edited, err = bodyOnlyBetas(r, edited, x.upstream); err != nil {
+		x.fail(w, client, codec.NewError(mapping.ErrInvalidRequest, "request body could not be adapted: "+err.Error()))
+		return nil
+	}
 	x.dropped = append(x.dropped, h.filterBetas(r, x.upstream)...)
 	if client != x.upstream {
 		if edited, err = betasToBody(r, edited, x.upstream); err != nil {

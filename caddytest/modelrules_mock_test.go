@@ -51,6 +51,7 @@ func enforceModelRules(p proto, model string, body []byte) []string {
 		capped("generationConfig.maxOutputTokens", root.Get("generationConfig.maxOutputTokens"))
 	case codec.OpenAIChat:
 		enforceOpenAI(r, model, root, root.Get("reasoning_effort"), bad)
+		enforceChatTools(r, model, root, bad)
 		capped("max_completion_tokens", root.Get("max_completion_tokens"))
 	case codec.OpenAIResponses:
 		enforceOpenAI(r, model, root, root.Get("reasoning.effort"), bad)
@@ -63,8 +64,10 @@ func enforceAnthropic(r *rules.Rule, model string, root gjson.Result, bad func(s
 	thinking := root.Get("thinking.type").String()
 	// A model that always thinks is held to the thinking rules only where
 	// the request turns thinking on: whether its providers enforce them on
-	// requests without a thinking setting is not documented.
-	on := thinking == "enabled" || thinking == "adaptive"
+	// requests without a thinking setting is not documented. A model that
+	// thinks unless thinking is disabled (Sonnet 5, Opus 5) thinks when
+	// the request leaves thinking out.
+	on := thinking == "enabled" || thinking == "adaptive" || thinking == "" && r.ThinkingOff == rules.ThinkingOffDisabled
 	temp, topP, topK := root.Get("temperature"), root.Get("top_p"), root.Get("top_k")
 	if temp.Exists() && temp.Float() > 1 {
 		bad("temperature: range: 0..1")
@@ -82,8 +85,12 @@ func enforceAnthropic(r *rules.Rule, model string, root gjson.Result, bad func(s
 			bad("thinking.type: adaptive thinking is not supported on %s", model)
 		}
 	case "disabled":
-		if r.Reasoning == rules.ReasoningAdaptive {
-			bad("thinking.type: disabled is not supported on %s", model)
+		if r.Reasoning == rules.ReasoningAdaptive && r.ThinkingOff != rules.ThinkingOffDisabled {
+			bad(`"thinking.type.disabled" is not supported for this model`)
+		}
+		// Opus 5 takes thinking disabled only at effort high or below.
+		if e := root.Get("output_config.effort").String(); strings.HasPrefix(model, "claude-opus-5") && !strings.HasPrefix(model, "claude-opus-5-5") && (e == "xhigh" || e == "max") {
+			bad("output_config.effort '%s' is not supported when thinking is disabled on this model", e)
 		}
 	}
 	if e := root.Get("output_config.effort"); e.Exists() && !slices.Contains(r.Efforts, e.String()) {
@@ -156,7 +163,17 @@ func enforceGemini(up codec.Protocol, r *rules.Rule, model string, root gjson.Re
 			bad("thinking cannot be turned off on %s", model)
 		}
 	}
-	for i, c := range root.Get("contents").Array() {
+	for _, rej := range r.Rejects {
+		// Gemini 3.5 Flash-Lite: custom penalty values are an error.
+		if f := map[string]string{"presence_penalty": "presencePenalty", "frequency_penalty": "frequencyPenalty"}[rej]; f != "" && root.Get("generationConfig."+f).Exists() {
+			bad("Invalid JSON payload received. generationConfig.%s is not supported for %s", f, model)
+		}
+	}
+	contents := root.Get("contents").Array()
+	if r.NoPrefill && len(contents) > 0 && contents[len(contents)-1].Get("role").String() == "model" {
+		bad("Please ensure that the last turn of contents is a user turn: %s takes no trailing model turn", model)
+	}
+	for i, c := range contents {
 		firstCall := true
 		for j, part := range c.Get("parts").Array() {
 			fc := part.Get("functionCall")
@@ -170,6 +187,22 @@ func enforceGemini(up codec.Protocol, r *rules.Rule, model string, root gjson.Re
 				}
 			}
 		}
+	}
+}
+
+// enforceChatTools holds a Chat request with function tools to the
+// model's Chat tools rule: gpt-5.4 and later take them only at effort none
+// (given, or the model's default), GPT-6 Astra and GPT-6.1 Sol not at all.
+func enforceChatTools(r *rules.Rule, model string, root gjson.Result, bad func(string, ...any)) {
+	if r.ChatTools == rules.ChatToolsAny || !root.Get(`tools.#(type=="function")`).Exists() {
+		return
+	}
+	effort := root.Get("reasoning_effort").String()
+	if effort == "" {
+		effort = r.DefaultEffort
+	}
+	if r.ChatTools == rules.ChatToolsResponses || effort != "" && effort != "none" {
+		bad("Function tools with reasoning_effort are not supported for %s in /v1/chat/completions. To use function tools, use /v1/responses or set reasoning_effort to 'none'.", model)
 	}
 }
 
@@ -187,8 +220,13 @@ func enforceOpenAI(r *rules.Rule, model string, root, effort gjson.Result, bad f
 	if t := root.Get("temperature"); t.Exists() && t.Float() > 2 {
 		bad("temperature: range 0..2")
 	}
+	// A model reasons at its default effort when the request sets none.
+	eff := effort.String()
+	if !effort.Exists() {
+		eff = r.DefaultEffort
+	}
 	fixed := r.Sampling == rules.SamplingFixed ||
-		r.Sampling == rules.SamplingFixedWhenReasoning && effort.Exists() && effort.String() != "none"
+		r.Sampling == rules.SamplingFixedWhenReasoning && eff != "" && eff != "none"
 	if fixed {
 		if t := root.Get("temperature"); t.Exists() && t.Float() != 1 {
 			bad("Unsupported value: 'temperature' does not support %v with this model. Only the default (1) value is supported.", t.Float())
