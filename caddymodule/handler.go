@@ -314,7 +314,15 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 			tw.finish(errUpstreamAborted)
 		}
 	}()
+	teach := h.startTeaching(w, model, target, adjusted, out, decoded)
+	defer teach.release()
 	nextErr := next.ServeHTTP(tw, r)
+	if retry := h.learnRetry(r, tw, nextErr, &teach); retry != nil {
+		// The refusal taught a fix: send the request once more (learn.go).
+		tw = retry
+		nextErr = next.ServeHTTP(tw, r)
+		h.learnedOutcome(tw, &teach)
+	}
 	return tw.finish(nextErr)
 }
 

@@ -182,13 +182,16 @@ type Handler struct {
 	// provider is whose model rules govern the upstream (rules.ProviderFor).
 	provider string
 	rules    *rules.Table
-	dialect  *codec.Dialect
-	policy   unsupportedPolicy
-	drops    []dropPath
-	apiKey   string
-	logger   *zap.Logger
-	routes   []modelRoute
-	metrics  *metrics
+	// learned are the model rules learned from upstream refusals
+	// (learn.go).
+	learned *learnedRules
+	dialect *codec.Dialect
+	policy  unsupportedPolicy
+	drops   []dropPath
+	apiKey  string
+	logger  *zap.Logger
+	routes  []modelRoute
+	metrics *metrics
 	// clientKeys are ClientKeys expanded; nil when the site is open.
 	clientKeys [][]byte
 	// upstreamModelInResponse is ResponseModel "upstream".
@@ -277,6 +280,10 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		h.routes = append(h.routes, mr)
 	}
 	h.provider = rules.ProviderFor(h.upstream, h.Dialect)
+	if err := provisionLearning(ctx); err != nil {
+		return err
+	}
+	h.learned = new(learnedRules)
 	if err := h.provisionRules(); err != nil {
 		return fmt.Errorf("llmbridge: %v", err)
 	}

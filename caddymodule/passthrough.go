@@ -98,7 +98,9 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 	}
 
 	var adjusted []rules.Adjustment
-	if routed && upModel != model {
+	// A body is fitted when routing sent it to another model than the one
+	// it was made for, or when its model's refusals taught rules (learn.go).
+	if routed && upModel != model || h.learned.lookup(upModel) != nil {
 		var cerr *codec.Error
 		if body, adjusted, cerr = h.fitPassthrough(body, client, x.upstream, upModel); cerr != nil {
 			x.fail(w, client, cerr)

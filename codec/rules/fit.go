@@ -216,15 +216,22 @@ func (f *fitter) chatTools() {
 		f.add(rule, "tools", "", f.opts.Model+" takes function tools only through the Responses API (upstream openai-responses), at any reasoning effort", ClassRefuse)
 		return
 	}
+	// An effort the table does not know (no effort in the request, no
+	// default in the table) is taken to be other than none: every model
+	// with this rule takes none.
 	e := f.effectiveEffort()
-	if e <= mapping.EffortNone {
+	if e == mapping.EffortNone {
 		return
 	}
 	class := ClassChange
 	if intentOf(r) == intentUnset {
 		class = ClassAdjust
 	}
-	f.add(rule, f.names.reasoning, "none", "function tools with reasoning effort "+e.String()+" are not accepted by "+f.opts.Model+
+	what := "reasoning effort " + e.String()
+	if e == mapping.EffortUnset {
+		what = "the model's default reasoning effort"
+	}
+	f.add(rule, f.names.reasoning, "none", "function tools with "+what+" are not accepted by "+f.opts.Model+
 		" on Chat Completions; upstream openai-responses takes both", class)
 	*r = codec.Reasoning{Effort: mapping.EffortNone, Summary: r.Summary, Display: r.Display, IncludeThoughts: r.IncludeThoughts}
 }

@@ -66,10 +66,13 @@ const (
 
 // How thinking is turned off on an Anthropic model.
 const (
+	// ThinkingOffDefault is ThinkingOffOmit, unless a row this one is
+	// like says otherwise.
+	ThinkingOffDefault = ""
 	// ThinkingOffOmit turns thinking off by leaving thinking out: the
 	// model does not think unless asked (Claude before Sonnet 5), or
 	// whether it takes thinking.type disabled is not known.
-	ThinkingOffOmit = ""
+	ThinkingOffOmit = "omit"
 	// ThinkingOffDisabled sends thinking.type disabled: the model thinks
 	// when thinking is left out (Claude Sonnet 5, Opus 5).
 	ThinkingOffDisabled = "disabled"

@@ -221,9 +221,9 @@ func (r *Rule) compile() error {
 		return fmt.Errorf("%v: unknown chat_tools %q (want effort-none or responses)", r.Models, r.ChatTools)
 	}
 	switch r.ThinkingOff {
-	case ThinkingOffOmit, ThinkingOffDisabled:
+	case ThinkingOffDefault, ThinkingOffOmit, ThinkingOffDisabled:
 	default:
-		return fmt.Errorf("%v: unknown thinking_off %q (want disabled)", r.Models, r.ThinkingOff)
+		return fmt.Errorf("%v: unknown thinking_off %q (want omit or disabled)", r.Models, r.ThinkingOff)
 	}
 	if r.EffortOn != "" && (r.Reasoning != ReasoningEffort || r.efforts&^(1<<mapping.EffortNone) == 0 || bits.OnesCount16(uint16(r.efforts&^(1<<mapping.EffortNone))) != 1) {
 		return fmt.Errorf("%v: effort_on needs reasoning effort with none and one other effort", r.Models)

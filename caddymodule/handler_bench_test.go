@@ -1,0 +1,49 @@
+package caddymodule
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+)
+
+// BenchmarkServeTranslate runs a small translated request (Anthropic
+// client, OpenAI Chat upstream) through ServeHTTP, the next handler
+// answering a JSON completion: the handler's own cost per request,
+// fitting and the retry bookkeeping included.
+func BenchmarkServeTranslate(b *testing.B) {
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	defer cancel()
+	h := &Handler{Upstream: "openai-chat"}
+	if err := h.Provision(ctx); err != nil {
+		b.Fatal(err)
+	}
+	body := []byte(`{"model":"gpt-5.4","max_tokens":100,"temperature":0.2,"messages":[{"role":"user","content":"Hi"}]}`)
+	answer := []byte(`{"id":"c","object":"chat.completion","model":"gpt-5.4","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`)
+	next := caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(200)
+		_, err := w.Write(answer)
+		return err
+	})
+	base := httptest.NewRequest(http.MethodPost, "/v1/messages", nil)
+	rctx := context.WithValue(base.Context(), caddy.ReplacerCtxKey, caddy.NewReplacer())
+	rctx = context.WithValue(rctx, caddyhttp.VarsCtxKey, map[string]any{})
+	b.ReportAllocs()
+	for b.Loop() {
+		r := base.Clone(rctx)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		r.Header.Set("X-Api-Key", "k")
+		w := httptest.NewRecorder()
+		if err := h.ServeHTTP(w, r, next); err != nil || w.Code != 200 {
+			b.Fatal(err, w.Code, w.Body.String())
+		}
+	}
+}

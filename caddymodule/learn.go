@@ -1,0 +1,335 @@
+package caddymodule
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+	"go.uber.org/zap"
+
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/rules"
+)
+
+// Errors that teach: when the upstream refuses a translated request with a
+// 400 or 422 whose error names a setting or value the model does not take
+// (rules.Learn knows each provider's grammar), and the fix is an
+// adjustment the policy makes (rules.ClassAdjust under safe; also
+// rules.ClassChange under lenient), the request is fitted again with the
+// lesson and sent once more, before anything of the refusal reached the
+// client. The retry is reported in Llmbridge-Adjusted ("...; learned from
+// the provider's 400"); when it succeeds, the lesson is kept for the
+// model for the life of the handler (at most maxLearned models), so that
+// later requests are fitted without a retry, logged with the model_rule
+// block that makes it permanent, and counted in learned_rules_total.
+// on_unsupported strict never retries: the refusal goes to the client in
+// its protocol, as does a refusal that names nothing known, or whose fix
+// the policy does not make, or that the retry does not cure.
+
+// maxLearned bounds the models a handler keeps lessons for; beyond it, an
+// arbitrary one is forgotten for each new one.
+const maxLearned = 256
+
+// learnedRules are the lessons a handler learned, per upstream model.
+type learnedRules struct {
+	// n is the number of entries, read without the lock so that a
+	// handler that learned nothing pays nothing.
+	n  atomic.Int32
+	mu sync.RWMutex
+	m  map[string]*learnedRule
+}
+
+// learnedRule is one model's rule with its lessons applied, and the
+// lessons alone, as a model_rule block sets them.
+type learnedRule struct {
+	rule  *rules.Rule
+	delta rules.Rule
+	like  string // the model the table's rule for it is found by, or ""
+}
+
+// lookup returns the learned rule of model, or nil. It allocates nothing.
+func (l *learnedRules) lookup(model string) *learnedRule {
+	if l == nil || l.n.Load() == 0 {
+		return nil
+	}
+	l.mu.RLock()
+	lr := l.m[model]
+	l.mu.RUnlock()
+	return lr
+}
+
+// store keeps lr for model.
+func (l *learnedRules) store(model string, lr *learnedRule) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.m == nil {
+		l.m = make(map[string]*learnedRule)
+	}
+	if _, ok := l.m[model]; !ok && len(l.m) >= maxLearned {
+		for k := range l.m {
+			delete(l.m, k)
+			break
+		}
+	}
+	l.m[strings.Clone(model)] = lr
+	l.n.Store(int32(len(l.m)))
+}
+
+// learnedTotal counts the lessons kept, by what was learned.
+var learnedTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+	Namespace: "caddy", Subsystem: "llmbridge", Name: "learned_rules_total",
+	Help: "Model rules learned from an upstream's refusal of a request and confirmed by its retry, by what was learned.",
+}, []string{"rule"})
+
+// provisionLearning registers learned_rules_total in the configuration's
+// registry.
+func provisionLearning(ctx caddy.Context) error {
+	reg := ctx.GetMetricsRegistry()
+	if reg == nil {
+		return nil
+	}
+	if err := reg.Register(learnedTotal); err != nil {
+		var are prometheus.AlreadyRegisteredError
+		if !errors.As(err, &are) {
+			return err
+		}
+	}
+	return nil
+}
+
+// ruleFor returns the rule a request to model is fitted to: the learned
+// one, else the table's.
+func (h *Handler) ruleFor(model string) *rules.Rule {
+	if lr := h.learned.lookup(model); lr != nil {
+		return lr.rule
+	}
+	return h.rules.Lookup(h.provider, model)
+}
+
+// teaching is what a translated request's retry needs of its first
+// attempt.
+type teaching struct {
+	at       attempt
+	model    string
+	target   codec.Target
+	adjusted []rules.Adjustment
+	// body is the first attempt's body, whose anthropic_beta (where
+	// bodyOnlyBetas moved values out of the header) the retry keeps.
+	body    []byte
+	dropped int // len(req.Dropped) before the first encoding
+	lesson  rules.Lesson
+	learned *learnedRule
+}
+
+// startTeaching notes, before next is first called, what a retry of a
+// translated request would need; under strict, nothing (it never
+// retries).
+func (h *Handler) startTeaching(w http.ResponseWriter, model string, target codec.Target, adjusted []rules.Adjustment, body []byte, dropped int) teaching {
+	if h.policy == policyStrict {
+		return teaching{}
+	}
+	return teaching{at: startAttempt(w), model: model, target: target, adjusted: adjusted,
+		body: body, dropped: dropped}
+}
+
+// release ends the teaching.
+func (t *teaching) release() { t.at.release() }
+
+// learnRetry looks at the answer tw holds: when it is a refusal that
+// teaches a fix the policy makes, it refits and re-encodes req, sets the
+// new body, rewinds the attempt and returns the writer for a second call
+// of next; otherwise nil, and tw's answer goes to the client.
+func (h *Handler) learnRetry(r *http.Request, tw *translatingWriter, nextErr error, t *teaching) *translatingWriter {
+	if t.at.hdr == nil || nextErr != nil || tw.stream != nil || tw.overflow || tw.body == nil ||
+		tw.status != http.StatusBadRequest && tw.status != http.StatusUnprocessableEntity {
+		return nil
+	}
+	upstream := tw.x.upstream
+	e := decodeUpstreamError(upstream, tw.status, tw.Header(), *tw.body)
+	base := h.ruleFor(t.model)
+	lesson, ok := rules.Learn(base, e.Message)
+	if !ok {
+		return nil
+	}
+	var prev *rules.Rule
+	like := ""
+	if lr := h.learned.lookup(t.model); lr != nil {
+		prev = &lr.delta
+		like = lr.like
+	} else if base != nil {
+		like = t.model
+	}
+	reason := strconv.Itoa(tw.status) + " " + e.Message
+	rule, err := rules.Learned(h.provider, t.model, base, &lesson, reason)
+	if err != nil {
+		h.logger.Debug("the upstream's refusal teaches no valid rule", zap.String("upstream_model", t.model), zap.Error(err))
+		return nil
+	}
+	req := tw.req
+	opts := rules.Options{Protocol: upstream, Provider: h.provider, Model: t.model, DefaultMaxTokens: h.DefaultMaxTokens}
+	adj, target := rules.Fit(req, rule, &opts, nil)
+	if len(adj) == 0 {
+		// The lesson changes nothing in this request: sending it again
+		// would get the same answer.
+		return nil
+	}
+	for i := range adj {
+		if _, refused := h.refusal(&adj[i]); refused {
+			h.logger.Debug("the upstream's refusal teaches a fix the policy does not make",
+				zap.String("upstream_model", t.model), zap.String("fix", adj[i].String()), zap.String("on_unsupported", h.policyName()))
+			return nil
+		}
+	}
+	target.Dialect = t.target.Dialect
+	req.Dropped = req.Dropped[:t.dropped]
+	out, cerr := h.encodeRequest(nil, upstream, req, codec.EncodeOptions{Model: t.model, DefaultMaxTokens: h.DefaultMaxTokens, Target: target}, t.dropped)
+	if cerr != nil {
+		return nil
+	}
+	if betas := gjson.GetBytes(t.body, "anthropic_beta"); betas.IsArray() {
+		if out, err = sjson.SetRawBytes(out, "anthropic_beta", []byte(betas.Raw)); err != nil {
+			return nil
+		}
+	}
+	setBody(r, out)
+	if cerr := h.signUpstream(r, out); cerr != nil {
+		return nil
+	}
+	t.at.rewind()
+	texts := make([]string, 0, len(t.adjusted)+len(adj))
+	for i := range t.adjusted {
+		texts = append(texts, t.adjusted[i].String())
+	}
+	for i := range adj {
+		a := adj[i]
+		a.Why += "; learned from the provider's " + strconv.Itoa(tw.status)
+		texts = append(texts, a.String())
+		h.metrics.recordAdjusted(adj[i].Rule)
+	}
+	tw.Header().Set("Llmbridge-Adjusted", droppedHeader(texts))
+	delta := lesson.Rule
+	if prev != nil {
+		delta = mergeDelta(*prev, lesson.Rule)
+	}
+	delta.Sources = append(delta.Sources, "learned from the provider's "+reason)
+	t.lesson, t.learned = lesson, &learnedRule{rule: rule, delta: delta, like: like}
+	putBuffer(tw.body)
+	tw.body = nil
+	tw.x.upstreamStart = time.Time{}
+	h.logger.Debug("retrying with a fix the upstream's refusal teaches", zap.String("upstream_model", t.model),
+		zap.String("provider_error", e.Message), zap.Strings("adjustments", texts))
+	return &translatingWriter{ResponseWriter: tw.ResponseWriter, h: h, client: tw.client, req: req, x: tw.x, model: tw.model}
+}
+
+// learnedOutcome keeps the lesson of a retry the upstream accepted.
+func (h *Handler) learnedOutcome(tw *translatingWriter, t *teaching) {
+	if t.learned == nil || tw.status < 200 || tw.status >= 300 {
+		return
+	}
+	h.learned.store(t.model, t.learned)
+	learnedTotal.WithLabelValues(t.lesson.ID).Inc()
+	h.logger.Info("learned a model rule from the upstream's refusal; add this model_rule to keep it",
+		zap.String("upstream_model", t.model), zap.String("learned", t.lesson.ID),
+		zap.String("model_rule", modelRuleBlock([]string{t.model}, t.learned.like, &t.learned.delta)))
+}
+
+// mergeDelta returns the lessons of prev with those of l over them.
+func mergeDelta(prev, l rules.Rule) rules.Rule {
+	out := prev
+	if l.MaxOutput != 0 {
+		out.MaxOutput = l.MaxOutput
+	}
+	if l.Reasoning != "" {
+		out.Reasoning = l.Reasoning
+	}
+	if l.Efforts != nil {
+		out.Efforts = l.Efforts
+	}
+	if l.BudgetMax != 0 {
+		out.BudgetMin, out.BudgetMax = l.BudgetMin, l.BudgetMax
+	}
+	if l.Sampling != "" {
+		out.Sampling = l.Sampling
+	}
+	out.NoPrefill = out.NoPrefill || l.NoPrefill
+	if l.Rejects != nil {
+		out.Rejects = l.Rejects
+	}
+	if l.ChatTools != "" {
+		out.ChatTools = l.ChatTools
+	}
+	if l.ThinkingOff != "" {
+		out.ThinkingOff = l.ThinkingOff
+	}
+	return out
+}
+
+// modelRuleBlock writes the Caddyfile model_rule block that sets r's
+// non-zero fields for models, starting from the table's rule of like
+// when like is not "" (parseModelRule reads it).
+func modelRuleBlock(models []string, like string, r *rules.Rule) string {
+	var b strings.Builder
+	b.WriteString("model_rule " + strings.Join(models, " ") + " {\n")
+	line := func(s string) { b.WriteString("\t" + s + "\n") }
+	if like != "" {
+		line("like " + like)
+	}
+	if r.Provider != "" {
+		line("provider " + r.Provider)
+	}
+	if r.MaxOutput > 0 {
+		line("max_output " + strconv.FormatInt(r.MaxOutput, 10))
+	}
+	if r.Reasoning != "" {
+		line("reasoning " + r.Reasoning)
+	}
+	if len(r.Efforts) > 0 {
+		line("efforts " + strings.Join(r.Efforts, " "))
+	}
+	if r.DefaultEffort != "" {
+		line("default_effort " + r.DefaultEffort)
+	}
+	if r.BudgetMax > 0 {
+		line("budget " + strconv.FormatInt(r.BudgetMin, 10) + " " + strconv.FormatInt(r.BudgetMax, 10))
+	}
+	if r.AlwaysThinks {
+		line("always_thinks")
+	}
+	if r.Sampling != "" {
+		line("sampling " + r.Sampling)
+	}
+	if r.NoPrefill {
+		line("no_prefill")
+	}
+	if r.SignedCalls {
+		line("signed_calls")
+	}
+	if len(r.Rejects) > 0 {
+		line("rejects " + strings.Join(r.Rejects, " "))
+	}
+	if r.ChatTools != "" {
+		line("chat_tools " + r.ChatTools)
+	}
+	if r.ThinkingOff != "" {
+		line("thinking_off " + r.ThinkingOff)
+	}
+	if r.EffortOn != "" {
+		line("effort_on " + r.EffortOn)
+	}
+	for _, s := range r.Sources {
+		line("source " + strconv.Quote(s))
+	}
+	if r.Verified != "" {
+		line("verified " + r.Verified)
+	}
+	b.WriteString("}")
+	return b.String()
+}
