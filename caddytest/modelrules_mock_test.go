@@ -35,8 +35,18 @@ func enforceModelRule(p proto, model string, r *rules.Rule, body []byte) []strin
 	root := gjson.ParseBytes(body)
 	var problems []string
 	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	// capped refuses an output limit over the model's, in the words of
+	// the provider of protocol p's family.
 	capped := func(field string, v gjson.Result) {
-		if r.MaxOutput > 0 && v.Exists() && v.Int() > r.MaxOutput {
+		if r.MaxOutput <= 0 || !v.Exists() || v.Int() <= r.MaxOutput {
+			return
+		}
+		switch up.Family() {
+		case codec.OpenAIChat, codec.OpenAIResponses:
+			bad("%s is too large: %d. This model supports at most %d completion tokens, whereas you provided %d.", field, v.Int(), r.MaxOutput, v.Int())
+		case codec.Gemini:
+			bad("Unable to submit request because it has a maxOutputTokens value of %d but the supported range is from 1 (inclusive) to %d (exclusive). Update the value and try again.", v.Int(), r.MaxOutput+1)
+		default:
 			bad("%s: %d > %d, which is the maximum allowed number of output tokens for %s", field, v.Int(), r.MaxOutput, model)
 		}
 	}
