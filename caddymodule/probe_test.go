@@ -62,7 +62,9 @@ func TestProbeRun(t *testing.T) {
 				return "Unsupported value: 'reasoning.effort' does not support 'none' with this model. Supported values are: 'low', 'medium', and 'high'."
 			}
 			return ""
-		}, func(r *rules.Rule) bool { return slices.Equal(r.Efforts, []string{"low", "medium", "high", "xhigh", "max"}) }},
+		}, func(r *rules.Rule) bool {
+			return slices.Equal(r.Efforts, []string{"low", "medium", "high", "xhigh", "max"})
+		}},
 		{"anthropic-messages", func(b string) string {
 			if strings.Contains(b, `"disabled"`) || strings.Contains(b, `"any"`) {
 				return "\"thinking.type.disabled\" is not supported for this model"
