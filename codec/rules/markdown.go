@@ -97,6 +97,34 @@ adaptive thinking with ` + "`output_config.effort`" + `), ` + "`level`" + ` (Gem
 setting). Sampling: ` + "`exclusive`" + ` (temperature or top_p, not both), ` + "`fixed`" + ` (only the defaults),
 ` + "`fixed-when-reasoning`" + ` (only the defaults unless the effort, the request's or the model's default, is none).
 Each row says when it was last checked against its sources (` + "`verified`" + `).
+
+A request the table gets wrong costs at most one retry: an upstream's refusal that names a setting or value
+the model does not take teaches llmbridge the rule, which it applies to the retry and to later requests
+(see [configuration.md](configuration.md#errors-that-teach)).
+
+## Measuring a new model
+
+A model released tomorrow gets its row the same day, measured rather than guessed:
+
+` + "```sh" + `
+caddy llmbridge-probe --upstream openai-chat --to api.openai.com --model gpt-5.8 --api_key "$OPENAI_API_KEY"
+` + "```" + `
+
+The flags are the ` + "`llmbridge`" + ` directive's settings of the same names (` + "`--dialect`" + `, ` + "`--vertex_project`" + `,
+` + "`--vertex_location`" + `, ` + "`--google_credentials`" + `, ` + "`--google_token`" + `, ` + "`--azure_api_version`" + `, ` + "`--aws_region`" + `,
+` + "`--aws_profile`" + `, ` + "`--aws_host`" + `); ` + "`--to`" + ` is the upstream's address. The probe sends, through the same handler the
+directive runs (credentials, paths, signing) with the model's rules turned off, a small set of minimal
+requests, at most 16 output tokens each, each testing one rule: temperature and top_p alone and together,
+temperature at effort none and at an effort above none, each reasoning effort (or Anthropic adaptive
+thinking with each ` + "`output_config.effort`" + `, or each Gemini thinking level and a range of thinking budgets),
+function tools with and without an effort on Chat Completions, stop sequences, presence and frequency
+penalties, a trailing assistant message, ` + "`thinking: {type: disabled}`" + `, a forced tool choice, an output
+limit of 100,000,000 (whose refusal names the model's cap), and toward a dialect the developer role and a
+user message right after a tool message. It prints each probe as accepted or refused (with the provider's
+words), the ` + "`model_rule`" + ` block the results imply, findings a rule cannot hold (a dialect setting the server
+needs), and the requests and tokens it spent (about 20 requests and a few hundred tokens). Thinking with a
+budget is not probed (it needs more than 1,024 output tokens). Add the block to the directive, or send it
+as a new row of ` + "`codec/rules/data`" + ` with the report as its source.
 `
 
 func links(srcs []string) string {
