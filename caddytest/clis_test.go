@@ -303,6 +303,13 @@ func TestRealCLIs(t *testing.T) {
 						t.Run(model, func(t *testing.T) {
 							res := env.run(t, binDir, c, up, env.modelSites[up][model], model)
 							results = append(results, res)
+							if !res.pass && strings.Contains(res.reason, "upstream openai-responses") {
+								// The documented refusal of function tools with
+								// reasoning on Chat Completions (gpt-5.4 and later,
+								// GPT-6) under the default policy, naming the fix.
+								t.Logf("%s -> %s %s: refused as documented: %s", c.name, up, model, res.reason)
+								return
+							}
 							if !res.pass {
 								t.Errorf("%s -> %s %s: %s", c.name, up, model, res.reason)
 							}
