@@ -43,6 +43,10 @@ func TestProbe(t *testing.T) {
 		{up: anthropicMsgs, model: "claude-opus-5-5", want: rules.Rule{MaxOutput: 128000, Reasoning: rules.ReasoningAdaptive,
 			Efforts: []string{"low", "medium", "high", "xhigh", "max"}, Sampling: rules.SamplingFixed, NoPrefill: true,
 			ThinkingOff: rules.ThinkingOffOmit}},
+		{up: vertexAnthropic, model: "claude-opus-4-7", want: rules.Rule{MaxOutput: 128000, Reasoning: rules.ReasoningAdaptive,
+			Efforts: []string{"low", "medium", "high", "xhigh", "max"}, Sampling: rules.SamplingFixed, NoPrefill: true, ThinkingOff: rules.ThinkingOffOmit}},
+		{up: vertex, model: "gemini-3.1-pro-preview", want: rules.Rule{MaxOutput: 65536, Reasoning: rules.ReasoningLevel,
+			Efforts: []string{"low", "medium", "high"}, AlwaysThinks: true}},
 		{up: anthropicMsgs, model: "claude-sonnet-4-5", want: rules.Rule{MaxOutput: 64000, Reasoning: rules.ReasoningBudget, Sampling: rules.SamplingExclusive}},
 		{up: gemini, model: "gemini-2.5-flash", want: rules.Rule{MaxOutput: 65536, Reasoning: rules.ReasoningBudget, BudgetMin: 1, BudgetMax: 24576}},
 		{up: gemini, model: "gemini-3.5-flash-lite", want: rules.Rule{MaxOutput: 65536, Reasoning: rules.ReasoningLevel,
@@ -67,7 +71,7 @@ func TestProbe(t *testing.T) {
 			}
 			var out bytes.Buffer
 			rep, err := caddymodule.Probe(context.Background(), caddymodule.ProbeConfig{Upstream: string(tt.up), To: "http://" + m.addr(),
-				Model: tt.model, APIKey: upstreamKey, Dialect: tt.dialect, Out: &out})
+				Model: tt.model, APIKey: upstreamKey, Dialect: tt.dialect, VertexProject: vertexProject, VertexLocation: vertexLocation, Out: &out})
 			m.takeViolations()
 			if err != nil {
 				t.Fatalf("%v\n%s", err, out.String())
