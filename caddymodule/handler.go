@@ -321,7 +321,7 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 		// The refusal taught a fix: send the request once more (learn.go).
 		tw = retry
 		nextErr = next.ServeHTTP(tw, r)
-		h.learnedOutcome(tw, &teach)
+		h.learnedOutcome(tw.status, &teach)
 	}
 	return tw.finish(nextErr)
 }

@@ -19,8 +19,8 @@ import (
 	"github.com/llmbridge/llmbridge/codec/rules"
 )
 
-// Errors that teach: when the upstream refuses a translated request with a
-// 400 or 422 whose error names a setting or value the model does not take
+// Errors that teach: when the upstream refuses a request (translated, or
+// passed through, whose body is then edited in place) with a 400 or 422 whose error names a setting or value the model does not take
 // (rules.Learn knows each provider's grammar), and the fix is an
 // adjustment the policy makes (rules.ClassAdjust under safe; also
 // rules.ClassChange under lenient), the request is fitted again with the
@@ -127,11 +127,13 @@ type teaching struct {
 	dropped int // len(req.Dropped) before the first encoding
 	lesson  rules.Lesson
 	learned *learnedRule
+	status  int    // the refusal's status
+	reason  string // the refusal's message
 }
 
 // startTeaching notes, before next is first called, what a retry of a
-// translated request would need; under strict, nothing (it never
-// retries).
+// request would need (body is the body sent); under strict, nothing (it
+// never retries).
 func (h *Handler) startTeaching(w http.ResponseWriter, model string, target codec.Target, adjusted []rules.Adjustment, body []byte, dropped int) teaching {
 	if h.policy == policyStrict {
 		return teaching{}
@@ -143,65 +145,65 @@ func (h *Handler) startTeaching(w http.ResponseWriter, model string, target code
 // release ends the teaching.
 func (t *teaching) release() { t.at.release() }
 
-// learnRetry looks at the answer tw holds: when it is a refusal that
-// teaches a fix the policy makes, it refits and re-encodes req, sets the
-// new body, rewinds the attempt and returns the writer for a second call
-// of next; otherwise nil, and tw's answer goes to the client.
-func (h *Handler) learnRetry(r *http.Request, tw *translatingWriter, nextErr error, t *teaching) *translatingWriter {
-	if t.at.hdr == nil || nextErr != nil || tw.stream != nil || tw.overflow || tw.body == nil ||
-		tw.status != http.StatusBadRequest && tw.status != http.StatusUnprocessableEntity {
-		return nil
+// lesson reads a refusal (status, hdr, body) of a request to t's model
+// from upstream for what it teaches: the model's rule with the lesson
+// applied, the lesson's record for learnedOutcome, and the refusal's
+// text. It reports false under strict, for a status that is not a 400 or
+// 422, and for a refusal that names nothing known.
+func (h *Handler) lesson(t *teaching, upstream codec.Protocol, status int, hdr http.Header, body []byte) (*rules.Rule, bool) {
+	if t.at.hdr == nil || status != http.StatusBadRequest && status != http.StatusUnprocessableEntity {
+		return nil, false
 	}
-	upstream := tw.x.upstream
-	e := decodeUpstreamError(upstream, tw.status, tw.Header(), *tw.body)
+	e := decodeUpstreamError(upstream, status, hdr, body)
 	base := h.ruleFor(t.model)
 	lesson, ok := rules.Learn(base, e.Message)
 	if !ok {
-		return nil
+		return nil, false
 	}
-	var prev *rules.Rule
-	like := ""
+	like, delta := "", lesson.Rule
 	if lr := h.learned.lookup(t.model); lr != nil {
-		prev = &lr.delta
-		like = lr.like
+		like, delta = lr.like, mergeDelta(lr.delta, lesson.Rule)
 	} else if base != nil {
 		like = t.model
 	}
-	reason := strconv.Itoa(tw.status) + " " + e.Message
+	reason := strconv.Itoa(status) + " " + e.Message
 	rule, err := rules.Learned(h.provider, t.model, base, &lesson, reason)
 	if err != nil {
 		h.logger.Debug("the upstream's refusal teaches no valid rule", zap.String("upstream_model", t.model), zap.Error(err))
-		return nil
+		return nil, false
 	}
-	req := tw.req
+	delta.Sources = append(delta.Sources, "learned from the provider's "+reason)
+	t.lesson, t.learned, t.status, t.reason = lesson, &learnedRule{rule: rule, delta: delta, like: like}, status, e.Message
+	return rule, true
+}
+
+// refit fits req to rule, the model's rule with a lesson applied, and
+// reports the fix: false when it changes nothing (the same request would
+// get the same answer) or is one the policy does not make.
+func (h *Handler) refit(req *codec.Request, rule *rules.Rule, upstream codec.Protocol, t *teaching) ([]rules.Adjustment, codec.Target, bool) {
 	opts := rules.Options{Protocol: upstream, Provider: h.provider, Model: t.model, DefaultMaxTokens: h.DefaultMaxTokens}
 	adj, target := rules.Fit(req, rule, &opts, nil)
 	if len(adj) == 0 {
-		// The lesson changes nothing in this request: sending it again
-		// would get the same answer.
-		return nil
+		return nil, target, false
 	}
 	for i := range adj {
 		if _, refused := h.refusal(&adj[i]); refused {
 			h.logger.Debug("the upstream's refusal teaches a fix the policy does not make",
 				zap.String("upstream_model", t.model), zap.String("fix", adj[i].String()), zap.String("on_unsupported", h.policyName()))
-			return nil
+			return nil, target, false
 		}
 	}
 	target.Dialect = t.target.Dialect
-	req.Dropped = req.Dropped[:t.dropped]
-	out, cerr := h.encodeRequest(nil, upstream, req, codec.EncodeOptions{Model: t.model, DefaultMaxTokens: h.DefaultMaxTokens, Target: target}, t.dropped)
-	if cerr != nil {
-		return nil
-	}
-	if betas := gjson.GetBytes(t.body, "anthropic_beta"); betas.IsArray() {
-		if out, err = sjson.SetRawBytes(out, "anthropic_beta", []byte(betas.Raw)); err != nil {
-			return nil
-		}
-	}
+	return adj, target, true
+}
+
+// resend sets out as the request's body for the retry, signed where the
+// upstream signs bodies, rewinds the attempt and reports the fix in
+// Llmbridge-Adjusted after the first attempt's adjustments.
+func (h *Handler) resend(r *http.Request, out []byte, adj []rules.Adjustment, x *exchange, t *teaching) bool {
 	setBody(r, out)
 	if cerr := h.signUpstream(r, out); cerr != nil {
-		return nil
+		return false
 	}
 	t.at.rewind()
 	texts := make([]string, 0, len(t.adjusted)+len(adj))
@@ -210,28 +212,93 @@ func (h *Handler) learnRetry(r *http.Request, tw *translatingWriter, nextErr err
 	}
 	for i := range adj {
 		a := adj[i]
-		a.Why += "; learned from the provider's " + strconv.Itoa(tw.status)
+		a.Why += "; learned from the provider's " + strconv.Itoa(t.status)
 		texts = append(texts, a.String())
 		h.metrics.recordAdjusted(adj[i].Rule)
 	}
-	tw.Header().Set("Llmbridge-Adjusted", droppedHeader(texts))
-	delta := lesson.Rule
-	if prev != nil {
-		delta = mergeDelta(*prev, lesson.Rule)
+	t.at.w.Header().Set("Llmbridge-Adjusted", droppedHeader(texts))
+	x.upstreamStart = time.Time{}
+	h.logger.Debug("retrying with a fix the upstream's refusal teaches", zap.String("upstream_model", t.model),
+		zap.String("provider_error", t.reason), zap.Strings("adjustments", texts))
+	return true
+}
+
+// learnRetry looks at the answer tw holds: when it is a refusal that
+// teaches a fix the policy makes, it refits and re-encodes req, sets the
+// new body, rewinds the attempt and returns the writer for a second call
+// of next; otherwise nil, and tw's answer goes to the client.
+func (h *Handler) learnRetry(r *http.Request, tw *translatingWriter, nextErr error, t *teaching) *translatingWriter {
+	if nextErr != nil || tw.stream != nil || tw.overflow || tw.body == nil {
+		return nil
 	}
-	delta.Sources = append(delta.Sources, "learned from the provider's "+reason)
-	t.lesson, t.learned = lesson, &learnedRule{rule: rule, delta: delta, like: like}
+	upstream := tw.x.upstream
+	rule, ok := h.lesson(t, upstream, tw.status, tw.Header(), *tw.body)
+	if !ok {
+		return nil
+	}
+	req := tw.req
+	adj, target, ok := h.refit(req, rule, upstream, t)
+	if !ok {
+		return nil
+	}
+	req.Dropped = req.Dropped[:t.dropped]
+	out, cerr := h.encodeRequest(nil, upstream, req, codec.EncodeOptions{Model: t.model, DefaultMaxTokens: h.DefaultMaxTokens, Target: target}, t.dropped)
+	if cerr != nil {
+		return nil
+	}
+	if betas := gjson.GetBytes(t.body, "anthropic_beta"); betas.IsArray() {
+		var err error
+		if out, err = sjson.SetRawBytes(out, "anthropic_beta", []byte(betas.Raw)); err != nil {
+			return nil
+		}
+	}
+	if !h.resend(r, out, adj, tw.x, t) {
+		return nil
+	}
 	putBuffer(tw.body)
 	tw.body = nil
-	tw.x.upstreamStart = time.Time{}
-	h.logger.Debug("retrying with a fix the upstream's refusal teaches", zap.String("upstream_model", t.model),
-		zap.String("provider_error", e.Message), zap.Strings("adjustments", texts))
 	return &translatingWriter{ResponseWriter: tw.ResponseWriter, h: h, client: tw.client, req: req, x: tw.x, model: tw.model}
 }
 
-// learnedOutcome keeps the lesson of a retry the upstream accepted.
-func (h *Handler) learnedOutcome(tw *translatingWriter, t *teaching) {
-	if t.learned == nil || tw.status < 200 || tw.status >= 300 {
+// learnRetryPassthrough is learnRetry for a passthrough pair: the refused
+// body (in the upstream's protocol) is decoded, fitted with the lesson and
+// edited in place where the fix changes it, every other byte kept.
+func (h *Handler) learnRetryPassthrough(r *http.Request, pw *passthroughWriter, nextErr error, t *teaching) *passthroughWriter {
+	if nextErr != nil || pw.mode != passHeld || pw.held == nil {
+		return nil
+	}
+	upstream := pw.x.upstream
+	rule, ok := h.lesson(t, upstream, pw.status, pw.Header(), *pw.held)
+	if !ok {
+		return nil
+	}
+	req := new(codec.Request)
+	if err := codec.DecodeRequest(upstream, t.body, req); err != nil {
+		return nil
+	}
+	adj, target, ok := h.refit(req, rule, upstream, t)
+	if !ok {
+		return nil
+	}
+	params := make([]string, len(adj))
+	for i := range adj {
+		params[i] = adj[i].Param
+	}
+	out, err := codec.FitBody(upstream, t.body, req, params, target)
+	if err != nil || !h.resend(r, out, adj, pw.x, t) {
+		return nil
+	}
+	putBuffer(pw.held)
+	pw.held = nil
+	retry := newPassthroughWriter(t.at.w, h, pw.x, pw.client, pw.model, pw.stream)
+	retry.restore = pw.restore
+	return retry
+}
+
+// learnedOutcome keeps the lesson of a retry the upstream accepted with
+// status.
+func (h *Handler) learnedOutcome(status int, t *teaching) {
+	if t.learned == nil || status < 200 || status >= 300 {
 		return
 	}
 	h.learned.store(t.model, t.learned)

@@ -139,3 +139,34 @@ func TestServeLearnsFromRefusal(t *testing.T) {
 		})
 	}
 }
+
+// TestServeLearnsFromRefusalPassthrough: the same for a passthrough pair,
+// whose refused body is edited in place for the retry.
+func TestServeLearnsFromRefusalPassthrough(t *testing.T) {
+	const refusal = `{"type":"error","error":{"type":"invalid_request_error","message":"` + "`temperature` and `top_p` cannot both be specified for this model. Please use only one." + `"}}`
+	const ok = `{"id":"msg","type":"message","role":"assistant","model":"claude-x","content":[{"type":"text","text":"hi"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}}`
+	body := `{"model":"claude-x","max_tokens":10,"temperature":0.5,"top_p":0.9,"messages":[{"role":"user","content":"Hi"}]}`
+	h := newTestHandler(t, &Handler{Upstream: "anthropic-messages"})
+	calls := 0
+	answer := func(w http.ResponseWriter) error {
+		calls++
+		if calls == 1 {
+			return jsonAnswer(400, refusal)(w)
+		}
+		return jsonAnswer(200, ok)(w)
+	}
+	req := func() *http.Request {
+		r := httptest.NewRequest(http.MethodPost, "/v1/messages", strings.NewReader(body))
+		r.Header.Set("X-Api-Key", "k")
+		r.Header.Set("Anthropic-Version", "2023-06-01")
+		return r
+	}
+	w, call := serve(t, h, req(), answer)
+	if w.Code != 200 || calls != 2 || strings.Contains(call.body, "top_p") || !strings.Contains(call.body, `"temperature":0.5`) {
+		t.Fatalf("HTTP %d after %d calls, sent %s: %s", w.Code, calls, call.body, w.Body)
+	}
+	w, call = serve(t, h, req(), answer)
+	if w.Code != 200 || calls != 3 || strings.Contains(call.body, "top_p") {
+		t.Errorf("second request: HTTP %d after %d calls, sent %s", w.Code, calls, call.body)
+	}
+}

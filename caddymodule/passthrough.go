@@ -155,7 +155,15 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 			pw.finish(errUpstreamAborted)
 		}
 	}()
+	teach := h.startTeaching(w, upModel, codec.Target{}, adjusted, edited, 0)
+	defer teach.release()
 	nextErr := next.ServeHTTP(pw, r)
+	if retry := h.learnRetryPassthrough(r, pw, nextErr, &teach); retry != nil {
+		// The refusal taught a fix: send the request once more (learn.go).
+		pw = retry
+		nextErr = next.ServeHTTP(pw, r)
+		h.learnedOutcome(pw.status, &teach)
+	}
 	if pw.mode == passUnset {
 		if nextErr == nil {
 			nextErr = errors.New("upstream handler wrote no response")

@@ -110,6 +110,28 @@ func TestErrorsThatTeach(t *testing.T) {
 			learned: "reasoning_effort removed", upstream: absent("reasoning_effort"),
 		},
 		{
+			name: "passthrough, Anthropic: temperature and top_p cannot both be specified", client: anthropicMsgs, site: plain(anthropicMsgs), up: anthropicMsgs,
+			model: "claude-nova-6", hidden: &rules.Rule{Sampling: rules.SamplingExclusive},
+			body:    `{"model":"claude-nova-6","max_tokens":100,"temperature":0.5,"top_p":0.9,"messages":[{"role":"user","content":"Hi"}],"metadata":{"user_id":"u1"}}`,
+			learned: "top_p removed", upstream: func(t *testing.T, root gjson.Result) {
+				if root.Get("top_p").Exists() || root.Get("metadata.user_id").String() != "u1" {
+					t.Errorf("top_p sent, or the body not kept: %s", root.Raw)
+				}
+			},
+		},
+		{
+			name: "passthrough, Vertex Gemini: maxOutputTokens out of range", client: gemini, site: plain(vertex), up: vertex,
+			model: "gemini-4-ultra", hidden: &rules.Rule{MaxOutput: 65536},
+			body:    `{"contents":[{"role":"user","parts":[{"text":"Hi"}]}],"generationConfig":{"maxOutputTokens":100000}}`,
+			learned: "maxOutputTokens=65536", upstream: equal("generationConfig.maxOutputTokens", "65536"),
+		},
+		{
+			name: "passthrough, OpenAI Responses: effort values", client: openaiResponses, site: plain(openaiResponses), up: openaiResponses,
+			model: "gpt-7-zeta", hidden: &rules.Rule{Reasoning: rules.ReasoningEffort, Efforts: []string{"low", "high"}},
+			body:    `{"model":"gpt-7-zeta","input":"Hi","reasoning":{"effort":"medium"}}`,
+			learned: "reasoning.effort=low", upstream: equal("reasoning.effort", `"low"`),
+		},
+		{
 			name: "lenient: stop sequences the model refuses are removed", client: anthropicMsgs, site: func(e *testEnv) string { return e.policies["lenient-chat"] }, up: openaiChat,
 			model: "gpt-7-delta", hidden: &rules.Rule{Rejects: []string{"stop"}},
 			body:    `{"model":"gpt-7-delta","max_tokens":100,"stop_sequences":["END"],"messages":[{"role":"user","content":"Hi"}]}`,
