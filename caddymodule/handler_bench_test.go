@@ -47,3 +47,37 @@ func BenchmarkServeTranslate(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkServePassthrough runs a small passthrough request (Anthropic on
+// both sides) through ServeHTTP, the next handler answering a JSON message.
+func BenchmarkServePassthrough(b *testing.B) {
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	defer cancel()
+	h := &Handler{Upstream: "anthropic-messages"}
+	if err := h.Provision(ctx); err != nil {
+		b.Fatal(err)
+	}
+	body := []byte(`{"model":"claude-sonnet-4-5","max_tokens":100,"messages":[{"role":"user","content":"Hi"}]}`)
+	answer := []byte(`{"id":"msg","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"hi"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}}`)
+	next := caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(200)
+		_, err := w.Write(answer)
+		return err
+	})
+	base := httptest.NewRequest(http.MethodPost, "/v1/messages", nil)
+	rctx := context.WithValue(base.Context(), caddy.ReplacerCtxKey, caddy.NewReplacer())
+	rctx = context.WithValue(rctx, caddyhttp.VarsCtxKey, map[string]any{})
+	b.ReportAllocs()
+	for b.Loop() {
+		r := base.Clone(rctx)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		r.Header.Set("X-Api-Key", "k")
+		w := httptest.NewRecorder()
+		if err := h.ServeHTTP(w, r, next); err != nil || w.Code != 200 {
+			b.Fatal(err, w.Code, w.Body.String())
+		}
+	}
+}
