@@ -162,7 +162,7 @@ func (h *Handler) lesson(t *teaching, upstream codec.Protocol, status int, hdr h
 	}
 	like, delta := "", lesson.Rule
 	if lr := h.learned.lookup(t.model); lr != nil {
-		like, delta = lr.like, mergeDelta(lr.delta, lesson.Rule)
+		like, delta = lr.like, lesson.Rule.Over(&lr.delta)
 	} else if base != nil {
 		like = t.model
 	}
@@ -306,37 +306,6 @@ func (h *Handler) learnedOutcome(status int, t *teaching) {
 	h.logger.Info("learned a model rule from the upstream's refusal; add this model_rule to keep it",
 		zap.String("upstream_model", t.model), zap.String("learned", t.lesson.ID),
 		zap.String("model_rule", modelRuleBlock([]string{t.model}, t.learned.like, &t.learned.delta)))
-}
-
-// mergeDelta returns the lessons of prev with those of l over them.
-func mergeDelta(prev, l rules.Rule) rules.Rule {
-	out := prev
-	if l.MaxOutput != 0 {
-		out.MaxOutput = l.MaxOutput
-	}
-	if l.Reasoning != "" {
-		out.Reasoning = l.Reasoning
-	}
-	if l.Efforts != nil {
-		out.Efforts = l.Efforts
-	}
-	if l.BudgetMax != 0 {
-		out.BudgetMin, out.BudgetMax = l.BudgetMin, l.BudgetMax
-	}
-	if l.Sampling != "" {
-		out.Sampling = l.Sampling
-	}
-	out.NoPrefill = out.NoPrefill || l.NoPrefill
-	if l.Rejects != nil {
-		out.Rejects = l.Rejects
-	}
-	if l.ChatTools != "" {
-		out.ChatTools = l.ChatTools
-	}
-	if l.ThinkingOff != "" {
-		out.ThinkingOff = l.ThinkingOff
-	}
-	return out
 }
 
 // modelRuleBlock writes the Caddyfile model_rule block that sets r's

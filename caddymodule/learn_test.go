@@ -75,20 +75,6 @@ func TestAttemptRewind(t *testing.T) {
 	at.release()
 }
 
-func TestMergeDelta(t *testing.T) {
-	prev := rules.Rule{Sampling: rules.SamplingFixed, Rejects: []string{"stop"}}
-	got := mergeDelta(prev, rules.Rule{MaxOutput: 10, Reasoning: rules.ReasoningBudget, Efforts: []string{"low"}, BudgetMin: 1, BudgetMax: 5,
-		NoPrefill: true, ChatTools: rules.ChatToolsResponses, ThinkingOff: rules.ThinkingOffOmit})
-	want := rules.Rule{Sampling: rules.SamplingFixed, Rejects: []string{"stop"}, MaxOutput: 10, Reasoning: rules.ReasoningBudget, Efforts: []string{"low"},
-		BudgetMin: 1, BudgetMax: 5, NoPrefill: true, ChatTools: rules.ChatToolsResponses, ThinkingOff: rules.ThinkingOffOmit}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("mergeDelta = %+v", got)
-	}
-	if got := mergeDelta(prev, rules.Rule{Sampling: rules.SamplingExclusive, Rejects: []string{"stop", "presence_penalty"}}); got.Sampling != rules.SamplingExclusive || len(got.Rejects) != 2 {
-		t.Errorf("mergeDelta = %+v", got)
-	}
-}
-
 // TestServeLearnsFromRefusal: a translated request refused with a 400 that
 // teaches a fix is sent once more with it, the refusal's header is gone,
 // and the next request to the model is fitted before it is sent; strict

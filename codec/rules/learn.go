@@ -205,7 +205,7 @@ func Learned(provider, model string, base *Rule, l *Lesson, reason string) (*Rul
 	r.Provider, r.Models = provider, []string{model}
 	r.Sources = []string{"learned from the provider's refusal: " + strings.TrimSpace(reason)}
 	if base != nil {
-		r = r.over(base)
+		r = r.Over(base)
 		r.Provider, r.Models = provider, []string{model}
 	}
 	if r.Reasoning == ReasoningNone {

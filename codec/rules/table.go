@@ -115,7 +115,7 @@ func (t *Table) With(rows []Rule) (*Table, error) {
 			if base == nil {
 				return nil, fmt.Errorf("model rule %v: like %q: no %s rule matches that model", r.Models, r.Like, r.Provider)
 			}
-			r = r.over(base)
+			r = r.Over(base)
 		}
 		if err := r.compile(); err != nil {
 			return nil, fmt.Errorf("model rule: %v", err)
@@ -129,8 +129,10 @@ func (t *Table) With(rows []Rule) (*Table, error) {
 	return nt, nil
 }
 
-// over returns r with every zero field taken from base.
-func (r Rule) over(base *Rule) Rule {
+// Over returns r with every zero field taken from base (flags are set
+// in either; sources are r's then base's): a row that is like base, or
+// lessons learned after base's (caddymodule's errors that teach).
+func (r Rule) Over(base *Rule) Rule {
 	out := *base
 	out.Provider, out.Models, out.Like = r.Provider, r.Models, r.Like
 	if r.MaxOutput != 0 {
