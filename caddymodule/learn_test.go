@@ -156,3 +156,16 @@ func TestServeLearnsFromRefusalPassthrough(t *testing.T) {
 		t.Errorf("second request: HTTP %d after %d calls, sent %s", w.Code, calls, call.body)
 	}
 }
+
+// BenchmarkAttempt is what every request pays for errors that teach: the
+// response header noted before next and the note released.
+func BenchmarkAttempt(b *testing.B) {
+	w := httptest.NewRecorder()
+	w.Header().Set("Server", "Caddy")
+	w.Header().Set("Llmbridge-Adjusted", "temperature removed (x)")
+	b.ReportAllocs()
+	for b.Loop() {
+		at := startAttempt(w)
+		at.release()
+	}
+}
