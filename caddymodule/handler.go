@@ -286,6 +286,12 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 		failPolicy(w, x, client, err)
 		return nil
 	}
+	out, berr := bodyOnlyBetas(r, out, x.upstream)
+	*outBuf = out
+	if berr != nil {
+		x.fail(w, client, codec.NewError(mapping.ErrInvalidRequest, "request body could not be adapted: "+berr.Error()))
+		return nil
+	}
 	req.Dropped = append(req.Dropped, h.filterBetas(r, x.upstream)...)
 	h.reportDropped(w, req.Dropped)
 	h.reportAdjusted(w, model, adjusted)
@@ -323,8 +329,17 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 			tw.finish(errUpstreamAborted)
 		}
 	}()
+	teach := h.startTeaching(w, model, target, adjusted, out, decoded)
+	defer teach.release()
 	x.upstreamSent = time.Now()
 	nextErr := next.ServeHTTP(tw, x.startAttempt(upReq))
+	if retry := h.learnRetry(upReq, tw, nextErr, &teach); retry != nil {
+		// The refusal taught a fix: send the request once more (learn.go).
+		tw = retry
+		x.upstreamSent = time.Now()
+		nextErr = next.ServeHTTP(tw, x.startAttempt(upReq))
+		h.learnedOutcome(tw.status, &teach)
+	}
 	return tw.finish(nextErr)
 }
 

@@ -25,6 +25,9 @@ import (
 //   - lenient makes both kinds;
 //   - strict refuses the request for any adjustment.
 //
+// A request no form of the upstream protocol carries (rules.ClassRefuse)
+// is refused under every policy, the message naming the fix.
+//
 // Every adjustment made is listed in the Llmbridge-Adjusted response
 // header, logged at debug level and counted in the adjustments_total
 // metric. Passthrough pairs are fitted only when model routing sent them to
@@ -43,28 +46,38 @@ func (h *Handler) provisionRules() error {
 	return err
 }
 
-// fitModel fits req to the upstream model's rules. It returns the codec
-// target for the encoder and the adjustments made, or the error that
-// refuses the request under the policy.
+// fitModel fits req to the upstream model's rules (learned ones first,
+// learn.go). It returns the codec target for the encoder and the
+// adjustments made, or the error that refuses the request under the
+// policy.
 func (h *Handler) fitModel(req *codec.Request, upstream codec.Protocol, model string) (codec.Target, []rules.Adjustment, *codec.Error) {
 	opts := rules.Options{Protocol: upstream, Provider: h.provider, Model: model, DefaultMaxTokens: h.DefaultMaxTokens}
-	adj, target := rules.Fit(req, h.rules.Lookup(h.provider, model), &opts, nil)
+	adj, target := rules.Fit(req, h.ruleFor(model), &opts, nil)
 	target.Dialect = h.dialect
 	for i := range adj {
 		a := &adj[i]
-		var how string
-		switch {
-		case h.policy == policyStrict:
-			how = "on_unsupported strict refuses every adjustment; safe would send " + a.String()
-		case h.policy == policySafe && a.Class == rules.ClassChange:
-			how = "this would change what the model is asked; on_unsupported lenient sends " + a.String()
-		default:
+		how, refused := h.refusal(a)
+		if !refused {
 			continue
 		}
 		return target, adj, &codec.Error{Status: http.StatusBadRequest, Kind: mapping.ErrInvalidRequest, Param: a.Param,
 			Message: "model " + model + " does not accept the request as it is: " + a.Why + " (rule " + a.Rule + "); " + how}
 	}
 	return target, adj, nil
+}
+
+// refusal reports whether the policy refuses adjustment a rather than
+// making it, and what would be sent otherwise.
+func (h *Handler) refusal(a *rules.Adjustment) (string, bool) {
+	switch {
+	case a.Class == rules.ClassRefuse:
+		return "no form of the request reaches the model through this upstream protocol", true
+	case h.policy == policyStrict:
+		return "on_unsupported strict refuses every adjustment; safe would send " + a.String(), true
+	case h.policy == policySafe && a.Class == rules.ClassChange:
+		return "this would change what the model is asked; on_unsupported lenient sends " + a.String(), true
+	}
+	return "", false
 }
 
 // reportAdjusted publishes adjustments: the Llmbridge-Adjusted header, a
@@ -99,7 +112,12 @@ func (h *Handler) reportAdjusted(w http.ResponseWriter, model string, adj []rule
 //		no_prefill
 //		signed_calls
 //		rejects stop|presence_penalty|frequency_penalty...
+//		default_effort <effort>
+//		chat_tools effort-none|responses
+//		thinking_off omit|disabled
+//		effort_on <value>
 //		source <url>...
+//		verified <YYYY-MM-DD>
 //		price input <usd> output <usd> [cache_read <usd>] [cache_write <usd>] source <url> date <yyyy-mm-dd>
 //	}
 func parseModelRule(d *caddyfile.Dispenser) (rules.Rule, error) {
@@ -162,6 +180,16 @@ func parseModelRule(d *caddyfile.Dispenser) (rules.Rule, error) {
 			err, r.SignedCalls = flag(), true
 		case "rejects":
 			r.Rejects = args
+		case "default_effort":
+			r.DefaultEffort, err = one()
+		case "chat_tools":
+			r.ChatTools, err = one()
+		case "thinking_off":
+			r.ThinkingOff, err = one()
+		case "effort_on":
+			r.EffortOn, err = one()
+		case "verified":
+			r.Verified, err = one()
 		case "source":
 			r.Sources = append(r.Sources, args...)
 		case "price":

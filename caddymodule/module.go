@@ -227,13 +227,16 @@ type Handler struct {
 	// provider is whose model rules govern the upstream (rules.ProviderFor).
 	provider string
 	rules    *rules.Table
-	dialect  *codec.Dialect
-	policy   unsupportedPolicy
-	drops    []dropPath
-	apiKey   string
-	logger   *zap.Logger
-	routes   []modelRoute
-	metrics  *metrics
+	// learned are the model rules learned from upstream refusals
+	// (learn.go).
+	learned *learnedRules
+	dialect *codec.Dialect
+	policy  unsupportedPolicy
+	drops   []dropPath
+	apiKey  string
+	logger  *zap.Logger
+	routes  []modelRoute
+	metrics *metrics
 	// clientKeys are ClientKeys expanded; nil when the site is open.
 	clientKeys [][]byte
 	// clientKeyNames name clientKeys in logs and spans: the configured
@@ -357,6 +360,10 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	h.provider = rules.ProviderFor(h.upstream, h.Dialect)
 	h.prices = compilePrices(h.ModelRules, h.provider)
+	if err := provisionLearning(ctx); err != nil {
+		return err
+	}
+	h.learned = new(learnedRules)
 	if err := h.provisionRules(); err != nil {
 		return fmt.Errorf("llmbridge: %v", err)
 	}

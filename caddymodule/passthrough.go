@@ -101,7 +101,9 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 	}
 
 	var adjusted []rules.Adjustment
-	if routed && upModel != model {
+	// A body is fitted when routing sent it to another model than the one
+	// it was made for, or when its model's refusals taught rules (learn.go).
+	if routed && upModel != model || h.learned.lookup(upModel) != nil {
 		var cerr *codec.Error
 		if body, adjusted, cerr = h.fitPassthrough(body, client, x.upstream, upModel); cerr != nil {
 			x.fail(w, client, cerr)
@@ -114,6 +116,10 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 	edited, cerr := editDialect(body, client, x.upstream, upModel, stream)
 	if cerr != nil {
 		x.fail(w, client, cerr)
+		return nil
+	}
+	if edited, err = bodyOnlyBetas(r, edited, x.upstream); err != nil {
+		x.fail(w, client, codec.NewError(mapping.ErrInvalidRequest, "request body could not be adapted: "+err.Error()))
 		return nil
 	}
 	x.dropped = append(x.dropped, h.filterBetas(r, x.upstream)...)
@@ -157,8 +163,17 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 			pw.finish(errUpstreamAborted)
 		}
 	}()
+	teach := h.startTeaching(w, upModel, codec.Target{}, adjusted, edited, 0)
+	defer teach.release()
 	x.upstreamSent = time.Now()
 	nextErr := next.ServeHTTP(pw, x.startAttempt(upReq))
+	if retry := h.learnRetryPassthrough(upReq, pw, nextErr, &teach); retry != nil {
+		// The refusal taught a fix: send the request once more (learn.go).
+		pw = retry
+		x.upstreamSent = time.Now()
+		nextErr = next.ServeHTTP(pw, x.startAttempt(upReq))
+		h.learnedOutcome(pw.status, &teach)
+	}
 	if pw.mode == passUnset {
 		if nextErr == nil {
 			nextErr = errors.New("upstream handler wrote no response")

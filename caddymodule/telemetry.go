@@ -140,6 +140,12 @@ func (x *exchange) startAttempt(r *http.Request) *http.Request {
 	if x.upstreamModel != "" {
 		name += " " + x.upstreamModel
 	}
+	if t.attempt != nil {
+		// The upstream refused the earlier attempt, and the request is
+		// sent again with a fix it taught (learn.go).
+		t.attempt.SetStatus(codes.Error, "retried")
+		t.attempt.End()
+	}
 	ctx, sp := tracerOf(t.span.TracerProvider()).Start(r.Context(), name, trace.WithSpanKind(trace.SpanKindClient))
 	t.attempt = sp
 	if r.Header.Get("Traceparent") != "" {

@@ -65,10 +65,14 @@ type testEnv struct {
 	observed, observedLog string
 	// policies has a site (anthropic-messages upstream) per non-default
 	// on_unsupported level (policy_test.go): "strict" with drop metadata,
-	// and "lenient".
+	// and "lenient"; "lenient-chat" is lenient toward openai-chat.
 	policies map[string]string
 	// dialect is a site (openai-chat upstream) with dialect deepseek.
 	dialect string
+	// dialects has a site (openai-chat upstream, the Chat mock) per
+	// dialect of modelrules_current_test.go: mistral, openrouter, groq,
+	// deepseek.
+	dialects map[string]string
 	// azure holds the sites with Azure OpenAI upstreams.
 	azure *azureEnv
 	// bare has one site per protocol that is plain reverse_proxy to its
@@ -144,7 +148,7 @@ func newTestEnv() (*testEnv, error) {
 	e := &testEnv{mocks: mockSet{}, plain: map[proto]string{}, keyed: map[proto]string{}, dead: map[proto]string{},
 		routed: map[proto]string{}, routedUp: map[proto]string{}, gated: map[proto]string{},
 		fronts: map[proto]*frontUpstream{}, fronted: map[proto]string{}, policies: map[string]string{}, bare: map[proto]string{},
-		traced: map[proto]string{}}
+		traced: map[proto]string{}, dialects: map[string]string{}}
 	logDir, err := os.MkdirTemp("", "llmbridge-caddytest-")
 	if err != nil {
 		return nil, err
@@ -174,7 +178,7 @@ func newTestEnv() (*testEnv, error) {
 	// get one that is closed again before Caddy starts.
 	// The admin API gets a free port too, so that integration runs from
 	// several checkouts can share a machine.
-	ports, err := freePorts(10*len(allProtocols) + 11 + azureSites)
+	ports, err := freePorts(10*len(allProtocols) + 15 + azureSites)
 	if err != nil {
 		return nil, err
 	}
@@ -244,6 +248,7 @@ http://localhost:%d {
 		"\tlog {\n\t\toutput file "+e.observedLog+"\n\t}\n"+appends.String())
 	e.policies["strict"] = site(next(), anthropicMsgs, e.mocks[anthropicMsgs].addr(), "\t\ton_unsupported strict\n\t\tdrop metadata\n", "")
 	e.policies["lenient"] = site(next(), anthropicMsgs, e.mocks[anthropicMsgs].addr(), "\t\ton_unsupported lenient\n", "")
+	e.policies["lenient-chat"] = site(next(), openaiChat, e.mocks[openaiChat].addr(), "\t\ton_unsupported lenient\n", "")
 	e.dialect = site(next(), openaiChat, e.mocks[openaiChat].addr(), "\t\tdialect deepseek\n", "")
 	traced := fmt.Sprintf("\t\tapi_key %s\n\t\tclient_keys {\n\t\t\tteam-a %s\n\t\t\tother other-key\n\t\t}\n"+
 		"\t\tmodel_rule * {\n\t\t\tprice input %g output %g cache_read %g cache_write %g source https://example.com/prices date 2026-11-30\n\t\t}\n",
@@ -254,6 +259,10 @@ http://localhost:%d {
 	}
 	e.tracedContent = site(next(), anthropicMsgs, e.mocks[anthropicMsgs].addr(), traced+"\t\totel_content on 1KiB\n", tracedSite)
 	e.tracedAzure = site(next(), "azure-openai", e.azure.fronts[azureV1].addr(), traced, tracedSite)
+	e.dialects["deepseek"] = e.dialect
+	for _, d := range []string{"mistral", "openrouter", "groq"} {
+		e.dialects[d] = site(next(), openaiChat, e.mocks[openaiChat].addr(), "\t\tdialect "+d+"\n", "")
+	}
 	e.azure.addSites(next, site)
 	for _, p := range allProtocols {
 		port := next()

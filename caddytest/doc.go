@@ -123,6 +123,19 @@
 //     upstream's ids and count in the client's shape, a clear 400 where the
 //     upstream has no such endpoint (Vertex listings, Chat counting), and
 //     client_keys and model rules applied to both.
+//   - modelrules_mock_test.go, modelrules_test.go, dialect_mock_test.go,
+//     modelrules_current_test.go: every mock holds requests to the model
+//     table's reject-level rules in the provider's own words (and, where a
+//     test installs it, a dialect server's: Mistral, DeepSeek, OpenRouter,
+//     Groq); TestModelRules sends agent-shaped requests for every model of
+//     the table, TestCurrentModelRules one case per recently learned rule
+//     (each fails when its fitting is removed).
+//   - learn_test.go: errors that teach, per provider grammar: a mock
+//     enforces a rule llmbridge's table lacks; the refusal is retried once
+//     with the fix and the next request is fitted without one; strict, a
+//     fix the policy does not make and an unknown refusal are passed on.
+//   - probe_test.go: caddy llmbridge-probe (caddymodule.Probe) against the
+//     rules-enforcing mocks: the model_rule it measures is the model's row.
 //   - clis_test.go: opt-in (-clis) real agent CLIs from npm
 //     (clis/install.sh: Claude Code, also in Bedrock mode, Codex, also as an
 //     Azure provider, Gemini CLI, Qwen Code) complete a tool-using turn through llmbridge against a scripted mock of every

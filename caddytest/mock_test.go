@@ -294,7 +294,7 @@ var knownFields = map[proto][]string{
 	anthropicMsgs: {"model", "messages", "max_tokens", "cache_control", "container", "context_management",
 		"diagnostics", "inference_geo", "mcp_servers", "metadata", "output_config", "service_tier", "speed",
 		"stop_sequences", "stream", "system", "temperature", "thinking", "tool_choice", "tools", "top_k", "top_p"},
-	vertexAnthropic: {"anthropic_version", "messages", "max_tokens", "cache_control", "metadata", "output_config",
+	vertexAnthropic: {"anthropic_version", "anthropic_beta", "messages", "max_tokens", "cache_control", "metadata", "output_config",
 		"stop_sequences", "stream", "system", "temperature", "thinking", "tool_choice", "tools", "top_k",
 		"top_p"},
 	// Bedrock streams by its path and rejects a stream member
@@ -392,6 +392,7 @@ func validateRequest(p proto, rec *recordedRequest) []string {
 			if v := root.Get("anthropic_version").String(); v != vertexAnthropicVersion {
 				bad("anthropic_version %q, want %q", v, vertexAnthropicVersion)
 			}
+			problems = append(problems, validateVertexBetas(rec.Header, root)...)
 		}
 		if mt := root.Get("max_tokens"); mt.Type != gjson.Number || mt.Int() <= 0 {
 			bad("max_tokens is required and must be a positive integer")

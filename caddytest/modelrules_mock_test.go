@@ -18,16 +18,35 @@ import (
 // fitting code that should have made the body acceptable.
 func enforceModelRules(p proto, model string, body []byte) []string {
 	up := codec.Protocol(p)
-	provider := rules.ProviderFor(up, "")
-	r := rules.Builtin().Lookup(provider, model)
+	if up.Family() == codec.Bedrock {
+		// Bedrock holds a Claude model to Anthropic's rules.
+		return enforceModelRule(p, model, rules.Builtin().Lookup("anthropic", model), body)
+	}
+	return enforceModelRule(p, model, rules.Builtin().Lookup(rules.ProviderFor(up, ""), model), body)
+}
+
+// enforceModelRule is enforceModelRules with the model's rule r given: the
+// table's, or one the mock knows and llmbridge does not (learn_test.go).
+func enforceModelRule(p proto, model string, r *rules.Rule, body []byte) []string {
+	up := codec.Protocol(p)
 	if r == nil {
 		r = &rules.Rule{}
 	}
 	root := gjson.ParseBytes(body)
 	var problems []string
 	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	// capped refuses an output limit over the model's, in the words of
+	// the provider of protocol p's family.
 	capped := func(field string, v gjson.Result) {
-		if r.MaxOutput > 0 && v.Exists() && v.Int() > r.MaxOutput {
+		if r.MaxOutput <= 0 || !v.Exists() || v.Int() <= r.MaxOutput {
+			return
+		}
+		switch up.Family() {
+		case codec.OpenAIChat, codec.OpenAIResponses:
+			bad("%s is too large: %d. This model supports at most %d completion tokens, whereas you provided %d.", field, v.Int(), r.MaxOutput, v.Int())
+		case codec.Gemini:
+			bad("Unable to submit request because it has a maxOutputTokens value of %d but the supported range is from 1 (inclusive) to %d (exclusive). Update the value and try again.", v.Int(), r.MaxOutput+1)
+		default:
 			bad("%s: %d > %d, which is the maximum allowed number of output tokens for %s", field, v.Int(), r.MaxOutput, model)
 		}
 	}
@@ -38,9 +57,6 @@ func enforceModelRules(p proto, model string, body []byte) []string {
 		if !strings.HasPrefix(bedrockVendorModel(model), "claude-") || bedrockVendorModel(model) == model {
 			break
 		}
-		if r = rules.Builtin().Lookup("anthropic", model); r == nil {
-			r = &rules.Rule{}
-		}
 		enforceAnthropic(r, model, converseAsAnthropic(root), bad)
 		capped("inferenceConfig.maxTokens", root.Get("inferenceConfig.maxTokens"))
 	case codec.AnthropicMessages:
@@ -50,10 +66,11 @@ func enforceModelRules(p proto, model string, body []byte) []string {
 		enforceGemini(up, r, model, root, bad)
 		capped("generationConfig.maxOutputTokens", root.Get("generationConfig.maxOutputTokens"))
 	case codec.OpenAIChat:
-		enforceOpenAI(r, model, root, root.Get("reasoning_effort"), bad)
+		enforceOpenAI(r, model, root, "reasoning_effort", bad)
+		enforceChatTools(r, model, root, bad)
 		capped("max_completion_tokens", root.Get("max_completion_tokens"))
 	case codec.OpenAIResponses:
-		enforceOpenAI(r, model, root, root.Get("reasoning.effort"), bad)
+		enforceOpenAI(r, model, root, "reasoning.effort", bad)
 		capped("max_output_tokens", root.Get("max_output_tokens"))
 	}
 	return problems
@@ -63,8 +80,10 @@ func enforceAnthropic(r *rules.Rule, model string, root gjson.Result, bad func(s
 	thinking := root.Get("thinking.type").String()
 	// A model that always thinks is held to the thinking rules only where
 	// the request turns thinking on: whether its providers enforce them on
-	// requests without a thinking setting is not documented.
-	on := thinking == "enabled" || thinking == "adaptive"
+	// requests without a thinking setting is not documented. A model that
+	// thinks unless thinking is disabled (Sonnet 5, Opus 5) thinks when
+	// the request leaves thinking out.
+	on := thinking == "enabled" || thinking == "adaptive" || thinking == "" && r.ThinkingOff == rules.ThinkingOffDisabled
 	temp, topP, topK := root.Get("temperature"), root.Get("top_p"), root.Get("top_k")
 	if temp.Exists() && temp.Float() > 1 {
 		bad("temperature: range: 0..1")
@@ -82,11 +101,16 @@ func enforceAnthropic(r *rules.Rule, model string, root gjson.Result, bad func(s
 			bad("thinking.type: adaptive thinking is not supported on %s", model)
 		}
 	case "disabled":
-		if r.Reasoning == rules.ReasoningAdaptive {
-			bad("thinking.type: disabled is not supported on %s", model)
+		if r.Reasoning == rules.ReasoningAdaptive && r.ThinkingOff != rules.ThinkingOffDisabled {
+			bad(`"thinking.type.disabled" is not supported for this model`)
+		}
+		// Opus 5 takes thinking disabled only at effort high or below.
+		if e := root.Get("output_config.effort").String(); strings.HasPrefix(model, "claude-opus-5") && !strings.HasPrefix(model, "claude-opus-5-5") && (e == "xhigh" || e == "max") {
+			bad("output_config.effort '%s' is not supported when thinking is disabled on this model", e)
 		}
 	}
-	if e := root.Get("output_config.effort"); e.Exists() && !slices.Contains(r.Efforts, e.String()) {
+	// A row that says nothing of reasoning says nothing of efforts either.
+	if e := root.Get("output_config.effort"); e.Exists() && r.Reasoning != rules.ReasoningUnknown && !slices.Contains(r.Efforts, e.String()) {
 		bad("This model does not support effort level '%s'. Supported levels: %s.", e.String(), strings.Join(r.Efforts, ", "))
 	}
 	switch r.Sampling {
@@ -156,7 +180,17 @@ func enforceGemini(up codec.Protocol, r *rules.Rule, model string, root gjson.Re
 			bad("thinking cannot be turned off on %s", model)
 		}
 	}
-	for i, c := range root.Get("contents").Array() {
+	for _, rej := range r.Rejects {
+		// Gemini 3.5 Flash-Lite: custom penalty values are an error.
+		if f := map[string]string{"presence_penalty": "presencePenalty", "frequency_penalty": "frequencyPenalty"}[rej]; f != "" && root.Get("generationConfig."+f).Exists() {
+			bad("Invalid JSON payload received. generationConfig.%s is not supported for %s", f, model)
+		}
+	}
+	contents := root.Get("contents").Array()
+	if r.NoPrefill && len(contents) > 0 && contents[len(contents)-1].Get("role").String() == "model" {
+		bad("Please ensure that the last turn of contents is a user turn: %s takes no trailing model turn", model)
+	}
+	for i, c := range contents {
 		firstCall := true
 		for j, part := range c.Get("parts").Array() {
 			fc := part.Get("functionCall")
@@ -173,22 +207,44 @@ func enforceGemini(up codec.Protocol, r *rules.Rule, model string, root gjson.Re
 	}
 }
 
-func enforceOpenAI(r *rules.Rule, model string, root, effort gjson.Result, bad func(string, ...any)) {
+// enforceChatTools holds a Chat request with function tools to the
+// model's Chat tools rule: gpt-5.4 and later take them only at effort none
+// (given, or the model's default), GPT-6 Astra and GPT-6.1 Sol not at all.
+func enforceChatTools(r *rules.Rule, model string, root gjson.Result, bad func(string, ...any)) {
+	if r.ChatTools == rules.ChatToolsAny || !root.Get(`tools.#(type=="function")`).Exists() {
+		return
+	}
+	effort := root.Get("reasoning_effort").String()
+	if effort == "" {
+		effort = r.DefaultEffort
+	}
+	if r.ChatTools == rules.ChatToolsResponses || effort != "" && effort != "none" {
+		bad("Function tools with reasoning_effort are not supported for %s in /v1/chat/completions. To use function tools, use /v1/responses or set reasoning_effort to 'none'.", model)
+	}
+}
+
+func enforceOpenAI(r *rules.Rule, model string, root gjson.Result, effortField string, bad func(string, ...any)) {
+	effort := root.Get(effortField)
 	if effort.Exists() {
 		switch r.Reasoning {
 		case rules.ReasoningNone, rules.ReasoningAlways:
-			bad("Unsupported parameter: 'reasoning.effort' is not supported with this model.")
+			bad("Unsupported parameter: '%s' is not supported with this model.", effortField)
 		case rules.ReasoningEffort:
 			if !slices.Contains(r.Efforts, effort.String()) {
-				bad("Unsupported value: '%s' is not supported with the '%s' model. Supported values are: %s.", effort.String(), model, strings.Join(r.Efforts, ", "))
+				bad("Unsupported value: '%s' does not support '%s' with this model. Supported values are: %s.", effortField, effort.String(), openAIList(r.Efforts))
 			}
 		}
 	}
 	if t := root.Get("temperature"); t.Exists() && t.Float() > 2 {
 		bad("temperature: range 0..2")
 	}
+	// A model reasons at its default effort when the request sets none.
+	eff := effort.String()
+	if !effort.Exists() {
+		eff = r.DefaultEffort
+	}
 	fixed := r.Sampling == rules.SamplingFixed ||
-		r.Sampling == rules.SamplingFixedWhenReasoning && effort.Exists() && effort.String() != "none"
+		r.Sampling == rules.SamplingFixedWhenReasoning && eff != "" && eff != "none"
 	if fixed {
 		if t := root.Get("temperature"); t.Exists() && t.Float() != 1 {
 			bad("Unsupported value: 'temperature' does not support %v with this model. Only the default (1) value is supported.", t.Float())
@@ -202,4 +258,22 @@ func enforceOpenAI(r *rules.Rule, model string, root, effort gjson.Result, bad f
 			bad("Unsupported parameter: '%s' is not supported with this model.", rej)
 		}
 	}
+}
+
+// openAIList writes values as OpenAI's errors list them: "'medium'",
+// "'low' and 'high'", "'none', 'low', 'medium', and 'high'".
+func openAIList(values []string) string {
+	q := make([]string, len(values))
+	for i, v := range values {
+		q[i] = "'" + v + "'"
+	}
+	switch len(q) {
+	case 0:
+		return ""
+	case 1:
+		return q[0]
+	case 2:
+		return q[0] + " and " + q[1]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + ", and " + q[len(q)-1]
 }

@@ -58,6 +58,10 @@ type Descriptor struct {
 	// Betas are the anthropic-beta values the protocol's servers accept;
 	// nil accepts any. Others are removed from requests and reported.
 	Betas map[string]bool
+	// BodyOnlyBetas are anthropic-beta values the protocol's servers take
+	// only in the body's anthropic_beta array, not in the header (Vertex
+	// AI: context-1m-2025-08-07); they are moved there.
+	BodyOnlyBetas map[string]bool
 	// ErrorParam reports that the protocol's error format names the
 	// offending field in a param slot of its own (OpenAI's); the others
 	// get the path at the start of the message.

@@ -18,6 +18,10 @@ type Target struct {
 	// Dialect is the OpenAI-compatible server an openai-chat upstream is;
 	// nil is OpenAI itself.
 	Dialect *Dialect
+	// EffortOn, when set, is the reasoning_effort written for every effort
+	// above none, for a model that names "reasoning on" its own way
+	// (Groq's qwen3 takes none and default).
+	EffortOn string
 }
 
 // IDFormat is the form of tool-call id a server accepts.
@@ -60,18 +64,19 @@ type Dialect struct {
 	// one, and lists each reasoning part with text in Request.Dropped.
 	// Other values are taken as "".
 	ReasoningField string
-	// ReasoningInToolLoop reports that assistant messages with tool calls
-	// must carry a reasoning field: DeepSeek's thinking mode answers 400
-	// ("Missing `reasoning_content` field in the assistant message at
-	// message index N") without it. Every assistant message with tool
-	// calls that has no unsigned reasoning text of its own (the history
-	// came from another provider, or its reasoning was signed and dropped)
-	// gets an empty one, in the field ReasoningField names; with "none",
-	// none. That is every such message in the history, not only those of
-	// the current tool loop: DeepSeek's thinking-mode guide first asked it
-	// of the current turn's tool loop, and since V4 asks it of every turn
-	// that called tools, in all later requests; reasoning sent where it is
-	// not needed is ignored.
+	// ReasoningInToolLoop reports that the assistant messages of a turn
+	// that made tool calls must carry a reasoning field: DeepSeek's
+	// thinking mode answers 400 ("Missing `reasoning_content` field in the
+	// assistant message at message index N") without it. Every assistant
+	// message of such a turn (from a user message to the next: the tool
+	// calls and the answer that ends the turn) that has no unsigned
+	// reasoning text of its own (the history came from another provider,
+	// or its reasoning was signed and dropped) gets an empty one, in the
+	// field ReasoningField names; with "none", none. That is every such
+	// turn in the history, not only the current tool loop: DeepSeek's
+	// thinking-mode guide first asked it of the current turn's tool loop,
+	// and since V4 asks it of every turn that called tools, in all later
+	// requests; reasoning sent where it is not needed is ignored.
 	ReasoningInToolLoop bool
 	// NoStreamOptions leaves stream_options out of streamed requests, for
 	// servers that reject it: "stream":true alone. Usage then reaches the
@@ -79,4 +84,11 @@ type Dialect struct {
 	NoStreamOptions bool
 	// ToolCallIDs is the tool-call id format the server accepts.
 	ToolCallIDs IDFormat
+	// AssistantAfterTool reports that a user message may not follow a
+	// tool message (Mistral: "Unexpected role 'user' after role 'tool'"):
+	// where the conversation has one there (text the user typed while
+	// tools ran, images a tool returned, which Chat tool messages cannot
+	// carry), an assistant message saying only that the results were
+	// received is written between them.
+	AssistantAfterTool bool
 }

@@ -38,7 +38,10 @@ func init() {
 		// Vertex answers a request with an anthropic-beta value it does
 		// not carry with a 400 ("Unexpected value(s) ... for the
 		// anthropic-beta header").
-		Betas:         vertexBetas,
+		Betas: vertexBetas,
+		// The 1M-token context is taken in the body's anthropic_beta
+		// and refused in the header.
+		BodyOnlyBetas: map[string]bool{"context-1m-2025-08-07": true},
 		Origin:        mapping.FamilyAnthropic,
 		ResponseModel: anthropicResponseModel,
 		Overloaded529: true,

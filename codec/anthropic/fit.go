@@ -33,6 +33,11 @@ func fitAnthropicBody(edit *wire.BodyEdit, param string, req *codec.Request) {
 		case r.Budget.Set:
 			edit.Set("thinking.type", "enabled")
 			edit.Set("thinking.budget_tokens", r.Budget.Value)
+		case r.Effort == mapping.EffortNone:
+			// A model that thinks unless told not to.
+			edit.Set("thinking.type", "disabled")
+			edit.Delete("thinking.budget_tokens")
+			edit.Delete("thinking.display")
 		}
 		if r.Effort > mapping.EffortNone {
 			edit.Set("output_config.effort", r.Effort.String())

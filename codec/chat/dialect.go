@@ -50,9 +50,9 @@ func chatNoReasoning(d *codec.Dialect) bool {
 	return d != nil && d.ReasoningField == chatReasoningNone
 }
 
-// chatEmptyReasoning reports that an assistant message with tool calls and
-// no reasoning text of its own gets an empty reasoning field
-// (ReasoningInToolLoop).
+// chatEmptyReasoning reports that an assistant message of a turn that made
+// tool calls, with no reasoning text of its own, gets an empty reasoning
+// field (ReasoningInToolLoop).
 func chatEmptyReasoning(d *codec.Dialect) bool {
 	return d != nil && d.ReasoningInToolLoop && d.ReasoningField != chatReasoningNone
 }
@@ -132,3 +132,31 @@ func appendAlnum9ID(dst []byte, id string) []byte {
 	}
 	return append(dst, b[:]...)
 }
+
+// chatToolTurn reports whether the turn that msgs start in (up to the next
+// user message that holds no tool result) has an assistant message with
+// tool calls.
+func chatToolTurn(msgs []codec.Message) bool {
+	for i := range msgs {
+		m := &msgs[i]
+		switch m.Role {
+		case codec.RoleUser:
+			if !chatHasResults(m.Parts) {
+				return false
+			}
+		case codec.RoleAssistant:
+			for j := range m.Parts {
+				if m.Parts[j].Type == codec.PartToolCall {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// chatBridgeMessage is the assistant message written between a tool
+// message and a user message toward a server that takes no user message
+// right after a tool message (Dialect.AssistantAfterTool). It says only
+// what happened: the model received the results.
+const chatBridgeMessage = `{"role":"assistant","content":"Tool results received."}`

@@ -47,6 +47,26 @@ const dialectAnthropicBody = `{"model":"claude-sonnet-4-5","max_tokens":2048,"st
 	{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_01B","content":"rain"},
 		{"type":"tool_result","tool_use_id":"D681PevKs","content":"fog"}]}]}`
 
+// dialectTurnsBody is a Chat request with a turn without tool calls and a
+// user message right after a tool message.
+const dialectTurnsBody = `{"model":"m","messages":[
+	{"role":"user","content":"Hi"},
+	{"role":"assistant","content":"Hello."},
+	{"role":"user","content":"Run it"},
+	{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}]},
+	{"role":"tool","tool_call_id":"call_1","content":"ok"},
+	{"role":"user","content":"Stop."}]}`
+
+// dialectImageResultBody is an Anthropic request whose tool result holds an
+// image and whose user message has text beside the result.
+const dialectImageResultBody = `{"model":"m","max_tokens":100,
+	"tools":[{"name":"shot","input_schema":{"type":"object"}}],
+	"messages":[
+	{"role":"user","content":"Look"},
+	{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"shot","input":{}}]},
+	{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}}]},
+		{"type":"text","text":"also check this"}]}]}`
+
 // dialectChatBody is a Chat request whose history holds a call with an id
 // Mistral issued and reasoning_content (from a Chat upstream).
 const dialectChatBody = `{"model":"m","messages":[
@@ -172,17 +192,37 @@ func TestChatAppendRequestDialect(t *testing.T) {
 			baseDropped: []string{"messages[1].content[0] (reasoning)"},
 		},
 		{
-			name: "ReasoningInToolLoop: every call without reasoning of its own, in every turn", p: anthropic, body: dialectAnthropicBody,
+			name: "ReasoningInToolLoop: every assistant message of a turn that called tools, in every turn", p: anthropic, body: dialectAnthropicBody,
 			d: codec.Dialect{ReasoningInToolLoop: true},
 			base: []dialectCheck{{"messages.2.reasoning_content", ""}, {"messages.4.reasoning_content", ""},
 				{"messages.6.reasoning_content", ""}},
 			with: []dialectCheck{
 				{"messages.2.role", `"assistant"`}, {"messages.2.reasoning_content", `""`}, {"messages.2.tool_calls.#", "1"},
-				{"messages.4.role", `"assistant"`}, {"messages.4.content", `"Sunny."`}, {"messages.4.reasoning_content", ""},
+				{"messages.4.role", `"assistant"`}, {"messages.4.content", `"Sunny."`}, {"messages.4.reasoning_content", `""`},
 				{"messages.6.role", `"assistant"`}, {"messages.6.reasoning_content", `""`}, {"messages.6.tool_calls.#", "2"},
 				{"messages.1.reasoning_content", ""}, {"messages.3.reasoning_content", ""}, {"messages.7.reasoning_content", ""},
 			},
 			dropped: anthropicDropped, baseDropped: anthropicDropped,
+		},
+		{
+			name: "ReasoningInToolLoop: a turn without tool calls gets no reasoning field", p: chat, body: dialectTurnsBody,
+			d: codec.Dialect{ReasoningInToolLoop: true},
+			with: []dialectCheck{{"messages.1.content", `"Hello."`}, {"messages.1.reasoning_content", ""},
+				{"messages.3.reasoning_content", `""`}, {"messages.5.reasoning_content", ""}},
+		},
+		{
+			name: "AssistantAfterTool: no user message right after a tool message", p: chat, body: dialectTurnsBody,
+			d:    codec.Dialect{AssistantAfterTool: true},
+			base: []dialectCheck{{"messages.4.role", `"tool"`}, {"messages.5.role", `"user"`}, {"messages.6", ""}},
+			with: []dialectCheck{{"messages.4.role", `"tool"`}, {"messages.5.role", `"assistant"`}, {"messages.5.content", `"Tool results received."`},
+				{"messages.6.role", `"user"`}, {"messages.6.content", `"Stop."`}},
+		},
+		{
+			name: "AssistantAfterTool: a tool result's images and the user's text", p: anthropic, body: dialectImageResultBody,
+			d:    codec.Dialect{AssistantAfterTool: true},
+			base: []dialectCheck{{"messages.2.role", `"tool"`}, {"messages.3.role", `"user"`}},
+			with: []dialectCheck{{"messages.2.role", `"tool"`}, {"messages.3.role", `"assistant"`}, {"messages.4.role", `"user"`},
+				{"messages.4.content.0.type", `"image_url"`}, {"messages.4.content.1.text", `"also check this"`}},
 		},
 		{
 			name: "ReasoningInToolLoop: a call's own reasoning is kept", p: responses, body: dialectResponsesBody,
@@ -195,7 +235,7 @@ func TestChatAppendRequestDialect(t *testing.T) {
 			d:    codec.Dialect{ReasoningInToolLoop: true, ReasoningField: "reasoning"},
 			base: []dialectCheck{{"messages.6.reasoning", ""}},
 			with: []dialectCheck{{"messages.2.reasoning", `""`}, {"messages.6.reasoning", `""`}, {"messages.6.reasoning_content", ""},
-				{"messages.4.reasoning", ""}},
+				{"messages.4.reasoning", `""`}, {"messages.4.reasoning_content", ""}},
 			dropped: anthropicDropped, baseDropped: anthropicDropped,
 		},
 		{

@@ -36,19 +36,32 @@ func appendChatRequest(dst []byte, req *codec.Request, opts *codec.EncodeOptions
 		if req.SystemRole == codec.RoleDeveloper {
 			role = codec.RoleDeveloper
 		}
-		if dst, err = appendChatMessage(dst, role, req.System, -1, nil, d); err != nil {
+		if dst, err = appendChatMessage(dst, role, req.System, -1, nil, d, false); err != nil {
 			return dst, err
 		}
 	}
+	// afterTool: the last message written is a tool message. toolTurn:
+	// the current turn (from a user message to the next) made tool
+	// calls, so each of its assistant messages carries a reasoning field
+	// where the dialect wants one (chatEmptyReasoning).
+	emptyReasoning := chatEmptyReasoning(d)
+	afterTool, toolTurn := false, emptyReasoning && chatToolTurn(req.Messages)
 	for i := range req.Messages {
 		m := &req.Messages[i]
 		if m.Role == codec.RoleAssistant {
 			chatDropReasoning(req, m.Parts, i, chatNoReasoning(d))
 		}
 		if m.Role == codec.RoleUser && chatHasResults(m.Parts) {
-			dst, err = appendChatResults(dst, m.Parts, i, d)
+			dst, afterTool, err = appendChatResults(dst, m.Parts, i, d)
 		} else {
-			dst, err = appendChatMessage(chatComma(dst), m.Role, m.Parts, i, nil, d)
+			if m.Role == codec.RoleUser && emptyReasoning {
+				toolTurn = chatToolTurn(req.Messages[i+1:])
+			}
+			if afterTool && m.Role == codec.RoleUser && d != nil && d.AssistantAfterTool {
+				dst = append(chatComma(dst), chatBridgeMessage...)
+			}
+			dst, err = appendChatMessage(chatComma(dst), m.Role, m.Parts, i, nil, d, toolTurn)
+			afterTool = false
 		}
 		if err != nil {
 			return dst, err
@@ -99,7 +112,10 @@ func appendChatReasoning(dst []byte, req *codec.Request, opts *codec.EncodeOptio
 	if e == mapping.EffortMax {
 		e = mapping.EffortXHigh
 	}
-	if e != mapping.EffortUnset {
+	if on := opts.Target.EffortOn; on != "" && e > mapping.EffortNone {
+		dst = append(dst, `,"reasoning_effort":`...)
+		dst = jsonx.AppendString(dst, on)
+	} else if e != mapping.EffortUnset {
 		dst = append(dst, `,"reasoning_effort":"`...)
 		dst = append(dst, e.String()...)
 		dst = append(dst, '"')
@@ -175,8 +191,10 @@ func chatHasResults(parts []codec.Part) bool {
 // tool message per result, in order, then a user message with the rest.
 // Chat tool messages carry text only, so the images of a result go into
 // that user message, right after the tool messages and before the user's
-// other content.
-func appendChatResults(dst []byte, parts []codec.Part, i int, d *codec.Dialect) ([]byte, *codec.Error) {
+// other content; toward a server that takes no user message right after a
+// tool message (Dialect.AssistantAfterTool), after a bridging assistant
+// message. It reports whether the last message written is a tool message.
+func appendChatResults(dst []byte, parts []codec.Part, i int, d *codec.Dialect) ([]byte, bool, *codec.Error) {
 	var rest []codec.Part
 	var idx []int
 	var err *codec.Error
@@ -186,7 +204,7 @@ func appendChatResults(dst []byte, parts []codec.Part, i int, d *codec.Dialect) 
 			continue
 		}
 		if dst, err = appendChatToolMessage(chatComma(dst), p, i, j, chatIDs(d)); err != nil {
-			return dst, err
+			return dst, true, err
 		}
 		for _, c := range p.Content {
 			if c.Type == codec.PartImage {
@@ -200,9 +218,13 @@ func appendChatResults(dst []byte, parts []codec.Part, i int, d *codec.Dialect) 
 		}
 	}
 	if len(rest) == 0 {
-		return dst, nil
+		return dst, true, nil
 	}
-	return appendChatMessage(chatComma(dst), codec.RoleUser, rest, i, idx, d)
+	if d != nil && d.AssistantAfterTool {
+		dst = append(chatComma(dst), chatBridgeMessage...)
+	}
+	dst, err = appendChatMessage(chatComma(dst), codec.RoleUser, rest, i, idx, d, false)
+	return dst, false, err
 }
 
 // appendChatToolMessage appends the tool message of result p, part j of
@@ -380,7 +402,9 @@ func appendChatFloat(dst []byte, key string, f codec.OptFloat) []byte {
 // appendChatMessage appends one message; i is its index in req.Messages
 // for error paths, or -1 for the system prompt, idx, when not nil, maps
 // the positions in parts to the message's own (for the user message that
-// follows tool results), and d is the server's dialect (nil for OpenAI).
+// follows tool results), d is the server's dialect (nil for OpenAI), and
+// toolTurn reports that the message is the model's in a turn that made
+// tool calls, where the dialect may want a reasoning field on it.
 //
 // Text is a plain string when it is one part and an array of text parts
 // otherwise; images, documents and audio (user messages only) make it an
@@ -392,7 +416,7 @@ func appendChatFloat(dst []byte, key string, f codec.OptFloat) []byte {
 // (reasoning_content by default), its texts concatenated; signed reasoning
 // was listed as dropped by chatDropReasoning, and so was unsigned
 // reasoning toward a server that takes no reasoning field.
-func appendChatMessage(dst []byte, role codec.Role, parts []codec.Part, i int, idx []int, d *codec.Dialect) ([]byte, *codec.Error) {
+func appendChatMessage(dst []byte, role codec.Role, parts []codec.Part, i int, idx []int, d *codec.Dialect, toolTurn bool) ([]byte, *codec.Error) {
 	texts, refusals, media, calls, reasoning := 0, 0, 0, 0, 0
 	for j := range parts {
 		p := &parts[j]
@@ -444,7 +468,7 @@ func appendChatMessage(dst []byte, role codec.Role, parts []codec.Part, i int, i
 	default:
 		dst = appendChatTextParts(dst, parts, role != codec.RoleAssistant)
 	}
-	if key := chatReasoningKey(d); key != "" && (reasoning > 0 || calls > 0 && chatEmptyReasoning(d)) {
+	if key := chatReasoningKey(d); key != "" && (reasoning > 0 || (calls > 0 || toolTurn && role == codec.RoleAssistant) && chatEmptyReasoning(d)) {
 		dst = append(dst, key...)
 		for j := range parts {
 			if p := &parts[j]; p.Type == codec.PartReasoning && p.Signature == "" {

@@ -51,6 +51,10 @@ func fitGeminiBody(edit *wire.BodyEdit, param string, req *codec.Request) {
 		edit.Delete("generationConfig.stopSequences")
 	default:
 		wire.PatchSampling(edit, param, req, "generationConfig.")
+		if n, ok := strings.CutPrefix(param, "contents["); ok {
+			// A trailing model turn the model does not take.
+			edit.Delete("contents." + strings.TrimSuffix(n, "]"))
+		}
 	}
 }
 

@@ -18,6 +18,10 @@ const (
 	// ClassChange changes what the model is asked to do: content or a
 	// setting that shapes the answer is removed.
 	ClassChange
+	// ClassRefuse is a request the model cannot take in any form the
+	// upstream protocol can express: it is refused under every policy,
+	// with the fix (another upstream protocol) in Why.
+	ClassRefuse
 )
 
 // Adjustment is one change Fit made to a request.
@@ -78,6 +82,9 @@ func Fit(req *codec.Request, r *Rule, opts *Options, adj []Adjustment) ([]Adjust
 	}
 	f.names = namesFor(opts.Protocol)
 	f.reasoning()
+	if f.r.ChatTools != ChatToolsAny && opts.Protocol.Family() == codec.OpenAIChat {
+		f.chatTools()
+	}
 	f.maxTokens()
 	f.sampling()
 	if opts.Provider == "anthropic" {
@@ -88,6 +95,7 @@ func Fit(req *codec.Request, r *Rule, opts *Options, adj []Adjustment) ([]Adjust
 	var t codec.Target
 	t.ThinkingLevel = f.r.Reasoning == ReasoningLevel
 	t.SignedFunctionCalls = f.r.SignedCalls
+	t.EffortOn = f.r.EffortOn
 	return f.adj, t
 }
 
@@ -181,6 +189,62 @@ func (f *fitter) reasoning() {
 	case ReasoningAdaptive:
 		f.adaptiveModel(in)
 	}
+}
+
+// effectiveEffort is the effort the model reasons at: the request's, else
+// the model's default (EffortUnset when the table names none).
+func (f *fitter) effectiveEffort() mapping.Effort {
+	if e := f.req.Reasoning.Effort; e != mapping.EffortUnset {
+		return e
+	}
+	return f.r.defaultEffort
+}
+
+// chatTools applies what a model requires of function tools on Chat
+// Completions. Effort none is sent where it makes the request valid: as
+// an adjustment when the client asked for no reasoning (the model's
+// default effort is what breaks the rule), as a change when the client
+// asked the model to reason. Responses takes function tools with any
+// effort, so the fix the refusal names is that upstream.
+func (f *fitter) chatTools() {
+	if !hasFunctionTools(f.req) {
+		return
+	}
+	r := &f.req.Reasoning
+	const rule = "openai.chat.tools-with-reasoning"
+	if f.r.ChatTools == ChatToolsResponses {
+		f.add(rule, "tools", "", f.opts.Model+" takes function tools only through the Responses API (upstream openai-responses), at any reasoning effort", ClassRefuse)
+		return
+	}
+	// An effort the table does not know (no effort in the request, no
+	// default in the table) is taken to be other than none: every model
+	// with this rule takes none.
+	e := f.effectiveEffort()
+	if e == mapping.EffortNone {
+		return
+	}
+	class := ClassChange
+	if intentOf(r) == intentUnset {
+		class = ClassAdjust
+	}
+	what := "reasoning effort " + e.String()
+	if e == mapping.EffortUnset {
+		what = "the model's default reasoning effort"
+	}
+	f.add(rule, f.names.reasoning, "none", "function tools with "+what+" are not accepted by "+f.opts.Model+
+		" on Chat Completions; upstream openai-responses takes both", class)
+	*r = codec.Reasoning{Effort: mapping.EffortNone, Summary: r.Summary, Display: r.Display, IncludeThoughts: r.IncludeThoughts}
+}
+
+// hasFunctionTools reports whether req declares a function tool (custom
+// tools become functions toward Chat).
+func hasFunctionTools(req *codec.Request) bool {
+	for i := range req.Tools {
+		if req.Tools[i].Kind != codec.ToolWebSearch {
+			return true
+		}
+	}
+	return false
 }
 
 // effortModel fits a model that takes an effort (OpenAI).
@@ -301,9 +365,14 @@ func (f *fitter) budgetModel(in intent) {
 // its depth given by output_config.effort.
 func (f *fitter) adaptiveModel(in intent) {
 	r := &f.req.Reasoning
+	if in == intentOff && f.r.ThinkingOff == ThinkingOffDisabled {
+		*r = codec.Reasoning{Effort: mapping.EffortNone}
+		return
+	}
 	if in == intentOff {
-		// Thinking disabled is a 400 here: leaving thinking out is how it
-		// is turned off, or left to a model that always thinks.
+		// Thinking disabled is a 400 here, or not known to be taken:
+		// leaving thinking out is how it is turned off, or left to a
+		// model that always thinks.
 		why := f.notAccepted("thinking.type disabled")
 		if f.r.AlwaysThinks {
 			why = "thinking cannot be turned off on " + f.opts.Model
@@ -408,7 +477,7 @@ func (f *fitter) sampling() {
 	regime := f.r.Sampling
 	if regime == SamplingFixedWhenReasoning {
 		regime = SamplingFree
-		if req.Reasoning.Effort > mapping.EffortNone {
+		if f.effectiveEffort() > mapping.EffortNone {
 			regime = SamplingFixed
 		}
 	}
@@ -474,10 +543,18 @@ func (f *fitter) anthropicThinking() {
 		}
 		return
 	}
-	if !thinkingOn(r) {
+	// A model that is turned off with thinking.type disabled thinks when
+	// thinking is left out.
+	byDefault := f.r.ThinkingOff == ThinkingOffDisabled
+	if !thinkingOn(r) && !(byDefault && intentOf(r) == intentUnset) {
 		return
 	}
 	off := func(rule, why string) {
+		if byDefault {
+			f.add(rule, "thinking", "disabled", why, ClassAdjust)
+			*r = codec.Reasoning{Effort: mapping.EffortNone}
+			return
+		}
 		f.add(rule, "thinking", "", why, ClassAdjust)
 		*r = codec.Reasoning{}
 	}
@@ -513,7 +590,7 @@ func (f *fitter) prefill() {
 	if !f.r.NoPrefill || !endsWithAssistant(f.req) {
 		return
 	}
-	f.add("anthropic.prefill.removed", "messages["+strconv.Itoa(len(f.req.Messages)-1)+"]", "",
+	f.add(f.opts.Provider+".prefill.removed", f.names.messages+"["+strconv.Itoa(len(f.req.Messages)-1)+"]", "",
 		f.notAccepted("a conversation that ends with an assistant message (prefill)"), ClassChange)
 	f.req.Messages = f.req.Messages[:len(f.req.Messages)-1]
 }
@@ -563,26 +640,26 @@ func hasPart(parts []codec.Part, t codec.PartType) bool {
 
 // fieldNames are the names a protocol gives the fields Fit changes.
 type fieldNames struct {
-	reasoning, budget, level, maxTokens, temperature, topP, topK, stop, presence, frequency string
+	reasoning, budget, level, maxTokens, temperature, topP, topK, stop, presence, frequency, messages string
 }
 
 var (
 	chatNames = fieldNames{reasoning: "reasoning_effort", budget: "reasoning_effort", level: "reasoning_effort",
 		maxTokens: "max_completion_tokens", temperature: "temperature", topP: "top_p", topK: "top_k", stop: "stop",
-		presence: "presence_penalty", frequency: "frequency_penalty"}
+		presence: "presence_penalty", frequency: "frequency_penalty", messages: "messages"}
 	responsesNames = fieldNames{reasoning: "reasoning.effort", budget: "reasoning.effort", level: "reasoning.effort",
 		maxTokens: "max_output_tokens", temperature: "temperature", topP: "top_p", topK: "top_k", stop: "stop",
-		presence: "presence_penalty", frequency: "frequency_penalty"}
+		presence: "presence_penalty", frequency: "frequency_penalty", messages: "messages"}
 	anthropicNames = fieldNames{reasoning: "thinking", budget: "thinking.budget_tokens", level: "output_config.effort",
 		maxTokens: "max_tokens", temperature: "temperature", topP: "top_p", topK: "top_k", stop: "stop_sequences",
-		presence: "presence_penalty", frequency: "frequency_penalty"}
+		presence: "presence_penalty", frequency: "frequency_penalty", messages: "messages"}
 	converseNames = fieldNames{reasoning: "additionalModelRequestFields.thinking", budget: "additionalModelRequestFields.thinking.budget_tokens",
 		level: "outputConfig.effort", maxTokens: "inferenceConfig.maxTokens", temperature: "inferenceConfig.temperature",
 		topP: "inferenceConfig.topP", topK: "additionalModelRequestFields.top_k", stop: "inferenceConfig.stopSequences",
-		presence: "presence_penalty", frequency: "frequency_penalty"}
+		presence: "presence_penalty", frequency: "frequency_penalty", messages: "messages"}
 	geminiNames = fieldNames{reasoning: "thinkingConfig", budget: "thinkingConfig.thinkingBudget", level: "thinkingConfig.thinkingLevel",
 		maxTokens: "maxOutputTokens", temperature: "temperature", topP: "topP", topK: "topK", stop: "stopSequences",
-		presence: "presencePenalty", frequency: "frequencyPenalty"}
+		presence: "presencePenalty", frequency: "frequencyPenalty", messages: "contents"}
 )
 
 func namesFor(p codec.Protocol) *fieldNames {

@@ -34,6 +34,8 @@ func TestFit(t *testing.T) {
 		// adjusted is the Llmbridge-Adjusted header text, joined by "; ".
 		adjusted string
 		target   codec.Target
+		// classes, when set, are the adjustments' classes.
+		classes []Class
 	}{
 		{
 			name: "claude code budget over gemini 2.5 flash's range", protocol: codec.Gemini, model: "gemini-2.5-flash",
@@ -309,6 +311,97 @@ func TestFit(t *testing.T) {
 			req: codec.Request{MaxTokens: optI(1 << 40), Temperature: optF(0.3), TopK: optI(5)},
 		},
 		{
+			name: "gpt-5.6 with tools and no effort gets none (its default medium breaks the Chat tools rule)", protocol: codec.OpenAIChat, model: "gpt-5.6",
+			req:      codec.Request{Tools: []codec.Tool{{Name: "Bash"}}},
+			check:    func(t *testing.T, r *codec.Request) { wantEffort(t, r, mapping.EffortNone) },
+			adjusted: "reasoning_effort=none (function tools with reasoning effort medium are not accepted by gpt-5.6 on Chat Completions; upstream openai-responses takes both)",
+			classes:  []Class{ClassAdjust},
+		},
+		{
+			name: "gpt-5.5 with tools and thinking on: a change, naming upstream openai-responses", protocol: codec.OpenAIChat, model: "gpt-5.5",
+			req:      codec.Request{Tools: []codec.Tool{{Name: "Bash"}}, Reasoning: codec.Reasoning{Budget: optI(31999)}},
+			check:    func(t *testing.T, r *codec.Request) { wantEffort(t, r, mapping.EffortNone) },
+			adjusted: "reasoning_effort=none (function tools with reasoning effort xhigh are not accepted by gpt-5.5 on Chat Completions; upstream openai-responses takes both)",
+			classes:  []Class{ClassChange},
+		},
+		{
+			name: "gpt-5.4 with tools and no effort needs nothing (its default is none)", protocol: codec.OpenAIChat, model: "gpt-5.4",
+			req: codec.Request{Tools: []codec.Tool{{Name: "Bash"}}, Temperature: optF(0.2)},
+		},
+		{
+			name: "gpt-5.4 tools with effort are fine on Responses", protocol: codec.OpenAIResponses, model: "gpt-5.4",
+			req: codec.Request{Tools: []codec.Tool{{Name: "Bash"}}, Reasoning: codec.Reasoning{Effort: mapping.EffortHigh}},
+		},
+		{
+			name: "gpt-6-astra takes function tools only on Responses", protocol: codec.OpenAIChat, model: "gpt-6-astra",
+			req:      codec.Request{Tools: []codec.Tool{{Name: "Bash"}}},
+			adjusted: "tools removed (gpt-6-astra takes function tools only through the Responses API (upstream openai-responses), at any reasoning effort)",
+			classes:  []Class{ClassRefuse},
+		},
+		{
+			name: "gpt-5.5's default effort medium fixes sampling", protocol: codec.OpenAIResponses, model: "gpt-5.5",
+			req:      codec.Request{Temperature: optF(0.2)},
+			adjusted: "temperature removed (gpt-5.5 samples only with its default settings)",
+		},
+		{
+			name: "gpt-5.5 at effort none takes temperature", protocol: codec.OpenAIResponses, model: "gpt-5.5",
+			req: codec.Request{Temperature: optF(0.2), Reasoning: codec.Reasoning{Effort: mapping.EffortNone}},
+		},
+		{
+			name: "gpt-5.2-chat-latest takes medium only", protocol: codec.OpenAIChat, model: "gpt-5.2-chat-latest",
+			req:      codec.Request{Reasoning: codec.Reasoning{Effort: mapping.EffortHigh}},
+			adjusted: "reasoning_effort=medium (high not accepted by gpt-5.2-chat-latest)",
+		},
+		{
+			name: "gpt-5.4-pro: low becomes medium", protocol: codec.OpenAIResponses, model: "gpt-5.4-pro",
+			req:      codec.Request{Reasoning: codec.Reasoning{Effort: mapping.EffortLow}},
+			adjusted: "reasoning.effort=medium (low not accepted by gpt-5.4-pro)",
+		},
+		{
+			name: "sonnet 5 with a forced tool choice gets thinking disabled (it thinks by default)", protocol: codec.AnthropicMessages, model: "claude-sonnet-5",
+			req:      codec.Request{Tools: []codec.Tool{{Name: "Bash"}}, ToolChoice: codec.ToolChoice{Mode: codec.ToolChoiceRequired}},
+			check:    func(t *testing.T, r *codec.Request) { wantEffort(t, r, mapping.EffortNone) },
+			adjusted: "thinking=disabled (thinking is not accepted with a forced tool_choice)",
+		},
+		{
+			name: "opus 5 in an unsigned tool loop gets thinking disabled", protocol: codec.VertexAnthropic, model: "claude-opus-5@20261001",
+			req:      codec.Request{Messages: toolLoop(false)},
+			check:    func(t *testing.T, r *codec.Request) { wantEffort(t, r, mapping.EffortNone) },
+			adjusted: "thinking=disabled (the open tool loop's assistant turn has no signed thinking block to continue from)",
+		},
+		{
+			name: "sonnet 5: thinking off is sent as disabled", protocol: codec.AnthropicMessages, model: "claude-sonnet-5",
+			req:   codec.Request{Reasoning: codec.Reasoning{Effort: mapping.EffortNone}},
+			check: func(t *testing.T, r *codec.Request) { wantEffort(t, r, mapping.EffortNone) },
+		},
+		{
+			name: "opus 4.7: thinking off is left out", protocol: codec.AnthropicMessages, model: "claude-opus-4-7",
+			req:      codec.Request{Reasoning: codec.Reasoning{Effort: mapping.EffortNone}},
+			check:    func(t *testing.T, r *codec.Request) { wantEffort(t, r, mapping.EffortUnset) },
+			adjusted: "thinking removed (thinking.type disabled not accepted by claude-opus-4-7)",
+		},
+		{
+			name: "gemini 3.5 flash-lite: penalties and prefill", protocol: codec.Gemini, model: "gemini-3.5-flash-lite",
+			req: codec.Request{PresencePenalty: optF(0.5), FrequencyPenalty: optF(0.5), Messages: []codec.Message{
+				{Role: codec.RoleUser, Parts: []codec.Part{{Type: codec.PartText, Text: "hi"}}},
+				{Role: codec.RoleAssistant, Parts: []codec.Part{{Type: codec.PartText, Text: "{"}}},
+			}},
+			adjusted: "presencePenalty removed (presence_penalty not accepted by gemini-3.5-flash-lite); frequencyPenalty removed (frequency_penalty not accepted by gemini-3.5-flash-lite); " +
+				"contents[1] removed (a conversation that ends with an assistant message (prefill) not accepted by gemini-3.5-flash-lite)",
+			target: codec.Target{ThinkingLevel: true, SignedFunctionCalls: true},
+		},
+		{
+			name: "groq qwen3 writes every effort above none as default", protocol: codec.OpenAIChat, model: "qwen/qwen3-32b",
+			req:      codec.Request{Reasoning: codec.Reasoning{Effort: mapping.EffortHigh}},
+			adjusted: "reasoning_effort=medium (high not accepted by qwen/qwen3-32b)",
+			target:   codec.Target{EffortOn: "default"},
+		},
+		{
+			name: "mistral medium 3.5 takes none or high", protocol: codec.OpenAIChat, model: "mistral-medium-2604",
+			req:      codec.Request{Reasoning: codec.Reasoning{Effort: mapping.EffortLow}},
+			adjusted: "reasoning_effort=high (low not accepted by mistral-medium-2604)",
+		},
+		{
 			name: "unknown model is sent unchanged", protocol: codec.OpenAIChat, model: "my-finetune",
 			req: codec.Request{MaxTokens: optI(1 << 40), Temperature: optF(0.3), Reasoning: codec.Reasoning{Effort: mapping.EffortXHigh}},
 		},
@@ -317,8 +410,13 @@ func TestFit(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			provider := ProviderFor(tt.protocol, "")
-			if strings.HasPrefix(tt.model, "deepseek") {
+			switch {
+			case strings.HasPrefix(tt.model, "deepseek"):
 				provider = "deepseek"
+			case strings.HasPrefix(tt.model, "qwen"):
+				provider = "groq"
+			case strings.HasPrefix(tt.model, "mistral"):
+				provider = "mistral"
 			}
 			req := tt.req
 			adj, target := Fit(&req, tbl.Lookup(provider, tt.model), &Options{Protocol: tt.protocol, Provider: provider, Model: tt.model}, nil)
@@ -335,7 +433,21 @@ func TestFit(t *testing.T) {
 			if tt.check != nil {
 				tt.check(t, &req)
 			}
+			if tt.classes != nil {
+				for i := range adj {
+					if i >= len(tt.classes) || adj[i].Class != tt.classes[i] {
+						t.Errorf("adjustment %d: class %d, want classes %v", i, adj[i].Class, tt.classes)
+					}
+				}
+			}
 		})
+	}
+}
+
+func wantEffort(t *testing.T, r *codec.Request, want mapping.Effort) {
+	t.Helper()
+	if r.Reasoning.Effort != want || r.Reasoning.Budget.Set || r.Reasoning.Adaptive {
+		t.Errorf("reasoning = %+v, want effort %v alone", r.Reasoning, want)
 	}
 }
 

@@ -32,6 +32,9 @@ func (t *Table) Markdown() string {
 			if d.ToolCallIDs == "alnum9" {
 				b.WriteString("; tool-call ids of 9 letters and digits (other ids are mapped by a hash, the same id to the same value)")
 			}
+			if d.AssistantAfterTool {
+				b.WriteString("; no user message right after a tool message (an assistant message saying the tool results were received is written between them)")
+			}
 			b.WriteString(". Sources: " + links(d.Sources) + "\n")
 		}
 		if len(p.Rules) > 0 {
@@ -41,12 +44,12 @@ func (t *Table) Markdown() string {
 			}
 		}
 		if len(p.Models) > 0 {
-			b.WriteString("\n| models | output cap | reasoning | efforts / levels | budget | sampling | other | sources |\n|---|---:|---|---|---|---|---|---|\n")
+			b.WriteString("\n| models | output cap | reasoning | efforts / levels | budget | sampling | other | sources | verified |\n|---|---:|---|---|---|---|---|---|---|\n")
 			for i := range p.Models {
 				r := &p.Models[i]
 				b.WriteString("| `" + strings.Join(r.Models, "`, `") + "` | " + capText(r.MaxOutput) + " | " + orDash(r.Reasoning) +
 					" | " + orDash(strings.Join(r.Efforts, ", ")) + " | " + budgetText(r) + " | " + orDash(r.Sampling) + " | " +
-					otherText(r) + " | " + links(r.Sources) + " |\n")
+					otherText(r) + " | " + links(r.Sources) + " | " + orDash(r.Verified) + " |\n")
 			}
 		}
 	}
@@ -76,16 +79,52 @@ Every change is listed in the ` + "`Llmbridge-Adjusted`" + ` response header
   it; sampling settings a model fixes removed (it cannot sample otherwise); thinking turned off for an
   Anthropic request that cannot carry it (a forced tool choice, a trailing assistant message, an open tool
   loop without a signed thinking block to continue from).
+  Reasoning effort none is sent to an OpenAI model that takes function tools on Chat Completions only without
+  reasoning, when the client asked for no reasoning (the model's default effort is what breaks the rule), and
+  ` + "`thinking: {type: disabled}`" + ` to a Claude model that thinks unless told not to, wherever thinking must be off.
 - **changes to what the model is asked** are refused by ` + "`safe`" + ` with a 400 in the client's format naming the
   rule, and made by ` + "`lenient`" + `: stop sequences removed for a model that takes none; a trailing assistant
   message (prefill) removed for a model that takes none; a forced tool choice removed for a model that always
-  thinks.
+  thinks; reasoning turned off (effort none) for a client that asked an OpenAI model to reason with function
+  tools on Chat Completions, where the model takes them only without reasoning (the refusal names the fix:
+  ` + "`upstream openai-responses`" + `, which takes both).
+- **requests no form of the upstream protocol carries** are refused under every policy: function tools on Chat
+  Completions for a model that takes them only through the Responses API.
 
 ` + "`on_unsupported strict`" + ` refuses every request that would need either. Reasoning kinds: ` + "`none`" + ` (not a reasoning
 model), ` + "`effort`" + ` (OpenAI-style effort), ` + "`budget`" + ` (thinking token budget), ` + "`budget+adaptive`" + `, ` + "`adaptive`" + ` (Anthropic
 adaptive thinking with ` + "`output_config.effort`" + `), ` + "`level`" + ` (Gemini ` + "`thinkingLevel`" + `), ` + "`always`" + ` (reasons, takes no
 setting). Sampling: ` + "`exclusive`" + ` (temperature or top_p, not both), ` + "`fixed`" + ` (only the defaults),
-` + "`fixed-when-reasoning`" + ` (only the defaults unless the effort is none).
+` + "`fixed-when-reasoning`" + ` (only the defaults unless the effort, the request's or the model's default, is none).
+Each row says when it was last checked against its sources (` + "`verified`" + `).
+
+A request the table gets wrong costs at most one retry: an upstream's refusal that names a setting or value
+the model does not take teaches llmbridge the rule, which it applies to the retry and to later requests
+(see [configuration.md](configuration.md#errors-that-teach)).
+
+## Measuring a new model
+
+A model released tomorrow gets its row the same day, measured rather than guessed:
+
+` + "```sh" + `
+caddy llmbridge-probe --upstream openai-chat --to api.openai.com --model gpt-5.8 --api_key "$OPENAI_API_KEY"
+` + "```" + `
+
+The flags are the ` + "`llmbridge`" + ` directive's settings of the same names (` + "`--dialect`" + `, ` + "`--vertex_project`" + `,
+` + "`--vertex_location`" + `, ` + "`--google_credentials`" + `, ` + "`--google_token`" + `, ` + "`--azure_api_version`" + `, ` + "`--aws_region`" + `,
+` + "`--aws_profile`" + `, ` + "`--aws_host`" + `); ` + "`--to`" + ` is the upstream's address. The probe sends, through the same handler the
+directive runs (credentials, paths, signing) with the model's rules turned off, a small set of minimal
+requests, at most 16 output tokens each, each testing one rule: temperature and top_p alone and together,
+temperature at effort none and at an effort above none, each reasoning effort (or Anthropic adaptive
+thinking with each ` + "`output_config.effort`" + `, or each Gemini thinking level and a range of thinking budgets),
+function tools with and without an effort on Chat Completions, stop sequences, presence and frequency
+penalties, a trailing assistant message, ` + "`thinking: {type: disabled}`" + `, a forced tool choice, an output
+limit of 100,000,000 (whose refusal names the model's cap), and toward a dialect the developer role and a
+user message right after a tool message. It prints each probe as accepted or refused (with the provider's
+words), the ` + "`model_rule`" + ` block the results imply, findings a rule cannot hold (a dialect setting the server
+needs), and the requests and tokens it spent (about 20 requests and a few hundred tokens). Thinking with a
+budget is not probed (it needs more than 1,024 output tokens). Add the block to the directive, or send it
+as a new row of ` + "`codec/rules/data`" + ` with the report as its source.
 `
 
 func links(srcs []string) string {
@@ -121,6 +160,21 @@ func budgetText(r *Rule) string {
 
 func otherText(r *Rule) string {
 	var parts []string
+	if r.DefaultEffort != "" {
+		parts = append(parts, "default effort "+r.DefaultEffort)
+	}
+	if r.EffortOn != "" {
+		parts = append(parts, "efforts above none sent as `"+r.EffortOn+"`")
+	}
+	switch r.ChatTools {
+	case ChatToolsEffortNone:
+		parts = append(parts, "function tools on Chat only with effort none")
+	case ChatToolsResponses:
+		parts = append(parts, "function tools only on Responses")
+	}
+	if r.ThinkingOff == ThinkingOffDisabled {
+		parts = append(parts, "thinks unless thinking is disabled")
+	}
 	if r.AlwaysThinks {
 		parts = append(parts, "thinking cannot be turned off")
 	}

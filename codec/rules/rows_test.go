@@ -99,7 +99,7 @@ func rowProblems(r *Rule, provider string, req *codec.Request, target codec.Targ
 			bad("output effort not accepted")
 		}
 	case ReasoningAdaptive:
-		if z.Budget.Set || z.Effort == mapping.EffortNone {
+		if z.Budget.Set || z.Effort == mapping.EffortNone && r.ThinkingOff != ThinkingOffDisabled {
 			bad("budget or disabled thinking sent")
 		}
 		if z.Effort > mapping.EffortNone && !r.efforts.has(z.Effort) {

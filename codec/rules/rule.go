@@ -1,6 +1,9 @@
 package rules
 
-import "github.com/llmbridge/llmbridge/codec"
+import (
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/mapping"
+)
 
 // Reasoning kinds: how a model's reasoning is controlled.
 const (
@@ -47,6 +50,34 @@ const (
 	SamplingFixedWhenReasoning = "fixed-when-reasoning"
 )
 
+// What function tools need on Chat Completions.
+const (
+	// ChatToolsAny takes function tools with any effort.
+	ChatToolsAny = ""
+	// ChatToolsEffortNone takes function tools only with reasoning
+	// effort none, given explicitly or as the model's default (gpt-5.4
+	// and later: "Function tools with reasoning_effort are not supported
+	// for <model> in /v1/chat/completions").
+	ChatToolsEffortNone = "effort-none"
+	// ChatToolsResponses takes no function tools on Chat Completions at
+	// any effort (models without effort none: GPT-6 Astra, GPT-6.1 Sol).
+	ChatToolsResponses = "responses"
+)
+
+// How thinking is turned off on an Anthropic model.
+const (
+	// ThinkingOffDefault is ThinkingOffOmit, unless a row this one is
+	// like says otherwise.
+	ThinkingOffDefault = ""
+	// ThinkingOffOmit turns thinking off by leaving thinking out: the
+	// model does not think unless asked (Claude before Sonnet 5), or
+	// whether it takes thinking.type disabled is not known.
+	ThinkingOffOmit = "omit"
+	// ThinkingOffDisabled sends thinking.type disabled: the model thinks
+	// when thinking is left out (Claude Sonnet 5, Opus 5).
+	ThinkingOffDisabled = "disabled"
+)
+
 // Rule is what one model, or a family of models by glob, accepts. Zero
 // fields say nothing: the request is sent as the client made it.
 type Rule struct {
@@ -91,6 +122,25 @@ type Rule struct {
 	// Rejects lists request settings the model refuses: stop,
 	// presence_penalty, frequency_penalty.
 	Rejects []string `json:"rejects,omitempty"`
+	// DefaultEffort is the reasoning effort the model uses when a request
+	// sets none (OpenAI: none on gpt-5.1 to 5.4, medium on gpt-5.5 and
+	// later). The sampling regime and the Chat tools rule read it; it is
+	// never written for the client.
+	DefaultEffort string `json:"default_effort,omitempty"`
+	// ChatTools is what the model requires of function tools on Chat
+	// Completions (one of the ChatTools constants); Responses takes them
+	// with any effort.
+	ChatTools string `json:"chat_tools,omitempty"`
+	// ThinkingOff is how thinking is turned off on an Anthropic model
+	// (one of the ThinkingOff constants).
+	ThinkingOff string `json:"thinking_off,omitempty"`
+	// EffortOn is the value written for every effort above none, for a
+	// model that takes only "reasoning on" by its own name (Groq's qwen3:
+	// none or default). Efforts then lists none and one other effort.
+	EffortOn string `json:"effort_on,omitempty"`
+	// Verified is the date (YYYY-MM-DD) the row was last checked against
+	// its sources.
+	Verified string `json:"verified,omitempty"`
 	// Sources are where the rule's facts come from.
 	Sources []string `json:"sources,omitempty"`
 	// Note says what the sources do not, for the Models documentation.
@@ -99,10 +149,11 @@ type Rule struct {
 	// the access log then carries each request's cost.
 	Price *Price `json:"price,omitempty"`
 
-	efforts effortSet
-	rejects rejectSet
-	globs   []glob
-	order   int
+	efforts       effortSet
+	defaultEffort mapping.Effort
+	rejects       rejectSet
+	globs         []glob
+	order         int
 }
 
 // ProviderRule is a rule that holds for every model of a provider.
@@ -150,6 +201,9 @@ type DialectSpec struct {
 	StreamOptions bool `json:"stream_options"`
 	// ToolCallIDs is "any" or "alnum9".
 	ToolCallIDs string `json:"tool_call_ids"`
+	// AssistantAfterTool reports that a user message may not follow a
+	// tool message; an assistant message is written between them.
+	AssistantAfterTool bool `json:"assistant_after_tool,omitempty"`
 	// Sources are where the profile's facts come from.
 	Sources []string `json:"sources"`
 }
@@ -162,6 +216,7 @@ func (d *DialectSpec) Dialect(name string) *codec.Dialect {
 		MaxTokens:           d.MaxTokensField == "max_tokens",
 		ReasoningInToolLoop: d.ReasoningInToolLoop,
 		NoStreamOptions:     !d.StreamOptions,
+		AssistantAfterTool:  d.AssistantAfterTool,
 	}
 	if d.ReasoningField != "reasoning_content" {
 		cd.ReasoningField = d.ReasoningField

@@ -4,10 +4,12 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"math/bits"
 	"path"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
@@ -73,6 +75,9 @@ func loadBuiltin() (*Table, error) {
 			if len(r.Sources) == 0 {
 				return nil, fmt.Errorf("%s: model row %v has no sources", e.Name(), r.Models)
 			}
+			if _, err := time.Parse(time.DateOnly, r.Verified); err != nil {
+				return nil, fmt.Errorf("%s: model row %v: verified %q is not a date (YYYY-MM-DD)", e.Name(), r.Models, r.Verified)
+			}
 			if err := r.compile(); err != nil {
 				return nil, fmt.Errorf("%s: %v", e.Name(), err)
 			}
@@ -110,7 +115,7 @@ func (t *Table) With(rows []Rule) (*Table, error) {
 			if base == nil {
 				return nil, fmt.Errorf("model rule %v: like %q: no %s rule matches that model", r.Models, r.Like, r.Provider)
 			}
-			r = r.over(base)
+			r = r.Over(base)
 		}
 		if err := r.compile(); err != nil {
 			return nil, fmt.Errorf("model rule: %v", err)
@@ -124,8 +129,10 @@ func (t *Table) With(rows []Rule) (*Table, error) {
 	return nt, nil
 }
 
-// over returns r with every zero field taken from base.
-func (r Rule) over(base *Rule) Rule {
+// Over returns r with every zero field taken from base (flags are set
+// in either; sources are r's then base's): a row that is like base, or
+// lessons learned after base's (caddymodule's errors that teach).
+func (r Rule) Over(base *Rule) Rule {
 	out := *base
 	out.Provider, out.Models, out.Like = r.Provider, r.Models, r.Like
 	if r.MaxOutput != 0 {
@@ -151,6 +158,21 @@ func (r Rule) over(base *Rule) Rule {
 	out.SignedCalls = out.SignedCalls || r.SignedCalls
 	if r.Rejects != nil {
 		out.Rejects = r.Rejects
+	}
+	if r.DefaultEffort != "" {
+		out.DefaultEffort = r.DefaultEffort
+	}
+	if r.ChatTools != "" {
+		out.ChatTools = r.ChatTools
+	}
+	if r.ThinkingOff != "" {
+		out.ThinkingOff = r.ThinkingOff
+	}
+	if r.EffortOn != "" {
+		out.EffortOn = r.EffortOn
+	}
+	if r.Verified != "" {
+		out.Verified = r.Verified
 	}
 	out.Sources = append(slices.Clip(r.Sources), base.Sources...)
 	if r.Note != "" {
@@ -189,6 +211,32 @@ func (r *Rule) compile() error {
 			return fmt.Errorf("%v: unknown effort %q", r.Models, name)
 		}
 		r.efforts |= 1 << e
+	}
+	r.defaultEffort = mapping.EffortUnset
+	if r.DefaultEffort != "" {
+		e, ok := mapping.ParseEffort(r.DefaultEffort)
+		if !ok || !r.efforts.has(e) {
+			return fmt.Errorf("%v: default_effort %q is not one of the model's efforts", r.Models, r.DefaultEffort)
+		}
+		r.defaultEffort = e
+	}
+	switch r.ChatTools {
+	case ChatToolsAny, ChatToolsEffortNone, ChatToolsResponses:
+	default:
+		return fmt.Errorf("%v: unknown chat_tools %q (want effort-none or responses)", r.Models, r.ChatTools)
+	}
+	switch r.ThinkingOff {
+	case ThinkingOffDefault, ThinkingOffOmit, ThinkingOffDisabled:
+	default:
+		return fmt.Errorf("%v: unknown thinking_off %q (want omit or disabled)", r.Models, r.ThinkingOff)
+	}
+	if r.EffortOn != "" && (r.Reasoning != ReasoningEffort || r.efforts&^(1<<mapping.EffortNone) == 0 || bits.OnesCount16(uint16(r.efforts&^(1<<mapping.EffortNone))) != 1) {
+		return fmt.Errorf("%v: effort_on needs reasoning effort with none and one other effort", r.Models)
+	}
+	if r.Verified != "" {
+		if _, err := time.Parse(time.DateOnly, r.Verified); err != nil {
+			return fmt.Errorf("%v: verified %q is not a date (YYYY-MM-DD)", r.Models, r.Verified)
+		}
 	}
 	if (r.Reasoning == ReasoningEffort || r.Reasoning == ReasoningLevel || r.Reasoning == ReasoningAdaptive) && r.efforts == 0 {
 		return fmt.Errorf("%v: reasoning %q needs efforts", r.Models, r.Reasoning)

@@ -1,0 +1,62 @@
+package caddymodule
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+)
+
+// BenchmarkServeTranslate runs a small translated request (Anthropic
+// client, OpenAI Chat upstream) through ServeHTTP, the next handler
+// answering a JSON completion: the handler's own cost per request,
+// fitting and the retry bookkeeping included.
+func BenchmarkServeTranslate(b *testing.B) {
+	benchServe(b, "openai-chat", `{"model":"gpt-5.4","max_tokens":100,"temperature":0.2,"messages":[{"role":"user","content":"Hi"}]}`,
+		`{"id":"c","object":"chat.completion","model":"gpt-5.4","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`)
+}
+
+// BenchmarkServePassthrough runs a small passthrough request (Anthropic on
+// both sides) through ServeHTTP, the next handler answering a JSON message.
+func BenchmarkServePassthrough(b *testing.B) {
+	benchServe(b, "anthropic-messages", `{"model":"claude-sonnet-4-5","max_tokens":100,"messages":[{"role":"user","content":"Hi"}]}`,
+		`{"id":"msg","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"hi"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}}`)
+}
+
+// benchServe runs an Anthropic Messages request body through a handler of
+// upstream protocol upstream whose next handler answers answer.
+func benchServe(b *testing.B, upstream, body, answer string) {
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	defer cancel()
+	h := &Handler{Upstream: upstream}
+	if err := h.Provision(ctx); err != nil {
+		b.Fatal(err)
+	}
+	next := caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(200)
+		_, err := io.WriteString(w, answer)
+		return err
+	})
+	base := httptest.NewRequest(http.MethodPost, "/v1/messages", nil)
+	rctx := context.WithValue(base.Context(), caddy.ReplacerCtxKey, caddy.NewReplacer())
+	rctx = context.WithValue(rctx, caddyhttp.VarsCtxKey, map[string]any{})
+	bodyBytes := []byte(body)
+	b.ReportAllocs()
+	for b.Loop() {
+		r := base.Clone(rctx)
+		r.Body = io.NopCloser(bytes.NewReader(bodyBytes))
+		r.ContentLength = int64(len(bodyBytes))
+		r.Header.Set("X-Api-Key", "k")
+		w := httptest.NewRecorder()
+		if err := h.ServeHTTP(w, r, next); err != nil || w.Code != 200 {
+			b.Fatal(err, w.Code, w.Body.String())
+		}
+	}
+}

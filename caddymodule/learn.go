@@ -1,0 +1,372 @@
+package caddymodule
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+	"go.uber.org/zap"
+
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/rules"
+)
+
+// Errors that teach: when the upstream refuses a request (translated, or
+// passed through, whose body is then edited in place) with a 400 or 422 whose error names a setting or value the model does not take
+// (rules.Learn knows each provider's grammar), and the fix is an
+// adjustment the policy makes (rules.ClassAdjust under safe; also
+// rules.ClassChange under lenient), the request is fitted again with the
+// lesson and sent once more, before anything of the refusal reached the
+// client. The retry is reported in Llmbridge-Adjusted ("...; learned from
+// the provider's 400"); when it succeeds, the lesson is kept for the
+// model for the life of the handler (at most maxLearned models), so that
+// later requests are fitted without a retry, logged with the model_rule
+// block that makes it permanent, and counted in learned_rules_total.
+// on_unsupported strict never retries: the refusal goes to the client in
+// its protocol, as does a refusal that names nothing known, or whose fix
+// the policy does not make, or that the retry does not cure.
+
+// maxLearned bounds the models a handler keeps lessons for; beyond it, an
+// arbitrary one is forgotten for each new one.
+const maxLearned = 256
+
+// learnedRules are the lessons a handler learned, per upstream model.
+type learnedRules struct {
+	// n is the number of entries, read without the lock so that a
+	// handler that learned nothing pays nothing.
+	n  atomic.Int32
+	mu sync.RWMutex
+	m  map[string]*learnedRule
+}
+
+// learnedRule is one model's rule with its lessons applied, and the
+// lessons alone, as a model_rule block sets them.
+type learnedRule struct {
+	rule  *rules.Rule
+	delta rules.Rule
+	like  string // the model the table's rule for it is found by, or ""
+}
+
+// lookup returns the learned rule of model, or nil. It allocates nothing.
+func (l *learnedRules) lookup(model string) *learnedRule {
+	if l == nil || l.n.Load() == 0 {
+		return nil
+	}
+	l.mu.RLock()
+	lr := l.m[model]
+	l.mu.RUnlock()
+	return lr
+}
+
+// store keeps lr for model.
+func (l *learnedRules) store(model string, lr *learnedRule) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.m == nil {
+		l.m = make(map[string]*learnedRule)
+	}
+	if _, ok := l.m[model]; !ok && len(l.m) >= maxLearned {
+		for k := range l.m {
+			delete(l.m, k)
+			break
+		}
+	}
+	l.m[strings.Clone(model)] = lr
+	l.n.Store(int32(len(l.m)))
+}
+
+// learnedTotal counts the lessons kept, by what was learned.
+var learnedTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+	Namespace: "caddy", Subsystem: "llmbridge", Name: "learned_rules_total",
+	Help: "Model rules learned from an upstream's refusal of a request and confirmed by its retry, by what was learned.",
+}, []string{"rule"})
+
+// provisionLearning registers learned_rules_total in the configuration's
+// registry.
+func provisionLearning(ctx caddy.Context) error {
+	reg := ctx.GetMetricsRegistry()
+	if reg == nil {
+		return nil
+	}
+	if err := reg.Register(learnedTotal); err != nil {
+		var are prometheus.AlreadyRegisteredError
+		if !errors.As(err, &are) {
+			return err
+		}
+	}
+	return nil
+}
+
+// ruleFor returns the rule a request to model is fitted to: the learned
+// one, else the table's.
+func (h *Handler) ruleFor(model string) *rules.Rule {
+	if lr := h.learned.lookup(model); lr != nil {
+		return lr.rule
+	}
+	return h.rules.Lookup(h.provider, model)
+}
+
+// teaching is what a translated request's retry needs of its first
+// attempt.
+type teaching struct {
+	at       attempt
+	model    string
+	target   codec.Target
+	adjusted []rules.Adjustment
+	// body is the first attempt's body, whose anthropic_beta (where
+	// bodyOnlyBetas moved values out of the header) the retry keeps.
+	body    []byte
+	dropped int // len(req.Dropped) before the first encoding
+	lesson  rules.Lesson
+	learned *learnedRule
+	status  int    // the refusal's status
+	reason  string // the refusal's message
+}
+
+// startTeaching notes, before next is first called, what a retry of a
+// request would need (body is the body sent); under strict, nothing (it
+// never retries).
+func (h *Handler) startTeaching(w http.ResponseWriter, model string, target codec.Target, adjusted []rules.Adjustment, body []byte, dropped int) teaching {
+	if h.policy == policyStrict {
+		return teaching{}
+	}
+	return teaching{at: startAttempt(w), model: model, target: target, adjusted: adjusted,
+		body: body, dropped: dropped}
+}
+
+// release ends the teaching.
+func (t *teaching) release() { t.at.release() }
+
+// lesson reads a refusal (status, hdr, body) of a request to t's model
+// from upstream for what it teaches: the model's rule with the lesson
+// applied, the lesson's record for learnedOutcome, and the refusal's
+// text. It reports false under strict, for a status that is not a 400 or
+// 422, and for a refusal that names nothing known.
+func (h *Handler) lesson(t *teaching, upstream codec.Protocol, status int, hdr http.Header, body []byte) (*rules.Rule, bool) {
+	if t.at.hdr == nil || status != http.StatusBadRequest && status != http.StatusUnprocessableEntity {
+		return nil, false
+	}
+	e := decodeUpstreamError(upstream, status, hdr, body)
+	base := h.ruleFor(t.model)
+	lesson, ok := rules.Learn(base, e.Message)
+	if !ok {
+		return nil, false
+	}
+	like, delta := "", lesson.Rule
+	if lr := h.learned.lookup(t.model); lr != nil {
+		like, delta = lr.like, lesson.Rule.Over(&lr.delta)
+	} else if base != nil {
+		like = t.model
+	}
+	reason := strconv.Itoa(status) + " " + e.Message
+	rule, err := rules.Learned(h.provider, t.model, base, &lesson, reason)
+	if err != nil {
+		h.logger.Debug("the upstream's refusal teaches no valid rule", zap.String("upstream_model", t.model), zap.Error(err))
+		return nil, false
+	}
+	delta.Sources = append(delta.Sources, "learned from the provider's "+reason)
+	t.lesson, t.learned, t.status, t.reason = lesson, &learnedRule{rule: rule, delta: delta, like: like}, status, e.Message
+	return rule, true
+}
+
+// refit fits req to rule, the model's rule with a lesson applied, and
+// reports the fix: false when it changes nothing (the same request would
+// get the same answer) or is one the policy does not make.
+func (h *Handler) refit(req *codec.Request, rule *rules.Rule, upstream codec.Protocol, t *teaching) ([]rules.Adjustment, codec.Target, bool) {
+	opts := rules.Options{Protocol: upstream, Provider: h.provider, Model: t.model, DefaultMaxTokens: h.DefaultMaxTokens}
+	adj, target := rules.Fit(req, rule, &opts, nil)
+	if len(adj) == 0 {
+		return nil, target, false
+	}
+	for i := range adj {
+		if _, refused := h.refusal(&adj[i]); refused {
+			h.logger.Debug("the upstream's refusal teaches a fix the policy does not make",
+				zap.String("upstream_model", t.model), zap.String("fix", adj[i].String()), zap.String("on_unsupported", h.policyName()))
+			return nil, target, false
+		}
+	}
+	target.Dialect = t.target.Dialect
+	return adj, target, true
+}
+
+// resend sets out as the request's body for the retry, signed where the
+// upstream signs bodies, rewinds the attempt and reports the fix in
+// Llmbridge-Adjusted after the first attempt's adjustments.
+func (h *Handler) resend(r *http.Request, out []byte, adj []rules.Adjustment, x *exchange, t *teaching) bool {
+	setBody(r, out)
+	if cerr := h.signUpstream(r, out); cerr != nil {
+		return false
+	}
+	t.at.rewind()
+	texts := make([]string, 0, len(t.adjusted)+len(adj))
+	for i := range t.adjusted {
+		texts = append(texts, t.adjusted[i].String())
+	}
+	for i := range adj {
+		a := adj[i]
+		a.Why += "; learned from the provider's " + strconv.Itoa(t.status)
+		texts = append(texts, a.String())
+		h.metrics.recordAdjusted(adj[i].Rule)
+	}
+	t.at.w.Header().Set("Llmbridge-Adjusted", droppedHeader(texts))
+	x.upstreamStart = time.Time{}
+	h.logger.Debug("retrying with a fix the upstream's refusal teaches", zap.String("upstream_model", t.model),
+		zap.String("provider_error", t.reason), zap.Strings("adjustments", texts))
+	return true
+}
+
+// learnRetry looks at the answer tw holds: when it is a refusal that
+// teaches a fix the policy makes, it refits and re-encodes req, sets the
+// new body, rewinds the attempt and returns the writer for a second call
+// of next; otherwise nil, and tw's answer goes to the client.
+func (h *Handler) learnRetry(r *http.Request, tw *translatingWriter, nextErr error, t *teaching) *translatingWriter {
+	if nextErr != nil || tw.stream != nil || tw.overflow || tw.body == nil {
+		return nil
+	}
+	upstream := tw.x.upstream
+	rule, ok := h.lesson(t, upstream, tw.status, tw.Header(), *tw.body)
+	if !ok {
+		return nil
+	}
+	req := tw.req
+	adj, target, ok := h.refit(req, rule, upstream, t)
+	if !ok {
+		return nil
+	}
+	req.Dropped = req.Dropped[:t.dropped]
+	out, cerr := h.encodeRequest(nil, upstream, req, codec.EncodeOptions{Model: t.model, DefaultMaxTokens: h.DefaultMaxTokens, Target: target, Cache: h.cachePolicyFor(tw.client)}, t.dropped)
+	if cerr != nil {
+		return nil
+	}
+	if betas := gjson.GetBytes(t.body, "anthropic_beta"); betas.IsArray() {
+		var err error
+		if out, err = sjson.SetRawBytes(out, "anthropic_beta", []byte(betas.Raw)); err != nil {
+			return nil
+		}
+	}
+	if !h.resend(r, out, adj, tw.x, t) {
+		return nil
+	}
+	putBuffer(tw.body)
+	tw.body = nil
+	return &translatingWriter{ResponseWriter: tw.ResponseWriter, h: h, client: tw.client, req: req, x: tw.x, model: tw.model, cutoff: tw.cutoff}
+}
+
+// learnRetryPassthrough is learnRetry for a passthrough pair: the refused
+// body (in the upstream's protocol) is decoded, fitted with the lesson and
+// edited in place where the fix changes it, every other byte kept.
+func (h *Handler) learnRetryPassthrough(r *http.Request, pw *passthroughWriter, nextErr error, t *teaching) *passthroughWriter {
+	if nextErr != nil || pw.mode != passHeld || pw.held == nil {
+		return nil
+	}
+	upstream := pw.x.upstream
+	rule, ok := h.lesson(t, upstream, pw.status, pw.Header(), *pw.held)
+	if !ok {
+		return nil
+	}
+	req := new(codec.Request)
+	if err := codec.DecodeRequest(upstream, t.body, req); err != nil {
+		return nil
+	}
+	adj, target, ok := h.refit(req, rule, upstream, t)
+	if !ok {
+		return nil
+	}
+	params := make([]string, len(adj))
+	for i := range adj {
+		params[i] = adj[i].Param
+	}
+	out, err := codec.FitBody(upstream, t.body, req, params, target)
+	if err != nil || !h.resend(r, out, adj, pw.x, t) {
+		return nil
+	}
+	putBuffer(pw.held)
+	pw.held = nil
+	retry := newPassthroughWriter(t.at.w, h, pw.x, pw.client, pw.model, pw.stream)
+	retry.restore = pw.restore
+	retry.cutoff = pw.cutoff
+	return retry
+}
+
+// learnedOutcome keeps the lesson of a retry the upstream accepted with
+// status.
+func (h *Handler) learnedOutcome(status int, t *teaching) {
+	if t.learned == nil || status < 200 || status >= 300 {
+		return
+	}
+	h.learned.store(t.model, t.learned)
+	learnedTotal.WithLabelValues(t.lesson.ID).Inc()
+	h.logger.Info("learned a model rule from the upstream's refusal; add this model_rule to keep it",
+		zap.String("upstream_model", t.model), zap.String("learned", t.lesson.ID),
+		zap.String("model_rule", modelRuleBlock([]string{t.model}, t.learned.like, &t.learned.delta)))
+}
+
+// modelRuleBlock writes the Caddyfile model_rule block that sets r's
+// non-zero fields for models, starting from the table's rule of like
+// when like is not "" (parseModelRule reads it).
+func modelRuleBlock(models []string, like string, r *rules.Rule) string {
+	var b strings.Builder
+	b.WriteString("model_rule " + strings.Join(models, " ") + " {\n")
+	line := func(s string) { b.WriteString("\t" + s + "\n") }
+	if like != "" {
+		line("like " + like)
+	}
+	if r.Provider != "" {
+		line("provider " + r.Provider)
+	}
+	if r.MaxOutput > 0 {
+		line("max_output " + strconv.FormatInt(r.MaxOutput, 10))
+	}
+	if r.Reasoning != "" {
+		line("reasoning " + r.Reasoning)
+	}
+	if len(r.Efforts) > 0 {
+		line("efforts " + strings.Join(r.Efforts, " "))
+	}
+	if r.DefaultEffort != "" {
+		line("default_effort " + r.DefaultEffort)
+	}
+	if r.BudgetMax > 0 {
+		line("budget " + strconv.FormatInt(r.BudgetMin, 10) + " " + strconv.FormatInt(r.BudgetMax, 10))
+	}
+	if r.AlwaysThinks {
+		line("always_thinks")
+	}
+	if r.Sampling != "" {
+		line("sampling " + r.Sampling)
+	}
+	if r.NoPrefill {
+		line("no_prefill")
+	}
+	if r.SignedCalls {
+		line("signed_calls")
+	}
+	if len(r.Rejects) > 0 {
+		line("rejects " + strings.Join(r.Rejects, " "))
+	}
+	if r.ChatTools != "" {
+		line("chat_tools " + r.ChatTools)
+	}
+	if r.ThinkingOff != "" {
+		line("thinking_off " + r.ThinkingOff)
+	}
+	if r.EffortOn != "" {
+		line("effort_on " + r.EffortOn)
+	}
+	for _, s := range r.Sources {
+		line("source " + strconv.Quote(s))
+	}
+	if r.Verified != "" {
+		line("verified " + r.Verified)
+	}
+	b.WriteString("}")
+	return b.String()
+}

@@ -1,0 +1,171 @@
+package caddymodule
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+
+	"github.com/llmbridge/llmbridge/codec/rules"
+)
+
+// TestModelRuleBlock: the block a lesson is logged as reads back, with
+// parseModelRule, as the rule it was written from.
+func TestModelRuleBlock(t *testing.T) {
+	want := rules.Rule{Models: []string{"gpt-7"}, Like: "gpt-5", Provider: "openai", MaxOutput: 64000, Reasoning: rules.ReasoningEffort,
+		Efforts: []string{"none", "medium"}, DefaultEffort: "medium", BudgetMin: 1, BudgetMax: 9, AlwaysThinks: true, Sampling: rules.SamplingFixed,
+		NoPrefill: true, SignedCalls: true, Rejects: []string{"stop"}, ChatTools: rules.ChatToolsEffortNone, ThinkingOff: rules.ThinkingOffOmit,
+		EffortOn: "default", Sources: []string{"learned from the provider's 400 Unsupported parameter: 'stop'"}, Verified: "2026-12-03"}
+	block := modelRuleBlock(want.Models, want.Like, &want)
+	d := caddyfile.NewTestDispenser(block)
+	d.Next()
+	got, err := parseModelRule(d)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, block)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("read back:\n got %+v\nwant %+v\n%s", got, want, block)
+	}
+}
+
+func TestLearnedRules(t *testing.T) {
+	var nilRules *learnedRules
+	if nilRules.lookup("m") != nil {
+		t.Error("a nil store holds nothing")
+	}
+	l := new(learnedRules)
+	if allocs := testing.AllocsPerRun(100, func() { _ = l.lookup("gpt-7") }); allocs != 0 {
+		t.Errorf("empty lookup: %v allocations", allocs)
+	}
+	for i := range maxLearned + 10 {
+		l.store("m"+strconv.Itoa(i), &learnedRule{})
+	}
+	if n := len(l.m); n != maxLearned || int(l.n.Load()) != n {
+		t.Errorf("%d models kept, want %d", n, maxLearned)
+	}
+	l.store("gpt-7", &learnedRule{like: "x"})
+	if allocs := testing.AllocsPerRun(100, func() { _ = l.lookup("gpt-7") }); allocs != 0 {
+		t.Errorf("lookup: %v allocations", allocs)
+	}
+	if lr := l.lookup("gpt-7"); lr == nil || lr.like != "x" {
+		t.Errorf("lookup(gpt-7) = %+v", lr)
+	}
+}
+
+// TestAttemptRewind: the header reverse_proxy copied from a discarded
+// answer is gone after rewind, and what was there before stays.
+func TestAttemptRewind(t *testing.T) {
+	w := httptest.NewRecorder()
+	w.Header().Set("Server", "Caddy")
+	w.Header().Set("Llmbridge-Adjusted", "a")
+	at := startAttempt(w)
+	defer at.release()
+	w.Header().Add("Server", "upstream")
+	w.Header().Set("X-Request-Id", "1")
+	at.rewind()
+	want := http.Header{"Server": {"Caddy"}, "Llmbridge-Adjusted": {"a"}}
+	if !reflect.DeepEqual(w.Header(), want) {
+		t.Errorf("header = %v, want %v", w.Header(), want)
+	}
+	at.release()
+	at.release()
+}
+
+// TestServeLearnsFromRefusal: a translated request refused with a 400 that
+// teaches a fix is sent once more with it, the refusal's header is gone,
+// and the next request to the model is fitted before it is sent; strict
+// passes the refusal on.
+func TestServeLearnsFromRefusal(t *testing.T) {
+	const refusal = `{"error":{"message":"Unsupported parameter: 'top_p' is not supported with this model.","type":"invalid_request_error","param":"top_p","code":"unsupported_parameter"}}`
+	const ok = `{"id":"chatcmpl-1","object":"chat.completion","model":"gpt-7","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}]}`
+	body := `{"model":"gpt-7","max_tokens":10,"top_p":0.5,"messages":[{"role":"user","content":"Hi"}]}`
+	for _, policy := range []string{"safe", "strict"} {
+		t.Run(policy, func(t *testing.T) {
+			h := newTestHandler(t, &Handler{Upstream: "openai-chat", OnUnsupported: policy})
+			calls := 0
+			answer := func(w http.ResponseWriter) error {
+				calls++
+				if calls == 1 {
+					return jsonAnswer(400, refusal, "X-Request-Id", "first")(w)
+				}
+				return jsonAnswer(200, ok, "X-Request-Id", "second")(w)
+			}
+			req := func() *http.Request {
+				r := httptest.NewRequest(http.MethodPost, "/v1/messages", strings.NewReader(body))
+				r.Header.Set("X-Api-Key", "k")
+				return r
+			}
+			w, call := serve(t, h, req(), answer)
+			if policy == "strict" {
+				if w.Code != 400 || calls != 1 || !strings.Contains(w.Body.String(), "top_p") {
+					t.Fatalf("strict: HTTP %d after %d calls: %s", w.Code, calls, w.Body)
+				}
+				return
+			}
+			if w.Code != 200 || calls != 2 {
+				t.Fatalf("HTTP %d after %d calls: %s", w.Code, calls, w.Body)
+			}
+			if strings.Contains(call.body, "top_p") {
+				t.Errorf("the retry sent top_p: %s", call.body)
+			}
+			if got := w.Header().Values("X-Request-Id"); len(got) != 1 || got[0] != "second" {
+				t.Errorf("X-Request-Id = %q: the refused answer's header stayed", got)
+			}
+			if got := w.Header().Get("Llmbridge-Adjusted"); !strings.Contains(got, "learned from the provider's 400") {
+				t.Errorf("Llmbridge-Adjusted = %q", got)
+			}
+			w, call = serve(t, h, req(), answer)
+			if w.Code != 200 || calls != 3 || strings.Contains(call.body, "top_p") {
+				t.Errorf("second request: HTTP %d after %d calls, body %s", w.Code, calls, call.body)
+			}
+		})
+	}
+}
+
+// TestServeLearnsFromRefusalPassthrough: the same for a passthrough pair,
+// whose refused body is edited in place for the retry.
+func TestServeLearnsFromRefusalPassthrough(t *testing.T) {
+	const refusal = `{"type":"error","error":{"type":"invalid_request_error","message":"` + "`temperature` and `top_p` cannot both be specified for this model. Please use only one." + `"}}`
+	const ok = `{"id":"msg","type":"message","role":"assistant","model":"claude-x","content":[{"type":"text","text":"hi"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}}`
+	body := `{"model":"claude-x","max_tokens":10,"temperature":0.5,"top_p":0.9,"messages":[{"role":"user","content":"Hi"}]}`
+	h := newTestHandler(t, &Handler{Upstream: "anthropic-messages"})
+	calls := 0
+	answer := func(w http.ResponseWriter) error {
+		calls++
+		if calls == 1 {
+			return jsonAnswer(400, refusal)(w)
+		}
+		return jsonAnswer(200, ok)(w)
+	}
+	req := func() *http.Request {
+		r := httptest.NewRequest(http.MethodPost, "/v1/messages", strings.NewReader(body))
+		r.Header.Set("X-Api-Key", "k")
+		r.Header.Set("Anthropic-Version", "2023-06-01")
+		return r
+	}
+	w, call := serve(t, h, req(), answer)
+	if w.Code != 200 || calls != 2 || strings.Contains(call.body, "top_p") || !strings.Contains(call.body, `"temperature":0.5`) {
+		t.Fatalf("HTTP %d after %d calls, sent %s: %s", w.Code, calls, call.body, w.Body)
+	}
+	w, call = serve(t, h, req(), answer)
+	if w.Code != 200 || calls != 3 || strings.Contains(call.body, "top_p") {
+		t.Errorf("second request: HTTP %d after %d calls, sent %s", w.Code, calls, call.body)
+	}
+}
+
+// BenchmarkAttempt is what every request pays for errors that teach: the
+// response header noted before next and the note released.
+func BenchmarkAttempt(b *testing.B) {
+	w := httptest.NewRecorder()
+	w.Header().Set("Server", "Caddy")
+	w.Header().Set("Llmbridge-Adjusted", "temperature removed (x)")
+	b.ReportAllocs()
+	for b.Loop() {
+		at := startAttempt(w)
+		at.release()
+	}
+}
