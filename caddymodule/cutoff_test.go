@@ -187,10 +187,12 @@ func TestCompletedStreamCutoff(t *testing.T) {
 			next := caddyhttp.HandlerFunc(func(w http.ResponseWriter, up *http.Request) error {
 				w.Header().Set("Content-Type", "text/event-stream")
 				w.WriteHeader(200)
+				// The grace starts while the write translates the
+				// terminal event.
+				start := time.Now()
 				if _, err := io.WriteString(w, anthropicStream); err != nil {
 					return err
 				}
-				start := time.Now()
 				select {
 				case <-up.Context().Done():
 				case <-time.After(5 * time.Second):
