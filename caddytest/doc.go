@@ -60,6 +60,10 @@
 //     truncation, resets and JSON errors through every SDK, client
 //     cancellation (propagation delay and goroutine leaks), and every
 //     streamed recording replayed to every client.
+//   - cache_share_test.go: an agent session from a client of every
+//     protocol to every upstream family, with a prompt-cache simulator
+//     fed the upstream bodies: from the third turn the share of input read
+//     from the cache is at least 90% of native.
 //   - streaming_awsfaults_test.go: broken event stream messages from both
 //     Bedrock upstreams (bad CRCs, undecodable chunks, events without a
 //     type, a 2 GiB length, a cut message), sent with the text before them
