@@ -586,16 +586,7 @@ func (sw *streamWriter) frame(f string) bool {
 	if sw.aws != nil {
 		f = sw.aws.frame(f)
 	}
-	if _, sw.err = io.WriteString(sw.out, f); sw.err != nil {
-		return false
-	}
-	if sw.zw != nil {
-		if sw.err = sw.zw.Flush(); sw.err != nil {
-			return false
-		}
-	}
-	sw.err = sw.rc.Flush()
-	return sw.err == nil
+	return sw.raw([]byte(f))
 }
 
 // close ends the body cleanly.

@@ -8,42 +8,11 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// cachePointTTL reads a cachePoint ({"type":"default"} with an optional
-// "ttl" of "5m" or "1h") at path: the breakpoint it asks for.
-func cachePointTTL(v gjson.Result, path string) (codec.CacheTTL, *codec.Error) {
-	if !v.IsObject() {
-		return 0, wire.WrongType(path, "object", v)
-	}
-	ttl := codec.CacheDefault
-	var err *codec.Error
-	v.ForEach(func(key, value gjson.Result) bool {
-		switch key.Str {
-		case "type":
-			if value.Str != "default" {
-				err = codec.InvalidRequest(path+".type", `must be "default"`)
-			}
-		case "ttl":
-			switch value.Str {
-			case "5m":
-				ttl = codec.Cache5m
-			case "1h":
-				ttl = codec.Cache1h
-			default:
-				err = codec.InvalidRequest(path+".ttl", `must be "5m" or "1h"`)
-			}
-		default:
-			err = wire.UnknownField(path + "." + key.Str)
-		}
-		return err == nil
-	})
-	return ttl, err
-}
-
 // cachePoint records the cachePoint v at path as a breakpoint after
 // *after, the block or tool before it; one with nothing before it marks no
 // prefix and is dropped.
 func cachePoint(req *codec.Request, v gjson.Result, path string, after *codec.CacheTTL) *codec.Error {
-	ttl, err := cachePointTTL(v, path+".cachePoint")
+	ttl, err := wire.ReadCacheObject(v, path+".cachePoint", "default")
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package wire
 import (
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
+	"github.com/tidwall/gjson"
 )
 
 // MaxBreakpoints is how many prompt-cache breakpoints a request may carry:
@@ -309,4 +310,40 @@ func AppendPromptCache(dst []byte, req *codec.Request, accepts bool, policy code
 // for an encoder of another provider's protocol.
 func DropPromptCache(req *codec.Request) {
 	AppendPromptCache(nil, req, false, codec.CachePolicy{})
+}
+
+// ReadCacheObject reads a breakpoint object at path, which Anthropic
+// (cache_control, typ "ephemeral") and Converse (cachePoint, typ
+// "default") both write as {"type": typ} with an optional "ttl" of "5m"
+// or "1h": the lifetime it asks for; null asks for none.
+func ReadCacheObject(v gjson.Result, path, typ string) (codec.CacheTTL, *codec.Error) {
+	if v.Type == gjson.Null {
+		return codec.CacheNone, nil
+	}
+	if !v.IsObject() {
+		return 0, WrongType(path, "object", v)
+	}
+	ttl := codec.CacheDefault
+	var err *codec.Error
+	v.ForEach(func(key, value gjson.Result) bool {
+		switch key.Str {
+		case "type":
+			if value.Str != typ {
+				err = codec.InvalidRequest(path+".type", `must be "`+typ+`"`)
+			}
+		case "ttl":
+			switch value.Str {
+			case "5m":
+				ttl = codec.Cache5m
+			case "1h":
+				ttl = codec.Cache1h
+			default:
+				err = codec.InvalidRequest(path+".ttl", `must be "5m" or "1h"`)
+			}
+		default:
+			err = UnknownField(path + "." + key.Str)
+		}
+		return err == nil
+	})
+	return ttl, err
 }
