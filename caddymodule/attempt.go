@@ -28,8 +28,8 @@ type attempt struct {
 // cost an allocation on every request.
 var headerPool = sync.Pool{New: func() any { return make(http.Header, 16) }}
 
-// startAttempt notes w's response header before next is called.
-func startAttempt(w http.ResponseWriter) attempt {
+// newAttempt notes w's response header before next is called.
+func newAttempt(w http.ResponseWriter) attempt {
 	hdr := headerPool.Get().(http.Header)
 	// The values are shared, not copied: reverse_proxy adds values by
 	// appending, which never changes what a copied slice holds.

@@ -375,3 +375,11 @@ func kindName(k mapping.ErrorKind) string {
 	}
 	return "error_" + strconv.Itoa(int(k))
 }
+
+// callUpstream sends r to next (reverse_proxy), which writes the answer
+// into w: each call of the upstream, a retry included, is timed from here
+// (Bedrock's latency metrics) and gets its client span (telemetry.go).
+func (x *exchange) callUpstream(next caddyhttp.Handler, w http.ResponseWriter, r *http.Request) error {
+	x.upstreamSent = time.Now()
+	return next.ServeHTTP(w, x.startCallSpan(r))
+}

@@ -331,13 +331,11 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 	}()
 	teach := h.startTeaching(w, model, target, adjusted, out, decoded)
 	defer teach.release()
-	x.upstreamSent = time.Now()
-	nextErr := next.ServeHTTP(tw, x.startAttempt(upReq))
+	nextErr := x.callUpstream(next, tw, upReq)
 	if retry := h.learnRetry(upReq, tw, nextErr, &teach); retry != nil {
 		// The refusal taught a fix: send the request once more (learn.go).
 		tw = retry
-		x.upstreamSent = time.Now()
-		nextErr = next.ServeHTTP(tw, x.startAttempt(upReq))
+		nextErr = x.callUpstream(next, tw, upReq)
 		h.learnedOutcome(tw.status, &teach)
 	}
 	return tw.finish(nextErr)

@@ -138,7 +138,7 @@ func (h *Handler) startTeaching(w http.ResponseWriter, model string, target code
 	if h.policy == policyStrict {
 		return teaching{}
 	}
-	return teaching{at: startAttempt(w), model: model, target: target, adjusted: adjusted,
+	return teaching{at: newAttempt(w), model: model, target: target, adjusted: adjusted,
 		body: body, dropped: dropped}
 }
 

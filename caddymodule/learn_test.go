@@ -62,7 +62,7 @@ func TestAttemptRewind(t *testing.T) {
 	w := httptest.NewRecorder()
 	w.Header().Set("Server", "Caddy")
 	w.Header().Set("Llmbridge-Adjusted", "a")
-	at := startAttempt(w)
+	at := newAttempt(w)
 	defer at.release()
 	w.Header().Add("Server", "upstream")
 	w.Header().Set("X-Request-Id", "1")
@@ -165,7 +165,7 @@ func BenchmarkAttempt(b *testing.B) {
 	w.Header().Set("Llmbridge-Adjusted", "temperature removed (x)")
 	b.ReportAllocs()
 	for b.Loop() {
-		at := startAttempt(w)
+		at := newAttempt(w)
 		at.release()
 	}
 }

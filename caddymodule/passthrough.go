@@ -165,13 +165,11 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 	}()
 	teach := h.startTeaching(w, upModel, codec.Target{}, adjusted, edited, 0)
 	defer teach.release()
-	x.upstreamSent = time.Now()
-	nextErr := next.ServeHTTP(pw, x.startAttempt(upReq))
+	nextErr := x.callUpstream(next, pw, upReq)
 	if retry := h.learnRetryPassthrough(upReq, pw, nextErr, &teach); retry != nil {
 		// The refusal taught a fix: send the request once more (learn.go).
 		pw = retry
-		x.upstreamSent = time.Now()
-		nextErr = next.ServeHTTP(pw, x.startAttempt(upReq))
+		nextErr = x.callUpstream(next, pw, upReq)
 		h.learnedOutcome(pw.status, &teach)
 	}
 	if pw.mode == passUnset {

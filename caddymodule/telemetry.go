@@ -127,11 +127,11 @@ func (t *telemetry) noteEdits(adjusted []rules.Adjustment, dropped []string) {
 	}
 }
 
-// startAttempt starts the client span of the upstream call and returns the
+// startCallSpan starts the client span of the upstream call and returns the
 // request to send. When Caddy's tracing has put a W3C traceparent header
 // on the request, it names the new span instead, so that the upstream's
 // spans hang under the call that made them.
-func (x *exchange) startAttempt(r *http.Request) *http.Request {
+func (x *exchange) startCallSpan(r *http.Request) *http.Request {
 	t := x.tel
 	if t == nil {
 		return r

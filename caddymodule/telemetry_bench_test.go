@@ -135,7 +135,7 @@ func BenchmarkTelemetryAttributes(b *testing.B) {
 				h.beginTelemetry(r, x)
 				x.tel.noteRequest(req)
 				if call {
-					_ = x.startAttempt(r)
+					_ = x.startCallSpan(r)
 				}
 				x.setResponse("gpt-up", "chatcmpl-1")
 				h.finishTelemetry(x, "end", "", -1)

@@ -337,7 +337,7 @@ func TestTracingOffAllocates(t *testing.T) {
 		h.beginTelemetry(r, &x)
 		x.tel.noteRequest(&codec.Request{})
 		x.tel.noteEdits(nil, []string{"a"})
-		_ = x.startAttempt(r)
+		_ = x.startCallSpan(r)
 		h.finishTelemetry(&x, "end", "", -1)
 	}); n != 0 {
 		t.Errorf("telemetry without a recording span allocates %v times", n)
