@@ -361,6 +361,12 @@ func modelRuleBlock(models []string, like string, r *rules.Rule) string {
 	if r.EffortOn != "" {
 		line("effort_on " + r.EffortOn)
 	}
+	if r.CacheMinTokens > 0 {
+		line("cache_min_tokens " + strconv.FormatInt(r.CacheMinTokens, 10))
+	}
+	if len(r.CacheFiveMinutesOnlyOn) > 0 {
+		line("cache_5m_only_on " + strings.Join(r.CacheFiveMinutesOnlyOn, " "))
+	}
 	for _, s := range r.Sources {
 		line("source " + strconv.Quote(s))
 	}

@@ -116,6 +116,8 @@ func (h *Handler) reportAdjusted(w http.ResponseWriter, model string, adj []rule
 //		chat_tools effort-none|responses
 //		thinking_off omit|disabled
 //		effort_on <value>
+//		cache_min_tokens <n>
+//		cache_5m_only_on <protocol>...
 //		source <url>...
 //		verified <YYYY-MM-DD>
 //		price input <usd> output <usd> [cache_read <usd>] [cache_write <usd>] source <url> date <yyyy-mm-dd>
@@ -188,6 +190,20 @@ func parseModelRule(d *caddyfile.Dispenser) (rules.Rule, error) {
 			r.ThinkingOff, err = one()
 		case "effort_on":
 			r.EffortOn, err = one()
+		case "cache_min_tokens":
+			var s string
+			if s, err = one(); err == nil {
+				if r.CacheMinTokens, err = strconv.ParseInt(s, 10, 64); err != nil || r.CacheMinTokens <= 0 {
+					err = d.Errf("model_rule cache_min_tokens: want a positive integer, got %q", s)
+				}
+			}
+		case "cache_5m_only_on":
+			for _, p := range args {
+				if _, perr := codec.ParseProtocol(p); perr != nil {
+					return r, d.Errf("model_rule cache_5m_only_on: %v", perr)
+				}
+			}
+			r.CacheFiveMinutesOnlyOn = args
 		case "verified":
 			r.Verified, err = one()
 		case "source":

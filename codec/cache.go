@@ -58,3 +58,26 @@ type CachePolicy struct {
 	// provider's default.
 	TTL CacheTTL
 }
+
+// CacheTarget is what the upstream model's prompt cache takes, from its
+// model rule (codec.Target.Cache). The zero value knows nothing and
+// limits nothing.
+type CacheTarget struct {
+	// MinTokens is the shortest prompt prefix the model caches, 0 when
+	// unknown. A breakpoint of a CachePolicy is not placed where the
+	// prompt before it is shorter (by a generous estimate of its tokens),
+	// since the provider would cache nothing there: placing none where
+	// the whole prompt is shorter leaves the request as the client sent
+	// it.
+	MinTokens int64
+	// FiveMinutesOnly reports that the model offers only the five-minute
+	// lifetime on this upstream (Claude before the 4.5 models on
+	// Bedrock, which refuses a "1h" ttl for them): a breakpoint asking
+	// for an hour is written with the default lifetime, and reported.
+	FiveMinutesOnly bool
+	// NoToolBreakpoints reports that the model takes no breakpoint after
+	// tool definitions (Amazon Nova on Converse caches system and
+	// messages only): the client's are dropped and reported, and a
+	// CachePolicy places none there.
+	NoToolBreakpoints bool
+}

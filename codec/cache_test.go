@@ -23,6 +23,7 @@ func TestCacheBreakpoints(t *testing.T) {
 		name       string
 		from, to   codec.Protocol
 		model      string
+		target     codec.Target // what the model rules hand the encoder
 		body       string
 		want       map[string]string // gjson path in the encoded body: raw value
 		absent     []string          // gjson paths that must not exist
@@ -74,10 +75,27 @@ func TestCacheBreakpoints(t *testing.T) {
 				"messages.0.content.1.cachePoint": `{"type":"default","ttl":"5m"}`,
 			},
 			wantNoDrop: true},
+		{name: "Claude before 4.5 on Bedrock: an hour becomes the default lifetime", from: codec.AnthropicMessages, to: codec.BedrockAnthropic,
+			model: "anthropic.claude-3-7-sonnet-20250219-v1:0", target: codec.Target{Cache: codec.CacheTarget{FiveMinutesOnly: true}},
+			body: `{"model":"m","max_tokens":10,"system":[{"type":"text","text":"S","cache_control":{"type":"ephemeral","ttl":"1h"}}],
+				"messages":[{"role":"user","content":"hi"}]}`,
+			want:     map[string]string{"system.0.cache_control": `{"type":"ephemeral"}`},
+			wantDrop: `cache ttl "1h" (the model caches for five minutes on this upstream)`},
 		{name: "a Converse model without prompt caching", from: codec.AnthropicMessages, to: codec.Bedrock, model: "meta.llama3-70b-instruct-v1:0",
 			body:     `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":[{"type":"text","text":"hi","cache_control":{"type":"ephemeral"}}]}]}`,
 			absent:   []string{"messages.0.content.1"},
 			wantDrop: "cache breakpoints (the model takes no cachePoint)"},
+		{name: "Nova on Converse: no cachePoint after tools, five minutes only", from: codec.AnthropicMessages, to: codec.Bedrock, model: "us.amazon.nova-pro-v1:0",
+			body: `{"model":"m","max_tokens":10,
+				"tools":[{"name":"a","input_schema":{"type":"object"},"cache_control":{"type":"ephemeral"}}],
+				"system":[{"type":"text","text":"S","cache_control":{"type":"ephemeral","ttl":"1h"}}],
+				"messages":[{"role":"user","content":[{"type":"text","text":"hi","cache_control":{"type":"ephemeral"}}]}]}`,
+			want: map[string]string{
+				"system.1.cachePoint":             `{"type":"default"}`,
+				"messages.0.content.1.cachePoint": `{"type":"default"}`,
+			},
+			absent:   []string{"toolConfig.tools.1"},
+			wantDrop: "cache breakpoints after tools (the model takes none there)"},
 		{name: "toward Chat Completions", from: codec.AnthropicMessages, to: codec.OpenAIChat, model: "gpt-5",
 			body:     `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":[{"type":"text","text":"hi","cache_control":{"type":"ephemeral"}}]}]}`,
 			wantDrop: "cache breakpoints"},
@@ -94,7 +112,7 @@ func TestCacheBreakpoints(t *testing.T) {
 			if len(req.Dropped) > 0 {
 				t.Errorf("decoding dropped %v: breakpoints are part of the canonical request", req.Dropped)
 			}
-			out, err := codec.AppendRequest(nil, tt.to, req, codec.EncodeOptions{Model: tt.model})
+			out, err := codec.AppendRequest(nil, tt.to, req, codec.EncodeOptions{Model: tt.model, Target: tt.target})
 			if err != nil {
 				t.Fatalf("encode: %v", err)
 			}

@@ -22,6 +22,8 @@ type Target struct {
 	// above none, for a model that names "reasoning on" its own way
 	// (Groq's qwen3 takes none and default).
 	EffortOn string
+	// Cache is what the model's prompt cache takes.
+	Cache CacheTarget
 }
 
 // IDFormat is the form of tool-call id a server accepts.

@@ -40,7 +40,7 @@ func appendAnthropicRequest(dst []byte, req *codec.Request, opts *codec.EncodeOp
 	dst = append(dst, `,"max_tokens":`...)
 	dst = jsonx.AppendInt(dst, plan.MaxTokens.Value)
 	var cachePlan wire.CachePlan
-	cache := wire.PlanCache(req, opts.Cache, &cachePlan)
+	cache := wire.PlanCache(req, opts.Cache, opts.Target.Cache, &cachePlan)
 	if dst, err = appendAnthropicSystem(dst, req, p, cache); err != nil {
 		return dst[:start], err
 	}

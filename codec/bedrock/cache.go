@@ -32,16 +32,26 @@ func lastCache(ps []codec.Part) *codec.CacheTTL {
 	return &ps[len(ps)-1].Cache
 }
 
-// cachesPrompts reports whether model takes cachePoint blocks: Bedrock's
-// prompt caching serves Anthropic's Claude and Amazon's Nova models.
-func cachesPrompts(model string) bool {
+// cacheTarget returns what model's prompt cache takes on Converse, from
+// the model's rule (target), and whether it takes cachePoint blocks at
+// all: Bedrock's prompt caching serves Anthropic's Claude, whose facts
+// are in the model rules, and Amazon's Nova, which the rules do not
+// cover (Converse sends other vendors' requests as clients make them), so
+// Nova's are here: at least 1,000 tokens per checkpoint, checkpoints in
+// system and messages but not after tools, and the five-minute lifetime
+// only (Bedrock's prompt caching guide, models table; the one-hour
+// lifetime came to Claude 4.5 models only).
+func cacheTarget(model string, target codec.CacheTarget) (codec.CacheTarget, bool) {
 	if isClaudeModel(model) {
-		return true
+		return target, true
 	}
 	if i := strings.LastIndexByte(model, '/'); i >= 0 {
 		model = model[i+1:]
 	}
-	return strings.HasPrefix(model, "amazon.nova") || strings.Contains(model, ".amazon.nova")
+	if strings.HasPrefix(model, "amazon.nova") || strings.Contains(model, ".amazon.nova") {
+		return codec.CacheTarget{MinTokens: 1000, FiveMinutesOnly: true, NoToolBreakpoints: true}, true
+	}
+	return codec.CacheTarget{}, false
 }
 
 // appendCachePoint appends a cachePoint block asking for lifetime ttl (a

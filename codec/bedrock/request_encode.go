@@ -38,8 +38,8 @@ func appendConverseRequest(dst []byte, req *codec.Request, opts *codec.EncodeOpt
 	}
 	var cachePlan wire.CachePlan
 	var cache *wire.CachePlan
-	if cachesPrompts(wire.EncodeModel(opts, req)) {
-		cache = wire.PlanCache(req, opts.Cache, &cachePlan)
+	if target, ok := cacheTarget(wire.EncodeModel(opts, req), opts.Target.Cache); ok {
+		cache = wire.PlanCache(req, opts.Cache, target, &cachePlan)
 	} else if wire.HasBreakpoints(req) {
 		req.Dropped = append(req.Dropped, "cache breakpoints (the model takes no cachePoint)")
 	}

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/llmbridge/llmbridge/codec"
@@ -96,6 +97,10 @@ func Fit(req *codec.Request, r *Rule, opts *Options, adj []Adjustment) ([]Adjust
 	t.ThinkingLevel = f.r.Reasoning == ReasoningLevel
 	t.SignedFunctionCalls = f.r.SignedCalls
 	t.EffortOn = f.r.EffortOn
+	t.Cache = codec.CacheTarget{
+		MinTokens:       f.r.CacheMinTokens,
+		FiveMinutesOnly: slices.Contains(f.r.CacheFiveMinutesOnlyOn, string(opts.Protocol)),
+	}
 	return f.adj, t
 }
 

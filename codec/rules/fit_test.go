@@ -427,6 +427,7 @@ func TestFit(t *testing.T) {
 			if s := strings.Join(got, "; "); s != tt.adjusted {
 				t.Errorf("adjusted:\n got %s\nwant %s", s, tt.adjusted)
 			}
+			target.Cache = codec.CacheTarget{} // TestFitCacheTarget's
 			if target != tt.target {
 				t.Errorf("target = %+v, want %+v", target, tt.target)
 			}
@@ -455,5 +456,34 @@ func wantInt(t *testing.T, what string, got, want int64) {
 	t.Helper()
 	if got != want {
 		t.Errorf("%s = %d, want %d", what, got, want)
+	}
+}
+
+// TestFitCacheTarget checks the prompt-cache facts Fit hands the encoder
+// for a model on an upstream protocol.
+func TestFitCacheTarget(t *testing.T) {
+	tests := []struct {
+		protocol codec.Protocol
+		model    string
+		want     codec.CacheTarget
+	}{
+		{codec.AnthropicMessages, "claude-opus-4-5-20251101", codec.CacheTarget{MinTokens: 4096}},
+		{codec.AnthropicMessages, "claude-sonnet-4-5", codec.CacheTarget{MinTokens: 1024}},
+		{codec.AnthropicMessages, "claude-3-7-sonnet-20250219", codec.CacheTarget{MinTokens: 1024}},
+		{codec.VertexAnthropic, "claude-3-7-sonnet@20250219", codec.CacheTarget{MinTokens: 1024}},
+		{codec.BedrockAnthropic, "anthropic.claude-3-7-sonnet-20250219-v1:0", codec.CacheTarget{MinTokens: 1024, FiveMinutesOnly: true}},
+		{codec.Bedrock, "us.anthropic.claude-opus-4-1-20250805-v1:0", codec.CacheTarget{MinTokens: 1024, FiveMinutesOnly: true}},
+		{codec.Bedrock, "global.anthropic.claude-sonnet-4-5-20250929-v1:0", codec.CacheTarget{MinTokens: 1024}},
+		{codec.AnthropicMessages, "claude-unknown-9", codec.CacheTarget{}},
+		{codec.OpenAIChat, "gpt-5.4", codec.CacheTarget{}},
+	}
+	tbl := Builtin()
+	for _, tt := range tests {
+		provider := ProviderFor(tt.protocol, "")
+		req := codec.Request{}
+		_, target := Fit(&req, tbl.Lookup(provider, tt.model), &Options{Protocol: tt.protocol, Provider: provider, Model: tt.model}, nil)
+		if target.Cache != tt.want {
+			t.Errorf("%s %s: cache target %+v, want %+v", tt.protocol, tt.model, target.Cache, tt.want)
+		}
 	}
 }

@@ -187,6 +187,12 @@ func otherText(r *Rule) string {
 	if len(r.Rejects) > 0 {
 		parts = append(parts, "rejects "+strings.Join(r.Rejects, ", "))
 	}
+	if r.CacheMinTokens != 0 {
+		parts = append(parts, "caches prompts of "+strconv.FormatInt(r.CacheMinTokens, 10)+" tokens and more")
+	}
+	if len(r.CacheFiveMinutesOnlyOn) > 0 {
+		parts = append(parts, "cache lifetime five minutes only on "+strings.Join(r.CacheFiveMinutesOnlyOn, ", "))
+	}
 	if r.Note != "" {
 		parts = append(parts, cell(r.Note))
 	}

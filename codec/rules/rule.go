@@ -138,6 +138,16 @@ type Rule struct {
 	// model that takes only "reasoning on" by its own name (Groq's qwen3:
 	// none or default). Efforts then lists none and one other effort.
 	EffortOn string `json:"effort_on,omitempty"`
+	// CacheMinTokens is the shortest prompt prefix the model caches (the
+	// smallest of the row's models), 0 when unknown: llmbridge places no
+	// automatic breakpoint before that many tokens, where it would cache
+	// nothing.
+	CacheMinTokens int64 `json:"cache_min_tokens,omitempty"`
+	// CacheFiveMinutesOnlyOn lists the upstream protocols on which the
+	// model offers only the five-minute cache lifetime (Bedrock's one-hour
+	// lifetime came with the Claude 4.5 models): a breakpoint asking for
+	// an hour is written with the default lifetime there.
+	CacheFiveMinutesOnlyOn []string `json:"cache_5m_only_on,omitempty"`
 	// Verified is the date (YYYY-MM-DD) the row was last checked against
 	// its sources.
 	Verified string `json:"verified,omitempty"`

@@ -171,6 +171,12 @@ func (r Rule) Over(base *Rule) Rule {
 	if r.EffortOn != "" {
 		out.EffortOn = r.EffortOn
 	}
+	if r.CacheMinTokens != 0 {
+		out.CacheMinTokens = r.CacheMinTokens
+	}
+	if r.CacheFiveMinutesOnlyOn != nil {
+		out.CacheFiveMinutesOnlyOn = r.CacheFiveMinutesOnlyOn
+	}
 	if r.Verified != "" {
 		out.Verified = r.Verified
 	}

@@ -31,6 +31,9 @@ const MaxBreakpoints = 4
 type CachePlan struct {
 	ttls [MaxBreakpoints]codec.CacheTTL // the kept breakpoints, in prompt order
 	skip int                            // the breakpoints left out, the earliest
+	// noTools leaves out the breakpoints after tools, which the model
+	// does not take.
+	noTools bool
 	// base holds where each section's breakpoints start in prompt order,
 	// and seen how many of each have been written.
 	base, seen [sections]int
@@ -51,29 +54,36 @@ const (
 	sections
 )
 
-// PlanCache plans req's breakpoints in plan by policy and returns it, or
-// nil when there are none; breakpoints left out are reported in
-// req.Dropped.
-func PlanCache(req *codec.Request, policy codec.CachePolicy, plan *CachePlan) *CachePlan {
-	var count [sections]int
-	eachBreakpoint(req, func(_ codec.CacheTTL, section int) { count[section]++ })
+// PlanCache plans req's breakpoints in plan by policy, within what the
+// model's cache takes (target), and returns it, or nil when there are
+// none; breakpoints left out are reported in req.Dropped.
+func PlanCache(req *codec.Request, policy codec.CachePolicy, target codec.CacheTarget, plan *CachePlan) *CachePlan {
+	tools := !target.NoToolBreakpoints
+	count := countBreakpoints(req)
+	if !tools && count[sectionTools] > 0 {
+		req.Dropped = append(req.Dropped, "cache breakpoints after tools (the model takes none there)")
+		count[sectionTools] = 0
+	}
 	n := count[sectionTools] + count[sectionSystem] + count[sectionMessages]
 	if n == 0 {
 		if !policy.Breakpoints {
 			return nil
 		}
-		return placeBreakpoints(req, policy.TTL, plan)
+		return placeBreakpoints(req, policy.TTL, target, plan)
 	}
-	*plan = CachePlan{skip: max(0, n-MaxBreakpoints)}
+	*plan = CachePlan{skip: max(0, n-MaxBreakpoints), noTools: !tools}
 	plan.base[sectionSystem] = count[sectionTools]
 	plan.base[sectionMessages] = count[sectionTools] + count[sectionSystem]
 	if plan.skip > 0 {
 		req.Dropped = append(req.Dropped, "cache breakpoints beyond the upstream's four (the earliest)")
 	}
-	longest, k := codec.Cache1h, 0
-	eachBreakpoint(req, func(ttl codec.CacheTTL, _ int) {
+	longest, k, shortened := codec.Cache1h, 0, false
+	eachBreakpoint(req, tools, func(ttl codec.CacheTTL, _ int) {
 		if k++; k <= plan.skip {
 			return
+		}
+		if ttl == codec.Cache1h && target.FiveMinutesOnly {
+			ttl, shortened = codec.CacheDefault, true
 		}
 		if ttl.Longer(longest) {
 			ttl = longest
@@ -81,8 +91,14 @@ func PlanCache(req *codec.Request, policy codec.CachePolicy, plan *CachePlan) *C
 		longest = ttl
 		plan.ttls[k-1-plan.skip] = ttl
 	})
+	if shortened {
+		req.Dropped = append(req.Dropped, cacheHourDropped)
+	}
 	return plan
 }
+
+// cacheHourDropped reports a one-hour lifetime written as the default one.
+const cacheHourDropped = `cache ttl "1h" (the model caches for five minutes on this upstream)`
 
 // placeBreakpoints plans the policy's breakpoints, with lifetime ttl,
 // where Claude Code places its own: after the last tool, after the system
@@ -91,27 +107,48 @@ func PlanCache(req *codec.Request, policy codec.CachePolicy, plan *CachePlan) *C
 // The last caches the whole prompt for the next request, which repeats
 // it; the other reads exactly what the previous request wrote, however
 // many blocks this turn added (Anthropic looks for an earlier cache entry
-// only about twenty blocks back from a breakpoint).
-func placeBreakpoints(req *codec.Request, ttl codec.CacheTTL, plan *CachePlan) *CachePlan {
+// only about twenty blocks back from a breakpoint). A breakpoint whose
+// prefix is shorter than the model caches (target.MinTokens) is not
+// placed: it would cache nothing.
+func placeBreakpoints(req *codec.Request, ttl codec.CacheTTL, target codec.CacheTarget, plan *CachePlan) *CachePlan {
 	if ttl == codec.CacheNone {
 		ttl = codec.CacheDefault
 	}
+	if ttl == codec.Cache1h && target.FiveMinutesOnly {
+		ttl = codec.CacheDefault
+		req.Dropped = append(req.Dropped, cacheHourDropped)
+	}
 	*plan = CachePlan{placed: true, ttl: ttl}
-	for i := len(req.Tools) - 1; i >= 0; i-- {
-		if t := &req.Tools[i]; t.Kind != codec.ToolWebSearch {
+	// The prompt's size so far, in bytes, in prompt order; a prefix
+	// counts as long enough once its estimate reaches the minimum.
+	size, enough := 0, func(size int) bool { return estimateTokens(size) >= target.MinTokens }
+	for i := range req.Tools {
+		t := &req.Tools[i]
+		size += len(t.Name) + len(t.Description) + len(t.Parameters) + len(t.Grammar)
+		if t.Kind != codec.ToolWebSearch && !target.NoToolBreakpoints {
 			plan.tool = t
-			break
 		}
+	}
+	if !enough(size) {
+		plan.tool = nil
 	}
 	// The system prompt's last text: a later system message's, else
 	// req.System's.
-	for i := len(req.Messages) - 1; i >= 0 && plan.parts[0] == nil; i-- {
+	size += partsSize(req.System)
+	for i := range req.Messages {
 		if IsSystemRole(req.Messages[i].Role) {
-			plan.parts[0] = lastBreakpointPart(req.Messages[i].Parts)
+			size += partsSize(req.Messages[i].Parts)
 		}
 	}
-	if plan.parts[0] == nil {
-		plan.parts[0] = lastBreakpointPart(req.System)
+	if enough(size) {
+		for i := len(req.Messages) - 1; i >= 0 && plan.parts[0] == nil; i-- {
+			if IsSystemRole(req.Messages[i].Role) {
+				plan.parts[0] = lastBreakpointPart(req.Messages[i].Parts)
+			}
+		}
+		if plan.parts[0] == nil {
+			plan.parts[0] = lastBreakpointPart(req.System)
+		}
 	}
 	// The last message's last block, and the last block before the user
 	// turn that ends the conversation.
@@ -124,6 +161,7 @@ func placeBreakpoints(req *codec.Request, ttl codec.CacheTTL, plan *CachePlan) *
 			}
 		}
 	}
+	last := i
 	// Back over the last user turn and the assistant turn before it, to
 	// the end of the previous request's conversation.
 	for ; i >= 0 && req.Messages[i].Role != codec.RoleAssistant; i-- {
@@ -138,10 +176,44 @@ func placeBreakpoints(req *codec.Request, ttl codec.CacheTTL, plan *CachePlan) *
 			}
 		}
 	}
+	// The conversation's breakpoints, when their prefixes are long
+	// enough: measured only as far as needed.
+	if target.MinTokens > 0 && !enough(size) {
+		for j := 0; j <= last && !enough(size); j++ {
+			if !IsSystemRole(req.Messages[j].Role) {
+				size += partsSize(req.Messages[j].Parts)
+			}
+			if j == i && !enough(size) {
+				plan.parts[2] = nil
+			}
+		}
+		if !enough(size) {
+			plan.parts[1] = nil
+		}
+	}
 	if plan.tool == nil && plan.parts == [3]*codec.Part{} {
 		return nil
 	}
 	return plan
+}
+
+// estimateTokens is a generous estimate of the tokens in size bytes of
+// prompt: three bytes a token, where English prose and code take about
+// four, so that a prefix is judged too short to cache only when it
+// certainly is.
+func estimateTokens(size int) int64 { return int64(size / 3) }
+
+// partsSize is the size of ps's content in bytes, for estimateTokens.
+func partsSize(ps []codec.Part) int {
+	n := 0
+	for i := range ps {
+		p := &ps[i]
+		n += len(p.Text) + len(p.Arguments) + len(p.ToolName) + len(p.Data) + len(p.URL)
+		if len(p.Content) > 0 {
+			n += partsSize(p.Content)
+		}
+	}
+	return n
 }
 
 // lastBreakpointPart returns the last part of ps that can carry a
@@ -155,20 +227,56 @@ func lastBreakpointPart(ps []codec.Part) *codec.Part {
 	return nil
 }
 
+// countBreakpoints counts the breakpoints of req that an encoder writes,
+// by section: what eachBreakpoint calls its function with, in one walk of
+// the conversation.
+func countBreakpoints(req *codec.Request) (count [sections]int) {
+	for i := range req.Tools {
+		if t := &req.Tools[i]; t.Cache != codec.CacheNone && t.Kind != codec.ToolWebSearch {
+			count[sectionTools]++
+		}
+	}
+	count[sectionSystem] = countPartBreakpoints(req.System)
+	for i := range req.Messages {
+		m := &req.Messages[i]
+		if n := countPartBreakpoints(m.Parts); n > 0 {
+			if IsSystemRole(m.Role) {
+				count[sectionSystem] += n
+			} else {
+				count[sectionMessages] += n
+			}
+		}
+	}
+	if req.Cache.Auto != codec.CacheNone {
+		count[sectionMessages]++
+	}
+	return count
+}
+
+// countPartBreakpoints counts the breakpoints of ps that an encoder
+// writes.
+func countPartBreakpoints(ps []codec.Part) (n int) {
+	for i := range ps {
+		if p := &ps[i]; p.Cache != codec.CacheNone && BreakpointPart(p) {
+			n++
+		}
+	}
+	return n
+}
+
 // HasBreakpoints reports whether req asks for a breakpoint an encoder
 // would write.
 func HasBreakpoints(req *codec.Request) bool {
-	found := false
-	eachBreakpoint(req, func(codec.CacheTTL, int) { found = true })
-	return found
+	return countBreakpoints(req) != [sections]int{}
 }
 
 // eachBreakpoint calls fn with every breakpoint of req that an encoder
 // writes and its section, in prompt order: tools, the system prompt, the
-// conversation, and last the automatic one.
-func eachBreakpoint(req *codec.Request, fn func(ttl codec.CacheTTL, section int)) {
+// conversation, and last the automatic one; those after tools only when
+// tools is set.
+func eachBreakpoint(req *codec.Request, tools bool, fn func(ttl codec.CacheTTL, section int)) {
 	for i := range req.Tools {
-		if t := &req.Tools[i]; t.Cache != codec.CacheNone && t.Kind != codec.ToolWebSearch {
+		if t := &req.Tools[i]; tools && t.Cache != codec.CacheNone && t.Kind != codec.ToolWebSearch {
 			fn(t.Cache, sectionTools)
 		}
 	}
@@ -213,6 +321,9 @@ func BreakpointPart(p *codec.Part) bool {
 func (c *CachePlan) Tool(t *codec.Tool) codec.CacheTTL {
 	if c != nil && c.placed {
 		return c.placedTTL(t == c.tool)
+	}
+	if c != nil && c.noTools {
+		return codec.CacheNone
 	}
 	return c.next(sectionTools, t.Cache)
 }
