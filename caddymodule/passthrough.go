@@ -102,8 +102,10 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 
 	var adjusted []rules.Adjustment
 	// A body is fitted when routing sent it to another model than the one
-	// it was made for, or when its model's refusals taught rules (learn.go).
-	if routed && upModel != model || h.learned.lookup(upModel) != nil {
+	// it was made for, when its model's refusals taught rules (learn.go),
+	// or when it asks for an hour of prompt cache its model does not have
+	// on this upstream (Claude before 4.5 on Bedrock refuses "1h").
+	if routed && upModel != model || h.learned.lookup(upModel) != nil || h.cacheHourRefused(x.upstream, upModel, body) {
 		var cerr *codec.Error
 		if body, adjusted, cerr = h.fitPassthrough(body, client, x.upstream, upModel); cerr != nil {
 			x.fail(w, client, cerr)

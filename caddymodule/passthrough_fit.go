@@ -1,6 +1,9 @@
 package caddymodule
 
 import (
+	"bytes"
+	"slices"
+
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/rules"
 	"github.com/llmbridge/llmbridge/mapping"
@@ -33,4 +36,13 @@ func (h *Handler) fitPassthrough(body []byte, p, upstream codec.Protocol, model 
 		return body, nil, codec.NewError(mapping.ErrInvalidRequest, "request body could not be fitted to "+model+": "+err.Error())
 	}
 	return out, adj, nil
+}
+
+// cacheHourRefused reports whether body, a passthrough body toward model
+// on upstream, may ask for the one-hour cache lifetime that the model's
+// rule says it does not have there; the body's bytes are searched only
+// for such a model.
+func (h *Handler) cacheHourRefused(upstream codec.Protocol, model string, body []byte) bool {
+	r := h.ruleFor(model)
+	return r != nil && slices.Contains(r.CacheFiveMinutesOnlyOn, string(upstream)) && bytes.Contains(body, []byte(`"1h"`))
 }

@@ -2,285 +2,335 @@ package caddytest
 
 import (
 	"fmt"
-	"hash/fnv"
 	"net/http"
-	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/llmbridge/llmbridge/codec"
 )
 
-// cacheSession is how many turns TestCacheShare's agent session has, and
+// cacheTurns is how many turns TestCacheShare's sessions have, and
 // cacheFromTurn the first turn whose cache share it judges (the first
 // turns write the cache the later ones read).
 const (
-	cacheSession  = 6
+	cacheTurns    = 6
 	cacheFromTurn = 3
 )
 
-// TestCacheShare replays an agent session (a long system prompt, eight
-// tools, a tool loop that grows by a call and its result every turn) from
-// a client of every protocol through llmbridge to every upstream family,
-// and measures with a prompt-cache simulator (cacheSim) the share of each
-// upstream request's input that a provider would read from its cache.
-// Natively (the client of the upstream's own protocol, passed through, an
-// Anthropic or Converse client placing breakpoints where Claude Code
-// places them) is the reference: from the third turn on, every client
-// must get at least 90% of that share through llmbridge.
-func TestCacheShare(t *testing.T) {
-	env := setup(t)
-	clients := []proto{anthropicMsgs, openaiResponses, openaiChat, gemini, bedrockConverse}
-	upstreams := []proto{anthropicMsgs, bedrockConverse, openaiResponses, openaiChat, gemini}
-	var table strings.Builder
-	table.WriteString("| client \\ upstream |")
-	for _, up := range upstreams {
-		table.WriteString(" " + string(up) + " |")
-	}
-	table.WriteString("\n|---|" + strings.Repeat("---|", len(upstreams)) + "\n")
-	shares := map[[2]proto]float64{}
-	for _, up := range upstreams {
-		for _, cp := range clients {
-			shares[[2]proto{cp, up}] = runCacheSession(t, env, cp, up)
-		}
-	}
-	for _, cp := range clients {
-		table.WriteString("| " + string(cp) + " |")
-		for _, up := range upstreams {
-			native := shares[[2]proto{up, up}]
-			got := shares[[2]proto{cp, up}]
-			fmt.Fprintf(&table, " %.0f%% |", 100*got)
-			if got < 0.9*native {
-				t.Errorf("%s -> %s: %.0f%% of the input read from the cache from turn %d on, natively %.0f%%: less than 90%% of it",
-					cp, up, 100*got, cacheFromTurn, 100*native)
-			}
-		}
-		table.WriteString("\n")
-	}
-	t.Logf("share of input tokens read from the cache, turns %d-%d (the diagonal is native):\n%s", cacheFromTurn, cacheSession, table.String())
+// agentShape is the shape of an agent CLI's session, as the CLIs send
+// them (../shared/notes/clients.md): the system prompt's blocks, whether
+// it comes as developer messages, how many tools and how large, and how
+// large each tool result is.
+type agentShape struct {
+	name        string
+	system      []int // the system prompt's blocks, in bytes
+	developer   bool  // the system prompt as developer messages (Codex)
+	tools       int
+	toolBytes   int
+	resultBytes int
 }
 
-// runCacheSession sends the session's turns from a client of cp through
-// llmbridge to up and returns the share of the input of turns
-// cacheFromTurn on that the simulator reads from its cache.
-func runCacheSession(t *testing.T, env *testEnv, cp, up proto) float64 {
-	t.Helper()
-	m := env.mocks[up]
-	sim := newCacheSim(up)
-	model := aliasFor(up)
-	var read, total int
-	for turn := 1; turn <= cacheSession; turn++ {
-		m.reset()
-		req := agentSession(turn)
-		if cp == anthropicMsgs || cp == bedrockConverse {
-			placeClaudeCodeBreakpoints(req)
-		}
-		if cp == openaiResponses {
-			req.Cache.Key = "codex-session-1" // Codex sends its conversation id
-		}
-		// The client's body names the routed alias; a Converse client's
-		// model is in its path, and its body is written for Claude.
-		encodeModel := model
-		if cp == bedrockConverse {
-			encodeModel = bedrockConverse.defaultModel()
-		}
-		body, err := codec.AppendRequest(nil, codec.Protocol(cp), req, codec.EncodeOptions{Model: encodeModel})
-		if err != nil {
-			t.Fatalf("%s turn %d: encoding the client's request: %v", cp, turn, err)
-		}
-		res := do(t, newClientRequest(t, http.MethodPost, env.routed[up], cp, model, body))
-		if res.Status != http.StatusOK {
-			t.Fatalf("%s -> %s turn %d: status %d: %s", cp, up, turn, res.Status, res.Body)
-		}
-		rec, _ := m.lastRequest()
-		if rec == nil {
-			t.Fatalf("%s -> %s turn %d: no upstream request", cp, up, turn)
-		}
-		r, n := sim.request(rec.Body)
-		if turn >= cacheFromTurn {
-			read, total = read+r, total+n
-		}
+// The shapes of the sessions of the CLIs each client protocol stands for.
+var (
+	claudeCodeShape = agentShape{name: "Claude Code", system: []int{60, 120, 28 << 10}, tools: 12, toolBytes: 1400, resultBytes: 2500}
+	codexShape      = agentShape{name: "Codex", system: []int{14 << 10, 2 << 10}, developer: true, tools: 9, toolBytes: 900, resultBytes: 3000}
+	geminiCLIShape  = agentShape{name: "Gemini CLI", system: []int{20 << 10}, tools: 16, toolBytes: 700, resultBytes: 2000}
+	qwenCodeShape   = agentShape{name: "Qwen Code", system: []int{16 << 10}, tools: 14, toolBytes: 800, resultBytes: 2000}
+	converseShape   = agentShape{name: "a Converse agent", system: []int{8 << 10}, tools: 6, toolBytes: 600, resultBytes: 1500}
+)
+
+// shapeOf is the session shape of a client of protocol p: Claude Code's
+// for Anthropic's protocols (it speaks each), Codex's for Responses,
+// Gemini CLI's for Gemini, Qwen Code's for Chat.
+func shapeOf(p proto) agentShape {
+	switch {
+	case p.isAnthropic():
+		return claudeCodeShape
+	case p == openaiResponses:
+		return codexShape
+	case p == openaiChat:
+		return qwenCodeShape
+	case p == bedrockConverse:
+		return converseShape
 	}
-	if total == 0 {
-		t.Fatalf("%s -> %s: no input measured", cp, up)
-	}
-	return float64(read) / float64(total)
+	return geminiCLIShape
 }
 
-// agentSession is turn n of an agent session as a canonical request: a 12
-// KB system prompt, eight tools, a task, and n-1 steps of the agent's tool
-// loop (a call and its result), ending with the user's side.
-func agentSession(n int) *codec.Request {
-	req := &codec.Request{
-		System:    []codec.Part{{Type: codec.PartText, Text: strings.Repeat("You are a careful coding agent working in a large repository. ", 200)}},
-		MaxTokens: codec.OptInt{Value: 1024, Set: true},
+// turn is turn n of a session of shape s as a canonical request: its
+// system prompt and tools, a task, and n-1 steps of the agent's tool loop
+// (a call and its result), ending with the user's side.
+func (s agentShape) turn(n int) *codec.Request {
+	req := &codec.Request{MaxTokens: codec.OptInt{Value: 1024, Set: true}}
+	for i, size := range s.system {
+		text := filler(fmt.Sprintf("System block %d of %s: be careful and precise. ", i, s.name), size)
+		if s.developer {
+			req.Messages = append(req.Messages, codec.Message{Role: codec.RoleDeveloper, Parts: []codec.Part{{Type: codec.PartText, Text: text}}})
+		} else {
+			req.System = append(req.System, codec.Part{Type: codec.PartText, Text: text})
+		}
 	}
-	for i := range 8 {
+	for i := range s.tools {
 		req.Tools = append(req.Tools, codec.Tool{Name: fmt.Sprintf("tool_%d", i),
-			Description: strings.Repeat(fmt.Sprintf("Tool %d does one thing well. ", i), 12),
+			Description: filler(fmt.Sprintf("Tool %d does one thing well. ", i), s.toolBytes),
 			Parameters:  `{"type":"object","properties":{"path":{"type":"string","description":"A file path."}},"required":["path"]}`})
 	}
 	req.Messages = append(req.Messages, codec.Message{Role: codec.RoleUser, Parts: []codec.Part{{Type: codec.PartText, Text: "Fix the failing test in the parser package."}}})
 	for i := 1; i < n; i++ {
 		id := fmt.Sprintf("call_%d", i)
-		name := fmt.Sprintf("tool_%d", i%8)
+		name := fmt.Sprintf("tool_%d", i%s.tools)
 		req.Messages = append(req.Messages,
 			codec.Message{Role: codec.RoleAssistant, Parts: []codec.Part{
 				{Type: codec.PartText, Text: fmt.Sprintf("Step %d: reading the next file.", i)},
 				{Type: codec.PartToolCall, ToolCallID: id, ToolName: name, Arguments: fmt.Sprintf(`{"path":"pkg/file_%d.go"}`, i)}}},
 			codec.Message{Role: codec.RoleUser, Parts: []codec.Part{
-				{Type: codec.PartToolResult, ToolCallID: id, ToolName: name, Content: []codec.Part{{Type: codec.PartText, Text: strings.Repeat(fmt.Sprintf("line %d of file %d\n", i, i), 60)}}}}})
+				{Type: codec.PartToolResult, ToolCallID: id, ToolName: name, Content: []codec.Part{{Type: codec.PartText, Text: filler(fmt.Sprintf("line of file %d\n", i), s.resultBytes)}}}}})
 	}
 	return req
 }
 
-// placeClaudeCodeBreakpoints marks req's breakpoints as Claude Code places
-// its own: after the last tool, the system prompt, the last message, and
-// the last message of the previous request.
-func placeClaudeCodeBreakpoints(req *codec.Request) {
-	req.Tools[len(req.Tools)-1].Cache = codec.CacheDefault
-	req.System[len(req.System)-1].Cache = codec.CacheDefault
-	last := len(req.Messages) - 1
-	lastPart := func(i int) *codec.Part { return &req.Messages[i].Parts[len(req.Messages[i].Parts)-1] }
-	lastPart(last).Cache = codec.CacheDefault
-	if last >= 2 {
-		lastPart(last - 2).Cache = codec.CacheDefault
-	}
+// filler repeats unit to about size bytes.
+func filler(unit string, size int) string {
+	return strings.Repeat(unit, max(1, size/len(unit)))
 }
 
-// cacheSim simulates a provider's prompt cache, as the providers document
-// it. Anthropic's protocols and Converse cache explicitly: a breakpoint
-// writes the prefix up to its block, and a request reads the longest
-// cached prefix that ends at a breakpoint or up to twenty blocks before
-// it. OpenAI and Gemini cache automatically: every prefix of 1024 tokens
-// and more, in steps of 128, is kept and read. The prompt's order is
-// tools, system, messages, whatever the JSON's. Tokens are counted as four
-// bytes. Entries do not expire within a session.
-type cacheSim struct {
-	explicit bool
-	up       proto
-	entries  map[uint64]bool
-}
-
-func newCacheSim(up proto) *cacheSim {
-	return &cacheSim{up: up, explicit: up.isAnthropic() || up == bedrockConverse, entries: map[uint64]bool{}}
-}
-
-// Simulated cache granularity, in bytes (four per token).
-const (
-	cacheMinBytes  = 1024 * 4
-	cacheStepBytes = 128 * 4
-	cacheLookback  = 20
-)
-
-// request measures one upstream request body: the tokens read from the
-// cache and the input tokens in all; it then caches what the request
-// writes.
-func (c *cacheSim) request(body []byte) (read, total int) {
-	blocks, breaks := c.blocks(body)
-	if !c.explicit {
-		prompt := strings.Join(blocks, "\x00")
-		best := 0
-		for end := cacheMinBytes; end <= len(prompt); end += cacheStepBytes {
-			h := hashBytes([]byte(prompt[:end]))
-			if c.entries[h] {
-				best = end
-			}
-			c.entries[h] = true
+// addNativeHints adds what a client of protocol p asks of the prompt cache
+// itself (a breakpoint already set keeps its lifetime): breakpoints where Claude Code places them (the last two blocks
+// of the system prompt, the last message and the one where the previous
+// request ended) for Anthropic's protocols and Converse; Codex's
+// conversation id as prompt_cache_key for Responses; nothing for Chat and
+// Gemini, whose providers cache by themselves.
+func addNativeHints(p proto, req *codec.Request) {
+	switch {
+	case p.isAnthropic() || p == bedrockConverse:
+		var system []*codec.Part
+		for i := range req.System {
+			system = append(system, &req.System[i])
 		}
-		return best / 4, len(prompt) / 4
-	}
-	h := fnv.New64a()
-	prefix := make([]uint64, len(blocks))
-	size := make([]int, len(blocks))
-	n := 0
-	for i, b := range blocks {
-		h.Write([]byte(b))
-		h.Write([]byte{0})
-		prefix[i] = h.Sum64()
-		n += len(b)
-		size[i] = n
-	}
-	best := 0
-	for _, bp := range breaks {
-		for j := bp; j >= 0 && j >= bp-cacheLookback; j-- {
-			if c.entries[prefix[j]] {
-				best = max(best, size[j])
-				break
+		for i := range req.Messages {
+			if m := &req.Messages[i]; m.Role == codec.RoleDeveloper || m.Role == codec.RoleSystem {
+				system = append(system, &m.Parts[len(m.Parts)-1])
 			}
 		}
-	}
-	for _, bp := range breaks {
-		if size[bp] >= cacheMinBytes {
-			c.entries[prefix[bp]] = true
+		for _, part := range system[max(0, len(system)-2):] {
+			if part.Cache == codec.CacheNone {
+				part.Cache = codec.CacheDefault
+			}
 		}
+		lastPart := func(i int) *codec.Part { return &req.Messages[i].Parts[len(req.Messages[i].Parts)-1] }
+		last := len(req.Messages) - 1
+		lastPart(last).Cache = codec.CacheDefault
+		if prev := last - 2; prev >= 0 && req.Messages[prev].Role == codec.RoleUser {
+			lastPart(prev).Cache = codec.CacheDefault
+		}
+	case p == openaiResponses:
+		req.Cache.Key = "codex-session-1"
 	}
-	return best / 4, n / 4
 }
 
-// cacheControl matches a breakpoint's member, which is not part of the
-// cached content.
-var cacheControl = regexp.MustCompile(`,?"cache_control":\{[^}]*\}`)
+// TestCacheShare replays agent sessions shaped like the CLIs' (Claude
+// Code, Codex, Gemini CLI, Qwen Code, a Converse agent) from a client of
+// every protocol through llmbridge to every upstream family that caches,
+// whose mocks implement prompt caching as the providers document it
+// (cache_mock_test.go), and measures the share of input tokens read from
+// the cache as the client's own usage reports it (which must equal what
+// the mock counted, in the client protocol's meaning). The reference is
+// the same session sent natively (by a client of the upstream's own
+// protocol, with that protocol's own cache hints, passed through): from
+// the third turn on every client must get at least 90% of it.
+func TestCacheShare(t *testing.T) {
+	env := setup(t)
+	protos := []proto{anthropicMsgs, vertexAnthropic, bedrockAnthropic, bedrockConverse, openaiResponses, openaiChat, gemini}
+	var table strings.Builder
+	table.WriteString("| client (session) \\ upstream |")
+	for _, up := range protos {
+		table.WriteString(" " + string(up) + " |")
+	}
+	table.WriteString("\n|---|" + strings.Repeat("---|", len(protos)) + "\n")
+	for _, cp := range protos {
+		shape := shapeOf(cp)
+		fmt.Fprintf(&table, "| %s (%s) |", cp, shape.name)
+		for _, up := range protos {
+			got := runCacheSession(t, env, shape, cp, up)
+			native := got
+			if cp != up {
+				native = runCacheSession(t, env, shape, up, up)
+			}
+			fmt.Fprintf(&table, " %.0f%% (%.0f%%) |", 100*got, 100*native)
+			if got < 0.9*native {
+				t.Errorf("%s session, %s -> %s: %.0f%% of the input read from the cache from turn %d on, natively %.0f%%: less than 90%% of it",
+					shape.name, cp, up, 100*got, cacheFromTurn, 100*native)
+			}
+		}
+		table.WriteString("\n")
+	}
+	t.Logf("share of input tokens read from the cache, turns %d-%d, through llmbridge (natively):\n%s", cacheFromTurn, cacheTurns, table.String())
+}
 
-// blocks returns the blocks of a request body in prompt order (tools,
-// system, messages, whatever the JSON's order; a message's role starts its
-// first block) and, for the explicit protocols, the indexes of the blocks
-// a breakpoint follows. Anthropic's and Converse's messages are split into
-// their content blocks, where breakpoints go; the others' messages are a
-// block each.
-func (c *cacheSim) blocks(body []byte) (blocks []string, breaks []int) {
+// runCacheSession sends the turns of a session of shape from a client of
+// cp through llmbridge to up, whose mock caches prompts, and returns the
+// share of the input of turns cacheFromTurn on that the client's usage
+// says was read from the cache.
+func runCacheSession(t *testing.T, env *testEnv, shape agentShape, cp, up proto) float64 {
+	t.Helper()
+	m := env.mocks[up]
+	m.reset()
+	m.simulateCache()
+	defer m.reset()
+	var read, total int64
+	for turn := 1; turn <= cacheTurns; turn++ {
+		rec, r, n := sendCacheTurn(t, env, shape.turn(turn), cp, up, "")
+		if turn >= cacheFromTurn {
+			read, total = read+r, total+n
+		}
+		if rec.Cache.Total == 0 {
+			t.Fatalf("%s -> %s turn %d: the mock measured no input", cp, up, turn)
+		}
+	}
+	if v := m.takeViolations(); len(v) > 0 {
+		t.Errorf("%s -> %s: the upstream refused requests: %v", cp, up, v)
+	}
+	return float64(read) / float64(total)
+}
+
+// sendCacheTurn sends req, with the native hints of a client of cp, from
+// that client through llmbridge to up (at site, or the routed site when
+// ""), and returns what the mock received and the cache reads and input
+// the client's answer reports, after checking them against the mock's
+// count.
+func sendCacheTurn(t *testing.T, env *testEnv, req *codec.Request, cp, up proto, site string) (*recordedRequest, int64, int64) {
+	t.Helper()
+	addNativeHints(cp, req)
+	model := aliasFor(up)
+	if site == "" {
+		site = env.routed[up]
+	}
+	// The client's body names the routed alias; a Converse client's
+	// model is in its path, and its body is written for Claude.
+	encodeModel := model
+	if cp == bedrockConverse {
+		encodeModel = bedrockConverse.defaultModel()
+	}
+	body, err := codec.AppendRequest(nil, codec.Protocol(cp), req, codec.EncodeOptions{Model: encodeModel})
+	if err != nil {
+		t.Fatalf("%s: encoding the client's request: %v", cp, err)
+	}
+	m := env.mocks[up]
+	res := do(t, newClientRequest(t, http.MethodPost, site, cp, model, body))
+	if res.Status != http.StatusOK {
+		t.Fatalf("%s -> %s: status %d: %s", cp, up, res.Status, res.Body)
+	}
+	rec, _ := m.lastRequest()
+	if rec == nil {
+		t.Fatalf("%s -> %s: no upstream request", cp, up)
+	}
+	read, written, total := clientCacheUsage(cp, res.Body)
+	want := rec.Cache
+	if !cp.reportsCacheWrites() || !up.reportsCacheWrites() {
+		want.Written = 0
+	}
+	if read != int64(want.Read) || written != int64(want.Written) || total != int64(want.Total) {
+		t.Errorf("%s -> %s: the client's usage says %d read from the cache, %d written, %d input; the upstream counted %+v\n%s",
+			cp, up, read, written, total, want, res.Body)
+	}
+	return rec, read, total
+}
+
+// reportsCacheWrites reports whether p's usage counts the tokens written
+// to the prompt cache: Anthropic's cache_creation_input_tokens, Converse's
+// cacheWriteInputTokens.
+func (p proto) reportsCacheWrites() bool { return p.isAnthropic() || p == bedrockConverse }
+
+// clientCacheUsage reads the cache reads and writes and the whole input a
+// client of p is told of, in tokens: Anthropic's and Converse's input
+// counts exclude the cached tokens, OpenAI's and Gemini's include them.
+func clientCacheUsage(p proto, body []byte) (read, written, total int64) {
 	root := gjson.ParseBytes(body)
-	add := func(raw, prefix string) {
-		if c.up == bedrockConverse && strings.HasPrefix(raw, `{"cachePoint"`) {
-			if len(blocks) > 0 {
-				breaks = append(breaks, len(blocks)-1)
-			}
-			return
-		}
-		if c.explicit && cacheControl.MatchString(raw) {
-			breaks = append(breaks, len(blocks))
-		}
-		blocks = append(blocks, prefix+cacheControl.ReplaceAllString(raw, ""))
+	switch {
+	case p.isAnthropic():
+		u := root.Get("usage")
+		read, written = u.Get("cache_read_input_tokens").Int(), u.Get("cache_creation_input_tokens").Int()
+		return read, written, u.Get("input_tokens").Int() + read + written
+	case p == bedrockConverse:
+		u := root.Get("usage")
+		read, written = u.Get("cacheReadInputTokens").Int(), u.Get("cacheWriteInputTokens").Int()
+		return read, written, u.Get("inputTokens").Int() + read + written
+	case p == openaiChat:
+		return root.Get("usage.prompt_tokens_details.cached_tokens").Int(), 0, root.Get("usage.prompt_tokens").Int()
+	case p == openaiResponses:
+		return root.Get("usage.input_tokens_details.cached_tokens").Int(), 0, root.Get("usage.input_tokens").Int()
 	}
-	tools, system, messages := "tools", "system", "messages"
-	switch c.up {
-	case bedrockConverse:
-		tools = "toolConfig.tools"
-	case openaiResponses:
-		system, messages = "instructions", "input"
-	case gemini:
-		system, messages = "systemInstruction", "contents"
-	}
-	root.Get(tools).ForEach(func(_, v gjson.Result) bool { add(v.Raw, "tool:"); return true })
-	if s := root.Get(system); s.IsArray() {
-		s.ForEach(func(_, v gjson.Result) bool { add(v.Raw, "system:"); return true })
-	} else if s.Exists() {
-		add(s.Raw, "system:")
-	}
-	root.Get(messages).ForEach(func(_, m gjson.Result) bool {
-		if !c.explicit {
-			add(m.Raw, "")
-			return true
-		}
-		role := m.Get("role").Str + ":"
-		if b := m.Get("content"); b.Type == gjson.String {
-			add(b.Raw, role)
-		} else {
-			b.ForEach(func(_, v gjson.Result) bool { add(v.Raw, role); role = ""; return true })
-		}
-		return true
-	})
-	if c.explicit && root.Get("cache_control").Exists() && len(blocks) > 0 {
-		breaks = append(breaks, len(blocks)-1)
-	}
-	return blocks, breaks
+	return root.Get("usageMetadata.cachedContentTokenCount").Int(), 0, root.Get("usageMetadata.promptTokenCount").Int()
 }
 
-// hashBytes is the FNV-1a hash of b.
-func hashBytes(b []byte) uint64 {
-	h := fnv.New64a()
-	h.Write(b)
-	return h.Sum64()
+// TestCacheLifetime pauses a session for six minutes: a prefix cached for
+// an hour is still read, one cached for five minutes is not. Claude Sonnet
+// 4 has the hour on Anthropic's API but not on Bedrock, whose mock
+// refuses a "1h" breakpoint for it: there llmbridge writes the default
+// lifetime, and the pause loses the cache.
+func TestCacheLifetime(t *testing.T) {
+	env := setup(t)
+	for _, c := range []struct {
+		up       proto
+		ttl      codec.CacheTTL
+		wantRead bool
+	}{
+		{anthropicMsgs, codec.Cache1h, true},
+		{anthropicMsgs, codec.CacheDefault, false},
+		{bedrockConverse, codec.Cache1h, false},
+		{bedrockAnthropic, codec.Cache1h, false},
+	} {
+		t.Run(fmt.Sprintf("%s %v", c.up, c.ttl), func(t *testing.T) {
+			m := env.mocks[c.up]
+			m.reset()
+			sim := m.simulateCache()
+			defer m.reset()
+			var read, total int64
+			for turn := 1; turn <= 3; turn++ {
+				if turn == 3 {
+					sim.advance(6 * time.Minute)
+				}
+				req := claudeCodeShape.turn(turn)
+				for i := range req.System {
+					req.System[i].Cache = c.ttl
+				}
+				_, read, total = sendCacheTurn(t, env, req, anthropicMsgs, c.up, "")
+			}
+			if v := m.takeViolations(); len(v) > 0 {
+				t.Fatalf("the upstream refused requests: %v", v)
+			}
+			if got := read > total/2; got != c.wantRead {
+				t.Errorf("after the pause %d of %d input tokens were read from the cache; want the system prompt read: %v", read, total, c.wantRead)
+			}
+		})
+	}
+}
+
+// TestCacheSimInvalidation holds the mocks' cache to what invalidates a
+// prefix: a change of the tools loses everything after them, a change of
+// the system prompt keeps the tools' prefix.
+func TestCacheSimInvalidation(t *testing.T) {
+	sim := newCacheSim(anthropicMsgs)
+	tools := `"tools":[{"name":"t","description":"` + strings.Repeat("d", 8000) + `","input_schema":{"type":"object"},"cache_control":{"type":"ephemeral"}}]`
+	body := func(tools, system string) []byte {
+		return []byte(`{"model":"claude-sonnet-4-5","max_tokens":10,` + tools + `,"system":[{"type":"text","text":"` + system + `","cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":"hi"}]}`)
+	}
+	system := strings.Repeat("s", 8000)
+	if u := sim.request("claude-sonnet-4-5", body(tools, system)); u.Read != 0 || u.Written == 0 {
+		t.Fatalf("first request %+v: want a write and no read", u)
+	}
+	if u := sim.request("claude-sonnet-4-5", body(tools, system)); u.Read < u.Total*9/10 {
+		t.Errorf("the same request again %+v: want the prefix read", u)
+	}
+	if u := sim.request("claude-sonnet-4-5", body(tools, strings.Repeat("S", 12000))); u.Read == 0 || u.Read > u.Total/2 {
+		t.Errorf("the system prompt changed %+v: want only the tools read", u)
+	}
+	if u := sim.request("claude-sonnet-4-5", body(strings.Replace(tools, `"t"`, `"u"`, 1), system)); u.Read != 0 {
+		t.Errorf("the tools changed %+v: want nothing read", u)
+	}
+	if u := sim.request("claude-opus-4-5", body(`"tools":[]`, strings.Repeat("x", 3000))); u.Written != 0 {
+		t.Errorf("a prefix below the model's minimum %+v: want nothing written", u)
+	}
 }

@@ -60,10 +60,16 @@
 //     truncation, resets and JSON errors through every SDK, client
 //     cancellation (propagation delay and goroutine leaks), and every
 //     streamed recording replayed to every client.
-//   - cache_share_test.go: an agent session from a client of every
-//     protocol to every upstream family, with a prompt-cache simulator
-//     fed the upstream bodies: from the third turn the share of input read
-//     from the cache is at least 90% of native.
+//   - cache_mock_test.go: the mocks' prompt cache as the providers
+//     document it (explicit breakpoints with lifetimes and a twenty-block
+//     look-back for Anthropic's protocols and Converse, automatic prefixes
+//     for OpenAI and Gemini, per-model minimums, a clock a test advances)
+//     and the breakpoint rules the mocks enforce; cache_share_test.go:
+//     sessions shaped like Claude Code's, Codex's, Gemini CLI's, Qwen
+//     Code's and a Converse agent's from a client of every protocol to
+//     every upstream family, the share of input read from the cache as
+//     the client's usage reports it (equal to the mock's count), at least
+//     90% of native from the third turn; lifetimes across a pause.
 //   - streaming_awsfaults_test.go: broken event stream messages from both
 //     Bedrock upstreams (bad CRCs, undecodable chunks, events without a
 //     type, a 2 GiB length, a cut message), sent with the text before them

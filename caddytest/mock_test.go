@@ -29,6 +29,9 @@ type recordedRequest struct {
 	Body   []byte
 	// Stream reports that the request asked for a streamed answer.
 	Stream bool
+	// Cache is what the request read from and wrote to the mock's prompt
+	// cache, when the test gave the mock one (simulateCache).
+	Cache cacheUse
 }
 
 // model returns the model the request names, from the path or the body.
@@ -103,6 +106,9 @@ type mockUpstream struct {
 	// (tools_mock_test.go): a request it finds problems in is a violation
 	// and answered 400, like any invalid request.
 	check func(body []byte) []string
+	// cache, when set, is the prompt cache whose reads and writes the
+	// answers' usage reports (cache_mock_test.go).
+	cache *cacheSim
 }
 
 func newMockUpstream(p proto) *mockUpstream {
@@ -122,6 +128,7 @@ func (m *mockUpstream) resetLocked() {
 	m.scenario = nil
 	m.stream = streamPlan{}
 	m.check = nil
+	m.cache = nil
 	m.reply = reply{Text: "Olá from " + string(m.proto) + "! \"quoted\" ✓", Stop: "end", Usage: defaultUsage}
 }
 
@@ -157,6 +164,16 @@ func (m *mockUpstream) setReply(r reply) {
 	m.reply = r
 }
 
+// simulateCache gives the mock a prompt cache (until the next reset): the
+// usage of its answers reports what each request read from it and wrote
+// to it.
+func (m *mockUpstream) simulateCache() *cacheSim {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.cache = newCacheSim(m.proto)
+	return m.cache
+}
+
 // lastRequest returns the last request received and how many there were.
 func (m *mockUpstream) lastRequest() (*recordedRequest, int) {
 	m.mu.Lock()
@@ -189,13 +206,17 @@ func (m *mockUpstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		// Every mock holds requests to the rules of the model they name,
 		// as the provider would (modelrules_mock_test.go).
 		problems = append(problems, enforceModelRules(m.proto, rec.model(m.proto), rec.Body)...)
+		problems = append(problems, validateCache(m.proto, rec.model(m.proto), rec.Body)...)
 	}
 	rec.Stream = streamRequested(m.proto, rec)
 	m.mu.Lock()
-	check := m.check
+	check, cache := m.check, m.cache
 	m.mu.Unlock()
 	if check != nil && len(problems) == 0 {
 		problems = append(problems, check(rec.Body)...)
+	}
+	if cache != nil && len(problems) == 0 {
+		rec.Cache = cache.request(rec.model(m.proto), rec.Body)
 	}
 
 	m.mu.Lock()
@@ -206,6 +227,9 @@ func (m *mockUpstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	sc, rep, plan := m.scenario, m.reply, m.stream
 	m.mu.Unlock()
+	if cache != nil && len(problems) == 0 {
+		rep.Usage = usage{Input: int64(rec.Cache.Total), CacheRead: int64(rec.Cache.Read), CacheWrite: int64(rec.Cache.Written), Output: 10}
+	}
 
 	// Real providers compress whatever the client accepts; so do the mocks.
 	gz := strings.Contains(r.Header.Get("Accept-Encoding"), "gzip")

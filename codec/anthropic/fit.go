@@ -3,6 +3,8 @@ package anthropic
 import (
 	"strings"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/internal/wire"
 	"github.com/llmbridge/llmbridge/mapping"
@@ -56,10 +58,49 @@ func fitAnthropicBody(edit *wire.BodyEdit, param string, req *codec.Request) {
 		edit.Delete("tool_choice")
 	case "stop_sequences":
 		edit.Delete("stop_sequences")
+	case "cache_control.ttl":
+		dropHourTTLs(edit)
 	default:
 		wire.PatchSampling(edit, param, req, "")
 		if n, ok := strings.CutPrefix(param, "messages["); ok {
 			edit.Delete("messages." + strings.TrimSuffix(n, "]"))
 		}
+	}
+}
+
+// dropHourTTLs deletes every breakpoint's "ttl": "1h" (on system, message
+// and nested tool-result blocks, tools, and the top-level one), leaving the
+// default lifetime, for a model that offers no hour on its upstream.
+func dropHourTTLs(edit *wire.BodyEdit) {
+	var paths []string
+	var blocks func(v gjson.Result, path string)
+	blocks = func(v gjson.Result, path string) {
+		v.ForEach(func(k, b gjson.Result) bool {
+			at := path + "." + k.String()
+			if b.Get("cache_control.ttl").Str == "1h" {
+				paths = append(paths, at+".cache_control.ttl")
+			}
+			if c := b.Get("content"); c.IsArray() {
+				blocks(c, at+".content")
+			}
+			return true
+		})
+	}
+	root := gjson.ParseBytes(edit.Body)
+	if s := root.Get("system"); s.IsArray() {
+		blocks(s, "system")
+	}
+	blocks(root.Get("tools"), "tools")
+	root.Get("messages").ForEach(func(k, m gjson.Result) bool {
+		if c := m.Get("content"); c.IsArray() {
+			blocks(c, "messages."+k.String()+".content")
+		}
+		return true
+	})
+	if root.Get("cache_control.ttl").Str == "1h" {
+		paths = append(paths, "cache_control.ttl")
+	}
+	for _, p := range paths {
+		edit.Delete(p)
 	}
 }

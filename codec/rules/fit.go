@@ -101,10 +101,43 @@ func Fit(req *codec.Request, r *Rule, opts *Options, adj []Adjustment) ([]Adjust
 		MinTokens:       f.r.CacheMinTokens,
 		FiveMinutesOnly: slices.Contains(f.r.CacheFiveMinutesOnlyOn, string(opts.Protocol)),
 	}
+	if t.Cache.FiveMinutesOnly {
+		f.cacheHour()
+	}
 	return f.adj, t
 }
 
 var noRule Rule
+
+// cacheHour gives the request's breakpoints that ask for an hour the
+// default lifetime, for a model that offers only five minutes on this
+// upstream (which refuses "1h" for it).
+func (f *fitter) cacheHour() {
+	changed := false
+	shorten := func(c *codec.CacheTTL) {
+		if *c == codec.Cache1h {
+			*c, changed = codec.CacheDefault, true
+		}
+	}
+	var parts func(ps []codec.Part)
+	parts = func(ps []codec.Part) {
+		for i := range ps {
+			shorten(&ps[i].Cache)
+			parts(ps[i].Content)
+		}
+	}
+	for i := range f.req.Tools {
+		shorten(&f.req.Tools[i].Cache)
+	}
+	parts(f.req.System)
+	for i := range f.req.Messages {
+		parts(f.req.Messages[i].Parts)
+	}
+	shorten(&f.req.Cache.Auto)
+	if changed {
+		f.add(f.opts.Provider+".cache.ttl", "cache_control.ttl", "", "a one-hour cache lifetime is not offered for "+f.opts.Model+" on "+string(f.opts.Protocol), ClassAdjust)
+	}
+}
 
 // fitter holds one Fit call's state.
 type fitter struct {
