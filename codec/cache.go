@@ -35,6 +35,10 @@ type Cache struct {
 	// Retention is how long OpenAI keeps a cached prefix ("in_memory" or
 	// "24h", prompt_cache_retention), or "".
 	Retention string
+	// Explicit asks that only the request's own breakpoints be cached
+	// (OpenAI's prompt_cache_options.mode "explicit"): no automatic
+	// breakpoint, and none placed by a CachePolicy.
+	Explicit bool
 }
 
 // CachePolicy is how an encoder asks for prompt caching that the client

@@ -82,7 +82,9 @@ var policyExamples = map[codec.Protocol]map[string][]string{
 		"prediction":                         {"prediction", `{"type":"content","content":"x"}`},
 		"web_search_options":                 {"web_search_options", `{}`},
 		"messages[].name":                    {"messages.0.name", `"bob"`},
-		"messages[].role (function)":         {"messages", `[{"role":"user","content":"Hi"},{"role":"function","name":"f","content":"x"}]`},
+		"prompt_cache_options":               {"prompt_cache_options", `{"mode":"explicit"}`},
+		"messages[].content[].prompt_cache_breakpoint": {"messages", `[{"role":"user","content":[{"type":"text","text":"Hi","prompt_cache_breakpoint":{"mode":"explicit"}}]}]`},
+		"messages[].role (function)":                   {"messages", `[{"role":"user","content":"Hi"},{"role":"function","name":"f","content":"x"}]`},
 		"messages[].tool_calls": {"tools", exChatTools, "messages", `[{"role":"user","content":"Hi"},` +
 			`{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},` +
 			`{"role":"tool","tool_call_id":"c1","content":"ok"}]`},
@@ -138,7 +140,7 @@ var policyExamples = map[codec.Protocol]map[string][]string{
 		"background":                {"background", `true`},
 		"top_logprobs":              {"top_logprobs", `2`},
 		"previous_response_id":      {"previous_response_id", `"resp_1"`},
-		"prompt_cache_options":      {"prompt_cache_options", `{"mode":"x"}`},
+		"prompt_cache_options":      {"prompt_cache_options", `{"mode":"explicit"}`},
 		"access_programs":           {"access_programs", `["p"]`},
 		"reasoning.mode":            {"reasoning", `{"mode":"x"}`},
 		"conversation":              {"conversation", `"conv_1"`},

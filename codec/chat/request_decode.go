@@ -40,6 +40,9 @@ type chatRequestDecoder struct {
 	user             gjson.Result
 	safetyIdentifier gjson.Result
 
+	// cacheTTL is prompt_cache_options.ttl, for every breakpoint.
+	cacheTTL codec.CacheTTL
+
 	// parts is the one backing array that the content of every message and
 	// of the system prompt is sub-sliced from.
 	parts []codec.Part
@@ -141,6 +144,13 @@ func (d *chatRequestDecoder) field(key string, v gjson.Result) *codec.Error {
 		// How long OpenAI keeps the cached prefix: carried to OpenAI's
 		// Responses; other providers keep their own lifetimes.
 		return wire.ReadOptString(v, key, &req.Cache.Retention)
+	case "prompt_cache_options": //field:hint
+		// Whether OpenAI adds a breakpoint of its own (mode) and the
+		// least lifetime of every breakpoint (ttl): the automatic
+		// breakpoint and the lifetimes of the canonical request.
+		var err *codec.Error
+		d.cacheTTL, err = wire.ReadPromptCacheOptions(req.Request, v, key)
+		return err
 
 	// Capabilities outside the current scope.
 	case "top_logprobs": //field:capability
@@ -185,7 +195,11 @@ func (d *chatRequestDecoder) finish() *codec.Error {
 		return err
 	}
 	d.settleUser()
-	return d.decodeMessages()
+	if err := d.decodeMessages(); err != nil {
+		return err
+	}
+	wire.FinishOpenAICache(req.Request, d.cacheTTL)
+	return nil
 }
 
 // settleMaxTokens maps max_tokens (deprecated) and max_completion_tokens,

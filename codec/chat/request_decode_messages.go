@@ -435,6 +435,7 @@ var chatPartFieldNames = [chatFieldCount]string{"text", "refusal", "image_url", 
 // chatPartFields are the fields of one content part.
 type chatPartFields struct {
 	typ    gjson.Result
+	cache  gjson.Result // prompt_cache_breakpoint
 	fields [chatFieldCount]gjson.Result
 	// other is the first key that is none of the above.
 	other string
@@ -449,8 +450,12 @@ func (d *chatRequestDecoder) contentPart(i, j int, role codec.Role, v gjson.Resu
 	}
 	var f chatPartFields
 	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
-		if key.Str == "type" {
+		switch key.Str {
+		case "type":
 			f.typ = value
+			return true
+		case "prompt_cache_breakpoint": //field:messages[].content[].prompt_cache_breakpoint: hint
+			f.cache = value
 			return true
 		}
 		for k, name := range chatPartFieldNames {
@@ -492,15 +497,25 @@ func (d *chatRequestDecoder) contentPart(i, j int, role codec.Role, v gjson.Resu
 			return wire.UnknownField(path + "." + chatPartFieldNames[k])
 		}
 	}
+	cache, err := wire.ReadOpenAIBreakpoint(f.cache, path+".prompt_cache_breakpoint")
+	if err != nil {
+		return err
+	}
 	value := f.fields[field]
 	fieldPath := path + "." + chatPartFieldNames[field]
 	switch field {
 	case chatFieldImageURL: //field:messages[].content[] (image_url, base64): mapped; messages[].content[] (image_url, URL): capability
-		return d.imagePart(fieldPath, value)
+		err = d.imagePart(fieldPath, value)
 	case chatFieldInputAudio: //field:messages[].content[] (input_audio): capability
-		return d.audioPart(fieldPath, value)
+		err = d.audioPart(fieldPath, value)
 	case chatFieldFile: //field:messages[].content[] (file): mapped
-		return d.filePart(fieldPath, value)
+		err = d.filePart(fieldPath, value)
+	}
+	if field >= chatFieldImageURL {
+		if err == nil && cache != codec.CacheNone {
+			d.parts[len(d.parts)-1].Cache = cache
+		}
+		return err
 	}
 	t := codec.PartText
 	if field == chatFieldRefusal {
@@ -512,7 +527,9 @@ func (d *chatRequestDecoder) contentPart(i, j int, role codec.Role, v gjson.Resu
 	case value.Type != gjson.String:
 		return wire.WrongType(fieldPath, "string", value)
 	}
-	d.parts = append(d.parts, wire.TextPart(t, value))
+	p := wire.TextPart(t, value)
+	p.Cache = cache
+	d.parts = append(d.parts, p)
 	return nil
 }
 

@@ -15,7 +15,7 @@ type responsesPart struct {
 	keys                         uint32
 	typ, text, refusal, imageURL gjson.Result
 	fileID, detail, data, url    gjson.Result
-	filename, parsed             gjson.Result
+	filename, parsed, cache      gjson.Result
 }
 
 // responsesPartKeyBit returns the bit of a content part key (responsesKeyUnknown
@@ -83,6 +83,8 @@ func collectResponsesPart(part gjson.Result, a *jsonx.Arena) responsesPart {
 			p.filename = value
 		case responsesKeyParsed:
 			p.parsed = value
+		case responsesKeyCacheBreakpoint:
+			p.cache = value
 		}
 		return true
 	})
@@ -157,14 +159,13 @@ func appendResponsesContent(parts []codec.Part, part gjson.Result, role codec.Ro
 	if text.Type != gjson.String {
 		return parts, wire.WrongType(path()+field, "string", text)
 	}
-	if p.keys&responsesKeyCacheBreakpoint != 0 {
-		// A cache breakpoint steers the provider's prompt cache only.
-		req.Dropped = append(req.Dropped, path()+".prompt_cache_breakpoint")
-	}
 	if p.keys&responsesKeyParsed != 0 && p.parsed.Type != gjson.Null {
 		req.Dropped = append(req.Dropped, path()+".parsed")
 	}
-	return append(parts, wire.TextPart(kind, text)), nil
+	out := wire.TextPart(kind, text)
+	var err *codec.Error
+	out.Cache, err = wire.ReadOpenAIBreakpoint(p.cache, path()+".prompt_cache_breakpoint")
+	return append(parts, out), err
 }
 
 // appendResponsesMedia decodes an input_image or input_file part: data:
@@ -262,10 +263,9 @@ func appendResponsesMedia(parts []codec.Part, p *responsesPart, part gjson.Resul
 			return parts, codec.InvalidRequest(path+".detail", `must be "auto", "low", "high" or "original"`)
 		}
 	}
-	if p.keys&responsesKeyCacheBreakpoint != 0 {
-		req.Dropped = append(req.Dropped, path+".prompt_cache_breakpoint")
-	}
-	return append(parts, out), nil
+	var err *codec.Error
+	out.Cache, err = wire.ReadOpenAIBreakpoint(p.cache, path+".prompt_cache_breakpoint")
+	return append(parts, out), err
 }
 
 // responsesParseDataURL splits a data:<media type>;base64,<data> URL.

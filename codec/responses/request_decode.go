@@ -19,9 +19,10 @@ type responsesRequestDecoder struct {
 	userSet          bool
 	safetyIdentifier string
 	safetySet        bool
-	toolChoice       gjson.Result  // checked once tools are known
-	parallel         codec.OptBool // parallel_tool_calls, kept once tools are known
-	maxToolCalls     codec.OptInt  // max_tool_calls, kept once tools are known
+	toolChoice       gjson.Result   // checked once tools are known
+	parallel         codec.OptBool  // parallel_tool_calls, kept once tools are known
+	maxToolCalls     codec.OptInt   // max_tool_calls, kept once tools are known
+	cacheTTL         codec.CacheTTL // prompt_cache_options.ttl, for every breakpoint
 }
 
 // decodeResponsesRequest decodes a Responses create-response body. The root
@@ -54,7 +55,11 @@ func decodeResponsesRequest(root gjson.Result, req *request) *codec.Error {
 		// conversation, are rejected, so input is required here.
 		return codec.InvalidRequest("input", "is required")
 	}
-	return decodeResponsesInput(d.input, d.instructions, req)
+	if err := decodeResponsesInput(d.input, d.instructions, req); err != nil {
+		return err
+	}
+	wire.FinishOpenAICache(req.Request, d.cacheTTL)
+	return nil
 }
 
 // field decodes one top-level key. null means absent for every optional
@@ -135,6 +140,13 @@ func (d *responsesRequestDecoder) field(key string, v gjson.Result) *codec.Error
 		// How long OpenAI keeps the cached prefix: carried to Chat
 		// Completions; other providers keep their own lifetimes.
 		return wire.ReadOptString(v, key, &req.Cache.Retention)
+	case "prompt_cache_options": //field:hint
+		// Whether OpenAI adds a breakpoint of its own (mode) and the
+		// least lifetime of every breakpoint (ttl): the automatic
+		// breakpoint and the lifetimes of the canonical request.
+		var err *codec.Error
+		d.cacheTTL, err = wire.ReadPromptCacheOptions(req.Request, v, key)
+		return err
 	case "max_tool_calls": //field:hint
 		// Kept until the tools are known (finishTools).
 		return wire.ReadInt(v, key, &d.maxToolCalls)
@@ -173,8 +185,6 @@ func (d *responsesRequestDecoder) field(key string, v gjson.Result) *codec.Error
 		return wire.RejectUnlessNull(v, key, "server-side conversation state is not supported; send the history in input")
 	case "prompt": //field:capability
 		return wire.RejectUnlessNull(v, key, "prompt templates are stored on the provider's servers and cannot be translated")
-	case "prompt_cache_options": //field:capability
-		return wire.RejectUnlessNull(v, key, "prompt cache modes cannot be guaranteed by other providers")
 	case "context_management": //field:capability
 		return wire.RejectUnlessNull(v, key, "server-side context compaction is not supported")
 	case "moderation": //field:capability

@@ -143,11 +143,27 @@ func TestResponsesDecodeRequest(t *testing.T) {
 		{
 			name: "hints inside the conversation",
 			body: `{"model":"m","tool_choice":"none","reasoning":{"generate_summary":"concise","effort":null,"context":null,"mode":null,"summary":null},` +
-				`"input":[{"role":"user","content":[{"type":"input_text","text":"hi","prompt_cache_breakpoint":{"type":"ephemeral"}}]},` +
+				`"input":[{"role":"user","content":[{"type":"input_text","text":"hi"}]},` +
 				`{"role":"assistant","phase":"final_answer","content":[{"type":"output_text","text":"yo"}]}]}`,
 			want: codec.Request{Model: "m", Messages: []codec.Message{user(responsesText("hi")), assistant(responsesText("yo"))},
 				Reasoning: codec.Reasoning{Summary: "concise"},
-				Dropped:   []string{"tool_choice", "input[0].content[0].prompt_cache_breakpoint", "input[1].phase"}},
+				Dropped:   []string{"tool_choice", "input[1].phase"}},
+		},
+		{
+			name: "prompt cache breakpoints: the implicit one too",
+			body: `{"model":"m","prompt_cache_options":{"mode":"implicit","ttl":"12h","comparison_response_id":"resp_1"},` +
+				`"input":[{"role":"user","content":[{"type":"input_text","text":"hi","prompt_cache_breakpoint":{"mode":"explicit"}},` +
+				`{"type":"input_text","text":"there","prompt_cache_breakpoint":{"mode":"explicit","ttl":"30m"}}]}]}`,
+			want: codec.Request{Model: "m", Messages: []codec.Message{user(cached(responsesText("hi"), codec.Cache1h), cached(responsesText("there"), codec.Cache1h))},
+				Cache:   codec.Cache{Auto: codec.Cache1h},
+				Dropped: []string{"prompt_cache_options.comparison_response_id"}},
+		},
+		{
+			name: "prompt cache breakpoints: explicit only",
+			body: `{"model":"m","prompt_cache_options":{"mode":"explicit"},` +
+				`"input":[{"role":"user","content":[{"type":"input_text","text":"hi","prompt_cache_breakpoint":{"mode":"explicit","ttl":"12h"}}]}]}`,
+			want: codec.Request{Model: "m", Messages: []codec.Message{user(cached(responsesText("hi"), codec.Cache1h))},
+				Cache: codec.Cache{Explicit: true}},
 		},
 		{
 			name: "harmless defaults are accepted silently",
@@ -276,7 +292,9 @@ func TestResponsesDecodeRequestErrors(t *testing.T) {
 		{"conversation", `{"model":"m","input":"hi","conversation":"conv_1"}`, "conversation", "state"},
 		{"prompt", `{"model":"m","input":"hi","prompt":{"id":"pmpt_1"}}`, "prompt", "templates"},
 		{"prompt_cache_retention type", `{"model":"m","input":"hi","prompt_cache_retention":24}`, "prompt_cache_retention", "expected string"},
-		{"prompt_cache_options", `{"model":"m","input":"hi","prompt_cache_options":{"ttl":"12h"}}`, "prompt_cache_options", "not supported"},
+		{"prompt_cache_options mode", `{"model":"m","input":"hi","prompt_cache_options":{"mode":"always"}}`, "prompt_cache_options.mode", "implicit"},
+		{"prompt_cache_options prewarm", `{"model":"m","input":"hi","prompt_cache_options":{"prewarm":true}}`, "prompt_cache_options.prewarm", "OpenAI"},
+		{"prompt_cache_breakpoint ttl", `{"model":"m","input":[{"role":"user","content":[{"type":"input_text","text":"x","prompt_cache_breakpoint":{"mode":"explicit","ttl":"1h"}}]}]}`, "input[0].content[0].prompt_cache_breakpoint.ttl", "30m"},
 		{"context_management", `{"model":"m","input":"hi","context_management":[{"type":"compaction"}]}`, "context_management", "compaction"},
 		{"moderation", `{"model":"m","input":"hi","moderation":{"model":"omni-moderation-latest"}}`, "moderation", "moderation"},
 		{"access_programs", `{"model":"m","input":"hi","access_programs":{"cyber":"standard"}}`, "access_programs", "OpenAI"},
@@ -512,4 +530,10 @@ func BenchmarkResponsesAppendRequest(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// cached returns p with a breakpoint of lifetime ttl.
+func cached(p codec.Part, ttl codec.CacheTTL) codec.Part {
+	p.Cache = ttl
+	return p
 }

@@ -84,11 +84,12 @@ func TestResponsesDecodeRequestTools(t *testing.T) {
 				`{"type":"input_file","file_data":"JVBERi0y","filename":"raw.PDF","detail":"auto"}]}]}`,
 			want: codec.Request{Model: "m", Messages: []codec.Message{{Role: codec.RoleUser, Parts: []codec.Part{responsesText("look"),
 				{Type: codec.PartImage, URL: "https://example.com/cat.png"},
-				{Type: codec.PartImage, MediaType: "image/jpeg", Data: "/9j/4AAQ"},
+				{Type: codec.PartImage, MediaType: "image/jpeg", Data: "/9j/4AAQ", Cache: codec.CacheDefault},
 				{Type: codec.PartDocument, MediaType: "application/pdf", Data: "JVBERi0x", Text: "report.pdf"},
 				{Type: codec.PartDocument, URL: "https://example.com/a.pdf"},
 				{Type: codec.PartDocument, MediaType: "application/pdf", Data: "JVBERi0y", Text: "raw.PDF"}}}},
-				Dropped: []string{"input[0].content[1].detail", "input[0].content[2].prompt_cache_breakpoint"}},
+				Cache:   codec.Cache{Auto: codec.CacheDefault},
+				Dropped: []string{"input[0].content[1].detail"}},
 		},
 	}
 	for _, tt := range tests {

@@ -66,7 +66,7 @@ func PlanCache(req *codec.Request, policy codec.CachePolicy, target codec.CacheT
 	}
 	n := count[sectionTools] + count[sectionSystem] + count[sectionMessages]
 	if n == 0 {
-		if !policy.Breakpoints {
+		if !policy.Breakpoints || req.Cache.Explicit {
 			return nil
 		}
 		return placeBreakpoints(req, policy.TTL, target, plan)
@@ -393,7 +393,20 @@ func DropBreakpoints(req *codec.Request) {
 // keeps OpenAI's retention promise. A request without a key gets one
 // derived from its conversation's identity when policy asks for caching
 // (appendPromptCacheKey).
+//
+// OpenAI's prompt_cache_options (an explicit mode) is reported dropped:
+// it is asked only of the models that take explicit breakpoints, which
+// llmbridge does not write toward OpenAI (it caches prefixes by itself).
 func AppendPromptCache(dst []byte, req *codec.Request, accepts bool, policy codec.CachePolicy) []byte {
+	if req.Cache.Explicit {
+		req.Dropped = append(req.Dropped, "prompt_cache_options")
+	}
+	return appendPromptCache(dst, req, accepts, policy)
+}
+
+// appendPromptCache is AppendPromptCache without prompt_cache_options, which
+// the other providers' protocols honour by placing no breakpoint.
+func appendPromptCache(dst []byte, req *codec.Request, accepts bool, policy codec.CachePolicy) []byte {
 	c := &req.Cache
 	switch {
 	case c.Key != "" && accepts:
@@ -420,7 +433,7 @@ func AppendPromptCache(dst []byte, req *codec.Request, accepts bool, policy code
 // DropPromptCache reports OpenAI's prompt cache settings of req dropped,
 // for an encoder of another provider's protocol.
 func DropPromptCache(req *codec.Request) {
-	AppendPromptCache(nil, req, false, codec.CachePolicy{})
+	appendPromptCache(nil, req, false, codec.CachePolicy{})
 }
 
 // ReadCacheObject reads a breakpoint object at path, which Anthropic
@@ -457,4 +470,129 @@ func ReadCacheObject(v gjson.Result, path, typ string) (codec.CacheTTL, *codec.E
 		return err == nil
 	})
 	return ttl, err
+}
+
+// ReadOpenAIBreakpoint reads OpenAI's prompt_cache_breakpoint object at
+// path ({"mode": "explicit"} with an optional "ttl" of "30m" or "12h"):
+// the lifetime it asks for, the default for 30m and an hour, the longest
+// other providers keep, for 12h; null asks for none.
+func ReadOpenAIBreakpoint(v gjson.Result, path string) (codec.CacheTTL, *codec.Error) {
+	if v.Type == gjson.Null {
+		return codec.CacheNone, nil
+	}
+	if !v.IsObject() {
+		return 0, WrongType(path, "object", v)
+	}
+	ttl := codec.CacheDefault
+	var err *codec.Error
+	v.ForEach(func(key, value gjson.Result) bool {
+		switch key.Str {
+		case "mode":
+			if value.Str != "explicit" {
+				err = codec.InvalidRequest(path+".mode", `must be "explicit"`)
+			}
+		case "ttl":
+			switch value.Str {
+			case "30m":
+			case "12h":
+				ttl = codec.Cache1h
+			default:
+				err = codec.InvalidRequest(path+".ttl", `must be "30m" or "12h"`)
+			}
+		default:
+			err = UnknownField(path + "." + key.Str)
+		}
+		return err == nil
+	})
+	return ttl, err
+}
+
+// ReadPromptCacheOptions reads OpenAI's prompt_cache_options object at path
+// into req.Cache and returns the lifetime its ttl asks of every breakpoint
+// (CacheNone for the default): mode "explicit" caches only the request's
+// own breakpoints; "implicit", the default, lets OpenAI add one of its own
+// (Cache.Auto, set by FinishOpenAICache). A prewarm request, which answers
+// nothing, has no counterpart elsewhere; comparison_response_id only asks
+// OpenAI for diagnostics and is dropped.
+func ReadPromptCacheOptions(req *codec.Request, v gjson.Result, path string) (codec.CacheTTL, *codec.Error) {
+	if v.Type == gjson.Null {
+		return codec.CacheNone, nil
+	}
+	if !v.IsObject() {
+		return 0, WrongType(path, "object", v)
+	}
+	ttl := codec.CacheNone
+	var err *codec.Error
+	v.ForEach(func(key, value gjson.Result) bool {
+		switch key.Str {
+		case "mode":
+			switch value.Str {
+			case "implicit":
+			case "explicit":
+				req.Cache.Explicit = true
+			default:
+				err = codec.InvalidRequest(path+".mode", `must be "implicit" or "explicit"`)
+			}
+		case "ttl":
+			switch value.Str {
+			case "30m":
+			case "12h":
+				ttl = codec.Cache1h
+			default:
+				err = codec.InvalidRequest(path+".ttl", `must be "30m" or "12h"`)
+			}
+		case "prewarm":
+			if value.Type == gjson.True {
+				err = UnsupportedField(path+".prewarm", "preparing the prompt cache without an answer is specific to OpenAI")
+			}
+		case "comparison_response_id":
+			req.Dropped = append(req.Dropped, path+".comparison_response_id")
+		default:
+			err = UnknownField(path + "." + key.Str)
+		}
+		return err == nil
+	})
+	return ttl, err
+}
+
+// FinishOpenAICache completes the prompt-cache wishes of a request decoded
+// from OpenAI's protocols once its breakpoints are known: a breakpoint with
+// the default lifetime takes ttl (prompt_cache_options.ttl), and unless the
+// mode is explicit a request with breakpoints also gets the automatic one
+// OpenAI adds by itself, which Anthropic's top-level cache_control asks for
+// in the same way.
+//
+// OpenAI marks a tool output's content parts; the canonical breakpoint is
+// the tool result's, so a breakpoint on its content moves to it.
+func FinishOpenAICache(req *codec.Request, ttl codec.CacheTTL) {
+	for i := range req.Messages {
+		for j := range req.Messages[i].Parts {
+			p := &req.Messages[i].Parts[j]
+			for k := range p.Content {
+				if c := &p.Content[k]; c.Cache != codec.CacheNone {
+					p.Cache, c.Cache = max(p.Cache, c.Cache), codec.CacheNone
+				}
+			}
+		}
+	}
+	count := countBreakpoints(req)
+	if count == [sections]int{} {
+		return
+	}
+	if ttl != codec.CacheNone {
+		raise := func(ps []codec.Part) {
+			for i := range ps {
+				if ps[i].Cache == codec.CacheDefault {
+					ps[i].Cache = ttl
+				}
+			}
+		}
+		raise(req.System)
+		for i := range req.Messages {
+			raise(req.Messages[i].Parts)
+		}
+	}
+	if !req.Cache.Explicit {
+		req.Cache.Auto = max(ttl, codec.CacheDefault)
+	}
 }

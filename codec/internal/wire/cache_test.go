@@ -43,6 +43,35 @@ func TestPlaceBreakpoints(t *testing.T) {
 	if PlanCache(agentRequest(), codec.CachePolicy{}, codec.CacheTarget{}, &plan) != nil {
 		t.Error("breakpoints without Auto")
 	}
+	explicit := agentRequest()
+	explicit.Cache.Explicit = true
+	if PlanCache(explicit, codec.CachePolicy{Breakpoints: true}, codec.CacheTarget{}, &plan) != nil {
+		t.Error("breakpoints placed in a request that asked for its own only")
+	}
+}
+
+// TestFinishOpenAICache checks what a request of OpenAI's protocols asks of
+// the cache once decoded: the implicit breakpoint unless explicit, the
+// options' lifetime on breakpoints of the default one, and a tool output's
+// content breakpoint on the tool result.
+func TestFinishOpenAICache(t *testing.T) {
+	req := &codec.Request{Messages: []codec.Message{{Role: codec.RoleUser, Parts: []codec.Part{
+		{Type: codec.PartText, Text: "a", Cache: codec.CacheDefault},
+		{Type: codec.PartToolResult, Content: []codec.Part{{Type: codec.PartText, Text: "out", Cache: codec.CacheDefault}}},
+	}}}}
+	FinishOpenAICache(req, codec.Cache1h)
+	ps := req.Messages[0].Parts
+	if ps[0].Cache != codec.Cache1h || ps[1].Cache != codec.Cache1h || ps[1].Content[0].Cache != codec.CacheNone || req.Cache.Auto != codec.Cache1h {
+		t.Errorf("got parts %v, %v (content %v), auto %v", ps[0].Cache, ps[1].Cache, ps[1].Content[0].Cache, req.Cache.Auto)
+	}
+	none := &codec.Request{Messages: []codec.Message{{Role: codec.RoleUser, Parts: []codec.Part{{Type: codec.PartText, Text: "a"}}}}}
+	if FinishOpenAICache(none, codec.CacheNone); none.Cache.Auto != codec.CacheNone {
+		t.Error("an automatic breakpoint for a request without breakpoints")
+	}
+	explicit := &codec.Request{Cache: codec.Cache{Explicit: true}, Messages: []codec.Message{{Role: codec.RoleUser, Parts: []codec.Part{{Type: codec.PartText, Text: "a", Cache: codec.CacheDefault}}}}}
+	if FinishOpenAICache(explicit, codec.CacheNone); explicit.Cache.Auto != codec.CacheNone {
+		t.Error("an automatic breakpoint in explicit mode")
+	}
 }
 
 // TestPlaceBreakpointsTarget checks the placed breakpoints against what
