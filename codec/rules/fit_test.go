@@ -474,7 +474,7 @@ func TestFitCacheTarget(t *testing.T) {
 		{codec.BedrockAnthropic, "anthropic.claude-3-7-sonnet-20250219-v1:0", codec.CacheTarget{MinTokens: 1024, FiveMinutesOnly: true}},
 		{codec.Bedrock, "us.anthropic.claude-opus-4-1-20250805-v1:0", codec.CacheTarget{MinTokens: 1024, FiveMinutesOnly: true}},
 		{codec.Bedrock, "global.anthropic.claude-sonnet-4-5-20250929-v1:0", codec.CacheTarget{MinTokens: 1024}},
-		{codec.AnthropicMessages, "claude-unknown-9", codec.CacheTarget{MinTokens: 1024}},
+		{codec.AnthropicMessages, "claude-unknown-9", codec.CacheTarget{MinTokens: 512}},
 		{codec.OpenAIChat, "gpt-5.4", codec.CacheTarget{}},
 	}
 	tbl := Builtin()
