@@ -334,3 +334,38 @@ func TestCacheSimInvalidation(t *testing.T) {
 		t.Errorf("a prefix below the model's minimum %+v: want nothing written", u)
 	}
 }
+
+// TestCacheAutomaticBreakpoint sends Anthropic's automatic breakpoint (a
+// top-level cache_control, passed through) and OpenAI's implicit one (a
+// Chat client's explicit breakpoint in the default mode, translated) to
+// Bedrock's InvokeModel, which refuses the top-level form: it arrives on
+// the conversation's last block.
+func TestCacheAutomaticBreakpoint(t *testing.T) {
+	env := setup(t)
+	model := aliasFor(bedrockAnthropic)
+	for _, c := range []struct {
+		client proto
+		body   string
+	}{
+		{anthropicMsgs, `{"model":"` + model + `","max_tokens":16,"cache_control":{"type":"ephemeral"},"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"yo"},{"role":"user","content":"again"}]}`},
+		{openaiChat, `{"model":"` + model + `","messages":[{"role":"system","content":[{"type":"text","text":"Be brief.","prompt_cache_breakpoint":{"mode":"explicit"}}]},{"role":"user","content":"hi"},{"role":"assistant","content":"yo"},{"role":"user","content":"again"}]}`},
+	} {
+		t.Run(string(c.client), func(t *testing.T) {
+			m := env.mocks[bedrockAnthropic]
+			m.reset()
+			res := do(t, newClientRequest(t, http.MethodPost, env.routed[bedrockAnthropic], c.client, model, []byte(c.body)))
+			if res.Status != http.StatusOK {
+				t.Fatalf("status %d: %s", res.Status, res.Body)
+			}
+			rec, _ := m.lastRequest()
+			up := gjson.ParseBytes(rec.Body)
+			last := up.Get("messages.2.content.0.cache_control")
+			if up.Get("cache_control").Exists() || last.Get("type").Str != "ephemeral" {
+				t.Errorf("want the automatic breakpoint on the last block, got %s", rec.Body)
+			}
+			if v := m.takeViolations(); len(v) > 0 {
+				t.Errorf("the upstream refused the request: %v", v)
+			}
+		})
+	}
+}

@@ -32,6 +32,20 @@ func TestAdaptSibling(t *testing.T) {
 		want     string
 	}{
 		{
+			name:   "anthropic to bedrock-anthropic: the automatic breakpoint on the last block",
+			client: codec.AnthropicMessages, upstream: codec.BedrockAnthropic,
+			body: `{"model":"claude-x","max_tokens":10,"cache_control":{"type":"ephemeral"},"messages":[{"role":"user","content":"hi"}]}`,
+			want: `{"max_tokens":10,"messages":[{"role":"user","content":[{"type":"text","text":"hi","cache_control":{"type":"ephemeral"}}]}],"anthropic_version":"` + codec.BedrockAnthropicVersion + `"}`,
+		},
+		{
+			name:   "anthropic to bedrock-anthropic: past thinking, a block's own breakpoint kept",
+			client: codec.AnthropicMessages, upstream: codec.BedrockAnthropic,
+			body: `{"cache_control":{"type":"ephemeral","ttl":"5m"},"messages":[{"role":"user","content":[{"type":"text","text":"a","cache_control":{"type":"ephemeral"}},{"type":"text","text":""}]},` +
+				`{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"s"}]}]}`,
+			want: `{"messages":[{"role":"user","content":[{"type":"text","text":"a","cache_control":{"type":"ephemeral"}},{"type":"text","text":""}]},` +
+				`{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"s"}]}],"anthropic_version":"` + codec.BedrockAnthropicVersion + `"}`,
+		},
+		{
 			name:   "anthropic to vertex-anthropic: model out, anthropic_version in",
 			client: codec.AnthropicMessages, upstream: codec.VertexAnthropic,
 			body: `{"model":"claude-x","max_tokens":10}`,

@@ -41,6 +41,10 @@ func appendAnthropicRequest(dst []byte, req *codec.Request, opts *codec.EncodeOp
 	dst = jsonx.AppendInt(dst, plan.MaxTokens.Value)
 	var cachePlan wire.CachePlan
 	cache := wire.PlanCache(req, opts.Cache, opts.Target.Cache, &cachePlan)
+	if p == codec.BedrockAnthropic {
+		// Bedrock's InvokeModel refuses a top-level cache_control.
+		cache.AutoOnLastBlock(req)
+	}
 	if dst, err = appendAnthropicSystem(dst, req, p, cache); err != nil {
 		return dst[:start], err
 	}

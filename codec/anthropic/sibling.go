@@ -1,6 +1,8 @@
 package anthropic
 
 import (
+	"strconv"
+
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -59,6 +61,48 @@ func adaptAnthropicSibling(p codec.Protocol, body []byte, from codec.Protocol, m
 		del("model")
 		del("stream")
 		set("anthropic_version", codec.BedrockAnthropicVersion)
+		if err == nil {
+			body, err = moveAutoCacheControl(body)
+		}
 	}
 	return body, err
+}
+
+// moveAutoCacheControl moves the top-level cache_control of body (automatic
+// caching), which Bedrock's InvokeModel refuses, onto the last block of the
+// conversation that can carry one, where Anthropic places it: not thinking,
+// not an empty text. A string content becomes one text block; a block that
+// has a breakpoint of its own keeps it.
+func moveAutoCacheControl(body []byte) ([]byte, error) {
+	auto := gjson.GetBytes(body, "cache_control")
+	if !auto.Exists() {
+		return body, nil
+	}
+	body, err := sjson.DeleteBytes(body, "cache_control")
+	if err != nil || auto.Type == gjson.Null {
+		return body, err
+	}
+	msgs := gjson.GetBytes(body, "messages").Array()
+	for i := len(msgs) - 1; i >= 0; i-- {
+		path := "messages." + strconv.Itoa(i) + ".content"
+		content := msgs[i].Get("content")
+		if content.Type == gjson.String {
+			if content.Str == "" {
+				continue
+			}
+			return sjson.SetRawBytes(body, path, []byte(`[{"type":"text","text":`+content.Raw+`,"cache_control":`+auto.Raw+`}]`))
+		}
+		blocks := content.Array()
+		for j := len(blocks) - 1; j >= 0; j-- {
+			b := blocks[j]
+			switch t := b.Get("type").Str; {
+			case t == "thinking" || t == "redacted_thinking" || t == "text" && b.Get("text").Str == "":
+				continue
+			case b.Get("cache_control").Exists():
+				return body, nil
+			}
+			return sjson.SetRawBytes(body, path+"."+strconv.Itoa(j)+".cache_control", []byte(auto.Raw))
+		}
+	}
+	return body, nil
 }

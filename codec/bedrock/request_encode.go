@@ -40,6 +40,7 @@ func appendConverseRequest(dst []byte, req *codec.Request, opts *codec.EncodeOpt
 	var cache *wire.CachePlan
 	if target, ok := cacheTarget(wire.EncodeModel(opts, req), opts.Target.Cache); ok {
 		cache = wire.PlanCache(req, opts.Cache, target, &cachePlan)
+		cache.AutoOnLastBlock(req) // Converse has no top-level breakpoint
 	} else if wire.HasBreakpoints(req) {
 		req.Dropped = append(req.Dropped, "cache breakpoints (the model takes no cachePoint)")
 	}

@@ -95,8 +95,9 @@ func appendSystemTexts(dst *[]byte, ps []codec.Part, comma bool, cache *wire.Cac
 // prompt.
 //
 // A breakpoint of cache follows its block as a cachePoint; the automatic
-// one (Cache.Auto, Anthropic's top-level cache_control) becomes a
-// cachePoint after the last block, where Anthropic would place it.
+// one (Cache.Auto, Anthropic's top-level cache_control) follows the last
+// block that can carry one, where Anthropic would place it
+// (CachePlan.AutoOnLastBlock).
 func appendConverseMessages(dst []byte, req *codec.Request, cache *wire.CachePlan) ([]byte, *codec.Error) {
 	wire.DropUnsentReasoning(req, sendsReasoning)
 	dst = append(dst, '[')
@@ -136,10 +137,6 @@ func appendConverseMessages(dst []byte, req *codec.Request, cache *wire.CachePla
 	}
 	if first {
 		return dst, codec.InvalidRequest("messages", "must contain at least one message with content")
-	}
-	if ttl := cache.Auto(req); ttl != codec.CacheNone {
-		dst = appendCachePoint(dst[:len(dst)-len("]}")], ttl)
-		dst = append(dst, "]}"...)
 	}
 	return append(dst, ']'), nil
 }

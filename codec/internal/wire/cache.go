@@ -38,6 +38,15 @@ type CachePlan struct {
 	// and seen how many of each have been written.
 	base, seen [sections]int
 
+	// count is how many breakpoints the request asks for, the left out
+	// included.
+	count int
+	// autoPart, when set, is the block the automatic breakpoint follows
+	// instead of being written on its own (AutoOnLastBlock), with
+	// lifetime autoTTL.
+	autoPart *codec.Part
+	autoTTL  codec.CacheTTL
+
 	// placed is set for breakpoints of the policy: the tool and parts
 	// they follow, all of lifetime ttl.
 	placed bool
@@ -71,7 +80,7 @@ func PlanCache(req *codec.Request, policy codec.CachePolicy, target codec.CacheT
 		}
 		return placeBreakpoints(req, policy.TTL, target, plan)
 	}
-	*plan = CachePlan{skip: max(0, n-MaxBreakpoints), noTools: !tools}
+	*plan = CachePlan{skip: max(0, n-MaxBreakpoints), noTools: !tools, count: n}
 	plan.base[sectionSystem] = count[sectionTools]
 	plan.base[sectionMessages] = count[sectionTools] + count[sectionSystem]
 	if plan.skip > 0 {
@@ -343,13 +352,38 @@ func (c *CachePlan) Message(p *codec.Part) codec.CacheTTL {
 	if c != nil && c.placed {
 		return c.placedTTL(p == c.parts[1] || p == c.parts[2])
 	}
-	return c.next(sectionMessages, p.Cache)
+	ttl := c.next(sectionMessages, p.Cache)
+	if c != nil && p == c.autoPart && ttl == codec.CacheNone {
+		ttl = c.autoTTL
+	}
+	return ttl
+}
+
+// AutoOnLastBlock puts the request's automatic breakpoint (Cache.Auto) on
+// the last block of the conversation that can carry one, where Anthropic
+// places it, for a protocol without the top-level form: Bedrock's
+// InvokeModel refuses a top-level cache_control. Auto then returns
+// CacheNone; a last block with a breakpoint of its own keeps that one.
+func (c *CachePlan) AutoOnLastBlock(req *codec.Request) {
+	if c == nil || c.placed || req.Cache.Auto == codec.CacheNone {
+		return
+	}
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		if m := &req.Messages[i]; !IsSystemRole(m.Role) {
+			if p := lastBreakpointPart(m.Parts); p != nil {
+				// The automatic breakpoint is the last in prompt order,
+				// so never one of those left out.
+				c.autoPart, c.autoTTL = p, c.ttls[c.count-c.skip-1]
+				return
+			}
+		}
+	}
 }
 
 // Auto returns the lifetime to write for the request's automatic
 // breakpoint (Cache.Auto), after everything else, or CacheNone.
 func (c *CachePlan) Auto(req *codec.Request) codec.CacheTTL {
-	if c == nil || c.placed {
+	if c == nil || c.placed || c.autoPart != nil {
 		return codec.CacheNone
 	}
 	return c.next(sectionMessages, req.Cache.Auto)
