@@ -86,6 +86,9 @@ type Descriptor struct {
 	// Chat Completions): a client whose wire family is an alternate's is
 	// sent there in its own format instead of being translated.
 	Alternates []Protocol
+	// Rules is what the model rules need to know of the protocol; a
+	// sibling's zero Rules are its family's.
+	Rules ModelRules
 	// Fields is the field table of the family's client bodies: every
 	// top-level field its decoder knows, and the nested fields and
 	// content kinds whose class differs from their container's. It is

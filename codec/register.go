@@ -103,14 +103,29 @@ var protocolOrder = []Protocol{OpenAIChat, OpenAIResponses, AnthropicMessages, G
 
 // Register makes the protocol d describes available, implemented by c. It
 // is called from the init functions of codec packages, and panics when
-// d.Name is empty or already registered, or d.Family names no protocol of
-// c's family that is registered or d itself.
+// d.Name is empty or already registered, c is nil, d.Family names a
+// protocol that is not registered (a family registers the protocol that
+// names it before its siblings), or d has no model rules (Rules.Provider
+// and every name of Rules.Params; a sibling whose Rules are zero takes its
+// family's).
 func Register(d Descriptor, c Codec) {
 	if d.Name == "" || c == nil || d.Name.Descriptor() != nil {
 		panic("codec: cannot register protocol " + string(d.Name))
 	}
 	if d.Family == "" {
 		d.Family = d.Name
+	}
+	if d.Family != d.Name {
+		f := d.Family.Descriptor()
+		if f == nil {
+			panic("codec: protocol " + string(d.Name) + " names family " + string(d.Family) + ", which is not registered")
+		}
+		if d.Rules == (ModelRules{}) {
+			d.Rules = f.Rules
+		}
+	}
+	if d.Rules.Provider == "" || !d.Rules.Params.complete() {
+		panic("codec: protocol " + string(d.Name) + " declares no model rules (Descriptor.Rules)")
 	}
 	d.codec = c
 	d.lister, _ = c.(ModelLister)

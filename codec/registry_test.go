@@ -22,7 +22,18 @@ func TestRegisterRejects(t *testing.T) {
 	}{
 		"taken name": {codec.Descriptor{Name: codec.OpenAIChat}, stubCodec{}},
 		"no name":    {codec.Descriptor{}, stubCodec{}},
-		"no codec":   {codec.Descriptor{Name: "new-protocol"}, nil},
+		"no codec":   {codec.Descriptor{Name: "new-protocol", Rules: chat.Rules}, nil},
+		// A family that is not registered would leave the protocol
+		// without siblings to pass through to, and without model rules.
+		"unknown family": {codec.Descriptor{Name: "new-protocol", Family: "no-such-family", Rules: chat.Rules}, stubCodec{}},
+		// Without model rules, adjustments would name no field.
+		"no model rules": {codec.Descriptor{Name: "new-protocol"}, stubCodec{}},
+		"no provider":    {codec.Descriptor{Name: "new-protocol", Rules: codec.ModelRules{Params: chat.Rules.Params}}, stubCodec{}},
+		"a name missing": {codec.Descriptor{Name: "new-protocol", Rules: func() codec.ModelRules {
+			r := chat.Rules
+			r.Params.TopK = ""
+			return r
+		}()}, stubCodec{}},
 	} {
 		func() {
 			defer func() {
@@ -44,6 +55,20 @@ func TestRegisterRejects(t *testing.T) {
 	clients := slices.DeleteFunc(slices.Clone(all), func(p codec.Protocol) bool { return p == codec.AzureOpenAI || p == codec.AzureOpenAIResponses })
 	if got := codec.ClientProtocols(); !slices.Equal(got, clients) {
 		t.Errorf("ClientProtocols() = %v, want %v (those with routes)", got, clients)
+	}
+}
+
+// TestModelRulesDeclared checks that every protocol declares its model
+// rules, and that a sibling declaring none has its family's.
+func TestModelRulesDeclared(t *testing.T) {
+	for _, p := range codec.Protocols() {
+		d := p.Descriptor()
+		if d.Rules.Provider == "" || d.Rules.Params.Messages == "" || d.Rules.Params.MaxTokens == "" {
+			t.Errorf("%s: no model rules: %+v", p, d.Rules)
+		}
+		if f := p.Family().Descriptor(); d.Rules != f.Rules {
+			t.Errorf("%s: rules %+v, its family %s has %+v", p, d.Rules, f.Name, f.Rules)
+		}
 	}
 }
 

@@ -23,6 +23,7 @@ func init() {
 		Origin:           mapping.FamilyAnthropic,
 		ResponseModel:    anthropicResponseModel,
 		Overloaded529:    true,
+		Rules:            rules,
 		Fields:           fields,
 	}, anthropicCodec{})
 	codec.Register(codec.Descriptor{

@@ -21,6 +21,7 @@ func init() {
 		FamilyHeaders: wire.OpenAIHeaders,
 		Listing:       wire.OpenAIModelList,
 		ResponseModel: []string{"model"},
+		Rules:         rules,
 		Fields:        fields,
 	}, chatCodec{})
 	codec.Register(codec.Descriptor{

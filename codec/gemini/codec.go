@@ -21,6 +21,7 @@ func init() {
 		Origin:        mapping.FamilyGemini,
 		ResponseModel: []string{"modelVersion"},
 		ErrorArrays:   true,
+		Rules:         rules,
 		Fields:        fields,
 	}, geminiCodec{})
 	codec.Register(codec.Descriptor{

@@ -12,6 +12,13 @@ import (
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
+// rules is what the model rules know of the Gemini API: Google's rules
+// and the request fields they change, named as within generationConfig.
+var rules = codec.ModelRules{Provider: "google", Params: codec.RuleParams{
+	Reasoning: "thinkingConfig", Budget: "thinkingConfig.thinkingBudget", Level: "thinkingConfig.thinkingLevel",
+	MaxTokens: "maxOutputTokens", Temperature: "temperature", TopP: "topP", TopK: "topK", Stop: "stopSequences",
+	Presence: "presencePenalty", Frequency: "frequencyPenalty", Messages: "contents"}}
+
 // FitBody rewrites, in body, the fields params name (the request
 // parameters a model rule changed) from req, the body decoded and fitted
 // to the routed model; every other byte is kept.
@@ -36,24 +43,24 @@ func (geminiCodec) FitBody(_ codec.Protocol, body []byte, req *codec.Request, pa
 // fitGeminiBody rewrites the field param names.
 func fitGeminiBody(edit *wire.BodyEdit, param string, req *codec.Request) {
 	const tc = "generationConfig.thinkingConfig"
-	r := &req.Reasoning
+	r, n := &req.Reasoning, &rules.Params
 	switch param {
-	case "thinkingConfig":
+	case n.Reasoning:
 		edit.Delete(tc)
-	case "thinkingConfig.thinkingBudget":
+	case n.Budget:
 		edit.Set(tc+".thinkingBudget", r.Budget.Value)
-	case "thinkingConfig.thinkingLevel":
+	case n.Level:
 		edit.Delete(tc + ".thinkingBudget")
 		edit.Set(tc+".thinkingLevel", strings.ToUpper(r.Effort.String()))
-	case "maxOutputTokens":
+	case n.MaxTokens:
 		edit.Set("generationConfig.maxOutputTokens", req.MaxTokens.Value)
-	case "stopSequences":
+	case n.Stop:
 		edit.Delete("generationConfig.stopSequences")
 	default:
 		wire.PatchSampling(edit, param, req, "generationConfig.")
-		if n, ok := strings.CutPrefix(param, "contents["); ok {
+		if i, ok := strings.CutPrefix(param, n.Messages+"["); ok {
 			// A trailing model turn the model does not take.
-			edit.Delete("contents." + strings.TrimSuffix(n, "]"))
+			edit.Delete(n.Messages + "." + strings.TrimSuffix(i, "]"))
 		}
 	}
 }

@@ -27,6 +27,7 @@ func init() {
 		Listing:       wire.OpenAIModelList,
 		Origin:        mapping.FamilyOpenAI,
 		ResponseModel: []string{"model", "response.model"},
+		Rules:         rules,
 		Fields:        fields,
 	}, responsesCodec{})
 	codec.Register(codec.Descriptor{
