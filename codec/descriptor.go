@@ -138,13 +138,16 @@ type Descriptor struct {
 	// foreignHeaders are the FamilyHeaders of the other families
 	// (ForeignHeaders), gathered at registration.
 	foreignHeaders []string
-	// codec implements the protocol, and lister, counter, sibling and
-	// fitter are its optional parts (Register).
-	codec   Codec
-	lister  ModelLister
-	counter TokenCounter
-	sibling SiblingAdapter
-	fitter  BodyFitter
+	// codec implements the protocol, and lister, counter, sibling,
+	// fitter, framingErrors and metrics are its optional parts
+	// (Register).
+	codec         Codec
+	lister        ModelLister
+	counter       TokenCounter
+	sibling       SiblingAdapter
+	fitter        BodyFitter
+	framingErrors FramingErrorDecoder
+	metrics       MetricsReporter
 }
 
 // Framing is how a protocol's streams are framed on the wire.

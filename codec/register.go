@@ -93,6 +93,27 @@ type SiblingAdapter interface {
 	AdaptSibling(p Protocol, body []byte, from Protocol, model string, stream bool) ([]byte, error)
 }
 
+// FramingErrorDecoder is implemented by a Codec whose protocols' stream
+// framing carries errors of its own beside the protocol's events (an AWS
+// event stream's exception messages; DecodeFramingError).
+type FramingErrorDecoder interface {
+	// DecodeFramingError returns the error that a stream event of p (its
+	// SSE event name and data, as the framing layer names them) stands
+	// for, or nil for an event of the protocol's own. Its strings are
+	// copies.
+	DecodeFramingError(p Protocol, name, data string) *Error
+}
+
+// MetricsReporter is implemented by a Codec whose protocols report usage
+// and latency beside the answer (Descriptor.MetricsHeaders), in streams
+// within their last event (AppendStreamMetrics).
+type MetricsReporter interface {
+	// AppendStreamMetrics appends the members with which the last event
+	// of p's streams reports usage u and latency lat; dst unchanged for a
+	// protocol without them.
+	AppendStreamMetrics(dst []byte, p Protocol, u *Usage, lat *Latency) []byte
+}
+
 // registered is every registered protocol, in the order Protocols returns
 // them. Registration happens in init functions only, before any lookup.
 var registered []*Descriptor
@@ -132,6 +153,8 @@ func Register(d Descriptor, c Codec) {
 	d.counter, _ = c.(TokenCounter)
 	d.sibling, _ = c.(SiblingAdapter)
 	d.fitter, _ = c.(BodyFitter)
+	d.framingErrors, _ = c.(FramingErrorDecoder)
+	d.metrics, _ = c.(MetricsReporter)
 	registered = append(registered, &d)
 	slices.SortStableFunc(registered, func(a, b *Descriptor) int {
 		ia, ib := orderOf(a.Name), orderOf(b.Name)

@@ -103,3 +103,20 @@ func TestAWSErrorBodies(t *testing.T) {
 		t.Errorf("openai-chat took an AWS type: %+v", e)
 	}
 }
+
+// TestDecodeFramingError checks that only a protocol whose framing carries
+// errors of its own reads them: an SSE event of the same name is the
+// protocol's, and so is an AWS protocol's event of another name.
+func TestDecodeFramingError(t *testing.T) {
+	if e := codec.DecodeFramingError(codec.Bedrock, "exception:validationException", `{"message":"bad"}`); e == nil || e.Kind != mapping.ErrInvalidRequest || e.Protocol != codec.Bedrock {
+		t.Errorf("bedrock exception: %+v", e)
+	}
+	if e := codec.DecodeFramingError(codec.Bedrock, "messageStop", `{"stopReason":"end_turn"}`); e != nil {
+		t.Errorf("bedrock messageStop read as an error: %+v", e)
+	}
+	for _, p := range []codec.Protocol{codec.AnthropicMessages, codec.VertexAnthropic, codec.OpenAIChat, "no-such-protocol"} {
+		if e := codec.DecodeFramingError(p, "exception:validationException", `{"message":"bad"}`); e != nil {
+			t.Errorf("%s read a framing error: %+v", p, e)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/internal/codectest"
+	"github.com/llmbridge/llmbridge/codec/internal/wire"
 	"github.com/llmbridge/llmbridge/sse"
 	"github.com/tidwall/gjson"
 )
@@ -494,7 +495,7 @@ func clientStopStream(p codec.Protocol, out string) (stop string, errored bool) 
 			return stop, errored
 		}
 		data := gjson.ParseBytes(ev.Data)
-		if strings.HasPrefix(string(ev.Name), codec.StreamExceptionPrefix) {
+		if strings.HasPrefix(string(ev.Name), wire.ExceptionPrefix) {
 			// An AWS event stream's exception (Bedrock's clients).
 			errored = true
 			continue

@@ -275,7 +275,7 @@ func (anthropicCodec) AppendCountBody(dst []byte, p codec.Protocol, gen []byte, 
 	}
 	dst = dst[:len(dst)-1]
 	dst = append(dst, `,"anthropic_version":`...)
-	dst = jsonx.AppendString(dst, codec.VertexAnthropicVersion)
+	dst = jsonx.AppendString(dst, VertexVersion)
 	return append(dst, '}')
 }
 
@@ -286,8 +286,10 @@ func (anthropicCodec) AdaptSibling(p codec.Protocol, body []byte, from codec.Pro
 
 // Interface guards
 var (
-	_ codec.Codec          = anthropicCodec{}
-	_ codec.ModelLister    = anthropicCodec{}
-	_ codec.TokenCounter   = anthropicCodec{}
-	_ codec.SiblingAdapter = anthropicCodec{}
+	_ codec.Codec               = anthropicCodec{}
+	_ codec.ModelLister         = anthropicCodec{}
+	_ codec.TokenCounter        = anthropicCodec{}
+	_ codec.SiblingAdapter      = anthropicCodec{}
+	_ codec.FramingErrorDecoder = anthropicCodec{}
+	_ codec.MetricsReporter     = anthropicCodec{}
 )

@@ -1,20 +1,56 @@
 package anthropic
 
 import (
+	"strconv"
+
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 )
+
+// VertexVersion is the anthropic_version a vertex-anthropic body carries
+// when the client gave none.
+const VertexVersion = "vertex-2023-10-16"
+
+// BedrockVersion is the anthropic_version a bedrock-anthropic body
+// carries.
+const BedrockVersion = "bedrock-2023-05-31"
 
 // anthropicVersion is the anthropic_version a body of protocol p carries,
 // "" for the first-party API, whose version is a header.
 func anthropicVersion(p codec.Protocol) string {
 	switch p {
 	case codec.VertexAnthropic:
-		return codec.VertexAnthropicVersion
+		return VertexVersion
 	case codec.BedrockAnthropic:
-		return codec.BedrockAnthropicVersion
+		return BedrockVersion
 	}
 	return ""
+}
+
+// appendInvocationMetrics appends the members Bedrock's InvokeModel adds
+// to the last chunk of a stream, where its clients read usage and latency:
+// ,"amazon-bedrock-invocationMetrics":{...} with u's input tokens in
+// Anthropic's meaning (without cached tokens), its output tokens and lat.
+func appendInvocationMetrics(dst []byte, u *codec.Usage, lat *codec.Latency) []byte {
+	dst = append(dst, `,"amazon-bedrock-invocationMetrics":{"inputTokenCount":`...)
+	dst = strconv.AppendInt(dst, u.AnthropicInputTokens(), 10)
+	dst = append(dst, `,"outputTokenCount":`...)
+	dst = strconv.AppendInt(dst, u.OutputTokens, 10)
+	dst = append(dst, `,"invocationLatency":`...)
+	dst = strconv.AppendInt(dst, lat.InvocationMs, 10)
+	dst = append(dst, `,"firstByteLatency":`...)
+	dst = strconv.AppendInt(dst, lat.FirstByteMs, 10)
+	return append(dst, '}')
+}
+
+// AppendStreamMetrics appends Bedrock's invocation metrics, the members
+// with which InvokeModel's last chunk reports usage and latency; nothing
+// for the protocols without them.
+func (anthropicCodec) AppendStreamMetrics(dst []byte, p codec.Protocol, u *codec.Usage, lat *codec.Latency) []byte {
+	if p != codec.BedrockAnthropic {
+		return dst
+	}
+	return appendInvocationMetrics(dst, u, lat)
 }
 
 // anthropicIsObject reports whether args, a tool call's arguments, can be

@@ -50,7 +50,7 @@ func adaptAnthropicSibling(p codec.Protocol, body []byte, from codec.Protocol, m
 			// A Bedrock version means nothing to Vertex; a first-party
 			// body has none.
 			del("anthropic_version")
-			set("anthropic_version", codec.VertexAnthropicVersion)
+			set("anthropic_version", VertexVersion)
 		}
 		if from == codec.BedrockAnthropic && stream {
 			set("stream", true)
@@ -58,7 +58,7 @@ func adaptAnthropicSibling(p codec.Protocol, body []byte, from codec.Protocol, m
 	case codec.BedrockAnthropic:
 		del("model")
 		del("stream")
-		set("anthropic_version", codec.BedrockAnthropicVersion)
+		set("anthropic_version", BedrockVersion)
 	}
 	return body, err
 }

@@ -86,7 +86,7 @@ func (d *anthropicStreamDecoder) Decode(out []codec.Event, name, data []byte, ba
 		return out
 	}
 	if d.p == codec.BedrockAnthropic {
-		if e := codec.DecodeStreamException(d.p, jsonx.BytesToString(name), jsonx.BytesToString(data)); e != nil {
+		if e := wire.DecodeStreamException(d.p, jsonx.BytesToString(name), jsonx.BytesToString(data)); e != nil {
 			// Bedrock's exception message, which ends its stream.
 			return d.fail(out, e)
 		}

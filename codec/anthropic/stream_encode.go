@@ -154,7 +154,7 @@ func (e *anthropicStreamEncoder) Encode(dst []byte, ev *codec.Event) []byte {
 		if e.p == codec.BedrockAnthropic {
 			// Bedrock ends a stream with an exception message, which
 			// its SDKs raise; they do not read an error chunk.
-			return codec.AppendStreamException(dst, err)
+			return wire.AppendStreamException(dst, err)
 		}
 		dst = append(dst, "event: error\ndata: "...)
 		dst = codec.AppendError(dst, codec.AnthropicMessages, err)
@@ -343,7 +343,7 @@ func (e *anthropicStreamEncoder) messageEnd(dst []byte, lat *codec.Latency) []by
 	if e.p == codec.BedrockAnthropic {
 		// Bedrock adds its invocation metrics to the last chunk, where
 		// its clients (boto3, the AWS SDKs' users, LiteLLM) read usage.
-		dst = codec.AppendInvocationMetrics(dst, u, lat)
+		dst = appendInvocationMetrics(dst, u, lat)
 	}
 	return append(dst, "}\n\n"...)
 }

@@ -107,5 +107,8 @@ func (converseCodec) UpstreamPath(_ codec.Protocol, _ codec.Location, model stri
 	return path + "/converse", ""
 }
 
-// Interface guard
-var _ codec.Codec = converseCodec{}
+// Interface guards
+var (
+	_ codec.Codec               = converseCodec{}
+	_ codec.FramingErrorDecoder = converseCodec{}
+)

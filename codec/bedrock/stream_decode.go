@@ -56,7 +56,7 @@ func (d *converseStreamDecoder) Decode(out []codec.Event, name, data []byte, _ b
 	d.text.Reset()
 	s := jsonx.BytesToString(data)
 	ev := jsonx.BytesToString(name)
-	if e := codec.DecodeStreamException(d.p, ev, s); e != nil {
+	if e := wire.DecodeStreamException(d.p, ev, s); e != nil {
 		// An exception or error message, whatever its data.
 		return d.fail(out, e)
 	}
