@@ -104,10 +104,6 @@ type Descriptor struct {
 	// events name the model, in the order they are tried; a passthrough
 	// that routed the model restores the client's name there.
 	ResponseModel []string
-	// Overloaded529 reports that the protocol's clients read status 529
-	// (Anthropic's "overloaded"); other clients get 503 for it, which
-	// their SDKs retry.
-	Overloaded529 bool
 	// CacheBreakpoints reports that the protocol's clients place their own
 	// prompt-cache breakpoints (Anthropic's cache_control, Converse's
 	// cachePoint): their choice, none included, stands, and they get no
@@ -125,9 +121,6 @@ type Descriptor struct {
 	// ErrorTypeHeader is a response header that carries an error's type
 	// beside the body (AWS's X-Amzn-Errortype), or "".
 	ErrorTypeHeader string
-	// ErrorArrays reports that the protocol's error bodies may be a JSON
-	// array of error objects (Gemini's) as well as one error object.
-	ErrorArrays bool
 	// PathHints are path fragments that only the protocol's requests
 	// carry (a Vertex project path, the Gemini API's /v1beta/), which
 	// suggest the protocol for a request that matches no route
@@ -139,8 +132,8 @@ type Descriptor struct {
 	// (ForeignHeaders), gathered at registration.
 	foreignHeaders []string
 	// codec implements the protocol, and lister, counter, sibling,
-	// fitter, framingErrors and metrics are its optional parts
-	// (Register).
+	// fitter, framingErrors, metrics, statuses and errorBodies are its
+	// optional parts (Register).
 	codec         Codec
 	lister        ModelLister
 	counter       TokenCounter
@@ -148,6 +141,8 @@ type Descriptor struct {
 	fitter        BodyFitter
 	framingErrors FramingErrorDecoder
 	metrics       MetricsReporter
+	statuses      StatusMapper
+	errorBodies   ErrorBodyChecker
 }
 
 // Framing is how a protocol's streams are framed on the wire.

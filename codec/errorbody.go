@@ -99,10 +99,13 @@ func errorCodec(p Protocol) Codec {
 }
 
 // ClientStatus returns the HTTP status with which e is sent to a client of
-// protocol p.
+// protocol p: its own (StatusMapper), else the status mapping.ClientStatus
+// relays to a client that is not Anthropic's.
 func ClientStatus(p Protocol, e *Error) int {
-	d := p.Descriptor()
-	return mapping.ClientStatus(e.Status, d != nil && d.Overloaded529)
+	if d := p.Descriptor(); d != nil && d.statuses != nil {
+		return d.statuses.ClientStatus(p, e)
+	}
+	return mapping.ClientStatus(e.Status, false)
 }
 
 // DecodeFramingError returns the error that an event of an upstream stream

@@ -114,6 +114,24 @@ type MetricsReporter interface {
 	AppendStreamMetrics(dst []byte, p Protocol, u *Usage, lat *Latency) []byte
 }
 
+// StatusMapper is implemented by a Codec whose protocols' clients read
+// statuses other clients do not (Anthropic's 529 for an overloaded
+// server, which the others get as 503, the status their SDKs retry).
+type StatusMapper interface {
+	// ClientStatus returns the HTTP status with which e is sent to a
+	// client of p (ClientStatus).
+	ClientStatus(p Protocol, e *Error) int
+}
+
+// ErrorBodyChecker is implemented by a Codec whose protocols' error
+// bodies take a shape besides one error object (Gemini's JSON array of
+// error objects; IsProtocolBody).
+type ErrorBodyChecker interface {
+	// IsErrorBody reports whether body, an upstream answer of p with an
+	// error status that is not a JSON object, is one of p's error bodies.
+	IsErrorBody(p Protocol, body string) bool
+}
+
 // registered is every registered protocol, in the order Protocols returns
 // them. Registration happens in init functions only, before any lookup.
 var registered []*Descriptor
@@ -155,6 +173,8 @@ func Register(d Descriptor, c Codec) {
 	d.fitter, _ = c.(BodyFitter)
 	d.framingErrors, _ = c.(FramingErrorDecoder)
 	d.metrics, _ = c.(MetricsReporter)
+	d.statuses, _ = c.(StatusMapper)
+	d.errorBodies, _ = c.(ErrorBodyChecker)
 	registered = append(registered, &d)
 	slices.SortStableFunc(registered, func(a, b *Descriptor) int {
 		ia, ib := orderOf(a.Name), orderOf(b.Name)

@@ -22,7 +22,6 @@ func init() {
 		Listing:          codec.Listing{Path: "/v1/models", Shape: codec.AnthropicMessages, PageSize: "limit", Paging: []string{"limit", "after_id", "before_id"}},
 		Origin:           mapping.FamilyAnthropic,
 		ResponseModel:    anthropicResponseModel,
-		Overloaded529:    true,
 		Rules:            rules,
 		Fields:           fields,
 	}, anthropicCodec{})
@@ -45,7 +44,6 @@ func init() {
 		BodyOnlyBetas: map[string]bool{"context-1m-2025-08-07": true},
 		Origin:        mapping.FamilyAnthropic,
 		ResponseModel: anthropicResponseModel,
-		Overloaded529: true,
 	}, anthropicCodec{})
 	codec.Register(codec.Descriptor{
 		Name: codec.BedrockAnthropic, Family: codec.AnthropicMessages, ModelInPath: true, ModelEscaped: true, Cloud: "aws",
@@ -292,4 +290,5 @@ var (
 	_ codec.SiblingAdapter      = anthropicCodec{}
 	_ codec.FramingErrorDecoder = anthropicCodec{}
 	_ codec.MetricsReporter     = anthropicCodec{}
+	_ codec.StatusMapper        = anthropicCodec{}
 )

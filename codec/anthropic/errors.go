@@ -28,3 +28,10 @@ func appendAnthropicError(dst []byte, _ codec.Protocol, e *codec.Error) []byte {
 	dst = jsonx.AppendString(dst, e.Message)
 	return append(dst, `}}`...)
 }
+
+// ClientStatus keeps an upstream's status, 529 included, for clients of
+// the Messages API and of Anthropic on Vertex AI, which read it as
+// overloaded; Bedrock's clients, the AWS SDKs, get 503 for it.
+func (anthropicCodec) ClientStatus(p codec.Protocol, e *codec.Error) int {
+	return mapping.ClientStatus(e.Status, p != codec.BedrockAnthropic)
+}

@@ -20,7 +20,6 @@ func init() {
 		Listing:       codec.Listing{Path: "/v1beta/models", Shape: codec.Gemini, PageSize: "pageSize", Paging: []string{"pageSize", "pageToken"}},
 		Origin:        mapping.FamilyGemini,
 		ResponseModel: []string{"modelVersion"},
-		ErrorArrays:   true,
 		Rules:         rules,
 		Fields:        fields,
 	}, geminiCodec{})
@@ -32,7 +31,6 @@ func init() {
 		Route:         codec.Route{Models: "/publishers/google/models", Method: "generateContent", StreamMethod: "streamGenerateContent"},
 		Origin:        mapping.FamilyGemini,
 		ResponseModel: []string{"modelVersion"},
-		ErrorArrays:   true,
 	}, geminiCodec{})
 }
 
@@ -156,8 +154,9 @@ func (geminiCodec) AdaptSibling(p codec.Protocol, body []byte, from codec.Protoc
 
 // Interface guards
 var (
-	_ codec.Codec          = geminiCodec{}
-	_ codec.ModelLister    = geminiCodec{}
-	_ codec.TokenCounter   = geminiCodec{}
-	_ codec.SiblingAdapter = geminiCodec{}
+	_ codec.Codec            = geminiCodec{}
+	_ codec.ModelLister      = geminiCodec{}
+	_ codec.TokenCounter     = geminiCodec{}
+	_ codec.SiblingAdapter   = geminiCodec{}
+	_ codec.ErrorBodyChecker = geminiCodec{}
 )
