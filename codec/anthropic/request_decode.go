@@ -151,40 +151,10 @@ func (d *anthropicRequestDecoder) model(v gjson.Result) *codec.Error {
 	return err
 }
 
-// messages decodes the conversation. The messages are counted first so that
-// req.Messages and one backing array for all their parts are allocated once;
-// most messages hold one part, and a request with more grows the backing
-// array (messages decoded before the growth keep the old one, which stays
-// valid).
+// messages decodes the conversation, with one backing array for the
+// parts of all messages (wire.DecodeMessages).
 func (d *anthropicRequestDecoder) messages(v gjson.Result) *codec.Error {
-	if v.Type == gjson.Null {
-		return nil
-	}
-	if !v.IsArray() {
-		return wire.WrongType("messages", "array", v)
-	}
-	n := jsonx.CountMembers(v, &d.req.Text)
-	if n == 0 {
-		return codec.InvalidRequest("messages", "must contain at least one message")
-	}
-	d.sawMessages = true
-	req := d.req
-	// A repeated key replaces the earlier value, as JSON decoders do.
-	req.Messages = slices.Grow(req.Messages[:0], n)
-	d.parts = make([]codec.Part, 0, n)
-	i := 0
-	var err *codec.Error
-	jsonx.EachMember(v, &req.Text, func(_, m gjson.Result) bool {
-		var msg codec.Message
-		msg, err = d.message(m, i)
-		if err != nil {
-			return false
-		}
-		req.Messages = append(req.Messages, msg)
-		i++
-		return true
-	})
-	return err
+	return wire.DecodeMessages(d.req, v, &d.parts, &d.sawMessages, d.message)
 }
 
 // message decodes messages[i].

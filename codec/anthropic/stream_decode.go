@@ -95,9 +95,9 @@ func (d *anthropicStreamDecoder) Decode(out []codec.Event, name, data []byte, ba
 	s := jsonx.BytesToString(data)
 	if !d.text.IndexEvent(s, &d.index) {
 		if string(name) == "error" {
-			return d.fail(out, d.bad("error event data is not JSON: "+anthropicQuoteStart(s)))
+			return d.fail(out, wire.InvalidStream(d.p, "error event data is not JSON: "+anthropicQuoteStart(s)))
 		}
-		return d.fail(out, d.bad("event data is not valid JSON"))
+		return d.fail(out, wire.InvalidStream(d.p, "event data is not valid JSON"))
 	}
 	if !bare && string(name) != "error" {
 		if i, text, ok := d.fastTextDelta(s); ok {
@@ -106,7 +106,7 @@ func (d *anthropicStreamDecoder) Decode(out []codec.Event, name, data []byte, ba
 	}
 	root := gjson.Parse(s)
 	if !root.IsObject() {
-		return d.fail(out, d.bad("event data is not a JSON object"))
+		return d.fail(out, wire.InvalidStream(d.p, "event data is not a JSON object"))
 	}
 	var ev anthropicStreamEvent
 	jsonx.EachMember(root, &d.text, func(key, value gjson.Result) bool {
@@ -131,7 +131,7 @@ func (d *anthropicStreamDecoder) Decode(out []codec.Event, name, data []byte, ba
 	typ := ev.typ.Str
 	if ev.typ.Type != gjson.String {
 		if ev.typ.Exists() {
-			return d.fail(out, d.bad("event type is not a string"))
+			return d.fail(out, wire.InvalidStream(d.p, "event type is not a string"))
 		}
 		typ = jsonx.BytesToString(name)
 	}
@@ -141,7 +141,7 @@ func (d *anthropicStreamDecoder) Decode(out []codec.Event, name, data []byte, ba
 	if bare {
 		// Anthropic never writes JSON outside data: fields; whatever this
 		// is, it is not part of the protocol.
-		return d.fail(out, d.bad("JSON outside an SSE data field"))
+		return d.fail(out, wire.InvalidStream(d.p, "JSON outside an SSE data field"))
 	}
 	switch typ {
 	case "ping":
@@ -150,10 +150,10 @@ func (d *anthropicStreamDecoder) Decode(out []codec.Event, name, data []byte, ba
 		return d.messageStart(out, &ev)
 	case "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop":
 		if !d.started {
-			return d.fail(out, d.bad(typ+" before message_start"))
+			return d.fail(out, wire.InvalidStream(d.p, typ+" before message_start"))
 		}
 	case "":
-		return d.fail(out, d.bad("event has no type"))
+		return d.fail(out, wire.InvalidStream(d.p, "event has no type"))
 	default:
 		// Providers add event types; they are not forwarded.
 		return out
@@ -178,10 +178,10 @@ func (d *anthropicStreamDecoder) Decode(out []codec.Event, name, data []byte, ba
 // usage known up front (input tokens, and the first output tokens).
 func (d *anthropicStreamDecoder) messageStart(out []codec.Event, ev *anthropicStreamEvent) []codec.Event {
 	if d.started {
-		return d.fail(out, d.bad("second message_start"))
+		return d.fail(out, wire.InvalidStream(d.p, "second message_start"))
 	}
 	if !ev.message.IsObject() {
-		return d.fail(out, d.bad("message_start has no message object"))
+		return d.fail(out, wire.InvalidStream(d.p, "message_start has no message object"))
 	}
 	var id, model, usage gjson.Result
 	jsonx.EachMember(ev.message, &d.text, func(key, value gjson.Result) bool {
@@ -197,7 +197,7 @@ func (d *anthropicStreamDecoder) messageStart(out []codec.Event, ev *anthropicSt
 	})
 	if (id.Exists() && id.Type != gjson.String && id.Type != gjson.Null) ||
 		(model.Exists() && model.Type != gjson.String && model.Type != gjson.Null) {
-		return d.fail(out, d.bad("message id or model is not a string"))
+		return d.fail(out, wire.InvalidStream(d.p, "message id or model is not a string"))
 	}
 	if err := d.readUsage(usage); err != nil {
 		return d.fail(out, err)
@@ -218,15 +218,15 @@ func (d *anthropicStreamDecoder) messageStart(out []codec.Event, ev *anthropicSt
 // parallel tool calls (consecutive tool_use blocks) get distinct part
 // indexes.
 func (d *anthropicStreamDecoder) blockStart(out []codec.Event, ev *anthropicStreamEvent) []codec.Event {
-	i, ok := anthropicIndex(ev.index)
+	i, ok := wire.BlockIndex(ev.index)
 	if !ok || i != len(d.blocks) {
-		return d.fail(out, d.bad("content_block_start index out of order"))
+		return d.fail(out, wire.InvalidStream(d.p, "content_block_start index out of order"))
 	}
 	if d.stopped {
-		return d.fail(out, d.bad("content_block_start after message_delta"))
+		return d.fail(out, wire.InvalidStream(d.p, "content_block_start after message_delta"))
 	}
 	if !ev.block.IsObject() {
-		return d.fail(out, d.bad("content_block_start has no content_block object"))
+		return d.fail(out, wire.InvalidStream(d.p, "content_block_start has no content_block object"))
 	}
 	var typ, text, id, name, input, thinking, signature, data, toolUseID, content gjson.Result
 	jsonx.EachMember(ev.block, &d.text, func(key, value gjson.Result) bool {
@@ -256,7 +256,7 @@ func (d *anthropicStreamDecoder) blockStart(out []codec.Event, ev *anthropicStre
 	})
 	switch {
 	case typ.Type != gjson.String || typ.Str == "":
-		return d.fail(out, d.bad("content block has no type"))
+		return d.fail(out, wire.InvalidStream(d.p, "content block has no type"))
 	case typ.Str == "thinking":
 		return d.thinkingStart(out, i, thinking, signature)
 	case typ.Str == "redacted_thinking":
@@ -289,7 +289,7 @@ func (d *anthropicStreamDecoder) blockStart(out []codec.Event, ev *anthropicStre
 	case typ.Str != "text":
 		return d.opaqueStart(out, i, ev.block)
 	case text.Exists() && text.Type != gjson.String:
-		return d.fail(out, d.bad("text block text is not a string"))
+		return d.fail(out, wire.InvalidStream(d.p, "text block text is not a string"))
 	}
 	out = d.openPart(out, i, anthropicBlockText)
 	out = append(out, codec.Event{Type: codec.EventPartStart, Index: d.open, Part: codec.PartText})
@@ -353,9 +353,9 @@ func anthropicPlainKey(k string) bool {
 func (d *anthropicStreamDecoder) toolStart(out []codec.Event, i int, id, name, input gjson.Result) []codec.Event {
 	switch {
 	case id.Type != gjson.String || id.Str == "" || name.Type != gjson.String || name.Str == "":
-		return d.fail(out, d.bad("tool_use block has no id or name"))
+		return d.fail(out, wire.InvalidStream(d.p, "tool_use block has no id or name"))
 	case input.Exists() && !input.IsObject():
-		return d.fail(out, d.bad("tool_use block input is not an object"))
+		return d.fail(out, wire.InvalidStream(d.p, "tool_use block input is not an object"))
 	}
 	out = d.openPart(out, i, anthropicBlockTool)
 	out = append(out, codec.Event{Type: codec.EventPartStart, Index: d.open, Part: codec.PartToolCall, ToolCallID: id.Str, ToolName: name.Str})
@@ -370,7 +370,7 @@ func (d *anthropicStreamDecoder) toolStart(out []codec.Event, i int, id, name, i
 // start that already holds them (a proxy replaying a whole block) is kept.
 func (d *anthropicStreamDecoder) thinkingStart(out []codec.Event, i int, thinking, signature gjson.Result) []codec.Event {
 	if (thinking.Type != gjson.String && thinking.Type != gjson.Null) || (signature.Type != gjson.String && signature.Type != gjson.Null) {
-		return d.fail(out, d.bad("thinking block thinking or signature is not a string"))
+		return d.fail(out, wire.InvalidStream(d.p, "thinking block thinking or signature is not a string"))
 	}
 	out = d.openPart(out, i, anthropicBlockThinking)
 	out = append(out, codec.Event{Type: codec.EventPartStart, Index: d.open, Part: codec.PartReasoning})
@@ -386,7 +386,7 @@ func (d *anthropicStreamDecoder) thinkingStart(out []codec.Event, i int, thinkin
 // the part's signature.
 func (d *anthropicStreamDecoder) redactedThinking(out []codec.Event, i int, data gjson.Result) []codec.Event {
 	if data.Type != gjson.String || data.Str == "" {
-		return d.fail(out, d.bad("redacted_thinking block has no data"))
+		return d.fail(out, wire.InvalidStream(d.p, "redacted_thinking block has no data"))
 	}
 	out = d.openPart(out, i, anthropicBlockThinking)
 	out = append(out, codec.Event{Type: codec.EventPartStart, Index: d.open, Part: codec.PartReasoning, Redacted: true})
@@ -407,12 +407,12 @@ func (d *anthropicStreamDecoder) openPart(out []codec.Event, i int, kind uint8) 
 // blockDelta handles content_block_delta: text_delta is the hot path, and
 // input_json_delta carries a tool call's arguments.
 func (d *anthropicStreamDecoder) blockDelta(out []codec.Event, ev *anthropicStreamEvent) []codec.Event {
-	i, ok := anthropicIndex(ev.index)
+	i, ok := wire.BlockIndex(ev.index)
 	if !ok || i >= len(d.blocks) {
-		return d.fail(out, d.bad("content_block_delta for a block that was not started"))
+		return d.fail(out, wire.InvalidStream(d.p, "content_block_delta for a block that was not started"))
 	}
 	if !ev.delta.IsObject() {
-		return d.fail(out, d.bad("content_block_delta has no delta object"))
+		return d.fail(out, wire.InvalidStream(d.p, "content_block_delta has no delta object"))
 	}
 	if d.blocks[i] == anthropicBlockOpaque {
 		return d.opaqueDelta(out, i, ev.delta)
@@ -437,7 +437,7 @@ func (d *anthropicStreamDecoder) blockDelta(out []codec.Event, ev *anthropicStre
 	})
 	switch {
 	case typ.Type != gjson.String || typ.Str == "":
-		return d.fail(out, d.bad("delta has no type"))
+		return d.fail(out, wire.InvalidStream(d.p, "delta has no type"))
 	case typ.Str == "input_json_delta":
 		return d.inputDelta(out, i, partial)
 	case typ.Str == "thinking_delta" || typ.Str == "signature_delta":
@@ -456,9 +456,9 @@ func (d *anthropicStreamDecoder) blockDelta(out []codec.Event, ev *anthropicStre
 		}
 		return out
 	case typ.Str != "text_delta":
-		return d.fail(out, d.notYet(`delta type "`+typ.Str+`"`))
+		return d.fail(out, wire.UntranslatedStream(d.p, `delta type "`+typ.Str+`" cannot be translated yet`))
 	case text.Type != gjson.String:
-		return d.fail(out, d.bad("text_delta has no text"))
+		return d.fail(out, wire.InvalidStream(d.p, "text_delta has no text"))
 	}
 	return d.textDelta(out, i, text.Str)
 }
@@ -469,9 +469,9 @@ func (d *anthropicStreamDecoder) blockDelta(out []codec.Event, ev *anthropicStre
 func (d *anthropicStreamDecoder) inputDelta(out []codec.Event, i int, partial gjson.Result) []codec.Event {
 	switch {
 	case d.blocks[i] != anthropicBlockTool || i != d.openBlock || d.open < 0:
-		return d.fail(out, d.bad("input_json_delta for a block that is not an open tool_use block"))
+		return d.fail(out, wire.InvalidStream(d.p, "input_json_delta for a block that is not an open tool_use block"))
 	case partial.Type != gjson.String:
-		return d.fail(out, d.bad("input_json_delta has no partial_json"))
+		return d.fail(out, wire.InvalidStream(d.p, "input_json_delta has no partial_json"))
 	case partial.Str == "":
 		return out
 	}
@@ -484,11 +484,11 @@ func (d *anthropicStreamDecoder) inputDelta(out []codec.Event, i int, partial gj
 // accumulator does.
 func (d *anthropicStreamDecoder) thinkingDelta(out []codec.Event, i int, typ string, thinking, signature gjson.Result) []codec.Event {
 	if d.blocks[i] != anthropicBlockThinking || i != d.openBlock || d.open < 0 {
-		return d.fail(out, d.bad(typ+" for a block that is not an open thinking block"))
+		return d.fail(out, wire.InvalidStream(d.p, typ+" for a block that is not an open thinking block"))
 	}
 	if typ == "signature_delta" {
 		if signature.Type != gjson.String {
-			return d.fail(out, d.bad("signature_delta has no signature"))
+			return d.fail(out, wire.InvalidStream(d.p, "signature_delta has no signature"))
 		}
 		if d.signature == "" {
 			d.signature = strings.Clone(signature.Str)
@@ -498,7 +498,7 @@ func (d *anthropicStreamDecoder) thinkingDelta(out []codec.Event, i int, typ str
 		return out
 	}
 	if thinking.Type != gjson.String {
-		return d.fail(out, d.bad("thinking_delta has no thinking"))
+		return d.fail(out, wire.InvalidStream(d.p, "thinking_delta has no thinking"))
 	}
 	if thinking.Str == "" {
 		return out
@@ -510,14 +510,14 @@ func (d *anthropicStreamDecoder) thinkingDelta(out []codec.Event, i int, typ str
 func (d *anthropicStreamDecoder) textDelta(out []codec.Event, i int, text string) []codec.Event {
 	switch {
 	case !d.started:
-		return d.fail(out, d.bad("content_block_delta before message_start"))
+		return d.fail(out, wire.InvalidStream(d.p, "content_block_delta before message_start"))
 	case i >= len(d.blocks):
-		return d.fail(out, d.bad("content_block_delta for a block that was not started"))
+		return d.fail(out, wire.InvalidStream(d.p, "content_block_delta for a block that was not started"))
 	case d.blocks[i] != anthropicBlockText || i != d.openBlock || d.open < 0:
 		// A text block that was closed, or left open when a later block
 		// started: its text cannot be placed in order any more. Or a
 		// tool_use block, whose deltas are input_json_delta.
-		return d.fail(out, d.bad("text_delta for a block that is not an open text block"))
+		return d.fail(out, wire.InvalidStream(d.p, "text_delta for a block that is not an open text block"))
 	case text == "":
 		return out
 	}
@@ -563,9 +563,9 @@ func (d *anthropicStreamDecoder) fastTextDelta(s string) (index int, text string
 
 // blockStop handles content_block_stop.
 func (d *anthropicStreamDecoder) blockStop(out []codec.Event, ev *anthropicStreamEvent) []codec.Event {
-	i, ok := anthropicIndex(ev.index)
+	i, ok := wire.BlockIndex(ev.index)
 	if !ok || i >= len(d.blocks) {
-		return d.fail(out, d.bad("content_block_stop for a block that was not started"))
+		return d.fail(out, wire.InvalidStream(d.p, "content_block_stop for a block that was not started"))
 	}
 	if i == d.openBlock && d.open >= 0 {
 		return d.closePart(out)
@@ -582,7 +582,7 @@ func (d *anthropicStreamDecoder) messageDelta(out []codec.Event, ev *anthropicSt
 	var reason, seq, details gjson.Result
 	if ev.delta.Exists() {
 		if !ev.delta.IsObject() {
-			return d.fail(out, d.bad("message_delta delta is not an object"))
+			return d.fail(out, wire.InvalidStream(d.p, "message_delta delta is not an object"))
 		}
 		jsonx.EachMember(ev.delta, &d.text, func(key, value gjson.Result) bool {
 			switch key.Str {
@@ -597,11 +597,11 @@ func (d *anthropicStreamDecoder) messageDelta(out []codec.Event, ev *anthropicSt
 		})
 	}
 	if (reason.Type != gjson.String && reason.Type != gjson.Null) || (seq.Type != gjson.String && seq.Type != gjson.Null) {
-		return d.fail(out, d.bad("message_delta stop_reason or stop_sequence is not a string"))
+		return d.fail(out, wire.InvalidStream(d.p, "message_delta stop_reason or stop_sequence is not a string"))
 	}
 	sd, why := decodeAnthropicStopDetails(details)
 	if why != "" {
-		return d.fail(out, d.bad(why))
+		return d.fail(out, wire.InvalidStream(d.p, why))
 	}
 	if err := d.readUsage(ev.usage); err != nil {
 		return d.fail(out, err)
@@ -628,7 +628,7 @@ func (d *anthropicStreamDecoder) readUsage(v gjson.Result) *codec.Error {
 		return nil
 	}
 	if !v.IsObject() {
-		return d.bad("usage is not an object")
+		return wire.InvalidStream(d.p, "usage is not an object")
 	}
 	c := &d.usage
 	var err *codec.Error
@@ -648,12 +648,12 @@ func (d *anthropicStreamDecoder) readUsage(v gjson.Result) *codec.Error {
 				value = value.Get("thinking_tokens")
 				dst = &c.thinking
 			} else if value.Type != gjson.Null {
-				err = d.bad("usage.output_tokens_details is not an object")
+				err = wire.InvalidStream(d.p, "usage.output_tokens_details is not an object")
 			}
 		}
 		if dst != nil && value.Type != gjson.Null {
 			if value.Type != gjson.Number || value.Num < 0 || value.Num != math.Trunc(value.Num) || value.Num > 1<<53 {
-				err = d.bad("usage." + key.Str + " is not a token count")
+				err = wire.InvalidStream(d.p, "usage."+key.Str+" is not a token count")
 				return false
 			}
 			*dst = value.Int()
@@ -695,7 +695,7 @@ func (d *anthropicStreamDecoder) closePart(out []codec.Event) []codec.Event {
 // kept as the code, so that an Anthropic client receives it unchanged.
 func (d *anthropicStreamDecoder) upstreamError(v gjson.Result) *codec.Error {
 	if !v.IsObject() {
-		return d.bad("error event has no error object")
+		return wire.InvalidStream(d.p, "error event has no error object")
 	}
 	var typ, msg gjson.Result
 	jsonx.EachMember(v, &d.text, func(key, value gjson.Result) bool {
@@ -729,25 +729,6 @@ func (d *anthropicStreamDecoder) upstreamError(v gjson.Result) *codec.Error {
 func (d *anthropicStreamDecoder) fail(out []codec.Event, err *codec.Error) []codec.Event {
 	d.done = true
 	return append(out, codec.Event{Type: codec.EventError, Err: err})
-}
-
-// bad is the error for an event that is not valid in the protocol.
-func (d *anthropicStreamDecoder) bad(why string) *codec.Error {
-	return &codec.Error{Status: 502, Kind: mapping.ErrBadGateway, Message: "upstream " + string(d.p) + " stream is invalid: " + why}
-}
-
-// notYet is the error for upstream output that llmbridge cannot translate
-// yet (tool calls, server tools, citations, ...): it is never dropped.
-func (d *anthropicStreamDecoder) notYet(what string) *codec.Error {
-	return &codec.Error{Status: 502, Kind: mapping.ErrBadGateway, Message: "upstream " + string(d.p) + " stream: " + what + " cannot be translated yet"}
-}
-
-// anthropicIndex reads a block index.
-func anthropicIndex(v gjson.Result) (int, bool) {
-	if v.Type != gjson.Number || v.Num < 0 || v.Num != math.Trunc(v.Num) || v.Num > math.MaxInt32 {
-		return 0, false
-	}
-	return int(v.Num), true
 }
 
 // anthropicQuoteStart quotes the start of s for an error message.
