@@ -56,7 +56,9 @@ func (anthropicCodec) AppendStreamMetrics(dst []byte, p codec.Protocol, u *codec
 // anthropicIsObject reports whether args, a tool call's arguments, can be
 // written as an object: "" (no arguments, written as {}) or the text of a
 // JSON object. Decoders produce nothing else; the check only keeps a
-// malformed canonical request from producing an invalid body.
+// malformed canonical request from producing an invalid body. It looks at
+// the ends of the text, where jsonx.IsObject would validate it all:
+// arguments a model wrote that are not quite JSON pass on as they came.
 func anthropicIsObject(args string) bool {
 	i := jsonx.SkipSpace(args, 0)
 	if i == len(args) {

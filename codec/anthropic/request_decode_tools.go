@@ -153,9 +153,9 @@ func (d *anthropicRequestDecoder) webSearchTool(t gjson.Result, path string) (co
 				err = codec.InvalidRequest(p, "must be at least 1")
 			}
 		case "allowed_domains":
-			w.AllowedDomains, err = wire.ReadStrings(value, p, nil)
+			w.AllowedDomains, err = wire.ReadStringList(value, p, false, nil)
 		case "blocked_domains":
-			w.BlockedDomains, err = wire.ReadStrings(value, p, nil)
+			w.BlockedDomains, err = wire.ReadStringList(value, p, false, nil)
 		case "user_location":
 			err = wire.ResponsesUserLocation(value, p, &w.Location)
 		case "cache_control":

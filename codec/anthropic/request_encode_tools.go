@@ -128,11 +128,11 @@ func appendAnthropicWebSearch(dst []byte, w *codec.WebSearchOptions) []byte {
 	}
 	if len(w.AllowedDomains) > 0 {
 		dst = append(dst, `,"allowed_domains":`...)
-		dst = wire.AppendStrings(dst, w.AllowedDomains)
+		dst = jsonx.AppendStringArray(dst, w.AllowedDomains)
 	}
 	if len(w.BlockedDomains) > 0 {
 		dst = append(dst, `,"blocked_domains":`...)
-		dst = wire.AppendStrings(dst, w.BlockedDomains)
+		dst = jsonx.AppendStringArray(dst, w.BlockedDomains)
 	}
 	if !w.Location.IsZero() {
 		dst = append(dst, `,"user_location":`...)

@@ -619,7 +619,8 @@ func (d *chatStreamDecoder) Close(out []codec.Event, cause error) []codec.Event 
 func chatIsNull(raw string) bool { return raw == "" || raw == "null" }
 
 // chatIsObject and chatIsArray report the kind of a raw value (from a
-// validated document, trimmed of spaces by chatEachMember).
+// validated document, trimmed of spaces by chatEachMember): the first byte
+// tells, where jsonx.IsObject would validate the value again.
 func chatIsObject(raw string) bool {
 	i := jsonx.SkipSpace(raw, 0)
 	return i < len(raw) && raw[i] == '{'

@@ -81,7 +81,7 @@ func decodeGeminiSearch(v gjson.Result, path string, req *request) *codec.Error 
 		p := path + "." + k.Str
 		switch k.Str {
 		case "excludeDomains", "exclude_domains":
-			t.WebSearch.BlockedDomains, err = wire.ReadStrings(f, p, t.WebSearch.BlockedDomains)
+			t.WebSearch.BlockedDomains, err = wire.ReadStringList(f, p, false, t.WebSearch.BlockedDomains)
 		case "timeRangeFilter", "time_range_filter":
 			err = wire.RejectUnlessNull(f, p, "a search time range has no equivalent in other protocols")
 		default:

@@ -281,12 +281,6 @@ func geminiPartPath(i, j int) string {
 	return wire.IndexPath(wire.IndexPath("messages", i)+".content", j)
 }
 
-// geminiIsObject reports whether s is the text of one JSON object.
-func geminiIsObject(s string) bool {
-	i := jsonx.SkipSpace(s, 0)
-	return i < len(s) && s[i] == '{' && jsonx.Valid(s)
-}
-
 // appendGeminiFunctionCall appends a tool call as a functionCall part: its
 // id when it has one and ids is true (Gemini echoes it in the
 // functionResponse; Vertex AI takes none), its name and its arguments object
@@ -304,7 +298,7 @@ func appendGeminiFunctionCall(dst []byte, p *codec.Part, path string, ids bool) 
 	switch {
 	case p.Arguments == "":
 		dst = append(dst, "{}"...)
-	case geminiIsObject(p.Arguments):
+	case jsonx.IsObject(p.Arguments):
 		dst = append(dst, p.Arguments...)
 	default:
 		return dst, codec.InvalidRequest(path+".arguments", "must be a JSON object")
@@ -425,7 +419,7 @@ func appendGeminiTools(dst []byte, req *codec.Request) ([]byte, *codec.Error) {
 			return dst, wire.CannotEncode(codec.Gemini, wire.IndexPath("tools", i), "a hosted tool", codec.Capability{Kind: codec.CapTool, Tool: i})
 		case t.Strict.Set && t.Strict.Value:
 			return dst, wire.CannotEncode(codec.Gemini, wire.IndexPath("tools", i)+".strict", "strict: true (schema enforcement)", codec.Capability{Kind: codec.CapToolStrict, Tool: i})
-		case t.Parameters != "" && !geminiIsObject(t.Parameters):
+		case t.Parameters != "" && !jsonx.IsObject(t.Parameters):
 			return dst, codec.InvalidRequest(wire.IndexPath("tools", i)+".parameters", "must be a JSON object")
 		}
 		if n == 0 {

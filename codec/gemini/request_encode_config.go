@@ -73,7 +73,7 @@ func appendGeminiFormat(dst []byte, empty int, req *codec.Request) ([]byte, *cod
 	if f.Kind == codec.FormatText {
 		return dst, nil
 	}
-	if f.Kind == codec.FormatJSONSchema && f.Schema != "" && !geminiIsObject(f.Schema) {
+	if f.Kind == codec.FormatJSONSchema && f.Schema != "" && !jsonx.IsObject(f.Schema) {
 		return dst, codec.InvalidRequest("format.schema", "must be a JSON object")
 	}
 	dst = appendGeminiKey(dst, empty, "responseMimeType")

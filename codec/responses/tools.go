@@ -341,7 +341,7 @@ func responsesSearchFilters(v gjson.Result, path string, w *codec.WebSearchOptio
 			err = wire.UnknownField(path + "." + key.Str)
 			return false
 		}
-		w.AllowedDomains, err = wire.ReadStrings(value, path+".allowed_domains", w.AllowedDomains)
+		w.AllowedDomains, err = wire.ReadStringList(value, path+".allowed_domains", false, w.AllowedDomains)
 		return err == nil
 	})
 	return err
@@ -463,7 +463,7 @@ func appendResponsesWebSearch(dst []byte, w *codec.WebSearchOptions) []byte {
 	}
 	if len(w.AllowedDomains) > 0 {
 		dst = append(dst, `,"filters":{"allowed_domains":`...)
-		dst = wire.AppendStrings(dst, w.AllowedDomains)
+		dst = jsonx.AppendStringArray(dst, w.AllowedDomains)
 		dst = append(dst, '}')
 	}
 	if !w.Location.IsZero() {
