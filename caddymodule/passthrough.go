@@ -113,7 +113,7 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 	if client != x.upstream {
 		betasToHeader(r, body, client)
 	}
-	edited, cerr := editDialect(body, client, x.upstream, upModel, stream)
+	edited, cerr := adaptSibling(body, client, x.upstream, upModel, stream)
 	if cerr != nil {
 		x.fail(w, client, cerr)
 		return nil
