@@ -124,7 +124,7 @@ func (responsesCodec) CountedBody(_ codec.Protocol, body []byte) ([]byte, error)
 // AppendCountBody writes the input_tokens body of a Responses generation
 // body: its members that input_tokens takes.
 func (responsesCodec) AppendCountBody(dst []byte, _ codec.Protocol, gen []byte, _ *codec.Request, _ codec.EncodeOptions) []byte {
-	return wire.AppendMembers(dst, gjson.ParseBytes(gen), wire.Keep(responsesCountFields))
+	return wire.AppendMembers(dst, gjson.ParseBytes(gen), wire.Keep(countFields))
 }
 
 // Interface guards

@@ -8,11 +8,11 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// responsesRequestDecoder holds what decoding the top-level object collects
+// requestDecoder holds what decoding the top-level object collects
 // before the conversation can be built: input needs instructions (which may
 // come after it in the body) to lay out req.System, and safety_identifier
 // only stands in for user when user is absent.
-type responsesRequestDecoder struct {
+type requestDecoder struct {
 	req              *request
 	input            gjson.Result
 	instructions     string
@@ -29,7 +29,7 @@ type responsesRequestDecoder struct {
 // rejected as a capability outside the current scope, or rejected as
 // unknown.
 func decodeResponsesRequest(root gjson.Result, req *request) *codec.Error {
-	d := responsesRequestDecoder{req: req}
+	d := requestDecoder{req: req}
 	var err *codec.Error
 	jsonx.EachMember(root, &req.Text, func(key, value gjson.Result) bool {
 		err = d.field(key.Str, value)
@@ -61,7 +61,7 @@ func decodeResponsesRequest(root gjson.Result, req *request) *codec.Error {
 // field, so a null known field is accepted and ignored.
 //
 //fields:all
-func (d *responsesRequestDecoder) field(key string, v gjson.Result) *codec.Error {
+func (d *requestDecoder) field(key string, v gjson.Result) *codec.Error {
 	req := d.req
 	switch key {
 	// Mapped fields.
@@ -120,13 +120,13 @@ func (d *responsesRequestDecoder) field(key string, v gjson.Result) *codec.Error
 
 	// Hints: they steer the provider, not what the model generates.
 	case "store": //field:hint
-		return d.hint(key, v, responsesHintBool)
+		return d.hint(key, v, hintBool)
 	case "parallel_tool_calls": //field:hint
 		return wire.ReadOptBool(v, key, &d.parallel)
 	case "metadata", "client_metadata": //field:hint
-		return d.hint(key, v, responsesHintObject)
+		return d.hint(key, v, hintObject)
 	case "service_tier": //field:hint
-		return d.hint(key, v, responsesHintString)
+		return d.hint(key, v, hintString)
 	case "prompt_cache_key": //field:hint
 		// It routes requests to OpenAI's prompt cache: carried to Chat
 		// Completions, dropped toward the other providers.
@@ -147,7 +147,7 @@ func (d *responsesRequestDecoder) field(key string, v gjson.Result) *codec.Error
 	case "tools": //field:mapped
 		return decodeResponsesTools(v, req)
 	case "text": //field:-
-		return responsesTextConfig(v, req)
+		return textConfig(v, req)
 	case "reasoning": //field:-
 		return d.reasoning(v)
 	case "background": //field:capability
@@ -189,26 +189,26 @@ func (d *responsesRequestDecoder) field(key string, v gjson.Result) *codec.Error
 	return nil
 }
 
-// responsesHintKind is the JSON type a hint field must have.
-type responsesHintKind uint8
+// hintKind is the JSON type a hint field must have.
+type hintKind uint8
 
 const (
-	responsesHintBool responsesHintKind = iota
-	responsesHintString
-	responsesHintObject
-	responsesHintInt
+	hintBool hintKind = iota
+	hintString
+	hintObject
+	hintInt
 )
 
 // checkResponsesHintKind checks that v, which is not null, is of kind k.
-func checkResponsesHintKind(v gjson.Result, path string, k responsesHintKind) *codec.Error {
+func checkResponsesHintKind(v gjson.Result, path string, k hintKind) *codec.Error {
 	switch k {
-	case responsesHintBool:
+	case hintBool:
 		_, err := wire.ReadBool(v, path)
 		return err
-	case responsesHintString:
+	case hintString:
 		_, err := wire.ReadString(v, path)
 		return err
-	case responsesHintObject:
+	case hintObject:
 		if !v.IsObject() {
 			return wire.WrongType(path, "object", v)
 		}
@@ -219,7 +219,7 @@ func checkResponsesHintKind(v gjson.Result, path string, k responsesHintKind) *c
 }
 
 // hint validates a hint field's type and records it as dropped.
-func (d *responsesRequestDecoder) hint(path string, v gjson.Result, k responsesHintKind) *codec.Error {
+func (d *requestDecoder) hint(path string, v gjson.Result, k hintKind) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -231,7 +231,7 @@ func (d *responsesRequestDecoder) hint(path string, v gjson.Result, k responsesH
 }
 
 // streamOptions decodes stream_options, whose only option is a hint.
-func (d *responsesRequestDecoder) streamOptions(v gjson.Result) *codec.Error {
+func (d *requestDecoder) streamOptions(v gjson.Result) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -242,7 +242,7 @@ func (d *responsesRequestDecoder) streamOptions(v gjson.Result) *codec.Error {
 	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "include_obfuscation": //field:stream_options.include_obfuscation: hint
-			err = d.hint("stream_options.include_obfuscation", value, responsesHintBool)
+			err = d.hint("stream_options.include_obfuscation", value, hintBool)
 		default:
 			err = wire.UnknownField("stream_options." + key.Str)
 		}
@@ -253,7 +253,7 @@ func (d *responsesRequestDecoder) streamOptions(v gjson.Result) *codec.Error {
 
 // truncation accepts the default "disabled" as a hint; "auto" lets the
 // provider drop the start of the conversation, which no other protocol does.
-func (d *responsesRequestDecoder) truncation(v gjson.Result) *codec.Error {
+func (d *requestDecoder) truncation(v gjson.Result) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -278,7 +278,7 @@ func (d *responsesRequestDecoder) truncation(v gjson.Result) *codec.Error {
 // returned in anyway (it is never fabricated). The other values ask for
 // nothing in a conversation without hosted tools, so when one is present the
 // field is listed as dropped; logprobs are a capability.
-func (d *responsesRequestDecoder) include(v gjson.Result) *codec.Error {
+func (d *requestDecoder) include(v gjson.Result) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -321,7 +321,7 @@ func (d *responsesRequestDecoder) include(v gjson.Result) *codec.Error {
 // that mean "no tool call" (auto, none) and parallel_tool_calls change
 // nothing the model can do: they are recorded as dropped hints, and encoders
 // never see a choice without tools. A choice that forces a call needs tools.
-func (d *responsesRequestDecoder) finishTools() *codec.Error {
+func (d *requestDecoder) finishTools() *codec.Error {
 	req := d.req
 	v := d.toolChoice
 	if v.Exists() && v.Type != gjson.Null {
@@ -367,9 +367,9 @@ func (d *responsesRequestDecoder) finishTools() *codec.Error {
 	return nil
 }
 
-// responsesTextConfig decodes text: the output format (structured
+// textConfig decodes text: the output format (structured
 // output) and verbosity.
-func responsesTextConfig(v gjson.Result, req *request) *codec.Error {
+func textConfig(v gjson.Result, req *request) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -380,9 +380,9 @@ func responsesTextConfig(v gjson.Result, req *request) *codec.Error {
 	jsonx.EachMember(v, &req.Text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "format": //field:text.format: mapped
-			err = responsesTextFormat(value, req)
+			err = textFormat(value, req)
 		case "verbosity": //field:text.verbosity: capability
-			req.Verbosity, err = responsesVerbosity(value, "text.verbosity")
+			req.Verbosity, err = verbosity(value, "text.verbosity")
 		default:
 			err = wire.UnknownField("text." + key.Str)
 		}
@@ -391,9 +391,9 @@ func responsesTextConfig(v gjson.Result, req *request) *codec.Error {
 	return err
 }
 
-// responsesVerbosity reads an OpenAI verbosity value (low, medium or
+// verbosity reads an OpenAI verbosity value (low, medium or
 // high); null is "".
-func responsesVerbosity(v gjson.Result, path string) (string, *codec.Error) {
+func verbosity(v gjson.Result, path string) (string, *codec.Error) {
 	if v.Type == gjson.Null {
 		return "", nil
 	}
@@ -408,10 +408,10 @@ func responsesVerbosity(v gjson.Result, path string) (string, *codec.Error) {
 	return "", codec.InvalidRequest(path, `must be "low", "medium" or "high"`)
 }
 
-// responsesTextFormat decodes text.format into req.Format: text (the
+// textFormat decodes text.format into req.Format: text (the
 // default, normalised to the zero format), json_object, or json_schema with
 // its name, schema, description and strict flag.
-func responsesTextFormat(v gjson.Result, req *request) *codec.Error {
+func textFormat(v gjson.Result, req *request) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -481,7 +481,7 @@ func responsesTextFormat(v gjson.Result, req *request) *codec.Error {
 // that can use it); an effort is mapped, "none" included. A non-null
 // context (which turns' reasoning the provider keeps) and execution modes
 // have no equivalent elsewhere and are rejected.
-func (d *responsesRequestDecoder) reasoning(v gjson.Result) *codec.Error {
+func (d *requestDecoder) reasoning(v gjson.Result) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -493,7 +493,7 @@ func (d *responsesRequestDecoder) reasoning(v gjson.Result) *codec.Error {
 	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "effort": //field:reasoning.effort: mapped
-			err = responsesEffort(value, "reasoning.effort", &r.Effort)
+			err = effort(value, "reasoning.effort", &r.Effort)
 		case "context": //field:reasoning.context: capability
 			err = wire.RejectUnlessNull(value, "reasoning.context", "reasoning context modes cannot be translated")
 		case "mode": //field:reasoning.mode: capability
@@ -508,8 +508,8 @@ func (d *responsesRequestDecoder) reasoning(v gjson.Result) *codec.Error {
 	return err
 }
 
-// responsesEffort reads an OpenAI reasoning effort; null leaves dst unset.
-func responsesEffort(v gjson.Result, path string, dst *mapping.Effort) *codec.Error {
+// effort reads an OpenAI reasoning effort; null leaves dst unset.
+func effort(v gjson.Result, path string, dst *mapping.Effort) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -528,7 +528,7 @@ func responsesEffort(v gjson.Result, path string, dst *mapping.Effort) *codec.Er
 
 // reasoningSummary reads reasoning.summary (or its deprecated alias
 // generate_summary) into Reasoning.Summary.
-func (d *responsesRequestDecoder) reasoningSummary(path string, v gjson.Result) *codec.Error {
+func (d *requestDecoder) reasoningSummary(path string, v gjson.Result) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}

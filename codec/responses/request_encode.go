@@ -16,15 +16,15 @@ func appendResponsesDataURL(dst []byte, p *codec.Part) []byte {
 		return jsonx.AppendString(dst, p.URL)
 	}
 	dst = append(dst, `"data:`...)
-	dst = responsesAppendStringBody(dst, p.MediaType)
+	dst = appendStringBody(dst, p.MediaType)
 	dst = append(dst, ";base64,"...)
-	dst = responsesAppendStringBody(dst, p.Data)
+	dst = appendStringBody(dst, p.Data)
 	return append(dst, '"')
 }
 
-// responsesAppendStringBody appends s escaped as in a JSON string, without
+// appendStringBody appends s escaped as in a JSON string, without
 // the quotes.
-func responsesAppendStringBody(dst []byte, s string) []byte {
+func appendStringBody(dst []byte, s string) []byte {
 	n := len(dst)
 	dst = jsonx.AppendString(dst, s)
 	copy(dst[n:], dst[n+1:len(dst)-1])
@@ -121,7 +121,7 @@ func checkResponsesEncodable(req *codec.Request) *codec.Error {
 // grouped into message items.
 func appendResponsesItems(dst []byte, req *codec.Request, role codec.Role, parts []codec.Part, msg int, first *bool) ([]byte, *codec.Error) {
 	// Paths are only built for errors: this runs for every message.
-	partPath := func(k int) string { return responsesPartPath(msg, k) }
+	partPath := func(k int) string { return partPath(msg, k) }
 	comma := func() {
 		if !*first {
 			dst = append(dst, ',')
@@ -149,7 +149,7 @@ func appendResponsesItems(dst []byte, req *codec.Request, role codec.Role, parts
 			}
 			comma()
 			var err *codec.Error
-			if dst, err = appendResponsesOutputItem(dst, p, responsesCustomCall(req, p.ToolCallID), msg, i); err != nil {
+			if dst, err = appendResponsesOutputItem(dst, p, customCall(req, p.ToolCallID), msg, i); err != nil {
 				return dst, err
 			}
 			i++
@@ -226,9 +226,9 @@ func appendResponsesSummary(dst []byte, text string) []byte {
 	return append(dst, `}]`...)
 }
 
-// responsesWantsReasoning reports whether req asks for reasoning: a
+// wantsReasoning reports whether req asks for reasoning: a
 // non-zero effort, a positive budget, or adaptive thinking.
-func responsesWantsReasoning(r *codec.Reasoning) bool {
+func wantsReasoning(r *codec.Reasoning) bool {
 	return r.Effort > mapping.EffortNone || r.Budget.Set && r.Budget.Value > 0 || r.Adaptive
 }
 
@@ -250,7 +250,7 @@ func appendResponsesReasoning(dst []byte, req *codec.Request, opts *codec.Encode
 	if effort == mapping.EffortMax {
 		effort = mapping.EffortXHigh
 	}
-	wants := responsesWantsReasoning(r)
+	wants := wantsReasoning(r)
 	summary := r.Summary
 	if summary == "" && wants && !(r.IncludeThoughts.Set && !r.IncludeThoughts.Value) && r.Display != "omitted" {
 		summary = "auto"
@@ -374,7 +374,7 @@ func appendResponsesInputPart(dst []byte, role codec.Role, p *codec.Part) []byte
 		// OpenAI needs a filename with file_data to read the file;
 		// without a title, one is made from the media type.
 		dst = append(dst, `,"filename":`...)
-		dst = jsonx.AppendString(dst, responsesFilename(p))
+		dst = jsonx.AppendString(dst, filename(p))
 		return append(dst, '}')
 	case role != codec.RoleAssistant:
 		dst = append(dst, `{"type":"input_text","text":`...)
@@ -387,9 +387,9 @@ func appendResponsesInputPart(dst []byte, role codec.Role, p *codec.Part) []byte
 	return append(dst, '}')
 }
 
-// responsesFilename is the filename of a document: its title, or
+// filename is the filename of a document: its title, or
 // "document" with the extension of its media type.
-func responsesFilename(p *codec.Part) string {
+func filename(p *codec.Part) string {
 	if p.Text != "" {
 		return p.Text
 	}
@@ -437,9 +437,9 @@ func appendResponsesArguments(dst []byte, args string) []byte {
 	return jsonx.AppendString(dst, args)
 }
 
-// responsesCustomCall reports whether the call with id in req's history is
+// customCall reports whether the call with id in req's history is
 // a call of a custom tool, whose result is a custom_tool_call_output.
-func responsesCustomCall(req *codec.Request, id string) bool {
+func customCall(req *codec.Request, id string) bool {
 	custom := false
 	for i := range req.Tools {
 		custom = custom || req.Tools[i].Kind == codec.ToolCustom
@@ -505,16 +505,16 @@ func appendResponsesOutputItem(dst []byte, p *codec.Part, custom bool, msg, part
 		case codec.PartImage:
 			dst = appendResponsesInputPart(dst, codec.RoleUser, c)
 		default:
-			return dst, wire.CannotEncode(codec.OpenAIResponses, wire.IndexPath(responsesPartPath(msg, part)+".content", i), "a "+c.Type.String()+" part in a tool result",
+			return dst, wire.CannotEncode(codec.OpenAIResponses, wire.IndexPath(partPath(msg, part)+".content", i), "a "+c.Type.String()+" part in a tool result",
 				codec.Capability{Kind: codec.CapResultContent, Message: msg, Part: part, Content: i})
 		}
 	}
 	return append(dst, "]}"...), nil
 }
 
-// responsesPartPath names part k of message msg, or of the system prompt
+// partPath names part k of message msg, or of the system prompt
 // when msg is -1, in an encoding error.
-func responsesPartPath(msg, k int) string {
+func partPath(msg, k int) string {
 	base := "system"
 	if msg >= 0 {
 		base = wire.IndexPath("messages", msg)

@@ -25,16 +25,16 @@ func decodeResponsesResponse(root gjson.Result, resp *response) *codec.Error {
 				err = codec.BadUpstream(codec.OpenAIResponses, `object is not "response"`)
 			}
 		case "id":
-			resp.ID, err = responsesUpstreamString(value, "id")
+			resp.ID, err = upstreamString(value, "id")
 		case "model":
-			resp.Model, err = responsesUpstreamString(value, "model")
+			resp.Model, err = upstreamString(value, "model")
 		case "created_at":
-			resp.Created, err = responsesUpstreamCount(value, "created_at")
+			resp.Created, err = upstreamCount(value, "created_at")
 		case "status":
-			status, err = responsesUpstreamString(value, "status")
+			status, err = upstreamString(value, "status")
 		case "incomplete_details":
 			if value.IsObject() {
-				incompleteReason, err = responsesUpstreamString(value.Get("reason"), "incomplete_details.reason")
+				incompleteReason, err = upstreamString(value.Get("reason"), "incomplete_details.reason")
 			}
 		case "error":
 			failure = value
@@ -71,18 +71,18 @@ func decodeResponsesResponse(root gjson.Result, resp *response) *codec.Error {
 	return err
 }
 
-// responsesUpstreamString reads a string field of an upstream response; null and
+// upstreamString reads a string field of an upstream response; null and
 // absent are "".
-func responsesUpstreamString(v gjson.Result, path string) (string, *codec.Error) {
+func upstreamString(v gjson.Result, path string) (string, *codec.Error) {
 	if v.Type != gjson.String && v.Type != gjson.Null && v.Exists() {
 		return "", codec.BadUpstream(codec.OpenAIResponses, path+" is not a string")
 	}
 	return v.Str, nil
 }
 
-// responsesUpstreamCount reads an integer field of an upstream response; null and
+// upstreamCount reads an integer field of an upstream response; null and
 // absent are 0.
-func responsesUpstreamCount(v gjson.Result, path string) (int64, *codec.Error) {
+func upstreamCount(v gjson.Result, path string) (int64, *codec.Error) {
 	if v.Type != gjson.Number && v.Type != gjson.Null && v.Exists() {
 		return 0, codec.BadUpstream(codec.OpenAIResponses, path+" is not a number")
 	}
@@ -125,7 +125,7 @@ func decodeResponsesOutput(output gjson.Result, resp *response) (hasRefusal, has
 		case "web_search_call":
 			decodeResponsesSearchCall(item, resp.Response)
 		default:
-			if responsesClientAction[typ.Str] || !item.IsObject() {
+			if clientAction[typ.Str] || !item.IsObject() {
 				// A call the client would have to run: dropping it would
 				// end the turn without the action it asks for.
 				err = codec.BadUpstream(codec.OpenAIResponses, wire.IndexPath("output", i)+`: output item type "`+typ.String()+`" cannot be translated yet`)
@@ -184,17 +184,17 @@ func decodeResponsesOutputReasoning(item gjson.Result, i int, resp *response) *c
 	path := wire.IndexPath("output", i)
 	p := codec.Part{Type: codec.PartReasoning}
 	var err *codec.Error
-	if p.ItemID, err = responsesUpstreamString(item.Get("id"), path+".id"); err != nil {
+	if p.ItemID, err = upstreamString(item.Get("id"), path+".id"); err != nil {
 		return err
 	}
-	if p.Signature, err = responsesUpstreamString(item.Get("encrypted_content"), path+".encrypted_content"); err != nil {
+	if p.Signature, err = upstreamString(item.Get("encrypted_content"), path+".encrypted_content"); err != nil {
 		return err
 	}
-	if p.Text, err = responsesUpstreamTexts(item.Get("summary"), path+".summary"); err != nil {
+	if p.Text, err = upstreamTexts(item.Get("summary"), path+".summary"); err != nil {
 		return err
 	}
 	if p.Text == "" {
-		if p.Text, err = responsesUpstreamTexts(item.Get("content"), path+".content"); err != nil {
+		if p.Text, err = upstreamTexts(item.Get("content"), path+".content"); err != nil {
 			return err
 		}
 	}
@@ -207,9 +207,9 @@ func decodeResponsesOutputReasoning(item gjson.Result, i int, resp *response) *c
 	return nil
 }
 
-// responsesUpstreamTexts joins the texts of an upstream reasoning item's
+// upstreamTexts joins the texts of an upstream reasoning item's
 // summary or content parts with blank lines.
-func responsesUpstreamTexts(v gjson.Result, path string) (string, *codec.Error) {
+func upstreamTexts(v gjson.Result, path string) (string, *codec.Error) {
 	if !v.Exists() || v.Type == gjson.Null {
 		return "", nil
 	}
@@ -221,7 +221,7 @@ func responsesUpstreamTexts(v gjson.Result, path string) (string, *codec.Error) 
 	j := 0
 	v.ForEach(func(_, part gjson.Result) bool {
 		var text string
-		if text, err = responsesUpstreamString(part.Get("text"), wire.IndexPath(path, j)+".text"); err != nil {
+		if text, err = upstreamString(part.Get("text"), wire.IndexPath(path, j)+".text"); err != nil {
 			return false
 		}
 		// Empty parts add no separator, as in the stream decoder,
@@ -242,13 +242,13 @@ func decodeResponsesOutputCall(item gjson.Result, i int, resp *response) *codec.
 	path := wire.IndexPath("output", i)
 	p := codec.Part{Type: codec.PartToolCall}
 	var err *codec.Error
-	if p.ToolCallID, err = responsesUpstreamString(item.Get("call_id"), path+".call_id"); err != nil {
+	if p.ToolCallID, err = upstreamString(item.Get("call_id"), path+".call_id"); err != nil {
 		return err
 	}
-	if p.ToolName, err = responsesUpstreamString(item.Get("name"), path+".name"); err != nil {
+	if p.ToolName, err = upstreamString(item.Get("name"), path+".name"); err != nil {
 		return err
 	}
-	if p.Arguments, err = responsesUpstreamString(item.Get("arguments"), path+".arguments"); err != nil {
+	if p.Arguments, err = upstreamString(item.Get("arguments"), path+".arguments"); err != nil {
 		return err
 	}
 	switch {
@@ -278,11 +278,11 @@ func decodeResponsesOutputMessage(item gjson.Result, i int, resp *response) (has
 		switch typ.Str {
 		case "output_text":
 			var text string
-			text, err = responsesUpstreamString(part.Get("text"), wire.IndexPath(wire.IndexPath("output", i)+".content", j)+".text")
+			text, err = upstreamString(part.Get("text"), wire.IndexPath(wire.IndexPath("output", i)+".content", j)+".text")
 			resp.Content = append(resp.Content, codec.Part{Type: codec.PartText, Text: text, Citations: wire.DecodeURLCitations(part.Get("annotations"), text, nil)})
 		case "refusal":
 			var text string
-			text, err = responsesUpstreamString(part.Get("refusal"), wire.IndexPath(wire.IndexPath("output", i)+".content", j)+".refusal")
+			text, err = upstreamString(part.Get("refusal"), wire.IndexPath(wire.IndexPath("output", i)+".content", j)+".refusal")
 			resp.Content = append(resp.Content, codec.Part{Type: codec.PartRefusal, Text: text})
 			hasRefusal = true
 		default:
@@ -311,7 +311,7 @@ func decodeResponsesUsage(v gjson.Result) (codec.Usage, *codec.Error) {
 		{"output_tokens", &u.OutputTokens},
 		{"output_tokens_details.reasoning_tokens", &u.ReasoningTokens},
 	} {
-		if *f.dst, err = responsesUpstreamCount(v.Get(f.path), "usage."+f.path); err != nil {
+		if *f.dst, err = upstreamCount(v.Get(f.path), "usage."+f.path); err != nil {
 			return codec.Usage{}, err
 		}
 	}

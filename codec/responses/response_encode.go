@@ -63,23 +63,23 @@ func appendResponsesResponse(dst []byte, resp *codec.Response, req *codec.Reques
 	return append(dst, '}'), nil
 }
 
-// responsesMessageID derives the output message id from the response id, so
+// messageID derives the output message id from the response id, so
 // that a response keeps the same ids however often it is encoded (and a
 // streamed encoding can agree with a non-streamed one) without a random
 // source per response.
-func responsesMessageID(responseID string) string {
+func messageID(responseID string) string {
 	if strings.HasPrefix(responseID, "msg_") {
 		return responseID
 	}
 	return "msg_" + strings.TrimPrefix(responseID, "resp_")
 }
 
-// responsesOutputItemID returns the id of output item n: the message id for
+// outputItemID returns the id of output item n: the message id for
 // a message at index 0 (the only item of a text response), else the
 // message id or, for a function call, "fc_" with the response id, and the
 // item's index. The stream encoder uses the same ids.
-func responsesOutputItemID(responseID string, n int, call bool) string {
-	id := responsesMessageID(responseID)
+func outputItemID(responseID string, n int, call bool) string {
+	id := messageID(responseID)
 	if call {
 		id = "fc_" + strings.TrimPrefix(id, "msg_")
 	} else if n == 0 {
@@ -88,10 +88,10 @@ func responsesOutputItemID(responseID string, n int, call bool) string {
 	return id + "_" + strconv.Itoa(n)
 }
 
-// responsesReasoningItemID returns the id of reasoning output item n that
+// reasoningItemID returns the id of reasoning output item n that
 // has no id of its own: "rs_" with the response id and the item's index.
-func responsesReasoningItemID(responseID string, n int) string {
-	return "rs_" + strings.TrimPrefix(responsesMessageID(responseID), "msg_") + "_" + strconv.Itoa(n)
+func reasoningItemID(responseID string, n int) string {
+	return "rs_" + strings.TrimPrefix(messageID(responseID), "msg_") + "_" + strconv.Itoa(n)
 }
 
 // itemID returns the id of an item llmbridge can restore from an
@@ -131,7 +131,7 @@ func appendResponsesOutput(dst []byte, responseID, status string, content []code
 			if n > 0 {
 				dst = append(dst, ',')
 			}
-			key, id := itemID(store, "fc_", responsesOutputItemID(responseID, n, true))
+			key, id := itemID(store, "fc_", outputItemID(responseID, n, true))
 			start := len(dst)
 			dst = appendResponsesOutputCall(dst, id, status, p, req)
 			keepItem(store, key, dst[start:])
@@ -143,7 +143,7 @@ func appendResponsesOutput(dst []byte, responseID, status string, content []code
 			}
 			id := p.ItemID
 			if id == "" {
-				id = responsesReasoningItemID(responseID, n)
+				id = reasoningItemID(responseID, n)
 			}
 			key, id := itemID(store, "rs_", id)
 			start := len(dst)
@@ -170,14 +170,14 @@ func appendResponsesOutput(dst []byte, responseID, status string, content []code
 			dst = append(dst, ',')
 		}
 		j := i + 1
-		for j < len(content) && responsesInMessage(content[j].Type) {
+		for j < len(content) && inMessage(content[j].Type) {
 			j++
 		}
 		var err *codec.Error
 		var key codec.ItemKey
 		id := inlineTextID(content[i:j])
 		if id == "" {
-			key, id = itemID(store, itemRefPrefix, responsesOutputItemID(responseID, n, false))
+			key, id = itemID(store, itemRefPrefix, outputItemID(responseID, n, false))
 		}
 		start := len(dst)
 		if dst, err = appendResponsesOutputMessage(dst, id, status, content[i:j]); err != nil {
@@ -189,9 +189,9 @@ func appendResponsesOutput(dst []byte, responseID, status string, content []code
 	return dst, nil
 }
 
-// responsesInMessage reports whether a part of type t belongs in a message
+// inMessage reports whether a part of type t belongs in a message
 // item.
-func responsesInMessage(t codec.PartType) bool {
+func inMessage(t codec.PartType) bool {
 	switch t {
 	case codec.PartToolCall, codec.PartReasoning, codec.PartServerToolCall, codec.PartServerToolResult:
 		return false
@@ -199,13 +199,13 @@ func responsesInMessage(t codec.PartType) bool {
 	return true
 }
 
-// responsesSearchItemID is the id of web_search_call item n: the call's own
+// searchItemID is the id of web_search_call item n: the call's own
 // id when it is a Responses one, else one made from the response id.
-func responsesSearchItemID(own, responseID string, n int) string {
+func searchItemID(own, responseID string, n int) string {
 	if strings.HasPrefix(own, "ws_") {
 		return own
 	}
-	return "ws_" + strings.TrimPrefix(responsesMessageID(responseID), "msg_") + "_" + strconv.Itoa(n)
+	return "ws_" + strings.TrimPrefix(messageID(responseID), "msg_") + "_" + strconv.Itoa(n)
 }
 
 // appendResponsesSearchCall appends the web_search_call item of the search
@@ -223,7 +223,7 @@ func appendResponsesSearchCall(dst []byte, responseID string, n int, content []c
 	if failed {
 		status = "failed"
 	}
-	dst = appendResponsesSearchItem(dst, responsesSearchItemID(call.ToolCallID, responseID, n), status, wire.SearchQuery(call.Arguments), content[i+1:j])
+	dst = appendResponsesSearchItem(dst, searchItemID(call.ToolCallID, responseID, n), status, wire.SearchQuery(call.Arguments), content[i+1:j])
 	return dst, j
 }
 

@@ -115,7 +115,7 @@ func TestResponsesDecodeResponse(t *testing.T) {
 			name: "refusal",
 			body: head + `"status":"completed","incomplete_details":null,"error":null,` +
 				msg(`{"type":"refusal","refusal":"I can't help with that."}`) + `}`,
-			want: codec.Response{ID: "resp_1", Model: "gpt-4o", Created: 1700000000, Content: []codec.Part{responsesRefusal("I can't help with that.")},
+			want: codec.Response{ID: "resp_1", Model: "gpt-4o", Created: 1700000000, Content: []codec.Part{refusal("I can't help with that.")},
 				StopReason: mapping.StopRefusal},
 		},
 		{
@@ -229,7 +229,7 @@ func TestResponsesAppendResponse(t *testing.T) {
 		{
 			name: "refusal",
 			resp: codec.Response{ID: "chatcmpl-1", Model: "gpt-4o", Created: 1700000000,
-				Content: []codec.Part{responsesRefusal("I can't help with that.")}, StopReason: mapping.StopRefusal},
+				Content: []codec.Part{refusal("I can't help with that.")}, StopReason: mapping.StopRefusal},
 		},
 		{
 			// Text, parallel calls (one without arguments: "{}"), then

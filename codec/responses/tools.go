@@ -189,7 +189,7 @@ func decodeResponsesTool(v gjson.Result, path string, tools []codec.Tool, ns, ns
 			if t.Kind != codec.ToolCustom {
 				err = wire.UnknownField(path + ".format")
 			} else {
-				t.Grammar, err = responsesCustomFormat(value, path+".format")
+				t.Grammar, err = customFormat(value, path+".format")
 			}
 		case "defer_loading":
 			if value.Type != gjson.Null && value.Type != gjson.False {
@@ -206,9 +206,9 @@ func decodeResponsesTool(v gjson.Result, path string, tools []codec.Tool, ns, ns
 	return append(tools, t), err
 }
 
-// responsesCustomFormat reads a custom tool's format: text (free text, the
+// customFormat reads a custom tool's format: text (free text, the
 // default) is ""; a grammar is kept as its JSON text.
-func responsesCustomFormat(v gjson.Result, path string) (string, *codec.Error) {
+func customFormat(v gjson.Result, path string) (string, *codec.Error) {
 	if v.Type == gjson.Null {
 		return "", nil
 	}
@@ -297,7 +297,7 @@ func decodeResponsesWebSearch(v gjson.Result, path, typ string, req *request) (c
 				err = wire.UnknownField(p)
 				break
 			}
-			err = responsesSearchFilters(value, p, w, req)
+			err = searchFilters(value, p, w, req)
 		case "user_location":
 			err = wire.ResponsesUserLocation(value, p, &w.Location)
 		case "search_context_size":
@@ -327,8 +327,8 @@ func decodeResponsesWebSearch(v gjson.Result, path, typ string, req *request) (c
 	return t, err
 }
 
-// responsesSearchFilters reads web_search filters: allowed_domains.
-func responsesSearchFilters(v gjson.Result, path string, w *codec.WebSearchOptions, req *request) *codec.Error {
+// searchFilters reads web_search filters: allowed_domains.
+func searchFilters(v gjson.Result, path string, w *codec.WebSearchOptions, req *request) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -363,7 +363,7 @@ func appendResponsesTools(dst []byte, req *codec.Request) ([]byte, *codec.Error)
 	n := 0
 	for i := range req.Tools {
 		t := &req.Tools[i]
-		if t.Namespace != "" && responsesNamespaceSeen(req.Tools[:i], t.Namespace) {
+		if t.Namespace != "" && namespaceSeen(req.Tools[:i], t.Namespace) {
 			continue
 		}
 		if n > 0 {
@@ -409,9 +409,9 @@ func appendResponsesTools(dst []byte, req *codec.Request) ([]byte, *codec.Error)
 	return appendResponsesToolChoice(dst, req), nil
 }
 
-// responsesNamespaceSeen reports whether a tool of namespace ns is among
+// namespaceSeen reports whether a tool of namespace ns is among
 // tools (its group has been written).
-func responsesNamespaceSeen(tools []codec.Tool, ns string) bool {
+func namespaceSeen(tools []codec.Tool, ns string) bool {
 	for i := range tools {
 		if tools[i].Namespace == ns {
 			return true

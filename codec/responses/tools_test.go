@@ -190,9 +190,9 @@ func TestResponsesDecodeRequestToolErrors(t *testing.T) {
 	}
 }
 
-// responsesToolRequest is a canonical request with tools, calls, results,
+// toolRequest is a canonical request with tools, calls, results,
 // images and documents, as other protocols' decoders produce them.
-func responsesToolRequest() codec.Request {
+func toolRequest() codec.Request {
 	return codec.Request{Model: "claude-sonnet-4-5",
 		System: []codec.Part{responsesText("Use tools.")}, SystemRole: codec.RoleSystem,
 		Tools: []codec.Tool{
@@ -227,7 +227,7 @@ func responsesToolRequest() codec.Request {
 }
 
 func TestResponsesAppendRequestTools(t *testing.T) {
-	req := responsesToolRequest()
+	req := toolRequest()
 	out, err := codec.AppendRequest(nil, codec.OpenAIResponses, &req, codec.EncodeOptions{Model: "gpt-5"})
 	if err != nil {
 		t.Fatal(err)
@@ -285,7 +285,7 @@ func TestResponsesAppendRequestToolErrors(t *testing.T) {
 // carries as an "Error: " prefix, images of error results without text,
 // which get an "Error:" text, and the empty results' texts.
 func TestResponsesToolRequestRoundTrip(t *testing.T) {
-	req := responsesToolRequest()
+	req := toolRequest()
 	out, err := codec.AppendRequest(nil, codec.OpenAIResponses, &req, codec.EncodeOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -294,7 +294,7 @@ func TestResponsesToolRequestRoundTrip(t *testing.T) {
 	if err := codec.DecodeRequest(codec.OpenAIResponses, out, &got); err != nil {
 		t.Fatal(err)
 	}
-	want := responsesToolRequest()
+	want := toolRequest()
 	want.Dropped = []string{"store"}
 	// Unset strict is written as false, and empty parameters as an
 	// empty object schema; documents get a filename.
