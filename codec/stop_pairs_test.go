@@ -191,7 +191,7 @@ var stopDivergences = []stopDivergence{
 			return "stop"
 		},
 		why: "a Chat choice always ends with a finish_reason: tool_calls when the message holds tool calls (Chat clients run tools on it), " +
-			"stop otherwise (chatToolStop, chatStreamEncoder.finish, ChatFinishReason)"},
+			"stop otherwise (chat.toolStop, chat.streamEncoder.finish, ChatFinishReason)"},
 	{client: codec.Bedrock,
 		got: func(OutputKind) string { return "end_turn" },
 		why: "a Converse message always ends with a stopReason, end_turn when the upstream gave no reason (ConverseStopReason)"},

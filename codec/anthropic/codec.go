@@ -17,11 +17,11 @@ func init() {
 		Route:            codec.Route{Suffixes: []string{"/v1/messages"}, Paths: []string{"/messages"}},
 		Credential:       codec.Credential{Header: "X-Api-Key", AlsoBearer: true},
 		Headers:          [][2]string{{"Anthropic-Version", "2023-06-01"}},
-		FamilyHeaders:    anthropicHeaders,
+		FamilyHeaders:    headers,
 		Counting:         codec.Counting{Member: "input_tokens", Route: codec.Route{Suffixes: []string{"/v1/messages/count_tokens"}}},
 		Listing:          codec.Listing{Path: "/v1/models", Shape: codec.AnthropicMessages, PageSize: "limit", Paging: []string{"limit", "after_id", "before_id"}},
 		Origin:           mapping.FamilyAnthropic,
-		ResponseModel:    anthropicResponseModel,
+		ResponseModel:    responseModel,
 		Rules:            rules,
 		Fields:           fields,
 	}, anthropicCodec{})
@@ -29,7 +29,7 @@ func init() {
 		Name: codec.VertexAnthropic, Family: codec.AnthropicMessages, ModelInPath: true, Located: true, Cloud: "google",
 		CacheBreakpoints: true,
 		Route:            codec.Route{Models: "/publishers/anthropic/models", Method: "rawPredict", StreamMethod: "streamRawPredict"},
-		FamilyHeaders:    anthropicHeaders,
+		FamilyHeaders:    headers,
 		Counting: codec.Counting{Member: "input_tokens", BodyProtocol: codec.AnthropicMessages,
 			Route: codec.Route{Suffixes: []string{"/publishers/anthropic/models/count-tokens:rawPredict"}}},
 		PathHints: []string{"/publishers/anthropic/"},
@@ -43,7 +43,7 @@ func init() {
 		// and refused in the header.
 		BodyOnlyBetas: map[string]bool{"context-1m-2025-08-07": true},
 		Origin:        mapping.FamilyAnthropic,
-		ResponseModel: anthropicResponseModel,
+		ResponseModel: responseModel,
 	}, anthropicCodec{})
 	codec.Register(codec.Descriptor{
 		Name: codec.BedrockAnthropic, Family: codec.AnthropicMessages, ModelInPath: true, ModelEscaped: true, Cloud: "aws",
@@ -53,7 +53,7 @@ func init() {
 		// signed with SigV4.
 		Credential:    codec.Credential{},
 		Framing:       codec.FramingEventChunks,
-		FamilyHeaders: anthropicHeaders,
+		FamilyHeaders: headers,
 		// The version and the beta values travel in the body on Bedrock
 		// (anthropic_version, anthropic_beta).
 		DropHeaders: []string{"Anthropic-Version", "Anthropic-Beta"},
@@ -69,7 +69,7 @@ func init() {
 		// format.
 		PathHints:     []string{"/model/", "/inference-profiles"},
 		Origin:        mapping.FamilyAnthropic,
-		ResponseModel: anthropicResponseModel,
+		ResponseModel: responseModel,
 		// CountTokens counts an InvokeModel body, carried base64-encoded
 		// in input.invokeModel.body.
 		Counting: codec.Counting{ModelInPath: true, Member: "inputTokens",
@@ -104,12 +104,12 @@ var vertexBetas = map[string]bool{
 	"web-search-2025-03-05":           true,
 }
 
-// anthropicResponseModel are where Messages responses and stream events
+// responseModel are where Messages responses and stream events
 // name the model.
-var anthropicResponseModel = []string{"model", "message.model"}
+var responseModel = []string{"model", "message.model"}
 
-// anthropicHeaders are the headers only Anthropic's servers read.
-var anthropicHeaders = []string{"Anthropic-Version", "Anthropic-Beta"}
+// headers are the headers only Anthropic's servers read.
+var headers = []string{"Anthropic-Version", "Anthropic-Beta"}
 
 // anthropicCodec is the codec of Anthropic Messages, first-party and on
 // Vertex AI.
@@ -267,7 +267,7 @@ func (anthropicCodec) AppendCountBody(dst []byte, p codec.Protocol, gen []byte, 
 	if p == codec.BedrockAnthropic {
 		return appendBedrockCountBody(dst, gen)
 	}
-	dst = wire.AppendMembers(dst, gjson.ParseBytes(gen), wire.Keep(anthropicCountFields))
+	dst = wire.AppendMembers(dst, gjson.ParseBytes(gen), wire.Keep(countFields))
 	if p != codec.VertexAnthropic {
 		return dst
 	}

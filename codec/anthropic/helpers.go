@@ -15,9 +15,9 @@ const VertexVersion = "vertex-2023-10-16"
 // carries.
 const BedrockVersion = "bedrock-2023-05-31"
 
-// anthropicVersion is the anthropic_version a body of protocol p carries,
+// version is the anthropic_version a body of protocol p carries,
 // "" for the first-party API, whose version is a header.
-func anthropicVersion(p codec.Protocol) string {
+func version(p codec.Protocol) string {
 	switch p {
 	case codec.VertexAnthropic:
 		return VertexVersion
@@ -53,13 +53,13 @@ func (anthropicCodec) AppendStreamMetrics(dst []byte, p codec.Protocol, u *codec
 	return appendInvocationMetrics(dst, u, lat)
 }
 
-// anthropicIsObject reports whether args, a tool call's arguments, can be
+// isObject reports whether args, a tool call's arguments, can be
 // written as an object: "" (no arguments, written as {}) or the text of a
 // JSON object. Decoders produce nothing else; the check only keeps a
 // malformed canonical request from producing an invalid body. It looks at
 // the ends of the text, where jsonx.IsObject would validate it all:
 // arguments a model wrote that are not quite JSON pass on as they came.
-func anthropicIsObject(args string) bool {
+func isObject(args string) bool {
 	i := jsonx.SkipSpace(args, 0)
 	if i == len(args) {
 		return true
@@ -79,10 +79,10 @@ func appendAnthropicArguments(dst []byte, args string) []byte {
 	return append(dst, args...)
 }
 
-// anthropicEmptyObject reports whether a schema is "" or an object without
+// emptyObject reports whether a schema is "" or an object without
 // members: Anthropic needs an object schema with a type, so both become the
 // empty object schema.
-func anthropicEmptyObject(schema string) bool {
+func emptyObject(schema string) bool {
 	i := jsonx.SkipSpace(schema, 0)
 	if i == len(schema) {
 		return true

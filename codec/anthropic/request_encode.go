@@ -24,7 +24,7 @@ func appendAnthropicRequest(dst []byte, req *codec.Request, opts *codec.EncodeOp
 		return dst, err
 	}
 	start := len(dst)
-	if version := anthropicVersion(p); version != "" {
+	if version := version(p); version != "" {
 		// The version is always the cloud's own here; a same-family
 		// passthrough elsewhere keeps the client's.
 		dst = append(dst, `{"anthropic_version":`...)
@@ -76,16 +76,16 @@ func appendAnthropicRequest(dst []byte, req *codec.Request, opts *codec.EncodeOp
 	return append(dst, '}'), nil
 }
 
-// anthropicThinkingFields are where Anthropic's Messages take Claude's
+// thinkingFields are where Anthropic's Messages take Claude's
 // thinking settings.
-var anthropicThinkingFields = wire.ThinkingFields{Display: "thinking.display", Budget: "thinking.budget_tokens",
+var thinkingFields = wire.ThinkingFields{Display: "thinking.display", Budget: "thinking.budget_tokens",
 	Effort: "output_config.effort", MaxTokens: "max_tokens"}
 
 // planAnthropicThinking converts req.Reasoning by Claude's thinking rules
 // (wire.PlanClaudeThinking); max_tokens, which Anthropic requires, is
 // always set.
 func planAnthropicThinking(req *codec.Request, opts *codec.EncodeOptions, p codec.Protocol) (wire.ClaudeThinking, *codec.Error) {
-	plan, err := wire.PlanClaudeThinking(req, opts, p, &anthropicThinkingFields)
+	plan, err := wire.PlanClaudeThinking(req, opts, p, &thinkingFields)
 	if !plan.MaxTokens.Set {
 		plan.MaxTokens = codec.OptInt{Value: wire.EncodeMaxTokens(opts, req), Set: true}
 	}
@@ -109,7 +109,7 @@ func appendAnthropicOutputConfig(dst []byte, req *codec.Request, plan *wire.Clau
 	case codec.FormatJSONObject:
 		return dst, wire.CannotEncode(p, "output_config.format", "JSON output without a schema (json_object)", codec.Capability{Kind: codec.CapFormat})
 	case codec.FormatJSONSchema:
-		if f.Schema == "" || !anthropicIsObject(f.Schema) {
+		if f.Schema == "" || !isObject(f.Schema) {
 			return dst, codec.InvalidRequest("output_config.format.schema", "must be a JSON object")
 		}
 	default:
@@ -168,7 +168,7 @@ func appendAnthropicSampling(dst []byte, req *codec.Request, p codec.Protocol) [
 // a string, several as text blocks; empty texts are skipped (Anthropic
 // rejects empty text blocks) and no text at all writes no system field.
 func appendAnthropicSystem(dst []byte, req *codec.Request, p codec.Protocol, cache *wire.CachePlan) ([]byte, *codec.Error) {
-	n, bad := anthropicTextParts(req.System)
+	n, bad := textParts(req.System)
 	if bad >= 0 {
 		return dst, wire.CannotEncode(p, wire.IndexPath("system", bad), "content part type", codec.PartCapability(-1, bad))
 	}
@@ -177,7 +177,7 @@ func appendAnthropicSystem(dst []byte, req *codec.Request, p codec.Protocol, cac
 		if !wire.IsSystemRole(m.Role) {
 			continue
 		}
-		k, bad := anthropicTextParts(m.Parts)
+		k, bad := textParts(m.Parts)
 		if bad >= 0 {
 			return dst, wire.CannotEncode(p, wire.IndexPath(wire.IndexPath("messages", i)+".content", bad), "content part type", codec.PartCapability(i, bad))
 		}
@@ -188,7 +188,7 @@ func appendAnthropicSystem(dst []byte, req *codec.Request, p codec.Protocol, cac
 	}
 	dst = append(dst, `,"system":`...)
 	if n == 1 && cache == nil {
-		return jsonx.AppendString(dst, anthropicFirstSystemText(req)), nil
+		return jsonx.AppendString(dst, firstSystemText(req)), nil
 	}
 	dst = append(dst, '[')
 	dst, more := appendAnthropicTextBlocks(dst, req.System, false, cache)
@@ -200,15 +200,15 @@ func appendAnthropicSystem(dst []byte, req *codec.Request, p codec.Protocol, cac
 	return append(dst, ']'), nil
 }
 
-// anthropicFirstSystemText returns the first non-empty system text, from
+// firstSystemText returns the first non-empty system text, from
 // req.System or a later system or developer message.
-func anthropicFirstSystemText(req *codec.Request) string {
-	if t := anthropicFirstText(req.System); t != "" {
+func firstSystemText(req *codec.Request) string {
+	if t := firstText(req.System); t != "" {
 		return t
 	}
 	for i := range req.Messages {
 		if m := &req.Messages[i]; wire.IsSystemRole(m.Role) {
-			if t := anthropicFirstText(m.Parts); t != "" {
+			if t := firstText(m.Parts); t != "" {
 				return t
 			}
 		}
@@ -216,21 +216,21 @@ func anthropicFirstSystemText(req *codec.Request) string {
 	return ""
 }
 
-// anthropicFirstText returns the first non-empty text of ps.
-func anthropicFirstText(ps []codec.Part) string {
+// firstText returns the first non-empty text of ps.
+func firstText(ps []codec.Part) string {
 	for i := range ps {
-		if t, _ := anthropicPartText(&ps[i]); t != "" {
+		if t, _ := partText(&ps[i]); t != "" {
 			return t
 		}
 	}
 	return ""
 }
 
-// anthropicPartText returns the text a part contributes as an Anthropic text
+// partText returns the text a part contributes as an Anthropic text
 // block, and false for a part type Anthropic cannot carry. A refusal becomes
 // plain text: Anthropic has no refusal block, and a refusal in assistant
 // history is replayed as its text, unchanged.
-func anthropicPartText(p *codec.Part) (string, bool) {
+func partText(p *codec.Part) (string, bool) {
 	switch p.Type {
 	case codec.PartText, codec.PartRefusal:
 		return p.Text, true
@@ -238,12 +238,12 @@ func anthropicPartText(p *codec.Part) (string, bool) {
 	return "", false
 }
 
-// anthropicTextParts returns the number of parts of ps that become text
+// textParts returns the number of parts of ps that become text
 // blocks (non-empty texts) and the index of the first part Anthropic cannot
 // carry, or -1.
-func anthropicTextParts(ps []codec.Part) (n, unsupported int) {
+func textParts(ps []codec.Part) (n, unsupported int) {
 	for i := range ps {
-		t, ok := anthropicPartText(&ps[i])
+		t, ok := partText(&ps[i])
 		if !ok {
 			return n, i
 		}
@@ -258,10 +258,10 @@ func anthropicTextParts(ps []codec.Part) (n, unsupported int) {
 // preceded by a comma when comma is true, and reports whether a block has
 // been written (so that the next block needs a comma), with the
 // breakpoints of cache. The parts must have been checked with
-// anthropicTextParts.
+// textParts.
 func appendAnthropicTextBlocks(dst []byte, ps []codec.Part, comma bool, cache *wire.CachePlan) ([]byte, bool) {
 	for i := range ps {
-		t, _ := anthropicPartText(&ps[i])
+		t, _ := partText(&ps[i])
 		if t == "" {
 			continue
 		}

@@ -19,10 +19,10 @@ import (
 // nothing); the messages around it may then merge. System and developer
 // messages were hoisted into the system prompt.
 func appendAnthropicMessages(dst []byte, req *codec.Request, p codec.Protocol, cache *wire.CachePlan) ([]byte, *codec.Error) {
-	wire.DropUnsentReasoning(req, anthropicSendsReasoning)
+	wire.DropUnsentReasoning(req, sendsReasoning)
 	dst = append(dst, `,"messages":[`...)
 	msgs := req.Messages
-	count := func(m *codec.Message, i int) (int, int, *codec.Error) { return anthropicCheckParts(m, i, p) }
+	count := func(m *codec.Message, i int) (int, int, *codec.Error) { return checkParts(m, i, p) }
 	first := true
 	for i := 0; i < len(msgs); {
 		if wire.IsSystemRole(msgs[i].Role) {
@@ -55,11 +55,11 @@ func appendAnthropicMessages(dst []byte, req *codec.Request, p codec.Protocol, c
 	return append(dst, ']'), nil
 }
 
-// anthropicSendsReasoning reports whether reasoning part part of a message
+// sendsReasoning reports whether reasoning part part of a message
 // of role r goes to an Anthropic upstream: only assistant history can hold
 // thinking, and only with a signature Anthropic issued (it verifies every
 // thinking block; unsigned or foreign reasoning would be refused).
-func anthropicSendsReasoning(part *codec.Part, r codec.Role) bool {
+func sendsReasoning(part *codec.Part, r codec.Role) bool {
 	return r == codec.RoleAssistant && wire.SignedFor(part, codec.AnthropicMessages)
 }
 
@@ -78,7 +78,7 @@ func appendAnthropicTurn(dst []byte, turn []codec.Message, role codec.Role, whic
 				continue
 			}
 			if part.Type == codec.PartReasoning {
-				if anthropicSendsReasoning(part, role) {
+				if sendsReasoning(part, role) {
 					dst, comma = appendAnthropicReasoning(dst, part, false, comma), true
 				}
 				continue
@@ -89,10 +89,10 @@ func appendAnthropicTurn(dst []byte, turn []codec.Message, role codec.Role, whic
 	return dst, comma
 }
 
-// anthropicCheckParts checks that the parts of messages[i] can be written in
+// checkParts checks that the parts of messages[i] can be written in
 // a turn of the message's role, and returns the number of blocks they become
 // and how many of those are tool results.
-func anthropicCheckParts(m *codec.Message, i int, p codec.Protocol) (blocks, results int, err *codec.Error) {
+func checkParts(m *codec.Message, i int, p codec.Protocol) (blocks, results int, err *codec.Error) {
 	for j := range m.Parts {
 		part := &m.Parts[j]
 		var what string
@@ -103,17 +103,17 @@ func anthropicCheckParts(m *codec.Message, i int, p codec.Protocol) (blocks, res
 			}
 			continue
 		case codec.PartToolCall:
-			what = anthropicCheckToolCall(part, m.Role)
+			what = checkToolCall(part, m.Role)
 		case codec.PartImage, codec.PartDocument:
-			what = anthropicCheckMedia(part)
+			what = checkMedia(part)
 		case codec.PartReasoning:
-			if anthropicSendsReasoning(part, m.Role) {
+			if sendsReasoning(part, m.Role) {
 				blocks++
 			}
 			continue
 		case codec.PartToolResult:
 			var k int
-			if what, k = anthropicCheckToolResult(part, m.Role); k >= 0 {
+			if what, k = checkToolResult(part, m.Role); k >= 0 {
 				path := wire.IndexPath(wire.IndexPath(wire.IndexPath("messages", i)+".content", j)+".content", k)
 				return 0, 0, wire.CannotEncode(p, path, what, codec.Capability{Kind: codec.CapResultContent, Message: i, Part: j, Content: k})
 			}
@@ -129,9 +129,9 @@ func anthropicCheckParts(m *codec.Message, i int, p codec.Protocol) (blocks, res
 	return blocks, results, nil
 }
 
-// anthropicCheckToolCall returns what makes a tool call part of a message
+// checkToolCall returns what makes a tool call part of a message
 // of role r impossible to write as a tool_use block, or "".
-func anthropicCheckToolCall(part *codec.Part, r codec.Role) string {
+func checkToolCall(part *codec.Part, r codec.Role) string {
 	switch {
 	case r != codec.RoleAssistant:
 		return "a tool call outside an assistant message"
@@ -139,16 +139,16 @@ func anthropicCheckToolCall(part *codec.Part, r codec.Role) string {
 		return "a tool call without an id"
 	case part.ToolName == "":
 		return "a tool call without a name"
-	case !anthropicIsObject(part.Arguments):
+	case !isObject(part.Arguments):
 		return "tool call arguments that are not a JSON object"
 	}
 	return ""
 }
 
-// anthropicCheckToolResult returns what makes a tool result part of a
+// checkToolResult returns what makes a tool result part of a
 // message of role r impossible to write as a tool_result block, or "", and
 // the index of the offending entry of its content, or -1.
-func anthropicCheckToolResult(part *codec.Part, r codec.Role) (string, int) {
+func checkToolResult(part *codec.Part, r codec.Role) (string, int) {
 	switch {
 	case r != codec.RoleUser:
 		return "a tool result outside a user message", -1
@@ -160,7 +160,7 @@ func anthropicCheckToolResult(part *codec.Part, r codec.Role) (string, int) {
 		switch c.Type {
 		case codec.PartText, codec.PartRefusal:
 		case codec.PartImage:
-			if what := anthropicCheckMedia(c); what != "" {
+			if what := checkMedia(c); what != "" {
 				return what, k
 			}
 		default:
@@ -170,11 +170,11 @@ func anthropicCheckToolResult(part *codec.Part, r codec.Role) (string, int) {
 	return "", -1
 }
 
-// anthropicCheckMedia returns what makes an image or document part
+// checkMedia returns what makes an image or document part
 // impossible to write as a block, or "": base64 data needs its media type,
 // and a part needs data or a URL. A data: URL (decoders split them, so only
 // a hand-made part has one) cannot be a url source.
-func anthropicCheckMedia(part *codec.Part) string {
+func checkMedia(part *codec.Part) string {
 	switch {
 	case part.Data != "" && part.MediaType == "":
 		return "an " + part.Type.String() + " without a media type"

@@ -48,7 +48,7 @@ func appendAnthropicTools(dst []byte, req *codec.Request, p codec.Protocol, cach
 			return dst, wire.CannotEncode(p, wire.IndexPath("tools", i)+".strict", "strict tool schemas", codec.Capability{Kind: codec.CapToolStrict, Tool: i})
 		case t.Name == "":
 			return dst, codec.InvalidRequest(wire.IndexPath("tools", i)+".name", "is required")
-		case t.Parameters != "" && !anthropicIsObject(t.Parameters):
+		case t.Parameters != "" && !isObject(t.Parameters):
 			return dst, codec.InvalidRequest(wire.IndexPath("tools", i)+".parameters", "must be a JSON object")
 		}
 		if i == 0 {
@@ -64,7 +64,7 @@ func appendAnthropicTools(dst []byte, req *codec.Request, p codec.Protocol, cach
 			dst = jsonx.AppendString(dst, desc)
 		}
 		dst = append(dst, `,"input_schema":`...)
-		if anthropicEmptyObject(params) {
+		if emptyObject(params) {
 			dst = append(dst, `{"type":"object","properties":{}}`...)
 		} else {
 			dst = append(dst, params...)

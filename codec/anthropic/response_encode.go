@@ -32,7 +32,7 @@ func appendAnthropicResponse(dst []byte, resp *codec.Response) ([]byte, *codec.E
 				continue
 			}
 		case codec.PartToolCall:
-			if part.ToolName != "" && anthropicIsObject(part.Arguments) {
+			if part.ToolName != "" && isObject(part.Arguments) {
 				continue
 			}
 		case codec.PartServerToolCall, codec.PartServerToolResult:

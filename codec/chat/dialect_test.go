@@ -305,7 +305,7 @@ func TestChatAppendRequestDialect(t *testing.T) {
 			}
 			// What the dialect writes is still a Chat request (llmbridge's
 			// own Chat decoder knows no reasoning field but reasoning_content).
-			if _, err := chatDecodeRequest(t, string(out)); err != nil && d.ReasoningField != "reasoning" {
+			if _, err := decodeRequest(t, string(out)); err != nil && d.ReasoningField != "reasoning" {
 				t.Errorf("the encoded body does not decode: %v\n%s", err, out)
 			}
 		})

@@ -23,7 +23,7 @@ func appendChatRequest(dst []byte, req *codec.Request, opts *codec.EncodeOptions
 	if req.TopK.Set {
 		return dst, wire.CannotEncode(codec.OpenAIChat, "top_k", "top_k sampling", codec.Capability{Kind: codec.CapTopK})
 	}
-	dst = slices.Grow(dst, chatRequestSizeHint(req))
+	dst = slices.Grow(dst, requestSizeHint(req))
 	wire.DropBreakpoints(req)
 	dst = append(dst, `{"model":`...)
 	dst = jsonx.AppendString(dst, wire.EncodeModel(opts, req))
@@ -43,24 +43,24 @@ func appendChatRequest(dst []byte, req *codec.Request, opts *codec.EncodeOptions
 	// afterTool: the last message written is a tool message. toolTurn:
 	// the current turn (from a user message to the next) made tool
 	// calls, so each of its assistant messages carries a reasoning field
-	// where the dialect wants one (chatEmptyReasoning).
-	emptyReasoning := chatEmptyReasoning(d)
+	// where the dialect wants one (emptyReasoning).
+	emptyReasoning := emptyReasoning(d)
 	afterTool, toolTurn := false, emptyReasoning && chatToolTurn(req.Messages)
 	for i := range req.Messages {
 		m := &req.Messages[i]
 		if m.Role == codec.RoleAssistant {
-			chatDropReasoning(req, m.Parts, i, chatNoReasoning(d))
+			dropReasoning(req, m.Parts, i, noReasoning(d))
 		}
-		if m.Role == codec.RoleUser && chatHasResults(m.Parts) {
+		if m.Role == codec.RoleUser && hasResults(m.Parts) {
 			dst, afterTool, err = appendChatResults(dst, m.Parts, i, d)
 		} else {
 			if m.Role == codec.RoleUser && emptyReasoning {
 				toolTurn = chatToolTurn(req.Messages[i+1:])
 			}
 			if afterTool && m.Role == codec.RoleUser && d != nil && d.AssistantAfterTool {
-				dst = append(chatComma(dst), chatBridgeMessage...)
+				dst = append(comma(dst), bridgeMessage...)
 			}
-			dst, err = appendChatMessage(chatComma(dst), m.Role, m.Parts, i, nil, d, toolTurn)
+			dst, err = appendChatMessage(comma(dst), m.Role, m.Parts, i, nil, d, toolTurn)
 			afterTool = false
 		}
 		if err != nil {
@@ -81,17 +81,17 @@ func appendChatRequest(dst []byte, req *codec.Request, opts *codec.EncodeOptions
 	return append(dst, '}'), nil
 }
 
-// chatDropReasoning lists the reasoning parts of assistant message i that
+// dropReasoning lists the reasoning parts of assistant message i that
 // cannot go to a Chat upstream in req.Dropped. Signed ones never can: a
 // signature is only valid toward the family that issued it, and no Chat
 // server issues or accepts one, so such reasoning (text and signature) is
-// dropped. State a Chat server issued (chatOwnState) goes back. Unsigned reasoning goes in the dialect's reasoning field,
+// dropped. State a Chat server issued (ownState) goes back. Unsigned reasoning goes in the dialect's reasoning field,
 // reasoning_content by default (see appendChatMessage); when the server
 // takes none (unsigned is true), the unsigned parts with text are dropped
 // too.
-func chatDropReasoning(req *codec.Request, parts []codec.Part, i int, unsigned bool) {
+func dropReasoning(req *codec.Request, parts []codec.Part, i int, unsigned bool) {
 	for j := range parts {
-		if p := &parts[j]; p.Type == codec.PartReasoning && !chatOwnState(p) && (p.Signature != "" || unsigned && p.Text != "") {
+		if p := &parts[j]; p.Type == codec.PartReasoning && !ownState(p) && (p.Signature != "" || unsigned && p.Text != "") {
 			req.Dropped = append(req.Dropped, wire.IndexPath(wire.IndexPath("messages", i)+".content", j)+" (reasoning)")
 		}
 	}
@@ -168,17 +168,17 @@ func appendChatFormat(dst []byte, req *codec.Request) []byte {
 	return dst
 }
 
-// chatComma appends the comma that separates array elements unless dst
+// comma appends the comma that separates array elements unless dst
 // ends with the array's opening bracket.
-func chatComma(dst []byte) []byte {
+func comma(dst []byte) []byte {
 	if dst[len(dst)-1] == '[' {
 		return dst
 	}
 	return append(dst, ',')
 }
 
-// chatHasResults reports whether parts hold a tool result.
-func chatHasResults(parts []codec.Part) bool {
+// hasResults reports whether parts hold a tool result.
+func hasResults(parts []codec.Part) bool {
 	for i := range parts {
 		if parts[i].Type == codec.PartToolResult {
 			return true
@@ -203,7 +203,7 @@ func appendChatResults(dst []byte, parts []codec.Part, i int, d *codec.Dialect) 
 		if p.Type != codec.PartToolResult {
 			continue
 		}
-		if dst, err = appendChatToolMessage(chatComma(dst), p, i, j, chatIDs(d)); err != nil {
+		if dst, err = appendChatToolMessage(comma(dst), p, i, j, iDs(d)); err != nil {
 			return dst, true, err
 		}
 		for _, c := range p.Content {
@@ -221,9 +221,9 @@ func appendChatResults(dst []byte, parts []codec.Part, i int, d *codec.Dialect) 
 		return dst, true, nil
 	}
 	if d != nil && d.AssistantAfterTool {
-		dst = append(chatComma(dst), chatBridgeMessage...)
+		dst = append(comma(dst), bridgeMessage...)
 	}
-	dst, err = appendChatMessage(chatComma(dst), codec.RoleUser, rest, i, idx, d, false)
+	dst, err = appendChatMessage(comma(dst), codec.RoleUser, rest, i, idx, d, false)
 	return dst, false, err
 }
 
@@ -235,7 +235,7 @@ func appendChatToolMessage(dst []byte, p *codec.Part, i, j int, ids codec.IDForm
 	// Every tool result passes here: the path is only put together for an
 	// error.
 	if p.ToolCallID == "" {
-		return dst, wire.CannotEncode(codec.OpenAIChat, chatEncodePartPath(i, j)+".tool_call_id", "a tool result without a call id", codec.Capability{})
+		return dst, wire.CannotEncode(codec.OpenAIChat, encodePartPath(i, j)+".tool_call_id", "a tool result without a call id", codec.Capability{})
 	}
 	texts := 0
 	for k := range p.Content {
@@ -244,7 +244,7 @@ func appendChatToolMessage(dst []byte, p *codec.Part, i, j int, ids codec.IDForm
 			texts++
 		case codec.PartImage:
 		default:
-			return dst, wire.CannotEncode(codec.OpenAIChat, wire.IndexPath(chatEncodePartPath(i, j)+".content", k), "a "+p.Content[k].Type.String()+" in a tool result",
+			return dst, wire.CannotEncode(codec.OpenAIChat, wire.IndexPath(encodePartPath(i, j)+".content", k), "a "+p.Content[k].Type.String()+" in a tool result",
 				codec.Capability{Kind: codec.CapResultContent, Message: i, Part: j, Content: k})
 		}
 	}
@@ -271,7 +271,7 @@ func appendChatToolMessage(dst []byte, p *codec.Part, i, j int, ids codec.IDForm
 		if c.Type != codec.PartText {
 			continue
 		}
-		dst = chatComma(dst)
+		dst = comma(dst)
 		dst = append(dst, `{"type":"text","text":"`...)
 		dst = append(dst, prefix...)
 		dst = wire.AppendTextBody(dst, c.Text, c)
@@ -306,7 +306,7 @@ func appendChatTools(dst []byte, req *codec.Request) ([]byte, *codec.Error) {
 			return dst, wire.CannotEncode(codec.OpenAIChat, wire.IndexPath("tools", i), "a hosted tool", codec.Capability{Kind: codec.CapTool, Tool: i})
 		}
 		name, desc, params := wire.FunctionView(t)
-		dst = chatComma(dst)
+		dst = comma(dst)
 		dst = append(dst, `{"type":"function","function":{"name":`...)
 		dst = jsonx.AppendString(dst, name)
 		if desc != "" {
@@ -343,9 +343,9 @@ func appendChatTools(dst []byte, req *codec.Request) ([]byte, *codec.Error) {
 	return dst, nil
 }
 
-// chatRequestSizeHint estimates the encoded size of req, so that dst grows
+// requestSizeHint estimates the encoded size of req, so that dst grows
 // once rather than doubling its way up.
-func chatRequestSizeHint(req *codec.Request) int {
+func requestSizeHint(req *codec.Request) int {
 	n := 256 + len(req.Model)
 	for _, p := range req.System {
 		n += len(p.Text) + 32
@@ -369,7 +369,7 @@ func chatRequestSizeHint(req *codec.Request) int {
 // output limit under the dialect's name for it.
 func appendChatSampling(dst []byte, req *codec.Request, d *codec.Dialect) []byte {
 	if req.MaxTokens.Set {
-		dst = append(dst, chatMaxTokensKey(d)...)
+		dst = append(dst, maxTokensKey(d)...)
 		dst = jsonx.AppendInt(dst, req.MaxTokens.Value)
 	}
 	dst = appendChatFloat(dst, `,"temperature":`, req.Temperature)
@@ -414,7 +414,7 @@ func appendChatFloat(dst []byte, key string, f codec.OptFloat) []byte {
 // refusal is projected into text unchanged. Unsigned reasoning of an
 // assistant message goes to the dialect's reasoning field
 // (reasoning_content by default), its texts concatenated; signed reasoning
-// was listed as dropped by chatDropReasoning, and so was unsigned
+// was listed as dropped by dropReasoning, and so was unsigned
 // reasoning toward a server that takes no reasoning field.
 func appendChatMessage(dst []byte, role codec.Role, parts []codec.Part, i int, idx []int, d *codec.Dialect, toolTurn bool) ([]byte, *codec.Error) {
 	texts, refusals, media, calls, reasoning := 0, 0, 0, 0, 0
@@ -423,7 +423,7 @@ func appendChatMessage(dst []byte, role codec.Role, parts []codec.Part, i int, i
 		switch p.Type {
 		case codec.PartReasoning:
 			if role != codec.RoleAssistant {
-				return dst, wire.CannotEncode(codec.OpenAIChat, chatEncodeIdxPath(i, j, idx), "a reasoning outside an assistant message", chatPartCapability(i, j, idx))
+				return dst, wire.CannotEncode(codec.OpenAIChat, encodeIdxPath(i, j, idx), "a reasoning outside an assistant message", partCapability(i, j, idx))
 			}
 			if p.Signature == "" && p.Text != "" {
 				reasoning++
@@ -434,19 +434,19 @@ func appendChatMessage(dst []byte, role codec.Role, parts []codec.Part, i int, i
 			refusals++
 		case codec.PartToolCall:
 			if role != codec.RoleAssistant {
-				return dst, wire.CannotEncode(codec.OpenAIChat, chatEncodeIdxPath(i, j, idx), "a tool call outside an assistant message", chatPartCapability(i, j, idx))
+				return dst, wire.CannotEncode(codec.OpenAIChat, encodeIdxPath(i, j, idx), "a tool call outside an assistant message", partCapability(i, j, idx))
 			}
 			calls++
 		case codec.PartImage, codec.PartDocument, codec.PartAudio:
 			if role != codec.RoleUser {
-				return dst, wire.CannotEncode(codec.OpenAIChat, chatEncodeIdxPath(i, j, idx), "a "+p.Type.String()+" outside a user message", chatPartCapability(i, j, idx))
+				return dst, wire.CannotEncode(codec.OpenAIChat, encodeIdxPath(i, j, idx), "a "+p.Type.String()+" outside a user message", partCapability(i, j, idx))
 			}
-			if what := chatMediaProblem(p); what != "" {
-				return dst, wire.CannotEncode(codec.OpenAIChat, chatEncodeIdxPath(i, j, idx), what, chatPartCapability(i, j, idx))
+			if what := mediaProblem(p); what != "" {
+				return dst, wire.CannotEncode(codec.OpenAIChat, encodeIdxPath(i, j, idx), what, partCapability(i, j, idx))
 			}
 			media++
 		default:
-			return dst, wire.CannotEncode(codec.OpenAIChat, chatEncodeIdxPath(i, j, idx), "a "+p.Type.String()+" outside a user message", chatPartCapability(i, j, idx))
+			return dst, wire.CannotEncode(codec.OpenAIChat, encodeIdxPath(i, j, idx), "a "+p.Type.String()+" outside a user message", partCapability(i, j, idx))
 		}
 	}
 	if role != codec.RoleAssistant {
@@ -468,7 +468,7 @@ func appendChatMessage(dst []byte, role codec.Role, parts []codec.Part, i int, i
 	default:
 		dst = appendChatTextParts(dst, parts, role != codec.RoleAssistant)
 	}
-	if key := chatReasoningKey(d); key != "" && (reasoning > 0 || (calls > 0 || toolTurn && role == codec.RoleAssistant) && chatEmptyReasoning(d)) {
+	if key := reasoningKey(d); key != "" && (reasoning > 0 || (calls > 0 || toolTurn && role == codec.RoleAssistant) && emptyReasoning(d)) {
 		dst = append(dst, key...)
 		for j := range parts {
 			if p := &parts[j]; p.Type == codec.PartReasoning && p.Signature == "" {
@@ -482,7 +482,7 @@ func appendChatMessage(dst []byte, role codec.Role, parts []codec.Part, i int, i
 		dst = appendChatJoinedRefusal(dst, parts)
 	}
 	if calls > 0 {
-		dst = appendChatToolCalls(append(dst, `,"tool_calls":`...), parts, chatIDs(d))
+		dst = appendChatToolCalls(append(dst, `,"tool_calls":`...), parts, iDs(d))
 	}
 	if role == codec.RoleAssistant {
 		dst = appendChatOwnState(dst, parts)
@@ -490,10 +490,10 @@ func appendChatMessage(dst []byte, role codec.Role, parts []codec.Part, i int, i
 	return append(dst, '}'), nil
 }
 
-// chatOwnState reports whether reasoning part p is state a Chat server
-// issued (an opaquePart of FamilyOpenAIChat, such as chatAudioState): the
+// ownState reports whether reasoning part p is state a Chat server
+// issued (an opaquePart of FamilyOpenAIChat, such as audioState): the
 // members of a JSON object to put back on the assistant message.
-func chatOwnState(p *codec.Part) bool {
+func ownState(p *codec.Part) bool {
 	return wire.IsOpaque(p, mapping.FamilyOpenAIChat) && strings.HasSuffix(p.Signature, "}") && jsonx.Valid(p.Signature)
 }
 
@@ -501,7 +501,7 @@ func chatOwnState(p *codec.Part) bool {
 // the assistant message object dst is writing.
 func appendChatOwnState(dst []byte, parts []codec.Part) []byte {
 	for j := range parts {
-		if p := &parts[j]; p.Type == codec.PartReasoning && chatOwnState(p) {
+		if p := &parts[j]; p.Type == codec.PartReasoning && ownState(p) {
 			if members := strings.TrimSpace(p.Signature[1 : len(p.Signature)-1]); members != "" {
 				dst = append(append(dst, ','), members...)
 			}
@@ -510,36 +510,36 @@ func appendChatOwnState(dst []byte, parts []codec.Part) []byte {
 	return dst
 }
 
-// chatEncodeIdxPath names part j of parts in an encoding error, through
+// encodeIdxPath names part j of parts in an encoding error, through
 // idx when the parts were regrouped.
-func chatEncodeIdxPath(i, j int, idx []int) string {
+func encodeIdxPath(i, j int, idx []int) string {
 	if idx != nil {
 		j = idx[j]
 	}
-	return chatEncodePartPath(i, j)
+	return encodePartPath(i, j)
 }
 
-// chatPartCapability is the Capability of the part chatEncodeIdxPath
+// partCapability is the Capability of the part encodeIdxPath
 // names.
-func chatPartCapability(i, j int, idx []int) codec.Capability {
+func partCapability(i, j int, idx []int) codec.Capability {
 	if idx != nil {
 		j = idx[j]
 	}
 	return codec.PartCapability(i, j)
 }
 
-// chatEncodePartPath names a canonical part in an encoding error.
-func chatEncodePartPath(i, j int) string {
+// encodePartPath names a canonical part in an encoding error.
+func encodePartPath(i, j int) string {
 	if i < 0 {
 		return wire.IndexPath("system", j)
 	}
 	return wire.IndexPath(wire.IndexPath("messages", i)+".parts", j)
 }
 
-// chatMediaProblem says why media part p cannot be written to Chat, or "".
+// mediaProblem says why media part p cannot be written to Chat, or "".
 // Chat takes images as data: or http(s) URLs, files as data: URLs only
 // (llmbridge never fetches a URL) and audio as wav or mp3 data.
-func chatMediaProblem(p *codec.Part) string {
+func mediaProblem(p *codec.Part) string {
 	switch {
 	case p.Type == codec.PartImage && p.URL != "":
 		return ""
@@ -547,15 +547,15 @@ func chatMediaProblem(p *codec.Part) string {
 		return "a " + p.Type.String() + " given by URL"
 	case p.MediaType == "" || p.Data == "":
 		return "a " + p.Type.String() + " without media type and data"
-	case p.Type == codec.PartAudio && chatAudioFormat(p.MediaType) == "":
+	case p.Type == codec.PartAudio && audioFormat(p.MediaType) == "":
 		return `audio of type "` + p.MediaType + `"`
 	}
 	return ""
 }
 
-// chatAudioFormat returns the input_audio format of an audio media type,
+// audioFormat returns the input_audio format of an audio media type,
 // or "".
-func chatAudioFormat(mediaType string) string {
+func audioFormat(mediaType string) string {
 	switch mediaType {
 	case "audio/wav", "audio/x-wav", "audio/wave":
 		return "wav"
@@ -571,7 +571,7 @@ func appendChatContentParts(dst []byte, parts []codec.Part) []byte {
 	dst = append(dst, '[')
 	for j := range parts {
 		p := &parts[j]
-		dst = chatComma(dst)
+		dst = comma(dst)
 		switch p.Type {
 		case codec.PartImage:
 			dst = append(dst, `{"type":"image_url","image_url":{"url":`...)
@@ -595,7 +595,7 @@ func appendChatContentParts(dst []byte, parts []codec.Part) []byte {
 			dst = append(dst, `{"type":"input_audio","input_audio":{"data":`...)
 			dst = jsonx.AppendString(dst, p.Data)
 			dst = append(dst, `,"format":"`...)
-			dst = append(dst, chatAudioFormat(p.MediaType)...)
+			dst = append(dst, audioFormat(p.MediaType)...)
 			dst = append(dst, `"}}`...)
 		default:
 			dst = append(dst, `{"type":"text","text":`...)
@@ -625,20 +625,20 @@ func appendChatToolCalls(dst []byte, parts []codec.Part, ids codec.IDFormat) []b
 		if p.Type != codec.PartToolCall {
 			continue
 		}
-		dst = chatComma(dst)
+		dst = comma(dst)
 		dst = append(dst, `{"id":`...)
 		dst = appendChatToolCallID(dst, p.ToolCallID, ids)
 		dst = append(dst, `,"type":"function","function":{"name":`...)
 		dst = jsonx.AppendString(dst, wire.CallWireName(p))
 		dst = append(dst, `,"arguments":`...)
-		dst = jsonx.AppendString(dst, chatArgumentsText(p.Arguments))
+		dst = jsonx.AppendString(dst, argumentsText(p.Arguments))
 		dst = append(dst, "}}"...)
 	}
 	return append(dst, ']')
 }
 
-// chatArgumentsText returns the arguments object text, "{}" for none.
-func chatArgumentsText(args string) string {
+// argumentsText returns the arguments object text, "{}" for none.
+func argumentsText(args string) string {
 	if args == "" {
 		return "{}"
 	}

@@ -17,11 +17,11 @@ func decodeChatResponse(root gjson.Result, resp *response) *codec.Error {
 	jsonx.EachMember(root, &resp.Text, func(key, v gjson.Result) bool {
 		switch key.Str {
 		case "id":
-			err = chatUpstreamString(v, "id", &resp.ID)
+			err = upstreamString(v, "id", &resp.ID)
 		case "model":
-			err = chatUpstreamString(v, "model", &resp.Model)
+			err = upstreamString(v, "model", &resp.Model)
 		case "created":
-			err = chatUpstreamInt(v, "created", &resp.Created)
+			err = upstreamInt(v, "created", &resp.Created)
 		case "choices":
 			choices = v
 		case "usage":
@@ -62,7 +62,7 @@ func decodeChatChoice(choices gjson.Result, resp *response) *codec.Error {
 			message = v
 		case "finish_reason":
 			var reason string
-			err = chatUpstreamString(v, "finish_reason", &reason)
+			err = upstreamString(v, "finish_reason", &reason)
 			resp.StopReason = mapping.FromChatFinishReason(reason)
 		}
 		return err == nil
@@ -73,25 +73,25 @@ func decodeChatChoice(choices gjson.Result, resp *response) *codec.Error {
 	if err := decodeChatResponseMessage(message, resp); err != nil {
 		return err
 	}
-	resp.StopReason = chatToolStop(resp.StopReason, resp.Content)
+	resp.StopReason = toolStop(resp.StopReason, resp.Content)
 	return nil
 }
 
-// chatRefusalStop returns StopRefusal for a natural end of output that
+// refusalStop returns StopRefusal for a natural end of output that
 // holds a refusal: OpenAI ends refusals with "stop", but a
 // refusal is its own kind of ending that clients of other protocols are
 // told about (Anthropic stop_reason refusal). Other reasons stay s.
-func chatRefusalStop(s codec.StopReason, refusal bool) codec.StopReason {
+func refusalStop(s codec.StopReason, refusal bool) codec.StopReason {
 	if refusal && s == mapping.StopEnd {
 		return mapping.StopRefusal
 	}
 	return s
 }
 
-// chatToolStop returns StopToolUse for a natural end of output that holds
+// toolStop returns StopToolUse for a natural end of output that holds
 // tool calls (some compatible servers finish tool calls with "stop"), and
 // s otherwise.
-func chatToolStop(s codec.StopReason, content []codec.Part) codec.StopReason {
+func toolStop(s codec.StopReason, content []codec.Part) codec.StopReason {
 	if s != mapping.StopEnd && s != mapping.StopNone {
 		return s
 	}
@@ -104,8 +104,8 @@ func chatToolStop(s codec.StopReason, content []codec.Part) codec.StopReason {
 }
 
 // decodeChatResponseMessage decodes choices[0].message: its reasoning, then
-// its text, then its refusal, then its audio (chatAudio), then its tool
-// calls, the legacy function_call among them (chatLegacyCall). Generated
+// its text, then its refusal, then its audio (decodeChatAudio), then its tool
+// calls, the legacy function_call among them (decodeChatLegacyCall). Generated
 // images (OpenRouter's images) are display only: no client protocol of
 // another family carries model-made images in llmbridge's model, so they
 // are dropped and listed in resp.Dropped.
@@ -173,7 +173,7 @@ func decodeChatResponseMessage(message gjson.Result, resp *response) *codec.Erro
 	}
 	if refusal.Type == gjson.String {
 		resp.Content = append(resp.Content, codec.Part{Type: codec.PartRefusal, Text: refusal.Str})
-		resp.StopReason = chatRefusalStop(resp.StopReason, true)
+		resp.StopReason = refusalStop(resp.StopReason, true)
 	}
 	if err := decodeChatAudio(audio, resp); err != nil {
 		return err
@@ -190,7 +190,7 @@ func decodeChatResponseMessage(message gjson.Result, resp *response) *codec.Erro
 //   - transcript is what the model said, the answer itself: a text part.
 //   - id is state: a Chat server wants {"audio": {"id": ...}} back on the
 //     assistant message of the next turn instead of the sound. It is kept
-//     as an opaquePart of FamilyOpenAIChat (chatAudioState), which goes
+//     as an opaquePart of FamilyOpenAIChat (audioState), which goes
 //     back to a Chat upstream only.
 //   - data, the sound, is display only: no client protocol of another
 //     family carries model-made audio in llmbridge's model, so it is
@@ -207,11 +207,11 @@ func decodeChatAudio(v gjson.Result, resp *response) *codec.Error {
 	jsonx.EachMember(v, &resp.Text, func(k, f gjson.Result) bool {
 		switch k.Str {
 		case "id":
-			err = chatUpstreamString(f, "choices[0].message.audio.id", &id)
+			err = upstreamString(f, "choices[0].message.audio.id", &id)
 		case "transcript":
-			err = chatUpstreamString(f, "choices[0].message.audio.transcript", &transcript)
+			err = upstreamString(f, "choices[0].message.audio.transcript", &transcript)
 		case "data":
-			err = chatUpstreamString(f, "choices[0].message.audio.data", &data)
+			err = upstreamString(f, "choices[0].message.audio.data", &data)
 		}
 		return err == nil
 	})
@@ -222,7 +222,7 @@ func decodeChatAudio(v gjson.Result, resp *response) *codec.Error {
 		resp.Content = append(resp.Content, codec.Part{Type: codec.PartText, Text: transcript})
 	}
 	if id != "" {
-		resp.Content = append(resp.Content, chatAudioState(id))
+		resp.Content = append(resp.Content, audioState(id))
 	}
 	if data != "" {
 		resp.Dropped = append(resp.Dropped, "choices[0].message.audio.data (audio)")
@@ -230,10 +230,10 @@ func decodeChatAudio(v gjson.Result, resp *response) *codec.Error {
 	return nil
 }
 
-// chatAudioState is the opaque part that keeps the id of a Chat audio
+// audioState is the opaque part that keeps the id of a Chat audio
 // answer: the members to put back on the assistant message, as a JSON
 // object.
-func chatAudioState(id string) codec.Part {
+func audioState(id string) codec.Part {
 	b := jsonx.AppendString([]byte(`{"audio":{"id":`), id)
 	b = append(b, "}}"...)
 	return codec.Part{Type: codec.PartReasoning, Redacted: true, Origin: mapping.FamilyOpenAIChat, Signature: string(b)}
@@ -241,7 +241,7 @@ func chatAudioState(id string) codec.Part {
 
 // decodeChatLegacyCall decodes the legacy function_call of an answer
 // ({name, arguments}, from servers that predate tool_calls) as a tool
-// call. It has no id; chatLegacyCallID stands in, and the client's result
+// call. It has no id; legacyCallID stands in, and the client's result
 // for it goes back to a Chat upstream as a tool message with that id.
 func decodeChatLegacyCall(v gjson.Result, resp *response) *codec.Error {
 	if v.Type == gjson.Null {
@@ -250,15 +250,15 @@ func decodeChatLegacyCall(v gjson.Result, resp *response) *codec.Error {
 	if !v.IsObject() {
 		return codec.BadUpstream(codec.OpenAIChat, "choices[0].message.function_call is not an object")
 	}
-	p := codec.Part{Type: codec.PartToolCall, ToolCallID: chatLegacyCallID(resp.ID)}
+	p := codec.Part{Type: codec.PartToolCall, ToolCallID: legacyCallID(resp.ID)}
 	var args string
 	var err *codec.Error
 	jsonx.EachMember(v, &resp.Text, func(k, f gjson.Result) bool {
 		switch k.Str {
 		case "name":
-			err = chatUpstreamString(f, "choices[0].message.function_call.name", &p.ToolName)
+			err = upstreamString(f, "choices[0].message.function_call.name", &p.ToolName)
 		case "arguments":
-			err = chatUpstreamString(f, "choices[0].message.function_call.arguments", &args)
+			err = upstreamString(f, "choices[0].message.function_call.arguments", &args)
 		}
 		return err == nil
 	})
@@ -269,17 +269,17 @@ func decodeChatLegacyCall(v gjson.Result, resp *response) *codec.Error {
 		return codec.BadUpstream(codec.OpenAIChat, "choices[0].message.function_call has no name")
 	}
 	var ok bool
-	if p.Arguments, ok = chatArguments(args); !ok {
+	if p.Arguments, ok = arguments(args); !ok {
 		return codec.BadUpstream(codec.OpenAIChat, "choices[0].message.function_call.arguments is not the text of a JSON object")
 	}
 	resp.Content = append(resp.Content, p)
 	return nil
 }
 
-// chatLegacyCallID is the id given to a legacy function_call, which has
+// legacyCallID is the id given to a legacy function_call, which has
 // none: unique to the response, so that a history of several turns keeps
 // its calls apart.
-func chatLegacyCallID(responseID string) string {
+func legacyCallID(responseID string) string {
 	if responseID == "" {
 		return "call_function"
 	}
@@ -325,16 +325,16 @@ func decodeChatResponseToolCalls(calls gjson.Result, resp *response) *codec.Erro
 		jsonx.EachMember(c, &resp.Text, func(k, v gjson.Result) bool {
 			switch k.Str {
 			case "id":
-				err = chatUpstreamString(v, path+".id", &p.ToolCallID)
+				err = upstreamString(v, path+".id", &p.ToolCallID)
 			case "type":
-				err = chatUpstreamString(v, path+".type", &typ)
+				err = upstreamString(v, path+".type", &typ)
 			case "function":
 				jsonx.EachMember(v, &resp.Text, func(fk, fv gjson.Result) bool {
 					switch fk.Str {
 					case "name":
-						err = chatUpstreamString(fv, path+".function.name", &p.ToolName)
+						err = upstreamString(fv, path+".function.name", &p.ToolName)
 					case "arguments":
-						err = chatUpstreamString(fv, path+".function.arguments", &args)
+						err = upstreamString(fv, path+".function.arguments", &args)
 					}
 					return err == nil
 				})
@@ -344,12 +344,12 @@ func decodeChatResponseToolCalls(calls gjson.Result, resp *response) *codec.Erro
 		switch {
 		case err != nil:
 		case typ != "" && typ != "function":
-			err = chatClientAction(path, typ)
+			err = clientAction(path, typ)
 		case p.ToolCallID == "" || p.ToolName == "":
 			err = codec.BadUpstream(codec.OpenAIChat, path+" has no id or no function name")
 		default:
 			var ok bool
-			if p.Arguments, ok = chatArguments(args); !ok {
+			if p.Arguments, ok = arguments(args); !ok {
 				err = codec.BadUpstream(codec.OpenAIChat, path+".function.arguments is not the text of a JSON object")
 			}
 		}
@@ -359,12 +359,12 @@ func decodeChatResponseToolCalls(calls gjson.Result, resp *response) *codec.Erro
 	return err
 }
 
-// chatClientAction is the error for a tool call of a type other than
+// clientAction is the error for a tool call of a type other than
 // function (a custom tool's call, types added later): a call the client
 // must run, which llmbridge's model has no slot for. Dropping it would end
 // the turn without the action the model asked for, as though it had
 // finished, so the response fails instead.
-func chatClientAction(path, typ string) *codec.Error {
+func clientAction(path, typ string) *codec.Error {
 	return codec.BadUpstream(codec.OpenAIChat, path+` is a tool call of type "`+typ+
 		`", which the client would have to run and llmbridge cannot translate; leaving it out would end the turn without it`)
 }
@@ -387,15 +387,15 @@ func decodeChatUsage(v gjson.Result, u *codec.Usage) *codec.Error {
 		case "prompt_cache_hit_tokens":
 			// DeepSeek's name for cached prompt tokens, which its
 			// prompt_tokens include as OpenAI's do.
-			err = chatUpstreamInt(value, "usage.prompt_cache_hit_tokens", &hit)
+			err = upstreamInt(value, "usage.prompt_cache_hit_tokens", &hit)
 		case "prompt_tokens":
-			err = chatUpstreamInt(value, "usage.prompt_tokens", &u.InputTokens)
+			err = upstreamInt(value, "usage.prompt_tokens", &u.InputTokens)
 		case "completion_tokens":
-			err = chatUpstreamInt(value, "usage.completion_tokens", &u.OutputTokens)
+			err = upstreamInt(value, "usage.completion_tokens", &u.OutputTokens)
 		case "prompt_tokens_details":
-			err = chatUsageDetail(value, "usage.prompt_tokens_details", "cached_tokens", &u.CacheReadTokens)
+			err = usageDetail(value, "usage.prompt_tokens_details", "cached_tokens", &u.CacheReadTokens)
 		case "completion_tokens_details":
-			err = chatUsageDetail(value, "usage.completion_tokens_details", "reasoning_tokens", &u.ReasoningTokens)
+			err = usageDetail(value, "usage.completion_tokens_details", "reasoning_tokens", &u.ReasoningTokens)
 		}
 		return err == nil
 	})
@@ -405,9 +405,9 @@ func decodeChatUsage(v gjson.Result, u *codec.Usage) *codec.Error {
 	return err
 }
 
-// chatUsageDetail reads the counter named field from a usage details object,
+// usageDetail reads the counter named field from a usage details object,
 // which may be null or absent.
-func chatUsageDetail(v gjson.Result, path, field string, dst *int64) *codec.Error {
+func usageDetail(v gjson.Result, path, field string, dst *int64) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -417,15 +417,15 @@ func chatUsageDetail(v gjson.Result, path, field string, dst *int64) *codec.Erro
 	var err *codec.Error
 	v.ForEach(func(key, value gjson.Result) bool {
 		if key.Str == field {
-			err = chatUpstreamInt(value, path+"."+field, dst)
+			err = upstreamInt(value, path+"."+field, dst)
 		}
 		return err == nil
 	})
 	return err
 }
 
-// chatUpstreamString reads an optional string of an upstream response.
-func chatUpstreamString(v gjson.Result, path string, dst *string) *codec.Error {
+// upstreamString reads an optional string of an upstream response.
+func upstreamString(v gjson.Result, path string, dst *string) *codec.Error {
 	switch v.Type {
 	case gjson.Null:
 		return nil
@@ -436,8 +436,8 @@ func chatUpstreamString(v gjson.Result, path string, dst *string) *codec.Error {
 	return codec.BadUpstream(codec.OpenAIChat, path+" is not a string")
 }
 
-// chatUpstreamInt reads an optional integer of an upstream response.
-func chatUpstreamInt(v gjson.Result, path string, dst *int64) *codec.Error {
+// upstreamInt reads an optional integer of an upstream response.
+func upstreamInt(v gjson.Result, path string, dst *int64) *codec.Error {
 	switch v.Type {
 	case gjson.Null:
 		return nil

@@ -44,10 +44,10 @@ func appendChatResponse(dst []byte, resp *codec.Response) ([]byte, *codec.Error)
 			// found.
 			resp.Dropped = append(resp.Dropped, wire.IndexPath("content", i)+" ("+content[i].Type.String()+")")
 		default:
-			return dst, chatCannotRespond(wire.IndexPath("content", i))
+			return dst, cannotRespond(wire.IndexPath("content", i))
 		}
 	}
-	dst = slices.Grow(dst, chatResponseSizeHint(resp))
+	dst = slices.Grow(dst, responseSizeHint(resp))
 
 	dst = append(dst, `{"id":`...)
 	if resp.ID != "" {
@@ -86,10 +86,10 @@ func appendChatResponse(dst []byte, resp *codec.Response) ([]byte, *codec.Error)
 		dst = appendChatResponseToolCalls(append(dst, `,"tool_calls":`...), content)
 	}
 	if reasoning > 0 {
-		chatDropUnfollowedSignatures(resp, content)
+		dropUnfollowedSignatures(resp, content)
 	}
 	dst = append(dst, `},"logprobs":null,"finish_reason":`...)
-	dst = jsonx.AppendString(dst, mapping.ChatFinishReason(chatToolStop(resp.StopReason, content)))
+	dst = jsonx.AppendString(dst, mapping.ChatFinishReason(toolStop(resp.StopReason, content)))
 	dst = append(dst, "}]"...)
 
 	if resp.Usage.Known {
@@ -98,8 +98,8 @@ func appendChatResponse(dst []byte, resp *codec.Response) ([]byte, *codec.Error)
 	return append(dst, '}'), nil
 }
 
-// chatResponseSizeHint estimates the encoded size of resp.
-func chatResponseSizeHint(resp *codec.Response) int {
+// responseSizeHint estimates the encoded size of resp.
+func responseSizeHint(resp *codec.Response) int {
 	n := 512 + len(resp.ID) + len(resp.Model)
 	for _, p := range resp.Content {
 		n += len(p.Text) + len(p.Arguments) + len(p.ToolCallID) + len(p.ToolName) + 64
@@ -146,10 +146,10 @@ func appendChatUsage(dst []byte, u *codec.Usage) []byte {
 	return append(dst, "}}"...)
 }
 
-// chatCannotRespond is the error for response content a Chat client cannot
+// cannotRespond is the error for response content a Chat client cannot
 // be given. It is a 502 like an invalid upstream answer: the request was
 // valid, but the answer cannot be carried to this client.
-func chatCannotRespond(path string) *codec.Error {
+func cannotRespond(path string) *codec.Error {
 	return &codec.Error{
 		Status:  502,
 		Kind:    mapping.ErrBadGateway,

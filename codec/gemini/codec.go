@@ -132,7 +132,7 @@ func (geminiCodec) CountedBody(_ codec.Protocol, body []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	gen, err := geminiCountBody(root)
+	gen, err := countBody(root)
 	return gen, wire.Err(err)
 }
 
@@ -141,7 +141,7 @@ func (geminiCodec) AppendCountBody(dst []byte, p codec.Protocol, gen []byte, req
 	if p == codec.Vertex {
 		return vertexCountFrame(dst, gjson.ParseBytes(gen))
 	}
-	return geminiCountFrame(dst, gjson.ParseBytes(gen), req, &opts)
+	return countFrame(dst, gjson.ParseBytes(gen), req, &opts)
 }
 
 // AdaptSibling adapts a body of the family's other protocol.

@@ -9,16 +9,16 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// geminiContentPath names a Content in error paths without building the
+// contentPath names a Content in error paths without building the
 // string unless an error needs it: contents[i], or the systemInstruction
 // key as the client spelled it (index < 0).
-type geminiContentPath struct {
+type contentPath struct {
 	key   string
 	index int
 }
 
 // String returns the path of the Content.
-func (p geminiContentPath) String() string {
+func (p contentPath) String() string {
 	if p.index < 0 {
 		return p.key
 	}
@@ -26,7 +26,7 @@ func (p geminiContentPath) String() string {
 }
 
 // part returns the path of the Content's j-th part.
-func (p geminiContentPath) part(j int) string {
+func (p contentPath) part(j int) string {
 	return wire.IndexPath(p.String()+".parts", j)
 }
 
@@ -41,9 +41,9 @@ func decodeGeminiRequest(root gjson.Result, req *request) *codec.Error {
 	// If the estimate falls short and the slice grows, the messages
 	// decoded so far keep pointing into the old array, whose parts are
 	// never modified, so they stay valid.
-	parts := make([]codec.Part, 0, geminiKeyEstimate(root.Raw, `"text"`))
+	parts := make([]codec.Part, 0, keyEstimate(root.Raw, `"text"`))
 	hasContents := false
-	var choice geminiToolChoice
+	var choice toolChoice
 	var err *codec.Error
 	jsonx.EachMember(root, &req.Text, func(k, v gjson.Result) bool {
 		switch k.Str {
@@ -125,7 +125,7 @@ func decodeGeminiContents(v gjson.Result, req *request, parts []codec.Part) ([]c
 	}
 	// Every Content in scope holds at least one text part, so the capacity
 	// of the parts slice, an estimate of the texts in the request, bounds
-	// the number of messages too (see geminiKeyEstimate).
+	// the number of messages too (see keyEstimate).
 	if n := cap(parts) - len(parts); cap(req.Messages) < n {
 		req.Messages = make([]codec.Message, 0, n)
 	}
@@ -134,7 +134,7 @@ func decodeGeminiContents(v gjson.Result, req *request, parts []codec.Part) ([]c
 	i := 0
 	jsonx.EachMember(v, &req.Text, func(_, c gjson.Result) bool {
 		var msg codec.Message
-		msg, parts, err = decodeGeminiContent(c, geminiContentPath{key: "contents", index: i}, parts, req)
+		msg, parts, err = decodeGeminiContent(c, contentPath{key: "contents", index: i}, parts, req)
 		if err != nil {
 			return false
 		}
@@ -148,7 +148,7 @@ func decodeGeminiContents(v gjson.Result, req *request, parts []codec.Part) ([]c
 	return parts, err
 }
 
-// geminiKeyEstimate estimates how often key (a quoted JSON key) occurs in
+// keyEstimate estimates how often key (a quoted JSON key) occurs in
 // raw JSON, to pre-size slices without a second parse. Inside a JSON string
 // every quote is escaped, so a match is a key except in the rare string
 // that ends in an escaped quote and the key's name; nested objects (tool
@@ -156,13 +156,13 @@ func decodeGeminiContents(v gjson.Result, req *request, parts []codec.Part) ([]c
 // which wastes a little capacity, and is too low only when a key is
 // spelled with escapes or a request is out of scope, which makes append
 // grow the slice.
-func geminiKeyEstimate(raw, key string) int {
+func keyEstimate(raw, key string) int {
 	return strings.Count(raw, key)
 }
 
 // decodeGeminiContent decodes one Content of the conversation. Its role is
 // "user" or "model"; a missing role is "user", as the API documents.
-func decodeGeminiContent(c gjson.Result, path geminiContentPath, parts []codec.Part, req *request) (codec.Message, []codec.Part, *codec.Error) {
+func decodeGeminiContent(c gjson.Result, path contentPath, parts []codec.Part, req *request) (codec.Message, []codec.Part, *codec.Error) {
 	msg := codec.Message{Role: codec.RoleUser}
 	if !c.IsObject() {
 		return msg, parts, wire.WrongType(path.String(), "object", c)
@@ -189,7 +189,7 @@ func decodeGeminiContent(c gjson.Result, path geminiContentPath, parts []codec.P
 	if err == nil && msg.Role != codec.RoleAssistant {
 		// The role may follow the parts (genai writes parts first), so
 		// reasoning is checked once the whole turn is read.
-		parts, err = geminiNonModelReasoning(rawParts, path, parts, start, req)
+		parts, err = nonModelReasoning(rawParts, path, parts, start, req)
 	}
 	if err != nil {
 		return msg, parts, err
@@ -208,7 +208,7 @@ func decodeGeminiContent(c gjson.Result, path geminiContentPath, parts []codec.P
 }
 
 // decodeGeminiRole decodes a Content's role; null is absent (user).
-func decodeGeminiRole(v gjson.Result, path geminiContentPath) (codec.Role, *codec.Error) {
+func decodeGeminiRole(v gjson.Result, path contentPath) (codec.Role, *codec.Error) {
 	switch {
 	case v.Type == gjson.Null:
 		return codec.RoleUser, nil
@@ -228,7 +228,7 @@ func decodeGeminiSystemInstruction(v gjson.Result, key string, req *request, par
 	if v.Type == gjson.Null {
 		return parts, nil
 	}
-	path := geminiContentPath{key: key, index: -1}
+	path := contentPath{key: key, index: -1}
 	if !v.IsObject() {
 		return parts, wire.WrongType(key, "object", v)
 	}
@@ -252,7 +252,7 @@ func decodeGeminiSystemInstruction(v gjson.Result, key string, req *request, par
 		return err == nil
 	})
 	if err == nil {
-		parts, err = geminiNonModelReasoning(rawParts, path, parts, start, req)
+		parts, err = nonModelReasoning(rawParts, path, parts, start, req)
 	}
 	if err != nil {
 		return parts, err

@@ -10,9 +10,9 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// geminiHostedTools are the keys of Gemini's built-in tools, which run on
+// hostedTools are the keys of Gemini's built-in tools, which run on
 // Google's side and are not translated in this round.
-var geminiHostedTools = map[string]bool{
+var hostedTools = map[string]bool{
 	"googleSearch": true, "google_search": true, "googleSearchRetrieval": true, "google_search_retrieval": true,
 	"codeExecution": true, "code_execution": true, "urlContext": true, "url_context": true,
 	"retrieval": true, "enterpriseWebSearch": true, "enterprise_web_search": true,
@@ -52,7 +52,7 @@ func decodeGeminiTool(t gjson.Result, path string, req *request) *codec.Error {
 			err = decodeGeminiFunctionDeclarations(f, path+"."+k.Str, req)
 		case k.Str == "googleSearch" || k.Str == "google_search": //field:tools[].googleSearch: capability
 			err = decodeGeminiSearch(f, path+"."+k.Str, req)
-		case geminiHostedTools[k.Str]:
+		case hostedTools[k.Str]:
 			if f.Type != gjson.Null {
 				err = wire.UnsupportedField(path+"."+k.Str, `hosted tool "`+k.Str+`" cannot be translated (only googleSearch is); remove the tool or ask the operator to drop it (field `+path+"."+k.Str+`)`)
 			}
@@ -128,9 +128,9 @@ func decodeGeminiFunctionDeclaration(f gjson.Result, path string, req *request) 
 	jsonx.EachMember(f, &req.Text, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "name":
-			tool.Name, err = geminiOptString(v, path+".name")
+			tool.Name, err = optString(v, path+".name")
 		case "description":
-			tool.Description, err = geminiOptString(v, path+".description")
+			tool.Description, err = optString(v, path+".description")
 		case "parameters":
 			legacy, legacyKey = v, k.Str
 		case "parametersJsonSchema", "parameters_json_schema":
@@ -178,9 +178,9 @@ func decodeGeminiFunctionDeclaration(f gjson.Result, path string, req *request) 
 	return nil
 }
 
-// geminiSchemaTypes maps the legacy Schema's Type enum to JSON Schema type
+// schemaTypes maps the legacy Schema's Type enum to JSON Schema type
 // names; TYPE_UNSPECIFIED is no type. Lower-case names are accepted too.
-var geminiSchemaTypes = map[string]string{
+var schemaTypes = map[string]string{
 	"STRING": "string", "NUMBER": "number", "INTEGER": "integer", "BOOLEAN": "boolean",
 	"ARRAY": "array", "OBJECT": "object", "NULL": "null", "TYPE_UNSPECIFIED": "",
 	"string": "string", "number": "number", "integer": "integer", "boolean": "boolean",
@@ -239,7 +239,7 @@ func appendGeminiJSONSchema(dst []byte, s gjson.Result, path string, req *reques
 				err = wire.WrongType(fpath, "string", v)
 				break
 			}
-			t, ok := geminiSchemaTypes[v.Str]
+			t, ok := schemaTypes[v.Str]
 			switch {
 			case !ok:
 				err = codec.InvalidRequest(fpath, `unknown type "`+v.Str+`"`)
@@ -288,7 +288,7 @@ func appendGeminiJSONSchema(dst []byte, s gjson.Result, path string, req *reques
 				err = wire.WrongType(fpath, "integer", v)
 				break
 			}
-			dst = appendGeminiKey(dst, empty, geminiCamel(k.Str))
+			dst = appendGeminiKey(dst, empty, camel(k.Str))
 			dst = jsonx.AppendInt(dst, n)
 		case "properties":
 			if !v.IsObject() {
@@ -370,8 +370,8 @@ func geminiInt64(v gjson.Result) (int64, bool) {
 	return 0, false
 }
 
-// geminiCamel returns the lowerCamelCase spelling of a snake_case key.
-func geminiCamel(k string) string {
+// camel returns the lowerCamelCase spelling of a snake_case key.
+func camel(k string) string {
 	i := strings.IndexByte(k, '_')
 	if i < 0 {
 		return k
@@ -379,9 +379,9 @@ func geminiCamel(k string) string {
 	return k[:i] + strings.ToUpper(k[i+1:i+2]) + k[i+2:]
 }
 
-// geminiToolChoice is a decoded toolConfig, resolved against the tools
+// toolChoice is a decoded toolConfig, resolved against the tools
 // once the whole request is read.
-type geminiToolChoice struct {
+type toolChoice struct {
 	// names are the allowedFunctionNames, at path.
 	names []string
 	path  string
@@ -393,8 +393,8 @@ type geminiToolChoice struct {
 // resolved by resolve). VALIDATED (constrained decoding of calls or text)
 // has no equivalent elsewhere. streamFunctionCallArguments only shapes the
 // stream (arguments are then sent whole) and is dropped as a hint.
-func decodeGeminiToolConfig(v gjson.Result, key string, req *request) (geminiToolChoice, *codec.Error) {
-	var c geminiToolChoice
+func decodeGeminiToolConfig(v gjson.Result, key string, req *request) (toolChoice, *codec.Error) {
+	var c toolChoice
 	switch {
 	case v.Type == gjson.Null:
 		return c, nil
@@ -419,8 +419,8 @@ func decodeGeminiToolConfig(v gjson.Result, key string, req *request) (geminiToo
 }
 
 // decodeGeminiFunctionCallingConfig decodes functionCallingConfig at path.
-func decodeGeminiFunctionCallingConfig(v gjson.Result, path string, req *request) (geminiToolChoice, *codec.Error) {
-	var c geminiToolChoice
+func decodeGeminiFunctionCallingConfig(v gjson.Result, path string, req *request) (toolChoice, *codec.Error) {
+	var c toolChoice
 	switch {
 	case v.Type == gjson.Null:
 		return c, nil
@@ -434,7 +434,7 @@ func decodeGeminiFunctionCallingConfig(v gjson.Result, path string, req *request
 		switch k.Str {
 		case "mode":
 			var mode string
-			if mode, err = geminiOptString(f, fpath); err != nil {
+			if mode, err = optString(f, fpath); err != nil {
 				break
 			}
 			switch mode {
@@ -478,7 +478,7 @@ func decodeGeminiFunctionCallingConfig(v gjson.Result, path string, req *request
 // forces that function; several that name every declared function are the
 // same as none (any function); any other set has no equivalent in other
 // protocols, which can force one tool or any.
-func (c *geminiToolChoice) resolve(req *request) *codec.Error {
+func (c *toolChoice) resolve(req *request) *codec.Error {
 	switch {
 	case len(c.names) == 0:
 		return nil

@@ -51,17 +51,17 @@ func appendGeminiRequest(dst []byte, req *codec.Request, opts *codec.EncodeOptio
 	return dst, nil
 }
 
-// geminiRole returns the Content role of a user or assistant message.
-func geminiRole(r codec.Role) string {
+// role returns the Content role of a user or assistant message.
+func role(r codec.Role) string {
 	if r == codec.RoleAssistant {
 		return "model"
 	}
 	return "user"
 }
 
-// geminiPartText returns the text a part becomes in Gemini, where a refusal
+// partText returns the text a part becomes in Gemini, where a refusal
 // is plain model text; ok is false for a part Gemini cannot carry.
-func geminiPartText(p codec.Part) (text string, ok bool) {
+func partText(p codec.Part) (text string, ok bool) {
 	switch p.Type {
 	case codec.PartText, codec.PartRefusal:
 		return p.Text, true
@@ -79,7 +79,7 @@ func geminiPartText(p codec.Part) (text string, ok bool) {
 // turns and tool results functionResponse parts of user turns.
 //
 // A part Gemini sent that llmbridge does not translate (an opaquePart of
-// FamilyGemini, see geminiKeepsPart) goes back whole, in place, as a part
+// FamilyGemini, see keepsPart) goes back whole, in place, as a part
 // of the model turn. Other reasoning parts are sent only as what Gemini
 // accepts back: the signature of a reasoning part Gemini signed
 // (signedFor) goes as thoughtSignature on the next part of the same
@@ -100,13 +100,13 @@ func geminiPartText(p codec.Part) (text string, ok bool) {
 // their ids, which Vertex rejects; it matches them by name and order, as
 // the Gemini API does for calls without ids.
 func appendGeminiContents(dst []byte, req *codec.Request, opts *codec.EncodeOptions, vertex bool) ([]byte, int, *codec.Error) {
-	w := geminiContentWriter{dst: dst, ids: !vertex, signCalls: opts.Target.SignedFunctionCalls}
+	w := contentWriter{dst: dst, ids: !vertex, signCalls: opts.Target.SignedFunctionCalls}
 	for i := range req.Messages {
 		m := &req.Messages[i]
 		if m.Role == codec.RoleSystem || m.Role == codec.RoleDeveloper {
 			continue
 		}
-		role := geminiRole(m.Role)
+		role := role(m.Role)
 		pending := "" // a signature waiting for the next part
 		for j := range m.Parts {
 			p := &m.Parts[j]
@@ -125,11 +125,11 @@ func appendGeminiContents(dst []byte, req *codec.Request, opts *codec.EncodeOpti
 					continue
 				}
 				if m.Role != codec.RoleAssistant || !wire.SignedFor(p, codec.Gemini) {
-					req.Dropped = append(req.Dropped, geminiMessagePartPath(i, j)+" (reasoning)")
+					req.Dropped = append(req.Dropped, messagePartPath(i, j)+" (reasoning)")
 					continue
 				}
 				if p.Text != "" {
-					req.Dropped = append(req.Dropped, geminiMessagePartPath(i, j)+" (reasoning text)")
+					req.Dropped = append(req.Dropped, messagePartPath(i, j)+" (reasoning text)")
 				}
 				if pending != "" {
 					w.open(role)
@@ -143,21 +143,21 @@ func appendGeminiContents(dst []byte, req *codec.Request, opts *codec.EncodeOpti
 				}
 			case codec.PartToolCall:
 				if m.Role != codec.RoleAssistant {
-					return w.dst, w.n, wire.CannotEncode(codec.Gemini, geminiMessagePartPath(i, j), "a tool call outside an assistant message", codec.PartCapability(i, j))
+					return w.dst, w.n, wire.CannotEncode(codec.Gemini, messagePartPath(i, j), "a tool call outside an assistant message", codec.PartCapability(i, j))
 				}
 			case codec.PartToolResult:
 				if m.Role != codec.RoleUser {
-					return w.dst, w.n, wire.CannotEncode(codec.Gemini, geminiMessagePartPath(i, j), "a tool result outside a user message", codec.PartCapability(i, j))
+					return w.dst, w.n, wire.CannotEncode(codec.Gemini, messagePartPath(i, j), "a tool result outside a user message", codec.PartCapability(i, j))
 				}
 			case codec.PartImage, codec.PartDocument, codec.PartAudio:
 			default:
-				return w.dst, w.n, wire.CannotEncode(codec.Gemini, geminiMessagePartPath(i, j), "this content part type", codec.PartCapability(i, j))
+				return w.dst, w.n, wire.CannotEncode(codec.Gemini, messagePartPath(i, j), "this content part type", codec.PartCapability(i, j))
 			}
 			w.open(role)
 			var err *codec.Error
 			switch p.Type {
 			case codec.PartToolCall:
-				w.dst, err = appendGeminiFunctionCall(w.dst, p, geminiMessagePartPath(i, j), w.ids)
+				w.dst, err = appendGeminiFunctionCall(w.dst, p, messagePartPath(i, j), w.ids)
 				if err == nil && pending == "" && w.signCalls && !w.called {
 					w.dst = appendGeminiSignatureField(w.dst, SkipThoughtSignature)
 				}
@@ -190,9 +190,9 @@ func appendGeminiContents(dst []byte, req *codec.Request, opts *codec.EncodeOpti
 	return w.dst, w.n, nil
 }
 
-// geminiContentWriter writes the contents array, opening a Content when the
+// contentWriter writes the contents array, opening a Content when the
 // role changes and merging consecutive parts of one role into one Content.
-type geminiContentWriter struct {
+type contentWriter struct {
 	dst []byte
 	// n counts the Contents written.
 	n int
@@ -211,7 +211,7 @@ type geminiContentWriter struct {
 
 // open prepares for a part of role: a comma in the open Content of that
 // role, else a new Content.
-func (w *geminiContentWriter) open(role string) {
+func (w *contentWriter) open(role string) {
 	if w.isOpen && role == w.openRole {
 		w.dst = append(w.dst, ',')
 		return
@@ -256,9 +256,9 @@ func appendGeminiSignedEmpty(dst []byte, sig string) []byte {
 func appendGeminiMedia(dst []byte, p *codec.Part, i, j int) ([]byte, *codec.Error) {
 	switch {
 	case p.Data == "":
-		return dst, wire.CannotEncode(codec.Gemini, geminiMessagePartPath(i, j), "a "+p.Type.String()+" given by URL", codec.PartCapability(i, j))
+		return dst, wire.CannotEncode(codec.Gemini, messagePartPath(i, j), "a "+p.Type.String()+" given by URL", codec.PartCapability(i, j))
 	case p.MediaType == "":
-		return dst, codec.InvalidRequest(geminiMessagePartPath(i, j), "the media type of the "+p.Type.String()+" is required")
+		return dst, codec.InvalidRequest(messagePartPath(i, j), "the media type of the "+p.Type.String()+" is required")
 	}
 	dst = append(dst, `{"inlineData":{"mimeType":`...)
 	dst = jsonx.AppendString(dst, p.MediaType)
@@ -267,14 +267,14 @@ func appendGeminiMedia(dst []byte, p *codec.Part, i, j int) ([]byte, *codec.Erro
 	return append(dst, `}}`...), nil
 }
 
-// geminiMessagePartPath is the path of part j of message i, for errors.
-func geminiMessagePartPath(i, j int) string {
-	return geminiPartPath(i, j)
+// messagePartPath is the path of part j of message i, for errors.
+func messagePartPath(i, j int) string {
+	return partPath(i, j)
 }
 
-// geminiPartPath names part j of message i, or of the system prompt when
+// partPath names part j of message i, or of the system prompt when
 // i is -1, in an encoding error.
-func geminiPartPath(i, j int) string {
+func partPath(i, j int) string {
 	if i < 0 {
 		return wire.IndexPath("system", j)
 	}
@@ -317,9 +317,9 @@ func appendGeminiFunctionResponse(dst []byte, req *codec.Request, i, j int, ids 
 	p := &req.Messages[i].Parts[j]
 	name := wire.CallWireName(p)
 	if name == "" {
-		name = geminiCallName(req, i, p.ToolCallID)
+		name = callName(req, i, p.ToolCallID)
 		if name == "" {
-			return dst, codec.InvalidRequest(geminiMessagePartPath(i, j), `tool result for unknown call id "`+p.ToolCallID+`"`)
+			return dst, codec.InvalidRequest(messagePartPath(i, j), `tool result for unknown call id "`+p.ToolCallID+`"`)
 		}
 	}
 	dst = append(dst, `{"functionResponse":{`...)
@@ -335,7 +335,7 @@ func appendGeminiFunctionResponse(dst []byte, req *codec.Request, i, j int, ids 
 	} else {
 		dst = append(dst, `,"response":{"output":`...)
 	}
-	text, err := geminiResultText(p.Content, i, j)
+	text, err := resultText(p.Content, i, j)
 	if err != nil {
 		return dst, err
 	}
@@ -347,16 +347,16 @@ func appendGeminiFunctionResponse(dst []byte, req *codec.Request, i, j int, ids 
 	return append(dst, `}}}`...), nil
 }
 
-// geminiResultText joins the text parts of a tool result's content with
+// resultText joins the text parts of a tool result's content with
 // newlines; path names the result for errors.
-func geminiResultText(content []codec.Part, i, j int) (string, *codec.Error) {
+func resultText(content []codec.Part, i, j int) (string, *codec.Error) {
 	if len(content) == 1 && content[0].Type == codec.PartText {
 		return content[0].Text, nil
 	}
 	var b strings.Builder
 	for k := range content {
 		if content[k].Type != codec.PartText {
-			return "", wire.CannotEncode(codec.Gemini, wire.IndexPath(geminiMessagePartPath(i, j)+".content", k), "this tool result content type",
+			return "", wire.CannotEncode(codec.Gemini, wire.IndexPath(messagePartPath(i, j)+".content", k), "this tool result content type",
 				codec.Capability{Kind: codec.CapResultContent, Message: i, Part: j, Content: k})
 		}
 		if k > 0 {
@@ -367,9 +367,9 @@ func geminiResultText(content []codec.Part, i, j int) (string, *codec.Error) {
 	return b.String(), nil
 }
 
-// geminiCallName returns the name of the tool call with id in messages
+// callName returns the name of the tool call with id in messages
 // before and at i, or "".
-func geminiCallName(req *codec.Request, i int, id string) string {
+func callName(req *codec.Request, i int, id string) string {
 	if id == "" {
 		return ""
 	}
@@ -510,9 +510,9 @@ func appendGeminiSystemInstruction(dst []byte, req *codec.Request) ([]byte, *cod
 // opening it before the first one; path names the parts for errors only.
 func appendGeminiSystemParts(dst []byte, parts []codec.Part, written bool, msg int) ([]byte, bool, *codec.Error) {
 	for j := range parts {
-		text, ok := geminiPartText(parts[j])
+		text, ok := partText(parts[j])
 		if !ok {
-			return dst, written, wire.CannotEncode(codec.Gemini, geminiPartPath(msg, j), "this system content part type", codec.PartCapability(msg, j))
+			return dst, written, wire.CannotEncode(codec.Gemini, partPath(msg, j), "this system content part type", codec.PartCapability(msg, j))
 		}
 		if text == "" {
 			continue

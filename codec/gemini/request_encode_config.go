@@ -170,7 +170,7 @@ func appendGeminiThinkingLevel(dst []byte, empty int, r *codec.Reasoning, opts *
 	default:
 		include = codec.OptBool{Value: true, Set: true}
 	}
-	level := geminiThinkingLevel(e)
+	level := thinkingLevel(e)
 	if level == "" && !include.Set {
 		return dst
 	}
@@ -191,10 +191,10 @@ func appendGeminiThinkingLevel(dst []byte, empty int, r *codec.Reasoning, opts *
 	return append(dst, '}')
 }
 
-// geminiThinkingLevel returns the thinkingLevel of a non-zero effort, in
+// thinkingLevel returns the thinkingLevel of a non-zero effort, in
 // the lower-case spelling of Google's documentation: xhigh and max are high,
 // the largest level. It returns "" for EffortUnset and EffortNone.
-func geminiThinkingLevel(e mapping.Effort) string {
+func thinkingLevel(e mapping.Effort) string {
 	switch e {
 	case mapping.EffortMinimal, mapping.EffortLow, mapping.EffortMedium, mapping.EffortHigh:
 		return e.String()

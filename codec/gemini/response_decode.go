@@ -40,9 +40,9 @@ func decodeGeminiResponse(root gjson.Result, resp *response) *codec.Error {
 		case "usageMetadata":
 			err = decodeGeminiUsage(v, &resp.Usage)
 		case "modelVersion":
-			resp.Model, err = geminiResponseString(v, "modelVersion")
+			resp.Model, err = responseString(v, "modelVersion")
 		case "responseId":
-			resp.ID, err = geminiResponseString(v, "responseId")
+			resp.ID, err = responseString(v, "responseId")
 		case "createTime":
 			resp.Created, err = decodeGeminiCreateTime(v)
 		}
@@ -63,8 +63,8 @@ func decodeGeminiResponse(root gjson.Result, resp *response) *codec.Error {
 	return codec.BadUpstream(codec.Gemini, "response has no candidates and no promptFeedback.blockReason")
 }
 
-// geminiResponseString reads an optional string field of a response.
-func geminiResponseString(v gjson.Result, name string) (string, *codec.Error) {
+// responseString reads an optional string field of a response.
+func responseString(v gjson.Result, name string) (string, *codec.Error) {
 	switch v.Type {
 	case gjson.Null:
 		return "", nil
@@ -76,7 +76,7 @@ func geminiResponseString(v gjson.Result, name string) (string, *codec.Error) {
 
 // decodeGeminiCreateTime reads Vertex's createTime, an RFC 3339 timestamp.
 func decodeGeminiCreateTime(v gjson.Result) (int64, *codec.Error) {
-	s, err := geminiResponseString(v, "createTime")
+	s, err := responseString(v, "createTime")
 	if err != nil || s == "" {
 		return 0, err
 	}
@@ -103,9 +103,9 @@ func decodeGeminiBlockReason(p codec.Protocol, v gjson.Result) (codec.StopDetail
 	v.ForEach(func(k, f gjson.Result) bool {
 		switch k.Str {
 		case "blockReason":
-			d.Category, err = geminiUpstreamString(p, f, "promptFeedback.blockReason")
+			d.Category, err = upstreamString(p, f, "promptFeedback.blockReason")
 		case "blockReasonMessage":
-			d.Explanation, err = geminiUpstreamString(p, f, "promptFeedback.blockReasonMessage")
+			d.Explanation, err = upstreamString(p, f, "promptFeedback.blockReasonMessage")
 		}
 		return err == nil
 	})
@@ -115,9 +115,9 @@ func decodeGeminiBlockReason(p codec.Protocol, v gjson.Result) (codec.StopDetail
 	return d, err
 }
 
-// geminiUpstreamString reads an optional string field of a response of
+// upstreamString reads an optional string field of a response of
 // protocol p; null is "".
-func geminiUpstreamString(p codec.Protocol, v gjson.Result, name string) (string, *codec.Error) {
+func upstreamString(p codec.Protocol, v gjson.Result, name string) (string, *codec.Error) {
 	switch v.Type {
 	case gjson.Null:
 		return "", nil
@@ -186,10 +186,10 @@ func decodeGeminiCandidate(c gjson.Result, resp *response) *codec.Error {
 		case "content":
 			textAt, err = decodeGeminiResponseContent(v, resp)
 		case "finishReason":
-			reason, err = geminiResponseString(v, "candidates[0].finishReason")
+			reason, err = responseString(v, "candidates[0].finishReason")
 			resp.StopReason = mapping.FromGeminiFinishReason(reason)
 		case "finishMessage":
-			message, err = geminiResponseString(v, "candidates[0].finishMessage")
+			message, err = responseString(v, "candidates[0].finishMessage")
 		}
 		return err == nil
 	})
@@ -199,21 +199,21 @@ func decodeGeminiCandidate(c gjson.Result, resp *response) *codec.Error {
 	if grounding.IsObject() {
 		resp.Content = decodeGeminiGrounding(grounding, resp.Content, textAt)
 	}
-	resp.StopDetails = geminiFilterDetails(resp.StopReason, reason, message)
-	if resp.StopReason == mapping.StopEnd && geminiCallCount(resp.Content) > 0 {
+	resp.StopDetails = filterDetails(resp.StopReason, reason, message)
+	if resp.StopReason == mapping.StopEnd && callCount(resp.Content) > 0 {
 		// Gemini ends a turn with function calls with STOP.
 		resp.StopReason = mapping.StopToolUse
 	}
 	return nil
 }
 
-// geminiFilterDetails returns the StopDetails of a candidate that finished
+// filterDetails returns the StopDetails of a candidate that finished
 // with reason (stop in canonical form) and finishMessage message: for a
 // filter stop, the reason (SAFETY, RECITATION, MODEL_ARMOR, ...) is the
 // Category and the message, when there is one, the Explanation. Other
 // stops have none: their finishMessage ("Model generated function
 // call(s).") explains nothing a client needs.
-func geminiFilterDetails(stop codec.StopReason, reason, message string) codec.StopDetails {
+func filterDetails(stop codec.StopReason, reason, message string) codec.StopDetails {
 	if stop != mapping.StopContentFilter {
 		return codec.StopDetails{}
 	}
@@ -312,7 +312,7 @@ func decodeGeminiGrounding(g gjson.Result, content []codec.Part, textAt []int) [
 // carries it, as in requests (see decodeGeminiParts), with Origin
 // FamilyGemini. Empty text is skipped: it carries nothing but, at times, a
 // signature (Gemini pads final chunks with {"text":""}). A part whose data
-// is of another kind is kept or dropped by geminiKeepsPart, and never fails
+// is of another kind is kept or dropped by keepsPart, and never fails
 // the response.
 func decodeGeminiResponsePart(p gjson.Result, j int, resp *response) *codec.Error {
 	if !p.IsObject() {
@@ -325,14 +325,14 @@ func decodeGeminiResponsePart(p gjson.Result, j int, resp *response) *codec.Erro
 	jsonx.EachMember(p, &resp.Text, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "text":
-			text, err = geminiResponseString(v, "part text")
+			text, err = responseString(v, "part text")
 			hasText = true
 		case "thought":
 			thought = v.Type == gjson.True
 		case "functionCall":
 			call = v
 		case "thoughtSignature":
-			sig, err = geminiResponseString(v, "part thoughtSignature")
+			sig, err = responseString(v, "part thoughtSignature")
 		case "partMetadata":
 		default:
 			if other == "" {
@@ -346,26 +346,26 @@ func decodeGeminiResponsePart(p gjson.Result, j int, resp *response) *codec.Erro
 	}
 	isCall := call.Exists() && call.Type != gjson.Null
 	if other != "" && !hasText && !isCall {
-		if geminiKeepsPart(other, sig != "") {
+		if keepsPart(other, sig != "") {
 			resp.Content = append(resp.Content, wire.OpaquePart(mapping.FamilyGemini, p.Raw))
 		} else {
-			resp.Dropped = append(resp.Dropped, geminiResponsePartPath(j)+" ("+other+")")
+			resp.Dropped = append(resp.Dropped, responsePartPath(j)+" ("+other+")")
 		}
 		return nil
 	}
 	if thought && !isCall {
 		if text != "" || sig != "" {
-			resp.Content = append(resp.Content, codec.Part{Type: codec.PartReasoning, Text: text, Signature: sig, Origin: geminiOrigin(sig)})
+			resp.Content = append(resp.Content, codec.Part{Type: codec.PartReasoning, Text: text, Signature: sig, Origin: origin(sig)})
 		}
 		return nil
 	}
 	if sig != "" {
-		resp.Content = geminiSignResponse(resp.Content, sig)
+		resp.Content = signResponse(resp.Content, sig)
 	}
 	switch {
 	case isCall:
 		var part codec.Part
-		part, err = decodeGeminiCall(codec.Gemini, call, resp.ID, geminiCallCount(resp.Content))
+		part, err = decodeGeminiCall(codec.Gemini, call, resp.ID, callCount(resp.Content))
 		resp.Content = append(resp.Content, part)
 	case text != "":
 		resp.Content = append(resp.Content, codec.Part{Type: codec.PartText, Text: text})
@@ -373,7 +373,7 @@ func decodeGeminiResponsePart(p gjson.Result, j int, resp *response) *codec.Erro
 	return err
 }
 
-// geminiKeepsPart reports whether an upstream part llmbridge does not
+// keepsPart reports whether an upstream part llmbridge does not
 // translate is state, kept whole (opaquePart of FamilyGemini) so that it
 // goes back in place to a Gemini upstream on the next turn, rather than
 // display, dropped from the client's answer and reported. A part's kind is
@@ -391,29 +391,29 @@ func decodeGeminiResponsePart(p gjson.Result, j int, resp *response) *codec.Erro
 //   - Every other kind is state: executableCode and codeExecutionResult
 //     are the model's own server-side tool history, functionResponse is a
 //     tool's answer, and a kind added later may be either, so it is kept.
-func geminiKeepsPart(kind string, signed bool) bool {
+func keepsPart(kind string, signed bool) bool {
 	return signed || kind != "inlineData" && kind != "fileData"
 }
 
-// geminiResponsePartPath is the path of part j of a Gemini response, for
+// responsePartPath is the path of part j of a Gemini response, for
 // Response.Dropped.
-func geminiResponsePartPath(j int) string {
+func responsePartPath(j int) string {
 	return wire.IndexPath("candidates[0].content.parts", j)
 }
 
-// geminiOrigin returns the family of a signature from a Gemini upstream:
+// origin returns the family of a signature from a Gemini upstream:
 // FamilyGemini, or FamilyNone when there is none.
-func geminiOrigin(sig string) mapping.Family {
+func origin(sig string) mapping.Family {
 	if sig == "" {
 		return mapping.FamilyNone
 	}
 	return mapping.FamilyGemini
 }
 
-// geminiSignResponse applies an upstream's thoughtSignature to the unsigned
+// signResponse applies an upstream's thoughtSignature to the unsigned
 // reasoning part that content ends with, or appends an empty reasoning part
 // that holds it.
-func geminiSignResponse(content []codec.Part, sig string) []codec.Part {
+func signResponse(content []codec.Part, sig string) []codec.Part {
 	if n := len(content); n > 0 && content[n-1].Type == codec.PartReasoning && content[n-1].Signature == "" {
 		content[n-1].Signature, content[n-1].Origin = sig, mapping.FamilyGemini
 		return content
@@ -421,8 +421,8 @@ func geminiSignResponse(content []codec.Part, sig string) []codec.Part {
 	return append(content, codec.Part{Type: codec.PartReasoning, Signature: sig, Origin: mapping.FamilyGemini})
 }
 
-// geminiCallCount returns the number of tool calls in parts.
-func geminiCallCount(parts []codec.Part) int {
+// callCount returns the number of tool calls in parts.
+func callCount(parts []codec.Part) int {
 	n := 0
 	for i := range parts {
 		if parts[i].Type == codec.PartToolCall {
@@ -445,9 +445,9 @@ func decodeGeminiCall(p codec.Protocol, v gjson.Result, responseID string, n int
 	v.ForEach(func(k, f gjson.Result) bool {
 		switch k.Str {
 		case "id":
-			part.ToolCallID, err = geminiResponseString(f, "functionCall.id")
+			part.ToolCallID, err = responseString(f, "functionCall.id")
 		case "name":
-			part.ToolName, err = geminiResponseString(f, "functionCall.name")
+			part.ToolName, err = responseString(f, "functionCall.name")
 		case "args":
 			switch {
 			case f.Type == gjson.Null:

@@ -77,11 +77,11 @@ func appendGeminiResponse(dst []byte, resp *codec.Response) ([]byte, *codec.Erro
 			pending, tok = appendGeminiToken(pending, p.Signature, p.Origin, p.Redacted, p.ItemID, p.Text, tok)
 			continue
 		}
-		text, ok := geminiPartText(*p)
+		text, ok := partText(*p)
 		switch {
 		case p.Type == codec.PartToolCall:
 		case !ok:
-			return dst[:start], geminiCannotCarry()
+			return dst[:start], cannotCarry()
 		case text == "":
 			continue
 		}
@@ -89,7 +89,7 @@ func appendGeminiResponse(dst []byte, resp *codec.Response) ([]byte, *codec.Erro
 		if p.Type == codec.PartToolCall {
 			var err *codec.Error
 			if dst, err = appendGeminiFunctionCall(dst, p, "", true); err != nil {
-				return dst[:start], geminiCannotCarry()
+				return dst[:start], cannotCarry()
 			}
 		} else {
 			if len(p.Citations) > 0 {
@@ -246,7 +246,7 @@ func appendGeminiToken(pending []byte, signature string, origin mapping.Family, 
 // base64 only, and a bare token ("llmbridge.v1." and base64url) is not:
 // genai would fail on the whole response. Wrapped, the client's SDK turns
 // it into bytes and back into the same text when it replays the history,
-// and geminiUnwrapSignature unwraps it.
+// and unwrapSignature unwraps it.
 func appendGeminiPendingField(dst, pending []byte) []byte {
 	dst = append(dst, `,"thoughtSignature":"`...)
 	n := len(dst)
@@ -255,9 +255,9 @@ func appendGeminiPendingField(dst, pending []byte) []byte {
 	return append(dst, '"')
 }
 
-// geminiCannotCarry is the error for response content that a Gemini client
+// cannotCarry is the error for response content that a Gemini client
 // cannot be given: the request was valid, so it is a 502, not a 400.
-func geminiCannotCarry() *codec.Error {
+func cannotCarry() *codec.Error {
 	return &codec.Error{Status: 502, Kind: mapping.ErrBadGateway,
 		Message: "the upstream response holds content that cannot be expressed in the gemini protocol"}
 }

@@ -17,9 +17,9 @@ func vertexFromGemini(body []byte, from codec.Protocol, _ string) ([]byte, error
 	return removeGeminiCallIDs(body)
 }
 
-// geminiCallKeys are the members of a Gemini part that hold an object with
+// callKeys are the members of a Gemini part that hold an object with
 // a call id, in both spellings Google's servers accept.
-var geminiCallKeys = [...]string{"functionCall", "function_call", "functionResponse", "function_response"}
+var callKeys = [...]string{"functionCall", "function_call", "functionResponse", "function_response"}
 
 // removeGeminiCallIDs returns body without the id members of the
 // functionCall and functionResponse objects in contents[*].parts[*], which
@@ -63,9 +63,9 @@ func removeGeminiCallIDs(body []byte) ([]byte, error) {
 	return append(out, body[last:]...), nil
 }
 
-// isGeminiCallKey reports whether k is one of geminiCallKeys.
+// isGeminiCallKey reports whether k is one of callKeys.
 func isGeminiCallKey(k string) bool {
-	for _, c := range geminiCallKeys {
+	for _, c := range callKeys {
 		if k == c {
 			return true
 		}

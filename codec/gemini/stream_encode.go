@@ -9,7 +9,7 @@ import (
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
-// geminiStreamEncoder encodes Gemini (and Vertex) streams for clients: one
+// streamEncoder encodes Gemini (and Vertex) streams for clients: one
 // `data: <GenerateContentResponse>` chunk per text delta, separated by
 // "\r\n\r\n" as Google does, one chunk per tool call with its complete
 // functionCall, and a last chunk with the finishReason and the final
@@ -23,7 +23,7 @@ import (
 // is not reasoning, whose first chunk carries it as thoughtSignature, as
 // appendGeminiResponse does. When a thought or another signature comes
 // first, or the stream ends, it goes out on an empty text part of its own.
-type geminiStreamEncoder struct {
+type streamEncoder struct {
 	req *codec.Request
 	// server hides hosted search parts and citations, which this
 	// protocol cannot carry in a stream.
@@ -58,12 +58,12 @@ type geminiStreamEncoder struct {
 	tok     []byte
 }
 
-func newGeminiStreamEncoder(req *codec.Request) *geminiStreamEncoder {
-	return &geminiStreamEncoder{req: req}
+func newGeminiStreamEncoder(req *codec.Request) *streamEncoder {
+	return &streamEncoder{req: req}
 }
 
 // Encode implements StreamEncoder.
-func (e *geminiStreamEncoder) Encode(dst []byte, ev *codec.Event) []byte {
+func (e *streamEncoder) Encode(dst []byte, ev *codec.Event) []byte {
 	if e.done {
 		return dst
 	}
@@ -124,7 +124,7 @@ func (e *geminiStreamEncoder) Encode(dst []byte, ev *codec.Event) []byte {
 }
 
 // appendError ends the stream with err.
-func (e *geminiStreamEncoder) appendError(dst []byte, err *codec.Error) []byte {
+func (e *streamEncoder) appendError(dst []byte, err *codec.Error) []byte {
 	e.done = true
 	if err == nil {
 		err = codec.NewError(mapping.ErrBadGateway, "the upstream stream failed")
@@ -137,7 +137,7 @@ func (e *geminiStreamEncoder) appendError(dst []byte, err *codec.Error) []byte {
 }
 
 // begin fixes the response id and model for the whole stream.
-func (e *geminiStreamEncoder) begin(id, model string, u codec.Usage) {
+func (e *streamEncoder) begin(id, model string, u codec.Usage) {
 	if e.began {
 		return
 	}
@@ -161,7 +161,7 @@ func (e *geminiStreamEncoder) begin(id, model string, u codec.Usage) {
 // pending signature if there is one; the last chunk (final) carries the
 // finishReason (and finishMessage) and an empty text, as Gemini's own last
 // chunk does, so that clients reading content.parts[0] find it.
-func (e *geminiStreamEncoder) appendChunk(dst []byte, text string, final bool) []byte {
+func (e *streamEncoder) appendChunk(dst []byte, text string, final bool) []byte {
 	e.begin("", "", codec.Usage{})
 	dst = append(dst, `data: {"candidates":[{"content":{"role":"model","parts":[{"text":`...)
 	dst = jsonx.AppendString(dst, text)
@@ -179,7 +179,7 @@ func (e *geminiStreamEncoder) appendChunk(dst []byte, text string, final bool) [
 }
 
 // appendThought appends one chunk with a thought part.
-func (e *geminiStreamEncoder) appendThought(dst []byte, text string) []byte {
+func (e *streamEncoder) appendThought(dst []byte, text string) []byte {
 	e.begin("", "", codec.Usage{})
 	dst = append(dst, `data: {"candidates":[{"content":{"role":"model","parts":[{"text":`...)
 	dst = jsonx.AppendString(dst, text)
@@ -189,7 +189,7 @@ func (e *geminiStreamEncoder) appendThought(dst []byte, text string) []byte {
 
 // appendPending appends the pending signature as a thoughtSignature field
 // of the part being written, and clears it.
-func (e *geminiStreamEncoder) appendPending(dst []byte) []byte {
+func (e *streamEncoder) appendPending(dst []byte) []byte {
 	if len(e.pending) == 0 {
 		return dst
 	}
@@ -202,7 +202,7 @@ func (e *geminiStreamEncoder) appendPending(dst []byte) []byte {
 // functionCall part; a call without argument fragments gets args {}.
 // Arguments that are not a JSON object end the stream with an error, as
 // they cannot be written as args.
-func (e *geminiStreamEncoder) appendCallChunk(dst []byte) []byte {
+func (e *streamEncoder) appendCallChunk(dst []byte) []byte {
 	e.begin("", "", codec.Usage{})
 	e.args = jsonx.Compact(e.args)
 	p := codec.Part{Type: codec.PartToolCall, ToolCallID: e.callID, ToolName: e.callName, Arguments: jsonx.BytesToString(e.args)}
@@ -219,7 +219,7 @@ func (e *geminiStreamEncoder) appendCallChunk(dst []byte) []byte {
 
 // appendChunkEnd closes a chunk's candidate and appends usage, model and
 // response id.
-func (e *geminiStreamEncoder) appendChunkEnd(dst []byte) []byte {
+func (e *streamEncoder) appendChunkEnd(dst []byte) []byte {
 	dst = append(dst, `,"index":0}]`...)
 	if e.usage.Known {
 		dst = appendGeminiUsage(dst, &e.usage)
