@@ -134,47 +134,47 @@ func (anthropicCodec) DecodeRequest(p codec.Protocol, body []byte, req *codec.Re
 }
 
 // decodeFirstPartyAnthropicRequest, decodeVertexAnthropicRequest and
-// decodeBedrockAnthropicRequest are decodeAnthropicRequest for each
+// decodeBedrockAnthropicRequest are decodeRequest for each
 // protocol: function values, not closures, so that passing one costs no
 // allocation.
 func decodeFirstPartyAnthropicRequest(root gjson.Result, req *request) *codec.Error {
-	return decodeAnthropicRequest(root, req, codec.AnthropicMessages)
+	return decodeRequest(root, req, codec.AnthropicMessages)
 }
 
 func decodeVertexAnthropicRequest(root gjson.Result, req *request) *codec.Error {
-	return decodeAnthropicRequest(root, req, codec.VertexAnthropic)
+	return decodeRequest(root, req, codec.VertexAnthropic)
 }
 
 func decodeBedrockAnthropicRequest(root gjson.Result, req *request) *codec.Error {
-	return decodeAnthropicRequest(root, req, codec.BedrockAnthropic)
+	return decodeRequest(root, req, codec.BedrockAnthropic)
 }
 
 // AppendRequest encodes req as a Messages request body.
 func (anthropicCodec) AppendRequest(dst []byte, p codec.Protocol, req *codec.Request, opts codec.EncodeOptions) ([]byte, error) {
-	dst, err := appendAnthropicRequest(dst, req, &opts, p)
+	dst, err := appendRequest(dst, req, &opts, p)
 	return dst, wire.Err(err)
 }
 
 // DecodeResponse decodes a Messages response body.
 func (anthropicCodec) DecodeResponse(p codec.Protocol, body []byte, resp *codec.Response) error {
-	return wire.DecodeResponse(p, body, resp, decodeAnthropicResponse)
+	return wire.DecodeResponse(p, body, resp, decodeResponse)
 }
 
 // AppendResponse encodes resp as a Messages response body.
 func (anthropicCodec) AppendResponse(dst []byte, _ codec.Protocol, resp *codec.Response, _ *codec.Request) ([]byte, error) {
-	dst, err := appendAnthropicResponse(dst, resp)
+	dst, err := appendResponse(dst, resp)
 	return dst, wire.Err(err)
 }
 
 // NewStreamDecoder returns a decoder of a Messages stream.
 func (anthropicCodec) NewStreamDecoder(p codec.Protocol) codec.StreamDecoder {
-	return newAnthropicStreamDecoder(p)
+	return newStreamDecoder(p)
 }
 
 // NewStreamEncoder returns an encoder of a Messages stream for the client's
 // request req.
 func (anthropicCodec) NewStreamEncoder(p codec.Protocol, req *codec.Request) codec.StreamEncoder {
-	return newAnthropicStreamEncoder(p, req)
+	return newStreamEncoder(p, req)
 }
 
 // DecodeError reads the type, status or code of a Messages error object,
@@ -184,7 +184,7 @@ func (anthropicCodec) DecodeError(p codec.Protocol, errObject string, e *codec.E
 		wire.DecodeAWSError(gjson.Parse(errObject), e)
 		return
 	}
-	decodeAnthropicError(gjson.Parse(errObject), e)
+	decodeError(gjson.Parse(errObject), e)
 }
 
 // AppendError encodes e as a Messages error body.
@@ -192,7 +192,7 @@ func (anthropicCodec) AppendError(dst []byte, p codec.Protocol, e *codec.Error) 
 	if p == codec.BedrockAnthropic {
 		return wire.AppendAWSError(dst, e)
 	}
-	return appendAnthropicError(dst, p, e)
+	return appendError(dst, p, e)
 }
 
 // UpstreamPath returns the path of the generation endpoint.
@@ -225,12 +225,12 @@ func (anthropicCodec) DecodeModelList(p codec.Protocol, body []byte, l *codec.Mo
 	if err != nil {
 		return err
 	}
-	return wire.Err(decodeAnthropicModelList(root, p, l))
+	return wire.Err(decodeModelList(root, p, l))
 }
 
 // AppendModelList writes l as a model listing of the family's shape.
 func (anthropicCodec) AppendModelList(dst []byte, _ codec.Protocol, l *codec.ModelList, opts codec.ModelListOptions) []byte {
-	return appendAnthropicModelList(dst, l, opts)
+	return appendModelList(dst, l, opts)
 }
 
 // CountPath returns the path of the token counting endpoint.
@@ -279,7 +279,7 @@ func (anthropicCodec) AppendCountBody(dst []byte, p codec.Protocol, gen []byte, 
 
 // AdaptSibling adapts a body of another protocol of the family.
 func (anthropicCodec) AdaptSibling(p codec.Protocol, body []byte, from codec.Protocol, model string, stream bool) ([]byte, error) {
-	return adaptAnthropicSibling(p, body, from, model, stream)
+	return adaptSibling(p, body, from, model, stream)
 }
 
 // Interface guards

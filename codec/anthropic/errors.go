@@ -7,16 +7,16 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// decodeAnthropicError reads the type of an Anthropic error object.
-func decodeAnthropicError(errObj gjson.Result, e *codec.Error) {
+// decodeError reads the type of an Anthropic error object.
+func decodeError(errObj gjson.Result, e *codec.Error) {
 	if k, ok := mapping.FromAnthropicErrorType(errObj.Get("type").Str); ok {
 		e.Kind = k
 	}
 	e.Code = errObj.Get("type").Str
 }
 
-// appendAnthropicError appends e as an Anthropic error body.
-func appendAnthropicError(dst []byte, _ codec.Protocol, e *codec.Error) []byte {
+// appendError appends e as an Anthropic error body.
+func appendError(dst []byte, _ codec.Protocol, e *codec.Error) []byte {
 	dst = append(dst, `{"type":"error","error":{"type":`...)
 	typ := mapping.AnthropicErrorType(e.Kind)
 	if _, ok := mapping.FromAnthropicErrorType(e.Code); ok && e.Protocol.Family() == codec.AnthropicMessages {

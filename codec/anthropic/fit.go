@@ -21,13 +21,13 @@ var rules = codec.ModelRules{Provider: "anthropic", Params: codec.RuleParams{
 func (anthropicCodec) FitBody(_ codec.Protocol, body []byte, req *codec.Request, params []string, _ codec.Target) ([]byte, error) {
 	edit := wire.BodyEdit{Body: body}
 	for _, param := range params {
-		fitAnthropicBody(&edit, param, req)
+		fitBody(&edit, param, req)
 	}
 	return edit.Body, edit.Err
 }
 
-// fitAnthropicBody rewrites the field param names.
-func fitAnthropicBody(edit *wire.BodyEdit, param string, req *codec.Request) {
+// fitBody rewrites the field param names.
+func fitBody(edit *wire.BodyEdit, param string, req *codec.Request) {
 	r, n := &req.Reasoning, &rules.Params
 	switch param {
 	case n.Reasoning, n.Budget:

@@ -71,8 +71,8 @@ func isObject(args string) bool {
 	return args[i] == '{' && args[j-1] == '}'
 }
 
-// appendAnthropicArguments appends a tool call's arguments as an object.
-func appendAnthropicArguments(dst []byte, args string) []byte {
+// appendArguments appends a tool call's arguments as an object.
+func appendArguments(dst []byte, args string) []byte {
 	if jsonx.SkipSpace(args, 0) == len(args) {
 		return append(dst, "{}"...)
 	}

@@ -362,8 +362,8 @@ func TestAnthropicRecordedPauseTurn(t *testing.T) {
 // TestAnthropicThinkingDeltaAllocations guards the reasoning hot path: a
 // thinking_delta is decoded and encoded without allocating, like text.
 func TestAnthropicThinkingDeltaAllocations(t *testing.T) {
-	dec := newAnthropicStreamDecoder(codec.AnthropicMessages)
-	enc := newAnthropicStreamEncoder(codec.AnthropicMessages, &codec.Request{Model: "claude-x"})
+	dec := newStreamDecoder(codec.AnthropicMessages)
+	enc := newStreamEncoder(codec.AnthropicMessages, &codec.Request{Model: "claude-x"})
 	var dst []byte
 	for _, e := range readEvents(t, msgStart+blockStart(0, `{"type":"thinking","thinking":"","signature":""}`)) {
 		for _, ev := range dec.Decode(nil, []byte(e.name), []byte(e.data), false) {

@@ -30,11 +30,11 @@ type requestDecoder struct {
 	effort      mapping.Effort
 }
 
-// decodeAnthropicRequest decodes a Messages request body into req. The
+// decodeRequest decodes a Messages request body into req. The
 // top-level object is walked once; every key is mapped, recorded as a
 // dropped hint, rejected as a capability outside the current scope, or
 // rejected as unknown.
-func decodeAnthropicRequest(root gjson.Result, req *request, p codec.Protocol) *codec.Error {
+func decodeRequest(root gjson.Result, req *request, p codec.Protocol) *codec.Error {
 	d := requestDecoder{req: req, p: p}
 	var err *codec.Error
 	jsonx.EachMember(root, &req.Text, func(key, value gjson.Result) bool {

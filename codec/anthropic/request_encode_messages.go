@@ -9,7 +9,7 @@ import (
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
-// appendAnthropicMessages appends the conversation. Anthropic wants strict
+// appendMessages appends the conversation. Anthropic wants strict
 // user/assistant alternation, so consecutive messages of the same role are
 // merged into one turn, their blocks concatenated in order, except that in a
 // user turn the tool_result blocks come first, as Anthropic requires (text
@@ -18,7 +18,7 @@ import (
 // empty text blocks, and a message left without content is dropped (it said
 // nothing); the messages around it may then merge. System and developer
 // messages were hoisted into the system prompt.
-func appendAnthropicMessages(dst []byte, req *codec.Request, p codec.Protocol, cache *wire.CachePlan) ([]byte, *codec.Error) {
+func appendMessages(dst []byte, req *codec.Request, p codec.Protocol, cache *wire.CachePlan) ([]byte, *codec.Error) {
 	wire.DropUnsentReasoning(req, sendsReasoning)
 	dst = append(dst, `,"messages":[`...)
 	msgs := req.Messages
@@ -48,7 +48,7 @@ func appendAnthropicMessages(dst []byte, req *codec.Request, p codec.Protocol, c
 		}
 		comma := false
 		for _, which := range wire.TurnBlocks(results) {
-			dst, comma = appendAnthropicTurn(dst, turn, role, which, comma, cache)
+			dst, comma = appendTurn(dst, turn, role, which, comma, cache)
 		}
 		dst = append(dst, "]}"...)
 	}
@@ -63,10 +63,10 @@ func sendsReasoning(part *codec.Part, r codec.Role) bool {
 	return r == codec.RoleAssistant && wire.SignedFor(part, codec.AnthropicMessages)
 }
 
-// appendAnthropicTurn appends the blocks of the role messages of turn that
+// appendTurn appends the blocks of the role messages of turn that
 // pass which writes (wire.InPass), after a comma when comma is set, and
 // reports whether the turn's content now has a block.
-func appendAnthropicTurn(dst []byte, turn []codec.Message, role codec.Role, which int, comma bool, cache *wire.CachePlan) ([]byte, bool) {
+func appendTurn(dst []byte, turn []codec.Message, role codec.Role, which int, comma bool, cache *wire.CachePlan) ([]byte, bool) {
 	for k := range turn {
 		m := &turn[k]
 		if m.Role != role {
@@ -79,11 +79,11 @@ func appendAnthropicTurn(dst []byte, turn []codec.Message, role codec.Role, whic
 			}
 			if part.Type == codec.PartReasoning {
 				if sendsReasoning(part, role) {
-					dst, comma = appendAnthropicReasoning(dst, part, false, comma), true
+					dst, comma = appendReasoning(dst, part, false, comma), true
 				}
 				continue
 			}
-			dst, comma = appendAnthropicBlock(dst, part, comma, cache)
+			dst, comma = appendBlock(dst, part, comma, cache)
 		}
 	}
 	return dst, comma
@@ -186,12 +186,12 @@ func checkMedia(part *codec.Part) string {
 	return ""
 }
 
-// appendAnthropicBlock appends the block of a part that has been checked,
+// appendBlock appends the block of a part that has been checked,
 // preceded by a comma when comma is true, and reports whether a block has
 // been written so far, with its breakpoint when cache plans one (nil for
 // blocks that carry none: answers, tool result content). Empty texts
 // write nothing.
-func appendAnthropicBlock(dst []byte, part *codec.Part, comma bool, cache *wire.CachePlan) ([]byte, bool) {
+func appendBlock(dst []byte, part *codec.Part, comma bool, cache *wire.CachePlan) ([]byte, bool) {
 	switch part.Type {
 	case codec.PartText, codec.PartRefusal:
 		if part.Text == "" {
@@ -208,13 +208,13 @@ func appendAnthropicBlock(dst []byte, part *codec.Part, comma bool, cache *wire.
 		dst = append(dst, `,"name":`...)
 		dst = jsonx.AppendString(dst, wire.CallWireName(part))
 		dst = append(dst, `,"input":`...)
-		dst = appendAnthropicArguments(dst, part.Arguments)
+		dst = appendArguments(dst, part.Arguments)
 	case codec.PartImage, codec.PartDocument:
-		dst = appendAnthropicMedia(dst, part)
+		dst = appendMedia(dst, part)
 	case codec.PartToolResult:
 		dst = append(dst, `{"type":"tool_result","tool_use_id":`...)
 		dst = jsonx.AppendString(dst, part.ToolCallID)
-		dst = appendAnthropicResultContent(dst, part.Content)
+		dst = appendResultContent(dst, part.Content)
 		if part.IsError {
 			dst = append(dst, `,"is_error":true`...)
 		}
@@ -222,17 +222,17 @@ func appendAnthropicBlock(dst []byte, part *codec.Part, comma bool, cache *wire.
 		dst = append(dst, `{"type":"text","text":`...)
 		dst = wire.AppendText(dst, part.Text, part)
 	}
-	dst = appendAnthropicCacheControl(dst, cache.Message(part))
+	dst = appendCacheControl(dst, cache.Message(part))
 	return append(dst, '}'), true
 }
 
-// appendAnthropicReasoning appends a reasoning part as a thinking block
+// appendReasoning appends a reasoning part as a thinking block
 // ({thinking, signature}) or, when Redacted, a redacted_thinking block
 // ({data}), preceded by a comma when comma is true. Toward an upstream
 // (envelope false) the opaque value is the part's own signature; toward a
 // client (envelope true) it is the continuation token (appendOpaque), which
 // needs no JSON escaping, and "" for unsigned reasoning.
-func appendAnthropicReasoning(dst []byte, part *codec.Part, envelope, comma bool) []byte {
+func appendReasoning(dst []byte, part *codec.Part, envelope, comma bool) []byte {
 	if comma {
 		dst = append(dst, ',')
 	}
@@ -258,10 +258,10 @@ func appendAnthropicReasoning(dst []byte, part *codec.Part, envelope, comma bool
 	return append(dst, `"}`...)
 }
 
-// appendAnthropicMedia appends an image or document block, without its
+// appendMedia appends an image or document block, without its
 // closing brace: a base64 source when the part has data, a url source
 // otherwise, and a document's title.
-func appendAnthropicMedia(dst []byte, part *codec.Part) []byte {
+func appendMedia(dst []byte, part *codec.Part) []byte {
 	if part.Type == codec.PartImage {
 		dst = append(dst, `{"type":"image","source":{"type":`...)
 	} else {
@@ -284,10 +284,10 @@ func appendAnthropicMedia(dst []byte, part *codec.Part) []byte {
 	return dst
 }
 
-// appendAnthropicResultContent appends a tool result's content member: a
+// appendResultContent appends a tool result's content member: a
 // string for a single text, blocks otherwise, and nothing when there is no
 // content (empty texts are skipped, as everywhere).
-func appendAnthropicResultContent(dst []byte, content []codec.Part) []byte {
+func appendResultContent(dst []byte, content []codec.Part) []byte {
 	n, last := 0, (*codec.Part)(nil)
 	for k := range content {
 		if c := &content[k]; c.Type != codec.PartText && c.Type != codec.PartRefusal || c.Text != "" {
@@ -305,7 +305,7 @@ func appendAnthropicResultContent(dst []byte, content []codec.Part) []byte {
 	dst = append(dst, `,"content":[`...)
 	comma := false
 	for k := range content {
-		dst, comma = appendAnthropicBlock(dst, &content[k], comma, nil)
+		dst, comma = appendBlock(dst, &content[k], comma, nil)
 	}
 	return append(dst, ']')
 }

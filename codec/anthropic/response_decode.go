@@ -8,12 +8,12 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// decodeAnthropicResponse decodes a non-streamed Messages response. Fields
+// decodeResponse decodes a non-streamed Messages response. Fields
 // outside the current scope that do not carry output (container,
 // diagnostics, context_management and future additions) are ignored, so
 // that an upstream adding a field keeps working; output the client could
 // not receive (server tools, citations, ...) is an error.
-func decodeAnthropicResponse(root gjson.Result, resp *response) *codec.Error {
+func decodeResponse(root gjson.Result, resp *response) *codec.Error {
 	var typ, id, model, role, content, stopReason, stopSequence, stopDetails, usage gjson.Result
 	jsonx.EachMember(root, &resp.Text, func(key, value gjson.Result) bool {
 		switch key.Str {
@@ -60,17 +60,17 @@ func decodeAnthropicResponse(root gjson.Result, resp *response) *codec.Error {
 		return err
 	}
 	var why string
-	if resp.StopDetails, why = decodeAnthropicStopDetails(stopDetails); why != "" {
+	if resp.StopDetails, why = decodeStopDetails(stopDetails); why != "" {
 		return badUpstream(why)
 	}
-	if resp.Usage, err = decodeAnthropicUsage(usage); err != nil {
+	if resp.Usage, err = decodeUsage(usage); err != nil {
 		return err
 	}
-	return decodeAnthropicContent(content, resp)
+	return decodeContent(content, resp)
 }
 
-// decodeAnthropicContent decodes the response's content blocks.
-func decodeAnthropicContent(v gjson.Result, resp *response) *codec.Error {
+// decodeContent decodes the response's content blocks.
+func decodeContent(v gjson.Result, resp *response) *codec.Error {
 	if !v.IsArray() {
 		return badUpstream("content is not an array")
 	}
@@ -78,7 +78,7 @@ func decodeAnthropicContent(v gjson.Result, resp *response) *codec.Error {
 	var err *codec.Error
 	jsonx.EachMember(v, &resp.Text, func(_, b gjson.Result) bool {
 		var p codec.Part
-		p, err = decodeAnthropicResponseBlock(b)
+		p, err = decodeResponseBlock(b)
 		if err != nil {
 			return false
 		}
@@ -88,13 +88,13 @@ func decodeAnthropicContent(v gjson.Result, resp *response) *codec.Error {
 	return err
 }
 
-// decodeAnthropicResponseBlock decodes one content block of a response:
+// decodeResponseBlock decodes one content block of a response:
 // text, tool_use, thinking, redacted_thinking and the web search's blocks.
 // Any other block (compaction, other server tools' blocks, types added
 // later) is an opaque part (wire.OpaquePart): it never fails the
 // answer, and travels to the client as a continuation, back to Anthropic
 // on the next turn.
-func decodeAnthropicResponseBlock(b gjson.Result) (codec.Part, *codec.Error) {
+func decodeResponseBlock(b gjson.Result) (codec.Part, *codec.Error) {
 	if !b.IsObject() {
 		return codec.Part{}, badUpstream("content block is not an object")
 	}
@@ -215,12 +215,12 @@ func thinkingPart(thinking, signature gjson.Result) (codec.Part, *codec.Error) {
 	return p, nil
 }
 
-// decodeAnthropicStopDetails reads stop_details, which newer responses
+// decodeStopDetails reads stop_details, which newer responses
 // attach to a refusal: {type:"refusal", category, explanation}, each member
 // a string or null. Absent and null are no details. Anything else is an
 // invalid response, since the explanation may become the refusal text a
 // client sees: the reason is returned for the caller to wrap in its error.
-func decodeAnthropicStopDetails(v gjson.Result) (sd codec.StopDetails, why string) {
+func decodeStopDetails(v gjson.Result) (sd codec.StopDetails, why string) {
 	if v.Type == gjson.Null {
 		return sd, ""
 	}
@@ -251,10 +251,10 @@ func decodeAnthropicStopDetails(v gjson.Result) (sd codec.StopDetails, why strin
 	return sd, ""
 }
 
-// decodeAnthropicUsage converts the usage object into canonical meaning:
+// decodeUsage converts the usage object into canonical meaning:
 // Anthropic's input_tokens excludes cache reads and writes. A response
 // without usage leaves it unknown.
-func decodeAnthropicUsage(v gjson.Result) (codec.Usage, *codec.Error) {
+func decodeUsage(v gjson.Result) (codec.Usage, *codec.Error) {
 	if v.Type == gjson.Null {
 		return codec.Usage{}, nil
 	}
@@ -328,7 +328,7 @@ func upstreamString(v gjson.Result, name string) (string, *codec.Error) {
 }
 
 // badUpstream is the error for a response that is not a valid
-// Messages response. decodeAnthropicResponse is not told the dialect, so the
+// Messages response. decodeResponse is not told the dialect, so the
 // message names the family; Vertex bodies are the same format.
 func badUpstream(why string) *codec.Error {
 	return codec.BadUpstream(codec.AnthropicMessages, why)

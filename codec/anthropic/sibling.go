@@ -6,7 +6,7 @@ import (
 	"github.com/tidwall/sjson"
 )
 
-// adaptAnthropicSibling adapts body, a request of protocol from, to p,
+// adaptSibling adapts body, a request of protocol from, to p,
 // another protocol of the family, going to model, streamed or not:
 //   - the first-party API names the model in the body and streams when
 //     the body says "stream": true;
@@ -19,7 +19,7 @@ import (
 // The anthropic_beta member of a Bedrock body is the HTTP layer's to
 // carry (Descriptor.BodyBetas); it is removed for the other protocols.
 // Every other byte is kept.
-func adaptAnthropicSibling(p codec.Protocol, body []byte, from codec.Protocol, model string, stream bool) ([]byte, error) {
+func adaptSibling(p codec.Protocol, body []byte, from codec.Protocol, model string, stream bool) ([]byte, error) {
 	if p == from {
 		return body, nil
 	}

@@ -69,7 +69,7 @@ func (c *counters) canonical() codec.Usage {
 	return mapping.FromAnthropicUsage(c.input, c.cacheWrite, c.cacheRead, c.output, c.thinking)
 }
 
-func newAnthropicStreamDecoder(p codec.Protocol) *streamDecoder {
+func newStreamDecoder(p codec.Protocol) *streamDecoder {
 	d := &streamDecoder{p: p, text: jsonx.NewArena(arenaSize), open: -1}
 	d.blocks = d.blockBuf[:0]
 	return d
@@ -599,7 +599,7 @@ func (d *streamDecoder) messageDelta(out []codec.Event, ev *streamEvent) []codec
 	if (reason.Type != gjson.String && reason.Type != gjson.Null) || (seq.Type != gjson.String && seq.Type != gjson.Null) {
 		return d.fail(out, wire.InvalidStream(d.p, "message_delta stop_reason or stop_sequence is not a string"))
 	}
-	sd, why := decodeAnthropicStopDetails(details)
+	sd, why := decodeStopDetails(details)
 	if why != "" {
 		return d.fail(out, wire.InvalidStream(d.p, why))
 	}

@@ -492,7 +492,7 @@ func TestAnthropicStreamDecoderAfterTerminal(t *testing.T) {
 // are not overwritten while the event is in use, and that the arena is
 // reused for the next.
 func TestAnthropicStreamDecoderArena(t *testing.T) {
-	dec := newAnthropicStreamDecoder(codec.AnthropicMessages)
+	dec := newStreamDecoder(codec.AnthropicMessages)
 	dec.Decode(nil, nil, []byte(`{"type":"message_start","message":{"id":"msg_\"1\"","model":"m\u00e9"}}`), false)
 	dec.Decode(nil, nil, []byte(`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":"x\ty"}}`), false)
 	long := strings.Repeat(`\n`, arenaSize) // longer than the arena once unescaped twice
@@ -516,7 +516,7 @@ func TestAnthropicStreamDecoderArena(t *testing.T) {
 var benchDelta = []byte(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":" are:\n- 2 + 3 = "}           }`)
 
 func BenchmarkAnthropicStreamDecodeDelta(b *testing.B) {
-	dec := newAnthropicStreamDecoder(codec.AnthropicMessages)
+	dec := newStreamDecoder(codec.AnthropicMessages)
 	name := []byte("content_block_delta")
 	out := dec.Decode(nil, []byte("message_start"), []byte(`{"type":"message_start","message":{"id":"msg_1","model":"claude-x","usage":{"input_tokens":10,"output_tokens":1}}}`), false)
 	out = dec.Decode(out, []byte("content_block_start"), []byte(`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`), false)
@@ -531,7 +531,7 @@ func BenchmarkAnthropicStreamDecodeDelta(b *testing.B) {
 }
 
 func BenchmarkAnthropicStreamEncodeDelta(b *testing.B) {
-	enc := newAnthropicStreamEncoder(codec.AnthropicMessages, &codec.Request{Model: "claude-x"})
+	enc := newStreamEncoder(codec.AnthropicMessages, &codec.Request{Model: "claude-x"})
 	dst := enc.Encode(nil, &codec.Event{Type: codec.EventStart, ID: "msg_1"})
 	dst = enc.Encode(dst, &codec.Event{Type: codec.EventPartStart})
 	ev := codec.Event{Type: codec.EventPartDelta, Text: " are:\n- 2 + 3 = "}
@@ -544,8 +544,8 @@ func BenchmarkAnthropicStreamEncodeDelta(b *testing.B) {
 // TestAnthropicStreamDeltaAllocations guards the hot path: a text delta is
 // decoded and encoded without allocating.
 func TestAnthropicStreamDeltaAllocations(t *testing.T) {
-	dec := newAnthropicStreamDecoder(codec.AnthropicMessages)
-	enc := newAnthropicStreamEncoder(codec.AnthropicMessages, &codec.Request{Model: "claude-x"})
+	dec := newStreamDecoder(codec.AnthropicMessages)
+	enc := newStreamEncoder(codec.AnthropicMessages, &codec.Request{Model: "claude-x"})
 	var dst []byte
 	for _, e := range readEvents(t, msgStart+textStart(0)) {
 		for _, ev := range dec.Decode(nil, []byte(e.name), []byte(e.data), false) {

@@ -49,7 +49,7 @@ type streamEncoder struct {
 	usage   codec.Usage
 }
 
-func newAnthropicStreamEncoder(p codec.Protocol, req *codec.Request) *streamEncoder {
+func newStreamEncoder(p codec.Protocol, req *codec.Request) *streamEncoder {
 	return &streamEncoder{p: p, req: req}
 }
 
@@ -188,7 +188,7 @@ func (e *streamEncoder) messageStart(dst []byte, id, model string) []byte {
 	dst = append(dst, `,"type":"message","role":"assistant","model":`...)
 	dst = jsonx.AppendString(dst, model)
 	dst = append(dst, `,"content":[],"stop_reason":null,"stop_sequence":null`...)
-	dst = appendAnthropicUsage(dst, &e.usage) // closes the message object
+	dst = appendUsage(dst, &e.usage) // closes the message object
 	return append(dst, "}\n\n"...)
 }
 
@@ -236,7 +236,7 @@ func (e *streamEncoder) openServerBlock(dst []byte, id string) []byte {
 
 // openSearchResultBlock writes content_block_start for a
 // web_search_tool_result block, which comes whole (see
-// appendAnthropicSearchResult); its stop follows.
+// appendSearchResult); its stop follows.
 func (e *streamEncoder) openSearchResultBlock(dst []byte, ev *codec.Event) []byte {
 	id := ev.ToolCallID
 	if id == "" {
@@ -250,7 +250,7 @@ func (e *streamEncoder) openSearchResultBlock(dst []byte, ev *codec.Event) []byt
 	dst = append(dst, "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":"...)
 	dst = jsonx.AppendInt(dst, e.block)
 	dst = append(dst, `,"content_block":`...)
-	dst = appendAnthropicSearchResult(dst, &codec.Part{Sources: ev.Sources, IsError: ev.IsError, Text: ev.Text}, id, false)
+	dst = appendSearchResult(dst, &codec.Part{Sources: ev.Sources, IsError: ev.IsError, Text: ev.Text}, id, false)
 	return append(dst, "}\n\n"...)
 }
 
@@ -313,14 +313,14 @@ func (e *streamEncoder) closeBlock(dst []byte) []byte {
 // latencies lat the caller measured.
 func (e *streamEncoder) messageEnd(dst []byte, lat *codec.Latency) []byte {
 	dst = append(dst, "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":"...)
-	dst = appendAnthropicStopReason(dst, e.stop)
+	dst = appendStopReason(dst, e.stop)
 	dst = append(dst, `,"stop_sequence":`...)
 	if e.stopSeq != "" {
 		dst = jsonx.AppendString(dst, e.stopSeq)
 	} else {
 		dst = append(dst, "null"...)
 	}
-	dst = appendAnthropicStopDetails(dst, e.stop, &e.details)
+	dst = appendStopDetails(dst, e.stop, &e.details)
 	dst = append(dst, `},"usage":{`...)
 	u := &e.usage
 	if u.Known {

@@ -65,17 +65,17 @@ func iDs(d *codec.Dialect) codec.IDFormat {
 	return d.ToolCallIDs
 }
 
-// appendChatStream appends the fields of a streamed request: stream, and
+// appendStream appends the fields of a streamed request: stream, and
 // stream_options asking for usage unless the server rejects it.
-func appendChatStream(d *codec.Dialect, dst []byte) []byte {
+func appendStream(d *codec.Dialect, dst []byte) []byte {
 	if d != nil && d.NoStreamOptions {
 		return append(dst, `,"stream":true`...)
 	}
 	return append(dst, `,"stream":true,"stream_options":{"include_usage":true}`...)
 }
 
-// appendChatToolCallID appends tool-call id as a JSON string in format f.
-func appendChatToolCallID(dst []byte, id string, f codec.IDFormat) []byte {
+// appendToolCallID appends tool-call id as a JSON string in format f.
+func appendToolCallID(dst []byte, id string, f codec.IDFormat) []byte {
 	if f == codec.IDAlnum9 {
 		dst = append(dst, '"')
 		dst = appendAlnum9ID(dst, id)

@@ -21,10 +21,10 @@ func continuation(p *codec.Part, text string) mapping.Continuation {
 	return c
 }
 
-// appendChatResponseToolCalls appends the tool calls of a response's
+// appendResponseToolCalls appends the tool calls of a response's
 // content for a Chat client, each id followed by the continuations of the
 // signed reasoning since the previous call.
-func appendChatResponseToolCalls(dst []byte, parts []codec.Part) []byte {
+func appendResponseToolCalls(dst []byte, parts []codec.Part) []byte {
 	dst = append(dst, '[')
 	from := 0
 	for j := range parts {
@@ -105,7 +105,7 @@ func (d *requestDecoder) placeLeading(start int) {
 	}
 	if end > start {
 		// reasoning_content holds the signed parts' texts as paragraphs
-		// (appendChatReasoningContent), or as one run when the client
+		// (appendReasoningContent), or as one run when the client
 		// joined them itself.
 		if u := joinedText(d.parts[start:end], ""); u == joinedText(d.leading, "\n\n") || u == joinedText(d.leading, "") {
 			d.parts = slices.Delete(d.parts, start, end)

@@ -21,13 +21,13 @@ var rules = codec.ModelRules{Provider: "openai", API: "chat", Params: codec.Rule
 func (chatCodec) FitBody(_ codec.Protocol, body []byte, req *codec.Request, params []string, _ codec.Target) ([]byte, error) {
 	edit := wire.BodyEdit{Body: body}
 	for _, param := range params {
-		fitChatBody(&edit, param, req)
+		fitBody(&edit, param, req)
 	}
 	return edit.Body, edit.Err
 }
 
-// fitChatBody rewrites the field param names.
-func fitChatBody(edit *wire.BodyEdit, param string, req *codec.Request) {
+// fitBody rewrites the field param names.
+func fitBody(edit *wire.BodyEdit, param string, req *codec.Request) {
 	n := &rules.Params
 	switch param {
 	case n.Reasoning:

@@ -69,7 +69,7 @@ func TestChatStreamReasoningSDK(t *testing.T) {
 		t.Errorf("usage = %+v", acc.Usage)
 	}
 	// What the SDK collected, replayed as history, is the same reasoning.
-	checkChatToolLoopReplay(t, gjson.Parse(string(jsonx.AppendString(nil, msg.Content))), thinking, msg.ToolCalls[0].ID)
+	checkToolLoopReplay(t, gjson.Parse(string(jsonx.AppendString(nil, msg.Content))), thinking, msg.ToolCalls[0].ID)
 }
 
 func TestChatStreamRefusalSDK(t *testing.T) {
@@ -103,7 +103,7 @@ func TestChatResponseReasoningSDK(t *testing.T) {
 	if len(msg.ToolCalls) != 1 {
 		t.Fatalf("tool calls = %+v", msg.ToolCalls)
 	}
-	checkChatToolLoopReplay(t, gjson.Parse(string(jsonx.AppendString(nil, msg.Content))), thinking, msg.ToolCalls[0].ID)
+	checkToolLoopReplay(t, gjson.Parse(string(jsonx.AppendString(nil, msg.Content))), thinking, msg.ToolCalls[0].ID)
 
 	refusal := &codec.Response{ID: "msg_1", Model: "claude", Created: 1, StopReason: mapping.StopRefusal,
 		StopDetails: codec.StopDetails{Explanation: "Not with this."}}

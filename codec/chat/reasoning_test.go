@@ -304,10 +304,10 @@ func toolLoopHistory(withReasoning bool) []codec.Part {
 		codec.Part{Type: codec.PartToolCall, ToolCallID: "call_1", ToolName: "get_weather", Arguments: `{"city":"Paris"}`})
 }
 
-// checkChatToolLoopReplay decodes the client's replay with and without
+// checkToolLoopReplay decodes the client's replay with and without
 // reasoning_content and compares the assistant message and the result's
 // call id.
-func checkChatToolLoopReplay(t *testing.T, content gjson.Result, reasoning, callID string) {
+func checkToolLoopReplay(t *testing.T, content gjson.Result, reasoning, callID string) {
 	t.Helper()
 	if strings.Contains(reasoning, mapping.EnvelopePrefix) || strings.Contains(content.Raw, mapping.EnvelopePrefix) {
 		t.Errorf("an envelope token is in text a person reads: content %s, reasoning %q", content.Raw, reasoning)
@@ -352,12 +352,12 @@ func TestChatReasoningResponseRoundTrip(t *testing.T) {
 			u.Get("prompt_tokens").Int() != 100 {
 			t.Errorf("usage = %s", u.Raw)
 		}
-		checkChatToolLoopReplay(t, msg.Get("content"), msg.Get("reasoning_content").Str, msg.Get("tool_calls.0.id").Str)
+		checkToolLoopReplay(t, msg.Get("content"), msg.Get("reasoning_content").Str, msg.Get("tool_calls.0.id").Str)
 	})
 
 	t.Run("stream", func(t *testing.T) {
 		sse := codectest.EncodeStream(codec.OpenAIChat, &codec.Request{Model: "m", Stream: true, StreamUsage: true}, reasoningEvents(resp))
-		checkChatStreamGolden(t, "reasoning", sse)
+		checkStreamGolden(t, "reasoning", sse)
 		text, thinking, refusal, ids := clientAccumulate(t, sse)
 		if refusal != "" || text != "The answer." {
 			t.Errorf("content/refusal = %q %q", text, refusal)
@@ -365,7 +365,7 @@ func TestChatReasoningResponseRoundTrip(t *testing.T) {
 		if len(ids) != 1 {
 			t.Fatalf("tool call ids %q, want one", ids)
 		}
-		checkChatToolLoopReplay(t, gjson.Parse(string(jsonx.AppendString(nil, text))), thinking, ids[0])
+		checkToolLoopReplay(t, gjson.Parse(string(jsonx.AppendString(nil, text))), thinking, ids[0])
 	})
 
 	t.Run("signatures no call follows", func(t *testing.T) {
@@ -542,7 +542,7 @@ func TestChatStreamEncodeReasoningRefusal(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			sse := codectest.EncodeStream(codec.OpenAIChat, &codec.Request{Model: "m", Stream: true}, tt.evs)
 			if tt.golden != "" {
-				checkChatStreamGolden(t, tt.golden, sse)
+				checkStreamGolden(t, tt.golden, sse)
 			}
 			if tt.err != "" {
 				if !strings.Contains(sse, `data: {"error":`) || !strings.Contains(sse, tt.err) || strings.Contains(sse, "[DONE]") ||
@@ -591,7 +591,7 @@ func TestChatRefusalRecordingToChatClient(t *testing.T) {
 // TestChatStreamReasoningAllocations: reasoning deltas, like text deltas,
 // are encoded and decoded without allocating.
 func TestChatStreamReasoningAllocations(t *testing.T) {
-	enc := newChatStreamEncoder(&codec.Request{Model: "m"})
+	enc := newStreamEncoder(&codec.Request{Model: "m"})
 	dst := make([]byte, 0, 4096)
 	enc.Encode(dst, &codec.Event{Type: codec.EventStart, ID: "x", Model: "m"})
 	enc.Encode(dst, &codec.Event{Type: codec.EventPartStart, Part: codec.PartReasoning, ItemID: "rs_1"})
@@ -599,7 +599,7 @@ func TestChatStreamReasoningAllocations(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { dst = enc.Encode(dst[:0], &delta) }); n != 0 {
 		t.Errorf("encoding a reasoning delta allocates %v times", n)
 	}
-	dec := newChatStreamDecoder()
+	dec := newStreamDecoder()
 	out := make([]codec.Event, 0, 8)
 	chunk := []byte(`{"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"reasoning_content":"more \"thought\""},"finish_reason":null}]}`)
 	out = dec.Decode(out[:0], nil, chunk, false)

@@ -12,14 +12,14 @@ import (
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
-// appendChatRequest encodes req as a Chat Completions request body.
+// appendRequest encodes req as a Chat Completions request body.
 //
 // Chat keeps system and developer instructions in place, so req.System
 // becomes one leading message and later instructions stay where they are.
 // Streaming requests always ask for usage (stream_options.include_usage):
 // the other protocols report it unasked, and a client of any protocol must
 // get it (peer-lessons rule 5).
-func appendChatRequest(dst []byte, req *codec.Request, opts *codec.EncodeOptions) ([]byte, *codec.Error) {
+func appendRequest(dst []byte, req *codec.Request, opts *codec.EncodeOptions) ([]byte, *codec.Error) {
 	if req.TopK.Set {
 		return dst, wire.CannotEncode(codec.OpenAIChat, "top_k", "top_k sampling", codec.Capability{Kind: codec.CapTopK})
 	}
@@ -36,7 +36,7 @@ func appendChatRequest(dst []byte, req *codec.Request, opts *codec.EncodeOptions
 		if req.SystemRole == codec.RoleDeveloper {
 			role = codec.RoleDeveloper
 		}
-		if dst, err = appendChatMessage(dst, role, req.System, -1, nil, d, false); err != nil {
+		if dst, err = appendMessage(dst, role, req.System, -1, nil, d, false); err != nil {
 			return dst, err
 		}
 	}
@@ -52,7 +52,7 @@ func appendChatRequest(dst []byte, req *codec.Request, opts *codec.EncodeOptions
 			dropReasoning(req, m.Parts, i, noReasoning(d))
 		}
 		if m.Role == codec.RoleUser && hasResults(m.Parts) {
-			dst, afterTool, err = appendChatResults(dst, m.Parts, i, d)
+			dst, afterTool, err = appendResults(dst, m.Parts, i, d)
 		} else {
 			if m.Role == codec.RoleUser && emptyReasoning {
 				toolTurn = chatToolTurn(req.Messages[i+1:])
@@ -60,7 +60,7 @@ func appendChatRequest(dst []byte, req *codec.Request, opts *codec.EncodeOptions
 			if afterTool && m.Role == codec.RoleUser && d != nil && d.AssistantAfterTool {
 				dst = append(comma(dst), bridgeMessage...)
 			}
-			dst, err = appendChatMessage(comma(dst), m.Role, m.Parts, i, nil, d, toolTurn)
+			dst, err = appendMessage(comma(dst), m.Role, m.Parts, i, nil, d, toolTurn)
 			afterTool = false
 		}
 		if err != nil {
@@ -69,14 +69,14 @@ func appendChatRequest(dst []byte, req *codec.Request, opts *codec.EncodeOptions
 	}
 	dst = append(dst, ']')
 
-	if dst, err = appendChatTools(dst, req); err != nil {
+	if dst, err = appendTools(dst, req); err != nil {
 		return dst, err
 	}
-	dst = appendChatSampling(dst, req, d)
-	dst = appendChatReasoning(dst, req, opts)
-	dst = appendChatFormat(dst, req)
+	dst = appendSampling(dst, req, d)
+	dst = appendReasoning(dst, req, opts)
+	dst = appendFormat(dst, req)
 	if req.Stream {
-		dst = appendChatStream(d, dst)
+		dst = appendStream(d, dst)
 	}
 	return append(dst, '}'), nil
 }
@@ -86,7 +86,7 @@ func appendChatRequest(dst []byte, req *codec.Request, opts *codec.EncodeOptions
 // signature is only valid toward the family that issued it, and no Chat
 // server issues or accepts one, so such reasoning (text and signature) is
 // dropped. State a Chat server issued (ownState) goes back. Unsigned reasoning goes in the dialect's reasoning field,
-// reasoning_content by default (see appendChatMessage); when the server
+// reasoning_content by default (see appendMessage); when the server
 // takes none (unsigned is true), the unsigned parts with text are dropped
 // too.
 func dropReasoning(req *codec.Request, parts []codec.Part, i int, unsigned bool) {
@@ -97,13 +97,13 @@ func dropReasoning(req *codec.Request, parts []codec.Part, i int, unsigned bool)
 	}
 }
 
-// appendChatReasoning appends reasoning_effort from req.Reasoning: an effort by its OpenAI name (max, which OpenAI lacks, as xhigh), a
+// appendReasoning appends reasoning_effort from req.Reasoning: an effort by its OpenAI name (max, which OpenAI lacks, as xhigh), a
 // thinking budget as the effort it stands for (opts.EffortBudgets), and
 // nothing for adaptive thinking or no setting, which leave the choice to the
 // model. Settings Chat has no field for (a Responses summary, Anthropic's
 // display, Gemini's includeThoughts) only shape what is shown of the
 // reasoning and are listed in req.Dropped.
-func appendChatReasoning(dst []byte, req *codec.Request, opts *codec.EncodeOptions) []byte {
+func appendReasoning(dst []byte, req *codec.Request, opts *codec.EncodeOptions) []byte {
 	r := &req.Reasoning
 	e := r.Effort
 	if e == mapping.EffortUnset && r.Budget.Set && !r.Adaptive {
@@ -132,10 +132,10 @@ func appendChatReasoning(dst []byte, req *codec.Request, opts *codec.EncodeOptio
 	return dst
 }
 
-// appendChatFormat appends response_format and verbosity. Plain text is
+// appendFormat appends response_format and verbosity. Plain text is
 // Chat's default and is left out; a JSON Schema without a name gets
 // "response", since Chat requires one and the other protocols have none.
-func appendChatFormat(dst []byte, req *codec.Request) []byte {
+func appendFormat(dst []byte, req *codec.Request) []byte {
 	f := &req.Format
 	switch f.Kind {
 	case codec.FormatJSONObject:
@@ -187,14 +187,14 @@ func hasResults(parts []codec.Part) bool {
 	return false
 }
 
-// appendChatResults appends user message i, which holds tool results: one
+// appendResults appends user message i, which holds tool results: one
 // tool message per result, in order, then a user message with the rest.
 // Chat tool messages carry text only, so the images of a result go into
 // that user message, right after the tool messages and before the user's
 // other content; toward a server that takes no user message right after a
 // tool message (Dialect.AssistantAfterTool), after a bridging assistant
 // message. It reports whether the last message written is a tool message.
-func appendChatResults(dst []byte, parts []codec.Part, i int, d *codec.Dialect) ([]byte, bool, *codec.Error) {
+func appendResults(dst []byte, parts []codec.Part, i int, d *codec.Dialect) ([]byte, bool, *codec.Error) {
 	var rest []codec.Part
 	var idx []int
 	var err *codec.Error
@@ -203,7 +203,7 @@ func appendChatResults(dst []byte, parts []codec.Part, i int, d *codec.Dialect) 
 		if p.Type != codec.PartToolResult {
 			continue
 		}
-		if dst, err = appendChatToolMessage(comma(dst), p, i, j, iDs(d)); err != nil {
+		if dst, err = appendToolMessage(comma(dst), p, i, j, iDs(d)); err != nil {
 			return dst, true, err
 		}
 		for _, c := range p.Content {
@@ -223,15 +223,15 @@ func appendChatResults(dst []byte, parts []codec.Part, i int, d *codec.Dialect) 
 	if d != nil && d.AssistantAfterTool {
 		dst = append(comma(dst), bridgeMessage...)
 	}
-	dst, err = appendChatMessage(comma(dst), codec.RoleUser, rest, i, idx, d, false)
+	dst, err = appendMessage(comma(dst), codec.RoleUser, rest, i, idx, d, false)
 	return dst, false, err
 }
 
-// appendChatToolMessage appends the tool message of result p, part j of
+// appendToolMessage appends the tool message of result p, part j of
 // message i, its call id in format ids. Chat has no error flag: a failed
 // result's text is prefixed with "Error: ", which decoders do not parse
 // back.
-func appendChatToolMessage(dst []byte, p *codec.Part, i, j int, ids codec.IDFormat) ([]byte, *codec.Error) {
+func appendToolMessage(dst []byte, p *codec.Part, i, j int, ids codec.IDFormat) ([]byte, *codec.Error) {
 	// Every tool result passes here: the path is only put together for an
 	// error.
 	if p.ToolCallID == "" {
@@ -249,7 +249,7 @@ func appendChatToolMessage(dst []byte, p *codec.Part, i, j int, ids codec.IDForm
 		}
 	}
 	dst = append(dst, `{"role":"tool","tool_call_id":`...)
-	dst = appendChatToolCallID(dst, p.ToolCallID, ids)
+	dst = appendToolCallID(dst, p.ToolCallID, ids)
 	dst = append(dst, `,"content":`...)
 	prefix := ""
 	if p.IsError {
@@ -281,10 +281,10 @@ func appendChatToolMessage(dst []byte, p *codec.Part, i, j int, ids codec.IDForm
 	return append(dst, "]}"...), nil
 }
 
-// appendChatTools appends tools, tool_choice and parallel_tool_calls. Chat
+// appendTools appends tools, tool_choice and parallel_tool_calls. Chat
 // takes a tool choice or a parallel switch only with tools; without them
 // neither says anything and both are left out.
-func appendChatTools(dst []byte, req *codec.Request) ([]byte, *codec.Error) {
+func appendTools(dst []byte, req *codec.Request) ([]byte, *codec.Error) {
 	if len(req.Tools) == 0 {
 		return dst, nil
 	}
@@ -365,17 +365,17 @@ func requestSizeHint(req *codec.Request) int {
 	return n
 }
 
-// appendChatSampling appends the generation parameters that are set; the
+// appendSampling appends the generation parameters that are set; the
 // output limit under the dialect's name for it.
-func appendChatSampling(dst []byte, req *codec.Request, d *codec.Dialect) []byte {
+func appendSampling(dst []byte, req *codec.Request, d *codec.Dialect) []byte {
 	if req.MaxTokens.Set {
 		dst = append(dst, maxTokensKey(d)...)
 		dst = jsonx.AppendInt(dst, req.MaxTokens.Value)
 	}
-	dst = appendChatFloat(dst, `,"temperature":`, req.Temperature)
-	dst = appendChatFloat(dst, `,"top_p":`, req.TopP)
-	dst = appendChatFloat(dst, `,"presence_penalty":`, req.PresencePenalty)
-	dst = appendChatFloat(dst, `,"frequency_penalty":`, req.FrequencyPenalty)
+	dst = appendFloat(dst, `,"temperature":`, req.Temperature)
+	dst = appendFloat(dst, `,"top_p":`, req.TopP)
+	dst = appendFloat(dst, `,"presence_penalty":`, req.PresencePenalty)
+	dst = appendFloat(dst, `,"frequency_penalty":`, req.FrequencyPenalty)
 	if req.Seed.Set {
 		dst = append(dst, `,"seed":`...)
 		dst = jsonx.AppendInt(dst, req.Seed.Value)
@@ -391,15 +391,15 @@ func appendChatSampling(dst []byte, req *codec.Request, d *codec.Dialect) []byte
 	return dst
 }
 
-// appendChatFloat appends key and f when f is set.
-func appendChatFloat(dst []byte, key string, f codec.OptFloat) []byte {
+// appendFloat appends key and f when f is set.
+func appendFloat(dst []byte, key string, f codec.OptFloat) []byte {
 	if !f.Set {
 		return dst
 	}
 	return jsonx.AppendFloat(append(dst, key...), f.Value)
 }
 
-// appendChatMessage appends one message; i is its index in req.Messages
+// appendMessage appends one message; i is its index in req.Messages
 // for error paths, or -1 for the system prompt, idx, when not nil, maps
 // the positions in parts to the message's own (for the user message that
 // follows tool results), d is the server's dialect (nil for OpenAI), and
@@ -416,7 +416,7 @@ func appendChatFloat(dst []byte, key string, f codec.OptFloat) []byte {
 // (reasoning_content by default), its texts concatenated; signed reasoning
 // was listed as dropped by dropReasoning, and so was unsigned
 // reasoning toward a server that takes no reasoning field.
-func appendChatMessage(dst []byte, role codec.Role, parts []codec.Part, i int, idx []int, d *codec.Dialect, toolTurn bool) ([]byte, *codec.Error) {
+func appendMessage(dst []byte, role codec.Role, parts []codec.Part, i int, idx []int, d *codec.Dialect, toolTurn bool) ([]byte, *codec.Error) {
 	texts, refusals, media, calls, reasoning := 0, 0, 0, 0, 0
 	for j := range parts {
 		p := &parts[j]
@@ -458,15 +458,15 @@ func appendChatMessage(dst []byte, role codec.Role, parts []codec.Part, i int, i
 	dst = append(dst, `,"content":`...)
 	switch {
 	case media > 0:
-		dst = appendChatContentParts(dst, parts)
+		dst = appendContentParts(dst, parts)
 	case texts == 0 && (refusals > 0 || calls > 0):
 		dst = append(dst, "null"...)
 	case texts == 0:
 		dst = append(dst, `""`...)
 	case texts == 1:
-		dst = appendChatJoined(dst, parts, role != codec.RoleAssistant)
+		dst = appendJoined(dst, parts, role != codec.RoleAssistant)
 	default:
-		dst = appendChatTextParts(dst, parts, role != codec.RoleAssistant)
+		dst = appendTextParts(dst, parts, role != codec.RoleAssistant)
 	}
 	if key := reasoningKey(d); key != "" && (reasoning > 0 || (calls > 0 || toolTurn && role == codec.RoleAssistant) && emptyReasoning(d)) {
 		dst = append(dst, key...)
@@ -479,13 +479,13 @@ func appendChatMessage(dst []byte, role codec.Role, parts []codec.Part, i int, i
 	}
 	if refusals > 0 {
 		dst = append(dst, `,"refusal":`...)
-		dst = appendChatJoinedRefusal(dst, parts)
+		dst = appendJoinedRefusal(dst, parts)
 	}
 	if calls > 0 {
-		dst = appendChatToolCalls(append(dst, `,"tool_calls":`...), parts, iDs(d))
+		dst = appendToolCalls(append(dst, `,"tool_calls":`...), parts, iDs(d))
 	}
 	if role == codec.RoleAssistant {
-		dst = appendChatOwnState(dst, parts)
+		dst = appendOwnState(dst, parts)
 	}
 	return append(dst, '}'), nil
 }
@@ -497,9 +497,9 @@ func ownState(p *codec.Part) bool {
 	return wire.IsOpaque(p, mapping.FamilyOpenAIChat) && strings.HasSuffix(p.Signature, "}") && jsonx.Valid(p.Signature)
 }
 
-// appendChatOwnState appends the members of the Chat state among parts to
+// appendOwnState appends the members of the Chat state among parts to
 // the assistant message object dst is writing.
-func appendChatOwnState(dst []byte, parts []codec.Part) []byte {
+func appendOwnState(dst []byte, parts []codec.Part) []byte {
 	for j := range parts {
 		if p := &parts[j]; p.Type == codec.PartReasoning && ownState(p) {
 			if members := strings.TrimSpace(p.Signature[1 : len(p.Signature)-1]); members != "" {
@@ -565,9 +565,9 @@ func audioFormat(mediaType string) string {
 	return ""
 }
 
-// appendChatContentParts appends the content of a user message with
+// appendContentParts appends the content of a user message with
 // media as an array of typed parts; text and refusal parts are text.
-func appendChatContentParts(dst []byte, parts []codec.Part) []byte {
+func appendContentParts(dst []byte, parts []codec.Part) []byte {
 	dst = append(dst, '[')
 	for j := range parts {
 		p := &parts[j]
@@ -578,7 +578,7 @@ func appendChatContentParts(dst []byte, parts []codec.Part) []byte {
 			if p.URL != "" {
 				dst = jsonx.AppendString(dst, p.URL)
 			} else {
-				dst = appendChatDataURL(dst, p)
+				dst = appendDataURL(dst, p)
 			}
 			dst = append(dst, "}}"...)
 		case codec.PartDocument:
@@ -589,7 +589,7 @@ func appendChatContentParts(dst []byte, parts []codec.Part) []byte {
 				dst = append(dst, ',')
 			}
 			dst = append(dst, `"file_data":`...)
-			dst = appendChatDataURL(dst, p)
+			dst = appendDataURL(dst, p)
 			dst = append(dst, "}}"...)
 		case codec.PartAudio:
 			dst = append(dst, `{"type":"input_audio","input_audio":{"data":`...)
@@ -606,8 +606,8 @@ func appendChatContentParts(dst []byte, parts []codec.Part) []byte {
 	return append(dst, ']')
 }
 
-// appendChatDataURL appends the data: URL of p's media type and data.
-func appendChatDataURL(dst []byte, p *codec.Part) []byte {
+// appendDataURL appends the data: URL of p's media type and data.
+func appendDataURL(dst []byte, p *codec.Part) []byte {
 	dst = append(dst, `"data:`...)
 	dst = jsonx.AppendStringBody(dst, p.MediaType)
 	dst = append(dst, ";base64,"...)
@@ -615,10 +615,10 @@ func appendChatDataURL(dst []byte, p *codec.Part) []byte {
 	return append(dst, '"')
 }
 
-// appendChatToolCalls appends the tool call parts as a tool_calls array,
+// appendToolCalls appends the tool call parts as a tool_calls array,
 // their ids in format ids. Arguments are written as a JSON string holding
 // the object's text, "{}" when there are none.
-func appendChatToolCalls(dst []byte, parts []codec.Part, ids codec.IDFormat) []byte {
+func appendToolCalls(dst []byte, parts []codec.Part, ids codec.IDFormat) []byte {
 	dst = append(dst, '[')
 	for j := range parts {
 		p := &parts[j]
@@ -627,7 +627,7 @@ func appendChatToolCalls(dst []byte, parts []codec.Part, ids codec.IDFormat) []b
 		}
 		dst = comma(dst)
 		dst = append(dst, `{"id":`...)
-		dst = appendChatToolCallID(dst, p.ToolCallID, ids)
+		dst = appendToolCallID(dst, p.ToolCallID, ids)
 		dst = append(dst, `,"type":"function","function":{"name":`...)
 		dst = jsonx.AppendString(dst, wire.CallWireName(p))
 		dst = append(dst, `,"arguments":`...)
@@ -645,9 +645,9 @@ func argumentsText(args string) string {
 	return args
 }
 
-// appendChatTextParts appends the text parts (and, when refusalsAsText, the
+// appendTextParts appends the text parts (and, when refusalsAsText, the
 // refusal parts) as an array of Chat text content parts.
-func appendChatTextParts(dst []byte, parts []codec.Part, refusalsAsText bool) []byte {
+func appendTextParts(dst []byte, parts []codec.Part, refusalsAsText bool) []byte {
 	dst = append(dst, '[')
 	first := true
 	for i := range parts {
@@ -666,11 +666,11 @@ func appendChatTextParts(dst []byte, parts []codec.Part, refusalsAsText bool) []
 	return append(dst, ']')
 }
 
-// appendChatAnnotations appends the citations of the text parts as Chat
+// appendAnnotations appends the citations of the text parts as Chat
 // url_citation annotations ({type, url_citation: {start_index, end_index,
 // url, title}}), whose character indexes count from the start of the
 // message content, the text parts joined.
-func appendChatAnnotations(dst []byte, parts []codec.Part) []byte {
+func appendAnnotations(dst []byte, parts []codec.Part) []byte {
 	dst = append(dst, '[')
 	base, first := 0, true
 	for i := range parts {
@@ -692,10 +692,10 @@ func appendChatAnnotations(dst []byte, parts []codec.Part) []byte {
 	return append(dst, ']')
 }
 
-// appendChatJoined appends the text parts (and, when refusalsAsText, the
+// appendJoined appends the text parts (and, when refusalsAsText, the
 // refusal parts) concatenated as one JSON string: they are one contiguous
 // output, so no separator is added.
-func appendChatJoined(dst []byte, parts []codec.Part, refusalsAsText bool) []byte {
+func appendJoined(dst []byte, parts []codec.Part, refusalsAsText bool) []byte {
 	dst = append(dst, '"')
 	for i := range parts {
 		if p := &parts[i]; p.Type == codec.PartText || refusalsAsText {
@@ -705,9 +705,9 @@ func appendChatJoined(dst []byte, parts []codec.Part, refusalsAsText bool) []byt
 	return append(dst, '"')
 }
 
-// appendChatJoinedRefusal appends the refusal parts concatenated as one JSON
+// appendJoinedRefusal appends the refusal parts concatenated as one JSON
 // string.
-func appendChatJoinedRefusal(dst []byte, parts []codec.Part) []byte {
+func appendJoinedRefusal(dst []byte, parts []codec.Part) []byte {
 	dst = append(dst, '"')
 	for _, p := range parts {
 		if p.Type == codec.PartRefusal {

@@ -8,10 +8,10 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// decodeChatResponse decodes a non-streamed Chat Completions body. Only the
+// decodeResponse decodes a non-streamed Chat Completions body. Only the
 // first choice is read: requests with n other than 1 are rejected, so the
 // upstream answers one.
-func decodeChatResponse(root gjson.Result, resp *response) *codec.Error {
+func decodeResponse(root gjson.Result, resp *response) *codec.Error {
 	var choices, usage gjson.Result
 	var err *codec.Error
 	jsonx.EachMember(root, &resp.Text, func(key, v gjson.Result) bool {
@@ -32,14 +32,14 @@ func decodeChatResponse(root gjson.Result, resp *response) *codec.Error {
 	if err != nil {
 		return err
 	}
-	if err := decodeChatChoice(choices, resp); err != nil {
+	if err := decodeChoice(choices, resp); err != nil {
 		return err
 	}
-	return decodeChatUsage(usage, &resp.Usage)
+	return decodeUsage(usage, &resp.Usage)
 }
 
-// decodeChatChoice decodes choices[0].
-func decodeChatChoice(choices gjson.Result, resp *response) *codec.Error {
+// decodeChoice decodes choices[0].
+func decodeChoice(choices gjson.Result, resp *response) *codec.Error {
 	if !choices.IsArray() {
 		return codec.BadUpstream(codec.OpenAIChat, "choices is missing or not an array")
 	}
@@ -70,7 +70,7 @@ func decodeChatChoice(choices gjson.Result, resp *response) *codec.Error {
 	if err != nil {
 		return err
 	}
-	if err := decodeChatResponseMessage(message, resp); err != nil {
+	if err := decodeResponseMessage(message, resp); err != nil {
 		return err
 	}
 	resp.StopReason = toolStop(resp.StopReason, resp.Content)
@@ -103,13 +103,13 @@ func toolStop(s codec.StopReason, content []codec.Part) codec.StopReason {
 	return s
 }
 
-// decodeChatResponseMessage decodes choices[0].message: its reasoning, then
-// its text, then its refusal, then its audio (decodeChatAudio), then its tool
-// calls, the legacy function_call among them (decodeChatLegacyCall). Generated
+// decodeResponseMessage decodes choices[0].message: its reasoning, then
+// its text, then its refusal, then its audio (decodeAudio), then its tool
+// calls, the legacy function_call among them (decodeLegacyCall). Generated
 // images (OpenRouter's images) are display only: no client protocol of
 // another family carries model-made images in llmbridge's model, so they
 // are dropped and listed in resp.Dropped.
-func decodeChatResponseMessage(message gjson.Result, resp *response) *codec.Error {
+func decodeResponseMessage(message gjson.Result, resp *response) *codec.Error {
 	if !message.IsObject() {
 		return codec.BadUpstream(codec.OpenAIChat, "choices[0].message is missing or not an object")
 	}
@@ -169,22 +169,22 @@ func decodeChatResponseMessage(message gjson.Result, resp *response) *codec.Erro
 	// stays an empty answer rather than becoming null.
 	if content.Type == gjson.String && (content.Str != "" || refusal.Type != gjson.String) {
 		resp.Content = append(resp.Content, codec.Part{Type: codec.PartText, Text: content.Str,
-			Citations: decodeChatAnnotations(annotations, content.Str)})
+			Citations: decodeAnnotations(annotations, content.Str)})
 	}
 	if refusal.Type == gjson.String {
 		resp.Content = append(resp.Content, codec.Part{Type: codec.PartRefusal, Text: refusal.Str})
 		resp.StopReason = refusalStop(resp.StopReason, true)
 	}
-	if err := decodeChatAudio(audio, resp); err != nil {
+	if err := decodeAudio(audio, resp); err != nil {
 		return err
 	}
-	if err := decodeChatLegacyCall(legacy, resp); err != nil {
+	if err := decodeLegacyCall(legacy, resp); err != nil {
 		return err
 	}
-	return decodeChatResponseToolCalls(calls, resp)
+	return decodeResponseToolCalls(calls, resp)
 }
 
-// decodeChatAudio decodes the audio of an answer (audio output,
+// decodeAudio decodes the audio of an answer (audio output,
 // modalities ["text", "audio"]): {id, data, transcript, expires_at}.
 //
 //   - transcript is what the model said, the answer itself: a text part.
@@ -195,7 +195,7 @@ func decodeChatResponseMessage(message gjson.Result, resp *response) *codec.Erro
 //   - data, the sound, is display only: no client protocol of another
 //     family carries model-made audio in llmbridge's model, so it is
 //     dropped and listed in resp.Dropped.
-func decodeChatAudio(v gjson.Result, resp *response) *codec.Error {
+func decodeAudio(v gjson.Result, resp *response) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -239,11 +239,11 @@ func audioState(id string) codec.Part {
 	return codec.Part{Type: codec.PartReasoning, Redacted: true, Origin: mapping.FamilyOpenAIChat, Signature: string(b)}
 }
 
-// decodeChatLegacyCall decodes the legacy function_call of an answer
+// decodeLegacyCall decodes the legacy function_call of an answer
 // ({name, arguments}, from servers that predate tool_calls) as a tool
 // call. It has no id; legacyCallID stands in, and the client's result
 // for it goes back to a Chat upstream as a tool message with that id.
-func decodeChatLegacyCall(v gjson.Result, resp *response) *codec.Error {
+func decodeLegacyCall(v gjson.Result, resp *response) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -286,10 +286,10 @@ func legacyCallID(responseID string) string {
 	return "call_" + responseID
 }
 
-// decodeChatAnnotations reads the url_citation annotations of a message
+// decodeAnnotations reads the url_citation annotations of a message
 // whose content is text, converting their character indexes to byte
 // offsets. Annotations of other kinds are skipped.
-func decodeChatAnnotations(v gjson.Result, text string) []codec.Citation {
+func decodeAnnotations(v gjson.Result, text string) []codec.Citation {
 	if !v.IsArray() {
 		return nil
 	}
@@ -304,9 +304,9 @@ func decodeChatAnnotations(v gjson.Result, text string) []codec.Citation {
 	return cs
 }
 
-// decodeChatResponseToolCalls appends the tool calls of choices[0].message,
+// decodeResponseToolCalls appends the tool calls of choices[0].message,
 // with their arguments string unquoted into Arguments.
-func decodeChatResponseToolCalls(calls gjson.Result, resp *response) *codec.Error {
+func decodeResponseToolCalls(calls gjson.Result, resp *response) *codec.Error {
 	switch {
 	case calls.Type == gjson.Null:
 		return nil
@@ -369,10 +369,10 @@ func clientAction(path, typ string) *codec.Error {
 		`", which the client would have to run and llmbridge cannot translate; leaving it out would end the turn without it`)
 }
 
-// decodeChatUsage decodes the usage object, whose counters already have
+// decodeUsage decodes the usage object, whose counters already have
 // the canonical meaning: prompt_tokens includes cached tokens and
 // completion_tokens includes reasoning tokens.
-func decodeChatUsage(v gjson.Result, u *codec.Usage) *codec.Error {
+func decodeUsage(v gjson.Result, u *codec.Usage) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}

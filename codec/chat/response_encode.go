@@ -10,7 +10,7 @@ import (
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
-// appendChatResponse encodes resp as a Chat Completions body with every
+// appendResponse encodes resp as a Chat Completions body with every
 // field openai-go's ChatCompletion requires. Usage is optional in Chat and
 // is omitted when the upstream gave none, rather than reported as zero.
 //
@@ -20,7 +20,7 @@ import (
 // show as thinking; an opaque value goes there too, as a continuation
 // envelope after its part's text, since Chat has no slot for it and the
 // client must replay it for the next turn to reach the issuing upstream.
-func appendChatResponse(dst []byte, resp *codec.Response) ([]byte, *codec.Error) {
+func appendResponse(dst []byte, resp *codec.Response) ([]byte, *codec.Error) {
 	var buf [1]codec.Part
 	content, err := wire.RefusalOutput(resp, codec.OpenAIChat, buf[:0])
 	if err != nil {
@@ -66,24 +66,24 @@ func appendChatResponse(dst []byte, resp *codec.Response) ([]byte, *codec.Error)
 
 	dst = append(dst, `,"choices":[{"index":0,"message":{"role":"assistant","content":`...)
 	if texts > 0 {
-		dst = appendChatJoined(dst, content, false)
+		dst = appendJoined(dst, content, false)
 	} else {
 		dst = append(dst, "null"...)
 	}
 	if reasoning > 0 {
-		dst = appendChatReasoningContent(append(dst, `,"reasoning_content":`...), content)
+		dst = appendReasoningContent(append(dst, `,"reasoning_content":`...), content)
 	}
 	if cites > 0 {
-		dst = appendChatAnnotations(append(dst, `,"annotations":`...), content)
+		dst = appendAnnotations(append(dst, `,"annotations":`...), content)
 	}
 	dst = append(dst, `,"refusal":`...)
 	if refusals > 0 {
-		dst = appendChatJoinedRefusal(dst, content)
+		dst = appendJoinedRefusal(dst, content)
 	} else {
 		dst = append(dst, "null"...)
 	}
 	if calls > 0 {
-		dst = appendChatResponseToolCalls(append(dst, `,"tool_calls":`...), content)
+		dst = appendResponseToolCalls(append(dst, `,"tool_calls":`...), content)
 	}
 	if reasoning > 0 {
 		dropUnfollowedSignatures(resp, content)
@@ -93,7 +93,7 @@ func appendChatResponse(dst []byte, resp *codec.Response) ([]byte, *codec.Error)
 	dst = append(dst, "}]"...)
 
 	if resp.Usage.Known {
-		dst = appendChatUsage(dst, &resp.Usage)
+		dst = appendUsage(dst, &resp.Usage)
 	}
 	return append(dst, '}'), nil
 }
@@ -108,11 +108,11 @@ func responseSizeHint(resp *codec.Response) int {
 	return n
 }
 
-// appendChatReasoningContent appends the reasoning parts' texts as one
+// appendReasoningContent appends the reasoning parts' texts as one
 // reasoning_content string. Their opaque values go with the tool call that
-// follows them (appendChatResponseToolCalls), never into text a person
+// follows them (appendResponseToolCalls), never into text a person
 // reads.
-func appendChatReasoningContent(dst []byte, parts []codec.Part) []byte {
+func appendReasoningContent(dst []byte, parts []codec.Part) []byte {
 	dst = append(dst, '"')
 	first := true
 	for j := range parts {
@@ -130,9 +130,9 @@ func appendChatReasoningContent(dst []byte, parts []codec.Part) []byte {
 	return append(dst, '"')
 }
 
-// appendChatUsage appends the usage object. Chat has no counter for cache
+// appendUsage appends the usage object. Chat has no counter for cache
 // writes; they remain part of prompt_tokens.
-func appendChatUsage(dst []byte, u *codec.Usage) []byte {
+func appendUsage(dst []byte, u *codec.Usage) []byte {
 	dst = append(dst, `,"usage":{"prompt_tokens":`...)
 	dst = jsonx.AppendInt(dst, u.InputTokens)
 	dst = append(dst, `,"completion_tokens":`...)

@@ -62,7 +62,7 @@ type streamDecoder struct {
 // which has no tool_calls index.
 const legacyIndex = -1
 
-func newChatStreamDecoder() *streamDecoder {
+func newStreamDecoder() *streamDecoder {
 	return &streamDecoder{text: jsonx.NewArena(arenaSize), open: -1}
 }
 
@@ -172,7 +172,7 @@ func (d *streamDecoder) chunk(out []codec.Event, c *chunk) []codec.Event {
 		return out
 	}
 	var u codec.Usage
-	if err := decodeChatUsage(gjson.Parse(c.usage), &u); err != nil {
+	if err := decodeUsage(gjson.Parse(c.usage), &u); err != nil {
 		return d.fail(out, err)
 	}
 	if u != d.usage {
@@ -418,7 +418,7 @@ func (d *streamDecoder) delta(out []codec.Event, raw string) ([]codec.Event, *co
 }
 
 // audio decodes delta.audio fragments ({id, transcript, data,
-// expires_at}) by the rule of complete answers (decodeChatAudio): the
+// expires_at}) by the rule of complete answers (decodeAudio): the
 // transcript is text, the id is kept and sent as state when the answer
 // ends (flushAudio), and the sound is reported dropped, once.
 func (d *streamDecoder) audio(out []codec.Event, raw string) ([]codec.Event, *codec.Error) {
@@ -469,7 +469,7 @@ func (d *streamDecoder) flushAudio(out []codec.Event) []codec.Event {
 }
 
 // legacyCall decodes delta.function_call fragments ({name, arguments}) as
-// one tool call, as complete answers do (decodeChatLegacyCall): the first
+// one tool call, as complete answers do (decodeLegacyCall): the first
 // fragment, with the name, starts it; arguments become deltas.
 func (d *streamDecoder) legacyCall(out []codec.Event, raw string) ([]codec.Event, *codec.Error) {
 	switch {

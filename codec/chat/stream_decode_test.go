@@ -514,7 +514,7 @@ func TestChatStreamDecodeBrokenConnection(t *testing.T) {
 	}
 
 	// Decode and Close append nothing after a terminal event.
-	dec := newChatStreamDecoder()
+	dec := newStreamDecoder()
 	out := dec.Decode(nil, nil, []byte("not json"), false)
 	if len(out) != 1 || out[0].Type != codec.EventError {
 		t.Fatalf("got %+v", out)
@@ -531,7 +531,7 @@ func TestChatStreamDecodeBrokenConnection(t *testing.T) {
 // it was decoded from, so its strings must not alias it.
 func TestChatStreamDecodeErrorOwnsStrings(t *testing.T) {
 	data := []byte(`{"error":{"message":"boom","type":"server_error","param":"p","code":"c"}}`)
-	out := newChatStreamDecoder().Decode(nil, nil, data, false)
+	out := newStreamDecoder().Decode(nil, nil, data, false)
 	for i := range data {
 		data[i] = 'X'
 	}

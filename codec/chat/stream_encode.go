@@ -83,7 +83,7 @@ type streamEncoder struct {
 	cites    []codec.Citation
 }
 
-func newChatStreamEncoder(req *codec.Request) *streamEncoder {
+func newStreamEncoder(req *codec.Request) *streamEncoder {
 	if req == nil {
 		req = &codec.Request{}
 	}
@@ -196,7 +196,7 @@ func (e *streamEncoder) Encode(dst []byte, ev *codec.Event) []byte {
 		if e.req.StreamUsage && e.usage.Known {
 			dst = append(dst, e.prefix...)
 			dst = append(dst, ']')
-			dst = appendChatUsage(dst, &e.usage)
+			dst = appendUsage(dst, &e.usage)
 			dst = append(dst, "}\n\n"...)
 		}
 		dst = append(dst, "data: [DONE]\n\n"...)

@@ -15,10 +15,10 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// checkChatStreamGolden compares an encoded SSE stream with
+// checkStreamGolden compares an encoded SSE stream with
 // testdata/openai-chat/stream_<name>.sse, byte for byte; with -update it
 // rewrites the file.
-func checkChatStreamGolden(t *testing.T, name, got string) {
+func checkStreamGolden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join(codectest.Testdata, "openai-chat", "stream_"+name+".sse")
 	if *codectest.Update {
@@ -87,7 +87,7 @@ func TestChatStreamEncodeGolden(t *testing.T) {
 	for _, tc := range streamEncodeCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			req := &codec.Request{Model: "requested-model", Stream: true, StreamUsage: tc.usage}
-			checkChatStreamGolden(t, tc.name, codectest.EncodeStream(codec.OpenAIChat, req, tc.evs))
+			checkStreamGolden(t, tc.name, codectest.EncodeStream(codec.OpenAIChat, req, tc.evs))
 		})
 	}
 }
@@ -183,7 +183,7 @@ func TestChatStreamEncode(t *testing.T) {
 	})
 	t.Run("nothing after the end or an error", func(t *testing.T) {
 		for _, last := range []codec.Event{evEnd(), {Type: codec.EventError, Err: codec.NewError(mapping.ErrAPI, "x")}} {
-			enc := newChatStreamEncoder(nil)
+			enc := newStreamEncoder(nil)
 			enc.Encode(nil, &last)
 			for _, ev := range []codec.Event{evStart(), evPart(0, codec.PartText), evDelta(0, "a"), evStop(mapping.StopEnd), evEnd(),
 				{Type: codec.EventError, Err: codec.NewError(mapping.ErrAPI, "y")}} {
@@ -211,7 +211,7 @@ const streamDeltaEvent = `{"id":"chatcmpl-D8Z5oo6uDh67AD85p73ksdT1KxhE0","object
 // TestChatStreamDeltaAllocations holds the per-delta hot path to zero
 // allocations in steady state, both ways.
 func TestChatStreamDeltaAllocations(t *testing.T) {
-	dec := newChatStreamDecoder()
+	dec := newStreamDecoder()
 	data := []byte(streamDeltaEvent)
 	out := dec.Decode(nil, nil, data, false)
 	out = dec.Decode(out[:0], nil, data, false)
@@ -222,7 +222,7 @@ func TestChatStreamDeltaAllocations(t *testing.T) {
 		t.Errorf("decoded %+v", out)
 	}
 
-	enc := newChatStreamEncoder(&codec.Request{Model: "m"})
+	enc := newStreamEncoder(&codec.Request{Model: "m"})
 	dst := enc.Encode(nil, &codec.Event{Type: codec.EventStart, ID: "chatcmpl-1", Model: "gpt-4o", Created: 1})
 	dst = enc.Encode(dst, &codec.Event{Type: codec.EventPartStart})
 	ev := codec.Event{Type: codec.EventPartDelta, Text: " Day\n\n**Date"}
@@ -233,7 +233,7 @@ func TestChatStreamDeltaAllocations(t *testing.T) {
 }
 
 func BenchmarkChatStreamDecodeDelta(b *testing.B) {
-	dec := newChatStreamDecoder()
+	dec := newStreamDecoder()
 	data := []byte(streamDeltaEvent)
 	out := dec.Decode(nil, nil, data, false)
 	b.ReportAllocs()
@@ -244,7 +244,7 @@ func BenchmarkChatStreamDecodeDelta(b *testing.B) {
 }
 
 func BenchmarkChatStreamEncodeDelta(b *testing.B) {
-	enc := newChatStreamEncoder(&codec.Request{Model: "m"})
+	enc := newStreamEncoder(&codec.Request{Model: "m"})
 	dst := enc.Encode(nil, &codec.Event{Type: codec.EventStart, ID: "chatcmpl-D8Z5oo6uDh67AD85p73ksdT1KxhE0", Model: "gpt-4.1-nano-2025-04-14", Created: 1770933892})
 	dst = enc.Encode(dst, &codec.Event{Type: codec.EventPartStart})
 	ev := codec.Event{Type: codec.EventPartDelta, Text: " Day\n\n**Date"}

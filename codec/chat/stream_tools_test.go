@@ -21,7 +21,7 @@ import (
 // decoder's next call.
 func decodeToolStream(t *testing.T, body string, cause error) []codec.Event {
 	t.Helper()
-	dec := newChatStreamDecoder()
+	dec := newStreamDecoder()
 	r := sse.NewReader(strings.NewReader(body), 0)
 	var out, buf []codec.Event
 	detach := func(evs []codec.Event) {
@@ -252,7 +252,7 @@ func streamToolEvents() []codec.Event {
 func TestChatStreamEncodeTools(t *testing.T) {
 	req := &codec.Request{Model: "requested-model", Stream: true, StreamUsage: true}
 	sse := codectest.EncodeStream(codec.OpenAIChat, req, streamToolEvents())
-	checkChatStreamGolden(t, "tool_calls", sse)
+	checkStreamGolden(t, "tool_calls", sse)
 	evs := decodeToolStream(t, sse, nil)
 	codectest.CheckWellFormed(t, evs)
 	want := []streamCall{{"call_1", "weather", `{"city":"Paris"}`}, {"call_2", "now", "{}"}}

@@ -46,35 +46,35 @@ type (
 
 // DecodeRequest decodes a Gemini request body.
 func (geminiCodec) DecodeRequest(_ codec.Protocol, body []byte, req *codec.Request) error {
-	return wire.DecodeRequest(body, req, decodeGeminiRequest)
+	return wire.DecodeRequest(body, req, decodeRequest)
 }
 
 // AppendRequest encodes req as a Gemini request body.
 func (geminiCodec) AppendRequest(dst []byte, p codec.Protocol, req *codec.Request, opts codec.EncodeOptions) ([]byte, error) {
-	dst, err := appendGeminiRequest(dst, req, &opts, p == codec.Vertex)
+	dst, err := appendRequest(dst, req, &opts, p == codec.Vertex)
 	return dst, wire.Err(err)
 }
 
 // DecodeResponse decodes a Gemini response body.
 func (geminiCodec) DecodeResponse(p codec.Protocol, body []byte, resp *codec.Response) error {
-	return wire.DecodeResponse(p, body, resp, decodeGeminiResponse)
+	return wire.DecodeResponse(p, body, resp, decodeResponse)
 }
 
 // AppendResponse encodes resp as a Gemini response body.
 func (geminiCodec) AppendResponse(dst []byte, _ codec.Protocol, resp *codec.Response, _ *codec.Request) ([]byte, error) {
-	dst, err := appendGeminiResponse(dst, resp)
+	dst, err := appendResponse(dst, resp)
 	return dst, wire.Err(err)
 }
 
 // NewStreamDecoder returns a decoder of a Gemini stream.
 func (geminiCodec) NewStreamDecoder(p codec.Protocol) codec.StreamDecoder {
-	return newGeminiStreamDecoder(p)
+	return newStreamDecoder(p)
 }
 
 // NewStreamEncoder returns an encoder of a Gemini stream for the client's
 // request req.
 func (geminiCodec) NewStreamEncoder(_ codec.Protocol, req *codec.Request) codec.StreamEncoder {
-	return newGeminiStreamEncoder(req)
+	return newStreamEncoder(req)
 }
 
 // DecodeError reads the type, status or code of a Gemini error object.
@@ -110,12 +110,12 @@ func (geminiCodec) DecodeModelList(p codec.Protocol, body []byte, l *codec.Model
 	if err != nil {
 		return err
 	}
-	return wire.Err(decodeGeminiModelList(root, p, l))
+	return wire.Err(decodeModelList(root, p, l))
 }
 
 // AppendModelList writes l as a model listing of the family's shape.
 func (geminiCodec) AppendModelList(dst []byte, _ codec.Protocol, l *codec.ModelList, opts codec.ModelListOptions) []byte {
-	return appendGeminiModelList(dst, l, opts)
+	return appendModelList(dst, l, opts)
 }
 
 // CountPath returns the path of the token counting endpoint.

@@ -28,20 +28,20 @@ var rules = codec.ModelRules{Provider: "google", Params: codec.RuleParams{
 func (geminiCodec) FitBody(_ codec.Protocol, body []byte, req *codec.Request, params []string, target codec.Target) ([]byte, error) {
 	edit := wire.BodyEdit{Body: body}
 	for _, param := range params {
-		fitGeminiBody(&edit, param, req)
+		fitBody(&edit, param, req)
 	}
 	out, err := edit.Body, edit.Err
 	if err == nil {
-		out, err = fitGeminiThinking(out, req, target)
+		out, err = fitThinking(out, req, target)
 	}
 	if err == nil && target.SignedFunctionCalls {
-		out, err = signGeminiCalls(out)
+		out, err = signCalls(out)
 	}
 	return out, err
 }
 
-// fitGeminiBody rewrites the field param names.
-func fitGeminiBody(edit *wire.BodyEdit, param string, req *codec.Request) {
+// fitBody rewrites the field param names.
+func fitBody(edit *wire.BodyEdit, param string, req *codec.Request) {
 	const tc = "generationConfig.thinkingConfig"
 	r, n := &req.Reasoning, &rules.Params
 	switch param {
@@ -65,11 +65,11 @@ func fitGeminiBody(edit *wire.BodyEdit, param string, req *codec.Request) {
 	}
 }
 
-// fitGeminiThinking writes a Gemini thinking setting in the form the
+// fitThinking writes a Gemini thinking setting in the form the
 // model takes: a thinkingLevel toward a model that takes levels, a
 // thinkingBudget toward one that takes budgets (the fitted request has it
 // as an effort or a budget), never both.
-func fitGeminiThinking(body []byte, req *codec.Request, target codec.Target) ([]byte, error) {
+func fitThinking(body []byte, req *codec.Request, target codec.Target) ([]byte, error) {
 	const tc = "generationConfig.thinkingConfig"
 	tcv := gjson.GetBytes(body, tc)
 	level, budget := tcv.Get("thinkingLevel"), tcv.Get("thinkingBudget")
@@ -88,11 +88,11 @@ func fitGeminiThinking(body []byte, req *codec.Request, target codec.Target) ([]
 	return body, err
 }
 
-// signGeminiCalls gives the first functionCall part of each model turn
+// signCalls gives the first functionCall part of each model turn
 // that has no thoughtSignature the value Google documents for calls
 // without one (Gemini 3 requires a signature there), as the Gemini encoder
 // does for translated requests.
-func signGeminiCalls(body []byte) ([]byte, error) {
+func signCalls(body []byte) ([]byte, error) {
 	var err error
 	for i, c := range gjson.GetBytes(body, "contents").Array() {
 		if c.Get("role").Str != "model" {

@@ -14,7 +14,7 @@ import (
 )
 
 // token returns the continuation token of a reasoning part, as
-// appendGeminiToken makes it (with the thinking text for Anthropic
+// appendToken makes it (with the thinking text for Anthropic
 // signatures).
 func token(p codec.Part) string {
 	c := mapping.Continuation{Origin: p.Origin, Redacted: p.Redacted, ItemID: p.ItemID, Signature: p.Signature}
@@ -416,7 +416,7 @@ func responseEvents(resp *codec.Response) []codec.Event {
 func TestGeminiReasoningStreamEncode(t *testing.T) {
 	resp := reasoningResponse()
 	got := codectest.EncodeStream(codec.Gemini, &codec.Request{}, responseEvents(resp))
-	checkGeminiStreamGolden(t, "reasoning", got)
+	checkStreamGolden(t, "reasoning", got)
 
 	t.Run("signatures wait for the next part and go out together with the last chunk", func(t *testing.T) {
 		got := codectest.EncodeStream(codec.Gemini, &codec.Request{}, []codec.Event{

@@ -8,11 +8,11 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// decodeGeminiGenerationConfig decodes generationConfig. Fields whose value
+// decodeGenerationConfig decodes generationConfig. Fields whose value
 // is the proto default (candidateCount 1, responseMimeType "text/plain",
 // responseModalities ["TEXT"], responseLogprobs false, ...) ask for nothing
 // beyond plain text generation and are accepted.
-func decodeGeminiGenerationConfig(v gjson.Result, key string, req *request) *codec.Error {
+func decodeGenerationConfig(v gjson.Result, key string, req *request) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -22,7 +22,7 @@ func decodeGeminiGenerationConfig(v gjson.Result, key string, req *request) *cod
 	var f format
 	var err *codec.Error
 	jsonx.EachMember(v, &req.Text, func(k, v gjson.Result) bool {
-		err = decodeGeminiGenerationField(k.Str, v, key, req, &f)
+		err = decodeGenerationField(k.Str, v, key, req, &f)
 		return err == nil
 	})
 	if err != nil {
@@ -74,7 +74,7 @@ func (f *format) resolve(key string, req *request) *codec.Error {
 		if !f.legacyValue.IsObject() {
 			return wire.WrongType(key+"."+f.legacyKey, "object", f.legacyValue)
 		}
-		b, err := appendGeminiJSONSchema(nil, f.legacyValue, key+"."+f.legacyKey, req)
+		b, err := appendJSONSchema(nil, f.legacyValue, key+"."+f.legacyKey, req)
 		if err != nil {
 			return err
 		}
@@ -85,21 +85,21 @@ func (f *format) resolve(key string, req *request) *codec.Error {
 	return nil
 }
 
-// decodeGeminiGenerationField decodes one field of generationConfig; key is
+// decodeGenerationField decodes one field of generationConfig; key is
 // the spelling of generationConfig. Errors are built with paths relative to
 // the field and completed here, so that no path is built on success.
-func decodeGeminiGenerationField(name string, f gjson.Result, key string, req *request, format *format) *codec.Error {
-	err := decodeGeminiGenerationValue(name, f, key, req, format)
+func decodeGenerationField(name string, f gjson.Result, key string, req *request, format *format) *codec.Error {
+	err := decodeGenerationValue(name, f, key, req, format)
 	if err != nil {
 		wire.SetPath(err, key+"."+name+err.Param)
 	}
 	return err
 }
 
-// decodeGeminiGenerationValue decodes the value of generationConfig.name;
+// decodeGenerationValue decodes the value of generationConfig.name;
 // the Param of an error it returns is relative to the field ("" or "[i]").
 // Structured output fields are collected in format.
-func decodeGeminiGenerationValue(name string, f gjson.Result, key string, req *request, format *format) *codec.Error {
+func decodeGenerationValue(name string, f gjson.Result, key string, req *request, format *format) *codec.Error {
 	switch name {
 	case "maxOutputTokens", "max_output_tokens": //field:generationConfig.maxOutputTokens: mapped
 		return wire.ReadInt(f, "", &req.MaxTokens)
@@ -143,9 +143,9 @@ func decodeGeminiGenerationValue(name string, f gjson.Result, key string, req *r
 	case "responseSchema", "response_schema": //field:generationConfig.responseSchema: mapped
 		format.legacyValue, format.legacyKey = f, name
 	case "thinkingConfig", "thinking_config": //field:generationConfig.thinkingConfig: mapped
-		return decodeGeminiThinkingConfig(f, req)
+		return decodeThinkingConfig(f, req)
 	case "responseModalities", "response_modalities": //field:generationConfig.responseModalities: capability
-		return decodeGeminiModalities(f)
+		return decodeModalities(f)
 	case "mediaResolution", "media_resolution": //field:generationConfig.mediaResolution: hint
 		// The resolution at which input media are tokenised has no
 		// canonical slot; it only affects cost and detail of media input.
@@ -201,13 +201,13 @@ var thinkingLevels = map[string]mapping.Effort{
 	"minimal": mapping.EffortMinimal, "low": mapping.EffortLow, "medium": mapping.EffortMedium, "high": mapping.EffortHigh,
 }
 
-// decodeGeminiThinkingConfig decodes generationConfig.thinkingConfig into
+// decodeThinkingConfig decodes generationConfig.thinkingConfig into
 // req.Reasoning: thinkingBudget is a token budget (0 disables thinking, -1
 // lets the model decide: Adaptive), thinkingLevel an effort (Gemini 3),
 // includeThoughts whether thought summaries are returned. Budget and level
 // are alternatives, as Gemini itself rejects both. Error paths are relative
 // to thinkingConfig.
-func decodeGeminiThinkingConfig(v gjson.Result, req *request) *codec.Error {
+func decodeThinkingConfig(v gjson.Result, req *request) *codec.Error {
 	switch {
 	case v.Type == gjson.Null:
 		return nil
@@ -260,9 +260,9 @@ func decodeGeminiThinkingConfig(v gjson.Result, req *request) *codec.Error {
 	return nil
 }
 
-// decodeGeminiModalities accepts responseModalities that ask for text
+// decodeModalities accepts responseModalities that ask for text
 // only; error paths are relative to the field.
-func decodeGeminiModalities(v gjson.Result) *codec.Error {
+func decodeModalities(v gjson.Result) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// decodeGeminiParts decodes a Content's parts array, appending to parts.
+// decodeParts decodes a Content's parts array, appending to parts.
 //
 // A thoughtSignature belongs to the reasoning before the part that carries
 // it (Gemini puts it on the first part after the thoughts, or on an empty
@@ -20,7 +20,7 @@ import (
 // a thought, else the unsigned reasoning part just before it, else a new
 // empty reasoning part inserted before the carrying part. An empty text
 // part that only carries a signature adds nothing else.
-func decodeGeminiParts(v gjson.Result, path contentPath, parts []codec.Part, req *request) ([]codec.Part, *codec.Error) {
+func decodeParts(v gjson.Result, path contentPath, parts []codec.Part, req *request) ([]codec.Part, *codec.Error) {
 	if !v.IsArray() {
 		return parts, wire.WrongType(path.String()+".parts", "array", v)
 	}
@@ -30,7 +30,7 @@ func decodeGeminiParts(v gjson.Result, path contentPath, parts []codec.Part, req
 	jsonx.EachMember(v, &req.Text, func(_, p gjson.Result) bool {
 		var part codec.Part
 		var sig, sigKey string
-		part, sig, sigKey, err = decodeGeminiPart(p, path, j, req)
+		part, sig, sigKey, err = decodePart(p, path, j, req)
 		if err != nil {
 			return false
 		}
@@ -64,8 +64,8 @@ func decodeGeminiParts(v gjson.Result, path contentPath, parts []codec.Part, req
 
 // sign applies a client's thoughtSignature value to part, the part
 // that carried it, or to the reasoning before it in parts[start:] (see
-// decodeGeminiParts). The value may hold several continuation tokens (see
-// appendGeminiToken): each signs, in order, the next part of the run of
+// decodeParts). The value may hold several continuation tokens (see
+// appendToken): each signs, in order, the next part of the run of
 // unsigned reasoning just before the carrying part, or becomes a reasoning
 // part of its own when none is left (the client dropped the thought parts;
 // an Anthropic token restores the text). Errors have no path; the caller
@@ -105,7 +105,7 @@ func sign(parts []codec.Part, start int, part *codec.Part, sig string) ([]codec.
 
 // setSignature copies the opaque state of r into reasoning part p,
 // and the text the envelope's signature covers when it carries one (see
-// appendGeminiToken).
+// appendToken).
 func setSignature(p, r *codec.Part) {
 	p.Signature, p.Origin, p.Redacted = r.Signature, r.Origin, r.Redacted
 	if r.ItemID != "" {
@@ -119,7 +119,7 @@ func setSignature(p, r *codec.Part) {
 // wrappedPrefix is the standard (and URL-safe) base64 encoding of
 // "llmbridge.v1", the first 12 bytes of every continuation token: a
 // thoughtSignature that starts with it is a wrapped token (see
-// appendGeminiToken).
+// appendToken).
 const wrappedPrefix = "bGxtYnJpZGdlLnYx"
 
 // unwrapSignature returns the continuation tokens a Gemini client's
@@ -127,7 +127,7 @@ const wrappedPrefix = "bGxtYnJpZGdlLnYx"
 // wraps none (a native Gemini signature, or a bare token). genai's
 // Part.ThoughtSignature is []byte, which JSON carries as standard base64,
 // so llmbridge wraps its tokens (whose '.', '-' and '_' are not standard
-// base64) in base64 (see appendGeminiPendingField); this unwraps them in
+// base64) in base64 (see appendPendingField); this unwraps them in
 // either base64 alphabet, with or without padding, as SDKs re-encode bytes
 // in their own way (pydantic-ai replays URL-safe base64).
 func unwrapSignature(value string) string {
@@ -197,13 +197,13 @@ func nonModelReasoning(v gjson.Result, path contentPath, parts []codec.Part, sta
 	return parts[:n], nil
 }
 
-// decodeGeminiPart decodes one Part. A Part holds one kind of data (text,
+// decodePart decodes one Part. A Part holds one kind of data (text,
 // functionCall, functionResponse, inlineData, ...) plus metadata; kinds out
 // of scope are rejected by name so that nothing is dropped silently, and so
 // is a part that holds two kinds at once. A text part with thought: true is
 // reasoning. sig is the part's thoughtSignature, spelled sigKey, which
-// decodeGeminiParts applies; a part may hold nothing but a signature.
-func decodeGeminiPart(p gjson.Result, path contentPath, j int, req *request) (part codec.Part, sig, sigKey string, err *codec.Error) {
+// decodeParts applies; a part may hold nothing but a signature.
+func decodePart(p gjson.Result, path contentPath, j int, req *request) (part codec.Part, sig, sigKey string, err *codec.Error) {
 	part = codec.Part{Type: codec.PartText}
 	if !p.IsObject() {
 		return part, "", "", wire.WrongType(path.part(j), "object", p)
@@ -249,14 +249,14 @@ func decodeGeminiPart(p gjson.Result, path contentPath, j int, req *request) (pa
 				break
 			}
 			if err = oneKind(&kind, k.Str, path, j); err == nil {
-				part, err = decodeGeminiFunctionCall(v, path, j, k.Str, &req.Text)
+				part, err = decodeFunctionCall(v, path, j, k.Str, &req.Text)
 			}
 		case "functionResponse", "function_response":
 			if v.Type == gjson.Null {
 				break
 			}
 			if err = oneKind(&kind, k.Str, path, j); err == nil {
-				part, err = decodeGeminiFunctionResponse(v, path.part(j)+"."+k.Str, &req.Text)
+				part, err = decodeFunctionResponse(v, path.part(j)+"."+k.Str, &req.Text)
 			}
 		case "inlineData", "inline_data", "fileData", "file_data": //field:contents[].parts[] (inlineData): mapped; contents[].parts[] (fileData): capability
 			if v.Type == gjson.Null {
@@ -264,7 +264,7 @@ func decodeGeminiPart(p gjson.Result, path contentPath, j int, req *request) (pa
 			}
 			if err = oneKind(&kind, k.Str, path, j); err == nil {
 				file := k.Str == "fileData" || k.Str == "file_data"
-				part, err = decodeGeminiMedia(v, path.part(j)+"."+k.Str, file, &req.Text)
+				part, err = decodeMedia(v, path.part(j)+"."+k.Str, file, &req.Text)
 			}
 		case "executableCode", "executable_code", "codeExecutionResult", "code_execution_result",
 			"toolCall", "tool_call", "toolResponse", "tool_response",
@@ -299,14 +299,14 @@ func oneKind(kind *string, key string, path contentPath, j int) *codec.Error {
 	return nil
 }
 
-// decodeGeminiFunctionCall decodes a functionCall part of the history
+// decodeFunctionCall decodes a functionCall part of the history
 // (key is its spelling). Its args object is copied as raw text; a call
 // without args has Arguments "". The Gemini API sends calls without id: a
 // missing id is synthesised from the part's position, "call_<content
 // index>_<part index>", which is stable for the same request and unique
 // within it; functionResponses without id are matched to it by name (see
-// resolveGeminiToolResults).
-func decodeGeminiFunctionCall(v gjson.Result, path contentPath, j int, key string, a *jsonx.Arena) (codec.Part, *codec.Error) {
+// resolveToolResults).
+func decodeFunctionCall(v gjson.Result, path contentPath, j int, key string, a *jsonx.Arena) (codec.Part, *codec.Error) {
 	part := codec.Part{Type: codec.PartToolCall}
 	fpath := path.part(j) + "." + key
 	if !v.IsObject() {
@@ -366,12 +366,12 @@ func mediaType(mime string) (t codec.PartType, ok bool) {
 	return codec.PartText, false
 }
 
-// decodeGeminiMedia decodes an inlineData Blob {mimeType, data} (base64),
+// decodeMedia decodes an inlineData Blob {mimeType, data} (base64),
 // or a fileData {mimeType, fileUri} (file), at fpath: images, PDF documents
 // and (inline only) audio. A fileUri is kept as the part's URL; Gemini API
 // Files API URIs name server-side state other providers cannot read and
 // are rejected, as OpenAI file ids are. displayName is a label only.
-func decodeGeminiMedia(v gjson.Result, fpath string, file bool, a *jsonx.Arena) (codec.Part, *codec.Error) {
+func decodeMedia(v gjson.Result, fpath string, file bool, a *jsonx.Arena) (codec.Part, *codec.Error) {
 	var part codec.Part
 	if !v.IsObject() {
 		return part, wire.WrongType(fpath, "object", v)
@@ -429,10 +429,10 @@ func optString(v gjson.Result, path string) (string, *codec.Error) {
 	return "", wire.WrongType(path, "string", v)
 }
 
-// decodeGeminiFunctionResponse decodes a functionResponse part. Its
+// decodeFunctionResponse decodes a functionResponse part. Its
 // response object becomes the result's content (see resultContent);
-// its id, when missing, is found by resolveGeminiToolResults.
-func decodeGeminiFunctionResponse(v gjson.Result, fpath string, a *jsonx.Arena) (codec.Part, *codec.Error) {
+// its id, when missing, is found by resolveToolResults.
+func decodeFunctionResponse(v gjson.Result, fpath string, a *jsonx.Arena) (codec.Part, *codec.Error) {
 	part := codec.Part{Type: codec.PartToolResult}
 	if !v.IsObject() {
 		return part, wire.WrongType(fpath, "object", v)
@@ -500,7 +500,7 @@ func resultContent(response gjson.Result, a *jsonx.Arena) (text string, isErr bo
 	return response.Raw, false
 }
 
-// resolveGeminiToolResults checks where calls and results stand and gives
+// resolveToolResults checks where calls and results stand and gives
 // every result the id of the call it answers. A functionCall must be in a
 // model turn and a functionResponse in a user turn. A response with an id
 // answers the unanswered call of the preceding model turn with that id; one
@@ -508,7 +508,7 @@ func resultContent(response gjson.Result, a *jsonx.Arena) (text string, isErr bo
 // several calls of one function are answered in order. A response that
 // answers no call (none left with its id or name, or no model turn before
 // it) is an orphan and is rejected, as Gemini itself would.
-func resolveGeminiToolResults(req *request) *codec.Error {
+func resolveToolResults(req *request) *codec.Error {
 	type call struct {
 		id, name string
 		answered bool

@@ -9,7 +9,7 @@ import (
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
-// appendGeminiRequest appends req as a generateContent body. The model is
+// appendRequest appends req as a generateContent body. The model is
 // not written: it belongs in the URL path, which the caller builds; and
 // Gemini does not require an output limit. opts gives the thinking budgets
 // that stand for reasoning efforts and what the target model takes
@@ -21,10 +21,10 @@ import (
 // hoisted into systemInstruction, in order. The remaining turns must
 // alternate between user and model, so consecutive turns of the same role
 // are merged into one Content with their parts concatenated.
-func appendGeminiRequest(dst []byte, req *codec.Request, opts *codec.EncodeOptions, vertex bool) ([]byte, *codec.Error) {
+func appendRequest(dst []byte, req *codec.Request, opts *codec.EncodeOptions, vertex bool) ([]byte, *codec.Error) {
 	start := len(dst)
 	dst = append(dst, `{"contents":[`...)
-	dst, n, err := appendGeminiContents(dst, req, opts, vertex)
+	dst, n, err := appendContents(dst, req, opts, vertex)
 	if err != nil {
 		return dst[:start], err
 	}
@@ -32,13 +32,13 @@ func appendGeminiRequest(dst []byte, req *codec.Request, opts *codec.EncodeOptio
 		return dst[:start], wire.CannotEncode(codec.Gemini, "messages", "a conversation without any user or assistant text", codec.Capability{})
 	}
 	dst = append(dst, ']')
-	if dst, err = appendGeminiSystemInstruction(dst, req); err != nil {
+	if dst, err = appendSystemInstruction(dst, req); err != nil {
 		return dst[:start], err
 	}
-	if dst, err = appendGeminiTools(dst, req); err != nil {
+	if dst, err = appendTools(dst, req); err != nil {
 		return dst[:start], err
 	}
-	if dst, err = appendGeminiGenerationConfig(dst, req, opts); err != nil {
+	if dst, err = appendGenerationConfig(dst, req, opts); err != nil {
 		return dst[:start], err
 	}
 	dst = append(dst, '}')
@@ -69,7 +69,7 @@ func partText(p codec.Part) (text string, ok bool) {
 	return "", false
 }
 
-// appendGeminiContents appends the conversation turns and returns how many
+// appendContents appends the conversation turns and returns how many
 // Contents it wrote.
 //
 // Empty text parts are skipped and a turn left without parts is dropped,
@@ -99,7 +99,7 @@ func partText(p codec.Part) (text string, ok bool) {
 // harm. Toward Vertex AI (vertex) calls and results are written without
 // their ids, which Vertex rejects; it matches them by name and order, as
 // the Gemini API does for calls without ids.
-func appendGeminiContents(dst []byte, req *codec.Request, opts *codec.EncodeOptions, vertex bool) ([]byte, int, *codec.Error) {
+func appendContents(dst []byte, req *codec.Request, opts *codec.EncodeOptions, vertex bool) ([]byte, int, *codec.Error) {
 	w := contentWriter{dst: dst, ids: !vertex, signCalls: opts.Target.SignedFunctionCalls}
 	for i := range req.Messages {
 		m := &req.Messages[i]
@@ -117,7 +117,7 @@ func appendGeminiContents(dst []byte, req *codec.Request, opts *codec.EncodeOpti
 					// it was, after the signature waiting for a part.
 					w.open(role)
 					if pending != "" {
-						w.dst = appendGeminiSignedEmpty(w.dst, pending)
+						w.dst = appendSignedEmpty(w.dst, pending)
 						w.dst = append(w.dst, ',')
 						pending = ""
 					}
@@ -133,7 +133,7 @@ func appendGeminiContents(dst []byte, req *codec.Request, opts *codec.EncodeOpti
 				}
 				if pending != "" {
 					w.open(role)
-					w.dst = appendGeminiSignedEmpty(w.dst, pending)
+					w.dst = appendSignedEmpty(w.dst, pending)
 				}
 				pending = p.Signature
 				continue
@@ -157,15 +157,15 @@ func appendGeminiContents(dst []byte, req *codec.Request, opts *codec.EncodeOpti
 			var err *codec.Error
 			switch p.Type {
 			case codec.PartToolCall:
-				w.dst, err = appendGeminiFunctionCall(w.dst, p, messagePartPath(i, j), w.ids)
+				w.dst, err = appendFunctionCall(w.dst, p, messagePartPath(i, j), w.ids)
 				if err == nil && pending == "" && w.signCalls && !w.called {
-					w.dst = appendGeminiSignatureField(w.dst, SkipThoughtSignature)
+					w.dst = appendSignatureField(w.dst, SkipThoughtSignature)
 				}
 				w.called = true
 			case codec.PartToolResult:
-				w.dst, err = appendGeminiFunctionResponse(w.dst, req, i, j, w.ids)
+				w.dst, err = appendFunctionResponse(w.dst, req, i, j, w.ids)
 			case codec.PartImage, codec.PartDocument, codec.PartAudio:
-				w.dst, err = appendGeminiMedia(w.dst, p, i, j)
+				w.dst, err = appendMedia(w.dst, p, i, j)
 			default:
 				w.dst = append(w.dst, `{"text":`...)
 				w.dst = wire.AppendText(w.dst, p.Text, p)
@@ -175,13 +175,13 @@ func appendGeminiContents(dst []byte, req *codec.Request, opts *codec.EncodeOpti
 				return w.dst, w.n, err
 			}
 			if pending != "" {
-				w.dst = appendGeminiSignatureField(w.dst, pending)
+				w.dst = appendSignatureField(w.dst, pending)
 				pending = ""
 			}
 		}
 		if pending != "" {
 			w.open(role)
-			w.dst = appendGeminiSignedEmpty(w.dst, pending)
+			w.dst = appendSignedEmpty(w.dst, pending)
 		}
 	}
 	if w.isOpen {
@@ -232,28 +232,28 @@ func (w *contentWriter) open(role string) {
 // that the first call of each step is signed.
 const SkipThoughtSignature = "skip_thought_signature_validator"
 
-// appendGeminiSignatureField adds "thoughtSignature": sig to the part
+// appendSignatureField adds "thoughtSignature": sig to the part
 // object that dst ends with.
-func appendGeminiSignatureField(dst []byte, sig string) []byte {
+func appendSignatureField(dst []byte, sig string) []byte {
 	dst = append(dst[:len(dst)-1], `,"thoughtSignature":`...)
 	dst = jsonx.AppendString(dst, sig)
 	return append(dst, '}')
 }
 
-// appendGeminiSignedEmpty appends an empty text part that carries only
+// appendSignedEmpty appends an empty text part that carries only
 // sig, the form Gemini itself uses for a signature with no part to sit on.
-func appendGeminiSignedEmpty(dst []byte, sig string) []byte {
+func appendSignedEmpty(dst []byte, sig string) []byte {
 	dst = append(dst, `{"text":"","thoughtSignature":`...)
 	dst = jsonx.AppendString(dst, sig)
 	return append(dst, '}')
 }
 
-// appendGeminiMedia appends an image, document or audio part as
+// appendMedia appends an image, document or audio part as
 // inlineData {mimeType, data}. llmbridge never fetches a URL, so a URL part
 // is rejected for both the Gemini API (which takes no http URLs) and Vertex
 // (whose fileData takes https and gs URIs, which the encoder does not write
 // yet).
-func appendGeminiMedia(dst []byte, p *codec.Part, i, j int) ([]byte, *codec.Error) {
+func appendMedia(dst []byte, p *codec.Part, i, j int) ([]byte, *codec.Error) {
 	switch {
 	case p.Data == "":
 		return dst, wire.CannotEncode(codec.Gemini, messagePartPath(i, j), "a "+p.Type.String()+" given by URL", codec.PartCapability(i, j))
@@ -281,11 +281,11 @@ func partPath(i, j int) string {
 	return wire.IndexPath(wire.IndexPath("messages", i)+".content", j)
 }
 
-// appendGeminiFunctionCall appends a tool call as a functionCall part: its
+// appendFunctionCall appends a tool call as a functionCall part: its
 // id when it has one and ids is true (Gemini echoes it in the
 // functionResponse; Vertex AI takes none), its name and its arguments object
 // ({} when there are none). path names the part for errors.
-func appendGeminiFunctionCall(dst []byte, p *codec.Part, path string, ids bool) ([]byte, *codec.Error) {
+func appendFunctionCall(dst []byte, p *codec.Part, path string, ids bool) ([]byte, *codec.Error) {
 	dst = append(dst, `{"functionCall":{`...)
 	if ids && p.ToolCallID != "" {
 		dst = append(dst, `"id":`...)
@@ -306,14 +306,14 @@ func appendGeminiFunctionCall(dst []byte, p *codec.Part, path string, ids bool) 
 	return append(dst, `}}`...), nil
 }
 
-// appendGeminiFunctionResponse appends the tool result at part j of message
+// appendFunctionResponse appends the tool result at part j of message
 // i as a functionResponse. Gemini needs the function's name: ToolName, else
 // the name of the call with the result's id earlier in the conversation.
 // The result's text becomes {"output": text}, or {"error": text} for an
 // error, as functionResponse.response must be an object; several text
 // parts are joined with newlines. The result's id is written when ids is
 // true, as for calls.
-func appendGeminiFunctionResponse(dst []byte, req *codec.Request, i, j int, ids bool) ([]byte, *codec.Error) {
+func appendFunctionResponse(dst []byte, req *codec.Request, i, j int, ids bool) ([]byte, *codec.Error) {
 	p := &req.Messages[i].Parts[j]
 	name := wire.CallWireName(p)
 	if name == "" {
@@ -384,13 +384,13 @@ func callName(req *codec.Request, i int, id string) string {
 	return ""
 }
 
-// appendGeminiTools appends tools, one Tool holding a functionDeclaration
+// appendTools appends tools, one Tool holding a functionDeclaration
 // per function with its JSON Schema as parametersJsonSchema (which takes
 // full JSON Schema, so nothing is down-converted), and toolConfig for the
 // tool choice. Gemini cannot enforce a schema strictly (strict: true is
 // rejected) and has no switch for parallel calls, which is dropped as a
 // hint.
-func appendGeminiTools(dst []byte, req *codec.Request) ([]byte, *codec.Error) {
+func appendTools(dst []byte, req *codec.Request) ([]byte, *codec.Error) {
 	if req.ParallelToolCalls.Set {
 		req.Dropped = append(req.Dropped, "parallel_tool_calls")
 	}
@@ -480,13 +480,13 @@ func appendGeminiTools(dst []byte, req *codec.Request) ([]byte, *codec.Error) {
 	return append(dst, `}}`...), nil
 }
 
-// appendGeminiSystemInstruction appends systemInstruction from req.System
+// appendSystemInstruction appends systemInstruction from req.System
 // and the system and developer messages of the conversation, in order, and
 // nothing when they hold no text.
-func appendGeminiSystemInstruction(dst []byte, req *codec.Request) ([]byte, *codec.Error) {
+func appendSystemInstruction(dst []byte, req *codec.Request) ([]byte, *codec.Error) {
 	written := false
 	var err *codec.Error
-	dst, written, err = appendGeminiSystemParts(dst, req.System, written, -1)
+	dst, written, err = appendSystemParts(dst, req.System, written, -1)
 	if err != nil {
 		return dst, err
 	}
@@ -495,7 +495,7 @@ func appendGeminiSystemInstruction(dst []byte, req *codec.Request) ([]byte, *cod
 		if m.Role != codec.RoleSystem && m.Role != codec.RoleDeveloper {
 			continue
 		}
-		dst, written, err = appendGeminiSystemParts(dst, m.Parts, written, i)
+		dst, written, err = appendSystemParts(dst, m.Parts, written, i)
 		if err != nil {
 			return dst, err
 		}
@@ -506,9 +506,9 @@ func appendGeminiSystemInstruction(dst []byte, req *codec.Request) ([]byte, *cod
 	return dst, nil
 }
 
-// appendGeminiSystemParts appends the non-empty parts to systemInstruction,
+// appendSystemParts appends the non-empty parts to systemInstruction,
 // opening it before the first one; path names the parts for errors only.
-func appendGeminiSystemParts(dst []byte, parts []codec.Part, written bool, msg int) ([]byte, bool, *codec.Error) {
+func appendSystemParts(dst []byte, parts []codec.Part, written bool, msg int) ([]byte, bool, *codec.Error) {
 	for j := range parts {
 		text, ok := partText(parts[j])
 		if !ok {

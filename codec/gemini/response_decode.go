@@ -11,11 +11,11 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// decodeGeminiResponse decodes a non-streamed GenerateContentResponse.
+// decodeResponse decodes a non-streamed GenerateContentResponse.
 // Fields that carry no canonical meaning (safetyRatings, citationMetadata,
 // avgLogprobs, the token details per modality, ...) are ignored; fields the
 // codec reads must have the right type.
-func decodeGeminiResponse(root gjson.Result, resp *response) *codec.Error {
+func decodeResponse(root gjson.Result, resp *response) *codec.Error {
 	var candidate gjson.Result
 	var block codec.StopDetails
 	var err *codec.Error
@@ -36,15 +36,15 @@ func decodeGeminiResponse(root gjson.Result, resp *response) *codec.Error {
 				return false
 			})
 		case "promptFeedback":
-			block, err = decodeGeminiBlockReason(codec.Gemini, v)
+			block, err = decodeBlockReason(codec.Gemini, v)
 		case "usageMetadata":
-			err = decodeGeminiUsage(v, &resp.Usage)
+			err = decodeUsage(v, &resp.Usage)
 		case "modelVersion":
 			resp.Model, err = responseString(v, "modelVersion")
 		case "responseId":
 			resp.ID, err = responseString(v, "responseId")
 		case "createTime":
-			resp.Created, err = decodeGeminiCreateTime(v)
+			resp.Created, err = decodeCreateTime(v)
 		}
 		return err == nil
 	})
@@ -52,7 +52,7 @@ func decodeGeminiResponse(root gjson.Result, resp *response) *codec.Error {
 		return err
 	}
 	if candidate.Exists() {
-		return decodeGeminiCandidate(candidate, resp)
+		return decodeCandidate(candidate, resp)
 	}
 	if block.Category != "" {
 		// The prompt itself was blocked: no candidate was generated.
@@ -74,8 +74,8 @@ func responseString(v gjson.Result, name string) (string, *codec.Error) {
 	return "", codec.BadUpstream(codec.Gemini, name+" is not a string")
 }
 
-// decodeGeminiCreateTime reads Vertex's createTime, an RFC 3339 timestamp.
-func decodeGeminiCreateTime(v gjson.Result) (int64, *codec.Error) {
+// decodeCreateTime reads Vertex's createTime, an RFC 3339 timestamp.
+func decodeCreateTime(v gjson.Result) (int64, *codec.Error) {
 	s, err := responseString(v, "createTime")
 	if err != nil || s == "" {
 		return 0, err
@@ -87,11 +87,11 @@ func decodeGeminiCreateTime(v gjson.Result) (int64, *codec.Error) {
 	return t.Unix(), nil
 }
 
-// decodeGeminiBlockReason reads promptFeedback of an upstream of protocol
+// decodeBlockReason reads promptFeedback of an upstream of protocol
 // p: blockReason, which says that the prompt was blocked, becomes the
 // Category and Vertex's blockReasonMessage the Explanation. Category is ""
 // when the prompt was not blocked.
-func decodeGeminiBlockReason(p codec.Protocol, v gjson.Result) (codec.StopDetails, *codec.Error) {
+func decodeBlockReason(p codec.Protocol, v gjson.Result) (codec.StopDetails, *codec.Error) {
 	var d codec.StopDetails
 	if v.Type == gjson.Null {
 		return d, nil
@@ -127,9 +127,9 @@ func upstreamString(p codec.Protocol, v gjson.Result, name string) (string, *cod
 	return "", codec.BadUpstream(p, name+" is not a string")
 }
 
-// decodeGeminiUsage converts usageMetadata to canonical usage: Gemini's
+// decodeUsage converts usageMetadata to canonical usage: Gemini's
 // candidatesTokenCount excludes thoughts, which mapping.FromGeminiUsage adds.
-func decodeGeminiUsage(v gjson.Result, u *codec.Usage) *codec.Error {
+func decodeUsage(v gjson.Result, u *codec.Usage) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -168,10 +168,10 @@ func decodeGeminiUsage(v gjson.Result, u *codec.Usage) *codec.Error {
 	return nil
 }
 
-// decodeGeminiCandidate decodes the answer's content and finish reason. A
+// decodeCandidate decodes the answer's content and finish reason. A
 // candidate stopped by a filter (SAFETY, MODEL_ARMOR, ...) may have an
 // empty content or none at all.
-func decodeGeminiCandidate(c gjson.Result, resp *response) *codec.Error {
+func decodeCandidate(c gjson.Result, resp *response) *codec.Error {
 	if !c.IsObject() {
 		return codec.BadUpstream(codec.Gemini, "candidates[0] is not an object")
 	}
@@ -184,7 +184,7 @@ func decodeGeminiCandidate(c gjson.Result, resp *response) *codec.Error {
 		case "groundingMetadata":
 			grounding = v
 		case "content":
-			textAt, err = decodeGeminiResponseContent(v, resp)
+			textAt, err = decodeResponseContent(v, resp)
 		case "finishReason":
 			reason, err = responseString(v, "candidates[0].finishReason")
 			resp.StopReason = mapping.FromGeminiFinishReason(reason)
@@ -197,7 +197,7 @@ func decodeGeminiCandidate(c gjson.Result, resp *response) *codec.Error {
 		return err
 	}
 	if grounding.IsObject() {
-		resp.Content = decodeGeminiGrounding(grounding, resp.Content, textAt)
+		resp.Content = decodeGrounding(grounding, resp.Content, textAt)
 	}
 	resp.StopDetails = filterDetails(resp.StopReason, reason, message)
 	if resp.StopReason == mapping.StopEnd && callCount(resp.Content) > 0 {
@@ -220,10 +220,10 @@ func filterDetails(stop codec.StopReason, reason, message string) codec.StopDeta
 	return codec.StopDetails{Category: reason, Explanation: message}
 }
 
-// decodeGeminiResponseContent decodes candidates[0].content.parts, and
+// decodeResponseContent decodes candidates[0].content.parts, and
 // returns where the text of each part went in resp.Content (-1 for parts
 // that are not text), for grounding supports that point at parts.
-func decodeGeminiResponseContent(v gjson.Result, resp *response) ([]int, *codec.Error) {
+func decodeResponseContent(v gjson.Result, resp *response) ([]int, *codec.Error) {
 	if v.Type == gjson.Null {
 		return nil, nil
 	}
@@ -243,7 +243,7 @@ func decodeGeminiResponseContent(v gjson.Result, resp *response) ([]int, *codec.
 	textAt = buf[:0]
 	jsonx.EachMember(parts, &resp.Text, func(_, p gjson.Result) bool {
 		n := len(resp.Content)
-		err = decodeGeminiResponsePart(p, len(textAt), resp)
+		err = decodeResponsePart(p, len(textAt), resp)
 		at := -1
 		if k := len(resp.Content) - 1; k >= n && resp.Content[k].Type == codec.PartText {
 			at = k
@@ -254,14 +254,14 @@ func decodeGeminiResponseContent(v gjson.Result, resp *response) ([]int, *codec.
 	return textAt, err
 }
 
-// decodeGeminiGrounding converts a candidate's groundingMetadata: each of
+// decodeGrounding converts a candidate's groundingMetadata: each of
 // webSearchQueries becomes a search call and groundingChunks (their web
 // uri and title) one result with the pages, both put before the answer
 // (the search came first); each groundingSupport's segment becomes a
 // citation of the text part it points at (segment.partIndex, byte
 // offsets) for every web chunk it names. Entries that do not fit are
 // skipped: grounding never fails a response.
-func decodeGeminiGrounding(g gjson.Result, content []codec.Part, textAt []int) []codec.Part {
+func decodeGrounding(g gjson.Result, content []codec.Part, textAt []int) []codec.Part {
 	var chunks []codec.Source
 	g.Get("groundingChunks").ForEach(func(_, c gjson.Result) bool {
 		web := c.Get("web")
@@ -306,15 +306,15 @@ func decodeGeminiGrounding(g gjson.Result, content []codec.Part, textAt []int) [
 	return append(lead, content...)
 }
 
-// decodeGeminiResponsePart appends response part j to resp.Content: its
+// decodeResponsePart appends response part j to resp.Content: its
 // text, a thought (thought: true) as reasoning, or its functionCall as a
 // tool call. A thoughtSignature signs the reasoning before the part that
-// carries it, as in requests (see decodeGeminiParts), with Origin
+// carries it, as in requests (see decodeParts), with Origin
 // FamilyGemini. Empty text is skipped: it carries nothing but, at times, a
 // signature (Gemini pads final chunks with {"text":""}). A part whose data
 // is of another kind is kept or dropped by keepsPart, and never fails
 // the response.
-func decodeGeminiResponsePart(p gjson.Result, j int, resp *response) *codec.Error {
+func decodeResponsePart(p gjson.Result, j int, resp *response) *codec.Error {
 	if !p.IsObject() {
 		return codec.BadUpstream(codec.Gemini, "candidates[0].content.parts has an element that is not an object")
 	}
@@ -365,7 +365,7 @@ func decodeGeminiResponsePart(p gjson.Result, j int, resp *response) *codec.Erro
 	switch {
 	case isCall:
 		var part codec.Part
-		part, err = decodeGeminiCall(codec.Gemini, call, resp.ID, callCount(resp.Content))
+		part, err = decodeCall(codec.Gemini, call, resp.ID, callCount(resp.Content))
 		resp.Content = append(resp.Content, part)
 	case text != "":
 		resp.Content = append(resp.Content, codec.Part{Type: codec.PartText, Text: text})
@@ -432,11 +432,11 @@ func callCount(parts []codec.Part) int {
 	return n
 }
 
-// decodeGeminiCall decodes a complete functionCall of a response: its args
+// decodeCall decodes a complete functionCall of a response: its args
 // object is copied as raw text ("" when absent). Gemini API calls have no
 // id; one is synthesised with geminiCallID from the response id and the
 // call's ordinal n among the response's calls.
-func decodeGeminiCall(p codec.Protocol, v gjson.Result, responseID string, n int) (codec.Part, *codec.Error) {
+func decodeCall(p codec.Protocol, v gjson.Result, responseID string, n int) (codec.Part, *codec.Error) {
 	part := codec.Part{Type: codec.PartToolCall}
 	if !v.IsObject() {
 		return part, codec.BadUpstream(p, "functionCall is not an object")

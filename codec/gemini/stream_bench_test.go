@@ -12,7 +12,7 @@ import (
 // delta costs no allocation to decode or to encode.
 func TestGeminiStreamAllocs(t *testing.T) {
 	a, b := benchChunks()
-	d := newGeminiStreamDecoder(codec.Gemini)
+	d := newStreamDecoder(codec.Gemini)
 	out := d.Decode(nil, nil, a, false)
 	i := 0
 	if n := testing.AllocsPerRun(100, func() {
@@ -28,7 +28,7 @@ func TestGeminiStreamAllocs(t *testing.T) {
 	}); n != 0 {
 		t.Errorf("decode: %v allocations per delta", n)
 	}
-	enc := newGeminiStreamEncoder(&codec.Request{Model: "m"})
+	enc := newStreamEncoder(&codec.Request{Model: "m"})
 	dst := enc.Encode(nil, &codec.Event{Type: codec.EventStart, ID: "id", Usage: codec.Usage{Known: true, InputTokens: 9}})
 	ev := codec.Event{Type: codec.EventPartDelta, Text: benchText}
 	dst = enc.Encode(dst[:0], &ev)
@@ -51,7 +51,7 @@ func benchChunks() (a, b []byte) {
 
 func BenchmarkGeminiStreamDecodeDelta(b *testing.B) {
 	x, y := benchChunks()
-	d := newGeminiStreamDecoder(codec.Gemini)
+	d := newStreamDecoder(codec.Gemini)
 	out := d.Decode(nil, nil, x, false)
 	b.ReportAllocs()
 	b.SetBytes(int64(len(x)))
@@ -65,7 +65,7 @@ func BenchmarkGeminiStreamDecodeDelta(b *testing.B) {
 }
 
 func BenchmarkGeminiStreamEncodeDelta(b *testing.B) {
-	enc := newGeminiStreamEncoder(&codec.Request{Model: "gemini-2.5-flash"})
+	enc := newStreamEncoder(&codec.Request{Model: "gemini-2.5-flash"})
 	dst := enc.Encode(nil, &codec.Event{Type: codec.EventStart, ID: "VwCzabneCuzPz7IP0aL64A0"})
 	enc.Encode(nil, &codec.Event{Type: codec.EventUsage, Usage: mapping.FromGeminiUsage(9, 0, 0, 10, 21)})
 	ev := codec.Event{Type: codec.EventPartDelta, Text: benchText}

@@ -79,7 +79,7 @@ type streamDecoder struct {
 	hasCandidate bool
 }
 
-func newGeminiStreamDecoder(p codec.Protocol) *streamDecoder {
+func newStreamDecoder(p codec.Protocol) *streamDecoder {
 	return &streamDecoder{p: p}
 }
 
@@ -319,7 +319,7 @@ func (d *streamDecoder) candidate(out []codec.Event, s string, i int) ([]codec.E
 
 // grounding emits the searches of a groundingMetadata (Gemini sends it
 // once, with the last chunk) as search call and result parts, after what
-// came before (see decodeGeminiGrounding). Its supports point into the
+// came before (see decodeGrounding). Its supports point into the
 // answer's text, which has been sent: they become citations of the open
 // text part when the answer is that one part (byte offsets clamped to what
 // was sent); with the text in several parts (around tool calls, say),
@@ -329,7 +329,7 @@ func (d *streamDecoder) grounding(out []codec.Event, v gjson.Result) []codec.Eve
 		return out
 	}
 	answer := []codec.Part{{Type: codec.PartText}}
-	lead := decodeGeminiGrounding(v, answer, []int{0})
+	lead := decodeGrounding(v, answer, []int{0})
 	lead = lead[:len(lead)-1] // the answer, with the supports' citations
 	cites := answer[0].Citations
 	if len(lead) == 0 && len(cites) == 0 {
@@ -638,7 +638,7 @@ func count(s string, i int) (n int64, end int, ok bool) {
 // blockReason reads the promptFeedback of a chunk without candidates: a
 // blockReason means the prompt was blocked and nothing will be generated.
 func (d *streamDecoder) blockReason(v gjson.Result) *codec.Error {
-	block, err := decodeGeminiBlockReason(d.p, v)
+	block, err := decodeBlockReason(d.p, v)
 	if err == nil && block.Category != "" {
 		d.finished = true
 		d.stop = mapping.StopContentFilter

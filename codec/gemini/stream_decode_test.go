@@ -355,7 +355,7 @@ func TestGeminiStreamDecode(t *testing.T) {
 func TestGeminiStreamDecoderTerminal(t *testing.T) {
 	chunk := []byte(`{"candidates":[{"content":{"parts":[{"text":"a"}]},"finishReason":"STOP"}]}`)
 
-	d := newGeminiStreamDecoder(codec.Gemini)
+	d := newStreamDecoder(codec.Gemini)
 	out := d.Decode(nil, nil, chunk, false)
 	out = d.Close(out, nil)
 	if n := len(out); n != 6 || out[n-1].Type != codec.EventEnd {
@@ -368,7 +368,7 @@ func TestGeminiStreamDecoderTerminal(t *testing.T) {
 		t.Errorf("Close after the end appended %v", eventStrings(again))
 	}
 
-	d = newGeminiStreamDecoder(codec.Vertex)
+	d = newStreamDecoder(codec.Vertex)
 	buf := []byte(`{"error":{"code":400,"message":"bad \"thing\"","status":"INVALID_ARGUMENT"}}`)
 	out = d.Decode(nil, nil, buf, true)
 	for i := range buf {

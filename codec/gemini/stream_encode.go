@@ -19,9 +19,9 @@ import (
 //
 // Reasoning deltas are thought chunks ({"text": ..., "thought": true}). A
 // reasoning part's opaque value arrives on its PartStop and is held as a
-// wrapped continuation token (appendGeminiToken) until the next part that
+// wrapped continuation token (appendToken) until the next part that
 // is not reasoning, whose first chunk carries it as thoughtSignature, as
-// appendGeminiResponse does. When a thought or another signature comes
+// appendResponse does. When a thought or another signature comes
 // first, or the stream ends, it goes out on an empty text part of its own.
 type streamEncoder struct {
 	req *codec.Request
@@ -49,7 +49,7 @@ type streamEncoder struct {
 	redacted bool
 	itemID   string
 	// thought collects the open reasoning part's text, which the token of
-	// an Anthropic signature carries (see appendGeminiToken).
+	// an Anthropic signature carries (see appendToken).
 	thought []byte
 	// pending holds the continuation tokens (space-separated) waiting for
 	// a part that is not a thought, or is empty;
@@ -58,7 +58,7 @@ type streamEncoder struct {
 	tok     []byte
 }
 
-func newGeminiStreamEncoder(req *codec.Request) *streamEncoder {
+func newStreamEncoder(req *codec.Request) *streamEncoder {
 	return &streamEncoder{req: req}
 }
 
@@ -106,8 +106,8 @@ func (e *streamEncoder) Encode(dst []byte, ev *codec.Event) []byte {
 			e.thinking = false
 			// The signature waits for the next part that is not a thought,
 			// with any other signature since the last one (see
-			// appendGeminiToken).
-			e.pending, e.tok = appendGeminiToken(e.pending, ev.Signature, ev.Origin, e.redacted, e.itemID, jsonx.BytesToString(e.thought), e.tok)
+			// appendToken).
+			e.pending, e.tok = appendToken(e.pending, ev.Signature, ev.Origin, e.redacted, e.itemID, jsonx.BytesToString(e.thought), e.tok)
 		}
 	case codec.EventUsage:
 		e.usage = ev.Usage
@@ -193,7 +193,7 @@ func (e *streamEncoder) appendPending(dst []byte) []byte {
 	if len(e.pending) == 0 {
 		return dst
 	}
-	dst = appendGeminiPendingField(dst, e.pending)
+	dst = appendPendingField(dst, e.pending)
 	e.pending = e.pending[:0]
 	return dst
 }
@@ -208,7 +208,7 @@ func (e *streamEncoder) appendCallChunk(dst []byte) []byte {
 	p := codec.Part{Type: codec.PartToolCall, ToolCallID: e.callID, ToolName: e.callName, Arguments: jsonx.BytesToString(e.args)}
 	start := len(dst)
 	dst = append(dst, `data: {"candidates":[{"content":{"role":"model","parts":[`...)
-	dst, err := appendGeminiFunctionCall(dst, &p, "", true)
+	dst, err := appendFunctionCall(dst, &p, "", true)
 	if err != nil {
 		return e.appendError(dst[:start], codec.NewError(mapping.ErrBadGateway, "the upstream sent tool call arguments that are not a JSON object"))
 	}
@@ -222,7 +222,7 @@ func (e *streamEncoder) appendCallChunk(dst []byte) []byte {
 func (e *streamEncoder) appendChunkEnd(dst []byte) []byte {
 	dst = append(dst, `,"index":0}]`...)
 	if e.usage.Known {
-		dst = appendGeminiUsage(dst, &e.usage)
+		dst = appendUsage(dst, &e.usage)
 	}
 	if e.model != "" {
 		dst = append(dst, `,"modelVersion":`...)

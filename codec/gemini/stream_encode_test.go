@@ -27,10 +27,10 @@ func textEvents(stop codec.StopReason, usage codec.Usage) []codec.Event {
 	}
 }
 
-// checkGeminiStreamGolden compares an encoded stream with
+// checkStreamGolden compares an encoded stream with
 // testdata/gemini/stream_<name>.sse, byte for byte; with -update it
 // rewrites the file instead.
-func checkGeminiStreamGolden(t *testing.T, name, got string) {
+func checkStreamGolden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join(codectest.Testdata, "gemini", "stream_"+name+".sse")
 	if *codectest.Update {
@@ -147,7 +147,7 @@ func TestGeminiStreamEncodeGolden(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, p := range []codec.Protocol{codec.Gemini, codec.Vertex} {
 				got := codectest.EncodeStream(p, tt.req, tt.evs)
-				checkGeminiStreamGolden(t, tt.name, got)
+				checkStreamGolden(t, tt.name, got)
 			}
 		})
 	}
@@ -208,7 +208,7 @@ func TestGeminiStreamEncoder(t *testing.T) {
 		}
 	})
 	t.Run("a second start changes nothing", func(t *testing.T) {
-		enc := newGeminiStreamEncoder(&codec.Request{})
+		enc := newStreamEncoder(&codec.Request{})
 		enc.Encode(nil, &codec.Event{Type: codec.EventStart, ID: "one", Model: "m1"})
 		got := string(enc.Encode(nil, &codec.Event{Type: codec.EventStart, ID: "two", Model: "m2", Usage: codec.Usage{Known: true}}))
 		got += string(enc.Encode(nil, &codec.Event{Type: codec.EventPartDelta, Text: "t"}))

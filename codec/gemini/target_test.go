@@ -89,7 +89,7 @@ const (
 
 	// A Gemini CLI history: an earlier step with a call no Gemini model
 	// signed, then parallel calls of Gemini 3, whose first is signed.
-	targetGeminiBody = `{"contents":[
+	targetBody = `{"contents":[
 		{"role":"user","parts":[{"text":"Read go.mod, then a.go and b.go."}]},
 		{"role":"model","parts":[{"functionCall":{"id":"r0","name":"read","args":{"path":"go.mod"}}}]},
 		{"role":"user","parts":[{"functionResponse":{"id":"r0","name":"read","response":{"output":"module m"}}}]},
@@ -177,13 +177,13 @@ func TestGeminiTargetRequests(t *testing.T) {
 		{name: "chat effort toward gemini 3", from: codec.OpenAIChat, body: targetChatBody, to: codec.Gemini, target: gemini3,
 			contents: chatContents("," + skip),
 			config:   `{"thinkingConfig":{"thinkingLevel":"high","includeThoughts":true}}`},
-		{name: "gemini history, no flags", from: codec.Gemini, body: targetGeminiBody, to: codec.Gemini,
+		{name: "gemini history, no flags", from: codec.Gemini, body: targetBody, to: codec.Gemini,
 			contents: contents(true, ""),
 			config:   `{"thinkingConfig":{"thinkingBudget":8192,"includeThoughts":true}}`},
-		{name: "gemini history toward gemini 3: a signed step keeps its signature", from: codec.Gemini, body: targetGeminiBody, to: codec.Gemini, target: gemini3,
+		{name: "gemini history toward gemini 3: a signed step keeps its signature", from: codec.Gemini, body: targetBody, to: codec.Gemini, target: gemini3,
 			contents: contents(true, ","+skip),
 			config:   `{"thinkingConfig":{"thinkingLevel":"medium","includeThoughts":true}}`},
-		{name: "gemini history toward gemini 3 on vertex", from: codec.Gemini, body: targetGeminiBody, to: codec.Vertex, target: gemini3,
+		{name: "gemini history toward gemini 3 on vertex", from: codec.Gemini, body: targetBody, to: codec.Vertex, target: gemini3,
 			contents: contents(false, ","+skip),
 			config:   `{"thinkingConfig":{"thinkingLevel":"medium","includeThoughts":true}}`},
 	}

@@ -54,12 +54,12 @@ type (
 
 // DecodeRequest decodes a Responses request body.
 func (responsesCodec) DecodeRequest(_ codec.Protocol, body []byte, req *codec.Request) error {
-	return wire.DecodeRequest(body, req, decodeResponsesRequest)
+	return wire.DecodeRequest(body, req, decodeRequest)
 }
 
 // AppendRequest encodes req as a Responses request body.
 func (responsesCodec) AppendRequest(dst []byte, p codec.Protocol, req *codec.Request, opts codec.EncodeOptions) ([]byte, error) {
-	dst, err := appendResponsesRequest(dst, req, &opts)
+	dst, err := appendRequest(dst, req, &opts)
 	if err == nil {
 		// OpenAI's own prompt cache settings, which Azure does not
 		// document.
@@ -71,24 +71,24 @@ func (responsesCodec) AppendRequest(dst []byte, p codec.Protocol, req *codec.Req
 
 // DecodeResponse decodes a Responses response body.
 func (responsesCodec) DecodeResponse(p codec.Protocol, body []byte, resp *codec.Response) error {
-	return wire.DecodeResponse(p, body, resp, decodeResponsesResponse)
+	return wire.DecodeResponse(p, body, resp, decodeResponse)
 }
 
 // AppendResponse encodes resp as a Responses response body.
 func (responsesCodec) AppendResponse(dst []byte, _ codec.Protocol, resp *codec.Response, req *codec.Request) ([]byte, error) {
-	dst, err := appendResponsesResponse(dst, resp, req)
+	dst, err := appendResponse(dst, resp, req)
 	return dst, wire.Err(err)
 }
 
 // NewStreamDecoder returns a decoder of a Responses stream.
 func (responsesCodec) NewStreamDecoder(codec.Protocol) codec.StreamDecoder {
-	return newResponsesStreamDecoder()
+	return newStreamDecoder()
 }
 
 // NewStreamEncoder returns an encoder of a Responses stream for the client's
 // request req.
 func (responsesCodec) NewStreamEncoder(_ codec.Protocol, req *codec.Request) codec.StreamEncoder {
-	return newResponsesStreamEncoder(req)
+	return newStreamEncoder(req)
 }
 
 // DecodeError reads the type, status or code of a Responses error object.

@@ -56,8 +56,8 @@ func partKeyBit(key string) uint32 {
 	return keyUnknown
 }
 
-// collectResponsesPart reads the keys of a content part.
-func collectResponsesPart(part gjson.Result, a *jsonx.Arena) responsesPart {
+// collectPart reads the keys of a content part.
+func collectPart(part gjson.Result, a *jsonx.Arena) responsesPart {
 	var p responsesPart
 	jsonx.EachMember(part, a, func(key, value gjson.Result) bool {
 		bit := partKeyBit(key.Str)
@@ -89,7 +89,7 @@ func collectResponsesPart(part gjson.Result, a *jsonx.Arena) responsesPart {
 	return p
 }
 
-// appendResponsesContent decodes the content part at path() (built only for
+// appendContent decodes the content part at path() (built only for
 // errors, as this runs for every part): of a message
 // (inOutput false) or of a function_call_output's output (inOutput true).
 //
@@ -98,7 +98,7 @@ func collectResponsesPart(part gjson.Result, a *jsonx.Arena) responsesPart {
 // API expects output_text there, and the role, not the part type, says who
 // wrote the text. A refusal only exists in assistant history. Images and
 // files are user input; in a tool output only text and images are taken.
-func appendResponsesContent(parts []codec.Part, part gjson.Result, role codec.Role, path func() string, inOutput bool, req *request) ([]codec.Part, *codec.Error) {
+func appendContent(parts []codec.Part, part gjson.Result, role codec.Role, path func() string, inOutput bool, req *request) ([]codec.Part, *codec.Error) {
 	if !part.IsObject() {
 		return parts, wire.WrongType(path(), "object", part)
 	}
@@ -112,7 +112,7 @@ func appendResponsesContent(parts []codec.Part, part gjson.Result, role codec.Ro
 	if p, ok := wire.PlainText(&req.Text, part.Raw, types[:n]...); ok {
 		return append(parts, p), nil
 	}
-	p := collectResponsesPart(part, &req.Text)
+	p := collectPart(part, &req.Text)
 	if p.keys&keyType == 0 || p.typ.Type == gjson.Null {
 		return parts, codec.InvalidRequest(path()+".type", "is required")
 	}
@@ -138,7 +138,7 @@ func appendResponsesContent(parts []codec.Part, part gjson.Result, role codec.Ro
 		}
 		allowed, kind, text = refusalKeys, codec.PartRefusal, p.refusal
 	case "input_image", "input_file": //field:input[].content[] (input_image, base64): mapped; input[].content[] (input_image, URL): capability; input[].content[] (input_file): mapped
-		return appendResponsesMedia(parts, &p, part, role, path(), inOutput, req)
+		return appendMedia(parts, &p, part, role, path(), inOutput, req)
 	case "input_audio":
 		return parts, wire.UnsupportedField(path(), "audio input cannot be translated for the "+string(codec.OpenAIResponses)+" protocol")
 	default:
@@ -167,12 +167,12 @@ func appendResponsesContent(parts []codec.Part, part gjson.Result, role codec.Ro
 	return append(parts, wire.TextPart(kind, text)), nil
 }
 
-// appendResponsesMedia decodes an input_image or input_file part: data:
+// appendMedia decodes an input_image or input_file part: data:
 // URLs become MediaType and base64 Data, http(s) URLs stay URLs (llmbridge
 // never fetches them), and file_id references, which name files stored on
 // OpenAI's servers, are rejected. detail is a rendering hint: recorded as
 // dropped unless it is the default "auto".
-func appendResponsesMedia(parts []codec.Part, p *responsesPart, part gjson.Result, role codec.Role, path string, inOutput bool, req *request) ([]codec.Part, *codec.Error) {
+func appendMedia(parts []codec.Part, p *responsesPart, part gjson.Result, role codec.Role, path string, inOutput bool, req *request) ([]codec.Part, *codec.Error) {
 	image := p.typ.Str == "input_image"
 	allowed := fileKeys
 	if image {

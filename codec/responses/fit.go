@@ -19,13 +19,13 @@ var rules = codec.ModelRules{Provider: "openai", Params: codec.RuleParams{
 func (responsesCodec) FitBody(_ codec.Protocol, body []byte, req *codec.Request, params []string, _ codec.Target) ([]byte, error) {
 	edit := wire.BodyEdit{Body: body}
 	for _, param := range params {
-		fitResponsesBody(&edit, param, req)
+		fitBody(&edit, param, req)
 	}
 	return edit.Body, edit.Err
 }
 
-// fitResponsesBody rewrites the field param names.
-func fitResponsesBody(edit *wire.BodyEdit, param string, req *codec.Request) {
+// fitBody rewrites the field param names.
+func fitBody(edit *wire.BodyEdit, param string, req *codec.Request) {
 	n := &rules.Params
 	switch param {
 	case n.Reasoning:

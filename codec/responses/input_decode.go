@@ -10,11 +10,11 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// decodeResponsesInput builds req.System and req.Messages from instructions
+// decodeInput builds req.System and req.Messages from instructions
 // and input. All parts share one backing array: system parts first
 // (instructions, then the parts of leading system and developer messages),
 // then each message's parts in order.
-func decodeResponsesInput(input gjson.Result, instructions string, req *request) *codec.Error {
+func decodeInput(input gjson.Result, instructions string, req *request) *codec.Error {
 	hint := capacityHint(input, &req.Text)
 	parts := make([]codec.Part, 0, hint)
 	if instructions != "" {
@@ -45,7 +45,7 @@ func decodeResponsesInput(input gjson.Result, instructions string, req *request)
 		var role codec.Role
 		var kind itemKind
 		start := len(parts)
-		role, kind, parts, err = decodeResponsesItem(item, i, parts, req)
+		role, kind, parts, err = decodeItem(item, i, parts, req)
 		if err != nil {
 			return false
 		}
@@ -141,12 +141,12 @@ type responsesItem struct {
 	phase                       gjson.Result
 }
 
-// collectResponsesItem reads the keys of an input item.
+// collectItem reads the keys of an input item.
 //
 // The members are walked raw and only those kept are read: the others
 // (a call's arguments, a tool output's text) are read by the item's own
 // decoder, and unescaping them here too doubled the cost of tool outputs.
-func collectResponsesItem(item gjson.Result, a *jsonx.Arena) responsesItem {
+func collectItem(item gjson.Result, a *jsonx.Arena) responsesItem {
 	var it responsesItem
 	var m jsonx.MemberIter
 	if !m.Init(item.Raw, a) {
@@ -224,14 +224,14 @@ func merges(prev, kind itemKind, role codec.Role) bool {
 	return false
 }
 
-// decodeResponsesItem decodes input item i, appending its content parts to
+// decodeItem decodes input item i, appending its content parts to
 // parts. Message, reasoning, function_call and function_call_output items
 // are in scope; the items of hosted tools are rejected by type.
-func decodeResponsesItem(item gjson.Result, i int, parts []codec.Part, req *request) (codec.Role, itemKind, []codec.Part, *codec.Error) {
+func decodeItem(item gjson.Result, i int, parts []codec.Part, req *request) (codec.Role, itemKind, []codec.Part, *codec.Error) {
 	if !item.IsObject() {
 		return 0, 0, parts, wire.WrongType(wire.IndexPath("input", i), "object", item)
 	}
-	it := collectResponsesItem(item, &req.Text)
+	it := collectItem(item, &req.Text)
 	typ := ""
 	if it.keys&keyType != 0 && it.typ.Type != gjson.Null {
 		if it.typ.Type != gjson.String {
@@ -250,10 +250,10 @@ func decodeResponsesItem(item gjson.Result, i int, parts []codec.Part, req *requ
 	case "item_reference": //field:input[] (item_reference, to an item llmbridge issued): mapped; input[] (item_reference): capability
 		return decodeItemReference(item, &it, i, parts, req)
 	case "function_call", "custom_tool_call": //field:input[] (function_call, function_call_output): mapped
-		parts, err := decodeResponsesCall(item, i, parts, typ == "custom_tool_call", req)
+		parts, err := decodeCall(item, i, parts, typ == "custom_tool_call", req)
 		return codec.RoleAssistant, itemCall, parts, err
 	case "function_call_output", "custom_tool_call_output":
-		parts, err := decodeResponsesOutputItem(item, i, parts, req)
+		parts, err := decodeOutputItem(item, i, parts, req)
 		return codec.RoleUser, itemOutput, parts, err
 	case "web_search_call":
 		// A search the provider ran in an earlier turn: its results
@@ -263,12 +263,12 @@ func decodeResponsesItem(item gjson.Result, i int, parts []codec.Part, req *requ
 		req.Dropped = append(req.Dropped, wire.IndexPath("input", i)+" (web_search_call)")
 		return codec.RoleAssistant, itemSkipped, parts, nil
 	case "reasoning":
-		parts, err := decodeResponsesReasoningItem(item, i, parts, req)
+		parts, err := decodeReasoningItem(item, i, parts, req)
 		return codec.RoleAssistant, itemReasoning, parts, err
 	default:
 		return 0, 0, parts, wire.UnsupportedField(wire.IndexPath("input", i), `input item type "`+typ+`" is not supported yet`)
 	}
-	role, parts, err := decodeResponsesMessage(item, &it, i, parts, req)
+	role, parts, err := decodeMessage(item, &it, i, parts, req)
 	return role, itemMessage, parts, err
 }
 
@@ -287,13 +287,13 @@ func itemStatus(v gjson.Result, path, field string) *codec.Error {
 	return err
 }
 
-// decodeResponsesCall decodes a function_call item (or, when custom, a
+// decodeCall decodes a function_call item (or, when custom, a
 // custom_tool_call item): a tool call in the assistant's history. Its id
 // (fc_... / ctc_...) names the item on OpenAI's servers and is ignored;
 // call_id is the id that results refer to; namespace names the Codex
 // group of the function. A custom call's raw input becomes the arguments
 // {"input": input} (see ToolCustom).
-func decodeResponsesCall(item gjson.Result, i int, parts []codec.Part, custom bool, req *request) ([]codec.Part, *codec.Error) {
+func decodeCall(item gjson.Result, i int, parts []codec.Part, custom bool, req *request) ([]codec.Part, *codec.Error) {
 	path := wire.IndexPath("input", i)
 	p := codec.Part{Type: codec.PartToolCall}
 	argsKey := "arguments"
@@ -355,13 +355,13 @@ func decodeResponsesCall(item gjson.Result, i int, parts []codec.Part, custom bo
 	return append(parts, p), nil
 }
 
-// decodeResponsesReasoningItem decodes a reasoning item of the history: a
+// decodeReasoningItem decodes a reasoning item of the history: a
 // PartReasoning of the assistant turn it belongs to. Its text is the
 // summary texts joined by blank lines (else the reasoning_text content),
 // its ItemID the item's id, and its encrypted_content the opaque value: an
 // envelope llmbridge issued (unwrapped, with the family and item id it
 // names) or OpenAI's own encrypted reasoning.
-func decodeResponsesReasoningItem(item gjson.Result, i int, parts []codec.Part, req *request) ([]codec.Part, *codec.Error) {
+func decodeReasoningItem(item gjson.Result, i int, parts []codec.Part, req *request) ([]codec.Part, *codec.Error) {
 	path := wire.IndexPath("input", i)
 	p := codec.Part{Type: codec.PartReasoning}
 	var summary, content, encrypted gjson.Result
@@ -475,12 +475,12 @@ func arguments(v gjson.Result, path, field string) (string, *codec.Error) {
 	return s, nil
 }
 
-// decodeResponsesOutputItem decodes a function_call_output item: the
+// decodeOutputItem decodes a function_call_output item: the
 // result of a tool call, a PartToolResult of a user message. Its output is a
 // string or a list of input_text and input_image parts (documents in
 // results are rejected). Responses has no error flag: a result's failure is
 // in its text.
-func decodeResponsesOutputItem(item gjson.Result, i int, parts []codec.Part, req *request) ([]codec.Part, *codec.Error) {
+func decodeOutputItem(item gjson.Result, i int, parts []codec.Part, req *request) ([]codec.Part, *codec.Error) {
 	path := wire.IndexPath("input", i)
 	p := codec.Part{Type: codec.PartToolResult}
 	var err *codec.Error
@@ -519,7 +519,7 @@ func decodeResponsesOutputItem(item gjson.Result, i int, parts []codec.Part, req
 		content := make([]codec.Part, 0, 2)
 		jsonx.EachMember(output, &req.Text, func(_, part gjson.Result) bool {
 			partPath := wire.IndexPath(path+".output", j)
-			content, err = appendResponsesContent(content, part, codec.RoleUser, func() string { return partPath }, true, req)
+			content, err = appendContent(content, part, codec.RoleUser, func() string { return partPath }, true, req)
 			j++
 			return err == nil
 		})
@@ -535,12 +535,12 @@ func decodeResponsesOutputItem(item gjson.Result, i int, parts []codec.Part, req
 	return append(parts, p), nil
 }
 
-// decodeResponsesMessage decodes a message item. Its id and status are
+// decodeMessage decodes a message item. Its id and status are
 // identity metadata of an earlier response (Codex sends an id on every item
 // it replays); they do not change what the model generates and llmbridge
 // keeps no server-side state they could refer to, so they are accepted and
 // ignored after a type check.
-func decodeResponsesMessage(item gjson.Result, it *responsesItem, i int, parts []codec.Part, req *request) (codec.Role, []codec.Part, *codec.Error) {
+func decodeMessage(item gjson.Result, it *responsesItem, i int, parts []codec.Part, req *request) (codec.Role, []codec.Part, *codec.Error) {
 	const allowed = keyType | keyRole | keyContent | keyID | keyStatus | keyPhase
 	if it.keys&^allowed != 0 {
 		return 0, parts, wire.UnknownField(wire.IndexPath("input", i) + "." + firstUnknownKey(item, messageKey))
@@ -570,7 +570,7 @@ func decodeResponsesMessage(item gjson.Result, it *responsesItem, i int, parts [
 	}
 	j := 0
 	jsonx.EachMember(it.content, &req.Text, func(_, part gjson.Result) bool {
-		parts, err = appendResponsesContent(parts, part, role, func() string { return wire.IndexPath(wire.IndexPath("input", i)+".content", j) }, false, req)
+		parts, err = appendContent(parts, part, role, func() string { return wire.IndexPath(wire.IndexPath("input", i)+".content", j) }, false, req)
 		j++
 		return err == nil
 	})

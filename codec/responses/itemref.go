@@ -142,5 +142,5 @@ func decodeItemReference(item gjson.Result, it *responsesItem, i int, parts []co
 	if !restorable {
 		return 0, 0, parts, wire.UnsupportedField(path, `input item type "item_reference" names "`+id+`", an item llmbridge cannot restore`+sendItem)
 	}
-	return decodeResponsesItem(restored, i, parts, req)
+	return decodeItem(restored, i, parts, req)
 }

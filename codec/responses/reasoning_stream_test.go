@@ -162,7 +162,7 @@ func TestResponsesReasoningStreamEncode(t *testing.T) {
 	for _, tc := range reasoningEncoderCases {
 		t.Run(tc.name, func(t *testing.T) {
 			out := codectest.EncodeStream(codec.OpenAIResponses, &codec.Request{Model: "client-model"}, tc.evs)
-			checkResponsesSSE(t, []byte(out))
+			checkSSE(t, []byte(out))
 			goldenSSE(t, tc.name, []byte(out))
 
 			// What the client assembles from the final response.
@@ -237,10 +237,10 @@ func TestResponsesReasoningStreamTranslateRecordings(t *testing.T) {
 	for _, file := range []string{"gpt-5-reasoning-summary-followup-stream.json", "gpt-5-reasoning-summary-tool-call-stream.json",
 		"reasoning-encrypted-content-stream-reframed.json"} {
 		t.Run(file, func(t *testing.T) {
-			body := string(readResponsesRecording(t, "openai-responses/"+file))
+			body := string(readRecording(t, "openai-responses/"+file))
 			evs := rsDecodeStream(t, body, nil)
 			out := codectest.EncodeStream(codec.OpenAIResponses, &codec.Request{Model: "m", Stream: true}, evs)
-			checkResponsesSSE(t, []byte(out))
+			checkSSE(t, []byte(out))
 			var upstream, client []gjson.Result
 			for _, ev := range splitEvents(body) {
 				_, data, _ := strings.Cut(ev, "data: ")
@@ -339,7 +339,7 @@ func TestResponsesReasoningStreamUnclosed(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			evs := rsSeq(rsOne(rsStartEvent(), codec.Event{Type: codec.EventPartStart, Part: codec.PartReasoning}, codec.Event{Type: codec.EventPartDelta, Text: "x"}), next)
 			out := codectest.EncodeStream(codec.OpenAIResponses, &codec.Request{Model: "m"}, evs)
-			checkResponsesSSE(t, []byte(out))
+			checkSSE(t, []byte(out))
 			if !strings.Contains(out, `"item":{"type":"reasoning","id":"rs_abc123_0","summary":[{"type":"summary_text","text":"x"}]}`) {
 				t.Errorf("reasoning item not closed:\n%s", out)
 			}

@@ -559,7 +559,7 @@ func TestResponsesReasoningResponseRoundTrip(t *testing.T) {
 	}
 	events = append(events, codec.Event{Type: codec.EventStop, StopReason: mapping.StopEnd}, codec.Event{Type: codec.EventEnd})
 	stream := codectest.EncodeStream(codec.OpenAIResponses, &codec.Request{Model: "m", Stream: true}, events)
-	checkResponsesSSE(t, []byte(stream))
+	checkSSE(t, []byte(stream))
 	var streamed []string
 	for _, ev := range splitEvents(stream) {
 		_, data, _ := strings.Cut(ev, "data: ")

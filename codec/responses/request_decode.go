@@ -24,11 +24,11 @@ type requestDecoder struct {
 	maxToolCalls     codec.OptInt  // max_tool_calls, kept once tools are known
 }
 
-// decodeResponsesRequest decodes a Responses create-response body. The root
+// decodeRequest decodes a Responses create-response body. The root
 // object is walked once; every key is mapped, recorded as a dropped hint,
 // rejected as a capability outside the current scope, or rejected as
 // unknown.
-func decodeResponsesRequest(root gjson.Result, req *request) *codec.Error {
+func decodeRequest(root gjson.Result, req *request) *codec.Error {
 	d := requestDecoder{req: req}
 	var err *codec.Error
 	jsonx.EachMember(root, &req.Text, func(key, value gjson.Result) bool {
@@ -54,7 +54,7 @@ func decodeResponsesRequest(root gjson.Result, req *request) *codec.Error {
 		// conversation, are rejected, so input is required here.
 		return codec.InvalidRequest("input", "is required")
 	}
-	return decodeResponsesInput(d.input, d.instructions, req)
+	return decodeInput(d.input, d.instructions, req)
 }
 
 // field decodes one top-level key. null means absent for every optional
@@ -145,7 +145,7 @@ func (d *requestDecoder) field(key string, v gjson.Result) *codec.Error {
 	case "tool_choice": //field:mapped
 		d.toolChoice = v
 	case "tools": //field:mapped
-		return decodeResponsesTools(v, req)
+		return decodeTools(v, req)
 	case "text": //field:-
 		return textConfig(v, req)
 	case "reasoning": //field:-
@@ -199,8 +199,8 @@ const (
 	hintInt
 )
 
-// checkResponsesHintKind checks that v, which is not null, is of kind k.
-func checkResponsesHintKind(v gjson.Result, path string, k hintKind) *codec.Error {
+// checkHintKind checks that v, which is not null, is of kind k.
+func checkHintKind(v gjson.Result, path string, k hintKind) *codec.Error {
 	switch k {
 	case hintBool:
 		_, err := wire.ReadBool(v, path)
@@ -223,7 +223,7 @@ func (d *requestDecoder) hint(path string, v gjson.Result, k hintKind) *codec.Er
 	if v.Type == gjson.Null {
 		return nil
 	}
-	if err := checkResponsesHintKind(v, path, k); err != nil {
+	if err := checkHintKind(v, path, k); err != nil {
 		return err
 	}
 	d.req.Dropped = append(d.req.Dropped, path)
@@ -325,7 +325,7 @@ func (d *requestDecoder) finishTools() *codec.Error {
 	req := d.req
 	v := d.toolChoice
 	if v.Exists() && v.Type != gjson.Null {
-		c, err := decodeResponsesToolChoice(v)
+		c, err := decodeToolChoice(v)
 		if err != nil {
 			return err
 		}

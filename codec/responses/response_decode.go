@@ -10,10 +10,10 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// decodeResponsesResponse decodes a non-streamed Responses response body.
+// decodeResponse decodes a non-streamed Responses response body.
 // Unknown top-level fields are ignored: a response echoes the request's
 // configuration, which grows with every API release.
-func decodeResponsesResponse(root gjson.Result, resp *response) *codec.Error {
+func decodeResponse(root gjson.Result, resp *response) *codec.Error {
 	*resp.Response = codec.Response{Content: resp.Content[:0]}
 	var status, incompleteReason string
 	var output, usage, failure gjson.Result
@@ -57,7 +57,7 @@ func decodeResponsesResponse(root gjson.Result, resp *response) *codec.Error {
 	if !output.IsArray() {
 		return codec.BadUpstream(codec.OpenAIResponses, "output is missing or not an array")
 	}
-	hasRefusal, hasCall, err := decodeResponsesOutput(output, resp)
+	hasRefusal, hasCall, err := decodeOutput(output, resp)
 	if err != nil {
 		return err
 	}
@@ -66,7 +66,7 @@ func decodeResponsesResponse(root gjson.Result, resp *response) *codec.Error {
 		resp.StopReason = mapping.StopRefusal
 	}
 	if usage.IsObject() {
-		resp.Usage, err = decodeResponsesUsage(usage)
+		resp.Usage, err = decodeUsage(usage)
 	}
 	return err
 }
@@ -106,24 +106,24 @@ func responsesFailure(v gjson.Result) *codec.Error {
 	return e
 }
 
-// decodeResponsesOutput appends the assistant content of output items to
+// decodeOutput appends the assistant content of output items to
 // resp.Content and reports whether it holds a refusal and a tool call.
-func decodeResponsesOutput(output gjson.Result, resp *response) (hasRefusal, hasCall bool, err *codec.Error) {
+func decodeOutput(output gjson.Result, resp *response) (hasRefusal, hasCall bool, err *codec.Error) {
 	i := 0
 	jsonx.EachMember(output, &resp.Text, func(_, item gjson.Result) bool {
 		typ := item.Get("type")
 		switch typ.Str {
 		case "message":
 			var refused bool
-			refused, err = decodeResponsesOutputMessage(item, i, resp)
+			refused, err = decodeOutputMessage(item, i, resp)
 			hasRefusal = hasRefusal || refused
 		case "function_call":
-			err = decodeResponsesOutputCall(item, i, resp)
+			err = decodeOutputCall(item, i, resp)
 			hasCall = true
 		case "reasoning":
-			err = decodeResponsesOutputReasoning(item, i, resp)
+			err = decodeOutputReasoning(item, i, resp)
 		case "web_search_call":
-			decodeResponsesSearchCall(item, resp.Response)
+			decodeSearchCall(item, resp.Response)
 		default:
 			if clientAction[typ.Str] || !item.IsObject() {
 				// A call the client would have to run: dropping it would
@@ -139,14 +139,14 @@ func decodeResponsesOutput(output gjson.Result, resp *response) (hasRefusal, has
 	return hasRefusal, hasCall, err
 }
 
-// decodeResponsesSearchCall appends a web_search_call output item: the
+// decodeSearchCall appends a web_search_call output item: the
 // search as a PartServerToolCall (its action's query, or its queries
 // joined, when the action is a search; open_page and find actions have
 // none), and its action's sources, when the request asked for them, as a
 // PartServerToolResult. A failed search is an error result. The item is
 // what the upstream did, not the answer, so a malformed one never fails
 // the response.
-func decodeResponsesSearchCall(item gjson.Result, resp *codec.Response) {
+func decodeSearchCall(item gjson.Result, resp *codec.Response) {
 	id := item.Get("id").Str
 	action := item.Get("action")
 	query := action.Get("query").Str
@@ -175,12 +175,12 @@ func decodeResponsesSearchCall(item gjson.Result, resp *codec.Response) {
 	}
 }
 
-// decodeResponsesOutputReasoning appends the reasoning of reasoning output
+// decodeOutputReasoning appends the reasoning of reasoning output
 // item i: its summary (else its reasoning_text content) as Text, its id, and
 // its encrypted_content as an OpenAI signature. An item with neither text
 // nor encrypted content (a request without a summary or include) carries
 // nothing a client could see or send back, and is left out.
-func decodeResponsesOutputReasoning(item gjson.Result, i int, resp *response) *codec.Error {
+func decodeOutputReasoning(item gjson.Result, i int, resp *response) *codec.Error {
 	path := wire.IndexPath("output", i)
 	p := codec.Part{Type: codec.PartReasoning}
 	var err *codec.Error
@@ -236,9 +236,9 @@ func upstreamTexts(v gjson.Result, path string) (string, *codec.Error) {
 	return b.String(), err
 }
 
-// decodeResponsesOutputCall appends the tool call of function_call output
+// decodeOutputCall appends the tool call of function_call output
 // item i; its arguments must be the text of a JSON object (or empty).
-func decodeResponsesOutputCall(item gjson.Result, i int, resp *response) *codec.Error {
+func decodeOutputCall(item gjson.Result, i int, resp *response) *codec.Error {
 	path := wire.IndexPath("output", i)
 	p := codec.Part{Type: codec.PartToolCall}
 	var err *codec.Error
@@ -261,13 +261,13 @@ func decodeResponsesOutputCall(item gjson.Result, i int, resp *response) *codec.
 	return nil
 }
 
-// decodeResponsesOutputMessage appends the parts of output message i. A
+// decodeOutputMessage appends the parts of output message i. A
 // content part is what the message shows (the upstream's state travels in
 // items of their own: reasoning, compaction), so a part of a type
 // llmbridge does not translate (output_audio, types added later) is
 // display: it is dropped and listed in resp.Dropped, and the rest of the
 // message reaches the client.
-func decodeResponsesOutputMessage(item gjson.Result, i int, resp *response) (hasRefusal bool, err *codec.Error) {
+func decodeOutputMessage(item gjson.Result, i int, resp *response) (hasRefusal bool, err *codec.Error) {
 	content := item.Get("content")
 	if !content.IsArray() {
 		return false, codec.BadUpstream(codec.OpenAIResponses, wire.IndexPath("output", i)+".content is not an array")
@@ -294,11 +294,11 @@ func decodeResponsesOutputMessage(item gjson.Result, i int, resp *response) (has
 	return hasRefusal, err
 }
 
-// decodeResponsesUsage reads usage. OpenAI counters already have canonical
+// decodeUsage reads usage. OpenAI counters already have canonical
 // meaning: input_tokens includes cached tokens and output_tokens includes
 // reasoning tokens. cache_write_tokens is documented but absent from real
 // traffic, so it is optional.
-func decodeResponsesUsage(v gjson.Result) (codec.Usage, *codec.Error) {
+func decodeUsage(v gjson.Result) (codec.Usage, *codec.Error) {
 	u := codec.Usage{Known: true}
 	var err *codec.Error
 	for _, f := range [...]struct {

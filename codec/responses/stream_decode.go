@@ -55,7 +55,7 @@ type streamDecoder struct {
 // events, deltas are unescaped without allocating.
 const streamArena = 1 << 10
 
-func newResponsesStreamDecoder() *streamDecoder {
+func newStreamDecoder() *streamDecoder {
 	return &streamDecoder{text: jsonx.NewArena(streamArena)}
 }
 
@@ -418,7 +418,7 @@ func (d *streamDecoder) doneText(out []codec.Event, k codec.PartType, v gjson.Re
 // contentPart reads a content part object: its kind (ok false for reasoning
 // text, whose part events carry nothing the reasoning_text events do not)
 // and its text. A part of a type llmbridge does not translate is display,
-// as in complete responses (decodeResponsesOutputMessage): ok is false and
+// as in complete responses (decodeOutputMessage): ok is false and
 // dropped names its type.
 func (d *streamDecoder) contentPart(part gjson.Result) (k codec.PartType, text, dropped string, ok bool, err *codec.Error) {
 	if !part.IsObject() {
@@ -654,10 +654,10 @@ func (d *streamDecoder) opaqueDone(out []codec.Event, item gjson.Result) []codec
 }
 
 // searchDone emits a finished web_search_call item as a search call part
-// and, when it has sources, a result part (see decodeResponsesSearchCall).
+// and, when it has sources, a result part (see decodeSearchCall).
 func (d *streamDecoder) searchDone(out []codec.Event, item gjson.Result) []codec.Event {
 	var r codec.Response
-	decodeResponsesSearchCall(item, &r)
+	decodeSearchCall(item, &r)
 	for k := range r.Content {
 		p := &r.Content[k]
 		ev := codec.Event{Type: codec.EventPartStart, Index: d.next, Part: p.Type, ToolCallID: p.ToolCallID, ToolName: p.ToolName,
@@ -722,7 +722,7 @@ func (d *streamDecoder) usage(out []codec.Event, l *lifecycle) ([]codec.Event, *
 	if !l.usage.IsObject() {
 		return out, nil
 	}
-	u, err := decodeResponsesUsage(l.usage)
+	u, err := decodeUsage(l.usage)
 	if err != nil {
 		return out, err
 	}

@@ -488,7 +488,7 @@ func TestResponsesStreamDecodeErrorFields(t *testing.T) {
 // TestResponsesStreamDecodeAliasing checks that an error's strings survive
 // the reuse of the event data and of the decoder's arena.
 func TestResponsesStreamDecodeAliasing(t *testing.T) {
-	d := newResponsesStreamDecoder()
+	d := newStreamDecoder()
 	data := []byte(`{"type":"error","code":"server_error","message":"line\none","param":"p"}`)
 	evs := d.Decode(nil, nil, data, false)
 	for i := range data {
@@ -586,7 +586,7 @@ func TestResponsesStreamDecodeRecordings(t *testing.T) {
 			if !ok {
 				t.Fatal("recording missing from the table")
 			}
-			evs := rsDecodeStream(t, string(readResponsesRecording(t, "openai-responses/"+file)), nil)
+			evs := rsDecodeStream(t, string(readRecording(t, "openai-responses/"+file)), nil)
 			codectest.CheckWellFormed(t, evs)
 			s := codectest.Summarize(evs)
 			if s.ID != want.id || s.Model != want.model {
@@ -632,7 +632,7 @@ func splitEvents(body string) []string {
 func TestResponsesStreamDecodeTruncated(t *testing.T) {
 	for _, file := range recordingFiles(t) {
 		t.Run(file, func(t *testing.T) {
-			body := string(readResponsesRecording(t, "openai-responses/"+file))
+			body := string(readRecording(t, "openai-responses/"+file))
 			canComplete := codectest.Summarize(rsDecodeStream(t, body, nil)).Complete
 			events := splitEvents(body)
 			terminal := false
@@ -659,7 +659,7 @@ func TestResponsesStreamDecodeTruncated(t *testing.T) {
 
 // TestResponsesStreamDecodeTruncatedBytes cuts a recording after every byte.
 func TestResponsesStreamDecodeTruncatedBytes(t *testing.T) {
-	body := string(readResponsesRecording(t, "openai-responses/gpt-4o-text-stream.json"))
+	body := string(readRecording(t, "openai-responses/gpt-4o-text-stream.json"))
 	end := strings.LastIndex(body, "event: response.completed")
 	for n := 0; n < len(body); n++ {
 		evs := rsDecodeStream(t, body[:n], nil)

@@ -109,7 +109,7 @@ type streamItem struct {
 	failed  bool
 }
 
-func newResponsesStreamEncoder(req *codec.Request) *streamEncoder {
+func newStreamEncoder(req *codec.Request) *streamEncoder {
 	return &streamEncoder{req: req}
 }
 
@@ -696,7 +696,7 @@ func errorCode(err *codec.Error) string {
 
 // appendResponse appends the response object with the fields openai-go's
 // responses.Response requires, as the non-streamed encoder writes them
-// (appendResponsesResponse): output holds the message once a part was sent,
+// (appendResponse): output holds the message once a part was sent,
 // and usage is written only in a terminal response and only when known.
 func (e *streamEncoder) appendResponse(dst []byte, status, incompleteReason string, failure *codec.Error) []byte {
 	dst = append(dst, `{"id":`...)
@@ -743,18 +743,18 @@ func (e *streamEncoder) appendResponse(dst []byte, status, incompleteReason stri
 	}
 	dst = append(dst, `],"parallel_tool_calls":true,"temperature":null,"tool_choice":"auto","tools":[],"top_p":null,"access_programs":null`...)
 	if status != "in_progress" && e.usage.Known {
-		dst = appendResponsesUsage(dst, &e.usage)
+		dst = appendUsage(dst, &e.usage)
 	}
 	return append(dst, '}')
 }
 
 // appendItem appends an output item with what was sent of it so far, as
-// appendResponsesOutputMessage and appendResponsesOutputCall write them.
+// appendOutputMessage and appendOutputCall write them.
 func (e *streamEncoder) appendItem(dst []byte, it *streamItem, status string) []byte {
 	if it.reasoning {
 		dst = append(dst, `{"type":"reasoning","id":`...)
 		dst = jsonx.AppendString(dst, it.id)
-		dst = appendResponsesSummary(dst, jsonx.BytesToString(e.text[it.args.start:it.args.end]))
+		dst = appendSummary(dst, jsonx.BytesToString(e.text[it.args.start:it.args.end]))
 		if it.encrypted != "" {
 			dst = append(dst, `,"encrypted_content":`...)
 			dst = jsonx.AppendString(dst, it.encrypted)
@@ -765,7 +765,7 @@ func (e *streamEncoder) appendItem(dst []byte, it *streamItem, status string) []
 		if status != "failed" && status != "in_progress" {
 			status = "completed"
 		}
-		return appendResponsesSearchItem(dst, it.id, status, wire.SearchQuery(jsonx.BytesToString(e.text[it.args.start:it.args.end])),
+		return appendSearchItem(dst, it.id, status, wire.SearchQuery(jsonx.BytesToString(e.text[it.args.start:it.args.end])),
 			[]codec.Part{{Sources: it.sources}})
 	}
 	if it.custom {

@@ -116,13 +116,13 @@ func TestResponsesStreamEncodeGolden(t *testing.T) {
 	for _, tc := range encoderCases {
 		t.Run(tc.name, func(t *testing.T) {
 			out := codectest.EncodeStream(codec.OpenAIResponses, &codec.Request{Model: "client-model"}, tc.evs)
-			checkResponsesSSE(t, []byte(out))
+			checkSSE(t, []byte(out))
 			goldenSSE(t, tc.name, []byte(out))
 		})
 	}
 }
 
-// checkResponsesSSE checks an encoded stream against the Responses event
+// checkSSE checks an encoded stream against the Responses event
 // grammar a strict client (Codex) relies on: every event's type repeats its
 // name, sequence numbers count from 0, the stream starts with
 // response.created and response.in_progress, output items are added at
@@ -131,7 +131,7 @@ func TestResponsesStreamEncodeGolden(t *testing.T) {
 // function call arguments are sent once (id, call id and name only in the
 // added item) with a .done that repeats the deltas, and it ends with exactly
 // one terminal event whose output repeats the items.
-func checkResponsesSSE(t *testing.T, body []byte) {
+func checkSSE(t *testing.T, body []byte) {
 	t.Helper()
 	r := sse.NewReader(bytes.NewReader(body), 0)
 	var names []string
@@ -393,9 +393,9 @@ func TestResponsesStreamRoundTrip(t *testing.T) {
 func TestResponsesStreamTranslateRecordings(t *testing.T) {
 	for _, file := range recordingFiles(t) {
 		t.Run(file, func(t *testing.T) {
-			evs := rsDecodeStream(t, string(readResponsesRecording(t, "openai-responses/"+file)), nil)
+			evs := rsDecodeStream(t, string(readRecording(t, "openai-responses/"+file)), nil)
 			out := codectest.EncodeStream(codec.OpenAIResponses, &codec.Request{Model: "m"}, evs)
-			checkResponsesSSE(t, []byte(out))
+			checkSSE(t, []byte(out))
 			again := rsDecodeStream(t, out, nil)
 			got, want := codectest.Summarize(again), codectest.Summarize(evs)
 			if (got.Err == nil) != (want.Err == nil) || (got.Err != nil && got.Err.Message != want.Err.Message) {
@@ -417,7 +417,7 @@ func TestResponsesStreamEncodeEdges(t *testing.T) {
 			codec.Event{Type: codec.EventPartDelta, Text: "orphan delta"}, codec.Event{Type: codec.EventPartStart, Part: codec.PartRefusal},
 			codec.Event{Type: codec.EventPartDelta, Text: ""}, codec.Event{Type: codec.EventPartDelta, Text: "no"}, codec.Event{Type: codec.EventEnd},
 			codec.Event{Type: codec.EventPartDelta, Text: "after the end"}, codec.Event{Type: codec.EventStart, ID: "x"}))
-		checkResponsesSSE(t, []byte(out))
+		checkSSE(t, []byte(out))
 		s := codectest.Summarize(rsDecodeStream(t, out, nil))
 		if s.Text != "orphan delta" || s.Refusal != "no" || s.Model != "asked" || !strings.HasPrefix(s.ID, "resp_") || len(s.ID) != 29 || !s.Complete {
 			t.Errorf("got %+v", s)
@@ -431,19 +431,19 @@ func TestResponsesStreamEncodeEdges(t *testing.T) {
 	})
 	t.Run("second start ignored", func(t *testing.T) {
 		out := codectest.EncodeStream(codec.OpenAIResponses, nil, rsOne(rsStartEvent(), codec.Event{Type: codec.EventStart, ID: "other"}, codec.Event{Type: codec.EventPartStop}, codec.Event{Type: codec.EventEnd}))
-		checkResponsesSSE(t, []byte(out))
+		checkSSE(t, []byte(out))
 		if strings.Contains(out, "other") || !strings.Contains(out, `"status":"completed"`) || strings.Contains(out, "output_item") {
 			t.Errorf("got %s", out)
 		}
 	})
 	t.Run("end with a part open", func(t *testing.T) {
 		out := codectest.EncodeStream(codec.OpenAIResponses, nil, rsOne(rsStartEvent(), codec.Event{Type: codec.EventPartStart}, codec.Event{Type: codec.EventPartDelta, Text: "a"}, codec.Event{Type: codec.EventEnd}))
-		checkResponsesSSE(t, []byte(out))
+		checkSSE(t, []byte(out))
 	})
 	t.Run("error first", func(t *testing.T) {
 		out := codectest.EncodeStream(codec.OpenAIResponses, &codec.Request{Model: "asked"}, rsOne(
 			codec.Event{Type: codec.EventError, Err: &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Message: "bad", Param: "input"}}, codec.Event{Type: codec.EventEnd}))
-		checkResponsesSSE(t, []byte(out))
+		checkSSE(t, []byte(out))
 		if !strings.HasPrefix(out, "event: error\ndata: {\"type\":\"error\",\"code\":\"invalid_request_error\",\"message\":\"bad\",\"param\":\"input\",\"sequence_number\":0}") ||
 			!strings.Contains(out, `"model":"asked"`) || strings.Contains(out, "completed") {
 			t.Errorf("got %s", out)
@@ -451,7 +451,7 @@ func TestResponsesStreamEncodeEdges(t *testing.T) {
 	})
 	t.Run("error without details", func(t *testing.T) {
 		out := codectest.EncodeStream(codec.OpenAIResponses, nil, rsOne(rsStartEvent(), codec.Event{Type: codec.EventError}))
-		checkResponsesSSE(t, []byte(out))
+		checkSSE(t, []byte(out))
 		if !strings.Contains(out, `"code":"server_error","message":"the upstream stream failed"`) {
 			t.Errorf("got %s", out)
 		}
@@ -501,7 +501,7 @@ const benchDelta = `{"type":"response.output_text.delta","content_index":0,"delt
 // benchDecoder returns a decoder with a text part open, and the
 // name and data of a delta event.
 func benchDecoder() (*streamDecoder, []byte, []byte) {
-	dec := newResponsesStreamDecoder()
+	dec := newStreamDecoder()
 	for _, ev := range splitEvents(rsStart + rsItem + rsPartAdded(0, "output_text")) {
 		data := strings.SplitN(ev, "data: ", 2)[1]
 		dec.Decode(nil, nil, []byte(strings.TrimSpace(data)), false)
@@ -512,7 +512,7 @@ func benchDecoder() (*streamDecoder, []byte, []byte) {
 // benchEncoder returns an encoder with a text part open, and a
 // delta event.
 func benchEncoder() (*streamEncoder, *codec.Event) {
-	enc := newResponsesStreamEncoder(&codec.Request{Model: "gpt-4o"})
+	enc := newStreamEncoder(&codec.Request{Model: "gpt-4o"})
 	start := rsStartEvent()
 	enc.Encode(nil, &start)
 	enc.Encode(nil, &codec.Event{Type: codec.EventPartStart, Part: codec.PartText})

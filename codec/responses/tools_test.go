@@ -351,7 +351,7 @@ func TestResponsesPlainTextParts(t *testing.T) {
 		}
 		// What the general path makes of a plain text part: its text.
 		want := gjson.Get(c.part, "text").Str
-		full, ferr := appendResponsesContent(nil, part, codec.RoleUser, func() string { return "input[0]" }, c.output, req)
+		full, ferr := appendContent(nil, part, codec.RoleUser, func() string { return "input[0]" }, c.output, req)
 		if fast && (text.Text != want || ferr != nil || len(full) != 1 || full[0].Type != codec.PartText || full[0].Text != want ||
 			!sameLiteral(&full[0], &text)) {
 			t.Errorf("%s: fast path gives %+v, the decoder %+v, %v; want %q", c.part, text, full, ferr, want)
