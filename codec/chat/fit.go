@@ -19,11 +19,7 @@ var rules = codec.ModelRules{Provider: "openai", API: "chat", Params: codec.Rule
 // parameters a model rule changed) from req, the body decoded and fitted
 // to the routed model; every other byte is kept.
 func (chatCodec) FitBody(_ codec.Protocol, body []byte, req *codec.Request, params []string, _ codec.Target) ([]byte, error) {
-	edit := wire.BodyEdit{Body: body}
-	for _, param := range params {
-		fitBody(&edit, param, req)
-	}
-	return edit.Body, edit.Err
+	return wire.FitParams(body, params, req, fitBody)
 }
 
 // fitBody rewrites the field param names.

@@ -26,11 +26,7 @@ var rules = codec.ModelRules{Provider: "google", Params: codec.RuleParams{
 // toward a model that requires signed function calls each model turn's
 // first call gets one.
 func (geminiCodec) FitBody(_ codec.Protocol, body []byte, req *codec.Request, params []string, target codec.Target) ([]byte, error) {
-	edit := wire.BodyEdit{Body: body}
-	for _, param := range params {
-		fitBody(&edit, param, req)
-	}
-	out, err := edit.Body, edit.Err
+	out, err := wire.FitParams(body, params, req, fitBody)
 	if err == nil {
 		out, err = fitThinking(out, req, target)
 	}
