@@ -494,8 +494,12 @@ func TestSignatureRejectedHint(t *testing.T) {
 // TestStreamExceptionNames holds the names the framing layer gives AWS
 // exception and error messages to the ones the codecs read.
 func TestStreamExceptionNames(t *testing.T) {
-	if eventstream.ExceptionPrefix != codec.StreamExceptionPrefix || eventstream.ErrorPrefix != codec.StreamErrorPrefix {
-		t.Errorf("eventstream names exceptions %q and errors %q; the codecs read %q and %q",
-			eventstream.ExceptionPrefix, eventstream.ErrorPrefix, codec.StreamExceptionPrefix, codec.StreamErrorPrefix)
+	for _, p := range []codec.Protocol{codec.Bedrock, codec.BedrockAnthropic} {
+		if e := codec.DecodeFramingError(p, eventstream.ExceptionPrefix+"throttlingException", `{"message":"slow"}`); e == nil || e.Code != "ThrottlingException" || e.Message != "slow" {
+			t.Errorf("%s: eventstream names exceptions %q; the codec reads %+v", p, eventstream.ExceptionPrefix, e)
+		}
+		if e := codec.DecodeFramingError(p, eventstream.ErrorPrefix+"InternalFailure", "broke"); e == nil || e.Code != "InternalFailure" || e.Message != "broke" {
+			t.Errorf("%s: eventstream names errors %q; the codec reads %+v", p, eventstream.ErrorPrefix, e)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/anthropic"
 )
 
 func TestDetectEndpoint(t *testing.T) {
@@ -179,7 +180,7 @@ func TestCountEndpoint(t *testing.T) {
 			`{"model":"claude-x@1","messages":[{"role":"user","content":"Hi"}]}`,
 			`{"input_tokens":5}`, "/v1/projects/p/locations/l/publishers/anthropic/models/count-tokens:rawPredict",
 			func(t *testing.T, body string) {
-				if gjson.Get(body, "model").Str != "claude-x@1" || gjson.Get(body, "anthropic_version").Str != codec.VertexAnthropicVersion {
+				if gjson.Get(body, "model").Str != "claude-x@1" || gjson.Get(body, "anthropic_version").Str != anthropic.VertexVersion {
 					t.Errorf("upstream body %s", body)
 				}
 			}, `{"input_tokens":5}`},

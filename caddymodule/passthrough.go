@@ -115,7 +115,7 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 	if client != x.upstream {
 		betasToHeader(r, body, client)
 	}
-	edited, cerr := editDialect(body, client, x.upstream, upModel, stream)
+	edited, cerr := adaptSibling(body, client, x.upstream, upModel, stream)
 	if cerr != nil {
 		x.fail(w, client, cerr)
 		return nil
@@ -560,7 +560,7 @@ func (pw *passthroughWriter) drain() error {
 		}
 		if pw.metrics && string(ev.Name) == "message_stop" && len(pw.out) > start && pw.out[len(pw.out)-1] == '}' {
 			lat := pw.x.latency()
-			pw.out = append(codec.AppendInvocationMetrics(pw.out[:len(pw.out)-1], &pw.x.usage, &lat), '}')
+			pw.out = append(codec.AppendStreamMetrics(pw.out[:len(pw.out)-1], pw.client, &pw.x.usage, &lat), '}')
 		}
 		data := pw.out[start:]
 		// The data is re-appended as an event after the edited copy, then
@@ -574,13 +574,13 @@ func (pw *passthroughWriter) drain() error {
 
 // exception returns the error of an upstream event that is an AWS event
 // stream's exception or error message, or nil. Only a framed upstream has
-// them; the event is read in place (DecodeStreamException copies what it
-// keeps), so an SSE stream's events cost nothing here.
+// them; the event is read in place (codec.DecodeFramingError copies what
+// it keeps), so an SSE stream's events cost nothing here.
 func (pw *passthroughWriter) exception(name, data []byte) *codec.Error {
-	if pw.unframe == nil || !codec.IsStreamException(unsafe.String(unsafe.SliceData(name), len(name))) {
+	if pw.unframe == nil {
 		return nil
 	}
-	return codec.DecodeStreamException(pw.x.upstream, string(name), unsafe.String(unsafe.SliceData(data), len(data)))
+	return codec.DecodeFramingError(pw.x.upstream, unsafe.String(unsafe.SliceData(name), len(name)), unsafe.String(unsafe.SliceData(data), len(data)))
 }
 
 // send passes on the checked events: the raw bytes up to the last one, or

@@ -269,20 +269,22 @@ func clientCacheUsage(p proto, body []byte) (read, written, total int64) {
 // an hour is still read, one cached for five minutes is not. Claude Sonnet
 // 4 has the hour on Anthropic's API but not on Bedrock, whose mock
 // refuses a "1h" breakpoint for it: there llmbridge writes the default
-// lifetime, and the pause loses the cache.
+// lifetime (translated, and in the bodies of Anthropic and Converse clients
+// passed through), and the pause loses the cache.
 func TestCacheLifetime(t *testing.T) {
 	env := setup(t)
 	for _, c := range []struct {
-		up       proto
-		ttl      codec.CacheTTL
-		wantRead bool
+		client, up proto
+		ttl        codec.CacheTTL
+		wantRead   bool
 	}{
-		{anthropicMsgs, codec.Cache1h, true},
-		{anthropicMsgs, codec.CacheDefault, false},
-		{bedrockConverse, codec.Cache1h, false},
-		{bedrockAnthropic, codec.Cache1h, false},
+		{anthropicMsgs, anthropicMsgs, codec.Cache1h, true},
+		{anthropicMsgs, anthropicMsgs, codec.CacheDefault, false},
+		{anthropicMsgs, bedrockConverse, codec.Cache1h, false},
+		{anthropicMsgs, bedrockAnthropic, codec.Cache1h, false},
+		{bedrockConverse, bedrockConverse, codec.Cache1h, false},
 	} {
-		t.Run(fmt.Sprintf("%s %v", c.up, c.ttl), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s->%s ttl %v", c.client, c.up, c.ttl), func(t *testing.T) {
 			m := env.mocks[c.up]
 			m.reset()
 			sim := m.simulateCache()
@@ -296,7 +298,7 @@ func TestCacheLifetime(t *testing.T) {
 				for i := range req.System {
 					req.System[i].Cache = c.ttl
 				}
-				_, read, total = sendCacheTurn(t, env, req, anthropicMsgs, c.up, "")
+				_, read, total = sendCacheTurn(t, env, req, c.client, c.up, "")
 			}
 			if v := m.takeViolations(); len(v) > 0 {
 				t.Fatalf("the upstream refused requests: %v", v)

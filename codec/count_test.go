@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/anthropic"
 	"github.com/tidwall/gjson"
 )
 
@@ -77,7 +78,7 @@ func TestCountRequestTranslation(t *testing.T) {
 					}
 				}
 				if upstream == codec.VertexAnthropic {
-					if got := getString(out, "anthropic_version"); got != codec.VertexAnthropicVersion {
+					if got := getString(out, "anthropic_version"); got != anthropic.VertexVersion {
 						t.Errorf("anthropic_version %q", got)
 					}
 				}

@@ -86,6 +86,9 @@ type Descriptor struct {
 	// Chat Completions): a client whose wire family is an alternate's is
 	// sent there in its own format instead of being translated.
 	Alternates []Protocol
+	// Rules is what the model rules need to know of the protocol; a
+	// sibling's zero Rules are its family's.
+	Rules ModelRules
 	// Fields is the field table of the family's client bodies: every
 	// top-level field its decoder knows, and the nested fields and
 	// content kinds whose class differs from their container's. It is
@@ -101,10 +104,6 @@ type Descriptor struct {
 	// events name the model, in the order they are tried; a passthrough
 	// that routed the model restores the client's name there.
 	ResponseModel []string
-	// Overloaded529 reports that the protocol's clients read status 529
-	// (Anthropic's "overloaded"); other clients get 503 for it, which
-	// their SDKs retry.
-	Overloaded529 bool
 	// CacheBreakpoints reports that the protocol's clients place their own
 	// prompt-cache breakpoints (Anthropic's cache_control, Converse's
 	// cachePoint): their choice, none included, stands, and they get no
@@ -122,9 +121,6 @@ type Descriptor struct {
 	// ErrorTypeHeader is a response header that carries an error's type
 	// beside the body (AWS's X-Amzn-Errortype), or "".
 	ErrorTypeHeader string
-	// ErrorArrays reports that the protocol's error bodies may be a JSON
-	// array of error objects (Gemini's) as well as one error object.
-	ErrorArrays bool
 	// PathHints are path fragments that only the protocol's requests
 	// carry (a Vertex project path, the Gemini API's /v1beta/), which
 	// suggest the protocol for a request that matches no route
@@ -135,13 +131,18 @@ type Descriptor struct {
 	// foreignHeaders are the FamilyHeaders of the other families
 	// (ForeignHeaders), gathered at registration.
 	foreignHeaders []string
-	// codec implements the protocol, and lister, counter, sibling and
-	// fitter are its optional parts (Register).
-	codec   Codec
-	lister  ModelLister
-	counter TokenCounter
-	sibling SiblingAdapter
-	fitter  BodyFitter
+	// codec implements the protocol, and lister, counter, sibling,
+	// fitter, framingErrors, metrics, statuses and errorBodies are its
+	// optional parts (Register).
+	codec         Codec
+	lister        ModelLister
+	counter       TokenCounter
+	sibling       SiblingAdapter
+	fitter        BodyFitter
+	framingErrors FramingErrorDecoder
+	metrics       MetricsReporter
+	statuses      StatusMapper
+	errorBodies   ErrorBodyChecker
 }
 
 // Framing is how a protocol's streams are framed on the wire.

@@ -2,8 +2,9 @@
 // registry of wire protocols, and the entry points that translate through
 // them. Each protocol family is a package of its own that registers its
 // protocols (Register) the way image formats and database/sql drivers do:
-// codec/chat (openai-chat), codec/responses (openai-responses),
-// codec/anthropic (anthropic-messages, vertex-anthropic), codec/gemini
+// codec/chat (openai-chat, azure-openai), codec/responses
+// (openai-responses, azure-openai-responses), codec/anthropic
+// (anthropic-messages, vertex-anthropic, bedrock-anthropic), codec/gemini
 // (gemini, vertex) and codec/bedrock (bedrock, Amazon Bedrock's Converse
 // API); codec/all imports them all. A codec decodes and
 // encodes requests, responses, streams and error bodies of its protocol;
@@ -16,8 +17,9 @@
 //	err := codec.DecodeRequest(codec.OpenAIResponses, body, &req)
 //	out, err := codec.AppendRequest(nil, codec.AnthropicMessages, &req, codec.EncodeOptions{Model: "demo-model"})
 //
-// Decoders read JSON with gjson and never build map[string]any; encoders
-// append JSON to a caller-supplied buffer. Strings in a decoded value may
+// Decoders read JSON with the JSON engine below (values are handed out as
+// gjson.Result, and gjson still reads paths into nested values) and never
+// build map[string]any; encoders append JSON to a caller-supplied buffer. Strings in a decoded value may
 // alias the input body, so the body must not be modified while the decoded
 // value is in use.
 //
@@ -36,11 +38,16 @@
 //
 // A protocol is a Descriptor (Protocol.Descriptor): its routes, credential
 // scheme, headers, token counting and model listing, which the HTTP layer
-// reads, and its Codec, which every entry point looks up there. A family's
+// reads, what the model rules of codec/rules need (ModelRules), and its
+// Codec, which every entry point looks up there. What only some protocols
+// have is an optional interface of their codec, found at registration:
+// ModelLister, TokenCounter, SiblingAdapter, BodyFitter, StatusMapper,
+// ErrorBodyChecker, FramingErrorDecoder and MetricsReporter. A family's
 // files are named by concern (request_decode.go, request_encode.go,
-// response_decode.go, stream_decode.go, stream_encode.go, count.go,
-// models.go, codec.go for its descriptors and registration), and what the
-// families share without exporting it is in codec/internal/wire.
+// response_decode.go, response_encode.go, stream_decode.go,
+// stream_encode.go, stream_check.go, count.go, models.go, fit.go, codec.go
+// for its descriptors and registration), and what the families share
+// without exporting it is in codec/internal/wire.
 //
 // Nothing is dropped silently. A decoder maps every field it knows; a field
 // that only steers the provider (a hint, such as store or cache_control) and

@@ -99,90 +99,25 @@ func errorCodec(p Protocol) Codec {
 }
 
 // ClientStatus returns the HTTP status with which e is sent to a client of
-// protocol p.
+// protocol p: its own (StatusMapper), else the status mapping.ClientStatus
+// relays to a client that is not Anthropic's.
 func ClientStatus(p Protocol, e *Error) int {
+	if d := p.Descriptor(); d != nil && d.statuses != nil {
+		return d.statuses.ClientStatus(p, e)
+	}
+	return mapping.ClientStatus(e.Status, false)
+}
+
+// DecodeFramingError returns the error that an event of an upstream stream
+// of protocol p stands for when the stream's framing carries it rather
+// than the protocol's own events (an AWS event stream's exception and
+// error messages: FramingEventStream, FramingEventChunks), or nil for any
+// other event and for a protocol framed as SSE. Its strings are copies:
+// name and data may be reused once it returns.
+func DecodeFramingError(p Protocol, name, data string) *Error {
 	d := p.Descriptor()
-	return mapping.ClientStatus(e.Status, d != nil && d.Overloaded529)
-}
-
-// StreamExceptionPrefix and StreamErrorPrefix start the names of the SSE
-// events that stand for an AWS event stream's exception messages
-// ("exception:" and the exception's type, with {"message": …} data) and
-// error messages ("error:" and the error code, with the message as text);
-// the framing layer, package sse/eventstream, names them so.
-const (
-	StreamExceptionPrefix = "exception:"
-	StreamErrorPrefix     = "error:"
-)
-
-// IsStreamException reports whether an SSE event name stands for an
-// exception or error message of an AWS event stream, which ends it.
-func IsStreamException(name string) bool {
-	return strings.HasPrefix(name, StreamExceptionPrefix) || strings.HasPrefix(name, StreamErrorPrefix)
-}
-
-// DecodeStreamException returns the error that an AWS event stream's
-// exception or error message carries (see StreamExceptionPrefix) in a
-// stream of protocol p, or nil for any other event. Its code is the type
-// as AWS's error bodies spell it (ThrottlingException), so that a Bedrock
-// client gets it unchanged; its strings are copies.
-func DecodeStreamException(p Protocol, name, data string) *Error {
-	var t, msg string
-	if rest, ok := strings.CutPrefix(name, StreamExceptionPrefix); ok {
-		t, msg = rest, gjson.Get(data, "message").Str
-	} else if rest, ok := strings.CutPrefix(name, StreamErrorPrefix); ok {
-		t, msg = rest, data
-	} else {
+	if d == nil || d.Framing == FramingSSE || d.framingErrors == nil {
 		return nil
 	}
-	if t != "" && t[0] >= 'a' && t[0] <= 'z' {
-		t = string(t[0]-'a'+'A') + t[1:]
-	}
-	kind, _ := mapping.FromAWSErrorType(t)
-	e := &Error{Status: mapping.StatusForKind(kind), Kind: kind, Code: strings.Clone(t), Protocol: p, Message: strings.Clone(msg)}
-	if e.Message == "" {
-		e.Message = "upstream " + string(p) + " stream failed with " + t
-	}
-	return e
-}
-
-// streamExceptions are the exceptions both of Bedrock's streams
-// (InvokeModelWithResponseStream and ConverseStream) carry, by the kind of
-// error they stand for; an error of another kind is an internal server
-// exception there.
-var streamExceptions = map[mapping.ErrorKind]string{
-	mapping.ErrInvalidRequest:  "validationException",
-	mapping.ErrRequestTooLarge: "validationException",
-	mapping.ErrRateLimit:       "throttlingException",
-	mapping.ErrOverloaded:      "serviceUnavailableException",
-}
-
-// AppendStreamException appends the SSE event that stands for e as an
-// exception message of an AWS event stream (see DecodeStreamException):
-// the upstream's own type when e came from an AWS protocol and both
-// streams carry it (modelStreamErrorException, say), else the type of e's
-// kind, in the lower camel case of exception messages.
-func AppendStreamException(dst []byte, e *Error) []byte {
-	if e == nil {
-		e = &Error{Status: 502, Kind: mapping.ErrBadGateway, Message: "upstream stream failed"}
-	}
-	t := ""
-	if d := e.Protocol.Descriptor(); d != nil && d.ErrorAtRoot && e.Code != "" {
-		t = strings.ToLower(e.Code[:1]) + e.Code[1:]
-		switch t {
-		case "internalServerException", "modelStreamErrorException", "validationException", "throttlingException", "serviceUnavailableException":
-		default:
-			t = ""
-		}
-	}
-	if t == "" {
-		if t = streamExceptions[e.Kind]; t == "" {
-			t = "internalServerException"
-		}
-	}
-	dst = append(dst, "event: "+StreamExceptionPrefix...)
-	dst = append(dst, t...)
-	dst = append(dst, "\ndata: {\"message\":"...)
-	dst = jsonx.AppendString(dst, e.Message)
-	return append(dst, "}\n\n"...)
+	return d.framingErrors.DecodeFramingError(p, name, data)
 }

@@ -1,8 +1,6 @@
 package codec
 
 import (
-	"strconv"
-
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
@@ -627,14 +625,6 @@ type EncodeOptions struct {
 // the client nor the configuration gave one.
 const DefaultMaxTokens = 4096
 
-// VertexAnthropicVersion is the anthropic_version a vertex-anthropic body
-// carries when the client gave none.
-const VertexAnthropicVersion = "vertex-2023-10-16"
-
-// BedrockAnthropicVersion is the anthropic_version a bedrock-anthropic
-// body carries.
-const BedrockAnthropicVersion = "bedrock-2023-05-31"
-
 // Latency is how long an upstream took, in Bedrock's terms. The codecs do
 // not measure time: the caller (llmbridge's HTTP layer) sets it on a
 // Response or on the EventEnd of a stream; zero is unknown.
@@ -645,20 +635,4 @@ type Latency struct {
 	// FirstByteMs is the milliseconds from sending the upstream request
 	// to the first byte of its answer.
 	FirstByteMs int64
-}
-
-// AppendInvocationMetrics appends the members Bedrock's InvokeModel adds to
-// the last chunk of a stream, where its clients read usage and latency:
-// ,"amazon-bedrock-invocationMetrics":{...} with u's input tokens in
-// Anthropic's meaning (without cached tokens), its output tokens and lat.
-func AppendInvocationMetrics(dst []byte, u *Usage, lat *Latency) []byte {
-	dst = append(dst, `,"amazon-bedrock-invocationMetrics":{"inputTokenCount":`...)
-	dst = strconv.AppendInt(dst, u.AnthropicInputTokens(), 10)
-	dst = append(dst, `,"outputTokenCount":`...)
-	dst = strconv.AppendInt(dst, u.OutputTokens, 10)
-	dst = append(dst, `,"invocationLatency":`...)
-	dst = strconv.AppendInt(dst, lat.InvocationMs, 10)
-	dst = append(dst, `,"firstByteLatency":`...)
-	dst = strconv.AppendInt(dst, lat.FirstByteMs, 10)
-	return append(dst, '}')
 }

@@ -93,6 +93,45 @@ type SiblingAdapter interface {
 	AdaptSibling(p Protocol, body []byte, from Protocol, model string, stream bool) ([]byte, error)
 }
 
+// FramingErrorDecoder is implemented by a Codec whose protocols' stream
+// framing carries errors of its own beside the protocol's events (an AWS
+// event stream's exception messages; DecodeFramingError).
+type FramingErrorDecoder interface {
+	// DecodeFramingError returns the error that a stream event of p (its
+	// SSE event name and data, as the framing layer names them) stands
+	// for, or nil for an event of the protocol's own. Its strings are
+	// copies.
+	DecodeFramingError(p Protocol, name, data string) *Error
+}
+
+// MetricsReporter is implemented by a Codec whose protocols report usage
+// and latency beside the answer (Descriptor.MetricsHeaders), in streams
+// within their last event (AppendStreamMetrics).
+type MetricsReporter interface {
+	// AppendStreamMetrics appends the members with which the last event
+	// of p's streams reports usage u and latency lat; dst unchanged for a
+	// protocol without them.
+	AppendStreamMetrics(dst []byte, p Protocol, u *Usage, lat *Latency) []byte
+}
+
+// StatusMapper is implemented by a Codec whose protocols' clients read
+// statuses other clients do not (Anthropic's 529 for an overloaded
+// server, which the others get as 503, the status their SDKs retry).
+type StatusMapper interface {
+	// ClientStatus returns the HTTP status with which e is sent to a
+	// client of p (ClientStatus).
+	ClientStatus(p Protocol, e *Error) int
+}
+
+// ErrorBodyChecker is implemented by a Codec whose protocols' error
+// bodies take a shape besides one error object (Gemini's JSON array of
+// error objects; IsProtocolBody).
+type ErrorBodyChecker interface {
+	// IsErrorBody reports whether body, an upstream answer of p with an
+	// error status that is not a JSON object, is one of p's error bodies.
+	IsErrorBody(p Protocol, body string) bool
+}
+
 // registered is every registered protocol, in the order Protocols returns
 // them. Registration happens in init functions only, before any lookup.
 var registered []*Descriptor
@@ -103,8 +142,11 @@ var protocolOrder = []Protocol{OpenAIChat, OpenAIResponses, AnthropicMessages, G
 
 // Register makes the protocol d describes available, implemented by c. It
 // is called from the init functions of codec packages, and panics when
-// d.Name is empty or already registered, or d.Family names no protocol of
-// c's family that is registered or d itself.
+// d.Name is empty or already registered, c is nil, d.Family names a
+// protocol that is not registered (a family registers the protocol that
+// names it before its siblings), or d has no model rules (Rules.Provider
+// and every name of Rules.Params; a sibling whose Rules are zero takes its
+// family's).
 func Register(d Descriptor, c Codec) {
 	if d.Name == "" || c == nil || d.Name.Descriptor() != nil {
 		panic("codec: cannot register protocol " + string(d.Name))
@@ -112,11 +154,27 @@ func Register(d Descriptor, c Codec) {
 	if d.Family == "" {
 		d.Family = d.Name
 	}
+	if d.Family != d.Name {
+		f := d.Family.Descriptor()
+		if f == nil {
+			panic("codec: protocol " + string(d.Name) + " names family " + string(d.Family) + ", which is not registered")
+		}
+		if d.Rules == (ModelRules{}) {
+			d.Rules = f.Rules
+		}
+	}
+	if d.Rules.Provider == "" || !d.Rules.Params.complete() {
+		panic("codec: protocol " + string(d.Name) + " declares no model rules (Descriptor.Rules)")
+	}
 	d.codec = c
 	d.lister, _ = c.(ModelLister)
 	d.counter, _ = c.(TokenCounter)
 	d.sibling, _ = c.(SiblingAdapter)
 	d.fitter, _ = c.(BodyFitter)
+	d.framingErrors, _ = c.(FramingErrorDecoder)
+	d.metrics, _ = c.(MetricsReporter)
+	d.statuses, _ = c.(StatusMapper)
+	d.errorBodies, _ = c.(ErrorBodyChecker)
 	registered = append(registered, &d)
 	slices.SortStableFunc(registered, func(a, b *Descriptor) int {
 		ia, ib := orderOf(a.Name), orderOf(b.Name)

@@ -22,7 +22,18 @@ func TestRegisterRejects(t *testing.T) {
 	}{
 		"taken name": {codec.Descriptor{Name: codec.OpenAIChat}, stubCodec{}},
 		"no name":    {codec.Descriptor{}, stubCodec{}},
-		"no codec":   {codec.Descriptor{Name: "new-protocol"}, nil},
+		"no codec":   {codec.Descriptor{Name: "new-protocol", Rules: chat.Rules}, nil},
+		// A family that is not registered would leave the protocol
+		// without siblings to pass through to, and without model rules.
+		"unknown family": {codec.Descriptor{Name: "new-protocol", Family: "no-such-family", Rules: chat.Rules}, stubCodec{}},
+		// Without model rules, adjustments would name no field.
+		"no model rules": {codec.Descriptor{Name: "new-protocol"}, stubCodec{}},
+		"no provider":    {codec.Descriptor{Name: "new-protocol", Rules: codec.ModelRules{Params: chat.Rules.Params}}, stubCodec{}},
+		"a name missing": {codec.Descriptor{Name: "new-protocol", Rules: func() codec.ModelRules {
+			r := chat.Rules
+			r.Params.TopK = ""
+			return r
+		}()}, stubCodec{}},
 	} {
 		func() {
 			defer func() {
@@ -44,6 +55,20 @@ func TestRegisterRejects(t *testing.T) {
 	clients := slices.DeleteFunc(slices.Clone(all), func(p codec.Protocol) bool { return p == codec.AzureOpenAI || p == codec.AzureOpenAIResponses })
 	if got := codec.ClientProtocols(); !slices.Equal(got, clients) {
 		t.Errorf("ClientProtocols() = %v, want %v (those with routes)", got, clients)
+	}
+}
+
+// TestModelRulesDeclared checks that every protocol declares its model
+// rules, and that a sibling declaring none has its family's.
+func TestModelRulesDeclared(t *testing.T) {
+	for _, p := range codec.Protocols() {
+		d := p.Descriptor()
+		if d.Rules.Provider == "" || d.Rules.Params.Messages == "" || d.Rules.Params.MaxTokens == "" {
+			t.Errorf("%s: no model rules: %+v", p, d.Rules)
+		}
+		if f := p.Family().Descriptor(); d.Rules != f.Rules {
+			t.Errorf("%s: rules %+v, its family %s has %+v", p, d.Rules, f.Name, f.Rules)
+		}
 	}
 }
 
@@ -76,5 +101,22 @@ func TestAWSErrorBodies(t *testing.T) {
 	codec.DecodeErrorType(codec.OpenAIChat, "ThrottlingException", e)
 	if e.Code == "ThrottlingException" {
 		t.Errorf("openai-chat took an AWS type: %+v", e)
+	}
+}
+
+// TestDecodeFramingError checks that only a protocol whose framing carries
+// errors of its own reads them: an SSE event of the same name is the
+// protocol's, and so is an AWS protocol's event of another name.
+func TestDecodeFramingError(t *testing.T) {
+	if e := codec.DecodeFramingError(codec.Bedrock, "exception:validationException", `{"message":"bad"}`); e == nil || e.Kind != mapping.ErrInvalidRequest || e.Protocol != codec.Bedrock {
+		t.Errorf("bedrock exception: %+v", e)
+	}
+	if e := codec.DecodeFramingError(codec.Bedrock, "messageStop", `{"stopReason":"end_turn"}`); e != nil {
+		t.Errorf("bedrock messageStop read as an error: %+v", e)
+	}
+	for _, p := range []codec.Protocol{codec.AnthropicMessages, codec.VertexAnthropic, codec.OpenAIChat, "no-such-protocol"} {
+		if e := codec.DecodeFramingError(p, "exception:validationException", `{"message":"bad"}`); e != nil {
+			t.Errorf("%s read a framing error: %+v", p, e)
+		}
 	}
 }

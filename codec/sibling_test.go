@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/anthropic"
 )
 
 // TestAdaptSibling adapts bodies between the siblings of each family.
@@ -35,7 +36,7 @@ func TestAdaptSibling(t *testing.T) {
 			name:   "anthropic to bedrock-anthropic: the automatic breakpoint on the last block",
 			client: codec.AnthropicMessages, upstream: codec.BedrockAnthropic,
 			body: `{"model":"claude-x","max_tokens":10,"cache_control":{"type":"ephemeral"},"messages":[{"role":"user","content":"hi"}]}`,
-			want: `{"max_tokens":10,"messages":[{"role":"user","content":[{"type":"text","text":"hi","cache_control":{"type":"ephemeral"}}]}],"anthropic_version":"` + codec.BedrockAnthropicVersion + `"}`,
+			want: `{"max_tokens":10,"messages":[{"role":"user","content":[{"type":"text","text":"hi","cache_control":{"type":"ephemeral"}}]}],"anthropic_version":"` + anthropic.BedrockVersion + `"}`,
 		},
 		{
 			name:   "anthropic to bedrock-anthropic: past thinking, a block's own breakpoint kept",
@@ -43,13 +44,13 @@ func TestAdaptSibling(t *testing.T) {
 			body: `{"cache_control":{"type":"ephemeral","ttl":"5m"},"messages":[{"role":"user","content":[{"type":"text","text":"a","cache_control":{"type":"ephemeral"}},{"type":"text","text":""}]},` +
 				`{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"s"}]}]}`,
 			want: `{"messages":[{"role":"user","content":[{"type":"text","text":"a","cache_control":{"type":"ephemeral"}},{"type":"text","text":""}]},` +
-				`{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"s"}]}],"anthropic_version":"` + codec.BedrockAnthropicVersion + `"}`,
+				`{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"s"}]}],"anthropic_version":"` + anthropic.BedrockVersion + `"}`,
 		},
 		{
 			name:   "anthropic to vertex-anthropic: model out, anthropic_version in",
 			client: codec.AnthropicMessages, upstream: codec.VertexAnthropic,
 			body: `{"model":"claude-x","max_tokens":10}`,
-			want: `{"max_tokens":10,"anthropic_version":"` + codec.VertexAnthropicVersion + `"}`,
+			want: `{"max_tokens":10,"anthropic_version":"` + anthropic.VertexVersion + `"}`,
 		},
 		{
 			name:   "vertex-anthropic to anthropic: anthropic_version out, model in",
@@ -61,7 +62,7 @@ func TestAdaptSibling(t *testing.T) {
 			name:   "anthropic to bedrock-anthropic: model and stream out, Bedrock's anthropic_version in",
 			client: codec.AnthropicMessages, upstream: codec.BedrockAnthropic, stream: true,
 			body: `{"model":"claude-x","max_tokens":10,"stream":true,"metadata":{"user_id":"u"}}`,
-			want: `{"max_tokens":10,"metadata":{"user_id":"u"},"anthropic_version":"` + codec.BedrockAnthropicVersion + `"}`,
+			want: `{"max_tokens":10,"metadata":{"user_id":"u"},"anthropic_version":"` + anthropic.BedrockVersion + `"}`,
 		},
 		{
 			name:   "bedrock-anthropic to anthropic, streamed: version and betas out, model and stream in",
@@ -79,13 +80,13 @@ func TestAdaptSibling(t *testing.T) {
 			name:   "bedrock-anthropic to vertex-anthropic: Vertex's version, the stream member",
 			client: codec.BedrockAnthropic, upstream: codec.VertexAnthropic, stream: true,
 			body: `{"anthropic_version":"bedrock-2023-05-31","max_tokens":10}`,
-			want: `{"max_tokens":10,"anthropic_version":"` + codec.VertexAnthropicVersion + `","stream":true}`,
+			want: `{"max_tokens":10,"anthropic_version":"` + anthropic.VertexVersion + `","stream":true}`,
 		},
 		{
 			name:   "vertex-anthropic to bedrock-anthropic: Bedrock's version, no stream member",
 			client: codec.VertexAnthropic, upstream: codec.BedrockAnthropic, stream: true,
 			body: `{"anthropic_version":"vertex-2023-10-16","stream":true,"max_tokens":10}`,
-			want: `{"anthropic_version":"` + codec.BedrockAnthropicVersion + `","max_tokens":10}`,
+			want: `{"anthropic_version":"` + anthropic.BedrockVersion + `","max_tokens":10}`,
 		},
 		{
 			name:   "gemini to vertex: call and result ids are removed, nothing else",

@@ -7,6 +7,7 @@ import (
 
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/internal/codectest"
+	"github.com/llmbridge/llmbridge/codec/internal/wire"
 	"github.com/llmbridge/llmbridge/sse"
 	"github.com/tidwall/gjson"
 )
@@ -190,7 +191,7 @@ var stopDivergences = []stopDivergence{
 			return "stop"
 		},
 		why: "a Chat choice always ends with a finish_reason: tool_calls when the message holds tool calls (Chat clients run tools on it), " +
-			"stop otherwise (chatToolStop, chatStreamEncoder.finish, ChatFinishReason)"},
+			"stop otherwise (chat.toolStop, chat.streamEncoder.finish, ChatFinishReason)"},
 	{client: codec.Bedrock,
 		got: func(OutputKind) string { return "end_turn" },
 		why: "a Converse message always ends with a stopReason, end_turn when the upstream gave no reason (ConverseStopReason)"},
@@ -494,7 +495,7 @@ func clientStopStream(p codec.Protocol, out string) (stop string, errored bool) 
 			return stop, errored
 		}
 		data := gjson.ParseBytes(ev.Data)
-		if strings.HasPrefix(string(ev.Name), codec.StreamExceptionPrefix) {
+		if strings.HasPrefix(string(ev.Name), wire.ExceptionPrefix) {
 			// An AWS event stream's exception (Bedrock's clients).
 			errored = true
 			continue

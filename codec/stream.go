@@ -222,3 +222,14 @@ func AppendResponseEvents(out []Event, resp *Response) []Event {
 	}
 	return append(out, Event{Type: EventEnd, Latency: resp.Latency})
 }
+
+// AppendStreamMetrics appends to dst, the text of the last event of a
+// stream of protocol p without its closing brace, the members with which
+// p reports usage u and latency lat there (Descriptor.MetricsHeaders);
+// dst unchanged for a protocol without them.
+func AppendStreamMetrics(dst []byte, p Protocol, u *Usage, lat *Latency) []byte {
+	if d := p.Descriptor(); d != nil && d.metrics != nil {
+		return d.metrics.AppendStreamMetrics(dst, p, u, lat)
+	}
+	return dst
+}

@@ -1,8 +1,6 @@
 package codec
 
 import (
-	"strings"
-
 	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/tidwall/gjson"
 )
@@ -48,15 +46,16 @@ func (w *StreamWatcher) Complete() bool { return w.complete }
 // IsProtocolBody reports whether body, a complete non-streamed answer of an
 // upstream of protocol p with HTTP status, is what the protocol sends: a
 // JSON object for a success, the protocol's error object (an "error"
-// object with a message; for Gemini also an array of such objects; for
-// AWS's protocols an object with a message) for any other status. A passthrough forwards such a body byte for byte and
+// object with a message; for AWS's protocols an object with a message,
+// ErrorAtRoot) or another shape of its error bodies (ErrorBodyChecker) for
+// any other status. A passthrough forwards such a body byte for byte and
 // turns anything else (a cut body, a load balancer's HTML page) into an
 // error the client's SDK can read.
 func IsProtocolBody(p Protocol, status int, body []byte) bool {
 	s := jsonx.BytesToString(body)
 	if !jsonx.IsObject(s) {
 		d := p.Descriptor()
-		return status >= 400 && d != nil && d.ErrorArrays && isErrorArray(s)
+		return status >= 400 && d != nil && d.errorBodies != nil && d.errorBodies.IsErrorBody(p, s)
 	}
 	if status < 400 {
 		return true
@@ -65,13 +64,6 @@ func IsProtocolBody(p Protocol, status int, body []byte) bool {
 		return gjson.Get(s, "message").Type == gjson.String || gjson.Get(s, "Message").Type == gjson.String
 	}
 	return gjson.Get(s, "error.message").Type == gjson.String
-}
-
-// isErrorArray reports whether s is a JSON array whose first element is
-// an error object, as Gemini sends for some failed requests.
-func isErrorArray(s string) bool {
-	t := strings.TrimLeft(s, " \t\r\n")
-	return len(t) > 0 && t[0] == '[' && jsonx.Valid(t) && gjson.Get(t, "0.error.message").Type == gjson.String
 }
 
 // AppendStreamError appends protocol p's in-stream error for e, as a fresh

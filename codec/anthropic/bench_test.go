@@ -10,10 +10,10 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// anthropicBenchRequest returns a realistic request body of about 5 KB: a
+// benchRequest returns a realistic request body of about 5 KB: a
 // system prompt and a 20-message conversation, mixing string and block
 // content, with escapes in the text as real conversations have.
-func anthropicBenchRequest(vertex bool) []byte {
+func benchRequest(vertex bool) []byte {
 	var b []byte
 	if vertex {
 		b = append(b, `{"anthropic_version":"vertex-2023-10-16","max_tokens":4096,`...)
@@ -52,11 +52,11 @@ func anthropicBenchRequest(vertex bool) []byte {
 	return b
 }
 
-// anthropicBenchDecode runs decode benchmarks on the request body, with a
+// benchDecode runs decode benchmarks on the request body, with a
 // fresh Request per iteration and with one reused through Reset, as a
 // pooling caller does; encode, when set, also encodes every request.
-func anthropicBenchDecode(b *testing.B, encode bool) {
-	body := anthropicBenchRequest(false)
+func benchDecode(b *testing.B, encode bool) {
+	body := benchRequest(false)
 	dst := make([]byte, 0, 2*len(body))
 	run := func(b *testing.B, next func() *codec.Request) {
 		b.SetBytes(int64(len(body)))
@@ -84,14 +84,14 @@ func anthropicBenchDecode(b *testing.B, encode bool) {
 	})
 }
 
-func BenchmarkAnthropicDecodeRequest(b *testing.B) { anthropicBenchDecode(b, false) }
+func BenchmarkAnthropicDecodeRequest(b *testing.B) { benchDecode(b, false) }
 
 // BenchmarkAnthropicTranslateRequest measures decode and encode together,
 // the figure the codec's performance target is about (docs/performance.md).
-func BenchmarkAnthropicTranslateRequest(b *testing.B) { anthropicBenchDecode(b, true) }
+func BenchmarkAnthropicTranslateRequest(b *testing.B) { benchDecode(b, true) }
 
 func BenchmarkAnthropicAppendRequest(b *testing.B) {
-	body := anthropicBenchRequest(false)
+	body := benchRequest(false)
 	var req codec.Request
 	if err := codec.DecodeRequest(codec.AnthropicMessages, body, &req); err != nil {
 		b.Fatal(err)
@@ -111,7 +111,7 @@ func BenchmarkAnthropicAppendRequest(b *testing.B) {
 // floor that every decoder pays (DecodeRequest validates first), to read
 // the other figures against the speed of the machine.
 func BenchmarkAnthropicValidBaseline(b *testing.B) {
-	body := string(anthropicBenchRequest(false))
+	body := string(benchRequest(false))
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
 		if !gjson.Valid(body) {

@@ -17,19 +17,19 @@ func init() {
 		Route:            codec.Route{Suffixes: []string{"/v1/messages"}, Paths: []string{"/messages"}},
 		Credential:       codec.Credential{Header: "X-Api-Key", AlsoBearer: true},
 		Headers:          [][2]string{{"Anthropic-Version", "2023-06-01"}},
-		FamilyHeaders:    anthropicHeaders,
+		FamilyHeaders:    headers,
 		Counting:         codec.Counting{Member: "input_tokens", Route: codec.Route{Suffixes: []string{"/v1/messages/count_tokens"}}},
 		Listing:          codec.Listing{Path: "/v1/models", Shape: codec.AnthropicMessages, PageSize: "limit", Paging: []string{"limit", "after_id", "before_id"}},
 		Origin:           mapping.FamilyAnthropic,
-		ResponseModel:    anthropicResponseModel,
-		Overloaded529:    true,
+		ResponseModel:    responseModel,
+		Rules:            rules,
 		Fields:           fields,
 	}, anthropicCodec{})
 	codec.Register(codec.Descriptor{
 		Name: codec.VertexAnthropic, Family: codec.AnthropicMessages, ModelInPath: true, Located: true, Cloud: "google",
 		CacheBreakpoints: true,
 		Route:            codec.Route{Models: "/publishers/anthropic/models", Method: "rawPredict", StreamMethod: "streamRawPredict"},
-		FamilyHeaders:    anthropicHeaders,
+		FamilyHeaders:    headers,
 		Counting: codec.Counting{Member: "input_tokens", BodyProtocol: codec.AnthropicMessages,
 			Route: codec.Route{Suffixes: []string{"/publishers/anthropic/models/count-tokens:rawPredict"}}},
 		PathHints: []string{"/publishers/anthropic/"},
@@ -43,8 +43,7 @@ func init() {
 		// and refused in the header.
 		BodyOnlyBetas: map[string]bool{"context-1m-2025-08-07": true},
 		Origin:        mapping.FamilyAnthropic,
-		ResponseModel: anthropicResponseModel,
-		Overloaded529: true,
+		ResponseModel: responseModel,
 	}, anthropicCodec{})
 	codec.Register(codec.Descriptor{
 		Name: codec.BedrockAnthropic, Family: codec.AnthropicMessages, ModelInPath: true, ModelEscaped: true, Cloud: "aws",
@@ -54,7 +53,7 @@ func init() {
 		// signed with SigV4.
 		Credential:    codec.Credential{},
 		Framing:       codec.FramingEventChunks,
-		FamilyHeaders: anthropicHeaders,
+		FamilyHeaders: headers,
 		// The version and the beta values travel in the body on Bedrock
 		// (anthropic_version, anthropic_beta).
 		DropHeaders: []string{"Anthropic-Version", "Anthropic-Beta"},
@@ -70,7 +69,7 @@ func init() {
 		// format.
 		PathHints:     []string{"/model/", "/inference-profiles"},
 		Origin:        mapping.FamilyAnthropic,
-		ResponseModel: anthropicResponseModel,
+		ResponseModel: responseModel,
 		// CountTokens counts an InvokeModel body, carried base64-encoded
 		// in input.invokeModel.body.
 		Counting: codec.Counting{ModelInPath: true, Member: "inputTokens",
@@ -105,12 +104,12 @@ var vertexBetas = map[string]bool{
 	"web-search-2025-03-05":           true,
 }
 
-// anthropicResponseModel are where Messages responses and stream events
+// responseModel are where Messages responses and stream events
 // name the model.
-var anthropicResponseModel = []string{"model", "message.model"}
+var responseModel = []string{"model", "message.model"}
 
-// anthropicHeaders are the headers only Anthropic's servers read.
-var anthropicHeaders = []string{"Anthropic-Version", "Anthropic-Beta"}
+// headers are the headers only Anthropic's servers read.
+var headers = []string{"Anthropic-Version", "Anthropic-Beta"}
 
 // anthropicCodec is the codec of Anthropic Messages, first-party and on
 // Vertex AI.
@@ -135,47 +134,47 @@ func (anthropicCodec) DecodeRequest(p codec.Protocol, body []byte, req *codec.Re
 }
 
 // decodeFirstPartyAnthropicRequest, decodeVertexAnthropicRequest and
-// decodeBedrockAnthropicRequest are decodeAnthropicRequest for each
+// decodeBedrockAnthropicRequest are decodeRequest for each
 // protocol: function values, not closures, so that passing one costs no
 // allocation.
 func decodeFirstPartyAnthropicRequest(root gjson.Result, req *request) *codec.Error {
-	return decodeAnthropicRequest(root, req, codec.AnthropicMessages)
+	return decodeRequest(root, req, codec.AnthropicMessages)
 }
 
 func decodeVertexAnthropicRequest(root gjson.Result, req *request) *codec.Error {
-	return decodeAnthropicRequest(root, req, codec.VertexAnthropic)
+	return decodeRequest(root, req, codec.VertexAnthropic)
 }
 
 func decodeBedrockAnthropicRequest(root gjson.Result, req *request) *codec.Error {
-	return decodeAnthropicRequest(root, req, codec.BedrockAnthropic)
+	return decodeRequest(root, req, codec.BedrockAnthropic)
 }
 
 // AppendRequest encodes req as a Messages request body.
 func (anthropicCodec) AppendRequest(dst []byte, p codec.Protocol, req *codec.Request, opts codec.EncodeOptions) ([]byte, error) {
-	dst, err := appendAnthropicRequest(dst, req, &opts, p)
+	dst, err := appendRequest(dst, req, &opts, p)
 	return dst, wire.Err(err)
 }
 
 // DecodeResponse decodes a Messages response body.
 func (anthropicCodec) DecodeResponse(p codec.Protocol, body []byte, resp *codec.Response) error {
-	return wire.DecodeResponse(p, body, resp, decodeAnthropicResponse)
+	return wire.DecodeResponse(p, body, resp, decodeResponse)
 }
 
 // AppendResponse encodes resp as a Messages response body.
 func (anthropicCodec) AppendResponse(dst []byte, _ codec.Protocol, resp *codec.Response, _ *codec.Request) ([]byte, error) {
-	dst, err := appendAnthropicResponse(dst, resp)
+	dst, err := appendResponse(dst, resp)
 	return dst, wire.Err(err)
 }
 
 // NewStreamDecoder returns a decoder of a Messages stream.
 func (anthropicCodec) NewStreamDecoder(p codec.Protocol) codec.StreamDecoder {
-	return newAnthropicStreamDecoder(p)
+	return newStreamDecoder(p)
 }
 
 // NewStreamEncoder returns an encoder of a Messages stream for the client's
 // request req.
 func (anthropicCodec) NewStreamEncoder(p codec.Protocol, req *codec.Request) codec.StreamEncoder {
-	return newAnthropicStreamEncoder(p, req)
+	return newStreamEncoder(p, req)
 }
 
 // DecodeError reads the type, status or code of a Messages error object,
@@ -185,7 +184,7 @@ func (anthropicCodec) DecodeError(p codec.Protocol, errObject string, e *codec.E
 		wire.DecodeAWSError(gjson.Parse(errObject), e)
 		return
 	}
-	decodeAnthropicError(gjson.Parse(errObject), e)
+	decodeError(gjson.Parse(errObject), e)
 }
 
 // AppendError encodes e as a Messages error body.
@@ -193,7 +192,7 @@ func (anthropicCodec) AppendError(dst []byte, p codec.Protocol, e *codec.Error) 
 	if p == codec.BedrockAnthropic {
 		return wire.AppendAWSError(dst, e)
 	}
-	return appendAnthropicError(dst, p, e)
+	return appendError(dst, p, e)
 }
 
 // UpstreamPath returns the path of the generation endpoint.
@@ -226,12 +225,12 @@ func (anthropicCodec) DecodeModelList(p codec.Protocol, body []byte, l *codec.Mo
 	if err != nil {
 		return err
 	}
-	return wire.Err(decodeAnthropicModelList(root, p, l))
+	return wire.Err(decodeModelList(root, p, l))
 }
 
 // AppendModelList writes l as a model listing of the family's shape.
 func (anthropicCodec) AppendModelList(dst []byte, _ codec.Protocol, l *codec.ModelList, opts codec.ModelListOptions) []byte {
-	return appendAnthropicModelList(dst, l, opts)
+	return appendModelList(dst, l, opts)
 }
 
 // CountPath returns the path of the token counting endpoint.
@@ -268,25 +267,28 @@ func (anthropicCodec) AppendCountBody(dst []byte, p codec.Protocol, gen []byte, 
 	if p == codec.BedrockAnthropic {
 		return appendBedrockCountBody(dst, gen)
 	}
-	dst = wire.AppendMembers(dst, gjson.ParseBytes(gen), wire.Keep(anthropicCountFields))
+	dst = wire.AppendMembers(dst, gjson.ParseBytes(gen), wire.Keep(countFields))
 	if p != codec.VertexAnthropic {
 		return dst
 	}
 	dst = dst[:len(dst)-1]
 	dst = append(dst, `,"anthropic_version":`...)
-	dst = jsonx.AppendString(dst, codec.VertexAnthropicVersion)
+	dst = jsonx.AppendString(dst, VertexVersion)
 	return append(dst, '}')
 }
 
 // AdaptSibling adapts a body of another protocol of the family.
 func (anthropicCodec) AdaptSibling(p codec.Protocol, body []byte, from codec.Protocol, model string, stream bool) ([]byte, error) {
-	return adaptAnthropicSibling(p, body, from, model, stream)
+	return adaptSibling(p, body, from, model, stream)
 }
 
 // Interface guards
 var (
-	_ codec.Codec          = anthropicCodec{}
-	_ codec.ModelLister    = anthropicCodec{}
-	_ codec.TokenCounter   = anthropicCodec{}
-	_ codec.SiblingAdapter = anthropicCodec{}
+	_ codec.Codec               = anthropicCodec{}
+	_ codec.ModelLister         = anthropicCodec{}
+	_ codec.TokenCounter        = anthropicCodec{}
+	_ codec.SiblingAdapter      = anthropicCodec{}
+	_ codec.FramingErrorDecoder = anthropicCodec{}
+	_ codec.MetricsReporter     = anthropicCodec{}
+	_ codec.StatusMapper        = anthropicCodec{}
 )

@@ -8,9 +8,9 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// anthropicCountFields are the members of an Anthropic count_tokens body
+// countFields are the members of an Anthropic count_tokens body
 // (anthropic-sdk-go MessageCountTokensParams and its beta).
-var anthropicCountFields = []string{"model", "messages", "system", "tools", "tool_choice", "thinking",
+var countFields = []string{"model", "messages", "system", "tools", "tool_choice", "thinking",
 	"output_config", "cache_control", "context_management", "mcp_servers", "speed"}
 
 // bedrockCountedBody returns the InvokeModel body that a Bedrock

@@ -7,16 +7,16 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// decodeAnthropicError reads the type of an Anthropic error object.
-func decodeAnthropicError(errObj gjson.Result, e *codec.Error) {
+// decodeError reads the type of an Anthropic error object.
+func decodeError(errObj gjson.Result, e *codec.Error) {
 	if k, ok := mapping.FromAnthropicErrorType(errObj.Get("type").Str); ok {
 		e.Kind = k
 	}
 	e.Code = errObj.Get("type").Str
 }
 
-// appendAnthropicError appends e as an Anthropic error body.
-func appendAnthropicError(dst []byte, _ codec.Protocol, e *codec.Error) []byte {
+// appendError appends e as an Anthropic error body.
+func appendError(dst []byte, _ codec.Protocol, e *codec.Error) []byte {
 	dst = append(dst, `{"type":"error","error":{"type":`...)
 	typ := mapping.AnthropicErrorType(e.Kind)
 	if _, ok := mapping.FromAnthropicErrorType(e.Code); ok && e.Protocol.Family() == codec.AnthropicMessages {
@@ -27,4 +27,11 @@ func appendAnthropicError(dst []byte, _ codec.Protocol, e *codec.Error) []byte {
 	dst = append(dst, `,"message":`...)
 	dst = jsonx.AppendString(dst, e.Message)
 	return append(dst, `}}`...)
+}
+
+// ClientStatus keeps an upstream's status, 529 included, for clients of
+// the Messages API and of Anthropic on Vertex AI, which read it as
+// overloaded; Bedrock's clients, the AWS SDKs, get 503 for it.
+func (anthropicCodec) ClientStatus(p codec.Protocol, e *codec.Error) int {
+	return mapping.ClientStatus(e.Status, p != codec.BedrockAnthropic)
 }

@@ -10,22 +10,25 @@ import (
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
+// rules is what the model rules know of the Messages API: Anthropic's
+// rules and the request fields they change.
+var rules = codec.ModelRules{Provider: "anthropic", Params: codec.RuleParams{
+	Reasoning: "thinking", Budget: "thinking.budget_tokens", Level: "output_config.effort",
+	MaxTokens: "max_tokens", Temperature: "temperature", TopP: "top_p", TopK: "top_k", Stop: "stop_sequences",
+	Presence: "presence_penalty", Frequency: "frequency_penalty", Messages: "messages", CacheTTL: "cache_control.ttl"}}
+
 // FitBody rewrites, in body, the fields params name (the request
 // parameters a model rule changed) from req, the body decoded and fitted
 // to the routed model; every other byte is kept.
 func (anthropicCodec) FitBody(_ codec.Protocol, body []byte, req *codec.Request, params []string, _ codec.Target) ([]byte, error) {
-	edit := wire.BodyEdit{Body: body}
-	for _, param := range params {
-		fitAnthropicBody(&edit, param, req)
-	}
-	return edit.Body, edit.Err
+	return wire.FitParams(body, params, req, fitBody)
 }
 
-// fitAnthropicBody rewrites the field param names.
-func fitAnthropicBody(edit *wire.BodyEdit, param string, req *codec.Request) {
-	r := &req.Reasoning
+// fitBody rewrites the field param names.
+func fitBody(edit *wire.BodyEdit, param string, req *codec.Request) {
+	r, n := &req.Reasoning, &rules.Params
 	switch param {
-	case "thinking", "thinking.budget_tokens":
+	case n.Reasoning, n.Budget:
 		switch {
 		case r.IsZero():
 			edit.Delete("thinking")
@@ -46,24 +49,24 @@ func fitAnthropicBody(edit *wire.BodyEdit, param string, req *codec.Request) {
 		} else {
 			edit.Delete("output_config.effort")
 		}
-	case "output_config.effort":
+	case n.Level:
 		if r.Effort > mapping.EffortNone {
 			edit.Set("output_config.effort", r.Effort.String())
 		} else {
 			edit.Delete("output_config.effort")
 		}
-	case "max_tokens":
+	case n.MaxTokens:
 		edit.Set("max_tokens", req.MaxTokens.Value)
 	case "tool_choice":
 		edit.Delete("tool_choice")
-	case "stop_sequences":
-		edit.Delete("stop_sequences")
-	case "cache_control.ttl":
+	case n.Stop:
+		edit.Delete(n.Stop)
+	case n.CacheTTL:
 		dropHourTTLs(edit)
 	default:
 		wire.PatchSampling(edit, param, req, "")
-		if n, ok := strings.CutPrefix(param, "messages["); ok {
-			edit.Delete("messages." + strings.TrimSuffix(n, "]"))
+		if i, ok := strings.CutPrefix(param, n.Messages+"["); ok {
+			edit.Delete(n.Messages + "." + strings.TrimSuffix(i, "]"))
 		}
 	}
 }

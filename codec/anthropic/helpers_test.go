@@ -7,16 +7,16 @@ import (
 	"github.com/llmbridge/llmbridge/codec"
 )
 
-// anthropicProtocolFor returns the protocol a test case speaks.
-func anthropicProtocolFor(vertex bool) codec.Protocol {
+// protocolFor returns the protocol a test case speaks.
+func protocolFor(vertex bool) codec.Protocol {
 	if vertex {
 		return codec.VertexAnthropic
 	}
 	return codec.AnthropicMessages
 }
 
-// anthropicText returns a user or assistant message of text parts.
-func anthropicText(role codec.Role, texts ...string) codec.Message {
+// text returns a user or assistant message of text parts.
+func text(role codec.Role, texts ...string) codec.Message {
 	m := codec.Message{Role: role, Parts: make([]codec.Part, len(texts))}
 	for i, t := range texts {
 		m.Parts[i] = codec.Part{Type: codec.PartText, Text: t}
@@ -24,8 +24,8 @@ func anthropicText(role codec.Role, texts ...string) codec.Message {
 	return m
 }
 
-// anthropicAsError returns err as an *Error, failing the test otherwise.
-func anthropicAsError(t *testing.T, err error) *codec.Error {
+// asError returns err as an *Error, failing the test otherwise.
+func asError(t *testing.T, err error) *codec.Error {
 	t.Helper()
 	var e *codec.Error
 	if !errors.As(err, &e) {

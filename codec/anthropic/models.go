@@ -8,9 +8,9 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// decodeAnthropicModelList reads an Anthropic model listing (data[] with
+// decodeModelList reads an Anthropic model listing (data[] with
 // display names, limits and created_at; has_more).
-func decodeAnthropicModelList(root gjson.Result, p codec.Protocol, l *codec.ModelList) *codec.Error {
+func decodeModelList(root gjson.Result, p codec.Protocol, l *codec.ModelList) *codec.Error {
 	data := root.Get("data")
 	if !data.IsArray() {
 		return codec.BadUpstream(p, "model listing has no data array")
@@ -31,8 +31,8 @@ func decodeAnthropicModelList(root gjson.Result, p codec.Protocol, l *codec.Mode
 	return nil
 }
 
-// appendAnthropicModelList writes l as an Anthropic model listing.
-func appendAnthropicModelList(dst []byte, l *codec.ModelList, opts codec.ModelListOptions) []byte {
+// appendModelList writes l as an Anthropic model listing.
+func appendModelList(dst []byte, l *codec.ModelList, opts codec.ModelListOptions) []byte {
 	dst = append(dst, `{"data":[`...)
 	for i, m := range l.Models {
 		if i > 0 {

@@ -10,9 +10,9 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// anthropicCompaction is a compaction block as Anthropic's context
+// compaction is a compaction block as Anthropic's context
 // management returns it (compact_20260112).
-const anthropicCompaction = `{"type":"compaction","content":"Summary of the earlier turns.","encrypted_content":"EqYBCkgIC"}`
+const compaction = `{"type":"compaction","content":"Summary of the earlier turns.","encrypted_content":"EqYBCkgIC"}`
 
 // TestAnthropicOpaqueBlocks: blocks llmbridge does not translate (a
 // compaction, another server tool's blocks, a type added later) never fail
@@ -21,7 +21,7 @@ const anthropicCompaction = `{"type":"compaction","content":"Summary of the earl
 // Anthropic upstream on the next turn.
 func TestAnthropicOpaqueBlocks(t *testing.T) {
 	blocks := []string{
-		anthropicCompaction,
+		compaction,
 		`{"type":"server_tool_use","id":"srvtoolu_1","name":"web_fetch","input":{"url":"https://example.com"}}`,
 		`{"type":"code_execution_tool_result","tool_use_id":"srvtoolu_1","content":{"type":"code_execution_result","stdout":"4"}}`,
 		`{"type":"block_of_2027","x":[1,2]}`,

@@ -13,18 +13,18 @@ import (
 // gjsonInt returns the integer at path in the JSON text s.
 func gjsonInt(s, path string) int64 { return gjson.Get(s, path).Int() }
 
-// anthropicReasoningBody is a minimal Messages request with extra top-level
+// reasoningBody is a minimal Messages request with extra top-level
 // members.
-func anthropicReasoningBody(extra string) string {
+func reasoningBody(extra string) string {
 	if extra != "" {
 		extra = "," + extra
 	}
 	return `{"model":"claude-x","max_tokens":4096,"messages":[{"role":"user","content":"hi"}]` + extra + `}`
 }
 
-// anthropicHistoryBody is a request whose second message, of role, has the
+// historyBody is a request whose second message, of role, has the
 // given content blocks.
-func anthropicHistoryBody(role, blocks string) string {
+func historyBody(role, blocks string) string {
 	return `{"model":"claude-x","max_tokens":4096,"messages":[{"role":"user","content":"hi"},{"role":"` + role +
 		`","content":[` + blocks + `]},{"role":"user","content":"go on"}]}`
 }
@@ -66,7 +66,7 @@ func TestAnthropicDecodeReasoningConfig(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, p := range []codec.Protocol{codec.AnthropicMessages, codec.VertexAnthropic} {
-				body := anthropicReasoningBody(tt.extra)
+				body := reasoningBody(tt.extra)
 				if p == codec.VertexAnthropic {
 					body = strings.Replace(body, `"model":"claude-x",`, "", 1)
 				}
@@ -117,11 +117,11 @@ func TestAnthropicDecodeReasoningConfigErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var req codec.Request
-			err := codec.DecodeRequest(codec.AnthropicMessages, []byte(anthropicReasoningBody(tt.extra)), &req)
+			err := codec.DecodeRequest(codec.AnthropicMessages, []byte(reasoningBody(tt.extra)), &req)
 			if err == nil {
 				t.Fatalf("DecodeRequest succeeded: %+v", req.Reasoning)
 			}
-			e := anthropicAsError(t, err)
+			e := asError(t, err)
 			if e.Status != 400 || e.Param != tt.param || !strings.Contains(e.Message, tt.message) {
 				t.Errorf("got %d %q %q, want 400 %q containing %q", e.Status, e.Param, e.Message, tt.param, tt.message)
 			}
@@ -161,7 +161,7 @@ func TestAnthropicDecodeThinkingHistory(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var req codec.Request
-			if err := codec.DecodeRequest(codec.AnthropicMessages, []byte(anthropicHistoryBody("assistant", tt.blocks)), &req); err != nil {
+			if err := codec.DecodeRequest(codec.AnthropicMessages, []byte(historyBody("assistant", tt.blocks)), &req); err != nil {
 				t.Fatal(err)
 			}
 			if got := req.Messages[1].Parts; !codectest.EqualDecoded(got, tt.want) {
@@ -192,11 +192,11 @@ func TestAnthropicDecodeThinkingHistoryErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var req codec.Request
-			err := codec.DecodeRequest(codec.AnthropicMessages, []byte(anthropicHistoryBody(tt.role, tt.blocks)), &req)
+			err := codec.DecodeRequest(codec.AnthropicMessages, []byte(historyBody(tt.role, tt.blocks)), &req)
 			if err == nil {
 				t.Fatalf("DecodeRequest succeeded: %+v", req.Messages)
 			}
-			e := anthropicAsError(t, err)
+			e := asError(t, err)
 			if e.Status != 400 || e.Param != tt.param || !strings.Contains(e.Message, tt.message) {
 				t.Errorf("got %d %q %q, want 400 %q containing %q", e.Status, e.Param, e.Message, tt.param, tt.message)
 			}
@@ -205,30 +205,30 @@ func TestAnthropicDecodeThinkingHistoryErrors(t *testing.T) {
 	// Thinking is no system or tool result content.
 	for body, want := range map[string]string{
 		`{"model":"m","max_tokens":1,"system":[{"type":"thinking","thinking":"a","signature":"S"}],"messages":[{"role":"user","content":"x"}]}`: "system[0]",
-		anthropicHistoryBody("user", `{"type":"tool_result","tool_use_id":"t","content":[{"type":"redacted_thinking","data":"R"}]}`):            "messages[1].content[0].content[0]",
+		historyBody("user", `{"type":"tool_result","tool_use_id":"t","content":[{"type":"redacted_thinking","data":"R"}]}`):                     "messages[1].content[0].content[0]",
 	} {
 		var req codec.Request
 		err := codec.DecodeRequest(codec.AnthropicMessages, []byte(body), &req)
-		if e := anthropicAsError(t, err); e.Param != want || !strings.Contains(e.Message, "is not allowed in") {
+		if e := asError(t, err); e.Param != want || !strings.Contains(e.Message, "is not allowed in") {
 			t.Errorf("%s: %v, want an error about %s", body, e, want)
 		}
 	}
 }
 
-// anthropicEncodeRequest encodes req toward p, returning the body and the
+// encodeRequest encodes req toward p, returning the body and the
 // error.
-func anthropicEncodeRequest(t *testing.T, p codec.Protocol, req *codec.Request, opts codec.EncodeOptions) (string, *codec.Error) {
+func encodeRequest(t *testing.T, p codec.Protocol, req *codec.Request, opts codec.EncodeOptions) (string, *codec.Error) {
 	t.Helper()
 	out, err := codec.AppendRequest(nil, p, req, opts)
 	if err != nil {
-		return "", anthropicAsError(t, err)
+		return "", asError(t, err)
 	}
 	return string(out), nil
 }
 
-// anthropicBaseRequest is a one-turn canonical request.
-func anthropicBaseRequest() codec.Request {
-	return codec.Request{Model: "claude-x", Messages: []codec.Message{anthropicText(codec.RoleUser, "hi")}}
+// baseRequest is a one-turn canonical request.
+func baseRequest() codec.Request {
+	return codec.Request{Model: "claude-x", Messages: []codec.Message{text(codec.RoleUser, "hi")}}
 }
 
 func TestAnthropicAppendReasoningConfig(t *testing.T) {
@@ -268,9 +268,9 @@ func TestAnthropicAppendReasoningConfig(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, p := range []codec.Protocol{codec.AnthropicMessages, codec.VertexAnthropic} {
-				req := anthropicBaseRequest()
+				req := baseRequest()
 				req.Reasoning, req.MaxTokens = tt.reasoning, tt.maxTokens
-				out, err := anthropicEncodeRequest(t, p, &req, tt.opts)
+				out, err := encodeRequest(t, p, &req, tt.opts)
 				if err != nil {
 					t.Fatalf("%s: %v", p, err)
 				}
@@ -314,10 +314,10 @@ func TestAnthropicAppendThinkingMaxTokens(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			req := anthropicBaseRequest()
+			req := baseRequest()
 			req.Reasoning.Budget = codec.OptInt{Value: tt.budget, Set: true}
 			req.MaxTokens = tt.maxTokens
-			out, err := anthropicEncodeRequest(t, codec.AnthropicMessages, &req, codec.EncodeOptions{DefaultMaxTokens: tt.defaultMax})
+			out, err := encodeRequest(t, codec.AnthropicMessages, &req, codec.EncodeOptions{DefaultMaxTokens: tt.defaultMax})
 			if tt.param != "" {
 				if err == nil || err.Status != 400 || err.Param != tt.param || !strings.Contains(err.Message, "cannot be expressed") {
 					t.Fatalf("got %v (%s), want a 400 about %s", err, out, tt.param)
@@ -354,9 +354,9 @@ func TestAnthropicAppendReasoningConfigErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, p := range []codec.Protocol{codec.AnthropicMessages, codec.VertexAnthropic} {
-				req := anthropicBaseRequest()
+				req := baseRequest()
 				tt.modify(&req)
-				out, err := anthropicEncodeRequest(t, p, &req, codec.EncodeOptions{})
+				out, err := encodeRequest(t, p, &req, codec.EncodeOptions{})
 				if err == nil || err.Status != 400 || err.Param != tt.param {
 					t.Errorf("%s: got %v (%s), want a 400 about %s", p, err, out, tt.param)
 				}
@@ -366,10 +366,10 @@ func TestAnthropicAppendReasoningConfigErrors(t *testing.T) {
 }
 
 func TestAnthropicAppendOutputFormat(t *testing.T) {
-	req := anthropicBaseRequest()
+	req := baseRequest()
 	req.Format = codec.OutputFormat{Kind: codec.FormatJSONSchema, Name: "answer", Description: "The answer.", Strict: codec.OptBool{Value: true, Set: true},
 		Schema: `{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"],"additionalProperties":false}`}
-	out, err := anthropicEncodeRequest(t, codec.VertexAnthropic, &req, codec.EncodeOptions{})
+	out, err := encodeRequest(t, codec.VertexAnthropic, &req, codec.EncodeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -391,25 +391,25 @@ func TestAnthropicAppendOutputFormat(t *testing.T) {
 }
 
 func TestAnthropicAppendReasoningHistory(t *testing.T) {
-	anthropicSig := codec.Part{Type: codec.PartReasoning, Text: "Think.", Signature: "EqQB+/=", Origin: mapping.FamilyAnthropic}
+	sig := codec.Part{Type: codec.PartReasoning, Text: "Think.", Signature: "EqQB+/=", Origin: mapping.FamilyAnthropic}
 	redacted := codec.Part{Type: codec.PartReasoning, Redacted: true, Signature: "EmwK", Origin: mapping.FamilyAnthropic}
 	gemini := codec.Part{Type: codec.PartReasoning, Text: "G", Signature: "gsig", Origin: mapping.FamilyGemini}
 	openai := codec.Part{Type: codec.PartReasoning, Text: "O", Signature: "enc", Origin: mapping.FamilyOpenAI, ItemID: "rs_1"}
 	unsigned := codec.Part{Type: codec.PartReasoning, Text: "from chat"}
 	call := codec.Part{Type: codec.PartToolCall, ToolCallID: "toolu_1", ToolName: "f", Arguments: `{"a":1}`}
 	req := codec.Request{Model: "claude-x", Messages: []codec.Message{
-		anthropicText(codec.RoleUser, "q1"),
-		{Role: codec.RoleAssistant, Parts: []codec.Part{anthropicSig, {Type: codec.PartText, Text: "A1"}, redacted, call}},
+		text(codec.RoleUser, "q1"),
+		{Role: codec.RoleAssistant, Parts: []codec.Part{sig, {Type: codec.PartText, Text: "A1"}, redacted, call}},
 		{Role: codec.RoleUser, Parts: []codec.Part{{Type: codec.PartToolResult, ToolCallID: "toolu_1", Content: []codec.Part{{Type: codec.PartText, Text: "r"}}}}},
 		{Role: codec.RoleAssistant, Parts: []codec.Part{gemini, openai, unsigned, {Type: codec.PartText, Text: "A2"}}},
-		anthropicText(codec.RoleUser, "q2"),
+		text(codec.RoleUser, "q2"),
 		{Role: codec.RoleAssistant, Parts: []codec.Part{unsigned}}, // only reasoning that cannot go: the message disappears
-		{Role: codec.RoleUser, Parts: []codec.Part{anthropicSig, {Type: codec.PartText, Text: "q3"}}},
+		{Role: codec.RoleUser, Parts: []codec.Part{sig, {Type: codec.PartText, Text: "q3"}}},
 	}}
 	for _, p := range []codec.Protocol{codec.AnthropicMessages, codec.VertexAnthropic} {
 		r := req
 		r.Dropped = nil
-		out, err := anthropicEncodeRequest(t, p, &r, codec.EncodeOptions{})
+		out, err := encodeRequest(t, p, &r, codec.EncodeOptions{})
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
@@ -431,11 +431,11 @@ func TestAnthropicAppendReasoningHistory(t *testing.T) {
 	}
 	// Reasoning in a system message or a tool result cannot be carried.
 	for _, bad := range []codec.Request{
-		{Model: "m", Messages: []codec.Message{{Role: codec.RoleSystem, Parts: []codec.Part{anthropicSig}}, anthropicText(codec.RoleUser, "x")}},
-		{Model: "m", System: []codec.Part{unsigned}, Messages: []codec.Message{anthropicText(codec.RoleUser, "x")}},
-		{Model: "m", Messages: []codec.Message{{Role: codec.RoleUser, Parts: []codec.Part{{Type: codec.PartToolResult, ToolCallID: "t", Content: []codec.Part{anthropicSig}}}}}},
+		{Model: "m", Messages: []codec.Message{{Role: codec.RoleSystem, Parts: []codec.Part{sig}}, text(codec.RoleUser, "x")}},
+		{Model: "m", System: []codec.Part{unsigned}, Messages: []codec.Message{text(codec.RoleUser, "x")}},
+		{Model: "m", Messages: []codec.Message{{Role: codec.RoleUser, Parts: []codec.Part{{Type: codec.PartToolResult, ToolCallID: "t", Content: []codec.Part{sig}}}}}},
 	} {
-		if out, err := anthropicEncodeRequest(t, codec.AnthropicMessages, &bad, codec.EncodeOptions{}); err == nil || err.Status != 400 {
+		if out, err := encodeRequest(t, codec.AnthropicMessages, &bad, codec.EncodeOptions{}); err == nil || err.Status != 400 {
 			t.Errorf("%+v: got %v (%s), want a 400", bad, err, out)
 		}
 	}
@@ -446,8 +446,8 @@ func TestAnthropicAppendReasoningHistory(t *testing.T) {
 // one. The decoded stream, the decoded replay and the replay encoded toward
 // Anthropic again all carry the signature byte for byte.
 func TestAnthropicRecordedThinkingReplay(t *testing.T) {
-	p, body := anthropicStreamRecording(t, "anthropic-messages/claude-sonnet-4-thinking-tool-call-stream.json")
-	streamed := anthropicReasoning(anthropicDecode(t, p, body, nil))
+	p, body := streamRecording(t, "anthropic-messages/claude-sonnet-4-thinking-tool-call-stream.json")
+	streamed := reasoning(decode(t, p, body, nil))
 	if len(streamed) != 1 || streamed[0].Origin != mapping.FamilyAnthropic || streamed[0].Signature == "" || streamed[0].Text == "" {
 		t.Fatalf("streamed reasoning %+v", streamed)
 	}
@@ -472,7 +472,7 @@ func TestAnthropicRecordedThinkingReplay(t *testing.T) {
 	for _, to := range []codec.Protocol{codec.AnthropicMessages, codec.VertexAnthropic} {
 		r := req
 		r.Dropped = nil
-		out, err := anthropicEncodeRequest(t, to, &r, codec.EncodeOptions{})
+		out, err := encodeRequest(t, to, &r, codec.EncodeOptions{})
 		if err != nil {
 			t.Fatalf("%s: %v", to, err)
 		}
@@ -492,11 +492,11 @@ func TestAnthropicRecordedThinkingReplay(t *testing.T) {
 func TestAnthropicAppendEffortAndFormat(t *testing.T) {
 	req := codec.Request{Model: "claude-x", Messages: []codec.Message{
 		{Role: codec.RoleAssistant, Parts: []codec.Part{{Type: codec.PartReasoning, Text: "unsigned"}}},
-		anthropicText(codec.RoleUser, "hi"),
+		text(codec.RoleUser, "hi"),
 	}}
 	req.Reasoning = codec.Reasoning{Adaptive: true, Effort: mapping.EffortMedium}
 	req.Format = codec.OutputFormat{Kind: codec.FormatJSONSchema, Schema: `{"type":"object"}`}
-	out, err := anthropicEncodeRequest(t, codec.AnthropicMessages, &req, codec.EncodeOptions{})
+	out, err := encodeRequest(t, codec.AnthropicMessages, &req, codec.EncodeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,9 +63,9 @@ func TestAnthropicDecodeReasoningResponse(t *testing.T) {
 	}
 }
 
-// anthropicReasoningResponse is a response with reasoning from every family
+// reasoningResponse is a response with reasoning from every family
 // and the ways reasoning can be signed.
-func anthropicReasoningResponse() *codec.Response {
+func reasoningResponse() *codec.Response {
 	return &codec.Response{ID: "msg_r", Model: "m", StopReason: mapping.StopToolUse,
 		Content: []codec.Part{
 			{Type: codec.PartReasoning, Text: "Anthropic thought.", Signature: "EqQB+/=", Origin: mapping.FamilyAnthropic},
@@ -80,7 +80,7 @@ func anthropicReasoningResponse() *codec.Response {
 }
 
 func TestAnthropicAppendReasoningResponse(t *testing.T) {
-	resp := anthropicReasoningResponse()
+	resp := reasoningResponse()
 	out, err := codec.AppendResponse(nil, codec.AnthropicMessages, resp)
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +152,7 @@ func TestAnthropicAppendStopDetails(t *testing.T) {
 			evs := []codec.Event{{Type: codec.EventStart, ID: "msg_1"}, {Type: codec.EventStop, StopReason: tt.stop, StopDetails: tt.details}, {Type: codec.EventEnd}}
 			body := codectest.EncodeStream(codec.AnthropicMessages, &codec.Request{Model: "m"}, evs)
 			var delta string
-			for _, e := range anthropicReadEvents(t, body) {
+			for _, e := range readEvents(t, body) {
 				if e.name == "message_delta" {
 					delta = gjson.Get(e.data, "delta.stop_details").Raw
 				}

@@ -12,9 +12,9 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// anthropicThinkingEvents is a canonical stream with reasoning from several
+// thinkingEvents is a canonical stream with reasoning from several
 // families, text and a refusal stop with details.
-func anthropicThinkingEvents() []codec.Event {
+func thinkingEvents() []codec.Event {
 	return []codec.Event{
 		{Type: codec.EventStart, ID: "msg_think", Model: "m-1", Usage: codec.Usage{Known: true, InputTokens: 20, CacheReadTokens: 5, OutputTokens: 1}},
 		{Type: codec.EventPartStart, Index: 0, Part: codec.PartReasoning},
@@ -44,20 +44,20 @@ func anthropicThinkingEvents() []codec.Event {
 }
 
 func TestAnthropicStreamEncodeReasoning(t *testing.T) {
-	evs := anthropicThinkingEvents()
+	evs := thinkingEvents()
 	codectest.CheckWellFormed(t, evs)
 	got := codectest.EncodeStream(codec.AnthropicMessages, &codec.Request{Model: "m"}, evs)
-	anthropicCheckSSE(t, got)
-	anthropicCheckSSEGolden(t, "thinking", []byte(got))
+	checkSSE(t, got)
+	checkSSEGolden(t, "thinking", []byte(got))
 	if v := codectest.EncodeStream(codec.VertexAnthropic, &codec.Request{Model: "m"}, evs); v != got {
 		t.Errorf("vertex-anthropic stream differs:\n%s", v)
 	}
 	// Decoded by llmbridge as an upstream, the stream gives back the text,
 	// the stop details, and every signature as a continuation token; read
 	// back as a client's history, the tokens give the original parts.
-	back := anthropicDecode(t, codec.AnthropicMessages, got, nil)
+	back := decode(t, codec.AnthropicMessages, got, nil)
 	codectest.CheckWellFormed(t, back)
-	parts := anthropicReasoning(back)
+	parts := reasoning(back)
 	want := []codec.Part{
 		{Type: codec.PartReasoning, Text: "Thinking about \"it\". More.", Signature: "EqQB+/=", Origin: mapping.FamilyAnthropic},
 		{Type: codec.PartReasoning, Redacted: true, Signature: "EmwK", Origin: mapping.FamilyAnthropic},
@@ -112,7 +112,7 @@ func TestAnthropicStreamEncodeReasoningEdges(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			body := codectest.EncodeStream(codec.AnthropicMessages, &codec.Request{Model: "m"}, tt.evs)
 			var names []string
-			for _, e := range anthropicReadEvents(t, body) {
+			for _, e := range readEvents(t, body) {
 				names = append(names, e.name)
 			}
 			if !codectest.EqualDecoded(names, tt.want) {
@@ -153,11 +153,11 @@ func TestAnthropicReasoningRoundTrip(t *testing.T) {
 		}
 		streamBody := codectest.EncodeStream(codec.AnthropicMessages, &codec.Request{Model: "m"}, evs)
 		// The client's SDK assembles the block; it sends it back as is.
-		fromStream := anthropicSDKMessage(t, streamBody).Content[0].RawJSON()
+		fromStream := sdkMessage(t, streamBody).Content[0].RawJSON()
 		fromJSON := gjson.GetBytes(jsonBody, "content.0").Raw
 		for name, block := range map[string]string{"json": fromJSON, "stream": fromStream} {
 			var req codec.Request
-			body := anthropicHistoryBody("assistant", block)
+			body := historyBody("assistant", block)
 			if err := codec.DecodeRequest(codec.AnthropicMessages, []byte(body), &req); err != nil {
 				t.Fatalf("%s: %v\n%s", name, err, block)
 			}
@@ -165,7 +165,7 @@ func TestAnthropicReasoningRoundTrip(t *testing.T) {
 				t.Errorf("%s: %+v\nwant %+v", name, got, part)
 			}
 			// Toward Anthropic only its own value goes; the others are dropped.
-			out, err := anthropicEncodeRequest(t, codec.AnthropicMessages, &req, codec.EncodeOptions{})
+			out, err := encodeRequest(t, codec.AnthropicMessages, &req, codec.EncodeOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -177,12 +177,12 @@ func TestAnthropicReasoningRoundTrip(t *testing.T) {
 	}
 }
 
-// anthropicSDKMessage assembles an encoded stream with anthropic-sdk-go's
+// sdkMessage assembles an encoded stream with anthropic-sdk-go's
 // own event types and Message.Accumulate, as an Anthropic client does.
-func anthropicSDKMessage(t *testing.T, body string) anthropic.Message {
+func sdkMessage(t *testing.T, body string) anthropic.Message {
 	t.Helper()
 	var msg anthropic.Message
-	for _, e := range anthropicReadEvents(t, body) {
+	for _, e := range readEvents(t, body) {
 		var ev anthropic.MessageStreamEventUnion
 		if err := ev.UnmarshalJSON([]byte(e.data)); err != nil {
 			t.Fatalf("%s: %v", e.data, err)
@@ -198,8 +198,8 @@ func anthropicSDKMessage(t *testing.T, body string) anthropic.Message {
 // the encoded reasoning stream and JSON body: thinking text, signature
 // tokens, redacted data and stop details all arrive.
 func TestAnthropicSDKAccumulatesReasoning(t *testing.T) {
-	evs := anthropicThinkingEvents()
-	msg := anthropicSDKMessage(t, codectest.EncodeStream(codec.AnthropicMessages, &codec.Request{Model: "m"}, evs))
+	evs := thinkingEvents()
+	msg := sdkMessage(t, codectest.EncodeStream(codec.AnthropicMessages, &codec.Request{Model: "m"}, evs))
 	var jsonMsg anthropic.Message
 	resp := &codec.Response{ID: "msg_think", Model: "m-1", StopReason: mapping.StopRefusal, StopDetails: codec.StopDetails{Category: "cyber", Explanation: "Malware."},
 		Content: []codec.Part{
@@ -248,15 +248,15 @@ func TestAnthropicSDKAccumulatesReasoning(t *testing.T) {
 	}
 }
 
-// anthropicRecordedReasoning reads the reasoning a recorded stream holds
+// recordedReasoning reads the reasoning a recorded stream holds
 // straight from its events, independently of the decoder: thinking text and
 // signatures joined per block, redacted data as is. Blocks after the first
 // one the codec cannot translate are not counted.
-func anthropicRecordedReasoning(t *testing.T, body string) []codec.Part {
+func recordedReasoning(t *testing.T, body string) []codec.Part {
 	var parts []codec.Part
 	at := map[int64]int{}
 events:
-	for _, e := range anthropicReadEvents(t, body) {
+	for _, e := range readEvents(t, body) {
 		d := gjson.Parse(e.data)
 		switch e.name {
 		case "content_block_start":
@@ -303,11 +303,11 @@ func TestAnthropicStreamDecodeRecordedReasoning(t *testing.T) {
 		"anthropic-messages/claude-sonnet-4-5-tool-no-args-stream-reframed.json": 0,
 	}
 	seen := 0
-	for _, tt := range anthropicRecordedStreams {
+	for _, tt := range recordedStreams {
 		t.Run(tt.file, func(t *testing.T) {
-			p, body := anthropicStreamRecording(t, tt.file)
-			got := anthropicReasoning(anthropicDecode(t, p, body, nil))
-			want := anthropicRecordedReasoning(t, body)
+			p, body := streamRecording(t, tt.file)
+			got := reasoning(decode(t, p, body, nil))
+			want := recordedReasoning(t, body)
 			if len(got) != len(want) {
 				t.Fatalf("%d reasoning parts, want %d", len(got), len(want))
 			}
@@ -342,9 +342,9 @@ func TestAnthropicStreamDecodeRecordedReasoning(t *testing.T) {
 // message_delta, read on its own, is a pause with null stop details and
 // thinking tokens in the usage.
 func TestAnthropicRecordedPauseTurn(t *testing.T) {
-	p, body := anthropicStreamRecording(t, "anthropic-messages/claude-sonnet-4-5-pause-turn-web-search-stream.json")
+	p, body := streamRecording(t, "anthropic-messages/claude-sonnet-4-5-pause-turn-web-search-stream.json")
 	var start, delta string
-	for _, e := range anthropicReadEvents(t, body) {
+	for _, e := range readEvents(t, body) {
 		switch e.name {
 		case "message_start":
 			start = e.data
@@ -352,9 +352,9 @@ func TestAnthropicRecordedPauseTurn(t *testing.T) {
 			delta = e.data
 		}
 	}
-	evs := anthropicDecode(t, p, anthropicEv("message_start", start)+anthropicEv("message_delta", delta)+anthropicMsgStop, nil)
+	evs := decode(t, p, ev("message_start", start)+ev("message_delta", delta)+msgStop, nil)
 	want := `start(msg_01SC6GnkBDsmEDqyXQpQ2ipm,claude-sonnet-4-5-20250929,2479/0/0/6/0) stop(pause_turn,"") usage(404500/0/0/943/261) end`
-	if got := anthropicFormat(evs); got != want {
+	if got := format(evs); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
@@ -362,10 +362,10 @@ func TestAnthropicRecordedPauseTurn(t *testing.T) {
 // TestAnthropicThinkingDeltaAllocations guards the reasoning hot path: a
 // thinking_delta is decoded and encoded without allocating, like text.
 func TestAnthropicThinkingDeltaAllocations(t *testing.T) {
-	dec := newAnthropicStreamDecoder(codec.AnthropicMessages)
-	enc := newAnthropicStreamEncoder(codec.AnthropicMessages, &codec.Request{Model: "claude-x"})
+	dec := newStreamDecoder(codec.AnthropicMessages)
+	enc := newStreamEncoder(codec.AnthropicMessages, &codec.Request{Model: "claude-x"})
 	var dst []byte
-	for _, e := range anthropicReadEvents(t, anthropicMsgStart+anthropicBlockStart(0, `{"type":"thinking","thinking":"","signature":""}`)) {
+	for _, e := range readEvents(t, msgStart+blockStart(0, `{"type":"thinking","thinking":"","signature":""}`)) {
 		for _, ev := range dec.Decode(nil, []byte(e.name), []byte(e.data), false) {
 			dst = enc.Encode(dst, &ev)
 		}

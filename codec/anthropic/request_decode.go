@@ -12,9 +12,9 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// anthropicRequestDecoder holds the state of one request decode: the
+// requestDecoder holds the state of one request decode: the
 // destination and what has been seen of the required fields.
-type anthropicRequestDecoder struct {
+type requestDecoder struct {
 	req *request
 	// p is the protocol of the body; a cloud's (Vertex, Bedrock) names
 	// the model in the path and the version in the body.
@@ -30,12 +30,12 @@ type anthropicRequestDecoder struct {
 	effort      mapping.Effort
 }
 
-// decodeAnthropicRequest decodes a Messages request body into req. The
+// decodeRequest decodes a Messages request body into req. The
 // top-level object is walked once; every key is mapped, recorded as a
 // dropped hint, rejected as a capability outside the current scope, or
 // rejected as unknown.
-func decodeAnthropicRequest(root gjson.Result, req *request, p codec.Protocol) *codec.Error {
-	d := anthropicRequestDecoder{req: req, p: p}
+func decodeRequest(root gjson.Result, req *request, p codec.Protocol) *codec.Error {
+	d := requestDecoder{req: req, p: p}
 	var err *codec.Error
 	jsonx.EachMember(root, &req.Text, func(key, value gjson.Result) bool {
 		err = d.field(key.Str, value)
@@ -57,7 +57,7 @@ func decodeAnthropicRequest(root gjson.Result, req *request, p codec.Protocol) *
 // field decodes one top-level field.
 //
 //fields:all
-func (d *anthropicRequestDecoder) field(name string, v gjson.Result) *codec.Error {
+func (d *requestDecoder) field(name string, v gjson.Result) *codec.Error {
 	req := d.req
 	switch name {
 	case "model": //field:mapped
@@ -93,7 +93,7 @@ func (d *anthropicRequestDecoder) field(name string, v gjson.Result) *codec.Erro
 		if d.p == codec.AnthropicMessages {
 			return wire.UnknownField(name)
 		}
-		return anthropicStringHint(req, name, v)
+		return stringHint(req, name, v)
 	case "anthropic_beta": //field:-
 		// Bedrock takes the beta values in the body; the HTTP layer
 		// carries them to an upstream of another protocol as the
@@ -101,13 +101,13 @@ func (d *anthropicRequestDecoder) field(name string, v gjson.Result) *codec.Erro
 		if d.p != codec.BedrockAnthropic {
 			return wire.UnknownField(name)
 		}
-		return anthropicBetaHint(req, name, v)
+		return betaHint(req, name, v)
 	case "service_tier", "inference_geo", "speed": //field:hint
 		// Capacity, region and speed choices steer the provider, not what
 		// the model generates.
-		return anthropicStringHint(req, name, v)
+		return stringHint(req, name, v)
 	case "context_management": //field:hint
-		return anthropicContextManagement(req, v)
+		return contextManagement(req, v)
 	case "cache_control": //field:hint
 		// Automatic prompt caching (seen in real traffic): Anthropic
 		// places the breakpoint itself.
@@ -116,7 +116,7 @@ func (d *anthropicRequestDecoder) field(name string, v gjson.Result) *codec.Erro
 		return err
 	case "diagnostics": //field:hint
 		// Cache diagnostics are a provider-side report.
-		return anthropicObjectHint(req, name, v)
+		return objectHint(req, name, v)
 	case "thinking": //field:mapped
 		return d.thinking(v)
 	case "output_config": //field:-
@@ -124,7 +124,7 @@ func (d *anthropicRequestDecoder) field(name string, v gjson.Result) *codec.Erro
 	case "tools": //field:mapped
 		return d.tools(v)
 	case "mcp_servers": //field:capability
-		return anthropicRejectNonEmpty(name, v, "MCP servers are not supported yet")
+		return rejectNonEmpty(name, v, "MCP servers are not supported yet")
 	case "tool_choice": //field:mapped
 		return d.toolChoice(v)
 	case "container": //field:capability
@@ -139,7 +139,7 @@ func (d *anthropicRequestDecoder) field(name string, v gjson.Result) *codec.Erro
 
 // model reads the model. A Vertex body must not carry one: on Vertex the
 // model is part of the URL path, which the caller has read.
-func (d *anthropicRequestDecoder) model(v gjson.Result) *codec.Error {
+func (d *requestDecoder) model(v gjson.Result) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -151,44 +151,14 @@ func (d *anthropicRequestDecoder) model(v gjson.Result) *codec.Error {
 	return err
 }
 
-// messages decodes the conversation. The messages are counted first so that
-// req.Messages and one backing array for all their parts are allocated once;
-// most messages hold one part, and a request with more grows the backing
-// array (messages decoded before the growth keep the old one, which stays
-// valid).
-func (d *anthropicRequestDecoder) messages(v gjson.Result) *codec.Error {
-	if v.Type == gjson.Null {
-		return nil
-	}
-	if !v.IsArray() {
-		return wire.WrongType("messages", "array", v)
-	}
-	n := jsonx.CountMembers(v, &d.req.Text)
-	if n == 0 {
-		return codec.InvalidRequest("messages", "must contain at least one message")
-	}
-	d.sawMessages = true
-	req := d.req
-	// A repeated key replaces the earlier value, as JSON decoders do.
-	req.Messages = slices.Grow(req.Messages[:0], n)
-	d.parts = make([]codec.Part, 0, n)
-	i := 0
-	var err *codec.Error
-	jsonx.EachMember(v, &req.Text, func(_, m gjson.Result) bool {
-		var msg codec.Message
-		msg, err = d.message(m, i)
-		if err != nil {
-			return false
-		}
-		req.Messages = append(req.Messages, msg)
-		i++
-		return true
-	})
-	return err
+// messages decodes the conversation, with one backing array for the
+// parts of all messages (wire.DecodeMessages).
+func (d *requestDecoder) messages(v gjson.Result) *codec.Error {
+	return wire.DecodeMessages(d.req, v, &d.parts, &d.sawMessages, d.message)
 }
 
 // message decodes messages[i].
-func (d *anthropicRequestDecoder) message(m gjson.Result, i int) (codec.Message, *codec.Error) {
+func (d *requestDecoder) message(m gjson.Result, i int) (codec.Message, *codec.Error) {
 	var msg codec.Message
 	if !m.IsObject() {
 		return msg, wire.WrongType(wire.IndexPath("messages", i), "object", m)
@@ -200,7 +170,7 @@ func (d *anthropicRequestDecoder) message(m gjson.Result, i int) (codec.Message,
 		switch key.Str {
 		case "role":
 			hasRole = true
-			msg.Role, err = anthropicRole(value, i)
+			msg.Role, err = role(value, i)
 		case "content":
 			if value.Type != gjson.Null {
 				hasContent = true
@@ -231,26 +201,26 @@ func (d *anthropicRequestDecoder) message(m gjson.Result, i int) (codec.Message,
 // tool result the name of the call it answers when the preceding assistant
 // message has it: Anthropic does not repeat the name, and protocols such as
 // Gemini need it.
-func (d *anthropicRequestDecoder) checkToolParts(msg *codec.Message, i int) *codec.Error {
+func (d *requestDecoder) checkToolParts(msg *codec.Message, i int) *codec.Error {
 	for j := range msg.Parts {
 		p := &msg.Parts[j]
 		switch {
 		case p.Type == codec.PartToolCall && msg.Role != codec.RoleAssistant:
-			return codec.InvalidRequest(anthropicBlockPos{msg: i, block: j}.path(""), "tool_use blocks belong in assistant messages")
+			return codec.InvalidRequest(blockPos{msg: i, block: j}.path(""), "tool_use blocks belong in assistant messages")
 		case p.Type == codec.PartToolResult && msg.Role != codec.RoleUser:
-			return codec.InvalidRequest(anthropicBlockPos{msg: i, block: j}.path(""), "tool_result blocks belong in user messages")
+			return codec.InvalidRequest(blockPos{msg: i, block: j}.path(""), "tool_result blocks belong in user messages")
 		case p.Type == codec.PartReasoning && msg.Role != codec.RoleAssistant:
-			return codec.InvalidRequest(anthropicBlockPos{msg: i, block: j}.path(""), "thinking and redacted_thinking blocks belong in assistant messages")
+			return codec.InvalidRequest(blockPos{msg: i, block: j}.path(""), "thinking and redacted_thinking blocks belong in assistant messages")
 		case p.Type == codec.PartToolResult && i > 0:
-			p.ToolName = anthropicCallName(d.req.Messages[i-1].Parts, p.ToolCallID)
+			p.ToolName = callName(d.req.Messages[i-1].Parts, p.ToolCallID)
 		}
 	}
 	return nil
 }
 
-// anthropicCallName returns the name of the tool call with id among ps, or
+// callName returns the name of the tool call with id among ps, or
 // "".
-func anthropicCallName(ps []codec.Part, id string) string {
+func callName(ps []codec.Part, id string) string {
 	for k := range ps {
 		if ps[k].Type == codec.PartToolCall && ps[k].ToolCallID == id {
 			return ps[k].ToolName
@@ -259,9 +229,9 @@ func anthropicCallName(ps []codec.Part, id string) string {
 	return ""
 }
 
-// anthropicRole reads messages[i].role. Anthropic has only user and
+// role reads messages[i].role. Anthropic has only user and
 // assistant turns; system instructions are the top-level system field.
-func anthropicRole(v gjson.Result, i int) (codec.Role, *codec.Error) {
+func role(v gjson.Result, i int) (codec.Role, *codec.Error) {
 	if v.Type != gjson.String {
 		return codec.RoleUser, wire.WrongType(wire.IndexPath("messages", i)+".role", "string", v)
 	}
@@ -276,7 +246,7 @@ func anthropicRole(v gjson.Result, i int) (codec.Role, *codec.Error) {
 
 // content decodes messages[i].content, a string or an array of blocks, into
 // the shared parts array.
-func (d *anthropicRequestDecoder) content(v gjson.Result, i int) *codec.Error {
+func (d *requestDecoder) content(v gjson.Result, i int) *codec.Error {
 	if v.Type == gjson.String {
 		d.parts = append(d.parts, wire.TextPart(codec.PartText, v))
 		return nil
@@ -299,12 +269,12 @@ func (d *anthropicRequestDecoder) content(v gjson.Result, i int) *codec.Error {
 			// results are encrypted for Anthropic alone, while the
 			// answer that used them stays. Like another family's
 			// reasoning, it is dropped and listed.
-			d.req.Dropped = append(d.req.Dropped, anthropicBlockPos{msg: i, block: j}.path(" ("+typ.Str+")"))
+			d.req.Dropped = append(d.req.Dropped, blockPos{msg: i, block: j}.path(" ("+typ.Str+")"))
 			j++
 			return true
 		}
 		var p codec.Part
-		p, err = d.block(b, anthropicBlockPos{msg: i, block: j})
+		p, err = d.block(b, blockPos{msg: i, block: j})
 		if err != nil {
 			return false
 		}
@@ -317,7 +287,7 @@ func (d *anthropicRequestDecoder) content(v gjson.Result, i int) *codec.Error {
 
 // system decodes the top-level system prompt: a string, or an array of text
 // blocks like those of a message.
-func (d *anthropicRequestDecoder) system(v gjson.Result) *codec.Error {
+func (d *requestDecoder) system(v gjson.Result) *codec.Error {
 	req := d.req
 	// A repeated key replaces the earlier value, as JSON decoders do.
 	req.System = req.System[:0]
@@ -332,7 +302,7 @@ func (d *anthropicRequestDecoder) system(v gjson.Result) *codec.Error {
 		var err *codec.Error
 		jsonx.EachMember(v, &d.req.Text, func(_, b gjson.Result) bool {
 			var p codec.Part
-			p, err = d.block(b, anthropicBlockPos{system: true, block: j})
+			p, err = d.block(b, blockPos{system: true, block: j})
 			if err != nil {
 				return false
 			}
@@ -351,7 +321,7 @@ func (d *anthropicRequestDecoder) system(v gjson.Result) *codec.Error {
 }
 
 // metadata decodes the metadata object, whose only field is user_id.
-func (d *anthropicRequestDecoder) metadata(v gjson.Result) *codec.Error {
+func (d *requestDecoder) metadata(v gjson.Result) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -373,10 +343,10 @@ func (d *anthropicRequestDecoder) metadata(v gjson.Result) *codec.Error {
 	return err
 }
 
-// anthropicStringHint records a string hint field: one that steers the
+// stringHint records a string hint field: one that steers the
 // provider but not what the model generates, and has no canonical slot.
 // Null is absent and not recorded.
-func anthropicStringHint(req *request, path string, v gjson.Result) *codec.Error {
+func stringHint(req *request, path string, v gjson.Result) *codec.Error {
 	switch {
 	case v.Type == gjson.Null:
 		return nil
@@ -387,9 +357,9 @@ func anthropicStringHint(req *request, path string, v gjson.Result) *codec.Error
 	return nil
 }
 
-// anthropicBetaHint records Bedrock's anthropic_beta, an array of
+// betaHint records Bedrock's anthropic_beta, an array of
 // strings, as a hint.
-func anthropicBetaHint(req *request, path string, v gjson.Result) *codec.Error {
+func betaHint(req *request, path string, v gjson.Result) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -400,9 +370,9 @@ func anthropicBetaHint(req *request, path string, v gjson.Result) *codec.Error {
 	return nil
 }
 
-// anthropicObjectHint records an object hint field, like
-// anthropicStringHint.
-func anthropicObjectHint(req *request, path string, v gjson.Result) *codec.Error {
+// objectHint records an object hint field, like
+// stringHint.
+func objectHint(req *request, path string, v gjson.Result) *codec.Error {
 	switch {
 	case v.Type == gjson.Null:
 		return nil
@@ -413,7 +383,7 @@ func anthropicObjectHint(req *request, path string, v gjson.Result) *codec.Error
 	return nil
 }
 
-// anthropicContextManagement reads context_management. Its edits change
+// contextManagement reads context_management. Its edits change
 // what the model sees of the conversation on Anthropic's servers: context
 // editing clears old tool uses (clear_tool_uses_20250919) and compaction
 // (compact_20260112) replaces the earlier turns with a summary. No other
@@ -424,7 +394,7 @@ func anthropicObjectHint(req *request, path string, v gjson.Result) *codec.Error
 // says which of Anthropic's own thinking blocks stay in its context;
 // another family takes earlier reasoning back by its own rules, so that
 // edit, and a field without edits, is a hint.
-func anthropicContextManagement(req *request, v gjson.Result) *codec.Error {
+func contextManagement(req *request, v gjson.Result) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -455,9 +425,9 @@ func anthropicContextManagement(req *request, v gjson.Result) *codec.Error {
 	return nil
 }
 
-// anthropicRejectNonEmpty rejects an array capability field unless it is
+// rejectNonEmpty rejects an array capability field unless it is
 // empty, which asks for nothing.
-func anthropicRejectNonEmpty(path string, v gjson.Result, why string) *codec.Error {
+func rejectNonEmpty(path string, v gjson.Result, why string) *codec.Error {
 	switch {
 	case v.Type == gjson.Null:
 		return nil

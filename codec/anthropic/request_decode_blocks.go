@@ -12,11 +12,11 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// anthropicBlockPos locates a content block (system[block],
+// blockPos locates a content block (system[block],
 // messages[msg].content[block], or entry inner of the content of the tool
 // result at messages[msg].content[block]) so that its path is built only
 // when an error or a hint needs it.
-type anthropicBlockPos struct {
+type blockPos struct {
 	msg, block int
 	inner      int
 	system     bool
@@ -26,7 +26,7 @@ type anthropicBlockPos struct {
 // path returns the block's path followed by suffix, such as
 // "messages[3].content[0].cache_control", in a single allocation: it is
 // built on the hot path for every cache_control breakpoint.
-func (p anthropicBlockPos) path(suffix string) string {
+func (p blockPos) path(suffix string) string {
 	var buf [64]byte
 	b := buf[:0]
 	if p.system {
@@ -47,7 +47,7 @@ func (p anthropicBlockPos) path(suffix string) string {
 	return string(b)
 }
 
-// Members of content blocks, as bits of anthropicBlock.seen; each block type
+// Members of content blocks, as bits of block.seen; each block type
 // allows a subset of them.
 const (
 	akText uint16 = 1 << iota
@@ -68,8 +68,8 @@ const (
 	akData
 )
 
-// anthropicKeyNames are the member names of the ak bits, in bit order.
-var anthropicKeyNames = [...]string{"text", "cache_control", "citations", "id", "name", "input", "caller",
+// keyNames are the member names of the ak bits, in bit order.
+var keyNames = [...]string{"text", "cache_control", "citations", "id", "name", "input", "caller",
 	"tool_use_id", "content", "is_error", "source", "title", "context", "thinking", "signature", "data"}
 
 // The members each block type allows.
@@ -85,10 +85,10 @@ const (
 	akRedactedBlock = akData
 )
 
-// anthropicBlock holds the members of one content block, collected before
+// block holds the members of one content block, collected before
 // its type is interpreted so that a block of one type is reported as such
 // rather than as another type with odd fields.
-type anthropicBlock struct {
+type block struct {
 	typ, text, cacheControl, citations, id, name, input, caller gjson.Result
 	toolUseID, content, isError, source, title, context         gjson.Result
 	thinking, signature, data                                   gjson.Result
@@ -97,7 +97,7 @@ type anthropicBlock struct {
 }
 
 // collect reads the members of b.
-func (f *anthropicBlock) collect(b gjson.Result, a *jsonx.Arena) {
+func (f *block) collect(b gjson.Result, a *jsonx.Arena) {
 	jsonx.EachMember(b, a, func(key, value gjson.Result) bool {
 		var bit uint16
 		switch key.Str {
@@ -149,11 +149,11 @@ func (f *anthropicBlock) collect(b gjson.Result, a *jsonx.Arena) {
 // image, document, thinking and redacted_thinking in messages; text and
 // image inside a tool result. Every other block type (server tools, search
 // results, ...) is rejected by name.
-func (d *anthropicRequestDecoder) block(b gjson.Result, pos anthropicBlockPos) (codec.Part, *codec.Error) {
+func (d *requestDecoder) block(b gjson.Result, pos blockPos) (codec.Part, *codec.Error) {
 	if !b.IsObject() {
 		return codec.Part{}, wire.WrongType(pos.path(""), "object", b)
 	}
-	var f anthropicBlock
+	var f block
 	f.collect(b, &d.req.Text)
 	switch {
 	case !f.typ.Exists():
@@ -183,14 +183,14 @@ func (d *anthropicRequestDecoder) block(b gjson.Result, pos anthropicBlockPos) (
 	default:
 		return codec.Part{}, wire.UnsupportedField(pos.path(""), `content part type "`+f.typ.Str+`" is not supported yet`)
 	}
-	if where := anthropicBlockPlace(f.typ.Str, pos); where != "" {
+	if where := blockPlace(f.typ.Str, pos); where != "" {
 		return codec.Part{}, codec.InvalidRequest(pos.path(""), `content part type "`+f.typ.Str+`" is not allowed in `+where)
 	}
 	if f.unknown != "" {
 		return codec.Part{}, wire.UnknownField(pos.path("." + f.unknown))
 	}
 	if extra := f.seen &^ allowed; extra != 0 {
-		return codec.Part{}, wire.UnknownField(pos.path("." + anthropicKeyNames[bits.TrailingZeros16(extra)]))
+		return codec.Part{}, wire.UnknownField(pos.path("." + keyNames[bits.TrailingZeros16(extra)]))
 	}
 	cache := codec.CacheNone
 	if f.cacheControl.Type != gjson.Null { // absent or null: no breakpoint
@@ -205,10 +205,10 @@ func (d *anthropicRequestDecoder) block(b gjson.Result, pos anthropicBlockPos) (
 }
 
 // blockContent decodes a block that block has checked.
-func (d *anthropicRequestDecoder) blockContent(f *anthropicBlock, pos anthropicBlockPos) (codec.Part, *codec.Error) {
+func (d *requestDecoder) blockContent(f *block, pos blockPos) (codec.Part, *codec.Error) {
 	switch f.typ.Str {
 	case "tool_use": //field:messages[].content[] (tool_use, tool_result): mapped
-		return anthropicToolUse(f, pos)
+		return toolUse(f, pos)
 	case "tool_result":
 		return d.toolResult(f, pos)
 	case "image": //field:messages[].content[] (image, base64): mapped; messages[].content[] (image, URL): capability
@@ -216,7 +216,7 @@ func (d *anthropicRequestDecoder) blockContent(f *anthropicBlock, pos anthropicB
 	case "document": //field:messages[].content[] (document): mapped
 		return d.document(f, pos)
 	case "thinking", "redacted_thinking": //field:messages[].content[] (thinking): hint
-		return anthropicReasoningBlock(f, pos)
+		return reasoningBlock(f, pos)
 	}
 	switch {
 	case !f.text.Exists():
@@ -224,16 +224,16 @@ func (d *anthropicRequestDecoder) blockContent(f *anthropicBlock, pos anthropicB
 	case f.text.Type != gjson.String:
 		return codec.Part{}, wire.WrongType(pos.path(".text"), "string", f.text)
 	}
-	if err := anthropicCitations(d.req, f.citations, pos); err != nil {
+	if err := citations(d.req, f.citations, pos); err != nil {
 		return codec.Part{}, err
 	}
 	return wire.TextPart(codec.PartText, f.text), nil
 }
 
-// anthropicBlockPlace returns where a block of type typ may not be, when it
+// blockPlace returns where a block of type typ may not be, when it
 // is there: the system prompt takes text only, and a tool result's content
 // text and images only.
-func anthropicBlockPlace(typ string, pos anthropicBlockPos) string {
+func blockPlace(typ string, pos blockPos) string {
 	switch {
 	case typ == "text":
 		return ""
@@ -245,38 +245,38 @@ func anthropicBlockPlace(typ string, pos anthropicBlockPos) string {
 	return ""
 }
 
-// anthropicToolUse decodes a tool_use block, a tool call in an assistant
+// toolUse decodes a tool_use block, a tool call in an assistant
 // message. Its input object is kept as the arguments' JSON text. caller,
 // which newer responses add (and clients replay), is accepted when it says
 // the model called the tool directly: that is every call llmbridge carries.
-func anthropicToolUse(f *anthropicBlock, pos anthropicBlockPos) (codec.Part, *codec.Error) {
+func toolUse(f *block, pos blockPos) (codec.Part, *codec.Error) {
 	switch {
 	case f.id.Type != gjson.String || f.id.Str == "":
-		return codec.Part{}, anthropicRequired(pos.path(".id"), f.id)
+		return codec.Part{}, required(pos.path(".id"), f.id)
 	case f.name.Type != gjson.String || f.name.Str == "":
-		return codec.Part{}, anthropicRequired(pos.path(".name"), f.name)
+		return codec.Part{}, required(pos.path(".name"), f.name)
 	case !f.input.Exists():
 		return codec.Part{}, codec.InvalidRequest(pos.path(".input"), "is required")
 	case !f.input.IsObject():
 		return codec.Part{}, wire.WrongType(pos.path(".input"), "object", f.input)
 	}
-	if err := anthropicCaller(f.caller, pos); err != nil {
+	if err := caller(f.caller, pos); err != nil {
 		return codec.Part{}, err
 	}
 	return codec.Part{Type: codec.PartToolCall, ToolCallID: f.id.Str, ToolName: f.name.Str, Arguments: f.input.Raw}, nil
 }
 
-// anthropicReasoningBlock decodes a thinking or redacted_thinking block of
+// reasoningBlock decodes a thinking or redacted_thinking block of
 // assistant history into a reasoning part. The opaque value (thinking
 // signature, redacted data) is read with readOpaque: a continuation envelope
 // that llmbridge handed out is unwrapped, anything else is Anthropic's own
 // value. A thinking block with an empty signature is unsigned reasoning
 // (llmbridge writes one for reasoning no upstream signed).
-func anthropicReasoningBlock(f *anthropicBlock, pos anthropicBlockPos) (codec.Part, *codec.Error) {
+func reasoningBlock(f *block, pos blockPos) (codec.Part, *codec.Error) {
 	p := codec.Part{Type: codec.PartReasoning}
 	if f.typ.Str == "redacted_thinking" {
 		if f.data.Type != gjson.String || f.data.Str == "" {
-			return codec.Part{}, anthropicRequired(pos.path(".data"), f.data)
+			return codec.Part{}, required(pos.path(".data"), f.data)
 		}
 		if !mapping.IsEnvelope(f.data.Str) {
 			p.Redacted, p.Signature, p.Origin = true, f.data.Str, mapping.FamilyAnthropic
@@ -298,10 +298,10 @@ func anthropicReasoningBlock(f *anthropicBlock, pos anthropicBlockPos) (codec.Pa
 	return p, wire.ReadOpaque(&p, f.signature.Str, mapping.FamilyAnthropic, pos.path(".signature"))
 }
 
-// anthropicCaller accepts a tool_use block's caller when it is absent, null
+// caller accepts a tool_use block's caller when it is absent, null
 // or {"type":"direct"}; calls made from code execution (programmatic tool
 // calling) are server-side state that cannot be carried.
-func anthropicCaller(v gjson.Result, pos anthropicBlockPos) *codec.Error {
+func caller(v gjson.Result, pos blockPos) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -310,7 +310,7 @@ func anthropicCaller(v gjson.Result, pos anthropicBlockPos) *codec.Error {
 	}
 	typ := v.Get("type")
 	if typ.Type != gjson.String {
-		return anthropicRequired(pos.path(".caller.type"), typ)
+		return required(pos.path(".caller.type"), typ)
 	}
 	if typ.Str != "direct" {
 		return wire.UnsupportedField(pos.path(".caller"), `tool caller type "`+typ.Str+`" is not supported yet`)
@@ -322,7 +322,7 @@ func anthropicCaller(v gjson.Result, pos anthropicBlockPos) *codec.Error {
 // its title in Text. context (extra text for the model about the document)
 // has no canonical slot and citations, when enabled, are output that cannot
 // be translated yet: both are rejected rather than dropped.
-func (d *anthropicRequestDecoder) document(f *anthropicBlock, pos anthropicBlockPos) (codec.Part, *codec.Error) {
+func (d *requestDecoder) document(f *block, pos blockPos) (codec.Part, *codec.Error) {
 	switch {
 	case f.title.Type != gjson.Null && f.title.Type != gjson.String:
 		return codec.Part{}, wire.WrongType(pos.path(".title"), "string", f.title)
@@ -343,7 +343,7 @@ func (d *anthropicRequestDecoder) document(f *anthropicBlock, pos anthropicBlock
 // (media_type and data) or url. File references (the Files API) name
 // server-side state and are rejected, as are plain-text and content
 // document sources, which are not in this round.
-func (d *anthropicRequestDecoder) mediaSource(f *anthropicBlock, pos anthropicBlockPos, kind codec.PartType) (codec.Part, *codec.Error) {
+func (d *requestDecoder) mediaSource(f *block, pos blockPos, kind codec.PartType) (codec.Part, *codec.Error) {
 	path := pos.path(".source")
 	switch {
 	case !f.source.Exists():
@@ -371,7 +371,7 @@ func (d *anthropicRequestDecoder) mediaSource(f *anthropicBlock, pos anthropicBl
 		return true
 	})
 	if typ.Type != gjson.String {
-		return codec.Part{}, anthropicRequired(path+".type", typ)
+		return codec.Part{}, required(path+".type", typ)
 	}
 	p := codec.Part{Type: kind}
 	switch typ.Str {
@@ -380,9 +380,9 @@ func (d *anthropicRequestDecoder) mediaSource(f *anthropicBlock, pos anthropicBl
 		case unknown != "" || url.Exists():
 			return codec.Part{}, wire.UnknownField(path + "." + cmp.Or(unknown, "url"))
 		case mediaType.Type != gjson.String || mediaType.Str == "":
-			return codec.Part{}, anthropicRequired(path+".media_type", mediaType)
+			return codec.Part{}, required(path+".media_type", mediaType)
 		case data.Type != gjson.String || data.Str == "":
-			return codec.Part{}, anthropicRequired(path+".data", data)
+			return codec.Part{}, required(path+".data", data)
 		}
 		if err := wire.CheckBase64(path+".data", data.Str); err != nil {
 			return codec.Part{}, err
@@ -391,9 +391,9 @@ func (d *anthropicRequestDecoder) mediaSource(f *anthropicBlock, pos anthropicBl
 	case "url":
 		switch {
 		case unknown != "" || mediaType.Exists() || data.Exists():
-			return codec.Part{}, wire.UnknownField(path + "." + cmp.Or(unknown, anthropicFirstKey(mediaType, "media_type", "data")))
+			return codec.Part{}, wire.UnknownField(path + "." + cmp.Or(unknown, firstKey(mediaType, "media_type", "data")))
 		case url.Type != gjson.String || url.Str == "":
-			return codec.Part{}, anthropicRequired(path+".url", url)
+			return codec.Part{}, required(path+".url", url)
 		}
 		p.URL = url.Str
 	case "file":
@@ -404,17 +404,17 @@ func (d *anthropicRequestDecoder) mediaSource(f *anthropicBlock, pos anthropicBl
 	return p, nil
 }
 
-// anthropicFirstKey returns a when v exists, else b.
-func anthropicFirstKey(v gjson.Result, a, b string) string {
+// firstKey returns a when v exists, else b.
+func firstKey(v gjson.Result, a, b string) string {
 	if v.Exists() {
 		return a
 	}
 	return b
 }
 
-// anthropicRequired is the error for a required string member that is
+// required is the error for a required string member that is
 // missing, empty or not a string.
-func anthropicRequired(path string, v gjson.Result) *codec.Error {
+func required(path string, v gjson.Result) *codec.Error {
 	if v.Type == gjson.String || !v.Exists() {
 		return codec.InvalidRequest(path, "is required")
 	}
@@ -424,9 +424,9 @@ func anthropicRequired(path string, v gjson.Result) *codec.Error {
 // toolResult decodes a tool_result block, the result of a tool call in a
 // user message: tool_use_id, content (a string, or text and image blocks)
 // and is_error. The called tool's name is filled in by checkToolParts.
-func (d *anthropicRequestDecoder) toolResult(f *anthropicBlock, pos anthropicBlockPos) (codec.Part, *codec.Error) {
+func (d *requestDecoder) toolResult(f *block, pos blockPos) (codec.Part, *codec.Error) {
 	if f.toolUseID.Type != gjson.String || f.toolUseID.Str == "" {
-		return codec.Part{}, anthropicRequired(pos.path(".tool_use_id"), f.toolUseID)
+		return codec.Part{}, required(pos.path(".tool_use_id"), f.toolUseID)
 	}
 	p := codec.Part{Type: codec.PartToolResult, ToolCallID: f.toolUseID.Str}
 	switch {
@@ -468,12 +468,12 @@ func (d *anthropicRequestDecoder) toolResult(f *anthropicBlock, pos anthropicBlo
 	return p, nil
 }
 
-// anthropicCitations accepts a text block's citations. Citations of an
+// citations accepts a text block's citations. Citations of an
 // earlier answer label its text with the search results they came from;
 // the model does not read them back as content, and their
 // encrypted_index only means something to Anthropic, so they are dropped
 // and listed.
-func anthropicCitations(req *request, v gjson.Result, pos anthropicBlockPos) *codec.Error {
+func citations(req *request, v gjson.Result, pos blockPos) *codec.Error {
 	switch {
 	case v.Type == gjson.Null: // absent or null
 		return nil

@@ -29,7 +29,7 @@ func TestAnthropicDecodeRequest(t *testing.T) {
 			want: codec.Request{
 				Model:     "claude-sonnet-4-5",
 				MaxTokens: codec.OptInt{Value: 1024, Set: true},
-				Messages:  []codec.Message{anthropicText(codec.RoleUser, "Hello")},
+				Messages:  []codec.Message{text(codec.RoleUser, "Hello")},
 			},
 		},
 		{
@@ -57,9 +57,9 @@ func TestAnthropicDecodeRequest(t *testing.T) {
 				System:      []codec.Part{{Type: codec.PartText, Text: "Be brief.\nAnswer in \"English\"."}},
 				SystemRole:  codec.RoleSystem,
 				Messages: []codec.Message{
-					anthropicText(codec.RoleUser, "Hi", "there"),
-					anthropicText(codec.RoleAssistant, "Hello!"),
-					anthropicText(codec.RoleUser, "How are you?"),
+					text(codec.RoleUser, "Hi", "there"),
+					text(codec.RoleAssistant, "Hello!"),
+					text(codec.RoleUser, "How are you?"),
 				},
 				MaxTokens:     codec.OptInt{Value: 2048, Set: true},
 				Temperature:   codec.OptFloat{Value: 0.7, Set: true},
@@ -87,7 +87,7 @@ func TestAnthropicDecodeRequest(t *testing.T) {
 				SystemRole: codec.RoleSystem,
 				Messages: []codec.Message{
 					{Role: codec.RoleUser, Parts: []codec.Part{{Type: codec.PartText, Text: "a"}, {Type: codec.PartText, Text: "b", Cache: codec.Cache1h}}},
-					anthropicText(codec.RoleAssistant, "c"),
+					text(codec.RoleAssistant, "c"),
 				},
 			},
 		},
@@ -98,7 +98,7 @@ func TestAnthropicDecodeRequest(t *testing.T) {
 				"inference_geo":"us","speed":"fast","diagnostics":{"previous_message_id":"msg_1"}}`,
 			want: codec.Request{
 				Model:    "m",
-				Messages: []codec.Message{anthropicText(codec.RoleUser, "x")},
+				Messages: []codec.Message{text(codec.RoleUser, "x")},
 				Cache:    codec.Cache{Auto: codec.CacheDefault},
 				Dropped:  []string{"service_tier", "context_management", "inference_geo", "speed", "diagnostics"},
 			},
@@ -113,13 +113,13 @@ func TestAnthropicDecodeRequest(t *testing.T) {
 				"tools":null,"thinking":null,"mcp_servers":null}`,
 			want: codec.Request{
 				Model:    "m",
-				Messages: []codec.Message{anthropicText(codec.RoleUser, "x")},
+				Messages: []codec.Message{text(codec.RoleUser, "x")},
 			},
 		},
 		{
 			name: "metadata without user",
 			body: `{"model":"m","messages":[{"role":"user","content":"x"}],"metadata":{"user_id":null}}`,
-			want: codec.Request{Model: "m", Messages: []codec.Message{anthropicText(codec.RoleUser, "x")}},
+			want: codec.Request{Model: "m", Messages: []codec.Message{text(codec.RoleUser, "x")}},
 		},
 		{
 			name: "empty content and empty system array",
@@ -129,14 +129,14 @@ func TestAnthropicDecodeRequest(t *testing.T) {
 				SystemRole: codec.RoleSystem,
 				Messages: []codec.Message{
 					{Role: codec.RoleUser},
-					anthropicText(codec.RoleAssistant, ""),
+					text(codec.RoleAssistant, ""),
 				},
 			},
 		},
 		{
 			name: "stream false",
 			body: `{"model":"m","messages":[{"role":"user","content":"x"}],"stream":false}`,
-			want: codec.Request{Model: "m", Messages: []codec.Message{anthropicText(codec.RoleUser, "x")}},
+			want: codec.Request{Model: "m", Messages: []codec.Message{text(codec.RoleUser, "x")}},
 		},
 		{
 			name: "tools, forced tool choice and tool history",
@@ -164,7 +164,7 @@ func TestAnthropicDecodeRequest(t *testing.T) {
 			want: codec.Request{
 				Model: "m",
 				Messages: []codec.Message{
-					anthropicText(codec.RoleUser, "Weather in Paris and the time?"),
+					text(codec.RoleUser, "Weather in Paris and the time?"),
 					{Role: codec.RoleAssistant, Parts: []codec.Part{
 						{Type: codec.PartText, Text: "Checking."},
 						{Type: codec.PartToolCall, ToolCallID: "toolu_1", ToolName: "get_weather", Arguments: `{"city": "Paris"}`},
@@ -224,19 +224,19 @@ func TestAnthropicDecodeRequest(t *testing.T) {
 		{
 			name: "tool choice auto allowing parallel calls",
 			body: `{"model":"m","messages":[{"role":"user","content":"x"}],"tools":[{"name":"f","input_schema":{}}],"tool_choice":{"type":"auto","disable_parallel_tool_use":false}}`,
-			want: codec.Request{Model: "m", Messages: []codec.Message{anthropicText(codec.RoleUser, "x")},
+			want: codec.Request{Model: "m", Messages: []codec.Message{text(codec.RoleUser, "x")},
 				Tools:      []codec.Tool{{Name: "f", Parameters: `{}`}},
 				ToolChoice: codec.ToolChoice{Mode: codec.ToolChoiceAuto}, ParallelToolCalls: codec.OptBool{Value: true, Set: true}},
 		},
 		{
 			name: "tool choice any, parallel switch null",
 			body: `{"model":"m","messages":[{"role":"user","content":"x"}],"tool_choice":{"type":"any","disable_parallel_tool_use":null,"name":null}}`,
-			want: codec.Request{Model: "m", Messages: []codec.Message{anthropicText(codec.RoleUser, "x")}, ToolChoice: codec.ToolChoice{Mode: codec.ToolChoiceRequired}},
+			want: codec.Request{Model: "m", Messages: []codec.Message{text(codec.RoleUser, "x")}, ToolChoice: codec.ToolChoice{Mode: codec.ToolChoiceRequired}},
 		},
 		{
 			name: "tool choice none",
 			body: `{"model":"m","messages":[{"role":"user","content":"x"}],"tool_choice":{"type":"none"}}`,
-			want: codec.Request{Model: "m", Messages: []codec.Message{anthropicText(codec.RoleUser, "x")}, ToolChoice: codec.ToolChoice{Mode: codec.ToolChoiceNone}},
+			want: codec.Request{Model: "m", Messages: []codec.Message{text(codec.RoleUser, "x")}, ToolChoice: codec.ToolChoice{Mode: codec.ToolChoiceNone}},
 		},
 		{
 			name:   "vertex",
@@ -246,7 +246,7 @@ func TestAnthropicDecodeRequest(t *testing.T) {
 			want: codec.Request{
 				Model:     "claude-3-7-sonnet@20250219",
 				MaxTokens: codec.OptInt{Value: 4000, Set: true},
-				Messages:  []codec.Message{anthropicText(codec.RoleUser, "x")},
+				Messages:  []codec.Message{text(codec.RoleUser, "x")},
 				Dropped:   []string{"anthropic_version"},
 			},
 		},
@@ -257,14 +257,14 @@ func TestAnthropicDecodeRequest(t *testing.T) {
 			body:   `{"model":null,"messages":[{"role":"user","content":"x"}]}`,
 			want: codec.Request{
 				Model:    "claude-sonnet-4-5@20250929",
-				Messages: []codec.Message{anthropicText(codec.RoleUser, "x")},
+				Messages: []codec.Message{text(codec.RoleUser, "x")},
 			},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			req := codec.Request{Model: tt.model}
-			if err := codec.DecodeRequest(anthropicProtocolFor(tt.vertex), []byte(tt.body), &req); err != nil {
+			if err := codec.DecodeRequest(protocolFor(tt.vertex), []byte(tt.body), &req); err != nil {
 				t.Fatalf("DecodeRequest: %v", err)
 			}
 			if !codectest.EqualDecoded(req, tt.want) {
@@ -426,11 +426,11 @@ func TestAnthropicDecodeRequestErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var req codec.Request
-			err := codec.DecodeRequest(anthropicProtocolFor(tt.vertex), []byte(tt.body), &req)
+			err := codec.DecodeRequest(protocolFor(tt.vertex), []byte(tt.body), &req)
 			if err == nil {
 				t.Fatalf("DecodeRequest succeeded: %+v", req)
 			}
-			e := anthropicAsError(t, err)
+			e := asError(t, err)
 			if e.Status != 400 || e.Kind != mapping.ErrInvalidRequest {
 				t.Errorf("status %d kind %v, want 400 invalid request", e.Status, e.Kind)
 			}
@@ -484,7 +484,7 @@ func TestAnthropicDecodeRecordedRequests(t *testing.T) {
 			if vertex {
 				req.Model = "claude-3-7-sonnet@20250219"
 			}
-			err := codec.DecodeRequest(anthropicProtocolFor(vertex), []byte(body.Raw), &req)
+			err := codec.DecodeRequest(protocolFor(vertex), []byte(body.Raw), &req)
 			if tt.param == "" {
 				if err != nil {
 					t.Fatalf("DecodeRequest: %v", err)
@@ -497,16 +497,16 @@ func TestAnthropicDecodeRecordedRequests(t *testing.T) {
 			if err == nil {
 				t.Fatalf("DecodeRequest succeeded, want an error about %s", tt.param)
 			}
-			if e := anthropicAsError(t, err); e.Param != tt.param || e.Status != 400 {
+			if e := asError(t, err); e.Param != tt.param || e.Status != 400 {
 				t.Errorf("got %d %q (%v), want 400 %q", e.Status, e.Param, e, tt.param)
 			}
 		})
 	}
 }
 
-// anthropicCompact compacts a JSON text, failing the test when it is not
+// compact compacts a JSON text, failing the test when it is not
 // JSON.
-func anthropicCompact(t *testing.T, s string) string {
+func compact(t *testing.T, s string) string {
 	t.Helper()
 	var b bytes.Buffer
 	if err := json.Compact(&b, []byte(s)); err != nil {
@@ -533,7 +533,7 @@ func TestAnthropicDecodeRecordedToolRequests(t *testing.T) {
 			file: "anthropic-messages/claude-sonnet-4-tool-followup.json", tools: []codec.Tool{weather},
 			choice: codec.ToolChoice{Mode: codec.ToolChoiceAuto}, parallel: codec.OptBool{Value: true, Set: true},
 			msgs: []codec.Message{
-				anthropicText(codec.RoleUser, "What's the weather in Florence,Italy?"),
+				text(codec.RoleUser, "What's the weather in Florence,Italy?"),
 				{Role: codec.RoleAssistant, Parts: []codec.Part{
 					{Type: codec.PartText, Text: "I'll check the weather in Florence, Italy for you."},
 					{Type: codec.PartToolCall, ToolCallID: "toolu_01XLb9pzgfLa2EMyqWot6Ezt", ToolName: "weather", Arguments: `{"location":"Florence,Italy"}`},
@@ -547,7 +547,7 @@ func TestAnthropicDecodeRecordedToolRequests(t *testing.T) {
 			tools: []codec.Tool{{Name: "Person", Description: "A person with name, age, and city",
 				Parameters: `{"properties":{"age":{"description":"The person's age","type":"integer"},"city":{"description":"The city where the person lives","type":"string"},"name":{"description":"The person's name","type":"string"}},"required":["name","age","city"],"type":"object"}`}},
 			choice: codec.ToolChoice{Mode: codec.ToolChoiceNamed, Name: "Person"}, parallel: codec.OptBool{Value: true, Set: true},
-			msgs: []codec.Message{anthropicText(codec.RoleUser, "Generate information about a person named Alice who is 30 years old and lives in Paris.")},
+			msgs: []codec.Message{text(codec.RoleUser, "Generate information about a person named Alice who is 30 years old and lives in Paris.")},
 		},
 	}
 	for _, tt := range tests {
@@ -559,12 +559,12 @@ func TestAnthropicDecodeRecordedToolRequests(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i := range req.Tools {
-				req.Tools[i].Parameters = anthropicCompact(t, req.Tools[i].Parameters)
+				req.Tools[i].Parameters = compact(t, req.Tools[i].Parameters)
 			}
 			for _, m := range req.Messages {
 				for j := range m.Parts {
 					if m.Parts[j].Type == codec.PartToolCall {
-						m.Parts[j].Arguments = anthropicCompact(t, m.Parts[j].Arguments)
+						m.Parts[j].Arguments = compact(t, m.Parts[j].Arguments)
 					}
 				}
 			}
@@ -630,7 +630,7 @@ func TestAnthropicPlainTextBlock(t *testing.T) {
 			t.Fatalf("%s: %v", c.raw, err)
 		}
 		req := &request{Request: &codec.Request{}, Text: jsonx.IndexedArena(index)}
-		d := anthropicRequestDecoder{req: req}
+		d := requestDecoder{req: req}
 		b := root.Get("messages.0.content.0")
 		text, fast := wire.PlainText(&req.Text, b.Raw, `"text"`)
 		if fast != c.fast {
@@ -638,7 +638,7 @@ func TestAnthropicPlainTextBlock(t *testing.T) {
 		}
 		if fast {
 			// The same part, down to the literal it keeps.
-			p, perr := d.block(b, anthropicBlockPos{})
+			p, perr := d.block(b, blockPos{})
 			if perr != nil || p.Type != codec.PartText || p.Text != text.Text || !sameLiteral(&p, &text) {
 				t.Errorf("%s: fast path gives %+v, block gives %+v, %v", c.raw, text, p, perr)
 			}

@@ -14,7 +14,7 @@ import (
 // disabled asks for no reasoning (Effort none). between_tools has no
 // canonical meaning (no other protocol can confine thinking to tool
 // boundaries), so it is rejected rather than approximated.
-func (d *anthropicRequestDecoder) thinking(v gjson.Result) *codec.Error {
+func (d *requestDecoder) thinking(v gjson.Result) *codec.Error {
 	r := &d.req.Reasoning
 	// A repeated key replaces the earlier value, as JSON decoders do.
 	r.Budget, r.Adaptive, r.Display, d.thinkingOff = codec.OptInt{}, false, "", false
@@ -93,7 +93,7 @@ func (d *anthropicRequestDecoder) thinking(v gjson.Result) *codec.Error {
 // outputConfig decodes output_config: effort (low, medium, high, xhigh or
 // max) and format, Anthropic's structured output ({type:"json_schema",
 // schema}).
-func (d *anthropicRequestDecoder) outputConfig(v gjson.Result) *codec.Error {
+func (d *requestDecoder) outputConfig(v gjson.Result) *codec.Error {
 	// A repeated key replaces the earlier value, as JSON decoders do.
 	d.effort, d.req.Format = mapping.EffortUnset, codec.OutputFormat{}
 	switch {
@@ -119,7 +119,7 @@ func (d *anthropicRequestDecoder) outputConfig(v gjson.Result) *codec.Error {
 
 // outputFormat reads output_config.format, a JSON schema the answer must
 // follow.
-func (d *anthropicRequestDecoder) outputFormat(v gjson.Result) *codec.Error {
+func (d *requestDecoder) outputFormat(v gjson.Result) *codec.Error {
 	switch {
 	case v.Type == gjson.Null:
 		return nil
@@ -143,7 +143,7 @@ func (d *anthropicRequestDecoder) outputFormat(v gjson.Result) *codec.Error {
 	})
 	switch {
 	case typ.Type != gjson.String:
-		return anthropicRequired("output_config.format.type", typ)
+		return required("output_config.format.type", typ)
 	case typ.Str != "json_schema":
 		return codec.InvalidRequest("output_config.format.type", `must be "json_schema"`)
 	case other != "":
@@ -161,7 +161,7 @@ func (d *anthropicRequestDecoder) outputFormat(v gjson.Result) *codec.Error {
 // output_config.effort. Disabled thinking is an explicit "no reasoning",
 // which the canonical effort says as EffortNone; an output
 // effort beside it has no canonical slot left and is recorded as dropped.
-func (d *anthropicRequestDecoder) finishReasoning() {
+func (d *requestDecoder) finishReasoning() {
 	r := &d.req.Reasoning
 	switch {
 	case d.thinkingOff:

@@ -12,7 +12,7 @@ import (
 // tools decodes the tool definitions. Client tools (no type, or type
 // "custom") become function tools; Anthropic's server and built-in tools
 // (web_search_20250305, bash_20250124, ...) are rejected by type.
-func (d *anthropicRequestDecoder) tools(v gjson.Result) *codec.Error {
+func (d *requestDecoder) tools(v gjson.Result) *codec.Error {
 	switch {
 	case v.Type == gjson.Null:
 		return nil
@@ -43,7 +43,7 @@ func (d *anthropicRequestDecoder) tools(v gjson.Result) *codec.Error {
 // same capability, and the flag is recorded as dropped (Claude Code sets it
 // on one of its tools). Programmatic calling (allowed_callers) and
 // input_examples change what the model sees and are rejected.
-func (d *anthropicRequestDecoder) tool(t gjson.Result, i int) (codec.Tool, *codec.Error) {
+func (d *requestDecoder) tool(t gjson.Result, i int) (codec.Tool, *codec.Error) {
 	path := wire.IndexPath("tools", i)
 	if !t.IsObject() {
 		return codec.Tool{}, wire.WrongType(path, "object", t)
@@ -92,7 +92,7 @@ func (d *anthropicRequestDecoder) tool(t gjson.Result, i int) (codec.Tool, *code
 	case unsupported != "":
 		return codec.Tool{}, wire.UnsupportedField(path+"."+unsupported, "tool "+unsupported+" is not supported yet")
 	case name.Type != gjson.String || name.Str == "":
-		return codec.Tool{}, anthropicRequired(path+".name", name)
+		return codec.Tool{}, required(path+".name", name)
 	case desc.Type != gjson.Null && desc.Type != gjson.String:
 		return codec.Tool{}, wire.WrongType(path+".description", "string", desc)
 	case !schema.Exists():
@@ -135,7 +135,7 @@ func (d *anthropicRequestDecoder) tool(t gjson.Result, i int) (codec.Tool, *code
 // webSearchTool decodes the web search server tool {type:
 // "web_search_20250305", name: "web_search", max_uses, allowed_domains,
 // blocked_domains, user_location, cache_control} at path.
-func (d *anthropicRequestDecoder) webSearchTool(t gjson.Result, path string) (codec.Tool, *codec.Error) {
+func (d *requestDecoder) webSearchTool(t gjson.Result, path string) (codec.Tool, *codec.Error) {
 	tool := codec.Tool{Kind: codec.ToolWebSearch, Name: "web_search", Source: path}
 	w := &tool.WebSearch
 	var err *codec.Error
@@ -153,14 +153,14 @@ func (d *anthropicRequestDecoder) webSearchTool(t gjson.Result, path string) (co
 				err = codec.InvalidRequest(p, "must be at least 1")
 			}
 		case "allowed_domains":
-			w.AllowedDomains, err = wire.ReadStrings(value, p, nil)
+			w.AllowedDomains, err = wire.ReadStringList(value, p, false, nil)
 		case "blocked_domains":
-			w.BlockedDomains, err = wire.ReadStrings(value, p, nil)
+			w.BlockedDomains, err = wire.ReadStringList(value, p, false, nil)
 		case "user_location":
 			err = wire.ResponsesUserLocation(value, p, &w.Location)
 		case "cache_control":
 			if value.Type != gjson.Null {
-				err = anthropicObjectHint(d.req, p, value)
+				err = objectHint(d.req, p, value)
 			}
 		default:
 			err = wire.UnknownField(p)
@@ -176,7 +176,7 @@ func (d *anthropicRequestDecoder) webSearchTool(t gjson.Result, path string) (co
 // toolChoice decodes tool_choice: {type: auto | any | tool | none, name (for
 // tool), disable_parallel_tool_use}. disable_parallel_tool_use is the
 // inverse of ParallelToolCalls; type none takes no other member.
-func (d *anthropicRequestDecoder) toolChoice(v gjson.Result) *codec.Error {
+func (d *requestDecoder) toolChoice(v gjson.Result) *codec.Error {
 	switch {
 	case v.Type == gjson.Null:
 		return nil
@@ -201,7 +201,7 @@ func (d *anthropicRequestDecoder) toolChoice(v gjson.Result) *codec.Error {
 		return true
 	})
 	if typ.Type != gjson.String {
-		return anthropicRequired("tool_choice.type", typ)
+		return required("tool_choice.type", typ)
 	}
 	c := &d.req.ToolChoice
 	switch typ.Str {
@@ -211,7 +211,7 @@ func (d *anthropicRequestDecoder) toolChoice(v gjson.Result) *codec.Error {
 		c.Mode = codec.ToolChoiceRequired
 	case "tool":
 		if name.Type != gjson.String || name.Str == "" {
-			return anthropicRequired("tool_choice.name", name)
+			return required("tool_choice.name", name)
 		}
 		c.Mode, c.Name = codec.ToolChoiceNamed, name.Str
 	case "none":

@@ -6,10 +6,10 @@ import (
 	"github.com/llmbridge/llmbridge/codec/internal/wire"
 )
 
-// appendAnthropicRequest appends req as a Messages request body. Fields go
+// appendRequest appends req as a Messages request body. Fields go
 // in a fixed order; only fields that are set are written, except max_tokens,
 // which Anthropic requires.
-func appendAnthropicRequest(dst []byte, req *codec.Request, opts *codec.EncodeOptions, p codec.Protocol) ([]byte, *codec.Error) {
+func appendRequest(dst []byte, req *codec.Request, opts *codec.EncodeOptions, p codec.Protocol) ([]byte, *codec.Error) {
 	switch {
 	case req.PresencePenalty.Set:
 		return dst, wire.CannotEncode(p, "presence_penalty", "presence_penalty", codec.Capability{Kind: codec.CapPresencePenalty})
@@ -19,12 +19,12 @@ func appendAnthropicRequest(dst []byte, req *codec.Request, opts *codec.EncodeOp
 	if req.Verbosity != "" {
 		return dst, wire.CannotEncode(p, "verbosity", "output verbosity", codec.Capability{Kind: codec.CapVerbosity})
 	}
-	plan, err := planAnthropicThinking(req, opts, p)
+	plan, err := planThinking(req, opts, p)
 	if err != nil {
 		return dst, err
 	}
 	start := len(dst)
-	if version := anthropicVersion(p); version != "" {
+	if version := version(p); version != "" {
 		// The version is always the cloud's own here; a same-family
 		// passthrough elsewhere keeps the client's.
 		dst = append(dst, `{"anthropic_version":`...)
@@ -45,20 +45,20 @@ func appendAnthropicRequest(dst []byte, req *codec.Request, opts *codec.EncodeOp
 		// Bedrock's InvokeModel refuses a top-level cache_control.
 		cache.AutoOnLastBlock(req)
 	}
-	if dst, err = appendAnthropicSystem(dst, req, p, cache); err != nil {
+	if dst, err = appendSystem(dst, req, p, cache); err != nil {
 		return dst[:start], err
 	}
-	if dst, err = appendAnthropicMessages(dst, req, p, cache); err != nil {
+	if dst, err = appendMessages(dst, req, p, cache); err != nil {
 		return dst[:start], err
 	}
-	dst = appendAnthropicSampling(dst, req, p)
-	if dst, err = appendAnthropicTools(dst, req, p, cache); err != nil {
+	dst = appendSampling(dst, req, p)
+	if dst, err = appendTools(dst, req, p, cache); err != nil {
 		return dst[:start], err
 	}
 	if req.Cache.Auto != codec.CacheNone {
 		// Automatic caching: Anthropic places this breakpoint on the
 		// last block it can cache.
-		dst = appendAnthropicCacheControl(dst, cache.Auto(req))
+		dst = appendCacheControl(dst, cache.Auto(req))
 	}
 	if req.User != "" {
 		dst = append(dst, `,"metadata":{"user_id":`...)
@@ -69,7 +69,7 @@ func appendAnthropicRequest(dst []byte, req *codec.Request, opts *codec.EncodeOp
 		dst = append(dst, `,"thinking":`...)
 		dst = wire.AppendThinking(dst, &plan)
 	}
-	if dst, err = appendAnthropicOutputConfig(dst, req, &plan, p); err != nil {
+	if dst, err = appendOutputConfig(dst, req, &plan, p); err != nil {
 		return dst[:start], err
 	}
 	wire.DropPromptCache(req)
@@ -80,30 +80,30 @@ func appendAnthropicRequest(dst []byte, req *codec.Request, opts *codec.EncodeOp
 	return append(dst, '}'), nil
 }
 
-// anthropicThinkingFields are where Anthropic's Messages take Claude's
+// thinkingFields are where Anthropic's Messages take Claude's
 // thinking settings.
-var anthropicThinkingFields = wire.ThinkingFields{Display: "thinking.display", Budget: "thinking.budget_tokens",
+var thinkingFields = wire.ThinkingFields{Display: "thinking.display", Budget: "thinking.budget_tokens",
 	Effort: "output_config.effort", MaxTokens: "max_tokens"}
 
-// planAnthropicThinking converts req.Reasoning by Claude's thinking rules
+// planThinking converts req.Reasoning by Claude's thinking rules
 // (wire.PlanClaudeThinking); max_tokens, which Anthropic requires, is
 // always set.
-func planAnthropicThinking(req *codec.Request, opts *codec.EncodeOptions, p codec.Protocol) (wire.ClaudeThinking, *codec.Error) {
-	plan, err := wire.PlanClaudeThinking(req, opts, p, &anthropicThinkingFields)
+func planThinking(req *codec.Request, opts *codec.EncodeOptions, p codec.Protocol) (wire.ClaudeThinking, *codec.Error) {
+	plan, err := wire.PlanClaudeThinking(req, opts, p, &thinkingFields)
 	if !plan.MaxTokens.Set {
 		plan.MaxTokens = codec.OptInt{Value: wire.EncodeMaxTokens(opts, req), Set: true}
 	}
 	return plan, err
 }
 
-// appendAnthropicOutputConfig appends output_config: the effort of the
+// appendOutputConfig appends output_config: the effort of the
 // thinking plan and the structured output format. Anthropic takes a JSON
 // schema only; any-JSON output (json_object) cannot be asked for. The
 // schema's name has no Anthropic counterpart and no effect; Anthropic
 // always enforces the schema, which is what strict asks for; a description
 // is a hint to the model that Anthropic cannot take, and is recorded as
 // dropped.
-func appendAnthropicOutputConfig(dst []byte, req *codec.Request, plan *wire.ClaudeThinking, p codec.Protocol) ([]byte, *codec.Error) {
+func appendOutputConfig(dst []byte, req *codec.Request, plan *wire.ClaudeThinking, p codec.Protocol) ([]byte, *codec.Error) {
 	f := &req.Format
 	switch f.Kind {
 	case codec.FormatText:
@@ -113,7 +113,7 @@ func appendAnthropicOutputConfig(dst []byte, req *codec.Request, plan *wire.Clau
 	case codec.FormatJSONObject:
 		return dst, wire.CannotEncode(p, "output_config.format", "JSON output without a schema (json_object)", codec.Capability{Kind: codec.CapFormat})
 	case codec.FormatJSONSchema:
-		if f.Schema == "" || !anthropicIsObject(f.Schema) {
+		if f.Schema == "" || !isObject(f.Schema) {
 			return dst, codec.InvalidRequest("output_config.format.schema", "must be a JSON object")
 		}
 	default:
@@ -139,9 +139,9 @@ func appendAnthropicOutputConfig(dst []byte, req *codec.Request, plan *wire.Clau
 	return append(dst, '}'), nil
 }
 
-// appendAnthropicSampling appends the sampling parameters, stop sequences
+// appendSampling appends the sampling parameters, stop sequences
 // and the stream flag.
-func appendAnthropicSampling(dst []byte, req *codec.Request, p codec.Protocol) []byte {
+func appendSampling(dst []byte, req *codec.Request, p codec.Protocol) []byte {
 	if req.Temperature.Set {
 		dst = append(dst, `,"temperature":`...)
 		dst = jsonx.AppendFloat(dst, req.Temperature.Value)
@@ -166,13 +166,13 @@ func appendAnthropicSampling(dst []byte, req *codec.Request, p codec.Protocol) [
 	return dst
 }
 
-// appendAnthropicSystem appends the system prompt: req.System followed by
+// appendSystem appends the system prompt: req.System followed by
 // the system and developer messages of the conversation, in order, because
 // Anthropic only has a top-level system prompt. A single text is written as
 // a string, several as text blocks; empty texts are skipped (Anthropic
 // rejects empty text blocks) and no text at all writes no system field.
-func appendAnthropicSystem(dst []byte, req *codec.Request, p codec.Protocol, cache *wire.CachePlan) ([]byte, *codec.Error) {
-	n, bad := anthropicTextParts(req.System)
+func appendSystem(dst []byte, req *codec.Request, p codec.Protocol, cache *wire.CachePlan) ([]byte, *codec.Error) {
+	n, bad := textParts(req.System)
 	if bad >= 0 {
 		return dst, wire.CannotEncode(p, wire.IndexPath("system", bad), "content part type", codec.PartCapability(-1, bad))
 	}
@@ -181,7 +181,7 @@ func appendAnthropicSystem(dst []byte, req *codec.Request, p codec.Protocol, cac
 		if !wire.IsSystemRole(m.Role) {
 			continue
 		}
-		k, bad := anthropicTextParts(m.Parts)
+		k, bad := textParts(m.Parts)
 		if bad >= 0 {
 			return dst, wire.CannotEncode(p, wire.IndexPath(wire.IndexPath("messages", i)+".content", bad), "content part type", codec.PartCapability(i, bad))
 		}
@@ -192,27 +192,27 @@ func appendAnthropicSystem(dst []byte, req *codec.Request, p codec.Protocol, cac
 	}
 	dst = append(dst, `,"system":`...)
 	if n == 1 && cache == nil {
-		return jsonx.AppendString(dst, anthropicFirstSystemText(req)), nil
+		return jsonx.AppendString(dst, firstSystemText(req)), nil
 	}
 	dst = append(dst, '[')
-	dst, more := appendAnthropicTextBlocks(dst, req.System, false, cache)
+	dst, more := appendTextBlocks(dst, req.System, false, cache)
 	for i := range req.Messages {
 		if m := &req.Messages[i]; wire.IsSystemRole(m.Role) {
-			dst, more = appendAnthropicTextBlocks(dst, m.Parts, more, cache)
+			dst, more = appendTextBlocks(dst, m.Parts, more, cache)
 		}
 	}
 	return append(dst, ']'), nil
 }
 
-// anthropicFirstSystemText returns the first non-empty system text, from
+// firstSystemText returns the first non-empty system text, from
 // req.System or a later system or developer message.
-func anthropicFirstSystemText(req *codec.Request) string {
-	if t := anthropicFirstText(req.System); t != "" {
+func firstSystemText(req *codec.Request) string {
+	if t := firstText(req.System); t != "" {
 		return t
 	}
 	for i := range req.Messages {
 		if m := &req.Messages[i]; wire.IsSystemRole(m.Role) {
-			if t := anthropicFirstText(m.Parts); t != "" {
+			if t := firstText(m.Parts); t != "" {
 				return t
 			}
 		}
@@ -220,21 +220,21 @@ func anthropicFirstSystemText(req *codec.Request) string {
 	return ""
 }
 
-// anthropicFirstText returns the first non-empty text of ps.
-func anthropicFirstText(ps []codec.Part) string {
+// firstText returns the first non-empty text of ps.
+func firstText(ps []codec.Part) string {
 	for i := range ps {
-		if t, _ := anthropicPartText(&ps[i]); t != "" {
+		if t, _ := partText(&ps[i]); t != "" {
 			return t
 		}
 	}
 	return ""
 }
 
-// anthropicPartText returns the text a part contributes as an Anthropic text
+// partText returns the text a part contributes as an Anthropic text
 // block, and false for a part type Anthropic cannot carry. A refusal becomes
 // plain text: Anthropic has no refusal block, and a refusal in assistant
 // history is replayed as its text, unchanged.
-func anthropicPartText(p *codec.Part) (string, bool) {
+func partText(p *codec.Part) (string, bool) {
 	switch p.Type {
 	case codec.PartText, codec.PartRefusal:
 		return p.Text, true
@@ -242,12 +242,12 @@ func anthropicPartText(p *codec.Part) (string, bool) {
 	return "", false
 }
 
-// anthropicTextParts returns the number of parts of ps that become text
+// textParts returns the number of parts of ps that become text
 // blocks (non-empty texts) and the index of the first part Anthropic cannot
 // carry, or -1.
-func anthropicTextParts(ps []codec.Part) (n, unsupported int) {
+func textParts(ps []codec.Part) (n, unsupported int) {
 	for i := range ps {
-		t, ok := anthropicPartText(&ps[i])
+		t, ok := partText(&ps[i])
 		if !ok {
 			return n, i
 		}
@@ -258,14 +258,14 @@ func anthropicTextParts(ps []codec.Part) (n, unsupported int) {
 	return n, -1
 }
 
-// appendAnthropicTextBlocks appends the non-empty texts of ps as text blocks,
+// appendTextBlocks appends the non-empty texts of ps as text blocks,
 // preceded by a comma when comma is true, and reports whether a block has
 // been written (so that the next block needs a comma), with the
 // breakpoints of cache. The parts must have been checked with
-// anthropicTextParts.
-func appendAnthropicTextBlocks(dst []byte, ps []codec.Part, comma bool, cache *wire.CachePlan) ([]byte, bool) {
+// textParts.
+func appendTextBlocks(dst []byte, ps []codec.Part, comma bool, cache *wire.CachePlan) ([]byte, bool) {
 	for i := range ps {
-		t, _ := anthropicPartText(&ps[i])
+		t, _ := partText(&ps[i])
 		if t == "" {
 			continue
 		}
@@ -274,7 +274,7 @@ func appendAnthropicTextBlocks(dst []byte, ps []codec.Part, comma bool, cache *w
 		}
 		dst = append(dst, `{"type":"text","text":`...)
 		dst = wire.AppendText(dst, t, &ps[i])
-		dst = appendAnthropicCacheControl(dst, cache.System(&ps[i]))
+		dst = appendCacheControl(dst, cache.System(&ps[i]))
 		dst = append(dst, '}')
 		comma = true
 	}

@@ -2,10 +2,10 @@ package anthropic
 
 import "github.com/llmbridge/llmbridge/codec"
 
-// appendAnthropicCacheControl appends ,"cache_control":{...} asking for
+// appendCacheControl appends ,"cache_control":{...} asking for
 // lifetime ttl (a breakpoint of a wire.CachePlan), or nothing for
 // CacheNone.
-func appendAnthropicCacheControl(dst []byte, ttl codec.CacheTTL) []byte {
+func appendCacheControl(dst []byte, ttl codec.CacheTTL) []byte {
 	if ttl == codec.CacheNone {
 		return dst
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
-// appendAnthropicMessages appends the conversation. Anthropic wants strict
+// appendMessages appends the conversation. Anthropic wants strict
 // user/assistant alternation, so consecutive messages of the same role are
 // merged into one turn, their blocks concatenated in order, except that in a
 // user turn the tool_result blocks come first, as Anthropic requires (text
@@ -18,11 +18,11 @@ import (
 // empty text blocks, and a message left without content is dropped (it said
 // nothing); the messages around it may then merge. System and developer
 // messages were hoisted into the system prompt.
-func appendAnthropicMessages(dst []byte, req *codec.Request, p codec.Protocol, cache *wire.CachePlan) ([]byte, *codec.Error) {
-	wire.DropUnsentReasoning(req, anthropicSendsReasoning)
+func appendMessages(dst []byte, req *codec.Request, p codec.Protocol, cache *wire.CachePlan) ([]byte, *codec.Error) {
+	wire.DropUnsentReasoning(req, sendsReasoning)
 	dst = append(dst, `,"messages":[`...)
 	msgs := req.Messages
-	count := func(m *codec.Message, i int) (int, int, *codec.Error) { return anthropicCheckParts(m, i, p) }
+	count := func(m *codec.Message, i int) (int, int, *codec.Error) { return checkParts(m, i, p) }
 	first := true
 	for i := 0; i < len(msgs); {
 		if wire.IsSystemRole(msgs[i].Role) {
@@ -48,25 +48,25 @@ func appendAnthropicMessages(dst []byte, req *codec.Request, p codec.Protocol, c
 		}
 		comma := false
 		for _, which := range wire.TurnBlocks(results) {
-			dst, comma = appendAnthropicTurn(dst, turn, role, which, comma, cache)
+			dst, comma = appendTurn(dst, turn, role, which, comma, cache)
 		}
 		dst = append(dst, "]}"...)
 	}
 	return append(dst, ']'), nil
 }
 
-// anthropicSendsReasoning reports whether reasoning part part of a message
+// sendsReasoning reports whether reasoning part part of a message
 // of role r goes to an Anthropic upstream: only assistant history can hold
 // thinking, and only with a signature Anthropic issued (it verifies every
 // thinking block; unsigned or foreign reasoning would be refused).
-func anthropicSendsReasoning(part *codec.Part, r codec.Role) bool {
+func sendsReasoning(part *codec.Part, r codec.Role) bool {
 	return r == codec.RoleAssistant && wire.SignedFor(part, codec.AnthropicMessages)
 }
 
-// appendAnthropicTurn appends the blocks of the role messages of turn that
+// appendTurn appends the blocks of the role messages of turn that
 // pass which writes (wire.InPass), after a comma when comma is set, and
 // reports whether the turn's content now has a block.
-func appendAnthropicTurn(dst []byte, turn []codec.Message, role codec.Role, which int, comma bool, cache *wire.CachePlan) ([]byte, bool) {
+func appendTurn(dst []byte, turn []codec.Message, role codec.Role, which int, comma bool, cache *wire.CachePlan) ([]byte, bool) {
 	for k := range turn {
 		m := &turn[k]
 		if m.Role != role {
@@ -78,21 +78,21 @@ func appendAnthropicTurn(dst []byte, turn []codec.Message, role codec.Role, whic
 				continue
 			}
 			if part.Type == codec.PartReasoning {
-				if anthropicSendsReasoning(part, role) {
-					dst, comma = appendAnthropicReasoning(dst, part, false, comma), true
+				if sendsReasoning(part, role) {
+					dst, comma = appendReasoning(dst, part, false, comma), true
 				}
 				continue
 			}
-			dst, comma = appendAnthropicBlock(dst, part, comma, cache)
+			dst, comma = appendBlock(dst, part, comma, cache)
 		}
 	}
 	return dst, comma
 }
 
-// anthropicCheckParts checks that the parts of messages[i] can be written in
+// checkParts checks that the parts of messages[i] can be written in
 // a turn of the message's role, and returns the number of blocks they become
 // and how many of those are tool results.
-func anthropicCheckParts(m *codec.Message, i int, p codec.Protocol) (blocks, results int, err *codec.Error) {
+func checkParts(m *codec.Message, i int, p codec.Protocol) (blocks, results int, err *codec.Error) {
 	for j := range m.Parts {
 		part := &m.Parts[j]
 		var what string
@@ -103,17 +103,17 @@ func anthropicCheckParts(m *codec.Message, i int, p codec.Protocol) (blocks, res
 			}
 			continue
 		case codec.PartToolCall:
-			what = anthropicCheckToolCall(part, m.Role)
+			what = checkToolCall(part, m.Role)
 		case codec.PartImage, codec.PartDocument:
-			what = anthropicCheckMedia(part)
+			what = checkMedia(part)
 		case codec.PartReasoning:
-			if anthropicSendsReasoning(part, m.Role) {
+			if sendsReasoning(part, m.Role) {
 				blocks++
 			}
 			continue
 		case codec.PartToolResult:
 			var k int
-			if what, k = anthropicCheckToolResult(part, m.Role); k >= 0 {
+			if what, k = checkToolResult(part, m.Role); k >= 0 {
 				path := wire.IndexPath(wire.IndexPath(wire.IndexPath("messages", i)+".content", j)+".content", k)
 				return 0, 0, wire.CannotEncode(p, path, what, codec.Capability{Kind: codec.CapResultContent, Message: i, Part: j, Content: k})
 			}
@@ -129,9 +129,9 @@ func anthropicCheckParts(m *codec.Message, i int, p codec.Protocol) (blocks, res
 	return blocks, results, nil
 }
 
-// anthropicCheckToolCall returns what makes a tool call part of a message
+// checkToolCall returns what makes a tool call part of a message
 // of role r impossible to write as a tool_use block, or "".
-func anthropicCheckToolCall(part *codec.Part, r codec.Role) string {
+func checkToolCall(part *codec.Part, r codec.Role) string {
 	switch {
 	case r != codec.RoleAssistant:
 		return "a tool call outside an assistant message"
@@ -139,16 +139,16 @@ func anthropicCheckToolCall(part *codec.Part, r codec.Role) string {
 		return "a tool call without an id"
 	case part.ToolName == "":
 		return "a tool call without a name"
-	case !anthropicIsObject(part.Arguments):
+	case !isObject(part.Arguments):
 		return "tool call arguments that are not a JSON object"
 	}
 	return ""
 }
 
-// anthropicCheckToolResult returns what makes a tool result part of a
+// checkToolResult returns what makes a tool result part of a
 // message of role r impossible to write as a tool_result block, or "", and
 // the index of the offending entry of its content, or -1.
-func anthropicCheckToolResult(part *codec.Part, r codec.Role) (string, int) {
+func checkToolResult(part *codec.Part, r codec.Role) (string, int) {
 	switch {
 	case r != codec.RoleUser:
 		return "a tool result outside a user message", -1
@@ -160,7 +160,7 @@ func anthropicCheckToolResult(part *codec.Part, r codec.Role) (string, int) {
 		switch c.Type {
 		case codec.PartText, codec.PartRefusal:
 		case codec.PartImage:
-			if what := anthropicCheckMedia(c); what != "" {
+			if what := checkMedia(c); what != "" {
 				return what, k
 			}
 		default:
@@ -170,11 +170,11 @@ func anthropicCheckToolResult(part *codec.Part, r codec.Role) (string, int) {
 	return "", -1
 }
 
-// anthropicCheckMedia returns what makes an image or document part
+// checkMedia returns what makes an image or document part
 // impossible to write as a block, or "": base64 data needs its media type,
 // and a part needs data or a URL. A data: URL (decoders split them, so only
 // a hand-made part has one) cannot be a url source.
-func anthropicCheckMedia(part *codec.Part) string {
+func checkMedia(part *codec.Part) string {
 	switch {
 	case part.Data != "" && part.MediaType == "":
 		return "an " + part.Type.String() + " without a media type"
@@ -186,12 +186,12 @@ func anthropicCheckMedia(part *codec.Part) string {
 	return ""
 }
 
-// appendAnthropicBlock appends the block of a part that has been checked,
+// appendBlock appends the block of a part that has been checked,
 // preceded by a comma when comma is true, and reports whether a block has
 // been written so far, with its breakpoint when cache plans one (nil for
 // blocks that carry none: answers, tool result content). Empty texts
 // write nothing.
-func appendAnthropicBlock(dst []byte, part *codec.Part, comma bool, cache *wire.CachePlan) ([]byte, bool) {
+func appendBlock(dst []byte, part *codec.Part, comma bool, cache *wire.CachePlan) ([]byte, bool) {
 	switch part.Type {
 	case codec.PartText, codec.PartRefusal:
 		if part.Text == "" {
@@ -208,13 +208,13 @@ func appendAnthropicBlock(dst []byte, part *codec.Part, comma bool, cache *wire.
 		dst = append(dst, `,"name":`...)
 		dst = jsonx.AppendString(dst, wire.CallWireName(part))
 		dst = append(dst, `,"input":`...)
-		dst = appendAnthropicArguments(dst, part.Arguments)
+		dst = appendArguments(dst, part.Arguments)
 	case codec.PartImage, codec.PartDocument:
-		dst = appendAnthropicMedia(dst, part)
+		dst = appendMedia(dst, part)
 	case codec.PartToolResult:
 		dst = append(dst, `{"type":"tool_result","tool_use_id":`...)
 		dst = jsonx.AppendString(dst, part.ToolCallID)
-		dst = appendAnthropicResultContent(dst, part.Content)
+		dst = appendResultContent(dst, part.Content)
 		if part.IsError {
 			dst = append(dst, `,"is_error":true`...)
 		}
@@ -222,17 +222,17 @@ func appendAnthropicBlock(dst []byte, part *codec.Part, comma bool, cache *wire.
 		dst = append(dst, `{"type":"text","text":`...)
 		dst = wire.AppendText(dst, part.Text, part)
 	}
-	dst = appendAnthropicCacheControl(dst, cache.Message(part))
+	dst = appendCacheControl(dst, cache.Message(part))
 	return append(dst, '}'), true
 }
 
-// appendAnthropicReasoning appends a reasoning part as a thinking block
+// appendReasoning appends a reasoning part as a thinking block
 // ({thinking, signature}) or, when Redacted, a redacted_thinking block
 // ({data}), preceded by a comma when comma is true. Toward an upstream
 // (envelope false) the opaque value is the part's own signature; toward a
 // client (envelope true) it is the continuation token (appendOpaque), which
 // needs no JSON escaping, and "" for unsigned reasoning.
-func appendAnthropicReasoning(dst []byte, part *codec.Part, envelope, comma bool) []byte {
+func appendReasoning(dst []byte, part *codec.Part, envelope, comma bool) []byte {
 	if comma {
 		dst = append(dst, ',')
 	}
@@ -258,10 +258,10 @@ func appendAnthropicReasoning(dst []byte, part *codec.Part, envelope, comma bool
 	return append(dst, `"}`...)
 }
 
-// appendAnthropicMedia appends an image or document block, without its
+// appendMedia appends an image or document block, without its
 // closing brace: a base64 source when the part has data, a url source
 // otherwise, and a document's title.
-func appendAnthropicMedia(dst []byte, part *codec.Part) []byte {
+func appendMedia(dst []byte, part *codec.Part) []byte {
 	if part.Type == codec.PartImage {
 		dst = append(dst, `{"type":"image","source":{"type":`...)
 	} else {
@@ -284,10 +284,10 @@ func appendAnthropicMedia(dst []byte, part *codec.Part) []byte {
 	return dst
 }
 
-// appendAnthropicResultContent appends a tool result's content member: a
+// appendResultContent appends a tool result's content member: a
 // string for a single text, blocks otherwise, and nothing when there is no
 // content (empty texts are skipped, as everywhere).
-func appendAnthropicResultContent(dst []byte, content []codec.Part) []byte {
+func appendResultContent(dst []byte, content []codec.Part) []byte {
 	n, last := 0, (*codec.Part)(nil)
 	for k := range content {
 		if c := &content[k]; c.Type != codec.PartText && c.Type != codec.PartRefusal || c.Text != "" {
@@ -305,7 +305,7 @@ func appendAnthropicResultContent(dst []byte, content []codec.Part) []byte {
 	dst = append(dst, `,"content":[`...)
 	comma := false
 	for k := range content {
-		dst, comma = appendAnthropicBlock(dst, &content[k], comma, nil)
+		dst, comma = appendBlock(dst, &content[k], comma, nil)
 	}
 	return append(dst, ']')
 }

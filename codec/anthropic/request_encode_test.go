@@ -20,7 +20,7 @@ func TestAnthropicAppendRequest(t *testing.T) {
 			name: "minimal",
 			req: codec.Request{
 				Model:    "claude-sonnet-4-5",
-				Messages: []codec.Message{anthropicText(codec.RoleUser, "Hello")},
+				Messages: []codec.Message{text(codec.RoleUser, "Hello")},
 			},
 		},
 		{
@@ -32,9 +32,9 @@ func TestAnthropicAppendRequest(t *testing.T) {
 				System:      []codec.Part{{Type: codec.PartText, Text: "You are a helpful assistant."}},
 				SystemRole:  codec.RoleSystem,
 				Messages: []codec.Message{
-					anthropicText(codec.RoleUser, "What is the capital of France?"),
-					anthropicText(codec.RoleAssistant, "Paris."),
-					anthropicText(codec.RoleUser, "And of \"Italy\"?\nOne word."),
+					text(codec.RoleUser, "What is the capital of France?"),
+					text(codec.RoleAssistant, "Paris."),
+					text(codec.RoleUser, "And of \"Italy\"?\nOne word."),
 				},
 				MaxTokens:     codec.OptInt{Value: 1024, Set: true},
 				Temperature:   codec.OptFloat{Value: 0.5, Set: true},
@@ -55,11 +55,11 @@ func TestAnthropicAppendRequest(t *testing.T) {
 				},
 				SystemRole: codec.RoleDeveloper,
 				Messages: []codec.Message{
-					anthropicText(codec.RoleUser, "Hi"),
-					anthropicText(codec.RoleSystem, "Rule three."),
-					anthropicText(codec.RoleAssistant, "Hello"),
-					anthropicText(codec.RoleDeveloper, "Rule four."),
-					anthropicText(codec.RoleUser, "Bye"),
+					text(codec.RoleUser, "Hi"),
+					text(codec.RoleSystem, "Rule three."),
+					text(codec.RoleAssistant, "Hello"),
+					text(codec.RoleDeveloper, "Rule four."),
+					text(codec.RoleUser, "Bye"),
 				},
 			},
 		},
@@ -71,8 +71,8 @@ func TestAnthropicAppendRequest(t *testing.T) {
 					{Type: codec.PartText, Text: ""},
 				},
 				Messages: []codec.Message{
-					anthropicText(codec.RoleDeveloper, "", "Only rule."),
-					anthropicText(codec.RoleUser, "Hi"),
+					text(codec.RoleDeveloper, "", "Only rule."),
+					text(codec.RoleUser, "Hi"),
 				},
 			},
 		},
@@ -81,18 +81,18 @@ func TestAnthropicAppendRequest(t *testing.T) {
 			req: codec.Request{
 				Model: "claude-sonnet-4-5",
 				Messages: []codec.Message{
-					anthropicText(codec.RoleUser, "first", ""),
-					anthropicText(codec.RoleUser, "second"),
+					text(codec.RoleUser, "first", ""),
+					text(codec.RoleUser, "second"),
 					{Role: codec.RoleAssistant, Parts: []codec.Part{
 						{Type: codec.PartRefusal, Text: "I can't help with that."},
 						{Type: codec.PartText, Text: "Anything else?"},
 					}},
-					anthropicText(codec.RoleUser, "ok"),
-					anthropicText(codec.RoleAssistant, ""), // dropped: nothing to say
-					{Role: codec.RoleAssistant},            // dropped: no parts
-					anthropicText(codec.RoleUser, "still there?"),
-					anthropicText(codec.RoleAssistant, "Yes."),
-					anthropicText(codec.RoleAssistant, "Here."),
+					text(codec.RoleUser, "ok"),
+					text(codec.RoleAssistant, ""), // dropped: nothing to say
+					{Role: codec.RoleAssistant},   // dropped: no parts
+					text(codec.RoleUser, "still there?"),
+					text(codec.RoleAssistant, "Yes."),
+					text(codec.RoleAssistant, "Here."),
 				},
 			},
 		},
@@ -103,7 +103,7 @@ func TestAnthropicAppendRequest(t *testing.T) {
 			req: codec.Request{
 				Model:    "claude-sonnet-4-5",
 				System:   []codec.Part{{Type: codec.PartText, Text: "You are a helpful assistant"}},
-				Messages: []codec.Message{anthropicText(codec.RoleUser, "Say hi in Portuguese")},
+				Messages: []codec.Message{text(codec.RoleUser, "Say hi in Portuguese")},
 			},
 		},
 		{
@@ -121,21 +121,21 @@ func TestAnthropicAppendRequest(t *testing.T) {
 				ToolChoice:        codec.ToolChoice{Mode: codec.ToolChoiceNamed, Name: "get_weather"},
 				ParallelToolCalls: codec.OptBool{Value: false, Set: true},
 				Messages: []codec.Message{
-					anthropicText(codec.RoleUser, "Weather in Paris?"),
+					text(codec.RoleUser, "Weather in Paris?"),
 					{Role: codec.RoleAssistant, Parts: []codec.Part{
 						{Type: codec.PartText, Text: ""},
 						{Type: codec.PartToolCall, ToolCallID: "call_1", ToolName: "get_weather", Arguments: `{"city":"Paris"}`},
 						{Type: codec.PartToolCall, ToolCallID: "call_2", ToolName: "now"},
 						{Type: codec.PartToolCall, ToolCallID: "call_3", ToolName: "empty"},
 					}},
-					anthropicText(codec.RoleUser, "Here you are:"),
+					text(codec.RoleUser, "Here you are:"),
 					{Role: codec.RoleUser, Parts: []codec.Part{
 						{Type: codec.PartToolResult, ToolCallID: "call_1", ToolName: "get_weather", Content: []codec.Part{{Type: codec.PartText, Text: "18 C"}}},
 						{Type: codec.PartToolResult, ToolCallID: "call_2", IsError: true, Content: []codec.Part{{Type: codec.PartText, Text: "clock"}, {Type: codec.PartText}, {Type: codec.PartRefusal, Text: "broken"}}},
 						{Type: codec.PartToolResult, ToolCallID: "call_3", Content: []codec.Part{{Type: codec.PartText}}},
 					}},
-					anthropicText(codec.RoleSystem, "Be brief."),
-					anthropicText(codec.RoleUser, "Thanks"),
+					text(codec.RoleSystem, "Be brief."),
+					text(codec.RoleUser, "Thanks"),
 				},
 			},
 		},
@@ -163,7 +163,7 @@ func TestAnthropicAppendRequest(t *testing.T) {
 			opts: codec.EncodeOptions{Model: "claude-opus-4-1"},
 			req: codec.Request{
 				Model:    "gpt-4o",
-				Messages: []codec.Message{anthropicText(codec.RoleUser, "Hello")},
+				Messages: []codec.Message{text(codec.RoleUser, "Hello")},
 				Seed:     codec.OptInt{Value: 7, Set: true},
 			},
 		},
@@ -171,7 +171,7 @@ func TestAnthropicAppendRequest(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			prefix := []byte("prefix")
-			out, err := codec.AppendRequest(prefix, anthropicProtocolFor(tt.vertex), &tt.req, tt.opts)
+			out, err := codec.AppendRequest(prefix, protocolFor(tt.vertex), &tt.req, tt.opts)
 			if err != nil {
 				t.Fatalf("AppendRequest: %v", err)
 			}
@@ -216,7 +216,7 @@ func TestAnthropicAppendToolChoice(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			req := codec.Request{Model: "m", Messages: []codec.Message{anthropicText(codec.RoleUser, "x")}, Tools: tt.tools, ToolChoice: tt.choice, ParallelToolCalls: tt.parallel}
+			req := codec.Request{Model: "m", Messages: []codec.Message{text(codec.RoleUser, "x")}, Tools: tt.tools, ToolChoice: tt.choice, ParallelToolCalls: tt.parallel}
 			out, err := codec.AppendRequest(nil, codec.AnthropicMessages, &req, codec.EncodeOptions{})
 			if err != nil {
 				t.Fatal(err)
@@ -241,7 +241,7 @@ func TestAnthropicAppendToolChoice(t *testing.T) {
 func TestAnthropicAppendRequestDropsSeed(t *testing.T) {
 	req := codec.Request{
 		Model:    "claude-sonnet-4-5",
-		Messages: []codec.Message{anthropicText(codec.RoleUser, "Hello")},
+		Messages: []codec.Message{text(codec.RoleUser, "Hello")},
 		Seed:     codec.OptInt{Value: 7, Set: true},
 		Dropped:  []string{"store"},
 	}
@@ -258,7 +258,7 @@ func TestAnthropicAppendRequestDropsSeed(t *testing.T) {
 }
 
 func TestAnthropicAppendRequestErrors(t *testing.T) {
-	user := []codec.Message{anthropicText(codec.RoleUser, "Hello")}
+	user := []codec.Message{text(codec.RoleUser, "Hello")}
 	bogus := codec.Part{Type: codec.PartType(200), Text: "?"}
 	tests := []struct {
 		name   string
@@ -271,7 +271,7 @@ func TestAnthropicAppendRequestErrors(t *testing.T) {
 		{"no model", false, codec.Request{Messages: user}, "model"},
 		{"system part", false, codec.Request{Model: "m", System: []codec.Part{{Text: "a"}, bogus}, Messages: user}, "system[1]"},
 		{"system message part", true, codec.Request{Messages: []codec.Message{
-			anthropicText(codec.RoleUser, "a"),
+			text(codec.RoleUser, "a"),
 			{Role: codec.RoleSystem, Parts: []codec.Part{bogus}},
 		}}, "messages[1].content[0]"},
 		{"strict tool", false, codec.Request{Model: "m", Messages: user, Tools: []codec.Tool{{Name: "a"}, {Name: "f", Strict: codec.OptBool{Value: true, Set: true}}}}, "tools[1].strict"},
@@ -285,7 +285,7 @@ func TestAnthropicAppendRequestErrors(t *testing.T) {
 			{Role: codec.RoleUser, Parts: []codec.Part{{Type: codec.PartToolCall, ToolCallID: "c", ToolName: "f"}}},
 		}}, "messages[0].content[0]"},
 		{"tool call without id", false, codec.Request{Model: "m", Messages: []codec.Message{
-			anthropicText(codec.RoleUser, "a"),
+			text(codec.RoleUser, "a"),
 			{Role: codec.RoleAssistant, Parts: []codec.Part{{Text: "b"}, {Type: codec.PartToolCall, ToolName: "f"}}},
 		}}, "messages[1].content[1]"},
 		{"tool call without name", false, codec.Request{Model: "m", Messages: []codec.Message{
@@ -301,8 +301,8 @@ func TestAnthropicAppendRequestErrors(t *testing.T) {
 			{Role: codec.RoleUser, Parts: []codec.Part{{Type: codec.PartToolResult}}},
 		}}, "messages[0].content[0]"},
 		{"tool result content", false, codec.Request{Model: "m", Messages: []codec.Message{
-			anthropicText(codec.RoleUser, "a"),
-			anthropicText(codec.RoleAssistant, "b"),
+			text(codec.RoleUser, "a"),
+			text(codec.RoleAssistant, "b"),
 			{Role: codec.RoleUser, Parts: []codec.Part{{Text: "c"}, {Type: codec.PartToolResult, ToolCallID: "c", Content: []codec.Part{{Text: "x"}, {Type: codec.PartAudio}}}}},
 		}}, "messages[2].content[1].content[1]"},
 		{"image without media type", false, codec.Request{Model: "m", Messages: []codec.Message{
@@ -321,23 +321,23 @@ func TestAnthropicAppendRequestErrors(t *testing.T) {
 			{Role: codec.RoleUser, Parts: []codec.Part{{Type: codec.PartToolResult, ToolCallID: "c", Content: []codec.Part{{Type: codec.PartImage, URL: "gs://b/a.png"}}}}},
 		}}, "messages[0].content[0].content[0]"},
 		{"later message of the other role", false, codec.Request{Model: "m", Messages: []codec.Message{
-			anthropicText(codec.RoleUser, "a"),
+			text(codec.RoleUser, "a"),
 			{Role: codec.RoleAssistant, Parts: []codec.Part{bogus}},
 		}}, "messages[1].content[0]"},
 		{"message part", false, codec.Request{Model: "m", Messages: []codec.Message{
-			anthropicText(codec.RoleUser, "a"),
-			anthropicText(codec.RoleAssistant, "b"),
+			text(codec.RoleUser, "a"),
+			text(codec.RoleAssistant, "b"),
 			{Role: codec.RoleUser, Parts: []codec.Part{{Text: "c"}, bogus}},
 		}}, "messages[2].content[1]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := anthropicProtocolFor(tt.vertex)
+			p := protocolFor(tt.vertex)
 			out, err := codec.AppendRequest([]byte("keep"), p, &tt.req, codec.EncodeOptions{})
 			if err == nil {
 				t.Fatalf("AppendRequest succeeded: %s", out)
 			}
-			e := anthropicAsError(t, err)
+			e := asError(t, err)
 			if e.Status != 400 || e.Param != tt.param {
 				t.Errorf("got %d %q (%v), want 400 %q", e.Status, e.Param, e, tt.param)
 			}
@@ -355,8 +355,8 @@ func TestAnthropicAppendRequestErrors(t *testing.T) {
 // gives the request back.
 func TestAnthropicRequestRoundTrip(t *testing.T) {
 	for _, vertex := range []bool{false, true} {
-		p := anthropicProtocolFor(vertex)
-		body := anthropicBenchRequest(vertex)
+		p := protocolFor(vertex)
+		body := benchRequest(vertex)
 		var req codec.Request
 		if vertex {
 			req.Model = "claude-sonnet-4-5@20250929"
@@ -390,7 +390,7 @@ func TestAnthropicToolRequestRoundTrip(t *testing.T) {
 		ToolChoice:        codec.ToolChoice{Mode: codec.ToolChoiceRequired},
 		ParallelToolCalls: codec.OptBool{Value: true, Set: true},
 		Messages: []codec.Message{
-			anthropicText(codec.RoleUser, "Weather in Paris and Rome?"),
+			text(codec.RoleUser, "Weather in Paris and Rome?"),
 			{Role: codec.RoleAssistant, Parts: []codec.Part{
 				{Type: codec.PartText, Text: "Checking."},
 				{Type: codec.PartToolCall, ToolCallID: "toolu_1", ToolName: "get_weather", Arguments: `{"city":"Paris"}`},

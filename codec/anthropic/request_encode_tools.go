@@ -6,14 +6,14 @@ import (
 	"github.com/llmbridge/llmbridge/codec/internal/wire"
 )
 
-// appendAnthropicTools appends the tool definitions and the tool choice.
+// appendTools appends the tool definitions and the tool choice.
 // A tool without parameters gets the empty object schema Anthropic
 // requires; strict and hosted tools cannot be carried. The parallel switch
 // is disable_parallel_tool_use on the choice, so a ParallelToolCalls without
 // a choice is written as auto; without tools, or with choice none, it says
 // nothing and is not written. A choice of none or auto without tools says
 // nothing either, while forcing a tool without tools is an error.
-func appendAnthropicTools(dst []byte, req *codec.Request, p codec.Protocol, cache *wire.CachePlan) ([]byte, *codec.Error) {
+func appendTools(dst []byte, req *codec.Request, p codec.Protocol, cache *wire.CachePlan) ([]byte, *codec.Error) {
 	if err := wire.CheckFlatNames(p, req); err != nil {
 		return dst, err
 	}
@@ -34,7 +34,7 @@ func appendAnthropicTools(dst []byte, req *codec.Request, p codec.Protocol, cach
 			} else {
 				dst = append(dst, ',')
 			}
-			dst = appendAnthropicWebSearch(dst, &t.WebSearch)
+			dst = appendWebSearch(dst, &t.WebSearch)
 			continue
 		}
 		switch {
@@ -48,7 +48,7 @@ func appendAnthropicTools(dst []byte, req *codec.Request, p codec.Protocol, cach
 			return dst, wire.CannotEncode(p, wire.IndexPath("tools", i)+".strict", "strict tool schemas", codec.Capability{Kind: codec.CapToolStrict, Tool: i})
 		case t.Name == "":
 			return dst, codec.InvalidRequest(wire.IndexPath("tools", i)+".name", "is required")
-		case t.Parameters != "" && !anthropicIsObject(t.Parameters):
+		case t.Parameters != "" && !isObject(t.Parameters):
 			return dst, codec.InvalidRequest(wire.IndexPath("tools", i)+".parameters", "must be a JSON object")
 		}
 		if i == 0 {
@@ -64,12 +64,12 @@ func appendAnthropicTools(dst []byte, req *codec.Request, p codec.Protocol, cach
 			dst = jsonx.AppendString(dst, desc)
 		}
 		dst = append(dst, `,"input_schema":`...)
-		if anthropicEmptyObject(params) {
+		if emptyObject(params) {
 			dst = append(dst, `{"type":"object","properties":{}}`...)
 		} else {
 			dst = append(dst, params...)
 		}
-		dst = appendAnthropicCacheControl(dst, cache.Tool(t))
+		dst = appendCacheControl(dst, cache.Tool(t))
 		dst = append(dst, '}')
 	}
 	if len(req.Tools) > 0 {
@@ -118,9 +118,9 @@ func appendAnthropicTools(dst []byte, req *codec.Request, p codec.Protocol, cach
 	return append(dst, '}'), nil
 }
 
-// appendAnthropicWebSearch appends the web search server tool with its
+// appendWebSearch appends the web search server tool with its
 // options.
-func appendAnthropicWebSearch(dst []byte, w *codec.WebSearchOptions) []byte {
+func appendWebSearch(dst []byte, w *codec.WebSearchOptions) []byte {
 	dst = append(dst, `{"type":"web_search_20250305","name":"web_search"`...)
 	if w.MaxUses.Set {
 		dst = append(dst, `,"max_uses":`...)
@@ -128,11 +128,11 @@ func appendAnthropicWebSearch(dst []byte, w *codec.WebSearchOptions) []byte {
 	}
 	if len(w.AllowedDomains) > 0 {
 		dst = append(dst, `,"allowed_domains":`...)
-		dst = wire.AppendStrings(dst, w.AllowedDomains)
+		dst = jsonx.AppendStringArray(dst, w.AllowedDomains)
 	}
 	if len(w.BlockedDomains) > 0 {
 		dst = append(dst, `,"blocked_domains":`...)
-		dst = wire.AppendStrings(dst, w.BlockedDomains)
+		dst = jsonx.AppendStringArray(dst, w.BlockedDomains)
 	}
 	if !w.Location.IsZero() {
 		dst = append(dst, `,"user_location":`...)

@@ -8,12 +8,12 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// decodeAnthropicResponse decodes a non-streamed Messages response. Fields
+// decodeResponse decodes a non-streamed Messages response. Fields
 // outside the current scope that do not carry output (container,
 // diagnostics, context_management and future additions) are ignored, so
 // that an upstream adding a field keeps working; output the client could
 // not receive (server tools, citations, ...) is an error.
-func decodeAnthropicResponse(root gjson.Result, resp *response) *codec.Error {
+func decodeResponse(root gjson.Result, resp *response) *codec.Error {
 	var typ, id, model, role, content, stopReason, stopSequence, stopDetails, usage gjson.Result
 	jsonx.EachMember(root, &resp.Text, func(key, value gjson.Result) bool {
 		switch key.Str {
@@ -39,46 +39,46 @@ func decodeAnthropicResponse(root gjson.Result, resp *response) *codec.Error {
 		return true
 	})
 	if typ.Type != gjson.String || typ.Str != "message" {
-		return anthropicBadUpstream(`type is not "message"`)
+		return badUpstream(`type is not "message"`)
 	}
 	if role.Exists() && (role.Type != gjson.String || role.Str != "assistant") {
-		return anthropicBadUpstream(`role is not "assistant"`)
+		return badUpstream(`role is not "assistant"`)
 	}
 	var err *codec.Error
-	if resp.ID, err = anthropicUpstreamString(id, "id"); err != nil {
+	if resp.ID, err = upstreamString(id, "id"); err != nil {
 		return err
 	}
-	if resp.Model, err = anthropicUpstreamString(model, "model"); err != nil {
+	if resp.Model, err = upstreamString(model, "model"); err != nil {
 		return err
 	}
-	reason, err := anthropicUpstreamString(stopReason, "stop_reason")
+	reason, err := upstreamString(stopReason, "stop_reason")
 	if err != nil {
 		return err
 	}
 	resp.StopReason = mapping.FromAnthropicStopReason(reason)
-	if resp.StopSequence, err = anthropicUpstreamString(stopSequence, "stop_sequence"); err != nil {
+	if resp.StopSequence, err = upstreamString(stopSequence, "stop_sequence"); err != nil {
 		return err
 	}
 	var why string
-	if resp.StopDetails, why = decodeAnthropicStopDetails(stopDetails); why != "" {
-		return anthropicBadUpstream(why)
+	if resp.StopDetails, why = decodeStopDetails(stopDetails); why != "" {
+		return badUpstream(why)
 	}
-	if resp.Usage, err = decodeAnthropicUsage(usage); err != nil {
+	if resp.Usage, err = decodeUsage(usage); err != nil {
 		return err
 	}
-	return decodeAnthropicContent(content, resp)
+	return decodeContent(content, resp)
 }
 
-// decodeAnthropicContent decodes the response's content blocks.
-func decodeAnthropicContent(v gjson.Result, resp *response) *codec.Error {
+// decodeContent decodes the response's content blocks.
+func decodeContent(v gjson.Result, resp *response) *codec.Error {
 	if !v.IsArray() {
-		return anthropicBadUpstream("content is not an array")
+		return badUpstream("content is not an array")
 	}
 	resp.Content = resp.Content[:0]
 	var err *codec.Error
 	jsonx.EachMember(v, &resp.Text, func(_, b gjson.Result) bool {
 		var p codec.Part
-		p, err = decodeAnthropicResponseBlock(b)
+		p, err = decodeResponseBlock(b)
 		if err != nil {
 			return false
 		}
@@ -88,15 +88,15 @@ func decodeAnthropicContent(v gjson.Result, resp *response) *codec.Error {
 	return err
 }
 
-// decodeAnthropicResponseBlock decodes one content block of a response:
+// decodeResponseBlock decodes one content block of a response:
 // text, tool_use, thinking, redacted_thinking and the web search's blocks.
 // Any other block (compaction, other server tools' blocks, types added
-// later) is an opaque part (anthropicOpaquePart): it never fails the
+// later) is an opaque part (wire.OpaquePart): it never fails the
 // answer, and travels to the client as a continuation, back to Anthropic
 // on the next turn.
-func decodeAnthropicResponseBlock(b gjson.Result) (codec.Part, *codec.Error) {
+func decodeResponseBlock(b gjson.Result) (codec.Part, *codec.Error) {
 	if !b.IsObject() {
-		return codec.Part{}, anthropicBadUpstream("content block is not an object")
+		return codec.Part{}, badUpstream("content block is not an object")
 	}
 	var typ, text, citations, id, name, input, thinking, signature, data, toolUseID, content gjson.Result
 	b.ForEach(func(key, value gjson.Result) bool {
@@ -128,42 +128,42 @@ func decodeAnthropicResponseBlock(b gjson.Result) (codec.Part, *codec.Error) {
 	})
 	switch {
 	case typ.Type != gjson.String || typ.Str == "":
-		return codec.Part{}, anthropicBadUpstream("content block has no type")
+		return codec.Part{}, badUpstream("content block has no type")
 	case typ.Str == "tool_use":
 		if id.Type != gjson.String || id.Str == "" || name.Type != gjson.String || name.Str == "" || !input.IsObject() {
-			return codec.Part{}, anthropicBadUpstream("tool_use block lacks its id, name or input object")
+			return codec.Part{}, badUpstream("tool_use block lacks its id, name or input object")
 		}
 		return codec.Part{Type: codec.PartToolCall, ToolCallID: id.Str, ToolName: name.Str, Arguments: input.Raw}, nil
 	case typ.Str == "thinking":
-		return anthropicThinkingPart(thinking, signature)
+		return thinkingPart(thinking, signature)
 	case typ.Str == "redacted_thinking":
 		if data.Type != gjson.String || data.Str == "" {
-			return codec.Part{}, anthropicBadUpstream("redacted_thinking block has no data")
+			return codec.Part{}, badUpstream("redacted_thinking block has no data")
 		}
 		return codec.Part{Type: codec.PartReasoning, Redacted: true, Signature: data.Str, Origin: mapping.FamilyAnthropic}, nil
 	case typ.Str == "server_tool_use" && name.Str != "web_search":
 		return wire.OpaquePart(mapping.FamilyAnthropic, b.Raw), nil
 	case typ.Str == "server_tool_use":
 		if id.Type != gjson.String || id.Str == "" || !input.IsObject() {
-			return codec.Part{}, anthropicBadUpstream("server_tool_use block lacks its id or input object")
+			return codec.Part{}, badUpstream("server_tool_use block lacks its id or input object")
 		}
 		return codec.Part{Type: codec.PartServerToolCall, ToolKind: codec.ToolWebSearch, ToolCallID: id.Str, ToolName: name.Str, Arguments: input.Raw}, nil
 	case typ.Str == "web_search_tool_result":
-		return anthropicSearchResult(toolUseID, content), nil
+		return searchResult(toolUseID, content), nil
 	case typ.Str != "text":
 		return wire.OpaquePart(mapping.FamilyAnthropic, b.Raw), nil
 	case text.Type != gjson.String:
-		return codec.Part{}, anthropicBadUpstream("text block has no text")
+		return codec.Part{}, badUpstream("text block has no text")
 	}
-	return codec.Part{Type: codec.PartText, Text: text.Str, Citations: anthropicTextCitations(citations, nil)}, nil
+	return codec.Part{Type: codec.PartText, Text: text.Str, Citations: textCitations(citations, nil)}, nil
 }
 
-// anthropicSearchResult converts a web_search_tool_result block: its
+// searchResult converts a web_search_tool_result block: its
 // content is a list of web_search_result entries (url, title, page_age;
 // their encrypted_content only means something to Anthropic) or an error
 // object {type: "web_search_tool_result_error", error_code}. Entries that
 // are not results are skipped: a search result never fails a response.
-func anthropicSearchResult(toolUseID, content gjson.Result) codec.Part {
+func searchResult(toolUseID, content gjson.Result) codec.Part {
 	p := codec.Part{Type: codec.PartServerToolResult, ToolKind: codec.ToolWebSearch, ToolCallID: toolUseID.Str}
 	if content.IsObject() {
 		p.IsError, p.Text = true, content.Get("error_code").Str
@@ -178,10 +178,10 @@ func anthropicSearchResult(toolUseID, content gjson.Result) codec.Part {
 	return p
 }
 
-// anthropicTextCitations appends the web search citations of a text block
+// textCitations appends the web search citations of a text block
 // to dst: each cites the whole block (End -1). Citations of other kinds
 // (documents) are skipped; llmbridge sends no document with citations.
-func anthropicTextCitations(v gjson.Result, dst []codec.Citation) []codec.Citation {
+func textCitations(v gjson.Result, dst []codec.Citation) []codec.Citation {
 	if !v.IsArray() {
 		return dst
 	}
@@ -201,12 +201,12 @@ func anthropicCitation(c gjson.Result, dst []codec.Citation) []codec.Citation {
 	return append(dst, codec.Citation{URL: c.Get("url").Str, Title: c.Get("title").Str, CitedText: c.Get("cited_text").Str, End: -1})
 }
 
-// anthropicThinkingPart converts a thinking block of an upstream response:
+// thinkingPart converts a thinking block of an upstream response:
 // its text and, when present, its signature, issued by Anthropic. With
 // display omitted the text is empty and only the signature comes.
-func anthropicThinkingPart(thinking, signature gjson.Result) (codec.Part, *codec.Error) {
+func thinkingPart(thinking, signature gjson.Result) (codec.Part, *codec.Error) {
 	if (thinking.Type != gjson.String && thinking.Type != gjson.Null) || (signature.Type != gjson.String && signature.Type != gjson.Null) {
-		return codec.Part{}, anthropicBadUpstream("thinking block thinking or signature is not a string")
+		return codec.Part{}, badUpstream("thinking block thinking or signature is not a string")
 	}
 	p := codec.Part{Type: codec.PartReasoning, Text: thinking.Str, Signature: signature.Str}
 	if p.Signature != "" {
@@ -215,12 +215,12 @@ func anthropicThinkingPart(thinking, signature gjson.Result) (codec.Part, *codec
 	return p, nil
 }
 
-// decodeAnthropicStopDetails reads stop_details, which newer responses
+// decodeStopDetails reads stop_details, which newer responses
 // attach to a refusal: {type:"refusal", category, explanation}, each member
 // a string or null. Absent and null are no details. Anything else is an
 // invalid response, since the explanation may become the refusal text a
 // client sees: the reason is returned for the caller to wrap in its error.
-func decodeAnthropicStopDetails(v gjson.Result) (sd codec.StopDetails, why string) {
+func decodeStopDetails(v gjson.Result) (sd codec.StopDetails, why string) {
 	if v.Type == gjson.Null {
 		return sd, ""
 	}
@@ -251,30 +251,30 @@ func decodeAnthropicStopDetails(v gjson.Result) (sd codec.StopDetails, why strin
 	return sd, ""
 }
 
-// decodeAnthropicUsage converts the usage object into canonical meaning:
+// decodeUsage converts the usage object into canonical meaning:
 // Anthropic's input_tokens excludes cache reads and writes. A response
 // without usage leaves it unknown.
-func decodeAnthropicUsage(v gjson.Result) (codec.Usage, *codec.Error) {
+func decodeUsage(v gjson.Result) (codec.Usage, *codec.Error) {
 	if v.Type == gjson.Null {
 		return codec.Usage{}, nil
 	}
 	if !v.IsObject() {
-		return codec.Usage{}, anthropicBadUpstream("usage is not an object")
+		return codec.Usage{}, badUpstream("usage is not an object")
 	}
 	var input, cacheWrite, cacheRead, output, thinking int64
 	var err *codec.Error
 	v.ForEach(func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "input_tokens":
-			input, err = anthropicTokenCount(value, "usage.input_tokens")
+			input, err = tokenCount(value, "usage.input_tokens")
 		case "cache_creation_input_tokens":
-			cacheWrite, err = anthropicTokenCount(value, "usage.cache_creation_input_tokens")
+			cacheWrite, err = tokenCount(value, "usage.cache_creation_input_tokens")
 		case "cache_read_input_tokens":
-			cacheRead, err = anthropicTokenCount(value, "usage.cache_read_input_tokens")
+			cacheRead, err = tokenCount(value, "usage.cache_read_input_tokens")
 		case "output_tokens":
-			output, err = anthropicTokenCount(value, "usage.output_tokens")
+			output, err = tokenCount(value, "usage.output_tokens")
 		case "output_tokens_details":
-			thinking, err = anthropicThinkingTokens(value)
+			thinking, err = thinkingTokens(value)
 		}
 		return err == nil
 	})
@@ -284,52 +284,52 @@ func decodeAnthropicUsage(v gjson.Result) (codec.Usage, *codec.Error) {
 	return mapping.FromAnthropicUsage(input, cacheWrite, cacheRead, output, thinking), nil
 }
 
-// anthropicThinkingTokens reads usage.output_tokens_details.thinking_tokens.
-func anthropicThinkingTokens(v gjson.Result) (int64, *codec.Error) {
+// thinkingTokens reads usage.output_tokens_details.thinking_tokens.
+func thinkingTokens(v gjson.Result) (int64, *codec.Error) {
 	if v.Type == gjson.Null {
 		return 0, nil
 	}
 	if !v.IsObject() {
-		return 0, anthropicBadUpstream("usage.output_tokens_details is not an object")
+		return 0, badUpstream("usage.output_tokens_details is not an object")
 	}
 	var n int64
 	var err *codec.Error
 	v.ForEach(func(key, value gjson.Result) bool {
 		if key.Str == "thinking_tokens" {
-			n, err = anthropicTokenCount(value, "usage.output_tokens_details.thinking_tokens")
+			n, err = tokenCount(value, "usage.output_tokens_details.thinking_tokens")
 		}
 		return err == nil
 	})
 	return n, err
 }
 
-// anthropicTokenCount reads a token counter; null counts as zero.
-func anthropicTokenCount(v gjson.Result, name string) (int64, *codec.Error) {
+// tokenCount reads a token counter; null counts as zero.
+func tokenCount(v gjson.Result, name string) (int64, *codec.Error) {
 	if v.Type == gjson.Null {
 		return 0, nil
 	}
 	var n codec.OptInt
 	if wire.ReadInt(v, name, &n) != nil || n.Value < 0 {
-		return 0, anthropicBadUpstream(name + " is not a token count")
+		return 0, badUpstream(name + " is not a token count")
 	}
 	return n.Value, nil
 }
 
-// anthropicUpstreamString reads an optional string field of a response;
+// upstreamString reads an optional string field of a response;
 // absent and null are empty.
-func anthropicUpstreamString(v gjson.Result, name string) (string, *codec.Error) {
+func upstreamString(v gjson.Result, name string) (string, *codec.Error) {
 	switch v.Type {
 	case gjson.Null:
 		return "", nil
 	case gjson.String:
 		return v.Str, nil
 	}
-	return "", anthropicBadUpstream(name + " is not a string")
+	return "", badUpstream(name + " is not a string")
 }
 
-// anthropicBadUpstream is the error for a response that is not a valid
-// Messages response. decodeAnthropicResponse is not told the dialect, so the
+// badUpstream is the error for a response that is not a valid
+// Messages response. decodeResponse is not told the dialect, so the
 // message names the family; Vertex bodies are the same format.
-func anthropicBadUpstream(why string) *codec.Error {
+func badUpstream(why string) *codec.Error {
 	return codec.BadUpstream(codec.AnthropicMessages, why)
 }

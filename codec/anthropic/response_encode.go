@@ -10,7 +10,7 @@ import (
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
-// appendAnthropicResponse appends resp as a Messages response body, with
+// appendResponse appends resp as a Messages response body, with
 // every field anthropic-sdk-go's Message reads. Refusal parts become text
 // blocks, since Anthropic has no refusal block (the refusal itself is in
 // stop_reason, with stop_details when the upstream explained it); empty
@@ -21,7 +21,7 @@ import (
 // becomes thinking blocks (redacted_thinking when redacted) whose opaque
 // value is a continuation token, so that the client's replay can be sent
 // back to the family that issued it.
-func appendAnthropicResponse(dst []byte, resp *codec.Response) ([]byte, *codec.Error) {
+func appendResponse(dst []byte, resp *codec.Response) ([]byte, *codec.Error) {
 	for i := range resp.Content {
 		part := &resp.Content[i]
 		switch part.Type {
@@ -32,7 +32,7 @@ func appendAnthropicResponse(dst []byte, resp *codec.Response) ([]byte, *codec.E
 				continue
 			}
 		case codec.PartToolCall:
-			if part.ToolName != "" && anthropicIsObject(part.Arguments) {
+			if part.ToolName != "" && isObject(part.Arguments) {
 				continue
 			}
 		case codec.PartServerToolCall, codec.PartServerToolResult:
@@ -61,11 +61,11 @@ func appendAnthropicResponse(dst []byte, resp *codec.Response) ([]byte, *codec.E
 		}
 		switch part.Type {
 		case codec.PartReasoning:
-			dst, comma = appendAnthropicReasoning(dst, part, true, comma), true
+			dst, comma = appendReasoning(dst, part, true, comma), true
 			continue
 		case codec.PartServerToolCall:
 			serverID = anthropicServerID(part.ToolCallID, id, i)
-			dst, comma = appendAnthropicServerCall(dst, part, serverID, comma), true
+			dst, comma = appendServerCall(dst, part, serverID, comma), true
 			continue
 		case codec.PartServerToolResult:
 			rid := part.ToolCallID
@@ -77,26 +77,26 @@ func appendAnthropicResponse(dst []byte, resp *codec.Response) ([]byte, *codec.E
 				resp.Dropped = append(resp.Dropped, wire.IndexPath("content", i)+" (server tool result)")
 				continue
 			}
-			dst, comma = appendAnthropicSearchResult(dst, part, anthropicServerID(rid, id, i), comma), true
+			dst, comma = appendSearchResult(dst, part, anthropicServerID(rid, id, i), comma), true
 			continue
 		case codec.PartText:
 			if len(part.Citations) > 0 {
-				dst, comma = appendAnthropicCitedText(dst, part, comma)
+				dst, comma = appendCitedText(dst, part, comma)
 				continue
 			}
 		}
-		dst, comma = appendAnthropicBlock(dst, part, comma, nil)
+		dst, comma = appendBlock(dst, part, comma, nil)
 	}
 	dst = append(dst, `],"stop_reason":`...)
-	dst = appendAnthropicStopReason(dst, resp.StopReason)
+	dst = appendStopReason(dst, resp.StopReason)
 	dst = append(dst, `,"stop_sequence":`...)
 	if resp.StopSequence != "" {
 		dst = jsonx.AppendString(dst, resp.StopSequence)
 	} else {
 		dst = append(dst, "null"...)
 	}
-	dst = appendAnthropicStopDetails(dst, resp.StopReason, &resp.StopDetails)
-	return appendAnthropicUsage(dst, &resp.Usage), nil
+	dst = appendStopDetails(dst, resp.StopReason, &resp.StopDetails)
+	return appendUsage(dst, &resp.Usage), nil
 }
 
 // anthropicServerID is the id of a server tool call: its own, or one
@@ -108,24 +108,24 @@ func anthropicServerID(own, msgID string, i int) string {
 	return "srvtoolu_" + strings.TrimPrefix(msgID, "msg_") + "_" + strconv.Itoa(i)
 }
 
-// appendAnthropicServerCall appends a server_tool_use block for a hosted
+// appendServerCall appends a server_tool_use block for a hosted
 // search call.
-func appendAnthropicServerCall(dst []byte, p *codec.Part, id string, comma bool) []byte {
+func appendServerCall(dst []byte, p *codec.Part, id string, comma bool) []byte {
 	if comma {
 		dst = append(dst, ',')
 	}
 	dst = append(dst, `{"type":"server_tool_use","id":`...)
 	dst = jsonx.AppendString(dst, id)
 	dst = append(dst, `,"name":"web_search","input":`...)
-	dst = appendAnthropicArguments(dst, p.Arguments)
+	dst = appendArguments(dst, p.Arguments)
 	return append(dst, '}')
 }
 
-// appendAnthropicSearchResult appends a web_search_tool_result block. Its
+// appendSearchResult appends a web_search_tool_result block. Its
 // results carry an empty encrypted_content: the search ran at another
 // provider, whose results Anthropic could not read back anyway (llmbridge
 // drops such blocks from the history it sends on).
-func appendAnthropicSearchResult(dst []byte, p *codec.Part, id string, comma bool) []byte {
+func appendSearchResult(dst []byte, p *codec.Part, id string, comma bool) []byte {
 	if comma {
 		dst = append(dst, ',')
 	}
@@ -161,12 +161,12 @@ func appendAnthropicSearchResult(dst []byte, p *codec.Part, id string, comma boo
 	return append(dst, `]}`...)
 }
 
-// appendAnthropicCitedText appends a text part with citations as text
+// appendCitedText appends a text part with citations as text
 // blocks: Anthropic cites whole blocks, so the text is split at the cited
 // spans, each span a block with its citations (web_search_result_location,
 // with an empty encrypted_index: the citation was made by another
 // provider) and the text between spans blocks of their own.
-func appendAnthropicCitedText(dst []byte, p *codec.Part, comma bool) ([]byte, bool) {
+func appendCitedText(dst []byte, p *codec.Part, comma bool) ([]byte, bool) {
 	for _, seg := range wire.CitedSegments(p) {
 		if seg.Text == "" {
 			continue
@@ -202,11 +202,11 @@ func appendAnthropicCitedText(dst []byte, p *codec.Part, comma bool) ([]byte, bo
 	return dst, comma
 }
 
-// appendAnthropicStopDetails appends stop_details for a refusal or a filter
+// appendStopDetails appends stop_details for a refusal or a filter
 // stop (both are stop_reason refusal toward Anthropic), with only the
 // members the upstream gave: none is invented, and without any the member is
 // left out (a client reads that as null).
-func appendAnthropicStopDetails(dst []byte, stop codec.StopReason, sd *codec.StopDetails) []byte {
+func appendStopDetails(dst []byte, stop codec.StopReason, sd *codec.StopDetails) []byte {
 	if (stop != mapping.StopRefusal && stop != mapping.StopContentFilter) || (sd.Category == "" && sd.Explanation == "") {
 		return dst
 	}
@@ -222,11 +222,11 @@ func appendAnthropicStopDetails(dst []byte, stop codec.StopReason, sd *codec.Sto
 	return append(dst, '}')
 }
 
-// appendAnthropicUsage appends the usage object and closes the response.
+// appendUsage appends the usage object and closes the response.
 // Anthropic's input_tokens excludes cache reads and writes, so they are
 // taken out of the canonical count. The protocol requires usage: when the
 // upstream reported none (u.Known is false), all counters are zero.
-func appendAnthropicUsage(dst []byte, u *codec.Usage) []byte {
+func appendUsage(dst []byte, u *codec.Usage) []byte {
 	dst = append(dst, `,"usage":{"input_tokens":`...)
 	dst = jsonx.AppendInt(dst, u.AnthropicInputTokens())
 	dst = append(dst, `,"cache_creation_input_tokens":`...)
@@ -245,11 +245,11 @@ func appendAnthropicUsage(dst []byte, u *codec.Usage) []byte {
 	return append(dst, "}}"...)
 }
 
-// appendAnthropicStopReason appends the stop_reason value for s. A response
+// appendStopReason appends the stop_reason value for s. A response
 // whose upstream gave no stop reason (a Responses incomplete status with an
 // unknown reason, say) gets null: a stop with no exact equivalent is
 // traced, never replaced by an invented reason.
-func appendAnthropicStopReason(dst []byte, s codec.StopReason) []byte {
+func appendStopReason(dst []byte, s codec.StopReason) []byte {
 	if s == mapping.StopNone {
 		return append(dst, "null"...)
 	}

@@ -11,7 +11,8 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// anthropicReadRecording reads a recording file as gjson.
+// TestAnthropicDecodeRecordedResponses decodes recorded Anthropic
+// responses.
 func TestAnthropicDecodeRecordedResponses(t *testing.T) {
 	codectest.SkipWithoutRecordings(t)
 	tests := []struct {
@@ -130,7 +131,7 @@ func TestAnthropicDecodeAllRecordedResponses(t *testing.T) {
 			case outOfScope && err == nil:
 				t.Errorf("%s: decoded a response that is out of scope: %+v", f, resp)
 			case outOfScope:
-				if e := anthropicAsError(t, err); e.Status != 502 {
+				if e := asError(t, err); e.Status != 502 {
 					t.Errorf("%s: status %d, want 502", f, e.Status)
 				}
 			case err != nil:
@@ -242,7 +243,7 @@ func TestAnthropicDecodeResponseErrors(t *testing.T) {
 			if err == nil {
 				t.Fatalf("DecodeResponse succeeded: %+v", resp)
 			}
-			e := anthropicAsError(t, err)
+			e := asError(t, err)
 			if e.Status != 502 || e.Kind != mapping.ErrBadGateway {
 				t.Errorf("status %d kind %v, want 502 bad gateway", e.Status, e.Kind)
 			}
@@ -344,7 +345,7 @@ func TestAnthropicAppendResponseError(t *testing.T) {
 		if err == nil {
 			t.Fatalf("AppendResponse succeeded: %s", out)
 		}
-		if e := anthropicAsError(t, err); e.Status != 502 || e.Kind != mapping.ErrBadGateway || !strings.Contains(e.Message, part.Type.String()) {
+		if e := asError(t, err); e.Status != 502 || e.Kind != mapping.ErrBadGateway || !strings.Contains(e.Message, part.Type.String()) {
 			t.Errorf("got %d %v %q, want 502 bad gateway naming %s", e.Status, e.Kind, e.Message, part.Type)
 		}
 		if string(out) != "keep" {

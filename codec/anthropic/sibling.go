@@ -8,7 +8,7 @@ import (
 	"github.com/tidwall/sjson"
 )
 
-// adaptAnthropicSibling adapts body, a request of protocol from, to p,
+// adaptSibling adapts body, a request of protocol from, to p,
 // another protocol of the family, going to model, streamed or not:
 //   - the first-party API names the model in the body and streams when
 //     the body says "stream": true;
@@ -21,7 +21,7 @@ import (
 // The anthropic_beta member of a Bedrock body is the HTTP layer's to
 // carry (Descriptor.BodyBetas); it is removed for the other protocols.
 // Every other byte is kept.
-func adaptAnthropicSibling(p codec.Protocol, body []byte, from codec.Protocol, model string, stream bool) ([]byte, error) {
+func adaptSibling(p codec.Protocol, body []byte, from codec.Protocol, model string, stream bool) ([]byte, error) {
 	if p == from {
 		return body, nil
 	}
@@ -52,7 +52,7 @@ func adaptAnthropicSibling(p codec.Protocol, body []byte, from codec.Protocol, m
 			// A Bedrock version means nothing to Vertex; a first-party
 			// body has none.
 			del("anthropic_version")
-			set("anthropic_version", codec.VertexAnthropicVersion)
+			set("anthropic_version", VertexVersion)
 		}
 		if from == codec.BedrockAnthropic && stream {
 			set("stream", true)
@@ -60,7 +60,7 @@ func adaptAnthropicSibling(p codec.Protocol, body []byte, from codec.Protocol, m
 	case codec.BedrockAnthropic:
 		del("model")
 		del("stream")
-		set("anthropic_version", codec.BedrockAnthropicVersion)
+		set("anthropic_version", BedrockVersion)
 		if err == nil {
 			body, err = moveAutoCacheControl(body)
 		}

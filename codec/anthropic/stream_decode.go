@@ -13,24 +13,24 @@ import (
 	"github.com/tidwall/sjson"
 )
 
-// anthropicArenaSize is the initial size of a stream decoder's text arena:
+// arenaSize is the initial size of a stream decoder's text arena:
 // most events are far smaller, so it is allocated once per stream.
-const anthropicArenaSize = 1 << 10
+const arenaSize = 1 << 10
 
 // Upstream content block states, by Anthropic block index.
 const (
-	anthropicBlockText     uint8 = iota + 1 // a text block mapped to the open canonical part
-	anthropicBlockThinking                  // a thinking block mapped to the open reasoning part
-	anthropicBlockClosed                    // a block that has been closed
-	anthropicBlockTool                      // a tool_use block mapped to the open canonical part
-	anthropicBlockOpaque                    // a block kept whole (opaquePart) in the open reasoning part
+	blockText     uint8 = iota + 1 // a text block mapped to the open canonical part
+	blockThinking                  // a thinking block mapped to the open reasoning part
+	blockClosed                    // a block that has been closed
+	blockTool                      // a tool_use block mapped to the open canonical part
+	blockOpaque                    // a block kept whole (opaquePart) in the open reasoning part
 )
 
-// anthropicStreamDecoder decodes upstream Anthropic streams into canonical
+// streamDecoder decodes upstream Anthropic streams into canonical
 // events. It keeps the state of each upstream content block, the canonical
 // part that is open, and the usage counters reported so far (message_delta
 // usage is merged over message_start's).
-type anthropicStreamDecoder struct {
+type streamDecoder struct {
 	// index is the structure of the event being decoded (jsonx.Arena.IndexEvent).
 	index jsonx.Index
 	p     codec.Protocol
@@ -55,38 +55,38 @@ type anthropicStreamDecoder struct {
 	// opaqueInput the input_json_delta fragments of a server tool's call.
 	opaque, opaqueInput []byte
 
-	usage anthropicCounters
+	usage counters
 }
 
-// anthropicCounters are Anthropic's own usage counters, before conversion.
-type anthropicCounters struct {
+// counters are Anthropic's own usage counters, before conversion.
+type counters struct {
 	known                                          bool
 	input, cacheWrite, cacheRead, output, thinking int64
 }
 
 // canonical converts the counters to canonical usage.
-func (c *anthropicCounters) canonical() codec.Usage {
+func (c *counters) canonical() codec.Usage {
 	return mapping.FromAnthropicUsage(c.input, c.cacheWrite, c.cacheRead, c.output, c.thinking)
 }
 
-func newAnthropicStreamDecoder(p codec.Protocol) *anthropicStreamDecoder {
-	d := &anthropicStreamDecoder{p: p, text: jsonx.NewArena(anthropicArenaSize), open: -1}
+func newStreamDecoder(p codec.Protocol) *streamDecoder {
+	d := &streamDecoder{p: p, text: jsonx.NewArena(arenaSize), open: -1}
 	d.blocks = d.blockBuf[:0]
 	return d
 }
 
-// anthropicStreamEvent holds the top-level members of one event's data.
-type anthropicStreamEvent struct {
+// streamEvent holds the top-level members of one event's data.
+type streamEvent struct {
 	typ, index, message, block, delta, usage, err gjson.Result
 }
 
 // Decode implements StreamDecoder.
-func (d *anthropicStreamDecoder) Decode(out []codec.Event, name, data []byte, bare bool) []codec.Event {
+func (d *streamDecoder) Decode(out []codec.Event, name, data []byte, bare bool) []codec.Event {
 	if d.done {
 		return out
 	}
 	if d.p == codec.BedrockAnthropic {
-		if e := codec.DecodeStreamException(d.p, jsonx.BytesToString(name), jsonx.BytesToString(data)); e != nil {
+		if e := wire.DecodeStreamException(d.p, jsonx.BytesToString(name), jsonx.BytesToString(data)); e != nil {
 			// Bedrock's exception message, which ends its stream.
 			return d.fail(out, e)
 		}
@@ -95,9 +95,9 @@ func (d *anthropicStreamDecoder) Decode(out []codec.Event, name, data []byte, ba
 	s := jsonx.BytesToString(data)
 	if !d.text.IndexEvent(s, &d.index) {
 		if string(name) == "error" {
-			return d.fail(out, d.bad("error event data is not JSON: "+anthropicQuoteStart(s)))
+			return d.fail(out, wire.InvalidStream(d.p, "error event data is not JSON: "+quoteStart(s)))
 		}
-		return d.fail(out, d.bad("event data is not valid JSON"))
+		return d.fail(out, wire.InvalidStream(d.p, "event data is not valid JSON"))
 	}
 	if !bare && string(name) != "error" {
 		if i, text, ok := d.fastTextDelta(s); ok {
@@ -106,9 +106,9 @@ func (d *anthropicStreamDecoder) Decode(out []codec.Event, name, data []byte, ba
 	}
 	root := gjson.Parse(s)
 	if !root.IsObject() {
-		return d.fail(out, d.bad("event data is not a JSON object"))
+		return d.fail(out, wire.InvalidStream(d.p, "event data is not a JSON object"))
 	}
-	var ev anthropicStreamEvent
+	var ev streamEvent
 	jsonx.EachMember(root, &d.text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "type":
@@ -131,7 +131,7 @@ func (d *anthropicStreamDecoder) Decode(out []codec.Event, name, data []byte, ba
 	typ := ev.typ.Str
 	if ev.typ.Type != gjson.String {
 		if ev.typ.Exists() {
-			return d.fail(out, d.bad("event type is not a string"))
+			return d.fail(out, wire.InvalidStream(d.p, "event type is not a string"))
 		}
 		typ = jsonx.BytesToString(name)
 	}
@@ -141,7 +141,7 @@ func (d *anthropicStreamDecoder) Decode(out []codec.Event, name, data []byte, ba
 	if bare {
 		// Anthropic never writes JSON outside data: fields; whatever this
 		// is, it is not part of the protocol.
-		return d.fail(out, d.bad("JSON outside an SSE data field"))
+		return d.fail(out, wire.InvalidStream(d.p, "JSON outside an SSE data field"))
 	}
 	switch typ {
 	case "ping":
@@ -150,10 +150,10 @@ func (d *anthropicStreamDecoder) Decode(out []codec.Event, name, data []byte, ba
 		return d.messageStart(out, &ev)
 	case "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop":
 		if !d.started {
-			return d.fail(out, d.bad(typ+" before message_start"))
+			return d.fail(out, wire.InvalidStream(d.p, typ+" before message_start"))
 		}
 	case "":
-		return d.fail(out, d.bad("event has no type"))
+		return d.fail(out, wire.InvalidStream(d.p, "event has no type"))
 	default:
 		// Providers add event types; they are not forwarded.
 		return out
@@ -176,12 +176,12 @@ func (d *anthropicStreamDecoder) Decode(out []codec.Event, name, data []byte, ba
 
 // messageStart opens the response with the message's id, model and the
 // usage known up front (input tokens, and the first output tokens).
-func (d *anthropicStreamDecoder) messageStart(out []codec.Event, ev *anthropicStreamEvent) []codec.Event {
+func (d *streamDecoder) messageStart(out []codec.Event, ev *streamEvent) []codec.Event {
 	if d.started {
-		return d.fail(out, d.bad("second message_start"))
+		return d.fail(out, wire.InvalidStream(d.p, "second message_start"))
 	}
 	if !ev.message.IsObject() {
-		return d.fail(out, d.bad("message_start has no message object"))
+		return d.fail(out, wire.InvalidStream(d.p, "message_start has no message object"))
 	}
 	var id, model, usage gjson.Result
 	jsonx.EachMember(ev.message, &d.text, func(key, value gjson.Result) bool {
@@ -197,7 +197,7 @@ func (d *anthropicStreamDecoder) messageStart(out []codec.Event, ev *anthropicSt
 	})
 	if (id.Exists() && id.Type != gjson.String && id.Type != gjson.Null) ||
 		(model.Exists() && model.Type != gjson.String && model.Type != gjson.Null) {
-		return d.fail(out, d.bad("message id or model is not a string"))
+		return d.fail(out, wire.InvalidStream(d.p, "message id or model is not a string"))
 	}
 	if err := d.readUsage(usage); err != nil {
 		return d.fail(out, err)
@@ -217,16 +217,16 @@ func (d *anthropicStreamDecoder) messageStart(out []codec.Event, ev *anthropicSt
 // output that cannot be translated yet. Each block is its own part, so
 // parallel tool calls (consecutive tool_use blocks) get distinct part
 // indexes.
-func (d *anthropicStreamDecoder) blockStart(out []codec.Event, ev *anthropicStreamEvent) []codec.Event {
-	i, ok := anthropicIndex(ev.index)
+func (d *streamDecoder) blockStart(out []codec.Event, ev *streamEvent) []codec.Event {
+	i, ok := wire.BlockIndex(ev.index)
 	if !ok || i != len(d.blocks) {
-		return d.fail(out, d.bad("content_block_start index out of order"))
+		return d.fail(out, wire.InvalidStream(d.p, "content_block_start index out of order"))
 	}
 	if d.stopped {
-		return d.fail(out, d.bad("content_block_start after message_delta"))
+		return d.fail(out, wire.InvalidStream(d.p, "content_block_start after message_delta"))
 	}
 	if !ev.block.IsObject() {
-		return d.fail(out, d.bad("content_block_start has no content_block object"))
+		return d.fail(out, wire.InvalidStream(d.p, "content_block_start has no content_block object"))
 	}
 	var typ, text, id, name, input, thinking, signature, data, toolUseID, content gjson.Result
 	jsonx.EachMember(ev.block, &d.text, func(key, value gjson.Result) bool {
@@ -256,7 +256,7 @@ func (d *anthropicStreamDecoder) blockStart(out []codec.Event, ev *anthropicStre
 	})
 	switch {
 	case typ.Type != gjson.String || typ.Str == "":
-		return d.fail(out, d.bad("content block has no type"))
+		return d.fail(out, wire.InvalidStream(d.p, "content block has no type"))
 	case typ.Str == "thinking":
 		return d.thinkingStart(out, i, thinking, signature)
 	case typ.Str == "redacted_thinking":
@@ -281,17 +281,17 @@ func (d *anthropicStreamDecoder) blockStart(out []codec.Event, ev *anthropicStre
 	case typ.Str == "web_search_tool_result":
 		// The results come whole at the start, as one part without
 		// deltas.
-		r := anthropicSearchResult(toolUseID, content)
-		out = d.openPart(out, i, anthropicBlockThinking)
+		r := searchResult(toolUseID, content)
+		out = d.openPart(out, i, blockThinking)
 		out = append(out, codec.Event{Type: codec.EventPartStart, Index: d.open, Part: codec.PartServerToolResult, ToolCallID: r.ToolCallID,
 			Sources: r.Sources, IsError: r.IsError, Text: r.Text})
 		return d.closePart(out)
 	case typ.Str != "text":
 		return d.opaqueStart(out, i, ev.block)
 	case text.Exists() && text.Type != gjson.String:
-		return d.fail(out, d.bad("text block text is not a string"))
+		return d.fail(out, wire.InvalidStream(d.p, "text block text is not a string"))
 	}
-	out = d.openPart(out, i, anthropicBlockText)
+	out = d.openPart(out, i, blockText)
 	out = append(out, codec.Event{Type: codec.EventPartStart, Index: d.open, Part: codec.PartText})
 	if text.Str != "" {
 		out = append(out, codec.Event{Type: codec.EventPartDelta, Index: d.open, Text: text.Str})
@@ -302,8 +302,8 @@ func (d *anthropicStreamDecoder) blockStart(out []codec.Event, ev *anthropicStre
 // opaqueStart opens the reasoning part that keeps block i whole, a block
 // llmbridge does not translate (opaquePart): it never fails the
 // stream, and goes to the client as a continuation when it stops.
-func (d *anthropicStreamDecoder) opaqueStart(out []codec.Event, i int, block gjson.Result) []codec.Event {
-	out = d.openPart(out, i, anthropicBlockOpaque)
+func (d *streamDecoder) opaqueStart(out []codec.Event, i int, block gjson.Result) []codec.Event {
+	out = d.openPart(out, i, blockOpaque)
 	d.opaque = append(d.opaque[:0], block.Raw...)
 	d.opaqueInput = d.opaqueInput[:0]
 	return append(out, codec.Event{Type: codec.EventPartStart, Index: d.open, Part: codec.PartReasoning, Redacted: true})
@@ -314,7 +314,7 @@ func (d *anthropicStreamDecoder) opaqueStart(out []codec.Event, i int, block gjs
 // (a compaction_delta's content and encrypted_content), and the fragments
 // of an input_json_delta make the block's input, as the SDKs' accumulators
 // do. A delta of a block that is no longer open is dropped.
-func (d *anthropicStreamDecoder) opaqueDelta(out []codec.Event, i int, delta gjson.Result) []codec.Event {
+func (d *streamDecoder) opaqueDelta(out []codec.Event, i int, delta gjson.Result) []codec.Event {
 	if i != d.openBlock || d.open < 0 {
 		return out
 	}
@@ -323,7 +323,7 @@ func (d *anthropicStreamDecoder) opaqueDelta(out []codec.Event, i int, delta gjs
 		return out
 	}
 	delta.ForEach(func(k, v gjson.Result) bool {
-		if k.Str == "type" || v.Type != gjson.String || !anthropicPlainKey(k.Str) {
+		if k.Str == "type" || v.Type != gjson.String || !plainKey(k.Str) {
 			return true
 		}
 		old := gjson.GetBytes(d.opaque, k.Str)
@@ -335,9 +335,9 @@ func (d *anthropicStreamDecoder) opaqueDelta(out []codec.Event, i int, delta gjs
 	return out
 }
 
-// anthropicPlainKey reports whether k is a key that needs no escaping in
+// plainKey reports whether k is a key that needs no escaping in
 // a gjson or sjson path.
-func anthropicPlainKey(k string) bool {
+func plainKey(k string) bool {
 	for i := 0; i < len(k); i++ {
 		if c := k[i]; !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
 			return false
@@ -350,16 +350,16 @@ func anthropicPlainKey(k string) bool {
 // name. Anthropic starts with input {} and sends the arguments in
 // input_json_delta events; an input that is not empty (a proxy that sends
 // the whole call at once) is the arguments, as one delta.
-func (d *anthropicStreamDecoder) toolStart(out []codec.Event, i int, id, name, input gjson.Result) []codec.Event {
+func (d *streamDecoder) toolStart(out []codec.Event, i int, id, name, input gjson.Result) []codec.Event {
 	switch {
 	case id.Type != gjson.String || id.Str == "" || name.Type != gjson.String || name.Str == "":
-		return d.fail(out, d.bad("tool_use block has no id or name"))
+		return d.fail(out, wire.InvalidStream(d.p, "tool_use block has no id or name"))
 	case input.Exists() && !input.IsObject():
-		return d.fail(out, d.bad("tool_use block input is not an object"))
+		return d.fail(out, wire.InvalidStream(d.p, "tool_use block input is not an object"))
 	}
-	out = d.openPart(out, i, anthropicBlockTool)
+	out = d.openPart(out, i, blockTool)
 	out = append(out, codec.Event{Type: codec.EventPartStart, Index: d.open, Part: codec.PartToolCall, ToolCallID: id.Str, ToolName: name.Str})
-	if input.Exists() && !anthropicEmptyObject(input.Raw) {
+	if input.Exists() && !emptyObject(input.Raw) {
 		out = append(out, codec.Event{Type: codec.EventPartDelta, Index: d.open, Text: input.Raw})
 	}
 	return out
@@ -368,11 +368,11 @@ func (d *anthropicStreamDecoder) toolStart(out []codec.Event, i int, id, name, i
 // thinkingStart opens the reasoning part of thinking block i. Anthropic
 // starts it with empty thinking and signature and fills both in deltas; a
 // start that already holds them (a proxy replaying a whole block) is kept.
-func (d *anthropicStreamDecoder) thinkingStart(out []codec.Event, i int, thinking, signature gjson.Result) []codec.Event {
+func (d *streamDecoder) thinkingStart(out []codec.Event, i int, thinking, signature gjson.Result) []codec.Event {
 	if (thinking.Type != gjson.String && thinking.Type != gjson.Null) || (signature.Type != gjson.String && signature.Type != gjson.Null) {
-		return d.fail(out, d.bad("thinking block thinking or signature is not a string"))
+		return d.fail(out, wire.InvalidStream(d.p, "thinking block thinking or signature is not a string"))
 	}
-	out = d.openPart(out, i, anthropicBlockThinking)
+	out = d.openPart(out, i, blockThinking)
 	out = append(out, codec.Event{Type: codec.EventPartStart, Index: d.open, Part: codec.PartReasoning})
 	if thinking.Str != "" {
 		out = append(out, codec.Event{Type: codec.EventPartDelta, Index: d.open, Text: thinking.Str})
@@ -384,11 +384,11 @@ func (d *anthropicStreamDecoder) thinkingStart(out []codec.Event, i int, thinkin
 // redactedThinking emits redacted_thinking block i, which comes whole in its
 // content_block_start, as a complete redacted reasoning part: its data is
 // the part's signature.
-func (d *anthropicStreamDecoder) redactedThinking(out []codec.Event, i int, data gjson.Result) []codec.Event {
+func (d *streamDecoder) redactedThinking(out []codec.Event, i int, data gjson.Result) []codec.Event {
 	if data.Type != gjson.String || data.Str == "" {
-		return d.fail(out, d.bad("redacted_thinking block has no data"))
+		return d.fail(out, wire.InvalidStream(d.p, "redacted_thinking block has no data"))
 	}
-	out = d.openPart(out, i, anthropicBlockThinking)
+	out = d.openPart(out, i, blockThinking)
 	out = append(out, codec.Event{Type: codec.EventPartStart, Index: d.open, Part: codec.PartReasoning, Redacted: true})
 	d.signature = data.Str // used at once: no copy needed
 	return d.closePart(out)
@@ -396,7 +396,7 @@ func (d *anthropicStreamDecoder) redactedThinking(out []codec.Event, i int, data
 
 // openPart closes the open part and makes upstream block i, of state kind,
 // the open one.
-func (d *anthropicStreamDecoder) openPart(out []codec.Event, i int, kind uint8) []codec.Event {
+func (d *streamDecoder) openPart(out []codec.Event, i int, kind uint8) []codec.Event {
 	out = d.closePart(out)
 	d.blocks = append(d.blocks, kind)
 	d.open, d.openBlock = d.next, i
@@ -406,15 +406,15 @@ func (d *anthropicStreamDecoder) openPart(out []codec.Event, i int, kind uint8) 
 
 // blockDelta handles content_block_delta: text_delta is the hot path, and
 // input_json_delta carries a tool call's arguments.
-func (d *anthropicStreamDecoder) blockDelta(out []codec.Event, ev *anthropicStreamEvent) []codec.Event {
-	i, ok := anthropicIndex(ev.index)
+func (d *streamDecoder) blockDelta(out []codec.Event, ev *streamEvent) []codec.Event {
+	i, ok := wire.BlockIndex(ev.index)
 	if !ok || i >= len(d.blocks) {
-		return d.fail(out, d.bad("content_block_delta for a block that was not started"))
+		return d.fail(out, wire.InvalidStream(d.p, "content_block_delta for a block that was not started"))
 	}
 	if !ev.delta.IsObject() {
-		return d.fail(out, d.bad("content_block_delta has no delta object"))
+		return d.fail(out, wire.InvalidStream(d.p, "content_block_delta has no delta object"))
 	}
-	if d.blocks[i] == anthropicBlockOpaque {
+	if d.blocks[i] == blockOpaque {
 		return d.opaqueDelta(out, i, ev.delta)
 	}
 	var typ, text, partial, thinking, signature, citation gjson.Result
@@ -437,7 +437,7 @@ func (d *anthropicStreamDecoder) blockDelta(out []codec.Event, ev *anthropicStre
 	})
 	switch {
 	case typ.Type != gjson.String || typ.Str == "":
-		return d.fail(out, d.bad("delta has no type"))
+		return d.fail(out, wire.InvalidStream(d.p, "delta has no type"))
 	case typ.Str == "input_json_delta":
 		return d.inputDelta(out, i, partial)
 	case typ.Str == "thinking_delta" || typ.Str == "signature_delta":
@@ -447,7 +447,7 @@ func (d *anthropicStreamDecoder) blockDelta(out []codec.Event, ev *anthropicStre
 		// citations of other kinds (documents) are skipped, and one
 		// that fits no open text block is dropped: a citation never
 		// fails a stream.
-		if d.blocks[i] != anthropicBlockText || i != d.openBlock || d.open < 0 {
+		if d.blocks[i] != blockText || i != d.openBlock || d.open < 0 {
 			return out
 		}
 		var c [1]codec.Citation
@@ -456,9 +456,9 @@ func (d *anthropicStreamDecoder) blockDelta(out []codec.Event, ev *anthropicStre
 		}
 		return out
 	case typ.Str != "text_delta":
-		return d.fail(out, d.notYet(`delta type "`+typ.Str+`"`))
+		return d.fail(out, wire.UntranslatedStream(d.p, `delta type "`+typ.Str+`" cannot be translated yet`))
 	case text.Type != gjson.String:
-		return d.fail(out, d.bad("text_delta has no text"))
+		return d.fail(out, wire.InvalidStream(d.p, "text_delta has no text"))
 	}
 	return d.textDelta(out, i, text.Str)
 }
@@ -466,12 +466,12 @@ func (d *anthropicStreamDecoder) blockDelta(out []codec.Event, ev *anthropicStre
 // inputDelta appends a fragment of the arguments of tool_use block i.
 // Anthropic sends a single empty fragment for a call without arguments:
 // empty fragments are not forwarded.
-func (d *anthropicStreamDecoder) inputDelta(out []codec.Event, i int, partial gjson.Result) []codec.Event {
+func (d *streamDecoder) inputDelta(out []codec.Event, i int, partial gjson.Result) []codec.Event {
 	switch {
-	case d.blocks[i] != anthropicBlockTool || i != d.openBlock || d.open < 0:
-		return d.fail(out, d.bad("input_json_delta for a block that is not an open tool_use block"))
+	case d.blocks[i] != blockTool || i != d.openBlock || d.open < 0:
+		return d.fail(out, wire.InvalidStream(d.p, "input_json_delta for a block that is not an open tool_use block"))
 	case partial.Type != gjson.String:
-		return d.fail(out, d.bad("input_json_delta has no partial_json"))
+		return d.fail(out, wire.InvalidStream(d.p, "input_json_delta has no partial_json"))
 	case partial.Str == "":
 		return out
 	}
@@ -482,13 +482,13 @@ func (d *anthropicStreamDecoder) inputDelta(out []codec.Event, i int, partial gj
 // empty) or a signature_delta (kept for the part's stop) of thinking block
 // i. Anthropic sends one signature_delta; several are joined, as the SDK's
 // accumulator does.
-func (d *anthropicStreamDecoder) thinkingDelta(out []codec.Event, i int, typ string, thinking, signature gjson.Result) []codec.Event {
-	if d.blocks[i] != anthropicBlockThinking || i != d.openBlock || d.open < 0 {
-		return d.fail(out, d.bad(typ+" for a block that is not an open thinking block"))
+func (d *streamDecoder) thinkingDelta(out []codec.Event, i int, typ string, thinking, signature gjson.Result) []codec.Event {
+	if d.blocks[i] != blockThinking || i != d.openBlock || d.open < 0 {
+		return d.fail(out, wire.InvalidStream(d.p, typ+" for a block that is not an open thinking block"))
 	}
 	if typ == "signature_delta" {
 		if signature.Type != gjson.String {
-			return d.fail(out, d.bad("signature_delta has no signature"))
+			return d.fail(out, wire.InvalidStream(d.p, "signature_delta has no signature"))
 		}
 		if d.signature == "" {
 			d.signature = strings.Clone(signature.Str)
@@ -498,7 +498,7 @@ func (d *anthropicStreamDecoder) thinkingDelta(out []codec.Event, i int, typ str
 		return out
 	}
 	if thinking.Type != gjson.String {
-		return d.fail(out, d.bad("thinking_delta has no thinking"))
+		return d.fail(out, wire.InvalidStream(d.p, "thinking_delta has no thinking"))
 	}
 	if thinking.Str == "" {
 		return out
@@ -507,17 +507,17 @@ func (d *anthropicStreamDecoder) thinkingDelta(out []codec.Event, i int, typ str
 }
 
 // textDelta appends the text of a text_delta for upstream block i.
-func (d *anthropicStreamDecoder) textDelta(out []codec.Event, i int, text string) []codec.Event {
+func (d *streamDecoder) textDelta(out []codec.Event, i int, text string) []codec.Event {
 	switch {
 	case !d.started:
-		return d.fail(out, d.bad("content_block_delta before message_start"))
+		return d.fail(out, wire.InvalidStream(d.p, "content_block_delta before message_start"))
 	case i >= len(d.blocks):
-		return d.fail(out, d.bad("content_block_delta for a block that was not started"))
-	case d.blocks[i] != anthropicBlockText || i != d.openBlock || d.open < 0:
+		return d.fail(out, wire.InvalidStream(d.p, "content_block_delta for a block that was not started"))
+	case d.blocks[i] != blockText || i != d.openBlock || d.open < 0:
 		// A text block that was closed, or left open when a later block
 		// started: its text cannot be placed in order any more. Or a
 		// tool_use block, whose deltas are input_json_delta.
-		return d.fail(out, d.bad("text_delta for a block that is not an open text block"))
+		return d.fail(out, wire.InvalidStream(d.p, "text_delta for a block that is not an open text block"))
 	case text == "":
 		return out
 	}
@@ -526,8 +526,8 @@ func (d *anthropicStreamDecoder) textDelta(out []codec.Event, i int, text string
 
 // Every text delta Anthropic sends starts with these bytes, in this order.
 const (
-	anthropicDeltaPrefix     = `{"type":"content_block_delta","index":`
-	anthropicTextDeltaPrefix = `,"delta":{"type":"text_delta","text":"`
+	deltaPrefix     = `{"type":"content_block_delta","index":`
+	textDeltaPrefix = `,"delta":{"type":"text_delta","text":"`
 )
 
 // fastTextDelta reads a text delta in the exact layout Anthropic sends,
@@ -536,19 +536,19 @@ const (
 // members twice: text deltas are most of a stream. s has passed
 // gjson.Valid. Any other layout (other key order, extra members) reports
 // false and takes the general path.
-func (d *anthropicStreamDecoder) fastTextDelta(s string) (index int, text string, ok bool) {
-	if len(s) < len(anthropicDeltaPrefix)+len(anthropicTextDeltaPrefix)+4 || s[:len(anthropicDeltaPrefix)] != anthropicDeltaPrefix {
+func (d *streamDecoder) fastTextDelta(s string) (index int, text string, ok bool) {
+	if len(s) < len(deltaPrefix)+len(textDeltaPrefix)+4 || s[:len(deltaPrefix)] != deltaPrefix {
 		return 0, "", false
 	}
-	j := len(anthropicDeltaPrefix)
-	for ; j < len(s) && j-len(anthropicDeltaPrefix) < 9 && s[j] >= '0' && s[j] <= '9'; j++ {
+	j := len(deltaPrefix)
+	for ; j < len(s) && j-len(deltaPrefix) < 9 && s[j] >= '0' && s[j] <= '9'; j++ {
 		index = index*10 + int(s[j]-'0')
 	}
 	rest := s[j:]
-	if j == len(anthropicDeltaPrefix) || len(rest) < len(anthropicTextDeltaPrefix) || rest[:len(anthropicTextDeltaPrefix)] != anthropicTextDeltaPrefix {
+	if j == len(deltaPrefix) || len(rest) < len(textDeltaPrefix) || rest[:len(textDeltaPrefix)] != textDeltaPrefix {
 		return 0, "", false
 	}
-	q := j + len(anthropicTextDeltaPrefix) - 1 // the text's opening quote
+	q := j + len(textDeltaPrefix) - 1 // the text's opening quote
 	end := jsonx.StringEnd(s, q)
 	k := jsonx.SkipSpace(s, end)
 	if k == len(s) || s[k] != '}' {
@@ -562,10 +562,10 @@ func (d *anthropicStreamDecoder) fastTextDelta(s string) (index int, text string
 }
 
 // blockStop handles content_block_stop.
-func (d *anthropicStreamDecoder) blockStop(out []codec.Event, ev *anthropicStreamEvent) []codec.Event {
-	i, ok := anthropicIndex(ev.index)
+func (d *streamDecoder) blockStop(out []codec.Event, ev *streamEvent) []codec.Event {
+	i, ok := wire.BlockIndex(ev.index)
 	if !ok || i >= len(d.blocks) {
-		return d.fail(out, d.bad("content_block_stop for a block that was not started"))
+		return d.fail(out, wire.InvalidStream(d.p, "content_block_stop for a block that was not started"))
 	}
 	if i == d.openBlock && d.open >= 0 {
 		return d.closePart(out)
@@ -578,11 +578,11 @@ func (d *anthropicStreamDecoder) blockStop(out []codec.Event, ev *anthropicStrea
 // messageDelta handles message_delta: the stop reason with its stop
 // details and the cumulative usage, merged over message_start's (older
 // servers report only output_tokens here).
-func (d *anthropicStreamDecoder) messageDelta(out []codec.Event, ev *anthropicStreamEvent) []codec.Event {
+func (d *streamDecoder) messageDelta(out []codec.Event, ev *streamEvent) []codec.Event {
 	var reason, seq, details gjson.Result
 	if ev.delta.Exists() {
 		if !ev.delta.IsObject() {
-			return d.fail(out, d.bad("message_delta delta is not an object"))
+			return d.fail(out, wire.InvalidStream(d.p, "message_delta delta is not an object"))
 		}
 		jsonx.EachMember(ev.delta, &d.text, func(key, value gjson.Result) bool {
 			switch key.Str {
@@ -597,11 +597,11 @@ func (d *anthropicStreamDecoder) messageDelta(out []codec.Event, ev *anthropicSt
 		})
 	}
 	if (reason.Type != gjson.String && reason.Type != gjson.Null) || (seq.Type != gjson.String && seq.Type != gjson.Null) {
-		return d.fail(out, d.bad("message_delta stop_reason or stop_sequence is not a string"))
+		return d.fail(out, wire.InvalidStream(d.p, "message_delta stop_reason or stop_sequence is not a string"))
 	}
-	sd, why := decodeAnthropicStopDetails(details)
+	sd, why := decodeStopDetails(details)
 	if why != "" {
-		return d.fail(out, d.bad(why))
+		return d.fail(out, wire.InvalidStream(d.p, why))
 	}
 	if err := d.readUsage(ev.usage); err != nil {
 		return d.fail(out, err)
@@ -623,12 +623,12 @@ func (d *anthropicStreamDecoder) messageDelta(out []codec.Event, ev *anthropicSt
 // readUsage merges a usage object (message_start's or message_delta's) into
 // the counters: every counter present replaces the one known so far; null
 // and absent counters keep it. Absent or null usage changes nothing.
-func (d *anthropicStreamDecoder) readUsage(v gjson.Result) *codec.Error {
+func (d *streamDecoder) readUsage(v gjson.Result) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
 	if !v.IsObject() {
-		return d.bad("usage is not an object")
+		return wire.InvalidStream(d.p, "usage is not an object")
 	}
 	c := &d.usage
 	var err *codec.Error
@@ -648,12 +648,12 @@ func (d *anthropicStreamDecoder) readUsage(v gjson.Result) *codec.Error {
 				value = value.Get("thinking_tokens")
 				dst = &c.thinking
 			} else if value.Type != gjson.Null {
-				err = d.bad("usage.output_tokens_details is not an object")
+				err = wire.InvalidStream(d.p, "usage.output_tokens_details is not an object")
 			}
 		}
 		if dst != nil && value.Type != gjson.Null {
 			if value.Type != gjson.Number || value.Num < 0 || value.Num != math.Trunc(value.Num) || value.Num > 1<<53 {
-				err = d.bad("usage." + key.Str + " is not a token count")
+				err = wire.InvalidStream(d.p, "usage."+key.Str+" is not a token count")
 				return false
 			}
 			*dst = value.Int()
@@ -668,16 +668,16 @@ func (d *anthropicStreamDecoder) readUsage(v gjson.Result) *codec.Error {
 
 // closePart closes the open canonical part, if any. A reasoning part's
 // stop carries its signature, issued by Anthropic.
-func (d *anthropicStreamDecoder) closePart(out []codec.Event) []codec.Event {
+func (d *streamDecoder) closePart(out []codec.Event) []codec.Event {
 	if d.open < 0 {
 		return out
 	}
 	stop := codec.Event{Type: codec.EventPartStop, Index: d.open}
 	switch {
-	case d.blocks[d.openBlock] == anthropicBlockThinking && d.signature != "":
+	case d.blocks[d.openBlock] == blockThinking && d.signature != "":
 		stop.Signature, stop.Origin = d.signature, mapping.FamilyAnthropic
 		d.signature = ""
-	case d.blocks[d.openBlock] == anthropicBlockOpaque:
+	case d.blocks[d.openBlock] == blockOpaque:
 		if len(d.opaqueInput) > 0 && jsonx.Valid(jsonx.BytesToString(d.opaqueInput)) {
 			if b, err := sjson.SetRawBytes(d.opaque, "input", d.opaqueInput); err == nil {
 				d.opaque = b
@@ -685,7 +685,7 @@ func (d *anthropicStreamDecoder) closePart(out []codec.Event) []codec.Event {
 		}
 		stop.Signature, stop.Origin = string(d.opaque), mapping.FamilyAnthropic
 	}
-	d.blocks[d.openBlock] = anthropicBlockClosed
+	d.blocks[d.openBlock] = blockClosed
 	d.open = -1
 	return append(out, stop)
 }
@@ -693,9 +693,9 @@ func (d *anthropicStreamDecoder) closePart(out []codec.Event) []codec.Event {
 // upstreamError converts the error object of an error event. overloaded_error
 // is Anthropic's 529; other types take the status of their kind. The type is
 // kept as the code, so that an Anthropic client receives it unchanged.
-func (d *anthropicStreamDecoder) upstreamError(v gjson.Result) *codec.Error {
+func (d *streamDecoder) upstreamError(v gjson.Result) *codec.Error {
 	if !v.IsObject() {
-		return d.bad("error event has no error object")
+		return wire.InvalidStream(d.p, "error event has no error object")
 	}
 	var typ, msg gjson.Result
 	jsonx.EachMember(v, &d.text, func(key, value gjson.Result) bool {
@@ -726,32 +726,13 @@ func (d *anthropicStreamDecoder) upstreamError(v gjson.Result) *codec.Error {
 }
 
 // fail ends the stream with err.
-func (d *anthropicStreamDecoder) fail(out []codec.Event, err *codec.Error) []codec.Event {
+func (d *streamDecoder) fail(out []codec.Event, err *codec.Error) []codec.Event {
 	d.done = true
 	return append(out, codec.Event{Type: codec.EventError, Err: err})
 }
 
-// bad is the error for an event that is not valid in the protocol.
-func (d *anthropicStreamDecoder) bad(why string) *codec.Error {
-	return &codec.Error{Status: 502, Kind: mapping.ErrBadGateway, Message: "upstream " + string(d.p) + " stream is invalid: " + why}
-}
-
-// notYet is the error for upstream output that llmbridge cannot translate
-// yet (tool calls, server tools, citations, ...): it is never dropped.
-func (d *anthropicStreamDecoder) notYet(what string) *codec.Error {
-	return &codec.Error{Status: 502, Kind: mapping.ErrBadGateway, Message: "upstream " + string(d.p) + " stream: " + what + " cannot be translated yet"}
-}
-
-// anthropicIndex reads a block index.
-func anthropicIndex(v gjson.Result) (int, bool) {
-	if v.Type != gjson.Number || v.Num < 0 || v.Num != math.Trunc(v.Num) || v.Num > math.MaxInt32 {
-		return 0, false
-	}
-	return int(v.Num), true
-}
-
-// anthropicQuoteStart quotes the start of s for an error message.
-func anthropicQuoteStart(s string) string {
+// quoteStart quotes the start of s for an error message.
+func quoteStart(s string) string {
 	const limit = 200
 	if len(s) > limit {
 		s = s[:limit] + "..."
@@ -760,7 +741,7 @@ func anthropicQuoteStart(s string) string {
 }
 
 // Close implements StreamDecoder.
-func (d *anthropicStreamDecoder) Close(out []codec.Event, cause error) []codec.Event {
+func (d *streamDecoder) Close(out []codec.Event, cause error) []codec.Event {
 	if d.done {
 		return out
 	}

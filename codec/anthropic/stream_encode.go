@@ -9,7 +9,7 @@ import (
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
-// anthropicStreamEncoder encodes canonical events as an Anthropic stream:
+// streamEncoder encodes canonical events as an Anthropic stream:
 // message_start, then per part content_block_start, content_block_delta*
 // and content_block_stop (refusals are text blocks: Anthropic has none of
 // its own), then message_delta with the stop reason, its stop details and
@@ -24,12 +24,12 @@ import (
 // held until the end, because upstreams such as Chat and Gemini report the
 // final counts after the stop. A failed stream ends with the open block's
 // content_block_stop and an error event, never message_stop.
-type anthropicStreamEncoder struct {
+type streamEncoder struct {
 	p       codec.Protocol // the client's protocol
 	req     *codec.Request
 	started bool
 	open    bool  // a content block is open
-	kind    uint8 // the open block's kind: anthropicBlockText, ...Tool or ...Thinking
+	kind    uint8 // the open block's kind: blockText, ...Tool or ...Thinking
 	block   int64 // index of the open block, or of the next one
 	done    bool
 
@@ -49,12 +49,12 @@ type anthropicStreamEncoder struct {
 	usage   codec.Usage
 }
 
-func newAnthropicStreamEncoder(p codec.Protocol, req *codec.Request) *anthropicStreamEncoder {
-	return &anthropicStreamEncoder{p: p, req: req}
+func newStreamEncoder(p codec.Protocol, req *codec.Request) *streamEncoder {
+	return &streamEncoder{p: p, req: req}
 }
 
 // Encode implements StreamEncoder.
-func (e *anthropicStreamEncoder) Encode(dst []byte, ev *codec.Event) []byte {
+func (e *streamEncoder) Encode(dst []byte, ev *codec.Event) []byte {
 	if e.done {
 		return dst
 	}
@@ -102,9 +102,9 @@ func (e *anthropicStreamEncoder) Encode(dst []byte, ev *codec.Event) []byte {
 		dst = append(dst, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":"...)
 		dst = jsonx.AppendInt(dst, e.block)
 		switch e.kind {
-		case anthropicBlockTool:
+		case blockTool:
 			dst = append(dst, `,"delta":{"type":"input_json_delta","partial_json":`...)
-		case anthropicBlockThinking:
+		case blockThinking:
 			dst = append(dst, `,"delta":{"type":"thinking_delta","thinking":`...)
 		default:
 			dst = append(dst, `,"delta":{"type":"text_delta","text":`...)
@@ -114,7 +114,7 @@ func (e *anthropicStreamEncoder) Encode(dst []byte, ev *codec.Event) []byte {
 	case codec.EventPartStop:
 		return e.partStop(dst, ev)
 	case codec.EventCitation:
-		if !e.open || e.kind != anthropicBlockText {
+		if !e.open || e.kind != blockText {
 			return dst
 		}
 		// Anthropic cites whole blocks: the citation goes to the open
@@ -154,7 +154,7 @@ func (e *anthropicStreamEncoder) Encode(dst []byte, ev *codec.Event) []byte {
 		if e.p == codec.BedrockAnthropic {
 			// Bedrock ends a stream with an exception message, which
 			// its SDKs raise; they do not read an error chunk.
-			return codec.AppendStreamException(dst, err)
+			return wire.AppendStreamException(dst, err)
 		}
 		dst = append(dst, "event: error\ndata: "...)
 		dst = codec.AppendError(dst, codec.AnthropicMessages, err)
@@ -165,7 +165,7 @@ func (e *anthropicStreamEncoder) Encode(dst []byte, ev *codec.Event) []byte {
 
 // ensureStarted writes message_start when the stream has not started, for
 // an event source that skipped EventStart.
-func (e *anthropicStreamEncoder) ensureStarted(dst []byte) []byte {
+func (e *streamEncoder) ensureStarted(dst []byte) []byte {
 	if e.started {
 		return dst
 	}
@@ -175,7 +175,7 @@ func (e *anthropicStreamEncoder) ensureStarted(dst []byte) []byte {
 // messageStart writes message_start. Usage is what is known so far (input
 // tokens from Anthropic upstreams); upstreams that report usage only at the
 // end get zeros here and their counts in message_delta.
-func (e *anthropicStreamEncoder) messageStart(dst []byte, id, model string) []byte {
+func (e *streamEncoder) messageStart(dst []byte, id, model string) []byte {
 	e.started = true
 	if id == "" {
 		id = wire.NewID("msg_")
@@ -188,13 +188,13 @@ func (e *anthropicStreamEncoder) messageStart(dst []byte, id, model string) []by
 	dst = append(dst, `,"type":"message","role":"assistant","model":`...)
 	dst = jsonx.AppendString(dst, model)
 	dst = append(dst, `,"content":[],"stop_reason":null,"stop_sequence":null`...)
-	dst = appendAnthropicUsage(dst, &e.usage) // closes the message object
+	dst = appendUsage(dst, &e.usage) // closes the message object
 	return append(dst, "}\n\n"...)
 }
 
 // openBlock writes content_block_start for a text block.
-func (e *anthropicStreamEncoder) openBlock(dst []byte) []byte {
-	e.open, e.kind = true, anthropicBlockText
+func (e *streamEncoder) openBlock(dst []byte) []byte {
+	e.open, e.kind = true, blockText
 	dst = append(dst, "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":"...)
 	dst = jsonx.AppendInt(dst, e.block)
 	return append(dst, ",\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"...)
@@ -203,8 +203,8 @@ func (e *anthropicStreamEncoder) openBlock(dst []byte) []byte {
 // openToolBlock writes content_block_start for a tool_use block. A call
 // without an id (no upstream decoder produces one) gets a new toolu_ id,
 // since Anthropic clients answer by id.
-func (e *anthropicStreamEncoder) openToolBlock(dst []byte, id, name string) []byte {
-	e.open, e.kind = true, anthropicBlockTool
+func (e *streamEncoder) openToolBlock(dst []byte, id, name string) []byte {
+	e.open, e.kind = true, blockTool
 	if id == "" {
 		id = wire.NewID("toolu_")
 	}
@@ -221,8 +221,8 @@ func (e *anthropicStreamEncoder) openToolBlock(dst []byte, id, name string) []by
 // of a hosted search; its input follows in input_json_delta events. A
 // call without an id (Gemini gives none) gets a new srvtoolu_ id, which
 // its result block names.
-func (e *anthropicStreamEncoder) openServerBlock(dst []byte, id string) []byte {
-	e.open, e.kind = true, anthropicBlockTool
+func (e *streamEncoder) openServerBlock(dst []byte, id string) []byte {
+	e.open, e.kind = true, blockTool
 	if id == "" {
 		id = wire.NewID("srvtoolu_")
 	}
@@ -236,8 +236,8 @@ func (e *anthropicStreamEncoder) openServerBlock(dst []byte, id string) []byte {
 
 // openSearchResultBlock writes content_block_start for a
 // web_search_tool_result block, which comes whole (see
-// appendAnthropicSearchResult); its stop follows.
-func (e *anthropicStreamEncoder) openSearchResultBlock(dst []byte, ev *codec.Event) []byte {
+// appendSearchResult); its stop follows.
+func (e *streamEncoder) openSearchResultBlock(dst []byte, ev *codec.Event) []byte {
 	id := ev.ToolCallID
 	if id == "" {
 		id = e.serverID
@@ -246,18 +246,18 @@ func (e *anthropicStreamEncoder) openSearchResultBlock(dst []byte, ev *codec.Eve
 		// A result of no search the client saw cannot be placed.
 		return dst
 	}
-	e.open, e.kind = true, anthropicBlockClosed
+	e.open, e.kind = true, blockClosed
 	dst = append(dst, "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":"...)
 	dst = jsonx.AppendInt(dst, e.block)
 	dst = append(dst, `,"content_block":`...)
-	dst = appendAnthropicSearchResult(dst, &codec.Part{Sources: ev.Sources, IsError: ev.IsError, Text: ev.Text}, id, false)
+	dst = appendSearchResult(dst, &codec.Part{Sources: ev.Sources, IsError: ev.IsError, Text: ev.Text}, id, false)
 	return append(dst, "}\n\n"...)
 }
 
 // openThinkingBlock writes content_block_start for a thinking block, empty
 // as Anthropic starts it.
-func (e *anthropicStreamEncoder) openThinkingBlock(dst []byte) []byte {
-	e.open, e.kind = true, anthropicBlockThinking
+func (e *streamEncoder) openThinkingBlock(dst []byte) []byte {
+	e.open, e.kind = true, blockThinking
 	dst = append(dst, "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":"...)
 	dst = jsonx.AppendInt(dst, e.block)
 	return append(dst, ",\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\",\"signature\":\"\"}}\n\n"...)
@@ -267,7 +267,7 @@ func (e *anthropicStreamEncoder) openThinkingBlock(dst []byte) []byte {
 // comes with its stop, goes out first: as the thinking block's
 // signature_delta, or as the data of the redacted_thinking block written
 // now. Redacted reasoning without data carries nothing and writes nothing.
-func (e *anthropicStreamEncoder) partStop(dst []byte, ev *codec.Event) []byte {
+func (e *streamEncoder) partStop(dst []byte, ev *codec.Event) []byte {
 	switch {
 	case e.redacted:
 		e.redacted = false
@@ -280,8 +280,8 @@ func (e *anthropicStreamEncoder) partStop(dst []byte, ev *codec.Event) []byte {
 		dst = append(dst, `,"content_block":{"type":"redacted_thinking","data":"`...)
 		dst = wire.AppendOpaque(dst, ev.Signature, ev.Origin, true, e.itemID)
 		dst = append(dst, "\"}}\n\n"...)
-		e.open, e.kind = true, anthropicBlockThinking
-	case e.open && e.kind == anthropicBlockThinking && ev.Signature != "":
+		e.open, e.kind = true, blockThinking
+	case e.open && e.kind == blockThinking && ev.Signature != "":
 		dst = append(dst, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":"...)
 		dst = jsonx.AppendInt(dst, e.block)
 		dst = append(dst, `,"delta":{"type":"signature_delta","signature":"`...)
@@ -294,7 +294,7 @@ func (e *anthropicStreamEncoder) partStop(dst []byte, ev *codec.Event) []byte {
 // closeBlock writes content_block_stop for the open block, if any. A
 // redacted reasoning part still waiting for its data is abandoned: it has
 // none.
-func (e *anthropicStreamEncoder) closeBlock(dst []byte) []byte {
+func (e *streamEncoder) closeBlock(dst []byte) []byte {
 	e.redacted = false
 	if !e.open {
 		return dst
@@ -311,16 +311,16 @@ func (e *anthropicStreamEncoder) closeBlock(dst []byte) []byte {
 // input and cache counters too (Chat and Gemini report them only now).
 // Toward Bedrock, message_stop carries the invocation metrics, with the
 // latencies lat the caller measured.
-func (e *anthropicStreamEncoder) messageEnd(dst []byte, lat *codec.Latency) []byte {
+func (e *streamEncoder) messageEnd(dst []byte, lat *codec.Latency) []byte {
 	dst = append(dst, "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":"...)
-	dst = appendAnthropicStopReason(dst, e.stop)
+	dst = appendStopReason(dst, e.stop)
 	dst = append(dst, `,"stop_sequence":`...)
 	if e.stopSeq != "" {
 		dst = jsonx.AppendString(dst, e.stopSeq)
 	} else {
 		dst = append(dst, "null"...)
 	}
-	dst = appendAnthropicStopDetails(dst, e.stop, &e.details)
+	dst = appendStopDetails(dst, e.stop, &e.details)
 	dst = append(dst, `},"usage":{`...)
 	u := &e.usage
 	if u.Known {
@@ -343,7 +343,7 @@ func (e *anthropicStreamEncoder) messageEnd(dst []byte, lat *codec.Latency) []by
 	if e.p == codec.BedrockAnthropic {
 		// Bedrock adds its invocation metrics to the last chunk, where
 		// its clients (boto3, the AWS SDKs' users, LiteLLM) read usage.
-		dst = codec.AppendInvocationMetrics(dst, u, lat)
+		dst = appendInvocationMetrics(dst, u, lat)
 	}
 	return append(dst, "}\n\n"...)
 }

@@ -16,8 +16,8 @@ func TestAnthropicStreamEncodeGolden(t *testing.T) {
 		t.Run(tt.Name, func(t *testing.T) {
 			codectest.CheckWellFormed(t, tt.Evs)
 			got := codectest.EncodeStream(codec.AnthropicMessages, &tt.Req, tt.Evs)
-			anthropicCheckSSE(t, got)
-			anthropicCheckSSEGolden(t, tt.Name, []byte(got))
+			checkSSE(t, got)
+			checkSSEGolden(t, tt.Name, []byte(got))
 			// vertex-anthropic clients get the same stream.
 			if v := codectest.EncodeStream(codec.VertexAnthropic, &tt.Req, tt.Evs); v != got {
 				t.Errorf("vertex-anthropic stream differs:\n%s", v)
@@ -26,11 +26,11 @@ func TestAnthropicStreamEncodeGolden(t *testing.T) {
 	}
 }
 
-// anthropicExpectRoundTrip is what an Anthropic client is expected to end
+// expectRoundTrip is what an Anthropic client is expected to end
 // up with for a canonical stream: refusals are text, stop reasons are
 // normalised by the Anthropic mapping, usage is always known once the
 // stream completes, and errors keep their Anthropic type's status.
-func anthropicExpectRoundTrip(evs []codec.Event) codectest.StreamSummary {
+func expectRoundTrip(evs []codec.Event) codectest.StreamSummary {
 	s := codectest.Summarize(evs)
 	s.Text += s.Refusal
 	s.Refusal = ""
@@ -45,9 +45,9 @@ func TestAnthropicStreamRoundTrip(t *testing.T) {
 	for _, tt := range codectest.EncodeCases {
 		t.Run(tt.Name, func(t *testing.T) {
 			body := codectest.EncodeStream(codec.AnthropicMessages, &tt.Req, tt.Evs)
-			evs := anthropicDecode(t, codec.AnthropicMessages, body, nil)
+			evs := decode(t, codec.AnthropicMessages, body, nil)
 			codectest.CheckWellFormed(t, evs)
-			got, want := codectest.Summarize(evs), anthropicExpectRoundTrip(tt.Evs)
+			got, want := codectest.Summarize(evs), expectRoundTrip(tt.Evs)
 			if tt.Evs[0].Type == codec.EventStart {
 				if want.ID == "" {
 					want.ID = got.ID
@@ -94,7 +94,7 @@ func TestAnthropicStreamEncoder(t *testing.T) {
 			{codec.VertexAnthropic, `{"type":"message_stop"}`},
 		} {
 			out := codectest.EncodeStream(tc.p, nil, evs)
-			ev := anthropicReadEvents(t, out)
+			ev := readEvents(t, out)
 			if last := ev[len(ev)-1]; last.data != tc.want {
 				t.Errorf("%s: message_stop %s, want %s", tc.p, last.data, tc.want)
 			}
@@ -108,8 +108,8 @@ func TestAnthropicStreamEncoder(t *testing.T) {
 			{Type: codec.EventPartStop},
 			{Type: codec.EventEnd},
 		})
-		anthropicCheckSSE(t, out)
-		start := anthropicReadEvents(t, out)[0].data
+		checkSSE(t, out)
+		start := readEvents(t, out)[0].data
 		id := gjson.Get(start, "message.id").Str
 		if !strings.HasPrefix(id, "msg_") || len(id) != 28 || gjson.Get(start, "message.model").Str != "req-model" {
 			t.Errorf("message_start %s", start)
@@ -136,10 +136,10 @@ func TestAnthropicStreamEncoder(t *testing.T) {
 			{Type: codec.EventPartDelta, Text: "after the end"},
 			{Type: codec.EventError, Err: &codec.Error{Message: "after the end"}},
 		})
-		anthropicCheckSSE(t, out)
-		evs := anthropicDecode(t, codec.VertexAnthropic, out, nil)
+		checkSSE(t, out)
+		evs := decode(t, codec.VertexAnthropic, out, nil)
 		want := `part_start(0,0) delta(0,"a") part_stop(0) part_start(1,0) delta(1,"b") part_stop(1) stop(refusal,"") usage(3/0/0/0/0) end`
-		if got := anthropicFormat(evs[1:]); got != want {
+		if got := format(evs[1:]); got != want {
 			t.Errorf("got %s\nwant %s", got, want)
 		}
 		if evs[0].ID == "ignored" || evs[0].Model != "" {
@@ -148,8 +148,8 @@ func TestAnthropicStreamEncoder(t *testing.T) {
 	})
 	t.Run("end without start", func(t *testing.T) {
 		out := codectest.EncodeStream(codec.AnthropicMessages, &codec.Request{Model: "m"}, []codec.Event{{Type: codec.EventEnd}})
-		anthropicCheckSSE(t, out)
-		if s := codectest.Summarize(anthropicDecode(t, codec.AnthropicMessages, out, nil)); !s.Complete || s.Text != "" || s.Model != "m" {
+		checkSSE(t, out)
+		if s := codectest.Summarize(decode(t, codec.AnthropicMessages, out, nil)); !s.Complete || s.Text != "" || s.Model != "m" {
 			t.Errorf("%+v", s)
 		}
 	})
@@ -160,7 +160,7 @@ func TestAnthropicStreamEncoder(t *testing.T) {
 			{Type: codec.EventError},
 			{Type: codec.EventEnd},
 		})
-		anthropicCheckSSE(t, out)
+		checkSSE(t, out)
 		if !strings.HasSuffix(out, "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"+
 			"event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"upstream stream failed\"}}\n\n") {
 			t.Errorf("got\n%s", out)
@@ -190,8 +190,8 @@ func TestAnthropicStreamEncodeToolEdges(t *testing.T) {
 		{Type: codec.EventPartStop},
 		{Type: codec.EventEnd},
 	})
-	anthropicCheckSSE(t, out)
-	block := gjson.Get(anthropicReadEvents(t, out)[1].data, "content_block")
+	checkSSE(t, out)
+	block := gjson.Get(readEvents(t, out)[1].data, "content_block")
 	if !strings.HasPrefix(block.Get("id").Str, "toolu_") || block.Get("name").Str != "f" || block.Get("input").Raw != "{}" {
 		t.Errorf("content_block %s", block.Raw)
 	}
@@ -200,8 +200,8 @@ func TestAnthropicStreamEncodeToolEdges(t *testing.T) {
 		{Type: codec.EventPartStart, Part: codec.PartToolCall, ToolCallID: "call_1"},
 	} {
 		out := codectest.EncodeStream(codec.AnthropicMessages, &codec.Request{Model: "m"}, []codec.Event{{Type: codec.EventStart, ID: "msg_1"}, ev, {Type: codec.EventPartStop}, {Type: codec.EventEnd}})
-		anthropicCheckSSE(t, out)
-		evs := anthropicReadEvents(t, out)
+		checkSSE(t, out)
+		evs := readEvents(t, out)
 		if last := evs[len(evs)-1]; last.name != "error" || !strings.Contains(last.data, "cannot be expressed") {
 			t.Errorf("stream %s", out)
 		}

@@ -17,49 +17,49 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// anthropicEv frames one Anthropic SSE event.
-func anthropicEv(name, data string) string {
+// ev frames one Anthropic SSE event.
+func ev(name, data string) string {
 	return "event: " + name + "\ndata: " + data + "\n\n"
 }
 
 // Building blocks of hand-written upstream streams.
 var (
-	anthropicMsgStart = anthropicEv("message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-x","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":10,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}}`)
-	anthropicPing     = anthropicEv("ping", `{"type": "ping"}`)
-	anthropicMsgStop  = anthropicEv("message_stop", `{"type":"message_stop"}`)
-	anthropicEndTurn  = anthropicEv("message_delta", `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":7}}`)
+	msgStart = ev("message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-x","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":10,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}}`)
+	ping     = ev("ping", `{"type": "ping"}`)
+	msgStop  = ev("message_stop", `{"type":"message_stop"}`)
+	endTurn  = ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":7}}`)
 )
 
-func anthropicTextStart(i int) string {
-	return anthropicEv("content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"text","text":""}}`, i))
+func textStart(i int) string {
+	return ev("content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"text","text":""}}`, i))
 }
 
-func anthropicTextDelta(i int, text string) string {
-	return anthropicEv("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"text_delta","text":%s}}`, i, text))
+func textDelta(i int, text string) string {
+	return ev("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"text_delta","text":%s}}`, i, text))
 }
 
-func anthropicBlockStop(i int) string {
-	return anthropicEv("content_block_stop", fmt.Sprintf(`{"type":"content_block_stop","index":%d}`, i))
+func blockStop(i int) string {
+	return ev("content_block_stop", fmt.Sprintf(`{"type":"content_block_stop","index":%d}`, i))
 }
 
-func anthropicBlockStart(i int, block string) string {
-	return anthropicEv("content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":%s}`, i, block))
+func blockStart(i int, block string) string {
+	return ev("content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":%s}`, i, block))
 }
 
-func anthropicDelta(i int, delta string) string {
-	return anthropicEv("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":%s}`, i, delta))
+func delta(i int, delta string) string {
+	return ev("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":%s}`, i, delta))
 }
 
-// anthropicUsageString formats usage compactly: in/cacheRead/cacheWrite/out/reasoning.
-func anthropicUsageString(u codec.Usage) string {
+// usageString formats usage compactly: in/cacheRead/cacheWrite/out/reasoning.
+func usageString(u codec.Usage) string {
 	if !u.Known {
 		return "-"
 	}
 	return fmt.Sprintf("%d/%d/%d/%d/%d", u.InputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.OutputTokens, u.ReasoningTokens)
 }
 
-// anthropicFormat formats canonical events compactly for comparisons.
-func anthropicFormat(evs []codec.Event) string {
+// format formats canonical events compactly for comparisons.
+func format(evs []codec.Event) string {
 	var b strings.Builder
 	for i, ev := range evs {
 		if i > 0 {
@@ -67,7 +67,7 @@ func anthropicFormat(evs []codec.Event) string {
 		}
 		switch ev.Type {
 		case codec.EventStart:
-			fmt.Fprintf(&b, "start(%s,%s,%s)", ev.ID, ev.Model, anthropicUsageString(ev.Usage))
+			fmt.Fprintf(&b, "start(%s,%s,%s)", ev.ID, ev.Model, usageString(ev.Usage))
 		case codec.EventPartStart:
 			switch {
 			case ev.Part == codec.PartToolCall:
@@ -88,7 +88,7 @@ func anthropicFormat(evs []codec.Event) string {
 				fmt.Fprintf(&b, "part_stop(%d)", ev.Index)
 			}
 		case codec.EventUsage:
-			fmt.Fprintf(&b, "usage(%s)", anthropicUsageString(ev.Usage))
+			fmt.Fprintf(&b, "usage(%s)", usageString(ev.Usage))
 		case codec.EventStop:
 			if ev.StopDetails != (codec.StopDetails{}) {
 				fmt.Fprintf(&b, "stop(%v,%q,%q,%q)", ev.StopReason, ev.StopSequence, ev.StopDetails.Category, ev.StopDetails.Explanation)
@@ -104,9 +104,9 @@ func anthropicFormat(evs []codec.Event) string {
 	return b.String()
 }
 
-// anthropicDecode is decodeStream with tool call ids and names detached as
+// decode is decodeStream with tool call ids and names detached as
 // well: they alias the decoder's input like the other strings.
-func anthropicDecode(t *testing.T, p codec.Protocol, body string, cause error) []codec.Event {
+func decode(t *testing.T, p codec.Protocol, body string, cause error) []codec.Event {
 	t.Helper()
 	dec := codectest.StreamDecoder(p)
 	r := sse.NewReader(strings.NewReader(body), 0)
@@ -123,14 +123,14 @@ func anthropicDecode(t *testing.T, p codec.Protocol, body string, cause error) [
 			break
 		}
 		buf = dec.Decode(buf[:0], ev.Name, ev.Data, ev.Bare)
-		out = anthropicDetach(out, buf)
+		out = detach(out, buf)
 	}
-	return anthropicDetach(out, dec.Close(buf[:0], cause))
+	return detach(out, dec.Close(buf[:0], cause))
 }
 
-// anthropicDetach is appendDetached for events that may start tool calls
+// detach is appendDetached for events that may start tool calls
 // or carry signatures and stop details.
-func anthropicDetach(out, evs []codec.Event) []codec.Event {
+func detach(out, evs []codec.Event) []codec.Event {
 	n := len(out)
 	out = codectest.AppendDetached(out, evs)
 	for i := n; i < len(out); i++ {
@@ -145,10 +145,10 @@ func anthropicDetach(out, evs []codec.Event) []codec.Event {
 	return out
 }
 
-// anthropicReasoning assembles the reasoning parts of evs as a client
+// reasoning assembles the reasoning parts of evs as a client
 // would: text from the deltas, the opaque value and its origin from the
 // part's stop.
-func anthropicReasoning(evs []codec.Event) []codec.Part {
+func reasoning(evs []codec.Event) []codec.Part {
 	var parts []codec.Part
 	at := map[int]int{} // part index -> parts index
 	for _, ev := range evs {
@@ -174,10 +174,10 @@ func anthropicReasoning(evs []codec.Event) []codec.Part {
 // anthropicCall is a tool call a client assembled from a stream.
 type anthropicCall struct{ id, name, args string }
 
-// anthropicCalls returns the tool calls of evs, with their arguments'
+// calls returns the tool calls of evs, with their arguments'
 // fragments joined and compacted (so that they compare exactly), and the
 // text of the text and refusal parts (not of reasoning).
-func anthropicCalls(t *testing.T, evs []codec.Event) (calls []anthropicCall, text string) {
+func calls(t *testing.T, evs []codec.Event) (calls []anthropicCall, text string) {
 	t.Helper()
 	call := map[int]int{} // part index -> calls index
 	reasoning := map[int]bool{}
@@ -188,7 +188,7 @@ func anthropicCalls(t *testing.T, evs []codec.Event) (calls []anthropicCall, tex
 				call[ev.Index] = len(calls)
 				calls = append(calls, anthropicCall{id: ev.ToolCallID, name: ev.ToolName})
 			}
-			// Search calls are counted by anthropicSearches.
+			// Search calls are counted by searches.
 			reasoning[ev.Index] = ev.Part == codec.PartReasoning || ev.Part == codec.PartServerToolCall
 		case codec.EventPartDelta:
 			if k, ok := call[ev.Index]; ok {
@@ -211,25 +211,25 @@ func anthropicCalls(t *testing.T, evs []codec.Event) (calls []anthropicCall, tex
 	return calls, text
 }
 
-// anthropicLastError returns the error that ends evs, or nil.
-func anthropicLastError(evs []codec.Event) *codec.Error {
+// lastError returns the error that ends evs, or nil.
+func lastError(evs []codec.Event) *codec.Error {
 	if len(evs) > 0 && evs[len(evs)-1].Type == codec.EventError {
 		return evs[len(evs)-1].Err
 	}
 	return nil
 }
 
-// anthropicSSEEvent is a detached SSE event.
-type anthropicSSEEvent struct {
+// sseEvent is a detached SSE event.
+type sseEvent struct {
 	name, data string
 	bare       bool
 }
 
-// anthropicReadEvents splits an SSE body into detached events.
-func anthropicReadEvents(t testing.TB, body string) []anthropicSSEEvent {
+// readEvents splits an SSE body into detached events.
+func readEvents(t testing.TB, body string) []sseEvent {
 	t.Helper()
 	r := sse.NewReader(strings.NewReader(body), 0)
-	var evs []anthropicSSEEvent
+	var evs []sseEvent
 	for {
 		ev, err := r.Next()
 		if err == io.EOF {
@@ -238,14 +238,14 @@ func anthropicReadEvents(t testing.TB, body string) []anthropicSSEEvent {
 		if err != nil {
 			t.Fatal(err)
 		}
-		evs = append(evs, anthropicSSEEvent{string(ev.Name), string(ev.Data), ev.Bare})
+		evs = append(evs, sseEvent{string(ev.Name), string(ev.Data), ev.Bare})
 	}
 }
 
-// anthropicCheckSSEGolden compares an SSE stream with the golden file at
+// checkSSEGolden compares an SSE stream with the golden file at
 // testdata/anthropic-messages/stream_<name>.sse, stored as is; with -update
 // it rewrites the file.
-func anthropicCheckSSEGolden(t *testing.T, name string, got []byte) {
+func checkSSEGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join(codectest.Testdata, "anthropic-messages", "stream_"+name+".sse")
 	if *codectest.Update {
@@ -263,16 +263,16 @@ func anthropicCheckSSEGolden(t *testing.T, name string, got []byte) {
 	}
 }
 
-// anthropicCheckSSE checks the client-side shape of an encoded stream: every
+// checkSSE checks the client-side shape of an encoded stream: every
 // event is named, its data is one line of JSON whose type is the event name,
 // and the sequence is the one Anthropic sends.
-func anthropicCheckSSE(t *testing.T, body string) {
+func checkSSE(t *testing.T, body string) {
 	t.Helper()
 	if !strings.HasSuffix(body, "\n\n") {
 		t.Fatalf("stream does not end with a blank line: %q", body)
 	}
 	var names []string
-	for _, e := range anthropicReadEvents(t, body) {
+	for _, e := range readEvents(t, body) {
 		if e.bare || e.name == "" || strings.Contains(e.data, "\n") || !gjson.Valid(e.data) || gjson.Get(e.data, "type").Str != e.name {
 			t.Fatalf("bad event %+v", e)
 		}

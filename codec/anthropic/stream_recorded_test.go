@@ -16,9 +16,9 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// anthropicStreamRecording is the upstream protocol and SSE body of a
+// streamRecording is the upstream protocol and SSE body of a
 // streaming recording.
-func anthropicStreamRecording(t testing.TB, file string) (codec.Protocol, string) {
+func streamRecording(t testing.TB, file string) (codec.Protocol, string) {
 	t.Helper()
 	codectest.SkipWithoutRecordings(t)
 	b, err := os.ReadFile(filepath.Join(codectest.RecordingsDir, file))
@@ -32,13 +32,13 @@ func anthropicStreamRecording(t testing.TB, file string) (codec.Protocol, string
 	return codec.Protocol(r.Get("protocol").Str), r.Get("response.body").Str
 }
 
-// anthropicRecordedStreams are every streaming recording of the two
+// recordedStreams are every streaming recording of the two
 // Anthropic protocol directories with what a client must end up with.
 // Tool calls are asserted with their ids, names and compacted arguments;
 // streams with server tools end in an error after the text that preceded
 // them; thinking is a reasoning part, whose text is not counted here
 // (TestAnthropicStreamDecodeRecordedReasoning checks it).
-var anthropicRecordedStreams = []struct {
+var recordedStreams = []struct {
 	file    string
 	id      string
 	model   string
@@ -127,24 +127,24 @@ func TestAnthropicStreamDecodeRecordings(t *testing.T) {
 			files = append(files, dir+"/"+filepath.Base(f))
 		}
 	}
-	if len(files) != len(anthropicRecordedStreams) {
-		t.Errorf("%d streaming recordings, %d in the table", len(files), len(anthropicRecordedStreams))
+	if len(files) != len(recordedStreams) {
+		t.Errorf("%d streaming recordings, %d in the table", len(files), len(recordedStreams))
 	}
-	for _, tt := range anthropicRecordedStreams {
+	for _, tt := range recordedStreams {
 		t.Run(tt.file, func(t *testing.T) {
-			p, body := anthropicStreamRecording(t, tt.file)
+			p, body := streamRecording(t, tt.file)
 			if !(p.Family() == codec.AnthropicMessages) {
 				t.Fatalf("protocol %q", p)
 			}
-			evs := anthropicDecode(t, p, body, nil)
+			evs := decode(t, p, body, nil)
 			codectest.CheckWellFormed(t, evs)
 			s := codectest.Summarize(evs)
-			calls, text := anthropicCalls(t, evs)
+			calls, text := calls(t, evs)
 			if !codectest.EqualDecoded(calls, tt.calls) {
 				t.Errorf("tool calls %q, want %q", calls, tt.calls)
 			}
 			s.Text = text
-			if searches, results := anthropicSearches(t, evs); !codectest.EqualDecoded(searches, tt.searches) || results != tt.results {
+			if searches, results := searches(t, evs); !codectest.EqualDecoded(searches, tt.searches) || results != tt.results {
 				t.Errorf("searches %q and %d results, want %q and %d", searches, results, tt.searches, tt.results)
 			}
 			if s.ID != tt.id || s.Model != tt.model {
@@ -170,9 +170,9 @@ func TestAnthropicStreamDecodeRecordings(t *testing.T) {
 	}
 }
 
-// anthropicSearches returns the queries of the server tool calls in evs and
+// searches returns the queries of the server tool calls in evs and
 // the number of server tool results, each with an id and sources.
-func anthropicSearches(t *testing.T, evs []codec.Event) (queries []string, results int) {
+func searches(t *testing.T, evs []codec.Event) (queries []string, results int) {
 	t.Helper()
 	open := -1
 	var args string
@@ -202,19 +202,19 @@ func anthropicSearches(t *testing.T, evs []codec.Event) (queries []string, resul
 // always well formed and ends with EventEnd only when message_stop was seen.
 func TestAnthropicStreamTruncation(t *testing.T) {
 	codectest.SkipWithoutRecordings(t)
-	for _, tt := range anthropicRecordedStreams {
-		p, body := anthropicStreamRecording(t, tt.file)
-		sevs := anthropicReadEvents(t, body)
+	for _, tt := range recordedStreams {
+		p, body := streamRecording(t, tt.file)
+		sevs := readEvents(t, body)
 		for n := 0; n <= len(sevs); n++ {
 			for _, cause := range []error{nil, codectest.ErrTestBroken} {
 				dec := codectest.StreamDecoder(p)
 				var evs []codec.Event
 				sawStop := false
 				for _, e := range sevs[:n] {
-					evs = anthropicDetach(evs, dec.Decode(nil, []byte(e.name), []byte(e.data), e.bare))
+					evs = detach(evs, dec.Decode(nil, []byte(e.name), []byte(e.data), e.bare))
 					sawStop = sawStop || e.name == "message_stop"
 				}
-				evs = anthropicDetach(evs, dec.Close(nil, cause))
+				evs = detach(evs, dec.Close(nil, cause))
 				codectest.CheckWellFormed(t, evs)
 				s := codectest.Summarize(evs)
 				complete := sawStop && tt.errWhat == ""
@@ -239,13 +239,13 @@ func TestAnthropicStreamTruncation(t *testing.T) {
 	// Byte-level cuts through the SSE reader, as a broken connection gives
 	// them, on two complete recordings.
 	for _, file := range []string{"anthropic-messages/claude-sonnet-4-text-stream.json", "vertex-anthropic/claude-3-7-sonnet-tool-followup-stream.json"} {
-		p, body := anthropicStreamRecording(t, file)
+		p, body := streamRecording(t, file)
 		// The stream is complete once message_stop's data line has its
 		// line end.
 		end := strings.LastIndex(body, "message_stop")
 		end += strings.IndexByte(body[end:], '\n')
 		for i := 0; i < len(body); i++ {
-			evs := anthropicDecode(t, p, body[:i], nil)
+			evs := decode(t, p, body[:i], nil)
 			codectest.CheckWellFormed(t, evs)
 			if s := codectest.Summarize(evs); s.Complete != (i > end) {
 				t.Fatalf("%s cut at %d: complete %v", file, i, s.Complete)
@@ -254,8 +254,8 @@ func TestAnthropicStreamTruncation(t *testing.T) {
 	}
 }
 
-// anthropicDecodeReader decodes an SSE body read from r.
-func anthropicDecodeReader(t *testing.T, p codec.Protocol, r io.Reader) []codec.Event {
+// decodeReader decodes an SSE body read from r.
+func decodeReader(t *testing.T, p codec.Protocol, r io.Reader) []codec.Event {
 	t.Helper()
 	dec := codectest.StreamDecoder(p)
 	sr := sse.NewReader(r, 0)
@@ -270,30 +270,30 @@ func anthropicDecodeReader(t *testing.T, p codec.Protocol, r io.Reader) []codec.
 			cause = err
 			break
 		}
-		out = anthropicDetach(out, dec.Decode(nil, ev.Name, ev.Data, ev.Bare))
+		out = detach(out, dec.Decode(nil, ev.Name, ev.Data, ev.Bare))
 	}
-	return anthropicDetach(out, dec.Close(nil, cause))
+	return detach(out, dec.Close(nil, cause))
 }
 
 // TestAnthropicStreamDecodeOddFraming feeds events split in unusual ways:
 // the SSE reader does the framing, the decoder must accept what it yields.
 func TestAnthropicStreamDecodeOddFraming(t *testing.T) {
 	want := `start(msg_1,claude-x,10/0/0/1/0) part_start(0,0) delta(0,"a\nb") delta(0,"c") part_stop(0) stop(end,"") usage(10/0/0/7/0) end`
-	plain := anthropicMsgStart + anthropicTextStart(0) + anthropicTextDelta(0, `"a\nb"`) + anthropicTextDelta(0, `"c"`) +
-		anthropicBlockStop(0) + anthropicEndTurn + anthropicMsgStop
+	plain := msgStart + textStart(0) + textDelta(0, `"a\nb"`) + textDelta(0, `"c"`) +
+		blockStop(0) + endTurn + msgStop
 	bodies := map[string]string{
 		"plain": plain,
 		"CRLF":  strings.ReplaceAll(plain, "\n", "\r\n"),
 		"CR":    strings.ReplaceAll(plain, "\n", "\r"),
-		"JSON split over data lines, no space after colons, comments, id and retry fields": anthropicMsgStart +
+		"JSON split over data lines, no space after colons, comments, id and retry fields": msgStart +
 			": keep-alive\n\n" +
 			"event:content_block_start\nid: 7\ndata:{\"type\":\"content_block_start\",\ndata:\"index\":0,\ndata: \"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n" +
 			"retry: 1000\nevent: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\ndata:   \"delta\":{\"type\":\"text_delta\",\"text\":\"a\\nb\"}}\n\n" +
 			"data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"c\"}}\nevent: content_block_delta\n\n" +
-			anthropicBlockStop(0) + anthropicEndTurn + "event: message_stop\ndata: {\"type\":\"message_stop\"}\n",
-		"tabs and newlines inside the JSON": anthropicMsgStart + anthropicTextStart(0) +
+			blockStop(0) + endTurn + "event: message_stop\ndata: {\"type\":\"message_stop\"}\n",
+		"tabs and newlines inside the JSON": msgStart + textStart(0) +
 			"event: content_block_delta\ndata: {\t\"type\" : \"content_block_delta\" ,\ndata:  \"index\" : 0 , \"delta\" : {\"text\" : \"a\\nb\", \"type\" : \"text_delta\"}\ndata: }\n\n" +
-			anthropicTextDelta(0, `"c"`) + anthropicBlockStop(0) + anthropicEndTurn + anthropicMsgStop,
+			textDelta(0, `"c"`) + blockStop(0) + endTurn + msgStop,
 	}
 	for name, body := range bodies {
 		for _, oneByte := range []bool{false, true} {
@@ -301,9 +301,9 @@ func TestAnthropicStreamDecodeOddFraming(t *testing.T) {
 			if oneByte {
 				r = iotest.OneByteReader(r)
 			}
-			evs := anthropicDecodeReader(t, codec.AnthropicMessages, r)
+			evs := decodeReader(t, codec.AnthropicMessages, r)
 			codectest.CheckWellFormed(t, evs)
-			if got := anthropicFormat(evs); got != want {
+			if got := format(evs); got != want {
 				t.Errorf("%s (one byte reads %v):\n got %s\nwant %s", name, oneByte, got, want)
 			}
 		}
@@ -315,12 +315,12 @@ func TestAnthropicStreamDecodeOddFraming(t *testing.T) {
 // the upstream said.
 func TestAnthropicStreamRecordingRoundTrip(t *testing.T) {
 	codectest.SkipWithoutRecordings(t)
-	for _, tt := range anthropicRecordedStreams {
-		p, body := anthropicStreamRecording(t, tt.file)
-		evs := anthropicDecode(t, p, body, nil)
+	for _, tt := range recordedStreams {
+		p, body := streamRecording(t, tt.file)
+		evs := decode(t, p, body, nil)
 		out := codectest.EncodeStream(p, &codec.Request{}, evs)
-		anthropicCheckSSE(t, out)
-		again := anthropicDecode(t, codec.AnthropicMessages, out, nil)
+		checkSSE(t, out)
+		again := decode(t, codec.AnthropicMessages, out, nil)
 		codectest.CheckWellFormed(t, again)
 		got, want := codectest.Summarize(again), codectest.Summarize(evs)
 		if want.Err != nil {
@@ -332,8 +332,8 @@ func TestAnthropicStreamRecordingRoundTrip(t *testing.T) {
 		if got != want {
 			t.Errorf("%s:\n got %+v\nwant %+v", tt.file, got, want)
 		}
-		gotCalls, _ := anthropicCalls(t, again)
-		wantCalls, _ := anthropicCalls(t, evs)
+		gotCalls, _ := calls(t, again)
+		wantCalls, _ := calls(t, evs)
 		if !codectest.EqualDecoded(gotCalls, wantCalls) || len(wantCalls) != len(tt.calls) {
 			t.Errorf("%s: tool calls %q, want %q", tt.file, gotCalls, wantCalls)
 		}

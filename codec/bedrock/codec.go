@@ -30,9 +30,19 @@ func init() {
 		// Bedrock Runtime's paths: an unknown one is answered in AWS's
 		// format.
 		PathHints: []string{"/model/"},
+		Rules:     rules,
 		Fields:    fields,
 	}, converseCodec{})
 }
+
+// rules is what the model rules know of Converse: it serves Claude with
+// Anthropic's rules (Bedrock's other models have no rows, and their
+// requests go as clients make them), and the request fields they change.
+var rules = codec.ModelRules{Provider: "anthropic", Params: codec.RuleParams{
+	Reasoning: "additionalModelRequestFields.thinking", Budget: "additionalModelRequestFields.thinking.budget_tokens",
+	Level: "outputConfig.effort", MaxTokens: "inferenceConfig.maxTokens", Temperature: "inferenceConfig.temperature",
+	TopP: "inferenceConfig.topP", TopK: "additionalModelRequestFields.top_k", Stop: "inferenceConfig.stopSequences",
+	Presence: "presence_penalty", Frequency: "frequency_penalty", Messages: "messages", CacheTTL: "cachePoint.ttl"}}
 
 // converseCodec is the codec of the Converse API of Amazon Bedrock.
 type converseCodec struct{}
@@ -97,5 +107,9 @@ func (converseCodec) UpstreamPath(_ codec.Protocol, _ codec.Location, model stri
 	return path + "/converse", ""
 }
 
-// Interface guard
-var _ codec.Codec = converseCodec{}
+// Interface guards
+var (
+	_ codec.Codec               = converseCodec{}
+	_ codec.FramingErrorDecoder = converseCodec{}
+	_ codec.BodyFitter          = converseCodec{}
+)

@@ -1,6 +1,8 @@
-// Package bedrock registers the codec of bedrock, the Converse API of
-// Amazon Bedrock Runtime, with package codec. Programs import it for that
-// effect (or codec/all); it exports nothing.
+// Package bedrock registers with package codec the codec of the Converse
+// API of Amazon Bedrock Runtime, the one protocol bedrock (Anthropic
+// Messages on Bedrock's InvokeModel is package anthropic's
+// bedrock-anthropic). Programs import it for that effect (or codec/all);
+// it exports nothing.
 //
 // # Wire format
 //

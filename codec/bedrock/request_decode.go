@@ -1,8 +1,6 @@
 package bedrock
 
 import (
-	"slices"
-
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/codec/internal/wire"
@@ -101,37 +99,10 @@ func dropHint(req *request, path string, v gjson.Result, want string, is func(gj
 	return nil
 }
 
-// messages decodes the conversation into one backing array of parts for
-// all messages (see anthropic's decoder, which does the same).
+// messages decodes the conversation, with one backing array for the
+// parts of all messages (wire.DecodeMessages).
 func (d *converseRequestDecoder) messages(v gjson.Result) *codec.Error {
-	if v.Type == gjson.Null {
-		return nil
-	}
-	if !v.IsArray() {
-		return wire.WrongType("messages", "array", v)
-	}
-	n := jsonx.CountMembers(v, &d.req.Text)
-	if n == 0 {
-		return codec.InvalidRequest("messages", "must contain at least one message")
-	}
-	d.sawMessages = true
-	req := d.req
-	// A repeated key replaces the earlier value, as JSON decoders do.
-	req.Messages = slices.Grow(req.Messages[:0], n)
-	d.parts = make([]codec.Part, 0, n)
-	i := 0
-	var err *codec.Error
-	jsonx.EachMember(v, &req.Text, func(_, m gjson.Result) bool {
-		var msg codec.Message
-		msg, err = d.message(m, i)
-		if err != nil {
-			return false
-		}
-		req.Messages = append(req.Messages, msg)
-		i++
-		return true
-	})
-	return err
+	return wire.DecodeMessages(d.req, v, &d.parts, &d.sawMessages, d.message)
 }
 
 // message decodes messages[i].

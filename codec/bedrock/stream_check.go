@@ -3,6 +3,7 @@ package bedrock
 import (
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
+	"github.com/llmbridge/llmbridge/codec/internal/wire"
 )
 
 // CheckEvent accepts the ConverseStream events by name, with a JSON object
@@ -11,7 +12,7 @@ import (
 // text); messageStop is not
 // terminal, since metadata (the usage) follows it.
 func (converseCodec) CheckEvent(_ codec.Protocol, name, data string, _ bool) (valid, terminal bool) {
-	if codec.IsStreamException(name) {
+	if wire.IsStreamException(name) {
 		return true, true
 	}
 	if !jsonx.IsObject(data) {
@@ -34,5 +35,11 @@ func (converseCodec) ReportsUsage(_ codec.Protocol, name, _ string) bool {
 	case "messageStop", "metadata", "contentBlockStart":
 		return true
 	}
-	return codec.IsStreamException(name)
+	return wire.IsStreamException(name)
+}
+
+// DecodeFramingError returns the error of an AWS event stream's exception
+// or error message.
+func (converseCodec) DecodeFramingError(p codec.Protocol, name, data string) *codec.Error {
+	return wire.DecodeStreamException(p, name, data)
 }

@@ -1,8 +1,6 @@
 package bedrock
 
 import (
-	"math"
-
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/codec/internal/wire"
@@ -56,19 +54,19 @@ func (d *converseStreamDecoder) Decode(out []codec.Event, name, data []byte, _ b
 	d.text.Reset()
 	s := jsonx.BytesToString(data)
 	ev := jsonx.BytesToString(name)
-	if e := codec.DecodeStreamException(d.p, ev, s); e != nil {
+	if e := wire.DecodeStreamException(d.p, ev, s); e != nil {
 		// An exception or error message, whatever its data.
 		return d.fail(out, e)
 	}
 	if !d.text.IndexEvent(s, &d.index) {
-		return d.fail(out, d.bad("event data is not valid JSON"))
+		return d.fail(out, wire.InvalidStream(d.p, "event data is not valid JSON"))
 	}
 	root := gjson.Parse(s)
 	if !root.IsObject() {
-		return d.fail(out, d.bad("event data is not a JSON object"))
+		return d.fail(out, wire.InvalidStream(d.p, "event data is not a JSON object"))
 	}
 	if d.stopped && ev != "metadata" {
-		return d.fail(out, d.bad(ev+" after messageStop"))
+		return d.fail(out, wire.InvalidStream(d.p, ev+" after messageStop"))
 	}
 	out = d.ensureStarted(out)
 	switch ev {
@@ -79,9 +77,9 @@ func (d *converseStreamDecoder) Decode(out []codec.Event, name, data []byte, _ b
 	case "contentBlockDelta":
 		return d.blockDelta(out, root)
 	case "contentBlockStop":
-		i, ok := blockIndex(root.Get("contentBlockIndex"))
+		i, ok := wire.BlockIndex(root.Get("contentBlockIndex"))
 		if !ok {
-			return d.fail(out, d.bad("contentBlockStop without a contentBlockIndex"))
+			return d.fail(out, wire.InvalidStream(d.p, "contentBlockStop without a contentBlockIndex"))
 		}
 		if d.open >= 0 && d.openBlock == i {
 			out = d.closePart(out)
@@ -119,16 +117,16 @@ func (d *converseStreamDecoder) blockStart(out []codec.Event, root gjson.Result)
 		}
 		return true
 	})
-	i, ok := blockIndex(index)
+	i, ok := wire.BlockIndex(index)
 	if !ok {
-		return d.fail(out, d.bad("contentBlockStart without a contentBlockIndex"))
+		return d.fail(out, wire.InvalidStream(d.p, "contentBlockStart without a contentBlockIndex"))
 	}
 	key, v, ok := unionMember(start, &d.text)
 	if !ok {
-		return d.fail(out, d.bad("contentBlockStart without a start"))
+		return d.fail(out, wire.InvalidStream(d.p, "contentBlockStart without a start"))
 	}
 	if key != "toolUse" {
-		return d.fail(out, d.notYet(key+" content blocks"))
+		return d.fail(out, wire.UntranslatedStream(d.p, key+" content blocks cannot be translated"))
 	}
 	var id, name gjson.Result
 	jsonx.EachMember(v, &d.text, func(key, value gjson.Result) bool {
@@ -141,7 +139,7 @@ func (d *converseStreamDecoder) blockStart(out []codec.Event, root gjson.Result)
 		return true
 	})
 	if id.Type != gjson.String || name.Type != gjson.String || name.Str == "" {
-		return d.fail(out, d.bad("toolUse start without toolUseId and name"))
+		return d.fail(out, wire.InvalidStream(d.p, "toolUse start without toolUseId and name"))
 	}
 	out = d.openPart(out, i, codec.PartToolCall)
 	d.calls = true
@@ -172,18 +170,18 @@ func (d *converseStreamDecoder) blockDelta(out []codec.Event, root gjson.Result)
 		}
 		return true
 	})
-	i, ok := blockIndex(index)
+	i, ok := wire.BlockIndex(index)
 	if !ok {
-		return d.fail(out, d.bad("contentBlockDelta without a contentBlockIndex"))
+		return d.fail(out, wire.InvalidStream(d.p, "contentBlockDelta without a contentBlockIndex"))
 	}
 	key, v, ok := unionMember(delta, &d.text)
 	if !ok {
-		return d.fail(out, d.bad("contentBlockDelta without a delta"))
+		return d.fail(out, wire.InvalidStream(d.p, "contentBlockDelta without a delta"))
 	}
 	switch key {
 	case "text":
 		if v.Type != gjson.String {
-			return d.fail(out, d.bad("text delta is not a string"))
+			return d.fail(out, wire.InvalidStream(d.p, "text delta is not a string"))
 		}
 		if d.open < 0 || d.openBlock != i || d.openKind != codec.PartText {
 			out = d.openPart(out, i, codec.PartText)
@@ -191,7 +189,7 @@ func (d *converseStreamDecoder) blockDelta(out []codec.Event, root gjson.Result)
 		return d.delta(out, v.Str)
 	case "toolUse":
 		if d.open < 0 || d.openBlock != i || d.openKind != codec.PartToolCall {
-			return d.fail(out, d.bad("toolUse delta for a block that is not an open tool use"))
+			return d.fail(out, wire.InvalidStream(d.p, "toolUse delta for a block that is not an open tool use"))
 		}
 		return d.delta(out, v.Get("input").Str)
 	case "reasoningContent":
@@ -201,7 +199,7 @@ func (d *converseStreamDecoder) blockDelta(out []codec.Event, root gjson.Result)
 		// no canonical citation (a web page) can name.
 		return append(out, codec.Event{Type: codec.EventDropped, Text: "citation"})
 	}
-	return d.fail(out, d.notYet(key+" deltas"))
+	return d.fail(out, wire.UntranslatedStream(d.p, key+" deltas cannot be translated"))
 }
 
 // delta appends the EventPartDelta of text to the open part; empty
@@ -219,7 +217,7 @@ func (d *converseStreamDecoder) delta(out []codec.Event, text string) []codec.Ev
 func (d *converseStreamDecoder) reasoningDelta(out []codec.Event, i int, v gjson.Result) []codec.Event {
 	key, value, ok := unionMember(v, &d.text)
 	if !ok || value.Type != gjson.String {
-		return d.fail(out, d.bad("reasoningContent delta is malformed"))
+		return d.fail(out, wire.InvalidStream(d.p, "reasoningContent delta is malformed"))
 	}
 	if d.open < 0 || d.openBlock != i || d.openKind != codec.PartReasoning {
 		out = d.openPart(out, i, codec.PartReasoning)
@@ -234,7 +232,7 @@ func (d *converseStreamDecoder) reasoningDelta(out []codec.Event, i int, v gjson
 		d.signature = append(d.signature, value.Str...)
 		return out
 	}
-	return d.fail(out, d.notYet("reasoningContent "+key+" deltas"))
+	return d.fail(out, wire.UntranslatedStream(d.p, "reasoningContent "+key+" deltas cannot be translated"))
 }
 
 // closePart closes the open part, if any. A reasoning part's stop carries
@@ -266,7 +264,7 @@ func (d *converseStreamDecoder) messageStop(out []codec.Event, root gjson.Result
 		return true
 	})
 	if reason.Type != gjson.String {
-		return d.fail(out, d.bad("messageStop without a stopReason"))
+		return d.fail(out, wire.InvalidStream(d.p, "messageStop without a stopReason"))
 	}
 	out = d.closePart(out)
 	d.stopped = true
@@ -279,7 +277,7 @@ func (d *converseStreamDecoder) messageStop(out []codec.Event, root gjson.Result
 func (d *converseStreamDecoder) metadata(out []codec.Event, root gjson.Result) []codec.Event {
 	u, err := decodeUsage(root.Get("usage"))
 	if err != nil {
-		return d.fail(out, d.bad(err.Message))
+		return d.fail(out, wire.InvalidStream(d.p, err.Message))
 	}
 	if u.Known {
 		out = append(out, codec.Event{Type: codec.EventUsage, Usage: u})
@@ -295,25 +293,6 @@ func (d *converseStreamDecoder) metadata(out []codec.Event, root gjson.Result) [
 func (d *converseStreamDecoder) fail(out []codec.Event, err *codec.Error) []codec.Event {
 	d.done = true
 	return append(out, codec.Event{Type: codec.EventError, Err: err})
-}
-
-// bad is the error for an event that is not valid in the protocol.
-func (d *converseStreamDecoder) bad(why string) *codec.Error {
-	return &codec.Error{Status: 502, Kind: mapping.ErrBadGateway, Message: "upstream " + string(d.p) + " stream is invalid: " + why}
-}
-
-// notYet is the error for upstream output that llmbridge cannot
-// translate: it is never dropped.
-func (d *converseStreamDecoder) notYet(what string) *codec.Error {
-	return &codec.Error{Status: 502, Kind: mapping.ErrBadGateway, Message: "upstream " + string(d.p) + " stream: " + what + " cannot be translated"}
-}
-
-// blockIndex reads a contentBlockIndex.
-func blockIndex(v gjson.Result) (int, bool) {
-	if v.Type != gjson.Number || v.Num < 0 || v.Num != math.Trunc(v.Num) || v.Num > math.MaxInt32 {
-		return 0, false
-	}
-	return int(v.Num), true
 }
 
 // Close implements StreamDecoder. A stream's terminal event is metadata,

@@ -85,7 +85,7 @@ func (e *converseStreamEncoder) Encode(dst []byte, ev *codec.Event) []byte {
 		return e.end(dst, &ev.Latency)
 	case codec.EventError:
 		e.done = true
-		return codec.AppendStreamException(dst, ev.Err)
+		return wire.AppendStreamException(dst, ev.Err)
 	}
 	return dst
 }

@@ -21,6 +21,7 @@ func init() {
 		FamilyHeaders: wire.OpenAIHeaders,
 		Listing:       wire.OpenAIModelList,
 		ResponseModel: []string{"model"},
+		Rules:         rules,
 		Fields:        fields,
 	}, chatCodec{})
 	codec.Register(codec.Descriptor{
@@ -51,7 +52,7 @@ func (chatCodec) DecodeRequest(_ codec.Protocol, body []byte, req *codec.Request
 
 // AppendRequest encodes req as a Chat Completions request body.
 func (chatCodec) AppendRequest(dst []byte, p codec.Protocol, req *codec.Request, opts codec.EncodeOptions) ([]byte, error) {
-	dst, err := appendChatRequest(dst, req, &opts)
+	dst, err := appendRequest(dst, req, &opts)
 	if err == nil {
 		// OpenAI's own prompt cache settings, which neither Azure nor
 		// the OpenAI-compatible servers document.
@@ -63,22 +64,22 @@ func (chatCodec) AppendRequest(dst []byte, p codec.Protocol, req *codec.Request,
 
 // DecodeResponse decodes a Chat Completions response body.
 func (chatCodec) DecodeResponse(p codec.Protocol, body []byte, resp *codec.Response) error {
-	return wire.DecodeResponse(p, body, resp, decodeChatResponse)
+	return wire.DecodeResponse(p, body, resp, decodeResponse)
 }
 
 // AppendResponse encodes resp as a Chat Completions response body.
 func (chatCodec) AppendResponse(dst []byte, _ codec.Protocol, resp *codec.Response, _ *codec.Request) ([]byte, error) {
-	dst, err := appendChatResponse(dst, resp)
+	dst, err := appendResponse(dst, resp)
 	return dst, wire.Err(err)
 }
 
 // NewStreamDecoder returns a decoder of a Chat Completions stream.
-func (chatCodec) NewStreamDecoder(codec.Protocol) codec.StreamDecoder { return newChatStreamDecoder() }
+func (chatCodec) NewStreamDecoder(codec.Protocol) codec.StreamDecoder { return newStreamDecoder() }
 
 // NewStreamEncoder returns an encoder of a Chat Completions stream for the client's
 // request req.
 func (chatCodec) NewStreamEncoder(_ codec.Protocol, req *codec.Request) codec.StreamEncoder {
-	return newChatStreamEncoder(req)
+	return newStreamEncoder(req)
 }
 
 // DecodeError reads the type, status or code of a Chat Completions error object.

@@ -14,8 +14,8 @@ func dialectRole(d *codec.Dialect, r codec.Role) codec.Role {
 	return r
 }
 
-// chatMaxTokensKey is the key, with its leading comma, of the output limit.
-func chatMaxTokensKey(d *codec.Dialect) string {
+// maxTokensKey is the key, with its leading comma, of the output limit.
+func maxTokensKey(d *codec.Dialect) string {
 	if d != nil && d.MaxTokens {
 		return `,"max_tokens":`
 	}
@@ -25,57 +25,57 @@ func chatMaxTokensKey(d *codec.Dialect) string {
 // The values of Dialect.ReasoningField other than reasoning_content's ""
 // (or "reasoning_content").
 const (
-	chatReasoning     = "reasoning"
-	chatReasoningNone = "none"
+	reasoning     = "reasoning"
+	reasoningNone = "none"
 )
 
-// chatReasoningKey is the start of the assistant message field that carries
+// reasoningKey is the start of the assistant message field that carries
 // reasoning text, with its leading comma and the string's opening quote;
 // "" when the server takes none (ReasoningField "none").
-func chatReasoningKey(d *codec.Dialect) string {
+func reasoningKey(d *codec.Dialect) string {
 	if d != nil {
 		switch d.ReasoningField {
-		case chatReasoning:
+		case reasoning:
 			return `,"reasoning":"`
-		case chatReasoningNone:
+		case reasoningNone:
 			return ""
 		}
 	}
 	return `,"reasoning_content":"`
 }
 
-// chatNoReasoning reports that no reasoning field is written, so that
+// noReasoning reports that no reasoning field is written, so that
 // unsigned reasoning is dropped as well as signed.
-func chatNoReasoning(d *codec.Dialect) bool {
-	return d != nil && d.ReasoningField == chatReasoningNone
+func noReasoning(d *codec.Dialect) bool {
+	return d != nil && d.ReasoningField == reasoningNone
 }
 
-// chatEmptyReasoning reports that an assistant message of a turn that made
+// emptyReasoning reports that an assistant message of a turn that made
 // tool calls, with no reasoning text of its own, gets an empty reasoning
 // field (ReasoningInToolLoop).
-func chatEmptyReasoning(d *codec.Dialect) bool {
-	return d != nil && d.ReasoningInToolLoop && d.ReasoningField != chatReasoningNone
+func emptyReasoning(d *codec.Dialect) bool {
+	return d != nil && d.ReasoningInToolLoop && d.ReasoningField != reasoningNone
 }
 
-// chatIDs is the tool-call id format of the server.
-func chatIDs(d *codec.Dialect) codec.IDFormat {
+// iDs is the tool-call id format of the server.
+func iDs(d *codec.Dialect) codec.IDFormat {
 	if d == nil {
 		return codec.IDAny
 	}
 	return d.ToolCallIDs
 }
 
-// appendChatStream appends the fields of a streamed request: stream, and
+// appendStream appends the fields of a streamed request: stream, and
 // stream_options asking for usage unless the server rejects it.
-func appendChatStream(d *codec.Dialect, dst []byte) []byte {
+func appendStream(d *codec.Dialect, dst []byte) []byte {
 	if d != nil && d.NoStreamOptions {
 		return append(dst, `,"stream":true`...)
 	}
 	return append(dst, `,"stream":true,"stream_options":{"include_usage":true}`...)
 }
 
-// appendChatToolCallID appends tool-call id as a JSON string in format f.
-func appendChatToolCallID(dst []byte, id string, f codec.IDFormat) []byte {
+// appendToolCallID appends tool-call id as a JSON string in format f.
+func appendToolCallID(dst []byte, id string, f codec.IDFormat) []byte {
 	if f == codec.IDAlnum9 {
 		dst = append(dst, '"')
 		dst = appendAlnum9ID(dst, id)
@@ -141,7 +141,7 @@ func chatToolTurn(msgs []codec.Message) bool {
 		m := &msgs[i]
 		switch m.Role {
 		case codec.RoleUser:
-			if !chatHasResults(m.Parts) {
+			if !hasResults(m.Parts) {
 				return false
 			}
 		case codec.RoleAssistant:
@@ -155,8 +155,8 @@ func chatToolTurn(msgs []codec.Message) bool {
 	return false
 }
 
-// chatBridgeMessage is the assistant message written between a tool
+// bridgeMessage is the assistant message written between a tool
 // message and a user message toward a server that takes no user message
 // right after a tool message (Dialect.AssistantAfterTool). It says only
 // what happened: the model received the results.
-const chatBridgeMessage = `{"role":"assistant","content":"Tool results received."}`
+const bridgeMessage = `{"role":"assistant","content":"Tool results received."}`

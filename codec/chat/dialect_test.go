@@ -67,9 +67,9 @@ const dialectImageResultBody = `{"model":"m","max_tokens":100,
 	{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}}]},
 		{"type":"text","text":"also check this"}]}]}`
 
-// dialectChatBody is a Chat request whose history holds a call with an id
+// dialectBody is a Chat request whose history holds a call with an id
 // Mistral issued and reasoning_content (from a Chat upstream).
-const dialectChatBody = `{"model":"m","messages":[
+const dialectBody = `{"model":"m","messages":[
 	{"role":"system","content":"S"},
 	{"role":"user","content":"Q"},
 	{"role":"assistant","content":null,"reasoning_content":"Think.","tool_calls":[{"id":"D681PevKs","type":"function","function":{"name":"f","arguments":"{}"}}]},
@@ -143,7 +143,7 @@ func TestChatAppendRequestDialect(t *testing.T) {
 				{"messages.2.role", `"assistant"`}, {"messages.3.role", `"tool"`}, {"messages.4.role", `"system"`}, {"messages.4.content", `"Answer in French."`}},
 		},
 		{
-			name: "NoDeveloperRole: system stays system", p: chat, body: dialectChatBody,
+			name: "NoDeveloperRole: system stays system", p: chat, body: dialectBody,
 			d:    codec.Dialect{NoDeveloperRole: true},
 			base: []dialectCheck{{"messages.0.role", `"system"`}, {"messages.5.role", `"developer"`}},
 			with: []dialectCheck{{"messages.0.role", `"system"`}, {"messages.5.role", `"system"`}},
@@ -168,13 +168,13 @@ func TestChatAppendRequestDialect(t *testing.T) {
 			with: []dialectCheck{{"messages.2.reasoning", `"Need the tool."`}, {"messages.2.reasoning_content", ""}},
 		},
 		{
-			name: "ReasoningField reasoning_content is the default", p: chat, body: dialectChatBody,
+			name: "ReasoningField reasoning_content is the default", p: chat, body: dialectBody,
 			d:    codec.Dialect{ReasoningField: "reasoning_content"},
 			base: []dialectCheck{{"messages.2.reasoning_content", `"Think."`}, {"messages.4.reasoning_content", `"Plain."`}},
 			with: []dialectCheck{{"messages.2.reasoning_content", `"Think."`}, {"messages.4.reasoning_content", `"Plain."`}},
 		},
 		{
-			name: "ReasoningField none drops unsigned reasoning", p: chat, body: dialectChatBody,
+			name: "ReasoningField none drops unsigned reasoning", p: chat, body: dialectBody,
 			d:    codec.Dialect{ReasoningField: "none"},
 			base: []dialectCheck{{"messages.2.reasoning_content", `"Think."`}, {"messages.4.reasoning_content", `"Plain."`}},
 			with: []dialectCheck{{"messages.2.reasoning_content", ""}, {"messages.2.reasoning", ""}, {"messages.4.reasoning_content", ""},
@@ -251,7 +251,7 @@ func TestChatAppendRequestDialect(t *testing.T) {
 			with: []dialectCheck{{"stream", "true"}, {"stream_options", ""}},
 		},
 		{
-			name: "NoStreamOptions: not streamed", p: chat, body: dialectChatBody,
+			name: "NoStreamOptions: not streamed", p: chat, body: dialectBody,
 			d:    codec.Dialect{NoStreamOptions: true},
 			base: []dialectCheck{{"stream", ""}, {"stream_options", ""}},
 			with: []dialectCheck{{"stream", ""}, {"stream_options", ""}},
@@ -305,7 +305,7 @@ func TestChatAppendRequestDialect(t *testing.T) {
 			}
 			// What the dialect writes is still a Chat request (llmbridge's
 			// own Chat decoder knows no reasoning field but reasoning_content).
-			if _, err := chatDecodeRequest(t, string(out)); err != nil && d.ReasoningField != "reasoning" {
+			if _, err := decodeRequest(t, string(out)); err != nil && d.ReasoningField != "reasoning" {
 				t.Errorf("the encoded body does not decode: %v\n%s", err, out)
 			}
 		})
@@ -335,7 +335,7 @@ func TestChatAppendRequestZeroDialect(t *testing.T) {
 		text string
 	}
 	bodies := []body{{codec.OpenAIResponses, "responses", dialectResponsesBody}, {codec.AnthropicMessages, "anthropic", dialectAnthropicBody},
-		{codec.OpenAIChat, "chat", dialectChatBody}}
+		{codec.OpenAIChat, "chat", dialectBody}}
 	for _, p := range []codec.Protocol{codec.OpenAIChat, codec.OpenAIResponses, codec.AnthropicMessages, codec.VertexAnthropic, codec.Gemini, codec.Vertex} {
 		files, _ := filepath.Glob(filepath.Join(codectest.Testdata, string(p), "request_*.json"))
 		files = append(files, filepath.Join(codectest.Testdata, "conversation", string(p)+".json"))
@@ -412,10 +412,10 @@ func TestAlnum9ID(t *testing.T) {
 		}
 	}
 	// As a JSON string, in either format.
-	if got := string(appendChatToolCallID(nil, `call_"x"`, codec.IDAny)); got != `"call_\"x\""` {
+	if got := string(appendToolCallID(nil, `call_"x"`, codec.IDAny)); got != `"call_\"x\""` {
 		t.Errorf("IDAny: %s", got)
 	}
-	if got := string(appendChatToolCallID(nil, "call_abc123", codec.IDAlnum9)); got != `"im76aSAUK"` {
+	if got := string(appendToolCallID(nil, "call_abc123", codec.IDAlnum9)); got != `"im76aSAUK"` {
 		t.Errorf("IDAlnum9: %s", got)
 	}
 }
@@ -462,7 +462,7 @@ func TestAlnum9IDSpread(t *testing.T) {
 func TestAlnum9IDAllocations(t *testing.T) {
 	dst := make([]byte, 0, 64)
 	for _, id := range []string{"D681PevKs", "call_abc123"} {
-		if n := testing.AllocsPerRun(100, func() { dst = appendChatToolCallID(dst[:0], id, codec.IDAlnum9) }); n != 0 {
+		if n := testing.AllocsPerRun(100, func() { dst = appendToolCallID(dst[:0], id, codec.IDAlnum9) }); n != 0 {
 			t.Errorf("%s: %v allocations", id, n)
 		}
 	}
@@ -532,8 +532,8 @@ func TestChatDialectAllocations(t *testing.T) {
 	for _, b := range []struct {
 		p    codec.Protocol
 		body string
-	}{{codec.OpenAIResponses, dialectResponsesBody}, {codec.OpenAIChat, dialectChatBody},
-		{codec.OpenAIChat, strings.Replace(dialectChatBody, `"reasoning_content":"Think.",`, ``, 1)}} {
+	}{{codec.OpenAIResponses, dialectResponsesBody}, {codec.OpenAIChat, dialectBody},
+		{codec.OpenAIChat, strings.Replace(dialectBody, `"reasoning_content":"Think.",`, ``, 1)}} {
 		var req codec.Request
 		if err := codec.DecodeRequest(b.p, []byte(b.body), &req); err != nil {
 			t.Fatal(err)

@@ -10,10 +10,10 @@ import (
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
-// chatContinuation returns the continuation a Chat client is given for
+// continuation returns the continuation a Chat client is given for
 // reasoning part p: Anthropic thinking carries its text, which the
 // signature covers and which the client may not send back.
-func chatContinuation(p *codec.Part, text string) mapping.Continuation {
+func continuation(p *codec.Part, text string) mapping.Continuation {
 	c := mapping.Continuation{Origin: p.Origin, Redacted: p.Redacted, ItemID: p.ItemID, Signature: p.Signature}
 	if p.Origin == mapping.FamilyAnthropic && !p.Redacted {
 		c.Text = text
@@ -21,10 +21,10 @@ func chatContinuation(p *codec.Part, text string) mapping.Continuation {
 	return c
 }
 
-// appendChatResponseToolCalls appends the tool calls of a response's
+// appendResponseToolCalls appends the tool calls of a response's
 // content for a Chat client, each id followed by the continuations of the
 // signed reasoning since the previous call.
-func appendChatResponseToolCalls(dst []byte, parts []codec.Part) []byte {
+func appendResponseToolCalls(dst []byte, parts []codec.Part) []byte {
 	dst = append(dst, '[')
 	from := 0
 	for j := range parts {
@@ -32,28 +32,28 @@ func appendChatResponseToolCalls(dst []byte, parts []codec.Part) []byte {
 		if p.Type != codec.PartToolCall {
 			continue
 		}
-		dst = chatComma(dst)
+		dst = comma(dst)
 		dst = append(dst, `{"id":"`...)
 		dst = jsonx.AppendStringBody(dst, p.ToolCallID)
 		for k := from; k < j; k++ {
 			if r := &parts[k]; r.Type == codec.PartReasoning && r.Signature != "" {
-				dst = mapping.AppendIDEnvelope(dst, chatContinuation(r, r.Text))
+				dst = mapping.AppendIDEnvelope(dst, continuation(r, r.Text))
 			}
 		}
 		from = j + 1
 		dst = append(dst, `","type":"function","function":{"name":`...)
 		dst = jsonx.AppendString(dst, wire.CallWireName(p))
 		dst = append(dst, `,"arguments":`...)
-		dst = jsonx.AppendString(dst, chatArgumentsText(p.Arguments))
+		dst = jsonx.AppendString(dst, argumentsText(p.Arguments))
 		dst = append(dst, "}}"...)
 	}
 	return append(dst, ']')
 }
 
-// chatDropUnfollowedSignatures lists in resp.Dropped the signed reasoning
+// dropUnfollowedSignatures lists in resp.Dropped the signed reasoning
 // parts that no tool call follows: a Chat client has nowhere to keep their
 // opaque values.
-func chatDropUnfollowedSignatures(resp *codec.Response, parts []codec.Part) {
+func dropUnfollowedSignatures(resp *codec.Response, parts []codec.Part) {
 	last := -1
 	for j := range parts {
 		if parts[j].Type == codec.PartToolCall {
@@ -72,7 +72,7 @@ func chatDropUnfollowedSignatures(resp *codec.Response, parts []codec.Part) {
 // before the call, where the reasoning was; Anthropic's go to the start of
 // the message instead (d.leading, placeLeading), where Anthropic requires
 // thinking to be. A damaged envelope is an error at path.
-func (d *chatRequestDecoder) idReasoning(id, path string) (string, *codec.Error) {
+func (d *requestDecoder) idReasoning(id, path string) (string, *codec.Error) {
 	own, tokens := mapping.SplitToolCallID(id)
 	if tokens == "" {
 		return id, nil
@@ -98,14 +98,14 @@ func (d *chatRequestDecoder) idReasoning(id, path string) (string, *codec.Error)
 // tool-call ids at its start (it begins at start in d.parts). When the
 // client sent the same reasoning back as reasoning_content too, that
 // unsigned copy is removed: the signed parts carry the text.
-func (d *chatRequestDecoder) placeLeading(start int) {
+func (d *requestDecoder) placeLeading(start int) {
 	end := start
 	for end < len(d.parts) && d.parts[end].Type == codec.PartReasoning && d.parts[end].Signature == "" {
 		end++
 	}
 	if end > start {
 		// reasoning_content holds the signed parts' texts as paragraphs
-		// (appendChatReasoningContent), or as one run when the client
+		// (appendReasoningContent), or as one run when the client
 		// joined them itself.
 		if u := joinedText(d.parts[start:end], ""); u == joinedText(d.leading, "\n\n") || u == joinedText(d.leading, "") {
 			d.parts = slices.Delete(d.parts, start, end)

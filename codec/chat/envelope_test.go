@@ -18,17 +18,17 @@ func TestChatDecodeIDEnvelopes(t *testing.T) {
 		return `{"model":"m","messages":[{"role":"user","content":"Q"},{"role":"assistant","content":null,"tool_calls":[{"id":"` + id +
 			`","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"` + id + `","content":"ok"}]}`
 	}
-	_, err := chatDecodeRequest(t, replay("call_1~"+mapping.EnvelopePrefix+"!!!"))
+	_, err := decodeRequest(t, replay("call_1~"+mapping.EnvelopePrefix+"!!!"))
 	var e *codec.Error
 	if !errors.As(err, &e) || e.Status != 400 || e.Param != "messages[1].tool_calls[0].id" || !strings.Contains(e.Message, "malformed") {
 		t.Errorf("damaged envelope: %v", err)
 	}
-	req, err := chatDecodeRequest(t, replay("call~plain"))
+	req, err := decodeRequest(t, replay("call~plain"))
 	if err != nil || req.Messages[1].Parts[0].ToolCallID != "call~plain" || req.Messages[2].Parts[0].ToolCallID != "call~plain" {
 		t.Errorf("an id without an envelope: %+v, %v", req, err)
 	}
 	gem := string(mapping.AppendIDEnvelope([]byte("c1"), mapping.Continuation{Origin: mapping.FamilyGemini, Signature: "sig"}))
-	req, err = chatDecodeRequest(t, replay(gem))
+	req, err = decodeRequest(t, replay(gem))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestChatDecodeIDEnvelopes(t *testing.T) {
 // TestChatDecodeReasoningAlias: assistant reasoning replayed under
 // OpenRouter's and Ollama's name, reasoning, is read as reasoning_content.
 func TestChatDecodeReasoningAlias(t *testing.T) {
-	req, err := chatDecodeRequest(t, `{"model":"m","messages":[{"role":"user","content":"Q"},{"role":"assistant","content":"A","reasoning":"thought"},{"role":"user","content":"Go on"}]}`)
+	req, err := decodeRequest(t, `{"model":"m","messages":[{"role":"user","content":"Q"},{"role":"assistant","content":"A","reasoning":"thought"},{"role":"user","content":"Go on"}]}`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,9 +11,9 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// chatAudioAnswer is a Chat answer with audio output (modalities text and
+// audioAnswer is a Chat answer with audio output (modalities text and
 // audio) and an image OpenRouter-style.
-const chatAudioAnswer = `{"id":"chatcmpl-1","object":"chat.completion","created":1700000000,"model":"gpt-4o-audio-preview","choices":[{"index":0,` +
+const audioAnswer = `{"id":"chatcmpl-1","object":"chat.completion","created":1700000000,"model":"gpt-4o-audio-preview","choices":[{"index":0,` +
 	`"message":{"role":"assistant","content":null,"refusal":null,"audio":{"id":"audio_abc","data":"UklGRiQAAABXQVZF","expires_at":1700003600,"transcript":"Hello there."},` +
 	`"images":[{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}}]},"finish_reason":"stop"}],` +
 	`"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}}`
@@ -25,7 +25,7 @@ const chatAudioAnswer = `{"id":"chatcmpl-1","object":"chat.completion","created"
 // and listed in Response.Dropped.
 func TestChatOpaqueOutput(t *testing.T) {
 	var resp codec.Response
-	if err := codec.DecodeResponse(codec.OpenAIChat, []byte(chatAudioAnswer), &resp); err != nil {
+	if err := codec.DecodeResponse(codec.OpenAIChat, []byte(audioAnswer), &resp); err != nil {
 		t.Fatal(err)
 	}
 	state := codec.Part{Type: codec.PartReasoning, Redacted: true, Origin: mapping.FamilyOpenAIChat, Signature: `{"audio":{"id":"audio_abc"}}`}

@@ -16,10 +16,10 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// chatSDKRead reads a Chat SSE body with openai-go and returns the
+// sdkRead reads a Chat SSE body with openai-go and returns the
 // accumulated completion, the concatenated reasoning_content deltas and the
 // refusal JustFinishedRefusal reported.
-func chatSDKRead(t *testing.T, body string) (openai.ChatCompletionAccumulator, string, string) {
+func sdkRead(t *testing.T, body string) (openai.ChatCompletionAccumulator, string, string) {
 	t.Helper()
 	res := &http.Response{
 		StatusCode: 200,
@@ -58,9 +58,9 @@ func chatSDKRead(t *testing.T, body string) (openai.ChatCompletionAccumulator, s
 }
 
 func TestChatStreamReasoningSDK(t *testing.T) {
-	resp := chatToolLoopResponse()
-	body := codectest.EncodeStream(codec.OpenAIChat, &codec.Request{Model: "m", Stream: true, StreamUsage: true}, chatReasoningEvents(resp))
-	acc, thinking, _ := chatSDKRead(t, body)
+	resp := toolLoopResponse()
+	body := codectest.EncodeStream(codec.OpenAIChat, &codec.Request{Model: "m", Stream: true, StreamUsage: true}, reasoningEvents(resp))
+	acc, thinking, _ := sdkRead(t, body)
 	msg := acc.Choices[0].Message
 	if msg.Content != "The answer." || msg.Refusal != "" || acc.Choices[0].FinishReason != "tool_calls" || len(msg.ToolCalls) != 1 {
 		t.Fatalf("message = %+v, finish %q", msg, acc.Choices[0].FinishReason)
@@ -69,13 +69,13 @@ func TestChatStreamReasoningSDK(t *testing.T) {
 		t.Errorf("usage = %+v", acc.Usage)
 	}
 	// What the SDK collected, replayed as history, is the same reasoning.
-	checkChatToolLoopReplay(t, gjson.Parse(string(jsonx.AppendString(nil, msg.Content))), thinking, msg.ToolCalls[0].ID)
+	checkToolLoopReplay(t, gjson.Parse(string(jsonx.AppendString(nil, msg.Content))), thinking, msg.ToolCalls[0].ID)
 }
 
 func TestChatStreamRefusalSDK(t *testing.T) {
 	evs := []codec.Event{{Type: codec.EventStart, ID: "msg_1", Model: "claude"},
-		{Type: codec.EventStop, StopReason: mapping.StopRefusal, StopDetails: codec.StopDetails{Explanation: "Not with this."}}, chatEvEnd()}
-	acc, _, refusal := chatSDKRead(t, codectest.EncodeStream(codec.OpenAIChat, &codec.Request{Model: "m", Stream: true}, evs))
+		{Type: codec.EventStop, StopReason: mapping.StopRefusal, StopDetails: codec.StopDetails{Explanation: "Not with this."}}, evEnd()}
+	acc, _, refusal := sdkRead(t, codectest.EncodeStream(codec.OpenAIChat, &codec.Request{Model: "m", Stream: true}, evs))
 	msg := acc.Choices[0].Message
 	if msg.Refusal != "Not with this." || msg.Content != "" || refusal != "Not with this." || acc.Choices[0].FinishReason != "stop" {
 		t.Errorf("message = %+v, JustFinishedRefusal %q, finish %q", msg, refusal, acc.Choices[0].FinishReason)
@@ -86,7 +86,7 @@ func TestChatStreamRefusalSDK(t *testing.T) {
 // reasoning_content is an extra field of the message that replays to the
 // same parts, and a refusal is the message's refusal with empty content.
 func TestChatResponseReasoningSDK(t *testing.T) {
-	resp := chatToolLoopResponse()
+	resp := toolLoopResponse()
 	out, err := codec.AppendResponse(nil, codec.OpenAIChat, resp)
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +103,7 @@ func TestChatResponseReasoningSDK(t *testing.T) {
 	if len(msg.ToolCalls) != 1 {
 		t.Fatalf("tool calls = %+v", msg.ToolCalls)
 	}
-	checkChatToolLoopReplay(t, gjson.Parse(string(jsonx.AppendString(nil, msg.Content))), thinking, msg.ToolCalls[0].ID)
+	checkToolLoopReplay(t, gjson.Parse(string(jsonx.AppendString(nil, msg.Content))), thinking, msg.ToolCalls[0].ID)
 
 	refusal := &codec.Response{ID: "msg_1", Model: "claude", Created: 1, StopReason: mapping.StopRefusal,
 		StopDetails: codec.StopDetails{Explanation: "Not with this."}}

@@ -12,12 +12,12 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// chatReasoningParts are reasoning parts from every family, as a Chat client
+// reasoningParts are reasoning parts from every family, as a Chat client
 // is given them and must be able to replay them: Anthropic thinking with its
 // signature, Anthropic redacted_thinking, a Responses reasoning item with
 // its id and encrypted_content, a Gemini thought signature without text,
 // and unsigned text (from a Chat upstream).
-func chatReasoningParts() []codec.Part {
+func reasoningParts() []codec.Part {
 	return []codec.Part{
 		{Type: codec.PartReasoning, Text: "Let me think.\nThe user wants \"x\".", Signature: "EqQBCkgIARABGAIiQL+/sig==", Origin: mapping.FamilyAnthropic},
 		{Type: codec.PartReasoning, Signature: "EmwKAhgBEgy3redacted", Origin: mapping.FamilyAnthropic, Redacted: true},
@@ -71,12 +71,12 @@ func TestChatDecodeRequestReasoning(t *testing.T) {
 		{
 			"plain reasoning_content is one unsigned part before the text",
 			assistant("I thought.", `,"content":"Hello"`),
-			codec.Request{Model: "m", Messages: []codec.Message{hi, {Role: codec.RoleAssistant, Parts: []codec.Part{{Type: codec.PartReasoning, Text: "I thought."}, chatText("Hello")}}}},
+			codec.Request{Model: "m", Messages: []codec.Message{hi, {Role: codec.RoleAssistant, Parts: []codec.Part{{Type: codec.PartReasoning, Text: "I thought."}, text("Hello")}}}},
 		},
 		{
 			"reasoning_content null or empty is nothing",
 			`{"model":"m","messages":[` + user + `,{"role":"assistant","content":"A","reasoning_content":null},{"role":"assistant","content":"B","reasoning_content":""}]}`,
-			codec.Request{Model: "m", Messages: []codec.Message{hi, {Role: codec.RoleAssistant, Parts: []codec.Part{chatText("A")}}, {Role: codec.RoleAssistant, Parts: []codec.Part{chatText("B")}}}},
+			codec.Request{Model: "m", Messages: []codec.Message{hi, {Role: codec.RoleAssistant, Parts: []codec.Part{text("A")}}, {Role: codec.RoleAssistant, Parts: []codec.Part{text("B")}}}},
 		},
 		{
 			"envelopes close signed parts, trailing text is unsigned",
@@ -86,14 +86,14 @@ func TestChatDecodeRequestReasoning(t *testing.T) {
 				{Type: codec.PartReasoning, Signature: "data", Origin: mapping.FamilyAnthropic, Redacted: true},
 				{Type: codec.PartReasoning, Text: "Summary.", Signature: "enc", Origin: mapping.FamilyOpenAI, ItemID: "rs_1"},
 				{Type: codec.PartReasoning, Text: "tail"},
-				chatCall("c1", "f", "{}"),
+				call("c1", "f", "{}"),
 			}}}},
 		},
 		{
 			"an envelope whose blank lines the client trimmed",
 			assistant("T"+strings.TrimSpace(env(anth)), `,"content":"x"`),
 			codec.Request{Model: "m", Messages: []codec.Message{hi, {Role: codec.RoleAssistant, Parts: []codec.Part{
-				{Type: codec.PartReasoning, Text: "T", Signature: "sig+/=", Origin: mapping.FamilyAnthropic}, chatText("x")}}}},
+				{Type: codec.PartReasoning, Text: "T", Signature: "sig+/=", Origin: mapping.FamilyAnthropic}, text("x")}}}},
 		},
 		{
 			"reasoning alone is a message",
@@ -103,7 +103,7 @@ func TestChatDecodeRequestReasoning(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := chatDecodeRequest(t, tt.body)
+			got, err := decodeRequest(t, tt.body)
 			if err != nil {
 				t.Fatalf("unexpected error: %v", err)
 			}
@@ -193,7 +193,7 @@ func TestChatAppendRequestFormat(t *testing.T) {
 				t.Errorf("verbosity = %s, want %q", got.Raw, tt.v)
 			}
 			// What was encoded decodes to the same settings.
-			back, derr := chatDecodeRequest(t, string(out))
+			back, derr := decodeRequest(t, string(out))
 			if derr != nil {
 				t.Fatal(derr)
 			}
@@ -212,7 +212,7 @@ func TestChatAppendRequestFormat(t *testing.T) {
 // upstream) goes back as reasoning_content; signed reasoning of any family
 // cannot reach a Chat upstream and is listed; the golden shows the body.
 func TestChatAppendRequestReasoningParts(t *testing.T) {
-	parts := append(chatReasoningParts(), chatText("Answer."))
+	parts := append(reasoningParts(), text("Answer."))
 	req := codec.Request{
 		Model: "deepseek-reasoner",
 		Messages: []codec.Message{
@@ -220,8 +220,8 @@ func TestChatAppendRequestReasoningParts(t *testing.T) {
 			{Role: codec.RoleAssistant, Parts: parts},
 			chatUser("Q2"),
 			{Role: codec.RoleAssistant, Parts: []codec.Part{{Type: codec.PartReasoning, Text: "first "}, {Type: codec.PartReasoning}, {Type: codec.PartReasoning, Text: "second"},
-				chatCall("c1", "f", `{"a":1}`)}},
-			{Role: codec.RoleUser, Parts: []codec.Part{chatResult("c1", "f", chatText("ok"))}},
+				call("c1", "f", `{"a":1}`)}},
+			{Role: codec.RoleUser, Parts: []codec.Part{result("c1", "f", text("ok"))}},
 		},
 		Reasoning: codec.Reasoning{Effort: mapping.EffortHigh},
 		Format:    codec.OutputFormat{Kind: codec.FormatJSONSchema, Name: "answer", Schema: `{"type":"object"}`, Strict: codec.OptBool{Value: true, Set: true}},
@@ -259,20 +259,20 @@ func TestChatAppendRequestReasoningParts(t *testing.T) {
 	}
 }
 
-// chatToolLoopResponse is a response with reasoning of every family, text
+// toolLoopResponse is a response with reasoning of every family, text
 // and a tool call, whose id carries the signed reasoning to a Chat client.
-func chatToolLoopResponse() *codec.Response {
-	content := append(chatReasoningParts(), chatText("The answer."),
+func toolLoopResponse() *codec.Response {
+	content := append(reasoningParts(), text("The answer."),
 		codec.Part{Type: codec.PartToolCall, ToolCallID: "call_1", ToolName: "get_weather", Arguments: `{"city":"Paris"}`})
 	return &codec.Response{ID: "chatcmpl-r", Model: "claude-sonnet-4-5", Created: 1700000000, Content: content, StopReason: mapping.StopToolUse,
 		Usage: codec.Usage{Known: true, InputTokens: 100, CacheReadTokens: 60, CacheWriteTokens: 20, OutputTokens: 50, ReasoningTokens: 30}}
 }
 
-// chatToolLoopReplay builds the request a Chat client sends after
-// chatToolLoopResponse: the assistant message as it got it (with
+// toolLoopReplay builds the request a Chat client sends after
+// toolLoopResponse: the assistant message as it got it (with
 // reasoning_content only when withReasoning, as Qwen Code keeps it and the
 // OpenAI SDK does not) and the tool result, answering the id it got.
-func chatToolLoopReplay(content gjson.Result, reasoning string, withReasoning bool, callID string) string {
+func toolLoopReplay(content gjson.Result, reasoning string, withReasoning bool, callID string) string {
 	c := content.Raw
 	if c == "" {
 		c = "null"
@@ -287,27 +287,27 @@ func chatToolLoopReplay(content gjson.Result, reasoning string, withReasoning bo
 		`{"role":"tool","tool_call_id":` + id + `,"content":"Sunny"}]}`
 }
 
-// chatToolLoopHistory is what chatToolLoopReplay decodes to: Anthropic's
+// toolLoopHistory is what toolLoopReplay decodes to: Anthropic's
 // signed reasoning first (where Anthropic requires thinking), with its
 // text; the reasoning_content the client kept as unsigned text; the
 // answer; the other families' signed reasoning right before the call it
 // came with, and the call with its own id.
-func chatToolLoopHistory(withReasoning bool) []codec.Part {
-	r := chatReasoningParts()
+func toolLoopHistory(withReasoning bool) []codec.Part {
+	r := reasoningParts()
 	parts := []codec.Part{r[0], r[1]}
 	if withReasoning {
 		parts = append(parts, codec.Part{Type: codec.PartReasoning, Text: r[0].Text + "\n\n" + r[2].Text + "\n\n" + r[4].Text})
 	}
 	openai := r[2]
 	openai.Text = ""
-	return append(parts, chatText("The answer."), openai, r[3],
+	return append(parts, text("The answer."), openai, r[3],
 		codec.Part{Type: codec.PartToolCall, ToolCallID: "call_1", ToolName: "get_weather", Arguments: `{"city":"Paris"}`})
 }
 
-// checkChatToolLoopReplay decodes the client's replay with and without
+// checkToolLoopReplay decodes the client's replay with and without
 // reasoning_content and compares the assistant message and the result's
 // call id.
-func checkChatToolLoopReplay(t *testing.T, content gjson.Result, reasoning, callID string) {
+func checkToolLoopReplay(t *testing.T, content gjson.Result, reasoning, callID string) {
 	t.Helper()
 	if strings.Contains(reasoning, mapping.EnvelopePrefix) || strings.Contains(content.Raw, mapping.EnvelopePrefix) {
 		t.Errorf("an envelope token is in text a person reads: content %s, reasoning %q", content.Raw, reasoning)
@@ -316,11 +316,11 @@ func checkChatToolLoopReplay(t *testing.T, content gjson.Result, reasoning, call
 		t.Errorf("the call id %q carries no continuation", callID)
 	}
 	for _, withReasoning := range []bool{true, false} {
-		req, err := chatDecodeRequest(t, chatToolLoopReplay(content, reasoning, withReasoning, callID))
+		req, err := decodeRequest(t, toolLoopReplay(content, reasoning, withReasoning, callID))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := req.Messages[1].Parts, chatToolLoopHistory(withReasoning); !codectest.EqualDecoded(got, want) {
+		if got, want := req.Messages[1].Parts, toolLoopHistory(withReasoning); !codectest.EqualDecoded(got, want) {
 			t.Errorf("replayed (reasoning_content kept: %v):\n got %+v\nwant %+v", withReasoning, got, want)
 		}
 		if got := req.Messages[2].Parts[0].ToolCallID; got != "call_1" {
@@ -335,7 +335,7 @@ func checkChatToolLoopReplay(t *testing.T, content gjson.Result, reasoning, call
 // replayed as the client's history, with or without reasoning_content, it
 // decodes to the signed parts, signatures byte for byte.
 func TestChatReasoningResponseRoundTrip(t *testing.T) {
-	resp := chatToolLoopResponse()
+	resp := toolLoopResponse()
 	t.Run("non-stream", func(t *testing.T) {
 		r := *resp
 		out, err := codec.AppendResponse(nil, codec.OpenAIChat, &r)
@@ -352,20 +352,20 @@ func TestChatReasoningResponseRoundTrip(t *testing.T) {
 			u.Get("prompt_tokens").Int() != 100 {
 			t.Errorf("usage = %s", u.Raw)
 		}
-		checkChatToolLoopReplay(t, msg.Get("content"), msg.Get("reasoning_content").Str, msg.Get("tool_calls.0.id").Str)
+		checkToolLoopReplay(t, msg.Get("content"), msg.Get("reasoning_content").Str, msg.Get("tool_calls.0.id").Str)
 	})
 
 	t.Run("stream", func(t *testing.T) {
-		sse := codectest.EncodeStream(codec.OpenAIChat, &codec.Request{Model: "m", Stream: true, StreamUsage: true}, chatReasoningEvents(resp))
-		checkChatStreamGolden(t, "reasoning", sse)
-		text, thinking, refusal, ids := chatClientAccumulate(t, sse)
+		sse := codectest.EncodeStream(codec.OpenAIChat, &codec.Request{Model: "m", Stream: true, StreamUsage: true}, reasoningEvents(resp))
+		checkStreamGolden(t, "reasoning", sse)
+		text, thinking, refusal, ids := clientAccumulate(t, sse)
 		if refusal != "" || text != "The answer." {
 			t.Errorf("content/refusal = %q %q", text, refusal)
 		}
 		if len(ids) != 1 {
 			t.Fatalf("tool call ids %q, want one", ids)
 		}
-		checkChatToolLoopReplay(t, gjson.Parse(string(jsonx.AppendString(nil, text))), thinking, ids[0])
+		checkToolLoopReplay(t, gjson.Parse(string(jsonx.AppendString(nil, text))), thinking, ids[0])
 	})
 
 	t.Run("signatures no call follows", func(t *testing.T) {
@@ -386,10 +386,10 @@ func TestChatReasoningResponseRoundTrip(t *testing.T) {
 	})
 }
 
-// chatReasoningEvents returns the canonical stream of resp with its
+// reasoningEvents returns the canonical stream of resp with its
 // reasoning parts' item ids, redaction and signatures where upstream
 // decoders put them (AppendResponseEvents does not carry them).
-func chatReasoningEvents(resp *codec.Response) []codec.Event {
+func reasoningEvents(resp *codec.Response) []codec.Event {
 	evs := []codec.Event{{Type: codec.EventStart, ID: resp.ID, Model: resp.Model, Created: resp.Created}}
 	for i, p := range resp.Content {
 		evs = append(evs, codec.Event{Type: codec.EventPartStart, Index: i, Part: p.Type, ItemID: p.ItemID, Redacted: p.Redacted,
@@ -400,17 +400,17 @@ func chatReasoningEvents(resp *codec.Response) []codec.Event {
 			text = p.Arguments
 		}
 		if h := len(text) / 2; h > 0 {
-			evs = append(evs, chatEvDelta(i, text[:h]), chatEvDelta(i, text[h:]))
+			evs = append(evs, evDelta(i, text[:h]), evDelta(i, text[h:]))
 		}
 		evs = append(evs, codec.Event{Type: codec.EventPartStop, Index: i, Signature: p.Signature, Origin: p.Origin})
 	}
-	return append(evs, chatEvStop(resp.StopReason), chatEvUsage(resp.Usage), chatEvEnd())
+	return append(evs, evStop(resp.StopReason), evUsage(resp.Usage), evEnd())
 }
 
-// chatClientAccumulate reads a Chat SSE body as a client does: it
+// clientAccumulate reads a Chat SSE body as a client does: it
 // concatenates delta.content, delta.reasoning_content and delta.refusal,
 // and collects the tool-call ids.
-func chatClientAccumulate(t *testing.T, sse string) (text, reasoning, refusal string, ids []string) {
+func clientAccumulate(t *testing.T, sse string) (text, reasoning, refusal string, ids []string) {
 	t.Helper()
 	for _, line := range strings.Split(sse, "\n") {
 		data, ok := strings.CutPrefix(line, "data: ")
@@ -452,11 +452,11 @@ func TestChatAppendResponseRefusal(t *testing.T) {
 		refusal string // "" when an error is expected
 		err     string
 	}{
-		{name: "visible text becomes the refusal", resp: refusal([]codec.Part{chatText("I can't "), chatText("help.")}, "ignored"), refusal: "I can't help."},
+		{name: "visible text becomes the refusal", resp: refusal([]codec.Part{text("I can't "), text("help.")}, "ignored"), refusal: "I can't help."},
 		{name: "the explanation stands in for no text", resp: refusal(nil, "The request asks for malware."), refusal: "The request asks for malware."},
 		{name: "a refusal part stays as it is", resp: refusal([]codec.Part{chatRefusal("No.")}, ""), refusal: "No."},
 		{name: "nothing to say is an error", resp: refusal(nil, ""), err: "without any text or explanation"},
-		{name: "after a tool call is an error", resp: refusal([]codec.Part{chatCall("c", "f", "{}")}, "x"), err: "after producing tool call output"},
+		{name: "after a tool call is an error", resp: refusal([]codec.Part{call("c", "f", "{}")}, "x"), err: "after producing tool call output"},
 		{name: "reasoning before it is kept in its own slot", resp: refusal([]codec.Part{{Type: codec.PartReasoning, Text: "hmm"}}, "x"), refusal: "x"},
 	}
 	for _, tt := range tests {
@@ -479,7 +479,7 @@ func TestChatAppendResponseRefusal(t *testing.T) {
 			}
 		})
 	}
-	out, err := codec.AppendResponse(nil, codec.OpenAIChat, refusal([]codec.Part{chatText("I can't help with that.")}, "x"))
+	out, err := codec.AppendResponse(nil, codec.OpenAIChat, refusal([]codec.Part{text("I can't help with that.")}, "x"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -493,7 +493,7 @@ func TestChatStreamEncodeReasoningRefusal(t *testing.T) {
 	stopRefusal := func(explanation string) codec.Event {
 		return codec.Event{Type: codec.EventStop, StopReason: mapping.StopRefusal, StopDetails: codec.StopDetails{Category: "cyber", Explanation: explanation}}
 	}
-	thinking := []codec.Event{chatEvPart(0, codec.PartReasoning), chatEvDelta(0, "Hmm."),
+	thinking := []codec.Event{evPart(0, codec.PartReasoning), evDelta(0, "Hmm."),
 		{Type: codec.EventPartStop, Index: 0, Signature: "sig", Origin: mapping.FamilyAnthropic}}
 	tests := []struct {
 		name           string
@@ -504,45 +504,45 @@ func TestChatStreamEncodeReasoningRefusal(t *testing.T) {
 		finish, golden string
 	}{
 		{name: "explanation becomes the refusal", golden: "refusal_explanation",
-			evs:     []codec.Event{start, stopRefusal("The request asks for malware."), chatEvEnd()},
+			evs:     []codec.Event{start, stopRefusal("The request asks for malware."), evEnd()},
 			refusal: "The request asks for malware.", finish: "stop"},
 		{name: "an empty text part is no output",
-			evs:     []codec.Event{start, chatEvPart(0, codec.PartText), chatEvDelta(0, ""), chatEvPartStop(0), stopRefusal("Explained."), chatEvEnd()},
+			evs:     []codec.Event{start, evPart(0, codec.PartText), evDelta(0, ""), evPartStop(0), stopRefusal("Explained."), evEnd()},
 			refusal: "Explained.", finish: "stop"},
 		{name: "after reasoning the explanation is the refusal", golden: "refusal_after_reasoning",
-			evs:       append(append([]codec.Event{start}, thinking...), stopRefusal("Explained."), chatEvEnd()),
+			evs:       append(append([]codec.Event{start}, thinking...), stopRefusal("Explained."), evEnd()),
 			reasoning: "Hmm.", refusal: "Explained.", finish: "stop"},
 		{name: "text already sent is not repeated",
-			evs:  []codec.Event{start, chatEvPart(0, codec.PartText), chatEvDelta(0, "I won't."), chatEvPartStop(0), stopRefusal("Explained."), chatEvEnd()},
+			evs:  []codec.Event{start, evPart(0, codec.PartText), evDelta(0, "I won't."), evPartStop(0), stopRefusal("Explained."), evEnd()},
 			text: "I won't.", finish: "stop"},
 		{name: "refusal text already sent is not repeated",
-			evs:     []codec.Event{start, chatEvPart(0, codec.PartRefusal), chatEvDelta(0, "No."), chatEvPartStop(0), stopRefusal("Explained."), chatEvEnd()},
+			evs:     []codec.Event{start, evPart(0, codec.PartRefusal), evDelta(0, "No."), evPartStop(0), stopRefusal("Explained."), evEnd()},
 			refusal: "No.", finish: "stop"},
 		{name: "no text and no explanation is an error", golden: "refusal_unexplained",
-			evs: []codec.Event{start, stopRefusal(""), chatEvEnd()}, err: "without any text or explanation"},
+			evs: []codec.Event{start, stopRefusal(""), evEnd()}, err: "without any text or explanation"},
 		{name: "after tool calls is an error",
-			evs: []codec.Event{start, {Type: codec.EventPartStart, Index: 0, Part: codec.PartToolCall, ToolCallID: "c", ToolName: "f"}, chatEvPartStop(0),
-				stopRefusal("x"), chatEvEnd()}, err: "after producing tool call output"},
+			evs: []codec.Event{start, {Type: codec.EventPartStart, Index: 0, Part: codec.PartToolCall, ToolCallID: "c", ToolName: "f"}, evPartStop(0),
+				stopRefusal("x"), evEnd()}, err: "after producing tool call output"},
 		{name: "reasoning without signature has no envelope",
-			evs:       []codec.Event{start, chatEvPart(0, codec.PartReasoning), chatEvDelta(0, "plain"), chatEvPartStop(0), chatEvPart(1, codec.PartText), chatEvDelta(1, "A"), chatEvPartStop(1), chatEvStop(mapping.StopEnd), chatEvEnd()},
+			evs:       []codec.Event{start, evPart(0, codec.PartReasoning), evDelta(0, "plain"), evPartStop(0), evPart(1, codec.PartText), evDelta(1, "A"), evPartStop(1), evStop(mapping.StopEnd), evEnd()},
 			reasoning: "plain", text: "A", finish: "stop"},
 		{name: "the stop of a part that is not the last started is nothing",
-			evs:  []codec.Event{start, chatEvPart(0, codec.PartText), chatEvDelta(0, "A"), {Type: codec.EventPartStop, Index: 7, Signature: "x"}, chatEvPartStop(0), chatEvStop(mapping.StopEnd), chatEvEnd()},
+			evs:  []codec.Event{start, evPart(0, codec.PartText), evDelta(0, "A"), {Type: codec.EventPartStop, Index: 7, Signature: "x"}, evPartStop(0), evStop(mapping.StopEnd), evEnd()},
 			text: "A", finish: "stop"},
 		{name: "redacted reasoning without a call shows nothing",
 			evs: []codec.Event{start, {Type: codec.EventPartStart, Index: 0, Part: codec.PartReasoning, Redacted: true},
-				{Type: codec.EventPartStop, Index: 0, Signature: "data", Origin: mapping.FamilyAnthropic}, chatEvStop(mapping.StopEnd), chatEvEnd()},
+				{Type: codec.EventPartStop, Index: 0, Signature: "data", Origin: mapping.FamilyAnthropic}, evStop(mapping.StopEnd), evEnd()},
 			finish: "stop"},
 		{name: "two reasoning parts are two paragraphs",
-			evs: []codec.Event{start, chatEvPart(0, codec.PartReasoning), chatEvDelta(0, "one"), chatEvDelta(0, " more"), chatEvPartStop(0),
-				chatEvPart(1, codec.PartReasoning), chatEvDelta(1, "two"), chatEvPartStop(1), chatEvStop(mapping.StopEnd), chatEvEnd()},
+			evs: []codec.Event{start, evPart(0, codec.PartReasoning), evDelta(0, "one"), evDelta(0, " more"), evPartStop(0),
+				evPart(1, codec.PartReasoning), evDelta(1, "two"), evPartStop(1), evStop(mapping.StopEnd), evEnd()},
 			reasoning: "one more\n\ntwo", finish: "stop"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			sse := codectest.EncodeStream(codec.OpenAIChat, &codec.Request{Model: "m", Stream: true}, tt.evs)
 			if tt.golden != "" {
-				checkChatStreamGolden(t, tt.golden, sse)
+				checkStreamGolden(t, tt.golden, sse)
 			}
 			if tt.err != "" {
 				if !strings.Contains(sse, `data: {"error":`) || !strings.Contains(sse, tt.err) || strings.Contains(sse, "[DONE]") ||
@@ -551,7 +551,7 @@ func TestChatStreamEncodeReasoningRefusal(t *testing.T) {
 				}
 				return
 			}
-			text, reasoning, refusal, _ := chatClientAccumulate(t, sse)
+			text, reasoning, refusal, _ := clientAccumulate(t, sse)
 			if text != tt.text || refusal != tt.refusal || reasoning != tt.reasoning {
 				t.Errorf("content/refusal/reasoning = %q %q %q, want %q %q %q", text, refusal, reasoning, tt.text, tt.refusal, tt.reasoning)
 			}
@@ -570,7 +570,7 @@ func TestChatStreamEncodeReasoningRefusal(t *testing.T) {
 // stream through the decoder and the Chat encoder: the client gets the
 // refusal as refusal deltas, first chunk as OpenAI sends it, finish "stop".
 func TestChatRefusalRecordingToChatClient(t *testing.T) {
-	body := chatRecording(t, "gpt-4o-2024-08-06-refusal-stream.json").Get("response.body").Str
+	body := recording(t, "gpt-4o-2024-08-06-refusal-stream.json").Get("response.body").Str
 	evs := codectest.DecodeStream(t, codec.OpenAIChat, body, nil)
 	codectest.CheckWellFormed(t, evs)
 	for _, ev := range evs {
@@ -579,7 +579,7 @@ func TestChatRefusalRecordingToChatClient(t *testing.T) {
 		}
 	}
 	sse := codectest.EncodeStream(codec.OpenAIChat, &codec.Request{Model: "m", Stream: true}, evs)
-	text, _, refusal, _ := chatClientAccumulate(t, sse)
+	text, _, refusal, _ := clientAccumulate(t, sse)
 	if text != "" || refusal != "I'm sorry, I can't assist with that request." {
 		t.Errorf("content/refusal = %q %q", text, refusal)
 	}
@@ -591,7 +591,7 @@ func TestChatRefusalRecordingToChatClient(t *testing.T) {
 // TestChatStreamReasoningAllocations: reasoning deltas, like text deltas,
 // are encoded and decoded without allocating.
 func TestChatStreamReasoningAllocations(t *testing.T) {
-	enc := newChatStreamEncoder(&codec.Request{Model: "m"})
+	enc := newStreamEncoder(&codec.Request{Model: "m"})
 	dst := make([]byte, 0, 4096)
 	enc.Encode(dst, &codec.Event{Type: codec.EventStart, ID: "x", Model: "m"})
 	enc.Encode(dst, &codec.Event{Type: codec.EventPartStart, Part: codec.PartReasoning, ItemID: "rs_1"})
@@ -599,7 +599,7 @@ func TestChatStreamReasoningAllocations(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { dst = enc.Encode(dst[:0], &delta) }); n != 0 {
 		t.Errorf("encoding a reasoning delta allocates %v times", n)
 	}
-	dec := newChatStreamDecoder()
+	dec := newStreamDecoder()
 	out := make([]codec.Event, 0, 8)
 	chunk := []byte(`{"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"reasoning_content":"more \"thought\""},"finish_reason":null}]}`)
 	out = dec.Decode(out[:0], nil, chunk, false)

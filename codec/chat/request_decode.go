@@ -15,7 +15,7 @@ import (
 // safety_identifier, the messages themselves) are collected first and
 // settled by finish, so that the result never depends on key order.
 func decodeChatRequest(root gjson.Result, req *request) *codec.Error {
-	d := chatRequestDecoder{req: req, results: -1}
+	d := requestDecoder{req: req, results: -1}
 	var err *codec.Error
 	jsonx.EachMember(root, &req.Text, func(key, value gjson.Result) bool {
 		err = d.field(key.Str, value)
@@ -27,8 +27,8 @@ func decodeChatRequest(root gjson.Result, req *request) *codec.Error {
 	return d.finish()
 }
 
-// chatRequestDecoder carries the state of one request decode.
-type chatRequestDecoder struct {
+// requestDecoder carries the state of one request decode.
+type requestDecoder struct {
 	req *request
 
 	model    gjson.Result
@@ -54,7 +54,7 @@ type chatRequestDecoder struct {
 	// parts start in parts.
 	results, resultsStart int
 	// leading are the Anthropic reasoning parts the tool-call ids of the
-	// message being decoded carried (chatIDReasoning), which go to the
+	// message being decoded carried (idReasoning), which go to the
 	// start of the message.
 	leading []codec.Part
 }
@@ -65,7 +65,7 @@ type chatRequestDecoder struct {
 // rejected.
 //
 //fields:all
-func (d *chatRequestDecoder) field(key string, v gjson.Result) *codec.Error {
+func (d *requestDecoder) field(key string, v gjson.Result) *codec.Error {
 	req := d.req
 	switch key {
 	// Mapped fields.
@@ -92,33 +92,33 @@ func (d *chatRequestDecoder) field(key string, v gjson.Result) *codec.Error {
 		req.StopSequences, err = wire.ReadStringList(v, key, true, req.StopSequences[:0])
 		return err
 	case "user": //field:hint
-		return chatOptionalString(v, key, &d.user)
+		return optionalString(v, key, &d.user)
 	case "safety_identifier": //field:hint
-		return chatOptionalString(v, key, &d.safetyIdentifier)
+		return optionalString(v, key, &d.safetyIdentifier)
 	case "stream": //field:mapped
-		return chatOptionalBool(v, key, &req.Stream)
+		return optionalBool(v, key, &req.Stream)
 	case "stream_options": //field:-
 		return d.streamOptions(v)
 
 	// Capabilities that are accepted only with their harmless defaults.
 	case "n": //field:capability
-		return chatChoiceCount(v)
+		return choiceCount(v)
 	case "logprobs": //field:capability
 		if v.Type == gjson.True {
 			return wire.UnsupportedField(key, "log probabilities are not supported yet")
 		}
 		var off bool
-		return chatOptionalBool(v, key, &off)
+		return optionalBool(v, key, &off)
 	case "modalities": //field:capability
-		return chatModalities(v)
+		return modalities(v)
 
 	// Reasoning and output settings.
 	case "response_format": //field:mapped
-		return chatResponseFormat(v, &req.Text, &req.Format)
+		return responseFormat(v, &req.Text, &req.Format)
 	case "reasoning_effort": //field:mapped
-		return chatReasoningEffort(v, &req.Reasoning)
+		return reasoningEffort(v, &req.Reasoning)
 	case "verbosity": //field:capability
-		return chatVerbosity(v, &req.Verbosity)
+		return verbosity(v, &req.Verbosity)
 
 	// Tool use, settled in finish: without tools, tool_choice auto or
 	// none and parallel_tool_calls are hints.
@@ -131,7 +131,7 @@ func (d *chatRequestDecoder) field(key string, v gjson.Result) *codec.Error {
 
 	// Hints: they do not change what the model generates.
 	case "store": //field:hint
-		return d.hint(key, v, chatIsBool(v), "boolean")
+		return d.hint(key, v, isBool(v), "boolean")
 	case "metadata": //field:hint
 		return d.hint(key, v, v.IsObject(), "object")
 	case "service_tier": //field:hint
@@ -176,7 +176,7 @@ func (d *chatRequestDecoder) field(key string, v gjson.Result) *codec.Error {
 
 // finish checks the required fields, settles the fields that depend on each
 // other and decodes the messages.
-func (d *chatRequestDecoder) finish() *codec.Error {
+func (d *requestDecoder) finish() *codec.Error {
 	req := d.req
 	// The model is optional here: a library caller may name it when
 	// encoding, and the HTTP layer requires it where the upstream does.
@@ -205,7 +205,7 @@ func (d *chatRequestDecoder) finish() *codec.Error {
 // settleMaxTokens maps max_tokens (deprecated) and max_completion_tokens,
 // which mean the same limit; giving both with different values is
 // ambiguous.
-func (d *chatRequestDecoder) settleMaxTokens() *codec.Error {
+func (d *requestDecoder) settleMaxTokens() *codec.Error {
 	mt, mct := d.maxTokens, d.maxCompletionTokens
 	if mt.Set && mct.Set && mt.Value != mct.Value {
 		return codec.InvalidRequest("max_completion_tokens", "differs from max_tokens; give only one of them")
@@ -220,7 +220,7 @@ func (d *chatRequestDecoder) settleMaxTokens() *codec.Error {
 
 // settleUser maps user, and safety_identifier (its successor) when user is
 // absent; when both are given, user wins and safety_identifier is a hint.
-func (d *chatRequestDecoder) settleUser() {
+func (d *requestDecoder) settleUser() {
 	switch {
 	case d.user.Type == gjson.String:
 		d.req.User = d.user.Str
@@ -234,7 +234,7 @@ func (d *chatRequestDecoder) settleUser() {
 
 // hint records a hint field after checking its type; null means absent and
 // is not recorded.
-func (d *chatRequestDecoder) hint(path string, v gjson.Result, typeOK bool, want string) *codec.Error {
+func (d *requestDecoder) hint(path string, v gjson.Result, typeOK bool, want string) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -248,7 +248,7 @@ func (d *chatRequestDecoder) hint(path string, v gjson.Result, typeOK bool, want
 // streamOptions decodes stream_options. include_usage is honoured (and
 // always asked of a Chat upstream anyway); include_obfuscation only pads
 // stream chunks and is a hint.
-func (d *chatRequestDecoder) streamOptions(v gjson.Result) *codec.Error {
+func (d *requestDecoder) streamOptions(v gjson.Result) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -259,9 +259,9 @@ func (d *chatRequestDecoder) streamOptions(v gjson.Result) *codec.Error {
 	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "include_usage": //field:stream_options.include_usage: mapped
-			err = chatOptionalBool(value, "stream_options.include_usage", &d.req.StreamUsage)
+			err = optionalBool(value, "stream_options.include_usage", &d.req.StreamUsage)
 		case "include_obfuscation": //field:stream_options.include_obfuscation: hint
-			err = d.hint("stream_options.include_obfuscation", value, chatIsBool(value), "boolean")
+			err = d.hint("stream_options.include_obfuscation", value, isBool(value), "boolean")
 		default:
 			err = wire.UnknownField("stream_options." + key.Str)
 		}
@@ -274,7 +274,7 @@ func (d *chatRequestDecoder) streamOptions(v gjson.Result) *codec.Error {
 // Without tools, tool_choice auto or none and parallel_tool_calls say
 // nothing (some clients always send them) and are hints; forcing a tool
 // that is not offered is an error, as OpenAI answers it.
-func (d *chatRequestDecoder) settleTools() *codec.Error {
+func (d *requestDecoder) settleTools() *codec.Error {
 	req := d.req
 	if len(req.Tools) > 0 {
 		return nil
@@ -297,7 +297,7 @@ func (d *chatRequestDecoder) settleTools() *codec.Error {
 // description, parameters, strict}}. Parameters keep their JSON Schema text
 // unchanged; strict is kept as given. Custom (freeform) tools are not in
 // this round.
-func (d *chatRequestDecoder) tools(v gjson.Result) *codec.Error {
+func (d *requestDecoder) tools(v gjson.Result) *codec.Error {
 	switch {
 	case v.Type == gjson.Null:
 		return nil
@@ -315,7 +315,7 @@ func (d *chatRequestDecoder) tools(v gjson.Result) *codec.Error {
 }
 
 // tool decodes one tool definition at path.
-func (d *chatRequestDecoder) tool(path string, v gjson.Result) *codec.Error {
+func (d *requestDecoder) tool(path string, v gjson.Result) *codec.Error {
 	if !v.IsObject() {
 		return wire.WrongType(path, "object", v)
 	}
@@ -358,7 +358,7 @@ func (d *chatRequestDecoder) tool(path string, v gjson.Result) *codec.Error {
 		case "name":
 			name = value
 		case "description":
-			err = chatOptionalText(value, p, &t.Description)
+			err = optionalText(value, p, &t.Description)
 		case "parameters":
 			err = wire.ReadObjectRaw(value, p, &t.Parameters)
 		case "strict":
@@ -371,7 +371,7 @@ func (d *chatRequestDecoder) tool(path string, v gjson.Result) *codec.Error {
 	if err != nil {
 		return err
 	}
-	if t.Name, err = chatRequiredString(name, path+".function.name"); err != nil {
+	if t.Name, err = requiredString(name, path+".function.name"); err != nil {
 		return err
 	}
 	d.req.Tools = append(d.req.Tools, t)
@@ -381,7 +381,7 @@ func (d *chatRequestDecoder) tool(path string, v gjson.Result) *codec.Error {
 // toolChoice decodes tool_choice: "none", "auto", "required", or
 // {type:"function", function:{name}} forcing one tool. allowed_tools and
 // custom tool choices are not in this round.
-func (d *chatRequestDecoder) toolChoice(v gjson.Result) *codec.Error {
+func (d *requestDecoder) toolChoice(v gjson.Result) *codec.Error {
 	tc := &d.req.ToolChoice
 	switch {
 	case v.Type == gjson.Null:
@@ -444,15 +444,15 @@ func (d *chatRequestDecoder) toolChoice(v gjson.Result) *codec.Error {
 	if err != nil {
 		return err
 	}
-	if tc.Name, err = chatRequiredString(name, "tool_choice.function.name"); err != nil {
+	if tc.Name, err = requiredString(name, "tool_choice.function.name"); err != nil {
 		return err
 	}
 	tc.Mode = codec.ToolChoiceNamed
 	return nil
 }
 
-// chatRequiredString reads a string that must be given and not be empty.
-func chatRequiredString(v gjson.Result, path string) (string, *codec.Error) {
+// requiredString reads a string that must be given and not be empty.
+func requiredString(v gjson.Result, path string) (string, *codec.Error) {
 	switch {
 	case v.Type == gjson.Null:
 		return "", codec.InvalidRequest(path, "is required")
@@ -464,8 +464,8 @@ func chatRequiredString(v gjson.Result, path string) (string, *codec.Error) {
 	return v.Str, nil
 }
 
-// chatOptionalText reads an optional string into dst; null leaves it "".
-func chatOptionalText(v gjson.Result, path string, dst *string) *codec.Error {
+// optionalText reads an optional string into dst; null leaves it "".
+func optionalText(v gjson.Result, path string, dst *string) *codec.Error {
 	switch v.Type {
 	case gjson.Null:
 		return nil
@@ -476,9 +476,9 @@ func chatOptionalText(v gjson.Result, path string, dst *string) *codec.Error {
 	return wire.WrongType(path, "string", v)
 }
 
-// chatChoiceCount accepts n only when it asks for the one choice that every
+// choiceCount accepts n only when it asks for the one choice that every
 // other protocol produces.
-func chatChoiceCount(v gjson.Result) *codec.Error {
+func choiceCount(v gjson.Result) *codec.Error {
 	var n codec.OptInt
 	if err := wire.ReadInt(v, "n", &n); err != nil {
 		return err
@@ -489,8 +489,8 @@ func chatChoiceCount(v gjson.Result) *codec.Error {
 	return nil
 }
 
-// chatModalities accepts text output only.
-func chatModalities(v gjson.Result) *codec.Error {
+// modalities accepts text output only.
+func modalities(v gjson.Result) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -512,11 +512,11 @@ func chatModalities(v gjson.Result) *codec.Error {
 	return err
 }
 
-// chatResponseFormat decodes response_format into f: {type:"text"} (the
+// responseFormat decodes response_format into f: {type:"text"} (the
 // default, FormatText), {type:"json_object"}, or {type:"json_schema",
 // json_schema:{name, description, schema, strict}}. Each type takes only its
 // own members, so that nothing a client asked for is silently lost.
-func chatResponseFormat(v gjson.Result, arena *jsonx.Arena, f *codec.OutputFormat) *codec.Error {
+func responseFormat(v gjson.Result, arena *jsonx.Arena, f *codec.OutputFormat) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -561,15 +561,15 @@ func chatResponseFormat(v gjson.Result, arena *jsonx.Arena, f *codec.OutputForma
 		if other != "" {
 			return wire.UnknownField("response_format." + other)
 		}
-		return chatJSONSchema(schema, arena, f)
+		return jsonSchema(schema, arena, f)
 	}
 	return codec.InvalidRequest("response_format.type", `unknown value "`+typ.Str+`"`)
 }
 
-// chatJSONSchema decodes response_format.json_schema: name (required, as
+// jsonSchema decodes response_format.json_schema: name (required, as
 // OpenAI requires it), description, schema (a JSON Schema object, kept as
 // its text) and strict.
-func chatJSONSchema(v gjson.Result, arena *jsonx.Arena, f *codec.OutputFormat) *codec.Error {
+func jsonSchema(v gjson.Result, arena *jsonx.Arena, f *codec.OutputFormat) *codec.Error {
 	const path = "response_format.json_schema"
 	switch {
 	case v.Type == gjson.Null:
@@ -586,7 +586,7 @@ func chatJSONSchema(v gjson.Result, arena *jsonx.Arena, f *codec.OutputFormat) *
 		case "name":
 			name = value
 		case "description":
-			err = chatOptionalText(value, p, &out.Description)
+			err = optionalText(value, p, &out.Description)
 		case "schema":
 			err = wire.ReadObjectRaw(value, p, &out.Schema)
 		case "strict":
@@ -599,17 +599,17 @@ func chatJSONSchema(v gjson.Result, arena *jsonx.Arena, f *codec.OutputFormat) *
 	if err != nil {
 		return err
 	}
-	if out.Name, err = chatRequiredString(name, path+".name"); err != nil {
+	if out.Name, err = requiredString(name, path+".name"); err != nil {
 		return err
 	}
 	*f = out
 	return nil
 }
 
-// chatReasoningEffort decodes reasoning_effort into r.Effort; null is
+// reasoningEffort decodes reasoning_effort into r.Effort; null is
 // absent and injects nothing. "max" is accepted beside OpenAI's
 // names as the canonical name of Anthropic's highest effort.
-func chatReasoningEffort(v gjson.Result, r *codec.Reasoning) *codec.Error {
+func reasoningEffort(v gjson.Result, r *codec.Reasoning) *codec.Error {
 	switch {
 	case v.Type == gjson.Null:
 		return nil
@@ -624,8 +624,8 @@ func chatReasoningEffort(v gjson.Result, r *codec.Reasoning) *codec.Error {
 	return nil
 }
 
-// chatVerbosity decodes verbosity (low, medium or high); null is absent.
-func chatVerbosity(v gjson.Result, dst *string) *codec.Error {
+// verbosity decodes verbosity (low, medium or high); null is absent.
+func verbosity(v gjson.Result, dst *string) *codec.Error {
 	switch {
 	case v.Type == gjson.Null:
 		return nil
@@ -640,8 +640,8 @@ func chatVerbosity(v gjson.Result, dst *string) *codec.Error {
 	return codec.InvalidRequest("verbosity", `unknown value "`+v.Str+`"`)
 }
 
-// chatOptionalString keeps a string field for later; null means absent.
-func chatOptionalString(v gjson.Result, path string, dst *gjson.Result) *codec.Error {
+// optionalString keeps a string field for later; null means absent.
+func optionalString(v gjson.Result, path string, dst *gjson.Result) *codec.Error {
 	if v.Type != gjson.Null && v.Type != gjson.String {
 		return wire.WrongType(path, "string", v)
 	}
@@ -649,8 +649,8 @@ func chatOptionalString(v gjson.Result, path string, dst *gjson.Result) *codec.E
 	return nil
 }
 
-// chatOptionalBool reads a boolean field; null leaves dst unchanged.
-func chatOptionalBool(v gjson.Result, path string, dst *bool) *codec.Error {
+// optionalBool reads a boolean field; null leaves dst unchanged.
+func optionalBool(v gjson.Result, path string, dst *bool) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -662,9 +662,9 @@ func chatOptionalBool(v gjson.Result, path string, dst *bool) *codec.Error {
 	return nil
 }
 
-// chatIsEmptyArray reports whether v is an array without elements, without
+// isEmptyArray reports whether v is an array without elements, without
 // building the slice that Result.Array would.
-func chatIsEmptyArray(v gjson.Result) bool {
+func isEmptyArray(v gjson.Result) bool {
 	if !v.IsArray() {
 		return false
 	}
@@ -676,7 +676,7 @@ func chatIsEmptyArray(v gjson.Result) bool {
 	return empty
 }
 
-// chatIsBool reports whether v is a JSON boolean.
-func chatIsBool(v gjson.Result) bool {
+// isBool reports whether v is a JSON boolean.
+func isBool(v gjson.Result) bool {
 	return v.Type == gjson.True || v.Type == gjson.False
 }

@@ -17,7 +17,7 @@ import (
 // The messages are counted first so that req.Messages and the shared parts
 // array are allocated once; most messages hold one part, so the parts array
 // gets room for half as many again.
-func (d *chatRequestDecoder) decodeMessages() *codec.Error {
+func (d *requestDecoder) decodeMessages() *codec.Error {
 	v := d.messages
 	switch {
 	case v.Type == gjson.Null:
@@ -53,7 +53,7 @@ func (d *chatRequestDecoder) decodeMessages() *codec.Error {
 // closeSystem ends the system prompt at parts[end]: the leading system and
 // developer messages are the first messages, so their parts are the start
 // of the shared parts array.
-func (d *chatRequestDecoder) closeSystem(end int) {
+func (d *requestDecoder) closeSystem(end int) {
 	d.conversationStarted = true
 	if end == 0 {
 		d.req.System = d.req.System[:0]
@@ -62,20 +62,20 @@ func (d *chatRequestDecoder) closeSystem(end int) {
 	d.req.System = d.parts[:end:end]
 }
 
-// chatMessageFields are the fields of one message, collected before they are
+// messageFields are the fields of one message, collected before they are
 // interpreted because their meaning depends on the role.
-type chatMessageFields struct {
+type messageFields struct {
 	role, content, refusal, name gjson.Result
 	toolCalls, toolCallID        gjson.Result
 	reasoning                    gjson.Result
 }
 
 // message decodes messages[i].
-func (d *chatRequestDecoder) message(i int, v gjson.Result) *codec.Error {
+func (d *requestDecoder) message(i int, v gjson.Result) *codec.Error {
 	if !v.IsObject() {
 		return wire.WrongType(wire.IndexPath("messages", i), "object", v)
 	}
-	var f chatMessageFields
+	var f messageFields
 	var err *codec.Error
 	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
 		err = d.messageField(i, key.Str, value, &f)
@@ -88,7 +88,7 @@ func (d *chatRequestDecoder) message(i int, v gjson.Result) *codec.Error {
 	if f.role.Type == gjson.String && f.role.Str == "tool" {
 		return d.toolMessage(i, &f)
 	}
-	role, err := chatRole(i, f.role)
+	role, err := role(i, f.role)
 	if err != nil {
 		return err
 	}
@@ -151,17 +151,17 @@ func (d *chatRequestDecoder) message(i int, v gjson.Result) *codec.Error {
 // toolMessage decodes messages[i], a tool message: a PartToolResult in a
 // user message. Adjacent tool messages join one user message, and a user
 // message that follows them joins it too (see message).
-func (d *chatRequestDecoder) toolMessage(i int, f *chatMessageFields) *codec.Error {
+func (d *requestDecoder) toolMessage(i int, f *messageFields) *codec.Error {
 	path := wire.IndexPath("messages", i)
 	switch {
 	case f.refusal.Type != gjson.Null:
 		return codec.InvalidRequest(path+".refusal", "is only allowed in assistant messages")
 	case f.reasoning.Type != gjson.Null:
 		return codec.InvalidRequest(path+".reasoning_content", "is only allowed in assistant messages")
-	case f.toolCalls.Type != gjson.Null && !chatIsEmptyArray(f.toolCalls):
+	case f.toolCalls.Type != gjson.Null && !isEmptyArray(f.toolCalls):
 		return codec.InvalidRequest(path+".tool_calls", "is only allowed in assistant messages")
 	}
-	id, err := chatRequiredString(f.toolCallID, path+".tool_call_id")
+	id, err := requiredString(f.toolCallID, path+".tool_call_id")
 	if err != nil {
 		return err
 	}
@@ -169,7 +169,7 @@ func (d *chatRequestDecoder) toolMessage(i int, f *chatMessageFields) *codec.Err
 	// all; the call's own id is what the upstream knows.
 	id, _ = mapping.SplitToolCallID(id)
 	p := codec.Part{Type: codec.PartToolResult, ToolCallID: id}
-	if err := chatOptionalText(f.name, path+".name", &p.ToolName); err != nil {
+	if err := optionalText(f.name, path+".name", &p.ToolName); err != nil {
 		return err
 	}
 	if p.ToolName == "" {
@@ -204,7 +204,7 @@ func (d *chatRequestDecoder) toolMessage(i int, f *chatMessageFields) *codec.Err
 
 // callName returns the name of the tool call id in an earlier assistant
 // message, or "" when there is none.
-func (d *chatRequestDecoder) callName(id string) string {
+func (d *requestDecoder) callName(id string) string {
 	msgs := d.req.Messages
 	for m := len(msgs) - 1; m >= 0; m-- {
 		if msgs[m].Role != codec.RoleAssistant {
@@ -221,8 +221,8 @@ func (d *chatRequestDecoder) callName(id string) string {
 
 // toolCalls appends the tool calls of an assistant message, after its
 // text and refusal.
-func (d *chatRequestDecoder) toolCalls(i int, role codec.Role, v gjson.Result) *codec.Error {
-	if v.Type == gjson.Null || chatIsEmptyArray(v) {
+func (d *requestDecoder) toolCalls(i int, role codec.Role, v gjson.Result) *codec.Error {
+	if v.Type == gjson.Null || isEmptyArray(v) {
 		return nil
 	}
 	path := wire.IndexPath("messages", i) + ".tool_calls"
@@ -242,7 +242,7 @@ func (d *chatRequestDecoder) toolCalls(i int, role codec.Role, v gjson.Result) *
 
 // toolCall appends one tool call {id, type:"function", function:{name,
 // arguments}} at path.
-func (d *chatRequestDecoder) toolCall(path string, v gjson.Result) *codec.Error {
+func (d *requestDecoder) toolCall(path string, v gjson.Result) *codec.Error {
 	if !v.IsObject() {
 		return wire.WrongType(path, "object", v)
 	}
@@ -278,7 +278,7 @@ func (d *chatRequestDecoder) toolCall(path string, v gjson.Result) *codec.Error 
 		return wire.WrongType(path+".function", "object", fn)
 	}
 	p := codec.Part{Type: codec.PartToolCall}
-	if p.ToolCallID, err = chatRequiredString(id, path+".id"); err != nil {
+	if p.ToolCallID, err = requiredString(id, path+".id"); err != nil {
 		return err
 	}
 	if p.ToolCallID, err = d.idReasoning(p.ToolCallID, path+".id"); err != nil {
@@ -303,7 +303,7 @@ func (d *chatRequestDecoder) toolCall(path string, v gjson.Result) *codec.Error 
 	if err != nil {
 		return err
 	}
-	if p.ToolName, err = chatRequiredString(name, path+".function.name"); err != nil {
+	if p.ToolName, err = requiredString(name, path+".function.name"); err != nil {
 		return err
 	}
 	switch {
@@ -313,16 +313,16 @@ func (d *chatRequestDecoder) toolCall(path string, v gjson.Result) *codec.Error 
 		return wire.WrongType(path+".function.arguments", "string", args)
 	}
 	var ok bool
-	if p.Arguments, ok = chatArguments(args.Str); !ok {
+	if p.Arguments, ok = arguments(args.Str); !ok {
 		return codec.InvalidRequest(path+".function.arguments", "must be the text of a JSON object")
 	}
 	d.parts = append(d.parts, p)
 	return nil
 }
 
-// chatArguments unquotes Chat's arguments string into canonical
+// arguments unquotes Chat's arguments string into canonical
 // Arguments: the text of one JSON object, or "" for no arguments.
-func chatArguments(s string) (string, bool) {
+func arguments(s string) (string, bool) {
 	t := strings.TrimSpace(s)
 	if t == "" {
 		return "", true
@@ -332,7 +332,7 @@ func chatArguments(s string) (string, bool) {
 
 // messageField sorts one field of messages[i] into f, records hints and
 // rejects what is not translated yet.
-func (d *chatRequestDecoder) messageField(i int, key string, v gjson.Result, f *chatMessageFields) *codec.Error {
+func (d *requestDecoder) messageField(i int, key string, v gjson.Result, f *messageFields) *codec.Error {
 	switch key {
 	case "role":
 		f.role = v
@@ -354,7 +354,7 @@ func (d *chatRequestDecoder) messageField(i int, key string, v gjson.Result, f *
 	case "annotations": //field:messages[].annotations: hint
 		// URL citations an assistant message carries when a client echoes a
 		// response back into history; they are not model input.
-		if v.Type == gjson.Null || chatIsEmptyArray(v) {
+		if v.Type == gjson.Null || isEmptyArray(v) {
 			return nil
 		}
 		return d.hint(wire.IndexPath("messages", i)+".annotations", v, v.IsArray(), "array")
@@ -374,9 +374,9 @@ func (d *chatRequestDecoder) messageField(i int, key string, v gjson.Result, f *
 	return nil
 }
 
-// chatRole decodes messages[i].role; tool messages are decoded before.
+// role decodes messages[i].role; tool messages are decoded before.
 // The deprecated function messages are rejected with the functions API.
-func chatRole(i int, v gjson.Result) (codec.Role, *codec.Error) {
+func role(i int, v gjson.Result) (codec.Role, *codec.Error) {
 	switch {
 	case v.Type == gjson.Null:
 		return 0, codec.InvalidRequest(wire.IndexPath("messages", i)+".role", "is required")
@@ -401,7 +401,7 @@ func chatRole(i int, v gjson.Result) (codec.Role, *codec.Error) {
 // content appends the parts of messages[i].content: a string is one text
 // part; an array holds typed parts. Null (or absence) is allowed here and
 // judged by the caller, since only assistant messages may omit content.
-func (d *chatRequestDecoder) content(i int, role codec.Role, v gjson.Result) *codec.Error {
+func (d *requestDecoder) content(i int, role codec.Role, v gjson.Result) *codec.Error {
 	switch {
 	case v.Type == gjson.Null:
 		return nil
@@ -422,33 +422,33 @@ func (d *chatRequestDecoder) content(i int, role codec.Role, v gjson.Result) *co
 // The payload fields of content parts, each allowed only in the part type
 // of the same name.
 const (
-	chatFieldText = iota
-	chatFieldRefusal
-	chatFieldImageURL
-	chatFieldInputAudio
-	chatFieldFile
-	chatFieldCount
+	fieldText = iota
+	fieldRefusal
+	fieldImageURL
+	fieldInputAudio
+	fieldFile
+	fieldCount
 )
 
-var chatPartFieldNames = [chatFieldCount]string{"text", "refusal", "image_url", "input_audio", "file"}
+var partFieldNames = [fieldCount]string{"text", "refusal", "image_url", "input_audio", "file"}
 
-// chatPartFields are the fields of one content part.
-type chatPartFields struct {
+// partFields are the fields of one content part.
+type partFields struct {
 	typ    gjson.Result
 	cache  gjson.Result // prompt_cache_breakpoint
-	fields [chatFieldCount]gjson.Result
+	fields [fieldCount]gjson.Result
 	// other is the first key that is none of the above.
 	other string
 }
 
 // contentPart appends messages[i].content[j]: text everywhere, refusal in
 // assistant messages, images, audio and files in user messages.
-func (d *chatRequestDecoder) contentPart(i, j int, role codec.Role, v gjson.Result) *codec.Error {
-	path := chatPartPath(i, j)
+func (d *requestDecoder) contentPart(i, j int, role codec.Role, v gjson.Result) *codec.Error {
+	path := partPath(i, j)
 	if !v.IsObject() {
 		return wire.WrongType(path, "object", v)
 	}
-	var f chatPartFields
+	var f partFields
 	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "type":
@@ -458,7 +458,7 @@ func (d *chatRequestDecoder) contentPart(i, j int, role codec.Role, v gjson.Resu
 			f.cache = value
 			return true
 		}
-		for k, name := range chatPartFieldNames {
+		for k, name := range partFieldNames {
 			if key.Str == name {
 				f.fields[k] = value
 				return true
@@ -476,7 +476,7 @@ func (d *chatRequestDecoder) contentPart(i, j int, role codec.Role, v gjson.Resu
 		return wire.WrongType(path+".type", "string", f.typ)
 	}
 	field := -1
-	for k, name := range chatPartFieldNames {
+	for k, name := range partFieldNames {
 		if f.typ.Str == name {
 			field = k
 		}
@@ -485,16 +485,16 @@ func (d *chatRequestDecoder) contentPart(i, j int, role codec.Role, v gjson.Resu
 		return codec.InvalidRequest(path+".type", `unknown content part type "`+f.typ.Str+`"`)
 	}
 	switch {
-	case field == chatFieldRefusal && role != codec.RoleAssistant:
+	case field == fieldRefusal && role != codec.RoleAssistant:
 		return codec.InvalidRequest(path+".type", `content part type "refusal" is only allowed in assistant messages`)
-	case field >= chatFieldImageURL && role != codec.RoleUser:
+	case field >= fieldImageURL && role != codec.RoleUser:
 		return codec.InvalidRequest(path+".type", `content part type "`+f.typ.Str+`" is only allowed in user messages`)
 	case f.other != "":
 		return wire.UnknownField(path + "." + f.other)
 	}
 	for k := range f.fields {
 		if k != field && f.fields[k].Exists() {
-			return wire.UnknownField(path + "." + chatPartFieldNames[k])
+			return wire.UnknownField(path + "." + partFieldNames[k])
 		}
 	}
 	cache, err := wire.ReadOpenAIBreakpoint(f.cache, path+".prompt_cache_breakpoint")
@@ -502,23 +502,23 @@ func (d *chatRequestDecoder) contentPart(i, j int, role codec.Role, v gjson.Resu
 		return err
 	}
 	value := f.fields[field]
-	fieldPath := path + "." + chatPartFieldNames[field]
+	fieldPath := path + "." + partFieldNames[field]
 	switch field {
-	case chatFieldImageURL: //field:messages[].content[] (image_url, base64): mapped; messages[].content[] (image_url, URL): capability
+	case fieldImageURL: //field:messages[].content[] (image_url, base64): mapped; messages[].content[] (image_url, URL): capability
 		err = d.imagePart(fieldPath, value)
-	case chatFieldInputAudio: //field:messages[].content[] (input_audio): capability
+	case fieldInputAudio: //field:messages[].content[] (input_audio): capability
 		err = d.audioPart(fieldPath, value)
-	case chatFieldFile: //field:messages[].content[] (file): mapped
+	case fieldFile: //field:messages[].content[] (file): mapped
 		err = d.filePart(fieldPath, value)
 	}
-	if field >= chatFieldImageURL {
+	if field >= fieldImageURL {
 		if err == nil && cache != codec.CacheNone {
 			d.parts[len(d.parts)-1].Cache = cache
 		}
 		return err
 	}
 	t := codec.PartText
-	if field == chatFieldRefusal {
+	if field == fieldRefusal {
 		t = codec.PartRefusal
 	}
 	switch {
@@ -533,9 +533,9 @@ func (d *chatRequestDecoder) contentPart(i, j int, role codec.Role, v gjson.Resu
 	return nil
 }
 
-// chatObjectFields reads the members of the object v at path into the
+// objectFields reads the members of the object v at path into the
 // results named by keys (in order), rejecting other members.
-func (d *chatRequestDecoder) chatObjectFields(path string, v gjson.Result, keys []string, dst []gjson.Result) *codec.Error {
+func (d *requestDecoder) objectFields(path string, v gjson.Result, keys []string, dst []gjson.Result) *codec.Error {
 	switch {
 	case v.Type == gjson.Null:
 		return codec.InvalidRequest(path, "is required")
@@ -559,17 +559,17 @@ func (d *chatRequestDecoder) chatObjectFields(path string, v gjson.Result, keys 
 // imagePart appends an image_url part: {url, detail}. A data: URL becomes
 // MediaType and Data, an http(s) URL stays a URL. detail (the resolution
 // OpenAI looks at) has no canonical form and is a hint.
-func (d *chatRequestDecoder) imagePart(path string, v gjson.Result) *codec.Error {
+func (d *requestDecoder) imagePart(path string, v gjson.Result) *codec.Error {
 	var f [2]gjson.Result
-	if err := d.chatObjectFields(path, v, []string{"url", "detail"}, f[:]); err != nil {
+	if err := d.objectFields(path, v, []string{"url", "detail"}, f[:]); err != nil {
 		return err
 	}
-	url, err := chatRequiredString(f[0], path+".url")
+	url, err := requiredString(f[0], path+".url")
 	if err != nil {
 		return err
 	}
 	p := codec.Part{Type: codec.PartImage}
-	if p.MediaType, p.Data, p.URL, err = chatParseURL(path+".url", url, true); err != nil {
+	if p.MediaType, p.Data, p.URL, err = parseURL(path+".url", url, true); err != nil {
 		return err
 	}
 	if f[1].Type != gjson.Null {
@@ -581,31 +581,31 @@ func (d *chatRequestDecoder) imagePart(path string, v gjson.Result) *codec.Error
 	return nil
 }
 
-// chatAudioFormats maps input_audio formats to media types and back.
-var chatAudioFormats = [...]struct{ format, mediaType string }{
+// audioFormats maps input_audio formats to media types and back.
+var audioFormats = [...]struct{ format, mediaType string }{
 	{"wav", "audio/wav"},
 	{"mp3", "audio/mp3"},
 }
 
 // audioPart appends an input_audio part: {data, format}, base64 audio of
 // format wav (audio/wav) or mp3 (audio/mp3, as Gemini names it).
-func (d *chatRequestDecoder) audioPart(path string, v gjson.Result) *codec.Error {
+func (d *requestDecoder) audioPart(path string, v gjson.Result) *codec.Error {
 	var f [2]gjson.Result
-	if err := d.chatObjectFields(path, v, []string{"data", "format"}, f[:]); err != nil {
+	if err := d.objectFields(path, v, []string{"data", "format"}, f[:]); err != nil {
 		return err
 	}
-	data, err := chatRequiredString(f[0], path+".data")
+	data, err := requiredString(f[0], path+".data")
 	if err != nil {
 		return err
 	}
-	format, err := chatRequiredString(f[1], path+".format")
+	format, err := requiredString(f[1], path+".format")
 	if err != nil {
 		return err
 	}
 	if err := wire.CheckBase64(path+".data", data); err != nil {
 		return err
 	}
-	for _, a := range chatAudioFormats {
+	for _, a := range audioFormats {
 		if a.format == format {
 			d.parts = append(d.parts, codec.Part{Type: codec.PartAudio, MediaType: a.mediaType, Data: data})
 			return nil
@@ -618,33 +618,33 @@ func (d *chatRequestDecoder) audioPart(path string, v gjson.Result) *codec.Error
 // base64 data: URL, as a document whose title is the file name. file_id
 // names a file uploaded to OpenAI, server-side state that no other
 // upstream can read.
-func (d *chatRequestDecoder) filePart(path string, v gjson.Result) *codec.Error {
+func (d *requestDecoder) filePart(path string, v gjson.Result) *codec.Error {
 	var f [3]gjson.Result
-	if err := d.chatObjectFields(path, v, []string{"file_data", "filename", "file_id"}, f[:]); err != nil {
+	if err := d.objectFields(path, v, []string{"file_data", "filename", "file_id"}, f[:]); err != nil {
 		return err
 	}
 	if f[2].Type != gjson.Null {
 		return wire.UnsupportedField(path+".file_id", "file_id references name files stored by OpenAI; send file_data") //field:messages[].content[].file.file_id: capability
 	}
-	data, err := chatRequiredString(f[0], path+".file_data")
+	data, err := requiredString(f[0], path+".file_data")
 	if err != nil {
 		return err
 	}
 	p := codec.Part{Type: codec.PartDocument}
-	if p.MediaType, p.Data, _, err = chatParseURL(path+".file_data", data, false); err != nil {
+	if p.MediaType, p.Data, _, err = parseURL(path+".file_data", data, false); err != nil {
 		return err
 	}
-	if err := chatOptionalText(f[1], path+".filename", &p.Text); err != nil {
+	if err := optionalText(f[1], path+".filename", &p.Text); err != nil {
 		return err
 	}
 	d.parts = append(d.parts, p)
 	return nil
 }
 
-// chatParseURL splits a base64 data: URL ("data:<media type>;base64,<data>")
+// parseURL splits a base64 data: URL ("data:<media type>;base64,<data>")
 // into its media type and data; when web is true an http(s) URL is kept
 // as a URL instead.
-func chatParseURL(path, url string, web bool) (mediaType, data, link string, err *codec.Error) {
+func parseURL(path, url string, web bool) (mediaType, data, link string, err *codec.Error) {
 	if rest, ok := strings.CutPrefix(url, "data:"); ok {
 		mt, b64, ok := strings.Cut(rest, ";base64,")
 		if !ok || mt == "" || strings.ContainsAny(mt, ",") {
@@ -671,7 +671,7 @@ func chatParseURL(path, url string, web bool) (mediaType, data, link string, err
 // signed part with the text before it; text after the last envelope is one
 // unsigned part. A damaged envelope is an error rather than reasoning text,
 // so that it never reaches an upstream as if the model had written it.
-func (d *chatRequestDecoder) reasoning(i int, role codec.Role, v gjson.Result) *codec.Error {
+func (d *requestDecoder) reasoning(i int, role codec.Role, v gjson.Result) *codec.Error {
 	// Every message passes here, most without reasoning: the path is only
 	// put together for an error.
 	path := func() string { return wire.IndexPath("messages", i) + ".reasoning_content" }
@@ -700,7 +700,7 @@ func (d *chatRequestDecoder) reasoning(i int, role codec.Role, v gjson.Result) *
 }
 
 // messageRefusal appends an assistant message's refusal after its text.
-func (d *chatRequestDecoder) messageRefusal(i int, role codec.Role, v gjson.Result) *codec.Error {
+func (d *requestDecoder) messageRefusal(i int, role codec.Role, v gjson.Result) *codec.Error {
 	switch {
 	case v.Type == gjson.Null:
 		return nil
@@ -713,7 +713,7 @@ func (d *chatRequestDecoder) messageRefusal(i int, role codec.Role, v gjson.Resu
 	return nil
 }
 
-// chatPartPath returns messages[i].content[j], for error paths.
-func chatPartPath(i, j int) string {
+// partPath returns messages[i].content[j], for error paths.
+func partPath(i, j int) string {
 	return wire.IndexPath(wire.IndexPath("messages", i)+".content", j)
 }

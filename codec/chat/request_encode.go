@@ -12,18 +12,18 @@ import (
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
-// appendChatRequest encodes req as a Chat Completions request body.
+// appendRequest encodes req as a Chat Completions request body.
 //
 // Chat keeps system and developer instructions in place, so req.System
 // becomes one leading message and later instructions stay where they are.
 // Streaming requests always ask for usage (stream_options.include_usage):
 // the other protocols report it unasked, and a client of any protocol must
 // get it (peer-lessons rule 5).
-func appendChatRequest(dst []byte, req *codec.Request, opts *codec.EncodeOptions) ([]byte, *codec.Error) {
+func appendRequest(dst []byte, req *codec.Request, opts *codec.EncodeOptions) ([]byte, *codec.Error) {
 	if req.TopK.Set {
 		return dst, wire.CannotEncode(codec.OpenAIChat, "top_k", "top_k sampling", codec.Capability{Kind: codec.CapTopK})
 	}
-	dst = slices.Grow(dst, chatRequestSizeHint(req))
+	dst = slices.Grow(dst, requestSizeHint(req))
 	wire.DropBreakpoints(req)
 	dst = append(dst, `{"model":`...)
 	dst = jsonx.AppendString(dst, wire.EncodeModel(opts, req))
@@ -36,31 +36,31 @@ func appendChatRequest(dst []byte, req *codec.Request, opts *codec.EncodeOptions
 		if req.SystemRole == codec.RoleDeveloper {
 			role = codec.RoleDeveloper
 		}
-		if dst, err = appendChatMessage(dst, role, req.System, -1, nil, d, false); err != nil {
+		if dst, err = appendMessage(dst, role, req.System, -1, nil, d, false); err != nil {
 			return dst, err
 		}
 	}
 	// afterTool: the last message written is a tool message. toolTurn:
 	// the current turn (from a user message to the next) made tool
 	// calls, so each of its assistant messages carries a reasoning field
-	// where the dialect wants one (chatEmptyReasoning).
-	emptyReasoning := chatEmptyReasoning(d)
+	// where the dialect wants one (emptyReasoning).
+	emptyReasoning := emptyReasoning(d)
 	afterTool, toolTurn := false, emptyReasoning && chatToolTurn(req.Messages)
 	for i := range req.Messages {
 		m := &req.Messages[i]
 		if m.Role == codec.RoleAssistant {
-			chatDropReasoning(req, m.Parts, i, chatNoReasoning(d))
+			dropReasoning(req, m.Parts, i, noReasoning(d))
 		}
-		if m.Role == codec.RoleUser && chatHasResults(m.Parts) {
-			dst, afterTool, err = appendChatResults(dst, m.Parts, i, d)
+		if m.Role == codec.RoleUser && hasResults(m.Parts) {
+			dst, afterTool, err = appendResults(dst, m.Parts, i, d)
 		} else {
 			if m.Role == codec.RoleUser && emptyReasoning {
 				toolTurn = chatToolTurn(req.Messages[i+1:])
 			}
 			if afterTool && m.Role == codec.RoleUser && d != nil && d.AssistantAfterTool {
-				dst = append(chatComma(dst), chatBridgeMessage...)
+				dst = append(comma(dst), bridgeMessage...)
 			}
-			dst, err = appendChatMessage(chatComma(dst), m.Role, m.Parts, i, nil, d, toolTurn)
+			dst, err = appendMessage(comma(dst), m.Role, m.Parts, i, nil, d, toolTurn)
 			afterTool = false
 		}
 		if err != nil {
@@ -69,41 +69,41 @@ func appendChatRequest(dst []byte, req *codec.Request, opts *codec.EncodeOptions
 	}
 	dst = append(dst, ']')
 
-	if dst, err = appendChatTools(dst, req); err != nil {
+	if dst, err = appendTools(dst, req); err != nil {
 		return dst, err
 	}
-	dst = appendChatSampling(dst, req, d)
-	dst = appendChatReasoning(dst, req, opts)
-	dst = appendChatFormat(dst, req)
+	dst = appendSampling(dst, req, d)
+	dst = appendReasoning(dst, req, opts)
+	dst = appendFormat(dst, req)
 	if req.Stream {
-		dst = appendChatStream(d, dst)
+		dst = appendStream(d, dst)
 	}
 	return append(dst, '}'), nil
 }
 
-// chatDropReasoning lists the reasoning parts of assistant message i that
+// dropReasoning lists the reasoning parts of assistant message i that
 // cannot go to a Chat upstream in req.Dropped. Signed ones never can: a
 // signature is only valid toward the family that issued it, and no Chat
 // server issues or accepts one, so such reasoning (text and signature) is
-// dropped. State a Chat server issued (chatOwnState) goes back. Unsigned reasoning goes in the dialect's reasoning field,
-// reasoning_content by default (see appendChatMessage); when the server
+// dropped. State a Chat server issued (ownState) goes back. Unsigned reasoning goes in the dialect's reasoning field,
+// reasoning_content by default (see appendMessage); when the server
 // takes none (unsigned is true), the unsigned parts with text are dropped
 // too.
-func chatDropReasoning(req *codec.Request, parts []codec.Part, i int, unsigned bool) {
+func dropReasoning(req *codec.Request, parts []codec.Part, i int, unsigned bool) {
 	for j := range parts {
-		if p := &parts[j]; p.Type == codec.PartReasoning && !chatOwnState(p) && (p.Signature != "" || unsigned && p.Text != "") {
+		if p := &parts[j]; p.Type == codec.PartReasoning && !ownState(p) && (p.Signature != "" || unsigned && p.Text != "") {
 			req.Dropped = append(req.Dropped, wire.IndexPath(wire.IndexPath("messages", i)+".content", j)+" (reasoning)")
 		}
 	}
 }
 
-// appendChatReasoning appends reasoning_effort from req.Reasoning: an effort by its OpenAI name (max, which OpenAI lacks, as xhigh), a
+// appendReasoning appends reasoning_effort from req.Reasoning: an effort by its OpenAI name (max, which OpenAI lacks, as xhigh), a
 // thinking budget as the effort it stands for (opts.EffortBudgets), and
 // nothing for adaptive thinking or no setting, which leave the choice to the
 // model. Settings Chat has no field for (a Responses summary, Anthropic's
 // display, Gemini's includeThoughts) only shape what is shown of the
 // reasoning and are listed in req.Dropped.
-func appendChatReasoning(dst []byte, req *codec.Request, opts *codec.EncodeOptions) []byte {
+func appendReasoning(dst []byte, req *codec.Request, opts *codec.EncodeOptions) []byte {
 	r := &req.Reasoning
 	e := r.Effort
 	if e == mapping.EffortUnset && r.Budget.Set && !r.Adaptive {
@@ -132,10 +132,10 @@ func appendChatReasoning(dst []byte, req *codec.Request, opts *codec.EncodeOptio
 	return dst
 }
 
-// appendChatFormat appends response_format and verbosity. Plain text is
+// appendFormat appends response_format and verbosity. Plain text is
 // Chat's default and is left out; a JSON Schema without a name gets
 // "response", since Chat requires one and the other protocols have none.
-func appendChatFormat(dst []byte, req *codec.Request) []byte {
+func appendFormat(dst []byte, req *codec.Request) []byte {
 	f := &req.Format
 	switch f.Kind {
 	case codec.FormatJSONObject:
@@ -168,17 +168,17 @@ func appendChatFormat(dst []byte, req *codec.Request) []byte {
 	return dst
 }
 
-// chatComma appends the comma that separates array elements unless dst
+// comma appends the comma that separates array elements unless dst
 // ends with the array's opening bracket.
-func chatComma(dst []byte) []byte {
+func comma(dst []byte) []byte {
 	if dst[len(dst)-1] == '[' {
 		return dst
 	}
 	return append(dst, ',')
 }
 
-// chatHasResults reports whether parts hold a tool result.
-func chatHasResults(parts []codec.Part) bool {
+// hasResults reports whether parts hold a tool result.
+func hasResults(parts []codec.Part) bool {
 	for i := range parts {
 		if parts[i].Type == codec.PartToolResult {
 			return true
@@ -187,14 +187,14 @@ func chatHasResults(parts []codec.Part) bool {
 	return false
 }
 
-// appendChatResults appends user message i, which holds tool results: one
+// appendResults appends user message i, which holds tool results: one
 // tool message per result, in order, then a user message with the rest.
 // Chat tool messages carry text only, so the images of a result go into
 // that user message, right after the tool messages and before the user's
 // other content; toward a server that takes no user message right after a
 // tool message (Dialect.AssistantAfterTool), after a bridging assistant
 // message. It reports whether the last message written is a tool message.
-func appendChatResults(dst []byte, parts []codec.Part, i int, d *codec.Dialect) ([]byte, bool, *codec.Error) {
+func appendResults(dst []byte, parts []codec.Part, i int, d *codec.Dialect) ([]byte, bool, *codec.Error) {
 	var rest []codec.Part
 	var idx []int
 	var err *codec.Error
@@ -203,7 +203,7 @@ func appendChatResults(dst []byte, parts []codec.Part, i int, d *codec.Dialect) 
 		if p.Type != codec.PartToolResult {
 			continue
 		}
-		if dst, err = appendChatToolMessage(chatComma(dst), p, i, j, chatIDs(d)); err != nil {
+		if dst, err = appendToolMessage(comma(dst), p, i, j, iDs(d)); err != nil {
 			return dst, true, err
 		}
 		for _, c := range p.Content {
@@ -221,21 +221,21 @@ func appendChatResults(dst []byte, parts []codec.Part, i int, d *codec.Dialect) 
 		return dst, true, nil
 	}
 	if d != nil && d.AssistantAfterTool {
-		dst = append(chatComma(dst), chatBridgeMessage...)
+		dst = append(comma(dst), bridgeMessage...)
 	}
-	dst, err = appendChatMessage(chatComma(dst), codec.RoleUser, rest, i, idx, d, false)
+	dst, err = appendMessage(comma(dst), codec.RoleUser, rest, i, idx, d, false)
 	return dst, false, err
 }
 
-// appendChatToolMessage appends the tool message of result p, part j of
+// appendToolMessage appends the tool message of result p, part j of
 // message i, its call id in format ids. Chat has no error flag: a failed
 // result's text is prefixed with "Error: ", which decoders do not parse
 // back.
-func appendChatToolMessage(dst []byte, p *codec.Part, i, j int, ids codec.IDFormat) ([]byte, *codec.Error) {
+func appendToolMessage(dst []byte, p *codec.Part, i, j int, ids codec.IDFormat) ([]byte, *codec.Error) {
 	// Every tool result passes here: the path is only put together for an
 	// error.
 	if p.ToolCallID == "" {
-		return dst, wire.CannotEncode(codec.OpenAIChat, chatEncodePartPath(i, j)+".tool_call_id", "a tool result without a call id", codec.Capability{})
+		return dst, wire.CannotEncode(codec.OpenAIChat, encodePartPath(i, j)+".tool_call_id", "a tool result without a call id", codec.Capability{})
 	}
 	texts := 0
 	for k := range p.Content {
@@ -244,12 +244,12 @@ func appendChatToolMessage(dst []byte, p *codec.Part, i, j int, ids codec.IDForm
 			texts++
 		case codec.PartImage:
 		default:
-			return dst, wire.CannotEncode(codec.OpenAIChat, wire.IndexPath(chatEncodePartPath(i, j)+".content", k), "a "+p.Content[k].Type.String()+" in a tool result",
+			return dst, wire.CannotEncode(codec.OpenAIChat, wire.IndexPath(encodePartPath(i, j)+".content", k), "a "+p.Content[k].Type.String()+" in a tool result",
 				codec.Capability{Kind: codec.CapResultContent, Message: i, Part: j, Content: k})
 		}
 	}
 	dst = append(dst, `{"role":"tool","tool_call_id":`...)
-	dst = appendChatToolCallID(dst, p.ToolCallID, ids)
+	dst = appendToolCallID(dst, p.ToolCallID, ids)
 	dst = append(dst, `,"content":`...)
 	prefix := ""
 	if p.IsError {
@@ -271,7 +271,7 @@ func appendChatToolMessage(dst []byte, p *codec.Part, i, j int, ids codec.IDForm
 		if c.Type != codec.PartText {
 			continue
 		}
-		dst = chatComma(dst)
+		dst = comma(dst)
 		dst = append(dst, `{"type":"text","text":"`...)
 		dst = append(dst, prefix...)
 		dst = wire.AppendTextBody(dst, c.Text, c)
@@ -281,10 +281,10 @@ func appendChatToolMessage(dst []byte, p *codec.Part, i, j int, ids codec.IDForm
 	return append(dst, "]}"...), nil
 }
 
-// appendChatTools appends tools, tool_choice and parallel_tool_calls. Chat
+// appendTools appends tools, tool_choice and parallel_tool_calls. Chat
 // takes a tool choice or a parallel switch only with tools; without them
 // neither says anything and both are left out.
-func appendChatTools(dst []byte, req *codec.Request) ([]byte, *codec.Error) {
+func appendTools(dst []byte, req *codec.Request) ([]byte, *codec.Error) {
 	if len(req.Tools) == 0 {
 		return dst, nil
 	}
@@ -306,7 +306,7 @@ func appendChatTools(dst []byte, req *codec.Request) ([]byte, *codec.Error) {
 			return dst, wire.CannotEncode(codec.OpenAIChat, wire.IndexPath("tools", i), "a hosted tool", codec.Capability{Kind: codec.CapTool, Tool: i})
 		}
 		name, desc, params := wire.FunctionView(t)
-		dst = chatComma(dst)
+		dst = comma(dst)
 		dst = append(dst, `{"type":"function","function":{"name":`...)
 		dst = jsonx.AppendString(dst, name)
 		if desc != "" {
@@ -343,9 +343,9 @@ func appendChatTools(dst []byte, req *codec.Request) ([]byte, *codec.Error) {
 	return dst, nil
 }
 
-// chatRequestSizeHint estimates the encoded size of req, so that dst grows
+// requestSizeHint estimates the encoded size of req, so that dst grows
 // once rather than doubling its way up.
-func chatRequestSizeHint(req *codec.Request) int {
+func requestSizeHint(req *codec.Request) int {
 	n := 256 + len(req.Model)
 	for _, p := range req.System {
 		n += len(p.Text) + 32
@@ -365,17 +365,17 @@ func chatRequestSizeHint(req *codec.Request) int {
 	return n
 }
 
-// appendChatSampling appends the generation parameters that are set; the
+// appendSampling appends the generation parameters that are set; the
 // output limit under the dialect's name for it.
-func appendChatSampling(dst []byte, req *codec.Request, d *codec.Dialect) []byte {
+func appendSampling(dst []byte, req *codec.Request, d *codec.Dialect) []byte {
 	if req.MaxTokens.Set {
-		dst = append(dst, chatMaxTokensKey(d)...)
+		dst = append(dst, maxTokensKey(d)...)
 		dst = jsonx.AppendInt(dst, req.MaxTokens.Value)
 	}
-	dst = appendChatFloat(dst, `,"temperature":`, req.Temperature)
-	dst = appendChatFloat(dst, `,"top_p":`, req.TopP)
-	dst = appendChatFloat(dst, `,"presence_penalty":`, req.PresencePenalty)
-	dst = appendChatFloat(dst, `,"frequency_penalty":`, req.FrequencyPenalty)
+	dst = appendFloat(dst, `,"temperature":`, req.Temperature)
+	dst = appendFloat(dst, `,"top_p":`, req.TopP)
+	dst = appendFloat(dst, `,"presence_penalty":`, req.PresencePenalty)
+	dst = appendFloat(dst, `,"frequency_penalty":`, req.FrequencyPenalty)
 	if req.Seed.Set {
 		dst = append(dst, `,"seed":`...)
 		dst = jsonx.AppendInt(dst, req.Seed.Value)
@@ -391,15 +391,15 @@ func appendChatSampling(dst []byte, req *codec.Request, d *codec.Dialect) []byte
 	return dst
 }
 
-// appendChatFloat appends key and f when f is set.
-func appendChatFloat(dst []byte, key string, f codec.OptFloat) []byte {
+// appendFloat appends key and f when f is set.
+func appendFloat(dst []byte, key string, f codec.OptFloat) []byte {
 	if !f.Set {
 		return dst
 	}
 	return jsonx.AppendFloat(append(dst, key...), f.Value)
 }
 
-// appendChatMessage appends one message; i is its index in req.Messages
+// appendMessage appends one message; i is its index in req.Messages
 // for error paths, or -1 for the system prompt, idx, when not nil, maps
 // the positions in parts to the message's own (for the user message that
 // follows tool results), d is the server's dialect (nil for OpenAI), and
@@ -414,16 +414,16 @@ func appendChatFloat(dst []byte, key string, f codec.OptFloat) []byte {
 // refusal is projected into text unchanged. Unsigned reasoning of an
 // assistant message goes to the dialect's reasoning field
 // (reasoning_content by default), its texts concatenated; signed reasoning
-// was listed as dropped by chatDropReasoning, and so was unsigned
+// was listed as dropped by dropReasoning, and so was unsigned
 // reasoning toward a server that takes no reasoning field.
-func appendChatMessage(dst []byte, role codec.Role, parts []codec.Part, i int, idx []int, d *codec.Dialect, toolTurn bool) ([]byte, *codec.Error) {
+func appendMessage(dst []byte, role codec.Role, parts []codec.Part, i int, idx []int, d *codec.Dialect, toolTurn bool) ([]byte, *codec.Error) {
 	texts, refusals, media, calls, reasoning := 0, 0, 0, 0, 0
 	for j := range parts {
 		p := &parts[j]
 		switch p.Type {
 		case codec.PartReasoning:
 			if role != codec.RoleAssistant {
-				return dst, wire.CannotEncode(codec.OpenAIChat, chatEncodeIdxPath(i, j, idx), "a reasoning outside an assistant message", chatPartCapability(i, j, idx))
+				return dst, wire.CannotEncode(codec.OpenAIChat, encodeIdxPath(i, j, idx), "a reasoning outside an assistant message", partCapability(i, j, idx))
 			}
 			if p.Signature == "" && p.Text != "" {
 				reasoning++
@@ -434,19 +434,19 @@ func appendChatMessage(dst []byte, role codec.Role, parts []codec.Part, i int, i
 			refusals++
 		case codec.PartToolCall:
 			if role != codec.RoleAssistant {
-				return dst, wire.CannotEncode(codec.OpenAIChat, chatEncodeIdxPath(i, j, idx), "a tool call outside an assistant message", chatPartCapability(i, j, idx))
+				return dst, wire.CannotEncode(codec.OpenAIChat, encodeIdxPath(i, j, idx), "a tool call outside an assistant message", partCapability(i, j, idx))
 			}
 			calls++
 		case codec.PartImage, codec.PartDocument, codec.PartAudio:
 			if role != codec.RoleUser {
-				return dst, wire.CannotEncode(codec.OpenAIChat, chatEncodeIdxPath(i, j, idx), "a "+p.Type.String()+" outside a user message", chatPartCapability(i, j, idx))
+				return dst, wire.CannotEncode(codec.OpenAIChat, encodeIdxPath(i, j, idx), "a "+p.Type.String()+" outside a user message", partCapability(i, j, idx))
 			}
-			if what := chatMediaProblem(p); what != "" {
-				return dst, wire.CannotEncode(codec.OpenAIChat, chatEncodeIdxPath(i, j, idx), what, chatPartCapability(i, j, idx))
+			if what := mediaProblem(p); what != "" {
+				return dst, wire.CannotEncode(codec.OpenAIChat, encodeIdxPath(i, j, idx), what, partCapability(i, j, idx))
 			}
 			media++
 		default:
-			return dst, wire.CannotEncode(codec.OpenAIChat, chatEncodeIdxPath(i, j, idx), "a "+p.Type.String()+" outside a user message", chatPartCapability(i, j, idx))
+			return dst, wire.CannotEncode(codec.OpenAIChat, encodeIdxPath(i, j, idx), "a "+p.Type.String()+" outside a user message", partCapability(i, j, idx))
 		}
 	}
 	if role != codec.RoleAssistant {
@@ -458,17 +458,17 @@ func appendChatMessage(dst []byte, role codec.Role, parts []codec.Part, i int, i
 	dst = append(dst, `,"content":`...)
 	switch {
 	case media > 0:
-		dst = appendChatContentParts(dst, parts)
+		dst = appendContentParts(dst, parts)
 	case texts == 0 && (refusals > 0 || calls > 0):
 		dst = append(dst, "null"...)
 	case texts == 0:
 		dst = append(dst, `""`...)
 	case texts == 1:
-		dst = appendChatJoined(dst, parts, role != codec.RoleAssistant)
+		dst = appendJoined(dst, parts, role != codec.RoleAssistant)
 	default:
-		dst = appendChatTextParts(dst, parts, role != codec.RoleAssistant)
+		dst = appendTextParts(dst, parts, role != codec.RoleAssistant)
 	}
-	if key := chatReasoningKey(d); key != "" && (reasoning > 0 || (calls > 0 || toolTurn && role == codec.RoleAssistant) && chatEmptyReasoning(d)) {
+	if key := reasoningKey(d); key != "" && (reasoning > 0 || (calls > 0 || toolTurn && role == codec.RoleAssistant) && emptyReasoning(d)) {
 		dst = append(dst, key...)
 		for j := range parts {
 			if p := &parts[j]; p.Type == codec.PartReasoning && p.Signature == "" {
@@ -479,29 +479,29 @@ func appendChatMessage(dst []byte, role codec.Role, parts []codec.Part, i int, i
 	}
 	if refusals > 0 {
 		dst = append(dst, `,"refusal":`...)
-		dst = appendChatJoinedRefusal(dst, parts)
+		dst = appendJoinedRefusal(dst, parts)
 	}
 	if calls > 0 {
-		dst = appendChatToolCalls(append(dst, `,"tool_calls":`...), parts, chatIDs(d))
+		dst = appendToolCalls(append(dst, `,"tool_calls":`...), parts, iDs(d))
 	}
 	if role == codec.RoleAssistant {
-		dst = appendChatOwnState(dst, parts)
+		dst = appendOwnState(dst, parts)
 	}
 	return append(dst, '}'), nil
 }
 
-// chatOwnState reports whether reasoning part p is state a Chat server
-// issued (an opaquePart of FamilyOpenAIChat, such as chatAudioState): the
+// ownState reports whether reasoning part p is state a Chat server
+// issued (an opaquePart of FamilyOpenAIChat, such as audioState): the
 // members of a JSON object to put back on the assistant message.
-func chatOwnState(p *codec.Part) bool {
+func ownState(p *codec.Part) bool {
 	return wire.IsOpaque(p, mapping.FamilyOpenAIChat) && strings.HasSuffix(p.Signature, "}") && jsonx.Valid(p.Signature)
 }
 
-// appendChatOwnState appends the members of the Chat state among parts to
+// appendOwnState appends the members of the Chat state among parts to
 // the assistant message object dst is writing.
-func appendChatOwnState(dst []byte, parts []codec.Part) []byte {
+func appendOwnState(dst []byte, parts []codec.Part) []byte {
 	for j := range parts {
-		if p := &parts[j]; p.Type == codec.PartReasoning && chatOwnState(p) {
+		if p := &parts[j]; p.Type == codec.PartReasoning && ownState(p) {
 			if members := strings.TrimSpace(p.Signature[1 : len(p.Signature)-1]); members != "" {
 				dst = append(append(dst, ','), members...)
 			}
@@ -510,36 +510,36 @@ func appendChatOwnState(dst []byte, parts []codec.Part) []byte {
 	return dst
 }
 
-// chatEncodeIdxPath names part j of parts in an encoding error, through
+// encodeIdxPath names part j of parts in an encoding error, through
 // idx when the parts were regrouped.
-func chatEncodeIdxPath(i, j int, idx []int) string {
+func encodeIdxPath(i, j int, idx []int) string {
 	if idx != nil {
 		j = idx[j]
 	}
-	return chatEncodePartPath(i, j)
+	return encodePartPath(i, j)
 }
 
-// chatPartCapability is the Capability of the part chatEncodeIdxPath
+// partCapability is the Capability of the part encodeIdxPath
 // names.
-func chatPartCapability(i, j int, idx []int) codec.Capability {
+func partCapability(i, j int, idx []int) codec.Capability {
 	if idx != nil {
 		j = idx[j]
 	}
 	return codec.PartCapability(i, j)
 }
 
-// chatEncodePartPath names a canonical part in an encoding error.
-func chatEncodePartPath(i, j int) string {
+// encodePartPath names a canonical part in an encoding error.
+func encodePartPath(i, j int) string {
 	if i < 0 {
 		return wire.IndexPath("system", j)
 	}
 	return wire.IndexPath(wire.IndexPath("messages", i)+".parts", j)
 }
 
-// chatMediaProblem says why media part p cannot be written to Chat, or "".
+// mediaProblem says why media part p cannot be written to Chat, or "".
 // Chat takes images as data: or http(s) URLs, files as data: URLs only
 // (llmbridge never fetches a URL) and audio as wav or mp3 data.
-func chatMediaProblem(p *codec.Part) string {
+func mediaProblem(p *codec.Part) string {
 	switch {
 	case p.Type == codec.PartImage && p.URL != "":
 		return ""
@@ -547,15 +547,15 @@ func chatMediaProblem(p *codec.Part) string {
 		return "a " + p.Type.String() + " given by URL"
 	case p.MediaType == "" || p.Data == "":
 		return "a " + p.Type.String() + " without media type and data"
-	case p.Type == codec.PartAudio && chatAudioFormat(p.MediaType) == "":
+	case p.Type == codec.PartAudio && audioFormat(p.MediaType) == "":
 		return `audio of type "` + p.MediaType + `"`
 	}
 	return ""
 }
 
-// chatAudioFormat returns the input_audio format of an audio media type,
+// audioFormat returns the input_audio format of an audio media type,
 // or "".
-func chatAudioFormat(mediaType string) string {
+func audioFormat(mediaType string) string {
 	switch mediaType {
 	case "audio/wav", "audio/x-wav", "audio/wave":
 		return "wav"
@@ -565,20 +565,20 @@ func chatAudioFormat(mediaType string) string {
 	return ""
 }
 
-// appendChatContentParts appends the content of a user message with
+// appendContentParts appends the content of a user message with
 // media as an array of typed parts; text and refusal parts are text.
-func appendChatContentParts(dst []byte, parts []codec.Part) []byte {
+func appendContentParts(dst []byte, parts []codec.Part) []byte {
 	dst = append(dst, '[')
 	for j := range parts {
 		p := &parts[j]
-		dst = chatComma(dst)
+		dst = comma(dst)
 		switch p.Type {
 		case codec.PartImage:
 			dst = append(dst, `{"type":"image_url","image_url":{"url":`...)
 			if p.URL != "" {
 				dst = jsonx.AppendString(dst, p.URL)
 			} else {
-				dst = appendChatDataURL(dst, p)
+				dst = appendDataURL(dst, p)
 			}
 			dst = append(dst, "}}"...)
 		case codec.PartDocument:
@@ -589,13 +589,13 @@ func appendChatContentParts(dst []byte, parts []codec.Part) []byte {
 				dst = append(dst, ',')
 			}
 			dst = append(dst, `"file_data":`...)
-			dst = appendChatDataURL(dst, p)
+			dst = appendDataURL(dst, p)
 			dst = append(dst, "}}"...)
 		case codec.PartAudio:
 			dst = append(dst, `{"type":"input_audio","input_audio":{"data":`...)
 			dst = jsonx.AppendString(dst, p.Data)
 			dst = append(dst, `,"format":"`...)
-			dst = append(dst, chatAudioFormat(p.MediaType)...)
+			dst = append(dst, audioFormat(p.MediaType)...)
 			dst = append(dst, `"}}`...)
 		default:
 			dst = append(dst, `{"type":"text","text":`...)
@@ -606,8 +606,8 @@ func appendChatContentParts(dst []byte, parts []codec.Part) []byte {
 	return append(dst, ']')
 }
 
-// appendChatDataURL appends the data: URL of p's media type and data.
-func appendChatDataURL(dst []byte, p *codec.Part) []byte {
+// appendDataURL appends the data: URL of p's media type and data.
+func appendDataURL(dst []byte, p *codec.Part) []byte {
 	dst = append(dst, `"data:`...)
 	dst = jsonx.AppendStringBody(dst, p.MediaType)
 	dst = append(dst, ";base64,"...)
@@ -615,39 +615,39 @@ func appendChatDataURL(dst []byte, p *codec.Part) []byte {
 	return append(dst, '"')
 }
 
-// appendChatToolCalls appends the tool call parts as a tool_calls array,
+// appendToolCalls appends the tool call parts as a tool_calls array,
 // their ids in format ids. Arguments are written as a JSON string holding
 // the object's text, "{}" when there are none.
-func appendChatToolCalls(dst []byte, parts []codec.Part, ids codec.IDFormat) []byte {
+func appendToolCalls(dst []byte, parts []codec.Part, ids codec.IDFormat) []byte {
 	dst = append(dst, '[')
 	for j := range parts {
 		p := &parts[j]
 		if p.Type != codec.PartToolCall {
 			continue
 		}
-		dst = chatComma(dst)
+		dst = comma(dst)
 		dst = append(dst, `{"id":`...)
-		dst = appendChatToolCallID(dst, p.ToolCallID, ids)
+		dst = appendToolCallID(dst, p.ToolCallID, ids)
 		dst = append(dst, `,"type":"function","function":{"name":`...)
 		dst = jsonx.AppendString(dst, wire.CallWireName(p))
 		dst = append(dst, `,"arguments":`...)
-		dst = jsonx.AppendString(dst, chatArgumentsText(p.Arguments))
+		dst = jsonx.AppendString(dst, argumentsText(p.Arguments))
 		dst = append(dst, "}}"...)
 	}
 	return append(dst, ']')
 }
 
-// chatArgumentsText returns the arguments object text, "{}" for none.
-func chatArgumentsText(args string) string {
+// argumentsText returns the arguments object text, "{}" for none.
+func argumentsText(args string) string {
 	if args == "" {
 		return "{}"
 	}
 	return args
 }
 
-// appendChatTextParts appends the text parts (and, when refusalsAsText, the
+// appendTextParts appends the text parts (and, when refusalsAsText, the
 // refusal parts) as an array of Chat text content parts.
-func appendChatTextParts(dst []byte, parts []codec.Part, refusalsAsText bool) []byte {
+func appendTextParts(dst []byte, parts []codec.Part, refusalsAsText bool) []byte {
 	dst = append(dst, '[')
 	first := true
 	for i := range parts {
@@ -666,11 +666,11 @@ func appendChatTextParts(dst []byte, parts []codec.Part, refusalsAsText bool) []
 	return append(dst, ']')
 }
 
-// appendChatAnnotations appends the citations of the text parts as Chat
+// appendAnnotations appends the citations of the text parts as Chat
 // url_citation annotations ({type, url_citation: {start_index, end_index,
 // url, title}}), whose character indexes count from the start of the
 // message content, the text parts joined.
-func appendChatAnnotations(dst []byte, parts []codec.Part) []byte {
+func appendAnnotations(dst []byte, parts []codec.Part) []byte {
 	dst = append(dst, '[')
 	base, first := 0, true
 	for i := range parts {
@@ -692,10 +692,10 @@ func appendChatAnnotations(dst []byte, parts []codec.Part) []byte {
 	return append(dst, ']')
 }
 
-// appendChatJoined appends the text parts (and, when refusalsAsText, the
+// appendJoined appends the text parts (and, when refusalsAsText, the
 // refusal parts) concatenated as one JSON string: they are one contiguous
 // output, so no separator is added.
-func appendChatJoined(dst []byte, parts []codec.Part, refusalsAsText bool) []byte {
+func appendJoined(dst []byte, parts []codec.Part, refusalsAsText bool) []byte {
 	dst = append(dst, '"')
 	for i := range parts {
 		if p := &parts[i]; p.Type == codec.PartText || refusalsAsText {
@@ -705,9 +705,9 @@ func appendChatJoined(dst []byte, parts []codec.Part, refusalsAsText bool) []byt
 	return append(dst, '"')
 }
 
-// appendChatJoinedRefusal appends the refusal parts concatenated as one JSON
+// appendJoinedRefusal appends the refusal parts concatenated as one JSON
 // string.
-func appendChatJoinedRefusal(dst []byte, parts []codec.Part) []byte {
+func appendJoinedRefusal(dst []byte, parts []codec.Part) []byte {
 	dst = append(dst, '"')
 	for _, p := range parts {
 		if p.Type == codec.PartRefusal {

@@ -13,14 +13,14 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// chatDecodeRequest decodes body as a Chat request and returns the request
+// decodeRequest decodes body as a Chat request and returns the request
 // with empty slices normalised to nil, and the error as an *Error.
-func chatDecodeRequest(t *testing.T, body string) (codec.Request, *codec.Error) {
+func decodeRequest(t *testing.T, body string) (codec.Request, *codec.Error) {
 	t.Helper()
 	var req codec.Request
 	err := codec.DecodeRequest(codec.OpenAIChat, []byte(body), &req)
 	if err == nil {
-		chatNormalize(&req)
+		normalize(&req)
 		return req, nil
 	}
 	var e *codec.Error
@@ -30,9 +30,9 @@ func chatDecodeRequest(t *testing.T, body string) (codec.Request, *codec.Error) 
 	return req, e
 }
 
-// chatNormalize sets empty slices to nil so that reflect.DeepEqual compares
+// normalize sets empty slices to nil so that reflect.DeepEqual compares
 // content, not allocation.
-func chatNormalize(r *codec.Request) {
+func normalize(r *codec.Request) {
 	if len(r.System) == 0 {
 		r.System = nil
 	}
@@ -50,12 +50,12 @@ func chatNormalize(r *codec.Request) {
 	}
 }
 
-func chatText(s string) codec.Part { return codec.Part{Type: codec.PartText, Text: s} }
+func text(s string) codec.Part { return codec.Part{Type: codec.PartText, Text: s} }
 
 func chatRefusal(s string) codec.Part { return codec.Part{Type: codec.PartRefusal, Text: s} }
 
 func chatUser(s string) codec.Message {
-	return codec.Message{Role: codec.RoleUser, Parts: []codec.Part{chatText(s)}}
+	return codec.Message{Role: codec.RoleUser, Parts: []codec.Part{text(s)}}
 }
 
 func TestChatDecodeRequest(t *testing.T) {
@@ -75,7 +75,7 @@ func TestChatDecodeRequest(t *testing.T) {
 			body: `{"messages":[{"role":"system","content":"Be brief."},` + user + `],"model":"gpt-4o"}`,
 			want: codec.Request{
 				Model:      "gpt-4o",
-				System:     []codec.Part{chatText("Be brief.")},
+				System:     []codec.Part{text("Be brief.")},
 				SystemRole: codec.RoleSystem,
 				Messages:   []codec.Message{chatUser("Hi")},
 			},
@@ -87,7 +87,7 @@ func TestChatDecodeRequest(t *testing.T) {
 				{"role":"system","content":"C"},` + user + `]}`,
 			want: codec.Request{
 				Model:      "o3",
-				System:     []codec.Part{chatText("A"), chatText("B"), chatText("C")},
+				System:     []codec.Part{text("A"), text("B"), text("C")},
 				SystemRole: codec.RoleDeveloper,
 				Messages:   []codec.Message{chatUser("Hi")},
 			},
@@ -101,16 +101,16 @@ func TestChatDecodeRequest(t *testing.T) {
 				{"role":"user","content":"Salut"}]}`,
 			want: codec.Request{Model: "m", Messages: []codec.Message{
 				chatUser("Hi"),
-				{Role: codec.RoleAssistant, Parts: []codec.Part{chatText("Hello")}},
-				{Role: codec.RoleSystem, Parts: []codec.Part{chatText("Now in French.")}},
-				{Role: codec.RoleDeveloper, Parts: []codec.Part{chatText("Really.")}},
+				{Role: codec.RoleAssistant, Parts: []codec.Part{text("Hello")}},
+				{Role: codec.RoleSystem, Parts: []codec.Part{text("Now in French.")}},
+				{Role: codec.RoleDeveloper, Parts: []codec.Part{text("Really.")}},
 				chatUser("Salut"),
 			}},
 		},
 		{
 			name: "only instructions",
 			body: `{"model":"m","messages":[{"role":"system","content":"S"}]}`,
-			want: codec.Request{Model: "m", System: []codec.Part{chatText("S")}, SystemRole: codec.RoleSystem},
+			want: codec.Request{Model: "m", System: []codec.Part{text("S")}, SystemRole: codec.RoleSystem},
 		},
 		{
 			name: "text parts, escapes and an empty string",
@@ -118,7 +118,7 @@ func TestChatDecodeRequest(t *testing.T) {
 				{"role":"user","content":[{"type":"text","text":"line\n\"one\""},{"text":"caf\u00e9","type":"text"}]},
 				{"role":"user","content":""}]}`,
 			want: codec.Request{Model: "m", Messages: []codec.Message{
-				{Role: codec.RoleUser, Parts: []codec.Part{chatText("line\n\"one\""), chatText("café")}},
+				{Role: codec.RoleUser, Parts: []codec.Part{text("line\n\"one\""), text("café")}},
 				chatUser(""),
 			}},
 		},
@@ -134,7 +134,7 @@ func TestChatDecodeRequest(t *testing.T) {
 				chatUser("Hi"),
 				{Role: codec.RoleAssistant, Parts: []codec.Part{chatRefusal("No.")}},
 				{Role: codec.RoleAssistant, Parts: []codec.Part{chatRefusal("Still no.")}},
-				{Role: codec.RoleAssistant, Parts: []codec.Part{chatText("Partly"), chatRefusal("but no.")}},
+				{Role: codec.RoleAssistant, Parts: []codec.Part{text("Partly"), chatRefusal("but no.")}},
 				{Role: codec.RoleAssistant, Parts: []codec.Part{chatRefusal("Nope.")}},
 				{Role: codec.RoleAssistant, Parts: []codec.Part{chatRefusal("Empty.")}},
 			}},
@@ -194,7 +194,7 @@ func TestChatDecodeRequest(t *testing.T) {
 				Model: "m", Stream: true,
 				Messages: []codec.Message{
 					chatUser("Hi"),
-					{Role: codec.RoleAssistant, Parts: []codec.Part{chatText("Hello")}},
+					{Role: codec.RoleAssistant, Parts: []codec.Part{text("Hello")}},
 				},
 				Cache: codec.Cache{Key: "p", Retention: "24h"},
 				Dropped: []string{
@@ -217,7 +217,7 @@ func TestChatDecodeRequest(t *testing.T) {
 				"n":1,"logprobs":false,"modalities":["text"],"response_format":{"type":"text"},"tools":[]}`,
 			want: codec.Request{Model: "m", Messages: []codec.Message{
 				chatUser("Hi"),
-				{Role: codec.RoleAssistant, Parts: []codec.Part{chatText("Hello")}},
+				{Role: codec.RoleAssistant, Parts: []codec.Part{text("Hello")}},
 			}},
 		},
 		{
@@ -243,9 +243,9 @@ func TestChatDecodeRequest(t *testing.T) {
 				{"role":"assistant","content":"A","parsed":null}]}`,
 			want: codec.Request{Model: "m", Messages: []codec.Message{
 				chatUser("Hi"),
-				{Role: codec.RoleAssistant, Parts: []codec.Part{chatText("{}"), {Type: codec.PartToolCall, ToolCallID: "c1", ToolName: "f", Arguments: "{}"}}},
-				{Role: codec.RoleUser, Parts: []codec.Part{{Type: codec.PartToolResult, ToolCallID: "c1", ToolName: "f", Content: []codec.Part{chatText("ok")}}}},
-				{Role: codec.RoleAssistant, Parts: []codec.Part{chatText("A")}},
+				{Role: codec.RoleAssistant, Parts: []codec.Part{text("{}"), {Type: codec.PartToolCall, ToolCallID: "c1", ToolName: "f", Arguments: "{}"}}},
+				{Role: codec.RoleUser, Parts: []codec.Part{{Type: codec.PartToolResult, ToolCallID: "c1", ToolName: "f", Content: []codec.Part{text("ok")}}}},
+				{Role: codec.RoleAssistant, Parts: []codec.Part{text("A")}},
 			}, Dropped: []string{"messages[1].parsed", "messages[1].tool_calls[0].function.parsed_arguments"}},
 		},
 		{
@@ -256,7 +256,7 @@ func TestChatDecodeRequest(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := chatDecodeRequest(t, tt.body)
+			got, err := decodeRequest(t, tt.body)
 			if err != nil {
 				t.Fatalf("unexpected error: %v", err)
 			}
@@ -463,7 +463,7 @@ func TestChatDecodeRequestErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := chatDecodeRequest(t, tt.body)
+			_, err := decodeRequest(t, tt.body)
 			if err == nil {
 				t.Fatal("expected an error")
 			}
@@ -486,7 +486,7 @@ func TestChatDecodeRequestRecordings(t *testing.T) {
 	for name, want := range map[string]codec.Request{
 		"gpt-4o-text.json": {
 			Model:      "gpt-4o",
-			System:     []codec.Part{chatText("You are a helpful assistant")},
+			System:     []codec.Part{text("You are a helpful assistant")},
 			SystemRole: codec.RoleSystem,
 			Messages:   []codec.Message{chatUser("Say hi in Portuguese")},
 			MaxTokens:  codec.OptInt{Value: 4000, Set: true},
@@ -498,8 +498,8 @@ func TestChatDecodeRequestRecordings(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			rec := chatRecording(t, name)
-			got, err := chatDecodeRequest(t, rec.Get("request.body").Raw)
+			rec := recording(t, name)
+			got, err := decodeRequest(t, rec.Get("request.body").Raw)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -520,7 +520,7 @@ func TestChatAppendRequest(t *testing.T) {
 			name: "basic",
 			req: codec.Request{
 				Model:     "gpt-4o",
-				System:    []codec.Part{chatText("You are a helpful assistant")},
+				System:    []codec.Part{text("You are a helpful assistant")},
 				Messages:  []codec.Message{chatUser("Say hi in Portuguese")},
 				MaxTokens: codec.OptInt{Value: 4000, Set: true},
 			},
@@ -545,13 +545,13 @@ func TestChatAppendRequest(t *testing.T) {
 			name: "developer_multipart",
 			req: codec.Request{
 				Model:      "o3",
-				System:     []codec.Part{chatText("Rule one."), chatText("Rule two.")},
+				System:     []codec.Part{text("Rule one."), text("Rule two.")},
 				SystemRole: codec.RoleDeveloper,
 				Messages: []codec.Message{
-					{Role: codec.RoleUser, Parts: []codec.Part{chatText("Part A. "), chatText("Part B.")}},
-					{Role: codec.RoleAssistant, Parts: []codec.Part{chatText("Answer.")}},
-					{Role: codec.RoleSystem, Parts: []codec.Part{chatText("Switch to French.")}},
-					{Role: codec.RoleDeveloper, Parts: []codec.Part{chatText("Keep it short.")}},
+					{Role: codec.RoleUser, Parts: []codec.Part{text("Part A. "), text("Part B.")}},
+					{Role: codec.RoleAssistant, Parts: []codec.Part{text("Answer.")}},
+					{Role: codec.RoleSystem, Parts: []codec.Part{text("Switch to French.")}},
+					{Role: codec.RoleDeveloper, Parts: []codec.Part{text("Keep it short.")}},
 					chatUser("Encore ?"),
 				},
 			},
@@ -564,10 +564,10 @@ func TestChatAppendRequest(t *testing.T) {
 					chatUser("Q1"),
 					{Role: codec.RoleAssistant, Parts: []codec.Part{chatRefusal("I can't help with that.")}},
 					chatUser("Q2"),
-					{Role: codec.RoleAssistant, Parts: []codec.Part{chatText("Here is part: "), chatRefusal("the rest "), chatRefusal("I can't.")}},
-					{Role: codec.RoleUser, Parts: []codec.Part{chatText("Quoted: "), chatRefusal("a refusal")}},
+					{Role: codec.RoleAssistant, Parts: []codec.Part{text("Here is part: "), chatRefusal("the rest "), chatRefusal("I can't.")}},
+					{Role: codec.RoleUser, Parts: []codec.Part{text("Quoted: "), chatRefusal("a refusal")}},
 					{Role: codec.RoleUser, Parts: []codec.Part{chatRefusal("only a refusal")}},
-					{Role: codec.RoleAssistant, Parts: []codec.Part{chatText("one"), chatText("two"), chatRefusal("no")}},
+					{Role: codec.RoleAssistant, Parts: []codec.Part{text("one"), text("two"), chatRefusal("no")}},
 				},
 			},
 		},
@@ -602,7 +602,7 @@ func TestChatAppendRequestErrors(t *testing.T) {
 	}{
 		{"top_k", "top_k", codec.Request{Model: "m", Messages: []codec.Message{chatUser("Hi")}, TopK: codec.OptInt{Value: 40, Set: true}}},
 		{"unknown message part", "messages[1].parts[0]", codec.Request{Model: "m", Messages: []codec.Message{chatUser("Hi"), {Role: codec.RoleUser, Parts: []codec.Part{{Type: 200}}}}}},
-		{"unknown system part", "system[1]", codec.Request{Model: "m", System: []codec.Part{chatText("S"), {Type: 200}}, Messages: []codec.Message{chatUser("Hi")}}},
+		{"unknown system part", "system[1]", codec.Request{Model: "m", System: []codec.Part{text("S"), {Type: 200}}, Messages: []codec.Message{chatUser("Hi")}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -622,7 +622,7 @@ func TestChatAppendRequestErrors(t *testing.T) {
 // decodes the result: nothing may change.
 func TestChatRequestRoundTrip(t *testing.T) {
 	body := codectest.ReadTestdata(t, "openai-chat/bench_request.json")
-	first, err := chatDecodeRequest(t, string(body))
+	first, err := decodeRequest(t, string(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -633,7 +633,7 @@ func TestChatRequestRoundTrip(t *testing.T) {
 	if aerr != nil {
 		t.Fatal(aerr)
 	}
-	second, err := chatDecodeRequest(t, string(out))
+	second, err := decodeRequest(t, string(out))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -654,18 +654,18 @@ func TestChatDecodeRequestReuse(t *testing.T) {
 	if err := codec.DecodeRequest(codec.OpenAIChat, []byte(`{"model":"m","messages":[{"role":"user","content":"Hi"}],"stop":"x"}`), &req); err != nil {
 		t.Fatal(err)
 	}
-	chatNormalize(&req)
+	normalize(&req)
 	want := codec.Request{Model: "m", Messages: []codec.Message{chatUser("Hi")}, StopSequences: []string{"x"}}
 	if !codectest.EqualDecoded(req, want) {
 		t.Errorf("got  %+v\nwant %+v", req, want)
 	}
 }
 
-var chatRecordings = filepath.Join(codectest.RecordingsDir, "openai-chat")
+var recordings = filepath.Join(codectest.RecordingsDir, "openai-chat")
 
-// chatRecording returns the recording called name.
-// chatRecording returns the openai-chat recording called name.
-func chatRecording(t *testing.T, name string) gjson.Result {
+// recording returns the recording called name.
+// recording returns the openai-chat recording called name.
+func recording(t *testing.T, name string) gjson.Result {
 	t.Helper()
 	return codectest.ReadRecording(t, "openai-chat/"+name)
 }

@@ -47,14 +47,14 @@ func TestChatDecodeResponseRecordings(t *testing.T) {
 		},
 	}
 	codectest.SkipWithoutRecordings(t)
-	files, err := filepath.Glob(filepath.Join(chatRecordings, "*.json"))
+	files, err := filepath.Glob(filepath.Join(recordings, "*.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	seen := 0
 	for _, file := range files {
 		name := filepath.Base(file)
-		rec := chatRecording(t, name)
+		rec := recording(t, name)
 		if rec.Get("stream").Bool() || rec.Get("response.status").Int() != 200 {
 			continue
 		}
@@ -75,7 +75,7 @@ func TestChatDecodeResponseRecordings(t *testing.T) {
 			if resp.ID != w.id || resp.Model != w.model || resp.Created != w.created {
 				t.Errorf("id/model/created = %q %q %d, want %q %q %d", resp.ID, resp.Model, resp.Created, w.id, w.model, w.created)
 			}
-			if len(resp.Content) != 1 || !codectest.EqualDecoded(resp.Content[0], chatText(w.text)) {
+			if len(resp.Content) != 1 || !codectest.EqualDecoded(resp.Content[0], text(w.text)) {
 				t.Errorf("content = %+v, want one text part %q", resp.Content, w.text)
 			}
 			if resp.StopReason != w.stop {
@@ -129,7 +129,7 @@ func TestChatDecodeResponse(t *testing.T) {
 			name: "reasoning_content (DeepSeek) comes before the text, unsigned, with reasoning tokens",
 			body: wrap(`{"role":"assistant","content":"4","reasoning_content":"2+2 is 4."}`, `"stop"`,
 				`{"prompt_tokens":10,"completion_tokens":20,"total_tokens":30,"prompt_tokens_details":{"cached_tokens":8},"completion_tokens_details":{"reasoning_tokens":15}}`),
-			content: []codec.Part{{Type: codec.PartReasoning, Text: "2+2 is 4."}, chatText("4")},
+			content: []codec.Part{{Type: codec.PartReasoning, Text: "2+2 is 4."}, text("4")},
 			stop:    mapping.StopEnd,
 			usage:   codec.Usage{Known: true, InputTokens: 10, CacheReadTokens: 8, OutputTokens: 20, ReasoningTokens: 15},
 		},
@@ -137,38 +137,38 @@ func TestChatDecodeResponse(t *testing.T) {
 			name: "DeepSeek's cache hits are cached tokens",
 			body: wrap(`{"role":"assistant","content":"4"}`, `"stop"`,
 				`{"prompt_tokens":100,"completion_tokens":20,"total_tokens":120,"prompt_cache_hit_tokens":64,"prompt_cache_miss_tokens":36,"completion_tokens_details":{"reasoning_tokens":15}}`),
-			content: []codec.Part{chatText("4")},
+			content: []codec.Part{text("4")},
 			stop:    mapping.StopEnd,
 			usage:   codec.Usage{Known: true, InputTokens: 100, CacheReadTokens: 64, OutputTokens: 20, ReasoningTokens: 15},
 		},
 		{
 			name:    "reasoning (vLLM, OpenRouter) is the same",
 			body:    wrap(`{"role":"assistant","content":"4","reasoning":"2+2 is 4.","reasoning_details":[{"type":"reasoning.text"}]}`, `"stop"`, ""),
-			content: []codec.Part{{Type: codec.PartReasoning, Text: "2+2 is 4."}, chatText("4")},
+			content: []codec.Part{{Type: codec.PartReasoning, Text: "2+2 is 4."}, text("4")},
 			stop:    mapping.StopEnd,
 		},
 		{
 			name:    "reasoning beside reasoning_content is not repeated",
 			body:    wrap(`{"role":"assistant","content":"4","reasoning":"same","reasoning_content":"same"}`, `"stop"`, ""),
-			content: []codec.Part{{Type: codec.PartReasoning, Text: "same"}, chatText("4")},
+			content: []codec.Part{{Type: codec.PartReasoning, Text: "same"}, text("4")},
 			stop:    mapping.StopEnd,
 		},
 		{
 			name:    "empty and null reasoning are nothing",
 			body:    wrap(`{"role":"assistant","content":"4","reasoning":null,"reasoning_content":""}`, `"stop"`, ""),
-			content: []codec.Part{chatText("4")},
+			content: []codec.Part{text("4")},
 			stop:    mapping.StopEnd,
 		},
 		{
 			name:    "reasoning before tool calls",
 			body:    wrap(`{"role":"assistant","content":null,"reasoning_content":"call f","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]}`, `"tool_calls"`, ""),
-			content: []codec.Part{{Type: codec.PartReasoning, Text: "call f"}, chatCall("c1", "f", "{}")},
+			content: []codec.Part{{Type: codec.PartReasoning, Text: "call f"}, call("c1", "f", "{}")},
 			stop:    mapping.StopToolUse,
 		},
 		{
 			name:    "empty answer cut by the limit",
 			body:    wrap(`{"role":"assistant","content":""}`, `"length"`, `{"prompt_tokens":5,"completion_tokens":0,"total_tokens":5,"prompt_tokens_details":null}`),
-			content: []codec.Part{chatText("")},
+			content: []codec.Part{text("")},
 			stop:    mapping.StopMaxTokens,
 			usage:   codec.Usage{Known: true, InputTokens: 5},
 		},
@@ -176,21 +176,21 @@ func TestChatDecodeResponse(t *testing.T) {
 			name: "content filter with cached tokens",
 			body: wrap(`{"role":"assistant","content":"Par","tool_calls":[],"function_call":null,"audio":null}`, `"content_filter"`,
 				`{"prompt_tokens":1200,"completion_tokens":3,"total_tokens":1203,"prompt_tokens_details":{"cached_tokens":1024,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":0}}`),
-			content: []codec.Part{chatText("Par")},
+			content: []codec.Part{text("Par")},
 			stop:    mapping.StopContentFilter,
 			usage:   codec.Usage{Known: true, InputTokens: 1200, CacheReadTokens: 1024, OutputTokens: 3},
 		},
 		{
 			name:    "null counters",
 			body:    wrap(`{"role":"assistant","content":"x"}`, `"stop"`, `{"prompt_tokens":null,"completion_tokens":2,"completion_tokens_details":null}`),
-			content: []codec.Part{chatText("x")},
+			content: []codec.Part{text("x")},
 			stop:    mapping.StopEnd,
 			usage:   codec.Usage{Known: true, OutputTokens: 2},
 		},
 		{
 			name:    "no finish reason",
 			body:    wrap(`{"role":"assistant","content":"x"}`, `null`, ""),
-			content: []codec.Part{chatText("x")},
+			content: []codec.Part{text("x")},
 			stop:    mapping.StopNone,
 		},
 	}
@@ -275,7 +275,7 @@ func TestChatAppendResponse(t *testing.T) {
 			name: "text",
 			resp: codec.Response{
 				ID: "chatcmpl-abc", Model: "gpt-4o-2024-08-06", Created: 1782321890,
-				Content:    []codec.Part{chatText("Oi! "), chatText("Tudo bem?")},
+				Content:    []codec.Part{text("Oi! "), text("Tudo bem?")},
 				StopReason: mapping.StopEnd,
 				Usage: codec.Usage{
 					Known: true, InputTokens: 1220, CacheReadTokens: 1024, CacheWriteTokens: 100,
@@ -295,7 +295,7 @@ func TestChatAppendResponse(t *testing.T) {
 			name: "length",
 			resp: codec.Response{
 				ID: "chatcmpl-len", Model: "gpt-4o", Created: 1700000001,
-				Content:    []codec.Part{chatText("The list goes:\n1."), chatRefusal(" but not this.")},
+				Content:    []codec.Part{text("The list goes:\n1."), chatRefusal(" but not this.")},
 				StopReason: mapping.StopMaxTokens,
 				Usage:      codec.Usage{Known: true, InputTokens: 10, OutputTokens: 16},
 			},
@@ -320,7 +320,7 @@ func TestChatAppendResponse(t *testing.T) {
 // upstream that gave none.
 func TestChatAppendResponseDefaults(t *testing.T) {
 	before := time.Now().Unix()
-	out, err := codec.AppendResponse(nil, codec.OpenAIChat, &codec.Response{Model: "m", Content: []codec.Part{chatText("x")}})
+	out, err := codec.AppendResponse(nil, codec.OpenAIChat, &codec.Response{Model: "m", Content: []codec.Part{text("x")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +337,7 @@ func TestChatAppendResponseDefaults(t *testing.T) {
 }
 
 func TestChatAppendResponseError(t *testing.T) {
-	_, err := codec.AppendResponse(nil, codec.OpenAIChat, &codec.Response{Content: []codec.Part{chatText("x"), {Type: 200}}})
+	_, err := codec.AppendResponse(nil, codec.OpenAIChat, &codec.Response{Content: []codec.Part{text("x"), {Type: 200}}})
 	var e *codec.Error
 	if !errors.As(err, &e) || e.Status != 502 || e.Param != "content[1]" {
 		t.Errorf("got %v, want a 502 about content[1]", err)
@@ -349,7 +349,7 @@ func TestChatAppendResponseError(t *testing.T) {
 func TestChatResponseRoundTrip(t *testing.T) {
 	for _, name := range []string{"gpt-4o-text.json", "o3-mini-stop-sequence.json", "gpt-5-image.json"} {
 		t.Run(name, func(t *testing.T) {
-			rec := chatRecording(t, name)
+			rec := recording(t, name)
 			var first, second codec.Response
 			if err := codec.DecodeResponse(codec.OpenAIChat, []byte(rec.Get("response.body").Str), &first); err != nil {
 				t.Fatal(err)
@@ -366,7 +366,7 @@ func TestChatResponseRoundTrip(t *testing.T) {
 			}
 		})
 	}
-	rec := chatRecording(t, "gpt-4o-text.json")
+	rec := recording(t, "gpt-4o-text.json")
 	var resp codec.Response
 	if err := codec.DecodeResponse(codec.OpenAIChat, []byte(rec.Get("response.body").Str), &resp); err != nil {
 		t.Fatal(err)
@@ -378,7 +378,7 @@ func TestChatResponseRoundTrip(t *testing.T) {
 func BenchmarkChatAppendResponse(b *testing.B) {
 	resp := codec.Response{
 		ID: "chatcmpl-DuLdCrhIZ5WekmJNOuiNyelYjQqZk", Model: "gpt-4o-2024-08-06", Created: 1782321890,
-		Content: []codec.Part{chatText(strings.Repeat("A reasonably long answer, with \"quotes\" and a newline.\n", 20))},
+		Content: []codec.Part{text(strings.Repeat("A reasonably long answer, with \"quotes\" and a newline.\n", 20))},
 		Usage:   codec.Usage{Known: true, InputTokens: 1200, CacheReadTokens: 1024, OutputTokens: 300, ReasoningTokens: 64},
 	}
 	b.ReportAllocs()

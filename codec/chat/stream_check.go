@@ -28,34 +28,34 @@ func (chatCodec) CheckEvent(_ codec.Protocol, _, data string, _ bool) (valid, te
 // the last choice chunk, usage comes in its own chunk (or the last one),
 // and a refusal delta makes the stop a refusal.
 func (chatCodec) ReportsUsage(_ codec.Protocol, _, data string) bool {
-	return chatReportsUsage(data)
+	return reportsUsage(data)
 }
 
-// chatReportsUsage reports whether a Chat chunk has a usage or error
+// reportsUsage reports whether a Chat chunk has a usage or error
 // member, or a finish_reason or refusal that is not null, in one pass over
 // the chunk: a chunk is short and full of quotes, which makes a substring
 // search per key (or a vectorised search per quote) slower.
-func chatReportsUsage(data string) bool {
+func reportsUsage(data string) bool {
 	i := 0
 	for ; len(data)-i >= 64; i += 64 {
 		q, _, _ := jsonx.StringMasks(unsafe.StringData(data[i:]))
 		for ; q != 0; q &= q - 1 {
-			if chatReportingKey(data[i+bits.TrailingZeros64(q)+1:]) {
+			if reportingKey(data[i+bits.TrailingZeros64(q)+1:]) {
 				return true
 			}
 		}
 	}
 	for ; i < len(data); i++ {
-		if data[i] == '"' && chatReportingKey(data[i+1:]) {
+		if data[i] == '"' && reportingKey(data[i+1:]) {
 			return true
 		}
 	}
 	return false
 }
 
-// chatReportingKey reports whether rest, what follows a quote in a Chat
-// chunk, is a key chatReportsUsage looks for, with a value it counts.
-func chatReportingKey(rest string) bool {
+// reportingKey reports whether rest, what follows a quote in a Chat
+// chunk, is a key reportsUsage looks for, with a value it counts.
+func reportingKey(rest string) bool {
 	if rest == "" {
 		return false
 	}

@@ -11,14 +11,14 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// chatArenaSize is the arena the decoder unescapes chunk strings into: it
+// arenaSize is the arena the decoder unescapes chunk strings into: it
 // fits the escaped strings of any ordinary chunk, so that a stream allocates
 // it once.
-const chatArenaSize = 2 << 10
+const arenaSize = 2 << 10
 
-// chatStreamDecoder decodes upstream Chat streams. It is a state machine fed
+// streamDecoder decodes upstream Chat streams. It is a state machine fed
 // one SSE event at a time.
-type chatStreamDecoder struct {
+type streamDecoder struct {
 	// index is the structure of the event being decoded (jsonx.Arena.IndexEvent).
 	index jsonx.Index
 	// text holds the unescaped strings of the event being decoded.
@@ -40,7 +40,7 @@ type chatStreamDecoder struct {
 	callID    string
 	sawCalls  bool
 	// sawRefusal: a refusal part was started; a natural end is then a
-	// refusal (see chatRefusalStop).
+	// refusal (see refusalStop).
 	sawRefusal bool
 	// usage is the usage last reported, so that a repeated one is not
 	// reported again.
@@ -50,7 +50,7 @@ type chatStreamDecoder struct {
 	content  wire.TextOffsets
 	partBase int
 	// audioID is the id of the audio answer, kept until the answer ends
-	// (chatAudioState); audioDropped: its sound was reported dropped.
+	// (audioState); audioDropped: its sound was reported dropped.
 	audioID      string
 	audioDropped bool
 	// chunkID is the raw id of the chunk being decoded (every chunk
@@ -58,23 +58,23 @@ type chatStreamDecoder struct {
 	chunkID string
 }
 
-// chatLegacyIndex is the callIndex of an open legacy function_call part,
+// legacyIndex is the callIndex of an open legacy function_call part,
 // which has no tool_calls index.
-const chatLegacyIndex = -1
+const legacyIndex = -1
 
-func newChatStreamDecoder() *chatStreamDecoder {
-	return &chatStreamDecoder{text: jsonx.NewArena(chatArenaSize), open: -1}
+func newStreamDecoder() *streamDecoder {
+	return &streamDecoder{text: jsonx.NewArena(arenaSize), open: -1}
 }
 
-// chatChunk is the top level of one chunk, as raw JSON values ("" when
+// chunk is the top level of one chunk, as raw JSON values ("" when
 // absent), collected before it is interpreted so that the result never
 // depends on key order.
-type chatChunk struct {
+type chunk struct {
 	id, model, created, choices, usage, err string
 }
 
 // Decode implements StreamDecoder.
-func (d *chatStreamDecoder) Decode(out []codec.Event, name, data []byte, bare bool) []codec.Event {
+func (d *streamDecoder) Decode(out []codec.Event, name, data []byte, bare bool) []codec.Event {
 	if d.done {
 		return out
 	}
@@ -90,19 +90,19 @@ func (d *chatStreamDecoder) Decode(out []codec.Event, name, data []byte, bare bo
 		// event "error" mean an error; other names are events this codec
 		// does not know, which are ignored, never forwarded.
 		if string(name) == "error" {
-			return d.fail(out, chatEventError(s))
+			return d.fail(out, eventError(s))
 		}
 		return out
-	case chatIsDone(s):
+	case isDone(s):
 		return d.end(out)
 	}
 	if !d.text.IndexEvent(s, &d.index) {
 		return d.fail(out, codec.BadUpstream(codec.OpenAIChat, "stream event is not valid JSON"))
 	}
-	if !chatIsObject(s) {
+	if !isObject(s) {
 		return d.fail(out, codec.BadUpstream(codec.OpenAIChat, "stream event is not a JSON object"))
 	}
-	var c chatChunk
+	var c chunk
 	jsonx.EachRawMember(s, &d.text, func(key, raw string) bool {
 		switch key {
 		case "id":
@@ -127,17 +127,17 @@ func (d *chatStreamDecoder) Decode(out []codec.Event, name, data []byte, bare bo
 
 // chunk turns one collected chunk into events: the start (first chunk),
 // then the choice's delta and finish reason, then the usage.
-func (d *chatStreamDecoder) chunk(out []codec.Event, c *chatChunk) []codec.Event {
-	if !chatIsNull(c.err) {
-		return d.fail(out, chatUpstreamError(gjson.Parse(c.err)))
+func (d *streamDecoder) chunk(out []codec.Event, c *chunk) []codec.Event {
+	if !isNull(c.err) {
+		return d.fail(out, upstreamError(gjson.Parse(c.err)))
 	}
-	usage := !chatIsNull(c.usage)
+	usage := !isNull(c.usage)
 	// Every chunk has choices, [] in the include_usage chunk; some
 	// compatible servers leave them out of a usage-only chunk.
-	if !chatIsArray(c.choices) && (!chatIsNull(c.choices) || !usage) {
+	if !isArray(c.choices) && (!isNull(c.choices) || !usage) {
 		return d.fail(out, codec.BadUpstream(codec.OpenAIChat, "stream event is not a chat.completion.chunk: choices is missing or not an array"))
 	}
-	if !d.started && !usage && chatNamesNothing(c.id) && chatNamesNothing(c.model) && (c.created == "" || c.created == "0") &&
+	if !d.started && !usage && namesNothing(c.id) && namesNothing(c.model) && (c.created == "" || c.created == "0") &&
 		!gjson.Parse(c.choices).Get("0").Exists() {
 		// A chunk without choices, usage or id says nothing a client
 		// reads: Azure OpenAI's first chunk carries only its prompt
@@ -147,13 +147,13 @@ func (d *chatStreamDecoder) chunk(out []codec.Event, c *chatChunk) []codec.Event
 	}
 	if !d.started {
 		start := codec.Event{Type: codec.EventStart}
-		if err := chatUpstreamString(d.result(c.id), "id", &start.ID); err != nil {
+		if err := upstreamString(d.result(c.id), "id", &start.ID); err != nil {
 			return d.fail(out, err)
 		}
-		if err := chatUpstreamString(d.result(c.model), "model", &start.Model); err != nil {
+		if err := upstreamString(d.result(c.model), "model", &start.Model); err != nil {
 			return d.fail(out, err)
 		}
-		if err := chatUpstreamInt(d.result(c.created), "created", &start.Created); err != nil {
+		if err := upstreamInt(d.result(c.created), "created", &start.Created); err != nil {
 			return d.fail(out, err)
 		}
 		d.started = true
@@ -172,7 +172,7 @@ func (d *chatStreamDecoder) chunk(out []codec.Event, c *chatChunk) []codec.Event
 		return out
 	}
 	var u codec.Usage
-	if err := decodeChatUsage(gjson.Parse(c.usage), &u); err != nil {
+	if err := decodeUsage(gjson.Parse(c.usage), &u); err != nil {
 		return d.fail(out, err)
 	}
 	if u != d.usage {
@@ -184,7 +184,7 @@ func (d *chatStreamDecoder) chunk(out []codec.Event, c *chatChunk) []codec.Event
 
 // result returns the value of the raw JSON value raw, with strings
 // unescaped into the arena; a missing value is null.
-func (d *chatStreamDecoder) result(raw string) gjson.Result {
+func (d *streamDecoder) result(raw string) gjson.Result {
 	if raw == "" {
 		return gjson.Result{}
 	}
@@ -193,8 +193,8 @@ func (d *chatStreamDecoder) result(raw string) gjson.Result {
 
 // choice decodes one element of choices: its delta, then its finish reason
 // (a chunk may carry the last text and the finish reason together).
-func (d *chatStreamDecoder) choice(out []codec.Event, choice string) ([]codec.Event, *codec.Error) {
-	if !chatIsObject(choice) {
+func (d *streamDecoder) choice(out []codec.Event, choice string) ([]codec.Event, *codec.Error) {
+	if !isObject(choice) {
 		return out, codec.BadUpstream(codec.OpenAIChat, "choices[] is not an object")
 	}
 	var delta, finish string
@@ -222,15 +222,15 @@ func (d *chatStreamDecoder) choice(out []codec.Event, choice string) ([]codec.Ev
 		return out, err
 	}
 	switch {
-	case chatIsNull(delta):
-	case !chatIsObject(delta):
+	case isNull(delta):
+	case !isObject(delta):
 		return out, codec.BadUpstream(codec.OpenAIChat, "choices[0].delta is not an object")
 	default:
 		if out, err = d.delta(out, delta); err != nil {
 			return out, err
 		}
 	}
-	if chatIsNull(finish) {
+	if isNull(finish) {
 		return out, nil
 	}
 	reason := d.result(finish)
@@ -250,7 +250,7 @@ func (d *chatStreamDecoder) choice(out []codec.Event, choice string) ([]codec.Ev
 		// Some compatible servers finish tool calls with "stop".
 		stop = mapping.StopToolUse
 	}
-	stop = chatRefusalStop(stop, d.sawRefusal)
+	stop = refusalStop(stop, d.sawRefusal)
 	return append(out, codec.Event{Type: codec.EventStop, StopReason: stop}), nil
 }
 
@@ -260,11 +260,11 @@ func (d *chatStreamDecoder) choice(out []codec.Event, choice string) ([]codec.Ev
 // index 0 do) starts a tool call part with its id and name; argument
 // fragments become deltas, empty ones nothing. Chat sends calls one after
 // another, so a fragment of a call that is no longer open is an error.
-func (d *chatStreamDecoder) toolCalls(out []codec.Event, raw string) ([]codec.Event, *codec.Error) {
+func (d *streamDecoder) toolCalls(out []codec.Event, raw string) ([]codec.Event, *codec.Error) {
 	switch {
-	case chatIsNull(raw):
+	case isNull(raw):
 		return out, nil
-	case !chatIsArray(raw):
+	case !isArray(raw):
 		return out, codec.BadUpstream(codec.OpenAIChat, "choices[0].delta.tool_calls is not an array")
 	}
 	var err *codec.Error
@@ -278,8 +278,8 @@ func (d *chatStreamDecoder) toolCalls(out []codec.Event, raw string) ([]codec.Ev
 }
 
 // toolCall decodes one tool call fragment at path.
-func (d *chatStreamDecoder) toolCall(out []codec.Event, path, raw string) ([]codec.Event, *codec.Error) {
-	if !chatIsObject(raw) {
+func (d *streamDecoder) toolCall(out []codec.Event, path, raw string) ([]codec.Event, *codec.Error) {
+	if !isObject(raw) {
 		return out, codec.BadUpstream(codec.OpenAIChat, path+" is not an object")
 	}
 	if d.stopped {
@@ -315,7 +315,7 @@ func (d *chatStreamDecoder) toolCall(out []codec.Event, path, raw string) ([]cod
 	case typ.Type != gjson.Null && typ.Type != gjson.String:
 		return out, codec.BadUpstream(codec.OpenAIChat, path+".type is not a string")
 	case typ.Type == gjson.String && typ.Str != "function":
-		return out, chatClientAction(path, typ.Str)
+		return out, clientAction(path, typ.Str)
 	case name.Type != gjson.Null && name.Type != gjson.String:
 		return out, codec.BadUpstream(codec.OpenAIChat, path+".function.name is not a string")
 	case args.Type != gjson.Null && args.Type != gjson.String:
@@ -344,10 +344,10 @@ func (d *chatStreamDecoder) toolCall(out []codec.Event, path, raw string) ([]cod
 	return append(out, codec.Event{Type: codec.EventPartDelta, Index: d.open, Text: args.Str}), nil
 }
 
-// chatDelta holds the fields of choices[0].delta that produce output, as
+// delta holds the fields of choices[0].delta that produce output, as
 // raw JSON values ("" when absent), collected first so that the events do
 // not depend on key order.
-type chatDelta struct {
+type delta struct {
 	content, refusal, toolCalls, annotations string
 	// legacy is the legacy function_call; audio the audio answer.
 	legacy, audio string
@@ -359,8 +359,8 @@ type chatDelta struct {
 
 // delta decodes choices[0].delta: reasoning first (the model reasons before
 // it answers), then content, refusal and tool calls.
-func (d *chatStreamDecoder) delta(out []codec.Event, raw string) ([]codec.Event, *codec.Error) {
-	var f chatDelta
+func (d *streamDecoder) delta(out []codec.Event, raw string) ([]codec.Event, *codec.Error) {
+	var f delta
 	var err *codec.Error
 	jsonx.EachRawMember(raw, &d.text, func(key, raw string) bool {
 		switch key {
@@ -382,7 +382,7 @@ func (d *chatStreamDecoder) delta(out []codec.Event, raw string) ([]codec.Event,
 			f.annotations = raw
 		case "images":
 			// Display only, as in complete answers.
-			if !chatIsEmpty(raw) {
+			if !isEmpty(raw) {
 				out = append(out, codec.Event{Type: codec.EventDropped, Text: "images"})
 			}
 		}
@@ -395,7 +395,7 @@ func (d *chatStreamDecoder) delta(out []codec.Event, raw string) ([]codec.Event,
 		return out, err
 	}
 	field := "reasoning_content"
-	if chatIsNull(f.reasoning) || f.reasoning == `""` {
+	if isNull(f.reasoning) || f.reasoning == `""` {
 		f.reasoning, field = f.reasoningAlias, "reasoning"
 	}
 	if out, err = d.textDelta(out, codec.PartReasoning, field, f.reasoning); err != nil {
@@ -418,14 +418,14 @@ func (d *chatStreamDecoder) delta(out []codec.Event, raw string) ([]codec.Event,
 }
 
 // audio decodes delta.audio fragments ({id, transcript, data,
-// expires_at}) by the rule of complete answers (decodeChatAudio): the
+// expires_at}) by the rule of complete answers (decodeAudio): the
 // transcript is text, the id is kept and sent as state when the answer
 // ends (flushAudio), and the sound is reported dropped, once.
-func (d *chatStreamDecoder) audio(out []codec.Event, raw string) ([]codec.Event, *codec.Error) {
+func (d *streamDecoder) audio(out []codec.Event, raw string) ([]codec.Event, *codec.Error) {
 	switch {
-	case chatIsNull(raw):
+	case isNull(raw):
 		return out, nil
-	case !chatIsObject(raw):
+	case !isObject(raw):
 		return out, codec.BadUpstream(codec.OpenAIChat, "choices[0].delta.audio is not an object")
 	}
 	var id, transcript, data gjson.Result
@@ -454,13 +454,13 @@ func (d *chatStreamDecoder) audio(out []codec.Event, raw string) ([]codec.Event,
 }
 
 // flushAudio appends the state part that keeps the audio answer's id
-// (chatAudioState), once the answer has ended.
-func (d *chatStreamDecoder) flushAudio(out []codec.Event) []codec.Event {
+// (audioState), once the answer has ended.
+func (d *streamDecoder) flushAudio(out []codec.Event) []codec.Event {
 	if d.audioID == "" {
 		return out
 	}
 	out = d.closePart(out)
-	state := chatAudioState(d.audioID)
+	state := audioState(d.audioID)
 	d.audioID = ""
 	out = append(out, codec.Event{Type: codec.EventPartStart, Index: d.next, Part: codec.PartReasoning, Redacted: true},
 		codec.Event{Type: codec.EventPartStop, Index: d.next, Signature: state.Signature, Origin: state.Origin})
@@ -469,13 +469,13 @@ func (d *chatStreamDecoder) flushAudio(out []codec.Event) []codec.Event {
 }
 
 // legacyCall decodes delta.function_call fragments ({name, arguments}) as
-// one tool call, as complete answers do (decodeChatLegacyCall): the first
+// one tool call, as complete answers do (decodeLegacyCall): the first
 // fragment, with the name, starts it; arguments become deltas.
-func (d *chatStreamDecoder) legacyCall(out []codec.Event, raw string) ([]codec.Event, *codec.Error) {
+func (d *streamDecoder) legacyCall(out []codec.Event, raw string) ([]codec.Event, *codec.Error) {
 	switch {
-	case chatIsNull(raw):
+	case isNull(raw):
 		return out, nil
-	case !chatIsObject(raw):
+	case !isObject(raw):
 		return out, codec.BadUpstream(codec.OpenAIChat, "choices[0].delta.function_call is not an object")
 	case d.stopped:
 		return out, codec.BadUpstream(codec.OpenAIChat, "choices[0].delta.function_call after finish_reason")
@@ -496,15 +496,15 @@ func (d *chatStreamDecoder) legacyCall(out []codec.Event, raw string) ([]codec.E
 	case args.Type != gjson.Null && args.Type != gjson.String:
 		return out, codec.BadUpstream(codec.OpenAIChat, "choices[0].delta.function_call.arguments is not a string")
 	}
-	if d.open < 0 || d.openKind != codec.PartToolCall || d.callIndex != chatLegacyIndex {
+	if d.open < 0 || d.openKind != codec.PartToolCall || d.callIndex != legacyIndex {
 		if name.Str == "" {
 			return out, codec.BadUpstream(codec.OpenAIChat, "choices[0].delta.function_call starts a call without a name")
 		}
 		out = d.closePart(out)
-		d.open, d.openKind, d.callIndex = d.next, codec.PartToolCall, chatLegacyIndex
+		d.open, d.openKind, d.callIndex = d.next, codec.PartToolCall, legacyIndex
 		d.next++
 		d.sawCalls = true
-		d.callID = chatLegacyCallID(d.result(d.chunkID).Str)
+		d.callID = legacyCallID(d.result(d.chunkID).Str)
 		out = append(out, codec.Event{Type: codec.EventPartStart, Index: d.open, Part: codec.PartToolCall, ToolCallID: d.callID, ToolName: name.Str})
 	}
 	if args.Str == "" {
@@ -518,8 +518,8 @@ func (d *chatStreamDecoder) legacyCall(out []codec.Event, raw string) ([]codec.E
 // chunk of their own, counting characters of the whole message content:
 // each becomes byte offsets of the open text part. Annotations with no
 // text part open to attach to (or of other kinds) are left out.
-func (d *chatStreamDecoder) annotations(out []codec.Event, raw string) []codec.Event {
-	if chatIsEmpty(raw) || !chatIsArray(raw) || d.open < 0 || d.openKind != codec.PartText {
+func (d *streamDecoder) annotations(out []codec.Event, raw string) []codec.Event {
+	if isEmpty(raw) || !isArray(raw) || d.open < 0 || d.openKind != codec.PartText {
 		return out
 	}
 	partLen := d.content.N - d.partBase
@@ -539,7 +539,7 @@ func (d *chatStreamDecoder) annotations(out []codec.Event, raw string) []codec.E
 // part start when no part of that kind is open (closing another first),
 // then the delta. Empty and null values produce nothing: they open the
 // stream ("content":"" or "refusal":"" beside role).
-func (d *chatStreamDecoder) textDelta(out []codec.Event, kind codec.PartType, field, raw string) ([]codec.Event, *codec.Error) {
+func (d *streamDecoder) textDelta(out []codec.Event, kind codec.PartType, field, raw string) ([]codec.Event, *codec.Error) {
 	v := d.result(raw)
 	switch {
 	case v.Type == gjson.Null:
@@ -568,7 +568,7 @@ func (d *chatStreamDecoder) textDelta(out []codec.Event, kind codec.PartType, fi
 }
 
 // closePart appends the stop of the open part, if any.
-func (d *chatStreamDecoder) closePart(out []codec.Event) []codec.Event {
+func (d *streamDecoder) closePart(out []codec.Event) []codec.Event {
 	if d.open < 0 {
 		return out
 	}
@@ -579,7 +579,7 @@ func (d *chatStreamDecoder) closePart(out []codec.Event) []codec.Event {
 
 // end handles [DONE]: the stream is complete, with or without a finish
 // reason. A [DONE] before any chunk is no response at all.
-func (d *chatStreamDecoder) end(out []codec.Event) []codec.Event {
+func (d *streamDecoder) end(out []codec.Event) []codec.Event {
 	if !d.started {
 		return d.fail(out, codec.BadUpstream(codec.OpenAIChat, "stream ended with [DONE] before any chunk"))
 	}
@@ -591,64 +591,65 @@ func (d *chatStreamDecoder) end(out []codec.Event) []codec.Event {
 
 // decodeBare handles a bare JSON block: an error object is the upstream's
 // error, anything else is not a Chat event.
-func (d *chatStreamDecoder) decodeBare(out []codec.Event, s string) []codec.Event {
+func (d *streamDecoder) decodeBare(out []codec.Event, s string) []codec.Event {
 	if jsonx.Valid(s) {
 		if e := gjson.Get(s, "error"); e.Exists() && e.Type != gjson.Null {
-			return d.fail(out, chatUpstreamError(e))
+			return d.fail(out, upstreamError(e))
 		}
 	}
 	return d.fail(out, codec.BadUpstream(codec.OpenAIChat, "stream holds a block that is not a data: event"))
 }
 
 // fail appends the terminal EventError.
-func (d *chatStreamDecoder) fail(out []codec.Event, err *codec.Error) []codec.Event {
+func (d *streamDecoder) fail(out []codec.Event, err *codec.Error) []codec.Event {
 	d.done = true
 	return append(out, codec.Event{Type: codec.EventError, Err: err})
 }
 
 // Close implements StreamDecoder. Chat's terminal event is [DONE]; a body
 // that ends without it was cut short, even after a finish reason.
-func (d *chatStreamDecoder) Close(out []codec.Event, cause error) []codec.Event {
+func (d *streamDecoder) Close(out []codec.Event, cause error) []codec.Event {
 	if d.done {
 		return out
 	}
 	return d.fail(out, wire.Truncated(codec.OpenAIChat, cause))
 }
 
-// chatIsNull reports whether the raw value is null or absent.
-func chatIsNull(raw string) bool { return raw == "" || raw == "null" }
+// isNull reports whether the raw value is null or absent.
+func isNull(raw string) bool { return raw == "" || raw == "null" }
 
-// chatIsObject and chatIsArray report the kind of a raw value (from a
-// validated document, trimmed of spaces by chatEachMember).
-func chatIsObject(raw string) bool {
+// isObject and isArray report the kind of a raw value (from a
+// validated document, trimmed of spaces by the member walk): the first byte
+// tells, where jsonx.IsObject would validate the value again.
+func isObject(raw string) bool {
 	i := jsonx.SkipSpace(raw, 0)
 	return i < len(raw) && raw[i] == '{'
 }
 
-func chatIsArray(raw string) bool { return raw != "" && raw[0] == '[' }
+func isArray(raw string) bool { return raw != "" && raw[0] == '[' }
 
-// chatIsEmpty reports whether the raw value is null, absent or an empty
+// isEmpty reports whether the raw value is null, absent or an empty
 // array.
-func chatIsEmpty(raw string) bool {
-	if chatIsNull(raw) {
+func isEmpty(raw string) bool {
+	if isNull(raw) {
 		return true
 	}
-	if !chatIsArray(raw) {
+	if !isArray(raw) {
 		return false
 	}
 	i := jsonx.SkipSpace(raw, 1)
 	return i < len(raw) && raw[i] == ']'
 }
 
-// chatIsDone reports whether data is the [DONE] marker, tolerating
+// isDone reports whether data is the [DONE] marker, tolerating
 // surrounding spaces.
-func chatIsDone(s string) bool {
+func isDone(s string) bool {
 	return strings.TrimSpace(s) == "[DONE]"
 }
 
-// chatEventError decodes the data of an event named "error": an error
+// eventError decodes the data of an event named "error": an error
 // object, wrapped in {"error": ...} or not.
-func chatEventError(s string) *codec.Error {
+func eventError(s string) *codec.Error {
 	if !jsonx.Valid(s) {
 		return codec.BadUpstream(codec.OpenAIChat, "error event is not valid JSON")
 	}
@@ -656,14 +657,14 @@ func chatEventError(s string) *codec.Error {
 	if e := v.Get("error"); e.Exists() && e.Type != gjson.Null {
 		v = e
 	}
-	return chatUpstreamError(v)
+	return upstreamError(v)
 }
 
-// chatUpstreamError converts an in-stream error object ({message, type,
+// upstreamError converts an in-stream error object ({message, type,
 // param, code}, or a bare string) to canonical form. The status is 500
 // unless the code says otherwise: an HTTP status as code, or a code or type
 // that names a kind. Strings are copied: the error outlives the event.
-func chatUpstreamError(v gjson.Result) *codec.Error {
+func upstreamError(v gjson.Result) *codec.Error {
 	e := &codec.Error{Status: 500, Kind: mapping.ErrAPI, Protocol: codec.OpenAIChat}
 	var typ string
 	switch {
@@ -708,6 +709,6 @@ func chatUpstreamError(v gjson.Result) *codec.Error {
 	return e
 }
 
-// chatNamesNothing reports whether raw, a chunk member's raw value, is
+// namesNothing reports whether raw, a chunk member's raw value, is
 // absent or the empty string.
-func chatNamesNothing(raw string) bool { return raw == "" || raw == `""` }
+func namesNothing(raw string) bool { return raw == "" || raw == `""` }

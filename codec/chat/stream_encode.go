@@ -10,7 +10,7 @@ import (
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
-// chatStreamEncoder encodes Chat streams for clients:
+// streamEncoder encodes Chat streams for clients:
 //
 //	data: {chunk: delta {"role":"assistant","content":"","refusal":null}}
 //	      (or {"role":"assistant","content":null,"refusal":""} when the
@@ -33,7 +33,7 @@ import (
 //	data: [DONE]
 //
 // or, on an error, data: {"error":{...}} and nothing after it.
-type chatStreamEncoder struct {
+type streamEncoder struct {
 	req *codec.Request
 	// server hides hosted search parts, which this protocol cannot carry
 	// in a stream. Citations go out as annotations (see cite).
@@ -83,15 +83,15 @@ type chatStreamEncoder struct {
 	cites    []codec.Citation
 }
 
-func newChatStreamEncoder(req *codec.Request) *chatStreamEncoder {
+func newStreamEncoder(req *codec.Request) *streamEncoder {
 	if req == nil {
 		req = &codec.Request{}
 	}
-	return &chatStreamEncoder{req: req, partIndex: -1}
+	return &streamEncoder{req: req, partIndex: -1}
 }
 
 // Encode implements StreamEncoder.
-func (e *chatStreamEncoder) Encode(dst []byte, ev *codec.Event) []byte {
+func (e *streamEncoder) Encode(dst []byte, ev *codec.Event) []byte {
 	if e.done {
 		return dst
 	}
@@ -180,7 +180,7 @@ func (e *chatStreamEncoder) Encode(dst []byte, ev *codec.Event) []byte {
 		case e.partKind == codec.PartReasoning && ev.Signature != "":
 			// The opaque value waits for the next tool call's id.
 			p := codec.Part{Origin: ev.Origin, Redacted: e.redacted, ItemID: jsonx.BytesToString(e.itemID), Signature: ev.Signature}
-			e.pending = mapping.AppendIDEnvelope(e.pending, chatContinuation(&p, jsonx.BytesToString(e.thinking)))
+			e.pending = mapping.AppendIDEnvelope(e.pending, continuation(&p, jsonx.BytesToString(e.thinking)))
 		}
 	case codec.EventUsage:
 		if ev.Usage.Known {
@@ -196,7 +196,7 @@ func (e *chatStreamEncoder) Encode(dst []byte, ev *codec.Event) []byte {
 		if e.req.StreamUsage && e.usage.Known {
 			dst = append(dst, e.prefix...)
 			dst = append(dst, ']')
-			dst = appendChatUsage(dst, &e.usage)
+			dst = appendUsage(dst, &e.usage)
 			dst = append(dst, "}\n\n"...)
 		}
 		dst = append(dst, "data: [DONE]\n\n"...)
@@ -213,7 +213,7 @@ func (e *chatStreamEncoder) Encode(dst []byte, ev *codec.Event) []byte {
 
 // cite keeps a citation of the open text part until the part stops, when
 // its length (a whole-part citation's end) is known.
-func (e *chatStreamEncoder) cite(ev *codec.Event) {
+func (e *streamEncoder) cite(ev *codec.Event) {
 	if ev.Index != e.partIndex || e.partKind != codec.PartText {
 		return
 	}
@@ -225,7 +225,7 @@ func (e *chatStreamEncoder) cite(ev *codec.Event) {
 // annotations appends the kept citations as one chunk of url_citation
 // annotations (as search models send them, after the text), with
 // character indexes counted from the start of the message content.
-func (e *chatStreamEncoder) annotations(dst []byte) []byte {
+func (e *streamEncoder) annotations(dst []byte) []byte {
 	if len(e.cites) == 0 {
 		return dst
 	}
@@ -259,7 +259,7 @@ func (e *chatStreamEncoder) annotations(dst []byte) []byte {
 // fail appends an in-stream error and ends the stream: openai-go's stream
 // fails on any data: whose JSON has a top-level "error" (checked in the SDK
 // test); no [DONE] follows.
-func (e *chatStreamEncoder) fail(dst []byte, err *codec.Error) []byte {
+func (e *streamEncoder) fail(dst []byte, err *codec.Error) []byte {
 	dst = append(dst, "data: "...)
 	dst = codec.AppendError(dst, codec.OpenAIChat, err)
 	dst = append(dst, "\n\n"...)
@@ -273,7 +273,7 @@ func (e *chatStreamEncoder) fail(dst []byte, err *codec.Error) []byte {
 // there is nothing true to tell the client, and after tool calls the client
 // could not tell which of them the refusal withdrew, so both are in-stream
 // errors rather than a blank or misleading success.
-func (e *chatStreamEncoder) refusal(dst []byte, ev *codec.Event) []byte {
+func (e *streamEncoder) refusal(dst []byte, ev *codec.Event) []byte {
 	switch {
 	case e.calls > 0:
 		return e.fail(dst, wire.RefusalError(codec.OpenAIChat, "the upstream refused after producing tool call output"))
@@ -291,7 +291,7 @@ func (e *chatStreamEncoder) refusal(dst []byte, ev *codec.Event) []byte {
 
 // begin builds the chunk prefix from the start event: the upstream's id and
 // model when it gave them, else a new id and the requested model.
-func (e *chatStreamEncoder) begin(ev *codec.Event) {
+func (e *streamEncoder) begin(ev *codec.Event) {
 	id, model, created := ev.ID, ev.Model, ev.Created
 	if id == "" {
 		id = wire.NewID("chatcmpl-")
@@ -315,7 +315,7 @@ func (e *chatStreamEncoder) begin(ev *codec.Event) {
 
 // role appends the role chunk once, before the first output. first is the
 // kind of the first part: a refusal starts as OpenAI starts refusals.
-func (e *chatStreamEncoder) role(dst []byte, first codec.PartType) []byte {
+func (e *streamEncoder) role(dst []byte, first codec.PartType) []byte {
 	if e.roleSent {
 		return dst
 	}
@@ -337,7 +337,7 @@ func (e *chatStreamEncoder) role(dst []byte, first codec.PartType) []byte {
 
 // finish appends the finish chunk once: an end without a stop reason still
 // gets one, "stop", so that clients see a finished choice.
-func (e *chatStreamEncoder) finish(dst []byte, s codec.StopReason) []byte {
+func (e *streamEncoder) finish(dst []byte, s codec.StopReason) []byte {
 	if e.stopSent {
 		return dst
 	}
@@ -355,7 +355,7 @@ func (e *chatStreamEncoder) finish(dst []byte, s codec.StopReason) []byte {
 
 // startCall appends the first fragment of a tool call: its index among the
 // tool calls, id, type and name, with arguments "".
-func (e *chatStreamEncoder) startCall(dst []byte, ev *codec.Event) []byte {
+func (e *streamEncoder) startCall(dst []byte, ev *codec.Event) []byte {
 	e.calls++
 	e.argsSent = false
 	id := ev.ToolCallID
@@ -375,7 +375,7 @@ func (e *chatStreamEncoder) startCall(dst []byte, ev *codec.Event) []byte {
 }
 
 // arguments appends a fragment of the open tool call's arguments.
-func (e *chatStreamEncoder) arguments(dst []byte, text string) []byte {
+func (e *streamEncoder) arguments(dst []byte, text string) []byte {
 	dst = append(dst, e.prefix...)
 	dst = append(dst, `{"index":0,"delta":{"tool_calls":[{"index":`...)
 	dst = jsonx.AppendInt(dst, int64(e.calls-1))

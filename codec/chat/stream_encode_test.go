@@ -15,10 +15,10 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// checkChatStreamGolden compares an encoded SSE stream with
+// checkStreamGolden compares an encoded SSE stream with
 // testdata/openai-chat/stream_<name>.sse, byte for byte; with -update it
 // rewrites the file.
-func checkChatStreamGolden(t *testing.T, name, got string) {
+func checkStreamGolden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join(codectest.Testdata, "openai-chat", "stream_"+name+".sse")
 	if *codectest.Update {
@@ -36,9 +36,9 @@ func checkChatStreamGolden(t *testing.T, name, got string) {
 	}
 }
 
-// chatStreamEncodeCases are canonical streams for the encoder's golden
+// streamEncodeCases are canonical streams for the encoder's golden
 // files and the round trip.
-func chatStreamEncodeCases() []struct {
+func streamEncodeCases() []struct {
 	name  string
 	usage bool // the client asked for include_usage
 	evs   []codec.Event
@@ -51,43 +51,43 @@ func chatStreamEncodeCases() []struct {
 		usage bool
 		evs   []codec.Event
 	}{
-		{"plain_text", true, []codec.Event{start, chatEvPart(0, codec.PartText), chatEvDelta(0, "Hello"), chatEvDelta(0, ", \"world\"\n"),
-			chatEvPartStop(0), chatEvStop(mapping.StopEnd), chatEvUsage(usage), chatEvEnd()}},
-		{"refusal", true, []codec.Event{start, chatEvPart(0, codec.PartRefusal), chatEvDelta(0, "I'm sorry,"), chatEvDelta(0, " I can't."),
-			chatEvPartStop(0), chatEvStop(mapping.StopRefusal), chatEvUsage(usage), chatEvEnd()}},
-		{"text_then_refusal", false, []codec.Event{start, chatEvPart(0, codec.PartText), chatEvDelta(0, "Well."), chatEvPartStop(0),
-			chatEvPart(1, codec.PartRefusal), chatEvDelta(1, "No."), chatEvPartStop(1), chatEvStop(mapping.StopEnd), chatEvEnd()}},
-		{"max_tokens", true, []codec.Event{start, chatEvPart(0, codec.PartText), chatEvDelta(0, `{"`), chatEvPartStop(0),
-			chatEvStop(mapping.StopMaxTokens), chatEvUsage(codec.Usage{Known: true, InputTokens: 79, OutputTokens: 1}), chatEvEnd()}},
+		{"plain_text", true, []codec.Event{start, evPart(0, codec.PartText), evDelta(0, "Hello"), evDelta(0, ", \"world\"\n"),
+			evPartStop(0), evStop(mapping.StopEnd), evUsage(usage), evEnd()}},
+		{"refusal", true, []codec.Event{start, evPart(0, codec.PartRefusal), evDelta(0, "I'm sorry,"), evDelta(0, " I can't."),
+			evPartStop(0), evStop(mapping.StopRefusal), evUsage(usage), evEnd()}},
+		{"text_then_refusal", false, []codec.Event{start, evPart(0, codec.PartText), evDelta(0, "Well."), evPartStop(0),
+			evPart(1, codec.PartRefusal), evDelta(1, "No."), evPartStop(1), evStop(mapping.StopEnd), evEnd()}},
+		{"max_tokens", true, []codec.Event{start, evPart(0, codec.PartText), evDelta(0, `{"`), evPartStop(0),
+			evStop(mapping.StopMaxTokens), evUsage(codec.Usage{Known: true, InputTokens: 79, OutputTokens: 1}), evEnd()}},
 		// Usage before the stop reason, as Gemini and Anthropic upstreams
 		// report it (input usage in the start event, then cumulative).
 		{"usage_before_stop", true, []codec.Event{
 			{Type: codec.EventStart, ID: "msg_01", Model: "claude-sonnet-4-5", Created: 1727346171,
 				Usage: codec.Usage{Known: true, InputTokens: 30, CacheWriteTokens: 10}},
-			chatEvPart(0, codec.PartText), chatEvDelta(0, "Hi"), chatEvPartStop(0),
-			chatEvUsage(codec.Usage{Known: true, InputTokens: 30, CacheWriteTokens: 10, OutputTokens: 7}),
-			chatEvStop(mapping.StopSequence), chatEvEnd()}},
-		{"usage_after_stop", true, []codec.Event{start, chatEvPart(0, codec.PartText), chatEvDelta(0, "Hi"), chatEvPartStop(0),
-			chatEvStop(mapping.StopContentFilter), chatEvUsage(usage), chatEvEnd()}},
-		{"no_include_usage", false, []codec.Event{start, chatEvPart(0, codec.PartText), chatEvDelta(0, "Hi"), chatEvPartStop(0),
-			chatEvStop(mapping.StopEnd), chatEvUsage(usage), chatEvEnd()}},
-		{"end_without_stop", true, []codec.Event{start, chatEvPart(0, codec.PartText), chatEvDelta(0, "Hi"), chatEvPartStop(0), chatEvEnd()}},
-		{"empty", true, []codec.Event{start, chatEvStop(mapping.StopEnd), chatEvEnd()}},
-		{"error_mid_stream", true, []codec.Event{start, chatEvPart(0, codec.PartText), chatEvDelta(0, "Hel"),
+			evPart(0, codec.PartText), evDelta(0, "Hi"), evPartStop(0),
+			evUsage(codec.Usage{Known: true, InputTokens: 30, CacheWriteTokens: 10, OutputTokens: 7}),
+			evStop(mapping.StopSequence), evEnd()}},
+		{"usage_after_stop", true, []codec.Event{start, evPart(0, codec.PartText), evDelta(0, "Hi"), evPartStop(0),
+			evStop(mapping.StopContentFilter), evUsage(usage), evEnd()}},
+		{"no_include_usage", false, []codec.Event{start, evPart(0, codec.PartText), evDelta(0, "Hi"), evPartStop(0),
+			evStop(mapping.StopEnd), evUsage(usage), evEnd()}},
+		{"end_without_stop", true, []codec.Event{start, evPart(0, codec.PartText), evDelta(0, "Hi"), evPartStop(0), evEnd()}},
+		{"empty", true, []codec.Event{start, evStop(mapping.StopEnd), evEnd()}},
+		{"error_mid_stream", true, []codec.Event{start, evPart(0, codec.PartText), evDelta(0, "Hel"),
 			{Type: codec.EventError, Err: upstreamErr}}},
 		{"error_before_content", true, []codec.Event{start, {Type: codec.EventError, Err: &codec.Error{Status: 429, Kind: mapping.ErrRateLimit,
 			Message: "Rate limit reached", Code: "rate_limit_exceeded", Param: "model", Protocol: codec.OpenAIChat}}}},
-		{"error_truncated", true, []codec.Event{start, chatEvPart(0, codec.PartText), chatEvDelta(0, "Hi"), chatEvPartStop(0),
-			chatEvStop(mapping.StopEnd), {Type: codec.EventError, Err: wire.Truncated(codec.AnthropicMessages, codectest.ErrTestBroken)}}},
+		{"error_truncated", true, []codec.Event{start, evPart(0, codec.PartText), evDelta(0, "Hi"), evPartStop(0),
+			evStop(mapping.StopEnd), {Type: codec.EventError, Err: wire.Truncated(codec.AnthropicMessages, codectest.ErrTestBroken)}}},
 	}
 }
 
 // TestChatStreamEncodeGolden checks the client streams byte for byte.
 func TestChatStreamEncodeGolden(t *testing.T) {
-	for _, tc := range chatStreamEncodeCases() {
+	for _, tc := range streamEncodeCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			req := &codec.Request{Model: "requested-model", Stream: true, StreamUsage: tc.usage}
-			checkChatStreamGolden(t, tc.name, codectest.EncodeStream(codec.OpenAIChat, req, tc.evs))
+			checkStreamGolden(t, tc.name, codectest.EncodeStream(codec.OpenAIChat, req, tc.evs))
 		})
 	}
 }
@@ -95,7 +95,7 @@ func TestChatStreamEncodeGolden(t *testing.T) {
 // TestChatStreamRoundTrip: canonical events -> encoder -> decoder give the
 // same summary, for everything Chat can carry.
 func TestChatStreamRoundTrip(t *testing.T) {
-	for _, tc := range chatStreamEncodeCases() {
+	for _, tc := range streamEncodeCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			req := &codec.Request{Model: "requested-model", Stream: true, StreamUsage: tc.usage}
 			sse := codectest.EncodeStream(codec.OpenAIChat, req, tc.evs)
@@ -146,7 +146,7 @@ func TestChatStreamEncode(t *testing.T) {
 	t.Run("id, created and model are filled in and stable", func(t *testing.T) {
 		before := time.Now().Unix()
 		out := codectest.EncodeStream(codec.OpenAIChat, &codec.Request{Model: "m"}, []codec.Event{{Type: codec.EventStart},
-			chatEvPart(0, codec.PartText), chatEvDelta(0, "a"), chatEvDelta(0, "b"), chatEvPartStop(0), chatEvEnd()})
+			evPart(0, codec.PartText), evDelta(0, "a"), evDelta(0, "b"), evPartStop(0), evEnd()})
 		evs := codectest.DecodeStream(t, codec.OpenAIChat, out, nil)
 		codectest.CheckWellFormed(t, evs)
 		start := evs[0]
@@ -159,15 +159,15 @@ func TestChatStreamEncode(t *testing.T) {
 		}
 	})
 	t.Run("nil request, events without start", func(t *testing.T) {
-		out := codectest.EncodeStream(codec.OpenAIChat, nil, []codec.Event{chatEvPart(0, codec.PartText), chatEvDelta(0, "a"),
-			chatEvUsage(chatStreamUsage), chatEvEnd()})
+		out := codectest.EncodeStream(codec.OpenAIChat, nil, []codec.Event{evPart(0, codec.PartText), evDelta(0, "a"),
+			evUsage(streamUsage), evEnd()})
 		s := codectest.Summarize(codectest.DecodeStream(t, codec.OpenAIChat, out, nil))
 		if s.Text != "a" || !s.Complete || s.Usage.Known || s.Model != "" || s.Stop != mapping.StopEnd {
 			t.Errorf("summary = %+v\n%s", s, out)
 		}
 	})
 	t.Run("a delta without part start is text; empty deltas send nothing", func(t *testing.T) {
-		out := codectest.EncodeStream(codec.OpenAIChat, nil, []codec.Event{chatEvStart(), chatEvDelta(0, ""), chatEvDelta(3, "x")})
+		out := codectest.EncodeStream(codec.OpenAIChat, nil, []codec.Event{evStart(), evDelta(0, ""), evDelta(3, "x")})
 		want := `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o","choices":[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}]}` + "\n\n" +
 			`data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o","choices":[{"index":0,"delta":{"content":"x"},"logprobs":null,"finish_reason":null}]}` + "\n\n"
 		if out != want {
@@ -175,17 +175,17 @@ func TestChatStreamEncode(t *testing.T) {
 		}
 	})
 	t.Run("a second start and a second stop change nothing", func(t *testing.T) {
-		out := codectest.EncodeStream(codec.OpenAIChat, nil, []codec.Event{chatEvStart(), {Type: codec.EventStart, ID: "other", Model: "other"},
-			chatEvStop(mapping.StopMaxTokens), chatEvStop(mapping.StopEnd), chatEvEnd()})
+		out := codectest.EncodeStream(codec.OpenAIChat, nil, []codec.Event{evStart(), {Type: codec.EventStart, ID: "other", Model: "other"},
+			evStop(mapping.StopMaxTokens), evStop(mapping.StopEnd), evEnd()})
 		if strings.Contains(out, "other") || strings.Count(out, "finish_reason\":\"") != 1 || !strings.Contains(out, `"length"`) {
 			t.Errorf("got\n%s", out)
 		}
 	})
 	t.Run("nothing after the end or an error", func(t *testing.T) {
-		for _, last := range []codec.Event{chatEvEnd(), {Type: codec.EventError, Err: codec.NewError(mapping.ErrAPI, "x")}} {
-			enc := newChatStreamEncoder(nil)
+		for _, last := range []codec.Event{evEnd(), {Type: codec.EventError, Err: codec.NewError(mapping.ErrAPI, "x")}} {
+			enc := newStreamEncoder(nil)
 			enc.Encode(nil, &last)
-			for _, ev := range []codec.Event{chatEvStart(), chatEvPart(0, codec.PartText), chatEvDelta(0, "a"), chatEvStop(mapping.StopEnd), chatEvEnd(),
+			for _, ev := range []codec.Event{evStart(), evPart(0, codec.PartText), evDelta(0, "a"), evStop(mapping.StopEnd), evEnd(),
 				{Type: codec.EventError, Err: codec.NewError(mapping.ErrAPI, "y")}} {
 				if out := enc.Encode(nil, &ev); len(out) != 0 {
 					t.Errorf("after %v, %v wrote %s", last.Type, ev.Type, out)
@@ -202,17 +202,17 @@ func TestChatStreamEncode(t *testing.T) {
 	})
 }
 
-// chatStreamDeltaEvent is a realistic 2025 text delta (obfuscation padding,
+// streamDeltaEvent is a realistic 2025 text delta (obfuscation padding,
 // usage null, a line break in the text).
-const chatStreamDeltaEvent = `{"id":"chatcmpl-D8Z5oo6uDh67AD85p73ksdT1KxhE0","object":"chat.completion.chunk","created":1770933892,` +
+const streamDeltaEvent = `{"id":"chatcmpl-D8Z5oo6uDh67AD85p73ksdT1KxhE0","object":"chat.completion.chunk","created":1770933892,` +
 	`"model":"gpt-4.1-nano-2025-04-14","service_tier":"default","system_fingerprint":"fp_de604bd877","choices":[{"index":0,` +
 	`"delta":{"content":" Day\n\n**Date"},"logprobs":null,"finish_reason":null}],"usage":null,"obfuscation":"Dt1W7Y"}`
 
 // TestChatStreamDeltaAllocations holds the per-delta hot path to zero
 // allocations in steady state, both ways.
 func TestChatStreamDeltaAllocations(t *testing.T) {
-	dec := newChatStreamDecoder()
-	data := []byte(chatStreamDeltaEvent)
+	dec := newStreamDecoder()
+	data := []byte(streamDeltaEvent)
 	out := dec.Decode(nil, nil, data, false)
 	out = dec.Decode(out[:0], nil, data, false)
 	if n := testing.AllocsPerRun(100, func() { out = dec.Decode(out[:0], nil, data, false) }); n != 0 {
@@ -222,7 +222,7 @@ func TestChatStreamDeltaAllocations(t *testing.T) {
 		t.Errorf("decoded %+v", out)
 	}
 
-	enc := newChatStreamEncoder(&codec.Request{Model: "m"})
+	enc := newStreamEncoder(&codec.Request{Model: "m"})
 	dst := enc.Encode(nil, &codec.Event{Type: codec.EventStart, ID: "chatcmpl-1", Model: "gpt-4o", Created: 1})
 	dst = enc.Encode(dst, &codec.Event{Type: codec.EventPartStart})
 	ev := codec.Event{Type: codec.EventPartDelta, Text: " Day\n\n**Date"}
@@ -233,8 +233,8 @@ func TestChatStreamDeltaAllocations(t *testing.T) {
 }
 
 func BenchmarkChatStreamDecodeDelta(b *testing.B) {
-	dec := newChatStreamDecoder()
-	data := []byte(chatStreamDeltaEvent)
+	dec := newStreamDecoder()
+	data := []byte(streamDeltaEvent)
 	out := dec.Decode(nil, nil, data, false)
 	b.ReportAllocs()
 	b.SetBytes(int64(len(data)))
@@ -244,7 +244,7 @@ func BenchmarkChatStreamDecodeDelta(b *testing.B) {
 }
 
 func BenchmarkChatStreamEncodeDelta(b *testing.B) {
-	enc := newChatStreamEncoder(&codec.Request{Model: "m"})
+	enc := newStreamEncoder(&codec.Request{Model: "m"})
 	dst := enc.Encode(nil, &codec.Event{Type: codec.EventStart, ID: "chatcmpl-D8Z5oo6uDh67AD85p73ksdT1KxhE0", Model: "gpt-4.1-nano-2025-04-14", Created: 1770933892})
 	dst = enc.Encode(dst, &codec.Event{Type: codec.EventPartStart})
 	ev := codec.Event{Type: codec.EventPartDelta, Text: " Day\n\n**Date"}
@@ -258,7 +258,7 @@ func BenchmarkChatStreamEncodeDelta(b *testing.B) {
 // same event, the part of BenchmarkChatStreamDecodeDelta that every
 // decoder pays whatever it does after.
 func BenchmarkChatStreamValidBaseline(b *testing.B) {
-	s := chatStreamDeltaEvent
+	s := streamDeltaEvent
 	b.ReportAllocs()
 	b.SetBytes(int64(len(s)))
 	for b.Loop() {

@@ -15,7 +15,7 @@ import (
 )
 
 func TestChatStreamSDK(t *testing.T) {
-	for _, tc := range chatStreamEncodeCases() {
+	for _, tc := range streamEncodeCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			req := &codec.Request{Model: "requested-model", Stream: true, StreamUsage: tc.usage}
 			body := codectest.EncodeStream(codec.OpenAIChat, req, tc.evs)
@@ -101,7 +101,7 @@ func TestChatStreamSDK(t *testing.T) {
 // openai-go's accumulator: each call whole, with its id, name and
 // arguments, and finish_reason tool_calls.
 func TestChatStreamToolsSDK(t *testing.T) {
-	body := codectest.EncodeStream(codec.OpenAIChat, &codec.Request{Model: "m", Stream: true, StreamUsage: true}, chatStreamToolEvents())
+	body := codectest.EncodeStream(codec.OpenAIChat, &codec.Request{Model: "m", Stream: true, StreamUsage: true}, streamToolEvents())
 	res := &http.Response{
 		StatusCode: 200,
 		Header:     http.Header{"Content-Type": []string{"text/event-stream"}},

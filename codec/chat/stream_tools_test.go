@@ -16,12 +16,12 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// chatDecodeToolStream is decodeStream with the tool call ids and names
+// decodeToolStream is decodeStream with the tool call ids and names
 // detached too: like all event strings, they are valid only until the
 // decoder's next call.
-func chatDecodeToolStream(t *testing.T, body string, cause error) []codec.Event {
+func decodeToolStream(t *testing.T, body string, cause error) []codec.Event {
 	t.Helper()
-	dec := newChatStreamDecoder()
+	dec := newStreamDecoder()
 	r := sse.NewReader(strings.NewReader(body), 0)
 	var out, buf []codec.Event
 	detach := func(evs []codec.Event) {
@@ -46,21 +46,21 @@ func chatDecodeToolStream(t *testing.T, body string, cause error) []codec.Event 
 	return out
 }
 
-// chatStreamCall is a tool call assembled from a canonical stream.
-type chatStreamCall struct{ id, name, args string }
+// streamCall is a tool call assembled from a canonical stream.
+type streamCall struct{ id, name, args string }
 
-// chatStreamCalls assembles the tool call parts of evs, in part order,
+// streamCalls assembles the tool call parts of evs, in part order,
 // checking that id and name come only at the part start.
-func chatStreamCalls(t *testing.T, evs []codec.Event) []chatStreamCall {
+func streamCalls(t *testing.T, evs []codec.Event) []streamCall {
 	t.Helper()
-	var calls []chatStreamCall
+	var calls []streamCall
 	at := map[int]int{}
 	for _, ev := range evs {
 		switch ev.Type {
 		case codec.EventPartStart:
 			if ev.Part == codec.PartToolCall {
 				at[ev.Index] = len(calls)
-				calls = append(calls, chatStreamCall{id: ev.ToolCallID, name: ev.ToolName})
+				calls = append(calls, streamCall{id: ev.ToolCallID, name: ev.ToolName})
 			}
 		case codec.EventPartDelta:
 			if ev.ToolCallID != "" || ev.ToolName != "" {
@@ -77,14 +77,14 @@ func chatStreamCalls(t *testing.T, evs []codec.Event) []chatStreamCall {
 	return calls
 }
 
-func chatEvCall(i int, id, name string) codec.Event {
+func evCall(i int, id, name string) codec.Event {
 	return codec.Event{Type: codec.EventPartStart, Index: i, Part: codec.PartToolCall, ToolCallID: id, ToolName: name}
 }
 
 // TestChatStreamToolRecordings decodes the recorded tool call streams:
 // ids, names and the parsed arguments exactly, each call its own part.
 func TestChatStreamToolRecordings(t *testing.T) {
-	for name, want := range map[string][]chatStreamCall{
+	for name, want := range map[string][]streamCall{
 		"gpt-4o-tool-call-stream.json": {{"call_7kE4IjtnwXcGbX6hDM7xFu8T", "weather", `{"location":"Florence, Italy"}`}},
 		"gpt-4o-parallel-tools-stream.json": {
 			{"call_ehIWdjL1abZk1h8FWGLQ0Hie", "add", `{"a": 2, "b": 3}`},
@@ -96,14 +96,14 @@ func TestChatStreamToolRecordings(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			body := chatRecording(t, name).Get("response.body").Str
-			evs := chatDecodeToolStream(t, body, nil)
+			body := recording(t, name).Get("response.body").Str
+			evs := decodeToolStream(t, body, nil)
 			codectest.CheckWellFormed(t, evs)
 			s := codectest.Summarize(evs)
 			if s.Err != nil || !s.Complete || s.Stop != mapping.StopToolUse {
 				t.Fatalf("summary = %+v", s)
 			}
-			got := chatStreamCalls(t, evs)
+			got := streamCalls(t, evs)
 			if !codectest.EqualDecoded(got, want) {
 				t.Errorf("calls = %+v\nwant %+v", got, want)
 			}
@@ -115,9 +115,9 @@ func TestChatStreamToolRecordings(t *testing.T) {
 			}
 			// Re-encoded for a Chat client, the calls come back the same.
 			sse := codectest.EncodeStream(codec.OpenAIChat, &codec.Request{Model: "m", StreamUsage: true}, evs)
-			again := chatDecodeToolStream(t, sse, nil)
+			again := decodeToolStream(t, sse, nil)
 			codectest.CheckWellFormed(t, again)
-			if g := chatStreamCalls(t, again); !codectest.EqualDecoded(g, want) {
+			if g := streamCalls(t, again); !codectest.EqualDecoded(g, want) {
 				t.Errorf("re-encoded calls = %+v", g)
 			}
 		})
@@ -125,16 +125,16 @@ func TestChatStreamToolRecordings(t *testing.T) {
 }
 
 func TestChatStreamDecodeTools(t *testing.T) {
-	role := chatStreamChunk(`{"role":"assistant","content":null}`, "null")
-	call := func(c string) string { return chatStreamChunk(`{"tool_calls":[`+c+`]}`, "null") }
+	role := streamChunk(`{"role":"assistant","content":null}`, "null")
+	call := func(c string) string { return streamChunk(`{"tool_calls":[`+c+`]}`, "null") }
 	first := func(i int, id, name string) string {
 		return call(`{"index":` + strconv.Itoa(i) + `,"id":"` + id + `","type":"function","function":{"name":"` + name + `","arguments":""}}`)
 	}
 	args := func(i int, s string) string {
 		return call(`{"index":` + strconv.Itoa(i) + `,"function":{"arguments":` + strconv.Quote(s) + `}}`)
 	}
-	finish := func(r string) string { return chatStreamChunk(`{}`, `"`+r+`"`) }
-	start := chatEvStart()
+	finish := func(r string) string { return streamChunk(`{}`, `"`+r+`"`) }
+	start := evStart()
 	tests := []struct {
 		name string
 		body string
@@ -143,120 +143,120 @@ func TestChatStreamDecodeTools(t *testing.T) {
 		{
 			name: "parallel calls as OpenAI sends them",
 			body: role + first(0, "call_a", "add") + args(0, `{"a"`) + args(0, `: 2}`) + first(1, "call_b", "mul") + args(1, `{}`) +
-				finish("tool_calls") + chatStreamDone,
-			want: []codec.Event{start, chatEvCall(0, "call_a", "add"), chatEvDelta(0, `{"a"`), chatEvDelta(0, `: 2}`), chatEvPartStop(0),
-				chatEvCall(1, "call_b", "mul"), chatEvDelta(1, `{}`), chatEvPartStop(1), chatEvStop(mapping.StopToolUse), chatEvEnd()},
+				finish("tool_calls") + streamDone,
+			want: []codec.Event{start, evCall(0, "call_a", "add"), evDelta(0, `{"a"`), evDelta(0, `: 2}`), evPartStop(0),
+				evCall(1, "call_b", "mul"), evDelta(1, `{}`), evPartStop(1), evStop(mapping.StopToolUse), evEnd()},
 		},
 		{
 			name: "text, then a call without arguments, finished with stop",
-			body: chatStreamChunk(`{"role":"assistant","content":"Let me"}`, "null") + chatStreamChunk(`{"content":" check."}`, "null") +
-				first(0, "call_a", "now") + finish("stop") + chatStreamDone,
-			want: []codec.Event{start, chatEvPart(0, codec.PartText), chatEvDelta(0, "Let me"), chatEvDelta(0, " check."), chatEvPartStop(0),
-				chatEvCall(1, "call_a", "now"), chatEvPartStop(1), chatEvStop(mapping.StopToolUse), chatEvEnd()},
+			body: streamChunk(`{"role":"assistant","content":"Let me"}`, "null") + streamChunk(`{"content":" check."}`, "null") +
+				first(0, "call_a", "now") + finish("stop") + streamDone,
+			want: []codec.Event{start, evPart(0, codec.PartText), evDelta(0, "Let me"), evDelta(0, " check."), evPartStop(0),
+				evCall(1, "call_a", "now"), evPartStop(1), evStop(mapping.StopToolUse), evEnd()},
 		},
 		{
 			name: "whole calls at index 0 with new ids are separate calls; a repeated id and name continue",
 			body: role + call(`{"index":0,"id":"c1","type":"function","function":{"name":"f","arguments":"{\"x\":1}"}}`) +
 				call(`{"index":0,"id":"c1","type":"function","function":{"name":"f","arguments":""}}`) +
-				call(`{"index":0,"id":"c2","type":"function","function":{"name":"g","arguments":"{}"}}`) + finish("tool_calls") + chatStreamDone,
-			want: []codec.Event{start, chatEvCall(0, "c1", "f"), chatEvDelta(0, `{"x":1}`), chatEvPartStop(0),
-				chatEvCall(1, "c2", "g"), chatEvDelta(1, `{}`), chatEvPartStop(1), chatEvStop(mapping.StopToolUse), chatEvEnd()},
+				call(`{"index":0,"id":"c2","type":"function","function":{"name":"g","arguments":"{}"}}`) + finish("tool_calls") + streamDone,
+			want: []codec.Event{start, evCall(0, "c1", "f"), evDelta(0, `{"x":1}`), evPartStop(0),
+				evCall(1, "c2", "g"), evDelta(1, `{}`), evPartStop(1), evStop(mapping.StopToolUse), evEnd()},
 		},
 		{
 			name: "a call without id gets a stable one; text after a call is a new part",
 			body: role + call(`{"index":0,"function":{"name":"f","arguments":null}}`) + args(0, `{}`) +
-				chatStreamChunk(`{"content":"done","tool_calls":null}`, "null") + finish("length") + chatStreamDone,
-			want: []codec.Event{start, chatEvCall(0, "call_0", "f"), chatEvDelta(0, `{}`), chatEvPartStop(0),
-				chatEvPart(1, codec.PartText), chatEvDelta(1, "done"), chatEvPartStop(1), chatEvStop(mapping.StopMaxTokens), chatEvEnd()},
+				streamChunk(`{"content":"done","tool_calls":null}`, "null") + finish("length") + streamDone,
+			want: []codec.Event{start, evCall(0, "call_0", "f"), evDelta(0, `{}`), evPartStop(0),
+				evPart(1, codec.PartText), evDelta(1, "done"), evPartStop(1), evStop(mapping.StopMaxTokens), evEnd()},
 		},
 		{
 			name: "calls and finish in one chunk",
-			body: role + chatStreamChunk(`{"tool_calls":[{"index":0,"id":"c1","function":{"name":"f","arguments":"{}"}},{"index":1,"id":"c2","function":{"name":"g"}}]}`, `"tool_calls"`) + chatStreamDone,
-			want: []codec.Event{start, chatEvCall(0, "c1", "f"), chatEvDelta(0, `{}`), chatEvPartStop(0),
-				chatEvCall(1, "c2", "g"), chatEvPartStop(1), chatEvStop(mapping.StopToolUse), chatEvEnd()},
+			body: role + streamChunk(`{"tool_calls":[{"index":0,"id":"c1","function":{"name":"f","arguments":"{}"}},{"index":1,"id":"c2","function":{"name":"g"}}]}`, `"tool_calls"`) + streamDone,
+			want: []codec.Event{start, evCall(0, "c1", "f"), evDelta(0, `{}`), evPartStop(0),
+				evCall(1, "c2", "g"), evPartStop(1), evStop(mapping.StopToolUse), evEnd()},
 		},
 		{
 			name: "escaped arguments are unescaped",
-			body: role + first(0, "c", "f") + args(0, "{\"q\":\"a\\\"b\\nc\"}") + chatStreamDone,
-			want: []codec.Event{start, chatEvCall(0, "c", "f"), chatEvDelta(0, "{\"q\":\"a\\\"b\\nc\"}"), chatEvPartStop(0), chatEvEnd()},
+			body: role + first(0, "c", "f") + args(0, "{\"q\":\"a\\\"b\\nc\"}") + streamDone,
+			want: []codec.Event{start, evCall(0, "c", "f"), evDelta(0, "{\"q\":\"a\\\"b\\nc\"}"), evPartStop(0), evEnd()},
 		},
 		{
 			name: "fragment not an object",
 			body: role + call(`1`),
-			want: []codec.Event{start, chatStreamBad("choices[0].delta.tool_calls[0] is not an object")},
+			want: []codec.Event{start, streamBad("choices[0].delta.tool_calls[0] is not an object")},
 		},
 		{
 			name: "index missing",
 			body: role + call(`{"id":"c","function":{"name":"f"}}`),
-			want: []codec.Event{start, chatStreamBad("tool_calls[0].index is missing or not a number")},
+			want: []codec.Event{start, streamBad("tool_calls[0].index is missing or not a number")},
 		},
 		{
 			name: "id number",
 			body: role + call(`{"index":0,"id":1}`),
-			want: []codec.Event{start, chatStreamBad("tool_calls[0].id is not a string")},
+			want: []codec.Event{start, streamBad("tool_calls[0].id is not a string")},
 		},
 		{
 			name: "type custom",
 			body: role + call(`{"index":0,"id":"c","type":"custom","custom":{"name":"f"}}`),
-			want: []codec.Event{start, chatStreamBad(`tool_calls[0] is a tool call of type "custom", which the client would have to run`)},
+			want: []codec.Event{start, streamBad(`tool_calls[0] is a tool call of type "custom", which the client would have to run`)},
 		},
 		{
 			name: "name number",
 			body: role + call(`{"index":0,"id":"c","function":{"name":1}}`),
-			want: []codec.Event{start, chatStreamBad("tool_calls[0].function.name is not a string")},
+			want: []codec.Event{start, streamBad("tool_calls[0].function.name is not a string")},
 		},
 		{
 			name: "arguments object",
 			body: role + first(0, "c", "f") + call(`{"index":0,"function":{"arguments":{}}}`),
-			want: []codec.Event{start, chatEvCall(0, "c", "f"), chatStreamBad("tool_calls[0].function.arguments is not a string")},
+			want: []codec.Event{start, evCall(0, "c", "f"), streamBad("tool_calls[0].function.arguments is not a string")},
 		},
 		{
 			name: "first fragment without name",
 			body: role + call(`{"index":0,"id":"c","function":{"arguments":"{}"}}`),
-			want: []codec.Event{start, chatStreamBad("tool_calls[0] starts a tool call without a function name")},
+			want: []codec.Event{start, streamBad("tool_calls[0] starts a tool call without a function name")},
 		},
 		{
 			name: "interleaved fragments of an ended call",
 			body: role + first(0, "a", "f") + first(1, "b", "g") + args(0, `{}`),
-			want: []codec.Event{start, chatEvCall(0, "a", "f"), chatEvPartStop(0), chatEvCall(1, "b", "g"),
-				chatStreamBad("starts a tool call without a function name, or continues one that has ended")},
+			want: []codec.Event{start, evCall(0, "a", "f"), evPartStop(0), evCall(1, "b", "g"),
+				streamBad("starts a tool call without a function name, or continues one that has ended")},
 		},
 		{
 			name: "call after finish_reason",
 			body: role + finish("stop") + first(0, "c", "f"),
-			want: []codec.Event{start, chatEvStop(mapping.StopEnd), chatStreamBad("tool_calls[0] after finish_reason")},
+			want: []codec.Event{start, evStop(mapping.StopEnd), streamBad("tool_calls[0] after finish_reason")},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := chatDecodeToolStream(t, tt.body, nil)
+			got := decodeToolStream(t, tt.body, nil)
 			codectest.CheckWellFormed(t, got)
-			chatStreamCompare(t, got, tt.want)
+			streamCompare(t, got, tt.want)
 		})
 	}
 }
 
-// chatStreamToolEvents is a canonical stream with text, a call with
+// streamToolEvents is a canonical stream with text, a call with
 // argument fragments and a call without any, as another protocol's
 // decoder produces it (a Gemini-style natural stop).
-func chatStreamToolEvents() []codec.Event {
+func streamToolEvents() []codec.Event {
 	return []codec.Event{
 		{Type: codec.EventStart, ID: "chatcmpl-tools", Model: "gpt-4o", Created: 1727346171},
-		chatEvPart(0, codec.PartText), chatEvDelta(0, "Checking."), chatEvPartStop(0),
-		chatEvCall(1, "call_1", "weather"), chatEvDelta(1, `{"city":`), chatEvDelta(1, ""), chatEvDelta(1, `"Paris"}`), chatEvPartStop(1),
-		chatEvCall(2, "call_2", "now"), chatEvPartStop(2),
-		chatEvStop(mapping.StopEnd), chatEvUsage(codec.Usage{Known: true, InputTokens: 30, OutputTokens: 12}), chatEvEnd(),
+		evPart(0, codec.PartText), evDelta(0, "Checking."), evPartStop(0),
+		evCall(1, "call_1", "weather"), evDelta(1, `{"city":`), evDelta(1, ""), evDelta(1, `"Paris"}`), evPartStop(1),
+		evCall(2, "call_2", "now"), evPartStop(2),
+		evStop(mapping.StopEnd), evUsage(codec.Usage{Known: true, InputTokens: 30, OutputTokens: 12}), evEnd(),
 	}
 }
 
 func TestChatStreamEncodeTools(t *testing.T) {
 	req := &codec.Request{Model: "requested-model", Stream: true, StreamUsage: true}
-	sse := codectest.EncodeStream(codec.OpenAIChat, req, chatStreamToolEvents())
-	checkChatStreamGolden(t, "tool_calls", sse)
-	evs := chatDecodeToolStream(t, sse, nil)
+	sse := codectest.EncodeStream(codec.OpenAIChat, req, streamToolEvents())
+	checkStreamGolden(t, "tool_calls", sse)
+	evs := decodeToolStream(t, sse, nil)
 	codectest.CheckWellFormed(t, evs)
-	want := []chatStreamCall{{"call_1", "weather", `{"city":"Paris"}`}, {"call_2", "now", "{}"}}
-	if got := chatStreamCalls(t, evs); !codectest.EqualDecoded(got, want) {
+	want := []streamCall{{"call_1", "weather", `{"city":"Paris"}`}, {"call_2", "now", "{}"}}
+	if got := streamCalls(t, evs); !codectest.EqualDecoded(got, want) {
 		t.Errorf("calls = %+v, want %+v", got, want)
 	}
 	if s := codectest.Summarize(evs); s.Stop != mapping.StopToolUse || !s.Complete {
@@ -264,13 +264,13 @@ func TestChatStreamEncodeTools(t *testing.T) {
 	}
 
 	t.Run("a call first starts with content null; ids are made up when missing", func(t *testing.T) {
-		out := codectest.EncodeStream(codec.OpenAIChat, nil, []codec.Event{chatEvStart(), chatEvCall(0, "", "f"), chatEvDelta(0, "{}"), chatEvPartStop(0),
-			chatEvStop(mapping.StopToolUse), chatEvEnd()})
+		out := codectest.EncodeStream(codec.OpenAIChat, nil, []codec.Event{evStart(), evCall(0, "", "f"), evDelta(0, "{}"), evPartStop(0),
+			evStop(mapping.StopToolUse), evEnd()})
 		if !strings.Contains(out, `"delta":{"role":"assistant","content":null,"refusal":null}`) {
 			t.Errorf("role chunk:\n%s", out)
 		}
-		evs := chatDecodeToolStream(t, out, nil)
-		calls := chatStreamCalls(t, evs)
+		evs := decodeToolStream(t, out, nil)
+		calls := streamCalls(t, evs)
 		if len(calls) != 1 || !strings.HasPrefix(calls[0].id, "call_") || len(calls[0].id) != len("call_")+24 || calls[0].args != "{}" {
 			t.Errorf("calls = %+v", calls)
 		}
@@ -279,8 +279,8 @@ func TestChatStreamEncodeTools(t *testing.T) {
 		}
 	})
 	t.Run("a max_tokens stop of calls stays length", func(t *testing.T) {
-		out := codectest.EncodeStream(codec.OpenAIChat, nil, []codec.Event{chatEvStart(), chatEvCall(0, "c", "f"), chatEvDelta(0, `{"a`),
-			chatEvStop(mapping.StopMaxTokens), chatEvEnd()})
+		out := codectest.EncodeStream(codec.OpenAIChat, nil, []codec.Event{evStart(), evCall(0, "c", "f"), evDelta(0, `{"a`),
+			evStop(mapping.StopMaxTokens), evEnd()})
 		if !strings.Contains(out, `"finish_reason":"length"`) {
 			t.Errorf("got\n%s", out)
 		}

@@ -14,15 +14,15 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-func chatCall(id, name, args string) codec.Part {
+func call(id, name, args string) codec.Part {
 	return codec.Part{Type: codec.PartToolCall, ToolCallID: id, ToolName: name, Arguments: args}
 }
 
-func chatResult(id, name string, content ...codec.Part) codec.Part {
+func result(id, name string, content ...codec.Part) codec.Part {
 	return codec.Part{Type: codec.PartToolResult, ToolCallID: id, ToolName: name, Content: content}
 }
 
-var chatWeatherSchema = `{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`
+var weatherSchema = `{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`
 
 func TestChatDecodeRequestTools(t *testing.T) {
 	user := `{"role":"user","content":"Hi"}`
@@ -34,14 +34,14 @@ func TestChatDecodeRequestTools(t *testing.T) {
 		{
 			name: "tool definitions, named choice and parallel switch",
 			body: `{"model":"m","messages":[` + user + `],"tools":[
-				{"type":"function","function":{"name":"weather","description":"Get the weather","parameters":` + chatWeatherSchema + `,"strict":true}},
+				{"type":"function","function":{"name":"weather","description":"Get the weather","parameters":` + weatherSchema + `,"strict":true}},
 				{"type":"function","function":{"name":"now","strict":false,"description":null,"parameters":null}},
 				{"type":"function","function":{"name":"ping","strict":null}}],
 				"tool_choice":{"type":"function","function":{"name":"weather"}},"parallel_tool_calls":false}`,
 			want: codec.Request{
 				Model: "m", Messages: []codec.Message{chatUser("Hi")},
 				Tools: []codec.Tool{
-					{Name: "weather", Description: "Get the weather", Parameters: chatWeatherSchema, Strict: codec.OptBool{Value: true, Set: true}},
+					{Name: "weather", Description: "Get the weather", Parameters: weatherSchema, Strict: codec.OptBool{Value: true, Set: true}},
 					{Name: "now", Strict: codec.OptBool{Set: true}},
 					{Name: "ping"},
 				},
@@ -80,20 +80,20 @@ func TestChatDecodeRequestTools(t *testing.T) {
 				{"role":"assistant","content":"Done"},
 				{"role":"tool","tool_call_id":"call_9","content":"late"}]}`,
 			want: codec.Request{
-				Model: "m", System: []codec.Part{chatText("S")}, SystemRole: codec.RoleSystem,
+				Model: "m", System: []codec.Part{text("S")}, SystemRole: codec.RoleSystem,
 				Messages: []codec.Message{
 					chatUser("Hi"),
-					{Role: codec.RoleAssistant, Parts: []codec.Part{chatText("Let me look."), chatCall("call_1", "weather", `{"city": "Paris"}`), chatCall("call_2", "now", "")}},
+					{Role: codec.RoleAssistant, Parts: []codec.Part{text("Let me look."), call("call_1", "weather", `{"city": "Paris"}`), call("call_2", "now", "")}},
 					{Role: codec.RoleUser, Parts: []codec.Part{
-						chatResult("call_1", "weather", chatText("18 C")),
-						chatResult("call_2", "clock", chatText("noon"), chatText(" UTC")),
-						chatText("And tomorrow?"),
+						result("call_1", "weather", text("18 C")),
+						result("call_2", "clock", text("noon"), text(" UTC")),
+						text("And tomorrow?"),
 					}},
 					chatUser("Thanks"),
-					{Role: codec.RoleAssistant, Parts: []codec.Part{chatCall("call_3", "weather", "{}")}},
-					{Role: codec.RoleUser, Parts: []codec.Part{chatResult("call_3", "weather")}},
-					{Role: codec.RoleAssistant, Parts: []codec.Part{chatText("Done")}},
-					{Role: codec.RoleUser, Parts: []codec.Part{chatResult("call_9", "", chatText("late"))}},
+					{Role: codec.RoleAssistant, Parts: []codec.Part{call("call_3", "weather", "{}")}},
+					{Role: codec.RoleUser, Parts: []codec.Part{result("call_3", "weather")}},
+					{Role: codec.RoleAssistant, Parts: []codec.Part{text("Done")}},
+					{Role: codec.RoleUser, Parts: []codec.Part{result("call_9", "", text("late"))}},
 				},
 			},
 		},
@@ -101,10 +101,10 @@ func TestChatDecodeRequestTools(t *testing.T) {
 			name: "tool message first ends the system prompt",
 			body: `{"model":"m","messages":[{"role":"developer","content":"D"},{"role":"tool","tool_call_id":"c","content":"r"},{"role":"system","content":"later"}]}`,
 			want: codec.Request{
-				Model: "m", System: []codec.Part{chatText("D")}, SystemRole: codec.RoleDeveloper,
+				Model: "m", System: []codec.Part{text("D")}, SystemRole: codec.RoleDeveloper,
 				Messages: []codec.Message{
-					{Role: codec.RoleUser, Parts: []codec.Part{chatResult("c", "", chatText("r"))}},
-					{Role: codec.RoleSystem, Parts: []codec.Part{chatText("later")}},
+					{Role: codec.RoleUser, Parts: []codec.Part{result("c", "", text("r"))}},
+					{Role: codec.RoleSystem, Parts: []codec.Part{text("later")}},
 				},
 			},
 		},
@@ -122,7 +122,7 @@ func TestChatDecodeRequestTools(t *testing.T) {
 			want: codec.Request{
 				Model: "m",
 				Messages: []codec.Message{{Role: codec.RoleUser, Parts: []codec.Part{
-					chatText("Look"),
+					text("Look"),
 					{Type: codec.PartImage, MediaType: "image/png", Data: "iVBORw0KGgo="},
 					{Type: codec.PartImage, URL: "https://example.com/a.jpg"},
 					{Type: codec.PartImage, URL: "http://example.com/b.gif"},
@@ -137,7 +137,7 @@ func TestChatDecodeRequestTools(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := chatDecodeRequest(t, tt.body)
+			got, err := decodeRequest(t, tt.body)
 			if err != nil {
 				t.Fatalf("unexpected error: %v", err)
 			}
@@ -163,8 +163,8 @@ func TestChatDecodeRequestToolRecordings(t *testing.T) {
 		"gpt-4o-tool-followup.json": func(t *testing.T, r *codec.Request) {
 			want := []codec.Message{
 				chatUser("What's the weather in Florence,Italy?"),
-				{Role: codec.RoleAssistant, Parts: []codec.Part{chatCall("call_IUonKM9GCNis5eMRHuusMqoy", "weather", `{"location":"Florence, Italy"}`)}},
-				{Role: codec.RoleUser, Parts: []codec.Part{chatResult("call_IUonKM9GCNis5eMRHuusMqoy", "weather", chatText("40 C"))}},
+				{Role: codec.RoleAssistant, Parts: []codec.Part{call("call_IUonKM9GCNis5eMRHuusMqoy", "weather", `{"location":"Florence, Italy"}`)}},
+				{Role: codec.RoleUser, Parts: []codec.Part{result("call_IUonKM9GCNis5eMRHuusMqoy", "weather", text("40 C"))}},
 			}
 			if !codectest.EqualDecoded(r.Messages, want) {
 				t.Errorf("messages = %+v\nwant %+v", r.Messages, want)
@@ -175,7 +175,7 @@ func TestChatDecodeRequestToolRecordings(t *testing.T) {
 			}
 		},
 		"gpt-4o-parallel-tools.json": func(t *testing.T, r *codec.Request) {
-			chatCompactSchemas(r)
+			compactSchemas(r)
 			if !codectest.EqualDecoded(r.Tools, addMul(false)) || r.ToolChoice.Mode != codec.ToolChoiceAuto {
 				t.Errorf("tools = %+v\nwant %+v", r.Tools, addMul(false))
 			}
@@ -184,12 +184,12 @@ func TestChatDecodeRequestToolRecordings(t *testing.T) {
 			want := []codec.Message{
 				chatUser("Add and multiply the number 2 and 3"),
 				{Role: codec.RoleAssistant, Parts: []codec.Part{
-					chatCall("call_ehIWdjL1abZk1h8FWGLQ0Hie", "add", `{"a": 2, "b": 3}`),
-					chatCall("call_fBSgA47J5VeONggizTIvl7AH", "multiply", `{"a": 2, "b": 3}`),
+					call("call_ehIWdjL1abZk1h8FWGLQ0Hie", "add", `{"a": 2, "b": 3}`),
+					call("call_fBSgA47J5VeONggizTIvl7AH", "multiply", `{"a": 2, "b": 3}`),
 				}},
 				{Role: codec.RoleUser, Parts: []codec.Part{
-					chatResult("call_ehIWdjL1abZk1h8FWGLQ0Hie", "add", chatText("5")),
-					chatResult("call_fBSgA47J5VeONggizTIvl7AH", "multiply", chatText("6")),
+					result("call_ehIWdjL1abZk1h8FWGLQ0Hie", "add", text("5")),
+					result("call_fBSgA47J5VeONggizTIvl7AH", "multiply", text("6")),
 				}},
 			}
 			if !codectest.EqualDecoded(r.Messages, want) || !r.Stream || !r.StreamUsage {
@@ -198,15 +198,15 @@ func TestChatDecodeRequestToolRecordings(t *testing.T) {
 		},
 		"gpt-5-image.json": func(t *testing.T, r *codec.Request) {
 			parts := r.Messages[0].Parts
-			if len(parts) != 2 || !codectest.EqualDecoded(parts[0], chatText("Describe the image briefly in English.")) ||
+			if len(parts) != 2 || !codectest.EqualDecoded(parts[0], text("Describe the image briefly in English.")) ||
 				parts[1].Type != codec.PartImage || parts[1].MediaType != "image/png" || !strings.HasPrefix(parts[1].Data, "iVBORw0KGgo") || parts[1].URL != "" {
 				t.Errorf("parts = %.200v", parts)
 			}
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			rec := chatRecording(t, name)
-			got, err := chatDecodeRequest(t, rec.Get("request.body").Raw)
+			rec := recording(t, name)
+			got, err := decodeRequest(t, rec.Get("request.body").Raw)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -216,12 +216,12 @@ func TestChatDecodeRequestToolRecordings(t *testing.T) {
 			if err1 != nil {
 				t.Fatal(err1)
 			}
-			again, err2 := chatDecodeRequest(t, string(out))
+			again, err2 := decodeRequest(t, string(out))
 			if err2 != nil {
 				t.Fatal(err2)
 			}
-			chatCompactSchemas(&got)
-			chatCompactSchemas(&again)
+			compactSchemas(&got)
+			compactSchemas(&again)
 			if !codectest.EqualDecoded(got, again) {
 				t.Errorf("round trip changed the request:\nfirst  %.500v\nsecond %.500v", got, again)
 			}
@@ -229,9 +229,9 @@ func TestChatDecodeRequestToolRecordings(t *testing.T) {
 	}
 }
 
-// chatCompactSchemas compacts the tools' parameter texts, which keep the
+// compactSchemas compacts the tools' parameter texts, which keep the
 // client's spacing.
-func chatCompactSchemas(r *codec.Request) {
+func compactSchemas(r *codec.Request) {
 	for i := range r.Tools {
 		var b bytes.Buffer
 		if json.Compact(&b, []byte(r.Tools[i].Parameters)) == nil {
@@ -240,27 +240,27 @@ func chatCompactSchemas(r *codec.Request) {
 	}
 }
 
-// chatToolsRequest is a canonical request with every tool feature Chat
+// toolsRequest is a canonical request with every tool feature Chat
 // carries, for the golden file and the round trip.
-func chatToolsRequest() codec.Request {
+func toolsRequest() codec.Request {
 	return codec.Request{
 		Model:  "gpt-4o",
-		System: []codec.Part{chatText("Use tools.")},
+		System: []codec.Part{text("Use tools.")},
 		Messages: []codec.Message{
 			chatUser("Weather in Paris and the time?"),
-			{Role: codec.RoleAssistant, Parts: []codec.Part{chatText("Checking."), chatCall("call_1", "weather", `{"city":"Paris"}`), chatCall("call_2", "now", "")}},
+			{Role: codec.RoleAssistant, Parts: []codec.Part{text("Checking."), call("call_1", "weather", `{"city":"Paris"}`), call("call_2", "now", "")}},
 			{Role: codec.RoleUser, Parts: []codec.Part{
-				chatResult("call_1", "weather", chatText("18 C")),
-				chatResult("call_2", "now", chatText("noon"), chatText(" UTC")),
-				chatText("Thanks!"),
+				result("call_1", "weather", text("18 C")),
+				result("call_2", "now", text("noon"), text(" UTC")),
+				text("Thanks!"),
 			}},
-			{Role: codec.RoleAssistant, Parts: []codec.Part{chatRefusal("No."), chatCall("call_3", "weather", `{"city":"Mars"}`)}},
-			{Role: codec.RoleUser, Parts: []codec.Part{{Type: codec.PartToolResult, ToolCallID: "call_3", Content: []codec.Part{chatText("unknown city")}, IsError: true}}},
-			{Role: codec.RoleAssistant, Parts: []codec.Part{chatCall("call_4", "now", "{}")}},
+			{Role: codec.RoleAssistant, Parts: []codec.Part{chatRefusal("No."), call("call_3", "weather", `{"city":"Mars"}`)}},
+			{Role: codec.RoleUser, Parts: []codec.Part{{Type: codec.PartToolResult, ToolCallID: "call_3", Content: []codec.Part{text("unknown city")}, IsError: true}}},
+			{Role: codec.RoleAssistant, Parts: []codec.Part{call("call_4", "now", "{}")}},
 			{Role: codec.RoleUser, Parts: []codec.Part{{Type: codec.PartToolResult, ToolCallID: "call_4", IsError: true}}},
 		},
 		Tools: []codec.Tool{
-			{Name: "weather", Description: "Get the weather", Parameters: chatWeatherSchema, Strict: codec.OptBool{Value: true, Set: true}},
+			{Name: "weather", Description: "Get the weather", Parameters: weatherSchema, Strict: codec.OptBool{Value: true, Set: true}},
 			{Name: "now", Strict: codec.OptBool{Set: true}},
 		},
 		ToolChoice:        codec.ToolChoice{Mode: codec.ToolChoiceNamed, Name: "weather"},
@@ -268,13 +268,13 @@ func chatToolsRequest() codec.Request {
 	}
 }
 
-// chatMediaRequest is a canonical request with images, audio and files.
-func chatMediaRequest() codec.Request {
+// mediaRequest is a canonical request with images, audio and files.
+func mediaRequest() codec.Request {
 	return codec.Request{
 		Model: "gpt-4o",
 		Messages: []codec.Message{
 			{Role: codec.RoleUser, Parts: []codec.Part{
-				chatText("Look"),
+				text("Look"),
 				{Type: codec.PartImage, MediaType: "image/png", Data: "iVBORw0KGgo="},
 				{Type: codec.PartImage, URL: "https://example.com/a.jpg"},
 				{Type: codec.PartAudio, MediaType: "audio/wav", Data: "UklGRg=="},
@@ -283,17 +283,17 @@ func chatMediaRequest() codec.Request {
 				{Type: codec.PartDocument, MediaType: "application/pdf", Data: "JVBERi0="},
 				chatRefusal("quoted refusal"),
 			}},
-			{Role: codec.RoleAssistant, Parts: []codec.Part{chatCall("call_1", "snap", "")}},
+			{Role: codec.RoleAssistant, Parts: []codec.Part{call("call_1", "snap", "")}},
 			{Role: codec.RoleUser, Parts: []codec.Part{
-				chatText("Here:"),
-				chatResult("call_1", "snap", chatText("a photo"), codec.Part{Type: codec.PartImage, MediaType: "image/jpeg", Data: "/9j/"}),
+				text("Here:"),
+				result("call_1", "snap", text("a photo"), codec.Part{Type: codec.PartImage, MediaType: "image/jpeg", Data: "/9j/"}),
 			}},
 		},
 	}
 }
 
 func TestChatAppendRequestTools(t *testing.T) {
-	for name, req := range map[string]codec.Request{"tools": chatToolsRequest(), "media": chatMediaRequest()} {
+	for name, req := range map[string]codec.Request{"tools": toolsRequest(), "media": mediaRequest()} {
 		t.Run(name, func(t *testing.T) {
 			out, err := codec.AppendRequest(nil, codec.OpenAIChat, &req, codec.EncodeOptions{})
 			if err != nil {
@@ -340,18 +340,18 @@ func TestChatAppendRequestToolErrors(t *testing.T) {
 		req              codec.Request
 	}{
 		{"hosted tool", "tools[1]", `hosted tool "web_search" cannot be translated for the openai-chat upstream`, codec.Request{Model: "m", Messages: []codec.Message{chatUser("a")}, Tools: []codec.Tool{{Name: "f"}, {Kind: codec.ToolWebSearch}}}},
-		{"call in user message", "messages[0].parts[1]", "a tool call outside an assistant message", msgs(user(chatText("a"), chatCall("c", "f", "")))},
-		{"result in assistant message", "messages[0].parts[0]", "a tool result outside a user message", msgs(codec.Message{Role: codec.RoleAssistant, Parts: []codec.Part{chatResult("c", "f")}})},
-		{"result in system prompt", "system[0]", "a tool result outside a user message", codec.Request{Model: "m", System: []codec.Part{chatResult("c", "f")}, Messages: []codec.Message{chatUser("a")}}},
+		{"call in user message", "messages[0].parts[1]", "a tool call outside an assistant message", msgs(user(text("a"), call("c", "f", "")))},
+		{"result in assistant message", "messages[0].parts[0]", "a tool result outside a user message", msgs(codec.Message{Role: codec.RoleAssistant, Parts: []codec.Part{result("c", "f")}})},
+		{"result in system prompt", "system[0]", "a tool result outside a user message", codec.Request{Model: "m", System: []codec.Part{result("c", "f")}, Messages: []codec.Message{chatUser("a")}}},
 		{"image in assistant message", "messages[0].parts[0]", "a image outside a user message", msgs(codec.Message{Role: codec.RoleAssistant, Parts: []codec.Part{{Type: codec.PartImage, URL: "https://x"}}})},
 		{"document by URL", "messages[0].parts[0]", "a document given by URL", msgs(user(codec.Part{Type: codec.PartDocument, URL: "https://x/a.pdf"}))},
 		{"audio by URL", "messages[0].parts[0]", "a audio given by URL", msgs(user(codec.Part{Type: codec.PartAudio, URL: "https://x/a.wav"}))},
 		{"image without data", "messages[0].parts[0]", "a image without media type and data", msgs(user(codec.Part{Type: codec.PartImage, MediaType: "image/png"}))},
 		{"audio of other type", "messages[0].parts[0]", `audio of type "audio/ogg"`, msgs(user(codec.Part{Type: codec.PartAudio, MediaType: "audio/ogg", Data: "AA"}))},
-		{"result without id", "messages[0].parts[0].tool_call_id", "a tool result without a call id", msgs(user(chatResult("", "f")))},
-		{"document in result", "messages[0].parts[1].content[0]", "a document in a tool result", msgs(user(chatResult("a", "f"), chatResult("c", "f", codec.Part{Type: codec.PartDocument, MediaType: "application/pdf", Data: "AA"})))},
-		{"bad part after results", "messages[0].parts[1]", "a tool call outside an assistant message", msgs(user(chatResult("c", "f"), chatCall("c", "f", "")))},
-		{"bad image in result", "messages[0].parts[0]", "a image without media type and data", msgs(user(chatResult("c", "f", codec.Part{Type: codec.PartImage})))},
+		{"result without id", "messages[0].parts[0].tool_call_id", "a tool result without a call id", msgs(user(result("", "f")))},
+		{"document in result", "messages[0].parts[1].content[0]", "a document in a tool result", msgs(user(result("a", "f"), result("c", "f", codec.Part{Type: codec.PartDocument, MediaType: "application/pdf", Data: "AA"})))},
+		{"bad part after results", "messages[0].parts[1]", "a tool call outside an assistant message", msgs(user(result("c", "f"), call("c", "f", "")))},
+		{"bad image in result", "messages[0].parts[0]", "a image without media type and data", msgs(user(result("c", "f", codec.Part{Type: codec.PartImage})))},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -371,45 +371,45 @@ func TestChatAppendRequestToolErrors(t *testing.T) {
 // media and decodes them again: what Chat can carry comes back unchanged,
 // and what it cannot (IsError, result images) comes back as documented.
 func TestChatRequestToolsRoundTrip(t *testing.T) {
-	req := chatToolsRequest()
+	req := toolsRequest()
 	out, err := codec.AppendRequest(nil, codec.OpenAIChat, &req, codec.EncodeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, derr := chatDecodeRequest(t, string(out))
+	got, derr := decodeRequest(t, string(out))
 	if derr != nil {
 		t.Fatal(derr)
 	}
-	want := chatToolsRequest()
+	want := toolsRequest()
 	want.SystemRole = codec.RoleSystem
 	// Results get the name of their call; Chat has no error flag, so the
 	// text says it.
-	want.Messages[4].Parts[0] = chatResult("call_3", "weather", chatText("Error: unknown city"))
-	want.Messages[6].Parts[0] = chatResult("call_4", "now", chatText("Error: "))
+	want.Messages[4].Parts[0] = result("call_3", "weather", text("Error: unknown city"))
+	want.Messages[6].Parts[0] = result("call_4", "now", text("Error: "))
 	want.Messages[1].Parts[2].Arguments = "{}" // Chat always writes an object
 	if !codectest.EqualDecoded(got, want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
 	}
 
-	req = chatMediaRequest()
+	req = mediaRequest()
 	out, err = codec.AppendRequest(nil, codec.OpenAIChat, &req, codec.EncodeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, derr = chatDecodeRequest(t, string(out))
+	got, derr = decodeRequest(t, string(out))
 	if derr != nil {
 		t.Fatal(derr)
 	}
-	want = chatMediaRequest()
+	want = mediaRequest()
 	want.Messages[0].Parts[4].MediaType = "audio/mp3"
-	want.Messages[0].Parts[7] = chatText("quoted refusal")
+	want.Messages[0].Parts[7] = text("quoted refusal")
 	want.Messages[1].Parts[0].Arguments = "{}"
 	// The result's image follows the results in the user message, before
 	// the user's own content.
 	want.Messages[2].Parts = []codec.Part{
-		chatResult("call_1", "snap", chatText("a photo")),
+		result("call_1", "snap", text("a photo")),
 		{Type: codec.PartImage, MediaType: "image/jpeg", Data: "/9j/"},
-		chatText("Here:"),
+		text("Here:"),
 	}
 	if !codectest.EqualDecoded(got, want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
@@ -419,14 +419,14 @@ func TestChatRequestToolsRoundTrip(t *testing.T) {
 // TestChatDecodeResponseToolRecordings decodes the recorded responses with
 // tool calls: ids, names and arguments exactly.
 func TestChatDecodeResponseToolRecordings(t *testing.T) {
-	rec := chatRecording(t, "gpt-4o-parallel-tools.json")
+	rec := recording(t, "gpt-4o-parallel-tools.json")
 	var resp codec.Response
 	if err := codec.DecodeResponse(codec.OpenAIChat, []byte(rec.Get("response.body").Str), &resp); err != nil {
 		t.Fatal(err)
 	}
 	want := []codec.Part{
-		chatCall("call_fifE5poZ3dg3JDUKGFi48NGq", "add", `{"a": 2, "b": 3}`),
-		chatCall(gjson.Get(rec.Get("response.body").Str, "choices.0.message.tool_calls.1.id").Str, "multiply", `{"a": 2, "b": 3}`),
+		call("call_fifE5poZ3dg3JDUKGFi48NGq", "add", `{"a": 2, "b": 3}`),
+		call(gjson.Get(rec.Get("response.body").Str, "choices.0.message.tool_calls.1.id").Str, "multiply", `{"a": 2, "b": 3}`),
 	}
 	if !codectest.EqualDecoded(resp.Content, want) || resp.StopReason != mapping.StopToolUse {
 		t.Errorf("content = %+v stop %v\nwant %+v", resp.Content, resp.StopReason, want)
@@ -457,25 +457,25 @@ func TestChatDecodeResponseTools(t *testing.T) {
 			body: wrap(`{"role":"assistant","content":"Sure.","refusal":null,"tool_calls":[
 				{"id":"call_1","type":"function","function":{"name":"weather","arguments":"{\"city\":\"Paris\"}"}},
 				{"id":"call_2","type":"function","function":{"name":"now","arguments":""}}]}`, `"tool_calls"`),
-			content: []codec.Part{chatText("Sure."), chatCall("call_1", "weather", `{"city":"Paris"}`), chatCall("call_2", "now", "")},
+			content: []codec.Part{text("Sure."), call("call_1", "weather", `{"city":"Paris"}`), call("call_2", "now", "")},
 			stop:    mapping.StopToolUse,
 		},
 		{
 			name:    "calls finished with stop are tool use",
 			body:    wrap(`{"role":"assistant","content":null,"tool_calls":[{"id":"c","function":{"name":"f","arguments":"{}"}}]}`, `"stop"`),
-			content: []codec.Part{chatCall("c", "f", "{}")},
+			content: []codec.Part{call("c", "f", "{}")},
 			stop:    mapping.StopToolUse,
 		},
 		{
 			name:    "calls cut by the token limit stay cut",
 			body:    wrap(`{"role":"assistant","content":null,"tool_calls":[{"id":"c","function":{"name":"f","arguments":"{}"}}]}`, `"length"`),
-			content: []codec.Part{chatCall("c", "f", "{}")},
+			content: []codec.Part{call("c", "f", "{}")},
 			stop:    mapping.StopMaxTokens,
 		},
 		{
 			name:    "null and empty tool calls",
 			body:    wrap(`{"role":"assistant","content":"x","tool_calls":null}`, `"stop"`),
-			content: []codec.Part{chatText("x")},
+			content: []codec.Part{text("x")},
 			stop:    mapping.StopEnd,
 		},
 	}
@@ -495,7 +495,7 @@ func TestChatDecodeResponseTools(t *testing.T) {
 func TestChatAppendResponseTools(t *testing.T) {
 	resp := codec.Response{
 		ID: "chatcmpl-tools", Model: "gpt-4o", Created: 1700000003,
-		Content:    []codec.Part{chatText("Checking."), chatCall("call_1", "weather", `{"city":"Paris"}`), chatCall("call_2", "now", "")},
+		Content:    []codec.Part{text("Checking."), call("call_1", "weather", `{"city":"Paris"}`), call("call_2", "now", "")},
 		StopReason: mapping.StopEnd, // as Gemini reports a tool call
 		Usage:      codec.Usage{Known: true, InputTokens: 30, OutputTokens: 12},
 	}
@@ -516,7 +516,7 @@ func TestChatAppendResponseTools(t *testing.T) {
 		t.Errorf("round trip: got %+v\nwant %+v", back, want)
 	}
 	// Calls alone: content is null.
-	resp = codec.Response{ID: "x", Model: "m", Created: 1, Content: []codec.Part{chatCall("c", "f", "{}")}, StopReason: mapping.StopToolUse}
+	resp = codec.Response{ID: "x", Model: "m", Created: 1, Content: []codec.Part{call("c", "f", "{}")}, StopReason: mapping.StopToolUse}
 	out, _ = codec.AppendResponse(nil, codec.OpenAIChat, &resp)
 	if m := gjson.GetBytes(out, "choices.0.message"); m.Get("content").Type != gjson.Null || m.Get("tool_calls.#").Int() != 1 {
 		t.Errorf("message = %s", m.Raw)
@@ -532,7 +532,7 @@ func TestChatToolRules(t *testing.T) {
 		{"type":"function","function":{"name":"a","parameters":{"type":"object","additionalProperties":false},"strict":false}},
 		{"type":"function","function":{"name":"b","parameters":{"type":"object"},"strict":true}}],
 		"tool_choice":"required","parallel_tool_calls":false}`
-	req, err := chatDecodeRequest(t, body)
+	req, err := decodeRequest(t, body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -551,7 +551,7 @@ func TestChatToolRules(t *testing.T) {
 		root.Get("tool_choice").Str != "required" || root.Get("parallel_tool_calls").Raw != "false" {
 		t.Errorf("encoded %s", out)
 	}
-	req, err = chatDecodeRequest(t, `{"model":"m","messages":[{"role":"user","content":"Hi"}],"parallel_tool_calls":false,"tools":[]}`)
+	req, err = decodeRequest(t, `{"model":"m","messages":[{"role":"user","content":"Hi"}],"parallel_tool_calls":false,"tools":[]}`)
 	if err != nil || req.ParallelToolCalls.Set || !codectest.EqualDecoded(req.Dropped, []string{"parallel_tool_calls"}) {
 		t.Errorf("without tools: %+v %v", req, err)
 	}

@@ -9,9 +9,9 @@ import (
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
-// geminiBenchBody returns a realistic generateContent body of about 5 KB: a
+// benchBody returns a realistic generateContent body of about 5 KB: a
 // system instruction and a 20-turn conversation with sampling parameters.
-func geminiBenchBody() []byte {
+func benchBody() []byte {
 	sentence := "The quick brown fox jumps over the lazy dog while the \"careful\" engineer reviews line 42.\n"
 	var b strings.Builder
 	b.WriteString(`{"contents":[`)
@@ -34,11 +34,11 @@ func geminiBenchBody() []byte {
 }
 
 func TestGeminiBenchBody(t *testing.T) {
-	body := geminiBenchBody()
+	body := benchBody()
 	if n := len(body); n < 4500 || n > 6000 {
 		t.Errorf("benchmark body is %d bytes, want about 5 KB", n)
 	}
-	req, err := geminiDecode(t, codec.Gemini, string(body))
+	req, err := decode(t, codec.Gemini, string(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestGeminiBenchBody(t *testing.T) {
 }
 
 func BenchmarkGeminiDecodeRequest(b *testing.B) {
-	body := geminiBenchBody()
+	body := benchBody()
 	b.ReportAllocs()
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
@@ -60,7 +60,7 @@ func BenchmarkGeminiDecodeRequest(b *testing.B) {
 }
 
 func BenchmarkGeminiAppendRequest(b *testing.B) {
-	body := geminiBenchBody()
+	body := benchBody()
 	var req codec.Request
 	if err := codec.DecodeRequest(codec.Gemini, body, &req); err != nil {
 		b.Fatal(err)
@@ -79,7 +79,7 @@ func BenchmarkGeminiAppendRequest(b *testing.B) {
 // BenchmarkGeminiTranslateRequest measures what the codec's performance
 // target is about: decode and encode of one request together.
 func BenchmarkGeminiTranslateRequest(b *testing.B) {
-	body := geminiBenchBody()
+	body := benchBody()
 	dst := make([]byte, 0, 2*len(body))
 	b.ReportAllocs()
 	b.SetBytes(int64(len(body)))

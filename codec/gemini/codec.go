@@ -20,7 +20,7 @@ func init() {
 		Listing:       codec.Listing{Path: "/v1beta/models", Shape: codec.Gemini, PageSize: "pageSize", Paging: []string{"pageSize", "pageToken"}},
 		Origin:        mapping.FamilyGemini,
 		ResponseModel: []string{"modelVersion"},
-		ErrorArrays:   true,
+		Rules:         rules,
 		Fields:        fields,
 	}, geminiCodec{})
 	codec.Register(codec.Descriptor{
@@ -31,7 +31,6 @@ func init() {
 		Route:         codec.Route{Models: "/publishers/google/models", Method: "generateContent", StreamMethod: "streamGenerateContent"},
 		Origin:        mapping.FamilyGemini,
 		ResponseModel: []string{"modelVersion"},
-		ErrorArrays:   true,
 	}, geminiCodec{})
 }
 
@@ -47,35 +46,35 @@ type (
 
 // DecodeRequest decodes a Gemini request body.
 func (geminiCodec) DecodeRequest(_ codec.Protocol, body []byte, req *codec.Request) error {
-	return wire.DecodeRequest(body, req, decodeGeminiRequest)
+	return wire.DecodeRequest(body, req, decodeRequest)
 }
 
 // AppendRequest encodes req as a Gemini request body.
 func (geminiCodec) AppendRequest(dst []byte, p codec.Protocol, req *codec.Request, opts codec.EncodeOptions) ([]byte, error) {
-	dst, err := appendGeminiRequest(dst, req, &opts, p == codec.Vertex)
+	dst, err := appendRequest(dst, req, &opts, p == codec.Vertex)
 	return dst, wire.Err(err)
 }
 
 // DecodeResponse decodes a Gemini response body.
 func (geminiCodec) DecodeResponse(p codec.Protocol, body []byte, resp *codec.Response) error {
-	return wire.DecodeResponse(p, body, resp, decodeGeminiResponse)
+	return wire.DecodeResponse(p, body, resp, decodeResponse)
 }
 
 // AppendResponse encodes resp as a Gemini response body.
 func (geminiCodec) AppendResponse(dst []byte, _ codec.Protocol, resp *codec.Response, _ *codec.Request) ([]byte, error) {
-	dst, err := appendGeminiResponse(dst, resp)
+	dst, err := appendResponse(dst, resp)
 	return dst, wire.Err(err)
 }
 
 // NewStreamDecoder returns a decoder of a Gemini stream.
 func (geminiCodec) NewStreamDecoder(p codec.Protocol) codec.StreamDecoder {
-	return newGeminiStreamDecoder(p)
+	return newStreamDecoder(p)
 }
 
 // NewStreamEncoder returns an encoder of a Gemini stream for the client's
 // request req.
 func (geminiCodec) NewStreamEncoder(_ codec.Protocol, req *codec.Request) codec.StreamEncoder {
-	return newGeminiStreamEncoder(req)
+	return newStreamEncoder(req)
 }
 
 // DecodeError reads the type, status or code of a Gemini error object.
@@ -111,12 +110,12 @@ func (geminiCodec) DecodeModelList(p codec.Protocol, body []byte, l *codec.Model
 	if err != nil {
 		return err
 	}
-	return wire.Err(decodeGeminiModelList(root, p, l))
+	return wire.Err(decodeModelList(root, p, l))
 }
 
 // AppendModelList writes l as a model listing of the family's shape.
 func (geminiCodec) AppendModelList(dst []byte, _ codec.Protocol, l *codec.ModelList, opts codec.ModelListOptions) []byte {
-	return appendGeminiModelList(dst, l, opts)
+	return appendModelList(dst, l, opts)
 }
 
 // CountPath returns the path of the token counting endpoint.
@@ -133,7 +132,7 @@ func (geminiCodec) CountedBody(_ codec.Protocol, body []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	gen, err := geminiCountBody(root)
+	gen, err := countBody(root)
 	return gen, wire.Err(err)
 }
 
@@ -142,7 +141,7 @@ func (geminiCodec) AppendCountBody(dst []byte, p codec.Protocol, gen []byte, req
 	if p == codec.Vertex {
 		return vertexCountFrame(dst, gjson.ParseBytes(gen))
 	}
-	return geminiCountFrame(dst, gjson.ParseBytes(gen), req, &opts)
+	return countFrame(dst, gjson.ParseBytes(gen), req, &opts)
 }
 
 // AdaptSibling adapts a body of the family's other protocol.
@@ -155,8 +154,9 @@ func (geminiCodec) AdaptSibling(p codec.Protocol, body []byte, from codec.Protoc
 
 // Interface guards
 var (
-	_ codec.Codec          = geminiCodec{}
-	_ codec.ModelLister    = geminiCodec{}
-	_ codec.TokenCounter   = geminiCodec{}
-	_ codec.SiblingAdapter = geminiCodec{}
+	_ codec.Codec            = geminiCodec{}
+	_ codec.ModelLister      = geminiCodec{}
+	_ codec.TokenCounter     = geminiCodec{}
+	_ codec.SiblingAdapter   = geminiCodec{}
+	_ codec.ErrorBodyChecker = geminiCodec{}
 )

@@ -13,10 +13,10 @@ import (
 // generateContent body also has.
 var vertexCountFields = []string{"contents", "systemInstruction", "tools", "generationConfig"}
 
-// geminiCountBody turns a Gemini or Vertex countTokens body into the
+// countBody turns a Gemini or Vertex countTokens body into the
 // generation body it counts: its contents (and the rest) directly, or a
 // generateContentRequest, without the model (the path names it).
-func geminiCountBody(root gjson.Result) ([]byte, *codec.Error) {
+func countBody(root gjson.Result) ([]byte, *codec.Error) {
 	inner := root.Get("generateContentRequest")
 	if inner.Exists() {
 		if !inner.IsObject() {
@@ -35,9 +35,9 @@ func vertexCountFrame(dst []byte, gen gjson.Result) []byte {
 	return wire.AppendMembers(dst, gen, wire.Keep(vertexCountFields))
 }
 
-// geminiCountFrame writes a Gemini API countTokens body: the whole
+// countFrame writes a Gemini API countTokens body: the whole
 // generation request, with its model, as generateContentRequest.
-func geminiCountFrame(dst []byte, gen gjson.Result, req *codec.Request, opts *codec.EncodeOptions) []byte {
+func countFrame(dst []byte, gen gjson.Result, req *codec.Request, opts *codec.EncodeOptions) []byte {
 	dst = append(dst, `{"generateContentRequest":{"model":`...)
 	dst = jsonx.AppendString(dst, "models/"+strings.TrimPrefix(wire.EncodeModel(opts, req), "models/"))
 	inner := wire.AppendMembers(nil, gen, func(string) bool { return true })

@@ -1,6 +1,8 @@
 package gemini
 
 import (
+	"strings"
+
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/mapping"
@@ -30,4 +32,11 @@ func appendGoogleError(dst []byte, p codec.Protocol, e *codec.Error) []byte {
 	}
 	dst = jsonx.AppendString(dst, code)
 	return append(dst, `}}`...)
+}
+
+// IsErrorBody accepts a JSON array whose first element is an error
+// object, as Google sends for some failed requests.
+func (geminiCodec) IsErrorBody(_ codec.Protocol, body string) bool {
+	t := strings.TrimLeft(body, " \t\r\n")
+	return len(t) > 0 && t[0] == '[' && jsonx.Valid(t) && gjson.Get(t, "0.error.message").Type == gjson.String
 }

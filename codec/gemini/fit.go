@@ -12,6 +12,13 @@ import (
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
+// rules is what the model rules know of the Gemini API: Google's rules
+// and the request fields they change, named as within generationConfig.
+var rules = codec.ModelRules{Provider: "google", Params: codec.RuleParams{
+	Reasoning: "thinkingConfig", Budget: "thinkingConfig.thinkingBudget", Level: "thinkingConfig.thinkingLevel",
+	MaxTokens: "maxOutputTokens", Temperature: "temperature", TopP: "topP", TopK: "topK", Stop: "stopSequences",
+	Presence: "presencePenalty", Frequency: "frequencyPenalty", Messages: "contents"}}
+
 // FitBody rewrites, in body, the fields params name (the request
 // parameters a model rule changed) from req, the body decoded and fitted
 // to the routed model; every other byte is kept.
@@ -19,50 +26,46 @@ import (
 // toward a model that requires signed function calls each model turn's
 // first call gets one.
 func (geminiCodec) FitBody(_ codec.Protocol, body []byte, req *codec.Request, params []string, target codec.Target) ([]byte, error) {
-	edit := wire.BodyEdit{Body: body}
-	for _, param := range params {
-		fitGeminiBody(&edit, param, req)
-	}
-	out, err := edit.Body, edit.Err
+	out, err := wire.FitParams(body, params, req, fitBody)
 	if err == nil {
-		out, err = fitGeminiThinking(out, req, target)
+		out, err = fitThinking(out, req, target)
 	}
 	if err == nil && target.SignedFunctionCalls {
-		out, err = signGeminiCalls(out)
+		out, err = signCalls(out)
 	}
 	return out, err
 }
 
-// fitGeminiBody rewrites the field param names.
-func fitGeminiBody(edit *wire.BodyEdit, param string, req *codec.Request) {
+// fitBody rewrites the field param names.
+func fitBody(edit *wire.BodyEdit, param string, req *codec.Request) {
 	const tc = "generationConfig.thinkingConfig"
-	r := &req.Reasoning
+	r, n := &req.Reasoning, &rules.Params
 	switch param {
-	case "thinkingConfig":
+	case n.Reasoning:
 		edit.Delete(tc)
-	case "thinkingConfig.thinkingBudget":
+	case n.Budget:
 		edit.Set(tc+".thinkingBudget", r.Budget.Value)
-	case "thinkingConfig.thinkingLevel":
+	case n.Level:
 		edit.Delete(tc + ".thinkingBudget")
 		edit.Set(tc+".thinkingLevel", strings.ToUpper(r.Effort.String()))
-	case "maxOutputTokens":
+	case n.MaxTokens:
 		edit.Set("generationConfig.maxOutputTokens", req.MaxTokens.Value)
-	case "stopSequences":
+	case n.Stop:
 		edit.Delete("generationConfig.stopSequences")
 	default:
 		wire.PatchSampling(edit, param, req, "generationConfig.")
-		if n, ok := strings.CutPrefix(param, "contents["); ok {
+		if i, ok := strings.CutPrefix(param, n.Messages+"["); ok {
 			// A trailing model turn the model does not take.
-			edit.Delete("contents." + strings.TrimSuffix(n, "]"))
+			edit.Delete(n.Messages + "." + strings.TrimSuffix(i, "]"))
 		}
 	}
 }
 
-// fitGeminiThinking writes a Gemini thinking setting in the form the
+// fitThinking writes a Gemini thinking setting in the form the
 // model takes: a thinkingLevel toward a model that takes levels, a
 // thinkingBudget toward one that takes budgets (the fitted request has it
 // as an effort or a budget), never both.
-func fitGeminiThinking(body []byte, req *codec.Request, target codec.Target) ([]byte, error) {
+func fitThinking(body []byte, req *codec.Request, target codec.Target) ([]byte, error) {
 	const tc = "generationConfig.thinkingConfig"
 	tcv := gjson.GetBytes(body, tc)
 	level, budget := tcv.Get("thinkingLevel"), tcv.Get("thinkingBudget")
@@ -81,11 +84,11 @@ func fitGeminiThinking(body []byte, req *codec.Request, target codec.Target) ([]
 	return body, err
 }
 
-// signGeminiCalls gives the first functionCall part of each model turn
+// signCalls gives the first functionCall part of each model turn
 // that has no thoughtSignature the value Google documents for calls
 // without one (Gemini 3 requires a signature there), as the Gemini encoder
 // does for translated requests.
-func signGeminiCalls(body []byte) ([]byte, error) {
+func signCalls(body []byte) ([]byte, error) {
 	var err error
 	for i, c := range gjson.GetBytes(body, "contents").Array() {
 		if c.Get("role").Str != "model" {

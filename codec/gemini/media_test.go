@@ -17,7 +17,7 @@ func TestGeminiMedia(t *testing.T) {
 		`{"inlineData":{"mimeType":"audio/wav","data":"UklGRg=="}},` +
 		`{"fileData":{"mimeType":"image/jpeg","fileUri":"gs://bucket/cat.jpg"}},` +
 		`{"file_data":{"mime_type":"application/pdf","file_uri":"https://example.com/a.pdf"}}]}]}`
-	req, err := geminiDecode(t, codec.Vertex, body)
+	req, err := decode(t, codec.Vertex, body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestGeminiMedia(t *testing.T) {
 		t.Fatal(aerr)
 	}
 	codectest.CheckGolden(t, "gemini/request_media.json", out)
-	again, derr := geminiDecode(t, codec.Gemini, string(out))
+	again, derr := decode(t, codec.Gemini, string(out))
 	if derr != nil {
 		t.Fatal(derr)
 	}

@@ -8,9 +8,9 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// decodeGeminiModelList reads a Gemini API model listing (models[] with
+// decodeModelList reads a Gemini API model listing (models[] with
 // names, limits and methods; nextPageToken).
-func decodeGeminiModelList(root gjson.Result, p codec.Protocol, l *codec.ModelList) *codec.Error {
+func decodeModelList(root gjson.Result, p codec.Protocol, l *codec.ModelList) *codec.Error {
 	models := root.Get("models")
 	if models.Exists() && !models.IsArray() {
 		return codec.BadUpstream(p, "models is not an array")
@@ -34,8 +34,8 @@ func decodeGeminiModelList(root gjson.Result, p codec.Protocol, l *codec.ModelLi
 	return nil
 }
 
-// appendGeminiModelList writes l as a Gemini API model listing; nextPageToken only when l has one.
-func appendGeminiModelList(dst []byte, l *codec.ModelList, opts codec.ModelListOptions) []byte {
+// appendModelList writes l as a Gemini API model listing; nextPageToken only when l has one.
+func appendModelList(dst []byte, l *codec.ModelList, opts codec.ModelListOptions) []byte {
 	dst = append(dst, `{"models":[`...)
 	for i, m := range l.Models {
 		if i > 0 {

@@ -12,22 +12,22 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// geminiOpaqueParts are the parts of geminiOpaqueAnswer llmbridge does not
+// opaqueParts are the parts of opaqueAnswer llmbridge does not
 // translate, in order: the state it keeps and the image it drops.
-var geminiOpaqueParts = []string{
+var opaqueParts = []string{
 	`{"executableCode":{"language":"PYTHON","code":"print(2+2)"}}`,
 	`{"codeExecutionResult":{"outcome":"OUTCOME_OK","output":"4\n"}}`,
 	`{"inlineData":{"mimeType":"image/png","data":"iVBORw0KGgo="}}`,
 	`{"partOf2027":{"x":[1,2]},"thoughtSignature":"c2lnMQ=="}`,
 }
 
-// geminiKept are the indices of geminiOpaqueParts that are state.
-var geminiKept = []int{0, 1, 3}
+// kept are the indices of opaqueParts that are state.
+var kept = []int{0, 1, 3}
 
-// geminiOpaqueAnswer is a Gemini answer with code execution, a generated
+// opaqueAnswer is a Gemini answer with code execution, a generated
 // image, a signed part of a kind added later and the text of the answer.
-func geminiOpaqueAnswer() string {
-	return `{"candidates":[{"content":{"role":"model","parts":[` + strings.Join(geminiOpaqueParts, ",") +
+func opaqueAnswer() string {
+	return `{"candidates":[{"content":{"role":"model","parts":[` + strings.Join(opaqueParts, ",") +
 		`,{"text":"The answer is 4."}]},"finishReason":"STOP","index":0}],` +
 		`"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":5,"totalTokenCount":15},"modelVersion":"gemini-2.5-pro","responseId":"r1"}`
 }
@@ -41,14 +41,14 @@ func geminiOpaqueAnswer() string {
 func TestGeminiOpaqueParts(t *testing.T) {
 	for _, u := range []codec.Protocol{codec.Gemini, codec.Vertex} {
 		var resp codec.Response
-		if err := codec.DecodeResponse(u, []byte(geminiOpaqueAnswer()), &resp); err != nil {
+		if err := codec.DecodeResponse(u, []byte(opaqueAnswer()), &resp); err != nil {
 			t.Fatal(err)
 		}
 		if len(resp.Content) != 4 || resp.Content[3].Text != "The answer is 4." {
 			t.Fatalf("content %+v", resp.Content)
 		}
-		for i, k := range geminiKept {
-			want := codec.Part{Type: codec.PartReasoning, Redacted: true, Origin: mapping.FamilyGemini, Signature: geminiOpaqueParts[k]}
+		for i, k := range kept {
+			want := codec.Part{Type: codec.PartReasoning, Redacted: true, Origin: mapping.FamilyGemini, Signature: opaqueParts[k]}
 			if !codectest.EqualDecoded(resp.Content[i], want) {
 				t.Errorf("content[%d] = %+v, want %+v", i, resp.Content[i], want)
 			}
@@ -58,15 +58,15 @@ func TestGeminiOpaqueParts(t *testing.T) {
 		}
 		for _, c := range codectest.OtherFamilies(u) {
 			t.Run(string(u)+"->"+string(c), func(t *testing.T) {
-				geminiRoundTrip(t, u, c, resp)
+				roundTrip(t, u, c, resp)
 			})
 		}
 	}
 }
 
-// geminiRoundTrip answers a client of protocol c with resp and checks that
+// roundTrip answers a client of protocol c with resp and checks that
 // the client's next turn gives the upstream u its parts back.
-func geminiRoundTrip(t *testing.T, u, c codec.Protocol, resp codec.Response) {
+func roundTrip(t *testing.T, u, c codec.Protocol, resp codec.Response) {
 	resp.Content = slices.Clone(resp.Content)
 	out, err := codec.AppendResponse(nil, c, &resp)
 	if err != nil {
@@ -102,9 +102,9 @@ func geminiRoundTrip(t *testing.T, u, c codec.Protocol, resp codec.Response) {
 	if len(parts) != 4 {
 		t.Fatalf("model turn %s", up)
 	}
-	for i, k := range geminiKept {
-		if parts[i].Raw != geminiOpaqueParts[k] {
-			t.Errorf("part %d came back as %s, want %s", i, parts[i].Raw, geminiOpaqueParts[k])
+	for i, k := range kept {
+		if parts[i].Raw != opaqueParts[k] {
+			t.Errorf("part %d came back as %s, want %s", i, parts[i].Raw, opaqueParts[k])
 		}
 	}
 	if parts[3].Get("text").Str != "The answer is 4." {
@@ -121,7 +121,7 @@ func TestGeminiStreamOpaqueParts(t *testing.T) {
 		return `{"candidates":[{"content":{"role":"model","parts":[` + part + `]},"index":0}],"responseId":"r1","modelVersion":"m"}`
 	}
 	chunks := []string{chunk(`{"text":"Let me compute."}`)}
-	for _, p := range geminiOpaqueParts {
+	for _, p := range opaqueParts {
 		chunks = append(chunks, chunk(p))
 	}
 	chunks = append(chunks, chunk(`{"text":"The answer is 4."}`),
@@ -138,7 +138,7 @@ func TestGeminiStreamOpaqueParts(t *testing.T) {
 				dropped = append(dropped, ev.Text)
 			}
 		}
-		want := []string{geminiOpaqueParts[0], geminiOpaqueParts[1], geminiOpaqueParts[3]}
+		want := []string{opaqueParts[0], opaqueParts[1], opaqueParts[3]}
 		if !slices.Equal(kept, want) || !slices.Equal(dropped, []string{"inlineData"}) {
 			t.Errorf("%s: kept %q, dropped %q", u, kept, dropped)
 		}
@@ -181,7 +181,7 @@ func TestGeminiSignedMediaIsState(t *testing.T) {
 			streamKept := slices.ContainsFunc(evs, func(ev codec.Event) bool { return ev.Signature == tt.part })
 			streamDropped := slices.ContainsFunc(evs, func(ev codec.Event) bool { return ev.Type == codec.EventDropped })
 			if streamKept != tt.kept || streamDropped == tt.kept {
-				t.Errorf("stream events %v", geminiEventStrings(evs))
+				t.Errorf("stream events %v", eventStrings(evs))
 			}
 		})
 	}
@@ -192,7 +192,7 @@ func TestGeminiSignedMediaIsState(t *testing.T) {
 // upstream gets them back before the call (after the message's text, which
 // a Chat message holds before its calls).
 func TestGeminiOpaqueChatToolLoop(t *testing.T) {
-	body := strings.Replace(geminiOpaqueAnswer(), `{"text":"The answer is 4."}`,
+	body := strings.Replace(opaqueAnswer(), `{"text":"The answer is 4."}`,
 		`{"text":"Checking."},{"functionCall":{"id":"call_1","name":"get_weather","args":{"city":"Paris"}}}`, 1)
 	var resp codec.Response
 	if err := codec.DecodeResponse(codec.Gemini, []byte(body), &resp); err != nil {
@@ -216,9 +216,9 @@ func TestGeminiOpaqueChatToolLoop(t *testing.T) {
 	if len(parts) != 5 {
 		t.Fatalf("model turn %s", up)
 	}
-	for i, k := range geminiKept {
-		if parts[i+1].Raw != geminiOpaqueParts[k] {
-			t.Errorf("part %d came back as %s, want %s", i+1, parts[i+1].Raw, geminiOpaqueParts[k])
+	for i, k := range kept {
+		if parts[i+1].Raw != opaqueParts[k] {
+			t.Errorf("part %d came back as %s, want %s", i+1, parts[i+1].Raw, opaqueParts[k])
 		}
 	}
 	if parts[0].Get("text").Str != "Checking." || parts[4].Get("functionCall.name").Str != "get_weather" {

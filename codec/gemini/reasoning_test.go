@@ -13,10 +13,10 @@ import (
 	"google.golang.org/genai"
 )
 
-// geminiToken returns the continuation token of a reasoning part, as
-// appendGeminiToken makes it (with the thinking text for Anthropic
+// token returns the continuation token of a reasoning part, as
+// appendToken makes it (with the thinking text for Anthropic
 // signatures).
-func geminiToken(p codec.Part) string {
+func token(p codec.Part) string {
 	c := mapping.Continuation{Origin: p.Origin, Redacted: p.Redacted, ItemID: p.ItemID, Signature: p.Signature}
 	if p.Origin == mapping.FamilyAnthropic && !p.Redacted {
 		c.Text = p.Text
@@ -24,30 +24,30 @@ func geminiToken(p codec.Part) string {
 	return string(mapping.AppendEnvelope(nil, c))
 }
 
-// geminiWrappedTokens returns the thoughtSignature a Gemini client is given
+// wrappedTokens returns the thoughtSignature a Gemini client is given
 // for reasoning parts whose signatures ride on one part: their tokens,
 // space-separated, in standard base64.
-func geminiWrappedTokens(parts ...codec.Part) string {
+func wrappedTokens(parts ...codec.Part) string {
 	toks := make([]string, len(parts))
 	for i, p := range parts {
-		toks[i] = geminiToken(p)
+		toks[i] = token(p)
 	}
 	return base64.StdEncoding.EncodeToString([]byte(strings.Join(toks, " ")))
 }
 
-// geminiWrapped returns the thoughtSignature a Gemini client is given for
+// wrapped returns the thoughtSignature a Gemini client is given for
 // a reasoning part: its token in standard base64.
-func geminiWrapped(p codec.Part) string {
-	return base64.StdEncoding.EncodeToString([]byte(geminiToken(p)))
+func wrapped(p codec.Part) string {
+	return base64.StdEncoding.EncodeToString([]byte(token(p)))
 }
 
-// geminiAnthropicThinking and geminiAnthropicRedacted are reasoning parts
+// anthropicThinking and anthropicRedacted are reasoning parts
 // an Anthropic upstream produced; their signatures hold characters that
 // neither base64 alphabet has alone.
 var (
-	geminiAnthropicThinking = codec.Part{Type: codec.PartReasoning, Text: "Let me think.", Signature: "EqQBCkYIBxgCKkB+/_-=sig", Origin: mapping.FamilyAnthropic}
-	geminiAnthropicRedacted = codec.Part{Type: codec.PartReasoning, Signature: "EmwKAhgBEgy3redacted+/=", Origin: mapping.FamilyAnthropic, Redacted: true}
-	geminiResponsesItem     = codec.Part{Type: codec.PartReasoning, Text: "summary", Signature: "gAAAAABencrypted", Origin: mapping.FamilyOpenAI, ItemID: "rs_123"}
+	anthropicThinking = codec.Part{Type: codec.PartReasoning, Text: "Let me think.", Signature: "EqQBCkYIBxgCKkB+/_-=sig", Origin: mapping.FamilyAnthropic}
+	anthropicRedacted = codec.Part{Type: codec.PartReasoning, Signature: "EmwKAhgBEgy3redacted+/=", Origin: mapping.FamilyAnthropic, Redacted: true}
+	responsesItem     = codec.Part{Type: codec.PartReasoning, Text: "summary", Signature: "gAAAAABencrypted", Origin: mapping.FamilyOpenAI, ItemID: "rs_123"}
 )
 
 func TestGeminiReasoningRequestDecode(t *testing.T) {
@@ -68,19 +68,19 @@ func TestGeminiReasoningRequestDecode(t *testing.T) {
 			// As from a Gemini client that kept thought parts out of its
 			// history: the token restores the thinking text it signs.
 			name: "a wrapped envelope on a function call without thoughts is a reasoning part of its own",
-			turn: `{"role":"model","parts":[{"functionCall":{"id":"c1","name":"f","args":{}},"thoughtSignature":"` + geminiWrapped(geminiAnthropicThinking) + `"}]}`,
-			want: []codec.Part{{Type: codec.PartReasoning, Text: geminiAnthropicThinking.Text, Signature: geminiAnthropicThinking.Signature, Origin: mapping.FamilyAnthropic},
+			turn: `{"role":"model","parts":[{"functionCall":{"id":"c1","name":"f","args":{}},"thoughtSignature":"` + wrapped(anthropicThinking) + `"}]}`,
+			want: []codec.Part{{Type: codec.PartReasoning, Text: anthropicThinking.Text, Signature: anthropicThinking.Signature, Origin: mapping.FamilyAnthropic},
 				{Type: codec.PartToolCall, ToolCallID: "c1", ToolName: "f", Arguments: "{}"}},
 		},
 		{
 			name: "a bare token, a URL-safe unpadded wrapped one, and one on an empty text part of its own",
-			turn: `{"role":"model","parts":[{"text":"a","thought_signature":"` + geminiToken(geminiResponsesItem) + `"},` +
-				`{"text":"b","thoughtSignature":"` + strings.TrimRight(base64.URLEncoding.EncodeToString([]byte(geminiToken(geminiAnthropicRedacted))), "=") + `"},` +
+			turn: `{"role":"model","parts":[{"text":"a","thought_signature":"` + token(responsesItem) + `"},` +
+				`{"text":"b","thoughtSignature":"` + strings.TrimRight(base64.URLEncoding.EncodeToString([]byte(token(anthropicRedacted))), "=") + `"},` +
 				`{"text":"","thoughtSignature":"` + native + `"}]}`,
 			want: []codec.Part{
-				{Type: codec.PartReasoning, Signature: geminiResponsesItem.Signature, Origin: mapping.FamilyOpenAI, ItemID: "rs_123"},
+				{Type: codec.PartReasoning, Signature: responsesItem.Signature, Origin: mapping.FamilyOpenAI, ItemID: "rs_123"},
 				{Type: codec.PartText, Text: "a"},
-				{Type: codec.PartReasoning, Signature: geminiAnthropicRedacted.Signature, Origin: mapping.FamilyAnthropic, Redacted: true},
+				{Type: codec.PartReasoning, Signature: anthropicRedacted.Signature, Origin: mapping.FamilyAnthropic, Redacted: true},
 				{Type: codec.PartText, Text: "b"},
 				{Type: codec.PartReasoning, Signature: native, Origin: mapping.FamilyGemini},
 			},
@@ -94,14 +94,14 @@ func TestGeminiReasoningRequestDecode(t *testing.T) {
 		},
 		{
 			name: "values that only look wrapped are native",
-			turn: `{"role":"model","parts":[{"text":"a","thoughtSignature":"` + geminiWrappedPrefix + `!!"},{"text":"b","thoughtSignature":"` + geminiWrappedPrefix + `"}]}`,
-			want: []codec.Part{{Type: codec.PartReasoning, Signature: geminiWrappedPrefix + "!!", Origin: mapping.FamilyGemini}, {Type: codec.PartText, Text: "a"},
-				{Type: codec.PartReasoning, Signature: geminiWrappedPrefix, Origin: mapping.FamilyGemini}, {Type: codec.PartText, Text: "b"}},
+			turn: `{"role":"model","parts":[{"text":"a","thoughtSignature":"` + wrappedPrefix + `!!"},{"text":"b","thoughtSignature":"` + wrappedPrefix + `"}]}`,
+			want: []codec.Part{{Type: codec.PartReasoning, Signature: wrappedPrefix + "!!", Origin: mapping.FamilyGemini}, {Type: codec.PartText, Text: "a"},
+				{Type: codec.PartReasoning, Signature: wrappedPrefix, Origin: mapping.FamilyGemini}, {Type: codec.PartText, Text: "b"}},
 		},
 		{
 			name: "a value with the prefix but too long for an envelope is native",
-			turn: `{"role":"model","parts":[{"text":"a","thoughtSignature":"` + geminiWrappedPrefix + strings.Repeat("QUFB", mapping.MaxEnvelopeSize/3+1) + `"}]}`,
-			want: []codec.Part{{Type: codec.PartReasoning, Signature: geminiWrappedPrefix + strings.Repeat("QUFB", mapping.MaxEnvelopeSize/3+1), Origin: mapping.FamilyGemini}, {Type: codec.PartText, Text: "a"}},
+			turn: `{"role":"model","parts":[{"text":"a","thoughtSignature":"` + wrappedPrefix + strings.Repeat("QUFB", mapping.MaxEnvelopeSize/3+1) + `"}]}`,
+			want: []codec.Part{{Type: codec.PartReasoning, Signature: wrappedPrefix + strings.Repeat("QUFB", mapping.MaxEnvelopeSize/3+1), Origin: mapping.FamilyGemini}, {Type: codec.PartText, Text: "a"}},
 		},
 		{
 			name:    "a signature in a user turn (role after the parts) is a dropped hint",
@@ -112,7 +112,7 @@ func TestGeminiReasoningRequestDecode(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			req, err := geminiDecode(t, codec.Gemini, `{"contents":[`+user+`,`+tt.turn+`]}`)
+			req, err := decode(t, codec.Gemini, `{"contents":[`+user+`,`+tt.turn+`]}`)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,7 +125,7 @@ func TestGeminiReasoningRequestDecode(t *testing.T) {
 		})
 	}
 	t.Run("a signature in the system instruction is a dropped hint", func(t *testing.T) {
-		req, err := geminiDecode(t, codec.Gemini, `{"systemInstruction":{"parts":[{"text":"s","thoughtSignature":"c2ln"}]},"contents":[`+user+`]}`)
+		req, err := decode(t, codec.Gemini, `{"systemInstruction":{"parts":[{"text":"s","thoughtSignature":"c2ln"}]},"contents":[`+user+`]}`)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -152,7 +152,7 @@ func TestGeminiThinkingConfigDecode(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.config, func(t *testing.T) {
-			req, err := geminiDecode(t, codec.Gemini, `{"contents":[{"parts":[{"text":"q"}]}],"generationConfig":{"thinkingConfig":`+tt.config+`}}`)
+			req, err := decode(t, codec.Gemini, `{"contents":[{"parts":[{"text":"q"}]}],"generationConfig":{"thinkingConfig":`+tt.config+`}}`)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -180,7 +180,7 @@ func TestGeminiFormatDecode(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.config, func(t *testing.T) {
-			req, err := geminiDecode(t, codec.Gemini, `{"contents":[{"parts":[{"text":"q"}]}],"generationConfig":{`+tt.config+`}}`)
+			req, err := decode(t, codec.Gemini, `{"contents":[{"parts":[{"text":"q"}]}],"generationConfig":{`+tt.config+`}}`)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -283,7 +283,7 @@ func TestGeminiReasoningRequestEncode(t *testing.T) {
 		{name: "a signature at the end, past an empty text", parts: []codec.Part{text("a"), g2, text("")},
 			want: `[{"text":"a"},{"text":"","thoughtSignature":"ZzI="}]`},
 		{name: "a turn of nothing but a signature", parts: []codec.Part{g2}, want: `[{"text":"","thoughtSignature":"ZzI="}]`},
-		{name: "unsigned and foreign reasoning are dropped", parts: []codec.Part{{Type: codec.PartReasoning, Text: "chat"}, geminiAnthropicThinking, geminiAnthropicRedacted, geminiResponsesItem, text("a")},
+		{name: "unsigned and foreign reasoning are dropped", parts: []codec.Part{{Type: codec.PartReasoning, Text: "chat"}, anthropicThinking, anthropicRedacted, responsesItem, text("a")},
 			want: `[{"text":"a"}]`, dropped: []string{"messages[1].content[0] (reasoning)", "messages[1].content[1] (reasoning)", "messages[1].content[2] (reasoning)", "messages[1].content[3] (reasoning)"}},
 	}
 	for _, tt := range tests {
@@ -314,7 +314,7 @@ func TestGeminiReasoningRequestEncode(t *testing.T) {
 				geminiText(codec.RoleUser, "What is the weather?"),
 				{Role: codec.RoleAssistant, Parts: []codec.Part{g1, call}},
 				{Role: codec.RoleUser, Parts: []codec.Part{{Type: codec.PartToolResult, ToolCallID: "c1", Content: []codec.Part{text("sunny")}}}},
-				{Role: codec.RoleAssistant, Parts: []codec.Part{geminiAnthropicThinking, text("It is sunny."), g2}},
+				{Role: codec.RoleAssistant, Parts: []codec.Part{anthropicThinking, text("It is sunny."), g2}},
 				geminiText(codec.RoleUser, "Answer in JSON."),
 			},
 			Reasoning: codec.Reasoning{Effort: mapping.EffortMedium},
@@ -332,23 +332,23 @@ func TestGeminiReasoningRequestEncode(t *testing.T) {
 	})
 }
 
-// geminiReasoningResponse is a response with reasoning from every family,
+// reasoningResponse is a response with reasoning from every family,
 // text, a tool call and a trailing signature.
-func geminiReasoningResponse() *codec.Response {
+func reasoningResponse() *codec.Response {
 	return &codec.Response{ID: "resp-1", Model: "claude-x", StopReason: mapping.StopToolUse,
 		Usage: codec.Usage{Known: true, InputTokens: 10, CacheReadTokens: 4, OutputTokens: 30, ReasoningTokens: 20},
 		Content: []codec.Part{
-			geminiAnthropicThinking,
-			geminiAnthropicRedacted,
+			anthropicThinking,
+			anthropicRedacted,
 			{Type: codec.PartText, Text: "Calling."},
-			geminiResponsesItem,
+			responsesItem,
 			{Type: codec.PartToolCall, ToolCallID: "toolu_1", ToolName: "get_weather", Arguments: `{"city":"Paris"}`},
 			{Type: codec.PartReasoning, Signature: "Z2VtaW5p", Origin: mapping.FamilyGemini},
 		}}
 }
 
 func TestGeminiReasoningResponseEncode(t *testing.T) {
-	resp := geminiReasoningResponse()
+	resp := reasoningResponse()
 	out, err := codec.AppendResponse(nil, codec.Gemini, resp)
 	if err != nil {
 		t.Fatal(err)
@@ -358,10 +358,10 @@ func TestGeminiReasoningResponseEncode(t *testing.T) {
 	// Signatures wait for the next part that is not a thought; those of
 	// consecutive reasoning ride on it together.
 	want := `[{"text":"Let me think.","thought":true},` +
-		`{"text":"Calling.","thoughtSignature":"` + geminiWrappedTokens(resp.Content[0], resp.Content[1]) + `"},` +
+		`{"text":"Calling.","thoughtSignature":"` + wrappedTokens(resp.Content[0], resp.Content[1]) + `"},` +
 		`{"text":"summary","thought":true},` +
-		`{"functionCall":{"id":"toolu_1","name":"get_weather","args":{"city":"Paris"}},"thoughtSignature":"` + geminiWrapped(resp.Content[3]) + `"},` +
-		`{"text":"","thoughtSignature":"` + geminiWrapped(resp.Content[5]) + `"}]`
+		`{"functionCall":{"id":"toolu_1","name":"get_weather","args":{"city":"Paris"}},"thoughtSignature":"` + wrapped(resp.Content[3]) + `"},` +
+		`{"text":"","thoughtSignature":"` + wrapped(resp.Content[5]) + `"}]`
 	if got := gjson.GetBytes(out, "candidates.0.content.parts").Raw; got != want {
 		t.Errorf("parts\n got %s\nwant %s", got, want)
 	}
@@ -390,10 +390,10 @@ func TestGeminiReasoningResponseEncode(t *testing.T) {
 	})
 }
 
-// geminiResponseEvents returns the canonical stream of resp with one delta
+// responseEvents returns the canonical stream of resp with one delta
 // per part and every reasoning part's opaque state, which
 // AppendResponseEvents does not carry.
-func geminiResponseEvents(resp *codec.Response) []codec.Event {
+func responseEvents(resp *codec.Response) []codec.Event {
 	evs := []codec.Event{{Type: codec.EventStart, ID: resp.ID, Model: resp.Model}}
 	for i, p := range resp.Content {
 		evs = append(evs, codec.Event{Type: codec.EventPartStart, Index: i, Part: p.Type, ToolCallID: p.ToolCallID, ToolName: p.ToolName, ItemID: p.ItemID, Redacted: p.Redacted})
@@ -414,9 +414,9 @@ func geminiResponseEvents(resp *codec.Response) []codec.Event {
 }
 
 func TestGeminiReasoningStreamEncode(t *testing.T) {
-	resp := geminiReasoningResponse()
-	got := codectest.EncodeStream(codec.Gemini, &codec.Request{}, geminiResponseEvents(resp))
-	checkGeminiStreamGolden(t, "reasoning", got)
+	resp := reasoningResponse()
+	got := codectest.EncodeStream(codec.Gemini, &codec.Request{}, responseEvents(resp))
+	checkStreamGolden(t, "reasoning", got)
 
 	t.Run("signatures wait for the next part and go out together with the last chunk", func(t *testing.T) {
 		got := codectest.EncodeStream(codec.Gemini, &codec.Request{}, []codec.Event{
@@ -431,7 +431,7 @@ func TestGeminiReasoningStreamEncode(t *testing.T) {
 			{Type: codec.EventStop, StopReason: mapping.StopContentFilter, StopDetails: codec.StopDetails{Category: "c", Explanation: "Filtered."}},
 			{Type: codec.EventEnd},
 		})
-		both := geminiWrappedTokens(codec.Part{Signature: "red", Origin: mapping.FamilyAnthropic, Redacted: true},
+		both := wrappedTokens(codec.Part{Signature: "red", Origin: mapping.FamilyAnthropic, Redacted: true},
 			codec.Part{Signature: "two", Origin: mapping.FamilyAnthropic})
 		want := `data: {"candidates":[{"content":{"role":"model","parts":[{"text":"","thoughtSignature":"` + both + `"}]},"finishReason":"SAFETY","finishMessage":"Filtered.","index":0}],"modelVersion":"m","responseId":"r"}` + "\r\n\r\n"
 		if got != want {
@@ -440,11 +440,11 @@ func TestGeminiReasoningStreamEncode(t *testing.T) {
 	})
 }
 
-// geminiHistoryRequest returns a request whose history is a user question
+// historyRequest returns a request whose history is a user question
 // and content, the model turn a client took from a response.
-func geminiHistoryRequest(t *testing.T, content string) codec.Request {
+func historyRequest(t *testing.T, content string) codec.Request {
 	t.Helper()
-	req, err := geminiDecode(t, codec.Gemini, `{"contents":[{"role":"user","parts":[{"text":"q"}]},`+content+`]}`)
+	req, err := decode(t, codec.Gemini, `{"contents":[{"role":"user","parts":[{"text":"q"}]},`+content+`]}`)
 	if err != nil {
 		t.Fatalf("%v: %s", err, content)
 	}
@@ -457,7 +457,7 @@ func geminiHistoryRequest(t *testing.T, content string) codec.Request {
 // history: the decoded history holds the same reasoning, signatures byte
 // for byte.
 func TestGeminiReasoningRoundTrip(t *testing.T) {
-	resp := geminiReasoningResponse()
+	resp := reasoningResponse()
 	want := resp.Content
 
 	t.Run("response", func(t *testing.T) {
@@ -466,7 +466,7 @@ func TestGeminiReasoningRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		// As the body is.
-		req := geminiHistoryRequest(t, gjson.GetBytes(out, "candidates.0.content").Raw)
+		req := historyRequest(t, gjson.GetBytes(out, "candidates.0.content").Raw)
 		if got := req.Messages[1].Parts; !codectest.EqualDecoded(got, want) {
 			t.Errorf("history\n got %+v\nwant %+v", got, want)
 		}
@@ -475,7 +475,7 @@ func TestGeminiReasoningRoundTrip(t *testing.T) {
 		if err := json.Unmarshal(out, &g); err != nil {
 			t.Fatalf("genai cannot read the response: %v", err)
 		}
-		wantTok := geminiToken(resp.Content[0]) + " " + geminiToken(resp.Content[1])
+		wantTok := token(resp.Content[0]) + " " + token(resp.Content[1])
 		if tok := string(g.Candidates[0].Content.Parts[1].ThoughtSignature); tok != wantTok {
 			t.Errorf("genai reads the signature as %q, want the tokens %q", tok, wantTok)
 		}
@@ -483,14 +483,14 @@ func TestGeminiReasoningRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		req = geminiHistoryRequest(t, string(content))
+		req = historyRequest(t, string(content))
 		if got := req.Messages[1].Parts; !codectest.EqualDecoded(got, want) {
 			t.Errorf("history through genai\n got %+v\nwant %+v", got, want)
 		}
 	})
 
 	t.Run("stream", func(t *testing.T) {
-		body := codectest.EncodeStream(codec.Gemini, &codec.Request{}, geminiResponseEvents(resp))
+		body := codectest.EncodeStream(codec.Gemini, &codec.Request{}, responseEvents(resp))
 		// A client keeps every part of every chunk, in order, as the
 		// model turn (genai's chat session does so).
 		var parts []*genai.Part
@@ -510,7 +510,7 @@ func TestGeminiReasoningRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		req := geminiHistoryRequest(t, string(content))
+		req := historyRequest(t, string(content))
 		if got := req.Messages[1].Parts; !codectest.EqualDecoded(got, want) {
 			t.Errorf("history\n got %+v\nwant %+v\ncontent %s", got, want, content)
 		}
@@ -521,13 +521,13 @@ func TestGeminiReasoningRoundTrip(t *testing.T) {
 		// the signature that signs them, which is what Gemini sends: a
 		// known limit, met only when one response mixes unsigned reasoning
 		// (a Chat upstream's) with bare signatures.
-		resp := &codec.Response{Content: []codec.Part{{Type: codec.PartReasoning, Text: "unsigned"}, geminiAnthropicRedacted}}
+		resp := &codec.Response{Content: []codec.Part{{Type: codec.PartReasoning, Text: "unsigned"}, anthropicRedacted}}
 		out, err := codec.AppendResponse(nil, codec.Gemini, resp)
 		if err != nil {
 			t.Fatal(err)
 		}
-		req := geminiHistoryRequest(t, gjson.GetBytes(out, "candidates.0.content").Raw)
-		merged := geminiAnthropicRedacted
+		req := historyRequest(t, gjson.GetBytes(out, "candidates.0.content").Raw)
+		merged := anthropicRedacted
 		merged.Text = "unsigned"
 		if got := req.Messages[1].Parts; !codectest.EqualDecoded(got, []codec.Part{merged}) {
 			t.Errorf("history %+v", got)
@@ -539,7 +539,7 @@ func TestGeminiReasoningRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		req := geminiHistoryRequest(t, gjson.GetBytes(out, "candidates.0.content").Raw)
+		req := historyRequest(t, gjson.GetBytes(out, "candidates.0.content").Raw)
 		body, err := codec.AppendRequest(nil, codec.Gemini, &req, codec.EncodeOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -558,13 +558,13 @@ func TestGeminiReasoningRoundTrip(t *testing.T) {
 // TestGeminiGenaiRejectsBareTokens shows why thoughtSignatures are wrapped:
 // genai cannot read a response whose thoughtSignature is a bare token.
 func TestGeminiGenaiRejectsBareTokens(t *testing.T) {
-	tok := geminiToken(geminiAnthropicThinking)
+	tok := token(anthropicThinking)
 	body := `{"candidates":[{"content":{"role":"model","parts":[{"text":"a","thoughtSignature":"` + tok + `"}]}}]}`
 	var g genai.GenerateContentResponse
 	if err := json.Unmarshal([]byte(body), &g); err == nil {
 		t.Fatal("genai reads a bare continuation token; the base64 wrapping in appendGeminiPendingField is no longer needed")
 	}
-	body = strings.Replace(body, tok, geminiWrapped(geminiAnthropicThinking), 1)
+	body = strings.Replace(body, tok, wrapped(anthropicThinking), 1)
 	if err := json.Unmarshal([]byte(body), &g); err != nil {
 		t.Fatal(err)
 	}
@@ -573,9 +573,9 @@ func TestGeminiGenaiRejectsBareTokens(t *testing.T) {
 	}
 }
 
-// geminiStreamParts collects the parts of a decoded stream, with their
+// streamParts collects the parts of a decoded stream, with their
 // deltas joined and their signatures.
-func geminiStreamParts(evs []codec.Event) ([]codec.Part, codec.StopReason, codec.StopDetails, codec.Usage) {
+func streamParts(evs []codec.Event) ([]codec.Part, codec.StopReason, codec.StopDetails, codec.Usage) {
 	var parts []codec.Part
 	var stop codec.StopReason
 	var details codec.StopDetails
@@ -601,9 +601,9 @@ func geminiStreamParts(evs []codec.Event) ([]codec.Part, codec.StopReason, codec
 	return parts, stop, details, usage
 }
 
-// geminiRecordedSignature returns the first thoughtSignature of a recorded
+// recordedSignature returns the first thoughtSignature of a recorded
 // body (a response or a stream).
-func geminiRecordedSignature(t *testing.T, body string) string {
+func recordedSignature(t *testing.T, body string) string {
 	t.Helper()
 	const key = `"thoughtSignature": "`
 	i := strings.Index(body, key)
@@ -621,16 +621,16 @@ func TestGeminiRecordedReasoningStreams(t *testing.T) {
 	t.Run("thoughts then a signed function call", func(t *testing.T) {
 		rec := codectest.ReadRecording(t, "gemini/gemini-2.5-pro-thinking-tool-call-stream.json")
 		body := rec.Get("response.body").Str
-		parts, stop, _, usage := geminiStreamParts(geminiDecodeStream(t, codec.Gemini, body, nil))
+		parts, stop, _, usage := streamParts(decodeStream(t, codec.Gemini, body, nil))
 		if len(parts) != 2 || parts[0].Type != codec.PartReasoning || !strings.HasPrefix(parts[0].Text, "**Mapping the Inquiry**") ||
-			parts[0].Signature != geminiRecordedSignature(t, body) || parts[0].Origin != mapping.FamilyGemini || parts[1].ToolName != "weather" {
+			parts[0].Signature != recordedSignature(t, body) || parts[0].Origin != mapping.FamilyGemini || parts[1].ToolName != "weather" {
 			t.Fatalf("parts %+v", parts)
 		}
 		if stop != mapping.StopToolUse || usage.ReasoningTokens != 64 || usage.OutputTokens != 78 {
 			t.Errorf("stop %v usage %+v", stop, usage)
 		}
 		// A Gemini client is given the same, and replays it intact.
-		out := codectest.EncodeStream(codec.Gemini, &codec.Request{}, geminiDecodeStream(t, codec.Gemini, body, nil))
+		out := codectest.EncodeStream(codec.Gemini, &codec.Request{}, decodeStream(t, codec.Gemini, body, nil))
 		if !strings.Contains(out, `"thought":true`) {
 			t.Fatalf("no thought in %s", out)
 		}
@@ -638,8 +638,8 @@ func TestGeminiRecordedReasoningStreams(t *testing.T) {
 	t.Run("a signed function call without thoughts", func(t *testing.T) {
 		rec := codectest.ReadRecording(t, "gemini/gemini-3-pro-tool-call-signature-stream.json")
 		body := rec.Get("response.body").Str
-		parts, _, _, usage := geminiStreamParts(geminiDecodeStream(t, codec.Gemini, body, nil))
-		want := []codec.Part{{Type: codec.PartReasoning, Signature: geminiRecordedSignature(t, body), Origin: mapping.FamilyGemini},
+		parts, _, _, usage := streamParts(decodeStream(t, codec.Gemini, body, nil))
+		want := []codec.Part{{Type: codec.PartReasoning, Signature: recordedSignature(t, body), Origin: mapping.FamilyGemini},
 			{Type: codec.PartToolCall, ToolCallID: "call_QUVVadTSNJ6_qtsPvN7J8Q0_0", ToolName: "get_country", Arguments: "{}"}}
 		if !codectest.EqualDecoded(parts, want) || usage.ReasoningTokens != 202 {
 			t.Errorf("parts %+v usage %+v", parts, usage)
@@ -647,14 +647,14 @@ func TestGeminiRecordedReasoningStreams(t *testing.T) {
 	})
 	t.Run("a partial-arguments call with a signature", func(t *testing.T) {
 		rec := codectest.ReadRecording(t, "vertex/gemini-3.1-pro-partial-args-nested-stream-reframed.json")
-		parts, _, _, _ := geminiStreamParts(geminiDecodeStream(t, codec.Vertex, rec.Get("response.body").Str, nil))
+		parts, _, _, _ := streamParts(decodeStream(t, codec.Vertex, rec.Get("response.body").Str, nil))
 		if len(parts) != 2 || parts[0].Type != codec.PartReasoning || parts[0].Signature == "" || parts[1].ToolName != "cookRecipe" {
 			t.Errorf("parts %+v", parts)
 		}
 	})
 	t.Run("thought summaries without a signature", func(t *testing.T) {
 		rec := codectest.ReadRecording(t, "vertex/gemini-2.5-flash-thought-summary-stream.json")
-		parts, _, _, usage := geminiStreamParts(geminiDecodeStream(t, codec.Vertex, rec.Get("response.body").Str, nil))
+		parts, _, _, usage := streamParts(decodeStream(t, codec.Vertex, rec.Get("response.body").Str, nil))
 		if len(parts) != 2 || parts[0].Type != codec.PartReasoning || parts[0].Signature != "" || parts[0].Origin != mapping.FamilyNone ||
 			strings.Count(parts[0].Text, "**") != 10 || parts[1].Type != codec.PartText || usage.ReasoningTokens != 1067 {
 			t.Errorf("parts %+v usage %+v", parts, usage)
@@ -679,7 +679,7 @@ func TestGeminiRecordedReasoningRequests(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
 			rec := codectest.ReadRecording(t, tt.file)
-			req, err := geminiDecode(t, codec.Protocol(rec.Get("protocol").Str), rec.Get("request.body").Raw)
+			req, err := decode(t, codec.Protocol(rec.Get("protocol").Str), rec.Get("request.body").Raw)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -720,12 +720,12 @@ func TestGeminiRecordedStopDetails(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
 			rec := codectest.ReadRecording(t, tt.file)
-			p := geminiRecordingProtocol(tt.file)
+			p := recordingProtocol(tt.file)
 			body := rec.Get("response.body").Str
 			var stop codec.StopReason
 			var details codec.StopDetails
 			if rec.Get("stream").Bool() {
-				_, stop, details, _ = geminiStreamParts(geminiDecodeStream(t, p, body, nil))
+				_, stop, details, _ = streamParts(decodeStream(t, p, body, nil))
 			} else {
 				var resp codec.Response
 				if err := codec.DecodeResponse(p, []byte(body), &resp); err != nil {

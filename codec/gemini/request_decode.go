@@ -9,16 +9,16 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// geminiContentPath names a Content in error paths without building the
+// contentPath names a Content in error paths without building the
 // string unless an error needs it: contents[i], or the systemInstruction
 // key as the client spelled it (index < 0).
-type geminiContentPath struct {
+type contentPath struct {
 	key   string
 	index int
 }
 
 // String returns the path of the Content.
-func (p geminiContentPath) String() string {
+func (p contentPath) String() string {
 	if p.index < 0 {
 		return p.key
 	}
@@ -26,24 +26,24 @@ func (p geminiContentPath) String() string {
 }
 
 // part returns the path of the Content's j-th part.
-func (p geminiContentPath) part(j int) string {
+func (p contentPath) part(j int) string {
 	return wire.IndexPath(p.String()+".parts", j)
 }
 
-// decodeGeminiRequest decodes a generateContent request body. Every part of
+// decodeRequest decodes a generateContent request body. Every part of
 // the request (system instruction and all contents) is stored in one
 // backing []Part, sub-sliced per message, so that a conversation costs two
 // allocations whatever its length (plus one or two per text that holds
 // JSON escapes, which gjson unescapes into new strings).
 //
 //fields:all
-func decodeGeminiRequest(root gjson.Result, req *request) *codec.Error {
+func decodeRequest(root gjson.Result, req *request) *codec.Error {
 	// If the estimate falls short and the slice grows, the messages
 	// decoded so far keep pointing into the old array, whose parts are
 	// never modified, so they stay valid.
-	parts := make([]codec.Part, 0, geminiKeyEstimate(root.Raw, `"text"`))
+	parts := make([]codec.Part, 0, keyEstimate(root.Raw, `"text"`))
 	hasContents := false
-	var choice geminiToolChoice
+	var choice toolChoice
 	var err *codec.Error
 	jsonx.EachMember(root, &req.Text, func(k, v gjson.Result) bool {
 		switch k.Str {
@@ -52,38 +52,38 @@ func decodeGeminiRequest(root gjson.Result, req *request) *codec.Error {
 				return true
 			}
 			hasContents = true
-			parts, err = decodeGeminiContents(v, req, parts)
+			parts, err = decodeContents(v, req, parts)
 		case "systemInstruction", "system_instruction": //field:systemInstruction: mapped
-			parts, err = decodeGeminiSystemInstruction(v, k.Str, req, parts)
+			parts, err = decodeSystemInstruction(v, k.Str, req, parts)
 		case "generationConfig", "generation_config": //field:-
-			err = decodeGeminiGenerationConfig(v, k.Str, req)
+			err = decodeGenerationConfig(v, k.Str, req)
 		case "safetySettings", "safety_settings": //field:safetySettings: hint
 			// Safety thresholds steer the provider's filters, not what the
 			// model generates; no other protocol has a slot for them.
-			err = dropGeminiHint(v, k.Str, req, "array", gjson.Result.IsArray)
+			err = dropHint(v, k.Str, req, "array", gjson.Result.IsArray)
 		case "labels": //field:hint
 			// Billing labels (Vertex) only tag the request.
-			err = dropGeminiHint(v, k.Str, req, "object", gjson.Result.IsObject)
+			err = dropHint(v, k.Str, req, "object", gjson.Result.IsObject)
 		case "serviceTier", "service_tier": //field:serviceTier: hint
 			// The service tier is a scheduling hint, as service_tier is for
 			// OpenAI and Anthropic.
-			err = dropGeminiHint(v, k.Str, req, "string", isGeminiString)
+			err = dropHint(v, k.Str, req, "string", isString)
 		case "modelArmorConfig", "model_armor_config": //field:modelArmorConfig: hint
 			// Model Armor templates (Vertex) are provider-side filters, like
 			// safetySettings.
-			err = dropGeminiHint(v, k.Str, req, "object", gjson.Result.IsObject)
+			err = dropHint(v, k.Str, req, "object", gjson.Result.IsObject)
 		case "model": //field:hint
 			// Some SDKs repeat the model of the path in the body; the path
 			// is what the server uses.
-			err = dropGeminiHint(v, k.Str, req, "string", isGeminiString)
+			err = dropHint(v, k.Str, req, "string", isString)
 		case "cachedContent", "cached_content": //field:cachedContent: capability
 			if v.Type != gjson.Null {
 				err = wire.UnsupportedField(k.Str, "cached content is server-side state that other providers cannot read")
 			}
 		case "tools": //field:mapped
-			err = decodeGeminiTools(v, k.Str, req)
+			err = decodeTools(v, k.Str, req)
 		case "toolConfig", "tool_config": //field:-
-			choice, err = decodeGeminiToolConfig(v, k.Str, req)
+			choice, err = decodeToolConfig(v, k.Str, req)
 		default:
 			err = wire.UnknownField(k.Str)
 		}
@@ -98,15 +98,15 @@ func decodeGeminiRequest(root gjson.Result, req *request) *codec.Error {
 	if err := choice.resolve(req); err != nil {
 		return err
 	}
-	return resolveGeminiToolResults(req)
+	return resolveToolResults(req)
 }
 
-// isGeminiString reports whether v is a JSON string.
-func isGeminiString(v gjson.Result) bool { return v.Type == gjson.String }
+// isString reports whether v is a JSON string.
+func isString(v gjson.Result) bool { return v.Type == gjson.String }
 
-// dropGeminiHint records the hint field at path in req.Dropped after
+// dropHint records the hint field at path in req.Dropped after
 // checking that its value has the expected JSON type; null is absent.
-func dropGeminiHint(v gjson.Result, path string, req *request, want string, ok func(gjson.Result) bool) *codec.Error {
+func dropHint(v gjson.Result, path string, req *request, want string, ok func(gjson.Result) bool) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -117,15 +117,15 @@ func dropGeminiHint(v gjson.Result, path string, req *request, want string, ok f
 	return nil
 }
 
-// decodeGeminiContents decodes the contents array into req.Messages,
+// decodeContents decodes the contents array into req.Messages,
 // appending the parts to the shared backing slice.
-func decodeGeminiContents(v gjson.Result, req *request, parts []codec.Part) ([]codec.Part, *codec.Error) {
+func decodeContents(v gjson.Result, req *request, parts []codec.Part) ([]codec.Part, *codec.Error) {
 	if !v.IsArray() {
 		return parts, wire.WrongType("contents", "array", v)
 	}
 	// Every Content in scope holds at least one text part, so the capacity
 	// of the parts slice, an estimate of the texts in the request, bounds
-	// the number of messages too (see geminiKeyEstimate).
+	// the number of messages too (see keyEstimate).
 	if n := cap(parts) - len(parts); cap(req.Messages) < n {
 		req.Messages = make([]codec.Message, 0, n)
 	}
@@ -134,7 +134,7 @@ func decodeGeminiContents(v gjson.Result, req *request, parts []codec.Part) ([]c
 	i := 0
 	jsonx.EachMember(v, &req.Text, func(_, c gjson.Result) bool {
 		var msg codec.Message
-		msg, parts, err = decodeGeminiContent(c, geminiContentPath{key: "contents", index: i}, parts, req)
+		msg, parts, err = decodeContent(c, contentPath{key: "contents", index: i}, parts, req)
 		if err != nil {
 			return false
 		}
@@ -148,7 +148,7 @@ func decodeGeminiContents(v gjson.Result, req *request, parts []codec.Part) ([]c
 	return parts, err
 }
 
-// geminiKeyEstimate estimates how often key (a quoted JSON key) occurs in
+// keyEstimate estimates how often key (a quoted JSON key) occurs in
 // raw JSON, to pre-size slices without a second parse. Inside a JSON string
 // every quote is escaped, so a match is a key except in the rare string
 // that ends in an escaped quote and the key's name; nested objects (tool
@@ -156,13 +156,13 @@ func decodeGeminiContents(v gjson.Result, req *request, parts []codec.Part) ([]c
 // which wastes a little capacity, and is too low only when a key is
 // spelled with escapes or a request is out of scope, which makes append
 // grow the slice.
-func geminiKeyEstimate(raw, key string) int {
+func keyEstimate(raw, key string) int {
 	return strings.Count(raw, key)
 }
 
-// decodeGeminiContent decodes one Content of the conversation. Its role is
+// decodeContent decodes one Content of the conversation. Its role is
 // "user" or "model"; a missing role is "user", as the API documents.
-func decodeGeminiContent(c gjson.Result, path geminiContentPath, parts []codec.Part, req *request) (codec.Message, []codec.Part, *codec.Error) {
+func decodeContent(c gjson.Result, path contentPath, parts []codec.Part, req *request) (codec.Message, []codec.Part, *codec.Error) {
 	msg := codec.Message{Role: codec.RoleUser}
 	if !c.IsObject() {
 		return msg, parts, wire.WrongType(path.String(), "object", c)
@@ -174,12 +174,12 @@ func decodeGeminiContent(c gjson.Result, path geminiContentPath, parts []codec.P
 	jsonx.EachMember(c, &req.Text, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "role":
-			msg.Role, err = decodeGeminiRole(v, path)
+			msg.Role, err = decodeRole(v, path)
 		case "parts":
 			if v.Type != gjson.Null {
 				hasParts = true
 				rawParts = v
-				parts, err = decodeGeminiParts(v, path, parts, req)
+				parts, err = decodeParts(v, path, parts, req)
 			}
 		default:
 			err = wire.UnknownField(path.String() + "." + k.Str)
@@ -189,7 +189,7 @@ func decodeGeminiContent(c gjson.Result, path geminiContentPath, parts []codec.P
 	if err == nil && msg.Role != codec.RoleAssistant {
 		// The role may follow the parts (genai writes parts first), so
 		// reasoning is checked once the whole turn is read.
-		parts, err = geminiNonModelReasoning(rawParts, path, parts, start, req)
+		parts, err = nonModelReasoning(rawParts, path, parts, start, req)
 	}
 	if err != nil {
 		return msg, parts, err
@@ -207,8 +207,8 @@ func decodeGeminiContent(c gjson.Result, path geminiContentPath, parts []codec.P
 	return msg, parts, nil
 }
 
-// decodeGeminiRole decodes a Content's role; null is absent (user).
-func decodeGeminiRole(v gjson.Result, path geminiContentPath) (codec.Role, *codec.Error) {
+// decodeRole decodes a Content's role; null is absent (user).
+func decodeRole(v gjson.Result, path contentPath) (codec.Role, *codec.Error) {
 	switch {
 	case v.Type == gjson.Null:
 		return codec.RoleUser, nil
@@ -222,13 +222,13 @@ func decodeGeminiRole(v gjson.Result, path geminiContentPath) (codec.Role, *code
 	return codec.RoleUser, codec.InvalidRequest(path.String()+".role", `must be "user" or "model"`)
 }
 
-// decodeGeminiSystemInstruction decodes systemInstruction, a Content whose
+// decodeSystemInstruction decodes systemInstruction, a Content whose
 // role the server ignores, into req.System.
-func decodeGeminiSystemInstruction(v gjson.Result, key string, req *request, parts []codec.Part) ([]codec.Part, *codec.Error) {
+func decodeSystemInstruction(v gjson.Result, key string, req *request, parts []codec.Part) ([]codec.Part, *codec.Error) {
 	if v.Type == gjson.Null {
 		return parts, nil
 	}
-	path := geminiContentPath{key: key, index: -1}
+	path := contentPath{key: key, index: -1}
 	if !v.IsObject() {
 		return parts, wire.WrongType(key, "object", v)
 	}
@@ -244,7 +244,7 @@ func decodeGeminiSystemInstruction(v gjson.Result, key string, req *request, par
 		case "parts":
 			if f.Type != gjson.Null {
 				rawParts = f
-				parts, err = decodeGeminiParts(f, path, parts, req)
+				parts, err = decodeParts(f, path, parts, req)
 			}
 		default:
 			err = wire.UnknownField(key + "." + k.Str)
@@ -252,7 +252,7 @@ func decodeGeminiSystemInstruction(v gjson.Result, key string, req *request, par
 		return err == nil
 	})
 	if err == nil {
-		parts, err = geminiNonModelReasoning(rawParts, path, parts, start, req)
+		parts, err = nonModelReasoning(rawParts, path, parts, start, req)
 	}
 	if err != nil {
 		return parts, err

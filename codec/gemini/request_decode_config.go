@@ -8,21 +8,21 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// decodeGeminiGenerationConfig decodes generationConfig. Fields whose value
+// decodeGenerationConfig decodes generationConfig. Fields whose value
 // is the proto default (candidateCount 1, responseMimeType "text/plain",
 // responseModalities ["TEXT"], responseLogprobs false, ...) ask for nothing
 // beyond plain text generation and are accepted.
-func decodeGeminiGenerationConfig(v gjson.Result, key string, req *request) *codec.Error {
+func decodeGenerationConfig(v gjson.Result, key string, req *request) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
 	if !v.IsObject() {
 		return wire.WrongType(key, "object", v)
 	}
-	var f geminiFormat
+	var f format
 	var err *codec.Error
 	jsonx.EachMember(v, &req.Text, func(k, v gjson.Result) bool {
-		err = decodeGeminiGenerationField(k.Str, v, key, req, &f)
+		err = decodeGenerationField(k.Str, v, key, req, &f)
 		return err == nil
 	})
 	if err != nil {
@@ -31,11 +31,11 @@ func decodeGeminiGenerationConfig(v gjson.Result, key string, req *request) *cod
 	return f.resolve(key, req)
 }
 
-// geminiFormat collects the structured output fields of generationConfig,
+// format collects the structured output fields of generationConfig,
 // which can only be judged together: responseMimeType and one of
 // responseJsonSchema (JSON Schema) and responseSchema (the legacy OpenAPI
 // subset), each with the key the client spelled it with.
-type geminiFormat struct {
+type format struct {
 	mime, mimeKey     string
 	schema            gjson.Result
 	schemaKey         string
@@ -48,7 +48,7 @@ type geminiFormat struct {
 // where a schema is an error, as Gemini makes it; other media types
 // (text/x.enum, ...) have no equivalent elsewhere. key is the spelling of
 // generationConfig.
-func (f *geminiFormat) resolve(key string, req *request) *codec.Error {
+func (f *format) resolve(key string, req *request) *codec.Error {
 	hasSchema := f.schema.Exists() && f.schema.Type != gjson.Null
 	hasLegacy := f.legacyValue.Exists() && f.legacyValue.Type != gjson.Null
 	switch {
@@ -74,7 +74,7 @@ func (f *geminiFormat) resolve(key string, req *request) *codec.Error {
 		if !f.legacyValue.IsObject() {
 			return wire.WrongType(key+"."+f.legacyKey, "object", f.legacyValue)
 		}
-		b, err := appendGeminiJSONSchema(nil, f.legacyValue, key+"."+f.legacyKey, req)
+		b, err := appendJSONSchema(nil, f.legacyValue, key+"."+f.legacyKey, req)
 		if err != nil {
 			return err
 		}
@@ -85,21 +85,21 @@ func (f *geminiFormat) resolve(key string, req *request) *codec.Error {
 	return nil
 }
 
-// decodeGeminiGenerationField decodes one field of generationConfig; key is
+// decodeGenerationField decodes one field of generationConfig; key is
 // the spelling of generationConfig. Errors are built with paths relative to
 // the field and completed here, so that no path is built on success.
-func decodeGeminiGenerationField(name string, f gjson.Result, key string, req *request, format *geminiFormat) *codec.Error {
-	err := decodeGeminiGenerationValue(name, f, key, req, format)
+func decodeGenerationField(name string, f gjson.Result, key string, req *request, format *format) *codec.Error {
+	err := decodeGenerationValue(name, f, key, req, format)
 	if err != nil {
 		wire.SetPath(err, key+"."+name+err.Param)
 	}
 	return err
 }
 
-// decodeGeminiGenerationValue decodes the value of generationConfig.name;
+// decodeGenerationValue decodes the value of generationConfig.name;
 // the Param of an error it returns is relative to the field ("" or "[i]").
 // Structured output fields are collected in format.
-func decodeGeminiGenerationValue(name string, f gjson.Result, key string, req *request, format *geminiFormat) *codec.Error {
+func decodeGenerationValue(name string, f gjson.Result, key string, req *request, format *format) *codec.Error {
 	switch name {
 	case "maxOutputTokens", "max_output_tokens": //field:generationConfig.maxOutputTokens: mapped
 		return wire.ReadInt(f, "", &req.MaxTokens)
@@ -143,9 +143,9 @@ func decodeGeminiGenerationValue(name string, f gjson.Result, key string, req *r
 	case "responseSchema", "response_schema": //field:generationConfig.responseSchema: mapped
 		format.legacyValue, format.legacyKey = f, name
 	case "thinkingConfig", "thinking_config": //field:generationConfig.thinkingConfig: mapped
-		return decodeGeminiThinkingConfig(f, req)
+		return decodeThinkingConfig(f, req)
 	case "responseModalities", "response_modalities": //field:generationConfig.responseModalities: capability
-		return decodeGeminiModalities(f)
+		return decodeModalities(f)
 	case "mediaResolution", "media_resolution": //field:generationConfig.mediaResolution: hint
 		// The resolution at which input media are tokenised has no
 		// canonical slot; it only affects cost and detail of media input.
@@ -160,7 +160,7 @@ func decodeGeminiGenerationValue(name string, f gjson.Result, key string, req *r
 		switch f.Type {
 		case gjson.Null, gjson.False:
 		case gjson.True:
-			return wire.UnsupportedField("", geminiGenerationWhy(name))
+			return wire.UnsupportedField("", generationWhy(name))
 		default:
 			return wire.WrongType("", "boolean", f)
 		}
@@ -170,11 +170,11 @@ func decodeGeminiGenerationValue(name string, f gjson.Result, key string, req *r
 			return err
 		}
 		if n.Value != 0 {
-			return wire.UnsupportedField("", geminiGenerationWhy(name))
+			return wire.UnsupportedField("", generationWhy(name))
 		}
 	case "speechConfig", "speech_config", "imageConfig", "image_config": //field:generationConfig.speechConfig: capability; generationConfig.imageConfig: capability
 		if f.Type != gjson.Null {
-			return wire.UnsupportedField("", geminiGenerationWhy(name))
+			return wire.UnsupportedField("", generationWhy(name))
 		}
 	default:
 		return wire.UnknownField("")
@@ -182,9 +182,9 @@ func decodeGeminiGenerationValue(name string, f gjson.Result, key string, req *r
 	return nil
 }
 
-// geminiGenerationWhy explains why a generationConfig capability is
+// generationWhy explains why a generationConfig capability is
 // rejected.
-func geminiGenerationWhy(name string) string {
+func generationWhy(name string) string {
 	switch name {
 	case "responseLogprobs", "response_logprobs", "logprobs":
 		return "log probabilities are not supported yet"
@@ -194,20 +194,20 @@ func geminiGenerationWhy(name string) string {
 	return "image output is not supported yet"
 }
 
-// geminiThinkingLevels maps thinkingLevel values (the enum names, and the
+// thinkingLevels maps thinkingLevel values (the enum names, and the
 // lower-case spelling Google's documentation uses) to efforts.
-var geminiThinkingLevels = map[string]mapping.Effort{
+var thinkingLevels = map[string]mapping.Effort{
 	"MINIMAL": mapping.EffortMinimal, "LOW": mapping.EffortLow, "MEDIUM": mapping.EffortMedium, "HIGH": mapping.EffortHigh,
 	"minimal": mapping.EffortMinimal, "low": mapping.EffortLow, "medium": mapping.EffortMedium, "high": mapping.EffortHigh,
 }
 
-// decodeGeminiThinkingConfig decodes generationConfig.thinkingConfig into
+// decodeThinkingConfig decodes generationConfig.thinkingConfig into
 // req.Reasoning: thinkingBudget is a token budget (0 disables thinking, -1
 // lets the model decide: Adaptive), thinkingLevel an effort (Gemini 3),
 // includeThoughts whether thought summaries are returned. Budget and level
 // are alternatives, as Gemini itself rejects both. Error paths are relative
 // to thinkingConfig.
-func decodeGeminiThinkingConfig(v gjson.Result, req *request) *codec.Error {
+func decodeThinkingConfig(v gjson.Result, req *request) *codec.Error {
 	switch {
 	case v.Type == gjson.Null:
 		return nil
@@ -236,7 +236,7 @@ func decodeGeminiThinkingConfig(v gjson.Result, req *request) *codec.Error {
 			case f.Type != gjson.String:
 				err = wire.WrongType("."+k.Str, "string", f)
 			default:
-				e, ok := geminiThinkingLevels[f.Str]
+				e, ok := thinkingLevels[f.Str]
 				if !ok {
 					err = codec.InvalidRequest("."+k.Str, `must be "minimal", "low", "medium" or "high"`)
 				}
@@ -260,9 +260,9 @@ func decodeGeminiThinkingConfig(v gjson.Result, req *request) *codec.Error {
 	return nil
 }
 
-// decodeGeminiModalities accepts responseModalities that ask for text
+// decodeModalities accepts responseModalities that ask for text
 // only; error paths are relative to the field.
-func decodeGeminiModalities(v gjson.Result) *codec.Error {
+func decodeModalities(v gjson.Result) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}

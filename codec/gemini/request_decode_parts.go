@@ -12,7 +12,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// decodeGeminiParts decodes a Content's parts array, appending to parts.
+// decodeParts decodes a Content's parts array, appending to parts.
 //
 // A thoughtSignature belongs to the reasoning before the part that carries
 // it (Gemini puts it on the first part after the thoughts, or on an empty
@@ -20,7 +20,7 @@ import (
 // a thought, else the unsigned reasoning part just before it, else a new
 // empty reasoning part inserted before the carrying part. An empty text
 // part that only carries a signature adds nothing else.
-func decodeGeminiParts(v gjson.Result, path geminiContentPath, parts []codec.Part, req *request) ([]codec.Part, *codec.Error) {
+func decodeParts(v gjson.Result, path contentPath, parts []codec.Part, req *request) ([]codec.Part, *codec.Error) {
 	if !v.IsArray() {
 		return parts, wire.WrongType(path.String()+".parts", "array", v)
 	}
@@ -30,12 +30,12 @@ func decodeGeminiParts(v gjson.Result, path geminiContentPath, parts []codec.Par
 	jsonx.EachMember(v, &req.Text, func(_, p gjson.Result) bool {
 		var part codec.Part
 		var sig, sigKey string
-		part, sig, sigKey, err = decodeGeminiPart(p, path, j, req)
+		part, sig, sigKey, err = decodePart(p, path, j, req)
 		if err != nil {
 			return false
 		}
 		if sig != "" {
-			parts, err = geminiSign(parts, start, &part, sig)
+			parts, err = sign(parts, start, &part, sig)
 			if err != nil {
 				wire.SetPath(err, path.part(j)+"."+sigKey)
 				return false
@@ -62,20 +62,20 @@ func decodeGeminiParts(v gjson.Result, path geminiContentPath, parts []codec.Par
 	return parts, err
 }
 
-// geminiSign applies a client's thoughtSignature value to part, the part
+// sign applies a client's thoughtSignature value to part, the part
 // that carried it, or to the reasoning before it in parts[start:] (see
-// decodeGeminiParts). The value may hold several continuation tokens (see
-// appendGeminiToken): each signs, in order, the next part of the run of
+// decodeParts). The value may hold several continuation tokens (see
+// appendToken): each signs, in order, the next part of the run of
 // unsigned reasoning just before the carrying part, or becomes a reasoning
 // part of its own when none is left (the client dropped the thought parts;
 // an Anthropic token restores the text). Errors have no path; the caller
 // sets it.
-func geminiSign(parts []codec.Part, start int, part *codec.Part, sig string) ([]codec.Part, *codec.Error) {
+func sign(parts []codec.Part, start int, part *codec.Part, sig string) ([]codec.Part, *codec.Error) {
 	run := len(parts)
 	for run > start && parts[run-1].Type == codec.PartReasoning && parts[run-1].Signature == "" {
 		run--
 	}
-	for rest := geminiUnwrapSignature(sig); rest != ""; {
+	for rest := unwrapSignature(sig); rest != ""; {
 		tok := rest
 		if k := strings.IndexByte(rest, ' '); k >= 0 && mapping.IsEnvelope(rest) {
 			tok, rest = rest[:k], rest[k+1:]
@@ -88,11 +88,11 @@ func geminiSign(parts []codec.Part, start int, part *codec.Part, sig string) ([]
 		}
 		if part.Type == codec.PartReasoning && part.Signature == "" {
 			// A thought part that carries its own signature.
-			geminiSetSignature(part, &r)
+			setSignature(part, &r)
 			continue
 		}
 		if run < len(parts) {
-			geminiSetSignature(&parts[run], &r)
+			setSignature(&parts[run], &r)
 			run++
 			continue
 		}
@@ -103,10 +103,10 @@ func geminiSign(parts []codec.Part, start int, part *codec.Part, sig string) ([]
 	return parts, nil
 }
 
-// geminiSetSignature copies the opaque state of r into reasoning part p,
+// setSignature copies the opaque state of r into reasoning part p,
 // and the text the envelope's signature covers when it carries one (see
-// appendGeminiToken).
-func geminiSetSignature(p, r *codec.Part) {
+// appendToken).
+func setSignature(p, r *codec.Part) {
 	p.Signature, p.Origin, p.Redacted = r.Signature, r.Origin, r.Redacted
 	if r.ItemID != "" {
 		p.ItemID = r.ItemID
@@ -116,34 +116,34 @@ func geminiSetSignature(p, r *codec.Part) {
 	}
 }
 
-// geminiWrappedPrefix is the standard (and URL-safe) base64 encoding of
+// wrappedPrefix is the standard (and URL-safe) base64 encoding of
 // "llmbridge.v1", the first 12 bytes of every continuation token: a
 // thoughtSignature that starts with it is a wrapped token (see
-// appendGeminiToken).
-const geminiWrappedPrefix = "bGxtYnJpZGdlLnYx"
+// appendToken).
+const wrappedPrefix = "bGxtYnJpZGdlLnYx"
 
-// geminiUnwrapSignature returns the continuation tokens a Gemini client's
+// unwrapSignature returns the continuation tokens a Gemini client's
 // thoughtSignature wraps, space-separated, or the value itself when it
 // wraps none (a native Gemini signature, or a bare token). genai's
 // Part.ThoughtSignature is []byte, which JSON carries as standard base64,
 // so llmbridge wraps its tokens (whose '.', '-' and '_' are not standard
-// base64) in base64 (see appendGeminiPendingField); this unwraps them in
+// base64) in base64 (see appendPendingField); this unwraps them in
 // either base64 alphabet, with or without padding, as SDKs re-encode bytes
 // in their own way (pydantic-ai replays URL-safe base64).
-func geminiUnwrapSignature(value string) string {
-	if strings.HasPrefix(value, geminiWrappedPrefix) {
-		if tok, ok := geminiUnwrap(value); ok && mapping.IsEnvelope(tok) {
+func unwrapSignature(value string) string {
+	if strings.HasPrefix(value, wrappedPrefix) {
+		if tok, ok := unwrap(value); ok && mapping.IsEnvelope(tok) {
 			return tok
 		}
 	}
 	return value
 }
 
-// geminiUnwrap decodes s as base64, padded or not. A token's bytes are
+// unwrap decodes s as base64, padded or not. A token's bytes are
 // letters, digits, '.', '-' and '_', whose base64 never holds '+' or '/':
 // the standard and URL-safe encodings of a token are the same. A value
 // longer than any wrapped envelope is not one, and is not copied.
-func geminiUnwrap(s string) (string, bool) {
+func unwrap(s string) (string, bool) {
 	s = strings.TrimRight(s, "=")
 	if len(s) > base64.RawStdEncoding.EncodedLen(mapping.MaxEnvelopeSize) {
 		return "", false
@@ -155,13 +155,13 @@ func geminiUnwrap(s string) (string, bool) {
 	return string(b), true
 }
 
-// geminiNonModelReasoning checks the reasoning decoded in a turn that is
+// nonModelReasoning checks the reasoning decoded in a turn that is
 // not the model's (a user turn or the system instruction), whose wire parts
 // are v: a thought part there is an error, as only the model thinks; a
 // thoughtSignature (which then only made an empty reasoning part) means
 // nothing outside a model turn and is dropped as a hint, as it was before
 // reasoning was translated.
-func geminiNonModelReasoning(v gjson.Result, path geminiContentPath, parts []codec.Part, start int, req *request) ([]codec.Part, *codec.Error) {
+func nonModelReasoning(v gjson.Result, path contentPath, parts []codec.Part, start int, req *request) ([]codec.Part, *codec.Error) {
 	found := false
 	for i := start; i < len(parts) && !found; i++ {
 		found = parts[i].Type == codec.PartReasoning
@@ -197,13 +197,13 @@ func geminiNonModelReasoning(v gjson.Result, path geminiContentPath, parts []cod
 	return parts[:n], nil
 }
 
-// decodeGeminiPart decodes one Part. A Part holds one kind of data (text,
+// decodePart decodes one Part. A Part holds one kind of data (text,
 // functionCall, functionResponse, inlineData, ...) plus metadata; kinds out
 // of scope are rejected by name so that nothing is dropped silently, and so
 // is a part that holds two kinds at once. A text part with thought: true is
 // reasoning. sig is the part's thoughtSignature, spelled sigKey, which
-// decodeGeminiParts applies; a part may hold nothing but a signature.
-func decodeGeminiPart(p gjson.Result, path geminiContentPath, j int, req *request) (part codec.Part, sig, sigKey string, err *codec.Error) {
+// decodeParts applies; a part may hold nothing but a signature.
+func decodePart(p gjson.Result, path contentPath, j int, req *request) (part codec.Part, sig, sigKey string, err *codec.Error) {
 	part = codec.Part{Type: codec.PartText}
 	if !p.IsObject() {
 		return part, "", "", wire.WrongType(path.part(j), "object", p)
@@ -217,7 +217,7 @@ func decodeGeminiPart(p gjson.Result, path geminiContentPath, j int, req *reques
 		case "text":
 			switch v.Type {
 			case gjson.String:
-				if err = geminiOneKind(&kind, k.Str, path, j); err == nil {
+				if err = oneKind(&kind, k.Str, path, j); err == nil {
 					part.Type, part.Text = codec.PartText, v.Str
 					wire.KeepLiteral(&part, v)
 				}
@@ -248,23 +248,23 @@ func decodeGeminiPart(p gjson.Result, path geminiContentPath, j int, req *reques
 			if v.Type == gjson.Null {
 				break
 			}
-			if err = geminiOneKind(&kind, k.Str, path, j); err == nil {
-				part, err = decodeGeminiFunctionCall(v, path, j, k.Str, &req.Text)
+			if err = oneKind(&kind, k.Str, path, j); err == nil {
+				part, err = decodeFunctionCall(v, path, j, k.Str, &req.Text)
 			}
 		case "functionResponse", "function_response":
 			if v.Type == gjson.Null {
 				break
 			}
-			if err = geminiOneKind(&kind, k.Str, path, j); err == nil {
-				part, err = decodeGeminiFunctionResponse(v, path.part(j)+"."+k.Str, &req.Text)
+			if err = oneKind(&kind, k.Str, path, j); err == nil {
+				part, err = decodeFunctionResponse(v, path.part(j)+"."+k.Str, &req.Text)
 			}
 		case "inlineData", "inline_data", "fileData", "file_data": //field:contents[].parts[] (inlineData): mapped; contents[].parts[] (fileData): capability
 			if v.Type == gjson.Null {
 				break
 			}
-			if err = geminiOneKind(&kind, k.Str, path, j); err == nil {
+			if err = oneKind(&kind, k.Str, path, j); err == nil {
 				file := k.Str == "fileData" || k.Str == "file_data"
-				part, err = decodeGeminiMedia(v, path.part(j)+"."+k.Str, file, &req.Text)
+				part, err = decodeMedia(v, path.part(j)+"."+k.Str, file, &req.Text)
 			}
 		case "executableCode", "executable_code", "codeExecutionResult", "code_execution_result",
 			"toolCall", "tool_call", "toolResponse", "tool_response",
@@ -289,9 +289,9 @@ func decodeGeminiPart(p gjson.Result, path geminiContentPath, j int, req *reques
 	return part, sig, sigKey, err
 }
 
-// geminiOneKind records that a part holds data of kind key, and rejects a
+// oneKind records that a part holds data of kind key, and rejects a
 // part that already holds another kind (the proto's data oneof).
-func geminiOneKind(kind *string, key string, path geminiContentPath, j int) *codec.Error {
+func oneKind(kind *string, key string, path contentPath, j int) *codec.Error {
 	if *kind != "" {
 		return codec.InvalidRequest(path.part(j)+"."+key, "a part holds one kind of data, but this one also has "+*kind)
 	}
@@ -299,14 +299,14 @@ func geminiOneKind(kind *string, key string, path geminiContentPath, j int) *cod
 	return nil
 }
 
-// decodeGeminiFunctionCall decodes a functionCall part of the history
+// decodeFunctionCall decodes a functionCall part of the history
 // (key is its spelling). Its args object is copied as raw text; a call
 // without args has Arguments "". The Gemini API sends calls without id: a
 // missing id is synthesised from the part's position, "call_<content
 // index>_<part index>", which is stable for the same request and unique
 // within it; functionResponses without id are matched to it by name (see
-// resolveGeminiToolResults).
-func decodeGeminiFunctionCall(v gjson.Result, path geminiContentPath, j int, key string, a *jsonx.Arena) (codec.Part, *codec.Error) {
+// resolveToolResults).
+func decodeFunctionCall(v gjson.Result, path contentPath, j int, key string, a *jsonx.Arena) (codec.Part, *codec.Error) {
 	part := codec.Part{Type: codec.PartToolCall}
 	fpath := path.part(j) + "." + key
 	if !v.IsObject() {
@@ -316,9 +316,9 @@ func decodeGeminiFunctionCall(v gjson.Result, path geminiContentPath, j int, key
 	jsonx.EachMember(v, a, func(k, f gjson.Result) bool {
 		switch k.Str {
 		case "id":
-			part.ToolCallID, err = geminiOptString(f, fpath+".id")
+			part.ToolCallID, err = optString(f, fpath+".id")
 		case "name":
-			part.ToolName, err = geminiOptString(f, fpath+".name")
+			part.ToolName, err = optString(f, fpath+".name")
 		case "args":
 			switch {
 			case f.Type == gjson.Null:
@@ -352,9 +352,9 @@ func decodeGeminiFunctionCall(v gjson.Result, path geminiContentPath, j int, key
 	return part, nil
 }
 
-// geminiMediaType returns the part type of a media type: images, PDF
+// mediaType returns the part type of a media type: images, PDF
 // documents and audio are carried; ok is false for the rest (video, ...).
-func geminiMediaType(mime string) (t codec.PartType, ok bool) {
+func mediaType(mime string) (t codec.PartType, ok bool) {
 	switch {
 	case strings.HasPrefix(mime, "image/"):
 		return codec.PartImage, true
@@ -366,12 +366,12 @@ func geminiMediaType(mime string) (t codec.PartType, ok bool) {
 	return codec.PartText, false
 }
 
-// decodeGeminiMedia decodes an inlineData Blob {mimeType, data} (base64),
+// decodeMedia decodes an inlineData Blob {mimeType, data} (base64),
 // or a fileData {mimeType, fileUri} (file), at fpath: images, PDF documents
 // and (inline only) audio. A fileUri is kept as the part's URL; Gemini API
 // Files API URIs name server-side state other providers cannot read and
 // are rejected, as OpenAI file ids are. displayName is a label only.
-func decodeGeminiMedia(v gjson.Result, fpath string, file bool, a *jsonx.Arena) (codec.Part, *codec.Error) {
+func decodeMedia(v gjson.Result, fpath string, file bool, a *jsonx.Arena) (codec.Part, *codec.Error) {
 	var part codec.Part
 	if !v.IsObject() {
 		return part, wire.WrongType(fpath, "object", v)
@@ -381,13 +381,13 @@ func decodeGeminiMedia(v gjson.Result, fpath string, file bool, a *jsonx.Arena) 
 	jsonx.EachMember(v, a, func(k, f gjson.Result) bool {
 		switch {
 		case k.Str == "mimeType" || k.Str == "mime_type":
-			mime, err = geminiOptString(f, fpath+"."+k.Str)
+			mime, err = optString(f, fpath+"."+k.Str)
 		case k.Str == "displayName" || k.Str == "display_name":
-			_, err = geminiOptString(f, fpath+"."+k.Str)
+			_, err = optString(f, fpath+"."+k.Str)
 		case !file && k.Str == "data":
-			data, err = geminiOptString(f, fpath+".data")
+			data, err = optString(f, fpath+".data")
 		case file && (k.Str == "fileUri" || k.Str == "file_uri"):
-			uri, err = geminiOptString(f, fpath+"."+k.Str)
+			uri, err = optString(f, fpath+"."+k.Str)
 		default:
 			err = wire.UnknownField(fpath + "." + k.Str)
 		}
@@ -396,7 +396,7 @@ func decodeGeminiMedia(v gjson.Result, fpath string, file bool, a *jsonx.Arena) 
 	if err != nil {
 		return part, err
 	}
-	t, ok := geminiMediaType(mime)
+	t, ok := mediaType(mime)
 	switch {
 	case mime == "":
 		return part, codec.InvalidRequest(fpath+".mimeType", "is required")
@@ -418,8 +418,8 @@ func decodeGeminiMedia(v gjson.Result, fpath string, file bool, a *jsonx.Arena) 
 	return codec.Part{Type: t, MediaType: mime, Data: data, URL: uri}, nil
 }
 
-// geminiOptString reads an optional string field of a request; null is "".
-func geminiOptString(v gjson.Result, path string) (string, *codec.Error) {
+// optString reads an optional string field of a request; null is "".
+func optString(v gjson.Result, path string) (string, *codec.Error) {
 	switch v.Type {
 	case gjson.Null:
 		return "", nil
@@ -429,10 +429,10 @@ func geminiOptString(v gjson.Result, path string) (string, *codec.Error) {
 	return "", wire.WrongType(path, "string", v)
 }
 
-// decodeGeminiFunctionResponse decodes a functionResponse part. Its
-// response object becomes the result's content (see geminiResultContent);
-// its id, when missing, is found by resolveGeminiToolResults.
-func decodeGeminiFunctionResponse(v gjson.Result, fpath string, a *jsonx.Arena) (codec.Part, *codec.Error) {
+// decodeFunctionResponse decodes a functionResponse part. Its
+// response object becomes the result's content (see resultContent);
+// its id, when missing, is found by resolveToolResults.
+func decodeFunctionResponse(v gjson.Result, fpath string, a *jsonx.Arena) (codec.Part, *codec.Error) {
 	part := codec.Part{Type: codec.PartToolResult}
 	if !v.IsObject() {
 		return part, wire.WrongType(fpath, "object", v)
@@ -442,9 +442,9 @@ func decodeGeminiFunctionResponse(v gjson.Result, fpath string, a *jsonx.Arena) 
 	jsonx.EachMember(v, a, func(k, f gjson.Result) bool {
 		switch k.Str {
 		case "id":
-			part.ToolCallID, err = geminiOptString(f, fpath+".id")
+			part.ToolCallID, err = optString(f, fpath+".id")
 		case "name":
-			part.ToolName, err = geminiOptString(f, fpath+".name")
+			part.ToolName, err = optString(f, fpath+".name")
 		case "response":
 			switch {
 			case f.Type == gjson.Null:
@@ -475,17 +475,17 @@ func decodeGeminiFunctionResponse(v gjson.Result, fpath string, a *jsonx.Arena) 
 	case !response.Exists():
 		return part, codec.InvalidRequest(fpath+".response", "is required")
 	}
-	text, isErr := geminiResultContent(response, a)
+	text, isErr := resultContent(response, a)
 	part.IsError = isErr
 	part.Content = []codec.Part{{Type: codec.PartText, Text: text}}
 	return part, nil
 }
 
-// geminiResultContent returns the text of a functionResponse.response
+// resultContent returns the text of a functionResponse.response
 // object: the string of its only member when that is "output", or "error"
 // (isErr true), as the encoders write them; otherwise the object's JSON
 // text, which other protocols carry as the result's text.
-func geminiResultContent(response gjson.Result, a *jsonx.Arena) (text string, isErr bool) {
+func resultContent(response gjson.Result, a *jsonx.Arena) (text string, isErr bool) {
 	n := 0
 	var key string
 	var value gjson.Result
@@ -500,7 +500,7 @@ func geminiResultContent(response gjson.Result, a *jsonx.Arena) (text string, is
 	return response.Raw, false
 }
 
-// resolveGeminiToolResults checks where calls and results stand and gives
+// resolveToolResults checks where calls and results stand and gives
 // every result the id of the call it answers. A functionCall must be in a
 // model turn and a functionResponse in a user turn. A response with an id
 // answers the unanswered call of the preceding model turn with that id; one
@@ -508,7 +508,7 @@ func geminiResultContent(response gjson.Result, a *jsonx.Arena) (text string, is
 // several calls of one function are answered in order. A response that
 // answers no call (none left with its id or name, or no model turn before
 // it) is an orphan and is rejected, as Gemini itself would.
-func resolveGeminiToolResults(req *request) *codec.Error {
+func resolveToolResults(req *request) *codec.Error {
 	type call struct {
 		id, name string
 		answered bool
@@ -526,11 +526,11 @@ func resolveGeminiToolResults(req *request) *codec.Error {
 			switch p.Type {
 			case codec.PartToolCall:
 				if m.Role != codec.RoleAssistant {
-					return codec.InvalidRequest(geminiContentPath{key: "contents", index: i}.part(j)+".functionCall", `must be in a "model" turn`)
+					return codec.InvalidRequest(contentPath{key: "contents", index: i}.part(j)+".functionCall", `must be in a "model" turn`)
 				}
 				calls = append(calls, call{id: p.ToolCallID, name: p.ToolName})
 			case codec.PartToolResult:
-				path := geminiContentPath{key: "contents", index: i}.part(j) + ".functionResponse"
+				path := contentPath{key: "contents", index: i}.part(j) + ".functionResponse"
 				if m.Role != codec.RoleUser {
 					return codec.InvalidRequest(path, `must be in a "user" turn`)
 				}

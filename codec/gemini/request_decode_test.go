@@ -16,8 +16,8 @@ func geminiText(role codec.Role, text string) codec.Message {
 	return codec.Message{Role: role, Parts: []codec.Part{{Type: codec.PartText, Text: text}}}
 }
 
-// geminiDecode decodes body as a protocol p request into a fresh Request.
-func geminiDecode(t *testing.T, p codec.Protocol, body string) (codec.Request, *codec.Error) {
+// decode decodes body as a protocol p request into a fresh Request.
+func decode(t *testing.T, p codec.Protocol, body string) (codec.Request, *codec.Error) {
 	t.Helper()
 	var req codec.Request
 	err := codec.DecodeRequest(p, []byte(body), &req)
@@ -186,7 +186,7 @@ func TestGeminiDecodeRequest(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, p := range []codec.Protocol{codec.Gemini, codec.Vertex} {
-				got, err := geminiDecode(t, p, tt.body)
+				got, err := decode(t, p, tt.body)
 				if err != nil {
 					t.Fatalf("%s: unexpected error: %v", p, err)
 				}
@@ -216,8 +216,8 @@ func TestGeminiDecodeRequestReuse(t *testing.T) {
 	}
 }
 
-// geminiCallTurn is a model turn with one call of f, without id.
-const geminiCallTurn = `{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]}`
+// callTurn is a model turn with one call of f, without id.
+const callTurn = `{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]}`
 
 func TestGeminiDecodeRequestErrors(t *testing.T) {
 	const ok = `"contents":[{"parts":[{"text":"q"}]}]`
@@ -252,11 +252,11 @@ func TestGeminiDecodeRequestErrors(t *testing.T) {
 		{"thought signature of the wrong type", `{"contents":[{"parts":[{"text":"q","thoughtSignature":1}]}]}`, "contents[0].parts[0].thoughtSignature", "expected string"},
 		{"function call in a user turn", `{"contents":[{"parts":[{"functionCall":{"name":"f","args":{}}}]}]}`, "contents[0].parts[0].functionCall", `must be in a "model" turn`},
 		{"function response orphan", `{"contents":[{"parts":[{"functionResponse":{"name":"f","response":{}}}]}]}`, "contents[0].parts[0].functionResponse", `answers no unanswered functionCall named "f"`},
-		{"function response in a model turn", `{"contents":[` + geminiCallTurn + `,{"role":"model","parts":[{"functionResponse":{"name":"f","response":{}}}]}]}`, "contents[1].parts[0].functionResponse", `must be in a "user" turn`},
-		{"function response unknown id", `{"contents":[` + geminiCallTurn + `,{"parts":[{"functionResponse":{"id":"x","name":"f","response":{}}}]}]}`, "contents[1].parts[0].functionResponse.id", `no unanswered functionCall with id "x"`},
+		{"function response in a model turn", `{"contents":[` + callTurn + `,{"role":"model","parts":[{"functionResponse":{"name":"f","response":{}}}]}]}`, "contents[1].parts[0].functionResponse", `must be in a "user" turn`},
+		{"function response unknown id", `{"contents":[` + callTurn + `,{"parts":[{"functionResponse":{"id":"x","name":"f","response":{}}}]}]}`, "contents[1].parts[0].functionResponse.id", `no unanswered functionCall with id "x"`},
 		{"function response wrong name", `{"contents":[{"role":"model","parts":[{"functionCall":{"id":"a","name":"f"}}]},{"parts":[{"functionResponse":{"id":"a","name":"g","response":{}}}]}]}`, "contents[1].parts[0].functionResponse.name", `calls "f"`},
-		{"function response twice", `{"contents":[` + geminiCallTurn + `,{"parts":[{"functionResponse":{"name":"f","response":{}}},{"functionResponse":{"name":"f","response":{}}}]}]}`, "contents[1].parts[1].functionResponse", "answers no unanswered"},
-		{"function response not after the call", `{"contents":[` + geminiCallTurn + `,{"parts":[{"text":"q"}]},{"role":"model","parts":[{"text":"a"}]},{"parts":[{"functionResponse":{"name":"f","response":{}}}]}]}`, "contents[3].parts[0].functionResponse", "answers no unanswered"},
+		{"function response twice", `{"contents":[` + callTurn + `,{"parts":[{"functionResponse":{"name":"f","response":{}}},{"functionResponse":{"name":"f","response":{}}}]}]}`, "contents[1].parts[1].functionResponse", "answers no unanswered"},
+		{"function response not after the call", `{"contents":[` + callTurn + `,{"parts":[{"text":"q"}]},{"role":"model","parts":[{"text":"a"}]},{"parts":[{"functionResponse":{"name":"f","response":{}}}]}]}`, "contents[3].parts[0].functionResponse", "answers no unanswered"},
 		{"function call not object", `{"contents":[{"role":"model","parts":[{"functionCall":"f"}]}]}`, "contents[0].parts[0].functionCall", "expected object"},
 		{"function call without name", `{"contents":[{"role":"model","parts":[{"functionCall":{"args":{}}}]}]}`, "contents[0].parts[0].functionCall.name", "is required"},
 		{"function call name number", `{"contents":[{"role":"model","parts":[{"function_call":{"name":1}}]}]}`, "contents[0].parts[0].function_call.name", "expected string"},
@@ -398,7 +398,7 @@ func TestGeminiDecodeRequestErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := geminiDecode(t, codec.Vertex, tt.body)
+			_, err := decode(t, codec.Vertex, tt.body)
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -453,7 +453,7 @@ func TestGeminiDecodeRecordedRequests(t *testing.T) {
 		t.Run(tt.file, func(t *testing.T) {
 			rec := codectest.ReadRecording(t, tt.file)
 			p := codec.Protocol(rec.Get("protocol").Str)
-			req, err := geminiDecode(t, p, rec.Get("request.body").Raw)
+			req, err := decode(t, p, rec.Get("request.body").Raw)
 			switch {
 			case tt.param == "" && err != nil:
 				t.Fatalf("unexpected error: %v", err)
@@ -468,7 +468,7 @@ func TestGeminiDecodeRecordedRequests(t *testing.T) {
 
 func TestGeminiDecodeRecordedRequestContent(t *testing.T) {
 	rec := codectest.ReadRecording(t, "gemini/gemini-2.5-flash-text.json")
-	req, err := geminiDecode(t, codec.Gemini, rec.Get("request.body").Raw)
+	req, err := decode(t, codec.Gemini, rec.Get("request.body").Raw)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,9 +10,9 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// geminiHostedTools are the keys of Gemini's built-in tools, which run on
+// hostedTools are the keys of Gemini's built-in tools, which run on
 // Google's side and are not translated in this round.
-var geminiHostedTools = map[string]bool{
+var hostedTools = map[string]bool{
 	"googleSearch": true, "google_search": true, "googleSearchRetrieval": true, "google_search_retrieval": true,
 	"codeExecution": true, "code_execution": true, "urlContext": true, "url_context": true,
 	"retrieval": true, "enterpriseWebSearch": true, "enterprise_web_search": true,
@@ -20,10 +20,10 @@ var geminiHostedTools = map[string]bool{
 	"fileSearch": true, "file_search": true, "parallelAiSearch": true, "parallel_ai_search": true,
 }
 
-// decodeGeminiTools decodes the tools array: each Tool's
+// decodeTools decodes the tools array: each Tool's
 // functionDeclarations become function tools; built-in (hosted) tools are
 // rejected by name.
-func decodeGeminiTools(v gjson.Result, key string, req *request) *codec.Error {
+func decodeTools(v gjson.Result, key string, req *request) *codec.Error {
 	switch {
 	case v.Type == gjson.Null:
 		return nil
@@ -33,15 +33,15 @@ func decodeGeminiTools(v gjson.Result, key string, req *request) *codec.Error {
 	var err *codec.Error
 	i := 0
 	jsonx.EachMember(v, &req.Text, func(_, t gjson.Result) bool {
-		err = decodeGeminiTool(t, wire.IndexPath(key, i), req)
+		err = decodeTool(t, wire.IndexPath(key, i), req)
 		i++
 		return err == nil
 	})
 	return err
 }
 
-// decodeGeminiTool decodes one Tool at path.
-func decodeGeminiTool(t gjson.Result, path string, req *request) *codec.Error {
+// decodeTool decodes one Tool at path.
+func decodeTool(t gjson.Result, path string, req *request) *codec.Error {
 	if !t.IsObject() {
 		return wire.WrongType(path, "object", t)
 	}
@@ -49,10 +49,10 @@ func decodeGeminiTool(t gjson.Result, path string, req *request) *codec.Error {
 	jsonx.EachMember(t, &req.Text, func(k, f gjson.Result) bool {
 		switch {
 		case k.Str == "functionDeclarations" || k.Str == "function_declarations":
-			err = decodeGeminiFunctionDeclarations(f, path+"."+k.Str, req)
+			err = decodeFunctionDeclarations(f, path+"."+k.Str, req)
 		case k.Str == "googleSearch" || k.Str == "google_search": //field:tools[].googleSearch: capability
-			err = decodeGeminiSearch(f, path+"."+k.Str, req)
-		case geminiHostedTools[k.Str]:
+			err = decodeSearch(f, path+"."+k.Str, req)
+		case hostedTools[k.Str]:
 			if f.Type != gjson.Null {
 				err = wire.UnsupportedField(path+"."+k.Str, `hosted tool "`+k.Str+`" cannot be translated (only googleSearch is); remove the tool or ask the operator to drop it (field `+path+"."+k.Str+`)`)
 			}
@@ -64,11 +64,11 @@ func decodeGeminiTool(t gjson.Result, path string, req *request) *codec.Error {
 	return err
 }
 
-// decodeGeminiSearch decodes the googleSearch tool at path: Gemini's hosted
+// decodeSearch decodes the googleSearch tool at path: Gemini's hosted
 // web search. Its options (timeRangeFilter, excludeDomains on Vertex)
 // narrow what is found; excludeDomains is the blocked domain list, a time
 // range has no equivalent elsewhere and is rejected.
-func decodeGeminiSearch(v gjson.Result, path string, req *request) *codec.Error {
+func decodeSearch(v gjson.Result, path string, req *request) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -81,7 +81,7 @@ func decodeGeminiSearch(v gjson.Result, path string, req *request) *codec.Error 
 		p := path + "." + k.Str
 		switch k.Str {
 		case "excludeDomains", "exclude_domains":
-			t.WebSearch.BlockedDomains, err = wire.ReadStrings(f, p, t.WebSearch.BlockedDomains)
+			t.WebSearch.BlockedDomains, err = wire.ReadStringList(f, p, false, t.WebSearch.BlockedDomains)
 		case "timeRangeFilter", "time_range_filter":
 			err = wire.RejectUnlessNull(f, p, "a search time range has no equivalent in other protocols")
 		default:
@@ -93,9 +93,9 @@ func decodeGeminiSearch(v gjson.Result, path string, req *request) *codec.Error 
 	return err
 }
 
-// decodeGeminiFunctionDeclarations appends the declared functions to
+// decodeFunctionDeclarations appends the declared functions to
 // req.Tools.
-func decodeGeminiFunctionDeclarations(v gjson.Result, path string, req *request) *codec.Error {
+func decodeFunctionDeclarations(v gjson.Result, path string, req *request) *codec.Error {
 	switch {
 	case v.Type == gjson.Null:
 		return nil
@@ -105,19 +105,19 @@ func decodeGeminiFunctionDeclarations(v gjson.Result, path string, req *request)
 	var err *codec.Error
 	i := 0
 	jsonx.EachMember(v, &req.Text, func(_, f gjson.Result) bool {
-		err = decodeGeminiFunctionDeclaration(f, wire.IndexPath(path, i), req)
+		err = decodeFunctionDeclaration(f, wire.IndexPath(path, i), req)
 		i++
 		return err == nil
 	})
 	return err
 }
 
-// decodeGeminiFunctionDeclaration decodes one FunctionDeclaration. Its
+// decodeFunctionDeclaration decodes one FunctionDeclaration. Its
 // parametersJsonSchema is JSON Schema already and is copied as raw text;
 // the legacy parameters (an OpenAPI-subset Schema) is converted to JSON
-// Schema by appendGeminiJSONSchema. A function with neither takes no
+// Schema by appendJSONSchema. A function with neither takes no
 // arguments (Parameters "").
-func decodeGeminiFunctionDeclaration(f gjson.Result, path string, req *request) *codec.Error {
+func decodeFunctionDeclaration(f gjson.Result, path string, req *request) *codec.Error {
 	if !f.IsObject() {
 		return wire.WrongType(path, "object", f)
 	}
@@ -128,9 +128,9 @@ func decodeGeminiFunctionDeclaration(f gjson.Result, path string, req *request) 
 	jsonx.EachMember(f, &req.Text, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "name":
-			tool.Name, err = geminiOptString(v, path+".name")
+			tool.Name, err = optString(v, path+".name")
 		case "description":
-			tool.Description, err = geminiOptString(v, path+".description")
+			tool.Description, err = optString(v, path+".description")
 		case "parameters":
 			legacy, legacyKey = v, k.Str
 		case "parametersJsonSchema", "parameters_json_schema":
@@ -168,7 +168,7 @@ func decodeGeminiFunctionDeclaration(f gjson.Result, path string, req *request) 
 		if !legacy.IsObject() {
 			return wire.WrongType(path+"."+legacyKey, "object", legacy)
 		}
-		b, err := appendGeminiJSONSchema(nil, legacy, path+"."+legacyKey, req)
+		b, err := appendJSONSchema(nil, legacy, path+"."+legacyKey, req)
 		if err != nil {
 			return err
 		}
@@ -178,16 +178,16 @@ func decodeGeminiFunctionDeclaration(f gjson.Result, path string, req *request) 
 	return nil
 }
 
-// geminiSchemaTypes maps the legacy Schema's Type enum to JSON Schema type
+// schemaTypes maps the legacy Schema's Type enum to JSON Schema type
 // names; TYPE_UNSPECIFIED is no type. Lower-case names are accepted too.
-var geminiSchemaTypes = map[string]string{
+var schemaTypes = map[string]string{
 	"STRING": "string", "NUMBER": "number", "INTEGER": "integer", "BOOLEAN": "boolean",
 	"ARRAY": "array", "OBJECT": "object", "NULL": "null", "TYPE_UNSPECIFIED": "",
 	"string": "string", "number": "number", "integer": "integer", "boolean": "boolean",
 	"array": "array", "object": "object", "null": "null",
 }
 
-// appendGeminiJSONSchema converts the legacy Gemini Schema s (the
+// appendJSONSchema converts the legacy Gemini Schema s (the
 // OpenAPI 3.0 subset of FunctionDeclaration.parameters) at path to JSON
 // Schema and appends it to dst. It is the one place where that conversion
 // is done:
@@ -207,7 +207,7 @@ var geminiSchemaTypes = map[string]string{
 //     no JSON Schema keyword: it is dropped and reported in req.Dropped.
 //
 // Every other key (ref, defs, ...) is rejected, naming its path.
-func appendGeminiJSONSchema(dst []byte, s gjson.Result, path string, req *request) ([]byte, *codec.Error) {
+func appendJSONSchema(dst []byte, s gjson.Result, path string, req *request) ([]byte, *codec.Error) {
 	nullable := false
 	var err *codec.Error
 	jsonx.EachMember(s, &req.Text, func(k, v gjson.Result) bool {
@@ -239,18 +239,18 @@ func appendGeminiJSONSchema(dst []byte, s gjson.Result, path string, req *reques
 				err = wire.WrongType(fpath, "string", v)
 				break
 			}
-			t, ok := geminiSchemaTypes[v.Str]
+			t, ok := schemaTypes[v.Str]
 			switch {
 			case !ok:
 				err = codec.InvalidRequest(fpath, `unknown type "`+v.Str+`"`)
 			case t == "":
 			case nullable && t != "null":
-				dst = appendGeminiKey(dst, empty, "type")
+				dst = appendKey(dst, empty, "type")
 				dst = append(dst, `["`...)
 				dst = append(dst, t...)
 				dst = append(dst, `","null"]`...)
 			default:
-				dst = appendGeminiKey(dst, empty, "type")
+				dst = appendKey(dst, empty, "type")
 				dst = jsonx.AppendString(dst, t)
 			}
 		case "format", "title", "description", "pattern":
@@ -258,12 +258,12 @@ func appendGeminiJSONSchema(dst []byte, s gjson.Result, path string, req *reques
 				err = wire.WrongType(fpath, "string", v)
 				break
 			}
-			dst = appendGeminiKey(dst, empty, k.Str)
+			dst = appendKey(dst, empty, k.Str)
 			dst = jsonx.AppendString(dst, v.Str)
 		case "enum", "required":
 			var list []string
 			if list, err = wire.ReadStringList(v, fpath, false, nil); err == nil {
-				dst = appendGeminiKey(dst, empty, k.Str)
+				dst = appendKey(dst, empty, k.Str)
 				dst = jsonx.AppendStringArray(dst, list)
 			}
 		case "minimum", "maximum":
@@ -271,13 +271,13 @@ func appendGeminiJSONSchema(dst []byte, s gjson.Result, path string, req *reques
 				err = wire.WrongType(fpath, "number", v)
 				break
 			}
-			dst = appendGeminiKey(dst, empty, k.Str)
+			dst = appendKey(dst, empty, k.Str)
 			dst = append(dst, v.Raw...)
 		case "default":
-			dst = appendGeminiKey(dst, empty, "default")
+			dst = appendKey(dst, empty, "default")
 			dst = append(dst, v.Raw...)
 		case "example":
-			dst = appendGeminiKey(dst, empty, "examples")
+			dst = appendKey(dst, empty, "examples")
 			dst = append(dst, '[')
 			dst = append(dst, v.Raw...)
 			dst = append(dst, ']')
@@ -288,14 +288,14 @@ func appendGeminiJSONSchema(dst []byte, s gjson.Result, path string, req *reques
 				err = wire.WrongType(fpath, "integer", v)
 				break
 			}
-			dst = appendGeminiKey(dst, empty, geminiCamel(k.Str))
+			dst = appendKey(dst, empty, camel(k.Str))
 			dst = jsonx.AppendInt(dst, n)
 		case "properties":
 			if !v.IsObject() {
 				err = wire.WrongType(fpath, "object", v)
 				break
 			}
-			dst = appendGeminiKey(dst, empty, "properties")
+			dst = appendKey(dst, empty, "properties")
 			dst = append(dst, '{')
 			first := true
 			jsonx.EachMember(v, &req.Text, func(name, sub gjson.Result) bool {
@@ -305,33 +305,33 @@ func appendGeminiJSONSchema(dst []byte, s gjson.Result, path string, req *reques
 				first = false
 				dst = jsonx.AppendString(dst, name.Str)
 				dst = append(dst, ':')
-				dst, err = appendGeminiSubSchema(dst, sub, fpath+"."+name.Str, req)
+				dst, err = appendSubSchema(dst, sub, fpath+"."+name.Str, req)
 				return err == nil
 			})
 			dst = append(dst, '}')
 		case "items":
-			dst = appendGeminiKey(dst, empty, "items")
-			dst, err = appendGeminiSubSchema(dst, v, fpath, req)
+			dst = appendKey(dst, empty, "items")
+			dst, err = appendSubSchema(dst, v, fpath, req)
 		case "additionalProperties", "additional_properties":
-			dst = appendGeminiKey(dst, empty, "additionalProperties")
+			dst = appendKey(dst, empty, "additionalProperties")
 			if v.Type == gjson.True || v.Type == gjson.False {
 				dst = append(dst, v.Raw...)
 				break
 			}
-			dst, err = appendGeminiSubSchema(dst, v, fpath, req)
+			dst, err = appendSubSchema(dst, v, fpath, req)
 		case "anyOf", "any_of":
 			if !v.IsArray() {
 				err = wire.WrongType(fpath, "array", v)
 				break
 			}
-			dst = appendGeminiKey(dst, empty, "anyOf")
+			dst = appendKey(dst, empty, "anyOf")
 			dst = append(dst, '[')
 			i := 0
 			jsonx.EachMember(v, &req.Text, func(_, sub gjson.Result) bool {
 				if i > 0 {
 					dst = append(dst, ',')
 				}
-				dst, err = appendGeminiSubSchema(dst, sub, wire.IndexPath(fpath, i), req)
+				dst, err = appendSubSchema(dst, sub, wire.IndexPath(fpath, i), req)
 				i++
 				return err == nil
 			})
@@ -346,13 +346,13 @@ func appendGeminiJSONSchema(dst []byte, s gjson.Result, path string, req *reques
 	return append(dst, '}'), err
 }
 
-// appendGeminiSubSchema converts a nested legacy Schema, which must be an
+// appendSubSchema converts a nested legacy Schema, which must be an
 // object.
-func appendGeminiSubSchema(dst []byte, v gjson.Result, path string, req *request) ([]byte, *codec.Error) {
+func appendSubSchema(dst []byte, v gjson.Result, path string, req *request) ([]byte, *codec.Error) {
 	if !v.IsObject() {
 		return dst, wire.WrongType(path, "object", v)
 	}
-	return appendGeminiJSONSchema(dst, v, path, req)
+	return appendJSONSchema(dst, v, path, req)
 }
 
 // geminiInt64 reads a proto JSON int64: a JSON integer or a decimal string.
@@ -370,8 +370,8 @@ func geminiInt64(v gjson.Result) (int64, bool) {
 	return 0, false
 }
 
-// geminiCamel returns the lowerCamelCase spelling of a snake_case key.
-func geminiCamel(k string) string {
+// camel returns the lowerCamelCase spelling of a snake_case key.
+func camel(k string) string {
 	i := strings.IndexByte(k, '_')
 	if i < 0 {
 		return k
@@ -379,22 +379,22 @@ func geminiCamel(k string) string {
 	return k[:i] + strings.ToUpper(k[i+1:i+2]) + k[i+2:]
 }
 
-// geminiToolChoice is a decoded toolConfig, resolved against the tools
+// toolChoice is a decoded toolConfig, resolved against the tools
 // once the whole request is read.
-type geminiToolChoice struct {
+type toolChoice struct {
 	// names are the allowedFunctionNames, at path.
 	names []string
 	path  string
 }
 
-// decodeGeminiToolConfig decodes toolConfig.functionCallingConfig into
+// decodeToolConfig decodes toolConfig.functionCallingConfig into
 // req.ToolChoice: AUTO is auto, NONE none, ANY required, and ANY with one
 // allowed function name forces that function (ANY with several names is
 // resolved by resolve). VALIDATED (constrained decoding of calls or text)
 // has no equivalent elsewhere. streamFunctionCallArguments only shapes the
 // stream (arguments are then sent whole) and is dropped as a hint.
-func decodeGeminiToolConfig(v gjson.Result, key string, req *request) (geminiToolChoice, *codec.Error) {
-	var c geminiToolChoice
+func decodeToolConfig(v gjson.Result, key string, req *request) (toolChoice, *codec.Error) {
+	var c toolChoice
 	switch {
 	case v.Type == gjson.Null:
 		return c, nil
@@ -405,7 +405,7 @@ func decodeGeminiToolConfig(v gjson.Result, key string, req *request) (geminiToo
 	jsonx.EachMember(v, &req.Text, func(k, f gjson.Result) bool {
 		switch k.Str {
 		case "functionCallingConfig", "function_calling_config": //field:toolConfig.functionCallingConfig: mapped
-			c, err = decodeGeminiFunctionCallingConfig(f, key+"."+k.Str, req)
+			c, err = decodeFunctionCallingConfig(f, key+"."+k.Str, req)
 		case "retrievalConfig", "retrieval_config": //field:toolConfig.retrievalConfig: capability
 			if f.Type != gjson.Null {
 				err = wire.UnsupportedField(key+"."+k.Str, "retrieval configuration is for hosted tools, which are not supported yet")
@@ -418,9 +418,9 @@ func decodeGeminiToolConfig(v gjson.Result, key string, req *request) (geminiToo
 	return c, err
 }
 
-// decodeGeminiFunctionCallingConfig decodes functionCallingConfig at path.
-func decodeGeminiFunctionCallingConfig(v gjson.Result, path string, req *request) (geminiToolChoice, *codec.Error) {
-	var c geminiToolChoice
+// decodeFunctionCallingConfig decodes functionCallingConfig at path.
+func decodeFunctionCallingConfig(v gjson.Result, path string, req *request) (toolChoice, *codec.Error) {
+	var c toolChoice
 	switch {
 	case v.Type == gjson.Null:
 		return c, nil
@@ -434,7 +434,7 @@ func decodeGeminiFunctionCallingConfig(v gjson.Result, path string, req *request
 		switch k.Str {
 		case "mode":
 			var mode string
-			if mode, err = geminiOptString(f, fpath); err != nil {
+			if mode, err = optString(f, fpath); err != nil {
 				break
 			}
 			switch mode {
@@ -478,7 +478,7 @@ func decodeGeminiFunctionCallingConfig(v gjson.Result, path string, req *request
 // forces that function; several that name every declared function are the
 // same as none (any function); any other set has no equivalent in other
 // protocols, which can force one tool or any.
-func (c *geminiToolChoice) resolve(req *request) *codec.Error {
+func (c *toolChoice) resolve(req *request) *codec.Error {
 	switch {
 	case len(c.names) == 0:
 		return nil

@@ -9,7 +9,7 @@ import (
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
-// appendGeminiRequest appends req as a generateContent body. The model is
+// appendRequest appends req as a generateContent body. The model is
 // not written: it belongs in the URL path, which the caller builds; and
 // Gemini does not require an output limit. opts gives the thinking budgets
 // that stand for reasoning efforts and what the target model takes
@@ -21,10 +21,10 @@ import (
 // hoisted into systemInstruction, in order. The remaining turns must
 // alternate between user and model, so consecutive turns of the same role
 // are merged into one Content with their parts concatenated.
-func appendGeminiRequest(dst []byte, req *codec.Request, opts *codec.EncodeOptions, vertex bool) ([]byte, *codec.Error) {
+func appendRequest(dst []byte, req *codec.Request, opts *codec.EncodeOptions, vertex bool) ([]byte, *codec.Error) {
 	start := len(dst)
 	dst = append(dst, `{"contents":[`...)
-	dst, n, err := appendGeminiContents(dst, req, opts, vertex)
+	dst, n, err := appendContents(dst, req, opts, vertex)
 	if err != nil {
 		return dst[:start], err
 	}
@@ -32,13 +32,13 @@ func appendGeminiRequest(dst []byte, req *codec.Request, opts *codec.EncodeOptio
 		return dst[:start], wire.CannotEncode(codec.Gemini, "messages", "a conversation without any user or assistant text", codec.Capability{})
 	}
 	dst = append(dst, ']')
-	if dst, err = appendGeminiSystemInstruction(dst, req); err != nil {
+	if dst, err = appendSystemInstruction(dst, req); err != nil {
 		return dst[:start], err
 	}
-	if dst, err = appendGeminiTools(dst, req); err != nil {
+	if dst, err = appendTools(dst, req); err != nil {
 		return dst[:start], err
 	}
-	if dst, err = appendGeminiGenerationConfig(dst, req, opts); err != nil {
+	if dst, err = appendGenerationConfig(dst, req, opts); err != nil {
 		return dst[:start], err
 	}
 	dst = append(dst, '}')
@@ -51,17 +51,17 @@ func appendGeminiRequest(dst []byte, req *codec.Request, opts *codec.EncodeOptio
 	return dst, nil
 }
 
-// geminiRole returns the Content role of a user or assistant message.
-func geminiRole(r codec.Role) string {
+// role returns the Content role of a user or assistant message.
+func role(r codec.Role) string {
 	if r == codec.RoleAssistant {
 		return "model"
 	}
 	return "user"
 }
 
-// geminiPartText returns the text a part becomes in Gemini, where a refusal
+// partText returns the text a part becomes in Gemini, where a refusal
 // is plain model text; ok is false for a part Gemini cannot carry.
-func geminiPartText(p codec.Part) (text string, ok bool) {
+func partText(p codec.Part) (text string, ok bool) {
 	switch p.Type {
 	case codec.PartText, codec.PartRefusal:
 		return p.Text, true
@@ -69,7 +69,7 @@ func geminiPartText(p codec.Part) (text string, ok bool) {
 	return "", false
 }
 
-// appendGeminiContents appends the conversation turns and returns how many
+// appendContents appends the conversation turns and returns how many
 // Contents it wrote.
 //
 // Empty text parts are skipped and a turn left without parts is dropped,
@@ -79,7 +79,7 @@ func geminiPartText(p codec.Part) (text string, ok bool) {
 // turns and tool results functionResponse parts of user turns.
 //
 // A part Gemini sent that llmbridge does not translate (an opaquePart of
-// FamilyGemini, see geminiKeepsPart) goes back whole, in place, as a part
+// FamilyGemini, see keepsPart) goes back whole, in place, as a part
 // of the model turn. Other reasoning parts are sent only as what Gemini
 // accepts back: the signature of a reasoning part Gemini signed
 // (signedFor) goes as thoughtSignature on the next part of the same
@@ -99,14 +99,14 @@ func geminiPartText(p codec.Part) (text string, ok bool) {
 // harm. Toward Vertex AI (vertex) calls and results are written without
 // their ids, which Vertex rejects; it matches them by name and order, as
 // the Gemini API does for calls without ids.
-func appendGeminiContents(dst []byte, req *codec.Request, opts *codec.EncodeOptions, vertex bool) ([]byte, int, *codec.Error) {
-	w := geminiContentWriter{dst: dst, ids: !vertex, signCalls: opts.Target.SignedFunctionCalls}
+func appendContents(dst []byte, req *codec.Request, opts *codec.EncodeOptions, vertex bool) ([]byte, int, *codec.Error) {
+	w := contentWriter{dst: dst, ids: !vertex, signCalls: opts.Target.SignedFunctionCalls}
 	for i := range req.Messages {
 		m := &req.Messages[i]
 		if m.Role == codec.RoleSystem || m.Role == codec.RoleDeveloper {
 			continue
 		}
-		role := geminiRole(m.Role)
+		role := role(m.Role)
 		pending := "" // a signature waiting for the next part
 		for j := range m.Parts {
 			p := &m.Parts[j]
@@ -117,7 +117,7 @@ func appendGeminiContents(dst []byte, req *codec.Request, opts *codec.EncodeOpti
 					// it was, after the signature waiting for a part.
 					w.open(role)
 					if pending != "" {
-						w.dst = appendGeminiSignedEmpty(w.dst, pending)
+						w.dst = appendSignedEmpty(w.dst, pending)
 						w.dst = append(w.dst, ',')
 						pending = ""
 					}
@@ -125,15 +125,15 @@ func appendGeminiContents(dst []byte, req *codec.Request, opts *codec.EncodeOpti
 					continue
 				}
 				if m.Role != codec.RoleAssistant || !wire.SignedFor(p, codec.Gemini) {
-					req.Dropped = append(req.Dropped, geminiMessagePartPath(i, j)+" (reasoning)")
+					req.Dropped = append(req.Dropped, messagePartPath(i, j)+" (reasoning)")
 					continue
 				}
 				if p.Text != "" {
-					req.Dropped = append(req.Dropped, geminiMessagePartPath(i, j)+" (reasoning text)")
+					req.Dropped = append(req.Dropped, messagePartPath(i, j)+" (reasoning text)")
 				}
 				if pending != "" {
 					w.open(role)
-					w.dst = appendGeminiSignedEmpty(w.dst, pending)
+					w.dst = appendSignedEmpty(w.dst, pending)
 				}
 				pending = p.Signature
 				continue
@@ -143,29 +143,29 @@ func appendGeminiContents(dst []byte, req *codec.Request, opts *codec.EncodeOpti
 				}
 			case codec.PartToolCall:
 				if m.Role != codec.RoleAssistant {
-					return w.dst, w.n, wire.CannotEncode(codec.Gemini, geminiMessagePartPath(i, j), "a tool call outside an assistant message", codec.PartCapability(i, j))
+					return w.dst, w.n, wire.CannotEncode(codec.Gemini, messagePartPath(i, j), "a tool call outside an assistant message", codec.PartCapability(i, j))
 				}
 			case codec.PartToolResult:
 				if m.Role != codec.RoleUser {
-					return w.dst, w.n, wire.CannotEncode(codec.Gemini, geminiMessagePartPath(i, j), "a tool result outside a user message", codec.PartCapability(i, j))
+					return w.dst, w.n, wire.CannotEncode(codec.Gemini, messagePartPath(i, j), "a tool result outside a user message", codec.PartCapability(i, j))
 				}
 			case codec.PartImage, codec.PartDocument, codec.PartAudio:
 			default:
-				return w.dst, w.n, wire.CannotEncode(codec.Gemini, geminiMessagePartPath(i, j), "this content part type", codec.PartCapability(i, j))
+				return w.dst, w.n, wire.CannotEncode(codec.Gemini, messagePartPath(i, j), "this content part type", codec.PartCapability(i, j))
 			}
 			w.open(role)
 			var err *codec.Error
 			switch p.Type {
 			case codec.PartToolCall:
-				w.dst, err = appendGeminiFunctionCall(w.dst, p, geminiMessagePartPath(i, j), w.ids)
+				w.dst, err = appendFunctionCall(w.dst, p, messagePartPath(i, j), w.ids)
 				if err == nil && pending == "" && w.signCalls && !w.called {
-					w.dst = appendGeminiSignatureField(w.dst, SkipThoughtSignature)
+					w.dst = appendSignatureField(w.dst, SkipThoughtSignature)
 				}
 				w.called = true
 			case codec.PartToolResult:
-				w.dst, err = appendGeminiFunctionResponse(w.dst, req, i, j, w.ids)
+				w.dst, err = appendFunctionResponse(w.dst, req, i, j, w.ids)
 			case codec.PartImage, codec.PartDocument, codec.PartAudio:
-				w.dst, err = appendGeminiMedia(w.dst, p, i, j)
+				w.dst, err = appendMedia(w.dst, p, i, j)
 			default:
 				w.dst = append(w.dst, `{"text":`...)
 				w.dst = wire.AppendText(w.dst, p.Text, p)
@@ -175,13 +175,13 @@ func appendGeminiContents(dst []byte, req *codec.Request, opts *codec.EncodeOpti
 				return w.dst, w.n, err
 			}
 			if pending != "" {
-				w.dst = appendGeminiSignatureField(w.dst, pending)
+				w.dst = appendSignatureField(w.dst, pending)
 				pending = ""
 			}
 		}
 		if pending != "" {
 			w.open(role)
-			w.dst = appendGeminiSignedEmpty(w.dst, pending)
+			w.dst = appendSignedEmpty(w.dst, pending)
 		}
 	}
 	if w.isOpen {
@@ -190,9 +190,9 @@ func appendGeminiContents(dst []byte, req *codec.Request, opts *codec.EncodeOpti
 	return w.dst, w.n, nil
 }
 
-// geminiContentWriter writes the contents array, opening a Content when the
+// contentWriter writes the contents array, opening a Content when the
 // role changes and merging consecutive parts of one role into one Content.
-type geminiContentWriter struct {
+type contentWriter struct {
 	dst []byte
 	// n counts the Contents written.
 	n int
@@ -211,7 +211,7 @@ type geminiContentWriter struct {
 
 // open prepares for a part of role: a comma in the open Content of that
 // role, else a new Content.
-func (w *geminiContentWriter) open(role string) {
+func (w *contentWriter) open(role string) {
 	if w.isOpen && role == w.openRole {
 		w.dst = append(w.dst, ',')
 		return
@@ -232,33 +232,33 @@ func (w *geminiContentWriter) open(role string) {
 // that the first call of each step is signed.
 const SkipThoughtSignature = "skip_thought_signature_validator"
 
-// appendGeminiSignatureField adds "thoughtSignature": sig to the part
+// appendSignatureField adds "thoughtSignature": sig to the part
 // object that dst ends with.
-func appendGeminiSignatureField(dst []byte, sig string) []byte {
+func appendSignatureField(dst []byte, sig string) []byte {
 	dst = append(dst[:len(dst)-1], `,"thoughtSignature":`...)
 	dst = jsonx.AppendString(dst, sig)
 	return append(dst, '}')
 }
 
-// appendGeminiSignedEmpty appends an empty text part that carries only
+// appendSignedEmpty appends an empty text part that carries only
 // sig, the form Gemini itself uses for a signature with no part to sit on.
-func appendGeminiSignedEmpty(dst []byte, sig string) []byte {
+func appendSignedEmpty(dst []byte, sig string) []byte {
 	dst = append(dst, `{"text":"","thoughtSignature":`...)
 	dst = jsonx.AppendString(dst, sig)
 	return append(dst, '}')
 }
 
-// appendGeminiMedia appends an image, document or audio part as
+// appendMedia appends an image, document or audio part as
 // inlineData {mimeType, data}. llmbridge never fetches a URL, so a URL part
 // is rejected for both the Gemini API (which takes no http URLs) and Vertex
 // (whose fileData takes https and gs URIs, which the encoder does not write
 // yet).
-func appendGeminiMedia(dst []byte, p *codec.Part, i, j int) ([]byte, *codec.Error) {
+func appendMedia(dst []byte, p *codec.Part, i, j int) ([]byte, *codec.Error) {
 	switch {
 	case p.Data == "":
-		return dst, wire.CannotEncode(codec.Gemini, geminiMessagePartPath(i, j), "a "+p.Type.String()+" given by URL", codec.PartCapability(i, j))
+		return dst, wire.CannotEncode(codec.Gemini, messagePartPath(i, j), "a "+p.Type.String()+" given by URL", codec.PartCapability(i, j))
 	case p.MediaType == "":
-		return dst, codec.InvalidRequest(geminiMessagePartPath(i, j), "the media type of the "+p.Type.String()+" is required")
+		return dst, codec.InvalidRequest(messagePartPath(i, j), "the media type of the "+p.Type.String()+" is required")
 	}
 	dst = append(dst, `{"inlineData":{"mimeType":`...)
 	dst = jsonx.AppendString(dst, p.MediaType)
@@ -267,31 +267,25 @@ func appendGeminiMedia(dst []byte, p *codec.Part, i, j int) ([]byte, *codec.Erro
 	return append(dst, `}}`...), nil
 }
 
-// geminiMessagePartPath is the path of part j of message i, for errors.
-func geminiMessagePartPath(i, j int) string {
-	return geminiPartPath(i, j)
+// messagePartPath is the path of part j of message i, for errors.
+func messagePartPath(i, j int) string {
+	return partPath(i, j)
 }
 
-// geminiPartPath names part j of message i, or of the system prompt when
+// partPath names part j of message i, or of the system prompt when
 // i is -1, in an encoding error.
-func geminiPartPath(i, j int) string {
+func partPath(i, j int) string {
 	if i < 0 {
 		return wire.IndexPath("system", j)
 	}
 	return wire.IndexPath(wire.IndexPath("messages", i)+".content", j)
 }
 
-// geminiIsObject reports whether s is the text of one JSON object.
-func geminiIsObject(s string) bool {
-	i := jsonx.SkipSpace(s, 0)
-	return i < len(s) && s[i] == '{' && jsonx.Valid(s)
-}
-
-// appendGeminiFunctionCall appends a tool call as a functionCall part: its
+// appendFunctionCall appends a tool call as a functionCall part: its
 // id when it has one and ids is true (Gemini echoes it in the
 // functionResponse; Vertex AI takes none), its name and its arguments object
 // ({} when there are none). path names the part for errors.
-func appendGeminiFunctionCall(dst []byte, p *codec.Part, path string, ids bool) ([]byte, *codec.Error) {
+func appendFunctionCall(dst []byte, p *codec.Part, path string, ids bool) ([]byte, *codec.Error) {
 	dst = append(dst, `{"functionCall":{`...)
 	if ids && p.ToolCallID != "" {
 		dst = append(dst, `"id":`...)
@@ -304,7 +298,7 @@ func appendGeminiFunctionCall(dst []byte, p *codec.Part, path string, ids bool) 
 	switch {
 	case p.Arguments == "":
 		dst = append(dst, "{}"...)
-	case geminiIsObject(p.Arguments):
+	case jsonx.IsObject(p.Arguments):
 		dst = append(dst, p.Arguments...)
 	default:
 		return dst, codec.InvalidRequest(path+".arguments", "must be a JSON object")
@@ -312,20 +306,20 @@ func appendGeminiFunctionCall(dst []byte, p *codec.Part, path string, ids bool) 
 	return append(dst, `}}`...), nil
 }
 
-// appendGeminiFunctionResponse appends the tool result at part j of message
+// appendFunctionResponse appends the tool result at part j of message
 // i as a functionResponse. Gemini needs the function's name: ToolName, else
 // the name of the call with the result's id earlier in the conversation.
 // The result's text becomes {"output": text}, or {"error": text} for an
 // error, as functionResponse.response must be an object; several text
 // parts are joined with newlines. The result's id is written when ids is
 // true, as for calls.
-func appendGeminiFunctionResponse(dst []byte, req *codec.Request, i, j int, ids bool) ([]byte, *codec.Error) {
+func appendFunctionResponse(dst []byte, req *codec.Request, i, j int, ids bool) ([]byte, *codec.Error) {
 	p := &req.Messages[i].Parts[j]
 	name := wire.CallWireName(p)
 	if name == "" {
-		name = geminiCallName(req, i, p.ToolCallID)
+		name = callName(req, i, p.ToolCallID)
 		if name == "" {
-			return dst, codec.InvalidRequest(geminiMessagePartPath(i, j), `tool result for unknown call id "`+p.ToolCallID+`"`)
+			return dst, codec.InvalidRequest(messagePartPath(i, j), `tool result for unknown call id "`+p.ToolCallID+`"`)
 		}
 	}
 	dst = append(dst, `{"functionResponse":{`...)
@@ -341,7 +335,7 @@ func appendGeminiFunctionResponse(dst []byte, req *codec.Request, i, j int, ids 
 	} else {
 		dst = append(dst, `,"response":{"output":`...)
 	}
-	text, err := geminiResultText(p.Content, i, j)
+	text, err := resultText(p.Content, i, j)
 	if err != nil {
 		return dst, err
 	}
@@ -353,16 +347,16 @@ func appendGeminiFunctionResponse(dst []byte, req *codec.Request, i, j int, ids 
 	return append(dst, `}}}`...), nil
 }
 
-// geminiResultText joins the text parts of a tool result's content with
+// resultText joins the text parts of a tool result's content with
 // newlines; path names the result for errors.
-func geminiResultText(content []codec.Part, i, j int) (string, *codec.Error) {
+func resultText(content []codec.Part, i, j int) (string, *codec.Error) {
 	if len(content) == 1 && content[0].Type == codec.PartText {
 		return content[0].Text, nil
 	}
 	var b strings.Builder
 	for k := range content {
 		if content[k].Type != codec.PartText {
-			return "", wire.CannotEncode(codec.Gemini, wire.IndexPath(geminiMessagePartPath(i, j)+".content", k), "this tool result content type",
+			return "", wire.CannotEncode(codec.Gemini, wire.IndexPath(messagePartPath(i, j)+".content", k), "this tool result content type",
 				codec.Capability{Kind: codec.CapResultContent, Message: i, Part: j, Content: k})
 		}
 		if k > 0 {
@@ -373,9 +367,9 @@ func geminiResultText(content []codec.Part, i, j int) (string, *codec.Error) {
 	return b.String(), nil
 }
 
-// geminiCallName returns the name of the tool call with id in messages
+// callName returns the name of the tool call with id in messages
 // before and at i, or "".
-func geminiCallName(req *codec.Request, i int, id string) string {
+func callName(req *codec.Request, i int, id string) string {
 	if id == "" {
 		return ""
 	}
@@ -390,13 +384,13 @@ func geminiCallName(req *codec.Request, i int, id string) string {
 	return ""
 }
 
-// appendGeminiTools appends tools, one Tool holding a functionDeclaration
+// appendTools appends tools, one Tool holding a functionDeclaration
 // per function with its JSON Schema as parametersJsonSchema (which takes
 // full JSON Schema, so nothing is down-converted), and toolConfig for the
 // tool choice. Gemini cannot enforce a schema strictly (strict: true is
 // rejected) and has no switch for parallel calls, which is dropped as a
 // hint.
-func appendGeminiTools(dst []byte, req *codec.Request) ([]byte, *codec.Error) {
+func appendTools(dst []byte, req *codec.Request) ([]byte, *codec.Error) {
 	if req.ParallelToolCalls.Set {
 		req.Dropped = append(req.Dropped, "parallel_tool_calls")
 	}
@@ -425,7 +419,7 @@ func appendGeminiTools(dst []byte, req *codec.Request) ([]byte, *codec.Error) {
 			return dst, wire.CannotEncode(codec.Gemini, wire.IndexPath("tools", i), "a hosted tool", codec.Capability{Kind: codec.CapTool, Tool: i})
 		case t.Strict.Set && t.Strict.Value:
 			return dst, wire.CannotEncode(codec.Gemini, wire.IndexPath("tools", i)+".strict", "strict: true (schema enforcement)", codec.Capability{Kind: codec.CapToolStrict, Tool: i})
-		case t.Parameters != "" && !geminiIsObject(t.Parameters):
+		case t.Parameters != "" && !jsonx.IsObject(t.Parameters):
 			return dst, codec.InvalidRequest(wire.IndexPath("tools", i)+".parameters", "must be a JSON object")
 		}
 		if n == 0 {
@@ -486,13 +480,13 @@ func appendGeminiTools(dst []byte, req *codec.Request) ([]byte, *codec.Error) {
 	return append(dst, `}}`...), nil
 }
 
-// appendGeminiSystemInstruction appends systemInstruction from req.System
+// appendSystemInstruction appends systemInstruction from req.System
 // and the system and developer messages of the conversation, in order, and
 // nothing when they hold no text.
-func appendGeminiSystemInstruction(dst []byte, req *codec.Request) ([]byte, *codec.Error) {
+func appendSystemInstruction(dst []byte, req *codec.Request) ([]byte, *codec.Error) {
 	written := false
 	var err *codec.Error
-	dst, written, err = appendGeminiSystemParts(dst, req.System, written, -1)
+	dst, written, err = appendSystemParts(dst, req.System, written, -1)
 	if err != nil {
 		return dst, err
 	}
@@ -501,7 +495,7 @@ func appendGeminiSystemInstruction(dst []byte, req *codec.Request) ([]byte, *cod
 		if m.Role != codec.RoleSystem && m.Role != codec.RoleDeveloper {
 			continue
 		}
-		dst, written, err = appendGeminiSystemParts(dst, m.Parts, written, i)
+		dst, written, err = appendSystemParts(dst, m.Parts, written, i)
 		if err != nil {
 			return dst, err
 		}
@@ -512,13 +506,13 @@ func appendGeminiSystemInstruction(dst []byte, req *codec.Request) ([]byte, *cod
 	return dst, nil
 }
 
-// appendGeminiSystemParts appends the non-empty parts to systemInstruction,
+// appendSystemParts appends the non-empty parts to systemInstruction,
 // opening it before the first one; path names the parts for errors only.
-func appendGeminiSystemParts(dst []byte, parts []codec.Part, written bool, msg int) ([]byte, bool, *codec.Error) {
+func appendSystemParts(dst []byte, parts []codec.Part, written bool, msg int) ([]byte, bool, *codec.Error) {
 	for j := range parts {
-		text, ok := geminiPartText(parts[j])
+		text, ok := partText(parts[j])
 		if !ok {
-			return dst, written, wire.CannotEncode(codec.Gemini, geminiPartPath(msg, j), "this system content part type", codec.PartCapability(msg, j))
+			return dst, written, wire.CannotEncode(codec.Gemini, partPath(msg, j), "this system content part type", codec.PartCapability(msg, j))
 		}
 		if text == "" {
 			continue

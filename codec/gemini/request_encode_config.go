@@ -9,10 +9,10 @@ import (
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
-// appendGeminiGenerationConfig appends generationConfig with the sampling,
+// appendGenerationConfig appends generationConfig with the sampling,
 // thinking and output format parameters that are set, and nothing when none
 // is. Verbosity is OpenAI's alone and is rejected.
-func appendGeminiGenerationConfig(dst []byte, req *codec.Request, opts *codec.EncodeOptions) ([]byte, *codec.Error) {
+func appendGenerationConfig(dst []byte, req *codec.Request, opts *codec.EncodeOptions) ([]byte, *codec.Error) {
 	if req.Verbosity != "" {
 		return dst, wire.CannotEncode(codec.Gemini, "verbosity", "output verbosity", codec.Capability{Kind: codec.CapVerbosity})
 	}
@@ -20,66 +20,66 @@ func appendGeminiGenerationConfig(dst []byte, req *codec.Request, opts *codec.En
 	dst = append(dst, `,"generationConfig":{`...)
 	empty := len(dst)
 	if req.MaxTokens.Set {
-		dst = appendGeminiKey(dst, empty, "maxOutputTokens")
+		dst = appendKey(dst, empty, "maxOutputTokens")
 		dst = jsonx.AppendInt(dst, req.MaxTokens.Value)
 	}
 	if req.Temperature.Set {
-		dst = appendGeminiKey(dst, empty, "temperature")
+		dst = appendKey(dst, empty, "temperature")
 		dst = jsonx.AppendFloat(dst, req.Temperature.Value)
 	}
 	if req.TopP.Set {
-		dst = appendGeminiKey(dst, empty, "topP")
+		dst = appendKey(dst, empty, "topP")
 		dst = jsonx.AppendFloat(dst, req.TopP.Value)
 	}
 	if req.TopK.Set {
-		dst = appendGeminiKey(dst, empty, "topK")
+		dst = appendKey(dst, empty, "topK")
 		dst = jsonx.AppendInt(dst, req.TopK.Value)
 	}
 	if len(req.StopSequences) > 0 {
-		dst = appendGeminiKey(dst, empty, "stopSequences")
+		dst = appendKey(dst, empty, "stopSequences")
 		dst = jsonx.AppendStringArray(dst, req.StopSequences)
 	}
 	if req.Seed.Set {
-		dst = appendGeminiKey(dst, empty, "seed")
+		dst = appendKey(dst, empty, "seed")
 		dst = jsonx.AppendInt(dst, req.Seed.Value)
 	}
 	if req.PresencePenalty.Set {
-		dst = appendGeminiKey(dst, empty, "presencePenalty")
+		dst = appendKey(dst, empty, "presencePenalty")
 		dst = jsonx.AppendFloat(dst, req.PresencePenalty.Value)
 	}
 	if req.FrequencyPenalty.Set {
-		dst = appendGeminiKey(dst, empty, "frequencyPenalty")
+		dst = appendKey(dst, empty, "frequencyPenalty")
 		dst = jsonx.AppendFloat(dst, req.FrequencyPenalty.Value)
 	}
 	var err *codec.Error
-	if dst, err = appendGeminiFormat(dst, empty, req); err != nil {
+	if dst, err = appendFormat(dst, empty, req); err != nil {
 		return dst, err
 	}
-	dst = appendGeminiThinking(dst, empty, &req.Reasoning, opts)
+	dst = appendThinking(dst, empty, &req.Reasoning, opts)
 	if len(dst) == empty {
 		return dst[:start], nil
 	}
 	return append(dst, '}'), nil
 }
 
-// appendGeminiFormat appends the structured output fields of
+// appendFormat appends the structured output fields of
 // generationConfig: responseMimeType application/json for JSON, with the
 // schema as responseJsonSchema (which takes JSON Schema as it is). Gemini
 // always constrains output to the schema, so Strict needs nothing; a schema
 // has no name there, and its description no slot, which is listed as
 // dropped.
-func appendGeminiFormat(dst []byte, empty int, req *codec.Request) ([]byte, *codec.Error) {
+func appendFormat(dst []byte, empty int, req *codec.Request) ([]byte, *codec.Error) {
 	f := &req.Format
 	if f.Kind == codec.FormatText {
 		return dst, nil
 	}
-	if f.Kind == codec.FormatJSONSchema && f.Schema != "" && !geminiIsObject(f.Schema) {
+	if f.Kind == codec.FormatJSONSchema && f.Schema != "" && !jsonx.IsObject(f.Schema) {
 		return dst, codec.InvalidRequest("format.schema", "must be a JSON object")
 	}
-	dst = appendGeminiKey(dst, empty, "responseMimeType")
+	dst = appendKey(dst, empty, "responseMimeType")
 	dst = append(dst, `"application/json"`...)
 	if f.Kind == codec.FormatJSONSchema && f.Schema != "" {
-		dst = appendGeminiKey(dst, empty, "responseJsonSchema")
+		dst = appendKey(dst, empty, "responseJsonSchema")
 		dst = append(dst, f.Schema...)
 	}
 	if f.Description != "" {
@@ -88,7 +88,7 @@ func appendGeminiFormat(dst []byte, empty int, req *codec.Request) ([]byte, *cod
 	return dst, nil
 }
 
-// appendGeminiThinking appends thinkingConfig for the requested reasoning
+// appendThinking appends thinkingConfig for the requested reasoning
 // (nothing when nothing was asked for). An explicit effort none
 // is thinkingBudget 0; a budget is sent as it is; adaptive thinking is
 // Gemini's dynamic budget -1; another effort is its budget from
@@ -97,10 +97,10 @@ func appendGeminiFormat(dst []byte, empty int, req *codec.Request) ([]byte, *cod
 // includeThoughts, or Anthropic's display "omitted". A Responses summary
 // setting alone injects nothing, as it asks for no reasoning by itself.
 // Toward a model that takes thinking levels (opts.Target.ThinkingLevel),
-// appendGeminiThinkingLevel writes the configuration instead.
-func appendGeminiThinking(dst []byte, empty int, r *codec.Reasoning, opts *codec.EncodeOptions) []byte {
+// appendThinkingLevel writes the configuration instead.
+func appendThinking(dst []byte, empty int, r *codec.Reasoning, opts *codec.EncodeOptions) []byte {
 	if opts.Target.ThinkingLevel {
-		return appendGeminiThinkingLevel(dst, empty, r, opts)
+		return appendThinkingLevel(dst, empty, r, opts)
 	}
 	budget, hasBudget := int64(0), true
 	switch {
@@ -125,7 +125,7 @@ func appendGeminiThinking(dst []byte, empty int, r *codec.Reasoning, opts *codec
 	if !hasBudget && !include.Set {
 		return dst
 	}
-	dst = appendGeminiKey(dst, empty, "thinkingConfig")
+	dst = appendKey(dst, empty, "thinkingConfig")
 	dst = append(dst, '{')
 	if hasBudget {
 		dst = append(dst, `"thinkingBudget":`...)
@@ -141,7 +141,7 @@ func appendGeminiThinking(dst []byte, empty int, r *codec.Reasoning, opts *codec
 	return append(dst, '}')
 }
 
-// appendGeminiThinkingLevel appends thinkingConfig toward a model that takes
+// appendThinkingLevel appends thinkingConfig toward a model that takes
 // thinkingLevel (Gemini 3), which is never given a thinkingBudget: the two
 // together are rejected. The request's effort is written as its level, or
 // else the effort its budget stands for in opts.EffortBudgets (as toward
@@ -152,8 +152,8 @@ func appendGeminiThinking(dst []byte, empty int, r *codec.Reasoning, opts *codec
 // can stop thinking: which level, if any, the model is asked for instead is
 // decided before the request is encoded. Thought summaries are then not
 // asked for (includeThoughts false); otherwise includeThoughts follows the
-// rules of appendGeminiThinking.
-func appendGeminiThinkingLevel(dst []byte, empty int, r *codec.Reasoning, opts *codec.EncodeOptions) []byte {
+// rules of appendThinking.
+func appendThinkingLevel(dst []byte, empty int, r *codec.Reasoning, opts *codec.EncodeOptions) []byte {
 	e := r.Effort
 	if e == mapping.EffortUnset && r.Budget.Set && !r.Adaptive {
 		e = opts.EffortBudgets.Effort(r.Budget.Value)
@@ -170,11 +170,11 @@ func appendGeminiThinkingLevel(dst []byte, empty int, r *codec.Reasoning, opts *
 	default:
 		include = codec.OptBool{Value: true, Set: true}
 	}
-	level := geminiThinkingLevel(e)
+	level := thinkingLevel(e)
 	if level == "" && !include.Set {
 		return dst
 	}
-	dst = appendGeminiKey(dst, empty, "thinkingConfig")
+	dst = appendKey(dst, empty, "thinkingConfig")
 	dst = append(dst, '{')
 	if level != "" {
 		dst = append(dst, `"thinkingLevel":"`...)
@@ -191,10 +191,10 @@ func appendGeminiThinkingLevel(dst []byte, empty int, r *codec.Reasoning, opts *
 	return append(dst, '}')
 }
 
-// geminiThinkingLevel returns the thinkingLevel of a non-zero effort, in
+// thinkingLevel returns the thinkingLevel of a non-zero effort, in
 // the lower-case spelling of Google's documentation: xhigh and max are high,
 // the largest level. It returns "" for EffortUnset and EffortNone.
-func geminiThinkingLevel(e mapping.Effort) string {
+func thinkingLevel(e mapping.Effort) string {
 	switch e {
 	case mapping.EffortMinimal, mapping.EffortLow, mapping.EffortMedium, mapping.EffortHigh:
 		return e.String()
@@ -204,9 +204,9 @@ func geminiThinkingLevel(e mapping.Effort) string {
 	return ""
 }
 
-// appendGeminiKey appends "key": to an object whose first field would start
+// appendKey appends "key": to an object whose first field would start
 // at offset empty, with a comma unless it is the first field.
-func appendGeminiKey(dst []byte, empty int, key string) []byte {
+func appendKey(dst []byte, empty int, key string) []byte {
 	if len(dst) > empty {
 		dst = append(dst, ',')
 	}

@@ -132,7 +132,7 @@ func TestGeminiAppendRequestErrors(t *testing.T) {
 // the canonical camelCase form.
 func TestGeminiRequestRoundTrip(t *testing.T) {
 	body := `{"system_instruction":{"parts":[{"text":"Be brief."}]},"contents":[{"role":"user","parts":[{"text":"Hi"}]},{"role":"model","parts":[{"text":"Hello!"}]},{"parts":[{"text":"Bye"}]}],"generation_config":{"max_output_tokens":64,"top_k":5,"stop_sequences":["."]},"safety_settings":[]}`
-	req, derr := geminiDecode(t, codec.Gemini, body)
+	req, derr := decode(t, codec.Gemini, body)
 	if derr != nil {
 		t.Fatal(derr)
 	}
@@ -141,7 +141,7 @@ func TestGeminiRequestRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	codectest.CheckGolden(t, "vertex/request_from_snake_case.json", out)
-	again, derr := geminiDecode(t, codec.Gemini, string(out))
+	again, derr := decode(t, codec.Gemini, string(out))
 	if derr != nil {
 		t.Fatal(derr)
 	}

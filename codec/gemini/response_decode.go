@@ -11,11 +11,11 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// decodeGeminiResponse decodes a non-streamed GenerateContentResponse.
+// decodeResponse decodes a non-streamed GenerateContentResponse.
 // Fields that carry no canonical meaning (safetyRatings, citationMetadata,
 // avgLogprobs, the token details per modality, ...) are ignored; fields the
 // codec reads must have the right type.
-func decodeGeminiResponse(root gjson.Result, resp *response) *codec.Error {
+func decodeResponse(root gjson.Result, resp *response) *codec.Error {
 	var candidate gjson.Result
 	var block codec.StopDetails
 	var err *codec.Error
@@ -36,15 +36,15 @@ func decodeGeminiResponse(root gjson.Result, resp *response) *codec.Error {
 				return false
 			})
 		case "promptFeedback":
-			block, err = decodeGeminiBlockReason(codec.Gemini, v)
+			block, err = decodeBlockReason(codec.Gemini, v)
 		case "usageMetadata":
-			err = decodeGeminiUsage(v, &resp.Usage)
+			err = decodeUsage(v, &resp.Usage)
 		case "modelVersion":
-			resp.Model, err = geminiResponseString(v, "modelVersion")
+			resp.Model, err = responseString(v, "modelVersion")
 		case "responseId":
-			resp.ID, err = geminiResponseString(v, "responseId")
+			resp.ID, err = responseString(v, "responseId")
 		case "createTime":
-			resp.Created, err = decodeGeminiCreateTime(v)
+			resp.Created, err = decodeCreateTime(v)
 		}
 		return err == nil
 	})
@@ -52,7 +52,7 @@ func decodeGeminiResponse(root gjson.Result, resp *response) *codec.Error {
 		return err
 	}
 	if candidate.Exists() {
-		return decodeGeminiCandidate(candidate, resp)
+		return decodeCandidate(candidate, resp)
 	}
 	if block.Category != "" {
 		// The prompt itself was blocked: no candidate was generated.
@@ -63,8 +63,8 @@ func decodeGeminiResponse(root gjson.Result, resp *response) *codec.Error {
 	return codec.BadUpstream(codec.Gemini, "response has no candidates and no promptFeedback.blockReason")
 }
 
-// geminiResponseString reads an optional string field of a response.
-func geminiResponseString(v gjson.Result, name string) (string, *codec.Error) {
+// responseString reads an optional string field of a response.
+func responseString(v gjson.Result, name string) (string, *codec.Error) {
 	switch v.Type {
 	case gjson.Null:
 		return "", nil
@@ -74,9 +74,9 @@ func geminiResponseString(v gjson.Result, name string) (string, *codec.Error) {
 	return "", codec.BadUpstream(codec.Gemini, name+" is not a string")
 }
 
-// decodeGeminiCreateTime reads Vertex's createTime, an RFC 3339 timestamp.
-func decodeGeminiCreateTime(v gjson.Result) (int64, *codec.Error) {
-	s, err := geminiResponseString(v, "createTime")
+// decodeCreateTime reads Vertex's createTime, an RFC 3339 timestamp.
+func decodeCreateTime(v gjson.Result) (int64, *codec.Error) {
+	s, err := responseString(v, "createTime")
 	if err != nil || s == "" {
 		return 0, err
 	}
@@ -87,11 +87,11 @@ func decodeGeminiCreateTime(v gjson.Result) (int64, *codec.Error) {
 	return t.Unix(), nil
 }
 
-// decodeGeminiBlockReason reads promptFeedback of an upstream of protocol
+// decodeBlockReason reads promptFeedback of an upstream of protocol
 // p: blockReason, which says that the prompt was blocked, becomes the
 // Category and Vertex's blockReasonMessage the Explanation. Category is ""
 // when the prompt was not blocked.
-func decodeGeminiBlockReason(p codec.Protocol, v gjson.Result) (codec.StopDetails, *codec.Error) {
+func decodeBlockReason(p codec.Protocol, v gjson.Result) (codec.StopDetails, *codec.Error) {
 	var d codec.StopDetails
 	if v.Type == gjson.Null {
 		return d, nil
@@ -103,9 +103,9 @@ func decodeGeminiBlockReason(p codec.Protocol, v gjson.Result) (codec.StopDetail
 	v.ForEach(func(k, f gjson.Result) bool {
 		switch k.Str {
 		case "blockReason":
-			d.Category, err = geminiUpstreamString(p, f, "promptFeedback.blockReason")
+			d.Category, err = upstreamString(p, f, "promptFeedback.blockReason")
 		case "blockReasonMessage":
-			d.Explanation, err = geminiUpstreamString(p, f, "promptFeedback.blockReasonMessage")
+			d.Explanation, err = upstreamString(p, f, "promptFeedback.blockReasonMessage")
 		}
 		return err == nil
 	})
@@ -115,9 +115,9 @@ func decodeGeminiBlockReason(p codec.Protocol, v gjson.Result) (codec.StopDetail
 	return d, err
 }
 
-// geminiUpstreamString reads an optional string field of a response of
+// upstreamString reads an optional string field of a response of
 // protocol p; null is "".
-func geminiUpstreamString(p codec.Protocol, v gjson.Result, name string) (string, *codec.Error) {
+func upstreamString(p codec.Protocol, v gjson.Result, name string) (string, *codec.Error) {
 	switch v.Type {
 	case gjson.Null:
 		return "", nil
@@ -127,9 +127,9 @@ func geminiUpstreamString(p codec.Protocol, v gjson.Result, name string) (string
 	return "", codec.BadUpstream(p, name+" is not a string")
 }
 
-// decodeGeminiUsage converts usageMetadata to canonical usage: Gemini's
+// decodeUsage converts usageMetadata to canonical usage: Gemini's
 // candidatesTokenCount excludes thoughts, which mapping.FromGeminiUsage adds.
-func decodeGeminiUsage(v gjson.Result, u *codec.Usage) *codec.Error {
+func decodeUsage(v gjson.Result, u *codec.Usage) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -168,10 +168,10 @@ func decodeGeminiUsage(v gjson.Result, u *codec.Usage) *codec.Error {
 	return nil
 }
 
-// decodeGeminiCandidate decodes the answer's content and finish reason. A
+// decodeCandidate decodes the answer's content and finish reason. A
 // candidate stopped by a filter (SAFETY, MODEL_ARMOR, ...) may have an
 // empty content or none at all.
-func decodeGeminiCandidate(c gjson.Result, resp *response) *codec.Error {
+func decodeCandidate(c gjson.Result, resp *response) *codec.Error {
 	if !c.IsObject() {
 		return codec.BadUpstream(codec.Gemini, "candidates[0] is not an object")
 	}
@@ -184,12 +184,12 @@ func decodeGeminiCandidate(c gjson.Result, resp *response) *codec.Error {
 		case "groundingMetadata":
 			grounding = v
 		case "content":
-			textAt, err = decodeGeminiResponseContent(v, resp)
+			textAt, err = decodeResponseContent(v, resp)
 		case "finishReason":
-			reason, err = geminiResponseString(v, "candidates[0].finishReason")
+			reason, err = responseString(v, "candidates[0].finishReason")
 			resp.StopReason = mapping.FromGeminiFinishReason(reason)
 		case "finishMessage":
-			message, err = geminiResponseString(v, "candidates[0].finishMessage")
+			message, err = responseString(v, "candidates[0].finishMessage")
 		}
 		return err == nil
 	})
@@ -197,33 +197,33 @@ func decodeGeminiCandidate(c gjson.Result, resp *response) *codec.Error {
 		return err
 	}
 	if grounding.IsObject() {
-		resp.Content = decodeGeminiGrounding(grounding, resp.Content, textAt)
+		resp.Content = decodeGrounding(grounding, resp.Content, textAt)
 	}
-	resp.StopDetails = geminiFilterDetails(resp.StopReason, reason, message)
-	if resp.StopReason == mapping.StopEnd && geminiCallCount(resp.Content) > 0 {
+	resp.StopDetails = filterDetails(resp.StopReason, reason, message)
+	if resp.StopReason == mapping.StopEnd && callCount(resp.Content) > 0 {
 		// Gemini ends a turn with function calls with STOP.
 		resp.StopReason = mapping.StopToolUse
 	}
 	return nil
 }
 
-// geminiFilterDetails returns the StopDetails of a candidate that finished
+// filterDetails returns the StopDetails of a candidate that finished
 // with reason (stop in canonical form) and finishMessage message: for a
 // filter stop, the reason (SAFETY, RECITATION, MODEL_ARMOR, ...) is the
 // Category and the message, when there is one, the Explanation. Other
 // stops have none: their finishMessage ("Model generated function
 // call(s).") explains nothing a client needs.
-func geminiFilterDetails(stop codec.StopReason, reason, message string) codec.StopDetails {
+func filterDetails(stop codec.StopReason, reason, message string) codec.StopDetails {
 	if stop != mapping.StopContentFilter {
 		return codec.StopDetails{}
 	}
 	return codec.StopDetails{Category: reason, Explanation: message}
 }
 
-// decodeGeminiResponseContent decodes candidates[0].content.parts, and
+// decodeResponseContent decodes candidates[0].content.parts, and
 // returns where the text of each part went in resp.Content (-1 for parts
 // that are not text), for grounding supports that point at parts.
-func decodeGeminiResponseContent(v gjson.Result, resp *response) ([]int, *codec.Error) {
+func decodeResponseContent(v gjson.Result, resp *response) ([]int, *codec.Error) {
 	if v.Type == gjson.Null {
 		return nil, nil
 	}
@@ -243,7 +243,7 @@ func decodeGeminiResponseContent(v gjson.Result, resp *response) ([]int, *codec.
 	textAt = buf[:0]
 	jsonx.EachMember(parts, &resp.Text, func(_, p gjson.Result) bool {
 		n := len(resp.Content)
-		err = decodeGeminiResponsePart(p, len(textAt), resp)
+		err = decodeResponsePart(p, len(textAt), resp)
 		at := -1
 		if k := len(resp.Content) - 1; k >= n && resp.Content[k].Type == codec.PartText {
 			at = k
@@ -254,14 +254,14 @@ func decodeGeminiResponseContent(v gjson.Result, resp *response) ([]int, *codec.
 	return textAt, err
 }
 
-// decodeGeminiGrounding converts a candidate's groundingMetadata: each of
+// decodeGrounding converts a candidate's groundingMetadata: each of
 // webSearchQueries becomes a search call and groundingChunks (their web
 // uri and title) one result with the pages, both put before the answer
 // (the search came first); each groundingSupport's segment becomes a
 // citation of the text part it points at (segment.partIndex, byte
 // offsets) for every web chunk it names. Entries that do not fit are
 // skipped: grounding never fails a response.
-func decodeGeminiGrounding(g gjson.Result, content []codec.Part, textAt []int) []codec.Part {
+func decodeGrounding(g gjson.Result, content []codec.Part, textAt []int) []codec.Part {
 	var chunks []codec.Source
 	g.Get("groundingChunks").ForEach(func(_, c gjson.Result) bool {
 		web := c.Get("web")
@@ -306,15 +306,15 @@ func decodeGeminiGrounding(g gjson.Result, content []codec.Part, textAt []int) [
 	return append(lead, content...)
 }
 
-// decodeGeminiResponsePart appends response part j to resp.Content: its
+// decodeResponsePart appends response part j to resp.Content: its
 // text, a thought (thought: true) as reasoning, or its functionCall as a
 // tool call. A thoughtSignature signs the reasoning before the part that
-// carries it, as in requests (see decodeGeminiParts), with Origin
+// carries it, as in requests (see decodeParts), with Origin
 // FamilyGemini. Empty text is skipped: it carries nothing but, at times, a
 // signature (Gemini pads final chunks with {"text":""}). A part whose data
-// is of another kind is kept or dropped by geminiKeepsPart, and never fails
+// is of another kind is kept or dropped by keepsPart, and never fails
 // the response.
-func decodeGeminiResponsePart(p gjson.Result, j int, resp *response) *codec.Error {
+func decodeResponsePart(p gjson.Result, j int, resp *response) *codec.Error {
 	if !p.IsObject() {
 		return codec.BadUpstream(codec.Gemini, "candidates[0].content.parts has an element that is not an object")
 	}
@@ -325,14 +325,14 @@ func decodeGeminiResponsePart(p gjson.Result, j int, resp *response) *codec.Erro
 	jsonx.EachMember(p, &resp.Text, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "text":
-			text, err = geminiResponseString(v, "part text")
+			text, err = responseString(v, "part text")
 			hasText = true
 		case "thought":
 			thought = v.Type == gjson.True
 		case "functionCall":
 			call = v
 		case "thoughtSignature":
-			sig, err = geminiResponseString(v, "part thoughtSignature")
+			sig, err = responseString(v, "part thoughtSignature")
 		case "partMetadata":
 		default:
 			if other == "" {
@@ -346,26 +346,26 @@ func decodeGeminiResponsePart(p gjson.Result, j int, resp *response) *codec.Erro
 	}
 	isCall := call.Exists() && call.Type != gjson.Null
 	if other != "" && !hasText && !isCall {
-		if geminiKeepsPart(other, sig != "") {
+		if keepsPart(other, sig != "") {
 			resp.Content = append(resp.Content, wire.OpaquePart(mapping.FamilyGemini, p.Raw))
 		} else {
-			resp.Dropped = append(resp.Dropped, geminiResponsePartPath(j)+" ("+other+")")
+			resp.Dropped = append(resp.Dropped, responsePartPath(j)+" ("+other+")")
 		}
 		return nil
 	}
 	if thought && !isCall {
 		if text != "" || sig != "" {
-			resp.Content = append(resp.Content, codec.Part{Type: codec.PartReasoning, Text: text, Signature: sig, Origin: geminiOrigin(sig)})
+			resp.Content = append(resp.Content, codec.Part{Type: codec.PartReasoning, Text: text, Signature: sig, Origin: origin(sig)})
 		}
 		return nil
 	}
 	if sig != "" {
-		resp.Content = geminiSignResponse(resp.Content, sig)
+		resp.Content = signResponse(resp.Content, sig)
 	}
 	switch {
 	case isCall:
 		var part codec.Part
-		part, err = decodeGeminiCall(codec.Gemini, call, resp.ID, geminiCallCount(resp.Content))
+		part, err = decodeCall(codec.Gemini, call, resp.ID, callCount(resp.Content))
 		resp.Content = append(resp.Content, part)
 	case text != "":
 		resp.Content = append(resp.Content, codec.Part{Type: codec.PartText, Text: text})
@@ -373,7 +373,7 @@ func decodeGeminiResponsePart(p gjson.Result, j int, resp *response) *codec.Erro
 	return err
 }
 
-// geminiKeepsPart reports whether an upstream part llmbridge does not
+// keepsPart reports whether an upstream part llmbridge does not
 // translate is state, kept whole (opaquePart of FamilyGemini) so that it
 // goes back in place to a Gemini upstream on the next turn, rather than
 // display, dropped from the client's answer and reported. A part's kind is
@@ -391,29 +391,29 @@ func decodeGeminiResponsePart(p gjson.Result, j int, resp *response) *codec.Erro
 //   - Every other kind is state: executableCode and codeExecutionResult
 //     are the model's own server-side tool history, functionResponse is a
 //     tool's answer, and a kind added later may be either, so it is kept.
-func geminiKeepsPart(kind string, signed bool) bool {
+func keepsPart(kind string, signed bool) bool {
 	return signed || kind != "inlineData" && kind != "fileData"
 }
 
-// geminiResponsePartPath is the path of part j of a Gemini response, for
+// responsePartPath is the path of part j of a Gemini response, for
 // Response.Dropped.
-func geminiResponsePartPath(j int) string {
+func responsePartPath(j int) string {
 	return wire.IndexPath("candidates[0].content.parts", j)
 }
 
-// geminiOrigin returns the family of a signature from a Gemini upstream:
+// origin returns the family of a signature from a Gemini upstream:
 // FamilyGemini, or FamilyNone when there is none.
-func geminiOrigin(sig string) mapping.Family {
+func origin(sig string) mapping.Family {
 	if sig == "" {
 		return mapping.FamilyNone
 	}
 	return mapping.FamilyGemini
 }
 
-// geminiSignResponse applies an upstream's thoughtSignature to the unsigned
+// signResponse applies an upstream's thoughtSignature to the unsigned
 // reasoning part that content ends with, or appends an empty reasoning part
 // that holds it.
-func geminiSignResponse(content []codec.Part, sig string) []codec.Part {
+func signResponse(content []codec.Part, sig string) []codec.Part {
 	if n := len(content); n > 0 && content[n-1].Type == codec.PartReasoning && content[n-1].Signature == "" {
 		content[n-1].Signature, content[n-1].Origin = sig, mapping.FamilyGemini
 		return content
@@ -421,8 +421,8 @@ func geminiSignResponse(content []codec.Part, sig string) []codec.Part {
 	return append(content, codec.Part{Type: codec.PartReasoning, Signature: sig, Origin: mapping.FamilyGemini})
 }
 
-// geminiCallCount returns the number of tool calls in parts.
-func geminiCallCount(parts []codec.Part) int {
+// callCount returns the number of tool calls in parts.
+func callCount(parts []codec.Part) int {
 	n := 0
 	for i := range parts {
 		if parts[i].Type == codec.PartToolCall {
@@ -432,11 +432,11 @@ func geminiCallCount(parts []codec.Part) int {
 	return n
 }
 
-// decodeGeminiCall decodes a complete functionCall of a response: its args
+// decodeCall decodes a complete functionCall of a response: its args
 // object is copied as raw text ("" when absent). Gemini API calls have no
 // id; one is synthesised with geminiCallID from the response id and the
 // call's ordinal n among the response's calls.
-func decodeGeminiCall(p codec.Protocol, v gjson.Result, responseID string, n int) (codec.Part, *codec.Error) {
+func decodeCall(p codec.Protocol, v gjson.Result, responseID string, n int) (codec.Part, *codec.Error) {
 	part := codec.Part{Type: codec.PartToolCall}
 	if !v.IsObject() {
 		return part, codec.BadUpstream(p, "functionCall is not an object")
@@ -445,9 +445,9 @@ func decodeGeminiCall(p codec.Protocol, v gjson.Result, responseID string, n int
 	v.ForEach(func(k, f gjson.Result) bool {
 		switch k.Str {
 		case "id":
-			part.ToolCallID, err = geminiResponseString(f, "functionCall.id")
+			part.ToolCallID, err = responseString(f, "functionCall.id")
 		case "name":
-			part.ToolName, err = geminiResponseString(f, "functionCall.name")
+			part.ToolName, err = responseString(f, "functionCall.name")
 		case "args":
 			switch {
 			case f.Type == gjson.Null:

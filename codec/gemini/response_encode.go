@@ -9,14 +9,14 @@ import (
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
-// appendGeminiResponse appends resp as a GenerateContentResponse, with the
+// appendResponse appends resp as a GenerateContentResponse, with the
 // fields google.golang.org/genai reads. Refusals become plain model text,
 // as Gemini has no refusal slot; the stop's explanation, when the upstream
 // gave one, is the candidate's finishMessage. usageMetadata is omitted when
 // the upstream reported no usage, rather than claiming zero tokens.
 //
 // Reasoning text becomes thought parts. A reasoning part's opaque value
-// goes, as a continuation token (appendGeminiToken), in the
+// goes, as a continuation token (appendToken), in the
 // thoughtSignature of the next part that is not reasoning, or of an empty
 // text part of its own when there is none or another signature comes
 // first, which is where Gemini itself puts signatures and where the
@@ -26,7 +26,7 @@ import (
 // candidate with its finishReason: a prompt block (promptFeedback) cannot
 // be told apart from a blocked candidate in canonical form, and a
 // candidate is what every client handles.
-func appendGeminiResponse(dst []byte, resp *codec.Response) ([]byte, *codec.Error) {
+func appendResponse(dst []byte, resp *codec.Response) ([]byte, *codec.Error) {
 	start := len(dst)
 	dst = append(dst, `{"candidates":[{"content":{"role":"model"`...)
 	written := false
@@ -44,12 +44,12 @@ func appendGeminiResponse(dst []byte, resp *codec.Response) ([]byte, *codec.Erro
 	}
 	// pending holds the continuation tokens, space-separated, of the
 	// reasoning whose signatures wait for the next part that is not a
-	// thought (see appendGeminiToken).
+	// thought (see appendToken).
 	var pending, tok []byte
 	flush := func() {
 		part()
 		dst = append(dst, `{"text":""`...)
-		dst = appendGeminiPendingField(dst, pending)
+		dst = appendPendingField(dst, pending)
 		dst = append(dst, '}')
 		pending = pending[:0]
 	}
@@ -74,22 +74,22 @@ func appendGeminiResponse(dst []byte, resp *codec.Response) ([]byte, *codec.Erro
 				dst = jsonx.AppendString(dst, p.Text)
 				dst = append(dst, `,"thought":true}`...)
 			}
-			pending, tok = appendGeminiToken(pending, p.Signature, p.Origin, p.Redacted, p.ItemID, p.Text, tok)
+			pending, tok = appendToken(pending, p.Signature, p.Origin, p.Redacted, p.ItemID, p.Text, tok)
 			continue
 		}
-		text, ok := geminiPartText(*p)
+		text, ok := partText(*p)
 		switch {
 		case p.Type == codec.PartToolCall:
 		case !ok:
-			return dst[:start], geminiCannotCarry()
+			return dst[:start], cannotCarry()
 		case text == "":
 			continue
 		}
 		part()
 		if p.Type == codec.PartToolCall {
 			var err *codec.Error
-			if dst, err = appendGeminiFunctionCall(dst, p, "", true); err != nil {
-				return dst[:start], geminiCannotCarry()
+			if dst, err = appendFunctionCall(dst, p, "", true); err != nil {
+				return dst[:start], cannotCarry()
 			}
 		} else {
 			if len(p.Citations) > 0 {
@@ -100,7 +100,7 @@ func appendGeminiResponse(dst []byte, resp *codec.Response) ([]byte, *codec.Erro
 			dst = append(dst, '}')
 		}
 		if len(pending) > 0 {
-			dst = appendGeminiPendingField(dst[:len(dst)-1], pending)
+			dst = appendPendingField(dst[:len(dst)-1], pending)
 			dst = append(dst, '}')
 			pending = pending[:0]
 		}
@@ -120,11 +120,11 @@ func appendGeminiResponse(dst []byte, resp *codec.Response) ([]byte, *codec.Erro
 		dst = jsonx.AppendString(dst, resp.StopDetails.Explanation)
 	}
 	if grounded {
-		dst = appendGeminiGrounding(dst, resp.Content, cited, citedParts)
+		dst = appendGrounding(dst, resp.Content, cited, citedParts)
 	}
 	dst = append(dst, `,"index":0}]`...)
 	if resp.Usage.Known {
-		dst = appendGeminiUsage(dst, &resp.Usage)
+		dst = appendUsage(dst, &resp.Usage)
 	}
 	if resp.Model != "" {
 		dst = append(dst, `,"modelVersion":`...)
@@ -140,13 +140,13 @@ func appendGeminiResponse(dst []byte, resp *codec.Response) ([]byte, *codec.Erro
 	return append(dst, '}'), nil
 }
 
-// appendGeminiGrounding appends a candidate's groundingMetadata: the
+// appendGrounding appends a candidate's groundingMetadata: the
 // queries of the search calls in content as webSearchQueries, the pages of
 // their results and of the citations as groundingChunks (each URL once),
 // and each citation as a groundingSupport of the text part it cites (its
 // Gemini part index in cited, its content index in citedParts) with byte
 // offsets.
-func appendGeminiGrounding(dst []byte, content []codec.Part, cited, citedParts []int) []byte {
+func appendGrounding(dst []byte, content []codec.Part, cited, citedParts []int) []byte {
 	dst = append(dst, `,"groundingMetadata":{"webSearchQueries":[`...)
 	n := 0
 	for i := range content {
@@ -211,7 +211,7 @@ func appendGeminiGrounding(dst []byte, content []codec.Part, cited, citedParts [
 	return append(dst, `]}`...)
 }
 
-// appendGeminiToken appends to pending (space-separated) the continuation
+// appendToken appends to pending (space-separated) the continuation
 // token of a reasoning part's opaque value, for a Gemini client's
 // thoughtSignature; pending is unchanged when the part has none. tok is
 // scratch space, returned for reuse.
@@ -225,7 +225,7 @@ func appendGeminiGrounding(dst []byte, content []codec.Part, cited, citedParts [
 // thinking then redacted_thinking). And since an Anthropic signature covers
 // its thinking text, which must come back byte for byte, its token carries
 // that text too.
-func appendGeminiToken(pending []byte, signature string, origin mapping.Family, redacted bool, itemID, text string, tok []byte) ([]byte, []byte) {
+func appendToken(pending []byte, signature string, origin mapping.Family, redacted bool, itemID, text string, tok []byte) ([]byte, []byte) {
 	if signature == "" {
 		return pending, tok
 	}
@@ -240,14 +240,14 @@ func appendGeminiToken(pending []byte, signature string, origin mapping.Family, 
 	return append(pending, tok...), tok
 }
 
-// appendGeminiPendingField appends `,"thoughtSignature":"<value>"` for the
+// appendPendingField appends `,"thoughtSignature":"<value>"` for the
 // pending tokens: their text in standard base64. genai declares
 // Part.ThoughtSignature as []byte, which encoding/json reads as standard
 // base64 only, and a bare token ("llmbridge.v1." and base64url) is not:
 // genai would fail on the whole response. Wrapped, the client's SDK turns
 // it into bytes and back into the same text when it replays the history,
-// and geminiUnwrapSignature unwraps it.
-func appendGeminiPendingField(dst, pending []byte) []byte {
+// and unwrapSignature unwraps it.
+func appendPendingField(dst, pending []byte) []byte {
 	dst = append(dst, `,"thoughtSignature":"`...)
 	n := len(dst)
 	dst = append(dst, make([]byte, base64.StdEncoding.EncodedLen(len(pending)))...)
@@ -255,17 +255,17 @@ func appendGeminiPendingField(dst, pending []byte) []byte {
 	return append(dst, '"')
 }
 
-// geminiCannotCarry is the error for response content that a Gemini client
+// cannotCarry is the error for response content that a Gemini client
 // cannot be given: the request was valid, so it is a 502, not a 400.
-func geminiCannotCarry() *codec.Error {
+func cannotCarry() *codec.Error {
 	return &codec.Error{Status: 502, Kind: mapping.ErrBadGateway,
 		Message: "the upstream response holds content that cannot be expressed in the gemini protocol"}
 }
 
-// appendGeminiUsage appends usageMetadata in Gemini's meaning:
+// appendUsage appends usageMetadata in Gemini's meaning:
 // candidatesTokenCount excludes thoughts and promptTokenCount includes
 // cached tokens.
-func appendGeminiUsage(dst []byte, u *codec.Usage) []byte {
+func appendUsage(dst []byte, u *codec.Usage) []byte {
 	dst = append(dst, `,"usageMetadata":{"promptTokenCount":`...)
 	dst = jsonx.AppendInt(dst, u.InputTokens)
 	dst = append(dst, `,"candidatesTokenCount":`...)

@@ -14,8 +14,8 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// geminiResponseCase is what a recorded response decodes to.
-type geminiResponseCase struct {
+// responseCase is what a recorded response decodes to.
+type responseCase struct {
 	file    string
 	text    string // the concatenated text
 	stop    codec.StopReason
@@ -25,7 +25,7 @@ type geminiResponseCase struct {
 	created string // RFC 3339, Vertex only
 }
 
-var geminiResponseCases = []geminiResponseCase{
+var responseCases = []responseCase{
 	{
 		file: "gemini/gemini-2.5-flash-text.json", text: "Olá!", stop: mapping.StopEnd,
 		usage: codec.Usage{Known: true, InputTokens: 11, OutputTokens: 26, ReasoningTokens: 24},
@@ -82,8 +82,8 @@ var geminiResponseCases = []geminiResponseCase{
 	{file: "vertex/prompt-blocked.json", stop: mapping.StopContentFilter},
 }
 
-// geminiJoinText concatenates the text of parts.
-func geminiJoinText(parts []codec.Part) string {
+// joinText concatenates the text of parts.
+func joinText(parts []codec.Part) string {
 	var b strings.Builder
 	for _, p := range parts {
 		b.WriteString(p.Text)
@@ -92,14 +92,14 @@ func geminiJoinText(parts []codec.Part) string {
 }
 
 func TestGeminiDecodeRecordedResponses(t *testing.T) {
-	for _, tc := range geminiResponseCases {
+	for _, tc := range responseCases {
 		t.Run(tc.file, func(t *testing.T) {
 			rec := codectest.ReadRecording(t, tc.file)
 			var resp codec.Response
 			if err := codec.DecodeResponse(codec.Protocol(rec.Get("protocol").Str), []byte(rec.Get("response.body").Str), &resp); err != nil {
 				t.Fatal(err)
 			}
-			if got := geminiJoinText(resp.Content); got != tc.text {
+			if got := joinText(resp.Content); got != tc.text {
 				t.Errorf("text %q, want %q", got, tc.text)
 			}
 			if tc.text == "" && resp.Content != nil {
@@ -129,9 +129,9 @@ func TestGeminiDecodeRecordedResponses(t *testing.T) {
 	}
 }
 
-// geminiWeatherTool is the tool of the fantasy weather recordings, its
+// weatherTool is the tool of the fantasy weather recordings, its
 // legacy parameters converted to JSON Schema.
-var geminiWeatherTool = codec.Tool{Name: "weather", Description: "Get weather information for a location",
+var weatherTool = codec.Tool{Name: "weather", Description: "Get weather information for a location",
 	Parameters: `{"properties":{"location":{"description":"the city","type":"string"}},"required":["location"],"type":"object"}`}
 
 // TestGeminiDecodeRecordedTools checks the tools and tool choice of the
@@ -147,8 +147,8 @@ func TestGeminiDecodeRecordedTools(t *testing.T) {
 		tools  []codec.Tool
 		choice codec.ToolChoice
 	}{
-		{"gemini/gemini-2.5-flash-tool-call.json", []codec.Tool{geminiWeatherTool}, auto},
-		{"vertex/gemini-2.5-flash-tool-call-stream.json", []codec.Tool{geminiWeatherTool}, auto},
+		{"gemini/gemini-2.5-flash-tool-call.json", []codec.Tool{weatherTool}, auto},
+		{"vertex/gemini-2.5-flash-tool-call-stream.json", []codec.Tool{weatherTool}, auto},
 		{"gemini/gemini-2.5-flash-parallel-tools-stream.json", []codec.Tool{addMul("add", "Add two numbers"), addMul("multiply", "Multiply two numbers")}, auto},
 		{"vertex/gemini-2.5-flash-parallel-tools.json", []codec.Tool{addMul("add", "Add two numbers"), addMul("multiply", "Multiply two numbers")}, auto},
 		// parameters_json_schema is copied as it is.
@@ -164,7 +164,7 @@ func TestGeminiDecodeRecordedTools(t *testing.T) {
 			if err := json.Compact(&body, []byte(rec.Get("request.body").Raw)); err != nil {
 				t.Fatal(err)
 			}
-			req, err := geminiDecode(t, codec.Protocol(rec.Get("protocol").Str), body.String())
+			req, err := decode(t, codec.Protocol(rec.Get("protocol").Str), body.String())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -201,7 +201,7 @@ func TestGeminiDecodeRecordedFollowups(t *testing.T) {
 				}
 			}
 			body, _ := json.Marshal(v)
-			req, err := geminiDecode(t, codec.Protocol(rec.Get("protocol").Str), string(body))
+			req, err := decode(t, codec.Protocol(rec.Get("protocol").Str), string(body))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -270,7 +270,7 @@ func TestGeminiDecodeRecordedToolCalls(t *testing.T) {
 // TestGeminiResponseRoundTrip decodes each recorded response, encodes it
 // and decodes the result again: nothing may change.
 func TestGeminiResponseRoundTrip(t *testing.T) {
-	for _, tc := range geminiResponseCases {
+	for _, tc := range responseCases {
 		t.Run(tc.file, func(t *testing.T) {
 			rec := codectest.ReadRecording(t, tc.file)
 			p := codec.Protocol(rec.Get("protocol").Str)

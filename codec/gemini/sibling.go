@@ -9,25 +9,25 @@ import (
 )
 
 // vertexFromGemini adapts a Gemini API body to Vertex, which rejects the
-// ids of function calls and results (removeGeminiCallIDs).
+// ids of function calls and results (removeCallIDs).
 func vertexFromGemini(body []byte, from codec.Protocol, _ string) ([]byte, error) {
 	if from != codec.Gemini {
 		return body, nil
 	}
-	return removeGeminiCallIDs(body)
+	return removeCallIDs(body)
 }
 
-// geminiCallKeys are the members of a Gemini part that hold an object with
+// callKeys are the members of a Gemini part that hold an object with
 // a call id, in both spellings Google's servers accept.
-var geminiCallKeys = [...]string{"functionCall", "function_call", "functionResponse", "function_response"}
+var callKeys = [...]string{"functionCall", "function_call", "functionResponse", "function_response"}
 
-// removeGeminiCallIDs returns body without the id members of the
+// removeCallIDs returns body without the id members of the
 // functionCall and functionResponse objects in contents[*].parts[*], which
 // Vertex AI rejects ("Unknown name \"id\""). Vertex matches results to
 // calls by name and order instead. Each object that has an id is written
 // again without it, in one pass over the body; the rest of the body is
 // copied as it is, and a body without an "id" key is returned unchanged.
-func removeGeminiCallIDs(body []byte) ([]byte, error) {
+func removeCallIDs(body []byte) ([]byte, error) {
 	if !bytes.Contains(body, []byte(`"id"`)) {
 		return body, nil
 	}
@@ -37,7 +37,7 @@ func removeGeminiCallIDs(body []byte) ([]byte, error) {
 	gjson.GetBytes(body, "contents").ForEach(func(_, content gjson.Result) bool {
 		content.Get("parts").ForEach(func(_, part gjson.Result) bool {
 			part.ForEach(func(k, v gjson.Result) bool {
-				if !isGeminiCallKey(k.Str) || !v.IsObject() || !v.Get("id").Exists() {
+				if !isCallKey(k.Str) || !v.IsObject() || !v.Get("id").Exists() {
 					return true
 				}
 				end := v.Index + len(v.Raw)
@@ -63,9 +63,9 @@ func removeGeminiCallIDs(body []byte) ([]byte, error) {
 	return append(out, body[last:]...), nil
 }
 
-// isGeminiCallKey reports whether k is one of geminiCallKeys.
-func isGeminiCallKey(k string) bool {
-	for _, c := range geminiCallKeys {
+// isCallKey reports whether k is one of callKeys.
+func isCallKey(k string) bool {
+	for _, c := range callKeys {
 		if k == c {
 			return true
 		}

@@ -11,8 +11,8 @@ import (
 // TestGeminiStreamAllocs checks the steady state of the hot path: a text
 // delta costs no allocation to decode or to encode.
 func TestGeminiStreamAllocs(t *testing.T) {
-	a, b := geminiBenchChunks()
-	d := newGeminiStreamDecoder(codec.Gemini)
+	a, b := benchChunks()
+	d := newStreamDecoder(codec.Gemini)
 	out := d.Decode(nil, nil, a, false)
 	i := 0
 	if n := testing.AllocsPerRun(100, func() {
@@ -23,25 +23,25 @@ func TestGeminiStreamAllocs(t *testing.T) {
 		}
 		out = d.Decode(out[:0], nil, data, false)
 		if len(out) != 2 {
-			t.Fatalf("events %v", geminiEventStrings(out))
+			t.Fatalf("events %v", eventStrings(out))
 		}
 	}); n != 0 {
 		t.Errorf("decode: %v allocations per delta", n)
 	}
-	enc := newGeminiStreamEncoder(&codec.Request{Model: "m"})
+	enc := newStreamEncoder(&codec.Request{Model: "m"})
 	dst := enc.Encode(nil, &codec.Event{Type: codec.EventStart, ID: "id", Usage: codec.Usage{Known: true, InputTokens: 9}})
-	ev := codec.Event{Type: codec.EventPartDelta, Text: geminiBenchText}
+	ev := codec.Event{Type: codec.EventPartDelta, Text: benchText}
 	dst = enc.Encode(dst[:0], &ev)
 	if n := testing.AllocsPerRun(100, func() { dst = enc.Encode(dst[:0], &ev) }); n != 0 {
 		t.Errorf("encode: %v allocations per delta", n)
 	}
 }
 
-const geminiBenchText = "Rayleigh scattering makes the sky blue:\nshorter wavelengths are \"scattered\" more."
+const benchText = "Rayleigh scattering makes the sky blue:\nshorter wavelengths are \"scattered\" more."
 
-// geminiBenchChunks returns two realistic consecutive text chunks (usage
+// benchChunks returns two realistic consecutive text chunks (usage
 // changes on each, as it does upstream).
-func geminiBenchChunks() (a, b []byte) {
+func benchChunks() (a, b []byte) {
 	chunk := func(n int) []byte {
 		return []byte(`{"candidates": [{"content": {"parts": [{"text": "Rayleigh scattering makes the sky blue:\nshorter wavelengths are \"scattered\" more."}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 9,"candidatesTokenCount": ` +
 			fmt.Sprint(n) + `,"totalTokenCount": 40,"promptTokensDetails": [{"modality": "TEXT","tokenCount": 9}],"thoughtsTokenCount": 21},"modelVersion": "gemini-2.5-flash","responseId": "VwCzabneCuzPz7IP0aL64A0"}`)
@@ -50,8 +50,8 @@ func geminiBenchChunks() (a, b []byte) {
 }
 
 func BenchmarkGeminiStreamDecodeDelta(b *testing.B) {
-	x, y := geminiBenchChunks()
-	d := newGeminiStreamDecoder(codec.Gemini)
+	x, y := benchChunks()
+	d := newStreamDecoder(codec.Gemini)
 	out := d.Decode(nil, nil, x, false)
 	b.ReportAllocs()
 	b.SetBytes(int64(len(x)))
@@ -65,10 +65,10 @@ func BenchmarkGeminiStreamDecodeDelta(b *testing.B) {
 }
 
 func BenchmarkGeminiStreamEncodeDelta(b *testing.B) {
-	enc := newGeminiStreamEncoder(&codec.Request{Model: "gemini-2.5-flash"})
+	enc := newStreamEncoder(&codec.Request{Model: "gemini-2.5-flash"})
 	dst := enc.Encode(nil, &codec.Event{Type: codec.EventStart, ID: "VwCzabneCuzPz7IP0aL64A0"})
 	enc.Encode(nil, &codec.Event{Type: codec.EventUsage, Usage: mapping.FromGeminiUsage(9, 0, 0, 10, 21)})
-	ev := codec.Event{Type: codec.EventPartDelta, Text: geminiBenchText}
+	ev := codec.Event{Type: codec.EventPartDelta, Text: benchText}
 	b.ReportAllocs()
 	for b.Loop() {
 		dst = enc.Encode(dst[:0], &ev)

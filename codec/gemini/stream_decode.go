@@ -15,7 +15,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// geminiStreamDecoder decodes upstream Gemini and Vertex streams.
+// streamDecoder decodes upstream Gemini and Vertex streams.
 //
 // A finishReason does not end the canonical stream at once: the stop is
 // reported when the body ends (Close), which is also the only moment
@@ -29,10 +29,10 @@ import (
 // A chunk is decoded in one pass: the parts lie five levels deep
 // (candidates[0].content.parts[i].text), and iterating each level with
 // jsonx.EachMember would scan the text once per level to find where each value
-// ends. geminiWalk instead descends into the values it needs and skips the
+// ends. walk instead descends into the values it needs and skips the
 // others, so every byte is scanned about once after validation; strings
 // are unescaped into the decoder's jsonx.Arena, as jsonx.EachMember does.
-type geminiStreamDecoder struct {
+type streamDecoder struct {
 	// index is the structure of the event being decoded (jsonx.Arena.IndexEvent).
 	index jsonx.Index
 	p     codec.Protocol
@@ -70,7 +70,7 @@ type geminiStreamDecoder struct {
 	// partial holds the arguments of a function call whose arguments are
 	// being streamed (Vertex streamFunctionCallArguments); nil when none
 	// is open. The call is part next-1.
-	partial *geminiArgNode
+	partial *argNode
 
 	// err is the first error found in the event being decoded; the walk
 	// stops there.
@@ -79,18 +79,18 @@ type geminiStreamDecoder struct {
 	hasCandidate bool
 }
 
-func newGeminiStreamDecoder(p codec.Protocol) *geminiStreamDecoder {
-	return &geminiStreamDecoder{p: p}
+func newStreamDecoder(p codec.Protocol) *streamDecoder {
+	return &streamDecoder{p: p}
 }
 
-// geminiWalk calls fn for each member of the JSON object or array that
+// walk calls fn for each member of the JSON object or array that
 // starts at s[i], with the member's key (unescaped into a; none in arrays)
 // and the offset of its value. fn returns len(s) to stop the walk; any
 // other offset (such as the end of the value, which descending into it
 // finds) goes on with the next member, which the walk finds itself.
-// geminiWalk returns the offset just past the container. s must have
+// walk returns the offset just past the container. s must have
 // passed jsonx.Valid.
-func geminiWalk(s string, i int, a *jsonx.Arena, fn func(key gjson.Result, i int) int) int {
+func walk(s string, i int, a *jsonx.Arena, fn func(key gjson.Result, i int) int) int {
 	var m jsonx.MemberIter
 	if !m.Init(s[i:], a) {
 		return len(s)
@@ -111,13 +111,13 @@ func geminiWalk(s string, i int, a *jsonx.Arena, fn func(key gjson.Result, i int
 
 // value returns the scalar (or skipped container) at s[i] and the offset
 // just past it.
-func (d *geminiStreamDecoder) value(s string, i int) (gjson.Result, int) {
+func (d *streamDecoder) value(s string, i int) (gjson.Result, int) {
 	return d.text.ValueAt(s, i)
 }
 
 // bad records err for the event being decoded and returns len(s), which
 // stops the walk.
-func (d *geminiStreamDecoder) bad(s string, err *codec.Error) int {
+func (d *streamDecoder) bad(s string, err *codec.Error) int {
 	if d.err == nil {
 		d.err = err
 	}
@@ -125,7 +125,7 @@ func (d *geminiStreamDecoder) bad(s string, err *codec.Error) int {
 }
 
 // Decode implements StreamDecoder.
-func (d *geminiStreamDecoder) Decode(out []codec.Event, name, data []byte, bare bool) []codec.Event {
+func (d *streamDecoder) Decode(out []codec.Event, name, data []byte, bare bool) []codec.Event {
 	if d.done {
 		return out
 	}
@@ -160,7 +160,7 @@ func (d *geminiStreamDecoder) Decode(out []codec.Event, name, data []byte, bare 
 	}
 	var id, model, created, feedback, errv gjson.Result
 	known := false
-	geminiWalk(s, i, &d.text, func(k gjson.Result, j int) int {
+	walk(s, i, &d.text, func(k gjson.Result, j int) int {
 		var end int
 		switch k.Str {
 		case "candidates":
@@ -218,7 +218,7 @@ func (d *geminiStreamDecoder) Decode(out []codec.Event, name, data []byte, bare 
 }
 
 // start fills in EventStart from the first chunk.
-func (d *geminiStreamDecoder) start(ev *codec.Event, id, model, created gjson.Result) *codec.Error {
+func (d *streamDecoder) start(ev *codec.Event, id, model, created gjson.Result) *codec.Error {
 	var err *codec.Error
 	if ev.ID, err = d.str(id, "responseId"); err != nil {
 		return err
@@ -240,7 +240,7 @@ func (d *geminiStreamDecoder) start(ev *codec.Event, id, model, created gjson.Re
 
 // candidates decodes the candidates array at s[i]; llmbridge asks for one
 // candidate, so a second one is an error rather than text to merge.
-func (d *geminiStreamDecoder) candidates(out []codec.Event, s string, i int) ([]codec.Event, int) {
+func (d *streamDecoder) candidates(out []codec.Event, s string, i int) ([]codec.Event, int) {
 	switch s[i] {
 	case 'n':
 		return out, d.text.ValueEnd(s, i)
@@ -248,7 +248,7 @@ func (d *geminiStreamDecoder) candidates(out []codec.Event, s string, i int) ([]
 	default:
 		return out, d.bad(s, codec.BadUpstream(d.p, "candidates is not an array"))
 	}
-	end := geminiWalk(s, i, &d.text, func(_ gjson.Result, j int) int {
+	end := walk(s, i, &d.text, func(_ gjson.Result, j int) int {
 		if d.hasCandidate {
 			return d.bad(s, codec.BadUpstream(d.p, "stream chunk has more than one candidate"))
 		}
@@ -264,12 +264,12 @@ func (d *geminiStreamDecoder) candidates(out []codec.Event, s string, i int) ([]
 // Other fields (safetyRatings, citationMetadata, finishMessage,
 // avgLogprobs, ...) carry nothing canonical. A candidate stopped by a
 // filter may have an empty content ({}) or none.
-func (d *geminiStreamDecoder) candidate(out []codec.Event, s string, i int) ([]codec.Event, int) {
+func (d *streamDecoder) candidate(out []codec.Event, s string, i int) ([]codec.Event, int) {
 	if s[i] != '{' {
 		return out, d.bad(s, codec.BadUpstream(d.p, "candidates[0] is not an object"))
 	}
 	var reason, message gjson.Result
-	end := geminiWalk(s, i, &d.text, func(k gjson.Result, j int) int {
+	end := walk(s, i, &d.text, func(k gjson.Result, j int) int {
 		var end int
 		switch k.Str {
 		case "content":
@@ -319,17 +319,17 @@ func (d *geminiStreamDecoder) candidate(out []codec.Event, s string, i int) ([]c
 
 // grounding emits the searches of a groundingMetadata (Gemini sends it
 // once, with the last chunk) as search call and result parts, after what
-// came before (see decodeGeminiGrounding). Its supports point into the
+// came before (see decodeGrounding). Its supports point into the
 // answer's text, which has been sent: they become citations of the open
 // text part when the answer is that one part (byte offsets clamped to what
 // was sent); with the text in several parts (around tool calls, say),
 // which part a segment means cannot be told, and they are left out.
-func (d *geminiStreamDecoder) grounding(out []codec.Event, v gjson.Result) []codec.Event {
+func (d *streamDecoder) grounding(out []codec.Event, v gjson.Result) []codec.Event {
 	if d.grounded || !v.IsObject() || d.partial != nil {
 		return out
 	}
 	answer := []codec.Part{{Type: codec.PartText}}
-	lead := decodeGeminiGrounding(v, answer, []int{0})
+	lead := decodeGrounding(v, answer, []int{0})
 	lead = lead[:len(lead)-1] // the answer, with the supports' citations
 	cites := answer[0].Citations
 	if len(lead) == 0 && len(cites) == 0 {
@@ -361,7 +361,7 @@ func (d *geminiStreamDecoder) grounding(out []codec.Event, v gjson.Result) []cod
 }
 
 // content decodes candidates[0].content at s[i].
-func (d *geminiStreamDecoder) content(out []codec.Event, s string, i int) ([]codec.Event, int) {
+func (d *streamDecoder) content(out []codec.Event, s string, i int) ([]codec.Event, int) {
 	switch s[i] {
 	case 'n':
 		return out, d.text.ValueEnd(s, i)
@@ -369,7 +369,7 @@ func (d *geminiStreamDecoder) content(out []codec.Event, s string, i int) ([]cod
 	default:
 		return out, d.bad(s, codec.BadUpstream(d.p, "candidates[0].content is not an object"))
 	}
-	end := geminiWalk(s, i, &d.text, func(k gjson.Result, j int) int {
+	end := walk(s, i, &d.text, func(k gjson.Result, j int) int {
 		if k.Str != "parts" {
 			return d.text.ValueEnd(s, j) // role
 		}
@@ -380,7 +380,7 @@ func (d *geminiStreamDecoder) content(out []codec.Event, s string, i int) ([]cod
 		default:
 			return d.bad(s, codec.BadUpstream(d.p, "candidates[0].content.parts is not an array"))
 		}
-		return geminiWalk(s, j, &d.text, func(_ gjson.Result, j int) int {
+		return walk(s, j, &d.text, func(_ gjson.Result, j int) int {
 			var end int
 			out, end = d.part(out, s, j)
 			return end
@@ -396,7 +396,7 @@ func (d *geminiStreamDecoder) content(out []codec.Event, s string, i int) ([]cod
 // {"text": ""}) but, at times, a thoughtSignature (see signature). A part
 // whose data is of another kind (inlineData, executableCode, ...) never
 // fails the stream: see untranslated.
-func (d *geminiStreamDecoder) part(out []codec.Event, s string, i int) ([]codec.Event, int) {
+func (d *streamDecoder) part(out []codec.Event, s string, i int) ([]codec.Event, int) {
 	if s[i] != '{' {
 		return out, d.bad(s, codec.BadUpstream(d.p, "candidates[0].content.parts has an element that is not an object"))
 	}
@@ -413,7 +413,7 @@ func (d *geminiStreamDecoder) part(out []codec.Event, s string, i int) ([]codec.
 	var text, other string
 	var call, sig gjson.Result
 	hasText, thought := false, false
-	end := geminiWalk(s, i, &d.text, func(k gjson.Result, j int) int {
+	end := walk(s, i, &d.text, func(k gjson.Result, j int) int {
 		var v gjson.Result
 		var end int
 		switch k.Str {
@@ -484,11 +484,11 @@ func (d *geminiStreamDecoder) part(out []codec.Event, s string, i int) ([]codec.
 
 // untranslated appends the events of a part of kind whose data llmbridge
 // does not translate, raw as the upstream sent it: the same rule as for
-// complete responses (geminiKeepsPart). State is a redacted reasoning part
+// complete responses (keepsPart). State is a redacted reasoning part
 // of its own whose opaque value is raw (opaquePart); display is an
 // EventDropped naming kind. Either way the stream goes on.
-func (d *geminiStreamDecoder) untranslated(out []codec.Event, s, raw, kind string, signed bool) []codec.Event {
-	if !geminiKeepsPart(kind, signed) {
+func (d *streamDecoder) untranslated(out []codec.Event, s, raw, kind string, signed bool) []codec.Event {
+	if !keepsPart(kind, signed) {
 		return append(out, codec.Event{Type: codec.EventDropped, Text: kind})
 	}
 	if d.partial != nil {
@@ -508,7 +508,7 @@ func (d *geminiStreamDecoder) untranslated(out []codec.Event, s, raw, kind strin
 // plainText reports whether the part at the start of raw is {"text":
 // "..."} alone, and returns its text: the general walk of part, with its
 // closure and the checks of the other members, is then not needed.
-func (d *geminiStreamDecoder) plainText(raw string) (string, bool) {
+func (d *streamDecoder) plainText(raw string) (string, bool) {
 	var m jsonx.MemberIter
 	if !m.Init(raw, &d.text) {
 		return "", false
@@ -526,7 +526,7 @@ func (d *geminiStreamDecoder) plainText(raw string) (string, bool) {
 
 // delta appends text to the open part when it is of the right kind
 // (reasoning when thinking), else closes the open part and starts one.
-func (d *geminiStreamDecoder) delta(out []codec.Event, thinking bool, text string) []codec.Event {
+func (d *streamDecoder) delta(out []codec.Event, thinking bool, text string) []codec.Event {
 	if d.open && d.thinking != thinking {
 		out = append(out, codec.Event{Type: codec.EventPartStop, Index: d.next - 1})
 		d.open = false
@@ -553,7 +553,7 @@ func (d *geminiStreamDecoder) delta(out []codec.Event, thinking bool, text strin
 // reasoning part, the thoughts it signs; otherwise it closes whatever is
 // open and is an empty reasoning part of its own. The part that carried it
 // follows.
-func (d *geminiStreamDecoder) signature(out []codec.Event, sig string) []codec.Event {
+func (d *streamDecoder) signature(out []codec.Event, sig string) []codec.Event {
 	if !d.open || !d.thinking {
 		if d.open {
 			out = append(out, codec.Event{Type: codec.EventPartStop, Index: d.next - 1})
@@ -569,7 +569,7 @@ func (d *geminiStreamDecoder) signature(out []codec.Event, sig string) []codec.E
 // counts that differ from the last ones reported. Vertex sends
 // usageMetadata with only trafficType on early chunks: that is no usage,
 // not zero tokens.
-func (d *geminiStreamDecoder) usageEvent(out []codec.Event, s string, i int) ([]codec.Event, int) {
+func (d *streamDecoder) usageEvent(out []codec.Event, s string, i int) ([]codec.Event, int) {
 	switch s[i] {
 	case 'n':
 		return out, d.text.ValueEnd(s, i)
@@ -579,7 +579,7 @@ func (d *geminiStreamDecoder) usageEvent(out []codec.Event, s string, i int) ([]
 	}
 	var prompt, toolUsePrompt, cached, candidates, thoughts int64
 	counted := false
-	end := geminiWalk(s, i, &d.text, func(k gjson.Result, j int) int {
+	end := walk(s, i, &d.text, func(k gjson.Result, j int) int {
 		var dst *int64
 		switch k.Str {
 		case "promptTokenCount":
@@ -595,7 +595,7 @@ func (d *geminiStreamDecoder) usageEvent(out []codec.Event, s string, i int) ([]
 		default:
 			return d.text.ValueEnd(s, j) // totalTokenCount, details, trafficType
 		}
-		if n, end, ok := geminiCount(s, j); ok {
+		if n, end, ok := count(s, j); ok {
 			*dst, counted = n, true
 			return end
 		}
@@ -621,11 +621,11 @@ func (d *geminiStreamDecoder) usageEvent(out []codec.Event, s string, i int) ([]
 	return append(out, codec.Event{Type: codec.EventUsage, Usage: u}), end
 }
 
-// geminiCount reads the token count at s[i] when it is a plain decimal
+// count reads the token count at s[i] when it is a plain decimal
 // integer of at most 15 digits, which every real count is, without the
 // float parsing of gjson; ok is false for anything else, which is read as
 // a JSON number (up to 2^53).
-func geminiCount(s string, i int) (n int64, end int, ok bool) {
+func count(s string, i int) (n int64, end int, ok bool) {
 	for end = i; end < len(s) && end-i <= 15 && s[end] >= '0' && s[end] <= '9'; end++ {
 		n = n*10 + int64(s[end]-'0')
 	}
@@ -637,8 +637,8 @@ func geminiCount(s string, i int) (n int64, end int, ok bool) {
 
 // blockReason reads the promptFeedback of a chunk without candidates: a
 // blockReason means the prompt was blocked and nothing will be generated.
-func (d *geminiStreamDecoder) blockReason(v gjson.Result) *codec.Error {
-	block, err := decodeGeminiBlockReason(d.p, v)
+func (d *streamDecoder) blockReason(v gjson.Result) *codec.Error {
+	block, err := decodeBlockReason(d.p, v)
 	if err == nil && block.Category != "" {
 		d.finished = true
 		d.stop = mapping.StopContentFilter
@@ -648,7 +648,7 @@ func (d *geminiStreamDecoder) blockReason(v gjson.Result) *codec.Error {
 }
 
 // str reads an optional string field of a chunk; null is absent.
-func (d *geminiStreamDecoder) str(v gjson.Result, name string) (string, *codec.Error) {
+func (d *streamDecoder) str(v gjson.Result, name string) (string, *codec.Error) {
 	switch v.Type {
 	case gjson.Null:
 		return "", nil
@@ -660,7 +660,7 @@ func (d *geminiStreamDecoder) str(v gjson.Result, name string) (string, *codec.E
 
 // bareError decodes a bare JSON block, which Google writes for a failure
 // after the stream started: {"error": {"code", "message", "status"}}.
-func (d *geminiStreamDecoder) bareError(data []byte) *codec.Error {
+func (d *streamDecoder) bareError(data []byte) *codec.Error {
 	s := jsonx.BytesToString(data)
 	if jsonx.Valid(s) {
 		if e := gjson.Get(s, "error"); e.Type != gjson.Null {
@@ -674,7 +674,7 @@ func (d *geminiStreamDecoder) bareError(data []byte) *codec.Error {
 // error.code (the HTTP status the error would have had), else the one its
 // error.status implies; kind, message and code are read as from an error
 // body. body is copied: errors outlive the event they came in.
-func (d *geminiStreamDecoder) upstreamError(e gjson.Result, body []byte) *codec.Error {
+func (d *streamDecoder) upstreamError(e gjson.Result, body []byte) *codec.Error {
 	status := 0
 	if code := e.Get("code"); code.Type == gjson.Number {
 		status = int(code.Int())
@@ -689,7 +689,7 @@ func (d *geminiStreamDecoder) upstreamError(e gjson.Result, body []byte) *codec.
 }
 
 // fail ends the stream with err.
-func (d *geminiStreamDecoder) fail(out []codec.Event, err *codec.Error) []codec.Event {
+func (d *streamDecoder) fail(out []codec.Event, err *codec.Error) []codec.Event {
 	d.done = true
 	return append(out, codec.Event{Type: codec.EventError, Err: err})
 }
@@ -697,7 +697,7 @@ func (d *geminiStreamDecoder) fail(out []codec.Event, err *codec.Error) []codec.
 // Close implements StreamDecoder. A Gemini stream has no terminal event: it
 // is complete when a finishReason (or a prompt block) was seen before the
 // body ended, whether the body then ended cleanly or not.
-func (d *geminiStreamDecoder) Close(out []codec.Event, cause error) []codec.Event {
+func (d *streamDecoder) Close(out []codec.Event, cause error) []codec.Event {
 	if d.done {
 		return out
 	}

@@ -19,7 +19,7 @@ import (
 // without willContinue; the arguments are put together and sent as one
 // delta when the call ends. Calls without id (the Gemini API's) get one
 // from geminiCallID.
-func (d *geminiStreamDecoder) functionCall(out []codec.Event, s string, v gjson.Result) []codec.Event {
+func (d *streamDecoder) functionCall(out []codec.Event, s string, v gjson.Result) []codec.Event {
 	if !v.IsObject() {
 		d.bad(s, codec.BadUpstream(d.p, "functionCall is not an object"))
 		return out
@@ -82,7 +82,7 @@ func (d *geminiStreamDecoder) functionCall(out []codec.Event, s string, v gjson.
 			}
 			return append(out, codec.Event{Type: codec.EventPartStop, Index: d.next - 1})
 		}
-		d.partial = &geminiArgNode{kind: 'o'}
+		d.partial = &argNode{kind: 'o'}
 	}
 	if partial.Type != gjson.Null {
 		var perr *codec.Error
@@ -105,14 +105,14 @@ func (d *geminiStreamDecoder) functionCall(out []codec.Event, s string, v gjson.
 	return append(out, codec.Event{Type: codec.EventPartStop, Index: d.next - 1})
 }
 
-// geminiArgNode is a value of a function call's arguments as Vertex
+// argNode is a value of a function call's arguments as Vertex
 // streams them (partialArgs): an object ('o') or array ('a') with its
 // members in the order they were first set, a string ('s') that may grow
 // over several parts, or another scalar ('v') as raw JSON.
-type geminiArgNode struct {
+type argNode struct {
 	kind byte
 	keys []string // object member names
-	kids []*geminiArgNode
+	kids []*argNode
 	str  []byte // the unescaped string of a 's' node
 	raw  string // the JSON text of a 'v' node
 	// more reports that the string continues in a later part.
@@ -122,7 +122,7 @@ type geminiArgNode struct {
 // apply sets the value of one PartialArg {jsonPath, stringValue |
 // numberValue | boolValue | nullValue, willContinue}. A jsonPath is $
 // followed by .name, ['name'] and [index] steps.
-func (n *geminiArgNode) apply(p codec.Protocol, a gjson.Result) *codec.Error {
+func (n *argNode) apply(p codec.Protocol, a gjson.Result) *codec.Error {
 	if !a.IsObject() {
 		return codec.BadUpstream(p, "functionCall.partialArgs has an element that is not an object")
 	}
@@ -174,7 +174,7 @@ func (n *geminiArgNode) apply(p codec.Protocol, a gjson.Result) *codec.Error {
 
 // walk returns the node at the JSON path rest (without the $), creating the
 // objects and arrays on the way.
-func (n *geminiArgNode) walk(p codec.Protocol, rest string) (*geminiArgNode, *codec.Error) {
+func (n *argNode) walk(p codec.Protocol, rest string) (*argNode, *codec.Error) {
 	bad := codec.BadUpstream(p, "a partialArgs jsonPath is not a JSON path")
 	for rest != "" {
 		var key string
@@ -215,16 +215,16 @@ func (n *geminiArgNode) walk(p codec.Protocol, rest string) (*geminiArgNode, *co
 }
 
 // member returns the member key of n, making n an object if it is not one.
-func (n *geminiArgNode) member(key string) *geminiArgNode {
+func (n *argNode) member(key string) *argNode {
 	if n.kind != 'o' {
-		*n = geminiArgNode{kind: 'o'}
+		*n = argNode{kind: 'o'}
 	}
 	for i, k := range n.keys {
 		if k == key {
 			return n.kids[i]
 		}
 	}
-	kid := &geminiArgNode{kind: 'v', raw: "null"}
+	kid := &argNode{kind: 'v', raw: "null"}
 	n.keys = append(n.keys, strings.Clone(key))
 	n.kids = append(n.kids, kid)
 	return kid
@@ -232,18 +232,18 @@ func (n *geminiArgNode) member(key string) *geminiArgNode {
 
 // element returns element i of n, making n an array if it is not one and
 // filling the elements before i with null.
-func (n *geminiArgNode) element(i int) *geminiArgNode {
+func (n *argNode) element(i int) *argNode {
 	if n.kind != 'a' {
-		*n = geminiArgNode{kind: 'a'}
+		*n = argNode{kind: 'a'}
 	}
 	for len(n.kids) <= i {
-		n.kids = append(n.kids, &geminiArgNode{kind: 'v', raw: "null"})
+		n.kids = append(n.kids, &argNode{kind: 'v', raw: "null"})
 	}
 	return n.kids[i]
 }
 
 // appendJSON appends the JSON text of n.
-func (n *geminiArgNode) appendJSON(dst []byte) []byte {
+func (n *argNode) appendJSON(dst []byte) []byte {
 	switch n.kind {
 	case 's':
 		return jsonx.AppendString(dst, jsonx.BytesToString(n.str))

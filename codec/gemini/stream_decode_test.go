@@ -339,9 +339,9 @@ func TestGeminiStreamDecode(t *testing.T) {
 			if p == "" {
 				p = codec.Gemini
 			}
-			evs := geminiDecodeStream(t, p, tt.body, tt.cause)
+			evs := decodeStream(t, p, tt.body, tt.cause)
 			codectest.CheckWellFormed(t, evs)
-			got := geminiEventStrings(evs)
+			got := eventStrings(evs)
 			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
 				t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 			}
@@ -355,37 +355,37 @@ func TestGeminiStreamDecode(t *testing.T) {
 func TestGeminiStreamDecoderTerminal(t *testing.T) {
 	chunk := []byte(`{"candidates":[{"content":{"parts":[{"text":"a"}]},"finishReason":"STOP"}]}`)
 
-	d := newGeminiStreamDecoder(codec.Gemini)
+	d := newStreamDecoder(codec.Gemini)
 	out := d.Decode(nil, nil, chunk, false)
 	out = d.Close(out, nil)
 	if n := len(out); n != 6 || out[n-1].Type != codec.EventEnd {
-		t.Fatalf("events %v", geminiEventStrings(out))
+		t.Fatalf("events %v", eventStrings(out))
 	}
 	if again := d.Decode(nil, nil, chunk, false); len(again) != 0 {
-		t.Errorf("Decode after the end appended %v", geminiEventStrings(again))
+		t.Errorf("Decode after the end appended %v", eventStrings(again))
 	}
 	if again := d.Close(nil, codectest.ErrTestBroken); len(again) != 0 {
-		t.Errorf("Close after the end appended %v", geminiEventStrings(again))
+		t.Errorf("Close after the end appended %v", eventStrings(again))
 	}
 
-	d = newGeminiStreamDecoder(codec.Vertex)
+	d = newStreamDecoder(codec.Vertex)
 	buf := []byte(`{"error":{"code":400,"message":"bad \"thing\"","status":"INVALID_ARGUMENT"}}`)
 	out = d.Decode(nil, nil, buf, true)
 	for i := range buf {
 		buf[i] = 'x' // the reader reuses its buffer
 	}
 	if len(out) != 1 || out[0].Type != codec.EventError {
-		t.Fatalf("events %v", geminiEventStrings(out))
+		t.Fatalf("events %v", eventStrings(out))
 	}
 	if e := out[0].Err; e.Message != `bad "thing"` || e.Code != "INVALID_ARGUMENT" || e.Status != 400 ||
 		e.Kind != mapping.ErrInvalidRequest || e.Protocol != codec.Vertex {
 		t.Errorf("error %+v", e)
 	}
 	if again := d.Decode(nil, nil, chunk, false); len(again) != 0 {
-		t.Errorf("Decode after an error appended %v", geminiEventStrings(again))
+		t.Errorf("Decode after an error appended %v", eventStrings(again))
 	}
 	if again := d.Close(nil, nil); len(again) != 0 {
-		t.Errorf("Close after an error appended %v", geminiEventStrings(again))
+		t.Errorf("Close after an error appended %v", eventStrings(again))
 	}
 }
 
@@ -485,9 +485,9 @@ func TestGeminiStreamFunctionCalls(t *testing.T) {
 				"error 502 kind=11 code=\"\": upstream gemini response is invalid: stream holds a thoughtSignature inside a function call whose arguments are still streaming"}})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			evs := geminiDecodeStream(t, codec.Gemini, geminiSSE(tt.chunks...), nil)
+			evs := decodeStream(t, codec.Gemini, geminiSSE(tt.chunks...), nil)
 			codectest.CheckWellFormed(t, evs)
-			got := strings.Join(geminiEventStrings(evs), "\n")
+			got := strings.Join(eventStrings(evs), "\n")
 			if want := strings.Join(tt.want, "\n"); got != want {
 				t.Errorf("events:\n%s\nwant:\n%s", got, want)
 			}

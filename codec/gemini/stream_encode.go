@@ -9,7 +9,7 @@ import (
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
-// geminiStreamEncoder encodes Gemini (and Vertex) streams for clients: one
+// streamEncoder encodes Gemini (and Vertex) streams for clients: one
 // `data: <GenerateContentResponse>` chunk per text delta, separated by
 // "\r\n\r\n" as Google does, one chunk per tool call with its complete
 // functionCall, and a last chunk with the finishReason and the final
@@ -19,11 +19,11 @@ import (
 //
 // Reasoning deltas are thought chunks ({"text": ..., "thought": true}). A
 // reasoning part's opaque value arrives on its PartStop and is held as a
-// wrapped continuation token (appendGeminiToken) until the next part that
+// wrapped continuation token (appendToken) until the next part that
 // is not reasoning, whose first chunk carries it as thoughtSignature, as
-// appendGeminiResponse does. When a thought or another signature comes
+// appendResponse does. When a thought or another signature comes
 // first, or the stream ends, it goes out on an empty text part of its own.
-type geminiStreamEncoder struct {
+type streamEncoder struct {
 	req *codec.Request
 	// server hides hosted search parts and citations, which this
 	// protocol cannot carry in a stream.
@@ -49,7 +49,7 @@ type geminiStreamEncoder struct {
 	redacted bool
 	itemID   string
 	// thought collects the open reasoning part's text, which the token of
-	// an Anthropic signature carries (see appendGeminiToken).
+	// an Anthropic signature carries (see appendToken).
 	thought []byte
 	// pending holds the continuation tokens (space-separated) waiting for
 	// a part that is not a thought, or is empty;
@@ -58,12 +58,12 @@ type geminiStreamEncoder struct {
 	tok     []byte
 }
 
-func newGeminiStreamEncoder(req *codec.Request) *geminiStreamEncoder {
-	return &geminiStreamEncoder{req: req}
+func newStreamEncoder(req *codec.Request) *streamEncoder {
+	return &streamEncoder{req: req}
 }
 
 // Encode implements StreamEncoder.
-func (e *geminiStreamEncoder) Encode(dst []byte, ev *codec.Event) []byte {
+func (e *streamEncoder) Encode(dst []byte, ev *codec.Event) []byte {
 	if e.done {
 		return dst
 	}
@@ -106,8 +106,8 @@ func (e *geminiStreamEncoder) Encode(dst []byte, ev *codec.Event) []byte {
 			e.thinking = false
 			// The signature waits for the next part that is not a thought,
 			// with any other signature since the last one (see
-			// appendGeminiToken).
-			e.pending, e.tok = appendGeminiToken(e.pending, ev.Signature, ev.Origin, e.redacted, e.itemID, jsonx.BytesToString(e.thought), e.tok)
+			// appendToken).
+			e.pending, e.tok = appendToken(e.pending, ev.Signature, ev.Origin, e.redacted, e.itemID, jsonx.BytesToString(e.thought), e.tok)
 		}
 	case codec.EventUsage:
 		e.usage = ev.Usage
@@ -124,7 +124,7 @@ func (e *geminiStreamEncoder) Encode(dst []byte, ev *codec.Event) []byte {
 }
 
 // appendError ends the stream with err.
-func (e *geminiStreamEncoder) appendError(dst []byte, err *codec.Error) []byte {
+func (e *streamEncoder) appendError(dst []byte, err *codec.Error) []byte {
 	e.done = true
 	if err == nil {
 		err = codec.NewError(mapping.ErrBadGateway, "the upstream stream failed")
@@ -137,7 +137,7 @@ func (e *geminiStreamEncoder) appendError(dst []byte, err *codec.Error) []byte {
 }
 
 // begin fixes the response id and model for the whole stream.
-func (e *geminiStreamEncoder) begin(id, model string, u codec.Usage) {
+func (e *streamEncoder) begin(id, model string, u codec.Usage) {
 	if e.began {
 		return
 	}
@@ -161,7 +161,7 @@ func (e *geminiStreamEncoder) begin(id, model string, u codec.Usage) {
 // pending signature if there is one; the last chunk (final) carries the
 // finishReason (and finishMessage) and an empty text, as Gemini's own last
 // chunk does, so that clients reading content.parts[0] find it.
-func (e *geminiStreamEncoder) appendChunk(dst []byte, text string, final bool) []byte {
+func (e *streamEncoder) appendChunk(dst []byte, text string, final bool) []byte {
 	e.begin("", "", codec.Usage{})
 	dst = append(dst, `data: {"candidates":[{"content":{"role":"model","parts":[{"text":`...)
 	dst = jsonx.AppendString(dst, text)
@@ -179,7 +179,7 @@ func (e *geminiStreamEncoder) appendChunk(dst []byte, text string, final bool) [
 }
 
 // appendThought appends one chunk with a thought part.
-func (e *geminiStreamEncoder) appendThought(dst []byte, text string) []byte {
+func (e *streamEncoder) appendThought(dst []byte, text string) []byte {
 	e.begin("", "", codec.Usage{})
 	dst = append(dst, `data: {"candidates":[{"content":{"role":"model","parts":[{"text":`...)
 	dst = jsonx.AppendString(dst, text)
@@ -189,11 +189,11 @@ func (e *geminiStreamEncoder) appendThought(dst []byte, text string) []byte {
 
 // appendPending appends the pending signature as a thoughtSignature field
 // of the part being written, and clears it.
-func (e *geminiStreamEncoder) appendPending(dst []byte) []byte {
+func (e *streamEncoder) appendPending(dst []byte) []byte {
 	if len(e.pending) == 0 {
 		return dst
 	}
-	dst = appendGeminiPendingField(dst, e.pending)
+	dst = appendPendingField(dst, e.pending)
 	e.pending = e.pending[:0]
 	return dst
 }
@@ -202,13 +202,13 @@ func (e *geminiStreamEncoder) appendPending(dst []byte) []byte {
 // functionCall part; a call without argument fragments gets args {}.
 // Arguments that are not a JSON object end the stream with an error, as
 // they cannot be written as args.
-func (e *geminiStreamEncoder) appendCallChunk(dst []byte) []byte {
+func (e *streamEncoder) appendCallChunk(dst []byte) []byte {
 	e.begin("", "", codec.Usage{})
 	e.args = jsonx.Compact(e.args)
 	p := codec.Part{Type: codec.PartToolCall, ToolCallID: e.callID, ToolName: e.callName, Arguments: jsonx.BytesToString(e.args)}
 	start := len(dst)
 	dst = append(dst, `data: {"candidates":[{"content":{"role":"model","parts":[`...)
-	dst, err := appendGeminiFunctionCall(dst, &p, "", true)
+	dst, err := appendFunctionCall(dst, &p, "", true)
 	if err != nil {
 		return e.appendError(dst[:start], codec.NewError(mapping.ErrBadGateway, "the upstream sent tool call arguments that are not a JSON object"))
 	}
@@ -219,10 +219,10 @@ func (e *geminiStreamEncoder) appendCallChunk(dst []byte) []byte {
 
 // appendChunkEnd closes a chunk's candidate and appends usage, model and
 // response id.
-func (e *geminiStreamEncoder) appendChunkEnd(dst []byte) []byte {
+func (e *streamEncoder) appendChunkEnd(dst []byte) []byte {
 	dst = append(dst, `,"index":0}]`...)
 	if e.usage.Known {
-		dst = appendGeminiUsage(dst, &e.usage)
+		dst = appendUsage(dst, &e.usage)
 	}
 	if e.model != "" {
 		dst = append(dst, `,"modelVersion":`...)

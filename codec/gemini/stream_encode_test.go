@@ -13,8 +13,8 @@ import (
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
-// geminiTextEvents is a canonical stream of two text deltas.
-func geminiTextEvents(stop codec.StopReason, usage codec.Usage) []codec.Event {
+// textEvents is a canonical stream of two text deltas.
+func textEvents(stop codec.StopReason, usage codec.Usage) []codec.Event {
 	return []codec.Event{
 		{Type: codec.EventStart, ID: "resp-1", Model: "gemini-2.5-flash"},
 		{Type: codec.EventPartStart, Index: 0, Part: codec.PartText},
@@ -27,10 +27,10 @@ func geminiTextEvents(stop codec.StopReason, usage codec.Usage) []codec.Event {
 	}
 }
 
-// checkGeminiStreamGolden compares an encoded stream with
+// checkStreamGolden compares an encoded stream with
 // testdata/gemini/stream_<name>.sse, byte for byte; with -update it
 // rewrites the file instead.
-func checkGeminiStreamGolden(t *testing.T, name, got string) {
+func checkStreamGolden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join(codectest.Testdata, "gemini", "stream_"+name+".sse")
 	if *codectest.Update {
@@ -48,14 +48,14 @@ func checkGeminiStreamGolden(t *testing.T, name, got string) {
 	}
 }
 
-// geminiStreamEncodeCases are the encoder's golden cases.
-var geminiStreamEncodeCases = []struct {
+// streamEncodeCases are the encoder's golden cases.
+var streamEncodeCases = []struct {
 	name string
 	req  *codec.Request
 	evs  []codec.Event
 }{
 	{name: "text", req: &codec.Request{Model: "client-model"},
-		evs: geminiTextEvents(mapping.StopEnd, mapping.FromGeminiUsage(11, 0, 0, 5, 0))},
+		evs: textEvents(mapping.StopEnd, mapping.FromGeminiUsage(11, 0, 0, 5, 0))},
 	{name: "refusal", req: &codec.Request{},
 		evs: []codec.Event{
 			{Type: codec.EventStart, ID: "resp-2", Model: "gpt-4o"},
@@ -67,7 +67,7 @@ var geminiStreamEncodeCases = []struct {
 			{Type: codec.EventEnd},
 		}},
 	{name: "max_tokens", req: &codec.Request{},
-		evs: geminiTextEvents(mapping.StopMaxTokens, mapping.FromGeminiUsage(11, 0, 0, 16, 0))},
+		evs: textEvents(mapping.StopMaxTokens, mapping.FromGeminiUsage(11, 0, 0, 16, 0))},
 	// Input usage known from the start (an Anthropic upstream): every
 	// chunk repeats the latest usage, the final one the final usage.
 	{name: "usage_before_stop", req: &codec.Request{},
@@ -143,11 +143,11 @@ var geminiStreamEncodeCases = []struct {
 
 // TestGeminiStreamEncodeGolden checks the encoder's output byte for byte.
 func TestGeminiStreamEncodeGolden(t *testing.T) {
-	for _, tt := range geminiStreamEncodeCases {
+	for _, tt := range streamEncodeCases {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, p := range []codec.Protocol{codec.Gemini, codec.Vertex} {
 				got := codectest.EncodeStream(p, tt.req, tt.evs)
-				checkGeminiStreamGolden(t, tt.name, got)
+				checkStreamGolden(t, tt.name, got)
 			}
 		})
 	}
@@ -182,7 +182,7 @@ func TestGeminiStreamEncoder(t *testing.T) {
 			{Type: codec.EventPartDelta, Text: "after the end"},
 			{Type: codec.EventError, Err: codec.NewError(mapping.ErrAPI, "after the end")},
 		})
-		chunks := geminiGenaiChunks(t, got)
+		chunks := genaiChunks(t, got)
 		if len(chunks) != 3 {
 			t.Fatalf("%d chunks, want 3: %q", len(chunks), got)
 		}
@@ -208,7 +208,7 @@ func TestGeminiStreamEncoder(t *testing.T) {
 		}
 	})
 	t.Run("a second start changes nothing", func(t *testing.T) {
-		enc := newGeminiStreamEncoder(&codec.Request{})
+		enc := newStreamEncoder(&codec.Request{})
 		enc.Encode(nil, &codec.Event{Type: codec.EventStart, ID: "one", Model: "m1"})
 		got := string(enc.Encode(nil, &codec.Event{Type: codec.EventStart, ID: "two", Model: "m2", Usage: codec.Usage{Known: true}}))
 		got += string(enc.Encode(nil, &codec.Event{Type: codec.EventPartDelta, Text: "t"}))
@@ -218,9 +218,9 @@ func TestGeminiStreamEncoder(t *testing.T) {
 	})
 }
 
-// geminiGenaiChunk is the part of genai's GenerateContentResponse the tests
+// genaiChunk is the part of genai's GenerateContentResponse the tests
 // read.
-type geminiGenaiChunk struct {
+type genaiChunk struct {
 	Candidates []struct {
 		Content *struct {
 			Role  string `json:"role"`
@@ -247,17 +247,17 @@ type geminiGenaiChunk struct {
 	ResponseID   string `json:"responseId"`
 }
 
-// geminiGenaiAPIError is genai's APIError.
-type geminiGenaiAPIError struct {
+// genaiAPIError is genai's APIError.
+type genaiAPIError struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
 	Status  string `json:"status"`
 }
 
-// geminiGenaiScan is the split function of google.golang.org/genai v1.77.0
+// genaiScan is the split function of google.golang.org/genai v1.77.0
 // (api_client.go, scan), which frames its streams: blocks end at the first
 // "\n\n" in the buffer, else at the first "\r\n\r\n".
-func geminiGenaiScan(data []byte, atEOF bool) (advance int, token []byte, err error) {
+func genaiScan(data []byte, atEOF bool) (advance int, token []byte, err error) {
 	dropCR := func(b []byte) []byte {
 		if len(b) > 0 && b[len(b)-1] == '\r' {
 			return b[:len(b)-1]
@@ -279,17 +279,17 @@ func geminiGenaiScan(data []byte, atEOF bool) (advance int, token []byte, err er
 	return 0, nil, nil
 }
 
-// geminiGenaiRead reads a stream as genai v1.77.0's iterateResponseStream
+// genaiRead reads a stream as genai v1.77.0's iterateResponseStream
 // does (the package is not a dependency of this module): each block is cut
 // at its first colon; a "data" block is a response unless its object has
 // an "error" member, which is returned as an APIError; any other block is
 // an error. It returns the responses and the first error.
-func geminiGenaiRead(t *testing.T, body string) ([]geminiGenaiChunk, *geminiGenaiAPIError) {
+func genaiRead(t *testing.T, body string) ([]genaiChunk, *genaiAPIError) {
 	t.Helper()
-	var chunks []geminiGenaiChunk
+	var chunks []genaiChunk
 	data := []byte(body)
 	for len(data) > 0 {
-		adv, block, _ := geminiGenaiScan(data, true)
+		adv, block, _ := genaiScan(data, true)
 		data = data[adv:]
 		if len(block) == 0 {
 			continue
@@ -304,13 +304,13 @@ func geminiGenaiRead(t *testing.T, body string) ([]geminiGenaiChunk, *geminiGena
 		}
 		if raw["error"] != nil {
 			var e struct {
-				Error *geminiGenaiAPIError `json:"error"`
+				Error *genaiAPIError `json:"error"`
 			}
 			if err := json.Unmarshal(payload, &e); err == nil && e.Error != nil {
 				return chunks, e.Error
 			}
 		}
-		var c geminiGenaiChunk
+		var c genaiChunk
 		if err := json.Unmarshal(payload, &c); err != nil {
 			t.Fatalf("genai cannot convert %q: %v", payload, err)
 		}
@@ -319,10 +319,10 @@ func geminiGenaiRead(t *testing.T, body string) ([]geminiGenaiChunk, *geminiGena
 	return chunks, nil
 }
 
-// geminiGenaiChunks reads a stream that must not fail.
-func geminiGenaiChunks(t *testing.T, body string) []geminiGenaiChunk {
+// genaiChunks reads a stream that must not fail.
+func genaiChunks(t *testing.T, body string) []genaiChunk {
 	t.Helper()
-	chunks, apiErr := geminiGenaiRead(t, body)
+	chunks, apiErr := genaiRead(t, body)
 	if apiErr != nil {
 		t.Fatalf("unexpected error %+v", apiErr)
 	}
@@ -333,13 +333,13 @@ func geminiGenaiChunks(t *testing.T, body string) []geminiGenaiChunk {
 // does: text, finish reason, usage and errors come out as the canonical
 // events said.
 func TestGeminiStreamEncodeGenaiFraming(t *testing.T) {
-	for _, tt := range geminiStreamEncodeCases {
+	for _, tt := range streamEncodeCases {
 		t.Run(tt.name, func(t *testing.T) {
-			want := codectest.Summarize(geminiUntilTerminal(tt.evs))
-			want.Text, _ = geminiStreamContent(t, tt.evs)
-			_, wantCalls := geminiStreamContent(t, tt.evs)
+			want := codectest.Summarize(untilTerminal(tt.evs))
+			want.Text, _ = streamContent(t, tt.evs)
+			_, wantCalls := streamContent(t, tt.evs)
 			body := codectest.EncodeStream(codec.Gemini, tt.req, tt.evs)
-			chunks, apiErr := geminiGenaiRead(t, body)
+			chunks, apiErr := genaiRead(t, body)
 			var text, finish string
 			var calls []codec.Part
 			for i, c := range chunks {

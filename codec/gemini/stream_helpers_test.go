@@ -12,9 +12,9 @@ import (
 	"github.com/llmbridge/llmbridge/sse"
 )
 
-// geminiEventString renders an event compactly, for comparing decoded
+// eventString renders an event compactly, for comparing decoded
 // streams with what a test expects.
-func geminiEventString(ev codec.Event) string {
+func eventString(ev codec.Event) string {
 	switch ev.Type {
 	case codec.EventStart:
 		s := fmt.Sprintf("start id=%q model=%q", ev.ID, ev.Model)
@@ -59,11 +59,11 @@ func geminiEventString(ev codec.Event) string {
 	return "unknown"
 }
 
-// geminiEventStrings renders a decoded stream.
-func geminiEventStrings(evs []codec.Event) []string {
+// eventStrings renders a decoded stream.
+func eventStrings(evs []codec.Event) []string {
 	out := make([]string, len(evs))
 	for i, ev := range evs {
-		out[i] = geminiEventString(ev)
+		out[i] = eventString(ev)
 	}
 	return out
 }
@@ -82,17 +82,17 @@ func geminiSSE(chunks ...string) string {
 	return b.String()
 }
 
-// geminiStreamBody returns the response body of a streaming recording,
+// streamBody returns the response body of a streaming recording,
 // skipping the test when recordings are absent.
-func geminiStreamBody(t *testing.T, name string) string {
+func streamBody(t *testing.T, name string) string {
 	t.Helper()
 	return codectest.ReadRecording(t, name).Get("response.body").String()
 }
 
-// geminiDecodeStream is decodeStream with the tool call ids and names of
+// decodeStream is decodeStream with the tool call ids and names of
 // the events detached from the decoder's buffers too, which appendDetached
 // does not copy.
-func geminiDecodeStream(t *testing.T, p codec.Protocol, body string, cause error) []codec.Event {
+func decodeStream(t *testing.T, p codec.Protocol, body string, cause error) []codec.Event {
 	t.Helper()
 	dec := codectest.StreamDecoder(p)
 	r := sse.NewReader(strings.NewReader(body), 0)
@@ -106,14 +106,14 @@ func geminiDecodeStream(t *testing.T, p codec.Protocol, body string, cause error
 			break
 		}
 		buf = dec.Decode(buf[:0], ev.Name, ev.Data, ev.Bare)
-		out = geminiDetach(out, buf)
+		out = detach(out, buf)
 	}
-	return geminiDetach(out, dec.Close(buf[:0], cause))
+	return detach(out, dec.Close(buf[:0], cause))
 }
 
-// geminiDetach appends copies of evs whose strings no longer alias the
+// detach appends copies of evs whose strings no longer alias the
 // decoder's input.
-func geminiDetach(out, evs []codec.Event) []codec.Event {
+func detach(out, evs []codec.Event) []codec.Event {
 	n := len(out)
 	out = codectest.AppendDetached(out, evs)
 	for i := n; i < len(out); i++ {
@@ -125,10 +125,10 @@ func geminiDetach(out, evs []codec.Event) []codec.Event {
 	return out
 }
 
-// geminiStreamContent returns the text of the text parts of a decoded
+// streamContent returns the text of the text parts of a decoded
 // stream and its tool calls, with the arguments joined from their deltas;
 // it checks that id and name come with the start only.
-func geminiStreamContent(t *testing.T, evs []codec.Event) (string, []codec.Part) {
+func streamContent(t *testing.T, evs []codec.Event) (string, []codec.Part) {
 	t.Helper()
 	var text strings.Builder
 	var calls []codec.Part
@@ -159,8 +159,8 @@ func geminiStreamContent(t *testing.T, evs []codec.Event) (string, []codec.Part)
 	return text.String(), calls
 }
 
-// geminiRecordingProtocol returns the protocol of a recording file name.
-func geminiRecordingProtocol(file string) codec.Protocol {
+// recordingProtocol returns the protocol of a recording file name.
+func recordingProtocol(file string) codec.Protocol {
 	if strings.HasPrefix(file, "vertex/") {
 		return codec.Vertex
 	}

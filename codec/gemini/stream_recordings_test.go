@@ -12,9 +12,9 @@ import (
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
-// geminiStreamRecordingCases are the streaming recordings of the gemini
+// streamRecordingCases are the streaming recordings of the gemini
 // and vertex directories and what a client must end up with after each.
-var geminiStreamRecordingCases = []struct {
+var streamRecordingCases = []struct {
 	file    string
 	text    string
 	stop    codec.StopReason
@@ -81,12 +81,12 @@ var geminiStreamRecordingCases = []struct {
 	{file: "vertex/gemini-3.1-pro-partial-args-nested-stream-reframed.json", stop: mapping.StopToolUse,
 		usage: mapping.FromGeminiUsage(31, 0, 0, 684, 1026), id: "tjXVaYaxFISTq8YP_MWiyAo", model: "gemini-3.1-pro-preview",
 		created: "2026-04-07T16:49:58.333958Z",
-		calls:   []codec.Part{{Type: codec.PartToolCall, ToolCallID: "call_tjXVaYaxFISTq8YP_MWiyAo_0", ToolName: "cookRecipe", Arguments: geminiLasagna}}},
+		calls:   []codec.Part{{Type: codec.PartToolCall, ToolCallID: "call_tjXVaYaxFISTq8YP_MWiyAo_0", ToolName: "cookRecipe", Arguments: lasagna}}},
 }
 
-// geminiLasagna is the arguments object that the partialArgs of the
+// lasagna is the arguments object that the partialArgs of the
 // partial-args recording put together.
-const geminiLasagna = `{"recipe":{"ingredients":[` +
+const lasagna = `{"recipe":{"ingredients":[` +
 	`{"amount":"16 oz","name":"Lasagna noodles"},{"amount":"1 lb","name":"Ground beef"},` +
 	`{"amount":"15 oz","name":"Ricotta cheese"},{"amount":"3 cups","name":"Mozzarella cheese"},` +
 	`{"amount":"1/2 cup","name":"Parmesan cheese"},{"amount":"24 oz","name":"Tomato sauce"},` +
@@ -104,13 +104,13 @@ const geminiLasagna = `{"recipe":{"ingredients":[` +
 // TestGeminiStreamRecordings replays every streaming recording of the
 // gemini and vertex directories through the decoder.
 func TestGeminiStreamRecordings(t *testing.T) {
-	for _, tt := range geminiStreamRecordingCases {
+	for _, tt := range streamRecordingCases {
 		t.Run(tt.file, func(t *testing.T) {
-			p := geminiRecordingProtocol(tt.file)
-			evs := geminiDecodeStream(t, p, geminiStreamBody(t, tt.file), nil)
+			p := recordingProtocol(tt.file)
+			evs := decodeStream(t, p, streamBody(t, tt.file), nil)
 			codectest.CheckWellFormed(t, evs)
 			s := codectest.Summarize(evs)
-			text, calls := geminiStreamContent(t, evs)
+			text, calls := streamContent(t, evs)
 			if text != tt.text || s.Refusal != "" {
 				t.Errorf("text %q refusal %q, want %q", text, s.Refusal, tt.text)
 			}
@@ -161,7 +161,7 @@ func TestGeminiStreamRecordings(t *testing.T) {
 func TestGeminiStreamRecordingsCovered(t *testing.T) {
 	codectest.SkipWithoutRecordings(t)
 	listed := map[string]bool{}
-	for _, tt := range geminiStreamRecordingCases {
+	for _, tt := range streamRecordingCases {
 		listed[tt.file] = true
 	}
 	n := 0
@@ -177,12 +177,12 @@ func TestGeminiStreamRecordingsCovered(t *testing.T) {
 			}
 			n++
 			if !listed[name] {
-				t.Errorf("streaming recording %s is not in geminiStreamRecordingCases", name)
+				t.Errorf("streaming recording %s is not in streamRecordingCases", name)
 			}
 		}
 	}
-	if n != len(geminiStreamRecordingCases) {
-		t.Errorf("%d streaming recordings, %d cases", n, len(geminiStreamRecordingCases))
+	if n != len(streamRecordingCases) {
+		t.Errorf("%d streaming recordings, %d cases", n, len(streamRecordingCases))
 	}
 }
 
@@ -193,10 +193,10 @@ func TestGeminiStreamRecordingsCovered(t *testing.T) {
 // exactly when the chunk with the finishReason (or blockReason) was read
 // whole.
 func TestGeminiStreamTruncatedRecordings(t *testing.T) {
-	for _, tt := range geminiStreamRecordingCases {
+	for _, tt := range streamRecordingCases {
 		t.Run(tt.file, func(t *testing.T) {
-			p := geminiRecordingProtocol(tt.file)
-			body := geminiStreamBody(t, tt.file)
+			p := recordingProtocol(tt.file)
+			body := streamBody(t, tt.file)
 			// The chunk that finishes the stream has been read once the
 			// line end after its JSON has arrived.
 			marker := strings.Index(body, `"finishReason"`)
@@ -207,9 +207,9 @@ func TestGeminiStreamTruncatedRecordings(t *testing.T) {
 			if marker >= 0 {
 				lineEnd = marker + strings.IndexAny(body[marker:], "\r\n")
 			}
-			for _, n := range geminiCutPoints(body) {
+			for _, n := range cutPoints(body) {
 				for _, cause := range []error{nil, codectest.ErrTestBroken} {
-					evs := geminiDecodeStream(t, p, body[:n], cause)
+					evs := decodeStream(t, p, body[:n], cause)
 					codectest.CheckWellFormed(t, evs)
 					s := codectest.Summarize(evs)
 					if s.Complete && n <= lineEnd {
@@ -227,8 +227,8 @@ func TestGeminiStreamTruncatedRecordings(t *testing.T) {
 	}
 }
 
-// geminiCutPoints returns the prefix lengths at which body is cut.
-func geminiCutPoints(body string) []int {
+// cutPoints returns the prefix lengths at which body is cut.
+func cutPoints(body string) []int {
 	var cuts []int
 	if len(body) <= 8<<10 {
 		for n := 0; n <= len(body); n++ {

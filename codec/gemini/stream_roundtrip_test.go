@@ -15,16 +15,16 @@ import (
 // has no way to say it (refusals are text and a SAFETY stop, a stop
 // sequence is STOP, cache writes are not counted).
 func TestGeminiStreamRoundTrip(t *testing.T) {
-	for _, tt := range geminiStreamEncodeCases {
+	for _, tt := range streamEncodeCases {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, p := range []codec.Protocol{codec.Gemini, codec.Vertex} {
 				body := codectest.EncodeStream(p, tt.req, tt.evs)
-				evs := geminiDecodeStream(t, p, body, nil)
+				evs := decodeStream(t, p, body, nil)
 				codectest.CheckWellFormed(t, evs)
-				got, want := codectest.Summarize(evs), codectest.Summarize(geminiUntilTerminal(tt.evs))
+				got, want := codectest.Summarize(evs), codectest.Summarize(untilTerminal(tt.evs))
 				var gotCalls, wantCalls []codec.Part
-				got.Text, gotCalls = geminiStreamContent(t, evs)
-				want.Text, wantCalls = geminiStreamContent(t, geminiUntilTerminal(tt.evs))
+				got.Text, gotCalls = streamContent(t, evs)
+				want.Text, wantCalls = streamContent(t, untilTerminal(tt.evs))
 				for i := range wantCalls {
 					if wantCalls[i].Arguments == "" {
 						wantCalls[i].Arguments = "{}" // Gemini sends args {}
@@ -72,9 +72,9 @@ func TestGeminiStreamRoundTrip(t *testing.T) {
 	}
 }
 
-// geminiUntilTerminal returns evs up to and including the first terminal
+// untilTerminal returns evs up to and including the first terminal
 // event: what a client sees, since encoders write nothing after it.
-func geminiUntilTerminal(evs []codec.Event) []codec.Event {
+func untilTerminal(evs []codec.Event) []codec.Event {
 	for i, ev := range evs {
 		if ev.Type == codec.EventEnd || ev.Type == codec.EventError {
 			return evs[:i+1]

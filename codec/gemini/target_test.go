@@ -66,7 +66,7 @@ func TestGeminiThinkingLevelEncode(t *testing.T) {
 
 // Pieces of the bodies TestGeminiTargetRequests expects.
 const (
-	geminiSkip = `"thoughtSignature":"skip_thought_signature_validator"`
+	skip = `"thoughtSignature":"skip_thought_signature_validator"`
 
 	// An Anthropic tool loop: two parallel calls after signed thinking,
 	// then a text and one more call.
@@ -89,7 +89,7 @@ const (
 
 	// A Gemini CLI history: an earlier step with a call no Gemini model
 	// signed, then parallel calls of Gemini 3, whose first is signed.
-	targetGeminiBody = `{"contents":[
+	targetBody = `{"contents":[
 		{"role":"user","parts":[{"text":"Read go.mod, then a.go and b.go."}]},
 		{"role":"model","parts":[{"functionCall":{"id":"r0","name":"read","args":{"path":"go.mod"}}}]},
 		{"role":"user","parts":[{"functionResponse":{"id":"r0","name":"read","response":{"output":"module m"}}}]},
@@ -128,7 +128,7 @@ func TestGeminiTargetRequests(t *testing.T) {
 			`{"role":"model","parts":[{"functionCall":{"id":"call_a","name":"ls","args":{"dir":"."}}` + sig + `}]},` +
 			`{"role":"user","parts":[{"functionResponse":{"id":"call_a","name":"ls","response":{"output":"a.go"}}}]}]`
 	}
-	geminiContents := func(ids bool, sig string) string {
+	contents := func(ids bool, sig string) string {
 		id := func(s string) string {
 			if ids {
 				return `"id":"` + s + `",`
@@ -160,31 +160,31 @@ func TestGeminiTargetRequests(t *testing.T) {
 			contents: anthropicContents(true, ""),
 			config:   `{"maxOutputTokens":40000,"thinkingConfig":{"thinkingLevel":"high","includeThoughts":true}}`},
 		{name: "anthropic calls signed: the first call of each step", from: codec.AnthropicMessages, body: targetAnthropicBody, to: codec.Gemini, target: signed,
-			contents: anthropicContents(true, ","+geminiSkip),
+			contents: anthropicContents(true, ","+skip),
 			config:   `{"maxOutputTokens":40000,"thinkingConfig":{"thinkingBudget":31999,"includeThoughts":true}}`},
 		{name: "anthropic toward gemini 3", from: codec.AnthropicMessages, body: targetAnthropicBody, to: codec.Gemini, target: gemini3,
-			contents: anthropicContents(true, ","+geminiSkip),
+			contents: anthropicContents(true, ","+skip),
 			config:   `{"maxOutputTokens":40000,"thinkingConfig":{"thinkingLevel":"high","includeThoughts":true}}`},
 		{name: "anthropic toward vertex: no ids", from: codec.AnthropicMessages, body: targetAnthropicBody, to: codec.Vertex,
 			contents: anthropicContents(false, ""),
 			config:   `{"maxOutputTokens":40000,"thinkingConfig":{"thinkingBudget":31999,"includeThoughts":true}}`},
 		{name: "anthropic toward gemini 3 on vertex", from: codec.AnthropicMessages, body: targetAnthropicBody, to: codec.Vertex, target: gemini3,
-			contents: anthropicContents(false, ","+geminiSkip),
+			contents: anthropicContents(false, ","+skip),
 			config:   `{"maxOutputTokens":40000,"thinkingConfig":{"thinkingLevel":"high","includeThoughts":true}}`},
 		{name: "chat effort, no flags", from: codec.OpenAIChat, body: targetChatBody, to: codec.Gemini,
 			contents: chatContents(""),
 			config:   `{"thinkingConfig":{"thinkingBudget":24576,"includeThoughts":true}}`},
 		{name: "chat effort toward gemini 3", from: codec.OpenAIChat, body: targetChatBody, to: codec.Gemini, target: gemini3,
-			contents: chatContents("," + geminiSkip),
+			contents: chatContents("," + skip),
 			config:   `{"thinkingConfig":{"thinkingLevel":"high","includeThoughts":true}}`},
-		{name: "gemini history, no flags", from: codec.Gemini, body: targetGeminiBody, to: codec.Gemini,
-			contents: geminiContents(true, ""),
+		{name: "gemini history, no flags", from: codec.Gemini, body: targetBody, to: codec.Gemini,
+			contents: contents(true, ""),
 			config:   `{"thinkingConfig":{"thinkingBudget":8192,"includeThoughts":true}}`},
-		{name: "gemini history toward gemini 3: a signed step keeps its signature", from: codec.Gemini, body: targetGeminiBody, to: codec.Gemini, target: gemini3,
-			contents: geminiContents(true, ","+geminiSkip),
+		{name: "gemini history toward gemini 3: a signed step keeps its signature", from: codec.Gemini, body: targetBody, to: codec.Gemini, target: gemini3,
+			contents: contents(true, ","+skip),
 			config:   `{"thinkingConfig":{"thinkingLevel":"medium","includeThoughts":true}}`},
-		{name: "gemini history toward gemini 3 on vertex", from: codec.Gemini, body: targetGeminiBody, to: codec.Vertex, target: gemini3,
-			contents: geminiContents(false, ","+geminiSkip),
+		{name: "gemini history toward gemini 3 on vertex", from: codec.Gemini, body: targetBody, to: codec.Vertex, target: gemini3,
+			contents: contents(false, ","+skip),
 			config:   `{"thinkingConfig":{"thinkingLevel":"medium","includeThoughts":true}}`},
 	}
 	for _, tt := range tests {
@@ -224,7 +224,7 @@ func TestGeminiSignedFunctionCalls(t *testing.T) {
 		{
 			name:     "a text before the call: the call is signed, not the text",
 			messages: []codec.Message{{Role: codec.RoleAssistant, Parts: []codec.Part{text, call("c1")}}, {Role: codec.RoleUser, Parts: []codec.Part{result("c1")}}},
-			want: `{"role":"model","parts":[{"text":"t"},{"functionCall":{"id":"c1","name":"f","args":{}},` + geminiSkip + `}]},` +
+			want: `{"role":"model","parts":[{"text":"t"},{"functionCall":{"id":"c1","name":"f","args":{}},` + skip + `}]},` +
 				`{"role":"user","parts":[{"functionResponse":{"id":"c1","name":"f","response":{"output":"ok"}}}]}`,
 		},
 		{
@@ -237,23 +237,23 @@ func TestGeminiSignedFunctionCalls(t *testing.T) {
 			// step's first call still needs one of its own.
 			name:     "a Gemini signature on a text before the call",
 			messages: []codec.Message{{Role: codec.RoleAssistant, Parts: []codec.Part{signed, text, call("c1")}}},
-			want:     `{"role":"model","parts":[{"text":"t","thoughtSignature":"R2VtaW5p"},{"functionCall":{"id":"c1","name":"f","args":{}},` + geminiSkip + `}]}`,
+			want:     `{"role":"model","parts":[{"text":"t","thoughtSignature":"R2VtaW5p"},{"functionCall":{"id":"c1","name":"f","args":{}},` + skip + `}]}`,
 		},
 		{
 			name:     "a Gemini signature on a later call leaves the first to be signed",
 			messages: []codec.Message{{Role: codec.RoleAssistant, Parts: []codec.Part{call("c1"), signed, call("c2")}}},
-			want: `{"role":"model","parts":[{"functionCall":{"id":"c1","name":"f","args":{}},` + geminiSkip + `},` +
+			want: `{"role":"model","parts":[{"functionCall":{"id":"c1","name":"f","args":{}},` + skip + `},` +
 				`{"functionCall":{"id":"c2","name":"f","args":{}},"thoughtSignature":"R2VtaW5p"}]}`,
 		},
 		{
 			name:     "foreign reasoning is dropped and the call signed",
-			messages: []codec.Message{{Role: codec.RoleAssistant, Parts: []codec.Part{geminiAnthropicThinking, call("c1")}}},
-			want:     `{"role":"model","parts":[{"functionCall":{"id":"c1","name":"f","args":{}},` + geminiSkip + `}]}`,
+			messages: []codec.Message{{Role: codec.RoleAssistant, Parts: []codec.Part{anthropicThinking, call("c1")}}},
+			want:     `{"role":"model","parts":[{"functionCall":{"id":"c1","name":"f","args":{}},` + skip + `}]}`,
 		},
 		{
 			name:     "assistant messages merged into one Content are one step",
 			messages: []codec.Message{{Role: codec.RoleAssistant, Parts: []codec.Part{call("c1")}}, {Role: codec.RoleAssistant, Parts: []codec.Part{call("c2")}}},
-			want: `{"role":"model","parts":[{"functionCall":{"id":"c1","name":"f","args":{}},` + geminiSkip + `},` +
+			want: `{"role":"model","parts":[{"functionCall":{"id":"c1","name":"f","args":{}},` + skip + `},` +
 				`{"functionCall":{"id":"c2","name":"f","args":{}}}]}`,
 		},
 		{
@@ -280,7 +280,7 @@ func TestGeminiSignedFunctionCalls(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := strings.ReplaceAll(string(out), ","+geminiSkip, ""); got != string(plain) {
+			if got := strings.ReplaceAll(string(out), ","+skip, ""); got != string(plain) {
 				t.Errorf("without the flag\n%s\nwant\n%s", plain, got)
 			}
 		})
@@ -326,7 +326,7 @@ func TestVertexToolLoopWithoutIDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `[{"role":"user","parts":[{"text":"Paris?"}]},` +
-		`{"role":"model","parts":[{"functionCall":{"name":"get_weather","args":{"city":"Paris"}},` + geminiSkip + `},` +
+		`{"role":"model","parts":[{"functionCall":{"name":"get_weather","args":{"city":"Paris"}},` + skip + `},` +
 		`{"functionCall":{"name":"get_time","args":{"city":"Paris"}}}]},` +
 		`{"role":"user","parts":[{"functionResponse":{"name":"get_time","response":{"output":"noon"}}},` +
 		`{"functionResponse":{"name":"get_weather","response":{"output":"sunny"}}}]}]`

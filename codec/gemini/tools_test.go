@@ -67,7 +67,7 @@ func TestGeminiDecodeRequestTools(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			req, err := geminiDecode(t, codec.Gemini, tt.body)
+			req, err := decode(t, codec.Gemini, tt.body)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,7 +97,7 @@ func TestGeminiDecodeRequestToolHistory(t *testing.T) {
 		{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]},
 		{"parts":[{"functionResponse":{"name":"f","response":{"a":"b","output":"x"}}}]}
 	]}`
-	req, err := geminiDecode(t, codec.Gemini, body)
+	req, err := decode(t, codec.Gemini, body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestGeminiAppendRequestTools(t *testing.T) {
 	}
 	// Decoding the body gives the request back (the id of the result
 	// without a name is matched, the dropped hint stays dropped).
-	again, derr := geminiDecode(t, codec.Gemini, string(out))
+	again, derr := decode(t, codec.Gemini, string(out))
 	if derr != nil {
 		t.Fatal(derr)
 	}

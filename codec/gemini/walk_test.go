@@ -8,7 +8,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// TestGeminiWalkModes checks that geminiWalk finds the same values of a
+// TestGeminiWalkModes checks that walk finds the same values of a
 // document from the tape of the document's index as from its bytes (the
 // walk of a document without an index).
 func TestGeminiWalkModes(t *testing.T) {
@@ -27,14 +27,14 @@ func TestGeminiWalkModes(t *testing.T) {
 		plain := jsonx.Arena{}
 		offsets := func(a *jsonx.Arena) []int {
 			var offs []int
-			geminiWalk(doc, jsonx.SkipSpace(doc, 0), a, func(_ gjson.Result, i int) int {
+			walk(doc, jsonx.SkipSpace(doc, 0), a, func(_ gjson.Result, i int) int {
 				offs = append(offs, i)
 				return i
 			})
 			return offs
 		}
 		if o1, o2 := offsets(&indexed), offsets(&plain); !reflect.DeepEqual(o1, o2) {
-			t.Errorf("%s: geminiWalk offsets %v with the tape, %v without", doc, o1, o2)
+			t.Errorf("%s: walk offsets %v with the tape, %v without", doc, o1, o2)
 		}
 		x.Release()
 	}

@@ -27,6 +27,7 @@ func init() {
 		Listing:       wire.OpenAIModelList,
 		Origin:        mapping.FamilyOpenAI,
 		ResponseModel: []string{"model", "response.model"},
+		Rules:         rules,
 		Fields:        fields,
 	}, responsesCodec{})
 	codec.Register(codec.Descriptor{
@@ -53,12 +54,12 @@ type (
 
 // DecodeRequest decodes a Responses request body.
 func (responsesCodec) DecodeRequest(_ codec.Protocol, body []byte, req *codec.Request) error {
-	return wire.DecodeRequest(body, req, decodeResponsesRequest)
+	return wire.DecodeRequest(body, req, decodeRequest)
 }
 
 // AppendRequest encodes req as a Responses request body.
 func (responsesCodec) AppendRequest(dst []byte, p codec.Protocol, req *codec.Request, opts codec.EncodeOptions) ([]byte, error) {
-	dst, err := appendResponsesRequest(dst, req, &opts)
+	dst, err := appendRequest(dst, req, &opts)
 	if err == nil {
 		// OpenAI's own prompt cache settings, which Azure does not
 		// document.
@@ -70,24 +71,24 @@ func (responsesCodec) AppendRequest(dst []byte, p codec.Protocol, req *codec.Req
 
 // DecodeResponse decodes a Responses response body.
 func (responsesCodec) DecodeResponse(p codec.Protocol, body []byte, resp *codec.Response) error {
-	return wire.DecodeResponse(p, body, resp, decodeResponsesResponse)
+	return wire.DecodeResponse(p, body, resp, decodeResponse)
 }
 
 // AppendResponse encodes resp as a Responses response body.
 func (responsesCodec) AppendResponse(dst []byte, _ codec.Protocol, resp *codec.Response, req *codec.Request) ([]byte, error) {
-	dst, err := appendResponsesResponse(dst, resp, req)
+	dst, err := appendResponse(dst, resp, req)
 	return dst, wire.Err(err)
 }
 
 // NewStreamDecoder returns a decoder of a Responses stream.
 func (responsesCodec) NewStreamDecoder(codec.Protocol) codec.StreamDecoder {
-	return newResponsesStreamDecoder()
+	return newStreamDecoder()
 }
 
 // NewStreamEncoder returns an encoder of a Responses stream for the client's
 // request req.
 func (responsesCodec) NewStreamEncoder(_ codec.Protocol, req *codec.Request) codec.StreamEncoder {
-	return newResponsesStreamEncoder(req)
+	return newStreamEncoder(req)
 }
 
 // DecodeError reads the type, status or code of a Responses error object.
@@ -123,7 +124,7 @@ func (responsesCodec) CountedBody(_ codec.Protocol, body []byte) ([]byte, error)
 // AppendCountBody writes the input_tokens body of a Responses generation
 // body: its members that input_tokens takes.
 func (responsesCodec) AppendCountBody(dst []byte, _ codec.Protocol, gen []byte, _ *codec.Request, _ codec.EncodeOptions) []byte {
-	return wire.AppendMembers(dst, gjson.ParseBytes(gen), wire.Keep(responsesCountFields))
+	return wire.AppendMembers(dst, gjson.ParseBytes(gen), wire.Keep(countFields))
 }
 
 // Interface guards

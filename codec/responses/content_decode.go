@@ -18,72 +18,72 @@ type responsesPart struct {
 	filename, parsed, cache      gjson.Result
 }
 
-// responsesPartKeyBit returns the bit of a content part key (responsesKeyUnknown
+// partKeyBit returns the bit of a content part key (keyUnknown
 // for keys no part type has).
-func responsesPartKeyBit(key string) uint32 {
+func partKeyBit(key string) uint32 {
 	switch key {
 	case "type":
-		return responsesKeyType
+		return keyType
 	case "text":
-		return responsesKeyText
+		return keyText
 	case "refusal":
-		return responsesKeyRefusal
+		return keyRefusal
 	case "annotations":
-		return responsesKeyAnnotations
+		return keyAnnotations
 	case "logprobs":
-		return responsesKeyLogprobs
+		return keyLogprobs
 	case "prompt_cache_breakpoint":
-		return responsesKeyCacheBreakpoint
+		return keyCacheBreakpoint
 	case "image_url":
-		return responsesKeyImageURL
+		return keyImageURL
 	case "file_id":
-		return responsesKeyFileID
+		return keyFileID
 	case "detail":
-		return responsesKeyDetail
+		return keyDetail
 	case "file_data":
-		return responsesKeyFileData
+		return keyFileData
 	case "file_url":
-		return responsesKeyFileURL
+		return keyFileURL
 	case "filename":
-		return responsesKeyFilename
+		return keyFilename
 	case "parsed": //field:input[].content[].parsed: hint
 		// The structured output openai-node's and openai-python's parse
 		// and stream helpers add to output_text (and openai-node to
 		// refusal) parts of the responses they return: a copy of the
 		// text, never on the wire, sent back with response.output.
-		return responsesKeyParsed
+		return keyParsed
 	}
-	return responsesKeyUnknown
+	return keyUnknown
 }
 
-// collectResponsesPart reads the keys of a content part.
-func collectResponsesPart(part gjson.Result, a *jsonx.Arena) responsesPart {
+// collectPart reads the keys of a content part.
+func collectPart(part gjson.Result, a *jsonx.Arena) responsesPart {
 	var p responsesPart
 	jsonx.EachMember(part, a, func(key, value gjson.Result) bool {
-		bit := responsesPartKeyBit(key.Str)
+		bit := partKeyBit(key.Str)
 		p.keys |= bit
 		switch bit {
-		case responsesKeyType:
+		case keyType:
 			p.typ = value
-		case responsesKeyText:
+		case keyText:
 			p.text = value
-		case responsesKeyRefusal:
+		case keyRefusal:
 			p.refusal = value
-		case responsesKeyImageURL:
+		case keyImageURL:
 			p.imageURL = value
-		case responsesKeyFileID:
+		case keyFileID:
 			p.fileID = value
-		case responsesKeyDetail:
+		case keyDetail:
 			p.detail = value
-		case responsesKeyFileData:
+		case keyFileData:
 			p.data = value
-		case responsesKeyFileURL:
+		case keyFileURL:
 			p.url = value
-		case responsesKeyFilename:
+		case keyFilename:
 			p.filename = value
-		case responsesKeyParsed:
+		case keyParsed:
 			p.parsed = value
-		case responsesKeyCacheBreakpoint:
+		case keyCacheBreakpoint:
 			p.cache = value
 		}
 		return true
@@ -91,7 +91,7 @@ func collectResponsesPart(part gjson.Result, a *jsonx.Arena) responsesPart {
 	return p
 }
 
-// appendResponsesContent decodes the content part at path() (built only for
+// appendContent decodes the content part at path() (built only for
 // errors, as this runs for every part): of a message
 // (inOutput false) or of a function_call_output's output (inOutput true).
 //
@@ -100,7 +100,7 @@ func collectResponsesPart(part gjson.Result, a *jsonx.Arena) responsesPart {
 // API expects output_text there, and the role, not the part type, says who
 // wrote the text. A refusal only exists in assistant history. Images and
 // files are user input; in a tool output only text and images are taken.
-func appendResponsesContent(parts []codec.Part, part gjson.Result, role codec.Role, path func() string, inOutput bool, req *request) ([]codec.Part, *codec.Error) {
+func appendContent(parts []codec.Part, part gjson.Result, role codec.Role, path func() string, inOutput bool, req *request) ([]codec.Part, *codec.Error) {
 	if !part.IsObject() {
 		return parts, wire.WrongType(path(), "object", part)
 	}
@@ -114,8 +114,8 @@ func appendResponsesContent(parts []codec.Part, part gjson.Result, role codec.Ro
 	if p, ok := wire.PlainText(&req.Text, part.Raw, types[:n]...); ok {
 		return append(parts, p), nil
 	}
-	p := collectResponsesPart(part, &req.Text)
-	if p.keys&responsesKeyType == 0 || p.typ.Type == gjson.Null {
+	p := collectPart(part, &req.Text)
+	if p.keys&keyType == 0 || p.typ.Type == gjson.Null {
 		return parts, codec.InvalidRequest(path()+".type", "is required")
 	}
 	if p.typ.Type != gjson.String {
@@ -126,28 +126,28 @@ func appendResponsesContent(parts []codec.Part, part gjson.Result, role codec.Ro
 	var text gjson.Result
 	switch p.typ.Str {
 	case "input_text":
-		allowed, kind, text = responsesInputTextKeys, codec.PartText, p.text
+		allowed, kind, text = inputTextKeys, codec.PartText, p.text
 	case "output_text":
 		if inOutput {
 			return parts, codec.InvalidRequest(path()+".type", `a function_call_output holds input_text, input_image or input_file parts`)
 		}
 		// annotations (citations) and logprobs describe an earlier
 		// output; the model does not read them back, so they are ignored.
-		allowed, kind, text = responsesOutputTextKeys, codec.PartText, p.text
+		allowed, kind, text = outputTextKeys, codec.PartText, p.text
 	case "refusal":
 		if role != codec.RoleAssistant {
 			return parts, codec.InvalidRequest(path()+".type", `content part type "refusal" is only valid in assistant messages`)
 		}
-		allowed, kind, text = responsesRefusalKeys, codec.PartRefusal, p.refusal
+		allowed, kind, text = refusalKeys, codec.PartRefusal, p.refusal
 	case "input_image", "input_file": //field:input[].content[] (input_image, base64): mapped; input[].content[] (input_image, URL): capability; input[].content[] (input_file): mapped
-		return appendResponsesMedia(parts, &p, part, role, path(), inOutput, req)
+		return appendMedia(parts, &p, part, role, path(), inOutput, req)
 	case "input_audio":
 		return parts, wire.UnsupportedField(path(), "audio input cannot be translated for the "+string(codec.OpenAIResponses)+" protocol")
 	default:
 		return parts, wire.UnsupportedField(path(), `content part type "`+p.typ.Str+`" is not supported yet`)
 	}
 	if p.keys&^allowed != 0 {
-		return parts, wire.UnknownField(path() + "." + responsesFirstUnknownKey(part, func(k string) bool { return responsesPartKeyBit(k)&allowed != 0 }))
+		return parts, wire.UnknownField(path() + "." + firstUnknownKey(part, func(k string) bool { return partKeyBit(k)&allowed != 0 }))
 	}
 	field := ".text"
 	if kind == codec.PartRefusal {
@@ -159,7 +159,7 @@ func appendResponsesContent(parts []codec.Part, part gjson.Result, role codec.Ro
 	if text.Type != gjson.String {
 		return parts, wire.WrongType(path()+field, "string", text)
 	}
-	if p.keys&responsesKeyParsed != 0 && p.parsed.Type != gjson.Null {
+	if p.keys&keyParsed != 0 && p.parsed.Type != gjson.Null {
 		req.Dropped = append(req.Dropped, path()+".parsed")
 	}
 	out := wire.TextPart(kind, text)
@@ -168,19 +168,19 @@ func appendResponsesContent(parts []codec.Part, part gjson.Result, role codec.Ro
 	return append(parts, out), err
 }
 
-// appendResponsesMedia decodes an input_image or input_file part: data:
+// appendMedia decodes an input_image or input_file part: data:
 // URLs become MediaType and base64 Data, http(s) URLs stay URLs (llmbridge
 // never fetches them), and file_id references, which name files stored on
 // OpenAI's servers, are rejected. detail is a rendering hint: recorded as
 // dropped unless it is the default "auto".
-func appendResponsesMedia(parts []codec.Part, p *responsesPart, part gjson.Result, role codec.Role, path string, inOutput bool, req *request) ([]codec.Part, *codec.Error) {
+func appendMedia(parts []codec.Part, p *responsesPart, part gjson.Result, role codec.Role, path string, inOutput bool, req *request) ([]codec.Part, *codec.Error) {
 	image := p.typ.Str == "input_image"
-	allowed := responsesFileKeys
+	allowed := fileKeys
 	if image {
-		allowed = responsesImageKeys
+		allowed = imageKeys
 	}
 	if p.keys&^allowed != 0 {
-		return parts, wire.UnknownField(path + "." + responsesFirstUnknownKey(part, func(k string) bool { return responsesPartKeyBit(k)&allowed != 0 }))
+		return parts, wire.UnknownField(path + "." + firstUnknownKey(part, func(k string) bool { return partKeyBit(k)&allowed != 0 }))
 	}
 	switch {
 	case role == codec.RoleAssistant:
@@ -228,7 +228,7 @@ func appendResponsesMedia(parts []codec.Part, p *responsesPart, part gjson.Resul
 	}
 	switch {
 	case strings.HasPrefix(src.Str, "data:"):
-		mt, data, ok := responsesParseDataURL(src.Str)
+		mt, data, ok := parseDataURL(src.Str)
 		if !ok {
 			return parts, codec.InvalidRequest(srcPath, "must be a base64 data: URL (data:<media type>;base64,<data>)")
 		}
@@ -268,8 +268,8 @@ func appendResponsesMedia(parts []codec.Part, p *responsesPart, part gjson.Resul
 	return append(parts, out), err
 }
 
-// responsesParseDataURL splits a data:<media type>;base64,<data> URL.
-func responsesParseDataURL(s string) (mediaType, data string, ok bool) {
+// parseDataURL splits a data:<media type>;base64,<data> URL.
+func parseDataURL(s string) (mediaType, data string, ok bool) {
 	header, data, found := strings.Cut(strings.TrimPrefix(s, "data:"), ",")
 	mediaType, isBase64 := strings.CutSuffix(header, ";base64")
 	if !found || !isBase64 || mediaType == "" || data == "" {

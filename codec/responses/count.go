@@ -1,6 +1,6 @@
 package responses
 
-// responsesCountFields are the members of a Responses input_tokens body
+// countFields are the members of a Responses input_tokens body
 // (openai-go responses.InputTokenCountParams).
-var responsesCountFields = []string{"model", "input", "instructions", "tools", "tool_choice",
+var countFields = []string{"model", "input", "instructions", "tools", "tool_choice",
 	"parallel_tool_calls", "previous_response_id", "conversation", "text", "reasoning", "truncation", "personality"}

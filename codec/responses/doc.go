@@ -1,4 +1,9 @@
-// Package responses registers the codec of openai-responses, the OpenAI Responses API (what Codex speaks)
-// with package codec. Programs import it for that effect (or codec/all);
-// it exports nothing.
+// Package responses registers with package codec the codec of the OpenAI
+// Responses API (what Codex speaks) and the protocols that speak it:
+//
+//   - openai-responses, the Responses API of OpenAI and of the
+//     OpenAI-compatible servers that have one;
+//   - azure-openai-responses, the Responses API on Azure OpenAI's paths.
+//
+// Programs import it for that effect (or codec/all); it exports nothing.
 package responses

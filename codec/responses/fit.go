@@ -6,21 +6,25 @@ import (
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
+// rules is what the model rules know of the Responses API: OpenAI's
+// rules, or a dialect's, and the request fields they change.
+var rules = codec.ModelRules{Provider: "openai", Params: codec.RuleParams{
+	Reasoning: "reasoning.effort", Budget: "reasoning.effort", Level: "reasoning.effort",
+	MaxTokens: "max_output_tokens", Temperature: "temperature", TopP: "top_p", TopK: "top_k", Stop: "stop",
+	Presence: "presence_penalty", Frequency: "frequency_penalty", Messages: "messages"}}
+
 // FitBody rewrites, in body, the fields params name (the request
 // parameters a model rule changed) from req, the body decoded and fitted
 // to the routed model; every other byte is kept.
 func (responsesCodec) FitBody(_ codec.Protocol, body []byte, req *codec.Request, params []string, _ codec.Target) ([]byte, error) {
-	edit := wire.BodyEdit{Body: body}
-	for _, param := range params {
-		fitResponsesBody(&edit, param, req)
-	}
-	return edit.Body, edit.Err
+	return wire.FitParams(body, params, req, fitBody)
 }
 
-// fitResponsesBody rewrites the field param names.
-func fitResponsesBody(edit *wire.BodyEdit, param string, req *codec.Request) {
+// fitBody rewrites the field param names.
+func fitBody(edit *wire.BodyEdit, param string, req *codec.Request) {
+	n := &rules.Params
 	switch param {
-	case "reasoning.effort":
+	case n.Reasoning:
 		if e := req.Reasoning.Effort; e != mapping.EffortUnset {
 			edit.Set("reasoning.effort", e.String())
 		} else if req.Reasoning.IsZero() {
@@ -29,7 +33,7 @@ func fitResponsesBody(edit *wire.BodyEdit, param string, req *codec.Request) {
 		} else {
 			edit.Delete("reasoning.effort")
 		}
-	case "max_output_tokens":
+	case n.MaxTokens:
 		edit.Set("max_output_tokens", req.MaxTokens.Value)
 	default:
 		wire.PatchSampling(edit, param, req, "")

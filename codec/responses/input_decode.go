@@ -10,12 +10,12 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// decodeResponsesInput builds req.System and req.Messages from instructions
+// decodeInput builds req.System and req.Messages from instructions
 // and input. All parts share one backing array: system parts first
 // (instructions, then the parts of leading system and developer messages),
 // then each message's parts in order.
-func decodeResponsesInput(input gjson.Result, instructions string, req *request) *codec.Error {
-	hint := responsesCapacityHint(input, &req.Text)
+func decodeInput(input gjson.Result, instructions string, req *request) *codec.Error {
+	hint := capacityHint(input, &req.Text)
 	parts := make([]codec.Part, 0, hint)
 	if instructions != "" {
 		parts = append(parts, codec.Part{Type: codec.PartText, Text: instructions})
@@ -39,17 +39,17 @@ func decodeResponsesInput(input gjson.Result, instructions string, req *request)
 	leading := true
 	var err *codec.Error
 	i := 0
-	prev := responsesItemNone
+	prev := itemNone
 	msgStart := 0 // where the last message's parts start in parts
 	jsonx.EachMember(input, &req.Text, func(_, item gjson.Result) bool {
 		var role codec.Role
-		var kind responsesItemKind
+		var kind itemKind
 		start := len(parts)
-		role, kind, parts, err = decodeResponsesItem(item, i, parts, req)
+		role, kind, parts, err = decodeItem(item, i, parts, req)
 		if err != nil {
 			return false
 		}
-		if kind == responsesItemSkipped {
+		if kind == itemSkipped {
 			i++
 			return true
 		}
@@ -62,7 +62,7 @@ func decodeResponsesInput(input gjson.Result, instructions string, req *request)
 				req.SystemRole, haveSystem = role, true
 			}
 			systemEnd = len(parts)
-		case len(msgs) > 0 && responsesMerges(prev, kind, role):
+		case len(msgs) > 0 && merges(prev, kind, role):
 			// The item continues the last message, whose parts end
 			// where this item's start: re-slice them from the current
 			// array, which holds every part decoded so far.
@@ -76,9 +76,9 @@ func decodeResponsesInput(input gjson.Result, instructions string, req *request)
 		}
 		prev = kind
 		if leading {
-			prev = responsesItemNone
-		} else if kind == responsesItemMessage && role == codec.RoleAssistant {
-			prev = responsesItemAssistant
+			prev = itemNone
+		} else if kind == itemMessage && role == codec.RoleAssistant {
+			prev = itemAssistant
 		}
 		i++
 		return true
@@ -93,45 +93,45 @@ func decodeResponsesInput(input gjson.Result, instructions string, req *request)
 	return nil
 }
 
-// responsesCapacityHint sizes the parts and messages of an input: its
+// capacityHint sizes the parts and messages of an input: its
 // items (counted from the document index without reading them) and the
 // instructions. Messages with several content parts grow the parts array.
-func responsesCapacityHint(input gjson.Result, a *jsonx.Arena) int {
+func capacityHint(input gjson.Result, a *jsonx.Arena) int {
 	return jsonx.CountMembers(input, a) + 2
 }
 
 // Keys of input items and content parts, as bits, so that one pass over an
 // object can collect them before its type says which are allowed.
 const (
-	responsesKeyType uint32 = 1 << iota
-	responsesKeyRole
-	responsesKeyContent
-	responsesKeyID
-	responsesKeyStatus
-	responsesKeyPhase
-	responsesKeyText
-	responsesKeyRefusal
-	responsesKeyAnnotations
-	responsesKeyLogprobs
-	responsesKeyCacheBreakpoint
-	responsesKeyImageURL
-	responsesKeyFileID
-	responsesKeyDetail
-	responsesKeyFileData
-	responsesKeyFileURL
-	responsesKeyFilename
-	responsesKeyParsed
-	responsesKeyUnknown
+	keyType uint32 = 1 << iota
+	keyRole
+	keyContent
+	keyID
+	keyStatus
+	keyPhase
+	keyText
+	keyRefusal
+	keyAnnotations
+	keyLogprobs
+	keyCacheBreakpoint
+	keyImageURL
+	keyFileID
+	keyDetail
+	keyFileData
+	keyFileURL
+	keyFilename
+	keyParsed
+	keyUnknown
 )
 
 // The keys each content part type allows.
 const (
-	responsesInputTextKeys  = responsesKeyType | responsesKeyText | responsesKeyCacheBreakpoint
-	responsesOutputTextKeys = responsesKeyType | responsesKeyText | responsesKeyAnnotations | responsesKeyLogprobs | responsesKeyParsed
-	responsesRefusalKeys    = responsesKeyType | responsesKeyRefusal | responsesKeyParsed
-	responsesImageKeys      = responsesKeyType | responsesKeyImageURL | responsesKeyFileID | responsesKeyDetail | responsesKeyCacheBreakpoint
-	responsesFileKeys       = responsesKeyType | responsesKeyFileID | responsesKeyFileData | responsesKeyFileURL |
-		responsesKeyFilename | responsesKeyDetail | responsesKeyCacheBreakpoint
+	inputTextKeys  = keyType | keyText | keyCacheBreakpoint
+	outputTextKeys = keyType | keyText | keyAnnotations | keyLogprobs | keyParsed
+	refusalKeys    = keyType | keyRefusal | keyParsed
+	imageKeys      = keyType | keyImageURL | keyFileID | keyDetail | keyCacheBreakpoint
+	fileKeys       = keyType | keyFileID | keyFileData | keyFileURL |
+		keyFilename | keyDetail | keyCacheBreakpoint
 )
 
 // responsesItem is one input item, collected in a single pass over its keys.
@@ -141,12 +141,12 @@ type responsesItem struct {
 	phase                       gjson.Result
 }
 
-// collectResponsesItem reads the keys of an input item.
+// collectItem reads the keys of an input item.
 //
 // The members are walked raw and only those kept are read: the others
 // (a call's arguments, a tool output's text) are read by the item's own
 // decoder, and unescaping them here too doubled the cost of tool outputs.
-func collectResponsesItem(item gjson.Result, a *jsonx.Arena) responsesItem {
+func collectItem(item gjson.Result, a *jsonx.Arena) responsesItem {
 	var it responsesItem
 	var m jsonx.MemberIter
 	if !m.Init(item.Raw, a) {
@@ -160,25 +160,25 @@ func collectResponsesItem(item gjson.Result, a *jsonx.Arena) responsesItem {
 		var dst *gjson.Result
 		switch key {
 		case "type":
-			it.keys |= responsesKeyType
+			it.keys |= keyType
 			dst = &it.typ
 		case "role":
-			it.keys |= responsesKeyRole
+			it.keys |= keyRole
 			dst = &it.role
 		case "content":
-			it.keys |= responsesKeyContent
+			it.keys |= keyContent
 			dst = &it.content
 		case "id":
-			it.keys |= responsesKeyID
+			it.keys |= keyID
 			dst = &it.id
 		case "status":
-			it.keys |= responsesKeyStatus
+			it.keys |= keyStatus
 			dst = &it.sts
 		case "phase": //field:input[].phase: hint
-			it.keys |= responsesKeyPhase
+			it.keys |= keyPhase
 			dst = &it.phase
 		default:
-			it.keys |= responsesKeyUnknown
+			it.keys |= keyUnknown
 		}
 		if dst != nil {
 			*dst = m.Result(value)
@@ -186,21 +186,21 @@ func collectResponsesItem(item gjson.Result, a *jsonx.Arena) responsesItem {
 	}
 }
 
-// responsesItemKind says what an input item was, for merging items into
+// itemKind says what an input item was, for merging items into
 // canonical messages.
-type responsesItemKind uint8
+type itemKind uint8
 
 const (
-	responsesItemNone      responsesItemKind = iota // no item yet, or a leading system item
-	responsesItemMessage                            // a user, system or developer message
-	responsesItemAssistant                          // an assistant message
-	responsesItemCall                               // a function_call
-	responsesItemOutput                             // a function_call_output
-	responsesItemReasoning                          // a reasoning item
-	responsesItemSkipped                            // an item dropped from the history (a hosted tool's call)
+	itemNone      itemKind = iota // no item yet, or a leading system item
+	itemMessage                   // a user, system or developer message
+	itemAssistant                 // an assistant message
+	itemCall                      // a function_call
+	itemOutput                    // a function_call_output
+	itemReasoning                 // a reasoning item
+	itemSkipped                   // an item dropped from the history (a hosted tool's call)
 )
 
-// responsesMerges reports whether an item of kind (with role) continues the
+// merges reports whether an item of kind (with role) continues the
 // message of the previous item of kind prev. Responses spreads one turn over
 // several items; the canonical model, like Chat and Anthropic, has one
 // message per turn:
@@ -212,28 +212,28 @@ const (
 //     message of tool results;
 //   - a user message right after outputs joins them, after the results (as
 //     Anthropic wants tool_result blocks first in the user turn).
-func responsesMerges(prev, kind responsesItemKind, role codec.Role) bool {
+func merges(prev, kind itemKind, role codec.Role) bool {
 	switch kind {
-	case responsesItemCall, responsesItemReasoning:
-		return prev == responsesItemAssistant || prev == responsesItemCall || prev == responsesItemReasoning
-	case responsesItemOutput:
-		return prev == responsesItemOutput
-	case responsesItemMessage:
-		return prev == responsesItemOutput && role == codec.RoleUser || prev == responsesItemReasoning && role == codec.RoleAssistant
+	case itemCall, itemReasoning:
+		return prev == itemAssistant || prev == itemCall || prev == itemReasoning
+	case itemOutput:
+		return prev == itemOutput
+	case itemMessage:
+		return prev == itemOutput && role == codec.RoleUser || prev == itemReasoning && role == codec.RoleAssistant
 	}
 	return false
 }
 
-// decodeResponsesItem decodes input item i, appending its content parts to
+// decodeItem decodes input item i, appending its content parts to
 // parts. Message, reasoning, function_call and function_call_output items
 // are in scope; the items of hosted tools are rejected by type.
-func decodeResponsesItem(item gjson.Result, i int, parts []codec.Part, req *request) (codec.Role, responsesItemKind, []codec.Part, *codec.Error) {
+func decodeItem(item gjson.Result, i int, parts []codec.Part, req *request) (codec.Role, itemKind, []codec.Part, *codec.Error) {
 	if !item.IsObject() {
 		return 0, 0, parts, wire.WrongType(wire.IndexPath("input", i), "object", item)
 	}
-	it := collectResponsesItem(item, &req.Text)
+	it := collectItem(item, &req.Text)
 	typ := ""
-	if it.keys&responsesKeyType != 0 && it.typ.Type != gjson.Null {
+	if it.keys&keyType != 0 && it.typ.Type != gjson.Null {
 		if it.typ.Type != gjson.String {
 			return 0, 0, parts, wire.WrongType(wire.IndexPath("input", i)+".type", "string", it.typ)
 		}
@@ -242,7 +242,7 @@ func decodeResponsesItem(item gjson.Result, i int, parts []codec.Part, req *requ
 	switch typ {
 	case "message":
 	case "":
-		if it.keys&responsesKeyRole == 0 && it.keys&responsesKeyID != 0 {
+		if it.keys&keyRole == 0 && it.keys&keyID != 0 {
 			// An item with only an id is an item reference, whose
 			// type is optional.
 			return decodeItemReference(item, &it, i, parts, req)
@@ -250,50 +250,50 @@ func decodeResponsesItem(item gjson.Result, i int, parts []codec.Part, req *requ
 	case "item_reference": //field:input[] (item_reference, to an item llmbridge issued): mapped; input[] (item_reference): capability
 		return decodeItemReference(item, &it, i, parts, req)
 	case "function_call", "custom_tool_call": //field:input[] (function_call, function_call_output): mapped
-		parts, err := decodeResponsesCall(item, i, parts, typ == "custom_tool_call", req)
-		return codec.RoleAssistant, responsesItemCall, parts, err
+		parts, err := decodeCall(item, i, parts, typ == "custom_tool_call", req)
+		return codec.RoleAssistant, itemCall, parts, err
 	case "function_call_output", "custom_tool_call_output":
-		parts, err := decodeResponsesOutputItem(item, i, parts, req)
-		return codec.RoleUser, responsesItemOutput, parts, err
+		parts, err := decodeOutputItem(item, i, parts, req)
+		return codec.RoleUser, itemOutput, parts, err
 	case "web_search_call":
 		// A search the provider ran in an earlier turn: its results
 		// are OpenAI's server-side state, which no other upstream can
 		// read, while the answer that used them stays in the history.
 		// Like another family's reasoning, it is dropped and listed.
 		req.Dropped = append(req.Dropped, wire.IndexPath("input", i)+" (web_search_call)")
-		return codec.RoleAssistant, responsesItemSkipped, parts, nil
+		return codec.RoleAssistant, itemSkipped, parts, nil
 	case "reasoning":
-		parts, err := decodeResponsesReasoningItem(item, i, parts, req)
-		return codec.RoleAssistant, responsesItemReasoning, parts, err
+		parts, err := decodeReasoningItem(item, i, parts, req)
+		return codec.RoleAssistant, itemReasoning, parts, err
 	default:
 		return 0, 0, parts, wire.UnsupportedField(wire.IndexPath("input", i), `input item type "`+typ+`" is not supported yet`)
 	}
-	role, parts, err := decodeResponsesMessage(item, &it, i, parts, req)
-	return role, responsesItemMessage, parts, err
+	role, parts, err := decodeMessage(item, &it, i, parts, req)
+	return role, itemMessage, parts, err
 }
 
-// responsesItemString reads an optional string member of input item i.
-func responsesItemString(v gjson.Result, path, field string) (string, *codec.Error) {
+// itemString reads an optional string member of input item i.
+func itemString(v gjson.Result, path, field string) (string, *codec.Error) {
 	if v.Type == gjson.Null {
 		return "", nil
 	}
 	return wire.ReadStringAt(v, path, field)
 }
 
-// responsesItemStatus validates an item's status, identity metadata of an
+// itemStatus validates an item's status, identity metadata of an
 // earlier response that is accepted and ignored.
-func responsesItemStatus(v gjson.Result, path, field string) *codec.Error {
-	_, err := responsesItemString(v, path, field)
+func itemStatus(v gjson.Result, path, field string) *codec.Error {
+	_, err := itemString(v, path, field)
 	return err
 }
 
-// decodeResponsesCall decodes a function_call item (or, when custom, a
+// decodeCall decodes a function_call item (or, when custom, a
 // custom_tool_call item): a tool call in the assistant's history. Its id
 // (fc_... / ctc_...) names the item on OpenAI's servers and is ignored;
 // call_id is the id that results refer to; namespace names the Codex
 // group of the function. A custom call's raw input becomes the arguments
 // {"input": input} (see ToolCustom).
-func decodeResponsesCall(item gjson.Result, i int, parts []codec.Part, custom bool, req *request) ([]codec.Part, *codec.Error) {
+func decodeCall(item gjson.Result, i int, parts []codec.Part, custom bool, req *request) ([]codec.Part, *codec.Error) {
 	path := wire.IndexPath("input", i)
 	p := codec.Part{Type: codec.PartToolCall}
 	argsKey := "arguments"
@@ -306,9 +306,9 @@ func decodeResponsesCall(item gjson.Result, i int, parts []codec.Part, custom bo
 		switch key.Str {
 		case "type":
 		case "id":
-			_, err = responsesItemString(v, path, ".id")
+			_, err = itemString(v, path, ".id")
 		case "status":
-			err = responsesItemStatus(v, path, ".status")
+			err = itemStatus(v, path, ".status")
 		case "call_id":
 			p.ToolCallID, err = wire.ReadStringAt(v, path, ".call_id")
 			have |= 1
@@ -322,11 +322,11 @@ func decodeResponsesCall(item gjson.Result, i int, parts []codec.Part, custom bo
 					p.Arguments = wire.CustomArguments(input)
 				}
 			} else {
-				p.Arguments, err = responsesArguments(v, path, ".arguments")
+				p.Arguments, err = arguments(v, path, ".arguments")
 			}
 			have |= 4
 		case "namespace":
-			p.Namespace, err = responsesItemString(v, path, ".namespace")
+			p.Namespace, err = itemString(v, path, ".namespace")
 		case "parsed_arguments": //field:input[].parsed_arguments: hint
 			// The arguments as parsed by the openai SDKs' parse and
 			// stream helpers (openai-node, openai-python's
@@ -355,13 +355,13 @@ func decodeResponsesCall(item gjson.Result, i int, parts []codec.Part, custom bo
 	return append(parts, p), nil
 }
 
-// decodeResponsesReasoningItem decodes a reasoning item of the history: a
+// decodeReasoningItem decodes a reasoning item of the history: a
 // PartReasoning of the assistant turn it belongs to. Its text is the
 // summary texts joined by blank lines (else the reasoning_text content),
 // its ItemID the item's id, and its encrypted_content the opaque value: an
 // envelope llmbridge issued (unwrapped, with the family and item id it
 // names) or OpenAI's own encrypted reasoning.
-func decodeResponsesReasoningItem(item gjson.Result, i int, parts []codec.Part, req *request) ([]codec.Part, *codec.Error) {
+func decodeReasoningItem(item gjson.Result, i int, parts []codec.Part, req *request) ([]codec.Part, *codec.Error) {
 	path := wire.IndexPath("input", i)
 	p := codec.Part{Type: codec.PartReasoning}
 	var summary, content, encrypted gjson.Result
@@ -370,9 +370,9 @@ func decodeResponsesReasoningItem(item gjson.Result, i int, parts []codec.Part, 
 		switch key.Str {
 		case "type":
 		case "id":
-			p.ItemID, err = responsesItemString(v, path, ".id")
+			p.ItemID, err = itemString(v, path, ".id")
 		case "status":
-			err = responsesItemStatus(v, path, ".status")
+			err = itemStatus(v, path, ".status")
 		case "summary":
 			summary = v
 		case "content":
@@ -388,17 +388,17 @@ func decodeResponsesReasoningItem(item gjson.Result, i int, parts []codec.Part, 
 		return parts, err
 	}
 	var sum, cont string
-	if sum, err = responsesReasoningTexts(summary, path+".summary", "summary_text", req); err != nil {
+	if sum, err = reasoningTexts(summary, path+".summary", "summary_text", req); err != nil {
 		return parts, err
 	}
-	if cont, err = responsesReasoningTexts(content, path+".content", "reasoning_text", req); err != nil {
+	if cont, err = reasoningTexts(content, path+".content", "reasoning_text", req); err != nil {
 		return parts, err
 	}
 	p.Text = sum
 	if p.Text == "" {
 		p.Text = cont
 	}
-	value, err := responsesItemString(encrypted, path, ".encrypted_content")
+	value, err := itemString(encrypted, path, ".encrypted_content")
 	if err != nil {
 		return parts, err
 	}
@@ -413,11 +413,11 @@ func decodeResponsesReasoningItem(item gjson.Result, i int, parts []codec.Part, 
 	return append(parts, p), nil
 }
 
-// responsesReasoningTexts reads a reasoning item's summary or content: null,
+// reasoningTexts reads a reasoning item's summary or content: null,
 // absent or a list of {type: typ, text} objects, whose texts are joined by
 // blank lines (the separation OpenAI's own clients render between summary
 // parts).
-func responsesReasoningTexts(v gjson.Result, path, typ string, req *request) (string, *codec.Error) {
+func reasoningTexts(v gjson.Result, path, typ string, req *request) (string, *codec.Error) {
 	if !v.Exists() || v.Type == gjson.Null {
 		return "", nil
 	}
@@ -462,9 +462,9 @@ func responsesReasoningTexts(v gjson.Result, path, typ string, req *request) (st
 	return strings.Join(texts, "\n\n"), nil
 }
 
-// responsesArguments unquotes an OpenAI arguments string into the text of
+// arguments unquotes an OpenAI arguments string into the text of
 // one JSON object; "" (no arguments) stays "".
-func responsesArguments(v gjson.Result, path, field string) (string, *codec.Error) {
+func arguments(v gjson.Result, path, field string) (string, *codec.Error) {
 	s, err := wire.ReadStringAt(v, path, field)
 	if err != nil || s == "" {
 		return s, err
@@ -475,12 +475,12 @@ func responsesArguments(v gjson.Result, path, field string) (string, *codec.Erro
 	return s, nil
 }
 
-// decodeResponsesOutputItem decodes a function_call_output item: the
+// decodeOutputItem decodes a function_call_output item: the
 // result of a tool call, a PartToolResult of a user message. Its output is a
 // string or a list of input_text and input_image parts (documents in
 // results are rejected). Responses has no error flag: a result's failure is
 // in its text.
-func decodeResponsesOutputItem(item gjson.Result, i int, parts []codec.Part, req *request) ([]codec.Part, *codec.Error) {
+func decodeOutputItem(item gjson.Result, i int, parts []codec.Part, req *request) ([]codec.Part, *codec.Error) {
 	path := wire.IndexPath("input", i)
 	p := codec.Part{Type: codec.PartToolResult}
 	var err *codec.Error
@@ -489,17 +489,17 @@ func decodeResponsesOutputItem(item gjson.Result, i int, parts []codec.Part, req
 		switch key.Str {
 		case "type":
 		case "id":
-			_, err = responsesItemString(v, path, ".id")
+			_, err = itemString(v, path, ".id")
 		case "status":
-			err = responsesItemStatus(v, path, ".status")
+			err = itemStatus(v, path, ".status")
 		case "call_id":
 			p.ToolCallID, err = wire.ReadStringAt(v, path, ".call_id")
 		case "name":
-			p.ToolName, err = responsesItemString(v, path, ".name")
+			p.ToolName, err = itemString(v, path, ".name")
 		case "output":
 			output = v
 		case "namespace":
-			p.Namespace, err = responsesItemString(v, path, ".namespace")
+			p.Namespace, err = itemString(v, path, ".namespace")
 		default:
 			err = wire.UnknownField(path + "." + key.Str)
 		}
@@ -519,7 +519,7 @@ func decodeResponsesOutputItem(item gjson.Result, i int, parts []codec.Part, req
 		content := make([]codec.Part, 0, 2)
 		jsonx.EachMember(output, &req.Text, func(_, part gjson.Result) bool {
 			partPath := wire.IndexPath(path+".output", j)
-			content, err = appendResponsesContent(content, part, codec.RoleUser, func() string { return partPath }, true, req)
+			content, err = appendContent(content, part, codec.RoleUser, func() string { return partPath }, true, req)
 			j++
 			return err == nil
 		})
@@ -535,17 +535,17 @@ func decodeResponsesOutputItem(item gjson.Result, i int, parts []codec.Part, req
 	return append(parts, p), nil
 }
 
-// decodeResponsesMessage decodes a message item. Its id and status are
+// decodeMessage decodes a message item. Its id and status are
 // identity metadata of an earlier response (Codex sends an id on every item
 // it replays); they do not change what the model generates and llmbridge
 // keeps no server-side state they could refer to, so they are accepted and
 // ignored after a type check.
-func decodeResponsesMessage(item gjson.Result, it *responsesItem, i int, parts []codec.Part, req *request) (codec.Role, []codec.Part, *codec.Error) {
-	const allowed = responsesKeyType | responsesKeyRole | responsesKeyContent | responsesKeyID | responsesKeyStatus | responsesKeyPhase
+func decodeMessage(item gjson.Result, it *responsesItem, i int, parts []codec.Part, req *request) (codec.Role, []codec.Part, *codec.Error) {
+	const allowed = keyType | keyRole | keyContent | keyID | keyStatus | keyPhase
 	if it.keys&^allowed != 0 {
-		return 0, parts, wire.UnknownField(wire.IndexPath("input", i) + "." + responsesFirstUnknownKey(item, responsesMessageKey))
+		return 0, parts, wire.UnknownField(wire.IndexPath("input", i) + "." + firstUnknownKey(item, messageKey))
 	}
-	role, err := responsesRole(it.role, it.keys&responsesKeyRole != 0, i)
+	role, err := role(it.role, it.keys&keyRole != 0, i)
 	if err != nil {
 		return 0, parts, err
 	}
@@ -557,7 +557,7 @@ func decodeResponsesMessage(item gjson.Result, it *responsesItem, i int, parts [
 			return 0, parts, wire.WrongType(wire.IndexPath("input", i)+f.name, "string", f.v)
 		}
 	}
-	if err := responsesPhase(it.phase, i, req); err != nil {
+	if err := phase(it.phase, i, req); err != nil {
 		return 0, parts, err
 	}
 	switch {
@@ -570,15 +570,15 @@ func decodeResponsesMessage(item gjson.Result, it *responsesItem, i int, parts [
 	}
 	j := 0
 	jsonx.EachMember(it.content, &req.Text, func(_, part gjson.Result) bool {
-		parts, err = appendResponsesContent(parts, part, role, func() string { return wire.IndexPath(wire.IndexPath("input", i)+".content", j) }, false, req)
+		parts, err = appendContent(parts, part, role, func() string { return wire.IndexPath(wire.IndexPath("input", i)+".content", j) }, false, req)
 		j++
 		return err == nil
 	})
 	return role, parts, err
 }
 
-// responsesMessageKey reports whether key is a message item key.
-func responsesMessageKey(key string) bool {
+// messageKey reports whether key is a message item key.
+func messageKey(key string) bool {
 	switch key {
 	case "type", "role", "content", "id", "status", "phase":
 		return true
@@ -586,9 +586,9 @@ func responsesMessageKey(key string) bool {
 	return false
 }
 
-// responsesFirstUnknownKey returns the first key of obj that known rejects; it runs
+// firstUnknownKey returns the first key of obj that known rejects; it runs
 // on error paths only.
-func responsesFirstUnknownKey(obj gjson.Result, known func(string) bool) string {
+func firstUnknownKey(obj gjson.Result, known func(string) bool) string {
 	name := ""
 	obj.ForEach(func(key, _ gjson.Result) bool {
 		if !known(key.Str) {
@@ -600,8 +600,8 @@ func responsesFirstUnknownKey(obj gjson.Result, known func(string) bool) string 
 	return name
 }
 
-// responsesRole decodes the role of input item i.
-func responsesRole(v gjson.Result, present bool, i int) (codec.Role, *codec.Error) {
+// role decodes the role of input item i.
+func role(v gjson.Result, present bool, i int) (codec.Role, *codec.Error) {
 	if !present || v.Type == gjson.Null {
 		return 0, codec.InvalidRequest(wire.IndexPath("input", i)+".role", "is required")
 	}
@@ -621,12 +621,12 @@ func responsesRole(v gjson.Result, present bool, i int) (codec.Role, *codec.Erro
 	return 0, codec.InvalidRequest(wire.IndexPath("input", i)+".role", `unknown role "`+v.Str+`"`)
 }
 
-// responsesPhase validates an assistant message's phase (commentary or final
+// phase validates an assistant message's phase (commentary or final
 // answer) and records it as a dropped hint. OpenAI asks clients to send it
 // back because its newer Codex models read it, but it only labels history,
 // no other protocol has a slot for it, and rejecting it would shut such
 // clients out of every other upstream.
-func responsesPhase(v gjson.Result, i int, req *request) *codec.Error {
+func phase(v gjson.Result, i int, req *request) *codec.Error {
 	if !v.Exists() || v.Type == gjson.Null {
 		return nil
 	}

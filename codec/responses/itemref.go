@@ -103,11 +103,11 @@ func parseItemRefID(id string) (kind byte, data []byte, ok bool) {
 // (that pair is never translated); here, a reference to an item llmbridge
 // did not issue (one stored on OpenAI's servers) or no longer holds is a
 // capability error that tells the client to send the item itself.
-func decodeItemReference(item gjson.Result, it *responsesItem, i int, parts []codec.Part, req *request) (codec.Role, responsesItemKind, []codec.Part, *codec.Error) {
+func decodeItemReference(item gjson.Result, it *responsesItem, i int, parts []codec.Part, req *request) (codec.Role, itemKind, []codec.Part, *codec.Error) {
 	path := wire.IndexPath("input", i)
-	const allowed = responsesKeyType | responsesKeyID
+	const allowed = keyType | keyID
 	if it.keys&^allowed != 0 {
-		return 0, 0, parts, wire.UnknownField(path + "." + responsesFirstUnknownKey(item, func(k string) bool { return k == "type" || k == "id" }))
+		return 0, 0, parts, wire.UnknownField(path + "." + firstUnknownKey(item, func(k string) bool { return k == "type" || k == "id" }))
 	}
 	if it.id.Type != gjson.String || it.id.Str == "" {
 		return 0, 0, parts, codec.InvalidRequest(path+".id", "is required")
@@ -121,7 +121,7 @@ func decodeItemReference(item gjson.Result, it *responsesItem, i int, parts []co
 			`and llmbridge keeps none of its own with item_cache off`+sendItem)
 	}
 	if kind == itemRefText {
-		return codec.RoleAssistant, responsesItemMessage, append(parts, codec.Part{Type: codec.PartText, Text: string(data)}), nil
+		return codec.RoleAssistant, itemMessage, append(parts, codec.Part{Type: codec.PartText, Text: string(data)}), nil
 	}
 	var stored []byte
 	why := "this llmbridge keeps no items"
@@ -142,5 +142,5 @@ func decodeItemReference(item gjson.Result, it *responsesItem, i int, parts []co
 	if !restorable {
 		return 0, 0, parts, wire.UnsupportedField(path, `input item type "item_reference" names "`+id+`", an item llmbridge cannot restore`+sendItem)
 	}
-	return decodeResponsesItem(restored, i, parts, req)
+	return decodeItem(restored, i, parts, req)
 }

@@ -91,7 +91,7 @@ func TestResponsesReasoningStreamDecode(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			evs := rsDecodeStream(t, tt.body, nil)
 			codectest.CheckWellFormed(t, evs)
-			got := responsesEventStrings(evs)
+			got := eventStrings(evs)
 			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
 				t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 			}
@@ -108,9 +108,9 @@ func rsReasoningEvents(index int, itemID string, redacted bool, sig string, orig
 	return append(evs, codec.Event{Type: codec.EventPartStop, Index: index, Signature: sig, Origin: origin})
 }
 
-// responsesReasoningEncoderCases are the canonical streams of the reasoning
+// reasoningEncoderCases are the canonical streams of the reasoning
 // and refusal golden files.
-var responsesReasoningEncoderCases = []struct {
+var reasoningEncoderCases = []struct {
 	name string
 	evs  []codec.Event
 	// What a client ends up with: the reasoning summaries and the
@@ -159,15 +159,15 @@ var responsesReasoningEncoderCases = []struct {
 }
 
 func TestResponsesReasoningStreamEncode(t *testing.T) {
-	for _, tc := range responsesReasoningEncoderCases {
+	for _, tc := range reasoningEncoderCases {
 		t.Run(tc.name, func(t *testing.T) {
 			out := codectest.EncodeStream(codec.OpenAIResponses, &codec.Request{Model: "client-model"}, tc.evs)
-			checkResponsesSSE(t, []byte(out))
-			responsesGoldenSSE(t, tc.name, []byte(out))
+			checkSSE(t, []byte(out))
+			goldenSSE(t, tc.name, []byte(out))
 
 			// What the client assembles from the final response.
 			var final gjson.Result
-			for _, ev := range responsesSplitEvents(out) {
+			for _, ev := range splitEvents(out) {
 				_, data, _ := strings.Cut(ev, "data: ")
 				switch d := gjson.Parse(data); d.Get("type").Str {
 				case "response.completed", "response.failed":
@@ -237,12 +237,12 @@ func TestResponsesReasoningStreamTranslateRecordings(t *testing.T) {
 	for _, file := range []string{"gpt-5-reasoning-summary-followup-stream.json", "gpt-5-reasoning-summary-tool-call-stream.json",
 		"reasoning-encrypted-content-stream-reframed.json"} {
 		t.Run(file, func(t *testing.T) {
-			body := string(readResponsesRecording(t, "openai-responses/"+file))
+			body := string(readRecording(t, "openai-responses/"+file))
 			evs := rsDecodeStream(t, body, nil)
 			out := codectest.EncodeStream(codec.OpenAIResponses, &codec.Request{Model: "m", Stream: true}, evs)
-			checkResponsesSSE(t, []byte(out))
+			checkSSE(t, []byte(out))
 			var upstream, client []gjson.Result
-			for _, ev := range responsesSplitEvents(body) {
+			for _, ev := range splitEvents(body) {
 				_, data, _ := strings.Cut(ev, "data: ")
 				if d := gjson.Parse(data); d.Get("type").Str == "response.output_item.done" && d.Get("item.type").Str == "reasoning" {
 					upstream = append(upstream, d.Get("item"))
@@ -251,7 +251,7 @@ func TestResponsesReasoningStreamTranslateRecordings(t *testing.T) {
 					break // the first response ends the stream
 				}
 			}
-			for _, ev := range responsesSplitEvents(out) {
+			for _, ev := range splitEvents(out) {
 				_, data, _ := strings.Cut(ev, "data: ")
 				if d := gjson.Parse(data); d.Get("type").Str == "response.output_item.done" && d.Get("item.type").Str == "reasoning" {
 					client = append(client, d.Get("item"))
@@ -277,7 +277,7 @@ func TestResponsesReasoningStreamTranslateRecordings(t *testing.T) {
 // summaries and encrypted_content envelopes, and the refusal parts, as the
 // SDK's types expose them.
 func TestResponsesReasoningStreamSDK(t *testing.T) {
-	for _, tc := range responsesReasoningEncoderCases {
+	for _, tc := range reasoningEncoderCases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := golden(t, tc.name)
 			r := s.response
@@ -339,7 +339,7 @@ func TestResponsesReasoningStreamUnclosed(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			evs := rsSeq(rsOne(rsStartEvent(), codec.Event{Type: codec.EventPartStart, Part: codec.PartReasoning}, codec.Event{Type: codec.EventPartDelta, Text: "x"}), next)
 			out := codectest.EncodeStream(codec.OpenAIResponses, &codec.Request{Model: "m"}, evs)
-			checkResponsesSSE(t, []byte(out))
+			checkSSE(t, []byte(out))
 			if !strings.Contains(out, `"item":{"type":"reasoning","id":"rs_abc123_0","summary":[{"type":"summary_text","text":"x"}]}`) {
 				t.Errorf("reasoning item not closed:\n%s", out)
 			}

@@ -382,7 +382,7 @@ func TestResponsesReasoningRecordings(t *testing.T) {
 				}
 			} else {
 				var added []string
-				for _, ev := range responsesSplitEvents(body) {
+				for _, ev := range splitEvents(body) {
 					_, data, _ := strings.Cut(ev, "data: ")
 					d := gjson.Parse(data)
 					if d.Get("item.type").Str != "reasoning" {
@@ -559,9 +559,9 @@ func TestResponsesReasoningResponseRoundTrip(t *testing.T) {
 	}
 	events = append(events, codec.Event{Type: codec.EventStop, StopReason: mapping.StopEnd}, codec.Event{Type: codec.EventEnd})
 	stream := codectest.EncodeStream(codec.OpenAIResponses, &codec.Request{Model: "m", Stream: true}, events)
-	checkResponsesSSE(t, []byte(stream))
+	checkSSE(t, []byte(stream))
 	var streamed []string
-	for _, ev := range responsesSplitEvents(stream) {
+	for _, ev := range splitEvents(stream) {
 		_, data, _ := strings.Cut(ev, "data: ")
 		if d := gjson.Parse(data); d.Get("type").Str == "response.output_item.done" {
 			streamed = append(streamed, d.Get("item").Raw)

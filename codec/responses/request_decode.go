@@ -8,11 +8,11 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// responsesRequestDecoder holds what decoding the top-level object collects
+// requestDecoder holds what decoding the top-level object collects
 // before the conversation can be built: input needs instructions (which may
 // come after it in the body) to lay out req.System, and safety_identifier
 // only stands in for user when user is absent.
-type responsesRequestDecoder struct {
+type requestDecoder struct {
 	req              *request
 	input            gjson.Result
 	instructions     string
@@ -25,12 +25,12 @@ type responsesRequestDecoder struct {
 	cacheTTL         codec.CacheTTL // prompt_cache_options.ttl, for every breakpoint
 }
 
-// decodeResponsesRequest decodes a Responses create-response body. The root
+// decodeRequest decodes a Responses create-response body. The root
 // object is walked once; every key is mapped, recorded as a dropped hint,
 // rejected as a capability outside the current scope, or rejected as
 // unknown.
-func decodeResponsesRequest(root gjson.Result, req *request) *codec.Error {
-	d := responsesRequestDecoder{req: req}
+func decodeRequest(root gjson.Result, req *request) *codec.Error {
+	d := requestDecoder{req: req}
 	var err *codec.Error
 	jsonx.EachMember(root, &req.Text, func(key, value gjson.Result) bool {
 		err = d.field(key.Str, value)
@@ -55,7 +55,7 @@ func decodeResponsesRequest(root gjson.Result, req *request) *codec.Error {
 		// conversation, are rejected, so input is required here.
 		return codec.InvalidRequest("input", "is required")
 	}
-	if err := decodeResponsesInput(d.input, d.instructions, req); err != nil {
+	if err := decodeInput(d.input, d.instructions, req); err != nil {
 		return err
 	}
 	wire.FinishOpenAICache(req.Request, d.cacheTTL)
@@ -66,7 +66,7 @@ func decodeResponsesRequest(root gjson.Result, req *request) *codec.Error {
 // field, so a null known field is accepted and ignored.
 //
 //fields:all
-func (d *responsesRequestDecoder) field(key string, v gjson.Result) *codec.Error {
+func (d *requestDecoder) field(key string, v gjson.Result) *codec.Error {
 	req := d.req
 	switch key {
 	// Mapped fields.
@@ -125,13 +125,13 @@ func (d *responsesRequestDecoder) field(key string, v gjson.Result) *codec.Error
 
 	// Hints: they steer the provider, not what the model generates.
 	case "store": //field:hint
-		return d.hint(key, v, responsesHintBool)
+		return d.hint(key, v, hintBool)
 	case "parallel_tool_calls": //field:hint
 		return wire.ReadOptBool(v, key, &d.parallel)
 	case "metadata", "client_metadata": //field:hint
-		return d.hint(key, v, responsesHintObject)
+		return d.hint(key, v, hintObject)
 	case "service_tier": //field:hint
-		return d.hint(key, v, responsesHintString)
+		return d.hint(key, v, hintString)
 	case "prompt_cache_key": //field:hint
 		// It routes requests to OpenAI's prompt cache: carried to Chat
 		// Completions, dropped toward the other providers.
@@ -157,9 +157,9 @@ func (d *responsesRequestDecoder) field(key string, v gjson.Result) *codec.Error
 	case "tool_choice": //field:mapped
 		d.toolChoice = v
 	case "tools": //field:mapped
-		return decodeResponsesTools(v, req)
+		return decodeTools(v, req)
 	case "text": //field:-
-		return responsesTextConfig(v, req)
+		return textConfig(v, req)
 	case "reasoning": //field:-
 		return d.reasoning(v)
 	case "background": //field:capability
@@ -199,26 +199,26 @@ func (d *responsesRequestDecoder) field(key string, v gjson.Result) *codec.Error
 	return nil
 }
 
-// responsesHintKind is the JSON type a hint field must have.
-type responsesHintKind uint8
+// hintKind is the JSON type a hint field must have.
+type hintKind uint8
 
 const (
-	responsesHintBool responsesHintKind = iota
-	responsesHintString
-	responsesHintObject
-	responsesHintInt
+	hintBool hintKind = iota
+	hintString
+	hintObject
+	hintInt
 )
 
-// checkResponsesHintKind checks that v, which is not null, is of kind k.
-func checkResponsesHintKind(v gjson.Result, path string, k responsesHintKind) *codec.Error {
+// checkHintKind checks that v, which is not null, is of kind k.
+func checkHintKind(v gjson.Result, path string, k hintKind) *codec.Error {
 	switch k {
-	case responsesHintBool:
+	case hintBool:
 		_, err := wire.ReadBool(v, path)
 		return err
-	case responsesHintString:
+	case hintString:
 		_, err := wire.ReadString(v, path)
 		return err
-	case responsesHintObject:
+	case hintObject:
 		if !v.IsObject() {
 			return wire.WrongType(path, "object", v)
 		}
@@ -229,11 +229,11 @@ func checkResponsesHintKind(v gjson.Result, path string, k responsesHintKind) *c
 }
 
 // hint validates a hint field's type and records it as dropped.
-func (d *responsesRequestDecoder) hint(path string, v gjson.Result, k responsesHintKind) *codec.Error {
+func (d *requestDecoder) hint(path string, v gjson.Result, k hintKind) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
-	if err := checkResponsesHintKind(v, path, k); err != nil {
+	if err := checkHintKind(v, path, k); err != nil {
 		return err
 	}
 	d.req.Dropped = append(d.req.Dropped, path)
@@ -241,7 +241,7 @@ func (d *responsesRequestDecoder) hint(path string, v gjson.Result, k responsesH
 }
 
 // streamOptions decodes stream_options, whose only option is a hint.
-func (d *responsesRequestDecoder) streamOptions(v gjson.Result) *codec.Error {
+func (d *requestDecoder) streamOptions(v gjson.Result) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -252,7 +252,7 @@ func (d *responsesRequestDecoder) streamOptions(v gjson.Result) *codec.Error {
 	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "include_obfuscation": //field:stream_options.include_obfuscation: hint
-			err = d.hint("stream_options.include_obfuscation", value, responsesHintBool)
+			err = d.hint("stream_options.include_obfuscation", value, hintBool)
 		default:
 			err = wire.UnknownField("stream_options." + key.Str)
 		}
@@ -263,7 +263,7 @@ func (d *responsesRequestDecoder) streamOptions(v gjson.Result) *codec.Error {
 
 // truncation accepts the default "disabled" as a hint; "auto" lets the
 // provider drop the start of the conversation, which no other protocol does.
-func (d *responsesRequestDecoder) truncation(v gjson.Result) *codec.Error {
+func (d *requestDecoder) truncation(v gjson.Result) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -288,7 +288,7 @@ func (d *responsesRequestDecoder) truncation(v gjson.Result) *codec.Error {
 // returned in anyway (it is never fabricated). The other values ask for
 // nothing in a conversation without hosted tools, so when one is present the
 // field is listed as dropped; logprobs are a capability.
-func (d *responsesRequestDecoder) include(v gjson.Result) *codec.Error {
+func (d *requestDecoder) include(v gjson.Result) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -331,11 +331,11 @@ func (d *responsesRequestDecoder) include(v gjson.Result) *codec.Error {
 // that mean "no tool call" (auto, none) and parallel_tool_calls change
 // nothing the model can do: they are recorded as dropped hints, and encoders
 // never see a choice without tools. A choice that forces a call needs tools.
-func (d *responsesRequestDecoder) finishTools() *codec.Error {
+func (d *requestDecoder) finishTools() *codec.Error {
 	req := d.req
 	v := d.toolChoice
 	if v.Exists() && v.Type != gjson.Null {
-		c, err := decodeResponsesToolChoice(v)
+		c, err := decodeToolChoice(v)
 		if err != nil {
 			return err
 		}
@@ -377,9 +377,9 @@ func (d *responsesRequestDecoder) finishTools() *codec.Error {
 	return nil
 }
 
-// responsesTextConfig decodes text: the output format (structured
+// textConfig decodes text: the output format (structured
 // output) and verbosity.
-func responsesTextConfig(v gjson.Result, req *request) *codec.Error {
+func textConfig(v gjson.Result, req *request) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -390,9 +390,9 @@ func responsesTextConfig(v gjson.Result, req *request) *codec.Error {
 	jsonx.EachMember(v, &req.Text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "format": //field:text.format: mapped
-			err = responsesTextFormat(value, req)
+			err = textFormat(value, req)
 		case "verbosity": //field:text.verbosity: capability
-			req.Verbosity, err = responsesVerbosity(value, "text.verbosity")
+			req.Verbosity, err = verbosity(value, "text.verbosity")
 		default:
 			err = wire.UnknownField("text." + key.Str)
 		}
@@ -401,9 +401,9 @@ func responsesTextConfig(v gjson.Result, req *request) *codec.Error {
 	return err
 }
 
-// responsesVerbosity reads an OpenAI verbosity value (low, medium or
+// verbosity reads an OpenAI verbosity value (low, medium or
 // high); null is "".
-func responsesVerbosity(v gjson.Result, path string) (string, *codec.Error) {
+func verbosity(v gjson.Result, path string) (string, *codec.Error) {
 	if v.Type == gjson.Null {
 		return "", nil
 	}
@@ -418,10 +418,10 @@ func responsesVerbosity(v gjson.Result, path string) (string, *codec.Error) {
 	return "", codec.InvalidRequest(path, `must be "low", "medium" or "high"`)
 }
 
-// responsesTextFormat decodes text.format into req.Format: text (the
+// textFormat decodes text.format into req.Format: text (the
 // default, normalised to the zero format), json_object, or json_schema with
 // its name, schema, description and strict flag.
-func responsesTextFormat(v gjson.Result, req *request) *codec.Error {
+func textFormat(v gjson.Result, req *request) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -491,7 +491,7 @@ func responsesTextFormat(v gjson.Result, req *request) *codec.Error {
 // that can use it); an effort is mapped, "none" included. A non-null
 // context (which turns' reasoning the provider keeps) and execution modes
 // have no equivalent elsewhere and are rejected.
-func (d *responsesRequestDecoder) reasoning(v gjson.Result) *codec.Error {
+func (d *requestDecoder) reasoning(v gjson.Result) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -503,7 +503,7 @@ func (d *responsesRequestDecoder) reasoning(v gjson.Result) *codec.Error {
 	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "effort": //field:reasoning.effort: mapped
-			err = responsesEffort(value, "reasoning.effort", &r.Effort)
+			err = effort(value, "reasoning.effort", &r.Effort)
 		case "context": //field:reasoning.context: capability
 			err = wire.RejectUnlessNull(value, "reasoning.context", "reasoning context modes cannot be translated")
 		case "mode": //field:reasoning.mode: capability
@@ -518,8 +518,8 @@ func (d *responsesRequestDecoder) reasoning(v gjson.Result) *codec.Error {
 	return err
 }
 
-// responsesEffort reads an OpenAI reasoning effort; null leaves dst unset.
-func responsesEffort(v gjson.Result, path string, dst *mapping.Effort) *codec.Error {
+// effort reads an OpenAI reasoning effort; null leaves dst unset.
+func effort(v gjson.Result, path string, dst *mapping.Effort) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -538,7 +538,7 @@ func responsesEffort(v gjson.Result, path string, dst *mapping.Effort) *codec.Er
 
 // reasoningSummary reads reasoning.summary (or its deprecated alias
 // generate_summary) into Reasoning.Summary.
-func (d *responsesRequestDecoder) reasoningSummary(path string, v gjson.Result) *codec.Error {
+func (d *requestDecoder) reasoningSummary(path string, v gjson.Result) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}

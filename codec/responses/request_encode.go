@@ -9,37 +9,37 @@ import (
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
-// appendResponsesDataURL appends p's source as a JSON string: its URL, or a
+// appendDataURL appends p's source as a JSON string: its URL, or a
 // data: URL rebuilt from MediaType and Data.
-func appendResponsesDataURL(dst []byte, p *codec.Part) []byte {
+func appendDataURL(dst []byte, p *codec.Part) []byte {
 	if p.URL != "" {
 		return jsonx.AppendString(dst, p.URL)
 	}
 	dst = append(dst, `"data:`...)
-	dst = responsesAppendStringBody(dst, p.MediaType)
+	dst = appendStringBody(dst, p.MediaType)
 	dst = append(dst, ";base64,"...)
-	dst = responsesAppendStringBody(dst, p.Data)
+	dst = appendStringBody(dst, p.Data)
 	return append(dst, '"')
 }
 
-// responsesAppendStringBody appends s escaped as in a JSON string, without
+// appendStringBody appends s escaped as in a JSON string, without
 // the quotes.
-func responsesAppendStringBody(dst []byte, s string) []byte {
+func appendStringBody(dst []byte, s string) []byte {
 	n := len(dst)
 	dst = jsonx.AppendString(dst, s)
 	copy(dst[n:], dst[n+1:len(dst)-1])
 	return dst[:len(dst)-2]
 }
 
-// appendResponsesRequest encodes req as a Responses create-response body.
+// appendRequest encodes req as a Responses create-response body.
 //
 // llmbridge is stateless, so the body always says store:false and carries
 // the whole history in input. System instructions become a leading system
 // or developer message (per req.SystemRole) rather than the instructions
 // field, and later system and developer messages stay in place: the
 // Responses API accepts both roles anywhere in input.
-func appendResponsesRequest(dst []byte, req *codec.Request, opts *codec.EncodeOptions) ([]byte, *codec.Error) {
-	if err := checkResponsesEncodable(req); err != nil {
+func appendRequest(dst []byte, req *codec.Request, opts *codec.EncodeOptions) ([]byte, *codec.Error) {
+	if err := checkEncodable(req); err != nil {
 		return dst, err
 	}
 	if req.Seed.Set {
@@ -57,21 +57,21 @@ func appendResponsesRequest(dst []byte, req *codec.Request, opts *codec.EncodeOp
 		if req.SystemRole == codec.RoleDeveloper {
 			role = codec.RoleDeveloper
 		}
-		if dst, err = appendResponsesItems(dst, req, role, req.System, -1, &first); err != nil {
+		if dst, err = appendItems(dst, req, role, req.System, -1, &first); err != nil {
 			return dst, err
 		}
 	}
 	for i := range req.Messages {
-		if dst, err = appendResponsesItems(dst, req, req.Messages[i].Role, req.Messages[i].Parts, i, &first); err != nil {
+		if dst, err = appendItems(dst, req, req.Messages[i].Role, req.Messages[i].Parts, i, &first); err != nil {
 			return dst, err
 		}
 	}
 	dst = append(dst, ']')
-	if dst, err = appendResponsesTools(dst, req); err != nil {
+	if dst, err = appendTools(dst, req); err != nil {
 		return dst, err
 	}
-	dst = appendResponsesReasoning(dst, req, opts)
-	if dst, err = appendResponsesText(dst, req); err != nil {
+	dst = appendReasoning(dst, req, opts)
+	if dst, err = appendText(dst, req); err != nil {
 		return dst, err
 	}
 	if req.MaxTokens.Set {
@@ -97,9 +97,9 @@ func appendResponsesRequest(dst []byte, req *codec.Request, opts *codec.EncodeOp
 	return dst, nil
 }
 
-// checkResponsesEncodable rejects canonical parameters the Responses API has
+// checkEncodable rejects canonical parameters the Responses API has
 // no field for and that change what the model generates.
-func checkResponsesEncodable(req *codec.Request) *codec.Error {
+func checkEncodable(req *codec.Request) *codec.Error {
 	switch {
 	case req.TopK.Set:
 		return wire.CannotEncode(codec.OpenAIResponses, "top_k", "top_k sampling", codec.Capability{Kind: codec.CapTopK})
@@ -113,15 +113,15 @@ func checkResponsesEncodable(req *codec.Request) *codec.Error {
 	return nil
 }
 
-// appendResponsesItems appends the input items of one canonical message
+// appendItems appends the input items of one canonical message
 // (messages[msg], or the system prompt when msg < 0, in errors), with a
 // comma before each unless *first.
 // Tool calls become function_call items and tool results
 // function_call_output items, in place; the other parts between them are
 // grouped into message items.
-func appendResponsesItems(dst []byte, req *codec.Request, role codec.Role, parts []codec.Part, msg int, first *bool) ([]byte, *codec.Error) {
+func appendItems(dst []byte, req *codec.Request, role codec.Role, parts []codec.Part, msg int, first *bool) ([]byte, *codec.Error) {
 	// Paths are only built for errors: this runs for every message.
-	partPath := func(k int) string { return responsesPartPath(msg, k) }
+	partPath := func(k int) string { return partPath(msg, k) }
 	comma := func() {
 		if !*first {
 			dst = append(dst, ',')
@@ -130,7 +130,7 @@ func appendResponsesItems(dst []byte, req *codec.Request, role codec.Role, parts
 	}
 	if len(parts) == 0 {
 		comma()
-		return appendResponsesMessage(dst, role, nil), nil
+		return appendMessage(dst, role, nil), nil
 	}
 	for i := 0; i < len(parts); {
 		p := &parts[i]
@@ -140,7 +140,7 @@ func appendResponsesItems(dst []byte, req *codec.Request, role codec.Role, parts
 				return dst, wire.CannotEncode(codec.OpenAIResponses, partPath(i), "a tool call outside an assistant message", codec.PartCapability(msg, i))
 			}
 			comma()
-			dst = appendResponsesCallItem(dst, p)
+			dst = appendCallItem(dst, p)
 			i++
 			continue
 		case codec.PartToolResult:
@@ -149,7 +149,7 @@ func appendResponsesItems(dst []byte, req *codec.Request, role codec.Role, parts
 			}
 			comma()
 			var err *codec.Error
-			if dst, err = appendResponsesOutputItem(dst, p, responsesCustomCall(req, p.ToolCallID), msg, i); err != nil {
+			if dst, err = appendOutputItem(dst, p, customCall(req, p.ToolCallID), msg, i); err != nil {
 				return dst, err
 			}
 			i++
@@ -160,7 +160,7 @@ func appendResponsesItems(dst []byte, req *codec.Request, role codec.Role, parts
 			// text, misread as the model's words.
 			if role == codec.RoleAssistant && wire.SignedFor(p, codec.OpenAIResponses) {
 				comma()
-				dst = appendResponsesReasoningItem(dst, p)
+				dst = appendReasoningItem(dst, p)
 			} else {
 				base := "system"
 				if msg >= 0 {
@@ -190,16 +190,16 @@ func appendResponsesItems(dst []byte, req *codec.Request, role codec.Role, parts
 			}
 		}
 		comma()
-		dst = appendResponsesMessage(dst, role, parts[i:j])
+		dst = appendMessage(dst, role, parts[i:j])
 		i = j
 	}
 	return dst, nil
 }
 
-// appendResponsesReasoningItem appends a reasoning input item carrying
+// appendReasoningItem appends a reasoning input item carrying
 // OpenAI's encrypted reasoning back: its id when known, its summary (empty
 // when the text is), and encrypted_content.
-func appendResponsesReasoningItem(dst []byte, p *codec.Part) []byte {
+func appendReasoningItem(dst []byte, p *codec.Part) []byte {
 	if wire.IsOpaque(p, mapping.FamilyOpenAI) && jsonx.Valid(p.Signature) {
 		// An item llmbridge does not translate, back where it was.
 		return append(dst, p.Signature...)
@@ -209,15 +209,15 @@ func appendResponsesReasoningItem(dst []byte, p *codec.Part) []byte {
 		dst = append(dst, `,"id":`...)
 		dst = jsonx.AppendString(dst, p.ItemID)
 	}
-	dst = appendResponsesSummary(dst, p.Text)
+	dst = appendSummary(dst, p.Text)
 	dst = append(dst, `,"encrypted_content":`...)
 	dst = jsonx.AppendString(dst, p.Signature)
 	return append(dst, '}')
 }
 
-// appendResponsesSummary appends the summary member of a reasoning item:
+// appendSummary appends the summary member of a reasoning item:
 // one summary_text part holding text, or none when it is empty.
-func appendResponsesSummary(dst []byte, text string) []byte {
+func appendSummary(dst []byte, text string) []byte {
 	if text == "" {
 		return append(dst, `,"summary":[]`...)
 	}
@@ -226,13 +226,13 @@ func appendResponsesSummary(dst []byte, text string) []byte {
 	return append(dst, `}]`...)
 }
 
-// responsesWantsReasoning reports whether req asks for reasoning: a
+// wantsReasoning reports whether req asks for reasoning: a
 // non-zero effort, a positive budget, or adaptive thinking.
-func responsesWantsReasoning(r *codec.Reasoning) bool {
+func wantsReasoning(r *codec.Reasoning) bool {
 	return r.Effort > mapping.EffortNone || r.Budget.Set && r.Budget.Value > 0 || r.Adaptive
 }
 
-// appendResponsesReasoning appends reasoning and include. An effort is sent by name (Anthropic's max as xhigh), a budget as
+// appendReasoning appends reasoning and include. An effort is sent by name (Anthropic's max as xhigh), a budget as
 // the effort it stands for, adaptive thinking as no effort (the model
 // decides); nothing is sent when nothing was asked. When reasoning is asked
 // for without a summary setting, summary "auto" is sent so that the client
@@ -241,7 +241,7 @@ func responsesWantsReasoning(r *codec.Reasoning) bool {
 // omitted). Encrypted reasoning is requested whenever the model reasons
 // or the history holds some: with store:false it is the only way the next
 // turn can continue the reasoning.
-func appendResponsesReasoning(dst []byte, req *codec.Request, opts *codec.EncodeOptions) []byte {
+func appendReasoning(dst []byte, req *codec.Request, opts *codec.EncodeOptions) []byte {
 	r := &req.Reasoning
 	effort := r.Effort
 	if effort == mapping.EffortUnset && r.Budget.Set && !r.Adaptive {
@@ -250,7 +250,7 @@ func appendResponsesReasoning(dst []byte, req *codec.Request, opts *codec.Encode
 	if effort == mapping.EffortMax {
 		effort = mapping.EffortXHigh
 	}
-	wants := responsesWantsReasoning(r)
+	wants := wantsReasoning(r)
 	summary := r.Summary
 	if summary == "" && wants && !(r.IncludeThoughts.Set && !r.IncludeThoughts.Value) && r.Display != "omitted" {
 		summary = "auto"
@@ -289,10 +289,10 @@ func appendResponsesReasoning(dst []byte, req *codec.Request, opts *codec.Encode
 	return dst
 }
 
-// appendResponsesText appends text: the output format and verbosity. A JSON
+// appendText appends text: the output format and verbosity. A JSON
 // schema format needs a schema (OpenAI requires one) and a name, which is
 // "response" when the client's protocol has none.
-func appendResponsesText(dst []byte, req *codec.Request) ([]byte, *codec.Error) {
+func appendText(dst []byte, req *codec.Request) ([]byte, *codec.Error) {
 	f := &req.Format
 	if f.Kind == codec.FormatText && req.Verbosity == "" {
 		return dst, nil
@@ -336,12 +336,12 @@ func appendResponsesText(dst []byte, req *codec.Request) ([]byte, *codec.Error) 
 	return append(dst, '}'), nil
 }
 
-// appendResponsesMessage appends one input message item of text, refusal,
+// appendMessage appends one input message item of text, refusal,
 // image and document parts (checked by the caller). Assistant text is
 // output_text and keeps refusals in their own part; the other roles take
 // input_text, and a refusal there (which only an assistant writes) is
 // projected to text unchanged.
-func appendResponsesMessage(dst []byte, role codec.Role, parts []codec.Part) []byte {
+func appendMessage(dst []byte, role codec.Role, parts []codec.Part) []byte {
 	dst = append(dst, `{"type":"message","role":`...)
 	dst = jsonx.AppendString(dst, role.String())
 	dst = append(dst, `,"content":[`...)
@@ -349,18 +349,18 @@ func appendResponsesMessage(dst []byte, role codec.Role, parts []codec.Part) []b
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendResponsesInputPart(dst, role, &parts[i])
+		dst = appendInputPart(dst, role, &parts[i])
 	}
 	return append(dst, `]}`...)
 }
 
-// appendResponsesInputPart appends one content part of an input message or
+// appendInputPart appends one content part of an input message or
 // tool output.
-func appendResponsesInputPart(dst []byte, role codec.Role, p *codec.Part) []byte {
+func appendInputPart(dst []byte, role codec.Role, p *codec.Part) []byte {
 	switch {
 	case p.Type == codec.PartImage:
 		dst = append(dst, `{"type":"input_image","image_url":`...)
-		dst = appendResponsesDataURL(dst, p)
+		dst = appendDataURL(dst, p)
 		return append(dst, `,"detail":"auto"}`...)
 	case p.Type == codec.PartDocument:
 		dst = append(dst, `{"type":"input_file",`...)
@@ -369,12 +369,12 @@ func appendResponsesInputPart(dst []byte, role codec.Role, p *codec.Part) []byte
 			dst = jsonx.AppendString(dst, p.URL)
 		} else {
 			dst = append(dst, `"file_data":`...)
-			dst = appendResponsesDataURL(dst, p)
+			dst = appendDataURL(dst, p)
 		}
 		// OpenAI needs a filename with file_data to read the file;
 		// without a title, one is made from the media type.
 		dst = append(dst, `,"filename":`...)
-		dst = jsonx.AppendString(dst, responsesFilename(p))
+		dst = jsonx.AppendString(dst, filename(p))
 		return append(dst, '}')
 	case role != codec.RoleAssistant:
 		dst = append(dst, `{"type":"input_text","text":`...)
@@ -387,9 +387,9 @@ func appendResponsesInputPart(dst []byte, role codec.Role, p *codec.Part) []byte
 	return append(dst, '}')
 }
 
-// responsesFilename is the filename of a document: its title, or
+// filename is the filename of a document: its title, or
 // "document" with the extension of its media type.
-func responsesFilename(p *codec.Part) string {
+func filename(p *codec.Part) string {
 	if p.Text != "" {
 		return p.Text
 	}
@@ -402,11 +402,11 @@ func responsesFilename(p *codec.Part) string {
 	return "document"
 }
 
-// appendResponsesCallItem appends a function_call item (with its
+// appendCallItem appends a function_call item (with its
 // namespace, when it has one), or a custom_tool_call item for a call of a
 // custom tool. Its arguments are the object text as a JSON string, "{}"
 // when there are none; a custom call's input is its raw text.
-func appendResponsesCallItem(dst []byte, p *codec.Part) []byte {
+func appendCallItem(dst []byte, p *codec.Part) []byte {
 	if p.ToolKind == codec.ToolCustom {
 		dst = append(dst, `{"type":"custom_tool_call","call_id":`...)
 	} else {
@@ -424,22 +424,22 @@ func appendResponsesCallItem(dst []byte, p *codec.Part) []byte {
 		dst = jsonx.AppendString(dst, wire.CustomInput(p.Arguments))
 	} else {
 		dst = append(dst, `,"arguments":`...)
-		dst = appendResponsesArguments(dst, p.Arguments)
+		dst = appendArguments(dst, p.Arguments)
 	}
 	return append(dst, '}')
 }
 
-// appendResponsesArguments appends arguments as a JSON string, "{}" for "".
-func appendResponsesArguments(dst []byte, args string) []byte {
+// appendArguments appends arguments as a JSON string, "{}" for "".
+func appendArguments(dst []byte, args string) []byte {
 	if args == "" {
 		return append(dst, `"{}"`...)
 	}
 	return jsonx.AppendString(dst, args)
 }
 
-// responsesCustomCall reports whether the call with id in req's history is
+// customCall reports whether the call with id in req's history is
 // a call of a custom tool, whose result is a custom_tool_call_output.
-func responsesCustomCall(req *codec.Request, id string) bool {
+func customCall(req *codec.Request, id string) bool {
 	custom := false
 	for i := range req.Tools {
 		custom = custom || req.Tools[i].Kind == codec.ToolCustom
@@ -458,13 +458,13 @@ func responsesCustomCall(req *codec.Request, id string) bool {
 	return false
 }
 
-// appendResponsesOutputItem appends a function_call_output item (a
+// appendOutputItem appends a function_call_output item (a
 // custom_tool_call_output for the result of a custom tool call). A result
 // of one text part is a string output, anything else a list of input_text
 // and input_image parts (Responses takes images in tool outputs). Responses
 // has no error flag: an error result's text is prefixed with "Error: ", which
 // decoders do not parse back.
-func appendResponsesOutputItem(dst []byte, p *codec.Part, custom bool, msg, part int) ([]byte, *codec.Error) {
+func appendOutputItem(dst []byte, p *codec.Part, custom bool, msg, part int) ([]byte, *codec.Error) {
 	if custom {
 		dst = append(dst, `{"type":"custom_tool_call_output","call_id":`...)
 	} else {
@@ -503,18 +503,18 @@ func appendResponsesOutputItem(dst []byte, p *codec.Part, custom bool, msg, part
 			}
 			dst = append(dst, '}')
 		case codec.PartImage:
-			dst = appendResponsesInputPart(dst, codec.RoleUser, c)
+			dst = appendInputPart(dst, codec.RoleUser, c)
 		default:
-			return dst, wire.CannotEncode(codec.OpenAIResponses, wire.IndexPath(responsesPartPath(msg, part)+".content", i), "a "+c.Type.String()+" part in a tool result",
+			return dst, wire.CannotEncode(codec.OpenAIResponses, wire.IndexPath(partPath(msg, part)+".content", i), "a "+c.Type.String()+" part in a tool result",
 				codec.Capability{Kind: codec.CapResultContent, Message: msg, Part: part, Content: i})
 		}
 	}
 	return append(dst, "]}"...), nil
 }
 
-// responsesPartPath names part k of message msg, or of the system prompt
+// partPath names part k of message msg, or of the system prompt
 // when msg is -1, in an encoding error.
-func responsesPartPath(msg, k int) string {
+func partPath(msg, k int) string {
 	base := "system"
 	if msg >= 0 {
 		base = wire.IndexPath("messages", msg)

@@ -14,8 +14,8 @@ import (
 // responsesText returns a plain text part.
 func responsesText(s string) codec.Part { return codec.Part{Type: codec.PartText, Text: s} }
 
-// responsesRefusal returns a refusal part.
-func responsesRefusal(s string) codec.Part { return codec.Part{Type: codec.PartRefusal, Text: s} }
+// refusal returns a refusal part.
+func refusal(s string) codec.Part { return codec.Part{Type: codec.PartRefusal, Text: s} }
 
 func TestResponsesDecodeRequest(t *testing.T) {
 	user := func(parts ...codec.Part) codec.Message { return codec.Message{Role: codec.RoleUser, Parts: parts} }
@@ -80,7 +80,7 @@ func TestResponsesDecodeRequest(t *testing.T) {
 				`{"role":"assistant","content":[{"type":"input_text","text":"two"}],"id":null,"status":null,"phase":null},` +
 				`{"role":"user","content":[]}]}`,
 			want: codec.Request{Model: "m", Messages: []codec.Message{user(responsesText("hi")),
-				assistant(responsesText("one"), responsesRefusal("no")), assistant(responsesText("two")), {Role: codec.RoleUser, Parts: []codec.Part{}}}},
+				assistant(responsesText("one"), refusal("no")), assistant(responsesText("two")), {Role: codec.RoleUser, Parts: []codec.Part{}}}},
 		},
 		{
 			name: "escaped text",
@@ -135,7 +135,7 @@ func TestResponsesDecodeRequest(t *testing.T) {
 				`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"{}","annotations":[],"parsed":{}},{"type":"refusal","refusal":"no","parsed":null}]},` +
 				`{"type":"function_call","call_id":"c1","name":"f","arguments":"{}","parsed_arguments":{}},` +
 				`{"type":"function_call","call_id":"c2","name":"f","arguments":"{}","parsed_arguments":null}]}`,
-			want: codec.Request{Model: "m", Messages: []codec.Message{user(responsesText("hi")), assistant(responsesText("{}"), responsesRefusal("no"),
+			want: codec.Request{Model: "m", Messages: []codec.Message{user(responsesText("hi")), assistant(responsesText("{}"), refusal("no"),
 				codec.Part{Type: codec.PartToolCall, ToolCallID: "c1", ToolName: "f", Arguments: "{}"},
 				codec.Part{Type: codec.PartToolCall, ToolCallID: "c2", ToolName: "f", Arguments: "{}"})},
 				Dropped: []string{"input[1].content[0].parsed", "input[2].parsed_arguments"}},
@@ -383,9 +383,9 @@ func TestResponsesDecodeRequestErrors(t *testing.T) {
 func TestResponsesAppendRequest(t *testing.T) {
 	conversation := []codec.Message{
 		{Role: codec.RoleUser, Parts: []codec.Part{responsesText("Say hi in Portuguese"), responsesText("and in \"French\"")}},
-		{Role: codec.RoleAssistant, Parts: []codec.Part{responsesText("Olá!"), responsesRefusal("I won't do French.")}},
+		{Role: codec.RoleAssistant, Parts: []codec.Part{responsesText("Olá!"), refusal("I won't do French.")}},
 		{Role: codec.RoleDeveloper, Parts: []codec.Part{responsesText("Answer in one word.")}},
-		{Role: codec.RoleUser, Parts: []codec.Part{responsesText("Please?"), responsesRefusal("projected refusal")}},
+		{Role: codec.RoleUser, Parts: []codec.Part{responsesText("Please?"), refusal("projected refusal")}},
 		{Role: codec.RoleSystem, Parts: []codec.Part{responsesText("Be kind.")}},
 	}
 	tests := []struct {
@@ -454,7 +454,7 @@ func TestResponsesAppendRequestErrors(t *testing.T) {
 // the result: the canonical form must survive, and the encoding must be
 // stable.
 func TestResponsesRequestRoundTrip(t *testing.T) {
-	body := responsesBenchRequest()
+	body := benchRequest()
 	var first, second codec.Request
 	if err := codec.DecodeRequest(codec.OpenAIResponses, body, &first); err != nil {
 		t.Fatal(err)
@@ -480,11 +480,11 @@ func TestResponsesRequestRoundTrip(t *testing.T) {
 	}
 }
 
-// responsesBenchRequest returns a realistic Responses request of about
+// benchRequest returns a realistic Responses request of about
 // 5 KB: instructions, a developer message and a 20-message conversation in
 // the shapes clients send (typed message items, input_text and output_text
 // parts, ids on replayed assistant items).
-func responsesBenchRequest() []byte {
+func benchRequest() []byte {
 	var b strings.Builder
 	b.WriteString(`{"model":"gpt-4o","instructions":"You are a helpful assistant for a travel agency. Answer concisely, cite prices in euros, and ask a clarifying question when the traveller's dates are unclear.",`)
 	b.WriteString(`"input":[{"type":"message","role":"developer","content":[{"type":"input_text","text":"Today's date is 2025-06-01. The customer is on the premium plan."}]}`)
@@ -503,7 +503,7 @@ func responsesBenchRequest() []byte {
 }
 
 func BenchmarkResponsesDecodeRequest(b *testing.B) {
-	body := responsesBenchRequest()
+	body := benchRequest()
 	var req codec.Request
 	b.ReportAllocs()
 	b.SetBytes(int64(len(body)))
@@ -516,7 +516,7 @@ func BenchmarkResponsesDecodeRequest(b *testing.B) {
 }
 
 func BenchmarkResponsesAppendRequest(b *testing.B) {
-	body := responsesBenchRequest()
+	body := benchRequest()
 	var req codec.Request
 	if err := codec.DecodeRequest(codec.OpenAIResponses, body, &req); err != nil {
 		b.Fatal(err)

@@ -10,10 +10,10 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// decodeResponsesResponse decodes a non-streamed Responses response body.
+// decodeResponse decodes a non-streamed Responses response body.
 // Unknown top-level fields are ignored: a response echoes the request's
 // configuration, which grows with every API release.
-func decodeResponsesResponse(root gjson.Result, resp *response) *codec.Error {
+func decodeResponse(root gjson.Result, resp *response) *codec.Error {
 	*resp.Response = codec.Response{Content: resp.Content[:0]}
 	var status, incompleteReason string
 	var output, usage, failure gjson.Result
@@ -25,16 +25,16 @@ func decodeResponsesResponse(root gjson.Result, resp *response) *codec.Error {
 				err = codec.BadUpstream(codec.OpenAIResponses, `object is not "response"`)
 			}
 		case "id":
-			resp.ID, err = responsesUpstreamString(value, "id")
+			resp.ID, err = upstreamString(value, "id")
 		case "model":
-			resp.Model, err = responsesUpstreamString(value, "model")
+			resp.Model, err = upstreamString(value, "model")
 		case "created_at":
-			resp.Created, err = responsesUpstreamCount(value, "created_at")
+			resp.Created, err = upstreamCount(value, "created_at")
 		case "status":
-			status, err = responsesUpstreamString(value, "status")
+			status, err = upstreamString(value, "status")
 		case "incomplete_details":
 			if value.IsObject() {
-				incompleteReason, err = responsesUpstreamString(value.Get("reason"), "incomplete_details.reason")
+				incompleteReason, err = upstreamString(value.Get("reason"), "incomplete_details.reason")
 			}
 		case "error":
 			failure = value
@@ -57,7 +57,7 @@ func decodeResponsesResponse(root gjson.Result, resp *response) *codec.Error {
 	if !output.IsArray() {
 		return codec.BadUpstream(codec.OpenAIResponses, "output is missing or not an array")
 	}
-	hasRefusal, hasCall, err := decodeResponsesOutput(output, resp)
+	hasRefusal, hasCall, err := decodeOutput(output, resp)
 	if err != nil {
 		return err
 	}
@@ -66,23 +66,23 @@ func decodeResponsesResponse(root gjson.Result, resp *response) *codec.Error {
 		resp.StopReason = mapping.StopRefusal
 	}
 	if usage.IsObject() {
-		resp.Usage, err = decodeResponsesUsage(usage)
+		resp.Usage, err = decodeUsage(usage)
 	}
 	return err
 }
 
-// responsesUpstreamString reads a string field of an upstream response; null and
+// upstreamString reads a string field of an upstream response; null and
 // absent are "".
-func responsesUpstreamString(v gjson.Result, path string) (string, *codec.Error) {
+func upstreamString(v gjson.Result, path string) (string, *codec.Error) {
 	if v.Type != gjson.String && v.Type != gjson.Null && v.Exists() {
 		return "", codec.BadUpstream(codec.OpenAIResponses, path+" is not a string")
 	}
 	return v.Str, nil
 }
 
-// responsesUpstreamCount reads an integer field of an upstream response; null and
+// upstreamCount reads an integer field of an upstream response; null and
 // absent are 0.
-func responsesUpstreamCount(v gjson.Result, path string) (int64, *codec.Error) {
+func upstreamCount(v gjson.Result, path string) (int64, *codec.Error) {
 	if v.Type != gjson.Number && v.Type != gjson.Null && v.Exists() {
 		return 0, codec.BadUpstream(codec.OpenAIResponses, path+" is not a number")
 	}
@@ -106,26 +106,26 @@ func responsesFailure(v gjson.Result) *codec.Error {
 	return e
 }
 
-// decodeResponsesOutput appends the assistant content of output items to
+// decodeOutput appends the assistant content of output items to
 // resp.Content and reports whether it holds a refusal and a tool call.
-func decodeResponsesOutput(output gjson.Result, resp *response) (hasRefusal, hasCall bool, err *codec.Error) {
+func decodeOutput(output gjson.Result, resp *response) (hasRefusal, hasCall bool, err *codec.Error) {
 	i := 0
 	jsonx.EachMember(output, &resp.Text, func(_, item gjson.Result) bool {
 		typ := item.Get("type")
 		switch typ.Str {
 		case "message":
 			var refused bool
-			refused, err = decodeResponsesOutputMessage(item, i, resp)
+			refused, err = decodeOutputMessage(item, i, resp)
 			hasRefusal = hasRefusal || refused
 		case "function_call":
-			err = decodeResponsesOutputCall(item, i, resp)
+			err = decodeOutputCall(item, i, resp)
 			hasCall = true
 		case "reasoning":
-			err = decodeResponsesOutputReasoning(item, i, resp)
+			err = decodeOutputReasoning(item, i, resp)
 		case "web_search_call":
-			decodeResponsesSearchCall(item, resp.Response)
+			decodeSearchCall(item, resp.Response)
 		default:
-			if responsesClientAction[typ.Str] || !item.IsObject() {
+			if clientAction[typ.Str] || !item.IsObject() {
 				// A call the client would have to run: dropping it would
 				// end the turn without the action it asks for.
 				err = codec.BadUpstream(codec.OpenAIResponses, wire.IndexPath("output", i)+`: output item type "`+typ.String()+`" cannot be translated yet`)
@@ -139,14 +139,14 @@ func decodeResponsesOutput(output gjson.Result, resp *response) (hasRefusal, has
 	return hasRefusal, hasCall, err
 }
 
-// decodeResponsesSearchCall appends a web_search_call output item: the
+// decodeSearchCall appends a web_search_call output item: the
 // search as a PartServerToolCall (its action's query, or its queries
 // joined, when the action is a search; open_page and find actions have
 // none), and its action's sources, when the request asked for them, as a
 // PartServerToolResult. A failed search is an error result. The item is
 // what the upstream did, not the answer, so a malformed one never fails
 // the response.
-func decodeResponsesSearchCall(item gjson.Result, resp *codec.Response) {
+func decodeSearchCall(item gjson.Result, resp *codec.Response) {
 	id := item.Get("id").Str
 	action := item.Get("action")
 	query := action.Get("query").Str
@@ -175,26 +175,26 @@ func decodeResponsesSearchCall(item gjson.Result, resp *codec.Response) {
 	}
 }
 
-// decodeResponsesOutputReasoning appends the reasoning of reasoning output
+// decodeOutputReasoning appends the reasoning of reasoning output
 // item i: its summary (else its reasoning_text content) as Text, its id, and
 // its encrypted_content as an OpenAI signature. An item with neither text
 // nor encrypted content (a request without a summary or include) carries
 // nothing a client could see or send back, and is left out.
-func decodeResponsesOutputReasoning(item gjson.Result, i int, resp *response) *codec.Error {
+func decodeOutputReasoning(item gjson.Result, i int, resp *response) *codec.Error {
 	path := wire.IndexPath("output", i)
 	p := codec.Part{Type: codec.PartReasoning}
 	var err *codec.Error
-	if p.ItemID, err = responsesUpstreamString(item.Get("id"), path+".id"); err != nil {
+	if p.ItemID, err = upstreamString(item.Get("id"), path+".id"); err != nil {
 		return err
 	}
-	if p.Signature, err = responsesUpstreamString(item.Get("encrypted_content"), path+".encrypted_content"); err != nil {
+	if p.Signature, err = upstreamString(item.Get("encrypted_content"), path+".encrypted_content"); err != nil {
 		return err
 	}
-	if p.Text, err = responsesUpstreamTexts(item.Get("summary"), path+".summary"); err != nil {
+	if p.Text, err = upstreamTexts(item.Get("summary"), path+".summary"); err != nil {
 		return err
 	}
 	if p.Text == "" {
-		if p.Text, err = responsesUpstreamTexts(item.Get("content"), path+".content"); err != nil {
+		if p.Text, err = upstreamTexts(item.Get("content"), path+".content"); err != nil {
 			return err
 		}
 	}
@@ -207,9 +207,9 @@ func decodeResponsesOutputReasoning(item gjson.Result, i int, resp *response) *c
 	return nil
 }
 
-// responsesUpstreamTexts joins the texts of an upstream reasoning item's
+// upstreamTexts joins the texts of an upstream reasoning item's
 // summary or content parts with blank lines.
-func responsesUpstreamTexts(v gjson.Result, path string) (string, *codec.Error) {
+func upstreamTexts(v gjson.Result, path string) (string, *codec.Error) {
 	if !v.Exists() || v.Type == gjson.Null {
 		return "", nil
 	}
@@ -221,7 +221,7 @@ func responsesUpstreamTexts(v gjson.Result, path string) (string, *codec.Error) 
 	j := 0
 	v.ForEach(func(_, part gjson.Result) bool {
 		var text string
-		if text, err = responsesUpstreamString(part.Get("text"), wire.IndexPath(path, j)+".text"); err != nil {
+		if text, err = upstreamString(part.Get("text"), wire.IndexPath(path, j)+".text"); err != nil {
 			return false
 		}
 		// Empty parts add no separator, as in the stream decoder,
@@ -236,19 +236,19 @@ func responsesUpstreamTexts(v gjson.Result, path string) (string, *codec.Error) 
 	return b.String(), err
 }
 
-// decodeResponsesOutputCall appends the tool call of function_call output
+// decodeOutputCall appends the tool call of function_call output
 // item i; its arguments must be the text of a JSON object (or empty).
-func decodeResponsesOutputCall(item gjson.Result, i int, resp *response) *codec.Error {
+func decodeOutputCall(item gjson.Result, i int, resp *response) *codec.Error {
 	path := wire.IndexPath("output", i)
 	p := codec.Part{Type: codec.PartToolCall}
 	var err *codec.Error
-	if p.ToolCallID, err = responsesUpstreamString(item.Get("call_id"), path+".call_id"); err != nil {
+	if p.ToolCallID, err = upstreamString(item.Get("call_id"), path+".call_id"); err != nil {
 		return err
 	}
-	if p.ToolName, err = responsesUpstreamString(item.Get("name"), path+".name"); err != nil {
+	if p.ToolName, err = upstreamString(item.Get("name"), path+".name"); err != nil {
 		return err
 	}
-	if p.Arguments, err = responsesUpstreamString(item.Get("arguments"), path+".arguments"); err != nil {
+	if p.Arguments, err = upstreamString(item.Get("arguments"), path+".arguments"); err != nil {
 		return err
 	}
 	switch {
@@ -261,13 +261,13 @@ func decodeResponsesOutputCall(item gjson.Result, i int, resp *response) *codec.
 	return nil
 }
 
-// decodeResponsesOutputMessage appends the parts of output message i. A
+// decodeOutputMessage appends the parts of output message i. A
 // content part is what the message shows (the upstream's state travels in
 // items of their own: reasoning, compaction), so a part of a type
 // llmbridge does not translate (output_audio, types added later) is
 // display: it is dropped and listed in resp.Dropped, and the rest of the
 // message reaches the client.
-func decodeResponsesOutputMessage(item gjson.Result, i int, resp *response) (hasRefusal bool, err *codec.Error) {
+func decodeOutputMessage(item gjson.Result, i int, resp *response) (hasRefusal bool, err *codec.Error) {
 	content := item.Get("content")
 	if !content.IsArray() {
 		return false, codec.BadUpstream(codec.OpenAIResponses, wire.IndexPath("output", i)+".content is not an array")
@@ -278,11 +278,11 @@ func decodeResponsesOutputMessage(item gjson.Result, i int, resp *response) (has
 		switch typ.Str {
 		case "output_text":
 			var text string
-			text, err = responsesUpstreamString(part.Get("text"), wire.IndexPath(wire.IndexPath("output", i)+".content", j)+".text")
+			text, err = upstreamString(part.Get("text"), wire.IndexPath(wire.IndexPath("output", i)+".content", j)+".text")
 			resp.Content = append(resp.Content, codec.Part{Type: codec.PartText, Text: text, Citations: wire.DecodeURLCitations(part.Get("annotations"), text, nil)})
 		case "refusal":
 			var text string
-			text, err = responsesUpstreamString(part.Get("refusal"), wire.IndexPath(wire.IndexPath("output", i)+".content", j)+".refusal")
+			text, err = upstreamString(part.Get("refusal"), wire.IndexPath(wire.IndexPath("output", i)+".content", j)+".refusal")
 			resp.Content = append(resp.Content, codec.Part{Type: codec.PartRefusal, Text: text})
 			hasRefusal = true
 		default:
@@ -294,11 +294,11 @@ func decodeResponsesOutputMessage(item gjson.Result, i int, resp *response) (has
 	return hasRefusal, err
 }
 
-// decodeResponsesUsage reads usage. OpenAI counters already have canonical
+// decodeUsage reads usage. OpenAI counters already have canonical
 // meaning: input_tokens includes cached tokens and output_tokens includes
 // reasoning tokens. cache_write_tokens is documented but absent from real
 // traffic, so it is optional.
-func decodeResponsesUsage(v gjson.Result) (codec.Usage, *codec.Error) {
+func decodeUsage(v gjson.Result) (codec.Usage, *codec.Error) {
 	u := codec.Usage{Known: true}
 	var err *codec.Error
 	for _, f := range [...]struct {
@@ -311,7 +311,7 @@ func decodeResponsesUsage(v gjson.Result) (codec.Usage, *codec.Error) {
 		{"output_tokens", &u.OutputTokens},
 		{"output_tokens_details.reasoning_tokens", &u.ReasoningTokens},
 	} {
-		if *f.dst, err = responsesUpstreamCount(v.Get(f.path), "usage."+f.path); err != nil {
+		if *f.dst, err = upstreamCount(v.Get(f.path), "usage."+f.path); err != nil {
 			return codec.Usage{}, err
 		}
 	}

@@ -11,14 +11,14 @@ import (
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
-// appendResponsesResponse encodes resp as a Responses response body with
+// appendResponse encodes resp as a Responses response body with
 // every field openai-go's responses.Response marks required. Fields that
 // echo request configuration llmbridge did not keep (instructions,
 // temperature, top_p, access_programs) are null, which the API spec allows,
 // rather than invented values; metadata is empty because request metadata
 // is a dropped hint; the tool fields state the only configuration a
 // text-only translation can have.
-func appendResponsesResponse(dst []byte, resp *codec.Response, req *codec.Request) ([]byte, *codec.Error) {
+func appendResponse(dst []byte, resp *codec.Response, req *codec.Request) ([]byte, *codec.Error) {
 	id := resp.ID
 	if id == "" {
 		id = wire.NewID("resp_")
@@ -53,33 +53,33 @@ func appendResponsesResponse(dst []byte, resp *codec.Response, req *codec.Reques
 	if err != nil {
 		return dst, err
 	}
-	if dst, err = appendResponsesOutput(dst, id, status, content, req, resp); err != nil {
+	if dst, err = appendOutput(dst, id, status, content, req, resp); err != nil {
 		return dst, err
 	}
 	dst = append(dst, `],"parallel_tool_calls":true,"temperature":null,"tool_choice":"auto","tools":[],"top_p":null,"access_programs":null`...)
 	if resp.Usage.Known {
-		dst = appendResponsesUsage(dst, &resp.Usage)
+		dst = appendUsage(dst, &resp.Usage)
 	}
 	return append(dst, '}'), nil
 }
 
-// responsesMessageID derives the output message id from the response id, so
+// messageID derives the output message id from the response id, so
 // that a response keeps the same ids however often it is encoded (and a
 // streamed encoding can agree with a non-streamed one) without a random
 // source per response.
-func responsesMessageID(responseID string) string {
+func messageID(responseID string) string {
 	if strings.HasPrefix(responseID, "msg_") {
 		return responseID
 	}
 	return "msg_" + strings.TrimPrefix(responseID, "resp_")
 }
 
-// responsesOutputItemID returns the id of output item n: the message id for
+// outputItemID returns the id of output item n: the message id for
 // a message at index 0 (the only item of a text response), else the
 // message id or, for a function call, "fc_" with the response id, and the
 // item's index. The stream encoder uses the same ids.
-func responsesOutputItemID(responseID string, n int, call bool) string {
-	id := responsesMessageID(responseID)
+func outputItemID(responseID string, n int, call bool) string {
+	id := messageID(responseID)
 	if call {
 		id = "fc_" + strings.TrimPrefix(id, "msg_")
 	} else if n == 0 {
@@ -88,10 +88,10 @@ func responsesOutputItemID(responseID string, n int, call bool) string {
 	return id + "_" + strconv.Itoa(n)
 }
 
-// responsesReasoningItemID returns the id of reasoning output item n that
+// reasoningItemID returns the id of reasoning output item n that
 // has no id of its own: "rs_" with the response id and the item's index.
-func responsesReasoningItemID(responseID string, n int) string {
-	return "rs_" + strings.TrimPrefix(responsesMessageID(responseID), "msg_") + "_" + strconv.Itoa(n)
+func reasoningItemID(responseID string, n int) string {
+	return "rs_" + strings.TrimPrefix(messageID(responseID), "msg_") + "_" + strconv.Itoa(n)
 }
 
 // itemID returns the id of an item llmbridge can restore from an
@@ -112,14 +112,14 @@ func keepItem(store codec.ItemStore, key codec.ItemKey, item []byte) {
 	}
 }
 
-// appendResponsesOutput appends the output items of content: each tool call
+// appendOutput appends the output items of content: each tool call
 // is a function_call item (custom_tool_call for a custom tool of req, with
 // its namespace restored for a namespaced function), each reasoning part a
 // reasoning item, each hosted search a web_search_call item holding the
 // sources of the results that follow it, and the parts between them are
 // message items. Their ids are ones a later item_reference can be restored
 // from (itemref.go) where the item fits in its id or req has an item store.
-func appendResponsesOutput(dst []byte, responseID, status string, content []codec.Part, req *codec.Request, resp *codec.Response) ([]byte, *codec.Error) {
+func appendOutput(dst []byte, responseID, status string, content []codec.Part, req *codec.Request, resp *codec.Response) ([]byte, *codec.Error) {
 	var store codec.ItemStore
 	if req != nil {
 		store = req.Items
@@ -131,9 +131,9 @@ func appendResponsesOutput(dst []byte, responseID, status string, content []code
 			if n > 0 {
 				dst = append(dst, ',')
 			}
-			key, id := itemID(store, "fc_", responsesOutputItemID(responseID, n, true))
+			key, id := itemID(store, "fc_", outputItemID(responseID, n, true))
 			start := len(dst)
-			dst = appendResponsesOutputCall(dst, id, status, p, req)
+			dst = appendOutputCall(dst, id, status, p, req)
 			keepItem(store, key, dst[start:])
 			i++
 			continue
@@ -143,11 +143,11 @@ func appendResponsesOutput(dst []byte, responseID, status string, content []code
 			}
 			id := p.ItemID
 			if id == "" {
-				id = responsesReasoningItemID(responseID, n)
+				id = reasoningItemID(responseID, n)
 			}
 			key, id := itemID(store, "rs_", id)
 			start := len(dst)
-			dst = appendResponsesOutputReasoning(dst, id, p.Text, p)
+			dst = appendOutputReasoning(dst, id, p.Text, p)
 			keepItem(store, key, dst[start:])
 			i++
 			continue
@@ -156,7 +156,7 @@ func appendResponsesOutput(dst []byte, responseID, status string, content []code
 				dst = append(dst, ',')
 			}
 			var next int
-			dst, next = appendResponsesSearchCall(dst, responseID, n, content, i)
+			dst, next = appendSearchCall(dst, responseID, n, content, i)
 			i = next
 			continue
 		case codec.PartServerToolResult:
@@ -170,17 +170,17 @@ func appendResponsesOutput(dst []byte, responseID, status string, content []code
 			dst = append(dst, ',')
 		}
 		j := i + 1
-		for j < len(content) && responsesInMessage(content[j].Type) {
+		for j < len(content) && inMessage(content[j].Type) {
 			j++
 		}
 		var err *codec.Error
 		var key codec.ItemKey
 		id := inlineTextID(content[i:j])
 		if id == "" {
-			key, id = itemID(store, itemRefPrefix, responsesOutputItemID(responseID, n, false))
+			key, id = itemID(store, itemRefPrefix, outputItemID(responseID, n, false))
 		}
 		start := len(dst)
-		if dst, err = appendResponsesOutputMessage(dst, id, status, content[i:j]); err != nil {
+		if dst, err = appendOutputMessage(dst, id, status, content[i:j]); err != nil {
 			return dst, err
 		}
 		keepItem(store, key, dst[start:])
@@ -189,9 +189,9 @@ func appendResponsesOutput(dst []byte, responseID, status string, content []code
 	return dst, nil
 }
 
-// responsesInMessage reports whether a part of type t belongs in a message
+// inMessage reports whether a part of type t belongs in a message
 // item.
-func responsesInMessage(t codec.PartType) bool {
+func inMessage(t codec.PartType) bool {
 	switch t {
 	case codec.PartToolCall, codec.PartReasoning, codec.PartServerToolCall, codec.PartServerToolResult:
 		return false
@@ -199,19 +199,19 @@ func responsesInMessage(t codec.PartType) bool {
 	return true
 }
 
-// responsesSearchItemID is the id of web_search_call item n: the call's own
+// searchItemID is the id of web_search_call item n: the call's own
 // id when it is a Responses one, else one made from the response id.
-func responsesSearchItemID(own, responseID string, n int) string {
+func searchItemID(own, responseID string, n int) string {
 	if strings.HasPrefix(own, "ws_") {
 		return own
 	}
-	return "ws_" + strings.TrimPrefix(responsesMessageID(responseID), "msg_") + "_" + strconv.Itoa(n)
+	return "ws_" + strings.TrimPrefix(messageID(responseID), "msg_") + "_" + strconv.Itoa(n)
 }
 
-// appendResponsesSearchCall appends the web_search_call item of the search
+// appendSearchCall appends the web_search_call item of the search
 // call content[i], with the sources of the results that follow it (those
 // answering its id, or without an id), and returns the index after them.
-func appendResponsesSearchCall(dst []byte, responseID string, n int, content []codec.Part, i int) ([]byte, int) {
+func appendSearchCall(dst []byte, responseID string, n int, content []codec.Part, i int) ([]byte, int) {
 	call := &content[i]
 	j := i + 1
 	failed := false
@@ -223,13 +223,13 @@ func appendResponsesSearchCall(dst []byte, responseID string, n int, content []c
 	if failed {
 		status = "failed"
 	}
-	dst = appendResponsesSearchItem(dst, responsesSearchItemID(call.ToolCallID, responseID, n), status, wire.SearchQuery(call.Arguments), content[i+1:j])
+	dst = appendSearchItem(dst, searchItemID(call.ToolCallID, responseID, n), status, wire.SearchQuery(call.Arguments), content[i+1:j])
 	return dst, j
 }
 
-// appendResponsesSearchItem appends a web_search_call item: a search
+// appendSearchItem appends a web_search_call item: a search
 // action with its query and the sources of results.
-func appendResponsesSearchItem(dst []byte, id, status, query string, results []codec.Part) []byte {
+func appendSearchItem(dst []byte, id, status, query string, results []codec.Part) []byte {
 	dst = append(dst, `{"type":"web_search_call","id":`...)
 	dst = jsonx.AppendString(dst, id)
 	dst = append(dst, `,"status":`...)
@@ -256,14 +256,14 @@ func appendResponsesSearchItem(dst []byte, id, status, query string, results []c
 	return append(dst, `}}`...)
 }
 
-// appendResponsesOutputReasoning appends a reasoning output item with id,
+// appendOutputReasoning appends a reasoning output item with id,
 // summary text and, when p is signed, its opaque value as a continuation
 // envelope in encrypted_content (the client sends the item back and
 // llmbridge unwraps it for the upstream that issued it).
-func appendResponsesOutputReasoning(dst []byte, id, text string, p *codec.Part) []byte {
+func appendOutputReasoning(dst []byte, id, text string, p *codec.Part) []byte {
 	dst = append(dst, `{"type":"reasoning","id":`...)
 	dst = jsonx.AppendString(dst, id)
-	dst = appendResponsesSummary(dst, text)
+	dst = appendSummary(dst, text)
 	if p.Signature != "" && p.Origin != mapping.FamilyNone {
 		dst = append(dst, `,"encrypted_content":"`...)
 		dst = wire.AppendOpaque(dst, p.Signature, p.Origin, p.Redacted, p.ItemID)
@@ -272,11 +272,11 @@ func appendResponsesOutputReasoning(dst []byte, id, text string, p *codec.Part) 
 	return append(dst, '}')
 }
 
-// appendResponsesOutputCall appends a function_call output item, or a
+// appendOutputCall appends a function_call output item, or a
 // custom_tool_call item when the client's request (req, which may be nil)
 // declared the called tool custom; a call of a namespaced function gets
 // the function's own name and its namespace back.
-func appendResponsesOutputCall(dst []byte, id, status string, p *codec.Part, req *codec.Request) []byte {
+func appendOutputCall(dst []byte, id, status string, p *codec.Part, req *codec.Request) []byte {
 	name, ns, custom := p.ToolName, p.Namespace, p.ToolKind == codec.ToolCustom
 	if t := wire.RestoreResponsesTool(req, p.ToolName); t != nil {
 		name, ns, custom = t.Name, t.Namespace, t.Kind == codec.ToolCustom
@@ -301,15 +301,15 @@ func appendResponsesOutputCall(dst []byte, id, status string, p *codec.Part, req
 		return append(dst, '}')
 	}
 	dst = append(dst, `,"arguments":`...)
-	dst = appendResponsesArguments(dst, p.Arguments)
+	dst = appendArguments(dst, p.Arguments)
 	dst = append(dst, `,"status":`...)
 	dst = jsonx.AppendString(dst, status)
 	return append(dst, '}')
 }
 
-// appendResponsesOutputMessage appends an assistant message item. Adjacent
+// appendOutputMessage appends an assistant message item. Adjacent
 // text parts stay separate output_text parts, as OpenAI emits them.
-func appendResponsesOutputMessage(dst []byte, id, status string, content []codec.Part) ([]byte, *codec.Error) {
+func appendOutputMessage(dst []byte, id, status string, content []codec.Part) ([]byte, *codec.Error) {
 	dst = append(dst, `{"type":"message","id":`...)
 	dst = jsonx.AppendString(dst, id)
 	dst = append(dst, `,"status":`...)
@@ -338,11 +338,11 @@ func appendResponsesOutputMessage(dst []byte, id, status string, content []codec
 	return append(dst, `]}`...), nil
 }
 
-// appendResponsesUsage appends the usage object; the counters are already
+// appendUsage appends the usage object; the counters are already
 // in OpenAI's meaning. cache_write_tokens is written only when non-zero:
 // OpenAI itself does not send it, but an Anthropic upstream's cache writes
 // should not vanish.
-func appendResponsesUsage(dst []byte, u *codec.Usage) []byte {
+func appendUsage(dst []byte, u *codec.Usage) []byte {
 	dst = append(dst, `,"usage":{"input_tokens":`...)
 	dst = jsonx.AppendInt(dst, u.InputTokens)
 	dst = append(dst, `,"input_tokens_details":{"cached_tokens":`...)

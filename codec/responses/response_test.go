@@ -12,8 +12,8 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// readResponsesRecording returns the response body of a recording.
-func readResponsesRecording(t *testing.T, name string) []byte {
+// readRecording returns the response body of a recording.
+func readRecording(t *testing.T, name string) []byte {
 	t.Helper()
 	return []byte(codectest.ReadRecording(t, name).Get("response.body").Str)
 }
@@ -37,7 +37,7 @@ func TestResponsesDecodeRecordings(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
 			var resp codec.Response
-			if err := codec.DecodeResponse(codec.OpenAIResponses, readResponsesRecording(t, "openai-responses/"+tt.file), &resp); err != nil {
+			if err := codec.DecodeResponse(codec.OpenAIResponses, readRecording(t, "openai-responses/"+tt.file), &resp); err != nil {
 				t.Fatal(err)
 			}
 			if resp.ID != tt.id || resp.Model != tt.model || resp.Created == 0 {
@@ -72,7 +72,7 @@ func TestResponsesDecodeRecordings(t *testing.T) {
 	} {
 		t.Run(tt.file, func(t *testing.T) {
 			var resp codec.Response
-			if err := codec.DecodeResponse(codec.OpenAIResponses, readResponsesRecording(t, "openai-responses/"+tt.file), &resp); err != nil {
+			if err := codec.DecodeResponse(codec.OpenAIResponses, readRecording(t, "openai-responses/"+tt.file), &resp); err != nil {
 				t.Fatal(err)
 			}
 			want := []codec.Part{{Type: codec.PartToolCall, ToolCallID: tt.id, ToolName: tt.name, Arguments: tt.args}}
@@ -115,7 +115,7 @@ func TestResponsesDecodeResponse(t *testing.T) {
 			name: "refusal",
 			body: head + `"status":"completed","incomplete_details":null,"error":null,` +
 				msg(`{"type":"refusal","refusal":"I can't help with that."}`) + `}`,
-			want: codec.Response{ID: "resp_1", Model: "gpt-4o", Created: 1700000000, Content: []codec.Part{responsesRefusal("I can't help with that.")},
+			want: codec.Response{ID: "resp_1", Model: "gpt-4o", Created: 1700000000, Content: []codec.Part{refusal("I can't help with that.")},
 				StopReason: mapping.StopRefusal},
 		},
 		{
@@ -229,7 +229,7 @@ func TestResponsesAppendResponse(t *testing.T) {
 		{
 			name: "refusal",
 			resp: codec.Response{ID: "chatcmpl-1", Model: "gpt-4o", Created: 1700000000,
-				Content: []codec.Part{responsesRefusal("I can't help with that.")}, StopReason: mapping.StopRefusal},
+				Content: []codec.Part{refusal("I can't help with that.")}, StopReason: mapping.StopRefusal},
 		},
 		{
 			// Text, parallel calls (one without arguments: "{}"), then
@@ -297,8 +297,8 @@ func TestResponsesResponseRoundTrip(t *testing.T) {
 		"incomplete": []byte(`{"id":"resp_i","object":"response","created_at":2,"model":"m","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"output":[{"type":"message","content":[{"type":"output_text","text":"a"}]}],"usage":{"input_tokens":3,"output_tokens":4}}`),
 	}
 	if _, err := os.Stat(codectest.RecordingsDir); err == nil {
-		bodies["gpt-4o-text"] = readResponsesRecording(t, "openai-responses/gpt-4o-text.json")
-		bodies["gpt-5-cached"] = readResponsesRecording(t, "openai-responses/gpt-5-reasoning-replay-followup-cached.json")
+		bodies["gpt-4o-text"] = readRecording(t, "openai-responses/gpt-4o-text.json")
+		bodies["gpt-5-cached"] = readRecording(t, "openai-responses/gpt-5-reasoning-replay-followup-cached.json")
 	}
 	for name, body := range bodies {
 		t.Run(name, func(t *testing.T) {

@@ -10,13 +10,13 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// responsesStreamDecoder decodes upstream Responses streams.
+// streamDecoder decodes upstream Responses streams.
 //
 // Every output message content part becomes one canonical part. Parts of
 // all message items are numbered in the order they start; the decoder
 // closes an open part before it starts another, also when the upstream left
 // it open.
-type responsesStreamDecoder struct {
+type streamDecoder struct {
 	// index is the structure of the event being decoded (jsonx.Arena.IndexEvent).
 	index jsonx.Index
 	// text unescapes the strings of the event being decoded; reset at
@@ -50,18 +50,18 @@ type responsesStreamDecoder struct {
 	rsIsSum bool   // whether rsLast is a summary index (else a content index)
 }
 
-// responsesStreamArena is the starting size of the decoder's arena: more
+// streamArena is the starting size of the decoder's arena: more
 // than the escaped text of a delta, so that, the buffer being kept across
 // events, deltas are unescaped without allocating.
-const responsesStreamArena = 1 << 10
+const streamArena = 1 << 10
 
-func newResponsesStreamDecoder() *responsesStreamDecoder {
-	return &responsesStreamDecoder{text: jsonx.NewArena(responsesStreamArena)}
+func newStreamDecoder() *streamDecoder {
+	return &streamDecoder{text: jsonx.NewArena(streamArena)}
 }
 
-// responsesEventFields are the top-level members of an event the decoder
+// eventFields are the top-level members of an event the decoder
 // reads, collected in one pass; which ones are present depends on the type.
-type responsesEventFields struct {
+type eventFields struct {
 	typ, delta, text, refusal    gjson.Result
 	part, item, response, errObj gjson.Result
 	code, message, param         gjson.Result
@@ -71,7 +71,7 @@ type responsesEventFields struct {
 }
 
 // Decode implements StreamDecoder.
-func (d *responsesStreamDecoder) Decode(out []codec.Event, name, data []byte, bare bool) []codec.Event {
+func (d *streamDecoder) Decode(out []codec.Event, name, data []byte, bare bool) []codec.Event {
 	if d.done {
 		return out
 	}
@@ -84,14 +84,14 @@ func (d *responsesStreamDecoder) Decode(out []codec.Event, name, data []byte, ba
 	if !root.IsObject() {
 		return d.fail(out, codec.BadUpstream(codec.OpenAIResponses, "stream event data is not a JSON object"))
 	}
-	var f responsesEventFields
+	var f eventFields
 	d.scan(root.Raw, &f)
 	if bare {
 		// A JSON block outside any data: field is no Responses event
 		// (openai-go skips such lines); only an error object there is
 		// worth reading.
 		if f.errObj.IsObject() {
-			return d.fail(out, responsesErrorObject(f.errObj))
+			return d.fail(out, errorObject(f.errObj))
 		}
 		return d.fail(out, codec.BadUpstream(codec.OpenAIResponses, "stream holds JSON outside a data: field"))
 	}
@@ -146,14 +146,14 @@ func (d *responsesStreamDecoder) Decode(out []codec.Event, name, data []byte, ba
 		// The spec's error event is flat ({type, code, message, param});
 		// real traffic nests the details under error.
 		if f.errObj.IsObject() {
-			return d.fail(out, responsesErrorObject(f.errObj))
+			return d.fail(out, errorObject(f.errObj))
 		}
-		return d.fail(out, responsesUpstreamError(f.code.String(), f.message.String(), f.param.String(), ""))
+		return d.fail(out, upstreamError(f.code.String(), f.message.String(), f.param.String(), ""))
 	case "":
 		// An OpenAI-style {"error":{...}} without a type, as Chat
 		// streams and some compatible servers send it.
 		if f.errObj.IsObject() {
-			return d.fail(out, responsesErrorObject(f.errObj))
+			return d.fail(out, errorObject(f.errObj))
 		}
 		return d.fail(out, codec.BadUpstream(codec.OpenAIResponses, "stream event has no type"))
 	case "response.output_text.annotation.added":
@@ -198,7 +198,7 @@ func (d *responsesStreamDecoder) Decode(out []codec.Event, name, data []byte, ba
 // before building its value: a delta event has eight members of which two
 // are read, and building a gjson.Result for the others (number parsing)
 // tripled the cost of decoding it.
-func (d *responsesStreamDecoder) scan(raw string, f *responsesEventFields) {
+func (d *streamDecoder) scan(raw string, f *eventFields) {
 	var m jsonx.MemberIter
 	if !m.Init(raw, &d.text) {
 		return
@@ -250,7 +250,7 @@ func (d *responsesStreamDecoder) scan(raw string, f *responsesEventFields) {
 }
 
 // Close implements StreamDecoder.
-func (d *responsesStreamDecoder) Close(out []codec.Event, cause error) []codec.Event {
+func (d *streamDecoder) Close(out []codec.Event, cause error) []codec.Event {
 	if d.done {
 		return out
 	}
@@ -258,28 +258,28 @@ func (d *responsesStreamDecoder) Close(out []codec.Event, cause error) []codec.E
 }
 
 // fail ends the stream with err.
-func (d *responsesStreamDecoder) fail(out []codec.Event, err *codec.Error) []codec.Event {
+func (d *streamDecoder) fail(out []codec.Event, err *codec.Error) []codec.Event {
 	d.done = true
 	return append(out, codec.Event{Type: codec.EventError, Err: err})
 }
 
 // ensureStarted emits an empty EventStart when content arrives before any
 // response.created (encoders then name the response themselves).
-func (d *responsesStreamDecoder) ensureStarted(out []codec.Event) []codec.Event {
+func (d *streamDecoder) ensureStarted(out []codec.Event) []codec.Event {
 	if d.started {
 		return out
 	}
-	return d.start(out, &responsesLifecycle{})
+	return d.start(out, &lifecycle{})
 }
 
 // start emits EventStart from a response object.
-func (d *responsesStreamDecoder) start(out []codec.Event, l *responsesLifecycle) []codec.Event {
+func (d *streamDecoder) start(out []codec.Event, l *lifecycle) []codec.Event {
 	d.started = true
 	return append(out, codec.Event{Type: codec.EventStart, ID: l.id, Model: l.model, Created: l.created})
 }
 
 // startPart opens a part of kind k, closing the open one first.
-func (d *responsesStreamDecoder) startPart(out []codec.Event, k codec.PartType) []codec.Event {
+func (d *streamDecoder) startPart(out []codec.Event, k codec.PartType) []codec.Event {
 	out = d.ensureStarted(out)
 	out = d.closePart(out)
 	d.open, d.openKind, d.openIndex, d.filled = true, k, d.next, false
@@ -294,19 +294,19 @@ func (d *responsesStreamDecoder) startPart(out []codec.Event, k codec.PartType) 
 // and name once; arguments already in the item (empty in real traffic)
 // are its first delta. Each call item is its own part, so parallel calls
 // never share an index.
-func (d *responsesStreamDecoder) startCall(out []codec.Event, item gjson.Result) []codec.Event {
+func (d *streamDecoder) startCall(out []codec.Event, item gjson.Result) []codec.Event {
 	var callID, name, args, itemID string
 	var err *codec.Error
 	jsonx.EachMember(item, &d.text, func(key, v gjson.Result) bool {
 		switch key.Str {
 		case "id":
-			itemID, err = responsesUpstreamString(v, "item.id")
+			itemID, err = upstreamString(v, "item.id")
 		case "call_id":
-			callID, err = responsesUpstreamString(v, "item.call_id")
+			callID, err = upstreamString(v, "item.call_id")
 		case "name":
-			name, err = responsesUpstreamString(v, "item.name")
+			name, err = upstreamString(v, "item.name")
 		case "arguments":
-			args, err = responsesUpstreamString(v, "item.arguments")
+			args, err = upstreamString(v, "item.arguments")
 		}
 		return err == nil
 	})
@@ -329,14 +329,14 @@ func (d *responsesStreamDecoder) startCall(out []codec.Event, item gjson.Result)
 
 // callOpen reports whether the open part is the function call of item id
 // (any call when the event names no item).
-func (d *responsesStreamDecoder) callOpen(itemID string) bool {
+func (d *streamDecoder) callOpen(itemID string) bool {
 	return d.open && d.openKind == codec.PartToolCall && (itemID == "" || itemID == d.callItem)
 }
 
 // callArguments decodes function_call_arguments.delta (done false) and
 // .done: deltas append to the open call; the full arguments of .done are
 // used only when no delta came.
-func (d *responsesStreamDecoder) callArguments(out []codec.Event, itemID, v gjson.Result, done bool) []codec.Event {
+func (d *streamDecoder) callArguments(out []codec.Event, itemID, v gjson.Result, done bool) []codec.Event {
 	if v.Type != gjson.String && v.Exists() && v.Type != gjson.Null {
 		return d.fail(out, codec.BadUpstream(codec.OpenAIResponses, "function call arguments are not a string"))
 	}
@@ -353,7 +353,7 @@ func (d *responsesStreamDecoder) callArguments(out []codec.Event, itemID, v gjso
 // closePart closes the open part, if any, after the citations still kept
 // for it (a part closed without its output_text.done: their indexes are
 // taken as bytes, which they are for ASCII text).
-func (d *responsesStreamDecoder) closePart(out []codec.Event) []codec.Event {
+func (d *streamDecoder) closePart(out []codec.Event) []codec.Event {
 	if !d.open {
 		return out
 	}
@@ -364,7 +364,7 @@ func (d *responsesStreamDecoder) closePart(out []codec.Event) []codec.Event {
 
 // flushCites emits the kept citations of the open text part, converting
 // their character indexes to byte offsets of text when it is known.
-func (d *responsesStreamDecoder) flushCites(out []codec.Event, text string) []codec.Event {
+func (d *streamDecoder) flushCites(out []codec.Event, text string) []codec.Event {
 	for k := range d.cites {
 		c := d.cites[k]
 		if text != "" {
@@ -378,7 +378,7 @@ func (d *responsesStreamDecoder) flushCites(out []codec.Event, text string) []co
 
 // appendText appends text to the open part, which must be of kind k; a
 // delta without its content_part.added opens the part itself.
-func (d *responsesStreamDecoder) appendText(out []codec.Event, k codec.PartType, text string) []codec.Event {
+func (d *streamDecoder) appendText(out []codec.Event, k codec.PartType, text string) []codec.Event {
 	if !d.open || d.openKind != k {
 		out = d.startPart(out, k)
 	}
@@ -387,7 +387,7 @@ func (d *responsesStreamDecoder) appendText(out []codec.Event, k codec.PartType,
 }
 
 // delta decodes response.output_text.delta and response.refusal.delta.
-func (d *responsesStreamDecoder) delta(out []codec.Event, k codec.PartType, v gjson.Result) []codec.Event {
+func (d *streamDecoder) delta(out []codec.Event, k codec.PartType, v gjson.Result) []codec.Event {
 	if v.Type != gjson.String {
 		if v.Exists() && v.Type != gjson.Null {
 			return d.fail(out, codec.BadUpstream(codec.OpenAIResponses, "delta is not a string"))
@@ -402,7 +402,7 @@ func (d *responsesStreamDecoder) delta(out []codec.Event, k codec.PartType, v gj
 
 // doneText decodes response.output_text.done and response.refusal.done:
 // their full text is used only when no delta came for the part.
-func (d *responsesStreamDecoder) doneText(out []codec.Event, k codec.PartType, v gjson.Result) []codec.Event {
+func (d *streamDecoder) doneText(out []codec.Event, k codec.PartType, v gjson.Result) []codec.Event {
 	if v.Type != gjson.String && v.Exists() && v.Type != gjson.Null {
 		return d.fail(out, codec.BadUpstream(codec.OpenAIResponses, "done text is not a string"))
 	}
@@ -418,9 +418,9 @@ func (d *responsesStreamDecoder) doneText(out []codec.Event, k codec.PartType, v
 // contentPart reads a content part object: its kind (ok false for reasoning
 // text, whose part events carry nothing the reasoning_text events do not)
 // and its text. A part of a type llmbridge does not translate is display,
-// as in complete responses (decodeResponsesOutputMessage): ok is false and
+// as in complete responses (decodeOutputMessage): ok is false and
 // dropped names its type.
-func (d *responsesStreamDecoder) contentPart(part gjson.Result) (k codec.PartType, text, dropped string, ok bool, err *codec.Error) {
+func (d *streamDecoder) contentPart(part gjson.Result) (k codec.PartType, text, dropped string, ok bool, err *codec.Error) {
 	if !part.IsObject() {
 		return 0, "", "", false, codec.BadUpstream(codec.OpenAIResponses, "content part event has no part object")
 	}
@@ -441,7 +441,7 @@ func (d *responsesStreamDecoder) contentPart(part gjson.Result) (k codec.PartTyp
 }
 
 // partAdded decodes response.content_part.added.
-func (d *responsesStreamDecoder) partAdded(out []codec.Event, part gjson.Result) []codec.Event {
+func (d *streamDecoder) partAdded(out []codec.Event, part gjson.Result) []codec.Event {
 	k, text, dropped, ok, err := d.contentPart(part)
 	if err != nil {
 		return d.fail(out, err)
@@ -464,7 +464,7 @@ func (d *responsesStreamDecoder) partAdded(out []codec.Event, part gjson.Result)
 
 // partDone decodes response.content_part.done: it closes the part, after
 // taking its full text when no delta came for it.
-func (d *responsesStreamDecoder) partDone(out []codec.Event, part gjson.Result) []codec.Event {
+func (d *streamDecoder) partDone(out []codec.Event, part gjson.Result) []codec.Event {
 	k, text, _, ok, err := d.contentPart(part)
 	if err != nil {
 		return d.fail(out, err)
@@ -485,7 +485,7 @@ func (d *responsesStreamDecoder) partDone(out []codec.Event, part gjson.Result) 
 // nothing by itself (its parts do), a reasoning item is skipped, a call the
 // client must run that llmbridge cannot translate fails the stream, and any
 // other item is taken whole at its output_item.done (opaqueDone).
-func (d *responsesStreamDecoder) itemAdded(out []codec.Event, item gjson.Result) []codec.Event {
+func (d *streamDecoder) itemAdded(out []codec.Event, item gjson.Result) []codec.Event {
 	if !item.IsObject() {
 		return d.fail(out, codec.BadUpstream(codec.OpenAIResponses, "output item event has no item object"))
 	}
@@ -501,7 +501,7 @@ func (d *responsesStreamDecoder) itemAdded(out []codec.Event, item gjson.Result)
 		// The part opens with its first text (see rsItem). Its
 		// encrypted_content here may be incomplete in real traffic:
 		// only output_item.done's is taken.
-		id, err := responsesUpstreamString(item.Get("id"), "item.id")
+		id, err := upstreamString(item.Get("id"), "item.id")
 		if err != nil {
 			return d.fail(out, err)
 		}
@@ -509,8 +509,8 @@ func (d *responsesStreamDecoder) itemAdded(out []codec.Event, item gjson.Result)
 		d.rsItem, d.rsID, d.rsLast = true, append(d.rsID[:0], id...), -1
 		return out
 	default:
-		if responsesClientAction[typ] {
-			return d.fail(out, responsesNotYet(`output item type "`+typ+`"`))
+		if clientAction[typ] {
+			return d.fail(out, notYet(`output item type "`+typ+`"`))
 		}
 		// Kept whole at its output_item.done (opaqueDone).
 		return d.closePart(out)
@@ -518,7 +518,7 @@ func (d *responsesStreamDecoder) itemAdded(out []codec.Event, item gjson.Result)
 }
 
 // startReasoning opens the reasoning part of the current reasoning item.
-func (d *responsesStreamDecoder) startReasoning(out []codec.Event) []codec.Event {
+func (d *streamDecoder) startReasoning(out []codec.Event) []codec.Event {
 	out = d.startPart(out, codec.PartReasoning)
 	out[len(out)-1].ItemID = jsonx.BytesToString(d.rsID)
 	return out
@@ -529,7 +529,7 @@ func (d *responsesStreamDecoder) startReasoning(out []codec.Event) []codec.Event
 // full text is used only when no delta came for that part. Text of a new
 // summary or content part is preceded by a blank line, as the non-streamed
 // decoder joins the parts.
-func (d *responsesStreamDecoder) reasoningText(out []codec.Event, index gjson.Result, summary bool, v gjson.Result, done bool) []codec.Event {
+func (d *streamDecoder) reasoningText(out []codec.Event, index gjson.Result, summary bool, v gjson.Result, done bool) []codec.Event {
 	if v.Type != gjson.String && v.Exists() && v.Type != gjson.Null {
 		return d.fail(out, codec.BadUpstream(codec.OpenAIResponses, "reasoning text is not a string"))
 	}
@@ -559,16 +559,16 @@ func (d *responsesStreamDecoder) reasoningText(out []codec.Event, index gjson.Re
 // summary (or reasoning text) when no text came in deltas, then the part's
 // stop with the final encrypted_content as its signature. An item with
 // neither text nor encrypted content yields no part.
-func (d *responsesStreamDecoder) reasoningDone(out []codec.Event, item gjson.Result) []codec.Event {
+func (d *streamDecoder) reasoningDone(out []codec.Event, item gjson.Result) []codec.Event {
 	var id, enc string
 	var summary, content gjson.Result
 	var err *codec.Error
 	jsonx.EachMember(item, &d.text, func(key, v gjson.Result) bool {
 		switch key.Str {
 		case "id":
-			id, err = responsesUpstreamString(v, "item.id")
+			id, err = upstreamString(v, "item.id")
 		case "encrypted_content":
-			enc, err = responsesUpstreamString(v, "item.encrypted_content")
+			enc, err = upstreamString(v, "item.encrypted_content")
 		case "summary":
 			summary = v
 		case "content":
@@ -578,10 +578,10 @@ func (d *responsesStreamDecoder) reasoningDone(out []codec.Event, item gjson.Res
 	})
 	var text string
 	if err == nil {
-		text, err = responsesUpstreamTexts(summary, "item.summary")
+		text, err = upstreamTexts(summary, "item.summary")
 	}
 	if err == nil && text == "" {
-		text, err = responsesUpstreamTexts(content, "item.content")
+		text, err = upstreamTexts(content, "item.content")
 	}
 	if err != nil {
 		return d.fail(out, err)
@@ -613,7 +613,7 @@ func (d *responsesStreamDecoder) reasoningDone(out []codec.Event, item gjson.Res
 // a part the upstream left open; the end of a function call closes its part
 // after taking its arguments when none came before, and stands for the whole
 // call when its output_item.added was missing.
-func (d *responsesStreamDecoder) itemDone(out []codec.Event, item gjson.Result) []codec.Event {
+func (d *streamDecoder) itemDone(out []codec.Event, item gjson.Result) []codec.Event {
 	switch item.Get("type").String() {
 	case "message":
 		return d.closePart(out)
@@ -633,7 +633,7 @@ func (d *responsesStreamDecoder) itemDone(out []codec.Event, item gjson.Result) 
 		}
 		return d.closePart(out)
 	default:
-		if item.IsObject() && !responsesClientAction[item.Get("type").Str] {
+		if item.IsObject() && !clientAction[item.Get("type").Str] {
 			return d.opaqueDone(d.closePart(out), item)
 		}
 	}
@@ -643,7 +643,7 @@ func (d *responsesStreamDecoder) itemDone(out []codec.Event, item gjson.Result) 
 // opaqueDone emits an output item llmbridge does not translate, whole, as
 // the opaque value of a part (opaquePart) that its client carries
 // as a continuation.
-func (d *responsesStreamDecoder) opaqueDone(out []codec.Event, item gjson.Result) []codec.Event {
+func (d *streamDecoder) opaqueDone(out []codec.Event, item gjson.Result) []codec.Event {
 	if !d.started {
 		out = d.ensureStarted(out)
 	}
@@ -654,10 +654,10 @@ func (d *responsesStreamDecoder) opaqueDone(out []codec.Event, item gjson.Result
 }
 
 // searchDone emits a finished web_search_call item as a search call part
-// and, when it has sources, a result part (see decodeResponsesSearchCall).
-func (d *responsesStreamDecoder) searchDone(out []codec.Event, item gjson.Result) []codec.Event {
+// and, when it has sources, a result part (see decodeSearchCall).
+func (d *streamDecoder) searchDone(out []codec.Event, item gjson.Result) []codec.Event {
 	var r codec.Response
-	decodeResponsesSearchCall(item, &r)
+	decodeSearchCall(item, &r)
 	for k := range r.Content {
 		p := &r.Content[k]
 		ev := codec.Event{Type: codec.EventPartStart, Index: d.next, Part: p.Type, ToolCallID: p.ToolCallID, ToolName: p.ToolName,
@@ -675,8 +675,8 @@ func (d *responsesStreamDecoder) searchDone(out []codec.Event, item gjson.Result
 	return out
 }
 
-// responsesLifecycle is what the decoder reads from a response object.
-type responsesLifecycle struct {
+// lifecycle is what the decoder reads from a response object.
+type lifecycle struct {
 	id, model, status, reason string
 	created                   int64
 	usage, err                gjson.Result
@@ -684,8 +684,8 @@ type responsesLifecycle struct {
 
 // lifecycle reads the response object of a lifecycle event. A missing
 // object reads as empty.
-func (d *responsesStreamDecoder) lifecycle(resp gjson.Result) (responsesLifecycle, *codec.Error) {
-	var l responsesLifecycle
+func (d *streamDecoder) lifecycle(resp gjson.Result) (lifecycle, *codec.Error) {
+	var l lifecycle
 	if !resp.IsObject() {
 		if resp.Exists() && resp.Type != gjson.Null {
 			return l, codec.BadUpstream(codec.OpenAIResponses, "response is not an object")
@@ -696,16 +696,16 @@ func (d *responsesStreamDecoder) lifecycle(resp gjson.Result) (responsesLifecycl
 	jsonx.EachMember(resp, &d.text, func(key, v gjson.Result) bool {
 		switch key.Str {
 		case "id":
-			l.id, err = responsesUpstreamString(v, "response.id")
+			l.id, err = upstreamString(v, "response.id")
 		case "model":
-			l.model, err = responsesUpstreamString(v, "response.model")
+			l.model, err = upstreamString(v, "response.model")
 		case "created_at":
-			l.created, err = responsesUpstreamCount(v, "response.created_at")
+			l.created, err = upstreamCount(v, "response.created_at")
 		case "status":
-			l.status, err = responsesUpstreamString(v, "response.status")
+			l.status, err = upstreamString(v, "response.status")
 		case "incomplete_details":
 			if v.IsObject() {
-				l.reason, err = responsesUpstreamString(v.Get("reason"), "response.incomplete_details.reason")
+				l.reason, err = upstreamString(v.Get("reason"), "response.incomplete_details.reason")
 			}
 		case "usage":
 			l.usage = v
@@ -718,11 +718,11 @@ func (d *responsesStreamDecoder) lifecycle(resp gjson.Result) (responsesLifecycl
 }
 
 // usage appends the EventUsage of a response's usage object, if any.
-func (d *responsesStreamDecoder) usage(out []codec.Event, l *responsesLifecycle) ([]codec.Event, *codec.Error) {
+func (d *streamDecoder) usage(out []codec.Event, l *lifecycle) ([]codec.Event, *codec.Error) {
 	if !l.usage.IsObject() {
 		return out, nil
 	}
-	u, err := decodeResponsesUsage(l.usage)
+	u, err := decodeUsage(l.usage)
 	if err != nil {
 		return out, err
 	}
@@ -731,7 +731,7 @@ func (d *responsesStreamDecoder) usage(out []codec.Event, l *responsesLifecycle)
 
 // finish decodes response.completed and response.incomplete: usage, the
 // stop reason and the end of the stream.
-func (d *responsesStreamDecoder) finish(out []codec.Event, typ string, resp gjson.Result) []codec.Event {
+func (d *streamDecoder) finish(out []codec.Event, typ string, resp gjson.Result) []codec.Event {
 	l, err := d.lifecycle(resp)
 	if err != nil {
 		return d.fail(out, err)
@@ -762,7 +762,7 @@ func (d *responsesStreamDecoder) finish(out []codec.Event, typ string, resp gjso
 
 // failed decodes response.failed: the usage the response reports, if any,
 // then its error.
-func (d *responsesStreamDecoder) failed(out []codec.Event, resp gjson.Result) []codec.Event {
+func (d *streamDecoder) failed(out []codec.Event, resp gjson.Result) []codec.Event {
 	l, err := d.lifecycle(resp)
 	if err != nil {
 		return d.fail(out, err)
@@ -773,22 +773,22 @@ func (d *responsesStreamDecoder) failed(out []codec.Event, resp gjson.Result) []
 		}
 	}
 	if l.err.IsObject() {
-		return d.fail(out, responsesErrorObject(l.err))
+		return d.fail(out, errorObject(l.err))
 	}
-	return d.fail(out, responsesUpstreamError("", "", "", ""))
+	return d.fail(out, upstreamError("", "", "", ""))
 }
 
-// responsesErrorObject converts an upstream error object {code, message,
+// errorObject converts an upstream error object {code, message,
 // param, type}.
-func responsesErrorObject(v gjson.Result) *codec.Error {
-	return responsesUpstreamError(v.Get("code").String(), v.Get("message").String(), v.Get("param").String(), v.Get("type").String())
+func errorObject(v gjson.Result) *codec.Error {
+	return upstreamError(v.Get("code").String(), v.Get("message").String(), v.Get("param").String(), v.Get("type").String())
 }
 
-// responsesUpstreamError converts an error the upstream reported inside its
+// upstreamError converts an error the upstream reported inside its
 // stream. The strings are copied: they outlive the event. The HTTP status
 // is what the code (or type) implies, 500 when it implies nothing; quota
 // errors keep OpenAI's own 429.
-func responsesUpstreamError(code, message, param, typ string) *codec.Error {
+func upstreamError(code, message, param, typ string) *codec.Error {
 	e := &codec.Error{Status: 500, Kind: mapping.ErrAPI, Protocol: codec.OpenAIResponses,
 		Code: strings.Clone(code), Message: strings.Clone(message), Param: strings.Clone(param)}
 	if k, ok := mapping.FromOpenAIErrorType(code); ok {
@@ -809,9 +809,9 @@ func responsesUpstreamError(code, message, param, typ string) *codec.Error {
 	return e
 }
 
-// responsesNotYet is the error for upstream content outside the current
+// notYet is the error for upstream content outside the current
 // scope.
-func responsesNotYet(what string) *codec.Error {
+func notYet(what string) *codec.Error {
 	return &codec.Error{Status: 502, Kind: mapping.ErrBadGateway,
 		Message: "upstream " + string(codec.OpenAIResponses) + " stream: " + what + " cannot be translated yet"}
 }

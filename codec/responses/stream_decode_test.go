@@ -17,8 +17,8 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// responsesEventString renders a canonical event compactly for comparisons.
-func responsesEventString(ev codec.Event) string {
+// eventString renders a canonical event compactly for comparisons.
+func eventString(ev codec.Event) string {
 	switch ev.Type {
 	case codec.EventStart:
 		return fmt.Sprintf("start %s %s %d", ev.ID, ev.Model, ev.Created)
@@ -119,10 +119,10 @@ func rsCalls(evs []codec.Event) (calls []string, text string) {
 	return calls, text
 }
 
-func responsesEventStrings(evs []codec.Event) []string {
+func eventStrings(evs []codec.Event) []string {
 	out := make([]string, len(evs))
 	for i, ev := range evs {
-		out[i] = responsesEventString(ev)
+		out[i] = eventString(ev)
 	}
 	return out
 }
@@ -465,7 +465,7 @@ func TestResponsesStreamDecodeEvents(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			evs := rsDecodeStream(t, tt.body, nil)
 			codectest.CheckWellFormed(t, evs)
-			got := responsesEventStrings(evs)
+			got := eventStrings(evs)
 			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
 				t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 			}
@@ -488,7 +488,7 @@ func TestResponsesStreamDecodeErrorFields(t *testing.T) {
 // TestResponsesStreamDecodeAliasing checks that an error's strings survive
 // the reuse of the event data and of the decoder's arena.
 func TestResponsesStreamDecodeAliasing(t *testing.T) {
-	d := newResponsesStreamDecoder()
+	d := newStreamDecoder()
 	data := []byte(`{"type":"error","code":"server_error","message":"line\none","param":"p"}`)
 	evs := d.Decode(nil, nil, data, false)
 	for i := range data {
@@ -508,9 +508,9 @@ func TestResponsesStreamDecodeAliasing(t *testing.T) {
 	}
 }
 
-// responsesRecordingFiles returns the streamed recordings that got an event
+// recordingFiles returns the streamed recordings that got an event
 // stream (HTTP 200), by file name.
-func responsesRecordingFiles(t *testing.T) []string {
+func recordingFiles(t *testing.T) []string {
 	t.Helper()
 	dir := filepath.Join(codectest.RecordingsDir, "openai-responses")
 	codectest.SkipWithoutRecordings(t)
@@ -531,8 +531,8 @@ func responsesRecordingFiles(t *testing.T) []string {
 	return names
 }
 
-// responsesRecordingWant is what a client assembles from one recording.
-type responsesRecordingWant struct {
+// recordingWant is what a client assembles from one recording.
+type recordingWant struct {
 	id, model, text string
 	stop            codec.StopReason
 	usage           codec.Usage
@@ -541,7 +541,7 @@ type responsesRecordingWant struct {
 	calls           []string // "call_id name arguments"
 }
 
-var responsesRecordingWants = map[string]responsesRecordingWant{
+var recordingWants = map[string]recordingWant{
 	"gpt-4o-text-stream.json": {id: "resp_099d6c816b4d9f35016a3c11f9593481a2a77e9b90b888ae50", model: "gpt-4o-2024-08-06",
 		text: "Olá!", stop: mapping.StopEnd, usage: codec.Usage{Known: true, InputTokens: 20, OutputTokens: 3}},
 	"gpt-4o-followup-stream-no-sequence-number.json": {id: "resp_67e554a21aa88191b65876ac5e5bbe0406c52f0e511c76ed", model: "gpt-4o-2024-08-06",
@@ -576,17 +576,17 @@ var responsesRecordingWants = map[string]responsesRecordingWant{
 }
 
 func TestResponsesStreamDecodeRecordings(t *testing.T) {
-	files := responsesRecordingFiles(t)
-	if len(files) != len(responsesRecordingWants) {
-		t.Errorf("found %d streamed recordings, the table has %d: %v", len(files), len(responsesRecordingWants), files)
+	files := recordingFiles(t)
+	if len(files) != len(recordingWants) {
+		t.Errorf("found %d streamed recordings, the table has %d: %v", len(files), len(recordingWants), files)
 	}
 	for _, file := range files {
 		t.Run(file, func(t *testing.T) {
-			want, ok := responsesRecordingWants[file]
+			want, ok := recordingWants[file]
 			if !ok {
 				t.Fatal("recording missing from the table")
 			}
-			evs := rsDecodeStream(t, string(readResponsesRecording(t, "openai-responses/"+file)), nil)
+			evs := rsDecodeStream(t, string(readRecording(t, "openai-responses/"+file)), nil)
 			codectest.CheckWellFormed(t, evs)
 			s := codectest.Summarize(evs)
 			if s.ID != want.id || s.Model != want.model {
@@ -613,8 +613,8 @@ func TestResponsesStreamDecodeRecordings(t *testing.T) {
 	}
 }
 
-// responsesSplitEvents splits an SSE body into its events (at blank lines).
-func responsesSplitEvents(body string) []string {
+// splitEvents splits an SSE body into its events (at blank lines).
+func splitEvents(body string) []string {
 	body = strings.ReplaceAll(body, "\r\n", "\n")
 	var evs []string
 	for _, ev := range strings.SplitAfter(body, "\n\n") {
@@ -630,11 +630,11 @@ func responsesSplitEvents(body string) []string {
 // complete only when its terminal event was seen (and nothing failed
 // before it).
 func TestResponsesStreamDecodeTruncated(t *testing.T) {
-	for _, file := range responsesRecordingFiles(t) {
+	for _, file := range recordingFiles(t) {
 		t.Run(file, func(t *testing.T) {
-			body := string(readResponsesRecording(t, "openai-responses/"+file))
+			body := string(readRecording(t, "openai-responses/"+file))
 			canComplete := codectest.Summarize(rsDecodeStream(t, body, nil)).Complete
-			events := responsesSplitEvents(body)
+			events := splitEvents(body)
 			terminal := false
 			for n := 0; n <= len(events); n++ {
 				if n > 0 {
@@ -659,7 +659,7 @@ func TestResponsesStreamDecodeTruncated(t *testing.T) {
 
 // TestResponsesStreamDecodeTruncatedBytes cuts a recording after every byte.
 func TestResponsesStreamDecodeTruncatedBytes(t *testing.T) {
-	body := string(readResponsesRecording(t, "openai-responses/gpt-4o-text-stream.json"))
+	body := string(readRecording(t, "openai-responses/gpt-4o-text-stream.json"))
 	end := strings.LastIndex(body, "event: response.completed")
 	for n := 0; n < len(body); n++ {
 		evs := rsDecodeStream(t, body[:n], nil)
@@ -678,7 +678,7 @@ func TestResponsesStreamDecodeTruncatedBytes(t *testing.T) {
 // text-only response through every chunking: the result does not change.
 func TestResponsesStreamDecodeSplit(t *testing.T) {
 	body := rsStart + rsItem + rsText(0, "Hé", "llo\n", "\"w\"") + rsItemDone + rsDoneOK
-	want := responsesEventStrings(rsDecodeStream(t, body, nil))
+	want := eventStrings(rsDecodeStream(t, body, nil))
 	variants := map[string]string{
 		"crlf":      strings.ReplaceAll(body, "\n", "\r\n"),
 		"cr":        strings.ReplaceAll(body, "\n", "\r"),
@@ -688,7 +688,7 @@ func TestResponsesStreamDecodeSplit(t *testing.T) {
 	}
 	for name, v := range variants {
 		t.Run(name, func(t *testing.T) {
-			got := responsesEventStrings(rsDecodeStream(t, v, nil))
+			got := eventStrings(rsDecodeStream(t, v, nil))
 			if strings.Join(got, "\n") != strings.Join(want, "\n") {
 				t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
@@ -709,7 +709,7 @@ func TestResponsesStreamDecodeSplit(t *testing.T) {
 			out = codectest.AppendDetached(out, dec.Decode(nil, ev.Name, ev.Data, ev.Bare))
 		}
 		out = codectest.AppendDetached(out, dec.Close(nil, nil))
-		if got := responsesEventStrings(out); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		if got := eventStrings(out); strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 	})

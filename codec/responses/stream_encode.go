@@ -10,7 +10,7 @@ import (
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
-// responsesStreamEncoder encodes Responses streams for clients:
+// streamEncoder encodes Responses streams for clients:
 //
 //	response.created, response.in_progress            (EventStart)
 //	per output item:
@@ -39,7 +39,7 @@ import (
 // them. A reasoning part's signature becomes a continuation envelope in
 // encrypted_content. A refusal stop with nothing shown yet becomes a
 // refusal part holding the upstream's explanation.
-type responsesStreamEncoder struct {
+type streamEncoder struct {
 	req *codec.Request
 
 	seq      int64 // sequence_number of the next event
@@ -51,8 +51,8 @@ type responsesStreamEncoder struct {
 	id, model string
 	created   int64
 
-	items []responsesStreamItem
-	parts []responsesStreamPart
+	items []streamItem
+	parts []streamPart
 	text  []byte // the texts of all parts and arguments, back to back
 	usage codec.Usage
 	stop  codec.StopReason
@@ -63,9 +63,9 @@ type responsesStreamEncoder struct {
 	sentText, sentRefusal, sentCall bool
 }
 
-// responsesStreamPart is one part of a message, or a call's arguments: its
+// streamPart is one part of a message, or a call's arguments: its
 // kind and its text in the encoder's text buffer.
-type responsesStreamPart struct {
+type streamPart struct {
 	kind       codec.PartType
 	start, end int
 	// cites are a text part's citations (copies), sent as annotations
@@ -73,16 +73,16 @@ type responsesStreamPart struct {
 	cites []codec.Citation
 }
 
-// responsesStreamItem is one output item: a message with the parts
+// streamItem is one output item: a message with the parts
 // e.parts[first:end], a function call, or a reasoning item.
-type responsesStreamItem struct {
+type streamItem struct {
 	call         bool
 	reasoning    bool
 	id           string
 	status       string // when done
 	first, end   int
 	callID, name string
-	args         responsesStreamPart // a call's arguments, or a reasoning item's summary text
+	args         streamPart // a call's arguments, or a reasoning item's summary text
 
 	// Reasoning items: whether the summary part was sent, the part's
 	// Redacted flag and provider item id (for its envelope), and the
@@ -109,12 +109,12 @@ type responsesStreamItem struct {
 	failed  bool
 }
 
-func newResponsesStreamEncoder(req *codec.Request) *responsesStreamEncoder {
-	return &responsesStreamEncoder{req: req}
+func newStreamEncoder(req *codec.Request) *streamEncoder {
+	return &streamEncoder{req: req}
 }
 
 // Encode implements StreamEncoder.
-func (e *responsesStreamEncoder) Encode(dst []byte, ev *codec.Event) []byte {
+func (e *streamEncoder) Encode(dst []byte, ev *codec.Event) []byte {
 	if e.ended {
 		return dst
 	}
@@ -186,7 +186,7 @@ func (e *responsesStreamEncoder) Encode(dst []byte, ev *codec.Event) []byte {
 // init fixes the response's identity from the start event: the upstream's
 // id, model and creation time when known. The strings are copied: events
 // are only valid until the decoder's next call.
-func (e *responsesStreamEncoder) init(ev *codec.Event) {
+func (e *streamEncoder) init(ev *codec.Event) {
 	e.started = true
 	e.id = strings.Clone(ev.ID)
 	if e.id == "" {
@@ -206,7 +206,7 @@ func (e *responsesStreamEncoder) init(ev *codec.Event) {
 }
 
 // start sends response.created and response.in_progress.
-func (e *responsesStreamEncoder) start(dst []byte, ev *codec.Event) []byte {
+func (e *streamEncoder) start(dst []byte, ev *codec.Event) []byte {
 	e.init(ev)
 	for _, name := range [...]string{"response.created", "response.in_progress"} {
 		dst = e.begin(dst, name)
@@ -218,7 +218,7 @@ func (e *responsesStreamEncoder) start(dst []byte, ev *codec.Event) []byte {
 }
 
 // ensureStarted starts a stream whose first event was not EventStart.
-func (e *responsesStreamEncoder) ensureStarted(dst []byte) []byte {
+func (e *streamEncoder) ensureStarted(dst []byte) []byte {
 	if e.started {
 		return dst
 	}
@@ -227,7 +227,7 @@ func (e *responsesStreamEncoder) ensureStarted(dst []byte) []byte {
 
 // begin opens an event: its SSE name and the start of its data, whose type
 // repeats the name.
-func (e *responsesStreamEncoder) begin(dst []byte, name string) []byte {
+func (e *streamEncoder) begin(dst []byte, name string) []byte {
 	dst = append(dst, "event: "...)
 	dst = append(dst, name...)
 	dst = append(dst, "\ndata: {\"type\":\""...)
@@ -236,7 +236,7 @@ func (e *responsesStreamEncoder) begin(dst []byte, name string) []byte {
 }
 
 // finishEvent closes an event with its sequence number.
-func (e *responsesStreamEncoder) finishEvent(dst []byte) []byte {
+func (e *streamEncoder) finishEvent(dst []byte) []byte {
 	dst = append(dst, `,"sequence_number":`...)
 	dst = jsonx.AppendInt(dst, e.seq)
 	e.seq++
@@ -244,20 +244,20 @@ func (e *responsesStreamEncoder) finishEvent(dst []byte) []byte {
 }
 
 // last returns the last output item.
-func (e *responsesStreamEncoder) last() *responsesStreamItem { return &e.items[len(e.items)-1] }
+func (e *streamEncoder) last() *streamItem { return &e.items[len(e.items)-1] }
 
 // callOpen reports whether a function call item is open.
-func (e *responsesStreamEncoder) callOpen() bool { return e.itemOpen && e.last().call }
+func (e *streamEncoder) callOpen() bool { return e.itemOpen && e.last().call }
 
 // searchOpen reports whether a web_search_call item is open.
-func (e *responsesStreamEncoder) searchOpen() bool { return e.itemOpen && e.last().search }
+func (e *streamEncoder) searchOpen() bool { return e.itemOpen && e.last().search }
 
 // reasoningOpen reports whether a reasoning item is open.
-func (e *responsesStreamEncoder) reasoningOpen() bool { return e.itemOpen && e.last().reasoning }
+func (e *streamEncoder) reasoningOpen() bool { return e.itemOpen && e.last().reasoning }
 
 // appendItemRef appends the item_id and output_index members of the last
 // item.
-func (e *responsesStreamEncoder) appendItemRef(dst []byte) []byte {
+func (e *streamEncoder) appendItemRef(dst []byte) []byte {
 	dst = append(dst, `,"item_id":`...)
 	dst = jsonx.AppendString(dst, e.last().id)
 	dst = append(dst, `,"output_index":`...)
@@ -266,7 +266,7 @@ func (e *responsesStreamEncoder) appendItemRef(dst []byte) []byte {
 
 // appendPartRef appends the content_index, item_id and output_index
 // members that locate the open part.
-func (e *responsesStreamEncoder) appendPartRef(dst []byte, logprobs bool) []byte {
+func (e *streamEncoder) appendPartRef(dst []byte, logprobs bool) []byte {
 	dst = append(dst, `,"content_index":`...)
 	dst = jsonx.AppendInt(dst, int64(len(e.parts)-1-e.last().first))
 	dst = append(dst, `,"item_id":`...)
@@ -279,16 +279,16 @@ func (e *responsesStreamEncoder) appendPartRef(dst []byte, logprobs bool) []byte
 }
 
 // itemAdded sends response.output_item.added for a new item.
-func (e *responsesStreamEncoder) itemAdded(dst []byte, it responsesStreamItem) []byte {
+func (e *streamEncoder) itemAdded(dst []byte, it streamItem) []byte {
 	switch {
 	case it.search:
-		it.id = responsesSearchItemID(it.callID, e.id, len(e.items))
+		it.id = searchItemID(it.callID, e.id, len(e.items))
 	case !it.reasoning:
-		it.id = responsesOutputItemID(e.id, len(e.items), it.call)
+		it.id = outputItemID(e.id, len(e.items), it.call)
 	case it.itemID != "":
 		it.id = it.itemID
 	default:
-		it.id = responsesReasoningItemID(e.id, len(e.items))
+		it.id = reasoningItemID(e.id, len(e.items))
 	}
 	if e.req != nil && e.req.Items != nil && !it.search {
 		// The id is sent before the item's content is known, so
@@ -314,7 +314,7 @@ func (e *responsesStreamEncoder) itemAdded(dst []byte, it responsesStreamItem) [
 }
 
 // itemDone sends response.output_item.done for the last item.
-func (e *responsesStreamEncoder) itemDone(dst []byte, status string) []byte {
+func (e *streamEncoder) itemDone(dst []byte, status string) []byte {
 	it := e.last()
 	it.status = status
 	e.itemOpen = false
@@ -332,7 +332,7 @@ func (e *responsesStreamEncoder) itemDone(dst []byte, status string) []byte {
 
 // closeItem closes the open part and the open item, as a new item or the
 // end requires.
-func (e *responsesStreamEncoder) closeItem(dst []byte, status string) []byte {
+func (e *streamEncoder) closeItem(dst []byte, status string) []byte {
 	if e.partOpen {
 		dst = e.partStop(dst)
 	}
@@ -351,7 +351,7 @@ func (e *responsesStreamEncoder) closeItem(dst []byte, status string) []byte {
 
 // partStart sends response.output_item.added when no message is open, then
 // response.content_part.added.
-func (e *responsesStreamEncoder) partStart(dst []byte, k codec.PartType) []byte {
+func (e *streamEncoder) partStart(dst []byte, k codec.PartType) []byte {
 	if e.partOpen {
 		dst = e.partStop(dst)
 	}
@@ -362,9 +362,9 @@ func (e *responsesStreamEncoder) partStart(dst []byte, k codec.PartType) []byte 
 		e.sentRefusal = true
 	}
 	if !e.itemOpen {
-		dst = e.itemAdded(dst, responsesStreamItem{first: len(e.parts), end: len(e.parts)})
+		dst = e.itemAdded(dst, streamItem{first: len(e.parts), end: len(e.parts)})
 	}
-	e.parts = append(e.parts, responsesStreamPart{kind: k, start: len(e.text), end: len(e.text)})
+	e.parts = append(e.parts, streamPart{kind: k, start: len(e.text), end: len(e.text)})
 	e.last().end = len(e.parts)
 	e.partOpen = true
 	dst = e.begin(dst, "response.content_part.added")
@@ -375,7 +375,7 @@ func (e *responsesStreamEncoder) partStart(dst []byte, k codec.PartType) []byte 
 }
 
 // delta sends a text or refusal delta and keeps its text.
-func (e *responsesStreamEncoder) delta(dst []byte, text string) []byte {
+func (e *streamEncoder) delta(dst []byte, text string) []byte {
 	p := &e.parts[len(e.parts)-1]
 	if p.kind == codec.PartText {
 		e.sentText = true
@@ -404,7 +404,7 @@ func (e *responsesStreamEncoder) delta(dst []byte, text string) []byte {
 // partStop sends the part's annotations (its citations, now that its text
 // is known), its .done event with its full text, then
 // response.content_part.done.
-func (e *responsesStreamEncoder) partStop(dst []byte) []byte {
+func (e *streamEncoder) partStop(dst []byte) []byte {
 	p := &e.parts[len(e.parts)-1]
 	full := jsonx.BytesToString(e.text[p.start:p.end])
 	for k := range p.cites {
@@ -437,12 +437,12 @@ func (e *responsesStreamEncoder) partStop(dst []byte) []byte {
 
 // callStart closes what is open and sends response.output_item.added for a
 // function call, with its call id and name once and empty arguments.
-func (e *responsesStreamEncoder) callStart(dst []byte, ev *codec.Event) []byte {
+func (e *streamEncoder) callStart(dst []byte, ev *codec.Event) []byte {
 	dst = e.closeItem(dst, "completed")
 	e.sentCall = true
 	at := len(e.text)
-	it := responsesStreamItem{call: true, callID: strings.Clone(ev.ToolCallID), name: strings.Clone(ev.ToolName),
-		args: responsesStreamPart{kind: codec.PartToolCall, start: at, end: at}}
+	it := streamItem{call: true, callID: strings.Clone(ev.ToolCallID), name: strings.Clone(ev.ToolName),
+		args: streamPart{kind: codec.PartToolCall, start: at, end: at}}
 	if t := wire.RestoreResponsesTool(e.req, ev.ToolName); t != nil {
 		// A custom tool or a namespaced function of the client's
 		// request, which the upstream knew as a plain function.
@@ -453,7 +453,7 @@ func (e *responsesStreamEncoder) callStart(dst []byte, ev *codec.Event) []byte {
 
 // callDelta sends an arguments fragment and keeps it. A custom tool's
 // input is inside the arguments' JSON: it is sent whole at the end.
-func (e *responsesStreamEncoder) callDelta(dst []byte, text string) []byte {
+func (e *streamEncoder) callDelta(dst []byte, text string) []byte {
 	it := e.last()
 	e.text = append(e.text, text...)
 	it.args.end = len(e.text)
@@ -470,7 +470,7 @@ func (e *responsesStreamEncoder) callDelta(dst []byte, text string) []byte {
 // callStop sends response.function_call_arguments.done and the item's
 // output_item.done. A call whose upstream sent no arguments at all gets
 // "{}", as one delta, so that clients summing the deltas agree with .done.
-func (e *responsesStreamEncoder) callStop(dst []byte) []byte {
+func (e *streamEncoder) callStop(dst []byte) []byte {
 	it := e.last()
 	if it.custom {
 		// The raw input, as one delta and its .done.
@@ -505,11 +505,11 @@ func (e *responsesStreamEncoder) callStop(dst []byte) []byte {
 // searchStart closes what is open and sends response.output_item.added
 // for a web_search_call item and its in_progress and searching events; the
 // search's arguments are kept for its query.
-func (e *responsesStreamEncoder) searchStart(dst []byte, ev *codec.Event) []byte {
+func (e *streamEncoder) searchStart(dst []byte, ev *codec.Event) []byte {
 	dst = e.closeItem(dst, "completed")
 	at := len(e.text)
-	dst = e.itemAdded(dst, responsesStreamItem{call: true, search: true, callID: strings.Clone(ev.ToolCallID),
-		args: responsesStreamPart{kind: codec.PartServerToolCall, start: at, end: at}})
+	dst = e.itemAdded(dst, streamItem{call: true, search: true, callID: strings.Clone(ev.ToolCallID),
+		args: streamPart{kind: codec.PartServerToolCall, start: at, end: at}})
 	for _, name := range [...]string{"response.web_search_call.in_progress", "response.web_search_call.searching"} {
 		dst = e.begin(dst, name)
 		dst = e.appendItemRef(dst)
@@ -520,7 +520,7 @@ func (e *responsesStreamEncoder) searchStart(dst []byte, ev *codec.Event) []byte
 
 // searchResult gives the open web_search_call item the sources of a search
 // result and completes it. A result of no open search is left out.
-func (e *responsesStreamEncoder) searchResult(dst []byte, ev *codec.Event) []byte {
+func (e *streamEncoder) searchResult(dst []byte, ev *codec.Event) []byte {
 	if !e.searchOpen() || ev.ToolCallID != "" && ev.ToolCallID != e.last().callID {
 		dst = e.closeItem(dst, "completed")
 		return dst
@@ -535,7 +535,7 @@ func (e *responsesStreamEncoder) searchResult(dst []byte, ev *codec.Event) []byt
 
 // searchStop sends response.web_search_call.completed and the item's
 // output_item.done.
-func (e *responsesStreamEncoder) searchStop(dst []byte) []byte {
+func (e *streamEncoder) searchStop(dst []byte) []byte {
 	dst = e.begin(dst, "response.web_search_call.completed")
 	dst = e.appendItemRef(dst)
 	dst = e.finishEvent(dst)
@@ -549,23 +549,23 @@ func (e *responsesStreamEncoder) searchStop(dst []byte) []byte {
 // reasoningStart closes what is open and sends response.output_item.added
 // for a reasoning item with an empty summary; its id is the upstream's item
 // id when it has one.
-func (e *responsesStreamEncoder) reasoningStart(dst []byte, ev *codec.Event) []byte {
+func (e *streamEncoder) reasoningStart(dst []byte, ev *codec.Event) []byte {
 	dst = e.closeItem(dst, "completed")
 	at := len(e.text)
-	return e.itemAdded(dst, responsesStreamItem{reasoning: true, itemID: strings.Clone(ev.ItemID), redacted: ev.Redacted,
-		args: responsesStreamPart{kind: codec.PartReasoning, start: at, end: at}})
+	return e.itemAdded(dst, streamItem{reasoning: true, itemID: strings.Clone(ev.ItemID), redacted: ev.Redacted,
+		args: streamPart{kind: codec.PartReasoning, start: at, end: at}})
 }
 
 // appendSummaryRef appends the item_id, output_index and summary_index of
 // the open reasoning item's only summary part.
-func (e *responsesStreamEncoder) appendSummaryRef(dst []byte) []byte {
+func (e *streamEncoder) appendSummaryRef(dst []byte) []byte {
 	dst = e.appendItemRef(dst)
 	return append(dst, `,"summary_index":0`...)
 }
 
 // reasoningDelta sends a summary text delta, after
 // response.reasoning_summary_part.added for the first one.
-func (e *responsesStreamEncoder) reasoningDelta(dst []byte, text string) []byte {
+func (e *streamEncoder) reasoningDelta(dst []byte, text string) []byte {
 	it := e.last()
 	if !it.summary {
 		it.summary = true
@@ -586,7 +586,7 @@ func (e *responsesStreamEncoder) reasoningDelta(dst []byte, text string) []byte 
 // reasoningStop ends the reasoning item: the summary part's .done events
 // when it had text, then output_item.done with the summary and, when the
 // part is signed, its continuation envelope as encrypted_content.
-func (e *responsesStreamEncoder) reasoningStop(dst []byte, ev *codec.Event) []byte {
+func (e *streamEncoder) reasoningStop(dst []byte, ev *codec.Event) []byte {
 	it := e.last()
 	if it.summary {
 		full := jsonx.BytesToString(e.text[it.args.start:it.args.end])
@@ -614,7 +614,7 @@ func (e *responsesStreamEncoder) reasoningStop(dst []byte, ev *codec.Event) []by
 // explanation becomes a message with a refusal part; a refusal after tool
 // calls, or one with neither text nor explanation, cannot be expressed
 // without inventing or losing content and fails the stream.
-func (e *responsesStreamEncoder) refusalStop(dst []byte, ev *codec.Event) []byte {
+func (e *streamEncoder) refusalStop(dst []byte, ev *codec.Event) []byte {
 	switch {
 	case e.sentRefusal:
 		return dst
@@ -633,7 +633,7 @@ func (e *responsesStreamEncoder) refusalStop(dst []byte, ev *codec.Event) []byte
 
 // end closes what is open and sends response.completed (or
 // response.incomplete) with the full response.
-func (e *responsesStreamEncoder) end(dst []byte) []byte {
+func (e *streamEncoder) end(dst []byte) []byte {
 	status, reason := mapping.ResponsesStatus(e.stop)
 	dst = e.closeItem(dst, status)
 	dst = e.begin(dst, "response."+status)
@@ -647,14 +647,14 @@ func (e *responsesStreamEncoder) end(dst []byte) []byte {
 // response.failed with the output produced so far (an unfinished message is
 // "incomplete"). Open parts are not closed: their .done events would claim
 // a complete text.
-func (e *responsesStreamEncoder) fail(dst []byte, err *codec.Error) []byte {
+func (e *streamEncoder) fail(dst []byte, err *codec.Error) []byte {
 	if err == nil {
 		err = &codec.Error{Status: 500, Kind: mapping.ErrAPI, Message: "the upstream stream failed"}
 	}
 	if !e.started {
 		e.init(&codec.Event{})
 	}
-	code := responsesErrorCode(err)
+	code := errorCode(err)
 	dst = e.begin(dst, "error")
 	dst = append(dst, `,"code":`...)
 	dst = jsonx.AppendString(dst, code)
@@ -674,12 +674,12 @@ func (e *responsesStreamEncoder) fail(dst []byte, err *codec.Error) []byte {
 	return e.finishEvent(dst)
 }
 
-// responsesErrorCode returns the Responses error code for err: the
+// errorCode returns the Responses error code for err: the
 // upstream's own when it speaks OpenAI, else the code OpenAI uses for its
 // kind (rate_limit_exceeded, insufficient_quota, server_is_overloaded), or
 // OpenAI's error type for kinds without a code of their own (server_error,
 // invalid_request_error, ...). Each of them maps back to the same kind.
-func responsesErrorCode(err *codec.Error) string {
+func errorCode(err *codec.Error) string {
 	if err.Code != "" && (err.Protocol == codec.OpenAIResponses || err.Protocol == codec.OpenAIChat) {
 		return err.Code
 	}
@@ -696,9 +696,9 @@ func responsesErrorCode(err *codec.Error) string {
 
 // appendResponse appends the response object with the fields openai-go's
 // responses.Response requires, as the non-streamed encoder writes them
-// (appendResponsesResponse): output holds the message once a part was sent,
+// (appendResponse): output holds the message once a part was sent,
 // and usage is written only in a terminal response and only when known.
-func (e *responsesStreamEncoder) appendResponse(dst []byte, status, incompleteReason string, failure *codec.Error) []byte {
+func (e *streamEncoder) appendResponse(dst []byte, status, incompleteReason string, failure *codec.Error) []byte {
 	dst = append(dst, `{"id":`...)
 	dst = jsonx.AppendString(dst, e.id)
 	dst = append(dst, `,"object":"response","created_at":`...)
@@ -708,7 +708,7 @@ func (e *responsesStreamEncoder) appendResponse(dst []byte, status, incompleteRe
 	dst = append(dst, `,"error":`...)
 	if failure != nil {
 		dst = append(dst, `{"code":`...)
-		dst = jsonx.AppendString(dst, responsesErrorCode(failure))
+		dst = jsonx.AppendString(dst, errorCode(failure))
 		dst = append(dst, `,"message":`...)
 		dst = jsonx.AppendString(dst, failure.Message)
 		dst = append(dst, '}')
@@ -743,18 +743,18 @@ func (e *responsesStreamEncoder) appendResponse(dst []byte, status, incompleteRe
 	}
 	dst = append(dst, `],"parallel_tool_calls":true,"temperature":null,"tool_choice":"auto","tools":[],"top_p":null,"access_programs":null`...)
 	if status != "in_progress" && e.usage.Known {
-		dst = appendResponsesUsage(dst, &e.usage)
+		dst = appendUsage(dst, &e.usage)
 	}
 	return append(dst, '}')
 }
 
 // appendItem appends an output item with what was sent of it so far, as
-// appendResponsesOutputMessage and appendResponsesOutputCall write them.
-func (e *responsesStreamEncoder) appendItem(dst []byte, it *responsesStreamItem, status string) []byte {
+// appendOutputMessage and appendOutputCall write them.
+func (e *streamEncoder) appendItem(dst []byte, it *streamItem, status string) []byte {
 	if it.reasoning {
 		dst = append(dst, `{"type":"reasoning","id":`...)
 		dst = jsonx.AppendString(dst, it.id)
-		dst = appendResponsesSummary(dst, jsonx.BytesToString(e.text[it.args.start:it.args.end]))
+		dst = appendSummary(dst, jsonx.BytesToString(e.text[it.args.start:it.args.end]))
 		if it.encrypted != "" {
 			dst = append(dst, `,"encrypted_content":`...)
 			dst = jsonx.AppendString(dst, it.encrypted)
@@ -765,7 +765,7 @@ func (e *responsesStreamEncoder) appendItem(dst []byte, it *responsesStreamItem,
 		if status != "failed" && status != "in_progress" {
 			status = "completed"
 		}
-		return appendResponsesSearchItem(dst, it.id, status, wire.SearchQuery(jsonx.BytesToString(e.text[it.args.start:it.args.end])),
+		return appendSearchItem(dst, it.id, status, wire.SearchQuery(jsonx.BytesToString(e.text[it.args.start:it.args.end])),
 			[]codec.Part{{Sources: it.sources}})
 	}
 	if it.custom {
@@ -819,7 +819,7 @@ func (e *responsesStreamEncoder) appendItem(dst []byte, it *responsesStreamItem,
 }
 
 // appendPart appends a content part with its text so far.
-func (e *responsesStreamEncoder) appendPart(dst []byte, p *responsesStreamPart) []byte {
+func (e *streamEncoder) appendPart(dst []byte, p *streamPart) []byte {
 	text := jsonx.BytesToString(e.text[p.start:p.end])
 	if p.kind == codec.PartRefusal {
 		dst = append(dst, `{"type":"refusal","refusal":`...)

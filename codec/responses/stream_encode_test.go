@@ -49,8 +49,8 @@ func rsSeq(parts ...[]codec.Event) []codec.Event {
 
 func rsOne(evs ...codec.Event) []codec.Event { return evs }
 
-// responsesEncoderCases are the canonical streams of the golden files.
-var responsesEncoderCases = []struct {
+// encoderCases are the canonical streams of the golden files.
+var encoderCases = []struct {
 	name string
 	evs  []codec.Event
 }{
@@ -92,9 +92,9 @@ var responsesEncoderCases = []struct {
 		codec.Event{Type: codec.EventError, Err: &codec.Error{Status: 429, Kind: mapping.ErrBilling, Message: "You exceeded your current quota.", Code: "insufficient_quota", Protocol: codec.OpenAIResponses}})},
 }
 
-// responsesGoldenSSE compares an encoded stream with
+// goldenSSE compares an encoded stream with
 // testdata/openai-responses/stream_<name>.sse, or rewrites it with -update.
-func responsesGoldenSSE(t *testing.T, name string, got []byte) {
+func goldenSSE(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join(codectest.Testdata, "openai-responses", "stream_"+name+".sse")
 	if *codectest.Update {
@@ -113,16 +113,16 @@ func responsesGoldenSSE(t *testing.T, name string, got []byte) {
 }
 
 func TestResponsesStreamEncodeGolden(t *testing.T) {
-	for _, tc := range responsesEncoderCases {
+	for _, tc := range encoderCases {
 		t.Run(tc.name, func(t *testing.T) {
 			out := codectest.EncodeStream(codec.OpenAIResponses, &codec.Request{Model: "client-model"}, tc.evs)
-			checkResponsesSSE(t, []byte(out))
-			responsesGoldenSSE(t, tc.name, []byte(out))
+			checkSSE(t, []byte(out))
+			goldenSSE(t, tc.name, []byte(out))
 		})
 	}
 }
 
-// checkResponsesSSE checks an encoded stream against the Responses event
+// checkSSE checks an encoded stream against the Responses event
 // grammar a strict client (Codex) relies on: every event's type repeats its
 // name, sequence numbers count from 0, the stream starts with
 // response.created and response.in_progress, output items are added at
@@ -131,7 +131,7 @@ func TestResponsesStreamEncodeGolden(t *testing.T) {
 // function call arguments are sent once (id, call id and name only in the
 // added item) with a .done that repeats the deltas, and it ends with exactly
 // one terminal event whose output repeats the items.
-func checkResponsesSSE(t *testing.T, body []byte) {
+func checkSSE(t *testing.T, body []byte) {
 	t.Helper()
 	r := sse.NewReader(bytes.NewReader(body), 0)
 	var names []string
@@ -345,7 +345,7 @@ func checkResponsesSSE(t *testing.T, body []byte) {
 // TestResponsesStreamRoundTrip encodes canonical streams and decodes them
 // again: a client of this encoder sees what the canonical events say.
 func TestResponsesStreamRoundTrip(t *testing.T) {
-	for _, tc := range responsesEncoderCases {
+	for _, tc := range encoderCases {
 		t.Run(tc.name, func(t *testing.T) {
 			out := codectest.EncodeStream(codec.OpenAIResponses, &codec.Request{Model: "client-model"}, tc.evs)
 			evs := rsDecodeStream(t, out, nil)
@@ -391,11 +391,11 @@ func TestResponsesStreamRoundTrip(t *testing.T) {
 // TestResponsesStreamTranslateRecordings decodes each recording, encodes it
 // for a Responses client, checks the grammar and decodes it again.
 func TestResponsesStreamTranslateRecordings(t *testing.T) {
-	for _, file := range responsesRecordingFiles(t) {
+	for _, file := range recordingFiles(t) {
 		t.Run(file, func(t *testing.T) {
-			evs := rsDecodeStream(t, string(readResponsesRecording(t, "openai-responses/"+file)), nil)
+			evs := rsDecodeStream(t, string(readRecording(t, "openai-responses/"+file)), nil)
 			out := codectest.EncodeStream(codec.OpenAIResponses, &codec.Request{Model: "m"}, evs)
-			checkResponsesSSE(t, []byte(out))
+			checkSSE(t, []byte(out))
 			again := rsDecodeStream(t, out, nil)
 			got, want := codectest.Summarize(again), codectest.Summarize(evs)
 			if (got.Err == nil) != (want.Err == nil) || (got.Err != nil && got.Err.Message != want.Err.Message) {
@@ -417,7 +417,7 @@ func TestResponsesStreamEncodeEdges(t *testing.T) {
 			codec.Event{Type: codec.EventPartDelta, Text: "orphan delta"}, codec.Event{Type: codec.EventPartStart, Part: codec.PartRefusal},
 			codec.Event{Type: codec.EventPartDelta, Text: ""}, codec.Event{Type: codec.EventPartDelta, Text: "no"}, codec.Event{Type: codec.EventEnd},
 			codec.Event{Type: codec.EventPartDelta, Text: "after the end"}, codec.Event{Type: codec.EventStart, ID: "x"}))
-		checkResponsesSSE(t, []byte(out))
+		checkSSE(t, []byte(out))
 		s := codectest.Summarize(rsDecodeStream(t, out, nil))
 		if s.Text != "orphan delta" || s.Refusal != "no" || s.Model != "asked" || !strings.HasPrefix(s.ID, "resp_") || len(s.ID) != 29 || !s.Complete {
 			t.Errorf("got %+v", s)
@@ -431,19 +431,19 @@ func TestResponsesStreamEncodeEdges(t *testing.T) {
 	})
 	t.Run("second start ignored", func(t *testing.T) {
 		out := codectest.EncodeStream(codec.OpenAIResponses, nil, rsOne(rsStartEvent(), codec.Event{Type: codec.EventStart, ID: "other"}, codec.Event{Type: codec.EventPartStop}, codec.Event{Type: codec.EventEnd}))
-		checkResponsesSSE(t, []byte(out))
+		checkSSE(t, []byte(out))
 		if strings.Contains(out, "other") || !strings.Contains(out, `"status":"completed"`) || strings.Contains(out, "output_item") {
 			t.Errorf("got %s", out)
 		}
 	})
 	t.Run("end with a part open", func(t *testing.T) {
 		out := codectest.EncodeStream(codec.OpenAIResponses, nil, rsOne(rsStartEvent(), codec.Event{Type: codec.EventPartStart}, codec.Event{Type: codec.EventPartDelta, Text: "a"}, codec.Event{Type: codec.EventEnd}))
-		checkResponsesSSE(t, []byte(out))
+		checkSSE(t, []byte(out))
 	})
 	t.Run("error first", func(t *testing.T) {
 		out := codectest.EncodeStream(codec.OpenAIResponses, &codec.Request{Model: "asked"}, rsOne(
 			codec.Event{Type: codec.EventError, Err: &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Message: "bad", Param: "input"}}, codec.Event{Type: codec.EventEnd}))
-		checkResponsesSSE(t, []byte(out))
+		checkSSE(t, []byte(out))
 		if !strings.HasPrefix(out, "event: error\ndata: {\"type\":\"error\",\"code\":\"invalid_request_error\",\"message\":\"bad\",\"param\":\"input\",\"sequence_number\":0}") ||
 			!strings.Contains(out, `"model":"asked"`) || strings.Contains(out, "completed") {
 			t.Errorf("got %s", out)
@@ -451,7 +451,7 @@ func TestResponsesStreamEncodeEdges(t *testing.T) {
 	})
 	t.Run("error without details", func(t *testing.T) {
 		out := codectest.EncodeStream(codec.OpenAIResponses, nil, rsOne(rsStartEvent(), codec.Event{Type: codec.EventError}))
-		checkResponsesSSE(t, []byte(out))
+		checkSSE(t, []byte(out))
 		if !strings.Contains(out, `"code":"server_error","message":"the upstream stream failed"`) {
 			t.Errorf("got %s", out)
 		}
@@ -468,7 +468,7 @@ func TestResponsesStreamEncodeEdges(t *testing.T) {
 			{codec.Error{Kind: mapping.ErrTimeout}, "timeout_error"},
 			{codec.Error{Kind: mapping.ErrOverloaded, Code: "overloaded_error", Protocol: codec.VertexAnthropic}, "server_is_overloaded"},
 		} {
-			if got := responsesErrorCode(&tc.err); got != tc.code {
+			if got := errorCode(&tc.err); got != tc.code {
 				t.Errorf("code of %+v: %q, want %q", tc.err, got, tc.code)
 			}
 		}
@@ -478,8 +478,8 @@ func TestResponsesStreamEncodeEdges(t *testing.T) {
 // TestResponsesStreamDeltaAllocs guards the hot path: decoding and encoding
 // a text delta allocate nothing once the stream is under way.
 func TestResponsesStreamDeltaAllocs(t *testing.T) {
-	dec, name, data := responsesBenchDecoder()
-	enc, _ := responsesBenchEncoder()
+	dec, name, data := benchDecoder()
+	enc, _ := benchEncoder()
 	var buf []codec.Event
 	var dst []byte
 	allocs := testing.AllocsPerRun(200, func() {
@@ -495,24 +495,24 @@ func TestResponsesStreamDeltaAllocs(t *testing.T) {
 	}
 }
 
-// responsesBenchDelta is a realistic text delta event, as gpt-4o sends it.
-const responsesBenchDelta = `{"type":"response.output_text.delta","content_index":0,"delta":"Hello,\nworld! Here is the \"answer\" you asked for","item_id":"msg_099d6c816b4d9f35016a3c11fb338081a289266547cae6ff41","logprobs":[],"obfuscation":"MWsYL9iUMgwoT","output_index":0,"sequence_number":4}`
+// benchDelta is a realistic text delta event, as gpt-4o sends it.
+const benchDelta = `{"type":"response.output_text.delta","content_index":0,"delta":"Hello,\nworld! Here is the \"answer\" you asked for","item_id":"msg_099d6c816b4d9f35016a3c11fb338081a289266547cae6ff41","logprobs":[],"obfuscation":"MWsYL9iUMgwoT","output_index":0,"sequence_number":4}`
 
-// responsesBenchDecoder returns a decoder with a text part open, and the
+// benchDecoder returns a decoder with a text part open, and the
 // name and data of a delta event.
-func responsesBenchDecoder() (*responsesStreamDecoder, []byte, []byte) {
-	dec := newResponsesStreamDecoder()
-	for _, ev := range responsesSplitEvents(rsStart + rsItem + rsPartAdded(0, "output_text")) {
+func benchDecoder() (*streamDecoder, []byte, []byte) {
+	dec := newStreamDecoder()
+	for _, ev := range splitEvents(rsStart + rsItem + rsPartAdded(0, "output_text")) {
 		data := strings.SplitN(ev, "data: ", 2)[1]
 		dec.Decode(nil, nil, []byte(strings.TrimSpace(data)), false)
 	}
-	return dec, []byte("response.output_text.delta"), []byte(responsesBenchDelta)
+	return dec, []byte("response.output_text.delta"), []byte(benchDelta)
 }
 
-// responsesBenchEncoder returns an encoder with a text part open, and a
+// benchEncoder returns an encoder with a text part open, and a
 // delta event.
-func responsesBenchEncoder() (*responsesStreamEncoder, *codec.Event) {
-	enc := newResponsesStreamEncoder(&codec.Request{Model: "gpt-4o"})
+func benchEncoder() (*streamEncoder, *codec.Event) {
+	enc := newStreamEncoder(&codec.Request{Model: "gpt-4o"})
 	start := rsStartEvent()
 	enc.Encode(nil, &start)
 	enc.Encode(nil, &codec.Event{Type: codec.EventPartStart, Part: codec.PartText})
@@ -520,7 +520,7 @@ func responsesBenchEncoder() (*responsesStreamEncoder, *codec.Event) {
 }
 
 func BenchmarkResponsesStreamDecodeDelta(b *testing.B) {
-	dec, name, data := responsesBenchDecoder()
+	dec, name, data := benchDecoder()
 	var buf []codec.Event
 	b.ReportAllocs()
 	b.SetBytes(int64(len(data)))
@@ -533,7 +533,7 @@ func BenchmarkResponsesStreamDecodeDelta(b *testing.B) {
 }
 
 func BenchmarkResponsesStreamEncodeDelta(b *testing.B) {
-	enc, ev := responsesBenchEncoder()
+	enc, ev := benchEncoder()
 	var dst []byte
 	b.ReportAllocs()
 	i := 0

@@ -43,11 +43,11 @@ func choiceFindsNamespace(c codec.ToolChoice, tools []codec.Tool) bool {
 	return resolveChoiceNamespace(&found, tools) == nil && found.Namespace == c.Namespace
 }
 
-// decodeResponsesToolChoice decodes tool_choice: "auto", "none",
+// decodeToolChoice decodes tool_choice: "auto", "none",
 // "required" or {type:function, name}. allowed_tools and the choices of
 // hosted, custom and MCP tools name tools that are rejected, so they are
 // rejected too.
-func decodeResponsesToolChoice(v gjson.Result) (codec.ToolChoice, *codec.Error) {
+func decodeToolChoice(v gjson.Result) (codec.ToolChoice, *codec.Error) {
 	switch {
 	case v.Type == gjson.String:
 		switch v.Str {
@@ -98,12 +98,12 @@ func decodeResponsesToolChoice(v gjson.Result) (codec.ToolChoice, *codec.Error) 
 	return c, err
 }
 
-// decodeResponsesTools decodes the tools: functions, custom (freeform)
+// decodeTools decodes the tools: functions, custom (freeform)
 // tools, Codex namespace groups (each member function is one canonical
 // tool with the group's name in Namespace) and the hosted web search.
 // Other hosted tools (file_search, tool_search, computer use, MCP, ...)
 // are rejected by type.
-func decodeResponsesTools(v gjson.Result, req *request) *codec.Error {
+func decodeTools(v gjson.Result, req *request) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -114,7 +114,7 @@ func decodeResponsesTools(v gjson.Result, req *request) *codec.Error {
 	i := 0
 	tools := req.Tools[:0]
 	jsonx.EachMember(v, &req.Text, func(_, tool gjson.Result) bool {
-		tools, err = decodeResponsesTool(tool, wire.IndexPath("tools", i), tools, "", "", req)
+		tools, err = decodeTool(tool, wire.IndexPath("tools", i), tools, "", "", req)
 		i++
 		return err == nil
 	})
@@ -122,9 +122,9 @@ func decodeResponsesTools(v gjson.Result, req *request) *codec.Error {
 	return err
 }
 
-// decodeResponsesTool decodes one tool definition at path, appending it to
+// decodeTool decodes one tool definition at path, appending it to
 // tools; ns and nsDesc name the namespace group it is in, if any.
-func decodeResponsesTool(v gjson.Result, path string, tools []codec.Tool, ns, nsDesc string, req *request) ([]codec.Tool, *codec.Error) {
+func decodeTool(v gjson.Result, path string, tools []codec.Tool, ns, nsDesc string, req *request) ([]codec.Tool, *codec.Error) {
 	a := &req.Text
 	var t codec.Tool
 	if !v.IsObject() {
@@ -145,12 +145,12 @@ func decodeResponsesTool(v gjson.Result, path string, tools []codec.Tool, ns, ns
 		if ns != "" {
 			return tools, codec.InvalidRequest(path+".type", "a namespace cannot hold another namespace")
 		}
-		return decodeResponsesNamespace(v, path, tools, req)
+		return decodeNamespace(v, path, tools, req)
 	case "web_search", "web_search_preview", "web_search_2025_08_26", "web_search_preview_2025_03_11": //field:tools[] (web_search): capability
 		if ns != "" {
 			return tools, codec.InvalidRequest(path+".type", "a namespace holds function and custom tools only")
 		}
-		t, err := decodeResponsesWebSearch(v, path, typ.Str, req)
+		t, err := decodeWebSearch(v, path, typ.Str, req)
 		return append(tools, t), err
 	default:
 		return tools, wire.UnsupportedField(path, `hosted tool "`+typ.Str+`" cannot be translated (only web_search is); remove the tool or ask the operator to drop it (field `+path+`)`) //field:tools[] (tool_search, file_search, ...): capability
@@ -189,7 +189,7 @@ func decodeResponsesTool(v gjson.Result, path string, tools []codec.Tool, ns, ns
 			if t.Kind != codec.ToolCustom {
 				err = wire.UnknownField(path + ".format")
 			} else {
-				t.Grammar, err = responsesCustomFormat(value, path+".format")
+				t.Grammar, err = customFormat(value, path+".format")
 			}
 		case "defer_loading":
 			if value.Type != gjson.Null && value.Type != gjson.False {
@@ -206,9 +206,9 @@ func decodeResponsesTool(v gjson.Result, path string, tools []codec.Tool, ns, ns
 	return append(tools, t), err
 }
 
-// responsesCustomFormat reads a custom tool's format: text (free text, the
+// customFormat reads a custom tool's format: text (free text, the
 // default) is ""; a grammar is kept as its JSON text.
-func responsesCustomFormat(v gjson.Result, path string) (string, *codec.Error) {
+func customFormat(v gjson.Result, path string) (string, *codec.Error) {
 	if v.Type == gjson.Null {
 		return "", nil
 	}
@@ -235,10 +235,10 @@ func responsesCustomFormat(v gjson.Result, path string) (string, *codec.Error) {
 	return "", codec.InvalidRequest(path+".type", `must be "text" or "grammar"`)
 }
 
-// decodeResponsesNamespace decodes a Codex namespace group {type:
+// decodeNamespace decodes a Codex namespace group {type:
 // "namespace", name, description, tools}: each function or custom tool in
 // it is appended as a canonical tool of that namespace.
-func decodeResponsesNamespace(v gjson.Result, path string, tools []codec.Tool, req *request) ([]codec.Tool, *codec.Error) {
+func decodeNamespace(v gjson.Result, path string, tools []codec.Tool, req *request) ([]codec.Tool, *codec.Error) {
 	var name, desc string
 	var members gjson.Result
 	var err *codec.Error
@@ -271,19 +271,19 @@ func decodeResponsesNamespace(v gjson.Result, path string, tools []codec.Tool, r
 	}
 	j := 0
 	jsonx.EachMember(members, &req.Text, func(_, m gjson.Result) bool {
-		tools, err = decodeResponsesTool(m, wire.IndexPath(path+".tools", j), tools, name, desc, req)
+		tools, err = decodeTool(m, wire.IndexPath(path+".tools", j), tools, name, desc, req)
 		j++
 		return err == nil
 	})
 	return tools, err
 }
 
-// decodeResponsesWebSearch decodes the hosted web search tool (web_search
+// decodeWebSearch decodes the hosted web search tool (web_search
 // or web_search_preview, and their dated names): its domain filter, user
 // location and context size. external_web_access false (cached results
 // only) and search_content_types change what is found and have no
 // equivalent elsewhere.
-func decodeResponsesWebSearch(v gjson.Result, path, typ string, req *request) (codec.Tool, *codec.Error) {
+func decodeWebSearch(v gjson.Result, path, typ string, req *request) (codec.Tool, *codec.Error) {
 	t := codec.Tool{Kind: codec.ToolWebSearch, Name: "web_search", Source: path}
 	w := &t.WebSearch
 	w.Preview = strings.HasPrefix(typ, "web_search_preview")
@@ -297,7 +297,7 @@ func decodeResponsesWebSearch(v gjson.Result, path, typ string, req *request) (c
 				err = wire.UnknownField(p)
 				break
 			}
-			err = responsesSearchFilters(value, p, w, req)
+			err = searchFilters(value, p, w, req)
 		case "user_location":
 			err = wire.ResponsesUserLocation(value, p, &w.Location)
 		case "search_context_size":
@@ -327,8 +327,8 @@ func decodeResponsesWebSearch(v gjson.Result, path, typ string, req *request) (c
 	return t, err
 }
 
-// responsesSearchFilters reads web_search filters: allowed_domains.
-func responsesSearchFilters(v gjson.Result, path string, w *codec.WebSearchOptions, req *request) *codec.Error {
+// searchFilters reads web_search filters: allowed_domains.
+func searchFilters(v gjson.Result, path string, w *codec.WebSearchOptions, req *request) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -341,20 +341,20 @@ func responsesSearchFilters(v gjson.Result, path string, w *codec.WebSearchOptio
 			err = wire.UnknownField(path + "." + key.Str)
 			return false
 		}
-		w.AllowedDomains, err = wire.ReadStrings(value, path+".allowed_domains", w.AllowedDomains)
+		w.AllowedDomains, err = wire.ReadStringList(value, path+".allowed_domains", false, w.AllowedDomains)
 		return err == nil
 	})
 	return err
 }
 
-// appendResponsesTools appends tools, tool_choice and parallel_tool_calls.
+// appendTools appends tools, tool_choice and parallel_tool_calls.
 // strict is always written: Responses treats a function without it as
 // strict, while an unset canonical Strict means a plain tool. Without tools
 // nothing is written (decoders keep no choice without tools). Functions of
 // one namespace are grouped where the first of them stands; the web search
 // keeps its options, with max_uses as max_tool_calls (it is the only hosted
 // tool, so that limit is its limit).
-func appendResponsesTools(dst []byte, req *codec.Request) ([]byte, *codec.Error) {
+func appendTools(dst []byte, req *codec.Request) ([]byte, *codec.Error) {
 	if len(req.Tools) == 0 {
 		return dst, nil
 	}
@@ -363,7 +363,7 @@ func appendResponsesTools(dst []byte, req *codec.Request) ([]byte, *codec.Error)
 	n := 0
 	for i := range req.Tools {
 		t := &req.Tools[i]
-		if t.Namespace != "" && responsesNamespaceSeen(req.Tools[:i], t.Namespace) {
+		if t.Namespace != "" && namespaceSeen(req.Tools[:i], t.Namespace) {
 			continue
 		}
 		if n > 0 {
@@ -375,7 +375,7 @@ func appendResponsesTools(dst []byte, req *codec.Request) ([]byte, *codec.Error)
 			if err := wire.CheckWebSearchFor(codec.OpenAIResponses, t, i, wire.WebSearchCaps{MaxUses: true, Allowed: !t.WebSearch.Preview, Location: true, ContextSize: true}); err != nil {
 				return dst, err
 			}
-			dst = appendResponsesWebSearch(dst, &t.WebSearch)
+			dst = appendWebSearch(dst, &t.WebSearch)
 			if t.WebSearch.MaxUses.Set {
 				maxUses = t.WebSearch.MaxUses
 			}
@@ -393,11 +393,11 @@ func appendResponsesTools(dst []byte, req *codec.Request) ([]byte, *codec.Error)
 					dst = append(dst, ',')
 				}
 				k++
-				dst = appendResponsesTool(dst, &req.Tools[j])
+				dst = appendTool(dst, &req.Tools[j])
 			}
 			dst = append(dst, `]}`...)
 		default:
-			dst = appendResponsesTool(dst, t)
+			dst = appendTool(dst, t)
 		}
 	}
 	if maxUses.Set {
@@ -406,12 +406,12 @@ func appendResponsesTools(dst []byte, req *codec.Request) ([]byte, *codec.Error)
 	} else {
 		dst = append(dst, ']')
 	}
-	return appendResponsesToolChoice(dst, req), nil
+	return appendToolChoice(dst, req), nil
 }
 
-// responsesNamespaceSeen reports whether a tool of namespace ns is among
+// namespaceSeen reports whether a tool of namespace ns is among
 // tools (its group has been written).
-func responsesNamespaceSeen(tools []codec.Tool, ns string) bool {
+func namespaceSeen(tools []codec.Tool, ns string) bool {
 	for i := range tools {
 		if tools[i].Namespace == ns {
 			return true
@@ -420,8 +420,8 @@ func responsesNamespaceSeen(tools []codec.Tool, ns string) bool {
 	return false
 }
 
-// appendResponsesTool appends a function or custom tool definition.
-func appendResponsesTool(dst []byte, t *codec.Tool) []byte {
+// appendTool appends a function or custom tool definition.
+func appendTool(dst []byte, t *codec.Tool) []byte {
 	if t.Kind == codec.ToolCustom {
 		dst = append(dst, `{"type":"custom","name":`...)
 		dst = jsonx.AppendString(dst, t.Name)
@@ -453,9 +453,9 @@ func appendResponsesTool(dst []byte, t *codec.Tool) []byte {
 	return append(dst, `,"strict":false}`...)
 }
 
-// appendResponsesWebSearch appends a web_search (or web_search_preview)
+// appendWebSearch appends a web_search (or web_search_preview)
 // tool with its options.
-func appendResponsesWebSearch(dst []byte, w *codec.WebSearchOptions) []byte {
+func appendWebSearch(dst []byte, w *codec.WebSearchOptions) []byte {
 	if w.Preview {
 		dst = append(dst, `{"type":"web_search_preview"`...)
 	} else {
@@ -463,7 +463,7 @@ func appendResponsesWebSearch(dst []byte, w *codec.WebSearchOptions) []byte {
 	}
 	if len(w.AllowedDomains) > 0 {
 		dst = append(dst, `,"filters":{"allowed_domains":`...)
-		dst = wire.AppendStrings(dst, w.AllowedDomains)
+		dst = jsonx.AppendStringArray(dst, w.AllowedDomains)
 		dst = append(dst, '}')
 	}
 	if !w.Location.IsZero() {
@@ -477,8 +477,8 @@ func appendResponsesWebSearch(dst []byte, w *codec.WebSearchOptions) []byte {
 	return append(dst, '}')
 }
 
-// appendResponsesToolChoice appends tool_choice and parallel_tool_calls.
-func appendResponsesToolChoice(dst []byte, req *codec.Request) []byte {
+// appendToolChoice appends tool_choice and parallel_tool_calls.
+func appendToolChoice(dst []byte, req *codec.Request) []byte {
 	switch req.ToolChoice.Mode {
 	case codec.ToolChoiceAuto:
 		dst = append(dst, `,"tool_choice":"auto"`...)

@@ -191,9 +191,9 @@ func TestResponsesDecodeRequestToolErrors(t *testing.T) {
 	}
 }
 
-// responsesToolRequest is a canonical request with tools, calls, results,
+// toolRequest is a canonical request with tools, calls, results,
 // images and documents, as other protocols' decoders produce them.
-func responsesToolRequest() codec.Request {
+func toolRequest() codec.Request {
 	return codec.Request{Model: "claude-sonnet-4-5",
 		System: []codec.Part{responsesText("Use tools.")}, SystemRole: codec.RoleSystem,
 		Tools: []codec.Tool{
@@ -228,7 +228,7 @@ func responsesToolRequest() codec.Request {
 }
 
 func TestResponsesAppendRequestTools(t *testing.T) {
-	req := responsesToolRequest()
+	req := toolRequest()
 	out, err := codec.AppendRequest(nil, codec.OpenAIResponses, &req, codec.EncodeOptions{Model: "gpt-5"})
 	if err != nil {
 		t.Fatal(err)
@@ -286,7 +286,7 @@ func TestResponsesAppendRequestToolErrors(t *testing.T) {
 // carries as an "Error: " prefix, images of error results without text,
 // which get an "Error:" text, and the empty results' texts.
 func TestResponsesToolRequestRoundTrip(t *testing.T) {
-	req := responsesToolRequest()
+	req := toolRequest()
 	out, err := codec.AppendRequest(nil, codec.OpenAIResponses, &req, codec.EncodeOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -295,7 +295,7 @@ func TestResponsesToolRequestRoundTrip(t *testing.T) {
 	if err := codec.DecodeRequest(codec.OpenAIResponses, out, &got); err != nil {
 		t.Fatal(err)
 	}
-	want := responsesToolRequest()
+	want := toolRequest()
 	want.Dropped = []string{"store"}
 	// Unset strict is written as false, and empty parameters as an
 	// empty object schema; documents get a filename.
@@ -352,7 +352,7 @@ func TestResponsesPlainTextParts(t *testing.T) {
 		}
 		// What the general path makes of a plain text part: its text.
 		want := gjson.Get(c.part, "text").Str
-		full, ferr := appendResponsesContent(nil, part, codec.RoleUser, func() string { return "input[0]" }, c.output, req)
+		full, ferr := appendContent(nil, part, codec.RoleUser, func() string { return "input[0]" }, c.output, req)
 		if fast && (text.Text != want || ferr != nil || len(full) != 1 || full[0].Type != codec.PartText || full[0].Text != want ||
 			!sameLiteral(&full[0], &text)) {
 			t.Errorf("%s: fast path gives %+v, the decoder %+v, %v; want %q", c.part, text, full, ferr, want)

@@ -81,9 +81,15 @@ func Fit(req *codec.Request, r *Rule, opts *Options, adj []Adjustment) ([]Adjust
 	if r == nil {
 		f.r = &noRule
 	}
-	f.names = namesFor(opts.Protocol)
+	d := opts.Protocol.Descriptor()
+	if d == nil {
+		// An unregistered protocol has no names: adjustments name no
+		// field.
+		d = &codec.Descriptor{}
+	}
+	f.names = &d.Rules.Params
 	f.reasoning()
-	if f.r.ChatTools != ChatToolsAny && opts.Protocol.Family() == codec.OpenAIChat {
+	if f.r.ChatTools != ChatToolsAny && d.Rules.API == "chat" {
 		f.chatTools()
 	}
 	f.maxTokens()
@@ -135,7 +141,7 @@ func (f *fitter) cacheHour() {
 	}
 	shorten(&f.req.Cache.Auto)
 	if changed {
-		f.add(f.opts.Provider+".cache.ttl", "cache_control.ttl", "", "a one-hour cache lifetime is not offered for "+f.opts.Model+" on "+string(f.opts.Protocol), ClassAdjust)
+		f.add(f.opts.Provider+".cache.ttl", f.names.CacheTTL, "", "a one-hour cache lifetime is not offered for "+f.opts.Model+" on "+string(f.opts.Protocol), ClassAdjust)
 	}
 }
 
@@ -145,7 +151,7 @@ type fitter struct {
 	r     *Rule
 	opts  *Options
 	adj   []Adjustment
-	names *fieldNames
+	names *codec.RuleParams
 }
 
 func (f *fitter) add(rule, param, value, why string, class Class) {
@@ -205,7 +211,7 @@ func (f *fitter) reasoning() {
 	switch f.r.Reasoning {
 	case ReasoningNone:
 		if in != intentUnset {
-			f.add(f.opts.Provider+".reasoning.unsupported", f.names.reasoning, "", f.opts.Model+" is not a reasoning model", ClassAdjust)
+			f.add(f.opts.Provider+".reasoning.unsupported", f.names.Reasoning, "", f.opts.Model+" is not a reasoning model", ClassAdjust)
 		}
 		*r = codec.Reasoning{}
 	case ReasoningAlways:
@@ -216,7 +222,7 @@ func (f *fitter) reasoning() {
 		if in == intentOff {
 			why = "reasoning cannot be turned off on " + f.opts.Model
 		}
-		f.add(f.opts.Provider+".reasoning.always", f.names.reasoning, "", why, ClassAdjust)
+		f.add(f.opts.Provider+".reasoning.always", f.names.Reasoning, "", why, ClassAdjust)
 		*r = codec.Reasoning{Summary: r.Summary, Display: r.Display, IncludeThoughts: r.IncludeThoughts}
 	case ReasoningEffort:
 		f.effortModel(in)
@@ -269,7 +275,7 @@ func (f *fitter) chatTools() {
 	if e == mapping.EffortUnset {
 		what = "the model's default reasoning effort"
 	}
-	f.add(rule, f.names.reasoning, "none", "function tools with "+what+" are not accepted by "+f.opts.Model+
+	f.add(rule, f.names.Reasoning, "none", "function tools with "+what+" are not accepted by "+f.opts.Model+
 		" on Chat Completions; upstream openai-responses takes both", class)
 	*r = codec.Reasoning{Effort: mapping.EffortNone, Summary: r.Summary, Display: r.Display, IncludeThoughts: r.IncludeThoughts}
 }
@@ -294,7 +300,7 @@ func (f *fitter) effortModel(in intent) {
 	}
 	got := f.acceptedEffort(want)
 	if got != want {
-		f.add("openai.reasoning_effort.values", f.names.reasoning, got.String(), f.notAccepted(want.String()), ClassAdjust)
+		f.add("openai.reasoning_effort.values", f.names.Reasoning, got.String(), f.notAccepted(want.String()), ClassAdjust)
 	}
 	*r = codec.Reasoning{Effort: got, Summary: r.Summary, Display: r.Display, IncludeThoughts: r.IncludeThoughts}
 }
@@ -332,7 +338,7 @@ func (f *fitter) levelModel(in intent) {
 		if want == mapping.EffortNone {
 			why = "thinking cannot be turned off on " + f.opts.Model
 		}
-		f.add("gemini.thinking.level-values", f.names.level, got.String(), why, ClassAdjust)
+		f.add("gemini.thinking.level-values", f.names.Level, got.String(), why, ClassAdjust)
 	}
 	r.Effort, r.Budget, r.Adaptive = got, codec.OptInt{}, false
 }
@@ -346,7 +352,7 @@ func (f *fitter) budgetModel(in intent) {
 	case intentOff:
 		if f.r.AlwaysThinks {
 			b := max(f.r.BudgetMin, 1)
-			f.add(f.opts.Provider+".thinking.cannot-disable", f.names.budget, strconv.FormatInt(b, 10),
+			f.add(f.opts.Provider+".thinking.cannot-disable", f.names.Budget, strconv.FormatInt(b, 10),
 				"thinking cannot be turned off on "+f.opts.Model, ClassAdjust)
 			r.Effort, r.Budget = mapping.EffortUnset, codec.OptInt{Value: b, Set: true}
 		}
@@ -360,7 +366,7 @@ func (f *fitter) budgetModel(in intent) {
 			e = mapping.EffortHigh
 		}
 		b := f.opts.EffortBudgets.Budget(e)
-		f.add("anthropic.thinking.adaptive-unsupported", f.names.budget, strconv.FormatInt(b, 10), f.notAccepted("adaptive thinking"), ClassAdjust)
+		f.add("anthropic.thinking.adaptive-unsupported", f.names.Budget, strconv.FormatInt(b, 10), f.notAccepted("adaptive thinking"), ClassAdjust)
 		r.Adaptive, r.Budget, r.Effort = false, codec.OptInt{Value: b, Set: true}, mapping.EffortUnset
 		in = intentBudget
 	case intentEffort:
@@ -381,7 +387,7 @@ func (f *fitter) budgetModel(in intent) {
 			b = hi
 		}
 		if b != r.Budget.Value {
-			f.add(f.opts.Provider+".thinking.budget-range", f.names.budget, strconv.FormatInt(b, 10),
+			f.add(f.opts.Provider+".thinking.budget-range", f.names.Budget, strconv.FormatInt(b, 10),
 				"a budget of "+strconv.FormatInt(r.Budget.Value, 10)+" is outside "+f.opts.Model+"'s range", ClassAdjust)
 			r.Budget.Value = b
 		}
@@ -455,7 +461,7 @@ func (f *fitter) maxTokens() {
 	req := f.req
 	if req.MaxTokens.Set {
 		if req.MaxTokens.Value > limit {
-			f.add(f.opts.Provider+".max_tokens.model-cap", f.names.maxTokens, strconv.FormatInt(limit, 10),
+			f.add(f.opts.Provider+".max_tokens.model-cap", f.names.MaxTokens, strconv.FormatInt(limit, 10),
 				strconv.FormatInt(req.MaxTokens.Value, 10)+" is over "+f.opts.Model+"'s output limit", ClassAdjust)
 			req.MaxTokens.Value = limit
 		}
@@ -491,7 +497,7 @@ func (f *fitter) anthropicBudget() {
 		return
 	}
 	if b := req.MaxTokens.Value - 1; b >= 1024 {
-		f.add("anthropic.thinking.budget-range", f.names.budget, strconv.FormatInt(b, 10), "the budget must stay below max_tokens", ClassAdjust)
+		f.add("anthropic.thinking.budget-range", f.names.Budget, strconv.FormatInt(b, 10), "the budget must stay below max_tokens", ClassAdjust)
 		r.Budget.Value = b
 		return
 	}
@@ -508,7 +514,7 @@ func (f *fitter) sampling() {
 		maxTemp = 1
 	}
 	if req.Temperature.Set && req.Temperature.Value > maxTemp {
-		f.add(f.opts.Provider+".temperature.range", n.temperature, strconv.FormatFloat(maxTemp, 'g', -1, 64),
+		f.add(f.opts.Provider+".temperature.range", n.Temperature, strconv.FormatFloat(maxTemp, 'g', -1, 64),
 			"temperature ranges up to "+strconv.FormatFloat(maxTemp, 'g', -1, 64), ClassAdjust)
 		req.Temperature.Value = maxTemp
 	}
@@ -523,20 +529,20 @@ func (f *fitter) sampling() {
 	case SamplingFixed:
 		why := f.opts.Model + " samples only with its default settings"
 		if req.Temperature.Set && req.Temperature.Value != 1 {
-			f.add(f.opts.Provider+".sampling.fixed", n.temperature, "", why, ClassAdjust)
+			f.add(f.opts.Provider+".sampling.fixed", n.Temperature, "", why, ClassAdjust)
 			req.Temperature = codec.OptFloat{}
 		}
 		if req.TopP.Set && req.TopP.Value != 1 {
-			f.add(f.opts.Provider+".sampling.fixed", n.topP, "", why, ClassAdjust)
+			f.add(f.opts.Provider+".sampling.fixed", n.TopP, "", why, ClassAdjust)
 			req.TopP = codec.OptFloat{}
 		}
 		if req.TopK.Set {
-			f.add(f.opts.Provider+".sampling.fixed", n.topK, "", why, ClassAdjust)
+			f.add(f.opts.Provider+".sampling.fixed", n.TopK, "", why, ClassAdjust)
 			req.TopK = codec.OptInt{}
 		}
 	case SamplingExclusive:
 		if req.Temperature.Set && req.TopP.Set {
-			f.add("anthropic.sampling.temperature-xor-top_p", n.topP, "", f.opts.Model+" takes temperature or top_p, not both", ClassAdjust)
+			f.add("anthropic.sampling.temperature-xor-top_p", n.TopP, "", f.opts.Model+" takes temperature or top_p, not both", ClassAdjust)
 			req.TopP = codec.OptFloat{}
 		}
 	}
@@ -546,15 +552,15 @@ func (f *fitter) sampling() {
 	}
 	if rej&rejectStop != 0 && len(req.StopSequences) > 0 {
 		// Without its stop sequences the answer runs on past them.
-		f.add(f.opts.Provider+".stop.unsupported", n.stop, "", f.notAccepted("stop sequences"), ClassChange)
+		f.add(f.opts.Provider+".stop.unsupported", n.Stop, "", f.notAccepted("stop sequences"), ClassChange)
 		req.StopSequences = req.StopSequences[:0]
 	}
 	if rej&rejectPresencePenalty != 0 && req.PresencePenalty.Set {
-		f.add(f.opts.Provider+".penalties.unsupported", n.presence, "", f.notAccepted("presence_penalty"), ClassAdjust)
+		f.add(f.opts.Provider+".penalties.unsupported", n.Presence, "", f.notAccepted("presence_penalty"), ClassAdjust)
 		req.PresencePenalty = codec.OptFloat{}
 	}
 	if rej&rejectFrequencyPenalty != 0 && req.FrequencyPenalty.Set {
-		f.add(f.opts.Provider+".penalties.unsupported", n.frequency, "", f.notAccepted("frequency_penalty"), ClassAdjust)
+		f.add(f.opts.Provider+".penalties.unsupported", n.Frequency, "", f.notAccepted("frequency_penalty"), ClassAdjust)
 		req.FrequencyPenalty = codec.OptFloat{}
 	}
 }
@@ -628,7 +634,7 @@ func (f *fitter) prefill() {
 	if !f.r.NoPrefill || !endsWithAssistant(f.req) {
 		return
 	}
-	f.add(f.opts.Provider+".prefill.removed", f.names.messages+"["+strconv.Itoa(len(f.req.Messages)-1)+"]", "",
+	f.add(f.opts.Provider+".prefill.removed", f.names.Messages+"["+strconv.Itoa(len(f.req.Messages)-1)+"]", "",
 		f.notAccepted("a conversation that ends with an assistant message (prefill)"), ClassChange)
 	f.req.Messages = f.req.Messages[:len(f.req.Messages)-1]
 }
@@ -674,42 +680,4 @@ func hasPart(parts []codec.Part, t codec.PartType) bool {
 		}
 	}
 	return false
-}
-
-// fieldNames are the names a protocol gives the fields Fit changes.
-type fieldNames struct {
-	reasoning, budget, level, maxTokens, temperature, topP, topK, stop, presence, frequency, messages string
-}
-
-var (
-	chatNames = fieldNames{reasoning: "reasoning_effort", budget: "reasoning_effort", level: "reasoning_effort",
-		maxTokens: "max_completion_tokens", temperature: "temperature", topP: "top_p", topK: "top_k", stop: "stop",
-		presence: "presence_penalty", frequency: "frequency_penalty", messages: "messages"}
-	responsesNames = fieldNames{reasoning: "reasoning.effort", budget: "reasoning.effort", level: "reasoning.effort",
-		maxTokens: "max_output_tokens", temperature: "temperature", topP: "top_p", topK: "top_k", stop: "stop",
-		presence: "presence_penalty", frequency: "frequency_penalty", messages: "messages"}
-	anthropicNames = fieldNames{reasoning: "thinking", budget: "thinking.budget_tokens", level: "output_config.effort",
-		maxTokens: "max_tokens", temperature: "temperature", topP: "top_p", topK: "top_k", stop: "stop_sequences",
-		presence: "presence_penalty", frequency: "frequency_penalty", messages: "messages"}
-	converseNames = fieldNames{reasoning: "additionalModelRequestFields.thinking", budget: "additionalModelRequestFields.thinking.budget_tokens",
-		level: "outputConfig.effort", maxTokens: "inferenceConfig.maxTokens", temperature: "inferenceConfig.temperature",
-		topP: "inferenceConfig.topP", topK: "additionalModelRequestFields.top_k", stop: "inferenceConfig.stopSequences",
-		presence: "presence_penalty", frequency: "frequency_penalty", messages: "messages"}
-	geminiNames = fieldNames{reasoning: "thinkingConfig", budget: "thinkingConfig.thinkingBudget", level: "thinkingConfig.thinkingLevel",
-		maxTokens: "maxOutputTokens", temperature: "temperature", topP: "topP", topK: "topK", stop: "stopSequences",
-		presence: "presencePenalty", frequency: "frequencyPenalty", messages: "contents"}
-)
-
-func namesFor(p codec.Protocol) *fieldNames {
-	switch p.Family() {
-	case codec.OpenAIResponses:
-		return &responsesNames
-	case codec.AnthropicMessages:
-		return &anthropicNames
-	case codec.Gemini:
-		return &geminiNames
-	case codec.Bedrock:
-		return &converseNames
-	}
-	return &chatNames
 }

@@ -323,22 +323,19 @@ func (t *Table) DialectNames() []string {
 }
 
 // ProviderFor returns the provider whose rules govern an upstream of
-// protocol p, with dialect the configured OpenAI-compatible dialect ("" or
-// "openai" for OpenAI itself).
+// protocol p (its Descriptor's Rules.Provider), with dialect the configured
+// dialect of a family whose servers other vendors speak ("" or "openai"
+// for the protocol's own provider). It returns dialect for an unregistered
+// protocol.
 func ProviderFor(p codec.Protocol, dialect string) string {
-	switch p.Family() {
-	case codec.AnthropicMessages, codec.Bedrock:
-		// Converse serves Claude with Anthropic's rules; Bedrock's other
-		// models have no rows, and their requests go as clients make
-		// them.
-		return "anthropic"
-	case codec.Gemini:
-		return "google"
+	d := p.Descriptor()
+	if d == nil {
+		return dialect
 	}
-	if dialect == "" {
-		return "openai"
+	if f := d.Family.Descriptor(); dialect != "" && f != nil && f.Dialects {
+		return dialect
 	}
-	return dialect
+	return d.Rules.Provider
 }
 
 // baseModel strips what routes a model name rather than names the model:

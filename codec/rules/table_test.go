@@ -196,3 +196,32 @@ func BenchmarkFitUnchanged(b *testing.B) {
 		}
 	}
 }
+
+// TestProviderFor checks whose rules govern each upstream protocol: the
+// provider its descriptor names, or a dialect of a family whose servers
+// other vendors speak.
+func TestProviderFor(t *testing.T) {
+	for _, tt := range []struct {
+		p             codec.Protocol
+		dialect, want string
+	}{
+		{codec.OpenAIChat, "", "openai"},
+		{codec.OpenAIChat, "openai", "openai"},
+		{codec.OpenAIChat, "groq", "groq"},
+		{codec.AzureOpenAI, "", "openai"},
+		{codec.OpenAIResponses, "", "openai"},
+		{codec.OpenAIResponses, "deepseek", "deepseek"},
+		{codec.AnthropicMessages, "", "anthropic"},
+		{codec.AnthropicMessages, "groq", "anthropic"},
+		{codec.VertexAnthropic, "", "anthropic"},
+		{codec.BedrockAnthropic, "", "anthropic"},
+		{codec.Bedrock, "", "anthropic"},
+		{codec.Gemini, "", "google"},
+		{codec.Vertex, "", "google"},
+		{"no-such-protocol", "groq", "groq"},
+	} {
+		if got := ProviderFor(tt.p, tt.dialect); got != tt.want {
+			t.Errorf("ProviderFor(%s, %q) = %q, want %q", tt.p, tt.dialect, got, tt.want)
+		}
+	}
+}

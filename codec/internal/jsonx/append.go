@@ -152,30 +152,6 @@ func appendEscapedASCII(dst []byte, c byte) []byte {
 
 const hexDigits = "0123456789abcdef"
 
-// load8 reads eight bytes of s at i as a little-endian word; the compiler
-// turns it into one load. Slicing first leaves one bounds check instead of
-// one per byte.
-func load8(s string, i int) uint64 {
-	b := s[i : i+8]
-	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-}
-
-// needsEscape8 returns a mask whose lowest set bit is the high bit of the
-// first byte in x (little-endian) that is a control character, a quote, a
-// backslash or not ASCII (which needs a UTF-8 check), or zero when there is
-// none, with the classic "has a byte less than n" and "has a zero byte"
-// word tricks. Bits above the first such byte may be set spuriously.
-func needsEscape8(x uint64) uint64 {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	control := (x - ones*0x20) & ^x
-	q := x ^ (ones * '"')
-	quote := (q - ones) & ^q
-	b := x ^ (ones * '\\')
-	backslash := (b - ones) & ^b
-	return (control | quote | backslash | x) & highs
-}
-
 // AppendStringArray appends ss as a JSON array of strings, each written by
 // AppendString.
 func AppendStringArray(dst []byte, ss []string) []byte {

@@ -4,7 +4,6 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
-	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
@@ -420,121 +419,6 @@ func (a *Arena) ValueEnd(s string, i int) int {
 	return valueEnd(s, i)
 }
 
-// Index is the structural index of one validated document (a tape): each
-// of its values and keys, in document order, with where it ends and whether
-// a string holds escapes, and how many bytes of string literals hold
-// escapes.
-//
-// Decoders walk a document level by level. Finding where a member ends by
-// scanning it would scan a message's text once for every level above it,
-// and once more to find its closing quote; instead the validating pass
-// records every value, so a walk through an arena that holds the index
-// (IndexedArena, Arena.IndexEvent) reads the members of an object from it
-// and every byte is scanned about once. The zero Index is ready for
-// Arena.IndexEvent; IndexDocument takes one from a pool.
-type Index struct {
-	base   *byte // the document's first byte
-	size   int   // the document's length
-	tokens []valueToken
-	cursor int // the token found last: lookups ask for the same or a following one
-
-	// escapedBytes is the length of the document's string literals that
-	// hold escapes: room enough for all its unescaped strings.
-	escapedBytes int
-}
-
-// valueToken is one value or object key of a document: its bytes (for a
-// container, from its bracket to just past the closing one) as offsets in
-// the document, and the index of the token after it and everything in it.
-type valueToken struct {
-	start, end int32
-	skip       int32
-	// escaped marks a string literal that holds escapes.
-	escaped bool
-}
-
-// indexPool recycles indexes between documents: an index is only needed
-// while its document is decoded.
-var indexPool = sync.Pool{New: func() any { return new(Index) }}
-
-// maxPooledTokens bounds the index kept in the pool, so that one huge
-// document does not pin its index's memory.
-const maxPooledTokens = 1 << 16
-
-// IndexDocument validates s, as Valid does, and returns its index, or nil
-// when s is not valid JSON. The index refers to s, which must not change
-// while it is used. The caller gives the index back with Release once the
-// walks of s are over.
-func IndexDocument(s string) *Index {
-	x := indexPool.Get().(*Index)
-	if !x.build(s) {
-		x.Release()
-		return nil
-	}
-	return x
-}
-
-// build validates s and makes x its index, reporting whether s is valid.
-func (x *Index) build(s string) bool {
-	if !scanJSON(s, x) {
-		return false
-	}
-	x.base, x.size, x.cursor = unsafe.StringData(s), len(s), 0
-	return true
-}
-
-// Release gives an index from IndexDocument back to the pool that
-// IndexDocument takes indexes from, so that the next document reuses its
-// memory; x must not be used afterwards, nor any arena that holds it. A
-// nil x is ignored.
-func (x *Index) Release() {
-	if x == nil {
-		return
-	}
-	x.base = nil
-	if cap(x.tokens) > maxPooledTokens {
-		return
-	}
-	indexPool.Put(x)
-}
-
-// find returns the index of the token of the value (or key) starting at
-// s[i], if s is part of x's document, and the offset of s in it.
-func (x *Index) find(s string, i int) (k, base int, ok bool) {
-	base = int(uintptr(unsafe.Pointer(unsafe.StringData(s))) - uintptr(unsafe.Pointer(x.base)))
-	off := base + i
-	if base < 0 || off >= x.size {
-		return 0, 0, false
-	}
-	tokens := x.tokens
-	k = x.cursor
-	switch {
-	case k < len(tokens) && int(tokens[k].start) == off:
-	case k+1 < len(tokens) && int(tokens[k+1].start) == off:
-		k++
-	case k+2 < len(tokens) && int(tokens[k+2].start) == off:
-		k += 2 // past a key
-	default:
-		var found bool
-		k, found = slices.BinarySearchFunc(tokens, off, func(t valueToken, off int) int { return int(t.start) - off })
-		if !found {
-			return 0, 0, false
-		}
-	}
-	x.cursor = k
-	return k, base, true
-}
-
-// end returns the index in s just past the value starting at s[i], if s
-// is part of x's document.
-func (x *Index) end(s string, i int) (int, bool) {
-	k, base, ok := x.find(s, i)
-	if !ok {
-		return 0, false
-	}
-	return int(x.tokens[k].end) - base, true
-}
-
 // valueEnd returns the index just past the JSON value starting at i.
 func valueEnd(s string, i int) int {
 	switch s[i] {
@@ -576,15 +460,13 @@ func appendUnescaped(dst []byte, s string) []byte {
 	}
 	for ; i < len(s); i++ {
 		if s[i] != '\\' {
-			// Copy the run up to the next escape at once. Runs are short
-			// in code and markup, so the search is a word-at-a-time loop
-			// rather than a call.
-			j := backslashIndex(s, i)
+			// Copy the run up to the next escape at once.
+			j := strings.IndexByte(s[i:], '\\')
 			if j < 0 {
 				return append(dst, s[i:]...)
 			}
-			dst = append(dst, s[i:j]...)
-			i = j
+			dst = append(dst, s[i:i+j]...)
+			i += j
 		}
 		var n int
 		dst, n = appendEscape(dst, s[i+1:])
@@ -653,24 +535,6 @@ func appendEscape(dst []byte, s string) ([]byte, int) {
 	// \u: the only other escape a validated document holds.
 	r, n := decodeU(s[1:])
 	return utf8.AppendRune(dst, r), 1 + n
-}
-
-// backslashIndex returns the index of the first backslash in s at or after
-// i, or -1.
-func backslashIndex(s string, i int) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	for ; i+8 <= len(s); i += 8 {
-		b := load8(s, i) ^ (ones * '\\')
-		if m := (b - ones) & ^b & highs; m != 0 {
-			return i + bits.TrailingZeros64(m)/8
-		}
-	}
-	for ; i < len(s); i++ {
-		if s[i] == '\\' {
-			return i
-		}
-	}
-	return -1
 }
 
 // decodeU decodes the hex digits after \u (and a following \uXXXX low

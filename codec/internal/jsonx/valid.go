@@ -163,38 +163,6 @@ key:
 	goto value
 }
 
-// scanString is validString for scanJSON: it also records the literal in
-// the index (x may be nil), counting its bytes when it holds escapes.
-func (x *Index) scanString(s string, i int) int {
-	start := i
-	end, escaped := validString(s, i)
-	if x != nil && end >= 0 {
-		if escaped {
-			x.escapedBytes += end - start
-		}
-		x.add(start, end, escaped)
-	}
-	return end
-}
-
-// openAt records the container starting at start, whose end its close
-// fills in, and pushes its token's index on open (x may be nil).
-func (x *Index) openAt(start int, open []int32) []int32 {
-	if x == nil {
-		return open
-	}
-	open = append(open, int32(len(x.tokens)))
-	x.tokens = append(x.tokens, valueToken{start: int32(start), end: -1})
-	return open
-}
-
-// add records the scalar value or key s[start:end] (x may be nil).
-func (x *Index) add(start, end int, escaped bool) {
-	if x != nil {
-		x.tokens = append(x.tokens, valueToken{start: int32(start), end: int32(end), skip: int32(len(x.tokens) + 1), escaped: escaped})
-	}
-}
-
 // validString checks the string literal starting at s[i] == '"' and returns
 // the index just past it, or -1.
 func validString(s string, i int) (end int, escaped bool) {
@@ -337,20 +305,6 @@ func validStringTail(s string, i int, escaped bool) (int, bool) {
 // backslash and the given byte: 2, 6 for \\u (four hex digits follow), or 0
 // when the byte starts no valid escape.
 var escapeLen = [256]uint8{'"': 2, '\\': 2, '/': 2, 'b': 2, 'f': 2, 'n': 2, 'r': 2, 't': 2, 'u': 6}
-
-// stringSpecial8 returns a mask whose lowest set bit is the high bit of
-// the first byte in x (little-endian) that is a quote, a backslash or a
-// control character, or zero when there is none. Bits above the first
-// such byte may be set spuriously (borrows of the word tricks).
-func stringSpecial8(x uint64) uint64 {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	control := (x - ones*0x20) & ^x
-	q := x ^ (ones * '"')
-	quote := (q - ones) & ^q
-	b := x ^ (ones * '\\')
-	backslash := (b - ones) & ^b
-	return (control | quote | backslash) & highs
-}
 
 // validNumber checks the number starting at s[i] and returns the index just
 // past it, or -1.

@@ -53,3 +53,15 @@ func PatchSampling(e *BodyEdit, param string, req *codec.Request, prefix string)
 		e.Delete(prefix + param)
 	}
 }
+
+// FitParams rewrites, in body, each field that params name (the request
+// parameters a model rule changed) with fit, from req, the body decoded
+// and fitted to the routed model; every other byte is kept. It is the loop
+// of every family's FitBody.
+func FitParams(body []byte, params []string, req *codec.Request, fit func(e *BodyEdit, param string, req *codec.Request)) ([]byte, error) {
+	edit := BodyEdit{Body: body}
+	for _, param := range params {
+		fit(&edit, param, req)
+	}
+	return edit.Body, edit.Err
+}

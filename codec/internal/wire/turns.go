@@ -1,6 +1,12 @@
 package wire
 
-import "github.com/llmbridge/llmbridge/codec"
+import (
+	"slices"
+
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
+	"github.com/tidwall/gjson"
+)
 
 // Anthropic's Messages and Bedrock's Converse take strictly alternating
 // user and assistant turns, with the system prompt apart. Their encoders
@@ -96,4 +102,43 @@ func DropUnsentReasoning(req *codec.Request, sends func(part *codec.Part, r code
 			}
 		}
 	}
+}
+
+// DecodeMessages decodes v, the messages array of a request of a protocol
+// whose turns hold blocks (Anthropic's Messages, Converse), into
+// req.Messages, with message decoding messages[i]. The messages are
+// counted first so that req.Messages and *parts, one backing array for all
+// their parts, are allocated once: message appends each message's parts
+// to *parts and slices them from it. Most messages hold one part; a
+// request with more grows the backing array (messages decoded before the
+// growth keep the old one, which stays valid). *saw is set once the array
+// holds a message.
+func DecodeMessages(req *Request, v gjson.Result, parts *[]codec.Part, saw *bool, message func(m gjson.Result, i int) (codec.Message, *codec.Error)) *codec.Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	if !v.IsArray() {
+		return WrongType("messages", "array", v)
+	}
+	n := jsonx.CountMembers(v, &req.Text)
+	if n == 0 {
+		return codec.InvalidRequest("messages", "must contain at least one message")
+	}
+	*saw = true
+	// A repeated key replaces the earlier value, as JSON decoders do.
+	req.Messages = slices.Grow(req.Messages[:0], n)
+	*parts = make([]codec.Part, 0, n)
+	i := 0
+	var err *codec.Error
+	jsonx.EachMember(v, &req.Text, func(_, m gjson.Result) bool {
+		var msg codec.Message
+		msg, err = message(m, i)
+		if err != nil {
+			return false
+		}
+		req.Messages = append(req.Messages, msg)
+		i++
+		return true
+	})
+	return err
 }

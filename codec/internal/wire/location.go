@@ -6,28 +6,6 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// ReadStrings appends the strings of array v (null: none) to dst.
-func ReadStrings(v gjson.Result, path string, dst []string) ([]string, *codec.Error) {
-	if v.Type == gjson.Null {
-		return dst, nil
-	}
-	if !v.IsArray() {
-		return dst, WrongType(path, "array of strings", v)
-	}
-	var err *codec.Error
-	i := 0
-	v.ForEach(func(_, s gjson.Result) bool {
-		if s.Type != gjson.String {
-			err = WrongType(IndexPath(path, i), "string", s)
-			return false
-		}
-		dst = append(dst, s.Str)
-		i++
-		return true
-	})
-	return dst, err
-}
-
 // ResponsesUserLocation reads an approximate user location, as Responses
 // and Anthropic spell it: {type: "approximate", city, region, country,
 // timezone}.
@@ -67,18 +45,6 @@ func ResponsesUserLocation(v gjson.Result, path string, l *codec.UserLocation) *
 		return err == nil
 	})
 	return err
-}
-
-// AppendStrings appends ss as a JSON array of strings.
-func AppendStrings(dst []byte, ss []string) []byte {
-	dst = append(dst, '[')
-	for i, s := range ss {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = jsonx.AppendString(dst, s)
-	}
-	return append(dst, ']')
 }
 
 // AppendUserLocation appends an approximate user location object, as

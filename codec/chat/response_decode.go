@@ -1,9 +1,6 @@
 package chat
 
 import (
-	"slices"
-	"time"
-
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/codec/internal/wire"
@@ -11,20 +8,20 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// decodeChatResponse decodes a non-streamed Chat Completions body. Only the
+// decodeResponse decodes a non-streamed Chat Completions body. Only the
 // first choice is read: requests with n other than 1 are rejected, so the
 // upstream answers one.
-func decodeChatResponse(root gjson.Result, resp *response) *codec.Error {
+func decodeResponse(root gjson.Result, resp *response) *codec.Error {
 	var choices, usage gjson.Result
 	var err *codec.Error
 	jsonx.EachMember(root, &resp.Text, func(key, v gjson.Result) bool {
 		switch key.Str {
 		case "id":
-			err = chatUpstreamString(v, "id", &resp.ID)
+			err = upstreamString(v, "id", &resp.ID)
 		case "model":
-			err = chatUpstreamString(v, "model", &resp.Model)
+			err = upstreamString(v, "model", &resp.Model)
 		case "created":
-			err = chatUpstreamInt(v, "created", &resp.Created)
+			err = upstreamInt(v, "created", &resp.Created)
 		case "choices":
 			choices = v
 		case "usage":
@@ -35,14 +32,14 @@ func decodeChatResponse(root gjson.Result, resp *response) *codec.Error {
 	if err != nil {
 		return err
 	}
-	if err := decodeChatChoice(choices, resp); err != nil {
+	if err := decodeChoice(choices, resp); err != nil {
 		return err
 	}
-	return decodeChatUsage(usage, &resp.Usage)
+	return decodeUsage(usage, &resp.Usage)
 }
 
-// decodeChatChoice decodes choices[0].
-func decodeChatChoice(choices gjson.Result, resp *response) *codec.Error {
+// decodeChoice decodes choices[0].
+func decodeChoice(choices gjson.Result, resp *response) *codec.Error {
 	if !choices.IsArray() {
 		return codec.BadUpstream(codec.OpenAIChat, "choices is missing or not an array")
 	}
@@ -65,7 +62,7 @@ func decodeChatChoice(choices gjson.Result, resp *response) *codec.Error {
 			message = v
 		case "finish_reason":
 			var reason string
-			err = chatUpstreamString(v, "finish_reason", &reason)
+			err = upstreamString(v, "finish_reason", &reason)
 			resp.StopReason = mapping.FromChatFinishReason(reason)
 		}
 		return err == nil
@@ -73,28 +70,28 @@ func decodeChatChoice(choices gjson.Result, resp *response) *codec.Error {
 	if err != nil {
 		return err
 	}
-	if err := decodeChatResponseMessage(message, resp); err != nil {
+	if err := decodeResponseMessage(message, resp); err != nil {
 		return err
 	}
-	resp.StopReason = chatToolStop(resp.StopReason, resp.Content)
+	resp.StopReason = toolStop(resp.StopReason, resp.Content)
 	return nil
 }
 
-// chatRefusalStop returns StopRefusal for a natural end of output that
+// refusalStop returns StopRefusal for a natural end of output that
 // holds a refusal: OpenAI ends refusals with "stop", but a
 // refusal is its own kind of ending that clients of other protocols are
 // told about (Anthropic stop_reason refusal). Other reasons stay s.
-func chatRefusalStop(s codec.StopReason, refusal bool) codec.StopReason {
+func refusalStop(s codec.StopReason, refusal bool) codec.StopReason {
 	if refusal && s == mapping.StopEnd {
 		return mapping.StopRefusal
 	}
 	return s
 }
 
-// chatToolStop returns StopToolUse for a natural end of output that holds
+// toolStop returns StopToolUse for a natural end of output that holds
 // tool calls (some compatible servers finish tool calls with "stop"), and
 // s otherwise.
-func chatToolStop(s codec.StopReason, content []codec.Part) codec.StopReason {
+func toolStop(s codec.StopReason, content []codec.Part) codec.StopReason {
 	if s != mapping.StopEnd && s != mapping.StopNone {
 		return s
 	}
@@ -106,13 +103,13 @@ func chatToolStop(s codec.StopReason, content []codec.Part) codec.StopReason {
 	return s
 }
 
-// decodeChatResponseMessage decodes choices[0].message: its reasoning, then
-// its text, then its refusal, then its audio (chatAudio), then its tool
-// calls, the legacy function_call among them (chatLegacyCall). Generated
+// decodeResponseMessage decodes choices[0].message: its reasoning, then
+// its text, then its refusal, then its audio (decodeAudio), then its tool
+// calls, the legacy function_call among them (decodeLegacyCall). Generated
 // images (OpenRouter's images) are display only: no client protocol of
 // another family carries model-made images in llmbridge's model, so they
 // are dropped and listed in resp.Dropped.
-func decodeChatResponseMessage(message gjson.Result, resp *response) *codec.Error {
+func decodeResponseMessage(message gjson.Result, resp *response) *codec.Error {
 	if !message.IsObject() {
 		return codec.BadUpstream(codec.OpenAIChat, "choices[0].message is missing or not an object")
 	}
@@ -172,33 +169,33 @@ func decodeChatResponseMessage(message gjson.Result, resp *response) *codec.Erro
 	// stays an empty answer rather than becoming null.
 	if content.Type == gjson.String && (content.Str != "" || refusal.Type != gjson.String) {
 		resp.Content = append(resp.Content, codec.Part{Type: codec.PartText, Text: content.Str,
-			Citations: decodeChatAnnotations(annotations, content.Str)})
+			Citations: decodeAnnotations(annotations, content.Str)})
 	}
 	if refusal.Type == gjson.String {
 		resp.Content = append(resp.Content, codec.Part{Type: codec.PartRefusal, Text: refusal.Str})
-		resp.StopReason = chatRefusalStop(resp.StopReason, true)
+		resp.StopReason = refusalStop(resp.StopReason, true)
 	}
-	if err := decodeChatAudio(audio, resp); err != nil {
+	if err := decodeAudio(audio, resp); err != nil {
 		return err
 	}
-	if err := decodeChatLegacyCall(legacy, resp); err != nil {
+	if err := decodeLegacyCall(legacy, resp); err != nil {
 		return err
 	}
-	return decodeChatResponseToolCalls(calls, resp)
+	return decodeResponseToolCalls(calls, resp)
 }
 
-// decodeChatAudio decodes the audio of an answer (audio output,
+// decodeAudio decodes the audio of an answer (audio output,
 // modalities ["text", "audio"]): {id, data, transcript, expires_at}.
 //
 //   - transcript is what the model said, the answer itself: a text part.
 //   - id is state: a Chat server wants {"audio": {"id": ...}} back on the
 //     assistant message of the next turn instead of the sound. It is kept
-//     as an opaquePart of FamilyOpenAIChat (chatAudioState), which goes
+//     as an opaquePart of FamilyOpenAIChat (audioState), which goes
 //     back to a Chat upstream only.
 //   - data, the sound, is display only: no client protocol of another
 //     family carries model-made audio in llmbridge's model, so it is
 //     dropped and listed in resp.Dropped.
-func decodeChatAudio(v gjson.Result, resp *response) *codec.Error {
+func decodeAudio(v gjson.Result, resp *response) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -210,11 +207,11 @@ func decodeChatAudio(v gjson.Result, resp *response) *codec.Error {
 	jsonx.EachMember(v, &resp.Text, func(k, f gjson.Result) bool {
 		switch k.Str {
 		case "id":
-			err = chatUpstreamString(f, "choices[0].message.audio.id", &id)
+			err = upstreamString(f, "choices[0].message.audio.id", &id)
 		case "transcript":
-			err = chatUpstreamString(f, "choices[0].message.audio.transcript", &transcript)
+			err = upstreamString(f, "choices[0].message.audio.transcript", &transcript)
 		case "data":
-			err = chatUpstreamString(f, "choices[0].message.audio.data", &data)
+			err = upstreamString(f, "choices[0].message.audio.data", &data)
 		}
 		return err == nil
 	})
@@ -225,7 +222,7 @@ func decodeChatAudio(v gjson.Result, resp *response) *codec.Error {
 		resp.Content = append(resp.Content, codec.Part{Type: codec.PartText, Text: transcript})
 	}
 	if id != "" {
-		resp.Content = append(resp.Content, chatAudioState(id))
+		resp.Content = append(resp.Content, audioState(id))
 	}
 	if data != "" {
 		resp.Dropped = append(resp.Dropped, "choices[0].message.audio.data (audio)")
@@ -233,35 +230,35 @@ func decodeChatAudio(v gjson.Result, resp *response) *codec.Error {
 	return nil
 }
 
-// chatAudioState is the opaque part that keeps the id of a Chat audio
+// audioState is the opaque part that keeps the id of a Chat audio
 // answer: the members to put back on the assistant message, as a JSON
 // object.
-func chatAudioState(id string) codec.Part {
+func audioState(id string) codec.Part {
 	b := jsonx.AppendString([]byte(`{"audio":{"id":`), id)
 	b = append(b, "}}"...)
 	return codec.Part{Type: codec.PartReasoning, Redacted: true, Origin: mapping.FamilyOpenAIChat, Signature: string(b)}
 }
 
-// decodeChatLegacyCall decodes the legacy function_call of an answer
+// decodeLegacyCall decodes the legacy function_call of an answer
 // ({name, arguments}, from servers that predate tool_calls) as a tool
-// call. It has no id; chatLegacyCallID stands in, and the client's result
+// call. It has no id; legacyCallID stands in, and the client's result
 // for it goes back to a Chat upstream as a tool message with that id.
-func decodeChatLegacyCall(v gjson.Result, resp *response) *codec.Error {
+func decodeLegacyCall(v gjson.Result, resp *response) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
 	if !v.IsObject() {
 		return codec.BadUpstream(codec.OpenAIChat, "choices[0].message.function_call is not an object")
 	}
-	p := codec.Part{Type: codec.PartToolCall, ToolCallID: chatLegacyCallID(resp.ID)}
+	p := codec.Part{Type: codec.PartToolCall, ToolCallID: legacyCallID(resp.ID)}
 	var args string
 	var err *codec.Error
 	jsonx.EachMember(v, &resp.Text, func(k, f gjson.Result) bool {
 		switch k.Str {
 		case "name":
-			err = chatUpstreamString(f, "choices[0].message.function_call.name", &p.ToolName)
+			err = upstreamString(f, "choices[0].message.function_call.name", &p.ToolName)
 		case "arguments":
-			err = chatUpstreamString(f, "choices[0].message.function_call.arguments", &args)
+			err = upstreamString(f, "choices[0].message.function_call.arguments", &args)
 		}
 		return err == nil
 	})
@@ -272,27 +269,27 @@ func decodeChatLegacyCall(v gjson.Result, resp *response) *codec.Error {
 		return codec.BadUpstream(codec.OpenAIChat, "choices[0].message.function_call has no name")
 	}
 	var ok bool
-	if p.Arguments, ok = chatArguments(args); !ok {
+	if p.Arguments, ok = arguments(args); !ok {
 		return codec.BadUpstream(codec.OpenAIChat, "choices[0].message.function_call.arguments is not the text of a JSON object")
 	}
 	resp.Content = append(resp.Content, p)
 	return nil
 }
 
-// chatLegacyCallID is the id given to a legacy function_call, which has
+// legacyCallID is the id given to a legacy function_call, which has
 // none: unique to the response, so that a history of several turns keeps
 // its calls apart.
-func chatLegacyCallID(responseID string) string {
+func legacyCallID(responseID string) string {
 	if responseID == "" {
 		return "call_function"
 	}
 	return "call_" + responseID
 }
 
-// decodeChatAnnotations reads the url_citation annotations of a message
+// decodeAnnotations reads the url_citation annotations of a message
 // whose content is text, converting their character indexes to byte
 // offsets. Annotations of other kinds are skipped.
-func decodeChatAnnotations(v gjson.Result, text string) []codec.Citation {
+func decodeAnnotations(v gjson.Result, text string) []codec.Citation {
 	if !v.IsArray() {
 		return nil
 	}
@@ -307,9 +304,9 @@ func decodeChatAnnotations(v gjson.Result, text string) []codec.Citation {
 	return cs
 }
 
-// decodeChatResponseToolCalls appends the tool calls of choices[0].message,
+// decodeResponseToolCalls appends the tool calls of choices[0].message,
 // with their arguments string unquoted into Arguments.
-func decodeChatResponseToolCalls(calls gjson.Result, resp *response) *codec.Error {
+func decodeResponseToolCalls(calls gjson.Result, resp *response) *codec.Error {
 	switch {
 	case calls.Type == gjson.Null:
 		return nil
@@ -328,16 +325,16 @@ func decodeChatResponseToolCalls(calls gjson.Result, resp *response) *codec.Erro
 		jsonx.EachMember(c, &resp.Text, func(k, v gjson.Result) bool {
 			switch k.Str {
 			case "id":
-				err = chatUpstreamString(v, path+".id", &p.ToolCallID)
+				err = upstreamString(v, path+".id", &p.ToolCallID)
 			case "type":
-				err = chatUpstreamString(v, path+".type", &typ)
+				err = upstreamString(v, path+".type", &typ)
 			case "function":
 				jsonx.EachMember(v, &resp.Text, func(fk, fv gjson.Result) bool {
 					switch fk.Str {
 					case "name":
-						err = chatUpstreamString(fv, path+".function.name", &p.ToolName)
+						err = upstreamString(fv, path+".function.name", &p.ToolName)
 					case "arguments":
-						err = chatUpstreamString(fv, path+".function.arguments", &args)
+						err = upstreamString(fv, path+".function.arguments", &args)
 					}
 					return err == nil
 				})
@@ -347,12 +344,12 @@ func decodeChatResponseToolCalls(calls gjson.Result, resp *response) *codec.Erro
 		switch {
 		case err != nil:
 		case typ != "" && typ != "function":
-			err = chatClientAction(path, typ)
+			err = clientAction(path, typ)
 		case p.ToolCallID == "" || p.ToolName == "":
 			err = codec.BadUpstream(codec.OpenAIChat, path+" has no id or no function name")
 		default:
 			var ok bool
-			if p.Arguments, ok = chatArguments(args); !ok {
+			if p.Arguments, ok = arguments(args); !ok {
 				err = codec.BadUpstream(codec.OpenAIChat, path+".function.arguments is not the text of a JSON object")
 			}
 		}
@@ -362,20 +359,20 @@ func decodeChatResponseToolCalls(calls gjson.Result, resp *response) *codec.Erro
 	return err
 }
 
-// chatClientAction is the error for a tool call of a type other than
+// clientAction is the error for a tool call of a type other than
 // function (a custom tool's call, types added later): a call the client
 // must run, which llmbridge's model has no slot for. Dropping it would end
 // the turn without the action the model asked for, as though it had
 // finished, so the response fails instead.
-func chatClientAction(path, typ string) *codec.Error {
+func clientAction(path, typ string) *codec.Error {
 	return codec.BadUpstream(codec.OpenAIChat, path+` is a tool call of type "`+typ+
 		`", which the client would have to run and llmbridge cannot translate; leaving it out would end the turn without it`)
 }
 
-// decodeChatUsage decodes the usage object, whose counters already have
+// decodeUsage decodes the usage object, whose counters already have
 // the canonical meaning: prompt_tokens includes cached tokens and
 // completion_tokens includes reasoning tokens.
-func decodeChatUsage(v gjson.Result, u *codec.Usage) *codec.Error {
+func decodeUsage(v gjson.Result, u *codec.Usage) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -390,15 +387,15 @@ func decodeChatUsage(v gjson.Result, u *codec.Usage) *codec.Error {
 		case "prompt_cache_hit_tokens":
 			// DeepSeek's name for cached prompt tokens, which its
 			// prompt_tokens include as OpenAI's do.
-			err = chatUpstreamInt(value, "usage.prompt_cache_hit_tokens", &hit)
+			err = upstreamInt(value, "usage.prompt_cache_hit_tokens", &hit)
 		case "prompt_tokens":
-			err = chatUpstreamInt(value, "usage.prompt_tokens", &u.InputTokens)
+			err = upstreamInt(value, "usage.prompt_tokens", &u.InputTokens)
 		case "completion_tokens":
-			err = chatUpstreamInt(value, "usage.completion_tokens", &u.OutputTokens)
+			err = upstreamInt(value, "usage.completion_tokens", &u.OutputTokens)
 		case "prompt_tokens_details":
-			err = chatUsageDetail(value, "usage.prompt_tokens_details", "cached_tokens", &u.CacheReadTokens)
+			err = usageDetail(value, "usage.prompt_tokens_details", "cached_tokens", &u.CacheReadTokens)
 		case "completion_tokens_details":
-			err = chatUsageDetail(value, "usage.completion_tokens_details", "reasoning_tokens", &u.ReasoningTokens)
+			err = usageDetail(value, "usage.completion_tokens_details", "reasoning_tokens", &u.ReasoningTokens)
 		}
 		return err == nil
 	})
@@ -408,9 +405,9 @@ func decodeChatUsage(v gjson.Result, u *codec.Usage) *codec.Error {
 	return err
 }
 
-// chatUsageDetail reads the counter named field from a usage details object,
+// usageDetail reads the counter named field from a usage details object,
 // which may be null or absent.
-func chatUsageDetail(v gjson.Result, path, field string, dst *int64) *codec.Error {
+func usageDetail(v gjson.Result, path, field string, dst *int64) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
@@ -420,15 +417,15 @@ func chatUsageDetail(v gjson.Result, path, field string, dst *int64) *codec.Erro
 	var err *codec.Error
 	v.ForEach(func(key, value gjson.Result) bool {
 		if key.Str == field {
-			err = chatUpstreamInt(value, path+"."+field, dst)
+			err = upstreamInt(value, path+"."+field, dst)
 		}
 		return err == nil
 	})
 	return err
 }
 
-// chatUpstreamString reads an optional string of an upstream response.
-func chatUpstreamString(v gjson.Result, path string, dst *string) *codec.Error {
+// upstreamString reads an optional string of an upstream response.
+func upstreamString(v gjson.Result, path string, dst *string) *codec.Error {
 	switch v.Type {
 	case gjson.Null:
 		return nil
@@ -439,8 +436,8 @@ func chatUpstreamString(v gjson.Result, path string, dst *string) *codec.Error {
 	return codec.BadUpstream(codec.OpenAIChat, path+" is not a string")
 }
 
-// chatUpstreamInt reads an optional integer of an upstream response.
-func chatUpstreamInt(v gjson.Result, path string, dst *int64) *codec.Error {
+// upstreamInt reads an optional integer of an upstream response.
+func upstreamInt(v gjson.Result, path string, dst *int64) *codec.Error {
 	switch v.Type {
 	case gjson.Null:
 		return nil
@@ -449,152 +446,4 @@ func chatUpstreamInt(v gjson.Result, path string, dst *int64) *codec.Error {
 		return nil
 	}
 	return codec.BadUpstream(codec.OpenAIChat, path+" is not a number")
-}
-
-// appendChatResponse encodes resp as a Chat Completions body with every
-// field openai-go's ChatCompletion requires. Usage is optional in Chat and
-// is omitted when the upstream gave none, rather than reported as zero.
-//
-// A refusal (StopRefusal) is given as message.refusal with content null,
-// following refusalOutput. Reasoning goes into reasoning_content, the
-// extension field of DeepSeek and other compatible servers that Chat clients
-// show as thinking; an opaque value goes there too, as a continuation
-// envelope after its part's text, since Chat has no slot for it and the
-// client must replay it for the next turn to reach the issuing upstream.
-func appendChatResponse(dst []byte, resp *codec.Response) ([]byte, *codec.Error) {
-	var buf [1]codec.Part
-	content, err := wire.RefusalOutput(resp, codec.OpenAIChat, buf[:0])
-	if err != nil {
-		return dst, err
-	}
-	texts, refusals, calls, reasoning, cites := 0, 0, 0, 0, 0
-	for i := range content {
-		switch content[i].Type {
-		case codec.PartText:
-			texts++
-			cites += len(content[i].Citations)
-		case codec.PartRefusal:
-			refusals++
-		case codec.PartToolCall:
-			calls++
-		case codec.PartReasoning:
-			reasoning++
-		case codec.PartServerToolCall, codec.PartServerToolResult:
-			// Chat has no item for a search the upstream ran; the
-			// answer and its citations (annotations) carry what it
-			// found.
-			resp.Dropped = append(resp.Dropped, wire.IndexPath("content", i)+" ("+content[i].Type.String()+")")
-		default:
-			return dst, chatCannotRespond(wire.IndexPath("content", i))
-		}
-	}
-	dst = slices.Grow(dst, chatResponseSizeHint(resp))
-
-	dst = append(dst, `{"id":`...)
-	if resp.ID != "" {
-		dst = jsonx.AppendString(dst, resp.ID)
-	} else {
-		dst = jsonx.AppendString(dst, wire.NewID("chatcmpl-"))
-	}
-	dst = append(dst, `,"object":"chat.completion","created":`...)
-	if resp.Created != 0 {
-		dst = jsonx.AppendInt(dst, resp.Created)
-	} else {
-		dst = jsonx.AppendInt(dst, time.Now().Unix())
-	}
-	dst = append(dst, `,"model":`...)
-	dst = jsonx.AppendString(dst, resp.Model)
-
-	dst = append(dst, `,"choices":[{"index":0,"message":{"role":"assistant","content":`...)
-	if texts > 0 {
-		dst = appendChatJoined(dst, content, false)
-	} else {
-		dst = append(dst, "null"...)
-	}
-	if reasoning > 0 {
-		dst = appendChatReasoningContent(append(dst, `,"reasoning_content":`...), content)
-	}
-	if cites > 0 {
-		dst = appendChatAnnotations(append(dst, `,"annotations":`...), content)
-	}
-	dst = append(dst, `,"refusal":`...)
-	if refusals > 0 {
-		dst = appendChatJoinedRefusal(dst, content)
-	} else {
-		dst = append(dst, "null"...)
-	}
-	if calls > 0 {
-		dst = appendChatResponseToolCalls(append(dst, `,"tool_calls":`...), content)
-	}
-	if reasoning > 0 {
-		chatDropUnfollowedSignatures(resp, content)
-	}
-	dst = append(dst, `},"logprobs":null,"finish_reason":`...)
-	dst = jsonx.AppendString(dst, mapping.ChatFinishReason(chatToolStop(resp.StopReason, content)))
-	dst = append(dst, "}]"...)
-
-	if resp.Usage.Known {
-		dst = appendChatUsage(dst, &resp.Usage)
-	}
-	return append(dst, '}'), nil
-}
-
-// chatResponseSizeHint estimates the encoded size of resp.
-func chatResponseSizeHint(resp *codec.Response) int {
-	n := 512 + len(resp.ID) + len(resp.Model)
-	for _, p := range resp.Content {
-		n += len(p.Text) + len(p.Arguments) + len(p.ToolCallID) + len(p.ToolName) + 64
-		n += (len(p.Signature)+len(p.ItemID))*4/3 + len(mapping.EnvelopePrefix) + 16
-	}
-	return n
-}
-
-// appendChatReasoningContent appends the reasoning parts' texts as one
-// reasoning_content string. Their opaque values go with the tool call that
-// follows them (appendChatResponseToolCalls), never into text a person
-// reads.
-func appendChatReasoningContent(dst []byte, parts []codec.Part) []byte {
-	dst = append(dst, '"')
-	first := true
-	for j := range parts {
-		p := &parts[j]
-		if p.Type != codec.PartReasoning || p.Text == "" {
-			continue
-		}
-		if !first {
-			// Separate parts as paragraphs, as the stream does.
-			dst = append(dst, `\n\n`...)
-		}
-		first = false
-		dst = jsonx.AppendStringBody(dst, p.Text)
-	}
-	return append(dst, '"')
-}
-
-// appendChatUsage appends the usage object. Chat has no counter for cache
-// writes; they remain part of prompt_tokens.
-func appendChatUsage(dst []byte, u *codec.Usage) []byte {
-	dst = append(dst, `,"usage":{"prompt_tokens":`...)
-	dst = jsonx.AppendInt(dst, u.InputTokens)
-	dst = append(dst, `,"completion_tokens":`...)
-	dst = jsonx.AppendInt(dst, u.OutputTokens)
-	dst = append(dst, `,"total_tokens":`...)
-	dst = jsonx.AppendInt(dst, u.TotalTokens())
-	dst = append(dst, `,"prompt_tokens_details":{"cached_tokens":`...)
-	dst = jsonx.AppendInt(dst, u.CacheReadTokens)
-	dst = append(dst, `},"completion_tokens_details":{"reasoning_tokens":`...)
-	dst = jsonx.AppendInt(dst, u.ReasoningTokens)
-	return append(dst, "}}"...)
-}
-
-// chatCannotRespond is the error for response content a Chat client cannot
-// be given. It is a 502 like an invalid upstream answer: the request was
-// valid, but the answer cannot be carried to this client.
-func chatCannotRespond(path string) *codec.Error {
-	return &codec.Error{
-		Status:  502,
-		Kind:    mapping.ErrBadGateway,
-		Param:   path,
-		Message: "this content part type cannot be expressed in the " + string(codec.OpenAIChat) + " protocol",
-	}
 }
