@@ -2,7 +2,6 @@ package chat
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -671,10 +670,7 @@ func recording(t *testing.T, name string) gjson.Result {
 }
 
 func BenchmarkChatDecodeRequest(b *testing.B) {
-	body, err := os.ReadFile("testdata/openai-chat/bench_request.json")
-	if err != nil {
-		b.Fatal(err)
-	}
+	body := codectest.ReadTestdata(b, "openai-chat/bench_request.json")
 	b.Run("reused", func(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(int64(len(body)))
@@ -699,10 +695,7 @@ func BenchmarkChatDecodeRequest(b *testing.B) {
 }
 
 func BenchmarkChatAppendRequest(b *testing.B) {
-	body, err := os.ReadFile("testdata/openai-chat/bench_request.json")
-	if err != nil {
-		b.Fatal(err)
-	}
+	body := codectest.ReadTestdata(b, "openai-chat/bench_request.json")
 	var req codec.Request
 	if err := codec.DecodeRequest(codec.OpenAIChat, body, &req); err != nil {
 		b.Fatal(err)
@@ -711,6 +704,7 @@ func BenchmarkChatAppendRequest(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(int64(len(body)))
 		var dst []byte
+		var err error
 		for b.Loop() {
 			dst, err = codec.AppendRequest(dst[:0], codec.OpenAIChat, &req, codec.EncodeOptions{})
 			if err != nil {
@@ -733,10 +727,7 @@ func BenchmarkChatAppendRequest(b *testing.B) {
 // target is about: decode and encode of the same conversation, with pooled
 // request and buffer.
 func BenchmarkChatTranslateRequest(b *testing.B) {
-	body, err := os.ReadFile("testdata/openai-chat/bench_request.json")
-	if err != nil {
-		b.Fatal(err)
-	}
+	body := codectest.ReadTestdata(b, "openai-chat/bench_request.json")
 	b.ReportAllocs()
 	b.SetBytes(int64(len(body)))
 	var req codec.Request
@@ -746,6 +737,7 @@ func BenchmarkChatTranslateRequest(b *testing.B) {
 		if err := codec.DecodeRequest(codec.OpenAIChat, body, &req); err != nil {
 			b.Fatal(err)
 		}
+		var err error
 		if dst, err = codec.AppendRequest(dst[:0], codec.OpenAIChat, &req, codec.EncodeOptions{}); err != nil {
 			b.Fatal(err)
 		}

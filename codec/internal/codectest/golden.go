@@ -87,7 +87,7 @@ func ReadRecording(t testing.TB, name string) gjson.Result {
 var Update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
 // ReadTestdata returns the contents of testdata/name.
-func ReadTestdata(t *testing.T, name string) []byte {
+func ReadTestdata(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(Testdata, name))
 	if err != nil {
