@@ -475,35 +475,8 @@ func DropPromptCache(req *codec.Request) {
 // "default") both write as {"type": typ} with an optional "ttl" of "5m"
 // or "1h": the lifetime it asks for; null asks for none.
 func ReadCacheObject(v gjson.Result, path, typ string) (codec.CacheTTL, *codec.Error) {
-	if v.Type == gjson.Null {
-		return codec.CacheNone, nil
-	}
-	if !v.IsObject() {
-		return 0, WrongType(path, "object", v)
-	}
-	ttl := codec.CacheDefault
-	var err *codec.Error
-	v.ForEach(func(key, value gjson.Result) bool {
-		switch key.Str {
-		case "type":
-			if value.Str != typ {
-				err = codec.InvalidRequest(path+".type", `must be "`+typ+`"`)
-			}
-		case "ttl":
-			switch value.Str {
-			case "5m":
-				ttl = codec.Cache5m
-			case "1h":
-				ttl = codec.Cache1h
-			default:
-				err = codec.InvalidRequest(path+".ttl", `must be "5m" or "1h"`)
-			}
-		default:
-			err = UnknownField(path + "." + key.Str)
-		}
-		return err == nil
-	})
-	return ttl, err
+	return readBreakpoint(v, path, breakpointGrammar{key: "type", value: typ,
+		ttls: [2]string{"5m", "1h"}, lifetimes: [2]codec.CacheTTL{codec.Cache5m, codec.Cache1h}})
 }
 
 // ReadOpenAIBreakpoint reads OpenAI's prompt_cache_breakpoint object at
@@ -511,6 +484,22 @@ func ReadCacheObject(v gjson.Result, path, typ string) (codec.CacheTTL, *codec.E
 // the lifetime it asks for, the default for 30m and an hour, the longest
 // other providers keep, for 12h; null asks for none.
 func ReadOpenAIBreakpoint(v gjson.Result, path string) (codec.CacheTTL, *codec.Error) {
+	return readBreakpoint(v, path, breakpointGrammar{key: "mode", value: "explicit",
+		ttls: [2]string{"30m", "12h"}, lifetimes: [2]codec.CacheTTL{codec.CacheDefault, codec.Cache1h}})
+}
+
+// breakpointGrammar is the form of a protocol's breakpoint object: a
+// member key that may only hold value, and a "ttl" member taking one of
+// ttls, which asks for the lifetime of the same index.
+type breakpointGrammar struct {
+	key, value string
+	ttls       [2]string
+	lifetimes  [2]codec.CacheTTL
+}
+
+// readBreakpoint reads the breakpoint object at path by g: the lifetime
+// it asks for (the default without a ttl); null asks for none.
+func readBreakpoint(v gjson.Result, path string, g breakpointGrammar) (codec.CacheTTL, *codec.Error) {
 	if v.Type == gjson.Null {
 		return codec.CacheNone, nil
 	}
@@ -521,17 +510,18 @@ func ReadOpenAIBreakpoint(v gjson.Result, path string) (codec.CacheTTL, *codec.E
 	var err *codec.Error
 	v.ForEach(func(key, value gjson.Result) bool {
 		switch key.Str {
-		case "mode":
-			if value.Str != "explicit" {
-				err = codec.InvalidRequest(path+".mode", `must be "explicit"`)
+		case g.key:
+			if value.Str != g.value {
+				err = codec.InvalidRequest(path+"."+g.key, `must be "`+g.value+`"`)
 			}
 		case "ttl":
 			switch value.Str {
-			case "30m":
-			case "12h":
-				ttl = codec.Cache1h
+			case g.ttls[0]:
+				ttl = g.lifetimes[0]
+			case g.ttls[1]:
+				ttl = g.lifetimes[1]
 			default:
-				err = codec.InvalidRequest(path+".ttl", `must be "30m" or "12h"`)
+				err = codec.InvalidRequest(path+".ttl", `must be "`+g.ttls[0]+`" or "`+g.ttls[1]+`"`)
 			}
 		default:
 			err = UnknownField(path + "." + key.Str)
