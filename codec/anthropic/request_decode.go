@@ -409,7 +409,7 @@ func contextManagement(req *request, v gjson.Result) *codec.Error {
 	default:
 		var err *codec.Error
 		i := 0
-		edits.ForEach(func(_, e gjson.Result) bool {
+		jsonx.EachMember(edits, &req.Text, func(_, e gjson.Result) bool {
 			if typ := e.Get("type"); typ.Type != gjson.String || !strings.HasPrefix(typ.Str, "clear_thinking_") {
 				err = wire.UnsupportedField("context_management", "context editing of tool uses and compaction happen on Anthropic's servers, which no other protocol has (edits["+strconv.Itoa(i)+"] is "+strconv.Quote(typ.String())+")") //field:context_management (edits clearing tool uses, compaction): capability
 				return false

@@ -60,10 +60,10 @@ func decodeResponse(root gjson.Result, resp *response) *codec.Error {
 		return err
 	}
 	var why string
-	if resp.StopDetails, why = decodeStopDetails(stopDetails); why != "" {
+	if resp.StopDetails, why = decodeStopDetails(stopDetails, &resp.Text); why != "" {
 		return badUpstream(why)
 	}
-	if resp.Usage, err = decodeUsage(usage); err != nil {
+	if resp.Usage, err = decodeUsage(usage, &resp.Text); err != nil {
 		return err
 	}
 	return decodeContent(content, resp)
@@ -78,7 +78,7 @@ func decodeContent(v gjson.Result, resp *response) *codec.Error {
 	var err *codec.Error
 	jsonx.EachMember(v, &resp.Text, func(_, b gjson.Result) bool {
 		var p codec.Part
-		p, err = decodeResponseBlock(b)
+		p, err = decodeResponseBlock(b, &resp.Text)
 		if err != nil {
 			return false
 		}
@@ -94,12 +94,12 @@ func decodeContent(v gjson.Result, resp *response) *codec.Error {
 // later) is an opaque part (wire.OpaquePart): it never fails the
 // answer, and travels to the client as a continuation, back to Anthropic
 // on the next turn.
-func decodeResponseBlock(b gjson.Result) (codec.Part, *codec.Error) {
+func decodeResponseBlock(b gjson.Result, a *jsonx.Arena) (codec.Part, *codec.Error) {
 	if !b.IsObject() {
 		return codec.Part{}, badUpstream("content block is not an object")
 	}
 	var typ, text, citations, id, name, input, thinking, signature, data, toolUseID, content gjson.Result
-	b.ForEach(func(key, value gjson.Result) bool {
+	jsonx.EachMember(b, a, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "tool_use_id":
 			toolUseID = value
@@ -149,13 +149,13 @@ func decodeResponseBlock(b gjson.Result) (codec.Part, *codec.Error) {
 		}
 		return codec.Part{Type: codec.PartServerToolCall, ToolKind: codec.ToolWebSearch, ToolCallID: id.Str, ToolName: name.Str, Arguments: input.Raw}, nil
 	case typ.Str == "web_search_tool_result":
-		return searchResult(toolUseID, content), nil
+		return searchResult(toolUseID, content, a), nil
 	case typ.Str != "text":
 		return wire.OpaquePart(mapping.FamilyAnthropic, b.Raw), nil
 	case text.Type != gjson.String:
 		return codec.Part{}, badUpstream("text block has no text")
 	}
-	return codec.Part{Type: codec.PartText, Text: text.Str, Citations: textCitations(citations, nil)}, nil
+	return codec.Part{Type: codec.PartText, Text: text.Str, Citations: textCitations(citations, nil, a)}, nil
 }
 
 // searchResult converts a web_search_tool_result block: its
@@ -163,13 +163,13 @@ func decodeResponseBlock(b gjson.Result) (codec.Part, *codec.Error) {
 // their encrypted_content only means something to Anthropic) or an error
 // object {type: "web_search_tool_result_error", error_code}. Entries that
 // are not results are skipped: a search result never fails a response.
-func searchResult(toolUseID, content gjson.Result) codec.Part {
+func searchResult(toolUseID, content gjson.Result, a *jsonx.Arena) codec.Part {
 	p := codec.Part{Type: codec.PartServerToolResult, ToolKind: codec.ToolWebSearch, ToolCallID: toolUseID.Str}
 	if content.IsObject() {
 		p.IsError, p.Text = true, content.Get("error_code").Str
 		return p
 	}
-	content.ForEach(func(_, r gjson.Result) bool {
+	jsonx.EachMember(content, a, func(_, r gjson.Result) bool {
 		if url := r.Get("url"); url.Type == gjson.String && url.Str != "" {
 			p.Sources = append(p.Sources, codec.Source{URL: url.Str, Title: r.Get("title").Str, PageAge: r.Get("page_age").Str})
 		}
@@ -181,11 +181,11 @@ func searchResult(toolUseID, content gjson.Result) codec.Part {
 // textCitations appends the web search citations of a text block
 // to dst: each cites the whole block (End -1). Citations of other kinds
 // (documents) are skipped; llmbridge sends no document with citations.
-func textCitations(v gjson.Result, dst []codec.Citation) []codec.Citation {
+func textCitations(v gjson.Result, dst []codec.Citation, a *jsonx.Arena) []codec.Citation {
 	if !v.IsArray() {
 		return dst
 	}
-	v.ForEach(func(_, c gjson.Result) bool {
+	jsonx.EachMember(v, a, func(_, c gjson.Result) bool {
 		dst = anthropicCitation(c, dst)
 		return true
 	})
@@ -220,14 +220,14 @@ func thinkingPart(thinking, signature gjson.Result) (codec.Part, *codec.Error) {
 // a string or null. Absent and null are no details. Anything else is an
 // invalid response, since the explanation may become the refusal text a
 // client sees: the reason is returned for the caller to wrap in its error.
-func decodeStopDetails(v gjson.Result) (sd codec.StopDetails, why string) {
+func decodeStopDetails(v gjson.Result, a *jsonx.Arena) (sd codec.StopDetails, why string) {
 	if v.Type == gjson.Null {
 		return sd, ""
 	}
 	if !v.IsObject() {
 		return sd, "stop_details is not an object"
 	}
-	v.ForEach(func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, a, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "type", "category", "explanation":
 		default:
@@ -254,7 +254,7 @@ func decodeStopDetails(v gjson.Result) (sd codec.StopDetails, why string) {
 // decodeUsage converts the usage object into canonical meaning:
 // Anthropic's input_tokens excludes cache reads and writes. A response
 // without usage leaves it unknown.
-func decodeUsage(v gjson.Result) (codec.Usage, *codec.Error) {
+func decodeUsage(v gjson.Result, a *jsonx.Arena) (codec.Usage, *codec.Error) {
 	if v.Type == gjson.Null {
 		return codec.Usage{}, nil
 	}
@@ -263,7 +263,7 @@ func decodeUsage(v gjson.Result) (codec.Usage, *codec.Error) {
 	}
 	var input, cacheWrite, cacheRead, output, thinking int64
 	var err *codec.Error
-	v.ForEach(func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, a, func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "input_tokens":
 			input, err = tokenCount(value, "usage.input_tokens")
@@ -274,7 +274,7 @@ func decodeUsage(v gjson.Result) (codec.Usage, *codec.Error) {
 		case "output_tokens":
 			output, err = tokenCount(value, "usage.output_tokens")
 		case "output_tokens_details":
-			thinking, err = thinkingTokens(value)
+			thinking, err = thinkingTokens(value, a)
 		}
 		return err == nil
 	})
@@ -285,7 +285,7 @@ func decodeUsage(v gjson.Result) (codec.Usage, *codec.Error) {
 }
 
 // thinkingTokens reads usage.output_tokens_details.thinking_tokens.
-func thinkingTokens(v gjson.Result) (int64, *codec.Error) {
+func thinkingTokens(v gjson.Result, a *jsonx.Arena) (int64, *codec.Error) {
 	if v.Type == gjson.Null {
 		return 0, nil
 	}
@@ -294,7 +294,7 @@ func thinkingTokens(v gjson.Result) (int64, *codec.Error) {
 	}
 	var n int64
 	var err *codec.Error
-	v.ForEach(func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, a, func(key, value gjson.Result) bool {
 		if key.Str == "thinking_tokens" {
 			n, err = tokenCount(value, "usage.output_tokens_details.thinking_tokens")
 		}

@@ -281,7 +281,7 @@ func (d *streamDecoder) blockStart(out []codec.Event, ev *streamEvent) []codec.E
 	case typ.Str == "web_search_tool_result":
 		// The results come whole at the start, as one part without
 		// deltas.
-		r := searchResult(toolUseID, content)
+		r := searchResult(toolUseID, content, &d.text)
 		out = d.openPart(out, i, blockThinking)
 		out = append(out, codec.Event{Type: codec.EventPartStart, Index: d.open, Part: codec.PartServerToolResult, ToolCallID: r.ToolCallID,
 			Sources: r.Sources, IsError: r.IsError, Text: r.Text})
@@ -322,7 +322,7 @@ func (d *streamDecoder) opaqueDelta(out []codec.Event, i int, delta gjson.Result
 		d.opaqueInput = append(d.opaqueInput, delta.Get("partial_json").Str...)
 		return out
 	}
-	delta.ForEach(func(k, v gjson.Result) bool {
+	jsonx.EachMember(delta, &d.text, func(k, v gjson.Result) bool {
 		if k.Str == "type" || v.Type != gjson.String || !plainKey(k.Str) {
 			return true
 		}
@@ -599,7 +599,7 @@ func (d *streamDecoder) messageDelta(out []codec.Event, ev *streamEvent) []codec
 	if (reason.Type != gjson.String && reason.Type != gjson.Null) || (seq.Type != gjson.String && seq.Type != gjson.Null) {
 		return d.fail(out, wire.InvalidStream(d.p, "message_delta stop_reason or stop_sequence is not a string"))
 	}
-	sd, why := decodeStopDetails(details)
+	sd, why := decodeStopDetails(details, &d.text)
 	if why != "" {
 		return d.fail(out, wire.InvalidStream(d.p, why))
 	}
@@ -632,7 +632,7 @@ func (d *streamDecoder) readUsage(v gjson.Result) *codec.Error {
 	}
 	c := &d.usage
 	var err *codec.Error
-	v.ForEach(func(key, value gjson.Result) bool {
+	jsonx.EachMember(v, &d.text, func(key, value gjson.Result) bool {
 		var dst *int64
 		switch key.Str {
 		case "input_tokens":
