@@ -52,6 +52,18 @@ type exchange struct {
 	// tel is what the OpenTelemetry spans need (telemetry.go), nil unless
 	// the request's span records.
 	tel *telemetry
+	// failover is the writer of the failover site whose target this
+	// handler is, or nil.
+	failover *failoverWriter
+	// upstreamKey is the upstream credential configured for the
+	// request (api_key, or a key of the pool), or "".
+	upstreamKey string
+	// key is the position in the pool of upstreamKey plus one, or 0.
+	key int
+	// target names the failover target that answered and attempts
+	// counts the targets tried, once the exchange is recorded.
+	target   string
+	attempts int
 }
 
 // setModels records the client's and the upstream's model. Both are
@@ -231,13 +243,21 @@ func (h *Handler) record(r *http.Request, x *exchange) {
 	errType := x.errorType()
 	cost := h.exchangeCost(x)
 	repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
+	if fw := x.failover; fw != nil {
+		x.target, x.attempts = fw.target.name, fw.attempt
+		if fw.discarded() {
+			// The answer was dropped for another target's: the
+			// placeholders and the access log are that one's.
+			repl = nil
+		}
+	}
 	if repl != nil {
 		// One provider answers all the placeholders: setting each one
 		// grew the replacer's map on every request.
 		ph := placeholders{x: x, stop: stop, errType: errType, cost: cost, ttft: ttft, haveTTFT: haveTTFT}
 		repl.Map(ph.get)
 	}
-	if extra, ok := r.Context().Value(caddyhttp.ExtraLogFieldsCtxKey).(*caddyhttp.ExtraLogFields); ok {
+	if extra, ok := r.Context().Value(caddyhttp.ExtraLogFieldsCtxKey).(*caddyhttp.ExtraLogFields); ok && (x.failover == nil || !x.failover.discarded()) {
 		extra.Set(zap.Dict("llmbridge", h.logFields(x, repl, stop, errType, cost, ttft, haveTTFT)...))
 	}
 	if x.status < 300 && (x.stop == mapping.StopOther || x.stop == mapping.StopNone) && x.client.Family() != x.upstream.Family() {
@@ -271,6 +291,12 @@ func (h *Handler) logFields(x *exchange, repl *caddy.Replacer, stop, errType str
 	}
 	if x.keyName != "" {
 		fields = append(fields, zap.String("client_key", x.keyName))
+	}
+	if x.target != "" {
+		fields = append(fields, zap.String("target", x.target), zap.Int("attempts", x.attempts))
+	}
+	if x.key > 0 {
+		fields = append(fields, zap.Int("upstream_key", x.key-1))
 	}
 	if x.model != "" {
 		fields = append(fields, zap.String("model", x.model), zap.String("upstream_model", x.upstreamModel), zap.Bool("stream", x.stream))
@@ -324,6 +350,10 @@ func (p placeholders) get(key string) (any, bool) {
 		return string(x.upstream), true
 	case "client_key":
 		return x.keyName, x.keyName != ""
+	case "target":
+		return x.target, x.target != ""
+	case "attempts":
+		return x.attempts, x.target != ""
 	case "model":
 		return x.model, true
 	case "upstream_model":

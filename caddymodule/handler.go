@@ -24,6 +24,9 @@ import (
 // untranslatable field) is answered here, in the client's protocol, before
 // any upstream call.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	if h.failover != nil {
+		return h.serveFailover(w, r)
+	}
 	if r.Method == http.MethodOptions {
 		// CORS preflights carry no body or credential; whatever handles
 		// them after llmbridge (a header directive, the upstream) decides.
@@ -37,7 +40,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if !isEndpoint {
 		rt, ok = detectRoute(r.URL.Path)
 	}
-	x := &exchange{client: rt.protocol, upstream: h.upstreamFor(rt.protocol), start: time.Now()}
+	x := &exchange{client: rt.protocol, upstream: h.upstreamFor(rt.protocol), start: time.Now(), failover: failoverOf(w), upstreamKey: h.apiKey}
 	h.beginTelemetry(r, x)
 	switch {
 	case isEndpoint:
@@ -57,6 +60,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 			return nil
 		}
 		x.keyName = h.clientKeyNames[key]
+	}
+	if h.keys != nil {
+		i, key, soonest := h.keys.pick(x.start.UnixNano())
+		if i < 0 {
+			h.noKey(w, x, soonest)
+			return nil
+		}
+		x.key, x.upstreamKey = i+1, key
 	}
 	if isEndpoint {
 		return h.serveEndpoint(w, r, next, ep, x)
@@ -299,7 +310,7 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 	setBody(r, out)
 	// Headers first: a Gemini client's ?key= credential is read from the
 	// query that setPath replaces.
-	if cerr := h.rewriteHeaders(r, client, x.upstream, req.Stream); cerr != nil {
+	if cerr := h.rewriteHeaders(r, client, x.upstream, req.Stream, x.upstreamKey); cerr != nil {
 		x.fail(w, client, cerr)
 		return nil
 	}
