@@ -223,7 +223,7 @@ type passthroughWriter struct {
 	content codec.StreamDecoder
 	// probe decodes the events of a failover site's stream until its
 	// first content event; nil otherwise.
-	probe codec.StreamDecoder
+	probe   codec.StreamDecoder
 	evs     []codec.Event
 	reframe bool // events are re-framed to restore the model or add metrics
 	metrics bool // message_stop gets Bedrock's invocation metrics
