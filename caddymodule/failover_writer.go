@@ -118,6 +118,10 @@ func (fw *failoverWriter) begin(t *target, n int, last bool) {
 	fw.target, fw.attempt, fw.last = t, n, last
 	fw.status, fw.upstream, fw.stream, fw.holding, fw.content = 0, 0, false, false, false
 	fw.committed, fw.failed, fw.failStatus, fw.failKind, fw.keyCooled, fw.keyRefused = false, false, 0, 0, false, false
+	if fw.held != nil {
+		// The buffer may hold an earlier attempt's failure.
+		*fw.held = (*fw.held)[:0]
+	}
 	if last {
 		fw.hdr = fw.w.Header()
 		return
@@ -128,9 +132,6 @@ func (fw *failoverWriter) begin(t *target, n int, last bool) {
 	clear(fw.own)
 	maps.Copy(fw.own, fw.w.Header())
 	fw.hdr = fw.own
-	if fw.held != nil {
-		*fw.held = (*fw.held)[:0]
-	}
 }
 
 // Header returns the attempt's response header.
@@ -266,11 +267,13 @@ func (fw *failoverWriter) setHeaders(hdr http.Header) {
 }
 
 // observe takes a translated stream event before the first content: a
-// content event (or the stream's stop or end) makes the held stream the
-// answer; an error event a failure when its status moves requests on.
+// content event (a delta, a citation, the end of a part, the stream's
+// stop or end) makes the held stream the answer; an error event a failure
+// when its status moves requests on. The start of a part is not content
+// yet: Anthropic opens an empty text block before it is overloaded.
 func (fw *failoverWriter) observe(ev *codec.Event) {
 	switch ev.Type {
-	case codec.EventStart, codec.EventUsage, codec.EventDropped:
+	case codec.EventStart, codec.EventPartStart, codec.EventUsage, codec.EventDropped:
 	case codec.EventError:
 		fw.streamFailed(ev.Err)
 	default:
