@@ -161,4 +161,3 @@ func TestFailoverWriter(t *testing.T) {
 		})
 	}
 }
-
