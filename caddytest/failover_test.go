@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -221,6 +222,7 @@ func newFailoverEnv(env *testEnv) (*failoverEnv, error) {
 	target("cool-a", anthropicMsgs, fe.faulty[anthropicMsgs].addr(), "")
 	target("cool-b", openaiChat, fe.faulty[openaiChat].addr(), "")
 	site("cool", "\tllmbridge {\n\t\tfailover cool-a cool-b {\n\t\t\tcooldown 400ms\n\t\t\tcircuit_breaker 2 10s 400ms\n\t\t}\n\t}\n")
+	site("plain", "\tllmbridge {\n\t\tupstream anthropic-messages\n\t}\n\treverse_proxy "+fe.faulty[anthropicMsgs].addr()+"\n")
 	site("pool", "\tllmbridge {\n\t\tupstream openai-chat\n\t\tapi_key pool-k0 pool-k1 pool-k2\n\t}\n\treverse_proxy "+fe.faulty[openaiChat].addr()+"\n")
 	fe.caddyfile = b.String()
 	return fe, nil
@@ -586,4 +588,77 @@ func postJSON(t *testing.T, url, body string) *http.Response {
 	_ = resp.Body.Close()
 	resp.Body = io.NopCloser(strings.NewReader(string(b)))
 	return resp
+}
+
+// TestFailoverTTFB measures what holding a stream's header until its
+// first content event costs: the time from sending a streamed request to
+// the first byte of content the client reads, through a site without
+// failover and through a failover site whose first target answers, both
+// before the same mock, sides alternating. Off by default, like TestPerf.
+func TestFailoverTTFB(t *testing.T) {
+	if !*perfEnabled {
+		t.Skip("the end-to-end benchmark is off; run it with: go test ./caddytest -run '^TestFailoverTTFB$' -count=1 -v -perf")
+	}
+	env, fe := setupFailover(t)
+	env.mocks.resetAll(t)
+	const n = 400
+	type side struct {
+		name, url, body, marker string
+	}
+	anthropicBody := `{"model":"claude-sonnet-4-5","max_tokens":100,"stream":true,"messages":[{"role":"user","content":"Hi"}]}`
+	chatBody := `{"model":"claude-sonnet-4-5","stream":true,"messages":[{"role":"user","content":"Hi"}]}`
+	pairs := [][2]side{
+		{{"plain passthrough", fe.sites["plain"] + "/v1/messages", anthropicBody, "content_block_delta"},
+			{"failover passthrough", fe.sites["anthropic"] + "/v1/messages", anthropicBody, "content_block_delta"}},
+		{{"plain translated", fe.sites["plain"] + "/v1/chat/completions", chatBody, `"content":"Ol`},
+			{"failover translated", fe.sites["anthropic"] + "/v1/chat/completions", chatBody, `"content":"Ol`}},
+	}
+	ttfb := func(s side) time.Duration {
+		req, _ := http.NewRequest(http.MethodPost, s.url, strings.NewReader(s.body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+clientKey)
+		req.Header.Set("Anthropic-Version", "2023-06-01")
+		start := time.Now()
+		resp, err := sdkHTTPClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var seen []byte
+		buf := make([]byte, 4096)
+		for {
+			k, err := resp.Body.Read(buf)
+			seen = append(seen, buf[:k]...)
+			if strings.Contains(string(seen), s.marker) {
+				d := time.Since(start)
+				_, _ = io.Copy(io.Discard, resp.Body)
+				return d
+			}
+			if err != nil {
+				t.Fatalf("%s: no content in %q", s.name, seen)
+			}
+		}
+	}
+	for _, pair := range pairs {
+		var lat [2][]time.Duration
+		for range 20 {
+			ttfb(pair[0])
+			ttfb(pair[1])
+		}
+		for i := range n {
+			for j := range 2 {
+				k := (i + j) % 2
+				lat[k] = append(lat[k], ttfb(pair[k]))
+			}
+		}
+		for k := range 2 {
+			slices.Sort(lat[k])
+		}
+		p := func(k int, q float64) time.Duration { return lat[k][int(q*float64(len(lat[k])-1))] }
+		t.Logf("time to first content byte, %d requests each: %s p50 %v p99 %v; %s p50 %v p99 %v; difference p50 %v",
+			n, pair[0].name, p(0, .5), p(0, .99), pair[1].name, p(1, .5), p(1, .99), p(1, .5)-p(0, .5))
+		if d := p(1, .5) - p(0, .5); d > time.Millisecond {
+			t.Errorf("holding the header until the first content adds %v to the time to first content, more than 1ms", d)
+		}
+	}
 }
