@@ -49,11 +49,24 @@ func stateOf(name string) *targetState {
 // until returns when the target can be tried again, or 0 when it can
 // be now.
 func (t *targetState) until(now int64) int64 {
-	u := max(t.cooldown.Load(), t.open.Load())
-	if u <= now {
-		return 0
+	c, o := t.cooldown.Load(), t.open.Load()
+	// What has passed is forgotten, so that the target is idle again.
+	if c != 0 && c <= now {
+		t.cooldown.CompareAndSwap(c, 0)
 	}
-	return u
+	if o != 0 && o <= now {
+		t.open.CompareAndSwap(o, 0)
+	}
+	if u := max(c, o); u > now {
+		return u
+	}
+	return 0
+}
+
+// idle reports whether the target has neither a cooldown nor an open
+// circuit on record, without reading the clock.
+func (t *targetState) idle() bool {
+	return t.cooldown.Load() == 0 && t.open.Load() == 0
 }
 
 // coolFor puts the target in cooldown for d from now, unless one in force

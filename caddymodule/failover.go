@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -42,9 +43,11 @@ type failoverSite struct {
 	logger      *zap.Logger
 	metrics     *metrics
 
-	once    sync.Once
-	targets []*target
-	err     error
+	// resolved is set once targets and err are: at the first request.
+	resolved atomic.Bool
+	mu       sync.Mutex
+	targets  []*target
+	err      error
 }
 
 // target is one target of a failover site, resolved at the first request
@@ -140,17 +143,24 @@ func (fs *failoverSite) retryable(status int) bool {
 // resolve returns the site's targets, found at the first request among
 // the named routes of the request's server.
 func (fs *failoverSite) resolve(r *http.Request) ([]*target, error) {
-	fs.once.Do(func() {
-		srv, _ := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server)
-		if srv == nil {
-			fs.err = errors.New("failover: the request has no server to find its targets in")
-			return
-		}
+	if fs.resolved.Load() {
+		return fs.targets, fs.err
+	}
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if fs.resolved.Load() {
+		return fs.targets, fs.err
+	}
+	srv, _ := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server)
+	if srv == nil {
+		fs.err = errors.New("failover: the request has no server to find its targets in")
+	} else {
 		fs.targets, fs.err = resolveTargets(srv.NamedRoutes, fs.cfg.Targets)
-		if fs.err != nil {
-			fs.logger.Error("failover targets cannot be used", zap.Error(fs.err))
-		}
-	})
+	}
+	if fs.err != nil {
+		fs.logger.Error("failover targets cannot be used", zap.Error(fs.err))
+	}
+	fs.resolved.Store(true)
 	return fs.targets, fs.err
 }
 
@@ -261,7 +271,9 @@ type savedRequest struct {
 // save notes r.
 func (s *savedRequest) save(r *http.Request) {
 	s.url, s.host, s.requestURI = *r.URL, r.Host, r.RequestURI
-	s.header = headerPool.Get().(http.Header)
+	if s.header == nil {
+		s.header = make(http.Header, len(r.Header))
+	}
 	// Values are shared: a handler sets a header by replacing its slice.
 	maps.Copy(s.header, r.Header)
 }
@@ -274,83 +286,60 @@ func (s *savedRequest) restore(r *http.Request) {
 	maps.Copy(r.Header, s.header)
 }
 
-// release returns the saved header.
-func (s *savedRequest) release() {
-	clear(s.header)
-	headerPool.Put(s.header)
-	s.header = nil
-}
-
 // serveFailover serves a request of a failover site.
 func (h *Handler) serveFailover(w http.ResponseWriter, r *http.Request) error {
 	fs := h.failover
-	targets, terr := fs.resolve(r)
-	ep, isEndpoint := detectEndpoint(h.client, r)
-	var rt route
-	ok := false
-	if !isEndpoint {
-		rt, ok = detectRoute(r.URL.Path)
-	}
-	client := rt.protocol
-	switch {
-	case isEndpoint:
-		client = ep.protocol
-	case !ok || (h.client != "" && rt.protocol != h.client):
-		client = guessProtocol(h.client, r)
-	}
-	if terr != nil {
-		x := &exchange{client: client, start: time.Now()}
-		defer h.record(r, x)
-		x.fail(w, client, codec.NewError(mapping.ErrAPI, "the gateway's failover targets are misconfigured"))
+	targets, err := fs.resolve(r)
+	if err != nil {
+		h.failoverFail(w, r, codec.NewError(mapping.ErrAPI, "the gateway's failover targets are misconfigured"))
 		return nil
 	}
 	if h.clientKeys != nil && r.Method != http.MethodOptions {
+		client := h.failoverClient(r)
 		if key := h.authorized(client, r); key < 0 {
-			x := &exchange{client: client, start: time.Now()}
-			defer h.record(r, x)
 			h.logger.Debug("request without a valid client key", zap.String("client_protocol", string(client)), zap.String("remote_addr", r.RemoteAddr))
-			x.fail(w, client, &codec.Error{Status: http.StatusUnauthorized, Kind: mapping.ErrAuthentication, Message: "invalid or missing API key"})
+			h.failoverFail(w, r, &codec.Error{Status: http.StatusUnauthorized, Kind: mapping.ErrAuthentication, Message: "invalid or missing API key"})
 			return nil
 		}
 		// The targets take the request as an authorized one: the
 		// client's key is this gateway's, never an upstream's.
 	}
-
 	fw := getFailoverWriter(w, fs)
 	defer putFailoverWriter(fw)
-	var bodyBuf *[]byte
 	if r.Method == http.MethodPost {
-		bodyBuf = getBuffer()
+		bodyBuf := getBuffer()
 		defer putBuffer(bodyBuf)
 		body, cerr := readBody(r, h.MaxRequestBody, *bodyBuf)
 		*bodyBuf = body
 		if cerr != nil {
-			x := &exchange{client: client, start: time.Now()}
-			defer h.record(r, x)
-			x.fail(w, client, cerr)
+			h.failoverFail(w, r, cerr)
 			return nil
 		}
 		fw.body = body
 	}
-	var saved savedRequest
-	saved.save(r)
-	defer saved.release()
+	fw.saved.save(r)
 
-	now := time.Now().UnixNano()
+	// The clock is read only when a target has a cooldown or an open
+	// circuit on record: a healthy site's requests do not read it.
+	var now int64
 	var avail [maxTargets]bool
 	lastAvail := -1
 	for i, t := range targets {
+		if t.state.idle() {
+			avail[i], lastAvail = true, i
+			continue
+		}
+		if now == 0 {
+			now = time.Now().UnixNano()
+		}
 		if t.state.until(now) == 0 {
 			avail[i], lastAvail = true, i
 		}
 	}
 	if lastAvail < 0 {
-		x := &exchange{client: client, start: time.Now()}
-		defer h.record(r, x)
-		fs.setRetryAfter(w.Header(), now)
+		fs.setRetryAfter(w.Header(), now) // now was read: every target has a cooldown on record
 		fs.logger.Debug("every failover target is cooling down", zap.Strings("targets", fs.cfg.Targets))
-		x.fail(w, client, &codec.Error{Status: http.StatusServiceUnavailable, Kind: mapping.ErrOverloaded, Message: "every upstream is unavailable; retry after the time Retry-After says"})
-		x.errReason = "unavailable"
+		h.failoverFail(w, r, &codec.Error{Status: http.StatusServiceUnavailable, Kind: mapping.ErrOverloaded, Message: "every upstream is unavailable; retry after the time Retry-After says"})
 		return nil
 	}
 	attempts := 0
@@ -359,12 +348,10 @@ func (h *Handler) serveFailover(w http.ResponseWriter, r *http.Request) error {
 			continue
 		}
 		if attempts > 0 {
-			saved.restore(r)
-			if t.state.until(time.Now().UnixNano()) != 0 {
+			fw.saved.restore(r)
+			if i != lastAvail && t.state.until(time.Now().UnixNano()) != 0 {
 				// Cooling since the loop began (another request's answer).
-				if i != lastAvail {
-					continue
-				}
+				continue
 			}
 		}
 		attempts++
@@ -380,6 +367,30 @@ func (h *Handler) serveFailover(w http.ResponseWriter, r *http.Request) error {
 	}
 	fw.replayFailure()
 	return nil
+}
+
+// failoverClient returns the protocol of a failover site's client, for
+// the answers the site gives itself.
+func (h *Handler) failoverClient(r *http.Request) codec.Protocol {
+	if ep, ok := detectEndpoint(h.client, r); ok {
+		return ep.protocol
+	}
+	if rt, ok := detectRoute(r.URL.Path); ok && (h.client == "" || rt.protocol == h.client) {
+		return rt.protocol
+	}
+	return guessProtocol(h.client, r)
+}
+
+// failoverFail answers e, an error of the failover site's own, in the
+// client's protocol, and records it.
+func (h *Handler) failoverFail(w http.ResponseWriter, r *http.Request, e *codec.Error) {
+	client := h.failoverClient(r)
+	x := &exchange{client: client, start: time.Now()}
+	x.fail(w, client, e)
+	if e.Kind == mapping.ErrOverloaded {
+		x.errReason = "unavailable"
+	}
+	h.record(r, x)
 }
 
 // setRetryAfter sets Retry-After from the soonest moment a target of the

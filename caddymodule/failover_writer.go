@@ -2,6 +2,7 @@ package caddymodule
 
 import (
 	"errors"
+	"io"
 	"maps"
 	"net/http"
 	"strconv"
@@ -53,8 +54,8 @@ type failoverWriter struct {
 	target   *target
 	attempt  int
 	last     bool        // no target after this one: nothing is held
-	hdr      http.Header // the attempt's response header
-	own      http.Header // the pooled header of held attempts
+	hdr      http.Header // the client's response header, which the attempt writes
+	snap     http.Header // hdr before the attempt, put back when it is dropped
 	held     *[]byte     // what the attempt wrote while held
 	status   int         // the status the attempt wrote
 	upstream int         // the upstream's own status, or 0
@@ -76,6 +77,9 @@ type failoverWriter struct {
 	// (401, 403) and its pool has others: the request moves on.
 	keyRefused bool
 
+	// saved is the client's request as the site received it.
+	saved savedRequest
+
 	// The kept failure of an earlier attempt, replayed when no target
 	// answers.
 	failHdr    http.Header
@@ -95,20 +99,20 @@ func getFailoverWriter(w http.ResponseWriter, fs *failoverSite) *failoverWriter 
 	return fw
 }
 
-// putFailoverWriter releases fw's buffers and returns it to the pool.
+// putFailoverWriter releases fw's buffers and returns it to the pool. Its
+// header maps stay with it, emptied: a pooled writer's maps have the size
+// its requests need.
 func putFailoverWriter(fw *failoverWriter) {
-	if fw.own != nil {
-		clear(fw.own)
-		headerPool.Put(fw.own)
-	}
-	if fw.failHdr != nil {
-		clear(fw.failHdr)
-		headerPool.Put(fw.failHdr)
-	}
 	putBuffer(fw.held)
 	putBuffer(fw.failBody)
 	fw.reader.Reset(nil)
-	*fw = failoverWriter{}
+	snap, failHdr, saved := fw.snap, fw.failHdr, fw.saved.header
+	if fw.haveFail {
+		clear(failHdr)
+	}
+	clear(saved)
+	*fw = failoverWriter{snap: snap, failHdr: failHdr}
+	fw.saved.header = saved
 	failoverWriters.Put(fw)
 }
 
@@ -122,16 +126,17 @@ func (fw *failoverWriter) begin(t *target, n int, last bool) {
 		// The buffer may hold an earlier attempt's failure.
 		*fw.held = (*fw.held)[:0]
 	}
+	fw.hdr = fw.w.Header()
 	if last {
-		fw.hdr = fw.w.Header()
 		return
 	}
-	if fw.own == nil {
-		fw.own = headerPool.Get().(http.Header)
+	// The header before the attempt (usually empty, or the few a
+	// directive before llmbridge set), to put back if it is dropped.
+	if fw.snap == nil {
+		fw.snap = make(http.Header, 4)
 	}
-	clear(fw.own)
-	maps.Copy(fw.own, fw.w.Header())
-	fw.hdr = fw.own
+	clear(fw.snap)
+	maps.Copy(fw.snap, fw.hdr)
 }
 
 // Header returns the attempt's response header.
@@ -206,6 +211,25 @@ func (fw *failoverWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// WriteString writes s, or holds it, as Write does, without copying it
+// into a byte slice first.
+func (fw *failoverWriter) WriteString(s string) (int, error) {
+	if fw.status == 0 {
+		fw.WriteHeader(http.StatusOK)
+	}
+	if fw.committed {
+		return io.WriteString(fw.w, s)
+	}
+	if fw.held == nil {
+		fw.held = getBuffer()
+	}
+	*fw.held = append(*fw.held, s...)
+	if fw.holding && len(*fw.held) > maxHold {
+		fw.commit()
+	}
+	return len(s), nil
+}
+
 // FlushError flushes what has been written; nothing while the answer is
 // held.
 func (fw *failoverWriter) FlushError() error {
@@ -240,12 +264,7 @@ func (fw *failoverWriter) commit() {
 		return
 	}
 	fw.committed, fw.holding = true, false
-	real := fw.w.Header()
-	if !fw.last {
-		clear(real)
-		maps.Copy(real, fw.hdr)
-		fw.hdr = real
-	}
+	real := fw.hdr
 	fw.setHeaders(real)
 	if fw.failed {
 		fw.site.setRetryAfter(real, time.Now().UnixNano())
@@ -340,9 +359,15 @@ func (fw *failoverWriter) end(err error) (bool, error) {
 	if fw.committed {
 		return true, nil
 	}
-	// Keep the failure: the last one is replayed when no target answers.
-	fw.hdr, fw.failHdr = fw.failHdr, fw.hdr
-	fw.own = fw.hdr
+	// Keep the failure: the last one is replayed when no target answers;
+	// the client's header is put back as it was before the attempt.
+	if fw.failHdr == nil {
+		fw.failHdr = make(http.Header, 8)
+	}
+	clear(fw.failHdr)
+	maps.Copy(fw.failHdr, fw.hdr)
+	clear(fw.hdr)
+	maps.Copy(fw.hdr, fw.snap)
 	fw.held, fw.failBody = fw.failBody, fw.held
 	fw.failCode, fw.haveFail, fw.failTarget, fw.failTries = fw.status, true, t, fw.attempt
 	return false, nil
@@ -352,7 +377,6 @@ func (fw *failoverWriter) end(err error) (bool, error) {
 // cooldown from the provider's limits, the breaker's count; and logs it.
 func (fw *failoverWriter) account() {
 	t, fs := fw.target, fw.site
-	now := time.Now()
 	if !fw.failed {
 		t.state.succeeded()
 		if ce := fs.logger.Check(zap.DebugLevel, "failover attempt answered"); ce != nil {
@@ -363,6 +387,7 @@ func (fw *failoverWriter) account() {
 		t.ok.Inc()
 		return
 	}
+	now := time.Now()
 	reason := kindName(fw.failKind)
 	failoverAttempts.WithLabelValues(t.name, reason).Inc()
 	var cool time.Duration
@@ -445,4 +470,7 @@ func failoverOf(w http.ResponseWriter) *failoverWriter {
 }
 
 // Interface guards
-var _ http.ResponseWriter = (*failoverWriter)(nil)
+var (
+	_ http.ResponseWriter = (*failoverWriter)(nil)
+	_ io.StringWriter     = (*failoverWriter)(nil)
+)

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -216,7 +217,10 @@ func newFailoverEnv(env *testEnv) (*failoverEnv, error) {
 		}
 		site(name, "\tllmbridge {\n\t\tfailover "+strings.Join(names, " ")+quick+"\n\t}\n")
 	}
-	dead := next()
+	dead, err := refusingPort()
+	if err != nil {
+		return nil, err
+	}
 	target("t-dead", openaiChat, fmt.Sprintf("127.0.0.1:%d", dead), "")
 	site("dead", "\tllmbridge {\n\t\tfailover t-dead t-openai-chat"+quick+"\n\t}\n")
 	target("cool-a", anthropicMsgs, fe.faulty[anthropicMsgs].addr(), "")
@@ -226,6 +230,24 @@ func newFailoverEnv(env *testEnv) (*failoverEnv, error) {
 	site("pool", "\tllmbridge {\n\t\tupstream openai-chat\n\t\tapi_key pool-k0 pool-k1 pool-k2\n\t}\n\treverse_proxy "+fe.faulty[openaiChat].addr()+"\n")
 	fe.caddyfile = b.String()
 	return fe, nil
+}
+
+// refusingPort returns a local port that refuses connections for the life
+// of the test binary: bound, never listening, so that no other process can
+// take it.
+func refusingPort() (int, error) {
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		return 0, err
+	}
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		return 0, err
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		return 0, err
+	}
+	return sa.(*syscall.SockaddrInet4).Port, nil
 }
 
 // failoverFault is one way the first target of a chain fails before the
@@ -415,23 +437,29 @@ func TestFailoverCooldown(t *testing.T) {
 	send := func() *http.Response {
 		return postJSON(t, fe.sites["cool"]+"/v1/messages", `{"model":"claude-sonnet-4-5","max_tokens":10,"messages":[{"role":"user","content":"Hi"}]}`)
 	}
+	// The dates are made when the case runs: HTTP dates and RFC 3339 here
+	// count whole seconds, so two seconds ahead is at least one.
 	cases := []struct {
 		name   string
-		header http.Header
+		header func() http.Header
 		status int
 		pause  time.Duration
 	}{
-		{"retry-after-ms", http.Header{"Retry-After-Ms": {"600"}}, 429, 600 * time.Millisecond},
-		{"retry-after-date", http.Header{"Retry-After": {time.Now().Add(2 * time.Second).UTC().Format(http.TimeFormat)}}, 429, time.Second},
-		{"anthropic-reset", http.Header{"Anthropic-Ratelimit-Requests-Remaining": {"0"}, "Anthropic-Ratelimit-Requests-Reset": {time.Now().Add(2 * time.Second).UTC().Format(time.RFC3339)}}, 429, time.Second},
-		{"default", nil, 529, 400 * time.Millisecond},
+		{"retry-after-ms", func() http.Header { return http.Header{"Retry-After-Ms": {"600"}} }, 429, 600 * time.Millisecond},
+		{"retry-after-date", func() http.Header {
+			return http.Header{"Retry-After": {time.Now().Add(2 * time.Second).UTC().Format(http.TimeFormat)}}
+		}, 429, time.Second},
+		{"anthropic-reset", func() http.Header {
+			return http.Header{"Anthropic-Ratelimit-Requests-Remaining": {"0"}, "Anthropic-Ratelimit-Requests-Reset": {time.Now().Add(2 * time.Second).UTC().Format(time.RFC3339)}}
+		}, 429, time.Second},
+		{"default", func() http.Header { return nil }, 529, 400 * time.Millisecond},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			env.mocks.resetAll(t)
 			time.Sleep(1100 * time.Millisecond) // earlier cases' cooldowns end
 			hdr := errorHeader(anthropicMsgs, c.status)
-			for k, v := range c.header {
+			for k, v := range c.header() {
 				hdr[k] = v
 			}
 			a.set(&targetFault{status: c.status, header: hdr, body: nativeError(anthropicMsgs, c.status, "limited")})
