@@ -63,6 +63,8 @@ type target struct {
 	handler *Handler
 	// ok counts the target's successful attempts.
 	ok prometheus.Counter
+	// index is the target's position in the site's list.
+	index int
 }
 
 // Failover headers of the response.
@@ -174,7 +176,7 @@ func resolveTargets(routes map[string]*caddyhttp.Route, names []string) ([]*targ
 		if route == nil {
 			return nil, fmt.Errorf("failover target %q is not a named route of this server (define it as &(%s) { ... })", name, name)
 		}
-		t := &target{name: name, state: stateOf(name), header: []string{name}, ok: failoverAttempts.WithLabelValues(name, "ok")}
+		t := &target{name: name, index: len(targets), state: stateOf(name), header: []string{name}, ok: failoverAttempts.WithLabelValues(name, "ok")}
 		if len(route.MatcherSets) > 0 || route.Group != "" {
 			// A route with conditions of its own runs as Caddy runs it.
 			t.chain = route.Compile(emptyNext)

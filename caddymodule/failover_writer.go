@@ -444,22 +444,28 @@ func (fw *failoverWriter) replayFailure() {
 // noteUpstream takes the upstream's answer status and header as they
 // arrive: for the Bedrock signature hint, the failover writer and the key
 // pool.
-func (h *Handler) noteUpstream(x *exchange, status int, hdr http.Header) {
+func (h *Handler) noteUpstream(w http.ResponseWriter, x *exchange, status int, hdr http.Header) {
 	h.noteSignatureRejected(status, hdr)
-	fw := x.failover
+	fw := failoverOf(w)
 	if fw != nil {
 		fw.noteUpstream(status)
 	}
 	if x.key == 0 {
 		return
 	}
-	others := h.keys.note(x.key-1, status, hdr)
+	others := h.keys.note(int(x.key)-1, status, hdr)
 	if fw != nil && others {
 		// Another key may do better: only this one cools, and a refused
 		// key's request moves on.
 		fw.keyCooled = status == http.StatusTooManyRequests
 		fw.keyRefused = status == http.StatusUnauthorized || status == http.StatusForbidden
 	}
+}
+
+// noteExchange tells the exchange of the attempt's target which target
+// and attempt it is, and whether its answer was dropped.
+func (fw *failoverWriter) noteExchange(x *exchange) {
+	x.site, x.target, x.attempts, x.discarded = fw.site, uint8(fw.target.index), uint8(fw.attempt), fw.discarded()
 }
 
 // failoverOf returns the failover writer a target's llmbridge answers

@@ -40,7 +40,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if !isEndpoint {
 		rt, ok = detectRoute(r.URL.Path)
 	}
-	x := &exchange{client: rt.protocol, upstream: h.upstreamFor(rt.protocol), start: time.Now(), failover: failoverOf(w), upstreamKey: h.apiKey}
+	x := &exchange{client: rt.protocol, upstream: h.upstreamFor(rt.protocol), start: time.Now()}
 	h.beginTelemetry(r, x)
 	switch {
 	case isEndpoint:
@@ -49,6 +49,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		x.client = guessProtocol(h.client, r)
 	}
 	defer h.record(r, x)
+	if fw := failoverOf(w); fw != nil {
+		// Before record: the exchange says which target it is.
+		defer fw.noteExchange(x)
+	}
 	if h.clientKeys != nil {
 		// Before anything else, so that a client without a key learns
 		// nothing about the site.
@@ -62,12 +66,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		x.keyName = h.clientKeyNames[key]
 	}
 	if h.keys != nil {
-		i, key, soonest := h.keys.pick(x.start.UnixNano())
+		i, soonest := h.keys.pick(x.start.UnixNano())
 		if i < 0 {
 			h.noKey(w, x, soonest)
 			return nil
 		}
-		x.key, x.upstreamKey = i+1, key
+		x.key = uint16(i + 1)
 	}
 	if isEndpoint {
 		return h.serveEndpoint(w, r, next, ep, x)
@@ -310,7 +314,7 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 	setBody(r, out)
 	// Headers first: a Gemini client's ?key= credential is read from the
 	// query that setPath replaces.
-	if cerr := h.rewriteHeaders(r, client, x.upstream, req.Stream, x.upstreamKey); cerr != nil {
+	if cerr := h.rewriteHeaders(r, client, x.upstream, req.Stream, h.upstreamKey(x)); cerr != nil {
 		x.fail(w, client, cerr)
 		return nil
 	}

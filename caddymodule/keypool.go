@@ -33,6 +33,10 @@ type keyPool struct {
 	logger *zap.Logger
 }
 
+// maxPoolKeys bounds a pool (an exchange notes the key's position in 16
+// bits).
+const maxPoolKeys = 1 << 12
+
 // pools are the key pools of the loaded configuration, for the metrics.
 var pools sync.Map // *keyPool -> struct{}
 
@@ -45,6 +49,9 @@ func (h *Handler) provisionKeys() error {
 	}
 	if h.APIKey != "" {
 		return errors.New("api_key and api_keys are exclusive: several keys are one pool")
+	}
+	if len(h.APIKeys) > maxPoolKeys {
+		return fmt.Errorf("a key pool holds at most %d keys, got %d", maxPoolKeys, len(h.APIKeys))
 	}
 	repl := caddy.NewReplacer()
 	p := &keyPool{keys: make([]string, len(h.APIKeys)), until: make([]atomic.Int64, len(h.APIKeys)),
@@ -81,9 +88,9 @@ func (p *keyPool) name() string {
 // outCount is the number of keys out of the pool.
 func (p *keyPool) outCount() int { return int(p.nout.Load()) }
 
-// pick returns the next usable key and its position, in turn; or -1 and
+// pick returns the position of the next usable key, in turn; or -1 and
 // the soonest end of a cooldown (0 when every key is out).
-func (p *keyPool) pick(now int64) (int, string, int64) {
+func (p *keyPool) pick(now int64) (int, int64) {
 	n := uint32(len(p.keys))
 	start := p.next.Add(1) - 1
 	soonest := int64(0)
@@ -94,13 +101,13 @@ func (p *keyPool) pick(now int64) (int, string, int64) {
 		}
 		u := p.until[i].Load()
 		if u <= now {
-			return int(i), p.keys[i], 0
+			return int(i), 0
 		}
 		if soonest == 0 || u < soonest {
 			soonest = u
 		}
 	}
-	return -1, "", soonest
+	return -1, soonest
 }
 
 // usable reports whether a key other than i can be used now.
@@ -138,6 +145,15 @@ func (p *keyPool) note(i, status int, hdr http.Header) bool {
 		return false
 	}
 	return p.usable(i, now.UnixNano())
+}
+
+// upstreamKey returns the upstream credential configured for x: the key
+// of the pool it was given, else api_key (or "").
+func (h *Handler) upstreamKey(x *exchange) string {
+	if x.key > 0 {
+		return h.keys.keys[x.key-1]
+	}
+	return h.apiKey
 }
 
 // noKey answers a request when no key of the pool can be used: 429 with

@@ -133,7 +133,7 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 	h.reportDropped(w, x.dropped)
 	h.reportAdjusted(w, upModel, adjusted)
 	x.tel.noteEdits(adjusted, x.dropped)
-	if cerr := h.rewriteHeaders(r, client, x.upstream, stream, x.upstreamKey); cerr != nil {
+	if cerr := h.rewriteHeaders(r, client, x.upstream, stream, h.upstreamKey(x)); cerr != nil {
 		x.fail(w, client, cerr)
 		return nil
 	}
@@ -262,7 +262,7 @@ func (pw *passthroughWriter) WriteHeader(status int) {
 		return
 	}
 	pw.x.responseStarted()
-	pw.h.noteUpstream(pw.x, status, pw.Header())
+	pw.h.noteUpstream(pw.ResponseWriterWrapper.ResponseWriter, pw.x, status, pw.Header())
 	pw.status = status
 	hdr := pw.Header()
 	switch {
@@ -282,7 +282,7 @@ func (pw *passthroughWriter) WriteHeader(status int) {
 			hdr.Set("Content-Type", streamContentType(pw.client))
 		}
 		pw.watcher = codec.NewStreamWatcher(pw.x.upstream)
-		if fw := pw.x.failover; fw != nil {
+		if fw := failoverOf(pw.ResponseWriterWrapper.ResponseWriter); fw != nil {
 			// A failover site holds the stream until its first content
 			// event: the events are decoded until then to find it.
 			fw.holdStream()
@@ -591,7 +591,7 @@ func (pw *passthroughWriter) drain() error {
 // event until the first content, and reports whether the stream failed
 // before it (the writer drops the attempt).
 func (pw *passthroughWriter) watchFailover(name, data []byte, bare bool) bool {
-	fw := pw.x.failover
+	fw := failoverOf(pw.ResponseWriterWrapper.ResponseWriter)
 	pw.evs = pw.probe.Decode(pw.evs[:0], name, data, bare)
 	for i := range pw.evs {
 		if fw.watching() {
@@ -732,7 +732,7 @@ func (pw *passthroughWriter) endStream(msg string, cause error) {
 // endStreamWith ends the client's stream with e as an in-stream error of
 // the client's protocol.
 func (pw *passthroughWriter) endStreamWith(e *codec.Error) {
-	if fw := pw.x.failover; fw != nil && fw.watching() {
+	if fw := failoverOf(pw.ResponseWriterWrapper.ResponseWriter); fw != nil && fw.watching() {
 		fw.streamFailed(e)
 	}
 	pw.x.streamErr = kindName(e.Kind)

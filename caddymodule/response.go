@@ -53,7 +53,7 @@ func (tw *translatingWriter) WriteHeader(status int) {
 	}
 	tw.status = status
 	tw.x.responseStarted()
-	tw.h.noteUpstream(tw.x, status, tw.Header())
+	tw.h.noteUpstream(tw.ResponseWriter, tw.x, status, tw.Header())
 	if status >= 200 && status < 300 && tw.req.Stream && isStreamOf(tw.x.upstream, tw.Header().Get("Content-Type")) && !hasEncoding(tw.Header()) {
 		st, err := newStreamTranslator(tw.ResponseWriter, tw.h, tw.client, tw.x.upstream, tw.req)
 		if err != nil {
@@ -66,7 +66,7 @@ func (tw *translatingWriter) WriteHeader(status int) {
 		tw.stream.model = tw.model
 		tw.stream.x = tw.x
 		tw.stream.cutoff = tw.cutoff
-		if fw := tw.x.failover; fw != nil {
+		if fw := failoverOf(tw.ResponseWriter); fw != nil {
 			fw.holdStream()
 		}
 		startHeaders(tw.ResponseWriter, tw.client, status)
@@ -234,7 +234,7 @@ func (tw *translatingWriter) streamResponse(resp *codec.Response) {
 	tw.stream.x = tw.x
 	hdr := tw.Header()
 	hdr.Del("Content-Length")
-	if fw := tw.x.failover; fw != nil {
+	if fw := failoverOf(tw.ResponseWriter); fw != nil {
 		fw.holdStream()
 	}
 	startHeaders(tw.ResponseWriter, tw.client, tw.status)

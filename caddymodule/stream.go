@@ -215,7 +215,7 @@ func (s *streamTranslator) emit() {
 			// Before the model is rewritten: the exchange records the
 			// model the upstream says answered.
 			s.x.observe(&s.events[i])
-			if fw := s.x.failover; fw != nil && fw.watching() {
+			if fw := failoverOf(s.w); fw != nil && fw.watching() {
 				// A failover site holds the stream until its first
 				// content event, or drops it at an error before.
 				fw.observe(&s.events[i])
