@@ -422,8 +422,8 @@ type cliEnv struct {
 	// failover sites' first targets answered 529.
 	overloadedHits map[proto]*atomic.Int64
 	adminPort      int
-	caddyfile string
-	debugLog  string
+	caddyfile      string
+	debugLog       string
 }
 
 var (
