@@ -29,6 +29,9 @@ type targetFault struct {
 	reset bool
 	// share is the fraction of requests that fault; 0 means all.
 	share float64
+	// mixReset makes half the faulted requests a reset before the
+	// header instead of the status.
+	mixReset bool
 	// keys answers a request whose credential is one of its keys with
 	// that status (key pools); other keys pass.
 	keys map[string]int
@@ -96,6 +99,9 @@ func (f *faultyUpstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if fault != nil && fault.share > 0 && rand.Float64() >= fault.share {
 		fault = nil
+	}
+	if fault != nil && fault.mixReset && rand.IntN(2) == 0 {
+		fault = &targetFault{reset: true}
 	}
 	switch {
 	case fault == nil:
