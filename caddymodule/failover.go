@@ -303,8 +303,10 @@ func (h *Handler) serveFailover(w http.ResponseWriter, r *http.Request) error {
 			h.failoverFail(w, r, &codec.Error{Status: http.StatusUnauthorized, Kind: mapping.ErrAuthentication, Message: "invalid or missing API key"})
 			return nil
 		}
-		// The targets take the request as an authorized one: the
-		// client's key is this gateway's, never an upstream's.
+		// The client's key is this gateway's, never an upstream's: the
+		// targets get the request without it, as a site with client_keys
+		// never forwards it.
+		dropClientCredentials(r)
 	}
 	fw := getFailoverWriter(w, fs)
 	defer putFailoverWriter(fw)
@@ -369,6 +371,29 @@ func (h *Handler) serveFailover(w http.ResponseWriter, r *http.Request) error {
 	}
 	fw.replayFailure()
 	return nil
+}
+
+// dropClientCredentials removes every credential the client sent, in a
+// header or a query parameter.
+func dropClientCredentials(r *http.Request) {
+	for _, name := range credentialHeaders() {
+		r.Header.Del(name)
+	}
+	if r.URL.RawQuery == "" {
+		return
+	}
+	q := r.URL.Query()
+	changed := false
+	for _, name := range credentialQueries() {
+		if q.Has(name) {
+			q.Del(name)
+			changed = true
+		}
+	}
+	if changed {
+		r.URL.RawQuery = q.Encode()
+		r.RequestURI = r.URL.RequestURI()
+	}
 }
 
 // failoverClient returns the protocol of a failover site's client, for

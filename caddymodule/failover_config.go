@@ -154,8 +154,8 @@ func parseFailover(d *caddyfile.Dispenser) (*Failover, error) {
 			}
 			for _, a := range args {
 				s, err := strconv.Atoi(a)
-				if err != nil {
-					return nil, d.Errf("retry_on: want HTTP statuses, got %q", a)
+				if err != nil || s < 400 || s > 599 {
+					return nil, d.Errf("retry_on: want error statuses (400-599), got %q", a)
 				}
 				f.RetryOn = append(f.RetryOn, s)
 			}

@@ -22,10 +22,13 @@ type fakeUpstream struct {
 	events []string
 	err    error // returned without writing anything
 	calls  int
+	seen   http.Header // the last request's header
+	query  string      // the last request's query
 }
 
 func (f *fakeUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
 	f.calls++
+	f.seen, f.query = r.Header.Clone(), r.URL.RawQuery
 	_, _ = io.Copy(io.Discard, r.Body)
 	if f.err != nil {
 		return f.err
@@ -159,5 +162,55 @@ func TestFailoverWriter(t *testing.T) {
 				t.Errorf("Content-Length %s for a body of %d bytes", cl, len(body))
 			}
 		})
+	}
+}
+
+// TestFailoverClientKeys checks that a failover site's client key, checked
+// by the site, never reaches a target's upstream, in a header or a query.
+func TestFailoverClientKeys(t *testing.T) {
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	defer cancel()
+	up := &fakeUpstream{status: 200, header: jsonHeader(), body: chatOK}
+	site, srv := failoverSiteFor(t, ctx, []string{"openai-chat"}, []*fakeUpstream{up}, nil)
+	site.ClientKeys = []ClientKey{{Key: "gate-key"}}
+	if err := site.Provision(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, path, header, value string }{
+		{"x-api-key", "/v1/messages", "X-Api-Key", "gate-key"},
+		{"bearer", "/v1/messages", "Authorization", "Bearer gate-key"},
+		{"gemini query", "/v1beta/models/gemini-2.5-flash:generateContent?key=gate-key", "", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			body := clientBody
+			if strings.HasPrefix(c.path, "/v1beta") {
+				body = `{"contents":[{"role":"user","parts":[{"text":"Hi"}]}]}`
+			}
+			r := httptest.NewRequest(http.MethodPost, c.path, strings.NewReader(body))
+			r = r.WithContext(context.WithValue(context.WithValue(r.Context(), caddyhttp.ServerCtxKey, srv), caddy.ReplacerCtxKey, caddy.NewReplacer()))
+			if c.header != "" {
+				r.Header.Set(c.header, c.value)
+			}
+			w := httptest.NewRecorder()
+			_ = site.ServeHTTP(w, r, emptyNext)
+			if w.Code != 200 {
+				t.Fatalf("status %d: %s", w.Code, w.Body.String())
+			}
+			for k, v := range up.seen {
+				if strings.Contains(strings.Join(v, " "), "gate-key") {
+					t.Errorf("the upstream got the client key in %s", k)
+				}
+			}
+			if strings.Contains(up.query, "gate-key") {
+				t.Errorf("the upstream got the client key in its query %q", up.query)
+			}
+		})
+	}
+	r := httptest.NewRequest(http.MethodPost, "/v1/messages", strings.NewReader(clientBody))
+	r = r.WithContext(context.WithValue(r.Context(), caddyhttp.ServerCtxKey, srv))
+	w := httptest.NewRecorder()
+	_ = site.ServeHTTP(w, r, emptyNext)
+	if w.Code != 401 || !strings.Contains(w.Body.String(), "authentication_error") {
+		t.Errorf("without a key: %d %s, want 401 in Anthropic's format", w.Code, w.Body.String())
 	}
 }
