@@ -124,4 +124,3 @@ func TestKeyPool(t *testing.T) {
 		t.Errorf("every key out: pick = %d, %d; want -1, 0", i, soonest)
 	}
 }
-
