@@ -369,7 +369,8 @@ func (h *Handler) serveFailover(w http.ResponseWriter, r *http.Request) error {
 			return rerr
 		}
 	}
-	fw.replayFailure()
+	// The last available target is always attempted, and answers: this
+	// is not reached.
 	return nil
 }
 

@@ -5,12 +5,19 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/zap"
+
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/mapping"
 )
 
 // fakeUpstream stands for reverse_proxy in a target's route: it answers
@@ -212,5 +219,234 @@ func TestFailoverClientKeys(t *testing.T) {
 	_ = site.ServeHTTP(w, r, emptyNext)
 	if w.Code != 401 || !strings.Contains(w.Body.String(), "authentication_error") {
 		t.Errorf("without a key: %d %s, want 401 in Anthropic's format", w.Code, w.Body.String())
+	}
+}
+
+// TestFailoverCooling checks the answers a failover site gives itself or
+// passes on when its targets are cooling down: every target cooling
+// before the request is a 503 in the client's format with Retry-After;
+// the last target's failure, when the others cool down, carries the
+// soonest end of theirs.
+func TestFailoverCooling(t *testing.T) {
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	defer cancel()
+	limited := &fakeUpstream{status: 429, header: http.Header{"Content-Type": {"application/json"}, "Retry-After": {"20"}},
+		body: `{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`}
+	failing := &fakeUpstream{status: 500, header: jsonHeader(), body: `{"error":{"message":"boom","type":"server_error","code":null}}`}
+	site, srv := failoverSiteFor(t, ctx, []string{"anthropic-messages", "openai-chat"}, []*fakeUpstream{limited, failing}, func(f *Failover) {
+		f.Cooldown, f.MaxCooldown = caddy.Duration(time.Minute), caddy.Duration(time.Hour)
+	})
+	w := serveSite(site, srv, clientBody)
+	// The first target cools for its 20 s; the second, failing last with
+	// a 500 that names no time, is not cooling: no Retry-After is made up.
+	if w.Code != 500 || limited.calls != 1 || failing.calls != 1 {
+		t.Fatalf("first request: %d, calls %d %d", w.Code, limited.calls, failing.calls)
+	}
+	// Now only the second target is tried; its failure is the answer.
+	w = serveSite(site, srv, clientBody)
+	if w.Code != 500 || limited.calls != 1 || failing.calls != 2 {
+		t.Fatalf("second request: %d, calls %d %d, want the cooling target skipped", w.Code, limited.calls, failing.calls)
+	}
+	// Both cooling: the site answers itself.
+	site.failover.targets[1].state.coolFor(time.Now().UnixNano(), 5*time.Second)
+	w = serveSite(site, srv, clientBody)
+	if w.Code != 503 || w.Header().Get("Retry-After") != "5" || !strings.Contains(w.Body.String(), `"type":"error"`) {
+		t.Errorf("every target cooling: %d Retry-After %q %s, want 503 with Retry-After 5 in Anthropic's format", w.Code, w.Header().Get("Retry-After"), w.Body.String())
+	}
+	if limited.calls != 1 || failing.calls != 2 {
+		t.Errorf("a cooling target was called: %d %d", limited.calls, failing.calls)
+	}
+	// The last failure, when every other target cools, says when to come
+	// back: the soonest end.
+	site.failover.targets[1].state.cooldown.Store(0)
+	site.failover.targets[0].state.cooldown.Store(time.Now().Add(7 * time.Second).UnixNano())
+	site.failover.targets[1].state.open.Store(time.Now().Add(3 * time.Second).UnixNano())
+	fw := getFailoverWriter(httptest.NewRecorder(), site.failover)
+	fw.begin(site.failover.targets[1], 1, true)
+	fw.WriteHeader(529)
+	if got := fw.w.Header().Get("Retry-After"); got != "3" {
+		t.Errorf("Retry-After %q, want the soonest end, 3", got)
+	}
+	if n, err := fw.WriteString("held"); n != 4 || err != nil {
+		t.Errorf("WriteString = %d, %v", n, err)
+	}
+	putFailoverWriter(fw)
+}
+
+// TestFailoverMisconfigured checks that a site whose targets cannot be
+// used answers every request with an error in the client's format.
+func TestFailoverMisconfigured(t *testing.T) {
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	defer cancel()
+	site := &Handler{Failover: &Failover{Targets: []string{"nowhere"}}}
+	if err := site.Provision(ctx); err != nil {
+		t.Fatal(err)
+	}
+	srv := &caddyhttp.Server{NamedRoutes: map[string]*caddyhttp.Route{}}
+	for _, path := range []string{"/v1/models", "/v1/chat/completions", "/nothing"} {
+		r := httptest.NewRequest(http.MethodGet, path, nil)
+		r = r.WithContext(context.WithValue(r.Context(), caddyhttp.ServerCtxKey, srv))
+		w := httptest.NewRecorder()
+		_ = site.ServeHTTP(w, r, emptyNext)
+		if w.Code != 500 || !strings.Contains(w.Body.String(), "misconfigured") {
+			t.Errorf("%s: %d %s", path, w.Code, w.Body.String())
+		}
+	}
+	// Without a server in the request's context, too.
+	r := httptest.NewRequest(http.MethodPost, "/v1/messages", strings.NewReader(clientBody))
+	w := httptest.NewRecorder()
+	site2 := &Handler{Failover: &Failover{Targets: []string{"x"}}}
+	if err := site2.Provision(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_ = site2.ServeHTTP(w, r, emptyNext)
+	if w.Code != 500 {
+		t.Errorf("no server: %d", w.Code)
+	}
+}
+
+// TestKeyPoolExhausted checks the answers of a handler whose pool has no
+// usable key: 429 with Retry-After while keys cool down, 503 when every
+// key is out.
+func TestKeyPoolExhausted(t *testing.T) {
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	defer cancel()
+	h := &Handler{Upstream: "openai-chat", APIKeys: []string{"k0", "k1"}}
+	if err := h.Provision(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer h.Cleanup()
+	serve := func() *httptest.ResponseRecorder {
+		r := httptest.NewRequest(http.MethodPost, "/v1/chat/completions", strings.NewReader(`{"model":"gpt-5","messages":[{"role":"user","content":"Hi"}]}`))
+		w := httptest.NewRecorder()
+		_ = h.ServeHTTP(w, r, caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+			return answering{body: chatOK}.ServeHTTP(w, r, nil)
+		}))
+		return w
+	}
+	if w := serve(); w.Code != 200 {
+		t.Fatalf("%d %s", w.Code, w.Body.String())
+	}
+	h.keys.note(0, http.StatusUnauthorized, http.Header{})
+	h.keys.note(1, http.StatusTooManyRequests, http.Header{"Retry-After": {"9"}})
+	if w := serve(); w.Code != 429 || w.Header().Get("Retry-After") != "9" {
+		t.Errorf("keys cooling: %d Retry-After %q, want 429 and 9", w.Code, w.Header().Get("Retry-After"))
+	}
+	h.keys.note(1, http.StatusForbidden, http.Header{})
+	if w := serve(); w.Code != 503 {
+		t.Errorf("every key out: %d, want 503", w.Code)
+	}
+	reg := prometheus.NewRegistry()
+	if err := provisionFailoverMetrics(reg); err != nil {
+		t.Fatal(err)
+	}
+	if err := provisionFailoverMetrics(reg); err != nil {
+		t.Fatal(err)
+	}
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range families {
+		names = append(names, f.GetName())
+	}
+	if !slices.Contains(names, "caddy_llmbridge_keys_out") || !slices.Contains(names, "caddy_llmbridge_failover_unavailable_seconds") {
+		t.Errorf("metrics %v", names)
+	}
+	for _, bad := range []Handler{
+		{Upstream: "openai-chat", APIKey: "a", APIKeys: []string{"b"}},
+		{Upstream: "openai-chat", APIKeys: []string{"{env.LLMBRIDGE_UNSET_TEST_KEY}"}},
+	} {
+		if err := bad.Provision(ctx); err == nil {
+			t.Errorf("%v provisioned", bad.APIKeys)
+		}
+	}
+}
+
+func TestFailoverCheck(t *testing.T) {
+	many := make([]string, maxTargets+1)
+	for i := range many {
+		many[i] = strconv.Itoa(i)
+	}
+	for _, f := range []Failover{
+		{},
+		{Targets: many},
+		{Targets: []string{"a", ""}},
+		{Targets: []string{"a"}, RetryOn: []int{200}},
+		{Targets: []string{"a"}, Cooldown: -1},
+		{Targets: []string{"a"}, Breaker: &CircuitBreaker{Failures: -1}},
+	} {
+		if (&Handler{Failover: &f}).Validate() == nil {
+			t.Errorf("%+v is valid", f)
+		}
+	}
+}
+
+// TestFailoverWriterEdges drives the writer directly through what the
+// targets rarely do: write nothing, send informational statuses, hold a
+// stream past maxHold, end a stream with an error that moves nothing on.
+func TestFailoverWriterEdges(t *testing.T) {
+	fs := &failoverSite{logger: zap.NewNop(), breaker: breaker{failures: 1 << 30, window: time.Second, period: time.Second}}
+	fs.retry[502-400] = true
+	tg := &target{name: "edge", state: stateOf("edge-" + t.Name()), header: []string{"edge"}, ok: failoverAttempts.WithLabelValues("edge", "ok")}
+	fs.targets = []*target{tg}
+	begin := func(last bool) (*failoverWriter, *httptest.ResponseRecorder) {
+		rec := httptest.NewRecorder()
+		fw := getFailoverWriter(rec, fs)
+		fw.begin(tg, 1, last)
+		return fw, rec
+	}
+
+	// Nothing written, an error that moves on, then one that does not.
+	fw, _ := begin(false)
+	if done, _ := fw.end(caddyhttp.Error(http.StatusBadGateway, io.EOF)); done || !fw.failed {
+		t.Errorf("a 502 error with nothing written did not move on")
+	}
+	fw.begin(tg, 2, false)
+	if done, err := fw.end(caddyhttp.Error(http.StatusNotFound, io.EOF)); !done || err == nil {
+		t.Errorf("a 404 error with nothing written: done %v, err %v", done, err)
+	}
+	putFailoverWriter(fw)
+
+	// Informational statuses are held back while the answer is.
+	fw, rec := begin(false)
+	fw.WriteHeader(http.StatusEarlyHints)
+	if rec.Code != 200 || rec.Flushed {
+		t.Errorf("a 103 reached the client while the answer was held")
+	}
+	// A stream without content past maxHold is passed on.
+	fw.holdStream()
+	fw.WriteHeader(200)
+	_, _ = fw.Write(make([]byte, maxHold+1))
+	if !fw.committed || rec.Body.Len() != maxHold+1 {
+		t.Errorf("a stream held past maxHold was not passed on (%d bytes)", rec.Body.Len())
+	}
+	if err := fw.FlushError(); err != nil {
+		t.Errorf("flush: %v", err)
+	}
+	putFailoverWriter(fw)
+
+	// An in-stream error that moves nothing on (a refusal) commits.
+	fw, rec = begin(false)
+	fw.holdStream()
+	fw.WriteHeader(200)
+	_, _ = fw.WriteString("event: start\n\n")
+	fw.observe(&codec.Event{Type: codec.EventError, Err: &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Message: "no"}})
+	if !fw.committed || fw.failed || !strings.Contains(rec.Body.String(), "event: start") {
+		t.Errorf("a 400 in-stream error: committed %v, failed %v", fw.committed, fw.failed)
+	}
+	putFailoverWriter(fw)
+
+	// The last target passes 1xx on.
+	fw, rec = begin(true)
+	fw.WriteHeader(http.StatusContinue)
+	fw.WriteHeader(200)
+	if rec.Header().Get(upstreamHeader) != "edge" {
+		t.Errorf("last: %d %v", rec.Code, rec.Header())
+	}
+	putFailoverWriter(fw)
+	if err := flush(struct{ http.ResponseWriter }{rec}); err != http.ErrNotSupported {
+		t.Errorf("flush of a writer that cannot: %v", err)
 	}
 }

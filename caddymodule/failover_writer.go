@@ -5,7 +5,6 @@ import (
 	"io"
 	"maps"
 	"net/http"
-	"strconv"
 	"sync"
 	"time"
 
@@ -26,8 +25,7 @@ const maxHold = 1 << 20
 // until it is known to be the one the client gets:
 //
 //   - a failover status (429, 5xx, configured ones) is held and dropped
-//     when the request moves on; the last one is replayed when no target
-//     answers;
+//     when the request moves on;
 //   - any other status is the answer: written at once;
 //   - a 2xx stream is held, header included, until its first content
 //     event, then written; an error event before any content makes it a
@@ -38,8 +36,10 @@ const maxHold = 1 << 20
 // (noteUpstream), that the answer is a stream (holdStream), and its
 // events (observe) until the first content.
 //
-// The last target's attempt (holding nothing) passes everything through,
-// adding the failover headers. Like translatingWriter, it has no Unwrap:
+// The last available target's attempt (holding nothing) passes
+// everything through, adding the failover headers and, when it fails,
+// Retry-After from the soonest moment a target can be tried again: so
+// the client gets the last failure in its own format. Like translatingWriter, it has no Unwrap:
 // nothing may flush the client's connection past it while it holds.
 type failoverWriter struct {
 	w    http.ResponseWriter
@@ -79,15 +79,6 @@ type failoverWriter struct {
 
 	// saved is the client's request as the site received it.
 	saved savedRequest
-
-	// The kept failure of an earlier attempt, replayed when no target
-	// answers.
-	failHdr    http.Header
-	failBody   *[]byte
-	failCode   int
-	haveFail   bool
-	failTarget *target
-	failTries  int
 }
 
 var failoverWriters = sync.Pool{New: func() any { return new(failoverWriter) }}
@@ -104,14 +95,10 @@ func getFailoverWriter(w http.ResponseWriter, fs *failoverSite) *failoverWriter 
 // its requests need.
 func putFailoverWriter(fw *failoverWriter) {
 	putBuffer(fw.held)
-	putBuffer(fw.failBody)
 	fw.reader.Reset(nil)
-	snap, failHdr, saved := fw.snap, fw.failHdr, fw.saved.header
-	if fw.haveFail {
-		clear(failHdr)
-	}
+	snap, saved := fw.snap, fw.saved.header
 	clear(saved)
-	*fw = failoverWriter{snap: snap, failHdr: failHdr}
+	*fw = failoverWriter{snap: snap}
 	fw.saved.header = saved
 	failoverWriters.Put(fw)
 }
@@ -336,7 +323,6 @@ func (fw *failoverWriter) discarded() bool { return fw.failed && !fw.committed }
 // end finishes the attempt once its target returned err, and reports
 // whether the request is done (with the error to return).
 func (fw *failoverWriter) end(err error) (bool, error) {
-	t := fw.target
 	if fw.status == 0 && !fw.committed {
 		// The target wrote nothing: an error Caddy would answer.
 		status := http.StatusBadGateway
@@ -359,17 +345,10 @@ func (fw *failoverWriter) end(err error) (bool, error) {
 	if fw.committed {
 		return true, nil
 	}
-	// Keep the failure: the last one is replayed when no target answers;
-	// the client's header is put back as it was before the attempt.
-	if fw.failHdr == nil {
-		fw.failHdr = make(http.Header, 8)
-	}
-	clear(fw.failHdr)
-	maps.Copy(fw.failHdr, fw.hdr)
+	// The answer is dropped: the client's header is put back as it was
+	// before the attempt.
 	clear(fw.hdr)
 	maps.Copy(fw.hdr, fw.snap)
-	fw.held, fw.failBody = fw.failBody, fw.held
-	fw.failCode, fw.haveFail, fw.failTarget, fw.failTries = fw.status, true, t, fw.attempt
 	return false, nil
 }
 
@@ -417,28 +396,6 @@ func (fw *failoverWriter) account() {
 func throttled(status int, kind mapping.ErrorKind) bool {
 	return status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable || status == mapping.StatusOverloaded ||
 		kind == mapping.ErrRateLimit || kind == mapping.ErrOverloaded
-}
-
-// replayFailure answers the client with the kept failure of the last
-// attempt, when every target failed, with Retry-After from the soonest
-// cooldown.
-func (fw *failoverWriter) replayFailure() {
-	if !fw.haveFail {
-		return
-	}
-	real := fw.w.Header()
-	clear(real)
-	maps.Copy(real, fw.failHdr)
-	fw.target, fw.attempt = fw.failTarget, fw.failTries
-	fw.setHeaders(real)
-	fw.site.setRetryAfter(real, time.Now().UnixNano())
-	if fw.failBody != nil {
-		real.Set("Content-Length", strconv.Itoa(len(*fw.failBody)))
-	}
-	fw.w.WriteHeader(fw.failCode)
-	if fw.failBody != nil {
-		_, _ = fw.w.Write(*fw.failBody)
-	}
 }
 
 // noteUpstream takes the upstream's answer status and header as they
