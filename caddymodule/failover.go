@@ -280,6 +280,12 @@ func (s *savedRequest) save(r *http.Request) {
 	maps.Copy(s.header, r.Header)
 }
 
+// restoreTarget puts r's URL and host back as they were saved.
+func (s *savedRequest) restoreTarget(r *http.Request) {
+	*r.URL = s.url
+	r.Host, r.RequestURI = s.host, s.requestURI
+}
+
 // restore puts r back as it was saved.
 func (s *savedRequest) restore(r *http.Request) {
 	*r.URL = s.url
@@ -322,6 +328,10 @@ func (h *Handler) serveFailover(w http.ResponseWriter, r *http.Request) error {
 		fw.body = body
 	}
 	fw.saved.save(r)
+	// The access log finds its logger by the request's host, which a
+	// target rewrote for its upstream (Bedrock's): the client's request
+	// is put back.
+	defer fw.saved.restoreTarget(r)
 
 	// The clock is read only when a target has a cooldown or an open
 	// circuit on record: a healthy site's requests do not read it.

@@ -2,6 +2,7 @@ package caddymodule
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -81,14 +82,23 @@ func failoverSiteFor(t testing.TB, ctx caddy.Context, protocols []string, ups []
 
 // serveSite sends body to the site as an Anthropic Messages request.
 func serveSite(site *Handler, srv *caddyhttp.Server, body string) *httptest.ResponseRecorder {
+	w, _, _ := serveSiteLogged(site, srv, body)
+	return w
+}
+
+// serveSiteLogged is serveSite, returning the request's replacer and
+// access log fields too.
+func serveSiteLogged(site *Handler, srv *caddyhttp.Server, body string) (*httptest.ResponseRecorder, *caddy.Replacer, *caddyhttp.ExtraLogFields) {
 	r := httptest.NewRequest(http.MethodPost, "/v1/messages", strings.NewReader(body))
+	repl, extra := caddy.NewReplacer(), new(caddyhttp.ExtraLogFields)
 	ctx := context.WithValue(r.Context(), caddyhttp.ServerCtxKey, srv)
-	ctx = context.WithValue(ctx, caddy.ReplacerCtxKey, caddy.NewReplacer())
+	ctx = context.WithValue(ctx, caddy.ReplacerCtxKey, repl)
+	ctx = context.WithValue(ctx, caddyhttp.ExtraLogFieldsCtxKey, extra)
 	r = r.WithContext(ctx)
 	r.Header.Set("X-Api-Key", "k")
 	w := httptest.NewRecorder()
 	_ = site.ServeHTTP(w, r, emptyNext)
-	return w
+	return w, repl, extra
 }
 
 const (
@@ -154,7 +164,19 @@ func TestFailoverWriter(t *testing.T) {
 				ups = append(ups, c.second)
 			}
 			site, srv := failoverSiteFor(t, ctx, c.protocols, ups, nil)
-			w := serveSite(site, srv, c.body)
+			w, repl, extra := serveSiteLogged(site, srv, c.body)
+			// The placeholders and the access log are the answering
+			// target's.
+			attempts := c.wantCalls[0] + c.wantCalls[1]
+			if target, _ := repl.Get("http.llmbridge.target"); !strings.HasPrefix(fmt.Sprint(target), c.wantTarget) {
+				t.Errorf("{http.llmbridge.target} = %v, want %s...", target, c.wantTarget)
+			}
+			if got, _ := repl.Get("http.llmbridge.attempts"); got != attempts {
+				t.Errorf("{http.llmbridge.attempts} = %v, want %d", got, attempts)
+			}
+			if lb := extraLogObject(t, extra, "llmbridge"); lb == nil || !strings.HasPrefix(fmt.Sprint(lb["target"]), c.wantTarget) || lb["attempts"] != int64(attempts) {
+				t.Errorf("access log fields %v, want target %s... and attempts %d", lb, c.wantTarget, attempts)
+			}
 			body := w.Body.String()
 			if w.Code != c.wantStatus || !strings.Contains(body, c.wantIn) || c.wantNot != "" && strings.Contains(body, c.wantNot) {
 				t.Errorf("got %d %s; want %d with %q and without %q", w.Code, body, c.wantStatus, c.wantIn, c.wantNot)

@@ -2,6 +2,7 @@ package caddytest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -9,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -139,7 +141,11 @@ type failoverEnv struct {
 	// their own targets, the provider's cooldowns and a breaker of 2
 	// failures), "pool" (a plain site of an openai-chat upstream with a
 	// pool of three keys).
-	sites     map[string]string
+	sites map[string]string
+	// accessLog is the access log of the "anthropic" site, whose entries
+	// carry {http.llmbridge.target} and {http.llmbridge.attempts} as
+	// ph_target and ph_attempts besides llmbridge's own fields.
+	accessLog string
 	caddyfile string
 }
 
@@ -216,12 +222,17 @@ func newFailoverEnv(env *testEnv) (*failoverEnv, error) {
 	// The matrix's failures must not cool its targets for the next case:
 	// cooldowns of a millisecond, a breaker that does not open.
 	const quick = " {\n\t\t\tcooldown 1ns\n\t\t\tmax_cooldown 1ns\n\t\t\tcircuit_breaker 1000000 1s 1ns\n\t\t}"
+	fe.accessLog = filepath.Join(filepath.Dir(env.accessLog), "failover-access.log")
 	for name, chain := range failoverChains {
 		var names []string
 		for _, p := range chain {
 			names = append(names, "t-"+string(p))
 		}
-		site(name, "\tllmbridge {\n\t\tfailover "+strings.Join(names, " ")+quick+"\n\t}\n")
+		logged := ""
+		if name == "anthropic" {
+			logged = "\tlog {\n\t\toutput file " + fe.accessLog + "\n\t}\n\tlog_append ph_target {http.llmbridge.target}\n\tlog_append ph_attempts {http.llmbridge.attempts}\n"
+		}
+		site(name, logged+"\tllmbridge {\n\t\tfailover "+strings.Join(names, " ")+quick+"\n\t}\n")
 	}
 	dead, err := refusingPort()
 	if err != nil {
@@ -408,6 +419,23 @@ func TestFailoverChainEnds(t *testing.T) {
 		}
 		if got := resp.Header.Get("Llmbridge-Attempts"); got != "2" {
 			t.Errorf("Llmbridge-Attempts = %q, want 2", got)
+		}
+		// The access log entry is the answering target's, logged under
+		// the client's host although the target's upstream has its own.
+		var entry map[string]any
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			b, _ := os.ReadFile(fe.accessLog)
+			lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+			if last := lines[len(lines)-1]; last != "" && json.Unmarshal([]byte(last), &entry) == nil {
+				break
+			}
+		}
+		lb, _ := entry["llmbridge"].(map[string]any)
+		if lb["target"] != "t-bedrock-anthropic" || lb["attempts"] != 2.0 || lb["upstream_protocol"] != "bedrock-anthropic" {
+			t.Errorf("access log llmbridge fields %v, want the second target's, attempts 2", lb)
+		}
+		if entry["ph_target"] != "t-bedrock-anthropic" || entry["ph_attempts"] != 2.0 {
+			t.Errorf("placeholders target %v attempts %v, want t-bedrock-anthropic and 2", entry["ph_target"], entry["ph_attempts"])
 		}
 	})
 	t.Run("all-fail", func(t *testing.T) {
