@@ -375,6 +375,11 @@ func (h *Handler) serveFailover(w http.ResponseWriter, r *http.Request) error {
 			r.Body, r.ContentLength = &fw.reader, int64(len(fw.body))
 		}
 		err := t.chain.ServeHTTP(fw, r)
+		if !fw.committed && r.Context().Err() != nil {
+			// The client went away: there is no one to answer, and the
+			// target's failure is not its own.
+			return nil
+		}
 		if done, rerr := fw.end(err); done {
 			return rerr
 		}

@@ -472,3 +472,24 @@ func TestFailoverWriterEdges(t *testing.T) {
 		t.Errorf("flush of a writer that cannot: %v", err)
 	}
 }
+
+// TestFailoverClientGone checks that a request whose client went away is
+// not moved on to the next target, nor counted against its target.
+func TestFailoverClientGone(t *testing.T) {
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	defer cancel()
+	first := &fakeUpstream{err: caddyhttp.Error(http.StatusBadGateway, context.Canceled)}
+	second := &fakeUpstream{status: 200, header: jsonHeader(), body: chatOK}
+	site, srv := failoverSiteFor(t, ctx, []string{"openai-chat", "openai-chat"}, []*fakeUpstream{first, second}, nil)
+	r := httptest.NewRequest(http.MethodPost, "/v1/messages", strings.NewReader(clientBody))
+	rctx, gone := context.WithCancel(context.WithValue(r.Context(), caddyhttp.ServerCtxKey, srv))
+	gone()
+	w := httptest.NewRecorder()
+	_ = site.ServeHTTP(w, r.WithContext(rctx), emptyNext)
+	if first.calls != 1 || second.calls != 0 {
+		t.Errorf("calls %d %d, want the first target only", first.calls, second.calls)
+	}
+	if n := site.failover.targets[0].state.nfails.Load(); n != 0 {
+		t.Errorf("the client's leaving counted %d failures against the target", n)
+	}
+}
