@@ -278,17 +278,11 @@ func TestLoadStreams(t *testing.T) {
 	closeIdleConnections(env)
 	close(stopSampler)
 	samplerDone.Wait()
-	settle(before+loadGoroutineSlack, 5*time.Second)
-	var after int
-	var leak error
-	for deadline := time.Now().Add(5 * time.Second); ; {
-		if leak = goleak.Find(append([]goleak.Option{baseline}, leakIgnores...)...); leak == nil || time.Now().After(deadline) {
-			break
-		}
+	leak := awaitBaseline(baseline, before+loadGoroutineSlack, func() {
 		tr.CloseIdleConnections()
 		closeIdleConnections(env)
-	}
-	after = runtime.NumGoroutine()
+	})
+	after := runtime.NumGoroutine()
 
 	n := total.Load()
 	t.Logf("load: %d clients for %v: %d requests (%.0f/s), %d errors, %d cancelled mid-stream (upstream cancellation delay: median %v, worst %v, %d over %v)",
@@ -541,23 +535,15 @@ func TestLoadFailover(t *testing.T) {
 	wg.Wait()
 	elapsed := time.Since(start)
 
-	tr.CloseIdleConnections()
-	closeIdleConnections(env)
-	for _, f := range fe.faulty {
-		f.srv.CloseClientConnections()
-	}
-	settle(before, 5*time.Second)
-	var leak error
-	for deadline := time.Now().Add(5 * time.Second); ; {
-		if leak = goleak.Find(append([]goleak.Option{baseline}, leakIgnores...)...); leak == nil || time.Now().After(deadline) {
-			break
-		}
+	closeAll := func() {
 		tr.CloseIdleConnections()
 		closeIdleConnections(env)
 		for _, f := range fe.faulty {
 			f.srv.CloseClientConnections()
 		}
 	}
+	closeAll()
+	leak := awaitBaseline(baseline, before, closeAll)
 	n := total.Load()
 	firstHits, _ := first.seen()
 	secondHits, _ := second.seen()
@@ -572,6 +558,21 @@ func TestLoadFailover(t *testing.T) {
 	}
 	if leak != nil {
 		t.Errorf("goroutines left behind after the load: %v", leak)
+	}
+}
+
+// awaitBaseline waits for the goroutines to be back to the baseline (n of
+// them, and none that goleak finds beyond baseline), closing idle
+// connections with closeAll while it waits; it returns what goleak still
+// finds after 5 s.
+func awaitBaseline(baseline goleak.Option, n int, closeAll func()) error {
+	settle(n, 5*time.Second)
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		leak := goleak.Find(append([]goleak.Option{baseline}, leakIgnores...)...)
+		if leak == nil || time.Now().After(deadline) {
+			return leak
+		}
+		closeAll()
 	}
 }
 
