@@ -351,7 +351,7 @@ func (h *Handler) serveFailover(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if lastAvail < 0 {
-		fs.setRetryAfter(w.Header(), now) // now was read: every target has a cooldown on record
+		fs.setRetryAfter(w.Header(), now, nil, 0) // now was read: every target has a cooldown on record
 		fs.logger.Debug("every failover target is cooling down", zap.Strings("targets", fs.cfg.Targets))
 		h.failoverFail(w, r, &codec.Error{Status: http.StatusServiceUnavailable, Kind: mapping.ErrOverloaded, Message: "every upstream is unavailable; retry after the time Retry-After says"})
 		return nil
@@ -438,11 +438,16 @@ func (h *Handler) failoverFail(w http.ResponseWriter, r *http.Request, e *codec.
 
 // setRetryAfter sets Retry-After from the soonest moment a target of the
 // site can be tried again, when every one is cooling down or open; it
-// leaves the header as it is otherwise.
-func (fs *failoverSite) setRetryAfter(hdr http.Header, now int64) {
+// leaves the header as it is otherwise. self, when not nil, is a target
+// whose failure will cool it until selfUntil (0: not at all), which its
+// state does not say yet.
+func (fs *failoverSite) setRetryAfter(hdr http.Header, now int64, self *target, selfUntil int64) {
 	soonest := int64(0)
 	for _, t := range fs.targets {
 		u := t.state.until(now)
+		if t == self && selfUntil > now {
+			u = max(u, selfUntil)
+		}
 		if u == 0 {
 			return
 		}

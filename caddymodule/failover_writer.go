@@ -254,7 +254,15 @@ func (fw *failoverWriter) commit() {
 	real := fw.hdr
 	fw.setHeaders(real)
 	if fw.failed {
-		fw.site.setRetryAfter(real, time.Now().UnixNano())
+		// The last failure: Retry-After says when the soonest target,
+		// this one with the cooldown its failure is about to cause
+		// included, can be tried again.
+		now := time.Now()
+		self := int64(0)
+		if d := fw.cooldown(now); d > 0 {
+			self = now.UnixNano() + int64(d)
+		}
+		fw.site.setRetryAfter(real, now.UnixNano(), fw.target, self)
 	}
 	fw.w.WriteHeader(fw.status)
 	if fw.held != nil && len(*fw.held) > 0 {
@@ -369,16 +377,9 @@ func (fw *failoverWriter) account() {
 	now := time.Now()
 	reason := kindName(fw.failKind)
 	failoverAttempts.WithLabelValues(t.name, reason).Inc()
-	var cool time.Duration
-	if !fw.keyCooled {
-		d, ok := retryHint(fw.hdr, now)
-		if !ok && throttled(fw.failStatus, fw.failKind) {
-			d = fs.cooldown
-		}
-		cool = min(d, fs.maxCooldown)
-		if cool > 0 {
-			t.state.coolFor(now.UnixNano(), cool)
-		}
+	cool := fw.cooldown(now)
+	if cool > 0 {
+		t.state.coolFor(now.UnixNano(), cool)
 	}
 	opened := t.state.failed(now.UnixNano(), &fs.breaker)
 	if opened {
@@ -388,6 +389,21 @@ func (fw *failoverWriter) account() {
 	}
 	fs.logger.Debug("failover attempt failed", zap.String("target", t.name), zap.Int("attempt", fw.attempt),
 		zap.Int("status", fw.failStatus), zap.String("reason", reason), zap.Duration("cooldown", cool), zap.Bool("last", fw.last))
+}
+
+// cooldown is how long the attempt's failure puts its target in
+// cooldown: as long as the answer asks, or the site's cooldown for a limit
+// or overload that names no time, at most max_cooldown; none when only
+// the key cooled.
+func (fw *failoverWriter) cooldown(now time.Time) time.Duration {
+	if fw.keyCooled {
+		return 0
+	}
+	d, ok := retryHint(fw.hdr, now)
+	if !ok && throttled(fw.failStatus, fw.failKind) {
+		d = fw.site.cooldown
+	}
+	return min(d, fw.site.maxCooldown)
 }
 
 // throttled reports whether a failure is a provider's limit or overload,
