@@ -136,7 +136,8 @@ type failoverEnv struct {
 	faulty map[proto]*faultyUpstream
 	// sites by chain name: "anthropic" (anthropic-messages, then
 	// bedrock-anthropic, then openai-responses), "google" (gemini, then
-	// vertex, then openai-chat), "dead" (nothing listening, then
+	// vertex, then openai-chat), "aws" (bedrock-anthropic, then bedrock,
+	// then openai-chat), "dead" (nothing listening, then
 	// openai-chat), "cool" (anthropic-messages, then openai-chat, with
 	// their own targets, the provider's cooldowns and a breaker of 2
 	// failures), "pool" (a plain site of an openai-chat upstream with a
@@ -159,6 +160,8 @@ var (
 var failoverChains = map[string][]proto{
 	"anthropic": {anthropicMsgs, bedrockAnthropic, openaiResponses},
 	"google":    {gemini, vertex, openaiChat},
+	// Bedrock's event streams: its throttlingException message first.
+	"aws": {bedrockAnthropic, bedrockConverse, openaiChat},
 }
 
 // setupFailover loads the failover configuration into the test binary's
@@ -189,7 +192,7 @@ func newFailoverEnv(env *testEnv) (*failoverEnv, error) {
 	for _, p := range allProtocols {
 		fe.faulty[p] = newFaultyUpstream(env.mocks[p])
 	}
-	ports, err := freePorts(10)
+	ports, err := freePorts(12)
 	if err != nil {
 		return nil, err
 	}
@@ -272,7 +275,6 @@ func refusingPort() (int, error) {
 type failoverFault struct {
 	name   string
 	stream bool // only for streamed requests
-	aws    bool // only when the failing target is a Bedrock one
 	set    func(f *faultyUpstream)
 }
 
@@ -306,7 +308,7 @@ var failoverFaults = []failoverFault{
 func TestFailover(t *testing.T) {
 	env, fe := setupFailover(t)
 	streaming := streamingClients()
-	for _, chainName := range []string{"anthropic", "google"} {
+	for _, chainName := range []string{"anthropic", "google", "aws"} {
 		chain := failoverChains[chainName]
 		first, second := chain[0], chain[1]
 		for _, fault := range failoverFaults {
