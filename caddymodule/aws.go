@@ -51,7 +51,7 @@ func bedrockHost(region string) string {
 // request rather than stopping Caddy.
 func (h *Handler) provisionAWS(ctx context.Context, expand func(string) string) error {
 	h.aws = nil
-	if h.upstream.Descriptor().Cloud != "aws" || h.apiKey != "" {
+	if h.upstream.Descriptor().Cloud != "aws" || h.apiKey != "" || h.keys != nil {
 		return nil
 	}
 	region := expand(h.AWSRegion)

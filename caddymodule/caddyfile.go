@@ -20,6 +20,9 @@ func init() {
 func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
 	var m Handler
 	err := m.UnmarshalCaddyfile(h.Dispenser)
+	if err == nil && m.Failover != nil {
+		noteTargets(h, m.Failover.Targets)
+	}
 	return &m, err
 }
 
@@ -30,7 +33,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		client <protocol>            # optional; default: detected from the request path
 //		vertex_project <id>          # required for vertex and vertex-anthropic upstreams
 //		vertex_location <region>     # required for vertex and vertex-anthropic upstreams
-//		api_key <key>                # optional upstream credential, {env.VAR} allowed
+//		api_key <key>...             # optional upstream credential, {env.VAR} allowed; several (or the line repeated): a key pool used in turn
 //		google_credentials <file>|adc  # vertex upstreams: OAuth tokens from a credentials file or ADC
 //		google_token <token>         # vertex upstreams: a static OAuth access token
 //		azure_api_version <version>  # azure-openai upstreams: deployment paths of this api-version; default: the v1 paths
@@ -54,6 +57,12 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		on_unsupported strict|safe|lenient    # optional, default safe
 //		drop <field-path>...                  # optional, repeatable; [*] for any index
 //		dialect <name>                        # openai-chat/-responses upstreams: openai (default), deepseek, mistral, ...
+//		failover <target>... {                # a failover site: named routes (&(name) blocks) tried in turn
+//			retry_on <status>...              # statuses that move on besides 429 500 502 503 504 529
+//			cooldown <duration>               # default 5s: a rate limit that names no time
+//			max_cooldown <duration>           # default 10m: the longest cooldown an answer may ask for
+//			circuit_breaker <n> <window> <period>  # default 5 10s 30s
+//		}
 //		model_rule <glob>... {                # optional, repeatable: what an upstream model accepts
 //			like <model>                      # start from a known model's rule
 //			max_output <n>
@@ -158,6 +167,30 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			h.Drop = append(h.Drop, paths...)
 			continue
 		}
+		if name == "failover" {
+			f, err := parseFailover(d)
+			if err != nil {
+				return err
+			}
+			h.Failover = f
+			continue
+		}
+		if name == "api_key" {
+			keys := d.RemainingArgs()
+			switch {
+			case len(keys) == 0:
+				return d.ArgErr()
+			case len(keys) == 1 && len(h.APIKeys) == 0 && h.APIKey == "":
+				h.APIKey = keys[0]
+			default:
+				// Several keys, on one line or repeated: a key pool.
+				if h.APIKey != "" {
+					h.APIKeys, h.APIKey = append(h.APIKeys, h.APIKey), ""
+				}
+				h.APIKeys = append(h.APIKeys, keys...)
+			}
+			continue
+		}
 		if name == "model_rule" {
 			r, err := parseModelRule(d)
 			if err != nil {
@@ -224,8 +257,6 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			h.VertexProject = val
 		case "vertex_location":
 			h.VertexLocation = val
-		case "api_key":
-			h.APIKey = val
 		case "google_credentials":
 			h.GoogleCredentials = val
 		case "google_token":
@@ -280,7 +311,11 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			return d.Errf("unknown subdirective %q", name)
 		}
 	}
-	if err := h.checkConfig(); err != nil {
+	check := h.checkConfig
+	if h.Failover != nil {
+		check = h.checkFailoverSite
+	}
+	if err := check(); err != nil {
 		return d.Errf("%v", err)
 	}
 	return nil

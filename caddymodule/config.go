@@ -33,6 +33,9 @@ const googleADC = "adc"
 // (through Provision) give the same message. Messages have no "llmbridge:"
 // prefix; the callers add their own context.
 func (h *Handler) checkConfig() error {
+	if h.APIKey != "" && len(h.APIKeys) > 0 {
+		return errors.New("api_key and api_keys are exclusive: several keys are one pool")
+	}
 	if h.Upstream == "" {
 		return errors.New("upstream protocol is required (upstream <protocol>; " + protocolList + ")")
 	}
@@ -80,7 +83,7 @@ func (h *Handler) checkConfig() error {
 		if !vertex {
 			return fmt.Errorf("%s is only for the vertex and vertex-anthropic upstreams, not %s (use api_key for its credential)", google, upstream)
 		}
-		if h.APIKey != "" {
+		if h.APIKey != "" || len(h.APIKeys) > 0 {
 			return fmt.Errorf("api_key and %s are exclusive: both would set the upstream's Authorization header", google)
 		}
 	}
@@ -95,7 +98,7 @@ func (h *Handler) checkConfig() error {
 		if c.TenantID == "" || c.ClientID == "" || c.ClientSecret == "" {
 			return errors.New("azure_credentials needs a tenant id, a client id and a client secret")
 		}
-		if h.APIKey != "" {
+		if h.APIKey != "" || len(h.APIKeys) > 0 {
 			return errors.New("api_key and azure_credentials are exclusive: configure one upstream credential")
 		}
 	}

@@ -25,7 +25,6 @@ type exchange struct {
 
 	status    int
 	usage     codec.Usage
-	stop      codec.StopReason
 	errReason string // why llmbridge answered an error itself, or ""
 	// dropped are the paths the drop setting removed from the request
 	// body (policy.go).
@@ -37,11 +36,23 @@ type exchange struct {
 	upstreamBody  time.Time // the first bytes of the upstream's stream arrived
 	firstWrite    time.Time // the first byte of the response went to the client
 
+	// The small fields share one word.
+	stop codec.StopReason
 	// stream is whether the client asked for a streamed response.
 	stream bool
 	// endpoint is whether the request is for a listing or counting
 	// endpoint rather than a generation.
 	endpoint bool
+	// discarded is whether a failover site dropped the answer for
+	// another target's.
+	discarded bool
+	// key is the position plus one of the pooled upstream key the
+	// request used, or 0.
+	key uint16
+	// attempts counts the targets a failover site tried, target is the
+	// position of the one that answered in site's list; site is nil
+	// outside a failover target.
+	attempts, target uint8
 	// keyName names the client key the request presented (client_keys),
 	// or is "".
 	keyName string
@@ -52,6 +63,16 @@ type exchange struct {
 	// tel is what the OpenTelemetry spans need (telemetry.go), nil unless
 	// the request's span records.
 	tel *telemetry
+	// site is the failover site whose target answered, or nil.
+	site *failoverSite
+}
+
+// targetName names the failover target of x, or is "".
+func (x *exchange) targetName() string {
+	if x.site == nil || int(x.target) >= len(x.site.cfg.Targets) {
+		return ""
+	}
+	return x.site.cfg.Targets[x.target]
 }
 
 // setModels records the client's and the upstream's model. Both are
@@ -231,13 +252,18 @@ func (h *Handler) record(r *http.Request, x *exchange) {
 	errType := x.errorType()
 	cost := h.exchangeCost(x)
 	repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
+	if x.discarded {
+		// The answer was dropped for another target's: the
+		// placeholders and the access log are that one's.
+		repl = nil
+	}
 	if repl != nil {
 		// One provider answers all the placeholders: setting each one
 		// grew the replacer's map on every request.
 		ph := placeholders{x: x, stop: stop, errType: errType, cost: cost, ttft: ttft, haveTTFT: haveTTFT}
 		repl.Map(ph.get)
 	}
-	if extra, ok := r.Context().Value(caddyhttp.ExtraLogFieldsCtxKey).(*caddyhttp.ExtraLogFields); ok {
+	if extra, ok := r.Context().Value(caddyhttp.ExtraLogFieldsCtxKey).(*caddyhttp.ExtraLogFields); ok && !x.discarded {
 		extra.Set(zap.Dict("llmbridge", h.logFields(x, repl, stop, errType, cost, ttft, haveTTFT)...))
 	}
 	if x.status < 300 && (x.stop == mapping.StopOther || x.stop == mapping.StopNone) && x.client.Family() != x.upstream.Family() {
@@ -271,6 +297,12 @@ func (h *Handler) logFields(x *exchange, repl *caddy.Replacer, stop, errType str
 	}
 	if x.keyName != "" {
 		fields = append(fields, zap.String("client_key", x.keyName))
+	}
+	if x.site != nil {
+		fields = append(fields, zap.String("target", x.targetName()), zap.Int("attempts", int(x.attempts)))
+	}
+	if x.key > 0 {
+		fields = append(fields, zap.Int("upstream_key", int(x.key)-1))
 	}
 	if x.model != "" {
 		fields = append(fields, zap.String("model", x.model), zap.String("upstream_model", x.upstreamModel), zap.Bool("stream", x.stream))
@@ -324,6 +356,10 @@ func (p placeholders) get(key string) (any, bool) {
 		return string(x.upstream), true
 	case "client_key":
 		return x.keyName, x.keyName != ""
+	case "target":
+		return x.targetName(), x.site != nil
+	case "attempts":
+		return int(x.attempts), x.site != nil
 	case "model":
 		return x.model, true
 	case "upstream_model":

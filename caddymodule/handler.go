@@ -24,6 +24,9 @@ import (
 // untranslatable field) is answered here, in the client's protocol, before
 // any upstream call.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	if h.failover != nil {
+		return h.serveFailover(w, r)
+	}
 	if r.Method == http.MethodOptions {
 		// CORS preflights carry no body or credential; whatever handles
 		// them after llmbridge (a header directive, the upstream) decides.
@@ -46,6 +49,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		x.client = guessProtocol(h.client, r)
 	}
 	defer h.record(r, x)
+	if fw := failoverOf(w); fw != nil {
+		// Before record: the exchange says which target it is.
+		defer fw.noteExchange(x)
+	}
 	if h.clientKeys != nil {
 		// Before anything else, so that a client without a key learns
 		// nothing about the site.
@@ -57,6 +64,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 			return nil
 		}
 		x.keyName = h.clientKeyNames[key]
+	}
+	if h.keys != nil {
+		i, soonest := h.keys.pick(x.start.UnixNano())
+		if i < 0 {
+			h.noKey(w, x, soonest)
+			return nil
+		}
+		x.key = uint16(i + 1)
 	}
 	if isEndpoint {
 		return h.serveEndpoint(w, r, next, ep, x)
@@ -299,7 +314,7 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 	setBody(r, out)
 	// Headers first: a Gemini client's ?key= credential is read from the
 	// query that setPath replaces.
-	if cerr := h.rewriteHeaders(r, client, x.upstream, req.Stream); cerr != nil {
+	if cerr := h.rewriteHeaders(r, client, x.upstream, req.Stream, h.upstreamKey(x)); cerr != nil {
 		x.fail(w, client, cerr)
 		return nil
 	}

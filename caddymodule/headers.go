@@ -86,13 +86,14 @@ func clientCredential(p codec.Protocol, r *http.Request) string {
 	return ""
 }
 
-// rewriteHeaders prepares the request headers for the upstream: it removes
+// rewriteHeaders prepares the request headers for the upstream: key is
+// the upstream credential configured (api_key, or the key of the pool
+// the request was given), or "". It removes
 // every client credential and every header that belongs to another
 // protocol, sets the credential in the upstream's scheme, and adds the
 // headers the upstream protocol requires. It fails only when a Google
 // access token cannot be obtained.
-func (h *Handler) rewriteHeaders(r *http.Request, client, upstream codec.Protocol, stream bool) *codec.Error {
-	key := h.apiKey
+func (h *Handler) rewriteHeaders(r *http.Request, client, upstream codec.Protocol, stream bool, key string) *codec.Error {
 	if h.tokenSource != nil {
 		tok, err := h.tokenSource.Token()
 		if err != nil {

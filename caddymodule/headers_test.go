@@ -88,7 +88,7 @@ func TestRewriteHeaders(t *testing.T) {
 				r.Header.Set(k, v)
 			}
 			h := &Handler{upstream: tt.upstream, apiKey: tt.apiKey}
-			h.rewriteHeaders(r, tt.client, h.upstream, false)
+			h.rewriteHeaders(r, tt.client, h.upstream, false, h.apiKey)
 			for k, v := range tt.want {
 				if got := r.Header.Get(k); got != v {
 					t.Errorf("%s = %q, want %q", k, got, v)

@@ -69,6 +69,18 @@ type Handler struct {
 	// are expanded at provision time.
 	APIKey string `json:"api_key,omitempty"`
 
+	// APIKeys is a pool of upstream credentials used in turn instead of
+	// APIKey (see keyPool): each key has its own cooldown when the
+	// upstream answers it with a rate limit, and a key the upstream
+	// refuses (401, 403) is left out until the configuration is loaded
+	// again. Exclusive with APIKey.
+	APIKeys []string `json:"api_keys,omitempty"`
+
+	// Failover makes this a failover site: its requests go to the named
+	// routes it lists, in turn (see Failover). A failover site has no
+	// upstream of its own.
+	Failover *Failover `json:"failover,omitempty"`
+
 	// GoogleCredentials is the upstream credential of the vertex and
 	// vertex-anthropic upstreams: the path of a Google credentials JSON file
 	// (a service-account key, or an authorized-user file as gcloud writes
@@ -224,6 +236,10 @@ type Handler struct {
 
 	upstream codec.Protocol
 	client   codec.Protocol // empty: detect from the path
+	// failover is the runtime of a failover site; nil otherwise.
+	failover *failoverSite
+	// keys is the pool of APIKeys; nil without one.
+	keys *keyPool
 	// provider is whose model rules govern the upstream (rules.ProviderFor).
 	provider string
 	rules    *rules.Table
@@ -288,6 +304,9 @@ func (Handler) CaddyModule() caddy.ModuleInfo {
 // credentials and applies defaults.
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
+	if h.Failover != nil {
+		return h.provisionFailover(ctx)
+	}
 	if err := h.checkConfig(); err != nil {
 		return fmt.Errorf("llmbridge: %v", err)
 	}
@@ -303,19 +322,16 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return fmt.Errorf("llmbridge: registering metrics: %v", err)
 	}
 	h.apiKey = repl.ReplaceKnown(h.APIKey, "")
-	h.clientKeys, h.clientKeyNames = nil, nil
-	for i, k := range h.ClientKeys {
-		v := repl.ReplaceAll(k.Key, "")
-		name := k.Name
-		if name == "" {
-			name = "client_keys[" + strconv.Itoa(i) + "]"
+	if err := h.provisionKeys(); err != nil {
+		return fmt.Errorf("llmbridge: %v", err)
+	}
+	if h.keys != nil {
+		if err := provisionFailoverMetrics(ctx.GetMetricsRegistry()); err != nil {
+			return fmt.Errorf("llmbridge: registering metrics: %v", err)
 		}
-		if v == "" {
-			// The message names the entry, never its value.
-			return fmt.Errorf("llmbridge: client key %s is empty after placeholder expansion (is its environment variable set?)", name)
-		}
-		h.clientKeys = append(h.clientKeys, []byte(v))
-		h.clientKeyNames = append(h.clientKeyNames, name)
+	}
+	if err := h.provisionClientKeys(); err != nil {
+		return err
 	}
 	h.otelContentMax = DefaultOTelContentMax
 	if h.OTelContentMax > 0 {
@@ -383,9 +399,36 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	return nil
 }
 
+// provisionClientKeys expands the placeholders of ClientKeys and names
+// each key.
+func (h *Handler) provisionClientKeys() error {
+	repl := caddy.NewReplacer()
+	h.clientKeys, h.clientKeyNames = nil, nil
+	for i, k := range h.ClientKeys {
+		v := repl.ReplaceAll(k.Key, "")
+		name := k.Name
+		if name == "" {
+			name = "client_keys[" + strconv.Itoa(i) + "]"
+		}
+		if v == "" {
+			// The message names the entry, never its value.
+			return fmt.Errorf("llmbridge: client key %s is empty after placeholder expansion (is its environment variable set?)", name)
+		}
+		h.clientKeys = append(h.clientKeys, []byte(v))
+		h.clientKeyNames = append(h.clientKeyNames, name)
+	}
+	return nil
+}
+
 // Validate checks that the configuration is complete and consistent; see
 // checkConfig for what it checks.
 func (h *Handler) Validate() error {
+	if h.Failover != nil {
+		if err := h.checkFailoverSite(); err != nil {
+			return fmt.Errorf("llmbridge: %v", err)
+		}
+		return nil
+	}
 	if err := h.checkConfig(); err != nil {
 		return fmt.Errorf("llmbridge: %v", err)
 	}

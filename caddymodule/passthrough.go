@@ -135,7 +135,7 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 	h.reportDropped(w, x.dropped)
 	h.reportAdjusted(w, upModel, adjusted)
 	x.tel.noteEdits(adjusted, x.dropped)
-	if cerr := h.rewriteHeaders(r, client, x.upstream, stream); cerr != nil {
+	if cerr := h.rewriteHeaders(r, client, x.upstream, stream, h.upstreamKey(x)); cerr != nil {
 		x.fail(w, client, cerr)
 		return nil
 	}
@@ -223,6 +223,9 @@ type passthroughWriter struct {
 	// content decodes every event instead of usage when otel_content
 	// records the completion; nil otherwise.
 	content codec.StreamDecoder
+	// probe decodes the events of a failover site's stream until its
+	// first content event; nil otherwise.
+	probe   codec.StreamDecoder
 	evs     []codec.Event
 	reframe bool // events are re-framed to restore the model or add metrics
 	metrics bool // message_stop gets Bedrock's invocation metrics
@@ -261,7 +264,7 @@ func (pw *passthroughWriter) WriteHeader(status int) {
 		return
 	}
 	pw.x.responseStarted()
-	pw.h.noteSignatureRejected(status, pw.Header())
+	pw.h.noteUpstream(pw.ResponseWriterWrapper.ResponseWriter, pw.x, status, pw.Header())
 	pw.status = status
 	hdr := pw.Header()
 	switch {
@@ -281,6 +284,12 @@ func (pw *passthroughWriter) WriteHeader(status int) {
 			hdr.Set("Content-Type", streamContentType(pw.client))
 		}
 		pw.watcher = codec.NewStreamWatcher(pw.x.upstream)
+		if fw := failoverOf(pw.ResponseWriterWrapper.ResponseWriter); fw != nil {
+			// A failover site holds the stream until its first content
+			// event: the events are decoded until then to find it.
+			fw.holdStream()
+			pw.probe, _ = codec.NewStreamDecoder(pw.x.upstream)
+		}
 		pw.usage = codec.NewUsageObserver(pw.x.upstream)
 		if pw.x.tel != nil && pw.x.tel.content != nil {
 			// Content capture reads every event, not just those with
@@ -527,6 +536,14 @@ func (pw *passthroughWriter) drain() error {
 			pw.endStream("upstream "+string(pw.x.upstream)+" stream sent an event that is not valid in its protocol", nil)
 			return nil
 		}
+		if pw.probe != nil && pw.watchFailover(ev.Name, ev.Data, ev.Bare) {
+			// The stream failed before any content: the failover site
+			// drops it and moves on, so the rest is not read.
+			pw.good = pw.rd.Offset()
+			pw.send()
+			pw.ended = true
+			return nil
+		}
 		if pw.content != nil {
 			pw.evs = pw.content.Decode(pw.evs[:0], ev.Name, ev.Data, ev.Bare)
 		} else {
@@ -570,6 +587,23 @@ func (pw *passthroughWriter) drain() error {
 		pw.out = pw.out[:start+n]
 	}
 	return nil
+}
+
+// watchFailover tells the failover writer the events of one upstream
+// event until the first content, and reports whether the stream failed
+// before it (the writer drops the attempt).
+func (pw *passthroughWriter) watchFailover(name, data []byte, bare bool) bool {
+	fw := failoverOf(pw.ResponseWriterWrapper.ResponseWriter)
+	pw.evs = pw.probe.Decode(pw.evs[:0], name, data, bare)
+	for i := range pw.evs {
+		if fw.watching() {
+			fw.observe(&pw.evs[i])
+		}
+	}
+	if !fw.watching() || fw.discarded() {
+		pw.probe = nil
+	}
+	return fw.discarded()
 }
 
 // exception returns the error of an upstream event that is an AWS event
@@ -700,6 +734,9 @@ func (pw *passthroughWriter) endStream(msg string, cause error) {
 // endStreamWith ends the client's stream with e as an in-stream error of
 // the client's protocol.
 func (pw *passthroughWriter) endStreamWith(e *codec.Error) {
+	if fw := failoverOf(pw.ResponseWriterWrapper.ResponseWriter); fw != nil && fw.watching() {
+		fw.streamFailed(e)
+	}
 	pw.x.streamErr = kindName(e.Kind)
 	// A blank line first ends whatever partial event was passed on; an
 	// extra one after a complete event would be an empty event to some

@@ -53,7 +53,7 @@ func (tw *translatingWriter) WriteHeader(status int) {
 	}
 	tw.status = status
 	tw.x.responseStarted()
-	tw.h.noteSignatureRejected(status, tw.Header())
+	tw.h.noteUpstream(tw.ResponseWriter, tw.x, status, tw.Header())
 	if status >= 200 && status < 300 && tw.req.Stream && isStreamOf(tw.x.upstream, tw.Header().Get("Content-Type")) && !hasEncoding(tw.Header()) {
 		st, err := newStreamTranslator(tw.ResponseWriter, tw.h, tw.client, tw.x.upstream, tw.req)
 		if err != nil {
@@ -66,6 +66,9 @@ func (tw *translatingWriter) WriteHeader(status int) {
 		tw.stream.model = tw.model
 		tw.stream.x = tw.x
 		tw.stream.cutoff = tw.cutoff
+		if fw := failoverOf(tw.ResponseWriter); fw != nil {
+			fw.holdStream()
+		}
 		startHeaders(tw.ResponseWriter, tw.client, status)
 		tw.x.status = status
 		// The client sees the stream open before the first event.
@@ -231,6 +234,9 @@ func (tw *translatingWriter) streamResponse(resp *codec.Response) {
 	tw.stream.x = tw.x
 	hdr := tw.Header()
 	hdr.Del("Content-Length")
+	if fw := failoverOf(tw.ResponseWriter); fw != nil {
+		fw.holdStream()
+	}
 	startHeaders(tw.ResponseWriter, tw.client, tw.status)
 	tw.x.status = tw.status
 	tw.stream.events = codec.AppendResponseEvents(tw.stream.events[:0], resp)

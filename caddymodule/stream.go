@@ -215,6 +215,11 @@ func (s *streamTranslator) emit() {
 			// Before the model is rewritten: the exchange records the
 			// model the upstream says answered.
 			s.x.observe(&s.events[i])
+			if fw := failoverOf(s.w); fw != nil && fw.watching() {
+				// A failover site holds the stream until its first
+				// content event, or drops it at an error before.
+				fw.observe(&s.events[i])
+			}
 		}
 		switch ev := &s.events[i]; ev.Type {
 		case codec.EventStart:

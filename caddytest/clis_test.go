@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"os"
@@ -22,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -288,6 +290,23 @@ func TestRealCLIs(t *testing.T) {
 	var results []cliRunResult
 	for _, c := range cliSpecs {
 		t.Run(c.name, func(t *testing.T) {
+			if site, ok := env.failoverSite[c.client]; ok && !*clisModels {
+				// The CLI's own provider answers 529 to every request;
+				// the failover site's second target completes the turn.
+				t.Run("failover", func(t *testing.T) {
+					up := failoverUpstream(c.client)
+					before := env.overloadedHits[c.client].Load()
+					res := env.run(t, binDir, c, up, site, cliModels[c.client][up])
+					if n := env.overloadedHits[c.client].Load() - before; n < 2 {
+						t.Errorf("the overloaded first target answered %d requests, want every one of the turn's (at least 2)", n)
+					}
+					res.cli += " (failover)"
+					results = append(results, res)
+					if !res.pass {
+						t.Errorf("%s, its provider overloaded, failing over to %s: %s", c.name, up, res.reason)
+					}
+				})
+			}
 			for _, up := range cliUpstreams(c.client) {
 				t.Run(string(up), func(t *testing.T) {
 					if !*clisModels {
@@ -395,9 +414,16 @@ type cliEnv struct {
 	// azureSite are the Azure OpenAI sites, by the OpenAI protocol whose
 	// mock answers (and records) the CLI's requests.
 	azureSite map[proto]string
-	adminPort int
-	caddyfile string
-	debugLog  string
+	// failoverSite are, by client protocol, failover sites whose first
+	// target, of the client's own protocol, answers 529 overloaded to
+	// every request, and whose second is the mock of failoverUpstream.
+	failoverSite map[proto]string
+	// overloadedHits counts, by client protocol, the requests the
+	// failover sites' first targets answered 529.
+	overloadedHits map[proto]*atomic.Int64
+	adminPort      int
+	caddyfile      string
+	debugLog       string
 }
 
 var (
@@ -421,7 +447,7 @@ func cliSetup(t *testing.T) *cliEnv {
 
 func newCLIEnv(adminPort int) (*cliEnv, error) {
 	e := &cliEnv{mocks: map[proto]*cliMock{}, site: map[proto]string{}, modelSites: map[proto]map[string]string{}, adminPort: adminPort,
-		azureSite: map[proto]string{}}
+		azureSite: map[proto]string{}, failoverSite: map[proto]string{}, overloadedHits: map[proto]*atomic.Int64{}}
 	logDir, err := os.MkdirTemp("", "llmbridge-clis-")
 	if err != nil {
 		return nil, err
@@ -477,7 +503,36 @@ func newCLIEnv(adminPort int) (*cliEnv, error) {
 		specs = append(specs, siteSpec{p: azureOpenAI, front: front, routes: cliModelRoutes(azureOpenAI),
 			upstream: az.addr(), extra: "\t\tapi_key " + upstreamKey + "\n"})
 	}
-	ports, err := freePorts(2 + len(specs))
+	// The failover sites: the CLI's own provider overloaded, then
+	// another family's.
+	type failoverSpec struct {
+		client proto
+		front  *cliFront
+	}
+	var failovers []failoverSpec
+	for _, c := range cliSpecs {
+		if _, ok := e.failoverSite[c.client]; ok || c.client == azureOpenAI {
+			continue
+		}
+		front, err := newCLIFront(e.mocks[failoverUpstream(c.client)])
+		if err != nil {
+			return nil, err
+		}
+		e.failoverSite[c.client] = "http://" + front.addr()
+		failovers = append(failovers, failoverSpec{client: c.client, front: front})
+	}
+	overloaded := map[proto]*httptest.Server{}
+	for _, f := range failovers {
+		p := f.client
+		hits := new(atomic.Int64)
+		e.overloadedHits[p] = hits
+		overloaded[p] = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hits.Add(1)
+			_, _ = io.Copy(io.Discard, r.Body)
+			writeBody(w, false, 529, nativeErrorHeader(p, 529), nativeError(p, 529, "Overloaded"))
+		}))
+	}
+	ports, err := freePorts(2 + len(specs) + len(failovers))
 	if err != nil {
 		return nil, err
 	}
@@ -515,8 +570,29 @@ http://:%d {
 }
 `, port, sp.p, cloudSettings(sp.p), sp.extra, sp.routes, upstream)
 	}
+	for i, f := range failovers {
+		port := ports[2+len(specs)+i]
+		f.front.setSite(fmt.Sprintf("127.0.0.1:%d", port))
+		up := failoverUpstream(f.client)
+		target := func(name string, p proto, routes, addr string) {
+			fmt.Fprintf(&b, "\n&(%s) {\n\troute {\n\t\tllmbridge {\n\t\t\tupstream %s\n%s\t\t\tdrop generationConfig.topK\n%s\t\t}\n\t\treverse_proxy %s\n\t}\n}\n",
+				name, p, strings.ReplaceAll(cloudSettings(p), "\t\t", "\t\t\t"), strings.ReplaceAll(routes, "\t\t", "\t\t\t"), addr)
+		}
+		first, second := "cli-overloaded-"+string(f.client), "cli-failover-"+string(f.client)
+		target(first, f.client, "", strings.TrimPrefix(overloaded[f.client].URL, "http://"))
+		target(second, up, cliModelRoutes(up), e.mocks[up].addr())
+		// Every request meets the overloaded target: its cooldown ends
+		// at once.
+		fmt.Fprintf(&b, "\nhttp://:%d {\n\tllmbridge {\n\t\tfailover %s %s {\n\t\t\tcooldown 1ns\n\t\t\tcircuit_breaker 1000000 1s 1ns\n\t\t}\n\t}\n}\n", port, first, second)
+	}
 	e.caddyfile = b.String()
 	return e, nil
+}
+
+// failoverUpstream is the second target of the failover site of a CLI
+// speaking client: the first upstream of another family it runs against.
+func failoverUpstream(client proto) proto {
+	return cliUpstreams(client)[0]
 }
 
 // azureFamily is the OpenAI protocol an azure-openai upstream serves a

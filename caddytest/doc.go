@@ -146,10 +146,25 @@
 //     fix the policy does not make and an unknown refusal are passed on.
 //   - probe_test.go: caddy llmbridge-probe (caddymodule.Probe) against the
 //     rules-enforcing mocks: the model_rule it measures is the model's row.
+//   - failover_test.go: failover sites (their own Caddyfile: named routes
+//     before faulty upstreams that stand before the mocks and answer 529
+//     JSON, 429 with Retry-After, a 503 HTML page or a reset before the
+//     header; the mocks' stream plans send an overloaded or throttling
+//     event before any content, or an error after it): clients of every
+//     protocol, streamed and not, through chains that mix protocols get
+//     the next target's answer whole, and no retry after content; a
+//     target with nothing listening, the last failure with Retry-After,
+//     the answering target in the headers, placeholders and access log;
+//     cooldowns from the providers' headers and the circuit breaker; key
+//     pool rotation and removal; TestFailoverTTFB (-perf) measures the
+//     time to first content next to a plain site. load_test.go's
+//     TestLoadFailover runs streams through a failover site whose first
+//     target fails 30% of its requests.
 //   - clis_test.go: opt-in (-clis) real agent CLIs from npm
 //     (clis/install.sh: Claude Code, also in Bedrock mode, Codex, also as an
 //     Azure provider, Gemini CLI, Qwen Code) complete a tool-using turn through llmbridge against a scripted mock of every
-//     other family (docs/testing.md: Real agent CLIs).
+//     other family (docs/testing.md: Real agent CLIs), and through a
+//     failover site whose first target, their own provider, is overloaded.
 //   - sdks_test.go, sdks_mock_test.go: opt-in (-sdks) application SDKs
 //     from npm (sdks/install.sh: the Vercel AI SDK with default settings,
 //     openai-node's Responses helpers; one script each in sdks/) complete

@@ -278,17 +278,11 @@ func TestLoadStreams(t *testing.T) {
 	closeIdleConnections(env)
 	close(stopSampler)
 	samplerDone.Wait()
-	settle(before+loadGoroutineSlack, 5*time.Second)
-	var after int
-	var leak error
-	for deadline := time.Now().Add(5 * time.Second); ; {
-		if leak = goleak.Find(append([]goleak.Option{baseline}, leakIgnores...)...); leak == nil || time.Now().After(deadline) {
-			break
-		}
+	leak := awaitBaseline(baseline, before+loadGoroutineSlack, func() {
 		tr.CloseIdleConnections()
 		closeIdleConnections(env)
-	}
-	after = runtime.NumGoroutine()
+	})
+	after := runtime.NumGoroutine()
 
 	n := total.Load()
 	t.Logf("load: %d clients for %v: %d requests (%.0f/s), %d errors, %d cancelled mid-stream (upstream cancellation delay: median %v, worst %v, %d over %v)",
@@ -477,3 +471,111 @@ func isTerminalEvent(p proto, data string) bool {
 	}
 	return false
 }
+
+// TestLoadFailover runs -load.clients clients for -load.duration through a
+// failover site whose first target fails loadFailoverShare of its requests
+// (half 529 overloaded, half a connection reset before the header): every
+// stream must reach the client complete from one target or the other,
+// with no error and no text twice, and the goroutines must be back to the
+// baseline afterwards.
+func TestLoadFailover(t *testing.T) {
+	env, fe := setupFailover(t)
+	env.mocks.resetAll(t)
+	const text = "Load answer: sixteen little pieces of text, streamed fast, from whichever target ✓"
+	for _, p := range failoverChains["anthropic"] {
+		env.mocks[p].setReply(reply{Text: text, Stop: "end", Usage: defaultUsage})
+		env.mocks[p].setStreamPlan(streamPlan{pieces: loadTextPieces})
+	}
+	first, second := fe.faulty[anthropicMsgs], fe.faulty[bedrockAnthropic]
+	first.set(&targetFault{status: 529, header: errorHeader(anthropicMsgs, 529), body: nativeError(anthropicMsgs, 529, "Overloaded"),
+		share: loadFailoverShare, mixReset: true})
+	var pairs []loadPair
+	for _, cp := range []proto{anthropicMsgs, openaiChat, openaiResponses, gemini} {
+		req := newClientStreamRequest(t, fe.sites["anthropic"], cp)
+		b, err := io.ReadAll(req.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pairs = append(pairs, loadPair{client: cp, upstream: anthropicMsgs, url: req.URL.String(), header: req.Header, body: b, want: text})
+	}
+
+	tr := &http.Transport{DisableCompression: true, MaxIdleConns: 0, MaxIdleConnsPerHost: *loadClients + 16, IdleConnTimeout: time.Minute}
+	client := &http.Client{Transport: tr}
+	defer tr.CloseIdleConnections()
+	closeIdleConnections(env)
+	baseline, before := goleak.IgnoreCurrent(), runtime.NumGoroutine()
+
+	var (
+		total atomic.Int64
+		mu    sync.Mutex
+		errs  []string
+		nErrs int
+	)
+	start := time.Now()
+	end := start.Add(*loadDuration)
+	var wg sync.WaitGroup
+	for c := range *loadClients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := c; time.Now().Before(end); i++ {
+				pr := &pairs[i%len(pairs)]
+				total.Add(1)
+				if err := loadOne(client, pr); err != nil {
+					mu.Lock()
+					nErrs++
+					if len(errs) < 20 {
+						errs = append(errs, fmt.Sprintf("%s: %v", pr.client, err))
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+
+	closeAll := func() {
+		tr.CloseIdleConnections()
+		closeIdleConnections(env)
+		for _, f := range fe.faulty {
+			f.srv.CloseClientConnections()
+		}
+	}
+	closeAll()
+	leak := awaitBaseline(baseline, before, closeAll)
+	n := total.Load()
+	firstHits, _ := first.seen()
+	secondHits, _ := second.seen()
+	t.Logf("load failover: %d clients for %v: %d streams (%.0f/s), %d errors; the first target was tried %d times, the second answered %d (%.0f%% moved on); goroutines %d before, %d after",
+		*loadClients, elapsed.Round(time.Millisecond), n, float64(n)/elapsed.Seconds(), nErrs, firstHits, secondHits,
+		100*float64(secondHits)/float64(max(1, firstHits)), before, runtime.NumGoroutine())
+	if nErrs > 0 {
+		t.Errorf("%d of %d streams failed; the first ones:\n  %s", nErrs, n, strings.Join(errs, "\n  "))
+	}
+	if secondHits == 0 {
+		t.Errorf("no request moved on to the second target")
+	}
+	if leak != nil {
+		t.Errorf("goroutines left behind after the load: %v", leak)
+	}
+}
+
+// awaitBaseline waits for the goroutines to be back to the baseline (n of
+// them, and none that goleak finds beyond baseline), closing idle
+// connections with closeAll while it waits; it returns what goleak still
+// finds after 5 s.
+func awaitBaseline(baseline goleak.Option, n int, closeAll func()) error {
+	settle(n, 5*time.Second)
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		leak := goleak.Find(append([]goleak.Option{baseline}, leakIgnores...)...)
+		if leak == nil || time.Now().After(deadline) {
+			return leak
+		}
+		closeAll()
+	}
+}
+
+// loadFailoverShare is the share of requests the first target of
+// TestLoadFailover fails.
+const loadFailoverShare = 0.3

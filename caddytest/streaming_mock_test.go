@@ -146,6 +146,15 @@ type streamPlan struct {
 	// fault, for a Bedrock mock, sends a broken event stream message
 	// after the start and the text (streaming_awsfaults_test.go).
 	fault *frameFault
+	// errorFirst, with failure streamInError, sends the in-stream error
+	// before any content: after the events that precede the first text
+	// (Anthropic's message_start, content_block_start and ping), as an
+	// overloaded provider does after its 200 (failover_test.go).
+	errorFirst bool
+	// throttle makes the in-stream error a rate limit: Anthropic's
+	// rate_limit_error event, which Bedrock raises as a
+	// throttlingException message, and Converse's throttlingException.
+	throttle bool
 }
 
 // holdTimeout bounds how long a mock holds back its closing events waiting
@@ -491,6 +500,12 @@ func (m *mockUpstream) serveStream(w http.ResponseWriter, r *http.Request, gz bo
 	case streamGarbage:
 		frames = append([]string{"data: <html><body>502 Bad Gateway</body></html>\n\n"}, s.tail...)
 	}
+	if plan.errorFirst {
+		s.head = s.head[:preambleLen(s.head, splitText(rep.Text, pieces)[0])]
+	}
+	if plan.throttle && plan.failure == streamInError {
+		frames = throttleFrames(m.proto, frames)
+	}
 	sw := startStream(w, gz, http.StatusOK, http.Header{"Content-Type": {s.contentType}})
 	sw.aws = newAWSStreamFramer(m.proto)
 	if plan.fault != nil && sw.aws != nil {
@@ -520,6 +535,31 @@ func (m *mockUpstream) serveStream(w http.ResponseWriter, r *http.Request, gz bo
 		}
 	}
 	sw.close()
+}
+
+// preambleLen is the number of frames of head before the first that
+// carries text, whose first piece is first.
+func preambleLen(head []string, first string) int {
+	js := jsonString(first)
+	for i, f := range head {
+		if strings.Contains(f, js[1:len(js)-1]) {
+			return i
+		}
+	}
+	return len(head)
+}
+
+// throttleFrames is a stream's rate-limit error in protocol p, or
+// otherwise its in-stream error frames.
+func throttleFrames(p proto, frames []string) []string {
+	const msg = "Too many tokens, please wait before trying again."
+	switch p {
+	case anthropicMsgs, vertexAnthropic, bedrockAnthropic:
+		return []string{"event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\",\"message\":" + jsonString(msg) + "}}\n\n"}
+	case bedrockConverse:
+		return []string{converseEvent("exception:throttlingException", `{"message":`+jsonString(msg)+`}`)}
+	}
+	return frames
 }
 
 // writeFrames answers status and hdr and writes frames one by one, each

@@ -1,0 +1,455 @@
+package caddymodule
+
+import (
+	"errors"
+	"io"
+	"maps"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/mapping"
+)
+
+// maxHold bounds what a failoverWriter holds of a stream before its first
+// content event: the events before it (a start, a ping) are small, and a
+// stream that sends more without content is passed on as it is.
+const maxHold = 1 << 20
+
+// failoverWriter is the response writer a failover site hands each
+// attempt. While targets remain after the attempt's, it holds the answer
+// until it is known to be the one the client gets:
+//
+//   - a failover status (429, 5xx, configured ones) is held and dropped
+//     when the request moves on;
+//   - any other status is the answer: written at once;
+//   - a 2xx stream is held, header included, until its first content
+//     event, then written; an error event before any content makes it a
+//     failure like a failover status.
+//
+// The target's llmbridge finds the writer as its response writer and
+// tells it what it cannot see in the bytes: the upstream's own status
+// (noteUpstream), that the answer is a stream (holdStream), and its
+// events (observe) until the first content.
+//
+// The last available target's attempt (holding nothing) passes
+// everything through, adding the failover headers and, when it fails,
+// Retry-After from the soonest moment a target can be tried again: so
+// the client gets the last failure in its own format. Like translatingWriter, it has no Unwrap:
+// nothing may flush the client's connection past it while it holds.
+type failoverWriter struct {
+	w    http.ResponseWriter
+	site *failoverSite
+
+	// body is the client's request body, read again by every attempt
+	// through reader.
+	body   []byte
+	reader bodyReader
+
+	// The attempt.
+	target   *target
+	attempt  int
+	last     bool        // no target after this one: nothing is held
+	hdr      http.Header // the client's response header, which the attempt writes
+	snap     http.Header // hdr before the attempt, put back when it is dropped
+	held     *[]byte     // what the attempt wrote while held
+	status   int         // the status the attempt wrote
+	upstream int         // the upstream's own status, or 0
+	stream   bool        // the attempt's 2xx answer is a stream
+	holding  bool        // a stream is held until its first content
+	content  bool        // a content event (or a final answer) was seen
+	// committed is whether the attempt's answer goes to the client.
+	committed bool
+	// failed is whether the attempt failed in a way that moves a request
+	// on; failStatus is the status that says so (an in-stream error's
+	// too), failKind its kind.
+	failed     bool
+	failStatus int
+	failKind   mapping.ErrorKind
+	// keyCooled is set by the target when the failure put only its
+	// upstream key in cooldown, its pool having others.
+	keyCooled bool
+	// keyRefused is set by the target when the upstream refused its key
+	// (401, 403) and its pool has others: the request moves on.
+	keyRefused bool
+
+	// saved is the client's request as the site received it.
+	saved savedRequest
+}
+
+var failoverWriters = sync.Pool{New: func() any { return new(failoverWriter) }}
+
+// getFailoverWriter returns a writer for a request of fs answered on w.
+func getFailoverWriter(w http.ResponseWriter, fs *failoverSite) *failoverWriter {
+	fw := failoverWriters.Get().(*failoverWriter)
+	fw.w, fw.site = w, fs
+	return fw
+}
+
+// putFailoverWriter releases fw's buffers and returns it to the pool. Its
+// header maps stay with it, emptied: a pooled writer's maps have the size
+// its requests need.
+func putFailoverWriter(fw *failoverWriter) {
+	putBuffer(fw.held)
+	fw.reader.Reset(nil)
+	snap, saved := fw.snap, fw.saved.header
+	clear(saved)
+	*fw = failoverWriter{snap: snap}
+	fw.saved.header = saved
+	failoverWriters.Put(fw)
+}
+
+// begin starts the attempt of target t, the n-th; last says no target
+// remains after it.
+func (fw *failoverWriter) begin(t *target, n int, last bool) {
+	fw.target, fw.attempt, fw.last = t, n, last
+	fw.status, fw.upstream, fw.stream, fw.holding, fw.content = 0, 0, false, false, false
+	fw.committed, fw.failed, fw.failStatus, fw.failKind, fw.keyCooled, fw.keyRefused = false, false, 0, 0, false, false
+	if fw.held != nil {
+		// The buffer may hold an earlier attempt's failure.
+		*fw.held = (*fw.held)[:0]
+	}
+	fw.hdr = fw.w.Header()
+	if last {
+		return
+	}
+	// The header before the attempt (usually empty, or the few a
+	// directive before llmbridge set), to put back if it is dropped.
+	if fw.snap == nil {
+		fw.snap = make(http.Header, 4)
+	}
+	clear(fw.snap)
+	maps.Copy(fw.snap, fw.hdr)
+}
+
+// Header returns the attempt's response header.
+func (fw *failoverWriter) Header() http.Header { return fw.hdr }
+
+// noteUpstream records the status the upstream answered, which decides
+// whether the request moves on (the client's protocol may answer it with
+// another status).
+func (fw *failoverWriter) noteUpstream(status int) {
+	if fw.upstream == 0 {
+		fw.upstream = status
+	}
+}
+
+// holdStream says that the attempt's 2xx answer is a stream.
+func (fw *failoverWriter) holdStream() { fw.stream = true }
+
+// WriteHeader decides, from the attempt's status, whether its answer is
+// held or written.
+func (fw *failoverWriter) WriteHeader(status int) {
+	if status < 200 {
+		if fw.last || fw.committed {
+			fw.w.WriteHeader(status)
+		}
+		return
+	}
+	if fw.status != 0 {
+		return
+	}
+	fw.status = status
+	decisive := fw.upstream
+	if decisive == 0 {
+		decisive = status
+	}
+	if status >= 400 && (fw.site.retryable(decisive) || fw.keyRefused) {
+		fw.fail(decisive, mapping.KindForStatus(decisive))
+	} else if status < 300 && !fw.stream {
+		fw.content = true
+	}
+	switch {
+	case fw.last:
+		fw.commit()
+	case fw.failed:
+	case status < 300 && fw.stream:
+		fw.holding = true
+	default:
+		fw.commit()
+	}
+}
+
+// fail marks the attempt as failed with status and kind.
+func (fw *failoverWriter) fail(status int, kind mapping.ErrorKind) {
+	fw.failed, fw.failStatus, fw.failKind = true, status, kind
+}
+
+// Write writes p, or holds it.
+func (fw *failoverWriter) Write(p []byte) (int, error) {
+	if fw.status == 0 {
+		fw.WriteHeader(http.StatusOK)
+	}
+	if fw.committed {
+		return fw.w.Write(p)
+	}
+	if fw.held == nil {
+		fw.held = getBuffer()
+	}
+	*fw.held = append(*fw.held, p...)
+	if fw.holding && len(*fw.held) > maxHold {
+		// No content yet after this much: the stream is the answer.
+		fw.commit()
+	}
+	return len(p), nil
+}
+
+// WriteString writes s, or holds it, as Write does, without copying it
+// into a byte slice first.
+func (fw *failoverWriter) WriteString(s string) (int, error) {
+	if fw.status == 0 {
+		fw.WriteHeader(http.StatusOK)
+	}
+	if fw.committed {
+		return io.WriteString(fw.w, s)
+	}
+	if fw.held == nil {
+		fw.held = getBuffer()
+	}
+	*fw.held = append(*fw.held, s...)
+	if fw.holding && len(*fw.held) > maxHold {
+		fw.commit()
+	}
+	return len(s), nil
+}
+
+// FlushError flushes what has been written; nothing while the answer is
+// held.
+func (fw *failoverWriter) FlushError() error {
+	if !fw.committed {
+		return nil
+	}
+	return flush(fw.w)
+}
+
+// flush flushes w as http.ResponseController would, without allocating
+// one.
+func flush(w http.ResponseWriter) error {
+	for {
+		switch t := w.(type) {
+		case interface{ FlushError() error }:
+			return t.FlushError()
+		case http.Flusher:
+			t.Flush()
+			return nil
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = t.Unwrap()
+		default:
+			return http.ErrNotSupported
+		}
+	}
+}
+
+// commit writes the attempt's header and what it holds: its answer is the
+// client's.
+func (fw *failoverWriter) commit() {
+	if fw.committed {
+		return
+	}
+	fw.committed, fw.holding = true, false
+	real := fw.hdr
+	fw.setHeaders(real)
+	if fw.failed {
+		// The last failure: Retry-After says when the soonest target,
+		// this one with the cooldown its failure is about to cause
+		// included, can be tried again.
+		now := time.Now()
+		self := int64(0)
+		if d := fw.cooldown(now); d > 0 {
+			self = now.UnixNano() + int64(d)
+		}
+		fw.site.setRetryAfter(real, now.UnixNano(), fw.target, self)
+	}
+	fw.w.WriteHeader(fw.status)
+	if fw.held != nil && len(*fw.held) > 0 {
+		_, _ = fw.w.Write(*fw.held)
+		*fw.held = (*fw.held)[:0]
+		_ = flush(fw.w)
+	}
+}
+
+// setHeaders sets the failover headers of the attempt's answer.
+func (fw *failoverWriter) setHeaders(hdr http.Header) {
+	hdr[upstreamHeader] = fw.target.header
+	if fw.attempt > 0 && fw.attempt <= len(attemptValues) {
+		hdr[attemptsHeader] = attemptValues[fw.attempt-1]
+	}
+}
+
+// observe takes a translated stream event before the first content: a
+// content event (a delta, a citation, the end of a part, the stream's
+// stop or end) makes the held stream the answer; an error event a failure
+// when its status moves requests on. The start of a part is not content
+// yet: Anthropic opens an empty text block before it is overloaded.
+func (fw *failoverWriter) observe(ev *codec.Event) {
+	switch ev.Type {
+	case codec.EventStart, codec.EventPartStart, codec.EventUsage, codec.EventDropped:
+	case codec.EventError:
+		fw.streamFailed(ev.Err)
+	default:
+		fw.sawContent()
+	}
+}
+
+// sawContent notes the first content event: a held stream is written.
+func (fw *failoverWriter) sawContent() {
+	fw.content = true
+	if fw.holding {
+		fw.commit()
+	}
+}
+
+// streamFailed notes an error event of the stream before any content.
+func (fw *failoverWriter) streamFailed(e *codec.Error) {
+	if fw.content || e == nil {
+		return
+	}
+	status := e.Status
+	if status == 0 {
+		status = mapping.StatusForKind(e.Kind)
+	}
+	if !fw.site.retryable(status) && e.Kind != mapping.ErrOverloaded && e.Kind != mapping.ErrRateLimit {
+		fw.sawContent()
+		return
+	}
+	fw.fail(status, e.Kind)
+	fw.holding = false
+}
+
+// watching reports whether the target must tell the writer its stream
+// events: until the first content.
+func (fw *failoverWriter) watching() bool { return !fw.content }
+
+// discarded reports whether the attempt's answer is dropped: the request
+// moves on to another target.
+func (fw *failoverWriter) discarded() bool { return fw.failed && !fw.committed }
+
+// end finishes the attempt once its target returned err, and reports
+// whether the request is done (with the error to return).
+func (fw *failoverWriter) end(err error) (bool, error) {
+	if fw.status == 0 && !fw.committed {
+		// The target wrote nothing: an error Caddy would answer.
+		status := http.StatusBadGateway
+		var he caddyhttp.HandlerError
+		if errors.As(err, &he) && he.StatusCode >= 400 {
+			status = he.StatusCode
+		}
+		if fw.last || !fw.site.retryable(status) {
+			fw.account()
+			return true, err
+		}
+		fw.fail(status, mapping.KindForStatus(status))
+		fw.status = status
+	}
+	if !fw.committed && !fw.failed {
+		// A held stream that ended without a word either way.
+		fw.commit()
+	}
+	fw.account()
+	if fw.committed {
+		return true, nil
+	}
+	// The answer is dropped: the client's header is put back as it was
+	// before the attempt.
+	clear(fw.hdr)
+	maps.Copy(fw.hdr, fw.snap)
+	return false, nil
+}
+
+// account updates the target's state with the attempt's outcome: a
+// cooldown from the provider's limits, the breaker's count; and logs it.
+func (fw *failoverWriter) account() {
+	t, fs := fw.target, fw.site
+	if !fw.failed {
+		t.state.succeeded()
+		if ce := fs.logger.Check(zap.DebugLevel, "failover attempt answered"); ce != nil {
+			// Checked first: the fields would cost an allocation per
+			// request with the debug level off.
+			ce.Write(zap.String("target", t.name), zap.Int("attempt", fw.attempt), zap.Int("status", fw.status))
+		}
+		t.ok.Inc()
+		return
+	}
+	now := time.Now()
+	reason := kindName(fw.failKind)
+	failoverAttempts.WithLabelValues(t.name, reason).Inc()
+	cool := fw.cooldown(now)
+	if cool > 0 {
+		t.state.coolFor(now.UnixNano(), cool)
+	}
+	opened := t.state.failed(now.UnixNano(), &fs.breaker)
+	if opened {
+		fs.logger.Warn("failover target's circuit opened", zap.String("target", t.name),
+			zap.Int("failures", fs.breaker.failures), zap.Duration("window", fs.breaker.window), zap.Duration("period", fs.breaker.period))
+		failoverCircuits.WithLabelValues(t.name).Inc()
+	}
+	fs.logger.Debug("failover attempt failed", zap.String("target", t.name), zap.Int("attempt", fw.attempt),
+		zap.Int("status", fw.failStatus), zap.String("reason", reason), zap.Duration("cooldown", cool), zap.Bool("last", fw.last))
+}
+
+// cooldown is how long the attempt's failure puts its target in
+// cooldown: as long as the answer asks, or the site's cooldown for a limit
+// or overload that names no time, at most max_cooldown; none when only
+// the key cooled.
+func (fw *failoverWriter) cooldown(now time.Time) time.Duration {
+	if fw.keyCooled {
+		return 0
+	}
+	d, ok := retryHint(fw.hdr, now)
+	if !ok && throttled(fw.failStatus, fw.failKind) {
+		d = fw.site.cooldown
+	}
+	return min(d, fw.site.maxCooldown)
+}
+
+// throttled reports whether a failure is a provider's limit or overload,
+// which puts the target in cooldown even when the answer says for how
+// long nothing.
+func throttled(status int, kind mapping.ErrorKind) bool {
+	return status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable || status == mapping.StatusOverloaded ||
+		kind == mapping.ErrRateLimit || kind == mapping.ErrOverloaded
+}
+
+// noteUpstream takes the upstream's answer status and header as they
+// arrive: for the Bedrock signature hint, the failover writer and the key
+// pool.
+func (h *Handler) noteUpstream(w http.ResponseWriter, x *exchange, status int, hdr http.Header) {
+	h.noteSignatureRejected(status, hdr)
+	fw := failoverOf(w)
+	if fw != nil {
+		fw.noteUpstream(status)
+	}
+	if x.key == 0 {
+		return
+	}
+	others := h.keys.note(int(x.key)-1, status, hdr)
+	if fw != nil && others {
+		// Another key may do better: only this one cools, and a refused
+		// key's request moves on.
+		fw.keyCooled = status == http.StatusTooManyRequests
+		fw.keyRefused = status == http.StatusUnauthorized || status == http.StatusForbidden
+	}
+}
+
+// noteExchange tells the exchange of the attempt's target which target
+// and attempt it is, and whether its answer was dropped.
+func (fw *failoverWriter) noteExchange(x *exchange) {
+	x.site, x.target, x.attempts, x.discarded = fw.site, uint8(fw.target.index), uint8(fw.attempt), fw.discarded()
+}
+
+// failoverOf returns the failover writer a target's llmbridge answers
+// into, or nil outside a failover site.
+func failoverOf(w http.ResponseWriter) *failoverWriter {
+	fw, _ := w.(*failoverWriter)
+	return fw
+}
+
+// Interface guards
+var (
+	_ http.ResponseWriter = (*failoverWriter)(nil)
+	_ io.StringWriter     = (*failoverWriter)(nil)
+)

@@ -1,0 +1,173 @@
+package caddymodule
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"go.uber.org/zap"
+
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/mapping"
+)
+
+// keyPool is a handler's pool of upstream keys (several api_key values),
+// used in turn. A key the upstream answers with a rate limit (429) is
+// skipped for as long as the answer asks (Retry-After and the provider's
+// reset headers, see retryHint; else defaultCooldown); a key it refuses
+// (401, 403) is out of the pool until the configuration is loaded again.
+// Keys are named by their position, api_key[i], in logs and metrics,
+// never by their value.
+type keyPool struct {
+	keys   []string
+	next   atomic.Uint32
+	until  []atomic.Int64 // per key: the end of its cooldown (Unix nanoseconds)
+	out    []atomic.Bool  // per key: refused until reload
+	nout   atomic.Int32
+	target atomic.Pointer[string] // the failover target's name, once known
+	logger *zap.Logger
+}
+
+// maxPoolKeys bounds a pool (an exchange notes the key's position in 16
+// bits).
+const maxPoolKeys = 1 << 12
+
+// pools are the key pools of the loaded configuration, for the metrics.
+var pools sync.Map // *keyPool -> struct{}
+
+// provisionKeys expands the placeholders of APIKeys into the handler's
+// key pool.
+func (h *Handler) provisionKeys() error {
+	h.keys = nil
+	if len(h.APIKeys) == 0 {
+		return nil
+	}
+	if h.APIKey != "" {
+		return errors.New("api_key and api_keys are exclusive: several keys are one pool")
+	}
+	if len(h.APIKeys) > maxPoolKeys {
+		return fmt.Errorf("a key pool holds at most %d keys, got %d", maxPoolKeys, len(h.APIKeys))
+	}
+	repl := caddy.NewReplacer()
+	p := &keyPool{keys: make([]string, len(h.APIKeys)), until: make([]atomic.Int64, len(h.APIKeys)),
+		out: make([]atomic.Bool, len(h.APIKeys)), logger: h.logger}
+	for i, k := range h.APIKeys {
+		v := repl.ReplaceKnown(k, "")
+		if v == "" {
+			return fmt.Errorf("api_key[%d] is empty after placeholder expansion (is its environment variable set?)", i)
+		}
+		p.keys[i] = v
+	}
+	h.keys = p
+	pools.Store(p, struct{}{})
+	return nil
+}
+
+// Cleanup forgets the handler's key pool when its configuration is
+// unloaded.
+func (h *Handler) Cleanup() error {
+	if h.keys != nil {
+		pools.Delete(h.keys)
+	}
+	return nil
+}
+
+// name names the pool in metrics: its failover target, else "".
+func (p *keyPool) name() string {
+	if n := p.target.Load(); n != nil {
+		return *n
+	}
+	return ""
+}
+
+// outCount is the number of keys out of the pool.
+func (p *keyPool) outCount() int { return int(p.nout.Load()) }
+
+// pick returns the position of the next usable key, in turn; or -1 and
+// the soonest end of a cooldown (0 when every key is out).
+func (p *keyPool) pick(now int64) (int, int64) {
+	n := uint32(len(p.keys))
+	start := p.next.Add(1) - 1
+	soonest := int64(0)
+	for j := range n {
+		i := (start + j) % n
+		if p.out[i].Load() {
+			continue
+		}
+		u := p.until[i].Load()
+		if u <= now {
+			return int(i), 0
+		}
+		if soonest == 0 || u < soonest {
+			soonest = u
+		}
+	}
+	return -1, soonest
+}
+
+// usable reports whether a key other than i can be used now.
+func (p *keyPool) usable(i int, now int64) bool {
+	for j := range p.keys {
+		if j != i && !p.out[j].Load() && p.until[j].Load() <= now {
+			return true
+		}
+	}
+	return false
+}
+
+// note takes the upstream's answer status to a request made with key i
+// and its header: a refusal takes the key out, a rate limit cools it. It
+// reports whether another key of the pool can be used now.
+func (p *keyPool) note(i, status int, hdr http.Header) bool {
+	now := time.Now()
+	switch status {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		if !p.out[i].Swap(true) {
+			p.nout.Add(1)
+			p.logger.Warn("the upstream refused a key of the pool; it is out until the configuration is loaded again",
+				zap.String("key", "api_key["+strconv.Itoa(i)+"]"), zap.Int("status", status), zap.String("target", p.name()))
+		}
+	case http.StatusTooManyRequests:
+		d, ok := retryHint(hdr, now)
+		if !ok {
+			d = defaultCooldown
+		}
+		d = min(d, defaultMaxCooldown)
+		p.until[i].Store(now.UnixNano() + int64(d))
+		p.logger.Debug("a key of the pool is rate limited", zap.String("key", "api_key["+strconv.Itoa(i)+"]"),
+			zap.Duration("cooldown", d), zap.String("target", p.name()))
+	default:
+		return false
+	}
+	return p.usable(i, now.UnixNano())
+}
+
+// upstreamKey returns the upstream credential configured for x: the key
+// of the pool it was given, else api_key (or "").
+func (h *Handler) upstreamKey(x *exchange) string {
+	if x.key > 0 {
+		return h.keys.keys[x.key-1]
+	}
+	return h.apiKey
+}
+
+// noKey answers a request when no key of the pool can be used: 429 with
+// Retry-After while keys are cooling down, 503 when every key is out.
+func (h *Handler) noKey(w http.ResponseWriter, x *exchange, soonest int64) {
+	if soonest == 0 {
+		h.logger.Error("every key of the pool was refused by the upstream; none is left until the configuration is loaded again")
+		x.fail(w, x.client, &codec.Error{Status: http.StatusServiceUnavailable, Kind: mapping.ErrOverloaded, Message: "the gateway has no usable upstream key"})
+		return
+	}
+	secs := (soonest - x.start.UnixNano() + int64(time.Second) - 1) / int64(time.Second)
+	w.Header().Set("Retry-After", strconv.FormatInt(max(1, secs), 10))
+	x.fail(w, x.client, &codec.Error{Status: http.StatusTooManyRequests, Kind: mapping.ErrRateLimit, Message: "every upstream key is rate limited; retry after the time Retry-After says"})
+}
+
+// Interface guards
+var _ caddy.CleanerUpper = (*Handler)(nil)
