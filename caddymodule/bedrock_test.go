@@ -16,6 +16,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/tidwall/gjson"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
@@ -411,6 +413,17 @@ func TestAWSSigning(t *testing.T) {
 	}
 	if call.host != "bedrock-runtime.eu-west-3.amazonaws.com" || call.header.Get("X-Amz-Security-Token") != "session" {
 		t.Errorf("Host %q, X-Amz-Security-Token %q", call.host, call.header.Get("X-Amz-Security-Token"))
+	}
+	// Caddy finds a host-scoped access logger by the request's Host after
+	// the handler: the client's must be back.
+	logged := httptest.NewRequest("POST", "/v1/chat/completions", strings.NewReader(`{"model":"eu.anthropic.claude-sonnet-4-5-20250929-v1:0","messages":[{"role":"user","content":"hi"}]}`))
+	ctx := context.WithValue(logged.Context(), caddy.ReplacerCtxKey, caddy.NewReplacer())
+	logged = logged.WithContext(context.WithValue(ctx, caddyhttp.VarsCtxKey, map[string]any{}))
+	serveNext(t, h, logged, caddyhttp.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) error {
+		return jsonAnswer(200, answer)(w)
+	}))
+	if logged.Host != "example.com" {
+		t.Errorf("after the request its Host is %q, want the client's", logged.Host)
 	}
 	// Sign the same request again at the same time: the signatures agree.
 	at, err := time.Parse("20060102T150405Z", call.header.Get("X-Amz-Date"))

@@ -49,6 +49,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		x.client = guessProtocol(h.client, r)
 	}
 	defer h.record(r, x)
+	if h.aws != nil {
+		// SigV4 signs the upstream's host into the request; Caddy then
+		// picks the access logger by the request's host, after this
+		// handler returns, so the client's host is put back.
+		defer func(host string) { r.Host = host }(r.Host)
+	}
 	if fw := failoverOf(w); fw != nil {
 		// Before record: the exchange says which target it is.
 		defer fw.noteExchange(x)
