@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -175,10 +176,11 @@ func newTestEnv() (*testEnv, error) {
 	}
 	e.azure = newAzureEnv(e)
 	// Each site gets a port that was free a moment ago; the dead upstreams
-	// get one that is closed again before Caddy starts.
+	// get one that refuses connections (refusingPort), which no other
+	// process can take meanwhile.
 	// The admin API gets a free port too, so that integration runs from
 	// several checkouts can share a machine.
-	ports, err := freePorts(10*len(allProtocols) + 15 + azureSites)
+	ports, err := freePorts(9*len(allProtocols) + 15 + azureSites)
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +215,11 @@ http://localhost:%d {
 	for _, p := range allProtocols {
 		e.plain[p] = site(next(), p, e.mocks[p].addr(), "", "")
 		e.keyed[p] = site(next(), p, e.mocks[p].addr(), "\t\tapi_key "+upstreamKey+"\n", "\tlog {\n\t\toutput discard\n\t}\n")
-		e.dead[p] = site(next(), p, fmt.Sprintf("127.0.0.1:%d", next()), "", "")
+		dead, err := refusingPort()
+		if err != nil {
+			return nil, err
+		}
+		e.dead[p] = site(next(), p, fmt.Sprintf("127.0.0.1:%d", dead), "", "")
 		e.routed[p] = site(next(), p, e.mocks[p].addr(), routeRules, "")
 		e.gated[p] = site(next(), p, e.mocks[p].addr(), "\t\tapi_key "+upstreamKey+"\n\t\tclient_keys "+gateKey+" {env."+gateKeyEnv+"}\n",
 			"\tlog {\n\t\toutput file "+e.accessLog+"\n"+credentialLogFilter+"\t}\n")
@@ -271,6 +277,24 @@ http://localhost:%d {
 	}
 	e.caddyfile = b.String()
 	return e, nil
+}
+
+// refusingPort returns a local port that refuses connections for the life
+// of the test binary: bound, never listening, so that no other process can
+// take it.
+func refusingPort() (int, error) {
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		return 0, err
+	}
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		return 0, err
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		return 0, err
+	}
+	return sa.(*syscall.SockaddrInet4).Port, nil
 }
 
 // freePorts returns n distinct TCP ports that were free on 127.0.0.1.

@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -250,24 +249,6 @@ func newFailoverEnv(env *testEnv) (*failoverEnv, error) {
 	site("pool", "\tllmbridge {\n\t\tupstream openai-chat\n\t\tapi_key pool-k0 pool-k1 pool-k2\n\t}\n\treverse_proxy "+fe.faulty[openaiChat].addr()+"\n")
 	fe.caddyfile = b.String()
 	return fe, nil
-}
-
-// refusingPort returns a local port that refuses connections for the life
-// of the test binary: bound, never listening, so that no other process can
-// take it.
-func refusingPort() (int, error) {
-	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
-	if err != nil {
-		return 0, err
-	}
-	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
-		return 0, err
-	}
-	sa, err := syscall.Getsockname(fd)
-	if err != nil {
-		return 0, err
-	}
-	return sa.(*syscall.SockaddrInet4).Port, nil
 }
 
 // failoverFault is one way the first target of a chain fails before the
