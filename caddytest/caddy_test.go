@@ -180,6 +180,15 @@ func newTestEnv() (*testEnv, error) {
 	// process can take meanwhile.
 	// The admin API gets a free port too, so that integration runs from
 	// several checkouts can share a machine.
+	// The refusing ports first: bound, they are not among the free ones
+	// (the other way round, the kernel could bind one that freePorts
+	// had just handed out for a site).
+	dead := map[proto]int{}
+	for _, p := range allProtocols {
+		if dead[p], err = refusingPort(); err != nil {
+			return nil, err
+		}
+	}
 	ports, err := freePorts(9*len(allProtocols) + 15 + azureSites)
 	if err != nil {
 		return nil, err
@@ -215,11 +224,7 @@ http://localhost:%d {
 	for _, p := range allProtocols {
 		e.plain[p] = site(next(), p, e.mocks[p].addr(), "", "")
 		e.keyed[p] = site(next(), p, e.mocks[p].addr(), "\t\tapi_key "+upstreamKey+"\n", "\tlog {\n\t\toutput discard\n\t}\n")
-		dead, err := refusingPort()
-		if err != nil {
-			return nil, err
-		}
-		e.dead[p] = site(next(), p, fmt.Sprintf("127.0.0.1:%d", dead), "", "")
+		e.dead[p] = site(next(), p, fmt.Sprintf("127.0.0.1:%d", dead[p]), "", "")
 		e.routed[p] = site(next(), p, e.mocks[p].addr(), routeRules, "")
 		e.gated[p] = site(next(), p, e.mocks[p].addr(), "\t\tapi_key "+upstreamKey+"\n\t\tclient_keys "+gateKey+" {env."+gateKeyEnv+"}\n",
 			"\tlog {\n\t\toutput file "+e.accessLog+"\n"+credentialLogFilter+"\t}\n")

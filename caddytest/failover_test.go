@@ -191,6 +191,11 @@ func newFailoverEnv(env *testEnv) (*failoverEnv, error) {
 	for _, p := range allProtocols {
 		fe.faulty[p] = newFaultyUpstream(env.mocks[p])
 	}
+	// The refusing port first: bound, it is not among the free ones.
+	dead, err := refusingPort()
+	if err != nil {
+		return nil, err
+	}
 	ports, err := freePorts(12)
 	if err != nil {
 		return nil, err
@@ -235,10 +240,6 @@ func newFailoverEnv(env *testEnv) (*failoverEnv, error) {
 			logged = "\tlog {\n\t\toutput file " + fe.accessLog + "\n\t}\n\tlog_append ph_target {http.llmbridge.target}\n\tlog_append ph_attempts {http.llmbridge.attempts}\n"
 		}
 		site(name, logged+"\tllmbridge {\n\t\tfailover "+strings.Join(names, " ")+quick+"\n\t}\n")
-	}
-	dead, err := refusingPort()
-	if err != nil {
-		return nil, err
 	}
 	target("t-dead", openaiChat, fmt.Sprintf("127.0.0.1:%d", dead), "")
 	site("dead", "\tllmbridge {\n\t\tfailover t-dead t-openai-chat"+quick+"\n\t}\n")
