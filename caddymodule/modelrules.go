@@ -42,6 +42,9 @@ func (h *Handler) provisionRules() error {
 		return err
 	}
 	h.rules = t
+	h.cacheHourLimited = slices.ContainsFunc(t.Rows(h.provider), func(r *rules.Rule) bool {
+		return slices.Contains(r.CacheFiveMinutesOnlyOn, string(h.upstream))
+	})
 	h.dialect, err = t.Dialect(h.Dialect)
 	return err
 }

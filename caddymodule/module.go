@@ -243,6 +243,11 @@ type Handler struct {
 	// provider is whose model rules govern the upstream (rules.ProviderFor).
 	provider string
 	rules    *rules.Table
+	// cacheHourLimited reports that a model rule of the upstream offers
+	// only the five-minute cache lifetime on it, so that a passthrough
+	// body is looked at for "1h" breakpoints only where one may be
+	// refused (cacheHourRefused).
+	cacheHourLimited bool
 	// learned are the model rules learned from upstream refusals
 	// (learn.go).
 	learned *learnedRules

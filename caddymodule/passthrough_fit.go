@@ -40,9 +40,13 @@ func (h *Handler) fitPassthrough(body []byte, p, upstream codec.Protocol, model 
 
 // cacheHourRefused reports whether body, a passthrough body toward model
 // on upstream, may ask for the one-hour cache lifetime that the model's
-// rule says it does not have there; the body's bytes are searched only
-// for such a model.
+// rule says it does not have there. Most upstreams have no such model,
+// and a request toward them pays nothing here; otherwise the model's rule
+// is looked up, and the body's bytes are searched only for such a model.
 func (h *Handler) cacheHourRefused(upstream codec.Protocol, model string, body []byte) bool {
+	if !h.cacheHourLimited {
+		return false
+	}
 	r := h.ruleFor(model)
 	return r != nil && slices.Contains(r.CacheFiveMinutesOnlyOn, string(upstream)) && bytes.Contains(body, []byte(`"1h"`))
 }
