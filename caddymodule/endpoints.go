@@ -221,7 +221,7 @@ func (h *Handler) serveCount(w http.ResponseWriter, r *http.Request, next caddyh
 		x.fail(w, client, notSupported("token counting", h.upstream))
 		return nil
 	}
-	bodyBuf := getBuffer()
+	bodyBuf := getBuffer(requestBufferSize(r))
 	defer putBuffer(bodyBuf)
 	body, cerr := readBody(r, h.MaxRequestBody, *bodyBuf)
 	*bodyBuf = body
@@ -229,7 +229,7 @@ func (h *Handler) serveCount(w http.ResponseWriter, r *http.Request, next caddyh
 		x.fail(w, client, cerr)
 		return nil
 	}
-	outBuf := getBuffer()
+	outBuf := getBuffer(encodedBufferSize(len(body)))
 	defer putBuffer(outBuf)
 
 	var model, upModel string
@@ -347,7 +347,7 @@ func (cw *collectingWriter) Write(p []byte) (int, error) {
 		cw.WriteHeader(http.StatusOK)
 	}
 	if cw.body == nil {
-		cw.body = getBuffer()
+		cw.body = getBuffer(responseBufferSize(cw.Header()))
 	}
 	if len(*cw.body)+len(p) > maxResponseBody {
 		cw.overflow = true
@@ -403,7 +403,7 @@ func (h *Handler) answerCollected(w http.ResponseWriter, cw *collectingWriter, n
 			fail(codec.NewError(mapping.ErrBadGateway, "upstream answered Content-Type "+strconv.Quote(hdr.Get("Content-Type"))+" where JSON was expected"))
 			return
 		}
-		out := getBuffer()
+		out := getBuffer(encodedBufferSize(len(body)))
 		defer putBuffer(out)
 		b, err := translate(body, *out)
 		*out = b

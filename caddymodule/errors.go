@@ -13,7 +13,7 @@ import (
 // writeError answers the client with e in protocol p's error format and
 // returns the status it wrote.
 func writeError(w http.ResponseWriter, p codec.Protocol, e *codec.Error) int {
-	buf := getBuffer()
+	buf := getBuffer(minPooledBuffer)
 	defer putBuffer(buf)
 	*buf = codec.AppendError(*buf, p, e)
 	hdr := w.Header()

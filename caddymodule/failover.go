@@ -317,7 +317,7 @@ func (h *Handler) serveFailover(w http.ResponseWriter, r *http.Request) error {
 	fw := getFailoverWriter(w, fs)
 	defer putFailoverWriter(fw)
 	if r.Method == http.MethodPost {
-		bodyBuf := getBuffer()
+		bodyBuf := getBuffer(requestBufferSize(r))
 		defer putBuffer(bodyBuf)
 		body, cerr := readBody(r, h.MaxRequestBody, *bodyBuf)
 		*bodyBuf = body

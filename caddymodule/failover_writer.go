@@ -188,7 +188,7 @@ func (fw *failoverWriter) Write(p []byte) (int, error) {
 		return fw.w.Write(p)
 	}
 	if fw.held == nil {
-		fw.held = getBuffer()
+		fw.held = getBuffer(streamBufferSize)
 	}
 	*fw.held = append(*fw.held, p...)
 	if fw.holding && len(*fw.held) > maxHold {
@@ -208,7 +208,7 @@ func (fw *failoverWriter) WriteString(s string) (int, error) {
 		return io.WriteString(fw.w, s)
 	}
 	if fw.held == nil {
-		fw.held = getBuffer()
+		fw.held = getBuffer(streamBufferSize)
 	}
 	*fw.held = append(*fw.held, s...)
 	if fw.holding && len(*fw.held) > maxHold {

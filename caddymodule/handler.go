@@ -92,7 +92,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return nil
 	}
 
-	bodyBuf := getBuffer()
+	bodyBuf := getBuffer(requestBufferSize(r))
 	defer putBuffer(bodyBuf)
 	body, cerr := readBody(r, h.MaxRequestBody, *bodyBuf)
 	*bodyBuf = body
@@ -188,14 +188,18 @@ func readBody(r *http.Request, limit int64, buf []byte) ([]byte, *codec.Error) {
 	return buf, nil
 }
 
-// setBody replaces the request body with b, which must stay unmodified until
-// next returns.
-func setBody(r *http.Request, b []byte) {
-	r.Body = io.NopCloser(bytes.NewReader(b))
+// setBody replaces the request body with b, which must stay unmodified
+// until next returns or, for a body in a pooled buffer, until the body
+// releases the buffer (sentBody).
+func setBody(r *http.Request, b []byte) *sentBody {
+	sb := &sentBody{}
+	sb.r.Reset(b)
+	r.Body = sb
 	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
 	r.ContentLength = int64(len(b))
 	r.Header.Set("Content-Length", strconv.Itoa(len(b)))
 	r.TransferEncoding = nil
+	return sb
 }
 
 // setPath points the request at the upstream endpoint. path is escaped
@@ -258,7 +262,8 @@ func droppedHeader(paths []string) string {
 // translate handles a request whose client and upstream protocols differ.
 func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, rt route, body []byte, x *exchange) error {
 	client := rt.protocol
-	req := new(codec.Request)
+	req := getRequest()
+	defer putRequest(req)
 	if h.items != nil {
 		// Only the Responses codec uses it: its clients refer to
 		// items of earlier answers, which its encoders keep.
@@ -299,8 +304,13 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 		return nil
 	}
 
-	outBuf := getBuffer()
-	defer putBuffer(outBuf)
+	outBuf := getBuffer(encodedBufferSize(len(body)))
+	outOwned := true // until the sent body owns it
+	defer func() {
+		if outOwned {
+			putBuffer(outBuf)
+		}
+	}()
 	out, err := h.encodeRequest(*outBuf, x.upstream, req, codec.EncodeOptions{Model: model, DefaultMaxTokens: h.DefaultMaxTokens, Target: target, Cache: h.cachePolicyFor(client)}, decoded)
 	*outBuf = out
 	if err != nil {
@@ -317,7 +327,9 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 	h.reportDropped(w, req.Dropped)
 	h.reportAdjusted(w, model, adjusted)
 	x.tel.noteEdits(adjusted, req.Dropped)
-	setBody(r, out)
+	sent := setBody(r, out)
+	sent.buf, outOwned = outBuf, false
+	defer sent.release()
 	// Headers first: a Gemini client's ?key= credential is read from the
 	// query that setPath replaces.
 	if cerr := h.rewriteHeaders(r, client, x.upstream, req.Stream, h.upstreamKey(x)); cerr != nil {
@@ -333,7 +345,7 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 
 	upReq, cutoff := withCutoff(r, req.Stream)
 	defer cutoff.release()
-	tw := &translatingWriter{ResponseWriter: w, h: h, client: client, req: req, x: x, cutoff: cutoff}
+	tw := &translatingWriter{ResponseWriter: w, h: h, client: client, req: req, x: x, cutoff: cutoff, sent: sent}
 	if routed && !h.upstreamModelInResponse {
 		tw.model = req.Model
 	}

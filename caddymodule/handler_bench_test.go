@@ -10,6 +10,8 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/llmbridge/llmbridge/codec"
 )
 
 // BenchmarkServeTranslate runs a small translated request (Anthropic
@@ -57,6 +59,31 @@ func benchServe(b *testing.B, upstream, body, answer string) {
 		w := httptest.NewRecorder()
 		if err := h.ServeHTTP(w, r, next); err != nil || w.Code != 200 {
 			b.Fatal(err, w.Code, w.Body.String())
+		}
+	}
+}
+
+// BenchmarkServeAgent runs the agent-sized bodies of the allocation budgets
+// (5 KB, 92 KB, 1 MB) through ServeHTTP, translated for each pair, with the
+// next handler answering at once: llmbridge's own cost per request, without
+// the network and reverse_proxy.
+func BenchmarkServeAgent(b *testing.B) {
+	for _, client := range []codec.Protocol{codec.AnthropicMessages, codec.OpenAIResponses} {
+		for _, upstream := range []string{"openai-chat", "anthropic-messages", "gemini"} {
+			s := newAllocServer(b, client, upstream)
+			for _, size := range allocSizes {
+				body, err := codec.AppendRequest(nil, client, allocConversation(size.steps, false), codec.EncodeOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Run(string(client)+"->"+upstream+"/"+size.name, func(b *testing.B) {
+					b.SetBytes(int64(len(body)))
+					b.ReportAllocs()
+					for b.Loop() {
+						s.serve(b, body, false, 0)
+					}
+				})
+			}
 		}
 	}
 }

@@ -302,17 +302,18 @@ func (pw *passthroughWriter) WriteHeader(status int) {
 		pw.metrics = pw.client.Descriptor().MetricsHeaders && !pw.x.upstream.Descriptor().MetricsHeaders
 		pw.reframe = pw.restore != nil || pw.metrics
 		if !pw.reframe {
-			pw.pendingBuf = getBuffer()
+			pw.pendingBuf = getBuffer(streamBufferSize)
 			pw.pending = *pw.pendingBuf
 		}
 	case status < 300 || status >= 400:
 		pw.mode = passHeld
-		pw.held = getBuffer()
 		// A body of known length is held in one buffer of its size, not
 		// grown to it by doubling.
-		if n, err := strconv.ParseInt(hdr.Get("Content-Length"), 10, 64); err == nil && n > int64(cap(*pw.held)) && n <= int64(pw.holdLimit()) {
-			*pw.held = make([]byte, 0, n)
+		size := responseBufferSize(hdr)
+		if size > pw.holdLimit() {
+			size = streamBufferSize
 		}
+		pw.held = getBuffer(size)
 		return
 	default:
 		pw.mode = passRaw
@@ -427,7 +428,7 @@ func (pw *passthroughWriter) finishHeld(nextErr error) {
 			setMetricsHeaders(pw.Header(), &pw.x.usage, &lat)
 		}
 		if pw.restore != nil && status < 300 {
-			out := getBuffer()
+			out := getBuffer(len(body) + minPooledBuffer)
 			defer putBuffer(out)
 			*out = restoreModel((*out)[:0], body, upstream, pw.restore)
 			body = *out

@@ -37,6 +37,9 @@ type translatingWriter struct {
 	overflow bool
 	stream   *streamTranslator // set when the upstream answered a stream
 	cutoff   *upstreamCutoff   // ends the upstream's stream after the client's
+	// sent is the request body sent upstream, whose buffer a stream
+	// gives back once the upstream has read it (nil: not to release).
+	sent *sentBody
 }
 
 // WriteHeader records the upstream status; informational statuses pass
@@ -63,6 +66,15 @@ func (tw *translatingWriter) WriteHeader(status int) {
 			return
 		}
 		tw.stream = st
+		// An open stream would otherwise hold for as long as the answer
+		// takes what it no longer needs: the body sent (once the upstream
+		// has read it) and the conversation (the stream encoders read the
+		// request's model, tools and settings, not its messages; a
+		// stream is not sent again).
+		if tw.sent != nil && tw.sent.read.Load() {
+			tw.sent.release()
+		}
+		tw.req.Messages = nil
 		tw.stream.model = tw.model
 		tw.stream.x = tw.x
 		tw.stream.cutoff = tw.cutoff
@@ -86,7 +98,7 @@ func (tw *translatingWriter) Write(p []byte) (int, error) {
 		return tw.stream.write(p)
 	}
 	if tw.body == nil {
-		tw.body = getBuffer()
+		tw.body = getBuffer(responseBufferSize(tw.Header()))
 	}
 	if len(*tw.body)+len(p) > maxResponseBody {
 		tw.overflow = true
@@ -169,7 +181,7 @@ func (tw *translatingWriter) finish(nextErr error) error {
 			tw.streamResponse(&resp)
 			break
 		}
-		out := getBuffer()
+		out := getBuffer(encodedBufferSize(len(body)))
 		defer putBuffer(out)
 		// The client's request says which calls were of custom or
 		// namespaced tools, which a Responses client gets back as such.
@@ -239,14 +251,14 @@ func (tw *translatingWriter) streamResponse(resp *codec.Response) {
 	}
 	startHeaders(tw.ResponseWriter, tw.client, tw.status)
 	tw.x.status = tw.status
-	tw.stream.events = codec.AppendResponseEvents(tw.stream.events[:0], resp)
+	tw.stream.events = codec.AppendResponseEvents(tw.stream.eventSlice(), resp)
 	tw.stream.emit()
 	tw.stream.send()
 }
 
 // writeError encodes an error in the client protocol and writes it.
 func (tw *translatingWriter) writeError(e *codec.Error) {
-	out := getBuffer()
+	out := getBuffer(minPooledBuffer)
 	defer putBuffer(out)
 	*out = codec.AppendError(*out, tw.client, e)
 	tw.write(codec.ClientStatus(tw.client, e), *out)

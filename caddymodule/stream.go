@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -37,6 +38,8 @@ type streamTranslator struct {
 	dec      codec.StreamDecoder
 	enc      codec.StreamEncoder
 	events   []codec.Event
+	// eventsBuf is the pool entry of events while it holds one.
+	eventsBuf *[]codec.Event
 	// out is the translated output not yet sent, in outBuf: a pooled
 	// buffer taken when there is output and given back once it is sent,
 	// so an idle stream holds none and bursts leave no garbage.
@@ -75,7 +78,6 @@ func newStreamTranslator(w http.ResponseWriter, h *Handler, client, upstream cod
 		frame:    newFramer(client, maxResponseBody),
 		dec:      dec,
 		enc:      enc,
-		events:   make([]codec.Event, 0, 8),
 		upstream: upstream,
 		maxEvent: int(h.MaxEventSize),
 		metrics:  h.metrics,
@@ -153,7 +155,7 @@ func (s *streamTranslator) pump() error {
 		if err != nil {
 			return err
 		}
-		s.events = s.dec.Decode(s.events[:0], ev.Name, ev.Data, ev.Bare)
+		s.events = s.dec.Decode(s.eventSlice(), ev.Name, ev.Data, ev.Bare)
 		s.emit()
 	}
 	return nil
@@ -169,7 +171,7 @@ func (s *streamTranslator) end(cause error) {
 		s.fail("upstream " + string(s.upstream) + " stream sent an event larger than " + strconv.Itoa(s.maxEvent) + " bytes")
 		return
 	}
-	s.events = s.dec.Close(s.events[:0], cause)
+	s.events = s.dec.Close(s.eventSlice(), cause)
 	s.emit()
 	s.send()
 }
@@ -177,7 +179,7 @@ func (s *streamTranslator) end(cause error) {
 // fail ends the stream with an error of llmbridge's own saying msg: the
 // upstream's stream cannot be read on.
 func (s *streamTranslator) fail(msg string) {
-	s.events = append(s.events[:0], codec.Event{Type: codec.EventError, Err: &codec.Error{
+	s.events = append(s.eventSlice(), codec.Event{Type: codec.EventError, Err: &codec.Error{
 		Status: http.StatusBadGateway, Kind: mapping.ErrBadGateway, Message: msg}})
 	s.emit()
 	s.send()
@@ -207,7 +209,7 @@ func (s *streamTranslator) finish(nextErr error) {
 // emit encodes the decoded events into the pending output.
 func (s *streamTranslator) emit() {
 	if len(s.events) > 0 && s.outBuf == nil {
-		s.outBuf = getBuffer()
+		s.outBuf = getBuffer(streamBufferSize)
 		s.out = *s.outBuf
 	}
 	for i := range s.events {
@@ -272,8 +274,35 @@ func (s *streamTranslator) carried(signature string) {
 	}
 }
 
+// eventSlice returns the empty slice the events of one input are decoded
+// into, taken from the pool for as long as the input takes: a stream
+// waiting for its upstream holds none.
+func (s *streamTranslator) eventSlice() []codec.Event {
+	if s.eventsBuf == nil {
+		s.eventsBuf = eventSlices.Get().(*[]codec.Event)
+		s.events = *s.eventsBuf
+	}
+	return s.events[:0]
+}
+
+// eventSlices are the streams' slices of decoded events (see eventSlice).
+var eventSlices = sync.Pool{New: func() any { e := make([]codec.Event, 0, 8); return &e }}
+
+// releaseEvents gives the events' slice back to the pool, emptied of what
+// its events pointed to.
+func (s *streamTranslator) releaseEvents() {
+	if s.eventsBuf == nil {
+		return
+	}
+	clear(s.events[:cap(s.events)])
+	*s.eventsBuf = s.events[:0]
+	eventSlices.Put(s.eventsBuf)
+	s.eventsBuf, s.events = nil, nil
+}
+
 // send writes the pending output and flushes it to the client.
 func (s *streamTranslator) send() {
+	defer s.releaseEvents()
 	out := s.out
 	if s.outBuf != nil {
 		defer func() {

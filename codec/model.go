@@ -1,6 +1,8 @@
 package codec
 
 import (
+	"unsafe"
+
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
@@ -480,17 +482,60 @@ type Request struct {
 	// only items small enough to travel in their id can be referred to.
 	// The caller sets it before decoding; Reset keeps it.
 	Items ItemStore
+
+	// scratch is what decoding allocated, kept by Reset for the next
+	// decode.
+	scratch Scratch
 }
 
-// Reset clears r for reuse, keeping allocated capacity.
+// Scratch is memory that decoding a request allocates and that Reset
+// keeps for the next decode into the same Request: the buffer its
+// unescaped strings are written to and the backing array of its parts. A
+// server that reuses its Requests (Reset, then DecodeRequest) decodes an
+// agent's conversation without allocating for its length. It belongs to
+// the decoders; callers only reuse the Request.
+type Scratch struct {
+	// Text is the buffer the request's unescaped strings were written to.
+	Text []byte
+	// Parts is the backing array of the request's parts.
+	Parts []Part
+	// Content is the backing array of the parts' own content (a tool
+	// result's), carved out as they are decoded.
+	Content []Part
+}
+
+// Scratch returns the decode memory of r, for its decoder.
+func (r *Request) Scratch() *Scratch { return &r.scratch }
+
+// Reset clears r for reuse, keeping allocated capacity (its slices and
+// its Scratch). The strings and parts of the request decoded before
+// become invalid when r is decoded again: whoever keeps any of them past
+// the request's life must copy them.
 func (r *Request) Reset() {
 	msgs := r.Messages[:0]
 	sys := r.System[:0]
+	if sharesArray(sys, r.scratch.Parts) {
+		// Decoders that keep every part in one array slice the system
+		// prompt from it: appending to it again would write over the
+		// parts the next decode keeps there.
+		sys = nil
+	}
 	stop := r.StopSequences[:0]
 	dropped := r.Dropped[:0]
 	tools := r.Tools[:0]
 	include := r.Include[:0]
-	*r = Request{Messages: msgs, System: sys, StopSequences: stop, Dropped: dropped, Tools: tools, Include: include, Items: r.Items}
+	r.scratch.Content = r.scratch.Content[:0]
+	*r = Request{Messages: msgs, System: sys, StopSequences: stop, Dropped: dropped, Tools: tools, Include: include, Items: r.Items, scratch: r.scratch}
+}
+
+// sharesArray reports whether a and b are views of the same array.
+func sharesArray(a, b []Part) bool {
+	if cap(a) == 0 || cap(b) == 0 {
+		return false
+	}
+	size := unsafe.Sizeof(Part{})
+	pa, pb := uintptr(unsafe.Pointer(unsafe.SliceData(a))), uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return pa < pb+uintptr(cap(b))*size && pb < pa+uintptr(cap(a))*size
 }
 
 // Reasoning is the canonical reasoning configuration of a request.

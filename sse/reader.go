@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"sync"
 )
 
 // DefaultMaxEventSize is the event size bound used when NewReader is given a
@@ -108,7 +109,8 @@ func (e *Event) IsDone() bool {
 // A Reader is not safe for concurrent use.
 type Reader struct {
 	rd     io.Reader
-	buf    []byte // read buffer; buf[r:w] is unconsumed input
+	buf    []byte  // read buffer; buf[r:w] is unconsumed input
+	pooled *[]byte // buf's pool entry while buf is a pooled buffer
 	r, w   int
 	base   int64       // input offset of buf[0]
 	bufMax int         // the read buffer never grows beyond this
@@ -154,7 +156,6 @@ func NewReader(r io.Reader, maxEventSize int) *Reader {
 	bufMax := max(maxEventSize, initialBufSize)
 	return &Reader{
 		rd:     r,
-		buf:    make([]byte, initialBufSize),
 		bufMax: bufMax,
 		max:    maxEventSize,
 		retry:  -1,
@@ -179,6 +180,7 @@ func (r *Reader) Next() (*Event, error) {
 			// A push reader ran out of input: not an error of the
 			// stream, so nothing is sticky and the read is retried.
 			r.rerr = nil
+			r.releaseBuffer()
 			return nil, err
 		}
 		if err != nil {
@@ -494,6 +496,10 @@ func (r *Reader) firstNonBlank(seg []byte) int {
 // fill reads more input into the buffer, compacting it first and growing it
 // when a partial line fills it. Errors are kept in r.rerr.
 func (r *Reader) fill() {
+	if r.buf == nil {
+		r.pooled = readBuffers.Get().(*[]byte)
+		r.buf = *r.pooled
+	}
 	if r.r > 0 {
 		r.base += int64(r.r)
 		r.w = copy(r.buf, r.buf[r.r:r.w])
@@ -505,6 +511,10 @@ func (r *Reader) fill() {
 		nb := make([]byte, min(2*len(r.buf), r.bufMax))
 		copy(nb, r.buf[:r.w])
 		r.buf = nb
+		if r.pooled != nil {
+			readBuffers.Put(r.pooled)
+			r.pooled = nil
+		}
 	}
 	for range maxEmptyReads {
 		n, err := r.rd.Read(r.buf[r.w:])
@@ -522,6 +532,23 @@ func (r *Reader) fill() {
 		}
 	}
 	r.rerr = io.ErrNoProgress
+}
+
+// readBuffers are the read buffers of push readers between inputs.
+var readBuffers = sync.Pool{New: func() any { b := make([]byte, initialBufSize); return &b }}
+
+// releaseBuffer gives a push reader's read buffer back to the pool when
+// it holds no unconsumed input, so that a stream waiting for its next
+// input (most of a stream's life) holds none; fill takes one again. A
+// buffer grown for large events is kept: the stream has them.
+func (r *Reader) releaseBuffer() {
+	if r.r != r.w || r.pooled == nil {
+		return
+	}
+	r.base += int64(r.r)
+	r.r, r.w, r.buf = 0, 0, nil
+	readBuffers.Put(r.pooled)
+	r.pooled = nil
 }
 
 // errInvalidRead reports an io.Reader that returned an impossible count.

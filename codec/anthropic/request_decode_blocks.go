@@ -439,14 +439,14 @@ func (d *requestDecoder) toolResult(f *block, pos blockPos) (codec.Part, *codec.
 	case f.content.Type == gjson.Null: // absent or null: no content
 	case f.content.Type == gjson.String:
 		if f.content.Str != "" {
-			p.Content = []codec.Part{wire.TextPart(codec.PartText, f.content)}
+			p.Content = append(wire.ContentParts(d.req, 1), wire.TextPart(codec.PartText, f.content))
 		}
 	case f.content.IsArray():
 		n := jsonx.CountMembers(f.content, &d.req.Text)
 		if n == 0 {
 			break
 		}
-		p.Content = make([]codec.Part, 0, n)
+		p.Content = wire.ContentParts(d.req, n)
 		inner := pos
 		inner.nested = true
 		var err *codec.Error

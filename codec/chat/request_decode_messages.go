@@ -1,7 +1,6 @@
 package chat
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/llmbridge/llmbridge/codec"
@@ -34,13 +33,14 @@ func (d *requestDecoder) decodeMessages() *codec.Error {
 		req.Messages = make([]codec.Message, 0, n)
 	}
 	req.Messages = req.Messages[:0]
-	d.parts = make([]codec.Part, 0, n+n/2+1)
+	d.parts = wire.PartSlab(req, n+n/2+1)
 
 	var err *codec.Error
 	jsonx.EachMember(v, &req.Text, func(key, m gjson.Result) bool {
 		err = d.message(int(key.Num), m)
 		return err == nil
 	})
+	wire.KeepParts(req, d.parts)
 	if err != nil {
 		return err
 	}
@@ -185,7 +185,7 @@ func (d *requestDecoder) toolMessage(i int, f *messageFields) *codec.Error {
 		return err
 	}
 	if n := len(d.parts) - start; n > 0 && (n > 1 || d.parts[start].Text != "") {
-		p.Content = slices.Clone(d.parts[start:])
+		p.Content = append(wire.ContentParts(d.req, n), d.parts[start:]...)
 	}
 	d.parts = d.parts[:start]
 

@@ -41,7 +41,7 @@ func decodeRequest(root gjson.Result, req *request) *codec.Error {
 	// If the estimate falls short and the slice grows, the messages
 	// decoded so far keep pointing into the old array, whose parts are
 	// never modified, so they stay valid.
-	parts := make([]codec.Part, 0, keyEstimate(root.Raw, `"text"`))
+	parts := wire.PartSlab(req, keyEstimate(root.Raw, `"text"`))
 	hasContents := false
 	var choice toolChoice
 	var err *codec.Error
@@ -89,6 +89,7 @@ func decodeRequest(root gjson.Result, req *request) *codec.Error {
 		}
 		return err == nil
 	})
+	wire.KeepParts(req, parts)
 	if err != nil {
 		return err
 	}

@@ -157,7 +157,7 @@ func appendContents(dst []byte, req *codec.Request, opts *codec.EncodeOptions, v
 			var err *codec.Error
 			switch p.Type {
 			case codec.PartToolCall:
-				w.dst, err = appendFunctionCall(w.dst, p, messagePartPath(i, j), w.ids)
+				w.dst, err = appendFunctionCall(w.dst, p, partAt{msg: i, part: j, known: true}, w.ids)
 				if err == nil && pending == "" && w.signCalls && !w.called {
 					w.dst = appendSignatureField(w.dst, SkipThoughtSignature)
 				}
@@ -272,6 +272,22 @@ func messagePartPath(i, j int) string {
 	return partPath(i, j)
 }
 
+// partAt is where a part is in a request, for errors: a path is only
+// written for an error, not for every part encoded. The zero partAt is a
+// part of a response, which has no path.
+type partAt struct {
+	msg, part int
+	known     bool
+}
+
+// path returns the part's path, or "" in a response.
+func (a partAt) path() string {
+	if !a.known {
+		return ""
+	}
+	return messagePartPath(a.msg, a.part)
+}
+
 // partPath names part j of message i, or of the system prompt when
 // i is -1, in an encoding error.
 func partPath(i, j int) string {
@@ -284,8 +300,8 @@ func partPath(i, j int) string {
 // appendFunctionCall appends a tool call as a functionCall part: its
 // id when it has one and ids is true (Gemini echoes it in the
 // functionResponse; Vertex AI takes none), its name and its arguments object
-// ({} when there are none). path names the part for errors.
-func appendFunctionCall(dst []byte, p *codec.Part, path string, ids bool) ([]byte, *codec.Error) {
+// ({} when there are none). at names the part for errors.
+func appendFunctionCall(dst []byte, p *codec.Part, at partAt, ids bool) ([]byte, *codec.Error) {
 	dst = append(dst, `{"functionCall":{`...)
 	if ids && p.ToolCallID != "" {
 		dst = append(dst, `"id":`...)
@@ -301,7 +317,7 @@ func appendFunctionCall(dst []byte, p *codec.Part, path string, ids bool) ([]byt
 	case jsonx.IsObject(p.Arguments):
 		dst = append(dst, p.Arguments...)
 	default:
-		return dst, codec.InvalidRequest(path+".arguments", "must be a JSON object")
+		return dst, codec.InvalidRequest(at.path()+".arguments", "must be a JSON object")
 	}
 	return append(dst, `}}`...), nil
 }

@@ -88,7 +88,7 @@ func appendResponse(dst []byte, resp *codec.Response) ([]byte, *codec.Error) {
 		part()
 		if p.Type == codec.PartToolCall {
 			var err *codec.Error
-			if dst, err = appendFunctionCall(dst, p, "", true); err != nil {
+			if dst, err = appendFunctionCall(dst, p, partAt{}, true); err != nil {
 				return dst[:start], cannotCarry()
 			}
 		} else {

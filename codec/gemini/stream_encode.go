@@ -208,7 +208,7 @@ func (e *streamEncoder) appendCallChunk(dst []byte) []byte {
 	p := codec.Part{Type: codec.PartToolCall, ToolCallID: e.callID, ToolName: e.callName, Arguments: jsonx.BytesToString(e.args)}
 	start := len(dst)
 	dst = append(dst, `data: {"candidates":[{"content":{"role":"model","parts":[`...)
-	dst, err := appendFunctionCall(dst, &p, "", true)
+	dst, err := appendFunctionCall(dst, &p, partAt{}, true)
 	if err != nil {
 		return e.appendError(dst[:start], codec.NewError(mapping.ErrBadGateway, "the upstream sent tool call arguments that are not a JSON object"))
 	}

@@ -16,7 +16,8 @@ import (
 // then each message's parts in order.
 func decodeInput(input gjson.Result, instructions string, req *request) *codec.Error {
 	hint := capacityHint(input, &req.Text)
-	parts := make([]codec.Part, 0, hint)
+	parts := wire.PartSlab(req, hint)
+	defer func() { wire.KeepParts(req, parts) }()
 	if instructions != "" {
 		parts = append(parts, codec.Part{Type: codec.PartText, Text: instructions})
 		req.SystemRole = codec.RoleSystem
@@ -513,10 +514,10 @@ func decodeOutputItem(item gjson.Result, i int, parts []codec.Part, req *request
 	}
 	switch {
 	case output.Type == gjson.String:
-		p.Content = []codec.Part{wire.TextPart(codec.PartText, output)}
+		p.Content = append(wire.ContentParts(req, 1), wire.TextPart(codec.PartText, output))
 	case output.IsArray():
 		j := 0
-		content := make([]codec.Part, 0, 2)
+		content := wire.ContentParts(req, jsonx.CountMembers(output, &req.Text))
 		jsonx.EachMember(output, &req.Text, func(_, part gjson.Result) bool {
 			partPath := wire.IndexPath(path+".output", j)
 			content, err = appendContent(content, part, codec.RoleUser, func() string { return partPath }, true, req)

@@ -6,12 +6,16 @@ import (
 	"github.com/llmbridge/llmbridge/codec"
 )
 
-// partType is the type of codec.Part.
-var partType = reflect.TypeFor[codec.Part]()
+// partType and requestType are the types of codec.Part and codec.Request.
+var (
+	partType    = reflect.TypeFor[codec.Part]()
+	requestType = reflect.TypeFor[codec.Request]()
+)
 
 // EqualDecoded is reflect.DeepEqual except for the literal a decoded Part
 // keeps of its text (Part.SetTextLiteral), which expected values do not
-// spell out. Every other field, exported or not, is compared.
+// spell out, and the memory a decoded Request keeps for the next decode
+// (Request.Scratch). Every other field, exported or not, is compared.
 func EqualDecoded(a, b any) bool { return equalValue(reflect.ValueOf(a), reflect.ValueOf(b)) }
 
 func equalValue(a, b reflect.Value) bool {
@@ -24,10 +28,10 @@ func equalValue(a, b reflect.Value) bool {
 	switch a.Kind() {
 	case reflect.Struct:
 		for i := range a.NumField() {
-			if a.Type() == partType {
-				if name := a.Type().Field(i).Name; name == "literal" || name == "literalOf" {
-					continue
-				}
+			switch name := a.Type().Field(i).Name; {
+			case a.Type() == partType && (name == "literal" || name == "literalOf"),
+				a.Type() == requestType && name == "scratch":
+				continue
 			}
 			if !equalValue(a.Field(i), b.Field(i)) {
 				return false

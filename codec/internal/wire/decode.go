@@ -39,12 +39,51 @@ func DecodeRequest(body []byte, req *codec.Request, decode func(root gjson.Resul
 		return err
 	}
 	r := requestPool.Get().(*Request)
-	r.Request, r.Text = req, jsonx.IndexedArena(index)
+	scratch := req.Scratch()
+	r.Request, r.Text = req, jsonx.IndexedArenaIn(index, scratch.Text)
 	err = decode(root, r)
+	scratch.Text = r.Text.Buffer()
 	index.Release()
 	*r = Request{}
 	requestPool.Put(r)
 	return Err(err)
+}
+
+// PartSlab returns the empty backing array for the parts of r's
+// messages, with room for n: the Scratch of the request decoded before
+// when it has the room. A decoder whose array grew past it gives it back
+// with KeepParts, so the next decode of a conversation as long needs
+// none.
+func PartSlab(r *Request, n int) []codec.Part {
+	s := r.Scratch()
+	if cap(s.Parts) < n {
+		s.Parts = make([]codec.Part, 0, n)
+	}
+	return s.Parts[:0]
+}
+
+// KeepParts keeps parts, a decoder's backing array of parts after
+// decoding, as the request's Scratch when it grew larger than the one it
+// started from.
+func KeepParts(r *Request, parts []codec.Part) {
+	if s := r.Scratch(); cap(parts) > cap(s.Parts) {
+		s.Parts = parts[:0]
+	}
+}
+
+// ContentParts returns an empty slice with room for n parts, for the
+// content of a part (a tool result's), carved from r's Scratch so that
+// tool results cost no allocation each. Appending more than n moves the
+// slice out of the Scratch, as append does.
+func ContentParts(r *Request, n int) []codec.Part {
+	s := r.Scratch()
+	l := len(s.Content)
+	if cap(s.Content)-l < n {
+		// Parts carved before keep the old array.
+		s.Content, l = make([]codec.Part, 0, max(2*cap(s.Content), n, 16)), 0
+	}
+	s.Content = s.Content[:l+n]
+	return s.Content[l:l:l+n]
 }
 
 // DecodeResponse is DecodeRequest for a response body of protocol p: a

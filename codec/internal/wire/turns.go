@@ -127,7 +127,7 @@ func DecodeMessages(req *Request, v gjson.Result, parts *[]codec.Part, saw *bool
 	*saw = true
 	// A repeated key replaces the earlier value, as JSON decoders do.
 	req.Messages = slices.Grow(req.Messages[:0], n)
-	*parts = make([]codec.Part, 0, n)
+	*parts = PartSlab(req, n)
 	i := 0
 	var err *codec.Error
 	jsonx.EachMember(v, &req.Text, func(_, m gjson.Result) bool {
@@ -140,5 +140,6 @@ func DecodeMessages(req *Request, v gjson.Result, parts *[]codec.Part, saw *bool
 		i++
 		return true
 	})
+	KeepParts(req, *parts)
 	return err
 }
