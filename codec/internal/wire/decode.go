@@ -83,7 +83,7 @@ func ContentParts(r *Request, n int) []codec.Part {
 		s.Content, l = make([]codec.Part, 0, max(2*cap(s.Content), n, 16)), 0
 	}
 	s.Content = s.Content[:l+n]
-	return s.Content[l:l:l+n]
+	return s.Content[l : l : l+n]
 }
 
 // DecodeResponse is DecodeRequest for a response body of protocol p: a
