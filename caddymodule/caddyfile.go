@@ -199,14 +199,11 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			h.ModelRules = append(h.ModelRules, r)
 			continue
 		}
-		if name == "azure_credentials" {
-			args := d.RemainingArgs()
-			if len(args) < 3 || len(args) > 4 {
-				return d.Errf("azure_credentials takes <tenant_id> <client_id> <client_secret> [<authority_host>]")
-			}
-			h.AzureCredentials = &AzureCredentials{TenantID: args[0], ClientID: args[1], ClientSecret: args[2]}
-			if len(args) == 4 {
-				h.AzureCredentials.AuthorityHost = args[3]
+		if cloudOwning(name) != nil {
+			// A subdirective of the upstream's cloud (vertex_*,
+			// google_*, azure_*, aws_*): the cloud parses it.
+			if err := h.cloudSetting(name, d.RemainingArgs()); err != nil {
+				return d.Errf("%v", err)
 			}
 			continue
 		}
@@ -253,22 +250,6 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 		case "dialect":
 			h.Dialect = val
-		case "vertex_project":
-			h.VertexProject = val
-		case "vertex_location":
-			h.VertexLocation = val
-		case "google_credentials":
-			h.GoogleCredentials = val
-		case "google_token":
-			h.GoogleToken = val
-		case "azure_api_version":
-			h.AzureAPIVersion = val
-		case "aws_region":
-			h.AWSRegion = val
-		case "aws_profile":
-			h.AWSProfile = val
-		case "aws_host":
-			h.AWSHost = val
 		case "response_model":
 			if val != "client" && val != "upstream" {
 				return d.Errf("response_model: want client or upstream, got %q", val)
@@ -317,6 +298,9 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	}
 	if err := check(); err != nil {
 		return d.Errf("%v", err)
+	}
+	if h.cloud != nil {
+		h.CloudRaw = cloudRaw(h.cloud)
 	}
 	return nil
 }

@@ -135,13 +135,13 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 	h.reportDropped(w, x.dropped)
 	h.reportAdjusted(w, upModel, adjusted)
 	x.tel.noteEdits(adjusted, x.dropped)
-	if cerr := h.rewriteHeaders(r, client, x.upstream, stream, h.upstreamKey(x)); cerr != nil {
+	if cerr := h.rewriteHeaders(r, client, x.upstream, stream, h.credentialOf(x)); cerr != nil {
 		x.fail(w, client, cerr)
 		return nil
 	}
 	path, query := h.upstreamPath(x.upstream, upModel, stream)
 	setPath(r, path, query)
-	if cerr := h.signUpstream(r, edited); cerr != nil {
+	if cerr := h.signUpstream(r, x, edited); cerr != nil {
 		x.fail(w, client, cerr)
 		return nil
 	}
