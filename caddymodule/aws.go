@@ -1,7 +1,7 @@
 package caddymodule
 
 import (
-		"crypto/sha256"
+	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
 	"strings"
