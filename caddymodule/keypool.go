@@ -195,6 +195,38 @@ func (p *keyPool) note(i, status int, hdr http.Header) bool {
 	return p.usable(i, now.UnixNano())
 }
 
+// watchStream takes an event of a stream answered to a request made with
+// the member x.key of the pool, until the stream's first content (see
+// preContent): a rate-limit error event before any content (Bedrock's
+// throttlingException, Anthropic's rate_limit_error, OpenAI's or
+// Gemini's in-stream 429) cools the member as a 429 answer would, for
+// the default cooldown since an event carries no Retry-After; the first
+// content event ends the watch (x.keyWatched).
+func (p *keyPool) watchStream(w http.ResponseWriter, x *exchange, ev *codec.Event) {
+	if preContent(ev.Type) {
+		return
+	}
+	if ev.Type == codec.EventError {
+		p.streamFailed(w, x, ev.Err)
+		return
+	}
+	x.keyWatched = true
+}
+
+// streamFailed takes the error e that ended a stream answered to a
+// request made with the member x.key of the pool, before any content.
+func (p *keyPool) streamFailed(w http.ResponseWriter, x *exchange, e *codec.Error) {
+	x.keyWatched = true
+	if e == nil || e.Status != http.StatusTooManyRequests && e.Kind != mapping.ErrRateLimit {
+		return
+	}
+	others := p.note(int(x.key)-1, http.StatusTooManyRequests, nil)
+	if fw := failoverOf(w); fw != nil && others {
+		// As for a 429 answer: only the member cools, not the target.
+		fw.keyCooled = true
+	}
+}
+
 // credentialOf returns the upstream credential of x: the member of the
 // pool it was given, else the handler's one credential (which may be
 // empty: the client's is forwarded).

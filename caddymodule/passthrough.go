@@ -289,6 +289,10 @@ func (pw *passthroughWriter) WriteHeader(status int) {
 			// event: the events are decoded until then to find it.
 			fw.holdStream()
 			pw.probe, _ = codec.NewStreamDecoder(pw.x.upstream)
+		} else if pw.x.key > 0 {
+			// A rate limit before the first content cools the pooled
+			// key: the events are decoded until then.
+			pw.probe, _ = codec.NewStreamDecoder(pw.x.upstream)
 		}
 		pw.usage = codec.NewUsageObserver(pw.x.upstream)
 		if pw.x.tel != nil && pw.x.tel.content != nil {
@@ -589,21 +593,27 @@ func (pw *passthroughWriter) drain() error {
 	return nil
 }
 
-// watchFailover tells the failover writer the events of one upstream
-// event until the first content, and reports whether the stream failed
-// before it (the writer drops the attempt).
+// watchFailover tells the failover writer (if any) and the key pool (for
+// a request made with a pooled key) the events of one upstream event
+// until the first content, and reports whether the stream failed before
+// it for a failover site (the writer drops the attempt).
 func (pw *passthroughWriter) watchFailover(name, data []byte, bare bool) bool {
-	fw := failoverOf(pw.ResponseWriterWrapper.ResponseWriter)
+	w := pw.ResponseWriterWrapper.ResponseWriter
+	fw, x := failoverOf(w), pw.x
 	pw.evs = pw.probe.Decode(pw.evs[:0], name, data, bare)
 	for i := range pw.evs {
-		if fw.watching() {
+		if x.key > 0 && !x.keyWatched {
+			pw.h.keys.watchStream(w, x, &pw.evs[i])
+		}
+		if fw != nil && fw.watching() {
 			fw.observe(&pw.evs[i])
 		}
 	}
-	if !fw.watching() || fw.discarded() {
+	failed := fw != nil && fw.discarded()
+	if failed || (fw == nil || !fw.watching()) && (x.key == 0 || x.keyWatched) {
 		pw.probe = nil
 	}
-	return fw.discarded()
+	return failed
 }
 
 // exception returns the error of an upstream event that is an AWS event
@@ -734,6 +744,9 @@ func (pw *passthroughWriter) endStream(msg string, cause error) {
 // endStreamWith ends the client's stream with e as an in-stream error of
 // the client's protocol.
 func (pw *passthroughWriter) endStreamWith(e *codec.Error) {
+	if pw.x.key > 0 && !pw.x.keyWatched {
+		pw.h.keys.streamFailed(pw.ResponseWriterWrapper.ResponseWriter, pw.x, e)
+	}
 	if fw := failoverOf(pw.ResponseWriterWrapper.ResponseWriter); fw != nil && fw.watching() {
 		fw.streamFailed(e)
 	}

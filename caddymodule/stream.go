@@ -45,8 +45,10 @@ type streamTranslator struct {
 
 	// model, when set, replaces the model the upstream names in its
 	// start event (see translatingWriter.model).
-	model    string
-	x        *exchange
+	model string
+	x     *exchange
+	// keys is the handler's credential pool, nil without one.
+	keys     *keyPool
 	upstream codec.Protocol
 	maxEvent int
 	done     bool // the client's stream has ended (terminal event written)
@@ -79,6 +81,7 @@ func newStreamTranslator(w http.ResponseWriter, h *Handler, client, upstream cod
 		upstream: upstream,
 		maxEvent: int(h.MaxEventSize),
 		metrics:  h.metrics,
+		keys:     h.keys,
 	}, nil
 }
 
@@ -215,6 +218,10 @@ func (s *streamTranslator) emit() {
 			// Before the model is rewritten: the exchange records the
 			// model the upstream says answered.
 			s.x.observe(&s.events[i])
+			if s.x.key > 0 && !s.x.keyWatched {
+				// A rate limit before content cools the pooled key.
+				s.keys.watchStream(s.w, s.x, &s.events[i])
+			}
 			if fw := failoverOf(s.w); fw != nil && fw.watching() {
 				// A failover site holds the stream until its first
 				// content event, or drops it at an error before.
