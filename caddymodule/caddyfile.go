@@ -112,6 +112,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	if d.NextArg() {
 		return d.ArgErr()
 	}
+	var clouds cloudSettings
 	for d.NextBlock(0) {
 		name := d.Val()
 		if name == "model" {
@@ -202,7 +203,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		if cloudOwning(name) != nil {
 			// A subdirective of the upstream's cloud (vertex_*,
 			// google_*, azure_*, aws_*): the cloud parses it.
-			if err := h.cloudSetting(name, d.RemainingArgs()); err != nil {
+			if err := clouds.set(name, d.RemainingArgs()); err != nil {
 				return d.Errf("%v", err)
 			}
 			continue
@@ -291,6 +292,9 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		default:
 			return d.Errf("unknown subdirective %q", name)
 		}
+	}
+	if err := clouds.settle(h); err != nil {
+		return d.Errf("%v", err)
 	}
 	check := h.checkConfig
 	if h.Failover != nil {

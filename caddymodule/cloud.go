@@ -79,34 +79,53 @@ func cloudName(c cloud) string {
 	return c.CaddyModule().ID.Name()
 }
 
-// cloudSetting takes the Caddyfile subdirective name with args when a
-// cloud owns it (see cloudOwning), creating the handler's cloud on its
-// first setting. An upstream lives in one cloud: a setting of another
-// cloud than the block's first is an error.
-func (h *Handler) cloudSetting(name string, args []string) error {
+// cloudSettings are the cloud settings a Caddyfile block gives, one value
+// per cloud whose subdirectives it uses, in the order of their first
+// setting.
+type cloudSettings []cloud
+
+// set takes the Caddyfile subdirective name with args, for the cloud that
+// owns it (see cloudOwning), creating that cloud's settings on their first
+// use.
+func (s *cloudSettings) set(name string, args []string) error {
 	c := cloudOwning(name)
-	switch {
-	case c == nil:
+	if c == nil {
 		return fmt.Errorf("unknown subdirective %q", name)
-	case h.cloud == nil:
-		h.cloud = c
-	case cloudName(h.cloud) != cloudName(c):
-		return fmt.Errorf("%s is a setting of the %s cloud, and this block has settings of the %s cloud (%s): an upstream lives in one cloud",
-			name, cloudName(c), cloudName(h.cloud), strings.Join(h.cloud.settings(), ", "))
 	}
-	return h.cloud.setting(name, args)
+	for _, have := range *s {
+		if cloudName(have) == cloudName(c) {
+			return have.setting(name, args)
+		}
+	}
+	*s = append(*s, c)
+	return c.setting(name, args)
 }
 
-// upstreamCloud returns the cloud settings to check for an upstream of
-// protocol p: the configured ones, or the empty settings of p's cloud
-// (whose checks report what p requires), or nil for a protocol outside
-// any cloud configured without cloud settings.
-func (h *Handler) upstreamCloud(p codec.Protocol) cloud {
-	if h.cloud != nil {
-		return h.cloud
+// settle gives h the settings of its upstream's cloud. The settings of
+// another cloud are checked against the upstream, which reports the ones
+// it cannot take (azure_* toward Vertex, google_credentials toward
+// OpenAI); what such a check lets pass is what an upstream outside Google
+// Cloud always ignored, vertex_project and vertex_location (Caddyfiles
+// that serve several upstreams give them to all), and is left out. A
+// failover site, or an upstream not yet known, keeps the first cloud's
+// settings for its own checks to report.
+func (s cloudSettings) settle(h *Handler) error {
+	h.cloud = nil
+	up, err := codec.ParseProtocol(h.Upstream)
+	if h.Failover != nil || err != nil {
+		if len(s) > 0 {
+			h.cloud = s[0]
+		}
+		return nil
 	}
-	if name := p.Descriptor().Cloud; name != "" {
-		return newCloud(name)
+	for _, c := range s {
+		if cloudName(c) == up.Descriptor().Cloud {
+			h.cloud = c
+			continue
+		}
+		if err := c.check(up, h.APIKey != "" || len(h.APIKeys) > 0); err != nil {
+			return err
+		}
 	}
 	return nil
 }

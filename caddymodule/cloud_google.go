@@ -119,7 +119,9 @@ func (g *GoogleCloud) check(p codec.Protocol, keyed bool) error {
 		if c := g.credentialName(); c != "" {
 			return fmt.Errorf("%s is only for the vertex and vertex-anthropic upstreams, not %s (use api_key for its credential)", c, p)
 		}
-		return fmt.Errorf("vertex_project and vertex_location are only for the vertex and vertex-anthropic upstreams, not %s", p)
+		// An upstream outside Google Cloud ignores the project and
+		// location (see cloudSettings.settle).
+		return nil
 	}
 	if d.Located {
 		var missing []string

@@ -37,9 +37,19 @@ func (h *Handler) checkConfig() error {
 			return fmt.Errorf("client: %s is an upstream protocol only; its clients speak %s on its paths, which are recognised without this setting", client, client.Family())
 		}
 	}
-	if c := h.upstreamCloud(upstream); c != nil {
-		if err := c.check(upstream, h.APIKey != "" || len(h.APIKeys) > 0); err != nil {
+	// The configured cloud settings, and those the upstream's cloud
+	// requires when they are another cloud's or none.
+	keyed := h.APIKey != "" || len(h.APIKeys) > 0
+	if h.cloud != nil {
+		if err := h.cloud.check(upstream, keyed); err != nil {
 			return err
+		}
+	}
+	if name := upstream.Descriptor().Cloud; name != "" && (h.cloud == nil || cloudName(h.cloud) != name) {
+		if c := newCloud(name); c != nil {
+			if err := c.check(upstream, keyed); err != nil {
+				return err
+			}
 		}
 	}
 	if h.Dialect != "" {

@@ -42,7 +42,6 @@ func TestCheckConfig(t *testing.T) {
 		{"unknown client", Handler{Upstream: "gemini", Client: "claude"}, `client: unknown protocol "claude"`},
 		{"vertex without project", Handler{Upstream: "vertex", CloudRaw: cloudRaw(&GoogleCloud{Location: "l"})}, "upstream vertex requires vertex_project and vertex_location (missing: vertex_project)"},
 		{"vertex-anthropic without both", Handler{Upstream: "vertex-anthropic"}, "(missing: vertex_project, vertex_location)"},
-		{"vertex project for gemini", Handler{Upstream: "gemini", CloudRaw: vertexCloud("p", "l")}, "vertex_project and vertex_location are only for the vertex and vertex-anthropic upstreams, not gemini"},
 		{"project with a slash", Handler{Upstream: "vertex", CloudRaw: vertexCloud("a/b", "l")}, `vertex_project: "a/b" is not a Google Cloud project`},
 		{"location with a space", Handler{Upstream: "vertex", CloudRaw: vertexCloud("p", "us east")}, `vertex_location: "us east" is not a Google Cloud location`},
 		{"google credentials for gemini", Handler{Upstream: "gemini", CloudRaw: cloudRaw(&GoogleCloud{Credentials: "adc"})}, "google_credentials is only for the vertex and vertex-anthropic upstreams, not gemini (use api_key for its credential)"},

@@ -154,15 +154,19 @@ func Probe(ctx context.Context, cfg ProbeConfig) (*ProbeReport, error) {
 	h := &Handler{Upstream: cfg.Upstream, APIKey: cfg.APIKey, Dialect: cfg.Dialect,
 		OnUnsupported: "strict", ModelRules: []rules.Rule{{Models: []string{cfg.Model}}}}
 	// The cloud settings, taken as the directive takes them.
+	var clouds cloudSettings
 	for _, s := range [...]struct{ name, value string }{{"vertex_project", cfg.VertexProject}, {"vertex_location", cfg.VertexLocation},
 		{"google_credentials", cfg.GoogleCredentials}, {"google_token", cfg.GoogleToken}, {"azure_api_version", cfg.AzureAPIVersion},
 		{"aws_region", cfg.AWSRegion}, {"aws_profile", cfg.AWSProfile}, {"aws_host", cfg.AWSHost}} {
 		if s.value == "" {
 			continue
 		}
-		if err := h.cloudSetting(s.name, []string{s.value}); err != nil {
+		if err := clouds.set(s.name, []string{s.value}); err != nil {
 			return nil, err
 		}
+	}
+	if err := clouds.settle(h); err != nil {
+		return nil, err
 	}
 	if h.cloud != nil {
 		h.CloudRaw = cloudRaw(h.cloud)

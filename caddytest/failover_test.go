@@ -140,8 +140,13 @@ type failoverEnv struct {
 	// openai-chat), "cool" (anthropic-messages, then openai-chat, with
 	// their own targets, the provider's cooldowns and a breaker of 2
 	// failures), "pool" (a plain site of an openai-chat upstream with a
-	// pool of three keys).
+	// pool of three keys), "azure-pool" (a plain site of an azure-openai
+	// upstream with a pool of two azure_credentials applications).
 	sites map[string]string
+	// azureFront is the Azure front of "azure-pool", which accepts the
+	// tokens of both applications; entra their token endpoint.
+	azureFront *azureFront
+	entra      *entraServer
 	// accessLog is the access log of the "anthropic" site, whose entries
 	// carry {http.llmbridge.target} and {http.llmbridge.attempts} as
 	// ph_target and ph_attempts besides llmbridge's own fields.
@@ -248,6 +253,13 @@ func newFailoverEnv(env *testEnv) (*failoverEnv, error) {
 	site("cool", "\tllmbridge {\n\t\tfailover cool-a cool-b {\n\t\t\tcooldown 400ms\n\t\t\tcircuit_breaker 2 10s 400ms\n\t\t}\n\t}\n")
 	site("plain", "\tllmbridge {\n\t\tupstream anthropic-messages\n\t}\n\treverse_proxy "+fe.faulty[anthropicMsgs].addr()+"\n")
 	site("pool", "\tllmbridge {\n\t\tupstream openai-chat\n\t\tapi_key pool-k0 pool-k1 pool-k2\n\t}\n\treverse_proxy "+fe.faulty[openaiChat].addr()+"\n")
+	fe.entra = newEntraServer(azurePoolClient, azurePoolToken)
+	fe.azureFront = newAzureFront(azureEntra, env.mocks[openaiChat].srv.URL, env.mocks[openaiResponses].srv.URL)
+	fe.azureFront.tokens = []string{azureToken, azurePoolToken}
+	app := func(client string) string {
+		return "\t\tazure_credentials " + azureTenant + " " + client + " " + azureClientSecret + " " + fe.entra.srv.URL + "\n"
+	}
+	site("azure-pool", "\tllmbridge {\n\t\tupstream azure-openai\n"+app(azureClientID)+app(azurePoolClient)+"\t}\n\treverse_proxy "+fe.azureFront.addr()+"\n")
 	fe.caddyfile = b.String()
 	return fe, nil
 }
@@ -602,6 +614,65 @@ func TestKeyPool(t *testing.T) {
 	logs := string(logBytes)
 	if !strings.Contains(logs, "api_key[1]") || strings.Contains(logs, "pool-k1") {
 		t.Errorf("the refused key is not logged by its position, or is logged by its value")
+	}
+}
+
+// The second application of the azure-pool site and its token.
+const (
+	azurePoolClient = "azure-client-2"
+	azurePoolToken  = "entra-token-2"
+)
+
+// TestAzureCredentialPool checks a pool of two azure_credentials
+// applications against the Entra ID token endpoint: each gets its own
+// token, the tokens are used in turn, a token the upstream refuses (401)
+// takes its application out, logged as azure_credentials[1] and never by
+// its secret or token.
+func TestAzureCredentialPool(t *testing.T) {
+	env, fe := setupFailover(t)
+	env.mocks.resetAll(t)
+	front := fe.azureFront
+	set := func(refuse map[string]int) {
+		front.mu.Lock()
+		front.refuse = refuse
+		front.mu.Unlock()
+	}
+	defer set(nil)
+	body := `{"model":"gpt-5","messages":[{"role":"user","content":"Hi"}]}`
+	tokens := func(n int) map[string]int {
+		t.Helper()
+		for range n {
+			resp := postJSON(t, fe.sites["azure-pool"]+"/v1/chat/completions", body)
+			_ = resp.Body.Close()
+		}
+		seen, violations := front.take()
+		for _, v := range violations {
+			t.Errorf("Azure front: %s", v)
+		}
+		count := map[string]int{}
+		for _, s := range seen {
+			count[strings.TrimPrefix(s.authorization, "Bearer ")]++
+		}
+		return count
+	}
+	front.take()
+	if count := tokens(4); count[azureToken] != 2 || count[azurePoolToken] != 2 {
+		t.Errorf("tokens used %v, want each application's twice (in turn)", count)
+	}
+	set(map[string]int{azurePoolToken: 401})
+	if count := tokens(6); count[azurePoolToken] != 1 || count[azureToken] != 5 {
+		t.Errorf("after a refusal, tokens used %v, want the refused one once, the other for the rest", count)
+	}
+	fe.entra.mu.Lock()
+	calls, violations := fe.entra.calls, fe.entra.violations
+	fe.entra.mu.Unlock()
+	if calls != 2 || len(violations) > 0 {
+		t.Errorf("Entra ID token endpoint: %d calls (want 2: one token per application, cached), problems %v", calls, violations)
+	}
+	logBytes, _ := os.ReadFile(env.debugLog)
+	logs := string(logBytes)
+	if !strings.Contains(logs, "azure_credentials[1]") || strings.Contains(logs, azurePoolToken) || strings.Contains(logs, azureClientSecret) {
+		t.Errorf("the refused application is not logged by its position, or its token or secret is logged")
 	}
 }
 
