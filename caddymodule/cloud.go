@@ -130,6 +130,24 @@ func (s cloudSettings) settle(h *Handler) error {
 	return nil
 }
 
+// setting is one subdirective of a cloud and whether it is set.
+type setting struct {
+	name string
+	set  bool
+}
+
+// setNames returns the names of the settings that are set, for
+// cloud.settings.
+func setNames(settings ...setting) []string {
+	var names []string
+	for _, f := range settings {
+		if f.set {
+			names = append(names, f.name)
+		}
+	}
+	return names
+}
+
 // cloudRaw is c as the handler's JSON "cloud" object.
 func cloudRaw(c cloud) json.RawMessage {
 	return caddyconfig.JSONModuleObject(c, "name", cloudName(c), nil)

@@ -77,16 +77,7 @@ func (a *AWSCloud) setting(name string, args []string) error {
 }
 
 func (a *AWSCloud) settings() []string {
-	var names []string
-	for _, f := range [...]struct {
-		name string
-		set  bool
-	}{{"aws_region", a.Region != ""}, {"aws_profile", len(a.Profiles) > 0}, {"aws_host", a.Host != ""}} {
-		if f.set {
-			names = append(names, f.name)
-		}
-	}
-	return names
+	return setNames(setting{"aws_region", a.Region != ""}, setting{"aws_profile", len(a.Profiles) > 0}, setting{"aws_host", a.Host != ""})
 }
 
 func (a *AWSCloud) check(p codec.Protocol, keyed bool) error {

@@ -95,14 +95,7 @@ func (a *AzureCloud) setting(name string, args []string) error {
 }
 
 func (a *AzureCloud) settings() []string {
-	var names []string
-	if a.APIVersion != "" {
-		names = append(names, "azure_api_version")
-	}
-	if len(a.Credentials) > 0 {
-		names = append(names, "azure_credentials")
-	}
-	return names
+	return setNames(setting{"azure_api_version", a.APIVersion != ""}, setting{"azure_credentials", len(a.Credentials) > 0})
 }
 
 func (a *AzureCloud) check(p codec.Protocol, keyed bool) error {

@@ -89,17 +89,8 @@ func (g *GoogleCloud) setting(name string, args []string) error {
 }
 
 func (g *GoogleCloud) settings() []string {
-	var names []string
-	for _, f := range [...]struct {
-		name string
-		set  bool
-	}{{"vertex_project", g.Project != ""}, {"vertex_location", g.Location != ""},
-		{"google_credentials", g.Credentials != ""}, {"google_token", g.Token != ""}} {
-		if f.set {
-			names = append(names, f.name)
-		}
-	}
-	return names
+	return setNames(setting{"vertex_project", g.Project != ""}, setting{"vertex_location", g.Location != ""},
+		setting{"google_credentials", g.Credentials != ""}, setting{"google_token", g.Token != ""})
 }
 
 // credentialName names the credential setting that is set, or "".

@@ -65,25 +65,31 @@ const (
 	anthropicMessageOK  = `{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"hi"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}}`
 )
 
+// chat is k for an upstream of the Chat Completions wire format: its
+// requests and answers, and a rate limit as its in-stream error chunk.
+func (k poolKind) chat() poolKind {
+	k.plain = post("/v1/chat/completions", `{"model":"gpt-5","messages":[{"role":"user","content":"Hi"}]}`)
+	k.plainAnswer = jsonAnswer(200, chatOK)
+	k.translated = post("/v1/messages", messagesStreamBody)
+	k.passthrough = post("/v1/chat/completions", chatStreamBody)
+	k.throttled = func(*testing.T) func(w http.ResponseWriter) error {
+		return sseAnswer(chatRateLimitStream, 1<<10, nil)
+	}
+	return k
+}
+
 // poolKinds are the credentials a pool can hold: api_key values,
 // azure_credentials applications (tokens from a fake Entra ID) and
 // aws_profile profiles (from a temporary shared credentials file).
 var poolKinds = []poolKind{
-	{
+	poolKind{
 		name: "api_key",
 		handler: func(t *testing.T) *Handler {
 			return newTestHandler(t, &Handler{Upstream: "openai-chat", APIKeys: []string{"k0", "k1"}})
 		},
-		member:      func(hdr http.Header) string { return strings.TrimPrefix(hdr.Get("Authorization"), "Bearer k") },
-		plain:       post("/v1/chat/completions", `{"model":"gpt-5","messages":[{"role":"user","content":"Hi"}]}`),
-		plainAnswer: jsonAnswer(200, chatOK),
-		translated:  post("/v1/messages", messagesStreamBody),
-		passthrough: post("/v1/chat/completions", chatStreamBody),
-		throttled: func(*testing.T) func(w http.ResponseWriter) error {
-			return sseAnswer(chatRateLimitStream, 1<<10, nil)
-		},
-	},
-	{
+		member: func(hdr http.Header) string { return strings.TrimPrefix(hdr.Get("Authorization"), "Bearer k") },
+	}.chat(),
+	poolKind{
 		name: "azure_credentials",
 		handler: func(t *testing.T) *Handler {
 			entra := entraTokens(t)
@@ -93,15 +99,8 @@ var poolKinds = []poolKind{
 			return newTestHandler(t, &Handler{Upstream: "azure-openai",
 				CloudRaw: cloudRaw(&AzureCloud{Credentials: []AzureCredentials{app("app0"), app("app1")}})})
 		},
-		member:      func(hdr http.Header) string { return strings.TrimPrefix(hdr.Get("Authorization"), "Bearer tok-app") },
-		plain:       post("/v1/chat/completions", `{"model":"gpt-5","messages":[{"role":"user","content":"Hi"}]}`),
-		plainAnswer: jsonAnswer(200, chatOK),
-		translated:  post("/v1/messages", messagesStreamBody),
-		passthrough: post("/v1/chat/completions", chatStreamBody),
-		throttled: func(*testing.T) func(w http.ResponseWriter) error {
-			return sseAnswer(chatRateLimitStream, 1<<10, nil)
-		},
-	},
+		member: func(hdr http.Header) string { return strings.TrimPrefix(hdr.Get("Authorization"), "Bearer tok-app") },
+	}.chat(),
 	{
 		name: "aws_profile",
 		handler: func(t *testing.T) *Handler {
