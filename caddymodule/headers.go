@@ -90,8 +90,8 @@ func clientCredential(p codec.Protocol, r *http.Request) string {
 // the upstream credential of the request (see credentialOf). It removes
 // every client credential and every header that belongs to another
 // protocol, sets the credential in the upstream's scheme, and adds the
-// headers the upstream protocol requires. It fails only when a Google
-// access token cannot be obtained.
+// headers the upstream protocol requires. It fails only when an OAuth
+// access token (Google's, Entra ID's) cannot be obtained.
 func (h *Handler) rewriteHeaders(r *http.Request, client, upstream codec.Protocol, stream bool, cred *credential) *codec.Error {
 	key := cred.key
 	if cred.tokens != nil {
