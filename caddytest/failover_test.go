@@ -625,9 +625,10 @@ const (
 
 // TestAzureCredentialPool checks a pool of two azure_credentials
 // applications against the Entra ID token endpoint: each gets its own
-// token, the tokens are used in turn, a token the upstream refuses (401)
-// takes its application out, logged as azure_credentials[1] and never by
-// its secret or token.
+// token, the tokens are used in turn, a token the upstream rate limits
+// is skipped for its Retry-After, a token it refuses (401) takes its
+// application out, logged as azure_credentials[1] and never by its
+// secret or token, and with none usable the gateway answers 429.
 func TestAzureCredentialPool(t *testing.T) {
 	env, fe := setupFailover(t)
 	env.mocks.resetAll(t)
@@ -639,10 +640,15 @@ func TestAzureCredentialPool(t *testing.T) {
 	}
 	defer set(nil)
 	body := `{"model":"gpt-5","messages":[{"role":"user","content":"Hi"}]}`
+	statuses := map[int]int{}
 	tokens := func(n int) map[string]int {
 		t.Helper()
 		for range n {
 			resp := postJSON(t, fe.sites["azure-pool"]+"/v1/chat/completions", body)
+			statuses[resp.StatusCode]++
+			if resp.StatusCode == 429 && resp.Header.Get("Retry-After") == "" {
+				t.Errorf("429 without Retry-After")
+			}
 			_ = resp.Body.Close()
 		}
 		seen, violations := front.take()
@@ -659,9 +665,17 @@ func TestAzureCredentialPool(t *testing.T) {
 	if count := tokens(4); count[azureToken] != 2 || count[azurePoolToken] != 2 {
 		t.Errorf("tokens used %v, want each application's twice (in turn)", count)
 	}
+	// The first application rate limited for 30 s: the second serves.
+	set(map[string]int{azureToken: 429})
+	if count := tokens(4); count[azureToken] != 1 || count[azurePoolToken] != 3 {
+		t.Errorf("after a rate limit, tokens used %v, want the limited one once, the other for the rest", count)
+	}
+	// The second refused: out; the first still cools, so the gateway
+	// answers 429 itself.
 	set(map[string]int{azurePoolToken: 401})
-	if count := tokens(6); count[azurePoolToken] != 1 || count[azureToken] != 5 {
-		t.Errorf("after a refusal, tokens used %v, want the refused one once, the other for the rest", count)
+	clear(statuses)
+	if count := tokens(3); count[azurePoolToken] != 1 || count[azureToken] != 0 || statuses[429] != 2 {
+		t.Errorf("after a refusal, tokens used %v and statuses %v, want the refused one once and two 429s from the gateway", count, statuses)
 	}
 	fe.entra.mu.Lock()
 	calls, violations := fe.entra.calls, fe.entra.violations
