@@ -49,10 +49,6 @@ type exchange struct {
 	// key is the position plus one of the pooled upstream key the
 	// request used, or 0.
 	key uint16
-	// keyWatched is set once the stream answered with the pooled key
-	// showed content or failed: its events no longer concern the key
-	// (keyPool.watchStream).
-	keyWatched bool
 	// attempts counts the targets a failover site tried, target is the
 	// position of the one that answered in site's list; site is nil
 	// outside a failover target.

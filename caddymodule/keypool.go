@@ -201,22 +201,21 @@ func (p *keyPool) note(i, status int, hdr http.Header) bool {
 // throttlingException, Anthropic's rate_limit_error, OpenAI's or
 // Gemini's in-stream 429) cools the member as a 429 answer would, for
 // the default cooldown since an event carries no Retry-After; the first
-// content event ends the watch (x.keyWatched).
-func (p *keyPool) watchStream(w http.ResponseWriter, x *exchange, ev *codec.Event) {
-	if preContent(ev.Type) {
-		return
-	}
-	if ev.Type == codec.EventError {
+// content event ends the watch. It reports whether the watch is over:
+// the stream showed content or failed.
+func (p *keyPool) watchStream(w http.ResponseWriter, x *exchange, ev *codec.Event) bool {
+	switch {
+	case preContent(ev.Type):
+		return false
+	case ev.Type == codec.EventError:
 		p.streamFailed(w, x, ev.Err)
-		return
 	}
-	x.keyWatched = true
+	return true
 }
 
 // streamFailed takes the error e that ended a stream answered to a
 // request made with the member x.key of the pool, before any content.
 func (p *keyPool) streamFailed(w http.ResponseWriter, x *exchange, e *codec.Error) {
-	x.keyWatched = true
 	if e == nil || e.Status != http.StatusTooManyRequests && e.Kind != mapping.ErrRateLimit {
 		return
 	}

@@ -229,6 +229,9 @@ type passthroughWriter struct {
 	evs     []codec.Event
 	reframe bool // events are re-framed to restore the model or add metrics
 	metrics bool // message_stop gets Bedrock's invocation metrics
+	// keyWatched is set once the stream of a pooled key showed content
+	// or failed: its events no longer concern the key.
+	keyWatched bool
 	// pending is the raw stream from input offset sent on, not yet passed
 	// on; good is the input offset up to which it holds complete,
 	// checked events.
@@ -602,15 +605,15 @@ func (pw *passthroughWriter) watchFailover(name, data []byte, bare bool) bool {
 	fw, x := failoverOf(w), pw.x
 	pw.evs = pw.probe.Decode(pw.evs[:0], name, data, bare)
 	for i := range pw.evs {
-		if x.key > 0 && !x.keyWatched {
-			pw.h.keys.watchStream(w, x, &pw.evs[i])
+		if x.key > 0 && !pw.keyWatched {
+			pw.keyWatched = pw.h.keys.watchStream(w, x, &pw.evs[i])
 		}
 		if fw != nil && fw.watching() {
 			fw.observe(&pw.evs[i])
 		}
 	}
 	failed := fw != nil && fw.discarded()
-	if failed || (fw == nil || !fw.watching()) && (x.key == 0 || x.keyWatched) {
+	if failed || (fw == nil || !fw.watching()) && (x.key == 0 || pw.keyWatched) {
 		pw.probe = nil
 	}
 	return failed
@@ -744,7 +747,8 @@ func (pw *passthroughWriter) endStream(msg string, cause error) {
 // endStreamWith ends the client's stream with e as an in-stream error of
 // the client's protocol.
 func (pw *passthroughWriter) endStreamWith(e *codec.Error) {
-	if pw.x.key > 0 && !pw.x.keyWatched {
+	if pw.x.key > 0 && !pw.keyWatched {
+		pw.keyWatched = true
 		pw.h.keys.streamFailed(pw.ResponseWriterWrapper.ResponseWriter, pw.x, e)
 	}
 	if fw := failoverOf(pw.ResponseWriterWrapper.ResponseWriter); fw != nil && fw.watching() {

@@ -53,7 +53,10 @@ type streamTranslator struct {
 	maxEvent int
 	done     bool // the client's stream has ended (terminal event written)
 	failed   bool // it ended with an error event
-	writeErr error
+	// keyWatched is set once the stream of a pooled key showed content
+	// or failed: its events no longer concern the key.
+	keyWatched bool
+	writeErr   error
 	// cutoff stops the reading of the upstream body after a complete
 	// stream (nil in tests that drive the translator directly).
 	cutoff *upstreamCutoff
@@ -218,9 +221,9 @@ func (s *streamTranslator) emit() {
 			// Before the model is rewritten: the exchange records the
 			// model the upstream says answered.
 			s.x.observe(&s.events[i])
-			if s.x.key > 0 && !s.x.keyWatched {
+			if s.x.key > 0 && !s.keyWatched {
 				// A rate limit before content cools the pooled key.
-				s.keys.watchStream(s.w, s.x, &s.events[i])
+				s.keyWatched = s.keys.watchStream(s.w, s.x, &s.events[i])
 			}
 			if fw := failoverOf(s.w); fw != nil && fw.watching() {
 				// A failover site holds the stream until its first
