@@ -60,6 +60,9 @@ type azureFront struct {
 	// that status instead (credential pools).
 	tokens []string
 	refuse map[string]int
+	// streamLimit is a token whose requests are answered a stream that
+	// fails with a rate limit before any content.
+	streamLimit string
 
 	mu         sync.Mutex
 	seen       []azureSeen
@@ -105,7 +108,15 @@ func (f *azureFront) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	f.seen = append(f.seen, s)
 	f.violations = append(f.violations, problems...)
 	status := f.refuse[strings.TrimPrefix(s.authorization, "Bearer ")]
+	limited := f.streamLimit != "" && s.authorization == "Bearer "+f.streamLimit
 	f.mu.Unlock()
+	if limited {
+		// OpenAI's in-stream error chunk of a rate limit.
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		_, _ = io.WriteString(w, "data: {\"error\":{\"message\":\"Rate limit reached\",\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}\n\n")
+		return
+	}
 	if status != 0 {
 		w.Header().Set("Content-Type", "application/json")
 		if status == http.StatusTooManyRequests {

@@ -141,7 +141,8 @@ type failoverEnv struct {
 	// their own targets, the provider's cooldowns and a breaker of 2
 	// failures), "pool" (a plain site of an openai-chat upstream with a
 	// pool of three keys), "azure-pool" (a plain site of an azure-openai
-	// upstream with a pool of two azure_credentials applications).
+	// upstream with a pool of two azure_credentials applications;
+	// "azure-pool-2" another with the same two, a pool of its own).
 	sites map[string]string
 	// azureFront is the Azure front of "azure-pool", which accepts the
 	// tokens of both applications; entra their token endpoint.
@@ -260,6 +261,7 @@ func newFailoverEnv(env *testEnv) (*failoverEnv, error) {
 		return "\t\tazure_credentials " + azureTenant + " " + client + " " + azureClientSecret + " " + fe.entra.srv.URL + "\n"
 	}
 	site("azure-pool", "\tllmbridge {\n\t\tupstream azure-openai\n"+app(azureClientID)+app(azurePoolClient)+"\t}\n\treverse_proxy "+fe.azureFront.addr()+"\n")
+	site("azure-pool-2", "\tllmbridge {\n\t\tupstream azure-openai\n"+app(azureClientID)+app(azurePoolClient)+"\t}\n\treverse_proxy "+fe.azureFront.addr()+"\n")
 	fe.caddyfile = b.String()
 	return fe, nil
 }
@@ -629,26 +631,29 @@ const (
 // is skipped for its Retry-After, a token it refuses (401) takes its
 // application out, logged as azure_credentials[1] and never by its
 // secret or token, and with none usable the gateway answers 429.
+// In another pool, an application whose stream fails with a rate limit
+// before any content cools as a 429 would.
 func TestAzureCredentialPool(t *testing.T) {
 	env, fe := setupFailover(t)
 	env.mocks.resetAll(t)
 	front := fe.azureFront
-	set := func(refuse map[string]int) {
+	set := func(refuse map[string]int, streamLimit string) {
 		front.mu.Lock()
-		front.refuse = refuse
+		front.refuse, front.streamLimit = refuse, streamLimit
 		front.mu.Unlock()
 	}
-	defer set(nil)
+	defer set(nil, "")
 	body := `{"model":"gpt-5","messages":[{"role":"user","content":"Hi"}]}`
 	statuses := map[int]int{}
-	tokens := func(n int) map[string]int {
+	tokens := func(n int, site string) map[string]int {
 		t.Helper()
 		for range n {
-			resp := postJSON(t, fe.sites["azure-pool"]+"/v1/chat/completions", body)
+			resp := postJSON(t, fe.sites[site]+"/v1/chat/completions", body)
 			statuses[resp.StatusCode]++
 			if resp.StatusCode == 429 && resp.Header.Get("Retry-After") == "" {
 				t.Errorf("429 without Retry-After")
 			}
+			_, _ = io.Copy(io.Discard, resp.Body)
 			_ = resp.Body.Close()
 		}
 		seen, violations := front.take()
@@ -662,26 +667,39 @@ func TestAzureCredentialPool(t *testing.T) {
 		return count
 	}
 	front.take()
-	if count := tokens(4); count[azureToken] != 2 || count[azurePoolToken] != 2 {
+	if count := tokens(4, "azure-pool"); count[azureToken] != 2 || count[azurePoolToken] != 2 {
 		t.Errorf("tokens used %v, want each application's twice (in turn)", count)
 	}
 	// The first application rate limited for 30 s: the second serves.
-	set(map[string]int{azureToken: 429})
-	if count := tokens(4); count[azureToken] != 1 || count[azurePoolToken] != 3 {
+	set(map[string]int{azureToken: 429}, "")
+	if count := tokens(4, "azure-pool"); count[azureToken] != 1 || count[azurePoolToken] != 3 {
 		t.Errorf("after a rate limit, tokens used %v, want the limited one once, the other for the rest", count)
 	}
 	// The second refused: out; the first still cools, so the gateway
 	// answers 429 itself.
-	set(map[string]int{azurePoolToken: 401})
+	set(map[string]int{azurePoolToken: 401}, "")
 	clear(statuses)
-	if count := tokens(3); count[azurePoolToken] != 1 || count[azureToken] != 0 || statuses[429] != 2 {
+	if count := tokens(3, "azure-pool"); count[azurePoolToken] != 1 || count[azureToken] != 0 || statuses[429] != 2 {
 		t.Errorf("after a refusal, tokens used %v and statuses %v, want the refused one once and two 429s from the gateway", count, statuses)
+	}
+	// A pool of its own: its first request, made with the first
+	// application, is a stream that fails with a rate limit before any
+	// content, which cools that application as a 429 would.
+	set(nil, azureToken)
+	body = `{"model":"gpt-5","stream":true,"messages":[{"role":"user","content":"Hi"}]}`
+	if count := tokens(1, "azure-pool-2"); count[azureToken] != 1 {
+		t.Fatalf("the pool's first stream used %v, want the first application's token", count)
+	}
+	set(nil, "")
+	body = `{"model":"gpt-5","messages":[{"role":"user","content":"Hi"}]}`
+	if count := tokens(3, "azure-pool-2"); count[azureToken] != 0 || count[azurePoolToken] != 3 {
+		t.Errorf("after a rate limit in a stream, tokens used %v, want the other application's only", count)
 	}
 	fe.entra.mu.Lock()
 	calls, violations := fe.entra.calls, fe.entra.violations
 	fe.entra.mu.Unlock()
-	if calls != 2 || len(violations) > 0 {
-		t.Errorf("Entra ID token endpoint: %d calls (want 2: one token per application, cached), problems %v", calls, violations)
+	if calls != 4 || len(violations) > 0 {
+		t.Errorf("Entra ID token endpoint: %d calls (want 4: one token per application of each pool, cached), problems %v", calls, violations)
 	}
 	logBytes, _ := os.ReadFile(env.debugLog)
 	logs := string(logBytes)
