@@ -245,3 +245,46 @@ func TestPoolStreamErrorAfterContent(t *testing.T) {
 		}
 	}
 }
+
+// TestPoolStreamRateLimits checks that each upstream family's rate limit
+// in a stream before its content cools the pooled key, translated (for a
+// Chat client) and passed through (for a client of the upstream's own
+// protocol).
+func TestPoolStreamRateLimits(t *testing.T) {
+	tests := []struct {
+		upstream, stream string
+		passthrough      func() *http.Request
+	}{
+		{"anthropic-messages", "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\",\"message\":\"slow down\"}}\n\n",
+			post("/v1/messages", messagesStreamBody)},
+		{"gemini", "data: {\"error\":{\"code\":429,\"message\":\"Resource exhausted\",\"status\":\"RESOURCE_EXHAUSTED\"}}\n\n",
+			post("/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse", `{"contents":[{"role":"user","parts":[{"text":"Hi"}]}]}`)},
+		{"openai-responses", "event: error\ndata: {\"type\":\"error\",\"code\":\"rate_limit_exceeded\",\"message\":\"slow down\",\"sequence_number\":0}\n\n",
+			post("/v1/responses", `{"model":"gpt-5","stream":true,"input":"Hi"}`)},
+	}
+	member := func(hdr http.Header) string {
+		for _, name := range []string{"Authorization", "X-Api-Key", "X-Goog-Api-Key"} {
+			if v := strings.TrimPrefix(hdr.Get(name), "Bearer "); v == "k0" || v == "k1" {
+				return v[1:]
+			}
+		}
+		return ""
+	}
+	for _, tc := range tests {
+		for _, mode := range []struct {
+			name string
+			req  func() *http.Request
+		}{{"translated", post("/v1/chat/completions", chatStreamBody)}, {"passthrough", tc.passthrough}} {
+			t.Run(tc.upstream+" "+mode.name, func(t *testing.T) {
+				h := newTestHandler(t, &Handler{Upstream: tc.upstream, APIKeys: []string{"k0", "k1"}})
+				k := poolKind{member: member}
+				if _, m := send2(t, h, k, mode.req(), sseAnswer(tc.stream, 1<<10, nil)); m != "0" {
+					t.Fatalf("member %q, want 0", m)
+				}
+				if u := h.keys.until[0].Load(); u <= time.Now().UnixNano() {
+					t.Errorf("key 0 is not cooling after a rate limit in its stream")
+				}
+			})
+		}
+	}
+}
