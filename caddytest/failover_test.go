@@ -78,6 +78,10 @@ func (f *faultyUpstream) seen() (int, []string) {
 
 func (f *faultyUpstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	key := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if id := sigV4AccessKey(key); id != "" {
+		// A SigV4 signature: its access key names the credential.
+		key = id
+	}
 	if key == "" {
 		key = r.Header.Get("X-Api-Key")
 	}
@@ -142,7 +146,9 @@ type failoverEnv struct {
 	// failures), "pool" (a plain site of an openai-chat upstream with a
 	// pool of three keys), "azure-pool" (a plain site of an azure-openai
 	// upstream with a pool of two azure_credentials applications;
-	// "azure-pool-2" another with the same two, a pool of its own).
+	// "azure-pool-2" another with the same two, a pool of its own;
+	// "aws-pool" a plain site of a bedrock-anthropic upstream with a pool
+	// of two aws_profile profiles).
 	sites map[string]string
 	// azureFront is the Azure front of "azure-pool", which accepts the
 	// tokens of both applications; entra their token endpoint.
@@ -202,7 +208,7 @@ func newFailoverEnv(env *testEnv) (*failoverEnv, error) {
 	if err != nil {
 		return nil, err
 	}
-	ports, err := freePorts(12)
+	ports, err := freePorts(14)
 	if err != nil {
 		return nil, err
 	}
@@ -261,6 +267,7 @@ func newFailoverEnv(env *testEnv) (*failoverEnv, error) {
 		return "\t\tazure_credentials " + azureTenant + " " + client + " " + azureClientSecret + " " + fe.entra.srv.URL + "\n"
 	}
 	site("azure-pool", "\tllmbridge {\n\t\tupstream azure-openai\n"+app(azureClientID)+app(azurePoolClient)+"\t}\n\treverse_proxy "+fe.azureFront.addr()+"\n")
+	site("aws-pool", "\tllmbridge {\n\t\tupstream bedrock-anthropic\n\t\taws_region "+awsRegion+"\n\t\taws_profile llmbridge-a llmbridge-b\n\t}\n\treverse_proxy "+fe.faulty[bedrockAnthropic].addr()+"\n")
 	site("azure-pool-2", "\tllmbridge {\n\t\tupstream azure-openai\n"+app(azureClientID)+app(azurePoolClient)+"\t}\n\treverse_proxy "+fe.azureFront.addr()+"\n")
 	fe.caddyfile = b.String()
 	return fe, nil
@@ -616,6 +623,49 @@ func TestKeyPool(t *testing.T) {
 	logs := string(logBytes)
 	if !strings.Contains(logs, "api_key[1]") || strings.Contains(logs, "pool-k1") {
 		t.Errorf("the refused key is not logged by its position, or is logged by its value")
+	}
+}
+
+// TestAWSProfilePool checks a pool of two aws_profile profiles of a
+// shared credentials file: the mock verifies each request's SigV4
+// signature with the profile's keys, the profiles sign in turn, and a
+// profile the upstream refuses (403) is out, logged as aws_profile[0]
+// and never by its keys.
+func TestAWSProfilePool(t *testing.T) {
+	env, fe := setupFailover(t)
+	env.mocks.resetAll(t)
+	f, mock := fe.faulty[bedrockAnthropic], env.mocks[bedrockAnthropic]
+	a, b := awsProfiles["llmbridge-a"].AccessKeyID, awsProfiles["llmbridge-b"].AccessKeyID
+	body := `{"model":"claude-sonnet-4-5","max_tokens":10,"messages":[{"role":"user","content":"Hi"}]}`
+	send := func(n int) map[string]int {
+		t.Helper()
+		for range n {
+			resp := postJSON(t, fe.sites["aws-pool"]+"/v1/messages", body)
+			_, _ = io.Copy(io.Discard, resp.Body)
+			_ = resp.Body.Close()
+		}
+		_, keys := f.seen()
+		count := map[string]int{}
+		for _, k := range keys {
+			count[k]++
+		}
+		return count
+	}
+	f.set(nil)
+	if count := send(4); count[a] != 2 || count[b] != 2 {
+		t.Errorf("access keys used %v, want each profile's twice (in turn)", count)
+	}
+	for _, v := range mock.takeViolations() {
+		t.Errorf("Bedrock mock: %s", v)
+	}
+	f.set(&targetFault{keys: map[string]int{a: 403}})
+	if count := send(5); count[a] != 1 || count[b] != 4 {
+		t.Errorf("after a refusal, access keys used %v, want the refused profile's once, the other's for the rest", count)
+	}
+	logBytes, _ := os.ReadFile(env.debugLog)
+	logs := string(logBytes)
+	if !strings.Contains(logs, "aws_profile[0]") || strings.Contains(logs, awsProfiles["llmbridge-a"].SecretAccessKey) {
+		t.Errorf("the refused profile is not logged by its position, or its secret is logged")
 	}
 }
 
