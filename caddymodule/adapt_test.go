@@ -43,13 +43,16 @@ func TestCaddyfileAdapt(t *testing.T) {
 								{
 									"api_key": "{env.KEY}",
 									"client": "anthropic-messages",
+									"cloud": {
+										"location": "us-east5",
+										"name": "google",
+										"project": "proj"
+									},
 									"default_max_tokens": 8192,
 									"handler": "llmbridge",
 									"max_event_size": 2097152,
 									"max_request_body": 4194304,
-									"upstream": "vertex-anthropic",
-									"vertex_location": "us-east5",
-									"vertex_project": "proj"
+									"upstream": "vertex-anthropic"
 								}
 							]
 						},

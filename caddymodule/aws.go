@@ -1,17 +1,14 @@
 package caddymodule
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"go.uber.org/zap"
 
 	"github.com/llmbridge/llmbridge/codec"
@@ -22,7 +19,7 @@ import (
 const bedrockService = "bedrock"
 
 // awsSigner signs requests to an Amazon Bedrock upstream with SigV4, with
-// credentials from the standard AWS chain.
+// credentials from the standard AWS chain (AWSCloud.credentials).
 type awsSigner struct {
 	creds  aws.CredentialsProvider
 	signer *v4.Signer
@@ -40,35 +37,6 @@ var sigV4Headers = [...]string{"X-Amz-Date", "X-Amz-Security-Token", "X-Amz-Cont
 // bedrockHost is the Bedrock Runtime endpoint of region.
 func bedrockHost(region string) string {
 	return "bedrock-runtime." + region + ".amazonaws.com"
-}
-
-// provisionAWS prepares SigV4 signing for an upstream in the AWS cloud
-// that has no api_key (a Bedrock API key, sent as a bearer token instead).
-// The credentials come from the standard chain (environment, shared
-// config and credentials files with AWSProfile, web identity, container
-// and instance roles), resolved and refreshed by aws-sdk-go-v2 when
-// requests are signed, so that a missing credential is reported per
-// request rather than stopping Caddy.
-func (h *Handler) provisionAWS(ctx context.Context, expand func(string) string) error {
-	h.aws = nil
-	if h.upstream.Descriptor().Cloud != "aws" || h.apiKey != "" || h.keys != nil {
-		return nil
-	}
-	region := expand(h.AWSRegion)
-	opts := []func(*awsconfig.LoadOptions) error{awsconfig.WithRegion(region)}
-	if p := expand(h.AWSProfile); p != "" {
-		opts = append(opts, awsconfig.WithSharedConfigProfile(p))
-	}
-	cfg, err := awsconfig.LoadDefaultConfig(ctx, opts...)
-	if err != nil {
-		return fmt.Errorf("loading the AWS configuration: %v", err)
-	}
-	host := expand(h.AWSHost)
-	if host == "" {
-		host = bedrockHost(region)
-	}
-	h.aws = &awsSigner{creds: cfg.Credentials, signer: v4.NewSigner(), region: region, host: host}
-	return nil
 }
 
 // sign signs r, whose body is body, for the upstream: it sets the Host
@@ -104,13 +72,14 @@ func (s *awsSigner) sign(r *http.Request, body []byte, logger *zap.Logger) *code
 	return nil
 }
 
-// signUpstream signs r for an upstream that authenticates with SigV4; it
-// does nothing for the others.
-func (h *Handler) signUpstream(r *http.Request, body []byte) *codec.Error {
-	if h.aws == nil {
+// signUpstream signs r with the credential of x when it is a SigV4
+// signer; it does nothing for the others.
+func (h *Handler) signUpstream(r *http.Request, x *exchange, body []byte) *codec.Error {
+	s := h.credentialOf(x).signer
+	if s == nil {
 		return nil
 	}
-	return h.aws.sign(r, body, h.logger)
+	return s.sign(r, body, h.logger)
 }
 
 // noteSignatureRejected logs what to check when a Bedrock upstream
@@ -119,9 +88,9 @@ func (h *Handler) signUpstream(r *http.Request, body []byte) *codec.Error {
 // by default toward an HTTPS upstream (the upstream's address with its
 // port).
 func (h *Handler) noteSignatureRejected(status int, hdr http.Header) {
-	if h.aws == nil || status != http.StatusForbidden || !strings.HasPrefix(hdr.Get("X-Amzn-Errortype"), "InvalidSignatureException") {
+	if h.signedHost == "" || status != http.StatusForbidden || !strings.HasPrefix(hdr.Get("X-Amzn-Errortype"), "InvalidSignatureException") {
 		return
 	}
 	h.logger.Warn("the Bedrock upstream rejected the request's signature; reverse_proxy must send the Host that was signed",
-		zap.String("signed_host", h.aws.host), zap.String("fix", "header_up Host "+h.aws.host))
+		zap.String("signed_host", h.signedHost), zap.String("fix", "header_up Host "+h.signedHost))
 }

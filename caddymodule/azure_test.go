@@ -36,7 +36,11 @@ func TestAzurePaths(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newTestHandler(t, &Handler{Upstream: tt.upstream, APIKey: "k", AzureAPIVersion: tt.version})
+			h := &Handler{Upstream: tt.upstream, APIKey: "k"}
+			if tt.version != "" {
+				h.CloudRaw = cloudRaw(&AzureCloud{APIVersion: tt.version})
+			}
+			h = newTestHandler(t, h)
 			r := httptest.NewRequest("POST", tt.target, strings.NewReader(tt.body))
 			r.Header.Set("Api-Key", "client")
 			w, call := serve(t, h, r, jsonAnswer(200, tt.answer))

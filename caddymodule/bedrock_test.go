@@ -378,7 +378,7 @@ func TestBedrockErrors(t *testing.T) {
 func bedrockTestHandler(upstream, key string) *Handler {
 	h := &Handler{Upstream: upstream, APIKey: key}
 	if strings.HasPrefix(upstream, "bedrock") {
-		h.AWSRegion = "us-east-1"
+		h.CloudRaw = awsCloud("us-east-1")
 	}
 	return h
 }
@@ -397,7 +397,7 @@ func TestAWSSigning(t *testing.T) {
 	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", os.DevNull)
 	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
 	answer := `{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"hi"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}}`
-	h := newTestHandler(t, &Handler{Upstream: "bedrock-anthropic", AWSRegion: "eu-west-3"})
+	h := newTestHandler(t, &Handler{Upstream: "bedrock-anthropic", CloudRaw: awsCloud("eu-west-3")})
 	r := httptest.NewRequest("POST", "/v1/chat/completions", strings.NewReader(`{"model":"eu.anthropic.claude-sonnet-4-5-20250929-v1:0","messages":[{"role":"user","content":"hi"}]}`))
 	r.Header.Set("Authorization", "Bearer client-key")
 	r.Header.Set("X-Amz-Security-Token", "the-clients-token")
@@ -463,7 +463,7 @@ func TestAWSSigning(t *testing.T) {
 	t.Setenv("AWS_SESSION_TOKEN", "")
 	t.Setenv("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "")
 	t.Setenv("AWS_WEB_IDENTITY_TOKEN_FILE", "")
-	n := newTestHandler(t, &Handler{Upstream: "bedrock", AWSRegion: "us-east-1"})
+	n := newTestHandler(t, &Handler{Upstream: "bedrock", CloudRaw: awsCloud("us-east-1")})
 	r = httptest.NewRequest("POST", "/v1/chat/completions", strings.NewReader(`{"model":"amazon.nova-pro-v1:0","messages":[{"role":"user","content":"hi"}]}`))
 	w, call = serve(t, n, r, jsonAnswer(200, "{}"))
 	if w.Code != http.StatusBadGateway || call.called || !strings.Contains(w.Body.String(), "could not obtain AWS credentials") {
@@ -481,7 +481,7 @@ func TestSignatureRejectedHint(t *testing.T) {
 	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
 	core, logs := observer.New(zap.WarnLevel)
 	for _, target := range []string{"/v1/chat/completions", "/v1/messages"} {
-		h := newTestHandler(t, &Handler{Upstream: "bedrock-anthropic", AWSRegion: "us-west-2"})
+		h := newTestHandler(t, &Handler{Upstream: "bedrock-anthropic", CloudRaw: awsCloud("us-west-2")})
 		h.logger = zap.New(core)
 		body := `{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}`
 		w, _ := serve(t, h, httptest.NewRequest("POST", target, strings.NewReader(body)),
@@ -492,7 +492,7 @@ func TestSignatureRejectedHint(t *testing.T) {
 		}
 	}
 	// A FIPS endpoint is signed for as configured.
-	h := newTestHandler(t, &Handler{Upstream: "bedrock", AWSRegion: "us-east-1", AWSHost: "bedrock-runtime-fips.us-east-1.amazonaws.com"})
+	h := newTestHandler(t, &Handler{Upstream: "bedrock", CloudRaw: cloudRaw(&AWSCloud{Region: "us-east-1", Host: "bedrock-runtime-fips.us-east-1.amazonaws.com"})})
 	_, call := serve(t, h, httptest.NewRequest("POST", "/v1/chat/completions", strings.NewReader(`{"model":"amazon.nova-pro-v1:0","messages":[{"role":"user","content":"hi"}]}`)),
 		jsonAnswer(200, `{"output":{"message":{"role":"assistant","content":[{"text":"hi"}]}},"stopReason":"end_turn","usage":{"inputTokens":1,"outputTokens":1,"totalTokens":2}}`))
 	if call.host != "bedrock-runtime-fips.us-east-1.amazonaws.com" || !strings.Contains(call.header.Get("Authorization"), "/us-east-1/bedrock/aws4_request") {

@@ -37,9 +37,9 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		google_credentials <file>|adc  # vertex upstreams: OAuth tokens from a credentials file or ADC
 //		google_token <token>         # vertex upstreams: a static OAuth access token
 //		azure_api_version <version>  # azure-openai upstreams: deployment paths of this api-version; default: the v1 paths
-//		azure_credentials <tenant> <client_id> <secret> [<authority>]  # azure-openai upstreams: Entra ID tokens
+//		azure_credentials <tenant> <client_id> <secret> [<authority>]  # azure-openai upstreams: Entra ID tokens; repeated: a pool
 //		aws_region <region>          # required for bedrock and bedrock-anthropic upstreams
-//		aws_profile <name>           # bedrock upstreams: the shared-config profile that signs; default: the standard AWS chain
+//		aws_profile <name>...        # bedrock upstreams: the shared-config profile that signs; several (or repeated): a pool; default: the standard AWS chain
 //		aws_host <host>              # bedrock upstreams: the host signed for; default: bedrock-runtime.<region>.amazonaws.com
 //		client_keys <key>...         # optional; repeatable; keys clients must present
 //		client_keys {                # or named: the access log and spans name each key's requests
@@ -94,7 +94,14 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 // at most one of api_key and azure_credentials, and the azure_* options
 // only with an azure-openai upstream; the aws_* options only with a
 // bedrock or bedrock-anthropic upstream, which signs its requests with
-// SigV4 unless api_key (a Bedrock API key) is set.
+// SigV4 unless api_key (a Bedrock API key) is set. The vertex_*,
+// google_*, azure_* and aws_* subdirectives are parsed by the cloud they
+// belong to (GoogleCloud, AzureCloud, AWSCloud), which the JSON holds as
+// the handler's "cloud" object; vertex_project and vertex_location are
+// ignored by an upstream outside Google Cloud. Several api_key values,
+// azure_credentials lines or aws_profile names are a credential pool
+// (see keyPool), used in turn, each member with its own cooldown and
+// taken out when the upstream refuses it.
 // Client keys given with names log the name (the access log's
 // client_key, the span attribute llmbridge.client_key), never the key;
 // keys given without one are named by their place, client_keys[i]. A
@@ -112,6 +119,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	if d.NextArg() {
 		return d.ArgErr()
 	}
+	var clouds cloudSettings
 	for d.NextBlock(0) {
 		name := d.Val()
 		if name == "model" {
@@ -199,14 +207,11 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			h.ModelRules = append(h.ModelRules, r)
 			continue
 		}
-		if name == "azure_credentials" {
-			args := d.RemainingArgs()
-			if len(args) < 3 || len(args) > 4 {
-				return d.Errf("azure_credentials takes <tenant_id> <client_id> <client_secret> [<authority_host>]")
-			}
-			h.AzureCredentials = &AzureCredentials{TenantID: args[0], ClientID: args[1], ClientSecret: args[2]}
-			if len(args) == 4 {
-				h.AzureCredentials.AuthorityHost = args[3]
+		if cloudOwning(name) != nil {
+			// A subdirective of the upstream's cloud (vertex_*,
+			// google_*, azure_*, aws_*): the cloud parses it.
+			if err := clouds.set(name, d.RemainingArgs()); err != nil {
+				return d.Errf("%v", err)
 			}
 			continue
 		}
@@ -253,22 +258,6 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 		case "dialect":
 			h.Dialect = val
-		case "vertex_project":
-			h.VertexProject = val
-		case "vertex_location":
-			h.VertexLocation = val
-		case "google_credentials":
-			h.GoogleCredentials = val
-		case "google_token":
-			h.GoogleToken = val
-		case "azure_api_version":
-			h.AzureAPIVersion = val
-		case "aws_region":
-			h.AWSRegion = val
-		case "aws_profile":
-			h.AWSProfile = val
-		case "aws_host":
-			h.AWSHost = val
 		case "response_model":
 			if val != "client" && val != "upstream" {
 				return d.Errf("response_model: want client or upstream, got %q", val)
@@ -311,12 +300,18 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			return d.Errf("unknown subdirective %q", name)
 		}
 	}
+	if err := clouds.settle(h); err != nil {
+		return d.Errf("%v", err)
+	}
 	check := h.checkConfig
 	if h.Failover != nil {
 		check = h.checkFailoverSite
 	}
 	if err := check(); err != nil {
 		return d.Errf("%v", err)
+	}
+	if h.cloud != nil {
+		h.CloudRaw = cloudRaw(h.cloud)
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package caddymodule
 import (
 	"net/http"
 	"slices"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -91,7 +90,7 @@ func TestTargetState(t *testing.T) {
 }
 
 func TestKeyPool(t *testing.T) {
-	p := &keyPool{keys: []string{"k0", "k1", "k2"}, until: make([]atomic.Int64, 3), out: make([]atomic.Bool, 3), logger: zap.NewNop()}
+	p := newKeyPool("api_key", []credential{{key: "k0"}, {key: "k1"}, {key: "k2"}}, zap.NewNop())
 	now := time.Now().UnixNano()
 	var got []int
 	for range 6 {

@@ -174,7 +174,7 @@ func (h *Handler) serveModels(w http.ResponseWriter, r *http.Request, next caddy
 	r.GetBody = nil
 	r.ContentLength = 0
 	r.Header.Del("Content-Length")
-	if cerr := h.rewriteHeaders(r, client, h.upstream, false, h.upstreamKey(x)); cerr != nil {
+	if cerr := h.rewriteHeaders(r, client, h.upstream, false, h.credentialOf(x)); cerr != nil {
 		x.fail(w, client, cerr)
 		return nil
 	}
@@ -294,7 +294,7 @@ func (h *Handler) serveCount(w http.ResponseWriter, r *http.Request, next caddyh
 		}
 	}
 	setBody(r, out)
-	if cerr := h.rewriteHeaders(r, client, h.upstream, false, h.upstreamKey(x)); cerr != nil {
+	if cerr := h.rewriteHeaders(r, client, h.upstream, false, h.credentialOf(x)); cerr != nil {
 		x.fail(w, client, cerr)
 		return nil
 	}
@@ -317,7 +317,7 @@ func (h *Handler) serveCount(w http.ResponseWriter, r *http.Request, next caddyh
 
 // countPath returns the upstream's token counting path for model.
 func (h *Handler) countPath(model string) string {
-	return h.upstream.Descriptor().CountPath(h.location(), model)
+	return h.upstream.Descriptor().CountPath(h.location, model)
 }
 
 // collectingWriter collects the upstream's response to a listing or

@@ -118,7 +118,7 @@ func TestModelsEndpoint(t *testing.T) {
 
 func TestModelsEndpointErrors(t *testing.T) {
 	// A Vertex upstream has no listing.
-	h := newTestHandler(t, &Handler{Upstream: "vertex", VertexProject: "p", VertexLocation: "l"})
+	h := newTestHandler(t, &Handler{Upstream: "vertex", CloudRaw: vertexCloud("p", "l")})
 	w, call := serve(t, h, httptest.NewRequest("GET", "/v1/models", nil), jsonAnswer(200, "{}"))
 	if call.called || w.Code != 400 || !strings.Contains(gjson.Get(w.Body.String(), "error.message").Str, "model listing is not supported") {
 		t.Errorf("vertex: status %d, upstream called %v: %s", w.Code, call.called, w.Body)
@@ -203,7 +203,7 @@ func TestCountEndpoint(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newTestHandler(t, &Handler{Upstream: tc.upstream, VertexProject: "p", VertexLocation: "l"})
+			h := newTestHandler(t, &Handler{Upstream: tc.upstream, CloudRaw: testCloud(tc.upstream)})
 			r := httptest.NewRequest("POST", tc.target, strings.NewReader(tc.body))
 			w, call := serve(t, h, r, jsonAnswer(200, tc.answer))
 			if !call.called || call.path != tc.wantPath || call.query != "" {

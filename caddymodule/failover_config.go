@@ -114,18 +114,19 @@ func (h *Handler) checkFailoverSite() error {
 		}
 		return nil
 	}
-	return errors.Join(
-		set("upstream", h.Upstream != ""), set("api_key", h.APIKey != "" || len(h.APIKeys) > 0),
-		set("vertex_project", h.VertexProject != ""), set("vertex_location", h.VertexLocation != ""),
-		set("google_credentials", h.GoogleCredentials != ""), set("google_token", h.GoogleToken != ""),
-		set("azure_api_version", h.AzureAPIVersion != ""), set("azure_credentials", h.AzureCredentials != nil),
-		set("aws_region", h.AWSRegion != ""), set("aws_profile", h.AWSProfile != ""), set("aws_host", h.AWSHost != ""),
+	errs := []error{set("upstream", h.Upstream != ""), set("api_key", h.APIKey != "" || len(h.APIKeys) > 0)}
+	if h.cloud != nil {
+		for _, name := range h.cloud.settings() {
+			errs = append(errs, set(name, true))
+		}
+	}
+	return errors.Join(append(errs,
 		set("model", len(h.Models) > 0), set("model_rule", len(h.ModelRules) > 0), set("dialect", h.Dialect != ""),
 		set("drop", len(h.Drop) > 0), set("on_unsupported", h.OnUnsupported != ""), set("response_model", h.ResponseModel != ""),
 		set("cache", h.Cache != "" || h.CacheTTL != ""), set("default_max_tokens", h.DefaultMaxTokens != 0),
 		set("max_event_size", h.MaxEventSize != 0), set("item_cache", h.ItemCacheSize != 0 || h.ItemCacheTTL != 0),
 		set("otel_content", h.OTelContent),
-	)
+	)...)
 }
 
 // parseFailover parses the failover subdirective:

@@ -23,7 +23,7 @@ var (
 		"Seconds until a failover target can be tried again (a provider's limit or an open circuit), by target; 0 when it can be now.",
 		[]string{"target"}, nil)
 	keysOutDesc = prometheus.NewDesc("caddy_llmbridge_keys_out",
-		"Upstream keys of a pool that the upstream refused (401, 403) and that are out of it until the configuration is loaded again, by target.",
+		"Upstream credentials of a pool (api_key values, azure_credentials applications, aws_profile profiles) that the upstream refused (401, 403) and that are out of it until the configuration is loaded again, by target.",
 		[]string{"target"}, nil)
 )
 

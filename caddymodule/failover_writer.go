@@ -286,13 +286,25 @@ func (fw *failoverWriter) setHeaders(hdr http.Header) {
 // when its status moves requests on. The start of a part is not content
 // yet: Anthropic opens an empty text block before it is overloaded.
 func (fw *failoverWriter) observe(ev *codec.Event) {
-	switch ev.Type {
-	case codec.EventStart, codec.EventPartStart, codec.EventUsage, codec.EventDropped:
-	case codec.EventError:
+	switch {
+	case preContent(ev.Type):
+	case ev.Type == codec.EventError:
 		fw.streamFailed(ev.Err)
 	default:
 		fw.sawContent()
 	}
+}
+
+// preContent reports whether a stream event of type t may come before
+// the stream's content without being content: its start, the start of a
+// part (Anthropic opens an empty text block before it is overloaded),
+// usage, a drop notice. Any other event is content, or an error.
+func preContent(t codec.EventType) bool {
+	switch t {
+	case codec.EventStart, codec.EventPartStart, codec.EventUsage, codec.EventDropped:
+		return true
+	}
+	return false
 }
 
 // sawContent notes the first content event: a held stream is written.

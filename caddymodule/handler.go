@@ -49,7 +49,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		x.client = guessProtocol(h.client, r)
 	}
 	defer h.record(r, x)
-	if h.aws != nil {
+	if h.signedHost != "" {
 		// SigV4 signs the upstream's host into the request; Caddy then
 		// picks the access logger by the request's host, after this
 		// handler returns, so the client's host is put back.
@@ -332,13 +332,13 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 	defer sent.release()
 	// Headers first: a Gemini client's ?key= credential is read from the
 	// query that setPath replaces.
-	if cerr := h.rewriteHeaders(r, client, x.upstream, req.Stream, h.upstreamKey(x)); cerr != nil {
+	if cerr := h.rewriteHeaders(r, client, x.upstream, req.Stream, h.credentialOf(x)); cerr != nil {
 		x.fail(w, client, cerr)
 		return nil
 	}
 	path, query := h.upstreamPath(x.upstream, model, req.Stream)
 	setPath(r, path, query)
-	if cerr := h.signUpstream(r, out); cerr != nil {
+	if cerr := h.signUpstream(r, x, out); cerr != nil {
 		x.fail(w, client, cerr)
 		return nil
 	}

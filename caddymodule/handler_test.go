@@ -123,7 +123,7 @@ func TestServeRejectsBeforeUpstream(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newTestHandler(t, &Handler{Upstream: tt.upstream, Client: tt.client, MaxRequestBody: 100, VertexProject: "p", VertexLocation: "l"})
+			h := newTestHandler(t, &Handler{Upstream: tt.upstream, Client: tt.client, MaxRequestBody: 100, CloudRaw: testCloud(tt.upstream)})
 			var body io.Reader
 			if tt.body != "" {
 				body = strings.NewReader(tt.body)
@@ -235,7 +235,7 @@ func TestPassthroughKeepsBytes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newTestHandler(t, &Handler{Upstream: tt.upstream, VertexProject: "p", VertexLocation: "l"})
+			h := newTestHandler(t, &Handler{Upstream: tt.upstream, CloudRaw: testCloud(tt.upstream)})
 			r := httptest.NewRequest("POST", tt.target, strings.NewReader(tt.body))
 			const reply = `{"untouched": true }`
 			w, call := serve(t, h, r, jsonAnswer(200, reply))
@@ -276,7 +276,7 @@ func TestProvisionAndValidate(t *testing.T) {
 		{Handler{Upstream: "openai"}, `unknown protocol "openai"`},
 		{Handler{Upstream: "gemini", Client: "claude"}, `client: unknown protocol "claude"`},
 		{Handler{Upstream: "vertex"}, "requires vertex_project and vertex_location"},
-		{Handler{Upstream: "vertex-anthropic", VertexProject: "p"}, "requires vertex_project and vertex_location"},
+		{Handler{Upstream: "vertex-anthropic", CloudRaw: cloudRaw(&GoogleCloud{Project: "p"})}, "requires vertex_project and vertex_location"},
 		{Handler{Upstream: "gemini", DefaultMaxTokens: -1}, "default_max_tokens"},
 		{Handler{Upstream: "gemini", MaxRequestBody: -1}, "max_request_body"},
 	}
@@ -293,7 +293,7 @@ func TestProvisionAndValidate(t *testing.T) {
 	}
 	t.Setenv("LLMBRIDGE_TEST_KEY", "secret")
 	h := newTestHandler(t, &Handler{Upstream: "gemini", APIKey: "{env.LLMBRIDGE_TEST_KEY}"})
-	if h.apiKey != "secret" || h.DefaultMaxTokens != 4096 || h.MaxRequestBody != 32<<20 {
+	if h.cred.key != "secret" || h.DefaultMaxTokens != 4096 || h.MaxRequestBody != 32<<20 {
 		t.Errorf("provisioned %+v", h)
 	}
 }
@@ -313,7 +313,7 @@ func TestDroppedHeader(t *testing.T) {
 }
 
 func TestPassthroughRejectsRepeatedRoutingKeys(t *testing.T) {
-	h := newTestHandler(t, &Handler{Upstream: "vertex-anthropic", VertexProject: "p", VertexLocation: "l"})
+	h := newTestHandler(t, &Handler{Upstream: "vertex-anthropic", CloudRaw: vertexCloud("p", "l")})
 	r := httptest.NewRequest("POST", "/v1/messages", strings.NewReader(`{"model":"a","model":"b","max_tokens":1,"messages":[]}`))
 	w, call := serve(t, h, r, jsonAnswer(200, "{}"))
 	if call.called || w.Code != 400 || gjson.Get(w.Body.String(), "error.type").Str != "invalid_request_error" {

@@ -86,20 +86,20 @@ func clientCredential(p codec.Protocol, r *http.Request) string {
 	return ""
 }
 
-// rewriteHeaders prepares the request headers for the upstream: key is
-// the upstream credential configured (api_key, or the key of the pool
-// the request was given), or "". It removes
+// rewriteHeaders prepares the request headers for the upstream: cred is
+// the upstream credential of the request (see credentialOf). It removes
 // every client credential and every header that belongs to another
 // protocol, sets the credential in the upstream's scheme, and adds the
-// headers the upstream protocol requires. It fails only when a Google
-// access token cannot be obtained.
-func (h *Handler) rewriteHeaders(r *http.Request, client, upstream codec.Protocol, stream bool, key string) *codec.Error {
-	if h.tokenSource != nil {
-		tok, err := h.tokenSource.Token()
+// headers the upstream protocol requires. It fails only when an OAuth
+// access token (Google's, Entra ID's) cannot be obtained.
+func (h *Handler) rewriteHeaders(r *http.Request, client, upstream codec.Protocol, stream bool, cred *credential) *codec.Error {
+	key := cred.key
+	if cred.tokens != nil {
+		tok, err := cred.tokens.Token()
 		if err != nil {
 			// The error comes from the token endpoint or the credentials
 			// source; it holds no token.
-			h.logger.Error("obtaining a Google access token failed", zap.Error(err))
+			h.logger.Error("obtaining an OAuth access token for the upstream failed", zap.Error(err))
 			return codec.NewError(mapping.ErrBadGateway, "the gateway could not obtain an access token for its upstream")
 		}
 		key = tok.AccessToken
@@ -128,7 +128,7 @@ func (h *Handler) rewriteHeaders(r *http.Request, client, upstream codec.Protoco
 	if key != "" {
 		// An OAuth token (Vertex's Google token, Azure's Entra ID token)
 		// is always a bearer token.
-		if c := up.Credential; c.Header != "" && h.tokenSource == nil {
+		if c := up.Credential; c.Header != "" && cred.tokens == nil {
 			hdr.Set(c.Header, key)
 		} else {
 			hdr.Set("Authorization", "Bearer "+key)

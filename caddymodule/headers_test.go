@@ -87,8 +87,8 @@ func TestRewriteHeaders(t *testing.T) {
 			for k, v := range tt.in {
 				r.Header.Set(k, v)
 			}
-			h := &Handler{upstream: tt.upstream, apiKey: tt.apiKey}
-			h.rewriteHeaders(r, tt.client, h.upstream, false, h.apiKey)
+			h := &Handler{upstream: tt.upstream, cred: credential{key: tt.apiKey}}
+			h.rewriteHeaders(r, tt.client, h.upstream, false, &h.cred)
 			for k, v := range tt.want {
 				if got := r.Header.Get(k); got != v {
 					t.Errorf("%s = %q, want %q", k, got, v)

@@ -11,20 +11,36 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
+	"golang.org/x/oauth2"
 
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
-// keyPool is a handler's pool of upstream keys (several api_key values),
-// used in turn. A key the upstream answers with a rate limit (429) is
-// skipped for as long as the answer asks (Retry-After and the provider's
-// reset headers, see retryHint; else defaultCooldown); a key it refuses
-// (401, 403) is out of the pool until the configuration is loaded again.
-// Keys are named by their position, api_key[i], in logs and metrics,
-// never by their value.
+// credential authorises one upstream request: a static key sent in the
+// upstream protocol's credential header (api_key), an OAuth token source
+// whose tokens are sent as Authorization: Bearer (google_credentials,
+// google_token, azure_credentials), or a SigV4 signer (the AWS chain or an
+// aws_profile). At most one of the three is set; none forwards the
+// client's own credential (without client_keys).
+type credential struct {
+	key    string
+	tokens oauth2.TokenSource
+	signer *awsSigner
+}
+
+// keyPool is a handler's pool of upstream credentials of one kind
+// (several api_key values, azure_credentials lines or aws_profile names),
+// used in turn. A member the upstream answers with a rate limit (429, or
+// a throttling error event before a stream's content) is skipped for as
+// long as the answer asks (Retry-After and the provider's reset headers,
+// see retryHint; else defaultCooldown); a member it refuses (401, 403) is
+// out of the pool until the configuration is loaded again. Members are
+// named by their kind and position, api_key[i] or aws_profile[i], in
+// logs and metrics, never by their value.
 type keyPool struct {
-	keys   []string
+	keys   []credential
+	kind   string // the setting the members come from: api_key, azure_credentials, aws_profile
 	next   atomic.Uint32
 	until  []atomic.Int64 // per key: the end of its cooldown (Unix nanoseconds)
 	out    []atomic.Bool  // per key: refused until reload
@@ -40,31 +56,63 @@ const maxPoolKeys = 1 << 12
 // pools are the key pools of the loaded configuration, for the metrics.
 var pools sync.Map // *keyPool -> struct{}
 
-// provisionKeys expands the placeholders of APIKeys into the handler's
-// key pool.
-func (h *Handler) provisionKeys() error {
-	h.keys = nil
-	if len(h.APIKeys) == 0 {
-		return nil
-	}
-	if h.APIKey != "" {
+// newKeyPool returns a pool of creds, members of the setting kind.
+func newKeyPool(kind string, creds []credential, logger *zap.Logger) *keyPool {
+	return &keyPool{keys: creds, kind: kind, until: make([]atomic.Int64, len(creds)),
+		out: make([]atomic.Bool, len(creds)), logger: logger}
+}
+
+// poolMemberName names the i-th member of a pool of the setting kind.
+func poolMemberName(kind string, i int) string {
+	return kind + "[" + strconv.Itoa(i) + "]"
+}
+
+// provisionCredentials sets up the credentials that authorise the
+// handler's upstream requests: api_key, the pool of APIKeys, or the
+// cloud's credentials (one, or a pool of several). Placeholders are
+// expanded with expand.
+func (h *Handler) provisionCredentials(ctx caddy.Context, expand func(string) string) error {
+	h.keys, h.cred = nil, credential{}
+	if h.APIKey != "" && len(h.APIKeys) > 0 {
 		return errors.New("api_key and api_keys are exclusive: several keys are one pool")
 	}
-	if len(h.APIKeys) > maxPoolKeys {
-		return fmt.Errorf("a key pool holds at most %d keys, got %d", maxPoolKeys, len(h.APIKeys))
-	}
-	repl := caddy.NewReplacer()
-	p := &keyPool{keys: make([]string, len(h.APIKeys)), until: make([]atomic.Int64, len(h.APIKeys)),
-		out: make([]atomic.Bool, len(h.APIKeys)), logger: h.logger}
-	for i, k := range h.APIKeys {
-		v := repl.ReplaceKnown(k, "")
-		if v == "" {
-			return fmt.Errorf("api_key[%d] is empty after placeholder expansion (is its environment variable set?)", i)
+	h.cred.key = caddy.NewReplacer().ReplaceKnown(h.APIKey, "")
+	kind, creds := "", []credential(nil)
+	if len(h.APIKeys) > 0 {
+		if len(h.APIKeys) > maxPoolKeys {
+			return fmt.Errorf("a key pool holds at most %d keys, got %d", maxPoolKeys, len(h.APIKeys))
 		}
-		p.keys[i] = v
+		repl := caddy.NewReplacer()
+		kind, creds = "api_key", make([]credential, len(h.APIKeys))
+		for i, k := range h.APIKeys {
+			v := repl.ReplaceKnown(k, "")
+			if v == "" {
+				return fmt.Errorf("api_key[%d] is empty after placeholder expansion (is its environment variable set?)", i)
+			}
+			creds[i].key = v
+		}
+	} else if h.cloud != nil {
+		var err error
+		if kind, creds, err = h.cloud.credentials(ctx, expand, h.cred.key != ""); err != nil {
+			return err
+		}
 	}
-	h.keys = p
-	pools.Store(p, struct{}{})
+	switch {
+	case len(creds) == 1:
+		h.cred = creds[0]
+	case len(creds) > 1:
+		h.keys = newKeyPool(kind, creds, h.logger)
+		pools.Store(h.keys, struct{}{})
+	}
+	first := h.cred
+	if h.keys != nil {
+		first = h.keys.keys[0]
+	}
+	h.signedHost = ""
+	if first.signer != nil {
+		// Every signer of a pool signs for the cloud's one host.
+		h.signedHost = first.signer.host
+	}
 	return nil
 }
 
@@ -130,7 +178,7 @@ func (p *keyPool) note(i, status int, hdr http.Header) bool {
 		if !p.out[i].Swap(true) {
 			p.nout.Add(1)
 			p.logger.Warn("the upstream refused a key of the pool; it is out until the configuration is loaded again",
-				zap.String("key", "api_key["+strconv.Itoa(i)+"]"), zap.Int("status", status), zap.String("target", p.name()))
+				zap.String("key", poolMemberName(p.kind, i)), zap.Int("status", status), zap.String("target", p.name()))
 		}
 	case http.StatusTooManyRequests:
 		d, ok := retryHint(hdr, now)
@@ -139,7 +187,7 @@ func (p *keyPool) note(i, status int, hdr http.Header) bool {
 		}
 		d = min(d, defaultMaxCooldown)
 		p.until[i].Store(now.UnixNano() + int64(d))
-		p.logger.Debug("a key of the pool is rate limited", zap.String("key", "api_key["+strconv.Itoa(i)+"]"),
+		p.logger.Debug("a key of the pool is rate limited", zap.String("key", poolMemberName(p.kind, i)),
 			zap.Duration("cooldown", d), zap.String("target", p.name()))
 	default:
 		return false
@@ -147,13 +195,45 @@ func (p *keyPool) note(i, status int, hdr http.Header) bool {
 	return p.usable(i, now.UnixNano())
 }
 
-// upstreamKey returns the upstream credential configured for x: the key
-// of the pool it was given, else api_key (or "").
-func (h *Handler) upstreamKey(x *exchange) string {
-	if x.key > 0 {
-		return h.keys.keys[x.key-1]
+// watchStream takes an event of a stream answered to a request made with
+// the member x.key of the pool, until the stream's first content (see
+// preContent): a rate-limit error event before any content (Bedrock's
+// throttlingException, Anthropic's rate_limit_error, OpenAI's or
+// Gemini's in-stream 429) cools the member as a 429 answer would, for
+// the default cooldown since an event carries no Retry-After; the first
+// content event ends the watch. It reports whether the watch is over:
+// the stream showed content or failed.
+func (p *keyPool) watchStream(w http.ResponseWriter, x *exchange, ev *codec.Event) bool {
+	switch {
+	case preContent(ev.Type):
+		return false
+	case ev.Type == codec.EventError:
+		p.streamFailed(w, x, ev.Err)
 	}
-	return h.apiKey
+	return true
+}
+
+// streamFailed takes the error e that ended a stream answered to a
+// request made with the member x.key of the pool, before any content.
+func (p *keyPool) streamFailed(w http.ResponseWriter, x *exchange, e *codec.Error) {
+	if e == nil || e.Status != http.StatusTooManyRequests && e.Kind != mapping.ErrRateLimit {
+		return
+	}
+	others := p.note(int(x.key)-1, http.StatusTooManyRequests, nil)
+	if fw := failoverOf(w); fw != nil && others {
+		// As for a 429 answer: only the member cools, not the target.
+		fw.keyCooled = true
+	}
+}
+
+// credentialOf returns the upstream credential of x: the member of the
+// pool it was given, else the handler's one credential (which may be
+// empty: the client's is forwarded).
+func (h *Handler) credentialOf(x *exchange) *credential {
+	if x.key > 0 && h.keys != nil {
+		return &h.keys.keys[x.key-1]
+	}
+	return &h.cred
 }
 
 // noKey answers a request when no key of the pool can be used: 429 with

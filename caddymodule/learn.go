@@ -202,7 +202,7 @@ func (h *Handler) refit(req *codec.Request, rule *rules.Rule, upstream codec.Pro
 // Llmbridge-Adjusted after the first attempt's adjustments.
 func (h *Handler) resend(r *http.Request, out []byte, adj []rules.Adjustment, x *exchange, t *teaching) bool {
 	setBody(r, out)
-	if cerr := h.signUpstream(r, out); cerr != nil {
+	if cerr := h.signUpstream(r, x, out); cerr != nil {
 		return false
 	}
 	t.at.rewind()

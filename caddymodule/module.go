@@ -14,7 +14,6 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
-	"golang.org/x/oauth2"
 
 	"github.com/llmbridge/llmbridge/codec"
 	// The module speaks every protocol family.
@@ -53,15 +52,6 @@ type Handler struct {
 	// are answered 404.
 	Client string `json:"client,omitempty"`
 
-	// VertexProject is the Google Cloud project written into upstream paths
-	// for the vertex and vertex-anthropic upstreams. Required for them.
-	VertexProject string `json:"vertex_project,omitempty"`
-
-	// VertexLocation is the Google Cloud region (for example us-east5 or
-	// global) written into upstream paths for the vertex and
-	// vertex-anthropic upstreams. Required for them.
-	VertexLocation string `json:"vertex_location,omitempty"`
-
 	// APIKey is the upstream credential. When set, every client credential
 	// header is removed and this key is sent in the upstream protocol's own
 	// header. When empty, the client's credential is moved into the
@@ -76,59 +66,20 @@ type Handler struct {
 	// again. Exclusive with APIKey.
 	APIKeys []string `json:"api_keys,omitempty"`
 
+	// CloudRaw is the settings of the cloud the upstream lives in (Vertex
+	// AI on Google Cloud, Azure OpenAI, Amazon Bedrock): a module of the
+	// http.handlers.llmbridge.clouds namespace named by the upstream
+	// protocol's cloud (google, azure, aws; see GoogleCloud, AzureCloud
+	// and AWSCloud), which parses, checks and provisions its own
+	// settings. In a Caddyfile its settings are the vertex_*, google_*,
+	// azure_* and aws_* subdirectives. Required for the upstreams whose
+	// cloud requires settings (vertex_project, aws_region).
+	CloudRaw json.RawMessage `json:"cloud,omitempty" caddy:"namespace=http.handlers.llmbridge.clouds inline_key=name"`
+
 	// Failover makes this a failover site: its requests go to the named
 	// routes it lists, in turn (see Failover). A failover site has no
 	// upstream of its own.
 	Failover *Failover `json:"failover,omitempty"`
-
-	// GoogleCredentials is the upstream credential of the vertex and
-	// vertex-anthropic upstreams: the path of a Google credentials JSON file
-	// (a service-account key, or an authorized-user file as gcloud writes
-	// it), or "adc" for Application Default Credentials. llmbridge obtains
-	// OAuth access tokens with the cloud-platform scope from it, caches
-	// them and refreshes them before they expire, and sends them as
-	// Authorization: Bearer. Placeholders are expanded at provision time.
-	// Exclusive with GoogleToken and APIKey.
-	GoogleCredentials string `json:"google_credentials,omitempty"`
-
-	// GoogleToken is a static OAuth access token for the vertex and
-	// vertex-anthropic upstreams (for example {env.VERTEX_TOKEN}, from
-	// `gcloud auth print-access-token`), sent as Authorization: Bearer. It
-	// is not refreshed. Exclusive with GoogleCredentials and APIKey.
-	GoogleToken string `json:"google_token,omitempty"`
-
-	// AzureAPIVersion is the api-version of the azure-openai upstreams'
-	// deployment paths (/openai/deployments/{model}/chat/completions,
-	// /openai/responses), for example 2024-10-21. Empty (the default) uses
-	// Azure's versionless v1 paths (/openai/v1/chat/completions,
-	// /openai/v1/responses).
-	AzureAPIVersion string `json:"azure_api_version,omitempty"`
-
-	// AzureCredentials is an Entra ID application (service principal)
-	// whose tokens authenticate to the azure-openai upstreams, sent as
-	// Authorization: Bearer and refreshed before they expire. Exclusive
-	// with APIKey (Azure's api-key).
-	AzureCredentials *AzureCredentials `json:"azure_credentials,omitempty"`
-
-	// AWSRegion is the AWS region of the Amazon Bedrock upstreams
-	// (bedrock, bedrock-anthropic), for example us-east-1: requests are
-	// signed for bedrock-runtime.{region}.amazonaws.com and carry it as
-	// their Host. Required for those upstreams.
-	AWSRegion string `json:"aws_region,omitempty"`
-
-	// AWSProfile is the profile of the shared AWS configuration files
-	// whose credentials sign requests to the Bedrock upstreams. Empty
-	// uses the standard chain (environment, the default profile or
-	// AWS_PROFILE, web identity, container and instance roles). Not used
-	// when APIKey (a Bedrock API key) is set.
-	AWSProfile string `json:"aws_profile,omitempty"`
-
-	// AWSHost is the Bedrock Runtime host that requests are signed for
-	// and carry as their Host, when it is not the region's
-	// bedrock-runtime.{region}.amazonaws.com: a FIPS endpoint
-	// (bedrock-runtime-fips.{region}.amazonaws.com) or a VPC endpoint's
-	// own DNS name.
-	AWSHost string `json:"aws_host,omitempty"`
 
 	// ClientKeys are the keys clients must present. When set, every
 	// request must carry one of them in its own protocol's credential
@@ -238,8 +189,20 @@ type Handler struct {
 	client   codec.Protocol // empty: detect from the path
 	// failover is the runtime of a failover site; nil otherwise.
 	failover *failoverSite
-	// keys is the pool of APIKeys; nil without one.
+	// cloud is the loaded CloudRaw (or the settings the Caddyfile gave);
+	// nil without cloud settings.
+	cloud cloud
+	// location is the cloud's part of the upstream paths.
+	location codec.Location
+	// cred is the upstream credential when there is one (api_key, a
+	// Google or Entra ID token source, a SigV4 signer), or none; keys
+	// the pool of several (api_key values, azure_credentials,
+	// aws_profile names), nil without one.
+	cred credential
 	keys *keyPool
+	// signedHost is the host SigV4 signs for and requests carry, when
+	// the credentials sign; "" otherwise.
+	signedHost string
 	// provider is whose model rules govern the upstream (rules.ProviderFor).
 	provider string
 	rules    *rules.Table
@@ -254,7 +217,6 @@ type Handler struct {
 	dialect *codec.Dialect
 	policy  unsupportedPolicy
 	drops   []dropPath
-	apiKey  string
 	logger  *zap.Logger
 	routes  []modelRoute
 	metrics *metrics
@@ -271,12 +233,6 @@ type Handler struct {
 	prices []modelPrice
 	// upstreamModelInResponse is ResponseModel "upstream".
 	upstreamModelInResponse bool
-	// tokenSource gives the upstream's OAuth token when GoogleCredentials
-	// or GoogleToken is set; nil otherwise.
-	tokenSource oauth2.TokenSource
-	// aws signs the requests to an Amazon Bedrock upstream when no
-	// api_key is set; nil otherwise.
-	aws *awsSigner
 	// items keeps Responses output items for item_reference inputs; nil
 	// when ItemCacheSize is -1.
 	items *itemCache
@@ -304,11 +260,14 @@ func (Handler) CaddyModule() caddy.ModuleInfo {
 	}
 }
 
-// Provision checks the configuration (see checkConfig), parses the
-// protocol names, expands placeholders in the credentials, loads Google
-// credentials and applies defaults.
+// Provision loads the cloud settings, checks the configuration (see
+// checkConfig), parses the protocol names, sets up the upstream
+// credentials (expanding their placeholders) and applies defaults.
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
+	if err := h.loadCloud(ctx); err != nil {
+		return fmt.Errorf("llmbridge: %v", err)
+	}
 	if h.Failover != nil {
 		return h.provisionFailover(ctx)
 	}
@@ -326,8 +285,11 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := h.metrics.register(ctx.GetMetricsRegistry()); err != nil {
 		return fmt.Errorf("llmbridge: registering metrics: %v", err)
 	}
-	h.apiKey = repl.ReplaceKnown(h.APIKey, "")
-	if err := h.provisionKeys(); err != nil {
+	h.location = codec.Location{}
+	if h.cloud != nil {
+		h.cloud.locate(&h.location)
+	}
+	if err := h.provisionCredentials(ctx, func(s string) string { return repl.ReplaceAll(s, "") }); err != nil {
 		return fmt.Errorf("llmbridge: %v", err)
 	}
 	if h.keys != nil {
@@ -341,15 +303,6 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	h.otelContentMax = DefaultOTelContentMax
 	if h.OTelContentMax > 0 {
 		h.otelContentMax = int(h.OTelContentMax)
-	}
-	if err := h.provisionGoogle(ctx, func(s string) string { return repl.ReplaceAll(s, "") }); err != nil {
-		return fmt.Errorf("llmbridge: %v", err)
-	}
-	if err := h.provisionAzure(ctx, func(s string) string { return repl.ReplaceAll(s, "") }); err != nil {
-		return fmt.Errorf("llmbridge: %v", err)
-	}
-	if err := h.provisionAWS(ctx, func(s string) string { return repl.ReplaceAll(s, "") }); err != nil {
-		return fmt.Errorf("llmbridge: %v", err)
 	}
 	if h.DefaultMaxTokens == 0 {
 		h.DefaultMaxTokens = codec.DefaultMaxTokens
@@ -446,22 +399,6 @@ var (
 	_ caddy.Validator             = (*Handler)(nil)
 	_ caddyhttp.MiddlewareHandler = (*Handler)(nil)
 )
-
-// AzureCredentials is an Entra ID application's client credentials.
-// Placeholders such as {env.AZURE_CLIENT_SECRET} are expanded at
-// provision time.
-type AzureCredentials struct {
-	// TenantID is the directory (tenant) of the application.
-	TenantID string `json:"tenant_id"`
-	// ClientID is the application (client) id.
-	ClientID string `json:"client_id"`
-	// ClientSecret is the application's client secret.
-	ClientSecret string `json:"client_secret"`
-	// AuthorityHost is the Entra ID endpoint tokens are requested from;
-	// default https://login.microsoftonline.com (sovereign clouds have
-	// their own).
-	AuthorityHost string `json:"authority_host,omitempty"`
-}
 
 // ClientKey is one key of ClientKeys. In JSON it is the key as a string,
 // or an object with the key and its name.

@@ -135,13 +135,13 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 	h.reportDropped(w, x.dropped)
 	h.reportAdjusted(w, upModel, adjusted)
 	x.tel.noteEdits(adjusted, x.dropped)
-	if cerr := h.rewriteHeaders(r, client, x.upstream, stream, h.upstreamKey(x)); cerr != nil {
+	if cerr := h.rewriteHeaders(r, client, x.upstream, stream, h.credentialOf(x)); cerr != nil {
 		x.fail(w, client, cerr)
 		return nil
 	}
 	path, query := h.upstreamPath(x.upstream, upModel, stream)
 	setPath(r, path, query)
-	if cerr := h.signUpstream(r, edited); cerr != nil {
+	if cerr := h.signUpstream(r, x, edited); cerr != nil {
 		x.fail(w, client, cerr)
 		return nil
 	}
@@ -229,6 +229,9 @@ type passthroughWriter struct {
 	evs     []codec.Event
 	reframe bool // events are re-framed to restore the model or add metrics
 	metrics bool // message_stop gets Bedrock's invocation metrics
+	// keyWatched is set once the stream of a pooled key showed content
+	// or failed: its events no longer concern the key.
+	keyWatched bool
 	// pending is the raw stream from input offset sent on, not yet passed
 	// on; good is the input offset up to which it holds complete,
 	// checked events.
@@ -288,6 +291,10 @@ func (pw *passthroughWriter) WriteHeader(status int) {
 			// A failover site holds the stream until its first content
 			// event: the events are decoded until then to find it.
 			fw.holdStream()
+			pw.probe, _ = codec.NewStreamDecoder(pw.x.upstream)
+		} else if pw.x.key > 0 {
+			// A rate limit before the first content cools the pooled
+			// key: the events are decoded until then.
 			pw.probe, _ = codec.NewStreamDecoder(pw.x.upstream)
 		}
 		pw.usage = codec.NewUsageObserver(pw.x.upstream)
@@ -590,21 +597,27 @@ func (pw *passthroughWriter) drain() error {
 	return nil
 }
 
-// watchFailover tells the failover writer the events of one upstream
-// event until the first content, and reports whether the stream failed
-// before it (the writer drops the attempt).
+// watchFailover tells the failover writer (if any) and the key pool (for
+// a request made with a pooled key) the events of one upstream event
+// until the first content, and reports whether the stream failed before
+// it for a failover site (the writer drops the attempt).
 func (pw *passthroughWriter) watchFailover(name, data []byte, bare bool) bool {
-	fw := failoverOf(pw.ResponseWriterWrapper.ResponseWriter)
+	w := pw.ResponseWriterWrapper.ResponseWriter
+	fw, x := failoverOf(w), pw.x
 	pw.evs = pw.probe.Decode(pw.evs[:0], name, data, bare)
 	for i := range pw.evs {
-		if fw.watching() {
+		if x.key > 0 && !pw.keyWatched {
+			pw.keyWatched = pw.h.keys.watchStream(w, x, &pw.evs[i])
+		}
+		if fw != nil && fw.watching() {
 			fw.observe(&pw.evs[i])
 		}
 	}
-	if !fw.watching() || fw.discarded() {
+	failed := fw != nil && fw.discarded()
+	if failed || (fw == nil || !fw.watching()) && (x.key == 0 || pw.keyWatched) {
 		pw.probe = nil
 	}
-	return fw.discarded()
+	return failed
 }
 
 // exception returns the error of an upstream event that is an AWS event
@@ -735,6 +748,10 @@ func (pw *passthroughWriter) endStream(msg string, cause error) {
 // endStreamWith ends the client's stream with e as an in-stream error of
 // the client's protocol.
 func (pw *passthroughWriter) endStreamWith(e *codec.Error) {
+	if pw.x.key > 0 && !pw.keyWatched {
+		pw.keyWatched = true
+		pw.h.keys.streamFailed(pw.ResponseWriterWrapper.ResponseWriter, pw.x, e)
+	}
 	if fw := failoverOf(pw.ResponseWriterWrapper.ResponseWriter); fw != nil && fw.watching() {
 		fw.streamFailed(e)
 	}

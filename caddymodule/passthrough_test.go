@@ -116,7 +116,7 @@ var passFamilies = []passFamily{
 
 // passHandler is the handler of a passthrough family.
 func passHandler(t *testing.T, f passFamily, maxEvent int64) *Handler {
-	return newTestHandler(t, &Handler{Upstream: f.upstream, VertexProject: "p", VertexLocation: "l", MaxEventSize: maxEvent})
+	return newTestHandler(t, &Handler{Upstream: f.upstream, CloudRaw: testCloud(f.upstream), MaxEventSize: maxEvent})
 }
 
 // rawAnswer answers status with ctype and body in writes of chunk bytes,

@@ -151,10 +151,26 @@ func Probe(ctx context.Context, cfg ProbeConfig) (*ProbeReport, error) {
 	}
 	// The model's rules are turned off (an empty row for it), so that the
 	// bodies reach the upstream as written; strict never retries.
-	h := &Handler{Upstream: cfg.Upstream, APIKey: cfg.APIKey, Dialect: cfg.Dialect, VertexProject: cfg.VertexProject,
-		VertexLocation: cfg.VertexLocation, GoogleCredentials: cfg.GoogleCredentials, GoogleToken: cfg.GoogleToken,
-		AzureAPIVersion: cfg.AzureAPIVersion, AWSRegion: cfg.AWSRegion, AWSProfile: cfg.AWSProfile, AWSHost: cfg.AWSHost,
+	h := &Handler{Upstream: cfg.Upstream, APIKey: cfg.APIKey, Dialect: cfg.Dialect,
 		OnUnsupported: "strict", ModelRules: []rules.Rule{{Models: []string{cfg.Model}}}}
+	// The cloud settings, taken as the directive takes them.
+	var clouds cloudSettings
+	for _, s := range [...]struct{ name, value string }{{"vertex_project", cfg.VertexProject}, {"vertex_location", cfg.VertexLocation},
+		{"google_credentials", cfg.GoogleCredentials}, {"google_token", cfg.GoogleToken}, {"azure_api_version", cfg.AzureAPIVersion},
+		{"aws_region", cfg.AWSRegion}, {"aws_profile", cfg.AWSProfile}, {"aws_host", cfg.AWSHost}} {
+		if s.value == "" {
+			continue
+		}
+		if err := clouds.set(s.name, []string{s.value}); err != nil {
+			return nil, err
+		}
+	}
+	if err := clouds.settle(h); err != nil {
+		return nil, err
+	}
+	if h.cloud != nil {
+		h.CloudRaw = cloudRaw(h.cloud)
+	}
 	cctx, cancel := caddy.NewContext(caddy.Context{Context: ctx})
 	defer cancel()
 	if err := h.Provision(cctx); err != nil {

@@ -46,10 +46,5 @@ func hintedProtocol(r *http.Request) (codec.Protocol, bool) {
 // upstreamPath returns the path and raw query of the upstream endpoint for a
 // request of the given model.
 func (h *Handler) upstreamPath(upstream codec.Protocol, model string, stream bool) (path, rawQuery string) {
-	return upstream.Descriptor().UpstreamPath(h.location(), model, stream)
-}
-
-// location is where the configured cloud upstream places its models.
-func (h *Handler) location() codec.Location {
-	return codec.Location{Project: h.VertexProject, Region: h.VertexLocation, APIVersion: h.AzureAPIVersion}
+	return upstream.Descriptor().UpstreamPath(h.location, model, stream)
 }

@@ -64,7 +64,7 @@ func TestUpstreamPath(t *testing.T) {
 		{codec.VertexAnthropic, true, "/v1/projects/proj/locations/us-east5/publishers/anthropic/models/m:streamRawPredict", ""},
 	}
 	for _, tt := range tests {
-		h := &Handler{upstream: tt.upstream, VertexProject: "proj", VertexLocation: "us-east5"}
+		h := &Handler{upstream: tt.upstream, location: codec.Location{Project: "proj", Region: "us-east5"}}
 		path, query := h.upstreamPath(h.upstream, "m", tt.stream)
 		if path != tt.wantPath || query != tt.wantQuery {
 			t.Errorf("%s stream=%v: got %q ? %q, want %q ? %q", tt.upstream, tt.stream, path, query, tt.wantPath, tt.wantQuery)

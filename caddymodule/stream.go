@@ -48,13 +48,18 @@ type streamTranslator struct {
 
 	// model, when set, replaces the model the upstream names in its
 	// start event (see translatingWriter.model).
-	model    string
-	x        *exchange
+	model string
+	x     *exchange
+	// keys is the handler's credential pool, nil without one.
+	keys     *keyPool
 	upstream codec.Protocol
 	maxEvent int
 	done     bool // the client's stream has ended (terminal event written)
 	failed   bool // it ended with an error event
-	writeErr error
+	// keyWatched is set once the stream of a pooled key showed content
+	// or failed: its events no longer concern the key.
+	keyWatched bool
+	writeErr   error
 	// cutoff stops the reading of the upstream body after a complete
 	// stream (nil in tests that drive the translator directly).
 	cutoff *upstreamCutoff
@@ -81,6 +86,7 @@ func newStreamTranslator(w http.ResponseWriter, h *Handler, client, upstream cod
 		upstream: upstream,
 		maxEvent: int(h.MaxEventSize),
 		metrics:  h.metrics,
+		keys:     h.keys,
 	}, nil
 }
 
@@ -217,6 +223,10 @@ func (s *streamTranslator) emit() {
 			// Before the model is rewritten: the exchange records the
 			// model the upstream says answered.
 			s.x.observe(&s.events[i])
+			if s.x.key > 0 && !s.keyWatched {
+				// A rate limit before content cools the pooled key.
+				s.keyWatched = s.keys.watchStream(s.w, s.x, &s.events[i])
+			}
 			if fw := failoverOf(s.w); fw != nil && fw.watching() {
 				// A failover site holds the stream until its first
 				// content event, or drops it at an error before.

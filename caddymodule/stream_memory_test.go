@@ -27,7 +27,7 @@ func TestStreamMemoryPerOpenStream(t *testing.T) {
 	}
 	for _, pair := range pairs {
 		up, client := pair[0], pair[1]
-		h := &Handler{Upstream: string(up), VertexProject: "p", VertexLocation: "l"}
+		h := &Handler{Upstream: string(up), CloudRaw: testCloud(string(up))}
 		if err := h.Provision(ctx); err != nil {
 			t.Fatal(err)
 		}

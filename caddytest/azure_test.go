@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -54,6 +55,15 @@ type azureFront struct {
 	// chat and resp are the base URLs of the OpenAI mocks behind it.
 	chat, resp string
 
+	// tokens are the Entra ID tokens an entra front accepts (default:
+	// azureToken); refuse answers a request carrying one of them with
+	// that status instead (credential pools).
+	tokens []string
+	refuse map[string]int
+	// streamLimit is a token whose requests are answered a stream that
+	// fails with a rate limit before any content.
+	streamLimit string
+
 	mu         sync.Mutex
 	seen       []azureSeen
 	violations []string
@@ -84,8 +94,12 @@ func (f *azureFront) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if want := map[bool]string{true: "api-version=" + azureAPIVersion, false: ""}[versioned]; r.URL.RawQuery != want {
 		problems = append(problems, fmt.Sprintf("query %q, want %q", r.URL.RawQuery, want))
 	}
+	tokens := f.tokens
+	if tokens == nil {
+		tokens = []string{azureToken}
+	}
 	switch {
-	case f.mode == azureEntra && (s.authorization != "Bearer "+azureToken || s.apiKey != ""):
+	case f.mode == azureEntra && (!slices.Contains(tokens, strings.TrimPrefix(s.authorization, "Bearer ")) || s.apiKey != ""):
 		problems = append(problems, fmt.Sprintf("Authorization %q and api-key %q, want the Entra ID token alone", s.authorization, s.apiKey))
 	case f.mode != azureEntra && (s.apiKey != upstreamKey || s.authorization != ""):
 		problems = append(problems, fmt.Sprintf("api-key %q and Authorization %q, want api-key %s alone", s.apiKey, s.authorization, upstreamKey))
@@ -93,7 +107,25 @@ func (f *azureFront) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	f.seen = append(f.seen, s)
 	f.violations = append(f.violations, problems...)
+	status := f.refuse[strings.TrimPrefix(s.authorization, "Bearer ")]
+	limited := f.streamLimit != "" && s.authorization == "Bearer "+f.streamLimit
 	f.mu.Unlock()
+	if limited {
+		// OpenAI's in-stream error chunk of a rate limit.
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		_, _ = io.WriteString(w, "data: {\"error\":{\"message\":\"Rate limit reached\",\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}\n\n")
+		return
+	}
+	if status != 0 {
+		w.Header().Set("Content-Type", "application/json")
+		if status == http.StatusTooManyRequests {
+			w.Header().Set("Retry-After", "30")
+		}
+		w.WriteHeader(status)
+		fmt.Fprintf(w, `{"error":{"message":"refused by the Azure front","type":"invalid_request_error","code":"%d"}}`, status)
+		return
+	}
 	if target == "" {
 		http.Error(w, `{"error":{"message":"unknown path","type":"invalid_request_error"}}`, http.StatusNotFound)
 		return
@@ -115,16 +147,24 @@ func (f *azureFront) take() ([]azureSeen, []string) {
 	return s, v
 }
 
-// entraServer is an Entra ID token endpoint for azure_credentials.
+// entraServer is an Entra ID token endpoint for azure_credentials: it
+// gives each application it knows (by client id) its token.
 type entraServer struct {
 	srv        *httptest.Server
+	tokens     map[string]string
 	mu         sync.Mutex
 	calls      int
 	violations []string
 }
 
-func newEntraServer() *entraServer {
-	e := &entraServer{}
+// newEntraServer starts a token endpoint for the application
+// azureClientID, whose token is azureToken, and the applications of
+// more, client ids to tokens.
+func newEntraServer(more ...string) *entraServer {
+	e := &entraServer{tokens: map[string]string{azureClientID: azureToken}}
+	for i := 0; i+1 < len(more); i += 2 {
+		e.tokens[more[i]] = more[i+1]
+	}
 	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		form, _ := url.ParseQuery(string(body))
@@ -132,7 +172,11 @@ func newEntraServer() *entraServer {
 		if r.Method != http.MethodPost || r.URL.Path != "/"+azureTenant+"/oauth2/v2.0/token" {
 			problems = append(problems, r.Method+" "+r.URL.Path)
 		}
-		for k, want := range map[string]string{"grant_type": "client_credentials", "client_id": azureClientID,
+		token, known := e.tokens[form.Get("client_id")]
+		if !known {
+			problems = append(problems, fmt.Sprintf("client_id = %q, an application this endpoint does not know", form.Get("client_id")))
+		}
+		for k, want := range map[string]string{"grant_type": "client_credentials",
 			"client_secret": azureClientSecret, "scope": "https://cognitiveservices.azure.com/.default"} {
 			if got := form.Get(k); got != want {
 				problems = append(problems, fmt.Sprintf("%s = %q, want %q", k, got, want))
@@ -143,7 +187,7 @@ func newEntraServer() *entraServer {
 		e.violations = append(e.violations, problems...)
 		e.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"token_type":"Bearer","expires_in":3599,"access_token":%q}`, azureToken)
+		fmt.Fprintf(w, `{"token_type":"Bearer","expires_in":3599,"access_token":%q}`, token)
 	}))
 	return e
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -26,16 +27,46 @@ const (
 	awsSessionToken    = "llmbridge-test-session-token"
 )
 
-// setAWSEnvironment gives the process the test's AWS credentials and keeps
-// the AWS chain away from the machine's own configuration and metadata
-// services.
-func setAWSEnvironment() error {
+// awsProfiles are the profiles of the test's shared credentials file, by
+// name: a pool of aws_profile signs with them (the environment's
+// credentials sign for the standard chain, which names no profile).
+var awsProfiles = map[string]aws.Credentials{
+	"llmbridge-a": {AccessKeyID: "AKIDLLMBRIDGEPROFILEA", SecretAccessKey: "llmbridge-profile-a-secret", SessionToken: awsSessionToken},
+	"llmbridge-b": {AccessKeyID: "AKIDLLMBRIDGEPROFILEB", SecretAccessKey: "llmbridge-profile-b-secret", SessionToken: awsSessionToken},
+}
+
+// awsCredentials returns the test's credentials of access key id, or
+// false.
+func awsCredentials(id string) (aws.Credentials, bool) {
+	if id == awsAccessKeyID {
+		return aws.Credentials{AccessKeyID: awsAccessKeyID, SecretAccessKey: awsSecretAccessKey, SessionToken: awsSessionToken}, true
+	}
+	for _, c := range awsProfiles {
+		if c.AccessKeyID == id {
+			return c, true
+		}
+	}
+	return aws.Credentials{}, false
+}
+
+// setAWSEnvironment gives the process the test's AWS credentials, and a
+// shared credentials file in dir with awsProfiles, and keeps the AWS
+// chain away from the machine's own configuration and metadata services.
+func setAWSEnvironment(dir string) error {
+	var file strings.Builder
+	for name, c := range awsProfiles {
+		fmt.Fprintf(&file, "[%s]\naws_access_key_id = %s\naws_secret_access_key = %s\naws_session_token = %s\n\n", name, c.AccessKeyID, c.SecretAccessKey, c.SessionToken)
+	}
+	credentials := filepath.Join(dir, "aws-credentials")
+	if err := os.WriteFile(credentials, []byte(file.String()), 0o600); err != nil {
+		return err
+	}
 	for k, v := range map[string]string{
 		"AWS_ACCESS_KEY_ID":           awsAccessKeyID,
 		"AWS_SECRET_ACCESS_KEY":       awsSecretAccessKey,
 		"AWS_SESSION_TOKEN":           awsSessionToken,
 		"AWS_CONFIG_FILE":             os.DevNull,
-		"AWS_SHARED_CREDENTIALS_FILE": os.DevNull,
+		"AWS_SHARED_CREDENTIALS_FILE": credentials,
 		"AWS_EC2_METADATA_DISABLED":   "true",
 		"AWS_PROFILE":                 "",
 	} {
@@ -107,8 +138,9 @@ func validateAWSCredential(rec *recordedRequest) []string {
 	return append(problems, fmt.Sprintf("Authorization %q, want Bearer <Bedrock API key> or a SigV4 signature", auth))
 }
 
-// verifySigV4 signs rec again with the test's credentials, at the time and
-// over the headers its signature names, and compares the signatures.
+// verifySigV4 signs rec again with the test's credentials of the access
+// key it names (the environment's, or a profile's), at the time and over
+// the headers its signature names, and compares the signatures.
 func verifySigV4(rec *recordedRequest) error {
 	auth := rec.Header.Get("Authorization")
 	signed := ""
@@ -117,9 +149,9 @@ func verifySigV4(rec *recordedRequest) error {
 			signed = v
 		}
 	}
-	wantScope := "Credential=" + awsAccessKeyID + "/"
-	if !strings.Contains(auth, wantScope) || !strings.Contains(auth, "/"+awsRegion+"/bedrock/aws4_request") {
-		return fmt.Errorf("credential scope of %q, want %s…/%s/bedrock/aws4_request", auth, wantScope, awsRegion)
+	creds, known := awsCredentials(sigV4AccessKey(auth))
+	if !known || !strings.Contains(auth, "/"+awsRegion+"/bedrock/aws4_request") {
+		return fmt.Errorf("credential scope of %q, want one of the test's access keys …/%s/bedrock/aws4_request", auth, awsRegion)
 	}
 	if host := rec.Host; host != "bedrock-runtime."+awsRegion+".amazonaws.com" {
 		return fmt.Errorf("Host %q, want the region's Bedrock Runtime endpoint", host)
@@ -145,7 +177,6 @@ func verifySigV4(rec *recordedRequest) error {
 			req.Header.Set(name, rec.Header.Get(name))
 		}
 	}
-	creds := aws.Credentials{AccessKeyID: awsAccessKeyID, SecretAccessKey: awsSecretAccessKey, SessionToken: awsSessionToken}
 	if err := v4.NewSigner().SignHTTP(context.Background(), creds, req, sha256Hex(rec.Body), "bedrock", awsRegion, at); err != nil {
 		return err
 	}
@@ -153,6 +184,17 @@ func verifySigV4(rec *recordedRequest) error {
 		return fmt.Errorf("signature does not verify:\n got %s\nwant %s", got, want)
 	}
 	return nil
+}
+
+// sigV4AccessKey is the access key id of a SigV4 Authorization value, or
+// "".
+func sigV4AccessKey(auth string) string {
+	_, rest, ok := strings.Cut(auth, "Credential=")
+	if !ok {
+		return ""
+	}
+	id, _, _ := strings.Cut(rest, "/")
+	return id
 }
 
 // awsErrorType is the exception Bedrock names for an HTTP status.

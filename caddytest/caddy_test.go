@@ -167,7 +167,7 @@ func newTestEnv() (*testEnv, error) {
 		return nil, err
 	}
 	// The Bedrock sites without api_key sign with these.
-	if err := setAWSEnvironment(); err != nil {
+	if err := setAWSEnvironment(logDir); err != nil {
 		return nil, err
 	}
 	for _, p := range allProtocols {

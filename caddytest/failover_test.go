@@ -78,6 +78,10 @@ func (f *faultyUpstream) seen() (int, []string) {
 
 func (f *faultyUpstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	key := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if id := sigV4AccessKey(key); id != "" {
+		// A SigV4 signature: its access key names the credential.
+		key = id
+	}
 	if key == "" {
 		key = r.Header.Get("X-Api-Key")
 	}
@@ -140,8 +144,16 @@ type failoverEnv struct {
 	// openai-chat), "cool" (anthropic-messages, then openai-chat, with
 	// their own targets, the provider's cooldowns and a breaker of 2
 	// failures), "pool" (a plain site of an openai-chat upstream with a
-	// pool of three keys).
+	// pool of three keys), "azure-pool" (a plain site of an azure-openai
+	// upstream with a pool of two azure_credentials applications;
+	// "azure-pool-2" another with the same two, a pool of its own;
+	// "aws-pool" a plain site of a bedrock-anthropic upstream with a pool
+	// of two aws_profile profiles).
 	sites map[string]string
+	// azureFront is the Azure front of "azure-pool", which accepts the
+	// tokens of both applications; entra their token endpoint.
+	azureFront *azureFront
+	entra      *entraServer
 	// accessLog is the access log of the "anthropic" site, whose entries
 	// carry {http.llmbridge.target} and {http.llmbridge.attempts} as
 	// ph_target and ph_attempts besides llmbridge's own fields.
@@ -196,7 +208,7 @@ func newFailoverEnv(env *testEnv) (*failoverEnv, error) {
 	if err != nil {
 		return nil, err
 	}
-	ports, err := freePorts(12)
+	ports, err := freePorts(14)
 	if err != nil {
 		return nil, err
 	}
@@ -248,6 +260,15 @@ func newFailoverEnv(env *testEnv) (*failoverEnv, error) {
 	site("cool", "\tllmbridge {\n\t\tfailover cool-a cool-b {\n\t\t\tcooldown 400ms\n\t\t\tcircuit_breaker 2 10s 400ms\n\t\t}\n\t}\n")
 	site("plain", "\tllmbridge {\n\t\tupstream anthropic-messages\n\t}\n\treverse_proxy "+fe.faulty[anthropicMsgs].addr()+"\n")
 	site("pool", "\tllmbridge {\n\t\tupstream openai-chat\n\t\tapi_key pool-k0 pool-k1 pool-k2\n\t}\n\treverse_proxy "+fe.faulty[openaiChat].addr()+"\n")
+	fe.entra = newEntraServer(azurePoolClient, azurePoolToken)
+	fe.azureFront = newAzureFront(azureEntra, env.mocks[openaiChat].srv.URL, env.mocks[openaiResponses].srv.URL)
+	fe.azureFront.tokens = []string{azureToken, azurePoolToken}
+	app := func(client string) string {
+		return "\t\tazure_credentials " + azureTenant + " " + client + " " + azureClientSecret + " " + fe.entra.srv.URL + "\n"
+	}
+	site("azure-pool", "\tllmbridge {\n\t\tupstream azure-openai\n"+app(azureClientID)+app(azurePoolClient)+"\t}\n\treverse_proxy "+fe.azureFront.addr()+"\n")
+	site("aws-pool", "\tllmbridge {\n\t\tupstream bedrock-anthropic\n\t\taws_region "+awsRegion+"\n\t\taws_profile llmbridge-a llmbridge-b\n\t}\n\treverse_proxy "+fe.faulty[bedrockAnthropic].addr()+"\n")
+	site("azure-pool-2", "\tllmbridge {\n\t\tupstream azure-openai\n"+app(azureClientID)+app(azurePoolClient)+"\t}\n\treverse_proxy "+fe.azureFront.addr()+"\n")
 	fe.caddyfile = b.String()
 	return fe, nil
 }
@@ -602,6 +623,138 @@ func TestKeyPool(t *testing.T) {
 	logs := string(logBytes)
 	if !strings.Contains(logs, "api_key[1]") || strings.Contains(logs, "pool-k1") {
 		t.Errorf("the refused key is not logged by its position, or is logged by its value")
+	}
+}
+
+// TestAWSProfilePool checks a pool of two aws_profile profiles of a
+// shared credentials file: the mock verifies each request's SigV4
+// signature with the profile's keys, the profiles sign in turn, and a
+// profile the upstream refuses (403) is out, logged as aws_profile[0]
+// and never by its keys.
+func TestAWSProfilePool(t *testing.T) {
+	env, fe := setupFailover(t)
+	env.mocks.resetAll(t)
+	f, mock := fe.faulty[bedrockAnthropic], env.mocks[bedrockAnthropic]
+	a, b := awsProfiles["llmbridge-a"].AccessKeyID, awsProfiles["llmbridge-b"].AccessKeyID
+	body := `{"model":"claude-sonnet-4-5","max_tokens":10,"messages":[{"role":"user","content":"Hi"}]}`
+	send := func(n int) map[string]int {
+		t.Helper()
+		for range n {
+			resp := postJSON(t, fe.sites["aws-pool"]+"/v1/messages", body)
+			_, _ = io.Copy(io.Discard, resp.Body)
+			_ = resp.Body.Close()
+		}
+		_, keys := f.seen()
+		count := map[string]int{}
+		for _, k := range keys {
+			count[k]++
+		}
+		return count
+	}
+	f.set(nil)
+	if count := send(4); count[a] != 2 || count[b] != 2 {
+		t.Errorf("access keys used %v, want each profile's twice (in turn)", count)
+	}
+	for _, v := range mock.takeViolations() {
+		t.Errorf("Bedrock mock: %s", v)
+	}
+	f.set(&targetFault{keys: map[string]int{a: 403}})
+	if count := send(5); count[a] != 1 || count[b] != 4 {
+		t.Errorf("after a refusal, access keys used %v, want the refused profile's once, the other's for the rest", count)
+	}
+	logBytes, _ := os.ReadFile(env.debugLog)
+	logs := string(logBytes)
+	if !strings.Contains(logs, "aws_profile[0]") || strings.Contains(logs, awsProfiles["llmbridge-a"].SecretAccessKey) {
+		t.Errorf("the refused profile is not logged by its position, or its secret is logged")
+	}
+}
+
+// The second application of the azure-pool site and its token.
+const (
+	azurePoolClient = "azure-client-2"
+	azurePoolToken  = "entra-token-2"
+)
+
+// TestAzureCredentialPool checks a pool of two azure_credentials
+// applications against the Entra ID token endpoint: each gets its own
+// token, the tokens are used in turn, a token the upstream rate limits
+// is skipped for its Retry-After, a token it refuses (401) takes its
+// application out, logged as azure_credentials[1] and never by its
+// secret or token, and with none usable the gateway answers 429.
+// In another pool, an application whose stream fails with a rate limit
+// before any content cools as a 429 would.
+func TestAzureCredentialPool(t *testing.T) {
+	env, fe := setupFailover(t)
+	env.mocks.resetAll(t)
+	front := fe.azureFront
+	set := func(refuse map[string]int, streamLimit string) {
+		front.mu.Lock()
+		front.refuse, front.streamLimit = refuse, streamLimit
+		front.mu.Unlock()
+	}
+	defer set(nil, "")
+	body := `{"model":"gpt-5","messages":[{"role":"user","content":"Hi"}]}`
+	statuses := map[int]int{}
+	tokens := func(n int, site string) map[string]int {
+		t.Helper()
+		for range n {
+			resp := postJSON(t, fe.sites[site]+"/v1/chat/completions", body)
+			statuses[resp.StatusCode]++
+			if resp.StatusCode == 429 && resp.Header.Get("Retry-After") == "" {
+				t.Errorf("429 without Retry-After")
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			_ = resp.Body.Close()
+		}
+		seen, violations := front.take()
+		for _, v := range violations {
+			t.Errorf("Azure front: %s", v)
+		}
+		count := map[string]int{}
+		for _, s := range seen {
+			count[strings.TrimPrefix(s.authorization, "Bearer ")]++
+		}
+		return count
+	}
+	front.take()
+	if count := tokens(4, "azure-pool"); count[azureToken] != 2 || count[azurePoolToken] != 2 {
+		t.Errorf("tokens used %v, want each application's twice (in turn)", count)
+	}
+	// The first application rate limited for 30 s: the second serves.
+	set(map[string]int{azureToken: 429}, "")
+	if count := tokens(4, "azure-pool"); count[azureToken] != 1 || count[azurePoolToken] != 3 {
+		t.Errorf("after a rate limit, tokens used %v, want the limited one once, the other for the rest", count)
+	}
+	// The second refused: out; the first still cools, so the gateway
+	// answers 429 itself.
+	set(map[string]int{azurePoolToken: 401}, "")
+	clear(statuses)
+	if count := tokens(3, "azure-pool"); count[azurePoolToken] != 1 || count[azureToken] != 0 || statuses[429] != 2 {
+		t.Errorf("after a refusal, tokens used %v and statuses %v, want the refused one once and two 429s from the gateway", count, statuses)
+	}
+	// A pool of its own: its first request, made with the first
+	// application, is a stream that fails with a rate limit before any
+	// content, which cools that application as a 429 would.
+	set(nil, azureToken)
+	body = `{"model":"gpt-5","stream":true,"messages":[{"role":"user","content":"Hi"}]}`
+	if count := tokens(1, "azure-pool-2"); count[azureToken] != 1 {
+		t.Fatalf("the pool's first stream used %v, want the first application's token", count)
+	}
+	set(nil, "")
+	body = `{"model":"gpt-5","messages":[{"role":"user","content":"Hi"}]}`
+	if count := tokens(3, "azure-pool-2"); count[azureToken] != 0 || count[azurePoolToken] != 3 {
+		t.Errorf("after a rate limit in a stream, tokens used %v, want the other application's only", count)
+	}
+	fe.entra.mu.Lock()
+	calls, violations := fe.entra.calls, fe.entra.violations
+	fe.entra.mu.Unlock()
+	if calls != 4 || len(violations) > 0 {
+		t.Errorf("Entra ID token endpoint: %d calls (want 4: one token per application of each pool, cached), problems %v", calls, violations)
+	}
+	logBytes, _ := os.ReadFile(env.debugLog)
+	logs := string(logBytes)
+	if !strings.Contains(logs, "azure_credentials[1]") || strings.Contains(logs, azurePoolToken) || strings.Contains(logs, azureClientSecret) {
+		t.Errorf("the refused application is not logged by its position, or its token or secret is logged")
 	}
 }
 

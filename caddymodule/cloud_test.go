@@ -1,0 +1,34 @@
+package caddymodule
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// vertexCloud is the Google Cloud settings of a vertex upstream in tests.
+func vertexCloud(project, location string) json.RawMessage {
+	return cloudRaw(&GoogleCloud{Project: project, Location: location})
+}
+
+// awsCloud is the AWS settings of a Bedrock upstream in tests.
+func awsCloud(region string) json.RawMessage {
+	return cloudRaw(&AWSCloud{Region: region})
+}
+
+// testCloud is the cloud settings an upstream of a table of several
+// needs: a project and location for Vertex, a region for Bedrock.
+func testCloud(upstream string) json.RawMessage {
+	switch {
+	case strings.HasPrefix(upstream, "vertex"):
+		return vertexCloud("p", "l")
+	case strings.HasPrefix(upstream, "bedrock"):
+		return awsCloud("us-east-1")
+	}
+	return nil
+}
+
+// withCloud is h with the cloud settings c, as the Caddyfile gives them.
+func withCloud(h Handler, c cloud) Handler {
+	h.cloud, h.CloudRaw = c, cloudRaw(c)
+	return h
+}
