@@ -109,8 +109,8 @@ func TestWriter(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		name, data := eventOf(&m)
-		got = append(got, name+" "+string(data)+" "+header(&m, ":content-type"))
+		name, data := libEvent(&m)
+		got = append(got, name+" "+string(data)+" "+libHeader(&m, ":content-type"))
 	}
 	want := []string{
 		`chunk {"bytes":"eyJ0eXBlIjoibWVzc2FnZV9zdGFydCJ9"} application/json`,
