@@ -12,23 +12,28 @@ import (
 // AppendMessage appends the event stream message that carries the SSE
 // event (name, data): an exception message for a name "exception:<type>",
 // else an event message of :event-type name, both with a JSON payload. A
-// header value holds at most 32767 bytes: for a longer name it appends
-// nothing.
+// header value holds at most 32767 bytes: for a longer type or name it
+// appends nothing.
 func AppendMessage(dst []byte, name string, data []byte) []byte {
-	if len(name) > maxHeaderValueLen {
+	out, start, headersLen, ok := startEventMessage(dst, name)
+	if !ok {
 		return dst
 	}
-	dst, start, headersLen := startEventMessage(dst, name)
-	return endMessage(append(dst, data...), start, headersLen)
+	return endMessage(append(out, data...), start, headersLen)
 }
 
 // startEventMessage starts the message of an SSE event named name
-// (startMessage).
-func startEventMessage[T string | []byte](dst []byte, name T) (out []byte, start, headersLen int) {
+// (startMessage), or reports that its header value would be too long.
+func startEventMessage[T string | []byte](dst []byte, name T) (out []byte, start, headersLen int, ok bool) {
+	kind, header := "event", ":event-type"
 	if len(name) >= len(ExceptionPrefix) && string(name[:len(ExceptionPrefix)]) == ExceptionPrefix {
-		return startMessage(dst, "exception", ":exception-type", name[len(ExceptionPrefix):])
+		kind, header, name = "exception", ":exception-type", name[len(ExceptionPrefix):]
 	}
-	return startMessage(dst, "event", ":event-type", name)
+	if len(name) > maxHeaderValueLen {
+		return dst, 0, 0, false
+	}
+	out, start, headersLen = startMessage(dst, kind, header, name)
+	return out, start, headersLen, true
 }
 
 // Writer turns SSE text, pushed as a stream encoder writes it, into AWS
@@ -54,8 +59,8 @@ func NewChunkWriter(maxEvent int) *Writer {
 }
 
 // Push appends p and appends to dst the message of every SSE event it
-// completes. An event whose name is longer than a header value can be
-// (32767 bytes) is an error.
+// completes. An event whose name (or exception type) is longer than a
+// header value can be (32767 bytes) is an error.
 func (w *Writer) Push(dst, p []byte) ([]byte, error) {
 	w.r.Push(p)
 	for {
@@ -78,10 +83,10 @@ func (w *Writer) Push(dst, p []byte) ([]byte, error) {
 			dst = endMessage(append(dst, `"}`...), start, headersLen)
 			continue
 		}
-		if len(ev.Name) > maxHeaderValueLen {
+		var ok bool
+		if dst, start, headersLen, ok = startEventMessage(dst, ev.Name); !ok {
 			return dst, fmt.Errorf("an SSE event name of %d bytes is longer than an event stream header value can be (%d)", len(ev.Name), maxHeaderValueLen)
 		}
-		dst, start, headersLen = startEventMessage(dst, ev.Name)
 		dst = endMessage(append(dst, ev.Data...), start, headersLen)
 	}
 }
