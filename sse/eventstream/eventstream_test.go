@@ -336,3 +336,51 @@ func benchmarkWriter(b *testing.B, w *Writer) {
 		}
 	}
 }
+
+// TestAllocs holds every framing path to no allocation per event once
+// its buffers have grown: a Bedrock side must cost no more garbage than
+// an SSE side.
+func TestAllocs(t *testing.T) {
+	msg := AppendMessage(nil, "contentBlockDelta", []byte(benchEvent))
+	ev := []byte("event: content_block_delta\ndata: " + benchEvent + "\n\n")
+	chunk, err := NewChunkWriter(1<<20).Push(nil, ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exception := AppendMessage(nil, "exception:throttlingException", []byte(`{"message":"slow"}`))
+	for name, push := range map[string]struct {
+		push func(dst, p []byte) ([]byte, error)
+		in   []byte
+	}{
+		"Reader":               {NewReader(1 << 20).Push, msg},
+		"Reader, an exception": {NewReader(1 << 20).Push, exception},
+		"Reader, byte by byte": {bytewise(NewReader(1 << 20).Push), msg},
+		"ChunkReader":          {NewChunkReader(1 << 20).Push, chunk},
+		"Writer":               {NewWriter(1 << 20).Push, ev},
+		"Writer, an exception": {NewWriter(1 << 20).Push, []byte("event: exception:throttlingException\ndata: {}\n\n")},
+		"ChunkWriter":          {NewChunkWriter(1 << 20).Push, ev},
+	} {
+		var out []byte
+		allocs := testing.AllocsPerRun(100, func() {
+			if out, err = push.push(out[:0], push.in); err != nil || len(out) == 0 {
+				t.Fatalf("%s: %q, %v", name, out, err)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("%s: %.1f allocations per event, want 0", name, allocs)
+		}
+	}
+}
+
+// bytewise pushes its input one byte at a time.
+func bytewise(push func(dst, p []byte) ([]byte, error)) func(dst, p []byte) ([]byte, error) {
+	return func(dst, p []byte) ([]byte, error) {
+		var err error
+		for i := range p {
+			if dst, err = push(dst, p[i:i+1]); err != nil {
+				break
+			}
+		}
+		return dst, err
+	}
+}
