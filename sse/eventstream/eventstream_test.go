@@ -230,6 +230,27 @@ func FuzzReader(f *testing.F) {
 	})
 }
 
+// FuzzChunk reads arbitrary chunk payloads: the Reader unwraps and
+// refuses exactly the chunks the oracle does (the bytes member found as
+// gjson finds it, escapes and all).
+func FuzzChunk(f *testing.F) {
+	for _, p := range []string{
+		`{"bytes":"eyJ0eXBlIjoicGluZyJ9","p":"abc"}`,
+		`{"bytes":"eyJ0eXBlIjoi\u0063GluZyJ9"}`,
+		`{"p":"x","bytes":"eyJ0eXBlIjoicGluZyJ9"}`,
+		`{"bytes":"eyJ0eXBlIjoicGluZyJ9`,
+		`{"bytes":"eyAidHlwZSI6ICJwaW5nIiB9"}`,
+		`{"bytes":"eyJ0eXBlIjoiXHUwMDcwaW5nIn0="}`,
+		`{"bytes":"e30="}`,
+		`{"bytes":5}`,
+	} {
+		f.Add([]byte(p))
+	}
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		agree(t, libMessage(t, payload, str(":event-type", "chunk")), 1<<16, true)
+	})
+}
+
 // FuzzWriter writes arbitrary SSE text as messages, with and without
 // chunks: byte for byte what aws-sdk-go-v2's encoder writes, read back by
 // the Reader as by aws-sdk-go-v2's decoder.

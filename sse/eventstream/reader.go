@@ -1,6 +1,7 @@
 package eventstream
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
@@ -113,26 +114,44 @@ func (r *Reader) fail(err error) error {
 // unwrap returns the event a chunk's payload carries: its bytes member,
 // base64-decoded, named by its "type" member. Both point into r.chunk.
 func (r *Reader) unwrap(payload []byte) (name, data []byte, err error) {
-	b := gjson.Get(bytesString(payload), "bytes")
-	if b.Type != gjson.String {
+	b, ok := stringMember(payload, "bytes")
+	if !ok {
 		return nil, nil, errors.New("malformed event stream chunk: no bytes member")
 	}
-	n := base64.StdEncoding.DecodedLen(len(b.Str))
+	n := base64.StdEncoding.DecodedLen(len(b))
 	if cap(r.chunk) < n {
 		r.chunk = make([]byte, n)
 	}
-	// b.Str is read, never written: it points into payload unless the
-	// member has escapes.
-	m, err := base64.StdEncoding.Decode(r.chunk[:n], unsafe.Slice(unsafe.StringData(b.Str), len(b.Str)))
+	m, err := base64.StdEncoding.Decode(r.chunk[:n], b)
 	if err != nil {
 		return nil, nil, fmt.Errorf("malformed event stream chunk: %w", err)
 	}
 	data = r.chunk[:m]
-	t := gjson.Get(bytesString(data), "type")
-	if t.Type != gjson.String || t.Str == "" {
+	if name, ok = stringMember(data, "type"); !ok || len(name) == 0 {
 		return nil, nil, errors.New("malformed event stream chunk: its event has no type")
 	}
-	return unsafe.Slice(unsafe.StringData(t.Str), len(t.Str)), data, nil
+	return name, data, nil
+}
+
+// stringMember returns the string value of the member key of JSON object
+// obj, as gjson finds it, without copying it when it has no escapes. The
+// member comes first in the objects Bedrock and Anthropic write (the
+// chunk's bytes, the event's type): that value is found without gjson's
+// scan, which goes a byte at a time. The result is only read.
+func stringMember(obj []byte, key string) ([]byte, bool) {
+	// {"key":"value" where value has no escape: the string gjson returns.
+	if k := len(key) + 5; len(obj) > k && obj[0] == '{' && obj[1] == '"' &&
+		string(obj[2:k-3]) == key && string(obj[k-3:k]) == `":"` {
+		v := obj[k:]
+		if end := bytes.IndexByte(v, '"'); end >= 0 && bytes.IndexByte(v[:end], '\\') < 0 {
+			return v[:end], true
+		}
+	}
+	res := gjson.Get(bytesString(obj), key)
+	if res.Type != gjson.String {
+		return nil, false
+	}
+	return unsafe.Slice(unsafe.StringData(res.Str), len(res.Str)), true
 }
 
 // Pending reports how many bytes of an incomplete message the Reader
