@@ -252,38 +252,46 @@ func FuzzChunk(f *testing.F) {
 }
 
 // FuzzWriter writes arbitrary SSE text as messages, with and without
-// chunks: byte for byte what aws-sdk-go-v2's encoder writes, read back by
-// the Reader as by aws-sdk-go-v2's decoder.
+// chunks, pushed in three pieces and a line at a time, under a bound of
+// 40 to 295 bytes: byte for byte what aws-sdk-go-v2's encoder writes, the
+// same events refused, and read back by the Reader as by aws-sdk-go-v2's
+// decoder.
 func FuzzWriter(f *testing.F) {
 	_, text := bedrockStream(f)
 	f.Add(text, 3)
 	f.Add(": c\n\nevent: a\r\ndata: x\r\ndata:y\n\n{\"bare\":1}\n\n", 2)
 	f.Add("event: exception:\ndata: \n\nevent:exception\ndata\n\n", 1)
+	f.Add("event: a\ndata: 1\n\n\xef\xbb\xbfevent: b\ndata: 2\n\n", 40)
+	f.Add("event: a\ndata: 1\n\nevent: b\ndata: 2\ndata: 3\n\nevent: c\ndata: 4\n\n", 7)
+	f.Add("event: a\ndata: "+strings.Repeat("x", 60)+"\n\nevent: b\ndata: 2\n\n", 10)
+	f.Add("event: a\ndata: 1\n\nid: 7\nevent: b\ndata: 2\n\nevent:  c\ndata:  3\n\n", 5)
 	f.Fuzz(func(t *testing.T, text string, split int) {
-		const limit = 1 << 12
+		split = max(split, 0)
 		chunks := split%2 != 0
-		w := NewWriter(limit)
-		if chunks {
-			w = NewChunkWriter(limit)
-		}
-		split = min(max(split, 0), len(text))
-		got, err := w.Push(nil, []byte(text[:split]))
-		if err == nil {
-			got, err = w.Push(got, []byte(text[split:]))
-		}
-		if err != nil {
-			return // an event over the limit
-		}
-		want, err := libWrite([]byte(text), chunks)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Fatalf("the Writer's messages differ from aws-sdk-go-v2's:\n% x\nwant\n% x", got, want)
+		limit := 40 + split%256
+		want, wantErr := libWrite([]byte(text), chunks, limit)
+		a, b := split%(len(text)+1), (split*7)%(len(text)+1)
+		a, b = min(a, b), max(a, b)
+		lines := strings.SplitAfter(text, "\n")
+		for _, pieces := range [][]string{{text[:a], text[a:b], text[b:]}, lines} {
+			w := NewWriter(limit)
+			if chunks {
+				w = NewChunkWriter(limit)
+			}
+			var got []byte
+			var err error
+			for _, piece := range pieces {
+				if got, err = w.Push(got, []byte(piece)); err != nil {
+					break
+				}
+			}
+			if !bytes.Equal(got, want) || (err == nil) != (wantErr == nil) {
+				t.Fatalf("pushed as %q: the Writer's messages (error %v) differ from aws-sdk-go-v2's (error %v):\n% x\nwant\n% x", pieces, err, wantErr, got, want)
+			}
 		}
 		// Read back as aws-sdk-go-v2 reads them (an event without a
 		// name is a message neither can read).
-		agree(t, got, 2*limit, false)
+		agree(t, want, 1<<16, false)
 	})
 }
 

@@ -195,7 +195,7 @@ func TestWriterAgrees(t *testing.T) {
 	_, text := bedrockStream(t)
 	text = ": keep-alive\n\n" + text + "data: no name\n\nevent: a\r\ndata: crlf\r\n\r\n{\"bare\":1}\n\nevent: e\ndata: x\ndata: y\n\n"
 	for _, chunks := range []bool{false, true} {
-		want, err := libWrite([]byte(text), chunks)
+		want, err := libWrite([]byte(text), chunks, 1<<20)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -46,10 +46,11 @@ func libAppendMessage(dst []byte, name string, data []byte) []byte {
 	return buf.Bytes()
 }
 
-// libWrite is a Writer (a chunk Writer if chunks) written with
-// aws-sdk-go-v2's encoder: the SSE text's events as messages.
-func libWrite(sseText []byte, chunks bool) ([]byte, error) {
-	r := sse.NewPushReader(len(sseText) + 1)
+// libWrite is a Writer (a chunk Writer if chunks, refusing events over
+// max bytes) written with aws-sdk-go-v2's encoder: the SSE text's events
+// as messages, until the first error.
+func libWrite(sseText []byte, chunks bool, max int) ([]byte, error) {
+	r := sse.NewPushReader(max)
 	r.Push(sseText)
 	var out []byte
 	for {
@@ -66,6 +67,10 @@ func libWrite(sseText []byte, chunks bool) ([]byte, error) {
 		if chunks && !bytes.HasPrefix(ev.Name, []byte(ExceptionPrefix)) {
 			out = libAppendMessage(out, chunkEvent, []byte(`{"bytes":"`+base64.StdEncoding.EncodeToString(ev.Data)+`"}`))
 			continue
+		}
+		if len(strings.TrimPrefix(string(ev.Name), ExceptionPrefix)) > maxHeaderValueLen {
+			// The encoder refuses a header value this long.
+			return out, errors.New("header value too long")
 		}
 		out = libAppendMessage(out, string(ev.Name), ev.Data)
 	}

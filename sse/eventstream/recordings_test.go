@@ -78,7 +78,7 @@ func checkRecording(t *testing.T, body []byte) bool {
 				t.Fatal(err)
 			}
 		}
-		want, err := libWrite(body, chunks)
+		want, err := libWrite(body, chunks, 1<<24)
 		if err != nil {
 			t.Fatal(err)
 		}

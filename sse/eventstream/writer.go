@@ -40,13 +40,26 @@ func startEventMessage[T string | []byte](dst []byte, name T) (out []byte, start
 // event stream messages (AppendMessage); SSE comments are dropped.
 type Writer struct {
 	r      *sse.Reader
+	max    int
 	chunks bool
+	// idle reports that the SSE text pushed so far ends at an event's
+	// end, where r holds nothing: the events that follow, in the one
+	// shape stream encoders write, are read without it (plainEvent).
+	idle bool
+	// fed reports that r has been given text, and skipped that text went
+	// by without it before: r then has not seen the stream's start, where
+	// it would skip a byte order mark.
+	fed, skipped bool
+	err          error // sticky: the stream is broken
 }
 
 // NewWriter returns a Writer that refuses SSE events larger than
 // maxEvent bytes.
 func NewWriter(maxEvent int) *Writer {
-	return &Writer{r: sse.NewPushReader(maxEvent)}
+	if maxEvent <= 0 {
+		maxEvent = sse.DefaultMaxEventSize
+	}
+	return &Writer{r: sse.NewPushReader(maxEvent), max: maxEvent, idle: true}
 }
 
 // NewChunkWriter returns a Writer that wraps every SSE event but an
@@ -59,34 +72,103 @@ func NewChunkWriter(maxEvent int) *Writer {
 }
 
 // Push appends p and appends to dst the message of every SSE event it
-// completes. An event whose name (or exception type) is longer than a
-// header value can be (32767 bytes) is an error.
+// completes. An event larger than the bound, or whose name (or exception
+// type) is longer than a header value can be (32767 bytes), breaks the
+// stream: Push returns that error from then on.
 func (w *Writer) Push(dst, p []byte) ([]byte, error) {
+	if w.err != nil {
+		return dst, w.err
+	}
+	for w.idle {
+		name, data, n := plainEvent(p, w.max)
+		if n == 0 {
+			break
+		}
+		var err error
+		if dst, err = w.message(dst, name, data); err != nil {
+			return dst, w.fail(err)
+		}
+		p = p[n:]
+		w.skipped = true
+	}
+	if len(p) == 0 {
+		return dst, nil
+	}
+	if !w.fed && w.skipped {
+		// A blank line, where r holds nothing, reads as nothing but
+		// the stream's start.
+		w.r.Push([]byte("\n"))
+		if _, err := w.r.Next(); !errors.Is(err, sse.ErrNeedInput) {
+			return dst, w.fail(fmt.Errorf("sse: a blank line read as %v", err))
+		}
+	}
+	w.fed = true
 	w.r.Push(p)
 	for {
 		ev, err := w.r.Next()
 		switch {
 		case errors.Is(err, sse.ErrNeedInput):
+			// A blank line ends what r has read: it holds nothing more.
+			w.idle = bytes.HasSuffix(p, []byte("\n\n"))
 			return dst, nil
 		case err != nil:
-			return dst, err
+			return dst, w.fail(err)
 		}
 		if ev.Bare {
 			continue
 		}
-		var start, headersLen int
-		if w.chunks && !bytes.HasPrefix(ev.Name, []byte(ExceptionPrefix)) {
-			// The chunk's payload is encoded in place.
-			dst, start, headersLen = startMessage(dst, "event", ":event-type", chunkEvent)
-			dst = append(dst, `{"bytes":"`...)
-			dst = base64.StdEncoding.AppendEncode(dst, ev.Data)
-			dst = endMessage(append(dst, `"}`...), start, headersLen)
-			continue
+		if dst, err = w.message(dst, ev.Name, ev.Data); err != nil {
+			return dst, w.fail(err)
 		}
-		var ok bool
-		if dst, start, headersLen, ok = startEventMessage(dst, ev.Name); !ok {
-			return dst, fmt.Errorf("an SSE event name of %d bytes is longer than an event stream header value can be (%d)", len(ev.Name), maxHeaderValueLen)
-		}
-		dst = endMessage(append(dst, ev.Data...), start, headersLen)
 	}
+}
+
+// fail breaks the stream with err.
+func (w *Writer) fail(err error) error {
+	w.err, w.idle = err, false
+	return err
+}
+
+// message appends the message of the SSE event (name, data).
+func (w *Writer) message(dst, name, data []byte) ([]byte, error) {
+	var start, headersLen int
+	if w.chunks && !bytes.HasPrefix(name, []byte(ExceptionPrefix)) {
+		// The chunk's payload is encoded in place.
+		dst, start, headersLen = startMessage(dst, "event", ":event-type", chunkEvent)
+		dst = append(dst, `{"bytes":"`...)
+		dst = base64.StdEncoding.AppendEncode(dst, data)
+		return endMessage(append(dst, `"}`...), start, headersLen), nil
+	}
+	var ok bool
+	if dst, start, headersLen, ok = startEventMessage(dst, name); !ok {
+		return dst, fmt.Errorf("an SSE event name of %d bytes is longer than an event stream header value can be (%d)", len(name), maxHeaderValueLen)
+	}
+	return endMessage(append(dst, data...), start, headersLen), nil
+}
+
+// plainEvent reads the event at the start of p if it has the shape
+// sse.AppendEvent gives an event with a name and one line of data
+// ("event: <name>\n", "data: <data>\n", then a blank line, no CR) and is
+// well within the size bound max: then an sse.Reader would read the same
+// name and data. It returns the event's length, or 0.
+func plainEvent(p []byte, max int) (name, data []byte, n int) {
+	const event, dataField = "event: ", "\ndata: "
+	if len(p) < len(event) || string(p[:len(event)]) != event {
+		return nil, nil, 0
+	}
+	i := bytes.IndexByte(p, '\n')
+	if i < 0 || len(p) < i+len(dataField) || string(p[i:i+len(dataField)]) != dataField {
+		return nil, nil, 0
+	}
+	j := bytes.IndexByte(p[i+len(dataField):], '\n')
+	if j < 0 {
+		return nil, nil, 0
+	}
+	n = i + len(dataField) + j + 2
+	// The bound counts an event's lines and line ends; a margin keeps
+	// clear of its edge, where r decides.
+	if len(p) < n || p[n-1] != '\n' || n+16 > max || bytes.IndexByte(p[:n], '\r') >= 0 {
+		return nil, nil, 0
+	}
+	return p[len(event):i], p[i+len(dataField) : n-2], n
 }
