@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"strings"
 	"testing"
+	"time"
 
 	awsstream "github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
 )
@@ -109,8 +110,8 @@ func TestWriter(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		name, data := eventOf(&m)
-		got = append(got, name+" "+string(data)+" "+header(&m, ":content-type"))
+		name, data := libEvent(&m)
+		got = append(got, name+" "+string(data)+" "+libHeader(&m, ":content-type"))
 	}
 	want := []string{
 		`chunk {"bytes":"eyJ0eXBlIjoibWVzc2FnZV9zdGFydCJ9"} application/json`,
@@ -178,7 +179,8 @@ func TestChunks(t *testing.T) {
 }
 
 // FuzzReader feeds arbitrary bytes, in two pieces, to the Reader: it
-// never panics, never holds more than the limit, and what it reads from a
+// never panics, never holds more than the limit, reads and refuses
+// exactly what aws-sdk-go-v2's decoder does, and what it reads from a
 // valid stream does not depend on the split.
 func FuzzReader(f *testing.F) {
 	in, _ := bedrockStream(f)
@@ -191,13 +193,22 @@ func FuzzReader(f *testing.F) {
 	badCRC[len(badCRC)-2] ^= 0xff
 	f.Add(badCRC, 4)
 	f.Add(append(bytes.Clone(in), 0x7f, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0), 6)
+	// Headers of every type; headers that end in a name's length.
+	f.Add(libMessage(f, []byte(`{}`),
+		awsstream.Header{Name: "b", Value: awsstream.BoolValue(true)},
+		awsstream.Header{Name: "i", Value: awsstream.Int64Value(-1)},
+		awsstream.Header{Name: "u", Value: awsstream.UUIDValue{}},
+		awsstream.Header{Name: "x", Value: awsstream.BytesValue("x")},
+		str(":event-type", "chunk")), 1)
+	f.Add(frame(append(rawString(":event-type", "e"), 3), nil, -1), 0)
 	f.Fuzz(func(t *testing.T, in []byte, split int) {
 		const limit = 1 << 12
+		chunks := split%2 != 0
 		newReader := NewReader
-		if split%2 != 0 {
+		if chunks {
 			newReader = NewChunkReader
 		}
-		whole, errWhole := newReader(limit).Push(nil, in)
+		whole, errWhole := agree(t, in, limit, chunks)
 		r := newReader(limit)
 		split = min(max(split, 0), len(in))
 		parts, err := r.Push(nil, in[:split])
@@ -217,6 +228,101 @@ func FuzzReader(f *testing.F) {
 		if (errOne == nil) != (errWhole == nil) || !bytes.Equal(whole, one) {
 			t.Fatalf("one message per push: %q %v, whole: %q %v", one, errOne, whole, errWhole)
 		}
+	})
+}
+
+// FuzzMessage reads messages of arbitrary headers and payload whose CRCs
+// are right, their prelude giving the headers' length or a little off it:
+// the Reader reads and refuses exactly what aws-sdk-go-v2's decoder does.
+func FuzzMessage(f *testing.F) {
+	f.Add(rawString(":event-type", "chunk"), []byte(`{"bytes":"eyJ0eXBlIjoicGluZyJ9"}`), int8(0))
+	f.Add(append(rawString(":message-type", "error"), rawString(":error-code", "E")...), []byte("x"), int8(0))
+	f.Add(append(rawString(":event-type", "a"), rawHeader("u", typeUUID, make([]byte, 16)...)...), []byte(`{}`), int8(-3))
+	f.Add(append(rawString(":event-type", "a"), 4), []byte(`{}`), int8(0))
+	f.Add(rawString(":event-type", "a"), []byte(`{}`), int8(2))
+	// Headers of every type, as aws-sdk-go-v2 encodes them.
+	all := libMessage(f, nil, str(":event-type", "a"),
+		awsstream.Header{Name: "t", Value: awsstream.BoolValue(true)},
+		awsstream.Header{Name: "f", Value: awsstream.BoolValue(false)},
+		awsstream.Header{Name: "b", Value: awsstream.Int8Value(1)},
+		awsstream.Header{Name: "s", Value: awsstream.Int16Value(2)},
+		awsstream.Header{Name: "i", Value: awsstream.Int32Value(3)},
+		awsstream.Header{Name: "l", Value: awsstream.Int64Value(4)},
+		awsstream.Header{Name: "x", Value: awsstream.BytesValue("5")},
+		awsstream.Header{Name: "d", Value: awsstream.TimestampValue(time.UnixMilli(6))},
+		awsstream.Header{Name: "u", Value: awsstream.UUIDValue{7}},
+		str(":message-type", "event"))
+	f.Add(all[preludeLen:len(all)-4], []byte(nil), int8(0))
+	f.Fuzz(func(t *testing.T, headers, payload []byte, off int8) {
+		headersLen := max(len(headers)+int(off), 0)
+		in := frame(headers, payload, headersLen)
+		agree(t, in, 1<<16, false)
+		agree(t, in, 1<<16, true)
+	})
+}
+
+// FuzzChunk reads arbitrary chunk payloads: the Reader unwraps and
+// refuses exactly the chunks the oracle does (the bytes member found as
+// gjson finds it, escapes and all).
+func FuzzChunk(f *testing.F) {
+	for _, p := range []string{
+		`{"bytes":"eyJ0eXBlIjoicGluZyJ9","p":"abc"}`,
+		`{"bytes":"eyJ0eXBlIjoi\u0063GluZyJ9"}`,
+		`{"p":"x","bytes":"eyJ0eXBlIjoicGluZyJ9"}`,
+		`{"bytes":"eyJ0eXBlIjoicGluZyJ9`,
+		`{"bytes":"eyAidHlwZSI6ICJwaW5nIiB9"}`,
+		`{"bytes":"eyJ0eXBlIjoiXHUwMDcwaW5nIn0="}`,
+		`{"bytes":"e30="}`,
+		`{"bytes":5}`,
+	} {
+		f.Add([]byte(p))
+	}
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		agree(t, libMessage(t, payload, str(":event-type", "chunk")), 1<<16, true)
+	})
+}
+
+// FuzzWriter writes arbitrary SSE text as messages, with and without
+// chunks, pushed in three pieces and a line at a time, under a bound of
+// 40 to 295 bytes: byte for byte what aws-sdk-go-v2's encoder writes, the
+// same events refused, and read back by the Reader as by aws-sdk-go-v2's
+// decoder.
+func FuzzWriter(f *testing.F) {
+	_, text := bedrockStream(f)
+	f.Add(text, 3)
+	f.Add(": c\n\nevent: a\r\ndata: x\r\ndata:y\n\n{\"bare\":1}\n\n", 2)
+	f.Add("event: exception:\ndata: \n\nevent:exception\ndata\n\n", 1)
+	f.Add("event: a\ndata: 1\n\n\xef\xbb\xbfevent: b\ndata: 2\n\n", 40)
+	f.Add("event: a\ndata: 1\n\nevent: b\ndata: 2\ndata: 3\n\nevent: c\ndata: 4\n\n", 7)
+	f.Add("event: a\ndata: "+strings.Repeat("x", 60)+"\n\nevent: b\ndata: 2\n\n", 10)
+	f.Add("event: a\ndata: 1\n\nid: 7\nevent: b\ndata: 2\n\nevent:  c\ndata:  3\n\n", 5)
+	f.Fuzz(func(t *testing.T, text string, split int) {
+		split = max(split, 0)
+		chunks := split%2 != 0
+		limit := 40 + split%256
+		want, wantErr := libWrite([]byte(text), chunks, limit)
+		a, b := split%(len(text)+1), (split*7)%(len(text)+1)
+		a, b = min(a, b), max(a, b)
+		lines := strings.SplitAfter(text, "\n")
+		for _, pieces := range [][]string{{text[:a], text[a:b], text[b:]}, lines} {
+			w := NewWriter(limit)
+			if chunks {
+				w = NewChunkWriter(limit)
+			}
+			var got []byte
+			var err error
+			for _, piece := range pieces {
+				if got, err = w.Push(got, []byte(piece)); err != nil {
+					break
+				}
+			}
+			if !bytes.Equal(got, want) || (err == nil) != (wantErr == nil) {
+				t.Fatalf("pushed as %q: the Writer's messages (error %v) differ from aws-sdk-go-v2's (error %v):\n% x\nwant\n% x", pieces, err, wantErr, got, want)
+			}
+		}
+		// Read back as aws-sdk-go-v2 reads them (an event without a
+		// name is a message neither can read).
+		agree(t, want, 1<<16, false)
 	})
 }
 
@@ -288,5 +394,53 @@ func benchmarkWriter(b *testing.B, w *Writer) {
 		if out, err = w.Push(out[:0], ev); err != nil || len(out) == 0 {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestAllocs holds every framing path to no allocation per event once
+// its buffers have grown: a Bedrock side must cost no more garbage than
+// an SSE side.
+func TestAllocs(t *testing.T) {
+	msg := AppendMessage(nil, "contentBlockDelta", []byte(benchEvent))
+	ev := []byte("event: content_block_delta\ndata: " + benchEvent + "\n\n")
+	chunk, err := NewChunkWriter(1<<20).Push(nil, ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exception := AppendMessage(nil, "exception:throttlingException", []byte(`{"message":"slow"}`))
+	for name, push := range map[string]struct {
+		push func(dst, p []byte) ([]byte, error)
+		in   []byte
+	}{
+		"Reader":               {NewReader(1 << 20).Push, msg},
+		"Reader, an exception": {NewReader(1 << 20).Push, exception},
+		"Reader, byte by byte": {bytewise(NewReader(1 << 20).Push), msg},
+		"ChunkReader":          {NewChunkReader(1 << 20).Push, chunk},
+		"Writer":               {NewWriter(1 << 20).Push, ev},
+		"Writer, an exception": {NewWriter(1 << 20).Push, []byte("event: exception:throttlingException\ndata: {}\n\n")},
+		"ChunkWriter":          {NewChunkWriter(1 << 20).Push, ev},
+	} {
+		var out []byte
+		allocs := testing.AllocsPerRun(100, func() {
+			if out, err = push.push(out[:0], push.in); err != nil || len(out) == 0 {
+				t.Fatalf("%s: %q, %v", name, out, err)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("%s: %.1f allocations per event, want 0", name, allocs)
+		}
+	}
+}
+
+// bytewise pushes its input one byte at a time.
+func bytewise(push func(dst, p []byte) ([]byte, error)) func(dst, p []byte) ([]byte, error) {
+	return func(dst, p []byte) ([]byte, error) {
+		var err error
+		for i := range p {
+			if dst, err = push(dst, p[i:i+1]); err != nil {
+				break
+			}
+		}
+		return dst, err
 	}
 }
