@@ -298,13 +298,15 @@ func (s *streamTranslator) eventSlice() []codec.Event {
 // eventSlices are the streams' slices of decoded events (see eventSlice).
 var eventSlices = sync.Pool{New: func() any { e := make([]codec.Event, 0, 8); return &e }}
 
-// releaseEvents gives the events' slice back to the pool, emptied of what
-// its events pointed to.
+// releaseEvents gives the events' slice back to the pool.
 func (s *streamTranslator) releaseEvents() {
 	if s.eventsBuf == nil {
 		return
 	}
-	clear(s.events[:cap(s.events)])
+	// Only the last input's events: clearing the whole slice would cost
+	// more per event than translating it, and what stays is overwritten
+	// by the next stream's events.
+	clear(s.events)
 	*s.eventsBuf = s.events[:0]
 	eventSlices.Put(s.eventsBuf)
 	s.eventsBuf, s.events = nil, nil
