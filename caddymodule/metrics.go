@@ -34,6 +34,12 @@ type metrics struct {
 	firstChunk *prometheus.HistogramVec
 	// models bounds the model label values.
 	models boundedLabels
+
+	// The children of the vectors every exchange updates, resolved once
+	// per label set.
+	requestsBy children[requestKey, prometheus.Counter]
+	tokensBy   children[string, *tokenCounters]
+	genAIBy    children[genAIKey, *genAIObservers]
 }
 
 var (
@@ -139,14 +145,21 @@ func (m *metrics) record(x *exchange, ttft time.Duration, haveTTFT bool) {
 	if m == nil {
 		return
 	}
-	m.requests.WithLabelValues(string(x.client), string(x.upstream), statusLabel(x.status)).Inc()
+	client, upstream := string(x.client), string(x.upstream)
+	m.requestsBy.get(requestKey{client, upstream, x.status}, func() prometheus.Counter {
+		return m.requests.WithLabelValues(client, upstream, statusLabel(x.status))
+	}).Inc()
 	if x.usage.Known {
 		u := &x.usage
 		model := m.models.get(x.upstreamModel)
-		m.tokens.WithLabelValues("input", model).Add(float64(u.InputTokens))
-		m.tokens.WithLabelValues("output", model).Add(float64(u.OutputTokens))
-		m.tokens.WithLabelValues("cached", model).Add(float64(u.CacheReadTokens))
-		m.tokens.WithLabelValues("reasoning", model).Add(float64(u.ReasoningTokens))
+		t := m.tokensBy.get(model, func() *tokenCounters {
+			return &tokenCounters{input: m.tokens.WithLabelValues("input", model), output: m.tokens.WithLabelValues("output", model),
+				cached: m.tokens.WithLabelValues("cached", model), reasoning: m.tokens.WithLabelValues("reasoning", model)}
+		})
+		t.input.Add(float64(u.InputTokens))
+		t.output.Add(float64(u.OutputTokens))
+		t.cached.Add(float64(u.CacheReadTokens))
+		t.reasoning.Add(float64(u.ReasoningTokens))
 	}
 	if haveTTFT {
 		m.ttfe.Observe(ttft.Seconds())
@@ -166,13 +179,21 @@ func (m *metrics) recordGenAI(x *exchange, provider, errType string, d time.Dura
 		return
 	}
 	op, model, client := operationName(x.upstream), m.models.get(x.upstreamModel), string(x.client)
+	g := m.genAIBy.get(genAIKey{op, provider, model, client, errType}, func() *genAIObservers {
+		return &genAIObservers{
+			input:      m.tokenUsage.WithLabelValues(op, provider, model, client, "input"),
+			output:     m.tokenUsage.WithLabelValues(op, provider, model, client, "output"),
+			duration:   m.duration.WithLabelValues(op, provider, model, client, errType),
+			firstChunk: m.firstChunk.WithLabelValues(op, provider, model, client),
+		}
+	})
 	if x.usage.Known {
-		m.tokenUsage.WithLabelValues(op, provider, model, client, "input").Observe(float64(x.usage.InputTokens))
-		m.tokenUsage.WithLabelValues(op, provider, model, client, "output").Observe(float64(x.usage.OutputTokens))
+		g.input.Observe(float64(x.usage.InputTokens))
+		g.output.Observe(float64(x.usage.OutputTokens))
 	}
-	m.duration.WithLabelValues(op, provider, model, client, errType).Observe(d.Seconds())
+	g.duration.Observe(d.Seconds())
 	if x.stream && !x.firstWrite.IsZero() && x.status < 300 {
-		m.firstChunk.WithLabelValues(op, provider, model, client).Observe(x.firstWrite.Sub(x.start).Seconds())
+		g.firstChunk.Observe(x.firstWrite.Sub(x.start).Seconds())
 	}
 }
 
