@@ -69,12 +69,16 @@ func (tw *translatingWriter) WriteHeader(status int) {
 		// An open stream would otherwise hold for as long as the answer
 		// takes what it no longer needs: the body sent (once the upstream
 		// has read it) and the conversation (the stream encoders read the
-		// request's model, tools and settings, not its messages; a
-		// stream is not sent again).
+		// request's model, tools and settings, not its system prompt or
+		// messages; a stream is not sent again).
 		if tw.sent != nil && tw.sent.read.Load() {
 			tw.sent.release()
 		}
-		tw.req.Messages = nil
+		tw.req.System, tw.req.Messages = nil, nil
+		// Nor the memory its conversation was decoded into: the strings
+		// it still reads keep what they point into alive, and the pooled
+		// request decodes its next body into fresh memory.
+		*tw.req.Scratch() = codec.Scratch{}
 		tw.stream.model = tw.model
 		tw.stream.x = tw.x
 		tw.stream.cutoff = tw.cutoff
