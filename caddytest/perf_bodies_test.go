@@ -52,7 +52,8 @@ func perfSizes() []perfSize {
 	return []perfSize{
 		{"1KB", perfSmallConversation()},
 		{"5KB", perfMediumConversation()},
-		{"90KB", perfAgentConversation()},
+		{"90KB", perfAgentConversation(3)},
+		{"1MB", perfAgentConversation(265)},
 	}
 }
 
@@ -82,10 +83,11 @@ func perfMediumConversation() perfConversation {
 	return c
 }
 
-// perfAgentConversation is a ~90 KB agent request shaped like Claude
-// Code's: a 28 KB system prompt in three blocks, 12 tools with large
-// schemas, and a 10-message history of tool calls and their results.
-func perfAgentConversation() perfConversation {
+// perfAgentConversation is an agent request shaped like Claude Code's: a
+// 28 KB system prompt in three blocks, 12 tools with large schemas, and a
+// history of steps tool calls and their 3.5 KB results: ~90 KB with 3
+// steps, ~1 MB with 265.
+func perfAgentConversation(steps int) perfConversation {
 	var c perfConversation
 	block := strings.Repeat("You are an interactive CLI tool. Follow the \"rules\" below carefully.\n", 135)
 	for range 3 {
@@ -104,7 +106,7 @@ func perfAgentConversation() perfConversation {
 		})
 	}
 	result := strings.Repeat("package main\n\nfunc main() {\n\tprintln(\"hello\")\n}\n", 70)
-	for i := range 3 {
+	for i := range steps {
 		id := "call_" + strconv.Itoa(i)
 		c.turns = append(c.turns,
 			perfTurn{role: "user", text: "Please look at file " + strconv.Itoa(i) + " and fix the \"bug\".\n"},

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -42,8 +43,16 @@ const (
 	perfTargetAddedP50   = 50 * time.Microsecond  // 5 KB non-streamed, concurrency 1
 	perfTargetThroughput = 0.90                   // of plain reverse_proxy, concurrency 32
 	perfTargetAddedTTFE  = 100 * time.Microsecond // time to first event
-	perfTargetMemory     = 64 << 20               // 1,000 open streams, over plain reverse_proxy
+	perfTargetMemory     = 16 << 20               // 1,000 open streams, over plain reverse_proxy
+
+	perfTargetStreamThroughput = 0.95 // streams at concurrency 32, of plain's
+	perfTargetStreamCPU        = 1.25 // process CPU per stream, at most this times plain's
 )
+
+// perfTargetCPU is, by body size, the most process CPU per request (the
+// clients, Caddy and the mock) the bridge side may use, as a multiple of
+// plain's.
+var perfTargetCPU = map[string]float64{"5KB": 1.15, "90KB": 1.3, "1MB": 1.3}
 
 // perfWarmup is how many requests of each kind each side makes before the
 // first round, so that connections, pools and caches are warm.
@@ -119,6 +128,7 @@ func TestPerf(t *testing.T) {
 	var (
 		latency    = make([][2][]time.Duration, len(sized))
 		tput       = make([][2]perfThroughput, len(sized))
+		streamPut  = make([][2]perfThroughput, len(streams))
 		ttfe, full = make([][2][]time.Duration, len(streams)), make([][2][]time.Duration, len(streams))
 		memory     [3][]perfMemory
 	)
@@ -162,6 +172,15 @@ func TestPerf(t *testing.T) {
 				tput[i][side].add(r)
 			}
 		}
+		for i, s := range streams {
+			for _, side := range order {
+				r, err := env.throughput(&s.req[side], *perfConc, *perfDuration)
+				if err != nil {
+					t.Fatalf("round %d, throughput of streams of %s %s: %v", round, s.name, side, err)
+				}
+				streamPut[i][side].add(r)
+			}
+		}
 		for _, side := range []perfSide{sideDirect, order[0], order[1]} {
 			m, err := env.openStreams(&hold[side], *perfOpen)
 			if err != nil {
@@ -197,6 +216,37 @@ func TestPerf(t *testing.T) {
 			target: fmt.Sprintf(">= %.0f%% of plain", perfTargetThroughput*100),
 		}
 		row.setPass(ratio >= perfTargetThroughput)
+		rows = append(rows, row)
+	}
+	for i, s := range sized {
+		p, b := tput[i][sidePlain].cpuPerRequest(), tput[i][sideBridge].cpuPerRequest()
+		row := perfRow{
+			scenario: fmt.Sprintf("%s non-streamed, c=%d, process CPU per request", s.name, *perfConc),
+			plain:    fmtMicros(p), bridge: fmtMicros(b), delta: fmt.Sprintf("x%.2f", float64(b)/float64(p)),
+		}
+		if target, ok := perfTargetCPU[s.name]; ok {
+			row.target = fmt.Sprintf("<= x%.2f of plain", target)
+			row.setPass(float64(b) <= target*float64(p))
+		}
+		rows = append(rows, row)
+	}
+	for i, s := range streams {
+		p, b := streamPut[i][sidePlain], streamPut[i][sideBridge]
+		ratio := b.perSecond() / p.perSecond()
+		row := perfRow{
+			scenario: fmt.Sprintf("streams of %s, c=%d, throughput", s.name, *perfConc),
+			plain:    fmt.Sprintf("%.0f streams/s", p.perSecond()), bridge: fmt.Sprintf("%.0f streams/s", b.perSecond()),
+			delta: fmt.Sprintf("%.1f%%", ratio*100), target: fmt.Sprintf(">= %.0f%% of plain", perfTargetStreamThroughput*100),
+		}
+		row.setPass(ratio >= perfTargetStreamThroughput)
+		rows = append(rows, row)
+		cpu := float64(b.cpuPerRequest()) / float64(p.cpuPerRequest())
+		row = perfRow{
+			scenario: fmt.Sprintf("streams of %s, c=%d, process CPU per stream", s.name, *perfConc),
+			plain:    fmtMicros(p.cpuPerRequest()), bridge: fmtMicros(b.cpuPerRequest()), delta: fmt.Sprintf("x%.2f", cpu),
+			target: fmt.Sprintf("<= x%.2f of plain", perfTargetStreamCPU),
+		}
+		row.setPass(cpu <= perfTargetStreamCPU)
 		rows = append(rows, row)
 	}
 	for i, s := range streams {
@@ -339,13 +389,28 @@ func perfCheck(t *testing.T, env *perfEnv, name string, plain, bridge *perfReque
 type perfThroughput struct {
 	n       int64
 	elapsed time.Duration
+	// cpu is the CPU time the process used meanwhile: the clients, Caddy
+	// and the mock, the same on both sides but for what Caddy does.
+	cpu time.Duration
 }
 
 // add accumulates another measurement.
-func (p *perfThroughput) add(q perfThroughput) { p.n += q.n; p.elapsed += q.elapsed }
+func (p *perfThroughput) add(q perfThroughput) { p.n += q.n; p.elapsed += q.elapsed; p.cpu += q.cpu }
 
 // perSecond is the requests completed per second.
 func (p perfThroughput) perSecond() float64 { return float64(p.n) / p.elapsed.Seconds() }
+
+// cpuPerRequest is the process's CPU time per request completed.
+func (p perfThroughput) cpuPerRequest() time.Duration { return p.cpu / time.Duration(max(p.n, 1)) }
+
+// processCPU is the CPU time (user and system) the process has used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
 
 // throughput runs c clients sending r back to back for d and returns how
 // many requests completed in how long.
@@ -356,7 +421,7 @@ func (e *perfEnv) throughput(r *perfRequest, c int, d time.Duration) (perfThroug
 		errOnce  sync.Once
 		firstErr error
 	)
-	start := time.Now()
+	start, cpu := time.Now(), processCPU()
 	end := start.Add(d)
 	for range c {
 		wg.Add(1)
@@ -374,7 +439,7 @@ func (e *perfEnv) throughput(r *perfRequest, c int, d time.Duration) (perfThroug
 		}()
 	}
 	wg.Wait()
-	return perfThroughput{n: n.Load(), elapsed: time.Since(start)}, firstErr
+	return perfThroughput{n: n.Load(), elapsed: time.Since(start), cpu: processCPU() - cpu}, firstErr
 }
 
 // perfMemory is what n open streams cost over the baseline before them.
