@@ -376,7 +376,9 @@ func TestKeyPoolExhausted(t *testing.T) {
 	for _, f := range families {
 		names = append(names, f.GetName())
 	}
-	if !slices.Contains(names, "caddy_llmbridge_keys_out") || !slices.Contains(names, "caddy_llmbridge_failover_unavailable_seconds") {
+	// Only keys_out: the failover gauges have samples once some target
+	// was tried, which this test (run alone) never does.
+	if !slices.Contains(names, "caddy_llmbridge_keys_out") {
 		t.Errorf("metrics %v", names)
 	}
 	for _, bad := range []Handler{
