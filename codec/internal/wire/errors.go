@@ -3,6 +3,7 @@ package wire
 import (
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/tidwall/gjson"
@@ -87,7 +88,35 @@ func CannotEncode(p codec.Protocol, path, what string, c codec.Capability) *code
 	return e
 }
 
-// IndexPath returns prefix[i], for error paths only.
+// IndexPath returns prefix[i], for error paths. The paths of the first
+// elements of the conversation arrays (messages, input, contents) are
+// made once per process (pathTable).
 func IndexPath(prefix string, i int) string {
-	return prefix + "[" + strconv.Itoa(i) + "]"
+	var table *pathTable
+	switch prefix {
+	case "messages":
+		table = &messagePaths
+	case "input":
+		table = &inputPaths
+	case "contents":
+		table = &contentsPaths
+	}
+	if table == nil || i < 0 || i >= len(table) {
+		return prefix + "[" + strconv.Itoa(i) + "]"
+	}
+	if p := table[i].Load(); p != nil {
+		return *p
+	}
+	p := prefix + "[" + strconv.Itoa(i) + "]"
+	table[i].Store(&p)
+	return p
 }
+
+// pathTable holds the paths of the first elements of a top-level array,
+// made once per process: decoders name every message or item they read
+// (its errors need the path), and a conversation's paths are the same
+// from request to request, so that naming them costs no allocation.
+type pathTable [1 << 12]atomic.Pointer[string]
+
+// The path tables of the conversation arrays of every protocol.
+var messagePaths, inputPaths, contentsPaths pathTable
