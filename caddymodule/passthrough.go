@@ -308,10 +308,6 @@ func (pw *passthroughWriter) WriteHeader(status int) {
 		// last event, which is re-framed for that.
 		pw.metrics = pw.client.Descriptor().MetricsHeaders && !pw.x.upstream.Descriptor().MetricsHeaders
 		pw.reframe = pw.restore != nil || pw.metrics
-		if !pw.reframe {
-			pw.pendingBuf = getBuffer(streamBufferSize)
-			pw.pending = *pw.pendingBuf
-		}
 	case status < 300 || status >= 400:
 		pw.mode = passHeld
 		// A body of known length is held in one buffer of its size, not
@@ -402,12 +398,20 @@ func (pw *passthroughWriter) finish(nextErr error) {
 		pw.finishHeld(nextErr)
 	case passStream:
 		pw.finishStream(nextErr)
-		if pw.pendingBuf != nil {
-			*pw.pendingBuf = pw.pending[:0]
-			putBuffer(pw.pendingBuf)
-			pw.pendingBuf, pw.pending = nil, nil
-		}
+		pw.pending = pw.pending[:0]
+		pw.releasePending()
 	}
+}
+
+// releasePending gives the buffer of the stream's pending bytes back to
+// the pool once they are all passed on.
+func (pw *passthroughWriter) releasePending() {
+	if pw.pendingBuf == nil || len(pw.pending) > 0 {
+		return
+	}
+	*pw.pendingBuf = pw.pending[:0]
+	putBuffer(pw.pendingBuf)
+	pw.pendingBuf, pw.pending = nil, nil
 }
 
 // finishHeld forwards a held body byte for byte if it is the protocol's,
@@ -518,12 +522,20 @@ func (pw *passthroughWriter) passStream(p []byte) {
 		p = pw.unframed
 	}
 	if !pw.reframe {
+		if pw.pendingBuf == nil {
+			// Taken per input and given back once everything is passed
+			// on (below): an open stream waiting for its upstream holds
+			// no buffer, and a burst of events gets one of its size.
+			pw.pendingBuf = getBuffer(max(streamBufferSize, len(p)))
+			pw.pending = *pw.pendingBuf
+		}
 		pw.pending = append(pw.pending, p...)
 	}
 	pw.rd.Push(p)
 	if err := pw.drain(); err != nil && err != sse.ErrNeedInput {
 		pw.endStream(pw.streamFailure(err, nil), nil)
 	}
+	pw.releasePending()
 	if unframeErr != nil && !pw.ended {
 		pw.endStream("upstream "+string(pw.x.upstream)+" stream is not a valid event stream: "+unframeErr.Error(), nil)
 	}

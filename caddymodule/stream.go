@@ -40,6 +40,8 @@ type streamTranslator struct {
 	events   []codec.Event
 	// eventsBuf is the pool entry of events while it holds one.
 	eventsBuf *[]codec.Event
+	// inLen is the length of the input being translated.
+	inLen int
 	// out is the translated output not yet sent, in outBuf: a pooled
 	// buffer taken when there is output and given back once it is sent,
 	// so an idle stream holds none and bursts leave no garbage.
@@ -135,6 +137,7 @@ func (s *streamTranslator) translate(p []byte) {
 		p = s.unframed
 	}
 	s.rd.Push(p)
+	s.inLen = len(p)
 	if err := s.pump(); err != nil {
 		s.end(err)
 	}
@@ -215,7 +218,11 @@ func (s *streamTranslator) finish(nextErr error) {
 // emit encodes the decoded events into the pending output.
 func (s *streamTranslator) emit() {
 	if len(s.events) > 0 && s.outBuf == nil {
-		s.outBuf = getBuffer(streamBufferSize)
+		// The input's translation is about its size, or twice it for a
+		// client whose events are wordier: a buffer of that size, from the
+		// pool, rather than one grown by doubling when an upstream sends
+		// many events at once.
+		s.outBuf = getBuffer(max(streamBufferSize, 2*s.inLen))
 		s.out = *s.outBuf
 	}
 	for i := range s.events {
