@@ -17,8 +17,9 @@ import (
 // are not read.
 func decodeConverseResponse(root gjson.Result, resp *response) *codec.Error {
 	var message, stopReason, usage, extra gjson.Result
-	jsonx.EachMember(root, &resp.Text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(root.Raw, &resp.Text) {
+		value := member.Result()
+		switch key {
 		case "output":
 			message = value.Get("message")
 		case "stopReason":
@@ -28,8 +29,7 @@ func decodeConverseResponse(root gjson.Result, resp *response) *codec.Error {
 		case "additionalModelResponseFields":
 			extra = value
 		}
-		return true
-	})
+	}
 	if !message.IsObject() {
 		return badUpstream("output.message is not an object")
 	}
@@ -51,11 +51,14 @@ func decodeConverseResponse(root gjson.Result, resp *response) *codec.Error {
 		return badUpstream("output.message.content is not an array")
 	}
 	i := 0
-	jsonx.EachMember(content, &resp.Text, func(_, b gjson.Result) bool {
+	for _, member := range jsonx.Members(content.Raw, &resp.Text) {
+		b := member.Result()
 		err = decodeResponseBlock(b, i, resp)
 		i++
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	resp.StopReason = toolStop(resp.StopReason, hasToolCall(resp.Content))
 	return err
 }

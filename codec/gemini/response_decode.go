@@ -19,22 +19,25 @@ func decodeResponse(root gjson.Result, resp *response) *codec.Error {
 	var candidate gjson.Result
 	var block codec.StopDetails
 	var err *codec.Error
-	jsonx.EachMember(root, &resp.Text, func(k, v gjson.Result) bool {
-		switch k.Str {
+members:
+	for k, member := range jsonx.Members(root.Raw, &resp.Text) {
+		v := member.Result()
+		switch k {
 		case "candidates":
 			if v.Type == gjson.Null {
-				return true
+				continue
 			}
 			if !v.IsArray() {
 				err = codec.BadUpstream(codec.Gemini, "candidates is not an array")
-				return false
+				break members
 			}
 			// Only one candidate is ever asked for (candidateCount
 			// greater than 1 is rejected), so the first is the answer.
-			jsonx.EachMember(v, &resp.Text, func(_, c gjson.Result) bool {
+			for _, member := range jsonx.Members(v.Raw, &resp.Text) {
+				c := member.Result()
 				candidate = c
-				return false
-			})
+				break
+			}
 		case "promptFeedback":
 			block, err = decodeBlockReason(codec.Gemini, v)
 		case "usageMetadata":
@@ -46,8 +49,10 @@ func decodeResponse(root gjson.Result, resp *response) *codec.Error {
 		case "createTime":
 			resp.Created, err = decodeCreateTime(v)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -179,8 +184,9 @@ func decodeCandidate(c gjson.Result, resp *response) *codec.Error {
 	var err *codec.Error
 	var grounding gjson.Result
 	var textAt []int // the resp.Content index of each Gemini part's text, or -1
-	jsonx.EachMember(c, &resp.Text, func(k, v gjson.Result) bool {
-		switch k.Str {
+	for k, member := range jsonx.Members(c.Raw, &resp.Text) {
+		v := member.Result()
+		switch k {
 		case "groundingMetadata":
 			grounding = v
 		case "content":
@@ -191,8 +197,10 @@ func decodeCandidate(c gjson.Result, resp *response) *codec.Error {
 		case "finishMessage":
 			message, err = responseString(v, "candidates[0].finishMessage")
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -241,7 +249,8 @@ func decodeResponseContent(v gjson.Result, resp *response) ([]int, *codec.Error)
 	var textAt []int
 	var buf [8]int
 	textAt = buf[:0]
-	jsonx.EachMember(parts, &resp.Text, func(_, p gjson.Result) bool {
+	for _, member := range jsonx.Members(parts.Raw, &resp.Text) {
+		p := member.Result()
 		n := len(resp.Content)
 		err = decodeResponsePart(p, len(textAt), resp)
 		at := -1
@@ -249,8 +258,10 @@ func decodeResponseContent(v gjson.Result, resp *response) ([]int, *codec.Error)
 			at = k
 		}
 		textAt = append(textAt, at)
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return textAt, err
 }
 
@@ -322,8 +333,9 @@ func decodeResponsePart(p gjson.Result, j int, resp *response) *codec.Error {
 	var call gjson.Result
 	hasText, thought := false, false
 	var err *codec.Error
-	jsonx.EachMember(p, &resp.Text, func(k, v gjson.Result) bool {
-		switch k.Str {
+	for k, member := range jsonx.Members(p.Raw, &resp.Text) {
+		v := member.Result()
+		switch k {
 		case "text":
 			text, err = responseString(v, "part text")
 			hasText = true
@@ -336,11 +348,13 @@ func decodeResponsePart(p gjson.Result, j int, resp *response) *codec.Error {
 		case "partMetadata":
 		default:
 			if other == "" {
-				other = k.Str
+				other = k
 			}
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}

@@ -18,8 +18,9 @@ func decodeResponse(root gjson.Result, resp *response) *codec.Error {
 	var status, incompleteReason string
 	var output, usage, failure gjson.Result
 	var err *codec.Error
-	jsonx.EachMember(root, &resp.Text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(root.Raw, &resp.Text) {
+		value := member.Result()
+		switch key {
 		case "object":
 			if value.Str != "response" {
 				err = codec.BadUpstream(codec.OpenAIResponses, `object is not "response"`)
@@ -43,8 +44,10 @@ func decodeResponse(root gjson.Result, resp *response) *codec.Error {
 		case "usage":
 			usage = value
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -110,7 +113,8 @@ func responsesFailure(v gjson.Result) *codec.Error {
 // resp.Content and reports whether it holds a refusal and a tool call.
 func decodeOutput(output gjson.Result, resp *response) (hasRefusal, hasCall bool, err *codec.Error) {
 	i := 0
-	jsonx.EachMember(output, &resp.Text, func(_, item gjson.Result) bool {
+	for _, member := range jsonx.Members(output.Raw, &resp.Text) {
+		item := member.Result()
 		typ := item.Get("type")
 		switch typ.Str {
 		case "message":
@@ -134,8 +138,10 @@ func decodeOutput(output gjson.Result, resp *response) (hasRefusal, hasCall bool
 			resp.Content = append(resp.Content, wire.OpaquePart(mapping.FamilyOpenAI, item.Raw))
 		}
 		i++
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return hasRefusal, hasCall, err
 }
 
@@ -273,7 +279,8 @@ func decodeOutputMessage(item gjson.Result, i int, resp *response) (hasRefusal b
 		return false, codec.BadUpstream(codec.OpenAIResponses, wire.IndexPath("output", i)+".content is not an array")
 	}
 	j := 0
-	jsonx.EachMember(content, &resp.Text, func(_, part gjson.Result) bool {
+	for _, member := range jsonx.Members(content.Raw, &resp.Text) {
+		part := member.Result()
 		typ := part.Get("type")
 		switch typ.Str {
 		case "output_text":
@@ -289,8 +296,10 @@ func decodeOutputMessage(item gjson.Result, i int, resp *response) (hasRefusal b
 			resp.Dropped = append(resp.Dropped, wire.IndexPath(wire.IndexPath("output", i)+".content", j)+" ("+typ.String()+")")
 		}
 		j++
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return hasRefusal, err
 }
 

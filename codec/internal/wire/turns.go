@@ -130,15 +130,15 @@ func DecodeMessages(req *Request, v gjson.Result, parts *[]codec.Part, saw *bool
 	*parts = make([]codec.Part, 0, n)
 	i := 0
 	var err *codec.Error
-	jsonx.EachMember(v, &req.Text, func(_, m gjson.Result) bool {
+	for _, member := range jsonx.Members(v.Raw, &req.Text) {
+		m := member.Result()
 		var msg codec.Message
 		msg, err = message(m, i)
 		if err != nil {
-			return false
+			break
 		}
 		req.Messages = append(req.Messages, msg)
 		i++
-		return true
-	})
+	}
 	return err
 }
