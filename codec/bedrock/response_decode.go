@@ -110,12 +110,12 @@ func decodeResponseBlock(b gjson.Result, i int, resp *response) *codec.Error {
 		// The generated texts are the answer; their citations point into
 		// the request's documents, which no other protocol's citations
 		// (web pages) can name.
-		v.Get("content").ForEach(func(_, c gjson.Result) bool {
+		for _, member := range jsonx.Members(v.Get("content").Raw, &resp.Text) {
+			c := member.Result()
 			if t := c.Get("text"); t.Type == gjson.String {
 				resp.Content = append(resp.Content, codec.Part{Type: codec.PartText, Text: t.Str})
 			}
-			return true
-		})
+		}
 		resp.Dropped = append(resp.Dropped, wire.IndexPath("content", i)+".citationsContent.citations")
 	default:
 		return &codec.Error{Status: 502, Kind: mapping.ErrBadGateway,

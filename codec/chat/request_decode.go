@@ -518,17 +518,22 @@ func modalities(v gjson.Result) *codec.Error {
 		return wire.WrongType("modalities", "array of strings", v)
 	}
 	var err *codec.Error
-	v.ForEach(func(key, m gjson.Result) bool {
+	idx := -1
+	for _, member := range jsonx.Members(v.Raw, nil) {
+		idx++
+		m := member.Result()
 		switch {
 		case m.Type != gjson.String:
-			err = wire.WrongType(wire.IndexPath("modalities", int(key.Num)), "string", m)
+			err = wire.WrongType(wire.IndexPath("modalities", idx), "string", m)
 		case m.Str == "audio":
 			err = wire.UnsupportedField("modalities", "audio output is not supported yet")
 		case m.Str != "text":
-			err = codec.InvalidRequest(wire.IndexPath("modalities", int(key.Num)), `unknown modality "`+m.Str+`"`)
+			err = codec.InvalidRequest(wire.IndexPath("modalities", idx), `unknown modality "`+m.Str+`"`)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return err
 }
 
@@ -692,10 +697,10 @@ func isEmptyArray(v gjson.Result) bool {
 		return false
 	}
 	empty := true
-	v.ForEach(func(_, _ gjson.Result) bool {
+	for range jsonx.Members(v.Raw, nil) {
 		empty = false
-		return false
-	})
+		break
+	}
 	return empty
 }
 

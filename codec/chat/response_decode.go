@@ -310,13 +310,13 @@ func decodeAnnotations(v gjson.Result, text string) []codec.Citation {
 		return nil
 	}
 	var cs []codec.Citation
-	v.ForEach(func(_, a gjson.Result) bool {
+	for _, member := range jsonx.Members(v.Raw, nil) {
+		a := member.Result()
 		if c, start, end, ok := wire.ChatCitation(a); ok {
 			c.Start, c.End = wire.ByteIndex(text, start), wire.ByteIndex(text, end)
 			cs = append(cs, c)
 		}
-		return true
-	})
+	}
 	return cs
 }
 
@@ -409,8 +409,9 @@ func decodeUsage(v gjson.Result, u *codec.Usage) *codec.Error {
 	*u = codec.Usage{Known: true}
 	var err *codec.Error
 	var hit int64
-	v.ForEach(func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(v.Raw, nil) {
+		value := member.Result()
+		switch key {
 		case "prompt_cache_hit_tokens":
 			// DeepSeek's name for cached prompt tokens, which its
 			// prompt_tokens include as OpenAI's do.
@@ -424,8 +425,10 @@ func decodeUsage(v gjson.Result, u *codec.Usage) *codec.Error {
 		case "completion_tokens_details":
 			err = usageDetail(value, "usage.completion_tokens_details", "reasoning_tokens", &u.ReasoningTokens)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if u.CacheReadTokens == 0 {
 		u.CacheReadTokens = hit
 	}
@@ -442,12 +445,15 @@ func usageDetail(v gjson.Result, path, field string, dst *int64) *codec.Error {
 		return codec.BadUpstream(codec.OpenAIChat, path+" is not an object")
 	}
 	var err *codec.Error
-	v.ForEach(func(key, value gjson.Result) bool {
-		if key.Str == field {
+	for key, member := range jsonx.Members(v.Raw, nil) {
+		value := member.Result()
+		if key == field {
 			err = upstreamInt(value, path+"."+field, dst)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return err
 }
 

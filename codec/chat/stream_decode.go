@@ -678,8 +678,9 @@ func upstreamError(v gjson.Result) *codec.Error {
 	case v.Type == gjson.String:
 		e.Message = strings.Clone(v.Str)
 	case v.IsObject():
-		v.ForEach(func(key, value gjson.Result) bool {
-			switch key.Str {
+		for key, member := range jsonx.Members(v.Raw, nil) {
+			value := member.Result()
+			switch key {
 			case "message":
 				e.Message = strings.Clone(value.String())
 			case "type":
@@ -693,8 +694,7 @@ func upstreamError(v gjson.Result) *codec.Error {
 					e.Code = strings.Clone(value.String())
 				}
 			}
-			return true
-		})
+		}
 	}
 	if status, err := strconv.Atoi(e.Code); err == nil && status >= 400 && status <= 599 {
 		e.Status, e.Kind = status, mapping.KindForStatus(status)

@@ -277,7 +277,8 @@ func decodeModalities(v gjson.Result) *codec.Error {
 	}
 	var err *codec.Error
 	i := 0
-	v.ForEach(func(_, m gjson.Result) bool {
+	for _, member := range jsonx.Members(v.Raw, nil) {
+		m := member.Result()
 		switch {
 		case m.Type != gjson.String:
 			err = wire.WrongType(wire.IndexPath("", i), "string", m)
@@ -285,7 +286,9 @@ func decodeModalities(v gjson.Result) *codec.Error {
 			err = wire.UnsupportedField(wire.IndexPath("", i), "only TEXT output is supported")
 		}
 		i++
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return err
 }

@@ -105,15 +105,18 @@ func decodeBlockReason(p codec.Protocol, v gjson.Result) (codec.StopDetails, *co
 		return d, codec.BadUpstream(p, "promptFeedback is not an object")
 	}
 	var err *codec.Error
-	v.ForEach(func(k, f gjson.Result) bool {
-		switch k.Str {
+	for k, member := range jsonx.Members(v.Raw, nil) {
+		f := member.Result()
+		switch k {
 		case "blockReason":
 			d.Category, err = upstreamString(p, f, "promptFeedback.blockReason")
 		case "blockReasonMessage":
 			d.Explanation, err = upstreamString(p, f, "promptFeedback.blockReasonMessage")
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if d.Category == "" {
 		d.Explanation = ""
 	}
@@ -143,9 +146,10 @@ func decodeUsage(v gjson.Result, u *codec.Usage) *codec.Error {
 	}
 	var prompt, toolUsePrompt, cached, candidates, thoughts int64
 	var err *codec.Error
-	v.ForEach(func(k, n gjson.Result) bool {
+	for k, member := range jsonx.Members(v.Raw, nil) {
+		n := member.Result()
 		var dst *int64
-		switch k.Str {
+		switch k {
 		case "promptTokenCount":
 			dst = &prompt
 		case "toolUsePromptTokenCount":
@@ -157,15 +161,14 @@ func decodeUsage(v gjson.Result, u *codec.Usage) *codec.Error {
 		case "thoughtsTokenCount":
 			dst = &thoughts
 		default:
-			return true
+			continue
 		}
 		if n.Type != gjson.Number {
-			err = codec.BadUpstream(codec.Gemini, "usageMetadata."+k.Str+" is not a number")
-			return false
+			err = codec.BadUpstream(codec.Gemini, "usageMetadata."+k+" is not a number")
+			break
 		}
 		*dst = n.Int()
-		return true
-	})
+	}
 	if err != nil {
 		return err
 	}
@@ -274,34 +277,34 @@ func decodeResponseContent(v gjson.Result, resp *response) ([]int, *codec.Error)
 // skipped: grounding never fails a response.
 func decodeGrounding(g gjson.Result, content []codec.Part, textAt []int) []codec.Part {
 	var chunks []codec.Source
-	g.Get("groundingChunks").ForEach(func(_, c gjson.Result) bool {
+	for _, member := range jsonx.Members(g.Get("groundingChunks").Raw, nil) {
+		c := member.Result()
 		web := c.Get("web")
 		chunks = append(chunks, codec.Source{URL: web.Get("uri").Str, Title: web.Get("title").Str})
-		return true
-	})
-	g.Get("groundingSupports").ForEach(func(_, sup gjson.Result) bool {
+	}
+	for _, member := range jsonx.Members(g.Get("groundingSupports").Raw, nil) {
+		sup := member.Result()
 		seg := sup.Get("segment")
 		pi := int(seg.Get("partIndex").Int())
 		if pi < 0 || pi >= len(textAt) || textAt[pi] < 0 {
-			return true
+			continue
 		}
 		p := &content[textAt[pi]]
 		start, end := int(seg.Get("startIndex").Int()), int(seg.Get("endIndex").Int())
-		sup.Get("groundingChunkIndices").ForEach(func(_, k gjson.Result) bool {
+		for _, member := range jsonx.Members(sup.Get("groundingChunkIndices").Raw, nil) {
+			k := member.Result()
 			if i := int(k.Int()); i >= 0 && i < len(chunks) && chunks[i].URL != "" {
 				p.Citations = append(p.Citations, codec.Citation{URL: chunks[i].URL, Title: chunks[i].Title, Start: start, End: end})
 			}
-			return true
-		})
-		return true
-	})
+		}
+	}
 	var lead []codec.Part
 	id := ""
-	g.Get("webSearchQueries").ForEach(func(_, q gjson.Result) bool {
+	for _, member := range jsonx.Members(g.Get("webSearchQueries").Raw, nil) {
+		q := member.Result()
 		id = "gs_" + strconv.Itoa(len(lead))
 		lead = append(lead, codec.Part{Type: codec.PartServerToolCall, ToolKind: codec.ToolWebSearch, ToolCallID: id, ToolName: "web_search", Arguments: wire.SearchArguments(q.Str)})
-		return true
-	})
+	}
 	r := codec.Part{Type: codec.PartServerToolResult, ToolKind: codec.ToolWebSearch, ToolCallID: id}
 	for _, c := range chunks {
 		if c.URL != "" {
@@ -456,8 +459,9 @@ func decodeCall(p codec.Protocol, v gjson.Result, responseID string, n int) (cod
 		return part, codec.BadUpstream(p, "functionCall is not an object")
 	}
 	var err *codec.Error
-	v.ForEach(func(k, f gjson.Result) bool {
-		switch k.Str {
+	for k, member := range jsonx.Members(v.Raw, nil) {
+		f := member.Result()
+		switch k {
 		case "id":
 			part.ToolCallID, err = responseString(f, "functionCall.id")
 		case "name":
@@ -475,8 +479,10 @@ func decodeCall(p codec.Protocol, v gjson.Result, responseID string, n int) (cod
 				err = codec.BadUpstream(p, "functionCall with partial arguments outside a stream")
 			}
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err == nil && part.ToolName == "" {
 		err = codec.BadUpstream(p, "functionCall has no name")
 	}

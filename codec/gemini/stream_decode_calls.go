@@ -86,10 +86,13 @@ func (d *streamDecoder) functionCall(out []codec.Event, s string, v gjson.Result
 	}
 	if partial.Type != gjson.Null {
 		var perr *codec.Error
-		partial.ForEach(func(_, a gjson.Result) bool {
+		for _, member := range jsonx.Members(partial.Raw, nil) {
+			a := member.Result()
 			perr = d.partial.apply(d.p, a)
-			return perr == nil
-		})
+			if perr != nil {
+				break
+			}
+		}
 		if perr != nil {
 			d.bad(s, perr)
 			return out

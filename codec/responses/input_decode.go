@@ -604,13 +604,12 @@ func messageKey(key string) bool {
 // on error paths only.
 func firstUnknownKey(obj gjson.Result, known func(string) bool) string {
 	name := ""
-	obj.ForEach(func(key, _ gjson.Result) bool {
-		if !known(key.Str) {
-			name = key.Str
-			return false
+	for key := range jsonx.Members(obj.Raw, nil) {
+		if !known(key) {
+			name = key
+			break
 		}
-		return true
-	})
+	}
 	return name
 }
 

@@ -158,21 +158,21 @@ func decodeSearchCall(item gjson.Result, resp *codec.Response) {
 	query := action.Get("query").Str
 	if query == "" {
 		var qs []string
-		action.Get("queries").ForEach(func(_, q gjson.Result) bool {
+		for _, member := range jsonx.Members(action.Get("queries").Raw, nil) {
+			q := member.Result()
 			qs = append(qs, q.Str)
-			return true
-		})
+		}
 		query = strings.Join(qs, "\n")
 	}
 	resp.Content = append(resp.Content, codec.Part{Type: codec.PartServerToolCall, ToolKind: codec.ToolWebSearch, ToolCallID: id, ToolName: "web_search",
 		Arguments: wire.SearchArguments(query)})
 	r := codec.Part{Type: codec.PartServerToolResult, ToolKind: codec.ToolWebSearch, ToolCallID: id}
-	action.Get("sources").ForEach(func(_, src gjson.Result) bool {
+	for _, member := range jsonx.Members(action.Get("sources").Raw, nil) {
+		src := member.Result()
 		if u := src.Get("url").Str; u != "" {
 			r.Sources = append(r.Sources, codec.Source{URL: u, Title: src.Get("title").Str})
 		}
-		return true
-	})
+	}
 	if item.Get("status").Str == "failed" {
 		r.IsError, r.Text = true, "unavailable"
 	}
@@ -225,10 +225,11 @@ func upstreamTexts(v gjson.Result, path string) (string, *codec.Error) {
 	var b strings.Builder
 	var err *codec.Error
 	j := 0
-	v.ForEach(func(_, part gjson.Result) bool {
+	for _, member := range jsonx.Members(v.Raw, nil) {
+		part := member.Result()
 		var text string
 		if text, err = upstreamString(part.Get("text"), wire.IndexPath(path, j)+".text"); err != nil {
-			return false
+			break
 		}
 		// Empty parts add no separator, as in the stream decoder,
 		// which separates parts only between texts it has sent.
@@ -237,8 +238,7 @@ func upstreamTexts(v gjson.Result, path string) (string, *codec.Error) {
 		}
 		b.WriteString(text)
 		j++
-		return true
-	})
+	}
 	return b.String(), err
 }
 

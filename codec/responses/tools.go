@@ -79,18 +79,21 @@ func decodeToolChoice(v gjson.Result) (codec.ToolChoice, *codec.Error) {
 	}
 	var c codec.ToolChoice
 	var err *codec.Error
-	v.ForEach(func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(v.Raw, nil) {
+		value := member.Result()
+		switch key {
 		case "type":
 		case "name":
 			c.Name, err = wire.ReadString(value, "tool_choice.name")
 		case "namespace":
 			c.Namespace, err = wire.ReadString(value, "tool_choice.namespace")
 		default:
-			err = wire.UnknownField("tool_choice." + key.Str)
+			err = wire.UnknownField("tool_choice." + key)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err == nil && c.Name == "" {
 		err = codec.InvalidRequest("tool_choice.name", "is required")
 	}
@@ -228,12 +231,14 @@ func customFormat(v gjson.Result, path string) (string, *codec.Error) {
 	switch typ {
 	case "text":
 		var err *codec.Error
-		v.ForEach(func(key, _ gjson.Result) bool {
-			if key.Str != "type" {
-				err = wire.UnknownField(path + "." + key.Str)
+		for key := range jsonx.Members(v.Raw, nil) {
+			if key != "type" {
+				err = wire.UnknownField(path + "." + key)
 			}
-			return err == nil
-		})
+			if err != nil {
+				break
+			}
+		}
 		return "", err
 	case "grammar":
 		return v.Raw, nil

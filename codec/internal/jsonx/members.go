@@ -81,7 +81,7 @@ func (a *Arena) IndexEvent(s string, x *Index) bool {
 // string (see Members).
 func (a *Arena) Unescape(s string) string {
 	if a == nil {
-		return string(appendUnescaped(nil, s))
+		return BytesToString(appendUnescaped(make([]byte, 0, len(s)+16), s))
 	}
 	if cap(a.buf)-len(a.buf) < len(s)+16 {
 		n := a.size + 16 // appendUnescaped's room

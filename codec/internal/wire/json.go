@@ -161,15 +161,15 @@ func ReadStringList(v gjson.Result, path string, single bool, dst []string) ([]s
 	}
 	var err *codec.Error
 	i := 0
-	v.ForEach(func(_, s gjson.Result) bool {
+	for _, member := range jsonx.Members(v.Raw, nil) {
+		s := member.Result()
 		if s.Type != gjson.String {
 			err = WrongType(IndexPath(path, i), "string", s)
-			return false
+			break
 		}
 		dst = append(dst, s.Str)
 		i++
-		return true
-	})
+	}
 	return dst, err
 }
 
