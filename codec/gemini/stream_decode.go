@@ -27,11 +27,11 @@ import (
 // terminal event cannot be written before EventEnd anyway.
 //
 // A chunk is decoded in one pass: the parts lie five levels deep
-// (candidates[0].content.parts[i].text), and iterating each level with
-// jsonx.EachMember would scan the text once per level to find where each value
-// ends. walk instead descends into the values it needs and skips the
-// others, so every byte is scanned about once after validation; strings
-// are unescaped into the decoder's jsonx.Arena, as jsonx.EachMember does.
+// (candidates[0].content.parts[i].text), and walk (jsonx.Members, with the
+// offset of each member in the event) lets the decoder descend into the
+// values it needs and skip the others as it meets them, so every byte is
+// scanned about once after validation; strings are unescaped into the
+// decoder's jsonx.Arena.
 type streamDecoder struct {
 	// index is the structure of the event being decoded (jsonx.Arena.IndexEvent).
 	index jsonx.Index
