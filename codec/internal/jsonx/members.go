@@ -106,9 +106,10 @@ func (a *Arena) Unescape(s string) string {
 // (IndexedArena, Arena.IndexEvent), the members' extents are read from the
 // index; raw that is not part of that document (a stored copy, an
 // unescaped string) is walked from its bytes. A nil a walks without an
-// index and allocates each unescaped string, for text outside any decoded
-// document. The walk allocates nothing per member: a value is only parsed
-// when the loop asks for it (Value.Result).
+// index and allocates each unescaped string, as gjson does, for a caller
+// that has no arena at hand. Through an arena the walk allocates nothing
+// per member, and a value is only parsed when the loop asks for it
+// (Value.Result).
 func Members(raw string, a *Arena) iter.Seq2[string, Value] {
 	return func(yield func(string, Value) bool) {
 		var m memberIter
