@@ -381,7 +381,9 @@ func BenchmarkMembers(b *testing.B) {
 							return
 						}
 						n++
-						walk(v)
+						if c := v[0]; c == '{' || c == '[' {
+							walk(v)
+						}
 					}
 				}
 				walk(doc)
