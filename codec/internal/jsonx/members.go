@@ -112,12 +112,9 @@ func (a *Arena) Unescape(s string) string {
 // (Value.Result).
 func Members(raw string, a *Arena) iter.Seq2[string, Value] {
 	return func(yield func(string, Value) bool) {
+		// One call of yield, so that the loop's body is inlined here.
 		var m memberIter
 		if !m.init(raw, a) {
-			if i := SkipSpace(raw, 0); i < len(raw) {
-				v := raw[i:]
-				yield("", Value{Raw: v, a: a, escaped: v[0] == '"' && strings.IndexByte(v, '\\') >= 0})
-			}
 			return
 		}
 		for {
@@ -145,11 +142,20 @@ type Value struct {
 // Result builds the value's gjson.Result as Arena.Result does: a string
 // is unescaped into the walk's arena only when it holds escapes, a
 // container is left unparsed for a walk of its own.
-func (v Value) Result() gjson.Result {
-	if v.Raw[0] == '"' {
-		return v.a.StringValue(v.Raw, v.escaped)
+func (v Value) Result() gjson.Result { return v.a.valueResult(v.Raw, v.escaped) }
+
+// valueResult is Value.Result out of line, so that Result itself is
+// inlined at every member a decoder reads; a string, the commonest value,
+// is built here rather than through StringValue, a call less.
+func (a *Arena) valueResult(raw string, escaped bool) gjson.Result {
+	if raw[0] != '"' {
+		return a.Result(raw)
 	}
-	return v.a.Result(v.Raw)
+	r := gjson.Result{Type: gjson.String, Raw: raw, Str: raw[1 : len(raw)-1]}
+	if escaped {
+		r.Str = a.Unescape(r.Str)
+	}
+	return r
 }
 
 // memberIter walks the members of one object or array of a validated
@@ -175,12 +181,14 @@ type memberIter struct {
 }
 
 // init starts a walk of the members of raw, a value of a document that
-// passed Valid and that a's strings come from, and reports whether raw is
-// an object or array (leading whitespace is skipped). When a has an index
-// of the document, the walk reads the members from it.
+// passed Valid and that a's strings come from (leading whitespace is
+// skipped), and reports whether raw holds a value. A scalar is walked as
+// if it were the only element of an array: next returns it once, then
+// finds the end of raw. When a has an index of the document, the walk of
+// an object or array reads the members from it.
 func (m *memberIter) init(raw string, a *Arena) bool {
 	i := SkipSpace(raw, 0)
-	if i == len(raw) || (raw[i] != '{' && raw[i] != '[') {
+	if i == len(raw) {
 		return false
 	}
 	// Field by field: a composite literal is built on the stack and
@@ -188,6 +196,10 @@ func (m *memberIter) init(raw string, a *Arena) bool {
 	// tenth of a stream event's decoding.
 	m.raw, m.a, m.i, m.obj, m.escaped = raw, a, i+1, raw[i] == '{', false
 	m.x, m.t, m.stop, m.base = nil, 0, 0, 0
+	if raw[i] != '{' && raw[i] != '[' {
+		m.i = i
+		return true
+	}
 	if a != nil && a.index != nil {
 		if k, base, ok := a.index.find(raw, i); ok {
 			m.x, m.t, m.stop, m.base = a.index, int32(k+1), a.index.tokens[k].skip, base
@@ -262,7 +274,7 @@ func (a *Arena) key(s string, i int) (string, int) {
 // them, so that a decoder can size its slices before it reads them.
 func CountMembers(v gjson.Result, a *Arena) int {
 	var m memberIter
-	if !m.init(v.Raw, a) {
+	if i := SkipSpace(v.Raw, 0); i == len(v.Raw) || (v.Raw[i] != '{' && v.Raw[i] != '[') || !m.init(v.Raw, a) {
 		return 0
 	}
 	n := 0
