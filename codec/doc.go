@@ -28,13 +28,14 @@
 // pass that also records every value and key, where it ends and whether it
 // holds escapes (jsonx.Index, a tape), and how much of the text is escaped;
 // decoders then walk members from the tape without rescanning any bytes
-// (jsonx.MemberIter, jsonx.EachMember), and escaped strings are unescaped
-// into one arena of exactly that size (jsonx.Arena). A request text keeps
-// the literal it was unescaped from, and request encoders copy that literal
-// while the text is unchanged instead of escaping it again
-// (Part.SetTextLiteral, Part.TextLiteral). String contents are classified 64 bytes at a time, with SSE2
-// on amd64 and eight 64-bit words elsewhere (jsonx.StringMasks; the purego
-// build tag selects the portable version).
+// (jsonx.Members, the one walk of an object or array), and escaped strings
+// are unescaped into one arena of exactly that size (jsonx.Arena). A
+// request text keeps the literal it was unescaped from, and request
+// encoders copy that literal while the text is unchanged instead of
+// escaping it again (Part.SetTextLiteral, Part.TextLiteral). String
+// contents are classified 64 bytes at a time, with SSE2 on amd64 and eight
+// 64-bit words elsewhere (jsonx.StringMasks; the purego build tag selects
+// the portable version).
 //
 // A protocol is a Descriptor (Protocol.Descriptor): its routes, credential
 // scheme, headers, token counting and model listing, which the HTTP layer

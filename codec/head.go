@@ -69,26 +69,24 @@ func ReadRequestHead(body []byte) (RequestHead, error) {
 		}
 		*seen = true
 	}
-	jsonx.EachRawMember(root.Raw, &a, func(key, value string) bool {
+	for key, value := range jsonx.Members(root.Raw, &a) {
 		switch key {
 		case "model":
 			see(&seenModel, key)
-			v := a.Result(value)
+			v := value.Result()
 			head.Model, head.HasModel = v.Str, v.Type == gjson.String
 		case "stream":
 			see(&seenStream, key)
-			head.Stream = a.Result(value).Bool()
+			head.Stream = value.Result().Bool()
 		case "anthropic_version":
 			see(&seenVersion, key)
 		case "max_tokens", "max_completion_tokens", "max_output_tokens", "temperature", "top_p":
-			head.readSetting(key, a.Result(value))
+			head.readSetting(key, value.Result())
 		case "generationConfig", "inferenceConfig":
-			jsonx.EachRawMember(value, &a, func(key, value string) bool {
-				head.readSetting(key, a.Result(value))
-				return true
-			})
+			for key, value := range jsonx.Members(value.Raw, &a) {
+				head.readSetting(key, value.Result())
+			}
 		}
-		return true
-	})
+	}
 	return head, nil
 }

@@ -1,11 +1,13 @@
 package anthropic
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/codec/internal/wire"
 	"github.com/llmbridge/llmbridge/mapping"
 )
@@ -77,29 +79,33 @@ func fitBody(edit *wire.BodyEdit, param string, req *codec.Request) {
 func dropHourTTLs(edit *wire.BodyEdit) {
 	var paths []string
 	var blocks func(v gjson.Result, path string)
+	// The body was decoded, so it is valid JSON and these are arrays.
 	blocks = func(v gjson.Result, path string) {
-		v.ForEach(func(k, b gjson.Result) bool {
-			at := path + "." + k.String()
+		k := 0
+		for _, member := range jsonx.Members(v.Raw, nil) {
+			b := member.Result()
+			at := path + "." + strconv.Itoa(k)
+			k++
 			if b.Get("cache_control.ttl").Str == "1h" {
 				paths = append(paths, at+".cache_control.ttl")
 			}
 			if c := b.Get("content"); c.IsArray() {
 				blocks(c, at+".content")
 			}
-			return true
-		})
+		}
 	}
 	root := gjson.ParseBytes(edit.Body)
 	if s := root.Get("system"); s.IsArray() {
 		blocks(s, "system")
 	}
 	blocks(root.Get("tools"), "tools")
-	root.Get("messages").ForEach(func(k, m gjson.Result) bool {
-		if c := m.Get("content"); c.IsArray() {
-			blocks(c, "messages."+k.String()+".content")
+	k := 0
+	for _, m := range jsonx.Members(root.Get("messages").Raw, nil) {
+		if c := m.Result().Get("content"); c.IsArray() {
+			blocks(c, "messages."+strconv.Itoa(k)+".content")
 		}
-		return true
-	})
+		k++
+	}
 	if root.Get("cache_control.ttl").Str == "1h" {
 		paths = append(paths, "cache_control.ttl")
 	}

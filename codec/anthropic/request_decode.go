@@ -37,10 +37,13 @@ type requestDecoder struct {
 func decodeRequest(root gjson.Result, req *request, p codec.Protocol) *codec.Error {
 	d := requestDecoder{req: req, p: p}
 	var err *codec.Error
-	jsonx.EachMember(root, &req.Text, func(key, value gjson.Result) bool {
-		err = d.field(key.Str, value)
-		return err == nil
-	})
+	for key, member := range jsonx.Members(root.Raw, &req.Text) {
+		value := member.Result()
+		err = d.field(key, value)
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -166,8 +169,9 @@ func (d *requestDecoder) message(m gjson.Result, i int) (codec.Message, *codec.E
 	start := len(d.parts)
 	var hasRole, hasContent bool
 	var err *codec.Error
-	jsonx.EachMember(m, &d.req.Text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(m.Raw, &d.req.Text) {
+		value := member.Result()
+		switch key {
 		case "role":
 			hasRole = true
 			msg.Role, err = role(value, i)
@@ -177,10 +181,12 @@ func (d *requestDecoder) message(m gjson.Result, i int) (codec.Message, *codec.E
 				err = d.content(value, i)
 			}
 		default:
-			err = wire.UnknownField(wire.IndexPath("messages", i) + "." + key.Str)
+			err = wire.UnknownField(wire.IndexPath("messages", i) + "." + key)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	switch {
 	case err != nil:
 		return msg, err
@@ -256,13 +262,14 @@ func (d *requestDecoder) content(v gjson.Result, i int) *codec.Error {
 	}
 	j := 0
 	var err *codec.Error
-	jsonx.EachMember(v, &d.req.Text, func(_, b gjson.Result) bool {
+	for _, member := range jsonx.Members(v.Raw, &d.req.Text) {
+		b := member.Result()
 		// Most blocks are plain text: read them without block's
 		// general collection (plainText).
 		if p, ok := wire.PlainText(&d.req.Text, b.Raw, `"text"`); ok {
 			d.parts = append(d.parts, p)
 			j++
-			return true
+			continue
 		}
 		if typ := b.Get("type"); typ.Str == "server_tool_use" || typ.Str == "web_search_tool_result" {
 			// A web search Anthropic ran in an earlier turn: its
@@ -271,17 +278,16 @@ func (d *requestDecoder) content(v gjson.Result, i int) *codec.Error {
 			// reasoning, it is dropped and listed.
 			d.req.Dropped = append(d.req.Dropped, blockPos{msg: i, block: j}.path(" ("+typ.Str+")"))
 			j++
-			return true
+			continue
 		}
 		var p codec.Part
 		p, err = d.block(b, blockPos{msg: i, block: j})
 		if err != nil {
-			return false
+			break
 		}
 		d.parts = append(d.parts, p)
 		j++
-		return true
-	})
+	}
 	return err
 }
 
@@ -300,16 +306,16 @@ func (d *requestDecoder) system(v gjson.Result) *codec.Error {
 		req.System = slices.Grow(req.System, jsonx.CountMembers(v, &d.req.Text))
 		j := 0
 		var err *codec.Error
-		jsonx.EachMember(v, &d.req.Text, func(_, b gjson.Result) bool {
+		for _, member := range jsonx.Members(v.Raw, &d.req.Text) {
+			b := member.Result()
 			var p codec.Part
 			p, err = d.block(b, blockPos{system: true, block: j})
 			if err != nil {
-				return false
+				break
 			}
 			req.System = append(req.System, p)
 			j++
-			return true
-		})
+		}
 		if err != nil {
 			return err
 		}
@@ -329,17 +335,20 @@ func (d *requestDecoder) metadata(v gjson.Result) *codec.Error {
 		return wire.WrongType("metadata", "object", v)
 	}
 	var err *codec.Error
-	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(v.Raw, &d.req.Text) {
+		value := member.Result()
+		switch key {
 		case "user_id": //field:metadata.user_id: hint
 			if value.Type != gjson.Null {
 				d.req.User, err = wire.ReadString(value, "metadata.user_id")
 			}
 		default:
-			err = wire.UnknownField("metadata." + key.Str)
+			err = wire.UnknownField("metadata." + key)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return err
 }
 
@@ -409,14 +418,14 @@ func contextManagement(req *request, v gjson.Result) *codec.Error {
 	default:
 		var err *codec.Error
 		i := 0
-		jsonx.EachMember(edits, &req.Text, func(_, e gjson.Result) bool {
+		for _, member := range jsonx.Members(edits.Raw, &req.Text) {
+			e := member.Result()
 			if typ := e.Get("type"); typ.Type != gjson.String || !strings.HasPrefix(typ.Str, "clear_thinking_") {
 				err = wire.UnsupportedField("context_management", "context editing of tool uses and compaction happen on Anthropic's servers, which no other protocol has (edits["+strconv.Itoa(i)+"] is "+strconv.Quote(typ.String())+")") //field:context_management (edits clearing tool uses, compaction): capability
-				return false
+				break
 			}
 			i++
-			return true
-		})
+		}
 		if err != nil {
 			return err
 		}

@@ -98,9 +98,10 @@ type block struct {
 
 // collect reads the members of b.
 func (f *block) collect(b gjson.Result, a *jsonx.Arena) {
-	jsonx.EachMember(b, a, func(key, value gjson.Result) bool {
+	for key, member := range jsonx.Members(b.Raw, a) {
+		value := member.Result()
 		var bit uint16
-		switch key.Str {
+		switch key {
 		case "type":
 			f.typ = value
 		case "text":
@@ -137,12 +138,11 @@ func (f *block) collect(b gjson.Result, a *jsonx.Arena) {
 			f.data, bit = value, akData
 		default:
 			if f.unknown == "" {
-				f.unknown = key.Str
+				f.unknown = key
 			}
 		}
 		f.seen |= bit
-		return true
-	})
+	}
 }
 
 // block decodes one content block: text everywhere; tool_use, tool_result,
@@ -353,8 +353,9 @@ func (d *requestDecoder) mediaSource(f *block, pos blockPos, kind codec.PartType
 	}
 	var typ, mediaType, data, url gjson.Result
 	var unknown string
-	jsonx.EachMember(f.source, &d.req.Text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(f.source.Raw, &d.req.Text) {
+		value := member.Result()
+		switch key {
 		case "type":
 			typ = value
 		case "media_type":
@@ -365,11 +366,10 @@ func (d *requestDecoder) mediaSource(f *block, pos blockPos, kind codec.PartType
 			url = value
 		default:
 			if unknown == "" {
-				unknown = key.Str
+				unknown = key
 			}
 		}
-		return true
-	})
+	}
 	if typ.Type != gjson.String {
 		return codec.Part{}, required(path+".type", typ)
 	}
@@ -450,15 +450,15 @@ func (d *requestDecoder) toolResult(f *block, pos blockPos) (codec.Part, *codec.
 		inner := pos
 		inner.nested = true
 		var err *codec.Error
-		jsonx.EachMember(f.content, &d.req.Text, func(_, b gjson.Result) bool {
+		for _, member := range jsonx.Members(f.content.Raw, &d.req.Text) {
+			b := member.Result()
 			var c codec.Part
 			if c, err = d.block(b, inner); err != nil {
-				return false
+				break
 			}
 			p.Content = append(p.Content, c)
 			inner.inner++
-			return true
-		})
+		}
 		if err != nil {
 			return codec.Part{}, err
 		}

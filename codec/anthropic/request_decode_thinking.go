@@ -26,8 +26,9 @@ func (d *requestDecoder) thinking(v gjson.Result) *codec.Error {
 	}
 	var typ, budget, display gjson.Result
 	var other string
-	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(v.Raw, &d.req.Text) {
+		value := member.Result()
+		switch key {
 		case "type":
 			typ = value
 		case "budget_tokens":
@@ -36,11 +37,10 @@ func (d *requestDecoder) thinking(v gjson.Result) *codec.Error {
 			display = value
 		default:
 			if other == "" {
-				other = key.Str
+				other = key
 			}
 		}
-		return true
-	})
+	}
 	var allowBudget, allowDisplay bool
 	switch {
 	case !typ.Exists():
@@ -103,17 +103,20 @@ func (d *requestDecoder) outputConfig(v gjson.Result) *codec.Error {
 		return wire.WrongType("output_config", "object", v)
 	}
 	var err *codec.Error
-	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(v.Raw, &d.req.Text) {
+		value := member.Result()
+		switch key {
 		case "effort": //field:output_config.effort: mapped
 			d.effort, err = wire.ReadEffort(value, "output_config.effort")
 		case "format": //field:output_config.format: mapped
 			err = d.outputFormat(value)
 		default:
-			err = wire.UnknownField("output_config." + key.Str)
+			err = wire.UnknownField("output_config." + key)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return err
 }
 
@@ -128,19 +131,19 @@ func (d *requestDecoder) outputFormat(v gjson.Result) *codec.Error {
 	}
 	var typ, schema gjson.Result
 	var other string
-	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(v.Raw, &d.req.Text) {
+		value := member.Result()
+		switch key {
 		case "type":
 			typ = value
 		case "schema":
 			schema = value
 		default:
 			if other == "" {
-				other = key.Str
+				other = key
 			}
 		}
-		return true
-	})
+	}
 	switch {
 	case typ.Type != gjson.String:
 		return required("output_config.format.type", typ)

@@ -23,15 +23,15 @@ func (d *requestDecoder) tools(v gjson.Result) *codec.Error {
 	req.Tools = slices.Grow(req.Tools, jsonx.CountMembers(v, &d.req.Text))
 	i := 0
 	var err *codec.Error
-	jsonx.EachMember(v, &req.Text, func(_, t gjson.Result) bool {
+	for _, member := range jsonx.Members(v.Raw, &req.Text) {
+		t := member.Result()
 		var tool codec.Tool
 		if tool, err = d.tool(t, i); err != nil {
-			return false
+			break
 		}
 		req.Tools = append(req.Tools, tool)
 		i++
-		return true
-	})
+	}
 	return err
 }
 
@@ -51,8 +51,9 @@ func (d *requestDecoder) tool(t gjson.Result, i int) (codec.Tool, *codec.Error) 
 	var typ, name, desc, schema, strict gjson.Result
 	var hints [3]gjson.Result // cache_control, eager_input_streaming, defer_loading
 	var unsupported, unknown string
-	jsonx.EachMember(t, &d.req.Text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(t.Raw, &d.req.Text) {
+		value := member.Result()
+		switch key {
 		case "type":
 			typ = value
 		case "name":
@@ -71,15 +72,14 @@ func (d *requestDecoder) tool(t gjson.Result, i int) (codec.Tool, *codec.Error) 
 			hints[2] = value
 		case "allowed_callers", "input_examples":
 			if unsupported == "" && value.Type != gjson.Null {
-				unsupported = key.Str
+				unsupported = key
 			}
 		default:
 			if unknown == "" {
-				unknown = key.Str
+				unknown = key
 			}
 		}
-		return true
-	})
+	}
 	switch {
 	case typ.Type != gjson.Null && typ.Type != gjson.String:
 		return codec.Tool{}, wire.WrongType(path+".type", "string", typ)
@@ -139,9 +139,10 @@ func (d *requestDecoder) webSearchTool(t gjson.Result, path string) (codec.Tool,
 	tool := codec.Tool{Kind: codec.ToolWebSearch, Name: "web_search", Source: path}
 	w := &tool.WebSearch
 	var err *codec.Error
-	jsonx.EachMember(t, &d.req.Text, func(key, value gjson.Result) bool {
-		p := path + "." + key.Str
-		switch key.Str {
+	for key, member := range jsonx.Members(t.Raw, &d.req.Text) {
+		value := member.Result()
+		p := path + "." + key
+		switch key {
 		case "type":
 		case "name":
 			var name string
@@ -165,8 +166,10 @@ func (d *requestDecoder) webSearchTool(t gjson.Result, path string) (codec.Tool,
 		default:
 			err = wire.UnknownField(p)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err == nil && len(w.AllowedDomains) > 0 && len(w.BlockedDomains) > 0 {
 		err = codec.InvalidRequest(path, "allowed_domains and blocked_domains cannot both be given")
 	}
@@ -185,8 +188,9 @@ func (d *requestDecoder) toolChoice(v gjson.Result) *codec.Error {
 	}
 	var typ, name, parallel gjson.Result
 	var unknown string
-	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(v.Raw, &d.req.Text) {
+		value := member.Result()
+		switch key {
 		case "type":
 			typ = value
 		case "name":
@@ -195,11 +199,10 @@ func (d *requestDecoder) toolChoice(v gjson.Result) *codec.Error {
 			parallel = value
 		default:
 			if unknown == "" {
-				unknown = key.Str
+				unknown = key
 			}
 		}
-		return true
-	})
+	}
 	if typ.Type != gjson.String {
 		return required("tool_choice.type", typ)
 	}

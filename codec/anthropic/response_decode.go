@@ -15,8 +15,9 @@ import (
 // not receive (server tools, citations, ...) is an error.
 func decodeResponse(root gjson.Result, resp *response) *codec.Error {
 	var typ, id, model, role, content, stopReason, stopSequence, stopDetails, usage gjson.Result
-	jsonx.EachMember(root, &resp.Text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(root.Raw, &resp.Text) {
+		value := member.Result()
+		switch key {
 		case "stop_details":
 			stopDetails = value
 		case "type":
@@ -36,8 +37,7 @@ func decodeResponse(root gjson.Result, resp *response) *codec.Error {
 		case "usage":
 			usage = value
 		}
-		return true
-	})
+	}
 	if typ.Type != gjson.String || typ.Str != "message" {
 		return badUpstream(`type is not "message"`)
 	}
@@ -76,15 +76,15 @@ func decodeContent(v gjson.Result, resp *response) *codec.Error {
 	}
 	resp.Content = resp.Content[:0]
 	var err *codec.Error
-	jsonx.EachMember(v, &resp.Text, func(_, b gjson.Result) bool {
+	for _, member := range jsonx.Members(v.Raw, &resp.Text) {
+		b := member.Result()
 		var p codec.Part
 		p, err = decodeResponseBlock(b, &resp.Text)
 		if err != nil {
-			return false
+			break
 		}
 		resp.Content = append(resp.Content, p)
-		return true
-	})
+	}
 	return err
 }
 
@@ -99,8 +99,9 @@ func decodeResponseBlock(b gjson.Result, a *jsonx.Arena) (codec.Part, *codec.Err
 		return codec.Part{}, badUpstream("content block is not an object")
 	}
 	var typ, text, citations, id, name, input, thinking, signature, data, toolUseID, content gjson.Result
-	jsonx.EachMember(b, a, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(b.Raw, a) {
+		value := member.Result()
+		switch key {
 		case "tool_use_id":
 			toolUseID = value
 		case "content":
@@ -124,8 +125,7 @@ func decodeResponseBlock(b gjson.Result, a *jsonx.Arena) (codec.Part, *codec.Err
 		case "input":
 			input = value
 		}
-		return true
-	})
+	}
 	switch {
 	case typ.Type != gjson.String || typ.Str == "":
 		return codec.Part{}, badUpstream("content block has no type")
@@ -169,12 +169,12 @@ func searchResult(toolUseID, content gjson.Result, a *jsonx.Arena) codec.Part {
 		p.IsError, p.Text = true, content.Get("error_code").Str
 		return p
 	}
-	jsonx.EachMember(content, a, func(_, r gjson.Result) bool {
+	for _, member := range jsonx.Members(content.Raw, a) {
+		r := member.Result()
 		if url := r.Get("url"); url.Type == gjson.String && url.Str != "" {
 			p.Sources = append(p.Sources, codec.Source{URL: url.Str, Title: r.Get("title").Str, PageAge: r.Get("page_age").Str})
 		}
-		return true
-	})
+	}
 	return p
 }
 
@@ -185,10 +185,10 @@ func textCitations(v gjson.Result, dst []codec.Citation, a *jsonx.Arena) []codec
 	if !v.IsArray() {
 		return dst
 	}
-	jsonx.EachMember(v, a, func(_, c gjson.Result) bool {
+	for _, member := range jsonx.Members(v.Raw, a) {
+		c := member.Result()
 		dst = anthropicCitation(c, dst)
-		return true
-	})
+	}
 	return dst
 }
 
@@ -227,24 +227,24 @@ func decodeStopDetails(v gjson.Result, a *jsonx.Arena) (sd codec.StopDetails, wh
 	if !v.IsObject() {
 		return sd, "stop_details is not an object"
 	}
-	jsonx.EachMember(v, a, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(v.Raw, a) {
+		value := member.Result()
+		switch key {
 		case "type", "category", "explanation":
 		default:
-			return true // newer members carry nothing llmbridge translates
+			continue // newer members carry nothing llmbridge translates
 		}
 		if value.Type != gjson.String && value.Type != gjson.Null {
-			why = "stop_details." + key.Str + " is not a string"
-			return false
+			why = "stop_details." + key + " is not a string"
+			break
 		}
-		switch key.Str {
+		switch key {
 		case "category":
 			sd.Category = value.Str
 		case "explanation":
 			sd.Explanation = value.Str
 		}
-		return true
-	})
+	}
 	if why != "" {
 		return codec.StopDetails{}, why
 	}
@@ -263,8 +263,9 @@ func decodeUsage(v gjson.Result, a *jsonx.Arena) (codec.Usage, *codec.Error) {
 	}
 	var input, cacheWrite, cacheRead, output, thinking int64
 	var err *codec.Error
-	jsonx.EachMember(v, a, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(v.Raw, a) {
+		value := member.Result()
+		switch key {
 		case "input_tokens":
 			input, err = tokenCount(value, "usage.input_tokens")
 		case "cache_creation_input_tokens":
@@ -276,8 +277,10 @@ func decodeUsage(v gjson.Result, a *jsonx.Arena) (codec.Usage, *codec.Error) {
 		case "output_tokens_details":
 			thinking, err = thinkingTokens(value, a)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return codec.Usage{}, err
 	}
@@ -294,12 +297,15 @@ func thinkingTokens(v gjson.Result, a *jsonx.Arena) (int64, *codec.Error) {
 	}
 	var n int64
 	var err *codec.Error
-	jsonx.EachMember(v, a, func(key, value gjson.Result) bool {
-		if key.Str == "thinking_tokens" {
+	for key, member := range jsonx.Members(v.Raw, a) {
+		value := member.Result()
+		if key == "thinking_tokens" {
 			n, err = tokenCount(value, "usage.output_tokens_details.thinking_tokens")
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return n, err
 }
 

@@ -109,8 +109,9 @@ func (d *streamDecoder) Decode(out []codec.Event, name, data []byte, bare bool) 
 		return d.fail(out, wire.InvalidStream(d.p, "event data is not a JSON object"))
 	}
 	var ev streamEvent
-	jsonx.EachMember(root, &d.text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(root.Raw, &d.text) {
+		value := member.Result()
+		switch key {
 		case "type":
 			ev.typ = value
 		case "index":
@@ -126,8 +127,7 @@ func (d *streamDecoder) Decode(out []codec.Event, name, data []byte, bare bool) 
 		case "error":
 			ev.err = value
 		}
-		return true
-	})
+	}
 	typ := ev.typ.Str
 	if ev.typ.Type != gjson.String {
 		if ev.typ.Exists() {
@@ -184,8 +184,9 @@ func (d *streamDecoder) messageStart(out []codec.Event, ev *streamEvent) []codec
 		return d.fail(out, wire.InvalidStream(d.p, "message_start has no message object"))
 	}
 	var id, model, usage gjson.Result
-	jsonx.EachMember(ev.message, &d.text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(ev.message.Raw, &d.text) {
+		value := member.Result()
+		switch key {
 		case "id":
 			id = value
 		case "model":
@@ -193,8 +194,7 @@ func (d *streamDecoder) messageStart(out []codec.Event, ev *streamEvent) []codec
 		case "usage":
 			usage = value
 		}
-		return true
-	})
+	}
 	if (id.Exists() && id.Type != gjson.String && id.Type != gjson.Null) ||
 		(model.Exists() && model.Type != gjson.String && model.Type != gjson.Null) {
 		return d.fail(out, wire.InvalidStream(d.p, "message id or model is not a string"))
@@ -229,8 +229,9 @@ func (d *streamDecoder) blockStart(out []codec.Event, ev *streamEvent) []codec.E
 		return d.fail(out, wire.InvalidStream(d.p, "content_block_start has no content_block object"))
 	}
 	var typ, text, id, name, input, thinking, signature, data, toolUseID, content gjson.Result
-	jsonx.EachMember(ev.block, &d.text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(ev.block.Raw, &d.text) {
+		value := member.Result()
+		switch key {
 		case "tool_use_id":
 			toolUseID = value
 		case "content":
@@ -252,8 +253,7 @@ func (d *streamDecoder) blockStart(out []codec.Event, ev *streamEvent) []codec.E
 		case "input":
 			input = value
 		}
-		return true
-	})
+	}
 	switch {
 	case typ.Type != gjson.String || typ.Str == "":
 		return d.fail(out, wire.InvalidStream(d.p, "content block has no type"))
@@ -322,16 +322,16 @@ func (d *streamDecoder) opaqueDelta(out []codec.Event, i int, delta gjson.Result
 		d.opaqueInput = append(d.opaqueInput, delta.Get("partial_json").Str...)
 		return out
 	}
-	jsonx.EachMember(delta, &d.text, func(k, v gjson.Result) bool {
-		if k.Str == "type" || v.Type != gjson.String || !plainKey(k.Str) {
-			return true
+	for k, member := range jsonx.Members(delta.Raw, &d.text) {
+		v := member.Result()
+		if k == "type" || v.Type != gjson.String || !plainKey(k) {
+			continue
 		}
-		old := gjson.GetBytes(d.opaque, k.Str)
-		if b, err := sjson.SetBytes(d.opaque, k.Str, old.Str+v.Str); err == nil {
+		old := gjson.GetBytes(d.opaque, k)
+		if b, err := sjson.SetBytes(d.opaque, k, old.Str+v.Str); err == nil {
 			d.opaque = b
 		}
-		return true
-	})
+	}
 	return out
 }
 
@@ -418,8 +418,9 @@ func (d *streamDecoder) blockDelta(out []codec.Event, ev *streamEvent) []codec.E
 		return d.opaqueDelta(out, i, ev.delta)
 	}
 	var typ, text, partial, thinking, signature, citation gjson.Result
-	jsonx.EachMember(ev.delta, &d.text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(ev.delta.Raw, &d.text) {
+		value := member.Result()
+		switch key {
 		case "citation":
 			citation = value
 		case "type":
@@ -433,8 +434,7 @@ func (d *streamDecoder) blockDelta(out []codec.Event, ev *streamEvent) []codec.E
 		case "signature":
 			signature = value
 		}
-		return true
-	})
+	}
 	switch {
 	case typ.Type != gjson.String || typ.Str == "":
 		return d.fail(out, wire.InvalidStream(d.p, "delta has no type"))
@@ -584,8 +584,9 @@ func (d *streamDecoder) messageDelta(out []codec.Event, ev *streamEvent) []codec
 		if !ev.delta.IsObject() {
 			return d.fail(out, wire.InvalidStream(d.p, "message_delta delta is not an object"))
 		}
-		jsonx.EachMember(ev.delta, &d.text, func(key, value gjson.Result) bool {
-			switch key.Str {
+		for key, member := range jsonx.Members(ev.delta.Raw, &d.text) {
+			value := member.Result()
+			switch key {
 			case "stop_reason":
 				reason = value
 			case "stop_sequence":
@@ -593,8 +594,7 @@ func (d *streamDecoder) messageDelta(out []codec.Event, ev *streamEvent) []codec
 			case "stop_details":
 				details = value
 			}
-			return true
-		})
+		}
 	}
 	if (reason.Type != gjson.String && reason.Type != gjson.Null) || (seq.Type != gjson.String && seq.Type != gjson.Null) {
 		return d.fail(out, wire.InvalidStream(d.p, "message_delta stop_reason or stop_sequence is not a string"))
@@ -632,9 +632,10 @@ func (d *streamDecoder) readUsage(v gjson.Result) *codec.Error {
 	}
 	c := &d.usage
 	var err *codec.Error
-	jsonx.EachMember(v, &d.text, func(key, value gjson.Result) bool {
+	for key, member := range jsonx.Members(v.Raw, &d.text) {
+		value := member.Result()
 		var dst *int64
-		switch key.Str {
+		switch key {
 		case "input_tokens":
 			dst = &c.input
 		case "cache_creation_input_tokens":
@@ -653,13 +654,15 @@ func (d *streamDecoder) readUsage(v gjson.Result) *codec.Error {
 		}
 		if dst != nil && value.Type != gjson.Null {
 			if value.Type != gjson.Number || value.Num < 0 || value.Num != math.Trunc(value.Num) || value.Num > 1<<53 {
-				err = wire.InvalidStream(d.p, "usage."+key.Str+" is not a token count")
-				return false
+				err = wire.InvalidStream(d.p, "usage."+key+" is not a token count")
+				break
 			}
 			*dst = value.Int()
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err == nil {
 		c.known = true
 	}
@@ -698,15 +701,15 @@ func (d *streamDecoder) upstreamError(v gjson.Result) *codec.Error {
 		return wire.InvalidStream(d.p, "error event has no error object")
 	}
 	var typ, msg gjson.Result
-	jsonx.EachMember(v, &d.text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(v.Raw, &d.text) {
+		value := member.Result()
+		switch key {
 		case "type":
 			typ = value
 		case "message":
 			msg = value
 		}
-		return true
-	})
+	}
 	kind, _ := mapping.FromAnthropicErrorType(typ.Str)
 	status := mapping.StatusForKind(kind)
 	if kind == mapping.ErrOverloaded {

@@ -1,9 +1,12 @@
 package bedrock
 
 import (
+	"strconv"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/codec/internal/wire"
 )
 
@@ -26,21 +29,24 @@ func fitBody(edit *wire.BodyEdit, param string, _ *codec.Request) {
 // system, messages and tools), leaving the default lifetime.
 func dropHourCachePoints(edit *wire.BodyEdit) {
 	var paths []string
+	// The body was decoded, so it is valid JSON and these are arrays.
 	each := func(v gjson.Result, path string) {
-		v.ForEach(func(k, b gjson.Result) bool {
-			if b.Get("cachePoint.ttl").Str == "1h" {
-				paths = append(paths, path+"."+k.String()+".cachePoint.ttl")
+		k := 0
+		for _, b := range jsonx.Members(v.Raw, nil) {
+			if b.Result().Get("cachePoint.ttl").Str == "1h" {
+				paths = append(paths, path+"."+strconv.Itoa(k)+".cachePoint.ttl")
 			}
-			return true
-		})
+			k++
+		}
 	}
 	root := gjson.ParseBytes(edit.Body)
 	each(root.Get("system"), "system")
 	each(root.Get("toolConfig.tools"), "toolConfig.tools")
-	root.Get("messages").ForEach(func(k, m gjson.Result) bool {
-		each(m.Get("content"), "messages."+k.String()+".content")
-		return true
-	})
+	k := 0
+	for _, m := range jsonx.Members(root.Get("messages").Raw, nil) {
+		each(m.Result().Get("content"), "messages."+strconv.Itoa(k)+".content")
+		k++
+	}
 	for _, p := range paths {
 		edit.Delete(p)
 	}

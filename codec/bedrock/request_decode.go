@@ -31,10 +31,13 @@ type converseRequestDecoder struct {
 func decodeConverseRequest(root gjson.Result, req *request) *codec.Error {
 	d := converseRequestDecoder{req: req}
 	var err *codec.Error
-	jsonx.EachMember(root, &req.Text, func(key, value gjson.Result) bool {
-		err = d.field(key.Str, value)
-		return err == nil
-	})
+	for key, member := range jsonx.Members(root.Raw, &req.Text) {
+		value := member.Result()
+		err = d.field(key, value)
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -115,18 +118,21 @@ func (d *converseRequestDecoder) message(m gjson.Result, i int) (codec.Message, 
 	var hasRole, hasContent bool
 	var content gjson.Result
 	var err *codec.Error
-	jsonx.EachMember(m, &d.req.Text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(m.Raw, &d.req.Text) {
+		value := member.Result()
+		switch key {
 		case "role":
 			hasRole = true
 			msg.Role, err = converseRole(value, i)
 		case "content":
 			hasContent, content = value.Type != gjson.Null, value
 		default:
-			err = wire.UnknownField(wire.IndexPath("messages", i) + "." + key.Str)
+			err = wire.UnknownField(wire.IndexPath("messages", i) + "." + key)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	switch {
 	case err != nil:
 		return msg, err
@@ -192,11 +198,14 @@ func (d *converseRequestDecoder) content(v gjson.Result, i int, role codec.Role)
 	}
 	j := 0
 	var err *codec.Error
-	jsonx.EachMember(v, &d.req.Text, func(_, b gjson.Result) bool {
+	for _, member := range jsonx.Members(v.Raw, &d.req.Text) {
+		b := member.Result()
 		err = d.block(b, blockPos{msg: i, block: j}, role)
 		j++
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return err
 }
 
@@ -216,19 +225,21 @@ func (d *converseRequestDecoder) system(v gjson.Result) *codec.Error {
 	}
 	j := 0
 	var err *codec.Error
-	jsonx.EachMember(v, &req.Text, func(_, b gjson.Result) bool {
+members:
+	for _, member := range jsonx.Members(v.Raw, &req.Text) {
+		b := member.Result()
 		path := wire.IndexPath("system", j)
 		j++
 		key, value, ok := unionMember(b, &req.Text)
 		if !ok {
 			err = unionError(path, b)
-			return false
+			break
 		}
 		switch key {
 		case "text":
 			if value.Type != gjson.String {
 				err = wire.WrongType(path+".text", "string", value)
-				return false
+				break members
 			}
 			req.System = append(req.System, wire.TextPart(codec.PartText, value))
 		case "cachePoint": //field:hint
@@ -239,8 +250,10 @@ func (d *converseRequestDecoder) system(v gjson.Result) *codec.Error {
 		default:
 			err = wire.UnknownField(path + "." + key)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -256,11 +269,14 @@ func unionMember(v gjson.Result, a *jsonx.Arena) (key string, value gjson.Result
 		return "", value, false
 	}
 	n := 0
-	jsonx.EachMember(v, a, func(k, val gjson.Result) bool {
+	for k, member := range jsonx.Members(v.Raw, a) {
+		val := member.Result()
 		n++
-		key, value = k.Str, val
-		return n == 1
-	})
+		key, value = k, val
+		if n != 1 {
+			break
+		}
+	}
 	return key, value, n == 1
 }
 
@@ -285,8 +301,9 @@ func (d *converseRequestDecoder) inferenceConfig(v gjson.Result) *codec.Error {
 		return wire.WrongType("inferenceConfig", "object", v)
 	}
 	var err *codec.Error
-	jsonx.EachMember(v, &req.Text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(v.Raw, &req.Text) {
+		value := member.Result()
+		switch key {
 		case "maxTokens": //field:mapped
 			err = wire.ReadInt(value, "inferenceConfig.maxTokens", &req.MaxTokens)
 		case "temperature": //field:mapped
@@ -296,10 +313,12 @@ func (d *converseRequestDecoder) inferenceConfig(v gjson.Result) *codec.Error {
 		case "stopSequences": //field:capability
 			req.StopSequences, err = wire.ReadStringList(value, "inferenceConfig.stopSequences", false, req.StopSequences[:0])
 		default:
-			err = wire.UnknownField("inferenceConfig." + key.Str)
+			err = wire.UnknownField("inferenceConfig." + key)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return err
 }
 

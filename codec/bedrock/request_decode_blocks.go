@@ -82,8 +82,9 @@ func (d *converseRequestDecoder) media(kind string, v gjson.Result, path string)
 	}
 	var format, source gjson.Result
 	var err *codec.Error
-	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(v.Raw, &d.req.Text) {
+		value := member.Result()
+		switch key {
 		case "format":
 			format = value
 		case "source":
@@ -96,17 +97,19 @@ func (d *converseRequestDecoder) media(kind string, v gjson.Result, path string)
 			err = wire.UnknownField(path + ".name")
 		case "context", "citations": //field:messages[].content[].document.context: capability; messages[].content[].document.citations: capability
 			if kind == "document" && value.Type != gjson.Null {
-				err = wire.UnsupportedField(path+"."+key.Str, "document context and citations are Bedrock's own")
+				err = wire.UnsupportedField(path+"."+key, "document context and citations are Bedrock's own")
 				break
 			}
 			if kind != "document" {
-				err = wire.UnknownField(path + "." + key.Str)
+				err = wire.UnknownField(path + "." + key)
 			}
 		default:
-			err = wire.UnknownField(path + "." + key.Str)
+			err = wire.UnknownField(path + "." + key)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return p, err
 	}
@@ -154,8 +157,9 @@ func (d *converseRequestDecoder) toolUse(v gjson.Result, pos blockPos, role code
 	p := codec.Part{Type: codec.PartToolCall}
 	var input gjson.Result
 	var err *codec.Error
-	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(v.Raw, &d.req.Text) {
+		value := member.Result()
+		switch key {
 		case "toolUseId":
 			p.ToolCallID, err = wire.ReadStringAt(value, path, ".toolUseId")
 		case "name":
@@ -167,10 +171,12 @@ func (d *converseRequestDecoder) toolUse(v gjson.Result, pos blockPos, role code
 			// Bedrock; only client tools are calls.
 			err = wire.UnsupportedField(path+".type", "calls of Bedrock system tools cannot be carried")
 		default:
-			err = wire.UnknownField(path + "." + key.Str)
+			err = wire.UnknownField(path + "." + key)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	switch {
 	case err != nil:
 		return err
@@ -199,8 +205,9 @@ func (d *converseRequestDecoder) toolResult(v gjson.Result, pos blockPos, role c
 	p := codec.Part{Type: codec.PartToolResult}
 	var content gjson.Result
 	var err *codec.Error
-	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(v.Raw, &d.req.Text) {
+		value := member.Result()
+		switch key {
 		case "toolUseId":
 			p.ToolCallID, err = wire.ReadStringAt(value, path, ".toolUseId")
 		case "content":
@@ -217,10 +224,12 @@ func (d *converseRequestDecoder) toolResult(v gjson.Result, pos blockPos, role c
 				}
 			}
 		default:
-			err = wire.UnknownField(path + "." + key.Str)
+			err = wire.UnknownField(path + "." + key)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	switch {
 	case err != nil:
 		return err
@@ -232,19 +241,21 @@ func (d *converseRequestDecoder) toolResult(v gjson.Result, pos blockPos, role c
 		return wire.WrongType(path+".content", "array", content)
 	}
 	k := 0
-	jsonx.EachMember(content, &d.req.Text, func(_, c gjson.Result) bool {
+members:
+	for _, member := range jsonx.Members(content.Raw, &d.req.Text) {
+		c := member.Result()
 		cpath := wire.IndexPath(path+".content", k)
 		k++
 		key, value, ok := unionMember(c, &d.req.Text)
 		if !ok {
 			err = unionError(cpath, c)
-			return false
+			break
 		}
 		switch key {
 		case "text":
 			if value.Type != gjson.String {
 				err = wire.WrongType(cpath+".text", "string", value)
-				return false
+				break members
 			}
 			p.Content = append(p.Content, wire.TextPart(codec.PartText, value))
 		case "json":
@@ -254,7 +265,7 @@ func (d *converseRequestDecoder) toolResult(v gjson.Result, pos blockPos, role c
 		case "image", "document":
 			var m codec.Part
 			if m, err = d.media(key, value, cpath+"."+key); err != nil {
-				return false
+				break members
 			}
 			p.Content = append(p.Content, m)
 		case "video", "searchResult":
@@ -262,8 +273,10 @@ func (d *converseRequestDecoder) toolResult(v gjson.Result, pos blockPos, role c
 		default:
 			err = wire.UnknownField(cpath + "." + key)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -298,17 +311,20 @@ func (d *converseRequestDecoder) reasoning(v gjson.Result, path string) (codec.P
 	path += ".reasoningText"
 	var signature string
 	var err *codec.Error
-	jsonx.EachMember(value, &d.req.Text, func(k, val gjson.Result) bool {
-		switch k.Str {
+	for k, member := range jsonx.Members(value.Raw, &d.req.Text) {
+		val := member.Result()
+		switch k {
 		case "text":
 			p.Text, err = wire.ReadStringAt(val, path, ".text")
 		case "signature":
 			signature, err = wire.ReadStringAt(val, path, ".signature")
 		default:
-			err = wire.UnknownField(path + "." + k.Str)
+			err = wire.UnknownField(path + "." + k)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return p, err
 	}
@@ -325,30 +341,34 @@ func (d *converseRequestDecoder) citationsContent(v gjson.Result, pos blockPos) 
 		return wire.WrongType(path, "object", v)
 	}
 	var err *codec.Error
-	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
-		switch key.Str {
+members:
+	for key, member := range jsonx.Members(v.Raw, &d.req.Text) {
+		value := member.Result()
+		switch key {
 		case "content":
 			if !value.IsArray() {
 				err = wire.WrongType(path+".content", "array", value)
-				return false
+				break members
 			}
 			k := 0
-			jsonx.EachMember(value, &d.req.Text, func(_, c gjson.Result) bool {
+			for _, member := range jsonx.Members(value.Raw, &d.req.Text) {
+				c := member.Result()
 				t := c.Get("text")
 				if t.Type != gjson.String {
 					err = wire.WrongType(wire.IndexPath(path+".content", k)+".text", "string", t)
-					return false
+					break
 				}
 				d.parts = append(d.parts, wire.TextPart(codec.PartText, t))
 				k++
-				return true
-			})
+			}
 		case "citations":
 			d.req.Dropped = append(d.req.Dropped, path+".citations")
 		default:
-			err = wire.UnknownField(path + "." + key.Str)
+			err = wire.UnknownField(path + "." + key)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return err
 }

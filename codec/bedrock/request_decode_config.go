@@ -21,17 +21,20 @@ func (d *converseRequestDecoder) toolConfig(v gjson.Result) *codec.Error {
 		return wire.WrongType("toolConfig", "object", v)
 	}
 	var err *codec.Error
-	jsonx.EachMember(v, &req.Text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(v.Raw, &req.Text) {
+		value := member.Result()
+		switch key {
 		case "tools": //field:mapped
 			err = d.tools(value)
 		case "toolChoice": //field:mapped
 			err = d.toolChoice(value)
 		default:
-			err = wire.UnknownField("toolConfig." + key.Str)
+			err = wire.UnknownField("toolConfig." + key)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return err
 }
 
@@ -49,13 +52,14 @@ func (d *converseRequestDecoder) tools(v gjson.Result) *codec.Error {
 	}
 	i := 0
 	var err *codec.Error
-	jsonx.EachMember(v, &req.Text, func(_, t gjson.Result) bool {
+	for _, member := range jsonx.Members(v.Raw, &req.Text) {
+		t := member.Result()
 		path := wire.IndexPath("toolConfig.tools", i)
 		i++
 		key, value, ok := unionMember(t, &req.Text)
 		if !ok {
 			err = unionError(path, t)
-			return false
+			break
 		}
 		switch key {
 		case "toolSpec":
@@ -71,8 +75,10 @@ func (d *converseRequestDecoder) tools(v gjson.Result) *codec.Error {
 		default:
 			err = wire.UnknownField(path + "." + key)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return err
 }
 
@@ -85,8 +91,9 @@ func (d *converseRequestDecoder) toolSpec(v gjson.Result, path string) *codec.Er
 	}
 	var t codec.Tool
 	var err *codec.Error
-	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(v.Raw, &d.req.Text) {
+		value := member.Result()
+		switch key {
 		case "name":
 			t.Name, err = wire.ReadStringAt(value, path, ".name")
 		case "description":
@@ -104,10 +111,12 @@ func (d *converseRequestDecoder) toolSpec(v gjson.Result, path string) *codec.Er
 		case "strict": //field:capability
 			err = wire.ReadOptBool(value, path+".strict", &t.Strict)
 		default:
-			err = wire.UnknownField(path + "." + key.Str)
+			err = wire.UnknownField(path + "." + key)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	switch {
 	case err != nil:
 		return err
@@ -164,17 +173,20 @@ func (d *converseRequestDecoder) outputConfig(v gjson.Result) *codec.Error {
 		return wire.WrongType("outputConfig", "object", v)
 	}
 	var err *codec.Error
-	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(v.Raw, &d.req.Text) {
+		value := member.Result()
+		switch key {
 		case "textFormat": //field:mapped
 			err = d.textFormat(value)
 		case "effort": //field:mapped
 			d.effort, err = wire.ReadEffort(value, "outputConfig.effort")
 		default:
-			err = wire.UnknownField("outputConfig." + key.Str)
+			err = wire.UnknownField("outputConfig." + key)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return err
 }
 
@@ -198,9 +210,10 @@ func (d *converseRequestDecoder) textFormat(v gjson.Result) *codec.Error {
 	}
 	f := codec.OutputFormat{Kind: codec.FormatJSONSchema}
 	var err *codec.Error
-	jsonx.EachMember(js, &d.req.Text, func(key, value gjson.Result) bool {
+	for key, member := range jsonx.Members(js.Raw, &d.req.Text) {
+		value := member.Result()
 		p := path + ".structure.jsonSchema"
-		switch key.Str {
+		switch key {
 		case "schema":
 			f.Schema, err = wire.ReadStringAt(value, p, ".schema")
 			if err == nil && !jsonx.IsObject(f.Schema) {
@@ -211,10 +224,12 @@ func (d *converseRequestDecoder) textFormat(v gjson.Result) *codec.Error {
 		case "description":
 			f.Description, err = wire.ReadStringAt(value, p, ".description")
 		default:
-			err = wire.UnknownField(p + "." + key.Str)
+			err = wire.UnknownField(p + "." + key)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -241,8 +256,9 @@ func (d *converseRequestDecoder) additionalFields(v gjson.Result) *codec.Error {
 	}
 	req := d.req
 	var err *codec.Error
-	jsonx.EachMember(v, &req.Text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(v.Raw, &req.Text) {
+		value := member.Result()
+		switch key {
 		case "thinking": //field:mapped
 			err = d.thinking(value)
 		case "top_k": //field:capability
@@ -253,10 +269,12 @@ func (d *converseRequestDecoder) additionalFields(v gjson.Result) *codec.Error {
 			// they travel in a header the HTTP layer controls.
 			err = dropHint(req, path+".anthropic_beta", value, "array", gjson.Result.IsArray)
 		default:
-			err = wire.UnsupportedField(path+"."+key.Str, "a model-specific field that llmbridge does not translate") //field:additionalModelRequestFields (other): capability
+			err = wire.UnsupportedField(path+"."+key, "a model-specific field that llmbridge does not translate") //field:additionalModelRequestFields (other): capability
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return err
 }
 
@@ -275,8 +293,9 @@ func (d *converseRequestDecoder) thinking(v gjson.Result) *codec.Error {
 	}
 	var typ, budget, display gjson.Result
 	var err *codec.Error
-	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(v.Raw, &d.req.Text) {
+		value := member.Result()
+		switch key {
 		case "type":
 			typ = value
 		case "budget_tokens":
@@ -284,10 +303,12 @@ func (d *converseRequestDecoder) thinking(v gjson.Result) *codec.Error {
 		case "display":
 			display = value
 		default:
-			err = wire.UnknownField(path + "." + key.Str)
+			err = wire.UnknownField(path + "." + key)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}

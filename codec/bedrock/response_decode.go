@@ -17,8 +17,9 @@ import (
 // are not read.
 func decodeConverseResponse(root gjson.Result, resp *response) *codec.Error {
 	var message, stopReason, usage, extra gjson.Result
-	jsonx.EachMember(root, &resp.Text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(root.Raw, &resp.Text) {
+		value := member.Result()
+		switch key {
 		case "output":
 			message = value.Get("message")
 		case "stopReason":
@@ -28,8 +29,7 @@ func decodeConverseResponse(root gjson.Result, resp *response) *codec.Error {
 		case "additionalModelResponseFields":
 			extra = value
 		}
-		return true
-	})
+	}
 	if !message.IsObject() {
 		return badUpstream("output.message is not an object")
 	}
@@ -51,11 +51,14 @@ func decodeConverseResponse(root gjson.Result, resp *response) *codec.Error {
 		return badUpstream("output.message.content is not an array")
 	}
 	i := 0
-	jsonx.EachMember(content, &resp.Text, func(_, b gjson.Result) bool {
+	for _, member := range jsonx.Members(content.Raw, &resp.Text) {
+		b := member.Result()
 		err = decodeResponseBlock(b, i, resp)
 		i++
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	resp.StopReason = toolStop(resp.StopReason, hasToolCall(resp.Content))
 	return err
 }
@@ -107,12 +110,12 @@ func decodeResponseBlock(b gjson.Result, i int, resp *response) *codec.Error {
 		// The generated texts are the answer; their citations point into
 		// the request's documents, which no other protocol's citations
 		// (web pages) can name.
-		v.Get("content").ForEach(func(_, c gjson.Result) bool {
+		for _, member := range jsonx.Members(v.Get("content").Raw, &resp.Text) {
+			c := member.Result()
 			if t := c.Get("text"); t.Type == gjson.String {
 				resp.Content = append(resp.Content, codec.Part{Type: codec.PartText, Text: t.Str})
 			}
-			return true
-		})
+		}
 		resp.Dropped = append(resp.Dropped, wire.IndexPath("content", i)+".citationsContent.citations")
 	default:
 		return &codec.Error{Status: 502, Kind: mapping.ErrBadGateway,

@@ -108,15 +108,15 @@ func (d *converseStreamDecoder) ensureStarted(out []codec.Event) []codec.Event {
 // blockStart handles contentBlockStart, which opens a tool use.
 func (d *converseStreamDecoder) blockStart(out []codec.Event, root gjson.Result) []codec.Event {
 	var index, start gjson.Result
-	jsonx.EachMember(root, &d.text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(root.Raw, &d.text) {
+		value := member.Result()
+		switch key {
 		case "contentBlockIndex":
 			index = value
 		case "start":
 			start = value
 		}
-		return true
-	})
+	}
 	i, ok := wire.BlockIndex(index)
 	if !ok {
 		return d.fail(out, wire.InvalidStream(d.p, "contentBlockStart without a contentBlockIndex"))
@@ -129,15 +129,15 @@ func (d *converseStreamDecoder) blockStart(out []codec.Event, root gjson.Result)
 		return d.fail(out, wire.UntranslatedStream(d.p, key+" content blocks cannot be translated"))
 	}
 	var id, name gjson.Result
-	jsonx.EachMember(v, &d.text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(v.Raw, &d.text) {
+		value := member.Result()
+		switch key {
 		case "toolUseId":
 			id = value
 		case "name":
 			name = value
 		}
-		return true
-	})
+	}
 	if id.Type != gjson.String || name.Type != gjson.String || name.Str == "" {
 		return d.fail(out, wire.InvalidStream(d.p, "toolUse start without toolUseId and name"))
 	}
@@ -161,15 +161,15 @@ func (d *converseStreamDecoder) openPart(out []codec.Event, i int, kind codec.Pa
 // signature or redacted content, or a citation.
 func (d *converseStreamDecoder) blockDelta(out []codec.Event, root gjson.Result) []codec.Event {
 	var index, delta gjson.Result
-	jsonx.EachMember(root, &d.text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(root.Raw, &d.text) {
+		value := member.Result()
+		switch key {
 		case "contentBlockIndex":
 			index = value
 		case "delta":
 			delta = value
 		}
-		return true
-	})
+	}
 	i, ok := wire.BlockIndex(index)
 	if !ok {
 		return d.fail(out, wire.InvalidStream(d.p, "contentBlockDelta without a contentBlockIndex"))
@@ -254,15 +254,15 @@ func (d *converseStreamDecoder) closePart(out []codec.Event) []codec.Event {
 // Claude models report in additionalModelResponseFields.
 func (d *converseStreamDecoder) messageStop(out []codec.Event, root gjson.Result) []codec.Event {
 	var reason, extra gjson.Result
-	jsonx.EachMember(root, &d.text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(root.Raw, &d.text) {
+		value := member.Result()
+		switch key {
 		case "stopReason":
 			reason = value
 		case "additionalModelResponseFields":
 			extra = value
 		}
-		return true
-	})
+	}
 	if reason.Type != gjson.String {
 		return d.fail(out, wire.InvalidStream(d.p, "messageStop without a stopReason"))
 	}

@@ -17,10 +17,13 @@ import (
 func decodeChatRequest(root gjson.Result, req *request) *codec.Error {
 	d := requestDecoder{req: req, results: -1}
 	var err *codec.Error
-	jsonx.EachMember(root, &req.Text, func(key, value gjson.Result) bool {
-		err = d.field(key.Str, value)
-		return err == nil
-	})
+	for key, member := range jsonx.Members(root.Raw, &req.Text) {
+		value := member.Result()
+		err = d.field(key, value)
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -256,17 +259,20 @@ func (d *requestDecoder) streamOptions(v gjson.Result) *codec.Error {
 		return wire.WrongType("stream_options", "object", v)
 	}
 	var err *codec.Error
-	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(v.Raw, &d.req.Text) {
+		value := member.Result()
+		switch key {
 		case "include_usage": //field:stream_options.include_usage: mapped
 			err = optionalBool(value, "stream_options.include_usage", &d.req.StreamUsage)
 		case "include_obfuscation": //field:stream_options.include_obfuscation: hint
 			err = d.hint("stream_options.include_obfuscation", value, isBool(value), "boolean")
 		default:
-			err = wire.UnknownField("stream_options." + key.Str)
+			err = wire.UnknownField("stream_options." + key)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return err
 }
 
@@ -307,10 +313,15 @@ func (d *requestDecoder) tools(v gjson.Result) *codec.Error {
 	req := d.req
 	req.Tools = req.Tools[:0]
 	var err *codec.Error
-	jsonx.EachMember(v, &req.Text, func(key, t gjson.Result) bool {
-		err = d.tool(wire.IndexPath("tools", int(key.Num)), t)
-		return err == nil
-	})
+	idx := -1
+	for _, member := range jsonx.Members(v.Raw, &req.Text) {
+		idx++
+		t := member.Result()
+		err = d.tool(wire.IndexPath("tools", idx), t)
+		if err != nil {
+			break
+		}
+	}
 	return err
 }
 
@@ -321,18 +332,21 @@ func (d *requestDecoder) tool(path string, v gjson.Result) *codec.Error {
 	}
 	var typ, fn gjson.Result
 	var err *codec.Error
-	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(v.Raw, &d.req.Text) {
+		value := member.Result()
+		switch key {
 		case "type":
 			typ = value
 		case "function":
 			fn = value
 		case "custom": //field:tools[] (custom): capability
 		default:
-			err = wire.UnknownField(path + "." + key.Str)
+			err = wire.UnknownField(path + "." + key)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -352,9 +366,10 @@ func (d *requestDecoder) tool(path string, v gjson.Result) *codec.Error {
 	}
 	t := codec.Tool{Kind: codec.ToolFunction}
 	var name gjson.Result
-	jsonx.EachMember(fn, &d.req.Text, func(key, value gjson.Result) bool {
-		p := path + ".function." + key.Str
-		switch key.Str {
+	for key, member := range jsonx.Members(fn.Raw, &d.req.Text) {
+		value := member.Result()
+		p := path + ".function." + key
+		switch key {
 		case "name":
 			name = value
 		case "description":
@@ -366,8 +381,10 @@ func (d *requestDecoder) tool(path string, v gjson.Result) *codec.Error {
 		default:
 			err = wire.UnknownField(p)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -403,18 +420,21 @@ func (d *requestDecoder) toolChoice(v gjson.Result) *codec.Error {
 	}
 	var typ, fn gjson.Result
 	var err *codec.Error
-	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(v.Raw, &d.req.Text) {
+		value := member.Result()
+		switch key {
 		case "type":
 			typ = value
 		case "function":
 			fn = value
 		case "allowed_tools", "custom":
 		default:
-			err = wire.UnknownField("tool_choice." + key.Str)
+			err = wire.UnknownField("tool_choice." + key)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -433,14 +453,14 @@ func (d *requestDecoder) toolChoice(v gjson.Result) *codec.Error {
 		return wire.WrongType("tool_choice.function", "object", fn)
 	}
 	var name gjson.Result
-	jsonx.EachMember(fn, &d.req.Text, func(key, value gjson.Result) bool {
-		if key.Str != "name" {
-			err = wire.UnknownField("tool_choice.function." + key.Str)
-			return false
+	for key, member := range jsonx.Members(fn.Raw, &d.req.Text) {
+		value := member.Result()
+		if key != "name" {
+			err = wire.UnknownField("tool_choice.function." + key)
+			break
 		}
 		name = value
-		return true
-	})
+	}
 	if err != nil {
 		return err
 	}
@@ -498,17 +518,22 @@ func modalities(v gjson.Result) *codec.Error {
 		return wire.WrongType("modalities", "array of strings", v)
 	}
 	var err *codec.Error
-	v.ForEach(func(key, m gjson.Result) bool {
+	idx := -1
+	for _, member := range jsonx.Members(v.Raw, nil) {
+		idx++
+		m := member.Result()
 		switch {
 		case m.Type != gjson.String:
-			err = wire.WrongType(wire.IndexPath("modalities", int(key.Num)), "string", m)
+			err = wire.WrongType(wire.IndexPath("modalities", idx), "string", m)
 		case m.Str == "audio":
 			err = wire.UnsupportedField("modalities", "audio output is not supported yet")
 		case m.Str != "text":
-			err = codec.InvalidRequest(wire.IndexPath("modalities", int(key.Num)), `unknown modality "`+m.Str+`"`)
+			err = codec.InvalidRequest(wire.IndexPath("modalities", idx), `unknown modality "`+m.Str+`"`)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return err
 }
 
@@ -525,19 +550,19 @@ func responseFormat(v gjson.Result, arena *jsonx.Arena, f *codec.OutputFormat) *
 	}
 	var typ, schema gjson.Result
 	var other string
-	jsonx.EachMember(v, arena, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(v.Raw, arena) {
+		value := member.Result()
+		switch key {
 		case "type":
 			typ = value
 		case "json_schema":
 			schema = value
 		default:
 			if other == "" {
-				other = key.Str
+				other = key
 			}
 		}
-		return true
-	})
+	}
 	switch {
 	case typ.Type == gjson.Null:
 		return codec.InvalidRequest("response_format.type", "is required")
@@ -580,9 +605,10 @@ func jsonSchema(v gjson.Result, arena *jsonx.Arena, f *codec.OutputFormat) *code
 	out := codec.OutputFormat{Kind: codec.FormatJSONSchema}
 	var name gjson.Result
 	var err *codec.Error
-	jsonx.EachMember(v, arena, func(key, value gjson.Result) bool {
-		p := path + "." + key.Str
-		switch key.Str {
+	for key, member := range jsonx.Members(v.Raw, arena) {
+		value := member.Result()
+		p := path + "." + key
+		switch key {
 		case "name":
 			name = value
 		case "description":
@@ -594,8 +620,10 @@ func jsonSchema(v gjson.Result, arena *jsonx.Arena, f *codec.OutputFormat) *code
 		default:
 			err = wire.UnknownField(p)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -669,10 +697,10 @@ func isEmptyArray(v gjson.Result) bool {
 		return false
 	}
 	empty := true
-	v.ForEach(func(_, _ gjson.Result) bool {
+	for range jsonx.Members(v.Raw, nil) {
 		empty = false
-		return false
-	})
+		break
+	}
 	return empty
 }
 

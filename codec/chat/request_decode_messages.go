@@ -36,10 +36,15 @@ func (d *requestDecoder) decodeMessages() *codec.Error {
 	d.parts = wire.PartSlab(req, n+n/2+1)
 
 	var err *codec.Error
-	jsonx.EachMember(v, &req.Text, func(key, m gjson.Result) bool {
-		err = d.message(int(key.Num), m)
-		return err == nil
-	})
+	idx := -1
+	for _, member := range jsonx.Members(v.Raw, &req.Text) {
+		idx++
+		m := member.Result()
+		err = d.message(idx, m)
+		if err != nil {
+			break
+		}
+	}
 	wire.KeepParts(req, d.parts)
 	if err != nil {
 		return err
@@ -77,10 +82,13 @@ func (d *requestDecoder) message(i int, v gjson.Result) *codec.Error {
 	}
 	var f messageFields
 	var err *codec.Error
-	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
-		err = d.messageField(i, key.Str, value, &f)
-		return err == nil
-	})
+	for key, member := range jsonx.Members(v.Raw, &d.req.Text) {
+		value := member.Result()
+		err = d.messageField(i, key, value, &f)
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -233,10 +241,15 @@ func (d *requestDecoder) toolCalls(i int, role codec.Role, v gjson.Result) *code
 		return wire.WrongType(path, "array", v)
 	}
 	var err *codec.Error
-	jsonx.EachMember(v, &d.req.Text, func(key, c gjson.Result) bool {
-		err = d.toolCall(wire.IndexPath(path, int(key.Num)), c)
-		return err == nil
-	})
+	idx := -1
+	for _, member := range jsonx.Members(v.Raw, &d.req.Text) {
+		idx++
+		c := member.Result()
+		err = d.toolCall(wire.IndexPath(path, idx), c)
+		if err != nil {
+			break
+		}
+	}
 	return err
 }
 
@@ -248,8 +261,9 @@ func (d *requestDecoder) toolCall(path string, v gjson.Result) *codec.Error {
 	}
 	var id, typ, fn gjson.Result
 	var err *codec.Error
-	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(v.Raw, &d.req.Text) {
+		value := member.Result()
+		switch key {
 		case "id":
 			id = value
 		case "type":
@@ -258,10 +272,12 @@ func (d *requestDecoder) toolCall(path string, v gjson.Result) *codec.Error {
 			fn = value
 		case "custom":
 		default:
-			err = wire.UnknownField(path + "." + key.Str)
+			err = wire.UnknownField(path + "." + key)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -285,8 +301,9 @@ func (d *requestDecoder) toolCall(path string, v gjson.Result) *codec.Error {
 		return err
 	}
 	var name, args gjson.Result
-	jsonx.EachMember(fn, &d.req.Text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(fn.Raw, &d.req.Text) {
+		value := member.Result()
+		switch key {
 		case "name":
 			name = value
 		case "arguments":
@@ -296,10 +313,12 @@ func (d *requestDecoder) toolCall(path string, v gjson.Result) *codec.Error {
 			// (ParsedFunction): a copy of arguments, never on the wire.
 			err = d.hint(path+".function.parsed_arguments", value, true, "")
 		default:
-			err = wire.UnknownField(path + ".function." + key.Str)
+			err = wire.UnknownField(path + ".function." + key)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -412,10 +431,15 @@ func (d *requestDecoder) content(i int, role codec.Role, v gjson.Result) *codec.
 		return wire.WrongType(wire.IndexPath("messages", i)+".content", "string or array", v)
 	}
 	var err *codec.Error
-	jsonx.EachMember(v, &d.req.Text, func(key, p gjson.Result) bool {
-		err = d.contentPart(i, int(key.Num), role, p)
-		return err == nil
-	})
+	idx := -1
+	for _, member := range jsonx.Members(v.Raw, &d.req.Text) {
+		idx++
+		p := member.Result()
+		err = d.contentPart(i, idx, role, p)
+		if err != nil {
+			break
+		}
+	}
 	return err
 }
 
@@ -449,26 +473,27 @@ func (d *requestDecoder) contentPart(i, j int, role codec.Role, v gjson.Result) 
 		return wire.WrongType(path, "object", v)
 	}
 	var f partFields
-	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
-		switch key.Str {
+members:
+	for key, member := range jsonx.Members(v.Raw, &d.req.Text) {
+		value := member.Result()
+		switch key {
 		case "type":
 			f.typ = value
-			return true
+			continue
 		case "prompt_cache_breakpoint": //field:messages[].content[].prompt_cache_breakpoint: hint
 			f.cache = value
-			return true
+			continue
 		}
 		for k, name := range partFieldNames {
-			if key.Str == name {
+			if key == name {
 				f.fields[k] = value
-				return true
+				continue members
 			}
 		}
 		if f.other == "" {
-			f.other = key.Str
+			f.other = key
 		}
-		return true
-	})
+	}
 	switch {
 	case f.typ.Type == gjson.Null:
 		return codec.InvalidRequest(path+".type", "is required")
@@ -543,16 +568,18 @@ func (d *requestDecoder) objectFields(path string, v gjson.Result, keys []string
 		return wire.WrongType(path, "object", v)
 	}
 	var err *codec.Error
-	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
+members:
+	for key, member := range jsonx.Members(v.Raw, &d.req.Text) {
+		value := member.Result()
 		for k, name := range keys {
-			if key.Str == name {
+			if key == name {
 				dst[k] = value
-				return true
+				continue members
 			}
 		}
-		err = wire.UnknownField(path + "." + key.Str)
-		return false
-	})
+		err = wire.UnknownField(path + "." + key)
+		break
+	}
 	return err
 }
 

@@ -14,8 +14,9 @@ import (
 func decodeResponse(root gjson.Result, resp *response) *codec.Error {
 	var choices, usage gjson.Result
 	var err *codec.Error
-	jsonx.EachMember(root, &resp.Text, func(key, v gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(root.Raw, &resp.Text) {
+		v := member.Result()
+		switch key {
 		case "id":
 			err = upstreamString(v, "id", &resp.ID)
 		case "model":
@@ -27,8 +28,10 @@ func decodeResponse(root gjson.Result, resp *response) *codec.Error {
 		case "usage":
 			usage = v
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -44,10 +47,11 @@ func decodeChoice(choices gjson.Result, resp *response) *codec.Error {
 		return codec.BadUpstream(codec.OpenAIChat, "choices is missing or not an array")
 	}
 	var choice gjson.Result
-	jsonx.EachMember(choices, &resp.Text, func(_, c gjson.Result) bool {
+	for _, member := range jsonx.Members(choices.Raw, &resp.Text) {
+		c := member.Result()
 		choice = c
-		return false
-	})
+		break
+	}
 	switch {
 	case !choice.Exists():
 		return codec.BadUpstream(codec.OpenAIChat, "choices is empty")
@@ -56,8 +60,9 @@ func decodeChoice(choices gjson.Result, resp *response) *codec.Error {
 	}
 	var message gjson.Result
 	var err *codec.Error
-	jsonx.EachMember(choice, &resp.Text, func(key, v gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(choice.Raw, &resp.Text) {
+		v := member.Result()
+		switch key {
 		case "message":
 			message = v
 		case "finish_reason":
@@ -65,8 +70,10 @@ func decodeChoice(choices gjson.Result, resp *response) *codec.Error {
 			err = upstreamString(v, "finish_reason", &reason)
 			resp.StopReason = mapping.FromChatFinishReason(reason)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -115,8 +122,9 @@ func decodeResponseMessage(message gjson.Result, resp *response) *codec.Error {
 	}
 	var content, refusal, calls, reasoning, reasoningAlias, annotations, legacy, audio gjson.Result
 	var err *codec.Error
-	jsonx.EachMember(message, &resp.Text, func(key, v gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(message.Raw, &resp.Text) {
+		v := member.Result()
+		switch key {
 		case "content":
 			content = v
 		case "annotations":
@@ -141,8 +149,10 @@ func decodeResponseMessage(message gjson.Result, resp *response) *codec.Error {
 				resp.Dropped = append(resp.Dropped, "choices[0].message.images (images)")
 			}
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -204,8 +214,9 @@ func decodeAudio(v gjson.Result, resp *response) *codec.Error {
 	}
 	var id, transcript, data string
 	var err *codec.Error
-	jsonx.EachMember(v, &resp.Text, func(k, f gjson.Result) bool {
-		switch k.Str {
+	for k, member := range jsonx.Members(v.Raw, &resp.Text) {
+		f := member.Result()
+		switch k {
 		case "id":
 			err = upstreamString(f, "choices[0].message.audio.id", &id)
 		case "transcript":
@@ -213,8 +224,10 @@ func decodeAudio(v gjson.Result, resp *response) *codec.Error {
 		case "data":
 			err = upstreamString(f, "choices[0].message.audio.data", &data)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -253,15 +266,18 @@ func decodeLegacyCall(v gjson.Result, resp *response) *codec.Error {
 	p := codec.Part{Type: codec.PartToolCall, ToolCallID: legacyCallID(resp.ID)}
 	var args string
 	var err *codec.Error
-	jsonx.EachMember(v, &resp.Text, func(k, f gjson.Result) bool {
-		switch k.Str {
+	for k, member := range jsonx.Members(v.Raw, &resp.Text) {
+		f := member.Result()
+		switch k {
 		case "name":
 			err = upstreamString(f, "choices[0].message.function_call.name", &p.ToolName)
 		case "arguments":
 			err = upstreamString(f, "choices[0].message.function_call.arguments", &args)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -294,13 +310,13 @@ func decodeAnnotations(v gjson.Result, text string) []codec.Citation {
 		return nil
 	}
 	var cs []codec.Citation
-	v.ForEach(func(_, a gjson.Result) bool {
+	for _, member := range jsonx.Members(v.Raw, nil) {
+		a := member.Result()
 		if c, start, end, ok := wire.ChatCitation(a); ok {
 			c.Start, c.End = wire.ByteIndex(text, start), wire.ByteIndex(text, end)
 			cs = append(cs, c)
 		}
-		return true
-	})
+	}
 	return cs
 }
 
@@ -314,33 +330,42 @@ func decodeResponseToolCalls(calls gjson.Result, resp *response) *codec.Error {
 		return codec.BadUpstream(codec.OpenAIChat, "choices[0].message.tool_calls is not an array")
 	}
 	var err *codec.Error
-	jsonx.EachMember(calls, &resp.Text, func(key, c gjson.Result) bool {
-		path := wire.IndexPath("choices[0].message.tool_calls", int(key.Num))
+	idx := -1
+	for _, member := range jsonx.Members(calls.Raw, &resp.Text) {
+		idx++
+		c := member.Result()
+		path := wire.IndexPath("choices[0].message.tool_calls", idx)
 		if !c.IsObject() {
 			err = codec.BadUpstream(codec.OpenAIChat, path+" is not an object")
-			return false
+			break
 		}
 		p := codec.Part{Type: codec.PartToolCall}
 		var typ, args string
-		jsonx.EachMember(c, &resp.Text, func(k, v gjson.Result) bool {
-			switch k.Str {
+		for k, member := range jsonx.Members(c.Raw, &resp.Text) {
+			v := member.Result()
+			switch k {
 			case "id":
 				err = upstreamString(v, path+".id", &p.ToolCallID)
 			case "type":
 				err = upstreamString(v, path+".type", &typ)
 			case "function":
-				jsonx.EachMember(v, &resp.Text, func(fk, fv gjson.Result) bool {
-					switch fk.Str {
+				for fk, member := range jsonx.Members(v.Raw, &resp.Text) {
+					fv := member.Result()
+					switch fk {
 					case "name":
 						err = upstreamString(fv, path+".function.name", &p.ToolName)
 					case "arguments":
 						err = upstreamString(fv, path+".function.arguments", &args)
 					}
-					return err == nil
-				})
+					if err != nil {
+						break
+					}
+				}
 			}
-			return err == nil
-		})
+			if err != nil {
+				break
+			}
+		}
 		switch {
 		case err != nil:
 		case typ != "" && typ != "function":
@@ -354,8 +379,10 @@ func decodeResponseToolCalls(calls gjson.Result, resp *response) *codec.Error {
 			}
 		}
 		resp.Content = append(resp.Content, p)
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return err
 }
 
@@ -382,8 +409,9 @@ func decodeUsage(v gjson.Result, u *codec.Usage) *codec.Error {
 	*u = codec.Usage{Known: true}
 	var err *codec.Error
 	var hit int64
-	v.ForEach(func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(v.Raw, nil) {
+		value := member.Result()
+		switch key {
 		case "prompt_cache_hit_tokens":
 			// DeepSeek's name for cached prompt tokens, which its
 			// prompt_tokens include as OpenAI's do.
@@ -397,8 +425,10 @@ func decodeUsage(v gjson.Result, u *codec.Usage) *codec.Error {
 		case "completion_tokens_details":
 			err = usageDetail(value, "usage.completion_tokens_details", "reasoning_tokens", &u.ReasoningTokens)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if u.CacheReadTokens == 0 {
 		u.CacheReadTokens = hit
 	}
@@ -415,12 +445,15 @@ func usageDetail(v gjson.Result, path, field string, dst *int64) *codec.Error {
 		return codec.BadUpstream(codec.OpenAIChat, path+" is not an object")
 	}
 	var err *codec.Error
-	v.ForEach(func(key, value gjson.Result) bool {
-		if key.Str == field {
+	for key, member := range jsonx.Members(v.Raw, nil) {
+		value := member.Result()
+		if key == field {
 			err = upstreamInt(value, path+"."+field, dst)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return err
 }
 

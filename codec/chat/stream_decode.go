@@ -103,25 +103,24 @@ func (d *streamDecoder) Decode(out []codec.Event, name, data []byte, bare bool) 
 		return d.fail(out, codec.BadUpstream(codec.OpenAIChat, "stream event is not a JSON object"))
 	}
 	var c chunk
-	jsonx.EachRawMember(s, &d.text, func(key, raw string) bool {
+	for key, value := range jsonx.Members(s, &d.text) {
 		switch key {
 		case "id":
-			c.id = raw
+			c.id = value.Raw
 		case "model":
-			c.model = raw
+			c.model = value.Raw
 		case "created":
-			c.created = raw
+			c.created = value.Raw
 		case "choices":
-			c.choices = raw
+			c.choices = value.Raw
 		case "usage":
-			c.usage = raw
+			c.usage = value.Raw
 		case "error":
-			c.err = raw
+			c.err = value.Raw
 		}
 		// object, system_fingerprint, service_tier and the obfuscation
 		// padding say nothing a canonical event carries.
-		return true
-	})
+	}
 	return d.chunk(out, &c)
 }
 
@@ -161,10 +160,16 @@ func (d *streamDecoder) chunk(out []codec.Event, c *chunk) []codec.Event {
 	}
 	var err *codec.Error
 	d.chunkID = c.id
-	jsonx.EachRawMember(c.choices, &d.text, func(_, choice string) bool {
-		out, err = d.choice(out, choice)
-		return err == nil
-	})
+	// A usage-only chunk's choices may be null, which a walk would yield
+	// itself: it holds no choice.
+	if isArray(c.choices) {
+		for _, choice := range jsonx.Members(c.choices, &d.text) {
+			out, err = d.choice(out, choice.Raw)
+			if err != nil {
+				break
+			}
+		}
+	}
 	if err != nil {
 		return d.fail(out, err)
 	}
@@ -199,25 +204,27 @@ func (d *streamDecoder) choice(out []codec.Event, choice string) ([]codec.Event,
 	}
 	var delta, finish string
 	var err *codec.Error
-	jsonx.EachRawMember(choice, &d.text, func(key, raw string) bool {
+	for key, value := range jsonx.Members(choice, &d.text) {
 		switch key {
 		case "index":
 			// llmbridge never asks for n > 1, so a second choice means
 			// the upstream answered something that was not asked.
-			if raw == "0" {
+			if value.Raw == "0" {
 				break
 			}
-			if v := gjson.Parse(raw); v.Type != gjson.Number || v.Num != 0 {
-				err = codec.BadUpstream(codec.OpenAIChat, "only choice 0 can be translated, got index "+raw)
+			if v := gjson.Parse(value.Raw); v.Type != gjson.Number || v.Num != 0 {
+				err = codec.BadUpstream(codec.OpenAIChat, "only choice 0 can be translated, got index "+value.Raw)
 			}
 		case "delta":
-			delta = raw
+			delta = value.Raw
 		case "finish_reason":
-			finish = raw
+			finish = value.Raw
 		}
 		// logprobs are never asked for (the request codec rejects them).
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return out, err
 	}
@@ -269,11 +276,13 @@ func (d *streamDecoder) toolCalls(out []codec.Event, raw string) ([]codec.Event,
 	}
 	var err *codec.Error
 	k := 0
-	jsonx.EachRawMember(raw, &d.text, func(_, call string) bool {
-		out, err = d.toolCall(out, wire.IndexPath("choices[0].delta.tool_calls", k), call)
+	for _, call := range jsonx.Members(raw, &d.text) {
+		out, err = d.toolCall(out, wire.IndexPath("choices[0].delta.tool_calls", k), call.Raw)
 		k++
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return out, err
 }
 
@@ -286,27 +295,25 @@ func (d *streamDecoder) toolCall(out []codec.Event, path, raw string) ([]codec.E
 		return out, codec.BadUpstream(codec.OpenAIChat, path+" after finish_reason")
 	}
 	var index, id, typ, name, args gjson.Result
-	jsonx.EachRawMember(raw, &d.text, func(key, v string) bool {
+	for key, v := range jsonx.Members(raw, &d.text) {
 		switch key {
 		case "index":
-			index = d.result(v)
+			index = d.result(v.Raw)
 		case "id":
-			id = d.result(v)
+			id = d.result(v.Raw)
 		case "type":
-			typ = d.result(v)
+			typ = d.result(v.Raw)
 		case "function":
-			jsonx.EachRawMember(v, &d.text, func(key, v string) bool {
+			for key, v := range jsonx.Members(v.Raw, &d.text) {
 				switch key {
 				case "name":
-					name = d.result(v)
+					name = d.result(v.Raw)
 				case "arguments":
-					args = d.result(v)
+					args = d.result(v.Raw)
 				}
-				return true
-			})
+			}
 		}
-		return true
-	})
+	}
 	switch {
 	case index.Type != gjson.Number:
 		return out, codec.BadUpstream(codec.OpenAIChat, path+".index is missing or not a number")
@@ -362,35 +369,37 @@ type delta struct {
 func (d *streamDecoder) delta(out []codec.Event, raw string) ([]codec.Event, *codec.Error) {
 	var f delta
 	var err *codec.Error
-	jsonx.EachRawMember(raw, &d.text, func(key, raw string) bool {
+	for key, value := range jsonx.Members(raw, &d.text) {
 		switch key {
 		case "content":
-			f.content = raw
+			f.content = value.Raw
 		case "refusal":
-			f.refusal = raw
+			f.refusal = value.Raw
 		case "tool_calls":
-			f.toolCalls = raw
+			f.toolCalls = value.Raw
 		case "reasoning_content":
-			f.reasoning = raw
+			f.reasoning = value.Raw
 		case "reasoning":
-			f.reasoningAlias = raw
+			f.reasoningAlias = value.Raw
 		case "function_call":
-			f.legacy = raw
+			f.legacy = value.Raw
 		case "audio":
-			f.audio = raw
+			f.audio = value.Raw
 		case "annotations":
-			f.annotations = raw
+			f.annotations = value.Raw
 		case "images":
 			// Display only, as in complete answers.
-			if !isEmpty(raw) {
+			if !isEmpty(value.Raw) {
 				out = append(out, codec.Event{Type: codec.EventDropped, Text: "images"})
 			}
 		}
 		// role carries nothing (always "assistant"); reasoning_details
 		// (OpenRouter) repeats reasoning in structured form; unknown fields
 		// are ignored, never forwarded.
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return out, err
 	}
@@ -429,17 +438,16 @@ func (d *streamDecoder) audio(out []codec.Event, raw string) ([]codec.Event, *co
 		return out, codec.BadUpstream(codec.OpenAIChat, "choices[0].delta.audio is not an object")
 	}
 	var id, transcript, data gjson.Result
-	jsonx.EachRawMember(raw, &d.text, func(key, v string) bool {
+	for key, v := range jsonx.Members(raw, &d.text) {
 		switch key {
 		case "id":
-			id = d.result(v)
+			id = d.result(v.Raw)
 		case "transcript":
-			transcript = d.result(v)
+			transcript = d.result(v.Raw)
 		case "data":
-			data = d.result(v)
+			data = d.result(v.Raw)
 		}
-		return true
-	})
+	}
 	if id.Type == gjson.String && id.Str != "" {
 		d.audioID = strings.Clone(id.Str)
 	}
@@ -481,15 +489,14 @@ func (d *streamDecoder) legacyCall(out []codec.Event, raw string) ([]codec.Event
 		return out, codec.BadUpstream(codec.OpenAIChat, "choices[0].delta.function_call after finish_reason")
 	}
 	var name, args gjson.Result
-	jsonx.EachRawMember(raw, &d.text, func(key, v string) bool {
+	for key, v := range jsonx.Members(raw, &d.text) {
 		switch key {
 		case "name":
-			name = d.result(v)
+			name = d.result(v.Raw)
 		case "arguments":
-			args = d.result(v)
+			args = d.result(v.Raw)
 		}
-		return true
-	})
+	}
 	switch {
 	case name.Type != gjson.Null && name.Type != gjson.String:
 		return out, codec.BadUpstream(codec.OpenAIChat, "choices[0].delta.function_call.name is not a string")
@@ -523,15 +530,15 @@ func (d *streamDecoder) annotations(out []codec.Event, raw string) []codec.Event
 		return out
 	}
 	partLen := d.content.N - d.partBase
-	jsonx.EachMember(gjson.Result{Type: gjson.JSON, Raw: raw}, &d.text, func(_, a gjson.Result) bool {
+	for _, member := range jsonx.Members(raw, &d.text) {
+		a := member.Result()
 		c, start, end, ok := wire.ChatCitation(a)
 		if ok {
 			c.Start = max(0, min(d.content.ByteOffset(start)-d.partBase, partLen))
 			c.End = max(c.Start, min(d.content.ByteOffset(end)-d.partBase, partLen))
 			out = append(out, codec.Event{Type: codec.EventCitation, Index: d.open, Citation: c})
 		}
-		return true
-	})
+	}
 	return out
 }
 
@@ -671,8 +678,9 @@ func upstreamError(v gjson.Result) *codec.Error {
 	case v.Type == gjson.String:
 		e.Message = strings.Clone(v.Str)
 	case v.IsObject():
-		v.ForEach(func(key, value gjson.Result) bool {
-			switch key.Str {
+		for key, member := range jsonx.Members(v.Raw, nil) {
+			value := member.Result()
+			switch key {
 			case "message":
 				e.Message = strings.Clone(value.String())
 			case "type":
@@ -686,8 +694,7 @@ func upstreamError(v gjson.Result) *codec.Error {
 					e.Code = strings.Clone(value.String())
 				}
 			}
-			return true
-		})
+		}
 	}
 	if status, err := strconv.Atoi(e.Code); err == nil && status >= 400 && status <= 599 {
 		e.Status, e.Kind = status, mapping.KindForStatus(status)

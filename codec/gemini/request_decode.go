@@ -45,50 +45,53 @@ func decodeRequest(root gjson.Result, req *request) *codec.Error {
 	hasContents := false
 	var choice toolChoice
 	var err *codec.Error
-	jsonx.EachMember(root, &req.Text, func(k, v gjson.Result) bool {
-		switch k.Str {
+	for k, member := range jsonx.Members(root.Raw, &req.Text) {
+		v := member.Result()
+		switch k {
 		case "contents": //field:mapped
 			if v.Type == gjson.Null {
-				return true
+				continue
 			}
 			hasContents = true
 			parts, err = decodeContents(v, req, parts)
 		case "systemInstruction", "system_instruction": //field:systemInstruction: mapped
-			parts, err = decodeSystemInstruction(v, k.Str, req, parts)
+			parts, err = decodeSystemInstruction(v, k, req, parts)
 		case "generationConfig", "generation_config": //field:-
-			err = decodeGenerationConfig(v, k.Str, req)
+			err = decodeGenerationConfig(v, k, req)
 		case "safetySettings", "safety_settings": //field:safetySettings: hint
 			// Safety thresholds steer the provider's filters, not what the
 			// model generates; no other protocol has a slot for them.
-			err = dropHint(v, k.Str, req, "array", gjson.Result.IsArray)
+			err = dropHint(v, k, req, "array", gjson.Result.IsArray)
 		case "labels": //field:hint
 			// Billing labels (Vertex) only tag the request.
-			err = dropHint(v, k.Str, req, "object", gjson.Result.IsObject)
+			err = dropHint(v, k, req, "object", gjson.Result.IsObject)
 		case "serviceTier", "service_tier": //field:serviceTier: hint
 			// The service tier is a scheduling hint, as service_tier is for
 			// OpenAI and Anthropic.
-			err = dropHint(v, k.Str, req, "string", isString)
+			err = dropHint(v, k, req, "string", isString)
 		case "modelArmorConfig", "model_armor_config": //field:modelArmorConfig: hint
 			// Model Armor templates (Vertex) are provider-side filters, like
 			// safetySettings.
-			err = dropHint(v, k.Str, req, "object", gjson.Result.IsObject)
+			err = dropHint(v, k, req, "object", gjson.Result.IsObject)
 		case "model": //field:hint
 			// Some SDKs repeat the model of the path in the body; the path
 			// is what the server uses.
-			err = dropHint(v, k.Str, req, "string", isString)
+			err = dropHint(v, k, req, "string", isString)
 		case "cachedContent", "cached_content": //field:cachedContent: capability
 			if v.Type != gjson.Null {
-				err = wire.UnsupportedField(k.Str, "cached content is server-side state that other providers cannot read")
+				err = wire.UnsupportedField(k, "cached content is server-side state that other providers cannot read")
 			}
 		case "tools": //field:mapped
-			err = decodeTools(v, k.Str, req)
+			err = decodeTools(v, k, req)
 		case "toolConfig", "tool_config": //field:-
-			choice, err = decodeToolConfig(v, k.Str, req)
+			choice, err = decodeToolConfig(v, k, req)
 		default:
-			err = wire.UnknownField(k.Str)
+			err = wire.UnknownField(k)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	wire.KeepParts(req, parts)
 	if err != nil {
 		return err
@@ -133,16 +136,16 @@ func decodeContents(v gjson.Result, req *request, parts []codec.Part) ([]codec.P
 	req.Messages = req.Messages[:0]
 	var err *codec.Error
 	i := 0
-	jsonx.EachMember(v, &req.Text, func(_, c gjson.Result) bool {
+	for _, member := range jsonx.Members(v.Raw, &req.Text) {
+		c := member.Result()
 		var msg codec.Message
 		msg, parts, err = decodeContent(c, contentPath{key: "contents", index: i}, parts, req)
 		if err != nil {
-			return false
+			break
 		}
 		req.Messages = append(req.Messages, msg)
 		i++
-		return true
-	})
+	}
 	if err == nil && i == 0 {
 		err = codec.InvalidRequest("contents", "must not be empty")
 	}
@@ -172,8 +175,9 @@ func decodeContent(c gjson.Result, path contentPath, parts []codec.Part, req *re
 	hasParts := false
 	var rawParts gjson.Result
 	var err *codec.Error
-	jsonx.EachMember(c, &req.Text, func(k, v gjson.Result) bool {
-		switch k.Str {
+	for k, member := range jsonx.Members(c.Raw, &req.Text) {
+		v := member.Result()
+		switch k {
 		case "role":
 			msg.Role, err = decodeRole(v, path)
 		case "parts":
@@ -183,10 +187,12 @@ func decodeContent(c gjson.Result, path contentPath, parts []codec.Part, req *re
 				parts, err = decodeParts(v, path, parts, req)
 			}
 		default:
-			err = wire.UnknownField(path.String() + "." + k.Str)
+			err = wire.UnknownField(path.String() + "." + k)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err == nil && msg.Role != codec.RoleAssistant {
 		// The role may follow the parts (genai writes parts first), so
 		// reasoning is checked once the whole turn is read.
@@ -236,8 +242,9 @@ func decodeSystemInstruction(v gjson.Result, key string, req *request, parts []c
 	start := len(parts)
 	var rawParts gjson.Result
 	var err *codec.Error
-	jsonx.EachMember(v, &req.Text, func(k, f gjson.Result) bool {
-		switch k.Str {
+	for k, member := range jsonx.Members(v.Raw, &req.Text) {
+		f := member.Result()
+		switch k {
 		case "role":
 			if f.Type != gjson.Null && f.Type != gjson.String {
 				err = wire.WrongType(key+".role", "string", f)
@@ -248,10 +255,12 @@ func decodeSystemInstruction(v gjson.Result, key string, req *request, parts []c
 				parts, err = decodeParts(f, path, parts, req)
 			}
 		default:
-			err = wire.UnknownField(key + "." + k.Str)
+			err = wire.UnknownField(key + "." + k)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err == nil {
 		parts, err = nonModelReasoning(rawParts, path, parts, start, req)
 	}

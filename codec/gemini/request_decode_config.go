@@ -21,10 +21,13 @@ func decodeGenerationConfig(v gjson.Result, key string, req *request) *codec.Err
 	}
 	var f format
 	var err *codec.Error
-	jsonx.EachMember(v, &req.Text, func(k, v gjson.Result) bool {
-		err = decodeGenerationField(k.Str, v, key, req, &f)
-		return err == nil
-	})
+	for k, member := range jsonx.Members(v.Raw, &req.Text) {
+		v := member.Result()
+		err = decodeGenerationField(k, v, key, req, &f)
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -218,35 +221,38 @@ func decodeThinkingConfig(v gjson.Result, req *request) *codec.Error {
 	var budget codec.OptInt
 	var budgetKey, levelKey string
 	var err *codec.Error
-	jsonx.EachMember(v, &req.Text, func(k, f gjson.Result) bool {
-		switch k.Str {
+	for k, member := range jsonx.Members(v.Raw, &req.Text) {
+		f := member.Result()
+		switch k {
 		case "thinkingBudget", "thinking_budget":
-			budget, budgetKey = codec.OptInt{}, k.Str
-			if err = wire.ReadInt(f, "."+k.Str, &budget); err == nil && budget.Set && budget.Value < -1 {
-				err = codec.InvalidRequest("."+k.Str, "must be -1 (dynamic), 0 (off) or a positive token budget")
+			budget, budgetKey = codec.OptInt{}, k
+			if err = wire.ReadInt(f, "."+k, &budget); err == nil && budget.Set && budget.Value < -1 {
+				err = codec.InvalidRequest("."+k, "must be -1 (dynamic), 0 (off) or a positive token budget")
 			}
 		case "includeThoughts", "include_thoughts": //field:generationConfig.thinkingConfig.includeThoughts: hint
 			r.IncludeThoughts = codec.OptBool{}
-			err = wire.ReadOptBool(f, "."+k.Str, &r.IncludeThoughts)
+			err = wire.ReadOptBool(f, "."+k, &r.IncludeThoughts)
 		case "thinkingLevel", "thinking_level":
-			r.Effort, levelKey = mapping.EffortUnset, k.Str
+			r.Effort, levelKey = mapping.EffortUnset, k
 			switch {
 			case f.Type == gjson.Null || f.Type == gjson.String && (f.Str == "" || f.Str == "THINKING_LEVEL_UNSPECIFIED"):
 				levelKey = ""
 			case f.Type != gjson.String:
-				err = wire.WrongType("."+k.Str, "string", f)
+				err = wire.WrongType("."+k, "string", f)
 			default:
 				e, ok := thinkingLevels[f.Str]
 				if !ok {
-					err = codec.InvalidRequest("."+k.Str, `must be "minimal", "low", "medium" or "high"`)
+					err = codec.InvalidRequest("."+k, `must be "minimal", "low", "medium" or "high"`)
 				}
 				r.Effort = e
 			}
 		default:
-			err = wire.UnknownField("." + k.Str)
+			err = wire.UnknownField("." + k)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	switch {
 	case err != nil:
 		return err
@@ -271,7 +277,8 @@ func decodeModalities(v gjson.Result) *codec.Error {
 	}
 	var err *codec.Error
 	i := 0
-	v.ForEach(func(_, m gjson.Result) bool {
+	for _, member := range jsonx.Members(v.Raw, nil) {
+		m := member.Result()
 		switch {
 		case m.Type != gjson.String:
 			err = wire.WrongType(wire.IndexPath("", i), "string", m)
@@ -279,7 +286,9 @@ func decodeModalities(v gjson.Result) *codec.Error {
 			err = wire.UnsupportedField(wire.IndexPath("", i), "only TEXT output is supported")
 		}
 		i++
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return err
 }

@@ -27,18 +27,19 @@ func decodeParts(v gjson.Result, path contentPath, parts []codec.Part, req *requ
 	start := len(parts)
 	var err *codec.Error
 	j := 0
-	jsonx.EachMember(v, &req.Text, func(_, p gjson.Result) bool {
+	for _, member := range jsonx.Members(v.Raw, &req.Text) {
+		p := member.Result()
 		var part codec.Part
 		var sig, sigKey string
 		part, sig, sigKey, err = decodePart(p, path, j, req)
 		if err != nil {
-			return false
+			break
 		}
 		if sig != "" {
 			parts, err = sign(parts, start, &part, sig)
 			if err != nil {
 				wire.SetPath(err, path.part(j)+"."+sigKey)
-				return false
+				break
 			}
 		}
 		n := len(parts)
@@ -57,8 +58,7 @@ func decodeParts(v gjson.Result, path contentPath, parts []codec.Part, req *requ
 			parts = append(parts, part)
 		}
 		j++
-		return true
-	})
+	}
 	return parts, err
 }
 
@@ -171,10 +171,11 @@ func nonModelReasoning(v gjson.Result, path contentPath, parts []codec.Part, sta
 	}
 	var err *codec.Error
 	j := 0
-	jsonx.EachMember(v, &req.Text, func(_, p gjson.Result) bool {
+	for _, member := range jsonx.Members(v.Raw, &req.Text) {
+		p := member.Result()
 		if p.Get("thought").Type == gjson.True {
 			err = codec.InvalidRequest(path.part(j)+".thought", `thought parts (reasoning) are only allowed in "model" turns`)
-			return false
+			break
 		}
 		for _, k := range [...]string{"thoughtSignature", "thought_signature"} {
 			if s := p.Get(k); s.Type == gjson.String && s.Str != "" {
@@ -182,8 +183,7 @@ func nonModelReasoning(v gjson.Result, path contentPath, parts []codec.Part, sta
 			}
 		}
 		j++
-		return true
-	})
+	}
 	if err != nil {
 		return parts, err
 	}
@@ -210,14 +210,15 @@ func decodePart(p gjson.Result, path contentPath, j int, req *request) (part cod
 	}
 	kind := "" // the key of the part's data, once seen
 	thought := false
-	jsonx.EachMember(p, &req.Text, func(k, v gjson.Result) bool {
-		switch k.Str {
+	for k, member := range jsonx.Members(p.Raw, &req.Text) {
+		v := member.Result()
+		switch k {
 		// The checks are written out rather than left to readString and
 		// readBool so that the path is only built for an error.
 		case "text":
 			switch v.Type {
 			case gjson.String:
-				if err = oneKind(&kind, k.Str, path, j); err == nil {
+				if err = oneKind(&kind, k, path, j); err == nil {
 					part.Type, part.Text = codec.PartText, v.Str
 					wire.KeepLiteral(&part, v)
 				}
@@ -240,43 +241,45 @@ func decodePart(p gjson.Result, path contentPath, j int, req *request) (part cod
 			case gjson.Null:
 				sig, sigKey = "", ""
 			case gjson.String:
-				sig, sigKey = v.Str, k.Str
+				sig, sigKey = v.Str, k
 			default:
-				err = wire.WrongType(path.part(j)+"."+k.Str, "string", v)
+				err = wire.WrongType(path.part(j)+"."+k, "string", v)
 			}
 		case "functionCall", "function_call": //field:contents[].parts[] (functionCall, functionResponse): mapped
 			if v.Type == gjson.Null {
 				break
 			}
-			if err = oneKind(&kind, k.Str, path, j); err == nil {
-				part, err = decodeFunctionCall(v, path, j, k.Str, &req.Text)
+			if err = oneKind(&kind, k, path, j); err == nil {
+				part, err = decodeFunctionCall(v, path, j, k, &req.Text)
 			}
 		case "functionResponse", "function_response":
 			if v.Type == gjson.Null {
 				break
 			}
-			if err = oneKind(&kind, k.Str, path, j); err == nil {
-				part, err = decodeFunctionResponse(v, path.part(j)+"."+k.Str, &req.Text)
+			if err = oneKind(&kind, k, path, j); err == nil {
+				part, err = decodeFunctionResponse(v, path.part(j)+"."+k, &req.Text)
 			}
 		case "inlineData", "inline_data", "fileData", "file_data": //field:contents[].parts[] (inlineData): mapped; contents[].parts[] (fileData): capability
 			if v.Type == gjson.Null {
 				break
 			}
-			if err = oneKind(&kind, k.Str, path, j); err == nil {
-				file := k.Str == "fileData" || k.Str == "file_data"
-				part, err = decodeMedia(v, path.part(j)+"."+k.Str, file, &req.Text)
+			if err = oneKind(&kind, k, path, j); err == nil {
+				file := k == "fileData" || k == "file_data"
+				part, err = decodeMedia(v, path.part(j)+"."+k, file, &req.Text)
 			}
 		case "executableCode", "executable_code", "codeExecutionResult", "code_execution_result",
 			"toolCall", "tool_call", "toolResponse", "tool_response",
 			"videoMetadata", "video_metadata", "mediaResolution", "media_resolution":
 			if v.Type != gjson.Null {
-				err = wire.UnsupportedField(path.part(j), `content part type "`+k.Str+`" is not supported yet`)
+				err = wire.UnsupportedField(path.part(j), `content part type "`+k+`" is not supported yet`)
 			}
 		default:
-			err = wire.UnknownField(path.part(j) + "." + k.Str)
+			err = wire.UnknownField(path.part(j) + "." + k)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	switch {
 	case err != nil:
 	case kind == "" && sig == "":
@@ -313,8 +316,9 @@ func decodeFunctionCall(v gjson.Result, path contentPath, j int, key string, a *
 		return part, wire.WrongType(fpath, "object", v)
 	}
 	var err *codec.Error
-	jsonx.EachMember(v, a, func(k, f gjson.Result) bool {
-		switch k.Str {
+	for k, member := range jsonx.Members(v.Raw, a) {
+		f := member.Result()
+		switch k {
 		case "id":
 			part.ToolCallID, err = optString(f, fpath+".id")
 		case "name":
@@ -329,17 +333,19 @@ func decodeFunctionCall(v gjson.Result, path contentPath, j int, key string, a *
 			}
 		case "partialArgs", "partial_args":
 			if f.Type != gjson.Null {
-				err = wire.UnsupportedField(fpath+"."+k.Str, "partial arguments only occur in streamed responses; send the call's complete args")
+				err = wire.UnsupportedField(fpath+"."+k, "partial arguments only occur in streamed responses; send the call's complete args")
 			}
 		case "willContinue", "will_continue":
 			if f.Type != gjson.Null && f.Type != gjson.False {
-				err = wire.UnsupportedField(fpath+"."+k.Str, "partial function calls only occur in streamed responses; send the complete call")
+				err = wire.UnsupportedField(fpath+"."+k, "partial function calls only occur in streamed responses; send the complete call")
 			}
 		default:
-			err = wire.UnknownField(fpath + "." + k.Str)
+			err = wire.UnknownField(fpath + "." + k)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return part, err
 	}
@@ -378,21 +384,24 @@ func decodeMedia(v gjson.Result, fpath string, file bool, a *jsonx.Arena) (codec
 	}
 	var mime, data, uri string
 	var err *codec.Error
-	jsonx.EachMember(v, a, func(k, f gjson.Result) bool {
+	for k, member := range jsonx.Members(v.Raw, a) {
+		f := member.Result()
 		switch {
-		case k.Str == "mimeType" || k.Str == "mime_type":
-			mime, err = optString(f, fpath+"."+k.Str)
-		case k.Str == "displayName" || k.Str == "display_name":
-			_, err = optString(f, fpath+"."+k.Str)
-		case !file && k.Str == "data":
+		case k == "mimeType" || k == "mime_type":
+			mime, err = optString(f, fpath+"."+k)
+		case k == "displayName" || k == "display_name":
+			_, err = optString(f, fpath+"."+k)
+		case !file && k == "data":
 			data, err = optString(f, fpath+".data")
-		case file && (k.Str == "fileUri" || k.Str == "file_uri"):
-			uri, err = optString(f, fpath+"."+k.Str)
+		case file && (k == "fileUri" || k == "file_uri"):
+			uri, err = optString(f, fpath+"."+k)
 		default:
-			err = wire.UnknownField(fpath + "." + k.Str)
+			err = wire.UnknownField(fpath + "." + k)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return part, err
 	}
@@ -439,8 +448,9 @@ func decodeFunctionResponse(v gjson.Result, fpath string, a *jsonx.Arena) (codec
 	}
 	var response gjson.Result
 	var err *codec.Error
-	jsonx.EachMember(v, a, func(k, f gjson.Result) bool {
-		switch k.Str {
+	for k, member := range jsonx.Members(v.Raw, a) {
+		f := member.Result()
+		switch k {
 		case "id":
 			part.ToolCallID, err = optString(f, fpath+".id")
 		case "name":
@@ -460,13 +470,15 @@ func decodeFunctionResponse(v gjson.Result, fpath string, a *jsonx.Arena) (codec
 		case "willContinue", "will_continue", "scheduling":
 			// Non-blocking function calls belong to the Live API.
 			if f.Type != gjson.Null && f.Type != gjson.False && !(f.Type == gjson.String && f.Str == "SCHEDULING_UNSPECIFIED") {
-				err = wire.UnsupportedField(fpath+"."+k.Str, "non-blocking function responses are not supported")
+				err = wire.UnsupportedField(fpath+"."+k, "non-blocking function responses are not supported")
 			}
 		default:
-			err = wire.UnknownField(fpath + "." + k.Str)
+			err = wire.UnknownField(fpath + "." + k)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	switch {
 	case err != nil:
 		return part, err
@@ -489,11 +501,14 @@ func resultContent(response gjson.Result, a *jsonx.Arena) (text string, isErr bo
 	n := 0
 	var key string
 	var value gjson.Result
-	jsonx.EachMember(response, a, func(k, f gjson.Result) bool {
+	for k, member := range jsonx.Members(response.Raw, a) {
+		f := member.Result()
 		n++
-		key, value = k.Str, f
-		return n < 2
-	})
+		key, value = k, f
+		if n >= 2 {
+			break
+		}
+	}
 	if n == 1 && value.Type == gjson.String && (key == "output" || key == "error") {
 		return value.Str, key == "error"
 	}

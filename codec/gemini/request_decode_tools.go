@@ -32,11 +32,14 @@ func decodeTools(v gjson.Result, key string, req *request) *codec.Error {
 	}
 	var err *codec.Error
 	i := 0
-	jsonx.EachMember(v, &req.Text, func(_, t gjson.Result) bool {
+	for _, member := range jsonx.Members(v.Raw, &req.Text) {
+		t := member.Result()
 		err = decodeTool(t, wire.IndexPath(key, i), req)
 		i++
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return err
 }
 
@@ -46,21 +49,24 @@ func decodeTool(t gjson.Result, path string, req *request) *codec.Error {
 		return wire.WrongType(path, "object", t)
 	}
 	var err *codec.Error
-	jsonx.EachMember(t, &req.Text, func(k, f gjson.Result) bool {
+	for k, member := range jsonx.Members(t.Raw, &req.Text) {
+		f := member.Result()
 		switch {
-		case k.Str == "functionDeclarations" || k.Str == "function_declarations":
-			err = decodeFunctionDeclarations(f, path+"."+k.Str, req)
-		case k.Str == "googleSearch" || k.Str == "google_search": //field:tools[].googleSearch: capability
-			err = decodeSearch(f, path+"."+k.Str, req)
-		case hostedTools[k.Str]:
+		case k == "functionDeclarations" || k == "function_declarations":
+			err = decodeFunctionDeclarations(f, path+"."+k, req)
+		case k == "googleSearch" || k == "google_search": //field:tools[].googleSearch: capability
+			err = decodeSearch(f, path+"."+k, req)
+		case hostedTools[k]:
 			if f.Type != gjson.Null {
-				err = wire.UnsupportedField(path+"."+k.Str, `hosted tool "`+k.Str+`" cannot be translated (only googleSearch is); remove the tool or ask the operator to drop it (field `+path+"."+k.Str+`)`)
+				err = wire.UnsupportedField(path+"."+k, `hosted tool "`+k+`" cannot be translated (only googleSearch is); remove the tool or ask the operator to drop it (field `+path+"."+k+`)`)
 			}
 		default:
-			err = wire.UnknownField(path + "." + k.Str)
+			err = wire.UnknownField(path + "." + k)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return err
 }
 
@@ -77,9 +83,10 @@ func decodeSearch(v gjson.Result, path string, req *request) *codec.Error {
 	}
 	t := codec.Tool{Kind: codec.ToolWebSearch, Name: "web_search", Source: path}
 	var err *codec.Error
-	jsonx.EachMember(v, &req.Text, func(k, f gjson.Result) bool {
-		p := path + "." + k.Str
-		switch k.Str {
+	for k, member := range jsonx.Members(v.Raw, &req.Text) {
+		f := member.Result()
+		p := path + "." + k
+		switch k {
 		case "excludeDomains", "exclude_domains":
 			t.WebSearch.BlockedDomains, err = wire.ReadStringList(f, p, false, t.WebSearch.BlockedDomains)
 		case "timeRangeFilter", "time_range_filter":
@@ -87,8 +94,10 @@ func decodeSearch(v gjson.Result, path string, req *request) *codec.Error {
 		default:
 			err = wire.UnknownField(p)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	req.Tools = append(req.Tools, t)
 	return err
 }
@@ -104,11 +113,14 @@ func decodeFunctionDeclarations(v gjson.Result, path string, req *request) *code
 	}
 	var err *codec.Error
 	i := 0
-	jsonx.EachMember(v, &req.Text, func(_, f gjson.Result) bool {
+	for _, member := range jsonx.Members(v.Raw, &req.Text) {
+		f := member.Result()
 		err = decodeFunctionDeclaration(f, wire.IndexPath(path, i), req)
 		i++
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return err
 }
 
@@ -125,29 +137,32 @@ func decodeFunctionDeclaration(f gjson.Result, path string, req *request) *codec
 	var legacy, schema gjson.Result
 	var legacyKey, schemaKey string
 	var err *codec.Error
-	jsonx.EachMember(f, &req.Text, func(k, v gjson.Result) bool {
-		switch k.Str {
+	for k, member := range jsonx.Members(f.Raw, &req.Text) {
+		v := member.Result()
+		switch k {
 		case "name":
 			tool.Name, err = optString(v, path+".name")
 		case "description":
 			tool.Description, err = optString(v, path+".description")
 		case "parameters":
-			legacy, legacyKey = v, k.Str
+			legacy, legacyKey = v, k
 		case "parametersJsonSchema", "parameters_json_schema":
-			schema, schemaKey = v, k.Str
+			schema, schemaKey = v, k
 		case "response", "responseJsonSchema", "response_json_schema": //field:tools[].functionDeclarations[].response: capability
 			if v.Type != gjson.Null {
-				err = wire.UnsupportedField(path+"."+k.Str, "schemas of a function's return value have no equivalent in other protocols")
+				err = wire.UnsupportedField(path+"."+k, "schemas of a function's return value have no equivalent in other protocols")
 			}
 		case "behavior": //field:tools[].functionDeclarations[].behavior: capability
 			if v.Type != gjson.Null && !(v.Type == gjson.String && (v.Str == "BLOCKING" || v.Str == "UNSPECIFIED")) {
 				err = wire.UnsupportedField(path+".behavior", "non-blocking functions (Live API) are not supported")
 			}
 		default:
-			err = wire.UnknownField(path + "." + k.Str)
+			err = wire.UnknownField(path + "." + k)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -210,8 +225,9 @@ var schemaTypes = map[string]string{
 func appendJSONSchema(dst []byte, s gjson.Result, path string, req *request) ([]byte, *codec.Error) {
 	nullable := false
 	var err *codec.Error
-	jsonx.EachMember(s, &req.Text, func(k, v gjson.Result) bool {
-		if k.Str == "nullable" {
+	for k, member := range jsonx.Members(s.Raw, &req.Text) {
+		v := member.Result()
+		if k == "nullable" {
 			switch v.Type {
 			case gjson.True:
 				nullable = true
@@ -220,19 +236,22 @@ func appendJSONSchema(dst []byte, s gjson.Result, path string, req *request) ([]
 				err = wire.WrongType(path+".nullable", "boolean", v)
 			}
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return dst, err
 	}
 	dst = append(dst, '{')
 	empty := len(dst)
-	jsonx.EachMember(s, &req.Text, func(k, v gjson.Result) bool {
+	for k, member := range jsonx.Members(s.Raw, &req.Text) {
+		v := member.Result()
 		if v.Type == gjson.Null {
-			return true
+			continue
 		}
-		fpath := path + "." + k.Str
-		switch k.Str {
+		fpath := path + "." + k
+		switch k {
 		case "nullable":
 		case "type":
 			if v.Type != gjson.String {
@@ -258,12 +277,12 @@ func appendJSONSchema(dst []byte, s gjson.Result, path string, req *request) ([]
 				err = wire.WrongType(fpath, "string", v)
 				break
 			}
-			dst = appendKey(dst, empty, k.Str)
+			dst = appendKey(dst, empty, k)
 			dst = jsonx.AppendString(dst, v.Str)
 		case "enum", "required":
 			var list []string
 			if list, err = wire.ReadStringList(v, fpath, false, nil); err == nil {
-				dst = appendKey(dst, empty, k.Str)
+				dst = appendKey(dst, empty, k)
 				dst = jsonx.AppendStringArray(dst, list)
 			}
 		case "minimum", "maximum":
@@ -271,7 +290,7 @@ func appendJSONSchema(dst []byte, s gjson.Result, path string, req *request) ([]
 				err = wire.WrongType(fpath, "number", v)
 				break
 			}
-			dst = appendKey(dst, empty, k.Str)
+			dst = appendKey(dst, empty, k)
 			dst = append(dst, v.Raw...)
 		case "default":
 			dst = appendKey(dst, empty, "default")
@@ -288,7 +307,7 @@ func appendJSONSchema(dst []byte, s gjson.Result, path string, req *request) ([]
 				err = wire.WrongType(fpath, "integer", v)
 				break
 			}
-			dst = appendKey(dst, empty, camel(k.Str))
+			dst = appendKey(dst, empty, camel(k))
 			dst = jsonx.AppendInt(dst, n)
 		case "properties":
 			if !v.IsObject() {
@@ -298,16 +317,19 @@ func appendJSONSchema(dst []byte, s gjson.Result, path string, req *request) ([]
 			dst = appendKey(dst, empty, "properties")
 			dst = append(dst, '{')
 			first := true
-			jsonx.EachMember(v, &req.Text, func(name, sub gjson.Result) bool {
+			for name, member := range jsonx.Members(v.Raw, &req.Text) {
+				sub := member.Result()
 				if !first {
 					dst = append(dst, ',')
 				}
 				first = false
-				dst = jsonx.AppendString(dst, name.Str)
+				dst = jsonx.AppendString(dst, name)
 				dst = append(dst, ':')
-				dst, err = appendSubSchema(dst, sub, fpath+"."+name.Str, req)
-				return err == nil
-			})
+				dst, err = appendSubSchema(dst, sub, fpath+"."+name, req)
+				if err != nil {
+					break
+				}
+			}
 			dst = append(dst, '}')
 		case "items":
 			dst = appendKey(dst, empty, "items")
@@ -327,22 +349,27 @@ func appendJSONSchema(dst []byte, s gjson.Result, path string, req *request) ([]
 			dst = appendKey(dst, empty, "anyOf")
 			dst = append(dst, '[')
 			i := 0
-			jsonx.EachMember(v, &req.Text, func(_, sub gjson.Result) bool {
+			for _, member := range jsonx.Members(v.Raw, &req.Text) {
+				sub := member.Result()
 				if i > 0 {
 					dst = append(dst, ',')
 				}
 				dst, err = appendSubSchema(dst, sub, wire.IndexPath(fpath, i), req)
 				i++
-				return err == nil
-			})
+				if err != nil {
+					break
+				}
+			}
 			dst = append(dst, ']')
 		case "propertyOrdering", "property_ordering":
 			req.Dropped = append(req.Dropped, fpath)
 		default:
 			err = wire.UnsupportedField(fpath, "this Schema field has no JSON Schema conversion; use parametersJsonSchema")
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return append(dst, '}'), err
 }
 
@@ -402,19 +429,22 @@ func decodeToolConfig(v gjson.Result, key string, req *request) (toolChoice, *co
 		return c, wire.WrongType(key, "object", v)
 	}
 	var err *codec.Error
-	jsonx.EachMember(v, &req.Text, func(k, f gjson.Result) bool {
-		switch k.Str {
+	for k, member := range jsonx.Members(v.Raw, &req.Text) {
+		f := member.Result()
+		switch k {
 		case "functionCallingConfig", "function_calling_config": //field:toolConfig.functionCallingConfig: mapped
-			c, err = decodeFunctionCallingConfig(f, key+"."+k.Str, req)
+			c, err = decodeFunctionCallingConfig(f, key+"."+k, req)
 		case "retrievalConfig", "retrieval_config": //field:toolConfig.retrievalConfig: capability
 			if f.Type != gjson.Null {
-				err = wire.UnsupportedField(key+"."+k.Str, "retrieval configuration is for hosted tools, which are not supported yet")
+				err = wire.UnsupportedField(key+"."+k, "retrieval configuration is for hosted tools, which are not supported yet")
 			}
 		default:
-			err = wire.UnknownField(key + "." + k.Str)
+			err = wire.UnknownField(key + "." + k)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return c, err
 }
 
@@ -429,9 +459,10 @@ func decodeFunctionCallingConfig(v gjson.Result, path string, req *request) (too
 	}
 	var err *codec.Error
 	hasNames := false
-	jsonx.EachMember(v, &req.Text, func(k, f gjson.Result) bool {
-		fpath := path + "." + k.Str
-		switch k.Str {
+	for k, member := range jsonx.Members(v.Raw, &req.Text) {
+		f := member.Result()
+		fpath := path + "." + k
+		switch k {
 		case "mode":
 			var mode string
 			if mode, err = optString(f, fpath); err != nil {
@@ -466,8 +497,10 @@ func decodeFunctionCallingConfig(v gjson.Result, path string, req *request) (too
 		default:
 			err = wire.UnknownField(fpath)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err == nil && hasNames && req.ToolChoice.Mode != codec.ToolChoiceRequired {
 		err = codec.InvalidRequest(c.path, "is only allowed with mode ANY")
 	}

@@ -19,22 +19,25 @@ func decodeResponse(root gjson.Result, resp *response) *codec.Error {
 	var candidate gjson.Result
 	var block codec.StopDetails
 	var err *codec.Error
-	jsonx.EachMember(root, &resp.Text, func(k, v gjson.Result) bool {
-		switch k.Str {
+members:
+	for k, member := range jsonx.Members(root.Raw, &resp.Text) {
+		v := member.Result()
+		switch k {
 		case "candidates":
 			if v.Type == gjson.Null {
-				return true
+				continue
 			}
 			if !v.IsArray() {
 				err = codec.BadUpstream(codec.Gemini, "candidates is not an array")
-				return false
+				break members
 			}
 			// Only one candidate is ever asked for (candidateCount
 			// greater than 1 is rejected), so the first is the answer.
-			jsonx.EachMember(v, &resp.Text, func(_, c gjson.Result) bool {
+			for _, member := range jsonx.Members(v.Raw, &resp.Text) {
+				c := member.Result()
 				candidate = c
-				return false
-			})
+				break
+			}
 		case "promptFeedback":
 			block, err = decodeBlockReason(codec.Gemini, v)
 		case "usageMetadata":
@@ -46,8 +49,10 @@ func decodeResponse(root gjson.Result, resp *response) *codec.Error {
 		case "createTime":
 			resp.Created, err = decodeCreateTime(v)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -100,15 +105,18 @@ func decodeBlockReason(p codec.Protocol, v gjson.Result) (codec.StopDetails, *co
 		return d, codec.BadUpstream(p, "promptFeedback is not an object")
 	}
 	var err *codec.Error
-	v.ForEach(func(k, f gjson.Result) bool {
-		switch k.Str {
+	for k, member := range jsonx.Members(v.Raw, nil) {
+		f := member.Result()
+		switch k {
 		case "blockReason":
 			d.Category, err = upstreamString(p, f, "promptFeedback.blockReason")
 		case "blockReasonMessage":
 			d.Explanation, err = upstreamString(p, f, "promptFeedback.blockReasonMessage")
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if d.Category == "" {
 		d.Explanation = ""
 	}
@@ -138,9 +146,10 @@ func decodeUsage(v gjson.Result, u *codec.Usage) *codec.Error {
 	}
 	var prompt, toolUsePrompt, cached, candidates, thoughts int64
 	var err *codec.Error
-	v.ForEach(func(k, n gjson.Result) bool {
+	for k, member := range jsonx.Members(v.Raw, nil) {
+		n := member.Result()
 		var dst *int64
-		switch k.Str {
+		switch k {
 		case "promptTokenCount":
 			dst = &prompt
 		case "toolUsePromptTokenCount":
@@ -152,15 +161,14 @@ func decodeUsage(v gjson.Result, u *codec.Usage) *codec.Error {
 		case "thoughtsTokenCount":
 			dst = &thoughts
 		default:
-			return true
+			continue
 		}
 		if n.Type != gjson.Number {
-			err = codec.BadUpstream(codec.Gemini, "usageMetadata."+k.Str+" is not a number")
-			return false
+			err = codec.BadUpstream(codec.Gemini, "usageMetadata."+k+" is not a number")
+			break
 		}
 		*dst = n.Int()
-		return true
-	})
+	}
 	if err != nil {
 		return err
 	}
@@ -179,8 +187,9 @@ func decodeCandidate(c gjson.Result, resp *response) *codec.Error {
 	var err *codec.Error
 	var grounding gjson.Result
 	var textAt []int // the resp.Content index of each Gemini part's text, or -1
-	jsonx.EachMember(c, &resp.Text, func(k, v gjson.Result) bool {
-		switch k.Str {
+	for k, member := range jsonx.Members(c.Raw, &resp.Text) {
+		v := member.Result()
+		switch k {
 		case "groundingMetadata":
 			grounding = v
 		case "content":
@@ -191,8 +200,10 @@ func decodeCandidate(c gjson.Result, resp *response) *codec.Error {
 		case "finishMessage":
 			message, err = responseString(v, "candidates[0].finishMessage")
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -241,7 +252,8 @@ func decodeResponseContent(v gjson.Result, resp *response) ([]int, *codec.Error)
 	var textAt []int
 	var buf [8]int
 	textAt = buf[:0]
-	jsonx.EachMember(parts, &resp.Text, func(_, p gjson.Result) bool {
+	for _, member := range jsonx.Members(parts.Raw, &resp.Text) {
+		p := member.Result()
 		n := len(resp.Content)
 		err = decodeResponsePart(p, len(textAt), resp)
 		at := -1
@@ -249,8 +261,10 @@ func decodeResponseContent(v gjson.Result, resp *response) ([]int, *codec.Error)
 			at = k
 		}
 		textAt = append(textAt, at)
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return textAt, err
 }
 
@@ -263,34 +277,34 @@ func decodeResponseContent(v gjson.Result, resp *response) ([]int, *codec.Error)
 // skipped: grounding never fails a response.
 func decodeGrounding(g gjson.Result, content []codec.Part, textAt []int) []codec.Part {
 	var chunks []codec.Source
-	g.Get("groundingChunks").ForEach(func(_, c gjson.Result) bool {
+	for _, member := range jsonx.Members(g.Get("groundingChunks").Raw, nil) {
+		c := member.Result()
 		web := c.Get("web")
 		chunks = append(chunks, codec.Source{URL: web.Get("uri").Str, Title: web.Get("title").Str})
-		return true
-	})
-	g.Get("groundingSupports").ForEach(func(_, sup gjson.Result) bool {
+	}
+	for _, member := range jsonx.Members(g.Get("groundingSupports").Raw, nil) {
+		sup := member.Result()
 		seg := sup.Get("segment")
 		pi := int(seg.Get("partIndex").Int())
 		if pi < 0 || pi >= len(textAt) || textAt[pi] < 0 {
-			return true
+			continue
 		}
 		p := &content[textAt[pi]]
 		start, end := int(seg.Get("startIndex").Int()), int(seg.Get("endIndex").Int())
-		sup.Get("groundingChunkIndices").ForEach(func(_, k gjson.Result) bool {
+		for _, member := range jsonx.Members(sup.Get("groundingChunkIndices").Raw, nil) {
+			k := member.Result()
 			if i := int(k.Int()); i >= 0 && i < len(chunks) && chunks[i].URL != "" {
 				p.Citations = append(p.Citations, codec.Citation{URL: chunks[i].URL, Title: chunks[i].Title, Start: start, End: end})
 			}
-			return true
-		})
-		return true
-	})
+		}
+	}
 	var lead []codec.Part
 	id := ""
-	g.Get("webSearchQueries").ForEach(func(_, q gjson.Result) bool {
+	for _, member := range jsonx.Members(g.Get("webSearchQueries").Raw, nil) {
+		q := member.Result()
 		id = "gs_" + strconv.Itoa(len(lead))
 		lead = append(lead, codec.Part{Type: codec.PartServerToolCall, ToolKind: codec.ToolWebSearch, ToolCallID: id, ToolName: "web_search", Arguments: wire.SearchArguments(q.Str)})
-		return true
-	})
+	}
 	r := codec.Part{Type: codec.PartServerToolResult, ToolKind: codec.ToolWebSearch, ToolCallID: id}
 	for _, c := range chunks {
 		if c.URL != "" {
@@ -322,8 +336,9 @@ func decodeResponsePart(p gjson.Result, j int, resp *response) *codec.Error {
 	var call gjson.Result
 	hasText, thought := false, false
 	var err *codec.Error
-	jsonx.EachMember(p, &resp.Text, func(k, v gjson.Result) bool {
-		switch k.Str {
+	for k, member := range jsonx.Members(p.Raw, &resp.Text) {
+		v := member.Result()
+		switch k {
 		case "text":
 			text, err = responseString(v, "part text")
 			hasText = true
@@ -336,11 +351,13 @@ func decodeResponsePart(p gjson.Result, j int, resp *response) *codec.Error {
 		case "partMetadata":
 		default:
 			if other == "" {
-				other = k.Str
+				other = k
 			}
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -442,8 +459,9 @@ func decodeCall(p codec.Protocol, v gjson.Result, responseID string, n int) (cod
 		return part, codec.BadUpstream(p, "functionCall is not an object")
 	}
 	var err *codec.Error
-	v.ForEach(func(k, f gjson.Result) bool {
-		switch k.Str {
+	for k, member := range jsonx.Members(v.Raw, nil) {
+		f := member.Result()
+		switch k {
 		case "id":
 			part.ToolCallID, err = responseString(f, "functionCall.id")
 		case "name":
@@ -461,8 +479,10 @@ func decodeCall(p codec.Protocol, v gjson.Result, responseID string, n int) (cod
 				err = codec.BadUpstream(p, "functionCall with partial arguments outside a stream")
 			}
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err == nil && part.ToolName == "" {
 		err = codec.BadUpstream(p, "functionCall has no name")
 	}

@@ -27,11 +27,11 @@ import (
 // terminal event cannot be written before EventEnd anyway.
 //
 // A chunk is decoded in one pass: the parts lie five levels deep
-// (candidates[0].content.parts[i].text), and iterating each level with
-// jsonx.EachMember would scan the text once per level to find where each value
-// ends. walk instead descends into the values it needs and skips the
-// others, so every byte is scanned about once after validation; strings
-// are unescaped into the decoder's jsonx.Arena, as jsonx.EachMember does.
+// (candidates[0].content.parts[i].text), and walk (jsonx.Members, with the
+// offset of each member in the event) lets the decoder descend into the
+// values it needs and skip the others as it meets them, so every byte is
+// scanned about once after validation; strings are unescaped into the
+// decoder's jsonx.Arena.
 type streamDecoder struct {
 	// index is the structure of the event being decoded (jsonx.Arena.IndexEvent).
 	index jsonx.Index
@@ -91,22 +91,22 @@ func newStreamDecoder(p codec.Protocol) *streamDecoder {
 // walk returns the offset just past the container. s must have
 // passed jsonx.Valid.
 func walk(s string, i int, a *jsonx.Arena, fn func(key gjson.Result, i int) int) int {
-	var m jsonx.MemberIter
-	if !m.Init(s[i:], a) {
+	if s[i] != '{' && s[i] != '[' {
 		return len(s)
 	}
 	key := gjson.Result{Type: gjson.String}
 	base := uintptr(unsafe.Pointer(unsafe.StringData(s)))
-	for {
-		k, v, ok := m.Next()
-		if !ok {
-			return i + m.End()
-		}
+	end := i + 1 // past the last member, or the opening bracket
+	for k, v := range jsonx.Members(s[i:], a) {
 		key.Str = k
-		if fn(key, int(uintptr(unsafe.Pointer(unsafe.StringData(v)))-base)) >= len(s) {
+		j := int(uintptr(unsafe.Pointer(unsafe.StringData(v.Raw))) - base)
+		if fn(key, j) >= len(s) {
 			return len(s)
 		}
+		end = j + len(v.Raw)
 	}
+	// The closing bracket follows the last member.
+	return min(jsonx.SkipSpace(s, end)+1, len(s))
 }
 
 // value returns the scalar (or skipped container) at s[i] and the offset
@@ -509,19 +509,17 @@ func (d *streamDecoder) untranslated(out []codec.Event, s, raw, kind string, sig
 // "..."} alone, and returns its text: the general walk of part, with its
 // closure and the checks of the other members, is then not needed.
 func (d *streamDecoder) plainText(raw string) (string, bool) {
-	var m jsonx.MemberIter
-	if !m.Init(raw, &d.text) {
+	var text jsonx.Value
+	for key, value := range jsonx.Members(raw, &d.text) {
+		if text.Raw != "" || key != "text" || value.Raw[0] != '"' {
+			return "", false
+		}
+		text = value
+	}
+	if text.Raw == "" {
 		return "", false
 	}
-	key, value, ok := m.Next()
-	if !ok || key != "text" || value[0] != '"' {
-		return "", false
-	}
-	escaped := m.Escaped()
-	if _, _, more := m.Next(); more {
-		return "", false
-	}
-	return d.text.StringValue(value, escaped).Str, true
+	return text.Result().Str, true
 }
 
 // delta appends text to the open part when it is of the right kind

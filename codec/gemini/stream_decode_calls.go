@@ -26,8 +26,9 @@ func (d *streamDecoder) functionCall(out []codec.Event, s string, v gjson.Result
 	}
 	var id, name, args, partial gjson.Result
 	more := false
-	jsonx.EachMember(v, &d.text, func(k, f gjson.Result) bool {
-		switch k.Str {
+	for k, member := range jsonx.Members(v.Raw, &d.text) {
+		f := member.Result()
+		switch k {
 		case "id":
 			id = f
 		case "name":
@@ -39,8 +40,7 @@ func (d *streamDecoder) functionCall(out []codec.Event, s string, v gjson.Result
 		case "willContinue":
 			more = f.Type == gjson.True
 		}
-		return true
-	})
+	}
 	callID, err := d.str(id, "functionCall.id")
 	if err == nil {
 		_, err = d.str(name, "functionCall.name")
@@ -86,10 +86,13 @@ func (d *streamDecoder) functionCall(out []codec.Event, s string, v gjson.Result
 	}
 	if partial.Type != gjson.Null {
 		var perr *codec.Error
-		partial.ForEach(func(_, a gjson.Result) bool {
+		for _, member := range jsonx.Members(partial.Raw, nil) {
+			a := member.Result()
 			perr = d.partial.apply(d.p, a)
-			return perr == nil
-		})
+			if perr != nil {
+				break
+			}
+		}
 		if perr != nil {
 			d.bad(s, perr)
 			return out

@@ -59,8 +59,9 @@ func partKeyBit(key string) uint32 {
 // collectPart reads the keys of a content part.
 func collectPart(part gjson.Result, a *jsonx.Arena) responsesPart {
 	var p responsesPart
-	jsonx.EachMember(part, a, func(key, value gjson.Result) bool {
-		bit := partKeyBit(key.Str)
+	for key, member := range jsonx.Members(part.Raw, a) {
+		value := member.Result()
+		bit := partKeyBit(key)
 		p.keys |= bit
 		switch bit {
 		case keyType:
@@ -86,8 +87,7 @@ func collectPart(part gjson.Result, a *jsonx.Arena) responsesPart {
 		case keyCacheBreakpoint:
 			p.cache = value
 		}
-		return true
-	})
+	}
 	return p
 }
 

@@ -42,17 +42,18 @@ func decodeInput(input gjson.Result, instructions string, req *request) *codec.E
 	i := 0
 	prev := itemNone
 	msgStart := 0 // where the last message's parts start in parts
-	jsonx.EachMember(input, &req.Text, func(_, item gjson.Result) bool {
+	for _, member := range jsonx.Members(input.Raw, &req.Text) {
+		item := member.Result()
 		var role codec.Role
 		var kind itemKind
 		start := len(parts)
 		role, kind, parts, err = decodeItem(item, i, parts, req)
 		if err != nil {
-			return false
+			break
 		}
 		if kind == itemSkipped {
 			i++
-			return true
+			continue
 		}
 		isSystem := role == codec.RoleSystem || role == codec.RoleDeveloper
 		switch {
@@ -82,8 +83,7 @@ func decodeInput(input gjson.Result, instructions string, req *request) *codec.E
 			prev = itemAssistant
 		}
 		i++
-		return true
-	})
+	}
 	if err != nil {
 		return err
 	}
@@ -149,15 +149,7 @@ type responsesItem struct {
 // decoder, and unescaping them here too doubled the cost of tool outputs.
 func collectItem(item gjson.Result, a *jsonx.Arena) responsesItem {
 	var it responsesItem
-	var m jsonx.MemberIter
-	if !m.Init(item.Raw, a) {
-		return it
-	}
-	for {
-		key, value, ok := m.Next()
-		if !ok {
-			return it
-		}
+	for key, value := range jsonx.Members(item.Raw, a) {
 		var dst *gjson.Result
 		switch key {
 		case "type":
@@ -182,9 +174,10 @@ func collectItem(item gjson.Result, a *jsonx.Arena) responsesItem {
 			it.keys |= keyUnknown
 		}
 		if dst != nil {
-			*dst = m.Result(value)
+			*dst = value.Result()
 		}
 	}
+	return it
 }
 
 // itemKind says what an input item was, for merging items into
@@ -303,8 +296,9 @@ func decodeCall(item gjson.Result, i int, parts []codec.Part, custom bool, req *
 	}
 	var err *codec.Error
 	var have uint8 // bits: call_id, name, arguments
-	jsonx.EachMember(item, &req.Text, func(key, v gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(item.Raw, &req.Text) {
+		v := member.Result()
+		switch key {
 		case "type":
 		case "id":
 			_, err = itemString(v, path, ".id")
@@ -334,15 +328,17 @@ func decodeCall(item gjson.Result, i int, parts []codec.Part, custom bool, req *
 			// ParsedResponseFunctionToolCall): a copy of arguments,
 			// never on the wire, sent back with response.output.
 			if custom {
-				err = wire.UnknownField(path + "." + key.Str)
+				err = wire.UnknownField(path + "." + key)
 			} else if v.Type != gjson.Null {
 				req.Dropped = append(req.Dropped, path+".parsed_arguments")
 			}
 		default:
-			err = wire.UnknownField(path + "." + key.Str)
+			err = wire.UnknownField(path + "." + key)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	switch {
 	case err != nil:
 		return parts, err
@@ -367,8 +363,9 @@ func decodeReasoningItem(item gjson.Result, i int, parts []codec.Part, req *requ
 	p := codec.Part{Type: codec.PartReasoning}
 	var summary, content, encrypted gjson.Result
 	var err *codec.Error
-	jsonx.EachMember(item, &req.Text, func(key, v gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(item.Raw, &req.Text) {
+		v := member.Result()
+		switch key {
 		case "type":
 		case "id":
 			p.ItemID, err = itemString(v, path, ".id")
@@ -381,10 +378,12 @@ func decodeReasoningItem(item gjson.Result, i int, parts []codec.Part, req *requ
 		case "encrypted_content":
 			encrypted = v
 		default:
-			err = wire.UnknownField(path + "." + key.Str)
+			err = wire.UnknownField(path + "." + key)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return parts, err
 	}
@@ -428,16 +427,18 @@ func reasoningTexts(v gjson.Result, path, typ string, req *request) (string, *co
 	var texts []string
 	var err *codec.Error
 	j := 0
-	jsonx.EachMember(v, &req.Text, func(_, part gjson.Result) bool {
+	for _, member := range jsonx.Members(v.Raw, &req.Text) {
+		part := member.Result()
 		partPath := wire.IndexPath(path, j)
 		j++
 		if !part.IsObject() {
 			err = wire.WrongType(partPath, "object", part)
-			return false
+			break
 		}
 		hasText := false
-		jsonx.EachMember(part, &req.Text, func(key, value gjson.Result) bool {
-			switch key.Str {
+		for key, member := range jsonx.Members(part.Raw, &req.Text) {
+			value := member.Result()
+			switch key {
 			case "type":
 				var t string
 				if t, err = wire.ReadString(value, partPath+".type"); err == nil && t != typ {
@@ -448,15 +449,19 @@ func reasoningTexts(v gjson.Result, path, typ string, req *request) (string, *co
 				t, err = wire.ReadString(value, partPath+".text")
 				texts, hasText = append(texts, t), true
 			default:
-				err = wire.UnknownField(partPath + "." + key.Str)
+				err = wire.UnknownField(partPath + "." + key)
 			}
-			return err == nil
-		})
+			if err != nil {
+				break
+			}
+		}
 		if err == nil && !hasText {
 			err = codec.InvalidRequest(partPath+".text", "is required")
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err != nil || len(texts) == 0 {
 		return "", err
 	}
@@ -486,8 +491,9 @@ func decodeOutputItem(item gjson.Result, i int, parts []codec.Part, req *request
 	p := codec.Part{Type: codec.PartToolResult}
 	var err *codec.Error
 	var output gjson.Result
-	jsonx.EachMember(item, &req.Text, func(key, v gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(item.Raw, &req.Text) {
+		v := member.Result()
+		switch key {
 		case "type":
 		case "id":
 			_, err = itemString(v, path, ".id")
@@ -502,10 +508,12 @@ func decodeOutputItem(item gjson.Result, i int, parts []codec.Part, req *request
 		case "namespace":
 			p.Namespace, err = itemString(v, path, ".namespace")
 		default:
-			err = wire.UnknownField(path + "." + key.Str)
+			err = wire.UnknownField(path + "." + key)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return parts, err
 	}
@@ -518,12 +526,15 @@ func decodeOutputItem(item gjson.Result, i int, parts []codec.Part, req *request
 	case output.IsArray():
 		j := 0
 		content := wire.ContentParts(req, jsonx.CountMembers(output, &req.Text))
-		jsonx.EachMember(output, &req.Text, func(_, part gjson.Result) bool {
+		for _, member := range jsonx.Members(output.Raw, &req.Text) {
+			part := member.Result()
 			partPath := wire.IndexPath(path+".output", j)
 			content, err = appendContent(content, part, codec.RoleUser, func() string { return partPath }, true, req)
 			j++
-			return err == nil
-		})
+			if err != nil {
+				break
+			}
+		}
 		if err != nil {
 			return parts, err
 		}
@@ -570,11 +581,14 @@ func decodeMessage(item gjson.Result, it *responsesItem, i int, parts []codec.Pa
 		return 0, parts, wire.WrongType(wire.IndexPath("input", i)+".content", "string or array", it.content)
 	}
 	j := 0
-	jsonx.EachMember(it.content, &req.Text, func(_, part gjson.Result) bool {
+	for _, member := range jsonx.Members(it.content.Raw, &req.Text) {
+		part := member.Result()
 		parts, err = appendContent(parts, part, role, func() string { return wire.IndexPath(wire.IndexPath("input", i)+".content", j) }, false, req)
 		j++
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return role, parts, err
 }
 
@@ -591,13 +605,12 @@ func messageKey(key string) bool {
 // on error paths only.
 func firstUnknownKey(obj gjson.Result, known func(string) bool) string {
 	name := ""
-	obj.ForEach(func(key, _ gjson.Result) bool {
-		if !known(key.Str) {
-			name = key.Str
-			return false
+	for key := range jsonx.Members(obj.Raw, nil) {
+		if !known(key) {
+			name = key
+			break
 		}
-		return true
-	})
+	}
 	return name
 }
 

@@ -32,10 +32,13 @@ type requestDecoder struct {
 func decodeRequest(root gjson.Result, req *request) *codec.Error {
 	d := requestDecoder{req: req}
 	var err *codec.Error
-	jsonx.EachMember(root, &req.Text, func(key, value gjson.Result) bool {
-		err = d.field(key.Str, value)
-		return err == nil
-	})
+	for key, member := range jsonx.Members(root.Raw, &req.Text) {
+		value := member.Result()
+		err = d.field(key, value)
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -249,15 +252,18 @@ func (d *requestDecoder) streamOptions(v gjson.Result) *codec.Error {
 		return wire.WrongType("stream_options", "object", v)
 	}
 	var err *codec.Error
-	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(v.Raw, &d.req.Text) {
+		value := member.Result()
+		switch key {
 		case "include_obfuscation": //field:stream_options.include_obfuscation: hint
 			err = d.hint("stream_options.include_obfuscation", value, hintBool)
 		default:
-			err = wire.UnknownField("stream_options." + key.Str)
+			err = wire.UnknownField("stream_options." + key)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return err
 }
 
@@ -299,10 +305,11 @@ func (d *requestDecoder) include(v gjson.Result) *codec.Error {
 	n := 0
 	hint := false
 	include := d.req.Include[:0]
-	jsonx.EachMember(v, &d.req.Text, func(_, value gjson.Result) bool {
+	for _, member := range jsonx.Members(v.Raw, &d.req.Text) {
+		value := member.Result()
 		if value.Type != gjson.String {
 			err = wire.WrongType(wire.IndexPath("include", n), "string", value)
-			return false
+			break
 		}
 		switch value.Str {
 		case "reasoning.encrypted_content":
@@ -317,8 +324,10 @@ func (d *requestDecoder) include(v gjson.Result) *codec.Error {
 		}
 		include = append(include, value.Str)
 		n++
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	d.req.Include = include
 	if err == nil && hint {
 		d.req.Dropped = append(d.req.Dropped, "include")
@@ -387,17 +396,20 @@ func textConfig(v gjson.Result, req *request) *codec.Error {
 		return wire.WrongType("text", "object", v)
 	}
 	var err *codec.Error
-	jsonx.EachMember(v, &req.Text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(v.Raw, &req.Text) {
+		value := member.Result()
+		switch key {
 		case "format": //field:text.format: mapped
 			err = textFormat(value, req)
 		case "verbosity": //field:text.verbosity: capability
 			req.Verbosity, err = verbosity(value, "text.verbosity")
 		default:
-			err = wire.UnknownField("text." + key.Str)
+			err = wire.UnknownField("text." + key)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return err
 }
 
@@ -447,24 +459,25 @@ func textFormat(v gjson.Result, req *request) *codec.Error {
 		return codec.InvalidRequest("text.format.type", `unknown format type "`+s+`"`)
 	}
 	hasSchema := false
-	jsonx.EachMember(v, &req.Text, func(key, value gjson.Result) bool {
-		path := "text.format." + key.Str
+	for key, member := range jsonx.Members(v.Raw, &req.Text) {
+		value := member.Result()
+		path := "text.format." + key
 		switch {
-		case key.Str == "type":
+		case key == "type":
 		case f.Kind != codec.FormatJSONSchema:
 			err = wire.UnknownField(path)
-		case key.Str == "name":
+		case key == "name":
 			f.Name, err = wire.ReadString(value, path)
-		case key.Str == "description":
+		case key == "description":
 			if value.Type != gjson.Null {
 				f.Description, err = wire.ReadString(value, path)
 			}
-		case key.Str == "schema":
+		case key == "schema":
 			if !value.IsObject() {
 				err = wire.WrongType(path, "object", value)
 			}
 			f.Schema, hasSchema = value.Raw, true
-		case key.Str == "strict":
+		case key == "strict":
 			if value.Type != gjson.Null {
 				f.Strict.Value, err = wire.ReadBool(value, path)
 				f.Strict.Set = true
@@ -472,8 +485,10 @@ func textFormat(v gjson.Result, req *request) *codec.Error {
 		default:
 			err = wire.UnknownField(path)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	switch {
 	case err != nil:
 		return err
@@ -500,8 +515,9 @@ func (d *requestDecoder) reasoning(v gjson.Result) *codec.Error {
 	}
 	r := &d.req.Reasoning
 	var err *codec.Error
-	jsonx.EachMember(v, &d.req.Text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(v.Raw, &d.req.Text) {
+		value := member.Result()
+		switch key {
 		case "effort": //field:reasoning.effort: mapped
 			err = effort(value, "reasoning.effort", &r.Effort)
 		case "context": //field:reasoning.context: capability
@@ -509,12 +525,14 @@ func (d *requestDecoder) reasoning(v gjson.Result) *codec.Error {
 		case "mode": //field:reasoning.mode: capability
 			err = wire.RejectUnlessNull(value, "reasoning.mode", "reasoning execution modes are not supported")
 		case "summary", "generate_summary": //field:reasoning.summary: hint
-			err = d.reasoningSummary("reasoning."+key.Str, value)
+			err = d.reasoningSummary("reasoning."+key, value)
 		default:
-			err = wire.UnknownField("reasoning." + key.Str)
+			err = wire.UnknownField("reasoning." + key)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return err
 }
 

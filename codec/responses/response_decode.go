@@ -18,8 +18,9 @@ func decodeResponse(root gjson.Result, resp *response) *codec.Error {
 	var status, incompleteReason string
 	var output, usage, failure gjson.Result
 	var err *codec.Error
-	jsonx.EachMember(root, &resp.Text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(root.Raw, &resp.Text) {
+		value := member.Result()
+		switch key {
 		case "object":
 			if value.Str != "response" {
 				err = codec.BadUpstream(codec.OpenAIResponses, `object is not "response"`)
@@ -43,8 +44,10 @@ func decodeResponse(root gjson.Result, resp *response) *codec.Error {
 		case "usage":
 			usage = value
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -110,7 +113,8 @@ func responsesFailure(v gjson.Result) *codec.Error {
 // resp.Content and reports whether it holds a refusal and a tool call.
 func decodeOutput(output gjson.Result, resp *response) (hasRefusal, hasCall bool, err *codec.Error) {
 	i := 0
-	jsonx.EachMember(output, &resp.Text, func(_, item gjson.Result) bool {
+	for _, member := range jsonx.Members(output.Raw, &resp.Text) {
+		item := member.Result()
 		typ := item.Get("type")
 		switch typ.Str {
 		case "message":
@@ -134,8 +138,10 @@ func decodeOutput(output gjson.Result, resp *response) (hasRefusal, hasCall bool
 			resp.Content = append(resp.Content, wire.OpaquePart(mapping.FamilyOpenAI, item.Raw))
 		}
 		i++
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return hasRefusal, hasCall, err
 }
 
@@ -152,21 +158,21 @@ func decodeSearchCall(item gjson.Result, resp *codec.Response) {
 	query := action.Get("query").Str
 	if query == "" {
 		var qs []string
-		action.Get("queries").ForEach(func(_, q gjson.Result) bool {
+		for _, member := range jsonx.Members(action.Get("queries").Raw, nil) {
+			q := member.Result()
 			qs = append(qs, q.Str)
-			return true
-		})
+		}
 		query = strings.Join(qs, "\n")
 	}
 	resp.Content = append(resp.Content, codec.Part{Type: codec.PartServerToolCall, ToolKind: codec.ToolWebSearch, ToolCallID: id, ToolName: "web_search",
 		Arguments: wire.SearchArguments(query)})
 	r := codec.Part{Type: codec.PartServerToolResult, ToolKind: codec.ToolWebSearch, ToolCallID: id}
-	action.Get("sources").ForEach(func(_, src gjson.Result) bool {
+	for _, member := range jsonx.Members(action.Get("sources").Raw, nil) {
+		src := member.Result()
 		if u := src.Get("url").Str; u != "" {
 			r.Sources = append(r.Sources, codec.Source{URL: u, Title: src.Get("title").Str})
 		}
-		return true
-	})
+	}
 	if item.Get("status").Str == "failed" {
 		r.IsError, r.Text = true, "unavailable"
 	}
@@ -219,10 +225,11 @@ func upstreamTexts(v gjson.Result, path string) (string, *codec.Error) {
 	var b strings.Builder
 	var err *codec.Error
 	j := 0
-	v.ForEach(func(_, part gjson.Result) bool {
+	for _, member := range jsonx.Members(v.Raw, nil) {
+		part := member.Result()
 		var text string
 		if text, err = upstreamString(part.Get("text"), wire.IndexPath(path, j)+".text"); err != nil {
-			return false
+			break
 		}
 		// Empty parts add no separator, as in the stream decoder,
 		// which separates parts only between texts it has sent.
@@ -231,8 +238,7 @@ func upstreamTexts(v gjson.Result, path string) (string, *codec.Error) {
 		}
 		b.WriteString(text)
 		j++
-		return true
-	})
+	}
 	return b.String(), err
 }
 
@@ -273,7 +279,8 @@ func decodeOutputMessage(item gjson.Result, i int, resp *response) (hasRefusal b
 		return false, codec.BadUpstream(codec.OpenAIResponses, wire.IndexPath("output", i)+".content is not an array")
 	}
 	j := 0
-	jsonx.EachMember(content, &resp.Text, func(_, part gjson.Result) bool {
+	for _, member := range jsonx.Members(content.Raw, &resp.Text) {
+		part := member.Result()
 		typ := part.Get("type")
 		switch typ.Str {
 		case "output_text":
@@ -289,8 +296,10 @@ func decodeOutputMessage(item gjson.Result, i int, resp *response) (hasRefusal b
 			resp.Dropped = append(resp.Dropped, wire.IndexPath(wire.IndexPath("output", i)+".content", j)+" ("+typ.String()+")")
 		}
 		j++
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return hasRefusal, err
 }
 

@@ -194,20 +194,12 @@ func (d *streamDecoder) Decode(out []codec.Event, name, data []byte, bare bool) 
 }
 
 // scan collects the top-level members of a validated event object that the
-// decoder reads. It walks the object like jsonx.EachMember, but looks at each key
-// before building its value: a delta event has eight members of which two
-// are read, and building a gjson.Result for the others (number parsing)
-// tripled the cost of decoding it.
+// decoder reads. It looks at each key before building its value: a delta
+// event has eight members of which two are read, and building a
+// gjson.Result for the others (number parsing) tripled the cost of
+// decoding it.
 func (d *streamDecoder) scan(raw string, f *eventFields) {
-	var m jsonx.MemberIter
-	if !m.Init(raw, &d.text) {
-		return
-	}
-	for {
-		key, value, ok := m.Next()
-		if !ok {
-			return
-		}
+	for key, value := range jsonx.Members(raw, &d.text) {
 		var dst *gjson.Result
 		switch key {
 		case "type":
@@ -244,7 +236,7 @@ func (d *streamDecoder) scan(raw string, f *eventFields) {
 			dst = &f.annotation
 		}
 		if dst != nil {
-			*dst = m.Result(value)
+			*dst = value.Result()
 		}
 	}
 }
@@ -297,8 +289,9 @@ func (d *streamDecoder) startPart(out []codec.Event, k codec.PartType) []codec.E
 func (d *streamDecoder) startCall(out []codec.Event, item gjson.Result) []codec.Event {
 	var callID, name, args, itemID string
 	var err *codec.Error
-	jsonx.EachMember(item, &d.text, func(key, v gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(item.Raw, &d.text) {
+		v := member.Result()
+		switch key {
 		case "id":
 			itemID, err = upstreamString(v, "item.id")
 		case "call_id":
@@ -308,8 +301,10 @@ func (d *streamDecoder) startCall(out []codec.Event, item gjson.Result) []codec.
 		case "arguments":
 			args, err = upstreamString(v, "item.arguments")
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err == nil && (callID == "" || name == "") {
 		err = codec.BadUpstream(codec.OpenAIResponses, "function_call item has no call_id or name")
 	}
@@ -563,8 +558,9 @@ func (d *streamDecoder) reasoningDone(out []codec.Event, item gjson.Result) []co
 	var id, enc string
 	var summary, content gjson.Result
 	var err *codec.Error
-	jsonx.EachMember(item, &d.text, func(key, v gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(item.Raw, &d.text) {
+		v := member.Result()
+		switch key {
 		case "id":
 			id, err = upstreamString(v, "item.id")
 		case "encrypted_content":
@@ -574,8 +570,10 @@ func (d *streamDecoder) reasoningDone(out []codec.Event, item gjson.Result) []co
 		case "content":
 			content = v
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	var text string
 	if err == nil {
 		text, err = upstreamTexts(summary, "item.summary")
@@ -693,8 +691,9 @@ func (d *streamDecoder) lifecycle(resp gjson.Result) (lifecycle, *codec.Error) {
 		return l, nil
 	}
 	var err *codec.Error
-	jsonx.EachMember(resp, &d.text, func(key, v gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(resp.Raw, &d.text) {
+		v := member.Result()
+		switch key {
 		case "id":
 			l.id, err = upstreamString(v, "response.id")
 		case "model":
@@ -712,8 +711,10 @@ func (d *streamDecoder) lifecycle(resp gjson.Result) (lifecycle, *codec.Error) {
 		case "error":
 			l.err = v
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return l, err
 }
 

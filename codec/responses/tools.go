@@ -79,18 +79,21 @@ func decodeToolChoice(v gjson.Result) (codec.ToolChoice, *codec.Error) {
 	}
 	var c codec.ToolChoice
 	var err *codec.Error
-	v.ForEach(func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(v.Raw, nil) {
+		value := member.Result()
+		switch key {
 		case "type":
 		case "name":
 			c.Name, err = wire.ReadString(value, "tool_choice.name")
 		case "namespace":
 			c.Namespace, err = wire.ReadString(value, "tool_choice.namespace")
 		default:
-			err = wire.UnknownField("tool_choice." + key.Str)
+			err = wire.UnknownField("tool_choice." + key)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err == nil && c.Name == "" {
 		err = codec.InvalidRequest("tool_choice.name", "is required")
 	}
@@ -113,11 +116,14 @@ func decodeTools(v gjson.Result, req *request) *codec.Error {
 	var err *codec.Error
 	i := 0
 	tools := req.Tools[:0]
-	jsonx.EachMember(v, &req.Text, func(_, tool gjson.Result) bool {
+	for _, member := range jsonx.Members(v.Raw, &req.Text) {
+		tool := member.Result()
 		tools, err = decodeTool(tool, wire.IndexPath("tools", i), tools, "", "", req)
 		i++
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	req.Tools = tools
 	return err
 }
@@ -158,8 +164,9 @@ func decodeTool(v gjson.Result, path string, tools []codec.Tool, ns, nsDesc stri
 	t.Namespace, t.NamespaceDescription = ns, nsDesc
 	var err *codec.Error
 	hasName := false
-	jsonx.EachMember(v, a, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(v.Raw, a) {
+		value := member.Result()
+		switch key {
 		case "type":
 		case "name":
 			t.Name, err = wire.ReadStringAt(value, path, ".name")
@@ -196,10 +203,12 @@ func decodeTool(v gjson.Result, path string, tools []codec.Tool, ns, nsDesc stri
 				err = wire.UnsupportedField(path+".defer_loading", "deferred tool loading (tool search) is not supported")
 			}
 		default:
-			err = wire.UnknownField(path + "." + key.Str)
+			err = wire.UnknownField(path + "." + key)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err == nil && (!hasName || t.Name == "") {
 		err = codec.InvalidRequest(path+".name", "is required")
 	}
@@ -222,12 +231,14 @@ func customFormat(v gjson.Result, path string) (string, *codec.Error) {
 	switch typ {
 	case "text":
 		var err *codec.Error
-		v.ForEach(func(key, _ gjson.Result) bool {
-			if key.Str != "type" {
-				err = wire.UnknownField(path + "." + key.Str)
+		for key := range jsonx.Members(v.Raw, nil) {
+			if key != "type" {
+				err = wire.UnknownField(path + "." + key)
 			}
-			return err == nil
-		})
+			if err != nil {
+				break
+			}
+		}
 		return "", err
 	case "grammar":
 		return v.Raw, nil
@@ -242,8 +253,9 @@ func decodeNamespace(v gjson.Result, path string, tools []codec.Tool, req *reque
 	var name, desc string
 	var members gjson.Result
 	var err *codec.Error
-	jsonx.EachMember(v, &req.Text, func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(v.Raw, &req.Text) {
+		value := member.Result()
+		switch key {
 		case "type":
 		case "name":
 			name, err = wire.ReadStringAt(value, path, ".name")
@@ -254,10 +266,12 @@ func decodeNamespace(v gjson.Result, path string, tools []codec.Tool, req *reque
 		case "tools":
 			members = value
 		default:
-			err = wire.UnknownField(path + "." + key.Str)
+			err = wire.UnknownField(path + "." + key)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	switch {
 	case err != nil:
 		return tools, err
@@ -270,11 +284,14 @@ func decodeNamespace(v gjson.Result, path string, tools []codec.Tool, req *reque
 		return tools, wire.WrongType(path+".tools", "array", members)
 	}
 	j := 0
-	jsonx.EachMember(members, &req.Text, func(_, m gjson.Result) bool {
+	for _, member := range jsonx.Members(members.Raw, &req.Text) {
+		m := member.Result()
 		tools, err = decodeTool(m, wire.IndexPath(path+".tools", j), tools, name, desc, req)
 		j++
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return tools, err
 }
 
@@ -288,9 +305,10 @@ func decodeWebSearch(v gjson.Result, path, typ string, req *request) (codec.Tool
 	w := &t.WebSearch
 	w.Preview = strings.HasPrefix(typ, "web_search_preview")
 	var err *codec.Error
-	jsonx.EachMember(v, &req.Text, func(key, value gjson.Result) bool {
-		p := path + "." + key.Str
-		switch key.Str {
+	for key, member := range jsonx.Members(v.Raw, &req.Text) {
+		value := member.Result()
+		p := path + "." + key
+		switch key {
 		case "type":
 		case "filters":
 			if w.Preview {
@@ -322,8 +340,10 @@ func decodeWebSearch(v gjson.Result, path, typ string, req *request) (codec.Tool
 		default:
 			err = wire.UnknownField(p)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return t, err
 }
 
@@ -336,14 +356,17 @@ func searchFilters(v gjson.Result, path string, w *codec.WebSearchOptions, req *
 		return wire.WrongType(path, "object", v)
 	}
 	var err *codec.Error
-	jsonx.EachMember(v, &req.Text, func(key, value gjson.Result) bool {
-		if key.Str != "allowed_domains" {
-			err = wire.UnknownField(path + "." + key.Str)
-			return false
+	for key, member := range jsonx.Members(v.Raw, &req.Text) {
+		value := member.Result()
+		if key != "allowed_domains" {
+			err = wire.UnknownField(path + "." + key)
+			break
 		}
 		w.AllowedDomains, err = wire.ReadStringList(value, path+".allowed_domains", false, w.AllowedDomains)
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return err
 }
 

@@ -8,10 +8,35 @@
 // accepts and can also record every value and key, where it ends and
 // whether it holds escapes (Index, a tape), and how many bytes of string
 // literals hold escapes. Decoders then walk members from the tape without
-// rescanning any bytes (MemberIter, EachMember, EachRawMember), and escaped
-// strings are unescaped into one Arena sized from that count, so a document
-// costs one allocation for all its text. Writing goes the other way:
-// AppendString escapes text as encoding/json does, into a caller's buffer.
+// rescanning any bytes, and escaped strings are unescaped into one Arena
+// sized from that count, so a document costs one allocation for all its
+// text. Writing goes the other way: AppendString escapes text as
+// encoding/json does, into a caller's buffer.
+//
+// Members is the one way to walk an object or an array (an array's
+// elements have empty keys): a range-over-func loop,
+//
+//	for key, v := range jsonx.Members(obj.Raw, a) {
+//		switch key {
+//		case "text":
+//			text = v.Result().Str
+//		}
+//	}
+//
+// that parses a value (Value.Result) only when the loop asks for it, so a
+// loop that skips most members, or keeps their raw text (Value.Raw), pays
+// nothing for the others. Walk with the arena of the document being decoded
+// (it holds the document's index and its unescaped strings; text that is
+// not part of the indexed document, such as a stored copy, is found to be
+// outside it and walked from its bytes), or with a nil arena where none is
+// at hand, whose escaped strings are then allocated one by one, as gjson
+// does. A scalar is yielded itself with an empty key (as
+// gjson.Result.ForEach does), so a loop over a value whose type it has not
+// checked sees the scalar. CountMembers counts members without reading
+// them, to size a slice before the walk. The input must be valid JSON:
+// gjson.Result.ForEach stays only on text not known to be (bodies passed
+// through unvalidated) and where a walk needs gjson's offsets or raw key
+// literals.
 //
 // String contents are classified 64 bytes at a time into quote, backslash
 // and control-byte masks (StringMasks: SSE2 on amd64, a word at a time

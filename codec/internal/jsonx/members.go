@@ -1,6 +1,7 @@
 package jsonx
 
 import (
+	"iter"
 	"math/bits"
 	"slices"
 	"strings"
@@ -38,7 +39,7 @@ func NewArena(n int) Arena { return Arena{size: n} }
 
 // IndexedArena returns the arena for the document x indexes: its buffer is
 // sized from the document's escaped literals, and walks of the document
-// through the arena (EachMember, MemberIter, ValueAt, ValueEnd) read the
+// through the arena (Members, ValueAt, ValueEnd) read the
 // members' extents from x instead of scanning their bytes.
 func IndexedArena(x *Index) Arena {
 	a := NewArena(x.escapedBytes)
@@ -76,8 +77,12 @@ func (a *Arena) IndexEvent(s string, x *Index) bool {
 // Unescape returns the body s of a JSON string literal (without its quotes)
 // unescaped, as a view of the arena's buffer. s must come from a document
 // that passed Valid: invalid escapes are not checked, and a lone surrogate
-// escape becomes U+FFFD as in encoding/json.
+// escape becomes U+FFFD as in encoding/json. A nil arena allocates the
+// string (see Members).
 func (a *Arena) Unescape(s string) string {
+	if a == nil {
+		return BytesToString(appendUnescaped(make([]byte, 0, len(s)+16), s))
+	}
 	if cap(a.buf)-len(a.buf) < len(s)+16 {
 		n := a.size + 16 // appendUnescaped's room
 		if n < len(s)+16 {
@@ -90,67 +95,73 @@ func (a *Arena) Unescape(s string) string {
 	return BytesToString(a.buf[start:len(a.buf):len(a.buf)])
 }
 
-// EachMember calls fn for each member of the object or array v, in order,
-// until fn returns false. Like gjson.Result.ForEach it passes an object
-// member's key as a string result and an array element's index as a number
-// result, and a scalar v itself; unlike it, it unescapes string keys and
-// values into a instead of allocating, and reads the members' extents from
-// a's index when a has one. v must come from a document that passed Valid.
-func EachMember(v gjson.Result, a *Arena, fn func(key, value gjson.Result) bool) {
-	var m MemberIter
-	if !m.Init(v.Raw, a) {
-		v.ForEach(fn) // scalars: gjson yields the value itself
-		return
-	}
-	// Like gjson, array elements get their index as a number key.
-	var key gjson.Result
-	if m.obj {
-		key.Type = gjson.String
-	} else {
-		key.Type = gjson.Number
-	}
-	for idx := 0; ; idx++ {
-		k, value, ok := m.Next()
-		if !ok {
+// Members returns the walk of the members of raw, an object or array of a
+// validated document (leading whitespace is skipped), in order: each
+// object member's key, unescaped into a, and value, and each array
+// element with an empty key. A scalar raw is yielded itself with an empty
+// key, and empty raw yields nothing, as gjson.Result.ForEach does.
+//
+// This is the engine's one walk of a container: every decoder reads its
+// objects and arrays with it. When a has an index of raw's document
+// (IndexedArena, Arena.IndexEvent), the members' extents are read from the
+// index; raw that is not part of that document (a stored copy, an
+// unescaped string) is walked from its bytes. A nil a walks without an
+// index and allocates each unescaped string, as gjson does, for a caller
+// that has no arena at hand. Through an arena the walk allocates nothing
+// per member, and a value is only parsed when the loop asks for it
+// (Value.Result).
+func Members(raw string, a *Arena) iter.Seq2[string, Value] {
+	return func(yield func(string, Value) bool) {
+		// One call of yield, so that the loop's body is inlined here.
+		var m memberIter
+		if !m.init(raw, a) {
 			return
 		}
-		if m.obj {
-			key.Str = k
-		} else {
-			key.Num = float64(idx)
-		}
-		if !fn(key, m.Result(value)) {
-			return
+		for {
+			key, value, ok := m.next()
+			if !ok || !yield(key, Value{Raw: value, a: m.a, escaped: m.escaped}) {
+				return
+			}
 		}
 	}
 }
 
-// EachRawMember calls fn with the key (unescaped into a; empty for array
-// elements) and the raw JSON text of each member of the object or array
-// raw, in order, until fn returns false; it calls nothing for a scalar. It
-// is the cheapest way through a document whose members are mostly skipped:
-// a member's value is only parsed if fn parses it. raw must come from a
-// document that passed Valid.
-func EachRawMember(raw string, a *Arena, fn func(key, value string) bool) {
-	var m MemberIter
-	if !m.Init(raw, a) {
-		return
-	}
-	for {
-		key, value, ok := m.Next()
-		if !ok || !fn(key, value) {
-			return
-		}
-	}
+// Value is one value met in a walk of Members: its JSON text, parsed only
+// when the loop asks for it, so that a walk that skips most members (or
+// reads a member's raw text) pays nothing for the values it does not read.
+type Value struct {
+	// Raw is the value's JSON text, a view of the walked document.
+	Raw string
+
+	a *Arena
+	// escaped tells whether Raw is a string literal that holds escapes,
+	// which the walk finds along with its extent.
+	escaped bool
 }
 
-// MemberIter walks the members of one object or array of a validated
-// document: Init starts the walk, Next returns one member at a time. It is
-// the loop under EachMember and EachRawMember, free of callbacks so that a
-// decoder that looks at every member of every request pays no call per
-// member. The zero MemberIter is ready for Init, and it is meant to live on
-// the caller's stack.
-type MemberIter struct {
+// Result builds the value's gjson.Result as Arena.Result does: a string
+// is unescaped into the walk's arena only when it holds escapes, a
+// container is left unparsed for a walk of its own.
+func (v Value) Result() gjson.Result { return v.a.valueResult(v.Raw, v.escaped) }
+
+// valueResult is Value.Result out of line, so that Result itself is
+// inlined at every member a decoder reads; a string, the commonest value,
+// is built here rather than through StringValue, a call less.
+func (a *Arena) valueResult(raw string, escaped bool) gjson.Result {
+	if raw[0] != '"' {
+		return a.Result(raw)
+	}
+	r := gjson.Result{Type: gjson.String, Raw: raw, Str: raw[1 : len(raw)-1]}
+	if escaped {
+		r.Str = a.Unescape(r.Str)
+	}
+	return r
+}
+
+// memberIter walks the members of one object or array of a validated
+// document: init starts the walk, next returns one member at a time. It is
+// the loop under Members. The zero memberIter is ready for init.
+type memberIter struct {
 	raw string
 	a   *Arena
 	i   int
@@ -167,62 +178,39 @@ type MemberIter struct {
 	x       *Index
 	t, stop int32
 	base    int
-	endAt   int // where the container ends in raw, in a walk of the index
 }
 
-// Init starts a walk of the members of raw, a value of a document that
-// passed Valid and that a's strings come from, and reports whether raw is
-// an object or array (leading whitespace is skipped). When a has an index
-// of the document, the walk reads the members from it.
-func (m *MemberIter) Init(raw string, a *Arena) bool {
+// init starts a walk of the members of raw, a value of a document that
+// passed Valid and that a's strings come from (leading whitespace is
+// skipped), and reports whether raw holds a value. A scalar is walked as
+// if it were the only element of an array: next returns it once, then
+// finds the end of raw. When a has an index of the document, the walk of
+// an object or array reads the members from it.
+func (m *memberIter) init(raw string, a *Arena) bool {
 	i := SkipSpace(raw, 0)
-	if i == len(raw) || (raw[i] != '{' && raw[i] != '[') {
+	if i == len(raw) {
 		return false
 	}
 	// Field by field: a composite literal is built on the stack and
 	// copied in 16-byte moves that stall on the stores just made, a
 	// tenth of a stream event's decoding.
 	m.raw, m.a, m.i, m.obj, m.escaped = raw, a, i+1, raw[i] == '{', false
-	m.x, m.t, m.stop, m.base, m.endAt = nil, 0, 0, 0, 0
-	if x := a.index; x != nil {
-		if k, base, ok := x.find(raw, i); ok {
-			m.x, m.t, m.stop, m.base = x, int32(k+1), x.tokens[k].skip, base
-			m.endAt = int(x.tokens[k].end) - base
+	m.x, m.t, m.stop, m.base = nil, 0, 0, 0
+	if raw[i] != '{' && raw[i] != '[' {
+		m.i = i
+		return true
+	}
+	if a != nil && a.index != nil {
+		if k, base, ok := a.index.find(raw, i); ok {
+			m.x, m.t, m.stop, m.base = a.index, int32(k+1), a.index.tokens[k].skip, base
 		}
 	}
 	return true
 }
 
-// Result builds the gjson.Result of value, the value Next returned last,
-// unescaping a string into the arena only when the walk saw escapes in it.
-func (m *MemberIter) Result(value string) gjson.Result {
-	if value[0] == '"' {
-		return m.a.StringValue(value, m.escaped)
-	}
-	return m.a.Result(value)
-}
-
-// End returns the index in raw just past the object or array, once Next
-// has reported its end.
-func (m *MemberIter) End() int {
-	if m.x != nil {
-		return m.endAt
-	}
-	return min(m.i+1, len(m.raw))
-}
-
-// IsObject reports whether the container Init started on is an object
-// (members have keys) rather than an array.
-func (m *MemberIter) IsObject() bool { return m.obj }
-
-// Escaped reports whether the value Next returned last is a string literal
-// that holds escapes, which the walk finds along with its extent: pass it to
-// Arena.StringValue.
-func (m *MemberIter) Escaped() bool { return m.escaped }
-
-// Next returns the next member's key (unescaped into the arena; empty in
+// next returns the next member's key (unescaped into the arena; empty in
 // an array) and its raw JSON value, or ok false once the container ends.
-func (m *MemberIter) Next() (key, value string, ok bool) {
+func (m *memberIter) next() (key, value string, ok bool) {
 	if x := m.x; x != nil {
 		if m.t >= m.stop {
 			return "", "", false
@@ -285,11 +273,14 @@ func (a *Arena) key(s string, i int) (string, int) {
 // a's document (0 for a scalar), skipping their values without parsing
 // them, so that a decoder can size its slices before it reads them.
 func CountMembers(v gjson.Result, a *Arena) int {
+	var m memberIter
+	if i := SkipSpace(v.Raw, 0); i == len(v.Raw) || (v.Raw[i] != '{' && v.Raw[i] != '[') || !m.init(v.Raw, a) {
+		return 0
+	}
 	n := 0
-	EachRawMember(v.Raw, a, func(string, string) bool {
+	for _, _, ok := m.next(); ok; _, _, ok = m.next() {
 		n++
-		return true
-	})
+	}
 	return n
 }
 
@@ -335,7 +326,7 @@ func (a *Arena) StringResult(raw string) gjson.Result {
 }
 
 // StringValue is StringResult for a literal whose escapes are known
-// (MemberIter.Escaped finds them along with the literal), which saves the
+// (a walk of Members finds them along with the literal), which saves the
 // search for a backslash.
 func (a *Arena) StringValue(raw string, escaped bool) gjson.Result {
 	r := gjson.Result{Type: gjson.String, Raw: raw, Str: raw[1 : len(raw)-1]}
@@ -392,6 +383,10 @@ func StringEnd(s string, i int) int {
 // document that passed Valid; when it is part of the document a's index
 // holds, the value's extent comes from the index instead of a scan.
 func (a *Arena) ValueAt(s string, i int) (gjson.Result, int) {
+	if a == nil {
+		end := valueEnd(s, i)
+		return a.Result(s[i:end]), end
+	}
 	if x := a.index; x != nil {
 		if k, base, ok := x.find(s, i); ok {
 			t := &x.tokens[k]
@@ -411,7 +406,7 @@ func (a *Arena) ValueAt(s string, i int) (gjson.Result, int) {
 // document a's index holds, the end comes from the index instead of a scan
 // of the value's contents.
 func (a *Arena) ValueEnd(s string, i int) int {
-	if a.index != nil {
+	if a != nil && a.index != nil {
 		if end, ok := a.index.end(s, i); ok {
 			return end
 		}

@@ -34,32 +34,25 @@ var memberDocs = []string{
 	"{\n\t\"long\": \"" + strings.Repeat(`x\"y`, 40) + "\",\r\n\t\"k\\u0041\": [ 1 , 2 ]\n}",
 }
 
-// TestMemberIterModes walks documents member by member twice, from the
-// tape of the document's index and from its bytes (the walk of a document
-// without an index), and checks that both give the same keys, values,
-// escape flags and container ends, at every level.
-func TestMemberIterModes(t *testing.T) {
+// TestMembersModes walks documents member by member twice, from the tape
+// of the document's index and from its bytes (the walk of a document
+// without an index, or with a nil arena), and checks that both give the
+// same keys, values and escape flags, at every level.
+func TestMembersModes(t *testing.T) {
 	type member struct {
 		key, value string
 		escaped    bool
 	}
 	var walk func(t *testing.T, raw string, a *Arena) []member
 	walk = func(t *testing.T, raw string, a *Arena) []member {
-		var m MemberIter
-		if !m.Init(raw, a) {
+		var got []member
+		if i := SkipSpace(raw, 0); i == len(raw) || (raw[i] != '{' && raw[i] != '[') {
 			return nil
 		}
-		var got []member
-		for {
-			k, v, ok := m.Next()
-			if !ok {
-				break
-			}
-			got = append(got, member{k, v, m.Escaped()})
-			got = append(got, walk(t, v, a)...)
+		for k, v := range Members(raw, a) {
+			got = append(got, member{k, v.Raw, v.escaped})
+			got = append(got, walk(t, v.Raw, a)...)
 		}
-		// The container's end, as an offset into raw.
-		got = append(got, member{key: "end", value: raw[:m.End()]})
 		return got
 	}
 	for _, doc := range memberDocs {
@@ -69,9 +62,9 @@ func TestMemberIterModes(t *testing.T) {
 		}
 		indexed := IndexedArena(x)
 		plain := Arena{}
-		a, b := walk(t, doc, &indexed), walk(t, doc, &plain)
-		if !reflect.DeepEqual(a, b) {
-			t.Errorf("%s:\n tape  %+v\n bytes %+v", doc, a, b)
+		a, b, c := walk(t, doc, &indexed), walk(t, doc, &plain), walk(t, doc, nil)
+		if !reflect.DeepEqual(a, b) || !reflect.DeepEqual(a, c) {
+			t.Errorf("%s:\n tape  %+v\n bytes %+v\n nil   %+v", doc, a, b, c)
 		}
 		// ValueAt and ValueEnd read the same value either way.
 		r1, e1 := indexed.ValueAt(doc, SkipSpace(doc, 0))
@@ -85,60 +78,49 @@ func TestMemberIterModes(t *testing.T) {
 		if got := plain.ValueEnd(doc, SkipSpace(doc, 0)); got != e2 {
 			t.Errorf("%s: ValueEnd %d without the tape, ValueAt %d", doc, got, e2)
 		}
+		var nilArena *Arena
+		if r3, e3 := nilArena.ValueAt(doc, SkipSpace(doc, 0)); r3.Raw != r2.Raw || e3 != e2 || nilArena.ValueEnd(doc, SkipSpace(doc, 0)) != e2 {
+			t.Errorf("%s: ValueAt %q %d with a nil arena, %q %d without the tape", doc, r3.Raw, e3, r2.Raw, e2)
+		}
 		x.Release()
 	}
 }
 
-// TestEachMember holds EachMember, with and without an index, to
-// gjson.Result.ForEach, which it stands in for, at every level of every
-// document, and checks CountMembers and EachRawMember along the way.
-func TestEachMember(t *testing.T) {
+// TestMembers holds Members, with and without an index and with a nil
+// arena, to gjson.Result.ForEach, which it stands in for, at every level of
+// every document (keys, values and their results), and checks
+// CountMembers along the way.
+func TestMembers(t *testing.T) {
 	type kv struct {
-		keyType          gjson.Type
 		key, value, vraw string
 		num              float64
 		valueType        gjson.Type
 	}
-	collect := func(v gjson.Result, each func(gjson.Result, func(k, v gjson.Result) bool)) []kv {
-		var got []kv
-		each(v, func(k, v gjson.Result) bool {
-			got = append(got, kv{k.Type, k.Str, v.Str, v.Raw, k.Num, v.Type})
-			return true
-		})
-		return got
-	}
 	for _, doc := range memberDocs {
 		x := IndexDocument(doc)
-		for _, a := range []Arena{IndexedArena(x), {}} {
+		for _, a := range []*Arena{new(IndexedArena(x)), {}, nil} {
 			var check func(v gjson.Result)
 			check = func(v gjson.Result) {
-				got := collect(v, func(v gjson.Result, fn func(k, v gjson.Result) bool) { EachMember(v, &a, fn) })
-				want := collect(v, gjson.Result.ForEach)
-				if !reflect.DeepEqual(got, want) {
-					t.Errorf("EachMember(%s) = %+v, gjson says %+v", v.Raw, got, want)
+				var got, want []kv
+				for k, m := range Members(v.Raw, a) {
+					r := m.Result()
+					if r.Raw != m.Raw {
+						t.Errorf("%s: Result().Raw %q, Raw %q", v.Raw, r.Raw, m.Raw)
+					}
+					got = append(got, kv{k, r.Str, r.Raw, r.Num, r.Type})
 				}
-				if v.IsObject() || v.IsArray() {
-					if n := CountMembers(v, &a); n != len(want) {
-						t.Errorf("CountMembers(%s) = %d, want %d", v.Raw, n, len(want))
-					}
-					var raws []string
-					EachRawMember(v.Raw, &a, func(key, value string) bool {
-						raws = append(raws, key+"="+value)
-						return true
-					})
-					for i, w := range want {
-						key := w.key
-						if w.keyType == gjson.Number {
-							key = ""
-						}
-						if i >= len(raws) || raws[i] != key+"="+w.vraw {
-							t.Errorf("EachRawMember(%s) = %q, want member %d %s=%s", v.Raw, raws, i, key, w.vraw)
-							break
-						}
-					}
+				v.ForEach(func(k, v gjson.Result) bool {
+					want = append(want, kv{k.Str, v.Str, v.Raw, v.Num, v.Type})
+					return true
+				})
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("Members(%s) = %+v, gjson says %+v", v.Raw, got, want)
 				}
 				if !v.IsObject() && !v.IsArray() {
 					return
+				}
+				if n := CountMembers(v, a); n != len(want) {
+					t.Errorf("CountMembers(%s) = %d, want %d", v.Raw, n, len(want))
 				}
 				v.ForEach(func(_, v gjson.Result) bool {
 					check(v)
@@ -151,17 +133,52 @@ func TestEachMember(t *testing.T) {
 	}
 	// Stopping early.
 	n := 0
-	EachMember(gjson.Parse(`[1,2,3]`), &Arena{}, func(_, _ gjson.Result) bool { n++; return n < 2 })
-	if n != 2 {
-		t.Errorf("EachMember went on after false: %d calls", n)
+	for range Members(`[1,2,3]`, &Arena{}) {
+		n++
+		if n == 2 {
+			break
+		}
 	}
-	n = 0
-	EachRawMember(`{"a":1,"b":2}`, &Arena{}, func(_, _ string) bool { n++; return false })
-	if n != 1 {
-		t.Errorf("EachRawMember went on after false: %d calls", n)
+	if n != 2 {
+		t.Errorf("Members went on after break: %d members", n)
 	}
 	if CountMembers(gjson.Parse(`"s"`), &Arena{}) != 0 {
 		t.Error("a scalar has members")
+	}
+}
+
+// TestMembersForeign walks, through an arena that holds the index of one
+// document, text that is not part of it (a stored copy, a string the
+// arena unescaped): the walk must read such text from its bytes.
+func TestMembersForeign(t *testing.T) {
+	doc := `{"usage":{"a":1,"b":[2,3]},"args":"{\"x\":{\"y\":4}}"}`
+	var x Index
+	a := Arena{}
+	if !a.IndexEvent(doc, &x) {
+		t.Fatal("not valid")
+	}
+	members := func(raw string) []string {
+		var got []string
+		for k, v := range Members(raw, &a) {
+			got = append(got, k+"="+v.Raw)
+		}
+		return got
+	}
+	want := members(gjson.Get(doc, "usage").Raw)
+	if !reflect.DeepEqual(want, []string{"a=1", "b=[2,3]"}) {
+		t.Fatalf("members of usage: %q", want)
+	}
+	if got := members(strings.Clone(gjson.Get(doc, "usage").Raw)); !reflect.DeepEqual(got, want) {
+		t.Errorf("members of a copy of usage: %q, want %q", got, want)
+	}
+	var args string
+	for k, v := range Members(doc, &a) {
+		if k == "args" {
+			args = v.Result().Str
+		}
+	}
+	if got := members(args); !reflect.DeepEqual(got, []string{`x={"y":4}`}) {
+		t.Errorf("members of unescaped args %s: %q", args, got)
 	}
 }
 
@@ -202,10 +219,9 @@ func TestArenaStrings(t *testing.T) {
 			t.Fatal("not valid")
 		}
 		var keys []string
-		EachRawMember(doc, &a, func(key, _ string) bool {
+		for key := range Members(doc, &a) {
 			keys = append(keys, key)
-			return true
-		})
+		}
 		if !reflect.DeepEqual(keys, []string{"kAy", "x\ty"}) {
 			t.Errorf("indexed %v: keys %q", indexed, keys)
 		}
@@ -292,33 +308,32 @@ func TestValueEnd(t *testing.T) {
 	}
 }
 
-// TestMemberIterScalars checks that Init reports false for scalars and
-// empty input, and that EachMember yields a scalar itself as gjson does.
-func TestMemberIterScalars(t *testing.T) {
-	var m MemberIter
-	for _, raw := range []string{"", "  ", "1", `"s"`, "null"} {
-		if m.Init(raw, &Arena{}) {
-			t.Errorf("Init(%q) = true", raw)
+// TestMembersScalars checks that Members yields a scalar itself, with an
+// empty key, as gjson does, and nothing for empty input.
+func TestMembersScalars(t *testing.T) {
+	for _, raw := range []string{"", "  "} {
+		for range Members(raw, &Arena{}) {
+			t.Errorf("Members(%q) yields a member", raw)
 		}
 	}
-	if !m.Init(` [1]`, &Arena{}) || m.IsObject() {
-		t.Error("an array is not an object")
-	}
-	if !m.Init(`{"a":1}`, &Arena{}) || !m.IsObject() {
-		t.Error("an object is an object")
-	}
-	var got []string
-	EachMember(gjson.Parse(`7`), &Arena{}, func(_, v gjson.Result) bool {
-		got = append(got, v.Raw)
-		return true
-	})
-	if !reflect.DeepEqual(got, []string{"7"}) {
-		t.Errorf("EachMember(7) = %q", got)
+	for _, raw := range []string{"7", ` "a\nb"`, "null"} {
+		var got []gjson.Result
+		for k, v := range Members(raw, &Arena{}) {
+			if k != "" {
+				t.Errorf("Members(%q) yields key %q", raw, k)
+			}
+			got = append(got, v.Result())
+		}
+		want := gjson.Parse(raw)
+		if len(got) != 1 || got[0].Raw != strings.TrimSpace(raw) || got[0].Str != want.Str || got[0].Type != want.Type {
+			t.Errorf("Members(%q) = %+v, want %+v", raw, got, want)
+		}
 	}
 }
 
 // BenchmarkMembers measures a walk of every member of a chat-shaped
-// document, through the index and through the bytes.
+// document, through the index and through the bytes: with Members, and
+// with the loop under it called directly, the cost Members must match.
 func BenchmarkMembers(b *testing.B) {
 	doc := chatDocument(20)
 	x := IndexDocument(doc)
@@ -327,7 +342,7 @@ func BenchmarkMembers(b *testing.B) {
 		name  string
 		arena func() Arena
 	}{{"index", func() Arena { return IndexedArena(x) }}, {"bytes", func() Arena { return Arena{} }}} {
-		b.Run(mode.name, func(b *testing.B) {
+		b.Run(mode.name+"/range", func(b *testing.B) {
 			b.SetBytes(int64(len(doc)))
 			b.ReportAllocs()
 			for b.Loop() {
@@ -335,17 +350,40 @@ func BenchmarkMembers(b *testing.B) {
 				n := 0
 				var walk func(raw string)
 				walk = func(raw string) {
-					var m MemberIter
-					if !m.Init(raw, &a) {
+					for _, v := range Members(raw, &a) {
+						n++
+						if c := v.Raw[0]; c == '{' || c == '[' {
+							walk(v.Raw)
+						}
+					}
+				}
+				walk(doc)
+				if n == 0 {
+					b.Fatal("no members")
+				}
+			}
+		})
+		b.Run(mode.name+"/loop", func(b *testing.B) {
+			b.SetBytes(int64(len(doc)))
+			b.ReportAllocs()
+			for b.Loop() {
+				a := mode.arena()
+				n := 0
+				var walk func(raw string)
+				walk = func(raw string) {
+					var m memberIter
+					if !m.init(raw, &a) {
 						return
 					}
 					for {
-						_, v, ok := m.Next()
+						_, v, ok := m.next()
 						if !ok {
 							return
 						}
 						n++
-						walk(v)
+						if c := v[0]; c == '{' || c == '[' {
+							walk(v)
+						}
 					}
 				}
 				walk(doc)

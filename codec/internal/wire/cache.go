@@ -508,8 +508,9 @@ func readBreakpoint(v gjson.Result, path string, g breakpointGrammar) (codec.Cac
 	}
 	ttl := codec.CacheDefault
 	var err *codec.Error
-	v.ForEach(func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(v.Raw, nil) {
+		value := member.Result()
+		switch key {
 		case g.key:
 			if value.Str != g.value {
 				err = codec.InvalidRequest(path+"."+g.key, `must be "`+g.value+`"`)
@@ -524,10 +525,12 @@ func readBreakpoint(v gjson.Result, path string, g breakpointGrammar) (codec.Cac
 				err = codec.InvalidRequest(path+".ttl", `must be "`+g.ttls[0]+`" or "`+g.ttls[1]+`"`)
 			}
 		default:
-			err = UnknownField(path + "." + key.Str)
+			err = UnknownField(path + "." + key)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return ttl, err
 }
 
@@ -547,8 +550,9 @@ func ReadPromptCacheOptions(req *codec.Request, v gjson.Result, path string) (co
 	}
 	ttl := codec.CacheNone
 	var err *codec.Error
-	v.ForEach(func(key, value gjson.Result) bool {
-		switch key.Str {
+	for key, member := range jsonx.Members(v.Raw, nil) {
+		value := member.Result()
+		switch key {
 		case "mode":
 			switch value.Str {
 			case "implicit":
@@ -572,10 +576,12 @@ func ReadPromptCacheOptions(req *codec.Request, v gjson.Result, path string) (co
 		case "comparison_response_id":
 			req.Dropped = append(req.Dropped, path+".comparison_response_id")
 		default:
-			err = UnknownField(path + "." + key.Str)
+			err = UnknownField(path + "." + key)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return ttl, err
 }
 

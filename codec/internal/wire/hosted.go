@@ -159,10 +159,10 @@ func DecodeURLCitations(v gjson.Result, text string, dst []codec.Citation) []cod
 	if !v.IsArray() {
 		return dst
 	}
-	v.ForEach(func(_, a gjson.Result) bool {
+	for _, member := range jsonx.Members(v.Raw, nil) {
+		a := member.Result()
 		dst = DecodeURLCitation(a, text, dst)
-		return true
-	})
+	}
 	return dst
 }
 

@@ -161,15 +161,15 @@ func ReadStringList(v gjson.Result, path string, single bool, dst []string) ([]s
 	}
 	var err *codec.Error
 	i := 0
-	v.ForEach(func(_, s gjson.Result) bool {
+	for _, member := range jsonx.Members(v.Raw, nil) {
+		s := member.Result()
 		if s.Type != gjson.String {
 			err = WrongType(IndexPath(path, i), "string", s)
-			return false
+			break
 		}
 		dst = append(dst, s.Str)
 		i++
-		return true
-	})
+	}
 	return dst, err
 }
 
@@ -269,37 +269,30 @@ func TextPart(t codec.PartType, v gjson.Result) codec.Part {
 // then reads and judges: this only skips that decoder's general collection
 // of members for the parts that need none of it.
 func PlainText(a *jsonx.Arena, raw string, typeLiterals ...string) (codec.Part, bool) {
-	var m jsonx.MemberIter
-	if !m.Init(raw, a) || !m.IsObject() {
-		return codec.Part{}, false
-	}
-	var text string // the raw literal, unescaped only once the part qualifies
-	escaped := false
+	// An array's elements and a scalar have no key, which is not a member
+	// of the part.
+	var text jsonx.Value // the literal, unescaped only once the part qualifies
 	sawType := false
-	for {
-		key, value, ok := m.Next()
-		if !ok {
-			break
-		}
+	for key, value := range jsonx.Members(raw, a) {
 		switch key {
 		case "type":
-			if !slices.Contains(typeLiterals, value) {
+			if !slices.Contains(typeLiterals, value.Raw) {
 				return codec.Part{}, false
 			}
 			sawType = true
 		case "text":
-			if value[0] != '"' {
+			if value.Raw[0] != '"' {
 				return codec.Part{}, false
 			}
-			text, escaped = value, m.Escaped()
+			text = value
 		default:
 			return codec.Part{}, false
 		}
 	}
-	if !sawType || text == "" {
+	if !sawType || text.Raw == "" {
 		return codec.Part{}, false
 	}
-	return TextPart(codec.PartText, a.StringValue(text, escaped)), true
+	return TextPart(codec.PartText, text.Result()), true
 }
 
 // AppendText appends text, the text of part p or a text made from it, as a

@@ -17,16 +17,21 @@ func ResponsesUserLocation(v gjson.Result, path string, l *codec.UserLocation) *
 		return WrongType(path, "object", v)
 	}
 	var err *codec.Error
-	v.ForEach(func(key, value gjson.Result) bool {
-		p := path + "." + key.Str
+members:
+	for key, member := range jsonx.Members(v.Raw, nil) {
+		value := member.Result()
+		p := path + "." + key
 		var dst *string
-		switch key.Str {
+		switch key {
 		case "type":
 			var s string
 			if s, err = ReadString(value, p); err == nil && s != "approximate" {
 				err = codec.InvalidRequest(p, `must be "approximate"`)
 			}
-			return err == nil
+			if err != nil {
+				break members
+			}
+			continue
 		case "city":
 			dst = &l.City
 		case "region":
@@ -37,13 +42,15 @@ func ResponsesUserLocation(v gjson.Result, path string, l *codec.UserLocation) *
 			dst = &l.Timezone
 		default:
 			err = UnknownField(p)
-			return false
+			break members
 		}
 		if value.Type != gjson.Null {
 			*dst, err = ReadString(value, p)
 		}
-		return err == nil
-	})
+		if err != nil {
+			break
+		}
+	}
 	return err
 }
 

@@ -130,16 +130,16 @@ func DecodeMessages(req *Request, v gjson.Result, parts *[]codec.Part, saw *bool
 	*parts = PartSlab(req, n)
 	i := 0
 	var err *codec.Error
-	jsonx.EachMember(v, &req.Text, func(_, m gjson.Result) bool {
+	for _, member := range jsonx.Members(v.Raw, &req.Text) {
+		m := member.Result()
 		var msg codec.Message
 		msg, err = message(m, i)
 		if err != nil {
-			return false
+			break
 		}
 		req.Messages = append(req.Messages, msg)
 		i++
-		return true
-	})
+	}
 	KeepParts(req, *parts)
 	return err
 }
