@@ -125,8 +125,8 @@ func encodedBufferSize(n int) int {
 type sentBody struct {
 	r    bytes.Reader
 	read atomic.Bool
-	// buf is the pooled buffer holding the body, if it is one.
-	buf *[]byte
+	// The pooled buffer holding the body, if it is one.
+	heldBuffer
 }
 
 // Read reads from the body.
@@ -151,8 +151,16 @@ func (b *sentBody) WriteTo(w io.Writer) (int64, error) {
 // Close does nothing: the body is in memory.
 func (b *sentBody) Close() error { return nil }
 
-// release gives the body's buffer back to the pool, once.
-func (b *sentBody) release() {
+// heldBuffer is a pooled buffer with one owner, which gives it back to the
+// pool once: when it is done with it, or earlier when what it holds is no
+// longer read (the client's body and the body sent, once a stream opens).
+type heldBuffer struct {
+	// buf is the buffer, nil once released.
+	buf *[]byte
+}
+
+// release gives the buffer back to the pool, once.
+func (b *heldBuffer) release() {
 	if b.buf != nil {
 		putBuffer(b.buf)
 		b.buf = nil

@@ -92,10 +92,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return nil
 	}
 
-	bodyBuf := getBuffer(requestBufferSize(r))
-	defer putBuffer(bodyBuf)
-	body, cerr := readBody(r, h.MaxRequestBody, *bodyBuf)
-	*bodyBuf = body
+	// The client's body is held until ServeHTTP returns, or until a
+	// translated stream opens (translatingWriter.WriteHeader).
+	held := heldBuffer{buf: getBuffer(requestBufferSize(r))}
+	defer held.release()
+	body, cerr := readBody(r, h.MaxRequestBody, *held.buf)
+	*held.buf = body
 	if cerr != nil {
 		x.fail(w, client, cerr)
 		return nil
@@ -109,9 +111,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	// A Chat client of a Chat server with a dialect is translated, so that
 	// the dialect's departures from OpenAI apply to its body too.
 	if client.Family() == x.upstream.Family() && !(h.dialect != nil && client == codec.OpenAIChat) {
-		return h.passthrough(w, r, next, rt, body, x)
+		return h.passthrough(w, r, next, rt, body, &held, x)
 	}
-	return h.translate(w, r, next, rt, body, x)
+	return h.translate(w, r, next, rt, body, &held, x)
 }
 
 // upstreamFor returns the upstream protocol a client of protocol client is
@@ -260,7 +262,9 @@ func droppedHeader(paths []string) string {
 }
 
 // translate handles a request whose client and upstream protocols differ.
-func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, rt route, body []byte, x *exchange) error {
+// held is the pooled buffer holding body, which an open stream gives back
+// early.
+func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, rt route, body []byte, held *heldBuffer, x *exchange) error {
 	client := rt.protocol
 	req := getRequest()
 	defer putRequest(req)
@@ -345,9 +349,11 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 
 	upReq, cutoff := withCutoff(r, req.Stream)
 	defer cutoff.release()
-	tw := &translatingWriter{ResponseWriter: w, h: h, client: client, req: req, x: x, cutoff: cutoff, sent: sent}
+	tw := &translatingWriter{ResponseWriter: w, h: h, client: client, req: req, x: x, cutoff: cutoff, sent: sent, clientBody: held}
 	if routed && !h.upstreamModelInResponse {
-		tw.model = req.Model
+		// The exchange's copy: req.Model points into the body, which an
+		// open stream gives back.
+		tw.model = x.model
 	}
 	defer func() {
 		// reverse_proxy panics with http.ErrAbortHandler when the upstream

@@ -50,7 +50,9 @@ const (
 // passthrough handles a request whose client and upstream protocols share a
 // wire format. The body passes byte for byte, except for the edits the
 // dialects need (Anthropic on Vertex has no model and an anthropic_version).
-func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, rt route, body []byte, x *exchange) error {
+// held is the pooled buffer holding body, which an open stream gives back
+// early.
+func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, rt route, body []byte, held *heldBuffer, x *exchange) error {
 	client := rt.protocol
 	head, err := codec.ReadRequestHead(body)
 	if err != nil {
@@ -131,7 +133,7 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 			return nil
 		}
 	}
-	setBody(r, edited)
+	sent := setBody(r, edited)
 	h.reportDropped(w, x.dropped)
 	h.reportAdjusted(w, upModel, adjusted)
 	x.tel.noteEdits(adjusted, x.dropped)
@@ -148,8 +150,11 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 
 	upReq, cutoff := withCutoff(r, stream)
 	defer cutoff.release()
-	pw := newPassthroughWriter(w, h, x, client, model, stream)
+	// The exchange's copy of the model: model points into the body,
+	// which an open stream gives back.
+	pw := newPassthroughWriter(w, h, x, client, x.model, stream)
 	pw.cutoff = cutoff
+	pw.sentBody, pw.clientBody = sent, held
 	if routed && !h.upstreamModelInResponse && upModel != model {
 		pw.restore, _ = json.Marshal(model)
 	}
@@ -246,6 +251,12 @@ type passthroughWriter struct {
 	// cutoff stops the reading of the upstream body after a complete
 	// stream (nil in tests that drive the writer directly).
 	cutoff *upstreamCutoff
+	// sentBody is the body sent upstream, and clientBody the pooled
+	// buffer holding the client's body, which the body sent may be: a
+	// stream gives the buffer back once the upstream has read the body
+	// (nil: not to release).
+	sentBody   *sentBody
+	clientBody *heldBuffer
 }
 
 // newPassthroughWriter returns the writer for a passthrough whose client
@@ -308,6 +319,11 @@ func (pw *passthroughWriter) WriteHeader(status int) {
 		// last event, which is re-framed for that.
 		pw.metrics = pw.client.Descriptor().MetricsHeaders && !pw.x.upstream.Descriptor().MetricsHeaders
 		pw.reframe = pw.restore != nil || pw.metrics
+		if pw.clientBody != nil && pw.sentBody != nil && pw.sentBody.read.Load() {
+			// Nothing reads the client's body again: an open stream would
+			// otherwise hold it for as long as the answer takes.
+			pw.clientBody.release()
+		}
 	case status < 300 || status >= 400:
 		pw.mode = passHeld
 		// A body of known length is held in one buffer of its size, not

@@ -40,6 +40,10 @@ type translatingWriter struct {
 	// sent is the request body sent upstream, whose buffer a stream
 	// gives back once the upstream has read it (nil: not to release).
 	sent *sentBody
+	// clientBody holds the client's request body, which the request's
+	// strings point into; a stream gives it back once it has kept what
+	// it reads of the request (nil: not to release).
+	clientBody *heldBuffer
 }
 
 // WriteHeader records the upstream status; informational statuses pass
@@ -68,17 +72,17 @@ func (tw *translatingWriter) WriteHeader(status int) {
 		tw.stream = st
 		// An open stream would otherwise hold for as long as the answer
 		// takes what it no longer needs: the body sent (once the upstream
-		// has read it) and the conversation (the stream encoders read the
-		// request's model, tools and settings, not its system prompt or
-		// messages; a stream is not sent again).
+		// has read it), the conversation and the memory it was decoded
+		// into, and the client's body (a stream is not sent again; the
+		// stream encoders read the request's model, settings and tool
+		// names, which it keeps as copies of their own).
 		if tw.sent != nil && tw.sent.read.Load() {
 			tw.sent.release()
 		}
-		tw.req.System, tw.req.Messages = nil, nil
-		// Nor the memory its conversation was decoded into: the strings
-		// it still reads keep what they point into alive, and the pooled
-		// request decodes its next body into fresh memory.
-		*tw.req.Scratch() = codec.Scratch{}
+		tw.req.KeepForStream()
+		if tw.clientBody != nil {
+			tw.clientBody.release()
+		}
 		tw.stream.model = tw.model
 		tw.stream.x = tw.x
 		tw.stream.cutoff = tw.cutoff

@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"strings"
 	"unsafe"
 
 	"github.com/llmbridge/llmbridge/mapping"
@@ -526,6 +527,35 @@ func (r *Request) Reset() {
 	include := r.Include[:0]
 	r.scratch.Content = r.scratch.Content[:0]
 	*r = Request{Messages: msgs, System: sys, StopSequences: stop, Dropped: dropped, Tools: tools, Include: include, Items: r.Items, scratch: r.scratch}
+}
+
+// KeepForStream keeps of r only what a stream encoder reads while the
+// answer streams, and nothing that points into the body r was decoded
+// from or into its Scratch: the model, the stream settings, the numeric
+// generation settings, the item store, and the kind and names of the
+// tools whose calls an encoder restores (namespaced functions and custom
+// tools), those strings copied. The conversation, the tool definitions,
+// the other strings and the decode memory are let go, so that a server
+// can reuse the body's buffer as soon as the stream opens rather than
+// when it ends: a stream can last minutes, and an agent's body can be a
+// megabyte. Only the tools' array is kept for reuse (cleared past the
+// tools kept); Reset works as before.
+func (r *Request) KeepForStream() {
+	n := 0
+	for i := range r.Tools {
+		if t := &r.Tools[i]; t.Namespace != "" || t.Kind == ToolCustom {
+			r.Tools[n] = Tool{Kind: t.Kind, Name: strings.Clone(t.Name), Namespace: strings.Clone(t.Namespace)}
+			n++
+		}
+	}
+	clear(r.Tools[n:])
+	*r = Request{
+		Model: strings.Clone(r.Model), Stream: r.Stream, StreamUsage: r.StreamUsage,
+		MaxTokens: r.MaxTokens, Temperature: r.Temperature, TopP: r.TopP, TopK: r.TopK,
+		PresencePenalty: r.PresencePenalty, FrequencyPenalty: r.FrequencyPenalty, Seed: r.Seed,
+		ParallelToolCalls: r.ParallelToolCalls, SystemRole: r.SystemRole,
+		Tools: r.Tools[:n], Items: r.Items,
+	}
 }
 
 // sharesArray reports whether a and b are views of the same array.

@@ -49,3 +49,47 @@ func TestRequestReuse(t *testing.T) {
 		}
 	}
 }
+
+// TestKeepForStream checks what a streaming request keeps: its model,
+// stream and numeric settings, its item store and the kind and names of
+// the tools a stream encoder restores, none of them in the body it was
+// decoded from or its scratch memory (both are written over before the
+// checks), and that the request decodes again after Reset.
+func TestKeepForStream(t *testing.T) {
+	body := []byte(`{"model":"the-model","stream":true,"temperature":0.5,"max_output_tokens":99,"instructions":"Be \"brief\".",` +
+		`"input":[{"role":"user","content":"Q \"1\""}],"tools":[` +
+		`{"type":"namespace","name":"ns","tools":[{"type":"function","name":"f","parameters":{"type":"object"}}]},` +
+		`{"type":"custom","name":"patch","description":"d"},{"type":"function","name":"plain","parameters":{"type":"object"}}]}`)
+	var req codec.Request
+	if err := codec.DecodeRequest(codec.OpenAIResponses, body, &req); err != nil {
+		t.Fatal(err)
+	}
+	req.KeepForStream()
+	for i := range body {
+		body[i] = 'X'
+	}
+	for _, b := range [][]byte{req.Scratch().Text} {
+		for i := range b[:cap(b)] {
+			b[:cap(b)][i] = 'X'
+		}
+	}
+	if req.Model != "the-model" || !req.Stream || req.Temperature.Value != 0.5 || req.MaxTokens.Value != 99 {
+		t.Errorf("settings lost: %+v", req)
+	}
+	if req.System != nil || req.Messages != nil || len(req.Scratch().Text) != 0 {
+		t.Errorf("the conversation or its memory kept: system %v, messages %v", req.System, req.Messages)
+	}
+	want := []codec.Tool{{Kind: codec.ToolFunction, Name: "f", Namespace: "ns"}, {Kind: codec.ToolCustom, Name: "patch"}}
+	if len(req.Tools) != len(want) {
+		t.Fatalf("tools kept: %+v, want %+v", req.Tools, want)
+	}
+	for i := range want {
+		if got := req.Tools[i]; got.Kind != want[i].Kind || got.Name != want[i].Name || got.Namespace != want[i].Namespace || got.Description != "" || got.Parameters != "" {
+			t.Errorf("tool %d: %+v, want %+v", i, got, want[i])
+		}
+	}
+	req.Reset()
+	if err := codec.DecodeRequest(codec.OpenAIResponses, []byte(`{"model":"m2","input":"hi"}`), &req); err != nil || req.Model != "m2" || len(req.Messages) != 1 {
+		t.Errorf("decoding after KeepForStream and Reset: %v, %+v", err, req)
+	}
+}
