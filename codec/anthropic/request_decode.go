@@ -79,7 +79,7 @@ func (d *requestDecoder) field(name string, v gjson.Result) *codec.Error {
 		return wire.ReadInt(v, "top_k", &req.TopK)
 	case "stop_sequences": //field:capability
 		var err *codec.Error
-		req.StopSequences, err = wire.ReadStringList(v, "stop_sequences", false, req.StopSequences)
+		req.StopSequences, err = wire.ReadStringList(v, "stop_sequences", false, req.StopSequences, &req.Text)
 		return err
 	case "stream": //field:mapped
 		if v.Type == gjson.Null {
@@ -372,7 +372,7 @@ func betaHint(req *request, path string, v gjson.Result) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
 	}
-	if _, err := wire.ReadStringList(v, path, false, nil); err != nil {
+	if _, err := wire.ReadStringList(v, path, false, nil, &req.Text); err != nil {
 		return err
 	}
 	req.Dropped = append(req.Dropped, path)

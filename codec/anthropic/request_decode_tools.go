@@ -154,9 +154,9 @@ func (d *requestDecoder) webSearchTool(t gjson.Result, path string) (codec.Tool,
 				err = codec.InvalidRequest(p, "must be at least 1")
 			}
 		case "allowed_domains":
-			w.AllowedDomains, err = wire.ReadStringList(value, p, false, nil)
+			w.AllowedDomains, err = wire.ReadStringList(value, p, false, nil, &d.req.Text)
 		case "blocked_domains":
-			w.BlockedDomains, err = wire.ReadStringList(value, p, false, nil)
+			w.BlockedDomains, err = wire.ReadStringList(value, p, false, nil, &d.req.Text)
 		case "user_location":
 			err = wire.ResponsesUserLocation(value, p, &w.Location)
 		case "cache_control":

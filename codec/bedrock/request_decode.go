@@ -311,7 +311,7 @@ func (d *converseRequestDecoder) inferenceConfig(v gjson.Result) *codec.Error {
 		case "topP": //field:mapped
 			err = wire.ReadFloat(value, "inferenceConfig.topP", &req.TopP)
 		case "stopSequences": //field:capability
-			req.StopSequences, err = wire.ReadStringList(value, "inferenceConfig.stopSequences", false, req.StopSequences[:0])
+			req.StopSequences, err = wire.ReadStringList(value, "inferenceConfig.stopSequences", false, req.StopSequences[:0], &d.req.Text)
 		default:
 			err = wire.UnknownField("inferenceConfig." + key)
 		}

@@ -92,7 +92,7 @@ func (d *requestDecoder) field(key string, v gjson.Result) *codec.Error {
 		return wire.ReadInt(v, key, &req.Seed)
 	case "stop": //field:capability
 		var err *codec.Error
-		req.StopSequences, err = wire.ReadStringList(v, key, true, req.StopSequences[:0])
+		req.StopSequences, err = wire.ReadStringList(v, key, true, req.StopSequences[:0], &req.Text)
 		return err
 	case "user": //field:hint
 		return optionalString(v, key, &d.user)

@@ -122,7 +122,7 @@ func decodeGenerationValue(name string, f gjson.Result, key string, req *request
 		return wire.ReadFloat(f, "", &req.FrequencyPenalty)
 	case "stopSequences", "stop_sequences": //field:generationConfig.stopSequences: capability
 		var err *codec.Error
-		req.StopSequences, err = wire.ReadStringList(f, "", false, req.StopSequences[:0])
+		req.StopSequences, err = wire.ReadStringList(f, "", false, req.StopSequences[:0], &req.Text)
 		return err
 	case "candidateCount", "candidate_count": //field:generationConfig.candidateCount: capability
 		var n codec.OptInt

@@ -88,7 +88,7 @@ func decodeSearch(v gjson.Result, path string, req *request) *codec.Error {
 		p := path + "." + k
 		switch k {
 		case "excludeDomains", "exclude_domains":
-			t.WebSearch.BlockedDomains, err = wire.ReadStringList(f, p, false, t.WebSearch.BlockedDomains)
+			t.WebSearch.BlockedDomains, err = wire.ReadStringList(f, p, false, t.WebSearch.BlockedDomains, &req.Text)
 		case "timeRangeFilter", "time_range_filter":
 			err = wire.RejectUnlessNull(f, p, "a search time range has no equivalent in other protocols")
 		default:
@@ -281,7 +281,7 @@ func appendJSONSchema(dst []byte, s gjson.Result, path string, req *request) ([]
 			dst = jsonx.AppendString(dst, v.Str)
 		case "enum", "required":
 			var list []string
-			if list, err = wire.ReadStringList(v, fpath, false, nil); err == nil {
+			if list, err = wire.ReadStringList(v, fpath, false, nil, &req.Text); err == nil {
 				dst = appendKey(dst, empty, k)
 				dst = jsonx.AppendStringArray(dst, list)
 			}
@@ -484,7 +484,7 @@ func decodeFunctionCallingConfig(v gjson.Result, path string, req *request) (too
 			}
 		case "allowedFunctionNames", "allowed_function_names":
 			hasNames = f.Type != gjson.Null
-			c.names, err = wire.ReadStringList(f, fpath, false, nil)
+			c.names, err = wire.ReadStringList(f, fpath, false, nil, &req.Text)
 			c.path = fpath
 		case "streamFunctionCallArguments", "stream_function_call_arguments":
 			var b bool

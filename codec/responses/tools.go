@@ -362,7 +362,7 @@ func searchFilters(v gjson.Result, path string, w *codec.WebSearchOptions, req *
 			err = wire.UnknownField(path + "." + key)
 			break
 		}
-		w.AllowedDomains, err = wire.ReadStringList(value, path+".allowed_domains", false, w.AllowedDomains)
+		w.AllowedDomains, err = wire.ReadStringList(value, path+".allowed_domains", false, w.AllowedDomains, &req.Text)
 		if err != nil {
 			break
 		}

@@ -146,8 +146,9 @@ func ReadFloat(v gjson.Result, path string, dst *codec.OptFloat) *codec.Error {
 }
 
 // ReadStringList reads a string or an array of strings (Chat's stop), or an
-// array only when single is false, appending to dst.
-func ReadStringList(v gjson.Result, path string, single bool, dst []string) ([]string, *codec.Error) {
+// array only when single is false, appending to dst. Escaped strings are
+// unescaped into a (nil: allocated).
+func ReadStringList(v gjson.Result, path string, single bool, dst []string, a *jsonx.Arena) ([]string, *codec.Error) {
 	switch {
 	case v.Type == gjson.Null:
 		return dst, nil
@@ -161,7 +162,7 @@ func ReadStringList(v gjson.Result, path string, single bool, dst []string) ([]s
 	}
 	var err *codec.Error
 	i := 0
-	for _, member := range jsonx.Members(v.Raw, nil) {
+	for _, member := range jsonx.Members(v.Raw, a) {
 		s := member.Result()
 		if s.Type != gjson.String {
 			err = WrongType(IndexPath(path, i), "string", s)
