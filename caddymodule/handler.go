@@ -370,6 +370,7 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 	}()
 	teach := h.startTeaching(w, model, target, adjusted, out, decoded)
 	defer teach.release()
+	tw.attempt = &teach.at
 	nextErr := x.callUpstream(next, tw, upReq)
 	if retry := h.learnRetry(upReq, tw, nextErr, &teach); retry != nil {
 		// The refusal taught a fix: send the request once more (learn.go).

@@ -172,6 +172,7 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 	}()
 	teach := h.startTeaching(w, upModel, codec.Target{}, adjusted, edited, 0)
 	defer teach.release()
+	pw.attempt = &teach.at
 	nextErr := x.callUpstream(next, pw, upReq)
 	if retry := h.learnRetryPassthrough(upReq, pw, nextErr, &teach); retry != nil {
 		// The refusal taught a fix: send the request once more (learn.go).
@@ -257,6 +258,9 @@ type passthroughWriter struct {
 	// (nil: not to release).
 	sentBody   *sentBody
 	clientBody *heldBuffer
+	// attempt is the call of next this writer answers, which nothing
+	// discards once a stream has begun: its header copy goes back then.
+	attempt *attempt
 }
 
 // newPassthroughWriter returns the writer for a passthrough whose client
@@ -324,6 +328,7 @@ func (pw *passthroughWriter) WriteHeader(status int) {
 			// otherwise hold it for as long as the answer takes.
 			pw.clientBody.release()
 		}
+		pw.attempt.release()
 	case status < 300 || status >= 400:
 		pw.mode = passHeld
 		// A body of known length is held in one buffer of its size, not

@@ -44,6 +44,9 @@ type translatingWriter struct {
 	// strings point into; a stream gives it back once it has kept what
 	// it reads of the request (nil: not to release).
 	clientBody *heldBuffer
+	// attempt is the call of next this writer answers, which nothing
+	// discards once a stream has begun: its header copy goes back then.
+	attempt *attempt
 }
 
 // WriteHeader records the upstream status; informational statuses pass
@@ -83,6 +86,7 @@ func (tw *translatingWriter) WriteHeader(status int) {
 		if tw.clientBody != nil {
 			tw.clientBody.release()
 		}
+		tw.attempt.release()
 		tw.stream.model = tw.model
 		tw.stream.x = tw.x
 		tw.stream.cutoff = tw.cutoff

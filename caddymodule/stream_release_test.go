@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 	"unsafe"
@@ -20,7 +21,8 @@ import (
 // into it: once the stream is open, the upstream takes every buffer of
 // that size the pool has and writes over it, and the rest of the stream
 // must still come out right (a Responses client's namespaced tool is
-// restored from the request's tool names).
+// restored from the request's tool names). The header copy kept to
+// retry the request goes back too: nothing retries a stream.
 func TestOpenStreamGivesBackClientBody(t *testing.T) {
 	const chunk = `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"up","choices":[{"index":0,"delta":%s,"finish_reason":%s}]}` + "\n\n"
 	chat := func(delta, finish string) string {
@@ -62,17 +64,25 @@ func TestOpenStreamGivesBackClientBody(t *testing.T) {
 			size := requestBufferSize(&http.Request{ContentLength: int64(len(tc.body))})
 			// The pool is per processor and drops items under the race
 			// detector: a few tries for the buffer to be seen again.
-			released := false
-			for try := 0; try < 5 && !released; try++ {
-				// The buffer ServeHTTP will take: the one just put back.
+			released, headerBack := false, false
+			for try := 0; try < 5 && !(released && headerBack); try++ {
+				// The buffer ServeHTTP will take: the one just put back;
+				// the same for the attempt's header copy.
 				seed := getBuffer(size)
 				clientBuf := unsafe.SliceData((*seed)[:1])
 				putBuffer(seed)
+				seedHeader := headerPool.Get().(http.Header)
+				headerPool.Put(seedHeader)
 				next := caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 					_, _ = io.Copy(io.Discard, r.Body)
 					w.Header().Set("Content-Type", "text/event-stream")
 					w.WriteHeader(http.StatusOK)
 					_, _ = io.WriteString(w, tc.open)
+					if hdr := headerPool.Get().(http.Header); reflect.ValueOf(hdr).UnsafePointer() == reflect.ValueOf(seedHeader).UnsafePointer() {
+						headerBack = true
+					} else {
+						headerPool.Put(hdr)
+					}
 					var taken []*[]byte
 					for range 8 {
 						b := getBuffer(size)
@@ -110,6 +120,9 @@ func TestOpenStreamGivesBackClientBody(t *testing.T) {
 			}
 			if !released && !raceEnabled {
 				t.Error("the client's body buffer was not given back when the stream opened")
+			}
+			if !headerBack && !raceEnabled {
+				t.Error("the attempt's header copy was not given back when the stream opened")
 			}
 		})
 	}
