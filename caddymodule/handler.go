@@ -349,7 +349,10 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 
 	upReq, cutoff := withCutoff(r, req.Stream)
 	defer cutoff.release()
-	tw := &translatingWriter{ResponseWriter: w, h: h, client: client, req: req, x: x, cutoff: cutoff, sent: sent, clientBody: held}
+	// The writer takes the client's body over from ServeHTTP.
+	tw := &translatingWriter{ResponseWriter: w, h: h, client: client, req: req, x: x, cutoff: cutoff, sent: sent, clientBody: *held}
+	held.buf = nil
+	defer tw.clientBody.release()
 	if routed && !h.upstreamModelInResponse {
 		// The exchange's copy: req.Model points into the body, which an
 		// open stream gives back.
@@ -368,15 +371,18 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 			tw.finish(errUpstreamAborted)
 		}
 	}()
-	teach := h.startTeaching(w, model, target, adjusted, out, decoded)
+	// The teaching lives in the first writer, which lets go of its header
+	// copy once a stream begins (and so costs no allocation of its own).
+	first := tw
+	first.teach = h.startTeaching(w, model, target, adjusted, out, decoded)
+	teach := &first.teach
 	defer teach.release()
-	tw.attempt = &teach.at
 	nextErr := x.callUpstream(next, tw, upReq)
-	if retry := h.learnRetry(upReq, tw, nextErr, &teach); retry != nil {
+	if retry := h.learnRetry(upReq, tw, nextErr, teach); retry != nil {
 		// The refusal taught a fix: send the request once more (learn.go).
 		tw = retry
 		nextErr = x.callUpstream(next, tw, upReq)
-		h.learnedOutcome(tw.status, &teach)
+		h.learnedOutcome(tw.status, teach)
 	}
 	return tw.finish(nextErr)
 }

@@ -154,7 +154,10 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 	// which an open stream gives back.
 	pw := newPassthroughWriter(w, h, x, client, x.model, stream)
 	pw.cutoff = cutoff
-	pw.sentBody, pw.clientBody = sent, held
+	// The writer takes the client's body over from ServeHTTP.
+	pw.sentBody, pw.clientBody = sent, *held
+	held.buf = nil
+	defer pw.clientBody.release()
 	if routed && !h.upstreamModelInResponse && upModel != model {
 		pw.restore, _ = json.Marshal(model)
 	}
@@ -170,15 +173,17 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 			pw.finish(errUpstreamAborted)
 		}
 	}()
-	teach := h.startTeaching(w, upModel, codec.Target{}, adjusted, edited, 0)
+	// The teaching lives in the first writer, as in translate.
+	first := pw
+	first.teach = h.startTeaching(w, upModel, codec.Target{}, adjusted, edited, 0)
+	teach := &first.teach
 	defer teach.release()
-	pw.attempt = &teach.at
 	nextErr := x.callUpstream(next, pw, upReq)
-	if retry := h.learnRetryPassthrough(upReq, pw, nextErr, &teach); retry != nil {
+	if retry := h.learnRetryPassthrough(upReq, pw, nextErr, teach); retry != nil {
 		// The refusal taught a fix: send the request once more (learn.go).
 		pw = retry
 		nextErr = x.callUpstream(next, pw, upReq)
-		h.learnedOutcome(pw.status, &teach)
+		h.learnedOutcome(pw.status, teach)
 	}
 	if pw.mode == passUnset {
 		if nextErr == nil {
@@ -255,12 +260,12 @@ type passthroughWriter struct {
 	// sentBody is the body sent upstream, and clientBody the pooled
 	// buffer holding the client's body, which the body sent may be: a
 	// stream gives the buffer back once the upstream has read the body
-	// (nil: not to release).
+	// (nil sentBody: not to release).
 	sentBody   *sentBody
-	clientBody *heldBuffer
-	// attempt is the call of next this writer answers, which nothing
-	// discards once a stream has begun: its header copy goes back then.
-	attempt *attempt
+	clientBody heldBuffer
+	// teach is the first writer's teaching (learn.go): nothing retries
+	// a stream once it has begun, so its header copy goes back then.
+	teach teaching
 }
 
 // newPassthroughWriter returns the writer for a passthrough whose client
@@ -323,12 +328,13 @@ func (pw *passthroughWriter) WriteHeader(status int) {
 		// last event, which is re-framed for that.
 		pw.metrics = pw.client.Descriptor().MetricsHeaders && !pw.x.upstream.Descriptor().MetricsHeaders
 		pw.reframe = pw.restore != nil || pw.metrics
-		if pw.clientBody != nil && pw.sentBody != nil && pw.sentBody.read.Load() {
+		if pw.sentBody != nil && pw.sentBody.read.Load() {
 			// Nothing reads the client's body again: an open stream would
 			// otherwise hold it for as long as the answer takes.
 			pw.clientBody.release()
 		}
-		pw.attempt.release()
+		pw.teach.release()
+		pw.teach = teaching{}
 	case status < 300 || status >= 400:
 		pw.mode = passHeld
 		// A body of known length is held in one buffer of its size, not

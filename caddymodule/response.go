@@ -42,11 +42,11 @@ type translatingWriter struct {
 	sent *sentBody
 	// clientBody holds the client's request body, which the request's
 	// strings point into; a stream gives it back once it has kept what
-	// it reads of the request (nil: not to release).
-	clientBody *heldBuffer
-	// attempt is the call of next this writer answers, which nothing
-	// discards once a stream has begun: its header copy goes back then.
-	attempt *attempt
+	// it reads of the request.
+	clientBody heldBuffer
+	// teach is the first writer's teaching (learn.go): nothing retries
+	// a stream once it has begun, so its header copy goes back then.
+	teach teaching
 }
 
 // WriteHeader records the upstream status; informational statuses pass
@@ -83,10 +83,9 @@ func (tw *translatingWriter) WriteHeader(status int) {
 			tw.sent.release()
 		}
 		tw.req.KeepForStream()
-		if tw.clientBody != nil {
-			tw.clientBody.release()
-		}
-		tw.attempt.release()
+		tw.clientBody.release()
+		tw.teach.release()
+		tw.teach = teaching{}
 		tw.stream.model = tw.model
 		tw.stream.x = tw.x
 		tw.stream.cutoff = tw.cutoff
