@@ -183,6 +183,28 @@ const maxPooledParts = 1 << 14
 // getRequest returns an empty request from the pool.
 func getRequest() *codec.Request { return requestPool.Get().(*codec.Request) }
 
+// recycleScratch gives decode memory that an open stream let go of
+// (codec.Request.KeepForStream) to a pooled request, so that the next
+// request decodes into it instead of allocating its own while the stream
+// goes on.
+func recycleScratch(spare codec.Scratch) {
+	if cap(spare.Text) == 0 && cap(spare.Parts) == 0 && cap(spare.Content) == 0 {
+		return
+	}
+	req := getRequest()
+	s := req.Scratch()
+	if cap(spare.Text) > cap(s.Text) {
+		s.Text = spare.Text[:0]
+	}
+	if cap(spare.Parts) > cap(s.Parts) {
+		s.Parts = spare.Parts[:0]
+	}
+	if cap(spare.Content) > cap(s.Content) {
+		s.Content = spare.Content[:0]
+	}
+	putRequest(req)
+}
+
 // putRequest empties req and returns it to the pool unless it holds more
 // memory than a pooled request should.
 func putRequest(req *codec.Request) {

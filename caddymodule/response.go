@@ -82,7 +82,7 @@ func (tw *translatingWriter) WriteHeader(status int) {
 		if tw.sent != nil && tw.sent.read.Load() {
 			tw.sent.release()
 		}
-		tw.req.KeepForStream()
+		recycleScratch(tw.req.KeepForStream())
 		tw.clientBody.release()
 		tw.teach.release()
 		tw.teach = teaching{}

@@ -167,6 +167,8 @@ func (s *streamTranslator) pump() error {
 		s.events = s.dec.Decode(s.eventSlice(), ev.Name, ev.Data, ev.Bare)
 		s.emit()
 	}
+	// The stream has ended: nothing is read after its last event.
+	s.rd.Release()
 	return nil
 }
 

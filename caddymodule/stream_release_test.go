@@ -21,8 +21,10 @@ import (
 // into it: once the stream is open, the upstream takes every buffer of
 // that size the pool has and writes over it, and the rest of the stream
 // must still come out right (a Responses client's namespaced tool is
-// restored from the request's tool names). The header copy kept to
-// retry the request goes back too: nothing retries a stream.
+// restored from the request's tool names, escaped in the body so that
+// they are unescaped into the decode memory the stream gives back too).
+// The header copy kept to retry the request goes back too: nothing
+// retries a stream.
 func TestOpenStreamGivesBackClientBody(t *testing.T) {
 	const chunk = `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"up","choices":[{"index":0,"delta":%s,"finish_reason":%s}]}` + "\n\n"
 	chat := func(delta, finish string) string {
@@ -40,8 +42,10 @@ func TestOpenStreamGivesBackClientBody(t *testing.T) {
 		want       []string
 	}{{
 		name: "translated", client: codec.OpenAIResponses, upstream: "openai-chat", path: "/v1/responses",
-		body: `{"model":"client-model","stream":true,"input":"Use the tool, please.","tools":[` +
-			`{"type":"namespace","name":"ns","tools":[{"type":"function","name":"f","parameters":{"type":"object"}}]},` +
+		// Escaped names are unescaped into the decode memory, which the
+		// stream gives back too: the upstream writes over that as well.
+		body: `{"model":"client\u002dmodel","stream":true,"input":"Use the tool, please.","tools":[` +
+			`{"type":"namespace","name":"n\u0073","tools":[{"type":"function","name":"\u0066","parameters":{"type":"object"}}]},` +
 			`{"type":"function","name":"g","description":"` + strings.Repeat("a long description ", 200) + `","parameters":{"type":"object"}}]}`,
 		open: chat(`{"role":"assistant","content":"Calling."}`, "null"),
 		rest: chat(`{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"ns__f","arguments":"{}"}}]}`, "null") +
@@ -82,6 +86,16 @@ func TestOpenStreamGivesBackClientBody(t *testing.T) {
 						headerBack = true
 					} else {
 						headerPool.Put(hdr)
+					}
+					// The decode memory the stream gave back, in the request
+					// the next decode would take.
+					for range 4 {
+						spare := getRequest()
+						text := spare.Scratch().Text
+						for i := range text[:cap(text)] {
+							text[:cap(text)][i] = 'X'
+						}
+						defer putRequest(spare)
 					}
 					var taken []*[]byte
 					for range 8 {

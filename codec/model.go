@@ -538,9 +538,12 @@ func (r *Request) Reset() {
 // the other strings and the decode memory are let go, so that a server
 // can reuse the body's buffer as soon as the stream opens rather than
 // when it ends: a stream can last minutes, and an agent's body can be a
-// megabyte. Only the tools' array is kept for reuse (cleared past the
-// tools kept); Reset works as before.
-func (r *Request) KeepForStream() {
+// megabyte. It returns the decode memory it let go of, which nothing of r
+// points into any more, for another Request to decode into (a Request
+// whose Scratch is set to it). Only the tools' array is kept (cleared
+// past the tools kept); Reset works as before.
+func (r *Request) KeepForStream() Scratch {
+	spare := r.scratch
 	n := 0
 	for i := range r.Tools {
 		if t := &r.Tools[i]; t.Namespace != "" || t.Kind == ToolCustom {
@@ -556,6 +559,7 @@ func (r *Request) KeepForStream() {
 		ParallelToolCalls: r.ParallelToolCalls, SystemRole: r.SystemRole,
 		Tools: r.Tools[:n], Items: r.Items,
 	}
+	return spare
 }
 
 // sharesArray reports whether a and b are views of the same array.

@@ -148,3 +148,65 @@ func TestPushReaderOffset(t *testing.T) {
 		}
 	}
 }
+
+// TestPushReaderGivesBackBuffer checks that a push reader's read buffer
+// goes back to the pool whenever it holds no unconsumed input, when the
+// stream ends, and when the caller stops reading early (Release), so that
+// a finished stream leaves no buffer for the garbage collector.
+func TestPushReaderGivesBackBuffer(t *testing.T) {
+	const events = "data: one\n\ndata: two\n\n"
+	tests := []struct {
+		name string
+		read func(t *testing.T, r *Reader)
+	}{
+		{"between inputs", func(t *testing.T, r *Reader) {
+			r.Push([]byte(events))
+			for range 2 {
+				if _, err := r.Next(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := r.Next(); err != ErrNeedInput {
+				t.Fatalf("Next: %v, want ErrNeedInput", err)
+			}
+		}},
+		{"at the end", func(t *testing.T, r *Reader) {
+			r.Push([]byte(events + "data: cut"))
+			for range 2 {
+				if _, err := r.Next(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := r.Next(); err != ErrNeedInput {
+				t.Fatalf("Next: %v, want ErrNeedInput", err)
+			}
+			r.CloseInput()
+			if _, err := r.Next(); err != io.ErrUnexpectedEOF {
+				t.Fatalf("Next: %v, want io.ErrUnexpectedEOF", err)
+			}
+		}},
+		{"released early", func(t *testing.T, r *Reader) {
+			r.Push([]byte(events))
+			if _, err := r.Next(); err != nil {
+				t.Fatal(err)
+			}
+			off := r.Offset()
+			r.Release()
+			if _, err := r.Next(); err != io.EOF {
+				t.Fatalf("Next after Release: %v, want io.EOF", err)
+			}
+			if r.Offset() != off {
+				t.Errorf("Offset %d after Release, want %d", r.Offset(), off)
+			}
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := NewPushReader(0)
+			tc.read(t, r)
+			if r.pooled != nil || r.buf != nil {
+				t.Error("the read buffer was not given back")
+			}
+		})
+	}
+}

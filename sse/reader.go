@@ -190,6 +190,10 @@ func (r *Reader) Next() (*Event, error) {
 				return r.dispatch(), nil
 			}
 			r.err = err
+			// The stream is over: nothing reads the buffer again, and a
+			// reader that ended holding it would leave the pool to make
+			// one for the next stream.
+			r.releaseBuffer()
 			return nil, err
 		}
 		if len(line) == 0 {
@@ -540,15 +544,29 @@ var readBuffers = sync.Pool{New: func() any { b := make([]byte, initialBufSize);
 // releaseBuffer gives a push reader's read buffer back to the pool when
 // it holds no unconsumed input, so that a stream waiting for its next
 // input (most of a stream's life) holds none; fill takes one again. A
-// buffer grown for large events is kept: the stream has them.
+// buffer grown for large events is kept: the stream has them. Once the
+// stream has ended (r.err is set), unconsumed input is never read: the
+// buffer goes back whatever it holds.
 func (r *Reader) releaseBuffer() {
-	if r.r != r.w || r.pooled == nil {
+	if r.pooled == nil || r.r != r.w && r.err == nil {
 		return
 	}
 	r.base += int64(r.r)
 	r.r, r.w, r.buf = 0, 0, nil
 	readBuffers.Put(r.pooled)
 	r.pooled = nil
+}
+
+// Release ends the reading of the stream early: its read buffer goes back
+// to the pool, and Next reports io.EOF from then on. A caller that stops
+// at a terminal event calls it rather than leave the buffer to the
+// garbage collector, which would make the pool allocate one for the next
+// stream.
+func (r *Reader) Release() {
+	if r.err == nil {
+		r.err = io.EOF
+	}
+	r.releaseBuffer()
 }
 
 // errInvalidRead reports an io.Reader that returned an impossible count.
