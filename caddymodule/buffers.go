@@ -151,6 +151,11 @@ func (b *sentBody) WriteTo(w io.Writer) (int64, error) {
 // Close does nothing: the body is in memory.
 func (b *sentBody) Close() error { return nil }
 
+// readToEnd reports whether the transport has read the body to its end
+// (false for a nil body): nothing reads it, or the buffer it is in,
+// again.
+func (b *sentBody) readToEnd() bool { return b != nil && b.read.Load() }
+
 // heldBuffer is a pooled buffer with one owner, which gives it back to the
 // pool once: when it is done with it, or earlier when what it holds is no
 // longer read (the client's body and the body sent, once a stream opens).

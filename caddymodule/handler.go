@@ -308,21 +308,17 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 		return nil
 	}
 
-	outBuf := getBuffer(encodedBufferSize(len(body)))
-	outOwned := true // until the sent body owns it
-	defer func() {
-		if outOwned {
-			putBuffer(outBuf)
-		}
-	}()
-	out, err := h.encodeRequest(*outBuf, x.upstream, req, codec.EncodeOptions{Model: model, DefaultMaxTokens: h.DefaultMaxTokens, Target: target, Cache: h.cachePolicyFor(client)}, decoded)
-	*outBuf = out
+	// The encoded body's buffer, which the body sent takes over below.
+	outBuf := heldBuffer{buf: getBuffer(encodedBufferSize(len(body)))}
+	defer outBuf.release()
+	out, err := h.encodeRequest(*outBuf.buf, x.upstream, req, codec.EncodeOptions{Model: model, DefaultMaxTokens: h.DefaultMaxTokens, Target: target, Cache: h.cachePolicyFor(client)}, decoded)
+	*outBuf.buf = out
 	if err != nil {
 		failPolicy(w, x, client, err)
 		return nil
 	}
 	out, berr := bodyOnlyBetas(r, out, x.upstream)
-	*outBuf = out
+	*outBuf.buf = out
 	if berr != nil {
 		x.fail(w, client, codec.NewError(mapping.ErrInvalidRequest, "request body could not be adapted: "+berr.Error()))
 		return nil
@@ -332,7 +328,7 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 	h.reportAdjusted(w, model, adjusted)
 	x.tel.noteEdits(adjusted, req.Dropped)
 	sent := setBody(r, out)
-	sent.buf, outOwned = outBuf, false
+	sent.heldBuffer, outBuf.buf = outBuf, nil
 	defer sent.release()
 	// Headers first: a Gemini client's ?key= credential is read from the
 	// query that setPath replaces.

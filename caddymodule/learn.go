@@ -142,8 +142,14 @@ func (h *Handler) startTeaching(w http.ResponseWriter, model string, target code
 		body: body, dropped: dropped}
 }
 
-// release ends the teaching.
-func (t *teaching) release() { t.at.release() }
+// release ends the teaching: the attempt's header copy goes back to its
+// pool, and nothing else of the request is kept (the teaching's body and
+// model point into buffers that go back to theirs). Releasing twice is
+// harmless: a stream releases the first writer's teaching as it begins.
+func (t *teaching) release() {
+	t.at.release()
+	*t = teaching{}
+}
 
 // lesson reads a refusal (status, hdr, body) of a request to t's model
 // from upstream for what it teaches: the model's rule with the lesson

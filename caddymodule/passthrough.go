@@ -328,13 +328,12 @@ func (pw *passthroughWriter) WriteHeader(status int) {
 		// last event, which is re-framed for that.
 		pw.metrics = pw.client.Descriptor().MetricsHeaders && !pw.x.upstream.Descriptor().MetricsHeaders
 		pw.reframe = pw.restore != nil || pw.metrics
-		if pw.sentBody != nil && pw.sentBody.read.Load() {
+		if pw.sentBody.readToEnd() {
 			// Nothing reads the client's body again: an open stream would
 			// otherwise hold it for as long as the answer takes.
 			pw.clientBody.release()
 		}
 		pw.teach.release()
-		pw.teach = teaching{}
 	case status < 300 || status >= 400:
 		pw.mode = passHeld
 		// A body of known length is held in one buffer of its size, not

@@ -79,13 +79,12 @@ func (tw *translatingWriter) WriteHeader(status int) {
 		// into, and the client's body (a stream is not sent again; the
 		// stream encoders read the request's model, settings and tool
 		// names, which it keeps as copies of their own).
-		if tw.sent != nil && tw.sent.read.Load() {
+		if tw.sent.readToEnd() {
 			tw.sent.release()
 		}
 		recycleScratch(tw.req.KeepForStream())
 		tw.clientBody.release()
 		tw.teach.release()
-		tw.teach = teaching{}
 		tw.stream.model = tw.model
 		tw.stream.x = tw.x
 		tw.stream.cutoff = tw.cutoff
