@@ -546,7 +546,7 @@ func (r *Request) KeepForStream() Scratch {
 	spare := r.scratch
 	n := 0
 	for i := range r.Tools {
-		if t := &r.Tools[i]; t.Namespace != "" || t.Kind == ToolCustom {
+		if t := &r.Tools[i]; t.RestoredInAnswers() {
 			r.Tools[n] = Tool{Kind: t.Kind, Name: strings.Clone(t.Name), Namespace: strings.Clone(t.Namespace)}
 			n++
 		}

@@ -45,3 +45,12 @@ func FlatToolName(ns, name string) string {
 	}
 	return string(b)
 }
+
+// RestoredInAnswers reports whether a call of t reaches its client in a
+// form the upstream did not see, which encoders restore from the
+// request's tools: a Responses custom tool (sent upstream as a function)
+// or a function of a namespace (sent under its flat name). A stream keeps
+// these tools' names (Request.KeepForStream).
+func (t *Tool) RestoredInAnswers() bool {
+	return t.Kind != ToolWebSearch && (t.Namespace != "" || t.Kind == ToolCustom)
+}

@@ -107,14 +107,8 @@ func RestoreResponsesTool(req *codec.Request, name string) *codec.Tool {
 		return nil
 	}
 	for i := range req.Tools {
-		t := &req.Tools[i]
-		switch {
-		case t.Kind == codec.ToolWebSearch:
-		case t.Namespace != "":
-			if toolWireName(t) == name {
-				return t
-			}
-		case t.Kind == codec.ToolCustom && t.Name == name:
+		// Any other tool is called by the name the upstream saw.
+		if t := &req.Tools[i]; t.RestoredInAnswers() && toolWireName(t) == name {
 			return t
 		}
 	}
