@@ -46,9 +46,9 @@ type cloud interface {
 	locate(at *codec.Location)
 	// credentials returns the credentials that authorise requests and
 	// the name of their kind in logs (a pool's members are named
-	// kind[i]): none when keyed, the upstream then taking api_key.
-	// Placeholders are expanded with expand.
-	credentials(ctx caddy.Context, expand func(string) string, keyed bool) (kind string, creds []credential, err error)
+	// kind[i]). It is not called when api_key is set: the upstream then
+	// takes the key. Placeholders are expanded with expand.
+	credentials(ctx caddy.Context, expand func(string) string) (kind string, creds []credential, err error)
 }
 
 // newCloud returns the empty settings of the named cloud, or nil when no

@@ -113,10 +113,7 @@ func (*AWSCloud) locate(*codec.Location) {}
 // identity, container and instance roles), resolved and refreshed by
 // aws-sdk-go-v2 when requests are signed, so that a missing credential is
 // reported per request rather than stopping Caddy.
-func (a *AWSCloud) credentials(ctx caddy.Context, expand func(string) string, keyed bool) (string, []credential, error) {
-	if keyed {
-		return "", nil, nil
-	}
+func (a *AWSCloud) credentials(ctx caddy.Context, expand func(string) string) (string, []credential, error) {
 	region := expand(a.Region)
 	host := expand(a.Host)
 	if host == "" {

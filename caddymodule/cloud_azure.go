@@ -84,9 +84,6 @@ func (a *AzureCloud) setting(name string, args []string) error {
 		if len(args) == 4 {
 			c.AuthorityHost = args[3]
 		}
-		if len(a.Credentials) >= maxPoolKeys {
-			return fmt.Errorf("a credential pool holds at most %d members", maxPoolKeys)
-		}
 		a.Credentials = append(a.Credentials, c)
 	default:
 		return fmt.Errorf("unknown subdirective %q", name)
@@ -124,10 +121,7 @@ func (a *AzureCloud) locate(at *codec.Location) { at.APIVersion = a.APIVersion }
 // credentials returns a token source per application: the OAuth client
 // credentials grant against Entra ID, tokens cached and refreshed shortly
 // before they expire.
-func (a *AzureCloud) credentials(ctx caddy.Context, expand func(string) string, keyed bool) (string, []credential, error) {
-	if keyed {
-		return "", nil, nil
-	}
+func (a *AzureCloud) credentials(ctx caddy.Context, expand func(string) string) (string, []credential, error) {
 	creds := make([]credential, 0, len(a.Credentials))
 	for i, c := range a.Credentials {
 		tenant, id, secret := expand(c.TenantID), expand(c.ClientID), expand(c.ClientSecret)

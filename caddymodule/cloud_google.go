@@ -145,10 +145,8 @@ func (g *GoogleCloud) locate(at *codec.Location) {
 }
 
 // credentials returns the token source of Credentials or Token.
-func (g *GoogleCloud) credentials(ctx caddy.Context, expand func(string) string, keyed bool) (string, []credential, error) {
+func (g *GoogleCloud) credentials(ctx caddy.Context, expand func(string) string) (string, []credential, error) {
 	switch {
-	case keyed:
-		return "", nil, nil
 	case g.Token != "":
 		tok := expand(g.Token)
 		if tok == "" {

@@ -76,13 +76,13 @@ func (h *Handler) provisionCredentials(ctx caddy.Context, expand func(string) st
 	if h.APIKey != "" && len(h.APIKeys) > 0 {
 		return errors.New("api_key and api_keys are exclusive: several keys are one pool")
 	}
-	h.cred.key = caddy.NewReplacer().ReplaceKnown(h.APIKey, "")
+	repl := caddy.NewReplacer()
+	h.cred.key = repl.ReplaceKnown(h.APIKey, "")
 	kind, creds := "", []credential(nil)
 	if len(h.APIKeys) > 0 {
 		if len(h.APIKeys) > maxPoolKeys {
 			return fmt.Errorf("a key pool holds at most %d keys, got %d", maxPoolKeys, len(h.APIKeys))
 		}
-		repl := caddy.NewReplacer()
 		kind, creds = "api_key", make([]credential, len(h.APIKeys))
 		for i, k := range h.APIKeys {
 			v := repl.ReplaceKnown(k, "")
@@ -91,9 +91,9 @@ func (h *Handler) provisionCredentials(ctx caddy.Context, expand func(string) st
 			}
 			creds[i].key = v
 		}
-	} else if h.cloud != nil {
+	} else if h.cloud != nil && h.cred.key == "" {
 		var err error
-		if kind, creds, err = h.cloud.credentials(ctx, expand, h.cred.key != ""); err != nil {
+		if kind, creds, err = h.cloud.credentials(ctx, expand); err != nil {
 			return err
 		}
 	}

@@ -168,9 +168,6 @@ func Probe(ctx context.Context, cfg ProbeConfig) (*ProbeReport, error) {
 	if err := clouds.settle(h); err != nil {
 		return nil, err
 	}
-	if h.cloud != nil {
-		h.CloudRaw = cloudRaw(h.cloud)
-	}
 	cctx, cancel := caddy.NewContext(caddy.Context{Context: ctx})
 	defer cancel()
 	if err := h.Provision(cctx); err != nil {
