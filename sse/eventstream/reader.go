@@ -48,30 +48,67 @@ func (r *Reader) Push(dst, p []byte) ([]byte, error) {
 	if r.err != nil {
 		return dst, r.err
 	}
-	// Whole messages are read where they are: only the start of an
-	// incomplete one is copied, to wait for the rest.
-	in := p
+	// Whole messages are read where they are: only an incomplete one is
+	// copied, and only what completes it is appended to it.
 	if len(r.buf) > 0 {
-		r.buf = append(r.buf, p...)
-		in = r.buf
+		var done bool
+		if p, done = r.complete(p); !done {
+			return dst, r.err
+		}
+		var err error
+		if dst, err = r.message(dst, r.buf); err != nil {
+			return dst, r.fail(err)
+		}
+		r.buf = r.buf[:0]
 	}
+	in := p
 	for len(in) >= preludeLen {
-		total := int(binary.BigEndian.Uint32(in))
-		if total < minMessageLen || total > r.max {
-			return dst, r.fail(fmt.Errorf("event stream message of %d bytes (the limit is %d)", total, r.max))
+		total, err := r.length(in)
+		if err != nil {
+			return dst, r.fail(err)
 		}
 		if len(in) < total {
 			break
 		}
-		var err error
 		if dst, err = r.message(dst, in[:total]); err != nil {
 			return dst, r.fail(err)
 		}
 		in = in[total:]
 	}
-	// in is p's tail or r.buf's, which copy moves to r.buf's start.
-	r.buf = append(r.buf[:0], in...)
+	r.buf = append(r.buf, in...)
 	return dst, nil
+}
+
+// complete appends to the held incomplete message what p has of its
+// rest: its prelude first, which says its length, then the rest of it.
+// It returns what p holds after the message, and whether the message is
+// now complete (with r.err set when its length is out of bounds).
+func (r *Reader) complete(p []byte) ([]byte, bool) {
+	if len(r.buf) < preludeLen {
+		k := min(preludeLen-len(r.buf), len(p))
+		r.buf, p = append(r.buf, p[:k]...), p[k:]
+		if len(r.buf) < preludeLen {
+			return p, false
+		}
+	}
+	total, err := r.length(r.buf)
+	if err != nil {
+		r.fail(err)
+		return p, false
+	}
+	k := min(total-len(r.buf), len(p))
+	r.buf, p = append(r.buf, p[:k]...), p[k:]
+	return p, len(r.buf) == total
+}
+
+// length returns the length of the message whose prelude starts b, or
+// an error when it is out of bounds.
+func (r *Reader) length(b []byte) (int, error) {
+	total := int(binary.BigEndian.Uint32(b))
+	if total < minMessageLen || total > r.max {
+		return 0, fmt.Errorf("event stream message of %d bytes (the limit is %d)", total, r.max)
+	}
+	return total, nil
 }
 
 // message appends to dst the SSE event of message msg.
