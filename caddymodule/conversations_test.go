@@ -1,0 +1,80 @@
+package caddymodule
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestMemoryConversations(t *testing.T) {
+	ctx := context.Background()
+	type step struct {
+		put     string // id to keep, with a value of size bytes
+		size    int
+		advance time.Duration
+		get     string // id to look up
+		want    bool   // whether get finds it
+	}
+	tests := []struct {
+		name  string
+		max   int64
+		steps []step
+	}{
+		{"kept and found", 1 << 20, []step{{put: "resp_a", size: 10}, {get: "resp_a", want: true}}},
+		{"unknown id", 1 << 20, []step{{put: "resp_a", size: 10}, {get: "resp_b"}}},
+		{"expires after the ttl", 1 << 20, []step{{put: "resp_a", size: 10}, {advance: time.Hour}, {get: "resp_a"}}},
+		{"found before the ttl", 1 << 20, []step{{put: "resp_a", size: 10}, {advance: time.Hour - time.Second}, {get: "resp_a", want: true}}},
+		{"larger than the bound is not kept", 1000, []step{{put: "resp_a", size: 1000}, {get: "resp_a"}}},
+		{"least recently used evicted first", 3 * (300 + conversationOverhead + 6), []step{
+			{put: "resp_a", size: 300}, {put: "resp_b", size: 300}, {put: "resp_c", size: 300},
+			{get: "resp_a", want: true}, // a is now the most recently used
+			{put: "resp_d", size: 300},  // evicts b
+			{get: "resp_b"}, {get: "resp_a", want: true}, {get: "resp_c", want: true}, {get: "resp_d", want: true},
+		}},
+		{"kept again replaces", 2 * (300 + conversationOverhead + 6), []step{
+			{put: "resp_a", size: 300}, {put: "resp_a", size: 300}, {put: "resp_b", size: 300},
+			{get: "resp_a", want: true}, {get: "resp_b", want: true},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			now := time.Unix(1e9, 0)
+			m := newMemoryConversations(tt.max, time.Hour)
+			m.now = func() time.Time { return now }
+			for i, s := range tt.steps {
+				now = now.Add(s.advance)
+				if s.put != "" {
+					if err := m.PutConversation(ctx, s.put, []byte(strings.Repeat("x", s.size))); err != nil {
+						t.Fatalf("step %d: PutConversation: %v", i, err)
+					}
+				}
+				if s.get == "" {
+					continue
+				}
+				c, err := m.Conversation(ctx, s.get)
+				if s.want != (err == nil) {
+					t.Fatalf("step %d: Conversation(%s) = %d bytes, %v; want found %v", i, s.get, len(c), err, s.want)
+				}
+				if err != nil && !errors.Is(err, ErrConversationNotFound) {
+					t.Fatalf("step %d: error %v does not wrap ErrConversationNotFound", i, err)
+				}
+			}
+			if n, size := m.stats(); size > tt.max || size < int64(n)*conversationOverhead {
+				t.Fatalf("stats: %d conversations, %d bytes; bound %d", n, size, tt.max)
+			}
+		})
+	}
+}
+
+func TestMemoryConversationsCopies(t *testing.T) {
+	m := newMemoryConversations(1<<20, time.Hour)
+	b := []byte(`[{"role":"user","content":"hi"}]`)
+	_ = m.PutConversation(context.Background(), "resp_a", b)
+	b[0] = 'x'
+	c, err := m.Conversation(context.Background(), "resp_a")
+	if err != nil || c[0] != '[' {
+		t.Fatalf("Conversation = %q, %v; the store must keep its own copy", c, err)
+	}
+}
