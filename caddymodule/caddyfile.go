@@ -52,6 +52,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		max_request_body <size>      # optional, default 32MiB
 //		max_event_size <size>        # optional, default 8MiB
 //		item_cache <size>|off [<ttl>]  # optional, default 64MiB 1h: Responses items kept for item_reference
+//		conversations <size>|off [<ttl>]  # optional, default 256MiB 1h: translated Responses answers kept for previous_response_id
 //		model <client-glob> <upstream-model>  # repeatable; first match wins
 //		response_model client|upstream        # optional, default client
 //		on_unsupported strict|safe|lenient    # optional, default safe
@@ -160,6 +161,14 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				}
 				h.ItemCacheTTL = caddy.Duration(ttl)
 			}
+			continue
+		}
+		if name == "conversations" {
+			size, ttl, err := parseStoreBounds(d, name, "256MiB")
+			if err != nil {
+				return err
+			}
+			h.ConversationsSize, h.ConversationsTTL = size, ttl
 			continue
 		}
 		if name == "drop" {

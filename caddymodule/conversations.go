@@ -1,11 +1,11 @@
 package caddymodule
 
 import (
-	"container/list"
 	"context"
 	"errors"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/dustin/go-humanize"
 )
@@ -68,16 +68,18 @@ type memoryConversations struct {
 	now func() time.Time
 
 	mu    sync.Mutex
-	byID  map[string]*list.Element // of *keptConversation
-	lru   list.List                // most recently used first
-	bytes int64                    // conversations, ids and overhead
+	byID  map[string]*keptConversation
+	lru   keptConversation // sentinel of the ring, most recently used after it
+	bytes int64            // conversations, ids and overhead
 }
 
-// keptConversation is one entry of memoryConversations.
+// keptConversation is one entry of memoryConversations, linked in its
+// recency ring. The id and the conversation share one allocation.
 type keptConversation struct {
 	id           string
 	conversation []byte
 	expires      int64 // Unix nanoseconds
+	prev, next   *keptConversation
 }
 
 // cost is what the entry counts against the store's bound.
@@ -88,26 +90,32 @@ func (k *keptConversation) cost() int64 {
 // newMemoryConversations returns an in-memory store of at most max bytes
 // keeping conversations for ttl.
 func newMemoryConversations(max int64, ttl time.Duration) *memoryConversations {
-	return &memoryConversations{max: max, ttl: ttl, now: time.Now, byID: map[string]*list.Element{}}
+	m := &memoryConversations{max: max, ttl: ttl, now: time.Now, byID: map[string]*keptConversation{}}
+	m.lru.prev, m.lru.next = &m.lru, &m.lru
+	return m
 }
 
 // PutConversation keeps a copy of conversation under id and evicts the
 // least recently used conversations past the bound. A conversation larger
 // than the bound is not kept.
 func (m *memoryConversations) PutConversation(_ context.Context, id string, conversation []byte) error {
-	k := &keptConversation{id: id, conversation: append([]byte(nil), conversation...), expires: m.now().Add(m.ttl).UnixNano()}
-	if k.cost() > m.max {
+	if int64(len(conversation)+len(id))+conversationOverhead > m.max {
 		return nil
 	}
+	b := make([]byte, 0, len(conversation)+len(id))
+	b = append(append(b, conversation...), id...)
+	k := &keptConversation{id: unsafe.String(unsafe.SliceData(b[len(conversation):]), len(id)), conversation: b[:len(conversation):len(conversation)],
+		expires: m.now().Add(m.ttl).UnixNano()}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if e, ok := m.byID[id]; ok {
-		m.remove(e)
+	if old, ok := m.byID[id]; ok {
+		m.remove(old)
 	}
-	m.byID[id] = m.lru.PushFront(k)
+	m.byID[k.id] = k
+	m.pushFront(k)
 	m.bytes += k.cost()
 	for m.bytes > m.max {
-		m.remove(m.lru.Back())
+		m.remove(m.lru.prev)
 	}
 	return nil
 }
@@ -118,9 +126,9 @@ func (m *memoryConversations) Conversation(_ context.Context, id string) ([]byte
 	now := m.now().UnixNano()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	e, ok := m.byID[id]
-	if ok && e.Value.(*keptConversation).expires <= now {
-		m.remove(e)
+	k, ok := m.byID[id]
+	if ok && k.expires <= now {
+		m.remove(k)
 		ok = false
 	}
 	if !ok {
@@ -128,13 +136,26 @@ func (m *memoryConversations) Conversation(_ context.Context, id string) ([]byte
 			m.ttl.String() + ", at most " + humanize.IBytes(uint64(m.max)) + " of them), another instance or this one before a restart answered it, " +
 			"it was created with store: false, or llmbridge never issued it"}
 	}
-	m.lru.MoveToFront(e)
-	return e.Value.(*keptConversation).conversation, nil
+	m.unlink(k)
+	m.pushFront(k)
+	return k.conversation, nil
+}
+
+// pushFront links k as the most recently used; m.mu is held.
+func (m *memoryConversations) pushFront(k *keptConversation) {
+	k.prev, k.next = &m.lru, m.lru.next
+	k.prev.next, k.next.prev = k, k
+}
+
+// unlink takes k out of the ring; m.mu is held.
+func (m *memoryConversations) unlink(k *keptConversation) {
+	k.prev.next, k.next.prev = k.next, k.prev
+	k.prev, k.next = nil, nil
 }
 
 // remove drops an entry; m.mu is held.
-func (m *memoryConversations) remove(e *list.Element) {
-	k := m.lru.Remove(e).(*keptConversation)
+func (m *memoryConversations) remove(k *keptConversation) {
+	m.unlink(k)
 	delete(m.byID, k.id)
 	m.bytes -= k.cost()
 }

@@ -24,6 +24,16 @@ import (
 // untranslatable field) is answered here, in the client's protocol, before
 // any upstream call.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	// State a protocol keeps on the server (conversations, sockets) is
+	// kept around serve, in conversation_serve.go and websocket.go.
+	if h.keepsConversations(w, r) {
+		return h.serveConversation(w, r, next)
+	}
+	return h.serve(w, r, next)
+}
+
+// serve is ServeHTTP without the protocols' server-side state.
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	if h.failover != nil {
 		return h.serveFailover(w, r)
 	}

@@ -147,6 +147,19 @@ type Handler struct {
 	// one hour.
 	ItemCacheTTL caddy.Duration `json:"item_cache_ttl,omitempty"`
 
+	// ConversationsSize bounds the memory, in bytes, of the conversations
+	// the handler keeps so that an openai-responses client can continue
+	// a translated answer by its id (previous_response_id), as the
+	// Responses API stores responses unless a request says store: false.
+	// The least recently used are evicted past the bound. Default:
+	// 256 MiB; -1 keeps none, and then previous_response_id is refused
+	// toward upstreams of other protocols.
+	ConversationsSize int64 `json:"conversations_size,omitempty"`
+
+	// ConversationsTTL is how long a kept conversation can be continued.
+	// Default: one hour.
+	ConversationsTTL caddy.Duration `json:"conversations_ttl,omitempty"`
+
 	// Models rewrites the model a client asks for into the model sent
 	// upstream. Rules are tried in order and the first whose pattern
 	// matches wins; a model no rule matches is sent unchanged.
@@ -236,6 +249,9 @@ type Handler struct {
 	// items keeps Responses output items for item_reference inputs; nil
 	// when ItemCacheSize is -1.
 	items *itemCache
+	// conversations keeps translated Responses conversations for
+	// previous_response_id; nil when ConversationsSize is -1.
+	conversations ConversationStore
 }
 
 // ModelRoute is one model rewriting rule.
@@ -266,6 +282,11 @@ func (Handler) CaddyModule() caddy.ModuleInfo {
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
 	if err := h.loadCloud(ctx); err != nil {
+		return fmt.Errorf("llmbridge: %v", err)
+	}
+	// Before the failover branch: a failover site keeps the
+	// conversations of every target's answers.
+	if err := h.provisionConversations(); err != nil {
 		return fmt.Errorf("llmbridge: %v", err)
 	}
 	if h.Failover != nil {

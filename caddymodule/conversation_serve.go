@@ -1,0 +1,290 @@
+package caddymodule
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/dustin/go-humanize"
+	"github.com/tidwall/gjson"
+	"go.uber.org/zap"
+
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/mapping"
+	"github.com/llmbridge/llmbridge/sse"
+)
+
+// provisionConversations checks the conversation settings and sets up the
+// in-memory store.
+func (h *Handler) provisionConversations() error {
+	if h.ConversationsSize < -1 {
+		return errors.New("conversations_size must be a size in bytes, or -1 for none")
+	}
+	if h.ConversationsTTL < 0 {
+		return errors.New("conversations_ttl must be positive")
+	}
+	h.conversations = nil
+	if h.ConversationsSize == -1 {
+		return nil
+	}
+	size, ttl := h.ConversationsSize, time.Duration(h.ConversationsTTL)
+	if size == 0 {
+		size = DefaultConversationsSize
+	}
+	if ttl == 0 {
+		ttl = DefaultConversationsTTL
+	}
+	h.conversations = newMemoryConversations(size, ttl)
+	return nil
+}
+
+// parseStoreBounds parses the arguments of a store subdirective:
+//
+//	<name> <size>|off [<ttl>]
+//
+// off is the size -1; example is a size for the error messages.
+func parseStoreBounds(d *caddyfile.Dispenser, name, example string) (int64, caddy.Duration, error) {
+	args := d.RemainingArgs()
+	if len(args) < 1 || len(args) > 2 {
+		return 0, 0, d.Errf("%s takes a size (or off) and an optional duration", name)
+	}
+	if args[0] == "off" {
+		if len(args) > 1 {
+			return 0, 0, d.Errf("%s off takes no duration", name)
+		}
+		return -1, 0, nil
+	}
+	n, err := humanize.ParseBytes(args[0])
+	if err != nil || n == 0 || n > 1<<40 {
+		return 0, 0, d.Errf("%s: want a size such as %s, or off, got %q", name, example, args[0])
+	}
+	var ttl time.Duration
+	if len(args) == 2 {
+		ttl, err = caddy.ParseDuration(args[1])
+		if err != nil || ttl <= 0 {
+			return 0, 0, d.Errf("%s: want a duration such as 1h, got %q", name, args[1])
+		}
+	}
+	return int64(n), caddy.Duration(ttl), nil
+}
+
+// keepsConversations reports whether the handler keeps the conversation of
+// r and continues the conversation r names: r creates a Responses answer
+// that this handler translates, or that a failover site may have any of
+// its targets answer. A site whose upstream speaks Responses itself passes
+// previous_response_id and store through: the upstream keeps its own
+// responses. A failover target leaves it to the site that invoked it.
+func (h *Handler) keepsConversations(w http.ResponseWriter, r *http.Request) bool {
+	if h.conversations == nil || r.Method != http.MethodPost || failoverOf(w) != nil {
+		return false
+	}
+	rt, ok := detectRoute(r.URL.Path)
+	if !ok || rt.protocol.Family() != codec.OpenAIResponses || h.client != "" && rt.protocol != h.client {
+		return false
+	}
+	return h.failover != nil || h.upstreamFor(rt.protocol).Family() != codec.OpenAIResponses
+}
+
+// serveConversation serves a Responses create request of a site that
+// keeps conversations: a request naming previous_response_id is sent on
+// with the conversation it continues, and the answer's conversation is
+// kept under the answer's id unless the request says store: false.
+// Everything else (rejections, translation, the answer) is ServeHTTP's.
+func (h *Handler) serveConversation(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	client := codec.OpenAIResponses
+	if h.clientKeys != nil && h.authorized(client, r) < 0 {
+		// Nothing about kept conversations is told to a client
+		// without a key; serve answers it.
+		return h.serve(w, r, next)
+	}
+	buf := getBuffer(requestBufferSize(r))
+	defer putBuffer(buf)
+	body, cerr := readBody(r, h.MaxRequestBody, *buf)
+	*buf = body
+	if cerr != nil {
+		// serve reads the body again and answers the same error.
+		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), r.Body))
+		return h.serve(w, r, next)
+	}
+	ask := readConversationAsk(body)
+	if ask.previous != "" {
+		conversation, err := h.conversations.Conversation(r.Context(), ask.previous)
+		if err != nil {
+			writeError(w, client, h.conversationError(ask.previous, err))
+			return nil
+		}
+		expanded := getBuffer(len(body) + len(conversation) + 64)
+		defer putBuffer(expanded)
+		*expanded = expandBody((*expanded)[:0], body, conversation)
+		body = *expanded
+	}
+	cr := getConversationRecorder(w, int(h.MaxEventSize))
+	defer putConversationRecorder(cr)
+	// serve reads the body once, into its own buffer.
+	cr.request.Reset(body)
+	r.Body, r.ContentLength = &cr.request, int64(len(body))
+	if !ask.store {
+		return h.serve(w, r, next)
+	}
+	err := h.serve(cr, r, next)
+	if answer, ok := cr.answer(); ok {
+		h.keepConversation(r, body, answer)
+	}
+	return err
+}
+
+// keepConversation keeps the conversation of an answered request (body)
+// under the answer's id.
+func (h *Handler) keepConversation(r *http.Request, body []byte, answer answeredResponse) {
+	conv := getBuffer(len(body) + len(answer.output) + 2)
+	defer putBuffer(conv)
+	*conv = appendConversation((*conv)[:0], body, answer.output)
+	if err := h.conversations.PutConversation(r.Context(), answer.id, *conv); err != nil {
+		h.logger.Warn("keeping a conversation failed", zap.String("response_id", answer.id), zap.Error(err))
+	}
+}
+
+// conversationError is the error a client gets for a previous_response_id
+// that cannot be continued: 400 previous_response_not_found with the
+// reason when the store has no such conversation, 503 when the store
+// could not be asked.
+func (h *Handler) conversationError(id string, err error) *codec.Error {
+	if !errors.Is(err, ErrConversationNotFound) {
+		h.logger.Error("reading a conversation failed", zap.String("response_id", id), zap.Error(err))
+		return &codec.Error{Status: http.StatusServiceUnavailable, Kind: mapping.ErrOverloaded,
+			Message: "the conversation of previous_response_id " + id + " could not be read; retry later"}
+	}
+	why := err.Error()
+	if !strings.HasPrefix(id, "resp_") {
+		why = "it is not the id of a response (resp_...) llmbridge answered"
+	}
+	return &codec.Error{Status: http.StatusBadRequest, Kind: mapping.ErrInvalidRequest, Param: "previous_response_id",
+		Code: "previous_response_not_found", Protocol: codec.OpenAIResponses,
+		Message: "Previous response with id '" + id + "' not found: " + why + ". Send the whole conversation in input instead."}
+}
+
+// conversationRecorder passes an answer to the client and reads the
+// answered response from it: the terminal event of a stream, or the body
+// of a JSON answer.
+type conversationRecorder struct {
+	http.ResponseWriter
+	maxEvent int
+	status   int
+	events   *sse.Reader // a streamed answer's events
+	body     *[]byte     // a JSON answer, up to maxResponseBody; pooled
+	result   answeredResponse
+	found    bool
+	// request is the request body handed on, which serve reads.
+	request memoryBody
+}
+
+// memoryBody is a request body in memory.
+type memoryBody struct{ bytes.Reader }
+
+// Close does nothing: the body is in memory.
+func (*memoryBody) Close() error { return nil }
+
+// conversationRecorders recycles recorders: one serves every Responses
+// request a translating site keeps.
+var conversationRecorders = sync.Pool{New: func() any { return new(conversationRecorder) }}
+
+// getConversationRecorder returns a recorder passing an answer on to w.
+func getConversationRecorder(w http.ResponseWriter, maxEvent int) *conversationRecorder {
+	cr := conversationRecorders.Get().(*conversationRecorder)
+	cr.ResponseWriter, cr.maxEvent = w, maxEvent
+	return cr
+}
+
+// putConversationRecorder gives a recorder back once its answer, which
+// aliases its buffer, is no longer used.
+func putConversationRecorder(cr *conversationRecorder) {
+	if cr.body != nil {
+		putBuffer(cr.body)
+	}
+	*cr = conversationRecorder{}
+	conversationRecorders.Put(cr)
+}
+
+// WriteHeader notes the status and how the answer is framed.
+func (cr *conversationRecorder) WriteHeader(status int) {
+	if cr.status == 0 && status >= 200 {
+		cr.status = status
+		if status < 300 && strings.HasPrefix(cr.Header().Get("Content-Type"), "text/event-stream") {
+			cr.events = sse.NewPushReader(max(cr.maxEvent, maxResponseBody))
+		}
+	}
+	cr.ResponseWriter.WriteHeader(status)
+}
+
+// Write passes p on and reads the answer from it.
+func (cr *conversationRecorder) Write(p []byte) (int, error) {
+	if cr.status == 0 {
+		cr.WriteHeader(http.StatusOK)
+	}
+	n, err := cr.ResponseWriter.Write(p)
+	switch {
+	case cr.status >= 300 || cr.found:
+	case cr.events != nil:
+		cr.events.Push(p[:n])
+		for {
+			ev, err := cr.events.Next()
+			if err == sse.ErrNeedInput {
+				break
+			}
+			if err != nil {
+				// An event past the bound: keep nothing.
+				cr.status = http.StatusInsufficientStorage
+				break
+			}
+			if terminalEvent(ev.Name) {
+				cr.result, cr.found = readAnsweredResponse(gjson.GetBytes(ev.Data, "response"))
+			}
+		}
+	case cr.body == nil || len(*cr.body)+n <= maxResponseBody:
+		if cr.body == nil {
+			cr.body = getBuffer(n)
+		}
+		*cr.body = append(*cr.body, p[:n]...)
+	default:
+		cr.status = http.StatusInsufficientStorage // too large to keep: keep nothing
+	}
+	return n, err
+}
+
+// FlushError flushes the client's writer.
+func (cr *conversationRecorder) FlushError() error {
+	return http.NewResponseController(cr.ResponseWriter).Flush()
+}
+
+// ReadFrom copies through Write, so that the answer is read.
+func (cr *conversationRecorder) ReadFrom(r io.Reader) (int64, error) {
+	return io.Copy(writerOnly{cr}, r)
+}
+
+// Unwrap returns the client's writer.
+func (cr *conversationRecorder) Unwrap() http.ResponseWriter { return cr.ResponseWriter }
+
+// answer returns the answered response, when the answer was a complete
+// one.
+func (cr *conversationRecorder) answer() (answeredResponse, bool) {
+	if cr.found || cr.status < 200 || cr.status >= 300 || cr.events != nil {
+		return cr.result, cr.found
+	}
+	if cr.body == nil {
+		return answeredResponse{}, false
+	}
+	return readAnsweredResponse(gjson.Parse(bytesString(*cr.body)))
+}
+
+// Interface guards
+var (
+	_ http.ResponseWriter = (*conversationRecorder)(nil)
+	_ io.ReaderFrom       = (*conversationRecorder)(nil)
+)
