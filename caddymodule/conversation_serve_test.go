@@ -117,3 +117,40 @@ func TestPreviousResponseIDRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestCodexMetadataPassthrough sends the input items of Codex's built-in
+// OpenAI provider, each with its internal_chat_message_metadata_passthrough:
+// toward another protocol they are dropped and listed; toward a Responses
+// upstream they pass through.
+func TestCodexMetadataPassthrough(t *testing.T) {
+	const meta = `"internal_chat_message_metadata_passthrough":{"turn_id":"t1"}`
+	body := `{"model":"m","store":false,"tools":[{"type":"function","name":"f","parameters":{"type":"object"}}],"input":[` +
+		`{"type":"message","role":"user","content":[{"type":"input_text","text":"Hi"}],` + meta + `},` +
+		`{"type":"reasoning","id":"rs_1","summary":[],` + meta + `},` +
+		`{"type":"function_call","call_id":"c1","name":"f","arguments":"{}",` + meta + `},` +
+		`{"type":"function_call_output","call_id":"c1","output":"ok",` + meta + `}]}`
+	for _, upstream := range []string{"anthropic-messages", "openai-chat", "gemini", "openai-responses"} {
+		t.Run(upstream, func(t *testing.T) {
+			h := newTestHandler(t, &Handler{Upstream: upstream})
+			w, call := serve(t, h, httptest.NewRequest("POST", "/v1/responses", strings.NewReader(body)), jsonAnswer(500, `{}`))
+			if !call.called {
+				t.Fatalf("refused: %d %s", w.Code, w.Body)
+			}
+			dropped := w.Header().Get("Llmbridge-Dropped")
+			if upstream == "openai-responses" {
+				if call.body != body {
+					t.Errorf("passthrough changed the body: %s", call.body)
+				}
+				return
+			}
+			for _, i := range []string{"0", "1", "2", "3"} {
+				if !strings.Contains(dropped, "input["+i+"].internal_chat_message_metadata_passthrough") {
+					t.Errorf("Llmbridge-Dropped %q does not list input[%s]", dropped, i)
+				}
+			}
+			if strings.Contains(call.body, "internal_chat") {
+				t.Errorf("the metadata reached the upstream: %s", call.body)
+			}
+		})
+	}
+}

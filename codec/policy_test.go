@@ -151,6 +151,9 @@ var policyExamples = map[codec.Protocol]map[string][]string{
 		"image":                     {"image", `{}`},
 		"input[].phase": {"input", `[{"type":"message","role":"user","content":"Hi"},` +
 			`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"A"}],"phase":"commentary"},{"type":"message","role":"user","content":"Go"}]`},
+		"input[].internal_chat_message_metadata_passthrough": {"tools", exRespTools, "input", `[{"type":"message","role":"user","content":"Hi",` +
+			`"internal_chat_message_metadata_passthrough":{"turn_id":"t1"}},{"type":"function_call","call_id":"c1","name":"f","arguments":"{}",` +
+			`"internal_chat_message_metadata_passthrough":{"turn_id":"t1"}},{"type":"function_call_output","call_id":"c1","output":"ok"}]`},
 		"input[] (function_call, function_call_output)": {"tools", exRespTools, "input", `[{"role":"user","content":"Hi"},` +
 			`{"type":"function_call","call_id":"c1","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c1","output":"ok"}]`},
 		"input[].parsed_arguments": {"tools", exRespTools, "input", `[{"role":"user","content":"Hi"},` +

@@ -14,6 +14,7 @@ var fields = []codec.Field{
 	{Path: "input[].content[].file_id", Class: codec.FieldCapability},
 	{Path: "input[].content[].detail", Class: codec.FieldHint},
 	{Path: "input[].phase", Class: codec.FieldHint},
+	{Path: "input[].internal_chat_message_metadata_passthrough", Class: codec.FieldHint},
 	{Path: "input[] (item_reference, to an item llmbridge issued)", Class: codec.FieldMapped},
 	{Path: "input[] (item_reference)", Class: codec.FieldCapability},
 	{Path: "input[] (function_call, function_call_output)", Class: codec.FieldMapped},

@@ -122,6 +122,7 @@ const (
 	keyFileURL
 	keyFilename
 	keyParsed
+	keyMetadata
 	keyUnknown
 )
 
@@ -139,7 +140,7 @@ const (
 type responsesItem struct {
 	keys                        uint32
 	typ, role, content, id, sts gjson.Result
-	phase                       gjson.Result
+	phase, metadata             gjson.Result
 }
 
 // collectItem reads the keys of an input item.
@@ -170,6 +171,9 @@ func collectItem(item gjson.Result, a *jsonx.Arena) responsesItem {
 		case "phase": //field:input[].phase: hint
 			it.keys |= keyPhase
 			dst = &it.phase
+		case metadataPassthroughKey: //field:input[].internal_chat_message_metadata_passthrough: hint
+			it.keys |= keyMetadata
+			dst = &it.metadata
 		default:
 			it.keys |= keyUnknown
 		}
@@ -332,6 +336,8 @@ func decodeCall(item gjson.Result, i int, parts []codec.Part, custom bool, req *
 			} else if v.Type != gjson.Null {
 				req.Dropped = append(req.Dropped, path+".parsed_arguments")
 			}
+		case metadataPassthroughKey:
+			err = metadataPassthrough(v, path, req)
 		default:
 			err = wire.UnknownField(path + "." + key)
 		}
@@ -377,6 +383,8 @@ func decodeReasoningItem(item gjson.Result, i int, parts []codec.Part, req *requ
 			content = v
 		case "encrypted_content":
 			encrypted = v
+		case metadataPassthroughKey:
+			err = metadataPassthrough(v, path, req)
 		default:
 			err = wire.UnknownField(path + "." + key)
 		}
@@ -507,6 +515,8 @@ func decodeOutputItem(item gjson.Result, i int, parts []codec.Part, req *request
 			output = v
 		case "namespace":
 			p.Namespace, err = itemString(v, path, ".namespace")
+		case metadataPassthroughKey:
+			err = metadataPassthrough(v, path, req)
 		default:
 			err = wire.UnknownField(path + "." + key)
 		}
@@ -553,7 +563,7 @@ func decodeOutputItem(item gjson.Result, i int, parts []codec.Part, req *request
 // keeps no server-side state they could refer to, so they are accepted and
 // ignored after a type check.
 func decodeMessage(item gjson.Result, it *responsesItem, i int, parts []codec.Part, req *request) (codec.Role, []codec.Part, *codec.Error) {
-	const allowed = keyType | keyRole | keyContent | keyID | keyStatus | keyPhase
+	const allowed = keyType | keyRole | keyContent | keyID | keyStatus | keyPhase | keyMetadata
 	if it.keys&^allowed != 0 {
 		return 0, parts, wire.UnknownField(wire.IndexPath("input", i) + "." + firstUnknownKey(item, messageKey))
 	}
@@ -570,6 +580,9 @@ func decodeMessage(item gjson.Result, it *responsesItem, i int, parts []codec.Pa
 		}
 	}
 	if err := phase(it.phase, i, req); err != nil {
+		return 0, parts, err
+	}
+	if err := metadataPassthrough(it.metadata, wire.IndexPath("input", i), req); err != nil {
 		return 0, parts, err
 	}
 	switch {
@@ -595,7 +608,7 @@ func decodeMessage(item gjson.Result, it *responsesItem, i int, parts []codec.Pa
 // messageKey reports whether key is a message item key.
 func messageKey(key string) bool {
 	switch key {
-	case "type", "role", "content", "id", "status", "phase":
+	case "type", "role", "content", "id", "status", "phase", metadataPassthroughKey:
 		return true
 	}
 	return false
@@ -633,6 +646,26 @@ func role(v gjson.Result, present bool, i int) (codec.Role, *codec.Error) {
 		return codec.RoleDeveloper, nil
 	}
 	return 0, codec.InvalidRequest(wire.IndexPath("input", i)+".role", `unknown role "`+v.Str+`"`)
+}
+
+// metadataPassthroughKey is the member Codex's built-in OpenAI provider
+// adds to the input items it replays: its own bookkeeping (the turn id,
+// what kind of content each part is), which OpenAI accepts.
+const metadataPassthroughKey = "internal_chat_message_metadata_passthrough"
+
+// metadataPassthrough validates the metadata member of the item at path,
+// an object or null, and records it as a dropped hint: it labels history
+// for the client and never reaches the model, and refusing it would shut
+// Codex out of every upstream but OpenAI's.
+func metadataPassthrough(v gjson.Result, path string, req *request) *codec.Error {
+	if !v.Exists() || v.Type == gjson.Null {
+		return nil
+	}
+	if !v.IsObject() {
+		return wire.WrongType(path+"."+metadataPassthroughKey, "object", v)
+	}
+	req.Dropped = append(req.Dropped, path+"."+metadataPassthroughKey)
+	return nil
 }
 
 // phase validates an assistant message's phase (commentary or final
