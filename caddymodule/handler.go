@@ -26,6 +26,9 @@ import (
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	// State a protocol keeps on the server (conversations, sockets) is
 	// kept around serve, in conversation_serve.go and websocket.go.
+	if h.opensSocket(w, r) {
+		return h.serveSocket(w, r, next)
+	}
 	if h.keepsConversations(w, r) {
 		return h.serveConversation(w, r, next)
 	}

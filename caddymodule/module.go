@@ -6,6 +6,7 @@
 package caddymodule
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -252,6 +253,11 @@ type Handler struct {
 	// conversations keeps translated Responses conversations for
 	// previous_response_id; nil when ConversationsSize is -1.
 	conversations ConversationStore
+	// lifetime is the configuration's context: its end closes the
+	// WebSocket connections served under it.
+	lifetime context.Context
+	// socketTimings overrides the WebSocket connection limits (tests).
+	socketTimings *socketTimings
 }
 
 // ModelRoute is one model rewriting rule.
@@ -286,6 +292,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	// Before the failover branch: a failover site keeps the
 	// conversations of every target's answers.
+	h.provisionSockets(ctx)
 	if err := h.provisionConversations(); err != nil {
 		return fmt.Errorf("llmbridge: %v", err)
 	}

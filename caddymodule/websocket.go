@@ -1,0 +1,315 @@
+package caddymodule
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/coder/websocket"
+	"go.uber.org/zap"
+
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/mapping"
+)
+
+// WebSocket mode: OpenAI's Responses API also serves its generation path
+// over a WebSocket, one connection per session. Each turn is a
+// response.create text frame whose body is a Responses create body, and the
+// answer is the events an HTTP stream carries, one per text frame. A turn
+// continues the connection's last response by previous_response_id,
+// sending only the new input items.
+//
+// llmbridge serves the socket itself, toward every upstream (OpenAI's and
+// Azure's Responses APIs included): each turn is run as an HTTP request
+// (a POST with stream true, without the upgrade's headers) through the
+// site's whole handler chain, so that it is translated, routed, failed
+// over, logged, traced and measured exactly as the same request sent over
+// HTTP would be, and its answer's SSE events become frames. The
+// connection keeps its last response's conversation (input and output
+// items) to expand previous_response_id, so that store: false
+// conversations continue without state anywhere else.
+const (
+	// socketMaxAge is how long a connection may stay open, as OpenAI
+	// limits its own: the turn running then finishes, and the client is
+	// told with an error event before the close.
+	socketMaxAge = 60 * time.Minute
+
+	// socketPingInterval is how often an idle connection is pinged, so
+	// that a peer gone without a close is noticed; socketPingTimeout is
+	// how long its pong may take.
+	socketPingInterval = 30 * time.Second
+	socketPingTimeout  = 15 * time.Second
+
+	// maxQueuedTurns is how many response.create frames may wait behind
+	// the turn running: a connection runs one response at a time and
+	// queues the next ones first in, first out, as OpenAI does within a
+	// stream, up to the number of responses OpenAI allows in flight on
+	// one connection.
+	maxQueuedTurns = 16
+)
+
+// socketTimings are the connection limits; tests shorten them.
+type socketTimings struct {
+	maxAge, pingInterval, pingTimeout time.Duration
+}
+
+// defaultSocketTimings are the limits of production connections.
+var defaultSocketTimings = socketTimings{socketMaxAge, socketPingInterval, socketPingTimeout}
+
+// opensSocket reports whether r opens a WebSocket on a Responses
+// generation path this handler serves. A failover target never does: the
+// site that lists it serves the socket and sends it each turn.
+func (h *Handler) opensSocket(w http.ResponseWriter, r *http.Request) bool {
+	if r.Method != http.MethodGet || !strings.EqualFold(r.Header.Get("Upgrade"), "websocket") || failoverOf(w) != nil {
+		return false
+	}
+	rt, ok := detectRoute(r.URL.Path)
+	return ok && rt.protocol.Family() == codec.OpenAIResponses && (h.client == "" || rt.protocol == h.client)
+}
+
+// serveSocket answers a WebSocket handshake on a Responses path and
+// serves the connection until it closes. A handshake without a valid
+// client key, or that is not a valid WebSocket handshake, is refused in
+// OpenAI's error format before the upgrade.
+func (h *Handler) serveSocket(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	rt, _ := detectRoute(r.URL.Path)
+	client := rt.protocol
+	if h.clientKeys != nil && h.authorized(client, r) < 0 {
+		h.logger.Debug("WebSocket handshake without a valid client key", zap.String("remote_addr", r.RemoteAddr))
+		writeError(w, client, &codec.Error{Status: http.StatusUnauthorized, Kind: mapping.ErrAuthentication, Message: "invalid or missing API key"})
+		return nil
+	}
+	if !headerHasToken(r.Header, "Connection", "upgrade") || r.Header.Get("Sec-WebSocket-Version") != "13" || r.Header.Get("Sec-WebSocket-Key") == "" {
+		w.Header().Set("Sec-WebSocket-Version", "13")
+		writeError(w, client, codec.NewError(mapping.ErrInvalidRequest, "invalid WebSocket handshake: Connection: Upgrade, Sec-WebSocket-Version: 13 and Sec-WebSocket-Key are required"))
+		return nil
+	}
+	conn, err := websocket.Accept(w, r, nil)
+	if err != nil {
+		// Accept answered the client (a cross-origin handshake from a
+		// browser is refused 403).
+		h.logger.Debug("WebSocket handshake refused", zap.Error(err))
+		return nil
+	}
+	s := &socket{h: h, conn: conn, upgrade: r, next: next, timings: defaultSocketTimings, opened: time.Now(), frameLimit: h.MaxRequestBody}
+	if srv, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok {
+		s.server = srv
+	}
+	if h.socketTimings != nil {
+		s.timings = *h.socketTimings
+	}
+	s.run()
+	return nil
+}
+
+// headerHasToken reports whether the comma-separated values of header
+// name hold token, case-insensitively.
+func headerHasToken(hdr http.Header, name, token string) bool {
+	for _, v := range hdr.Values(name) {
+		for part := range strings.SplitSeq(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(part), token) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// socket is one WebSocket connection in Responses WebSocket mode.
+type socket struct {
+	h       *Handler
+	conn    *websocket.Conn
+	upgrade *http.Request // the handshake, which turn requests copy
+	next    caddyhttp.Handler
+	// server is the Caddy server the handshake came through, which runs
+	// each turn through the site's handlers; nil outside one (then turns
+	// go to the handler with next).
+	server     http.Handler
+	timings    socketTimings
+	opened     time.Time
+	frameLimit int64
+
+	// The connection's state, read and written by the turn runner only.
+	last  lastResponse
+	turns int
+}
+
+// lastResponse is the connection's last answered response and its whole
+// conversation, which a turn continues by naming id.
+type lastResponse struct {
+	id           string
+	conversation []byte
+}
+
+// run serves the connection: this goroutine reads frames and queues them,
+// a second runs the turns one at a time. When the client goes (or closes),
+// the turn running is cancelled at once.
+func (s *socket) run() {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(s.upgrade.Context()))
+	defer cancel()
+	if s.h.lifetime != nil {
+		// A configuration unloaded closes its connections: clients
+		// reconnect to the one that replaced it.
+		stop := context.AfterFunc(s.h.lifetime, func() { _ = s.conn.Close(websocket.StatusGoingAway, "server configuration reloaded") })
+		defer stop()
+	}
+	// One byte past the limit tells an oversized frame from one at the
+	// limit, which readFrame answers before the library would close.
+	s.conn.SetReadLimit(s.frameLimit + 1)
+	frames := make(chan *[]byte, maxQueuedTurns)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.runTurns(ctx, frames)
+	}()
+	s.readFrames(ctx, frames)
+	cancel()
+	close(frames)
+	<-done
+	for f := range frames {
+		putBuffer(f)
+	}
+	_ = s.conn.CloseNow()
+	s.h.logger.Debug("WebSocket connection closed", zap.Int("turns", s.turns), zap.Duration("duration", time.Since(s.opened)))
+}
+
+// readFrames reads the client's frames and queues them for the turn
+// runner until the connection ends.
+func (s *socket) readFrames(ctx context.Context, frames chan<- *[]byte) {
+	for {
+		typ, rd, err := s.conn.Reader(ctx)
+		if err != nil {
+			return
+		}
+		if typ != websocket.MessageText {
+			s.sendError(ctx, codec.NewError(mapping.ErrInvalidRequest, "binary frames are not accepted: send each response.create event as a text frame"))
+			_ = s.conn.Close(websocket.StatusUnsupportedData, "binary frames are not accepted")
+			return
+		}
+		buf, tooLarge, err := readFrame(rd, s.frameLimit)
+		if tooLarge {
+			putBuffer(buf)
+			s.sendError(ctx, codec.NewError(mapping.ErrRequestTooLarge, "frame exceeds the limit of "+strconv.FormatInt(s.frameLimit, 10)+" bytes"))
+			_ = s.conn.Close(websocket.StatusMessageTooBig, "frame too large")
+			return
+		}
+		if err != nil {
+			putBuffer(buf)
+			return
+		}
+		select {
+		case frames <- buf:
+		default:
+			putBuffer(buf)
+			s.sendError(ctx, &codec.Error{Status: http.StatusTooManyRequests, Kind: mapping.ErrRateLimit,
+				Message: "too many response.create events queued on this connection: at most " + strconv.Itoa(maxQueuedTurns) + " wait behind the response in progress"})
+		}
+	}
+}
+
+// readFrame reads a frame into a pooled buffer, up to limit bytes; it
+// reports a frame over the limit.
+func readFrame(rd io.Reader, limit int64) (*[]byte, bool, error) {
+	buf := getBuffer(streamBufferSize)
+	lr := io.LimitReader(rd, limit+1)
+	for {
+		if len(*buf) == cap(*buf) {
+			*buf = append(*buf, 0)[:len(*buf)]
+		}
+		n, err := lr.Read((*buf)[len(*buf):cap(*buf)])
+		*buf = (*buf)[:len(*buf)+n]
+		if int64(len(*buf)) > limit {
+			return buf, true, nil
+		}
+		if err == io.EOF {
+			return buf, false, nil
+		}
+		if err != nil {
+			return buf, false, err
+		}
+	}
+}
+
+// runTurns runs the queued turns one at a time, pings an idle connection
+// and closes it at its age limit.
+func (s *socket) runTurns(ctx context.Context, frames <-chan *[]byte) {
+	age := time.NewTimer(s.timings.maxAge - time.Since(s.opened))
+	defer age.Stop()
+	ping := time.NewTicker(s.timings.pingInterval)
+	defer ping.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-age.C:
+			s.closeAtAgeLimit(ctx)
+			return
+		case <-ping.C:
+			pctx, cancel := context.WithTimeout(ctx, s.timings.pingTimeout)
+			err := s.conn.Ping(pctx)
+			cancel()
+			if err != nil {
+				_ = s.conn.CloseNow()
+				return
+			}
+		case f, ok := <-frames:
+			if !ok {
+				return
+			}
+			if time.Since(s.opened) >= s.timings.maxAge {
+				putBuffer(f)
+				s.closeAtAgeLimit(ctx)
+				return
+			}
+			s.runTurn(ctx, *f)
+			putBuffer(f)
+			ping.Reset(s.timings.pingInterval)
+		}
+	}
+}
+
+// closeAtAgeLimit tells the client its connection reached the age limit
+// and closes it.
+func (s *socket) closeAtAgeLimit(ctx context.Context) {
+	s.sendError(ctx, &codec.Error{Status: http.StatusBadRequest, Kind: mapping.ErrInvalidRequest, Code: "websocket_connection_limit_reached", Protocol: codec.OpenAIResponses,
+		Message: "Responses WebSocket connection limit reached (" + s.timings.maxAge.String() + "). Open a new connection to continue."})
+	_ = s.conn.Close(websocket.StatusNormalClosure, "connection age limit reached")
+}
+
+// sendError sends e as an error event.
+func (s *socket) sendError(ctx context.Context, e *codec.Error) {
+	buf := getBuffer(minPooledBuffer)
+	defer putBuffer(buf)
+	*buf = appendErrorEvent((*buf)[:0], e)
+	_ = s.conn.Write(ctx, websocket.MessageText, *buf)
+}
+
+// appendErrorEvent appends e as the error event of Responses WebSocket
+// mode: {"type":"error","status":..,"error":{OpenAI's error object}}.
+func appendErrorEvent(dst []byte, e *codec.Error) []byte {
+	dst = append(dst, `{"type":"error","status":`...)
+	dst = strconv.AppendInt(dst, int64(codec.ClientStatus(codec.OpenAIResponses, e)), 10)
+	dst = append(dst, ',')
+	body := codec.AppendError(nil, codec.OpenAIResponses, e)
+	return append(dst, body[1:]...)
+}
+
+// randomHex returns n random bytes in hex, for ids.
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// provisionSockets keeps the configuration's context, whose end closes
+// the connections served under it.
+func (h *Handler) provisionSockets(ctx caddy.Context) {
+	h.lifetime = ctx.Context
+}

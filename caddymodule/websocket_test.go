@@ -1,0 +1,313 @@
+package caddymodule
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/coder/websocket"
+	"github.com/tidwall/gjson"
+)
+
+// anthropicToolStream is an Anthropic stream answering with text and a
+// call of the weather tool.
+func anthropicToolStream(text string) string {
+	return "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_01A\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude-x\",\"content\":[],\"usage\":{\"input_tokens\":5,\"output_tokens\":1}}}\n\n" +
+		"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n" +
+		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":" + strconv.Quote(text) + "}}\n\n" +
+		"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n" +
+		"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"weather\",\"input\":{}}}\n\n" +
+		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"city\\\":\\\"Paris\\\"}\"}}\n\n" +
+		"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\n" +
+		"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"},\"usage\":{\"output_tokens\":3}}\n\n" +
+		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
+}
+
+// socketSite serves h over HTTP with next as its upstream, in a request
+// context as Caddy's.
+func socketSite(t *testing.T, h *Handler, next caddyhttp.HandlerFunc) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := context.WithValue(r.Context(), caddy.ReplacerCtxKey, caddy.NewReplacer())
+		ctx = context.WithValue(ctx, caddyhttp.VarsCtxKey, map[string]any{})
+		_ = h.ServeHTTP(w, r.WithContext(ctx), next)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// dialSocket opens a WebSocket on the site's Responses path.
+func dialSocket(t *testing.T, url string, hdr http.Header) *websocket.Conn {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, resp, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(url, "http")+"/v1/responses", &websocket.DialOptions{HTTPHeader: hdr})
+	if err != nil {
+		t.Fatalf("dial: %v (%v)", err, resp)
+	}
+	t.Cleanup(func() { _ = c.CloseNow() })
+	return c
+}
+
+// readTurn reads events until one that ends a turn (response.completed,
+// .incomplete, .failed, or error) and returns them.
+func readTurn(t *testing.T, c *websocket.Conn) []gjson.Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var events []gjson.Result
+	for {
+		typ, data, err := c.Read(ctx)
+		if err != nil {
+			t.Fatalf("read after %d events: %v", len(events), err)
+		}
+		if typ != websocket.MessageText {
+			t.Fatalf("a %v frame", typ)
+		}
+		ev := gjson.ParseBytes(data)
+		events = append(events, ev)
+		switch ev.Get("type").Str {
+		case "response.completed", "response.incomplete", "response.failed", "error":
+			return events
+		}
+	}
+}
+
+func send(t *testing.T, c *websocket.Conn, frame string) {
+	t.Helper()
+	if err := c.Write(context.Background(), websocket.MessageText, []byte(frame)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+const wsTools = `"tools":[{"type":"function","name":"weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}]`
+
+// TestWebSocketToolLoop runs a tool loop over one socket toward an
+// Anthropic upstream: the second turn sends only the tool's output and
+// previous_response_id, and the upstream gets the whole conversation.
+func TestWebSocketToolLoop(t *testing.T) {
+	var bodies []string
+	h := newTestHandler(t, &Handler{Upstream: "anthropic-messages"})
+	site := socketSite(t, h, func(w http.ResponseWriter, r *http.Request) error {
+		if r.Header.Get("Upgrade") != "" || r.Method != http.MethodPost {
+			t.Errorf("turn request %s with Upgrade %q", r.Method, r.Header.Get("Upgrade"))
+		}
+		b := make([]byte, r.ContentLength)
+		_, _ = r.Body.Read(b)
+		bodies = append(bodies, string(b))
+		return sseAnswer(anthropicToolStream("Looking."), 64, nil)(w)
+	})
+	c := dialSocket(t, site.URL, nil)
+	send(t, c, `{"type":"response.create","model":"claude-x","store":false,"instructions":"Be brief.","input":"Weather in Paris?",`+wsTools+`}`)
+	first := readTurn(t, c)
+	done := first[len(first)-1]
+	if done.Get("type").Str != "response.completed" || first[0].Get("type").Str != "response.created" {
+		t.Fatalf("first turn: %v", first)
+	}
+	id := done.Get("response.id").Str
+	for turn := 2; turn <= 4; turn++ {
+		send(t, c, `{"type":"response.create","model":"claude-x","store":false,"previous_response_id":"`+id+`","input":[{"type":"function_call_output","call_id":"toolu_1","output":"sunny"}],`+wsTools+`}`)
+		events := readTurn(t, c)
+		last := events[len(events)-1]
+		if last.Get("type").Str != "response.completed" {
+			t.Fatalf("turn %d: %s", turn, last.Raw)
+		}
+		id = last.Get("response.id").Str
+		msgs := gjson.Get(bodies[len(bodies)-1], "messages").Array()
+		if len(msgs) != 2*turn-1 || gjson.Get(bodies[len(bodies)-1], "system").Exists() {
+			t.Errorf("turn %d: the upstream got %d messages, want %d: %s", turn, len(msgs), 2*turn-1, bodies[len(bodies)-1])
+		}
+	}
+	if !gjson.Get(bodies[0], "system").Exists() {
+		t.Errorf("the first turn lost its instructions: %s", bodies[0])
+	}
+}
+
+// TestWebSocketRefusals sends what a socket refuses: each is answered
+// with an error event in OpenAI's format, and the connection stays usable
+// unless the refusal closes it.
+func TestWebSocketRefusals(t *testing.T) {
+	h := newTestHandler(t, &Handler{Upstream: "openai-chat", MaxRequestBody: 4096})
+	site := socketSite(t, h, func(w http.ResponseWriter, r *http.Request) error {
+		return sseAnswer("data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"Hi\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n", 64, nil)(w)
+	})
+	for _, tc := range []struct {
+		name   string
+		frame  string
+		binary bool
+		code   string // error.code, or error.type when it has no code
+		closes websocket.StatusCode
+	}{
+		{"not JSON", `hello`, false, "invalid_request_error", 0},
+		{"not an object", `[1]`, false, "invalid_request_error", 0},
+		{"unknown event type", `{"type":"response.cancel"}`, false, "invalid_request_error", 0},
+		{"unknown previous_response_id", `{"type":"response.create","model":"m","previous_response_id":"resp_nope","input":"hi"}`, false, "previous_response_not_found", 0},
+		{"background", `{"type":"response.create","model":"m","background":true,"input":"hi"}`, false, "invalid_request_error", 0},
+		{"stream_id", `{"type":"response.create","model":"m","stream_id":"s2","input":"hi"}`, false, "invalid_request_error", 0},
+		{"unknown field", `{"type":"response.create","model":"m","input":"hi","bogus":1}`, false, "invalid_request_error", 0},
+		{"binary frame", `{"type":"response.create"}`, true, "invalid_request_error", websocket.StatusUnsupportedData},
+		{"oversized frame", `{"type":"response.create","input":"` + strings.Repeat("a", 5000) + `"}`, false, "invalid_request_error", websocket.StatusMessageTooBig},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := dialSocket(t, site.URL, nil)
+			typ := websocket.MessageText
+			if tc.binary {
+				typ = websocket.MessageBinary
+			}
+			if err := c.Write(context.Background(), typ, []byte(tc.frame)); err != nil {
+				t.Fatal(err)
+			}
+			ev := readTurn(t, c)[0]
+			code := ev.Get("error.code").Str
+			if code == "" {
+				code = ev.Get("error.type").Str
+			}
+			if ev.Get("type").Str != "error" || code != tc.code || ev.Get("status").Int() < 400 || ev.Get("error.message").Str == "" {
+				t.Fatalf("got %s, want an error event with code %s", ev.Raw, tc.code)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if tc.closes != 0 {
+				if _, _, err := c.Read(ctx); websocket.CloseStatus(err) != tc.closes {
+					t.Fatalf("closed with %v, want %v", err, tc.closes)
+				}
+				return
+			}
+			// Still usable.
+			send(t, c, `{"type":"response.create","model":"m","input":"hi"}`)
+			if last := readTurn(t, c); last[len(last)-1].Get("type").Str != "response.completed" {
+				t.Fatalf("after the refusal: %s", last[len(last)-1].Raw)
+			}
+		})
+	}
+}
+
+// TestWebSocketQueuesTurns sends a second response.create while the first
+// runs: it is answered after the first, in order.
+func TestWebSocketQueuesTurns(t *testing.T) {
+	release := make(chan struct{})
+	var calls atomic.Int32
+	h := newTestHandler(t, &Handler{Upstream: "anthropic-messages"})
+	site := socketSite(t, h, func(w http.ResponseWriter, r *http.Request) error {
+		if calls.Add(1) == 1 {
+			<-release
+		}
+		return sseAnswer(anthropicToolStream("turn "+strconv.Itoa(int(calls.Load()))), 64, nil)(w)
+	})
+	c := dialSocket(t, site.URL, nil)
+	send(t, c, `{"type":"response.create","model":"claude-x","input":"one"}`)
+	send(t, c, `{"type":"response.create","model":"claude-x","input":"two"}`)
+	time.Sleep(50 * time.Millisecond)
+	if n := calls.Load(); n != 1 {
+		t.Errorf("%d upstream calls while the first turn runs, want 1", n)
+	}
+	close(release)
+	for _, want := range []string{"turn 1", "turn 2"} {
+		events := readTurn(t, c)
+		if got := events[len(events)-1].Get("response.output.0.content.0.text").Str; got != want {
+			t.Errorf("answer %q, want %q", got, want)
+		}
+	}
+}
+
+// TestWebSocketClientGoneCancelsUpstream closes the socket mid-answer: the
+// upstream request is cancelled at once.
+func TestWebSocketClientGoneCancelsUpstream(t *testing.T) {
+	cancelled := make(chan struct{})
+	h := newTestHandler(t, &Handler{Upstream: "anthropic-messages"})
+	site := socketSite(t, h, func(w http.ResponseWriter, r *http.Request) error {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(200)
+		_, _ = w.Write([]byte(strings.SplitAfter(anthropicToolStream("x"), "\n\n")[0]))
+		<-r.Context().Done()
+		close(cancelled)
+		return r.Context().Err()
+	})
+	c := dialSocket(t, site.URL, nil)
+	send(t, c, `{"type":"response.create","model":"claude-x","input":"one"}`)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, _, err := c.Read(ctx); err != nil { // response.created
+		t.Fatal(err)
+	}
+	_ = c.CloseNow()
+	select {
+	case <-cancelled:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the upstream request was not cancelled when the client went")
+	}
+}
+
+// TestWebSocketAgeLimit closes a connection at its age limit with
+// OpenAI's error event.
+func TestWebSocketAgeLimit(t *testing.T) {
+	h := newTestHandler(t, &Handler{Upstream: "anthropic-messages"})
+	h.socketTimings = &socketTimings{maxAge: 200 * time.Millisecond, pingInterval: time.Hour, pingTimeout: time.Second}
+	site := socketSite(t, h, func(w http.ResponseWriter, r *http.Request) error { return nil })
+	c := dialSocket(t, site.URL, nil)
+	ev := readTurn(t, c)[0]
+	if ev.Get("error.code").Str != "websocket_connection_limit_reached" {
+		t.Fatalf("got %s", ev.Raw)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, _, err := c.Read(ctx); websocket.CloseStatus(err) != websocket.StatusNormalClosure {
+		t.Fatalf("closed with %v", err)
+	}
+}
+
+// TestWebSocketHandshakeRefusals refuses handshakes in OpenAI's format.
+func TestWebSocketHandshakeRefusals(t *testing.T) {
+	h := newTestHandler(t, &Handler{Upstream: "anthropic-messages", ClientKeys: []ClientKey{{Key: "sk-good"}}})
+	site := socketSite(t, h, func(w http.ResponseWriter, r *http.Request) error { return nil })
+	ctx := context.Background()
+	_, resp, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(site.URL, "http")+"/v1/responses", &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer sk-bad"}}})
+	if err == nil || resp == nil || resp.StatusCode != 401 {
+		t.Fatalf("a bad key: %v %v", err, resp)
+	}
+	c := dialSocket(t, site.URL, http.Header{"Authorization": {"Bearer sk-good"}})
+	_ = c.Close(websocket.StatusNormalClosure, "")
+	req, _ := http.NewRequest("GET", site.URL+"/v1/responses", nil)
+	req.Header.Set("Authorization", "Bearer sk-good")
+	req.Header.Set("Upgrade", "websocket")
+	r, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Body.Close()
+	if r.StatusCode != 400 || r.Header.Get("Content-Type") != "application/json" {
+		t.Fatalf("an invalid handshake: %d %s", r.StatusCode, r.Header)
+	}
+}
+
+// TestWebSocketPrewarm answers a response.create with generate false
+// without calling the upstream, and continues from it.
+func TestWebSocketPrewarm(t *testing.T) {
+	var bodies []string
+	h := newTestHandler(t, &Handler{Upstream: "anthropic-messages"})
+	site := socketSite(t, h, func(w http.ResponseWriter, r *http.Request) error {
+		b := make([]byte, r.ContentLength)
+		_, _ = r.Body.Read(b)
+		bodies = append(bodies, string(b))
+		return sseAnswer(anthropicToolStream("Hi"), 64, nil)(w)
+	})
+	c := dialSocket(t, site.URL, nil)
+	send(t, c, `{"type":"response.create","model":"claude-x","generate":false,"store":false,"input":[{"type":"message","role":"developer","content":"Be brief."}],`+wsTools+`}`)
+	events := readTurn(t, c)
+	done := events[len(events)-1]
+	if len(events) != 2 || done.Get("type").Str != "response.completed" || len(done.Get("response.output").Array()) != 0 || len(bodies) != 0 {
+		t.Fatalf("prewarm: %v; upstream called %d times", events, len(bodies))
+	}
+	send(t, c, `{"type":"response.create","model":"claude-x","store":false,"previous_response_id":"`+done.Get("response.id").Str+`","input":"Weather?",`+wsTools+`}`)
+	readTurn(t, c)
+	if len(bodies) != 1 || gjson.Get(bodies[0], "system").String() != "Be brief." || len(gjson.Get(bodies[0], "messages").Array()) != 1 {
+		t.Fatalf("the upstream got %v", bodies)
+	}
+}
