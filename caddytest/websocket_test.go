@@ -253,3 +253,58 @@ func TestWebSocketHandshakeKeys(t *testing.T) {
 	rec, _ := env.mocks[up].lastRequest()
 	assertCredential(t, "socket turn", up, rec, upstreamKey, gateSecret)
 }
+
+// TestWebSocketAzure opens sockets on Azure OpenAI's Responses path: toward
+// an azure-openai-responses upstream each turn goes to Azure as an HTTP
+// request of its Responses API; on a site with client keys, Azure's api-key
+// header is the client's key in the handshake.
+func TestWebSocketAzure(t *testing.T) {
+	env := setup(t)
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	for _, tc := range []struct {
+		name, site, key string
+		front           *azureFront
+	}{
+		{"azure-openai-responses upstream", env.azure.responsesSite, clientKey, env.azure.respFront},
+		{"anthropic-messages upstream, client keys", env.gated[anthropicMsgs], gateKey, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env.mocks.resetAll(t)
+			if tc.front != nil {
+				tc.front.take()
+			}
+			url := "ws" + strings.TrimPrefix(tc.site, "http") + "/openai/v1/responses"
+			c, resp, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPHeader: http.Header{"Api-Key": {tc.key}}})
+			if err != nil {
+				t.Fatalf("dial %s: %v (%v)", url, err, resp)
+			}
+			defer c.CloseNow()
+			var id string
+			for turn := range 2 {
+				event := map[string]any{"model": openaiResponses.defaultModel(), "input": fmt.Sprintf("Turn %d", turn+1), "store": false}
+				if id != "" {
+					event["previous_response_id"] = id
+				}
+				events := socketTurn(t, c, event)
+				done := events[len(events)-1]
+				if done.Get("type").Str != "response.completed" || done.Get("response.output.0.content.0.text").Str == "" {
+					t.Fatalf("turn %d ended with %s", turn+1, done.Raw)
+				}
+				id = done.Get("response.id").Str
+			}
+			if tc.front == nil {
+				return
+			}
+			seen, violations := tc.front.take()
+			if len(seen) != 2 || len(violations) > 0 || seen[1].path != "/openai/v1/responses" {
+				t.Errorf("Azure saw %+v, %v; want two requests to /openai/v1/responses", seen, violations)
+			}
+			// store false: Azure keeps nothing, so the socket sends the
+			// conversation it keeps.
+			if rec, _ := env.mocks[openaiResponses].lastRequest(); rec == nil || !strings.Contains(string(rec.Body), "Turn 1") || strings.Contains(string(rec.Body), "previous_response_id") {
+				t.Errorf("the second turn reached Azure without the first: %s", rec.Body)
+			}
+		})
+	}
+}
