@@ -212,8 +212,13 @@ type turnWriter struct {
 const maxErrorEventBody = maxResponseBody
 
 // getTurnWriter returns a writer for a turn of s.
+//
+// Its frames are written without a deadline or cancellation: the library
+// would arm a timer per frame, and a write blocked by a client that stopped
+// reading ends when the connection closes (the client going, the age
+// limit, a reload), which the reader and the runner see to.
 func getTurnWriter(s *socket, ctx context.Context) *turnWriter {
-	return &turnWriter{s: s, ctx: ctx, hdr: http.Header{}}
+	return &turnWriter{s: s, ctx: context.WithoutCancel(ctx), hdr: http.Header{}}
 }
 
 // putTurnWriter lets go of a turn's writer.
