@@ -80,6 +80,9 @@ type cliSpec struct {
 	// With workarounds it configures the CLI around llmbridge's
 	// documented gaps (-clis.workarounds).
 	prepare func(home, site, prompt string, up proto, workarounds bool) (args, env []string, err error)
+	// socket reports that the CLI opens a Responses WebSocket first: its
+	// turns must go over it, with no fallback to HTTP.
+	socket bool
 }
 
 var cliSpecs = []cliSpec{
@@ -118,6 +121,20 @@ base_url = "`+site+`/v1"
 env_key = "LLMBRIDGE_CLI_KEY"
 wire_api = "responses"
 `)
+		},
+	},
+	{
+		// Codex with its built-in OpenAI provider pointed at the
+		// gateway, the simplest configuration (docs/recipes.md): it
+		// opens a Responses WebSocket on /v1/responses and sends the
+		// key of CODEX_API_KEY (codex exec's; interactive Codex reads
+		// the one codex login stored).
+		name: "codex-builtin", bin: "codex", client: openaiResponses, shellTools: codexShellTools, socket: true,
+		prepare: func(home, site, prompt string, up proto, workarounds bool) ([]string, []string, error) {
+			args, env, err := prepareCodex(home, prompt, up, workarounds, `model = "gpt-5-codex"
+openai_base_url = "`+site+`/v1"
+`)
+			return args, append(env, "CODEX_API_KEY="+cliClientKey), err
 		},
 	},
 	{
@@ -669,8 +686,29 @@ func (e *cliEnv) run(t *testing.T, binDir string, c cliSpec, up proto, site, mod
 			// it was given.
 			continue
 		}
+		if c.socket && r.method == http.MethodGet && strings.HasPrefix(r.kind, "101") {
+			// The WebSocket, whose turns the upstream requests show.
+			continue
+		}
 		if !strings.HasPrefix(r.kind, "2") {
 			reasons = append(reasons, fmt.Sprintf("client request %d (%s %s) was answered %s: %s", i+1, r.method, r.path, r.kind, cliClip(strings.TrimSpace(r.answer), 400)))
+		}
+	}
+	if c.socket {
+		sockets, posts := 0, 0
+		for _, r := range st.client {
+			switch {
+			case r.method == http.MethodGet && strings.HasPrefix(r.kind, "101"):
+				sockets++
+			case r.method == http.MethodPost:
+				posts++
+			}
+		}
+		if sockets == 0 || posts > 0 {
+			reasons = append(reasons, fmt.Sprintf("%d WebSockets opened and %d requests over HTTP; want the turns over a WebSocket only", sockets, posts))
+		}
+		if strings.Contains(stderr+stdout, "Falling back") {
+			reasons = append(reasons, "the CLI fell back from WebSockets to HTTP")
 		}
 	}
 	reasons = append(reasons, st.problems()...)
