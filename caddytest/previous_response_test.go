@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/openai/openai-go/v3"
@@ -85,7 +86,7 @@ func TestPreviousResponseID(t *testing.T) {
 					t.Fatalf("turn 2: %s", describeStreamErr(err))
 				}
 				if second.OutputText() != want.Text {
-					t.Errorf("turn 2: %q, want %q", second.OutputText(), want.Text)
+					t.Errorf("turn 2: %q, want %q: %s", second.OutputText(), want.Text, second.RawJSON())
 				}
 
 				// An id llmbridge never issued: OpenAI's error, no upstream call.
@@ -101,5 +102,90 @@ func TestPreviousResponseID(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestOpenAIGoWebSocket runs a tool loop with openai-go's Responses
+// WebSocket client over one connection through every upstream: turn 2
+// sends only the results and previous_response_id; an unknown id is the
+// SDK's protocol error with previous_response_not_found, and the
+// connection goes on.
+func TestOpenAIGoWebSocket(t *testing.T) {
+	env := setup(t)
+	tool := responses.ToolParamOfFunction(weatherTool.Name, weatherTool.Schema, false)
+	tool.OfFunction.Description = openai.String(weatherTool.Description)
+	for _, up := range allProtocols {
+		t.Run(string(up), func(t *testing.T) {
+			env.mocks.resetAll(t)
+			m := env.mocks[up]
+			sent := agentCase.calls(up)
+			model := openaiResponses.defaultModel()
+			c := openai.NewClient(openaiopt.WithBaseURL(env.plain[up]+"/v1/"), openaiopt.WithAPIKey(clientKey), openaiopt.WithMaxRetries(0), openaiopt.WithHTTPClient(sdkHTTPClient))
+			ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+			defer cancel()
+			conn, err := c.Responses.Connect(ctx, responses.ResponseConnectionOptions{})
+			if err != nil {
+				t.Fatalf("connect: %v", err)
+			}
+			defer conn.Close()
+
+			m.setScenario(toolCallAnswer(up, model, sent, true))
+			err = conn.Create(ctx, responses.ResponsesClientEventResponseCreateParam{Model: model, Store: openai.Bool(false),
+				Tools: []responses.ToolUnionParam{tool}, Input: responses.ResponsesClientEventResponseCreateInputUnionParam{OfString: openai.String(agentCase.prompt)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			first, err := conn.FinalResponse(ctx)
+			if err != nil {
+				t.Fatalf("turn 1: %v", err)
+			}
+			var results responses.ResponseInputParam
+			for _, item := range first.Output {
+				if item.Type == "function_call" {
+					out := responses.ResponseInputItemParamOfFunctionCallOutput(toolResults[item.Name])
+					out.OfFunctionCallOutput.CallID = openai.String(item.CallID)
+					results = append(results, out)
+				}
+			}
+			if len(results) != len(sent) {
+				t.Fatalf("turn 1: %d calls, want %d", len(results), len(sent))
+			}
+
+			// An unknown id: an error event, and the connection goes on.
+			// A Responses upstream gets it instead: it keeps its own
+			// responses, which the mock does not emulate.
+			if up.family() != openaiResponses.family() {
+				m.clearRequests()
+				err = conn.Create(ctx, responses.ResponsesClientEventResponseCreateParam{Model: model, PreviousResponseID: openai.String("resp_unknown"),
+					Input: responses.ResponsesClientEventResponseCreateInputUnionParam{OfString: openai.String("Hi")}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var protoErr *responses.ResponseProtocolError
+				if _, err := conn.FinalResponse(ctx); !errors.As(err, &protoErr) || !strings.Contains(protoErr.Event.RawJSON(), "previous_response_not_found") {
+					t.Fatalf("an unknown id: %v", err)
+				}
+			}
+
+			want := reply{Text: fmt.Sprintf("Continued via %s over openai-go's socket ✓", up), Stop: "end", Usage: defaultUsage}
+			m.clearRequests()
+			m.setReply(want)
+			m.setCheck(func(body []byte) []string {
+				v := viewTools(up, body)
+				return append(append(v.Problems, checkToolDefs(v, agentCase.tools)...), checkHistory(up, v, sent, toolResults)...)
+			})
+			err = conn.Create(ctx, responses.ResponsesClientEventResponseCreateParam{Model: model, Store: openai.Bool(false), Tools: []responses.ToolUnionParam{tool},
+				PreviousResponseID: openai.String(first.ID), Input: responses.ResponsesClientEventResponseCreateInputUnionParam{OfResponse: &results}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			second, err := conn.FinalResponse(ctx)
+			if err != nil {
+				t.Fatalf("turn 2: %v", err)
+			}
+			if second.OutputText() != want.Text {
+				t.Errorf("turn 2: %q, want %q: %s", second.OutputText(), want.Text, second.RawJSON())
+			}
+		})
 	}
 }
