@@ -292,7 +292,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	// Before the failover branch: a failover site keeps the
 	// conversations of every target's answers.
-	h.provisionSockets(ctx)
+	if err := h.provisionSockets(ctx); err != nil {
+		return fmt.Errorf("llmbridge: registering metrics: %v", err)
+	}
 	if err := h.provisionConversations(); err != nil {
 		return fmt.Errorf("llmbridge: %v", err)
 	}

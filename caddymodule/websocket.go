@@ -53,6 +53,10 @@ const (
 	// stream, up to the number of responses OpenAI allows in flight on
 	// one connection.
 	maxQueuedTurns = 16
+
+	// socketAgeGrace is how long past the age limit a running turn may
+	// go on before the connection is cut.
+	socketAgeGrace = 10 * time.Minute
 )
 
 // socketTimings are the connection limits; tests shorten them.
@@ -163,6 +167,15 @@ func (s *socket) run() {
 	// One byte past the limit tells an oversized frame from one at the
 	// limit, which readFrame answers before the library would close.
 	s.conn.SetReadLimit(s.frameLimit + 1)
+	metrics := globalSocketMetrics()
+	metrics.opened()
+	defer func() { metrics.closed(s.opened, s.turns) }()
+	// A turn whose frames a vanished client no longer takes (its TCP
+	// connection open, its window full) would hold the connection past
+	// the age limit, which the runner checks between turns: the
+	// connection is cut a grace period after it.
+	hard := time.AfterFunc(s.timings.maxAge+socketAgeGrace, func() { _ = s.conn.CloseNow() })
+	defer hard.Stop()
 	frames := make(chan *[]byte, maxQueuedTurns)
 	done := make(chan struct{})
 	go func() {
@@ -309,7 +322,9 @@ func randomHex(n int) string {
 }
 
 // provisionSockets keeps the configuration's context, whose end closes
-// the connections served under it.
-func (h *Handler) provisionSockets(ctx caddy.Context) {
+// the connections served under it, and registers the connections'
+// metrics.
+func (h *Handler) provisionSockets(ctx caddy.Context) error {
 	h.lifetime = ctx.Context
+	return globalSocketMetrics().register(ctx.GetMetricsRegistry())
 }

@@ -192,7 +192,11 @@ func TestWebSocketClientGone(t *testing.T) {
 func TestWebSocketTurnsLogged(t *testing.T) {
 	env := setup(t)
 	before := len(observedEntries(t, env, 0))
+	metricsBefore := scrapeMetrics(t)
 	c := dialResponses(t, env.observed)
+	if open := scrapeMetrics(t)["caddy_llmbridge_websocket_connections"]; open != metricsBefore["caddy_llmbridge_websocket_connections"]+1 {
+		t.Errorf("websocket_connections %v with the socket open, %v before", open, metricsBefore["caddy_llmbridge_websocket_connections"])
+	}
 	model := anthropicMsgs.defaultModel()
 	var id string
 	for turn := range 2 {
@@ -219,6 +223,18 @@ func TestWebSocketTurnsLogged(t *testing.T) {
 	conn := observedEntries(t, env, before+3)[before+2]
 	if conn.Get("request.method").Str != "GET" || conn.Get("status").Int() != http.StatusSwitchingProtocols {
 		t.Errorf("the connection's entry: %s", conn.Raw)
+	}
+	after := scrapeMetrics(t)
+	for name, want := range map[string]float64{
+		"caddy_llmbridge_websocket_connections":                       0,
+		"caddy_llmbridge_websocket_connection_turns_count":            1,
+		"caddy_llmbridge_websocket_connection_turns_sum":              2,
+		"caddy_llmbridge_websocket_connection_duration_seconds_count": 1,
+		metric("caddy_llmbridge_requests_total", "client_protocol", string(openaiResponses), "upstream_protocol", string(anthropicMsgs), "status", "200"): 2,
+	} {
+		if got := after[name] - metricsBefore[name]; got != want {
+			t.Errorf("%s changed by %v, want %v", name, got, want)
+		}
 	}
 }
 
