@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -140,6 +141,22 @@ type socket struct {
 	opened     time.Time
 	frameLimit int64
 
+	// ctx ends when the connection does; ping is its idle pinger.
+	ctx  context.Context
+	ping *time.Timer
+
+	// mu guards the queue and the runner's state.
+	mu sync.Mutex
+	// queue holds the frames waiting for the turn running.
+	queue []*[]byte
+	// busy reports that a turn runner runs (or that the connection is
+	// being closed at its age limit); running counts it.
+	busy    bool
+	running sync.WaitGroup
+	// expired reports the age limit reached; closing, the connection
+	// ending.
+	expired, closing bool
+
 	// The connection's state, read and written by the turn runner only.
 	last  lastResponse
 	turns int
@@ -152,12 +169,15 @@ type lastResponse struct {
 	conversation []byte
 }
 
-// run serves the connection: this goroutine reads frames and queues them,
-// a second runs the turns one at a time. When the client goes (or closes),
-// the turn running is cancelled at once.
+// run serves the connection: this goroutine reads frames and queues them;
+// a second runs the queued turns one at a time and exits when the queue is
+// empty, so that an idle connection holds one goroutine. Timers close the
+// connection at its age limit and ping it while it is idle. When the client
+// goes (or closes), the turn running is cancelled at once.
 func (s *socket) run() {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(s.upgrade.Context()))
 	defer cancel()
+	s.ctx = ctx
 	if s.h.lifetime != nil {
 		// A configuration unloaded closes its connections: clients
 		// reconnect to the one that replaced it.
@@ -170,32 +190,34 @@ func (s *socket) run() {
 	metrics := globalSocketMetrics()
 	metrics.opened()
 	defer func() { metrics.closed(s.opened, s.turns) }()
+	age := time.AfterFunc(s.timings.maxAge, s.ageLimitReached)
+	defer age.Stop()
 	// A turn whose frames a vanished client no longer takes (its TCP
 	// connection open, its window full) would hold the connection past
-	// the age limit, which the runner checks between turns: the
-	// connection is cut a grace period after it.
+	// the age limit, which is checked between turns: the connection is
+	// cut a grace period after it.
 	hard := time.AfterFunc(s.timings.maxAge+socketAgeGrace, func() { _ = s.conn.CloseNow() })
 	defer hard.Stop()
-	frames := make(chan *[]byte, maxQueuedTurns)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		s.runTurns(ctx, frames)
-	}()
-	s.readFrames(ctx, frames)
+	s.ping = time.AfterFunc(s.timings.pingInterval, s.pingIdle)
+	defer s.ping.Stop()
+
+	s.readFrames(ctx)
 	cancel()
-	close(frames)
-	<-done
-	for f := range frames {
+	s.mu.Lock()
+	s.closing = true
+	s.mu.Unlock()
+	s.running.Wait()
+	for _, f := range s.queue {
 		putBuffer(f)
 	}
+	s.queue = nil
 	_ = s.conn.CloseNow()
 	s.h.logger.Debug("WebSocket connection closed", zap.Int("turns", s.turns), zap.Duration("duration", time.Since(s.opened)))
 }
 
 // readFrames reads the client's frames and queues them for the turn
 // runner until the connection ends.
-func (s *socket) readFrames(ctx context.Context, frames chan<- *[]byte) {
+func (s *socket) readFrames(ctx context.Context) {
 	for {
 		typ, rd, err := s.conn.Reader(ctx)
 		if err != nil {
@@ -217,14 +239,29 @@ func (s *socket) readFrames(ctx context.Context, frames chan<- *[]byte) {
 			putBuffer(buf)
 			return
 		}
-		select {
-		case frames <- buf:
-		default:
+		if !s.enqueue(buf) {
 			putBuffer(buf)
 			s.sendError(ctx, &codec.Error{Status: http.StatusTooManyRequests, Kind: mapping.ErrRateLimit,
 				Message: "too many response.create events queued on this connection: at most " + strconv.Itoa(maxQueuedTurns) + " wait behind the response in progress"})
 		}
 	}
+}
+
+// enqueue queues a frame and starts the turn runner when none runs; it
+// reports false when the queue is full.
+func (s *socket) enqueue(f *[]byte) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.queue) >= maxQueuedTurns {
+		return false
+	}
+	s.queue = append(s.queue, f)
+	if !s.busy {
+		s.busy = true
+		s.running.Add(1)
+		go s.runTurns()
+	}
+	return true
 }
 
 // readFrame reads a frame into a pooled buffer, up to limit bytes; it
@@ -250,48 +287,77 @@ func readFrame(rd io.Reader, limit int64) (*[]byte, bool, error) {
 	}
 }
 
-// runTurns runs the queued turns one at a time, pings an idle connection
-// and closes it at its age limit.
-func (s *socket) runTurns(ctx context.Context, frames <-chan *[]byte) {
-	age := time.NewTimer(s.timings.maxAge - time.Since(s.opened))
-	defer age.Stop()
-	ping := time.NewTicker(s.timings.pingInterval)
-	defer ping.Stop()
+// runTurns runs the queued turns one at a time, in order, and returns
+// once the queue is empty, the connection ends, or it reached its age
+// limit (then the client is told, after the turn running).
+func (s *socket) runTurns() {
+	defer s.running.Done()
 	for {
-		select {
-		case <-ctx.Done():
+		s.mu.Lock()
+		if len(s.queue) == 0 || s.closing || s.ctx.Err() != nil {
+			s.busy = false
+			s.mu.Unlock()
 			return
-		case <-age.C:
-			s.closeAtAgeLimit(ctx)
-			return
-		case <-ping.C:
-			pctx, cancel := context.WithTimeout(ctx, s.timings.pingTimeout)
-			err := s.conn.Ping(pctx)
-			cancel()
-			if err != nil {
-				_ = s.conn.CloseNow()
-				return
-			}
-		case f, ok := <-frames:
-			if !ok {
-				return
-			}
-			if time.Since(s.opened) >= s.timings.maxAge {
-				putBuffer(f)
-				s.closeAtAgeLimit(ctx)
-				return
-			}
-			s.runTurn(ctx, *f)
+		}
+		expired := s.expired
+		f := s.queue[0]
+		s.queue[0] = nil
+		s.queue = s.queue[1:]
+		s.mu.Unlock()
+		if expired {
 			putBuffer(f)
-			ping.Reset(s.timings.pingInterval)
+			s.closeAtAgeLimit()
+			s.mu.Lock()
+			s.busy = false
+			s.mu.Unlock()
+			return
+		}
+		s.runTurn(s.ctx, *f)
+		putBuffer(f)
+	}
+}
+
+// ageLimitReached closes the connection at its age limit, or has the turn
+// runner do so once the turn running ends.
+func (s *socket) ageLimitReached() {
+	s.mu.Lock()
+	s.expired = true
+	busy := s.busy || s.closing
+	if !busy {
+		// No turn may start meanwhile: the runner sees expired.
+		s.busy = true
+	}
+	s.mu.Unlock()
+	if !busy {
+		s.closeAtAgeLimit()
+	}
+}
+
+// pingIdle pings the connection when no turn runs (a turn's frames show
+// the client is there) and closes it when no pong comes in time.
+func (s *socket) pingIdle() {
+	s.mu.Lock()
+	busy, closing := s.busy, s.closing
+	s.mu.Unlock()
+	if closing {
+		return
+	}
+	if !busy {
+		ctx, cancel := context.WithTimeout(s.ctx, s.timings.pingTimeout)
+		err := s.conn.Ping(ctx)
+		cancel()
+		if err != nil {
+			_ = s.conn.CloseNow()
+			return
 		}
 	}
+	s.ping.Reset(s.timings.pingInterval)
 }
 
 // closeAtAgeLimit tells the client its connection reached the age limit
 // and closes it.
-func (s *socket) closeAtAgeLimit(ctx context.Context) {
-	s.sendError(ctx, &codec.Error{Status: http.StatusBadRequest, Kind: mapping.ErrInvalidRequest, Code: "websocket_connection_limit_reached", Protocol: codec.OpenAIResponses,
+func (s *socket) closeAtAgeLimit() {
+	s.sendError(s.ctx, &codec.Error{Status: http.StatusBadRequest, Kind: mapping.ErrInvalidRequest, Code: "websocket_connection_limit_reached", Protocol: codec.OpenAIResponses,
 		Message: "Responses WebSocket connection limit reached (" + s.timings.maxAge.String() + "). Open a new connection to continue."})
 	_ = s.conn.Close(websocket.StatusNormalClosure, "connection age limit reached")
 }
