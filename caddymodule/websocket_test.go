@@ -2,6 +2,7 @@ package caddymodule
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -309,5 +310,42 @@ func TestWebSocketPrewarm(t *testing.T) {
 	readTurn(t, c)
 	if len(bodies) != 1 || gjson.Get(bodies[0], "system").String() != "Be brief." || len(gjson.Get(bodies[0], "messages").Array()) != 1 {
 		t.Fatalf("the upstream got %v", bodies)
+	}
+}
+
+// TestWebSocketSlowReader streams a long answer to a client that stops
+// reading: the upstream's writes wait for it (what is in flight stays
+// within the kernel's socket buffers), and the turn completes once it
+// reads again.
+func TestWebSocketSlowReader(t *testing.T) {
+	const events, size = 4000, 8 << 10 // 32 MiB of text
+	var written atomic.Int64
+	h := newTestHandler(t, &Handler{Upstream: "anthropic-messages"})
+	site := socketSite(t, h, func(w http.ResponseWriter, r *http.Request) error {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(200)
+		parts := strings.SplitAfter(anthropicToolStream("x"), "\n\n")
+		_, _ = io.WriteString(w, parts[0]+parts[1])
+		delta := "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"" + strings.Repeat("y", size) + "\"}}\n\n"
+		for range events {
+			if _, err := io.WriteString(w, delta); err != nil {
+				return err
+			}
+			written.Add(int64(len(delta)))
+		}
+		_, err := io.WriteString(w, parts[3]+parts[7]+parts[8])
+		return err
+	})
+	c := dialSocket(t, site.URL, nil)
+	c.SetReadLimit(64 << 20) // response.completed holds the whole text
+	send(t, c, `{"type":"response.create","model":"claude-x","input":"A long story."}`)
+	time.Sleep(500 * time.Millisecond)
+	if n := written.Load(); n > 16<<20 {
+		t.Errorf("the upstream wrote %d MiB to a client that read nothing", n>>20)
+	}
+	t.Logf("in flight to a client that stopped reading: %d KiB", written.Load()>>10)
+	events2 := readTurn(t, c)
+	if last := events2[len(events2)-1]; last.Get("type").Str != "response.completed" || len(events2) < events {
+		t.Fatalf("%d events, the last %.200s", len(events2), last.Raw)
 	}
 }

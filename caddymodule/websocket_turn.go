@@ -64,8 +64,7 @@ func (s *socket) runTurn(ctx context.Context, frame []byte) {
 		s.prewarm(ctx, root, *body)
 		return
 	}
-	tw := getTurnWriter(s, ctx)
-	defer putTurnWriter(tw)
+	tw := newTurnWriter(s, ctx)
 	s.serveTurn(tw, s.turnRequest(ctx, *body))
 	tw.finish()
 	if tw.found {
@@ -211,18 +210,15 @@ type turnWriter struct {
 // sent as an event.
 const maxErrorEventBody = maxResponseBody
 
-// getTurnWriter returns a writer for a turn of s.
+// newTurnWriter returns a writer for a turn of s.
 //
 // Its frames are written without a deadline or cancellation: the library
 // would arm a timer per frame, and a write blocked by a client that stopped
 // reading ends when the connection closes (the client going, the age
 // limit, a reload), which the reader and the runner see to.
-func getTurnWriter(s *socket, ctx context.Context) *turnWriter {
+func newTurnWriter(s *socket, ctx context.Context) *turnWriter {
 	return &turnWriter{s: s, ctx: context.WithoutCancel(ctx), hdr: http.Header{}}
 }
-
-// putTurnWriter lets go of a turn's writer.
-func putTurnWriter(tw *turnWriter) { *tw = turnWriter{} }
 
 // Header returns the turn's response header.
 func (tw *turnWriter) Header() http.Header { return tw.hdr }
