@@ -4,7 +4,11 @@
 // (item_reference). One weather tool; the loop runs until the model answers
 // without a call.
 //
-//   node vercel-ai.mjs <base URL> <model> generate|stream
+// Mode chain continues by previousResponseId instead: the first step runs
+// alone, and the second sends only the tool's result with the first
+// answer's id (providerOptions.openai.previousResponseId).
+//
+//   node vercel-ai.mjs <base URL> <model> generate|stream|chain
 //
 // Prints {"text": ..., "steps": n} on success; exits 1 with the error.
 import { createOpenAI } from '@ai-sdk/openai';
@@ -34,6 +38,16 @@ try {
     text = await r.text;
     steps = (await r.steps).length;
     if (failure) throw failure;
+  } else if (mode === 'chain') {
+    const first = await generateText({ ...opts, stopWhen: stepCountIs(1) });
+    const id = first.providerMetadata?.openai?.responseId;
+    if (!id) throw new Error('the first answer has no response id: ' + JSON.stringify(first.providerMetadata));
+    const results = first.response.messages.filter((m) => m.role === 'tool');
+    if (results.length === 0) throw new Error('the first step ran no tool');
+    const { prompt, ...rest } = opts;
+    const r = await generateText({ ...rest, messages: results, providerOptions: { openai: { previousResponseId: id } } });
+    text = r.text;
+    steps = 1 + r.steps.length;
   } else {
     const r = await generateText(opts);
     text = r.text;
