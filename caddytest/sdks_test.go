@@ -26,10 +26,14 @@ import (
 // refers to the first answer's items by id) and openai-node's Responses
 // helpers (the stream helper's finalResponse and parse, whose output, with
 // the fields the helpers add to it, goes back as input). Each runs a
-// two-step tool loop through every upstream, streamed and not.
+// two-step tool loop through every upstream, streamed and not. Conversations
+// continued by previous_response_id: openai-node over HTTP (chain) and over
+// its Responses WebSocket client (websocket), the Vercel AI SDK's
+// previousResponseId (chain), and a second run of the OpenAI Agents SDK
+// continuing the first (chain).
 
 var (
-	sdksEnabled = flag.Bool("sdks", false, "run TestRealSDKs: the Vercel AI SDK and openai-node from npm through llmbridge (install them with caddytest/sdks/install.sh)")
+	sdksEnabled = flag.Bool("sdks", false, "run TestRealSDKs: the Vercel AI SDK, openai-node and the OpenAI Agents SDK from npm through llmbridge (install them with caddytest/sdks/install.sh)")
 	sdksDir     = flag.String("sdks.dir", "", "the directory caddytest/sdks/install.sh installed the SDKs into (default $LLMBRIDGE_SDKS_DIR, else ${XDG_CACHE_HOME:-~/.cache}/llmbridge-sdks)")
 	sdksTimeout = flag.Duration("sdks.timeout", 60*time.Second, "time limit of one SDK run")
 )
@@ -48,6 +52,7 @@ type sdkSpec struct {
 var sdkSpecs = []sdkSpec{
 	{"vercel-ai", "vercel-ai.mjs", []string{"generate", "stream", "chain"}, map[string]bool{"stream": true}},
 	{"openai-node", "openai-node.mjs", []string{"parse", "stream", "chain", "websocket"}, map[string]bool{"stream": true, "websocket": true}},
+	{"openai-agents", "openai-agents.mjs", []string{"chain"}, nil},
 }
 
 // continuesOverHTTP reports whether a mode continues by previous_response_id
@@ -82,7 +87,7 @@ func TestRealSDKs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, pkg := range []string{"ai", "@ai-sdk/openai", "openai"} {
+	for _, pkg := range []string{"ai", "@ai-sdk/openai", "openai", "ws", "@openai/agents"} {
 		if _, err := os.Stat(filepath.Join(modules, pkg, "package.json")); err != nil {
 			t.Fatalf("%s is not installed in %s (%v); install the SDKs with: bash caddytest/sdks/install.sh %s", pkg, modules, err, dir)
 		}

@@ -13,6 +13,7 @@ DIR="${1:-${LLMBRIDGE_SDKS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/llmbridge-sdks}}
 AI_VERSION="${AI_VERSION:-7.0.173}"
 AI_SDK_OPENAI_VERSION="${AI_SDK_OPENAI_VERSION:-4.0.118}"
 OPENAI_NODE_VERSION="${OPENAI_NODE_VERSION:-7.59.0}"
+AGENTS_VERSION="${AGENTS_VERSION:-0.20.0}"
 WS_VERSION="${WS_VERSION:-8.23.1}"   # openai-node's Responses WebSocket client runs on it
 
 command -v node >/dev/null || { echo "install.sh: node (>= 20) is required" >&2; exit 1; }
@@ -26,9 +27,10 @@ npm install --no-audit --no-fund --no-save --loglevel=error \
   "ai@${AI_VERSION}" \
   "@ai-sdk/openai@${AI_SDK_OPENAI_VERSION}" \
   "openai@${OPENAI_NODE_VERSION}" \
-  "ws@${WS_VERSION}"
+  "ws@${WS_VERSION}" \
+  "@openai/agents@${AGENTS_VERSION}"
 
-for pkg in ai @ai-sdk/openai openai ws; do
+for pkg in ai @ai-sdk/openai openai ws @openai/agents; do
   if [ ! -f "node_modules/$pkg/package.json" ]; then
     echo "install.sh: node_modules/$pkg is missing after install" >&2
     exit 1
