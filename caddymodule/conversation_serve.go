@@ -2,6 +2,8 @@ package caddymodule
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
 	"net/http"
@@ -99,11 +101,16 @@ func (h *Handler) keepsConversations(w http.ResponseWriter, r *http.Request) boo
 // Everything else (rejections, translation, the answer) is ServeHTTP's.
 func (h *Handler) serveConversation(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	client := codec.OpenAIResponses
-	if h.clientKeys != nil && h.authorized(client, r) < 0 {
-		// Nothing about kept conversations is told to a client
-		// without a key; serve answers it.
-		return h.serve(w, r, next)
+	key := -1
+	if h.clientKeys != nil {
+		if key = h.authorized(client, r); key < 0 {
+			// Nothing about kept conversations is told to a client
+			// without a key; serve answers it.
+			return h.serve(w, r, next)
+		}
 	}
+	var keyBuf [128]byte
+	scope := h.appendConversationScope(keyBuf[:0], r, key)
 	buf := getBuffer(requestBufferSize(r))
 	defer putBuffer(buf)
 	body, cerr := readBody(r, h.MaxRequestBody, *buf)
@@ -115,7 +122,7 @@ func (h *Handler) serveConversation(w http.ResponseWriter, r *http.Request, next
 	}
 	ask := readConversationAsk(body)
 	if ask.previous != "" {
-		conversation, err := h.conversations.Conversation(r.Context(), ask.previous)
+		conversation, err := h.conversations.Conversation(r.Context(), bytesString(append(scope, ask.previous...)))
 		if err != nil {
 			writeError(w, client, h.conversationError(ask.previous, err))
 			return nil
@@ -135,18 +142,44 @@ func (h *Handler) serveConversation(w http.ResponseWriter, r *http.Request, next
 	}
 	err := h.serve(cr, r, next)
 	if answer, ok := cr.answer(); ok {
-		h.keepConversation(r, body, answer)
+		h.keepConversation(r, append(scope, answer.id...), body, answer)
 	}
 	return err
 }
 
+// appendConversationScope appends the scope of r's conversations, which
+// prefixes their keys in the store: conversations are kept per client, as
+// OpenAI keeps responses per project, so that no client continues
+// another's by its id. On a site with client_keys a client is its key
+// (key, the index of its key, named so that a reload keeps the scope);
+// on a site that passes the client's credential on, it is that
+// credential, by its SHA-256; clients that present none share one scope.
+func (h *Handler) appendConversationScope(dst []byte, r *http.Request, key int) []byte {
+	if key >= 0 {
+		dst = append(dst, 'k')
+		dst = append(dst, h.clientKeyNames[key]...)
+		return append(dst, 0)
+	}
+	cred := bearerToken(r)
+	if cred == "" {
+		cred = r.Header.Get("Api-Key")
+	}
+	if cred == "" {
+		return append(dst, '-', 0)
+	}
+	sum := sha256.Sum256([]byte(cred))
+	dst = append(dst, 'c')
+	dst = hex.AppendEncode(dst, sum[:16])
+	return append(dst, 0)
+}
+
 // keepConversation keeps the conversation of an answered request (body)
-// under the answer's id.
-func (h *Handler) keepConversation(r *http.Request, body []byte, answer answeredResponse) {
+// under key, the answer's id in its client's scope.
+func (h *Handler) keepConversation(r *http.Request, key []byte, body []byte, answer answeredResponse) {
 	conv := getBuffer(len(body) + len(answer.output) + 2)
 	defer putBuffer(conv)
 	*conv = appendConversation((*conv)[:0], body, answer.output)
-	if err := h.conversations.PutConversation(r.Context(), answer.id, *conv); err != nil {
+	if err := h.conversations.PutConversation(r.Context(), bytesString(key), *conv); err != nil {
 		h.logger.Warn("keeping a conversation failed", zap.String("response_id", answer.id), zap.Error(err))
 	}
 }

@@ -154,3 +154,39 @@ func TestCodexMetadataPassthrough(t *testing.T) {
 		})
 	}
 }
+
+// TestPreviousResponseIDScope continues a response only for the client
+// that created it: its client key on a site with client_keys, its
+// credential on a site that passes it on.
+func TestPreviousResponseIDScope(t *testing.T) {
+	answer := `{"id":"msg_01A","type":"message","role":"assistant","model":"claude-x","content":[{"type":"text","text":"Hi"}],"stop_reason":"end_turn","usage":{"input_tokens":5,"output_tokens":3}}`
+	for _, tc := range []struct {
+		name           string
+		handler        *Handler
+		owner, another string // Authorization headers
+	}{
+		{"client keys", &Handler{Upstream: "anthropic-messages", ClientKeys: []ClientKey{{Name: "a", Key: "key-a"}, {Name: "b", Key: "key-b"}}}, "Bearer key-a", "Bearer key-b"},
+		{"credentials passed on", &Handler{Upstream: "anthropic-messages"}, "Bearer sk-a", "Bearer sk-b"},
+		{"no credential and one", &Handler{Upstream: "anthropic-messages"}, "", "Bearer sk-b"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newTestHandler(t, tc.handler)
+			post := func(auth, body string) (*httptest.ResponseRecorder, *upstreamCall) {
+				r := httptest.NewRequest("POST", "/v1/responses", strings.NewReader(body))
+				if auth != "" {
+					r.Header.Set("Authorization", auth)
+				}
+				return serve(t, h, r, jsonAnswer(200, answer))
+			}
+			w, _ := post(tc.owner, `{"model":"claude-x","input":"Hi"}`)
+			id := gjson.Get(w.Body.String(), "id").Str
+			next := `{"model":"claude-x","previous_response_id":"` + id + `","input":"Again"}`
+			if w, call := post(tc.another, next); w.Code != 400 || call.called {
+				t.Errorf("another client continued the conversation: %d %s", w.Code, w.Body)
+			}
+			if w, _ := post(tc.owner, next); w.Code != 200 {
+				t.Errorf("its own client could not continue it: %d %s", w.Code, w.Body)
+			}
+		})
+	}
+}

@@ -42,6 +42,9 @@ type ConversationStore interface {
 	// PutConversation keeps a copy of conversation under id, replacing
 	// what id held. A store may refuse a conversation it cannot hold
 	// (larger than its bound) by keeping nothing; that is not an error.
+	// The store keeps neither id nor conversation beyond the call: it
+	// copies what it keeps. (The id is the response id prefixed by its
+	// client's scope, an opaque key to the store.)
 	PutConversation(ctx context.Context, id string, conversation []byte) error
 
 	// Conversation returns the conversation kept under id. When there is

@@ -349,3 +349,21 @@ func TestWebSocketSlowReader(t *testing.T) {
 		t.Fatalf("%d events, the last %.200s", len(events2), last.Raw)
 	}
 }
+
+func TestDropSocketBeta(t *testing.T) {
+	for _, tc := range []struct{ in, want []string }{
+		{nil, nil},
+		{[]string{"responses_websockets=2026-02-06"}, nil},
+		{[]string{"responses_websockets=2026-02-06, assistants=v2"}, []string{"assistants=v2"}},
+		{[]string{"assistants=v2", "responses_websockets=2026-02-06"}, []string{"assistants=v2"}},
+	} {
+		hdr := http.Header{}
+		for _, v := range tc.in {
+			hdr.Add("OpenAI-Beta", v)
+		}
+		dropSocketBeta(hdr)
+		if got := hdr.Values("OpenAI-Beta"); strings.Join(got, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("%q: %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

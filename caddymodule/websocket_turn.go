@@ -161,10 +161,32 @@ func (s *socket) turnRequest(ctx context.Context, body []byte) *http.Request {
 	for _, name := range upgradeHeaders {
 		r.Header.Del(name)
 	}
+	dropSocketBeta(r.Header)
 	r.Header.Set("Content-Type", "application/json")
 	r.Header.Set("Accept", "text/event-stream")
 	setBody(r, body)
 	return r
+}
+
+// dropSocketBeta removes the OpenAI-Beta value that asks for WebSocket
+// mode (responses_websockets=...): the turn goes on as an HTTP request.
+func dropSocketBeta(hdr http.Header) {
+	values := hdr.Values("OpenAI-Beta")
+	if len(values) == 0 {
+		return
+	}
+	var kept []string
+	for _, v := range values {
+		for part := range strings.SplitSeq(v, ",") {
+			if p := strings.TrimSpace(part); p != "" && !strings.HasPrefix(p, "responses_websockets=") {
+				kept = append(kept, p)
+			}
+		}
+	}
+	hdr.Del("OpenAI-Beta")
+	if len(kept) > 0 {
+		hdr.Set("OpenAI-Beta", strings.Join(kept, ","))
+	}
 }
 
 // serveTurn runs a turn request through the site's handlers (or, outside
