@@ -13,6 +13,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/tidwall/gjson"
 	"go.uber.org/goleak"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 )
 
 // The Responses API's WebSocket mode through a real Caddy: tool loops over
@@ -322,5 +323,50 @@ func TestWebSocketAzure(t *testing.T) {
 				t.Errorf("the second turn reached Azure without the first: %s", rec.Body)
 			}
 		})
+	}
+}
+
+// TestWebSocketTurnsTraced runs two turns over one socket on a traced
+// site: each turn is a span of Caddy's server with llmbridge's GenAI
+// attributes and its upstream call span below it, as the same request
+// over HTTP gets; the turns belong to the handshake's trace.
+func TestWebSocketTurnsTraced(t *testing.T) {
+	env := setup(t)
+	up := anthropicMsgs
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	req, _ := http.NewRequest(http.MethodGet, env.traced[up], nil)
+	traceID := tracedRequest(t, req)
+	hdr := http.Header{"Authorization": {"Bearer " + clientKey}, "Traceparent": req.Header.Values("Traceparent")}
+	c, _, err := websocket.Dial(ctx, socketURL(env.traced[up]), &websocket.DialOptions{HTTPHeader: hdr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	id := ""
+	for turn := range 2 {
+		event := map[string]any{"model": up.defaultModel(), "input": fmt.Sprintf("Turn %d", turn+1), "store": false}
+		if id != "" {
+			event["previous_response_id"] = id
+		}
+		events := socketTurn(t, c, event)
+		id = events[len(events)-1].Get("response.id").Str
+	}
+	spans := env.otlp.trace(t, traceID, 4)
+	turns, calls := 0, 0
+	for _, s := range spans {
+		a := spanAttrs(s)
+		switch {
+		case s.GetKind() == tracepb.Span_SPAN_KIND_SERVER && a["llmbridge.client.protocol"] == string(openaiResponses):
+			turns++
+			if a["llmbridge.upstream.protocol"] != string(up) || a["llmbridge.client_key"] != "team-a" || a["gen_ai.usage.output_tokens"] == "" {
+				t.Errorf("turn span %q: %v", s.GetName(), a)
+			}
+		case s.GetKind() == tracepb.Span_SPAN_KIND_CLIENT:
+			calls++
+		}
+	}
+	if turns != 2 || calls != 2 {
+		t.Errorf("%d turn spans and %d upstream call spans among %d, want 2 and 2", turns, calls, len(spans))
 	}
 }
