@@ -12,8 +12,8 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/tidwall/gjson"
-	"go.uber.org/goleak"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"go.uber.org/goleak"
 )
 
 // The Responses API's WebSocket mode through a real Caddy: tool loops over
