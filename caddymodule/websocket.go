@@ -96,14 +96,15 @@ func (h *Handler) serveSocket(w http.ResponseWriter, r *http.Request, next caddy
 		writeError(w, client, codec.NewError(mapping.ErrInvalidRequest, "invalid WebSocket handshake: Connection: Upgrade, Sec-WebSocket-Version: 13 and Sec-WebSocket-Key are required"))
 		return nil
 	}
-	conn, err := websocket.Accept(w, r, nil)
+	bh := &batchingHijacker{ResponseWriter: w}
+	conn, err := websocket.Accept(bh, r, nil)
 	if err != nil {
 		// Accept answered the client (a cross-origin handshake from a
 		// browser is refused 403).
 		h.logger.Debug("WebSocket handshake refused", zap.Error(err))
 		return nil
 	}
-	s := &socket{h: h, conn: conn, upgrade: r, next: next, timings: defaultSocketTimings, opened: time.Now(), frameLimit: h.MaxRequestBody}
+	s := &socket{h: h, conn: conn, batch: bh.conn, upgrade: r, next: next, timings: defaultSocketTimings, opened: time.Now(), frameLimit: h.MaxRequestBody}
 	if srv, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok {
 		s.server = srv
 	}
@@ -129,8 +130,10 @@ func headerHasToken(hdr http.Header, name, token string) bool {
 
 // socket is one WebSocket connection in Responses WebSocket mode.
 type socket struct {
-	h       *Handler
-	conn    *websocket.Conn
+	h    *Handler
+	conn *websocket.Conn
+	// batch is the connection under conn, whose writes a turn gathers.
+	batch   *batchedConn
 	upgrade *http.Request // the handshake, which turn requests copy
 	next    caddyhttp.Handler
 	// server is the Caddy server the handshake came through, which runs

@@ -20,7 +20,10 @@ import (
 // transport. The upstream's events arrive one write each, as a real
 // upstream's do.
 func BenchmarkTurn(b *testing.B) {
-	events := strings.SplitAfter(anthropicToolStream(strings.Repeat("Weather words. ", 40)), "\n\n")
+	var events [][]byte
+	for _, ev := range strings.SplitAfter(anthropicToolStream(strings.Repeat("Weather words. ", 40)), "\n\n") {
+		events = append(events, []byte(ev))
+	}
 	body := `{"model":"claude-x","store":false,"input":"Weather in Paris?",` + wsTools + `}`
 	h := newTestHandler(&testing.T{}, &Handler{Upstream: "anthropic-messages"})
 	h.logger = zap.NewNop()
@@ -29,7 +32,7 @@ func BenchmarkTurn(b *testing.B) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(200)
 		for _, ev := range events {
-			_, _ = io.WriteString(w, ev)
+			_, _ = w.Write(ev)
 			_ = http.NewResponseController(w).Flush()
 		}
 		return nil
@@ -75,4 +78,75 @@ func BenchmarkTurn(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestWebSocketAllocsPerEvent holds a socket turn to no allocation per
+// event beyond the HTTP stream's: a turn of 110 text deltas against one
+// of 10, the client reading each frame into the same buffer.
+func TestWebSocketAllocsPerEvent(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts: the race detector allocates")
+	}
+	// The events as bytes, made once: writing a string would allocate
+	// per event in the test's upstream, not in llmbridge.
+	stream := func(n int) [][]byte {
+		parts := strings.SplitAfter(anthropicToolStream("x"), "\n\n")
+		var out [][]byte
+		for i, p := range parts {
+			switch {
+			case i == 2:
+				for range n {
+					out = append(out, []byte(p))
+				}
+			case i < 4 || i >= 7:
+				out = append(out, []byte(p))
+			}
+		}
+		return out
+	}
+	var events [][]byte
+	h := newTestHandler(t, &Handler{Upstream: "anthropic-messages"})
+	h.logger = zap.NewNop()
+	site := socketSite(t, h, func(w http.ResponseWriter, r *http.Request) error {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(200)
+		for _, ev := range events {
+			_, _ = w.Write(ev)
+			_ = http.NewResponseController(w).Flush()
+		}
+		return nil
+	})
+	ctx := context.Background()
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(site.URL, "http")+"/v1/responses", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	frame := []byte(`{"type":"response.create","model":"claude-x","store":false,"input":"Hi"}`)
+	buf := make([]byte, 1<<20)
+	turn := func() {
+		if err := c.Write(ctx, websocket.MessageText, frame); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			_, rd, err := c.Reader(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, _ := io.ReadFull(rd, buf)
+			if bytes.Contains(buf[:min(n, 40)], []byte(`"response.completed"`)) {
+				return
+			}
+		}
+	}
+	events = stream(10)
+	few := testing.AllocsPerRun(50, turn)
+	events = stream(110)
+	many := testing.AllocsPerRun(50, turn)
+	perEvent := (many - few) / 100
+	t.Logf("a socket turn: %.0f allocations with 10 text deltas, %.2f per further delta (server and client)", few, perEvent)
+	if perEvent > 0.2 {
+		t.Errorf("%.2f allocations per event", perEvent)
+	}
 }

@@ -318,7 +318,7 @@ func TestWebSocketPrewarm(t *testing.T) {
 // within the kernel's socket buffers), and the turn completes once it
 // reads again.
 func TestWebSocketSlowReader(t *testing.T) {
-	const events, size = 4000, 8 << 10 // 32 MiB of text
+	const events, size = 2000, 8 << 10 // 16 MiB of text, more than the socket buffers hold
 	var written atomic.Int64
 	h := newTestHandler(t, &Handler{Upstream: "anthropic-messages"})
 	site := socketSite(t, h, func(w http.ResponseWriter, r *http.Request) error {
@@ -340,7 +340,7 @@ func TestWebSocketSlowReader(t *testing.T) {
 	c.SetReadLimit(64 << 20) // response.completed holds the whole text
 	send(t, c, `{"type":"response.create","model":"claude-x","input":"A long story."}`)
 	time.Sleep(500 * time.Millisecond)
-	if n := written.Load(); n > 16<<20 {
+	if n := written.Load(); n > 12<<20 {
 		t.Errorf("the upstream wrote %d MiB to a client that read nothing", n>>20)
 	}
 	t.Logf("in flight to a client that stopped reading: %d KiB", written.Load()>>10)

@@ -257,7 +257,7 @@ func (tw *turnWriter) WriteHeader(status int) {
 }
 
 // Write sends the events of p (or keeps a JSON answer).
-func (tw *turnWriter) Write(p []byte) (int, error) {
+func (tw *turnWriter) Write(p []byte) (n int, err error) {
 	if tw.status == 0 {
 		tw.WriteHeader(http.StatusOK)
 	}
@@ -271,6 +271,13 @@ func (tw *turnWriter) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	tw.events.Push(p)
+	// The events of one upstream read go out in one write.
+	tw.s.batch.begin()
+	defer func() {
+		if endErr := tw.s.batch.end(); endErr != nil && err == nil {
+			tw.failed, n, err = true, 0, endErr
+		}
+	}()
 	for {
 		ev, err := tw.events.Next()
 		if err == sse.ErrNeedInput {
