@@ -308,11 +308,10 @@ func (s *socket) runTurns() {
 		s.queue = s.queue[1:]
 		s.mu.Unlock()
 		if expired {
+			// busy stays set: no runner starts again on a
+			// connection that is closing.
 			putBuffer(f)
 			s.closeAtAgeLimit()
-			s.mu.Lock()
-			s.busy = false
-			s.mu.Unlock()
 			return
 		}
 		s.runTurn(s.ctx, *f)
