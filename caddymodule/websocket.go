@@ -297,23 +297,26 @@ func (s *socket) runTurns() {
 	defer s.running.Done()
 	for {
 		s.mu.Lock()
-		if len(s.queue) == 0 || s.closing || s.ctx.Err() != nil {
+		switch {
+		case s.closing || s.ctx.Err() != nil:
+			s.busy = false
+			s.mu.Unlock()
+			return
+		case s.expired:
+			// busy stays set: no runner starts again on a connection
+			// that is closing. The frames waiting are dropped with it.
+			s.mu.Unlock()
+			s.closeAtAgeLimit()
+			return
+		case len(s.queue) == 0:
 			s.busy = false
 			s.mu.Unlock()
 			return
 		}
-		expired := s.expired
 		f := s.queue[0]
 		s.queue[0] = nil
 		s.queue = s.queue[1:]
 		s.mu.Unlock()
-		if expired {
-			// busy stays set: no runner starts again on a
-			// connection that is closing.
-			putBuffer(f)
-			s.closeAtAgeLimit()
-			return
-		}
 		s.runTurn(s.ctx, *f)
 		putBuffer(f)
 	}

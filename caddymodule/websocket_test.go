@@ -367,3 +367,46 @@ func TestDropSocketBeta(t *testing.T) {
 		}
 	}
 }
+
+// TestWebSocketAgeLimitMidTurn reaches the age limit while a turn runs:
+// the turn completes, then the client gets the limit's error event and the
+// close.
+func TestWebSocketAgeLimitMidTurn(t *testing.T) {
+	h := newTestHandler(t, &Handler{Upstream: "anthropic-messages"})
+	h.socketTimings = &socketTimings{maxAge: 150 * time.Millisecond, pingInterval: time.Hour, pingTimeout: time.Second}
+	site := socketSite(t, h, func(w http.ResponseWriter, r *http.Request) error {
+		time.Sleep(300 * time.Millisecond)
+		return sseAnswer(anthropicToolStream("late"), 64, nil)(w)
+	})
+	c := dialSocket(t, site.URL, nil)
+	send(t, c, `{"type":"response.create","model":"claude-x","input":"one"}`)
+	events := readTurn(t, c)
+	if last := events[len(events)-1]; last.Get("type").Str != "response.completed" {
+		t.Fatalf("the turn running at the limit ended with %s", last.Raw)
+	}
+	if ev := readTurn(t, c)[0]; ev.Get("error.code").Str != "websocket_connection_limit_reached" {
+		t.Fatalf("after the turn: %s", ev.Raw)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, _, err := c.Read(ctx); websocket.CloseStatus(err) != websocket.StatusNormalClosure {
+		t.Fatalf("closed with %v", err)
+	}
+}
+
+// TestWebSocketConfigUnloaded closes the connections of a configuration
+// that is unloaded with 1001, so that clients reconnect to the new one.
+func TestWebSocketConfigUnloaded(t *testing.T) {
+	h := newTestHandler(t, &Handler{Upstream: "anthropic-messages"})
+	lifetime, unload := context.WithCancel(context.Background())
+	h.lifetime = lifetime
+	site := socketSite(t, h, func(w http.ResponseWriter, r *http.Request) error { return nil })
+	c := dialSocket(t, site.URL, nil)
+	time.Sleep(50 * time.Millisecond)
+	unload()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, _, err := c.Read(ctx); websocket.CloseStatus(err) != websocket.StatusGoingAway {
+		t.Fatalf("closed with %v, want 1001", err)
+	}
+}
