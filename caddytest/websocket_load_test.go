@@ -18,8 +18,8 @@ import (
 )
 
 var (
-	loadSockets = flag.Int("load.sockets", 200, "concurrent sockets of the WebSocket load test")
-	loadTurns   = flag.Int("load.turns", 20, "turns per socket of the WebSocket load test")
+	loadSockets = flag.Int("load.sockets", 50, "concurrent sockets of the WebSocket load test (CI: 200)")
+	loadTurns   = flag.Int("load.turns", 10, "turns per socket of the WebSocket load test (CI: 20)")
 )
 
 // TestLoadWebSockets runs -load.sockets Responses WebSockets at once, each
