@@ -79,6 +79,9 @@ type failoverWriter struct {
 
 	// saved is the client's request as the site received it.
 	saved savedRequest
+	// keyName names the client key the site accepted (client_keys), or
+	// is "": each attempt's exchange records it.
+	keyName string
 }
 
 var failoverWriters = sync.Pool{New: func() any { return new(failoverWriter) }}
@@ -431,6 +434,7 @@ func throttled(status int, kind mapping.ErrorKind) bool {
 // pool.
 func (h *Handler) noteUpstream(w http.ResponseWriter, x *exchange, status int, hdr http.Header) {
 	h.noteSignatureRejected(status, hdr)
+	x.upstreamStatus = status
 	fw := failoverOf(w)
 	if fw != nil {
 		fw.noteUpstream(status)
@@ -448,9 +452,13 @@ func (h *Handler) noteUpstream(w http.ResponseWriter, x *exchange, status int, h
 }
 
 // noteExchange tells the exchange of the attempt's target which target
-// and attempt it is, and whether its answer was dropped.
+// and attempt it is, whether its answer was dropped, and the name of the
+// client key the site accepted.
 func (fw *failoverWriter) noteExchange(x *exchange) {
 	x.site, x.target, x.attempts, x.discarded = fw.site, uint8(fw.target.index), uint8(fw.attempt), fw.discarded()
+	if x.keyName == "" {
+		x.keyName = fw.keyName
+	}
 }
 
 // failoverOf returns the failover writer a target's llmbridge answers

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -236,6 +237,9 @@ type Handler struct {
 	// items keeps Responses output items for item_reference inputs; nil
 	// when ItemCacheSize is -1.
 	items *itemCache
+	// lastServer holds the *serverAddress reverse_proxy reached on this
+	// handler's latest traced call (telemetry.go).
+	lastServer atomic.Value
 }
 
 // ModelRoute is one model rewriting rule.

@@ -178,11 +178,11 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 	first.teach = h.startTeaching(w, upModel, codec.Target{}, adjusted, edited, 0)
 	teach := &first.teach
 	defer teach.release()
-	nextErr := x.callUpstream(next, pw, upReq)
+	nextErr := h.callUpstream(x, next, pw, upReq)
 	if retry := h.learnRetryPassthrough(upReq, pw, nextErr, teach); retry != nil {
 		// The refusal taught a fix: send the request once more (learn.go).
 		pw = retry
-		nextErr = x.callUpstream(next, pw, upReq)
+		nextErr = h.callUpstream(x, next, pw, upReq)
 		h.learnedOutcome(pw.status, teach)
 	}
 	if pw.mode == passUnset {
