@@ -114,6 +114,7 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 			return nil
 		}
 	}
+	body = h.withPromptCacheKey(body, client, x.upstream)
 	if client != x.upstream {
 		betasToHeader(r, body, client)
 	}
