@@ -238,8 +238,9 @@ type Handler struct {
 	// when ItemCacheSize is -1.
 	items *itemCache
 	// lastServer holds the *serverAddress reverse_proxy reached on this
-	// handler's latest traced call (telemetry.go).
-	lastServer atomic.Value
+	// handler's latest traced call, and callStart the *callStart of its
+	// latest call span (telemetry.go).
+	lastServer, callStart atomic.Value
 }
 
 // ModelRoute is one model rewriting rule.

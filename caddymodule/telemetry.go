@@ -75,6 +75,8 @@ type telemetry struct {
 	attempt trace.Span
 	// provider is gen_ai.provider.name of the upstream.
 	provider string
+	// startServer is the server the call span started with, or nil.
+	startServer *serverAddress
 	// asked are the generation settings the client asked for; sent those
 	// the upstream call carried, read from the body sent.
 	asked, sent requestParams
@@ -169,7 +171,7 @@ func (t *telemetry) noteEdits(adjusted []rules.Adjustment, dropped []string) {
 // startCallSpan starts the client span of the upstream call and returns the
 // request to send. The attributes a sampler may decide by (operation,
 // provider, model, stream, and the server this handler reached last) are
-// given at the start. When Caddy's tracing has put a W3C traceparent
+// given at the start (callStartAttributes). When Caddy's tracing has put a W3C traceparent
 // header on the request, it names the new span instead, so that the
 // upstream's spans hang under the call that made them.
 func (h *Handler) startCallSpan(x *exchange, r *http.Request) *http.Request {
@@ -200,24 +202,9 @@ func (h *Handler) startCallSpan(x *exchange, r *http.Request) *http.Request {
 			t.sent = paramsOf(&head)
 		}
 	}
-	buf := attrBufs.Get().(*[maxAttrs]attribute.KeyValue)
-	a := append(buf[:0],
-		semconv.GenAIOperationNameKey.String(op),
-		semconv.GenAIProviderNameKey.String(t.provider),
-		semconv.GenAIRequestStreamKey.Bool(x.stream),
-	)
-	if x.upstreamModel != "" {
-		a = append(a, semconv.GenAIRequestModelKey.String(x.upstreamModel))
-	}
-	if s, _ := h.lastServer.Load().(*serverAddress); s != nil {
-		a = append(a, semconv.ServerAddressKey.String(s.host))
-		if s.port > 0 {
-			a = append(a, semconv.ServerPortKey.Int(s.port))
-		}
-	}
-	ctx, sp := tracerOf(t.span.TracerProvider()).Start(r.Context(), name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(a...))
-	clear(a)
-	attrBufs.Put(buf)
+	server, _ := h.lastServer.Load().(*serverAddress)
+	t.startServer = server
+	ctx, sp := tracerOf(t.span.TracerProvider()).Start(r.Context(), name, trace.WithSpanKind(trace.SpanKindClient), h.callStartAttributes(x, op, server))
 	t.attempt = sp
 	if r.Header.Get("Traceparent") != "" {
 		propagation.TraceContext{}.Inject(ctx, propagation.HeaderCarrier(r.Header))
@@ -226,6 +213,44 @@ func (h *Handler) startCallSpan(x *exchange, r *http.Request) *http.Request {
 	// own, and a copy of the request per call would cost more than it
 	// gives.
 	return r
+}
+
+// callStart is a call span's start attributes as an option, kept by the
+// handler for the next call with the same model, stream and server: an
+// option holding attributes costs an allocation to make, and a handler's
+// calls mostly repeat them.
+type callStart struct {
+	model  string
+	stream bool
+	server *serverAddress
+	option trace.SpanStartEventOption
+}
+
+// callStartAttributes returns the start option of x's call span: the
+// operation, provider, model sent, stream and the server this handler
+// reached last, which a sampler may decide by.
+func (h *Handler) callStartAttributes(x *exchange, op string, server *serverAddress) trace.SpanStartEventOption {
+	if c, _ := h.callStart.Load().(*callStart); c != nil && c.model == x.upstreamModel && c.stream == x.stream && c.server == server {
+		return c.option
+	}
+	a := make([]attribute.KeyValue, 0, 6)
+	a = append(a,
+		semconv.GenAIOperationNameKey.String(op),
+		semconv.GenAIProviderNameKey.String(x.tel.provider),
+		semconv.GenAIRequestStreamKey.Bool(x.stream),
+	)
+	if x.upstreamModel != "" {
+		a = append(a, semconv.GenAIRequestModelKey.String(x.upstreamModel))
+	}
+	if server != nil {
+		a = append(a, semconv.ServerAddressKey.String(server.host))
+		if server.port > 0 {
+			a = append(a, semconv.ServerPortKey.Int(server.port))
+		}
+	}
+	c := &callStart{model: x.upstreamModel, stream: x.stream, server: server, option: trace.WithAttributes(a...)}
+	h.callStart.Store(c)
+	return c.option
 }
 
 // serverReached returns the upstream address reverse_proxy reached, from
@@ -388,7 +413,8 @@ func (h *Handler) finishTelemetry(x *exchange, repl *caddy.Replacer, stop, errTy
 // usage, the server reached; the content with otel_content on.
 func (h *Handler) callAttributes(a []attribute.KeyValue, x *exchange, repl *caddy.Replacer, callErr string) []attribute.KeyValue {
 	t := x.tel
-	if s := h.serverReached(repl); s != nil {
+	if s := h.serverReached(repl); s != nil && s != t.startServer {
+		// The call reached another server than the handler's last.
 		a = append(a, semconv.ServerAddressKey.String(s.host))
 		if s.port > 0 {
 			a = append(a, semconv.ServerPortKey.Int(s.port))
