@@ -10,6 +10,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/limits"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
 )
@@ -68,6 +69,9 @@ type exchange struct {
 	tel *telemetry
 	// site is the failover site whose target answered, or nil.
 	site *failoverSite
+	// limit is what the site's limits reserved for the request, settled
+	// when it is recorded (limits.go), or nil.
+	limit *limits.Ticket
 }
 
 // targetName names the failover target of x, or is "".
@@ -273,6 +277,7 @@ func (h *Handler) record(r *http.Request, x *exchange) {
 	}
 	errType := x.errorType()
 	cost := h.exchangeCost(x)
+	h.settleLimits(r, x, cost)
 	// When the answer was dropped for another target's, the
 	// placeholders and the access log are that one's.
 	repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)

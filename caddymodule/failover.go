@@ -101,6 +101,9 @@ func (h *Handler) provisionFailover(ctx caddy.Context) error {
 	if err := h.provisionClientKeys(); err != nil {
 		return err
 	}
+	if err := h.provisionLimits(ctx); err != nil {
+		return err
+	}
 	if h.MaxRequestBody == 0 {
 		h.MaxRequestBody = DefaultMaxRequestBody
 	}
@@ -342,6 +345,15 @@ func (h *Handler) serveFailover(w http.ResponseWriter, r *http.Request) error {
 			return nil
 		}
 		fw.body = body
+	}
+	if h.limits != nil && keyName != "" && r.Method == http.MethodPost {
+		ticket, ok := h.admitFailoverLimits(w, r, fw.body, keyName)
+		if !ok {
+			return nil
+		}
+		if ticket != nil {
+			defer h.settleFailoverLimits(r, fw, ticket)
+		}
 	}
 	fw.saved.save(r)
 	// The access log finds its logger by the request's host, which a

@@ -82,6 +82,10 @@ type failoverWriter struct {
 	// keyName names the client key the site accepted (client_keys), or
 	// is "": each attempt's exchange records it.
 	keyName string
+	// answer is the exchange of the attempt whose answer the client got,
+	// for the site's limits to settle with.
+	answer *exchange
+	answerBy *Handler
 }
 
 var failoverWriters = sync.Pool{New: func() any { return new(failoverWriter) }}
@@ -458,6 +462,9 @@ func (fw *failoverWriter) noteExchange(x *exchange) {
 	x.site, x.target, x.attempts, x.discarded = fw.site, uint8(fw.target.index), uint8(fw.attempt), fw.discarded()
 	if x.keyName == "" {
 		x.keyName = fw.keyName
+	}
+	if !x.discarded {
+		fw.answer, fw.answerBy = x, fw.target.handler
 	}
 }
 

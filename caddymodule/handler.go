@@ -302,6 +302,10 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 		return nil
 	}
 
+	if h.limits != nil && !h.admitLimits(w, r, x, h.limitEstimate(req, x)) {
+		return nil
+	}
+
 	target, adjusted, cerr := h.fitModel(req, x.upstream, model)
 	if cerr != nil {
 		x.fail(w, client, cerr)

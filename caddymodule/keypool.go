@@ -116,12 +116,13 @@ func (h *Handler) provisionCredentials(ctx caddy.Context, expand func(string) st
 	return nil
 }
 
-// Cleanup forgets the handler's key pool when its configuration is
-// unloaded.
+// Cleanup forgets the handler's key pool and limits when its
+// configuration is unloaded.
 func (h *Handler) Cleanup() error {
 	if h.keys != nil {
 		pools.Delete(h.keys)
 	}
+	limitSets.Delete(h)
 	return nil
 }
 

@@ -16,6 +16,8 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/limits"
+	"github.com/llmbridge/llmbridge/caddymodule/state"
 	"github.com/llmbridge/llmbridge/codec"
 	// The module speaks every protocol family.
 	_ "github.com/llmbridge/llmbridge/codec/all"
@@ -100,6 +102,12 @@ type Handler struct {
 	// gen_ai.input.messages, gen_ai.output.messages) when Caddy's tracing
 	// is on. Off by default: content is the users' data.
 	OTelContent bool `json:"otel_content,omitempty"`
+
+	// Limits cap what each named client key may use: requests, tokens
+	// and spend per period, and concurrent streams (limits.Limit). They
+	// need client_keys with names; their counters live in the llmbridge
+	// app's state store, shared by a fleet when it is Valkey.
+	Limits []limits.Limit `json:"limits,omitempty"`
 
 	// OTelContentMax bounds the text OTelContent records per request, in
 	// bytes; longer content is cut and marked llmbridge.content.truncated.
@@ -237,6 +245,12 @@ type Handler struct {
 	// items keeps Responses output items for item_reference inputs; nil
 	// when ItemCacheSize is -1.
 	items *itemCache
+	// store is the instance's state store (the llmbridge app's), and
+	// limits the compiled Limits over it; denyOnStoreError is the app's
+	// policy for a store that cannot count.
+	store            state.Store
+	limits           *limits.Set
+	denyOnStoreError bool
 	// lastServer holds the *serverAddress reverse_proxy reached on this
 	// handler's latest traced call, and callStart the *callStart of its
 	// latest call span (telemetry.go).
@@ -303,6 +317,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		}
 	}
 	if err := h.provisionClientKeys(); err != nil {
+		return err
+	}
+	if err := h.provisionLimits(ctx); err != nil {
 		return err
 	}
 	h.otelContentMax = DefaultOTelContentMax

@@ -102,6 +102,10 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 		}
 	}
 
+	if h.limits != nil && !h.admitLimits(w, r, x, h.passthroughEstimate(client, body, &head, x)) {
+		return nil
+	}
+
 	var adjusted []rules.Adjustment
 	// A body is fitted when routing sent it to another model than the one
 	// it was made for, when its model's refusals taught rules (learn.go),
