@@ -84,7 +84,7 @@ type failoverWriter struct {
 	keyName string
 	// answer is the exchange of the attempt whose answer the client got,
 	// for the site's limits to settle with.
-	answer *exchange
+	answer   *exchange
 	answerBy *Handler
 }
 
