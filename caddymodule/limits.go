@@ -152,7 +152,9 @@ func (h *Handler) settleLimits(r *http.Request, x *exchange, cost float64) {
 	if x.usage.Known {
 		u = limits.Usage{Known: true, Input: x.usage.InputTokens, Output: x.usage.OutputTokens, Spend: max(cost, 0), SpendKnown: cost >= 0}
 	}
-	if err := t.Settle(context.WithoutCancel(r.Context()), u); err != nil {
+	// Not the request's context: a client that went away must not
+	// cancel the settlement (the store's timeout bounds it).
+	if err := t.Settle(context.Background(), u); err != nil {
 		h.logger.Debug("limits could not be settled", zap.String("client_key", x.keyName), zap.Error(err))
 	}
 	*t = limits.Ticket{}
@@ -197,24 +199,40 @@ func formatAmount(v float64) string {
 
 // limitsValue is the Llmbridge-Limits value of an admitted request: each
 // rate it counts, with what remains of its cap and the seconds until its
-// window resets ("requests/minute=59/60;reset=12").
+// window resets ("requests/minute=59/60;reset=12"). It is written in a
+// pooled buffer: the string is its one allocation.
 func limitsValue(t *limits.Ticket, now time.Time) string {
-	var b strings.Builder
-	t.Remaining(func(of limits.Quantity, per limits.Period, max, remaining float64, reset time.Time) {
-		if b.Len() > 0 {
-			b.WriteString(", ")
+	buf := getBuffer(minPooledBuffer)
+	defer putBuffer(buf)
+	b := (*buf)[:0]
+	for i := range t.Rates() {
+		of, per, streams, max, remaining, reset := t.Rate(i)
+		if streams {
+			continue
 		}
-		b.WriteString(of.String())
-		b.WriteByte('/')
-		b.WriteString(per.String())
-		b.WriteByte('=')
-		b.WriteString(formatAmount(remaining))
-		b.WriteByte('/')
-		b.WriteString(formatAmount(max))
-		b.WriteString(";reset=")
-		b.WriteString(strconv.FormatInt(int64(math.Ceil(reset.Sub(now).Seconds())), 10))
-	})
-	return b.String()
+		if len(b) > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, of.String()...)
+		b = append(b, '/')
+		b = append(b, per.String()...)
+		b = append(b, '=')
+		b = appendAmount(b, remaining)
+		b = append(b, '/')
+		b = appendAmount(b, max)
+		b = append(b, ";reset="...)
+		b = strconv.AppendInt(b, int64(math.Ceil(reset.Sub(now).Seconds())), 10)
+	}
+	*buf = b
+	return string(b)
+}
+
+// appendAmount appends a counter's amount as formatAmount writes it.
+func appendAmount(b []byte, v float64) []byte {
+	if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
+		return strconv.AppendInt(b, int64(v), 10)
+	}
+	return strconv.AppendFloat(b, v, 'f', 2, 64)
 }
 
 // setRateLimitHeaders sets the rate-limit headers the client's protocol

@@ -340,16 +340,16 @@ func (t *Ticket) Settle(ctx context.Context, u Usage) error {
 	return nil
 }
 
-// Remaining calls fn for each rate the ticket reserved, with its cap, what
-// remains after the request's reservation and when its window resets.
-func (t *Ticket) Remaining(fn func(of Quantity, per Period, max, remaining float64, reset time.Time)) {
-	for i := 0; i < t.n; i++ {
-		if t.what[i].streams {
-			continue
-		}
-		c := &t.counts[i]
-		fn(t.what[i].of, t.what[i].per, unit(t.what[i].of, c.Limit), unit(t.what[i].of, max(0, c.Limit-t.values[i])), c.Ends)
-	}
+// Rates is how many counters the ticket reserved; Rate returns the i-th:
+// its rate's quantity and period (streams reports the streams cap), the
+// cap, what remains after the request's reservation, and when its window
+// resets.
+func (t *Ticket) Rates() int { return t.n }
+
+// Rate returns the i-th counter the ticket reserved (see Rates).
+func (t *Ticket) Rate(i int) (of Quantity, per Period, streams bool, max, remaining float64, reset time.Time) {
+	w, c := t.what[i], &t.counts[i]
+	return w.of, w.per, w.streams, unit(w.of, c.Limit), unit(w.of, c.Limit-min(c.Limit, t.values[i])), c.Ends
 }
 
 // matchGlob reports whether s matches the glob g, whose '*' matches any
