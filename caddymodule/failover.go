@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/state"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
 )
@@ -42,6 +43,9 @@ type failoverSite struct {
 	breaker     breaker
 	logger      *zap.Logger
 	metrics     *metrics
+	// store is the instance's state store, where cooldowns and opened
+	// circuits are published to the fleet (shared.go).
+	store state.Store
 
 	// resolved is set once targets and err are: at the first request.
 	resolved atomic.Bool
@@ -136,6 +140,7 @@ func (h *Handler) provisionFailover(ctx caddy.Context) error {
 	if err := provisionFailoverMetrics(ctx.GetMetricsRegistry()); err != nil {
 		return fmt.Errorf("llmbridge: registering metrics: %v", err)
 	}
+	fs.store = h.store
 	h.failover = fs
 	return nil
 }

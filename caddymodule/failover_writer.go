@@ -398,10 +398,11 @@ func (fw *failoverWriter) account() {
 	failoverAttempts.WithLabelValues(t.name, reason).Inc()
 	cool := fw.cooldown(now)
 	if cool > 0 {
-		t.state.coolFor(now.UnixNano(), cool)
+		publishEvent(fs.store, eventCool, t.name, unixNano(t.state.coolFor(now.UnixNano(), cool)))
 	}
 	opened := t.state.failed(now.UnixNano(), &fs.breaker)
 	if opened {
+		publishEvent(fs.store, eventOpen, t.name, unixNano(t.state.open.Load()))
 		fs.logger.Warn("failover target's circuit opened", zap.String("target", t.name),
 			zap.Int("failures", fs.breaker.failures), zap.Duration("window", fs.breaker.window), zap.Duration("period", fs.breaker.period))
 		failoverCircuits.WithLabelValues(t.name).Inc()

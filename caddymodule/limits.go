@@ -45,6 +45,10 @@ func (h *Handler) provisionLimits(ctx caddy.Context) error {
 		return fmt.Errorf("llmbridge: state store: %v", err)
 	}
 	h.store, h.denyOnStoreError, h.limits = app.Store(), app.DenyOnStoreError(), nil
+	listenEvents(app)
+	if h.keys != nil {
+		h.keys.store = h.store
+	}
 	if len(h.Limits) == 0 {
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -36,6 +37,16 @@ type App struct {
 	store  Store
 	valkey *Valkey
 	logger *zap.Logger
+
+	// listening are the channels subscribed, under their lock (a
+	// pointer: Caddy copies the module value for its information).
+	listening *listening
+}
+
+// listening is an app's set of subscribed channels.
+type listening struct {
+	mu       sync.Mutex
+	channels map[string]bool
 }
 
 // StoreConfig configures the state store.
@@ -99,6 +110,7 @@ func (App) CaddyModule() caddy.ModuleInfo {
 // Provision connects the store.
 func (a *App) Provision(ctx caddy.Context) error {
 	a.logger = ctx.Logger()
+	a.listening = &listening{channels: map[string]bool{}}
 	switch a.LimitsOnStoreError {
 	case "", "allow", "deny":
 	default:
@@ -187,13 +199,27 @@ func (a *App) Stop() error {
 // Store returns the instance's store.
 func (a *App) Store() Store { return a.store }
 
+// Listen subscribes fn to the store's channel, the first time a channel
+// is asked for: every handler of a configuration asks, one subscription
+// serves them; it ends when the app stops.
+func (a *App) Listen(channel string, fn func(msg []byte)) {
+	l := a.listening
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.channels[channel] {
+		return
+	}
+	l.channels[channel] = true
+	a.store.Subscribe(channel, fn)
+}
+
 // DenyOnStoreError reports whether limits refuse requests the store
 // cannot count.
 func (a *App) DenyOnStoreError() bool { return a.LimitsOnStoreError == "deny" }
 
 // localApp is the app of a configuration without one: the process's
 // memory, limits admitting what the store cannot count.
-var localApp = &App{store: Local()}
+var localApp = &App{store: Local(), listening: &listening{channels: map[string]bool{}}}
 
 // AppOf returns the llmbridge app of ctx's configuration, or one on the
 // process's memory when the configuration has none.
