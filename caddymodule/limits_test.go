@@ -31,7 +31,7 @@ func TestLimitRefusals(t *testing.T) {
 	chatOK := jsonAnswer(200, `{"id":"c","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":2,"total_tokens":7}}`)
 	for _, tc := range []struct {
 		name, path, body, auth string
-		errorPath, header    string
+		errorPath, header      string
 	}{
 		{name: "anthropic", path: "/v1/messages", body: `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`, auth: "X-Api-Key",
 			errorPath: "error.type", header: "Anthropic-Ratelimit-Requests-Remaining"},

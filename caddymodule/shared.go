@@ -6,7 +6,7 @@ import (
 	"encoding/hex"
 	"strconv"
 	"strings"
-		"time"
+	"time"
 
 	"github.com/llmbridge/llmbridge/caddymodule/state"
 )
