@@ -242,9 +242,10 @@ type Handler struct {
 	prices []modelPrice
 	// upstreamModelInResponse is ResponseModel "upstream".
 	upstreamModelInResponse bool
-	// items keeps Responses output items for item_reference inputs; nil
-	// when ItemCacheSize is -1.
-	items *itemCache
+	// items keeps Responses output items for item_reference inputs: an
+	// itemCache in memory, or storeItems in a shared store; nil when
+	// ItemCacheSize is -1.
+	items codec.ItemStore
 	// store is the instance's state store (the llmbridge app's), and
 	// limits the compiled Limits over it; denyOnStoreError is the app's
 	// policy for a store that cannot count.
@@ -346,7 +347,12 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		if ttl == 0 {
 			ttl = DefaultItemCacheTTL
 		}
-		h.items = newItemCache(size, ttl)
+		if h.store != nil && h.store.Shared() {
+			// A fleet shares its items: the store bounds them.
+			h.items = &storeItems{store: h.store, ttl: ttl}
+		} else {
+			h.items = newItemCache(size, ttl)
+		}
 	}
 	h.routes = h.routes[:0]
 	for _, r := range h.Models {

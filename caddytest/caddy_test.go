@@ -325,6 +325,10 @@ func freePorts(n int) ([]int, error) {
 // TestMain runs the suite and removes the shared environment's log
 // directory afterwards.
 func TestMain(m *testing.M) {
+	if path := os.Getenv(instanceEnv); path != "" {
+		// A Caddy instance of a fleet test (instance_test.go).
+		os.Exit(runInstance(path))
+	}
 	code := m.Run()
 	if sharedEnv != nil {
 		_ = os.RemoveAll(filepath.Dir(sharedEnv.accessLog))
