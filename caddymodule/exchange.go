@@ -70,8 +70,10 @@ type exchange struct {
 	// site is the failover site whose target answered, or nil.
 	site *failoverSite
 	// limit is what the site's limits reserved for the request, settled
-	// when it is recorded (limits.go), or nil.
-	limit *limits.Ticket
+	// when it is recorded (limits.go), or nil; limits says what remains
+	// of them, as the Llmbridge-Limits header does, or is "".
+	limit  *limits.Ticket
+	limits string
 }
 
 // targetName names the failover target of x, or is "".
@@ -351,6 +353,9 @@ func (h *Handler) logFields(x *exchange, repl *caddy.Replacer, stop, errType str
 	if haveTTFT {
 		fields = append(fields, zap.Int64("ttft_ms", ttft.Milliseconds()))
 	}
+	if x.limits != "" {
+		fields = append(fields, zap.String("limits", x.limits))
+	}
 	return fields
 }
 
@@ -408,6 +413,8 @@ func (p placeholders) get(key string) (any, bool) {
 		return p.errType, p.errType != ""
 	case "ttft_ms":
 		return p.ttft.Milliseconds(), p.haveTTFT
+	case "limits":
+		return x.limits, x.limits != ""
 	}
 	return nil, false
 }

@@ -70,6 +70,7 @@ func (h *Handler) provisionLimits(ctx caddy.Context) error {
 		return fmt.Errorf("llmbridge: %v", err)
 	}
 	h.limits = set
+	h.capGauges = makeCapGauges(set, h.clientKeyNames)
 	limitSets.Store(h, struct{}{})
 	return nil
 }
@@ -136,7 +137,16 @@ func (h *Handler) admitLimits(w http.ResponseWriter, r *http.Request, x *exchang
 		return true
 	}
 	x.limit = t
-	w.Header()[limitsHeader] = []string{limitsValue(t, now)}
+	x.limits = limitsValue(t, now)
+	w.Header()[limitsHeader] = []string{x.limits}
+	if g := h.capGauges[x.keyName]; g != nil {
+		for i := range t.Rates() {
+			of, per, streams, _, remaining, _ := t.Rate(i)
+			if gauge := g[capIndex(of, per, streams)]; gauge != nil {
+				gauge.Set(remaining)
+			}
+		}
+	}
 	return true
 }
 
@@ -174,7 +184,8 @@ func (h *Handler) refuseLimit(w http.ResponseWriter, x *exchange, r *limits.Refu
 	hdr.Set("Retry-After", strconv.FormatInt(wait, 10))
 	what := refusalName(r)
 	setRateLimitHeaders(hdr, x.client, r, now)
-	hdr.Set(limitsHeader, what+"="+formatAmount(max(0, r.Max-r.Used))+"/"+formatAmount(r.Max)+";reset="+strconv.FormatInt(wait, 10))
+	x.limits = what + "=" + formatAmount(max(0, r.Max-r.Used)) + "/" + formatAmount(r.Max) + ";reset=" + strconv.FormatInt(wait, 10)
+	hdr.Set(limitsHeader, x.limits)
 	msg := "rate limit of this key reached: " + what + " (" + formatAmount(r.Used) + " of " + formatAmount(r.Max) + " used); retry after " + strconv.FormatInt(wait, 10) + "s"
 	x.fail(w, x.client, &codec.Error{Status: http.StatusTooManyRequests, Kind: mapping.ErrRateLimit, Message: msg})
 	x.errReason = "limit_" + strings.ReplaceAll(what, "/", "_")
@@ -274,15 +285,58 @@ var limitRefusals = prometheus.NewCounterVec(prometheus.CounterOpts{
 	Help: "Requests refused by a limit, by client key name and limit (requests/minute, spend/day, streams, ...).",
 }, []string{"client_key", "limit"})
 
+// limitRemaining is what remains of each cap of each key after the
+// latest request it admitted.
+var limitRemaining = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+	Namespace: "caddy", Subsystem: "llmbridge", Name: "limit_remaining",
+	Help: "What remains of a limit's cap in its current window after the key's latest admitted request (dollars for spend), by client key name and limit.",
+}, []string{"client_key", "limit"})
+
+// capGauges are one client key's limit_remaining gauges, by cap (capIndex),
+// made when the configuration is provisioned: labelling a gauge per
+// request would allocate.
+type capGauges [limitCaps]prometheus.Gauge
+
+// limitCaps is how many caps a key can have: each quantity per each
+// period, and streams.
+const limitCaps = 5*5 + 1
+
+// capIndex is a cap's place in capGauges.
+func capIndex(of limits.Quantity, per limits.Period, streams bool) int {
+	if streams {
+		return limitCaps - 1
+	}
+	return int(of)*5 + int(per)
+}
+
+// makeCapGauges makes the gauges of each key's caps.
+func makeCapGauges(set *limits.Set, names []string) map[string]*capGauges {
+	out := map[string]*capGauges{}
+	for _, name := range names {
+		g := &capGauges{}
+		set.Caps(name, func(of limits.Quantity, per limits.Period, streams bool) {
+			label := "streams"
+			if !streams {
+				label = of.String() + "/" + per.String()
+			}
+			g[capIndex(of, per, streams)] = limitRemaining.WithLabelValues(name, label)
+		})
+		out[name] = g
+	}
+	return out
+}
+
 // registerLimitMetrics adds the limits' metrics to reg.
 func registerLimitMetrics(reg *prometheus.Registry) error {
 	if reg == nil {
 		return nil
 	}
-	if err := reg.Register(limitRefusals); err != nil {
-		var are prometheus.AlreadyRegisteredError
-		if !errors.As(err, &are) {
-			return err
+	for _, c := range []prometheus.Collector{limitRefusals, limitRemaining} {
+		if err := reg.Register(c); err != nil {
+			var are prometheus.AlreadyRegisteredError
+			if !errors.As(err, &are) {
+				return err
+			}
 		}
 	}
 	return nil

@@ -252,6 +252,8 @@ type Handler struct {
 	store            state.Store
 	limits           *limits.Set
 	denyOnStoreError bool
+	// capGauges are each client key's limit_remaining gauges.
+	capGauges map[string]*capGauges
 	// lastServer holds the *serverAddress reverse_proxy reached on this
 	// handler's latest traced call, and callStart the *callStart of its
 	// latest call span (telemetry.go).

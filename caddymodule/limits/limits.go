@@ -445,3 +445,20 @@ func (s *Set) Report(ctx context.Context, names []string, now time.Time) ([]Repo
 
 // scopeName is the rule's scope.
 func (r *rule) scopeName() string { return r.scope }
+
+// Caps calls fn with each cap of the set that counts the client key
+// named key (for any model).
+func (s *Set) Caps(key string, fn func(of Quantity, per Period, streams bool)) {
+	for i := range s.rules {
+		r := &s.rules[i]
+		if r.keys != nil && !r.keys[key] {
+			continue
+		}
+		for _, rt := range r.rates {
+			fn(rt.of, rt.per, false)
+		}
+		if r.streams > 0 {
+			fn(0, 0, true)
+		}
+	}
+}

@@ -5,7 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/valkey-io/valkey-go"
+
 	"github.com/llmbridge/llmbridge/caddymodule/state"
+	"github.com/llmbridge/llmbridge/internal/valkeytest"
 )
 
 // at is a fixed moment in the middle of a minute, hour and day.
@@ -205,4 +208,48 @@ func BenchmarkAdmitSettle(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkAdmitSettleValkey is BenchmarkAdmitSettle on a Valkey (or
+// Redis) server on loopback: a round trip before the upstream call and
+// one after it.
+func BenchmarkAdmitSettleValkey(b *testing.B) {
+	srv := valkeytest.Start(b)
+	v, err := state.NewValkey(state.ValkeyOptions{Client: valkey.ClientOption{InitAddress: []string{srv.Addr}, DisableCache: true},
+		Prefix: "bench:", Timeout: time.Second})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer v.Close()
+	ctx := context.Background()
+	set, err := New([]Limit{{Rates: []Rate{{Of: "requests", Max: 1e12, Per: "minute"}, {Of: "total_tokens", Max: 1e15, Per: "day"}}}}, v)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("serial", func(b *testing.B) {
+		var tk Ticket
+		b.ReportAllocs()
+		for b.Loop() {
+			if r, err := set.Admit(ctx, &tk, "alice", "m", false, Estimate{Input: 1000, Output: 4096}, time.Now()); r != nil || err != nil {
+				b.Fatal(r, err)
+			}
+			if err := tk.Settle(ctx, Usage{Known: true, Input: 900, Output: 300}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("parallel", func(b *testing.B) {
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			var tk Ticket
+			for pb.Next() {
+				if r, err := set.Admit(ctx, &tk, "alice", "m", false, Estimate{Input: 1000, Output: 4096}, time.Now()); r != nil || err != nil {
+					b.Fatal(r, err)
+				}
+				if err := tk.Settle(ctx, Usage{Known: true, Input: 900, Output: 300}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	})
 }
