@@ -53,7 +53,7 @@ func TestFailoverSiteSettings(t *testing.T) {
 			// site answers 401 first, as a plain site does, so that a
 			// client without a key learns nothing of it.
 			refusedFirst := cp == gemini && resp.Status == http.StatusUnauthorized
-			if !refusedFirst && resp.Status != http.StatusNotFound || !strings.Contains(string(resp.Body), "generation endpoint") {
+			if !refusedFirst && (resp.Status != http.StatusNotFound || !strings.Contains(string(resp.Body), "generation endpoint")) {
 				t.Errorf("%s: %d %s, want 404 naming the site's generation endpoint", cp, resp.Status, resp.Body)
 			}
 			if cp.isOpenAI() && !gjson.GetBytes(resp.Body, "error.message").Exists() {
