@@ -132,11 +132,11 @@ type teaching struct {
 }
 
 // startTeaching notes, before next is first called, what a retry of a
-// request would need (body is the body sent); under strict, nothing (it
-// never retries).
+// request would need (body is the body sent); under strict, only the
+// model, for explainRetired (it never retries).
 func (h *Handler) startTeaching(w http.ResponseWriter, model string, target codec.Target, adjusted []rules.Adjustment, body []byte, dropped int) teaching {
 	if h.policy == policyStrict {
-		return teaching{}
+		return teaching{model: model}
 	}
 	return teaching{at: newAttempt(w), model: model, target: target, adjusted: adjusted,
 		body: body, dropped: dropped}
@@ -187,7 +187,7 @@ func (h *Handler) lesson(t *teaching, upstream codec.Protocol, status int, hdr h
 // reports the fix: false when it changes nothing (the same request would
 // get the same answer) or is one the policy does not make.
 func (h *Handler) refit(req *codec.Request, rule *rules.Rule, upstream codec.Protocol, t *teaching) ([]rules.Adjustment, codec.Target, bool) {
-	opts := rules.Options{Protocol: upstream, Provider: h.provider, Model: t.model, DefaultMaxTokens: h.DefaultMaxTokens}
+	opts := h.fitOptions(upstream, t.model)
 	adj, target := rules.Fit(req, rule, &opts, nil)
 	if len(adj) == 0 {
 		return nil, target, false
@@ -238,6 +238,7 @@ func (h *Handler) learnRetry(r *http.Request, tw *translatingWriter, nextErr err
 		return nil
 	}
 	upstream := tw.x.upstream
+	h.explainRetired(upstream, t.model, tw.status, tw.Header(), tw.body)
 	rule, ok := h.lesson(t, upstream, tw.status, tw.Header(), *tw.body)
 	if !ok {
 		return nil
@@ -274,6 +275,7 @@ func (h *Handler) learnRetryPassthrough(r *http.Request, pw *passthroughWriter, 
 		return nil
 	}
 	upstream := pw.x.upstream
+	h.explainRetired(upstream, t.model, pw.status, pw.Header(), pw.held)
 	rule, ok := h.lesson(t, upstream, pw.status, pw.Header(), *pw.held)
 	if !ok {
 		return nil

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"go.uber.org/zap"
@@ -54,7 +55,7 @@ func (h *Handler) provisionRules() error {
 // adjustments made, or the error that refuses the request under the
 // policy.
 func (h *Handler) fitModel(req *codec.Request, upstream codec.Protocol, model string) (codec.Target, []rules.Adjustment, *codec.Error) {
-	opts := rules.Options{Protocol: upstream, Provider: h.provider, Model: model, DefaultMaxTokens: h.DefaultMaxTokens}
+	opts := h.fitOptions(upstream, model)
 	adj, target := rules.Fit(req, h.ruleFor(model), &opts, nil)
 	target.Dialect = h.dialect
 	for i := range adj {
@@ -67,6 +68,38 @@ func (h *Handler) fitModel(req *codec.Request, upstream codec.Protocol, model st
 			Message: "model " + model + " does not accept the request as it is: " + a.Why + " (rule " + a.Rule + "); " + how}
 	}
 	return target, adj, nil
+}
+
+// fitOptions are the options requests to model on upstream are fitted
+// with.
+func (h *Handler) fitOptions(upstream codec.Protocol, model string) rules.Options {
+	return rules.Options{Protocol: upstream, Provider: h.provider, Model: model, DefaultMaxTokens: h.DefaultMaxTokens, Location: h.location.Region}
+}
+
+// explainRetired rewrites body, the upstream's refusal (status) of a
+// request for model, when the table marks the model retired by now and the
+// refusal is the provider's "no such model" (a 404 or 410, or a 400 saying
+// the model does not exist or was decommissioned): the client gets an
+// error naming the retirement, written in the upstream's protocol so that
+// the writer translates it as it would the provider's.
+func (h *Handler) explainRetired(upstream codec.Protocol, model string, status int, hdr http.Header, body *[]byte) {
+	if body == nil || model == "" || status != http.StatusNotFound && status != http.StatusGone && status != http.StatusBadRequest {
+		return
+	}
+	r := h.ruleFor(model)
+	if r == nil || r.Retired == "" || !r.RetiredAt(time.Now()) {
+		return
+	}
+	if status == http.StatusBadRequest {
+		msg := strings.ToLower(decodeUpstreamError(upstream, status, hdr, *body).Message)
+		if !strings.Contains(msg, "decommissioned") && !strings.Contains(msg, "does not exist") && !strings.Contains(msg, "not found") {
+			return
+		}
+	}
+	e := &codec.Error{Status: status, Kind: mapping.KindForStatus(status), Param: "model",
+		Message: "model " + model + " was retired by " + r.Provider + " on " + r.Retired + " and is no longer served (rule " +
+			r.Provider + ".model.retired); choose a current model"}
+	*body = codec.AppendError((*body)[:0], upstream, e)
 }
 
 // refusal reports whether the policy refuses adjustment a rather than

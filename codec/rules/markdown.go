@@ -89,7 +89,14 @@ Every change is listed in the ` + "`Llmbridge-Adjusted`" + ` response header
   tools on Chat Completions, where the model takes them only without reasoning (the refusal names the fix:
   ` + "`upstream openai-responses`" + `, which takes both).
 - **requests no form of the upstream protocol carries** are refused under every policy: function tools on Chat
-  Completions for a model that takes them only through the Responses API.
+  Completions for a model that takes them only through the Responses API; any request on Chat Completions for a
+  model served only by the Responses API (the Codex models: the refusal names ` + "`upstream openai-responses`" + `); a
+  request toward Vertex AI for a model not served at the configured ` + "`vertex_location`" + ` (Gemini 4: ` + "`global`" + `,
+  ` + "`us`" + ` and ` + "`eu`" + ` only).
+
+A row marked **retired** names the day the provider stopped serving the model. Its requests are still sent (another
+server may serve it); from that day, the provider's refusal (a 404, or a 400 saying the model does not exist or was
+decommissioned) reaches the client as an error that names the retirement.
 
 ` + "`on_unsupported strict`" + ` refuses every request that would need either. Reasoning kinds: ` + "`none`" + ` (not a reasoning
 model), ` + "`effort`" + ` (OpenAI-style effort), ` + "`budget`" + ` (thinking token budget), ` + "`budget+adaptive`" + `, ` + "`adaptive`" + ` (Anthropic
@@ -171,6 +178,15 @@ func otherText(r *Rule) string {
 		parts = append(parts, "function tools on Chat only with effort none")
 	case ChatToolsResponses:
 		parts = append(parts, "function tools only on Responses")
+	}
+	if r.ResponsesOnly {
+		parts = append(parts, "Responses API only")
+	}
+	if len(r.VertexLocations) > 0 {
+		parts = append(parts, "on Vertex AI only at "+strings.Join(r.VertexLocations, ", "))
+	}
+	if r.Retired != "" {
+		parts = append(parts, "**retired "+r.Retired+"**")
 	}
 	if r.ThinkingOff == ThinkingOffDisabled {
 		parts = append(parts, "thinks unless thinking is disabled")
