@@ -106,12 +106,12 @@ func provisionLearning(ctx caddy.Context) error {
 }
 
 // ruleFor returns the rule a request to model is fitted to: the learned
-// one, else the table's.
+// one, else the table's (its row, or its family's newest row).
 func (h *Handler) ruleFor(model string) *rules.Rule {
 	if lr := h.learned.lookup(model); lr != nil {
 		return lr.rule
 	}
-	return h.rules.Lookup(h.provider, model)
+	return h.tableRule(model).rule
 }
 
 // teaching is what a translated request's retry needs of its first
@@ -169,6 +169,8 @@ func (h *Handler) lesson(t *teaching, upstream codec.Protocol, status int, hdr h
 	like, delta := "", lesson.Rule
 	if lr := h.learned.lookup(t.model); lr != nil {
 		like, delta = lr.like, lesson.Rule.Over(&lr.delta)
+	} else if fr := h.tableRule(t.model); fr.like != "" {
+		like = fr.like
 	} else if base != nil {
 		like = t.model
 	}

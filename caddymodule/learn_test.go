@@ -81,8 +81,8 @@ func TestAttemptRewind(t *testing.T) {
 // passes the refusal on.
 func TestServeLearnsFromRefusal(t *testing.T) {
 	const refusal = `{"error":{"message":"Unsupported parameter: 'top_p' is not supported with this model.","type":"invalid_request_error","param":"top_p","code":"unsupported_parameter"}}`
-	const ok = `{"id":"chatcmpl-1","object":"chat.completion","model":"gpt-7","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}]}`
-	body := `{"model":"gpt-7","max_tokens":10,"top_p":0.5,"messages":[{"role":"user","content":"Hi"}]}`
+	const ok = `{"id":"chatcmpl-1","object":"chat.completion","model":"acme-7","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}]}`
+	body := `{"model":"acme-7","max_tokens":10,"top_p":0.5,"messages":[{"role":"user","content":"Hi"}]}`
 	for _, policy := range []string{"safe", "strict"} {
 		t.Run(policy, func(t *testing.T) {
 			h := newTestHandler(t, &Handler{Upstream: "openai-chat", OnUnsupported: policy})

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -67,6 +69,9 @@ func (h *Handler) fitModel(req *codec.Request, upstream codec.Protocol, model st
 		return target, adj, &codec.Error{Status: http.StatusBadRequest, Kind: mapping.ErrInvalidRequest, Param: a.Param,
 			Message: "model " + model + " does not accept the request as it is: " + a.Why + " (rule " + a.Rule + "); " + how}
 	}
+	if note, ok := h.familyNote(model); ok {
+		adj = append(adj, note)
+	}
 	return target, adj, nil
 }
 
@@ -100,6 +105,103 @@ func (h *Handler) explainRetired(upstream codec.Protocol, model string, status i
 		Message: "model " + model + " was retired by " + r.Provider + " on " + r.Retired + " and is no longer served (rule " +
 			r.Provider + ".model.retired); choose a current model"}
 	*body = codec.AppendError((*body)[:0], upstream, e)
+}
+
+// A model without a row of its own version that is newer than every row of
+// its family (gemini-5-pro after the Gemini 4 rows, claude-opus-6, grok-5)
+// is fitted to its family's newest row (rules.Table.Generalize), not to the
+// generic rules: the assumption is logged at info level once, with the
+// model_rule block that pins it, and noted in Llmbridge-Adjusted on the
+// first request. Which rule a model takes is found once per model and
+// kept (at most maxFamilies models).
+
+// maxFamilies bounds the models a handler keeps the rule of; beyond it, an
+// arbitrary one is forgotten for each new one.
+const maxFamilies = 1024
+
+// familyRuleID names the note of a model fitted to its family's newest row.
+const familyRuleID = "model_rule.family"
+
+// familyRules are the rules a handler found for its upstream models.
+type familyRules struct {
+	mu sync.RWMutex
+	m  map[string]*familyRule
+}
+
+// familyRule is the rule requests to one model are fitted to.
+type familyRule struct {
+	// rule is the table's row for the model, the family's newest row
+	// taken for it, or nil (the generic rules).
+	rule *rules.Rule
+	// like names a model of the row the rule was taken from, "" when
+	// the table has a row for the model itself.
+	like string
+	// noted is set once Llmbridge-Adjusted carried the note.
+	noted atomic.Bool
+}
+
+// tableRule returns what the table says of model: its row, or its
+// family's newest row, found on the first request and kept.
+func (h *Handler) tableRule(model string) *familyRule {
+	f := h.families
+	if f == nil {
+		// A handler that was not provisioned keeps nothing.
+		fr := new(familyRule)
+		if g, from := h.rules.Generalize(h.provider, model); g != nil {
+			fr.rule, fr.like = g, likeName(from)
+		} else {
+			fr.rule = h.rules.Lookup(h.provider, model)
+		}
+		return fr
+	}
+	f.mu.RLock()
+	fr := f.m[model]
+	f.mu.RUnlock()
+	if fr != nil {
+		return fr
+	}
+	fr = new(familyRule)
+	if g, from := h.rules.Generalize(h.provider, model); g != nil {
+		fr.rule, fr.like = g, likeName(from)
+		h.logger.Info("a model without a row is fitted to its family's newest row; add this model_rule to pin it, or a row of its own",
+			zap.String("upstream_model", model), zap.Strings("taken_from", from.Models),
+			zap.String("model_rule", modelRuleBlock([]string{model}, fr.like, &rules.Rule{})))
+	} else {
+		fr.rule = h.rules.Lookup(h.provider, model)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.m == nil {
+		f.m = make(map[string]*familyRule)
+	}
+	if kept := f.m[model]; kept != nil {
+		return kept
+	}
+	if len(f.m) >= maxFamilies {
+		for k := range f.m {
+			delete(f.m, k)
+			break
+		}
+	}
+	f.m[strings.Clone(model)] = fr
+	return fr
+}
+
+// familyNote returns, on the first request to model fitted to its
+// family's newest row, the note for Llmbridge-Adjusted.
+func (h *Handler) familyNote(model string) (rules.Adjustment, bool) {
+	fr := h.tableRule(model)
+	if fr.like == "" || !fr.noted.CompareAndSwap(false, true) {
+		return rules.Adjustment{}, false
+	}
+	return rules.Adjustment{Rule: familyRuleID, Param: "model_rule", Value: "like " + fr.like,
+		Why: model + " has no row; it is taken to behave as its family's newest row"}, true
+}
+
+// likeName returns a model name the row r is found by (its first glob
+// without wildcards), as a model_rule's like names it.
+func likeName(r *rules.Rule) string {
+	return strings.ReplaceAll(r.Models[0], "*", "")
 }
 
 // refusal reports whether the policy refuses adjustment a rather than

@@ -76,3 +76,33 @@ func TestProvisionRulesDialect(t *testing.T) {
 		t.Error("provisionRules changed the configured rows")
 	}
 }
+
+// TestFamilyRuleKept checks that the rule of a model newer than its
+// family's rows is found once and kept: later lookups return the same rule
+// without allocating, the note is given once, and a model of an unknown
+// family gets no rule and no note.
+func TestFamilyRuleKept(t *testing.T) {
+	h := newTestHandler(t, &Handler{Upstream: "gemini"})
+	first := h.ruleFor("gemini-5-test")
+	if first == nil || first.Reasoning != rules.ReasoningLevel || !first.SignedCalls {
+		t.Fatalf("gemini-5-test: rule %+v, want Gemini 4's", first)
+	}
+	if again := h.ruleFor("gemini-5-test"); again != first {
+		t.Errorf("the rule was found again: %p != %p", again, first)
+	}
+	if allocs := testing.AllocsPerRun(100, func() { _ = h.ruleFor("gemini-5-test") }); allocs != 0 {
+		t.Errorf("ruleFor allocates %.0f times per kept model", allocs)
+	}
+	if note, ok := h.familyNote("gemini-5-test"); !ok || note.Value != "like gemini-4-argon" {
+		t.Errorf("first note = %+v, %v", note, ok)
+	}
+	if _, ok := h.familyNote("gemini-5-test"); ok {
+		t.Error("the note was given twice")
+	}
+	if r := h.ruleFor("acme-9-pro"); r != nil {
+		t.Errorf("acme-9-pro: rule %v, want none", r.Models)
+	}
+	if _, ok := h.familyNote("acme-9-pro"); ok {
+		t.Error("a model of an unknown family got a note")
+	}
+}

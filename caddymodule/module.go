@@ -214,12 +214,15 @@ type Handler struct {
 	// learned are the model rules learned from upstream refusals
 	// (learn.go).
 	learned *learnedRules
-	dialect *codec.Dialect
-	policy  unsupportedPolicy
-	drops   []dropPath
-	logger  *zap.Logger
-	routes  []modelRoute
-	metrics *metrics
+	// families are the rules models are fitted to, found once per model
+	// (modelrules.go: a model newer than its family's rows).
+	families *familyRules
+	dialect  *codec.Dialect
+	policy   unsupportedPolicy
+	drops    []dropPath
+	logger   *zap.Logger
+	routes   []modelRoute
+	metrics  *metrics
 	// clientKeys are ClientKeys expanded; nil when the site is open.
 	clientKeys [][]byte
 	// clientKeyNames name clientKeys in logs and spans: the configured
@@ -338,6 +341,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 	h.learned = new(learnedRules)
+	h.families = new(familyRules)
 	if err := h.provisionRules(); err != nil {
 		return fmt.Errorf("llmbridge: %v", err)
 	}

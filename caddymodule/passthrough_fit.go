@@ -27,9 +27,11 @@ func (h *Handler) fitPassthrough(body []byte, p, upstream codec.Protocol, model 
 	if cerr != nil {
 		return body, nil, cerr
 	}
-	params := make([]string, len(adj))
+	params := make([]string, 0, len(adj))
 	for i := range adj {
-		params[i] = adj[i].Param
+		if adj[i].Rule != familyRuleID {
+			params = append(params, adj[i].Param)
+		}
 	}
 	out, err := codec.FitBody(p, body, req, params, target)
 	if err != nil {

@@ -105,6 +105,23 @@ setting). Sampling: ` + "`exclusive`" + ` (temperature or top_p, not both), ` + 
 ` + "`fixed-when-reasoning`" + ` (only the defaults unless the effort, the request's or the model's default, is none).
 Each row says when it was last checked against its sources (` + "`verified`" + `).
 
+## How a model without a row is treated
+
+A model is matched against the rows in order; the first row whose glob matches is its row. A model of a family the
+table knows whose version is newer than every row of that family (` + "`gemini-5-pro`" + ` after the Gemini 4 rows,
+` + "`claude-opus-6`" + ` after Opus 5.5, ` + "`gpt-6.5`" + ` or ` + "`gpt-7`" + ` after GPT-6.1, ` + "`grok-5`" + ` after grok-4.7) is taken to behave
+like that family's newest row rather than like a model the table knows nothing of: the name is read as a family
+(the words before the version: ` + "`gemini`" + `, ` + "`claude-opus`" + `, ` + "`gpt`" + `, ` + "`qwen`" + `), a version (` + "`3.8`" + `, Claude's ` + "`4-5`" + ` as 4.5; 4.20 comes
+before 4.3) and a variant (the word after the version: ` + "`flash`" + `, ` + "`codex`" + `). The row taken is the newest version's row for
+the model's variant, else the newest version's row for any variant (` + "`gemini-4*`" + `), else the newest major version's
+(` + "`gpt-6*`" + `), else the row the name matches. Its retirement date and price are not taken. The assumption is logged at
+info level once per model, with the ` + "`model_rule`" + ` block that pins it (` + "`like gemini-4-argon`" + `), and the first request's
+` + "`Llmbridge-Adjusted`" + ` says ` + "`model_rule=like gemini-4-argon (gemini-5-pro has no row; ...)`" + `. Which rule a model takes is found
+on its first request and kept for the handler's life (at most 1,024 models). A model whose family has no versioned row
+(` + "`acme-9-pro`" + `), or whose version is not newer than its family's rows, takes the row its name matches, or, with none,
+is sent as the client asked under the provider-wide rules only. A ` + "`model_rule`" + ` whose glob names the model, or its
+version (` + "`gemini-5*`" + `), is the model's row like any other.
+
 A request the table gets wrong costs at most one retry: an upstream's refusal that names a setting or value
 the model does not take teaches llmbridge the rule, which it applies to the retry and to later requests
 (see [configuration.md](configuration.md#errors-that-teach)).
