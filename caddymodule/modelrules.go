@@ -62,17 +62,23 @@ func (h *Handler) fitModel(req *codec.Request, upstream codec.Protocol, model st
 	target.Dialect = h.dialect
 	for i := range adj {
 		a := &adj[i]
-		how, refused := h.refusal(a)
-		if !refused {
+		if _, refused := h.refusal(a); !refused {
 			continue
 		}
-		return target, adj, &codec.Error{Status: http.StatusBadRequest, Kind: mapping.ErrInvalidRequest, Param: a.Param,
-			Message: "model " + model + " does not accept the request as it is: " + a.Why + " (rule " + a.Rule + "); " + how}
+		return target, adj, h.refusalError(model, a)
 	}
 	if note, ok := h.familyNote(model); ok {
 		adj = append(adj, note)
 	}
 	return target, adj, nil
+}
+
+// refusalError is llmbridge's refusal of a request to model that the
+// policy does not make adjustment a for.
+func (h *Handler) refusalError(model string, a *rules.Adjustment) *codec.Error {
+	how, _ := h.refusal(a)
+	return &codec.Error{Status: http.StatusBadRequest, Kind: mapping.ErrInvalidRequest, Param: a.Param,
+		Message: "model " + model + " does not accept the request as it is: " + a.Why + " (rule " + a.Rule + "); " + how}
 }
 
 // fitOptions are the options requests to model on upstream are fitted

@@ -211,8 +211,8 @@ type Handler struct {
 	// body is looked at for "1h" breakpoints only where one may be
 	// refused (cacheHourRefused).
 	cacheHourLimited bool
-	// learned are the model rules learned from upstream refusals
-	// (learn.go).
+	// learned are the model rules learned from upstream refusals, kept
+	// per provider across configuration reloads (learn.go).
 	learned *learnedRules
 	// families are the rules models are fitted to, found once per model
 	// (modelrules.go: a model newer than its family's rows).
@@ -340,7 +340,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := provisionLearning(ctx); err != nil {
 		return err
 	}
-	h.learned = new(learnedRules)
+	h.learned = learnedFor(h.provider)
 	h.families = new(familyRules)
 	if err := h.provisionRules(); err != nil {
 		return fmt.Errorf("llmbridge: %v", err)

@@ -19,6 +19,20 @@ import (
 // fitPassthrough fits body, of client protocol p, to model model of
 // upstream protocol upstream.
 func (h *Handler) fitPassthrough(body []byte, p, upstream codec.Protocol, model string) ([]byte, []rules.Adjustment, *codec.Error) {
+	// What the model was seen to refuse that the canonical request cannot
+	// hold (learn.go): thinking type between_tools, an effort beside
+	// disabled thinking.
+	var learned []rules.Adjustment
+	if lr := h.learned.lookup(model); lr != nil {
+		if edited := adaptiveForBetweenTools(body); lr.adaptiveForBetweenTools && len(edited) != len(body) {
+			body = edited
+			learned = append(learned, rules.Adjustment{Rule: rules.LessonBetweenTools, Param: "thinking.type", Value: "adaptive",
+				Why: "thinking.type between_tools is not accepted by " + model})
+		}
+		if lr.fix.Param != "" {
+			learned = append(learned, lr.fix)
+		}
+	}
 	req := new(codec.Request)
 	if err := codec.DecodeRequest(p, body, req); err != nil {
 		return body, nil, nil
@@ -26,6 +40,11 @@ func (h *Handler) fitPassthrough(body []byte, p, upstream codec.Protocol, model 
 	target, adj, cerr := h.fitModel(req, upstream, model)
 	if cerr != nil {
 		return body, nil, cerr
+	}
+	for _, a := range learned {
+		if !slices.ContainsFunc(adj, func(b rules.Adjustment) bool { return b.Param == a.Param }) {
+			adj = append(adj, a)
+		}
 	}
 	params := make([]string, 0, len(adj))
 	for i := range adj {

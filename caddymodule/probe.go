@@ -176,6 +176,8 @@ func Probe(ctx context.Context, cfg ProbeConfig) (*ProbeReport, error) {
 	if err := h.Validate(); err != nil {
 		return nil, err
 	}
+	// Nor what other handlers learned of the model (learn.go).
+	h.learned = new(learnedRules)
 	client, probes, err := probesFor(h.upstream, h.dialect != nil)
 	if err != nil {
 		return nil, err

@@ -28,6 +28,10 @@ type learnCase struct {
 	// upstream checks the request the mock accepted.
 	learned  string
 	upstream func(t *testing.T, root gjson.Result)
+	// check, when set, is the mock's own check in place of hidden's or
+	// the dialect's: a provider rule the table does not hold of the
+	// model.
+	check func(body []byte) []string
 }
 
 // TestErrorsThatTeach sends, per provider grammar, a request that breaks a
@@ -138,12 +142,16 @@ func TestErrorsThatTeach(t *testing.T) {
 			learned: "stop removed", upstream: absent("stop"),
 		},
 	}
+	tests = append(tests, newestLearnCases()...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			env.mocks.resetAll(t)
 			m := env.mocks[tt.up]
 			m.mu.Lock()
 			m.check = func(body []byte) []string {
+				if tt.check != nil {
+					return tt.check(body)
+				}
 				if tt.dialect != "" {
 					return enforceDialect(tt.dialect, body)
 				}

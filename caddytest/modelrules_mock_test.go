@@ -106,6 +106,14 @@ func enforceAnthropic(r *rules.Rule, model string, root gjson.Result, bad func(s
 		if r.Reasoning == rules.ReasoningBudget || r.Reasoning == rules.ReasoningNone {
 			bad("thinking.type: adaptive thinking is not supported on %s", model)
 		}
+	case "between_tools":
+		e := root.Get("output_config.effort").String()
+		switch {
+		case !strings.HasPrefix(model, "claude-sonnet-5-5"):
+			bad(`thinking.type: Only Claude Sonnet 5.5 accepts "between_tools"; use "adaptive"`)
+		case e == "xhigh" || e == "max":
+			bad(`thinking.type "between_tools" is not supported with output_config.effort '%s'; use "adaptive"`, e)
+		}
 	case "disabled":
 		if r.Reasoning == rules.ReasoningAdaptive && r.ThinkingOff != rules.ThinkingOffDisabled {
 			bad(`"thinking.type.disabled" is not supported for this model`)
