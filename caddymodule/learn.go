@@ -454,6 +454,15 @@ func modelRuleBlock(models []string, like string, r *rules.Rule) string {
 	if r.SignedCalls {
 		line("signed_calls")
 	}
+	if r.ResponsesOnly {
+		line("responses_only")
+	}
+	if r.Retired != "" {
+		line("retired " + r.Retired)
+	}
+	if len(r.VertexLocations) > 0 {
+		line("vertex_locations " + strings.Join(r.VertexLocations, " "))
+	}
 	if len(r.Rejects) > 0 {
 		line("rejects " + strings.Join(r.Rejects, " "))
 	}

@@ -255,6 +255,9 @@ func (h *Handler) reportAdjusted(w http.ResponseWriter, model string, adj []rule
 //		sampling free|exclusive|fixed|fixed-when-reasoning
 //		no_prefill
 //		signed_calls
+//		responses_only        # served by the Responses API only
+//		retired <YYYY-MM-DD>
+//		vertex_locations <location>...
 //		rejects stop|presence_penalty|frequency_penalty...
 //		default_effort <effort>
 //		chat_tools effort-none|responses
@@ -324,6 +327,15 @@ func parseModelRule(d *caddyfile.Dispenser) (rules.Rule, error) {
 			err, r.NoPrefill = flag(), true
 		case "signed_calls":
 			err, r.SignedCalls = flag(), true
+		case "responses_only":
+			err, r.ResponsesOnly = flag(), true
+		case "retired":
+			r.Retired, err = one()
+		case "vertex_locations":
+			if len(args) == 0 {
+				return r, d.Errf("model_rule vertex_locations needs at least one location")
+			}
+			r.VertexLocations = args
 		case "rejects":
 			r.Rejects = args
 		case "default_effort":

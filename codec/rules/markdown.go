@@ -143,8 +143,13 @@ temperature at effort none and at an effort above none, each reasoning effort (o
 thinking with each ` + "`output_config.effort`" + `, or each Gemini thinking level and a range of thinking budgets),
 function tools with and without an effort on Chat Completions, stop sequences, presence and frequency
 penalties, a trailing assistant message, ` + "`thinking: {type: disabled}`" + `, a forced tool choice, an output
-limit of 100,000,000 (whose refusal names the model's cap), and toward a dialect the developer role and a
-user message right after a tool message. It prints each probe as accepted or refused (with the provider's
+limit of 100,000,000 (whose refusal names the model's cap), toward Gemini a tool turn whose function call carries
+no thought signature (Gemini 3 and later refuse it: ` + "`signed_calls`" + `), and toward a dialect the developer role, a user
+message right after a tool message and a forced tool choice (a model that refuses it while thinking, as DeepSeek
+V4 does, is turned off with ` + "`thinking: {type: disabled}`" + `: ` + "`thinking_off disabled`" + `). Gemini's levels include ` + "`xhigh`" + `,
+and a model that takes levels but refuses every budget is reported as taking levels only (a budget is then sent as
+its nearest level). A model OpenAI serves only by the Responses API is recognized by the Chat baseline's refusal
+("This is not a chat model"): the probe stops there and reports ` + "`responses_only`" + `. It prints each probe as accepted or refused (with the provider's
 words), the ` + "`model_rule`" + ` block the results imply, findings a rule cannot hold (a dialect setting the server
 needs), and the requests and tokens it spent (about 20 requests and a few hundred tokens). Thinking with a
 budget is not probed (it needs more than 1,024 output tokens). Add the block to the directive, or send it
