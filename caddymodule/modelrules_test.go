@@ -106,3 +106,13 @@ func TestFamilyRuleKept(t *testing.T) {
 		t.Error("a model of an unknown family got a note")
 	}
 }
+
+// BenchmarkRuleFor measures the rule lookup of every translated request:
+// the table's answer for the model is found on its first request and kept.
+func BenchmarkRuleFor(b *testing.B) {
+	h := newTestHandler(&testing.T{}, &Handler{Upstream: "anthropic-messages"})
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = h.ruleFor("claude-sonnet-4-5-20250929")
+	}
+}

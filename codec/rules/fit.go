@@ -92,7 +92,9 @@ func Fit(req *codec.Request, r *Rule, opts *Options, adj []Adjustment) ([]Adjust
 		d = &codec.Descriptor{}
 	}
 	f.names = &d.Rules.Params
-	f.availability(d)
+	if f.r.ResponsesOnly || len(f.r.VertexLocations) > 0 {
+		f.availability(d)
+	}
 	f.reasoning()
 	if f.r.ChatTools != ChatToolsAny && d.Rules.API == "chat" {
 		f.chatTools()
