@@ -1,10 +1,12 @@
 package caddymodule
 
 import (
+	"context"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 
 	"github.com/llmbridge/llmbridge/codec"
@@ -110,7 +112,12 @@ func TestFamilyRuleKept(t *testing.T) {
 // BenchmarkRuleFor measures the rule lookup of every translated request:
 // the table's answer for the model is found on its first request and kept.
 func BenchmarkRuleFor(b *testing.B) {
-	h := newTestHandler(&testing.T{}, &Handler{Upstream: "anthropic-messages"})
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	defer cancel()
+	h := &Handler{Upstream: "anthropic-messages"}
+	if err := h.Provision(ctx); err != nil {
+		b.Fatal(err)
+	}
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = h.ruleFor("claude-sonnet-4-5-20250929")
