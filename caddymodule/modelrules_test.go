@@ -8,6 +8,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/rules"
@@ -85,6 +86,8 @@ func TestProvisionRulesDialect(t *testing.T) {
 // family gets no rule and no note.
 func TestFamilyRuleKept(t *testing.T) {
 	h := newTestHandler(t, &Handler{Upstream: "gemini"})
+	core, logs := observer.New(zap.InfoLevel)
+	h.logger = zap.New(core)
 	first := h.ruleFor("gemini-5-test")
 	if first == nil || first.Reasoning != rules.ReasoningLevel || !first.SignedCalls {
 		t.Fatalf("gemini-5-test: rule %+v, want Gemini 4's", first)
@@ -100,6 +103,10 @@ func TestFamilyRuleKept(t *testing.T) {
 	}
 	if _, ok := h.familyNote("gemini-5-test"); ok {
 		t.Error("the note was given twice")
+	}
+	entries := logs.FilterMessageSnippet("family's newest row").All()
+	if len(entries) != 1 || !strings.Contains(entries[0].ContextMap()["model_rule"].(string), "model_rule gemini-5-test {\n\tlike gemini-4-argon\n}") {
+		t.Errorf("log entries: %+v, want one with the model_rule block", entries)
 	}
 	if r := h.ruleFor("acme-9-pro"); r != nil {
 		t.Errorf("acme-9-pro: rule %v, want none", r.Models)
