@@ -346,9 +346,9 @@ func (h *Handler) learnRetryPassthrough(r *http.Request, pw *passthroughWriter, 
 	if !ok {
 		return nil
 	}
-	body := t.body
+	body, edited := t.body, false
 	if t.learned.adaptiveForBetweenTools {
-		body = adaptiveForBetweenTools(body)
+		body, edited = adaptiveForBetweenTools(body)
 	}
 	req := new(codec.Request)
 	if err := codec.DecodeRequest(upstream, body, req); err != nil {
@@ -358,7 +358,7 @@ func (h *Handler) learnRetryPassthrough(r *http.Request, pw *passthroughWriter, 
 	if refusing != nil {
 		h.refuseLearned(upstream, pw.held, refusing, t)
 	}
-	if !ok && t.lesson.ID == rules.LessonBetweenTools && len(body) != len(t.body) {
+	if !ok && t.lesson.ID == rules.LessonBetweenTools && edited {
 		// The fix is the body's edit alone.
 		adj, ok = []rules.Adjustment{{Rule: t.lesson.ID, Param: "thinking.type", Value: "adaptive", Why: t.lesson.Why + " on " + t.model}}, true
 	}
@@ -402,16 +402,17 @@ func (h *Handler) keepLesson(t *teaching) {
 // adaptiveForBetweenTools returns body with thinking type between_tools,
 // which only Claude Sonnet 5.5 takes (and only at effort high or below),
 // written as adaptive thinking, which every model that takes
-// between_tools takes too; body itself when it has none.
-func adaptiveForBetweenTools(body []byte) []byte {
+// between_tools takes too, and true; body itself and false when it has
+// none.
+func adaptiveForBetweenTools(body []byte) ([]byte, bool) {
 	if gjson.GetBytes(body, "thinking.type").Str != "between_tools" {
-		return body
+		return body, false
 	}
 	out, err := sjson.SetBytes(slices.Clone(body), "thinking.type", "adaptive")
 	if err != nil {
-		return body
+		return body, false
 	}
-	return out
+	return out, true
 }
 
 // modelRuleBlock writes the Caddyfile model_rule block that sets r's

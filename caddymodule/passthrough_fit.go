@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"slices"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/rules"
 	"github.com/llmbridge/llmbridge/mapping"
@@ -23,14 +25,12 @@ func (h *Handler) fitPassthrough(body []byte, p, upstream codec.Protocol, model 
 	// hold (learn.go): thinking type between_tools, an effort beside
 	// disabled thinking.
 	var learned []rules.Adjustment
-	if lr := h.learned.lookup(model); lr != nil {
-		if edited := adaptiveForBetweenTools(body); lr.adaptiveForBetweenTools && len(edited) != len(body) {
+	lr := h.learned.lookup(model)
+	if lr != nil {
+		if edited, ok := adaptiveForBetweenTools(body); ok && lr.adaptiveForBetweenTools {
 			body = edited
 			learned = append(learned, rules.Adjustment{Rule: rules.LessonBetweenTools, Param: "thinking.type", Value: "adaptive",
 				Why: "thinking.type between_tools is not accepted by " + model})
-		}
-		if lr.fix.Param != "" {
-			learned = append(learned, lr.fix)
 		}
 	}
 	req := new(codec.Request)
@@ -40,6 +40,11 @@ func (h *Handler) fitPassthrough(body []byte, p, upstream codec.Protocol, model 
 	target, adj, cerr := h.fitModel(req, upstream, model)
 	if cerr != nil {
 		return body, nil, cerr
+	}
+	if lr != nil && lr.fix.Param != "" && req.Reasoning.Effort == mapping.EffortNone && gjson.GetBytes(body, lr.fix.Param).Exists() {
+		// The one fix in a body field: an effort beside disabled
+		// thinking, which the decoded request dropped.
+		learned = append(learned, lr.fix)
 	}
 	for _, a := range learned {
 		if !slices.ContainsFunc(adj, func(b rules.Adjustment) bool { return b.Param == a.Param }) {
