@@ -358,9 +358,10 @@ func (h *Handler) learnRetryPassthrough(r *http.Request, pw *passthroughWriter, 
 	if refusing != nil {
 		h.refuseLearned(upstream, pw.held, refusing, t)
 	}
-	if !ok && t.lesson.ID == rules.LessonBetweenTools && edited {
-		// The fix is the body's edit alone.
-		adj, ok = []rules.Adjustment{{Rule: t.lesson.ID, Param: "thinking.type", Value: "adaptive", Why: t.lesson.Why + " on " + t.model}}, true
+	if edited && (ok || len(adj) == 0 && refusing == nil) {
+		// The body's edit, alone or with what Fit changed.
+		adj, ok = append(adj, rules.Adjustment{Rule: rules.LessonBetweenTools, Param: "thinking.type", Value: "adaptive",
+			Why: "thinking.type between_tools is not accepted by " + t.model}), true
 	}
 	if !ok {
 		return nil
