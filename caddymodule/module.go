@@ -220,15 +220,18 @@ type Handler struct {
 	// body is looked at for "1h" breakpoints only where one may be
 	// refused (cacheHourRefused).
 	cacheHourLimited bool
-	// learned are the model rules learned from upstream refusals
-	// (learn.go).
+	// learned are the model rules learned from upstream refusals, kept
+	// per provider across configuration reloads (learn.go).
 	learned *learnedRules
-	dialect *codec.Dialect
-	policy  unsupportedPolicy
-	drops   []dropPath
-	logger  *zap.Logger
-	routes  []modelRoute
-	metrics *metrics
+	// families are the rules models are fitted to, found once per model
+	// (modelrules.go: a model newer than its family's rows).
+	families *familyRules
+	dialect  *codec.Dialect
+	policy   unsupportedPolicy
+	drops    []dropPath
+	logger   *zap.Logger
+	routes   []modelRoute
+	metrics  *metrics
 	// clientKeys are ClientKeys expanded; nil when the site is open.
 	clientKeys [][]byte
 	// clientKeyNames name clientKeys in logs and spans: the configured
@@ -367,7 +370,8 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := provisionLearning(ctx); err != nil {
 		return err
 	}
-	h.learned = new(learnedRules)
+	h.learned = learnedFor(h.provider)
+	h.families = new(familyRules)
 	if err := h.provisionRules(); err != nil {
 		return fmt.Errorf("llmbridge: %v", err)
 	}
