@@ -145,6 +145,7 @@ func (h *Handler) Cleanup() error {
 		pools.Delete(h.keys)
 	}
 	limitSets.Delete(h)
+	teachers.CompareAndDelete(h.provider, h)
 	return nil
 }
 

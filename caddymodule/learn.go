@@ -194,38 +194,50 @@ func (h *Handler) lesson(t *teaching, upstream codec.Protocol, status int, hdr h
 		return nil, false
 	}
 	e := decodeUpstreamError(upstream, status, hdr, body)
-	base := h.ruleFor(t.model)
-	lesson, ok := rules.Learn(base, e.Message)
+	rule, lesson, lr, ok := h.learnFrom(t.model, status, e.Message)
 	if !ok {
 		return nil, false
 	}
+	t.lesson, t.learned, t.status, t.reason = lesson, lr, status, e.Message
+	return rule, true
+}
+
+// learnFrom reads a refusal of model (its status and message) for what it
+// teaches: the model's rule with the lesson applied, the lesson, and what
+// keeping it stores; false when it names nothing known. Another instance's
+// lesson (shared.go) is read from its refusal the same way.
+func (h *Handler) learnFrom(model string, status int, message string) (*rules.Rule, rules.Lesson, *learnedRule, bool) {
+	base := h.ruleFor(model)
+	lesson, ok := rules.Learn(base, message)
+	if !ok {
+		return nil, lesson, nil, false
+	}
 	like, delta := "", lesson.Rule
-	if lr := h.learned.lookup(t.model); lr != nil {
+	if lr := h.learned.lookup(model); lr != nil {
 		like, delta = lr.like, lesson.Rule.Over(&lr.delta)
-	} else if fr := h.tableRule(t.model); fr.like != "" {
+	} else if fr := h.tableRule(model); fr.like != "" {
 		like = fr.like
 	} else if base != nil {
-		like = t.model
+		like = model
 	}
-	reason := strconv.Itoa(status) + " " + e.Message
-	rule, err := rules.Learned(h.provider, t.model, base, &lesson, reason)
+	reason := strconv.Itoa(status) + " " + message
+	rule, err := rules.Learned(h.provider, model, base, &lesson, reason)
 	if err != nil {
-		h.logger.Debug("the upstream's refusal teaches no valid rule", zap.String("upstream_model", t.model), zap.Error(err))
-		return nil, false
+		h.logger.Debug("the upstream's refusal teaches no valid rule", zap.String("upstream_model", model), zap.Error(err))
+		return nil, lesson, nil, false
 	}
 	delta.Sources = append(delta.Sources, "learned from the provider's "+reason)
 	lr := &learnedRule{rule: rule, delta: delta, like: like, adaptiveForBetweenTools: lesson.ID == rules.LessonBetweenTools}
 	if lesson.Param != "" {
-		lr.fix = lesson.Fix(t.model)
+		lr.fix = lesson.Fix(model)
 	}
-	if kept := h.learned.lookup(t.model); kept != nil {
+	if kept := h.learned.lookup(model); kept != nil {
 		lr.adaptiveForBetweenTools = lr.adaptiveForBetweenTools || kept.adaptiveForBetweenTools
 		if lr.fix.Param == "" {
 			lr.fix = kept.fix
 		}
 	}
-	t.lesson, t.learned, t.status, t.reason = lesson, lr, status, e.Message
-	return rule, true
+	return rule, lesson, lr, true
 }
 
 // refit fits req to rule, the model's rule with a lesson applied, and
@@ -391,9 +403,11 @@ func (h *Handler) learnedOutcome(status int, t *teaching) {
 	h.keepLesson(t)
 }
 
-// keepLesson keeps t's lesson for its model, counts and logs it.
+// keepLesson keeps t's lesson for its model, counts and logs it, and
+// tells the fleet (shared.go).
 func (h *Handler) keepLesson(t *teaching) {
 	h.learned.store(t.model, t.learned)
+	publishLesson(h, t.model, t.status, t.reason)
 	learnedTotal.WithLabelValues(t.lesson.ID).Inc()
 	h.logger.Info("learned a model rule from the upstream's refusal; add this model_rule to keep it",
 		zap.String("upstream_model", t.model), zap.String("learned", t.lesson.ID),

@@ -371,6 +371,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 	h.learned = learnedFor(h.provider)
+	teachers.Store(h.provider, h)
 	h.families = new(familyRules)
 	if err := h.provisionRules(); err != nil {
 		return fmt.Errorf("llmbridge: %v", err)

@@ -1,7 +1,10 @@
 package caddymodule
 
 import (
+	"encoding/base64"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,5 +71,25 @@ func TestEventsThroughMemory(t *testing.T) {
 	time.Sleep(10 * time.Millisecond)
 	if got != 0 {
 		t.Errorf("an event was published to a store no other instance sees")
+	}
+}
+
+// TestApplyLesson keeps a lesson another instance learned, read from the
+// same refusal, and skips this instance's own.
+func TestApplyLesson(t *testing.T) {
+	h := newTestHandler(t, &Handler{Upstream: "openai-chat"})
+	model := "acme-shared-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	refusal := base64.RawURLEncoding.EncodeToString([]byte("Unsupported parameter: 'top_p' is not supported with this model."))
+	applyEvent([]byte(strings.Join([]string{eventLearn, instanceID, h.provider, model, "400", refusal}, " ")))
+	if h.learned.lookup(model) != nil {
+		t.Fatal("this instance's own lesson was applied again")
+	}
+	applyEvent([]byte(strings.Join([]string{eventLearn, "another-instance", h.provider, model, "400", refusal}, " ")))
+	lr := h.learned.lookup(model)
+	if lr == nil {
+		t.Fatal("another instance's lesson was not kept")
+	}
+	if !slices.Contains(lr.rule.Rejects, "top_p") && lr.rule.Sampling == "" {
+		t.Errorf("the kept rule %+v does not refuse top_p", lr.rule)
 	}
 }
