@@ -123,7 +123,9 @@ func encodedBufferSize(n int) int {
 // of the request would come before the response), so a stream can give
 // its buffer back to the pool at once instead of when it ends.
 type sentBody struct {
-	r    bytes.Reader
+	r bytes.Reader
+	// body is what r reads, for the call span's settings (telemetry.go).
+	body []byte
 	read atomic.Bool
 	// The pooled buffer holding the body, if it is one.
 	heldBuffer

@@ -45,6 +45,16 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		client_keys {                # or named: the access log and spans name each key's requests
 //			<name> <key>
 //		}
+//		limit [<key name>...] {      # optional, repeatable: caps per named client key (see parseLimit)
+//			models <glob>...
+//			requests <n>/<period>     # period: second, minute, hour, day, month
+//			input_tokens <n>/<period>
+//			output_tokens <n>/<period>
+//			total_tokens <n>/<period>
+//			spend <usd>/<period>
+//			streams <n>
+//			scope <name>
+//		}
 //		otel_content on|off [<size>] # optional: prompts and completions on spans, within <size> (16KiB)
 //		cache auto|off               # optional, default auto: prompt caching for clients that place no breakpoints
 //		cache_ttl 5m|1h              # optional: the lifetime of the breakpoints llmbridge places
@@ -222,6 +232,14 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if err := clouds.set(name, d.RemainingArgs()); err != nil {
 				return d.Errf("%v", err)
 			}
+			continue
+		}
+		if name == "limit" {
+			l, err := parseLimit(d)
+			if err != nil {
+				return err
+			}
+			h.Limits = append(h.Limits, l)
 			continue
 		}
 		if name == "client_keys" {

@@ -64,10 +64,16 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 					signed_calls
 					rejects stop
 				}
+				model_rule acme-codex* {
+					responses_only
+					retired 2027-01-31
+					vertex_locations global us
+				}
 			}`,
 			want: Handler{Upstream: "openai-chat", Dialect: "deepseek", ModelRules: []rules.Rule{
 				{Models: []string{"deepseek-v9*"}, Like: "deepseek-v4-pro", MaxOutput: 500000, Efforts: []string{"low", "high"}, Sources: []string{"https://example.com/v9"}},
 				{Models: []string{"my-*"}, Reasoning: "budget", BudgetMin: 128, BudgetMax: 32768, AlwaysThinks: true, NoPrefill: true, SignedCalls: true, Rejects: []string{"stop"}},
+				{Models: []string{"acme-codex*"}, ResponsesOnly: true, Retired: "2027-01-31", VertexLocations: []string{"global", "us"}},
 			}},
 		},
 		{

@@ -133,7 +133,8 @@ func (a *AWSCloud) credentials(ctx caddy.Context, expand func(string) string) (s
 		if err != nil {
 			return "", nil, fmt.Errorf("loading the AWS configuration: %v", err)
 		}
-		creds = append(creds, credential{signer: &awsSigner{creds: cfg.Credentials, signer: v4.NewSigner(), region: region, host: host}})
+		creds = append(creds, credential{signer: &awsSigner{creds: cfg.Credentials, signer: v4.NewSigner(), region: region, host: host},
+			name: "aws_profile " + expand(profile)})
 	}
 	return "aws_profile", creds, nil
 }

@@ -143,7 +143,7 @@ func (a *AzureCloud) credentials(ctx caddy.Context, expand func(string) string) 
 			Scopes:       []string{azureScope},
 			AuthStyle:    oauth2.AuthStyleInParams,
 		}
-		creds = append(creds, credential{tokens: oauth2.ReuseTokenSource(nil, cfg.TokenSource(ctx))})
+		creds = append(creds, credential{tokens: oauth2.ReuseTokenSource(nil, cfg.TokenSource(ctx)), name: "azure_credentials " + tenant + " " + id})
 	}
 	return "azure_credentials", creds, nil
 }

@@ -138,8 +138,8 @@ func TestCodexMetadataPassthrough(t *testing.T) {
 			}
 			dropped := w.Header().Get("Llmbridge-Dropped")
 			if upstream == "openai-responses" {
-				if call.body != body {
-					t.Errorf("passthrough changed the body: %s", call.body)
+				if n := strings.Count(call.body, "internal_chat_message_metadata_passthrough"); n != 4 || strings.Contains(dropped, "internal_chat") {
+					t.Errorf("passed through with %d of the 4 metadata members (dropped: %q): %s", n, dropped, call.body)
 				}
 				return
 			}

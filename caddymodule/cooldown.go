@@ -13,8 +13,9 @@ import (
 // targetStates, keyed by the target's name: every site of the instance
 // that lists a target sees the same state, and a configuration reload
 // keeps it (a provider that asked for a minute's pause still wants it).
-// A fleet of instances does not share it: each instance learns a
-// provider's limits from its own answers.
+// With a shared state store, each cooldown and opened circuit is also
+// published to the fleet (shared.go), whose instances apply it to their
+// own copy.
 
 // targetState is what the instance knows of one target's availability.
 type targetState struct {
@@ -70,12 +71,30 @@ func (t *targetState) idle() bool {
 }
 
 // coolFor puts the target in cooldown for d from now, unless one in force
-// ends later.
-func (t *targetState) coolFor(now int64, d time.Duration) {
+// ends later, and returns when it ends.
+func (t *targetState) coolFor(now int64, d time.Duration) int64 {
 	until := now + int64(d)
+	t.coolUntil(until)
+	return until
+}
+
+// coolUntil puts the target in cooldown until the Unix nanosecond until,
+// unless one in force ends later.
+func (t *targetState) coolUntil(until int64) {
+	laterOf(&t.cooldown, until)
+}
+
+// openUntil opens the target's circuit until the Unix nanosecond until,
+// unless it is open until later: another instance's breaker opened.
+func (t *targetState) openUntil(until int64) {
+	laterOf(&t.open, until)
+}
+
+// laterOf sets v to until unless it holds a later time.
+func laterOf(v *atomic.Int64, until int64) {
 	for {
-		cur := t.cooldown.Load()
-		if cur >= until || t.cooldown.CompareAndSwap(cur, until) {
+		cur := v.Load()
+		if cur >= until || v.CompareAndSwap(cur, until) {
 			return
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/limits"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
 )
@@ -60,11 +61,19 @@ type exchange struct {
 	responseModel string
 	// streamErr is the error.type of the error that ended a stream, or "".
 	streamErr string
+	// upstreamStatus is the status the upstream answered the latest call
+	// with, before the client's protocol mapped it, or 0.
+	upstreamStatus int
 	// tel is what the OpenTelemetry spans need (telemetry.go), nil unless
 	// the request's span records.
 	tel *telemetry
 	// site is the failover site whose target answered, or nil.
 	site *failoverSite
+	// limit is what the site's limits reserved for the request, settled
+	// when it is recorded (limits.go), or nil; limits says what remains
+	// of them, as the Llmbridge-Limits header does, or is "".
+	limit  *limits.Ticket
+	limits string
 }
 
 // targetName names the failover target of x, or is "".
@@ -197,6 +206,25 @@ func (x *exchange) errorType() string {
 	return ""
 }
 
+// callErrorType is the error.type of the upstream call: the status the
+// provider answered (529, where an OpenAI client is told 503), the kind of
+// the error that ended its stream, or, when no answer came, the
+// exchange's.
+func (x *exchange) callErrorType() string {
+	switch {
+	case x.upstreamStatus >= 400:
+		return statusLabel(x.upstreamStatus)
+	case x.streamErr != "":
+		return x.streamErr
+	case x.upstreamStatus == 0:
+		return x.errorType()
+	case x.errReason != "":
+		// The answer could not be translated or broke its protocol.
+		return x.errReason
+	}
+	return ""
+}
+
 // statusClientGone is the status recorded when nothing was written: the
 // client went away, or reverse_proxy returned an error Caddy answers.
 const statusClientGone = 499
@@ -251,13 +279,11 @@ func (h *Handler) record(r *http.Request, x *exchange) {
 	}
 	errType := x.errorType()
 	cost := h.exchangeCost(x)
+	h.settleLimits(r, x, cost)
+	// When the answer was dropped for another target's, the
+	// placeholders and the access log are that one's.
 	repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
-	if x.discarded {
-		// The answer was dropped for another target's: the
-		// placeholders and the access log are that one's.
-		repl = nil
-	}
-	if repl != nil {
+	if repl != nil && !x.discarded {
 		// One provider answers all the placeholders: setting each one
 		// grew the replacer's map on every request.
 		ph := placeholders{x: x, stop: stop, errType: errType, cost: cost, ttft: ttft, haveTTFT: haveTTFT}
@@ -277,7 +303,7 @@ func (h *Handler) record(r *http.Request, x *exchange) {
 	if x.model != "" && !x.endpoint {
 		h.metrics.recordGenAI(x, providerName(x.upstream, h.Dialect), errType, time.Since(x.start))
 	}
-	h.finishTelemetry(x, stop, errType, cost)
+	h.finishTelemetry(x, repl, stop, errType, cost)
 }
 
 // logFields are the access log's llmbridge fields of x. Token counts have
@@ -326,6 +352,9 @@ func (h *Handler) logFields(x *exchange, repl *caddy.Replacer, stop, errType str
 	}
 	if haveTTFT {
 		fields = append(fields, zap.Int64("ttft_ms", ttft.Milliseconds()))
+	}
+	if x.limits != "" {
+		fields = append(fields, zap.String("limits", x.limits))
 	}
 	return fields
 }
@@ -384,6 +413,8 @@ func (p placeholders) get(key string) (any, bool) {
 		return p.errType, p.errType != ""
 	case "ttft_ms":
 		return p.ttft.Milliseconds(), p.haveTTFT
+	case "limits":
+		return x.limits, x.limits != ""
 	}
 	return nil, false
 }
@@ -415,7 +446,7 @@ func kindName(k mapping.ErrorKind) string {
 // callUpstream sends r to next (reverse_proxy), which writes the answer
 // into w: each call of the upstream, a retry included, is timed from here
 // (Bedrock's latency metrics) and gets its client span (telemetry.go).
-func (x *exchange) callUpstream(next caddyhttp.Handler, w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) callUpstream(x *exchange, next caddyhttp.Handler, w http.ResponseWriter, r *http.Request) error {
 	x.upstreamSent = time.Now()
-	return next.ServeHTTP(w, x.startCallSpan(r))
+	return next.ServeHTTP(w, h.startCallSpan(x, r))
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/state"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
 )
@@ -42,6 +43,9 @@ type failoverSite struct {
 	breaker     breaker
 	logger      *zap.Logger
 	metrics     *metrics
+	// store is the instance's state store, where cooldowns and opened
+	// circuits are published to the fleet (shared.go).
+	store state.Store
 
 	// resolved is set once targets and err are: at the first request.
 	resolved atomic.Bool
@@ -101,6 +105,9 @@ func (h *Handler) provisionFailover(ctx caddy.Context) error {
 	if err := h.provisionClientKeys(); err != nil {
 		return err
 	}
+	if err := h.provisionLimits(ctx); err != nil {
+		return err
+	}
 	if h.MaxRequestBody == 0 {
 		h.MaxRequestBody = DefaultMaxRequestBody
 	}
@@ -133,6 +140,7 @@ func (h *Handler) provisionFailover(ctx caddy.Context) error {
 	if err := provisionFailoverMetrics(ctx.GetMetricsRegistry()); err != nil {
 		return fmt.Errorf("llmbridge: registering metrics: %v", err)
 	}
+	fs.store = h.store
 	h.failover = fs
 	return nil
 }
@@ -294,38 +302,63 @@ func (s *savedRequest) restore(r *http.Request) {
 	maps.Copy(r.Header, s.header)
 }
 
-// serveFailover serves a request of a failover site.
+// serveFailover serves a request of a failover site. The site's own
+// settings (client, client_keys, max_request_body) apply before any target
+// runs, as they do on a site with one upstream; the key's name is then
+// the targets' to record.
 func (h *Handler) serveFailover(w http.ResponseWriter, r *http.Request) error {
 	fs := h.failover
 	targets, err := fs.resolve(r)
 	if err != nil {
-		h.failoverFail(w, r, codec.NewError(mapping.ErrAPI, "the gateway's failover targets are misconfigured"))
+		h.failoverFail(w, r, "", codec.NewError(mapping.ErrAPI, "the gateway's failover targets are misconfigured"))
 		return nil
 	}
-	if h.clientKeys != nil && r.Method != http.MethodOptions {
+	// CORS preflights carry no body or credential: they go to the
+	// targets, whose llmbridge passes them on as a plain site's does.
+	preflight := r.Method == http.MethodOptions
+	keyName := ""
+	if h.clientKeys != nil && !preflight {
 		client := h.failoverClient(r)
-		if key := h.authorized(client, r); key < 0 {
+		key := h.authorized(client, r)
+		if key < 0 {
 			h.logger.Debug("request without a valid client key", zap.String("client_protocol", string(client)), zap.String("remote_addr", r.RemoteAddr))
-			h.failoverFail(w, r, &codec.Error{Status: http.StatusUnauthorized, Kind: mapping.ErrAuthentication, Message: "invalid or missing API key"})
+			h.failoverFail(w, r, "", &codec.Error{Status: http.StatusUnauthorized, Kind: mapping.ErrAuthentication, Message: "invalid or missing API key"})
 			return nil
 		}
+		keyName = h.clientKeyNames[key]
 		// The client's key is this gateway's, never an upstream's: the
 		// targets get the request without it, as a site with client_keys
 		// never forwards it.
 		dropClientCredentials(r)
 	}
+	if _, isEndpoint := detectEndpoint(h.client, r); !isEndpoint && !preflight {
+		if rt, ok := detectRoute(r.URL.Path); !ok || (h.client != "" && rt.protocol != h.client) {
+			h.failoverFail(w, r, keyName, codec.NewError(mapping.ErrNotFound, "no "+protocolNoun(h.client)+"generation endpoint at "+r.URL.Path))
+			return nil
+		}
+	}
 	fw := getFailoverWriter(w, fs)
 	defer putFailoverWriter(fw)
+	fw.keyName = keyName
 	if r.Method == http.MethodPost {
 		bodyBuf := getBuffer(requestBufferSize(r))
 		defer putBuffer(bodyBuf)
 		body, cerr := readBody(r, h.MaxRequestBody, *bodyBuf)
 		*bodyBuf = body
 		if cerr != nil {
-			h.failoverFail(w, r, cerr)
+			h.failoverFail(w, r, keyName, cerr)
 			return nil
 		}
 		fw.body = body
+	}
+	if h.limits != nil && keyName != "" && r.Method == http.MethodPost {
+		ticket, ok := h.admitFailoverLimits(w, r, fw.body, keyName)
+		if !ok {
+			return nil
+		}
+		if ticket != nil {
+			defer h.settleFailoverLimits(r, fw, ticket)
+		}
 	}
 	fw.saved.save(r)
 	// The access log finds its logger by the request's host, which a
@@ -353,7 +386,7 @@ func (h *Handler) serveFailover(w http.ResponseWriter, r *http.Request) error {
 	if lastAvail < 0 {
 		fs.setRetryAfter(w.Header(), now, nil, 0) // now was read: every target has a cooldown on record
 		fs.logger.Debug("every failover target is cooling down", zap.Strings("targets", fs.cfg.Targets))
-		h.failoverFail(w, r, &codec.Error{Status: http.StatusServiceUnavailable, Kind: mapping.ErrOverloaded, Message: "every upstream is unavailable; retry after the time Retry-After says"})
+		h.failoverFail(w, r, keyName, &codec.Error{Status: http.StatusServiceUnavailable, Kind: mapping.ErrOverloaded, Message: "every upstream is unavailable; retry after the time Retry-After says"})
 		return nil
 	}
 	attempts := 0
@@ -425,10 +458,13 @@ func (h *Handler) failoverClient(r *http.Request) codec.Protocol {
 }
 
 // failoverFail answers e, an error of the failover site's own, in the
-// client's protocol, and records it.
-func (h *Handler) failoverFail(w http.ResponseWriter, r *http.Request, e *codec.Error) {
+// client's protocol, and records it: placeholders, access log fields,
+// metrics and the request span's attributes, with the name of the
+// client's key when it presented a valid one.
+func (h *Handler) failoverFail(w http.ResponseWriter, r *http.Request, keyName string, e *codec.Error) {
 	client := h.failoverClient(r)
-	x := &exchange{client: client, start: time.Now()}
+	x := &exchange{client: client, start: time.Now(), keyName: keyName}
+	h.beginTelemetry(r, x)
 	x.fail(w, client, e)
 	if e.Kind == mapping.ErrOverloaded {
 		x.errReason = "unavailable"

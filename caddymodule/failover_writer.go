@@ -79,6 +79,13 @@ type failoverWriter struct {
 
 	// saved is the client's request as the site received it.
 	saved savedRequest
+	// keyName names the client key the site accepted (client_keys), or
+	// is "": each attempt's exchange records it.
+	keyName string
+	// answer is the exchange of the attempt whose answer the client got,
+	// for the site's limits to settle with.
+	answer   *exchange
+	answerBy *Handler
 }
 
 var failoverWriters = sync.Pool{New: func() any { return new(failoverWriter) }}
@@ -391,10 +398,11 @@ func (fw *failoverWriter) account() {
 	failoverAttempts.WithLabelValues(t.name, reason).Inc()
 	cool := fw.cooldown(now)
 	if cool > 0 {
-		t.state.coolFor(now.UnixNano(), cool)
+		publishEvent(fs.store, eventCool, t.name, unixNano(t.state.coolFor(now.UnixNano(), cool)))
 	}
 	opened := t.state.failed(now.UnixNano(), &fs.breaker)
 	if opened {
+		publishEvent(fs.store, eventOpen, t.name, unixNano(t.state.open.Load()))
 		fs.logger.Warn("failover target's circuit opened", zap.String("target", t.name),
 			zap.Int("failures", fs.breaker.failures), zap.Duration("window", fs.breaker.window), zap.Duration("period", fs.breaker.period))
 		failoverCircuits.WithLabelValues(t.name).Inc()
@@ -431,6 +439,7 @@ func throttled(status int, kind mapping.ErrorKind) bool {
 // pool.
 func (h *Handler) noteUpstream(w http.ResponseWriter, x *exchange, status int, hdr http.Header) {
 	h.noteSignatureRejected(status, hdr)
+	x.upstreamStatus = status
 	fw := failoverOf(w)
 	if fw != nil {
 		fw.noteUpstream(status)
@@ -448,9 +457,16 @@ func (h *Handler) noteUpstream(w http.ResponseWriter, x *exchange, status int, h
 }
 
 // noteExchange tells the exchange of the attempt's target which target
-// and attempt it is, and whether its answer was dropped.
+// and attempt it is, whether its answer was dropped, and the name of the
+// client key the site accepted.
 func (fw *failoverWriter) noteExchange(x *exchange) {
 	x.site, x.target, x.attempts, x.discarded = fw.site, uint8(fw.target.index), uint8(fw.attempt), fw.discarded()
+	if x.keyName == "" {
+		x.keyName = fw.keyName
+	}
+	if !x.discarded {
+		fw.answer, fw.answerBy = x, fw.target.handler
+	}
 }
 
 // failoverOf returns the failover writer a target's llmbridge answers

@@ -207,7 +207,7 @@ func readBody(r *http.Request, limit int64, buf []byte) ([]byte, *codec.Error) {
 // until next returns or, for a body in a pooled buffer, until the body
 // releases the buffer (sentBody).
 func setBody(r *http.Request, b []byte) *sentBody {
-	sb := &sentBody{}
+	sb := &sentBody{body: b}
 	sb.r.Reset(b)
 	r.Body = sb
 	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
@@ -315,6 +315,10 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 		return nil
 	}
 
+	if h.limits != nil && !h.admitLimits(w, r, x, h.limitEstimate(req, x)) {
+		return nil
+	}
+
 	target, adjusted, cerr := h.fitModel(req, x.upstream, model)
 	if cerr != nil {
 		x.fail(w, client, cerr)
@@ -386,11 +390,11 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 	first.teach = h.startTeaching(w, model, target, adjusted, out, decoded)
 	teach := &first.teach
 	defer teach.release()
-	nextErr := x.callUpstream(next, tw, upReq)
+	nextErr := h.callUpstream(x, next, tw, upReq)
 	if retry := h.learnRetry(upReq, tw, nextErr, teach); retry != nil {
 		// The refusal taught a fix: send the request once more (learn.go).
 		tw = retry
-		nextErr = x.callUpstream(next, tw, upReq)
+		nextErr = h.callUpstream(x, next, tw, upReq)
 		h.learnedOutcome(tw.status, teach)
 	}
 	return tw.finish(nextErr)

@@ -33,9 +33,19 @@ func BenchmarkServePassthrough(b *testing.B) {
 // benchServe runs an Anthropic Messages request body through a handler of
 // upstream protocol upstream whose next handler answers answer.
 func benchServe(b *testing.B, upstream, body, answer string) {
-	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	benchServeWith(b, &Handler{Upstream: upstream}, body, answer)
+}
+
+// caddyContext returns a Caddy context for provisioning a handler.
+func caddyContext() (caddy.Context, context.CancelFunc) {
+	return caddy.NewContext(caddy.Context{Context: context.Background()})
+}
+
+// benchServeWith runs an Anthropic Messages request body, with the client
+// key "k", through h, whose next handler answers answer.
+func benchServeWith(b *testing.B, h *Handler, body, answer string) {
+	ctx, cancel := caddyContext()
 	defer cancel()
-	h := &Handler{Upstream: upstream}
 	if err := h.Provision(ctx); err != nil {
 		b.Fatal(err)
 	}

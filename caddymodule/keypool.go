@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 	"golang.org/x/oauth2"
 
+	"github.com/llmbridge/llmbridge/caddymodule/state"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
 )
@@ -27,6 +28,19 @@ type credential struct {
 	key    string
 	tokens oauth2.TokenSource
 	signer *awsSigner
+	// name says which token source or signer it is (an application, a
+	// profile), never a secret: with the key, it tells the members of a
+	// pool apart across instances (identity).
+	name string
+}
+
+// identity is what names the credential across instances: its key, or
+// the application or profile its tokens or signatures come from.
+func (c *credential) identity() string {
+	if c.key != "" {
+		return c.key
+	}
+	return c.name
 }
 
 // keyPool is a handler's pool of upstream credentials of one kind
@@ -47,6 +61,10 @@ type keyPool struct {
 	nout   atomic.Int32
 	target atomic.Pointer[string] // the failover target's name, once known
 	logger *zap.Logger
+	// id names the pool across instances (poolID), and store is where
+	// its members' cooldowns and refusals are published (shared.go).
+	id    string
+	store state.Store
 }
 
 // maxPoolKeys bounds a pool (an exchange notes the key's position in 16
@@ -58,8 +76,12 @@ var pools sync.Map // *keyPool -> struct{}
 
 // newKeyPool returns a pool of creds, members of the setting kind.
 func newKeyPool(kind string, creds []credential, logger *zap.Logger) *keyPool {
+	members := make([]string, len(creds))
+	for i := range creds {
+		members[i] = creds[i].identity()
+	}
 	return &keyPool{keys: creds, kind: kind, until: make([]atomic.Int64, len(creds)),
-		out: make([]atomic.Bool, len(creds)), logger: logger}
+		out: make([]atomic.Bool, len(creds)), logger: logger, id: poolID(kind, members)}
 }
 
 // poolMemberName names the i-th member of a pool of the setting kind.
@@ -116,12 +138,14 @@ func (h *Handler) provisionCredentials(ctx caddy.Context, expand func(string) st
 	return nil
 }
 
-// Cleanup forgets the handler's key pool when its configuration is
-// unloaded.
+// Cleanup forgets the handler's key pool and limits when its
+// configuration is unloaded.
 func (h *Handler) Cleanup() error {
 	if h.keys != nil {
 		pools.Delete(h.keys)
 	}
+	limitSets.Delete(h)
+	teachers.CompareAndDelete(h.provider, h)
 	return nil
 }
 
@@ -175,10 +199,8 @@ func (p *keyPool) note(i, status int, hdr http.Header) bool {
 	now := time.Now()
 	switch status {
 	case http.StatusUnauthorized, http.StatusForbidden:
-		if !p.out[i].Swap(true) {
-			p.nout.Add(1)
-			p.logger.Warn("the upstream refused a key of the pool; it is out until the configuration is loaded again",
-				zap.String("key", poolMemberName(p.kind, i)), zap.Int("status", status), zap.String("target", p.name()))
+		if p.takeOut(i, status, "the upstream") {
+			publishEvent(p.store, eventKeyOut, p.id, strconv.Itoa(i))
 		}
 	case http.StatusTooManyRequests:
 		d, ok := retryHint(hdr, now)
@@ -186,13 +208,37 @@ func (p *keyPool) note(i, status int, hdr http.Header) bool {
 			d = defaultCooldown
 		}
 		d = min(d, defaultMaxCooldown)
-		p.until[i].Store(now.UnixNano() + int64(d))
+		until := now.UnixNano() + int64(d)
+		p.coolUntil(i, until)
+		publishEvent(p.store, eventKeyCool, p.id, strconv.Itoa(i), unixNano(until))
 		p.logger.Debug("a key of the pool is rate limited", zap.String("key", poolMemberName(p.kind, i)),
 			zap.Duration("cooldown", d), zap.String("target", p.name()))
 	default:
 		return false
 	}
 	return p.usable(i, now.UnixNano())
+}
+
+// takeOut takes member i out of the pool until the configuration is
+// loaded again, refused by the upstream (status) or, as another instance
+// said, by its upstream (status 0); it reports whether i was in.
+func (p *keyPool) takeOut(i, status int, by string) bool {
+	if p.out[i].Swap(true) {
+		return false
+	}
+	p.nout.Add(1)
+	fields := []zap.Field{zap.String("key", poolMemberName(p.kind, i)), zap.String("target", p.name()), zap.String("refused_by", by)}
+	if status != 0 {
+		fields = append(fields, zap.Int("status", status))
+	}
+	p.logger.Warn("the upstream refused a key of the pool; it is out until the configuration is loaded again", fields...)
+	return true
+}
+
+// coolUntil cools member i until the Unix nanosecond until, unless it
+// cools until later.
+func (p *keyPool) coolUntil(i int, until int64) {
+	laterOf(&p.until[i], until)
 }
 
 // watchStream takes an event of a stream answered to a request made with

@@ -3,6 +3,7 @@ package caddymodule
 import (
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,18 +28,43 @@ import (
 // lesson and sent once more, before anything of the refusal reached the
 // client. The retry is reported in Llmbridge-Adjusted ("...; learned from
 // the provider's 400"); when it succeeds, the lesson is kept for the
-// model for the life of the handler (at most maxLearned models), so that
-// later requests are fitted without a retry, logged with the model_rule
-// block that makes it permanent, and counted in learned_rules_total.
+// model (at most maxLearned models per provider), so that later requests
+// are fitted without a retry, logged with the model_rule block that makes
+// it permanent, and counted in learned_rules_total. A lesson that no form
+// of the request survives (a model served only by the Responses API,
+// refused on Chat Completions) is kept at once, and the client gets
+// llmbridge's refusal naming the fix instead of the provider's words.
+// Lessons are facts about a provider's model, not about one handler: they
+// are kept per provider for the life of the process, so that the handlers
+// a configuration reload provisions keep what the old ones learned.
 // on_unsupported strict never retries: the refusal goes to the client in
 // its protocol, as does a refusal that names nothing known, or whose fix
 // the policy does not make, or that the retry does not cure.
 
-// maxLearned bounds the models a handler keeps lessons for; beyond it, an
-// arbitrary one is forgotten for each new one.
+// maxLearned bounds the models whose lessons are kept per provider; beyond
+// it, an arbitrary one is forgotten for each new one.
 const maxLearned = 256
 
-// learnedRules are the lessons a handler learned, per upstream model.
+// learnedByProvider are the lessons learned, per provider (rules.ProviderFor).
+var learnedByProvider = struct {
+	mu sync.Mutex
+	m  map[string]*learnedRules
+}{m: make(map[string]*learnedRules)}
+
+// learnedFor returns the lessons learned for the models of provider.
+func learnedFor(provider string) *learnedRules {
+	learnedByProvider.mu.Lock()
+	defer learnedByProvider.mu.Unlock()
+	l := learnedByProvider.m[provider]
+	if l == nil {
+		l = new(learnedRules)
+		learnedByProvider.m[provider] = l
+	}
+	return l
+}
+
+// learnedRules are the lessons learned for one provider's models, per
+// upstream model.
 type learnedRules struct {
 	// n is the number of entries, read without the lock so that a
 	// handler that learned nothing pays nothing.
@@ -53,6 +79,13 @@ type learnedRule struct {
 	rule  *rules.Rule
 	delta rules.Rule
 	like  string // the model the table's rule for it is found by, or ""
+	// adaptiveForBetweenTools reports that the model refuses thinking
+	// type between_tools, which a passthrough body gets as adaptive.
+	adaptiveForBetweenTools bool
+	// fix is the edit of a lesson whose fix Fit does not report
+	// (rules.Lesson.Param), which a passthrough body gets too; zero for
+	// none.
+	fix rules.Adjustment
 }
 
 // lookup returns the learned rule of model, or nil. It allocates nothing.
@@ -106,12 +139,12 @@ func provisionLearning(ctx caddy.Context) error {
 }
 
 // ruleFor returns the rule a request to model is fitted to: the learned
-// one, else the table's.
+// one, else the table's (its row, or its family's newest row).
 func (h *Handler) ruleFor(model string) *rules.Rule {
 	if lr := h.learned.lookup(model); lr != nil {
 		return lr.rule
 	}
-	return h.rules.Lookup(h.provider, model)
+	return h.tableRule(model).rule
 }
 
 // teaching is what a translated request's retry needs of its first
@@ -132,11 +165,11 @@ type teaching struct {
 }
 
 // startTeaching notes, before next is first called, what a retry of a
-// request would need (body is the body sent); under strict, nothing (it
-// never retries).
+// request would need (body is the body sent); under strict, only the
+// model, for explainRetired (it never retries).
 func (h *Handler) startTeaching(w http.ResponseWriter, model string, target codec.Target, adjusted []rules.Adjustment, body []byte, dropped int) teaching {
 	if h.policy == policyStrict {
-		return teaching{}
+		return teaching{model: model}
 	}
 	return teaching{at: newAttempt(w), model: model, target: target, adjusted: adjusted,
 		body: body, dropped: dropped}
@@ -161,46 +194,88 @@ func (h *Handler) lesson(t *teaching, upstream codec.Protocol, status int, hdr h
 		return nil, false
 	}
 	e := decodeUpstreamError(upstream, status, hdr, body)
-	base := h.ruleFor(t.model)
-	lesson, ok := rules.Learn(base, e.Message)
+	rule, lesson, lr, ok := h.learnFrom(t.model, status, e.Message)
 	if !ok {
 		return nil, false
 	}
-	like, delta := "", lesson.Rule
-	if lr := h.learned.lookup(t.model); lr != nil {
-		like, delta = lr.like, lesson.Rule.Over(&lr.delta)
-	} else if base != nil {
-		like = t.model
+	t.lesson, t.learned, t.status, t.reason = lesson, lr, status, e.Message
+	return rule, true
+}
+
+// learnFrom reads a refusal of model (its status and message) for what it
+// teaches: the model's rule with the lesson applied, the lesson, and what
+// keeping it stores; false when it names nothing known. Another instance's
+// lesson (shared.go) is read from its refusal the same way.
+func (h *Handler) learnFrom(model string, status int, message string) (*rules.Rule, rules.Lesson, *learnedRule, bool) {
+	base := h.ruleFor(model)
+	lesson, ok := rules.Learn(base, message)
+	if !ok {
+		return nil, lesson, nil, false
 	}
-	reason := strconv.Itoa(status) + " " + e.Message
-	rule, err := rules.Learned(h.provider, t.model, base, &lesson, reason)
+	like, delta := "", lesson.Rule
+	if lr := h.learned.lookup(model); lr != nil {
+		like, delta = lr.like, lesson.Rule.Over(&lr.delta)
+	} else if fr := h.tableRule(model); fr.like != "" {
+		like = fr.like
+	} else if base != nil {
+		like = model
+	}
+	reason := strconv.Itoa(status) + " " + message
+	rule, err := rules.Learned(h.provider, model, base, &lesson, reason)
 	if err != nil {
-		h.logger.Debug("the upstream's refusal teaches no valid rule", zap.String("upstream_model", t.model), zap.Error(err))
-		return nil, false
+		h.logger.Debug("the upstream's refusal teaches no valid rule", zap.String("upstream_model", model), zap.Error(err))
+		return nil, lesson, nil, false
 	}
 	delta.Sources = append(delta.Sources, "learned from the provider's "+reason)
-	t.lesson, t.learned, t.status, t.reason = lesson, &learnedRule{rule: rule, delta: delta, like: like}, status, e.Message
-	return rule, true
+	lr := &learnedRule{rule: rule, delta: delta, like: like, adaptiveForBetweenTools: lesson.ID == rules.LessonBetweenTools}
+	if lesson.Param != "" {
+		lr.fix = lesson.Fix(model)
+	}
+	if kept := h.learned.lookup(model); kept != nil {
+		lr.adaptiveForBetweenTools = lr.adaptiveForBetweenTools || kept.adaptiveForBetweenTools
+		if lr.fix.Param == "" {
+			lr.fix = kept.fix
+		}
+	}
+	return rule, lesson, lr, true
 }
 
 // refit fits req to rule, the model's rule with a lesson applied, and
 // reports the fix: false when it changes nothing (the same request would
-// get the same answer) or is one the policy does not make.
-func (h *Handler) refit(req *codec.Request, rule *rules.Rule, upstream codec.Protocol, t *teaching) ([]rules.Adjustment, codec.Target, bool) {
-	opts := rules.Options{Protocol: upstream, Provider: h.provider, Model: t.model, DefaultMaxTokens: h.DefaultMaxTokens}
+// get the same answer) or is one the policy does not make. A lesson whose
+// fix Fit does not report (rules.Lesson.Param) is reported as it is. When
+// no form of the request reaches the model (rules.ClassRefuse), the
+// refusing adjustment is returned too.
+func (h *Handler) refit(req *codec.Request, rule *rules.Rule, upstream codec.Protocol, t *teaching) ([]rules.Adjustment, codec.Target, *rules.Adjustment, bool) {
+	opts := h.fitOptions(upstream, t.model)
 	adj, target := rules.Fit(req, rule, &opts, nil)
+	if len(adj) == 0 && t.lesson.Param != "" {
+		adj = append(adj, t.lesson.Fix(t.model))
+	}
 	if len(adj) == 0 {
-		return nil, target, false
+		return nil, target, nil, false
 	}
 	for i := range adj {
 		if _, refused := h.refusal(&adj[i]); refused {
 			h.logger.Debug("the upstream's refusal teaches a fix the policy does not make",
 				zap.String("upstream_model", t.model), zap.String("fix", adj[i].String()), zap.String("on_unsupported", h.policyName()))
-			return nil, target, false
+			if adj[i].Class == rules.ClassRefuse {
+				return nil, target, &adj[i], false
+			}
+			return nil, target, nil, false
 		}
 	}
 	target.Dialect = t.target.Dialect
-	return adj, target, true
+	return adj, target, nil, true
+}
+
+// refuseLearned keeps a lesson no form of the request survives (refusing
+// is the adjustment that says so) and writes llmbridge's refusal, naming
+// the fix, over body, the provider's, in the upstream's protocol: later
+// requests to the model are refused before they are sent.
+func (h *Handler) refuseLearned(upstream codec.Protocol, body *[]byte, refusing *rules.Adjustment, t *teaching) {
+	h.keepLesson(t)
+	*body = codec.AppendError((*body)[:0], upstream, h.refusalError(t.model, refusing))
 }
 
 // resend sets out as the request's body for the retry, signed where the
@@ -238,12 +313,16 @@ func (h *Handler) learnRetry(r *http.Request, tw *translatingWriter, nextErr err
 		return nil
 	}
 	upstream := tw.x.upstream
+	h.explainRetired(upstream, t.model, tw.status, tw.Header(), tw.body)
 	rule, ok := h.lesson(t, upstream, tw.status, tw.Header(), *tw.body)
 	if !ok {
 		return nil
 	}
 	req := tw.req
-	adj, target, ok := h.refit(req, rule, upstream, t)
+	adj, target, refusing, ok := h.refit(req, rule, upstream, t)
+	if refusing != nil {
+		h.refuseLearned(upstream, tw.body, refusing, t)
+	}
 	if !ok {
 		return nil
 	}
@@ -274,15 +353,28 @@ func (h *Handler) learnRetryPassthrough(r *http.Request, pw *passthroughWriter, 
 		return nil
 	}
 	upstream := pw.x.upstream
+	h.explainRetired(upstream, t.model, pw.status, pw.Header(), pw.held)
 	rule, ok := h.lesson(t, upstream, pw.status, pw.Header(), *pw.held)
 	if !ok {
 		return nil
 	}
+	body, edited := t.body, false
+	if t.learned.adaptiveForBetweenTools {
+		body, edited = adaptiveForBetweenTools(body)
+	}
 	req := new(codec.Request)
-	if err := codec.DecodeRequest(upstream, t.body, req); err != nil {
+	if err := codec.DecodeRequest(upstream, body, req); err != nil {
 		return nil
 	}
-	adj, target, ok := h.refit(req, rule, upstream, t)
+	adj, target, refusing, ok := h.refit(req, rule, upstream, t)
+	if refusing != nil {
+		h.refuseLearned(upstream, pw.held, refusing, t)
+	}
+	if edited && (ok || len(adj) == 0 && refusing == nil) {
+		// The body's edit, alone or with what Fit changed.
+		adj, ok = append(adj, rules.Adjustment{Rule: rules.LessonBetweenTools, Param: "thinking.type", Value: "adaptive",
+			Why: "thinking.type between_tools is not accepted by " + t.model}), true
+	}
 	if !ok {
 		return nil
 	}
@@ -290,7 +382,7 @@ func (h *Handler) learnRetryPassthrough(r *http.Request, pw *passthroughWriter, 
 	for i := range adj {
 		params[i] = adj[i].Param
 	}
-	out, err := codec.FitBody(upstream, t.body, req, params, target)
+	out, err := codec.FitBody(upstream, body, req, params, target)
 	if err != nil || !h.resend(r, out, adj, pw.x, t) {
 		return nil
 	}
@@ -308,11 +400,34 @@ func (h *Handler) learnedOutcome(status int, t *teaching) {
 	if t.learned == nil || status < 200 || status >= 300 {
 		return
 	}
+	h.keepLesson(t)
+}
+
+// keepLesson keeps t's lesson for its model, counts and logs it, and
+// tells the fleet (shared.go).
+func (h *Handler) keepLesson(t *teaching) {
 	h.learned.store(t.model, t.learned)
+	publishLesson(h, t.model, t.status, t.reason)
 	learnedTotal.WithLabelValues(t.lesson.ID).Inc()
 	h.logger.Info("learned a model rule from the upstream's refusal; add this model_rule to keep it",
 		zap.String("upstream_model", t.model), zap.String("learned", t.lesson.ID),
 		zap.String("model_rule", modelRuleBlock([]string{t.model}, t.learned.like, &t.learned.delta)))
+}
+
+// adaptiveForBetweenTools returns body with thinking type between_tools,
+// which only Claude Sonnet 5.5 takes (and only at effort high or below),
+// written as adaptive thinking, which every model that takes
+// between_tools takes too, and true; body itself and false when it has
+// none.
+func adaptiveForBetweenTools(body []byte) ([]byte, bool) {
+	if gjson.GetBytes(body, "thinking.type").Str != "between_tools" {
+		return body, false
+	}
+	out, err := sjson.SetBytes(slices.Clone(body), "thinking.type", "adaptive")
+	if err != nil {
+		return body, false
+	}
+	return out, true
 }
 
 // modelRuleBlock writes the Caddyfile model_rule block that sets r's
@@ -354,6 +469,15 @@ func modelRuleBlock(models []string, like string, r *rules.Rule) string {
 	}
 	if r.SignedCalls {
 		line("signed_calls")
+	}
+	if r.ResponsesOnly {
+		line("responses_only")
+	}
+	if r.Retired != "" {
+		line("retired " + r.Retired)
+	}
+	if len(r.VertexLocations) > 0 {
+		line("vertex_locations " + strings.Join(r.VertexLocations, " "))
 	}
 	if len(r.Rejects) > 0 {
 		line("rejects " + strings.Join(r.Rejects, " "))

@@ -81,9 +81,11 @@ func TestAttemptRewind(t *testing.T) {
 // passes the refusal on.
 func TestServeLearnsFromRefusal(t *testing.T) {
 	const refusal = `{"error":{"message":"Unsupported parameter: 'top_p' is not supported with this model.","type":"invalid_request_error","param":"top_p","code":"unsupported_parameter"}}`
-	const ok = `{"id":"chatcmpl-1","object":"chat.completion","model":"gpt-7","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}]}`
-	body := `{"model":"gpt-7","max_tokens":10,"top_p":0.5,"messages":[{"role":"user","content":"Hi"}]}`
 	for _, policy := range []string{"safe", "strict"} {
+		// Lessons are kept per provider: each policy asks its own model.
+		model := "acme-7-" + policy
+		ok := `{"id":"chatcmpl-1","object":"chat.completion","model":"` + model + `","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}]}`
+		body := `{"model":"` + model + `","max_tokens":10,"top_p":0.5,"messages":[{"role":"user","content":"Hi"}]}`
 		t.Run(policy, func(t *testing.T) {
 			h := newTestHandler(t, &Handler{Upstream: "openai-chat", OnUnsupported: policy})
 			calls := 0
@@ -167,5 +169,40 @@ func BenchmarkAttempt(b *testing.B) {
 	for b.Loop() {
 		at := newAttempt(w)
 		at.release()
+	}
+}
+
+// TestLessonsSurviveReload: a lesson one handler learned is kept for the
+// handler a configuration reload provisions in its place (the same
+// provider), whose first request to the model is fitted without a retry.
+func TestLessonsSurviveReload(t *testing.T) {
+	const model = "acme-8-reload"
+	const refusal = `{"error":{"message":"Unsupported parameter: 'top_p' is not supported with this model.","type":"invalid_request_error","param":"top_p","code":"unsupported_parameter"}}`
+	ok := `{"id":"chatcmpl-1","object":"chat.completion","model":"` + model + `","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}]}`
+	body := `{"model":"` + model + `","max_tokens":10,"top_p":0.5,"messages":[{"role":"user","content":"Hi"}]}`
+	calls := 0
+	answer := func(w http.ResponseWriter) error {
+		calls++
+		if calls == 1 {
+			return jsonAnswer(400, refusal)(w)
+		}
+		return jsonAnswer(200, ok)(w)
+	}
+	req := func() *http.Request {
+		r := httptest.NewRequest(http.MethodPost, "/v1/messages", strings.NewReader(body))
+		r.Header.Set("X-Api-Key", "k")
+		return r
+	}
+	before := newTestHandler(t, &Handler{Upstream: "openai-chat"})
+	if w, _ := serve(t, before, req(), answer); w.Code != 200 || calls != 2 {
+		t.Fatalf("the first handler: HTTP %d after %d calls: %s", w.Code, calls, w.Body)
+	}
+	after := newTestHandler(t, &Handler{Upstream: "openai-chat"})
+	w, call := serve(t, after, req(), answer)
+	if w.Code != 200 || calls != 3 || strings.Contains(call.body, "top_p") {
+		t.Errorf("the reloaded handler: HTTP %d after %d calls, body %s", w.Code, calls, call.body)
+	}
+	if got := w.Header().Get("Llmbridge-Adjusted"); !strings.Contains(got, "top_p removed") || strings.Contains(got, "learned from") {
+		t.Errorf("Llmbridge-Adjusted = %q, want top_p removed without a retry", got)
 	}
 }

@@ -204,11 +204,13 @@ func genAILabels(extra ...string) []string {
 	return append([]string{"gen_ai_operation_name", "gen_ai_provider_name", "gen_ai_request_model", "llmbridge_client_protocol"}, extra...)
 }
 
-// The GenAI histograms' buckets, as the conventions advise them.
+// The GenAI histograms' buckets, as the conventions advise them: the
+// time to first chunk takes the duration's (0.01 to 81.92 s), a reasoning
+// model's first chunk often coming after 10 s.
 var (
 	tokenBuckets      = []float64{1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864}
 	durationBuckets   = []float64{0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92}
-	firstChunkBuckets = []float64{0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0}
+	firstChunkBuckets = durationBuckets
 )
 
 // maxModelLabels is how many distinct models the metrics label by name;

@@ -1,11 +1,14 @@
 package caddymodule
 
 import (
+	"context"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/rules"
@@ -74,5 +77,56 @@ func TestProvisionRulesDialect(t *testing.T) {
 	}
 	if h.ModelRules[0].Provider != "" {
 		t.Error("provisionRules changed the configured rows")
+	}
+}
+
+// TestFamilyRuleKept checks that the rule of a model newer than its
+// family's rows is found once and kept: later lookups return the same rule
+// without allocating, the note is given once, and a model of an unknown
+// family gets no rule and no note.
+func TestFamilyRuleKept(t *testing.T) {
+	h := newTestHandler(t, &Handler{Upstream: "gemini"})
+	core, logs := observer.New(zap.InfoLevel)
+	h.logger = zap.New(core)
+	first := h.ruleFor("gemini-5-test")
+	if first == nil || first.Reasoning != rules.ReasoningLevel || !first.SignedCalls {
+		t.Fatalf("gemini-5-test: rule %+v, want Gemini 4's", first)
+	}
+	if again := h.ruleFor("gemini-5-test"); again != first {
+		t.Errorf("the rule was found again: %p != %p", again, first)
+	}
+	if allocs := testing.AllocsPerRun(100, func() { _ = h.ruleFor("gemini-5-test") }); allocs != 0 {
+		t.Errorf("ruleFor allocates %.0f times per kept model", allocs)
+	}
+	if note, ok := h.familyNote("gemini-5-test"); !ok || note.Value != "like gemini-4-argon" {
+		t.Errorf("first note = %+v, %v", note, ok)
+	}
+	if _, ok := h.familyNote("gemini-5-test"); ok {
+		t.Error("the note was given twice")
+	}
+	entries := logs.FilterMessageSnippet("family's newest row").All()
+	if len(entries) != 1 || !strings.Contains(entries[0].ContextMap()["model_rule"].(string), "model_rule gemini-5-test {\n\tlike gemini-4-argon\n}") {
+		t.Errorf("log entries: %+v, want one with the model_rule block", entries)
+	}
+	if r := h.ruleFor("acme-9-pro"); r != nil {
+		t.Errorf("acme-9-pro: rule %v, want none", r.Models)
+	}
+	if _, ok := h.familyNote("acme-9-pro"); ok {
+		t.Error("a model of an unknown family got a note")
+	}
+}
+
+// BenchmarkRuleFor measures the rule lookup of every translated request:
+// the table's answer for the model is found on its first request and kept.
+func BenchmarkRuleFor(b *testing.B) {
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	defer cancel()
+	h := &Handler{Upstream: "anthropic-messages"}
+	if err := h.Provision(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = h.ruleFor("claude-sonnet-4-5-20250929")
 	}
 }

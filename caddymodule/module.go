@@ -10,12 +10,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/limits"
+	"github.com/llmbridge/llmbridge/caddymodule/state"
 	"github.com/llmbridge/llmbridge/codec"
 	// The module speaks every protocol family.
 	_ "github.com/llmbridge/llmbridge/codec/all"
@@ -100,6 +103,12 @@ type Handler struct {
 	// gen_ai.input.messages, gen_ai.output.messages) when Caddy's tracing
 	// is on. Off by default: content is the users' data.
 	OTelContent bool `json:"otel_content,omitempty"`
+
+	// Limits cap what each named client key may use: requests, tokens
+	// and spend per period, and concurrent streams (limits.Limit). They
+	// need client_keys with names; their counters live in the llmbridge
+	// app's state store, shared by a fleet when it is Valkey.
+	Limits []limits.Limit `json:"limits,omitempty"`
 
 	// OTelContentMax bounds the text OTelContent records per request, in
 	// bytes; longer content is cut and marked llmbridge.content.truncated.
@@ -225,15 +234,18 @@ type Handler struct {
 	// body is looked at for "1h" breakpoints only where one may be
 	// refused (cacheHourRefused).
 	cacheHourLimited bool
-	// learned are the model rules learned from upstream refusals
-	// (learn.go).
+	// learned are the model rules learned from upstream refusals, kept
+	// per provider across configuration reloads (learn.go).
 	learned *learnedRules
-	dialect *codec.Dialect
-	policy  unsupportedPolicy
-	drops   []dropPath
-	logger  *zap.Logger
-	routes  []modelRoute
-	metrics *metrics
+	// families are the rules models are fitted to, found once per model
+	// (modelrules.go: a model newer than its family's rows).
+	families *familyRules
+	dialect  *codec.Dialect
+	policy   unsupportedPolicy
+	drops    []dropPath
+	logger   *zap.Logger
+	routes   []modelRoute
+	metrics  *metrics
 	// clientKeys are ClientKeys expanded; nil when the site is open.
 	clientKeys [][]byte
 	// clientKeyNames name clientKeys in logs and spans: the configured
@@ -247,9 +259,22 @@ type Handler struct {
 	prices []modelPrice
 	// upstreamModelInResponse is ResponseModel "upstream".
 	upstreamModelInResponse bool
-	// items keeps Responses output items for item_reference inputs; nil
-	// when ItemCacheSize is -1.
-	items *itemCache
+	// items keeps Responses output items for item_reference inputs: an
+	// itemCache in memory, or storeItems in a shared store; nil when
+	// ItemCacheSize is -1.
+	items codec.ItemStore
+	// store is the instance's state store (the llmbridge app's), and
+	// limits the compiled Limits over it; denyOnStoreError is the app's
+	// policy for a store that cannot count.
+	store            state.Store
+	limits           *limits.Set
+	denyOnStoreError bool
+	// capGauges are each client key's limit_remaining gauges.
+	capGauges map[string]*capGauges
+	// lastServer holds the *serverAddress reverse_proxy reached on this
+	// handler's latest traced call, and callStart the *callStart of its
+	// latest call span (telemetry.go).
+	lastServer, callStart atomic.Value
 	// conversations keeps translated Responses conversations for
 	// previous_response_id; nil when ConversationsSize is -1.
 	conversations ConversationStore
@@ -330,6 +355,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := h.provisionClientKeys(); err != nil {
 		return err
 	}
+	if err := h.provisionLimits(ctx); err != nil {
+		return err
+	}
 	h.otelContentMax = DefaultOTelContentMax
 	if h.OTelContentMax > 0 {
 		h.otelContentMax = int(h.OTelContentMax)
@@ -354,7 +382,12 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		if ttl == 0 {
 			ttl = DefaultItemCacheTTL
 		}
-		h.items = newItemCache(size, ttl)
+		if h.store != nil && h.store.Shared() {
+			// A fleet shares its items: the store bounds them.
+			h.items = &storeItems{store: h.store, ttl: ttl}
+		} else {
+			h.items = newItemCache(size, ttl)
+		}
 	}
 	h.routes = h.routes[:0]
 	for _, r := range h.Models {
@@ -367,7 +400,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := provisionLearning(ctx); err != nil {
 		return err
 	}
-	h.learned = new(learnedRules)
+	h.learned = learnedFor(h.provider)
+	teachers.Store(h.provider, h)
+	h.families = new(familyRules)
 	if err := h.provisionRules(); err != nil {
 		return fmt.Errorf("llmbridge: %v", err)
 	}

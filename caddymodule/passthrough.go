@@ -102,6 +102,10 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 		}
 	}
 
+	if h.limits != nil && !h.admitLimits(w, r, x, h.passthroughEstimate(client, body, &head, x)) {
+		return nil
+	}
+
 	var adjusted []rules.Adjustment
 	// A body is fitted when routing sent it to another model than the one
 	// it was made for, when its model's refusals taught rules (learn.go),
@@ -114,6 +118,7 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 			return nil
 		}
 	}
+	body = h.withPromptCacheKey(body, client, x.upstream)
 	if client != x.upstream {
 		betasToHeader(r, body, client)
 	}
@@ -178,11 +183,11 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 	first.teach = h.startTeaching(w, upModel, codec.Target{}, adjusted, edited, 0)
 	teach := &first.teach
 	defer teach.release()
-	nextErr := x.callUpstream(next, pw, upReq)
+	nextErr := h.callUpstream(x, next, pw, upReq)
 	if retry := h.learnRetryPassthrough(upReq, pw, nextErr, teach); retry != nil {
 		// The refusal taught a fix: send the request once more (learn.go).
 		pw = retry
-		nextErr = x.callUpstream(next, pw, upReq)
+		nextErr = h.callUpstream(x, next, pw, upReq)
 		h.learnedOutcome(pw.status, teach)
 	}
 	if pw.mode == passUnset {

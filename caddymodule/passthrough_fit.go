@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"slices"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/rules"
 	"github.com/llmbridge/llmbridge/mapping"
@@ -19,6 +21,18 @@ import (
 // fitPassthrough fits body, of client protocol p, to model model of
 // upstream protocol upstream.
 func (h *Handler) fitPassthrough(body []byte, p, upstream codec.Protocol, model string) ([]byte, []rules.Adjustment, *codec.Error) {
+	// What the model was seen to refuse that the canonical request cannot
+	// hold (learn.go): thinking type between_tools, an effort beside
+	// disabled thinking.
+	var learned []rules.Adjustment
+	lr := h.learned.lookup(model)
+	if lr != nil {
+		if edited, ok := adaptiveForBetweenTools(body); ok && lr.adaptiveForBetweenTools {
+			body = edited
+			learned = append(learned, rules.Adjustment{Rule: rules.LessonBetweenTools, Param: "thinking.type", Value: "adaptive",
+				Why: "thinking.type between_tools is not accepted by " + model})
+		}
+	}
 	req := new(codec.Request)
 	if err := codec.DecodeRequest(p, body, req); err != nil {
 		return body, nil, nil
@@ -27,9 +41,21 @@ func (h *Handler) fitPassthrough(body []byte, p, upstream codec.Protocol, model 
 	if cerr != nil {
 		return body, nil, cerr
 	}
-	params := make([]string, len(adj))
+	if lr != nil && lr.fix.Param != "" && req.Reasoning.Effort == mapping.EffortNone && gjson.GetBytes(body, lr.fix.Param).Exists() {
+		// The one fix in a body field: an effort beside disabled
+		// thinking, which the decoded request dropped.
+		learned = append(learned, lr.fix)
+	}
+	for _, a := range learned {
+		if !slices.ContainsFunc(adj, func(b rules.Adjustment) bool { return b.Param == a.Param }) {
+			adj = append(adj, a)
+		}
+	}
+	params := make([]string, 0, len(adj))
 	for i := range adj {
-		params[i] = adj[i].Param
+		if adj[i].Rule != familyRuleID {
+			params = append(params, adj[i].Param)
+		}
 	}
 	out, err := codec.FitBody(p, body, req, params, target)
 	if err != nil {

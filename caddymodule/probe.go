@@ -176,6 +176,8 @@ func Probe(ctx context.Context, cfg ProbeConfig) (*ProbeReport, error) {
 	if err := h.Validate(); err != nil {
 		return nil, err
 	}
+	// Nor what other handlers learned of the model (learn.go).
+	h.learned = new(learnedRules)
 	client, probes, err := probesFor(h.upstream, h.dialect != nil)
 	if err != nil {
 		return nil, err
@@ -202,6 +204,13 @@ func Probe(ctx context.Context, cfg ProbeConfig) (*ProbeReport, error) {
 		rep.InputTokens += usage.InputTokens
 		rep.OutputTokens += usage.OutputTokens
 		if i == 0 && !res.Accepted {
+			if l, learned := rules.Learn(nil, res.Message); learned && l.Rule.ResponsesOnly && client == codec.OpenAIChat {
+				// Served only by the Responses API: no other probe can
+				// tell anything on Chat Completions.
+				rep.Results = append(rep.Results, res)
+				fmt.Fprintln(out, "  refused   "+p.name+"  ("+strconv.Itoa(res.Status)+": "+firstLine(res.Message)+")")
+				break
+			}
 			return rep, fmt.Errorf("the baseline request was refused (HTTP %d: %s); check the address, credentials and model", res.Status, res.Message)
 		}
 		rep.Results = append(rep.Results, res)
@@ -351,9 +360,13 @@ const (
 	probeEffort      = "effort "
 	probeLevel       = "thinking level "
 	probeBudget      = "thinking budget "
+	probeUnsigned    = "a function call without a thought signature"
 )
 
 var probeEfforts = []string{"none", "minimal", "low", "medium", "high", "xhigh", "max"}
+
+// probeLevels are the Gemini thinking levels probed.
+var probeLevels = []string{"minimal", "low", "medium", "high", "xhigh"}
 
 // probesFor returns the client protocol the probes are written in (the
 // first-party protocol of the upstream's family) and the probes.
@@ -382,6 +395,10 @@ func probesFor(up codec.Protocol, dialect bool) (codec.Protocol, []probeReq, err
 		add(probeToolsHigh, base+tool+`,"reasoning_effort":"high"}`)
 		add(probeCap, `{"model":"%MODEL%","max_completion_tokens":100000000,"messages":`+user+`}`)
 		if dialect {
+			// A model that thinks by default may refuse a forced tool
+			// choice unless thinking is turned off (DeepSeek V4: "Thinking
+			// mode does not support this tool_choice").
+			add(probeForced, base+tool+`,"tool_choice":"required"}`)
 			add(probeDeveloper, `{"model":"%MODEL%","max_completion_tokens":16,"messages":[{"role":"developer","content":"Be brief."},{"role":"user","content":"Say OK."}]}`)
 			add(probeUserAfter, `{"model":"%MODEL%","max_completion_tokens":16,"messages":[{"role":"user","content":"Ping."},`+
 				`{"role":"assistant","content":null,"tool_calls":[{"id":"A1b2C3d4E","type":"function","function":{"name":"ping","arguments":"{}"}}]},`+
@@ -428,7 +445,7 @@ func probesFor(up codec.Protocol, dialect bool) (codec.Protocol, []probeReq, err
 		add(probeStop, gen(`,"stopSequences":["\n\n\n"]`))
 		add(probePresence, gen(`,"presencePenalty":0.5`))
 		add(probeFrequency, gen(`,"frequencyPenalty":0.5`))
-		for _, l := range []string{"minimal", "low", "medium", "high"} {
+		for _, l := range probeLevels {
 			add(probeLevel+l, gen(`,"thinkingConfig":{"thinkingLevel":"`+strings.ToUpper(l)+`"}`))
 		}
 		for _, b := range []int{0, 1, 128, 512, 1024, 24576, 32768} {
@@ -436,6 +453,11 @@ func probesFor(up codec.Protocol, dialect bool) (codec.Protocol, []probeReq, err
 		}
 		add(probePrefill, `{"contents":[{"role":"user","parts":[{"text":"Say OK."}]},{"role":"model","parts":[{"text":"O"}]}],"generationConfig":{"maxOutputTokens":16}}`)
 		add(probeCap, `{"contents":[{"role":"user","parts":[{"text":"Say OK."}]}],"generationConfig":{"maxOutputTokens":100000000}}`)
+		// A tool turn whose call carries no thought signature: Gemini 3
+		// and later refuse it.
+		add(probeUnsigned, `{"contents":[{"role":"user","parts":[{"text":"Ping."}]},{"role":"model","parts":[{"functionCall":{"name":"ping","args":{}}}]},`+
+			`{"role":"user","parts":[{"functionResponse":{"name":"ping","response":{"result":"pong"}}}]}],`+
+			`"tools":[{"functionDeclarations":[{"name":"ping","parameters":{"type":"object","properties":{}}}]}],"generationConfig":{"maxOutputTokens":16}}`)
 		return codec.Gemini, ps, nil
 	}
 	return "", nil, fmt.Errorf("upstream %s: the probe speaks OpenAI Chat and Responses, Anthropic Messages (also on Vertex AI and Bedrock) and Gemini (also on Vertex AI); probe a Bedrock Claude model with --upstream bedrock-anthropic", up)
@@ -464,6 +486,14 @@ func implied(up codec.Protocol, provider, model string, results []ProbeResult) (
 	if refused(probeCap) {
 		if l, learned := rules.Learn(nil, msg[probeCap]); learned && l.Rule.MaxOutput > 0 {
 			r.MaxOutput = l.Rule.MaxOutput
+		}
+	}
+	if refused(probeBaseline) && up.Family() == codec.OpenAIChat {
+		if l, learned := rules.Learn(nil, msg[probeBaseline]); learned && l.Rule.ResponsesOnly {
+			// Every probe was refused for the endpoint, not the setting.
+			r.ResponsesOnly, r.MaxOutput = true, 0
+			notes = append(notes, "the model is served only by the Responses API: probe it with --upstream openai-responses")
+			return r, notes
 		}
 	}
 	switch up.Family() {
@@ -499,6 +529,10 @@ func implied(up codec.Protocol, provider, model string, results []ProbeResult) (
 				r.DefaultEffort = defaultGuess(efforts)
 			}
 		}
+		if l, learned := rules.Learn(nil, msg[probeForced]); refused(probeForced) && learned && l.Rule.ThinkingOff == rules.ThinkingOffDisabled {
+			// The model thinks unless thinking.type is disabled.
+			r.ThinkingOff = rules.ThinkingOffDisabled
+		}
 		if refused(probeDeveloper) {
 			notes = append(notes, "the server refuses the developer role: its dialect needs system_role system")
 		}
@@ -530,7 +564,7 @@ func implied(up codec.Protocol, provider, model string, results []ProbeResult) (
 		}
 	case codec.Gemini:
 		var levels []string
-		for _, l := range []string{"minimal", "low", "medium", "high"} {
+		for _, l := range probeLevels {
 			if ok[probeLevel+l] {
 				levels = append(levels, l)
 			}
@@ -548,6 +582,9 @@ func implied(up codec.Protocol, provider, model string, results []ProbeResult) (
 		case len(levels) > 0:
 			r.Reasoning, r.Efforts = rules.ReasoningLevel, levels
 			r.AlwaysThinks = refused(probeBudget + "0")
+			if hi == 0 {
+				notes = append(notes, "every thinking budget was refused: thinking by level only (a budget is sent as its nearest level)")
+			}
 		case hi > 0:
 			r.Reasoning, r.BudgetMin, r.BudgetMax = rules.ReasoningBudget, lo, hi
 			r.AlwaysThinks = refused(probeBudget + "0")
@@ -558,6 +595,7 @@ func implied(up codec.Protocol, provider, model string, results []ProbeResult) (
 		if refused(probePrefill) {
 			r.NoPrefill = true
 		}
+		r.SignedCalls = refused(probeUnsigned) && strings.Contains(msg[probeUnsigned], "thought_signature")
 	}
 	if refused(probeStop) {
 		r.Rejects = append(r.Rejects, "stop")

@@ -2,10 +2,13 @@ package caddymodule
 
 import (
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/caddyserver/caddy/v2"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
@@ -20,11 +23,24 @@ import (
 // OpenTelemetry: when Caddy's tracing directive has put a recording span
 // in the request's context, llmbridge adds the GenAI semantic-convention
 // attributes (semconv v1.41.0, the version Envoy AI Gateway pins) to it and
-// wraps the upstream call in a client span named "{operation} {model}",
+// wraps each upstream call in a client span named "{operation} {model}",
 // made by the same span's TracerProvider, so that no second provider
-// exists. Attributes are built once, when the exchange is recorded: a
-// stream costs nothing per event, and a request whose span does not
-// record costs one check.
+// exists. The two spans say different things, so that a tool summing
+// over spans counts each request once:
+//
+//   - the call's span is the inference span of the conventions: what was
+//     sent (model, stream, settings after model rules and encoding), what
+//     the provider answered (its own status as error.type, its finish
+//     reason, usage, time to first chunk) and the server reached;
+//   - the request's span describes the request's outcome as the client saw
+//     it: the model and settings the client asked for, the status the
+//     client got as error.type, who asked (client key), what it cost, what
+//     llmbridge changed and, on a failover site, which target answered;
+//     usage only under llmbridge's own names.
+//
+// Attributes are built once, when the exchange is recorded: a stream costs
+// nothing per event, and a request whose span does not record costs one
+// check.
 
 // tracerName is the instrumentation scope of llmbridge's spans.
 const tracerName = "github.com/llmbridge/llmbridge/caddymodule"
@@ -38,6 +54,11 @@ const (
 	attrDropped          = attribute.Key("llmbridge.dropped")
 	attrCost             = attribute.Key("llmbridge.cost_usd")
 	attrContentTruncated = attribute.Key("llmbridge.content.truncated")
+	attrStopReason       = attribute.Key("llmbridge.stop_reason")
+	attrInputTokens      = attribute.Key("llmbridge.usage.input_tokens")
+	attrOutputTokens     = attribute.Key("llmbridge.usage.output_tokens")
+	attrTarget           = attribute.Key("llmbridge.failover.target")
+	attrAttempts         = attribute.Key("llmbridge.failover.attempts")
 )
 
 // maxSpanList bounds the adjustments and dropped fields a span lists: a
@@ -52,12 +73,18 @@ type telemetry struct {
 	span trace.Span
 	// attempt is the client span of the upstream call, nil before it.
 	attempt trace.Span
-	// params are the request's generation settings.
-	params requestParams
+	// provider is gen_ai.provider.name of the upstream.
+	provider string
+	// startServer is the server the call span started with, or nil.
+	startServer *serverAddress
+	// asked are the generation settings the client asked for; sent those
+	// the upstream call carried, read from the body sent.
+	asked, sent requestParams
 	// responseID is the upstream's response id.
 	responseID string
 	// adjusted and dropped are the rule ids of the adjustments made and
-	// the request fields dropped, copied.
+	// the request fields dropped, copied; a rule that changed two fields
+	// is listed once.
 	adjusted, dropped []string
 	// content collects prompt and completion when otel_content is on.
 	content *contentCapture
@@ -70,11 +97,25 @@ type requestParams struct {
 	topP        codec.OptFloat
 }
 
+// paramsOf returns the generation settings of a request head.
+func paramsOf(head *codec.RequestHead) requestParams {
+	return requestParams{maxTokens: head.MaxTokens, temperature: head.Temperature, topP: head.TopP}
+}
+
+// serverAddress is server.address and server.port of an upstream call.
+type serverAddress struct {
+	host string
+	port int
+}
+
 // beginTelemetry notes the request's span when it records, and starts the
 // content capture when the operator turned it on.
 func (h *Handler) beginTelemetry(r *http.Request, x *exchange) {
 	if sp := trace.SpanFromContext(r.Context()); sp.IsRecording() {
 		x.tel = &telemetry{span: sp}
+		if x.upstream != "" {
+			x.tel.provider = providerName(x.upstream, h.Dialect)
+		}
 		if h.OTelContent {
 			x.tel.content = &contentCapture{limit: h.otelContentMax}
 		}
@@ -87,7 +128,7 @@ func (t *telemetry) noteRequest(req *codec.Request) {
 	if t == nil {
 		return
 	}
-	t.params = requestParams{maxTokens: req.MaxTokens, temperature: req.Temperature, topP: req.TopP}
+	t.asked = requestParams{maxTokens: req.MaxTokens, temperature: req.Temperature, topP: req.TopP}
 	if t.content != nil {
 		t.content.request(req)
 	}
@@ -100,7 +141,7 @@ func (t *telemetry) noteHead(head *codec.RequestHead, client codec.Protocol, bod
 	if t == nil {
 		return
 	}
-	t.params = requestParams{maxTokens: head.MaxTokens, temperature: head.Temperature, topP: head.TopP}
+	t.asked = paramsOf(head)
 	if t.content != nil {
 		var req codec.Request
 		if codec.DecodeRequest(client, body, &req) == nil {
@@ -116,7 +157,7 @@ func (t *telemetry) noteEdits(adjusted []rules.Adjustment, dropped []string) {
 		return
 	}
 	for i := range adjusted {
-		if len(t.adjusted) < maxSpanList {
+		if len(t.adjusted) < maxSpanList && !slices.Contains(t.adjusted, adjusted[i].Rule) {
 			t.adjusted = append(t.adjusted, adjusted[i].Rule)
 		}
 	}
@@ -128,25 +169,42 @@ func (t *telemetry) noteEdits(adjusted []rules.Adjustment, dropped []string) {
 }
 
 // startCallSpan starts the client span of the upstream call and returns the
-// request to send. When Caddy's tracing has put a W3C traceparent header
-// on the request, it names the new span instead, so that the upstream's
-// spans hang under the call that made them.
-func (x *exchange) startCallSpan(r *http.Request) *http.Request {
+// request to send. The attributes a sampler may decide by (operation,
+// provider, model, stream, and the server this handler reached last) are
+// given at the start (callStartAttributes). When Caddy's tracing has put a W3C traceparent
+// header on the request, it names the new span instead, so that the
+// upstream's spans hang under the call that made them.
+func (h *Handler) startCallSpan(x *exchange, r *http.Request) *http.Request {
 	t := x.tel
 	if t == nil {
 		return r
 	}
-	name := operationName(x.upstream)
+	op := operationName(x.upstream)
+	name := op
 	if x.upstreamModel != "" {
 		name += " " + x.upstreamModel
 	}
 	if t.attempt != nil {
 		// The upstream refused the earlier attempt, and the request is
 		// sent again with a fix it taught (learn.go).
+		if x.upstreamStatus >= 400 {
+			t.attempt.SetAttributes(semconv.ErrorTypeKey.String(statusLabel(x.upstreamStatus)))
+		}
 		t.attempt.SetStatus(codes.Error, "retried")
 		t.attempt.End()
 	}
-	ctx, sp := tracerOf(t.span.TracerProvider()).Start(r.Context(), name, trace.WithSpanKind(trace.SpanKindClient))
+	x.upstreamStatus = 0
+	if sb, ok := r.Body.(*sentBody); ok {
+		// The settings as sent: model rules and the encoder may have
+		// changed the client's (a default max_tokens, a thinking budget
+		// on top of it, sampling a model refuses).
+		if head, err := codec.ReadRequestHead(sb.body); err == nil {
+			t.sent = paramsOf(&head)
+		}
+	}
+	server, _ := h.lastServer.Load().(*serverAddress)
+	t.startServer = server
+	ctx, sp := tracerOf(t.span.TracerProvider()).Start(r.Context(), name, trace.WithSpanKind(trace.SpanKindClient), h.callStartAttributes(x, op, server))
 	t.attempt = sp
 	if r.Header.Get("Traceparent") != "" {
 		propagation.TraceContext{}.Inject(ctx, propagation.HeaderCarrier(r.Header))
@@ -155,6 +213,66 @@ func (x *exchange) startCallSpan(r *http.Request) *http.Request {
 	// own, and a copy of the request per call would cost more than it
 	// gives.
 	return r
+}
+
+// callStart is a call span's start attributes as an option, kept by the
+// handler for the next call with the same model, stream and server: an
+// option holding attributes costs an allocation to make, and a handler's
+// calls mostly repeat them.
+type callStart struct {
+	model  string
+	stream bool
+	server *serverAddress
+	option trace.SpanStartEventOption
+}
+
+// callStartAttributes returns the start option of x's call span: the
+// operation, provider, model sent, stream and the server this handler
+// reached last, which a sampler may decide by.
+func (h *Handler) callStartAttributes(x *exchange, op string, server *serverAddress) trace.SpanStartEventOption {
+	if c, _ := h.callStart.Load().(*callStart); c != nil && c.model == x.upstreamModel && c.stream == x.stream && c.server == server {
+		return c.option
+	}
+	a := make([]attribute.KeyValue, 0, 6)
+	a = append(a,
+		semconv.GenAIOperationNameKey.String(op),
+		semconv.GenAIProviderNameKey.String(x.tel.provider),
+		semconv.GenAIRequestStreamKey.Bool(x.stream),
+	)
+	if x.upstreamModel != "" {
+		a = append(a, semconv.GenAIRequestModelKey.String(x.upstreamModel))
+	}
+	if server != nil {
+		a = append(a, semconv.ServerAddressKey.String(server.host))
+		if server.port > 0 {
+			a = append(a, semconv.ServerPortKey.Int(server.port))
+		}
+	}
+	c := &callStart{model: x.upstreamModel, stream: x.stream, server: server, option: trace.WithAttributes(a...)}
+	h.callStart.Store(c)
+	return c.option
+}
+
+// serverReached returns the upstream address reverse_proxy reached, from
+// its placeholders, remembering it as the handler's latest: the next call
+// span starts with it, since llmbridge runs before reverse_proxy chooses.
+func (h *Handler) serverReached(repl *caddy.Replacer) *serverAddress {
+	last, _ := h.lastServer.Load().(*serverAddress)
+	if repl == nil {
+		return last
+	}
+	host, _ := repl.GetString("http.reverse_proxy.upstream.host")
+	if host == "" {
+		return last
+	}
+	portText, _ := repl.GetString("http.reverse_proxy.upstream.port")
+	port, _ := strconv.Atoi(portText)
+	if last != nil && last.host == host && last.port == port {
+		return last
+	}
+	s := &serverAddress{host: host, port: port}
+	h.lastServer.Store(s)
+	return s
 }
 
 // cachedTracer is llmbridge's tracer of the last TracerProvider seen:
@@ -177,22 +295,43 @@ func tracerOf(tp trace.TracerProvider) trace.Tracer {
 	return c.tracer
 }
 
-// finishReasons are the gen_ai.response.finish_reasons values of the
-// canonical stop reasons, made once: a string slice attribute is built
-// by reflection.
-var finishReasons = func() (v [32]attribute.Value) {
-	for i := range v {
-		v[i] = attribute.StringSliceValue([]string{mapping.StopReason(i).String()})
-	}
-	return v
-}()
+// finishReasonNames are the semantic conventions' finish reasons of the
+// canonical stop reasons: stop, length, tool_call, content_filter (error
+// is a stream that ended with one). A stop sequence, a paused turn and a
+// reason without equivalent end the generation as stop does; a refusal
+// is the provider's filter, as OpenAI reports it.
+var finishReasonNames = [...]string{
+	mapping.StopNone:          "",
+	mapping.StopEnd:           "stop",
+	mapping.StopMaxTokens:     "length",
+	mapping.StopSequence:      "stop",
+	mapping.StopToolUse:       "tool_call",
+	mapping.StopPauseTurn:     "stop",
+	mapping.StopRefusal:       "content_filter",
+	mapping.StopContentFilter: "content_filter",
+	mapping.StopContextWindow: "length",
+	mapping.StopOther:         "stop",
+}
 
-// finishReason returns the finish_reasons value of stop.
-func finishReason(stop mapping.StopReason) attribute.Value {
-	if int(stop) < len(finishReasons) {
-		return finishReasons[stop]
+// finishReasonName returns the conventions' finish reason of an exchange
+// that ended with stop, or with a stream error (errored), or "" when
+// neither says.
+func finishReasonName(stop mapping.StopReason, errored bool) string {
+	if errored && (stop == mapping.StopNone || stop == mapping.StopOther) {
+		return "error"
 	}
-	return attribute.StringSliceValue([]string{stop.String()})
+	if int(stop) < len(finishReasonNames) {
+		return finishReasonNames[stop]
+	}
+	return "stop"
+}
+
+// finishReasonValues are the gen_ai.response.finish_reasons values, made
+// once: a string slice attribute is built by reflection.
+var finishReasonValues = map[string]attribute.Value{
+	"stop": attribute.StringSliceValue([]string{"stop"}), "length": attribute.StringSliceValue([]string{"length"}),
+	"tool_call": attribute.StringSliceValue([]string{"tool_call"}), "content_filter": attribute.StringSliceValue([]string{"content_filter"}),
+	"error": attribute.StringSliceValue([]string{"error"}),
 }
 
 // operationName is gen_ai.operation.name for an upstream protocol:
@@ -232,53 +371,57 @@ func providerName(upstream codec.Protocol, dialect string) string {
 }
 
 // maxAttrs is room for every attribute a span gets.
-const maxAttrs = 28
+const maxAttrs = 32
 
 // attrBufs hold the attributes while they are set: a span copies them, and
 // a buffer on the stack would escape through the interface call.
 var attrBufs = sync.Pool{New: func() any { return new([maxAttrs]attribute.KeyValue) }}
 
-// finishTelemetry sets the attributes on the request's span and on the
-// upstream call's span, and ends the latter. cost is negative when no
-// price applies.
-func (h *Handler) finishTelemetry(x *exchange, stop, errType string, cost float64) {
+// finishTelemetry sets the attributes of the upstream call's span and ends
+// it, then those of the request's span, unless a failover site dropped
+// the answer for another target's: the request's span then waits for the
+// attempt that answers. errType is the error.type of the client's answer;
+// cost is negative when no price applies.
+func (h *Handler) finishTelemetry(x *exchange, repl *caddy.Replacer, stop, errType string, cost float64) {
 	t := x.tel
 	if t == nil || x.endpoint {
 		// A listing or counting request is no generation operation.
 		return
 	}
 	buf := attrBufs.Get().(*[maxAttrs]attribute.KeyValue)
-	a := append(buf[:0],
-		semconv.GenAIOperationNameKey.String(operationName(x.upstream)),
-		semconv.GenAIProviderNameKey.String(providerName(x.upstream, h.Dialect)),
-		attrClientProtocol.String(string(x.client)),
-		attrUpstreamProtocol.String(string(x.upstream)),
-	)
-	// The client asked the request's span for its model; the upstream
-	// call asked for the model sent.
-	modelAt := -1
-	if x.model != "" {
-		modelAt = len(a)
-		a = append(a, semconv.GenAIRequestModelKey.String(x.model))
+	if sp := t.attempt; sp != nil {
+		callErr := x.callErrorType()
+		a := h.callAttributes(buf[:0], x, repl, callErr)
+		sp.SetAttributes(a...)
+		if callErr != "" {
+			sp.SetStatus(codes.Error, callErr)
+		}
+		sp.End()
+		clear(a)
 	}
-	if x.responseModel != "" {
-		a = append(a, semconv.GenAIResponseModelKey.String(x.responseModel))
+	if !x.discarded {
+		a := h.requestAttributes(buf[:0], x, stop, errType, cost)
+		t.span.SetAttributes(a...)
+		// The span holds copies; the buffer lets go of their strings.
+		clear(a)
 	}
-	if p := t.params; p.maxTokens.Set {
-		a = append(a, semconv.GenAIRequestMaxTokensKey.Int64(p.maxTokens.Value))
+	attrBufs.Put(buf)
+}
+
+// callAttributes appends the attributes of the upstream call's span that
+// are known at its end: the settings sent, the provider's answer and its
+// usage, the server reached; the content with otel_content on.
+func (h *Handler) callAttributes(a []attribute.KeyValue, x *exchange, repl *caddy.Replacer, callErr string) []attribute.KeyValue {
+	t := x.tel
+	if s := h.serverReached(repl); s != nil && s != t.startServer {
+		// The call reached another server than the handler's last.
+		a = append(a, semconv.ServerAddressKey.String(s.host))
+		if s.port > 0 {
+			a = append(a, semconv.ServerPortKey.Int(s.port))
+		}
 	}
-	if p := t.params; p.temperature.Set {
-		a = append(a, semconv.GenAIRequestTemperatureKey.Float64(p.temperature.Value))
-	}
-	if p := t.params; p.topP.Set {
-		a = append(a, semconv.GenAIRequestTopPKey.Float64(p.topP.Value))
-	}
-	if stop != "" {
-		a = append(a, attribute.KeyValue{Key: semconv.GenAIResponseFinishReasonsKey, Value: finishReason(x.stop)})
-	}
-	if t.responseID != "" {
-		a = append(a, semconv.GenAIResponseIDKey.String(t.responseID))
-	}
+	a = appendParams(a, &t.sent)
+	a = h.appendAnswer(a, x, callErr != "")
 	if u := &x.usage; u.Known {
 		// Cache and reasoning counts only where the upstream had some:
 		// a zero is what most upstreams report by leaving them out.
@@ -296,6 +439,42 @@ func (h *Handler) finishTelemetry(x *exchange, stop, errType string, cost float6
 			a = append(a, semconv.GenAIUsageReasoningOutputTokensKey.Int64(u.ReasoningTokens))
 		}
 	}
+	if x.stream && !x.upstreamBody.IsZero() && !x.upstreamSent.IsZero() {
+		a = append(a, semconv.GenAIResponseTimeToFirstChunkKey.Float64(x.upstreamBody.Sub(x.upstreamSent).Seconds()))
+	}
+	if callErr != "" {
+		a = append(a, semconv.ErrorTypeKey.String(callErr))
+	}
+	if c := t.content; c != nil {
+		a = c.attributes(a, finishReasonName(x.stop, x.streamErr != ""))
+	}
+	return a
+}
+
+// requestAttributes appends the attributes of the request's span: what the
+// client asked for and got, who asked, what it cost and what llmbridge
+// changed. Usage is under llmbridge's names: the call's span reports it.
+func (h *Handler) requestAttributes(a []attribute.KeyValue, x *exchange, stop, errType string, cost float64) []attribute.KeyValue {
+	t := x.tel
+	if x.upstream != "" {
+		a = append(a,
+			semconv.GenAIOperationNameKey.String(operationName(x.upstream)),
+			semconv.GenAIProviderNameKey.String(t.provider),
+			attrUpstreamProtocol.String(string(x.upstream)),
+		)
+	}
+	a = append(a, attrClientProtocol.String(string(x.client)))
+	if x.model != "" {
+		a = append(a, semconv.GenAIRequestModelKey.String(x.model), semconv.GenAIRequestStreamKey.Bool(x.stream))
+	}
+	a = appendParams(a, &t.asked)
+	a = h.appendAnswer(a, x, x.streamErr != "")
+	if stop != "" {
+		a = append(a, attrStopReason.String(stop))
+	}
+	if u := &x.usage; u.Known {
+		a = append(a, attrInputTokens.Int64(u.InputTokens), attrOutputTokens.Int64(u.OutputTokens))
+	}
 	if cost >= 0 {
 		a = append(a, attrCost.Float64(cost))
 	}
@@ -305,27 +484,48 @@ func (h *Handler) finishTelemetry(x *exchange, stop, errType string, cost float6
 	if x.keyName != "" {
 		a = append(a, attrClientKey.String(x.keyName))
 	}
+	if x.site != nil {
+		a = append(a, attrTarget.String(x.targetName()), attrAttempts.Int(int(x.attempts)))
+	}
 	if len(t.adjusted) > 0 {
 		a = append(a, attrAdjustments.StringSlice(t.adjusted))
 	}
 	if len(t.dropped) > 0 {
 		a = append(a, attrDropped.StringSlice(t.dropped))
 	}
-	if c := t.content; c != nil {
-		a = c.attributes(a, stop)
+	if c := t.content; c != nil && t.attempt == nil {
+		// No call was made: the request's span keeps the prompt.
+		a = c.attributes(a, "")
 	}
-	t.span.SetAttributes(a...)
-	if sp := t.attempt; sp != nil {
-		if modelAt >= 0 {
-			a[modelAt] = semconv.GenAIRequestModelKey.String(x.upstreamModel)
-		}
-		sp.SetAttributes(a...)
-		if errType != "" {
-			sp.SetStatus(codes.Error, errType)
-		}
-		sp.End()
+	return a
+}
+
+// appendParams appends the generation settings in p.
+func appendParams(a []attribute.KeyValue, p *requestParams) []attribute.KeyValue {
+	if p.maxTokens.Set {
+		a = append(a, semconv.GenAIRequestMaxTokensKey.Int64(p.maxTokens.Value))
 	}
-	// The spans hold copies; the buffer lets go of their strings.
-	clear(a)
-	attrBufs.Put(buf)
+	if p.temperature.Set {
+		a = append(a, semconv.GenAIRequestTemperatureKey.Float64(p.temperature.Value))
+	}
+	if p.topP.Set {
+		a = append(a, semconv.GenAIRequestTopPKey.Float64(p.topP.Value))
+	}
+	return a
+}
+
+// appendAnswer appends what the upstream said of its answer: the model,
+// the response id and the finish reason (errored: a stream error ended
+// it).
+func (h *Handler) appendAnswer(a []attribute.KeyValue, x *exchange, errored bool) []attribute.KeyValue {
+	if x.responseModel != "" {
+		a = append(a, semconv.GenAIResponseModelKey.String(x.responseModel))
+	}
+	if id := x.tel.responseID; id != "" {
+		a = append(a, semconv.GenAIResponseIDKey.String(id))
+	}
+	if v, ok := finishReasonValues[finishReasonName(x.stop, errored)]; ok {
+		a = append(a, attribute.KeyValue{Key: semconv.GenAIResponseFinishReasonsKey, Value: v})
+	}
+	return a
 }

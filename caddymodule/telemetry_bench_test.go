@@ -135,10 +135,10 @@ func BenchmarkTelemetryAttributes(b *testing.B) {
 				h.beginTelemetry(r, x)
 				x.tel.noteRequest(req)
 				if call {
-					_ = x.startCallSpan(r)
+					_ = h.startCallSpan(x, r)
 				}
 				x.setResponse("gpt-up", "chatcmpl-1")
-				h.finishTelemetry(x, "end", "", -1)
+				h.finishTelemetry(x, nil, "end", "", -1)
 			}
 			if sp != nil {
 				sp.End()
@@ -158,7 +158,7 @@ func BenchmarkTelemetryAttributes(b *testing.B) {
 	h.beginTelemetry(httptest.NewRequest("POST", "/v1/messages", nil).WithContext(c), x)
 	x.tel.noteRequest(req)
 	x.setResponse("gpt-up", "chatcmpl-1")
-	h.finishTelemetry(x, "end", "", -1)
+	h.finishTelemetry(x, nil, "end", "", -1)
 	sp.End()
 	attrs := sr.Ended()[0].Attributes()
 	b.Run("sdk", func(b *testing.B) {

@@ -45,8 +45,8 @@ type chatMessage struct {
 }
 
 // msgPart is one part of a message in the conventions' shape: text,
-// reasoning, tool_call, tool_call_response, or the part's kind alone for
-// media.
+// reasoning, tool_call, tool_call_response, and for media blob (inline
+// base64 content) or uri (a URL).
 type msgPart struct {
 	Type      string          `json:"type"`
 	Content   string          `json:"content,omitempty"`
@@ -54,7 +54,9 @@ type msgPart struct {
 	Name      string          `json:"name,omitempty"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	Response  string          `json:"response,omitempty"`
+	Modality  string          `json:"modality,omitempty"`
 	MimeType  string          `json:"mime_type,omitempty"`
+	URI       string          `json:"uri,omitempty"`
 }
 
 // take returns as much of s as the bound leaves, and whether a part may
@@ -99,10 +101,44 @@ func (c *contentCapture) part(p *codec.Part) (msgPart, bool) {
 		}
 		m.Response, ok = c.take(string(text))
 	default:
-		m.Type, m.MimeType = "blob", strings.Clone(p.MediaType)
-		_, ok = c.take("")
+		m.Modality, m.MimeType = modality(p), strings.Clone(p.MediaType)
+		switch {
+		case p.URL != "":
+			m.Type = "uri"
+			m.URI, ok = c.take(p.URL)
+		default:
+			// Base64 cut short is no content at all: the data is recorded
+			// whole or not, and the bound is marked as reached.
+			m.Type = "blob"
+			if c.used+minPartCost+len(p.Data) <= c.limit {
+				m.Content, ok = c.take(p.Data)
+			} else {
+				_, ok = c.take("")
+				c.truncated = true
+			}
+		}
 	}
 	return m, ok
+}
+
+// modality is the conventions' modality of a media part: image, audio or
+// video by the part's kind or MIME type; a document's MIME type family
+// otherwise ("application" for a PDF).
+func modality(p *codec.Part) string {
+	switch p.Type {
+	case codec.PartImage:
+		return "image"
+	case codec.PartAudio:
+		return "audio"
+	}
+	family, _, _ := strings.Cut(p.MediaType, "/")
+	switch family {
+	case "image", "audio", "video":
+		return family
+	case "":
+		return "document"
+	}
+	return family
 }
 
 // parts converts a list of canonical parts up to the bound.
@@ -118,17 +154,53 @@ func (c *contentCapture) parts(ps []codec.Part) []msgPart {
 	return out
 }
 
-// request takes the system instructions and the conversation.
+// request takes the system instructions and the conversation. Tool
+// results are the conventions' messages of role tool: a user message that
+// carries them (Anthropic's, Gemini's) becomes a tool message with them,
+// followed by a user message with the rest.
 func (c *contentCapture) request(req *codec.Request) {
 	c.system = c.parts(req.System)
 	for i := range req.Messages {
 		m := &req.Messages[i]
-		parts := c.parts(m.Parts)
-		if len(parts) == 0 && c.used >= c.limit {
-			break
+		results := 0
+		for j := range m.Parts {
+			if m.Parts[j].Type == codec.PartToolResult {
+				results++
+			}
 		}
-		c.input = append(c.input, chatMessage{Role: m.Role.String(), Parts: parts})
+		if results == 0 || results == len(m.Parts) {
+			role := m.Role.String()
+			if results > 0 {
+				role = "tool"
+			}
+			if !c.message(role, m.Parts) {
+				return
+			}
+			continue
+		}
+		tool, rest := make([]codec.Part, 0, results), make([]codec.Part, 0, len(m.Parts)-results)
+		for _, p := range m.Parts {
+			if p.Type == codec.PartToolResult {
+				tool = append(tool, p)
+			} else {
+				rest = append(rest, p)
+			}
+		}
+		if !c.message("tool", tool) || !c.message(m.Role.String(), rest) {
+			return
+		}
 	}
+}
+
+// message appends a message of ps, and reports whether the bound leaves
+// room for more.
+func (c *contentCapture) message(role string, ps []codec.Part) bool {
+	parts := c.parts(ps)
+	if len(parts) == 0 && c.used >= c.limit {
+		return false
+	}
+	c.input = append(c.input, chatMessage{Role: role, Parts: parts})
+	return true
 }
 
 // response takes a complete response's output.

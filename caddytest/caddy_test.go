@@ -189,7 +189,7 @@ func newTestEnv() (*testEnv, error) {
 			return nil, err
 		}
 	}
-	ports, err := freePorts(9*len(allProtocols) + 15 + azureSites)
+	ports, err := freePorts(9*len(allProtocols) + 17 + azureSites)
 	if err != nil {
 		return nil, err
 	}
@@ -271,7 +271,8 @@ http://localhost:%d {
 	e.tracedContent = site(next(), anthropicMsgs, e.mocks[anthropicMsgs].addr(), traced+"\t\totel_content on 1KiB\n", tracedSite)
 	e.tracedAzure = site(next(), "azure-openai", e.azure.fronts[azureV1].addr(), traced, tracedSite)
 	e.dialects["deepseek"] = e.dialect
-	for _, d := range []string{"mistral", "openrouter", "groq"} {
+	e.policies["strict-deepseek"] = site(next(), openaiChat, e.mocks[openaiChat].addr(), "\t\tdialect deepseek\n\t\ton_unsupported strict\n", "")
+	for _, d := range []string{"mistral", "openrouter", "groq", "xai"} {
 		e.dialects[d] = site(next(), openaiChat, e.mocks[openaiChat].addr(), "\t\tdialect "+d+"\n", "")
 	}
 	e.azure.addSites(next, site)
@@ -325,6 +326,10 @@ func freePorts(n int) ([]int, error) {
 // TestMain runs the suite and removes the shared environment's log
 // directory afterwards.
 func TestMain(m *testing.M) {
+	if path := os.Getenv(instanceEnv); path != "" {
+		// A Caddy instance of a fleet test (instance_test.go).
+		os.Exit(runInstance(path))
+	}
 	code := m.Run()
 	if sharedEnv != nil {
 		_ = os.RemoveAll(filepath.Dir(sharedEnv.accessLog))

@@ -199,20 +199,20 @@ wire_api = "responses"
 // (reasoning on, a tool loop) are fitted to a real model. Together the
 // cells cover every reasoning kind of the rule table.
 var cliModels = map[proto]map[proto]string{
-	anthropicMsgs: {openaiChat: "gpt-5", openaiResponses: "gpt-5.5", gemini: "gemini-2.5-flash", vertex: "gemini-3.5-flash-lite",
+	anthropicMsgs: {openaiChat: "gpt-5", openaiResponses: "gpt-5.5", gemini: "gemini-4-argon", vertex: "gemini-3.5-flash-lite",
 		azureOpenAI: "gpt-5.2", bedrockAnthropic: "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
 		bedrockConverse: "global.anthropic.claude-sonnet-4-5-20250929-v1:0"},
 	// Toward anthropic-messages Claude Code's Bedrock model id goes
 	// unrouted: llmbridge sends the vendor's name.
 	bedrockAnthropic: {openaiChat: "gpt-5.1", openaiResponses: "gpt-5-codex", gemini: "gemini-2.5-pro", vertex: "gemini-2.5-flash",
 		vertexAnthropic: "claude-sonnet-4-5@20250929", azureOpenAI: "gpt-5.2"},
-	openaiResponses: {openaiChat: "gpt-4.1", anthropicMsgs: "claude-sonnet-5", gemini: "gemini-3.1-pro-preview", vertex: "gemini-2.5-pro",
+	openaiResponses: {openaiChat: "gpt-4.1", anthropicMsgs: "claude-sonnet-5-5", gemini: "gemini-3.1-pro-preview", vertex: "gemini-2.5-pro",
 		vertexAnthropic: "claude-opus-4-7", bedrockAnthropic: "global.anthropic.claude-opus-4-5-20251101-v1:0",
 		bedrockConverse: "us.anthropic.claude-opus-4-1-20250805-v1:0"},
-	gemini: {openaiChat: "o3", openaiResponses: "gpt-6-astra", anthropicMsgs: "claude-opus-5", vertexAnthropic: "claude-sonnet-4-6",
+	gemini: {openaiChat: "o3", openaiResponses: "gpt-5.3-codex", anthropicMsgs: "claude-opus-5", vertexAnthropic: "claude-sonnet-4-6",
 		bedrockAnthropic: "us.anthropic.claude-haiku-4-5-20251001-v1:0", bedrockConverse: "us.anthropic.claude-sonnet-4-20250514-v1:0",
 		azureOpenAI: "gpt-4o"},
-	openaiChat: {openaiResponses: "gpt-5.6", anthropicMsgs: "claude-haiku-4-5", gemini: "gemini-3.5-flash-lite", vertex: "gemini-2.5-flash-lite",
+	openaiChat: {openaiResponses: "gpt-6-luna", anthropicMsgs: "claude-haiku-4-5", gemini: "gemini-3.5-flash-lite", vertex: "gemini-2.5-flash-lite",
 		vertexAnthropic: "claude-opus-4-6", bedrockAnthropic: "anthropic.claude-sonnet-4-20250514-v1:0",
 		bedrockConverse: "amazon.nova-pro-v1:0"},
 }

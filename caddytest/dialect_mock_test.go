@@ -95,6 +95,21 @@ func enforceDialect(name string, body []byte) []string {
 				}
 			}
 		}
+		// DeepSeek V4 thinks unless thinking.type is disabled, and refuses a
+		// forced tool choice while it thinks.
+		tc := root.Get("tool_choice")
+		forced := tc.String() == "required" || tc.Get("type").String() == "function"
+		if r.ThinkingOff == rules.ThinkingOffDisabled && forced && root.Get("thinking.type").String() != "disabled" {
+			bad("Thinking mode does not support this tool_choice")
+		}
+	case "xai":
+		if effort.Exists() {
+			if r.Reasoning != rules.ReasoningEffort {
+				bad("Model %s does not support parameter reasoningEffort.", model)
+			} else if !slices.Contains(r.Efforts, effort.String()) {
+				bad("Invalid reasoning effort %q for model %s. Supported values are: %s.", effort.String(), model, strings.Join(r.Efforts, ", "))
+			}
+		}
 	case "openrouter":
 		developer("developer is not one of ['system', 'assistant', 'user', 'tool', 'function']")
 	case "groq":

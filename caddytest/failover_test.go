@@ -158,6 +158,9 @@ type failoverEnv struct {
 	// carry {http.llmbridge.target} and {http.llmbridge.attempts} as
 	// ph_target and ph_attempts besides llmbridge's own fields.
 	accessLog string
+	// keyedLog is the access log of the "keyed" site: a traced failover
+	// site with client_keys (bob) and client anthropic-messages.
+	keyedLog  string
 	caddyfile string
 }
 
@@ -208,7 +211,7 @@ func newFailoverEnv(env *testEnv) (*failoverEnv, error) {
 	if err != nil {
 		return nil, err
 	}
-	ports, err := freePorts(14)
+	ports, err := freePorts(17)
 	if err != nil {
 		return nil, err
 	}
@@ -269,6 +272,21 @@ func newFailoverEnv(env *testEnv) (*failoverEnv, error) {
 	site("azure-pool", "\tllmbridge {\n\t\tupstream azure-openai\n"+app(azureClientID)+app(azurePoolClient)+"\t}\n\treverse_proxy "+fe.azureFront.addr()+"\n")
 	site("aws-pool", "\tllmbridge {\n\t\tupstream bedrock-anthropic\n\t\taws_region "+awsRegion+"\n\t\taws_profile llmbridge-a llmbridge-b\n\t}\n\treverse_proxy "+fe.faulty[bedrockAnthropic].addr()+"\n")
 	site("azure-pool-2", "\tllmbridge {\n\t\tupstream azure-openai\n"+app(azureClientID)+app(azurePoolClient)+"\t}\n\treverse_proxy "+fe.azureFront.addr()+"\n")
+	// Failover sites' own settings (client, client_keys), their spans and
+	// their edge cases (failover_site_test.go).
+	// A site with client_keys forwards no client credential: its targets
+	// have keys of their own.
+	target("keys-a", anthropicMsgs, fe.faulty[anthropicMsgs].addr(), "\t\t\tapi_key "+upstreamKey+"\n")
+	target("keys-b", openaiChat, fe.faulty[openaiChat].addr(), "\t\t\tapi_key "+upstreamKey+"\n")
+	fe.keyedLog = filepath.Join(filepath.Dir(env.accessLog), "failover-keyed.log")
+	site("keyed", "\ttracing {\n\t\tspan failover-keyed\n\t}\n\tlog {\n\t\toutput file "+fe.keyedLog+"\n\t}\n"+
+		"\tllmbridge {\n\t\tfailover keys-a keys-b"+quick+"\n\t\tclient anthropic-messages\n\t\tclient_keys {\n\t\t\tbob "+clientKey+"\n\t\t}\n\t}\n")
+	target("pooled-a", openaiChat, fe.faulty[openaiChat].addr(), "\t\t\tapi_key pooled-k0 pooled-k1\n")
+	target("pooled-b", anthropicMsgs, fe.faulty[anthropicMsgs].addr(), "")
+	site("pooled", "\tllmbridge {\n\t\tfailover pooled-a pooled-b {\n\t\t\tcooldown 400ms\n\t\t\tmax_cooldown 400ms\n\t\t\tcircuit_breaker 1000 10s 1ns\n\t\t}\n\t}\n")
+	target("plain-a", anthropicMsgs, fe.faulty[anthropicMsgs].addr(), "")
+	target("plain-b", openaiChat, fe.faulty[openaiChat].addr(), "")
+	site("no-time", "\tllmbridge {\n\t\tfailover plain-a plain-b {\n\t\t\tcooldown 2s\n\t\t\tcircuit_breaker 1000 10s 1ns\n\t\t}\n\t}\n")
 	fe.caddyfile = b.String()
 	return fe, nil
 }

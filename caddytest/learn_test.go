@@ -28,6 +28,10 @@ type learnCase struct {
 	// upstream checks the request the mock accepted.
 	learned  string
 	upstream func(t *testing.T, root gjson.Result)
+	// check, when set, is the mock's own check in place of hidden's or
+	// the dialect's: a provider rule the table does not hold of the
+	// model.
+	check func(body []byte) []string
 }
 
 // TestErrorsThatTeach sends, per provider grammar, a request that breaks a
@@ -55,22 +59,22 @@ func TestErrorsThatTeach(t *testing.T) {
 	tests := []learnCase{
 		{
 			name: "OpenAI Chat: 'temperature' does not support 0.2", client: anthropicMsgs, site: plain(openaiChat), up: openaiChat,
-			model: "gpt-7-alpha", hidden: &rules.Rule{Reasoning: rules.ReasoningEffort, Efforts: []string{"low", "medium", "high"}, Sampling: rules.SamplingFixed},
-			body:    `{"model":"gpt-7-alpha","max_tokens":100,"temperature":0.2,"messages":[{"role":"user","content":"Hi"}]}`,
-			learned: "temperature removed (gpt-7-alpha samples only with its default settings; learned from the provider's 400)", upstream: absent("temperature"),
+			model: "acme-7-alpha", hidden: &rules.Rule{Reasoning: rules.ReasoningEffort, Efforts: []string{"low", "medium", "high"}, Sampling: rules.SamplingFixed},
+			body:    `{"model":"acme-7-alpha","max_tokens":100,"temperature":0.2,"messages":[{"role":"user","content":"Hi"}]}`,
+			learned: "temperature removed (acme-7-alpha samples only with its default settings; learned from the provider's 400)", upstream: absent("temperature"),
 		},
 		{
 			name: "OpenAI Responses: 'reasoning.effort' does not support 'high'; supported values", client: openaiChat, site: plain(openaiResponses), up: openaiResponses,
-			model: "gpt-7-beta", hidden: &rules.Rule{Reasoning: rules.ReasoningEffort, Efforts: []string{"medium"}},
-			body:    `{"model":"gpt-7-beta","reasoning_effort":"high","messages":[{"role":"user","content":"Hi"}]}`,
-			learned: "reasoning.effort=medium (high not accepted by gpt-7-beta; learned from the provider's 400)", upstream: equal("reasoning.effort", `"medium"`),
+			model: "acme-7-beta", hidden: &rules.Rule{Reasoning: rules.ReasoningEffort, Efforts: []string{"medium"}},
+			body:    `{"model":"acme-7-beta","reasoning_effort":"high","messages":[{"role":"user","content":"Hi"}]}`,
+			learned: "reasoning.effort=medium (high not accepted by acme-7-beta; learned from the provider's 400)", upstream: equal("reasoning.effort", `"medium"`),
 		},
 		{
 			name: "OpenAI Chat: function tools with reasoning_effort", client: anthropicMsgs, site: plain(openaiChat), up: openaiChat,
-			model:    "gpt-7-gamma",
+			model:    "acme-7-gamma",
 			hidden:   &rules.Rule{Reasoning: rules.ReasoningEffort, Efforts: []string{"none", "low", "medium", "high"}, DefaultEffort: "medium", ChatTools: rules.ChatToolsEffortNone},
-			body:     `{"model":"gpt-7-gamma","max_tokens":100,"tools":[{"name":"run","input_schema":{"type":"object"}}],"messages":[{"role":"user","content":"Hi"}]}`,
-			learned:  "reasoning_effort=none (function tools with the model's default reasoning effort are not accepted by gpt-7-gamma on Chat Completions; upstream openai-responses takes both; learned from the provider's 400)",
+			body:     `{"model":"acme-7-gamma","max_tokens":100,"tools":[{"name":"run","input_schema":{"type":"object"}}],"messages":[{"role":"user","content":"Hi"}]}`,
+			learned:  "reasoning_effort=none (function tools with the model's default reasoning effort are not accepted by acme-7-gamma on Chat Completions; upstream openai-responses takes both; learned from the provider's 400)",
 			upstream: equal("reasoning_effort", `"none"`),
 		},
 		{
@@ -93,8 +97,8 @@ func TestErrorsThatTeach(t *testing.T) {
 		},
 		{
 			name: "Gemini: thinking_budget out of range", client: anthropicMsgs, site: plain(gemini), up: gemini,
-			model: "gemini-4-pro", hidden: &rules.Rule{Reasoning: rules.ReasoningBudget, BudgetMin: 128, BudgetMax: 32768},
-			body:    `{"model":"gemini-4-pro","max_tokens":60000,"thinking":{"type":"enabled","budget_tokens":50000},"messages":[{"role":"user","content":"Hi"}]}`,
+			model: "gemma-5-pro", hidden: &rules.Rule{Reasoning: rules.ReasoningBudget, BudgetMin: 128, BudgetMax: 32768},
+			body:    `{"model":"gemma-5-pro","max_tokens":60000,"thinking":{"type":"enabled","budget_tokens":50000},"messages":[{"role":"user","content":"Hi"}]}`,
 			learned: "thinkingConfig.thinkingBudget=32768", upstream: equal("generationConfig.thinkingConfig.thinkingBudget", "32768"),
 		},
 		{
@@ -121,29 +125,33 @@ func TestErrorsThatTeach(t *testing.T) {
 		},
 		{
 			name: "passthrough, Vertex Gemini: maxOutputTokens out of range", client: gemini, site: plain(vertex), up: vertex,
-			model: "gemini-4-ultra", hidden: &rules.Rule{MaxOutput: 65536},
+			model: "gemma-5-ultra", hidden: &rules.Rule{MaxOutput: 65536},
 			body:    `{"contents":[{"role":"user","parts":[{"text":"Hi"}]}],"generationConfig":{"maxOutputTokens":100000}}`,
 			learned: "maxOutputTokens=65536", upstream: equal("generationConfig.maxOutputTokens", "65536"),
 		},
 		{
 			name: "passthrough, OpenAI Responses: effort values", client: openaiResponses, site: plain(openaiResponses), up: openaiResponses,
-			model: "gpt-7-zeta", hidden: &rules.Rule{Reasoning: rules.ReasoningEffort, Efforts: []string{"low", "high"}},
-			body:    `{"model":"gpt-7-zeta","input":"Hi","reasoning":{"effort":"medium"}}`,
+			model: "acme-7-zeta", hidden: &rules.Rule{Reasoning: rules.ReasoningEffort, Efforts: []string{"low", "high"}},
+			body:    `{"model":"acme-7-zeta","input":"Hi","reasoning":{"effort":"medium"}}`,
 			learned: "reasoning.effort=low", upstream: equal("reasoning.effort", `"low"`),
 		},
 		{
 			name: "lenient: stop sequences the model refuses are removed", client: anthropicMsgs, site: func(e *testEnv) string { return e.policies["lenient-chat"] }, up: openaiChat,
-			model: "gpt-7-delta", hidden: &rules.Rule{Rejects: []string{"stop"}},
-			body:    `{"model":"gpt-7-delta","max_tokens":100,"stop_sequences":["END"],"messages":[{"role":"user","content":"Hi"}]}`,
+			model: "acme-7-delta", hidden: &rules.Rule{Rejects: []string{"stop"}},
+			body:    `{"model":"acme-7-delta","max_tokens":100,"stop_sequences":["END"],"messages":[{"role":"user","content":"Hi"}]}`,
 			learned: "stop removed", upstream: absent("stop"),
 		},
 	}
+	tests = append(tests, newestLearnCases()...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			env.mocks.resetAll(t)
 			m := env.mocks[tt.up]
 			m.mu.Lock()
 			m.check = func(body []byte) []string {
+				if tt.check != nil {
+					return tt.check(body)
+				}
 				if tt.dialect != "" {
 					return enforceDialect(tt.dialect, body)
 				}
@@ -211,13 +219,13 @@ func TestErrorsThatTeachRefusals(t *testing.T) {
 		},
 		{
 			name: "safe does not remove stop sequences", client: anthropicMsgs, site: env.plain[openaiChat], up: openaiChat,
-			model: "gpt-7-epsilon", hidden: &rules.Rule{Rejects: []string{"stop"}},
-			body: `{"model":"gpt-7-epsilon","max_tokens":100,"stop_sequences":["END"],"messages":[{"role":"user","content":"Hi"}]}`,
+			model: "acme-7-epsilon", hidden: &rules.Rule{Rejects: []string{"stop"}},
+			body: `{"model":"acme-7-epsilon","max_tokens":100,"stop_sequences":["END"],"messages":[{"role":"user","content":"Hi"}]}`,
 			want: "Unsupported parameter: 'stop'",
 		},
 		{
-			name: "a refusal that names nothing known", client: openaiChat, site: env.plain[gemini], up: gemini, model: "gemini-4-flash",
-			body:     `{"model":"gemini-4-flash","messages":[{"role":"user","content":"Hi"}]}`,
+			name: "a refusal that names nothing known", client: openaiChat, site: env.plain[gemini], up: gemini, model: "gemma-5-flash",
+			body:     `{"model":"gemma-5-flash","messages":[{"role":"user","content":"Hi"}]}`,
 			scenario: &scenario{Status: 400, Body: nativeError(gemini, 400, "Request contains an invalid argument.")},
 			want:     "Request contains an invalid argument.",
 		},

@@ -308,7 +308,10 @@ var knownFields = map[proto][]string{
 		"prompt_cache_retention", "reasoning_effort",
 		"response_format", "safety_identifier", "seed", "service_tier", "stop", "store", "stream",
 		"stream_options", "temperature", "tool_choice", "tools", "top_logprobs", "top_p", "user", "verbosity",
-		"web_search_options"},
+		"web_search_options",
+		// DeepSeek's thinking switch; OpenAI's own models refuse it
+		// (enforceModelRule).
+		"thinking"},
 	openaiResponses: {"model", "input", "access_programs", "background", "context_management", "conversation",
 		"image", "include", "instructions", "max_output_tokens", "max_tool_calls", "metadata", "moderation",
 		"parallel_tool_calls", "previous_response_id", "prompt", "prompt_cache_key", "prompt_cache_options",

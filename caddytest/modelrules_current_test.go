@@ -55,7 +55,7 @@ const anthropicToolTurns = `{"model":"%MODEL%","max_tokens":500,
 // Gemini 3.5 Flash-Lite's refusals, Vertex Claude's body-only 1M-context
 // beta, and the dialects' rules (Mistral's role order and efforts,
 // DeepSeek V4's reasoning_content over a tool turn, OpenRouter's roles,
-// Groq qwen3's efforts).
+// Groq qwen3's efforts), and the newest families (newestModelRuleCases).
 func TestCurrentModelRules(t *testing.T) {
 	env := setup(t)
 	plain := func(p proto) func(*testEnv) string { return func(e *testEnv) string { return e.plain[p] } }
@@ -226,6 +226,7 @@ func TestCurrentModelRules(t *testing.T) {
 			status: 200, upstream: effort("default"),
 		},
 	}
+	tests = append(tests, newestModelRuleCases()...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			env.mocks.resetAll(t)

@@ -66,6 +66,12 @@ func enforceModelRule(p proto, model string, r *rules.Rule, body []byte) []strin
 		enforceGemini(up, r, model, root, bad)
 		capped("generationConfig.maxOutputTokens", root.Get("generationConfig.maxOutputTokens"))
 	case codec.OpenAIChat:
+		if r.Provider == "openai" && root.Get("thinking").Exists() {
+			bad("Unrecognized request argument supplied: thinking")
+		}
+		if r.ResponsesOnly {
+			bad("This is not a chat model and thus not supported in the v1/chat/completions endpoint. Did you mean to use v1/completions?")
+		}
 		enforceOpenAI(r, model, root, "reasoning_effort", bad)
 		enforceChatTools(r, model, root, bad)
 		capped("max_completion_tokens", root.Get("max_completion_tokens"))
@@ -100,12 +106,22 @@ func enforceAnthropic(r *rules.Rule, model string, root gjson.Result, bad func(s
 		if r.Reasoning == rules.ReasoningBudget || r.Reasoning == rules.ReasoningNone {
 			bad("thinking.type: adaptive thinking is not supported on %s", model)
 		}
+	case "between_tools":
+		e := root.Get("output_config.effort").String()
+		switch {
+		case !strings.HasPrefix(model, "claude-sonnet-5-5"):
+			bad(`thinking.type: Only Claude Sonnet 5.5 accepts "between_tools"; use "adaptive"`)
+		case e == "xhigh" || e == "max":
+			bad(`thinking.type "between_tools" is not supported with output_config.effort '%s'; use "adaptive"`, e)
+		}
 	case "disabled":
 		if r.Reasoning == rules.ReasoningAdaptive && r.ThinkingOff != rules.ThinkingOffDisabled {
 			bad(`"thinking.type.disabled" is not supported for this model`)
 		}
-		// Opus 5 takes thinking disabled only at effort high or below.
-		if e := root.Get("output_config.effort").String(); strings.HasPrefix(model, "claude-opus-5") && !strings.HasPrefix(model, "claude-opus-5-5") && (e == "xhigh" || e == "max") {
+		// Opus 5 and Haiku 5.5 take thinking disabled only at effort high
+		// or below.
+		opus5 := strings.HasPrefix(model, "claude-opus-5") && !strings.HasPrefix(model, "claude-opus-5-5")
+		if e := root.Get("output_config.effort").String(); (opus5 || strings.HasPrefix(model, "claude-haiku-5-5")) && (e == "xhigh" || e == "max") {
 			bad("output_config.effort '%s' is not supported when thinking is disabled on this model", e)
 		}
 	}
@@ -173,6 +189,9 @@ func enforceGemini(up codec.Protocol, r *rules.Rule, model string, root gjson.Re
 			bad("The thinking_budget is out of range; supported values are integers from %d to %d", r.BudgetMin, r.BudgetMax)
 		}
 	case rules.ReasoningLevel:
+		if budget.Exists() && levelOnly(model) {
+			bad("Thinking budget is not supported for this model. Use thinking level instead.")
+		}
 		if level.Exists() && !slices.Contains(r.Efforts, strings.ToLower(level.String())) {
 			bad("thinking_level %q is not supported by %s", level.String(), model)
 		}
@@ -205,6 +224,14 @@ func enforceGemini(up codec.Protocol, r *rules.Rule, model string, root gjson.Re
 			}
 		}
 	}
+}
+
+// levelOnly reports whether a Gemini model refuses thinkingBudget outright
+// (Gemini 4 and later), where Gemini 3 takes it for backward
+// compatibility.
+func levelOnly(model string) bool {
+	m := strings.TrimPrefix(model, "models/")
+	return strings.HasPrefix(m, "gemini-") && len(m) > len("gemini-") && m[len("gemini-")] >= '4' && m[len("gemini-")] <= '9'
 }
 
 // enforceChatTools holds a Chat request with function tools to the

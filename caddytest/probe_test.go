@@ -46,11 +46,18 @@ func TestProbe(t *testing.T) {
 		{up: vertexAnthropic, model: "claude-opus-4-7", want: rules.Rule{MaxOutput: 128000, Reasoning: rules.ReasoningAdaptive,
 			Efforts: []string{"low", "medium", "high", "xhigh", "max"}, Sampling: rules.SamplingFixed, NoPrefill: true, ThinkingOff: rules.ThinkingOffOmit}},
 		{up: vertex, model: "gemini-3.1-pro-preview", want: rules.Rule{MaxOutput: 65536, Reasoning: rules.ReasoningLevel,
-			Efforts: []string{"low", "medium", "high"}, AlwaysThinks: true}},
+			Efforts: []string{"low", "medium", "high"}, AlwaysThinks: true, SignedCalls: true}},
+		{up: gemini, model: "gemini-4-neon", want: rules.Rule{MaxOutput: 1048576, Reasoning: rules.ReasoningLevel,
+			Efforts: []string{"low", "medium", "high", "xhigh"}, AlwaysThinks: true, SignedCalls: true,
+			Rejects: []string{"presence_penalty", "frequency_penalty"}},
+			notes: []string{"thinking by level only"}},
+		{up: openaiChat, model: "gpt-5.3-codex", want: rules.Rule{ResponsesOnly: true}, notes: []string{"--upstream openai-responses"}},
+		{up: openaiChat, model: "deepseek-v4-flash", dialect: "deepseek", want: rules.Rule{Provider: "deepseek", Reasoning: rules.ReasoningEffort,
+			Efforts: []string{"none", "minimal", "low", "medium", "high", "xhigh", "max"}, ThinkingOff: rules.ThinkingOffDisabled}},
 		{up: anthropicMsgs, model: "claude-sonnet-4-5", want: rules.Rule{MaxOutput: 64000, Reasoning: rules.ReasoningBudget, Sampling: rules.SamplingExclusive}},
 		{up: gemini, model: "gemini-2.5-flash", want: rules.Rule{MaxOutput: 65536, Reasoning: rules.ReasoningBudget, BudgetMin: 1, BudgetMax: 24576}},
 		{up: gemini, model: "gemini-3.5-flash-lite", want: rules.Rule{MaxOutput: 65536, Reasoning: rules.ReasoningLevel,
-			Efforts: []string{"minimal", "low", "medium", "high"}, AlwaysThinks: true, NoPrefill: true,
+			Efforts: []string{"minimal", "low", "medium", "high"}, AlwaysThinks: true, NoPrefill: true, SignedCalls: true,
 			Rejects: []string{"presence_penalty", "frequency_penalty"}}},
 		{up: openaiChat, model: "mistral-medium-2604", dialect: "mistral", want: rules.Rule{Provider: "mistral", Reasoning: rules.ReasoningEffort,
 			Efforts: []string{"none", "high"}}},
@@ -62,11 +69,16 @@ func TestProbe(t *testing.T) {
 			env.mocks.resetAll(t)
 			m := env.mocks[tt.up]
 			if tt.dialect != "" {
-				// The server behind the dialect: Mistral's rules for the
-				// mistral dialect; Mistral's too behind OpenRouter, to see
-				// the probe find a dialect setting the server needs.
+				// The server behind the dialect: its own rules for the
+				// mistral and deepseek dialects; Mistral's behind
+				// OpenRouter, to see the probe find a dialect setting the
+				// server needs.
+				server := tt.dialect
+				if server == "openrouter" {
+					server = "mistral"
+				}
 				m.mu.Lock()
-				m.check = func(body []byte) []string { return enforceDialect("mistral", body) }
+				m.check = func(body []byte) []string { return enforceDialect(server, body) }
 				m.mu.Unlock()
 			}
 			var out bytes.Buffer
@@ -93,7 +105,7 @@ func TestProbe(t *testing.T) {
 				t.Errorf("the report counts %d requests, the mock saw %d", rep.Requests, hits)
 			}
 			s := out.String()
-			if !strings.Contains(s, "model_rule "+tt.model+" {") || !strings.Contains(s, "Spent: ") || rep.OutputTokens == 0 {
+			if !strings.Contains(s, "model_rule "+tt.model+" {") || !strings.Contains(s, "Spent: ") || rep.OutputTokens == 0 && !tt.want.ResponsesOnly {
 				t.Errorf("report:\n%s", s)
 			}
 		})
@@ -105,5 +117,6 @@ func sameRule(a, b rules.Rule) bool {
 	return a.Provider == b.Provider && slices.Equal(a.Models, b.Models) && a.MaxOutput == b.MaxOutput && a.Reasoning == b.Reasoning &&
 		slices.Equal(a.Efforts, b.Efforts) && a.BudgetMin == b.BudgetMin && a.BudgetMax == b.BudgetMax && a.AlwaysThinks == b.AlwaysThinks &&
 		a.Sampling == b.Sampling && a.NoPrefill == b.NoPrefill && slices.Equal(a.Rejects, b.Rejects) && a.DefaultEffort == b.DefaultEffort &&
-		a.ChatTools == b.ChatTools && a.ThinkingOff == b.ThinkingOff && a.EffortOn == b.EffortOn
+		a.ChatTools == b.ChatTools && a.ThinkingOff == b.ThinkingOff && a.EffortOn == b.EffortOn && a.SignedCalls == b.SignedCalls &&
+		a.ResponsesOnly == b.ResponsesOnly
 }

@@ -93,6 +93,16 @@ func TestRealSDKs(t *testing.T) {
 		}
 	}
 	env := sdkSetup(t)
+	t.Run("vercel-ai/fleet", func(t *testing.T) {
+		// The SDK's tool loop refers to the first step's items by id;
+		// its requests alternate between two instances sharing a store.
+		lb := newFleetSDKBalancer(t, env)
+		for _, mode := range sdkSpecs[0].modes {
+			t.Run(mode, func(t *testing.T) {
+				env.runAt(t, modules, sdkSpecs[0], anthropicMsgs, lb, mode, "gpt-4.1", sdkTexts[1])
+			})
+		}
+	})
 	for _, sp := range sdkSpecs {
 		t.Run(sp.name, func(t *testing.T) {
 			for _, up := range allProtocols {
@@ -186,6 +196,11 @@ func newSDKEnv(adminPort int) (*sdkEnv, error) {
 // With text "" the upstream answers the first step with signed reasoning
 // and the call.
 func (e *sdkEnv) run(t *testing.T, modules string, sp sdkSpec, up proto, mode, model, text string) {
+	e.runAt(t, modules, sp, up, e.site[up], mode, model, text)
+}
+
+// runAt is run against the gateway at base.
+func (e *sdkEnv) runAt(t *testing.T, modules string, sp sdkSpec, up proto, base, mode, model, text string) {
 	m := e.mocks[up]
 	result := "Sunny and 21 C in {city}, token " + randomHex(4) + "."
 	final := "It is sunny in Paris (" + randomHex(4) + ")."
@@ -210,7 +225,7 @@ func (e *sdkEnv) run(t *testing.T, modules string, sp sdkSpec, up proto, mode, m
 	}
 	environ := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8", "NO_PROXY=127.0.0.1,localhost",
 		"LLMBRIDGE_SDK_KEY=" + cliClientKey, "LLMBRIDGE_SDK_RESULT=" + result}
-	stdout, stderr, runErr, took := runCLI("node", []string{script, e.site[up], model, mode}, environ, tmp, *sdksTimeout)
+	stdout, stderr, runErr, took := runCLI("node", []string{script, base, model, mode}, environ, tmp, *sdksTimeout)
 	st := m.finish()
 
 	var reasons []string

@@ -278,43 +278,71 @@ func TestTelemetry(t *testing.T) {
 					if call.GetStatus().GetCode() == tracepb.Status_STATUS_CODE_ERROR {
 						t.Errorf("call span status %v", call.GetStatus())
 					}
-					if got := spanAttrs(server)["gen_ai.request.model"]; got != model {
-						t.Errorf("request span: gen_ai.request.model %q, want the client's, %q", got, model)
+					host, port, _ := strings.Cut(env.mocks[up].addr(), ":")
+					sa, ca := spanAttrs(server), spanAttrs(call)
+					both := map[string]string{
+						"gen_ai.operation.name": genAIOperation(up), "gen_ai.provider.name": genAIProvider(up),
+						"gen_ai.request.max_tokens":      "16",
+						"gen_ai.request.stream":          strconv.FormatBool(stream),
+						"gen_ai.response.finish_reasons": "stop",
 					}
-					for _, s := range []*tracepb.Span{server, call} {
-						a := spanAttrs(s)
-						want := map[string]string{
-							"gen_ai.operation.name": genAIOperation(up), "gen_ai.provider.name": genAIProvider(up),
-							"gen_ai.request.max_tokens":      "16",
-							"gen_ai.response.finish_reasons": "end",
-							"gen_ai.usage.input_tokens":      strconv.FormatInt(defaultUsage.Input, 10),
-							"gen_ai.usage.output_tokens":     strconv.FormatInt(defaultUsage.Output, 10),
-							"llmbridge.client.protocol":      string(cp), "llmbridge.upstream.protocol": string(up),
-							"llmbridge.client_key": "team-a",
-						}
-						for k, v := range want {
-							if a[k] != v {
-								t.Errorf("%s span: %s = %q, want %q", s.GetName(), k, a[k], v)
+					for k, v := range map[string]string{"gen_ai.request.model": model, "llmbridge.stop_reason": "end",
+						"llmbridge.usage.input_tokens":  strconv.FormatInt(defaultUsage.Input, 10),
+						"llmbridge.usage.output_tokens": strconv.FormatInt(defaultUsage.Output, 10),
+						"llmbridge.client.protocol":     string(cp), "llmbridge.upstream.protocol": string(up),
+						"llmbridge.client_key": "team-a"} {
+						both[k+"@request"] = v
+					}
+					for k, v := range map[string]string{"gen_ai.request.model": upModel, "server.address": host, "server.port": port,
+						"gen_ai.usage.input_tokens":  strconv.FormatInt(defaultUsage.Input, 10),
+						"gen_ai.usage.output_tokens": strconv.FormatInt(defaultUsage.Output, 10)} {
+						both[k+"@call"] = v
+					}
+					for k, v := range both {
+						key, which, _ := strings.Cut(k, "@")
+						for _, s := range []struct {
+							name string
+							a    map[string]string
+						}{{"request", sa}, {"call", ca}} {
+							if which != "" && which != s.name {
+								continue
+							}
+							if s.a[key] != v {
+								t.Errorf("%s span: %s = %q, want %q", s.name, key, s.a[key], v)
 							}
 						}
-						// Counts an upstream does not report are left out.
-						for k, v := range map[string]int64{"gen_ai.usage.cache_read.input_tokens": defaultUsage.CacheRead,
-							"gen_ai.usage.reasoning.output_tokens": defaultUsage.Reasoning} {
-							if got, ok := a[k]; ok && got != strconv.FormatInt(v, 10) {
-								t.Errorf("%s span: %s = %s, want %d", s.GetName(), k, got, v)
-							}
+					}
+					// Each request counted once: usage and cost are on one
+					// span each.
+					for _, k := range []string{"gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens", "gen_ai.usage.cache_read.input_tokens"} {
+						if v, ok := sa[k]; ok {
+							t.Errorf("request span: %s = %q, want it on the call's span only", k, v)
 						}
+					}
+					for _, k := range []string{"llmbridge.cost_usd", "llmbridge.client_key", "llmbridge.usage.input_tokens"} {
+						if v, ok := ca[k]; ok {
+							t.Errorf("call span: %s = %q, want it on the request's span only", k, v)
+						}
+					}
+					if _, ok := ca["gen_ai.response.time_to_first_chunk"]; ok != stream {
+						t.Errorf("call span: time_to_first_chunk set %v, want %v", ok, stream)
+					}
+					// Counts an upstream does not report are left out.
+					for k, v := range map[string]int64{"gen_ai.usage.cache_read.input_tokens": defaultUsage.CacheRead,
+						"gen_ai.usage.reasoning.output_tokens": defaultUsage.Reasoning} {
+						if got, ok := ca[k]; ok && got != strconv.FormatInt(v, 10) {
+							t.Errorf("call span: %s = %s, want %d", k, got, v)
+						}
+					}
+					for _, s := range []map[string]string{sa, ca} {
 						for _, k := range []string{"error.type", "gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions"} {
-							if v, ok := a[k]; ok {
-								t.Errorf("%s span: %s = %q, want none", s.GetName(), k, v)
+							if v, ok := s[k]; ok {
+								t.Errorf("%s = %q, want none", k, v)
 							}
 						}
-						if got, want := a["llmbridge.cost_usd"], tracedCost(a); !closeTo(got, want) {
-							t.Errorf("%s span: cost %s, want %v", s.GetName(), got, want)
-						}
 					}
-					if got := spanAttrs(call)["gen_ai.request.model"]; got != upModel {
-						t.Errorf("call span: gen_ai.request.model %q, want the model sent, %q", got, upModel)
+					if got, want := sa["llmbridge.cost_usd"], tracedCost(ca); !closeTo(got, want) {
+						t.Errorf("request span: cost %s, want %v", got, want)
 					}
 					e := tracedLogEntry(t, env, id)
 					l := e.Get("llmbridge")
@@ -334,7 +362,7 @@ func TestTelemetry(t *testing.T) {
 					if l.Get("error_type").Exists() || strings.Contains(e.Raw, clientKey+`"`) {
 						t.Errorf("access log entry has an error type or the client key: %s", e.Raw)
 					}
-					if got := l.Get("cost_usd").Float(); !closeTo(strconv.FormatFloat(got, 'g', -1, 64), tracedCost(spanAttrs(server))) {
+					if got := l.Get("cost_usd").Float(); !closeTo(strconv.FormatFloat(got, 'g', -1, 64), tracedCost(spanAttrs(call))) {
 						t.Errorf("access log cost %v, span cost %s", got, spanAttrs(server)["llmbridge.cost_usd"])
 					}
 				})
@@ -380,6 +408,9 @@ func TestTelemetryErrors(t *testing.T) {
 				if got := spanAttrs(s)["error.type"]; got != "429" {
 					t.Errorf("%s span: error.type %q, want 429", s.GetName(), got)
 				}
+			}
+			if got := spanAttrs(server)["gen_ai.response.finish_reasons"]; got != "" {
+				t.Errorf("request span: finish_reasons %q for an error answer, want none", got)
 			}
 			if call.GetStatus().GetCode() != tracepb.Status_STATUS_CODE_ERROR {
 				t.Errorf("call span status %v, want an error", call.GetStatus())
@@ -438,12 +469,15 @@ func TestTelemetryContent(t *testing.T) {
 				t.Fatalf("status %d: %s", resp.Status, resp.Body)
 			}
 			server, call := tracedSpans(t, env.otlp.trace(t, id, 2))
-			for _, s := range []*tracepb.Span{server, call} {
+			if v, ok := spanAttrs(server)["gen_ai.input.messages"]; ok {
+				t.Errorf("request span: input messages %s, want them on the call's span only", v)
+			}
+			for _, s := range []*tracepb.Span{call} {
 				a := spanAttrs(s)
 				if got, want := a["gen_ai.input.messages"], `[{"role":"user","parts":[{"type":"text","content":"Hi"}]}]`; got != want {
 					t.Errorf("%s span: input messages %s, want %s", s.GetName(), got, want)
 				}
-				if got, want := a["gen_ai.output.messages"], `[{"role":"assistant","parts":[{"type":"text","content":"the completion"}],"finish_reason":"end"}]`; got != want {
+				if got, want := a["gen_ai.output.messages"], `[{"role":"assistant","parts":[{"type":"text","content":"the completion"}],"finish_reason":"stop"}]`; got != want {
 					t.Errorf("%s span: output messages %s, want %s", s.GetName(), got, want)
 				}
 			}
@@ -502,13 +536,17 @@ func TestTelemetryAzure(t *testing.T) {
 				server, call := tracedSpans(t, env.otlp.trace(t, id, 2))
 				for _, s := range []*tracepb.Span{server, call} {
 					a := spanAttrs(s)
-					for k, v := range map[string]string{"gen_ai.provider.name": "azure.ai.openai", "gen_ai.operation.name": "chat",
-						"llmbridge.upstream.protocol": up, "llmbridge.client_key": "team-a",
-						"gen_ai.usage.input_tokens": strconv.FormatInt(defaultUsage.Input, 10)} {
+					for k, v := range map[string]string{"gen_ai.provider.name": "azure.ai.openai", "gen_ai.operation.name": "chat"} {
 						if a[k] != v {
 							t.Errorf("%s span: %s = %q, want %q", s.GetName(), k, a[k], v)
 						}
 					}
+				}
+				if a := spanAttrs(server); a["llmbridge.upstream.protocol"] != up || a["llmbridge.client_key"] != "team-a" {
+					t.Errorf("request span: upstream protocol %q client key %q, want %s and team-a", a["llmbridge.upstream.protocol"], a["llmbridge.client_key"], up)
+				}
+				if got := spanAttrs(call)["gen_ai.usage.input_tokens"]; got != strconv.FormatInt(defaultUsage.Input, 10) {
+					t.Errorf("call span: input tokens %q, want %d", got, defaultUsage.Input)
 				}
 				if got := tracedLogEntry(t, env, id).Get("llmbridge.upstream_protocol").String(); got != up {
 					t.Errorf("access log upstream_protocol %q, want %s", got, up)

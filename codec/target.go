@@ -15,6 +15,12 @@ type Target struct {
 	// history came from another provider, or the client dropped it) gets
 	// the value Google documents for that case.
 	SignedFunctionCalls bool
+	// ThinkingTypeDisabled reports that the model thinks unless told not
+	// to with thinking: {type: disabled}, which is how reasoning effort none
+	// is written toward an OpenAI-compatible server (DeepSeek V4, where
+	// reasoning_effort none does not turn thinking off). Anthropic's
+	// encoder writes disabled thinking so in any case.
+	ThinkingTypeDisabled bool
 	// Dialect is the OpenAI-compatible server an openai-chat upstream is;
 	// nil is OpenAI itself.
 	Dialect *Dialect

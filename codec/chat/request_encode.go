@@ -100,7 +100,8 @@ func dropReasoning(req *codec.Request, parts []codec.Part, i int, unsigned bool)
 // appendReasoning appends reasoning_effort from req.Reasoning: an effort by its OpenAI name (max, which OpenAI lacks, as xhigh), a
 // thinking budget as the effort it stands for (opts.EffortBudgets), and
 // nothing for adaptive thinking or no setting, which leave the choice to the
-// model. Settings Chat has no field for (a Responses summary, Anthropic's
+// model. Effort none toward a model that is turned off by thinking type
+// (Target.ThinkingTypeDisabled) is thinking: {type: disabled}. Settings Chat has no field for (a Responses summary, Anthropic's
 // display, Gemini's includeThoughts) only shape what is shown of the
 // reasoning and are listed in req.Dropped.
 func appendReasoning(dst []byte, req *codec.Request, opts *codec.EncodeOptions) []byte {
@@ -112,7 +113,9 @@ func appendReasoning(dst []byte, req *codec.Request, opts *codec.EncodeOptions) 
 	if e == mapping.EffortMax {
 		e = mapping.EffortXHigh
 	}
-	if on := opts.Target.EffortOn; on != "" && e > mapping.EffortNone {
+	if e == mapping.EffortNone && opts.Target.ThinkingTypeDisabled {
+		dst = append(dst, `,"thinking":{"type":"disabled"}`...)
+	} else if on := opts.Target.EffortOn; on != "" && e > mapping.EffortNone {
 		dst = append(dst, `,"reasoning_effort":`...)
 		dst = jsonx.AppendString(dst, on)
 	} else if e != mapping.EffortUnset {

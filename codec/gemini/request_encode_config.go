@@ -146,7 +146,8 @@ func appendThinking(dst []byte, empty int, r *codec.Reasoning, opts *codec.Encod
 // together are rejected. The request's effort is written as its level, or
 // else the effort its budget stands for in opts.EffortBudgets (as toward
 // Chat, whose reasoning_effort is a level too); efforts above high are
-// high, the largest level. Adaptive thinking and Gemini's dynamic budget -1
+// high, the largest level most models take, except an explicit xhigh, which
+// the model rules leave only toward a model that takes it. Adaptive thinking and Gemini's dynamic budget -1
 // write no level, which leaves the model's own dynamic default. Thinking off
 // (effort none, budget 0) writes no level either, as not every such model
 // can stop thinking: which level, if any, the model is asked for instead is
@@ -171,6 +172,11 @@ func appendThinkingLevel(dst []byte, empty int, r *codec.Reasoning, opts *codec.
 		include = codec.OptBool{Value: true, Set: true}
 	}
 	level := thinkingLevel(e)
+	if r.Effort == mapping.EffortXHigh {
+		// The model rules leave an effort of xhigh only toward a model
+		// that takes that level (Gemini 4 Neon and Hydrogen).
+		level = r.Effort.String()
+	}
 	if level == "" && !include.Set {
 		return dst
 	}

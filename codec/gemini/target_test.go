@@ -24,7 +24,7 @@ func TestGeminiThinkingLevelEncode(t *testing.T) {
 		{name: "effort low", r: codec.Reasoning{Effort: mapping.EffortLow}, want: `{"thinkingLevel":"low","includeThoughts":true}`},
 		{name: "effort medium", r: codec.Reasoning{Effort: mapping.EffortMedium}, want: `{"thinkingLevel":"medium","includeThoughts":true}`},
 		{name: "effort high", r: codec.Reasoning{Effort: mapping.EffortHigh}, want: `{"thinkingLevel":"high","includeThoughts":true}`},
-		{name: "effort xhigh is high", r: codec.Reasoning{Effort: mapping.EffortXHigh}, want: `{"thinkingLevel":"high","includeThoughts":true}`},
+		{name: "effort xhigh is written as it is (fitted only toward a model that takes it)", r: codec.Reasoning{Effort: mapping.EffortXHigh}, want: `{"thinkingLevel":"xhigh","includeThoughts":true}`},
 		{name: "effort max is high", r: codec.Reasoning{Effort: mapping.EffortMax}, want: `{"thinkingLevel":"high","includeThoughts":true}`},
 		{name: "a budget is the effort it stands for", r: codec.Reasoning{Budget: budget(5000)}, want: `{"thinkingLevel":"medium","includeThoughts":true}`},
 		{name: "the smallest budget is minimal", r: codec.Reasoning{Budget: budget(1024)}, want: `{"thinkingLevel":"minimal","includeThoughts":true}`},

@@ -3,6 +3,7 @@ package rules
 import (
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
@@ -70,6 +71,9 @@ type Options struct {
 	// EffortBudgets convert between efforts and budgets, as the encoders
 	// do (codec.EncodeOptions).
 	EffortBudgets mapping.EffortBudgets
+	// Location is the cloud region the upstream's paths name
+	// (vertex_location), held to a rule's VertexLocations.
+	Location string
 }
 
 // Fit changes req where rule r (nil when no rule matches the model) or the
@@ -88,20 +92,27 @@ func Fit(req *codec.Request, r *Rule, opts *Options, adj []Adjustment) ([]Adjust
 		d = &codec.Descriptor{}
 	}
 	f.names = &d.Rules.Params
+	if f.r.ResponsesOnly || len(f.r.VertexLocations) > 0 {
+		f.availability(d)
+	}
 	f.reasoning()
 	if f.r.ChatTools != ChatToolsAny && d.Rules.API == "chat" {
 		f.chatTools()
 	}
 	f.maxTokens()
 	f.sampling()
-	if opts.Provider == "anthropic" {
+	switch opts.Provider {
+	case "anthropic":
 		f.anthropicBudget()
 		f.anthropicThinking()
+	case "deepseek":
+		f.deepseekThinking()
 	}
 	f.prefill()
 	var t codec.Target
 	t.ThinkingLevel = f.r.Reasoning == ReasoningLevel
 	t.SignedFunctionCalls = f.r.SignedCalls
+	t.ThinkingTypeDisabled = f.r.ThinkingOff == ThinkingOffDisabled && d.Rules.API == "chat"
 	t.EffortOn = f.r.EffortOn
 	t.Cache = codec.CacheTarget{
 		MinTokens:       f.r.CacheMinTokens,
@@ -114,6 +125,22 @@ func Fit(req *codec.Request, r *Rule, opts *Options, adj []Adjustment) ([]Adjust
 }
 
 var noRule Rule
+
+// availability refuses a request the upstream cannot serve the model for
+// in any form: a model served only by the Responses API toward Chat
+// Completions, one not served at the configured Vertex AI location. Each
+// refusal names what serves it instead.
+func (f *fitter) availability(d *codec.Descriptor) {
+	r, model := f.r, f.opts.Model
+	if r.ResponsesOnly && d.Rules.API == "chat" {
+		f.add("openai.chat.responses-only-model", "model", "", model+
+			" is served only by the Responses API, not Chat Completions ('This is not a chat model'); upstream openai-responses serves it", ClassRefuse)
+	}
+	if len(r.VertexLocations) > 0 && d.Cloud == "google" && d.Located && !slices.Contains(r.VertexLocations, f.opts.Location) {
+		f.add("google.vertex.locations", "vertex_location", "", model+" is served on Vertex AI only at the locations "+
+			strings.Join(r.VertexLocations, ", ")+", not "+strconv.Quote(f.opts.Location), ClassRefuse)
+	}
+}
 
 // cacheHour gives the request's breakpoints that ask for an hour the
 // default lifetime, for a model that offers only five minutes on this
@@ -298,6 +325,11 @@ func (f *fitter) effortModel(in intent) {
 	if want == mapping.EffortUnset {
 		return
 	}
+	if want == mapping.EffortNone && f.r.ThinkingOff == ThinkingOffDisabled {
+		// Written as thinking.type disabled (Target.ThinkingTypeDisabled).
+		*r = codec.Reasoning{Effort: mapping.EffortNone}
+		return
+	}
 	got := f.acceptedEffort(want)
 	if got != want {
 		f.add("openai.reasoning_effort.values", f.names.Reasoning, got.String(), f.notAccepted(want.String()), ClassAdjust)
@@ -333,7 +365,14 @@ func (f *fitter) levelModel(in intent) {
 	if want == mapping.EffortNone && f.r.AlwaysThinks {
 		got = f.r.efforts.lowest()
 	}
-	if got != want {
+	switch {
+	case in == intentBudget:
+		// Gemini 4 refuses a budget ("Thinking budget is not supported
+		// for this model. Use thinking level instead."); Gemini 3 takes it
+		// only for backward compatibility.
+		f.add("gemini.thinking.budget-as-level", f.names.Level, got.String(),
+			f.notAccepted("a thinking budget ("+strconv.FormatInt(r.Budget.Value, 10)+")")+"; the nearest thinking level", ClassAdjust)
+	case got != want:
 		why := f.notAccepted(want.String())
 		if want == mapping.EffortNone {
 			why = "thinking cannot be turned off on " + f.opts.Model
@@ -626,6 +665,21 @@ func (f *fitter) anthropicThinking() {
 		f.add("anthropic.thinking.top_p-range", "top_p", "", "thinking takes top_p only from 0.95 to 1", ClassAdjust)
 		req.TopP = codec.OptFloat{}
 	}
+}
+
+// deepseekThinking turns thinking off (thinking.type disabled) for a
+// request with a forced tool choice toward a DeepSeek model that thinks by
+// default: "Thinking mode does not support this tool_choice". The tool is
+// still called, as asked.
+func (f *fitter) deepseekThinking() {
+	req := f.req
+	r := &req.Reasoning
+	forced := req.ToolChoice.Mode == codec.ToolChoiceRequired || req.ToolChoice.Mode == codec.ToolChoiceNamed
+	if !forced || f.r.ThinkingOff != ThinkingOffDisabled || r.Effort == mapping.EffortNone {
+		return
+	}
+	f.add("deepseek.thinking.forced-tool-choice", "thinking", "disabled", "thinking is not accepted with a forced tool_choice by "+f.opts.Model, ClassAdjust)
+	*r = codec.Reasoning{Effort: mapping.EffortNone}
 }
 
 // prefill removes a trailing assistant message from a model that takes

@@ -36,6 +36,8 @@ func TestFit(t *testing.T) {
 		target   codec.Target
 		// classes, when set, are the adjustments' classes.
 		classes []Class
+		// location is the upstream's vertex_location.
+		location string
 	}{
 		{
 			name: "claude code budget over gemini 2.5 flash's range", protocol: codec.Gemini, model: "gemini-2.5-flash",
@@ -189,8 +191,9 @@ func TestFit(t *testing.T) {
 		},
 		{
 			name: "gemini 3 flash from a budget", protocol: codec.Gemini, model: "gemini-3-flash-preview",
-			req:    codec.Request{Reasoning: codec.Reasoning{Budget: optI(8192)}},
-			target: codec.Target{ThinkingLevel: true, SignedFunctionCalls: true},
+			req:      codec.Request{Reasoning: codec.Reasoning{Budget: optI(8192)}},
+			target:   codec.Target{ThinkingLevel: true, SignedFunctionCalls: true},
+			adjusted: "thinkingConfig.thinkingLevel=medium (a thinking budget (8192) not accepted by gemini-3-flash-preview; the nearest thinking level)",
 			check: func(t *testing.T, r *codec.Request) {
 				if r.Reasoning.Effort != mapping.EffortMedium || r.Reasoning.Budget.Set {
 					t.Errorf("reasoning = %+v", r.Reasoning)
@@ -348,9 +351,72 @@ func TestFit(t *testing.T) {
 			req: codec.Request{Temperature: optF(0.2), Reasoning: codec.Reasoning{Effort: mapping.EffortNone}},
 		},
 		{
-			name: "gpt-5.2-chat-latest takes medium only", protocol: codec.OpenAIChat, model: "gpt-5.2-chat-latest",
+			name: "gemini 4 takes no budget: its nearest level, reported", protocol: codec.Gemini, model: "gemini-4-argon",
+			req:      codec.Request{Reasoning: codec.Reasoning{Budget: optI(31999)}},
+			target:   codec.Target{ThinkingLevel: true, SignedFunctionCalls: true},
+			adjusted: "thinkingConfig.thinkingLevel=high (a thinking budget (31999) not accepted by gemini-4-argon; the nearest thinking level)",
+		},
+		{
+			name: "gemini 4 neon takes level xhigh", protocol: codec.Gemini, model: "gemini-4-neon",
+			req:    codec.Request{Reasoning: codec.Reasoning{Effort: mapping.EffortMax}},
+			target: codec.Target{ThinkingLevel: true, SignedFunctionCalls: true},
+			check: func(t *testing.T, r *codec.Request) {
+				if r.Reasoning.Effort != mapping.EffortXHigh {
+					t.Errorf("effort = %v, want xhigh", r.Reasoning.Effort)
+				}
+			},
+			adjusted: "thinkingConfig.thinkingLevel=xhigh (max not accepted by gemini-4-neon)",
+		},
+		{
+			name: "gemini 4 neon refuses penalties", protocol: codec.Gemini, model: "gemini-4-neon-preview",
+			req:      codec.Request{PresencePenalty: optF(0.5)},
+			target:   codec.Target{ThinkingLevel: true, SignedFunctionCalls: true},
+			adjusted: "presencePenalty removed (presence_penalty not accepted by gemini-4-neon-preview)",
+		},
+		{
+			name: "gemini 4 on vertex at us-central1 is refused", protocol: codec.Vertex, model: "gemini-4-hydrogen", location: "us-central1",
+			target:   codec.Target{ThinkingLevel: true, SignedFunctionCalls: true},
+			adjusted: `vertex_location removed (gemini-4-hydrogen is served on Vertex AI only at the locations global, us, eu, not "us-central1")`,
+			classes:  []Class{ClassRefuse},
+		},
+		{
+			name: "gemini 4 on vertex at global", protocol: codec.Vertex, model: "gemini-4-hydrogen", location: "global",
+			target: codec.Target{ThinkingLevel: true, SignedFunctionCalls: true},
+		},
+		{
+			name: "a codex model toward chat completions is refused", protocol: codec.OpenAIChat, model: "gpt-5.3-codex",
+			adjusted: "model removed (gpt-5.3-codex is served only by the Responses API, not Chat Completions ('This is not a chat model'); upstream openai-responses serves it)",
+			classes:  []Class{ClassRefuse},
+		},
+		{
+			name: "a codex model toward responses", protocol: codec.OpenAIResponses, model: "gpt-5.3-codex",
+		},
+		{
+			name: "deepseek v4 with a forced tool choice: thinking disabled", protocol: codec.OpenAIChat, model: "deepseek-v4-pro",
+			req: codec.Request{ToolChoice: codec.ToolChoice{Mode: codec.ToolChoiceRequired}, Reasoning: codec.Reasoning{Effort: mapping.EffortHigh}},
+			check: func(t *testing.T, r *codec.Request) {
+				if r.Reasoning.Effort != mapping.EffortNone {
+					t.Errorf("effort = %v, want none", r.Reasoning.Effort)
+				}
+			},
+			target:   codec.Target{ThinkingTypeDisabled: true},
+			adjusted: "thinking=disabled (thinking is not accepted with a forced tool_choice by deepseek-v4-pro)",
+			classes:  []Class{ClassAdjust},
+		},
+		{
+			name: "deepseek v4 with reasoning off: thinking disabled", protocol: codec.OpenAIChat, model: "deepseek-v4-flash",
+			req: codec.Request{Reasoning: codec.Reasoning{Effort: mapping.EffortNone}},
+			check: func(t *testing.T, r *codec.Request) {
+				if r.Reasoning.Effort != mapping.EffortNone {
+					t.Errorf("effort = %v, want none", r.Reasoning.Effort)
+				}
+			},
+			target: codec.Target{ThinkingTypeDisabled: true},
+		},
+		{
+			name: "gpt-5.3-chat-latest takes medium only", protocol: codec.OpenAIChat, model: "gpt-5.3-chat-latest",
 			req:      codec.Request{Reasoning: codec.Reasoning{Effort: mapping.EffortHigh}},
-			adjusted: "reasoning_effort=medium (high not accepted by gpt-5.2-chat-latest)",
+			adjusted: "reasoning_effort=medium (high not accepted by gpt-5.3-chat-latest)",
 		},
 		{
 			name: "gpt-5.4-pro: low becomes medium", protocol: codec.OpenAIResponses, model: "gpt-5.4-pro",
@@ -419,7 +485,7 @@ func TestFit(t *testing.T) {
 				provider = "mistral"
 			}
 			req := tt.req
-			adj, target := Fit(&req, tbl.Lookup(provider, tt.model), &Options{Protocol: tt.protocol, Provider: provider, Model: tt.model}, nil)
+			adj, target := Fit(&req, tbl.Lookup(provider, tt.model), &Options{Protocol: tt.protocol, Provider: provider, Model: tt.model, Location: tt.location}, nil)
 			var got []string
 			for i := range adj {
 				got = append(got, adj[i].String())

@@ -16,6 +16,24 @@ type Lesson struct {
 	ID string
 	// Rule holds only the learned fields; the others are zero.
 	Rule Rule
+	// Param, Value and Why describe the fix of a lesson that Fit does not
+	// report as an adjustment, because it is made by the encoder or the
+	// body fitting (thought signatures), or because the canonical request
+	// cannot hold what the refused body had (an effort beside disabled
+	// thinking): the field the retry changes, what it sends ("" for
+	// nothing), and why. Empty for a lesson whose fix Fit reports.
+	Param, Value, Why string
+}
+
+// LessonBetweenTools is the lesson of a refusal of thinking type
+// between_tools, which the canonical request cannot hold: the caller
+// writes such a body's thinking as adaptive before fitting it.
+const LessonBetweenTools = "learned.thinking.between-tools"
+
+// Fix returns the adjustment that reports the fix of a lesson with a
+// Param, for model.
+func (l *Lesson) Fix(model string) Adjustment {
+	return Adjustment{Rule: l.ID, Param: l.Param, Value: l.Value, Why: l.Why + " on " + model}
 }
 
 // lessonGrammar is one provider grammar of a refusal that names a setting
@@ -38,7 +56,7 @@ func setting(name string, base *Rule) (Lesson, bool) {
 		return Lesson{ID: "learned.penalties.unsupported", Rule: Rule{Rejects: withReject(base, "presence_penalty")}}, true
 	case "frequency_penalty", "frequencyPenalty":
 		return Lesson{ID: "learned.penalties.unsupported", Rule: Rule{Rejects: withReject(base, "frequency_penalty")}}, true
-	case "reasoning_effort", "reasoning.effort", "reasoning":
+	case "reasoning_effort", "reasoning.effort", "reasoning", "reasoningEffort":
 		return Lesson{ID: "learned.reasoning.unsupported", Rule: Rule{Reasoning: ReasoningNone}}, true
 	}
 	return Lesson{}, false
@@ -169,6 +187,57 @@ var lessonGrammars = []lessonGrammar{
 	// model page).
 	{regexp.MustCompile(`(?i)penalty is not (?:enabled|supported)`), func(_ []string, base *Rule) (Lesson, bool) {
 		return Lesson{ID: "learned.penalties.unsupported", Rule: Rule{Rejects: withReject(&Rule{Rejects: withReject(base, "presence_penalty")}, "frequency_penalty")}}, true
+	}},
+	// Gemini 4: "Thinking budget is not supported for this model. Use
+	// thinking level instead." (docs.apiyi.com's Gemini 4 Argon page,
+	// dev.to/aihubmix's Gemini 4 Neon migration guide).
+	{regexp.MustCompile(`Thinking budget is not supported for this model`), func(_ []string, base *Rule) (Lesson, bool) {
+		efforts := []string{"low", "medium", "high"}
+		if base != nil && base.Reasoning == ReasoningLevel {
+			efforts = base.Efforts
+		}
+		return Lesson{ID: "learned.thinking.level-only", Rule: Rule{Reasoning: ReasoningLevel, Efforts: efforts, AlwaysThinks: true}}, true
+	}},
+	// Gemini 3 and 4: "Function call is missing a thought_signature in
+	// functionCall parts" (ai.google.dev's thought signatures page,
+	// docs.apiyi.com's FAQ).
+	{regexp.MustCompile(`Function call is missing a thought_signature`), func([]string, *Rule) (Lesson, bool) {
+		return Lesson{ID: "learned.thought-signature", Rule: Rule{SignedCalls: true}, Param: "thoughtSignature", Value: "skip_thought_signature_validator",
+			Why: "the first function call of each model step carries a thought signature, the documented dummy where it has none,"}, true
+	}},
+	// DeepSeek V4: "Thinking mode does not support this tool_choice"
+	// (deepseek-ai/DeepSeek-V3#1376, BerriAI/litellm#37470).
+	{regexp.MustCompile(`Thinking mode does not support this tool_choice`), func([]string, *Rule) (Lesson, bool) {
+		return Lesson{ID: "learned.thinking.forced-tool-choice", Rule: Rule{ThinkingOff: ThinkingOffDisabled}}, true
+	}},
+	// xAI: "Model grok-4.20-0309-reasoning does not support parameter
+	// reasoningEffort." (chenyme/grok2api#814); also presencePenalty,
+	// frequencyPenalty and stop (lobehub/lobehub#8379).
+	{regexp.MustCompile(`does not support parameter ([A-Za-z_]+)`), func(m []string, base *Rule) (Lesson, bool) {
+		return setting(m[1], base)
+	}},
+	// OpenAI: "This is not a chat model and thus not supported in the
+	// v1/chat/completions endpoint. Did you mean to use v1/completions?"
+	// (SillyTavern/SillyTavern#5212): the model is served by the
+	// Responses API only.
+	{regexp.MustCompile(`This is not a chat model`), func([]string, *Rule) (Lesson, bool) {
+		return Lesson{ID: "learned.chat.responses-only-model", Rule: Rule{ResponsesOnly: true}}, true
+	}},
+	// Anthropic: "output_config.effort 'xhigh' is not supported when
+	// thinking is disabled on this model" (Opus 5 and Haiku 5.5 take
+	// disabled thinking only at effort low, medium or high;
+	// anthropics/claude-code#79798).
+	{regexp.MustCompile(`output_config\.effort '[a-z]+' is not supported when thinking is disabled`), func([]string, *Rule) (Lesson, bool) {
+		return Lesson{ID: "learned.thinking.disabled-effort", Rule: Rule{ThinkingOff: ThinkingOffDisabled}, Param: "output_config.effort",
+			Why: "thinking.type disabled is taken only without an effort above high"}, true
+	}},
+	// Anthropic: "Only Claude Sonnet 5.5 accepts \"between_tools\"", and
+	// Sonnet 5.5's own refusal of between_tools at effort xhigh or max
+	// (platform.claude.com's thinking troubleshooting page): thinking
+	// between tools becomes adaptive thinking, which every such model
+	// takes.
+	{regexp.MustCompile(`between_tools`), func([]string, *Rule) (Lesson, bool) {
+		return Lesson{ID: LessonBetweenTools, Why: "thinking.type between_tools is not accepted here; adaptive thinking is"}, true
 	}},
 	// The generic form of several providers: "'top_k' is not supported
 	// for this model", "stop is not supported with this model".

@@ -89,7 +89,14 @@ Every change is listed in the ` + "`Llmbridge-Adjusted`" + ` response header
   tools on Chat Completions, where the model takes them only without reasoning (the refusal names the fix:
   ` + "`upstream openai-responses`" + `, which takes both).
 - **requests no form of the upstream protocol carries** are refused under every policy: function tools on Chat
-  Completions for a model that takes them only through the Responses API.
+  Completions for a model that takes them only through the Responses API; any request on Chat Completions for a
+  model served only by the Responses API (the Codex models: the refusal names ` + "`upstream openai-responses`" + `); a
+  request toward Vertex AI for a model not served at the configured ` + "`vertex_location`" + ` (Gemini 4: ` + "`global`" + `,
+  ` + "`us`" + ` and ` + "`eu`" + ` only).
+
+A row marked **retired** names the day the provider stopped serving the model. Its requests are still sent (another
+server may serve it); from that day, the provider's refusal (a 404, or a 400 saying the model does not exist or was
+decommissioned) reaches the client as an error that names the retirement.
 
 ` + "`on_unsupported strict`" + ` refuses every request that would need either. Reasoning kinds: ` + "`none`" + ` (not a reasoning
 model), ` + "`effort`" + ` (OpenAI-style effort), ` + "`budget`" + ` (thinking token budget), ` + "`budget+adaptive`" + `, ` + "`adaptive`" + ` (Anthropic
@@ -97,6 +104,23 @@ adaptive thinking with ` + "`output_config.effort`" + `), ` + "`level`" + ` (Gem
 setting). Sampling: ` + "`exclusive`" + ` (temperature or top_p, not both), ` + "`fixed`" + ` (only the defaults),
 ` + "`fixed-when-reasoning`" + ` (only the defaults unless the effort, the request's or the model's default, is none).
 Each row says when it was last checked against its sources (` + "`verified`" + `).
+
+## How a model without a row is treated
+
+A model is matched against the rows in order; the first row whose glob matches is its row. A model of a family the
+table knows whose version is newer than every row of that family (` + "`gemini-5-pro`" + ` after the Gemini 4 rows,
+` + "`claude-opus-6`" + ` after Opus 5.5, ` + "`gpt-6.5`" + ` or ` + "`gpt-7`" + ` after GPT-6.1, ` + "`grok-5`" + ` after grok-4.7) is taken to behave
+like that family's newest row rather than like a model the table knows nothing of: the name is read as a family
+(the words before the version: ` + "`gemini`" + `, ` + "`claude-opus`" + `, ` + "`gpt`" + `, ` + "`qwen`" + `), a version (` + "`3.8`" + `, Claude's ` + "`4-5`" + ` as 4.5; 4.20 comes
+before 4.3) and a variant (the word after the version: ` + "`flash`" + `, ` + "`codex`" + `). The row taken is the newest version's row for
+the model's variant, else the newest version's row for any variant (` + "`gemini-4*`" + `), else the newest major version's
+(` + "`gpt-6*`" + `), else the row the name matches. Its retirement date and price are not taken. The assumption is logged at
+info level once per model, with the ` + "`model_rule`" + ` block that pins it (` + "`like gemini-4-argon`" + `), and the first request's
+` + "`Llmbridge-Adjusted`" + ` says ` + "`model_rule=like gemini-4-argon (gemini-5-pro has no row; ...)`" + `. Which rule a model takes is found
+on its first request and kept for the handler's life (at most 1,024 models). A model whose family has no versioned row
+(` + "`acme-9-pro`" + `), or whose version is not newer than its family's rows, takes the row its name matches, or, with none,
+is sent as the client asked under the provider-wide rules only. A ` + "`model_rule`" + ` whose glob names the model, or its
+version (` + "`gemini-5*`" + `), is the model's row like any other.
 
 A request the table gets wrong costs at most one retry: an upstream's refusal that names a setting or value
 the model does not take teaches llmbridge the rule, which it applies to the retry and to later requests
@@ -119,8 +143,13 @@ temperature at effort none and at an effort above none, each reasoning effort (o
 thinking with each ` + "`output_config.effort`" + `, or each Gemini thinking level and a range of thinking budgets),
 function tools with and without an effort on Chat Completions, stop sequences, presence and frequency
 penalties, a trailing assistant message, ` + "`thinking: {type: disabled}`" + `, a forced tool choice, an output
-limit of 100,000,000 (whose refusal names the model's cap), and toward a dialect the developer role and a
-user message right after a tool message. It prints each probe as accepted or refused (with the provider's
+limit of 100,000,000 (whose refusal names the model's cap), toward Gemini a tool turn whose function call carries
+no thought signature (Gemini 3 and later refuse it: ` + "`signed_calls`" + `), and toward a dialect the developer role, a user
+message right after a tool message and a forced tool choice (a model that refuses it while thinking, as DeepSeek
+V4 does, is turned off with ` + "`thinking: {type: disabled}`" + `: ` + "`thinking_off disabled`" + `). Gemini's levels include ` + "`xhigh`" + `,
+and a model that takes levels but refuses every budget is reported as taking levels only (a budget is then sent as
+its nearest level). A model OpenAI serves only by the Responses API is recognized by the Chat baseline's refusal
+("This is not a chat model"): the probe stops there and reports ` + "`responses_only`" + `. It prints each probe as accepted or refused (with the provider's
 words), the ` + "`model_rule`" + ` block the results imply, findings a rule cannot hold (a dialect setting the server
 needs), and the requests and tokens it spent (about 20 requests and a few hundred tokens). Thinking with a
 budget is not probed (it needs more than 1,024 output tokens). Add the block to the directive, or send it
@@ -171,6 +200,15 @@ func otherText(r *Rule) string {
 		parts = append(parts, "function tools on Chat only with effort none")
 	case ChatToolsResponses:
 		parts = append(parts, "function tools only on Responses")
+	}
+	if r.ResponsesOnly {
+		parts = append(parts, "Responses API only")
+	}
+	if len(r.VertexLocations) > 0 {
+		parts = append(parts, "on Vertex AI only at "+strings.Join(r.VertexLocations, ", "))
+	}
+	if r.Retired != "" {
+		parts = append(parts, "**retired "+r.Retired+"**")
 	}
 	if r.ThinkingOff == ThinkingOffDisabled {
 		parts = append(parts, "thinks unless thinking is disabled")

@@ -73,7 +73,7 @@ func rowProblems(r *Rule, provider string, req *codec.Request, target codec.Targ
 			bad("reasoning settings sent")
 		}
 	case ReasoningEffort, ReasoningLevel:
-		if z.Effort != mapping.EffortUnset && !r.efforts.has(z.Effort) {
+		if z.Effort != mapping.EffortUnset && !r.efforts.has(z.Effort) && !(z.Effort == mapping.EffortNone && r.ThinkingOff == ThinkingOffDisabled) {
 			bad("effort " + z.Effort.String() + " not accepted")
 		}
 		if z.Budget.Set {

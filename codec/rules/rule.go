@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"time"
+
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
 )
@@ -74,7 +76,8 @@ const (
 	// whether it takes thinking.type disabled is not known.
 	ThinkingOffOmit = "omit"
 	// ThinkingOffDisabled sends thinking.type disabled: the model thinks
-	// when thinking is left out (Claude Sonnet 5, Opus 5).
+	// when thinking is left out (Claude Sonnet 5, Opus 5, Haiku 5.5;
+	// DeepSeek V4, where reasoning_effort none does not turn it off).
 	ThinkingOffDisabled = "disabled"
 )
 
@@ -119,6 +122,22 @@ type Rule struct {
 	// SignedCalls reports that the first function call of each model step
 	// in the current turn must carry a thought signature (Gemini 3).
 	SignedCalls bool `json:"signed_calls,omitempty"`
+	// ResponsesOnly reports that the provider serves the model only
+	// through its Responses API: a request toward Chat Completions is
+	// refused before it is sent ("This is not a chat model"), naming the
+	// upstream that serves it.
+	ResponsesOnly bool `json:"responses_only,omitempty"`
+	// Retired is the date (YYYY-MM-DD) from which the provider no longer
+	// serves the model. The request is still sent (other servers may
+	// serve it); from that date, the provider's refusal of it (a 404 or a
+	// 400 saying the model does not exist) reaches the client as an error
+	// naming the retirement.
+	Retired string `json:"retired,omitempty"`
+	// VertexLocations are the only Vertex AI locations that serve the
+	// model (Gemini 4: global, us, eu); a request toward another
+	// vertex_location is refused before it is sent. Empty is every
+	// location.
+	VertexLocations []string `json:"vertex_locations,omitempty"`
 	// Rejects lists request settings the model refuses: stop,
 	// presence_penalty, frequency_penalty.
 	Rejects []string `json:"rejects,omitempty"`
@@ -131,8 +150,8 @@ type Rule struct {
 	// Completions (one of the ChatTools constants); Responses takes them
 	// with any effort.
 	ChatTools string `json:"chat_tools,omitempty"`
-	// ThinkingOff is how thinking is turned off on an Anthropic model
-	// (one of the ThinkingOff constants).
+	// ThinkingOff is how thinking is turned off on an Anthropic or
+	// DeepSeek model (one of the ThinkingOff constants).
 	ThinkingOff string `json:"thinking_off,omitempty"`
 	// EffortOn is the value written for every effort above none, for a
 	// model that takes only "reasoning on" by its own name (Groq's qwen3:
@@ -161,6 +180,7 @@ type Rule struct {
 
 	efforts       effortSet
 	defaultEffort mapping.Effort
+	retired       time.Time
 	rejects       rejectSet
 	globs         []glob
 	order         int
@@ -235,4 +255,10 @@ func (d *DialectSpec) Dialect(name string) *codec.Dialect {
 		cd.ToolCallIDs = codec.IDAlnum9
 	}
 	return cd
+}
+
+// RetiredAt reports whether the provider no longer serves the model at
+// time t: the row has a retirement date and t is on or after it.
+func (r *Rule) RetiredAt(t time.Time) bool {
+	return !r.retired.IsZero() && !t.Before(r.retired)
 }

@@ -156,6 +156,13 @@ func (r Rule) Over(base *Rule) Rule {
 	}
 	out.NoPrefill = out.NoPrefill || r.NoPrefill
 	out.SignedCalls = out.SignedCalls || r.SignedCalls
+	out.ResponsesOnly = out.ResponsesOnly || r.ResponsesOnly
+	if r.Retired != "" {
+		out.Retired = r.Retired
+	}
+	if r.VertexLocations != nil {
+		out.VertexLocations = r.VertexLocations
+	}
 	if r.Rejects != nil {
 		out.Rejects = r.Rejects
 	}
@@ -238,6 +245,14 @@ func (r *Rule) compile() error {
 	}
 	if r.EffortOn != "" && (r.Reasoning != ReasoningEffort || r.efforts&^(1<<mapping.EffortNone) == 0 || bits.OnesCount16(uint16(r.efforts&^(1<<mapping.EffortNone))) != 1) {
 		return fmt.Errorf("%v: effort_on needs reasoning effort with none and one other effort", r.Models)
+	}
+	r.retired = time.Time{}
+	if r.Retired != "" {
+		t, err := time.Parse(time.DateOnly, r.Retired)
+		if err != nil {
+			return fmt.Errorf("%v: retired %q is not a date (YYYY-MM-DD)", r.Models, r.Retired)
+		}
+		r.retired = t
 	}
 	if r.Verified != "" {
 		if _, err := time.Parse(time.DateOnly, r.Verified); err != nil {

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
@@ -71,7 +72,8 @@ func TestLookup(t *testing.T) {
 		{"anthropic", "claude-opus-4-8", "claude-opus-4-7*"},
 		{"openai", "gpt-5.2-chat-latest", "gpt-5.2-chat*"},
 		{"openai", "gpt-6-astra", "gpt-6-astra*"},
-		{"openai", "gpt-6-luna", "gpt-6*"},
+		{"openai", "gpt-6-luna", "gpt-6-luna*"},
+		{"openai", "gpt-6-sol", "gpt-6*"},
 		{"google", "gemini-3.5-flash-lite", "gemini-3.5-flash-lite*"},
 		{"google", "gemini-3.5-flash", "gemini-3.1-flash-lite*"},
 		{"anthropic", "claude-next", "claude-*"},
@@ -82,7 +84,10 @@ func TestLookup(t *testing.T) {
 		{"openai", "gpt-4o-mini", "gpt-4o*"},
 		{"openai", "my-model", ""},
 		{"google", "models/gemini-2.5-flash-lite", "gemini-2.5-flash-lite*"},
-		{"google", "gemini-3.7-flash", "gemini-3*"},
+		{"google", "gemini-3.7-flash", "gemini-3.7-flash*"},
+		{"google", "gemini-3.9-pro", "gemini-3*"},
+		{"google", "gemini-4-carbon", "gemini-4-argon*"},
+		{"openai", "gpt-5.5-codex", "*-codex*"},
 		{"google", "claude-sonnet-4-5", ""},
 		{"deepseek", "deepseek-v4-pro", "deepseek-v4*"},
 		{"mistral", "mistral-large-latest", "magistral*"[:0] + "mistral-*"},
@@ -222,6 +227,36 @@ func TestProviderFor(t *testing.T) {
 	} {
 		if got := ProviderFor(tt.p, tt.dialect); got != tt.want {
 			t.Errorf("ProviderFor(%s, %q) = %q, want %q", tt.p, tt.dialect, got, tt.want)
+		}
+	}
+}
+
+// TestRetiredAt checks a retired row against dates around its retirement,
+// and a row without one.
+func TestRetiredAt(t *testing.T) {
+	tbl := Builtin()
+	day := func(s string) time.Time {
+		d, err := time.Parse(time.DateOnly, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	for _, tt := range []struct {
+		provider, model, at string
+		want                bool
+	}{
+		{"openai", "gpt-5-codex", "2026-07-22", false},
+		{"openai", "gpt-5-codex", "2026-07-23", true},
+		{"openai", "o4-mini", "2026-12-07", true},
+		{"openai", "gpt-5", "2026-12-10", false},
+		{"openai", "gpt-5", "2026-12-11", true},
+		{"openai", "gpt-5-nano", "2027-01-01", false},
+		{"groq", "llama-3.3-70b-versatile", "2026-08-16", true},
+		{"openai", "gpt-6-luna", "2030-01-01", false},
+	} {
+		if got := tbl.Lookup(tt.provider, tt.model).RetiredAt(day(tt.at)); got != tt.want {
+			t.Errorf("%s retired at %s = %v, want %v", tt.model, tt.at, got, tt.want)
 		}
 	}
 }

@@ -450,7 +450,7 @@ func appendPromptCache(dst []byte, req *codec.Request, accepts bool, policy code
 		req.Dropped = append(req.Dropped, "prompt_cache_key")
 	case accepts && policy.Key:
 		dst = append(dst, `,"prompt_cache_key":"`...)
-		dst = appendPromptCacheKey(dst, req)
+		dst = codec.AppendPromptCacheKey(dst, req)
 		dst = append(dst, '"')
 	}
 	if c.Retention != "" {

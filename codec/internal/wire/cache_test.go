@@ -195,6 +195,6 @@ func BenchmarkPromptCacheKey(b *testing.B) {
 	buf := make([]byte, 0, 64)
 	b.ReportAllocs()
 	for b.Loop() {
-		buf = appendPromptCacheKey(buf[:0], req)
+		buf = codec.AppendPromptCacheKey(buf[:0], req)
 	}
 }

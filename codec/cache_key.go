@@ -1,6 +1,4 @@
-package wire
-
-import "github.com/llmbridge/llmbridge/codec"
+package codec
 
 // promptCacheKeySample is how many bytes of each end of a long text the
 // derived prompt cache key reads: enough to tell agents and sessions
@@ -8,13 +6,15 @@ import "github.com/llmbridge/llmbridge/codec"
 // system prompt.
 const promptCacheKeySample = 128
 
-// appendPromptCacheKey appends a prompt cache key for req, without
+// AppendPromptCacheKey appends the prompt cache key llmbridge derives for
+// req when a CachePolicy asks for one (OpenAI's prompt_cache_key), without
 // quotes: "llmbridge-" and 16 hexadecimal digits of an FNV-1a hash of the
 // conversation's identity, the end user when the client names one (Claude
 // Code's user id names its session), else the system prompt and the tool
 // names. The same conversation gets the same key on every turn and on
-// every instance; a collision only shares a cache route.
-func appendPromptCacheKey(dst []byte, req *codec.Request) []byte {
+// every instance, translated or passed through; a collision only shares a
+// cache route.
+func AppendPromptCacheKey(dst []byte, req *Request) []byte {
 	h := fnvOffset
 	if req.User != "" {
 		h = fnvString(h, "u:")
@@ -25,7 +25,7 @@ func appendPromptCacheKey(dst []byte, req *codec.Request) []byte {
 			h = fnvSample(h, req.System[i].Text)
 		}
 		for i := range req.Messages {
-			if m := &req.Messages[i]; IsSystemRole(m.Role) {
+			if m := &req.Messages[i]; m.Role == RoleSystem || m.Role == RoleDeveloper {
 				for j := range m.Parts {
 					h = fnvSample(h, m.Parts[j].Text)
 				}

@@ -1,0 +1,95 @@
+package caddymodule
+
+import (
+	"encoding/base64"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/llmbridge/llmbridge/caddymodule/state"
+)
+
+// TestApplyEvent applies the fleet's events to this instance's copy of
+// the state: a target's cooldown and open circuit (the later end wins),
+// a pooled key's cooldown and refusal, found by the pool's id.
+func TestApplyEvent(t *testing.T) {
+	now := time.Now().UnixNano()
+	name := "shared-test-" + strconv.FormatInt(now, 36)
+	until := now + int64(time.Minute)
+	applyEvent([]byte(eventCool + " " + name + " " + unixNano(until)))
+	if got := stateOf(name).cooldown.Load(); got != until {
+		t.Errorf("cooldown %d, want %d", got, until)
+	}
+	applyEvent([]byte(eventCool + " " + name + " " + unixNano(until-int64(time.Second))))
+	if got := stateOf(name).cooldown.Load(); got != until {
+		t.Errorf("an earlier end replaced a later one: %d", got)
+	}
+	applyEvent([]byte(eventOpen + " " + name + " " + unixNano(until)))
+	if got := stateOf(name).until(now); got != until {
+		t.Errorf("until %d after the circuit opened elsewhere, want %d", got, until)
+	}
+	applyEvent([]byte(eventCool + " " + name + "-past " + unixNano(now-1)))
+	if !stateOf(name + "-past").idle() {
+		t.Errorf("a cooldown that already ended was applied")
+	}
+
+	p := newKeyPool("api_key", []credential{{key: "k0-" + name}, {key: "k1-" + name}}, zap.NewNop())
+	pools.Store(p, struct{}{})
+	defer pools.Delete(p)
+	applyEvent([]byte(eventKeyCool + " " + p.id + " 1 " + unixNano(until)))
+	if i, _ := p.pick(now); i != 0 {
+		t.Errorf("picked key %d while key 1 cools", i)
+	}
+	applyEvent([]byte(eventKeyOut + " " + p.id + " 0"))
+	if i, _ := p.pick(now); i != -1 || p.outCount() != 1 {
+		t.Errorf("picked %d with key 0 out and key 1 cooling (out %d)", i, p.outCount())
+	}
+	applyEvent([]byte(eventKeyOut + " " + p.id + " 0"))
+	if p.outCount() != 1 {
+		t.Errorf("a repeated refusal counted twice: %d out", p.outCount())
+	}
+	other := newKeyPool("api_key", []credential{{key: "other-" + name}}, zap.NewNop())
+	if other.id == p.id {
+		t.Errorf("pools of different keys share an id")
+	}
+	if again := newKeyPool("api_key", []credential{{key: "k0-" + name}, {key: "k1-" + name}}, zap.NewNop()); again.id != p.id {
+		t.Errorf("the same pool on another instance has another id")
+	}
+}
+
+// TestEventsThroughMemory checks the publish path on a store that is not
+// shared: nothing is published, the process's state is already everyone's.
+func TestEventsThroughMemory(t *testing.T) {
+	got := 0
+	stop := state.Local().Subscribe(eventsChannel, func([]byte) { got++ })
+	defer stop()
+	publishEvent(state.Local(), eventCool, "x", "1")
+	time.Sleep(10 * time.Millisecond)
+	if got != 0 {
+		t.Errorf("an event was published to a store no other instance sees")
+	}
+}
+
+// TestApplyLesson keeps a lesson another instance learned, read from the
+// same refusal, and skips this instance's own.
+func TestApplyLesson(t *testing.T) {
+	h := newTestHandler(t, &Handler{Upstream: "openai-chat"})
+	model := "acme-shared-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	refusal := base64.RawURLEncoding.EncodeToString([]byte("Unsupported parameter: 'top_p' is not supported with this model."))
+	applyEvent([]byte(strings.Join([]string{eventLearn, instanceID, h.provider, model, "400", refusal}, " ")))
+	if h.learned.lookup(model) != nil {
+		t.Fatal("this instance's own lesson was applied again")
+	}
+	applyEvent([]byte(strings.Join([]string{eventLearn, "another-instance", h.provider, model, "400", refusal}, " ")))
+	lr := h.learned.lookup(model)
+	if lr == nil {
+		t.Fatal("another instance's lesson was not kept")
+	}
+	if !slices.Contains(lr.rule.Rejects, "top_p") && lr.rule.Sampling == "" {
+		t.Errorf("the kept rule %+v does not refuse top_p", lr.rule)
+	}
+}
