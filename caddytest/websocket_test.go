@@ -359,7 +359,7 @@ func TestWebSocketTurnsTraced(t *testing.T) {
 		switch {
 		case s.GetKind() == tracepb.Span_SPAN_KIND_SERVER && a["llmbridge.client.protocol"] == string(openaiResponses):
 			turns++
-			if a["llmbridge.upstream.protocol"] != string(up) || a["llmbridge.client_key"] != "team-a" || a["gen_ai.usage.output_tokens"] == "" {
+			if a["llmbridge.upstream.protocol"] != string(up) || a["llmbridge.client_key"] != "team-a" || a["gen_ai.response.id"] == "" {
 				t.Errorf("turn span %q: %v", s.GetName(), a)
 			}
 		case s.GetKind() == tracepb.Span_SPAN_KIND_CLIENT:
