@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -18,14 +19,16 @@ import (
 	"github.com/tidwall/gjson"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/state"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
 	"github.com/llmbridge/llmbridge/sse"
 )
 
-// provisionConversations checks the conversation settings and sets up the
-// in-memory store.
-func (h *Handler) provisionConversations() error {
+// provisionConversations checks the conversation settings and sets up
+// the store: the llmbridge app's state store when other instances share
+// it, else the handler's own memory.
+func (h *Handler) provisionConversations(ctx caddy.Context) error {
 	if h.ConversationsSize < -1 {
 		return errors.New("conversations_size must be a size in bytes, or -1 for none")
 	}
@@ -42,6 +45,14 @@ func (h *Handler) provisionConversations() error {
 	}
 	if ttl == 0 {
 		ttl = DefaultConversationsTTL
+	}
+	app, err := state.AppOf(ctx)
+	if err != nil {
+		return fmt.Errorf("state store: %v", err)
+	}
+	if st := app.Store(); st != nil && st.Shared() {
+		h.conversations = &storeConversations{store: st, ttl: ttl}
+		return nil
 	}
 	h.conversations = newMemoryConversations(size, ttl)
 	return nil

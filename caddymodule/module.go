@@ -320,7 +320,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := h.provisionSockets(ctx); err != nil {
 		return fmt.Errorf("llmbridge: registering metrics: %v", err)
 	}
-	if err := h.provisionConversations(); err != nil {
+	if err := h.provisionConversations(ctx); err != nil {
 		return fmt.Errorf("llmbridge: %v", err)
 	}
 	if h.Failover != nil {

@@ -158,8 +158,9 @@ func anthropicRequest(t *testing.T, base, key string, stream bool) (int, http.He
 // TestFleet runs two Caddy instances sharing one Valkey server and checks
 // what they share: a key's limit of requests and its daily spend budget
 // (streamed requests), a provider's 429 that cools a failover target,
-// a pooled key the upstream refused, and Responses items a client refers
-// to on the other instance.
+// a pooled key the upstream refused, Responses items a client refers to
+// on the other instance, and conversations continued there by
+// previous_response_id.
 func TestFleet(t *testing.T) {
 	env := setup(t)
 	f := newFleet(t, env)
@@ -279,6 +280,26 @@ func TestFleet(t *testing.T) {
 		if r2.StatusCode != 200 {
 			b, _ := io.ReadAll(r2.Body)
 			t.Errorf("the item minted on instance 0, referred to on instance 1: %d %s", r2.StatusCode, b)
+		}
+	})
+	t.Run("conversations", func(t *testing.T) {
+		env.mocks.resetAll(t)
+		// A response answered on instance 0 is continued by
+		// previous_response_id on instance 1, which sends the upstream
+		// the whole conversation.
+		r1 := postJSON(t, f.sites[0]["pool"]+"/v1/responses", `{"model":"gpt-5.2","input":"First question on instance 0"}`)
+		b1, _ := io.ReadAll(r1.Body)
+		id := gjson.GetBytes(b1, "id").Str
+		if r1.StatusCode != 200 || id == "" {
+			t.Fatalf("instance 0: %d %s", r1.StatusCode, b1)
+		}
+		r2 := postJSON(t, f.sites[1]["pool"]+"/v1/responses", `{"model":"gpt-5.2","previous_response_id":"`+id+`","input":"Second question on instance 1"}`)
+		b2, _ := io.ReadAll(r2.Body)
+		if r2.StatusCode != 200 {
+			t.Fatalf("the response of instance 0, continued on instance 1: %d %s", r2.StatusCode, b2)
+		}
+		if rec, _ := env.mocks[openaiChat].lastRequest(); rec == nil || !strings.Contains(string(rec.Body), "First question on instance 0") {
+			t.Errorf("instance 1 did not send the conversation: %s", rec.Body)
 		}
 	})
 }
