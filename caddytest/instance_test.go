@@ -96,15 +96,15 @@ func startInstance(t *testing.T, name, caddyfile, addr string) *instance {
 		t.Fatal(err)
 	}
 	in := &instance{cmd: cmd, stdin: stdin, log: logPath}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {
 		_ = stdin.Close()
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
 		select {
-		case <-done:
+		case <-exited:
 		case <-time.After(10 * time.Second):
 			_ = cmd.Process.Kill()
-			<-done
+			<-exited
 		}
 		_ = logFile.Close()
 		if t.Failed() {
@@ -121,7 +121,13 @@ func startInstance(t *testing.T, name, caddyfile, addr string) *instance {
 			_ = c.Close()
 			return in
 		}
-		if cmd.ProcessState != nil || time.Now().After(deadline) {
+		select {
+		case <-exited:
+			b, _ := os.ReadFile(logPath)
+			t.Fatalf("instance %s exited before listening on %s:\n%s", name, addr, b)
+		default:
+		}
+		if time.Now().After(deadline) {
 			b, _ := os.ReadFile(logPath)
 			t.Fatalf("instance %s did not start listening on %s:\n%s", name, addr, b)
 		}

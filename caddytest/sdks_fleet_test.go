@@ -2,7 +2,6 @@ package caddytest
 
 import (
 	"fmt"
-	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
@@ -66,6 +65,3 @@ http://127.0.0.1:%d {
 	t.Cleanup(lb.Close)
 	return lb.URL
 }
-
-// Interface guards
-var _ http.Handler = (*httputil.ReverseProxy)(nil)

@@ -152,8 +152,8 @@ func ParsePeriod(s string) (Period, error) {
 }
 
 // ParseRate parses a Caddyfile rate of quantity of: "60/minute", "2M/day"
-// (k and M multiply by a thousand and a million), "25.50/month" for
-// spend.
+// (k, M and G multiply by a thousand, a million and a billion),
+// "25.50/month" for spend.
 func ParseRate(of, s string) (Rate, error) {
 	if _, err := ParseQuantity(of); err != nil {
 		return Rate{}, err
@@ -172,6 +172,8 @@ func ParseRate(of, s string) (Rate, error) {
 		mult, num = 1e3, num[:len(num)-1]
 	case strings.HasSuffix(num, "M"):
 		mult, num = 1e6, num[:len(num)-1]
+	case strings.HasSuffix(num, "G"):
+		mult, num = 1e9, num[:len(num)-1]
 	}
 	n, err := strconv.ParseFloat(strings.TrimPrefix(num, "$"), 64)
 	if err != nil || n < 0 {
