@@ -135,7 +135,7 @@ func (h *Handler) serveConversation(w http.ResponseWriter, r *http.Request, next
 	if ask.previous != "" {
 		conversation, err := h.conversations.Conversation(r.Context(), bytesString(append(scope, ask.previous...)))
 		if err != nil {
-			writeError(w, client, h.conversationError(ask.previous, err))
+			h.refuseConversation(w, r, key, h.conversationError(ask.previous, err))
 			return nil
 		}
 		expanded := getBuffer(len(body) + len(conversation) + 64)
@@ -193,6 +193,24 @@ func (h *Handler) keepConversation(r *http.Request, key []byte, body []byte, ans
 	if err := h.conversations.PutConversation(r.Context(), bytesString(key), *conv); err != nil {
 		h.logger.Warn("keeping a conversation failed", zap.String("response_id", answer.id), zap.Error(err))
 	}
+}
+
+// refuseConversation answers e, a request's conversation that cannot be
+// continued, and records it as a refused request is (placeholders, access
+// log fields, metrics, span), with the name of the client's key, key.
+func (h *Handler) refuseConversation(w http.ResponseWriter, r *http.Request, key int, e *codec.Error) {
+	keyName := ""
+	if key >= 0 {
+		keyName = h.clientKeyNames[key]
+	}
+	if h.failover != nil {
+		h.failoverFail(w, r, keyName, e)
+		return
+	}
+	x := &exchange{client: codec.OpenAIResponses, upstream: h.upstreamFor(codec.OpenAIResponses), start: time.Now(), keyName: keyName}
+	h.beginTelemetry(r, x)
+	x.fail(w, x.client, e)
+	h.record(r, x)
 }
 
 // conversationError is the error a client gets for a previous_response_id

@@ -189,3 +189,19 @@ func TestOpenAIGoWebSocket(t *testing.T) {
 		})
 	}
 }
+
+// TestPreviousResponseIDRefusalLogged sends an id llmbridge never issued
+// to the observed site: the refusal is logged as a refused request is.
+func TestPreviousResponseIDRefusalLogged(t *testing.T) {
+	env := setup(t)
+	before := len(observedEntries(t, env, 0))
+	resp := postJSON(t, env.observed+"/v1/responses", `{"model":"claude-sonnet-4-20250514","previous_response_id":"resp_never","input":"Hi"}`)
+	resp.Body.Close()
+	if resp.StatusCode != 400 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	e := observedEntries(t, env, before+1)[before]
+	if e.Get("llmbridge.client_protocol").Str != string(openaiResponses) || e.Get("llmbridge.error_type").Str != "invalid_request" || e.Get("status").Int() != 400 {
+		t.Errorf("the refusal's entry: %s", e.Raw)
+	}
+}
