@@ -146,6 +146,13 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		{name: "item cache bad size", input: "llmbridge {\n item_cache lots\n}", wantErr: "want a size such as 64MiB"},
 		{name: "item cache bad ttl", input: "llmbridge {\n item_cache 1MiB soon\n}", wantErr: "want a duration"},
 		{name: "item cache arguments", input: "llmbridge {\n item_cache\n}", wantErr: "item_cache takes"},
+		{name: "conversations", input: "llmbridge {\n upstream gemini\n conversations 512MiB 2h\n}",
+			want: Handler{Upstream: "gemini", ConversationsSize: 512 << 20, ConversationsTTL: caddy.Duration(2 * time.Hour)}},
+		{name: "conversations off", input: "llmbridge {\n upstream gemini\n conversations off\n}", want: Handler{Upstream: "gemini", ConversationsSize: -1}},
+		{name: "conversations off with ttl", input: "llmbridge {\n conversations off 1h\n}", wantErr: "conversations off takes no duration"},
+		{name: "conversations bad size", input: "llmbridge {\n conversations lots\n}", wantErr: "want a size such as 256MiB"},
+		{name: "conversations bad ttl", input: "llmbridge {\n conversations 1MiB soon\n}", wantErr: "want a duration"},
+		{name: "conversations arguments", input: "llmbridge {\n conversations\n}", wantErr: "conversations takes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
