@@ -148,8 +148,10 @@ type socket struct {
 
 	// mu guards the queue and the runner's state.
 	mu sync.Mutex
-	// queue holds the frames waiting for the turn running.
-	queue []*[]byte
+	// queue holds the frames waiting for the turn running, queued their
+	// bytes.
+	queue  []*[]byte
+	queued int64
 	// busy reports that a turn runner runs (or that the connection is
 	// being closed at its age limit); running counts it.
 	busy    bool

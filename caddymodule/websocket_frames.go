@@ -43,20 +43,24 @@ func (s *socket) readFrames(ctx context.Context) {
 		if !s.enqueue(buf) {
 			putBuffer(buf)
 			s.sendError(ctx, &codec.Error{Status: http.StatusTooManyRequests, Kind: mapping.ErrRateLimit,
-				Message: "too many response.create events queued on this connection: at most " + strconv.Itoa(maxQueuedTurns) + " wait behind the response in progress"})
+				Message: "too many response.create events queued on this connection: at most " + strconv.Itoa(maxQueuedTurns) + ", of " +
+					strconv.FormatInt(s.frameLimit, 10) + " bytes together, wait behind the response in progress"})
 		}
 	}
 }
 
 // enqueue queues a frame and starts the turn runner when none runs; it
-// reports false when the queue is full.
+// reports false when the queue is full: maxQueuedTurns frames, or frames
+// of more bytes together than one frame may have, so that a connection
+// holds no more waiting input than a request may carry.
 func (s *socket) enqueue(f *[]byte) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.queue) >= maxQueuedTurns {
+	if len(s.queue) >= maxQueuedTurns || len(s.queue) > 0 && s.queued+int64(len(*f)) > s.frameLimit {
 		return false
 	}
 	s.queue = append(s.queue, f)
+	s.queued += int64(len(*f))
 	if !s.busy {
 		s.busy = true
 		s.running.Add(1)
@@ -114,6 +118,7 @@ func (s *socket) runTurns() {
 		f := s.queue[0]
 		s.queue[0] = nil
 		s.queue = s.queue[1:]
+		s.queued -= int64(len(*f))
 		s.mu.Unlock()
 		s.runTurn(s.ctx, *f)
 		putBuffer(f)

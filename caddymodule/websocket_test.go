@@ -410,3 +410,30 @@ func TestWebSocketConfigUnloaded(t *testing.T) {
 		t.Fatalf("closed with %v, want 1001", err)
 	}
 }
+
+// TestWebSocketQueueBound refuses a frame that would queue more bytes
+// than one frame may have behind the turn running.
+func TestWebSocketQueueBound(t *testing.T) {
+	release := make(chan struct{})
+	h := newTestHandler(t, &Handler{Upstream: "anthropic-messages", MaxRequestBody: 4096})
+	site := socketSite(t, h, func(w http.ResponseWriter, r *http.Request) error {
+		<-release
+		return sseAnswer(anthropicToolStream("x"), 64, nil)(w)
+	})
+	c := dialSocket(t, site.URL, nil)
+	big := `{"type":"response.create","model":"claude-x","input":"` + strings.Repeat("a", 3000) + `"}`
+	send(t, c, `{"type":"response.create","model":"claude-x","input":"one"}`)
+	time.Sleep(50 * time.Millisecond) // the first turn is running
+	send(t, c, big)
+	send(t, c, big)
+	ev := readTurn(t, c)[0]
+	if ev.Get("type").Str != "error" || ev.Get("status").Int() != 429 {
+		t.Fatalf("a frame past the queue's bytes: %s", ev.Raw)
+	}
+	close(release)
+	for range 2 {
+		if events := readTurn(t, c); events[len(events)-1].Get("type").Str != "response.completed" {
+			t.Fatalf("a queued turn ended with %s", events[len(events)-1].Raw)
+		}
+	}
+}
