@@ -281,6 +281,8 @@ type Handler struct {
 	// lifetime is the configuration's context: its end closes the
 	// WebSocket connections served under it.
 	lifetime context.Context
+	// sockets is what the handler's WebSocket connections share.
+	sockets *socketSet
 	// socketTimings overrides the WebSocket connection limits (tests).
 	socketTimings *socketTimings
 }

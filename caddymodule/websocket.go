@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -126,6 +127,17 @@ func headerHasToken(hdr http.Header, name, token string) bool {
 	return false
 }
 
+// socketSet is what a handler's WebSocket connections share: the memory
+// their last conversations hold together, bounded by the conversations'
+// size setting.
+type socketSet struct {
+	held atomic.Int64
+	max  int64
+}
+
+// budget is the memory the connections' conversations may hold together.
+func (ss *socketSet) budget() int64 { return ss.max }
+
 // socket is one WebSocket connection in Responses WebSocket mode.
 type socket struct {
 	h    *Handler
@@ -214,6 +226,7 @@ func (s *socket) run() {
 		putBuffer(f)
 	}
 	s.queue = nil
+	s.forget()
 	_ = s.conn.CloseNow()
 	s.h.logger.Debug("WebSocket connection closed", zap.Int("turns", s.turns), zap.Duration("duration", time.Since(s.opened)))
 }
@@ -230,5 +243,11 @@ func randomHex(n int) string {
 // metrics.
 func (h *Handler) provisionSockets(ctx caddy.Context) error {
 	h.lifetime = ctx.Context
+	h.sockets = &socketSet{max: h.ConversationsSize}
+	if h.ConversationsSize <= 0 {
+		// Off (-1) keeps no stored responses; a connection's last one
+		// is the protocol's own and is kept all the same.
+		h.sockets.max = DefaultConversationsSize
+	}
 	return globalSocketMetrics().register(ctx.GetMetricsRegistry())
 }

@@ -437,3 +437,40 @@ func TestWebSocketQueueBound(t *testing.T) {
 		}
 	}
 }
+
+// TestWebSocketMemoryBound holds the connections' last conversations to
+// the conversations' size together: past it a connection keeps none, and
+// its next continuation is previous_response_not_found; a connection
+// that closes gives its memory back.
+func TestWebSocketMemoryBound(t *testing.T) {
+	h := newTestHandler(t, &Handler{Upstream: "anthropic-messages", ConversationsSize: 6000})
+	site := socketSite(t, h, func(w http.ResponseWriter, r *http.Request) error {
+		return sseAnswer(anthropicToolStream("Hi"), 64, nil)(w)
+	})
+	turn := func(c *websocket.Conn, prev string) gjson.Result {
+		frame := `{"type":"response.create","model":"claude-x","store":false,"input":"` + strings.Repeat("a", 2000) + `"`
+		if prev != "" {
+			frame += `,"previous_response_id":"` + prev + `"`
+		}
+		send(t, c, frame+"}")
+		events := readTurn(t, c)
+		return events[len(events)-1]
+	}
+	a, b := dialSocket(t, site.URL, nil), dialSocket(t, site.URL, nil)
+	idA := turn(a, "").Get("response.id").Str
+	if next := turn(a, idA); next.Get("type").Str != "response.completed" {
+		t.Fatalf("a continued within the bound: %s", next.Raw)
+	}
+	idB := turn(b, "").Get("response.id").Str
+	if ev := turn(b, idB); ev.Get("error.code").Str != "previous_response_not_found" {
+		t.Fatalf("b continued past the bound: %s", ev.Raw)
+	}
+	_ = a.Close(websocket.StatusNormalClosure, "")
+	deadline := time.Now().Add(5 * time.Second)
+	for h.sockets.held.Load() > 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := h.sockets.held.Load(); n != 0 {
+		t.Errorf("%d bytes held with no conversation kept", n)
+	}
+}

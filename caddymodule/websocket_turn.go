@@ -105,15 +105,27 @@ func appendTurnBody(dst []byte, event gjson.Result, conversation []byte, expand 
 }
 
 // remember keeps an answered turn's conversation as the connection's last
-// response, within the frame limit: a conversation larger than a request
-// may be could not be sent on anyway.
+// response, within the frame limit (a conversation larger than a request
+// may be could not be sent on anyway) and within what the site's
+// connections may hold together (socketMemory); otherwise the connection
+// keeps none, and a turn continuing it is answered
+// previous_response_not_found, as a client must be ready for.
 func (s *socket) remember(id string, body []byte, output string) {
+	held := int64(cap(s.last.conversation))
 	conv := appendConversation(s.last.conversation[:0], body, output)
-	if int64(len(conv)) > s.frameLimit {
+	// The counter holds this connection's old buffer; it now holds conv.
+	if total := s.h.sockets.held.Add(int64(cap(conv)) - held); int64(len(conv)) > s.frameLimit || total > s.h.sockets.budget() {
+		s.h.sockets.held.Add(-int64(cap(conv)))
 		s.last = lastResponse{}
 		return
 	}
 	s.last = lastResponse{id: strings.Clone(id), conversation: conv}
+}
+
+// forget lets go of the connection's last conversation when it closes.
+func (s *socket) forget() {
+	s.h.sockets.held.Add(-int64(cap(s.last.conversation)))
+	s.last = lastResponse{}
 }
 
 // prewarm answers a response.create with generate false, which OpenAI
