@@ -285,7 +285,9 @@ func TestTicketRates(t *testing.T) {
 		t.Errorf("streams: %v %v", streams, remaining)
 	}
 	var caps []string
-	set.Caps("a", func(of Quantity, per Period, streams bool) { caps = append(caps, of.String()+per.String()+strconv.FormatBool(streams)) })
+	set.Caps("a", func(of Quantity, per Period, streams bool) {
+		caps = append(caps, of.String()+per.String()+strconv.FormatBool(streams))
+	})
 	if len(caps) != 3 {
 		t.Errorf("caps of a: %v", caps)
 	}
