@@ -2,6 +2,7 @@ package caddymodule
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -407,7 +408,11 @@ func (h *Handler) serveFailover(w http.ResponseWriter, r *http.Request) error {
 			fw.reader.Reset(fw.body)
 			r.Body, r.ContentLength = &fw.reader, int64(len(fw.body))
 		}
-		err := t.chain.ServeHTTP(fw, r)
+		attempt := r
+		if attempts > 1 {
+			attempt = r.WithContext(withOwnVars(r.Context()))
+		}
+		err := t.chain.ServeHTTP(fw, attempt)
 		if !fw.committed && r.Context().Err() != nil {
 			// The client went away: there is no one to answer, and the
 			// target's failure is not its own.
@@ -420,6 +425,20 @@ func (h *Handler) serveFailover(w http.ResponseWriter, r *http.Request) error {
 	// The last available target is always attempted, and answers: this
 	// is not reached.
 	return nil
+}
+
+// withOwnVars returns ctx with a copy of its request variables. An
+// attempt after the first gets its own: the transport of an earlier
+// attempt may still be dialling in the background with its request's
+// context, reading its variables (reverse_proxy's dial info), while this
+// attempt's reverse_proxy sets them. The first attempt, the usual case,
+// uses the request's own and costs nothing.
+func withOwnVars(ctx context.Context) context.Context {
+	vars, ok := ctx.Value(caddyhttp.VarsCtxKey).(map[string]any)
+	if !ok || vars == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, caddyhttp.VarsCtxKey, maps.Clone(vars))
 }
 
 // dropClientCredentials removes every credential the client sent, in a

@@ -498,3 +498,18 @@ func TestFailoverClientGone(t *testing.T) {
 		t.Errorf("the client's leaving counted %d failures against the target", n)
 	}
 }
+
+// TestWithOwnVars gives an attempt after the first a copy of the request's
+// variables: the earlier attempt's transport may still read its own.
+func TestWithOwnVars(t *testing.T) {
+	vars := map[string]any{"client_ip": "10.0.0.1"}
+	ctx := context.WithValue(context.Background(), caddyhttp.VarsCtxKey, vars)
+	own := withOwnVars(ctx)
+	caddyhttp.SetVar(own, "dial", "b")
+	if vars["dial"] != nil || caddyhttp.GetVar(own, "client_ip") != "10.0.0.1" {
+		t.Errorf("the attempt's variables are not a copy: %v / %v", vars, own.Value(caddyhttp.VarsCtxKey))
+	}
+	if bare := context.Background(); withOwnVars(bare) != bare {
+		t.Error("a context without variables was changed")
+	}
+}

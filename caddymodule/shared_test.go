@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/llmbridge/llmbridge/caddymodule/state"
+	"github.com/llmbridge/llmbridge/internal/valkeytest"
 )
 
 // TestApplyEvent applies the fleet's events to this instance's copy of
@@ -91,5 +92,33 @@ func TestApplyLesson(t *testing.T) {
 	}
 	if !slices.Contains(lr.rule.Rejects, "top_p") && lr.rule.Sampling == "" {
 		t.Errorf("the kept rule %+v does not refuse top_p", lr.rule)
+	}
+}
+
+// TestEventsThroughValkey sends a cooldown through a real Valkey (or
+// Redis) server: published off the request path, received by the
+// subscription listenEvents made, applied to the process's state.
+func TestEventsThroughValkey(t *testing.T) {
+	srv := valkeytest.Start(t)
+	app := &state.App{State: &state.StoreConfig{Backend: "valkey", Addresses: []string{srv.Addr}, KeyPrefix: "events-test:"}}
+	ctx, cancel := caddyContext()
+	defer cancel()
+	if err := app.Provision(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = app.Stop() }()
+	listenEvents(app)
+	listenEvents(app) // one subscription however many handlers ask
+	name := "valkey-event-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	until := time.Now().Add(time.Minute).UnixNano()
+	deadline := time.Now().Add(5 * time.Second)
+	for stateOf(name).cooldown.Load() != until {
+		// The subscription starts on its own connection: publish until
+		// it has.
+		publishEvent(app.Store(), eventCool, name, unixNano(until))
+		if time.Now().After(deadline) {
+			t.Fatal("the event did not come back through the store")
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

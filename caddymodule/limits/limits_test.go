@@ -2,6 +2,7 @@ package limits
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
@@ -252,4 +253,69 @@ func BenchmarkAdmitSettleValkey(b *testing.B) {
 			}
 		})
 	})
+}
+
+// TestTicketRates reads what a ticket reserved, the caps of a key, and
+// whether a set counts tokens.
+func TestTicketRates(t *testing.T) {
+	ctx := context.Background()
+	now := time.Now()
+	set, err := New([]Limit{
+		{Keys: []string{"a"}, Rates: []Rate{{Of: "requests", Max: 10, Per: "hour"}, {Of: "spend", Max: 2.5, Per: "day"}}, Streams: 3},
+		{Keys: []string{"b"}, Rates: []Rate{{Of: "output_tokens", Max: 100, Per: "m"}}},
+	}, state.NewMemory(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !set.CountsTokens() {
+		t.Error("a spend cap counts tokens")
+	}
+	var tk Ticket
+	if r, _ := set.Admit(ctx, &tk, "a", "m", true, Estimate{Spend: 0.5}, now); r != nil {
+		t.Fatal(r)
+	}
+	if tk.Rates() != 3 {
+		t.Fatalf("%d counters reserved, want 3", tk.Rates())
+	}
+	of, per, streams, max, remaining, _ := tk.Rate(1)
+	if of != Spend || per != Day || streams || max != 2.5 || remaining != 2 {
+		t.Errorf("spend rate: %v %v %v %v %v", of, per, streams, max, remaining)
+	}
+	if _, _, streams, _, remaining, _ := tk.Rate(2); !streams || remaining != 2 {
+		t.Errorf("streams: %v %v", streams, remaining)
+	}
+	var caps []string
+	set.Caps("a", func(of Quantity, per Period, streams bool) {
+		caps = append(caps, of.String()+per.String()+strconv.FormatBool(streams))
+	})
+	if len(caps) != 3 {
+		t.Errorf("caps of a: %v", caps)
+	}
+	caps = nil
+	set.Caps("c", func(Quantity, Period, bool) { caps = append(caps, "x") })
+	if len(caps) != 0 {
+		t.Errorf("c has no caps: %v", caps)
+	}
+	// Output tokens settle to the usage; a request spending more than
+	// estimated settles up.
+	if r, _ := set.Admit(ctx, &tk, "b", "m", false, Estimate{Output: 50}, now); r != nil {
+		t.Fatal(r)
+	}
+	_ = tk.Settle(ctx, Usage{Known: true, Output: 70})
+	reps, _ := set.Report(ctx, []string{"b"}, now)
+	if len(reps) != 1 || reps[0].Used != 70 {
+		t.Errorf("report %+v, want 70 output tokens", reps)
+	}
+	onlyRequests, _ := New([]Limit{{Rates: []Rate{{Of: "requests", Max: 1, Per: "s"}}}}, state.NewMemory(0))
+	if onlyRequests.CountsTokens() {
+		t.Error("a requests cap counts no tokens")
+	}
+	for _, p := range []string{"sec", "min", "h", "d", "mo", "second", "month"} {
+		if _, err := ParsePeriod(p); err != nil {
+			t.Errorf("ParsePeriod(%q): %v", p, err)
+		}
+	}
+	if matchGlob("a*b*c", "axbyc") != true || matchGlob("a*b*c", "axbyd") || matchGlob("a*b", "xab") {
+		t.Error("matchGlob")
+	}
 }

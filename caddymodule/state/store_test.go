@@ -235,3 +235,77 @@ func TestValkeyStartsBeforeServer(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// TestMemoryBounds evicts the oldest values past the byte bound, keeps a
+// value stored again, and forgets counters whose window ended.
+func TestMemoryBounds(t *testing.T) {
+	ctx := context.Background()
+	m := NewMemory(3 * (memoryOverhead + 2 + 100))
+	now := time.Now()
+	m.now = func() time.Time { return now }
+	for _, k := range []string{"k1", "k2", "k3"} {
+		_ = m.Set(ctx, k, make([]byte, 100), 0)
+	}
+	_ = m.Set(ctx, "k1", make([]byte, 100), 0) // k1 is the newest now
+	_ = m.Set(ctx, "k4", make([]byte, 100), 0)
+	if _, ok, _ := m.Get(ctx, "k2"); ok {
+		t.Error("the oldest value was not evicted")
+	}
+	for _, k := range []string{"k1", "k3", "k4"} {
+		if _, ok, _ := m.Get(ctx, k); !ok {
+			t.Errorf("%s was evicted", k)
+		}
+	}
+	_ = m.Add(ctx, []Count{{Key: "c", Amount: 5, Ends: now.Add(time.Second)}})
+	now = now.Add(2 * time.Minute)
+	v := make([]int64, 1)
+	_, _ = m.Take(ctx, []Count{{Key: "other", Amount: 1, Limit: -1, Ends: now.Add(time.Minute)}}, v)
+	if _, ok := m.counters["c"]; ok {
+		t.Error("a counter whose window ended was not swept")
+	}
+	if err := m.Read(ctx, []Count{{Key: "c"}}, v); err != nil || v[0] != 0 {
+		t.Errorf("an ended counter reads %d", v[0])
+	}
+}
+
+// TestValkeyOutageOperations checks every operation during an outage:
+// Set without a lifetime and Delete go on locally, counters and events
+// fail with ErrUnavailable.
+func TestValkeyOutageOperations(t *testing.T) {
+	srv := valkeytest.Start(t)
+	v, err := NewValkey(ValkeyOptions{Client: valkey.ClientOption{InitAddress: []string{srv.Addr}, DisableCache: true}, Prefix: "ops:"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	ctx := context.Background()
+	if err := v.Set(ctx, "forever", []byte("x"), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Add(ctx, nil); err != nil {
+		t.Error(err)
+	}
+	if err := v.Read(ctx, nil, nil); err != nil {
+		t.Error(err)
+	}
+	srv.Stop()
+	v.timeout = 50 * time.Millisecond
+	if err := v.Set(ctx, "forever", []byte("y"), 0); err != nil {
+		t.Errorf("Set during an outage: %v", err)
+	}
+	if err := v.Delete(ctx, "forever"); !errors.Is(err, ErrUnavailable) {
+		t.Errorf("Delete during an outage: %v", err)
+	}
+	for name, err := range map[string]error{
+		"add":     v.Add(ctx, []Count{{Key: "{o}:n", Amount: 1, Ends: time.Now().Add(time.Minute)}}),
+		"read":    v.Read(ctx, []Count{{Key: "{o}:n"}}, make([]int64, 1)),
+		"publish": v.Publish(ctx, "events", []byte("x")),
+	} {
+		if !errors.Is(err, ErrUnavailable) {
+			t.Errorf("%s during an outage: %v", name, err)
+		}
+	}
+	if v.outages.Load() != 1 {
+		t.Errorf("%d outages logged, want 1", v.outages.Load())
+	}
+}

@@ -1,0 +1,228 @@
+package caddymodule
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+
+	"github.com/llmbridge/llmbridge/caddymodule/limits"
+	"github.com/llmbridge/llmbridge/caddymodule/state"
+	"github.com/llmbridge/llmbridge/codec"
+)
+
+// unreachableStore is a state.Store that cannot count: the limits'
+// policy for an outage is what is tested, not a store.
+type unreachableStore struct{ *state.Memory }
+
+func (unreachableStore) Take(context.Context, []state.Count, []int64) (bool, error) {
+	return false, state.ErrUnavailable
+}
+
+// TestLimitsStorePolicy checks limits_on_store_error: allow admits a
+// request the store cannot count, deny refuses it with a 503 in the
+// client's format.
+func TestLimitsStorePolicy(t *testing.T) {
+	for _, deny := range []bool{false, true} {
+		h := newTestHandler(t, &Handler{Upstream: "openai-chat", ClientKeys: []ClientKey{{Name: "alice", Key: "k"}},
+			Limits: []limits.Limit{{Scope: uniqueScope(t), Rates: []limits.Rate{{Of: "requests", Max: 10, Per: "minute"}}}}})
+		set, err := limits.New(h.Limits, unreachableStore{state.NewMemory(0)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.limits, h.denyOnStoreError = set, deny
+		r := httptest.NewRequest("POST", "/v1/messages", strings.NewReader(clientBody))
+		r.Header.Set("X-Api-Key", "k")
+		w, call := serve(t, h, r, jsonAnswer(200, chatOK))
+		switch {
+		case !deny && (w.Code != 200 || w.Header().Get(limitsHeader) != ""):
+			t.Errorf("allow: %d %q, want 200 uncounted", w.Code, w.Header().Get(limitsHeader))
+		case deny && (w.Code != 503 || call.called || w.Header().Get("Retry-After") != "1" || !strings.Contains(w.Body.String(), `"overloaded_error"`)):
+			t.Errorf("deny: %d %s (upstream called %v), want Anthropic's 503 with Retry-After 1", w.Code, w.Body, call.called)
+		}
+	}
+}
+
+// TestFailoverSiteLimits checks limits on a failover site: checked before
+// any target runs, settled with the answering target's usage.
+func TestFailoverSiteLimits(t *testing.T) {
+	ctx, cancel := caddyContext()
+	defer cancel()
+	up := &fakeUpstream{status: 200, header: jsonHeader(), body: chatOK}
+	_, srv := failoverSiteFor(t, ctx, []string{"openai-chat"}, []*fakeUpstream{up}, nil)
+	var names []string
+	for n := range srv.NamedRoutes {
+		names = append(names, n)
+	}
+	site := &Handler{Failover: &Failover{Targets: names}, ClientKeys: []ClientKey{{Name: "alice", Key: "k"}},
+		Limits: []limits.Limit{{Scope: uniqueScope(t), Rates: []limits.Rate{{Of: "requests", Max: 2, Per: "hour"}, {Of: "total_tokens", Max: 1e6, Per: "day"}}}}}
+	if err := site.Provision(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		if w := serveSite(site, srv, clientBody); w.Code != 200 || !strings.HasPrefix(w.Header().Get(limitsHeader), "requests/hour=") {
+			t.Fatalf("request %d: %d %q %s", i, w.Code, w.Header().Get(limitsHeader), w.Body)
+		}
+	}
+	hits := up.calls
+	w := serveSite(site, srv, clientBody)
+	if w.Code != 429 || up.calls != hits {
+		t.Errorf("third request: %d (upstream hits %d -> %d), want 429 before any target", w.Code, hits, up.calls)
+	}
+	reports, err := site.limits.Report(context.Background(), []string{"alice"}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rep := range reports {
+		// chatOK reports 1 + 1 tokens: each request settled to 2.
+		if rep.Limit == "total_tokens/day" && rep.Used != 4 {
+			t.Errorf("total tokens %v, want 4: settled with the answering target's usage", rep.Used)
+		}
+	}
+}
+
+// TestPassthroughLimitEstimate estimates a passed-through request from
+// its decoded body when the limits count tokens.
+func TestPassthroughLimitEstimate(t *testing.T) {
+	h := newTestHandler(t, &Handler{Upstream: "anthropic-messages", ClientKeys: []ClientKey{{Name: "alice", Key: "k"}},
+		Limits: []limits.Limit{{Scope: uniqueScope(t), Rates: []limits.Rate{{Of: "input_tokens", Max: 1e6, Per: "day"}}}}})
+	x := &exchange{upstreamModel: "claude-sonnet-4-5"}
+	body := []byte(`{"model":"claude-sonnet-4-5","max_tokens":100,"messages":[{"role":"user","content":"` + strings.Repeat("a", 300) + `"}]}`)
+	head, err := codec.ReadRequestHead(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := h.passthroughEstimate(codec.AnthropicMessages, body, &head, x); e.Input != 100 || e.Output != 100 {
+		t.Errorf("estimate %+v, want 100 input tokens (300 bytes) and the body's 100 output tokens", e)
+	}
+	if e := h.passthroughEstimate(codec.AnthropicMessages, []byte(`{"model":`), &head, x); e.Input != 3 {
+		t.Errorf("a body that does not decode: %+v, want its bytes counted", e)
+	}
+	plain := newTestHandler(t, &Handler{Upstream: "anthropic-messages", ClientKeys: []ClientKey{{Name: "alice", Key: "k"}},
+		Limits: []limits.Limit{{Scope: uniqueScope(t), Rates: []limits.Rate{{Of: "requests", Max: 1, Per: "day"}}}}})
+	if e := plain.passthroughEstimate(codec.AnthropicMessages, body, &head, x); e != (limits.Estimate{}) {
+		t.Errorf("a requests cap needs no estimate: %+v", e)
+	}
+}
+
+// TestLimitsAdminReport answers the admin API's GET /llmbridge/limits.
+func TestLimitsAdminReport(t *testing.T) {
+	h := newTestHandler(t, &Handler{Upstream: "openai-chat", ClientKeys: []ClientKey{{Name: "alice", Key: "k"}},
+		Limits: []limits.Limit{{Scope: uniqueScope(t), Rates: []limits.Rate{{Of: "spend", Max: 5, Per: "day"}}, Streams: 2}}})
+	defer limitSets.Delete(h)
+	if len(limitsAdmin{}.Routes()) != 1 {
+		t.Fatal("no route")
+	}
+	w := httptest.NewRecorder()
+	if err := serveLimitsReport(w, httptest.NewRequest("GET", "/llmbridge/limits", nil)); err != nil {
+		t.Fatal(err)
+	}
+	var reports []limits.Report
+	if err := json.Unmarshal(w.Body.Bytes(), &reports); err != nil {
+		t.Fatalf("%v: %s", err, w.Body)
+	}
+	found := 0
+	for _, r := range reports {
+		if r.Key == "alice" && r.Scope == h.Limits[0].Scope && (r.Limit == "spend/day" && r.Max == 5 || r.Limit == "streams" && r.Max == 2) {
+			found++
+		}
+	}
+	if found != 2 {
+		t.Errorf("report %s, want alice's spend/day and streams", w.Body)
+	}
+	var apiErr caddy.APIError
+	if err := serveLimitsReport(httptest.NewRecorder(), httptest.NewRequest("POST", "/llmbridge/limits", nil)); !errors.As(err, &apiErr) || apiErr.HTTPStatus != http.StatusMethodNotAllowed {
+		t.Errorf("POST: %v, want 405", err)
+	}
+}
+
+// TestStoreItems keeps Responses items in a state store, as a fleet does.
+func TestStoreItems(t *testing.T) {
+	s := &storeItems{store: state.NewMemory(0), ttl: time.Minute}
+	k := s.NewItemKey()
+	if k == s.NewItemKey() {
+		t.Fatal("two keys alike")
+	}
+	item := []byte(`{"type":"message"}`)
+	s.PutItem(k, item)
+	item[0] = 'X' // the store keeps its own copy
+	if got, why := s.Item(k); string(got) != `{"type":"message"}` || why != "" {
+		t.Errorf("Item = %s %q", got, why)
+	}
+	if got, why := s.Item(s.NewItemKey()); got != nil || !strings.Contains(why, "expired") {
+		t.Errorf("a missing item: %s %q", got, why)
+	}
+	big := s.NewItemKey()
+	s.PutItem(big, make([]byte, maxSharedItem+1))
+	if got, _ := s.Item(big); got != nil {
+		t.Errorf("an item over the bound was kept")
+	}
+}
+
+// TestServerReached reads the upstream reverse_proxy reached from its
+// placeholders and keeps it for the next call span.
+func TestServerReached(t *testing.T) {
+	h := &Handler{}
+	if s := h.serverReached(nil); s != nil {
+		t.Errorf("nothing reached yet: %+v", s)
+	}
+	repl := caddy.NewReplacer()
+	if s := h.serverReached(repl); s != nil {
+		t.Errorf("no placeholders: %+v", s)
+	}
+	repl.Set("http.reverse_proxy.upstream.host", "api.example.com")
+	repl.Set("http.reverse_proxy.upstream.port", "443")
+	s := h.serverReached(repl)
+	if s == nil || s.host != "api.example.com" || s.port != 443 {
+		t.Fatalf("reached %+v", s)
+	}
+	if again := h.serverReached(repl); again != s {
+		t.Errorf("the same server was made again")
+	}
+	if last := h.serverReached(nil); last != s {
+		t.Errorf("the handler's last server is %+v", last)
+	}
+}
+
+// TestCallErrorType names the upstream call's error: the provider's own
+// status, a stream's error, an answer that never came.
+func TestCallErrorType(t *testing.T) {
+	for _, tc := range []struct {
+		x    exchange
+		want string
+	}{
+		{exchange{upstreamStatus: 529, status: 503}, "529"},
+		{exchange{upstreamStatus: 200, streamErr: "bad_gateway"}, "bad_gateway"},
+		{exchange{upstreamStatus: 200, errReason: "invalid_upstream_response"}, "invalid_upstream_response"},
+		{exchange{status: statusClientGone}, "canceled"},
+		{exchange{upstreamStatus: 200, status: 200}, ""},
+	} {
+		if got := tc.x.callErrorType(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.x, got, tc.want)
+		}
+	}
+}
+
+// TestModality names media parts as the conventions do.
+func TestModality(t *testing.T) {
+	for _, tc := range []struct {
+		p    codec.Part
+		want string
+	}{
+		{codec.Part{Type: codec.PartImage}, "image"},
+		{codec.Part{Type: codec.PartAudio}, "audio"},
+		{codec.Part{Type: codec.PartDocument, MediaType: "video/mp4"}, "video"},
+		{codec.Part{Type: codec.PartDocument, MediaType: "application/pdf"}, "application"},
+		{codec.Part{Type: codec.PartDocument}, "document"},
+	} {
+		if got := modality(&tc.p); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.p, got, tc.want)
+		}
+	}
+}
