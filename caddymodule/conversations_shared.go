@@ -1,7 +1,6 @@
 package caddymodule
 
 import (
-	"bytes"
 	"context"
 	"time"
 
@@ -13,7 +12,8 @@ import (
 // "conv:<id>" for the conversations' ttl, so that a response answered by
 // one instance is continued on any instance behind the same load
 // balancer. The store bounds the memory (its own maxmemory; conversations
-// expire); one larger than maxSharedConversation is not kept. When the
+// expire); one larger than maxSharedConversation is not kept, and each is
+// stored compacted. When the
 // store cannot be reached, it keeps them in and reads them from this
 // instance's memory.
 type storeConversations struct {
@@ -26,12 +26,14 @@ type storeConversations struct {
 // limit anyway.
 const maxSharedConversation = DefaultMaxRequestBody
 
-// PutConversation keeps a copy of conversation under id.
+// PutConversation keeps conversation under id, compacted (compact.go):
+// a conversation is repetitive text that grows with every turn, and it
+// crosses the network and lives in the store's memory.
 func (s *storeConversations) PutConversation(ctx context.Context, id string, conversation []byte) error {
 	if len(conversation) > maxSharedConversation {
 		return nil
 	}
-	return s.store.Set(ctx, sharedConversationName(id), bytes.Clone(conversation), s.ttl)
+	return s.store.Set(ctx, sharedConversationName(id), compact(conversation), s.ttl)
 }
 
 // Conversation returns the conversation kept under id.
@@ -44,7 +46,7 @@ func (s *storeConversations) Conversation(ctx context.Context, id string) ([]byt
 		return nil, &conversationMissingError{why: "it is not a response the gateway keeps: it expired or was evicted (responses are kept for " +
 			s.ttl.String() + " in the gateway's shared state store), it was created with store: false, or llmbridge never issued it"}
 	}
-	return conv, nil
+	return expand(conv)
 }
 
 // sharedConversationName is the store key of a conversation.

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llmbridge/llmbridge/caddymodule/state"
 )
 
 func TestMemoryConversations(t *testing.T) {
@@ -76,5 +78,26 @@ func TestMemoryConversationsCopies(t *testing.T) {
 	c, err := m.Conversation(context.Background(), "resp_a")
 	if err != nil || c[0] != '[' {
 		t.Fatalf("Conversation = %q, %v; the store must keep its own copy", c, err)
+	}
+}
+
+// TestStoreConversations keeps conversations in a state store, compacted:
+// a large one round-trips, a missing one wraps ErrConversationNotFound.
+func TestStoreConversations(t *testing.T) {
+	ctx := context.Background()
+	s := &storeConversations{store: state.Local(), ttl: time.Hour}
+	conv := []byte(`[{"role":"user","content":"` + strings.Repeat("weather in Paris ", 200) + `"}]`)
+	if err := s.PutConversation(ctx, "k\x00resp_a", conv); err != nil {
+		t.Fatal(err)
+	}
+	stored, _, _ := s.store.Get(ctx, sharedConversationName("k\x00resp_a"))
+	if len(stored) >= len(conv) {
+		t.Errorf("stored %d bytes of a %d-byte conversation, want it compressed", len(stored), len(conv))
+	}
+	if got, err := s.Conversation(ctx, "k\x00resp_a"); err != nil || string(got) != string(conv) {
+		t.Fatalf("Conversation = %d bytes, %v", len(got), err)
+	}
+	if _, err := s.Conversation(ctx, "k\x00resp_b"); !errors.Is(err, ErrConversationNotFound) {
+		t.Fatalf("a missing conversation: %v", err)
 	}
 }
