@@ -1,0 +1,80 @@
+package caddymodule
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/llmbridge/llmbridge/codec"
+)
+
+// TestCloudSettings names the subdirectives each cloud has set, as the
+// checks of a failover site and of a mismatched upstream report them.
+func TestCloudSettings(t *testing.T) {
+	for _, tc := range []struct {
+		c    cloud
+		want []string
+	}{
+		{&AWSCloud{Region: "us-east-1", Profiles: []string{"a"}, Host: "h"}, []string{"aws_region", "aws_profile", "aws_host"}},
+		{&AWSCloud{}, nil},
+		{&GoogleCloud{Project: "p", Location: "global", Token: "t"}, []string{"vertex_project", "vertex_location", "google_token"}},
+		{&AzureCloud{}, nil},
+	} {
+		if got := tc.c.settings(); !slices.Equal(got, tc.want) {
+			t.Errorf("%T settings %v, want %v", tc.c, got, tc.want)
+		}
+	}
+	var loc codec.Location
+	(&AWSCloud{Region: "us-east-1"}).locate(&loc)
+	if loc != (codec.Location{}) {
+		t.Errorf("AWS names no location in paths: %+v", loc)
+	}
+}
+
+// TestAdaptiveForBetweenTools writes thinking type between_tools, which
+// one model takes, as adaptive, and leaves other bodies alone.
+func TestAdaptiveForBetweenTools(t *testing.T) {
+	body := []byte(`{"model":"m","thinking":{"type":"between_tools"}}`)
+	out, ok := adaptiveForBetweenTools(body)
+	if !ok || gjson.GetBytes(out, "thinking.type").Str != "adaptive" || gjson.GetBytes(body, "thinking.type").Str != "between_tools" {
+		t.Errorf("%s %v (the body given must not change: %s)", out, ok, body)
+	}
+	plain := []byte(`{"model":"m","thinking":{"type":"adaptive"}}`)
+	if out, ok := adaptiveForBetweenTools(plain); ok || string(out) != string(plain) {
+		t.Errorf("a body without between_tools changed: %s", out)
+	}
+}
+
+// TestExplainRetired rewrites the provider's "no such model" for a model
+// the table marks retired into an error naming the retirement, and leaves
+// other refusals alone.
+func TestExplainRetired(t *testing.T) {
+	h := newTestHandler(t, &Handler{Upstream: "openai-chat"})
+	const model = "o4-mini"
+	if r := h.ruleFor(model); r == nil || r.Retired == "" {
+		t.Skip("the table marks no retirement for " + model)
+	}
+	notFound := []byte(`{"error":{"message":"The model o4-mini does not exist","type":"invalid_request_error","code":"model_not_found"}}`)
+	for _, tc := range []struct {
+		status  int
+		body    []byte
+		model   string
+		rewrite bool
+	}{
+		{http.StatusNotFound, notFound, model, true},
+		{http.StatusBadRequest, notFound, model, true},
+		{http.StatusBadRequest, []byte(`{"error":{"message":"max_tokens is too large","type":"invalid_request_error"}}`), model, false},
+		{http.StatusTooManyRequests, notFound, model, false},
+		{http.StatusNotFound, notFound, "gpt-5.4", false},
+	} {
+		body := append([]byte(nil), tc.body...)
+		h.explainRetired(codec.OpenAIChat, tc.model, tc.status, http.Header{}, &body)
+		rewritten := strings.Contains(string(body), "was retired")
+		if rewritten != tc.rewrite {
+			t.Errorf("%d %s for %s: rewritten %v, want %v: %s", tc.status, tc.body, tc.model, rewritten, tc.rewrite, body)
+		}
+	}
+}
