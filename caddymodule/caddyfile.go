@@ -62,6 +62,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		max_request_body <size>      # optional, default 32MiB
 //		max_event_size <size>        # optional, default 8MiB
 //		item_cache <size>|off [<ttl>]  # optional, default 64MiB 1h: Responses items kept for item_reference
+//		websocket translate|passthrough       # openai-responses upstreams: Responses WebSockets served turn by turn (default), or passed to the upstream's own WebSocket mode
 //		conversations <size>|off [<ttl>]  # optional, default 256MiB 1h: translated Responses answers kept for previous_response_id
 //		model <client-glob> <upstream-model>  # repeatable; first match wins
 //		response_model client|upstream        # optional, default client
@@ -285,6 +286,11 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 		case "dialect":
 			h.Dialect = val
+		case "websocket":
+			if val != "translate" && val != "passthrough" {
+				return d.Errf("websocket: want translate or passthrough, got %q", val)
+			}
+			h.WebSocket = val
 		case "response_model":
 			if val != "client" && val != "upstream" {
 				return d.Errf("response_model: want client or upstream, got %q", val)

@@ -28,6 +28,15 @@ func (h *Handler) checkConfig() error {
 	if err != nil {
 		return fmt.Errorf("upstream: %v", err)
 	}
+	switch h.WebSocket {
+	case "", "translate":
+	case "passthrough":
+		if upstream != codec.OpenAIResponses {
+			return fmt.Errorf("websocket passthrough hands sockets to an upstream's own WebSocket mode: it needs upstream openai-responses, not %s", upstream)
+		}
+	default:
+		return fmt.Errorf("websocket: want translate or passthrough, got %q", h.WebSocket)
+	}
 	if h.Client != "" {
 		client, err := codec.ParseProtocol(h.Client)
 		if err != nil {

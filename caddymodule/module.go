@@ -157,6 +157,17 @@ type Handler struct {
 	// one hour.
 	ItemCacheTTL caddy.Duration `json:"item_cache_ttl,omitempty"`
 
+	// WebSocket is how a Responses WebSocket (OpenAI's WebSocket mode) is
+	// served: "translate" (the default) serves the socket here and runs
+	// each turn as an HTTP request through the site, translated, limited,
+	// logged and traced per turn, toward any upstream; "passthrough",
+	// for an openai-responses upstream only, hands the socket to the
+	// upstream's own WebSocket mode through reverse_proxy, with the
+	// upstream's credential, so that the provider keeps the connection's
+	// state; the connection is then logged once and its turns are
+	// neither limited nor traced one by one.
+	WebSocket string `json:"websocket,omitempty"`
+
 	// ConversationsSize bounds the memory, in bytes, of the conversations
 	// the handler keeps so that an openai-responses client can continue
 	// a translated answer by its id (previous_response_id), as the

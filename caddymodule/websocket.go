@@ -95,6 +95,9 @@ func (h *Handler) serveSocket(w http.ResponseWriter, r *http.Request, next caddy
 		writeError(w, client, codec.NewError(mapping.ErrInvalidRequest, "invalid WebSocket handshake: Connection: Upgrade, Sec-WebSocket-Version: 13 and Sec-WebSocket-Key are required"))
 		return nil
 	}
+	if h.WebSocket == "passthrough" && h.upstreamFor(client) == h.upstream {
+		return h.passSocket(w, r, next, client)
+	}
 	bh := &batchingHijacker{ResponseWriter: w}
 	conn, err := websocket.Accept(bh, r, nil)
 	if err != nil {

@@ -1,0 +1,56 @@
+package caddymodule
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/llmbridge/llmbridge/codec"
+)
+
+// passSocket hands a Responses WebSocket handshake, its client key
+// checked, to next (reverse_proxy, which carries WebSocket upgrades) with
+// the upstream's credential in place of the client's, so that the
+// upstream's own WebSocket mode serves the connection and keeps its state
+// (websocket passthrough). The connection is recorded once, as one
+// exchange, when it ends; its frames pass untouched.
+func (h *Handler) passSocket(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, client codec.Protocol) error {
+	x := &exchange{client: client, upstream: h.upstream, start: time.Now(), stream: true}
+	if h.clientKeys != nil {
+		x.keyName = h.clientKeyNames[h.authorized(client, r)]
+	}
+	if h.keys != nil {
+		i, soonest := h.keys.pick(x.start.UnixNano())
+		if i < 0 {
+			h.noKey(w, x, soonest)
+			h.record(r, x)
+			return nil
+		}
+		x.key = uint16(i + 1)
+	}
+	defer h.record(r, x)
+	if cerr := h.rewriteHeaders(r, client, h.upstream, true, h.credentialOf(x)); cerr != nil {
+		x.fail(w, client, cerr)
+		return nil
+	}
+	sw := &socketStatusWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, x: x}
+	return h.callUpstream(x, next, sw, r)
+}
+
+// socketStatusWriter notes the status the upstream answered a passed-
+// through handshake with (101 when it switched protocols).
+type socketStatusWriter struct {
+	*caddyhttp.ResponseWriterWrapper
+	x *exchange
+}
+
+// WriteHeader notes status and writes it.
+func (sw *socketStatusWriter) WriteHeader(status int) {
+	sw.x.wrote(status)
+	sw.x.upstreamStatus = status
+	sw.ResponseWriterWrapper.WriteHeader(status)
+}
+
+// Interface guards
+var _ http.ResponseWriter = (*socketStatusWriter)(nil)
