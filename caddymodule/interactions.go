@@ -37,6 +37,10 @@ func isInteractionsClient(client, upstream codec.Protocol) bool {
 // asked for store false.
 func (h *Handler) translateInteraction(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, rt route, body []byte, held *heldBuffer, x *exchange) error {
 	client := rt.protocol
+	if err := googleOnly(body); err != nil {
+		x.fail(w, client, err)
+		return nil
+	}
 	if h.store == nil {
 		return h.translate(w, r, next, rt, body, held, x)
 	}
@@ -64,6 +68,24 @@ func (h *Handler) translateInteraction(w http.ResponseWriter, r *http.Request, n
 		h.keepInteraction(r, rec, input.steps)
 	}
 	return nextErr
+}
+
+// googleOnly rejects what only Google's servers run, whatever the
+// on_unsupported policy: a background interaction (the client would poll
+// for an answer no other upstream keeps) and a managed agent (Deep
+// Research and others). Dropping either would answer a different
+// request.
+func googleOnly(body []byte) *codec.Error {
+	root := gjson.ParseBytes(body)
+	if root.Get("background").Type == gjson.True {
+		return codec.InvalidRequest("background", "background interactions run on Google's servers only; this gateway's upstream is not the Interactions API")
+	}
+	for _, k := range []string{"agent", "agent_config"} {
+		if v := root.Get(k); v.Exists() && v.Type != gjson.Null {
+			return codec.InvalidRequest(k, "Google's managed agents run on Google's servers only; this gateway's upstream is not the Interactions API")
+		}
+	}
+	return nil
 }
 
 // interactionInput is the conversation a request continues: the stored

@@ -224,6 +224,15 @@ func TestInteractionsClient(t *testing.T) {
 				}
 			}
 
+			// A streamed interaction is kept too.
+			_, sid, err := c.stream(ctx, base, conv)
+			if err != nil || sid == "" {
+				t.Fatalf("stream: %v, id %q", describeErr(err), sid)
+			}
+			if res, _, err := c.create(ctx, base, conv, gi.NewInteractionsInput("Thanks."), sid); err != nil || res.Text != want {
+				t.Errorf("continuing a streamed interaction: %+v %v", res, describeErr(err))
+			}
+
 			// Multi-turn by previous_interaction_id.
 			first := conversation{Model: conv.Model, System: conv.System, Temperature: conv.Temperature, TopP: conv.TopP, MaxTokens: conv.MaxTokens}
 			_, id, err := c.create(ctx, base, first, gi.NewInteractionsInput(conv.Turns[0].Text), "")
@@ -279,6 +288,25 @@ func TestInteractionsClient(t *testing.T) {
 				t.Errorf("continuing a deleted interaction: %v", describeErr(err))
 			}
 		})
+	}
+}
+
+// TestInteractionsGoogleOnly checks that what only Google runs is a 400
+// in Google's format toward another upstream, before any upstream call.
+func TestInteractionsGoogleOnly(t *testing.T) {
+	env, _, _ := interactionsEnv(t)
+	for _, body := range []string{`{"model":"m","input":"Hi","background":true}`, `{"agent":"deep-research-pro-preview","input":"Hi"}`} {
+		env.mocks.resetAll(t)
+		resp, err := http.Post(env.plain[anthropicMsgs]+"/v1beta/interactions", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 400 || gjson.GetBytes(b, "error.code").Str != "INVALID_ARGUMENT" || !strings.Contains(string(b), "Google's servers only") {
+			t.Errorf("%s: %d %s", body, resp.StatusCode, b)
+		}
+		env.mocks.assertNoUpstreamCall(t, body)
 	}
 }
 
