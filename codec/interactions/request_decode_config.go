@@ -24,21 +24,21 @@ func decodeGenerationConfig(v gjson.Result, req *request) *codec.Error {
 		var err *codec.Error
 		switch k {
 		case "temperature": //field:mapped
-			err = wire.ReadFloat(f, path+"."+k, &req.Temperature)
+			err = wire.ReadFloat(f, "generation_config.temperature", &req.Temperature)
 		case "top_p": //field:mapped
-			err = wire.ReadFloat(f, path+"."+k, &req.TopP)
+			err = wire.ReadFloat(f, "generation_config.top_p", &req.TopP)
 		case "seed": //field:hint
-			err = wire.ReadInt(f, path+"."+k, &req.Seed)
+			err = wire.ReadInt(f, "generation_config.seed", &req.Seed)
 		case "max_output_tokens": //field:mapped
-			err = wire.ReadInt(f, path+"."+k, &req.MaxTokens)
+			err = wire.ReadInt(f, "generation_config.max_output_tokens", &req.MaxTokens)
 		case "stop_sequences": //field:capability
-			req.StopSequences, err = wire.ReadStringList(f, path+"."+k, false, req.StopSequences, &req.Text)
+			req.StopSequences, err = wire.ReadStringList(f, "generation_config.stop_sequences", false, req.StopSequences, &req.Text)
 		case "thinking_level": //field:mapped
-			err = decodeThinkingLevel(f, path+"."+k, req)
+			err = decodeThinkingLevel(f, "generation_config.thinking_level", req)
 		case "thinking_summaries": //field:hint
-			err = decodeThinkingSummaries(f, path+"."+k, req)
+			err = decodeThinkingSummaries(f, "generation_config.thinking_summaries", req)
 		case "tool_choice": //field:mapped
-			err = decodeToolChoice(f, path+"."+k, req)
+			err = decodeToolChoice(f, "generation_config.tool_choice", req)
 		case "image_config", "speech_config", "video_config", "transcription_config": //field:generation_config (image_config, speech_config, ...): capability
 			err = wire.RejectUnlessNull(f, path+"."+k, "it has no equivalent in other protocols")
 		default:

@@ -52,7 +52,14 @@ func (c *conversation) close() {
 // typed steps (the history of a conversation). Content objects between
 // steps belong to a user turn.
 func decodeInput(v gjson.Result, req *request) *codec.Error {
-	c := conversation{req: req, parts: wire.PartSlab(req, 8)}
+	// A step of content names two types (its own and its content's), a
+	// call or a thought one: half the types is a close estimate of the
+	// parts and an upper one of the messages, and the arrays seldom grow.
+	n := strings.Count(v.Raw, `"type"`)/2 + 1
+	if cap(req.Messages)-len(req.Messages) < n {
+		req.Messages = make([]codec.Message, len(req.Messages), len(req.Messages)+n)
+	}
+	c := conversation{req: req, parts: wire.PartSlab(req, n)}
 	defer func() { wire.KeepParts(req, c.parts) }()
 	switch {
 	case v.Type == gjson.String:
@@ -90,7 +97,7 @@ func (c *conversation) element(v gjson.Result, path string) *codec.Error {
 		return codec.InvalidRequest(path+".type", "is required")
 	}
 	if contentTypes[typ.Str] {
-		p, err := decodeContent(v, path, c.req)
+		p, err := decodeContent(v, contentAt{path, "", -1}, c.req)
 		if err == nil {
 			c.add(codec.RoleUser, p)
 		}
@@ -147,7 +154,7 @@ func (c *conversation) contentStep(v gjson.Result, path string, r codec.Role) *c
 				c.add(r, wire.TextPart(codec.PartText, f))
 				continue
 			}
-			if err := c.contents(f, path+".content", r); err != nil {
+			if err := c.contents(f, path, r); err != nil {
 				return err
 			}
 		case "error":
@@ -161,22 +168,22 @@ func (c *conversation) contentStep(v gjson.Result, path string, r codec.Role) *c
 	return nil
 }
 
-// contents adds the content objects of v, one or a list of them, to a
-// message of role r.
+// contents adds the content objects of v, the content of the step at
+// path (one or a list of them), to a message of role r.
 func (c *conversation) contents(v gjson.Result, path string, r codec.Role) *codec.Error {
 	if v.IsObject() {
-		p, err := decodeContent(v, path, c.req)
+		p, err := decodeContent(v, contentAt{path, ".content", -1}, c.req)
 		if err == nil {
 			c.add(r, p)
 		}
 		return err
 	}
 	if !v.IsArray() {
-		return wire.WrongType(path, "array", v)
+		return wire.WrongType(path+".content", "array", v)
 	}
 	i := 0
 	for _, member := range jsonx.Members(v.Raw, &c.req.Text) {
-		p, err := decodeContent(member.Result(), wire.IndexPath(path, i), c.req)
+		p, err := decodeContent(member.Result(), contentAt{path, ".content", i}, c.req)
 		if err != nil {
 			return err
 		}
@@ -378,11 +385,27 @@ func (c *conversation) searchResult(v gjson.Result, path string) *codec.Error {
 	return nil
 }
 
+// contentAt names a content object in error paths without building the
+// string unless an error needs it: element index of the list at
+// parent+field, or parent+field itself (index < 0).
+type contentAt struct {
+	parent, field string
+	index         int
+}
+
+// String returns the path of the content object.
+func (c contentAt) String() string {
+	if c.index < 0 {
+		return c.parent + c.field
+	}
+	return wire.IndexPath(c.parent+c.field, c.index)
+}
+
 // decodeContents decodes a content object or a list of them, appending
 // to dst.
 func decodeContents(v gjson.Result, path string, req *request, dst []codec.Part) ([]codec.Part, *codec.Error) {
 	if v.IsObject() {
-		p, err := decodeContent(v, path, req)
+		p, err := decodeContent(v, contentAt{path, "", -1}, req)
 		return append(dst, p), err
 	}
 	if !v.IsArray() {
@@ -390,7 +413,7 @@ func decodeContents(v gjson.Result, path string, req *request, dst []codec.Part)
 	}
 	i := 0
 	for _, member := range jsonx.Members(v.Raw, &req.Text) {
-		p, err := decodeContent(member.Result(), wire.IndexPath(path, i), req)
+		p, err := decodeContent(member.Result(), contentAt{path, "", i}, req)
 		if err != nil {
 			return dst, err
 		}
@@ -402,10 +425,11 @@ func decodeContents(v gjson.Result, path string, req *request, dst []codec.Part)
 
 // decodeContent decodes one content object: text, or an image, audio or
 // document given inline (data and mime_type) or by uri.
-func decodeContent(v gjson.Result, path string, req *request) (codec.Part, *codec.Error) {
+func decodeContent(v gjson.Result, at contentAt, req *request) (codec.Part, *codec.Error) {
 	if p, ok := wire.PlainText(&req.Text, v.Raw, `"text"`); ok {
 		return p, nil
 	}
+	path := at.String()
 	if !v.IsObject() {
 		return codec.Part{}, wire.WrongType(path, "object", v)
 	}

@@ -69,9 +69,13 @@ func appendRequest(dst []byte, p codec.Protocol, req *codec.Request, opts *codec
 }
 
 // appendSystemInstruction appends system_instruction, the text of the
-// system prompt and of later system messages, joined by blank lines.
+// system prompt and of later system messages, joined by blank lines. The
+// texts are written into the string one after the other, each copied from
+// the literal it was decoded from where there is one.
 func appendSystemInstruction(dst []byte, p codec.Protocol, req *codec.Request) ([]byte, *codec.Error) {
-	var text []byte
+	start := len(dst)
+	dst = append(dst, `,"system_instruction":"`...)
+	empty := len(dst)
 	add := func(parts []codec.Part, msg int) *codec.Error {
 		for j := range parts {
 			part := &parts[j]
@@ -81,33 +85,27 @@ func appendSystemInstruction(dst []byte, p codec.Protocol, req *codec.Request) (
 			if part.Text == "" {
 				continue
 			}
-			if len(text) > 0 {
-				text = append(text, "\n\n"...)
+			if len(dst) > empty {
+				dst = append(dst, `\n\n`...)
 			}
-			text = append(text, part.Text...)
+			dst = wire.AppendTextBody(dst, part.Text, part)
 		}
 		return nil
 	}
 	if err := add(req.System, -1); err != nil {
-		return dst, err
+		return dst[:start], err
 	}
 	for i := range req.Messages {
 		if wire.IsSystemRole(req.Messages[i].Role) {
 			if err := add(req.Messages[i].Parts, i); err != nil {
-				return dst, err
+				return dst[:start], err
 			}
 		}
 	}
-	if len(text) == 0 {
-		return dst, nil
+	if len(dst) == empty {
+		return dst[:start], nil
 	}
-	if len(req.System) == 1 && len(text) == len(req.System[0].Text) {
-		// The one system text, whose literal a decoder may have kept.
-		dst = append(dst, `,"system_instruction":`...)
-		return wire.AppendText(dst, req.System[0].Text, &req.System[0]), nil
-	}
-	dst = append(dst, `,"system_instruction":`...)
-	return jsonx.AppendString(dst, jsonx.BytesToString(text)), nil
+	return append(dst, '"'), nil
 }
 
 // stepWriter writes the input's steps, opening a user_input or

@@ -111,73 +111,127 @@ func decodeUsage(v gjson.Result) codec.Usage {
 		v.Get("total_cached_tokens").Int(), v.Get("total_output_tokens").Int(), v.Get("total_thought_tokens").Int())
 }
 
+// step is what a step holds, read in one walk of its members.
+type step struct {
+	typ, id, name, callID, signature string
+	isError                          bool
+	content, summary, arguments      gjson.Result
+}
+
+// readStep reads the members of step object s, unescaping into r's arena.
+func readStep(s gjson.Result, r *response) step {
+	var st step
+	for k, member := range jsonx.Members(s.Raw, &r.Text) {
+		switch k {
+		case "type":
+			st.typ = member.Result().Str
+		case "id":
+			st.id = member.Result().Str
+		case "name":
+			st.name = member.Result().Str
+		case "call_id":
+			st.callID = member.Result().Str
+		case "signature":
+			st.signature = member.Result().Str
+		case "is_error":
+			st.isError = member.Raw == "true"
+		case "content":
+			st.content = member.Result()
+		case "summary":
+			st.summary = member.Result()
+		case "arguments":
+			st.arguments = member.Result()
+		}
+	}
+	return st
+}
+
 // decodeStep decodes output step i into r.Content and reports whether
 // the steps so far hold a function call.
 func decodeStep(p codec.Protocol, s gjson.Result, i int, r *response, calls bool) (bool, *codec.Error) {
 	if !s.IsObject() {
 		return calls, codec.BadUpstream(p, wire.IndexPath("steps", i)+" is not an object")
 	}
-	switch typ := s.Get("type").Str; typ {
+	st := readStep(s, r)
+	switch st.typ {
 	case "thought":
-		part := codec.Part{Type: codec.PartReasoning, Text: joinSummary(s.Get("summary"))}
-		if sig := s.Get("signature").Str; sig != "" {
-			part.Signature, part.Origin = sig, mapping.FamilyGemini
+		part := codec.Part{Type: codec.PartReasoning, Text: joinSummary(st.summary, &r.Text)}
+		if st.signature != "" {
+			part.Signature, part.Origin = st.signature, mapping.FamilyGemini
 		}
 		r.Content = append(r.Content, part)
 	case "model_output":
 		j := 0
-		for _, member := range jsonx.Members(s.Get("content").Raw, &r.Text) {
-			c := member.Result()
-			switch c.Get("type").Str {
-			case "text":
-				r.Content = append(r.Content, codec.Part{Type: codec.PartText, Text: c.Get("text").Str,
-					Citations: decodeAnnotations(c.Get("annotations"), c.Get("text").Str)})
-			default:
+		for _, member := range jsonx.Members(st.content.Raw, &r.Text) {
+			var typ, text string
+			var annotations gjson.Result
+			for k, f := range jsonx.Members(member.Raw, &r.Text) {
+				switch k {
+				case "type":
+					typ = f.Result().Str
+				case "text":
+					text = f.Result().Str
+				case "annotations":
+					annotations = f.Result()
+				}
+			}
+			if typ == "text" {
+				r.Content = append(r.Content, codec.Part{Type: codec.PartText, Text: text, Citations: decodeAnnotations(annotations, text)})
+			} else {
 				// Images, audio and video a model made are display only:
 				// no canonical answer carries them.
-				r.Dropped = append(r.Dropped, wire.IndexPath(wire.IndexPath("steps", i)+".content", j)+" ("+c.Get("type").Str+")")
+				r.Dropped = append(r.Dropped, wire.IndexPath(wire.IndexPath("steps", i)+".content", j)+" ("+typ+")")
 			}
 			j++
 		}
 	case "function_call":
-		args := s.Get("arguments")
 		raw := "{}"
-		if args.IsObject() {
-			raw = args.Raw
+		if st.arguments.IsObject() {
+			raw = st.arguments.Raw
 		}
-		if sig := s.Get("signature").Str; sig != "" {
-			r.Content = append(r.Content, codec.Part{Type: codec.PartReasoning, Signature: sig, Origin: mapping.FamilyGemini})
+		if st.signature != "" {
+			r.Content = append(r.Content, codec.Part{Type: codec.PartReasoning, Signature: st.signature, Origin: mapping.FamilyGemini})
 		}
-		r.Content = append(r.Content, codec.Part{Type: codec.PartToolCall, ToolCallID: s.Get("id").Str, ToolName: s.Get("name").Str, Arguments: raw})
+		r.Content = append(r.Content, codec.Part{Type: codec.PartToolCall, ToolCallID: st.id, ToolName: st.name, Arguments: raw})
 		calls = true
 	case "google_search_call":
-		r.Content = append(r.Content, codec.Part{Type: codec.PartServerToolCall, ToolCallID: s.Get("id").Str, ToolName: "web_search",
-			ToolKind: codec.ToolWebSearch, Arguments: wire.SearchArguments(s.Get("arguments.queries.0").Str)})
+		r.Content = append(r.Content, codec.Part{Type: codec.PartServerToolCall, ToolCallID: st.id, ToolName: "web_search",
+			ToolKind: codec.ToolWebSearch, Arguments: wire.SearchArguments(st.arguments.Get("queries.0").Str)})
 	case "google_search_result":
-		r.Content = append(r.Content, codec.Part{Type: codec.PartServerToolResult, ToolCallID: s.Get("call_id").Str, IsError: s.Get("is_error").Bool()})
+		r.Content = append(r.Content, codec.Part{Type: codec.PartServerToolResult, ToolCallID: st.callID, IsError: st.isError})
 	case "user_input", "function_result":
 	default:
-		return calls, wire.UntranslatedStream(p, "step type "+typ+" cannot be translated")
+		return calls, wire.UntranslatedStream(p, "step type "+st.typ+" cannot be translated")
 	}
 	return calls, nil
 }
 
-// joinSummary returns the text of a thought's summary.
-func joinSummary(v gjson.Result) string {
+// joinSummary returns the text of a thought's summary, unescaped into
+// a (nil: allocated).
+func joinSummary(v gjson.Result, a *jsonx.Arena) string {
 	var text string
 	n := 0
 	var buf []byte
-	for _, s := range v.Array() {
-		if s.Get("type").Str != "text" {
+	for _, member := range jsonx.Members(v.Raw, a) {
+		var typ, t string
+		for k, f := range jsonx.Members(member.Raw, a) {
+			switch k {
+			case "type":
+				typ = f.Result().Str
+			case "text":
+				t = f.Result().Str
+			}
+		}
+		if typ != "text" {
 			continue
 		}
 		if n == 0 {
-			text = s.Get("text").Str
+			text = t
 		} else {
 			if n == 1 {
 				buf = append(buf, text...)
 			}
-			buf = append(buf, s.Get("text").Str...)
+			buf = append(buf, t...)
 		}
 		n++
 	}

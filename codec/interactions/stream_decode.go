@@ -152,7 +152,7 @@ func (d *streamDecoder) stepStart(out []codec.Event, ev *event) []codec.Event {
 	case "thought":
 		d.signature = append(d.signature, s.Get("signature").Str...)
 		out = d.open(out, codec.Event{Type: codec.EventPartStart, Part: codec.PartReasoning})
-		if t := joinSummary(s.Get("summary")); t != "" {
+		if t := joinSummary(s.Get("summary"), &d.text); t != "" {
 			out = append(out, codec.Event{Type: codec.EventPartDelta, Index: d.next - 1, Text: t})
 		}
 	case "function_call":
@@ -195,28 +195,44 @@ func stepKind(typ string) string {
 	return ""
 }
 
-// stepDelta appends a delta to the open step's part.
+// stepDelta appends a delta to the open step's part. The delta's
+// members are walked with the decoder's arena, so that a text delta with
+// escapes costs no allocation.
 func (d *streamDecoder) stepDelta(out []codec.Event, ev *event) []codec.Event {
 	if i, ok := wire.BlockIndex(ev.index); !ok || i != d.step {
 		return d.fail(out, wire.InvalidStream(d.p, "a delta of a step that is not open"))
 	}
-	v := ev.delta
-	switch typ := v.Get("type").Str; {
+	var typ, text, content string
+	for k, member := range jsonx.Members(ev.delta.Raw, &d.text) {
+		switch k {
+		case "type":
+			typ = member.Result().Str
+		case "text", "signature", "arguments":
+			text = member.Result().Str
+		case "content":
+			content = member.Raw
+		}
+	}
+	switch {
 	case typ == "text" && d.kind == "model_output":
-		return d.text1(out, v.Get("text").Str)
+		return d.text1(out, text)
 	case typ == "thought_summary" && d.kind == "thought":
-		if t := v.Get("content.text"); t.Type == gjson.String && t.Str != "" {
-			out = append(out, codec.Event{Type: codec.EventPartDelta, Index: d.next - 1, Text: t.Str})
+		for k, member := range jsonx.Members(content, &d.text) {
+			if k == "text" {
+				if t := member.Result().Str; t != "" {
+					out = append(out, codec.Event{Type: codec.EventPartDelta, Index: d.next - 1, Text: t})
+				}
+			}
 		}
 		return out
 	case typ == "thought_signature" && d.kind == "thought":
 		// The signature is reported at the part's stop; the event's text
 		// is gone by then.
-		d.signature = append(d.signature[:0], v.Get("signature").Str...)
+		d.signature = append(d.signature[:0], text...)
 		return out
 	case typ == "arguments_delta" && d.kind == "function_call":
-		if a := v.Get("arguments").Str; a != "" && !d.whole {
-			out = append(out, codec.Event{Type: codec.EventPartDelta, Index: d.next - 1, Text: a})
+		if text != "" && !d.whole {
+			out = append(out, codec.Event{Type: codec.EventPartDelta, Index: d.next - 1, Text: text})
 			d.args = true
 		}
 		return out
