@@ -93,7 +93,16 @@ func (m *interactionsMock) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(status)
 		fmt.Fprintf(w, `{"error":{"code":%q,"message":%q}}`, code, msg)
 	}
-	if r.Header.Get("X-Goog-Api-Key") == "" {
+	// Vertex AI's paths name the project and region, and its requests
+	// carry an OAuth token; the Gemini API's carry the key.
+	vertexPath := "/v1beta1/projects/" + vertexProject + "/locations/" + vertexLocation + "/interactions"
+	onVertex := strings.HasPrefix(r.URL.Path, vertexPath+":")
+	switch {
+	case onVertex && !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer "):
+		m.problems = append(m.problems, "a Vertex AI request without a bearer token")
+		fail(401, "UNAUTHENTICATED", "token required")
+		return
+	case !onVertex && r.Header.Get("X-Goog-Api-Key") == "":
 		m.problems = append(m.problems, "no x-goog-api-key")
 		fail(401, "UNAUTHENTICATED", "API key required")
 		return
@@ -108,7 +117,8 @@ func (m *interactionsMock) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, v)
 		return
 	}
-	if r.Method != http.MethodPost || r.URL.Path != "/v1beta/interactions" {
+	if onVertex && r.URL.Path != vertexPath+":create" && r.URL.Path != vertexPath+":createStream" ||
+		!onVertex && r.URL.Path != "/v1beta/interactions" || r.Method != http.MethodPost {
 		m.problems = append(m.problems, "unexpected "+r.Method+" "+r.URL.Path)
 		fail(404, "NOT_FOUND", "no such method")
 		return
@@ -158,6 +168,9 @@ func (m *interactionsMock) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if req.Get("store").Type != gjson.False {
 		all, _ := sjson.SetRaw(answer, "steps", "["+strings.Join(append(history, steps...), ",")+"]")
 		m.stored[id] = all
+	}
+	if onVertex && req.Get("stream").Bool() != strings.HasSuffix(r.URL.Path, ":createStream") {
+		m.problems = append(m.problems, "a Vertex AI path that does not match the body's stream: "+r.URL.Path)
 	}
 	if !req.Get("stream").Bool() {
 		w.Header().Set("Content-Type", "application/json")

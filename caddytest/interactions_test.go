@@ -161,9 +161,13 @@ func interactionsUsage(in, out, thought *int) (int64, int64) {
 	return v(in), v(out) + v(thought)
 }
 
-// interactionsEnv loads the shared Caddyfile with one more site, whose
-// upstream is the Interactions mock, and returns the environment, the
-// mock and the site.
+// vertexInteractions is the Interactions API on Vertex AI, an upstream.
+const vertexInteractions proto = "vertex-interactions"
+
+// interactionsEnv loads the shared Caddyfile with two more sites, whose
+// upstream is the Interactions mock on the Gemini API and on Vertex AI,
+// and returns the environment, the mock and the Gemini API's site (the
+// Vertex AI one is interactionsSites[vertexInteractions]).
 func interactionsEnv(t *testing.T) (*testEnv, *interactionsMock, string) {
 	t.Helper()
 	env := setup(t)
@@ -171,14 +175,19 @@ func interactionsEnv(t *testing.T) (*testEnv, *interactionsMock, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ports, err := freePorts(1)
+	ports, err := freePorts(2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	site := fmt.Sprintf("http://localhost:%d", ports[0])
-	loadCaddyfile(t, env.caddyfile+fmt.Sprintf("\n%s {\n\tllmbridge {\n\t\tupstream gemini-interactions\n\t}\n\treverse_proxy %s\n}\n", site, m.addr))
+	interactionsSites = map[proto]string{geminiInteractions: site, vertexInteractions: fmt.Sprintf("http://localhost:%d", ports[1])}
+	loadCaddyfile(t, env.caddyfile+fmt.Sprintf("\n%s {\n\tllmbridge {\n\t\tupstream gemini-interactions\n\t}\n\treverse_proxy %s\n}\n", site, m.addr)+
+		fmt.Sprintf("\n%s {\n\tllmbridge {\n\t\tupstream vertex-interactions\n%s\t}\n\treverse_proxy %s\n}\n", interactionsSites[vertexInteractions], cloudSettings(vertex), m.addr))
 	return env, m, site
 }
+
+// interactionsSites are the sites of interactionsEnv by upstream.
+var interactionsSites map[proto]string
 
 // TestInteractionsClient sends the shared conversation from genai's
 // Interactions client through every upstream, as the whole history, JSON
@@ -189,11 +198,14 @@ func TestInteractionsClient(t *testing.T) {
 	env, im, imSite := interactionsEnv(t)
 	c := interactionsClient{}
 	conv := sharedConversation(gemini.defaultModel())
-	for _, up := range append(append([]proto(nil), allProtocols...), geminiInteractions) {
+	for _, up := range append(append([]proto(nil), allProtocols...), geminiInteractions, vertexInteractions) {
 		t.Run(pairName(geminiInteractions, up), func(t *testing.T) {
 			want := fmt.Sprintf("¡Hola! from %s via llmbridge", up)
 			base := imSite
-			if up == geminiInteractions {
+			if up == vertexInteractions {
+				base = interactionsSites[vertexInteractions]
+			}
+			if up == geminiInteractions || up == vertexInteractions {
 				im.reset(want, "completed")
 			} else {
 				env.mocks.resetAll(t)
@@ -216,7 +228,7 @@ func TestInteractionsClient(t *testing.T) {
 				if res.Text != want || res.Stop != "end" || res.InputTokens != 15 || res.OutputTokens != 10 {
 					t.Errorf("streamed %v: %+v, want %q, end, 15/10 tokens", streamed, res, want)
 				}
-				if up != geminiInteractions {
+				if up != geminiInteractions && up != vertexInteractions {
 					rec, _ := env.mocks[up].lastRequest()
 					if rec != nil {
 						checkUpstreamConversation(t, pairName(geminiInteractions, up), up, rec, upstreamConversation(geminiInteractions, up, conv))
@@ -243,7 +255,7 @@ func TestInteractionsClient(t *testing.T) {
 			if err != nil || res.Text != want {
 				t.Fatalf("turn 2: %+v %v", res, describeErr(err))
 			}
-			if up == geminiInteractions {
+			if up == geminiInteractions || up == vertexInteractions {
 				last, _ := im.last()
 				if last.Get("previous_interaction_id").Str != id {
 					t.Errorf("the Interactions upstream got no previous_interaction_id: %s", last.Raw)
@@ -314,38 +326,54 @@ func TestInteractionsGoogleOnly(t *testing.T) {
 // client SDK to the Interactions API: the whole history as typed steps,
 // with store false.
 func TestInteractionsUpstream(t *testing.T) {
-	_, im, site := interactionsEnv(t)
+	_, im, _ := interactionsEnv(t)
 	conv := sharedConversation(gemini.defaultModel())
-	for cp, c := range sdkClients() {
-		t.Run(pairName(cp, geminiInteractions), func(t *testing.T) {
-			if cp.isAWS() || cp == vertex || cp == vertexAnthropic {
-				// Their paths name a model, which is the upstream's here;
-				// they are covered by the other families' mocks.
-				conv.Model = cp.defaultModel()
-			}
-			want := fmt.Sprintf("¡Hola! from the Interactions API to %s", cp)
-			im.reset(want, "completed")
-			ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
-			defer cancel()
-			res, err := c.generate(ctx, site, conversation{Model: cp.defaultModel(), System: conv.System, Turns: conv.Turns,
-				Temperature: conv.Temperature, TopP: conv.TopP, MaxTokens: conv.MaxTokens})
-			if err != nil {
-				t.Fatalf("%s", describeErr(err))
-			}
-			if res.Text != want || res.Stop != "end" {
-				t.Errorf("%+v, want %q and end", res, want)
-			}
-			body, n := im.last()
-			if n != 1 {
-				t.Errorf("%d upstream requests", n)
-			}
-			if body.Get("store").Type != gjson.False || body.Get("system_instruction").Str != conv.System ||
-				len(body.Get("input").Array()) != 3 || body.Get("input.1.type").Str != "model_output" {
-				t.Errorf("upstream body %s", body.Raw)
-			}
-			if v := im.violations(); len(v) > 0 {
-				t.Errorf("protocol violations: %q", v)
-			}
-		})
+	for _, up := range []proto{geminiInteractions, vertexInteractions} {
+		site := interactionsSites[up]
+		streamers := streamingClients()
+		for cp, c := range sdkClients() {
+			interactionsUpstreamPair(t, im, site, cp, up, c, streamers[cp], conv)
+		}
 	}
+}
+
+// interactionsUpstreamPair sends conv from client c to the Interactions
+// upstream up at site, and streamed with s.
+func interactionsUpstreamPair(t *testing.T, im *interactionsMock, site string, cp, up proto, c sdkClient, s streamingClient, conv conversation) {
+	t.Run(pairName(cp, up), func(t *testing.T) {
+		want := fmt.Sprintf("¡Hola! from the Interactions API to %s", cp)
+		im.reset(want, "completed")
+		ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+		defer cancel()
+		conv.Model = cp.defaultModel()
+		res, err := c.generate(ctx, site, conv)
+		if err != nil {
+			t.Fatalf("%s", describeErr(err))
+		}
+		if res.Text != want || res.Stop != "end" || res.InputTokens != 15 || res.OutputTokens != 10 {
+			t.Errorf("%+v, want %q, end and 15/10 tokens", res, want)
+		}
+		body, n := im.last()
+		if n != 1 {
+			t.Errorf("%d upstream requests", n)
+		}
+		if body.Get("store").Type != gjson.False || body.Get("system_instruction").Str != conv.System ||
+			len(body.Get("input").Array()) != 3 || body.Get("input.1.type").Str != "model_output" ||
+			body.Get("generation_config.max_output_tokens").Int() != conv.MaxTokens {
+			t.Errorf("upstream body %s", body.Raw)
+		}
+		sr, err := s.stream(ctx, site, conv, streamOptions{})
+		if err != nil {
+			t.Fatalf("stream: %s", describeErr(err))
+		}
+		if sr.Text != want || !sr.Terminal || sr.Stop != "end" || sr.Deltas < 2 {
+			t.Errorf("stream: %+v, want %q in deltas, complete, end", sr, want)
+		}
+		if body, _ := im.last(); !body.Get("stream").Bool() || body.Get("store").Type != gjson.False {
+			t.Errorf("streamed upstream body %s", body.Raw)
+		}
+		if v := im.violations(); len(v) > 0 {
+			t.Errorf("protocol violations: %q", v)
+		}
+	})
 }
