@@ -41,7 +41,10 @@ func (h *Handler) translateInteraction(w http.ResponseWriter, r *http.Request, n
 		x.fail(w, client, err)
 		return nil
 	}
-	if h.store == nil {
+	prev := gjson.GetBytes(body, "previous_interaction_id")
+	if h.store == nil || gjson.GetBytes(body, "store").Type == gjson.False && !prev.Exists() || failoverOf(w) != nil {
+		// Nothing to continue and nothing to keep (a failover site's
+		// writer must stay the one its targets see).
 		return h.translate(w, r, next, rt, body, held, x)
 	}
 	input, err := h.interactionInput(r, body)
@@ -57,16 +60,12 @@ func (h *Handler) translateInteraction(w http.ResponseWriter, r *http.Request, n
 		}
 		body = edited
 	}
-	store := gjson.GetBytes(body, "store")
-	if store.Type == gjson.False || failoverOf(w) != nil {
-		// A failover site's writer must stay the one the targets see.
+	if gjson.GetBytes(body, "store").Type == gjson.False {
 		return h.translate(w, r, next, rt, body, held, x)
 	}
-	rec := &interactionRecorder{ResponseWriter: w}
+	rec := &interactionRecorder{ResponseWriter: w, keep: func(rec *interactionRecorder) { h.keepInteraction(r, rec, input.steps) }}
 	nextErr := h.translate(rec, r, next, rt, body, held, x)
-	if rec.status == http.StatusOK && !rec.over {
-		h.keepInteraction(r, rec, input.steps)
-	}
+	rec.finish()
 	return nextErr
 }
 

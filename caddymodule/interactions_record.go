@@ -16,14 +16,26 @@ import (
 const maxRecordedInteraction = 8 << 20
 
 // interactionRecorder passes the client's answer through and keeps a copy
-// of it, so that the interaction can be stored once it is complete.
+// of it, so that the interaction is stored before the client can refer to
+// it: a JSON answer is held until keep has stored it (finish), and a
+// stream's last write, the one with data: [DONE], waits for keep too.
+// Stored any later, a client that continues the interaction at once would
+// be told it does not exist.
 type interactionRecorder struct {
 	http.ResponseWriter
+	// keep stores the interaction the recorder holds; it runs once.
+	keep   func(rec *interactionRecorder)
+	kept   bool
 	status int
 	body   []byte
+	// held reports that body is a JSON answer not yet passed on.
+	held bool
 	// over reports that the answer outgrew maxRecordedInteraction.
 	over bool
 }
+
+// streamEnd is how the last event of an Interactions stream ends.
+var streamEnd = []byte("data: [DONE]\n\n")
 
 // WriteHeader records the status.
 func (rw *interactionRecorder) WriteHeader(status int) {
@@ -33,25 +45,62 @@ func (rw *interactionRecorder) WriteHeader(status int) {
 	rw.ResponseWriter.WriteHeader(status)
 }
 
-// Write passes p on and keeps a copy.
+// Write keeps a copy of p and passes it on: a JSON answer once it is
+// stored (finish), a stream's end after storing it.
 func (rw *interactionRecorder) Write(p []byte) (int, error) {
 	if rw.status == 0 {
-		rw.status = http.StatusOK
+		rw.WriteHeader(http.StatusOK)
 	}
-	if !rw.over {
-		if len(rw.body)+len(p) > maxRecordedInteraction {
-			rw.over, rw.body = true, nil
-		} else {
-			rw.body = append(rw.body, p...)
+	if rw.status != http.StatusOK || rw.over {
+		return rw.ResponseWriter.Write(p)
+	}
+	if len(rw.body)+len(p) > maxRecordedInteraction {
+		// Too large to keep: what was held goes out as it is.
+		rw.over = true
+		if rw.held {
+			rw.held = false
+			if _, err := rw.ResponseWriter.Write(rw.body); err != nil {
+				return 0, err
+			}
 		}
+		rw.body = nil
+		return rw.ResponseWriter.Write(p)
+	}
+	rw.body = append(rw.body, p...)
+	if !strings.HasPrefix(rw.Header().Get("Content-Type"), "text/event-stream") {
+		rw.held = true
+		return len(p), nil
+	}
+	if bytes.HasSuffix(p, streamEnd) {
+		rw.store()
 	}
 	return rw.ResponseWriter.Write(p)
 }
 
+// store runs keep once.
+func (rw *interactionRecorder) store() {
+	if !rw.kept {
+		rw.kept = true
+		rw.keep(rw)
+	}
+}
+
+// finish stores a complete JSON answer and passes it on.
+func (rw *interactionRecorder) finish() {
+	if !rw.held {
+		return
+	}
+	rw.held = false
+	rw.store()
+	_, _ = rw.ResponseWriter.Write(rw.body)
+}
+
 // Flush flushes the client's connection: a stream is flushed event by
-// event.
+// event. A held JSON answer stays held.
 func (rw *interactionRecorder) Flush() {
-	_ = http.NewResponseController(rw.ResponseWriter).Flush()
+	if !rw.held {
+		_ = http.NewResponseController(rw.ResponseWriter).Flush()
+	}
 }
 
 // Unwrap returns the client's writer, for http.ResponseController.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"regexp"
+	"strings"
 	"sync"
 	"time"
 
@@ -128,7 +129,12 @@ func (h *Handler) serveStoredInteraction(w http.ResponseWriter, r *http.Request,
 			x.fail(w, client, cerr)
 			return true, nil
 		}
+		// The collection's path: the create path without a method
+		// (Vertex AI's …/interactions:create).
 		path, _ := h.upstreamPath(x.upstream, "", false)
+		if i := strings.LastIndexByte(path, ':'); i > strings.LastIndexByte(path, '/') {
+			path = path[:i]
+		}
 		setPath(r, path+"/"+m[2], "")
 		return true, next.ServeHTTP(w, r)
 	}

@@ -96,7 +96,7 @@ func (m *interactionsMock) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	// Vertex AI's paths name the project and region, and its requests
 	// carry an OAuth token; the Gemini API's carry the key.
 	vertexPath := "/v1beta1/projects/" + vertexProject + "/locations/" + vertexLocation + "/interactions"
-	onVertex := strings.HasPrefix(r.URL.Path, vertexPath+":")
+	onVertex := strings.HasPrefix(r.URL.Path, vertexPath+":") || strings.HasPrefix(r.URL.Path, vertexPath+"/")
 	switch {
 	case onVertex && !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer "):
 		m.problems = append(m.problems, "a Vertex AI request without a bearer token")
@@ -107,8 +107,8 @@ func (m *interactionsMock) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		fail(401, "UNAUTHENTICATED", "API key required")
 		return
 	}
-	if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/v1beta/interactions/") {
-		v, ok := m.stored[strings.TrimPrefix(r.URL.Path, "/v1beta/interactions/")]
+	if r.Method == http.MethodGet && (strings.HasPrefix(r.URL.Path, "/v1beta/interactions/") || strings.HasPrefix(r.URL.Path, vertexPath+"/")) {
+		v, ok := m.stored[r.URL.Path[strings.LastIndexByte(r.URL.Path, '/')+1:]]
 		if !ok {
 			fail(404, "NOT_FOUND", "no such interaction")
 			return

@@ -255,6 +255,23 @@ func TestInteractionsClient(t *testing.T) {
 			if err != nil || res.Text != want {
 				t.Fatalf("turn 2: %+v %v", res, describeErr(err))
 			}
+			// The stored interaction, read, and deleted where llmbridge
+			// keeps it.
+			get := func(method string) (int, string) {
+				req, _ := http.NewRequestWithContext(ctx, method, base+"/v1beta/interactions/"+id, nil)
+				req.Header.Set("X-Goog-Api-Key", clientKey)
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer resp.Body.Close()
+				b, _ := io.ReadAll(resp.Body)
+				return resp.StatusCode, string(b)
+			}
+			if status, body := get(http.MethodGet); status != 200 || gjson.Get(body, "steps.0.type").Str != "user_input" ||
+				!strings.Contains(gjson.Get(body, "steps").Raw, want) {
+				t.Errorf("GET of the stored interaction: %d %s", status, body)
+			}
 			if up == geminiInteractions || up == vertexInteractions {
 				last, _ := im.last()
 				if last.Get("previous_interaction_id").Str != id {
@@ -272,22 +289,6 @@ func TestInteractionsClient(t *testing.T) {
 				t.Errorf("turn 2 reached the upstream as\n  %s\nwant\n  %s", formatTurns(got), formatTurns(wantTurns))
 			}
 
-			// The stored interaction, read and deleted.
-			get := func(method string) (int, string) {
-				req, _ := http.NewRequestWithContext(ctx, method, base+"/v1beta/interactions/"+id, nil)
-				req.Header.Set("X-Goog-Api-Key", clientKey)
-				resp, err := http.DefaultClient.Do(req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer resp.Body.Close()
-				b, _ := io.ReadAll(resp.Body)
-				return resp.StatusCode, string(b)
-			}
-			if status, body := get(http.MethodGet); status != 200 || gjson.Get(body, "steps.0.type").Str != "user_input" ||
-				!strings.Contains(gjson.Get(body, "steps").Raw, want) {
-				t.Errorf("GET of the stored interaction: %d %s", status, body)
-			}
 			if status, body := get(http.MethodDelete); status != 200 {
 				t.Errorf("DELETE: %d %s", status, body)
 			}

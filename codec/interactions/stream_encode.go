@@ -1,6 +1,8 @@
 package interactions
 
 import (
+	"strings"
+
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/codec/internal/wire"
@@ -110,12 +112,12 @@ func (e *streamEncoder) begin(dst []byte, ev *codec.Event) []byte {
 	if e.id == "" {
 		e.id = wire.NewID("v1_")
 	} else {
-		e.id = clone(e.id)
+		e.id = strings.Clone(e.id)
 	}
 	if e.model == "" {
 		e.model = e.req.Model
 	} else {
-		e.model = clone(e.model)
+		e.model = strings.Clone(e.model)
 	}
 	dst = e.head(dst, "interaction.created")
 	dst = append(dst, `,"interaction":{"id":`...)
@@ -124,9 +126,6 @@ func (e *streamEncoder) begin(dst []byte, ev *codec.Event) []byte {
 	dst = jsonx.AppendString(dst, e.model)
 	return append(dst, `,"status":"in_progress"}}`+"\n\n"...)
 }
-
-// clone copies s, an event's string, which the encoder keeps.
-func clone(s string) string { return string(append([]byte(nil), s...)) }
 
 // head writes an event's name and the start of its data up to its
 // event_id.
@@ -156,11 +155,11 @@ func (e *streamEncoder) partStart(dst []byte, ev *codec.Event) []byte {
 		dst = e.stepHead(dst, "step.start")
 		return append(dst, `,"step":{"type":"model_output","content":[]}}`+"\n\n"...)
 	case codec.PartReasoning:
-		e.redacted, e.itemID, e.thought = ev.Redacted, clone(ev.ItemID), e.thought[:0]
+		e.redacted, e.itemID, e.thought = ev.Redacted, strings.Clone(ev.ItemID), e.thought[:0]
 		dst = e.stepHead(dst, "step.start")
 		return append(dst, `,"step":{"type":"thought"}}`+"\n\n"...)
 	case codec.PartToolCall:
-		e.callID, e.callName, e.args = clone(ev.ToolCallID), clone(ev.ToolName), e.args[:0]
+		e.callID, e.callName, e.args = strings.Clone(ev.ToolCallID), strings.Clone(ev.ToolName), e.args[:0]
 		return dst
 	}
 	e.open = false
