@@ -26,10 +26,13 @@ type interactionsMock struct {
 	addr     string
 	requests []string
 	paths    []string
-	// text and status are what the next interactions answer.
-	text, status string
-	stored       map[string]string
-	seq          int
+	// text and status are what the next interactions answer; fault, when
+	// not "", how they fail: "cut" (a stream that breaks off inside its
+	// output step), "error-event" (an error event after content) or
+	// "quota" (429 RESOURCE_EXHAUSTED).
+	text, status, fault string
+	stored              map[string]string
+	seq                 int
 	// problems are the requests that break the protocol.
 	problems []string
 }
@@ -63,7 +66,14 @@ func interactionsUpstream() (*interactionsMock, error) {
 func (m *interactionsMock) reset(text, status string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.requests, m.paths, m.problems, m.text, m.status = nil, nil, nil, text, status
+	m.requests, m.paths, m.problems, m.text, m.status, m.fault = nil, nil, nil, text, status, ""
+}
+
+// failWith makes the next interactions fail as fault says.
+func (m *interactionsMock) failWith(fault string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.fault = fault
 }
 
 // last returns the last request body and how many requests came.
@@ -159,6 +169,10 @@ func (m *interactionsMock) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if req.Get("input").Type == gjson.String {
 		history = append(history, `{"type":"user_input","content":[{"type":"text","text":`+req.Get("input").Raw+`}]}`)
 	}
+	if m.fault == "quota" {
+		fail(http.StatusTooManyRequests, "RESOURCE_EXHAUSTED", "quota exceeded for the mock")
+		return
+	}
 	m.seq++
 	id := fmt.Sprintf("v1_mock%d", m.seq)
 	steps := []string{`{"type":"thought","signature":"` + interactionsSignature + `","summary":[{"type":"text","text":"Thinking."}]}`,
@@ -194,6 +208,13 @@ func (m *interactionsMock) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		half++
 	}
 	event("step.delta", `"index":1,"delta":{"type":"text","text":`+jsonString(m.text[:half])+`}`)
+	switch m.fault {
+	case "cut":
+		return
+	case "error-event":
+		event("error", `"error":{"code":"RESOURCE_EXHAUSTED","message":"quota exceeded mid-stream"}`)
+		return
+	}
 	event("step.delta", `"index":1,"delta":{"type":"text","text":`+jsonString(m.text[half:])+`}`)
 	event("step.stop", `"index":1`)
 	event("interaction.status_update", `"interaction_id":"`+id+`","status":"`+m.status+`"`)

@@ -378,3 +378,102 @@ func interactionsUpstreamPair(t *testing.T, im *interactionsMock, site string, c
 		}
 	})
 }
+
+// TestInteractionsUpstreamFailures checks what clients of other
+// protocols get when the Interactions API fails: a 429 in their own error
+// format, and an error at the end of their stream when it breaks off
+// inside a step or sends an error event after content.
+func TestInteractionsUpstreamFailures(t *testing.T) {
+	_, im, site := interactionsEnv(t)
+	conv := sharedConversation(gemini.defaultModel())
+	markers := map[proto]string{anthropicMsgs: `"rate_limit_error"`, openaiChat: `"rate_limit_error"`, gemini: `"RESOURCE_EXHAUSTED"`}
+	paths := map[proto]string{anthropicMsgs: "/v1/messages", openaiChat: "/v1/chat/completions", gemini: "/v1beta/models/gemini-2.5-flash:generateContent"}
+	bodies := map[proto]string{
+		anthropicMsgs: `{"model":"gemini-2.5-flash","max_tokens":16,"messages":[{"role":"user","content":"Hi"}]}`,
+		openaiChat:    `{"model":"gemini-2.5-flash","messages":[{"role":"user","content":"Hi"}]}`,
+		gemini:        `{"contents":[{"role":"user","parts":[{"text":"Hi"}]}]}`,
+	}
+	for cp, marker := range markers {
+		t.Run(pairName(cp, geminiInteractions)+"/quota", func(t *testing.T) {
+			im.reset("unused", "completed")
+			im.failWith("quota")
+			req, _ := http.NewRequest(http.MethodPost, site+paths[cp], strings.NewReader(bodies[cp]))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Authorization", "Bearer "+clientKey)
+			req.Header.Set("X-Api-Key", clientKey)
+			req.Header.Set("X-Goog-Api-Key", clientKey)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusTooManyRequests || !strings.Contains(string(b), marker) {
+				t.Errorf("%d %s, want 429 with %s", resp.StatusCode, b, marker)
+			}
+		})
+	}
+	streamers := streamingClients()
+	for _, cp := range []proto{anthropicMsgs, openaiChat, openaiResponses, gemini} {
+		for _, fault := range []string{"cut", "error-event"} {
+			t.Run(pairName(cp, geminiInteractions)+"/"+fault, func(t *testing.T) {
+				im.reset("¡Hola! from a stream that fails", "completed")
+				im.failWith(fault)
+				ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+				defer cancel()
+				c := conv
+				c.Model = cp.defaultModel()
+				sr, err := streamers[cp].stream(ctx, site, c, streamOptions{})
+				if err == nil || sr.Terminal {
+					t.Errorf("the stream ended cleanly: %+v", sr)
+				}
+				if fault == "error-event" && err != nil && !strings.Contains(describeErr(err), "quota") {
+					t.Errorf("the error does not say what the upstream said: %s", describeErr(err))
+				}
+			})
+		}
+	}
+}
+
+// TestInteractionsClientFailures checks what an Interactions client gets
+// when another upstream fails: Google's error format with the status
+// name, and an error event (no data: [DONE]) when the upstream's stream
+// breaks off.
+func TestInteractionsClientFailures(t *testing.T) {
+	env, _, _ := interactionsEnv(t)
+	post := func(t *testing.T, body string) (int, string) {
+		req, _ := http.NewRequest(http.MethodPost, env.plain[anthropicMsgs]+"/v1beta/interactions", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Goog-Api-Key", clientKey)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	t.Run("rate limited", func(t *testing.T) {
+		env.mocks.resetAll(t)
+		env.mocks[anthropicMsgs].setScenario(scenario{Status: http.StatusTooManyRequests, Header: http.Header{"Content-Type": {"application/json"}},
+			Body: `{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`})
+		status, body := post(t, `{"model":"claude-sonnet-4-20250514","input":"Hi"}`)
+		if status != http.StatusTooManyRequests || gjson.Get(body, "error.code").Str != "RESOURCE_EXHAUSTED" ||
+			gjson.Get(body, "error.message").Str != "slow down" {
+			t.Errorf("%d %s", status, body)
+		}
+	})
+	t.Run("stream broken off", func(t *testing.T) {
+		env.mocks.resetAll(t)
+		env.mocks[anthropicMsgs].setScenario(scenario{Status: http.StatusOK, Header: http.Header{"Content-Type": {"text/event-stream"}},
+			Body: "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\"," +
+				"\"model\":\"claude-sonnet-4-20250514\",\"content\":[],\"stop_reason\":null,\"usage\":{\"input_tokens\":3,\"output_tokens\":1}}}\n\n" +
+				"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n" +
+				"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hel\"}}\n\n"})
+		status, body := post(t, `{"model":"claude-sonnet-4-20250514","input":"Hi","stream":true}`)
+		if status != http.StatusOK || !strings.Contains(body, `"event_type":"step.delta"`) || !strings.Contains(body, "event: error") ||
+			strings.Contains(body, "[DONE]") {
+			t.Errorf("%d %s", status, body)
+		}
+	})
+}
