@@ -3,6 +3,7 @@ package caddymodule
 import (
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/tidwall/gjson"
@@ -193,9 +194,21 @@ func continuedBody(body, steps []byte) ([]byte, error) {
 func unknownInteraction(param, id string) *codec.Error {
 	e := &codec.Error{Status: http.StatusBadRequest, Kind: mapping.ErrInvalidRequest, Param: param,
 		Message: `interaction "` + id + `" was not found: it expired, was deleted or was never stored by this gateway ` +
-			`(interactions are kept for ` + interactionTTL.String() + `); send the whole conversation as input instead`}
+			`(interactions are kept for ` + shortDuration(interactionTTL) + `); send the whole conversation as input instead`}
 	if param == "" {
 		e.Status, e.Kind = http.StatusNotFound, mapping.ErrNotFound
 	}
 	return e
+}
+
+// shortDuration writes d without its zero tails: 1h, not 1h0m0s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
