@@ -43,9 +43,8 @@ func (h *Handler) translateInteraction(w http.ResponseWriter, r *http.Request, n
 		return nil
 	}
 	prev := gjson.GetBytes(body, "previous_interaction_id")
-	if h.store == nil || gjson.GetBytes(body, "store").Type == gjson.False && !prev.Exists() || failoverOf(w) != nil {
-		// Nothing to continue and nothing to keep (a failover site's
-		// writer must stay the one its targets see).
+	if h.store == nil || gjson.GetBytes(body, "store").Type == gjson.False && !prev.Exists() {
+		// Nothing to continue and nothing to keep.
 		return h.translate(w, r, next, rt, body, held, x)
 	}
 	input, err := h.interactionInput(r, body)
@@ -61,7 +60,9 @@ func (h *Handler) translateInteraction(w http.ResponseWriter, r *http.Request, n
 		}
 		body = edited
 	}
-	if gjson.GetBytes(body, "store").Type == gjson.False {
+	if gjson.GetBytes(body, "store").Type == gjson.False || failoverOf(w) != nil {
+		// A failover site's writer must stay the one its targets see:
+		// its interactions are continued but not kept.
 		return h.translate(w, r, next, rt, body, held, x)
 	}
 	rec := &interactionRecorder{ResponseWriter: w, keep: func(rec *interactionRecorder) { h.keepInteraction(r, rec, input.steps) }}
