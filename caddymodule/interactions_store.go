@@ -106,8 +106,10 @@ func (h *Handler) readInteraction(ctx context.Context, id string) (gjson.Result,
 }
 
 // storedInteractionPath matches the path of one interaction:
-// /{version}/interactions/{id}.
-var storedInteractionPath = regexp.MustCompile(`^/(v1|v1beta|v1alpha)/interactions/([A-Za-z0-9_.\-]+)$`)
+// /{version}/interactions/{id}. An id is one path segment that does not
+// start with a dot, so that it cannot name another upstream path (. or
+// ..) when it is passed on.
+var storedInteractionPath = regexp.MustCompile(`^/(v1|v1beta|v1alpha)/interactions/([A-Za-z0-9_\-][A-Za-z0-9_.\-]*)$`)
 
 // serveStoredInteraction answers GET (the stored interaction, its whole
 // conversation as steps) and DELETE of an interaction llmbridge keeps, and
