@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/interactions"
 )
 
 // Keys of the client key tests: two configured keys (one from the
@@ -44,6 +45,8 @@ func clientKeyRequest(p codec.Protocol, cred func(r *http.Request)) *http.Reques
 		target, body = "/model/m/converse", `{"messages":[{"role":"user","content":[{"text":"Hi"}]}]}`
 	case codec.BedrockAnthropic:
 		target, body = "/model/anthropic.m-v1:0/invoke", `{"anthropic_version":"bedrock-2023-05-31","max_tokens":5,"messages":[{"role":"user","content":"Hi"}]}`
+	case interactions.GeminiInteractions:
+		target, body = "/v1beta/interactions", `{"model":"m","input":"Hi"}`
 	}
 	r := httptest.NewRequest(http.MethodPost, target, strings.NewReader(body))
 	r.Header.Set("Content-Type", "application/json")
@@ -183,7 +186,7 @@ func authErrorMarker(p codec.Protocol) string {
 		return `"__type":"UnrecognizedClientException"`
 	case p.Family() == codec.AnthropicMessages:
 		return `"authentication_error"`
-	case p.Family() == codec.Gemini:
+	case p.Family() == codec.Gemini, p.Family() == interactions.GeminiInteractions:
 		return `"UNAUTHENTICATED"`
 	}
 	return `"param":null`

@@ -95,6 +95,11 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 	if isEndpoint {
 		return h.serveEndpoint(w, r, next, ep, x)
 	}
+	if !ok {
+		if served, err := h.serveStoredInteraction(w, r, next, x); served {
+			return err
+		}
+	}
 	if !ok || (h.client != "" && rt.protocol != h.client) {
 		x.fail(w, x.client, codec.NewError(mapping.ErrNotFound, "no "+protocolNoun(h.client)+"generation endpoint at "+r.URL.Path))
 		return nil
@@ -125,6 +130,9 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 	// the dialect's departures from OpenAI apply to its body too.
 	if client.Family() == x.upstream.Family() && !(h.dialect != nil && client == codec.OpenAIChat) {
 		return h.passthrough(w, r, next, rt, body, &held, x)
+	}
+	if isInteractionsClient(client, x.upstream) {
+		return h.translateInteraction(w, r, next, rt, body, &held, x)
 	}
 	return h.translate(w, r, next, rt, body, &held, x)
 }

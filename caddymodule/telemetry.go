@@ -335,9 +335,10 @@ var finishReasonValues = map[string]attribute.Value{
 }
 
 // operationName is gen_ai.operation.name for an upstream protocol:
-// generate_content for Google's generateContent APIs, chat for the rest.
+// generate_content for Google's own APIs (generateContent and
+// Interactions), chat for the rest.
 func operationName(upstream codec.Protocol) string {
-	if upstream.Family() == codec.Gemini {
+	if d := upstream.Descriptor(); d != nil && d.Rules.Provider == "google" {
 		return "generate_content"
 	}
 	return "chat"
@@ -358,6 +359,14 @@ func providerName(upstream codec.Protocol, dialect string) string {
 		return "aws.bedrock"
 	case codec.AzureOpenAI, codec.AzureOpenAIResponses:
 		return "azure.ai.openai"
+	}
+	if d := upstream.Descriptor(); d != nil && d.Rules.Provider == "google" {
+		// Google's other APIs (Interactions): on Vertex AI when Google
+		// Cloud's credentials sign for them.
+		if d.Cloud == "google" {
+			return "gcp.vertex_ai"
+		}
+		return "gcp.gemini"
 	}
 	switch dialect {
 	case "", "openai":

@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/interactions"
 	"github.com/llmbridge/llmbridge/codec/rules"
 )
 
@@ -361,6 +362,8 @@ func TestProviderName(t *testing.T) {
 		{codec.BedrockAnthropic, "", "aws.bedrock"},
 		{codec.AzureOpenAI, "", "azure.ai.openai"},
 		{codec.AzureOpenAIResponses, "", "azure.ai.openai"},
+		{interactions.GeminiInteractions, "", "gcp.gemini"},
+		{interactions.VertexInteractions, "", "gcp.vertex_ai"},
 	} {
 		if got := providerName(c.p, c.dialect); got != c.want {
 			t.Errorf("providerName(%s, %q) = %q, want %q", c.p, c.dialect, got, c.want)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/interactions"
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
@@ -51,6 +52,8 @@ func BenchmarkTranslateRequest(b *testing.B) {
 		{codec.AnthropicMessages, codec.Gemini},
 		{codec.Gemini, codec.OpenAIChat},
 		{codec.OpenAIChat, codec.OpenAIResponses},
+		{codec.AnthropicMessages, interactions.GeminiInteractions},
+		{interactions.GeminiInteractions, codec.OpenAIChat},
 	}
 	for _, pair := range pairs {
 		from, to := pair[0], pair[1]
@@ -82,6 +85,8 @@ func BenchmarkTranslateResponse(b *testing.B) {
 		{codec.AnthropicMessages, codec.OpenAIChat},
 		{codec.Gemini, codec.OpenAIResponses},
 		{codec.OpenAIResponses, codec.Gemini},
+		{interactions.GeminiInteractions, codec.OpenAIResponses},
+		{codec.OpenAIResponses, interactions.GeminiInteractions},
 	}
 	resp := &codec.Response{ID: "id-1", Model: "bench-model", Created: 1767225600, StopReason: mapping.StopEnd,
 		Content: []codec.Part{{Type: codec.PartText, Text: strings.Repeat("A reasonably long answer line.\n", 30)}},
@@ -144,7 +149,8 @@ func benchAgentRequest() *codec.Request {
 // BenchmarkTranslateAgentRequest measures the translation of a ~90 KB agent
 // request, decode plus encode, as the handler does it.
 func BenchmarkTranslateAgentRequest(b *testing.B) {
-	pairs := [][2]codec.Protocol{{codec.AnthropicMessages, codec.OpenAIChat}, {codec.OpenAIResponses, codec.AnthropicMessages}, {codec.AnthropicMessages, codec.Gemini}}
+	pairs := [][2]codec.Protocol{{codec.AnthropicMessages, codec.OpenAIChat}, {codec.OpenAIResponses, codec.AnthropicMessages}, {codec.AnthropicMessages, codec.Gemini},
+		{codec.AnthropicMessages, interactions.GeminiInteractions}}
 	for _, pair := range pairs {
 		from, to := pair[0], pair[1]
 		body, err := codec.AppendRequest(nil, from, benchAgentRequest(), codec.EncodeOptions{})

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/interactions"
 )
 
 // TestDescriptors checks that every protocol has a descriptor that names
@@ -144,10 +145,11 @@ func TestDescriptorFallbacks(t *testing.T) {
 		p       codec.Protocol
 		without []string
 	}{
-		{codec.OpenAIChat, []string{"Anthropic-Version", "Anthropic-Beta"}},
-		{codec.OpenAIResponses, []string{"Anthropic-Version", "Anthropic-Beta"}},
-		{codec.AnthropicMessages, []string{"Openai-Organization", "Openai-Project", "Openai-Beta"}},
-		{codec.Gemini, []string{"Openai-Organization", "Openai-Project", "Openai-Beta", "Anthropic-Version", "Anthropic-Beta"}},
+		{codec.OpenAIChat, []string{"Anthropic-Version", "Anthropic-Beta", "Api-Revision"}},
+		{codec.OpenAIResponses, []string{"Anthropic-Version", "Anthropic-Beta", "Api-Revision"}},
+		{codec.AnthropicMessages, []string{"Openai-Organization", "Openai-Project", "Openai-Beta", "Api-Revision"}},
+		{codec.Gemini, []string{"Openai-Organization", "Openai-Project", "Openai-Beta", "Anthropic-Version", "Anthropic-Beta", "Api-Revision"}},
+		{interactions.GeminiInteractions, []string{"Openai-Organization", "Openai-Project", "Openai-Beta", "Anthropic-Version", "Anthropic-Beta"}},
 	} {
 		if got := tt.p.Descriptor().ForeignHeaders(); !slices.Equal(got, tt.without) {
 			t.Errorf("%s: ForeignHeaders = %v, want %v", tt.p, got, tt.without)

@@ -5,8 +5,9 @@
 // codec/chat (openai-chat, azure-openai), codec/responses
 // (openai-responses, azure-openai-responses), codec/anthropic
 // (anthropic-messages, vertex-anthropic, bedrock-anthropic), codec/gemini
-// (gemini, vertex) and codec/bedrock (bedrock, Amazon Bedrock's Converse
-// API); codec/all imports them all. A codec decodes and
+// (gemini, vertex), codec/interactions (gemini-interactions,
+// vertex-interactions, Google's Interactions API) and codec/bedrock
+// (bedrock, Amazon Bedrock's Converse API); codec/all imports them all. A codec decodes and
 // encodes requests, responses, streams and error bodies of its protocol;
 // it knows nothing of HTTP servers or Caddy and is usable as a plain
 // library:

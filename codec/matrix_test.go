@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/interactions"
 	"github.com/llmbridge/llmbridge/codec/internal/codectest"
 	"github.com/llmbridge/llmbridge/mapping"
 )
@@ -31,8 +32,8 @@ func wantConversation(p codec.Protocol) codec.Request {
 	switch p {
 	case codec.OpenAIResponses:
 		r.StopSequences = nil // Responses has no stop sequences
-	case codec.Gemini, codec.Vertex, codec.Bedrock:
-		r.User = "" // Gemini and Converse have no end-user field
+	case codec.Gemini, codec.Vertex, codec.Bedrock, interactions.GeminiInteractions:
+		r.User = "" // Gemini, Interactions and Converse have no end-user field
 	case codec.VertexAnthropic:
 		r.Dropped = []string{"anthropic_version"}
 	case codec.BedrockAnthropic:

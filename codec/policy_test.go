@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/interactions"
 	"github.com/llmbridge/llmbridge/codec/internal/codectest"
 	"github.com/tidwall/sjson"
 )
@@ -15,11 +16,12 @@ import (
 // policyBase is the minimal valid request per client protocol family: it
 // decodes and encodes toward every upstream protocol with nothing dropped.
 var policyBase = map[codec.Protocol]string{
-	codec.OpenAIChat:        `{"model":"m","messages":[{"role":"user","content":"Hi"}]}`,
-	codec.OpenAIResponses:   `{"model":"m","input":"Hi"}`,
-	codec.AnthropicMessages: `{"model":"m","max_tokens":16,"messages":[{"role":"user","content":"Hi"}]}`,
-	codec.Gemini:            `{"contents":[{"role":"user","parts":[{"text":"Hi"}]}]}`,
-	codec.Bedrock:           `{"messages":[{"role":"user","content":[{"text":"Hi"}]}]}`,
+	codec.OpenAIChat:                `{"model":"m","messages":[{"role":"user","content":"Hi"}]}`,
+	codec.OpenAIResponses:           `{"model":"m","input":"Hi"}`,
+	codec.AnthropicMessages:         `{"model":"m","max_tokens":16,"messages":[{"role":"user","content":"Hi"}]}`,
+	codec.Gemini:                    `{"contents":[{"role":"user","parts":[{"text":"Hi"}]}]}`,
+	codec.Bedrock:                   `{"messages":[{"role":"user","content":[{"text":"Hi"}]}]}`,
+	interactions.GeminiInteractions: `{"model":"m","input":"Hi"}`,
 }
 
 // policyTargets are the upstream protocols a field is encoded toward: one
@@ -34,6 +36,7 @@ const (
 	exClaudeTools = `[{"name":"f","input_schema":{"type":"object"}}]`
 	exGemTools    = `[{"functionDeclarations":[{"name":"f","parametersJsonSchema":{"type":"object"}}]}]`
 	exConvTools   = `{"tools":[{"toolSpec":{"name":"f","inputSchema":{"json":{"type":"object"}}}}]}`
+	exStepTools   = `[{"type":"function","name":"f","parameters":{"type":"object"}}]`
 	exPNG         = `iVBORw0KGgo=`
 	exPDF         = `JVBERi0=`
 )
@@ -259,6 +262,51 @@ var policyExamples = map[codec.Protocol]map[string][]string{
 			`{"role":"model","parts":[{"text":"hm","thought":true},{"text":"A"}]},{"role":"user","parts":[{"text":"Go"}]}]`},
 		"contents[].parts[].thoughtSignature": {"contents", `[{"role":"user","parts":[{"text":"Hi"}]},` +
 			`{"role":"model","parts":[{"text":"A","thoughtSignature":"c2ln"}]},{"role":"user","parts":[{"text":"Go"}]}]`},
+	},
+	interactions.GeminiInteractions: {
+		"model":                   nil,
+		"input":                   nil,
+		"system_instruction":      {"system_instruction", `"Be brief"`},
+		"tools":                   {"tools", exStepTools},
+		"response_format":         {"response_format", `{"type":"text","mime_type":"application/json","schema":{"type":"object"}}`},
+		"response_mime_type":      {"response_mime_type", `"application/json"`},
+		"stream":                  {"stream", `true`},
+		"store":                   {"store", `true`},
+		"safety_settings":         {"safety_settings", `[{"category":"HARM_CATEGORY_HARASSMENT","threshold":"BLOCK_NONE"}]`},
+		"labels":                  {"labels", `{"k":"v"}`},
+		"service_tier":            {"service_tier", `"standard"`},
+		"previous_interaction_id": {"previous_interaction_id", `"v1_abc"`},
+		"background":              {"background", `true`},
+		"agent":                   {"agent", `"deep-research-pro-preview"`},
+		"agent_config":            {"agent_config", `{"type":"deep-research"}`},
+		"cached_content":          {"cached_content", `"cachedContents/1"`},
+		"response_modalities, speech_config, environment, ...":    {"response_modalities", `["image"]`},
+		"generation_config.temperature":                           {"generation_config", `{"temperature":0.5}`},
+		"generation_config.top_p":                                 {"generation_config", `{"top_p":0.9}`},
+		"generation_config.seed":                                  {"generation_config", `{"seed":7}`},
+		"generation_config.max_output_tokens":                     {"generation_config", `{"max_output_tokens":16}`},
+		"generation_config.stop_sequences":                        {"generation_config", `{"stop_sequences":["END"]}`},
+		"generation_config.thinking_level":                        {"generation_config", `{"thinking_level":"low"}`},
+		"generation_config.thinking_summaries":                    {"generation_config", `{"thinking_level":"low","thinking_summaries":"none"}`},
+		"generation_config.tool_choice":                           {"tools", exStepTools, "generation_config", `{"tool_choice":"any"}`},
+		"generation_config (image_config, speech_config, ...)":    {"generation_config", `{"image_config":{}}`},
+		"tools[] (function)":                                      {"tools", exStepTools},
+		"tools[] (google_search)":                                 {"tools", `[{"type":"google_search"}]`},
+		"tools[] (code_execution, url_context, file_search, ...)": {"tools", `[{"type":"code_execution"}]`},
+		"input[] (user_input)":                                    {"input", `[{"type":"user_input","content":[{"type":"text","text":"Hi"}]}]`},
+		"input[] (model_output)": {"input", `[{"type":"user_input","content":"Hi"},{"type":"model_output","content":[{"type":"text","text":"A"}]},` +
+			`{"type":"user_input","content":"Go"}]`},
+		"input[] (thought)": {"input", `[{"type":"user_input","content":"Hi"},{"type":"thought","signature":"c2ln","summary":[{"type":"text","text":"hm"}]},` +
+			`{"type":"model_output","content":[{"type":"text","text":"A"}]},{"type":"user_input","content":"Go"}]`},
+		"input[] (function_call, function_result)": {"tools", exStepTools, "input", `[{"type":"user_input","content":"Hi"},` +
+			`{"type":"function_call","id":"t1","name":"f","arguments":{}},{"type":"function_result","call_id":"t1","name":"f","result":"ok"}]`},
+		"input[] (google_search_call, google_search_result)": {"input", `[{"type":"user_input","content":"Hi"},` +
+			`{"type":"google_search_call","id":"s1","arguments":{"queries":["q"]}},{"type":"google_search_result","call_id":"s1","result":[]},` +
+			`{"type":"model_output","content":[{"type":"text","text":"A"}]},{"type":"user_input","content":"Go"}]`},
+		"input[].content[] (image)":    {"input", `[{"type":"image","mime_type":"image/png","data":"` + exPNG + `"},{"type":"text","text":"Hi"}]`},
+		"input[].content[] (audio)":    {"input", `[{"type":"audio","mime_type":"audio/wav","data":"AAAA"},{"type":"text","text":"Hi"}]`},
+		"input[].content[] (document)": {"input", `[{"type":"document","mime_type":"application/pdf","data":"` + exPDF + `"},{"type":"text","text":"Hi"}]`},
+		"input[].content[] (video)":    {"input", `[{"type":"video","mime_type":"video/mp4","data":"AAAA"},{"type":"text","text":"Hi"}]`},
 	},
 	codec.Bedrock: {
 		"messages":                          nil,

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/interactions"
 	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/codec/internal/wire"
 	"github.com/llmbridge/llmbridge/mapping"
@@ -42,6 +43,13 @@ func nativeAnswer(u codec.Protocol) []byte {
 	var b []byte
 	parts := issuedReasoning(u)
 	switch {
+	case u.Family() == interactions.GeminiInteractions:
+		b = append(b, `{"id":"v1_1","model":"m","status":"requires_action","steps":[{"type":"thought","signature":`...)
+		b = jsonx.AppendString(b, parts[0].Signature)
+		b = append(b, `,"summary":[{"type":"text","text":`...)
+		b = jsonx.AppendString(b, parts[0].Text)
+		b = append(b, `}]},{"type":"function_call","id":"call_1","name":"get_weather","arguments":{"city":"Paris"}}],`+
+			`"usage":{"total_input_tokens":10,"total_output_tokens":5,"total_thought_tokens":45,"total_tokens":60}}`...)
 	case u == codec.Bedrock:
 		b = append(b, `{"output":{"message":{"role":"assistant","content":[{"reasoningContent":{"reasoningText":{"text":`...)
 		b = jsonx.AppendString(b, parts[0].Text)
@@ -95,6 +103,14 @@ func historyFromResponse(t *testing.T, c codec.Protocol, body []byte, dropThough
 	}
 	tools := `[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}}]`
 	switch c.Family() {
+	case interactions.GeminiInteractions:
+		out = `{"model":"m","input":[{"type":"user_input","content":[{"type":"text","text":"Weather in Paris?"}]}],` +
+			`"generation_config":{"thinking_level":"high","max_output_tokens":20000},"store":false}`
+		set("tools", `[{"type":"function","name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}]`)
+		for _, step := range resp.Get("steps").Array() {
+			set("input.-1", step.Raw)
+		}
+		set("input.-1", `{"type":"function_result","call_id":"call_1","name":"get_weather","result":"sunny"}`)
 	case codec.Bedrock:
 		out = `{"messages":[{"role":"user","content":[{"text":"Weather in Paris?"}]}],"inferenceConfig":{"maxTokens":20000},` +
 			`"additionalModelRequestFields":{"thinking":{"type":"enabled","budget_tokens":16000}}}`
@@ -152,6 +168,15 @@ func historyFromResponse(t *testing.T, c codec.Protocol, body []byte, dropThough
 func returnedOpaque(u codec.Protocol, body []byte) []string {
 	var got []string
 	root := gjson.ParseBytes(body)
+	if u.Family() == interactions.GeminiInteractions {
+		root.Get("input").ForEach(func(_, step gjson.Result) bool {
+			if step.Get("type").Str == "thought" {
+				got = append(got, "signature:"+step.Get("signature").Str)
+			}
+			return true
+		})
+		return got
+	}
 	if u == codec.Bedrock {
 		root.Get("messages.#.content").ForEach(func(_, blocks gjson.Result) bool {
 			blocks.ForEach(func(_, b gjson.Result) bool {
@@ -228,7 +253,8 @@ func wantOpaque(u codec.Protocol) []string {
 // request the upstream receives carries every opaque value byte for byte in
 // its native slot.
 func TestReasoningReplay(t *testing.T) {
-	upstreams := []codec.Protocol{codec.AnthropicMessages, codec.VertexAnthropic, codec.OpenAIResponses, codec.Gemini, codec.Vertex, codec.Bedrock}
+	upstreams := []codec.Protocol{codec.AnthropicMessages, codec.VertexAnthropic, codec.OpenAIResponses, codec.Gemini, codec.Vertex, codec.Bedrock,
+		interactions.GeminiInteractions, interactions.VertexInteractions}
 	for _, u := range upstreams {
 		for _, c := range codec.Protocols() {
 			if c.Family() == u.Family() {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/interactions"
 	"github.com/llmbridge/llmbridge/mapping"
 	// The tests translate between every protocol family.
 	_ "github.com/llmbridge/llmbridge/codec/all"
@@ -48,11 +49,14 @@ func TestRegisterRejects(t *testing.T) {
 		t.Errorf("a rejected registration replaced openai-chat's descriptor")
 	}
 	all := []codec.Protocol{codec.OpenAIChat, codec.OpenAIResponses, codec.AnthropicMessages, codec.Gemini, codec.Vertex,
-		codec.VertexAnthropic, codec.AzureOpenAI, codec.AzureOpenAIResponses, codec.Bedrock, codec.BedrockAnthropic}
+		codec.VertexAnthropic, codec.AzureOpenAI, codec.AzureOpenAIResponses, codec.Bedrock, codec.BedrockAnthropic,
+		interactions.GeminiInteractions, interactions.VertexInteractions}
 	if got := codec.Protocols(); !slices.Equal(got, all) {
 		t.Errorf("Protocols() = %v, want %v", got, all)
 	}
-	clients := slices.DeleteFunc(slices.Clone(all), func(p codec.Protocol) bool { return p == codec.AzureOpenAI || p == codec.AzureOpenAIResponses })
+	clients := slices.DeleteFunc(slices.Clone(all), func(p codec.Protocol) bool {
+		return p == codec.AzureOpenAI || p == codec.AzureOpenAIResponses || p == interactions.VertexInteractions
+	})
 	if got := codec.ClientProtocols(); !slices.Equal(got, clients) {
 		t.Errorf("ClientProtocols() = %v, want %v (those with routes)", got, clients)
 	}

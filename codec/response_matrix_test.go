@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/interactions"
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
@@ -45,8 +46,8 @@ func TestResponseMatrix(t *testing.T) {
 			switch p.Family() {
 			case codec.OpenAIChat:
 				want.CacheWriteTokens = 0 // Chat has no cache-write counter
-			case codec.Gemini:
-				want.CacheWriteTokens = 0 // nor has Gemini
+			case codec.Gemini, interactions.GeminiInteractions:
+				want.CacheWriteTokens = 0 // nor has Google
 			case codec.Bedrock:
 				want.ReasoningTokens = 0 // Converse does not count reasoning apart
 			}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/interactions"
 	"github.com/llmbridge/llmbridge/codec/internal/codectest"
 	"github.com/llmbridge/llmbridge/codec/internal/wire"
 	"github.com/llmbridge/llmbridge/sse"
@@ -50,6 +51,8 @@ func stopCases(family codec.Protocol) []stopCase {
 		}
 	}
 	switch family {
+	case interactions.GeminiInteractions:
+		cases = interactionsStopCases()
 	case codec.AnthropicMessages:
 		each([]string{"end_turn", "stop_sequence", "tool_use", "pause_turn", "max_tokens", "refusal",
 			"model_context_window_exceeded", "brand_new"}, OutputText)
@@ -87,6 +90,9 @@ func pairStop(up, client codec.Protocol, c stopCase) (want string, ok, failure b
 			return status + "/" + reason
 		}
 		return status
+	}
+	if up == interactions.GeminiInteractions || client == interactions.GeminiInteractions {
+		return interactionsPairStop(up, client, c)
 	}
 	if client == codec.Bedrock {
 		switch up {
@@ -195,6 +201,9 @@ var stopDivergences = []stopDivergence{
 	{client: codec.Bedrock,
 		got: func(OutputKind) string { return "end_turn" },
 		why: "a Converse message always ends with a stopReason, end_turn when the upstream gave no reason (ConverseStopReason)"},
+	{client: interactions.GeminiInteractions,
+		got: func(OutputKind) string { return "completed" },
+		why: "an interaction always has a status, completed when the upstream gave no stop reason (interactions.status)"},
 	{client: codec.Gemini,
 		got: func(OutputKind) string { return "STOP" },
 		why: "a Gemini candidate's last chunk always carries a finishReason, STOP when the upstream gave no reason (GeminiFinishReason)"},
@@ -288,6 +297,8 @@ func upstreamStopJSON(p codec.Protocol, c stopCase) []byte {
 		return fmt.Sprintf("%q", s)
 	}
 	switch p {
+	case interactions.GeminiInteractions:
+		return interactionsStopJSON(c)
 	case codec.AnthropicMessages:
 		block := `{"type":"text","text":"Hello"}`
 		if c.out == OutputToolCall {
@@ -367,6 +378,8 @@ func upstreamStopStream(p codec.Protocol, c stopCase) string {
 		b.WriteString("data: " + data + "\n\n")
 	}
 	switch p {
+	case interactions.GeminiInteractions:
+		interactionsStopStream(c, event)
 	case codec.Bedrock:
 		event("messageStart", `{"role":"assistant"}`)
 		if c.out == OutputToolCall {
@@ -467,6 +480,8 @@ func upstreamStopStream(p codec.Protocol, c stopCase) string {
 func clientStopJSON(p codec.Protocol, body []byte) string {
 	root := gjson.ParseBytes(body)
 	switch p {
+	case interactions.GeminiInteractions:
+		return root.Get("status").Str
 	case codec.OpenAIChat:
 		return root.Get("choices.0.finish_reason").Str
 	case codec.OpenAIResponses:
@@ -501,6 +516,10 @@ func clientStopStream(p codec.Protocol, out string) (stop string, errored bool) 
 			continue
 		}
 		switch p {
+		case interactions.GeminiInteractions:
+			var e bool
+			stop, e = interactionsClientStop(data, stop)
+			errored = errored || e
 		case codec.OpenAIChat:
 			if f := data.Get("choices.0.finish_reason"); f.Type == gjson.String {
 				stop = f.Str

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/interactions"
 	"github.com/llmbridge/llmbridge/codec/internal/codectest"
 	"github.com/llmbridge/llmbridge/mapping"
 	"github.com/llmbridge/llmbridge/sse"
@@ -88,7 +89,8 @@ func BenchmarkStreamDelta(b *testing.B) {
 // BenchmarkStream500 measures a whole 500-event stream through a push
 // reader, decoder and encoder, as the Caddy writer runs it.
 func BenchmarkStream500(b *testing.B) {
-	pairs := [][2]codec.Protocol{{codec.OpenAIChat, codec.AnthropicMessages}, {codec.AnthropicMessages, codec.OpenAIChat}, {codec.Gemini, codec.OpenAIResponses}, {codec.OpenAIResponses, codec.Gemini}}
+	pairs := [][2]codec.Protocol{{codec.OpenAIChat, codec.AnthropicMessages}, {codec.AnthropicMessages, codec.OpenAIChat}, {codec.Gemini, codec.OpenAIResponses}, {codec.OpenAIResponses, codec.Gemini},
+		{interactions.GeminiInteractions, codec.OpenAIResponses}, {codec.OpenAIResponses, interactions.GeminiInteractions}}
 	for _, pair := range pairs {
 		up, client := pair[0], pair[1]
 		body := []byte(codectest.EncodeStream(up, &codec.Request{Model: "bench-model", Stream: true, StreamUsage: true}, benchStream(500)))

@@ -5,7 +5,7 @@
 //	import _ "github.com/llmbridge/llmbridge/codec/all"
 //
 // or imports only the families it needs (codec/chat, codec/responses,
-// codec/anthropic, codec/gemini, codec/bedrock).
+// codec/anthropic, codec/gemini, codec/interactions, codec/bedrock).
 package all
 
 import (
@@ -14,5 +14,6 @@ import (
 	_ "github.com/llmbridge/llmbridge/codec/bedrock"
 	_ "github.com/llmbridge/llmbridge/codec/chat"
 	_ "github.com/llmbridge/llmbridge/codec/gemini"
+	_ "github.com/llmbridge/llmbridge/codec/interactions"
 	_ "github.com/llmbridge/llmbridge/codec/responses"
 )

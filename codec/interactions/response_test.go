@@ -1,0 +1,101 @@
+package interactions
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/mapping"
+)
+
+// TestResponseRoundTrip decodes an interaction and encodes it back.
+func TestResponseRoundTrip(t *testing.T) {
+	body := `{"id":"v1_a","model":"m","status":"requires_action","created":"2026-01-01T00:00:00Z","steps":[` +
+		`{"type":"thought","signature":"c2ln","summary":[{"type":"text","text":"Hm."}]},` +
+		`{"type":"model_output","content":[{"type":"text","text":"Let me check."}]},` +
+		`{"type":"function_call","id":"c1","name":"w","arguments":{"city":"Paris"}}],` +
+		`"usage":{"total_input_tokens":10,"total_output_tokens":4,"total_thought_tokens":6,"total_tokens":20}}`
+	var resp codec.Response
+	if err := codec.DecodeResponse(GeminiInteractions, []byte(body), &resp); err != nil {
+		t.Fatal(err)
+	}
+	if resp.StopReason != mapping.StopToolUse || len(resp.Content) != 3 || resp.Content[0].Origin != mapping.FamilyGemini ||
+		resp.Usage.OutputTokens != 10 || resp.Created != 1767225600 {
+		t.Fatalf("%+v", resp)
+	}
+	out, err := codec.AppendResponse(nil, GeminiInteractions, &resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(out) != body {
+		t.Errorf("round trip\n got %s\nwant %s", out, body)
+	}
+}
+
+// TestResponseStatuses checks the stop reason of each status, and that a
+// failed or unfinished interaction is an error.
+func TestResponseStatuses(t *testing.T) {
+	for _, tt := range []struct {
+		status, steps string
+		want          mapping.StopReason
+		errStatus     int
+	}{
+		{"completed", `{"type":"model_output","content":[{"type":"text","text":"a"}]}`, mapping.StopEnd, 0},
+		{"completed", `{"type":"function_call","id":"c","name":"f","arguments":{}}`, mapping.StopToolUse, 0},
+		{"incomplete", `{"type":"model_output","content":[{"type":"text","text":"a"}]}`, mapping.StopMaxTokens, 0},
+		{"failed", ``, 0, 502},
+		{"in_progress", ``, 0, 502},
+	} {
+		var resp codec.Response
+		err := codec.DecodeResponse(GeminiInteractions, []byte(`{"id":"v1","status":"`+tt.status+`","steps":[`+tt.steps+`]}`), &resp)
+		if tt.errStatus != 0 {
+			if e, ok := err.(*codec.Error); !ok || e.Status != tt.errStatus {
+				t.Errorf("%s: err %v, want %d", tt.status, err, tt.errStatus)
+			}
+			continue
+		}
+		if err != nil || resp.StopReason != tt.want {
+			t.Errorf("%s %s: %v %v, want %v", tt.status, tt.steps, resp.StopReason, err, tt.want)
+		}
+	}
+}
+
+// TestForeignReasoningToClient checks that another family's signature
+// reaches an Interactions client as a continuation token, which brings it
+// back to its issuer.
+func TestForeignReasoningToClient(t *testing.T) {
+	resp := codec.Response{StopReason: mapping.StopEnd, Content: []codec.Part{
+		{Type: codec.PartReasoning, Text: "t", Signature: "sig", Origin: mapping.FamilyAnthropic}, {Type: codec.PartText, Text: "A"}}}
+	out, err := codec.AppendResponse(nil, GeminiInteractions, &resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(out)
+	sig := s[strings.Index(s, `"signature":"`)+len(`"signature":"`):]
+	sig = sig[:strings.IndexByte(sig, '"')]
+	var req codec.Request
+	body := `{"model":"m","input":[{"type":"user_input","content":"Q"},{"type":"thought","signature":"` + sig + `"},` +
+		`{"type":"model_output","content":[{"type":"text","text":"A"}]},{"type":"user_input","content":"Go"}]}`
+	if err := codec.DecodeRequest(GeminiInteractions, []byte(body), &req); err != nil {
+		t.Fatal(err)
+	}
+	if p := req.Messages[1].Parts[0]; p.Signature != "sig" || p.Origin != mapping.FamilyAnthropic || p.Text != "t" {
+		t.Errorf("replayed %+v from %s", p, out)
+	}
+}
+
+// TestErrorBody checks Google's error format both ways.
+func TestErrorBody(t *testing.T) {
+	e := codec.DecodeError(GeminiInteractions, 429, []byte(`{"error":{"code":"RESOURCE_EXHAUSTED","message":"quota"}}`))
+	if e.Kind != mapping.ErrRateLimit || e.Message != "quota" {
+		t.Errorf("%+v", e)
+	}
+	e = codec.DecodeError(GeminiInteractions, 400, []byte(`{"error":{"code":400,"message":"bad","status":"INVALID_ARGUMENT"}}`))
+	if e.Kind != mapping.ErrInvalidRequest || e.Code != "INVALID_ARGUMENT" {
+		t.Errorf("%+v", e)
+	}
+	got := string(codec.AppendError(nil, GeminiInteractions, &codec.Error{Status: 404, Kind: mapping.ErrNotFound, Message: "no such interaction"}))
+	if got != `{"error":{"code":"NOT_FOUND","message":"no such interaction"}}` {
+		t.Errorf("%s", got)
+	}
+}
