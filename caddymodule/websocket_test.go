@@ -61,7 +61,13 @@ func dialSocket(t *testing.T, url string, hdr http.Header) *websocket.Conn {
 // .incomplete, .failed, or error) and returns them.
 func readTurn(t *testing.T, c *websocket.Conn) []gjson.Result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	return readTurnWithin(t, c, 5*time.Second)
+}
+
+// readTurnWithin is readTurn with a deadline of d for the whole turn.
+func readTurnWithin(t *testing.T, c *websocket.Conn, d time.Duration) []gjson.Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	var events []gjson.Result
 	for {
@@ -344,7 +350,9 @@ func TestWebSocketSlowReader(t *testing.T) {
 		t.Errorf("the upstream wrote %d MiB to a client that read nothing", n>>20)
 	}
 	t.Logf("in flight to a client that stopped reading: %d KiB", written.Load()>>10)
-	events2 := readTurn(t, c)
+	// 16 MiB of events and a response.completed holding all of it: under
+	// the race detector on two cores, more than readTurn's 5 s.
+	events2 := readTurnWithin(t, c, time.Minute)
 	if last := events2[len(events2)-1]; last.Get("type").Str != "response.completed" || len(events2) < events {
 		t.Fatalf("%d events, the last %.200s", len(events2), last.Raw)
 	}
