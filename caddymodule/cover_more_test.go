@@ -54,8 +54,10 @@ func TestAdaptiveForBetweenTools(t *testing.T) {
 func TestExplainRetired(t *testing.T) {
 	h := newTestHandler(t, &Handler{Upstream: "openai-chat"})
 	const model = "o4-mini"
+	// The table dates o4-mini's retirement (2026-10-23): the test holds
+	// the table to it as much as the rewrite to the table.
 	if r := h.ruleFor(model); r == nil || r.Retired == "" {
-		t.Skip("the table marks no retirement for " + model)
+		t.Fatalf("the table marks no retirement for %s", model)
 	}
 	notFound := []byte(`{"error":{"message":"The model o4-mini does not exist","type":"invalid_request_error","code":"model_not_found"}}`)
 	for _, tc := range []struct {

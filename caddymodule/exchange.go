@@ -279,7 +279,7 @@ func (h *Handler) record(r *http.Request, x *exchange) {
 	}
 	errType := x.errorType()
 	cost := h.exchangeCost(x)
-	h.settleLimits(r, x, cost)
+	h.settleLimits(x, cost)
 	// When the answer was dropped for another target's, the
 	// placeholders and the access log are that one's.
 	repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)

@@ -358,7 +358,7 @@ func (h *Handler) serveFailover(w http.ResponseWriter, r *http.Request) error {
 			return nil
 		}
 		if ticket != nil {
-			defer h.settleFailoverLimits(r, fw, ticket)
+			defer h.settleFailoverLimits(fw, ticket)
 		}
 	}
 	fw.saved.save(r)

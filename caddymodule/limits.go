@@ -154,7 +154,7 @@ func (h *Handler) admitLimits(w http.ResponseWriter, r *http.Request, x *exchang
 // It runs when the exchange is recorded, after the client's answer: the
 // settlement is bounded by the store's timeout and does not wait for a
 // client that went away.
-func (h *Handler) settleLimits(r *http.Request, x *exchange, cost float64) {
+func (h *Handler) settleLimits(x *exchange, cost float64) {
 	t := x.limit
 	if t == nil {
 		return
@@ -345,17 +345,22 @@ func registerLimitMetrics(reg *prometheus.Registry) error {
 // passthroughEstimate estimates a request passed through untranslated:
 // its body is decoded for the count when the limits count tokens or
 // spend (a cost only such limits pay), else nothing is estimated.
-func (h *Handler) passthroughEstimate(client codec.Protocol, body []byte, head *codec.RequestHead, x *exchange) limits.Estimate {
+func (h *Handler) passthroughEstimate(dec *passthroughDecode, head *codec.RequestHead, x *exchange) limits.Estimate {
 	if !h.limits.CountsTokens() {
 		return limits.Estimate{}
 	}
-	req := getRequest()
-	defer putRequest(req)
-	if codec.DecodeRequest(client, body, req) != nil {
+	req, ok := dec.request()
+	if !ok {
 		// The upstream will refuse what does not decode: a generous
 		// count of the bytes stands in.
-		return limits.Estimate{Input: int64(len(body) / 3), Output: h.DefaultMaxTokens}
+		return limits.Estimate{Input: int64(len(dec.body) / 3), Output: h.DefaultMaxTokens}
 	}
+	// The output limit as the head read it; the decoded request is
+	// shared with the passthrough's other readers and is given back as
+	// it was.
+	kept := req.MaxTokens
 	req.MaxTokens = head.MaxTokens
-	return h.limitEstimate(req, x)
+	e := h.limitEstimate(req, x)
+	req.MaxTokens = kept
+	return e
 }

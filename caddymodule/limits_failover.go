@@ -54,7 +54,7 @@ func (h *Handler) admitFailoverLimits(w http.ResponseWriter, r *http.Request, bo
 
 // settleFailoverLimits settles a failover site's reservation with the
 // usage and cost of the attempt whose answer the client got.
-func (h *Handler) settleFailoverLimits(r *http.Request, fw *failoverWriter, t *limits.Ticket) {
+func (h *Handler) settleFailoverLimits(fw *failoverWriter, t *limits.Ticket) {
 	x := &exchange{keyName: fw.keyName, limit: t}
 	cost := -1.0
 	if a := fw.answer; a != nil {
@@ -63,5 +63,5 @@ func (h *Handler) settleFailoverLimits(r *http.Request, fw *failoverWriter, t *l
 			cost = fw.answerBy.exchangeCost(a)
 		}
 	}
-	h.settleLimits(r, x, cost)
+	h.settleLimits(x, cost)
 }

@@ -98,15 +98,15 @@ func TestPassthroughLimitEstimate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e := h.passthroughEstimate(codec.AnthropicMessages, body, &head, x); e.Input != 100 || e.Output != 100 {
+	if e := h.passthroughEstimate(&passthroughDecode{client: codec.AnthropicMessages, body: body}, &head, x); e.Input != 100 || e.Output != 100 {
 		t.Errorf("estimate %+v, want 100 input tokens (300 bytes) and the body's 100 output tokens", e)
 	}
-	if e := h.passthroughEstimate(codec.AnthropicMessages, []byte(`{"model":`), &head, x); e.Input != 3 {
+	if e := h.passthroughEstimate(&passthroughDecode{client: codec.AnthropicMessages, body: []byte(`{"model":`)}, &head, x); e.Input != 3 {
 		t.Errorf("a body that does not decode: %+v, want its bytes counted", e)
 	}
 	plain := newTestHandler(t, &Handler{Upstream: "anthropic-messages", ClientKeys: []ClientKey{{Name: "alice", Key: "k"}},
 		Limits: []limits.Limit{{Scope: uniqueScope(t), Rates: []limits.Rate{{Of: "requests", Max: 1, Per: "day"}}}}})
-	if e := plain.passthroughEstimate(codec.AnthropicMessages, body, &head, x); e != (limits.Estimate{}) {
+	if e := plain.passthroughEstimate(&passthroughDecode{client: codec.AnthropicMessages, body: body}, &head, x); e != (limits.Estimate{}) {
 		t.Errorf("a requests cap needs no estimate: %+v", e)
 	}
 }

@@ -82,7 +82,11 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 	}
 	model = strings.TrimPrefix(model, "models/")
 	x.stream = stream
-	x.tel.noteHead(&head, client, body)
+	// The body decoded, once, for what reads it beside the passthrough
+	// (a limit's estimate, a prompt cache key, the span's content).
+	dec := passthroughDecode{client: client, body: body}
+	defer dec.release()
+	x.tel.noteHead(&head, &dec)
 	upModel, routed := h.routeModel(client, model)
 	x.setModels(model, upModel)
 	if x.upstream.ModelInPath() {
@@ -102,7 +106,7 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 		}
 	}
 
-	if h.limits != nil && !h.admitLimits(w, r, x, h.passthroughEstimate(client, body, &head, x)) {
+	if h.limits != nil && !h.admitLimits(w, r, x, h.passthroughEstimate(&dec, &head, x)) {
 		return nil
 	}
 
@@ -118,7 +122,7 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 			return nil
 		}
 	}
-	body = h.withPromptCacheKey(body, client, x.upstream)
+	body = h.withPromptCacheKey(body, &dec, x.upstream)
 	if client != x.upstream {
 		betasToHeader(r, body, client)
 	}

@@ -15,13 +15,12 @@ import (
 // own key is kept, and a body that does not decode goes as it is (the
 // upstream answers for it). OpenAI-compatible servers (a dialect) get
 // nothing they may not know.
-func (h *Handler) withPromptCacheKey(body []byte, client, upstream codec.Protocol) []byte {
-	if !h.cachePolicy.Key || h.dialect != nil || client != upstream || (upstream != codec.OpenAIChat && upstream != codec.OpenAIResponses) {
+func (h *Handler) withPromptCacheKey(body []byte, dec *passthroughDecode, upstream codec.Protocol) []byte {
+	if !h.cachePolicy.Key || h.dialect != nil || dec.client != upstream || (upstream != codec.OpenAIChat && upstream != codec.OpenAIResponses) {
 		return body
 	}
-	req := getRequest()
-	defer putRequest(req)
-	if codec.DecodeRequest(client, body, req) != nil || req.Cache.Key != "" {
+	req, ok := dec.request()
+	if !ok || req.Cache.Key != "" {
 		return body
 	}
 	open := bytes.IndexByte(body, '{')
@@ -37,4 +36,30 @@ func (h *Handler) withPromptCacheKey(body []byte, client, upstream codec.Protoco
 		out = append(out, ',')
 	}
 	return append(out, body[open+1:]...)
+}
+
+// passthroughDecode decodes a passed-through body once, when something
+// beside the passthrough reads it, into a pooled request.
+type passthroughDecode struct {
+	client codec.Protocol
+	body   []byte
+	req    *codec.Request
+	ok     bool
+}
+
+// request returns the decoded body, and whether it decoded.
+func (d *passthroughDecode) request() (*codec.Request, bool) {
+	if d.req == nil {
+		d.req = getRequest()
+		d.ok = codec.DecodeRequest(d.client, d.body, d.req) == nil
+	}
+	return d.req, d.ok
+}
+
+// release gives the request back to its pool.
+func (d *passthroughDecode) release() {
+	if d.req != nil {
+		putRequest(d.req)
+		d.req = nil
+	}
 }

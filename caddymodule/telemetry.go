@@ -135,17 +135,16 @@ func (t *telemetry) noteRequest(req *codec.Request) {
 }
 
 // noteHead takes the generation settings of a request that passes through
-// untranslated, read with its head, and with content capture decodes its
-// prompt (a cost the operator chose).
-func (t *telemetry) noteHead(head *codec.RequestHead, client codec.Protocol, body []byte) {
+// untranslated, read with its head, and with content capture its prompt,
+// from the body decoded (a cost the operator chose).
+func (t *telemetry) noteHead(head *codec.RequestHead, dec *passthroughDecode) {
 	if t == nil {
 		return
 	}
 	t.asked = paramsOf(head)
 	if t.content != nil {
-		var req codec.Request
-		if codec.DecodeRequest(client, body, &req) == nil {
-			t.content.request(&req)
+		if req, ok := dec.request(); ok {
+			t.content.request(req)
 		}
 	}
 }
@@ -326,13 +325,18 @@ func finishReasonName(stop mapping.StopReason, errored bool) string {
 	return "stop"
 }
 
-// finishReasonValues are the gen_ai.response.finish_reasons values, made
-// once: a string slice attribute is built by reflection.
-var finishReasonValues = map[string]attribute.Value{
-	"stop": attribute.StringSliceValue([]string{"stop"}), "length": attribute.StringSliceValue([]string{"length"}),
-	"tool_call": attribute.StringSliceValue([]string{"tool_call"}), "content_filter": attribute.StringSliceValue([]string{"content_filter"}),
-	"error": attribute.StringSliceValue([]string{"error"}),
-}
+// finishReasonValues are the gen_ai.response.finish_reasons values of the
+// names finishReasonName returns, made once: a string slice attribute is
+// built by reflection.
+var finishReasonValues = func() map[string]attribute.Value {
+	m := map[string]attribute.Value{}
+	for _, name := range append(finishReasonNames[:], "error") {
+		if name != "" {
+			m[name] = attribute.StringSliceValue([]string{name})
+		}
+	}
+	return m
+}()
 
 // operationName is gen_ai.operation.name for an upstream protocol:
 // generate_content for Google's own APIs (generateContent and
