@@ -13,21 +13,8 @@ import (
 // API (GET /llmbridge/limits) after requests through a site with limits.
 func TestLimitsAdmin(t *testing.T) {
 	env := setup(t)
-	ports, err := freePorts(3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := fmt.Sprintf("http://localhost:%d", ports[2])
 	scope := fmt.Sprintf("admin-%d", time.Now().UnixNano())
-	loadCaddyfile(t, fmt.Sprintf(`{
-	admin localhost:%d
-	http_port %d
-	https_port %d
-	grace_period 1ns
-}
-
-http://localhost:%d {
-	llmbridge {
+	base := newOneSite(t, env).load(t, "", fmt.Sprintf(`	llmbridge {
 		upstream openai-chat
 		api_key %s
 		client_keys {
@@ -41,8 +28,7 @@ http://localhost:%d {
 		}
 	}
 	reverse_proxy %s
-}
-`, env.adminPort, ports[0], ports[1], ports[2], upstreamKey, clientKey, bobKey, scope, env.mocks[openaiChat].addr()))
+`, upstreamKey, clientKey, bobKey, scope, env.mocks[openaiChat].addr()))
 	env.mocks.resetAll(t)
 	for range 3 {
 		if status, _, body := anthropicRequest(t, base, clientKey, false); status != 200 {

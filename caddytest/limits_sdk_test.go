@@ -39,20 +39,7 @@ func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // and waits its own delay rather than Retry-After's.
 func TestLimitSDKBackOff(t *testing.T) {
 	env := setup(t)
-	ports, err := freePorts(3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := fmt.Sprintf("http://localhost:%d", ports[2])
-	loadCaddyfile(t, fmt.Sprintf(`{
-	admin localhost:%d
-	http_port %d
-	https_port %d
-	grace_period 1ns
-}
-
-http://localhost:%d {
-	llmbridge {
+	base := newOneSite(t, env).load(t, "", fmt.Sprintf(`	llmbridge {
 		upstream openai-chat
 		api_key %s
 		client_keys {
@@ -64,8 +51,7 @@ http://localhost:%d {
 		}
 	}
 	reverse_proxy %s
-}
-`, env.adminPort, ports[0], ports[1], ports[2], upstreamKey, clientKey, time.Now().UnixNano(), env.mocks[openaiChat].addr()))
+`, upstreamKey, clientKey, time.Now().UnixNano(), env.mocks[openaiChat].addr()))
 	calls := map[string]func(ctx context.Context, hc *http.Client) error{
 		"openai-chat": func(ctx context.Context, hc *http.Client) error {
 			c := openai.NewClient(openaiopt.WithBaseURL(base+"/v1/"), openaiopt.WithAPIKey(clientKey), openaiopt.WithHTTPClient(hc))

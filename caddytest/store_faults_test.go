@@ -12,15 +12,11 @@ import (
 	"github.com/llmbridge/llmbridge/internal/valkeytest"
 )
 
-// storeFaultsCaddyfile is a site with a limit over a Valkey store whose
-// operations time out after 50ms, with the limits' policy policy.
-func storeFaultsCaddyfile(env *testEnv, ports []int, valkey, policy string) string {
-	return fmt.Sprintf(`{
-	admin localhost:%d
-	http_port %d
-	https_port %d
-	grace_period 1ns
-	llmbridge {
+// storeFaults is the global options and the site of TestStoreFaults: a
+// limit over a Valkey store whose operations time out after 50ms, with the
+// limits' policy policy.
+func storeFaults(env *testEnv, valkey, policy string) (global, body string) {
+	global = fmt.Sprintf(`	llmbridge {
 		state valkey {
 			address %s
 			key_prefix faults-%d:
@@ -28,10 +24,8 @@ func storeFaultsCaddyfile(env *testEnv, ports []int, valkey, policy string) stri
 		}
 		limits_on_store_error %s
 	}
-}
-
-http://localhost:%d {
-	llmbridge {
+`, valkey, time.Now().UnixNano(), policy)
+	body = fmt.Sprintf(`	llmbridge {
 		upstream openai-chat
 		api_key %s
 		client_keys {
@@ -43,8 +37,8 @@ http://localhost:%d {
 		}
 	}
 	reverse_proxy %s
-}
-`, env.adminPort, ports[0], ports[1], valkey, time.Now().UnixNano(), policy, ports[2], upstreamKey, clientKey, env.mocks[openaiChat].addr())
+`, upstreamKey, clientKey, env.mocks[openaiChat].addr())
+	return global, body
 }
 
 // TestStoreFaults stops, restarts and pauses the state store under a site
@@ -56,12 +50,9 @@ http://localhost:%d {
 func TestStoreFaults(t *testing.T) {
 	env := setup(t)
 	srv := valkeytest.Start(t)
-	ports, err := freePorts(3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := fmt.Sprintf("http://localhost:%d", ports[2])
-	loadCaddyfile(t, storeFaultsCaddyfile(env, ports, srv.Addr, "allow"))
+	site := newOneSite(t, env)
+	global, body := storeFaults(env, srv.Addr, "allow")
+	base := site.load(t, global, body)
 	send := func(stream bool) (int, string, string, time.Duration) {
 		start := time.Now()
 		status, hdr, body := anthropicRequest(t, base, clientKey, stream)
@@ -118,7 +109,8 @@ func TestStoreFaults(t *testing.T) {
 		}
 	})
 	t.Run("down-deny", func(t *testing.T) {
-		loadCaddyfile(t, storeFaultsCaddyfile(env, ports, srv.Addr, "deny"))
+		global, body := storeFaults(env, srv.Addr, "deny")
+		site.load(t, global, body)
 		srv.Stop()
 		defer srv.Restart(t)
 		status, _, body, _ := send(false)

@@ -59,19 +59,7 @@ func wsUpstream(t *testing.T) (*httptest.Server, *[]string) {
 func TestWebSocketPassthrough(t *testing.T) {
 	env := setup(t)
 	up, problems := wsUpstream(t)
-	ports, err := freePorts(3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	loadCaddyfile(t, fmt.Sprintf(`{
-	admin localhost:%d
-	http_port %d
-	https_port %d
-	grace_period 1ns
-}
-
-http://localhost:%d {
-	llmbridge {
+	base := newOneSite(t, env).load(t, "", fmt.Sprintf(`	llmbridge {
 		upstream openai-responses
 		api_key %s
 		client_keys {
@@ -80,9 +68,8 @@ http://localhost:%d {
 		websocket passthrough
 	}
 	reverse_proxy %s
-}
-`, env.adminPort, ports[0], ports[1], ports[2], upstreamKey, clientKey, strings.TrimPrefix(up.URL, "http://")))
-	url := fmt.Sprintf("ws://localhost:%d/v1/responses", ports[2])
+`, upstreamKey, clientKey, strings.TrimPrefix(up.URL, "http://")))
+	url := "ws" + strings.TrimPrefix(base, "http") + "/v1/responses"
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	c, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + clientKey}}})
