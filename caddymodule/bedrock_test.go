@@ -22,6 +22,8 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/llmbridge/llmbridge/caddymodule/clouds"
+	awscloud "github.com/llmbridge/llmbridge/caddymodule/clouds/aws"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/sse/eventstream"
 )
@@ -492,7 +494,7 @@ func TestSignatureRejectedHint(t *testing.T) {
 		}
 	}
 	// A FIPS endpoint is signed for as configured.
-	h := newTestHandler(t, &Handler{Upstream: "bedrock", CloudRaw: cloudRaw(&AWSCloud{Region: "us-east-1", Host: "bedrock-runtime-fips.us-east-1.amazonaws.com"})})
+	h := newTestHandler(t, &Handler{Upstream: "bedrock", CloudRaw: clouds.Raw(&awscloud.Cloud{Region: "us-east-1", Host: "bedrock-runtime-fips.us-east-1.amazonaws.com"})})
 	_, call := serve(t, h, httptest.NewRequest("POST", "/v1/chat/completions", strings.NewReader(`{"model":"amazon.nova-pro-v1:0","messages":[{"role":"user","content":"hi"}]}`)),
 		jsonAnswer(200, `{"output":{"message":{"role":"assistant","content":[{"text":"hi"}]}},"stopReason":"end_turn","usage":{"inputTokens":1,"outputTokens":1,"totalTokens":2}}`))
 	if call.host != "bedrock-runtime-fips.us-east-1.amazonaws.com" || !strings.Contains(call.header.Get("Authorization"), "/us-east-1/bedrock/aws4_request") {

@@ -2,8 +2,9 @@ package caddymodule
 
 import (
 	"fmt"
-	"github.com/llmbridge/llmbridge/codec"
 	"strings"
+
+	"github.com/llmbridge/llmbridge/codec"
 )
 
 // maxCaptures is the number of wildcards a model glob may have: the

@@ -17,9 +17,11 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/clouds"
 	"github.com/llmbridge/llmbridge/caddymodule/limits"
 	"github.com/llmbridge/llmbridge/caddymodule/state"
 	"github.com/llmbridge/llmbridge/codec"
+
 	// The module speaks every protocol family.
 	_ "github.com/llmbridge/llmbridge/codec/all"
 	"github.com/llmbridge/llmbridge/codec/rules"
@@ -73,8 +75,8 @@ type Handler struct {
 	// CloudRaw is the settings of the cloud the upstream lives in (Vertex
 	// AI on Google Cloud, Azure OpenAI, Amazon Bedrock): a module of the
 	// http.handlers.llmbridge.clouds namespace named by the upstream
-	// protocol's cloud (google, azure, aws; see GoogleCloud, AzureCloud
-	// and AWSCloud), which parses, checks and provisions its own
+	// protocol's cloud (google, azure, aws; see the packages under
+	// caddymodule/clouds), which parses, checks and provisions its own
 	// settings. In a Caddyfile its settings are the vertex_*, google_*,
 	// azure_* and aws_* subdirectives. Required for the upstreams whose
 	// cloud requires settings (vertex_project, aws_region).
@@ -225,14 +227,14 @@ type Handler struct {
 	failover *failoverSite
 	// cloud is the loaded CloudRaw (or the settings the Caddyfile gave);
 	// nil without cloud settings.
-	cloud cloud
+	cloud clouds.Cloud
 	// location is the cloud's part of the upstream paths.
 	location codec.Location
 	// cred is the upstream credential when there is one (api_key, a
 	// Google or Entra ID token source, a SigV4 signer), or none; keys
 	// the pool of several (api_key values, azure_credentials,
 	// aws_profile names), nil without one.
-	cred credential
+	cred clouds.Credential
 	keys *keyPool
 	// signedHost is the host SigV4 signs for and requests carry, when
 	// the credentials sign; "" otherwise.
@@ -355,7 +357,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	h.location = codec.Location{}
 	if h.cloud != nil {
-		h.cloud.locate(&h.location)
+		h.cloud.Locate(&h.location)
 	}
 	if err := h.provisionCredentials(ctx, func(s string) string { return repl.ReplaceAll(s, "") }); err != nil {
 		return fmt.Errorf("llmbridge: %v", err)
