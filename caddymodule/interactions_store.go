@@ -12,6 +12,7 @@ import (
 	"github.com/tidwall/sjson"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/sessions"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/interactions"
 	"github.com/llmbridge/llmbridge/mapping"
@@ -21,7 +22,7 @@ import (
 // created or last continued: as long as a Responses item, long enough for
 // an agent's session and short enough that stored conversations do not
 // pile up.
-const interactionTTL = DefaultItemCacheTTL
+const interactionTTL = sessions.DefaultItemCacheTTL
 
 // interactionKey is the store key of an interaction.
 func interactionKey(id string) string { return "interaction:" + id }
@@ -51,7 +52,7 @@ func (h *Handler) keepInteraction(r *http.Request, rec *interactionRecorder, inp
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 5*time.Second)
 	defer cancel()
-	if err := h.store.Set(ctx, interactionKey(id.Str), compact(stored), interactionTTL); err != nil {
+	if err := h.store.Set(ctx, interactionKey(id.Str), sessions.Compact(stored), interactionTTL); err != nil {
 		h.logger.Warn("storing an interaction failed; continuing it will fail", zap.String("interaction", id.Str), zap.Error(err))
 	}
 }
@@ -79,7 +80,7 @@ func (h *Handler) readInteraction(ctx context.Context, id string) (gjson.Result,
 	if !ok {
 		return gjson.Result{}, nil
 	}
-	plain, derr := expand(raw)
+	plain, derr := sessions.Expand(raw)
 	if derr != nil || !gjson.ValidBytes(plain) {
 		return gjson.Result{}, nil
 	}

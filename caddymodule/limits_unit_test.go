@@ -142,29 +142,6 @@ func TestLimitsAdminReport(t *testing.T) {
 	}
 }
 
-// TestStoreItems keeps Responses items in a state store, as a fleet does.
-func TestStoreItems(t *testing.T) {
-	s := &storeItems{store: state.NewMemory(0), ttl: time.Minute}
-	k := s.NewItemKey()
-	if k == s.NewItemKey() {
-		t.Fatal("two keys alike")
-	}
-	item := []byte(`{"type":"message"}`)
-	s.PutItem(k, item)
-	item[0] = 'X' // the store keeps its own copy
-	if got, why := s.Item(k); string(got) != `{"type":"message"}` || why != "" {
-		t.Errorf("Item = %s %q", got, why)
-	}
-	if got, why := s.Item(s.NewItemKey()); got != nil || !strings.Contains(why, "expired") {
-		t.Errorf("a missing item: %s %q", got, why)
-	}
-	big := s.NewItemKey()
-	s.PutItem(big, make([]byte, maxSharedItem+1))
-	if got, _ := s.Item(big); got != nil {
-		t.Errorf("an item over the bound was kept")
-	}
-}
-
 // TestServerReached reads the upstream reverse_proxy reached from its
 // placeholders and keeps it for the next call span.
 func TestServerReached(t *testing.T) {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/llmbridge/llmbridge/caddymodule/clouds"
 	"github.com/llmbridge/llmbridge/caddymodule/limits"
+	"github.com/llmbridge/llmbridge/caddymodule/sessions"
 	"github.com/llmbridge/llmbridge/caddymodule/state"
 	"github.com/llmbridge/llmbridge/codec"
 
@@ -290,7 +291,7 @@ type Handler struct {
 	lastServer, callStart atomic.Value
 	// conversations keeps translated Responses conversations for
 	// previous_response_id; nil when ConversationsSize is -1.
-	conversations ConversationStore
+	conversations sessions.Conversations
 	// lifetime is the configuration's context: its end closes the
 	// WebSocket connections served under it.
 	lifetime context.Context
@@ -392,16 +393,16 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if h.ItemCacheSize >= 0 {
 		size, ttl := h.ItemCacheSize, time.Duration(h.ItemCacheTTL)
 		if size == 0 {
-			size = DefaultItemCacheSize
+			size = sessions.DefaultItemCacheSize
 		}
 		if ttl == 0 {
-			ttl = DefaultItemCacheTTL
+			ttl = sessions.DefaultItemCacheTTL
 		}
 		if h.store != nil && h.store.Shared() {
 			// A fleet shares its items: the store bounds them.
-			h.items = &storeItems{store: h.store, ttl: ttl}
+			h.items = sessions.NewSharedItems(h.store, ttl)
 		} else {
-			h.items = newItemCache(size, ttl)
+			h.items = sessions.NewMemoryItems(size, ttl)
 		}
 	}
 	h.routes = h.routes[:0]

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unsafe"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/tidwall/gjson"
@@ -675,7 +674,7 @@ func (pw *passthroughWriter) exception(name, data []byte) *codec.Error {
 	if pw.unframe == nil {
 		return nil
 	}
-	return codec.DecodeFramingError(pw.x.upstream, unsafe.String(unsafe.SliceData(name), len(name)), unsafe.String(unsafe.SliceData(data), len(data)))
+	return codec.DecodeFramingError(pw.x.upstream, bytesString(name), bytesString(data))
 }
 
 // send passes on the checked events: the raw bytes up to the last one, or
