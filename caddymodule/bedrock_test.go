@@ -247,16 +247,16 @@ func TestBedrockMetrics(t *testing.T) {
 		t.Errorf("an Anthropic client got Bedrock's header %q", v)
 	}
 
-	var x exchange
-	if lat := x.latency(); lat != (codec.Latency{}) {
+	var x Exchange
+	if lat := x.Latency(); lat != (codec.Latency{}) {
 		t.Errorf("latency of a request never sent: %+v", lat)
 	}
-	x.upstreamSent = time.Now().Add(-1500 * time.Microsecond)
-	if lat := x.latency(); lat.FirstByteMs != lat.InvocationMs || lat.InvocationMs < 2 {
+	x.UpstreamSent = time.Now().Add(-1500 * time.Microsecond)
+	if lat := x.Latency(); lat.FirstByteMs != lat.InvocationMs || lat.InvocationMs < 2 {
 		t.Errorf("latency without an answer yet: %+v, want both the time since sending, rounded up", lat)
 	}
-	x.upstreamStart = x.upstreamSent.Add(time.Microsecond)
-	if lat := x.latency(); lat.FirstByteMs != 1 || lat.InvocationMs < 2 {
+	x.UpstreamStart = x.UpstreamSent.Add(time.Microsecond)
+	if lat := x.Latency(); lat.FirstByteMs != 1 || lat.InvocationMs < 2 {
 		t.Errorf("latency with a header after 1µs: %+v, want 1 ms to the first byte", lat)
 	}
 }

@@ -43,7 +43,7 @@ func (h *Handler) loadCloud(ctx caddy.Context) error {
 
 // signUpstream signs r with the credential of x when it is a signer; it
 // does nothing for the others.
-func (h *Handler) signUpstream(r *http.Request, x *exchange, body []byte) *codec.Error {
+func (h *Handler) signUpstream(r *http.Request, x *Exchange, body []byte) *codec.Error {
 	s := h.credentialOf(x).Signer
 	if s == nil {
 		return nil

@@ -205,9 +205,9 @@ func (h *Handler) refuseConversation(w http.ResponseWriter, r *http.Request, key
 		h.failoverFail(w, r, keyName, e)
 		return
 	}
-	x := &exchange{client: codec.OpenAIResponses, upstream: h.upstreamFor(codec.OpenAIResponses), start: time.Now(), keyName: keyName}
+	x := &Exchange{Client: codec.OpenAIResponses, Upstream: h.upstreamFor(codec.OpenAIResponses), Start: time.Now(), KeyName: keyName}
 	h.beginTelemetry(r, x)
-	x.fail(w, x.client, e)
+	fail(w, x, x.Client, e)
 	h.record(r, x)
 }
 

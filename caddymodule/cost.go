@@ -68,15 +68,15 @@ func cost(p *rules.Price, u *codec.Usage) float64 {
 
 // exchangeCost returns the cost of x, or -1 when no price applies or the
 // upstream reported no usage.
-func (h *Handler) exchangeCost(x *exchange) float64 {
-	if len(h.prices) == 0 || !x.usage.Known {
+func (h *Handler) exchangeCost(x *Exchange) float64 {
+	if len(h.prices) == 0 || !x.Usage.Known {
 		return -1
 	}
-	p := h.priceFor(x.upstreamModel)
+	p := h.priceFor(x.UpstreamModel)
 	if p == nil {
 		return -1
 	}
-	return cost(p, &x.usage)
+	return cost(p, &x.Usage)
 }
 
 // priceOnly reports whether r says nothing but a price: such a rule is not

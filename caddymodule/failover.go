@@ -482,11 +482,11 @@ func (h *Handler) failoverClient(r *http.Request) codec.Protocol {
 // client's key when it presented a valid one.
 func (h *Handler) failoverFail(w http.ResponseWriter, r *http.Request, keyName string, e *codec.Error) {
 	client := h.failoverClient(r)
-	x := &exchange{client: client, start: time.Now(), keyName: keyName}
+	x := &Exchange{Client: client, Start: time.Now(), KeyName: keyName}
 	h.beginTelemetry(r, x)
-	x.fail(w, client, e)
+	fail(w, x, client, e)
 	if e.Kind == mapping.ErrOverloaded {
-		x.errReason = "unavailable"
+		x.ErrReason = "unavailable"
 	}
 	h.record(r, x)
 }

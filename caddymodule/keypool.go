@@ -215,7 +215,7 @@ func (p *keyPool) coolUntil(i int, until int64) {
 // the default cooldown since an event carries no Retry-After; the first
 // content event ends the watch. It reports whether the watch is over:
 // the stream showed content or failed.
-func (p *keyPool) watchStream(w http.ResponseWriter, x *exchange, ev *codec.Event) bool {
+func (p *keyPool) watchStream(w http.ResponseWriter, x *Exchange, ev *codec.Event) bool {
 	switch {
 	case preContent(ev.Type):
 		return false
@@ -227,11 +227,11 @@ func (p *keyPool) watchStream(w http.ResponseWriter, x *exchange, ev *codec.Even
 
 // streamFailed takes the error e that ended a stream answered to a
 // request made with the member x.key of the pool, before any content.
-func (p *keyPool) streamFailed(w http.ResponseWriter, x *exchange, e *codec.Error) {
+func (p *keyPool) streamFailed(w http.ResponseWriter, x *Exchange, e *codec.Error) {
 	if e == nil || e.Status != http.StatusTooManyRequests && e.Kind != mapping.ErrRateLimit {
 		return
 	}
-	others := p.note(int(x.key)-1, http.StatusTooManyRequests, nil)
+	others := p.note(int(x.Key)-1, http.StatusTooManyRequests, nil)
 	if fw := failoverOf(w); fw != nil && others {
 		// As for a 429 answer: only the member cools, not the target.
 		fw.keyCooled = true
@@ -241,24 +241,24 @@ func (p *keyPool) streamFailed(w http.ResponseWriter, x *exchange, e *codec.Erro
 // credentialOf returns the upstream credential of x: the member of the
 // pool it was given, else the handler's one credential (which may be
 // empty: the client's is forwarded).
-func (h *Handler) credentialOf(x *exchange) *clouds.Credential {
-	if x.key > 0 && h.keys != nil {
-		return &h.keys.keys[x.key-1]
+func (h *Handler) credentialOf(x *Exchange) *clouds.Credential {
+	if x.Key > 0 && h.keys != nil {
+		return &h.keys.keys[x.Key-1]
 	}
 	return &h.cred
 }
 
 // noKey answers a request when no key of the pool can be used: 429 with
 // Retry-After while keys are cooling down, 503 when every key is out.
-func (h *Handler) noKey(w http.ResponseWriter, x *exchange, soonest int64) {
+func (h *Handler) noKey(w http.ResponseWriter, x *Exchange, soonest int64) {
 	if soonest == 0 {
 		h.logger.Error("every key of the pool was refused by the upstream; none is left until the configuration is loaded again")
-		x.fail(w, x.client, &codec.Error{Status: http.StatusServiceUnavailable, Kind: mapping.ErrOverloaded, Message: "the gateway has no usable upstream key"})
+		fail(w, x, x.Client, &codec.Error{Status: http.StatusServiceUnavailable, Kind: mapping.ErrOverloaded, Message: "the gateway has no usable upstream key"})
 		return
 	}
-	secs := (soonest - x.start.UnixNano() + int64(time.Second) - 1) / int64(time.Second)
+	secs := (soonest - x.Start.UnixNano() + int64(time.Second) - 1) / int64(time.Second)
 	w.Header().Set("Retry-After", strconv.FormatInt(max(1, secs), 10))
-	x.fail(w, x.client, &codec.Error{Status: http.StatusTooManyRequests, Kind: mapping.ErrRateLimit, Message: "every upstream key is rate limited; retry after the time Retry-After says"})
+	fail(w, x, x.Client, &codec.Error{Status: http.StatusTooManyRequests, Kind: mapping.ErrRateLimit, Message: "every upstream key is rate limited; retry after the time Retry-After says"})
 }
 
 // Interface guards

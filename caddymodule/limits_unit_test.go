@@ -92,7 +92,7 @@ func TestFailoverSiteLimits(t *testing.T) {
 func TestPassthroughLimitEstimate(t *testing.T) {
 	h := newTestHandler(t, &Handler{Upstream: "anthropic-messages", ClientKeys: []ClientKey{{Name: "alice", Key: "k"}},
 		Limits: []limits.Limit{{Scope: uniqueScope(t), Rates: []limits.Rate{{Of: "input_tokens", Max: 1e6, Per: "day"}}}}})
-	x := &exchange{upstreamModel: "claude-sonnet-4-5"}
+	x := &Exchange{UpstreamModel: "claude-sonnet-4-5"}
 	body := []byte(`{"model":"claude-sonnet-4-5","max_tokens":100,"messages":[{"role":"user","content":"` + strings.Repeat("a", 300) + `"}]}`)
 	head, err := codec.ReadRequestHead(body)
 	if err != nil {
@@ -171,16 +171,16 @@ func TestServerReached(t *testing.T) {
 // status, a stream's error, an answer that never came.
 func TestCallErrorType(t *testing.T) {
 	for _, tc := range []struct {
-		x    exchange
+		x    Exchange
 		want string
 	}{
-		{exchange{upstreamStatus: 529, status: 503}, "529"},
-		{exchange{upstreamStatus: 200, streamErr: "bad_gateway"}, "bad_gateway"},
-		{exchange{upstreamStatus: 200, errReason: "invalid_upstream_response"}, "invalid_upstream_response"},
-		{exchange{status: statusClientGone}, "canceled"},
-		{exchange{upstreamStatus: 200, status: 200}, ""},
+		{Exchange{UpstreamStatus: 529, Status: 503}, "529"},
+		{Exchange{UpstreamStatus: 200, StreamErr: "bad_gateway"}, "bad_gateway"},
+		{Exchange{UpstreamStatus: 200, ErrReason: "invalid_upstream_response"}, "invalid_upstream_response"},
+		{Exchange{Status: statusClientGone}, "canceled"},
+		{Exchange{UpstreamStatus: 200, Status: 200}, ""},
 	} {
-		if got := tc.x.callErrorType(); got != tc.want {
+		if got := tc.x.CallErrorType(); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.x, got, tc.want)
 		}
 	}

@@ -141,17 +141,17 @@ func statusLabel(status int) string {
 }
 
 // record counts one exchange.
-func (m *metrics) record(x *exchange, ttft time.Duration, haveTTFT bool) {
+func (m *metrics) record(x *Exchange, ttft time.Duration, haveTTFT bool) {
 	if m == nil {
 		return
 	}
-	client, upstream := string(x.client), string(x.upstream)
-	m.requestsBy.get(requestKey{client, upstream, x.status}, func() prometheus.Counter {
-		return m.requests.WithLabelValues(client, upstream, statusLabel(x.status))
+	client, upstream := string(x.Client), string(x.Upstream)
+	m.requestsBy.get(requestKey{client, upstream, x.Status}, func() prometheus.Counter {
+		return m.requests.WithLabelValues(client, upstream, statusLabel(x.Status))
 	}).Inc()
-	if x.usage.Known {
-		u := &x.usage
-		model := m.models.get(x.upstreamModel)
+	if x.Usage.Known {
+		u := &x.Usage
+		model := m.models.get(x.UpstreamModel)
 		t := m.tokensBy.get(model, func() *tokenCounters {
 			return &tokenCounters{input: m.tokens.WithLabelValues("input", model), output: m.tokens.WithLabelValues("output", model),
 				cached: m.tokens.WithLabelValues("cached", model), reasoning: m.tokens.WithLabelValues("reasoning", model)}
@@ -164,8 +164,8 @@ func (m *metrics) record(x *exchange, ttft time.Duration, haveTTFT bool) {
 	if haveTTFT {
 		m.ttfe.Observe(ttft.Seconds())
 	}
-	if x.errReason != "" {
-		m.errors.WithLabelValues(x.errReason).Inc()
+	if x.ErrReason != "" {
+		m.errors.WithLabelValues(x.ErrReason).Inc()
 	}
 }
 
@@ -174,11 +174,11 @@ func (m *metrics) record(x *exchange, ttft time.Duration, haveTTFT bool) {
 // its duration d, and for a stream the time to its first chunk. Labels
 // have bounded values: protocols and providers are fixed sets, models are
 // folded into otherModel beyond maxModelLabels.
-func (m *metrics) recordGenAI(x *exchange, provider, errType string, d time.Duration) {
+func (m *metrics) recordGenAI(x *Exchange, provider, errType string, d time.Duration) {
 	if m == nil {
 		return
 	}
-	op, model, client := operationName(x.upstream), m.models.get(x.upstreamModel), string(x.client)
+	op, model, client := operationName(x.Upstream), m.models.get(x.UpstreamModel), string(x.Client)
 	g := m.genAIBy.get(genAIKey{op, provider, model, client, errType}, func() *genAIObservers {
 		return &genAIObservers{
 			input:      m.tokenUsage.WithLabelValues(op, provider, model, client, "input"),
@@ -187,13 +187,13 @@ func (m *metrics) recordGenAI(x *exchange, provider, errType string, d time.Dura
 			firstChunk: m.firstChunk.WithLabelValues(op, provider, model, client),
 		}
 	})
-	if x.usage.Known {
-		g.input.Observe(float64(x.usage.InputTokens))
-		g.output.Observe(float64(x.usage.OutputTokens))
+	if x.Usage.Known {
+		g.input.Observe(float64(x.Usage.InputTokens))
+		g.output.Observe(float64(x.Usage.OutputTokens))
 	}
 	g.duration.Observe(d.Seconds())
-	if x.stream && !x.firstWrite.IsZero() && x.status < 300 {
-		g.firstChunk.Observe(x.firstWrite.Sub(x.start).Seconds())
+	if x.Stream && !x.FirstWrite.IsZero() && x.Status < 300 {
+		g.firstChunk.Observe(x.FirstWrite.Sub(x.Start).Seconds())
 	}
 }
 

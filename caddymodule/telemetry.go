@@ -110,14 +110,14 @@ type serverAddress struct {
 
 // beginTelemetry notes the request's span when it records, and starts the
 // content capture when the operator turned it on.
-func (h *Handler) beginTelemetry(r *http.Request, x *exchange) {
+func (h *Handler) beginTelemetry(r *http.Request, x *Exchange) {
 	if sp := trace.SpanFromContext(r.Context()); sp.IsRecording() {
-		x.tel = &telemetry{span: sp}
-		if x.upstream != "" {
-			x.tel.provider = providerName(x.upstream, h.Dialect)
+		x.Tel = &telemetry{span: sp}
+		if x.Upstream != "" {
+			x.Tel.provider = providerName(x.Upstream, h.Dialect)
 		}
 		if h.OTelContent {
-			x.tel.content = &contentCapture{limit: h.otelContentMax}
+			x.Tel.content = &contentCapture{limit: h.otelContentMax}
 		}
 	}
 }
@@ -173,26 +173,26 @@ func (t *telemetry) noteEdits(adjusted []rules.Adjustment, dropped []string) {
 // given at the start (callStartAttributes). When Caddy's tracing has put a W3C traceparent
 // header on the request, it names the new span instead, so that the
 // upstream's spans hang under the call that made them.
-func (h *Handler) startCallSpan(x *exchange, r *http.Request) *http.Request {
-	t := x.tel
+func (h *Handler) startCallSpan(x *Exchange, r *http.Request) *http.Request {
+	t := x.Tel
 	if t == nil {
 		return r
 	}
-	op := operationName(x.upstream)
+	op := operationName(x.Upstream)
 	name := op
-	if x.upstreamModel != "" {
-		name += " " + x.upstreamModel
+	if x.UpstreamModel != "" {
+		name += " " + x.UpstreamModel
 	}
 	if t.attempt != nil {
 		// The upstream refused the earlier attempt, and the request is
 		// sent again with a fix it taught (learn.go).
-		if x.upstreamStatus >= 400 {
-			t.attempt.SetAttributes(semconv.ErrorTypeKey.String(statusLabel(x.upstreamStatus)))
+		if x.UpstreamStatus >= 400 {
+			t.attempt.SetAttributes(semconv.ErrorTypeKey.String(statusLabel(x.UpstreamStatus)))
 		}
 		t.attempt.SetStatus(codes.Error, "retried")
 		t.attempt.End()
 	}
-	x.upstreamStatus = 0
+	x.UpstreamStatus = 0
 	if sb, ok := r.Body.(*sentBody); ok {
 		// The settings as sent: model rules and the encoder may have
 		// changed the client's (a default max_tokens, a thinking budget
@@ -228,18 +228,18 @@ type callStart struct {
 // callStartAttributes returns the start option of x's call span: the
 // operation, provider, model sent, stream and the server this handler
 // reached last, which a sampler may decide by.
-func (h *Handler) callStartAttributes(x *exchange, op string, server *serverAddress) trace.SpanStartEventOption {
-	if c, _ := h.callStart.Load().(*callStart); c != nil && c.model == x.upstreamModel && c.stream == x.stream && c.server == server {
+func (h *Handler) callStartAttributes(x *Exchange, op string, server *serverAddress) trace.SpanStartEventOption {
+	if c, _ := h.callStart.Load().(*callStart); c != nil && c.model == x.UpstreamModel && c.stream == x.Stream && c.server == server {
 		return c.option
 	}
 	a := make([]attribute.KeyValue, 0, 6)
 	a = append(a,
 		semconv.GenAIOperationNameKey.String(op),
-		semconv.GenAIProviderNameKey.String(x.tel.provider),
-		semconv.GenAIRequestStreamKey.Bool(x.stream),
+		semconv.GenAIProviderNameKey.String(x.Tel.provider),
+		semconv.GenAIRequestStreamKey.Bool(x.Stream),
 	)
-	if x.upstreamModel != "" {
-		a = append(a, semconv.GenAIRequestModelKey.String(x.upstreamModel))
+	if x.UpstreamModel != "" {
+		a = append(a, semconv.GenAIRequestModelKey.String(x.UpstreamModel))
 	}
 	if server != nil {
 		a = append(a, semconv.ServerAddressKey.String(server.host))
@@ -247,7 +247,7 @@ func (h *Handler) callStartAttributes(x *exchange, op string, server *serverAddr
 			a = append(a, semconv.ServerPortKey.Int(server.port))
 		}
 	}
-	c := &callStart{model: x.upstreamModel, stream: x.stream, server: server, option: trace.WithAttributes(a...)}
+	c := &callStart{model: x.UpstreamModel, stream: x.Stream, server: server, option: trace.WithAttributes(a...)}
 	h.callStart.Store(c)
 	return c.option
 }
@@ -395,15 +395,15 @@ var attrBufs = sync.Pool{New: func() any { return new([maxAttrs]attribute.KeyVal
 // the answer for another target's: the request's span then waits for the
 // attempt that answers. errType is the error.type of the client's answer;
 // cost is negative when no price applies.
-func (h *Handler) finishTelemetry(x *exchange, repl *caddy.Replacer, stop, errType string, cost float64) {
-	t := x.tel
-	if t == nil || x.endpoint {
+func (h *Handler) finishTelemetry(x *Exchange, repl *caddy.Replacer, stop, errType string, cost float64) {
+	t := x.Tel
+	if t == nil || x.Endpoint {
 		// A listing or counting request is no generation operation.
 		return
 	}
 	buf := attrBufs.Get().(*[maxAttrs]attribute.KeyValue)
 	if sp := t.attempt; sp != nil {
-		callErr := x.callErrorType()
+		callErr := x.CallErrorType()
 		a := h.callAttributes(buf[:0], x, repl, callErr)
 		sp.SetAttributes(a...)
 		if callErr != "" {
@@ -412,7 +412,7 @@ func (h *Handler) finishTelemetry(x *exchange, repl *caddy.Replacer, stop, errTy
 		sp.End()
 		clear(a)
 	}
-	if !x.discarded {
+	if !x.Discarded {
 		a := h.requestAttributes(buf[:0], x, stop, errType, cost)
 		t.span.SetAttributes(a...)
 		// The span holds copies; the buffer lets go of their strings.
@@ -424,8 +424,8 @@ func (h *Handler) finishTelemetry(x *exchange, repl *caddy.Replacer, stop, errTy
 // callAttributes appends the attributes of the upstream call's span that
 // are known at its end: the settings sent, the provider's answer and its
 // usage, the server reached; the content with otel_content on.
-func (h *Handler) callAttributes(a []attribute.KeyValue, x *exchange, repl *caddy.Replacer, callErr string) []attribute.KeyValue {
-	t := x.tel
+func (h *Handler) callAttributes(a []attribute.KeyValue, x *Exchange, repl *caddy.Replacer, callErr string) []attribute.KeyValue {
+	t := x.Tel
 	if s := h.serverReached(repl); s != nil && s != t.startServer {
 		// The call reached another server than the handler's last.
 		a = append(a, semconv.ServerAddressKey.String(s.host))
@@ -435,7 +435,7 @@ func (h *Handler) callAttributes(a []attribute.KeyValue, x *exchange, repl *cadd
 	}
 	a = appendParams(a, &t.sent)
 	a = h.appendAnswer(a, x, callErr != "")
-	if u := &x.usage; u.Known {
+	if u := &x.Usage; u.Known {
 		// Cache and reasoning counts only where the upstream had some:
 		// a zero is what most upstreams report by leaving them out.
 		a = append(a,
@@ -452,14 +452,14 @@ func (h *Handler) callAttributes(a []attribute.KeyValue, x *exchange, repl *cadd
 			a = append(a, semconv.GenAIUsageReasoningOutputTokensKey.Int64(u.ReasoningTokens))
 		}
 	}
-	if x.stream && !x.upstreamBody.IsZero() && !x.upstreamSent.IsZero() {
-		a = append(a, semconv.GenAIResponseTimeToFirstChunkKey.Float64(x.upstreamBody.Sub(x.upstreamSent).Seconds()))
+	if x.Stream && !x.UpstreamBody.IsZero() && !x.UpstreamSent.IsZero() {
+		a = append(a, semconv.GenAIResponseTimeToFirstChunkKey.Float64(x.UpstreamBody.Sub(x.UpstreamSent).Seconds()))
 	}
 	if callErr != "" {
 		a = append(a, semconv.ErrorTypeKey.String(callErr))
 	}
 	if c := t.content; c != nil {
-		a = c.attributes(a, finishReasonName(x.stop, x.streamErr != ""))
+		a = c.attributes(a, finishReasonName(x.Stop, x.StreamErr != ""))
 	}
 	return a
 }
@@ -467,25 +467,25 @@ func (h *Handler) callAttributes(a []attribute.KeyValue, x *exchange, repl *cadd
 // requestAttributes appends the attributes of the request's span: what the
 // client asked for and got, who asked, what it cost and what llmbridge
 // changed. Usage is under llmbridge's names: the call's span reports it.
-func (h *Handler) requestAttributes(a []attribute.KeyValue, x *exchange, stop, errType string, cost float64) []attribute.KeyValue {
-	t := x.tel
-	if x.upstream != "" {
+func (h *Handler) requestAttributes(a []attribute.KeyValue, x *Exchange, stop, errType string, cost float64) []attribute.KeyValue {
+	t := x.Tel
+	if x.Upstream != "" {
 		a = append(a,
-			semconv.GenAIOperationNameKey.String(operationName(x.upstream)),
+			semconv.GenAIOperationNameKey.String(operationName(x.Upstream)),
 			semconv.GenAIProviderNameKey.String(t.provider),
-			attrUpstreamProtocol.String(string(x.upstream)),
+			attrUpstreamProtocol.String(string(x.Upstream)),
 		)
 	}
-	a = append(a, attrClientProtocol.String(string(x.client)))
-	if x.model != "" {
-		a = append(a, semconv.GenAIRequestModelKey.String(x.model), semconv.GenAIRequestStreamKey.Bool(x.stream))
+	a = append(a, attrClientProtocol.String(string(x.Client)))
+	if x.Model != "" {
+		a = append(a, semconv.GenAIRequestModelKey.String(x.Model), semconv.GenAIRequestStreamKey.Bool(x.Stream))
 	}
 	a = appendParams(a, &t.asked)
-	a = h.appendAnswer(a, x, x.streamErr != "")
+	a = h.appendAnswer(a, x, x.StreamErr != "")
 	if stop != "" {
 		a = append(a, attrStopReason.String(stop))
 	}
-	if u := &x.usage; u.Known {
+	if u := &x.Usage; u.Known {
 		a = append(a, attrInputTokens.Int64(u.InputTokens), attrOutputTokens.Int64(u.OutputTokens))
 	}
 	if cost >= 0 {
@@ -494,11 +494,11 @@ func (h *Handler) requestAttributes(a []attribute.KeyValue, x *exchange, stop, e
 	if errType != "" {
 		a = append(a, semconv.ErrorTypeKey.String(errType))
 	}
-	if x.keyName != "" {
-		a = append(a, attrClientKey.String(x.keyName))
+	if x.KeyName != "" {
+		a = append(a, attrClientKey.String(x.KeyName))
 	}
-	if x.site != nil {
-		a = append(a, attrTarget.String(x.targetName()), attrAttempts.Int(int(x.attempts)))
+	if x.Target != "" {
+		a = append(a, attrTarget.String(x.Target), attrAttempts.Int(int(x.Attempts)))
 	}
 	if len(t.adjusted) > 0 {
 		a = append(a, attrAdjustments.StringSlice(t.adjusted))
@@ -530,14 +530,14 @@ func appendParams(a []attribute.KeyValue, p *requestParams) []attribute.KeyValue
 // appendAnswer appends what the upstream said of its answer: the model,
 // the response id and the finish reason (errored: a stream error ended
 // it).
-func (h *Handler) appendAnswer(a []attribute.KeyValue, x *exchange, errored bool) []attribute.KeyValue {
-	if x.responseModel != "" {
-		a = append(a, semconv.GenAIResponseModelKey.String(x.responseModel))
+func (h *Handler) appendAnswer(a []attribute.KeyValue, x *Exchange, errored bool) []attribute.KeyValue {
+	if x.ResponseModel != "" {
+		a = append(a, semconv.GenAIResponseModelKey.String(x.ResponseModel))
 	}
-	if id := x.tel.responseID; id != "" {
+	if id := x.Tel.responseID; id != "" {
 		a = append(a, semconv.GenAIResponseIDKey.String(id))
 	}
-	if v, ok := finishReasonValues[finishReasonName(x.stop, errored)]; ok {
+	if v, ok := finishReasonValues[finishReasonName(x.Stop, errored)]; ok {
 		a = append(a, attribute.KeyValue{Key: semconv.GenAIResponseFinishReasonsKey, Value: v})
 	}
 	return a

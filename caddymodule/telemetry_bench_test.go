@@ -131,9 +131,9 @@ func BenchmarkTelemetryAttributes(b *testing.B) {
 				r = r.WithContext(c)
 			}
 			if llmbridge {
-				x := &exchange{client: codec.AnthropicMessages, upstream: codec.OpenAIChat, model: "claude-x", upstreamModel: "gpt-up", usage: usage, status: 200}
+				x := &Exchange{Client: codec.AnthropicMessages, Upstream: codec.OpenAIChat, Model: "claude-x", UpstreamModel: "gpt-up", Usage: usage, Status: 200}
 				h.beginTelemetry(r, x)
-				x.tel.noteRequest(req)
+				x.Tel.noteRequest(req)
 				if call {
 					_ = h.startCallSpan(x, r)
 				}
@@ -154,9 +154,9 @@ func BenchmarkTelemetryAttributes(b *testing.B) {
 	sr := tracetest.NewSpanRecorder()
 	rec := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
 	c, sp := rec.Tracer("bench").Start(context.Background(), "server")
-	x := &exchange{client: codec.AnthropicMessages, upstream: codec.OpenAIChat, model: "claude-x", upstreamModel: "gpt-up", usage: usage, status: 200}
+	x := &Exchange{Client: codec.AnthropicMessages, Upstream: codec.OpenAIChat, Model: "claude-x", UpstreamModel: "gpt-up", Usage: usage, Status: 200}
 	h.beginTelemetry(httptest.NewRequest("POST", "/v1/messages", nil).WithContext(c), x)
-	x.tel.noteRequest(req)
+	x.Tel.noteRequest(req)
 	x.setResponse("gpt-up", "chatcmpl-1")
 	h.finishTelemetry(x, nil, "end", "", -1)
 	sp.End()

@@ -380,10 +380,10 @@ func TestProviderName(t *testing.T) {
 // records nothing of telemetry: no span state and no content capture.
 func TestTracingOffAllocates(t *testing.T) {
 	h := newTestHandler(t, &Handler{Upstream: "openai-chat", OTelContent: true})
-	x := &exchange{}
+	x := &Exchange{}
 	r := httptest.NewRequest("POST", "/v1/messages", nil)
 	h.beginTelemetry(r, x)
-	if x.tel != nil {
+	if x.Tel != nil {
 		t.Fatal("telemetry began without a recording span")
 	}
 	unsampled := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.NeverSample()))
@@ -391,10 +391,10 @@ func TestTracingOffAllocates(t *testing.T) {
 	defer sp.End()
 	r = r.WithContext(ctx)
 	if n := testing.AllocsPerRun(100, func() {
-		x := exchange{}
+		x := Exchange{}
 		h.beginTelemetry(r, &x)
-		x.tel.noteRequest(&codec.Request{})
-		x.tel.noteEdits(nil, []string{"a"})
+		x.Tel.noteRequest(&codec.Request{})
+		x.Tel.noteEdits(nil, []string{"a"})
 		_ = h.startCallSpan(&x, r)
 		h.finishTelemetry(&x, nil, "end", "", -1)
 	}); n != 0 {
