@@ -275,7 +275,7 @@ func (h *Handler) serveCount(w http.ResponseWriter, r *http.Request, next caddyh
 			return nil
 		}
 		if len(req.Dropped) > 0 {
-			h.metrics.recordDropped(req.Dropped)
+			h.metrics.RecordDropped(req.Dropped)
 			w.Header().Set("Llmbridge-Dropped", droppedHeader(req.Dropped))
 			h.logger.Debug("dropped hint fields", zap.Strings("fields", req.Dropped))
 		}

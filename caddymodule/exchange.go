@@ -65,7 +65,7 @@ type Exchange struct {
 	UpstreamStatus int
 	// Tel is what the OpenTelemetry spans need (telemetry.go), nil unless
 	// the request's span records.
-	Tel *telemetry
+	Tel *Telemetry
 	// Target names the failover Target that answered, or is "" outside
 	// a failover site.
 	Target string
@@ -93,7 +93,7 @@ func (x *Exchange) SetModels(model, upstreamModel string) {
 // llmbridge's own.
 func fail(w http.ResponseWriter, x *Exchange, p codec.Protocol, e *codec.Error) {
 	x.Status = writeError(w, p, e)
-	x.ErrReason = kindName(e.Kind)
+	x.ErrReason = KindName(e.Kind)
 }
 
 // ResponseStarted notes that the upstream's response header arrived.
@@ -133,7 +133,7 @@ func (x *Exchange) Observe(ev *codec.Event) {
 		x.Stop = ev.StopReason
 	case codec.EventError:
 		if ev.Err != nil {
-			x.StreamErr = kindName(ev.Err.Kind)
+			x.StreamErr = KindName(ev.Err.Kind)
 		}
 	}
 	if x.Tel != nil && x.Tel.content != nil {
@@ -190,10 +190,10 @@ func (x *Exchange) ErrorType() string {
 		return x.ErrReason
 	case x.StreamErr != "":
 		return x.StreamErr
-	case x.Status == statusClientGone:
+	case x.Status == StatusClientGone:
 		return "canceled"
 	case x.Status >= 400:
-		return statusLabel(x.Status)
+		return StatusLabel(x.Status)
 	}
 	return ""
 }
@@ -205,7 +205,7 @@ func (x *Exchange) ErrorType() string {
 func (x *Exchange) CallErrorType() string {
 	switch {
 	case x.UpstreamStatus >= 400:
-		return statusLabel(x.UpstreamStatus)
+		return StatusLabel(x.UpstreamStatus)
 	case x.StreamErr != "":
 		return x.StreamErr
 	case x.UpstreamStatus == 0:
@@ -217,9 +217,9 @@ func (x *Exchange) CallErrorType() string {
 	return ""
 }
 
-// statusClientGone is the status recorded when nothing was written: the
+// StatusClientGone is the status recorded when nothing was written: the
 // client went away, or reverse_proxy returned an error Caddy answers.
-const statusClientGone = 499
+const StatusClientGone = 499
 
 // Latency returns how long the upstream has taken, in Bedrock's terms:
 // from sending the request to now, and to the first byte of its answer
@@ -262,7 +262,7 @@ func (h *Handler) record(r *http.Request, x *Exchange) {
 	if x.Status == 0 {
 		// Nothing was written: reverse_proxy returned an error that Caddy
 		// answers, or a client went away.
-		x.Status = statusClientGone
+		x.Status = StatusClientGone
 	}
 	ttft, haveTTFT := x.TTFT()
 	var stop string
@@ -291,9 +291,9 @@ func (h *Handler) record(r *http.Request, x *Exchange) {
 			zap.String("client_protocol", string(x.Client)), zap.String("upstream_protocol", string(x.Upstream)),
 			zap.String("stop_reason", x.Stop.String()))
 	}
-	h.metrics.record(x, ttft, haveTTFT)
+	h.metrics.Record(x, ttft, haveTTFT)
 	if x.Model != "" && !x.Endpoint {
-		h.metrics.recordGenAI(x, providerName(x.Upstream, h.Dialect), errType, time.Since(x.Start))
+		h.metrics.RecordGenAI(x, ProviderName(x.Upstream, h.Dialect), errType, time.Since(x.Start))
 	}
 	h.finishTelemetry(x, repl, stop, errType, cost)
 }
@@ -427,8 +427,8 @@ var kindNames = [...]string{
 	mapping.ErrBadGateway:       "bad_gateway",
 }
 
-// kindName returns the metrics name of an error kind.
-func kindName(k mapping.ErrorKind) string {
+// KindName returns the metrics name of an error kind.
+func KindName(k mapping.ErrorKind) string {
 	if int(k) < len(kindNames) && kindNames[k] != "" {
 		return kindNames[k]
 	}

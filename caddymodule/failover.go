@@ -43,7 +43,7 @@ type failoverSite struct {
 	maxCooldown time.Duration
 	breaker     breaker
 	logger      *zap.Logger
-	metrics     *metrics
+	metrics     *Metrics
 	// store is the instance's state store, where cooldowns and opened
 	// circuits are published to the fleet (shared.go).
 	store state.Store
@@ -99,8 +99,8 @@ func (h *Handler) provisionFailover(ctx caddy.Context) error {
 	if h.Client != "" {
 		h.client, _ = codec.ParseProtocol(h.Client)
 	}
-	h.metrics = globalMetrics()
-	if err := h.metrics.register(ctx.GetMetricsRegistry()); err != nil {
+	h.metrics = GlobalMetrics()
+	if err := h.metrics.Register(ctx.GetMetricsRegistry()); err != nil {
 		return fmt.Errorf("llmbridge: registering metrics: %v", err)
 	}
 	if err := h.provisionClientKeys(); err != nil {

@@ -394,7 +394,7 @@ func (fw *failoverWriter) account() {
 		return
 	}
 	now := time.Now()
-	reason := kindName(fw.failKind)
+	reason := KindName(fw.failKind)
 	failoverAttempts.WithLabelValues(t.name, reason).Inc()
 	cool := fw.cooldown(now)
 	if cool > 0 {

@@ -308,7 +308,7 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 		req.Model = rt.model
 	}
 	x.Stream = req.Stream
-	x.Tel.noteRequest(req)
+	x.Tel.NoteRequest(req)
 	model, routed := h.routeModel(client, req.Model)
 	x.SetModels(req.Model, model)
 	if x.Upstream.ModelInPath() {
@@ -351,7 +351,7 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 	req.Dropped = append(req.Dropped, h.filterBetas(r, x.Upstream)...)
 	h.reportDropped(w, req.Dropped)
 	h.reportAdjusted(w, model, adjusted)
-	x.Tel.noteEdits(adjusted, req.Dropped)
+	x.Tel.NoteEdits(adjusted, req.Dropped)
 	sent := setBody(r, out)
 	sent.heldBuffer, outBuf.buf = outBuf, nil
 	defer sent.release()

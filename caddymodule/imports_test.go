@@ -20,6 +20,7 @@ const module = "github.com/llmbridge/llmbridge/"
 var roomImports = map[string][]string{
 	"caddymodule/state":         {},
 	"caddymodule/limits":        {"caddymodule/state"},
+	"caddymodule/internal/glob": {},
 	"caddymodule/sessions":      {"caddymodule/state", "codec"},
 	"caddymodule/clouds":        {"codec", "mapping"},
 	"caddymodule/clouds/google": {"caddymodule/clouds", "codec"},

@@ -295,7 +295,7 @@ func (h *Handler) resend(r *http.Request, out []byte, adj []rules.Adjustment, x 
 		a := adj[i]
 		a.Why += "; learned from the provider's " + strconv.Itoa(t.status)
 		texts = append(texts, a.String())
-		h.metrics.recordAdjusted(adj[i].Rule)
+		h.metrics.RecordAdjusted(adj[i].Rule)
 	}
 	t.at.w.Header().Set("Llmbridge-Adjusted", droppedHeader(texts))
 	x.UpstreamStart = time.Time{}

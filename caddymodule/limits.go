@@ -99,7 +99,7 @@ func (h *Handler) limitEstimate(req *codec.Request, x *Exchange) limits.Estimate
 	}
 	if len(h.prices) > 0 {
 		if p := h.priceFor(x.UpstreamModel); p != nil {
-			e.Spend = cost(p, &codec.Usage{Known: true, InputTokens: e.Input, OutputTokens: e.Output})
+			e.Spend = Cost(p, &codec.Usage{Known: true, InputTokens: e.Input, OutputTokens: e.Output})
 		}
 	}
 	return e

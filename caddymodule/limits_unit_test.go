@@ -177,7 +177,7 @@ func TestCallErrorType(t *testing.T) {
 		{Exchange{UpstreamStatus: 529, Status: 503}, "529"},
 		{Exchange{UpstreamStatus: 200, StreamErr: "bad_gateway"}, "bad_gateway"},
 		{Exchange{UpstreamStatus: 200, ErrReason: "invalid_upstream_response"}, "invalid_upstream_response"},
-		{Exchange{Status: statusClientGone}, "canceled"},
+		{Exchange{Status: StatusClientGone}, "canceled"},
 		{Exchange{UpstreamStatus: 200, Status: 200}, ""},
 	} {
 		if got := tc.x.CallErrorType(); got != tc.want {

@@ -259,7 +259,7 @@ type Handler struct {
 	drops    []dropPath
 	logger   *zap.Logger
 	routes   []modelRoute
-	metrics  *metrics
+	metrics  *Metrics
 	// clientKeys are ClientKeys expanded; nil when the site is open.
 	clientKeys [][]byte
 	// clientKeyNames name clientKeys in logs and spans: the configured
@@ -270,7 +270,7 @@ type Handler struct {
 	// cachePolicy is the prompt caching Cache and CacheTTL ask for.
 	cachePolicy codec.CachePolicy
 	// prices are the configured model prices, first match wins.
-	prices []modelPrice
+	prices []ModelPrice
 	// upstreamModelInResponse is ResponseModel "upstream".
 	upstreamModelInResponse bool
 	// items keeps Responses output items for item_reference inputs: an
@@ -352,8 +352,8 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		h.client, _ = codec.ParseProtocol(h.Client)
 	}
 	repl := caddy.NewReplacer()
-	h.metrics = globalMetrics()
-	if err := h.metrics.register(ctx.GetMetricsRegistry()); err != nil {
+	h.metrics = GlobalMetrics()
+	if err := h.metrics.Register(ctx.GetMetricsRegistry()); err != nil {
 		return fmt.Errorf("llmbridge: registering metrics: %v", err)
 	}
 	h.location = codec.Location{}
@@ -412,7 +412,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		h.routes = append(h.routes, mr)
 	}
 	h.provider = rules.ProviderFor(h.upstream, h.Dialect)
-	h.prices = compilePrices(h.ModelRules, h.provider)
+	h.prices = CompilePrices(h.ModelRules, h.provider)
 	if err := provisionLearning(ctx); err != nil {
 		return err
 	}

@@ -85,7 +85,7 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 	// (a limit's estimate, a prompt cache key, the span's content).
 	dec := passthroughDecode{client: client, body: body}
 	defer dec.release()
-	x.Tel.noteHead(&head, &dec)
+	x.Tel.NoteHead(&head, &dec)
 	upModel, routed := h.routeModel(client, model)
 	x.SetModels(model, upModel)
 	if x.Upstream.ModelInPath() {
@@ -144,7 +144,7 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 	sent := setBody(r, edited)
 	h.reportDropped(w, x.Dropped)
 	h.reportAdjusted(w, upModel, adjusted)
-	x.Tel.noteEdits(adjusted, x.Dropped)
+	x.Tel.NoteEdits(adjusted, x.Dropped)
 	if cerr := h.rewriteHeaders(r, client, x.Upstream, stream, h.credentialOf(x)); cerr != nil {
 		fail(w, x, client, cerr)
 		return nil
@@ -801,7 +801,7 @@ func (pw *passthroughWriter) endStreamWith(e *codec.Error) {
 	if fw := failoverOf(pw.ResponseWriterWrapper.ResponseWriter); fw != nil && fw.watching() {
 		fw.streamFailed(e)
 	}
-	pw.x.StreamErr = kindName(e.Kind)
+	pw.x.StreamErr = KindName(e.Kind)
 	// A blank line first ends whatever partial event was passed on; an
 	// extra one after a complete event would be an empty event to some
 	// clients.

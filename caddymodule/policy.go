@@ -257,7 +257,7 @@ func (h *Handler) reportDropped(w http.ResponseWriter, dropped []string) {
 	if len(dropped) == 0 {
 		return
 	}
-	h.metrics.recordDropped(dropped)
+	h.metrics.RecordDropped(dropped)
 	w.Header().Set("Llmbridge-Dropped", droppedHeader(dropped))
 	h.logger.Debug("dropped fields", zap.Strings("fields", dropped), zap.String("on_unsupported", h.policyName()))
 }

@@ -221,7 +221,7 @@ func (tw *translatingWriter) reportOutput(resp *codec.Response) {
 	for i := range resp.Content {
 		if p := &resp.Content[i]; p.Type == codec.PartReasoning && p.Redacted {
 			if kind := codec.OpaqueKind(p.Signature); kind != "" {
-				tw.h.metrics.recordOpaqueCarried(kind)
+				tw.h.metrics.RecordOpaqueCarried(kind)
 			}
 		}
 	}
@@ -239,7 +239,7 @@ func (tw *translatingWriter) reportDroppedOutput(dropped []string) {
 	tw.Header().Set(droppedOutputHeader, droppedHeader(dropped))
 	tw.h.logger.Debug("response content the client protocol cannot carry", zap.Strings("dropped", dropped))
 	for _, d := range dropped {
-		tw.h.metrics.recordDroppedOutput(droppedOutputKind(d))
+		tw.h.metrics.RecordDroppedOutput(DroppedOutputKind(d))
 	}
 }
 

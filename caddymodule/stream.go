@@ -24,7 +24,7 @@ type streamTranslator struct {
 	w       http.ResponseWriter
 	rc      *http.ResponseController
 	logger  *zap.Logger
-	metrics *metrics
+	metrics *Metrics
 
 	rd *sse.Reader
 	// unframe, for an upstream that does not stream SSE, reads its
@@ -282,14 +282,14 @@ func (s *streamTranslator) emit() {
 // header has been sent; a stream has no other place to tell the client.
 func (s *streamTranslator) dropped(kind string) {
 	s.logger.Debug("response content the client protocol cannot carry", zap.String("dropped", kind))
-	s.metrics.recordDroppedOutput(kind)
+	s.metrics.RecordDroppedOutput(kind)
 }
 
 // carried counts the upstream output an opaque value keeps whole to travel
 // in a continuation, in opaque_carried_total.
 func (s *streamTranslator) carried(signature string) {
 	if kind := codec.OpaqueKind(signature); kind != "" {
-		s.metrics.recordOpaqueCarried(kind)
+		s.metrics.RecordOpaqueCarried(kind)
 	}
 }
 

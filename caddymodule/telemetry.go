@@ -65,10 +65,10 @@ const (
 // long history can drop a hint per message.
 const maxSpanList = 32
 
-// telemetry is what an exchange keeps for its spans. It exists only when
+// Telemetry is what an exchange keeps for its spans. It exists only when
 // the request's span records, so that tracing off costs no memory; its
 // methods do nothing on nil.
-type telemetry struct {
+type Telemetry struct {
 	// span is the request's span (Caddy's tracing).
 	span trace.Span
 	// attempt is the client span of the upstream call, nil before it.
@@ -112,9 +112,9 @@ type serverAddress struct {
 // content capture when the operator turned it on.
 func (h *Handler) beginTelemetry(r *http.Request, x *Exchange) {
 	if sp := trace.SpanFromContext(r.Context()); sp.IsRecording() {
-		x.Tel = &telemetry{span: sp}
+		x.Tel = &Telemetry{span: sp}
 		if x.Upstream != "" {
-			x.Tel.provider = providerName(x.Upstream, h.Dialect)
+			x.Tel.provider = ProviderName(x.Upstream, h.Dialect)
 		}
 		if h.OTelContent {
 			x.Tel.content = &contentCapture{limit: h.otelContentMax}
@@ -122,9 +122,9 @@ func (h *Handler) beginTelemetry(r *http.Request, x *Exchange) {
 	}
 }
 
-// noteRequest takes the generation settings and, with content capture,
+// NoteRequest takes the generation settings and, with content capture,
 // the prompt of a decoded request.
-func (t *telemetry) noteRequest(req *codec.Request) {
+func (t *Telemetry) NoteRequest(req *codec.Request) {
 	if t == nil {
 		return
 	}
@@ -134,10 +134,10 @@ func (t *telemetry) noteRequest(req *codec.Request) {
 	}
 }
 
-// noteHead takes the generation settings of a request that passes through
+// NoteHead takes the generation settings of a request that passes through
 // untranslated, read with its head, and with content capture its prompt,
 // from the body decoded (a cost the operator chose).
-func (t *telemetry) noteHead(head *codec.RequestHead, dec *passthroughDecode) {
+func (t *Telemetry) NoteHead(head *codec.RequestHead, dec *passthroughDecode) {
 	if t == nil {
 		return
 	}
@@ -149,9 +149,9 @@ func (t *telemetry) noteHead(head *codec.RequestHead, dec *passthroughDecode) {
 	}
 }
 
-// noteEdits copies the adjustments made and the fields dropped, which may
+// NoteEdits copies the adjustments made and the fields dropped, which may
 // alias the pooled request body.
-func (t *telemetry) noteEdits(adjusted []rules.Adjustment, dropped []string) {
+func (t *Telemetry) NoteEdits(adjusted []rules.Adjustment, dropped []string) {
 	if t == nil {
 		return
 	}
@@ -187,7 +187,7 @@ func (h *Handler) startCallSpan(x *Exchange, r *http.Request) *http.Request {
 		// The upstream refused the earlier attempt, and the request is
 		// sent again with a fix it taught (learn.go).
 		if x.UpstreamStatus >= 400 {
-			t.attempt.SetAttributes(semconv.ErrorTypeKey.String(statusLabel(x.UpstreamStatus)))
+			t.attempt.SetAttributes(semconv.ErrorTypeKey.String(StatusLabel(x.UpstreamStatus)))
 		}
 		t.attempt.SetStatus(codes.Error, "retried")
 		t.attempt.End()
@@ -348,10 +348,10 @@ func operationName(upstream codec.Protocol) string {
 	return "chat"
 }
 
-// providerName is gen_ai.provider.name for an upstream protocol and the
+// ProviderName is gen_ai.provider.name for an upstream protocol and the
 // dialect of an OpenAI-compatible one: the semantic conventions' values,
 // or the dialect's own name for servers they do not list.
-func providerName(upstream codec.Protocol, dialect string) string {
+func ProviderName(upstream codec.Protocol, dialect string) string {
 	switch upstream {
 	case codec.AnthropicMessages:
 		return "anthropic"

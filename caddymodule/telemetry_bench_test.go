@@ -133,7 +133,7 @@ func BenchmarkTelemetryAttributes(b *testing.B) {
 			if llmbridge {
 				x := &Exchange{Client: codec.AnthropicMessages, Upstream: codec.OpenAIChat, Model: "claude-x", UpstreamModel: "gpt-up", Usage: usage, Status: 200}
 				h.beginTelemetry(r, x)
-				x.Tel.noteRequest(req)
+				x.Tel.NoteRequest(req)
 				if call {
 					_ = h.startCallSpan(x, r)
 				}
@@ -156,7 +156,7 @@ func BenchmarkTelemetryAttributes(b *testing.B) {
 	c, sp := rec.Tracer("bench").Start(context.Background(), "server")
 	x := &Exchange{Client: codec.AnthropicMessages, Upstream: codec.OpenAIChat, Model: "claude-x", UpstreamModel: "gpt-up", Usage: usage, Status: 200}
 	h.beginTelemetry(httptest.NewRequest("POST", "/v1/messages", nil).WithContext(c), x)
-	x.Tel.noteRequest(req)
+	x.Tel.NoteRequest(req)
 	x.setResponse("gpt-up", "chatcmpl-1")
 	h.finishTelemetry(x, nil, "end", "", -1)
 	sp.End()

@@ -365,12 +365,12 @@ func TestProviderName(t *testing.T) {
 		{interactions.GeminiInteractions, "", "gcp.gemini"},
 		{interactions.VertexInteractions, "", "gcp.vertex_ai"},
 	} {
-		if got := providerName(c.p, c.dialect); got != c.want {
+		if got := ProviderName(c.p, c.dialect); got != c.want {
 			t.Errorf("providerName(%s, %q) = %q, want %q", c.p, c.dialect, got, c.want)
 		}
 	}
 	for _, p := range codec.Protocols() {
-		if providerName(p, "") == string(p) {
+		if ProviderName(p, "") == string(p) {
 			t.Errorf("%s has no provider name", p)
 		}
 	}
@@ -393,8 +393,8 @@ func TestTracingOffAllocates(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() {
 		x := Exchange{}
 		h.beginTelemetry(r, &x)
-		x.Tel.noteRequest(&codec.Request{})
-		x.Tel.noteEdits(nil, []string{"a"})
+		x.Tel.NoteRequest(&codec.Request{})
+		x.Tel.NoteEdits(nil, []string{"a"})
 		_ = h.startCallSpan(&x, r)
 		h.finishTelemetry(&x, nil, "end", "", -1)
 	}); n != 0 {
@@ -493,8 +493,8 @@ func TestContentShapes(t *testing.T) {
 
 // TestNoteEditsListsRuleOnce lists a rule that changed two fields once.
 func TestNoteEditsListsRuleOnce(t *testing.T) {
-	tel := &telemetry{}
-	tel.noteEdits([]rules.Adjustment{{Rule: "openai.sampling.fixed", Param: "temperature"}, {Rule: "openai.sampling.fixed", Param: "top_p"},
+	tel := &Telemetry{}
+	tel.NoteEdits([]rules.Adjustment{{Rule: "openai.sampling.fixed", Param: "temperature"}, {Rule: "openai.sampling.fixed", Param: "top_p"},
 		{Rule: "openai.max_tokens.model-cap", Param: "max_completion_tokens"}}, nil)
 	if want := []string{"openai.sampling.fixed", "openai.max_tokens.model-cap"}; !slices.Equal(tel.adjusted, want) {
 		t.Errorf("adjustments %v, want %v", tel.adjusted, want)
