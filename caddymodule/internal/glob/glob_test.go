@@ -48,8 +48,8 @@ func TestMatch(t *testing.T) {
 
 func TestCompileErrors(t *testing.T) {
 	for pattern, want := range map[string]string{
-		"":                      "empty model pattern",
-		"gpt-**":                `model pattern "gpt-**" has two adjacent wildcards; use one '*'`,
+		"":                     "empty model pattern",
+		"gpt-**":               `model pattern "gpt-**" has two adjacent wildcards; use one '*'`,
 		"*a*b*c*d*e*f*g*h*i*j": `model pattern "*a*b*c*d*e*f*g*h*i*j" has 10 wildcards; at most 9 are allowed`,
 	} {
 		if _, err := Compile(pattern); err == nil || err.Error() != want {
