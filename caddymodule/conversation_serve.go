@@ -206,7 +206,7 @@ func (h *Handler) refuseConversation(w http.ResponseWriter, r *http.Request, key
 		return
 	}
 	x := &Exchange{Client: codec.OpenAIResponses, Upstream: h.upstreamFor(codec.OpenAIResponses), Start: time.Now(), KeyName: keyName}
-	h.beginTelemetry(r, x)
+	h.tracing.Begin(r, x)
 	fail(w, x, x.Client, e)
 	h.record(r, x)
 }

@@ -18,12 +18,15 @@ type ModelPrice struct {
 	price *rules.Price
 }
 
+// Prices are a handler's configured model prices, first match wins.
+type Prices []ModelPrice
+
 // CompilePrices collects the prices of the configured model rules of
 // provider (the upstream's), in order. The rules have been checked, so
 // their globs compile; a glob with more wildcards than a model route takes
 // matches through its first pieces only, and is skipped.
-func CompilePrices(configured []rules.Rule, provider string) []ModelPrice {
-	var out []ModelPrice
+func CompilePrices(configured []rules.Rule, provider string) Prices {
+	var out Prices
 	for i := range configured {
 		r := &configured[i]
 		if r.Price == nil || r.Provider != "" && r.Provider != provider {
@@ -40,20 +43,20 @@ func CompilePrices(configured []rules.Rule, provider string) []ModelPrice {
 	return out
 }
 
-// priceFor returns the price of model, or nil.
-func (h *Handler) priceFor(model string) *rules.Price {
+// For returns the price of model, or nil.
+func (ps Prices) For(model string) *rules.Price {
 	var caps [glob.MaxCaptures]string
-	for i := range h.prices {
-		for j := range h.prices[i].globs {
-			if h.prices[i].globs[j].Match(model, &caps) {
-				return h.prices[i].price
+	for i := range ps {
+		for j := range ps[i].globs {
+			if ps[i].globs[j].Match(model, &caps) {
+				return ps[i].price
 			}
 		}
 	}
 	return nil
 }
 
-// Cost returns what usage u Cost at price p, in US dollars.
+// Cost returns what usage u costs at price p, in US dollars.
 func Cost(p *rules.Price, u *codec.Usage) float64 {
 	cacheRead, cacheWrite := p.CacheRead, p.CacheWrite
 	if cacheRead == 0 {
@@ -67,13 +70,13 @@ func Cost(p *rules.Price, u *codec.Usage) float64 {
 		float64(u.CacheWriteTokens)*cacheWrite + float64(u.OutputTokens)*p.Output) / 1e6
 }
 
-// exchangeCost returns the cost of x, or -1 when no price applies or the
+// Cost returns the cost of x, or -1 when no price applies or the
 // upstream reported no usage.
-func (h *Handler) exchangeCost(x *Exchange) float64 {
-	if len(h.prices) == 0 || !x.Usage.Known {
+func (ps Prices) Cost(x *Exchange) float64 {
+	if len(ps) == 0 || !x.Usage.Known {
 		return -1
 	}
-	p := h.priceFor(x.UpstreamModel)
+	p := ps.For(x.UpstreamModel)
 	if p == nil {
 		return -1
 	}

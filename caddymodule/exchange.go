@@ -1,13 +1,11 @@
 package caddymodule
 
 import (
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
-	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
 	"github.com/llmbridge/llmbridge/caddymodule/limits"
@@ -87,13 +85,6 @@ func (x *Exchange) SetModels(model, upstreamModel string) {
 	} else {
 		x.UpstreamModel = strings.Clone(upstreamModel)
 	}
-}
-
-// fail answers e in protocol p's error format and notes it as an error of
-// llmbridge's own.
-func fail(w http.ResponseWriter, x *Exchange, p codec.Protocol, e *codec.Error) {
-	x.Status = writeError(w, p, e)
-	x.ErrReason = KindName(e.Kind)
 }
 
 // ResponseStarted notes that the upstream's response header arrived.
@@ -256,53 +247,11 @@ const (
 	phPrefix = "http.llmbridge."
 )
 
-// record publishes x: placeholders {http.llmbridge.*}, an "llmbridge"
-// object in the access log entry, the metrics and the span attributes.
-func (h *Handler) record(r *http.Request, x *Exchange) {
-	if x.Status == 0 {
-		// Nothing was written: reverse_proxy returned an error that Caddy
-		// answers, or a client went away.
-		x.Status = StatusClientGone
-	}
-	ttft, haveTTFT := x.TTFT()
-	var stop string
-	if x.Stop != mapping.StopNone {
-		stop = x.Stop.String()
-	}
-	errType := x.ErrorType()
-	cost := h.exchangeCost(x)
-	h.settleLimits(x, cost)
-	// When the answer was dropped for another target's, the
-	// placeholders and the access log are that one's.
-	repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
-	if repl != nil && !x.Discarded {
-		// One provider answers all the placeholders: setting each one
-		// grew the replacer's map on every request.
-		ph := placeholders{x: x, stop: stop, errType: errType, cost: cost, ttft: ttft, haveTTFT: haveTTFT}
-		repl.Map(ph.get)
-	}
-	if extra, ok := r.Context().Value(caddyhttp.ExtraLogFieldsCtxKey).(*caddyhttp.ExtraLogFields); ok && !x.Discarded {
-		extra.Set(zap.Dict("llmbridge", h.logFields(x, repl, stop, errType, cost, ttft, haveTTFT)...))
-	}
-	if x.Status < 300 && (x.Stop == mapping.StopOther || x.Stop == mapping.StopNone) && x.Client.Family() != x.Upstream.Family() {
-		// A stop the client's protocol cannot say exactly (an unknown
-		// reason, or none at all) is traced, not hidden.
-		h.logger.Debug("upstream stop reason has no exact equivalent for the client",
-			zap.String("client_protocol", string(x.Client)), zap.String("upstream_protocol", string(x.Upstream)),
-			zap.String("stop_reason", x.Stop.String()))
-	}
-	h.metrics.Record(x, ttft, haveTTFT)
-	if x.Model != "" && !x.Endpoint {
-		h.metrics.RecordGenAI(x, ProviderName(x.Upstream, h.Dialect), errType, time.Since(x.Start))
-	}
-	h.finishTelemetry(x, repl, stop, errType, cost)
-}
-
-// logFields are the access log's llmbridge fields of x. Token counts have
+// LogFields are the access log's llmbridge fields of x. Token counts have
 // the canonical meaning of mapping.Usage: input_tokens counts every prompt
 // token, cache reads and writes included; output_tokens every generated
 // token, reasoning included.
-func (h *Handler) logFields(x *Exchange, repl *caddy.Replacer, stop, errType string, cost float64, ttft time.Duration, haveTTFT bool) []zap.Field {
+func LogFields(x *Exchange, repl *caddy.Replacer, stop, errType string, cost float64, ttft time.Duration, haveTTFT bool) []zap.Field {
 	fields := make([]zap.Field, 0, 18)
 	fields = append(fields, zap.String("client_protocol", string(x.Client)), zap.String("upstream_protocol", string(x.Upstream)))
 	if repl != nil {
@@ -360,6 +309,14 @@ type placeholders struct {
 	cost     float64
 	ttft     time.Duration
 	haveTTFT bool
+}
+
+// MapPlaceholders makes repl answer the {http.llmbridge.*} placeholders of
+// x, finished: one provider answers them all, since setting each one grew
+// the replacer's map on every request.
+func MapPlaceholders(repl *caddy.Replacer, x *Exchange, stop, errType string, cost float64, ttft time.Duration, haveTTFT bool) {
+	ph := placeholders{x: x, stop: stop, errType: errType, cost: cost, ttft: ttft, haveTTFT: haveTTFT}
+	repl.Map(ph.get)
 }
 
 // get is a caddy.ReplacerFunc. Usage, cost, the stop reason and the time
@@ -433,12 +390,4 @@ func KindName(k mapping.ErrorKind) string {
 		return kindNames[k]
 	}
 	return "error_" + strconv.Itoa(int(k))
-}
-
-// callUpstream sends r to next (reverse_proxy), which writes the answer
-// into w: each call of the upstream, a retry included, is timed from here
-// (Bedrock's latency metrics) and gets its client span (telemetry.go).
-func (h *Handler) callUpstream(x *Exchange, next caddyhttp.Handler, w http.ResponseWriter, r *http.Request) error {
-	x.UpstreamSent = time.Now()
-	return next.ServeHTTP(w, h.startCallSpan(x, r))
 }

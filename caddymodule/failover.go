@@ -483,7 +483,7 @@ func (h *Handler) failoverClient(r *http.Request) codec.Protocol {
 func (h *Handler) failoverFail(w http.ResponseWriter, r *http.Request, keyName string, e *codec.Error) {
 	client := h.failoverClient(r)
 	x := &Exchange{Client: client, Start: time.Now(), KeyName: keyName}
-	h.beginTelemetry(r, x)
+	h.tracing.Begin(r, x)
 	fail(w, x, client, e)
 	if e.Kind == mapping.ErrOverloaded {
 		x.ErrReason = "unavailable"

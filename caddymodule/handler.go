@@ -54,7 +54,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 		rt, ok = detectRoute(r.URL.Path)
 	}
 	x := &Exchange{Client: rt.protocol, Upstream: h.upstreamFor(rt.protocol), Start: time.Now()}
-	h.beginTelemetry(r, x)
+	h.tracing.Begin(r, x)
 	switch {
 	case isEndpoint:
 		x.Client, x.Endpoint = ep.protocol, true

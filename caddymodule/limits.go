@@ -98,7 +98,7 @@ func (h *Handler) limitEstimate(req *codec.Request, x *Exchange) limits.Estimate
 		e.Output = req.MaxTokens.Value
 	}
 	if len(h.prices) > 0 {
-		if p := h.priceFor(x.UpstreamModel); p != nil {
+		if p := h.prices.For(x.UpstreamModel); p != nil {
 			e.Spend = Cost(p, &codec.Usage{Known: true, InputTokens: e.Input, OutputTokens: e.Output})
 		}
 	}

@@ -60,7 +60,7 @@ func (h *Handler) settleFailoverLimits(fw *failoverWriter, t *limits.Ticket) {
 	if a := fw.answer; a != nil {
 		x.Usage, x.Status = a.Usage, a.Status
 		if fw.answerBy != nil {
-			cost = fw.answerBy.exchangeCost(a)
+			cost = fw.answerBy.prices.Cost(a)
 		}
 	}
 	h.settleLimits(x, cost)

@@ -146,23 +146,23 @@ func TestLimitsAdminReport(t *testing.T) {
 // placeholders and keeps it for the next call span.
 func TestServerReached(t *testing.T) {
 	h := &Handler{}
-	if s := h.serverReached(nil); s != nil {
+	if s := h.tracing.ServerReached(nil); s != nil {
 		t.Errorf("nothing reached yet: %+v", s)
 	}
 	repl := caddy.NewReplacer()
-	if s := h.serverReached(repl); s != nil {
+	if s := h.tracing.ServerReached(repl); s != nil {
 		t.Errorf("no placeholders: %+v", s)
 	}
 	repl.Set("http.reverse_proxy.upstream.host", "api.example.com")
 	repl.Set("http.reverse_proxy.upstream.port", "443")
-	s := h.serverReached(repl)
+	s := h.tracing.ServerReached(repl)
 	if s == nil || s.host != "api.example.com" || s.port != 443 {
 		t.Fatalf("reached %+v", s)
 	}
-	if again := h.serverReached(repl); again != s {
+	if again := h.tracing.ServerReached(repl); again != s {
 		t.Errorf("the same server was made again")
 	}
-	if last := h.serverReached(nil); last != s {
+	if last := h.tracing.ServerReached(nil); last != s {
 		t.Errorf("the handler's last server is %+v", last)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -265,12 +264,12 @@ type Handler struct {
 	// clientKeyNames name clientKeys in logs and spans: the configured
 	// name, else "client_keys[i]".
 	clientKeyNames []string
-	// otelContentMax is OTelContentMax with its default.
-	otelContentMax int
+	// tracing is what the spans need of the handler.
+	tracing Tracing
 	// cachePolicy is the prompt caching Cache and CacheTTL ask for.
 	cachePolicy codec.CachePolicy
 	// prices are the configured model prices, first match wins.
-	prices []ModelPrice
+	prices Prices
 	// upstreamModelInResponse is ResponseModel "upstream".
 	upstreamModelInResponse bool
 	// items keeps Responses output items for item_reference inputs: an
@@ -285,10 +284,6 @@ type Handler struct {
 	denyOnStoreError bool
 	// capGauges are each client key's limit_remaining gauges.
 	capGauges map[string]*capGauges
-	// lastServer holds the *serverAddress reverse_proxy reached on this
-	// handler's latest traced call, and callStart the *callStart of its
-	// latest call span (telemetry.go).
-	lastServer, callStart atomic.Value
 	// conversations keeps translated Responses conversations for
 	// previous_response_id; nil when ConversationsSize is -1.
 	conversations sessions.Conversations
@@ -374,9 +369,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := h.provisionLimits(ctx); err != nil {
 		return err
 	}
-	h.otelContentMax = DefaultOTelContentMax
+	h.tracing.Dialect, h.tracing.Content, h.tracing.ContentMax = h.Dialect, h.OTelContent, DefaultOTelContentMax
 	if h.OTelContentMax > 0 {
-		h.otelContentMax = int(h.OTelContentMax)
+		h.tracing.ContentMax = int(h.OTelContentMax)
 	}
 	if h.DefaultMaxTokens == 0 {
 		h.DefaultMaxTokens = codec.DefaultMaxTokens

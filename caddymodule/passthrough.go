@@ -85,7 +85,12 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 	// (a limit's estimate, a prompt cache key, the span's content).
 	dec := passthroughDecode{client: client, body: body}
 	defer dec.release()
-	x.Tel.NoteHead(&head, &dec)
+	if x.Tel.CapturesContent() {
+		req, _ := dec.request()
+		x.Tel.NoteHead(&head, req)
+	} else {
+		x.Tel.NoteHead(&head, nil)
+	}
 	upModel, routed := h.routeModel(client, model)
 	x.SetModels(model, upModel)
 	if x.Upstream.ModelInPath() {

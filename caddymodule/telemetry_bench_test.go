@@ -132,13 +132,13 @@ func BenchmarkTelemetryAttributes(b *testing.B) {
 			}
 			if llmbridge {
 				x := &Exchange{Client: codec.AnthropicMessages, Upstream: codec.OpenAIChat, Model: "claude-x", UpstreamModel: "gpt-up", Usage: usage, Status: 200}
-				h.beginTelemetry(r, x)
+				h.tracing.Begin(r, x)
 				x.Tel.NoteRequest(req)
 				if call {
-					_ = h.startCallSpan(x, r)
+					_ = h.tracing.StartCall(x, r, nil)
 				}
 				x.setResponse("gpt-up", "chatcmpl-1")
-				h.finishTelemetry(x, nil, "end", "", -1)
+				h.tracing.Finish(x, nil, "end", "", -1)
 			}
 			if sp != nil {
 				sp.End()
@@ -155,10 +155,10 @@ func BenchmarkTelemetryAttributes(b *testing.B) {
 	rec := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
 	c, sp := rec.Tracer("bench").Start(context.Background(), "server")
 	x := &Exchange{Client: codec.AnthropicMessages, Upstream: codec.OpenAIChat, Model: "claude-x", UpstreamModel: "gpt-up", Usage: usage, Status: 200}
-	h.beginTelemetry(httptest.NewRequest("POST", "/v1/messages", nil).WithContext(c), x)
+	h.tracing.Begin(httptest.NewRequest("POST", "/v1/messages", nil).WithContext(c), x)
 	x.Tel.NoteRequest(req)
 	x.setResponse("gpt-up", "chatcmpl-1")
-	h.finishTelemetry(x, nil, "end", "", -1)
+	h.tracing.Finish(x, nil, "end", "", -1)
 	sp.End()
 	attrs := sr.Ended()[0].Attributes()
 	b.Run("sdk", func(b *testing.B) {

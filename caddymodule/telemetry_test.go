@@ -382,7 +382,7 @@ func TestTracingOffAllocates(t *testing.T) {
 	h := newTestHandler(t, &Handler{Upstream: "openai-chat", OTelContent: true})
 	x := &Exchange{}
 	r := httptest.NewRequest("POST", "/v1/messages", nil)
-	h.beginTelemetry(r, x)
+	h.tracing.Begin(r, x)
 	if x.Tel != nil {
 		t.Fatal("telemetry began without a recording span")
 	}
@@ -392,11 +392,11 @@ func TestTracingOffAllocates(t *testing.T) {
 	r = r.WithContext(ctx)
 	if n := testing.AllocsPerRun(100, func() {
 		x := Exchange{}
-		h.beginTelemetry(r, &x)
+		h.tracing.Begin(r, &x)
 		x.Tel.NoteRequest(&codec.Request{})
 		x.Tel.NoteEdits(nil, []string{"a"})
-		_ = h.startCallSpan(&x, r)
-		h.finishTelemetry(&x, nil, "end", "", -1)
+		_ = h.tracing.StartCall(&x, r, nil)
+		h.tracing.Finish(&x, nil, "end", "", -1)
 	}); n != 0 {
 		t.Errorf("telemetry without a recording span allocates %v times", n)
 	}
