@@ -22,6 +22,7 @@ var roomImports = map[string][]string{
 	"caddymodule/limits":        {"caddymodule/state"},
 	"caddymodule/internal/glob": {},
 	"caddymodule/sessions":      {"caddymodule/state", "codec"},
+	"caddymodule/observe":       {"caddymodule/limits", "caddymodule/internal/glob", "codec/rules"},
 	"caddymodule/clouds":        {"codec", "mapping"},
 	"caddymodule/clouds/google": {"caddymodule/clouds", "codec"},
 	"caddymodule/clouds/azure":  {"caddymodule/clouds", "codec"},

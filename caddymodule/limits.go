@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/llmbridge/llmbridge/caddymodule/limits"
+	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/caddymodule/state"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
@@ -92,14 +93,14 @@ var limitSets sync.Map // *Handler -> struct{}
 // limitEstimate estimates what req will use for the limits: its input by
 // a generous count, its output limit (the handler's default when it gives
 // none), and their price at the upstream model's.
-func (h *Handler) limitEstimate(req *codec.Request, x *Exchange) limits.Estimate {
+func (h *Handler) limitEstimate(req *codec.Request, x *observe.Exchange) limits.Estimate {
 	e := limits.Estimate{Input: codec.EstimateInputTokens(req), Output: h.DefaultMaxTokens}
 	if req.MaxTokens.Set {
 		e.Output = req.MaxTokens.Value
 	}
 	if len(h.prices) > 0 {
 		if p := h.prices.For(x.UpstreamModel); p != nil {
-			e.Spend = Cost(p, &codec.Usage{Known: true, InputTokens: e.Input, OutputTokens: e.Output})
+			e.Spend = observe.Cost(p, &codec.Usage{Known: true, InputTokens: e.Input, OutputTokens: e.Output})
 		}
 	}
 	return e
@@ -108,7 +109,7 @@ func (h *Handler) limitEstimate(req *codec.Request, x *Exchange) limits.Estimate
 // admitLimits checks x's request against the site's limits before its
 // upstream call and reserves its estimate, and reports whether the
 // request may go on; when it may not, the client has been answered.
-func (h *Handler) admitLimits(w http.ResponseWriter, r *http.Request, x *Exchange, est limits.Estimate) bool {
+func (h *Handler) admitLimits(w http.ResponseWriter, r *http.Request, x *observe.Exchange, est limits.Estimate) bool {
 	if h.limits == nil || x.KeyName == "" {
 		return true
 	}
@@ -154,7 +155,7 @@ func (h *Handler) admitLimits(w http.ResponseWriter, r *http.Request, x *Exchang
 // It runs when the exchange is recorded, after the client's answer: the
 // settlement is bounded by the store's timeout and does not wait for a
 // client that went away.
-func (h *Handler) settleLimits(x *Exchange, cost float64) {
+func (h *Handler) settleLimits(x *observe.Exchange, cost float64) {
 	t := x.Limit
 	if t == nil {
 		return
@@ -178,7 +179,7 @@ func (h *Handler) settleLimits(x *Exchange, cost float64) {
 // refuseLimit answers a request a limit refused: 429 in the client's
 // error format with Retry-After and the client protocol's rate-limit
 // headers.
-func (h *Handler) refuseLimit(w http.ResponseWriter, x *Exchange, r *limits.Refusal, now time.Time) {
+func (h *Handler) refuseLimit(w http.ResponseWriter, x *observe.Exchange, r *limits.Refusal, now time.Time) {
 	wait := max(1, int64(math.Ceil(r.Reset.Sub(now).Seconds())))
 	hdr := w.Header()
 	hdr.Set("Retry-After", strconv.FormatInt(wait, 10))
@@ -345,7 +346,7 @@ func registerLimitMetrics(reg *prometheus.Registry) error {
 // passthroughEstimate estimates a request passed through untranslated:
 // its body is decoded for the count when the limits count tokens or
 // spend (a cost only such limits pay), else nothing is estimated.
-func (h *Handler) passthroughEstimate(dec *passthroughDecode, head *codec.RequestHead, x *Exchange) limits.Estimate {
+func (h *Handler) passthroughEstimate(dec *passthroughDecode, head *codec.RequestHead, x *observe.Exchange) limits.Estimate {
 	if !h.limits.CountsTokens() {
 		return limits.Estimate{}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 
 	"github.com/llmbridge/llmbridge/caddymodule/limits"
+	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/caddymodule/state"
 	"github.com/llmbridge/llmbridge/codec"
 )
@@ -92,7 +93,7 @@ func TestFailoverSiteLimits(t *testing.T) {
 func TestPassthroughLimitEstimate(t *testing.T) {
 	h := newTestHandler(t, &Handler{Upstream: "anthropic-messages", ClientKeys: []ClientKey{{Name: "alice", Key: "k"}},
 		Limits: []limits.Limit{{Scope: uniqueScope(t), Rates: []limits.Rate{{Of: "input_tokens", Max: 1e6, Per: "day"}}}}})
-	x := &Exchange{UpstreamModel: "claude-sonnet-4-5"}
+	x := &observe.Exchange{UpstreamModel: "claude-sonnet-4-5"}
 	body := []byte(`{"model":"claude-sonnet-4-5","max_tokens":100,"messages":[{"role":"user","content":"` + strings.Repeat("a", 300) + `"}]}`)
 	head, err := codec.ReadRequestHead(body)
 	if err != nil {
@@ -139,67 +140,5 @@ func TestLimitsAdminReport(t *testing.T) {
 	var apiErr caddy.APIError
 	if err := serveLimitsReport(httptest.NewRecorder(), httptest.NewRequest("POST", "/llmbridge/limits", nil)); !errors.As(err, &apiErr) || apiErr.HTTPStatus != http.StatusMethodNotAllowed {
 		t.Errorf("POST: %v, want 405", err)
-	}
-}
-
-// TestServerReached reads the upstream reverse_proxy reached from its
-// placeholders and keeps it for the next call span.
-func TestServerReached(t *testing.T) {
-	h := &Handler{}
-	if s := h.tracing.ServerReached(nil); s != nil {
-		t.Errorf("nothing reached yet: %+v", s)
-	}
-	repl := caddy.NewReplacer()
-	if s := h.tracing.ServerReached(repl); s != nil {
-		t.Errorf("no placeholders: %+v", s)
-	}
-	repl.Set("http.reverse_proxy.upstream.host", "api.example.com")
-	repl.Set("http.reverse_proxy.upstream.port", "443")
-	s := h.tracing.ServerReached(repl)
-	if s == nil || s.host != "api.example.com" || s.port != 443 {
-		t.Fatalf("reached %+v", s)
-	}
-	if again := h.tracing.ServerReached(repl); again != s {
-		t.Errorf("the same server was made again")
-	}
-	if last := h.tracing.ServerReached(nil); last != s {
-		t.Errorf("the handler's last server is %+v", last)
-	}
-}
-
-// TestCallErrorType names the upstream call's error: the provider's own
-// status, a stream's error, an answer that never came.
-func TestCallErrorType(t *testing.T) {
-	for _, tc := range []struct {
-		x    Exchange
-		want string
-	}{
-		{Exchange{UpstreamStatus: 529, Status: 503}, "529"},
-		{Exchange{UpstreamStatus: 200, StreamErr: "bad_gateway"}, "bad_gateway"},
-		{Exchange{UpstreamStatus: 200, ErrReason: "invalid_upstream_response"}, "invalid_upstream_response"},
-		{Exchange{Status: StatusClientGone}, "canceled"},
-		{Exchange{UpstreamStatus: 200, Status: 200}, ""},
-	} {
-		if got := tc.x.CallErrorType(); got != tc.want {
-			t.Errorf("%+v: %q, want %q", tc.x, got, tc.want)
-		}
-	}
-}
-
-// TestModality names media parts as the conventions do.
-func TestModality(t *testing.T) {
-	for _, tc := range []struct {
-		p    codec.Part
-		want string
-	}{
-		{codec.Part{Type: codec.PartImage}, "image"},
-		{codec.Part{Type: codec.PartAudio}, "audio"},
-		{codec.Part{Type: codec.PartDocument, MediaType: "video/mp4"}, "video"},
-		{codec.Part{Type: codec.PartDocument, MediaType: "application/pdf"}, "application"},
-		{codec.Part{Type: codec.PartDocument}, "document"},
-	} {
-		if got := modality(&tc.p); got != tc.want {
-			t.Errorf("%+v: %q, want %q", tc.p, got, tc.want)
-		}
 	}
 }
