@@ -14,6 +14,7 @@ import (
 	_ "github.com/llmbridge/llmbridge/caddymodule/clouds/aws"
 	_ "github.com/llmbridge/llmbridge/caddymodule/clouds/azure"
 	_ "github.com/llmbridge/llmbridge/caddymodule/clouds/google"
+	_ "github.com/llmbridge/llmbridge/caddymodule/match"
 	"github.com/llmbridge/llmbridge/codec"
 )
 

@@ -21,6 +21,7 @@ var roomImports = map[string][]string{
 	"caddymodule/state":         {},
 	"caddymodule/limits":        {"caddymodule/state"},
 	"caddymodule/internal/glob": {},
+	"caddymodule/match":         {"caddymodule/internal/glob", "codec"},
 	"caddymodule/sessions":      {"caddymodule/state", "codec"},
 	"caddymodule/observe":       {"caddymodule/limits", "caddymodule/internal/glob", "codec/rules"},
 	"caddymodule/clouds":        {"codec", "mapping"},
