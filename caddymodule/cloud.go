@@ -10,6 +10,7 @@ import (
 
 	"github.com/llmbridge/llmbridge/caddymodule/clouds"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
+
 	// The clouds llmbridge ships, registered in clouds.Namespace.
 	_ "github.com/llmbridge/llmbridge/caddymodule/clouds/aws"
 	_ "github.com/llmbridge/llmbridge/caddymodule/clouds/azure"

@@ -20,6 +20,7 @@ const module = "github.com/llmbridge/llmbridge/"
 var roomImports = map[string][]string{
 	"caddymodule/state":         {},
 	"caddymodule/limits":        {"caddymodule/state"},
+	"caddymodule/limits/admin":  {"caddymodule/limits"},
 	"caddymodule/internal/glob": {},
 	"caddymodule/match":         {"caddymodule/internal/glob", "codec"},
 	"caddymodule/sessions":      {"caddymodule/state", "codec"},

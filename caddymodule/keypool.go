@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/llmbridge/llmbridge/caddymodule/clouds"
+	"github.com/llmbridge/llmbridge/caddymodule/limits"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/caddymodule/state"
 	"github.com/llmbridge/llmbridge/codec"
@@ -111,7 +112,7 @@ func (h *Handler) Cleanup() error {
 	if h.keys != nil {
 		pools.Delete(h.keys)
 	}
-	limitSets.Delete(h)
+	limits.Withdraw(h.limits)
 	teachers.CompareAndDelete(h.provider, h)
 	return nil
 }

@@ -72,7 +72,7 @@ func (h *Handler) provisionLimits(ctx caddy.Context) error {
 	}
 	h.limits = set
 	h.capGauges = makeCapGauges(set, h.clientKeyNames)
-	limitSets.Store(h, struct{}{})
+	limits.Publish(set, h.clientKeyNames)
 	return nil
 }
 
@@ -85,10 +85,6 @@ func containsString(list []string, s string) bool {
 	}
 	return false
 }
-
-// limitSets are the handlers with limits of the loaded configuration,
-// for the admin API's report.
-var limitSets sync.Map // *Handler -> struct{}
 
 // limitEstimate estimates what req will use for the limits: its input by
 // a generous count, its output limit (the handler's default when it gives
@@ -185,9 +181,9 @@ func (h *Handler) refuseLimit(w http.ResponseWriter, x *observe.Exchange, r *lim
 	hdr.Set("Retry-After", strconv.FormatInt(wait, 10))
 	what := refusalName(r)
 	setRateLimitHeaders(hdr, x.Client, r, now)
-	x.Limits = what + "=" + formatAmount(max(0, r.Max-r.Used)) + "/" + formatAmount(r.Max) + ";reset=" + strconv.FormatInt(wait, 10)
+	x.Limits = what + "=" + limits.FormatAmount(max(0, r.Max-r.Used)) + "/" + limits.FormatAmount(r.Max) + ";reset=" + strconv.FormatInt(wait, 10)
 	hdr.Set(limitsHeader, x.Limits)
-	msg := "rate limit of this key reached: " + what + " (" + formatAmount(r.Used) + " of " + formatAmount(r.Max) + " used); retry after " + strconv.FormatInt(wait, 10) + "s"
+	msg := "rate limit of this key reached: " + what + " (" + limits.FormatAmount(r.Used) + " of " + limits.FormatAmount(r.Max) + " used); retry after " + strconv.FormatInt(wait, 10) + "s"
 	fail(w, x, x.Client, &codec.Error{Status: http.StatusTooManyRequests, Kind: mapping.ErrRateLimit, Message: msg})
 	x.ErrReason = "limit_" + strings.ReplaceAll(what, "/", "_")
 	limitRefusals.WithLabelValues(x.KeyName, what).Inc()
@@ -202,15 +198,6 @@ func refusalName(r *limits.Refusal) string {
 		return "streams"
 	}
 	return r.Of.String() + "/" + r.Per.String()
-}
-
-// formatAmount writes a counter's amount: whole numbers as integers,
-// dollars with cents.
-func formatAmount(v float64) string {
-	if v == math.Trunc(v) {
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	}
-	return strconv.FormatFloat(v, 'f', 2, 64)
 }
 
 // limitsValue is the Llmbridge-Limits value of an admitted request: each
@@ -233,22 +220,14 @@ func limitsValue(t *limits.Ticket, now time.Time) string {
 		b = append(b, '/')
 		b = append(b, per.String()...)
 		b = append(b, '=')
-		b = appendAmount(b, remaining)
+		b = limits.AppendAmount(b, remaining)
 		b = append(b, '/')
-		b = appendAmount(b, max)
+		b = limits.AppendAmount(b, max)
 		b = append(b, ";reset="...)
 		b = strconv.AppendInt(b, int64(math.Ceil(reset.Sub(now).Seconds())), 10)
 	}
 	*buf = b
 	return string(b)
-}
-
-// appendAmount appends a counter's amount as formatAmount writes it.
-func appendAmount(b []byte, v float64) []byte {
-	if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
-		return strconv.AppendInt(b, int64(v), 10)
-	}
-	return strconv.AppendFloat(b, v, 'f', 2, 64)
 }
 
 // setRateLimitHeaders sets the rate-limit headers the client's protocol
@@ -261,20 +240,20 @@ func setRateLimitHeaders(hdr http.Header, client codec.Protocol, r *limits.Refus
 	if r.Streams || r.Of == limits.Spend {
 		return
 	}
-	remaining := formatAmount(max(0, r.Max-r.Used))
+	remaining := limits.FormatAmount(max(0, r.Max-r.Used))
 	switch client.Family() {
 	case codec.OpenAIChat.Family(), codec.OpenAIResponses.Family():
 		kind := "tokens"
 		if r.Of == limits.Requests {
 			kind = "requests"
 		}
-		hdr.Set("X-Ratelimit-Limit-"+kind, formatAmount(r.Max))
+		hdr.Set("X-Ratelimit-Limit-"+kind, limits.FormatAmount(r.Max))
 		hdr.Set("X-Ratelimit-Remaining-"+kind, remaining)
 		hdr.Set("X-Ratelimit-Reset-"+kind, (r.Reset.Sub(now).Round(time.Second)).String())
 	case codec.AnthropicMessages.Family():
 		kind := map[limits.Quantity]string{limits.Requests: "requests", limits.InputTokens: "input-tokens",
 			limits.OutputTokens: "output-tokens", limits.TotalTokens: "tokens"}[r.Of]
-		hdr.Set("Anthropic-Ratelimit-"+kind+"-Limit", formatAmount(r.Max))
+		hdr.Set("Anthropic-Ratelimit-"+kind+"-Limit", limits.FormatAmount(r.Max))
 		hdr.Set("Anthropic-Ratelimit-"+kind+"-Remaining", remaining)
 		hdr.Set("Anthropic-Ratelimit-"+kind+"-Reset", r.Reset.UTC().Format(time.RFC3339))
 	}

@@ -2,15 +2,10 @@ package caddymodule
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/caddyserver/caddy/v2"
 
 	"github.com/llmbridge/llmbridge/caddymodule/limits"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
@@ -112,33 +107,31 @@ func TestPassthroughLimitEstimate(t *testing.T) {
 	}
 }
 
-// TestLimitsAdminReport answers the admin API's GET /llmbridge/limits.
-func TestLimitsAdminReport(t *testing.T) {
+// TestLimitsPublished makes a provisioned handler's limits part of the
+// admin API's report until its configuration is unloaded.
+func TestLimitsPublished(t *testing.T) {
 	h := newTestHandler(t, &Handler{Upstream: "openai-chat", ClientKeys: []ClientKey{{Name: "alice", Key: "k"}},
 		Limits: []limits.Limit{{Scope: uniqueScope(t), Rates: []limits.Rate{{Of: "spend", Max: 5, Per: "day"}}, Streams: 2}}})
-	defer limitSets.Delete(h)
-	if len(limitsAdmin{}.Routes()) != 1 {
-		t.Fatal("no route")
+	reported := func() int {
+		reports, err := limits.Loaded(context.Background(), time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, r := range reports {
+			if r.Key == "alice" && r.Scope == h.Limits[0].Scope {
+				n++
+			}
+		}
+		return n
 	}
-	w := httptest.NewRecorder()
-	if err := serveLimitsReport(w, httptest.NewRequest("GET", "/llmbridge/limits", nil)); err != nil {
+	if n := reported(); n != 2 {
+		t.Errorf("%d of alice's caps reported, want spend/day and streams", n)
+	}
+	if err := h.Cleanup(); err != nil {
 		t.Fatal(err)
 	}
-	var reports []limits.Report
-	if err := json.Unmarshal(w.Body.Bytes(), &reports); err != nil {
-		t.Fatalf("%v: %s", err, w.Body)
-	}
-	found := 0
-	for _, r := range reports {
-		if r.Key == "alice" && r.Scope == h.Limits[0].Scope && (r.Limit == "spend/day" && r.Max == 5 || r.Limit == "streams" && r.Max == 2) {
-			found++
-		}
-	}
-	if found != 2 {
-		t.Errorf("report %s, want alice's spend/day and streams", w.Body)
-	}
-	var apiErr caddy.APIError
-	if err := serveLimitsReport(httptest.NewRecorder(), httptest.NewRequest("POST", "/llmbridge/limits", nil)); !errors.As(err, &apiErr) || apiErr.HTTPStatus != http.StatusMethodNotAllowed {
-		t.Errorf("POST: %v, want 405", err)
+	if n := reported(); n != 0 {
+		t.Errorf("%d caps of an unloaded configuration reported", n)
 	}
 }
