@@ -10,6 +10,7 @@ import (
 	"github.com/dustin/go-humanize"
 
 	"github.com/llmbridge/llmbridge/caddymodule/clouds"
+	"github.com/llmbridge/llmbridge/caddymodule/failover"
 	"github.com/llmbridge/llmbridge/codec"
 )
 
@@ -22,7 +23,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 	var m Handler
 	err := m.UnmarshalCaddyfile(h.Dispenser)
 	if err == nil && m.Failover != nil {
-		noteTargets(h, m.Failover.Targets)
+		failover.NoteTargets(h, m.Failover.Targets)
 	}
 	return &m, err
 }
@@ -197,7 +198,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			continue
 		}
 		if name == "failover" {
-			f, err := parseFailover(d)
+			f, err := failover.Parse(d)
 			if err != nil {
 				return err
 			}

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/llmbridge/llmbridge/caddymodule/clouds"
+	"github.com/llmbridge/llmbridge/caddymodule/failover"
 	"github.com/llmbridge/llmbridge/caddymodule/limits"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/caddymodule/state"
@@ -171,11 +172,11 @@ func (p *keyPool) note(i, status int, hdr http.Header) bool {
 			publishEvent(p.store, eventKeyOut, p.id, strconv.Itoa(i))
 		}
 	case http.StatusTooManyRequests:
-		d, ok := retryHint(hdr, now)
+		d, ok := failover.RetryHint(hdr, now)
 		if !ok {
-			d = defaultCooldown
+			d = failover.DefaultCooldown
 		}
-		d = min(d, defaultMaxCooldown)
+		d = min(d, failover.DefaultMaxCooldown)
 		until := now.UnixNano() + int64(d)
 		p.coolUntil(i, until)
 		publishEvent(p.store, eventKeyCool, p.id, strconv.Itoa(i), unixNano(until))
@@ -206,7 +207,7 @@ func (p *keyPool) takeOut(i, status int, by string) bool {
 // coolUntil cools member i until the Unix nanosecond until, unless it
 // cools until later.
 func (p *keyPool) coolUntil(i int, until int64) {
-	laterOf(&p.until[i], until)
+	failover.LaterOf(&p.until[i], until)
 }
 
 // watchStream takes an event of a stream answered to a request made with

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -289,5 +290,40 @@ func TestPoolStreamRateLimits(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+func TestKeyPool(t *testing.T) {
+	p := newKeyPool("api_key", []clouds.Credential{{Key: "k0"}, {Key: "k1"}, {Key: "k2"}}, zap.NewNop())
+	now := time.Now().UnixNano()
+	var got []int
+	for range 6 {
+		i, _ := p.pick(now)
+		got = append(got, i)
+	}
+	if want := []int{0, 1, 2, 0, 1, 2}; !slices.Equal(got, want) {
+		t.Errorf("picks %v, want %v", got, want)
+	}
+	if others := p.note(1, http.StatusUnauthorized, http.Header{}); !others || p.outCount() != 1 {
+		t.Errorf("a refused key: others %v, out %d", others, p.outCount())
+	}
+	if others := p.note(2, http.StatusTooManyRequests, http.Header{"Retry-After": {"60"}}); !others {
+		t.Errorf("a rate-limited key left no other")
+	}
+	for range 4 {
+		if i, _ := p.pick(time.Now().UnixNano()); i != 0 {
+			t.Errorf("picked key %d while 1 is out and 2 cooling", i)
+		}
+	}
+	if others := p.note(0, http.StatusForbidden, http.Header{}); others {
+		t.Errorf("the last usable key out, yet others usable")
+	}
+	i, soonest := p.pick(time.Now().UnixNano())
+	if i != -1 || soonest == 0 {
+		t.Errorf("pick = %d, %d; want none, with key 2's cooldown", i, soonest)
+	}
+	p.note(2, http.StatusUnauthorized, http.Header{})
+	if i, soonest := p.pick(time.Now().UnixNano()); i != -1 || soonest != 0 {
+		t.Errorf("every key out: pick = %d, %d; want -1, 0", i, soonest)
 	}
 }

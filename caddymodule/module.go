@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/llmbridge/llmbridge/caddymodule/clouds"
+	"github.com/llmbridge/llmbridge/caddymodule/failover"
 	"github.com/llmbridge/llmbridge/caddymodule/limits"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/caddymodule/sessions"
@@ -86,7 +87,7 @@ type Handler struct {
 	// Failover makes this a failover site: its requests go to the named
 	// routes it lists, in turn (see Failover). A failover site has no
 	// upstream of its own.
-	Failover *Failover `json:"failover,omitempty"`
+	Failover *failover.Config `json:"failover,omitempty"`
 
 	// ClientKeys are the keys clients must present. When set, every
 	// request must carry one of them in its own protocol's credential

@@ -13,6 +13,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/failover"
 	"github.com/llmbridge/llmbridge/caddymodule/state"
 )
 
@@ -119,11 +120,11 @@ func applyEvent(msg []byte) {
 		if err != nil || until <= time.Now().UnixNano() {
 			return
 		}
-		s := stateOf(f[1])
+		s := failover.StateOf(f[1])
 		if f[0] == eventCool {
-			s.coolUntil(until)
+			s.CoolUntil(until)
 		} else {
-			s.openUntil(until)
+			s.OpenUntil(until)
 		}
 	case eventKeyCool, eventKeyOut:
 		i, err := strconv.Atoi(f[2])

@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/llmbridge/llmbridge/caddymodule/clouds"
+	"github.com/llmbridge/llmbridge/caddymodule/failover"
 	"github.com/llmbridge/llmbridge/caddymodule/state"
 	"github.com/llmbridge/llmbridge/internal/valkeytest"
 )
@@ -23,19 +24,19 @@ func TestApplyEvent(t *testing.T) {
 	name := "shared-test-" + strconv.FormatInt(now, 36)
 	until := now + int64(time.Minute)
 	applyEvent([]byte(eventCool + " " + name + " " + unixNano(until)))
-	if got := stateOf(name).cooldown.Load(); got != until {
+	if got := failover.StateOf(name).CooledUntil(); got != until {
 		t.Errorf("cooldown %d, want %d", got, until)
 	}
 	applyEvent([]byte(eventCool + " " + name + " " + unixNano(until-int64(time.Second))))
-	if got := stateOf(name).cooldown.Load(); got != until {
+	if got := failover.StateOf(name).CooledUntil(); got != until {
 		t.Errorf("an earlier end replaced a later one: %d", got)
 	}
 	applyEvent([]byte(eventOpen + " " + name + " " + unixNano(until)))
-	if got := stateOf(name).until(now); got != until {
+	if got := failover.StateOf(name).Until(now); got != until {
 		t.Errorf("until %d after the circuit opened elsewhere, want %d", got, until)
 	}
 	applyEvent([]byte(eventCool + " " + name + "-past " + unixNano(now-1)))
-	if !stateOf(name + "-past").idle() {
+	if !failover.StateOf(name + "-past").Idle() {
 		t.Errorf("a cooldown that already ended was applied")
 	}
 
@@ -113,7 +114,7 @@ func TestEventsThroughValkey(t *testing.T) {
 	name := "valkey-event-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	until := time.Now().Add(time.Minute).UnixNano()
 	deadline := time.Now().Add(5 * time.Second)
-	for stateOf(name).cooldown.Load() != until {
+	for failover.StateOf(name).CooledUntil() != until {
 		// The subscription starts on its own connection: publish until
 		// it has.
 		publishEvent(app.Store(), eventCool, name, unixNano(until))
