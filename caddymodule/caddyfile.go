@@ -114,7 +114,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 // the handler's "cloud" object; vertex_project and vertex_location are
 // ignored by an upstream outside Google Cloud. Several api_key values,
 // azure_credentials lines or aws_profile names are a credential pool
-// (see keyPool), used in turn, each member with its own cooldown and
+// (see failover.Pool), used in turn, each member with its own cooldown and
 // taken out when the upstream refuses it.
 // Client keys given with names log the name (the access log's
 // client_key, the span attribute llmbridge.client_key), never the key;

@@ -207,7 +207,7 @@ func resolveTargets(routes map[string]*caddyhttp.Route, names []string) ([]*targ
 			}
 			t.handler = lb
 			if lb.keys != nil {
-				lb.keys.target.Store(&t.name)
+				lb.keys.SetTarget(t.name)
 			}
 			break
 		}

@@ -50,9 +50,8 @@ func (stateCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(failoverCoolingDesc, prometheus.GaugeValue, secs, s.Name())
 		return true
 	})
-	pools.Range(func(k, v any) bool {
-		p := k.(*keyPool)
-		ch <- prometheus.MustNewConstMetric(keysOutDesc, prometheus.GaugeValue, float64(p.outCount()), p.name())
+	failover.EachPool(func(p *failover.Pool) bool {
+		ch <- prometheus.MustNewConstMetric(keysOutDesc, prometheus.GaugeValue, float64(p.OutCount()), p.Name())
 		return true
 	})
 }

@@ -354,12 +354,12 @@ func TestKeyPoolExhausted(t *testing.T) {
 	if w := serve(); w.Code != 200 {
 		t.Fatalf("%d %s", w.Code, w.Body.String())
 	}
-	h.keys.note(0, http.StatusUnauthorized, http.Header{})
-	h.keys.note(1, http.StatusTooManyRequests, http.Header{"Retry-After": {"9"}})
+	h.keys.Note(0, http.StatusUnauthorized, http.Header{})
+	h.keys.Note(1, http.StatusTooManyRequests, http.Header{"Retry-After": {"9"}})
 	if w := serve(); w.Code != 429 || w.Header().Get("Retry-After") != "9" {
 		t.Errorf("keys cooling: %d Retry-After %q, want 429 and 9", w.Code, w.Header().Get("Retry-After"))
 	}
-	h.keys.note(1, http.StatusForbidden, http.Header{})
+	h.keys.Note(1, http.StatusForbidden, http.Header{})
 	if w := serve(); w.Code != 503 {
 		t.Errorf("every key out: %d, want 503", w.Code)
 	}

@@ -449,7 +449,7 @@ func (h *Handler) noteUpstream(w http.ResponseWriter, x *observe.Exchange, statu
 	if x.Key == 0 {
 		return
 	}
-	others := h.keys.note(int(x.Key)-1, status, hdr)
+	others := h.keys.Note(int(x.Key)-1, status, hdr)
 	if fw != nil && others {
 		// Another key may do better: only this one cools, and a refused
 		// key's request moves on.

@@ -68,7 +68,7 @@ type Handler struct {
 	APIKey string `json:"api_key,omitempty"`
 
 	// APIKeys is a pool of upstream credentials used in turn instead of
-	// APIKey (see keyPool): each key has its own cooldown when the
+	// APIKey (see failover.Pool): each key has its own cooldown when the
 	// upstream answers it with a rate limit, and a key the upstream
 	// refuses (401, 403) is left out until the configuration is loaded
 	// again. Exclusive with APIKey.
@@ -237,7 +237,7 @@ type Handler struct {
 	// the pool of several (api_key values, azure_credentials,
 	// aws_profile names), nil without one.
 	cred clouds.Credential
-	keys *keyPool
+	keys *failover.Pool
 	// signedHost is the host SigV4 signs for and requests carry, when
 	// the credentials sign; "" otherwise.
 	signedHost string

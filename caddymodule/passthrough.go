@@ -659,7 +659,7 @@ func (pw *passthroughWriter) watchFailover(name, data []byte, bare bool) bool {
 	pw.evs = pw.probe.Decode(pw.evs[:0], name, data, bare)
 	for i := range pw.evs {
 		if x.Key > 0 && !pw.keyWatched {
-			pw.keyWatched = pw.h.keys.watchStream(w, x, &pw.evs[i])
+			pw.keyWatched = watchPoolStream(pw.h.keys, w, x, &pw.evs[i])
 		}
 		if fw != nil && fw.watching() {
 			fw.observe(&pw.evs[i])
@@ -802,7 +802,7 @@ func (pw *passthroughWriter) endStream(msg string, cause error) {
 func (pw *passthroughWriter) endStreamWith(e *codec.Error) {
 	if pw.x.Key > 0 && !pw.keyWatched {
 		pw.keyWatched = true
-		pw.h.keys.streamFailed(pw.ResponseWriterWrapper.ResponseWriter, pw.x, e)
+		poolStreamFailed(pw.h.keys, pw.ResponseWriterWrapper.ResponseWriter, pw.x, e)
 	}
 	if fw := failoverOf(pw.ResponseWriterWrapper.ResponseWriter); fw != nil && fw.watching() {
 		fw.streamFailed(e)

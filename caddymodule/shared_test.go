@@ -40,26 +40,26 @@ func TestApplyEvent(t *testing.T) {
 		t.Errorf("a cooldown that already ended was applied")
 	}
 
-	p := newKeyPool("api_key", []clouds.Credential{{Key: "k0-" + name}, {Key: "k1-" + name}}, zap.NewNop())
-	pools.Store(p, struct{}{})
-	defer pools.Delete(p)
-	applyEvent([]byte(eventKeyCool + " " + p.id + " 1 " + unixNano(until)))
-	if i, _ := p.pick(now); i != 0 {
+	p := failover.NewPool("api_key", []clouds.Credential{{Key: "k0-" + name}, {Key: "k1-" + name}}, zap.NewNop())
+	failover.Register(p)
+	defer failover.Forget(p)
+	applyEvent([]byte(eventKeyCool + " " + p.ID() + " 1 " + unixNano(until)))
+	if i, _ := p.Pick(now); i != 0 {
 		t.Errorf("picked key %d while key 1 cools", i)
 	}
-	applyEvent([]byte(eventKeyOut + " " + p.id + " 0"))
-	if i, _ := p.pick(now); i != -1 || p.outCount() != 1 {
-		t.Errorf("picked %d with key 0 out and key 1 cooling (out %d)", i, p.outCount())
+	applyEvent([]byte(eventKeyOut + " " + p.ID() + " 0"))
+	if i, _ := p.Pick(now); i != -1 || p.OutCount() != 1 {
+		t.Errorf("picked %d with key 0 out and key 1 cooling (out %d)", i, p.OutCount())
 	}
-	applyEvent([]byte(eventKeyOut + " " + p.id + " 0"))
-	if p.outCount() != 1 {
-		t.Errorf("a repeated refusal counted twice: %d out", p.outCount())
+	applyEvent([]byte(eventKeyOut + " " + p.ID() + " 0"))
+	if p.OutCount() != 1 {
+		t.Errorf("a repeated refusal counted twice: %d out", p.OutCount())
 	}
-	other := newKeyPool("api_key", []clouds.Credential{{Key: "other-" + name}}, zap.NewNop())
-	if other.id == p.id {
+	other := failover.NewPool("api_key", []clouds.Credential{{Key: "other-" + name}}, zap.NewNop())
+	if other.ID() == p.ID() {
 		t.Errorf("pools of different keys share an id")
 	}
-	if again := newKeyPool("api_key", []clouds.Credential{{Key: "k0-" + name}, {Key: "k1-" + name}}, zap.NewNop()); again.id != p.id {
+	if again := failover.NewPool("api_key", []clouds.Credential{{Key: "k0-" + name}, {Key: "k1-" + name}}, zap.NewNop()); again.ID() != p.ID() {
 		t.Errorf("the same pool on another instance has another id")
 	}
 }

@@ -3,9 +3,12 @@
 // from the failover subdirective), each target's availability (cooldowns
 // after a provider's rate limit, the circuit breaker after repeated
 // failures: TargetState, shared by every site of the instance naming the
-// target), and the reading of a provider's "come back later"
-// (RetryHint). The handler package runs the site's attempts and decides
-// what moves a request on; this package knows no request.
+// target), the reading of a provider's "come back later" (RetryHint), and
+// the pools of upstream credentials used in turn, each member cooling or
+// taken out on its own (Pool). The handler package runs the site's
+// attempts and decides what moves a request on; this package knows no
+// request, and imports only caddymodule/clouds (a pool's members are its
+// credentials).
 package failover
 
 import (
@@ -109,7 +112,6 @@ func (f *Config) Check() error {
 	}
 	return nil
 }
-
 
 // Parse parses the failover subdirective:
 //
