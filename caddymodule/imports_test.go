@@ -23,6 +23,7 @@ var roomImports = map[string][]string{
 	"caddymodule/limits/admin":  {"caddymodule/limits"},
 	"caddymodule/internal/glob": {},
 	"caddymodule/failover":      {"caddymodule/clouds"},
+	"caddymodule/policy":        {"codec/rules"},
 	"caddymodule/probe":         {"codec/rules"},
 	"caddymodule/match":         {"caddymodule/internal/glob", "codec"},
 	"caddymodule/sessions":      {"caddymodule/state", "codec"},

@@ -118,7 +118,7 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 	// it was made for, when its model's refusals taught rules (learn.go),
 	// or when it asks for an hour of prompt cache its model does not have
 	// on this upstream (Claude before 4.5 on Bedrock refuses "1h").
-	if routed && upModel != model || h.learned.lookup(upModel) != nil || h.cacheHourRefused(x.Upstream, upModel, body) {
+	if routed && upModel != model || h.learned.Lookup(upModel) != nil || h.cacheHourRefused(x.Upstream, upModel, body) {
 		var cerr *codec.Error
 		if body, adjusted, cerr = h.fitPassthrough(body, client, x.Upstream, upModel); cerr != nil {
 			fail(w, x, client, cerr)
