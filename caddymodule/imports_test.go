@@ -22,6 +22,7 @@ var roomImports = map[string][]string{
 	"caddymodule/limits":        {"caddymodule/state"},
 	"caddymodule/limits/admin":  {"caddymodule/limits"},
 	"caddymodule/internal/glob": {},
+	"caddymodule/internal/pool": {},
 	"caddymodule/failover":      {"caddymodule/clouds"},
 	"caddymodule/policy":        {"codec/rules"},
 	"caddymodule/probe":         {"codec/rules"},

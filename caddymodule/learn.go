@@ -13,6 +13,7 @@ import (
 	"github.com/tidwall/sjson"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/caddymodule/policy"
 	"github.com/llmbridge/llmbridge/codec"
@@ -264,7 +265,7 @@ func (h *Handler) learnRetry(r *http.Request, tw *translatingWriter, nextErr err
 	if !h.resend(r, out, adj, tw.x, t) {
 		return nil
 	}
-	putBuffer(tw.body)
+	pool.Put(tw.body)
 	tw.body = nil
 	return &translatingWriter{ResponseWriter: tw.ResponseWriter, h: h, client: tw.client, req: req, x: tw.x, model: tw.model, cutoff: tw.cutoff}
 }
@@ -310,7 +311,7 @@ func (h *Handler) learnRetryPassthrough(r *http.Request, pw *passthroughWriter, 
 	if err != nil || !h.resend(r, out, adj, pw.x, t) {
 		return nil
 	}
-	putBuffer(pw.held)
+	pool.Put(pw.held)
 	pw.held = nil
 	retry := newPassthroughWriter(t.at.w, h, pw.x, pw.client, pw.model, pw.stream)
 	retry.restore = pw.restore
