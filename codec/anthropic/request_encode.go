@@ -237,7 +237,7 @@ func firstText(ps []codec.Part) string {
 func partText(p *codec.Part) (string, bool) {
 	switch p.Type {
 	case codec.PartText, codec.PartRefusal:
-		return p.Text, true
+		return p.TextValue(), true
 	}
 	return "", false
 }

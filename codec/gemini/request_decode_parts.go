@@ -44,16 +44,16 @@ func decodeParts(v gjson.Result, path contentPath, parts []codec.Part, req *requ
 		}
 		n := len(parts)
 		switch {
-		case part.Type == codec.PartText && part.Text == "" && sig != "":
+		case part.Type == codec.PartText && part.TextValue() == "" && sig != "":
 			// Only the signature: it is applied already.
-		case part.Type == codec.PartReasoning && part.Text == "" && part.Signature == "":
+		case part.Type == codec.PartReasoning && part.TextValue() == "" && part.Signature == "":
 			// An empty thought carries nothing.
 		case part.Type == codec.PartReasoning && part.Signature == "" && n > start &&
 			parts[n-1].Type == codec.PartReasoning && parts[n-1].Signature == "":
 			// A client that replays a streamed answer as it came sends one
 			// thought part per chunk: they are one reasoning, which the
 			// signature after them signs as a whole.
-			parts[n-1].Text += part.Text
+			parts[n-1].Text = parts[n-1].TextValue() + part.TextValue()
 		default:
 			parts = append(parts, part)
 		}
@@ -111,8 +111,8 @@ func setSignature(p, r *codec.Part) {
 	if r.ItemID != "" {
 		p.ItemID = r.ItemID
 	}
-	if r.Text != "" {
-		p.Text = r.Text
+	if r.TextValue() != "" {
+		p.Text = r.TextValue()
 	}
 }
 

@@ -64,7 +64,7 @@ func role(r codec.Role) string {
 func partText(p codec.Part) (text string, ok bool) {
 	switch p.Type {
 	case codec.PartText, codec.PartRefusal:
-		return p.Text, true
+		return p.TextValue(), true
 	}
 	return "", false
 }
@@ -128,7 +128,7 @@ func appendContents(dst []byte, req *codec.Request, opts *codec.EncodeOptions, v
 					req.Dropped = append(req.Dropped, messagePartPath(i, j)+" (reasoning)")
 					continue
 				}
-				if p.Text != "" {
+				if p.TextValue() != "" {
 					req.Dropped = append(req.Dropped, messagePartPath(i, j)+" (reasoning text)")
 				}
 				if pending != "" {
@@ -138,7 +138,7 @@ func appendContents(dst []byte, req *codec.Request, opts *codec.EncodeOptions, v
 				pending = p.Signature
 				continue
 			case codec.PartText, codec.PartRefusal:
-				if p.Text == "" {
+				if p.TextValue() == "" {
 					continue
 				}
 			case codec.PartToolCall:
@@ -168,7 +168,7 @@ func appendContents(dst []byte, req *codec.Request, opts *codec.EncodeOptions, v
 				w.dst, err = appendMedia(w.dst, p, i, j)
 			default:
 				w.dst = append(w.dst, `{"text":`...)
-				w.dst = wire.AppendText(w.dst, p.Text, p)
+				w.dst = wire.AppendPartText(w.dst, p)
 				w.dst = append(w.dst, '}')
 			}
 			if err != nil {
@@ -367,7 +367,7 @@ func appendFunctionResponse(dst []byte, req *codec.Request, i, j int, ids bool) 
 // newlines; path names the result for errors.
 func resultText(content []codec.Part, i, j int) (string, *codec.Error) {
 	if len(content) == 1 && content[0].Type == codec.PartText {
-		return content[0].Text, nil
+		return content[0].TextValue(), nil
 	}
 	var b strings.Builder
 	for k := range content {
@@ -378,7 +378,7 @@ func resultText(content []codec.Part, i, j int) (string, *codec.Error) {
 		if k > 0 {
 			b.WriteByte('\n')
 		}
-		b.WriteString(content[k].Text)
+		b.WriteString(content[k].TextValue())
 	}
 	return b.String(), nil
 }

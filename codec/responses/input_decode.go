@@ -403,7 +403,7 @@ func decodeReasoningItem(item gjson.Result, i int, parts []codec.Part, req *requ
 		return parts, err
 	}
 	p.Text = sum
-	if p.Text == "" {
+	if p.TextValue() == "" {
 		p.Text = cont
 	}
 	value, err := itemString(encrypted, path, ".encrypted_content")

@@ -144,6 +144,22 @@ type Value struct {
 // container is left unparsed for a walk of its own.
 func (v Value) Result() gjson.Result { return v.a.valueResult(v.Raw, v.escaped) }
 
+// Escaped reports whether the value is a string literal that holds
+// escapes, which the walk found along with its extent: a decoder that
+// moves the literal instead of reading its text needs no search for a
+// backslash.
+func (v Value) Escaped() bool { return v.escaped }
+
+// Shallow is Result without unescaping: a string's Str is the literal's
+// body with its escapes intact. It is for a decoder that reads a member's
+// type and raw text now and its text, if at all, later (through Value).
+func (v Value) Shallow() gjson.Result {
+	if v.Raw[0] != '"' {
+		return v.a.Result(v.Raw)
+	}
+	return gjson.Result{Type: gjson.String, Raw: v.Raw, Str: v.Raw[1 : len(v.Raw)-1]}
+}
+
 // valueResult is Value.Result out of line, so that Result itself is
 // inlined at every member a decoder reads; a string, the commonest value,
 // is built here rather than through StringValue, a call less.

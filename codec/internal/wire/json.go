@@ -229,7 +229,7 @@ func AppendOpenAIUser(dst []byte, user string) []byte {
 // unescapes to.
 func KeepLiteral(p *codec.Part, v gjson.Result) {
 	n := len(v.Raw) - 2
-	if n <= len(v.Str) || v.Raw[0] != '"' || p.Text != v.Str {
+	if n <= len(v.Str) || v.Raw[0] != '"' || p.TextValue() != v.Str {
 		return
 	}
 	if !utf8.ValidString(v.Str) || HasReplacementChar(v.Str) {
@@ -293,7 +293,24 @@ func PlainText(a *jsonx.Arena, raw string, typeLiterals ...string) (codec.Part, 
 	if !sawType || text.Raw == "" {
 		return codec.Part{}, false
 	}
-	return TextPart(codec.PartText, text.Result()), true
+	return ValueTextPart(codec.PartText, text), true
+}
+
+// ValueTextPart returns a part of kind t holding the string value v of a
+// walk: when its literal holds escapes that may be copied as they are
+// (codec.EscapedTextSafe), the part holds the literal without unescaping
+// it (Part.SetEscapedText), for an encoder to copy and a reader to
+// unescape through Part.TextValue; otherwise the text is unescaped now,
+// with its literal kept (TextPart).
+func ValueTextPart(t codec.PartType, v jsonx.Value) codec.Part {
+	if v.Escaped() {
+		if body := v.Raw[1 : len(v.Raw)-1]; codec.EscapedTextSafe(body) {
+			p := codec.Part{Type: t}
+			p.SetEscapedText(body)
+			return p
+		}
+	}
+	return TextPart(t, v.Result())
 }
 
 // AppendText appends text, the text of part p or a text made from it, as a
@@ -313,4 +330,21 @@ func AppendTextBody(dst []byte, text string, p *codec.Part) []byte {
 		return append(dst, raw...)
 	}
 	return jsonx.AppendStringBody(dst, text)
+}
+
+// AppendPartText appends p's text as a JSON string: the literal it was
+// decoded from when p keeps one and its text is unchanged (Part.JSONText),
+// without unescaping a text still escaped, else its text escaped.
+func AppendPartText(dst []byte, p *codec.Part) []byte {
+	dst = append(dst, '"')
+	dst = AppendPartTextBody(dst, p)
+	return append(dst, '"')
+}
+
+// AppendPartTextBody is AppendPartText without the quotes.
+func AppendPartTextBody(dst []byte, p *codec.Part) []byte {
+	if raw, ok := p.JSONText(); ok {
+		return append(dst, raw...)
+	}
+	return jsonx.AppendStringBody(dst, p.TextValue())
 }
