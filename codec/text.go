@@ -1,7 +1,6 @@
 package codec
 
 import (
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
@@ -48,8 +47,8 @@ func (p *Part) escapedText() (string, bool) {
 // encoders copy raw as it is, and TextValue unescapes it when something
 // reads the text. Request decoders call it only where copying raw says
 // exactly what escaping the text would: raw is valid UTF-8 and escapes no
-// surrogate (a lone one unescapes to U+FFFD), which EscapedTextSafe
-// checks.
+// surrogate (a lone one unescapes to U+FFFD), which the validating pass
+// finds along with the literal (jsonx.Value.Copyable).
 func (p *Part) SetEscapedText(raw string) {
 	p.Text, p.literal, p.literalOf = raw, raw, ""
 }
@@ -85,10 +84,12 @@ func (p *Part) JSONText() (raw string, ok bool) {
 	return p.TextLiteral(p.Text)
 }
 
-// EscapedTextSafe reports whether raw, the body of a JSON string literal
-// (quotes left out), may be copied in place of escaping the text it
-// unescapes to (SetEscapedText): raw is valid UTF-8 and holds no \u escape
-// of a surrogate, whose lone half would unescape to U+FFFD.
-func EscapedTextSafe(raw string) bool {
-	return jsonx.EscapesNoSurrogate(raw) && utf8.ValidString(raw)
-}
+// TextSize returns the length in bytes of the part's text, or, while the
+// text is still escaped, of its literal, which is longer by a byte or five
+// per escape. It is for size hints and estimates, which must not unescape
+// a text to size it and err high anyway.
+func (p *Part) TextSize() int { return len(p.Text) }
+
+// HasText reports whether the part has text, without unescaping a text
+// still escaped (whose literal is never empty).
+func (p *Part) HasText() bool { return p.Text != "" }

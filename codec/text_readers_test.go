@@ -24,6 +24,8 @@ var textAccessors = map[string]bool{
 	"(*github.com/llmbridge/llmbridge/codec.Part).TextLiteral": true,
 	"(*github.com/llmbridge/llmbridge/codec.Part).JSONText":    true,
 	"(*github.com/llmbridge/llmbridge/codec.Part).escapedText": true,
+	"(*github.com/llmbridge/llmbridge/codec.Part).TextSize":    true,
+	"(*github.com/llmbridge/llmbridge/codec.Part).HasText":     true,
 }
 
 // listedPackage is what TestTextReaders reads of `go list -json`.

@@ -98,7 +98,7 @@ func checkParts(m *codec.Message, i int, p codec.Protocol) (blocks, results int,
 		var what string
 		switch part.Type {
 		case codec.PartText, codec.PartRefusal:
-			if part.TextValue() != "" {
+			if part.HasText() {
 				blocks++
 			}
 			continue
@@ -194,7 +194,7 @@ func checkMedia(part *codec.Part) string {
 func appendBlock(dst []byte, part *codec.Part, comma bool, cache *wire.CachePlan) ([]byte, bool) {
 	switch part.Type {
 	case codec.PartText, codec.PartRefusal:
-		if part.TextValue() == "" {
+		if !part.HasText() {
 			return dst, comma
 		}
 	}
@@ -277,7 +277,7 @@ func appendMedia(dst []byte, part *codec.Part) []byte {
 		dst = jsonx.AppendString(dst, part.URL)
 	}
 	dst = append(dst, '}')
-	if part.Type == codec.PartDocument && part.TextValue() != "" {
+	if part.Type == codec.PartDocument && part.HasText() {
 		dst = append(dst, `,"title":`...)
 		dst = jsonx.AppendString(dst, part.TextValue())
 	}
@@ -290,7 +290,7 @@ func appendMedia(dst []byte, part *codec.Part) []byte {
 func appendResultContent(dst []byte, content []codec.Part) []byte {
 	n, last := 0, (*codec.Part)(nil)
 	for k := range content {
-		if c := &content[k]; c.Type != codec.PartText && c.Type != codec.PartRefusal || c.TextValue() != "" {
+		if c := &content[k]; c.Type != codec.PartText && c.Type != codec.PartRefusal || c.HasText() {
 			n++
 			last = c
 		}
@@ -298,7 +298,7 @@ func appendResultContent(dst []byte, content []codec.Part) []byte {
 	switch {
 	case n == 0:
 		return dst
-	case n == 1 && last.TextValue() != "":
+	case n == 1 && last.HasText():
 		dst = append(dst, `,"content":`...)
 		return wire.AppendPartText(dst, last)
 	}

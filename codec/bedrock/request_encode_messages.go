@@ -69,7 +69,7 @@ func badSystemPart(req *codec.Request) (msg, part int) {
 // cachePoint.
 func appendSystemTexts(dst *[]byte, ps []codec.Part, comma bool, cache *wire.CachePlan) bool {
 	for i := range ps {
-		if ps[i].TextValue() == "" {
+		if !ps[i].HasText() {
 			continue
 		}
 		if comma {
@@ -190,7 +190,7 @@ func checkParts(m *codec.Message, i int) (blocks, results int, err *codec.Error)
 		var what string
 		switch part.Type {
 		case codec.PartText, codec.PartRefusal:
-			if part.TextValue() != "" {
+			if part.HasText() {
 				blocks++
 			}
 			continue
@@ -285,7 +285,7 @@ func checkMedia(part *codec.Part) string {
 func appendBlock(dst []byte, part *codec.Part, comma bool) ([]byte, bool) {
 	switch part.Type {
 	case codec.PartText, codec.PartRefusal:
-		if part.TextValue() == "" {
+		if !part.HasText() {
 			return dst, comma
 		}
 	}

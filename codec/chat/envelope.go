@@ -120,7 +120,7 @@ func (d *requestDecoder) placeLeading(start int) {
 func joinedText(parts []codec.Part, sep string) string {
 	var b strings.Builder
 	for i := range parts {
-		if parts[i].TextValue() == "" {
+		if !parts[i].HasText() {
 			continue
 		}
 		if b.Len() > 0 {

@@ -192,7 +192,7 @@ func (d *requestDecoder) toolMessage(i int, f *messageFields) *codec.Error {
 	if err := d.content(i, codec.RoleSystem, f.content); err != nil {
 		return err
 	}
-	if n := len(d.parts) - start; n > 0 && (n > 1 || d.parts[start].TextValue() != "") {
+	if n := len(d.parts) - start; n > 0 && (n > 1 || d.parts[start].HasText()) {
 		p.Content = append(wire.ContentParts(d.req, n), d.parts[start:]...)
 	}
 	d.parts = d.parts[:start]

@@ -91,7 +91,7 @@ func appendRequest(dst []byte, req *codec.Request, opts *codec.EncodeOptions) ([
 // too.
 func dropReasoning(req *codec.Request, parts []codec.Part, i int, unsigned bool) {
 	for j := range parts {
-		if p := &parts[j]; p.Type == codec.PartReasoning && !ownState(p) && (p.Signature != "" || unsigned && p.TextValue() != "") {
+		if p := &parts[j]; p.Type == codec.PartReasoning && !ownState(p) && (p.Signature != "" || unsigned && p.HasText()) {
 			req.Dropped = append(req.Dropped, wire.IndexPath(wire.IndexPath("messages", i)+".content", j)+" (reasoning)")
 		}
 	}
@@ -351,14 +351,14 @@ func appendTools(dst []byte, req *codec.Request) ([]byte, *codec.Error) {
 func requestSizeHint(req *codec.Request) int {
 	n := 256 + len(req.Model)
 	for _, p := range req.System {
-		n += len(p.TextValue()) + 32
+		n += p.TextSize() + 32
 	}
 	for i := range req.Messages {
 		n += 40
 		for _, p := range req.Messages[i].Parts {
-			n += len(p.TextValue()) + len(p.Arguments) + len(p.Data) + len(p.URL) + 32
+			n += p.TextSize() + len(p.Arguments) + len(p.Data) + len(p.URL) + 32
 			for _, c := range p.Content {
-				n += len(c.TextValue()) + len(c.Data) + 64
+				n += c.TextSize() + len(c.Data) + 64
 			}
 		}
 	}
@@ -428,7 +428,7 @@ func appendMessage(dst []byte, role codec.Role, parts []codec.Part, i int, idx [
 			if role != codec.RoleAssistant {
 				return dst, wire.CannotEncode(codec.OpenAIChat, encodeIdxPath(i, j, idx), "a reasoning outside an assistant message", partCapability(i, j, idx))
 			}
-			if p.Signature == "" && p.TextValue() != "" {
+			if p.Signature == "" && p.HasText() {
 				reasoning++
 			}
 		case codec.PartText:
@@ -586,7 +586,7 @@ func appendContentParts(dst []byte, parts []codec.Part) []byte {
 			dst = append(dst, "}}"...)
 		case codec.PartDocument:
 			dst = append(dst, `{"type":"file","file":{`...)
-			if p.TextValue() != "" {
+			if p.HasText() {
 				dst = append(dst, `"filename":`...)
 				dst = jsonx.AppendString(dst, p.TextValue())
 				dst = append(dst, ',')

@@ -44,9 +44,9 @@ func decodeParts(v gjson.Result, path contentPath, parts []codec.Part, req *requ
 		}
 		n := len(parts)
 		switch {
-		case part.Type == codec.PartText && part.TextValue() == "" && sig != "":
+		case part.Type == codec.PartText && !part.HasText() && sig != "":
 			// Only the signature: it is applied already.
-		case part.Type == codec.PartReasoning && part.TextValue() == "" && part.Signature == "":
+		case part.Type == codec.PartReasoning && !part.HasText() && part.Signature == "":
 			// An empty thought carries nothing.
 		case part.Type == codec.PartReasoning && part.Signature == "" && n > start &&
 			parts[n-1].Type == codec.PartReasoning && parts[n-1].Signature == "":
@@ -111,7 +111,7 @@ func setSignature(p, r *codec.Part) {
 	if r.ItemID != "" {
 		p.ItemID = r.ItemID
 	}
-	if r.TextValue() != "" {
+	if r.HasText() {
 		p.Text = r.TextValue()
 	}
 }

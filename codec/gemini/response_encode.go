@@ -68,7 +68,7 @@ func appendResponse(dst []byte, resp *codec.Response) ([]byte, *codec.Error) {
 			}
 		}
 		if p.Type == codec.PartReasoning {
-			if p.TextValue() != "" {
+			if p.HasText() {
 				part()
 				dst = append(dst, `{"text":`...)
 				dst = jsonx.AppendString(dst, p.TextValue())

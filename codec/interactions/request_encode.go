@@ -82,7 +82,7 @@ func appendSystemInstruction(dst []byte, p codec.Protocol, req *codec.Request) (
 			if part.Type != codec.PartText {
 				return wire.CannotEncode(p, "system", "a system prompt part that is not text", codec.PartCapability(msg, j))
 			}
-			if part.TextValue() == "" {
+			if !part.HasText() {
 				continue
 			}
 			if len(dst) > empty {
@@ -179,7 +179,7 @@ func appendSteps(dst []byte, p codec.Protocol, req *codec.Request) ([]byte, int,
 			part := &m.Parts[j]
 			switch part.Type {
 			case codec.PartText, codec.PartRefusal:
-				if part.TextValue() == "" {
+				if !part.HasText() {
 					continue
 				}
 				w.content(kind)

@@ -141,6 +141,11 @@ type responsesItem struct {
 	keys                        uint32
 	typ, role, content, id, sts gjson.Result
 	phase, metadata             gjson.Result
+	// contentV is the content member itself: content holds it unescaped
+	// only as far as its type and raw text go (jsonx.Value.Shallow), so
+	// that a text content whose literal is only copied is never unescaped
+	// (wire.ValueTextPart).
+	contentV jsonx.Value
 }
 
 // collectItem reads the keys of an input item.
@@ -161,7 +166,7 @@ func collectItem(item gjson.Result, a *jsonx.Arena) responsesItem {
 			dst = &it.role
 		case "content":
 			it.keys |= keyContent
-			dst = &it.content
+			it.content, it.contentV = value.Shallow(), value
 		case "id":
 			it.keys |= keyID
 			dst = &it.id
@@ -403,7 +408,7 @@ func decodeReasoningItem(item gjson.Result, i int, parts []codec.Part, req *requ
 		return parts, err
 	}
 	p.Text = sum
-	if p.TextValue() == "" {
+	if !p.HasText() {
 		p.Text = cont
 	}
 	value, err := itemString(encrypted, path, ".encrypted_content")
@@ -499,7 +504,12 @@ func decodeOutputItem(item gjson.Result, i int, parts []codec.Part, req *request
 	p := codec.Part{Type: codec.PartToolResult}
 	var err *codec.Error
 	var output gjson.Result
+	var outputV jsonx.Value // output itself, for a text read only if need be
 	for key, member := range jsonx.Members(item.Raw, &req.Text) {
+		if key == "output" {
+			output, outputV = member.Shallow(), member
+			continue
+		}
 		v := member.Result()
 		switch key {
 		case "type":
@@ -511,8 +521,6 @@ func decodeOutputItem(item gjson.Result, i int, parts []codec.Part, req *request
 			p.ToolCallID, err = wire.ReadStringAt(v, path, ".call_id")
 		case "name":
 			p.ToolName, err = itemString(v, path, ".name")
-		case "output":
-			output = v
 		case "namespace":
 			p.Namespace, err = itemString(v, path, ".namespace")
 		case metadataPassthroughKey:
@@ -532,7 +540,7 @@ func decodeOutputItem(item gjson.Result, i int, parts []codec.Part, req *request
 	}
 	switch {
 	case output.Type == gjson.String:
-		p.Content = append(wire.ContentParts(req, 1), wire.TextPart(codec.PartText, output))
+		p.Content = append(wire.ContentParts(req, 1), wire.ValueTextPart(codec.PartText, outputV))
 	case output.IsArray():
 		j := 0
 		content := wire.ContentParts(req, jsonx.CountMembers(output, &req.Text))
@@ -589,7 +597,7 @@ func decodeMessage(item gjson.Result, it *responsesItem, i int, parts []codec.Pa
 	case !it.content.Exists() || it.content.Type == gjson.Null:
 		return 0, parts, codec.InvalidRequest(wire.IndexPath("input", i)+".content", "is required")
 	case it.content.Type == gjson.String:
-		return role, append(parts, wire.TextPart(codec.PartText, it.content)), nil
+		return role, append(parts, wire.ValueTextPart(codec.PartText, it.contentV)), nil
 	case !it.content.IsArray():
 		return 0, parts, wire.WrongType(wire.IndexPath("input", i)+".content", "string or array", it.content)
 	}

@@ -390,7 +390,7 @@ func appendInputPart(dst []byte, role codec.Role, p *codec.Part) []byte {
 // filename is the filename of a document: its title, or
 // "document" with the extension of its media type.
 func filename(p *codec.Part) string {
-	if p.TextValue() != "" {
+	if p.HasText() {
 		return p.TextValue()
 	}
 	switch p.MediaType {
@@ -481,7 +481,7 @@ func appendOutputItem(dst []byte, p *codec.Part, custom bool, msg, part int) ([]
 		dst = jsonx.AppendString(dst, strings.TrimSpace(prefix))
 		return append(dst, '}'), nil
 	case len(p.Content) == 1 && p.Content[0].Type == codec.PartText:
-		dst = wire.AppendText(dst, prefix+p.Content[0].TextValue(), &p.Content[0])
+		dst = wire.AppendPrefixedPartText(dst, prefix, &p.Content[0])
 		return append(dst, '}'), nil
 	}
 	dst = append(dst, '[')
@@ -497,7 +497,7 @@ func appendOutputItem(dst []byte, p *codec.Part, custom bool, msg, part int) ([]
 		case codec.PartText:
 			dst = append(dst, `{"type":"input_text","text":`...)
 			if i == 0 {
-				dst = wire.AppendText(dst, prefix+c.TextValue(), c)
+				dst = wire.AppendPrefixedPartText(dst, prefix, c)
 			} else {
 				dst = wire.AppendPartText(dst, c)
 			}

@@ -35,8 +35,9 @@ type Index struct {
 type valueToken struct {
 	start, end int32
 	skip       int32
-	// escaped marks a string literal that holds escapes.
-	escaped bool
+	// esc says whether a string literal holds escapes, and whether one
+	// escapes a surrogate.
+	esc escapes
 }
 
 // indexPool recycles indexes between documents: an index is only needed
@@ -125,12 +126,12 @@ func (x *Index) end(s string, i int) (int, bool) {
 // the index (x may be nil), counting its bytes when it holds escapes.
 func (x *Index) scanString(s string, i int) int {
 	start := i
-	end, escaped := validString(s, i)
+	end, esc := validString(s, i)
 	if x != nil && end >= 0 {
-		if escaped {
+		if esc != 0 {
 			x.escapedBytes += end - start
 		}
-		x.add(start, end, escaped)
+		x.add(start, end, esc)
 	}
 	return end
 }
@@ -147,8 +148,8 @@ func (x *Index) openAt(start int, open []int32) []int32 {
 }
 
 // add records the scalar value or key s[start:end] (x may be nil).
-func (x *Index) add(start, end int, escaped bool) {
+func (x *Index) add(start, end int, esc escapes) {
 	if x != nil {
-		x.tokens = append(x.tokens, valueToken{start: int32(start), end: int32(end), skip: int32(len(x.tokens) + 1), escaped: escaped})
+		x.tokens = append(x.tokens, valueToken{start: int32(start), end: int32(end), skip: int32(len(x.tokens) + 1), esc: esc})
 	}
 }

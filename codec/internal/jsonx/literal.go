@@ -1,23 +1,25 @@
 package jsonx
 
-import "strings"
+// escapes is what the validating pass learns of a string literal's
+// escapes: whether it holds any, and whether one of them is a \u escape of
+// a UTF-16 surrogate, so that a decoder knows without reading the literal
+// again whether it may be copied in place of its text.
+type escapes uint8
 
-// EscapesNoSurrogate reports whether s, the body of a string literal of a
-// valid document (quotes left out), holds no \u escape of a UTF-16
-// surrogate (U+D800 to U+DFFF). A lone one unescapes to U+FFFD, and even a
-// pair says something escaping its text again would not, so only a
-// literal without them may be copied in place of its text. Backslashes
-// are found with a vectorised search, and each escape is stepped over
-// whole, so that an escaped backslash before a u is not read as \u.
-func EscapesNoSurrogate(s string) bool {
-	for {
-		i := strings.IndexByte(s, '\\')
-		if i < 0 || i+1 >= len(s) {
-			return true
-		}
-		if s[i+1] == 'u' && i+3 < len(s) && (s[i+2]|0x20) == 'd' && s[i+3] >= '8' && (s[i+3] <= '9' || (s[i+3]|0x20) >= 'a' && (s[i+3]|0x20) <= 'f') {
-			return false
-		}
-		s = s[i+2:]
-	}
+const (
+	// escSome marks a literal that holds escapes.
+	escSome escapes = 1
+	// escSurrogate marks a literal with a \u escape of a surrogate,
+	// which holds escapes too.
+	escSurrogate escapes = 3
+)
+
+// surrogateEscape is escSurrogate when r, the code unit of a \u escape, is
+// a UTF-16 surrogate, and escSome otherwise: without a branch, since the
+// validating pass meets a \u escape often in some texts.
+func surrogateEscape(r rune) escapes {
+	// r-0xD800 < 0x800 exactly for the surrogates, as an unsigned number.
+	d := uint32(r-0xD800) >> 11 // 0 for a surrogate
+	isSur := escapes((d|-d)>>31 ^ 1)
+	return escSome | isSur<<1
 }

@@ -298,13 +298,13 @@ func PlainText(a *jsonx.Arena, raw string, typeLiterals ...string) (codec.Part, 
 
 // ValueTextPart returns a part of kind t holding the string value v of a
 // walk: when its literal holds escapes that may be copied as they are
-// (codec.EscapedTextSafe), the part holds the literal without unescaping
+// (jsonx.Value.Copyable, and valid UTF-8), the part holds the literal without unescaping
 // it (Part.SetEscapedText), for an encoder to copy and a reader to
 // unescape through Part.TextValue; otherwise the text is unescaped now,
 // with its literal kept (TextPart).
 func ValueTextPart(t codec.PartType, v jsonx.Value) codec.Part {
-	if v.Escaped() {
-		if body := v.Raw[1 : len(v.Raw)-1]; codec.EscapedTextSafe(body) {
+	if v.Copyable() {
+		if body := v.Raw[1 : len(v.Raw)-1]; utf8.ValidString(body) {
 			p := codec.Part{Type: t}
 			p.SetEscapedText(body)
 			return p
@@ -337,6 +337,15 @@ func AppendTextBody(dst []byte, text string, p *codec.Part) []byte {
 // without unescaping a text still escaped, else its text escaped.
 func AppendPartText(dst []byte, p *codec.Part) []byte {
 	dst = append(dst, '"')
+	dst = AppendPartTextBody(dst, p)
+	return append(dst, '"')
+}
+
+// AppendPrefixedPartText is AppendPartText for prefix followed by p's
+// text, prefix being plain text that needs no escape ("Error: ").
+func AppendPrefixedPartText(dst []byte, prefix string, p *codec.Part) []byte {
+	dst = append(dst, '"')
+	dst = append(dst, prefix...)
 	dst = AppendPartTextBody(dst, p)
 	return append(dst, '"')
 }
