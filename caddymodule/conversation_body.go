@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/llmbridge/llmbridge/codec"
 	"github.com/tidwall/gjson"
 )
 
@@ -17,19 +18,22 @@ type conversationAsk struct {
 	store bool
 }
 
+// conversationKeys are the members readConversationAsk reads.
+var conversationKeys = [2]string{"previous_response_id", "store"}
+
 // readConversationAsk reads previous_response_id and store from a
 // Responses create body. A malformed body or field reads as absent: the
 // codec rejects it with the precise error.
 func readConversationAsk(body []byte) conversationAsk {
 	ask := conversationAsk{store: true}
-	root := gjson.Parse(bytesString(body))
-	if !root.IsObject() {
+	var v [2]gjson.Result
+	if !codec.ReadTopMembers(body, conversationKeys[:], v[:]) {
 		return conversationAsk{}
 	}
-	if v := root.Get("previous_response_id"); v.Type == gjson.String {
-		ask.previous = v.Str
+	if v[0].Type == gjson.String {
+		ask.previous = v[0].Str
 	}
-	if v := root.Get("store"); v.Type == gjson.False {
+	if v[1].Type == gjson.False {
 		ask.store = false
 	}
 	return ask

@@ -1,6 +1,8 @@
 package codec
 
 import (
+	"strings"
+
 	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/tidwall/gjson"
 )
@@ -89,4 +91,27 @@ func ReadRequestHead(body []byte) (RequestHead, error) {
 		}
 	}
 	return head, nil
+}
+
+// ReadTopMembers sets values[k] to the first member named keys[k] of the
+// object at the top of body, as gjson reads the value, and reports whether
+// body holds an object. body need not be valid JSON: the members are read
+// before the body is decoded (and rejected, if malformed, with the precise
+// error), in one pass that skips the values it does not want with a
+// vectorised search (jsonx.SkimMembers); gjson's Get stepped through every
+// byte of a megabyte body, once per member looked up.
+func ReadTopMembers(body []byte, keys []string, values []gjson.Result) bool {
+	left := len(keys)
+	return jsonx.SkimMembers(jsonx.BytesToString(body), func(key, raw string) bool {
+		if strings.IndexByte(key, '\\') >= 0 {
+			key = gjson.Parse(`"` + key + `"`).Str
+		}
+		for k, name := range keys {
+			if key == name && values[k].Type == gjson.Null && values[k].Raw == "" {
+				values[k] = gjson.Parse(raw)
+				left--
+			}
+		}
+		return left > 0
+	})
 }
