@@ -211,7 +211,14 @@ func decodePart(p gjson.Result, path contentPath, j int, req *request) (part cod
 	kind := "" // the key of the part's data, once seen
 	thought := false
 	for k, member := range jsonx.Members(p.Raw, &req.Text) {
-		v := member.Result()
+		var v gjson.Result
+		if k == "text" {
+			// A text is kept as its literal, unescaped only if read
+			// (wire.ValueTextPart).
+			v = member.Shallow()
+		} else {
+			v = member.Result()
+		}
 		switch k {
 		// The checks are written out rather than left to readString and
 		// readBool so that the path is only built for an error.
@@ -219,8 +226,8 @@ func decodePart(p gjson.Result, path contentPath, j int, req *request) (part cod
 			switch v.Type {
 			case gjson.String:
 				if err = oneKind(&kind, k, path, j); err == nil {
-					part.Type, part.Text = codec.PartText, v.Str
-					wire.KeepLiteral(&part, v)
+					part.Type = codec.PartText
+					wire.SetValueText(&part, member)
 				}
 			case gjson.Null:
 			default:

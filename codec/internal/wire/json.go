@@ -303,14 +303,23 @@ func PlainText(a *jsonx.Arena, raw string, typeLiterals ...string) (codec.Part, 
 // unescape through Part.TextValue; otherwise the text is unescaped now,
 // with its literal kept (TextPart).
 func ValueTextPart(t codec.PartType, v jsonx.Value) codec.Part {
+	p := codec.Part{Type: t}
+	SetValueText(&p, v)
+	return p
+}
+
+// SetValueText sets the text of p to the string value v of a walk, as
+// ValueTextPart does.
+func SetValueText(p *codec.Part, v jsonx.Value) {
 	if v.Copyable() {
 		if body := v.Raw[1 : len(v.Raw)-1]; utf8.ValidString(body) {
-			p := codec.Part{Type: t}
 			p.SetEscapedText(body)
-			return p
+			return
 		}
 	}
-	return TextPart(t, v.Result())
+	r := v.Result()
+	p.Text = r.Str
+	KeepLiteral(p, r)
 }
 
 // AppendText appends text, the text of part p or a text made from it, as a
