@@ -7,8 +7,9 @@ package jsonx
 // validation, to find a member or two in a body that a codec validates
 // later, and reading stops without a panic at the first byte that breaks
 // the object's syntax. Values are skipped as Members skips them outside an
-// indexed document, strings with a vectorised search, where gjson's Get
-// steps through every byte of every value before the one it looks for.
+// indexed document, strings 64 bytes at a time as the validating pass
+// reads them, where gjson's Get steps through every byte of every value
+// before the one it looks for.
 func SkimMembers(s string, yield func(key, raw string) bool) bool {
 	i := SkipSpace(s, 0)
 	if i >= len(s) || s[i] != '{' {
@@ -19,8 +20,8 @@ func SkimMembers(s string, yield func(key, raw string) bool) bool {
 		if i >= len(s) || s[i] != '"' {
 			return true
 		}
-		end := StringEnd(s, i)
-		if end >= len(s) {
+		end, _ := validString(s, i)
+		if end < 0 {
 			return true
 		}
 		key := s[i+1 : end-1]
@@ -32,8 +33,8 @@ func SkimMembers(s string, yield func(key, raw string) bool) bool {
 		if i >= len(s) {
 			return true
 		}
-		end = valueEnd(s, i)
-		if !yield(key, s[i:end]) {
+		end = skimValue(s, i)
+		if end < 0 || !yield(key, s[i:end]) {
 			return true
 		}
 		i = SkipSpace(s, end)
@@ -41,4 +42,40 @@ func SkimMembers(s string, yield func(key, raw string) bool) bool {
 			return true
 		}
 	}
+}
+
+// skimValue returns the index just past the value starting at s[i], or -1
+// where a string in it is malformed or s ends first. Strings, most of a
+// body, are read as the validating pass reads them (validString), and
+// only brackets are counted between them: the rest of the value's syntax
+// is left to the decoder.
+func skimValue(s string, i int) int {
+	switch s[i] {
+	case '"':
+		end, _ := validString(s, i)
+		return end
+	case '{', '[':
+		depth := 0
+		for i < len(s) {
+			switch s[i] {
+			case '"':
+				end, _ := validString(s, i)
+				if end < 0 {
+					return -1
+				}
+				i = end
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return -1
+	}
+	return valueEnd(s, i)
 }
