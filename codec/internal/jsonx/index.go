@@ -23,6 +23,10 @@ type Index struct {
 	size   int   // the document's length
 	tokens []valueToken
 	cursor int // the token found last: lookups ask for the same or a following one
+	// walked is the container whose walk started last: a decoder that
+	// peeks at an object's first members and then walks it whole looks it
+	// up again, behind the cursor.
+	walked int
 
 	// escapedBytes is the length of the document's string literals that
 	// hold escapes: room enough for all its unescaped strings.
@@ -66,7 +70,7 @@ func (x *Index) build(s string) bool {
 	if !scanJSON(s, x) {
 		return false
 	}
-	x.base, x.size, x.cursor = unsafe.StringData(s), len(s), 0
+	x.base, x.size, x.cursor, x.walked = unsafe.StringData(s), len(s), 0, 0
 	return true
 }
 
@@ -101,6 +105,12 @@ func (x *Index) find(s string, i int) (k, base int, ok bool) {
 		k++
 	case k+2 < len(tokens) && int(tokens[k+2].start) == off:
 		k += 2 // past a key
+	case x.walked < len(tokens) && int(tokens[x.walked].start) == off:
+		k = x.walked
+	case k < len(tokens) && lookupAfter(tokens, int(tokens[k].skip), off) >= 0:
+		// Past a container the walk did not enter (an object's last
+		// member that was an array, say), or past its key too.
+		k = lookupAfter(tokens, int(tokens[k].skip), off)
 	default:
 		var found bool
 		k, found = slices.BinarySearchFunc(tokens, off, func(t valueToken, off int) int { return int(t.start) - off })
@@ -109,6 +119,9 @@ func (x *Index) find(s string, i int) (k, base int, ok bool) {
 		}
 	}
 	x.cursor = k
+	if int(tokens[k].skip) > k+1 {
+		x.walked = k
+	}
 	return k, base, true
 }
 
@@ -152,4 +165,16 @@ func (x *Index) add(start, end int, esc escapes) {
 	if x != nil {
 		x.tokens = append(x.tokens, valueToken{start: int32(start), end: int32(end), skip: int32(len(x.tokens) + 1), esc: esc})
 	}
+}
+
+// lookupAfter returns k or k+1 (past a key) when that token starts at
+// off, else -1.
+func lookupAfter(tokens []valueToken, k, off int) int {
+	switch {
+	case k < len(tokens) && int(tokens[k].start) == off:
+		return k
+	case k+1 < len(tokens) && int(tokens[k+1].start) == off:
+		return k + 1
+	}
+	return -1
 }
