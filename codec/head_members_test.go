@@ -2,6 +2,7 @@ package codec_test
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/llmbridge/llmbridge/codec"
@@ -24,9 +25,10 @@ var topMemberBodies = []string{
 	`{"a":[1,2,"x"],"store":false`, `{"a" "b","store":false}`, `{"a":1 "store":false}`,
 }
 
-// TestReadTopMembers checks ReadTopMembers against gjson's Get on every
-// body above, and on random cuts and byte flips of them, where it must not
-// panic and must agree with gjson whenever the body is valid JSON.
+// TestReadTopMembers checks ReadTopMembers against gjson's Get, and
+// SkimTopMembers against gjson's ForEach, on every body above and on
+// random cuts and byte flips of them, where they must not panic and must
+// agree with gjson whenever the body is valid JSON.
 func TestReadTopMembers(t *testing.T) {
 	keys := []string{"previous_response_id", "store", "missing"}
 	check := func(body string) {
@@ -47,6 +49,20 @@ func TestReadTopMembers(t *testing.T) {
 			if got[k].Type != want.Type || got[k].Str != want.Str || got[k].Raw != want.Raw {
 				t.Fatalf("%s: %s = %+v, gjson %+v", body, key, got[k], want)
 			}
+		}
+		// A valid object is walked whole, member by member as gjson
+		// walks it.
+		var members, wantMembers []string
+		_, whole := codec.SkimTopMembers([]byte(body), func(key, literal, raw string) bool {
+			members = append(members, key, `"`+literal+`"`, raw)
+			return true
+		})
+		root.ForEach(func(k, v gjson.Result) bool {
+			wantMembers = append(wantMembers, k.Str, k.Raw, v.Raw)
+			return true
+		})
+		if !whole || !slices.Equal(members, wantMembers) {
+			t.Fatalf("%s: whole %v, members %q, gjson %q", body, whole, members, wantMembers)
 		}
 	}
 	rng := rand.New(rand.NewPCG(1, 2))

@@ -2,44 +2,54 @@ package jsonx
 
 // SkimMembers calls yield with the key (its literal's body, escapes
 // intact) and the raw value of each member of the object at the top of s,
-// in order, until yield returns false, and reports whether s holds an
-// object. Unlike Members, s need not be valid JSON: it is read before
-// validation, to find a member or two in a body that a codec validates
-// later, and reading stops without a panic at the first byte that breaks
-// the object's syntax. Values are skipped as Members skips them outside an
+// in order, until yield returns false. It reports whether s holds an
+// object, and whether the walk read it whole: to its closing brace,
+// followed by nothing but whitespace, without yield stopping it. Unlike
+// Members, s need not be valid JSON: it is read before validation, to
+// find a member or two in a body that a codec validates later, and
+// reading stops without a panic at the first byte that breaks the
+// object's syntax. Values are skipped as Members skips them outside an
 // indexed document, strings 64 bytes at a time as the validating pass
 // reads them, where gjson's Get steps through every byte of every value
 // before the one it looks for.
-func SkimMembers(s string, yield func(key, raw string) bool) bool {
+func SkimMembers(s string, yield func(key, raw string) bool) (object, whole bool) {
 	i := SkipSpace(s, 0)
 	if i >= len(s) || s[i] != '{' {
-		return false
+		return false, false
 	}
-	for i++; ; i++ {
-		i = SkipSpace(s, i)
+	i = SkipSpace(s, i+1)
+	if i < len(s) && s[i] == '}' {
+		return true, SkipSpace(s, i+1) == len(s)
+	}
+	for {
 		if i >= len(s) || s[i] != '"' {
-			return true
+			return true, false
 		}
 		end, _ := validString(s, i)
 		if end < 0 {
-			return true
+			return true, false
 		}
 		key := s[i+1 : end-1]
 		i = SkipSpace(s, end)
 		if i >= len(s) || s[i] != ':' {
-			return true
+			return true, false
 		}
 		i = SkipSpace(s, i+1)
 		if i >= len(s) {
-			return true
+			return true, false
 		}
 		end = skimValue(s, i)
 		if end < 0 || !yield(key, s[i:end]) {
-			return true
+			return true, false
 		}
 		i = SkipSpace(s, end)
-		if i >= len(s) || s[i] != ',' {
-			return true
+		switch {
+		case i < len(s) && s[i] == ',':
+			i = SkipSpace(s, i+1)
+		case i < len(s) && s[i] == '}':
+			return true, SkipSpace(s, i+1) == len(s)
+		default:
+			return true, false
 		}
 	}
 }
@@ -77,5 +87,9 @@ func skimValue(s string, i int) int {
 		}
 		return -1
 	}
-	return valueEnd(s, i)
+	end := valueEnd(s, i)
+	if end == i {
+		return -1 // no value: a delimiter where one should start
+	}
+	return end
 }
