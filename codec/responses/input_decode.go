@@ -14,12 +14,18 @@ import (
 // and input. All parts share one backing array: system parts first
 // (instructions, then the parts of leading system and developer messages),
 // then each message's parts in order.
-func decodeInput(input gjson.Result, instructions string, req *request) *codec.Error {
+//
+// inputV is the input member itself (input holds it shallowly:
+// jsonx.Value.Shallow), and instructions the instructions member when it
+// is a non-empty string, else the zero Value: their texts are read only
+// if need be (wire.ValueTextPart).
+func decodeInput(input gjson.Result, inputV, instructions jsonx.Value, req *request) *codec.Error {
 	hint := capacityHint(input, &req.Text)
 	parts := wire.PartSlab(req, hint)
 	defer func() { wire.KeepParts(req, parts) }()
-	if instructions != "" {
-		parts = append(parts, codec.Part{Type: codec.PartText, Text: instructions})
+	haveSystem := instructions.Raw != ""
+	if haveSystem {
+		parts = append(parts, wire.ValueTextPart(codec.PartText, instructions))
 		req.SystemRole = codec.RoleSystem
 	}
 	msgs := req.Messages[:0]
@@ -27,7 +33,7 @@ func decodeInput(input gjson.Result, instructions string, req *request) *codec.E
 		if len(parts) > 0 {
 			req.System = parts[:1:1]
 		}
-		parts = append(parts, wire.TextPart(codec.PartText, input))
+		parts = append(parts, wire.ValueTextPart(codec.PartText, inputV))
 		req.Messages = append(msgs, codec.Message{Role: codec.RoleUser, Parts: parts[len(parts)-1:]})
 		return nil
 	}
@@ -36,7 +42,6 @@ func decodeInput(input gjson.Result, instructions string, req *request) *codec.E
 	}
 
 	systemEnd := len(parts)
-	haveSystem := instructions != ""
 	leading := true
 	var err *codec.Error
 	i := 0

@@ -27,6 +27,11 @@ type Index struct {
 	// peeks at an object's first members and then walks it whole looks it
 	// up again, behind the cursor.
 	walked int
+	// met holds the last containers a walk yielded (as a ring, metN
+	// counting them): a decoder that collects an object's members before
+	// reading them walks those containers next, behind the cursor.
+	met  [4]int32
+	metN uint8
 
 	// escapedBytes is the length of the document's string literals that
 	// hold escapes: room enough for all its unescaped strings.
@@ -111,6 +116,8 @@ func (x *Index) find(s string, i int) (k, base int, ok bool) {
 		// Past a container the walk did not enter (an object's last
 		// member that was an array, say), or past its key too.
 		k = lookupAfter(tokens, int(tokens[k].skip), off)
+	case x.metAt(off) >= 0:
+		k = x.metAt(off)
 	default:
 		var found bool
 		k, found = slices.BinarySearchFunc(tokens, off, func(t valueToken, off int) int { return int(t.start) - off })
@@ -175,6 +182,23 @@ func lookupAfter(tokens []valueToken, k, off int) int {
 		return k
 	case k+1 < len(tokens) && int(tokens[k+1].start) == off:
 		return k + 1
+	}
+	return -1
+}
+
+// meet records that a walk yielded the container whose token is k.
+func (x *Index) meet(k int32) {
+	x.met[x.metN&3] = k
+	x.metN++
+}
+
+// metAt returns the token of a container a walk yielded lately that
+// starts at off, or -1.
+func (x *Index) metAt(off int) int {
+	for _, k := range x.met {
+		if int(k) < len(x.tokens) && int(x.tokens[k].start) == off {
+			return int(k)
+		}
 	}
 	return -1
 }

@@ -253,6 +253,9 @@ func (m *memberIter) next() (key, value string, ok bool) {
 		// index's cursor now is.
 		x.cursor = int(m.t)
 		v := &x.tokens[m.t]
+		if v.skip > m.t+1 {
+			x.meet(m.t)
+		}
 		m.t, m.esc = v.skip, v.esc
 		return key, m.raw[int(v.start)-m.base : int(v.end)-m.base], true
 	}

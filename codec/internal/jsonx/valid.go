@@ -204,7 +204,9 @@ func validString(s string, i int) (end int, esc escapes) {
 		if escaped&inside != 0 {
 			hasEscape |= escSome
 		}
-		for e := escaped & inside; e != 0; e &= e - 1 {
+		// An escaped quote or backslash is a valid escape: only the
+		// other escaped bytes are looked up (a newline's n, a \u).
+		for e := escaped & inside &^ (q | b); e != 0; e &= e - 1 {
 			k := i + bits.TrailingZeros64(e)
 			switch escapeLen[s[k]] {
 			case 0:
