@@ -1,6 +1,7 @@
 package codec_test
 
 import (
+	"encoding/json"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -66,7 +67,18 @@ func TestReadTopMembers(t *testing.T) {
 		}
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, body := range topMemberBodies {
+	bodies := slices.Clone(topMemberBodies)
+	// Long strings dense with escaped quotes and backslashes, whose
+	// escapes fall on every offset of the 64-byte blocks.
+	for range 300 {
+		var text []byte
+		for range rng.IntN(300) {
+			text = append(text, `ab"\/`[rng.IntN(5)])
+		}
+		lit, _ := json.Marshal(string(text))
+		bodies = append(bodies, `{"input":[{"content":`+string(lit)+`},`+string(lit)+`],"k":`+string(lit)+`,"store":false,"previous_response_id":`+string(lit)+`}`)
+	}
+	for _, body := range bodies {
 		check(body)
 		for range 300 {
 			b := []byte(body)

@@ -1,5 +1,10 @@
 package jsonx
 
+import (
+	"math/bits"
+	"unsafe"
+)
+
 // SkimMembers calls yield with the key (its literal's body, escapes
 // intact) and the raw value of each member of the object at the top of s,
 // in order, until yield returns false. It reports whether s holds an
@@ -55,21 +60,19 @@ func SkimMembers(s string, yield func(key, raw string) bool) (object, whole bool
 }
 
 // skimValue returns the index just past the value starting at s[i], or -1
-// where a string in it is malformed or s ends first. Strings, most of a
-// body, are read as the validating pass reads them (validString), and
-// only brackets are counted between them: the rest of the value's syntax
-// is left to the decoder.
+// where s ends first. Strings, most of a body, are skipped 64 bytes at a
+// time (skipString), and only brackets are counted between them: the
+// value's syntax is left to the decoder.
 func skimValue(s string, i int) int {
 	switch s[i] {
 	case '"':
-		end, _ := validString(s, i)
-		return end
+		return skipString(s, i)
 	case '{', '[':
 		depth := 0
 		for i < len(s) {
 			switch s[i] {
 			case '"':
-				end, _ := validString(s, i)
+				end := skipString(s, i)
 				if end < 0 {
 					return -1
 				}
@@ -92,4 +95,33 @@ func skimValue(s string, i int) int {
 		return -1 // no value: a delimiter where one should start
 	}
 	return end
+}
+
+// skipString returns the index just past the string literal starting at
+// s[i] (its opening quote), or -1 when s ends first. It is validString
+// without the checks: the closing quote is the first quote no backslash
+// escapes, found from a block's masks, and what lies between is left to
+// the decoder, which validates it.
+func skipString(s string, i int) int {
+	i++
+	var carry uint64 // 1 when the next block's first byte is escaped
+	for len(s)-i >= 64 {
+		q, b, _ := StringMasks(unsafe.StringData(s[i:]))
+		if quotes := q &^ escapedBits(b, &carry); quotes != 0 {
+			return i + bits.TrailingZeros64(quotes) + 1
+		}
+		i += 64
+	}
+	i += int(carry) // past a byte the last block's backslash escapes
+	for i < len(s) {
+		switch s[i] {
+		case '"':
+			return i + 1
+		case '\\':
+			i += 2
+		default:
+			i++
+		}
+	}
+	return -1
 }
