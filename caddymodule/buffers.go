@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/llmbridge/llmbridge/codec"
 )
@@ -124,7 +125,7 @@ func encodedBufferSize(n int) int {
 // its buffer back to the pool at once instead of when it ends.
 type sentBody struct {
 	r bytes.Reader
-	// body is what r reads, for the call span's settings (telemetry.go).
+	// body is what r reads, for the call span's settings (observe.Tracing.StartCall).
 	body []byte
 	read atomic.Bool
 	// The pooled buffer holding the body, if it is one.
@@ -223,3 +224,7 @@ func putRequest(req *codec.Request) {
 	req.Reset()
 	requestPool.Put(req)
 }
+
+// bytesString returns b as a string without copying it, for gjson to read:
+// what it returns aliases b, which stays unmodified while it is used.
+func bytesString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
