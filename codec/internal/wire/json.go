@@ -322,25 +322,6 @@ func SetValueText(p *codec.Part, v jsonx.Value) {
 	KeepLiteral(p, r)
 }
 
-// AppendText appends text, the text of part p or a text made from it, as a
-// JSON string: when text is what p's literal decoded to (p.Text as
-// decoded, unless something changed it since), the literal is copied
-// instead of escaping text again. Comparing the two costs nothing while
-// they are the same string.
-func AppendText(dst []byte, text string, p *codec.Part) []byte {
-	dst = append(dst, '"')
-	dst = AppendTextBody(dst, text, p)
-	return append(dst, '"')
-}
-
-// AppendTextBody is AppendText without the quotes.
-func AppendTextBody(dst []byte, text string, p *codec.Part) []byte {
-	if raw, ok := p.TextLiteral(text); ok {
-		return append(dst, raw...)
-	}
-	return jsonx.AppendStringBody(dst, text)
-}
-
 // AppendPartText appends p's text as a JSON string: the literal it was
 // decoded from when p keeps one and its text is unchanged (Part.JSONText),
 // without unescaping a text still escaped, else its text escaped.
