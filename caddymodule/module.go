@@ -17,8 +17,10 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/llmbridge/llmbridge/caddymodule/clouds"
+	"github.com/llmbridge/llmbridge/caddymodule/failover"
 	"github.com/llmbridge/llmbridge/caddymodule/limits"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
+	"github.com/llmbridge/llmbridge/caddymodule/policy"
 	"github.com/llmbridge/llmbridge/caddymodule/sessions"
 	"github.com/llmbridge/llmbridge/caddymodule/state"
 	"github.com/llmbridge/llmbridge/codec"
@@ -67,7 +69,7 @@ type Handler struct {
 	APIKey string `json:"api_key,omitempty"`
 
 	// APIKeys is a pool of upstream credentials used in turn instead of
-	// APIKey (see keyPool): each key has its own cooldown when the
+	// APIKey (see failover.Pool): each key has its own cooldown when the
 	// upstream answers it with a rate limit, and a key the upstream
 	// refuses (401, 403) is left out until the configuration is loaded
 	// again. Exclusive with APIKey.
@@ -86,7 +88,7 @@ type Handler struct {
 	// Failover makes this a failover site: its requests go to the named
 	// routes it lists, in turn (see Failover). A failover site has no
 	// upstream of its own.
-	Failover *Failover `json:"failover,omitempty"`
+	Failover *failover.Config `json:"failover,omitempty"`
 
 	// ClientKeys are the keys clients must present. When set, every
 	// request must carry one of them in its own protocol's credential
@@ -236,7 +238,7 @@ type Handler struct {
 	// the pool of several (api_key values, azure_credentials,
 	// aws_profile names), nil without one.
 	cred clouds.Credential
-	keys *keyPool
+	keys *failover.Pool
 	// signedHost is the host SigV4 signs for and requests carry, when
 	// the credentials sign; "" otherwise.
 	signedHost string
@@ -250,13 +252,13 @@ type Handler struct {
 	cacheHourLimited bool
 	// learned are the model rules learned from upstream refusals, kept
 	// per provider across configuration reloads (learn.go).
-	learned *learnedRules
+	learned *policy.Lessons
 	// families are the rules models are fitted to, found once per model
 	// (modelrules.go: a model newer than its family's rows).
 	families *familyRules
 	dialect  *codec.Dialect
-	policy   unsupportedPolicy
-	drops    []dropPath
+	policy   policy.Level
+	drops    []policy.Drop
 	logger   *zap.Logger
 	routes   []modelRoute
 	metrics  *observe.Metrics
@@ -412,7 +414,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := provisionLearning(ctx); err != nil {
 		return err
 	}
-	h.learned = learnedFor(h.provider)
+	h.learned = policy.LessonsFor(h.provider)
 	teachers.Store(h.provider, h)
 	h.families = new(familyRules)
 	if err := h.provisionRules(); err != nil {
@@ -420,12 +422,12 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	h.upstreamModelInResponse = h.ResponseModel == "upstream"
 	var err error
-	if h.policy, err = parsePolicy(h.OnUnsupported); err != nil {
+	if h.policy, err = policy.ParseLevel(h.OnUnsupported); err != nil {
 		return fmt.Errorf("llmbridge: %v", err)
 	}
 	h.drops = h.drops[:0]
 	for i, p := range h.Drop {
-		dp, err := compileDropPath(p)
+		dp, err := policy.CompileDrop(p)
 		if err != nil {
 			return fmt.Errorf("llmbridge: drop[%d]: %v", i, err)
 		}
