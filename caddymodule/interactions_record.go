@@ -167,7 +167,7 @@ func foldEvent(resp *codec.Response, ev *codec.Event) bool {
 			if p.Type == codec.PartToolCall || p.Type == codec.PartServerToolCall {
 				p.Arguments += ev.Text
 			} else {
-				p.Text += ev.Text
+				p.Text = p.TextValue() + ev.Text
 			}
 		}
 	case codec.EventPartStop:

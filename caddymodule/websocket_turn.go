@@ -31,21 +31,24 @@ var upgradeHeaders = []string{"Upgrade", "Connection", "Sec-Websocket-Key", "Sec
 func (s *socket) runTurn(ctx context.Context, frame []byte) {
 	s.turns++
 	root := gjson.Parse(bytesString(frame))
-	if !root.IsObject() {
+	// The members a turn reads, in one skim of the frame (a megabyte
+	// frame of an agent's turn was walked by gjson once per member).
+	var m [len(turnKeys)]gjson.Result
+	if !codec.ReadTopMembers(frame, turnKeys[:], m[:]) {
 		s.sendError(ctx, codec.NewError(mapping.ErrInvalidRequest, "a frame must be a JSON object: a response.create event"))
 		return
 	}
-	if t := root.Get("type"); t.Str != "response.create" {
+	if t := m[turnType]; t.Str != "response.create" {
 		s.sendError(ctx, &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Param: "type",
 			Message: "unsupported event type " + strconv.Quote(t.String()) + ": llmbridge accepts response.create events"})
 		return
 	}
-	if root.Get("background").Type == gjson.True {
+	if m[turnBackground].Type == gjson.True {
 		s.sendError(ctx, &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Param: "background",
 			Message: "background responses are not supported in WebSocket mode"})
 		return
 	}
-	if v := root.Get("stream_id"); v.Exists() && v.Type != gjson.Null {
+	if v := m[turnStreamID]; v.Exists() && v.Type != gjson.Null {
 		s.sendError(ctx, &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Param: "stream_id",
 			Message: "stream_id multiplexing is not supported: responses run one at a time, in order; open a connection per stream"})
 		return
@@ -54,15 +57,15 @@ func (s *socket) runTurn(ctx context.Context, frame []byte) {
 	// any other id goes on in the request, to the conversations of the
 	// site (or to a Responses upstream's own store).
 	var conversation []byte
-	prev := root.Get("previous_response_id")
+	prev := m[turnPrevious]
 	expand := prev.Type == gjson.String && s.last.id != "" && prev.Str == s.last.id
 	if expand {
 		conversation = s.last.conversation
 	}
 	body := pool.Get(len(frame) + len(conversation) + 32)
 	defer pool.Put(body)
-	*body = appendTurnBody((*body)[:0], root, conversation, expand)
-	if root.Get("generate").Type == gjson.False {
+	*body = appendTurnBody((*body)[:0], frame, conversation, expand)
+	if m[turnGenerate].Type == gjson.False {
 		s.prewarm(ctx, root, *body)
 		return
 	}
@@ -74,11 +77,60 @@ func (s *socket) runTurn(ctx context.Context, frame []byte) {
 	}
 }
 
+// turnKeys are the members of a response.create event that runTurn reads,
+// at the indexes turnType and on.
+var turnKeys = [...]string{"type", "background", "stream_id", "previous_response_id", "generate"}
+
+const (
+	turnType = iota
+	turnBackground
+	turnStreamID
+	turnPrevious
+	turnGenerate
+)
+
 // appendTurnBody appends the HTTP create body of a response.create event:
 // its members but type and the transport fields (stream is implied,
 // generate is the socket's), stream true, and, when expand, input
-// continued from conversation without previous_response_id.
-func appendTurnBody(dst []byte, event gjson.Result, conversation []byte, expand bool) []byte {
+// continued from conversation without previous_response_id. The members
+// are copied from one skim of the event (codec.SkimTopMembers); an event
+// whose top level is malformed is copied as gjson reads it, so that the
+// codec answers it as it answers such a body.
+func appendTurnBody(dst []byte, frame, conversation []byte, expand bool) []byte {
+	start := len(dst)
+	dst = append(dst, `{"stream":true`...)
+	var input gjson.Result
+	_, whole := codec.SkimTopMembers(frame, func(key, literal, raw string) bool {
+		switch key {
+		case "type", "stream", "generate", "background":
+			return true
+		case "previous_response_id", "input":
+			if expand {
+				if key == "input" {
+					input = gjson.Parse(raw)
+				}
+				return true
+			}
+		}
+		dst = append(dst, `,"`...)
+		dst = append(dst, literal...)
+		dst = append(dst, `":`...)
+		dst = append(dst, raw...)
+		return true
+	})
+	if !whole {
+		return appendTurnBodyLenient(dst[:start], gjson.Parse(bytesString(frame)), conversation, expand)
+	}
+	if expand {
+		dst = append(dst, `,"input":`...)
+		dst = sessions.AppendItems(dst, conversation, input)
+	}
+	return append(dst, '}')
+}
+
+// appendTurnBodyLenient is appendTurnBody for an event whose top level is
+// malformed, read by gjson as before the skim.
+func appendTurnBodyLenient(dst []byte, event gjson.Result, conversation []byte, expand bool) []byte {
 	dst = append(dst, `{"stream":true`...)
 	var input gjson.Result
 	event.ForEach(func(k, v gjson.Result) bool {

@@ -22,12 +22,12 @@ func AppendPromptCacheKey(dst []byte, req *Request) []byte {
 	} else {
 		h = fnvString(h, "s:")
 		for i := range req.System {
-			h = fnvSample(h, req.System[i].Text)
+			h = fnvSample(h, req.System[i].TextValue())
 		}
 		for i := range req.Messages {
 			if m := &req.Messages[i]; m.Role == RoleSystem || m.Role == RoleDeveloper {
 				for j := range m.Parts {
-					h = fnvSample(h, m.Parts[j].Text)
+					h = fnvSample(h, m.Parts[j].TextValue())
 				}
 			}
 		}

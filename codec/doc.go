@@ -31,9 +31,12 @@
 // decoders then walk members from the tape without rescanning any bytes
 // (jsonx.Members, the one walk of an object or array), and escaped strings
 // are unescaped into one arena of exactly that size (jsonx.Arena). A
-// request text keeps the literal it was unescaped from, and request
-// encoders copy that literal while the text is unchanged instead of
-// escaping it again (Part.SetTextLiteral, Part.TextLiteral). String
+// request text whose literal holds escapes is not unescaped at all while
+// nothing reads it (Part.SetEscapedText): encoders copy the literal, and
+// every reader of a part's text goes through Part.TextValue, which
+// unescapes it then. A text that had to be unescaped keeps its literal
+// too, which encoders copy while the text is unchanged
+// (Part.SetTextLiteral, Part.JSONText). String
 // contents are classified 64 bytes at a time, with SSE2 on amd64 and eight
 // 64-bit words elsewhere (jsonx.StringMasks; the purego build tag selects
 // the portable version).

@@ -37,7 +37,7 @@ func partsBytes(ps []Part) int64 {
 		case PartImage, PartDocument, PartAudio:
 			continue
 		}
-		n += int64(len(p.Text) + len(p.Arguments))
+		n += int64(p.TextSize() + len(p.Arguments))
 		n += partsBytes(p.Content)
 	}
 	return n

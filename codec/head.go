@@ -1,6 +1,8 @@
 package codec
 
 import (
+	"strings"
+
 	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/tidwall/gjson"
 )
@@ -89,4 +91,43 @@ func ReadRequestHead(body []byte) (RequestHead, error) {
 		}
 	}
 	return head, nil
+}
+
+// ReadTopMembers sets values[k] to the first member named keys[k] of the
+// object at the top of body, as gjson reads the value, and reports whether
+// body holds an object. body need not be valid JSON: the members are read
+// before the body is decoded (and rejected, if malformed, with the precise
+// error), in one pass that skips the values it does not want
+// (SkimTopMembers); gjson's Get stepped through every byte of a megabyte
+// body, once per member looked up.
+func ReadTopMembers(body []byte, keys []string, values []gjson.Result) bool {
+	left := len(keys)
+	object, _ := SkimTopMembers(body, func(key, _, raw string) bool {
+		for k, name := range keys {
+			if key == name && values[k].Type == gjson.Null && values[k].Raw == "" {
+				values[k] = gjson.Parse(raw)
+				left--
+			}
+		}
+		return left > 0
+	})
+	return object
+}
+
+// SkimTopMembers calls yield with each member of the object at the top of
+// body, in order, until yield returns false: its key (unescaped), the
+// key's literal as written (without its quotes) and its raw value. It
+// reports whether body holds an object and whether the walk read it
+// whole, to the closing brace and without yield stopping it. body need
+// not be valid JSON (a walk stops at the first byte that breaks the
+// object's syntax); values are skipped, not checked, 64 bytes of a string
+// at a time.
+func SkimTopMembers(body []byte, yield func(key, literal, raw string) bool) (object, whole bool) {
+	return jsonx.SkimMembers(jsonx.BytesToString(body), func(literal, raw string) bool {
+		key := literal
+		if strings.IndexByte(key, '\\') >= 0 {
+			key = gjson.Parse(`"` + key + `"`).Str
+		}
+		return yield(key, literal, raw)
+	})
 }

@@ -118,7 +118,7 @@ func TestLiteralReuse(t *testing.T) {
 		t.Fatal("the literal of the first body was not kept")
 	}
 	p := &req.Messages[0].Parts[0]
-	p.Text = p.Text[:3]
+	p.Text = p.TextValue()[:3]
 	out, err := codec.AppendRequest(nil, codec.OpenAIChat, &req, codec.EncodeOptions{})
 	if err != nil || !strings.Contains(string(out), `"content":"a/b"`) {
 		t.Errorf("changed text: %s %v", out, err)
@@ -129,7 +129,7 @@ func TestLiteralReuse(t *testing.T) {
 func countLiterals(req *codec.Request) int {
 	n := 0
 	eachPart(req, func(p *codec.Part) {
-		if _, ok := p.TextLiteral(p.Text); ok {
+		if _, ok := p.JSONText(); ok {
 			n++
 		}
 	})
@@ -138,7 +138,7 @@ func countLiterals(req *codec.Request) int {
 
 // dropLiterals makes every part of req forget its literal.
 func dropLiterals(req *codec.Request) {
-	eachPart(req, func(p *codec.Part) { p.SetTextLiteral(p.Text, "") })
+	eachPart(req, func(p *codec.Part) { p.SetTextLiteral(p.TextValue(), "") })
 }
 
 // eachPart calls fn for every part of req, tool result contents included.

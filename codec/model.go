@@ -187,28 +187,10 @@ type Part struct {
 	// literalOf the Text it decoded to. While Text is still that text, a
 	// request encoder copies the literal instead of escaping Text again:
 	// conversation text is full of escapes, and escaping it costs as much
-	// as unescaping it did (SetTextLiteral, TextLiteral).
+	// as unescaping it did (SetTextLiteral, TextLiteral). A part whose
+	// text was never unescaped (SetEscapedText) holds the literal in Text
+	// itself, the very same string, until TextValue unescapes it.
 	literal, literalOf string
-}
-
-// SetTextLiteral sets p.Text to text and records raw, the body of the JSON
-// string literal (escapes intact, quotes left out) that text was unescaped
-// from. Request decoders call it for texts that held escapes, and only
-// where copying raw says exactly what escaping text would (text is valid
-// UTF-8 without U+FFFD, which a lone surrogate escape unescapes to).
-func (p *Part) SetTextLiteral(text, raw string) {
-	p.Text, p.literal, p.literalOf = text, raw, text
-}
-
-// TextLiteral returns the literal recorded by SetTextLiteral when text is
-// still the text it was recorded for, so that an encoder copies it instead
-// of escaping text again. Comparing costs nothing while they are the same
-// string.
-func (p *Part) TextLiteral(text string) (raw string, ok bool) {
-	if p.literal != "" && text == p.literalOf {
-		return p.literal, true
-	}
-	return "", false
 }
 
 // Citation is a web source that a span of a text part cites.

@@ -197,12 +197,12 @@ func AppendResponseEvents(out []Event, resp *Response) []Event {
 			ItemID: p.ItemID, Redacted: p.Redacted}
 		// A tool call's deltas are its arguments; other parts' their
 		// text. A search result comes whole at its start.
-		delta := p.Text
+		delta := p.TextValue()
 		switch p.Type {
 		case PartToolCall, PartServerToolCall:
 			delta = p.Arguments
 		case PartServerToolResult:
-			start.Sources, start.IsError, start.Text = p.Sources, p.IsError, p.Text
+			start.Sources, start.IsError, start.Text = p.Sources, p.IsError, p.TextValue()
 			delta = ""
 		}
 		out = append(out, start)

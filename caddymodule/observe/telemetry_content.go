@@ -83,10 +83,10 @@ func (c *contentCapture) part(p *codec.Part) (msgPart, bool) {
 	switch p.Type {
 	case codec.PartText, codec.PartRefusal:
 		m.Type = "text"
-		m.Content, ok = c.take(p.Text)
+		m.Content, ok = c.take(p.TextValue())
 	case codec.PartReasoning:
 		m.Type = "reasoning"
-		m.Content, ok = c.take(p.Text)
+		m.Content, ok = c.take(p.TextValue())
 	case codec.PartToolCall, codec.PartServerToolCall:
 		m.Type, m.ID, m.Name = "tool_call", strings.Clone(p.ToolCallID), strings.Clone(p.ToolName)
 		var args string
@@ -97,7 +97,7 @@ func (c *contentCapture) part(p *codec.Part) (msgPart, bool) {
 		m.Type, m.ID = "tool_call_response", strings.Clone(p.ToolCallID)
 		var text []byte
 		for i := range p.Content {
-			text = append(text, p.Content[i].Text...)
+			text = append(text, p.Content[i].TextValue()...)
 		}
 		m.Response, ok = c.take(string(text))
 	default:

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/llmbridge/llmbridge/codec"
 	"github.com/tidwall/gjson"
 )
 
@@ -17,19 +18,24 @@ type Ask struct {
 	Store bool
 }
 
+// askKeys are the members ReadAsk reads.
+var askKeys = [2]string{"previous_response_id", "store"}
+
 // ReadAsk reads previous_response_id and store from a
 // Responses create body. A malformed body or field reads as absent: the
-// codec rejects it with the precise error.
+// codec rejects it with the precise error. Both are read in one skim of
+// the body's top level (codec.ReadTopMembers): gjson's Get walked every
+// byte of a megabyte body, once per member.
 func ReadAsk(body []byte) Ask {
 	ask := Ask{Store: true}
-	root := gjson.Parse(bytesString(body))
-	if !root.IsObject() {
+	var v [2]gjson.Result
+	if !codec.ReadTopMembers(body, askKeys[:], v[:]) {
 		return Ask{}
 	}
-	if v := root.Get("previous_response_id"); v.Type == gjson.String {
-		ask.Previous = v.Str
+	if v[0].Type == gjson.String {
+		ask.Previous = v[0].Str
 	}
-	if v := root.Get("store"); v.Type == gjson.False {
+	if v[1].Type == gjson.False {
 		ask.Store = false
 	}
 	return ask

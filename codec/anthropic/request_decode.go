@@ -28,6 +28,11 @@ type requestDecoder struct {
 	// order.
 	thinkingOff bool
 	effort      mapping.Effort
+
+	// system is the top-level system member as the walk met it, so that
+	// a system prompt given as a string keeps its literal unescaped
+	// (wire.ValueTextPart).
+	system jsonx.Value
 }
 
 // decodeRequest decodes a Messages request body into req. The
@@ -38,7 +43,14 @@ func decodeRequest(root gjson.Result, req *request, p codec.Protocol) *codec.Err
 	d := requestDecoder{req: req, p: p}
 	var err *codec.Error
 	for key, member := range jsonx.Members(root.Raw, &req.Text) {
-		value := member.Result()
+		var value gjson.Result
+		if key == "system" {
+			// A string is read from the member itself, unescaped
+			// only if something reads it.
+			d.system, value = member, member.Shallow()
+		} else {
+			value = member.Result()
+		}
 		err = d.field(key, value)
 		if err != nil {
 			break
@@ -68,7 +80,7 @@ func (d *requestDecoder) field(name string, v gjson.Result) *codec.Error {
 	case "messages": //field:mapped
 		return d.messages(v)
 	case "system": //field:mapped
-		return d.system(v)
+		return d.decodeSystem(v)
 	case "max_tokens": //field:mapped
 		return wire.ReadInt(v, "max_tokens", &req.MaxTokens)
 	case "temperature": //field:mapped
@@ -170,15 +182,14 @@ func (d *requestDecoder) message(m gjson.Result, i int) (codec.Message, *codec.E
 	var hasRole, hasContent bool
 	var err *codec.Error
 	for key, member := range jsonx.Members(m.Raw, &d.req.Text) {
-		value := member.Result()
 		switch key {
 		case "role":
 			hasRole = true
-			msg.Role, err = role(value, i)
+			msg.Role, err = role(member.Result(), i)
 		case "content":
-			if value.Type != gjson.Null {
+			if member.Raw != "null" {
 				hasContent = true
-				err = d.content(value, i)
+				err = d.content(member, i)
 			}
 		default:
 			err = wire.UnknownField(wire.IndexPath("messages", i) + "." + key)
@@ -252,9 +263,10 @@ func role(v gjson.Result, i int) (codec.Role, *codec.Error) {
 
 // content decodes messages[i].content, a string or an array of blocks, into
 // the shared parts array.
-func (d *requestDecoder) content(v gjson.Result, i int) *codec.Error {
+func (d *requestDecoder) content(member jsonx.Value, i int) *codec.Error {
+	v := member.Shallow()
 	if v.Type == gjson.String {
-		d.parts = append(d.parts, wire.TextPart(codec.PartText, v))
+		d.parts = append(d.parts, wire.ValueTextPart(codec.PartText, member))
 		return nil
 	}
 	if !v.IsArray() {
@@ -293,7 +305,7 @@ func (d *requestDecoder) content(v gjson.Result, i int) *codec.Error {
 
 // system decodes the top-level system prompt: a string, or an array of text
 // blocks like those of a message.
-func (d *requestDecoder) system(v gjson.Result) *codec.Error {
+func (d *requestDecoder) decodeSystem(v gjson.Result) *codec.Error {
 	req := d.req
 	// A repeated key replaces the earlier value, as JSON decoders do.
 	req.System = req.System[:0]
@@ -301,7 +313,7 @@ func (d *requestDecoder) system(v gjson.Result) *codec.Error {
 	case v.Type == gjson.Null:
 		return nil
 	case v.Type == gjson.String:
-		req.System = append(req.System, wire.TextPart(codec.PartText, v))
+		req.System = append(req.System, wire.ValueTextPart(codec.PartText, d.system))
 	case v.IsArray():
 		req.System = slices.Grow(req.System, jsonx.CountMembers(v, &d.req.Text))
 		j := 0

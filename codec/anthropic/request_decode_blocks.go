@@ -92,20 +92,30 @@ type block struct {
 	typ, text, cacheControl, citations, id, name, input, caller gjson.Result
 	toolUseID, content, isError, source, title, context         gjson.Result
 	thinking, signature, data                                   gjson.Result
-	seen                                                        uint16
-	unknown                                                     string // the first member no block type has
+	// textV and contentV are the text and content members themselves:
+	// text and content hold them unescaped only as far as their type and
+	// raw text go (jsonx.Value.Shallow), so that a text whose literal is
+	// only copied is never unescaped (wire.ValueTextPart).
+	textV, contentV jsonx.Value
+	seen            uint16
+	unknown         string // the first member no block type has
 }
 
 // collect reads the members of b.
 func (f *block) collect(b gjson.Result, a *jsonx.Arena) {
 	for key, member := range jsonx.Members(b.Raw, a) {
-		value := member.Result()
+		var value gjson.Result
+		if key == "text" || key == "content" {
+			value = member.Shallow()
+		} else {
+			value = member.Result()
+		}
 		var bit uint16
 		switch key {
 		case "type":
 			f.typ = value
 		case "text":
-			f.text, bit = value, akText
+			f.text, f.textV, bit = value, member, akText
 		case "cache_control": //field:messages[].content[].cache_control: hint
 			f.cacheControl, bit = value, akCacheControl
 		case "citations": //field:messages[].content[].citations: capability
@@ -121,7 +131,7 @@ func (f *block) collect(b gjson.Result, a *jsonx.Arena) {
 		case "tool_use_id":
 			f.toolUseID, bit = value, akToolUseID
 		case "content":
-			f.content, bit = value, akContent
+			f.content, f.contentV, bit = value, member, akContent
 		case "is_error":
 			f.isError, bit = value, akIsError
 		case "source":
@@ -227,7 +237,7 @@ func (d *requestDecoder) blockContent(f *block, pos blockPos) (codec.Part, *code
 	if err := citations(d.req, f.citations, pos); err != nil {
 		return codec.Part{}, err
 	}
-	return wire.TextPart(codec.PartText, f.text), nil
+	return wire.ValueTextPart(codec.PartText, f.textV), nil
 }
 
 // blockPlace returns where a block of type typ may not be, when it
@@ -439,7 +449,7 @@ func (d *requestDecoder) toolResult(f *block, pos blockPos) (codec.Part, *codec.
 	case f.content.Type == gjson.Null: // absent or null: no content
 	case f.content.Type == gjson.String:
 		if f.content.Str != "" {
-			p.Content = append(wire.ContentParts(d.req, 1), wire.TextPart(codec.PartText, f.content))
+			p.Content = append(wire.ContentParts(d.req, 1), wire.ValueTextPart(codec.PartText, f.contentV))
 		}
 	case f.content.IsArray():
 		n := jsonx.CountMembers(f.content, &d.req.Text)

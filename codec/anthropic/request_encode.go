@@ -237,21 +237,24 @@ func firstText(ps []codec.Part) string {
 func partText(p *codec.Part) (string, bool) {
 	switch p.Type {
 	case codec.PartText, codec.PartRefusal:
-		return p.Text, true
+		return p.TextValue(), true
 	}
 	return "", false
 }
+
+// isText reports whether p becomes a text block (partText), without
+// reading its text.
+func isText(p *codec.Part) bool { return p.Type == codec.PartText || p.Type == codec.PartRefusal }
 
 // textParts returns the number of parts of ps that become text
 // blocks (non-empty texts) and the index of the first part Anthropic cannot
 // carry, or -1.
 func textParts(ps []codec.Part) (n, unsupported int) {
 	for i := range ps {
-		t, ok := partText(&ps[i])
-		if !ok {
+		if !isText(&ps[i]) {
 			return n, i
 		}
-		if t != "" {
+		if ps[i].HasText() {
 			n++
 		}
 	}
@@ -265,15 +268,14 @@ func textParts(ps []codec.Part) (n, unsupported int) {
 // textParts.
 func appendTextBlocks(dst []byte, ps []codec.Part, comma bool, cache *wire.CachePlan) ([]byte, bool) {
 	for i := range ps {
-		t, _ := partText(&ps[i])
-		if t == "" {
+		if !isText(&ps[i]) || !ps[i].HasText() {
 			continue
 		}
 		if comma {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `{"type":"text","text":`...)
-		dst = wire.AppendText(dst, t, &ps[i])
+		dst = wire.AppendPartText(dst, &ps[i])
 		dst = appendCacheControl(dst, cache.System(&ps[i]))
 		dst = append(dst, '}')
 		comma = true

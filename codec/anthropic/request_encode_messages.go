@@ -98,7 +98,7 @@ func checkParts(m *codec.Message, i int, p codec.Protocol) (blocks, results int,
 		var what string
 		switch part.Type {
 		case codec.PartText, codec.PartRefusal:
-			if part.Text != "" {
+			if part.HasText() {
 				blocks++
 			}
 			continue
@@ -194,7 +194,7 @@ func checkMedia(part *codec.Part) string {
 func appendBlock(dst []byte, part *codec.Part, comma bool, cache *wire.CachePlan) ([]byte, bool) {
 	switch part.Type {
 	case codec.PartText, codec.PartRefusal:
-		if part.Text == "" {
+		if !part.HasText() {
 			return dst, comma
 		}
 	}
@@ -220,7 +220,7 @@ func appendBlock(dst []byte, part *codec.Part, comma bool, cache *wire.CachePlan
 		}
 	default:
 		dst = append(dst, `{"type":"text","text":`...)
-		dst = wire.AppendText(dst, part.Text, part)
+		dst = wire.AppendPartText(dst, part)
 	}
 	dst = appendCacheControl(dst, cache.Message(part))
 	return append(dst, '}'), true
@@ -246,7 +246,7 @@ func appendReasoning(dst []byte, part *codec.Part, envelope, comma bool) []byte 
 		dst = append(dst, `{"type":"redacted_thinking","data":`...)
 	} else {
 		dst = append(dst, `{"type":"thinking","thinking":`...)
-		dst = jsonx.AppendString(dst, part.Text)
+		dst = jsonx.AppendString(dst, part.TextValue())
 		dst = append(dst, `,"signature":`...)
 	}
 	if !envelope {
@@ -277,9 +277,9 @@ func appendMedia(dst []byte, part *codec.Part) []byte {
 		dst = jsonx.AppendString(dst, part.URL)
 	}
 	dst = append(dst, '}')
-	if part.Type == codec.PartDocument && part.Text != "" {
+	if part.Type == codec.PartDocument && part.HasText() {
 		dst = append(dst, `,"title":`...)
-		dst = jsonx.AppendString(dst, part.Text)
+		dst = jsonx.AppendString(dst, part.TextValue())
 	}
 	return dst
 }
@@ -290,7 +290,7 @@ func appendMedia(dst []byte, part *codec.Part) []byte {
 func appendResultContent(dst []byte, content []codec.Part) []byte {
 	n, last := 0, (*codec.Part)(nil)
 	for k := range content {
-		if c := &content[k]; c.Type != codec.PartText && c.Type != codec.PartRefusal || c.Text != "" {
+		if c := &content[k]; c.Type != codec.PartText && c.Type != codec.PartRefusal || c.HasText() {
 			n++
 			last = c
 		}
@@ -298,9 +298,9 @@ func appendResultContent(dst []byte, content []codec.Part) []byte {
 	switch {
 	case n == 0:
 		return dst
-	case n == 1 && last.Text != "":
+	case n == 1 && last.HasText():
 		dst = append(dst, `,"content":`...)
-		return wire.AppendText(dst, last.Text, last)
+		return wire.AppendPartText(dst, last)
 	}
 	dst = append(dst, `,"content":[`...)
 	comma := false

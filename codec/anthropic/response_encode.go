@@ -133,7 +133,7 @@ func appendSearchResult(dst []byte, p *codec.Part, id string, comma bool) []byte
 	dst = jsonx.AppendString(dst, id)
 	if p.IsError {
 		dst = append(dst, `,"content":{"type":"web_search_tool_result_error","error_code":`...)
-		code := p.Text
+		code := p.TextValue()
 		if code == "" {
 			code = "unavailable"
 		}

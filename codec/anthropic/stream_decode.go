@@ -284,7 +284,7 @@ func (d *streamDecoder) blockStart(out []codec.Event, ev *streamEvent) []codec.E
 		r := searchResult(toolUseID, content, &d.text)
 		out = d.openPart(out, i, blockThinking)
 		out = append(out, codec.Event{Type: codec.EventPartStart, Index: d.open, Part: codec.PartServerToolResult, ToolCallID: r.ToolCallID,
-			Sources: r.Sources, IsError: r.IsError, Text: r.Text})
+			Sources: r.Sources, IsError: r.IsError, Text: r.TextValue()})
 		return d.closePart(out)
 	case typ.Str != "text":
 		return d.opaqueStart(out, i, ev.block)

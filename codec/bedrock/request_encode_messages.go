@@ -69,14 +69,14 @@ func badSystemPart(req *codec.Request) (msg, part int) {
 // cachePoint.
 func appendSystemTexts(dst *[]byte, ps []codec.Part, comma bool, cache *wire.CachePlan) bool {
 	for i := range ps {
-		if ps[i].Text == "" {
+		if !ps[i].HasText() {
 			continue
 		}
 		if comma {
 			*dst = append(*dst, ',')
 		}
 		*dst = append(*dst, `{"text":`...)
-		*dst = wire.AppendText(*dst, ps[i].Text, &ps[i])
+		*dst = wire.AppendPartText(*dst, &ps[i])
 		*dst = append(*dst, '}')
 		*dst = appendCachePoint(*dst, cache.System(&ps[i]))
 		comma = true
@@ -190,7 +190,7 @@ func checkParts(m *codec.Message, i int) (blocks, results int, err *codec.Error)
 		var what string
 		switch part.Type {
 		case codec.PartText, codec.PartRefusal:
-			if part.Text != "" {
+			if part.HasText() {
 				blocks++
 			}
 			continue
@@ -285,7 +285,7 @@ func checkMedia(part *codec.Part) string {
 func appendBlock(dst []byte, part *codec.Part, comma bool) ([]byte, bool) {
 	switch part.Type {
 	case codec.PartText, codec.PartRefusal:
-		if part.Text == "" {
+		if !part.HasText() {
 			return dst, comma
 		}
 	}
@@ -322,7 +322,7 @@ func appendBlock(dst []byte, part *codec.Part, comma bool) ([]byte, bool) {
 		dst = append(dst, '}')
 	default:
 		dst = append(dst, `{"text":`...)
-		dst = wire.AppendText(dst, part.Text, part)
+		dst = wire.AppendPartText(dst, part)
 	}
 	return append(dst, '}'), true
 }
@@ -338,7 +338,7 @@ func appendMedia(dst []byte, part *codec.Part) []byte {
 		dst = append(dst, `{"document":{"format":"`...)
 		dst = append(dst, formatOf(documentFormats[:], part.MediaType)...)
 		dst = append(dst, `","name":`...)
-		name := part.Text
+		name := part.TextValue()
 		if !validDocumentName(name) {
 			name = "document"
 		}
@@ -396,7 +396,7 @@ func appendReasoning(dst []byte, part *codec.Part, opaque string, comma bool) []
 		return append(dst, "}}"...)
 	}
 	dst = append(dst, `{"reasoningContent":{"reasoningText":{"text":`...)
-	dst = jsonx.AppendString(dst, part.Text)
+	dst = jsonx.AppendString(dst, part.TextValue())
 	if opaque != "" {
 		dst = append(dst, `,"signature":`...)
 		dst = jsonx.AppendString(dst, opaque)

@@ -37,7 +37,7 @@ func appendResponseToolCalls(dst []byte, parts []codec.Part) []byte {
 		dst = jsonx.AppendStringBody(dst, p.ToolCallID)
 		for k := from; k < j; k++ {
 			if r := &parts[k]; r.Type == codec.PartReasoning && r.Signature != "" {
-				dst = mapping.AppendIDEnvelope(dst, continuation(r, r.Text))
+				dst = mapping.AppendIDEnvelope(dst, continuation(r, r.TextValue()))
 			}
 		}
 		from = j + 1
@@ -120,13 +120,13 @@ func (d *requestDecoder) placeLeading(start int) {
 func joinedText(parts []codec.Part, sep string) string {
 	var b strings.Builder
 	for i := range parts {
-		if parts[i].Text == "" {
+		if !parts[i].HasText() {
 			continue
 		}
 		if b.Len() > 0 {
 			b.WriteString(sep)
 		}
-		b.WriteString(parts[i].Text)
+		b.WriteString(parts[i].TextValue())
 	}
 	return b.String()
 }

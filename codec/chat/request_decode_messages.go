@@ -73,6 +73,11 @@ type messageFields struct {
 	role, content, refusal, name gjson.Result
 	toolCalls, toolCallID        gjson.Result
 	reasoning                    gjson.Result
+	// contentV is the content member itself: content holds it unescaped
+	// only as far as its type and raw text go (jsonx.Value.Shallow), so
+	// that a text content whose literal is only copied is never unescaped
+	// (wire.ValueTextPart).
+	contentV jsonx.Value
 }
 
 // message decodes messages[i].
@@ -83,7 +88,12 @@ func (d *requestDecoder) message(i int, v gjson.Result) *codec.Error {
 	var f messageFields
 	var err *codec.Error
 	for key, member := range jsonx.Members(v.Raw, &d.req.Text) {
-		value := member.Result()
+		var value gjson.Result
+		if key == "content" {
+			f.contentV, value = member, member.Shallow()
+		} else {
+			value = member.Result()
+		}
 		err = d.messageField(i, key, value, &f)
 		if err != nil {
 			break
@@ -114,7 +124,7 @@ func (d *requestDecoder) message(i int, v gjson.Result) *codec.Error {
 	if err := d.reasoning(i, role, f.reasoning); err != nil {
 		return err
 	}
-	if err := d.content(i, role, f.content); err != nil {
+	if err := d.content(i, role, f.content, f.contentV); err != nil {
 		return err
 	}
 	if err := d.messageRefusal(i, role, f.refusal); err != nil {
@@ -189,10 +199,10 @@ func (d *requestDecoder) toolMessage(i int, f *messageFields) *codec.Error {
 	// Tool message content is text: decode it as a system message's (text
 	// parts only) and move the parts into the result.
 	start := len(d.parts)
-	if err := d.content(i, codec.RoleSystem, f.content); err != nil {
+	if err := d.content(i, codec.RoleSystem, f.content, f.contentV); err != nil {
 		return err
 	}
-	if n := len(d.parts) - start; n > 0 && (n > 1 || d.parts[start].Text != "") {
+	if n := len(d.parts) - start; n > 0 && (n > 1 || d.parts[start].HasText()) {
 		p.Content = append(wire.ContentParts(d.req, n), d.parts[start:]...)
 	}
 	d.parts = d.parts[:start]
@@ -420,12 +430,14 @@ func role(i int, v gjson.Result) (codec.Role, *codec.Error) {
 // content appends the parts of messages[i].content: a string is one text
 // part; an array holds typed parts. Null (or absence) is allowed here and
 // judged by the caller, since only assistant messages may omit content.
-func (d *requestDecoder) content(i int, role codec.Role, v gjson.Result) *codec.Error {
+// member is the content member itself, of which v holds a string's text
+// still escaped (jsonx.Value.Shallow).
+func (d *requestDecoder) content(i int, role codec.Role, v gjson.Result, member jsonx.Value) *codec.Error {
 	switch {
 	case v.Type == gjson.Null:
 		return nil
 	case v.Type == gjson.String:
-		d.parts = append(d.parts, wire.TextPart(codec.PartText, v))
+		d.parts = append(d.parts, wire.ValueTextPart(codec.PartText, member))
 		return nil
 	case !v.IsArray():
 		return wire.WrongType(wire.IndexPath("messages", i)+".content", "string or array", v)
@@ -461,6 +473,10 @@ type partFields struct {
 	typ    gjson.Result
 	cache  gjson.Result // prompt_cache_breakpoint
 	fields [fieldCount]gjson.Result
+	// text is the text or refusal member itself, which fields holds
+	// unescaped only as far as its type and raw text go
+	// (jsonx.Value.Shallow), for wire.ValueTextPart.
+	text jsonx.Value
 	// other is the first key that is none of the above.
 	other string
 }
@@ -475,7 +491,13 @@ func (d *requestDecoder) contentPart(i, j int, role codec.Role, v gjson.Result) 
 	var f partFields
 members:
 	for key, member := range jsonx.Members(v.Raw, &d.req.Text) {
-		value := member.Result()
+		var value gjson.Result
+		switch key {
+		case "text", "refusal":
+			f.text, value = member, member.Shallow()
+		default:
+			value = member.Result()
+		}
 		switch key {
 		case "type":
 			f.typ = value
@@ -552,7 +574,7 @@ members:
 	case value.Type != gjson.String:
 		return wire.WrongType(fieldPath, "string", value)
 	}
-	p := wire.TextPart(t, value)
+	p := wire.ValueTextPart(t, f.text)
 	p.Cache = cache
 	d.parts = append(d.parts, p)
 	return nil

@@ -91,7 +91,7 @@ func appendRequest(dst []byte, req *codec.Request, opts *codec.EncodeOptions) ([
 // too.
 func dropReasoning(req *codec.Request, parts []codec.Part, i int, unsigned bool) {
 	for j := range parts {
-		if p := &parts[j]; p.Type == codec.PartReasoning && !ownState(p) && (p.Signature != "" || unsigned && p.Text != "") {
+		if p := &parts[j]; p.Type == codec.PartReasoning && !ownState(p) && (p.Signature != "" || unsigned && p.HasText()) {
 			req.Dropped = append(req.Dropped, wire.IndexPath(wire.IndexPath("messages", i)+".content", j)+" (reasoning)")
 		}
 	}
@@ -263,7 +263,7 @@ func appendToolMessage(dst []byte, p *codec.Part, i, j int, ids codec.IDFormat) 
 		dst = append(dst, prefix...)
 		for k := range p.Content {
 			if c := &p.Content[k]; c.Type == codec.PartText {
-				dst = wire.AppendTextBody(dst, c.Text, c)
+				dst = wire.AppendPartTextBody(dst, c)
 			}
 		}
 		return append(dst, `"}`...), nil
@@ -277,7 +277,7 @@ func appendToolMessage(dst []byte, p *codec.Part, i, j int, ids codec.IDFormat) 
 		dst = comma(dst)
 		dst = append(dst, `{"type":"text","text":"`...)
 		dst = append(dst, prefix...)
-		dst = wire.AppendTextBody(dst, c.Text, c)
+		dst = wire.AppendPartTextBody(dst, c)
 		dst = append(dst, `"}`...)
 		prefix = ""
 	}
@@ -351,14 +351,14 @@ func appendTools(dst []byte, req *codec.Request) ([]byte, *codec.Error) {
 func requestSizeHint(req *codec.Request) int {
 	n := 256 + len(req.Model)
 	for _, p := range req.System {
-		n += len(p.Text) + 32
+		n += p.TextSize() + 32
 	}
 	for i := range req.Messages {
 		n += 40
 		for _, p := range req.Messages[i].Parts {
-			n += len(p.Text) + len(p.Arguments) + len(p.Data) + len(p.URL) + 32
+			n += p.TextSize() + len(p.Arguments) + len(p.Data) + len(p.URL) + 32
 			for _, c := range p.Content {
-				n += len(c.Text) + len(c.Data) + 64
+				n += c.TextSize() + len(c.Data) + 64
 			}
 		}
 	}
@@ -428,7 +428,7 @@ func appendMessage(dst []byte, role codec.Role, parts []codec.Part, i int, idx [
 			if role != codec.RoleAssistant {
 				return dst, wire.CannotEncode(codec.OpenAIChat, encodeIdxPath(i, j, idx), "a reasoning outside an assistant message", partCapability(i, j, idx))
 			}
-			if p.Signature == "" && p.Text != "" {
+			if p.Signature == "" && p.HasText() {
 				reasoning++
 			}
 		case codec.PartText:
@@ -475,7 +475,7 @@ func appendMessage(dst []byte, role codec.Role, parts []codec.Part, i int, idx [
 		dst = append(dst, key...)
 		for j := range parts {
 			if p := &parts[j]; p.Type == codec.PartReasoning && p.Signature == "" {
-				dst = jsonx.AppendStringBody(dst, p.Text)
+				dst = jsonx.AppendStringBody(dst, p.TextValue())
 			}
 		}
 		dst = append(dst, '"')
@@ -586,9 +586,9 @@ func appendContentParts(dst []byte, parts []codec.Part) []byte {
 			dst = append(dst, "}}"...)
 		case codec.PartDocument:
 			dst = append(dst, `{"type":"file","file":{`...)
-			if p.Text != "" {
+			if p.HasText() {
 				dst = append(dst, `"filename":`...)
-				dst = jsonx.AppendString(dst, p.Text)
+				dst = jsonx.AppendString(dst, p.TextValue())
 				dst = append(dst, ',')
 			}
 			dst = append(dst, `"file_data":`...)
@@ -602,7 +602,7 @@ func appendContentParts(dst []byte, parts []codec.Part) []byte {
 			dst = append(dst, `"}}`...)
 		default:
 			dst = append(dst, `{"type":"text","text":`...)
-			dst = wire.AppendText(dst, p.Text, p)
+			dst = wire.AppendPartText(dst, p)
 			dst = append(dst, '}')
 		}
 	}
@@ -663,7 +663,7 @@ func appendTextParts(dst []byte, parts []codec.Part, refusalsAsText bool) []byte
 		}
 		first = false
 		dst = append(dst, `{"type":"text","text":`...)
-		dst = wire.AppendText(dst, p.Text, p)
+		dst = wire.AppendPartText(dst, p)
 		dst = append(dst, '}')
 	}
 	return append(dst, ']')
@@ -687,10 +687,10 @@ func appendAnnotations(dst []byte, parts []codec.Part) []byte {
 			}
 			first = false
 			dst = append(dst, `{"type":"url_citation","url_citation":{`...)
-			dst = wire.AppendURLCitationFields(dst, &p.Citations[k], p.Text, base)
+			dst = wire.AppendURLCitationFields(dst, &p.Citations[k], p.TextValue(), base)
 			dst = append(dst, `}}`...)
 		}
-		base += utf8.RuneCountInString(p.Text)
+		base += utf8.RuneCountInString(p.TextValue())
 	}
 	return append(dst, ']')
 }
@@ -702,7 +702,7 @@ func appendJoined(dst []byte, parts []codec.Part, refusalsAsText bool) []byte {
 	dst = append(dst, '"')
 	for i := range parts {
 		if p := &parts[i]; p.Type == codec.PartText || refusalsAsText {
-			dst = wire.AppendTextBody(dst, p.Text, p)
+			dst = wire.AppendPartTextBody(dst, p)
 		}
 	}
 	return append(dst, '"')
@@ -714,7 +714,7 @@ func appendJoinedRefusal(dst []byte, parts []codec.Part) []byte {
 	dst = append(dst, '"')
 	for _, p := range parts {
 		if p.Type == codec.PartRefusal {
-			dst = jsonx.AppendStringBody(dst, p.Text)
+			dst = jsonx.AppendStringBody(dst, p.TextValue())
 		}
 	}
 	return append(dst, '"')

@@ -102,7 +102,7 @@ func appendResponse(dst []byte, resp *codec.Response) ([]byte, *codec.Error) {
 func responseSizeHint(resp *codec.Response) int {
 	n := 512 + len(resp.ID) + len(resp.Model)
 	for _, p := range resp.Content {
-		n += len(p.Text) + len(p.Arguments) + len(p.ToolCallID) + len(p.ToolName) + 64
+		n += p.TextSize() + len(p.Arguments) + len(p.ToolCallID) + len(p.ToolName) + 64
 		n += (len(p.Signature)+len(p.ItemID))*4/3 + len(mapping.EnvelopePrefix) + 16
 	}
 	return n
@@ -117,7 +117,7 @@ func appendReasoningContent(dst []byte, parts []codec.Part) []byte {
 	first := true
 	for j := range parts {
 		p := &parts[j]
-		if p.Type != codec.PartReasoning || p.Text == "" {
+		if p.Type != codec.PartReasoning || !p.HasText() {
 			continue
 		}
 		if !first {
@@ -125,7 +125,7 @@ func appendReasoningContent(dst []byte, parts []codec.Part) []byte {
 			dst = append(dst, `\n\n`...)
 		}
 		first = false
-		dst = jsonx.AppendStringBody(dst, p.Text)
+		dst = jsonx.AppendStringBody(dst, p.TextValue())
 	}
 	return append(dst, '"')
 }

@@ -44,16 +44,16 @@ func decodeParts(v gjson.Result, path contentPath, parts []codec.Part, req *requ
 		}
 		n := len(parts)
 		switch {
-		case part.Type == codec.PartText && part.Text == "" && sig != "":
+		case part.Type == codec.PartText && !part.HasText() && sig != "":
 			// Only the signature: it is applied already.
-		case part.Type == codec.PartReasoning && part.Text == "" && part.Signature == "":
+		case part.Type == codec.PartReasoning && !part.HasText() && part.Signature == "":
 			// An empty thought carries nothing.
 		case part.Type == codec.PartReasoning && part.Signature == "" && n > start &&
 			parts[n-1].Type == codec.PartReasoning && parts[n-1].Signature == "":
 			// A client that replays a streamed answer as it came sends one
 			// thought part per chunk: they are one reasoning, which the
 			// signature after them signs as a whole.
-			parts[n-1].Text += part.Text
+			parts[n-1].Text = parts[n-1].TextValue() + part.TextValue()
 		default:
 			parts = append(parts, part)
 		}
@@ -111,8 +111,8 @@ func setSignature(p, r *codec.Part) {
 	if r.ItemID != "" {
 		p.ItemID = r.ItemID
 	}
-	if r.Text != "" {
-		p.Text = r.Text
+	if r.HasText() {
+		p.Text = r.TextValue()
 	}
 }
 
@@ -211,7 +211,14 @@ func decodePart(p gjson.Result, path contentPath, j int, req *request) (part cod
 	kind := "" // the key of the part's data, once seen
 	thought := false
 	for k, member := range jsonx.Members(p.Raw, &req.Text) {
-		v := member.Result()
+		var v gjson.Result
+		if k == "text" {
+			// A text is kept as its literal, unescaped only if read
+			// (wire.ValueTextPart).
+			v = member.Shallow()
+		} else {
+			v = member.Result()
+		}
 		switch k {
 		// The checks are written out rather than left to readString and
 		// readBool so that the path is only built for an error.
@@ -219,8 +226,8 @@ func decodePart(p gjson.Result, path contentPath, j int, req *request) (part cod
 			switch v.Type {
 			case gjson.String:
 				if err = oneKind(&kind, k, path, j); err == nil {
-					part.Type, part.Text = codec.PartText, v.Str
-					wire.KeepLiteral(&part, v)
+					part.Type = codec.PartText
+					wire.SetValueText(&part, member)
 				}
 			case gjson.Null:
 			default:

@@ -64,7 +64,7 @@ func role(r codec.Role) string {
 func partText(p codec.Part) (text string, ok bool) {
 	switch p.Type {
 	case codec.PartText, codec.PartRefusal:
-		return p.Text, true
+		return p.TextValue(), true
 	}
 	return "", false
 }
@@ -128,7 +128,7 @@ func appendContents(dst []byte, req *codec.Request, opts *codec.EncodeOptions, v
 					req.Dropped = append(req.Dropped, messagePartPath(i, j)+" (reasoning)")
 					continue
 				}
-				if p.Text != "" {
+				if p.HasText() {
 					req.Dropped = append(req.Dropped, messagePartPath(i, j)+" (reasoning text)")
 				}
 				if pending != "" {
@@ -138,7 +138,7 @@ func appendContents(dst []byte, req *codec.Request, opts *codec.EncodeOptions, v
 				pending = p.Signature
 				continue
 			case codec.PartText, codec.PartRefusal:
-				if p.Text == "" {
+				if !p.HasText() {
 					continue
 				}
 			case codec.PartToolCall:
@@ -168,7 +168,7 @@ func appendContents(dst []byte, req *codec.Request, opts *codec.EncodeOptions, v
 				w.dst, err = appendMedia(w.dst, p, i, j)
 			default:
 				w.dst = append(w.dst, `{"text":`...)
-				w.dst = wire.AppendText(w.dst, p.Text, p)
+				w.dst = wire.AppendPartText(w.dst, p)
 				w.dst = append(w.dst, '}')
 			}
 			if err != nil {
@@ -351,13 +351,14 @@ func appendFunctionResponse(dst []byte, req *codec.Request, i, j int, ids bool) 
 	} else {
 		dst = append(dst, `,"response":{"output":`...)
 	}
-	text, err := resultText(p.Content, i, j)
-	if err != nil {
-		return dst, err
-	}
-	if len(p.Content) == 1 {
-		dst = wire.AppendText(dst, text, &p.Content[0])
+	if len(p.Content) == 1 && p.Content[0].Type == codec.PartText {
+		// One text, copied as its literal when it keeps one.
+		dst = wire.AppendPartText(dst, &p.Content[0])
 	} else {
+		text, err := resultText(p.Content, i, j)
+		if err != nil {
+			return dst, err
+		}
 		dst = jsonx.AppendString(dst, text)
 	}
 	return append(dst, `}}}`...), nil
@@ -367,7 +368,7 @@ func appendFunctionResponse(dst []byte, req *codec.Request, i, j int, ids bool) 
 // newlines; path names the result for errors.
 func resultText(content []codec.Part, i, j int) (string, *codec.Error) {
 	if len(content) == 1 && content[0].Type == codec.PartText {
-		return content[0].Text, nil
+		return content[0].TextValue(), nil
 	}
 	var b strings.Builder
 	for k := range content {
@@ -378,7 +379,7 @@ func resultText(content []codec.Part, i, j int) (string, *codec.Error) {
 		if k > 0 {
 			b.WriteByte('\n')
 		}
-		b.WriteString(content[k].Text)
+		b.WriteString(content[k].TextValue())
 	}
 	return b.String(), nil
 }
@@ -526,11 +527,10 @@ func appendSystemInstruction(dst []byte, req *codec.Request) ([]byte, *codec.Err
 // opening it before the first one; path names the parts for errors only.
 func appendSystemParts(dst []byte, parts []codec.Part, written bool, msg int) ([]byte, bool, *codec.Error) {
 	for j := range parts {
-		text, ok := partText(parts[j])
-		if !ok {
+		if t := parts[j].Type; t != codec.PartText && t != codec.PartRefusal {
 			return dst, written, wire.CannotEncode(codec.Gemini, partPath(msg, j), "this system content part type", codec.PartCapability(msg, j))
 		}
-		if text == "" {
+		if !parts[j].HasText() {
 			continue
 		}
 		if written {
@@ -540,7 +540,7 @@ func appendSystemParts(dst []byte, parts []codec.Part, written bool, msg int) ([
 			written = true
 		}
 		dst = append(dst, `{"text":`...)
-		dst = wire.AppendText(dst, text, &parts[j])
+		dst = wire.AppendPartText(dst, &parts[j])
 		dst = append(dst, '}')
 	}
 	return dst, written, nil

@@ -68,13 +68,13 @@ func appendResponse(dst []byte, resp *codec.Response) ([]byte, *codec.Error) {
 			}
 		}
 		if p.Type == codec.PartReasoning {
-			if p.Text != "" {
+			if p.HasText() {
 				part()
 				dst = append(dst, `{"text":`...)
-				dst = jsonx.AppendString(dst, p.Text)
+				dst = jsonx.AppendString(dst, p.TextValue())
 				dst = append(dst, `,"thought":true}`...)
 			}
-			pending, tok = appendToken(pending, p.Signature, p.Origin, p.Redacted, p.ItemID, p.Text, tok)
+			pending, tok = appendToken(pending, p.Signature, p.Origin, p.Redacted, p.ItemID, p.TextValue(), tok)
 			continue
 		}
 		text, ok := partText(*p)
@@ -179,7 +179,7 @@ func appendGrounding(dst []byte, content []codec.Part, cited, citedParts []int) 
 	for k, ci := range citedParts {
 		p := &content[ci]
 		for c := range p.Citations {
-			s, e := wire.CitationSpan(&p.Citations[c], p.Text)
+			s, e := wire.CitationSpan(&p.Citations[c], p.TextValue())
 			if n > 0 {
 				dst = append(dst, ',')
 			}
@@ -191,7 +191,7 @@ func appendGrounding(dst []byte, content []codec.Part, cited, citedParts []int) 
 			dst = append(dst, `,"endIndex":`...)
 			dst = jsonx.AppendInt(dst, int64(e))
 			dst = append(dst, `,"text":`...)
-			dst = jsonx.AppendString(dst, p.Text[s:e])
+			dst = jsonx.AppendString(dst, p.TextValue()[s:e])
 			dst = append(dst, `},"groundingChunkIndices":[`...)
 			dst = jsonx.AppendInt(dst, int64(chunk(p.Citations[c].URL, p.Citations[c].Title)))
 			dst = append(dst, `]}`...)

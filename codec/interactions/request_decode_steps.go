@@ -146,12 +146,12 @@ var hostedSteps = map[string]bool{
 // list of content objects (or a string).
 func (c *conversation) contentStep(v gjson.Result, path string, r codec.Role) *codec.Error {
 	for k, member := range jsonx.Members(v.Raw, &c.req.Text) {
-		f := member.Result()
+		f := member.Shallow() // a string is read through member, if at all
 		switch k {
 		case "type":
 		case "content":
 			if f.Type == gjson.String {
-				c.add(r, wire.TextPart(codec.PartText, f))
+				c.add(r, wire.ValueTextPart(codec.PartText, member))
 				continue
 			}
 			if err := c.contents(f, path, r); err != nil {
@@ -304,7 +304,12 @@ func (c *conversation) functionCall(v gjson.Result, path string) *codec.Error {
 func (c *conversation) functionResult(v gjson.Result, path string) *codec.Error {
 	p := codec.Part{Type: codec.PartToolResult}
 	var result gjson.Result
+	var resultV jsonx.Value // result itself, for a text read only if need be
 	for k, member := range jsonx.Members(v.Raw, &c.req.Text) {
+		if k == "result" {
+			result, resultV = member.Shallow(), member
+			continue
+		}
 		f := member.Result()
 		var err *codec.Error
 		switch k {
@@ -317,8 +322,6 @@ func (c *conversation) functionResult(v gjson.Result, path string) *codec.Error 
 			var b codec.OptBool
 			err = wire.ReadOptBool(f, path+".is_error", &b)
 			p.IsError = b.Value
-		case "result":
-			result = f
 		case "signature":
 			c.req.Dropped = append(c.req.Dropped, path+".signature")
 		default:
@@ -346,7 +349,7 @@ func (c *conversation) functionResult(v gjson.Result, path string) *codec.Error 
 	switch {
 	case !result.Exists() || result.Type == gjson.Null:
 	case result.Type == gjson.String:
-		p.Content = append(wire.ContentParts(c.req, 1), wire.TextPart(codec.PartText, result))
+		p.Content = append(wire.ContentParts(c.req, 1), wire.ValueTextPart(codec.PartText, resultV))
 	case result.IsArray():
 		parts, err := decodeContents(result, path+".result", c.req, wire.ContentParts(c.req, 2))
 		if err != nil {

@@ -82,13 +82,13 @@ func appendSystemInstruction(dst []byte, p codec.Protocol, req *codec.Request) (
 			if part.Type != codec.PartText {
 				return wire.CannotEncode(p, "system", "a system prompt part that is not text", codec.PartCapability(msg, j))
 			}
-			if part.Text == "" {
+			if !part.HasText() {
 				continue
 			}
 			if len(dst) > empty {
 				dst = append(dst, `\n\n`...)
 			}
-			dst = wire.AppendTextBody(dst, part.Text, part)
+			dst = wire.AppendPartTextBody(dst, part)
 		}
 		return nil
 	}
@@ -179,12 +179,12 @@ func appendSteps(dst []byte, p codec.Protocol, req *codec.Request) ([]byte, int,
 			part := &m.Parts[j]
 			switch part.Type {
 			case codec.PartText, codec.PartRefusal:
-				if part.Text == "" {
+				if !part.HasText() {
 					continue
 				}
 				w.content(kind)
 				w.dst = append(w.dst, `{"type":"text","text":`...)
-				w.dst = wire.AppendText(w.dst, part.Text, part)
+				w.dst = wire.AppendPartText(w.dst, part)
 				w.dst = append(w.dst, '}')
 			case codec.PartImage, codec.PartDocument, codec.PartAudio:
 				if m.Role != codec.RoleUser {
@@ -198,7 +198,7 @@ func appendSteps(dst []byte, p codec.Protocol, req *codec.Request) ([]byte, int,
 					continue
 				}
 				w.step()
-				w.dst = appendThought(w.dst, part.Signature, part.Text)
+				w.dst = appendThought(w.dst, part.Signature, part.TextValue())
 			case codec.PartToolCall:
 				if m.Role != codec.RoleAssistant {
 					return w.dst, w.n, wire.CannotEncode(p, partPath(i, j), "a tool call outside an assistant message", codec.PartCapability(i, j))
@@ -304,12 +304,12 @@ func appendFunctionResult(dst []byte, p codec.Protocol, part *codec.Part, i, j i
 	dst = append(dst, `,"result":`...)
 	if textOnly {
 		if len(part.Content) == 1 {
-			dst = wire.AppendText(dst, part.Content[0].Text, &part.Content[0])
+			dst = wire.AppendPartText(dst, &part.Content[0])
 			return append(dst, '}'), nil
 		}
 		dst = append(dst, '"')
 		for k := range part.Content {
-			dst = jsonx.AppendStringBody(dst, part.Content[k].Text)
+			dst = jsonx.AppendStringBody(dst, part.Content[k].TextValue())
 		}
 		return append(dst, `"}`...), nil
 	}
@@ -322,7 +322,7 @@ func appendFunctionResult(dst []byte, p codec.Protocol, part *codec.Part, i, j i
 		switch c.Type {
 		case codec.PartText:
 			dst = append(dst, `{"type":"text","text":`...)
-			dst = jsonx.AppendString(dst, c.Text)
+			dst = jsonx.AppendString(dst, c.TextValue())
 			dst = append(dst, '}')
 		case codec.PartImage, codec.PartDocument, codec.PartAudio:
 			dst = appendMedia(dst, c)

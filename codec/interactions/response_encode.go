@@ -57,7 +57,7 @@ func appendResponse(dst []byte, resp *codec.Response, req *codec.Request) ([]byt
 		n++
 		switch p.Type {
 		case codec.PartReasoning:
-			dst, tok = appendThoughtStep(dst, p.Signature, p.Origin, p.Redacted, p.ItemID, p.Text, tok)
+			dst, tok = appendThoughtStep(dst, p.Signature, p.Origin, p.Redacted, p.ItemID, p.TextValue(), tok)
 		case codec.PartToolCall:
 			if p.Arguments != "" && !jsonx.IsObject(p.Arguments) {
 				return dst, &codec.Error{Status: 502, Kind: mapping.ErrBadGateway,
@@ -132,7 +132,7 @@ func status(s mapping.StopReason) string {
 // url_citation annotations (byte offsets).
 func appendTextContent(dst []byte, p *codec.Part) []byte {
 	dst = append(dst, `{"type":"text","text":`...)
-	dst = jsonx.AppendString(dst, p.Text)
+	dst = jsonx.AppendString(dst, p.TextValue())
 	if len(p.Citations) > 0 {
 		dst = append(dst, `,"annotations":[`...)
 		for k := range p.Citations {
@@ -140,7 +140,7 @@ func appendTextContent(dst []byte, p *codec.Part) []byte {
 			if k > 0 {
 				dst = append(dst, ',')
 			}
-			start, end := wire.CitationSpan(c, p.Text)
+			start, end := wire.CitationSpan(c, p.TextValue())
 			dst = append(dst, `{"type":"url_citation","url":`...)
 			dst = jsonx.AppendString(dst, c.URL)
 			if c.Title != "" {

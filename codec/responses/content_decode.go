@@ -241,7 +241,7 @@ func appendMedia(parts []codec.Part, p *responsesPart, part gjson.Result, role c
 			return parts, codec.InvalidRequest(srcPath, "must be a base64 data: URL; put URLs in file_url")
 		}
 		out.URL = src.Str
-	case srcPath == path+".file_data" && strings.HasSuffix(strings.ToLower(out.Text), ".pdf"):
+	case srcPath == path+".file_data" && strings.HasSuffix(strings.ToLower(out.TextValue()), ".pdf"):
 		// Plain base64 named by a .pdf filename, as some clients send it.
 		if err := wire.CheckBase64(srcPath, src.Str); err != nil {
 			return parts, err

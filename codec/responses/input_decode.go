@@ -14,12 +14,18 @@ import (
 // and input. All parts share one backing array: system parts first
 // (instructions, then the parts of leading system and developer messages),
 // then each message's parts in order.
-func decodeInput(input gjson.Result, instructions string, req *request) *codec.Error {
+//
+// inputV is the input member itself (input holds it shallowly:
+// jsonx.Value.Shallow), and instructions the instructions member when it
+// is a non-empty string, else the zero Value: their texts are read only
+// if need be (wire.ValueTextPart).
+func decodeInput(input gjson.Result, inputV, instructions jsonx.Value, req *request) *codec.Error {
 	hint := capacityHint(input, &req.Text)
 	parts := wire.PartSlab(req, hint)
 	defer func() { wire.KeepParts(req, parts) }()
-	if instructions != "" {
-		parts = append(parts, codec.Part{Type: codec.PartText, Text: instructions})
+	haveSystem := instructions.Raw != ""
+	if haveSystem {
+		parts = append(parts, wire.ValueTextPart(codec.PartText, instructions))
 		req.SystemRole = codec.RoleSystem
 	}
 	msgs := req.Messages[:0]
@@ -27,7 +33,7 @@ func decodeInput(input gjson.Result, instructions string, req *request) *codec.E
 		if len(parts) > 0 {
 			req.System = parts[:1:1]
 		}
-		parts = append(parts, wire.TextPart(codec.PartText, input))
+		parts = append(parts, wire.ValueTextPart(codec.PartText, inputV))
 		req.Messages = append(msgs, codec.Message{Role: codec.RoleUser, Parts: parts[len(parts)-1:]})
 		return nil
 	}
@@ -36,7 +42,6 @@ func decodeInput(input gjson.Result, instructions string, req *request) *codec.E
 	}
 
 	systemEnd := len(parts)
-	haveSystem := instructions != ""
 	leading := true
 	var err *codec.Error
 	i := 0
@@ -141,6 +146,11 @@ type responsesItem struct {
 	keys                        uint32
 	typ, role, content, id, sts gjson.Result
 	phase, metadata             gjson.Result
+	// contentV is the content member itself: content holds it unescaped
+	// only as far as its type and raw text go (jsonx.Value.Shallow), so
+	// that a text content whose literal is only copied is never unescaped
+	// (wire.ValueTextPart).
+	contentV jsonx.Value
 }
 
 // collectItem reads the keys of an input item.
@@ -161,7 +171,7 @@ func collectItem(item gjson.Result, a *jsonx.Arena) responsesItem {
 			dst = &it.role
 		case "content":
 			it.keys |= keyContent
-			dst = &it.content
+			it.content, it.contentV = value.Shallow(), value
 		case "id":
 			it.keys |= keyID
 			dst = &it.id
@@ -403,7 +413,7 @@ func decodeReasoningItem(item gjson.Result, i int, parts []codec.Part, req *requ
 		return parts, err
 	}
 	p.Text = sum
-	if p.Text == "" {
+	if !p.HasText() {
 		p.Text = cont
 	}
 	value, err := itemString(encrypted, path, ".encrypted_content")
@@ -499,7 +509,12 @@ func decodeOutputItem(item gjson.Result, i int, parts []codec.Part, req *request
 	p := codec.Part{Type: codec.PartToolResult}
 	var err *codec.Error
 	var output gjson.Result
+	var outputV jsonx.Value // output itself, for a text read only if need be
 	for key, member := range jsonx.Members(item.Raw, &req.Text) {
+		if key == "output" {
+			output, outputV = member.Shallow(), member
+			continue
+		}
 		v := member.Result()
 		switch key {
 		case "type":
@@ -511,8 +526,6 @@ func decodeOutputItem(item gjson.Result, i int, parts []codec.Part, req *request
 			p.ToolCallID, err = wire.ReadStringAt(v, path, ".call_id")
 		case "name":
 			p.ToolName, err = itemString(v, path, ".name")
-		case "output":
-			output = v
 		case "namespace":
 			p.Namespace, err = itemString(v, path, ".namespace")
 		case metadataPassthroughKey:
@@ -532,7 +545,7 @@ func decodeOutputItem(item gjson.Result, i int, parts []codec.Part, req *request
 	}
 	switch {
 	case output.Type == gjson.String:
-		p.Content = append(wire.ContentParts(req, 1), wire.TextPart(codec.PartText, output))
+		p.Content = append(wire.ContentParts(req, 1), wire.ValueTextPart(codec.PartText, outputV))
 	case output.IsArray():
 		j := 0
 		content := wire.ContentParts(req, jsonx.CountMembers(output, &req.Text))
@@ -589,7 +602,7 @@ func decodeMessage(item gjson.Result, it *responsesItem, i int, parts []codec.Pa
 	case !it.content.Exists() || it.content.Type == gjson.Null:
 		return 0, parts, codec.InvalidRequest(wire.IndexPath("input", i)+".content", "is required")
 	case it.content.Type == gjson.String:
-		return role, append(parts, wire.TextPart(codec.PartText, it.content)), nil
+		return role, append(parts, wire.ValueTextPart(codec.PartText, it.contentV)), nil
 	case !it.content.IsArray():
 		return 0, parts, wire.WrongType(wire.IndexPath("input", i)+".content", "string or array", it.content)
 	}

@@ -51,7 +51,7 @@ func inlineTextID(content []codec.Part) string {
 	if len(content) != 1 || content[0].Type != codec.PartText || len(content[0].Citations) > 0 {
 		return ""
 	}
-	text := content[0].Text
+	text := content[0].TextValue()
 	if len(itemRefPrefix)+len(itemRefMark)+itemRefEncoding.EncodedLen(1+len(text)) > maxItemIDLen {
 		return ""
 	}

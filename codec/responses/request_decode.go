@@ -13,16 +13,21 @@ import (
 // come after it in the body) to lay out req.System, and safety_identifier
 // only stands in for user when user is absent.
 type requestDecoder struct {
-	req              *request
-	input            gjson.Result
-	instructions     string
-	userSet          bool
-	safetyIdentifier string
-	safetySet        bool
-	toolChoice       gjson.Result   // checked once tools are known
-	parallel         codec.OptBool  // parallel_tool_calls, kept once tools are known
-	maxToolCalls     codec.OptInt   // max_tool_calls, kept once tools are known
-	cacheTTL         codec.CacheTTL // prompt_cache_options.ttl, for every breakpoint
+	req   *request
+	input gjson.Result
+	// inputV and instructions are the input and instructions members
+	// themselves, whose texts are read only if need be
+	// (wire.ValueTextPart); input holds inputV shallowly
+	// (jsonx.Value.Shallow), and instructions is set only when it is a
+	// non-empty string.
+	inputV, instructions jsonx.Value
+	userSet              bool
+	safetyIdentifier     string
+	safetySet            bool
+	toolChoice           gjson.Result   // checked once tools are known
+	parallel             codec.OptBool  // parallel_tool_calls, kept once tools are known
+	maxToolCalls         codec.OptInt   // max_tool_calls, kept once tools are known
+	cacheTTL             codec.CacheTTL // prompt_cache_options.ttl, for every breakpoint
 }
 
 // decodeRequest decodes a Responses create-response body. The root
@@ -33,7 +38,18 @@ func decodeRequest(root gjson.Result, req *request) *codec.Error {
 	d := requestDecoder{req: req}
 	var err *codec.Error
 	for key, member := range jsonx.Members(root.Raw, &req.Text) {
-		value := member.Result()
+		var value gjson.Result
+		switch key {
+		case "input":
+			d.inputV, value = member, member.Shallow()
+		case "instructions":
+			d.instructions, value = jsonx.Value{}, member.Shallow()
+			if value.Type == gjson.String && value.Str != "" {
+				d.instructions = member
+			}
+		default:
+			value = member.Result()
+		}
 		err = d.field(key, value)
 		if err != nil {
 			break
@@ -58,7 +74,7 @@ func decodeRequest(root gjson.Result, req *request) *codec.Error {
 		// conversation, are rejected, so input is required here.
 		return codec.InvalidRequest("input", "is required")
 	}
-	if err := decodeInput(d.input, d.instructions, req); err != nil {
+	if err := decodeInput(d.input, d.inputV, d.instructions, req); err != nil {
 		return err
 	}
 	wire.FinishOpenAICache(req.Request, d.cacheTTL)
@@ -89,11 +105,12 @@ func (d *requestDecoder) field(key string, v gjson.Result) *codec.Error {
 		if v.Type == gjson.Null {
 			return nil
 		}
-		s, err := wire.ReadString(v, key)
-		// An empty instructions string is "no instructions" (some clients
-		// always send the field); an empty system part would be rejected
-		// by upstreams such as Anthropic.
-		d.instructions = s
+		// The text itself is read from the member (decodeRequest keeps
+		// it when it is a non-empty string). An empty instructions string
+		// is "no instructions" (some clients always send the field); an
+		// empty system part would be rejected by upstreams such as
+		// Anthropic.
+		_, err := wire.ReadString(v, key)
 		return err
 	case "max_output_tokens": //field:mapped
 		return wire.ReadInt(v, key, &req.MaxTokens)

@@ -209,7 +209,7 @@ func appendReasoningItem(dst []byte, p *codec.Part) []byte {
 		dst = append(dst, `,"id":`...)
 		dst = jsonx.AppendString(dst, p.ItemID)
 	}
-	dst = appendSummary(dst, p.Text)
+	dst = appendSummary(dst, p.TextValue())
 	dst = append(dst, `,"encrypted_content":`...)
 	dst = jsonx.AppendString(dst, p.Signature)
 	return append(dst, '}')
@@ -383,15 +383,15 @@ func appendInputPart(dst []byte, role codec.Role, p *codec.Part) []byte {
 	default:
 		dst = append(dst, `{"type":"output_text","text":`...)
 	}
-	dst = wire.AppendText(dst, p.Text, p)
+	dst = wire.AppendPartText(dst, p)
 	return append(dst, '}')
 }
 
 // filename is the filename of a document: its title, or
 // "document" with the extension of its media type.
 func filename(p *codec.Part) string {
-	if p.Text != "" {
-		return p.Text
+	if p.HasText() {
+		return p.TextValue()
 	}
 	switch p.MediaType {
 	case "application/pdf":
@@ -481,7 +481,7 @@ func appendOutputItem(dst []byte, p *codec.Part, custom bool, msg, part int) ([]
 		dst = jsonx.AppendString(dst, strings.TrimSpace(prefix))
 		return append(dst, '}'), nil
 	case len(p.Content) == 1 && p.Content[0].Type == codec.PartText:
-		dst = wire.AppendText(dst, prefix+p.Content[0].Text, &p.Content[0])
+		dst = wire.AppendPrefixedPartText(dst, prefix, &p.Content[0])
 		return append(dst, '}'), nil
 	}
 	dst = append(dst, '[')
@@ -497,9 +497,9 @@ func appendOutputItem(dst []byte, p *codec.Part, custom bool, msg, part int) ([]
 		case codec.PartText:
 			dst = append(dst, `{"type":"input_text","text":`...)
 			if i == 0 {
-				dst = wire.AppendText(dst, prefix+c.Text, c)
+				dst = wire.AppendPrefixedPartText(dst, prefix, c)
 			} else {
-				dst = wire.AppendText(dst, c.Text, c)
+				dst = wire.AppendPartText(dst, c)
 			}
 			dst = append(dst, '}')
 		case codec.PartImage:

@@ -199,14 +199,14 @@ func decodeOutputReasoning(item gjson.Result, i int, resp *response) *codec.Erro
 	if p.Text, err = upstreamTexts(item.Get("summary"), path+".summary"); err != nil {
 		return err
 	}
-	if p.Text == "" {
+	if !p.HasText() {
 		if p.Text, err = upstreamTexts(item.Get("content"), path+".content"); err != nil {
 			return err
 		}
 	}
 	if p.Signature != "" {
 		p.Origin = mapping.FamilyOpenAI
-	} else if p.Text == "" {
+	} else if !p.HasText() {
 		return nil
 	}
 	resp.Content = append(resp.Content, p)

@@ -147,7 +147,7 @@ func appendOutput(dst []byte, responseID, status string, content []codec.Part, r
 			}
 			key, id := itemID(store, "rs_", id)
 			start := len(dst)
-			dst = appendOutputReasoning(dst, id, p.Text, p)
+			dst = appendOutputReasoning(dst, id, p.TextValue(), p)
 			keepItem(store, key, dst[start:])
 			i++
 			continue
@@ -322,13 +322,13 @@ func appendOutputMessage(dst []byte, id, status string, content []codec.Part) ([
 		switch p := &content[i]; p.Type {
 		case codec.PartText:
 			dst = append(dst, `{"type":"output_text","text":`...)
-			dst = jsonx.AppendString(dst, p.Text)
+			dst = jsonx.AppendString(dst, p.TextValue())
 			dst = append(dst, `,"annotations":`...)
 			dst = wire.AppendURLCitations(dst, p)
 			dst = append(dst, `,"logprobs":[]}`...)
 		case codec.PartRefusal:
 			dst = append(dst, `{"type":"refusal","refusal":`...)
-			dst = jsonx.AppendString(dst, p.Text)
+			dst = jsonx.AppendString(dst, p.TextValue())
 			dst = append(dst, '}')
 		default:
 			return dst, &codec.Error{Status: 502, Kind: mapping.ErrBadGateway,

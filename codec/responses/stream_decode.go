@@ -659,7 +659,7 @@ func (d *streamDecoder) searchDone(out []codec.Event, item gjson.Result) []codec
 	for k := range r.Content {
 		p := &r.Content[k]
 		ev := codec.Event{Type: codec.EventPartStart, Index: d.next, Part: p.Type, ToolCallID: p.ToolCallID, ToolName: p.ToolName,
-			Sources: p.Sources, IsError: p.IsError, Text: p.Text}
+			Sources: p.Sources, IsError: p.IsError, Text: p.TextValue()}
 		if !d.started {
 			out = d.ensureStarted(out)
 		}

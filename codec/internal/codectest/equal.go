@@ -13,8 +13,9 @@ var (
 )
 
 // EqualDecoded is reflect.DeepEqual except for the literal a decoded Part
-// keeps of its text (Part.SetTextLiteral), which expected values do not
-// spell out, and the memory a decoded Request keeps for the next decode
+// keeps of its text (Part.SetTextLiteral, Part.SetEscapedText), which
+// expected values do not spell out: a part's text is compared as
+// Part.TextValue reads it, and the memory a decoded Request keeps for the next decode
 // (Request.Scratch). Every other field, exported or not, is compared.
 func EqualDecoded(a, b any) bool { return equalValue(reflect.ValueOf(a), reflect.ValueOf(b)) }
 
@@ -27,9 +28,17 @@ func equalValue(a, b reflect.Value) bool {
 	}
 	switch a.Kind() {
 	case reflect.Struct:
+		if a.Type() == partType && a.CanInterface() {
+			// A decoded part may hold its text still escaped: what it
+			// says is what Part.TextValue reads.
+			pa, pb := a.Interface().(codec.Part), b.Interface().(codec.Part)
+			if pa.TextValue() != pb.TextValue() {
+				return false
+			}
+		}
 		for i := range a.NumField() {
 			switch name := a.Type().Field(i).Name; {
-			case a.Type() == partType && (name == "literal" || name == "literalOf"),
+			case a.Type() == partType && (name == "literal" || name == "literalOf" || name == "Text" && a.CanInterface()),
 				a.Type() == requestType && name == "scratch":
 				continue
 			}

@@ -23,6 +23,15 @@ type Index struct {
 	size   int   // the document's length
 	tokens []valueToken
 	cursor int // the token found last: lookups ask for the same or a following one
+	// walked is the container whose walk started last: a decoder that
+	// peeks at an object's first members and then walks it whole looks it
+	// up again, behind the cursor.
+	walked int
+	// met holds the last containers a walk yielded (as a ring, metN
+	// counting them): a decoder that collects an object's members before
+	// reading them walks those containers next, behind the cursor.
+	met  [4]int32
+	metN uint8
 
 	// escapedBytes is the length of the document's string literals that
 	// hold escapes: room enough for all its unescaped strings.
@@ -35,8 +44,9 @@ type Index struct {
 type valueToken struct {
 	start, end int32
 	skip       int32
-	// escaped marks a string literal that holds escapes.
-	escaped bool
+	// esc says whether a string literal holds escapes, and whether one
+	// escapes a surrogate.
+	esc escapes
 }
 
 // indexPool recycles indexes between documents: an index is only needed
@@ -65,7 +75,7 @@ func (x *Index) build(s string) bool {
 	if !scanJSON(s, x) {
 		return false
 	}
-	x.base, x.size, x.cursor = unsafe.StringData(s), len(s), 0
+	x.base, x.size, x.cursor, x.walked = unsafe.StringData(s), len(s), 0, 0
 	return true
 }
 
@@ -100,6 +110,14 @@ func (x *Index) find(s string, i int) (k, base int, ok bool) {
 		k++
 	case k+2 < len(tokens) && int(tokens[k+2].start) == off:
 		k += 2 // past a key
+	case x.walked < len(tokens) && int(tokens[x.walked].start) == off:
+		k = x.walked
+	case k < len(tokens) && lookupAfter(tokens, int(tokens[k].skip), off) >= 0:
+		// Past a container the walk did not enter (an object's last
+		// member that was an array, say), or past its key too.
+		k = lookupAfter(tokens, int(tokens[k].skip), off)
+	case x.metAt(off) >= 0:
+		k = x.metAt(off)
 	default:
 		var found bool
 		k, found = slices.BinarySearchFunc(tokens, off, func(t valueToken, off int) int { return int(t.start) - off })
@@ -108,6 +126,9 @@ func (x *Index) find(s string, i int) (k, base int, ok bool) {
 		}
 	}
 	x.cursor = k
+	if int(tokens[k].skip) > k+1 {
+		x.walked = k
+	}
 	return k, base, true
 }
 
@@ -125,12 +146,12 @@ func (x *Index) end(s string, i int) (int, bool) {
 // the index (x may be nil), counting its bytes when it holds escapes.
 func (x *Index) scanString(s string, i int) int {
 	start := i
-	end, escaped := validString(s, i)
+	end, esc := validString(s, i)
 	if x != nil && end >= 0 {
-		if escaped {
+		if esc != 0 {
 			x.escapedBytes += end - start
 		}
-		x.add(start, end, escaped)
+		x.add(start, end, esc)
 	}
 	return end
 }
@@ -147,8 +168,37 @@ func (x *Index) openAt(start int, open []int32) []int32 {
 }
 
 // add records the scalar value or key s[start:end] (x may be nil).
-func (x *Index) add(start, end int, escaped bool) {
+func (x *Index) add(start, end int, esc escapes) {
 	if x != nil {
-		x.tokens = append(x.tokens, valueToken{start: int32(start), end: int32(end), skip: int32(len(x.tokens) + 1), escaped: escaped})
+		x.tokens = append(x.tokens, valueToken{start: int32(start), end: int32(end), skip: int32(len(x.tokens) + 1), esc: esc})
 	}
+}
+
+// lookupAfter returns k or k+1 (past a key) when that token starts at
+// off, else -1.
+func lookupAfter(tokens []valueToken, k, off int) int {
+	switch {
+	case k < len(tokens) && int(tokens[k].start) == off:
+		return k
+	case k+1 < len(tokens) && int(tokens[k+1].start) == off:
+		return k + 1
+	}
+	return -1
+}
+
+// meet records that a walk yielded the container whose token is k.
+func (x *Index) meet(k int32) {
+	x.met[x.metN&3] = k
+	x.metN++
+}
+
+// metAt returns the token of a container a walk yielded lately that
+// starts at off, or -1.
+func (x *Index) metAt(off int) int {
+	for _, k := range x.met {
+		if int(k) < len(x.tokens) && int(x.tokens[k].start) == off {
+			return int(k)
+		}
+	}
+	return -1
 }

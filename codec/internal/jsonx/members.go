@@ -119,7 +119,7 @@ func Members(raw string, a *Arena) iter.Seq2[string, Value] {
 		}
 		for {
 			key, value, ok := m.next()
-			if !ok || !yield(key, Value{Raw: value, a: m.a, escaped: m.escaped}) {
+			if !ok || !yield(key, Value{Raw: value, a: m.a, esc: m.esc}) {
 				return
 			}
 		}
@@ -134,15 +134,41 @@ type Value struct {
 	Raw string
 
 	a *Arena
-	// escaped tells whether Raw is a string literal that holds escapes,
-	// which the walk finds along with its extent.
-	escaped bool
+	// esc tells whether Raw is a string literal that holds escapes, and
+	// whether one escapes a surrogate, which the walk finds along with its
+	// extent.
+	esc escapes
 }
 
 // Result builds the value's gjson.Result as Arena.Result does: a string
 // is unescaped into the walk's arena only when it holds escapes, a
 // container is left unparsed for a walk of its own.
-func (v Value) Result() gjson.Result { return v.a.valueResult(v.Raw, v.escaped) }
+func (v Value) Result() gjson.Result { return v.a.valueResult(v.Raw, v.esc != 0) }
+
+// Escaped reports whether the value is a string literal that holds
+// escapes, which the walk found along with its extent: a decoder that
+// moves the literal instead of reading its text needs no search for a
+// backslash.
+func (v Value) Escaped() bool { return v.esc != 0 }
+
+// Copyable reports whether the value is a string literal whose escapes
+// may be copied in place of its text by an encoder that escapes JSON
+// strings as encoding/json does: it holds escapes, and none of a UTF-16
+// surrogate (a lone one unescapes to U+FFFD, a pair to a character
+// escaping would not write as an escape). Whether its bytes are valid
+// UTF-8 is left to the caller. The validating pass found this along with
+// the literal's extent.
+func (v Value) Copyable() bool { return v.esc == escSome }
+
+// Shallow is Result without unescaping: a string's Str is the literal's
+// body with its escapes intact. It is for a decoder that reads a member's
+// type and raw text now and its text, if at all, later (through Value).
+func (v Value) Shallow() gjson.Result {
+	if v.Raw[0] != '"' {
+		return v.a.Result(v.Raw)
+	}
+	return gjson.Result{Type: gjson.String, Raw: v.Raw, Str: v.Raw[1 : len(v.Raw)-1]}
+}
 
 // valueResult is Value.Result out of line, so that Result itself is
 // inlined at every member a decoder reads; a string, the commonest value,
@@ -167,9 +193,9 @@ type memberIter struct {
 	i   int
 	obj bool
 
-	// escaped tells whether the value next returned last is a string
-	// literal that holds escapes.
-	escaped bool
+	// esc tells whether the value next returned last is a string
+	// literal that holds escapes, and whether one escapes a surrogate.
+	esc escapes
 
 	// x, when the arena's index holds raw's document, is that index:
 	// the walk reads the members from its tokens, from t up to stop, with
@@ -194,7 +220,7 @@ func (m *memberIter) init(raw string, a *Arena) bool {
 	// Field by field: a composite literal is built on the stack and
 	// copied in 16-byte moves that stall on the stores just made, a
 	// tenth of a stream event's decoding.
-	m.raw, m.a, m.i, m.obj, m.escaped = raw, a, i+1, raw[i] == '{', false
+	m.raw, m.a, m.i, m.obj, m.esc = raw, a, i+1, raw[i] == '{', 0
 	m.x, m.t, m.stop, m.base = nil, 0, 0, 0
 	if raw[i] != '{' && raw[i] != '[' {
 		m.i = i
@@ -218,7 +244,7 @@ func (m *memberIter) next() (key, value string, ok bool) {
 		if m.obj {
 			k := &x.tokens[m.t]
 			key = m.raw[int(k.start)-m.base+1 : int(k.end)-m.base-1]
-			if k.escaped {
+			if k.esc != 0 {
 				key = m.a.Unescape(key)
 			}
 			m.t++
@@ -227,7 +253,10 @@ func (m *memberIter) next() (key, value string, ok bool) {
 		// index's cursor now is.
 		x.cursor = int(m.t)
 		v := &x.tokens[m.t]
-		m.t, m.escaped = v.skip, v.escaped
+		if v.skip > m.t+1 {
+			x.meet(m.t)
+		}
+		m.t, m.esc = v.skip, v.esc
 		return key, m.raw[int(v.start)-m.base : int(v.end)-m.base], true
 	}
 	raw, i := m.raw, m.i
@@ -249,7 +278,13 @@ func (m *memberIter) next() (key, value string, ok bool) {
 	}
 	end := m.a.ValueEnd(raw, i)
 	m.i = end
-	m.escaped = raw[i] == '"' && strings.IndexByte(raw[i:end], '\\') >= 0
+	m.esc = 0
+	if raw[i] == '"' && strings.IndexByte(raw[i:end], '\\') >= 0 {
+		// Whether an escape is of a surrogate is not looked for here,
+		// outside an indexed document: a literal is taken to hold one,
+		// so that it is unescaped rather than copied.
+		m.esc = escSurrogate
+	}
 	return key, raw[i:end], true
 }
 
@@ -392,7 +427,7 @@ func (a *Arena) ValueAt(s string, i int) (gjson.Result, int) {
 			t := &x.tokens[k]
 			end := int(t.end) - base
 			if s[i] == '"' {
-				return a.StringValue(s[i:end], t.escaped), end
+				return a.StringValue(s[i:end], t.esc != 0), end
 			}
 			return a.Result(s[i:end]), end
 		}

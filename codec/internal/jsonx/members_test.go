@@ -50,7 +50,7 @@ func TestMembersModes(t *testing.T) {
 			return nil
 		}
 		for k, v := range Members(raw, a) {
-			got = append(got, member{k, v.Raw, v.escaped})
+			got = append(got, member{k, v.Raw, v.Escaped()})
 			got = append(got, walk(t, v.Raw, a)...)
 		}
 		return got

@@ -82,7 +82,7 @@ func BenchmarkStringMasks(b *testing.B) {
 // size.
 func TestValidStringBlocks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	alphabet := []string{"a", "b", " ", `"`, `\`, `\\`, `\"`, `\n`, `\u00e9`, `\u12G4`, `\x`, "\x01", "\n", "é", "u", "0"}
+	alphabet := []string{"a", "b", " ", `"`, `\`, `\\`, `\"`, `\n`, `\u00e9`, `\u12G4`, `\ud83d`, `\uDFFF`, `\uE000`, `\uD7FF`, `\\ud800`, `\x`, "\x01", "\n", "é", "u", "0"}
 	for trial := 0; trial < 200000; trial++ {
 		b := appendRandomText([]byte{'"'}, rng, rng.IntN(200), alphabet, 4)
 		if rng.IntN(3) > 0 {
@@ -91,9 +91,16 @@ func TestValidStringBlocks(t *testing.T) {
 		b = append(b, `,"next"`...)
 		s := string(b)
 		got, gotEsc := validString(s, 0)
-		want, wantEsc := validStringTail(s, 1, false)
+		want, wantEsc := validStringTail(s, 1, 0)
 		if got != want || gotEsc != wantEsc {
 			t.Fatalf("validString(%q) = %d, %v; byte at a time %d, %v", s, got, gotEsc, want, wantEsc)
+		}
+		if got < 0 {
+			continue
+		}
+		body := s[1 : got-1]
+		if (gotEsc != 0) != strings.Contains(body, `\`) || (gotEsc == escSurrogate) != !escapesNoSurrogate(body) {
+			t.Fatalf("validString(%q) says escapes %v", s, gotEsc)
 		}
 	}
 }

@@ -64,7 +64,7 @@ value:
 		i = SkipSpace(s, i+1)
 		if i < len(s) && s[i] == '}' {
 			i++
-			x.add(start, i, false)
+			x.add(start, i, 0)
 			goto next
 		}
 		push(true)
@@ -75,7 +75,7 @@ value:
 		i = SkipSpace(s, i+1)
 		if i < len(s) && s[i] == ']' {
 			i++
-			x.add(start, i, false)
+			x.add(start, i, 0)
 			goto next
 		}
 		push(false)
@@ -90,24 +90,24 @@ value:
 		if i = validNumber(s, i); i < 0 {
 			return false
 		}
-		x.add(start, i, false)
+		x.add(start, i, 0)
 	case c == 't':
 		if len(s)-i < 4 || s[i:i+4] != "true" {
 			return false
 		}
-		x.add(i, i+4, false)
+		x.add(i, i+4, 0)
 		i += 4
 	case c == 'f':
 		if len(s)-i < 5 || s[i:i+5] != "false" {
 			return false
 		}
-		x.add(i, i+5, false)
+		x.add(i, i+5, 0)
 		i += 5
 	case c == 'n':
 		if len(s)-i < 4 || s[i:i+4] != "null" {
 			return false
 		}
-		x.add(i, i+4, false)
+		x.add(i, i+4, 0)
 		i += 4
 	default:
 		return false
@@ -164,8 +164,8 @@ key:
 }
 
 // validString checks the string literal starting at s[i] == '"' and returns
-// the index just past it, or -1.
-func validString(s string, i int) (end int, escaped bool) {
+// the index just past it, or -1, and what escapes it holds.
+func validString(s string, i int) (end int, esc escapes) {
 	i++
 	// Most strings are short (keys, ids, roles): look at two words before
 	// setting up the 64-byte blocks.
@@ -179,7 +179,7 @@ func validString(s string, i int) (end int, escaped bool) {
 		case m == 0:
 			i += 16
 		case s[k+bits.TrailingZeros64(m)/8] == '"':
-			return k + bits.TrailingZeros64(m)/8 + 1, false
+			return k + bits.TrailingZeros64(m)/8 + 1, 0
 		}
 		// Otherwise an escape or a control byte comes early: the blocks
 		// below take the string from its start.
@@ -189,7 +189,7 @@ func validString(s string, i int) (end int, escaped bool) {
 	// character and any invalid escape from the bit masks, without
 	// a branch per escape.
 	var carry uint64 // 1 when the next block's first byte is escaped
-	hasEscape := false
+	var hasEscape escapes
 	for len(s)-i >= 64 {
 		q, b, c := StringMasks(unsafe.StringData(s[i:]))
 		escaped := escapedBits(b, &carry)
@@ -199,20 +199,24 @@ func validString(s string, i int) (end int, escaped bool) {
 			inside = quotes&-quotes - 1
 		}
 		if c&inside != 0 {
-			return -1, false
+			return -1, 0
 		}
 		if escaped&inside != 0 {
-			hasEscape = true
+			hasEscape |= escSome
 		}
-		for e := escaped & inside; e != 0; e &= e - 1 {
+		// An escaped quote or backslash is a valid escape: only the
+		// other escaped bytes are looked up (a newline's n, a \u).
+		for e := escaped & inside &^ (q | b); e != 0; e &= e - 1 {
 			k := i + bits.TrailingZeros64(e)
 			switch escapeLen[s[k]] {
 			case 0:
-				return -1, false
+				return -1, 0
 			case 6:
-				if hex4(s[k+1:]) < 0 {
-					return -1, false
+				r := hex4(s[k+1:])
+				if r < 0 {
+					return -1, 0
 				}
+				hasEscape |= surrogateEscape(r)
 			}
 		}
 		if quotes != 0 {
@@ -244,7 +248,7 @@ func escapedBits(backslash uint64, carry *uint64) uint64 {
 // validStringTail is validString from i, just past the opening quote or
 // inside the string at a byte that is not escaped; escaped says whether
 // the string had an escape before i.
-func validStringTail(s string, i int, escaped bool) (int, bool) {
+func validStringTail(s string, i int, escaped escapes) (int, escapes) {
 	for {
 		// Skip the bytes that hold no quote, backslash or control
 		// character a word at a time, two words per round so that the two
@@ -271,16 +275,16 @@ func validStringTail(s string, i int, escaped bool) (int, bool) {
 			i++
 		}
 		if i >= len(s) {
-			return -1, false
+			return -1, 0
 		}
 	special:
 		switch c := s[i]; {
 		case c == '"':
 			return i + 1, escaped
 		case c == '\\':
-			escaped = true
+			escaped |= escSome
 			if i+1 >= len(s) {
-				return -1, false
+				return -1, 0
 			}
 			// A table rather than a switch: escapes are frequent in
 			// conversation text and their letters unpredictable.
@@ -288,15 +292,17 @@ func validStringTail(s string, i int, escaped bool) (int, bool) {
 			case 2:
 				i += 2
 			case 6:
-				if hex4(s[i+2:]) < 0 {
-					return -1, false
+				r := hex4(s[i+2:])
+				if r < 0 {
+					return -1, 0
 				}
+				escaped |= surrogateEscape(r)
 				i += 6
 			default:
-				return -1, false
+				return -1, 0
 			}
 		default: // a control character
-			return -1, false
+			return -1, 0
 		}
 	}
 }

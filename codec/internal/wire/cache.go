@@ -217,7 +217,7 @@ func partsSize(ps []codec.Part) int {
 	n := 0
 	for i := range ps {
 		p := &ps[i]
-		n += len(p.Text) + len(p.Arguments) + len(p.ToolName) + len(p.Data) + len(p.URL)
+		n += p.TextSize() + len(p.Arguments) + len(p.ToolName) + len(p.Data) + len(p.URL)
 		if len(p.Content) > 0 {
 			n += partsSize(p.Content)
 		}
@@ -321,7 +321,7 @@ func BreakpointPart(p *codec.Part) bool {
 	case codec.PartReasoning:
 		return false
 	case codec.PartText, codec.PartRefusal:
-		return p.Text != ""
+		return p.HasText()
 	}
 	return true
 }

@@ -61,7 +61,7 @@ type citedSegment struct {
 // between spans is a segment without citations; citations whose spans
 // overlap are given to one segment covering them all.
 func CitedSegments(p *codec.Part) []citedSegment {
-	text := p.Text
+	text := p.TextValue()
 	type span struct {
 		s, e int
 		c    codec.Citation
@@ -123,7 +123,7 @@ func AppendURLCitations(dst []byte, p *codec.Part) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = AppendURLCitation(dst, c, p.Text, 0)
+		dst = AppendURLCitation(dst, c, p.TextValue(), 0)
 	}
 	return append(dst, ']')
 }

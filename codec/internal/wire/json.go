@@ -229,7 +229,7 @@ func AppendOpenAIUser(dst []byte, user string) []byte {
 // unescapes to.
 func KeepLiteral(p *codec.Part, v gjson.Result) {
 	n := len(v.Raw) - 2
-	if n <= len(v.Str) || v.Raw[0] != '"' || p.Text != v.Str {
+	if n <= len(v.Str) || v.Raw[0] != '"' || p.TextValue() != v.Str {
 		return
 	}
 	if !utf8.ValidString(v.Str) || HasReplacementChar(v.Str) {
@@ -293,24 +293,57 @@ func PlainText(a *jsonx.Arena, raw string, typeLiterals ...string) (codec.Part, 
 	if !sawType || text.Raw == "" {
 		return codec.Part{}, false
 	}
-	return TextPart(codec.PartText, text.Result()), true
+	return ValueTextPart(codec.PartText, text), true
 }
 
-// AppendText appends text, the text of part p or a text made from it, as a
-// JSON string: when text is what p's literal decoded to (p.Text as
-// decoded, unless something changed it since), the literal is copied
-// instead of escaping text again. Comparing the two costs nothing while
-// they are the same string.
-func AppendText(dst []byte, text string, p *codec.Part) []byte {
+// ValueTextPart returns a part of kind t holding the string value v of a
+// walk: when its literal holds escapes that may be copied as they are
+// (jsonx.Value.Copyable, and valid UTF-8), the part holds the literal without unescaping
+// it (Part.SetEscapedText), for an encoder to copy and a reader to
+// unescape through Part.TextValue; otherwise the text is unescaped now,
+// with its literal kept (TextPart).
+func ValueTextPart(t codec.PartType, v jsonx.Value) codec.Part {
+	p := codec.Part{Type: t}
+	SetValueText(&p, v)
+	return p
+}
+
+// SetValueText sets the text of p to the string value v of a walk, as
+// ValueTextPart does.
+func SetValueText(p *codec.Part, v jsonx.Value) {
+	if v.Copyable() {
+		if body := v.Raw[1 : len(v.Raw)-1]; utf8.ValidString(body) {
+			p.SetEscapedText(body)
+			return
+		}
+	}
+	r := v.Result()
+	p.Text = r.Str
+	KeepLiteral(p, r)
+}
+
+// AppendPartText appends p's text as a JSON string: the literal it was
+// decoded from when p keeps one and its text is unchanged (Part.JSONText),
+// without unescaping a text still escaped, else its text escaped.
+func AppendPartText(dst []byte, p *codec.Part) []byte {
 	dst = append(dst, '"')
-	dst = AppendTextBody(dst, text, p)
+	dst = AppendPartTextBody(dst, p)
 	return append(dst, '"')
 }
 
-// AppendTextBody is AppendText without the quotes.
-func AppendTextBody(dst []byte, text string, p *codec.Part) []byte {
-	if raw, ok := p.TextLiteral(text); ok {
+// AppendPrefixedPartText is AppendPartText for prefix followed by p's
+// text, prefix being plain text that needs no escape ("Error: ").
+func AppendPrefixedPartText(dst []byte, prefix string, p *codec.Part) []byte {
+	dst = append(dst, '"')
+	dst = append(dst, prefix...)
+	dst = AppendPartTextBody(dst, p)
+	return append(dst, '"')
+}
+
+// AppendPartTextBody is AppendPartText without the quotes.
+func AppendPartTextBody(dst []byte, p *codec.Part) []byte {
+	if raw, ok := p.JSONText(); ok {
 		return append(dst, raw...)
 	}
-	return jsonx.AppendStringBody(dst, text)
+	return jsonx.AppendStringBody(dst, p.TextValue())
 }

@@ -85,7 +85,7 @@ func RefusalOutput(resp *codec.Response, client codec.Protocol, buf []codec.Part
 		case codec.PartRefusal:
 			return resp.Content, nil
 		case codec.PartText:
-			n += len(resp.Content[i].Text)
+			n += len(resp.Content[i].TextValue())
 		case codec.PartReasoning:
 		default:
 			return nil, RefusalError(client, "the upstream refused after producing "+resp.Content[i].Type.String()+" output")
@@ -98,7 +98,7 @@ func RefusalOutput(resp *codec.Response, client codec.Protocol, buf []codec.Part
 		case codec.PartReasoning:
 			out = append(out, *p)
 		case codec.PartText:
-			b = append(b, p.Text...)
+			b = append(b, p.TextValue()...)
 		}
 	}
 	text := string(b)
