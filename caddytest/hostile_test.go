@@ -111,6 +111,8 @@ func convField(p proto) string {
 		return "input"
 	case gemini, vertex:
 		return "contents"
+	case geminiInteractions, vertexInteractions:
+		return "input"
 	}
 	return "messages"
 }
@@ -134,6 +136,8 @@ func requestWith(p proto, model, conv, extra string) []byte {
 		return []byte(`{"messages":` + conv + `,"inferenceConfig":{"maxTokens":16}` + extra + `}`)
 	case gemini, vertex:
 		return []byte(`{"contents":` + conv + `,"generationConfig":{"maxOutputTokens":16}` + extra + `}`)
+	case geminiInteractions, vertexInteractions:
+		return []byte(`{"model":"` + model + `","input":` + conv + `,"generation_config":{"max_output_tokens":16}` + extra + `}`)
 	}
 	panic("unknown protocol " + string(p))
 }

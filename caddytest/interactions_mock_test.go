@@ -11,10 +11,6 @@ import (
 	"github.com/tidwall/sjson"
 )
 
-// geminiInteractions is Google's Interactions API, as a client protocol
-// and as an upstream.
-const geminiInteractions proto = "gemini-interactions"
-
 // interactionsMock is an Interactions API server as Google documents it:
 // POST /v1beta/interactions creates an interaction (steps in, steps out;
 // a streamed one as SSE events with event ids and data: [DONE]), keeps it

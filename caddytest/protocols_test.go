@@ -29,11 +29,19 @@ const (
 	// azureOpenAI is an upstream only: Azure OpenAI, in front of the
 	// OpenAI mocks (azure_test.go).
 	azureOpenAI proto = "azure-openai"
+	// geminiInteractions is Google's Interactions API on the Gemini API
+	// (POST /v1beta/interactions, the stream chosen by the body).
+	geminiInteractions proto = "gemini-interactions"
+	// vertexInteractions is the Interactions API on Vertex AI
+	// (projects/*/locations/*/interactions:create and :createStream),
+	// with a bearer token.
+	vertexInteractions proto = "vertex-interactions"
 )
 
 // allProtocols lists the protocols in a stable order; it is both the client
 // and the upstream axis of the pair matrix.
-var allProtocols = []proto{openaiChat, openaiResponses, anthropicMsgs, gemini, vertex, vertexAnthropic, bedrockConverse, bedrockAnthropic}
+var allProtocols = []proto{openaiChat, openaiResponses, anthropicMsgs, gemini, vertex, vertexAnthropic, bedrockConverse, bedrockAnthropic,
+	geminiInteractions, vertexInteractions}
 
 // Settings written into the Caddyfile and expected by the mocks.
 const (
@@ -80,6 +88,10 @@ func (p proto) blockContent() bool { return p.isGoogle() || p == bedrockConverse
 // isGoogle reports whether p speaks the Gemini wire format.
 func (p proto) isGoogle() bool { return p == gemini || p == vertex }
 
+// isInteractions reports whether p speaks Google's Interactions API:
+// typed steps in, an interaction of steps out.
+func (p proto) isInteractions() bool { return p == geminiInteractions || p == vertexInteractions }
+
 // isOpenAI reports whether p is one of the OpenAI protocols.
 func (p proto) isOpenAI() bool { return p == openaiChat || p == openaiResponses }
 
@@ -92,6 +104,8 @@ func (p proto) family() proto {
 		return anthropicMsgs
 	case azureOpenAI:
 		return openaiChat
+	case vertexInteractions:
+		return geminiInteractions
 	}
 	return p
 }
@@ -108,7 +122,7 @@ func (p proto) credentialScheme() string {
 	switch p {
 	case anthropicMsgs:
 		return "x-api-key"
-	case gemini:
+	case gemini, geminiInteractions:
 		return "x-goog-api-key"
 	}
 	return "bearer"
@@ -155,6 +169,11 @@ func (p proto) clientPath(model string) string {
 		return "/model/" + awsEscape(model) + "/invoke"
 	case bedrockConverse:
 		return "/model/" + awsEscape(model) + "/converse"
+	case geminiInteractions:
+		// The REST reference's version; the SDKs' v1 is routed the same.
+		return "/v1beta/interactions"
+	case vertexInteractions:
+		return "/v1beta1/projects/" + clientProject + "/locations/" + vertexLocation + "/interactions:create"
 	}
 	panic("unknown protocol " + string(p))
 }
@@ -168,6 +187,8 @@ func (p proto) upstreamPath(model string) string {
 		return "/v1/projects/" + vertexProject + "/locations/" + vertexLocation + "/publishers/google/models/" + model + ":generateContent"
 	case vertexAnthropic:
 		return "/v1/projects/" + vertexProject + "/locations/" + vertexLocation + "/publishers/anthropic/models/" + model + ":rawPredict"
+	case vertexInteractions:
+		return "/v1beta1/projects/" + vertexProject + "/locations/" + vertexLocation + "/interactions:create"
 	}
 	return p.clientPath(model)
 }
@@ -184,6 +205,8 @@ func (p proto) streamMethod() (method, streaming string, ok bool) {
 		return "/invoke", "/invoke-with-response-stream", true
 	case bedrockConverse:
 		return "/converse", "/converse-stream", true
+	case vertexInteractions:
+		return ":create", ":createStream", true
 	}
 	return "", "", false
 }
@@ -212,8 +235,15 @@ func (p proto) isStreamPath(path string) bool {
 func (p proto) upstreamPathModel(path string) (model string, ok bool) {
 	var prefix, suffix string
 	switch p {
-	case openaiChat, openaiResponses, anthropicMsgs:
+	case openaiChat, openaiResponses, anthropicMsgs, geminiInteractions:
 		return "", path == p.upstreamPath("")
+	case vertexInteractions:
+		// The collection itself is what the SDKs post to (escaping the
+		// slashes of their API version, which Google's front end decodes).
+		if unescaped, err := url.PathUnescape(path); err == nil {
+			path = unescaped
+		}
+		return "", path == p.upstreamPath("") || path == p.upstreamStreamPath("") || path == strings.TrimSuffix(p.upstreamPath(""), ":create")
 	case gemini:
 		prefix, suffix = "/v1beta/models/", ":generateContent"
 	case vertex:

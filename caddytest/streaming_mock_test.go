@@ -27,9 +27,10 @@ import (
 
 // streamRequested reports whether rec asks protocol p for a streamed
 // answer: the streaming method in the path for the protocols that name it
-// there, "stream": true in the body for the others.
+// there, "stream": true in the body for the others (and for a post to
+// Vertex AI's interactions collection itself).
 func streamRequested(p proto, rec *recordedRequest) bool {
-	if _, _, inPath := p.streamMethod(); inPath {
+	if _, _, inPath := p.streamMethod(); inPath && (p != vertexInteractions || strings.Contains(rec.Path, ":")) {
 		return p.isStreamPath(rec.Path)
 	}
 	return gjson.GetBytes(rec.Body, "stream").Type == gjson.True
@@ -67,6 +68,14 @@ func validateStreaming(p proto, rec *recordedRequest, root gjson.Result) []strin
 			bad(`:streamRawPredict needs "stream": true in the body (stream = %s)`, orAbsent(stream))
 		case !inPath && stream.Type == gjson.True:
 			bad(`"stream": true must be sent to :streamRawPredict, not :rawPredict`)
+		}
+	case vertexInteractions:
+		// Vertex AI's collection methods: :createStream streams, and the
+		// body's stream member must agree with it; a post to the
+		// collection itself streams by the body alone.
+		method := strings.HasSuffix(rec.Path, ":create") || strings.HasSuffix(rec.Path, ":createStream")
+		if inPath := p.isStreamPath(rec.Path); method && inPath != (stream.Type == gjson.True) {
+			bad("the path %s and the body's stream %s disagree", rec.Path, orAbsent(stream))
 		}
 	case gemini, vertex:
 		// A "stream" member is already an unknown field.
@@ -444,6 +453,8 @@ func buildStreamPieces(p proto, model string, r reply, count int) mockStream {
 		// Google writes a failure after the stream started as a bare,
 		// pretty-printed JSON object without data: (vertex/mid-stream-error-499).
 		s.errorTail = []string{"{\n  \"error\": {\n    \"code\": 503,\n    \"message\": " + jsonString(midStreamMessage(p)) + ",\n    \"status\": \"UNAVAILABLE\"\n  }\n}\n"}
+	case geminiInteractions, vertexInteractions:
+		s = interactionsStreamPieces(p, model, r, pieces)
 	default:
 		panic("unknown protocol " + string(p))
 	}

@@ -27,8 +27,11 @@ var ClientPaths = []string{"/v1/interactions", "/v1beta/interactions", "/v1alpha
 // vertexMethods are the tails of Vertex AI's create paths, which are
 // recognised as the family's client route too, so that a request of a
 // Vertex client reaches the family's codec; the body's stream member
-// says whether it streams.
-var vertexMethods = []string{"/interactions:create", "/interactions:createStream"}
+// says whether it streams. Vertex AI's reference names the collection
+// methods :create and :createStream, and the SDKs (google.golang.org/genai,
+// @google/genai) post to the collection itself,
+// /v1beta1/projects/{p}/locations/{l}/interactions.
+var vertexMethods = []string{"/interactions:create", "/interactions:createStream", "/interactions"}
 
 func init() {
 	codec.Register(codec.Descriptor{
