@@ -54,6 +54,10 @@ func upstreamCallID(up proto, i int) string {
 		return fmt.Sprintf("toolu_01ItestItestItest%02d", i)
 	case bedrockConverse:
 		return fmt.Sprintf("tooluse_ItestItestItestIt%02d", i)
+	case geminiInteractions, vertexInteractions:
+		// The Interactions API gives every call an id, which results
+		// answer by call_id.
+		return fmt.Sprintf("fc_itestIntr%02d", i)
 	}
 	return ""
 }

@@ -43,6 +43,9 @@ func TestResponseStatuses(t *testing.T) {
 		{"completed", `{"type":"model_output","content":[{"type":"text","text":"a"}]}`, mapping.StopEnd, 0},
 		{"completed", `{"type":"function_call","id":"c","name":"f","arguments":{}}`, mapping.StopToolUse, 0},
 		{"incomplete", `{"type":"model_output","content":[{"type":"text","text":"a"}]}`, mapping.StopMaxTokens, 0},
+		// Stopped at the per-request decode limit: to another family,
+		// output cut short.
+		{"requires_continuation", `{"type":"model_output","content":[{"type":"text","text":"a"}]}`, mapping.StopMaxTokens, 0},
 		{"failed", ``, 0, 502},
 		{"in_progress", ``, 0, 502},
 	} {
