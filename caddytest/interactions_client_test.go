@@ -12,7 +12,14 @@ import (
 	"google.golang.org/genai"
 	"google.golang.org/genai/interactions/models/apierrors"
 	gi "google.golang.org/genai/interactions/models/interactions"
+	"google.golang.org/genai/interactions/models/operations"
+	"google.golang.org/genai/interactions/retry"
 )
+
+// noRetries makes the SDK send each create once: the tests count the
+// requests and check each failure as the client first sees it, as they do
+// with every other SDK (which they build without retries).
+var noRetries = operations.WithRetries(retry.Config{Strategy: "none"})
 
 // interactionsClient is google.golang.org/genai's Interactions client:
 // on the Gemini API (an API key, /v1beta/interactions) or, with vertex,
@@ -63,7 +70,7 @@ func (c interactionsClient) stream(ctx context.Context, base string, conv conver
 	if err != nil {
 		return streamResult{}, err
 	}
-	res, err := client.Interactions.Create(ctx, c.body(conv, gi.NewInteractionsInput(interactionsSteps(conv)), "", true))
+	res, err := client.Interactions.Create(ctx, c.body(conv, gi.NewInteractionsInput(interactionsSteps(conv)), "", true), noRetries)
 	if err != nil {
 		return streamResult{}, err
 	}

@@ -55,7 +55,7 @@ func (c interactionsClient) create(ctx context.Context, base string, conv conver
 	if err != nil {
 		return result{}, "", err
 	}
-	res, err := client.Interactions.Create(ctx, c.body(conv, input, prev, false))
+	res, err := client.Interactions.Create(ctx, c.body(conv, input, prev, false), noRetries)
 	if err != nil {
 		return result{}, "", err
 	}
@@ -85,7 +85,7 @@ func (c interactionsClient) streamID(ctx context.Context, base string, conv conv
 	if err != nil {
 		return result{}, "", err
 	}
-	res, err := client.Interactions.Create(ctx, c.body(conv, gi.NewInteractionsInput(interactionsSteps(conv)), "", true))
+	res, err := client.Interactions.Create(ctx, c.body(conv, gi.NewInteractionsInput(interactionsSteps(conv)), "", true), noRetries)
 	if err != nil {
 		return result{}, "", err
 	}

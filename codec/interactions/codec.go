@@ -35,9 +35,11 @@ var vertexMethods = []string{"/interactions:create", "/interactions:createStream
 
 func init() {
 	codec.Register(codec.Descriptor{
-		Name:          GeminiInteractions,
-		Route:         codec.Route{Paths: ClientPaths, Suffixes: vertexMethods},
-		Credential:    codec.Credential{Header: "X-Goog-Api-Key", Query: "key"},
+		Name:  GeminiInteractions,
+		Route: codec.Route{Paths: ClientPaths, Suffixes: vertexMethods},
+		// Vertex AI's clients, whose paths this route takes too, send an
+		// OAuth token; the Gemini API takes one as well as a key.
+		Credential:    codec.Credential{Header: "X-Goog-Api-Key", Query: "key", AlsoBearer: true},
 		FamilyHeaders: []string{"Api-Revision"},
 		PathHints:     []string{"/interactions"},
 		Origin:        mapping.FamilyGemini,
