@@ -112,8 +112,8 @@ func (h *Handler) serveStoredInteraction(w http.ResponseWriter, r *http.Request,
 			x.fail(w, client, cerr)
 			return true, nil
 		}
-		// The collection's path: the create path without a method
-		// (Vertex AI's …/interactions:create).
+		// The collection's path: the create path without a method,
+		// if it has one.
 		path, _ := h.upstreamPath(x.upstream, "", false)
 		if i := strings.LastIndexByte(path, ':'); i > strings.LastIndexByte(path, '/') {
 			path = path[:i]

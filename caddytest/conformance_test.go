@@ -304,7 +304,7 @@ func errorFormatProblems(p proto, want, status int, contentType string, body []b
 			problems = append(problems, "not a Google error body: "+clip(string(body)))
 		}
 	case p.isInteractions():
-		if root.Get("error.code").Str != googleStatusName(status) || !isString("error.message") {
+		if !interactionsCodeFits(root.Get("error.code").Str, status) || !isString("error.message") {
 			problems = append(problems, "not an Interactions error body: "+clip(string(body)))
 		}
 	default:

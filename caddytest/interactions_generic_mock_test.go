@@ -108,6 +108,17 @@ func interactionsSuccessBody(model string, r reply) string {
 		`"steps":[{"type":"model_output","content":[{"type":"text","text":` + jsonString(r.Text) + `}]}],"usage":` + interactionsUsageJSON(r.Usage) + `}`
 }
 
+// interactionsCodeFits reports whether code, an Interactions error's
+// string code, names HTTP status as Google does: the status name of the
+// statuses every API maps alike, and some status name for the others
+// (a gateway's 502, a body over its limit).
+func interactionsCodeFits(code string, status int) bool {
+	if st := googleStatusName(status); st != "UNKNOWN" {
+		return code == st
+	}
+	return code != "" && strings.Trim(code, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_") == ""
+}
+
 // interactionsError is an Interactions error body: the status name as
 // the string code, as the SDKs' generated Error model has it.
 func interactionsError(status int, message string) string {

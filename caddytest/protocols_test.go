@@ -33,8 +33,8 @@ const (
 	// (POST /v1beta/interactions, the stream chosen by the body).
 	geminiInteractions proto = "gemini-interactions"
 	// vertexInteractions is the Interactions API on Vertex AI
-	// (projects/*/locations/*/interactions:create and :createStream),
-	// with a bearer token.
+	// (POST projects/*/locations/*/interactions, the stream chosen by the
+	// body, where the SDKs post), with a bearer token.
 	vertexInteractions proto = "vertex-interactions"
 )
 
@@ -173,7 +173,7 @@ func (p proto) clientPath(model string) string {
 		// The REST reference's version; the SDKs' v1 is routed the same.
 		return "/v1beta/interactions"
 	case vertexInteractions:
-		return "/v1beta1/projects/" + clientProject + "/locations/" + vertexLocation + "/interactions:create"
+		return "/v1beta1/projects/" + clientProject + "/locations/" + vertexLocation + "/interactions"
 	}
 	panic("unknown protocol " + string(p))
 }
@@ -188,7 +188,7 @@ func (p proto) upstreamPath(model string) string {
 	case vertexAnthropic:
 		return "/v1/projects/" + vertexProject + "/locations/" + vertexLocation + "/publishers/anthropic/models/" + model + ":rawPredict"
 	case vertexInteractions:
-		return "/v1beta1/projects/" + vertexProject + "/locations/" + vertexLocation + "/interactions:create"
+		return "/v1beta1/projects/" + vertexProject + "/locations/" + vertexLocation + "/interactions"
 	}
 	return p.clientPath(model)
 }
@@ -205,8 +205,6 @@ func (p proto) streamMethod() (method, streaming string, ok bool) {
 		return "/invoke", "/invoke-with-response-stream", true
 	case bedrockConverse:
 		return "/converse", "/converse-stream", true
-	case vertexInteractions:
-		return ":create", ":createStream", true
 	}
 	return "", "", false
 }
@@ -238,12 +236,12 @@ func (p proto) upstreamPathModel(path string) (model string, ok bool) {
 	case openaiChat, openaiResponses, anthropicMsgs, geminiInteractions:
 		return "", path == p.upstreamPath("")
 	case vertexInteractions:
-		// The collection itself is what the SDKs post to (escaping the
-		// slashes of their API version, which Google's front end decodes).
+		// The SDKs escape the slashes of their API version, which
+		// Google's front end decodes.
 		if unescaped, err := url.PathUnescape(path); err == nil {
 			path = unescaped
 		}
-		return "", path == p.upstreamPath("") || path == p.upstreamStreamPath("") || path == strings.TrimSuffix(p.upstreamPath(""), ":create")
+		return "", path == p.upstreamPath("")
 	case gemini:
 		prefix, suffix = "/v1beta/models/", ":generateContent"
 	case vertex:

@@ -17,7 +17,7 @@ import (
 
 // signingUpstreams are the upstreams whose reasoning carries opaque values
 // that must come back on the next turn.
-var signingUpstreams = []proto{anthropicMsgs, vertexAnthropic, openaiResponses, gemini, vertex, bedrockConverse}
+var signingUpstreams = []proto{anthropicMsgs, vertexAnthropic, openaiResponses, gemini, vertex, bedrockConverse, geminiInteractions, vertexInteractions}
 
 // visibleReasoning is the reasoning text upstream up's reasoning answer
 // shows (the thinking, the summary or the thought).

@@ -27,10 +27,9 @@ import (
 
 // streamRequested reports whether rec asks protocol p for a streamed
 // answer: the streaming method in the path for the protocols that name it
-// there, "stream": true in the body for the others (and for a post to
-// Vertex AI's interactions collection itself).
+// there, "stream": true in the body for the others.
 func streamRequested(p proto, rec *recordedRequest) bool {
-	if _, _, inPath := p.streamMethod(); inPath && (p != vertexInteractions || strings.Contains(rec.Path, ":")) {
+	if _, _, inPath := p.streamMethod(); inPath {
 		return p.isStreamPath(rec.Path)
 	}
 	return gjson.GetBytes(rec.Body, "stream").Type == gjson.True
@@ -68,14 +67,6 @@ func validateStreaming(p proto, rec *recordedRequest, root gjson.Result) []strin
 			bad(`:streamRawPredict needs "stream": true in the body (stream = %s)`, orAbsent(stream))
 		case !inPath && stream.Type == gjson.True:
 			bad(`"stream": true must be sent to :streamRawPredict, not :rawPredict`)
-		}
-	case vertexInteractions:
-		// Vertex AI's collection methods: :createStream streams, and the
-		// body's stream member must agree with it; a post to the
-		// collection itself streams by the body alone.
-		method := strings.HasSuffix(rec.Path, ":create") || strings.HasSuffix(rec.Path, ":createStream")
-		if inPath := p.isStreamPath(rec.Path); method && inPath != (stream.Type == gjson.True) {
-			bad("the path %s and the body's stream %s disagree", rec.Path, orAbsent(stream))
 		}
 	case gemini, vertex:
 		// A "stream" member is already an unknown field.

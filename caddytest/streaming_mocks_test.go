@@ -94,16 +94,10 @@ func mockStreamCases(p proto) []mockStreamCase {
 			{"valid", p.upstreamStreamPath(model), base, ""},
 			{"stream member", p.upstreamStreamPath(model), streamed, `unknown top-level fields ["stream"]`},
 		}
-	case geminiInteractions:
+	case geminiInteractions, vertexInteractions:
 		return []mockStreamCase{
 			{"valid", p.upstreamStreamPath(model), streamed, ""},
 			{"stream not a boolean", p.upstreamStreamPath(model), set(base, "stream", "yes"), "stream must be a boolean"},
-		}
-	case vertexInteractions:
-		return []mockStreamCase{
-			{"valid", p.upstreamStreamPath(model), streamed, ""},
-			{"createStream without stream", p.upstreamStreamPath(model), base, "disagree"},
-			{"stream to create", p.upstreamPath(model), streamed, "disagree"},
 		}
 	case vertexAnthropic:
 		return []mockStreamCase{

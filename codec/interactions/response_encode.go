@@ -1,6 +1,7 @@
 package interactions
 
 import (
+	"strings"
 	"time"
 
 	"github.com/llmbridge/llmbridge/codec"
@@ -158,8 +159,10 @@ func appendTextContent(dst []byte, p *codec.Part) []byte {
 	return append(dst, '}')
 }
 
-// appendThoughtStep appends a thought step for a client. A signature
-// Google issued goes as it is; another family's goes as a continuation
+// appendThoughtStep appends a thought step for a client. A thought
+// signature Google issued goes as it is; another family's, and a Gemini
+// part kept whole (code execution and the like, which is no signature
+// and whose content the client must not be shown), go as a continuation
 // token, which brings it back to its issuer when the client replays the
 // step (with the thinking text an Anthropic signature covers, which must
 // come back byte for byte). tok is scratch space for the token.
@@ -167,7 +170,7 @@ func appendThoughtStep(dst []byte, signature string, origin mapping.Family, reda
 	dst = append(dst, `{"type":"thought"`...)
 	if signature != "" {
 		dst = append(dst, `,"signature":`...)
-		if origin == mapping.FamilyGemini {
+		if origin == mapping.FamilyGemini && !strings.HasPrefix(signature, "{") {
 			dst = jsonx.AppendString(dst, signature)
 		} else {
 			c := mapping.Continuation{Origin: origin, Redacted: redacted, ItemID: itemID, Signature: signature}

@@ -6,6 +6,8 @@ import (
 
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
 )
 
 // TestResponseRoundTrip decodes an interaction and encodes it back.
@@ -63,27 +65,42 @@ func TestResponseStatuses(t *testing.T) {
 	}
 }
 
-// TestForeignReasoningToClient checks that another family's signature
-// reaches an Interactions client as a continuation token, which brings it
-// back to its issuer.
+// TestForeignReasoningToClient checks that the opaque values an
+// Interactions client cannot use as they are reach it as continuation
+// tokens, which bring them back to their issuer: another family's
+// signature, and a Gemini part kept whole (code execution), whose content
+// must not show; a Gemini thought signature is the API's own and goes as
+// it is.
 func TestForeignReasoningToClient(t *testing.T) {
-	resp := codec.Response{StopReason: mapping.StopEnd, Content: []codec.Part{
-		{Type: codec.PartReasoning, Text: "t", Signature: "sig", Origin: mapping.FamilyAnthropic}, {Type: codec.PartText, Text: "A"}}}
-	out, err := codec.AppendResponse(nil, GeminiInteractions, &resp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(out)
-	sig := s[strings.Index(s, `"signature":"`)+len(`"signature":"`):]
-	sig = sig[:strings.IndexByte(sig, '"')]
-	var req codec.Request
-	body := `{"model":"m","input":[{"type":"user_input","content":"Q"},{"type":"thought","signature":"` + sig + `"},` +
-		`{"type":"model_output","content":[{"type":"text","text":"A"}]},{"type":"user_input","content":"Go"}]}`
-	if err := codec.DecodeRequest(GeminiInteractions, []byte(body), &req); err != nil {
-		t.Fatal(err)
-	}
-	if p := req.Messages[1].Parts[0]; p.Signature != "sig" || p.Origin != mapping.FamilyAnthropic || p.Text != "t" {
-		t.Errorf("replayed %+v from %s", p, out)
+	for _, tt := range []struct {
+		name, signature, text string
+		origin                mapping.Family
+		sealed                bool
+	}{
+		{"anthropic signature", "sig", "t", mapping.FamilyAnthropic, true},
+		{"gemini part kept whole", `{"executableCode":{"language":"PYTHON","code":"print(2+2)"}}`, "", mapping.FamilyGemini, true},
+		{"gemini thought signature", "c2lnbmVk", "", mapping.FamilyGemini, false},
+	} {
+		resp := codec.Response{StopReason: mapping.StopEnd, Content: []codec.Part{
+			{Type: codec.PartReasoning, Text: tt.text, Signature: tt.signature, Origin: tt.origin}, {Type: codec.PartText, Text: "A"}}}
+		out, err := codec.AppendResponse(nil, GeminiInteractions, &resp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sig := gjson.GetBytes(out, "steps.0.signature").Str
+		if mapping.IsEnvelope(sig) != tt.sealed || strings.Contains(string(out), "print(") {
+			t.Errorf("%s: the client got the signature %q (%s)", tt.name, sig, out)
+		}
+		var req codec.Request
+		step, _ := sjson.Set(`{"type":"thought"}`, "signature", sig)
+		body := `{"model":"m","input":[{"type":"user_input","content":"Q"},` + step + `,` +
+			`{"type":"model_output","content":[{"type":"text","text":"A"}]},{"type":"user_input","content":"Go"}]}`
+		if err := codec.DecodeRequest(GeminiInteractions, []byte(body), &req); err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if p := req.Messages[1].Parts[0]; p.Signature != tt.signature || p.Origin != tt.origin || p.Text != tt.text {
+			t.Errorf("%s: replayed %+v from %s", tt.name, p, out)
+		}
 	}
 }
 

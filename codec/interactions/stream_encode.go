@@ -201,7 +201,10 @@ func (e *streamEncoder) partStop(dst []byte, ev *codec.Event) []byte {
 		if ev.Signature != "" {
 			dst = e.stepHead(dst, "step.delta")
 			dst = append(dst, `,"delta":{"type":"thought_signature","signature":`...)
-			if ev.Origin == mapping.FamilyGemini {
+			if ev.Origin == mapping.FamilyGemini && !strings.HasPrefix(ev.Signature, "{") {
+				// A Gemini thought signature is the Interactions API's
+				// own; a Gemini part kept whole (code execution and
+				// the like) is not a signature and travels sealed.
 				dst = jsonx.AppendString(dst, ev.Signature)
 			} else {
 				c := mapping.Continuation{Origin: ev.Origin, Redacted: e.redacted, ItemID: e.itemID, Signature: ev.Signature}
