@@ -371,10 +371,11 @@ func interactionsUpstreamPair(t *testing.T, im *interactionsMock, site string, c
 	})
 }
 
-// TestInteractionsUpstreamFailures checks what clients of other
-// protocols get when the Interactions API fails: a 429 in their own error
-// format, and an error at the end of their stream when it breaks off
-// inside a step or sends an error event after content.
+// TestInteractionsUpstreamFailures checks what clients get when the
+// Interactions API fails: a 429 in their own error format, and, for every
+// streaming client, an error at the end of its stream in its own protocol
+// when the upstream's breaks off between step.start and step.stop or
+// sends an error event after content.
 func TestInteractionsUpstreamFailures(t *testing.T) {
 	_, im, site := interactionsEnv(t)
 	conv := sharedConversation(gemini.defaultModel())
@@ -406,7 +407,7 @@ func TestInteractionsUpstreamFailures(t *testing.T) {
 		})
 	}
 	streamers := streamingClients()
-	for _, cp := range []proto{anthropicMsgs, openaiChat, openaiResponses, gemini} {
+	for _, cp := range allProtocols {
 		for _, fault := range []string{"cut", "error-event"} {
 			t.Run(pairName(cp, geminiInteractions)+"/"+fault, func(t *testing.T) {
 				im.reset("¡Hola! from a stream that fails", "completed")
