@@ -268,6 +268,10 @@ const (
 // produce.
 func refusalKinds(up proto) []refusalKind {
 	switch up.family() {
+	case geminiInteractions:
+		// Google documents no refusal or filter form of an
+		// interaction (no finish reason, no prompt feedback).
+		return nil
 	case anthropicMsgs:
 		return []refusalKind{refusalAnthropicText, refusalAnthropicExplained, refusalAnthropicBlank}
 	case openaiChat:

@@ -254,6 +254,8 @@ func wantRefusal(cp, up proto, k refusalKind, stream bool) refusalWant {
 			return refusalWant{text: refusalText, wire: "refusal"}
 		case gemini:
 			return refusalWant{text: refusalText, wire: "SAFETY"}
+		case geminiInteractions:
+			return refusalWant{text: refusalText, wire: "incomplete"}
 		case bedrockConverse:
 			wire := "content_filtered"
 			if k == refusalConverseGuardrail {
@@ -310,6 +312,17 @@ func wantRefusal(cp, up proto, k refusalKind, stream bool) refusalWant {
 		// The explanation goes into finishMessage, which genai does not
 		// read (Candidate.FinishMessage stays empty): it is not checked.
 		return refusalWant{text: visible, wire: "SAFETY"}
+	case geminiInteractions:
+		// The Interactions API has no refusal slot and no filter status:
+		// a refusal's text (or explanation) is the output, and a filter
+		// stop is output cut short.
+		switch {
+		case filter:
+			return refusalWant{wire: "incomplete"}
+		case slot == "":
+			return refusalWant{err: true}
+		}
+		return refusalWant{text: slot, wire: "completed"}
 	case bedrockConverse:
 		// Converse has no refusal: a visible refusal is text, the stop
 		// content_filtered. Like Gemini's, a Converse answer has no slot
@@ -406,7 +419,7 @@ const truncatedText = "The answer was cut off at the limit of"
 // by the token limit.
 var maxTokensWire = map[proto]string{
 	openaiChat: "length", openaiResponses: "incomplete/max_output_tokens", anthropicMsgs: "max_tokens", gemini: "MAX_TOKENS",
-	bedrockConverse: "max_tokens",
+	bedrockConverse: "max_tokens", geminiInteractions: "incomplete",
 }
 
 // maxTokensPath is where each upstream protocol's request carries the
@@ -414,7 +427,7 @@ var maxTokensWire = map[proto]string{
 // llmbridge also writes).
 var maxTokensPath = map[proto]string{
 	openaiChat: "max_completion_tokens", openaiResponses: "max_output_tokens", anthropicMsgs: "max_tokens", gemini: "generationConfig.maxOutputTokens",
-	bedrockConverse: "inferenceConfig.maxTokens",
+	bedrockConverse: "inferenceConfig.maxTokens", geminiInteractions: "generation_config.max_output_tokens",
 }
 
 // TestMaxTokensTruncation: the client's output limit reaches every
@@ -638,6 +651,10 @@ func wantUsage(cp proto, withReasoning bool) map[string]int64 {
 		w = map[string]int64{"input_tokens": u.Input - u.CacheRead, "cache_read_input_tokens": u.CacheRead, "output_tokens": u.Output, "thinking_tokens": reasoning}
 	case gemini:
 		w = map[string]int64{"promptTokenCount": u.Input, "cachedContentTokenCount": u.CacheRead, "candidatesTokenCount": u.Output - reasoning, "thoughtsTokenCount": reasoning}
+	case geminiInteractions:
+		// An interaction's output count excludes thoughts, as Gemini's
+		// candidatesTokenCount does.
+		w = map[string]int64{"total_input_tokens": u.Input, "total_cached_tokens": u.CacheRead, "total_output_tokens": u.Output - reasoning, "total_thought_tokens": reasoning}
 	case bedrockConverse:
 		// Converse reports no reasoning tokens; totalTokens counts the
 		// cache reads too.

@@ -16,6 +16,13 @@ import (
 // issuer), tool calls function_call steps and a hosted search its call
 // and result steps. req, the client's request, may be nil.
 func appendResponse(dst []byte, resp *codec.Response, req *codec.Request) ([]byte, *codec.Error) {
+	// A refusal is output: the API has no refusal slot or status (the
+	// explanation stands in for missing text; a refusal with neither is
+	// an error, not a blank success).
+	content, err := wire.RefusalOutput(resp, GeminiInteractions, nil)
+	if err != nil {
+		return dst, err
+	}
 	dst = append(dst, `{"id":`...)
 	dst = appendID(dst, resp.ID)
 	dst = append(dst, `,"model":`...)
@@ -36,8 +43,8 @@ func appendResponse(dst []byte, resp *codec.Response, req *codec.Request) ([]byt
 	var tok []byte
 	open := false // a model_output step is open
 	n := 0
-	for i := range resp.Content {
-		p := &resp.Content[i]
+	for i := range content {
+		p := &content[i]
 		if p.Type == codec.PartText || p.Type == codec.PartRefusal {
 			if !open {
 				dst = appendComma(dst, n)

@@ -1,6 +1,7 @@
 package interactions
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -132,4 +133,50 @@ func TestErrorBody(t *testing.T) {
 			t.Errorf("%+v: %s, want %s", tt.e, got, tt.want)
 		}
 	}
+}
+
+// TestRefusalToClient checks a refusal toward an Interactions client,
+// which has no refusal slot or status, JSON and streamed: its text, or the
+// upstream's explanation when there is none, is the output; a refusal with
+// neither is an error rather than a blank success.
+func TestRefusalToClient(t *testing.T) {
+	for _, tt := range []struct {
+		name, text, explanation, want string
+		err                           bool
+	}{
+		{"refusal text", "I can't help with that.", "", "I can't help with that.", false},
+		{"explanation only", "", "Harmful request.", "Harmful request.", false},
+		{"blank", "", "", "", true},
+	} {
+		resp := codec.Response{StopReason: mapping.StopRefusal, StopDetails: codec.StopDetails{Explanation: tt.explanation}}
+		if tt.text != "" {
+			resp.Content = []codec.Part{{Type: codec.PartText, Text: tt.text}}
+		}
+		out, err := codec.AppendResponse(nil, GeminiInteractions, &resp)
+		if got := gjson.GetBytes(out, "steps.0.content.0.text").Str; (err != nil) != tt.err || !tt.err && got != tt.want {
+			t.Errorf("%s: %s (%v), want the output %q", tt.name, out, err, tt.want)
+		}
+		enc, _ := codec.NewStreamEncoder(GeminiInteractions, &codec.Request{Model: "m"})
+		var s []byte
+		evs := []codec.Event{{Type: codec.EventStart, ID: "v1_a", Model: "m"}}
+		if tt.text != "" {
+			evs = append(evs, codec.Event{Type: codec.EventPartStart, Part: codec.PartText}, codec.Event{Type: codec.EventPartDelta, Text: tt.text},
+				codec.Event{Type: codec.EventPartStop})
+		}
+		evs = append(evs, codec.Event{Type: codec.EventStop, StopReason: mapping.StopRefusal, StopDetails: codec.StopDetails{Explanation: tt.explanation}},
+			codec.Event{Type: codec.EventEnd})
+		for i := range evs {
+			s = enc.Encode(s, &evs[i])
+		}
+		stream := string(s)
+		if tt.err != strings.Contains(stream, "event: error") || !tt.err && !strings.Contains(stream, jsonString(tt.want)) {
+			t.Errorf("%s: stream %s", tt.name, stream)
+		}
+	}
+}
+
+// jsonString is s as a JSON string literal.
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }
