@@ -52,7 +52,7 @@ var (
 	clisDir     = flag.String("clis.dir", "", "the directory caddytest/clis/install.sh installed the CLIs into (default $LLMBRIDGE_CLIS_DIR, else ${XDG_CACHE_HOME:-~/.cache}/llmbridge-clis)")
 	clisTimeout = flag.Duration("clis.timeout", 120*time.Second, "time limit of one CLI run")
 	clisOut     = flag.String("clis.out", "", "also write TestRealCLIs' matrix (markdown) to this file")
-	clisVertex  = flag.Bool("clis.vertex", true, "also run every CLI against the Vertex upstreams (vertex, vertex-anthropic)")
+	clisVertex  = flag.Bool("clis.vertex", true, "also run every CLI against the Vertex upstreams (vertex, vertex-anthropic, vertex-interactions)")
 	clisAround  = flag.Bool("clis.workarounds", false, "configure the CLIs around llmbridge's documented gaps (Codex without its namespace and web_search tools, Gemini CLI without topK) to reach the tool turn behind them")
 	clisModels  = flag.Bool("clis.models", false, "run every CLI against every model of each upstream's rule table (one run per model) instead of one model per upstream")
 	clisKeep    = flag.Bool("clis.keep", false, "keep each run's temporary HOME, work directory and upstream request log (their path is logged)")
@@ -258,7 +258,7 @@ func cliUpstreams(client proto) []proto {
 		if p == client || sameWire || p == azureOpenAI && azureFamily(client) == client.family() {
 			continue
 		}
-		if !*clisVertex && (p == vertex || p == vertexAnthropic) {
+		if !*clisVertex && (p == vertex || p == vertexAnthropic || p == vertexInteractions) {
 			continue
 		}
 		if *clisModels && p == azureOpenAI {

@@ -92,6 +92,16 @@ func (p proto) isGoogle() bool { return p == gemini || p == vertex }
 // typed steps in, an interaction of steps out.
 func (p proto) isInteractions() bool { return p == geminiInteractions || p == vertexInteractions }
 
+// recognised is the client protocol llmbridge names a client of p by in
+// its logs and spans: one route serves the Interactions clients of the
+// Gemini API and of Vertex AI, as gemini-interactions.
+func (p proto) recognised() proto {
+	if p == vertexInteractions {
+		return geminiInteractions
+	}
+	return p
+}
+
 // isOpenAI reports whether p is one of the OpenAI protocols.
 func (p proto) isOpenAI() bool { return p == openaiChat || p == openaiResponses }
 
