@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/llmbridge/llmbridge/caddymodule/clouds"
+	"github.com/llmbridge/llmbridge/caddymodule/clouds/azure"
 )
 
 // TestAzurePaths checks what the handler does with Azure OpenAI: a
@@ -38,7 +41,7 @@ func TestAzurePaths(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h := &Handler{Upstream: tt.upstream, APIKey: "k"}
 			if tt.version != "" {
-				h.CloudRaw = cloudRaw(&AzureCloud{APIVersion: tt.version})
+				h.CloudRaw = clouds.Raw(&azure.Cloud{APIVersion: tt.version})
 			}
 			h = newTestHandler(t, h)
 			r := httptest.NewRequest("POST", tt.target, strings.NewReader(tt.body))

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/llmbridge/llmbridge/codec"
 )
@@ -223,3 +224,7 @@ func putRequest(req *codec.Request) {
 	req.Reset()
 	requestPool.Put(req)
 }
+
+// bytesString returns b as a string without copying it, for gjson to read:
+// what it returns aliases b, which stays unmodified while it is used.
+func bytesString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }

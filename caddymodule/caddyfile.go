@@ -9,6 +9,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/dustin/go-humanize"
 
+	"github.com/llmbridge/llmbridge/caddymodule/clouds"
 	"github.com/llmbridge/llmbridge/codec"
 )
 
@@ -108,7 +109,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 // bedrock or bedrock-anthropic upstream, which signs its requests with
 // SigV4 unless api_key (a Bedrock API key) is set. The vertex_*,
 // google_*, azure_* and aws_* subdirectives are parsed by the cloud they
-// belong to (GoogleCloud, AzureCloud, AWSCloud), which the JSON holds as
+// belong to (the packages under caddymodule/clouds), which the JSON holds as
 // the handler's "cloud" object; vertex_project and vertex_location are
 // ignored by an upstream outside Google Cloud. Several api_key values,
 // azure_credentials lines or aws_profile names are a credential pool
@@ -131,7 +132,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	if d.NextArg() {
 		return d.ArgErr()
 	}
-	var clouds cloudSettings
+	var cloudBlocks clouds.Blocks
 	for d.NextBlock(0) {
 		name := d.Val()
 		if name == "model" {
@@ -227,10 +228,10 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			h.ModelRules = append(h.ModelRules, r)
 			continue
 		}
-		if cloudOwning(name) != nil {
+		if clouds.Owning(name) != nil {
 			// A subdirective of the upstream's cloud (vertex_*,
 			// google_*, azure_*, aws_*): the cloud parses it.
-			if err := clouds.set(name, d.RemainingArgs()); err != nil {
+			if err := cloudBlocks.Set(name, d.RemainingArgs()); err != nil {
 				return d.Errf("%v", err)
 			}
 			continue
@@ -333,7 +334,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			return d.Errf("unknown subdirective %q", name)
 		}
 	}
-	if err := clouds.settle(h); err != nil {
+	if err := h.settleCloud(cloudBlocks); err != nil {
 		return d.Errf("%v", err)
 	}
 	check := h.checkConfig
@@ -344,7 +345,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		return d.Errf("%v", err)
 	}
 	if h.cloud != nil {
-		h.CloudRaw = cloudRaw(h.cloud)
+		h.CloudRaw = clouds.Raw(h.cloud)
 	}
 	return nil
 }

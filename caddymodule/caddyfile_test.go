@@ -9,6 +9,9 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
+	awscloud "github.com/llmbridge/llmbridge/caddymodule/clouds/aws"
+	"github.com/llmbridge/llmbridge/caddymodule/clouds/azure"
+	"github.com/llmbridge/llmbridge/caddymodule/clouds/google"
 	"github.com/llmbridge/llmbridge/codec/rules"
 )
 
@@ -31,7 +34,7 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 				max_request_body 1MiB
 			}`,
 			want: withCloud(Handler{Upstream: "vertex-anthropic", Client: "openai-chat",
-				APIKey: "{env.KEY}", DefaultMaxTokens: 8192, MaxRequestBody: 1 << 20}, &GoogleCloud{Project: "my-proj", Location: "us-east5"}),
+				APIKey: "{env.KEY}", DefaultMaxTokens: 8192, MaxRequestBody: 1 << 20}, &google.Cloud{Project: "my-proj", Location: "us-east5"}),
 		},
 		{
 			name: "model rules",
@@ -121,13 +124,13 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		{name: "bad response_model", input: "llmbridge {\n response_model both\n}", wantErr: "want client or upstream"},
 		{name: "minimal", input: "llmbridge {\n upstream gemini\n}", want: Handler{Upstream: "gemini"}},
 		{name: "azure", input: "llmbridge {\n upstream azure-openai\n azure_api_version 2024-10-21\n azure_credentials t c s https://login.example\n}",
-			want: withCloud(Handler{Upstream: "azure-openai"}, &AzureCloud{APIVersion: "2024-10-21", Credentials: []AzureCredentials{{TenantID: "t", ClientID: "c", ClientSecret: "s", AuthorityHost: "https://login.example"}}})},
+			want: withCloud(Handler{Upstream: "azure-openai"}, &azure.Cloud{APIVersion: "2024-10-21", Credentials: []azure.Application{{TenantID: "t", ClientID: "c", ClientSecret: "s", AuthorityHost: "https://login.example"}}})},
 		{name: "vertex settings beside another cloud's", input: "llmbridge {\n upstream azure-openai\n vertex_project p\n vertex_location l\n azure_api_version 2024-10-21\n}",
-			want: withCloud(Handler{Upstream: "azure-openai"}, &AzureCloud{APIVersion: "2024-10-21"})},
+			want: withCloud(Handler{Upstream: "azure-openai"}, &azure.Cloud{APIVersion: "2024-10-21"})},
 		{name: "azure pool", input: "llmbridge {\n upstream azure-openai\n azure_credentials t c0 s\n azure_credentials t c1 s\n}",
-			want: withCloud(Handler{Upstream: "azure-openai"}, &AzureCloud{Credentials: []AzureCredentials{{TenantID: "t", ClientID: "c0", ClientSecret: "s"}, {TenantID: "t", ClientID: "c1", ClientSecret: "s"}}})},
+			want: withCloud(Handler{Upstream: "azure-openai"}, &azure.Cloud{Credentials: []azure.Application{{TenantID: "t", ClientID: "c0", ClientSecret: "s"}, {TenantID: "t", ClientID: "c1", ClientSecret: "s"}}})},
 		{name: "aws profiles", input: "llmbridge {\n upstream bedrock\n aws_region us-east-1\n aws_profile a b\n aws_profile c\n}",
-			want: withCloud(Handler{Upstream: "bedrock"}, &AWSCloud{Region: "us-east-1", Profiles: []string{"a", "b", "c"}})},
+			want: withCloud(Handler{Upstream: "bedrock"}, &awscloud.Cloud{Region: "us-east-1", Profiles: []string{"a", "b", "c"}})},
 		{name: "azure toward vertex", input: "llmbridge {\n upstream vertex\n vertex_project p\n vertex_location l\n azure_api_version 2024-10-21\n}",
 			wantErr: "azure_api_version and azure_credentials are only for the azure-openai upstreams, not vertex"},
 		{name: "aws profile without a name", input: "llmbridge {\n upstream bedrock\n aws_region us-east-1\n aws_profile\n}", wantErr: "aws_profile takes the name of a profile"},

@@ -3,16 +3,20 @@ package caddymodule
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/llmbridge/llmbridge/caddymodule/clouds"
+	awscloud "github.com/llmbridge/llmbridge/caddymodule/clouds/aws"
+	"github.com/llmbridge/llmbridge/caddymodule/clouds/google"
 )
 
 // vertexCloud is the Google Cloud settings of a vertex upstream in tests.
 func vertexCloud(project, location string) json.RawMessage {
-	return cloudRaw(&GoogleCloud{Project: project, Location: location})
+	return clouds.Raw(&google.Cloud{Project: project, Location: location})
 }
 
 // awsCloud is the AWS settings of a Bedrock upstream in tests.
 func awsCloud(region string) json.RawMessage {
-	return cloudRaw(&AWSCloud{Region: region})
+	return clouds.Raw(&awscloud.Cloud{Region: region})
 }
 
 // testCloud is the cloud settings an upstream of a table of several
@@ -28,7 +32,7 @@ func testCloud(upstream string) json.RawMessage {
 }
 
 // withCloud is h with the cloud settings c, as the Caddyfile gives them.
-func withCloud(h Handler, c cloud) Handler {
-	h.cloud, h.CloudRaw = c, cloudRaw(c)
+func withCloud(h Handler, c clouds.Cloud) Handler {
+	h.cloud, h.CloudRaw = c, clouds.Raw(c)
 	return h
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmbridge/llmbridge/caddymodule/clouds"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/rules"
 )
@@ -50,13 +51,13 @@ func (h *Handler) checkConfig() error {
 	// requires when they are another cloud's or none.
 	keyed := h.APIKey != "" || len(h.APIKeys) > 0
 	if h.cloud != nil {
-		if err := h.cloud.check(upstream, keyed); err != nil {
+		if err := h.cloud.Check(upstream, keyed); err != nil {
 			return err
 		}
 	}
-	if name := upstream.Descriptor().Cloud; name != "" && (h.cloud == nil || cloudName(h.cloud) != name) {
-		if c := newCloud(name); c != nil {
-			if err := c.check(upstream, keyed); err != nil {
+	if name := upstream.Descriptor().Cloud; name != "" && (h.cloud == nil || clouds.Name(h.cloud) != name) {
+		if c := clouds.New(name); c != nil {
+			if err := c.Check(upstream, keyed); err != nil {
 				return err
 			}
 		}

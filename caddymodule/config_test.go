@@ -21,6 +21,11 @@ import (
 	"github.com/tidwall/gjson"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/llmbridge/llmbridge/caddymodule/clouds"
+	awscloud "github.com/llmbridge/llmbridge/caddymodule/clouds/aws"
+	"github.com/llmbridge/llmbridge/caddymodule/clouds/azure"
+	"github.com/llmbridge/llmbridge/caddymodule/clouds/google"
 )
 
 // TestCheckConfig covers every message of checkConfig through Provision,
@@ -28,9 +33,9 @@ import (
 func TestCheckConfig(t *testing.T) {
 	// vertex is a vertex upstream's project and location with g's
 	// credential.
-	vertex := func(g GoogleCloud) json.RawMessage {
+	vertex := func(g google.Cloud) json.RawMessage {
 		g.Project, g.Location = "proj", "us-east5"
-		return cloudRaw(&g)
+		return clouds.Raw(&g)
 	}
 	tests := []struct {
 		name    string
@@ -40,33 +45,33 @@ func TestCheckConfig(t *testing.T) {
 		{"no upstream", Handler{}, "upstream protocol is required (upstream <protocol>; " + protocolList + ")"},
 		{"unknown upstream", Handler{Upstream: "openai"}, `upstream: unknown protocol "openai" (want ` + protocolList + `)`},
 		{"unknown client", Handler{Upstream: "gemini", Client: "claude"}, `client: unknown protocol "claude"`},
-		{"vertex without project", Handler{Upstream: "vertex", CloudRaw: cloudRaw(&GoogleCloud{Location: "l"})}, "upstream vertex requires vertex_project and vertex_location (missing: vertex_project)"},
+		{"vertex without project", Handler{Upstream: "vertex", CloudRaw: clouds.Raw(&google.Cloud{Location: "l"})}, "upstream vertex requires vertex_project and vertex_location (missing: vertex_project)"},
 		{"vertex-anthropic without both", Handler{Upstream: "vertex-anthropic"}, "(missing: vertex_project, vertex_location)"},
 		{"project with a slash", Handler{Upstream: "vertex", CloudRaw: vertexCloud("a/b", "l")}, `vertex_project: "a/b" is not a Google Cloud project`},
 		{"location with a space", Handler{Upstream: "vertex", CloudRaw: vertexCloud("p", "us east")}, `vertex_location: "us east" is not a Google Cloud location`},
-		{"google credentials for gemini", Handler{Upstream: "gemini", CloudRaw: cloudRaw(&GoogleCloud{Credentials: "adc"})}, "google_credentials is only for the vertex and vertex-anthropic upstreams, not gemini (use api_key for its credential)"},
-		{"google token for openai", Handler{Upstream: "openai-chat", CloudRaw: cloudRaw(&GoogleCloud{Token: "t"})}, "google_token is only for the vertex and vertex-anthropic upstreams, not openai-chat"},
-		{"both google options", Handler{Upstream: "vertex", CloudRaw: vertex(GoogleCloud{Credentials: "adc", Token: "t"})}, "google_credentials and google_token are exclusive"},
-		{"api_key and google_token", Handler{Upstream: "vertex", APIKey: "k", CloudRaw: vertex(GoogleCloud{Token: "t"})}, "api_key and google_token are exclusive"},
-		{"api_key and google_credentials", Handler{Upstream: "vertex-anthropic", APIKey: "k", CloudRaw: vertex(GoogleCloud{Credentials: "adc"})}, "api_key and google_credentials are exclusive"},
+		{"google credentials for gemini", Handler{Upstream: "gemini", CloudRaw: clouds.Raw(&google.Cloud{Credentials: "adc"})}, "google_credentials is only for the vertex and vertex-anthropic upstreams, not gemini (use api_key for its credential)"},
+		{"google token for openai", Handler{Upstream: "openai-chat", CloudRaw: clouds.Raw(&google.Cloud{Token: "t"})}, "google_token is only for the vertex and vertex-anthropic upstreams, not openai-chat"},
+		{"both google options", Handler{Upstream: "vertex", CloudRaw: vertex(google.Cloud{Credentials: "adc", Token: "t"})}, "google_credentials and google_token are exclusive"},
+		{"api_key and google_token", Handler{Upstream: "vertex", APIKey: "k", CloudRaw: vertex(google.Cloud{Token: "t"})}, "api_key and google_token are exclusive"},
+		{"api_key and google_credentials", Handler{Upstream: "vertex-anthropic", APIKey: "k", CloudRaw: vertex(google.Cloud{Credentials: "adc"})}, "api_key and google_credentials are exclusive"},
 		{"response_model", Handler{Upstream: "gemini", ResponseModel: "both"}, `response_model must be client or upstream, got "both"`},
 		{"max_event_size", Handler{Upstream: "gemini", MaxEventSize: 2 << 30}, "max_event_size must be between 1 byte and 1GiB"},
 		{"bad glob", Handler{Upstream: "gemini", Models: []ModelRoute{{Match: "a**", Upstream: "b"}}}, "models[0] (model a** b)"},
-		{"missing credentials file", Handler{Upstream: "vertex", CloudRaw: vertex(GoogleCloud{Credentials: "/nonexistent/sa.json"})}, "google_credentials: open /nonexistent/sa.json: no such file or directory"},
-		{"empty google token", Handler{Upstream: "vertex", CloudRaw: vertex(GoogleCloud{Token: "{env.LLMBRIDGE_UNSET_TOKEN}"})}, "google_token is empty after placeholder expansion"},
+		{"missing credentials file", Handler{Upstream: "vertex", CloudRaw: vertex(google.Cloud{Credentials: "/nonexistent/sa.json"})}, "google_credentials: open /nonexistent/sa.json: no such file or directory"},
+		{"empty google token", Handler{Upstream: "vertex", CloudRaw: vertex(google.Cloud{Token: "{env.LLMBRIDGE_UNSET_TOKEN}"})}, "google_token is empty after placeholder expansion"},
 		{"bedrock without a region", Handler{Upstream: "bedrock-anthropic"}, "upstream bedrock-anthropic requires aws_region"},
 		{"converse without a region", Handler{Upstream: "bedrock", APIKey: "k"}, "upstream bedrock requires aws_region"},
 		{"aws region for anthropic", Handler{Upstream: "anthropic-messages", CloudRaw: awsCloud("us-east-1")}, "aws_region, aws_profile and aws_host are only for the bedrock and bedrock-anthropic upstreams, not anthropic-messages"},
-		{"aws profile for gemini", Handler{Upstream: "gemini", CloudRaw: cloudRaw(&AWSCloud{Profiles: []string{"dev"}})}, "aws_region, aws_profile and aws_host are only for the bedrock and bedrock-anthropic upstreams, not gemini"},
-		{"aws host for openai", Handler{Upstream: "openai-chat", CloudRaw: cloudRaw(&AWSCloud{Host: "x"})}, "aws_region, aws_profile and aws_host are only for the bedrock and bedrock-anthropic upstreams, not openai-chat"},
-		{"aws host with a path", Handler{Upstream: "bedrock", CloudRaw: cloudRaw(&AWSCloud{Region: "us-east-1", Host: "h/x"})}, `aws_host: "h/x" is not a host name`},
+		{"aws profile for gemini", Handler{Upstream: "gemini", CloudRaw: clouds.Raw(&awscloud.Cloud{Profiles: []string{"dev"}})}, "aws_region, aws_profile and aws_host are only for the bedrock and bedrock-anthropic upstreams, not gemini"},
+		{"aws host for openai", Handler{Upstream: "openai-chat", CloudRaw: clouds.Raw(&awscloud.Cloud{Host: "x"})}, "aws_region, aws_profile and aws_host are only for the bedrock and bedrock-anthropic upstreams, not openai-chat"},
+		{"aws host with a path", Handler{Upstream: "bedrock", CloudRaw: clouds.Raw(&awscloud.Cloud{Region: "us-east-1", Host: "h/x"})}, `aws_host: "h/x" is not a host name`},
 		{"aws region with a slash", Handler{Upstream: "bedrock", CloudRaw: awsCloud("us-east-1/x")}, `aws_region: "us-east-1/x" is not an AWS region`},
 		{"azure client", Handler{Upstream: "gemini", Client: "azure-openai"}, "client: azure-openai is an upstream protocol only; its clients speak openai-chat on its paths"},
-		{"azure version for openai", Handler{Upstream: "openai-chat", CloudRaw: cloudRaw(&AzureCloud{APIVersion: "2024-10-21"})}, "azure_api_version and azure_credentials are only for the azure-openai upstreams, not openai-chat"},
-		{"azure version with a slash", Handler{Upstream: "azure-openai", CloudRaw: cloudRaw(&AzureCloud{APIVersion: "2024/10"})}, `azure_api_version: "2024/10" is not an API version`},
-		{"azure credentials incomplete", Handler{Upstream: "azure-openai", CloudRaw: cloudRaw(&AzureCloud{Credentials: []AzureCredentials{{TenantID: "t"}}})}, "azure_credentials needs a tenant id, a client id and a client secret"},
-		{"api_key and azure credentials", Handler{Upstream: "azure-openai-responses", APIKey: "k", CloudRaw: cloudRaw(&AzureCloud{Credentials: []AzureCredentials{{TenantID: "t", ClientID: "c", ClientSecret: "s"}}})}, "api_key and azure_credentials are exclusive"},
-		{"empty azure secret", Handler{Upstream: "azure-openai", CloudRaw: cloudRaw(&AzureCloud{Credentials: []AzureCredentials{{TenantID: "t", ClientID: "c", ClientSecret: "{env.LLMBRIDGE_UNSET_SECRET}"}}})}, "azure_credentials: a tenant id, client id or client secret is empty after placeholder expansion"},
+		{"azure version for openai", Handler{Upstream: "openai-chat", CloudRaw: clouds.Raw(&azure.Cloud{APIVersion: "2024-10-21"})}, "azure_api_version and azure_credentials are only for the azure-openai upstreams, not openai-chat"},
+		{"azure version with a slash", Handler{Upstream: "azure-openai", CloudRaw: clouds.Raw(&azure.Cloud{APIVersion: "2024/10"})}, `azure_api_version: "2024/10" is not an API version`},
+		{"azure credentials incomplete", Handler{Upstream: "azure-openai", CloudRaw: clouds.Raw(&azure.Cloud{Credentials: []azure.Application{{TenantID: "t"}}})}, "azure_credentials needs a tenant id, a client id and a client secret"},
+		{"api_key and azure credentials", Handler{Upstream: "azure-openai-responses", APIKey: "k", CloudRaw: clouds.Raw(&azure.Cloud{Credentials: []azure.Application{{TenantID: "t", ClientID: "c", ClientSecret: "s"}}})}, "api_key and azure_credentials are exclusive"},
+		{"empty azure secret", Handler{Upstream: "azure-openai", CloudRaw: clouds.Raw(&azure.Cloud{Credentials: []azure.Application{{TenantID: "t", ClientID: "c", ClientSecret: "{env.LLMBRIDGE_UNSET_SECRET}"}}})}, "azure_credentials: a tenant id, client id or client secret is empty after placeholder expansion"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -204,7 +209,7 @@ func TestGoogleCredentials(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ts := newTokenServer(t, tc.expiresIn)
 			path := writeServiceAccount(t, ts.srv.URL+"/token")
-			h := newTestHandler(t, &Handler{Upstream: "vertex", CloudRaw: cloudRaw(&GoogleCloud{Project: "proj", Location: "us-east5", Credentials: path})})
+			h := newTestHandler(t, &Handler{Upstream: "vertex", CloudRaw: clouds.Raw(&google.Cloud{Project: "proj", Location: "us-east5", Credentials: path})})
 			logs := observeLogs(h)
 			defer assertNoSecretLogged(t, logs, "ya29.", "client-key")
 			for i, want := range tc.wantTokens {
@@ -230,7 +235,7 @@ func TestGoogleCredentialsFailure(t *testing.T) {
 	ts := newTokenServer(t, 3600)
 	ts.fail = true
 	path := writeServiceAccount(t, ts.srv.URL+"/token")
-	h := newTestHandler(t, &Handler{Upstream: "vertex-anthropic", CloudRaw: cloudRaw(&GoogleCloud{Project: "proj", Location: "us-east5", Credentials: path})})
+	h := newTestHandler(t, &Handler{Upstream: "vertex-anthropic", CloudRaw: clouds.Raw(&google.Cloud{Project: "proj", Location: "us-east5", Credentials: path})})
 	logs := observeLogs(h)
 	defer assertNoSecretLogged(t, logs, "PRIVATE KEY", "assertion")
 	r := httptest.NewRequest("POST", "/v1/chat/completions", strings.NewReader(`{"model":"claude-x","messages":[{"role":"user","content":"Hi"}]}`))
@@ -269,7 +274,7 @@ func assertNoSecretLogged(t *testing.T, logs *observer.ObservedLogs, secrets ...
 
 func TestGoogleToken(t *testing.T) {
 	t.Setenv("LLMBRIDGE_TEST_VERTEX_TOKEN", "ya29.static")
-	h := newTestHandler(t, &Handler{Upstream: "vertex", CloudRaw: cloudRaw(&GoogleCloud{Project: "proj", Location: "us-east5", Token: "{env.LLMBRIDGE_TEST_VERTEX_TOKEN}"})})
+	h := newTestHandler(t, &Handler{Upstream: "vertex", CloudRaw: clouds.Raw(&google.Cloud{Project: "proj", Location: "us-east5", Token: "{env.LLMBRIDGE_TEST_VERTEX_TOKEN}"})})
 	for _, r := range []*http.Request{vertexRequest(), httptest.NewRequest("POST", "/v1beta/models/gemini-2.5-flash:countTokens", strings.NewReader(`{"contents":[{"role":"user","parts":[{"text":"Hi"}]}]}`))} {
 		answer := vertexAnswer
 		if strings.HasSuffix(r.URL.Path, ":countTokens") {

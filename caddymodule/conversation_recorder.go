@@ -9,6 +9,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/llmbridge/llmbridge/caddymodule/sessions"
 	"github.com/llmbridge/llmbridge/sse"
 )
 
@@ -21,7 +22,7 @@ type conversationRecorder struct {
 	status   int
 	events   *sse.Reader // a streamed answer's events
 	body     *[]byte     // a JSON answer, up to maxResponseBody; pooled
-	result   answeredResponse
+	result   sessions.Answer
 	found    bool
 	// request is the request body handed on, which serve reads.
 	request memoryBody
@@ -85,8 +86,8 @@ func (cr *conversationRecorder) Write(p []byte) (int, error) {
 				cr.status = http.StatusInsufficientStorage
 				break
 			}
-			if terminalEvent(ev.Name) {
-				cr.result, cr.found = readAnsweredResponse(gjson.GetBytes(ev.Data, "response"))
+			if sessions.TerminalEvent(ev.Name) {
+				cr.result, cr.found = sessions.ReadAnswer(gjson.GetBytes(ev.Data, "response"))
 			}
 		}
 	case cr.body == nil || len(*cr.body)+n <= maxResponseBody:
@@ -115,14 +116,14 @@ func (cr *conversationRecorder) Unwrap() http.ResponseWriter { return cr.Respons
 
 // answer returns the answered response, when the answer was a complete
 // one.
-func (cr *conversationRecorder) answer() (answeredResponse, bool) {
+func (cr *conversationRecorder) answer() (sessions.Answer, bool) {
 	if cr.found || cr.status < 200 || cr.status >= 300 || cr.events != nil {
 		return cr.result, cr.found
 	}
 	if cr.body == nil {
-		return answeredResponse{}, false
+		return sessions.Answer{}, false
 	}
-	return readAnsweredResponse(gjson.Parse(bytesString(*cr.body)))
+	return sessions.ReadAnswer(gjson.Parse(bytesString(*cr.body)))
 }
 
 // Interface guards

@@ -17,6 +17,7 @@ import (
 	"github.com/dustin/go-humanize"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/sessions"
 	"github.com/llmbridge/llmbridge/caddymodule/state"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
@@ -38,20 +39,20 @@ func (h *Handler) provisionConversations(ctx caddy.Context) error {
 	}
 	size, ttl := h.ConversationsSize, time.Duration(h.ConversationsTTL)
 	if size == 0 {
-		size = DefaultConversationsSize
+		size = sessions.DefaultConversationsSize
 	}
 	if ttl == 0 {
-		ttl = DefaultConversationsTTL
+		ttl = sessions.DefaultConversationsTTL
 	}
 	app, err := state.AppOf(ctx)
 	if err != nil {
 		return fmt.Errorf("state store: %v", err)
 	}
 	if st := app.Store(); st != nil && st.Shared() {
-		h.conversations = &storeConversations{store: st, ttl: ttl}
+		h.conversations = sessions.NewSharedConversations(st, ttl, DefaultMaxRequestBody)
 		return nil
 	}
-	h.conversations = newMemoryConversations(size, ttl)
+	h.conversations = sessions.NewMemoryConversations(size, ttl)
 	return nil
 }
 
@@ -128,16 +129,16 @@ func (h *Handler) serveConversation(w http.ResponseWriter, r *http.Request, next
 		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), r.Body))
 		return h.serve(w, r, next)
 	}
-	ask := readConversationAsk(body)
-	if ask.previous != "" {
-		conversation, err := h.conversations.Conversation(r.Context(), bytesString(append(scope, ask.previous...)))
+	ask := sessions.ReadAsk(body)
+	if ask.Previous != "" {
+		conversation, err := h.conversations.Conversation(r.Context(), bytesString(append(scope, ask.Previous...)))
 		if err != nil {
-			h.refuseConversation(w, r, key, h.conversationError(ask.previous, err))
+			h.refuseConversation(w, r, key, h.conversationError(ask.Previous, err))
 			return nil
 		}
 		expanded := getBuffer(len(body) + len(conversation) + 64)
 		defer putBuffer(expanded)
-		*expanded = expandBody((*expanded)[:0], body, conversation)
+		*expanded = sessions.ExpandBody((*expanded)[:0], body, conversation)
 		body = *expanded
 	}
 	cr := getConversationRecorder(w, int(h.MaxEventSize))
@@ -145,12 +146,12 @@ func (h *Handler) serveConversation(w http.ResponseWriter, r *http.Request, next
 	// serve reads the body once, into its own buffer.
 	cr.request.Reset(body)
 	r.Body, r.ContentLength = &cr.request, int64(len(body))
-	if !ask.store {
+	if !ask.Store {
 		return h.serve(w, r, next)
 	}
 	err := h.serve(cr, r, next)
 	if answer, ok := cr.answer(); ok {
-		h.keepConversation(r, append(scope, answer.id...), body, answer)
+		h.keepConversation(r, append(scope, answer.ID...), body, answer)
 	}
 	return err
 }
@@ -183,12 +184,12 @@ func (h *Handler) appendConversationScope(dst []byte, r *http.Request, key int) 
 
 // keepConversation keeps the conversation of an answered request (body)
 // under key, the answer's id in its client's scope.
-func (h *Handler) keepConversation(r *http.Request, key []byte, body []byte, answer answeredResponse) {
-	conv := getBuffer(len(body) + len(answer.output) + 2)
+func (h *Handler) keepConversation(r *http.Request, key []byte, body []byte, answer sessions.Answer) {
+	conv := getBuffer(len(body) + len(answer.Output) + 2)
 	defer putBuffer(conv)
-	*conv = appendConversation((*conv)[:0], body, answer.output)
+	*conv = sessions.AppendConversation((*conv)[:0], body, answer.Output)
 	if err := h.conversations.PutConversation(r.Context(), bytesString(key), *conv); err != nil {
-		h.logger.Warn("keeping a conversation failed", zap.String("response_id", answer.id), zap.Error(err))
+		h.logger.Warn("keeping a conversation failed", zap.String("response_id", answer.ID), zap.Error(err))
 	}
 }
 
@@ -204,9 +205,9 @@ func (h *Handler) refuseConversation(w http.ResponseWriter, r *http.Request, key
 		h.failoverFail(w, r, keyName, e)
 		return
 	}
-	x := &exchange{client: codec.OpenAIResponses, upstream: h.upstreamFor(codec.OpenAIResponses), start: time.Now(), keyName: keyName}
-	h.beginTelemetry(r, x)
-	x.fail(w, x.client, e)
+	x := &Exchange{Client: codec.OpenAIResponses, Upstream: h.upstreamFor(codec.OpenAIResponses), Start: time.Now(), KeyName: keyName}
+	h.tracing.Begin(r, x)
+	fail(w, x, x.Client, e)
 	h.record(r, x)
 }
 
@@ -215,7 +216,7 @@ func (h *Handler) refuseConversation(w http.ResponseWriter, r *http.Request, key
 // reason when the store has no such conversation, 503 when the store
 // could not be asked.
 func (h *Handler) conversationError(id string, err error) *codec.Error {
-	if !errors.Is(err, ErrConversationNotFound) {
+	if !errors.Is(err, sessions.ErrConversationNotFound) {
 		h.logger.Error("reading a conversation failed", zap.String("response_id", id), zap.Error(err))
 		return &codec.Error{Status: http.StatusServiceUnavailable, Kind: mapping.ErrOverloaded,
 			Message: "the conversation of previous_response_id " + id + " could not be read; retry later"}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/llmbridge/llmbridge/caddymodule/clouds"
 )
 
 func TestRetryHint(t *testing.T) {
@@ -90,7 +92,7 @@ func TestTargetState(t *testing.T) {
 }
 
 func TestKeyPool(t *testing.T) {
-	p := newKeyPool("api_key", []credential{{key: "k0"}, {key: "k1"}, {key: "k2"}}, zap.NewNop())
+	p := newKeyPool("api_key", []clouds.Credential{{Key: "k0"}, {Key: "k1"}, {Key: "k2"}}, zap.NewNop())
 	now := time.Now().UnixNano()
 	var got []int
 	for range 6 {

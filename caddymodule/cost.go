@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"github.com/llmbridge/llmbridge/caddymodule/internal/glob"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/rules"
 )
@@ -11,26 +12,29 @@ import (
 // from the usage in its one canonical meaning (mapping.Usage): input
 // tokens include cache reads and writes, output tokens include reasoning.
 
-// modelPrice is one configured price and the models it applies to.
-type modelPrice struct {
-	globs []glob
+// ModelPrice is one configured price and the models it applies to.
+type ModelPrice struct {
+	globs []glob.Pattern
 	price *rules.Price
 }
 
-// compilePrices collects the prices of the configured model rules of
+// Prices are a handler's configured model prices, first match wins.
+type Prices []ModelPrice
+
+// CompilePrices collects the prices of the configured model rules of
 // provider (the upstream's), in order. The rules have been checked, so
 // their globs compile; a glob with more wildcards than a model route takes
 // matches through its first pieces only, and is skipped.
-func compilePrices(configured []rules.Rule, provider string) []modelPrice {
-	var out []modelPrice
+func CompilePrices(configured []rules.Rule, provider string) Prices {
+	var out Prices
 	for i := range configured {
 		r := &configured[i]
 		if r.Price == nil || r.Provider != "" && r.Provider != provider {
 			continue
 		}
-		mp := modelPrice{price: r.Price}
+		mp := ModelPrice{price: r.Price}
 		for _, m := range r.Models {
-			if g, err := compileGlob(m); err == nil {
+			if g, err := glob.Compile(m); err == nil {
 				mp.globs = append(mp.globs, g)
 			}
 		}
@@ -39,21 +43,21 @@ func compilePrices(configured []rules.Rule, provider string) []modelPrice {
 	return out
 }
 
-// priceFor returns the price of model, or nil.
-func (h *Handler) priceFor(model string) *rules.Price {
-	var caps [maxCaptures]string
-	for i := range h.prices {
-		for j := range h.prices[i].globs {
-			if h.prices[i].globs[j].match(model, &caps) {
-				return h.prices[i].price
+// For returns the price of model, or nil.
+func (ps Prices) For(model string) *rules.Price {
+	var caps [glob.MaxCaptures]string
+	for i := range ps {
+		for j := range ps[i].globs {
+			if ps[i].globs[j].Match(model, &caps) {
+				return ps[i].price
 			}
 		}
 	}
 	return nil
 }
 
-// cost returns what usage u cost at price p, in US dollars.
-func cost(p *rules.Price, u *codec.Usage) float64 {
+// Cost returns what usage u costs at price p, in US dollars.
+func Cost(p *rules.Price, u *codec.Usage) float64 {
 	cacheRead, cacheWrite := p.CacheRead, p.CacheWrite
 	if cacheRead == 0 {
 		cacheRead = p.Input
@@ -66,23 +70,23 @@ func cost(p *rules.Price, u *codec.Usage) float64 {
 		float64(u.CacheWriteTokens)*cacheWrite + float64(u.OutputTokens)*p.Output) / 1e6
 }
 
-// exchangeCost returns the cost of x, or -1 when no price applies or the
+// Cost returns the cost of x, or -1 when no price applies or the
 // upstream reported no usage.
-func (h *Handler) exchangeCost(x *exchange) float64 {
-	if len(h.prices) == 0 || !x.usage.Known {
+func (ps Prices) Cost(x *Exchange) float64 {
+	if len(ps) == 0 || !x.Usage.Known {
 		return -1
 	}
-	p := h.priceFor(x.upstreamModel)
+	p := ps.For(x.UpstreamModel)
 	if p == nil {
 		return -1
 	}
-	return cost(p, &x.usage)
+	return Cost(p, &x.Usage)
 }
 
-// priceOnly reports whether r says nothing but a price: such a rule is not
+// PriceOnly reports whether r says nothing but a price: such a rule is not
 // a row of the fitting table, where it would hide the built-in rule of its
 // models.
-func priceOnly(r *rules.Rule) bool {
+func PriceOnly(r *rules.Rule) bool {
 	return r.Price != nil && r.Like == "" && r.MaxOutput == 0 && r.Reasoning == "" && r.Efforts == nil &&
 		r.BudgetMin == 0 && r.BudgetMax == 0 && !r.AlwaysThinks && r.Sampling == "" && !r.NoPrefill &&
 		!r.SignedCalls && r.Rejects == nil && r.Note == ""

@@ -31,7 +31,7 @@ func TestCost(t *testing.T) {
 		{"no cache prices", codec.Usage{Known: true, InputTokens: 1000, CacheReadTokens: 600}, &rules.Price{Input: 2, Output: 8}, 1000 * 2 / 1e6},
 		{"inconsistent counts", codec.Usage{Known: true, InputTokens: 10, CacheReadTokens: 20}, p, 20 * 0.3 / 1e6},
 	} {
-		if got := cost(c.p, &c.u); math.Abs(got-c.want) > 1e-12 {
+		if got := Cost(c.p, &c.u); math.Abs(got-c.want) > 1e-12 {
 			t.Errorf("%s: cost %v, want %v", c.name, got, c.want)
 		}
 	}

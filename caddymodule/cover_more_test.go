@@ -2,7 +2,6 @@ package caddymodule
 
 import (
 	"net/http"
-	"slices"
 	"strings"
 	"testing"
 
@@ -10,29 +9,6 @@ import (
 
 	"github.com/llmbridge/llmbridge/codec"
 )
-
-// TestCloudSettings names the subdirectives each cloud has set, as the
-// checks of a failover site and of a mismatched upstream report them.
-func TestCloudSettings(t *testing.T) {
-	for _, tc := range []struct {
-		c    cloud
-		want []string
-	}{
-		{&AWSCloud{Region: "us-east-1", Profiles: []string{"a"}, Host: "h"}, []string{"aws_region", "aws_profile", "aws_host"}},
-		{&AWSCloud{}, nil},
-		{&GoogleCloud{Project: "p", Location: "global", Token: "t"}, []string{"vertex_project", "vertex_location", "google_token"}},
-		{&AzureCloud{}, nil},
-	} {
-		if got := tc.c.settings(); !slices.Equal(got, tc.want) {
-			t.Errorf("%T settings %v, want %v", tc.c, got, tc.want)
-		}
-	}
-	var loc codec.Location
-	(&AWSCloud{Region: "us-east-1"}).locate(&loc)
-	if loc != (codec.Location{}) {
-		t.Errorf("AWS names no location in paths: %+v", loc)
-	}
-}
 
 // TestAdaptiveForBetweenTools writes thinking type between_tools, which
 // one model takes, as adaptive, and leaves other bodies alone.

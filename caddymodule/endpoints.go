@@ -127,7 +127,7 @@ func notSupported(what string, upstream codec.Protocol) *codec.Error {
 }
 
 // serveEndpoint answers a listing or counting request.
-func (h *Handler) serveEndpoint(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, ep endpoint, x *exchange) error {
+func (h *Handler) serveEndpoint(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, ep endpoint, x *Exchange) error {
 	if ep.kind == endpointModels {
 		return h.serveModels(w, r, next, ep, x)
 	}
@@ -145,15 +145,15 @@ const maxListingPage = "1000"
 // parameters; any other is translated, from one page of up to 1000 models.
 // Vertex upstreams have no listing: the client is told so in its format.
 // The ids are the upstream's: model rules are not applied to listings.
-func (h *Handler) serveModels(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, ep endpoint, x *exchange) error {
+func (h *Handler) serveModels(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, ep endpoint, x *Exchange) error {
 	client := ep.protocol
 	if r.Method != http.MethodGet {
 		w.Header().Set("Allow", http.MethodGet)
-		x.fail(w, client, codec.NewError(mapping.ErrMethodNotAllowed, "method "+r.Method+" is not allowed; use GET"))
+		fail(w, x, client, codec.NewError(mapping.ErrMethodNotAllowed, "method "+r.Method+" is not allowed; use GET"))
 		return nil
 	}
 	if !codec.HasModelList(h.upstream) {
-		x.fail(w, client, notSupported("model listing", h.upstream))
+		fail(w, x, client, notSupported("model listing", h.upstream))
 		return nil
 	}
 	same := codec.SameModelListShape(client, h.upstream)
@@ -175,7 +175,7 @@ func (h *Handler) serveModels(w http.ResponseWriter, r *http.Request, next caddy
 	r.ContentLength = 0
 	r.Header.Del("Content-Length")
 	if cerr := h.rewriteHeaders(r, client, h.upstream, false, h.credentialOf(x)); cerr != nil {
-		x.fail(w, client, cerr)
+		fail(w, x, client, cerr)
 		return nil
 	}
 	r.Header.Del("Content-Type")
@@ -211,14 +211,14 @@ func (h *Handler) geminiMethods() []string {
 // protocol on both sides passes through (with a model rule applied). An
 // upstream that cannot count (openai-chat) gets no request: the client is
 // told so in its format, and no count is ever estimated.
-func (h *Handler) serveCount(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, ep endpoint, x *exchange) error {
+func (h *Handler) serveCount(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, ep endpoint, x *Exchange) error {
 	client := ep.protocol
 	if r.Method != http.MethodPost {
-		x.fail(w, client, codec.NewError(mapping.ErrMethodNotAllowed, "method "+r.Method+" is not allowed; use POST"))
+		fail(w, x, client, codec.NewError(mapping.ErrMethodNotAllowed, "method "+r.Method+" is not allowed; use POST"))
 		return nil
 	}
 	if !codec.HasTokenCount(h.upstream) {
-		x.fail(w, client, notSupported("token counting", h.upstream))
+		fail(w, x, client, notSupported("token counting", h.upstream))
 		return nil
 	}
 	bodyBuf := getBuffer(requestBufferSize(r))
@@ -226,7 +226,7 @@ func (h *Handler) serveCount(w http.ResponseWriter, r *http.Request, next caddyh
 	body, cerr := readBody(r, h.MaxRequestBody, *bodyBuf)
 	*bodyBuf = body
 	if cerr != nil {
-		x.fail(w, client, cerr)
+		fail(w, x, client, cerr)
 		return nil
 	}
 	outBuf := getBuffer(encodedBufferSize(len(body)))
@@ -236,7 +236,7 @@ func (h *Handler) serveCount(w http.ResponseWriter, r *http.Request, next caddyh
 	var out []byte
 	if client == h.upstream {
 		if !gjson.ValidBytes(body) || !gjson.ParseBytes(body).IsObject() {
-			x.fail(w, client, codec.NewError(mapping.ErrInvalidRequest, "request body is not a valid JSON object"))
+			fail(w, x, client, codec.NewError(mapping.ErrInvalidRequest, "request body is not a valid JSON object"))
 			return nil
 		}
 		inPath := client.Descriptor().Counting.ModelInPath
@@ -252,14 +252,14 @@ func (h *Handler) serveCount(w http.ResponseWriter, r *http.Request, next caddyh
 		if routed && !inPath {
 			var err error
 			if out, err = sjson.SetBytes(body, "model", upModel); err != nil {
-				x.fail(w, client, codec.NewError(mapping.ErrInvalidRequest, "request body could not be adapted: "+err.Error()))
+				fail(w, x, client, codec.NewError(mapping.ErrInvalidRequest, "request body could not be adapted: "+err.Error()))
 				return nil
 			}
 		}
 	} else {
 		req := new(codec.Request)
 		if err := codec.DecodeCountRequest(client, body, req); err != nil {
-			x.fail(w, client, asCodecError(err))
+			fail(w, x, client, asCodecError(err))
 			return nil
 		}
 		if ep.model != "" {
@@ -271,31 +271,31 @@ func (h *Handler) serveCount(w http.ResponseWriter, r *http.Request, next caddyh
 		out, err = codec.AppendCountRequest(*outBuf, h.upstream, req, codec.EncodeOptions{Model: strings.TrimPrefix(upModel, "models/"), DefaultMaxTokens: h.DefaultMaxTokens})
 		*outBuf = out
 		if err != nil {
-			x.fail(w, client, asCodecError(err))
+			fail(w, x, client, asCodecError(err))
 			return nil
 		}
 		if len(req.Dropped) > 0 {
-			h.metrics.recordDropped(req.Dropped)
+			h.metrics.RecordDropped(req.Dropped)
 			w.Header().Set("Llmbridge-Dropped", droppedHeader(req.Dropped))
 			h.logger.Debug("dropped hint fields", zap.Strings("fields", req.Dropped))
 		}
 	}
 	upModel = strings.TrimPrefix(upModel, "models/")
-	x.setModels(model, upModel)
+	x.SetModels(model, upModel)
 	counting := h.upstream.Descriptor().Counting
 	if upModel == "" && !counting.ModelOptional {
-		x.fail(w, client, &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Param: "model", Message: "model is required"})
+		fail(w, x, client, &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Param: "model", Message: "model is required"})
 		return nil
 	}
 	if counting.ModelInPath {
 		if err := checkPathModel(upModel, h.upstream); err != nil {
-			x.fail(w, client, err)
+			fail(w, x, client, err)
 			return nil
 		}
 	}
 	setBody(r, out)
 	if cerr := h.rewriteHeaders(r, client, h.upstream, false, h.credentialOf(x)); cerr != nil {
-		x.fail(w, client, cerr)
+		fail(w, x, client, cerr)
 		return nil
 	}
 	setPath(r, h.countPath(upModel), "")
@@ -326,7 +326,7 @@ func (h *Handler) countPath(model string) string {
 // method, so nothing reaches the client before the translation.
 type collectingWriter struct {
 	http.ResponseWriter
-	x        *exchange
+	x        *Exchange
 	status   int
 	body     *[]byte
 	overflow bool
@@ -338,7 +338,7 @@ func (cw *collectingWriter) WriteHeader(status int) {
 		return
 	}
 	cw.status = status
-	cw.x.responseStarted()
+	cw.x.ResponseStarted()
 }
 
 // Write buffers the body up to maxResponseBody.
@@ -369,7 +369,7 @@ func (cw *collectingWriter) ReadFrom(r io.Reader) (int64, error) {
 // collected: a success body through translate, an upstream error in the
 // client's error format with its status, and a missing, broken or
 // malformed answer as a 502.
-func (h *Handler) answerCollected(w http.ResponseWriter, cw *collectingWriter, nextErr error, client codec.Protocol, x *exchange, translate func(body, out []byte) ([]byte, error)) {
+func (h *Handler) answerCollected(w http.ResponseWriter, cw *collectingWriter, nextErr error, client codec.Protocol, x *Exchange, translate func(body, out []byte) ([]byte, error)) {
 	defer putBuffer(cw.body)
 	if cw.status == 0 {
 		if nextErr == nil {
@@ -384,8 +384,8 @@ func (h *Handler) answerCollected(w http.ResponseWriter, cw *collectingWriter, n
 	}
 	fail := func(e *codec.Error) {
 		h.logger.Warn("untranslatable upstream response", zap.Int("upstream_status", cw.status), zap.String("error", e.Message))
-		x.status = writeError(w, client, e)
-		x.errReason = "untranslatable_response"
+		x.Status = writeError(w, client, e)
+		x.ErrReason = "untranslatable_response"
 	}
 	hdr := w.Header()
 	switch {
@@ -397,7 +397,7 @@ func (h *Handler) answerCollected(w http.ResponseWriter, cw *collectingWriter, n
 	case hasEncoding(hdr):
 		fail(codec.NewError(mapping.ErrBadGateway, "upstream response has an unsupported Content-Encoding "+strconv.Quote(hdr.Get("Content-Encoding"))))
 	case cw.status >= 400:
-		x.status = writeError(w, client, decodeUpstreamError(h.upstream, cw.status, hdr, body))
+		x.Status = writeError(w, client, decodeUpstreamError(h.upstream, cw.status, hdr, body))
 	case cw.status >= 200 && cw.status < 300:
 		if !isJSON(hdr.Get("Content-Type")) {
 			fail(codec.NewError(mapping.ErrBadGateway, "upstream answered Content-Type "+strconv.Quote(hdr.Get("Content-Type"))+" where JSON was expected"))
@@ -415,7 +415,7 @@ func (h *Handler) answerCollected(w http.ResponseWriter, cw *collectingWriter, n
 		hdr.Set("Content-Length", strconv.Itoa(len(b)))
 		w.WriteHeader(cw.status)
 		_, _ = w.Write(b)
-		x.wrote(cw.status)
+		x.Wrote(cw.status)
 	default:
 		fail(codec.NewError(mapping.ErrBadGateway, "upstream answered unexpected HTTP status "+strconv.Itoa(cw.status)))
 	}

@@ -1,13 +1,11 @@
 package caddymodule
 
 import (
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
-	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
 	"github.com/llmbridge/llmbridge/caddymodule/limits"
@@ -15,150 +13,135 @@ import (
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
-// exchange is what one request through llmbridge did: the protocols and
+// Exchange is what one request through llmbridge did: the protocols and
 // models on both sides, the status the client got, the usage and stop
 // reason the upstream reported, and when the response started. The
 // response writers fill it in; record publishes it as placeholders, access
 // log fields and metrics before ServeHTTP returns.
-type exchange struct {
-	client, upstream     codec.Protocol
-	model, upstreamModel string
+type Exchange struct {
+	Client, Upstream     codec.Protocol
+	Model, UpstreamModel string
 
-	status    int
-	usage     codec.Usage
-	errReason string // why llmbridge answered an error itself, or ""
-	// dropped are the paths the drop setting removed from the request
+	Status    int
+	Usage     codec.Usage
+	ErrReason string // why llmbridge answered an error itself, or ""
+	// Dropped are the paths the drop setting removed from the request
 	// body (policy.go).
-	dropped []string
+	Dropped []string
 
-	start         time.Time // ServeHTTP began
-	upstreamSent  time.Time // the request went to the upstream (translated requests)
-	upstreamStart time.Time // the upstream's response header arrived
-	upstreamBody  time.Time // the first bytes of the upstream's stream arrived
-	firstWrite    time.Time // the first byte of the response went to the client
+	Start         time.Time // ServeHTTP began
+	UpstreamSent  time.Time // the request went to the upstream (translated requests)
+	UpstreamStart time.Time // the upstream's response header arrived
+	UpstreamBody  time.Time // the first bytes of the upstream's stream arrived
+	FirstWrite    time.Time // the first byte of the response went to the client
 
 	// The small fields share one word.
-	stop codec.StopReason
-	// stream is whether the client asked for a streamed response.
-	stream bool
-	// endpoint is whether the request is for a listing or counting
-	// endpoint rather than a generation.
-	endpoint bool
-	// discarded is whether a failover site dropped the answer for
+	Stop codec.StopReason
+	// Stream is whether the client asked for a streamed response.
+	Stream bool
+	// Endpoint is whether the request is for a listing or counting
+	// Endpoint rather than a generation.
+	Endpoint bool
+	// Discarded is whether a failover site dropped the answer for
 	// another target's.
-	discarded bool
-	// key is the position plus one of the pooled upstream key the
+	Discarded bool
+	// Key is the position plus one of the pooled upstream Key the
 	// request used, or 0.
-	key uint16
-	// attempts counts the targets a failover site tried, target is the
-	// position of the one that answered in site's list; site is nil
-	// outside a failover target.
-	attempts, target uint8
-	// keyName names the client key the request presented (client_keys),
+	Key uint16
+	// Attempts counts the targets a failover site tried; 0 outside a
+	// failover site.
+	Attempts uint8
+	// KeyName names the client key the request presented (client_keys),
 	// or is "".
-	keyName string
-	// responseModel is the model the upstream said answered, or "".
-	responseModel string
-	// streamErr is the error.type of the error that ended a stream, or "".
-	streamErr string
-	// upstreamStatus is the status the upstream answered the latest call
+	KeyName string
+	// ResponseModel is the model the upstream said answered, or "".
+	ResponseModel string
+	// StreamErr is the error.type of the error that ended a stream, or "".
+	StreamErr string
+	// UpstreamStatus is the status the upstream answered the latest call
 	// with, before the client's protocol mapped it, or 0.
-	upstreamStatus int
-	// tel is what the OpenTelemetry spans need (telemetry.go), nil unless
+	UpstreamStatus int
+	// Tel is what the OpenTelemetry spans need (telemetry.go), nil unless
 	// the request's span records.
-	tel *telemetry
-	// site is the failover site whose target answered, or nil.
-	site *failoverSite
-	// limit is what the site's limits reserved for the request, settled
+	Tel *Telemetry
+	// Target names the failover Target that answered, or is "" outside
+	// a failover site.
+	Target string
+	// Limit is what the site's limits reserved for the request, settled
 	// when it is recorded (limits.go), or nil; limits says what remains
 	// of them, as the Llmbridge-Limits header does, or is "".
-	limit  *limits.Ticket
-	limits string
+	Limit  *limits.Ticket
+	Limits string
 }
 
-// targetName names the failover target of x, or is "".
-func (x *exchange) targetName() string {
-	if x.site == nil || int(x.target) >= len(x.site.cfg.Targets) {
-		return ""
-	}
-	return x.site.cfg.Targets[x.target]
-}
-
-// setModels records the client's and the upstream's model. Both are
+// SetModels records the client's and the upstream's model. Both are
 // copied: they may alias the request body, whose buffer is reused once
 // the request is done, while placeholders, log fields and metric labels
 // keep them longer.
-func (x *exchange) setModels(model, upstreamModel string) {
-	x.model = strings.Clone(model)
+func (x *Exchange) SetModels(model, upstreamModel string) {
+	x.Model = strings.Clone(model)
 	if upstreamModel == model {
-		x.upstreamModel = x.model
+		x.UpstreamModel = x.Model
 	} else {
-		x.upstreamModel = strings.Clone(upstreamModel)
+		x.UpstreamModel = strings.Clone(upstreamModel)
 	}
 }
 
-// fail answers e in protocol p's error format and notes it as an error of
-// llmbridge's own.
-func (x *exchange) fail(w http.ResponseWriter, p codec.Protocol, e *codec.Error) {
-	x.status = writeError(w, p, e)
-	x.errReason = kindName(e.Kind)
-}
-
-// responseStarted notes that the upstream's response header arrived.
-func (x *exchange) responseStarted() {
-	if x.upstreamStart.IsZero() {
-		x.upstreamStart = time.Now()
+// ResponseStarted notes that the upstream's response header arrived.
+func (x *Exchange) ResponseStarted() {
+	if x.UpstreamStart.IsZero() {
+		x.UpstreamStart = time.Now()
 	}
 }
 
-// wrote notes that the client has been sent part of the response, with
+// Wrote notes that the client has been sent part of the response, with
 // status.
-func (x *exchange) wrote(status int) {
-	if x.firstWrite.IsZero() {
-		x.firstWrite = time.Now()
+func (x *Exchange) Wrote(status int) {
+	if x.FirstWrite.IsZero() {
+		x.FirstWrite = time.Now()
 	}
-	if x.status == 0 {
-		x.status = status
+	if x.Status == 0 {
+		x.Status = status
 	}
 }
 
-// observe takes usage, the stop reason, the model and id of the response
+// Observe takes usage, the stop reason, the model and id of the response
 // and an error that ends the stream from a canonical stream event. Usage
 // is cumulative: a stream cut short keeps what its last usage event
 // counted.
-func (x *exchange) observe(ev *codec.Event) {
+func (x *Exchange) Observe(ev *codec.Event) {
 	switch ev.Type {
 	case codec.EventStart:
 		x.setResponse(ev.Model, ev.ID)
 		if ev.Usage.Known {
-			x.usage = ev.Usage
+			x.Usage = ev.Usage
 		}
 	case codec.EventUsage:
 		if ev.Usage.Known {
-			x.usage = ev.Usage
+			x.Usage = ev.Usage
 		}
 	case codec.EventStop:
-		x.stop = ev.StopReason
+		x.Stop = ev.StopReason
 	case codec.EventError:
 		if ev.Err != nil {
-			x.streamErr = kindName(ev.Err.Kind)
+			x.StreamErr = KindName(ev.Err.Kind)
 		}
 	}
-	if x.tel != nil && x.tel.content != nil {
-		x.tel.content.observe(ev)
+	if x.Tel != nil && x.Tel.content != nil {
+		x.Tel.content.observe(ev)
 	}
 }
 
-// observeResponse takes usage, the stop reason and the model and id of a
+// ObserveResponse takes usage, the stop reason and the model and id of a
 // complete response.
-func (x *exchange) observeResponse(resp *codec.Response) {
+func (x *Exchange) ObserveResponse(resp *codec.Response) {
 	x.setResponse(resp.Model, resp.ID)
 	if resp.Usage.Known {
-		x.usage = resp.Usage
+		x.Usage = resp.Usage
 	}
-	x.stop = resp.StopReason
-	if x.tel != nil && x.tel.content != nil {
-		x.tel.content.response(resp)
+	x.Stop = resp.StopReason
+	if x.Tel != nil && x.Tel.content != nil {
+		x.Tel.content.response(resp)
 	}
 }
 
@@ -166,96 +149,96 @@ func (x *exchange) observeResponse(resp *codec.Response) {
 // recording span, the response id. Both may alias a pooled buffer and are
 // copied, unless the model is the one sent (the common case, which then
 // costs nothing).
-func (x *exchange) setResponse(model, id string) {
+func (x *Exchange) setResponse(model, id string) {
 	switch {
-	case model == "" || model == x.responseModel:
-	case model == x.upstreamModel:
-		x.responseModel = x.upstreamModel
+	case model == "" || model == x.ResponseModel:
+	case model == x.UpstreamModel:
+		x.ResponseModel = x.UpstreamModel
 	default:
-		x.responseModel = strings.Clone(model)
+		x.ResponseModel = strings.Clone(model)
 	}
-	if x.tel != nil && id != "" && id != x.tel.responseID {
-		x.tel.responseID = strings.Clone(id)
+	if x.Tel != nil && id != "" && id != x.Tel.responseID {
+		x.Tel.responseID = strings.Clone(id)
 	}
 }
 
-// clientGone notes that writing to the client failed mid-stream: the
+// ClientGone notes that writing to the client failed mid-stream: the
 // client went away, and the exchange ends as canceled unless an error
 // ended it first.
-func (x *exchange) clientGone() {
-	if x.streamErr == "" {
-		x.streamErr = "canceled"
+func (x *Exchange) ClientGone() {
+	if x.StreamErr == "" {
+		x.StreamErr = "canceled"
 	}
 }
 
-// errorType is the error.type of the exchange, or "" when it succeeded:
+// ErrorType is the error.type of the exchange, or "" when it succeeded:
 // the reason of an error llmbridge answered itself, the kind of the error
 // that ended a stream, the status of an upstream error, or "canceled" for
 // a client that went away before an answer.
-func (x *exchange) errorType() string {
+func (x *Exchange) ErrorType() string {
 	switch {
-	case x.errReason != "":
-		return x.errReason
-	case x.streamErr != "":
-		return x.streamErr
-	case x.status == statusClientGone:
+	case x.ErrReason != "":
+		return x.ErrReason
+	case x.StreamErr != "":
+		return x.StreamErr
+	case x.Status == StatusClientGone:
 		return "canceled"
-	case x.status >= 400:
-		return statusLabel(x.status)
+	case x.Status >= 400:
+		return StatusLabel(x.Status)
 	}
 	return ""
 }
 
-// callErrorType is the error.type of the upstream call: the status the
+// CallErrorType is the error.type of the upstream call: the status the
 // provider answered (529, where an OpenAI client is told 503), the kind of
 // the error that ended its stream, or, when no answer came, the
 // exchange's.
-func (x *exchange) callErrorType() string {
+func (x *Exchange) CallErrorType() string {
 	switch {
-	case x.upstreamStatus >= 400:
-		return statusLabel(x.upstreamStatus)
-	case x.streamErr != "":
-		return x.streamErr
-	case x.upstreamStatus == 0:
-		return x.errorType()
-	case x.errReason != "":
+	case x.UpstreamStatus >= 400:
+		return StatusLabel(x.UpstreamStatus)
+	case x.StreamErr != "":
+		return x.StreamErr
+	case x.UpstreamStatus == 0:
+		return x.ErrorType()
+	case x.ErrReason != "":
 		// The answer could not be translated or broke its protocol.
-		return x.errReason
+		return x.ErrReason
 	}
 	return ""
 }
 
-// statusClientGone is the status recorded when nothing was written: the
+// StatusClientGone is the status recorded when nothing was written: the
 // client went away, or reverse_proxy returned an error Caddy answers.
-const statusClientGone = 499
+const StatusClientGone = 499
 
-// latency returns how long the upstream has taken, in Bedrock's terms:
+// Latency returns how long the upstream has taken, in Bedrock's terms:
 // from sending the request to now, and to the first byte of its answer
 // (a stream's first bytes, else the response header). Milliseconds are
 // rounded up: no answer takes none. Zero when the request was not sent.
-func (x *exchange) latency() codec.Latency {
-	if x.upstreamSent.IsZero() {
+func (x *Exchange) Latency() codec.Latency {
+	if x.UpstreamSent.IsZero() {
 		return codec.Latency{}
 	}
 	now := time.Now()
-	first := x.upstreamBody
+	first := x.UpstreamBody
 	if first.IsZero() {
-		first = x.upstreamStart
+		first = x.UpstreamStart
 	}
 	if first.IsZero() || first.After(now) {
 		first = now
 	}
 	ms := func(d time.Duration) int64 { return int64((max(0, d) + time.Millisecond - 1) / time.Millisecond) }
-	return codec.Latency{InvocationMs: ms(now.Sub(x.upstreamSent)), FirstByteMs: ms(first.Sub(x.upstreamSent))}
+	return codec.Latency{InvocationMs: ms(now.Sub(x.UpstreamSent)), FirstByteMs: ms(first.Sub(x.UpstreamSent))}
 }
 
-// ttft returns the time from the upstream's response header to the first
+// TTFT returns the time from the upstream's response header to the first
 // byte written to the client, and whether both happened.
-func (x *exchange) ttft() (time.Duration, bool) {
-	if x.upstreamStart.IsZero() || x.firstWrite.IsZero() {
+func (x *Exchange) TTFT() (time.Duration, bool) {
+	if x.UpstreamStart.IsZero() || x.FirstWrite.IsZero() {
 		return 0, false
 	}
-	return max(0, x.firstWrite.Sub(x.upstreamStart)), true
+	return max(0, x.FirstWrite.Sub(x.UpstreamStart)), true
 }
 
 // Placeholder names, set on the request's replacer; the access log fields
@@ -264,55 +247,13 @@ const (
 	phPrefix = "http.llmbridge."
 )
 
-// record publishes x: placeholders {http.llmbridge.*}, an "llmbridge"
-// object in the access log entry, the metrics and the span attributes.
-func (h *Handler) record(r *http.Request, x *exchange) {
-	if x.status == 0 {
-		// Nothing was written: reverse_proxy returned an error that Caddy
-		// answers, or a client went away.
-		x.status = statusClientGone
-	}
-	ttft, haveTTFT := x.ttft()
-	var stop string
-	if x.stop != mapping.StopNone {
-		stop = x.stop.String()
-	}
-	errType := x.errorType()
-	cost := h.exchangeCost(x)
-	h.settleLimits(x, cost)
-	// When the answer was dropped for another target's, the
-	// placeholders and the access log are that one's.
-	repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
-	if repl != nil && !x.discarded {
-		// One provider answers all the placeholders: setting each one
-		// grew the replacer's map on every request.
-		ph := placeholders{x: x, stop: stop, errType: errType, cost: cost, ttft: ttft, haveTTFT: haveTTFT}
-		repl.Map(ph.get)
-	}
-	if extra, ok := r.Context().Value(caddyhttp.ExtraLogFieldsCtxKey).(*caddyhttp.ExtraLogFields); ok && !x.discarded {
-		extra.Set(zap.Dict("llmbridge", h.logFields(x, repl, stop, errType, cost, ttft, haveTTFT)...))
-	}
-	if x.status < 300 && (x.stop == mapping.StopOther || x.stop == mapping.StopNone) && x.client.Family() != x.upstream.Family() {
-		// A stop the client's protocol cannot say exactly (an unknown
-		// reason, or none at all) is traced, not hidden.
-		h.logger.Debug("upstream stop reason has no exact equivalent for the client",
-			zap.String("client_protocol", string(x.client)), zap.String("upstream_protocol", string(x.upstream)),
-			zap.String("stop_reason", x.stop.String()))
-	}
-	h.metrics.record(x, ttft, haveTTFT)
-	if x.model != "" && !x.endpoint {
-		h.metrics.recordGenAI(x, providerName(x.upstream, h.Dialect), errType, time.Since(x.start))
-	}
-	h.finishTelemetry(x, repl, stop, errType, cost)
-}
-
-// logFields are the access log's llmbridge fields of x. Token counts have
+// LogFields are the access log's llmbridge fields of x. Token counts have
 // the canonical meaning of mapping.Usage: input_tokens counts every prompt
 // token, cache reads and writes included; output_tokens every generated
 // token, reasoning included.
-func (h *Handler) logFields(x *exchange, repl *caddy.Replacer, stop, errType string, cost float64, ttft time.Duration, haveTTFT bool) []zap.Field {
+func LogFields(x *Exchange, repl *caddy.Replacer, stop, errType string, cost float64, ttft time.Duration, haveTTFT bool) []zap.Field {
 	fields := make([]zap.Field, 0, 18)
-	fields = append(fields, zap.String("client_protocol", string(x.client)), zap.String("upstream_protocol", string(x.upstream)))
+	fields = append(fields, zap.String("client_protocol", string(x.Client)), zap.String("upstream_protocol", string(x.Upstream)))
 	if repl != nil {
 		// reverse_proxy's placeholder names the upstream it reached.
 		if v, ok := repl.Get("http.reverse_proxy.upstream.hostport"); ok {
@@ -321,22 +262,22 @@ func (h *Handler) logFields(x *exchange, repl *caddy.Replacer, stop, errType str
 			}
 		}
 	}
-	if x.keyName != "" {
-		fields = append(fields, zap.String("client_key", x.keyName))
+	if x.KeyName != "" {
+		fields = append(fields, zap.String("client_key", x.KeyName))
 	}
-	if x.site != nil {
-		fields = append(fields, zap.String("target", x.targetName()), zap.Int("attempts", int(x.attempts)))
+	if x.Target != "" {
+		fields = append(fields, zap.String("target", x.Target), zap.Int("attempts", int(x.Attempts)))
 	}
-	if x.key > 0 {
-		fields = append(fields, zap.Int("upstream_key", int(x.key)-1))
+	if x.Key > 0 {
+		fields = append(fields, zap.Int("upstream_key", int(x.Key)-1))
 	}
-	if x.model != "" {
-		fields = append(fields, zap.String("model", x.model), zap.String("upstream_model", x.upstreamModel), zap.Bool("stream", x.stream))
+	if x.Model != "" {
+		fields = append(fields, zap.String("model", x.Model), zap.String("upstream_model", x.UpstreamModel), zap.Bool("stream", x.Stream))
 	}
-	if x.responseModel != "" {
-		fields = append(fields, zap.String("response_model", x.responseModel))
+	if x.ResponseModel != "" {
+		fields = append(fields, zap.String("response_model", x.ResponseModel))
 	}
-	if u := &x.usage; u.Known {
+	if u := &x.Usage; u.Known {
 		fields = append(fields, zap.Int64("input_tokens", u.InputTokens), zap.Int64("output_tokens", u.OutputTokens),
 			zap.Int64("cache_read_tokens", u.CacheReadTokens), zap.Int64("cache_write_tokens", u.CacheWriteTokens),
 			zap.Int64("reasoning_tokens", u.ReasoningTokens))
@@ -353,8 +294,8 @@ func (h *Handler) logFields(x *exchange, repl *caddy.Replacer, stop, errType str
 	if haveTTFT {
 		fields = append(fields, zap.Int64("ttft_ms", ttft.Milliseconds()))
 	}
-	if x.limits != "" {
-		fields = append(fields, zap.String("limits", x.limits))
+	if x.Limits != "" {
+		fields = append(fields, zap.String("limits", x.Limits))
 	}
 	return fields
 }
@@ -362,12 +303,20 @@ func (h *Handler) logFields(x *exchange, repl *caddy.Replacer, stop, errType str
 // placeholders resolves the {http.llmbridge.*} placeholders of one
 // finished exchange.
 type placeholders struct {
-	x        *exchange
+	x        *Exchange
 	stop     string
 	errType  string
 	cost     float64
 	ttft     time.Duration
 	haveTTFT bool
+}
+
+// MapPlaceholders makes repl answer the {http.llmbridge.*} placeholders of
+// x, finished: one provider answers them all, since setting each one grew
+// the replacer's map on every request.
+func MapPlaceholders(repl *caddy.Replacer, x *Exchange, stop, errType string, cost float64, ttft time.Duration, haveTTFT bool) {
+	ph := placeholders{x: x, stop: stop, errType: errType, cost: cost, ttft: ttft, haveTTFT: haveTTFT}
+	repl.Map(ph.get)
 }
 
 // get is a caddy.ReplacerFunc. Usage, cost, the stop reason and the time
@@ -380,31 +329,31 @@ func (p placeholders) get(key string) (any, bool) {
 	x := p.x
 	switch name {
 	case "client_protocol":
-		return string(x.client), true
+		return string(x.Client), true
 	case "upstream_protocol":
-		return string(x.upstream), true
+		return string(x.Upstream), true
 	case "client_key":
-		return x.keyName, x.keyName != ""
+		return x.KeyName, x.KeyName != ""
 	case "target":
-		return x.targetName(), x.site != nil
+		return x.Target, x.Target != ""
 	case "attempts":
-		return int(x.attempts), x.site != nil
+		return int(x.Attempts), x.Target != ""
 	case "model":
-		return x.model, true
+		return x.Model, true
 	case "upstream_model":
-		return x.upstreamModel, true
+		return x.UpstreamModel, true
 	case "response_model":
-		return x.responseModel, x.responseModel != ""
+		return x.ResponseModel, x.ResponseModel != ""
 	case "input_tokens":
-		return x.usage.InputTokens, x.usage.Known
+		return x.Usage.InputTokens, x.Usage.Known
 	case "output_tokens":
-		return x.usage.OutputTokens, x.usage.Known
+		return x.Usage.OutputTokens, x.Usage.Known
 	case "cache_read_tokens":
-		return x.usage.CacheReadTokens, x.usage.Known
+		return x.Usage.CacheReadTokens, x.Usage.Known
 	case "cache_write_tokens":
-		return x.usage.CacheWriteTokens, x.usage.Known
+		return x.Usage.CacheWriteTokens, x.Usage.Known
 	case "reasoning_tokens":
-		return x.usage.ReasoningTokens, x.usage.Known
+		return x.Usage.ReasoningTokens, x.Usage.Known
 	case "cost_usd":
 		return p.cost, p.cost >= 0
 	case "stop_reason":
@@ -414,7 +363,7 @@ func (p placeholders) get(key string) (any, bool) {
 	case "ttft_ms":
 		return p.ttft.Milliseconds(), p.haveTTFT
 	case "limits":
-		return x.limits, x.limits != ""
+		return x.Limits, x.Limits != ""
 	}
 	return nil, false
 }
@@ -435,18 +384,10 @@ var kindNames = [...]string{
 	mapping.ErrBadGateway:       "bad_gateway",
 }
 
-// kindName returns the metrics name of an error kind.
-func kindName(k mapping.ErrorKind) string {
+// KindName returns the metrics name of an error kind.
+func KindName(k mapping.ErrorKind) string {
 	if int(k) < len(kindNames) && kindNames[k] != "" {
 		return kindNames[k]
 	}
 	return "error_" + strconv.Itoa(int(k))
-}
-
-// callUpstream sends r to next (reverse_proxy), which writes the answer
-// into w: each call of the upstream, a retry included, is timed from here
-// (Bedrock's latency metrics) and gets its client span (telemetry.go).
-func (h *Handler) callUpstream(x *exchange, next caddyhttp.Handler, w http.ResponseWriter, r *http.Request) error {
-	x.upstreamSent = time.Now()
-	return next.ServeHTTP(w, h.startCallSpan(x, r))
 }

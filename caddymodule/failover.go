@@ -43,7 +43,7 @@ type failoverSite struct {
 	maxCooldown time.Duration
 	breaker     breaker
 	logger      *zap.Logger
-	metrics     *metrics
+	metrics     *Metrics
 	// store is the instance's state store, where cooldowns and opened
 	// circuits are published to the fleet (shared.go).
 	store state.Store
@@ -99,8 +99,8 @@ func (h *Handler) provisionFailover(ctx caddy.Context) error {
 	if h.Client != "" {
 		h.client, _ = codec.ParseProtocol(h.Client)
 	}
-	h.metrics = globalMetrics()
-	if err := h.metrics.register(ctx.GetMetricsRegistry()); err != nil {
+	h.metrics = GlobalMetrics()
+	if err := h.metrics.Register(ctx.GetMetricsRegistry()); err != nil {
 		return fmt.Errorf("llmbridge: registering metrics: %v", err)
 	}
 	if err := h.provisionClientKeys(); err != nil {
@@ -482,11 +482,11 @@ func (h *Handler) failoverClient(r *http.Request) codec.Protocol {
 // client's key when it presented a valid one.
 func (h *Handler) failoverFail(w http.ResponseWriter, r *http.Request, keyName string, e *codec.Error) {
 	client := h.failoverClient(r)
-	x := &exchange{client: client, start: time.Now(), keyName: keyName}
-	h.beginTelemetry(r, x)
-	x.fail(w, client, e)
+	x := &Exchange{Client: client, Start: time.Now(), KeyName: keyName}
+	h.tracing.Begin(r, x)
+	fail(w, x, client, e)
 	if e.Kind == mapping.ErrOverloaded {
-		x.errReason = "unavailable"
+		x.ErrReason = "unavailable"
 	}
 	h.record(r, x)
 }

@@ -116,7 +116,7 @@ func (h *Handler) checkFailoverSite() error {
 	}
 	errs := []error{set("upstream", h.Upstream != ""), set("api_key", h.APIKey != "" || len(h.APIKeys) > 0)}
 	if h.cloud != nil {
-		for _, name := range h.cloud.settings() {
+		for _, name := range h.cloud.Settings() {
 			errs = append(errs, set(name, true))
 		}
 	}

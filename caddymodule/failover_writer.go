@@ -84,7 +84,7 @@ type failoverWriter struct {
 	keyName string
 	// answer is the exchange of the attempt whose answer the client got,
 	// for the site's limits to settle with.
-	answer   *exchange
+	answer   *Exchange
 	answerBy *Handler
 }
 
@@ -394,7 +394,7 @@ func (fw *failoverWriter) account() {
 		return
 	}
 	now := time.Now()
-	reason := kindName(fw.failKind)
+	reason := KindName(fw.failKind)
 	failoverAttempts.WithLabelValues(t.name, reason).Inc()
 	cool := fw.cooldown(now)
 	if cool > 0 {
@@ -437,17 +437,17 @@ func throttled(status int, kind mapping.ErrorKind) bool {
 // noteUpstream takes the upstream's answer status and header as they
 // arrive: for the Bedrock signature hint, the failover writer and the key
 // pool.
-func (h *Handler) noteUpstream(w http.ResponseWriter, x *exchange, status int, hdr http.Header) {
+func (h *Handler) noteUpstream(w http.ResponseWriter, x *Exchange, status int, hdr http.Header) {
 	h.noteSignatureRejected(status, hdr)
-	x.upstreamStatus = status
+	x.UpstreamStatus = status
 	fw := failoverOf(w)
 	if fw != nil {
 		fw.noteUpstream(status)
 	}
-	if x.key == 0 {
+	if x.Key == 0 {
 		return
 	}
-	others := h.keys.note(int(x.key)-1, status, hdr)
+	others := h.keys.note(int(x.Key)-1, status, hdr)
 	if fw != nil && others {
 		// Another key may do better: only this one cools, and a refused
 		// key's request moves on.
@@ -459,12 +459,12 @@ func (h *Handler) noteUpstream(w http.ResponseWriter, x *exchange, status int, h
 // noteExchange tells the exchange of the attempt's target which target
 // and attempt it is, whether its answer was dropped, and the name of the
 // client key the site accepted.
-func (fw *failoverWriter) noteExchange(x *exchange) {
-	x.site, x.target, x.attempts, x.discarded = fw.site, uint8(fw.target.index), uint8(fw.attempt), fw.discarded()
-	if x.keyName == "" {
-		x.keyName = fw.keyName
+func (fw *failoverWriter) noteExchange(x *Exchange) {
+	x.Target, x.Attempts, x.Discarded = fw.site.cfg.Targets[fw.target.index], uint8(fw.attempt), fw.discarded()
+	if x.KeyName == "" {
+		x.KeyName = fw.keyName
 	}
-	if !x.discarded {
+	if !x.Discarded {
 		fw.answer, fw.answerBy = x, fw.target.handler
 	}
 }

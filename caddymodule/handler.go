@@ -53,13 +53,13 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 	if !isEndpoint {
 		rt, ok = detectRoute(r.URL.Path)
 	}
-	x := &exchange{client: rt.protocol, upstream: h.upstreamFor(rt.protocol), start: time.Now()}
-	h.beginTelemetry(r, x)
+	x := &Exchange{Client: rt.protocol, Upstream: h.upstreamFor(rt.protocol), Start: time.Now()}
+	h.tracing.Begin(r, x)
 	switch {
 	case isEndpoint:
-		x.client, x.endpoint = ep.protocol, true
+		x.Client, x.Endpoint = ep.protocol, true
 	case !ok || (h.client != "" && rt.protocol != h.client):
-		x.client = guessProtocol(h.client, r)
+		x.Client = guessProtocol(h.client, r)
 	}
 	defer h.record(r, x)
 	if h.signedHost != "" {
@@ -75,22 +75,22 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 	if h.clientKeys != nil {
 		// Before anything else, so that a client without a key learns
 		// nothing about the site.
-		p := x.client
+		p := x.Client
 		key := h.authorized(p, r)
 		if key < 0 {
 			h.logger.Debug("request without a valid client key", zap.String("client_protocol", string(p)), zap.String("remote_addr", r.RemoteAddr))
-			x.fail(w, p, &codec.Error{Status: http.StatusUnauthorized, Kind: mapping.ErrAuthentication, Message: "invalid or missing API key"})
+			fail(w, x, p, &codec.Error{Status: http.StatusUnauthorized, Kind: mapping.ErrAuthentication, Message: "invalid or missing API key"})
 			return nil
 		}
-		x.keyName = h.clientKeyNames[key]
+		x.KeyName = h.clientKeyNames[key]
 	}
 	if h.keys != nil {
-		i, soonest := h.keys.pick(x.start.UnixNano())
+		i, soonest := h.keys.pick(x.Start.UnixNano())
 		if i < 0 {
 			h.noKey(w, x, soonest)
 			return nil
 		}
-		x.key = uint16(i + 1)
+		x.Key = uint16(i + 1)
 	}
 	if isEndpoint {
 		return h.serveEndpoint(w, r, next, ep, x)
@@ -101,12 +101,12 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 		}
 	}
 	if !ok || (h.client != "" && rt.protocol != h.client) {
-		x.fail(w, x.client, codec.NewError(mapping.ErrNotFound, "no "+protocolNoun(h.client)+"generation endpoint at "+r.URL.Path))
+		fail(w, x, x.Client, codec.NewError(mapping.ErrNotFound, "no "+protocolNoun(h.client)+"generation endpoint at "+r.URL.Path))
 		return nil
 	}
 	client := rt.protocol
 	if r.Method != http.MethodPost {
-		x.fail(w, client, codec.NewError(mapping.ErrMethodNotAllowed, "method "+r.Method+" is not allowed; use POST"))
+		fail(w, x, client, codec.NewError(mapping.ErrMethodNotAllowed, "method "+r.Method+" is not allowed; use POST"))
 		return nil
 	}
 
@@ -117,21 +117,21 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 	body, cerr := readBody(r, h.MaxRequestBody, *held.buf)
 	*held.buf = body
 	if cerr != nil {
-		x.fail(w, client, cerr)
+		fail(w, x, client, cerr)
 		return nil
 	}
 	// The drop setting edits the body for every pair (policy.go).
 	if body, cerr = h.dropConfigured(body, x); cerr != nil {
-		x.fail(w, client, cerr)
+		fail(w, x, client, cerr)
 		return nil
 	}
 
 	// A Chat client of a Chat server with a dialect is translated, so that
 	// the dialect's departures from OpenAI apply to its body too.
-	if client.Family() == x.upstream.Family() && !(h.dialect != nil && client == codec.OpenAIChat) {
+	if client.Family() == x.Upstream.Family() && !(h.dialect != nil && client == codec.OpenAIChat) {
 		return h.passthrough(w, r, next, rt, body, &held, x)
 	}
-	if isInteractionsClient(client, x.upstream) {
+	if isInteractionsClient(client, x.Upstream) {
 		return h.translateInteraction(w, r, next, rt, body, &held, x)
 	}
 	return h.translate(w, r, next, rt, body, &held, x)
@@ -285,7 +285,7 @@ func droppedHeader(paths []string) string {
 // translate handles a request whose client and upstream protocols differ.
 // held is the pooled buffer holding body, which an open stream gives back
 // early.
-func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, rt route, body []byte, held *heldBuffer, x *exchange) error {
+func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, rt route, body []byte, held *heldBuffer, x *Exchange) error {
 	client := rt.protocol
 	req := getRequest()
 	defer putRequest(req)
@@ -307,19 +307,19 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 		// may leave out.
 		req.Model = rt.model
 	}
-	x.stream = req.Stream
-	x.tel.noteRequest(req)
+	x.Stream = req.Stream
+	x.Tel.NoteRequest(req)
 	model, routed := h.routeModel(client, req.Model)
-	x.setModels(req.Model, model)
-	if x.upstream.ModelInPath() {
+	x.SetModels(req.Model, model)
+	if x.Upstream.ModelInPath() {
 		model = strings.TrimPrefix(model, "models/")
-		x.setModels(req.Model, model)
-		if err := checkPathModel(model, x.upstream); err != nil {
-			x.fail(w, client, err)
+		x.SetModels(req.Model, model)
+		if err := checkPathModel(model, x.Upstream); err != nil {
+			fail(w, x, client, err)
 			return nil
 		}
 	} else if model == "" {
-		x.fail(w, client, &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Param: "model", Message: "model is required"})
+		fail(w, x, client, &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Param: "model", Message: "model is required"})
 		return nil
 	}
 
@@ -327,44 +327,44 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 		return nil
 	}
 
-	target, adjusted, cerr := h.fitModel(req, x.upstream, model)
+	target, adjusted, cerr := h.fitModel(req, x.Upstream, model)
 	if cerr != nil {
-		x.fail(w, client, cerr)
+		fail(w, x, client, cerr)
 		return nil
 	}
 
 	// The encoded body's buffer, which the body sent takes over below.
 	outBuf := heldBuffer{buf: getBuffer(encodedBufferSize(len(body)))}
 	defer outBuf.release()
-	out, err := h.encodeRequest(*outBuf.buf, x.upstream, req, codec.EncodeOptions{Model: model, DefaultMaxTokens: h.DefaultMaxTokens, Target: target, Cache: h.cachePolicyFor(client)}, decoded)
+	out, err := h.encodeRequest(*outBuf.buf, x.Upstream, req, codec.EncodeOptions{Model: model, DefaultMaxTokens: h.DefaultMaxTokens, Target: target, Cache: h.cachePolicyFor(client)}, decoded)
 	*outBuf.buf = out
 	if err != nil {
 		failPolicy(w, x, client, err)
 		return nil
 	}
-	out, berr := bodyOnlyBetas(r, out, x.upstream)
+	out, berr := bodyOnlyBetas(r, out, x.Upstream)
 	*outBuf.buf = out
 	if berr != nil {
-		x.fail(w, client, codec.NewError(mapping.ErrInvalidRequest, "request body could not be adapted: "+berr.Error()))
+		fail(w, x, client, codec.NewError(mapping.ErrInvalidRequest, "request body could not be adapted: "+berr.Error()))
 		return nil
 	}
-	req.Dropped = append(req.Dropped, h.filterBetas(r, x.upstream)...)
+	req.Dropped = append(req.Dropped, h.filterBetas(r, x.Upstream)...)
 	h.reportDropped(w, req.Dropped)
 	h.reportAdjusted(w, model, adjusted)
-	x.tel.noteEdits(adjusted, req.Dropped)
+	x.Tel.NoteEdits(adjusted, req.Dropped)
 	sent := setBody(r, out)
 	sent.heldBuffer, outBuf.buf = outBuf, nil
 	defer sent.release()
 	// Headers first: a Gemini client's ?key= credential is read from the
 	// query that setPath replaces.
-	if cerr := h.rewriteHeaders(r, client, x.upstream, req.Stream, h.credentialOf(x)); cerr != nil {
-		x.fail(w, client, cerr)
+	if cerr := h.rewriteHeaders(r, client, x.Upstream, req.Stream, h.credentialOf(x)); cerr != nil {
+		fail(w, x, client, cerr)
 		return nil
 	}
-	path, query := h.upstreamPath(x.upstream, model, req.Stream)
+	path, query := h.upstreamPath(x.Upstream, model, req.Stream)
 	setPath(r, path, query)
 	if cerr := h.signUpstream(r, x, out); cerr != nil {
-		x.fail(w, client, cerr)
+		fail(w, x, client, cerr)
 		return nil
 	}
 
@@ -377,7 +377,7 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 	if routed && !h.upstreamModelInResponse {
 		// The exchange's copy: req.Model points into the body, which an
 		// open stream gives back.
-		tw.model = x.model
+		tw.model = x.Model
 	}
 	defer func() {
 		// reverse_proxy panics with http.ErrAbortHandler when the upstream

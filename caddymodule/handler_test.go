@@ -12,6 +12,9 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/tidwall/gjson"
+
+	"github.com/llmbridge/llmbridge/caddymodule/clouds"
+	"github.com/llmbridge/llmbridge/caddymodule/clouds/google"
 )
 
 // newTestHandler provisions a handler as Caddy would.
@@ -276,7 +279,7 @@ func TestProvisionAndValidate(t *testing.T) {
 		{Handler{Upstream: "openai"}, `unknown protocol "openai"`},
 		{Handler{Upstream: "gemini", Client: "claude"}, `client: unknown protocol "claude"`},
 		{Handler{Upstream: "vertex"}, "requires vertex_project and vertex_location"},
-		{Handler{Upstream: "vertex-anthropic", CloudRaw: cloudRaw(&GoogleCloud{Project: "p"})}, "requires vertex_project and vertex_location"},
+		{Handler{Upstream: "vertex-anthropic", CloudRaw: clouds.Raw(&google.Cloud{Project: "p"})}, "requires vertex_project and vertex_location"},
 		{Handler{Upstream: "gemini", DefaultMaxTokens: -1}, "default_max_tokens"},
 		{Handler{Upstream: "gemini", MaxRequestBody: -1}, "max_request_body"},
 	}
@@ -293,7 +296,7 @@ func TestProvisionAndValidate(t *testing.T) {
 	}
 	t.Setenv("LLMBRIDGE_TEST_KEY", "secret")
 	h := newTestHandler(t, &Handler{Upstream: "gemini", APIKey: "{env.LLMBRIDGE_TEST_KEY}"})
-	if h.cred.key != "secret" || h.DefaultMaxTokens != 4096 || h.MaxRequestBody != 32<<20 {
+	if h.cred.Key != "secret" || h.DefaultMaxTokens != 4096 || h.MaxRequestBody != 32<<20 {
 		t.Errorf("provisioned %+v", h)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/tidwall/sjson"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/clouds"
+	"github.com/llmbridge/llmbridge/caddymodule/clouds/aws"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
 )
@@ -92,10 +94,10 @@ func clientCredential(p codec.Protocol, r *http.Request) string {
 // protocol, sets the credential in the upstream's scheme, and adds the
 // headers the upstream protocol requires. It fails only when an OAuth
 // access token (Google's, Entra ID's) cannot be obtained.
-func (h *Handler) rewriteHeaders(r *http.Request, client, upstream codec.Protocol, stream bool, cred *credential) *codec.Error {
-	key := cred.key
-	if cred.tokens != nil {
-		tok, err := cred.tokens.Token()
+func (h *Handler) rewriteHeaders(r *http.Request, client, upstream codec.Protocol, stream bool, cred *clouds.Credential) *codec.Error {
+	key := cred.Key
+	if cred.Tokens != nil {
+		tok, err := cred.Tokens.Token()
 		if err != nil {
 			// The error comes from the token endpoint or the credentials
 			// source; it holds no token.
@@ -112,7 +114,7 @@ func (h *Handler) rewriteHeaders(r *http.Request, client, upstream codec.Protoco
 	for _, name := range credentialHeaders() {
 		hdr.Del(name)
 	}
-	for _, name := range sigV4Headers {
+	for _, name := range aws.SignatureHeaders {
 		hdr.Del(name)
 	}
 	// Go's transport asks for gzip itself and decodes it transparently;
@@ -128,7 +130,7 @@ func (h *Handler) rewriteHeaders(r *http.Request, client, upstream codec.Protoco
 	if key != "" {
 		// An OAuth token (Vertex's Google token, Azure's Entra ID token)
 		// is always a bearer token.
-		if c := up.Credential; c.Header != "" && cred.tokens == nil {
+		if c := up.Credential; c.Header != "" && cred.Tokens == nil {
 			hdr.Set(c.Header, key)
 		} else {
 			hdr.Set("Authorization", "Bearer "+key)

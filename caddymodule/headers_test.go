@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmbridge/llmbridge/caddymodule/clouds"
 	"github.com/llmbridge/llmbridge/codec"
 )
 
@@ -87,7 +88,7 @@ func TestRewriteHeaders(t *testing.T) {
 			for k, v := range tt.in {
 				r.Header.Set(k, v)
 			}
-			h := &Handler{upstream: tt.upstream, cred: credential{key: tt.apiKey}}
+			h := &Handler{upstream: tt.upstream, cred: clouds.Credential{Key: tt.apiKey}}
 			h.rewriteHeaders(r, tt.client, h.upstream, false, &h.cred)
 			for k, v := range tt.want {
 				if got := r.Header.Get(k); got != v {

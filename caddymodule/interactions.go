@@ -36,10 +36,10 @@ func isInteractionsClient(client, upstream codec.Protocol) bool {
 // an upstream of another family: it continues the stored interaction
 // previous_interaction_id names, and stores the answer unless the client
 // asked for store false.
-func (h *Handler) translateInteraction(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, rt route, body []byte, held *heldBuffer, x *exchange) error {
+func (h *Handler) translateInteraction(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, rt route, body []byte, held *heldBuffer, x *Exchange) error {
 	client := rt.protocol
 	if err := googleOnly(body); err != nil {
-		x.fail(w, client, err)
+		fail(w, x, client, err)
 		return nil
 	}
 	prev := gjson.GetBytes(body, "previous_interaction_id")
@@ -49,13 +49,13 @@ func (h *Handler) translateInteraction(w http.ResponseWriter, r *http.Request, n
 	}
 	input, err := h.interactionInput(r, body)
 	if err != nil {
-		x.fail(w, client, err)
+		fail(w, x, client, err)
 		return nil
 	}
 	if input.history != nil {
 		edited, serr := continuedBody(body, input.steps)
 		if serr != nil {
-			x.fail(w, client, codec.InvalidRequest("input", "the input could not be joined to the stored interaction: "+serr.Error()))
+			fail(w, x, client, codec.InvalidRequest("input", "the input could not be joined to the stored interaction: "+serr.Error()))
 			return nil
 		}
 		body = edited

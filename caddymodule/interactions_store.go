@@ -12,6 +12,7 @@ import (
 	"github.com/tidwall/sjson"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/sessions"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/interactions"
 	"github.com/llmbridge/llmbridge/mapping"
@@ -21,7 +22,7 @@ import (
 // created or last continued: as long as a Responses item, long enough for
 // an agent's session and short enough that stored conversations do not
 // pile up.
-const interactionTTL = DefaultItemCacheTTL
+const interactionTTL = sessions.DefaultItemCacheTTL
 
 // interactionKey is the store key of an interaction.
 func interactionKey(id string) string { return "interaction:" + id }
@@ -51,7 +52,7 @@ func (h *Handler) keepInteraction(r *http.Request, rec *interactionRecorder, inp
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 5*time.Second)
 	defer cancel()
-	if err := h.store.Set(ctx, interactionKey(id.Str), compact(stored), interactionTTL); err != nil {
+	if err := h.store.Set(ctx, interactionKey(id.Str), sessions.Compact(stored), interactionTTL); err != nil {
 		h.logger.Warn("storing an interaction failed; continuing it will fail", zap.String("interaction", id.Str), zap.Error(err))
 	}
 }
@@ -79,7 +80,7 @@ func (h *Handler) readInteraction(ctx context.Context, id string) (gjson.Result,
 	if !ok {
 		return gjson.Result{}, nil
 	}
-	plain, derr := expand(raw)
+	plain, derr := sessions.Expand(raw)
 	if derr != nil || !gjson.ValidBytes(plain) {
 		return gjson.Result{}, nil
 	}
@@ -96,25 +97,25 @@ var storedInteractionPath = regexp.MustCompile(`^/(v1|v1beta|v1alpha)/interactio
 // conversation as steps) and DELETE of an interaction llmbridge keeps, and
 // reports whether r was such a request. Toward an Interactions upstream
 // the request goes to it, with the upstream's credential.
-func (h *Handler) serveStoredInteraction(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, x *exchange) (bool, error) {
+func (h *Handler) serveStoredInteraction(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, x *Exchange) (bool, error) {
 	m := storedInteractionPath.FindStringSubmatch(r.URL.Path)
 	if m == nil || (h.client != "" && h.client.Family() != interactions.GeminiInteractions) {
 		return false, nil
 	}
 	client := interactions.GeminiInteractions
-	x.client = client
+	x.Client = client
 	if r.Method != http.MethodGet && r.Method != http.MethodDelete {
-		x.fail(w, client, codec.NewError(mapping.ErrMethodNotAllowed, "method "+r.Method+" is not allowed; use GET or DELETE"))
+		fail(w, x, client, codec.NewError(mapping.ErrMethodNotAllowed, "method "+r.Method+" is not allowed; use GET or DELETE"))
 		return true, nil
 	}
-	if x.upstream.Family() == interactions.GeminiInteractions {
-		if cerr := h.rewriteHeaders(r, client, x.upstream, false, h.credentialOf(x)); cerr != nil {
-			x.fail(w, client, cerr)
+	if x.Upstream.Family() == interactions.GeminiInteractions {
+		if cerr := h.rewriteHeaders(r, client, x.Upstream, false, h.credentialOf(x)); cerr != nil {
+			fail(w, x, client, cerr)
 			return true, nil
 		}
 		// The collection's path: the create path without a method,
 		// if it has one.
-		path, _ := h.upstreamPath(x.upstream, "", false)
+		path, _ := h.upstreamPath(x.Upstream, "", false)
 		if i := strings.LastIndexByte(path, ':'); i > strings.LastIndexByte(path, '/') {
 			path = path[:i]
 		}
@@ -122,29 +123,29 @@ func (h *Handler) serveStoredInteraction(w http.ResponseWriter, r *http.Request,
 		return true, next.ServeHTTP(w, r)
 	}
 	if h.store == nil {
-		x.fail(w, client, unknownInteraction("", m[2]))
+		fail(w, x, client, unknownInteraction("", m[2]))
 		return true, nil
 	}
 	v, cerr := h.readInteraction(r.Context(), m[2])
 	switch {
 	case cerr != nil:
-		x.fail(w, client, cerr)
+		fail(w, x, client, cerr)
 	case !v.Exists():
-		x.fail(w, client, unknownInteraction("", m[2]))
+		fail(w, x, client, unknownInteraction("", m[2]))
 	case r.Method == http.MethodDelete:
 		if err := h.store.Delete(r.Context(), interactionKey(m[2])); err != nil {
-			x.fail(w, client, codec.NewError(mapping.ErrOverloaded, "the gateway's state store, where interactions are kept, cannot be reached"))
+			fail(w, x, client, codec.NewError(mapping.ErrOverloaded, "the gateway's state store, where interactions are kept, cannot be reached"))
 			return true, nil
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write([]byte("{}"))
-		x.status = http.StatusOK
+		x.Status = http.StatusOK
 	default:
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write([]byte(v.Raw))
-		x.status = http.StatusOK
+		x.Status = http.StatusOK
 	}
 	return true, nil
 }

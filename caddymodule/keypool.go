@@ -11,37 +11,12 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
-	"golang.org/x/oauth2"
 
+	"github.com/llmbridge/llmbridge/caddymodule/clouds"
 	"github.com/llmbridge/llmbridge/caddymodule/state"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
 )
-
-// credential authorises one upstream request: a static key sent in the
-// upstream protocol's credential header (api_key), an OAuth token source
-// whose tokens are sent as Authorization: Bearer (google_credentials,
-// google_token, azure_credentials), or a SigV4 signer (the AWS chain or an
-// aws_profile). At most one of the three is set; none forwards the
-// client's own credential (without client_keys).
-type credential struct {
-	key    string
-	tokens oauth2.TokenSource
-	signer *awsSigner
-	// name says which token source or signer it is (an application, a
-	// profile), never a secret: with the key, it tells the members of a
-	// pool apart across instances (identity).
-	name string
-}
-
-// identity is what names the credential across instances: its key, or
-// the application or profile its tokens or signatures come from.
-func (c *credential) identity() string {
-	if c.key != "" {
-		return c.key
-	}
-	return c.name
-}
 
 // keyPool is a handler's pool of upstream credentials of one kind
 // (several api_key values, azure_credentials lines or aws_profile names),
@@ -53,7 +28,7 @@ func (c *credential) identity() string {
 // named by their kind and position, api_key[i] or aws_profile[i], in
 // logs and metrics, never by their value.
 type keyPool struct {
-	keys   []credential
+	keys   []clouds.Credential
 	kind   string // the setting the members come from: api_key, azure_credentials, aws_profile
 	next   atomic.Uint32
 	until  []atomic.Int64 // per key: the end of its cooldown (Unix nanoseconds)
@@ -67,26 +42,17 @@ type keyPool struct {
 	store state.Store
 }
 
-// maxPoolKeys bounds a pool (an exchange notes the key's position in 16
-// bits).
-const maxPoolKeys = 1 << 12
-
 // pools are the key pools of the loaded configuration, for the metrics.
 var pools sync.Map // *keyPool -> struct{}
 
 // newKeyPool returns a pool of creds, members of the setting kind.
-func newKeyPool(kind string, creds []credential, logger *zap.Logger) *keyPool {
+func newKeyPool(kind string, creds []clouds.Credential, logger *zap.Logger) *keyPool {
 	members := make([]string, len(creds))
 	for i := range creds {
-		members[i] = creds[i].identity()
+		members[i] = creds[i].Identity()
 	}
 	return &keyPool{keys: creds, kind: kind, until: make([]atomic.Int64, len(creds)),
 		out: make([]atomic.Bool, len(creds)), logger: logger, id: poolID(kind, members)}
-}
-
-// poolMemberName names the i-th member of a pool of the setting kind.
-func poolMemberName(kind string, i int) string {
-	return kind + "[" + strconv.Itoa(i) + "]"
 }
 
 // provisionCredentials sets up the credentials that authorise the
@@ -94,28 +60,28 @@ func poolMemberName(kind string, i int) string {
 // cloud's credentials (one, or a pool of several). Placeholders are
 // expanded with expand.
 func (h *Handler) provisionCredentials(ctx caddy.Context, expand func(string) string) error {
-	h.keys, h.cred = nil, credential{}
+	h.keys, h.cred = nil, clouds.Credential{}
 	if h.APIKey != "" && len(h.APIKeys) > 0 {
 		return errors.New("api_key and api_keys are exclusive: several keys are one pool")
 	}
 	repl := caddy.NewReplacer()
-	h.cred.key = repl.ReplaceKnown(h.APIKey, "")
-	kind, creds := "", []credential(nil)
+	h.cred.Key = repl.ReplaceKnown(h.APIKey, "")
+	kind, creds := "", []clouds.Credential(nil)
 	if len(h.APIKeys) > 0 {
-		if len(h.APIKeys) > maxPoolKeys {
-			return fmt.Errorf("a key pool holds at most %d keys, got %d", maxPoolKeys, len(h.APIKeys))
+		if len(h.APIKeys) > clouds.MaxPoolMembers {
+			return fmt.Errorf("a key pool holds at most %d keys, got %d", clouds.MaxPoolMembers, len(h.APIKeys))
 		}
-		kind, creds = "api_key", make([]credential, len(h.APIKeys))
+		kind, creds = "api_key", make([]clouds.Credential, len(h.APIKeys))
 		for i, k := range h.APIKeys {
 			v := repl.ReplaceKnown(k, "")
 			if v == "" {
 				return fmt.Errorf("api_key[%d] is empty after placeholder expansion (is its environment variable set?)", i)
 			}
-			creds[i].key = v
+			creds[i].Key = v
 		}
-	} else if h.cloud != nil && h.cred.key == "" {
+	} else if h.cloud != nil && h.cred.Key == "" {
 		var err error
-		if kind, creds, err = h.cloud.credentials(ctx, expand); err != nil {
+		if kind, creds, err = h.cloud.Authorize(ctx, expand); err != nil {
 			return err
 		}
 	}
@@ -131,9 +97,9 @@ func (h *Handler) provisionCredentials(ctx caddy.Context, expand func(string) st
 		first = h.keys.keys[0]
 	}
 	h.signedHost = ""
-	if first.signer != nil {
+	if first.Signer != nil {
 		// Every signer of a pool signs for the cloud's one host.
-		h.signedHost = first.signer.host
+		h.signedHost = first.Signer.Host()
 	}
 	return nil
 }
@@ -211,7 +177,7 @@ func (p *keyPool) note(i, status int, hdr http.Header) bool {
 		until := now.UnixNano() + int64(d)
 		p.coolUntil(i, until)
 		publishEvent(p.store, eventKeyCool, p.id, strconv.Itoa(i), unixNano(until))
-		p.logger.Debug("a key of the pool is rate limited", zap.String("key", poolMemberName(p.kind, i)),
+		p.logger.Debug("a key of the pool is rate limited", zap.String("key", clouds.MemberName(p.kind, i)),
 			zap.Duration("cooldown", d), zap.String("target", p.name()))
 	default:
 		return false
@@ -227,7 +193,7 @@ func (p *keyPool) takeOut(i, status int, by string) bool {
 		return false
 	}
 	p.nout.Add(1)
-	fields := []zap.Field{zap.String("key", poolMemberName(p.kind, i)), zap.String("target", p.name()), zap.String("refused_by", by)}
+	fields := []zap.Field{zap.String("key", clouds.MemberName(p.kind, i)), zap.String("target", p.name()), zap.String("refused_by", by)}
 	if status != 0 {
 		fields = append(fields, zap.Int("status", status))
 	}
@@ -249,7 +215,7 @@ func (p *keyPool) coolUntil(i int, until int64) {
 // the default cooldown since an event carries no Retry-After; the first
 // content event ends the watch. It reports whether the watch is over:
 // the stream showed content or failed.
-func (p *keyPool) watchStream(w http.ResponseWriter, x *exchange, ev *codec.Event) bool {
+func (p *keyPool) watchStream(w http.ResponseWriter, x *Exchange, ev *codec.Event) bool {
 	switch {
 	case preContent(ev.Type):
 		return false
@@ -261,11 +227,11 @@ func (p *keyPool) watchStream(w http.ResponseWriter, x *exchange, ev *codec.Even
 
 // streamFailed takes the error e that ended a stream answered to a
 // request made with the member x.key of the pool, before any content.
-func (p *keyPool) streamFailed(w http.ResponseWriter, x *exchange, e *codec.Error) {
+func (p *keyPool) streamFailed(w http.ResponseWriter, x *Exchange, e *codec.Error) {
 	if e == nil || e.Status != http.StatusTooManyRequests && e.Kind != mapping.ErrRateLimit {
 		return
 	}
-	others := p.note(int(x.key)-1, http.StatusTooManyRequests, nil)
+	others := p.note(int(x.Key)-1, http.StatusTooManyRequests, nil)
 	if fw := failoverOf(w); fw != nil && others {
 		// As for a 429 answer: only the member cools, not the target.
 		fw.keyCooled = true
@@ -275,24 +241,24 @@ func (p *keyPool) streamFailed(w http.ResponseWriter, x *exchange, e *codec.Erro
 // credentialOf returns the upstream credential of x: the member of the
 // pool it was given, else the handler's one credential (which may be
 // empty: the client's is forwarded).
-func (h *Handler) credentialOf(x *exchange) *credential {
-	if x.key > 0 && h.keys != nil {
-		return &h.keys.keys[x.key-1]
+func (h *Handler) credentialOf(x *Exchange) *clouds.Credential {
+	if x.Key > 0 && h.keys != nil {
+		return &h.keys.keys[x.Key-1]
 	}
 	return &h.cred
 }
 
 // noKey answers a request when no key of the pool can be used: 429 with
 // Retry-After while keys are cooling down, 503 when every key is out.
-func (h *Handler) noKey(w http.ResponseWriter, x *exchange, soonest int64) {
+func (h *Handler) noKey(w http.ResponseWriter, x *Exchange, soonest int64) {
 	if soonest == 0 {
 		h.logger.Error("every key of the pool was refused by the upstream; none is left until the configuration is loaded again")
-		x.fail(w, x.client, &codec.Error{Status: http.StatusServiceUnavailable, Kind: mapping.ErrOverloaded, Message: "the gateway has no usable upstream key"})
+		fail(w, x, x.Client, &codec.Error{Status: http.StatusServiceUnavailable, Kind: mapping.ErrOverloaded, Message: "the gateway has no usable upstream key"})
 		return
 	}
-	secs := (soonest - x.start.UnixNano() + int64(time.Second) - 1) / int64(time.Second)
+	secs := (soonest - x.Start.UnixNano() + int64(time.Second) - 1) / int64(time.Second)
 	w.Header().Set("Retry-After", strconv.FormatInt(max(1, secs), 10))
-	x.fail(w, x.client, &codec.Error{Status: http.StatusTooManyRequests, Kind: mapping.ErrRateLimit, Message: "every upstream key is rate limited; retry after the time Retry-After says"})
+	fail(w, x, x.Client, &codec.Error{Status: http.StatusTooManyRequests, Kind: mapping.ErrRateLimit, Message: "every upstream key is rate limited; retry after the time Retry-After says"})
 }
 
 // Interface guards

@@ -15,6 +15,9 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/clouds"
+	awscloud "github.com/llmbridge/llmbridge/caddymodule/clouds/aws"
+	"github.com/llmbridge/llmbridge/caddymodule/clouds/azure"
 	"github.com/llmbridge/llmbridge/sse/eventstream"
 )
 
@@ -93,11 +96,11 @@ var poolKinds = []poolKind{
 		name: "azure_credentials",
 		handler: func(t *testing.T) *Handler {
 			entra := entraTokens(t)
-			app := func(id string) AzureCredentials {
-				return AzureCredentials{TenantID: "tenant", ClientID: id, ClientSecret: "secret", AuthorityHost: entra.URL}
+			app := func(id string) azure.Application {
+				return azure.Application{TenantID: "tenant", ClientID: id, ClientSecret: "secret", AuthorityHost: entra.URL}
 			}
 			return newTestHandler(t, &Handler{Upstream: "azure-openai",
-				CloudRaw: cloudRaw(&AzureCloud{Credentials: []AzureCredentials{app("app0"), app("app1")}})})
+				CloudRaw: clouds.Raw(&azure.Cloud{Credentials: []azure.Application{app("app0"), app("app1")}})})
 		},
 		member: func(hdr http.Header) string { return strings.TrimPrefix(hdr.Get("Authorization"), "Bearer tok-app") },
 	}.chat(),
@@ -116,7 +119,7 @@ var poolKinds = []poolKind{
 			t.Setenv("AWS_PROFILE", "")
 			t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
 			return newTestHandler(t, &Handler{Upstream: "bedrock-anthropic",
-				CloudRaw: cloudRaw(&AWSCloud{Region: "us-east-1", Profiles: []string{"p0", "p1"}})})
+				CloudRaw: clouds.Raw(&awscloud.Cloud{Region: "us-east-1", Profiles: []string{"p0", "p1"}})})
 		},
 		member: func(hdr http.Header) string {
 			if m := sigV4Credential.FindStringSubmatch(hdr.Get("Authorization")); m != nil {

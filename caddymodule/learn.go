@@ -281,7 +281,7 @@ func (h *Handler) refuseLearned(upstream codec.Protocol, body *[]byte, refusing 
 // resend sets out as the request's body for the retry, signed where the
 // upstream signs bodies, rewinds the attempt and reports the fix in
 // Llmbridge-Adjusted after the first attempt's adjustments.
-func (h *Handler) resend(r *http.Request, out []byte, adj []rules.Adjustment, x *exchange, t *teaching) bool {
+func (h *Handler) resend(r *http.Request, out []byte, adj []rules.Adjustment, x *Exchange, t *teaching) bool {
 	setBody(r, out)
 	if cerr := h.signUpstream(r, x, out); cerr != nil {
 		return false
@@ -295,10 +295,10 @@ func (h *Handler) resend(r *http.Request, out []byte, adj []rules.Adjustment, x 
 		a := adj[i]
 		a.Why += "; learned from the provider's " + strconv.Itoa(t.status)
 		texts = append(texts, a.String())
-		h.metrics.recordAdjusted(adj[i].Rule)
+		h.metrics.RecordAdjusted(adj[i].Rule)
 	}
 	t.at.w.Header().Set("Llmbridge-Adjusted", droppedHeader(texts))
-	x.upstreamStart = time.Time{}
+	x.UpstreamStart = time.Time{}
 	h.logger.Debug("retrying with a fix the upstream's refusal teaches", zap.String("upstream_model", t.model),
 		zap.String("provider_error", t.reason), zap.Strings("adjustments", texts))
 	return true
@@ -312,7 +312,7 @@ func (h *Handler) learnRetry(r *http.Request, tw *translatingWriter, nextErr err
 	if nextErr != nil || tw.stream != nil || tw.overflow || tw.body == nil {
 		return nil
 	}
-	upstream := tw.x.upstream
+	upstream := tw.x.Upstream
 	h.explainRetired(upstream, t.model, tw.status, tw.Header(), tw.body)
 	rule, ok := h.lesson(t, upstream, tw.status, tw.Header(), *tw.body)
 	if !ok {
@@ -352,7 +352,7 @@ func (h *Handler) learnRetryPassthrough(r *http.Request, pw *passthroughWriter, 
 	if nextErr != nil || pw.mode != passHeld || pw.held == nil {
 		return nil
 	}
-	upstream := pw.x.upstream
+	upstream := pw.x.Upstream
 	h.explainRetired(upstream, t.model, pw.status, pw.Header(), pw.held)
 	rule, ok := h.lesson(t, upstream, pw.status, pw.Header(), *pw.held)
 	if !ok {

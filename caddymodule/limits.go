@@ -92,14 +92,14 @@ var limitSets sync.Map // *Handler -> struct{}
 // limitEstimate estimates what req will use for the limits: its input by
 // a generous count, its output limit (the handler's default when it gives
 // none), and their price at the upstream model's.
-func (h *Handler) limitEstimate(req *codec.Request, x *exchange) limits.Estimate {
+func (h *Handler) limitEstimate(req *codec.Request, x *Exchange) limits.Estimate {
 	e := limits.Estimate{Input: codec.EstimateInputTokens(req), Output: h.DefaultMaxTokens}
 	if req.MaxTokens.Set {
 		e.Output = req.MaxTokens.Value
 	}
 	if len(h.prices) > 0 {
-		if p := h.priceFor(x.upstreamModel); p != nil {
-			e.Spend = cost(p, &codec.Usage{Known: true, InputTokens: e.Input, OutputTokens: e.Output})
+		if p := h.prices.For(x.UpstreamModel); p != nil {
+			e.Spend = Cost(p, &codec.Usage{Known: true, InputTokens: e.Input, OutputTokens: e.Output})
 		}
 	}
 	return e
@@ -108,13 +108,13 @@ func (h *Handler) limitEstimate(req *codec.Request, x *exchange) limits.Estimate
 // admitLimits checks x's request against the site's limits before its
 // upstream call and reserves its estimate, and reports whether the
 // request may go on; when it may not, the client has been answered.
-func (h *Handler) admitLimits(w http.ResponseWriter, r *http.Request, x *exchange, est limits.Estimate) bool {
-	if h.limits == nil || x.keyName == "" {
+func (h *Handler) admitLimits(w http.ResponseWriter, r *http.Request, x *Exchange, est limits.Estimate) bool {
+	if h.limits == nil || x.KeyName == "" {
 		return true
 	}
 	t := limitTickets.Get().(*limits.Ticket)
 	now := time.Now()
-	refusal, err := h.limits.Admit(r.Context(), t, x.keyName, x.model, x.stream, est, now)
+	refusal, err := h.limits.Admit(r.Context(), t, x.KeyName, x.Model, x.Stream, est, now)
 	switch {
 	case err != nil:
 		limitTickets.Put(t)
@@ -124,9 +124,9 @@ func (h *Handler) admitLimits(w http.ResponseWriter, r *http.Request, x *exchang
 			return true
 		}
 		w.Header().Set("Retry-After", "1")
-		x.fail(w, x.client, &codec.Error{Status: http.StatusServiceUnavailable, Kind: mapping.ErrOverloaded,
+		fail(w, x, x.Client, &codec.Error{Status: http.StatusServiceUnavailable, Kind: mapping.ErrOverloaded,
 			Message: "the gateway cannot count this key's limits right now; retry shortly"})
-		x.errReason = "limits_unavailable"
+		x.ErrReason = "limits_unavailable"
 		return false
 	case refusal != nil:
 		limitTickets.Put(t)
@@ -136,10 +136,10 @@ func (h *Handler) admitLimits(w http.ResponseWriter, r *http.Request, x *exchang
 		limitTickets.Put(t)
 		return true
 	}
-	x.limit = t
-	x.limits = limitsValue(t, now)
-	w.Header()[limitsHeader] = []string{x.limits}
-	if g := h.capGauges[x.keyName]; g != nil {
+	x.Limit = t
+	x.Limits = limitsValue(t, now)
+	w.Header()[limitsHeader] = []string{x.Limits}
+	if g := h.capGauges[x.KeyName]; g != nil {
 		for i := range t.Rates() {
 			of, per, streams, _, remaining, _ := t.Rate(i)
 			if gauge := g[capIndex(of, per, streams)]; gauge != nil {
@@ -154,22 +154,22 @@ func (h *Handler) admitLimits(w http.ResponseWriter, r *http.Request, x *exchang
 // It runs when the exchange is recorded, after the client's answer: the
 // settlement is bounded by the store's timeout and does not wait for a
 // client that went away.
-func (h *Handler) settleLimits(x *exchange, cost float64) {
-	t := x.limit
+func (h *Handler) settleLimits(x *Exchange, cost float64) {
+	t := x.Limit
 	if t == nil {
 		return
 	}
-	x.limit = nil
+	x.Limit = nil
 	// Without usage (an error answer) the estimate is given back; a
 	// stream cut short settles what its events counted.
 	u := limits.Usage{}
-	if x.usage.Known {
-		u = limits.Usage{Known: true, Input: x.usage.InputTokens, Output: x.usage.OutputTokens, Spend: max(cost, 0), SpendKnown: cost >= 0}
+	if x.Usage.Known {
+		u = limits.Usage{Known: true, Input: x.Usage.InputTokens, Output: x.Usage.OutputTokens, Spend: max(cost, 0), SpendKnown: cost >= 0}
 	}
 	// Not the request's context: a client that went away must not
 	// cancel the settlement (the store's timeout bounds it).
 	if err := t.Settle(context.Background(), u); err != nil {
-		h.logger.Debug("limits could not be settled", zap.String("client_key", x.keyName), zap.Error(err))
+		h.logger.Debug("limits could not be settled", zap.String("client_key", x.KeyName), zap.Error(err))
 	}
 	*t = limits.Ticket{}
 	limitTickets.Put(t)
@@ -178,19 +178,19 @@ func (h *Handler) settleLimits(x *exchange, cost float64) {
 // refuseLimit answers a request a limit refused: 429 in the client's
 // error format with Retry-After and the client protocol's rate-limit
 // headers.
-func (h *Handler) refuseLimit(w http.ResponseWriter, x *exchange, r *limits.Refusal, now time.Time) {
+func (h *Handler) refuseLimit(w http.ResponseWriter, x *Exchange, r *limits.Refusal, now time.Time) {
 	wait := max(1, int64(math.Ceil(r.Reset.Sub(now).Seconds())))
 	hdr := w.Header()
 	hdr.Set("Retry-After", strconv.FormatInt(wait, 10))
 	what := refusalName(r)
-	setRateLimitHeaders(hdr, x.client, r, now)
-	x.limits = what + "=" + formatAmount(max(0, r.Max-r.Used)) + "/" + formatAmount(r.Max) + ";reset=" + strconv.FormatInt(wait, 10)
-	hdr.Set(limitsHeader, x.limits)
+	setRateLimitHeaders(hdr, x.Client, r, now)
+	x.Limits = what + "=" + formatAmount(max(0, r.Max-r.Used)) + "/" + formatAmount(r.Max) + ";reset=" + strconv.FormatInt(wait, 10)
+	hdr.Set(limitsHeader, x.Limits)
 	msg := "rate limit of this key reached: " + what + " (" + formatAmount(r.Used) + " of " + formatAmount(r.Max) + " used); retry after " + strconv.FormatInt(wait, 10) + "s"
-	x.fail(w, x.client, &codec.Error{Status: http.StatusTooManyRequests, Kind: mapping.ErrRateLimit, Message: msg})
-	x.errReason = "limit_" + strings.ReplaceAll(what, "/", "_")
-	limitRefusals.WithLabelValues(x.keyName, what).Inc()
-	h.logger.Debug("request refused by a limit", zap.String("client_key", x.keyName), zap.String("limit", what),
+	fail(w, x, x.Client, &codec.Error{Status: http.StatusTooManyRequests, Kind: mapping.ErrRateLimit, Message: msg})
+	x.ErrReason = "limit_" + strings.ReplaceAll(what, "/", "_")
+	limitRefusals.WithLabelValues(x.KeyName, what).Inc()
+	h.logger.Debug("request refused by a limit", zap.String("client_key", x.KeyName), zap.String("limit", what),
 		zap.Float64("used", r.Used), zap.Float64("max", r.Max))
 }
 
@@ -345,7 +345,7 @@ func registerLimitMetrics(reg *prometheus.Registry) error {
 // passthroughEstimate estimates a request passed through untranslated:
 // its body is decoded for the count when the limits count tokens or
 // spend (a cost only such limits pay), else nothing is estimated.
-func (h *Handler) passthroughEstimate(dec *passthroughDecode, head *codec.RequestHead, x *exchange) limits.Estimate {
+func (h *Handler) passthroughEstimate(dec *passthroughDecode, head *codec.RequestHead, x *Exchange) limits.Estimate {
 	if !h.limits.CountsTokens() {
 		return limits.Estimate{}
 	}

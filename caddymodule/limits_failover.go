@@ -17,18 +17,18 @@ import (
 // room and settled with the answering target's cost.
 func (h *Handler) admitFailoverLimits(w http.ResponseWriter, r *http.Request, body []byte, keyName string) (*limits.Ticket, bool) {
 	client := h.failoverClient(r)
-	x := &exchange{client: client, keyName: keyName, start: time.Now()}
+	x := &Exchange{Client: client, KeyName: keyName, Start: time.Now()}
 	rt, _ := detectRoute(r.URL.Path)
 	head, err := codec.ReadRequestHead(body)
 	if err != nil {
 		// The targets answer a malformed body in the client's format.
 		return nil, true
 	}
-	x.model, x.stream = head.Model, head.Stream
+	x.Model, x.Stream = head.Model, head.Stream
 	if client.ModelInPath() {
-		x.model, x.stream = strings.TrimPrefix(rt.model, "models/"), rt.stream
+		x.Model, x.Stream = strings.TrimPrefix(rt.model, "models/"), rt.stream
 	}
-	x.upstreamModel = x.model
+	x.UpstreamModel = x.Model
 	est := limits.Estimate{}
 	if h.limits.CountsTokens() {
 		req := getRequest()
@@ -47,20 +47,20 @@ func (h *Handler) admitFailoverLimits(w http.ResponseWriter, r *http.Request, bo
 		h.record(r, x)
 		return nil, false
 	}
-	t := x.limit
-	x.limit = nil
+	t := x.Limit
+	x.Limit = nil
 	return t, true
 }
 
 // settleFailoverLimits settles a failover site's reservation with the
 // usage and cost of the attempt whose answer the client got.
 func (h *Handler) settleFailoverLimits(fw *failoverWriter, t *limits.Ticket) {
-	x := &exchange{keyName: fw.keyName, limit: t}
+	x := &Exchange{KeyName: fw.keyName, Limit: t}
 	cost := -1.0
 	if a := fw.answer; a != nil {
-		x.usage, x.status = a.usage, a.status
+		x.Usage, x.Status = a.Usage, a.Status
 		if fw.answerBy != nil {
-			cost = fw.answerBy.exchangeCost(a)
+			cost = fw.answerBy.prices.Cost(a)
 		}
 	}
 	h.settleLimits(x, cost)

@@ -92,7 +92,7 @@ func TestFailoverSiteLimits(t *testing.T) {
 func TestPassthroughLimitEstimate(t *testing.T) {
 	h := newTestHandler(t, &Handler{Upstream: "anthropic-messages", ClientKeys: []ClientKey{{Name: "alice", Key: "k"}},
 		Limits: []limits.Limit{{Scope: uniqueScope(t), Rates: []limits.Rate{{Of: "input_tokens", Max: 1e6, Per: "day"}}}}})
-	x := &exchange{upstreamModel: "claude-sonnet-4-5"}
+	x := &Exchange{UpstreamModel: "claude-sonnet-4-5"}
 	body := []byte(`{"model":"claude-sonnet-4-5","max_tokens":100,"messages":[{"role":"user","content":"` + strings.Repeat("a", 300) + `"}]}`)
 	head, err := codec.ReadRequestHead(body)
 	if err != nil {
@@ -142,50 +142,27 @@ func TestLimitsAdminReport(t *testing.T) {
 	}
 }
 
-// TestStoreItems keeps Responses items in a state store, as a fleet does.
-func TestStoreItems(t *testing.T) {
-	s := &storeItems{store: state.NewMemory(0), ttl: time.Minute}
-	k := s.NewItemKey()
-	if k == s.NewItemKey() {
-		t.Fatal("two keys alike")
-	}
-	item := []byte(`{"type":"message"}`)
-	s.PutItem(k, item)
-	item[0] = 'X' // the store keeps its own copy
-	if got, why := s.Item(k); string(got) != `{"type":"message"}` || why != "" {
-		t.Errorf("Item = %s %q", got, why)
-	}
-	if got, why := s.Item(s.NewItemKey()); got != nil || !strings.Contains(why, "expired") {
-		t.Errorf("a missing item: %s %q", got, why)
-	}
-	big := s.NewItemKey()
-	s.PutItem(big, make([]byte, maxSharedItem+1))
-	if got, _ := s.Item(big); got != nil {
-		t.Errorf("an item over the bound was kept")
-	}
-}
-
 // TestServerReached reads the upstream reverse_proxy reached from its
 // placeholders and keeps it for the next call span.
 func TestServerReached(t *testing.T) {
 	h := &Handler{}
-	if s := h.serverReached(nil); s != nil {
+	if s := h.tracing.ServerReached(nil); s != nil {
 		t.Errorf("nothing reached yet: %+v", s)
 	}
 	repl := caddy.NewReplacer()
-	if s := h.serverReached(repl); s != nil {
+	if s := h.tracing.ServerReached(repl); s != nil {
 		t.Errorf("no placeholders: %+v", s)
 	}
 	repl.Set("http.reverse_proxy.upstream.host", "api.example.com")
 	repl.Set("http.reverse_proxy.upstream.port", "443")
-	s := h.serverReached(repl)
+	s := h.tracing.ServerReached(repl)
 	if s == nil || s.host != "api.example.com" || s.port != 443 {
 		t.Fatalf("reached %+v", s)
 	}
-	if again := h.serverReached(repl); again != s {
+	if again := h.tracing.ServerReached(repl); again != s {
 		t.Errorf("the same server was made again")
 	}
-	if last := h.serverReached(nil); last != s {
+	if last := h.tracing.ServerReached(nil); last != s {
 		t.Errorf("the handler's last server is %+v", last)
 	}
 }
@@ -194,16 +171,16 @@ func TestServerReached(t *testing.T) {
 // status, a stream's error, an answer that never came.
 func TestCallErrorType(t *testing.T) {
 	for _, tc := range []struct {
-		x    exchange
+		x    Exchange
 		want string
 	}{
-		{exchange{upstreamStatus: 529, status: 503}, "529"},
-		{exchange{upstreamStatus: 200, streamErr: "bad_gateway"}, "bad_gateway"},
-		{exchange{upstreamStatus: 200, errReason: "invalid_upstream_response"}, "invalid_upstream_response"},
-		{exchange{status: statusClientGone}, "canceled"},
-		{exchange{upstreamStatus: 200, status: 200}, ""},
+		{Exchange{UpstreamStatus: 529, Status: 503}, "529"},
+		{Exchange{UpstreamStatus: 200, StreamErr: "bad_gateway"}, "bad_gateway"},
+		{Exchange{UpstreamStatus: 200, ErrReason: "invalid_upstream_response"}, "invalid_upstream_response"},
+		{Exchange{Status: StatusClientGone}, "canceled"},
+		{Exchange{UpstreamStatus: 200, Status: 200}, ""},
 	} {
-		if got := tc.x.callErrorType(); got != tc.want {
+		if got := tc.x.CallErrorType(); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.x, got, tc.want)
 		}
 	}

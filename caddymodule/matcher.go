@@ -12,6 +12,8 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/tidwall/gjson"
+
+	"github.com/llmbridge/llmbridge/caddymodule/internal/glob"
 )
 
 func init() {
@@ -41,7 +43,7 @@ type MatchModel struct {
 	// max_request_body.
 	MaxBody int64 `json:"max_body,omitempty"`
 
-	globs []glob
+	globs []glob.Pattern
 }
 
 // CaddyModule returns the Caddy module information.
@@ -59,7 +61,7 @@ func (m *MatchModel) Provision(caddy.Context) error {
 	}
 	m.globs = m.globs[:0]
 	for _, p := range m.Models {
-		g, err := compileGlob(p)
+		g, err := glob.Compile(p)
 		if err != nil {
 			return fmt.Errorf("llm_model: %v", err)
 		}
@@ -93,7 +95,7 @@ func (m *MatchModel) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			return d.ArgErr()
 		}
 		for _, a := range args {
-			if _, err := compileGlob(a); err != nil {
+			if _, err := glob.Compile(a); err != nil {
 				return d.Errf("llm_model: %v", err)
 			}
 		}
@@ -120,7 +122,7 @@ func (m MatchModel) MatchWithError(r *http.Request) (bool, error) {
 		return false, err
 	}
 	for i := range m.globs {
-		if m.globs[i].match(model, nil) {
+		if m.globs[i].Match(model, nil) {
 			return true, nil
 		}
 	}

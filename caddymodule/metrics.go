@@ -10,11 +10,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// metrics are llmbridge's Prometheus collectors, shared by every handler
+// Metrics are llmbridge's Prometheus collectors, shared by every handler
 // of the process and registered in the registry of each configuration
 // (Caddy makes a new one per config load), so that their values survive
 // reloads as Caddy's own do.
-type metrics struct {
+type Metrics struct {
 	requests *prometheus.CounterVec
 	tokens   *prometheus.CounterVec
 	ttfe     prometheus.Histogram
@@ -44,14 +44,14 @@ type metrics struct {
 
 var (
 	metricsOnce sync.Once
-	theMetrics  *metrics
+	theMetrics  *Metrics
 )
 
-// globalMetrics creates the collectors once.
-func globalMetrics() *metrics {
+// GlobalMetrics creates the collectors once.
+func GlobalMetrics() *Metrics {
 	metricsOnce.Do(func() {
 		const ns, sub = "caddy", "llmbridge"
-		theMetrics = &metrics{
+		theMetrics = &Metrics{
 			requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 				Namespace: ns, Subsystem: sub, Name: "requests_total",
 				Help: "Requests handled by llmbridge, by client protocol, upstream protocol and the HTTP status the client got.",
@@ -106,9 +106,9 @@ func globalMetrics() *metrics {
 	return theMetrics
 }
 
-// register adds the collectors to reg, reusing those already registered
+// Register adds the collectors to reg, reusing those already registered
 // there (several llmbridge handlers in one configuration).
-func (m *metrics) register(reg *prometheus.Registry) error {
+func (m *Metrics) Register(reg *prometheus.Registry) error {
 	if reg == nil {
 		return nil
 	}
@@ -133,25 +133,25 @@ var statusLabels = func() (s [600]string) {
 	return s
 }()
 
-func statusLabel(status int) string {
+func StatusLabel(status int) string {
 	if status >= 0 && status < len(statusLabels) {
 		return statusLabels[status]
 	}
 	return strconv.Itoa(status)
 }
 
-// record counts one exchange.
-func (m *metrics) record(x *exchange, ttft time.Duration, haveTTFT bool) {
+// Record counts one exchange.
+func (m *Metrics) Record(x *Exchange, ttft time.Duration, haveTTFT bool) {
 	if m == nil {
 		return
 	}
-	client, upstream := string(x.client), string(x.upstream)
-	m.requestsBy.get(requestKey{client, upstream, x.status}, func() prometheus.Counter {
-		return m.requests.WithLabelValues(client, upstream, statusLabel(x.status))
+	client, upstream := string(x.Client), string(x.Upstream)
+	m.requestsBy.get(requestKey{client, upstream, x.Status}, func() prometheus.Counter {
+		return m.requests.WithLabelValues(client, upstream, StatusLabel(x.Status))
 	}).Inc()
-	if x.usage.Known {
-		u := &x.usage
-		model := m.models.get(x.upstreamModel)
+	if x.Usage.Known {
+		u := &x.Usage
+		model := m.models.get(x.UpstreamModel)
 		t := m.tokensBy.get(model, func() *tokenCounters {
 			return &tokenCounters{input: m.tokens.WithLabelValues("input", model), output: m.tokens.WithLabelValues("output", model),
 				cached: m.tokens.WithLabelValues("cached", model), reasoning: m.tokens.WithLabelValues("reasoning", model)}
@@ -164,21 +164,21 @@ func (m *metrics) record(x *exchange, ttft time.Duration, haveTTFT bool) {
 	if haveTTFT {
 		m.ttfe.Observe(ttft.Seconds())
 	}
-	if x.errReason != "" {
-		m.errors.WithLabelValues(x.errReason).Inc()
+	if x.ErrReason != "" {
+		m.errors.WithLabelValues(x.ErrReason).Inc()
 	}
 }
 
-// recordGenAI observes one generation exchange in the GenAI histograms:
+// RecordGenAI observes one generation exchange in the GenAI histograms:
 // its token usage (input and output, as the conventions' token types),
 // its duration d, and for a stream the time to its first chunk. Labels
 // have bounded values: protocols and providers are fixed sets, models are
 // folded into otherModel beyond maxModelLabels.
-func (m *metrics) recordGenAI(x *exchange, provider, errType string, d time.Duration) {
+func (m *Metrics) RecordGenAI(x *Exchange, provider, errType string, d time.Duration) {
 	if m == nil {
 		return
 	}
-	op, model, client := operationName(x.upstream), m.models.get(x.upstreamModel), string(x.client)
+	op, model, client := operationName(x.Upstream), m.models.get(x.UpstreamModel), string(x.Client)
 	g := m.genAIBy.get(genAIKey{op, provider, model, client, errType}, func() *genAIObservers {
 		return &genAIObservers{
 			input:      m.tokenUsage.WithLabelValues(op, provider, model, client, "input"),
@@ -187,13 +187,13 @@ func (m *metrics) recordGenAI(x *exchange, provider, errType string, d time.Dura
 			firstChunk: m.firstChunk.WithLabelValues(op, provider, model, client),
 		}
 	})
-	if x.usage.Known {
-		g.input.Observe(float64(x.usage.InputTokens))
-		g.output.Observe(float64(x.usage.OutputTokens))
+	if x.Usage.Known {
+		g.input.Observe(float64(x.Usage.InputTokens))
+		g.output.Observe(float64(x.Usage.OutputTokens))
 	}
 	g.duration.Observe(d.Seconds())
-	if x.stream && !x.firstWrite.IsZero() && x.status < 300 {
-		g.firstChunk.Observe(x.firstWrite.Sub(x.start).Seconds())
+	if x.Stream && !x.FirstWrite.IsZero() && x.Status < 300 {
+		g.firstChunk.Observe(x.FirstWrite.Sub(x.Start).Seconds())
 	}
 }
 
@@ -255,10 +255,10 @@ func (b *boundedLabels) get(name string) string {
 	return v
 }
 
-// recordDropped counts dropped fields, with array indices removed from
+// RecordDropped counts dropped fields, with array indices removed from
 // their paths so that the label has a bounded set of values
 // ("messages[3].cache_control" counts as "messages[].cache_control").
-func (m *metrics) recordDropped(paths []string) {
+func (m *Metrics) RecordDropped(paths []string) {
 	if m == nil {
 		return
 	}
@@ -267,18 +267,18 @@ func (m *metrics) recordDropped(paths []string) {
 	}
 }
 
-// recordDroppedOutput counts one piece of upstream output of kind left out
+// RecordDroppedOutput counts one piece of upstream output of kind left out
 // of a response.
-func (m *metrics) recordDroppedOutput(kind string) {
+func (m *Metrics) RecordDroppedOutput(kind string) {
 	if m == nil {
 		return
 	}
 	m.droppedOutput.WithLabelValues(outputLabel(kind)).Inc()
 }
 
-// recordOpaqueCarried counts one piece of upstream output of kind carried
+// RecordOpaqueCarried counts one piece of upstream output of kind carried
 // in a continuation.
-func (m *metrics) recordOpaqueCarried(kind string) {
+func (m *Metrics) RecordOpaqueCarried(kind string) {
 	if m == nil {
 		return
 	}
@@ -301,11 +301,11 @@ func outputLabel(kind string) string {
 	return strings.Clone(kind)
 }
 
-// droppedOutputKind returns the kind of a Response.Dropped entry: the name
+// DroppedOutputKind returns the kind of a Response.Dropped entry: the name
 // in parentheses that ends it ("candidates[0].content.parts[2]
 // (inlineData)"), else its path with array indices removed
 // ("content[].signature").
-func droppedOutputKind(entry string) string {
+func DroppedOutputKind(entry string) string {
 	if strings.HasSuffix(entry, ")") {
 		if i := strings.LastIndex(entry, " ("); i >= 0 {
 			return entry[i+2 : len(entry)-1]
@@ -314,9 +314,9 @@ func droppedOutputKind(entry string) string {
 	return stripIndices(entry)
 }
 
-// recordAdjusted counts one adjustment made under rule, whose id comes
+// RecordAdjusted counts one adjustment made under rule, whose id comes
 // from the rule table (a bounded set).
-func (m *metrics) recordAdjusted(rule string) {
+func (m *Metrics) RecordAdjusted(rule string) {
 	if m == nil {
 		return
 	}

@@ -24,11 +24,11 @@ func TestStripIndices(t *testing.T) {
 
 func TestKindName(t *testing.T) {
 	for k := mapping.ErrAPI; k <= mapping.ErrBadGateway; k++ {
-		if n := kindName(k); n == "" || strings.HasPrefix(n, "error_") {
+		if n := KindName(k); n == "" || strings.HasPrefix(n, "error_") {
 			t.Errorf("kind %d has no name (%q)", k, n)
 		}
 	}
-	if n := kindName(200); n != "error_200" {
+	if n := KindName(200); n != "error_200" {
 		t.Errorf("kindName(200) = %q", n)
 	}
 }
@@ -78,7 +78,7 @@ func TestDroppedOutputKind(t *testing.T) {
 		{"content[0].citations", "content[].citations"},
 	}
 	for _, tt := range tests {
-		if got := droppedOutputKind(tt.entry); got != tt.want {
+		if got := DroppedOutputKind(tt.entry); got != tt.want {
 			t.Errorf("droppedOutputKind(%q) = %q, want %q", tt.entry, got, tt.want)
 		}
 	}

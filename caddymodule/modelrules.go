@@ -39,7 +39,7 @@ import (
 // provisionRules builds the handler's rule table from the built-in rows and
 // the configured ones, and resolves the dialect.
 func (h *Handler) provisionRules() error {
-	rows := slices.DeleteFunc(modelRuleRows(h.ModelRules, h.provider), func(r rules.Rule) bool { return priceOnly(&r) })
+	rows := slices.DeleteFunc(modelRuleRows(h.ModelRules, h.provider), func(r rules.Rule) bool { return PriceOnly(&r) })
 	t, err := rules.Builtin().With(rows)
 	if err != nil {
 		return err
@@ -235,7 +235,7 @@ func (h *Handler) reportAdjusted(w http.ResponseWriter, model string, adj []rule
 	for i := range adj {
 		texts[i] = adj[i].String()
 		ids[i] = adj[i].Rule
-		h.metrics.recordAdjusted(adj[i].Rule)
+		h.metrics.RecordAdjusted(adj[i].Rule)
 	}
 	w.Header().Set("Llmbridge-Adjusted", droppedHeader(texts))
 	h.logger.Debug("request fitted to the upstream model", zap.String("upstream_model", model),

@@ -10,16 +10,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/clouds"
 	"github.com/llmbridge/llmbridge/caddymodule/limits"
+	"github.com/llmbridge/llmbridge/caddymodule/sessions"
 	"github.com/llmbridge/llmbridge/caddymodule/state"
 	"github.com/llmbridge/llmbridge/codec"
+
 	// The module speaks every protocol family.
 	_ "github.com/llmbridge/llmbridge/codec/all"
 	"github.com/llmbridge/llmbridge/codec/rules"
@@ -73,8 +75,8 @@ type Handler struct {
 	// CloudRaw is the settings of the cloud the upstream lives in (Vertex
 	// AI on Google Cloud, Azure OpenAI, Amazon Bedrock): a module of the
 	// http.handlers.llmbridge.clouds namespace named by the upstream
-	// protocol's cloud (google, azure, aws; see GoogleCloud, AzureCloud
-	// and AWSCloud), which parses, checks and provisions its own
+	// protocol's cloud (google, azure, aws; see the packages under
+	// caddymodule/clouds), which parses, checks and provisions its own
 	// settings. In a Caddyfile its settings are the vertex_*, google_*,
 	// azure_* and aws_* subdirectives. Required for the upstreams whose
 	// cloud requires settings (vertex_project, aws_region).
@@ -225,14 +227,14 @@ type Handler struct {
 	failover *failoverSite
 	// cloud is the loaded CloudRaw (or the settings the Caddyfile gave);
 	// nil without cloud settings.
-	cloud cloud
+	cloud clouds.Cloud
 	// location is the cloud's part of the upstream paths.
 	location codec.Location
 	// cred is the upstream credential when there is one (api_key, a
 	// Google or Entra ID token source, a SigV4 signer), or none; keys
 	// the pool of several (api_key values, azure_credentials,
 	// aws_profile names), nil without one.
-	cred credential
+	cred clouds.Credential
 	keys *keyPool
 	// signedHost is the host SigV4 signs for and requests carry, when
 	// the credentials sign; "" otherwise.
@@ -256,18 +258,18 @@ type Handler struct {
 	drops    []dropPath
 	logger   *zap.Logger
 	routes   []modelRoute
-	metrics  *metrics
+	metrics  *Metrics
 	// clientKeys are ClientKeys expanded; nil when the site is open.
 	clientKeys [][]byte
 	// clientKeyNames name clientKeys in logs and spans: the configured
 	// name, else "client_keys[i]".
 	clientKeyNames []string
-	// otelContentMax is OTelContentMax with its default.
-	otelContentMax int
+	// tracing is what the spans need of the handler.
+	tracing Tracing
 	// cachePolicy is the prompt caching Cache and CacheTTL ask for.
 	cachePolicy codec.CachePolicy
 	// prices are the configured model prices, first match wins.
-	prices []modelPrice
+	prices Prices
 	// upstreamModelInResponse is ResponseModel "upstream".
 	upstreamModelInResponse bool
 	// items keeps Responses output items for item_reference inputs: an
@@ -282,13 +284,9 @@ type Handler struct {
 	denyOnStoreError bool
 	// capGauges are each client key's limit_remaining gauges.
 	capGauges map[string]*capGauges
-	// lastServer holds the *serverAddress reverse_proxy reached on this
-	// handler's latest traced call, and callStart the *callStart of its
-	// latest call span (telemetry.go).
-	lastServer, callStart atomic.Value
 	// conversations keeps translated Responses conversations for
 	// previous_response_id; nil when ConversationsSize is -1.
-	conversations ConversationStore
+	conversations sessions.Conversations
 	// lifetime is the configuration's context: its end closes the
 	// WebSocket connections served under it.
 	lifetime context.Context
@@ -349,13 +347,13 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		h.client, _ = codec.ParseProtocol(h.Client)
 	}
 	repl := caddy.NewReplacer()
-	h.metrics = globalMetrics()
-	if err := h.metrics.register(ctx.GetMetricsRegistry()); err != nil {
+	h.metrics = GlobalMetrics()
+	if err := h.metrics.Register(ctx.GetMetricsRegistry()); err != nil {
 		return fmt.Errorf("llmbridge: registering metrics: %v", err)
 	}
 	h.location = codec.Location{}
 	if h.cloud != nil {
-		h.cloud.locate(&h.location)
+		h.cloud.Locate(&h.location)
 	}
 	if err := h.provisionCredentials(ctx, func(s string) string { return repl.ReplaceAll(s, "") }); err != nil {
 		return fmt.Errorf("llmbridge: %v", err)
@@ -371,9 +369,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := h.provisionLimits(ctx); err != nil {
 		return err
 	}
-	h.otelContentMax = DefaultOTelContentMax
+	h.tracing.Dialect, h.tracing.Content, h.tracing.ContentMax = h.Dialect, h.OTelContent, DefaultOTelContentMax
 	if h.OTelContentMax > 0 {
-		h.otelContentMax = int(h.OTelContentMax)
+		h.tracing.ContentMax = int(h.OTelContentMax)
 	}
 	if h.DefaultMaxTokens == 0 {
 		h.DefaultMaxTokens = codec.DefaultMaxTokens
@@ -390,16 +388,16 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if h.ItemCacheSize >= 0 {
 		size, ttl := h.ItemCacheSize, time.Duration(h.ItemCacheTTL)
 		if size == 0 {
-			size = DefaultItemCacheSize
+			size = sessions.DefaultItemCacheSize
 		}
 		if ttl == 0 {
-			ttl = DefaultItemCacheTTL
+			ttl = sessions.DefaultItemCacheTTL
 		}
 		if h.store != nil && h.store.Shared() {
 			// A fleet shares its items: the store bounds them.
-			h.items = &storeItems{store: h.store, ttl: ttl}
+			h.items = sessions.NewSharedItems(h.store, ttl)
 		} else {
-			h.items = newItemCache(size, ttl)
+			h.items = sessions.NewMemoryItems(size, ttl)
 		}
 	}
 	h.routes = h.routes[:0]
@@ -409,7 +407,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		h.routes = append(h.routes, mr)
 	}
 	h.provider = rules.ProviderFor(h.upstream, h.Dialect)
-	h.prices = compilePrices(h.ModelRules, h.provider)
+	h.prices = CompilePrices(h.ModelRules, h.provider)
 	if err := provisionLearning(ctx); err != nil {
 		return err
 	}

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unsafe"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/tidwall/gjson"
@@ -52,24 +51,24 @@ const (
 // dialects need (Anthropic on Vertex has no model and an anthropic_version).
 // held is the pooled buffer holding body, which an open stream gives back
 // early.
-func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, rt route, body []byte, held *heldBuffer, x *exchange) error {
+func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, rt route, body []byte, held *heldBuffer, x *Exchange) error {
 	client := rt.protocol
 	head, err := codec.ReadRequestHead(body)
 	if err != nil {
-		x.fail(w, client, codec.NewError(mapping.ErrInvalidRequest, "request body is not a valid JSON object"))
+		fail(w, x, client, codec.NewError(mapping.ErrInvalidRequest, "request body is not a valid JSON object"))
 		return nil
 	}
 	if key := head.Repeated; key != "" {
 		// llmbridge reads these keys to route and edit the body; a second
 		// copy would make the path and the body name different things.
-		x.fail(w, client, &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Param: key, Message: "key " + strconv.Quote(key) + " appears more than once"})
+		fail(w, x, client, &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Param: key, Message: "key " + strconv.Quote(key) + " appears more than once"})
 		return nil
 	}
 	model, stream := rt.model, rt.stream
 	pathModel := false
 	if !client.ModelInPath() {
-		if !head.HasModel && rt.model == "" && x.upstream.ModelInPath() {
-			x.fail(w, client, &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Param: "model", Message: "model is required and must be a string"})
+		if !head.HasModel && rt.model == "" && x.Upstream.ModelInPath() {
+			fail(w, x, client, &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Param: "model", Message: "model is required and must be a string"})
 			return nil
 		}
 		model = head.Model
@@ -81,27 +80,32 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 		}
 	}
 	model = strings.TrimPrefix(model, "models/")
-	x.stream = stream
+	x.Stream = stream
 	// The body decoded, once, for what reads it beside the passthrough
 	// (a limit's estimate, a prompt cache key, the span's content).
 	dec := passthroughDecode{client: client, body: body}
 	defer dec.release()
-	x.tel.noteHead(&head, &dec)
+	if x.Tel.CapturesContent() {
+		req, _ := dec.request()
+		x.Tel.NoteHead(&head, req)
+	} else {
+		x.Tel.NoteHead(&head, nil)
+	}
 	upModel, routed := h.routeModel(client, model)
-	x.setModels(model, upModel)
-	if x.upstream.ModelInPath() {
+	x.SetModels(model, upModel)
+	if x.Upstream.ModelInPath() {
 		upModel = strings.TrimPrefix(upModel, "models/")
-		x.setModels(model, upModel)
-		if err := checkPathModel(upModel, x.upstream); err != nil {
-			x.fail(w, client, err)
+		x.SetModels(model, upModel)
+		if err := checkPathModel(upModel, x.Upstream); err != nil {
+			fail(w, x, client, err)
 			return nil
 		}
 	}
-	if (routed || pathModel) && !client.ModelInPath() && !x.upstream.ModelInPath() {
+	if (routed || pathModel) && !client.ModelInPath() && !x.Upstream.ModelInPath() {
 		// Both sides carry the model in the body: rewrite it there.
 		var err error
 		if body, err = sjson.SetBytes(body, "model", upModel); err != nil {
-			x.fail(w, client, codec.NewError(mapping.ErrInvalidRequest, "request body could not be adapted: "+err.Error()))
+			fail(w, x, client, codec.NewError(mapping.ErrInvalidRequest, "request body could not be adapted: "+err.Error()))
 			return nil
 		}
 	}
@@ -115,45 +119,45 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 	// it was made for, when its model's refusals taught rules (learn.go),
 	// or when it asks for an hour of prompt cache its model does not have
 	// on this upstream (Claude before 4.5 on Bedrock refuses "1h").
-	if routed && upModel != model || h.learned.lookup(upModel) != nil || h.cacheHourRefused(x.upstream, upModel, body) {
+	if routed && upModel != model || h.learned.lookup(upModel) != nil || h.cacheHourRefused(x.Upstream, upModel, body) {
 		var cerr *codec.Error
-		if body, adjusted, cerr = h.fitPassthrough(body, client, x.upstream, upModel); cerr != nil {
-			x.fail(w, client, cerr)
+		if body, adjusted, cerr = h.fitPassthrough(body, client, x.Upstream, upModel); cerr != nil {
+			fail(w, x, client, cerr)
 			return nil
 		}
 	}
-	body = h.withPromptCacheKey(body, &dec, x.upstream)
-	if client != x.upstream {
+	body = h.withPromptCacheKey(body, &dec, x.Upstream)
+	if client != x.Upstream {
 		betasToHeader(r, body, client)
 	}
-	edited, cerr := adaptSibling(body, client, x.upstream, upModel, stream)
+	edited, cerr := adaptSibling(body, client, x.Upstream, upModel, stream)
 	if cerr != nil {
-		x.fail(w, client, cerr)
+		fail(w, x, client, cerr)
 		return nil
 	}
-	if edited, err = bodyOnlyBetas(r, edited, x.upstream); err != nil {
-		x.fail(w, client, codec.NewError(mapping.ErrInvalidRequest, "request body could not be adapted: "+err.Error()))
+	if edited, err = bodyOnlyBetas(r, edited, x.Upstream); err != nil {
+		fail(w, x, client, codec.NewError(mapping.ErrInvalidRequest, "request body could not be adapted: "+err.Error()))
 		return nil
 	}
-	x.dropped = append(x.dropped, h.filterBetas(r, x.upstream)...)
-	if client != x.upstream {
-		if edited, err = betasToBody(r, edited, x.upstream); err != nil {
-			x.fail(w, client, codec.NewError(mapping.ErrInvalidRequest, "request body could not be adapted: "+err.Error()))
+	x.Dropped = append(x.Dropped, h.filterBetas(r, x.Upstream)...)
+	if client != x.Upstream {
+		if edited, err = betasToBody(r, edited, x.Upstream); err != nil {
+			fail(w, x, client, codec.NewError(mapping.ErrInvalidRequest, "request body could not be adapted: "+err.Error()))
 			return nil
 		}
 	}
 	sent := setBody(r, edited)
-	h.reportDropped(w, x.dropped)
+	h.reportDropped(w, x.Dropped)
 	h.reportAdjusted(w, upModel, adjusted)
-	x.tel.noteEdits(adjusted, x.dropped)
-	if cerr := h.rewriteHeaders(r, client, x.upstream, stream, h.credentialOf(x)); cerr != nil {
-		x.fail(w, client, cerr)
+	x.Tel.NoteEdits(adjusted, x.Dropped)
+	if cerr := h.rewriteHeaders(r, client, x.Upstream, stream, h.credentialOf(x)); cerr != nil {
+		fail(w, x, client, cerr)
 		return nil
 	}
-	path, query := h.upstreamPath(x.upstream, upModel, stream)
+	path, query := h.upstreamPath(x.Upstream, upModel, stream)
 	setPath(r, path, query)
 	if cerr := h.signUpstream(r, x, edited); cerr != nil {
-		x.fail(w, client, cerr)
+		fail(w, x, client, cerr)
 		return nil
 	}
 
@@ -161,7 +165,7 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 	defer cutoff.release()
 	// The exchange's copy of the model: model points into the body,
 	// which an open stream gives back.
-	pw := newPassthroughWriter(w, h, x, client, x.model, stream)
+	pw := newPassthroughWriter(w, h, x, client, x.Model, stream)
 	pw.cutoff = cutoff
 	// The writer takes the client's body over from ServeHTTP.
 	pw.sentBody, pw.clientBody = sent, *held
@@ -220,7 +224,7 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 type passthroughWriter struct {
 	*caddyhttp.ResponseWriterWrapper
 	h       *Handler
-	x       *exchange
+	x       *Exchange
 	client  codec.Protocol // errors the writer adds are in this protocol
 	model   string         // the client's model, named by in-stream errors
 	stream  bool           // the client asked for a stream
@@ -279,7 +283,7 @@ type passthroughWriter struct {
 
 // newPassthroughWriter returns the writer for a passthrough whose client
 // speaks client and named model.
-func newPassthroughWriter(w http.ResponseWriter, h *Handler, x *exchange, client codec.Protocol, model string, stream bool) *passthroughWriter {
+func newPassthroughWriter(w http.ResponseWriter, h *Handler, x *Exchange, client codec.Protocol, model string, stream bool) *passthroughWriter {
 	return &passthroughWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w},
 		h: h, x: x, client: client, model: model, stream: stream}
 }
@@ -295,7 +299,7 @@ func (pw *passthroughWriter) WriteHeader(status int) {
 	if pw.mode != passUnset {
 		return
 	}
-	pw.x.responseStarted()
+	pw.x.ResponseStarted()
 	pw.h.noteUpstream(pw.ResponseWriterWrapper.ResponseWriter, pw.x, status, pw.Header())
 	pw.status = status
 	hdr := pw.Header()
@@ -304,10 +308,10 @@ func (pw *passthroughWriter) WriteHeader(status int) {
 		// llmbridge asks for no encoding; a body that has one anyway
 		// cannot be checked, only passed on.
 		pw.mode = passRaw
-	case pw.stream && status < 300 && isStreamOf(pw.x.upstream, hdr.Get("Content-Type")):
+	case pw.stream && status < 300 && isStreamOf(pw.x.Upstream, hdr.Get("Content-Type")):
 		pw.mode = passStream
 		pw.rd = sse.NewPushReader(int(pw.h.MaxEventSize))
-		pw.unframe = newUnframer(pw.x.upstream, int(pw.h.MaxEventSize))
+		pw.unframe = newUnframer(pw.x.Upstream, int(pw.h.MaxEventSize))
 		pw.frame = newFramer(pw.client, maxResponseBody)
 		if pw.frame != nil || pw.unframe != nil {
 			// Framed again, the bytes are not the upstream's: a Bedrock
@@ -315,27 +319,27 @@ func (pw *passthroughWriter) WriteHeader(status int) {
 			hdr.Del("Content-Length")
 			hdr.Set("Content-Type", streamContentType(pw.client))
 		}
-		pw.watcher = codec.NewStreamWatcher(pw.x.upstream)
+		pw.watcher = codec.NewStreamWatcher(pw.x.Upstream)
 		if fw := failoverOf(pw.ResponseWriterWrapper.ResponseWriter); fw != nil {
 			// A failover site holds the stream until its first content
 			// event: the events are decoded until then to find it.
 			fw.holdStream()
-			pw.probe, _ = codec.NewStreamDecoder(pw.x.upstream)
-		} else if pw.x.key > 0 {
+			pw.probe, _ = codec.NewStreamDecoder(pw.x.Upstream)
+		} else if pw.x.Key > 0 {
 			// A rate limit before the first content cools the pooled
 			// key: the events are decoded until then.
-			pw.probe, _ = codec.NewStreamDecoder(pw.x.upstream)
+			pw.probe, _ = codec.NewStreamDecoder(pw.x.Upstream)
 		}
-		pw.usage = codec.NewUsageObserver(pw.x.upstream)
-		if pw.x.tel != nil && pw.x.tel.content != nil {
+		pw.usage = codec.NewUsageObserver(pw.x.Upstream)
+		if pw.x.Tel != nil && pw.x.Tel.content != nil {
 			// Content capture reads every event, not just those with
 			// usage: the operator chose that cost.
-			pw.content, _ = codec.NewStreamDecoder(pw.x.upstream)
+			pw.content, _ = codec.NewStreamDecoder(pw.x.Upstream)
 		}
 		// A sibling that measures no invocation metrics (Anthropic
 		// toward a Bedrock InvokeModel client) gets them added to its
 		// last event, which is re-framed for that.
-		pw.metrics = pw.client.Descriptor().MetricsHeaders && !pw.x.upstream.Descriptor().MetricsHeaders
+		pw.metrics = pw.client.Descriptor().MetricsHeaders && !pw.x.Upstream.Descriptor().MetricsHeaders
 		pw.reframe = pw.restore != nil || pw.metrics
 		if pw.sentBody.readToEnd() {
 			// Nothing reads the client's body again: an open stream would
@@ -356,7 +360,7 @@ func (pw *passthroughWriter) WriteHeader(status int) {
 	default:
 		pw.mode = passRaw
 	}
-	pw.x.status = status
+	pw.x.Status = status
 	pw.ResponseWriterWrapper.WriteHeader(status)
 }
 
@@ -377,7 +381,7 @@ func (pw *passthroughWriter) Write(p []byte) (int, error) {
 	}
 	n, err := pw.ResponseWriterWrapper.Write(p)
 	if n > 0 {
-		pw.x.wrote(pw.status)
+		pw.x.Wrote(pw.status)
 	}
 	return n, err
 }
@@ -416,12 +420,12 @@ func (pw *passthroughWriter) release(p []byte) (int, error) {
 	pw.held = nil
 	defer putBuffer(held)
 	pw.mode = passRaw
-	pw.x.status = pw.status
+	pw.x.Status = pw.status
 	pw.ResponseWriterWrapper.WriteHeader(pw.status)
 	if _, err := pw.ResponseWriterWrapper.Write(*held); err != nil {
 		return 0, err
 	}
-	pw.x.wrote(pw.status)
+	pw.x.Wrote(pw.status)
 	return pw.ResponseWriterWrapper.Write(p)
 }
 
@@ -455,7 +459,7 @@ func (pw *passthroughWriter) finishHeld(nextErr error) {
 	held := pw.held
 	pw.held = nil
 	defer putBuffer(held)
-	body, status, upstream := *held, pw.status, pw.x.upstream
+	body, status, upstream := *held, pw.status, pw.x.Upstream
 	switch {
 	case nextErr != nil:
 		// The upstream answered but the body broke off (reset, timeout).
@@ -464,14 +468,14 @@ func (pw *passthroughWriter) finishHeld(nextErr error) {
 	case status >= 400 && pw.client.Descriptor().ErrorAtRoot != upstream.Descriptor().ErrorAtRoot:
 		// Siblings whose error bodies differ (Anthropic on Bedrock
 		// answers AWS errors): the error in the client's format.
-		pw.x.status = writeError(pw.ResponseWriterWrapper.ResponseWriter, pw.client, decodeUpstreamError(upstream, status, pw.Header(), body))
+		pw.x.Status = writeError(pw.ResponseWriterWrapper.ResponseWriter, pw.client, decodeUpstreamError(upstream, status, pw.Header(), body))
 	case status < 300 && pw.observeJSON(body), codec.IsProtocolBody(upstream, status, body):
 		// A success body that decodes is the protocol's (the decoder
 		// validates it); one that is the protocol's but does not decode
 		// (content llmbridge cannot translate) passes uncounted.
 		if status < 300 && pw.client.Descriptor().MetricsHeaders && !upstream.Descriptor().MetricsHeaders {
-			lat := pw.x.latency()
-			setMetricsHeaders(pw.Header(), &pw.x.usage, &lat)
+			lat := pw.x.Latency()
+			setMetricsHeaders(pw.Header(), &pw.x.Usage, &lat)
 		}
 		if pw.restore != nil && status < 300 {
 			out := getBuffer(len(body) + minPooledBuffer)
@@ -482,15 +486,15 @@ func (pw *passthroughWriter) finishHeld(nextErr error) {
 		pw.Header().Set("Content-Length", strconv.Itoa(len(body)))
 		pw.ResponseWriterWrapper.WriteHeader(status)
 		_, _ = pw.ResponseWriterWrapper.Write(body)
-		pw.x.status = status
-		pw.x.wrote(status)
+		pw.x.Status = status
+		pw.x.Wrote(status)
 	case status >= 400:
 		// An error page that is not the protocol's (a load balancer's
 		// HTML, a proxy's plain text): the same error, with the same
 		// status, in the client's format.
 		e := decodeUpstreamError(upstream, status, pw.Header(), body)
 		pw.h.logger.Debug("upstream error body is not in its protocol's format", zap.Int("status", status), zap.String("content_type", pw.Header().Get("Content-Type")))
-		pw.x.status = writeError(pw.ResponseWriterWrapper.ResponseWriter, pw.client, e)
+		pw.x.Status = writeError(pw.ResponseWriterWrapper.ResponseWriter, pw.client, e)
 	default:
 		what := "a body that is not a JSON object"
 		switch ct := pw.Header().Get("Content-Type"); {
@@ -507,18 +511,18 @@ func (pw *passthroughWriter) finishHeld(nextErr error) {
 // response that broke its protocol.
 func (pw *passthroughWriter) fail(e *codec.Error) {
 	pw.h.logger.Warn("invalid upstream response", zap.Int("upstream_status", pw.status), zap.String("error", e.Message))
-	pw.x.status = writeError(pw.ResponseWriterWrapper.ResponseWriter, pw.client, e)
-	pw.x.errReason = "invalid_upstream_response"
+	pw.x.Status = writeError(pw.ResponseWriterWrapper.ResponseWriter, pw.client, e)
+	pw.x.ErrReason = "invalid_upstream_response"
 }
 
 // observeJSON takes the usage and stop reason from a passed-through JSON
 // response body, and reports whether it decoded.
 func (pw *passthroughWriter) observeJSON(body []byte) bool {
 	var resp codec.Response
-	if codec.DecodeResponse(pw.x.upstream, body, &resp) != nil {
+	if codec.DecodeResponse(pw.x.Upstream, body, &resp) != nil {
 		return false
 	}
-	pw.x.observeResponse(&resp)
+	pw.x.ObserveResponse(&resp)
 	return true
 }
 
@@ -549,8 +553,8 @@ func (pw *passthroughWriter) writeStream(p []byte) (int, error) {
 // broken message or before it.
 func (pw *passthroughWriter) passStream(p []byte) {
 	var unframeErr error
-	if pw.x.upstreamBody.IsZero() {
-		pw.x.upstreamBody = time.Now()
+	if pw.x.UpstreamBody.IsZero() {
+		pw.x.UpstreamBody = time.Now()
 	}
 	if pw.unframe != nil {
 		pw.unframed, unframeErr = pw.unframe.Push(pw.unframed[:0], p)
@@ -572,7 +576,7 @@ func (pw *passthroughWriter) passStream(p []byte) {
 	}
 	pw.releasePending()
 	if unframeErr != nil && !pw.ended {
-		pw.endStream("upstream "+string(pw.x.upstream)+" stream is not a valid event stream: "+unframeErr.Error(), nil)
+		pw.endStream("upstream "+string(pw.x.Upstream)+" stream is not a valid event stream: "+unframeErr.Error(), nil)
 	}
 }
 
@@ -588,7 +592,7 @@ func (pw *passthroughWriter) drain() error {
 		}
 		if !pw.watcher.Observe(ev.Name, ev.Data, ev.Bare) {
 			pw.send()
-			pw.endStream("upstream "+string(pw.x.upstream)+" stream sent an event that is not valid in its protocol", nil)
+			pw.endStream("upstream "+string(pw.x.Upstream)+" stream sent an event that is not valid in its protocol", nil)
 			return nil
 		}
 		if pw.probe != nil && pw.watchFailover(ev.Name, ev.Data, ev.Bare) {
@@ -605,7 +609,7 @@ func (pw *passthroughWriter) drain() error {
 			pw.evs = pw.usage.Observe(pw.evs[:0], ev.Name, ev.Data, ev.Bare)
 		}
 		for i := range pw.evs {
-			pw.x.observe(&pw.evs[i])
+			pw.x.Observe(&pw.evs[i])
 		}
 		if e := pw.exception(ev.Name, ev.Data); e != nil {
 			// An AWS event stream's exception ends the stream: the
@@ -626,13 +630,13 @@ func (pw *passthroughWriter) drain() error {
 		}
 		start := len(pw.out)
 		if pw.restore != nil {
-			pw.out = restoreModel(pw.out, ev.Data, pw.x.upstream, pw.restore)
+			pw.out = restoreModel(pw.out, ev.Data, pw.x.Upstream, pw.restore)
 		} else {
 			pw.out = append(pw.out, ev.Data...)
 		}
 		if pw.metrics && string(ev.Name) == "message_stop" && len(pw.out) > start && pw.out[len(pw.out)-1] == '}' {
-			lat := pw.x.latency()
-			pw.out = append(codec.AppendStreamMetrics(pw.out[:len(pw.out)-1], pw.client, &pw.x.usage, &lat), '}')
+			lat := pw.x.Latency()
+			pw.out = append(codec.AppendStreamMetrics(pw.out[:len(pw.out)-1], pw.client, &pw.x.Usage, &lat), '}')
 		}
 		data := pw.out[start:]
 		// The data is re-appended as an event after the edited copy, then
@@ -653,7 +657,7 @@ func (pw *passthroughWriter) watchFailover(name, data []byte, bare bool) bool {
 	fw, x := failoverOf(w), pw.x
 	pw.evs = pw.probe.Decode(pw.evs[:0], name, data, bare)
 	for i := range pw.evs {
-		if x.key > 0 && !pw.keyWatched {
+		if x.Key > 0 && !pw.keyWatched {
 			pw.keyWatched = pw.h.keys.watchStream(w, x, &pw.evs[i])
 		}
 		if fw != nil && fw.watching() {
@@ -661,7 +665,7 @@ func (pw *passthroughWriter) watchFailover(name, data []byte, bare bool) bool {
 		}
 	}
 	failed := fw != nil && fw.discarded()
-	if failed || (fw == nil || !fw.watching()) && (x.key == 0 || pw.keyWatched) {
+	if failed || (fw == nil || !fw.watching()) && (x.Key == 0 || pw.keyWatched) {
 		pw.probe = nil
 	}
 	return failed
@@ -675,7 +679,7 @@ func (pw *passthroughWriter) exception(name, data []byte) *codec.Error {
 	if pw.unframe == nil {
 		return nil
 	}
-	return codec.DecodeFramingError(pw.x.upstream, unsafe.String(unsafe.SliceData(name), len(name)), unsafe.String(unsafe.SliceData(data), len(data)))
+	return codec.DecodeFramingError(pw.x.Upstream, bytesString(name), bytesString(data))
 }
 
 // send passes on the checked events: the raw bytes up to the last one, or
@@ -709,10 +713,10 @@ func (pw *passthroughWriter) write(b []byte) {
 	}
 	if _, err := pw.ResponseWriterWrapper.Write(out); err != nil {
 		pw.writeErr, pw.ended = err, true
-		pw.x.clientGone()
+		pw.x.ClientGone()
 		return
 	}
-	pw.x.wrote(pw.status)
+	pw.x.Wrote(pw.status)
 	t := b[max(0, len(b)-len(pw.tail)):]
 	if len(t) < len(pw.tail) {
 		// Keep the older bytes that still fit before t.
@@ -756,7 +760,7 @@ func (pw *passthroughWriter) finishStream(cause error) {
 // observeEnd takes the stop reason a complete stream gives only at its end
 // (Gemini's has no terminal event).
 func (pw *passthroughWriter) observeEnd() {
-	if pw.x.stop != mapping.StopNone {
+	if pw.x.Stop != mapping.StopNone {
 		return
 	}
 	if pw.content != nil {
@@ -766,7 +770,7 @@ func (pw *passthroughWriter) observeEnd() {
 	}
 	for i := range pw.evs {
 		if pw.evs[i].Type == codec.EventStop {
-			pw.x.stop = pw.evs[i].StopReason
+			pw.x.Stop = pw.evs[i].StopReason
 		}
 	}
 }
@@ -774,7 +778,7 @@ func (pw *passthroughWriter) observeEnd() {
 // streamFailure says why a stream could not go on, from the reader's error
 // readErr and the upstream's failure cause.
 func (pw *passthroughWriter) streamFailure(readErr, cause error) string {
-	up := "upstream " + string(pw.x.upstream) + " stream"
+	up := "upstream " + string(pw.x.Upstream) + " stream"
 	switch {
 	case errors.Is(readErr, sse.ErrEventTooLarge):
 		return up + " sent an event larger than " + strconv.Itoa(int(pw.h.MaxEventSize)) + " bytes"
@@ -789,20 +793,20 @@ func (pw *passthroughWriter) streamFailure(readErr, cause error) string {
 func (pw *passthroughWriter) endStream(msg string, cause error) {
 	pw.h.logger.Warn("invalid upstream stream", zap.String("error", msg), zap.Error(cause))
 	pw.endStreamWith(&codec.Error{Status: http.StatusBadGateway, Kind: mapping.ErrBadGateway, Message: msg})
-	pw.x.errReason = "invalid_upstream_response"
+	pw.x.ErrReason = "invalid_upstream_response"
 }
 
 // endStreamWith ends the client's stream with e as an in-stream error of
 // the client's protocol.
 func (pw *passthroughWriter) endStreamWith(e *codec.Error) {
-	if pw.x.key > 0 && !pw.keyWatched {
+	if pw.x.Key > 0 && !pw.keyWatched {
 		pw.keyWatched = true
 		pw.h.keys.streamFailed(pw.ResponseWriterWrapper.ResponseWriter, pw.x, e)
 	}
 	if fw := failoverOf(pw.ResponseWriterWrapper.ResponseWriter); fw != nil && fw.watching() {
 		fw.streamFailed(e)
 	}
-	pw.x.streamErr = kindName(e.Kind)
+	pw.x.StreamErr = KindName(e.Kind)
 	// A blank line first ends whatever partial event was passed on; an
 	// extra one after a complete event would be an empty event to some
 	// clients.

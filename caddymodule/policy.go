@@ -230,13 +230,13 @@ func applyDrops(body []byte, paths []dropPath) ([]byte, []string, *codec.Error) 
 
 // dropConfigured applies the drop setting to the request body, noting the
 // removed paths in x.
-func (h *Handler) dropConfigured(body []byte, x *exchange) ([]byte, *codec.Error) {
+func (h *Handler) dropConfigured(body []byte, x *Exchange) ([]byte, *codec.Error) {
 	if len(h.drops) == 0 {
 		return body, nil
 	}
 	body, dropped, err := applyDrops(body, h.drops)
 	// The paths are fresh strings, never aliasing the pooled body.
-	x.dropped = dropped
+	x.Dropped = dropped
 	return body, err
 }
 
@@ -257,7 +257,7 @@ func (h *Handler) reportDropped(w http.ResponseWriter, dropped []string) {
 	if len(dropped) == 0 {
 		return
 	}
-	h.metrics.recordDropped(dropped)
+	h.metrics.RecordDropped(dropped)
 	w.Header().Set("Llmbridge-Dropped", droppedHeader(dropped))
 	h.logger.Debug("dropped fields", zap.Strings("fields", dropped), zap.String("on_unsupported", h.policyName()))
 }
@@ -299,7 +299,7 @@ func sjsonPath(path string) string {
 // Under lenient, a capability error's field is removed from the body and
 // the body decoded again, at most maxPolicyRounds times. The paths the
 // drop setting and the lenient policy removed come first in req.Dropped.
-func (h *Handler) decodeRequest(client codec.Protocol, body []byte, req *codec.Request, x *exchange) *codec.Error {
+func (h *Handler) decodeRequest(client codec.Protocol, body []byte, req *codec.Request, x *Exchange) *codec.Error {
 	var lenient []string
 	err := codec.DecodeRequest(client, body, req)
 	for round := 0; err != nil && h.policy == policyLenient && round < maxPolicyRounds; round++ {
@@ -324,9 +324,9 @@ func (h *Handler) decodeRequest(client codec.Protocol, body []byte, req *codec.R
 	if err != nil {
 		return h.explain(asCodecError(err), true, nil)
 	}
-	if n := len(x.dropped) + len(lenient); n > 0 {
+	if n := len(x.Dropped) + len(lenient); n > 0 {
 		all := make([]string, 0, n+len(req.Dropped))
-		all = append(append(append(all, x.dropped...), lenient...), req.Dropped...)
+		all = append(append(append(all, x.Dropped...), lenient...), req.Dropped...)
 		req.Dropped = all
 	}
 	return nil
@@ -438,19 +438,19 @@ func wildcardPath(p string) string {
 // unknown_field, policy_strict) rather than its kind. Anthropic and Google
 // error bodies have no param slot, so for their clients the message starts
 // with the field path, as OpenAI clients read it from param.
-func failPolicy(w http.ResponseWriter, x *exchange, p codec.Protocol, e *codec.Error) {
+func failPolicy(w http.ResponseWriter, x *Exchange, p codec.Protocol, e *codec.Error) {
 	if e.Param != "" && !p.Descriptor().ErrorParam {
 		c := *e
 		c.Message = e.Error()
 		e = &c
 	}
-	x.fail(w, p, e)
+	fail(w, x, p, e)
 	switch e.Class {
 	case codec.ClassCapability:
-		x.errReason = "unsupported_field"
+		x.ErrReason = "unsupported_field"
 	case codec.ClassUnknownField:
-		x.errReason = "unknown_field"
+		x.ErrReason = "unknown_field"
 	case codec.ClassHint:
-		x.errReason = "policy_strict"
+		x.ErrReason = "policy_strict"
 	}
 }

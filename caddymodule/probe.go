@@ -18,6 +18,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/tidwall/gjson"
 
+	"github.com/llmbridge/llmbridge/caddymodule/clouds"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/rules"
 	"github.com/llmbridge/llmbridge/mapping"
@@ -154,18 +155,18 @@ func Probe(ctx context.Context, cfg ProbeConfig) (*ProbeReport, error) {
 	h := &Handler{Upstream: cfg.Upstream, APIKey: cfg.APIKey, Dialect: cfg.Dialect,
 		OnUnsupported: "strict", ModelRules: []rules.Rule{{Models: []string{cfg.Model}}}}
 	// The cloud settings, taken as the directive takes them.
-	var clouds cloudSettings
+	var cloudBlocks clouds.Blocks
 	for _, s := range [...]struct{ name, value string }{{"vertex_project", cfg.VertexProject}, {"vertex_location", cfg.VertexLocation},
 		{"google_credentials", cfg.GoogleCredentials}, {"google_token", cfg.GoogleToken}, {"azure_api_version", cfg.AzureAPIVersion},
 		{"aws_region", cfg.AWSRegion}, {"aws_profile", cfg.AWSProfile}, {"aws_host", cfg.AWSHost}} {
 		if s.value == "" {
 			continue
 		}
-		if err := clouds.set(s.name, []string{s.value}); err != nil {
+		if err := cloudBlocks.Set(s.name, []string{s.value}); err != nil {
 			return nil, err
 		}
 	}
-	if err := clouds.settle(h); err != nil {
+	if err := h.settleCloud(cloudBlocks); err != nil {
 		return nil, err
 	}
 	cctx, cancel := caddy.NewContext(caddy.Context{Context: ctx})

@@ -26,7 +26,7 @@ type translatingWriter struct {
 	h      *Handler
 	client codec.Protocol
 	req    *codec.Request
-	x      *exchange
+	x      *Exchange
 	// model, when set, replaces the model the upstream names in its
 	// response: the model the client asked for, after a model rule
 	// rewrote it.
@@ -62,10 +62,10 @@ func (tw *translatingWriter) WriteHeader(status int) {
 		return
 	}
 	tw.status = status
-	tw.x.responseStarted()
+	tw.x.ResponseStarted()
 	tw.h.noteUpstream(tw.ResponseWriter, tw.x, status, tw.Header())
-	if status >= 200 && status < 300 && tw.req.Stream && isStreamOf(tw.x.upstream, tw.Header().Get("Content-Type")) && !hasEncoding(tw.Header()) {
-		st, err := newStreamTranslator(tw.ResponseWriter, tw.h, tw.client, tw.x.upstream, tw.req)
+	if status >= 200 && status < 300 && tw.req.Stream && isStreamOf(tw.x.Upstream, tw.Header().Get("Content-Type")) && !hasEncoding(tw.Header()) {
+		st, err := newStreamTranslator(tw.ResponseWriter, tw.h, tw.client, tw.x.Upstream, tw.req)
 		if err != nil {
 			// Both protocols are checked when the handler is provisioned;
 			// should one have no stream codec, the stream is collected
@@ -92,7 +92,7 @@ func (tw *translatingWriter) WriteHeader(status int) {
 			fw.holdStream()
 		}
 		startHeaders(tw.ResponseWriter, tw.client, status)
-		tw.x.status = status
+		tw.x.Status = status
 		// The client sees the stream open before the first event.
 		_ = tw.stream.rc.Flush()
 	}
@@ -150,7 +150,7 @@ func (tw *translatingWriter) finish(nextErr error) error {
 	if tw.body != nil {
 		body = *tw.body
 	}
-	upstream := tw.x.upstream
+	upstream := tw.x.Upstream
 	hdr := tw.Header()
 	switch {
 	case tw.overflow:
@@ -173,8 +173,8 @@ func (tw *translatingWriter) finish(nextErr error) error {
 			tw.fail(asCodecError(err))
 			break
 		}
-		tw.x.observeResponse(&resp)
-		resp.Latency = tw.x.latency()
+		tw.x.ObserveResponse(&resp)
+		resp.Latency = tw.x.Latency()
 		if tw.client.Descriptor().MetricsHeaders && !tw.req.Stream {
 			setMetricsHeaders(hdr, &resp.Usage, &resp.Latency)
 		}
@@ -183,7 +183,7 @@ func (tw *translatingWriter) finish(nextErr error) error {
 		} else if resp.Model == "" {
 			// An upstream that names no model (Bedrock's Converse)
 			// answered for the model it was sent.
-			resp.Model = tw.x.upstreamModel
+			resp.Model = tw.x.UpstreamModel
 		}
 		if tw.req.Stream {
 			// The stream's events count the carried state.
@@ -221,7 +221,7 @@ func (tw *translatingWriter) reportOutput(resp *codec.Response) {
 	for i := range resp.Content {
 		if p := &resp.Content[i]; p.Type == codec.PartReasoning && p.Redacted {
 			if kind := codec.OpaqueKind(p.Signature); kind != "" {
-				tw.h.metrics.recordOpaqueCarried(kind)
+				tw.h.metrics.RecordOpaqueCarried(kind)
 			}
 		}
 	}
@@ -239,14 +239,14 @@ func (tw *translatingWriter) reportDroppedOutput(dropped []string) {
 	tw.Header().Set(droppedOutputHeader, droppedHeader(dropped))
 	tw.h.logger.Debug("response content the client protocol cannot carry", zap.Strings("dropped", dropped))
 	for _, d := range dropped {
-		tw.h.metrics.recordDroppedOutput(droppedOutputKind(d))
+		tw.h.metrics.RecordDroppedOutput(DroppedOutputKind(d))
 	}
 }
 
 // streamResponse answers a client that asked for a stream, when the
 // upstream answered one JSON body, with the stream of that body.
 func (tw *translatingWriter) streamResponse(resp *codec.Response) {
-	st, err := newStreamTranslator(tw.ResponseWriter, tw.h, tw.client, tw.x.upstream, tw.req)
+	st, err := newStreamTranslator(tw.ResponseWriter, tw.h, tw.client, tw.x.Upstream, tw.req)
 	if err != nil {
 		tw.fail(asCodecError(err))
 		return
@@ -260,7 +260,7 @@ func (tw *translatingWriter) streamResponse(resp *codec.Response) {
 		fw.holdStream()
 	}
 	startHeaders(tw.ResponseWriter, tw.client, tw.status)
-	tw.x.status = tw.status
+	tw.x.Status = tw.status
 	tw.stream.events = codec.AppendResponseEvents(tw.stream.eventSlice(), resp)
 	tw.stream.emit()
 	tw.stream.send()
@@ -278,7 +278,7 @@ func (tw *translatingWriter) writeError(e *codec.Error) {
 func (tw *translatingWriter) fail(e *codec.Error) {
 	tw.h.logger.Warn("untranslatable upstream response", zap.Int("upstream_status", tw.status), zap.String("error", e.Message))
 	tw.writeError(e)
-	tw.x.errReason = "untranslatable_response"
+	tw.x.ErrReason = "untranslatable_response"
 }
 
 // write sends a translated body with headers fixed for it.
@@ -294,7 +294,7 @@ func (tw *translatingWriter) write(status int, b []byte) {
 	hdr.Set("Content-Length", strconv.Itoa(len(b)))
 	tw.ResponseWriter.WriteHeader(status)
 	_, _ = tw.ResponseWriter.Write(b)
-	tw.x.wrote(status)
+	tw.x.Wrote(status)
 }
 
 // endsEvent reports whether an event stream whose last bytes are tail ends
@@ -320,7 +320,7 @@ func isJSON(contentType string) bool {
 // writeUpstreamFailure answers a request whose upstream never responded
 // (connection refused, DNS failure, timeout before headers). The message
 // names no address: errors must not leak the internal topology.
-func (h *Handler) writeUpstreamFailure(w http.ResponseWriter, client codec.Protocol, err error, x *exchange) {
+func (h *Handler) writeUpstreamFailure(w http.ResponseWriter, client codec.Protocol, err error, x *Exchange) {
 	status := http.StatusBadGateway
 	var he caddyhttp.HandlerError
 	if errors.As(err, &he) && he.StatusCode >= 400 {
@@ -328,8 +328,8 @@ func (h *Handler) writeUpstreamFailure(w http.ResponseWriter, client codec.Proto
 	}
 	h.logger.Warn("upstream request failed", zap.Int("status", status), zap.Error(err))
 	e := &codec.Error{Status: status, Kind: mapping.KindForStatus(status), Message: "upstream request failed: " + http.StatusText(status)}
-	x.status = writeError(w, client, e)
-	x.errReason = "upstream_unreachable"
+	x.Status = writeError(w, client, e)
+	x.ErrReason = "upstream_unreachable"
 }
 
 // Interface guards

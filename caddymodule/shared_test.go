@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/clouds"
 	"github.com/llmbridge/llmbridge/caddymodule/state"
 	"github.com/llmbridge/llmbridge/internal/valkeytest"
 )
@@ -38,7 +39,7 @@ func TestApplyEvent(t *testing.T) {
 		t.Errorf("a cooldown that already ended was applied")
 	}
 
-	p := newKeyPool("api_key", []credential{{key: "k0-" + name}, {key: "k1-" + name}}, zap.NewNop())
+	p := newKeyPool("api_key", []clouds.Credential{{Key: "k0-" + name}, {Key: "k1-" + name}}, zap.NewNop())
 	pools.Store(p, struct{}{})
 	defer pools.Delete(p)
 	applyEvent([]byte(eventKeyCool + " " + p.id + " 1 " + unixNano(until)))
@@ -53,11 +54,11 @@ func TestApplyEvent(t *testing.T) {
 	if p.outCount() != 1 {
 		t.Errorf("a repeated refusal counted twice: %d out", p.outCount())
 	}
-	other := newKeyPool("api_key", []credential{{key: "other-" + name}}, zap.NewNop())
+	other := newKeyPool("api_key", []clouds.Credential{{Key: "other-" + name}}, zap.NewNop())
 	if other.id == p.id {
 		t.Errorf("pools of different keys share an id")
 	}
-	if again := newKeyPool("api_key", []credential{{key: "k0-" + name}, {key: "k1-" + name}}, zap.NewNop()); again.id != p.id {
+	if again := newKeyPool("api_key", []clouds.Credential{{Key: "k0-" + name}, {Key: "k1-" + name}}, zap.NewNop()); again.id != p.id {
 		t.Errorf("the same pool on another instance has another id")
 	}
 }

@@ -24,7 +24,7 @@ type streamTranslator struct {
 	w       http.ResponseWriter
 	rc      *http.ResponseController
 	logger  *zap.Logger
-	metrics *metrics
+	metrics *Metrics
 
 	rd *sse.Reader
 	// unframe, for an upstream that does not stream SSE, reads its
@@ -51,7 +51,7 @@ type streamTranslator struct {
 	// model, when set, replaces the model the upstream names in its
 	// start event (see translatingWriter.model).
 	model string
-	x     *exchange
+	x     *Exchange
 	// keys is the handler's credential pool, nil without one.
 	keys     *keyPool
 	upstream codec.Protocol
@@ -129,8 +129,8 @@ func (s *streamTranslator) write(p []byte) (int, error) {
 // message or before it.
 func (s *streamTranslator) translate(p []byte) {
 	var unframeErr error
-	if s.x != nil && s.x.upstreamBody.IsZero() {
-		s.x.upstreamBody = time.Now()
+	if s.x != nil && s.x.UpstreamBody.IsZero() {
+		s.x.UpstreamBody = time.Now()
 	}
 	if s.unframe != nil {
 		s.unframed, unframeErr = s.unframe.Push(s.unframed[:0], p)
@@ -231,8 +231,8 @@ func (s *streamTranslator) emit() {
 		if s.x != nil {
 			// Before the model is rewritten: the exchange records the
 			// model the upstream says answered.
-			s.x.observe(&s.events[i])
-			if s.x.key > 0 && !s.keyWatched {
+			s.x.Observe(&s.events[i])
+			if s.x.Key > 0 && !s.keyWatched {
 				// A rate limit before content cools the pooled key.
 				s.keyWatched = s.keys.watchStream(s.w, s.x, &s.events[i])
 			}
@@ -250,7 +250,7 @@ func (s *streamTranslator) emit() {
 			case ev.Model == "" && s.x != nil:
 				// An upstream that names no model answered for the
 				// model it was sent.
-				ev.Model = s.x.upstreamModel
+				ev.Model = s.x.UpstreamModel
 			}
 		case codec.EventDropped:
 			s.dropped(ev.Text)
@@ -259,7 +259,7 @@ func (s *streamTranslator) emit() {
 			if s.x != nil {
 				// Bedrock's clients read the latencies in the
 				// stream's last event.
-				ev.Latency = s.x.latency()
+				ev.Latency = s.x.Latency()
 			}
 		case codec.EventPartStop:
 			if ev.Signature != "" && ev.Signature[0] == '{' {
@@ -282,14 +282,14 @@ func (s *streamTranslator) emit() {
 // header has been sent; a stream has no other place to tell the client.
 func (s *streamTranslator) dropped(kind string) {
 	s.logger.Debug("response content the client protocol cannot carry", zap.String("dropped", kind))
-	s.metrics.recordDroppedOutput(kind)
+	s.metrics.RecordDroppedOutput(kind)
 }
 
 // carried counts the upstream output an opaque value keeps whole to travel
 // in a continuation, in opaque_carried_total.
 func (s *streamTranslator) carried(signature string) {
 	if kind := codec.OpaqueKind(signature); kind != "" {
-		s.metrics.recordOpaqueCarried(kind)
+		s.metrics.RecordOpaqueCarried(kind)
 	}
 }
 
@@ -349,12 +349,12 @@ func (s *streamTranslator) send() {
 		s.writeErr = err
 		s.done = true
 		if s.x != nil {
-			s.x.clientGone()
+			s.x.ClientGone()
 		}
 		return
 	}
 	if s.x != nil {
-		s.x.wrote(http.StatusOK)
+		s.x.Wrote(http.StatusOK)
 	}
 	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
 		s.writeErr = err

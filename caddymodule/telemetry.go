@@ -65,10 +65,26 @@ const (
 // long history can drop a hint per message.
 const maxSpanList = 32
 
-// telemetry is what an exchange keeps for its spans. It exists only when
+// Tracing is a handler's span settings, and what its call spans reuse
+// from one call to the next. Its zero value records no content.
+type Tracing struct {
+	// Dialect is the upstream's OpenAI-compatible dialect, which names
+	// its provider (gen_ai.provider.name), or "".
+	Dialect string
+	// Content is whether spans record prompts and completions, at most
+	// ContentMax bytes of text per request.
+	Content    bool
+	ContentMax int
+	// lastServer holds the *serverAddress reverse_proxy reached on the
+	// handler's latest traced call, and callStart the *callStart of its
+	// latest call span.
+	lastServer, callStart atomic.Value
+}
+
+// Telemetry is what an exchange keeps for its spans. It exists only when
 // the request's span records, so that tracing off costs no memory; its
 // methods do nothing on nil.
-type telemetry struct {
+type Telemetry struct {
 	// span is the request's span (Caddy's tracing).
 	span trace.Span
 	// attempt is the client span of the upstream call, nil before it.
@@ -108,23 +124,23 @@ type serverAddress struct {
 	port int
 }
 
-// beginTelemetry notes the request's span when it records, and starts the
+// Begin notes the request's span when it records, and starts the
 // content capture when the operator turned it on.
-func (h *Handler) beginTelemetry(r *http.Request, x *exchange) {
+func (tr *Tracing) Begin(r *http.Request, x *Exchange) {
 	if sp := trace.SpanFromContext(r.Context()); sp.IsRecording() {
-		x.tel = &telemetry{span: sp}
-		if x.upstream != "" {
-			x.tel.provider = providerName(x.upstream, h.Dialect)
+		x.Tel = &Telemetry{span: sp}
+		if x.Upstream != "" {
+			x.Tel.provider = ProviderName(x.Upstream, tr.Dialect)
 		}
-		if h.OTelContent {
-			x.tel.content = &contentCapture{limit: h.otelContentMax}
+		if tr.Content {
+			x.Tel.content = &contentCapture{limit: tr.ContentMax}
 		}
 	}
 }
 
-// noteRequest takes the generation settings and, with content capture,
+// NoteRequest takes the generation settings and, with content capture,
 // the prompt of a decoded request.
-func (t *telemetry) noteRequest(req *codec.Request) {
+func (t *Telemetry) NoteRequest(req *codec.Request) {
 	if t == nil {
 		return
 	}
@@ -134,24 +150,28 @@ func (t *telemetry) noteRequest(req *codec.Request) {
 	}
 }
 
-// noteHead takes the generation settings of a request that passes through
+// NoteHead takes the generation settings of a request that passes through
 // untranslated, read with its head, and with content capture its prompt,
-// from the body decoded (a cost the operator chose).
-func (t *telemetry) noteHead(head *codec.RequestHead, dec *passthroughDecode) {
+// req, decoded for it (a cost the operator chose; nil when it could not
+// be).
+func (t *Telemetry) NoteHead(head *codec.RequestHead, req *codec.Request) {
 	if t == nil {
 		return
 	}
 	t.asked = paramsOf(head)
-	if t.content != nil {
-		if req, ok := dec.request(); ok {
-			t.content.request(req)
-		}
+	if t.content != nil && req != nil {
+		t.content.request(req)
 	}
 }
 
-// noteEdits copies the adjustments made and the fields dropped, which may
+// CapturesContent reports whether the span records prompts and
+// completions (otel_content), for which a request passed through must be
+// decoded.
+func (t *Telemetry) CapturesContent() bool { return t != nil && t.content != nil }
+
+// NoteEdits copies the adjustments made and the fields dropped, which may
 // alias the pooled request body.
-func (t *telemetry) noteEdits(adjusted []rules.Adjustment, dropped []string) {
+func (t *Telemetry) NoteEdits(adjusted []rules.Adjustment, dropped []string) {
 	if t == nil {
 		return
 	}
@@ -167,43 +187,43 @@ func (t *telemetry) noteEdits(adjusted []rules.Adjustment, dropped []string) {
 	}
 }
 
-// startCallSpan starts the client span of the upstream call and returns the
-// request to send. The attributes a sampler may decide by (operation,
+// StartCall starts the client span of the upstream call and returns the
+// request to send, whose body is sent (nil when it is not known). The attributes a sampler may decide by (operation,
 // provider, model, stream, and the server this handler reached last) are
 // given at the start (callStartAttributes). When Caddy's tracing has put a W3C traceparent
 // header on the request, it names the new span instead, so that the
 // upstream's spans hang under the call that made them.
-func (h *Handler) startCallSpan(x *exchange, r *http.Request) *http.Request {
-	t := x.tel
+func (tr *Tracing) StartCall(x *Exchange, r *http.Request, sent []byte) *http.Request {
+	t := x.Tel
 	if t == nil {
 		return r
 	}
-	op := operationName(x.upstream)
+	op := operationName(x.Upstream)
 	name := op
-	if x.upstreamModel != "" {
-		name += " " + x.upstreamModel
+	if x.UpstreamModel != "" {
+		name += " " + x.UpstreamModel
 	}
 	if t.attempt != nil {
 		// The upstream refused the earlier attempt, and the request is
 		// sent again with a fix it taught (learn.go).
-		if x.upstreamStatus >= 400 {
-			t.attempt.SetAttributes(semconv.ErrorTypeKey.String(statusLabel(x.upstreamStatus)))
+		if x.UpstreamStatus >= 400 {
+			t.attempt.SetAttributes(semconv.ErrorTypeKey.String(StatusLabel(x.UpstreamStatus)))
 		}
 		t.attempt.SetStatus(codes.Error, "retried")
 		t.attempt.End()
 	}
-	x.upstreamStatus = 0
-	if sb, ok := r.Body.(*sentBody); ok {
+	x.UpstreamStatus = 0
+	if sent != nil {
 		// The settings as sent: model rules and the encoder may have
 		// changed the client's (a default max_tokens, a thinking budget
 		// on top of it, sampling a model refuses).
-		if head, err := codec.ReadRequestHead(sb.body); err == nil {
+		if head, err := codec.ReadRequestHead(sent); err == nil {
 			t.sent = paramsOf(&head)
 		}
 	}
-	server, _ := h.lastServer.Load().(*serverAddress)
+	server, _ := tr.lastServer.Load().(*serverAddress)
 	t.startServer = server
-	ctx, sp := tracerOf(t.span.TracerProvider()).Start(r.Context(), name, trace.WithSpanKind(trace.SpanKindClient), h.callStartAttributes(x, op, server))
+	ctx, sp := tracerOf(t.span.TracerProvider()).Start(r.Context(), name, trace.WithSpanKind(trace.SpanKindClient), tr.callStartAttributes(x, op, server))
 	t.attempt = sp
 	if r.Header.Get("Traceparent") != "" {
 		propagation.TraceContext{}.Inject(ctx, propagation.HeaderCarrier(r.Header))
@@ -228,18 +248,18 @@ type callStart struct {
 // callStartAttributes returns the start option of x's call span: the
 // operation, provider, model sent, stream and the server this handler
 // reached last, which a sampler may decide by.
-func (h *Handler) callStartAttributes(x *exchange, op string, server *serverAddress) trace.SpanStartEventOption {
-	if c, _ := h.callStart.Load().(*callStart); c != nil && c.model == x.upstreamModel && c.stream == x.stream && c.server == server {
+func (tr *Tracing) callStartAttributes(x *Exchange, op string, server *serverAddress) trace.SpanStartEventOption {
+	if c, _ := tr.callStart.Load().(*callStart); c != nil && c.model == x.UpstreamModel && c.stream == x.Stream && c.server == server {
 		return c.option
 	}
 	a := make([]attribute.KeyValue, 0, 6)
 	a = append(a,
 		semconv.GenAIOperationNameKey.String(op),
-		semconv.GenAIProviderNameKey.String(x.tel.provider),
-		semconv.GenAIRequestStreamKey.Bool(x.stream),
+		semconv.GenAIProviderNameKey.String(x.Tel.provider),
+		semconv.GenAIRequestStreamKey.Bool(x.Stream),
 	)
-	if x.upstreamModel != "" {
-		a = append(a, semconv.GenAIRequestModelKey.String(x.upstreamModel))
+	if x.UpstreamModel != "" {
+		a = append(a, semconv.GenAIRequestModelKey.String(x.UpstreamModel))
 	}
 	if server != nil {
 		a = append(a, semconv.ServerAddressKey.String(server.host))
@@ -247,16 +267,16 @@ func (h *Handler) callStartAttributes(x *exchange, op string, server *serverAddr
 			a = append(a, semconv.ServerPortKey.Int(server.port))
 		}
 	}
-	c := &callStart{model: x.upstreamModel, stream: x.stream, server: server, option: trace.WithAttributes(a...)}
-	h.callStart.Store(c)
+	c := &callStart{model: x.UpstreamModel, stream: x.Stream, server: server, option: trace.WithAttributes(a...)}
+	tr.callStart.Store(c)
 	return c.option
 }
 
-// serverReached returns the upstream address reverse_proxy reached, from
+// ServerReached returns the upstream address reverse_proxy reached, from
 // its placeholders, remembering it as the handler's latest: the next call
 // span starts with it, since llmbridge runs before reverse_proxy chooses.
-func (h *Handler) serverReached(repl *caddy.Replacer) *serverAddress {
-	last, _ := h.lastServer.Load().(*serverAddress)
+func (tr *Tracing) ServerReached(repl *caddy.Replacer) *serverAddress {
+	last, _ := tr.lastServer.Load().(*serverAddress)
 	if repl == nil {
 		return last
 	}
@@ -270,7 +290,7 @@ func (h *Handler) serverReached(repl *caddy.Replacer) *serverAddress {
 		return last
 	}
 	s := &serverAddress{host: host, port: port}
-	h.lastServer.Store(s)
+	tr.lastServer.Store(s)
 	return s
 }
 
@@ -348,10 +368,10 @@ func operationName(upstream codec.Protocol) string {
 	return "chat"
 }
 
-// providerName is gen_ai.provider.name for an upstream protocol and the
+// ProviderName is gen_ai.provider.name for an upstream protocol and the
 // dialect of an OpenAI-compatible one: the semantic conventions' values,
 // or the dialect's own name for servers they do not list.
-func providerName(upstream codec.Protocol, dialect string) string {
+func ProviderName(upstream codec.Protocol, dialect string) string {
 	switch upstream {
 	case codec.AnthropicMessages:
 		return "anthropic"
@@ -390,21 +410,21 @@ const maxAttrs = 32
 // a buffer on the stack would escape through the interface call.
 var attrBufs = sync.Pool{New: func() any { return new([maxAttrs]attribute.KeyValue) }}
 
-// finishTelemetry sets the attributes of the upstream call's span and ends
+// Finish sets the attributes of the upstream call's span and ends
 // it, then those of the request's span, unless a failover site dropped
 // the answer for another target's: the request's span then waits for the
 // attempt that answers. errType is the error.type of the client's answer;
 // cost is negative when no price applies.
-func (h *Handler) finishTelemetry(x *exchange, repl *caddy.Replacer, stop, errType string, cost float64) {
-	t := x.tel
-	if t == nil || x.endpoint {
+func (tr *Tracing) Finish(x *Exchange, repl *caddy.Replacer, stop, errType string, cost float64) {
+	t := x.Tel
+	if t == nil || x.Endpoint {
 		// A listing or counting request is no generation operation.
 		return
 	}
 	buf := attrBufs.Get().(*[maxAttrs]attribute.KeyValue)
 	if sp := t.attempt; sp != nil {
-		callErr := x.callErrorType()
-		a := h.callAttributes(buf[:0], x, repl, callErr)
+		callErr := x.CallErrorType()
+		a := tr.callAttributes(buf[:0], x, repl, callErr)
 		sp.SetAttributes(a...)
 		if callErr != "" {
 			sp.SetStatus(codes.Error, callErr)
@@ -412,8 +432,8 @@ func (h *Handler) finishTelemetry(x *exchange, repl *caddy.Replacer, stop, errTy
 		sp.End()
 		clear(a)
 	}
-	if !x.discarded {
-		a := h.requestAttributes(buf[:0], x, stop, errType, cost)
+	if !x.Discarded {
+		a := tr.requestAttributes(buf[:0], x, stop, errType, cost)
 		t.span.SetAttributes(a...)
 		// The span holds copies; the buffer lets go of their strings.
 		clear(a)
@@ -424,9 +444,9 @@ func (h *Handler) finishTelemetry(x *exchange, repl *caddy.Replacer, stop, errTy
 // callAttributes appends the attributes of the upstream call's span that
 // are known at its end: the settings sent, the provider's answer and its
 // usage, the server reached; the content with otel_content on.
-func (h *Handler) callAttributes(a []attribute.KeyValue, x *exchange, repl *caddy.Replacer, callErr string) []attribute.KeyValue {
-	t := x.tel
-	if s := h.serverReached(repl); s != nil && s != t.startServer {
+func (tr *Tracing) callAttributes(a []attribute.KeyValue, x *Exchange, repl *caddy.Replacer, callErr string) []attribute.KeyValue {
+	t := x.Tel
+	if s := tr.ServerReached(repl); s != nil && s != t.startServer {
 		// The call reached another server than the handler's last.
 		a = append(a, semconv.ServerAddressKey.String(s.host))
 		if s.port > 0 {
@@ -434,8 +454,8 @@ func (h *Handler) callAttributes(a []attribute.KeyValue, x *exchange, repl *cadd
 		}
 	}
 	a = appendParams(a, &t.sent)
-	a = h.appendAnswer(a, x, callErr != "")
-	if u := &x.usage; u.Known {
+	a = tr.appendAnswer(a, x, callErr != "")
+	if u := &x.Usage; u.Known {
 		// Cache and reasoning counts only where the upstream had some:
 		// a zero is what most upstreams report by leaving them out.
 		a = append(a,
@@ -452,14 +472,14 @@ func (h *Handler) callAttributes(a []attribute.KeyValue, x *exchange, repl *cadd
 			a = append(a, semconv.GenAIUsageReasoningOutputTokensKey.Int64(u.ReasoningTokens))
 		}
 	}
-	if x.stream && !x.upstreamBody.IsZero() && !x.upstreamSent.IsZero() {
-		a = append(a, semconv.GenAIResponseTimeToFirstChunkKey.Float64(x.upstreamBody.Sub(x.upstreamSent).Seconds()))
+	if x.Stream && !x.UpstreamBody.IsZero() && !x.UpstreamSent.IsZero() {
+		a = append(a, semconv.GenAIResponseTimeToFirstChunkKey.Float64(x.UpstreamBody.Sub(x.UpstreamSent).Seconds()))
 	}
 	if callErr != "" {
 		a = append(a, semconv.ErrorTypeKey.String(callErr))
 	}
 	if c := t.content; c != nil {
-		a = c.attributes(a, finishReasonName(x.stop, x.streamErr != ""))
+		a = c.attributes(a, finishReasonName(x.Stop, x.StreamErr != ""))
 	}
 	return a
 }
@@ -467,25 +487,25 @@ func (h *Handler) callAttributes(a []attribute.KeyValue, x *exchange, repl *cadd
 // requestAttributes appends the attributes of the request's span: what the
 // client asked for and got, who asked, what it cost and what llmbridge
 // changed. Usage is under llmbridge's names: the call's span reports it.
-func (h *Handler) requestAttributes(a []attribute.KeyValue, x *exchange, stop, errType string, cost float64) []attribute.KeyValue {
-	t := x.tel
-	if x.upstream != "" {
+func (tr *Tracing) requestAttributes(a []attribute.KeyValue, x *Exchange, stop, errType string, cost float64) []attribute.KeyValue {
+	t := x.Tel
+	if x.Upstream != "" {
 		a = append(a,
-			semconv.GenAIOperationNameKey.String(operationName(x.upstream)),
+			semconv.GenAIOperationNameKey.String(operationName(x.Upstream)),
 			semconv.GenAIProviderNameKey.String(t.provider),
-			attrUpstreamProtocol.String(string(x.upstream)),
+			attrUpstreamProtocol.String(string(x.Upstream)),
 		)
 	}
-	a = append(a, attrClientProtocol.String(string(x.client)))
-	if x.model != "" {
-		a = append(a, semconv.GenAIRequestModelKey.String(x.model), semconv.GenAIRequestStreamKey.Bool(x.stream))
+	a = append(a, attrClientProtocol.String(string(x.Client)))
+	if x.Model != "" {
+		a = append(a, semconv.GenAIRequestModelKey.String(x.Model), semconv.GenAIRequestStreamKey.Bool(x.Stream))
 	}
 	a = appendParams(a, &t.asked)
-	a = h.appendAnswer(a, x, x.streamErr != "")
+	a = tr.appendAnswer(a, x, x.StreamErr != "")
 	if stop != "" {
 		a = append(a, attrStopReason.String(stop))
 	}
-	if u := &x.usage; u.Known {
+	if u := &x.Usage; u.Known {
 		a = append(a, attrInputTokens.Int64(u.InputTokens), attrOutputTokens.Int64(u.OutputTokens))
 	}
 	if cost >= 0 {
@@ -494,11 +514,11 @@ func (h *Handler) requestAttributes(a []attribute.KeyValue, x *exchange, stop, e
 	if errType != "" {
 		a = append(a, semconv.ErrorTypeKey.String(errType))
 	}
-	if x.keyName != "" {
-		a = append(a, attrClientKey.String(x.keyName))
+	if x.KeyName != "" {
+		a = append(a, attrClientKey.String(x.KeyName))
 	}
-	if x.site != nil {
-		a = append(a, attrTarget.String(x.targetName()), attrAttempts.Int(int(x.attempts)))
+	if x.Target != "" {
+		a = append(a, attrTarget.String(x.Target), attrAttempts.Int(int(x.Attempts)))
 	}
 	if len(t.adjusted) > 0 {
 		a = append(a, attrAdjustments.StringSlice(t.adjusted))
@@ -530,14 +550,14 @@ func appendParams(a []attribute.KeyValue, p *requestParams) []attribute.KeyValue
 // appendAnswer appends what the upstream said of its answer: the model,
 // the response id and the finish reason (errored: a stream error ended
 // it).
-func (h *Handler) appendAnswer(a []attribute.KeyValue, x *exchange, errored bool) []attribute.KeyValue {
-	if x.responseModel != "" {
-		a = append(a, semconv.GenAIResponseModelKey.String(x.responseModel))
+func (tr *Tracing) appendAnswer(a []attribute.KeyValue, x *Exchange, errored bool) []attribute.KeyValue {
+	if x.ResponseModel != "" {
+		a = append(a, semconv.GenAIResponseModelKey.String(x.ResponseModel))
 	}
-	if id := x.tel.responseID; id != "" {
+	if id := x.Tel.responseID; id != "" {
 		a = append(a, semconv.GenAIResponseIDKey.String(id))
 	}
-	if v, ok := finishReasonValues[finishReasonName(x.stop, errored)]; ok {
+	if v, ok := finishReasonValues[finishReasonName(x.Stop, errored)]; ok {
 		a = append(a, attribute.KeyValue{Key: semconv.GenAIResponseFinishReasonsKey, Value: v})
 	}
 	return a

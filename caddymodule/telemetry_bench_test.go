@@ -131,14 +131,14 @@ func BenchmarkTelemetryAttributes(b *testing.B) {
 				r = r.WithContext(c)
 			}
 			if llmbridge {
-				x := &exchange{client: codec.AnthropicMessages, upstream: codec.OpenAIChat, model: "claude-x", upstreamModel: "gpt-up", usage: usage, status: 200}
-				h.beginTelemetry(r, x)
-				x.tel.noteRequest(req)
+				x := &Exchange{Client: codec.AnthropicMessages, Upstream: codec.OpenAIChat, Model: "claude-x", UpstreamModel: "gpt-up", Usage: usage, Status: 200}
+				h.tracing.Begin(r, x)
+				x.Tel.NoteRequest(req)
 				if call {
-					_ = h.startCallSpan(x, r)
+					_ = h.tracing.StartCall(x, r, nil)
 				}
 				x.setResponse("gpt-up", "chatcmpl-1")
-				h.finishTelemetry(x, nil, "end", "", -1)
+				h.tracing.Finish(x, nil, "end", "", -1)
 			}
 			if sp != nil {
 				sp.End()
@@ -154,11 +154,11 @@ func BenchmarkTelemetryAttributes(b *testing.B) {
 	sr := tracetest.NewSpanRecorder()
 	rec := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
 	c, sp := rec.Tracer("bench").Start(context.Background(), "server")
-	x := &exchange{client: codec.AnthropicMessages, upstream: codec.OpenAIChat, model: "claude-x", upstreamModel: "gpt-up", usage: usage, status: 200}
-	h.beginTelemetry(httptest.NewRequest("POST", "/v1/messages", nil).WithContext(c), x)
-	x.tel.noteRequest(req)
+	x := &Exchange{Client: codec.AnthropicMessages, Upstream: codec.OpenAIChat, Model: "claude-x", UpstreamModel: "gpt-up", Usage: usage, Status: 200}
+	h.tracing.Begin(httptest.NewRequest("POST", "/v1/messages", nil).WithContext(c), x)
+	x.Tel.NoteRequest(req)
 	x.setResponse("gpt-up", "chatcmpl-1")
-	h.finishTelemetry(x, nil, "end", "", -1)
+	h.tracing.Finish(x, nil, "end", "", -1)
 	sp.End()
 	attrs := sr.Ended()[0].Attributes()
 	b.Run("sdk", func(b *testing.B) {

@@ -365,12 +365,12 @@ func TestProviderName(t *testing.T) {
 		{interactions.GeminiInteractions, "", "gcp.gemini"},
 		{interactions.VertexInteractions, "", "gcp.vertex_ai"},
 	} {
-		if got := providerName(c.p, c.dialect); got != c.want {
+		if got := ProviderName(c.p, c.dialect); got != c.want {
 			t.Errorf("providerName(%s, %q) = %q, want %q", c.p, c.dialect, got, c.want)
 		}
 	}
 	for _, p := range codec.Protocols() {
-		if providerName(p, "") == string(p) {
+		if ProviderName(p, "") == string(p) {
 			t.Errorf("%s has no provider name", p)
 		}
 	}
@@ -380,10 +380,10 @@ func TestProviderName(t *testing.T) {
 // records nothing of telemetry: no span state and no content capture.
 func TestTracingOffAllocates(t *testing.T) {
 	h := newTestHandler(t, &Handler{Upstream: "openai-chat", OTelContent: true})
-	x := &exchange{}
+	x := &Exchange{}
 	r := httptest.NewRequest("POST", "/v1/messages", nil)
-	h.beginTelemetry(r, x)
-	if x.tel != nil {
+	h.tracing.Begin(r, x)
+	if x.Tel != nil {
 		t.Fatal("telemetry began without a recording span")
 	}
 	unsampled := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.NeverSample()))
@@ -391,12 +391,12 @@ func TestTracingOffAllocates(t *testing.T) {
 	defer sp.End()
 	r = r.WithContext(ctx)
 	if n := testing.AllocsPerRun(100, func() {
-		x := exchange{}
-		h.beginTelemetry(r, &x)
-		x.tel.noteRequest(&codec.Request{})
-		x.tel.noteEdits(nil, []string{"a"})
-		_ = h.startCallSpan(&x, r)
-		h.finishTelemetry(&x, nil, "end", "", -1)
+		x := Exchange{}
+		h.tracing.Begin(r, &x)
+		x.Tel.NoteRequest(&codec.Request{})
+		x.Tel.NoteEdits(nil, []string{"a"})
+		_ = h.tracing.StartCall(&x, r, nil)
+		h.tracing.Finish(&x, nil, "end", "", -1)
 	}); n != 0 {
 		t.Errorf("telemetry without a recording span allocates %v times", n)
 	}
@@ -493,8 +493,8 @@ func TestContentShapes(t *testing.T) {
 
 // TestNoteEditsListsRuleOnce lists a rule that changed two fields once.
 func TestNoteEditsListsRuleOnce(t *testing.T) {
-	tel := &telemetry{}
-	tel.noteEdits([]rules.Adjustment{{Rule: "openai.sampling.fixed", Param: "temperature"}, {Rule: "openai.sampling.fixed", Param: "top_p"},
+	tel := &Telemetry{}
+	tel.NoteEdits([]rules.Adjustment{{Rule: "openai.sampling.fixed", Param: "temperature"}, {Rule: "openai.sampling.fixed", Param: "top_p"},
 		{Rule: "openai.max_tokens.model-cap", Param: "max_completion_tokens"}}, nil)
 	if want := []string{"openai.sampling.fixed", "openai.max_tokens.model-cap"}; !slices.Equal(tel.adjusted, want) {
 		t.Errorf("adjustments %v, want %v", tel.adjusted, want)

@@ -15,6 +15,7 @@ import (
 	"github.com/coder/websocket"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/sessions"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
 )
@@ -250,7 +251,7 @@ func (h *Handler) provisionSockets(ctx caddy.Context) error {
 	if h.ConversationsSize <= 0 {
 		// Off (-1) keeps no stored responses; a connection's last one
 		// is the protocol's own and is kept all the same.
-		h.sockets.max = DefaultConversationsSize
+		h.sockets.max = sessions.DefaultConversationsSize
 	}
 	return globalSocketMetrics().register(ctx.GetMetricsRegistry())
 }

@@ -16,22 +16,22 @@ import (
 // (websocket passthrough). The connection is recorded once, as one
 // exchange, when it ends; its frames pass untouched.
 func (h *Handler) passSocket(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, client codec.Protocol) error {
-	x := &exchange{client: client, upstream: h.upstream, start: time.Now(), stream: true}
+	x := &Exchange{Client: client, Upstream: h.upstream, Start: time.Now(), Stream: true}
 	if h.clientKeys != nil {
-		x.keyName = h.clientKeyNames[h.authorized(client, r)]
+		x.KeyName = h.clientKeyNames[h.authorized(client, r)]
 	}
 	if h.keys != nil {
-		i, soonest := h.keys.pick(x.start.UnixNano())
+		i, soonest := h.keys.pick(x.Start.UnixNano())
 		if i < 0 {
 			h.noKey(w, x, soonest)
 			h.record(r, x)
 			return nil
 		}
-		x.key = uint16(i + 1)
+		x.Key = uint16(i + 1)
 	}
 	defer h.record(r, x)
 	if cerr := h.rewriteHeaders(r, client, h.upstream, true, h.credentialOf(x)); cerr != nil {
-		x.fail(w, client, cerr)
+		fail(w, x, client, cerr)
 		return nil
 	}
 	sw := &socketStatusWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, x: x}
@@ -42,13 +42,13 @@ func (h *Handler) passSocket(w http.ResponseWriter, r *http.Request, next caddyh
 // through handshake with (101 when it switched protocols).
 type socketStatusWriter struct {
 	*caddyhttp.ResponseWriterWrapper
-	x *exchange
+	x *Exchange
 }
 
 // WriteHeader notes status and writes it.
 func (sw *socketStatusWriter) WriteHeader(status int) {
-	sw.x.wrote(status)
-	sw.x.upstreamStatus = status
+	sw.x.Wrote(status)
+	sw.x.UpstreamStatus = status
 	sw.ResponseWriterWrapper.WriteHeader(status)
 }
 

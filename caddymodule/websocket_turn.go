@@ -11,6 +11,7 @@ import (
 	"github.com/tidwall/gjson"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/sessions"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
 	"github.com/llmbridge/llmbridge/sse"
@@ -68,7 +69,7 @@ func (s *socket) runTurn(ctx context.Context, frame []byte) {
 	s.serveTurn(tw, s.turnRequest(ctx, *body))
 	tw.finish()
 	if tw.found {
-		s.remember(tw.result.id, *body, tw.result.output)
+		s.remember(tw.result.ID, *body, tw.result.Output)
 	}
 }
 
@@ -99,7 +100,7 @@ func appendTurnBody(dst []byte, event gjson.Result, conversation []byte, expand 
 	})
 	if expand {
 		dst = append(dst, `,"input":`...)
-		dst = appendItems(dst, conversation, input)
+		dst = sessions.AppendItems(dst, conversation, input)
 	}
 	return append(dst, '}')
 }
@@ -112,7 +113,7 @@ func appendTurnBody(dst []byte, event gjson.Result, conversation []byte, expand 
 // previous_response_not_found, as a client must be ready for.
 func (s *socket) remember(id string, body []byte, output string) {
 	held := int64(cap(s.last.conversation))
-	conv := appendConversation(s.last.conversation[:0], body, output)
+	conv := sessions.AppendConversation(s.last.conversation[:0], body, output)
 	// The counter holds this connection's old buffer; it now holds conv.
 	if total := s.h.sockets.held.Add(int64(cap(conv)) - held); int64(len(conv)) > s.frameLimit || total > s.h.sockets.budget() {
 		s.h.sockets.held.Add(-int64(cap(conv)))
@@ -233,7 +234,7 @@ type turnWriter struct {
 	status int
 	events *sse.Reader // a streamed answer's events
 	body   []byte      // a JSON answer, up to maxErrorEventBody
-	result answeredResponse
+	result sessions.Answer
 	found  bool
 	// failed reports that the answer could not be sent or read, or that
 	// the turn panicked.
@@ -306,8 +307,8 @@ func (tw *turnWriter) Write(p []byte) (n int, err error) {
 			tw.failed = true
 			return 0, err
 		}
-		if terminalEvent(ev.Name) || len(ev.Name) == 0 && terminalEvent([]byte(gjson.GetBytes(ev.Data, "type").Str)) {
-			tw.result, tw.found = readAnsweredResponse(gjson.GetBytes(ev.Data, "response"))
+		if sessions.TerminalEvent(ev.Name) || len(ev.Name) == 0 && sessions.TerminalEvent([]byte(gjson.GetBytes(ev.Data, "type").Str)) {
+			tw.result, tw.found = sessions.ReadAnswer(gjson.GetBytes(ev.Data, "response"))
 		}
 	}
 }
@@ -325,8 +326,8 @@ func (tw *turnWriter) finish() {
 		// A response not streamed (a handler that ignored stream):
 		// sent as the event that ends a stream with it.
 		resp := gjson.GetBytes(tw.body, "@this")
-		if answer, ok := readAnsweredResponse(resp); ok {
-			tw.result, tw.found = answeredResponse{id: strings.Clone(answer.id), output: strings.Clone(answer.output)}, true
+		if answer, ok := sessions.ReadAnswer(resp); ok {
+			tw.result, tw.found = sessions.Answer{ID: strings.Clone(answer.ID), Output: strings.Clone(answer.Output)}, true
 			buf := getBuffer(len(tw.body) + 64)
 			defer putBuffer(buf)
 			b := append((*buf)[:0], `{"type":"response.completed","response":`...)

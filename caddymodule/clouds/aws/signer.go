@@ -1,16 +1,16 @@
-package caddymodule
+package aws
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
-	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
+	awssdk "github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/clouds"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
 )
@@ -19,9 +19,9 @@ import (
 const bedrockService = "bedrock"
 
 // awsSigner signs requests to an Amazon Bedrock upstream with SigV4, with
-// credentials from the standard AWS chain (AWSCloud.credentials).
+// credentials from the standard AWS chain (Cloud.credentials).
 type awsSigner struct {
-	creds  aws.CredentialsProvider
+	creds  awssdk.CredentialsProvider
 	signer *v4.Signer
 	region string
 	// host is the endpoint the signature names, and the Host header the
@@ -29,21 +29,21 @@ type awsSigner struct {
 	host string
 }
 
-// sigV4Headers are the headers of a SigV4 signature beside Authorization.
+// SignatureHeaders are the headers of a SigV4 signature beside Authorization.
 // A client's signature never goes upstream: its session token is a
 // credential, and the rest would not match the request llmbridge sends.
-var sigV4Headers = [...]string{"X-Amz-Date", "X-Amz-Security-Token", "X-Amz-Content-Sha256"}
+var SignatureHeaders = [...]string{"X-Amz-Date", "X-Amz-Security-Token", "X-Amz-Content-Sha256"}
 
 // bedrockHost is the Bedrock Runtime endpoint of region.
 func bedrockHost(region string) string {
 	return "bedrock-runtime." + region + ".amazonaws.com"
 }
 
-// sign signs r, whose body is body, for the upstream: it sets the Host
+// Sign signs r, whose body is body, for the upstream: it sets the Host
 // and the SigV4 headers. Only Content-Type and Host are signed beside
 // SigV4's own headers, so that what reverse_proxy adds or changes later
 // (X-Forwarded-*, Accept-Encoding) leaves the signature valid.
-func (s *awsSigner) sign(r *http.Request, body []byte, logger *zap.Logger) *codec.Error {
+func (s *awsSigner) Sign(r *http.Request, body []byte, logger *zap.Logger) *codec.Error {
 	ctx := r.Context()
 	creds, err := s.creds.Retrieve(ctx)
 	if err != nil {
@@ -72,25 +72,8 @@ func (s *awsSigner) sign(r *http.Request, body []byte, logger *zap.Logger) *code
 	return nil
 }
 
-// signUpstream signs r with the credential of x when it is a SigV4
-// signer; it does nothing for the others.
-func (h *Handler) signUpstream(r *http.Request, x *exchange, body []byte) *codec.Error {
-	s := h.credentialOf(x).signer
-	if s == nil {
-		return nil
-	}
-	return s.sign(r, body, h.logger)
-}
+// Host is the endpoint the signature names.
+func (s *awsSigner) Host() string { return s.host }
 
-// noteSignatureRejected logs what to check when a Bedrock upstream
-// rejected llmbridge's signature (403 InvalidSignatureException): most
-// often reverse_proxy sent another Host than the one signed, as it does
-// by default toward an HTTPS upstream (the upstream's address with its
-// port).
-func (h *Handler) noteSignatureRejected(status int, hdr http.Header) {
-	if h.signedHost == "" || status != http.StatusForbidden || !strings.HasPrefix(hdr.Get("X-Amzn-Errortype"), "InvalidSignatureException") {
-		return
-	}
-	h.logger.Warn("the Bedrock upstream rejected the request's signature; reverse_proxy must send the Host that was signed",
-		zap.String("signed_host", h.signedHost), zap.String("fix", "header_up Host "+h.signedHost))
-}
+// Interface guards
+var _ clouds.Signer = (*awsSigner)(nil)

@@ -1,4 +1,4 @@
-package caddymodule
+package sessions
 
 import (
 	"strings"
@@ -7,41 +7,41 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// conversationAsk is what a Responses create body says about conversation
+// Ask is what a Responses create body says about conversation
 // state.
-type conversationAsk struct {
-	// previous is previous_response_id, when it is a non-empty string.
-	previous string
-	// store is the store field, true unless the body says false (the
+type Ask struct {
+	// Previous is previous_response_id, when it is a non-empty string.
+	Previous string
+	// Store is the store field, true unless the body says false (the
 	// Responses API stores responses by default).
-	store bool
+	Store bool
 }
 
-// readConversationAsk reads previous_response_id and store from a
+// ReadAsk reads previous_response_id and store from a
 // Responses create body. A malformed body or field reads as absent: the
 // codec rejects it with the precise error.
-func readConversationAsk(body []byte) conversationAsk {
-	ask := conversationAsk{store: true}
+func ReadAsk(body []byte) Ask {
+	ask := Ask{Store: true}
 	root := gjson.Parse(bytesString(body))
 	if !root.IsObject() {
-		return conversationAsk{}
+		return Ask{}
 	}
 	if v := root.Get("previous_response_id"); v.Type == gjson.String {
-		ask.previous = v.Str
+		ask.Previous = v.Str
 	}
 	if v := root.Get("store"); v.Type == gjson.False {
-		ask.store = false
+		ask.Store = false
 	}
 	return ask
 }
 
-// expandBody appends to dst the Responses create body body continued from
+// ExpandBody appends to dst the Responses create body body continued from
 // conversation (a JSON array of input items): previous_response_id is
 // removed and input becomes the conversation's items followed by the
 // body's own input. Every other member is kept as it was, instructions
 // included: as in the Responses API, the instructions of an earlier
 // request are not carried over.
-func expandBody(dst, body, conversation []byte) []byte {
+func ExpandBody(dst, body, conversation []byte) []byte {
 	dst = append(dst, '{')
 	first := true
 	var input gjson.Result
@@ -66,14 +66,14 @@ func expandBody(dst, body, conversation []byte) []byte {
 		dst = append(dst, ',')
 	}
 	dst = append(dst, `"input":`...)
-	dst = appendItems(dst, conversation, input)
+	dst = AppendItems(dst, conversation, input)
 	return append(dst, '}')
 }
 
-// appendItems appends a JSON array of the items of the array conversation
+// AppendItems appends a JSON array of the items of the array conversation
 // followed by the input items of input (a create body's input: an array
 // of items, or a string standing for one user message).
-func appendItems(dst, conversation []byte, input gjson.Result) []byte {
+func AppendItems(dst, conversation []byte, input gjson.Result) []byte {
 	dst = append(dst, '[')
 	n := 0
 	next := func() {
@@ -103,15 +103,16 @@ func appendItems(dst, conversation []byte, input gjson.Result) []byte {
 	return append(dst, ']')
 }
 
-// appendConversation appends the conversation of an answered request: the
+// AppendConversation appends the conversation of an answered request: the
 // input items of body (a create body) followed by output, the JSON array
 // of the answer's output items.
-func appendConversation(dst, body []byte, output string) []byte {
-	dst = appendItems(dst, nil, gjson.Get(bytesString(body), "input"))
+func AppendConversation(dst, body []byte, output string) []byte {
+	start := len(dst)
+	dst = AppendItems(dst, nil, gjson.Get(bytesString(body), "input"))
 	if items := strings.TrimSpace(output); len(items) > 2 {
 		inner := strings.TrimSpace(items[1 : len(items)-1])
 		if len(inner) > 0 {
-			if len(dst) > 2 {
+			if len(dst)-start > 2 {
 				dst[len(dst)-1] = ','
 			} else {
 				dst = dst[:len(dst)-1]
@@ -127,26 +128,28 @@ func appendConversation(dst, body []byte, output string) []byte {
 // what it returns aliases b, which stays unmodified while it is used.
 func bytesString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
-// answeredResponse is the identity and output of a Responses answer,
+// Answer is the identity and output of a Responses answer,
 // read from its body or its terminal stream event.
-type answeredResponse struct {
-	id     string
-	output string // JSON array of output items
+type Answer struct {
+	// ID is the response's id.
+	ID string
+	// Output is the JSON array of its output items.
+	Output string
 }
 
-// readAnsweredResponse reads a Responses response object: its id and
+// ReadAnswer reads a Responses response object: its id and
 // output when it is complete (status completed or incomplete, the answers
 // a conversation can continue from). They alias what resp was read from.
-func readAnsweredResponse(resp gjson.Result) (answeredResponse, bool) {
+func ReadAnswer(resp gjson.Result) (Answer, bool) {
 	id, status, output := resp.Get("id"), resp.Get("status").Str, resp.Get("output")
 	if id.Type != gjson.String || id.Str == "" || !output.IsArray() || status != "completed" && status != "incomplete" {
-		return answeredResponse{}, false
+		return Answer{}, false
 	}
-	return answeredResponse{id: id.Str, output: output.Raw}, true
+	return Answer{ID: id.Str, Output: output.Raw}, true
 }
 
-// terminalEvent reports whether an SSE event's name is the event that
+// TerminalEvent reports whether an SSE event's name is the event that
 // ends a Responses stream with the whole response.
-func terminalEvent(name []byte) bool {
+func TerminalEvent(name []byte) bool {
 	return string(name) == "response.completed" || string(name) == "response.incomplete"
 }

@@ -1,4 +1,4 @@
-package caddymodule
+package sessions
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 	"github.com/llmbridge/llmbridge/codec"
 )
 
-// storeItems is the codec.ItemStore of a handler whose state store other
+// SharedItems is the codec.ItemStore of a handler whose state store other
 // instances see: items are kept in the store under "item:<key>" for the
 // item cache's ttl, so that a reference minted on one instance resolves on
 // every instance behind the same load balancer. Each item is written when
@@ -20,9 +20,14 @@ import (
 // store bounds the memory (its own maxmemory; items expire); an item
 // larger than maxSharedItem is not kept. When the store cannot be reached,
 // items are kept in and read from this instance's memory.
-type storeItems struct {
+type SharedItems struct {
 	store state.Store
 	ttl   time.Duration
+}
+
+// NewSharedItems returns the items kept in store for ttl.
+func NewSharedItems(store state.Store, ttl time.Duration) *SharedItems {
+	return &SharedItems{store: store, ttl: ttl}
 }
 
 // maxSharedItem bounds an item kept in a shared store.
@@ -30,14 +35,14 @@ const maxSharedItem = 4 << 20
 
 // NewItemKey returns 16 random bytes: keys need no instance's mark, every
 // instance can read them.
-func (s *storeItems) NewItemKey() codec.ItemKey {
+func (s *SharedItems) NewItemKey() codec.ItemKey {
 	var k codec.ItemKey
 	_, _ = rand.Read(k[:])
 	return k
 }
 
 // PutItem keeps a copy of item under key.
-func (s *storeItems) PutItem(key codec.ItemKey, item []byte) {
+func (s *SharedItems) PutItem(key codec.ItemKey, item []byte) {
 	if len(item) > maxSharedItem {
 		return
 	}
@@ -45,7 +50,7 @@ func (s *storeItems) PutItem(key codec.ItemKey, item []byte) {
 }
 
 // Item returns the item kept under key, or nil and why there is none.
-func (s *storeItems) Item(key codec.ItemKey) ([]byte, string) {
+func (s *SharedItems) Item(key codec.ItemKey) ([]byte, string) {
 	item, ok, _ := s.store.Get(context.Background(), sharedItemName(key))
 	if !ok {
 		return nil, "it expired, was evicted or was never kept: items are kept for " + s.ttl.String() + " in the gateway's shared state store"
@@ -59,4 +64,4 @@ func sharedItemName(key codec.ItemKey) string {
 }
 
 // Interface guards
-var _ codec.ItemStore = (*storeItems)(nil)
+var _ codec.ItemStore = (*SharedItems)(nil)

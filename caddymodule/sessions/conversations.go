@@ -1,4 +1,4 @@
-package caddymodule
+package sessions
 
 import (
 	"context"
@@ -24,10 +24,10 @@ const DefaultConversationsTTL = time.Hour
 const conversationOverhead = 200
 
 // ErrConversationNotFound is the error, possibly wrapped with the reason, a
-// ConversationStore returns for an id it holds no conversation under.
+// Conversations returns for an id it holds no conversation under.
 var ErrConversationNotFound = errors.New("conversation not found")
 
-// ConversationStore keeps the conversations of the Responses answers
+// Conversations keeps the conversations of the Responses answers
 // llmbridge translated, under the response ids their clients saw, so that a
 // later request naming one in previous_response_id can be sent to an
 // upstream that keeps no state, with the whole conversation.
@@ -38,7 +38,7 @@ var ErrConversationNotFound = errors.New("conversation not found")
 // may fail, so that a store may live in another process (a shared cache
 // serving several llmbridge instances); the in-memory store is the
 // default. Implementations are safe for concurrent use.
-type ConversationStore interface {
+type Conversations interface {
 	// PutConversation keeps a copy of conversation under id, replacing
 	// what id held. A store may refuse a conversation it cannot hold
 	// (larger than its bound) by keeping nothing; that is not an error.
@@ -55,17 +55,17 @@ type ConversationStore interface {
 	Conversation(ctx context.Context, id string) ([]byte, error)
 }
 
-// conversationMissingError is ErrConversationNotFound with the reason.
-type conversationMissingError struct{ why string }
+// missingError is ErrConversationNotFound with the reason.
+type missingError struct{ why string }
 
-func (e *conversationMissingError) Error() string { return e.why }
+func (e *missingError) Error() string { return e.why }
 
-func (e *conversationMissingError) Unwrap() error { return ErrConversationNotFound }
+func (e *missingError) Unwrap() error { return ErrConversationNotFound }
 
-// memoryConversations is the in-memory ConversationStore: bounded in bytes
+// MemoryConversations is the in-memory Conversations: bounded in bytes
 // (the least recently used conversations are evicted past max) and in time
 // (a conversation expires ttl after it was kept).
-type memoryConversations struct {
+type MemoryConversations struct {
 	max int64
 	ttl time.Duration
 	now func() time.Time
@@ -76,7 +76,7 @@ type memoryConversations struct {
 	bytes int64            // conversations, ids and overhead
 }
 
-// keptConversation is one entry of memoryConversations, linked in its
+// keptConversation is one entry of MemoryConversations, linked in its
 // recency ring. The id and the conversation share one allocation.
 type keptConversation struct {
 	id           string
@@ -90,10 +90,10 @@ func (k *keptConversation) cost() int64 {
 	return int64(len(k.conversation)+len(k.id)) + conversationOverhead
 }
 
-// newMemoryConversations returns an in-memory store of at most max bytes
+// NewMemoryConversations returns an in-memory store of at most max bytes
 // keeping conversations for ttl.
-func newMemoryConversations(max int64, ttl time.Duration) *memoryConversations {
-	m := &memoryConversations{max: max, ttl: ttl, now: time.Now, byID: map[string]*keptConversation{}}
+func NewMemoryConversations(max int64, ttl time.Duration) *MemoryConversations {
+	m := &MemoryConversations{max: max, ttl: ttl, now: time.Now, byID: map[string]*keptConversation{}}
 	m.lru.prev, m.lru.next = &m.lru, &m.lru
 	return m
 }
@@ -101,7 +101,7 @@ func newMemoryConversations(max int64, ttl time.Duration) *memoryConversations {
 // PutConversation keeps a copy of conversation under id and evicts the
 // least recently used conversations past the bound. A conversation larger
 // than the bound is not kept.
-func (m *memoryConversations) PutConversation(_ context.Context, id string, conversation []byte) error {
+func (m *MemoryConversations) PutConversation(_ context.Context, id string, conversation []byte) error {
 	if int64(len(conversation)+len(id))+conversationOverhead > m.max {
 		return nil
 	}
@@ -125,7 +125,7 @@ func (m *memoryConversations) PutConversation(_ context.Context, id string, conv
 
 // Conversation returns the conversation kept under id and marks it as
 // recently used.
-func (m *memoryConversations) Conversation(_ context.Context, id string) ([]byte, error) {
+func (m *MemoryConversations) Conversation(_ context.Context, id string) ([]byte, error) {
 	now := m.now().UnixNano()
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -135,7 +135,7 @@ func (m *memoryConversations) Conversation(_ context.Context, id string) ([]byte
 		ok = false
 	}
 	if !ok {
-		return nil, &conversationMissingError{why: "it is not a response this llmbridge instance keeps: it expired or was evicted (responses are kept for " +
+		return nil, &missingError{why: "it is not a response this llmbridge instance keeps: it expired or was evicted (responses are kept for " +
 			m.ttl.String() + ", at most " + humanize.IBytes(uint64(m.max)) + " of them), another instance or this one before a restart answered it, " +
 			"it was created with store: false, or llmbridge never issued it"}
 	}
@@ -145,30 +145,30 @@ func (m *memoryConversations) Conversation(_ context.Context, id string) ([]byte
 }
 
 // pushFront links k as the most recently used; m.mu is held.
-func (m *memoryConversations) pushFront(k *keptConversation) {
+func (m *MemoryConversations) pushFront(k *keptConversation) {
 	k.prev, k.next = &m.lru, m.lru.next
 	k.prev.next, k.next.prev = k, k
 }
 
 // unlink takes k out of the ring; m.mu is held.
-func (m *memoryConversations) unlink(k *keptConversation) {
+func (m *MemoryConversations) unlink(k *keptConversation) {
 	k.prev.next, k.next.prev = k.next, k.prev
 	k.prev, k.next = nil, nil
 }
 
 // remove drops an entry; m.mu is held.
-func (m *memoryConversations) remove(k *keptConversation) {
+func (m *MemoryConversations) remove(k *keptConversation) {
 	m.unlink(k)
 	delete(m.byID, k.id)
 	m.bytes -= k.cost()
 }
 
 // stats returns the number of conversations held and their cost in bytes.
-func (m *memoryConversations) stats() (int, int64) {
+func (m *MemoryConversations) Stats() (int, int64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return len(m.byID), m.bytes
 }
 
 // Interface guards
-var _ ConversationStore = (*memoryConversations)(nil)
+var _ Conversations = (*MemoryConversations)(nil)

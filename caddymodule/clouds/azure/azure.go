@@ -1,4 +1,4 @@
-package caddymodule
+package azure
 
 import (
 	"errors"
@@ -10,22 +10,23 @@ import (
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
 
+	"github.com/llmbridge/llmbridge/caddymodule/clouds"
 	"github.com/llmbridge/llmbridge/codec"
 )
 
 func init() {
-	caddy.RegisterModule(AzureCloud{})
+	caddy.RegisterModule(Cloud{})
 }
 
 // azureScope is the scope of Entra ID tokens for Azure OpenAI.
 const azureScope = "https://cognitiveservices.azure.com/.default"
 
-// AzureCloud is the Azure settings of the azure-openai and
+// Cloud is the Azure settings of the azure-openai and
 // azure-openai-responses upstreams: the api-version of their paths and
 // the Entra ID applications whose tokens their requests carry. In a
 // Caddyfile they are the azure_* subdirectives of llmbridge; in JSON the
 // handler's "cloud" object with "name": "azure".
-type AzureCloud struct {
+type Cloud struct {
 	// APIVersion is the api-version of the deployment paths
 	// (/openai/deployments/{model}/chat/completions, /openai/responses),
 	// for example 2024-10-21 (azure_api_version). Empty (the default)
@@ -39,13 +40,13 @@ type AzureCloud struct {
 	// expire. Several are a pool used in turn, each with its own
 	// cooldown and taken out when the upstream refuses it (see keyPool).
 	// Exclusive with the handler's api_key (Azure's api-key).
-	Credentials []AzureCredentials `json:"credentials,omitempty"`
+	Credentials []Application `json:"credentials,omitempty"`
 }
 
-// AzureCredentials is an Entra ID application's client credentials.
+// Application is an Entra ID application's client credentials.
 // Placeholders such as {env.AZURE_CLIENT_SECRET} are expanded at
 // provision time.
-type AzureCredentials struct {
+type Application struct {
 	// TenantID is the directory (tenant) of the application.
 	TenantID string `json:"tenant_id"`
 	// ClientID is the application (client) id.
@@ -59,16 +60,18 @@ type AzureCredentials struct {
 }
 
 // CaddyModule returns the Caddy module information.
-func (AzureCloud) CaddyModule() caddy.ModuleInfo {
+func (Cloud) CaddyModule() caddy.ModuleInfo {
 	return caddy.ModuleInfo{
-		ID:  cloudNamespace + ".azure",
-		New: func() caddy.Module { return new(AzureCloud) },
+		ID:  clouds.Namespace + ".azure",
+		New: func() caddy.Module { return new(Cloud) },
 	}
 }
 
-func (*AzureCloud) prefixes() []string { return []string{"azure_"} }
+// Prefixes returns the prefixes of the subdirectives the cloud owns.
+func (*Cloud) Prefixes() []string { return []string{"azure_"} }
 
-func (a *AzureCloud) setting(name string, args []string) error {
+// Set takes one of the cloud's Caddyfile subdirectives.
+func (a *Cloud) Set(name string, args []string) error {
 	switch name {
 	case "azure_api_version":
 		if len(args) != 1 {
@@ -80,7 +83,7 @@ func (a *AzureCloud) setting(name string, args []string) error {
 		if len(args) < 3 || len(args) > 4 {
 			return errors.New("azure_credentials takes <tenant_id> <client_id> <client_secret> [<authority_host>]")
 		}
-		c := AzureCredentials{TenantID: args[0], ClientID: args[1], ClientSecret: args[2]}
+		c := Application{TenantID: args[0], ClientID: args[1], ClientSecret: args[2]}
 		if len(args) == 4 {
 			c.AuthorityHost = args[3]
 		}
@@ -91,11 +94,17 @@ func (a *AzureCloud) setting(name string, args []string) error {
 	return nil
 }
 
-func (a *AzureCloud) settings() []string {
-	return setNames(setting{"azure_api_version", a.APIVersion != ""}, setting{"azure_credentials", len(a.Credentials) > 0})
+// Settings names the subdirectives that are set.
+func (a *Cloud) Settings() []string {
+	return clouds.SetNames(
+		clouds.Setting{Name: "azure_api_version", Set: a.APIVersion != ""},
+		clouds.Setting{Name: "azure_credentials", Set: len(a.Credentials) > 0},
+	)
 }
 
-func (a *AzureCloud) check(p codec.Protocol, keyed bool) error {
+// Check reports the first problem of the settings for an upstream of
+// protocol p, keyed when api_key is configured.
+func (a *Cloud) Check(p codec.Protocol, keyed bool) error {
 	if p.Descriptor().Cloud != "azure" {
 		return fmt.Errorf("azure_api_version and azure_credentials are only for the azure-openai upstreams, not %s", p)
 	}
@@ -110,25 +119,26 @@ func (a *AzureCloud) check(p codec.Protocol, keyed bool) error {
 	if len(a.Credentials) > 0 && keyed {
 		return errors.New("api_key and azure_credentials are exclusive: configure one upstream credential")
 	}
-	if len(a.Credentials) > maxPoolKeys {
-		return fmt.Errorf("a credential pool holds at most %d members, got %d azure_credentials", maxPoolKeys, len(a.Credentials))
+	if len(a.Credentials) > clouds.MaxPoolMembers {
+		return fmt.Errorf("a credential pool holds at most %d members, got %d azure_credentials", clouds.MaxPoolMembers, len(a.Credentials))
 	}
 	return nil
 }
 
-func (a *AzureCloud) locate(at *codec.Location) { at.APIVersion = a.APIVersion }
+// Locate writes the cloud's part of the upstream paths into at.
+func (a *Cloud) Locate(at *codec.Location) { at.APIVersion = a.APIVersion }
 
-// credentials returns a token source per application: the OAuth client
+// Authorize returns a token source per application: the OAuth client
 // credentials grant against Entra ID, tokens cached and refreshed shortly
 // before they expire.
-func (a *AzureCloud) credentials(ctx caddy.Context, expand func(string) string) (string, []credential, error) {
-	creds := make([]credential, 0, len(a.Credentials))
+func (a *Cloud) Authorize(ctx caddy.Context, expand func(string) string) (string, []clouds.Credential, error) {
+	creds := make([]clouds.Credential, 0, len(a.Credentials))
 	for i, c := range a.Credentials {
 		tenant, id, secret := expand(c.TenantID), expand(c.ClientID), expand(c.ClientSecret)
 		if tenant == "" || id == "" || secret == "" {
 			name := "azure_credentials"
 			if len(a.Credentials) > 1 {
-				name = poolMemberName(name, i)
+				name = clouds.MemberName(name, i)
 			}
 			return "", nil, fmt.Errorf("%s: a tenant id, client id or client secret is empty after placeholder expansion", name)
 		}
@@ -143,10 +153,10 @@ func (a *AzureCloud) credentials(ctx caddy.Context, expand func(string) string) 
 			Scopes:       []string{azureScope},
 			AuthStyle:    oauth2.AuthStyleInParams,
 		}
-		creds = append(creds, credential{tokens: oauth2.ReuseTokenSource(nil, cfg.TokenSource(ctx)), name: "azure_credentials " + tenant + " " + id})
+		creds = append(creds, clouds.Credential{Tokens: oauth2.ReuseTokenSource(nil, cfg.TokenSource(ctx)), Name: "azure_credentials " + tenant + " " + id})
 	}
 	return "azure_credentials", creds, nil
 }
 
 // Interface guards
-var _ cloud = (*AzureCloud)(nil)
+var _ clouds.Cloud = (*Cloud)(nil)

@@ -1,4 +1,4 @@
-package caddymodule
+package sessions
 
 import (
 	"errors"
@@ -25,9 +25,9 @@ var (
 	zstdDecoder, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(64<<20))
 )
 
-// compact returns v as it is stored: tagged, and compressed when that
+// Compact returns v as it is stored: tagged, and compressed when that
 // pays.
-func compact(v []byte) []byte {
+func Compact(v []byte) []byte {
 	if len(v) >= compactMin {
 		out := zstdEncoder.EncodeAll(v, append(make([]byte, 0, len(v)/4+16), compactZstd))
 		if len(out) < len(v) {
@@ -37,12 +37,12 @@ func compact(v []byte) []byte {
 	return append(append(make([]byte, 0, len(v)+1), compactRaw), v...)
 }
 
-// errCompacted is the error of a stored value that is not one compact
+// errCompacted is the error of a stored value that is not one Compact
 // wrote.
 var errCompacted = errors.New("stored value is corrupt")
 
-// expand returns the value compact stored as stored.
-func expand(stored []byte) ([]byte, error) {
+// Expand returns the value Compact stored as stored.
+func Expand(stored []byte) ([]byte, error) {
 	if len(stored) == 0 {
 		return nil, errCompacted
 	}

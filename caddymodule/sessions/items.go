@@ -1,4 +1,4 @@
-package caddymodule
+package sessions
 
 import (
 	"crypto/rand"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/dustin/go-humanize"
+
 	"github.com/llmbridge/llmbridge/codec"
 )
 
@@ -22,7 +23,7 @@ const DefaultItemCacheTTL = time.Hour
 // TestItemCacheMemory).
 const itemOverhead = 160
 
-// itemCache is the codec.ItemStore of a handler: the Responses output items
+// MemoryItems is the codec.ItemStore of a handler: the Responses output items
 // whose ids cannot carry them (every streamed item, and items over the
 // 64-character ids OpenAI accepts), kept so that a client's item_reference
 // to one can be restored. It is bounded in memory (items are evicted
@@ -31,7 +32,7 @@ const itemOverhead = 160
 // a key this cache did not issue (another instance behind the same load
 // balancer, or this one before a restart or reload) is told apart from one
 // that expired.
-type itemCache struct {
+type MemoryItems struct {
 	instance [4]byte
 	ttl      time.Duration
 	max      int64
@@ -57,15 +58,15 @@ type queuedKey struct {
 	expires int64
 }
 
-// newItemCache returns a cache of at most max bytes keeping items for ttl.
-func newItemCache(max int64, ttl time.Duration) *itemCache {
-	c := &itemCache{ttl: ttl, max: max, now: time.Now, items: map[codec.ItemKey]cachedItem{}}
+// NewMemoryItems returns a cache of at most max bytes keeping items for ttl.
+func NewMemoryItems(max int64, ttl time.Duration) *MemoryItems {
+	c := &MemoryItems{ttl: ttl, max: max, now: time.Now, items: map[codec.ItemKey]cachedItem{}}
 	_, _ = rand.Read(c.instance[:])
 	return c
 }
 
 // NewItemKey returns a key: the cache's instance id and 12 random bytes.
-func (c *itemCache) NewItemKey() codec.ItemKey {
+func (c *MemoryItems) NewItemKey() codec.ItemKey {
 	var k codec.ItemKey
 	copy(k[:], c.instance[:])
 	_, _ = rand.Read(k[len(c.instance):])
@@ -75,7 +76,7 @@ func (c *itemCache) NewItemKey() codec.ItemKey {
 // PutItem keeps a copy of item under key, evicting expired items and, past
 // the memory bound, the oldest ones. An item larger than the bound is not
 // kept.
-func (c *itemCache) PutItem(key codec.ItemKey, item []byte) {
+func (c *MemoryItems) PutItem(key codec.ItemKey, item []byte) {
 	cost := int64(len(item)) + itemOverhead
 	if cost > c.max {
 		return
@@ -95,7 +96,7 @@ func (c *itemCache) PutItem(key codec.ItemKey, item []byte) {
 
 // evict drops expired items and then the oldest until the cache is within
 // its bound, and compacts the queue once most of it is dead.
-func (c *itemCache) evict(now int64) {
+func (c *MemoryItems) evict(now int64) {
 	for c.head < len(c.queue) {
 		q := c.queue[c.head]
 		if q.expires > now && c.size <= c.max {
@@ -115,7 +116,7 @@ func (c *itemCache) evict(now int64) {
 }
 
 // Item returns the item kept under key, or nil and why there is none.
-func (c *itemCache) Item(key codec.ItemKey) ([]byte, string) {
+func (c *MemoryItems) Item(key codec.ItemKey) ([]byte, string) {
 	if [4]byte(key[:4]) != c.instance {
 		return nil, "another llmbridge instance issued it, or this one before a restart or reload: each instance keeps its own items"
 	}
@@ -131,11 +132,11 @@ func (c *itemCache) Item(key codec.ItemKey) ([]byte, string) {
 }
 
 // stats returns the number of items held and their cost in bytes.
-func (c *itemCache) stats() (int, int64) {
+func (c *MemoryItems) Stats() (int, int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.items), c.size
 }
 
 // Interface guards
-var _ codec.ItemStore = (*itemCache)(nil)
+var _ codec.ItemStore = (*MemoryItems)(nil)

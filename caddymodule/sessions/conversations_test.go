@@ -1,4 +1,4 @@
-package caddymodule
+package sessions
 
 import (
 	"context"
@@ -43,7 +43,7 @@ func TestMemoryConversations(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			now := time.Unix(1e9, 0)
-			m := newMemoryConversations(tt.max, time.Hour)
+			m := NewMemoryConversations(tt.max, time.Hour)
 			m.now = func() time.Time { return now }
 			for i, s := range tt.steps {
 				now = now.Add(s.advance)
@@ -63,7 +63,7 @@ func TestMemoryConversations(t *testing.T) {
 					t.Fatalf("step %d: error %v does not wrap ErrConversationNotFound", i, err)
 				}
 			}
-			if n, size := m.stats(); size > tt.max || size < int64(n)*conversationOverhead {
+			if n, size := m.Stats(); size > tt.max || size < int64(n)*conversationOverhead {
 				t.Fatalf("stats: %d conversations, %d bytes; bound %d", n, size, tt.max)
 			}
 		})
@@ -71,7 +71,7 @@ func TestMemoryConversations(t *testing.T) {
 }
 
 func TestMemoryConversationsCopies(t *testing.T) {
-	m := newMemoryConversations(1<<20, time.Hour)
+	m := NewMemoryConversations(1<<20, time.Hour)
 	b := []byte(`[{"role":"user","content":"hi"}]`)
 	_ = m.PutConversation(context.Background(), "resp_a", b)
 	b[0] = 'x'
@@ -85,7 +85,7 @@ func TestMemoryConversationsCopies(t *testing.T) {
 // a large one round-trips, a missing one wraps ErrConversationNotFound.
 func TestStoreConversations(t *testing.T) {
 	ctx := context.Background()
-	s := &storeConversations{store: state.Local(), ttl: time.Hour}
+	s := NewSharedConversations(state.Local(), time.Hour, 1<<20)
 	conv := []byte(`[{"role":"user","content":"` + strings.Repeat("weather in Paris ", 200) + `"}]`)
 	if err := s.PutConversation(ctx, "k\x00resp_a", conv); err != nil {
 		t.Fatal(err)
@@ -99,5 +99,11 @@ func TestStoreConversations(t *testing.T) {
 	}
 	if _, err := s.Conversation(ctx, "k\x00resp_b"); !errors.Is(err, ErrConversationNotFound) {
 		t.Fatalf("a missing conversation: %v", err)
+	}
+	if err := s.PutConversation(ctx, "k\x00resp_big", make([]byte, 1<<20+1)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Conversation(ctx, "k\x00resp_big"); !errors.Is(err, ErrConversationNotFound) {
+		t.Fatalf("a conversation over the bound was kept: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package caddymodule
+package aws
 
 import (
 	"fmt"
@@ -8,19 +8,20 @@ import (
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/caddyserver/caddy/v2"
 
+	"github.com/llmbridge/llmbridge/caddymodule/clouds"
 	"github.com/llmbridge/llmbridge/codec"
 )
 
 func init() {
-	caddy.RegisterModule(AWSCloud{})
+	caddy.RegisterModule(Cloud{})
 }
 
-// AWSCloud is the AWS settings of the Amazon Bedrock upstreams (bedrock,
+// Cloud is the AWS settings of the Amazon Bedrock upstreams (bedrock,
 // bedrock-anthropic): the region and host their requests are signed for
 // and the profiles whose credentials sign them. In a Caddyfile they are
 // the aws_* subdirectives of llmbridge; in JSON the handler's "cloud"
 // object with "name": "aws".
-type AWSCloud struct {
+type Cloud struct {
 	// Region is the AWS region (aws_region), for example us-east-1:
 	// requests are signed for bedrock-runtime.{region}.amazonaws.com and
 	// carry it as their Host. Required.
@@ -44,16 +45,18 @@ type AWSCloud struct {
 }
 
 // CaddyModule returns the Caddy module information.
-func (AWSCloud) CaddyModule() caddy.ModuleInfo {
+func (Cloud) CaddyModule() caddy.ModuleInfo {
 	return caddy.ModuleInfo{
-		ID:  cloudNamespace + ".aws",
-		New: func() caddy.Module { return new(AWSCloud) },
+		ID:  clouds.Namespace + ".aws",
+		New: func() caddy.Module { return new(Cloud) },
 	}
 }
 
-func (*AWSCloud) prefixes() []string { return []string{"aws_"} }
+// Prefixes returns the prefixes of the subdirectives the cloud owns.
+func (*Cloud) Prefixes() []string { return []string{"aws_"} }
 
-func (a *AWSCloud) setting(name string, args []string) error {
+// Set takes one of the cloud's Caddyfile subdirectives.
+func (a *Cloud) Set(name string, args []string) error {
 	switch name {
 	case "aws_region", "aws_host":
 		if len(args) != 1 {
@@ -76,11 +79,18 @@ func (a *AWSCloud) setting(name string, args []string) error {
 	return nil
 }
 
-func (a *AWSCloud) settings() []string {
-	return setNames(setting{"aws_region", a.Region != ""}, setting{"aws_profile", len(a.Profiles) > 0}, setting{"aws_host", a.Host != ""})
+// Settings names the subdirectives that are set.
+func (a *Cloud) Settings() []string {
+	return clouds.SetNames(
+		clouds.Setting{Name: "aws_region", Set: a.Region != ""},
+		clouds.Setting{Name: "aws_profile", Set: len(a.Profiles) > 0},
+		clouds.Setting{Name: "aws_host", Set: a.Host != ""},
+	)
 }
 
-func (a *AWSCloud) check(p codec.Protocol, keyed bool) error {
+// Check reports the first problem of the settings for an upstream of
+// protocol p, keyed when api_key is configured.
+func (a *Cloud) Check(p codec.Protocol, keyed bool) error {
 	if p.Descriptor().Cloud != "aws" {
 		return fmt.Errorf("aws_region, aws_profile and aws_host are only for the bedrock and bedrock-anthropic upstreams, not %s", p)
 	}
@@ -98,22 +108,23 @@ func (a *AWSCloud) check(p codec.Protocol, keyed bool) error {
 			return fmt.Errorf("aws_profile %d is empty", i)
 		}
 	}
-	if len(a.Profiles) > maxPoolKeys {
-		return fmt.Errorf("a credential pool holds at most %d members, got %d aws_profile", maxPoolKeys, len(a.Profiles))
+	if len(a.Profiles) > clouds.MaxPoolMembers {
+		return fmt.Errorf("a credential pool holds at most %d members, got %d aws_profile", clouds.MaxPoolMembers, len(a.Profiles))
 	}
 	return nil
 }
 
-func (*AWSCloud) locate(*codec.Location) {}
+// Locate writes the cloud's part of the upstream paths into at.
+func (*Cloud) Locate(*codec.Location) {}
 
-// credentials prepares SigV4 signing when no api_key (a Bedrock API key,
+// Authorize prepares SigV4 signing when no api_key (a Bedrock API key,
 // sent as a bearer token instead) is configured: a signer per profile, or
 // one of the standard chain. The credentials come from the chain
 // (environment, shared config and credentials files with the profile, web
 // identity, container and instance roles), resolved and refreshed by
 // aws-sdk-go-v2 when requests are signed, so that a missing credential is
 // reported per request rather than stopping Caddy.
-func (a *AWSCloud) credentials(ctx caddy.Context, expand func(string) string) (string, []credential, error) {
+func (a *Cloud) Authorize(ctx caddy.Context, expand func(string) string) (string, []clouds.Credential, error) {
 	region := expand(a.Region)
 	host := expand(a.Host)
 	if host == "" {
@@ -123,7 +134,7 @@ func (a *AWSCloud) credentials(ctx caddy.Context, expand func(string) string) (s
 	if len(profiles) == 0 {
 		profiles = []string{""}
 	}
-	creds := make([]credential, 0, len(profiles))
+	creds := make([]clouds.Credential, 0, len(profiles))
 	for _, profile := range profiles {
 		opts := []func(*awsconfig.LoadOptions) error{awsconfig.WithRegion(region)}
 		if p := expand(profile); p != "" {
@@ -133,11 +144,11 @@ func (a *AWSCloud) credentials(ctx caddy.Context, expand func(string) string) (s
 		if err != nil {
 			return "", nil, fmt.Errorf("loading the AWS configuration: %v", err)
 		}
-		creds = append(creds, credential{signer: &awsSigner{creds: cfg.Credentials, signer: v4.NewSigner(), region: region, host: host},
-			name: "aws_profile " + expand(profile)})
+		creds = append(creds, clouds.Credential{Signer: &awsSigner{creds: cfg.Credentials, signer: v4.NewSigner(), region: region, host: host},
+			Name: "aws_profile " + expand(profile)})
 	}
 	return "aws_profile", creds, nil
 }
 
 // Interface guards
-var _ cloud = (*AWSCloud)(nil)
+var _ clouds.Cloud = (*Cloud)(nil)

@@ -1,4 +1,4 @@
-package caddymodule
+package google
 
 import (
 	"context"
@@ -12,11 +12,12 @@ import (
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/google"
 
+	"github.com/llmbridge/llmbridge/caddymodule/clouds"
 	"github.com/llmbridge/llmbridge/codec"
 )
 
 func init() {
-	caddy.RegisterModule(GoogleCloud{})
+	caddy.RegisterModule(Cloud{})
 }
 
 // googleScope is the OAuth scope of Vertex AI calls.
@@ -26,12 +27,12 @@ const googleScope = "https://www.googleapis.com/auth/cloud-platform"
 // Default Credentials.
 const googleADC = "adc"
 
-// GoogleCloud is the Google Cloud settings of the vertex and
+// Cloud is the Google Cloud settings of the vertex and
 // vertex-anthropic upstreams (Vertex AI): the project and location their
 // paths name, and the OAuth credential their requests carry. In a
 // Caddyfile they are the vertex_* and google_* subdirectives of
 // llmbridge; in JSON the handler's "cloud" object with "name": "google".
-type GoogleCloud struct {
+type Cloud struct {
 	// Project is the Google Cloud project written into upstream paths
 	// (vertex_project). Required.
 	Project string `json:"project,omitempty"`
@@ -58,16 +59,18 @@ type GoogleCloud struct {
 }
 
 // CaddyModule returns the Caddy module information.
-func (GoogleCloud) CaddyModule() caddy.ModuleInfo {
+func (Cloud) CaddyModule() caddy.ModuleInfo {
 	return caddy.ModuleInfo{
-		ID:  cloudNamespace + ".google",
-		New: func() caddy.Module { return new(GoogleCloud) },
+		ID:  clouds.Namespace + ".google",
+		New: func() caddy.Module { return new(Cloud) },
 	}
 }
 
-func (*GoogleCloud) prefixes() []string { return []string{"vertex_", "google_"} }
+// Prefixes returns the prefixes of the subdirectives the cloud owns.
+func (*Cloud) Prefixes() []string { return []string{"vertex_", "google_"} }
 
-func (g *GoogleCloud) setting(name string, args []string) error {
+// Set takes one of the cloud's Caddyfile subdirectives.
+func (g *Cloud) Set(name string, args []string) error {
 	var field *string
 	switch name {
 	case "vertex_project":
@@ -88,13 +91,18 @@ func (g *GoogleCloud) setting(name string, args []string) error {
 	return nil
 }
 
-func (g *GoogleCloud) settings() []string {
-	return setNames(setting{"vertex_project", g.Project != ""}, setting{"vertex_location", g.Location != ""},
-		setting{"google_credentials", g.Credentials != ""}, setting{"google_token", g.Token != ""})
+// Settings names the subdirectives that are set.
+func (g *Cloud) Settings() []string {
+	return clouds.SetNames(
+		clouds.Setting{Name: "vertex_project", Set: g.Project != ""},
+		clouds.Setting{Name: "vertex_location", Set: g.Location != ""},
+		clouds.Setting{Name: "google_credentials", Set: g.Credentials != ""},
+		clouds.Setting{Name: "google_token", Set: g.Token != ""},
+	)
 }
 
 // credentialName names the credential setting that is set, or "".
-func (g *GoogleCloud) credentialName() string {
+func (g *Cloud) credentialName() string {
 	switch {
 	case g.Credentials != "":
 		return "google_credentials"
@@ -104,7 +112,9 @@ func (g *GoogleCloud) credentialName() string {
 	return ""
 }
 
-func (g *GoogleCloud) check(p codec.Protocol, keyed bool) error {
+// Check reports the first problem of the settings for an upstream of
+// protocol p, keyed when api_key is configured.
+func (g *Cloud) Check(p codec.Protocol, keyed bool) error {
 	d := p.Descriptor()
 	if d.Cloud != "google" {
 		if c := g.credentialName(); c != "" {
@@ -140,19 +150,20 @@ func (g *GoogleCloud) check(p codec.Protocol, keyed bool) error {
 	return nil
 }
 
-func (g *GoogleCloud) locate(at *codec.Location) {
+// Locate writes the cloud's part of the upstream paths into at.
+func (g *Cloud) Locate(at *codec.Location) {
 	at.Project, at.Region = g.Project, g.Location
 }
 
-// credentials returns the token source of Credentials or Token.
-func (g *GoogleCloud) credentials(ctx caddy.Context, expand func(string) string) (string, []credential, error) {
+// Authorize returns the token source of Credentials or Token.
+func (g *Cloud) Authorize(ctx caddy.Context, expand func(string) string) (string, []clouds.Credential, error) {
 	switch {
 	case g.Token != "":
 		tok := expand(g.Token)
 		if tok == "" {
 			return "", nil, errors.New("google_token is empty after placeholder expansion (is its environment variable set?)")
 		}
-		return "google_token", []credential{{tokens: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: tok, TokenType: "Bearer"})}}, nil
+		return "google_token", []clouds.Credential{{Tokens: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: tok, TokenType: "Bearer"})}}, nil
 	case g.Credentials != "":
 		spec := expand(g.Credentials)
 		if spec == "" {
@@ -162,7 +173,7 @@ func (g *GoogleCloud) credentials(ctx caddy.Context, expand func(string) string)
 		if err != nil {
 			return "", nil, fmt.Errorf("google_credentials: %v", err)
 		}
-		return "google_credentials", []credential{{tokens: ts}}, nil
+		return "google_credentials", []clouds.Credential{{Tokens: ts}}, nil
 	}
 	return "", nil, nil
 }
@@ -205,4 +216,4 @@ func googleTokenSource(ctx context.Context, spec string) (oauth2.TokenSource, er
 }
 
 // Interface guards
-var _ cloud = (*GoogleCloud)(nil)
+var _ clouds.Cloud = (*Cloud)(nil)
