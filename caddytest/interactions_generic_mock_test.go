@@ -224,12 +224,21 @@ func interactionsCallAnswer(model, text string, pieces []string, calls []mockCal
 	return scenario{Status: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: b.String()}
 }
 
-// viewInteractionsTools reads an Interactions request's function tools,
-// the function_call steps of its input and its function_result steps.
+// interactionsHostedTools are the tool types Google runs itself, which
+// the API takes beside function tools.
+var interactionsHostedTools = map[string]bool{"google_search": true, "code_execution": true, "url_context": true,
+	"file_search": true, "google_maps": true, "computer_use": true, "mcp_server": true}
+
+// viewInteractionsTools reads an Interactions request's function tools
+// (hosted tools are Google's and not listed), the function_call steps of
+// its input and its function_result steps.
 func viewInteractionsTools(root gjson.Result, v *upView, bad func(string, ...any)) {
 	for i, t := range root.Get("tools").Array() {
-		if t.Get("type").Str != "function" {
-			bad("tools[%d].type %q, want function", i, t.Get("type").Str)
+		switch typ := t.Get("type").Str; {
+		case interactionsHostedTools[typ]:
+			continue
+		case typ != "function":
+			bad("tools[%d].type %q is not a tool type of the Interactions API", i, typ)
 		}
 		v.Tools = append(v.Tools, upTool{t.Get("name").Str, t.Get("description").Str, t.Get("parameters").Value()})
 	}
