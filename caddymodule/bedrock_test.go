@@ -24,6 +24,7 @@ import (
 
 	"github.com/llmbridge/llmbridge/caddymodule/clouds"
 	awscloud "github.com/llmbridge/llmbridge/caddymodule/clouds/aws"
+	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/sse/eventstream"
 )
@@ -247,7 +248,7 @@ func TestBedrockMetrics(t *testing.T) {
 		t.Errorf("an Anthropic client got Bedrock's header %q", v)
 	}
 
-	var x Exchange
+	var x observe.Exchange
 	if lat := x.Latency(); lat != (codec.Latency{}) {
 		t.Errorf("latency of a request never sent: %+v", lat)
 	}

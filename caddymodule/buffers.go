@@ -125,7 +125,7 @@ func encodedBufferSize(n int) int {
 // its buffer back to the pool at once instead of when it ends.
 type sentBody struct {
 	r bytes.Reader
-	// body is what r reads, for the call span's settings (telemetry.go).
+	// body is what r reads, for the call span's settings (observe.Tracing.StartCall).
 	body []byte
 	read atomic.Bool
 	// The pooled buffer holding the body, if it is one.

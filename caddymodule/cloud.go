@@ -9,10 +9,13 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/llmbridge/llmbridge/caddymodule/clouds"
+	"github.com/llmbridge/llmbridge/caddymodule/observe"
+
 	// The clouds llmbridge ships, registered in clouds.Namespace.
 	_ "github.com/llmbridge/llmbridge/caddymodule/clouds/aws"
 	_ "github.com/llmbridge/llmbridge/caddymodule/clouds/azure"
 	_ "github.com/llmbridge/llmbridge/caddymodule/clouds/google"
+	_ "github.com/llmbridge/llmbridge/caddymodule/match"
 	"github.com/llmbridge/llmbridge/codec"
 )
 
@@ -43,7 +46,7 @@ func (h *Handler) loadCloud(ctx caddy.Context) error {
 
 // signUpstream signs r with the credential of x when it is a signer; it
 // does nothing for the others.
-func (h *Handler) signUpstream(r *http.Request, x *Exchange, body []byte) *codec.Error {
+func (h *Handler) signUpstream(r *http.Request, x *observe.Exchange, body []byte) *codec.Error {
 	s := h.credentialOf(x).Signer
 	if s == nil {
 		return nil

@@ -17,6 +17,7 @@ import (
 	"github.com/dustin/go-humanize"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/caddymodule/sessions"
 	"github.com/llmbridge/llmbridge/caddymodule/state"
 	"github.com/llmbridge/llmbridge/codec"
@@ -205,7 +206,7 @@ func (h *Handler) refuseConversation(w http.ResponseWriter, r *http.Request, key
 		h.failoverFail(w, r, keyName, e)
 		return
 	}
-	x := &Exchange{Client: codec.OpenAIResponses, Upstream: h.upstreamFor(codec.OpenAIResponses), Start: time.Now(), KeyName: keyName}
+	x := &observe.Exchange{Client: codec.OpenAIResponses, Upstream: h.upstreamFor(codec.OpenAIResponses), Start: time.Now(), KeyName: keyName}
 	h.tracing.Begin(r, x)
 	fail(w, x, x.Client, e)
 	h.record(r, x)

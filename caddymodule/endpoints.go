@@ -14,6 +14,7 @@ import (
 	"github.com/tidwall/sjson"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
 )
@@ -127,7 +128,7 @@ func notSupported(what string, upstream codec.Protocol) *codec.Error {
 }
 
 // serveEndpoint answers a listing or counting request.
-func (h *Handler) serveEndpoint(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, ep endpoint, x *Exchange) error {
+func (h *Handler) serveEndpoint(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, ep endpoint, x *observe.Exchange) error {
 	if ep.kind == endpointModels {
 		return h.serveModels(w, r, next, ep, x)
 	}
@@ -145,7 +146,7 @@ const maxListingPage = "1000"
 // parameters; any other is translated, from one page of up to 1000 models.
 // Vertex upstreams have no listing: the client is told so in its format.
 // The ids are the upstream's: model rules are not applied to listings.
-func (h *Handler) serveModels(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, ep endpoint, x *Exchange) error {
+func (h *Handler) serveModels(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, ep endpoint, x *observe.Exchange) error {
 	client := ep.protocol
 	if r.Method != http.MethodGet {
 		w.Header().Set("Allow", http.MethodGet)
@@ -211,7 +212,7 @@ func (h *Handler) geminiMethods() []string {
 // protocol on both sides passes through (with a model rule applied). An
 // upstream that cannot count (openai-chat) gets no request: the client is
 // told so in its format, and no count is ever estimated.
-func (h *Handler) serveCount(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, ep endpoint, x *Exchange) error {
+func (h *Handler) serveCount(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, ep endpoint, x *observe.Exchange) error {
 	client := ep.protocol
 	if r.Method != http.MethodPost {
 		fail(w, x, client, codec.NewError(mapping.ErrMethodNotAllowed, "method "+r.Method+" is not allowed; use POST"))
@@ -326,7 +327,7 @@ func (h *Handler) countPath(model string) string {
 // method, so nothing reaches the client before the translation.
 type collectingWriter struct {
 	http.ResponseWriter
-	x        *Exchange
+	x        *observe.Exchange
 	status   int
 	body     *[]byte
 	overflow bool
@@ -369,7 +370,7 @@ func (cw *collectingWriter) ReadFrom(r io.Reader) (int64, error) {
 // collected: a success body through translate, an upstream error in the
 // client's error format with its status, and a missing, broken or
 // malformed answer as a 502.
-func (h *Handler) answerCollected(w http.ResponseWriter, cw *collectingWriter, nextErr error, client codec.Protocol, x *Exchange, translate func(body, out []byte) ([]byte, error)) {
+func (h *Handler) answerCollected(w http.ResponseWriter, cw *collectingWriter, nextErr error, client codec.Protocol, x *observe.Exchange, translate func(body, out []byte) ([]byte, error)) {
 	defer putBuffer(cw.body)
 	if cw.status == 0 {
 		if nextErr == nil {

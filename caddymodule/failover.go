@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/caddymodule/state"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
@@ -43,7 +44,7 @@ type failoverSite struct {
 	maxCooldown time.Duration
 	breaker     breaker
 	logger      *zap.Logger
-	metrics     *Metrics
+	metrics     *observe.Metrics
 	// store is the instance's state store, where cooldowns and opened
 	// circuits are published to the fleet (shared.go).
 	store state.Store
@@ -99,7 +100,7 @@ func (h *Handler) provisionFailover(ctx caddy.Context) error {
 	if h.Client != "" {
 		h.client, _ = codec.ParseProtocol(h.Client)
 	}
-	h.metrics = GlobalMetrics()
+	h.metrics = observe.GlobalMetrics()
 	if err := h.metrics.Register(ctx.GetMetricsRegistry()); err != nil {
 		return fmt.Errorf("llmbridge: registering metrics: %v", err)
 	}
@@ -482,7 +483,7 @@ func (h *Handler) failoverClient(r *http.Request) codec.Protocol {
 // client's key when it presented a valid one.
 func (h *Handler) failoverFail(w http.ResponseWriter, r *http.Request, keyName string, e *codec.Error) {
 	client := h.failoverClient(r)
-	x := &Exchange{Client: client, Start: time.Now(), KeyName: keyName}
+	x := &observe.Exchange{Client: client, Start: time.Now(), KeyName: keyName}
 	h.tracing.Begin(r, x)
 	fail(w, x, client, e)
 	if e.Kind == mapping.ErrOverloaded {

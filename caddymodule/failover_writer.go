@@ -11,6 +11,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
 )
@@ -84,7 +85,7 @@ type failoverWriter struct {
 	keyName string
 	// answer is the exchange of the attempt whose answer the client got,
 	// for the site's limits to settle with.
-	answer   *Exchange
+	answer   *observe.Exchange
 	answerBy *Handler
 }
 
@@ -394,7 +395,7 @@ func (fw *failoverWriter) account() {
 		return
 	}
 	now := time.Now()
-	reason := KindName(fw.failKind)
+	reason := observe.KindName(fw.failKind)
 	failoverAttempts.WithLabelValues(t.name, reason).Inc()
 	cool := fw.cooldown(now)
 	if cool > 0 {
@@ -437,7 +438,7 @@ func throttled(status int, kind mapping.ErrorKind) bool {
 // noteUpstream takes the upstream's answer status and header as they
 // arrive: for the Bedrock signature hint, the failover writer and the key
 // pool.
-func (h *Handler) noteUpstream(w http.ResponseWriter, x *Exchange, status int, hdr http.Header) {
+func (h *Handler) noteUpstream(w http.ResponseWriter, x *observe.Exchange, status int, hdr http.Header) {
 	h.noteSignatureRejected(status, hdr)
 	x.UpstreamStatus = status
 	fw := failoverOf(w)
@@ -459,7 +460,7 @@ func (h *Handler) noteUpstream(w http.ResponseWriter, x *Exchange, status int, h
 // noteExchange tells the exchange of the attempt's target which target
 // and attempt it is, whether its answer was dropped, and the name of the
 // client key the site accepted.
-func (fw *failoverWriter) noteExchange(x *Exchange) {
+func (fw *failoverWriter) noteExchange(x *observe.Exchange) {
 	x.Target, x.Attempts, x.Discarded = fw.site.cfg.Targets[fw.target.index], uint8(fw.attempt), fw.discarded()
 	if x.KeyName == "" {
 		x.KeyName = fw.keyName

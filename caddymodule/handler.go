@@ -13,6 +13,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
 )
@@ -53,7 +54,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 	if !isEndpoint {
 		rt, ok = detectRoute(r.URL.Path)
 	}
-	x := &Exchange{Client: rt.protocol, Upstream: h.upstreamFor(rt.protocol), Start: time.Now()}
+	x := &observe.Exchange{Client: rt.protocol, Upstream: h.upstreamFor(rt.protocol), Start: time.Now()}
 	h.tracing.Begin(r, x)
 	switch {
 	case isEndpoint:
@@ -285,7 +286,7 @@ func droppedHeader(paths []string) string {
 // translate handles a request whose client and upstream protocols differ.
 // held is the pooled buffer holding body, which an open stream gives back
 // early.
-func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, rt route, body []byte, held *heldBuffer, x *Exchange) error {
+func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, rt route, body []byte, held *heldBuffer, x *observe.Exchange) error {
 	client := rt.protocol
 	req := getRequest()
 	defer putRequest(req)

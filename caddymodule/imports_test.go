@@ -20,8 +20,12 @@ const module = "github.com/llmbridge/llmbridge/"
 var roomImports = map[string][]string{
 	"caddymodule/state":         {},
 	"caddymodule/limits":        {"caddymodule/state"},
+	"caddymodule/limits/admin":  {"caddymodule/limits"},
 	"caddymodule/internal/glob": {},
+	"caddymodule/probe":         {"codec/rules"},
+	"caddymodule/match":         {"caddymodule/internal/glob", "codec"},
 	"caddymodule/sessions":      {"caddymodule/state", "codec"},
+	"caddymodule/observe":       {"caddymodule/limits", "caddymodule/internal/glob", "codec/rules"},
 	"caddymodule/clouds":        {"codec", "mapping"},
 	"caddymodule/clouds/google": {"caddymodule/clouds", "codec"},
 	"caddymodule/clouds/azure":  {"caddymodule/clouds", "codec"},

@@ -9,6 +9,7 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
+	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/interactions"
 	"github.com/llmbridge/llmbridge/mapping"
@@ -36,7 +37,7 @@ func isInteractionsClient(client, upstream codec.Protocol) bool {
 // an upstream of another family: it continues the stored interaction
 // previous_interaction_id names, and stores the answer unless the client
 // asked for store false.
-func (h *Handler) translateInteraction(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, rt route, body []byte, held *heldBuffer, x *Exchange) error {
+func (h *Handler) translateInteraction(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, rt route, body []byte, held *heldBuffer, x *observe.Exchange) error {
 	client := rt.protocol
 	if err := googleOnly(body); err != nil {
 		fail(w, x, client, err)

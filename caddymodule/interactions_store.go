@@ -12,6 +12,7 @@ import (
 	"github.com/tidwall/sjson"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/caddymodule/sessions"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/interactions"
@@ -27,7 +28,7 @@ const interactionTTL = sessions.DefaultItemCacheTTL
 // interactionKey is the store key of an interaction.
 func interactionKey(id string) string { return "interaction:" + id }
 
-// Interactions are stored compacted (compact.go): a conversation's steps
+// Interactions are stored compacted (sessions.Compact): a conversation's steps
 // repeat its history, which compresses well.
 
 // keepInteraction stores the interaction the client was given, with the
@@ -97,7 +98,7 @@ var storedInteractionPath = regexp.MustCompile(`^/(v1|v1beta|v1alpha)/interactio
 // conversation as steps) and DELETE of an interaction llmbridge keeps, and
 // reports whether r was such a request. Toward an Interactions upstream
 // the request goes to it, with the upstream's credential.
-func (h *Handler) serveStoredInteraction(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, x *Exchange) (bool, error) {
+func (h *Handler) serveStoredInteraction(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, x *observe.Exchange) (bool, error) {
 	m := storedInteractionPath.FindStringSubmatch(r.URL.Path)
 	if m == nil || (h.client != "" && h.client.Family() != interactions.GeminiInteractions) {
 		return false, nil

@@ -13,6 +13,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/llmbridge/llmbridge/caddymodule/clouds"
+	"github.com/llmbridge/llmbridge/caddymodule/limits"
+	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/caddymodule/state"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
@@ -110,7 +112,7 @@ func (h *Handler) Cleanup() error {
 	if h.keys != nil {
 		pools.Delete(h.keys)
 	}
-	limitSets.Delete(h)
+	limits.Withdraw(h.limits)
 	teachers.CompareAndDelete(h.provider, h)
 	return nil
 }
@@ -215,7 +217,7 @@ func (p *keyPool) coolUntil(i int, until int64) {
 // the default cooldown since an event carries no Retry-After; the first
 // content event ends the watch. It reports whether the watch is over:
 // the stream showed content or failed.
-func (p *keyPool) watchStream(w http.ResponseWriter, x *Exchange, ev *codec.Event) bool {
+func (p *keyPool) watchStream(w http.ResponseWriter, x *observe.Exchange, ev *codec.Event) bool {
 	switch {
 	case preContent(ev.Type):
 		return false
@@ -227,7 +229,7 @@ func (p *keyPool) watchStream(w http.ResponseWriter, x *Exchange, ev *codec.Even
 
 // streamFailed takes the error e that ended a stream answered to a
 // request made with the member x.key of the pool, before any content.
-func (p *keyPool) streamFailed(w http.ResponseWriter, x *Exchange, e *codec.Error) {
+func (p *keyPool) streamFailed(w http.ResponseWriter, x *observe.Exchange, e *codec.Error) {
 	if e == nil || e.Status != http.StatusTooManyRequests && e.Kind != mapping.ErrRateLimit {
 		return
 	}
@@ -241,7 +243,7 @@ func (p *keyPool) streamFailed(w http.ResponseWriter, x *Exchange, e *codec.Erro
 // credentialOf returns the upstream credential of x: the member of the
 // pool it was given, else the handler's one credential (which may be
 // empty: the client's is forwarded).
-func (h *Handler) credentialOf(x *Exchange) *clouds.Credential {
+func (h *Handler) credentialOf(x *observe.Exchange) *clouds.Credential {
 	if x.Key > 0 && h.keys != nil {
 		return &h.keys.keys[x.Key-1]
 	}
@@ -250,7 +252,7 @@ func (h *Handler) credentialOf(x *Exchange) *clouds.Credential {
 
 // noKey answers a request when no key of the pool can be used: 429 with
 // Retry-After while keys are cooling down, 503 when every key is out.
-func (h *Handler) noKey(w http.ResponseWriter, x *Exchange, soonest int64) {
+func (h *Handler) noKey(w http.ResponseWriter, x *observe.Exchange, soonest int64) {
 	if soonest == 0 {
 		h.logger.Error("every key of the pool was refused by the upstream; none is left until the configuration is loaded again")
 		fail(w, x, x.Client, &codec.Error{Status: http.StatusServiceUnavailable, Kind: mapping.ErrOverloaded, Message: "the gateway has no usable upstream key"})

@@ -16,6 +16,7 @@ import (
 	"github.com/tidwall/sjson"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/rules"
 )
@@ -281,7 +282,7 @@ func (h *Handler) refuseLearned(upstream codec.Protocol, body *[]byte, refusing 
 // resend sets out as the request's body for the retry, signed where the
 // upstream signs bodies, rewinds the attempt and reports the fix in
 // Llmbridge-Adjusted after the first attempt's adjustments.
-func (h *Handler) resend(r *http.Request, out []byte, adj []rules.Adjustment, x *Exchange, t *teaching) bool {
+func (h *Handler) resend(r *http.Request, out []byte, adj []rules.Adjustment, x *observe.Exchange, t *teaching) bool {
 	setBody(r, out)
 	if cerr := h.signUpstream(r, x, out); cerr != nil {
 		return false

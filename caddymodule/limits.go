@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/llmbridge/llmbridge/caddymodule/limits"
+	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/caddymodule/state"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
@@ -71,7 +72,7 @@ func (h *Handler) provisionLimits(ctx caddy.Context) error {
 	}
 	h.limits = set
 	h.capGauges = makeCapGauges(set, h.clientKeyNames)
-	limitSets.Store(h, struct{}{})
+	limits.Publish(set, h.clientKeyNames)
 	return nil
 }
 
@@ -85,21 +86,17 @@ func containsString(list []string, s string) bool {
 	return false
 }
 
-// limitSets are the handlers with limits of the loaded configuration,
-// for the admin API's report.
-var limitSets sync.Map // *Handler -> struct{}
-
 // limitEstimate estimates what req will use for the limits: its input by
 // a generous count, its output limit (the handler's default when it gives
 // none), and their price at the upstream model's.
-func (h *Handler) limitEstimate(req *codec.Request, x *Exchange) limits.Estimate {
+func (h *Handler) limitEstimate(req *codec.Request, x *observe.Exchange) limits.Estimate {
 	e := limits.Estimate{Input: codec.EstimateInputTokens(req), Output: h.DefaultMaxTokens}
 	if req.MaxTokens.Set {
 		e.Output = req.MaxTokens.Value
 	}
 	if len(h.prices) > 0 {
 		if p := h.prices.For(x.UpstreamModel); p != nil {
-			e.Spend = Cost(p, &codec.Usage{Known: true, InputTokens: e.Input, OutputTokens: e.Output})
+			e.Spend = observe.Cost(p, &codec.Usage{Known: true, InputTokens: e.Input, OutputTokens: e.Output})
 		}
 	}
 	return e
@@ -108,7 +105,7 @@ func (h *Handler) limitEstimate(req *codec.Request, x *Exchange) limits.Estimate
 // admitLimits checks x's request against the site's limits before its
 // upstream call and reserves its estimate, and reports whether the
 // request may go on; when it may not, the client has been answered.
-func (h *Handler) admitLimits(w http.ResponseWriter, r *http.Request, x *Exchange, est limits.Estimate) bool {
+func (h *Handler) admitLimits(w http.ResponseWriter, r *http.Request, x *observe.Exchange, est limits.Estimate) bool {
 	if h.limits == nil || x.KeyName == "" {
 		return true
 	}
@@ -154,7 +151,7 @@ func (h *Handler) admitLimits(w http.ResponseWriter, r *http.Request, x *Exchang
 // It runs when the exchange is recorded, after the client's answer: the
 // settlement is bounded by the store's timeout and does not wait for a
 // client that went away.
-func (h *Handler) settleLimits(x *Exchange, cost float64) {
+func (h *Handler) settleLimits(x *observe.Exchange, cost float64) {
 	t := x.Limit
 	if t == nil {
 		return
@@ -178,15 +175,15 @@ func (h *Handler) settleLimits(x *Exchange, cost float64) {
 // refuseLimit answers a request a limit refused: 429 in the client's
 // error format with Retry-After and the client protocol's rate-limit
 // headers.
-func (h *Handler) refuseLimit(w http.ResponseWriter, x *Exchange, r *limits.Refusal, now time.Time) {
+func (h *Handler) refuseLimit(w http.ResponseWriter, x *observe.Exchange, r *limits.Refusal, now time.Time) {
 	wait := max(1, int64(math.Ceil(r.Reset.Sub(now).Seconds())))
 	hdr := w.Header()
 	hdr.Set("Retry-After", strconv.FormatInt(wait, 10))
 	what := refusalName(r)
 	setRateLimitHeaders(hdr, x.Client, r, now)
-	x.Limits = what + "=" + formatAmount(max(0, r.Max-r.Used)) + "/" + formatAmount(r.Max) + ";reset=" + strconv.FormatInt(wait, 10)
+	x.Limits = what + "=" + limits.FormatAmount(max(0, r.Max-r.Used)) + "/" + limits.FormatAmount(r.Max) + ";reset=" + strconv.FormatInt(wait, 10)
 	hdr.Set(limitsHeader, x.Limits)
-	msg := "rate limit of this key reached: " + what + " (" + formatAmount(r.Used) + " of " + formatAmount(r.Max) + " used); retry after " + strconv.FormatInt(wait, 10) + "s"
+	msg := "rate limit of this key reached: " + what + " (" + limits.FormatAmount(r.Used) + " of " + limits.FormatAmount(r.Max) + " used); retry after " + strconv.FormatInt(wait, 10) + "s"
 	fail(w, x, x.Client, &codec.Error{Status: http.StatusTooManyRequests, Kind: mapping.ErrRateLimit, Message: msg})
 	x.ErrReason = "limit_" + strings.ReplaceAll(what, "/", "_")
 	limitRefusals.WithLabelValues(x.KeyName, what).Inc()
@@ -201,15 +198,6 @@ func refusalName(r *limits.Refusal) string {
 		return "streams"
 	}
 	return r.Of.String() + "/" + r.Per.String()
-}
-
-// formatAmount writes a counter's amount: whole numbers as integers,
-// dollars with cents.
-func formatAmount(v float64) string {
-	if v == math.Trunc(v) {
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	}
-	return strconv.FormatFloat(v, 'f', 2, 64)
 }
 
 // limitsValue is the Llmbridge-Limits value of an admitted request: each
@@ -232,22 +220,14 @@ func limitsValue(t *limits.Ticket, now time.Time) string {
 		b = append(b, '/')
 		b = append(b, per.String()...)
 		b = append(b, '=')
-		b = appendAmount(b, remaining)
+		b = limits.AppendAmount(b, remaining)
 		b = append(b, '/')
-		b = appendAmount(b, max)
+		b = limits.AppendAmount(b, max)
 		b = append(b, ";reset="...)
 		b = strconv.AppendInt(b, int64(math.Ceil(reset.Sub(now).Seconds())), 10)
 	}
 	*buf = b
 	return string(b)
-}
-
-// appendAmount appends a counter's amount as formatAmount writes it.
-func appendAmount(b []byte, v float64) []byte {
-	if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
-		return strconv.AppendInt(b, int64(v), 10)
-	}
-	return strconv.AppendFloat(b, v, 'f', 2, 64)
 }
 
 // setRateLimitHeaders sets the rate-limit headers the client's protocol
@@ -260,20 +240,20 @@ func setRateLimitHeaders(hdr http.Header, client codec.Protocol, r *limits.Refus
 	if r.Streams || r.Of == limits.Spend {
 		return
 	}
-	remaining := formatAmount(max(0, r.Max-r.Used))
+	remaining := limits.FormatAmount(max(0, r.Max-r.Used))
 	switch client.Family() {
 	case codec.OpenAIChat.Family(), codec.OpenAIResponses.Family():
 		kind := "tokens"
 		if r.Of == limits.Requests {
 			kind = "requests"
 		}
-		hdr.Set("X-Ratelimit-Limit-"+kind, formatAmount(r.Max))
+		hdr.Set("X-Ratelimit-Limit-"+kind, limits.FormatAmount(r.Max))
 		hdr.Set("X-Ratelimit-Remaining-"+kind, remaining)
 		hdr.Set("X-Ratelimit-Reset-"+kind, (r.Reset.Sub(now).Round(time.Second)).String())
 	case codec.AnthropicMessages.Family():
 		kind := map[limits.Quantity]string{limits.Requests: "requests", limits.InputTokens: "input-tokens",
 			limits.OutputTokens: "output-tokens", limits.TotalTokens: "tokens"}[r.Of]
-		hdr.Set("Anthropic-Ratelimit-"+kind+"-Limit", formatAmount(r.Max))
+		hdr.Set("Anthropic-Ratelimit-"+kind+"-Limit", limits.FormatAmount(r.Max))
 		hdr.Set("Anthropic-Ratelimit-"+kind+"-Remaining", remaining)
 		hdr.Set("Anthropic-Ratelimit-"+kind+"-Reset", r.Reset.UTC().Format(time.RFC3339))
 	}
@@ -345,7 +325,7 @@ func registerLimitMetrics(reg *prometheus.Registry) error {
 // passthroughEstimate estimates a request passed through untranslated:
 // its body is decoded for the count when the limits count tokens or
 // spend (a cost only such limits pay), else nothing is estimated.
-func (h *Handler) passthroughEstimate(dec *passthroughDecode, head *codec.RequestHead, x *Exchange) limits.Estimate {
+func (h *Handler) passthroughEstimate(dec *passthroughDecode, head *codec.RequestHead, x *observe.Exchange) limits.Estimate {
 	if !h.limits.CountsTokens() {
 		return limits.Estimate{}
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/llmbridge/llmbridge/caddymodule/limits"
+	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/codec"
 )
 
@@ -17,7 +18,7 @@ import (
 // room and settled with the answering target's cost.
 func (h *Handler) admitFailoverLimits(w http.ResponseWriter, r *http.Request, body []byte, keyName string) (*limits.Ticket, bool) {
 	client := h.failoverClient(r)
-	x := &Exchange{Client: client, KeyName: keyName, Start: time.Now()}
+	x := &observe.Exchange{Client: client, KeyName: keyName, Start: time.Now()}
 	rt, _ := detectRoute(r.URL.Path)
 	head, err := codec.ReadRequestHead(body)
 	if err != nil {
@@ -55,7 +56,7 @@ func (h *Handler) admitFailoverLimits(w http.ResponseWriter, r *http.Request, bo
 // settleFailoverLimits settles a failover site's reservation with the
 // usage and cost of the attempt whose answer the client got.
 func (h *Handler) settleFailoverLimits(fw *failoverWriter, t *limits.Ticket) {
-	x := &Exchange{KeyName: fw.keyName, Limit: t}
+	x := &observe.Exchange{KeyName: fw.keyName, Limit: t}
 	cost := -1.0
 	if a := fw.answer; a != nil {
 		x.Usage, x.Status = a.Usage, a.Status

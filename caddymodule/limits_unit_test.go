@@ -2,17 +2,13 @@ package caddymodule
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/caddyserver/caddy/v2"
-
 	"github.com/llmbridge/llmbridge/caddymodule/limits"
+	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/caddymodule/state"
 	"github.com/llmbridge/llmbridge/codec"
 )
@@ -92,7 +88,7 @@ func TestFailoverSiteLimits(t *testing.T) {
 func TestPassthroughLimitEstimate(t *testing.T) {
 	h := newTestHandler(t, &Handler{Upstream: "anthropic-messages", ClientKeys: []ClientKey{{Name: "alice", Key: "k"}},
 		Limits: []limits.Limit{{Scope: uniqueScope(t), Rates: []limits.Rate{{Of: "input_tokens", Max: 1e6, Per: "day"}}}}})
-	x := &Exchange{UpstreamModel: "claude-sonnet-4-5"}
+	x := &observe.Exchange{UpstreamModel: "claude-sonnet-4-5"}
 	body := []byte(`{"model":"claude-sonnet-4-5","max_tokens":100,"messages":[{"role":"user","content":"` + strings.Repeat("a", 300) + `"}]}`)
 	head, err := codec.ReadRequestHead(body)
 	if err != nil {
@@ -111,95 +107,31 @@ func TestPassthroughLimitEstimate(t *testing.T) {
 	}
 }
 
-// TestLimitsAdminReport answers the admin API's GET /llmbridge/limits.
-func TestLimitsAdminReport(t *testing.T) {
+// TestLimitsPublished makes a provisioned handler's limits part of the
+// admin API's report until its configuration is unloaded.
+func TestLimitsPublished(t *testing.T) {
 	h := newTestHandler(t, &Handler{Upstream: "openai-chat", ClientKeys: []ClientKey{{Name: "alice", Key: "k"}},
 		Limits: []limits.Limit{{Scope: uniqueScope(t), Rates: []limits.Rate{{Of: "spend", Max: 5, Per: "day"}}, Streams: 2}}})
-	defer limitSets.Delete(h)
-	if len(limitsAdmin{}.Routes()) != 1 {
-		t.Fatal("no route")
+	reported := func() int {
+		reports, err := limits.Loaded(context.Background(), time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, r := range reports {
+			if r.Key == "alice" && r.Scope == h.Limits[0].Scope {
+				n++
+			}
+		}
+		return n
 	}
-	w := httptest.NewRecorder()
-	if err := serveLimitsReport(w, httptest.NewRequest("GET", "/llmbridge/limits", nil)); err != nil {
+	if n := reported(); n != 2 {
+		t.Errorf("%d of alice's caps reported, want spend/day and streams", n)
+	}
+	if err := h.Cleanup(); err != nil {
 		t.Fatal(err)
 	}
-	var reports []limits.Report
-	if err := json.Unmarshal(w.Body.Bytes(), &reports); err != nil {
-		t.Fatalf("%v: %s", err, w.Body)
-	}
-	found := 0
-	for _, r := range reports {
-		if r.Key == "alice" && r.Scope == h.Limits[0].Scope && (r.Limit == "spend/day" && r.Max == 5 || r.Limit == "streams" && r.Max == 2) {
-			found++
-		}
-	}
-	if found != 2 {
-		t.Errorf("report %s, want alice's spend/day and streams", w.Body)
-	}
-	var apiErr caddy.APIError
-	if err := serveLimitsReport(httptest.NewRecorder(), httptest.NewRequest("POST", "/llmbridge/limits", nil)); !errors.As(err, &apiErr) || apiErr.HTTPStatus != http.StatusMethodNotAllowed {
-		t.Errorf("POST: %v, want 405", err)
-	}
-}
-
-// TestServerReached reads the upstream reverse_proxy reached from its
-// placeholders and keeps it for the next call span.
-func TestServerReached(t *testing.T) {
-	h := &Handler{}
-	if s := h.tracing.ServerReached(nil); s != nil {
-		t.Errorf("nothing reached yet: %+v", s)
-	}
-	repl := caddy.NewReplacer()
-	if s := h.tracing.ServerReached(repl); s != nil {
-		t.Errorf("no placeholders: %+v", s)
-	}
-	repl.Set("http.reverse_proxy.upstream.host", "api.example.com")
-	repl.Set("http.reverse_proxy.upstream.port", "443")
-	s := h.tracing.ServerReached(repl)
-	if s == nil || s.host != "api.example.com" || s.port != 443 {
-		t.Fatalf("reached %+v", s)
-	}
-	if again := h.tracing.ServerReached(repl); again != s {
-		t.Errorf("the same server was made again")
-	}
-	if last := h.tracing.ServerReached(nil); last != s {
-		t.Errorf("the handler's last server is %+v", last)
-	}
-}
-
-// TestCallErrorType names the upstream call's error: the provider's own
-// status, a stream's error, an answer that never came.
-func TestCallErrorType(t *testing.T) {
-	for _, tc := range []struct {
-		x    Exchange
-		want string
-	}{
-		{Exchange{UpstreamStatus: 529, Status: 503}, "529"},
-		{Exchange{UpstreamStatus: 200, StreamErr: "bad_gateway"}, "bad_gateway"},
-		{Exchange{UpstreamStatus: 200, ErrReason: "invalid_upstream_response"}, "invalid_upstream_response"},
-		{Exchange{Status: StatusClientGone}, "canceled"},
-		{Exchange{UpstreamStatus: 200, Status: 200}, ""},
-	} {
-		if got := tc.x.CallErrorType(); got != tc.want {
-			t.Errorf("%+v: %q, want %q", tc.x, got, tc.want)
-		}
-	}
-}
-
-// TestModality names media parts as the conventions do.
-func TestModality(t *testing.T) {
-	for _, tc := range []struct {
-		p    codec.Part
-		want string
-	}{
-		{codec.Part{Type: codec.PartImage}, "image"},
-		{codec.Part{Type: codec.PartAudio}, "audio"},
-		{codec.Part{Type: codec.PartDocument, MediaType: "video/mp4"}, "video"},
-		{codec.Part{Type: codec.PartDocument, MediaType: "application/pdf"}, "application"},
-		{codec.Part{Type: codec.PartDocument}, "document"},
-	} {
-		if got := modality(&tc.p); got != tc.want {
-			t.Errorf("%+v: %q, want %q", tc.p, got, tc.want)
-		}
+	if n := reported(); n != 0 {
+		t.Errorf("%d caps of an unloaded configuration reported", n)
 	}
 }

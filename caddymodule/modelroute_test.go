@@ -7,6 +7,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
+	"github.com/llmbridge/llmbridge/caddymodule/match"
 	"github.com/llmbridge/llmbridge/codec"
 )
 
@@ -121,4 +122,18 @@ func testContext(tb testing.TB) caddy.Context {
 	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
 	tb.Cleanup(cancel)
 	return ctx
+}
+
+// TestGuestModules holds the guest modules to the host: registered with
+// it, and the matcher reading as much of a body as the handler accepts by
+// default.
+func TestGuestModules(t *testing.T) {
+	for _, id := range []string{"http.matchers.llm_model", "http.handlers.llmbridge.clouds.google", "http.handlers.llmbridge.clouds.azure", "http.handlers.llmbridge.clouds.aws"} {
+		if _, err := caddy.GetModule(id); err != nil {
+			t.Errorf("%s is not registered: %v", id, err)
+		}
+	}
+	if match.DefaultMaxBody != DefaultMaxRequestBody {
+		t.Errorf("the matcher reads %d bytes by default, the handler accepts %d", match.DefaultMaxBody, DefaultMaxRequestBody)
+	}
 }

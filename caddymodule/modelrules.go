@@ -12,6 +12,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/rules"
 	"github.com/llmbridge/llmbridge/mapping"
@@ -39,7 +40,7 @@ import (
 // provisionRules builds the handler's rule table from the built-in rows and
 // the configured ones, and resolves the dialect.
 func (h *Handler) provisionRules() error {
-	rows := slices.DeleteFunc(modelRuleRows(h.ModelRules, h.provider), func(r rules.Rule) bool { return PriceOnly(&r) })
+	rows := slices.DeleteFunc(modelRuleRows(h.ModelRules, h.provider), func(r rules.Rule) bool { return observe.PriceOnly(&r) })
 	t, err := rules.Builtin().With(rows)
 	if err != nil {
 		return err

@@ -18,6 +18,7 @@ import (
 
 	"github.com/llmbridge/llmbridge/caddymodule/clouds"
 	"github.com/llmbridge/llmbridge/caddymodule/limits"
+	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/caddymodule/sessions"
 	"github.com/llmbridge/llmbridge/caddymodule/state"
 	"github.com/llmbridge/llmbridge/codec"
@@ -258,18 +259,18 @@ type Handler struct {
 	drops    []dropPath
 	logger   *zap.Logger
 	routes   []modelRoute
-	metrics  *Metrics
+	metrics  *observe.Metrics
 	// clientKeys are ClientKeys expanded; nil when the site is open.
 	clientKeys [][]byte
 	// clientKeyNames name clientKeys in logs and spans: the configured
 	// name, else "client_keys[i]".
 	clientKeyNames []string
 	// tracing is what the spans need of the handler.
-	tracing Tracing
+	tracing observe.Tracing
 	// cachePolicy is the prompt caching Cache and CacheTTL ask for.
 	cachePolicy codec.CachePolicy
 	// prices are the configured model prices, first match wins.
-	prices Prices
+	prices observe.Prices
 	// upstreamModelInResponse is ResponseModel "upstream".
 	upstreamModelInResponse bool
 	// items keeps Responses output items for item_reference inputs: an
@@ -347,7 +348,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		h.client, _ = codec.ParseProtocol(h.Client)
 	}
 	repl := caddy.NewReplacer()
-	h.metrics = GlobalMetrics()
+	h.metrics = observe.GlobalMetrics()
 	if err := h.metrics.Register(ctx.GetMetricsRegistry()); err != nil {
 		return fmt.Errorf("llmbridge: registering metrics: %v", err)
 	}
@@ -369,7 +370,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := h.provisionLimits(ctx); err != nil {
 		return err
 	}
-	h.tracing.Dialect, h.tracing.Content, h.tracing.ContentMax = h.Dialect, h.OTelContent, DefaultOTelContentMax
+	h.tracing.Dialect, h.tracing.Content, h.tracing.ContentMax = h.Dialect, h.OTelContent, observe.DefaultOTelContentMax
 	if h.OTelContentMax > 0 {
 		h.tracing.ContentMax = int(h.OTelContentMax)
 	}
@@ -407,7 +408,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		h.routes = append(h.routes, mr)
 	}
 	h.provider = rules.ProviderFor(h.upstream, h.Dialect)
-	h.prices = CompilePrices(h.ModelRules, h.provider)
+	h.prices = observe.CompilePrices(h.ModelRules, h.provider)
 	if err := provisionLearning(ctx); err != nil {
 		return err
 	}

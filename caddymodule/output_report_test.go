@@ -26,8 +26,8 @@ func TestTranslatedOutputReported(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newTestHandler(t, &Handler{Upstream: "gemini"})
-			dropped := counterValue(t, h.metrics.droppedOutput.WithLabelValues("inlineData"))
-			carried := counterValue(t, h.metrics.opaqueCarried.WithLabelValues("executableCode"))
+			dropped := metricValue(t, "caddy_llmbridge_dropped_output_total", "kind=inlineData")
+			carried := metricValue(t, "caddy_llmbridge_opaque_carried_total", "kind=executableCode")
 			body := `{"model":"gemini-x","messages":[{"role":"user","content":"draw"}]}`
 			ctype := "application/json"
 			if tt.stream {
@@ -42,10 +42,10 @@ func TestTranslatedOutputReported(t *testing.T) {
 			if tt.stream != (hdr == "") || !tt.stream && !strings.Contains(hdr, "inlineData") {
 				t.Errorf("%s = %q", droppedOutputHeader, hdr)
 			}
-			if got := counterValue(t, h.metrics.droppedOutput.WithLabelValues("inlineData")) - dropped; got != 1 {
+			if got := metricValue(t, "caddy_llmbridge_dropped_output_total", "kind=inlineData") - dropped; got != 1 {
 				t.Errorf("dropped_output_total{inlineData} grew by %v, want 1", got)
 			}
-			if got := counterValue(t, h.metrics.opaqueCarried.WithLabelValues("executableCode")) - carried; got != 1 {
+			if got := metricValue(t, "caddy_llmbridge_opaque_carried_total", "kind=executableCode") - carried; got != 1 {
 				t.Errorf("opaque_carried_total{executableCode} grew by %v, want 1", got)
 			}
 		})

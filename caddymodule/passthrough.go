@@ -14,6 +14,7 @@ import (
 	"github.com/tidwall/sjson"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/rules"
 	"github.com/llmbridge/llmbridge/mapping"
@@ -51,7 +52,7 @@ const (
 // dialects need (Anthropic on Vertex has no model and an anthropic_version).
 // held is the pooled buffer holding body, which an open stream gives back
 // early.
-func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, rt route, body []byte, held *heldBuffer, x *Exchange) error {
+func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, rt route, body []byte, held *heldBuffer, x *observe.Exchange) error {
 	client := rt.protocol
 	head, err := codec.ReadRequestHead(body)
 	if err != nil {
@@ -224,7 +225,7 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 type passthroughWriter struct {
 	*caddyhttp.ResponseWriterWrapper
 	h       *Handler
-	x       *Exchange
+	x       *observe.Exchange
 	client  codec.Protocol // errors the writer adds are in this protocol
 	model   string         // the client's model, named by in-stream errors
 	stream  bool           // the client asked for a stream
@@ -283,7 +284,7 @@ type passthroughWriter struct {
 
 // newPassthroughWriter returns the writer for a passthrough whose client
 // speaks client and named model.
-func newPassthroughWriter(w http.ResponseWriter, h *Handler, x *Exchange, client codec.Protocol, model string, stream bool) *passthroughWriter {
+func newPassthroughWriter(w http.ResponseWriter, h *Handler, x *observe.Exchange, client codec.Protocol, model string, stream bool) *passthroughWriter {
 	return &passthroughWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w},
 		h: h, x: x, client: client, model: model, stream: stream}
 }
@@ -331,7 +332,7 @@ func (pw *passthroughWriter) WriteHeader(status int) {
 			pw.probe, _ = codec.NewStreamDecoder(pw.x.Upstream)
 		}
 		pw.usage = codec.NewUsageObserver(pw.x.Upstream)
-		if pw.x.Tel != nil && pw.x.Tel.content != nil {
+		if pw.x.Tel.CapturesContent() {
 			// Content capture reads every event, not just those with
 			// usage: the operator chose that cost.
 			pw.content, _ = codec.NewStreamDecoder(pw.x.Upstream)
@@ -806,7 +807,7 @@ func (pw *passthroughWriter) endStreamWith(e *codec.Error) {
 	if fw := failoverOf(pw.ResponseWriterWrapper.ResponseWriter); fw != nil && fw.watching() {
 		fw.streamFailed(e)
 	}
-	pw.x.StreamErr = KindName(e.Kind)
+	pw.x.StreamErr = observe.KindName(e.Kind)
 	// A blank line first ends whatever partial event was passed on; an
 	// extra one after a complete event would be an empty event to some
 	// clients.

@@ -10,6 +10,7 @@ import (
 	"github.com/tidwall/sjson"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
 )
@@ -230,7 +231,7 @@ func applyDrops(body []byte, paths []dropPath) ([]byte, []string, *codec.Error) 
 
 // dropConfigured applies the drop setting to the request body, noting the
 // removed paths in x.
-func (h *Handler) dropConfigured(body []byte, x *Exchange) ([]byte, *codec.Error) {
+func (h *Handler) dropConfigured(body []byte, x *observe.Exchange) ([]byte, *codec.Error) {
 	if len(h.drops) == 0 {
 		return body, nil
 	}
@@ -299,7 +300,7 @@ func sjsonPath(path string) string {
 // Under lenient, a capability error's field is removed from the body and
 // the body decoded again, at most maxPolicyRounds times. The paths the
 // drop setting and the lenient policy removed come first in req.Dropped.
-func (h *Handler) decodeRequest(client codec.Protocol, body []byte, req *codec.Request, x *Exchange) *codec.Error {
+func (h *Handler) decodeRequest(client codec.Protocol, body []byte, req *codec.Request, x *observe.Exchange) *codec.Error {
 	var lenient []string
 	err := codec.DecodeRequest(client, body, req)
 	for round := 0; err != nil && h.policy == policyLenient && round < maxPolicyRounds; round++ {
@@ -438,7 +439,7 @@ func wildcardPath(p string) string {
 // unknown_field, policy_strict) rather than its kind. Anthropic and Google
 // error bodies have no param slot, so for their clients the message starts
 // with the field path, as OpenAI clients read it from param.
-func failPolicy(w http.ResponseWriter, x *Exchange, p codec.Protocol, e *codec.Error) {
+func failPolicy(w http.ResponseWriter, x *observe.Exchange, p codec.Protocol, e *codec.Error) {
 	if e.Param != "" && !p.Descriptor().ErrorParam {
 		c := *e
 		c.Message = e.Error()

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -15,6 +16,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"go.uber.org/zap/zapcore"
+
+	"github.com/llmbridge/llmbridge/caddymodule/observe"
 )
 
 // recorded is what one exchange published: its placeholders and the
@@ -70,6 +73,36 @@ func extraLogObject(t *testing.T, extra *caddyhttp.ExtraLogFields, key string) m
 }
 
 // counterValue reads one counter of the llmbridge metrics.
+// metricValue reads the value of the counter of llmbridge's collectors
+// named family whose labels are labels, name=value each.
+func metricValue(t *testing.T, family string, labels ...string) float64 {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	if err := observe.GlobalMetrics().Register(reg); err != nil {
+		t.Fatal(err)
+	}
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != family {
+			continue
+		}
+	metric:
+		for _, m := range mf.GetMetric() {
+			for _, l := range labels {
+				name, value, _ := strings.Cut(l, "=")
+				if !slices.ContainsFunc(m.GetLabel(), func(p *dto.LabelPair) bool { return p.GetName() == name && p.GetValue() == value }) {
+					continue metric
+				}
+			}
+			return m.GetCounter().GetValue()
+		}
+	}
+	return 0
+}
+
 func counterValue(t *testing.T, c prometheus.Counter) float64 {
 	t.Helper()
 	var m dto.Metric
@@ -141,9 +174,9 @@ func TestRecordExchange(t *testing.T) {
 			h := newTestHandler(t, &Handler{Upstream: "openai-chat", Models: []ModelRoute{{Match: "claude-x", Upstream: "gpt-up"}}})
 			tokens := map[string]float64{}
 			for typ := range tt.wantTokens {
-				tokens[typ] = counterValue(t, h.metrics.tokens.WithLabelValues(typ, "gpt-up"))
+				tokens[typ] = metricValue(t, "caddy_llmbridge_tokens_total", "type="+typ, "upstream_model=gpt-up")
 			}
-			requests := counterValue(t, h.metrics.requests.WithLabelValues("anthropic-messages", "openai-chat", tt.wantRequest))
+			requests := metricValue(t, "caddy_llmbridge_requests_total", "client_protocol=anthropic-messages", "upstream_protocol=openai-chat", "status="+tt.wantRequest)
 			answer := tt.answer
 			if answer == nil {
 				answer = func(http.ResponseWriter) error {
@@ -184,11 +217,11 @@ func TestRecordExchange(t *testing.T) {
 				t.Error("an unknown llmbridge placeholder is defined")
 			}
 			for typ, want := range tt.wantTokens {
-				if got := counterValue(t, h.metrics.tokens.WithLabelValues(typ, "gpt-up")) - tokens[typ]; got != want {
+				if got := metricValue(t, "caddy_llmbridge_tokens_total", "type="+typ, "upstream_model=gpt-up") - tokens[typ]; got != want {
 					t.Errorf("tokens_total{type=%q} grew by %v, want %v", typ, got, want)
 				}
 			}
-			if got := counterValue(t, h.metrics.requests.WithLabelValues("anthropic-messages", "openai-chat", tt.wantRequest)) - requests; got != 1 {
+			if got := metricValue(t, "caddy_llmbridge_requests_total", "client_protocol=anthropic-messages", "upstream_protocol=openai-chat", "status="+tt.wantRequest) - requests; got != 1 {
 				t.Errorf("requests_total{status=%q} grew by %v, want 1", tt.wantRequest, got)
 			}
 		})

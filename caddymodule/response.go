@@ -11,6 +11,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
 )
@@ -26,7 +27,7 @@ type translatingWriter struct {
 	h      *Handler
 	client codec.Protocol
 	req    *codec.Request
-	x      *Exchange
+	x      *observe.Exchange
 	// model, when set, replaces the model the upstream names in its
 	// response: the model the client asked for, after a model rule
 	// rewrote it.
@@ -239,7 +240,7 @@ func (tw *translatingWriter) reportDroppedOutput(dropped []string) {
 	tw.Header().Set(droppedOutputHeader, droppedHeader(dropped))
 	tw.h.logger.Debug("response content the client protocol cannot carry", zap.Strings("dropped", dropped))
 	for _, d := range dropped {
-		tw.h.metrics.RecordDroppedOutput(DroppedOutputKind(d))
+		tw.h.metrics.RecordDroppedOutput(observe.DroppedOutputKind(d))
 	}
 }
 
@@ -320,7 +321,7 @@ func isJSON(contentType string) bool {
 // writeUpstreamFailure answers a request whose upstream never responded
 // (connection refused, DNS failure, timeout before headers). The message
 // names no address: errors must not leak the internal topology.
-func (h *Handler) writeUpstreamFailure(w http.ResponseWriter, client codec.Protocol, err error, x *Exchange) {
+func (h *Handler) writeUpstreamFailure(w http.ResponseWriter, client codec.Protocol, err error, x *observe.Exchange) {
 	status := http.StatusBadGateway
 	var he caddyhttp.HandlerError
 	if errors.As(err, &he) && he.StatusCode >= 400 {

@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
 	"github.com/llmbridge/llmbridge/sse"
@@ -24,7 +25,7 @@ type streamTranslator struct {
 	w       http.ResponseWriter
 	rc      *http.ResponseController
 	logger  *zap.Logger
-	metrics *Metrics
+	metrics *observe.Metrics
 
 	rd *sse.Reader
 	// unframe, for an upstream that does not stream SSE, reads its
@@ -51,7 +52,7 @@ type streamTranslator struct {
 	// model, when set, replaces the model the upstream names in its
 	// start event (see translatingWriter.model).
 	model string
-	x     *Exchange
+	x     *observe.Exchange
 	// keys is the handler's credential pool, nil without one.
 	keys     *keyPool
 	upstream codec.Protocol

@@ -6,6 +6,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
+	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/codec"
 )
 
@@ -16,7 +17,7 @@ import (
 // (websocket passthrough). The connection is recorded once, as one
 // exchange, when it ends; its frames pass untouched.
 func (h *Handler) passSocket(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, client codec.Protocol) error {
-	x := &Exchange{Client: client, Upstream: h.upstream, Start: time.Now(), Stream: true}
+	x := &observe.Exchange{Client: client, Upstream: h.upstream, Start: time.Now(), Stream: true}
 	if h.clientKeys != nil {
 		x.KeyName = h.clientKeyNames[h.authorized(client, r)]
 	}
@@ -42,7 +43,7 @@ func (h *Handler) passSocket(w http.ResponseWriter, r *http.Request, next caddyh
 // through handshake with (101 when it switched protocols).
 type socketStatusWriter struct {
 	*caddyhttp.ResponseWriterWrapper
-	x *Exchange
+	x *observe.Exchange
 }
 
 // WriteHeader notes status and writes it.

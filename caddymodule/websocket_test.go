@@ -2,6 +2,7 @@ package caddymodule
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -267,6 +268,29 @@ func TestWebSocketAgeLimit(t *testing.T) {
 	defer cancel()
 	if _, _, err := c.Read(ctx); websocket.CloseStatus(err) != websocket.StatusNormalClosure {
 		t.Fatalf("closed with %v", err)
+	}
+}
+
+// TestWebSocketIdlePing keeps an idle connection whose client answers
+// pings, and closes one whose client stopped reading.
+func TestWebSocketIdlePing(t *testing.T) {
+	h := newTestHandler(t, &Handler{Upstream: "anthropic-messages"})
+	h.socketTimings = &socketTimings{maxAge: time.Hour, pingInterval: 20 * time.Millisecond, pingTimeout: 100 * time.Millisecond}
+	site := socketSite(t, h, func(w http.ResponseWriter, r *http.Request) error { return nil })
+	// A client that reads answers the pings: the connection stays open.
+	alive := dialSocket(t, site.URL, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if _, _, err := alive.Read(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a reading client's connection ended: %v", err)
+	}
+	// A client that never reads answers no ping: the server closes it.
+	silent := dialSocket(t, site.URL, nil)
+	time.Sleep(500 * time.Millisecond)
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel2()
+	if _, _, err := silent.Read(ctx2); err == nil || errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a silent client's connection is still open: %v", err)
 	}
 }
 

@@ -29,7 +29,7 @@ func NewSharedConversations(store state.Store, ttl time.Duration, max int) *Shar
 	return &SharedConversations{store: store, ttl: ttl, max: max}
 }
 
-// PutConversation keeps conversation under id, compacted (compact.go):
+// PutConversation keeps conversation under id, compacted (Compact):
 // a conversation is repetitive text that grows with every turn, and it
 // crosses the network and lives in the store's memory.
 func (s *SharedConversations) PutConversation(ctx context.Context, id string, conversation []byte) error {

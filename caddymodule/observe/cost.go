@@ -1,4 +1,4 @@
-package caddymodule
+package observe
 
 import (
 	"github.com/llmbridge/llmbridge/caddymodule/internal/glob"

@@ -1,4 +1,9 @@
-package caddymodule
+// Package match holds the llm_model request matcher
+// (http.matchers.llm_model): generation requests matched by the model
+// they ask for, so that one site can send some models to one upstream and
+// the rest to another with ordinary handle blocks. It imports the codec's
+// route detection and the model-name patterns, nothing of the handler.
+package match
 
 import (
 	"bytes"
@@ -14,25 +19,27 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/llmbridge/llmbridge/caddymodule/internal/glob"
+	"github.com/llmbridge/llmbridge/codec"
 )
 
 func init() {
-	caddy.RegisterModule(MatchModel{})
+	caddy.RegisterModule(Model{})
 }
 
-// DefaultMatchMaxBody is how much of a request body the llm_model matcher
+// DefaultMaxBody is how much of a request body the llm_model matcher
 // reads, when max_body is not configured, to find the model: a body larger
-// than this does not match.
-const DefaultMatchMaxBody = DefaultMaxRequestBody
+// than this does not match. It is the llmbridge handler's default
+// max_request_body.
+const DefaultMaxBody = 32 << 20
 
-// MatchModel matches generation requests by the model they ask for: the
+// Model matches generation requests by the model they ask for: the
 // model member of a JSON body (OpenAI, Anthropic), or the model in the path
 // of a Gemini, Vertex or Anthropic-on-Vertex request. It reads the body
 // without consuming it: the handlers after it see every byte.
 //
 // It lets one site send some models to one upstream and the rest to
 // another with ordinary handle blocks.
-type MatchModel struct {
+type Model struct {
 	// Models are the patterns the requested model is matched against; any
 	// match is a match. Each '*' matches any run of characters, the rest
 	// must match exactly.
@@ -47,15 +54,15 @@ type MatchModel struct {
 }
 
 // CaddyModule returns the Caddy module information.
-func (MatchModel) CaddyModule() caddy.ModuleInfo {
+func (Model) CaddyModule() caddy.ModuleInfo {
 	return caddy.ModuleInfo{
 		ID:  "http.matchers.llm_model",
-		New: func() caddy.Module { return new(MatchModel) },
+		New: func() caddy.Module { return new(Model) },
 	}
 }
 
 // Provision compiles the patterns.
-func (m *MatchModel) Provision(caddy.Context) error {
+func (m *Model) Provision(caddy.Context) error {
 	if len(m.Models) == 0 {
 		return fmt.Errorf("llm_model: at least one model pattern is required")
 	}
@@ -68,13 +75,13 @@ func (m *MatchModel) Provision(caddy.Context) error {
 		m.globs = append(m.globs, g)
 	}
 	if m.MaxBody == 0 {
-		m.MaxBody = DefaultMatchMaxBody
+		m.MaxBody = DefaultMaxBody
 	}
 	return nil
 }
 
 // Validate checks the body limit.
-func (m *MatchModel) Validate() error {
+func (m *Model) Validate() error {
 	if m.MaxBody < 0 {
 		return fmt.Errorf("llm_model: max_body must be positive, got %d", m.MaxBody)
 	}
@@ -88,7 +95,7 @@ func (m *MatchModel) Validate() error {
 // Each glob is a model name in which '*' matches any run of characters,
 // for example "@claude llm_model claude-* anthropic/*". Several llm_model
 // lines in one named matcher add their patterns together.
-func (m *MatchModel) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+func (m *Model) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	for d.Next() {
 		args := d.RemainingArgs()
 		if len(args) == 0 {
@@ -109,14 +116,14 @@ func (m *MatchModel) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 
 // Match reports whether the request asks for a matching model; a body that
 // cannot be read does not match.
-func (m MatchModel) Match(r *http.Request) bool {
+func (m Model) Match(r *http.Request) bool {
 	ok, _ := m.MatchWithError(r)
 	return ok
 }
 
 // MatchWithError reports whether the request asks for a model that matches
 // one of the patterns. The error is a failure to read the body.
-func (m MatchModel) MatchWithError(r *http.Request) (bool, error) {
+func (m Model) MatchWithError(r *http.Request) (bool, error) {
 	model, err := requestedModel(r, m.MaxBody)
 	if err != nil || model == "" {
 		return false, err
@@ -134,8 +141,8 @@ func (m MatchModel) MatchWithError(r *http.Request) (bool, error) {
 // body of at most limit bytes. It restores r.Body so that it can be read
 // again in full. An empty result means no model was found.
 func requestedModel(r *http.Request, limit int64) (string, error) {
-	if rt, ok := detectRoute(r.URL.Path); ok && rt.model != "" {
-		return strings.TrimPrefix(rt.model, "models/"), nil
+	if _, model, _, ok := codec.MatchRoute(r.URL.Path); ok && model != "" {
+		return strings.TrimPrefix(model, "models/"), nil
 	}
 	if r.Body == nil || r.Body == http.NoBody || r.ContentLength > limit {
 		return "", nil
@@ -170,9 +177,9 @@ func (b *prefixedBody) Close() error { return b.body.Close() }
 
 // Interface guards
 var (
-	_ caddy.Provisioner                 = (*MatchModel)(nil)
-	_ caddy.Validator                   = (*MatchModel)(nil)
-	_ caddyfile.Unmarshaler             = (*MatchModel)(nil)
-	_ caddyhttp.RequestMatcherWithError = (*MatchModel)(nil)
-	_ caddyhttp.RequestMatcher          = (*MatchModel)(nil)
+	_ caddy.Provisioner                 = (*Model)(nil)
+	_ caddy.Validator                   = (*Model)(nil)
+	_ caddyfile.Unmarshaler             = (*Model)(nil)
+	_ caddyhttp.RequestMatcherWithError = (*Model)(nil)
+	_ caddyhttp.RequestMatcher          = (*Model)(nil)
 )

@@ -1,4 +1,10 @@
-package caddymodule
+// Package admin reports the use of llmbridge's limits: the admin API
+// module admin.api.llmbridge (GET /llmbridge/limits, each client key's use
+// of each limit of the loaded configuration, read from the state store)
+// and the `caddy llmbridge-limits` command that prints it as a table. It
+// reads what the handlers publish in caddymodule/limits and imports
+// nothing of the handler.
+package admin
 
 import (
 	"encoding/json"
@@ -6,6 +12,8 @@ import (
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
+
+	"github.com/llmbridge/llmbridge/caddymodule/limits"
 )
 
 func init() {
@@ -36,23 +44,9 @@ func serveLimitsReport(w http.ResponseWriter, r *http.Request) error {
 	if r.Method != http.MethodGet {
 		return caddy.APIError{HTTPStatus: http.StatusMethodNotAllowed, Message: "method not allowed; use GET"}
 	}
-	now := time.Now()
-	reports := []any{}
-	var firstErr error
-	limitSets.Range(func(k, _ any) bool {
-		h := k.(*Handler)
-		rs, err := h.limits.Report(r.Context(), h.clientKeyNames, now)
-		if err != nil {
-			firstErr = err
-			return false
-		}
-		for _, rep := range rs {
-			reports = append(reports, rep)
-		}
-		return true
-	})
-	if firstErr != nil {
-		return caddy.APIError{HTTPStatus: http.StatusServiceUnavailable, Err: firstErr, Message: "the state store could not be read"}
+	reports, err := limits.Loaded(r.Context(), time.Now())
+	if err != nil {
+		return caddy.APIError{HTTPStatus: http.StatusServiceUnavailable, Err: err, Message: "the state store could not be read"}
 	}
 	w.Header().Set("Content-Type", "application/json")
 	return json.NewEncoder(w).Encode(reports)

@@ -1,4 +1,4 @@
-package caddymodule
+package admin
 
 import (
 	"net/http"
@@ -6,6 +6,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/caddyserver/caddy/v2"
+	caddycmd "github.com/caddyserver/caddy/v2/cmd"
 )
 
 // TestPrintLimits prints the admin API's report as a table, and says why
@@ -42,5 +47,28 @@ func TestPrintLimits(t *testing.T) {
 	}
 	if err := printLimits(&b, srv.Client(), "127.0.0.1:1", now); err == nil {
 		t.Error("an unreachable admin API gave no error")
+	}
+}
+
+// TestLimitsCommand runs the registered llmbridge-limits command against
+// an admin API, and fails it when the admin API cannot be reached.
+func TestLimitsCommand(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`[]`))
+	}))
+	defer srv.Close()
+	cmd, ok := caddycmd.Commands()["llmbridge-limits"]
+	if !ok {
+		t.Fatal("the command is not registered")
+	}
+	for address, want := range map[string]int{srv.URL: caddy.ExitCodeSuccess, "127.0.0.1:1": caddy.ExitCodeFailedQuit} {
+		fs := pflag.NewFlagSet("llmbridge-limits", pflag.ContinueOnError)
+		fs.String("address", "", "")
+		if err := fs.Parse([]string{"--address", address}); err != nil {
+			t.Fatal(err)
+		}
+		if code, _ := cmd.Func(caddycmd.Flags{FlagSet: fs}); code != want {
+			t.Errorf("against %s: exit code %d, want %d", address, code, want)
+		}
 	}
 }

@@ -1,4 +1,4 @@
-package caddymodule
+package observe
 
 import (
 	"net/http"

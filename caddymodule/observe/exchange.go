@@ -1,4 +1,4 @@
-package caddymodule
+package observe
 
 import (
 	"strconv"
@@ -16,26 +16,36 @@ import (
 // Exchange is what one request through llmbridge did: the protocols and
 // models on both sides, the status the client got, the usage and stop
 // reason the upstream reported, and when the response started. The
-// response writers fill it in; record publishes it as placeholders, access
-// log fields and metrics before ServeHTTP returns.
+// handler's response writers fill it in; its record publishes it as
+// placeholders, access log fields, metrics and span attributes before
+// ServeHTTP returns.
 type Exchange struct {
-	Client, Upstream     codec.Protocol
+	// Client and Upstream are the protocols of the two sides.
+	Client, Upstream codec.Protocol
+	// Model is the model the client asked for, UpstreamModel the one
+	// sent (after model routes).
 	Model, UpstreamModel string
 
-	Status    int
-	Usage     codec.Usage
-	ErrReason string // why llmbridge answered an error itself, or ""
+	// Status is the HTTP status the client got, 0 until one is written.
+	Status int
+	// Usage is what the upstream reported, in the canonical meaning.
+	Usage codec.Usage
+	// ErrReason says why llmbridge answered an error itself, or is "".
+	ErrReason string
 	// Dropped are the paths the drop setting removed from the request
-	// body (policy.go).
+	// body.
 	Dropped []string
 
-	Start         time.Time // ServeHTTP began
-	UpstreamSent  time.Time // the request went to the upstream (translated requests)
-	UpstreamStart time.Time // the upstream's response header arrived
-	UpstreamBody  time.Time // the first bytes of the upstream's stream arrived
-	FirstWrite    time.Time // the first byte of the response went to the client
+	// Start is when ServeHTTP began; UpstreamSent when the request went to
+	// the upstream (translated requests); UpstreamStart when the
+	// upstream's response header arrived; UpstreamBody when the first
+	// bytes of its stream arrived; FirstWrite when the first byte of the
+	// response went to the client.
+	Start, UpstreamSent, UpstreamStart, UpstreamBody, FirstWrite time.Time
 
 	// The small fields share one word.
+
+	// Stop is the upstream's stop reason.
 	Stop codec.StopReason
 	// Stream is whether the client asked for a streamed response.
 	Stream bool
@@ -61,7 +71,7 @@ type Exchange struct {
 	// UpstreamStatus is the status the upstream answered the latest call
 	// with, before the client's protocol mapped it, or 0.
 	UpstreamStatus int
-	// Tel is what the OpenTelemetry spans need (telemetry.go), nil unless
+	// Tel is what the OpenTelemetry spans need (Telemetry), nil unless
 	// the request's span records.
 	Tel *Telemetry
 	// Target names the failover Target that answered, or is "" outside

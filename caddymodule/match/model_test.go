@@ -1,4 +1,4 @@
-package caddymodule
+package match
 
 import (
 	"io"
@@ -8,6 +8,9 @@ import (
 	"testing"
 	"testing/iotest"
 
+	_ "github.com/llmbridge/llmbridge/codec/all"
+
+	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 )
 
@@ -42,8 +45,8 @@ func TestMatchModel(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := &MatchModel{Models: tt.models, MaxBody: tt.maxBody}
-			if err := m.Provision(testContext(t)); err != nil {
+			m := &Model{Models: tt.models, MaxBody: tt.maxBody}
+			if err := m.Provision(caddy.Context{}); err != nil {
 				t.Fatal(err)
 			}
 			if err := m.Validate(); err != nil {
@@ -77,8 +80,8 @@ func TestMatchModel(t *testing.T) {
 }
 
 func TestMatchModelReadError(t *testing.T) {
-	m := &MatchModel{Models: []string{"*"}}
-	if err := m.Provision(testContext(t)); err != nil {
+	m := &Model{Models: []string{"*"}}
+	if err := m.Provision(caddy.Context{}); err != nil {
 		t.Fatal(err)
 	}
 	r := httptest.NewRequest(http.MethodPost, "/v1/messages", nil)
@@ -107,7 +110,7 @@ func TestMatchModelConfig(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var m MatchModel
+			var m Model
 			err := m.UnmarshalCaddyfile(caddyfile.NewTestDispenser(tt.input))
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
@@ -123,8 +126,8 @@ func TestMatchModelConfig(t *testing.T) {
 			}
 		})
 	}
-	for _, bad := range []MatchModel{{}, {Models: []string{""}}, {Models: []string{"a"}, MaxBody: -1}} {
-		err := bad.Provision(testContext(t))
+	for _, bad := range []Model{{}, {Models: []string{""}}, {Models: []string{"a"}, MaxBody: -1}} {
+		err := bad.Provision(caddy.Context{})
 		if err == nil {
 			err = bad.Validate()
 		}

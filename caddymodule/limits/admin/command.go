@@ -1,4 +1,4 @@
-package caddymodule
+package admin
 
 import (
 	"encoding/json"
@@ -66,7 +66,7 @@ func printLimits(w io.Writer, c *http.Client, address string, now time.Time) err
 		if r.Reset != nil {
 			reset = r.Reset.Sub(now).Round(time.Second).String()
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Key, r.Limit, formatAmount(r.Used), formatAmount(r.Max), reset,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Key, r.Limit, limits.FormatAmount(r.Used), limits.FormatAmount(r.Max), reset,
 			strings.Join(r.Models, ","), r.Scope)
 	}
 	if len(reports) == 0 {

@@ -1,0 +1,67 @@
+package caddymodule
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// TestConversationRecorder reads the answered response from a JSON body
+// copied in by ReadFrom and from a stream's terminal event, passes both
+// on untouched, and keeps nothing of an error, an event past its bound or
+// a body past the response limit.
+func TestConversationRecorder(t *testing.T) {
+	const answer = `{"id":"resp_1","status":"completed","output":[{"type":"message","id":"m1"}]}`
+	for _, tc := range []struct {
+		name     string
+		ctype    string
+		status   int
+		body     string
+		maxEvent int
+		wantID   string
+	}{
+		{"json", "application/json", 200, answer, 0, "resp_1"},
+		{"stream", "text/event-stream", 200, "event: response.created\ndata: {}\n\nevent: response.completed\ndata: {\"response\":" + answer + "}\n\n", 0, "resp_1"},
+		{"error", "application/json", 400, `{"error":{"message":"no"}}`, 0, ""},
+		{"incomplete json", "application/json", 200, `{"id":"resp_1","status":"in_progress","output":[]}`, 0, ""},
+		{"event past the bound", "text/event-stream", 200, "event: response.completed\ndata: {\"response\":" + answer + strings.Repeat(" ", maxResponseBody) + "}\n\n", 16, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := httptest.NewRecorder()
+			cr := getConversationRecorder(w, tc.maxEvent)
+			defer putConversationRecorder(cr)
+			if cr.Unwrap() != w {
+				t.Fatal("Unwrap is not the client's writer")
+			}
+			cr.Header().Set("Content-Type", tc.ctype)
+			cr.WriteHeader(tc.status)
+			if n, err := cr.ReadFrom(strings.NewReader(tc.body)); err != nil || n != int64(len(tc.body)) {
+				t.Fatalf("ReadFrom = %d, %v", n, err)
+			}
+			if err := cr.FlushError(); err != nil {
+				t.Fatal(err)
+			}
+			if w.Code != tc.status || w.Body.String() != tc.body {
+				t.Errorf("the client got %d %q", w.Code, w.Body.String())
+			}
+			got, ok := cr.answer()
+			if ok != (tc.wantID != "") || got.ID != tc.wantID {
+				t.Errorf("answer %+v %v, want %q", got, ok, tc.wantID)
+			}
+		})
+	}
+	// A body written without a status is a 200; a body past the limit is
+	// not kept.
+	w := httptest.NewRecorder()
+	cr := getConversationRecorder(w, 0)
+	defer putConversationRecorder(cr)
+	_, _ = cr.Write([]byte(answer[:10]))
+	_, _ = cr.Write(make([]byte, maxResponseBody))
+	if _, ok := cr.answer(); ok || w.Code != http.StatusOK {
+		t.Errorf("a body past the limit: answer kept %v, status %d", ok, w.Code)
+	}
+	if _, ok := (&conversationRecorder{status: 200}).answer(); ok {
+		t.Error("an empty answer was read")
+	}
+}
