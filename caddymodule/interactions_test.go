@@ -99,3 +99,27 @@ func TestFoldStreamCopiesDeltas(t *testing.T) {
 		}
 	}
 }
+
+// TestStoredAnswer checks what GET answers of a stored interaction: its
+// output steps, with include_input its request's input before them, never
+// the steps of the interactions it continued nor the gateway's span; one
+// stored without a span has all its steps.
+func TestStoredAnswer(t *testing.T) {
+	steps := `[{"type":"user_input","n":0},{"type":"model_output","n":1},{"type":"user_input","n":2},{"type":"model_output","n":3}]`
+	for _, tt := range []struct {
+		name, stored string
+		include      bool
+		want         string
+	}{
+		{"output", `{"id":"a","steps":` + steps + `,"llmbridge_span":{"input":2,"output":3}}`, false, `[3]`},
+		{"with its input", `{"id":"a","steps":` + steps + `,"llmbridge_span":{"input":2,"output":3}}`, true, `[2,3]`},
+		{"a first interaction", `{"id":"a","steps":` + steps + `,"llmbridge_span":{"input":0,"output":1}}`, true, `[0,1,2,3]`},
+		{"no span", `{"id":"a","steps":` + steps + `}`, false, `[0,1,2,3]`},
+		{"a span out of range", `{"id":"a","steps":` + steps + `,"llmbridge_span":{"input":0,"output":9}}`, false, `[0,1,2,3]`},
+	} {
+		got := gjson.ParseBytes(storedAnswer(gjson.Parse(tt.stored), tt.include))
+		if n := got.Get("steps.#.n").Raw; n != tt.want || got.Get(storedSpan).Exists() || got.Get("id").Str != "a" {
+			t.Errorf("%s: %s, want the steps %s and no span", tt.name, got.Raw, tt.want)
+		}
+	}
+}

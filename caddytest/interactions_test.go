@@ -242,8 +242,8 @@ func TestInteractionsClient(t *testing.T) {
 			}
 			// The stored interaction, read, and deleted where llmbridge
 			// keeps it.
-			get := func(method string) (int, string) {
-				req, _ := http.NewRequestWithContext(ctx, method, base+"/v1beta/interactions/"+id, nil)
+			get := func(method string, query ...string) (int, string) {
+				req, _ := http.NewRequestWithContext(ctx, method, base+"/v1beta/interactions/"+id+strings.Join(query, ""), nil)
 				req.Header.Set("X-Goog-Api-Key", clientKey)
 				resp, err := http.DefaultClient.Do(req)
 				if err != nil {
@@ -253,7 +253,13 @@ func TestInteractionsClient(t *testing.T) {
 				b, _ := io.ReadAll(resp.Body)
 				return resp.StatusCode, string(b)
 			}
-			if status, body := get(http.MethodGet); status != 200 || gjson.Get(body, "steps.0.type").Str != "user_input" ||
+			// GET answers the interaction's own steps: its output, and
+			// with include_input its input first (turn 2's, not turn 1's).
+			if status, body := get(http.MethodGet, "?include_input=true"); status != 200 || gjson.Get(body, "steps.0.type").Str != "user_input" ||
+				!strings.Contains(gjson.Get(body, "steps").Raw, want) || strings.Contains(body, conv.Turns[0].Text) && up != geminiInteractions && up != vertexInteractions {
+				t.Errorf("GET of the stored interaction with its input: %d %s", status, body)
+			}
+			if status, body := get(http.MethodGet); status != 200 || strings.Contains(body, `"user_input"`) && up != geminiInteractions && up != vertexInteractions ||
 				!strings.Contains(gjson.Get(body, "steps").Raw, want) {
 				t.Errorf("GET of the stored interaction: %d %s", status, body)
 			}
