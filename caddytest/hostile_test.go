@@ -150,19 +150,11 @@ func requestWith(p proto, model, conv, extra string) []byte {
 }
 
 // message is one message of p with role and raw JSON content (Gemini's
-// parts); Gemini calls the assistant "model". An Interactions message is
-// a user_input or model_output step, whose content is a list (a string
-// content is its one text).
+// parts); Gemini calls the assistant "model"; an Interactions message is a
+// step (interactionsMessage).
 func message(p proto, role, content string) string {
 	if p.isInteractions() {
-		typ := "user_input"
-		if role == "assistant" {
-			typ = "model_output"
-		}
-		if strings.HasPrefix(content, `"`) {
-			content = `[{"type":"text","text":` + content + `}]`
-		}
-		return `{"type":"` + typ + `","content":` + content + `}`
+		return interactionsMessage(role, content)
 	}
 	if p.isGoogle() {
 		if role == "assistant" {

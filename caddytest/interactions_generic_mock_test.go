@@ -84,6 +84,20 @@ func validateInteractionsBody(root gjson.Result) []string {
 	return problems
 }
 
+// interactionsMessage is a message as an Interactions step: a user_input
+// or model_output step whose content is a list (raw JSON; a string content
+// is its one text).
+func interactionsMessage(role, content string) string {
+	typ := "user_input"
+	if role == "assistant" {
+		typ = "model_output"
+	}
+	if strings.HasPrefix(content, `"`) {
+		content = `[{"type":"text","text":` + content + `}]`
+	}
+	return `{"type":"` + typ + `","content":` + content + `}`
+}
+
 // interactionsStatus is the interaction status of the canonical stop r.Stop.
 func interactionsStatus(stop string) string {
 	if stop == "max_tokens" {

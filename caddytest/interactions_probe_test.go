@@ -114,3 +114,17 @@ func interactionsThinkingLevel(tc *genai.ThinkingConfig) (gi.ThinkingLevel, bool
 	}
 	return "high", true
 }
+
+// interactionsRefusal is what an Interactions client must make of a
+// refusal: the API has no refusal slot and no filter status, so a
+// refusal's text (or the explanation, slot) is the output, one with
+// neither an error, and a filter stop output cut short.
+func interactionsRefusal(filter bool, slot string) refusalWant {
+	switch {
+	case filter:
+		return refusalWant{wire: "incomplete"}
+	case slot == "":
+		return refusalWant{err: true}
+	}
+	return refusalWant{text: slot, wire: "completed"}
+}

@@ -313,16 +313,7 @@ func wantRefusal(cp, up proto, k refusalKind, stream bool) refusalWant {
 		// read (Candidate.FinishMessage stays empty): it is not checked.
 		return refusalWant{text: visible, wire: "SAFETY"}
 	case geminiInteractions:
-		// The Interactions API has no refusal slot and no filter status:
-		// a refusal's text (or explanation) is the output, and a filter
-		// stop is output cut short.
-		switch {
-		case filter:
-			return refusalWant{wire: "incomplete"}
-		case slot == "":
-			return refusalWant{err: true}
-		}
-		return refusalWant{text: slot, wire: "completed"}
+		return interactionsRefusal(filter, slot)
 	case bedrockConverse:
 		// Converse has no refusal: a visible refusal is text, the stop
 		// content_filtered. Like Gemini's, a Converse answer has no slot

@@ -264,10 +264,9 @@ var policyExamples = map[codec.Protocol]map[string][]string{
 			`{"role":"model","parts":[{"text":"A","thoughtSignature":"c2ln"}]},{"role":"user","parts":[{"text":"Go"}]}]`},
 	},
 	interactions.GeminiInteractions: {
-		"model":                   nil,
-		"input":                   nil,
-		"system_instruction":      {"system_instruction", `"Be brief"`},
-		"developer_instructions":  {"developer_instructions", `"Be brief"`},
+		"model":              nil,
+		"input":              nil,
+		"system_instruction": {"system_instruction", `"Be brief"`}, "developer_instructions": {"developer_instructions", `"Be brief"`},
 		"tools":                   {"tools", exStepTools},
 		"response_format":         {"response_format", `{"type":"text","mime_type":"application/json","schema":{"type":"object"}}`},
 		"response_mime_type":      {"response_mime_type", `"application/json"`},
