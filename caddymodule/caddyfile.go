@@ -10,6 +10,7 @@ import (
 	"github.com/dustin/go-humanize"
 
 	"github.com/llmbridge/llmbridge/caddymodule/clouds"
+	"github.com/llmbridge/llmbridge/caddymodule/failover"
 	"github.com/llmbridge/llmbridge/codec"
 )
 
@@ -22,7 +23,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 	var m Handler
 	err := m.UnmarshalCaddyfile(h.Dispenser)
 	if err == nil && m.Failover != nil {
-		noteTargets(h, m.Failover.Targets)
+		failover.NoteTargets(h, m.Failover.Targets)
 	}
 	return &m, err
 }
@@ -113,7 +114,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 // the handler's "cloud" object; vertex_project and vertex_location are
 // ignored by an upstream outside Google Cloud. Several api_key values,
 // azure_credentials lines or aws_profile names are a credential pool
-// (see keyPool), used in turn, each member with its own cooldown and
+// (see failover.Pool), used in turn, each member with its own cooldown and
 // taken out when the upstream refuses it.
 // Client keys given with names log the name (the access log's
 // client_key, the span attribute llmbridge.client_key), never the key;
@@ -197,7 +198,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			continue
 		}
 		if name == "failover" {
-			f, err := parseFailover(d)
+			f, err := failover.Parse(d)
 			if err != nil {
 				return err
 			}

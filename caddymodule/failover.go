@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/failover"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/caddymodule/state"
 	"github.com/llmbridge/llmbridge/codec"
@@ -38,11 +39,11 @@ import (
 
 // failoverSite is the runtime of a failover site.
 type failoverSite struct {
-	cfg         *Failover
+	cfg         *failover.Config
 	retry       [200]bool // retry[s-400]: status s moves a request on
 	cooldown    time.Duration
 	maxCooldown time.Duration
-	breaker     breaker
+	breaker     failover.Breaker
 	logger      *zap.Logger
 	metrics     *observe.Metrics
 	// store is the instance's state store, where cooldowns and opened
@@ -61,7 +62,7 @@ type failoverSite struct {
 type target struct {
 	name  string
 	chain caddyhttp.Handler
-	state *targetState
+	state *failover.TargetState
 	// header is the Llmbridge-Upstream value, shared by every response
 	// (a slice of length and capacity one: appending to it copies).
 	header []string
@@ -81,8 +82,8 @@ const (
 
 // attemptValues are the Llmbridge-Attempts values, shared by every
 // response.
-var attemptValues = func() [maxTargets * 2][]string {
-	var v [maxTargets * 2][]string
+var attemptValues = func() [failover.MaxTargets * 2][]string {
+	var v [failover.MaxTargets * 2][]string
 	for i := range v {
 		v[i] = []string{strconv.Itoa(i + 1)}
 	}
@@ -114,8 +115,8 @@ func (h *Handler) provisionFailover(ctx caddy.Context) error {
 		h.MaxRequestBody = DefaultMaxRequestBody
 	}
 	f := h.Failover
-	fs := &failoverSite{cfg: f, cooldown: defaultCooldown, maxCooldown: defaultMaxCooldown, logger: h.logger, metrics: h.metrics,
-		breaker: breaker{failures: defaultBreakerFailures, window: defaultBreakerWindow, period: defaultBreakerPeriod}}
+	fs := &failoverSite{cfg: f, cooldown: failover.DefaultCooldown, maxCooldown: failover.DefaultMaxCooldown, logger: h.logger, metrics: h.metrics,
+		breaker: failover.Breaker{Failures: failover.DefaultBreakerFailures, Window: failover.DefaultBreakerWindow, Period: failover.DefaultBreakerPeriod}}
 	for _, s := range []int{429, 500, 502, 503, 504, mapping.StatusOverloaded} {
 		fs.retry[s-400] = true
 	}
@@ -130,13 +131,13 @@ func (h *Handler) provisionFailover(ctx caddy.Context) error {
 	}
 	if b := f.Breaker; b != nil {
 		if b.Failures > 0 {
-			fs.breaker.failures = b.Failures
+			fs.breaker.Failures = b.Failures
 		}
 		if b.Window > 0 {
-			fs.breaker.window = time.Duration(b.Window)
+			fs.breaker.Window = time.Duration(b.Window)
 		}
 		if b.Period > 0 {
-			fs.breaker.period = time.Duration(b.Period)
+			fs.breaker.Period = time.Duration(b.Period)
 		}
 	}
 	if err := provisionFailoverMetrics(ctx.GetMetricsRegistry()); err != nil {
@@ -186,7 +187,7 @@ func resolveTargets(routes map[string]*caddyhttp.Route, names []string) ([]*targ
 		if route == nil {
 			return nil, fmt.Errorf("failover target %q is not a named route of this server (define it as &(%s) { ... })", name, name)
 		}
-		t := &target{name: name, index: len(targets), state: stateOf(name), header: []string{name}, ok: failoverAttempts.WithLabelValues(name, "ok")}
+		t := &target{name: name, index: len(targets), state: failover.StateOf(name), header: []string{name}, ok: failoverAttempts.WithLabelValues(name, "ok")}
 		if len(route.MatcherSets) > 0 || route.Group != "" {
 			// A route with conditions of its own runs as Caddy runs it.
 			t.chain = route.Compile(emptyNext)
@@ -206,7 +207,7 @@ func resolveTargets(routes map[string]*caddyhttp.Route, names []string) ([]*targ
 			}
 			t.handler = lb
 			if lb.keys != nil {
-				lb.keys.target.Store(&t.name)
+				lb.keys.SetTarget(t.name)
 			}
 			break
 		}
@@ -371,17 +372,17 @@ func (h *Handler) serveFailover(w http.ResponseWriter, r *http.Request) error {
 	// The clock is read only when a target has a cooldown or an open
 	// circuit on record: a healthy site's requests do not read it.
 	var now int64
-	var avail [maxTargets]bool
+	var avail [failover.MaxTargets]bool
 	lastAvail := -1
 	for i, t := range targets {
-		if t.state.idle() {
+		if t.state.Idle() {
 			avail[i], lastAvail = true, i
 			continue
 		}
 		if now == 0 {
 			now = time.Now().UnixNano()
 		}
-		if t.state.until(now) == 0 {
+		if t.state.Until(now) == 0 {
 			avail[i], lastAvail = true, i
 		}
 	}
@@ -398,7 +399,7 @@ func (h *Handler) serveFailover(w http.ResponseWriter, r *http.Request) error {
 		}
 		if attempts > 0 {
 			fw.saved.restore(r)
-			if i != lastAvail && t.state.until(time.Now().UnixNano()) != 0 {
+			if i != lastAvail && t.state.Until(time.Now().UnixNano()) != 0 {
 				// Cooling since the loop began (another request's answer).
 				continue
 			}
@@ -500,7 +501,7 @@ func (h *Handler) failoverFail(w http.ResponseWriter, r *http.Request, keyName s
 func (fs *failoverSite) setRetryAfter(hdr http.Header, now int64, self *target, selfUntil int64) {
 	soonest := int64(0)
 	for _, t := range fs.targets {
-		u := t.state.until(now)
+		u := t.state.Until(now)
 		if t == self && selfUntil > now {
 			u = max(u, selfUntil)
 		}
@@ -524,3 +525,30 @@ func (*bodyReader) Close() error { return nil }
 
 // Interface guards
 var _ io.ReadCloser = (*bodyReader)(nil)
+
+// checkFailoverSite reports a setting a failover site cannot have: how
+// requests are translated and where they go belongs to each target.
+func (h *Handler) checkFailoverSite() error {
+	if err := h.Failover.Check(); err != nil {
+		return err
+	}
+	set := func(name string, v bool) error {
+		if v {
+			return fmt.Errorf("%s is a setting of each failover target, not of the site that lists them (failover %v)", name, h.Failover.Targets)
+		}
+		return nil
+	}
+	errs := []error{set("upstream", h.Upstream != ""), set("api_key", h.APIKey != "" || len(h.APIKeys) > 0)}
+	if h.cloud != nil {
+		for _, name := range h.cloud.Settings() {
+			errs = append(errs, set(name, true))
+		}
+	}
+	return errors.Join(append(errs,
+		set("model", len(h.Models) > 0), set("model_rule", len(h.ModelRules) > 0), set("dialect", h.Dialect != ""),
+		set("drop", len(h.Drop) > 0), set("on_unsupported", h.OnUnsupported != ""), set("response_model", h.ResponseModel != ""),
+		set("cache", h.Cache != "" || h.CacheTTL != ""), set("default_max_tokens", h.DefaultMaxTokens != 0),
+		set("max_event_size", h.MaxEventSize != 0), set("item_cache", h.ItemCacheSize != 0 || h.ItemCacheTTL != 0),
+		set("otel_content", h.OTelContent),
+	)...)
+}

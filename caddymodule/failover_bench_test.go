@@ -11,6 +11,8 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
+
+	"github.com/llmbridge/llmbridge/caddymodule/failover"
 )
 
 // answering stands for reverse_proxy: it reads the request body and
@@ -41,7 +43,7 @@ func BenchmarkFailoverSite(b *testing.B) {
 		b.Fatal(err)
 	}
 	srv := &caddyhttp.Server{NamedRoutes: map[string]*caddyhttp.Route{"chat": {Handlers: []caddyhttp.MiddlewareHandler{inner, up}}}}
-	site := &Handler{Failover: &Failover{Targets: []string{"chat"}}}
+	site := &Handler{Failover: &failover.Config{Targets: []string{"chat"}}}
 	if err := site.Provision(ctx); err != nil {
 		b.Fatal(err)
 	}
@@ -83,13 +85,13 @@ func BenchmarkFailoverOverhead(b *testing.B) {
 	defer cancel()
 	const body = `{"model":"gpt-5.4","max_tokens":100,"temperature":0.2,"messages":[{"role":"user","content":"Hi"}]}`
 	up := answering{body: `{"id":"c"}`}
-	site := &Handler{Failover: &Failover{Targets: []string{"direct"}}}
+	site := &Handler{Failover: &failover.Config{Targets: []string{"direct"}}}
 	if err := site.Provision(ctx); err != nil {
 		b.Fatal(err)
 	}
 	site.logger, site.failover.logger = zap.NewNop(), zap.NewNop()
 	fs := site.failover
-	fs.targets = []*target{{name: "direct", chain: chainOf([]caddyhttp.MiddlewareHandler{up}), state: stateOf("bench-direct"),
+	fs.targets = []*target{{name: "direct", chain: chainOf([]caddyhttp.MiddlewareHandler{up}), state: failover.StateOf("bench-direct"),
 		header: []string{"direct"}, ok: failoverAttempts.WithLabelValues("bench-direct", "ok")}}
 	fs.resolved.Store(true)
 	base := httptest.NewRequest(http.MethodPost, "/v1/messages", nil)

@@ -9,6 +9,8 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/llmbridge/llmbridge/caddymodule/failover"
 )
 
 func TestUnmarshalFailover(t *testing.T) {
@@ -30,8 +32,8 @@ func TestUnmarshalFailover(t *testing.T) {
 				client_keys k
 				max_request_body 1MiB
 			}`,
-			want: Handler{Failover: &Failover{Targets: []string{"a", "b", "c"}, RetryOn: []int{404, 408}, Cooldown: caddy.Duration(2 * time.Second),
-				MaxCooldown: caddy.Duration(time.Minute), Breaker: &CircuitBreaker{Failures: 3, Window: caddy.Duration(20 * time.Second), Period: caddy.Duration(45 * time.Second)}},
+			want: Handler{Failover: &failover.Config{Targets: []string{"a", "b", "c"}, RetryOn: []int{404, 408}, Cooldown: caddy.Duration(2 * time.Second),
+				MaxCooldown: caddy.Duration(time.Minute), Breaker: &failover.CircuitBreaker{Failures: 3, Window: caddy.Duration(20 * time.Second), Period: caddy.Duration(45 * time.Second)}},
 				ClientKeys: []ClientKey{{Key: "k"}}, MaxRequestBody: 1 << 20},
 		},
 		{
@@ -74,7 +76,7 @@ func TestUnmarshalFailover(t *testing.T) {
 
 func TestResolveTargets(t *testing.T) {
 	lb := func(up string) *Handler { return &Handler{Upstream: up} }
-	site := &Handler{Failover: &Failover{Targets: []string{"x"}}}
+	site := &Handler{Failover: &failover.Config{Targets: []string{"x"}}}
 	routes := map[string]*caddyhttp.Route{
 		"ok":       {Handlers: []caddyhttp.MiddlewareHandler{lb("openai-chat"), &fakeUpstream{}}},
 		"alone":    {Handlers: []caddyhttp.MiddlewareHandler{lb("openai-chat")}},

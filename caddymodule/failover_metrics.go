@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/llmbridge/llmbridge/caddymodule/failover"
 )
 
 // The failover metrics, per target: attempts by outcome ("ok" or the
@@ -40,18 +42,16 @@ func (stateCollector) Describe(ch chan<- *prometheus.Desc) {
 // Collect sends the state of every target and pool.
 func (stateCollector) Collect(ch chan<- prometheus.Metric) {
 	now := time.Now().UnixNano()
-	targetStates.Range(func(k, v any) bool {
-		s := v.(*targetState)
+	failover.EachState(func(s *failover.TargetState) bool {
 		secs := 0.0
-		if u := s.until(now); u > 0 {
+		if u := s.Until(now); u > 0 {
 			secs = float64(u-now) / float64(time.Second)
 		}
-		ch <- prometheus.MustNewConstMetric(failoverCoolingDesc, prometheus.GaugeValue, secs, s.name)
+		ch <- prometheus.MustNewConstMetric(failoverCoolingDesc, prometheus.GaugeValue, secs, s.Name())
 		return true
 	})
-	pools.Range(func(k, v any) bool {
-		p := k.(*keyPool)
-		ch <- prometheus.MustNewConstMetric(keysOutDesc, prometheus.GaugeValue, float64(p.outCount()), p.name())
+	failover.EachPool(func(p *failover.Pool) bool {
+		ch <- prometheus.MustNewConstMetric(keysOutDesc, prometheus.GaugeValue, float64(p.OutCount()), p.Name())
 		return true
 	})
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/failover"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
 )
@@ -57,7 +58,7 @@ func (f *fakeUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddy
 
 // failoverSiteFor provisions a failover site over targets, each an
 // llmbridge of the given upstream protocol before its fake upstream.
-func failoverSiteFor(t testing.TB, ctx caddy.Context, protocols []string, ups []*fakeUpstream, extra func(*Failover)) (*Handler, *caddyhttp.Server) {
+func failoverSiteFor(t testing.TB, ctx caddy.Context, protocols []string, ups []*fakeUpstream, extra func(*failover.Config)) (*Handler, *caddyhttp.Server) {
 	t.Helper()
 	srv := &caddyhttp.Server{NamedRoutes: map[string]*caddyhttp.Route{}}
 	var names []string
@@ -70,7 +71,7 @@ func failoverSiteFor(t testing.TB, ctx caddy.Context, protocols []string, ups []
 		srv.NamedRoutes[name] = &caddyhttp.Route{Handlers: []caddyhttp.MiddlewareHandler{h, ups[i]}}
 		names = append(names, name)
 	}
-	site := &Handler{Failover: &Failover{Targets: names, Cooldown: 1, MaxCooldown: 1, Breaker: &CircuitBreaker{Failures: 1 << 30, Period: 1}}}
+	site := &Handler{Failover: &failover.Config{Targets: names, Cooldown: 1, MaxCooldown: 1, Breaker: &failover.CircuitBreaker{Failures: 1 << 30, Period: 1}}}
 	if extra != nil {
 		extra(site.Failover)
 	}
@@ -255,7 +256,7 @@ func TestFailoverCooling(t *testing.T) {
 	limited := &fakeUpstream{status: 429, header: http.Header{"Content-Type": {"application/json"}, "Retry-After": {"20"}},
 		body: `{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`}
 	failing := &fakeUpstream{status: 500, header: jsonHeader(), body: `{"error":{"message":"boom","type":"server_error","code":null}}`}
-	site, srv := failoverSiteFor(t, ctx, []string{"anthropic-messages", "openai-chat"}, []*fakeUpstream{limited, failing}, func(f *Failover) {
+	site, srv := failoverSiteFor(t, ctx, []string{"anthropic-messages", "openai-chat"}, []*fakeUpstream{limited, failing}, func(f *failover.Config) {
 		f.Cooldown, f.MaxCooldown = caddy.Duration(time.Minute), caddy.Duration(time.Hour)
 	})
 	w := serveSite(site, srv, clientBody)
@@ -270,7 +271,7 @@ func TestFailoverCooling(t *testing.T) {
 		t.Fatalf("second request: %d, calls %d %d, want the cooling target skipped", w.Code, limited.calls, failing.calls)
 	}
 	// Both cooling: the site answers itself.
-	site.failover.targets[1].state.coolFor(time.Now().UnixNano(), 5*time.Second)
+	site.failover.targets[1].state.CoolFor(time.Now().UnixNano(), 5*time.Second)
 	w = serveSite(site, srv, clientBody)
 	if w.Code != 503 || w.Header().Get("Retry-After") != "5" || !strings.Contains(w.Body.String(), `"type":"error"`) {
 		t.Errorf("every target cooling: %d Retry-After %q %s, want 503 with Retry-After 5 in Anthropic's format", w.Code, w.Header().Get("Retry-After"), w.Body.String())
@@ -280,9 +281,10 @@ func TestFailoverCooling(t *testing.T) {
 	}
 	// The last failure, when every other target cools, says when to come
 	// back: the soonest end.
-	site.failover.targets[1].state.cooldown.Store(0)
-	site.failover.targets[0].state.cooldown.Store(time.Now().Add(7 * time.Second).UnixNano())
-	site.failover.targets[1].state.open.Store(time.Now().Add(3 * time.Second).UnixNano())
+	site.failover.targets[0].state.Reset()
+	site.failover.targets[1].state.Reset()
+	site.failover.targets[0].state.CoolUntil(time.Now().Add(7 * time.Second).UnixNano())
+	site.failover.targets[1].state.OpenUntil(time.Now().Add(3 * time.Second).UnixNano())
 	fw := getFailoverWriter(httptest.NewRecorder(), site.failover)
 	fw.begin(site.failover.targets[1], 1, true)
 	fw.WriteHeader(529)
@@ -303,7 +305,7 @@ func TestFailoverCooling(t *testing.T) {
 func TestFailoverMisconfigured(t *testing.T) {
 	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
 	defer cancel()
-	site := &Handler{Failover: &Failover{Targets: []string{"nowhere"}}}
+	site := &Handler{Failover: &failover.Config{Targets: []string{"nowhere"}}}
 	if err := site.Provision(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +322,7 @@ func TestFailoverMisconfigured(t *testing.T) {
 	// Without a server in the request's context, too.
 	r := httptest.NewRequest(http.MethodPost, "/v1/messages", strings.NewReader(clientBody))
 	w := httptest.NewRecorder()
-	site2 := &Handler{Failover: &Failover{Targets: []string{"x"}}}
+	site2 := &Handler{Failover: &failover.Config{Targets: []string{"x"}}}
 	if err := site2.Provision(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -352,12 +354,12 @@ func TestKeyPoolExhausted(t *testing.T) {
 	if w := serve(); w.Code != 200 {
 		t.Fatalf("%d %s", w.Code, w.Body.String())
 	}
-	h.keys.note(0, http.StatusUnauthorized, http.Header{})
-	h.keys.note(1, http.StatusTooManyRequests, http.Header{"Retry-After": {"9"}})
+	h.keys.Note(0, http.StatusUnauthorized, http.Header{})
+	h.keys.Note(1, http.StatusTooManyRequests, http.Header{"Retry-After": {"9"}})
 	if w := serve(); w.Code != 429 || w.Header().Get("Retry-After") != "9" {
 		t.Errorf("keys cooling: %d Retry-After %q, want 429 and 9", w.Code, w.Header().Get("Retry-After"))
 	}
-	h.keys.note(1, http.StatusForbidden, http.Header{})
+	h.keys.Note(1, http.StatusForbidden, http.Header{})
 	if w := serve(); w.Code != 503 {
 		t.Errorf("every key out: %d, want 503", w.Code)
 	}
@@ -392,17 +394,17 @@ func TestKeyPoolExhausted(t *testing.T) {
 }
 
 func TestFailoverCheck(t *testing.T) {
-	many := make([]string, maxTargets+1)
+	many := make([]string, failover.MaxTargets+1)
 	for i := range many {
 		many[i] = strconv.Itoa(i)
 	}
-	for _, f := range []Failover{
+	for _, f := range []failover.Config{
 		{},
 		{Targets: many},
 		{Targets: []string{"a", ""}},
 		{Targets: []string{"a"}, RetryOn: []int{200}},
 		{Targets: []string{"a"}, Cooldown: -1},
-		{Targets: []string{"a"}, Breaker: &CircuitBreaker{Failures: -1}},
+		{Targets: []string{"a"}, Breaker: &failover.CircuitBreaker{Failures: -1}},
 	} {
 		if (&Handler{Failover: &f}).Validate() == nil {
 			t.Errorf("%+v is valid", f)
@@ -414,9 +416,9 @@ func TestFailoverCheck(t *testing.T) {
 // targets rarely do: write nothing, send informational statuses, hold a
 // stream past maxHold, end a stream with an error that moves nothing on.
 func TestFailoverWriterEdges(t *testing.T) {
-	fs := &failoverSite{logger: zap.NewNop(), breaker: breaker{failures: 1 << 30, window: time.Second, period: time.Second}}
+	fs := &failoverSite{logger: zap.NewNop(), breaker: failover.Breaker{Failures: 1 << 30, Window: time.Second, Period: time.Second}}
 	fs.retry[502-400] = true
-	tg := &target{name: "edge", state: stateOf("edge-" + t.Name()), header: []string{"edge"}, ok: failoverAttempts.WithLabelValues("edge", "ok")}
+	tg := &target{name: "edge", state: failover.StateOf("edge-" + t.Name()), header: []string{"edge"}, ok: failoverAttempts.WithLabelValues("edge", "ok")}
 	fs.targets = []*target{tg}
 	begin := func(last bool) (*failoverWriter, *httptest.ResponseRecorder) {
 		rec := httptest.NewRecorder()
@@ -494,7 +496,7 @@ func TestFailoverClientGone(t *testing.T) {
 	if first.calls != 1 || second.calls != 0 {
 		t.Errorf("calls %d %d, want the first target only", first.calls, second.calls)
 	}
-	if n := site.failover.targets[0].state.nfails.Load(); n != 0 {
+	if n := site.failover.targets[0].state.Failures(); n != 0 {
 		t.Errorf("the client's leaving counted %d failures against the target", n)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/failover"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
@@ -385,7 +386,7 @@ func (fw *failoverWriter) end(err error) (bool, error) {
 func (fw *failoverWriter) account() {
 	t, fs := fw.target, fw.site
 	if !fw.failed {
-		t.state.succeeded()
+		t.state.Succeeded()
 		if ce := fs.logger.Check(zap.DebugLevel, "failover attempt answered"); ce != nil {
 			// Checked first: the fields would cost an allocation per
 			// request with the debug level off.
@@ -399,13 +400,13 @@ func (fw *failoverWriter) account() {
 	failoverAttempts.WithLabelValues(t.name, reason).Inc()
 	cool := fw.cooldown(now)
 	if cool > 0 {
-		publishEvent(fs.store, eventCool, t.name, unixNano(t.state.coolFor(now.UnixNano(), cool)))
+		publishEvent(fs.store, eventCool, t.name, unixNano(t.state.CoolFor(now.UnixNano(), cool)))
 	}
-	opened := t.state.failed(now.UnixNano(), &fs.breaker)
+	opened := t.state.Failed(now.UnixNano(), &fs.breaker)
 	if opened {
-		publishEvent(fs.store, eventOpen, t.name, unixNano(t.state.open.Load()))
+		publishEvent(fs.store, eventOpen, t.name, unixNano(t.state.OpenedUntil()))
 		fs.logger.Warn("failover target's circuit opened", zap.String("target", t.name),
-			zap.Int("failures", fs.breaker.failures), zap.Duration("window", fs.breaker.window), zap.Duration("period", fs.breaker.period))
+			zap.Int("failures", fs.breaker.Failures), zap.Duration("window", fs.breaker.Window), zap.Duration("period", fs.breaker.Period))
 		failoverCircuits.WithLabelValues(t.name).Inc()
 	}
 	fs.logger.Debug("failover attempt failed", zap.String("target", t.name), zap.Int("attempt", fw.attempt),
@@ -420,7 +421,7 @@ func (fw *failoverWriter) cooldown(now time.Time) time.Duration {
 	if fw.keyCooled {
 		return 0
 	}
-	d, ok := retryHint(fw.hdr, now)
+	d, ok := failover.RetryHint(fw.hdr, now)
 	if !ok && throttled(fw.failStatus, fw.failKind) {
 		d = fw.site.cooldown
 	}
@@ -448,7 +449,7 @@ func (h *Handler) noteUpstream(w http.ResponseWriter, x *observe.Exchange, statu
 	if x.Key == 0 {
 		return
 	}
-	others := h.keys.note(int(x.Key)-1, status, hdr)
+	others := h.keys.Note(int(x.Key)-1, status, hdr)
 	if fw != nil && others {
 		// Another key may do better: only this one cools, and a refused
 		// key's request moves on.

@@ -86,7 +86,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 		x.KeyName = h.clientKeyNames[key]
 	}
 	if h.keys != nil {
-		i, soonest := h.keys.pick(x.Start.UnixNano())
+		i, soonest := h.keys.Pick(x.Start.UnixNano())
 		if i < 0 {
 			h.noKey(w, x, soonest)
 			return nil

@@ -22,6 +22,7 @@ var roomImports = map[string][]string{
 	"caddymodule/limits":        {"caddymodule/state"},
 	"caddymodule/limits/admin":  {"caddymodule/limits"},
 	"caddymodule/internal/glob": {},
+	"caddymodule/failover":      {"caddymodule/clouds"},
 	"caddymodule/probe":         {"codec/rules"},
 	"caddymodule/match":         {"caddymodule/internal/glob", "codec"},
 	"caddymodule/sessions":      {"caddymodule/state", "codec"},

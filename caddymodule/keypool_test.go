@@ -147,11 +147,11 @@ func TestCredentialPools(t *testing.T) {
 	for _, k := range poolKinds {
 		t.Run(k.name, func(t *testing.T) {
 			h := k.handler(t)
-			if h.keys == nil || len(h.keys.keys) != 2 || h.keys.kind != k.name {
+			if h.keys == nil || h.keys.Len() != 2 || h.keys.Kind() != k.name {
 				t.Fatalf("pool %+v, want two members of %s", h.keys, k.name)
 			}
 			logs := observeLogs(h)
-			h.keys.logger = h.logger
+			h.keys.SetLogger(h.logger)
 			send := func(r *http.Request, answer func(w http.ResponseWriter) error) (int, string) {
 				t.Helper()
 				return send2(t, h, k, r, answer)
@@ -180,8 +180,8 @@ func TestCredentialPools(t *testing.T) {
 			if _, m := send(k.plain(), jsonAnswer(401, `{"error":{"message":"bad key","type":"authentication_error"}}`)); m != "1" {
 				t.Fatalf("member %q, want 1", m)
 			}
-			if h.keys.outCount() != 1 {
-				t.Errorf("%d members out, want 1", h.keys.outCount())
+			if h.keys.OutCount() != 1 {
+				t.Errorf("%d members out, want 1", h.keys.OutCount())
 			}
 			if code, m := send(k.plain(), k.plainAnswer); code != 429 || m != "" {
 				t.Errorf("no usable member: status %d, member %q; want 429 without an upstream call", code, m)
@@ -201,7 +201,7 @@ func TestCredentialPools(t *testing.T) {
 					if m != "0" {
 						t.Fatalf("member %q, want 0", m)
 					}
-					if u := h.keys.until[0].Load(); u <= time.Now().UnixNano() {
+					if u := h.keys.CooledUntil(0); u <= time.Now().UnixNano() {
 						t.Errorf("member 0 is not cooling after a rate limit in its stream")
 					}
 					for range 2 {
@@ -242,7 +242,7 @@ func TestPoolStreamErrorAfterContent(t *testing.T) {
 			if _, m := send2(t, h, k, req(), sseAnswer(tc.stream, 1<<10, nil)); m != "0" {
 				t.Fatalf("%s: member %q, want 0", tc.name, m)
 			}
-			if u := h.keys.until[0].Load(); u != 0 {
+			if u := h.keys.CooledUntil(0); u != 0 {
 				t.Errorf("%s: member 0 cools", tc.name)
 			}
 		}
@@ -284,7 +284,7 @@ func TestPoolStreamRateLimits(t *testing.T) {
 				if _, m := send2(t, h, k, mode.req(), sseAnswer(tc.stream, 1<<10, nil)); m != "0" {
 					t.Fatalf("member %q, want 0", m)
 				}
-				if u := h.keys.until[0].Load(); u <= time.Now().UnixNano() {
+				if u := h.keys.CooledUntil(0); u <= time.Now().UnixNano() {
 					t.Errorf("key 0 is not cooling after a rate limit in its stream")
 				}
 			})

@@ -48,7 +48,14 @@ func (h *Handler) provisionLimits(ctx caddy.Context) error {
 	h.store, h.denyOnStoreError, h.limits = app.Store(), app.DenyOnStoreError(), nil
 	listenEvents(app)
 	if h.keys != nil {
-		h.keys.store = h.store
+		store := h.store
+		h.keys.Share = func(id string, i int, until int64) {
+			if until == 0 {
+				publishEvent(store, eventKeyOut, id, strconv.Itoa(i))
+			} else {
+				publishEvent(store, eventKeyCool, id, strconv.Itoa(i), unixNano(until))
+			}
+		}
 	}
 	if len(h.Limits) == 0 {
 		return nil

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmbridge/llmbridge/caddymodule/failover"
 	"github.com/llmbridge/llmbridge/caddymodule/limits"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/caddymodule/state"
@@ -56,7 +57,7 @@ func TestFailoverSiteLimits(t *testing.T) {
 	for n := range srv.NamedRoutes {
 		names = append(names, n)
 	}
-	site := &Handler{Failover: &Failover{Targets: names}, ClientKeys: []ClientKey{{Name: "alice", Key: "k"}},
+	site := &Handler{Failover: &failover.Config{Targets: names}, ClientKeys: []ClientKey{{Name: "alice", Key: "k"}},
 		Limits: []limits.Limit{{Scope: uniqueScope(t), Rates: []limits.Rate{{Of: "requests", Max: 2, Per: "hour"}, {Of: "total_tokens", Max: 1e6, Per: "day"}}}}}
 	if err := site.Provision(ctx); err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/llmbridge/llmbridge/caddymodule/clouds"
+	"github.com/llmbridge/llmbridge/caddymodule/failover"
 	"github.com/llmbridge/llmbridge/caddymodule/limits"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/caddymodule/sessions"
@@ -67,7 +68,7 @@ type Handler struct {
 	APIKey string `json:"api_key,omitempty"`
 
 	// APIKeys is a pool of upstream credentials used in turn instead of
-	// APIKey (see keyPool): each key has its own cooldown when the
+	// APIKey (see failover.Pool): each key has its own cooldown when the
 	// upstream answers it with a rate limit, and a key the upstream
 	// refuses (401, 403) is left out until the configuration is loaded
 	// again. Exclusive with APIKey.
@@ -86,7 +87,7 @@ type Handler struct {
 	// Failover makes this a failover site: its requests go to the named
 	// routes it lists, in turn (see Failover). A failover site has no
 	// upstream of its own.
-	Failover *Failover `json:"failover,omitempty"`
+	Failover *failover.Config `json:"failover,omitempty"`
 
 	// ClientKeys are the keys clients must present. When set, every
 	// request must carry one of them in its own protocol's credential
@@ -236,7 +237,7 @@ type Handler struct {
 	// the pool of several (api_key values, azure_credentials,
 	// aws_profile names), nil without one.
 	cred clouds.Credential
-	keys *keyPool
+	keys *failover.Pool
 	// signedHost is the host SigV4 signs for and requests carry, when
 	// the credentials sign; "" otherwise.
 	signedHost string

@@ -3,7 +3,6 @@ package caddymodule
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/failover"
 	"github.com/llmbridge/llmbridge/caddymodule/state"
 )
 
@@ -119,11 +119,11 @@ func applyEvent(msg []byte) {
 		if err != nil || until <= time.Now().UnixNano() {
 			return
 		}
-		s := stateOf(f[1])
+		s := failover.StateOf(f[1])
 		if f[0] == eventCool {
-			s.coolUntil(until)
+			s.CoolUntil(until)
 		} else {
-			s.openUntil(until)
+			s.OpenUntil(until)
 		}
 	case eventKeyCool, eventKeyOut:
 		i, err := strconv.Atoi(f[2])
@@ -139,33 +139,18 @@ func applyEvent(msg []byte) {
 				return
 			}
 		}
-		pools.Range(func(k, _ any) bool {
-			p := k.(*keyPool)
-			if p.id != f[1] || i < 0 || i >= len(p.keys) {
+		failover.EachPool(func(p *failover.Pool) bool {
+			if p.ID() != f[1] {
 				return true
 			}
 			if f[0] == eventKeyOut {
-				p.takeOut(i, 0, "another instance")
+				p.TakeOut(i, 0, "another instance")
 			} else {
-				p.coolUntil(i, until)
+				p.CoolUntil(i, until)
 			}
 			return true
 		})
 	}
-}
-
-// poolID names a pool of credentials across instances by a digest of its
-// members' identities (a key, an application, a profile): the same pool
-// configured on several instances has the same id, and the id reveals no
-// credential.
-func poolID(kind string, members []string) string {
-	h := sha256.New()
-	h.Write([]byte(kind))
-	for _, m := range members {
-		h.Write([]byte{0})
-		h.Write([]byte(m))
-	}
-	return hex.EncodeToString(h.Sum(nil)[:12])
 }
 
 // unixNano formats t for an event.

@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/llmbridge/llmbridge/caddymodule/clouds"
+	"github.com/llmbridge/llmbridge/caddymodule/failover"
 	"github.com/llmbridge/llmbridge/caddymodule/state"
 	"github.com/llmbridge/llmbridge/internal/valkeytest"
 )
@@ -23,42 +24,42 @@ func TestApplyEvent(t *testing.T) {
 	name := "shared-test-" + strconv.FormatInt(now, 36)
 	until := now + int64(time.Minute)
 	applyEvent([]byte(eventCool + " " + name + " " + unixNano(until)))
-	if got := stateOf(name).cooldown.Load(); got != until {
+	if got := failover.StateOf(name).CooledUntil(); got != until {
 		t.Errorf("cooldown %d, want %d", got, until)
 	}
 	applyEvent([]byte(eventCool + " " + name + " " + unixNano(until-int64(time.Second))))
-	if got := stateOf(name).cooldown.Load(); got != until {
+	if got := failover.StateOf(name).CooledUntil(); got != until {
 		t.Errorf("an earlier end replaced a later one: %d", got)
 	}
 	applyEvent([]byte(eventOpen + " " + name + " " + unixNano(until)))
-	if got := stateOf(name).until(now); got != until {
+	if got := failover.StateOf(name).Until(now); got != until {
 		t.Errorf("until %d after the circuit opened elsewhere, want %d", got, until)
 	}
 	applyEvent([]byte(eventCool + " " + name + "-past " + unixNano(now-1)))
-	if !stateOf(name + "-past").idle() {
+	if !failover.StateOf(name + "-past").Idle() {
 		t.Errorf("a cooldown that already ended was applied")
 	}
 
-	p := newKeyPool("api_key", []clouds.Credential{{Key: "k0-" + name}, {Key: "k1-" + name}}, zap.NewNop())
-	pools.Store(p, struct{}{})
-	defer pools.Delete(p)
-	applyEvent([]byte(eventKeyCool + " " + p.id + " 1 " + unixNano(until)))
-	if i, _ := p.pick(now); i != 0 {
+	p := failover.NewPool("api_key", []clouds.Credential{{Key: "k0-" + name}, {Key: "k1-" + name}}, zap.NewNop())
+	failover.Register(p)
+	defer failover.Forget(p)
+	applyEvent([]byte(eventKeyCool + " " + p.ID() + " 1 " + unixNano(until)))
+	if i, _ := p.Pick(now); i != 0 {
 		t.Errorf("picked key %d while key 1 cools", i)
 	}
-	applyEvent([]byte(eventKeyOut + " " + p.id + " 0"))
-	if i, _ := p.pick(now); i != -1 || p.outCount() != 1 {
-		t.Errorf("picked %d with key 0 out and key 1 cooling (out %d)", i, p.outCount())
+	applyEvent([]byte(eventKeyOut + " " + p.ID() + " 0"))
+	if i, _ := p.Pick(now); i != -1 || p.OutCount() != 1 {
+		t.Errorf("picked %d with key 0 out and key 1 cooling (out %d)", i, p.OutCount())
 	}
-	applyEvent([]byte(eventKeyOut + " " + p.id + " 0"))
-	if p.outCount() != 1 {
-		t.Errorf("a repeated refusal counted twice: %d out", p.outCount())
+	applyEvent([]byte(eventKeyOut + " " + p.ID() + " 0"))
+	if p.OutCount() != 1 {
+		t.Errorf("a repeated refusal counted twice: %d out", p.OutCount())
 	}
-	other := newKeyPool("api_key", []clouds.Credential{{Key: "other-" + name}}, zap.NewNop())
-	if other.id == p.id {
+	other := failover.NewPool("api_key", []clouds.Credential{{Key: "other-" + name}}, zap.NewNop())
+	if other.ID() == p.ID() {
 		t.Errorf("pools of different keys share an id")
 	}
-	if again := newKeyPool("api_key", []clouds.Credential{{Key: "k0-" + name}, {Key: "k1-" + name}}, zap.NewNop()); again.id != p.id {
+	if again := failover.NewPool("api_key", []clouds.Credential{{Key: "k0-" + name}, {Key: "k1-" + name}}, zap.NewNop()); again.ID() != p.ID() {
 		t.Errorf("the same pool on another instance has another id")
 	}
 }
@@ -113,7 +114,7 @@ func TestEventsThroughValkey(t *testing.T) {
 	name := "valkey-event-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	until := time.Now().Add(time.Minute).UnixNano()
 	deadline := time.Now().Add(5 * time.Second)
-	for stateOf(name).cooldown.Load() != until {
+	for failover.StateOf(name).CooledUntil() != until {
 		// The subscription starts on its own connection: publish until
 		// it has.
 		publishEvent(app.Store(), eventCool, name, unixNano(until))

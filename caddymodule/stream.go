@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/failover"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
@@ -54,7 +55,7 @@ type streamTranslator struct {
 	model string
 	x     *observe.Exchange
 	// keys is the handler's credential pool, nil without one.
-	keys     *keyPool
+	keys     *failover.Pool
 	upstream codec.Protocol
 	maxEvent int
 	done     bool // the client's stream has ended (terminal event written)
@@ -235,7 +236,7 @@ func (s *streamTranslator) emit() {
 			s.x.Observe(&s.events[i])
 			if s.x.Key > 0 && !s.keyWatched {
 				// A rate limit before content cools the pooled key.
-				s.keyWatched = s.keys.watchStream(s.w, s.x, &s.events[i])
+				s.keyWatched = watchPoolStream(s.keys, s.w, s.x, &s.events[i])
 			}
 			if fw := failoverOf(s.w); fw != nil && fw.watching() {
 				// A failover site holds the stream until its first

@@ -11,6 +11,8 @@ import (
 	"github.com/coder/websocket"
 	"github.com/tidwall/gjson"
 	"go.uber.org/zap"
+
+	"github.com/llmbridge/llmbridge/internal/wstest"
 )
 
 // BenchmarkTurn runs the same streamed Responses turn toward an Anthropic
@@ -56,7 +58,7 @@ func BenchmarkTurn(b *testing.B) {
 	})
 	b.Run("websocket", func(b *testing.B) {
 		ctx := context.Background()
-		c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(site.URL, "http")+"/v1/responses", nil)
+		c, _, err := websocket.Dial(ctx, wstest.URL(site.URL), nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -118,7 +120,7 @@ func TestWebSocketAllocsPerEvent(t *testing.T) {
 		return nil
 	})
 	ctx := context.Background()
-	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(site.URL, "http")+"/v1/responses", nil)
+	c, _, err := websocket.Dial(ctx, wstest.URL(site.URL), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

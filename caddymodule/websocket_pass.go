@@ -22,7 +22,7 @@ func (h *Handler) passSocket(w http.ResponseWriter, r *http.Request, next caddyh
 		x.KeyName = h.clientKeyNames[h.authorized(client, r)]
 	}
 	if h.keys != nil {
-		i, soonest := h.keys.pick(x.Start.UnixNano())
+		i, soonest := h.keys.Pick(x.Start.UnixNano())
 		if i < 0 {
 			h.noKey(w, x, soonest)
 			h.record(r, x)

@@ -16,6 +16,8 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/coder/websocket"
 	"github.com/tidwall/gjson"
+
+	"github.com/llmbridge/llmbridge/internal/wstest"
 )
 
 // anthropicToolStream is an Anthropic stream answering with text and a
@@ -48,44 +50,21 @@ func socketSite(t *testing.T, h *Handler, next caddyhttp.HandlerFunc) *httptest.
 // dialSocket opens a WebSocket on the site's Responses path.
 func dialSocket(t *testing.T, url string, hdr http.Header) *websocket.Conn {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	c, resp, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(url, "http")+"/v1/responses", &websocket.DialOptions{HTTPHeader: hdr})
-	if err != nil {
-		t.Fatalf("dial: %v (%v)", err, resp)
-	}
-	t.Cleanup(func() { _ = c.CloseNow() })
-	return c
+	return wstest.Dial(t, url, hdr, 5*time.Second)
 }
 
-// readTurn reads events until one that ends a turn (response.completed,
-// .incomplete, .failed, or error) and returns them.
+// readTurn reads the events of one turn, within five seconds.
 func readTurn(t *testing.T, c *websocket.Conn) []gjson.Result {
 	t.Helper()
 	return readTurnWithin(t, c, 5*time.Second)
 }
 
-// readTurnWithin is readTurn with a deadline of d for the whole turn.
+// readTurnWithin reads the events of one turn, within d.
 func readTurnWithin(t *testing.T, c *websocket.Conn, d time.Duration) []gjson.Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
-	var events []gjson.Result
-	for {
-		typ, data, err := c.Read(ctx)
-		if err != nil {
-			t.Fatalf("read after %d events: %v", len(events), err)
-		}
-		if typ != websocket.MessageText {
-			t.Fatalf("a %v frame", typ)
-		}
-		ev := gjson.ParseBytes(data)
-		events = append(events, ev)
-		switch ev.Get("type").Str {
-		case "response.completed", "response.incomplete", "response.failed", "error":
-			return events
-		}
-	}
+	return wstest.ReadTurn(ctx, t, c)
 }
 
 func send(t *testing.T, c *websocket.Conn, frame string) {
@@ -299,7 +278,7 @@ func TestWebSocketHandshakeRefusals(t *testing.T) {
 	h := newTestHandler(t, &Handler{Upstream: "anthropic-messages", ClientKeys: []ClientKey{{Key: "sk-good"}}})
 	site := socketSite(t, h, func(w http.ResponseWriter, r *http.Request) error { return nil })
 	ctx := context.Background()
-	_, resp, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(site.URL, "http")+"/v1/responses", &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer sk-bad"}}})
+	_, resp, err := websocket.Dial(ctx, wstest.URL(site.URL), &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer sk-bad"}}})
 	if err == nil || resp == nil || resp.StatusCode != 401 {
 		t.Fatalf("a bad key: %v %v", err, resp)
 	}

@@ -15,6 +15,8 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/tidwall/gjson"
+
+	"github.com/llmbridge/llmbridge/internal/wstest"
 )
 
 var (
@@ -60,7 +62,7 @@ func TestLoadWebSockets(t *testing.T) {
 	t.Logf("%d sockets × %d turns in %v (%.0f turns/s), %d sockets failed", *loadSockets, *loadTurns, took.Round(time.Millisecond),
 		float64(*loadSockets**loadTurns)/took.Seconds(), failed)
 
-	llmbridge := idleSocketCost(t, socketURL(env.plain[anthropicMsgs]), *loadSockets)
+	llmbridge := idleSocketCost(t, wstest.URL(env.plain[anthropicMsgs]), *loadSockets)
 	bare := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := websocket.Accept(w, r, nil)
 		if err != nil {
@@ -83,7 +85,7 @@ func runLoadSocket(site string, up proto) error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	hdr := http.Header{"Authorization": {"Bearer " + clientKey}}
-	c, _, err := websocket.Dial(ctx, socketURL(site), &websocket.DialOptions{HTTPHeader: hdr})
+	c, _, err := websocket.Dial(ctx, wstest.URL(site), &websocket.DialOptions{HTTPHeader: hdr})
 	if err != nil {
 		return fmt.Errorf("%s: dial: %v", up, err)
 	}

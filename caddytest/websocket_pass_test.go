@@ -11,6 +11,8 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/tidwall/gjson"
+
+	"github.com/llmbridge/llmbridge/internal/wstest"
 )
 
 // wsUpstream is OpenAI's Responses WebSocket mode, as far as a passed
@@ -69,7 +71,7 @@ func TestWebSocketPassthrough(t *testing.T) {
 	}
 	reverse_proxy %s
 `, upstreamKey, clientKey, strings.TrimPrefix(up.URL, "http://")))
-	url := "ws" + strings.TrimPrefix(base, "http") + "/v1/responses"
+	url := wstest.URL(base)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	c, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + clientKey}}})

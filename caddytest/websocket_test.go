@@ -14,30 +14,20 @@ import (
 	"github.com/tidwall/gjson"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"go.uber.org/goleak"
+
+	"github.com/llmbridge/llmbridge/internal/wstest"
 )
 
 // The Responses API's WebSocket mode through a real Caddy: tool loops over
 // one socket toward every upstream protocol, each turn sending only its new
 // input items and previous_response_id.
 
-// socketURL is the WebSocket URL of site's Responses path.
-func socketURL(site string) string {
-	return "ws" + strings.TrimPrefix(site, "http") + "/v1/responses"
-}
-
 // dialResponses opens a Responses WebSocket on site, as Codex's built-in
 // provider does.
 func dialResponses(t *testing.T, site string) *websocket.Conn {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
-	defer cancel()
 	hdr := http.Header{"Authorization": {"Bearer " + clientKey}, "OpenAI-Beta": {"responses_websockets=2026-02-06"}}
-	c, resp, err := websocket.Dial(ctx, socketURL(site), &websocket.DialOptions{HTTPHeader: hdr})
-	if err != nil {
-		t.Fatalf("dial %s: %v (%v)", socketURL(site), err, resp)
-	}
-	t.Cleanup(func() { _ = c.CloseNow() })
-	return c
+	return wstest.Dial(t, site, hdr, callTimeout)
 }
 
 // socketTurn sends one response.create event and reads the events of its
@@ -51,22 +41,7 @@ func socketTurn(t *testing.T, c *websocket.Conn, event map[string]any) []gjson.R
 	if err := c.Write(ctx, websocket.MessageText, frame); err != nil {
 		t.Fatalf("send: %v", err)
 	}
-	var events []gjson.Result
-	for {
-		typ, data, err := c.Read(ctx)
-		if err != nil {
-			t.Fatalf("read after %d events: %v", len(events), err)
-		}
-		if typ != websocket.MessageText {
-			t.Fatalf("a %v frame", typ)
-		}
-		ev := gjson.ParseBytes(data)
-		events = append(events, ev)
-		switch ev.Get("type").Str {
-		case "response.completed", "response.incomplete", "response.failed", "error":
-			return events
-		}
-	}
+	return wstest.ReadTurn(ctx, t, c)
 }
 
 // socketTool is the weather tool as a Responses function tool.
@@ -253,12 +228,12 @@ func TestWebSocketHandshakeKeys(t *testing.T) {
 		if key != "" {
 			hdr.Set("Authorization", "Bearer "+key)
 		}
-		_, resp, err := websocket.Dial(ctx, socketURL(site), &websocket.DialOptions{HTTPHeader: hdr})
+		_, resp, err := websocket.Dial(ctx, wstest.URL(site), &websocket.DialOptions{HTTPHeader: hdr})
 		if err == nil || resp == nil || resp.StatusCode != http.StatusUnauthorized {
 			t.Fatalf("key %q: %v, %v; want a 401", key, err, resp)
 		}
 	}
-	c, _, err := websocket.Dial(ctx, socketURL(site), &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + gateKey}}})
+	c, _, err := websocket.Dial(ctx, wstest.URL(site), &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + gateKey}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +313,7 @@ func TestWebSocketTurnsTraced(t *testing.T) {
 	req, _ := http.NewRequest(http.MethodGet, env.traced[up], nil)
 	traceID := tracedRequest(t, req)
 	hdr := http.Header{"Authorization": {"Bearer " + clientKey}, "Traceparent": req.Header.Values("Traceparent")}
-	c, _, err := websocket.Dial(ctx, socketURL(env.traced[up]), &websocket.DialOptions{HTTPHeader: hdr})
+	c, _, err := websocket.Dial(ctx, wstest.URL(env.traced[up]), &websocket.DialOptions{HTTPHeader: hdr})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -134,7 +134,7 @@ type Descriptor struct {
 	// codec implements the protocol, and lister, counter, sibling,
 	// fitter, framingErrors, metrics, statuses and errorBodies are its
 	// optional parts (Register).
-	codec         Codec
+	codec         Translator
 	lister        ModelLister
 	counter       TokenCounter
 	sibling       SiblingAdapter

@@ -41,7 +41,7 @@
 // A protocol is a Descriptor (Protocol.Descriptor): its routes, credential
 // scheme, headers, token counting and model listing, which the HTTP layer
 // reads, what the model rules of codec/rules need (ModelRules), and its
-// Codec, which every entry point looks up there. What only some protocols
+// Translator, which every entry point looks up there. What only some protocols
 // have is an optional interface of their codec, found at registration:
 // ModelLister, TokenCounter, SiblingAdapter, BodyFitter, StatusMapper,
 // ErrorBodyChecker, FramingErrorDecoder and MetricsReporter. A family's

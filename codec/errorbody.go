@@ -88,7 +88,7 @@ func AppendError(dst []byte, p Protocol, e *Error) []byte {
 
 // errorCodec is the codec whose error format protocol p uses: p's own,
 // or OpenAI's (the format most clients read) for an unknown protocol.
-func errorCodec(p Protocol) Codec {
+func errorCodec(p Protocol) Translator {
 	if d := p.Descriptor(); d != nil {
 		return d.codec
 	}

@@ -5,7 +5,7 @@ import (
 	"slices"
 )
 
-// Codec is a protocol family's implementation: the translation between
+// Translator is a protocol family's implementation: the translation between
 // its wire format and the canonical model, and the paths of its
 // generation endpoint. Each family's package under codec/ implements it
 // and registers it with its protocols' descriptors in an init function
@@ -13,12 +13,12 @@ import (
 // program speaks the protocols whose packages it imports, and codec/all
 // imports every one.
 //
-// Every method gets the protocol it serves, so that one Codec serves the
+// Every method gets the protocol it serves, so that one Translator serves the
 // protocols of its family (Anthropic's serves anthropic-messages and
 // vertex-anthropic). The entry points of this package (DecodeRequest,
 // AppendRequest, ...) are how programs call a codec; they add what every
 // protocol shares.
-type Codec interface {
+type Translator interface {
 	// DecodeRequest decodes a request body of protocol p into req (see
 	// DecodeRequest).
 	DecodeRequest(p Protocol, body []byte, req *Request) error
@@ -60,7 +60,7 @@ type Codec interface {
 	ReportsUsage(p Protocol, name, data string) bool
 }
 
-// ModelLister is implemented by a Codec whose protocols list models
+// ModelLister is implemented by a Translator whose protocols list models
 // (Descriptor.Listing).
 type ModelLister interface {
 	// DecodeModelList reads a model listing of p's listing shape.
@@ -69,7 +69,7 @@ type ModelLister interface {
 	AppendModelList(dst []byte, p Protocol, l *ModelList, opts ModelListOptions) []byte
 }
 
-// TokenCounter is implemented by a Codec whose protocols count tokens
+// TokenCounter is implemented by a Translator whose protocols count tokens
 // (Descriptor.Counting).
 type TokenCounter interface {
 	// CountPath returns the path of p's token counting endpoint for
@@ -84,7 +84,7 @@ type TokenCounter interface {
 	AppendCountBody(dst []byte, p Protocol, gen []byte, req *Request, opts EncodeOptions) []byte
 }
 
-// SiblingAdapter is implemented by a Codec whose protocols take bodies of
+// SiblingAdapter is implemented by a Translator whose protocols take bodies of
 // a sibling protocol of their family with small edits (AdaptSibling).
 type SiblingAdapter interface {
 	// AdaptSibling returns body, a request body of protocol from, adapted
@@ -93,7 +93,7 @@ type SiblingAdapter interface {
 	AdaptSibling(p Protocol, body []byte, from Protocol, model string, stream bool) ([]byte, error)
 }
 
-// FramingErrorDecoder is implemented by a Codec whose protocols' stream
+// FramingErrorDecoder is implemented by a Translator whose protocols' stream
 // framing carries errors of its own beside the protocol's events (an AWS
 // event stream's exception messages; DecodeFramingError).
 type FramingErrorDecoder interface {
@@ -104,7 +104,7 @@ type FramingErrorDecoder interface {
 	DecodeFramingError(p Protocol, name, data string) *Error
 }
 
-// MetricsReporter is implemented by a Codec whose protocols report usage
+// MetricsReporter is implemented by a Translator whose protocols report usage
 // and latency beside the answer (Descriptor.MetricsHeaders), in streams
 // within their last event (AppendStreamMetrics).
 type MetricsReporter interface {
@@ -114,7 +114,7 @@ type MetricsReporter interface {
 	AppendStreamMetrics(dst []byte, p Protocol, u *Usage, lat *Latency) []byte
 }
 
-// StatusMapper is implemented by a Codec whose protocols' clients read
+// StatusMapper is implemented by a Translator whose protocols' clients read
 // statuses other clients do not (Anthropic's 529 for an overloaded
 // server, which the others get as 503, the status their SDKs retry).
 type StatusMapper interface {
@@ -123,7 +123,7 @@ type StatusMapper interface {
 	ClientStatus(p Protocol, e *Error) int
 }
 
-// ErrorBodyChecker is implemented by a Codec whose protocols' error
+// ErrorBodyChecker is implemented by a Translator whose protocols' error
 // bodies take a shape besides one error object (Gemini's JSON array of
 // error objects; IsProtocolBody).
 type ErrorBodyChecker interface {
@@ -147,7 +147,7 @@ var protocolOrder = []Protocol{OpenAIChat, OpenAIResponses, AnthropicMessages, G
 // names it before its siblings), or d has no model rules (Rules.Provider
 // and every name of Rules.Params; a sibling whose Rules are zero takes its
 // family's).
-func Register(d Descriptor, c Codec) {
+func Register(d Descriptor, c Translator) {
 	if d.Name == "" || c == nil || d.Name.Descriptor() != nil {
 		panic("codec: cannot register protocol " + string(d.Name))
 	}
@@ -216,14 +216,14 @@ func gatherForeignHeaders() {
 
 // codecOf returns the codec of protocol p, or an error naming an unknown
 // protocol.
-func codecOf(p Protocol) (Codec, *Error) {
+func codecOf(p Protocol) (Translator, *Error) {
 	if d := p.Descriptor(); d != nil {
 		return d.codec, nil
 	}
 	return nil, InvalidRequest("", "unknown protocol "+string(p))
 }
 
-// BodyFitter is implemented by a Codec that can fit a body that passes
+// BodyFitter is implemented by a Translator that can fit a body that passes
 // through untranslated to a model rule (FitBody).
 type BodyFitter interface {
 	// FitBody rewrites, in body, a request of p, the fields params name

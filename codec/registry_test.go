@@ -19,7 +19,7 @@ func TestRegisterRejects(t *testing.T) {
 	chat := codec.OpenAIChat.Descriptor()
 	for name, c := range map[string]struct {
 		d codec.Descriptor
-		c codec.Codec
+		c codec.Translator
 	}{
 		"taken name": {codec.Descriptor{Name: codec.OpenAIChat}, stubCodec{}},
 		"no name":    {codec.Descriptor{}, stubCodec{}},
@@ -77,7 +77,7 @@ func TestModelRulesDeclared(t *testing.T) {
 }
 
 // stubCodec is a Codec that is never called.
-type stubCodec struct{ codec.Codec }
+type stubCodec struct{ codec.Translator }
 
 // TestAWSErrorBodies decodes Bedrock's error bodies, whose error object is
 // the body itself, with the type in the body or in X-Amzn-Errortype.

@@ -13,7 +13,7 @@ import (
 // that sees them in order.
 type UsageObserver struct {
 	p     Protocol
-	codec Codec // p's codec, looked up once rather than per event
+	codec Translator // p's codec, looked up once rather than per event
 	dec   StreamDecoder
 }
 

@@ -13,7 +13,7 @@ import (
 // check it and spot the protocol's terminal event, and costs no allocation.
 type StreamWatcher struct {
 	p        Protocol
-	codec    Codec // p's codec, looked up once rather than per event
+	codec    Translator // p's codec, looked up once rather than per event
 	complete bool
 }
 
@@ -28,7 +28,7 @@ func NewStreamWatcher(p Protocol) *StreamWatcher {
 }
 
 // Observe looks at one upstream SSE event and reports whether it is an
-// event of the protocol (Codec.CheckEvent). Once the stream is complete
+// event of the protocol (Translator.CheckEvent). Once the stream is complete
 // every event is accepted unread: what follows the terminal event cannot
 // cost the client an answer it already has.
 func (w *StreamWatcher) Observe(name, data []byte, bare bool) bool {

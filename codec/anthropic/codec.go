@@ -284,7 +284,7 @@ func (anthropicCodec) AdaptSibling(p codec.Protocol, body []byte, from codec.Pro
 
 // Interface guards
 var (
-	_ codec.Codec               = anthropicCodec{}
+	_ codec.Translator          = anthropicCodec{}
 	_ codec.ModelLister         = anthropicCodec{}
 	_ codec.TokenCounter        = anthropicCodec{}
 	_ codec.SiblingAdapter      = anthropicCodec{}

@@ -109,7 +109,7 @@ func (converseCodec) UpstreamPath(_ codec.Protocol, _ codec.Location, model stri
 
 // Interface guards
 var (
-	_ codec.Codec               = converseCodec{}
+	_ codec.Translator          = converseCodec{}
 	_ codec.FramingErrorDecoder = converseCodec{}
 	_ codec.BodyFitter          = converseCodec{}
 )

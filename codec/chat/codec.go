@@ -117,6 +117,6 @@ func (chatCodec) AppendModelList(dst []byte, _ codec.Protocol, l *codec.ModelLis
 
 // Interface guards
 var (
-	_ codec.Codec       = chatCodec{}
+	_ codec.Translator  = chatCodec{}
 	_ codec.ModelLister = chatCodec{}
 )

@@ -154,7 +154,7 @@ func (geminiCodec) AdaptSibling(p codec.Protocol, body []byte, from codec.Protoc
 
 // Interface guards
 var (
-	_ codec.Codec            = geminiCodec{}
+	_ codec.Translator       = geminiCodec{}
 	_ codec.ModelLister      = geminiCodec{}
 	_ codec.TokenCounter     = geminiCodec{}
 	_ codec.SiblingAdapter   = geminiCodec{}

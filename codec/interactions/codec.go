@@ -124,6 +124,6 @@ func (interactionsCodec) UpstreamPath(p codec.Protocol, at codec.Location, _ str
 
 // Interface guards
 var (
-	_ codec.Codec      = interactionsCodec{}
+	_ codec.Translator = interactionsCodec{}
 	_ codec.BodyFitter = interactionsCodec{}
 )

@@ -129,6 +129,6 @@ func (responsesCodec) AppendCountBody(dst []byte, _ codec.Protocol, gen []byte, 
 
 // Interface guards
 var (
-	_ codec.Codec        = responsesCodec{}
+	_ codec.Translator   = responsesCodec{}
 	_ codec.TokenCounter = responsesCodec{}
 )

@@ -32,7 +32,7 @@ type Cloud struct {
 	// chain (environment, the default profile or AWS_PROFILE, web
 	// identity, container and instance roles). Several are a pool used
 	// in turn, each with its own cooldown and taken out when the upstream
-	// refuses it (see keyPool). Not used when the handler's api_key (a
+	// refuses it (see failover.Pool). Not used when the handler's api_key (a
 	// Bedrock API key) is set.
 	Profiles []string `json:"profiles,omitempty"`
 

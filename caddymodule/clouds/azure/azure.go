@@ -38,7 +38,7 @@ type Cloud struct {
 	// tokens authenticate to the upstream (azure_credentials, one line
 	// each), sent as Authorization: Bearer and refreshed before they
 	// expire. Several are a pool used in turn, each with its own
-	// cooldown and taken out when the upstream refuses it (see keyPool).
+	// cooldown and taken out when the upstream refuses it (see failover.Pool).
 	// Exclusive with the handler's api_key (Azure's api-key).
 	Credentials []Application `json:"credentials,omitempty"`
 }

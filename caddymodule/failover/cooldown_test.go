@@ -1,14 +1,9 @@
-package caddymodule
+package failover
 
 import (
 	"net/http"
-	"slices"
 	"testing"
 	"time"
-
-	"go.uber.org/zap"
-
-	"github.com/llmbridge/llmbridge/caddymodule/clouds"
 )
 
 func TestRetryHint(t *testing.T) {
@@ -44,7 +39,7 @@ func TestRetryHint(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, ok := retryHint(c.hdr, now)
+			got, ok := RetryHint(c.hdr, now)
 			if got != c.want || ok != c.ok {
 				t.Errorf("retryHint = %v, %v; want %v, %v", got, ok, c.want, c.ok)
 			}
@@ -53,75 +48,70 @@ func TestRetryHint(t *testing.T) {
 }
 
 func TestTargetState(t *testing.T) {
-	s := &targetState{name: "t"}
-	b := &breaker{failures: 3, window: 10 * time.Second, period: 30 * time.Second}
+	s := &TargetState{name: "t"}
+	b := &Breaker{Failures: 3, Window: 10 * time.Second, Period: 30 * time.Second}
 	sec := int64(time.Second)
 	now := int64(1000) * sec
-	if !s.idle() || s.until(now) != 0 {
+	if !s.Idle() || s.Until(now) != 0 {
 		t.Fatal("a new target is not available")
 	}
-	s.coolFor(now, 5*time.Second)
-	s.coolFor(now, time.Second) // a shorter one does not shorten it
-	if got := s.until(now + 4*sec); got != now+5*sec {
+	s.CoolFor(now, 5*time.Second)
+	s.CoolFor(now, time.Second) // a shorter one does not shorten it
+	if got := s.Until(now + 4*sec); got != now+5*sec {
 		t.Errorf("until = %d, want the cooldown's end %d", got, now+5*sec)
 	}
-	if s.until(now+6*sec) != 0 || !s.idle() {
+	if s.Until(now+6*sec) != 0 || !s.Idle() {
 		t.Errorf("a past cooldown is still on record")
 	}
 	// Failures spread over more than the window do not open it.
-	if s.failed(now, b) || s.failed(now+11*sec, b) || s.failed(now+12*sec, b) {
+	if s.Failed(now, b) || s.Failed(now+11*sec, b) || s.Failed(now+12*sec, b) {
 		t.Errorf("the circuit opened on failures outside one window")
 	}
-	if !s.failed(now+13*sec, b) {
+	if !s.Failed(now+13*sec, b) {
 		t.Errorf("three failures within the window did not open the circuit")
 	}
-	if got := s.until(now + 14*sec); got != now+43*sec {
+	if got := s.Until(now + 14*sec); got != now+43*sec {
 		t.Errorf("open circuit until %d, want %d", got, now+43*sec)
 	}
-	s.succeeded()
-	if s.until(now+14*sec) != 0 {
+	s.Succeeded()
+	if s.Until(now+14*sec) != 0 {
 		t.Errorf("a success did not close the circuit")
 	}
 	// A success starts the count again.
-	s.failed(now+20*sec, b)
-	s.failed(now+21*sec, b)
-	s.succeeded()
-	if s.failed(now+22*sec, b) {
+	s.Failed(now+20*sec, b)
+	s.Failed(now+21*sec, b)
+	s.Succeeded()
+	if s.Failed(now+22*sec, b) {
 		t.Errorf("failures before a success counted")
 	}
 }
 
-func TestKeyPool(t *testing.T) {
-	p := newKeyPool("api_key", []clouds.Credential{{Key: "k0"}, {Key: "k1"}, {Key: "k2"}}, zap.NewNop())
+// TestStateRegistry keeps one state per target name, listed by EachState,
+// and reads and resets what it holds.
+func TestStateRegistry(t *testing.T) {
+	name := "registry-test-" + time.Now().Format(time.RFC3339Nano)
+	s := StateOf(name)
+	if StateOf(name) != s || s.Name() != name {
+		t.Fatal("a name's state is not kept")
+	}
 	now := time.Now().UnixNano()
-	var got []int
-	for range 6 {
-		i, _ := p.pick(now)
-		got = append(got, i)
+	s.CoolUntil(now + int64(time.Minute))
+	s.OpenUntil(now + int64(time.Hour))
+	b := Breaker{Failures: 1, Window: time.Minute, Period: time.Minute}
+	s.Failed(now, &b)
+	if s.CooledUntil() != now+int64(time.Minute) || s.OpenedUntil() < now+int64(time.Minute) || s.Failures() != 0 && s.Failures() != 1 {
+		t.Errorf("cooled until %d, open until %d, %d failures", s.CooledUntil(), s.OpenedUntil(), s.Failures())
 	}
-	if want := []int{0, 1, 2, 0, 1, 2}; !slices.Equal(got, want) {
-		t.Errorf("picks %v, want %v", got, want)
+	found := false
+	EachState(func(st *TargetState) bool {
+		found = found || st == s
+		return !found
+	})
+	if !found {
+		t.Error("EachState did not list the state")
 	}
-	if others := p.note(1, http.StatusUnauthorized, http.Header{}); !others || p.outCount() != 1 {
-		t.Errorf("a refused key: others %v, out %d", others, p.outCount())
-	}
-	if others := p.note(2, http.StatusTooManyRequests, http.Header{"Retry-After": {"60"}}); !others {
-		t.Errorf("a rate-limited key left no other")
-	}
-	for range 4 {
-		if i, _ := p.pick(time.Now().UnixNano()); i != 0 {
-			t.Errorf("picked key %d while 1 is out and 2 cooling", i)
-		}
-	}
-	if others := p.note(0, http.StatusForbidden, http.Header{}); others {
-		t.Errorf("the last usable key out, yet others usable")
-	}
-	i, soonest := p.pick(time.Now().UnixNano())
-	if i != -1 || soonest == 0 {
-		t.Errorf("pick = %d, %d; want none, with key 2's cooldown", i, soonest)
-	}
-	p.note(2, http.StatusUnauthorized, http.Header{})
-	if i, soonest := p.pick(time.Now().UnixNano()); i != -1 || soonest != 0 {
-		t.Errorf("every key out: pick = %d, %d; want -1, 0", i, soonest)
+	s.Reset()
+	if s.CooledUntil() != 0 || s.OpenedUntil() != 0 || s.Failures() != 0 || s.Until(now) != 0 || !s.Idle() {
+		t.Errorf("after Reset: cooled until %d, open until %d, %d failures", s.CooledUntil(), s.OpenedUntil(), s.Failures())
 	}
 }

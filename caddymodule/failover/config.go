@@ -1,4 +1,15 @@
-package caddymodule
+// Package failover holds what a failover site's mechanism is made of,
+// apart from the requests it carries: its configuration (Config, parsed
+// from the failover subdirective), each target's availability (cooldowns
+// after a provider's rate limit, the circuit breaker after repeated
+// failures: TargetState, shared by every site of the instance naming the
+// target), the reading of a provider's "come back later" (RetryHint), and
+// the pools of upstream credentials used in turn, each member cooling or
+// taken out on its own (Pool). The handler package runs the site's
+// attempts and decides what moves a request on; this package knows no
+// request, and imports only caddymodule/clouds (a pool's members are its
+// credentials).
+package failover
 
 import (
 	"errors"
@@ -12,7 +23,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 )
 
-// Failover makes a site send each request to an ordered list of targets,
+// Config makes a site send each request to an ordered list of targets,
 // each a named route of the server (a Caddyfile &(name) block) holding an
 // llmbridge handler, with the target's whole upstream configuration, and
 // the reverse_proxy that carries its requests. The site's own llmbridge
@@ -23,7 +34,7 @@ import (
 // one, translated for it from the client's original body. Targets
 // cooling down after a provider's rate limit, or whose circuit is open
 // after repeated failures, are skipped.
-type Failover struct {
+type Config struct {
 	// Targets are the names of the named routes tried in order.
 	// Required.
 	Targets []string `json:"targets"`
@@ -63,22 +74,22 @@ type CircuitBreaker struct {
 
 // Failover defaults.
 const (
-	defaultCooldown        = 5 * time.Second
-	defaultMaxCooldown     = 10 * time.Minute
-	defaultBreakerFailures = 5
-	defaultBreakerWindow   = 10 * time.Second
-	defaultBreakerPeriod   = 30 * time.Second
-	// maxTargets bounds a failover list.
-	maxTargets = 16
+	DefaultCooldown        = 5 * time.Second
+	DefaultMaxCooldown     = 10 * time.Minute
+	DefaultBreakerFailures = 5
+	DefaultBreakerWindow   = 10 * time.Second
+	DefaultBreakerPeriod   = 30 * time.Second
+	// MaxTargets bounds a failover list.
+	MaxTargets = 16
 )
 
-// check reports the first problem of a failover configuration.
-func (f *Failover) check() error {
+// Check reports the first problem of a failover configuration.
+func (f *Config) Check() error {
 	if len(f.Targets) == 0 {
 		return errors.New("failover needs at least one target (the name of a named route, &(name) in a Caddyfile)")
 	}
-	if len(f.Targets) > maxTargets {
-		return fmt.Errorf("failover takes at most %d targets, got %d", maxTargets, len(f.Targets))
+	if len(f.Targets) > MaxTargets {
+		return fmt.Errorf("failover takes at most %d targets, got %d", MaxTargets, len(f.Targets))
 	}
 	for i, t := range f.Targets {
 		if t == "" {
@@ -102,34 +113,7 @@ func (f *Failover) check() error {
 	return nil
 }
 
-// checkFailoverSite reports a setting a failover site cannot have: how
-// requests are translated and where they go belongs to each target.
-func (h *Handler) checkFailoverSite() error {
-	if err := h.Failover.check(); err != nil {
-		return err
-	}
-	set := func(name string, v bool) error {
-		if v {
-			return fmt.Errorf("%s is a setting of each failover target, not of the site that lists them (failover %v)", name, h.Failover.Targets)
-		}
-		return nil
-	}
-	errs := []error{set("upstream", h.Upstream != ""), set("api_key", h.APIKey != "" || len(h.APIKeys) > 0)}
-	if h.cloud != nil {
-		for _, name := range h.cloud.Settings() {
-			errs = append(errs, set(name, true))
-		}
-	}
-	return errors.Join(append(errs,
-		set("model", len(h.Models) > 0), set("model_rule", len(h.ModelRules) > 0), set("dialect", h.Dialect != ""),
-		set("drop", len(h.Drop) > 0), set("on_unsupported", h.OnUnsupported != ""), set("response_model", h.ResponseModel != ""),
-		set("cache", h.Cache != "" || h.CacheTTL != ""), set("default_max_tokens", h.DefaultMaxTokens != 0),
-		set("max_event_size", h.MaxEventSize != 0), set("item_cache", h.ItemCacheSize != 0 || h.ItemCacheTTL != 0),
-		set("otel_content", h.OTelContent),
-	)...)
-}
-
-// parseFailover parses the failover subdirective:
+// Parse parses the failover subdirective:
 //
 //	failover <target>... {
 //		retry_on <status>...
@@ -140,8 +124,8 @@ func (h *Handler) checkFailoverSite() error {
 //
 // Each target is the name of a named route, which the server is given
 // as the invoke directive gives it.
-func parseFailover(d *caddyfile.Dispenser) (*Failover, error) {
-	f := &Failover{Targets: d.RemainingArgs()}
+func Parse(d *caddyfile.Dispenser) (*Config, error) {
+	f := &Config{Targets: d.RemainingArgs()}
 	if len(f.Targets) == 0 {
 		return nil, d.Errf("failover takes the names of its targets, named routes defined as &(name) { ... }")
 	}
@@ -191,7 +175,7 @@ func parseFailover(d *caddyfile.Dispenser) (*Failover, error) {
 			return nil, d.Errf("unknown failover setting %q", name)
 		}
 	}
-	if err := f.check(); err != nil {
+	if err := f.Check(); err != nil {
 		return nil, d.Errf("%v", err)
 	}
 	return f, nil
@@ -202,10 +186,10 @@ func parseFailover(d *caddyfile.Dispenser) (*Failover, error) {
 // (Caddy's invoke directive uses the same key).
 const namedRouteState = "named_route"
 
-// noteTargets tells the Caddyfile adapter that the site invokes the
+// NoteTargets tells the Caddyfile adapter that the site invokes the
 // failover targets, as the invoke directive would: the server gets those
 // named routes.
-func noteTargets(h httpcaddyfile.Helper, targets []string) {
+func NoteTargets(h httpcaddyfile.Helper, targets []string) {
 	if h.State == nil {
 		return
 	}

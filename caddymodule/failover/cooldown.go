@@ -1,4 +1,4 @@
-package caddymodule
+package failover
 
 import (
 	"net/http"
@@ -17,8 +17,8 @@ import (
 // published to the fleet (shared.go), whose instances apply it to their
 // own copy.
 
-// targetState is what the instance knows of one target's availability.
-type targetState struct {
+// TargetState is what the instance knows of one target's availability.
+type TargetState struct {
 	name string
 	// cooldown is when a provider's limit ends (Unix nanoseconds), 0
 	// when none is in force.
@@ -36,20 +36,47 @@ type targetState struct {
 }
 
 // targetStates are the states of every target of the instance.
-var targetStates sync.Map // string -> *targetState
+var targetStates sync.Map // string -> *TargetState
 
-// stateOf returns the state of the target named name.
-func stateOf(name string) *targetState {
+// StateOf returns the state of the target named name.
+func StateOf(name string) *TargetState {
 	if s, ok := targetStates.Load(name); ok {
-		return s.(*targetState)
+		return s.(*TargetState)
 	}
-	s, _ := targetStates.LoadOrStore(name, &targetState{name: name})
-	return s.(*targetState)
+	s, _ := targetStates.LoadOrStore(name, &TargetState{name: name})
+	return s.(*TargetState)
 }
 
-// until returns when the target can be tried again, or 0 when it can
+// EachState calls f with the state of every target the instance has
+// known, until f returns false.
+func EachState(f func(*TargetState) bool) {
+	targetStates.Range(func(_, v any) bool { return f(v.(*TargetState)) })
+}
+
+// Name is the target's name.
+func (t *TargetState) Name() string { return t.name }
+
+// CooledUntil is when the target's cooldown ends (Unix nanoseconds), or 0
+// when none is in force.
+func (t *TargetState) CooledUntil() int64 { return t.cooldown.Load() }
+
+// OpenedUntil is when the target's open circuit closes (Unix nanoseconds),
+// or 0 when it is closed.
+func (t *TargetState) OpenedUntil() int64 { return t.open.Load() }
+
+// Failures is the number of failures counted toward the breaker.
+func (t *TargetState) Failures() int { return int(t.nfails.Load()) }
+
+// Reset forgets the target's cooldown, open circuit and failures, as if
+// it had never been tried.
+func (t *TargetState) Reset() {
+	t.Succeeded()
+	t.cooldown.Store(0)
+}
+
+// Until returns when the target can be tried again, or 0 when it can
 // be now.
-func (t *targetState) until(now int64) int64 {
+func (t *TargetState) Until(now int64) int64 {
 	c, o := t.cooldown.Load(), t.open.Load()
 	// What has passed is forgotten, so that the target is idle again.
 	if c != 0 && c <= now {
@@ -64,34 +91,34 @@ func (t *targetState) until(now int64) int64 {
 	return 0
 }
 
-// idle reports whether the target has neither a cooldown nor an open
+// Idle reports whether the target has neither a cooldown nor an open
 // circuit on record, without reading the clock.
-func (t *targetState) idle() bool {
+func (t *TargetState) Idle() bool {
 	return t.cooldown.Load() == 0 && t.open.Load() == 0
 }
 
-// coolFor puts the target in cooldown for d from now, unless one in force
+// CoolFor puts the target in cooldown for d from now, unless one in force
 // ends later, and returns when it ends.
-func (t *targetState) coolFor(now int64, d time.Duration) int64 {
+func (t *TargetState) CoolFor(now int64, d time.Duration) int64 {
 	until := now + int64(d)
-	t.coolUntil(until)
+	t.CoolUntil(until)
 	return until
 }
 
-// coolUntil puts the target in cooldown until the Unix nanosecond until,
+// CoolUntil puts the target in cooldown until the Unix nanosecond until,
 // unless one in force ends later.
-func (t *targetState) coolUntil(until int64) {
-	laterOf(&t.cooldown, until)
+func (t *TargetState) CoolUntil(until int64) {
+	LaterOf(&t.cooldown, until)
 }
 
-// openUntil opens the target's circuit until the Unix nanosecond until,
+// OpenUntil opens the target's circuit until the Unix nanosecond until,
 // unless it is open until later: another instance's breaker opened.
-func (t *targetState) openUntil(until int64) {
-	laterOf(&t.open, until)
+func (t *TargetState) OpenUntil(until int64) {
+	LaterOf(&t.open, until)
 }
 
-// laterOf sets v to until unless it holds a later time.
-func laterOf(v *atomic.Int64, until int64) {
+// LaterOf sets v to until unless it holds a later time.
+func LaterOf(v *atomic.Int64, until int64) {
 	for {
 		cur := v.Load()
 		if cur >= until || v.CompareAndSwap(cur, until) {
@@ -100,30 +127,30 @@ func laterOf(v *atomic.Int64, until int64) {
 	}
 }
 
-// failed counts a failure toward the breaker b and reports whether it
+// Failed counts a failure toward the breaker b and reports whether it
 // opened the circuit.
-func (t *targetState) failed(now int64, b *breaker) bool {
+func (t *TargetState) Failed(now int64, b *Breaker) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	cut := now - int64(b.window)
+	cut := now - int64(b.Window)
 	i := 0
 	for i < len(t.fails) && t.fails[i] < cut {
 		i++
 	}
 	t.fails = append(t.fails[:copy(t.fails, t.fails[i:])], now)
 	t.nfails.Store(int32(len(t.fails)))
-	if len(t.fails) < b.failures {
+	if len(t.fails) < b.Failures {
 		return false
 	}
 	t.fails = t.fails[:0]
 	t.nfails.Store(0)
-	t.open.Store(now + int64(b.period))
+	t.open.Store(now + int64(b.Period))
 	return true
 }
 
-// succeeded starts the breaker's count again. A healthy target's
+// Succeeded starts the breaker's count again. A healthy target's
 // successes cost two atomic loads, not a lock.
-func (t *targetState) succeeded() {
+func (t *TargetState) Succeeded() {
 	if t.nfails.Load() == 0 && t.open.Load() == 0 {
 		return
 	}
@@ -134,19 +161,19 @@ func (t *targetState) succeeded() {
 	t.open.Store(0)
 }
 
-// breaker is a CircuitBreaker with its defaults.
-type breaker struct {
-	failures       int
-	window, period time.Duration
+// Breaker is a CircuitBreaker with its defaults.
+type Breaker struct {
+	Failures       int
+	Window, Period time.Duration
 }
 
-// retryHint returns how long an upstream's answer with header hdr asks to
+// RetryHint returns how long an upstream's answer with header hdr asks to
 // wait before the next request, and whether it says: Retry-After (seconds
 // or an HTTP date), retry-after-ms (OpenAI's, Azure's), the reset of an
 // exhausted Anthropic limit (anthropic-ratelimit-*-reset, RFC 3339) or
 // OpenAI limit (x-ratelimit-reset-*, durations such as 1s, 6m0s, 20ms).
 // When several say, the longest wins: every one of them must have passed.
-func retryHint(hdr http.Header, now time.Time) (time.Duration, bool) {
+func RetryHint(hdr http.Header, now time.Time) (time.Duration, bool) {
 	var d time.Duration
 	found := false
 	take := func(v time.Duration) {
