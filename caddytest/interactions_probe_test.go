@@ -128,3 +128,17 @@ func interactionsRefusal(filter bool, slot string) refusalWant {
 	}
 	return refusalWant{text: slot, wire: "completed"}
 }
+
+// interactionsThinking is what an Interactions upstream must receive for
+// a reasoning setting: thinking_level and thinking_summaries, "" for a
+// member that must be absent (no level for none or an unset effort, whose
+// level the model rules decide).
+func interactionsThinking(level, summaries string) map[string]string {
+	quote := func(v string) string {
+		if v == "" {
+			return ""
+		}
+		return `"` + v + `"`
+	}
+	return map[string]string{"generation_config.thinking_level": quote(level), "generation_config.thinking_summaries": quote(summaries)}
+}
