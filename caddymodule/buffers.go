@@ -3,95 +3,14 @@ package caddymodule
 import (
 	"bytes"
 	"io"
-	"math/bits"
 	"net/http"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
 	"github.com/llmbridge/llmbridge/codec"
 )
-
-// Buffers (request bodies read and encoded, response bodies held, stream
-// output) come from pools by size class, from minPooledBuffer to
-// maxPooledBuffer in steps of 2^k and 1.5 x 2^k. A request is given a
-// buffer of about its size rather than one size for all: a stream holds
-// its request's body for as long as it is open, so a thousand open
-// streams of 6 KB requests hold 6 MB in 6 KB buffers where one 16 KB
-// size would hold 16 MB, and a 1 MB body does not grow its buffer by
-// doubling.
-const (
-	minBufferShift  = 10 // 1 KB
-	maxBufferShift  = 21 // 2 MB: agent bodies reach 1 MB
-	minPooledBuffer = 1 << minBufferShift
-	maxPooledBuffer = 1 << maxBufferShift
-)
-
-// bufferPools are the pools of the size classes, smallest first: class c
-// holds buffers of bufferClassSize(c) bytes.
-var bufferPools [2*(maxBufferShift-minBufferShift) + 1]sync.Pool
-
-// bufferClassSize is the size of class c's buffers.
-func bufferClassSize(c int) int {
-	return (2 + c%2) << (c/2 + minBufferShift - 1)
-}
-
-// bufferClass returns the smallest size class holding n bytes; n above
-// maxPooledBuffer gets the largest.
-func bufferClass(n int) int {
-	if n <= minPooledBuffer {
-		return 0
-	}
-	if n >= maxPooledBuffer {
-		return len(bufferPools) - 1
-	}
-	// n-1 < 2^k: class 2(k-10) is 2^k, class 2(k-10)-1 is 1.5 x 2^(k-1).
-	k := bits.Len(uint(n - 1))
-	c := 2 * (k - minBufferShift)
-	if n <= bufferClassSize(c-1) {
-		c--
-	}
-	return c
-}
-
-// getBuffer returns an empty buffer with room for at least size bytes (up
-// to maxPooledBuffer; a larger need grows it by appending).
-func getBuffer(size int) *[]byte {
-	c := bufferClass(size)
-	// A buffer of the next class serves too: a body that outgrew the
-	// size it declared went back one class up.
-	for i := c; i <= min(c+1, len(bufferPools)-1); i++ {
-		if b, ok := bufferPools[i].Get().(*[]byte); ok {
-			*b = (*b)[:0]
-			return b
-		}
-	}
-	b := make([]byte, 0, bufferClassSize(c))
-	return &b
-}
-
-// putBuffer returns b to the pool of the largest class its capacity
-// fills, unless it is smaller than the smallest or grew larger than the
-// largest: rare huge bodies should not pin their memory in a pool.
-func putBuffer(b *[]byte) {
-	if b == nil {
-		return
-	}
-	n := cap(*b)
-	if n < minPooledBuffer || n > maxPooledBuffer {
-		return
-	}
-	c := bufferClass(n)
-	if bufferClassSize(c) > n {
-		c--
-	}
-	bufferPools[c].Put(b)
-}
-
-// streamBufferSize is the buffer size of a stream's pending output and of
-// bodies of unknown length: a few events.
-const streamBufferSize = 4 << 10
 
 // requestBufferSize is the buffer size for reading r's body: its declared
 // length, which readBody checks against the limit (a client that claims
@@ -100,23 +19,7 @@ func requestBufferSize(r *http.Request) int {
 	if r.ContentLength > 0 {
 		return int(min(r.ContentLength, maxUpfrontBody))
 	}
-	return streamBufferSize
-}
-
-// responseBufferSize is the buffer size for holding a response body whose
-// header is hdr: its Content-Length when it has one.
-func responseBufferSize(hdr http.Header) int {
-	if n, err := strconv.ParseInt(hdr.Get("Content-Length"), 10, 64); err == nil && n > 0 {
-		return int(min(n, maxPooledBuffer))
-	}
-	return streamBufferSize
-}
-
-// encodedBufferSize is the buffer size for a body translated from one of n
-// bytes: translations stay close to their source's size (names and
-// nesting differ, the content is the same).
-func encodedBufferSize(n int) int {
-	return n + n/8 + minPooledBuffer
+	return pool.StreamSize
 }
 
 // sentBody is a request body sent upstream. It notes when the transport
@@ -170,7 +73,7 @@ type heldBuffer struct {
 // release gives the buffer back to the pool, once.
 func (b *heldBuffer) release() {
 	if b.buf != nil {
-		putBuffer(b.buf)
+		pool.Put(b.buf)
 		b.buf = nil
 	}
 }
@@ -184,7 +87,7 @@ func (b *heldBuffer) release() {
 var requestPool = sync.Pool{New: func() any { return new(codec.Request) }}
 
 // maxPooledParts bounds the parts a pooled request keeps room for, like
-// maxPooledBuffer its text: a rare huge conversation should not pin its
+// pool.MaxPooled its text: a rare huge conversation should not pin its
 // memory in the pool.
 const maxPooledParts = 1 << 14
 
@@ -217,7 +120,7 @@ func recycleScratch(spare codec.Scratch) {
 // memory than a pooled request should.
 func putRequest(req *codec.Request) {
 	s := req.Scratch()
-	if cap(s.Text) > maxPooledBuffer || cap(s.Parts) > maxPooledParts || cap(req.Messages) > maxPooledParts {
+	if cap(s.Text) > pool.MaxPooled || cap(s.Parts) > maxPooledParts || cap(req.Messages) > maxPooledParts {
 		return
 	}
 	req.Items = nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/llmbridge/llmbridge/caddymodule/clouds"
 	"github.com/llmbridge/llmbridge/caddymodule/failover"
+	"github.com/llmbridge/llmbridge/caddymodule/policy"
 	"github.com/llmbridge/llmbridge/codec"
 )
 
@@ -190,7 +191,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.ArgErr()
 			}
 			for _, p := range paths {
-				if _, err := compileDropPath(p); err != nil {
+				if _, err := policy.CompileDrop(p); err != nil {
 					return d.Errf("%v", err)
 				}
 			}
@@ -222,7 +223,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			continue
 		}
 		if name == "model_rule" {
-			r, err := parseModelRule(d)
+			r, err := policy.ParseModelRule(d)
 			if err != nil {
 				return err
 			}
@@ -299,7 +300,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			h.ResponseModel = val
 		case "on_unsupported":
-			if _, err := parsePolicy(val); err != nil {
+			if _, err := policy.ParseLevel(val); err != nil {
 				return d.Errf("%v", err)
 			}
 			h.OnUnsupported = val

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/llmbridge/llmbridge/caddymodule/clouds"
+	"github.com/llmbridge/llmbridge/caddymodule/policy"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/rules"
 )
@@ -71,7 +72,7 @@ func (h *Handler) checkConfig() error {
 		}
 	}
 	if len(h.ModelRules) > 0 {
-		if _, err := rules.Builtin().With(modelRuleRows(h.ModelRules, rules.ProviderFor(upstream, h.Dialect))); err != nil {
+		if _, err := rules.Builtin().With(policy.Rows(h.ModelRules, rules.ProviderFor(upstream, h.Dialect))); err != nil {
 			return err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
 	"github.com/llmbridge/llmbridge/caddymodule/sessions"
 	"github.com/llmbridge/llmbridge/sse"
 )
@@ -49,7 +50,7 @@ func getConversationRecorder(w http.ResponseWriter, maxEvent int) *conversationR
 // aliases its buffer, is no longer used.
 func putConversationRecorder(cr *conversationRecorder) {
 	if cr.body != nil {
-		putBuffer(cr.body)
+		pool.Put(cr.body)
 	}
 	*cr = conversationRecorder{}
 	conversationRecorders.Put(cr)
@@ -92,7 +93,7 @@ func (cr *conversationRecorder) Write(p []byte) (int, error) {
 		}
 	case cr.body == nil || len(*cr.body)+n <= maxResponseBody:
 		if cr.body == nil {
-			cr.body = getBuffer(n)
+			cr.body = pool.Get(n)
 		}
 		*cr.body = append(*cr.body, p[:n]...)
 	default:

@@ -17,6 +17,7 @@ import (
 	"github.com/dustin/go-humanize"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/caddymodule/sessions"
 	"github.com/llmbridge/llmbridge/caddymodule/state"
@@ -121,8 +122,8 @@ func (h *Handler) serveConversation(w http.ResponseWriter, r *http.Request, next
 	}
 	var keyBuf [128]byte
 	scope := h.appendConversationScope(keyBuf[:0], r, key)
-	buf := getBuffer(requestBufferSize(r))
-	defer putBuffer(buf)
+	buf := pool.Get(requestBufferSize(r))
+	defer pool.Put(buf)
 	body, cerr := readBody(r, h.MaxRequestBody, *buf)
 	*buf = body
 	if cerr != nil {
@@ -137,8 +138,8 @@ func (h *Handler) serveConversation(w http.ResponseWriter, r *http.Request, next
 			h.refuseConversation(w, r, key, h.conversationError(ask.Previous, err))
 			return nil
 		}
-		expanded := getBuffer(len(body) + len(conversation) + 64)
-		defer putBuffer(expanded)
+		expanded := pool.Get(len(body) + len(conversation) + 64)
+		defer pool.Put(expanded)
 		*expanded = sessions.ExpandBody((*expanded)[:0], body, conversation)
 		body = *expanded
 	}
@@ -186,8 +187,8 @@ func (h *Handler) appendConversationScope(dst []byte, r *http.Request, key int) 
 // keepConversation keeps the conversation of an answered request (body)
 // under key, the answer's id in its client's scope.
 func (h *Handler) keepConversation(r *http.Request, key []byte, body []byte, answer sessions.Answer) {
-	conv := getBuffer(len(body) + len(answer.Output) + 2)
-	defer putBuffer(conv)
+	conv := pool.Get(len(body) + len(answer.Output) + 2)
+	defer pool.Put(conv)
 	*conv = sessions.AppendConversation((*conv)[:0], body, answer.Output)
 	if err := h.conversations.PutConversation(r.Context(), bytesString(key), *conv); err != nil {
 		h.logger.Warn("keeping a conversation failed", zap.String("response_id", answer.ID), zap.Error(err))

@@ -14,6 +14,7 @@ import (
 	"github.com/tidwall/sjson"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
@@ -222,16 +223,16 @@ func (h *Handler) serveCount(w http.ResponseWriter, r *http.Request, next caddyh
 		fail(w, x, client, notSupported("token counting", h.upstream))
 		return nil
 	}
-	bodyBuf := getBuffer(requestBufferSize(r))
-	defer putBuffer(bodyBuf)
+	bodyBuf := pool.Get(requestBufferSize(r))
+	defer pool.Put(bodyBuf)
 	body, cerr := readBody(r, h.MaxRequestBody, *bodyBuf)
 	*bodyBuf = body
 	if cerr != nil {
 		fail(w, x, client, cerr)
 		return nil
 	}
-	outBuf := getBuffer(encodedBufferSize(len(body)))
-	defer putBuffer(outBuf)
+	outBuf := pool.Get(pool.EncodedSize(len(body)))
+	defer pool.Put(outBuf)
 
 	var model, upModel string
 	var out []byte
@@ -348,7 +349,7 @@ func (cw *collectingWriter) Write(p []byte) (int, error) {
 		cw.WriteHeader(http.StatusOK)
 	}
 	if cw.body == nil {
-		cw.body = getBuffer(responseBufferSize(cw.Header()))
+		cw.body = pool.Get(pool.ResponseSize(cw.Header()))
 	}
 	if len(*cw.body)+len(p) > maxResponseBody {
 		cw.overflow = true
@@ -371,7 +372,7 @@ func (cw *collectingWriter) ReadFrom(r io.Reader) (int64, error) {
 // client's error format with its status, and a missing, broken or
 // malformed answer as a 502.
 func (h *Handler) answerCollected(w http.ResponseWriter, cw *collectingWriter, nextErr error, client codec.Protocol, x *observe.Exchange, translate func(body, out []byte) ([]byte, error)) {
-	defer putBuffer(cw.body)
+	defer pool.Put(cw.body)
 	if cw.status == 0 {
 		if nextErr == nil {
 			nextErr = errors.New("upstream handler wrote no response")
@@ -404,8 +405,8 @@ func (h *Handler) answerCollected(w http.ResponseWriter, cw *collectingWriter, n
 			fail(codec.NewError(mapping.ErrBadGateway, "upstream answered Content-Type "+strconv.Quote(hdr.Get("Content-Type"))+" where JSON was expected"))
 			return
 		}
-		out := getBuffer(encodedBufferSize(len(body)))
-		defer putBuffer(out)
+		out := pool.Get(pool.EncodedSize(len(body)))
+		defer pool.Put(out)
 		b, err := translate(body, *out)
 		*out = b
 		if err != nil {

@@ -295,3 +295,26 @@ func TestCountEndpointRejects(t *testing.T) {
 		})
 	}
 }
+
+// TestCountEndpointRouted sends a count in the upstream's own protocol
+// with the model its route names, in the body or in a Gemini path, and
+// refuses a body past max_request_body before any upstream call.
+func TestCountEndpointRouted(t *testing.T) {
+	h := newTestHandler(t, &Handler{Upstream: "anthropic-messages", Models: []ModelRoute{{Match: "claude-x", Upstream: "claude-up"}}, MaxRequestBody: 128})
+	w, call := serve(t, h, httptest.NewRequest("POST", "/v1/messages/count_tokens", strings.NewReader(`{"model":"claude-x","messages":[{"role":"user","content":"Hi"}]}`)),
+		jsonAnswer(200, `{"input_tokens":3}`))
+	if w.Code != 200 || gjson.Get(call.body, "model").Str != "claude-up" || gjson.Get(w.Body.String(), "input_tokens").Int() != 3 {
+		t.Errorf("routed count: %d, upstream body %s: %s", w.Code, call.body, w.Body)
+	}
+	w, call = serve(t, h, httptest.NewRequest("POST", "/v1/messages/count_tokens", strings.NewReader(`{"model":"claude-x","messages":[{"role":"user","content":"`+strings.Repeat("a", 200)+`"}]}`)),
+		jsonAnswer(200, `{"input_tokens":3}`))
+	if call.called || w.Code != 413 {
+		t.Errorf("a body past the limit: upstream called %v, status %d: %s", call.called, w.Code, w.Body)
+	}
+	g := newTestHandler(t, &Handler{Upstream: "gemini", Models: []ModelRoute{{Match: "gemini-x", Upstream: "gemini-up"}}})
+	w, call = serve(t, g, httptest.NewRequest("POST", "/v1beta/models/gemini-x:countTokens", strings.NewReader(`{"contents":[{"role":"user","parts":[{"text":"Hi"}]}]}`)),
+		jsonAnswer(200, `{"totalTokens":2}`))
+	if w.Code != 200 || !strings.Contains(call.path, "gemini-up:countTokens") {
+		t.Errorf("a Gemini count: %d, upstream path %s: %s", w.Code, call.path, w.Body)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
 )
@@ -13,8 +14,8 @@ import (
 // writeError answers the client with e in protocol p's error format and
 // returns the status it wrote.
 func writeError(w http.ResponseWriter, p codec.Protocol, e *codec.Error) int {
-	buf := getBuffer(minPooledBuffer)
-	defer putBuffer(buf)
+	buf := pool.Get(pool.MinPooled)
+	defer pool.Put(buf)
 	*buf = codec.AppendError(*buf, p, e)
 	hdr := w.Header()
 	hdr.Del("Content-Encoding")

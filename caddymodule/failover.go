@@ -20,6 +20,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/llmbridge/llmbridge/caddymodule/failover"
+	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/caddymodule/state"
 	"github.com/llmbridge/llmbridge/codec"
@@ -344,8 +345,8 @@ func (h *Handler) serveFailover(w http.ResponseWriter, r *http.Request) error {
 	defer putFailoverWriter(fw)
 	fw.keyName = keyName
 	if r.Method == http.MethodPost {
-		bodyBuf := getBuffer(requestBufferSize(r))
-		defer putBuffer(bodyBuf)
+		bodyBuf := pool.Get(requestBufferSize(r))
+		defer pool.Put(bodyBuf)
 		body, cerr := readBody(r, h.MaxRequestBody, *bodyBuf)
 		*bodyBuf = body
 		if cerr != nil {

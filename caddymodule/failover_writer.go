@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/llmbridge/llmbridge/caddymodule/failover"
+	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
@@ -103,7 +104,7 @@ func getFailoverWriter(w http.ResponseWriter, fs *failoverSite) *failoverWriter 
 // header maps stay with it, emptied: a pooled writer's maps have the size
 // its requests need.
 func putFailoverWriter(fw *failoverWriter) {
-	putBuffer(fw.held)
+	pool.Put(fw.held)
 	fw.reader.Reset(nil)
 	snap, saved := fw.snap, fw.saved.header
 	clear(saved)
@@ -197,7 +198,7 @@ func (fw *failoverWriter) Write(p []byte) (int, error) {
 		return fw.w.Write(p)
 	}
 	if fw.held == nil {
-		fw.held = getBuffer(streamBufferSize)
+		fw.held = pool.Get(pool.StreamSize)
 	}
 	*fw.held = append(*fw.held, p...)
 	if fw.holding && len(*fw.held) > maxHold {
@@ -217,7 +218,7 @@ func (fw *failoverWriter) WriteString(s string) (int, error) {
 		return io.WriteString(fw.w, s)
 	}
 	if fw.held == nil {
-		fw.held = getBuffer(streamBufferSize)
+		fw.held = pool.Get(pool.StreamSize)
 	}
 	*fw.held = append(*fw.held, s...)
 	if fw.holding && len(*fw.held) > maxHold {

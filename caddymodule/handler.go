@@ -13,6 +13,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
@@ -113,7 +114,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 
 	// The client's body is held until ServeHTTP returns, or until a
 	// translated stream opens (translatingWriter.WriteHeader).
-	held := heldBuffer{buf: getBuffer(requestBufferSize(r))}
+	held := heldBuffer{buf: pool.Get(requestBufferSize(r))}
 	defer held.release()
 	body, cerr := readBody(r, h.MaxRequestBody, *held.buf)
 	*held.buf = body
@@ -335,7 +336,7 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 
 	// The encoded body's buffer, which the body sent takes over below.
-	outBuf := heldBuffer{buf: getBuffer(encodedBufferSize(len(body)))}
+	outBuf := heldBuffer{buf: pool.Get(pool.EncodedSize(len(body)))}
 	defer outBuf.release()
 	out, err := h.encodeRequest(*outBuf.buf, x.Upstream, req, codec.EncodeOptions{Model: model, DefaultMaxTokens: h.DefaultMaxTokens, Target: target, Cache: h.cachePolicyFor(client)}, decoded)
 	*outBuf.buf = out

@@ -5,9 +5,6 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -16,7 +13,9 @@ import (
 	"github.com/tidwall/sjson"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
+	"github.com/llmbridge/llmbridge/caddymodule/policy"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/rules"
 )
@@ -41,81 +40,6 @@ import (
 // on_unsupported strict never retries: the refusal goes to the client in
 // its protocol, as does a refusal that names nothing known, or whose fix
 // the policy does not make, or that the retry does not cure.
-
-// maxLearned bounds the models whose lessons are kept per provider; beyond
-// it, an arbitrary one is forgotten for each new one.
-const maxLearned = 256
-
-// learnedByProvider are the lessons learned, per provider (rules.ProviderFor).
-var learnedByProvider = struct {
-	mu sync.Mutex
-	m  map[string]*learnedRules
-}{m: make(map[string]*learnedRules)}
-
-// learnedFor returns the lessons learned for the models of provider.
-func learnedFor(provider string) *learnedRules {
-	learnedByProvider.mu.Lock()
-	defer learnedByProvider.mu.Unlock()
-	l := learnedByProvider.m[provider]
-	if l == nil {
-		l = new(learnedRules)
-		learnedByProvider.m[provider] = l
-	}
-	return l
-}
-
-// learnedRules are the lessons learned for one provider's models, per
-// upstream model.
-type learnedRules struct {
-	// n is the number of entries, read without the lock so that a
-	// handler that learned nothing pays nothing.
-	n  atomic.Int32
-	mu sync.RWMutex
-	m  map[string]*learnedRule
-}
-
-// learnedRule is one model's rule with its lessons applied, and the
-// lessons alone, as a model_rule block sets them.
-type learnedRule struct {
-	rule  *rules.Rule
-	delta rules.Rule
-	like  string // the model the table's rule for it is found by, or ""
-	// adaptiveForBetweenTools reports that the model refuses thinking
-	// type between_tools, which a passthrough body gets as adaptive.
-	adaptiveForBetweenTools bool
-	// fix is the edit of a lesson whose fix Fit does not report
-	// (rules.Lesson.Param), which a passthrough body gets too; zero for
-	// none.
-	fix rules.Adjustment
-}
-
-// lookup returns the learned rule of model, or nil. It allocates nothing.
-func (l *learnedRules) lookup(model string) *learnedRule {
-	if l == nil || l.n.Load() == 0 {
-		return nil
-	}
-	l.mu.RLock()
-	lr := l.m[model]
-	l.mu.RUnlock()
-	return lr
-}
-
-// store keeps lr for model.
-func (l *learnedRules) store(model string, lr *learnedRule) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.m == nil {
-		l.m = make(map[string]*learnedRule)
-	}
-	if _, ok := l.m[model]; !ok && len(l.m) >= maxLearned {
-		for k := range l.m {
-			delete(l.m, k)
-			break
-		}
-	}
-	l.m[strings.Clone(model)] = lr
-	l.n.Store(int32(len(l.m)))
-}
 
 // learnedTotal counts the lessons kept, by what was learned.
 var learnedTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -142,8 +66,8 @@ func provisionLearning(ctx caddy.Context) error {
 // ruleFor returns the rule a request to model is fitted to: the learned
 // one, else the table's (its row, or its family's newest row).
 func (h *Handler) ruleFor(model string) *rules.Rule {
-	if lr := h.learned.lookup(model); lr != nil {
-		return lr.rule
+	if lr := h.learned.Lookup(model); lr != nil {
+		return lr.Rule
 	}
 	return h.tableRule(model).rule
 }
@@ -160,7 +84,7 @@ type teaching struct {
 	body    []byte
 	dropped int // len(req.Dropped) before the first encoding
 	lesson  rules.Lesson
-	learned *learnedRule
+	learned *policy.Lesson
 	status  int    // the refusal's status
 	reason  string // the refusal's message
 }
@@ -169,7 +93,7 @@ type teaching struct {
 // request would need (body is the body sent); under strict, only the
 // model, for explainRetired (it never retries).
 func (h *Handler) startTeaching(w http.ResponseWriter, model string, target codec.Target, adjusted []rules.Adjustment, body []byte, dropped int) teaching {
-	if h.policy == policyStrict {
+	if h.policy == policy.Strict {
 		return teaching{model: model}
 	}
 	return teaching{at: newAttempt(w), model: model, target: target, adjusted: adjusted,
@@ -207,15 +131,15 @@ func (h *Handler) lesson(t *teaching, upstream codec.Protocol, status int, hdr h
 // teaches: the model's rule with the lesson applied, the lesson, and what
 // keeping it stores; false when it names nothing known. Another instance's
 // lesson (shared.go) is read from its refusal the same way.
-func (h *Handler) learnFrom(model string, status int, message string) (*rules.Rule, rules.Lesson, *learnedRule, bool) {
+func (h *Handler) learnFrom(model string, status int, message string) (*rules.Rule, rules.Lesson, *policy.Lesson, bool) {
 	base := h.ruleFor(model)
 	lesson, ok := rules.Learn(base, message)
 	if !ok {
 		return nil, lesson, nil, false
 	}
 	like, delta := "", lesson.Rule
-	if lr := h.learned.lookup(model); lr != nil {
-		like, delta = lr.like, lesson.Rule.Over(&lr.delta)
+	if lr := h.learned.Lookup(model); lr != nil {
+		like, delta = lr.Like, lesson.Rule.Over(&lr.Delta)
 	} else if fr := h.tableRule(model); fr.like != "" {
 		like = fr.like
 	} else if base != nil {
@@ -228,14 +152,14 @@ func (h *Handler) learnFrom(model string, status int, message string) (*rules.Ru
 		return nil, lesson, nil, false
 	}
 	delta.Sources = append(delta.Sources, "learned from the provider's "+reason)
-	lr := &learnedRule{rule: rule, delta: delta, like: like, adaptiveForBetweenTools: lesson.ID == rules.LessonBetweenTools}
+	lr := &policy.Lesson{Rule: rule, Delta: delta, Like: like, AdaptiveForBetweenTools: lesson.ID == rules.LessonBetweenTools}
 	if lesson.Param != "" {
-		lr.fix = lesson.Fix(model)
+		lr.Fix = lesson.Fix(model)
 	}
-	if kept := h.learned.lookup(model); kept != nil {
-		lr.adaptiveForBetweenTools = lr.adaptiveForBetweenTools || kept.adaptiveForBetweenTools
-		if lr.fix.Param == "" {
-			lr.fix = kept.fix
+	if kept := h.learned.Lookup(model); kept != nil {
+		lr.AdaptiveForBetweenTools = lr.AdaptiveForBetweenTools || kept.AdaptiveForBetweenTools
+		if lr.Fix.Param == "" {
+			lr.Fix = kept.Fix
 		}
 	}
 	return rule, lesson, lr, true
@@ -259,7 +183,7 @@ func (h *Handler) refit(req *codec.Request, rule *rules.Rule, upstream codec.Pro
 	for i := range adj {
 		if _, refused := h.refusal(&adj[i]); refused {
 			h.logger.Debug("the upstream's refusal teaches a fix the policy does not make",
-				zap.String("upstream_model", t.model), zap.String("fix", adj[i].String()), zap.String("on_unsupported", h.policyName()))
+				zap.String("upstream_model", t.model), zap.String("fix", adj[i].String()), zap.String("on_unsupported", h.policy.String()))
 			if adj[i].Class == rules.ClassRefuse {
 				return nil, target, &adj[i], false
 			}
@@ -341,7 +265,7 @@ func (h *Handler) learnRetry(r *http.Request, tw *translatingWriter, nextErr err
 	if !h.resend(r, out, adj, tw.x, t) {
 		return nil
 	}
-	putBuffer(tw.body)
+	pool.Put(tw.body)
 	tw.body = nil
 	return &translatingWriter{ResponseWriter: tw.ResponseWriter, h: h, client: tw.client, req: req, x: tw.x, model: tw.model, cutoff: tw.cutoff}
 }
@@ -360,7 +284,7 @@ func (h *Handler) learnRetryPassthrough(r *http.Request, pw *passthroughWriter, 
 		return nil
 	}
 	body, edited := t.body, false
-	if t.learned.adaptiveForBetweenTools {
+	if t.learned.AdaptiveForBetweenTools {
 		body, edited = adaptiveForBetweenTools(body)
 	}
 	req := new(codec.Request)
@@ -387,7 +311,7 @@ func (h *Handler) learnRetryPassthrough(r *http.Request, pw *passthroughWriter, 
 	if err != nil || !h.resend(r, out, adj, pw.x, t) {
 		return nil
 	}
-	putBuffer(pw.held)
+	pool.Put(pw.held)
 	pw.held = nil
 	retry := newPassthroughWriter(t.at.w, h, pw.x, pw.client, pw.model, pw.stream)
 	retry.restore = pw.restore
@@ -407,12 +331,12 @@ func (h *Handler) learnedOutcome(status int, t *teaching) {
 // keepLesson keeps t's lesson for its model, counts and logs it, and
 // tells the fleet (shared.go).
 func (h *Handler) keepLesson(t *teaching) {
-	h.learned.store(t.model, t.learned)
+	h.learned.Store(t.model, t.learned)
 	publishLesson(h, t.model, t.status, t.reason)
 	learnedTotal.WithLabelValues(t.lesson.ID).Inc()
 	h.logger.Info("learned a model rule from the upstream's refusal; add this model_rule to keep it",
 		zap.String("upstream_model", t.model), zap.String("learned", t.lesson.ID),
-		zap.String("model_rule", modelRuleBlock([]string{t.model}, t.learned.like, &t.learned.delta)))
+		zap.String("model_rule", policy.RuleBlock([]string{t.model}, t.learned.Like, &t.learned.Delta)))
 }
 
 // adaptiveForBetweenTools returns body with thinking type between_tools,
@@ -429,81 +353,4 @@ func adaptiveForBetweenTools(body []byte) ([]byte, bool) {
 		return body, false
 	}
 	return out, true
-}
-
-// modelRuleBlock writes the Caddyfile model_rule block that sets r's
-// non-zero fields for models, starting from the table's rule of like
-// when like is not "" (parseModelRule reads it).
-func modelRuleBlock(models []string, like string, r *rules.Rule) string {
-	var b strings.Builder
-	b.WriteString("model_rule " + strings.Join(models, " ") + " {\n")
-	line := func(s string) { b.WriteString("\t" + s + "\n") }
-	if like != "" {
-		line("like " + like)
-	}
-	if r.Provider != "" {
-		line("provider " + r.Provider)
-	}
-	if r.MaxOutput > 0 {
-		line("max_output " + strconv.FormatInt(r.MaxOutput, 10))
-	}
-	if r.Reasoning != "" {
-		line("reasoning " + r.Reasoning)
-	}
-	if len(r.Efforts) > 0 {
-		line("efforts " + strings.Join(r.Efforts, " "))
-	}
-	if r.DefaultEffort != "" {
-		line("default_effort " + r.DefaultEffort)
-	}
-	if r.BudgetMax > 0 {
-		line("budget " + strconv.FormatInt(r.BudgetMin, 10) + " " + strconv.FormatInt(r.BudgetMax, 10))
-	}
-	if r.AlwaysThinks {
-		line("always_thinks")
-	}
-	if r.Sampling != "" {
-		line("sampling " + r.Sampling)
-	}
-	if r.NoPrefill {
-		line("no_prefill")
-	}
-	if r.SignedCalls {
-		line("signed_calls")
-	}
-	if r.ResponsesOnly {
-		line("responses_only")
-	}
-	if r.Retired != "" {
-		line("retired " + r.Retired)
-	}
-	if len(r.VertexLocations) > 0 {
-		line("vertex_locations " + strings.Join(r.VertexLocations, " "))
-	}
-	if len(r.Rejects) > 0 {
-		line("rejects " + strings.Join(r.Rejects, " "))
-	}
-	if r.ChatTools != "" {
-		line("chat_tools " + r.ChatTools)
-	}
-	if r.ThinkingOff != "" {
-		line("thinking_off " + r.ThinkingOff)
-	}
-	if r.EffortOn != "" {
-		line("effort_on " + r.EffortOn)
-	}
-	if r.CacheMinTokens > 0 {
-		line("cache_min_tokens " + strconv.FormatInt(r.CacheMinTokens, 10))
-	}
-	if len(r.CacheFiveMinutesOnlyOn) > 0 {
-		line("cache_5m_only_on " + strings.Join(r.CacheFiveMinutesOnlyOn, " "))
-	}
-	for _, s := range r.Sources {
-		line("source " + strconv.Quote(s))
-	}
-	if r.Verified != "" {
-		line("verified " + r.Verified)
-	}
-	b.WriteString("}")
-	return b.String()
 }

@@ -4,57 +4,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
-
-	"github.com/llmbridge/llmbridge/codec/rules"
 )
-
-// TestModelRuleBlock: the block a lesson is logged as reads back, with
-// parseModelRule, as the rule it was written from.
-func TestModelRuleBlock(t *testing.T) {
-	want := rules.Rule{Models: []string{"gpt-7"}, Like: "gpt-5", Provider: "openai", MaxOutput: 64000, Reasoning: rules.ReasoningEffort,
-		Efforts: []string{"none", "medium"}, DefaultEffort: "medium", BudgetMin: 1, BudgetMax: 9, AlwaysThinks: true, Sampling: rules.SamplingFixed,
-		NoPrefill: true, SignedCalls: true, Rejects: []string{"stop"}, ChatTools: rules.ChatToolsEffortNone, ThinkingOff: rules.ThinkingOffOmit,
-		EffortOn: "default", Sources: []string{"learned from the provider's 400 Unsupported parameter: 'stop'"}, Verified: "2026-12-03"}
-	block := modelRuleBlock(want.Models, want.Like, &want)
-	d := caddyfile.NewTestDispenser(block)
-	d.Next()
-	got, err := parseModelRule(d)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, block)
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("read back:\n got %+v\nwant %+v\n%s", got, want, block)
-	}
-}
-
-func TestLearnedRules(t *testing.T) {
-	var nilRules *learnedRules
-	if nilRules.lookup("m") != nil {
-		t.Error("a nil store holds nothing")
-	}
-	l := new(learnedRules)
-	if allocs := testing.AllocsPerRun(100, func() { _ = l.lookup("gpt-7") }); allocs != 0 {
-		t.Errorf("empty lookup: %v allocations", allocs)
-	}
-	for i := range maxLearned + 10 {
-		l.store("m"+strconv.Itoa(i), &learnedRule{})
-	}
-	if n := len(l.m); n != maxLearned || int(l.n.Load()) != n {
-		t.Errorf("%d models kept, want %d", n, maxLearned)
-	}
-	l.store("gpt-7", &learnedRule{like: "x"})
-	if allocs := testing.AllocsPerRun(100, func() { _ = l.lookup("gpt-7") }); allocs != 0 {
-		t.Errorf("lookup: %v allocations", allocs)
-	}
-	if lr := l.lookup("gpt-7"); lr == nil || lr.like != "x" {
-		t.Errorf("lookup(gpt-7) = %+v", lr)
-	}
-}
 
 // TestAttemptRewind: the header reverse_proxy copied from a discarded
 // answer is gone after rewind, and what was there before stays.

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
 	"github.com/llmbridge/llmbridge/caddymodule/limits"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/caddymodule/state"
@@ -212,8 +213,8 @@ func refusalName(r *limits.Refusal) string {
 // window resets ("requests/minute=59/60;reset=12"). It is written in a
 // pooled buffer: the string is its one allocation.
 func limitsValue(t *limits.Ticket, now time.Time) string {
-	buf := getBuffer(minPooledBuffer)
-	defer putBuffer(buf)
+	buf := pool.Get(pool.MinPooled)
+	defer pool.Put(buf)
 	b := (*buf)[:0]
 	for i := range t.Rates() {
 		of, per, streams, max, remaining, reset := t.Rate(i)

@@ -3,16 +3,15 @@ package caddymodule
 import (
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"go.uber.org/zap"
 
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
+	"github.com/llmbridge/llmbridge/caddymodule/policy"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/rules"
 	"github.com/llmbridge/llmbridge/mapping"
@@ -40,7 +39,7 @@ import (
 // provisionRules builds the handler's rule table from the built-in rows and
 // the configured ones, and resolves the dialect.
 func (h *Handler) provisionRules() error {
-	rows := slices.DeleteFunc(modelRuleRows(h.ModelRules, h.provider), func(r rules.Rule) bool { return observe.PriceOnly(&r) })
+	rows := slices.DeleteFunc(policy.Rows(h.ModelRules, h.provider), func(r rules.Rule) bool { return observe.PriceOnly(&r) })
 	t, err := rules.Builtin().With(rows)
 	if err != nil {
 		return err
@@ -172,7 +171,7 @@ func (h *Handler) tableRule(model string) *familyRule {
 		fr.rule, fr.like = g, likeName(from)
 		h.logger.Info("a model without a row is fitted to its family's newest row; add this model_rule to pin it, or a row of its own",
 			zap.String("upstream_model", model), zap.Strings("taken_from", from.Models),
-			zap.String("model_rule", modelRuleBlock([]string{model}, fr.like, &rules.Rule{})))
+			zap.String("model_rule", policy.RuleBlock([]string{model}, fr.like, &rules.Rule{})))
 	} else {
 		fr.rule = h.rules.Lookup(h.provider, model)
 	}
@@ -217,9 +216,9 @@ func (h *Handler) refusal(a *rules.Adjustment) (string, bool) {
 	switch {
 	case a.Class == rules.ClassRefuse:
 		return "no form of the request reaches the model through this upstream protocol", true
-	case h.policy == policyStrict:
+	case h.policy == policy.Strict:
 		return "on_unsupported strict refuses every adjustment; safe would send " + a.String(), true
-	case h.policy == policySafe && a.Class == rules.ClassChange:
+	case h.policy == policy.Safe && a.Class == rules.ClassChange:
 		return "this would change what the model is asked; on_unsupported lenient sends " + a.String(), true
 	}
 	return "", false
@@ -240,194 +239,5 @@ func (h *Handler) reportAdjusted(w http.ResponseWriter, model string, adj []rule
 	}
 	w.Header().Set("Llmbridge-Adjusted", droppedHeader(texts))
 	h.logger.Debug("request fitted to the upstream model", zap.String("upstream_model", model),
-		zap.Strings("adjustments", texts), zap.Strings("rules", ids), zap.String("on_unsupported", h.policyName()))
-}
-
-// parseModelRule parses a model_rule block:
-//
-//	model_rule <glob>... {
-//		like <model>          # start from the rule of a known model
-//		provider <name>       # default: the upstream's provider
-//		max_output <n>
-//		reasoning none|effort|budget|budget+adaptive|adaptive|level|always
-//		efforts <effort>...
-//		budget <min> <max>
-//		always_thinks
-//		sampling free|exclusive|fixed|fixed-when-reasoning
-//		no_prefill
-//		signed_calls
-//		responses_only        # served by the Responses API only
-//		retired <YYYY-MM-DD>
-//		vertex_locations <location>...
-//		rejects stop|presence_penalty|frequency_penalty...
-//		default_effort <effort>
-//		chat_tools effort-none|responses
-//		thinking_off omit|disabled
-//		effort_on <value>
-//		cache_min_tokens <n>
-//		cache_5m_only_on <protocol>...
-//		source <url>...
-//		verified <YYYY-MM-DD>
-//		price input <usd> output <usd> [cache_read <usd>] [cache_write <usd>] source <url> date <yyyy-mm-dd>
-//	}
-func parseModelRule(d *caddyfile.Dispenser) (rules.Rule, error) {
-	var r rules.Rule
-	r.Models = d.RemainingArgs()
-	if len(r.Models) == 0 {
-		return r, d.Errf("model_rule needs at least one model glob")
-	}
-	for nesting := d.Nesting(); d.NextBlock(nesting); {
-		name := d.Val()
-		args := d.RemainingArgs()
-		one := func() (string, error) {
-			if len(args) != 1 {
-				return "", d.Errf("model_rule %s takes one argument", name)
-			}
-			return args[0], nil
-		}
-		flag := func() error {
-			if len(args) != 0 {
-				return d.Errf("model_rule %s takes no argument", name)
-			}
-			return nil
-		}
-		var err error
-		switch name {
-		case "like":
-			r.Like, err = one()
-		case "provider":
-			r.Provider, err = one()
-		case "max_output":
-			var s string
-			if s, err = one(); err == nil {
-				if r.MaxOutput, err = strconv.ParseInt(s, 10, 64); err != nil || r.MaxOutput <= 0 {
-					err = d.Errf("model_rule max_output: want a positive integer, got %q", s)
-				}
-			}
-		case "reasoning":
-			r.Reasoning, err = one()
-		case "efforts":
-			r.Efforts = args
-		case "budget":
-			if len(args) != 2 {
-				return r, d.Errf("model_rule budget takes two arguments: <min> <max>")
-			}
-			lo, err1 := strconv.ParseInt(args[0], 10, 64)
-			hi, err2 := strconv.ParseInt(args[1], 10, 64)
-			if err1 != nil || err2 != nil {
-				return r, d.Errf("model_rule budget: want two integers, got %s", strings.Join(args, " "))
-			}
-			r.BudgetMin, r.BudgetMax = lo, hi
-		case "always_thinks":
-			err, r.AlwaysThinks = flag(), true
-		case "sampling":
-			if r.Sampling, err = one(); r.Sampling == "free" {
-				r.Sampling = rules.SamplingFree
-			}
-		case "no_prefill":
-			err, r.NoPrefill = flag(), true
-		case "signed_calls":
-			err, r.SignedCalls = flag(), true
-		case "responses_only":
-			err, r.ResponsesOnly = flag(), true
-		case "retired":
-			r.Retired, err = one()
-		case "vertex_locations":
-			if len(args) == 0 {
-				return r, d.Errf("model_rule vertex_locations needs at least one location")
-			}
-			r.VertexLocations = args
-		case "rejects":
-			r.Rejects = args
-		case "default_effort":
-			r.DefaultEffort, err = one()
-		case "chat_tools":
-			r.ChatTools, err = one()
-		case "thinking_off":
-			r.ThinkingOff, err = one()
-		case "effort_on":
-			r.EffortOn, err = one()
-		case "cache_min_tokens":
-			var s string
-			if s, err = one(); err == nil {
-				if r.CacheMinTokens, err = strconv.ParseInt(s, 10, 64); err != nil || r.CacheMinTokens <= 0 {
-					err = d.Errf("model_rule cache_min_tokens: want a positive integer, got %q", s)
-				}
-			}
-		case "cache_5m_only_on":
-			for _, p := range args {
-				if _, perr := codec.ParseProtocol(p); perr != nil {
-					return r, d.Errf("model_rule cache_5m_only_on: %v", perr)
-				}
-			}
-			r.CacheFiveMinutesOnlyOn = args
-		case "verified":
-			r.Verified, err = one()
-		case "source":
-			r.Sources = append(r.Sources, args...)
-		case "price":
-			r.Price, err = parsePrice(d, args)
-		default:
-			return r, d.Errf("unknown model_rule setting %q", name)
-		}
-		if err != nil {
-			return r, err
-		}
-	}
-	return r, nil
-}
-
-// modelRuleRows returns a copy of the configured rows in which a row
-// without a provider names provider, the upstream's.
-func modelRuleRows(configured []rules.Rule, provider string) []rules.Rule {
-	rows := make([]rules.Rule, len(configured))
-	copy(rows, configured)
-	for i := range rows {
-		if rows[i].Provider == "" {
-			rows[i].Provider = provider
-		}
-	}
-	return rows
-}
-
-// parsePrice parses the arguments of a model rule's price: figures in US
-// dollars per million tokens by name, the price list's URL and the day it
-// was read.
-func parsePrice(d *caddyfile.Dispenser, args []string) (*rules.Price, error) {
-	if len(args)%2 != 0 {
-		return nil, d.Errf("model_rule price takes pairs: input <usd> output <usd> [cache_read <usd>] [cache_write <usd>] source <url> date <yyyy-mm-dd>")
-	}
-	p := new(rules.Price)
-	var haveIn, haveOut bool
-	for i := 0; i < len(args); i += 2 {
-		key, val := args[i], args[i+1]
-		var f *float64
-		switch key {
-		case "input":
-			f, haveIn = &p.Input, true
-		case "output":
-			f, haveOut = &p.Output, true
-		case "cache_read":
-			f = &p.CacheRead
-		case "cache_write":
-			f = &p.CacheWrite
-		case "source":
-			p.Source = val
-			continue
-		case "date":
-			p.Date = val
-			continue
-		default:
-			return nil, d.Errf("model_rule price: unknown figure %q (want input, output, cache_read, cache_write, source, date)", key)
-		}
-		v, err := strconv.ParseFloat(val, 64)
-		if err != nil {
-			return nil, d.Errf("model_rule price %s: want US dollars per million tokens, got %q", key, val)
-		}
-		*f = v
-	}
-	if !haveIn || !haveOut || p.Source == "" || p.Date == "" {
-		return nil, d.Errf("model_rule price needs input, output, source and date")
-	}
-	return p, nil
+		zap.Strings("adjustments", texts), zap.Strings("rules", ids), zap.String("on_unsupported", h.policy.String()))
 }

@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"github.com/caddyserver/caddy/v2"
-	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/llmbridge/llmbridge/caddymodule/policy"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/rules"
 	"github.com/llmbridge/llmbridge/mapping"
@@ -25,15 +25,15 @@ func TestFitModelPolicy(t *testing.T) {
 	}
 	tests := []struct {
 		name    string
-		policy  unsupportedPolicy
+		policy  policy.Level
 		req     func() *codec.Request
 		wantErr string
 		wantAdj int
 	}{
-		{"safe adjusts", policySafe, adjustOnly, "", 1},
-		{"safe refuses a change", policySafe, change, "rule openai.stop.unsupported); this would change what the model is asked; on_unsupported lenient sends stop removed", 2},
-		{"lenient changes", policyLenient, change, "", 2},
-		{"strict refuses an adjustment", policyStrict, adjustOnly, "on_unsupported strict refuses every adjustment; safe would send reasoning_effort=high (xhigh not accepted by o3)", 1},
+		{"safe adjusts", policy.Safe, adjustOnly, "", 1},
+		{"safe refuses a change", policy.Safe, change, "rule openai.stop.unsupported); this would change what the model is asked; on_unsupported lenient sends stop removed", 2},
+		{"lenient changes", policy.Lenient, change, "", 2},
+		{"strict refuses an adjustment", policy.Strict, adjustOnly, "on_unsupported strict refuses every adjustment; safe would send reasoning_effort=high (xhigh not accepted by o3)", 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -129,65 +129,5 @@ func BenchmarkRuleFor(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = h.ruleFor("claude-sonnet-4-5-20250929")
-	}
-}
-
-// TestModelRuleCaddyfileErrors names the setting of a model_rule block
-// that cannot be read.
-func TestModelRuleCaddyfileErrors(t *testing.T) {
-	for _, tc := range []struct{ block, want string }{
-		{"", "model_rule needs at least one model glob"},
-		{"m {\n like a b\n}", "model_rule like takes one argument"},
-		{"m {\n max_output -1\n}", `model_rule max_output: want a positive integer, got "-1"`},
-		{"m {\n budget 1\n}", "model_rule budget takes two arguments: <min> <max>"},
-		{"m {\n budget a b\n}", "model_rule budget: want two integers, got a b"},
-		{"m {\n always_thinks yes\n}", "model_rule always_thinks takes no argument"},
-		{"m {\n vertex_locations\n}", "model_rule vertex_locations needs at least one location"},
-		{"m {\n cache_min_tokens 0\n}", `model_rule cache_min_tokens: want a positive integer, got "0"`},
-		{"m {\n cache_5m_only_on nonesuch\n}", "model_rule cache_5m_only_on: "},
-		{"m {\n price input\n}", "model_rule price takes pairs"},
-		{"m {\n price input 1 output x\n}", `model_rule price output: want US dollars per million tokens, got "x"`},
-		{"m {\n price input 1 tip 2\n}", `model_rule price: unknown figure "tip"`},
-		{"m {\n price input 1 output 2\n}", "model_rule price needs input, output, source and date"},
-		{"m {\n colour blue\n}", `unknown model_rule setting "colour"`},
-	} {
-		d := caddyfile.NewTestDispenser("llmbridge {\n upstream openai-chat\n model_rule " + tc.block + "\n}")
-		var h Handler
-		if err := h.UnmarshalCaddyfile(d); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("model_rule %q: %v, want %q", tc.block, err, tc.want)
-		}
-	}
-	// Every setting read.
-	d := caddyfile.NewTestDispenser(`llmbridge {
-	upstream openai-chat
-	model_rule acme-* {
-		provider openai
-		reasoning effort
-		efforts none low
-		default_effort low
-		rejects stop
-		chat_tools responses
-		thinking_off omit
-		effort_on none
-		retired 2026-01-01
-		responses_only
-		signed_calls
-		no_prefill
-		sampling free
-		cache_min_tokens 1024
-		cache_5m_only_on anthropic-messages
-		verified 2026-12-07
-		source https://example.com/models
-		price input 1 output 2 cache_read 0.1 cache_write 1.25 source https://example.com/pricing date 2026-12-07
-	}
-}`)
-	var h Handler
-	if err := h.UnmarshalCaddyfile(d); err != nil {
-		t.Fatal(err)
-	}
-	r := h.ModelRules[0]
-	if r.Provider != "openai" || r.DefaultEffort != "low" || !r.ResponsesOnly || !r.SignedCalls || !r.NoPrefill || r.CacheMinTokens != 1024 ||
-		r.Price == nil || r.Price.CacheWrite != 1.25 || r.Retired != "2026-01-01" || r.EffortOn != "none" {
-		t.Errorf("rule %+v", r)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/llmbridge/llmbridge/caddymodule/failover"
 	"github.com/llmbridge/llmbridge/caddymodule/limits"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
+	"github.com/llmbridge/llmbridge/caddymodule/policy"
 	"github.com/llmbridge/llmbridge/caddymodule/sessions"
 	"github.com/llmbridge/llmbridge/caddymodule/state"
 	"github.com/llmbridge/llmbridge/codec"
@@ -251,13 +252,13 @@ type Handler struct {
 	cacheHourLimited bool
 	// learned are the model rules learned from upstream refusals, kept
 	// per provider across configuration reloads (learn.go).
-	learned *learnedRules
+	learned *policy.Lessons
 	// families are the rules models are fitted to, found once per model
 	// (modelrules.go: a model newer than its family's rows).
 	families *familyRules
 	dialect  *codec.Dialect
-	policy   unsupportedPolicy
-	drops    []dropPath
+	policy   policy.Level
+	drops    []policy.Drop
 	logger   *zap.Logger
 	routes   []modelRoute
 	metrics  *observe.Metrics
@@ -413,7 +414,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := provisionLearning(ctx); err != nil {
 		return err
 	}
-	h.learned = learnedFor(h.provider)
+	h.learned = policy.LessonsFor(h.provider)
 	teachers.Store(h.provider, h)
 	h.families = new(familyRules)
 	if err := h.provisionRules(); err != nil {
@@ -421,12 +422,12 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	h.upstreamModelInResponse = h.ResponseModel == "upstream"
 	var err error
-	if h.policy, err = parsePolicy(h.OnUnsupported); err != nil {
+	if h.policy, err = policy.ParseLevel(h.OnUnsupported); err != nil {
 		return fmt.Errorf("llmbridge: %v", err)
 	}
 	h.drops = h.drops[:0]
 	for i, p := range h.Drop {
-		dp, err := compileDropPath(p)
+		dp, err := policy.CompileDrop(p)
 		if err != nil {
 			return fmt.Errorf("llmbridge: drop[%d]: %v", i, err)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/tidwall/sjson"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/rules"
@@ -118,7 +119,7 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 	// it was made for, when its model's refusals taught rules (learn.go),
 	// or when it asks for an hour of prompt cache its model does not have
 	// on this upstream (Claude before 4.5 on Bedrock refuses "1h").
-	if routed && upModel != model || h.learned.lookup(upModel) != nil || h.cacheHourRefused(x.Upstream, upModel, body) {
+	if routed && upModel != model || h.learned.Lookup(upModel) != nil || h.cacheHourRefused(x.Upstream, upModel, body) {
 		var cerr *codec.Error
 		if body, adjusted, cerr = h.fitPassthrough(body, client, x.Upstream, upModel); cerr != nil {
 			fail(w, x, client, cerr)
@@ -350,11 +351,11 @@ func (pw *passthroughWriter) WriteHeader(status int) {
 		pw.mode = passHeld
 		// A body of known length is held in one buffer of its size, not
 		// grown to it by doubling.
-		size := responseBufferSize(hdr)
+		size := pool.ResponseSize(hdr)
 		if size > pw.holdLimit() {
-			size = streamBufferSize
+			size = pool.StreamSize
 		}
-		pw.held = getBuffer(size)
+		pw.held = pool.Get(size)
 		return
 	default:
 		pw.mode = passRaw
@@ -417,7 +418,7 @@ func (pw *passthroughWriter) ReadFrom(r io.Reader) (int64, error) {
 func (pw *passthroughWriter) release(p []byte) (int, error) {
 	held := pw.held
 	pw.held = nil
-	defer putBuffer(held)
+	defer pool.Put(held)
 	pw.mode = passRaw
 	pw.x.Status = pw.status
 	pw.ResponseWriterWrapper.WriteHeader(pw.status)
@@ -448,7 +449,7 @@ func (pw *passthroughWriter) releasePending() {
 		return
 	}
 	*pw.pendingBuf = pw.pending[:0]
-	putBuffer(pw.pendingBuf)
+	pool.Put(pw.pendingBuf)
 	pw.pendingBuf, pw.pending = nil, nil
 }
 
@@ -457,7 +458,7 @@ func (pw *passthroughWriter) releasePending() {
 func (pw *passthroughWriter) finishHeld(nextErr error) {
 	held := pw.held
 	pw.held = nil
-	defer putBuffer(held)
+	defer pool.Put(held)
 	body, status, upstream := *held, pw.status, pw.x.Upstream
 	switch {
 	case nextErr != nil:
@@ -477,8 +478,8 @@ func (pw *passthroughWriter) finishHeld(nextErr error) {
 			setMetricsHeaders(pw.Header(), &pw.x.Usage, &lat)
 		}
 		if pw.restore != nil && status < 300 {
-			out := getBuffer(len(body) + minPooledBuffer)
-			defer putBuffer(out)
+			out := pool.Get(len(body) + pool.MinPooled)
+			defer pool.Put(out)
 			*out = restoreModel((*out)[:0], body, upstream, pw.restore)
 			body = *out
 		}

@@ -25,9 +25,9 @@ func (h *Handler) fitPassthrough(body []byte, p, upstream codec.Protocol, model 
 	// hold (learn.go): thinking type between_tools, an effort beside
 	// disabled thinking.
 	var learned []rules.Adjustment
-	lr := h.learned.lookup(model)
+	lr := h.learned.Lookup(model)
 	if lr != nil {
-		if edited, ok := adaptiveForBetweenTools(body); ok && lr.adaptiveForBetweenTools {
+		if edited, ok := adaptiveForBetweenTools(body); ok && lr.AdaptiveForBetweenTools {
 			body = edited
 			learned = append(learned, rules.Adjustment{Rule: rules.LessonBetweenTools, Param: "thinking.type", Value: "adaptive",
 				Why: "thinking.type between_tools is not accepted by " + model})
@@ -41,10 +41,10 @@ func (h *Handler) fitPassthrough(body []byte, p, upstream codec.Protocol, model 
 	if cerr != nil {
 		return body, nil, cerr
 	}
-	if lr != nil && lr.fix.Param != "" && req.Reasoning.Effort == mapping.EffortNone && gjson.GetBytes(body, lr.fix.Param).Exists() {
+	if lr != nil && lr.Fix.Param != "" && req.Reasoning.Effort == mapping.EffortNone && gjson.GetBytes(body, lr.Fix.Param).Exists() {
 		// The one fix in a body field: an effort beside disabled
 		// thinking, which the decoded request dropped.
-		learned = append(learned, lr.fix)
+		learned = append(learned, lr.Fix)
 	}
 	for _, a := range learned {
 		if !slices.ContainsFunc(adj, func(b rules.Adjustment) bool { return b.Param == a.Param }) {

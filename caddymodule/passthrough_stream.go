@@ -10,6 +10,7 @@ import (
 	"github.com/tidwall/gjson"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
@@ -59,7 +60,7 @@ func (pw *passthroughWriter) passStream(p []byte) {
 			// Taken per input and given back once everything is passed
 			// on (below): an open stream waiting for its upstream holds
 			// no buffer, and a burst of events gets one of its size.
-			pw.pendingBuf = getBuffer(max(streamBufferSize, len(p)))
+			pw.pendingBuf = pool.Get(max(pool.StreamSize, len(p)))
 			pw.pending = *pw.pendingBuf
 		}
 		pw.pending = append(pw.pending, p...)

@@ -18,6 +18,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/llmbridge/llmbridge/caddymodule/clouds"
+	"github.com/llmbridge/llmbridge/caddymodule/policy"
 	"github.com/llmbridge/llmbridge/caddymodule/probe"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/rules"
@@ -159,7 +160,7 @@ func Probe(ctx context.Context, cfg ProbeConfig) (*ProbeReport, error) {
 		return nil, err
 	}
 	// Nor what other handlers learned of the model (learn.go).
-	h.learned = new(learnedRules)
+	h.learned = new(policy.Lessons)
 	client, probes, err := probe.For(h.upstream, h.dialect != nil)
 	if err != nil {
 		return nil, err
@@ -211,7 +212,7 @@ func Probe(ctx context.Context, cfg ProbeConfig) (*ProbeReport, error) {
 	}
 	rep.Rule, rep.Notes = probe.Implied(h.upstream, h.provider, cfg.Model, rep.Results)
 	fmt.Fprintln(out, "\nThe model_rule these results imply (in the llmbridge directive):")
-	fmt.Fprintln(out, modelRuleBlock(rep.Rule.Models, "", &rep.Rule))
+	fmt.Fprintln(out, policy.RuleBlock(rep.Rule.Models, "", &rep.Rule))
 	for _, n := range rep.Notes {
 		fmt.Fprintln(out, "Note: "+n)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
@@ -109,7 +110,7 @@ func (tw *translatingWriter) Write(p []byte) (int, error) {
 		return tw.stream.write(p)
 	}
 	if tw.body == nil {
-		tw.body = getBuffer(responseBufferSize(tw.Header()))
+		tw.body = pool.Get(pool.ResponseSize(tw.Header()))
 	}
 	if len(*tw.body)+len(p) > maxResponseBody {
 		tw.overflow = true
@@ -139,7 +140,7 @@ func (tw *translatingWriter) finish(nextErr error) error {
 		tw.stream.finish(nextErr)
 		return nil
 	}
-	defer putBuffer(tw.body)
+	defer pool.Put(tw.body)
 	if tw.status == 0 {
 		if nextErr == nil {
 			nextErr = errors.New("upstream handler wrote no response")
@@ -192,8 +193,8 @@ func (tw *translatingWriter) finish(nextErr error) error {
 			tw.streamResponse(&resp)
 			break
 		}
-		out := getBuffer(encodedBufferSize(len(body)))
-		defer putBuffer(out)
+		out := pool.Get(pool.EncodedSize(len(body)))
+		defer pool.Put(out)
 		// The client's request says which calls were of custom or
 		// namespaced tools, which a Responses client gets back as such.
 		b, err := codec.AppendResponseFor(*out, tw.client, &resp, tw.req)
@@ -269,8 +270,8 @@ func (tw *translatingWriter) streamResponse(resp *codec.Response) {
 
 // writeError encodes an error in the client protocol and writes it.
 func (tw *translatingWriter) writeError(e *codec.Error) {
-	out := getBuffer(minPooledBuffer)
-	defer putBuffer(out)
+	out := pool.Get(pool.MinPooled)
+	defer pool.Put(out)
 	*out = codec.AppendError(*out, tw.client, e)
 	tw.write(codec.ClientStatus(tw.client, e), *out)
 }

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/llmbridge/llmbridge/caddymodule/failover"
+	"github.com/llmbridge/llmbridge/caddymodule/policy"
 	"github.com/llmbridge/llmbridge/caddymodule/state"
 )
 
@@ -79,9 +80,9 @@ func applyLesson(f []string) {
 	}
 	model := f[2]
 	if _, _, lr, ok := h.learnFrom(model, status, string(msg)); ok {
-		h.learned.store(model, lr)
+		h.learned.Store(model, lr)
 		h.logger.Info("kept a model rule another instance learned", zap.String("upstream_model", model),
-			zap.String("model_rule", modelRuleBlock([]string{model}, lr.like, &lr.delta)))
+			zap.String("model_rule", policy.RuleBlock([]string{model}, lr.Like, &lr.Delta)))
 	}
 }
 

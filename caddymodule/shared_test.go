@@ -84,16 +84,16 @@ func TestApplyLesson(t *testing.T) {
 	model := "acme-shared-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	refusal := base64.RawURLEncoding.EncodeToString([]byte("Unsupported parameter: 'top_p' is not supported with this model."))
 	applyEvent([]byte(strings.Join([]string{eventLearn, instanceID, h.provider, model, "400", refusal}, " ")))
-	if h.learned.lookup(model) != nil {
+	if h.learned.Lookup(model) != nil {
 		t.Fatal("this instance's own lesson was applied again")
 	}
 	applyEvent([]byte(strings.Join([]string{eventLearn, "another-instance", h.provider, model, "400", refusal}, " ")))
-	lr := h.learned.lookup(model)
+	lr := h.learned.Lookup(model)
 	if lr == nil {
 		t.Fatal("another instance's lesson was not kept")
 	}
-	if !slices.Contains(lr.rule.Rejects, "top_p") && lr.rule.Sampling == "" {
-		t.Errorf("the kept rule %+v does not refuse top_p", lr.rule)
+	if !slices.Contains(lr.Rule.Rejects, "top_p") && lr.Rule.Sampling == "" {
+		t.Errorf("the kept rule %+v does not refuse top_p", lr.Rule)
 	}
 }
 

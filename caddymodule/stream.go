@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/llmbridge/llmbridge/caddymodule/failover"
+	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
@@ -226,7 +227,7 @@ func (s *streamTranslator) emit() {
 		// client whose events are wordier: a buffer of that size, from the
 		// pool, rather than one grown by doubling when an upstream sends
 		// many events at once.
-		s.outBuf = getBuffer(max(streamBufferSize, 2*s.inLen))
+		s.outBuf = pool.Get(max(pool.StreamSize, 2*s.inLen))
 		s.out = *s.outBuf
 	}
 	for i := range s.events {
@@ -330,7 +331,7 @@ func (s *streamTranslator) send() {
 	if s.outBuf != nil {
 		defer func() {
 			*s.outBuf = out[:0]
-			putBuffer(s.outBuf)
+			pool.Put(s.outBuf)
 			s.outBuf, s.out = nil, nil
 		}()
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
+	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
 	"github.com/llmbridge/llmbridge/codec"
 )
 
@@ -76,9 +77,9 @@ func TestOpenStreamGivesBackClientBody(t *testing.T) {
 			for try := 0; try < 5 && !(released && headerBack); try++ {
 				// The buffer ServeHTTP will take: the one just put back;
 				// the same for the attempt's header copy.
-				seed := getBuffer(size)
+				seed := pool.Get(size)
 				clientBuf := unsafe.SliceData((*seed)[:1])
-				putBuffer(seed)
+				pool.Put(seed)
 				seedHeader := headerPool.Get().(http.Header)
 				headerPool.Put(seedHeader)
 				next := caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
@@ -103,7 +104,7 @@ func TestOpenStreamGivesBackClientBody(t *testing.T) {
 					}
 					var taken []*[]byte
 					for range 8 {
-						b := getBuffer(size)
+						b := pool.Get(size)
 						all := (*b)[:cap(*b)]
 						if unsafe.SliceData(all) == clientBuf {
 							released = true
@@ -115,7 +116,7 @@ func TestOpenStreamGivesBackClientBody(t *testing.T) {
 					}
 					_, err := io.WriteString(w, tc.rest)
 					for _, b := range taken {
-						putBuffer(b)
+						pool.Put(b)
 					}
 					return err
 				})

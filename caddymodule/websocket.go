@@ -15,6 +15,7 @@ import (
 	"github.com/coder/websocket"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
 	"github.com/llmbridge/llmbridge/caddymodule/sessions"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
@@ -227,7 +228,7 @@ func (s *socket) run() {
 	s.mu.Unlock()
 	s.running.Wait()
 	for _, f := range s.queue {
-		putBuffer(f)
+		pool.Put(f)
 	}
 	s.queue = nil
 	s.forget()

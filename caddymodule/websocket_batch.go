@@ -5,6 +5,8 @@ import (
 	"net"
 	"net/http"
 	"sync"
+
+	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
 )
 
 // batchingHijacker is the response writer a WebSocket is accepted on: it
@@ -61,7 +63,7 @@ func (c *batchedConn) begin() {
 	defer c.mu.Unlock()
 	c.batching = true
 	if c.pending == nil {
-		c.pending = getBuffer(streamBufferSize)
+		c.pending = pool.Get(pool.StreamSize)
 	}
 }
 
@@ -81,7 +83,7 @@ func (c *batchedConn) end() error {
 	if p := *c.pending; len(p) > 0 {
 		_, err = c.Conn.Write(p)
 	}
-	putBuffer(c.pending)
+	pool.Put(c.pending)
 	c.pending = nil
 	return err
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
 )
@@ -31,17 +32,17 @@ func (s *socket) readFrames(ctx context.Context) {
 		}
 		buf, tooLarge, err := readFrame(rd, s.frameLimit)
 		if tooLarge {
-			putBuffer(buf)
+			pool.Put(buf)
 			s.sendError(ctx, codec.NewError(mapping.ErrRequestTooLarge, "frame exceeds the limit of "+strconv.FormatInt(s.frameLimit, 10)+" bytes"))
 			_ = s.conn.Close(websocket.StatusMessageTooBig, "frame too large")
 			return
 		}
 		if err != nil {
-			putBuffer(buf)
+			pool.Put(buf)
 			return
 		}
 		if !s.enqueue(buf) {
-			putBuffer(buf)
+			pool.Put(buf)
 			s.sendError(ctx, &codec.Error{Status: http.StatusTooManyRequests, Kind: mapping.ErrRateLimit,
 				Message: "too many response.create events queued on this connection: at most " + strconv.Itoa(maxQueuedTurns) + ", of " +
 					strconv.FormatInt(s.frameLimit, 10) + " bytes together, wait behind the response in progress"})
@@ -72,7 +73,7 @@ func (s *socket) enqueue(f *[]byte) bool {
 // readFrame reads a frame into a pooled buffer, up to limit bytes; it
 // reports a frame over the limit.
 func readFrame(rd io.Reader, limit int64) (*[]byte, bool, error) {
-	buf := getBuffer(streamBufferSize)
+	buf := pool.Get(pool.StreamSize)
 	lr := io.LimitReader(rd, limit+1)
 	for {
 		if len(*buf) == cap(*buf) {
@@ -121,7 +122,7 @@ func (s *socket) runTurns() {
 		s.queued -= int64(len(*f))
 		s.mu.Unlock()
 		s.runTurn(s.ctx, *f)
-		putBuffer(f)
+		pool.Put(f)
 	}
 }
 
@@ -172,8 +173,8 @@ func (s *socket) closeAtAgeLimit() {
 
 // sendError sends e as an error event.
 func (s *socket) sendError(ctx context.Context, e *codec.Error) {
-	buf := getBuffer(minPooledBuffer)
-	defer putBuffer(buf)
+	buf := pool.Get(pool.MinPooled)
+	defer pool.Put(buf)
 	*buf = appendErrorEvent((*buf)[:0], e)
 	_ = s.conn.Write(ctx, websocket.MessageText, *buf)
 }

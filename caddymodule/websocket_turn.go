@@ -11,6 +11,7 @@ import (
 	"github.com/tidwall/gjson"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
 	"github.com/llmbridge/llmbridge/caddymodule/sessions"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
@@ -58,8 +59,8 @@ func (s *socket) runTurn(ctx context.Context, frame []byte) {
 	if expand {
 		conversation = s.last.conversation
 	}
-	body := getBuffer(len(frame) + len(conversation) + 32)
-	defer putBuffer(body)
+	body := pool.Get(len(frame) + len(conversation) + 32)
+	defer pool.Put(body)
 	*body = appendTurnBody((*body)[:0], root, conversation, expand)
 	if root.Get("generate").Type == gjson.False {
 		s.prewarm(ctx, root, *body)
@@ -134,8 +135,8 @@ func (s *socket) forget() {
 // with no output, whose id later turns continue from.
 func (s *socket) prewarm(ctx context.Context, event gjson.Result, body []byte) {
 	id := "resp_" + randomHex(12)
-	head := getBuffer(minPooledBuffer)
-	defer putBuffer(head)
+	head := pool.Get(pool.MinPooled)
+	defer pool.Put(head)
 	for i, status := range [...]string{"in_progress", "completed"} {
 		name := "response.created"
 		if i == 1 {
@@ -328,8 +329,8 @@ func (tw *turnWriter) finish() {
 		resp := gjson.GetBytes(tw.body, "@this")
 		if answer, ok := sessions.ReadAnswer(resp); ok {
 			tw.result, tw.found = sessions.Answer{ID: strings.Clone(answer.ID), Output: strings.Clone(answer.Output)}, true
-			buf := getBuffer(len(tw.body) + 64)
-			defer putBuffer(buf)
+			buf := pool.Get(len(tw.body) + 64)
+			defer pool.Put(buf)
 			b := append((*buf)[:0], `{"type":"response.completed","response":`...)
 			b = append(b, tw.body...)
 			*buf = append(b, '}')
@@ -342,8 +343,8 @@ func (tw *turnWriter) finish() {
 		e.Status, e.Kind, e.Message = http.StatusBadGateway, mapping.ErrAPI, "the turn got no answer"
 	}
 	if obj := gjson.GetBytes(tw.body, "error"); obj.IsObject() {
-		buf := getBuffer(minPooledBuffer)
-		defer putBuffer(buf)
+		buf := pool.Get(pool.MinPooled)
+		defer pool.Put(buf)
 		b := append((*buf)[:0], `{"type":"error","status":`...)
 		b = strconv.AppendInt(b, int64(tw.status), 10)
 		b = append(b, `,"error":`...)

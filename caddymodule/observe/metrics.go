@@ -133,6 +133,8 @@ var statusLabels = func() (s [600]string) {
 	return s
 }()
 
+// StatusLabel is the metric label of an HTTP status: its decimal text,
+// made once for the statuses there are.
 func StatusLabel(status int) string {
 	if status >= 0 && status < len(statusLabels) {
 		return statusLabels[status]

@@ -58,8 +58,10 @@ type Conversations interface {
 // missingError is ErrConversationNotFound with the reason.
 type missingError struct{ why string }
 
+// Error says why there is no conversation.
 func (e *missingError) Error() string { return e.why }
 
+// Unwrap makes the error an ErrConversationNotFound.
 func (e *missingError) Unwrap() error { return ErrConversationNotFound }
 
 // MemoryConversations is the in-memory Conversations: bounded in bytes
