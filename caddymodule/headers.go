@@ -155,15 +155,15 @@ func (h *Handler) rewriteHeaders(r *http.Request, client, upstream codec.Protoco
 // is compared with every key in constant time, without stopping at a
 // match.
 func (h *Handler) authorized(p codec.Protocol, r *http.Request) int {
-	var candidates [2]string
+	var candidates [3]string
 	switch c := p.Descriptor().Credential; {
 	case c.Header != "":
 		candidates[0] = r.Header.Get(c.Header)
-		switch {
-		case c.AlsoBearer:
+		if c.AlsoBearer {
 			candidates[1] = bearerToken(r)
-		case candidates[0] == "" && c.Query != "":
-			candidates[1] = r.URL.Query().Get(c.Query)
+		}
+		if candidates[0] == "" && c.Query != "" {
+			candidates[2] = r.URL.Query().Get(c.Query)
 		}
 	default:
 		candidates[0] = bearerToken(r)

@@ -66,7 +66,7 @@ func (h *Handler) translateInteraction(w http.ResponseWriter, r *http.Request, n
 		// its interactions are continued but not kept.
 		return h.translate(w, r, next, rt, body, held, x)
 	}
-	rec := &interactionRecorder{ResponseWriter: w, keep: func(rec *interactionRecorder) { h.keepInteraction(r, rec, input.steps) }}
+	rec := &interactionRecorder{ResponseWriter: w, keep: func(rec *interactionRecorder) { h.keepInteraction(r, rec, input.steps, len(input.history)) }}
 	nextErr := h.translate(rec, r, next, rt, body, held, x)
 	rec.finish()
 	return nextErr

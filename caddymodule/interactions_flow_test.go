@@ -24,9 +24,15 @@ func TestInteractionsKeptByTheGateway(t *testing.T) {
 	if w.Code != 200 || id == "" || !call.called {
 		t.Fatalf("%d %s", w.Code, w.Body)
 	}
+	// GET answers the interaction's output; with include_input, its
+	// input before it.
 	get, _ := serve(t, h, httptest.NewRequest(http.MethodGet, "/v1beta/interactions/"+id, nil), jsonAnswer(500, "{}"))
-	if get.Code != 200 || gjson.Get(get.Body.String(), "steps.#").Int() < 2 {
+	if get.Code != 200 || gjson.Get(get.Body.String(), "steps.#").Int() != 1 || gjson.Get(get.Body.String(), "steps.0.type").Str != "model_output" {
 		t.Fatalf("GET of the stored interaction: %d %s", get.Code, get.Body)
+	}
+	get, _ = serve(t, h, httptest.NewRequest(http.MethodGet, "/v1beta/interactions/"+id+"?include_input=true", nil), jsonAnswer(500, "{}"))
+	if get.Code != 200 || gjson.Get(get.Body.String(), "steps.#").Int() != 2 || gjson.Get(get.Body.String(), "steps.0.type").Str != "user_input" {
+		t.Fatalf("GET with include_input: %d %s", get.Code, get.Body)
 	}
 	w, call = post(`{"model":"gemini-2.5-flash","previous_interaction_id":"`+id+`","input":"And 3+3?"}`, jsonAnswer(200, chatOK))
 	if w.Code != 200 || !strings.Contains(call.body, "What is 2+2?") || !strings.Contains(call.body, "And 3+3?") {

@@ -165,9 +165,9 @@ func foldEvent(resp *codec.Response, ev *codec.Event) bool {
 		if n := len(resp.Content); n > 0 {
 			p := &resp.Content[n-1]
 			if p.Type == codec.PartToolCall || p.Type == codec.PartServerToolCall {
-				p.Arguments += ev.Text
+				p.Arguments = appendCopy(p.Arguments, ev.Text)
 			} else {
-				p.Text = p.TextValue() + ev.Text
+				p.Text = appendCopy(p.TextValue(), ev.Text)
 			}
 		}
 	case codec.EventPartStop:
@@ -182,4 +182,14 @@ func foldEvent(resp *codec.Response, ev *codec.Event) bool {
 		return true
 	}
 	return false
+}
+
+// appendCopy returns s followed by t in memory of its own: "" + t would be
+// t itself, which aliases the decoder's buffer and changes with the next
+// event.
+func appendCopy(s, t string) string {
+	if s == "" {
+		return strings.Clone(t)
+	}
+	return s + t
 }

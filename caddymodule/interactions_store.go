@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,10 +32,17 @@ func interactionKey(id string) string { return "interaction:" + id }
 // Interactions are stored compacted (sessions.Compact): a conversation's steps
 // repeat its history, which compresses well.
 
+// storedSpan is the member of a stored interaction that says where its
+// own steps begin among the conversation's: its input (after the
+// continued interaction's steps) and its output. It is the gateway's own
+// and never reaches a client.
+const storedSpan = "llmbridge_span"
+
 // keepInteraction stores the interaction the client was given, with the
 // whole conversation as its steps: the input steps (the continued
-// interaction's and the request's), then the answer's.
-func (h *Handler) keepInteraction(r *http.Request, rec *interactionRecorder, input []byte) {
+// interaction's, history of them, and the request's), then the answer's,
+// with where the request's input and the answer begin (storedSpan).
+func (h *Handler) keepInteraction(r *http.Request, rec *interactionRecorder, input []byte, history int) {
 	answer := rec.answer()
 	id := gjson.GetBytes(answer, "id")
 	if id.Type != gjson.String || id.Str == "" {
@@ -43,11 +51,15 @@ func (h *Handler) keepInteraction(r *http.Request, rec *interactionRecorder, inp
 	steps := make([]byte, 0, len(input)+len(answer))
 	steps = append(steps, input[:len(input)-1]...)
 	n := len(gjson.ParseBytes(input).Array())
+	output := n
 	for _, s := range gjson.GetBytes(answer, "steps").Array() {
 		steps = appendElement(steps, &n, s.Raw)
 	}
 	steps = append(steps, ']')
 	stored, err := sjson.SetRawBytes(answer, "steps", steps)
+	if err == nil {
+		stored, err = sjson.SetRawBytes(stored, storedSpan, []byte(`{"input":`+strconv.Itoa(history)+`,"output":`+strconv.Itoa(output)+`}`))
+	}
 	if err != nil {
 		return
 	}
@@ -114,8 +126,8 @@ func (h *Handler) serveStoredInteraction(w http.ResponseWriter, r *http.Request,
 			fail(w, x, client, cerr)
 			return true, nil
 		}
-		// The collection's path: the create path without a method
-		// (Vertex AI's …/interactions:create).
+		// The collection's path: the create path without a method,
+		// if it has one.
 		path, _ := h.upstreamPath(x.Upstream, "", false)
 		if i := strings.LastIndexByte(path, ':'); i > strings.LastIndexByte(path, '/') {
 			path = path[:i]
@@ -145,8 +157,36 @@ func (h *Handler) serveStoredInteraction(w http.ResponseWriter, r *http.Request,
 	default:
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write([]byte(v.Raw))
+		_, _ = w.Write(storedAnswer(v, r.URL.Query().Get("include_input") == "true"))
 		x.Status = http.StatusOK
 	}
 	return true, nil
+}
+
+// storedAnswer is a stored interaction as GET answers it: its own output
+// steps, and with includeInput its request's input before them (as
+// Google's include_input), never the steps of the interactions it
+// continued. One stored without a span has all its steps.
+func storedAnswer(v gjson.Result, includeInput bool) []byte {
+	span := v.Get(storedSpan)
+	out := []byte(v.Raw)
+	if !span.Exists() {
+		return out
+	}
+	out, _ = sjson.DeleteBytes(out, storedSpan)
+	from := span.Get("output").Int()
+	if includeInput {
+		from = span.Get("input").Int()
+	}
+	steps := v.Get("steps").Array()
+	if from < 0 || from > int64(len(steps)) {
+		from = 0
+	}
+	raw := []byte{'['}
+	n := 0
+	for _, s := range steps[from:] {
+		raw = appendElement(raw, &n, s.Raw)
+	}
+	out, _ = sjson.SetRawBytes(out, "steps", append(raw, ']'))
+	return out
 }

@@ -83,14 +83,16 @@ type sdkClient interface {
 // sdkClients returns one adapter per client protocol.
 func sdkClients() map[proto]sdkClient {
 	return map[proto]sdkClient{
-		openaiChat:       chatClient{},
-		openaiResponses:  responsesClient{},
-		anthropicMsgs:    anthropicClient{},
-		vertexAnthropic:  anthropicClient{vertex: true},
-		bedrockConverse:  converseClient{},
-		bedrockAnthropic: anthropicClient{bedrock: true},
-		gemini:           genaiClient{backend: genai.BackendGeminiAPI},
-		vertex:           genaiClient{backend: genai.BackendVertexAI},
+		openaiChat:         chatClient{},
+		openaiResponses:    responsesClient{},
+		anthropicMsgs:      anthropicClient{},
+		vertexAnthropic:    anthropicClient{vertex: true},
+		bedrockConverse:    converseClient{},
+		bedrockAnthropic:   anthropicClient{bedrock: true},
+		gemini:             genaiClient{backend: genai.BackendGeminiAPI},
+		vertex:             genaiClient{backend: genai.BackendVertexAI},
+		geminiInteractions: interactionsClient{},
+		vertexInteractions: interactionsClient{vertex: true},
 	}
 }
 
@@ -111,6 +113,9 @@ func sdkErrorStatus(err error) (int, bool) {
 	var gp *genai.APIError
 	if errors.As(err, &gp) {
 		return gp.Code, true
+	}
+	if status, _, ok := interactionsErrorStatus(err); ok && status != 0 {
+		return status, true
 	}
 	return converseErrorStatus(err)
 }
@@ -135,6 +140,9 @@ func sdkErrorMessage(err error) string {
 		return ge.Message
 	}
 	if m, ok := converseErrorMessage(err); ok {
+		return m
+	}
+	if _, m, ok := interactionsErrorStatus(err); ok {
 		return m
 	}
 	return err.Error()

@@ -52,7 +52,7 @@ var (
 	clisDir     = flag.String("clis.dir", "", "the directory caddytest/clis/install.sh installed the CLIs into (default $LLMBRIDGE_CLIS_DIR, else ${XDG_CACHE_HOME:-~/.cache}/llmbridge-clis)")
 	clisTimeout = flag.Duration("clis.timeout", 120*time.Second, "time limit of one CLI run")
 	clisOut     = flag.String("clis.out", "", "also write TestRealCLIs' matrix (markdown) to this file")
-	clisVertex  = flag.Bool("clis.vertex", true, "also run every CLI against the Vertex upstreams (vertex, vertex-anthropic)")
+	clisVertex  = flag.Bool("clis.vertex", true, "also run every CLI against the Vertex upstreams (vertex, vertex-anthropic, vertex-interactions)")
 	clisAround  = flag.Bool("clis.workarounds", false, "configure the CLIs around llmbridge's documented gaps (Codex without its namespace and web_search tools, Gemini CLI without topK) to reach the tool turn behind them")
 	clisModels  = flag.Bool("clis.models", false, "run every CLI against every model of each upstream's rule table (one run per model) instead of one model per upstream")
 	clisKeep    = flag.Bool("clis.keep", false, "keep each run's temporary HOME, work directory and upstream request log (their path is logged)")
@@ -201,20 +201,23 @@ wire_api = "responses"
 var cliModels = map[proto]map[proto]string{
 	anthropicMsgs: {openaiChat: "gpt-5", openaiResponses: "gpt-5.5", gemini: "gemini-4-argon", vertex: "gemini-3.5-flash-lite",
 		azureOpenAI: "gpt-5.2", bedrockAnthropic: "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
-		bedrockConverse: "global.anthropic.claude-sonnet-4-5-20250929-v1:0"},
+		bedrockConverse: "global.anthropic.claude-sonnet-4-5-20250929-v1:0", geminiInteractions: "gemini-3.5-flash",
+		vertexInteractions: "gemini-2.5-pro"},
 	// Toward anthropic-messages Claude Code's Bedrock model id goes
 	// unrouted: llmbridge sends the vendor's name.
 	bedrockAnthropic: {openaiChat: "gpt-5.1", openaiResponses: "gpt-5-codex", gemini: "gemini-2.5-pro", vertex: "gemini-2.5-flash",
-		vertexAnthropic: "claude-sonnet-4-5@20250929", azureOpenAI: "gpt-5.2"},
+		vertexAnthropic: "claude-sonnet-4-5@20250929", azureOpenAI: "gpt-5.2", geminiInteractions: "gemini-3-pro-preview",
+		vertexInteractions: "gemini-2.5-flash"},
 	openaiResponses: {openaiChat: "gpt-4.1", anthropicMsgs: "claude-sonnet-5-5", gemini: "gemini-3.1-pro-preview", vertex: "gemini-2.5-pro",
 		vertexAnthropic: "claude-opus-4-7", bedrockAnthropic: "global.anthropic.claude-opus-4-5-20251101-v1:0",
-		bedrockConverse: "us.anthropic.claude-opus-4-1-20250805-v1:0"},
+		bedrockConverse: "us.anthropic.claude-opus-4-1-20250805-v1:0", geminiInteractions: "gemini-4-argon",
+		vertexInteractions: "gemini-3-flash-preview"},
 	gemini: {openaiChat: "o3", openaiResponses: "gpt-5.3-codex", anthropicMsgs: "claude-opus-5", vertexAnthropic: "claude-sonnet-4-6",
 		bedrockAnthropic: "us.anthropic.claude-haiku-4-5-20251001-v1:0", bedrockConverse: "us.anthropic.claude-sonnet-4-20250514-v1:0",
 		azureOpenAI: "gpt-4o"},
 	openaiChat: {openaiResponses: "gpt-6-luna", anthropicMsgs: "claude-haiku-4-5", gemini: "gemini-3.5-flash-lite", vertex: "gemini-2.5-flash-lite",
 		vertexAnthropic: "claude-opus-4-6", bedrockAnthropic: "anthropic.claude-sonnet-4-20250514-v1:0",
-		bedrockConverse: "amazon.nova-pro-v1:0"},
+		bedrockConverse: "amazon.nova-pro-v1:0", geminiInteractions: "gemini-3.1-flash-lite", vertexInteractions: "gemini-2.5-pro"},
 }
 
 // cliBedrockModel is the model id Claude Code asks for in Bedrock mode:
@@ -255,7 +258,7 @@ func cliUpstreams(client proto) []proto {
 		if p == client || sameWire || p == azureOpenAI && azureFamily(client) == client.family() {
 			continue
 		}
-		if !*clisVertex && (p == vertex || p == vertexAnthropic) {
+		if !*clisVertex && (p == vertex || p == vertexAnthropic || p == vertexInteractions) {
 			continue
 		}
 		if *clisModels && p == azureOpenAI {
@@ -1004,6 +1007,8 @@ func (m *cliMock) serveHTTP(w http.ResponseWriter, r *http.Request) {
 				id = "toolu_bdrk_01" + randomHex(10)
 			case bedrockConverse:
 				id = "tooluse_" + randomHex(11)
+			case geminiInteractions, vertexInteractions:
+				id = "fc_" + randomHex(8)
 			}
 			st.toolName, st.callID, st.callArgs = tool.Name, id, args
 			st.callsMade++
@@ -1171,6 +1176,8 @@ func wantsJSON(p proto, body []byte) bool {
 		return root.Get("generationConfig.responseMimeType").Str == "application/json"
 	case bedrockConverse:
 		return root.Get("outputConfig.textFormat").Exists()
+	case geminiInteractions:
+		return root.Get("response_mime_type").Str == "application/json" || root.Get("response_format").Exists()
 	}
 	return false
 }

@@ -303,6 +303,10 @@ func errorFormatProblems(p proto, want, status int, contentType string, body []b
 		if root.Get("error.code").Int() != int64(status) || !isString("error.message") || !isString("error.status") {
 			problems = append(problems, "not a Google error body: "+clip(string(body)))
 		}
+	case p.isInteractions():
+		if !interactionsCodeFits(root.Get("error.code").Str, status) || !isString("error.message") {
+			problems = append(problems, "not an Interactions error body: "+clip(string(body)))
+		}
 	default:
 		if !isString("error.message") || !isString("error.type") || !root.Get("error.param").Exists() || !root.Get("error.code").Exists() {
 			problems = append(problems, "not an OpenAI error body: "+clip(string(body)))

@@ -160,6 +160,19 @@
 //     time to first content next to a plain site. load_test.go's
 //     TestLoadFailover runs streams through a failover site whose first
 //     target fails 30% of its requests.
+//   - interactions_*_test.go: the Gemini Interactions API, a protocol of
+//     allProtocols on both sides: the generic mocks' Interactions side
+//     (interactions_generic_mock_test.go: fields, steps, answers, streams,
+//     errors and tool calls; interactions_reasoning_mock_test.go: signed
+//     thought steps), google.golang.org/genai's Interactions client on
+//     the Gemini API and on Vertex AI in every client matrix
+//     (interactions_client_test.go, _replay, _probe, _tools), a stateful
+//     Interactions mock that keeps interactions
+//     (interactions_mock_test.go) for previous_interaction_id, GET and
+//     DELETE through every upstream (interactions_test.go), tool loops
+//     continued by previous_interaction_id (interactions_kept_test.go),
+//     and malformed steps, unknown call ids and expired ids
+//     (interactions_hostile_test.go).
 //   - clis_test.go: opt-in (-clis) real agent CLIs from npm
 //     (clis/install.sh: Claude Code, also in Bedrock mode, Codex, also as an
 //     Azure provider, Gemini CLI, Qwen Code) complete a tool-using turn through llmbridge against a scripted mock of every
@@ -167,7 +180,8 @@
 //     failover site whose first target, their own provider, is overloaded.
 //   - sdks_test.go, sdks_mock_test.go: opt-in (-sdks) application SDKs
 //     from npm (sdks/install.sh: the Vercel AI SDK with default settings,
-//     openai-node's Responses helpers; one script each in sdks/) complete
+//     openai-node's Responses helpers, the OpenAI Agents SDK, @google/genai's
+//     interactions.create; one script each in sdks/) complete
 //     a two-step tool loop through every upstream, streamed and not,
 //     against scripted mocks that check the call, its result and the
 //     assistant's earlier text in the second step (docs/testing.md:

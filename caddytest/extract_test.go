@@ -127,6 +127,28 @@ func viewRequest(p proto, rec *recordedRequest) upstreamView {
 		v.MaxTokens = integer(pick("maxOutputTokens", "max_output_tokens"))
 		v.Temperature, v.TopP = num(pick("temperature")), num(pick("topP", "top_p"))
 		v.StopSequences = stringList(pick("stopSequences", "stop_sequences"))
+	case geminiInteractions:
+		system = append(system, root.Get("system_instruction").Str)
+		input := root.Get("input")
+		if input.Type == gjson.String {
+			v.Turns = append(v.Turns, turn{"user", input.Str})
+		}
+		for _, s := range input.Array() {
+			role := map[string]string{"user_input": "user", "model_output": "assistant"}[s.Get("type").Str]
+			if role == "" {
+				v.Turns = append(v.Turns, turn{"step:" + s.Get("type").Str, s.Raw})
+				continue
+			}
+			var text strings.Builder
+			for _, c := range s.Get("content").Array() {
+				text.WriteString(c.Get("text").Str)
+			}
+			v.Turns = append(v.Turns, turn{role, text.String()})
+		}
+		gc := root.Get("generation_config")
+		v.MaxTokens = integer(gc.Get("max_output_tokens"))
+		v.Temperature, v.TopP = num(gc.Get("temperature")), num(gc.Get("top_p"))
+		v.StopSequences = stringList(gc.Get("stop_sequences"))
 	case bedrockConverse:
 		for _, b := range root.Get("system").Array() {
 			if t := b.Get("text"); t.Exists() {

@@ -30,32 +30,39 @@ var unknownPaths = map[proto]struct {
 	vertexAnthropic:  {"/v1/projects/" + clientProject + "/locations/" + vertexLocation + "/publishers/anthropic/models/claude-sonnet-4-5:predict", vertexAnthropic},
 	bedrockConverse:  {"/model/anthropic.claude-sonnet-4-5-v1%3A0/converse-async", bedrockConverse},
 	bedrockAnthropic: {"/model/anthropic.claude-sonnet-4-5-v1%3A0/invoke-async", bedrockAnthropic},
+	// Cancelling a background interaction, which only Google runs.
+	geminiInteractions: {"/v1beta/interactions/v1_itest/cancel", geminiInteractions},
+	vertexInteractions: {"/v1beta1/projects/" + clientProject + "/locations/" + vertexLocation + "/interactions/v1_itest/cancel", geminiInteractions},
 }
 
 // crossUpstream is, per client protocol, the upstream of another wire
 // family that the catalogue translates to.
 var crossUpstream = map[proto]proto{
-	openaiChat:       anthropicMsgs,
-	openaiResponses:  gemini,
-	anthropicMsgs:    openaiChat,
-	gemini:           anthropicMsgs,
-	vertex:           openaiResponses,
-	vertexAnthropic:  vertex,
-	bedrockConverse:  anthropicMsgs,
-	bedrockAnthropic: openaiResponses,
+	openaiChat:         anthropicMsgs,
+	openaiResponses:    gemini,
+	anthropicMsgs:      openaiChat,
+	gemini:             anthropicMsgs,
+	vertex:             openaiResponses,
+	vertexAnthropic:    vertex,
+	bedrockConverse:    anthropicMsgs,
+	bedrockAnthropic:   openaiResponses,
+	geminiInteractions: anthropicMsgs,
+	vertexInteractions: openaiResponses,
 }
 
 // sameUpstream is, per client protocol, the upstream of the same wire
 // family (passthrough): the protocol itself, or its Vertex sibling.
 var sameUpstream = map[proto]proto{
-	bedrockConverse:  bedrockConverse,
-	openaiChat:       openaiChat,
-	openaiResponses:  openaiResponses,
-	anthropicMsgs:    vertexAnthropic,
-	vertexAnthropic:  anthropicMsgs,
-	bedrockAnthropic: anthropicMsgs,
-	gemini:           vertex,
-	vertex:           gemini,
+	bedrockConverse:    bedrockConverse,
+	openaiChat:         openaiChat,
+	openaiResponses:    openaiResponses,
+	anthropicMsgs:      vertexAnthropic,
+	vertexAnthropic:    anthropicMsgs,
+	bedrockAnthropic:   anthropicMsgs,
+	gemini:             vertex,
+	vertex:             gemini,
+	geminiInteractions: vertexInteractions,
+	vertexInteractions: geminiInteractions,
 }
 
 // hostileLimit is how long any hostile request may take to be answered.
@@ -111,6 +118,8 @@ func convField(p proto) string {
 		return "input"
 	case gemini, vertex:
 		return "contents"
+	case geminiInteractions, vertexInteractions:
+		return "input"
 	}
 	return "messages"
 }
@@ -134,13 +143,19 @@ func requestWith(p proto, model, conv, extra string) []byte {
 		return []byte(`{"messages":` + conv + `,"inferenceConfig":{"maxTokens":16}` + extra + `}`)
 	case gemini, vertex:
 		return []byte(`{"contents":` + conv + `,"generationConfig":{"maxOutputTokens":16}` + extra + `}`)
+	case geminiInteractions, vertexInteractions:
+		return []byte(`{"model":"` + model + `","input":` + conv + `,"generation_config":{"max_output_tokens":16}` + extra + `}`)
 	}
 	panic("unknown protocol " + string(p))
 }
 
 // message is one message of p with role and raw JSON content (Gemini's
-// parts); Gemini calls the assistant "model".
+// parts); Gemini calls the assistant "model"; an Interactions message is a
+// step (interactionsMessage).
 func message(p proto, role, content string) string {
+	if p.isInteractions() {
+		return interactionsMessage(role, content)
+	}
 	if p.isGoogle() {
 		if role == "assistant" {
 			role = "model"
@@ -222,7 +237,7 @@ func manyTools(p proto, n int) string {
 		switch {
 		case p == openaiChat:
 			b.WriteString(`{"type":"function","function":{"name":` + name + `,"description":"d","parameters":` + params + `}}`)
-		case p == openaiResponses:
+		case p == openaiResponses || p.isInteractions():
 			b.WriteString(`{"type":"function","name":` + name + `,"description":"d","parameters":` + params + `}`)
 		case p.isAnthropic():
 			b.WriteString(`{"name":` + name + `,"description":"d","input_schema":` + params + `}`)
@@ -280,6 +295,11 @@ func hostileCatalogue() []hostileCase {
 		{name: "top level number", body: constant(`42`), want: bad, ptWant: bad},
 		{name: "top level null", body: constant(`null`), want: bad, ptWant: bad},
 		{name: "conversation is an object", body: func(cp proto, model string) []byte {
+			if cp.isInteractions() {
+				// One step or one content object is an input there; an
+				// object of neither kind is not.
+				return requestWith(cp, model, `{"role":"user","content":"Hi"}`, "")
+			}
 			return requestWith(cp, model, hiMessage(cp), "")
 		}, want: bad},
 		{name: "conversation is a number", body: func(cp proto, model string) []byte {

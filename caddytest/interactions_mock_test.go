@@ -11,10 +11,6 @@ import (
 	"github.com/tidwall/sjson"
 )
 
-// geminiInteractions is Google's Interactions API, as a client protocol
-// and as an upstream.
-const geminiInteractions proto = "gemini-interactions"
-
 // interactionsMock is an Interactions API server as Google documents it:
 // POST /v1beta/interactions creates an interaction (steps in, steps out;
 // a streamed one as SSE events with event ids and data: [DONE]), keeps it
@@ -106,7 +102,7 @@ func (m *interactionsMock) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	// Vertex AI's paths name the project and region, and its requests
 	// carry an OAuth token; the Gemini API's carry the key.
 	vertexPath := "/v1beta1/projects/" + vertexProject + "/locations/" + vertexLocation + "/interactions"
-	onVertex := strings.HasPrefix(r.URL.Path, vertexPath+":") || strings.HasPrefix(r.URL.Path, vertexPath+"/")
+	onVertex := r.URL.Path == vertexPath || strings.HasPrefix(r.URL.Path, vertexPath+"/")
 	switch {
 	case onVertex && !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer "):
 		m.problems = append(m.problems, "a Vertex AI request without a bearer token")
@@ -127,7 +123,7 @@ func (m *interactionsMock) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, v)
 		return
 	}
-	if onVertex && r.URL.Path != vertexPath+":create" && r.URL.Path != vertexPath+":createStream" ||
+	if onVertex && r.URL.Path != vertexPath ||
 		!onVertex && r.URL.Path != "/v1beta/interactions" || r.Method != http.MethodPost {
 		m.problems = append(m.problems, "unexpected "+r.Method+" "+r.URL.Path)
 		fail(404, "NOT_FOUND", "no such method")
@@ -182,9 +178,6 @@ func (m *interactionsMock) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if req.Get("store").Type != gjson.False {
 		all, _ := sjson.SetRaw(answer, "steps", "["+strings.Join(append(history, steps...), ",")+"]")
 		m.stored[id] = all
-	}
-	if onVertex && req.Get("stream").Bool() != strings.HasSuffix(r.URL.Path, ":createStream") {
-		m.problems = append(m.problems, "a Vertex AI path that does not match the body's stream: "+r.URL.Path)
 	}
 	if !req.Get("stream").Bool() {
 		w.Header().Set("Content-Type", "application/json")

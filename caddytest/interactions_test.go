@@ -9,21 +9,9 @@ import (
 	"testing"
 
 	"github.com/tidwall/gjson"
-	"google.golang.org/genai"
 	gi "google.golang.org/genai/interactions/models/interactions"
 	"google.golang.org/genai/interactions/models/operations"
 )
-
-// interactionsClient is google.golang.org/genai's Interactions client.
-type interactionsClient struct{}
-
-func (interactionsClient) protocol() proto { return geminiInteractions }
-
-// newClient returns a genai client of the llmbridge site at base.
-func (interactionsClient) newClient(ctx context.Context, base string) (*genai.Client, error) {
-	return genai.NewClient(ctx, &genai.ClientConfig{Backend: genai.BackendGeminiAPI, APIKey: clientKey,
-		HTTPOptions: genai.HTTPOptions{BaseURL: base}, HTTPClient: &http.Client{Transport: sdkTransport}})
-}
 
 // steps returns conv's turns as typed steps, the whole history.
 func interactionsSteps(conv conversation) []gi.Step {
@@ -63,11 +51,11 @@ func (c interactionsClient) generate(ctx context.Context, base string, conv conv
 
 // create creates an interaction and returns the result and its id.
 func (c interactionsClient) create(ctx context.Context, base string, conv conversation, input gi.InteractionsInput, prev string) (result, string, error) {
-	client, err := c.newClient(ctx, base)
+	client, err := c.newClient(ctx, base, "", sdkTransport)
 	if err != nil {
 		return result{}, "", err
 	}
-	res, err := client.Interactions.Create(ctx, c.body(conv, input, prev, false))
+	res, err := client.Interactions.Create(ctx, c.body(conv, input, prev, false), noRetries)
 	if err != nil {
 		return result{}, "", err
 	}
@@ -90,14 +78,14 @@ func (c interactionsClient) create(ctx context.Context, base string, conv conver
 	return out, id, nil
 }
 
-// stream creates a streamed interaction and returns what its events add
-// up to, and the interaction's id.
-func (c interactionsClient) stream(ctx context.Context, base string, conv conversation) (result, string, error) {
-	client, err := c.newClient(ctx, base)
+// streamID creates a streamed interaction and returns what its events
+// add up to, and the interaction's id.
+func (c interactionsClient) streamID(ctx context.Context, base string, conv conversation) (result, string, error) {
+	client, err := c.newClient(ctx, base, "", sdkTransport)
 	if err != nil {
 		return result{}, "", err
 	}
-	res, err := client.Interactions.Create(ctx, c.body(conv, gi.NewInteractionsInput(interactionsSteps(conv)), "", true))
+	res, err := client.Interactions.Create(ctx, c.body(conv, gi.NewInteractionsInput(interactionsSteps(conv)), "", true), noRetries)
 	if err != nil {
 		return result{}, "", err
 	}
@@ -161,9 +149,6 @@ func interactionsUsage(in, out, thought *int) (int64, int64) {
 	return v(in), v(out) + v(thought)
 }
 
-// vertexInteractions is the Interactions API on Vertex AI, an upstream.
-const vertexInteractions proto = "vertex-interactions"
-
 // interactionsEnv loads the shared Caddyfile with two more sites, whose
 // upstream is the Interactions mock on the Gemini API and on Vertex AI,
 // and returns the environment, the mock and the Gemini API's site (the
@@ -218,7 +203,7 @@ func TestInteractionsClient(t *testing.T) {
 				var res result
 				var err error
 				if streamed {
-					res, _, err = c.stream(ctx, base, conv)
+					res, _, err = c.streamID(ctx, base, conv)
 				} else {
 					res, err = c.generate(ctx, base, conv)
 				}
@@ -237,7 +222,7 @@ func TestInteractionsClient(t *testing.T) {
 			}
 
 			// A streamed interaction is kept too.
-			_, sid, err := c.stream(ctx, base, conv)
+			_, sid, err := c.streamID(ctx, base, conv)
 			if err != nil || sid == "" {
 				t.Fatalf("stream: %v, id %q", describeErr(err), sid)
 			}
@@ -257,8 +242,8 @@ func TestInteractionsClient(t *testing.T) {
 			}
 			// The stored interaction, read, and deleted where llmbridge
 			// keeps it.
-			get := func(method string) (int, string) {
-				req, _ := http.NewRequestWithContext(ctx, method, base+"/v1beta/interactions/"+id, nil)
+			get := func(method string, query ...string) (int, string) {
+				req, _ := http.NewRequestWithContext(ctx, method, base+"/v1beta/interactions/"+id+strings.Join(query, ""), nil)
 				req.Header.Set("X-Goog-Api-Key", clientKey)
 				resp, err := http.DefaultClient.Do(req)
 				if err != nil {
@@ -268,7 +253,13 @@ func TestInteractionsClient(t *testing.T) {
 				b, _ := io.ReadAll(resp.Body)
 				return resp.StatusCode, string(b)
 			}
-			if status, body := get(http.MethodGet); status != 200 || gjson.Get(body, "steps.0.type").Str != "user_input" ||
+			// GET answers the interaction's own steps: its output, and
+			// with include_input its input first (turn 2's, not turn 1's).
+			if status, body := get(http.MethodGet, "?include_input=true"); status != 200 || gjson.Get(body, "steps.0.type").Str != "user_input" ||
+				!strings.Contains(gjson.Get(body, "steps").Raw, want) || strings.Contains(body, conv.Turns[0].Text) && up != geminiInteractions && up != vertexInteractions {
+				t.Errorf("GET of the stored interaction with its input: %d %s", status, body)
+			}
+			if status, body := get(http.MethodGet); status != 200 || strings.Contains(body, `"user_input"`) && up != geminiInteractions && up != vertexInteractions ||
 				!strings.Contains(gjson.Get(body, "steps").Raw, want) {
 				t.Errorf("GET of the stored interaction: %d %s", status, body)
 			}
@@ -358,7 +349,14 @@ func interactionsUpstreamPair(t *testing.T, im *interactionsMock, site string, c
 		if n != 1 {
 			t.Errorf("%d upstream requests", n)
 		}
-		if body.Get("store").Type != gjson.False || body.Get("system_instruction").Str != conv.System ||
+		// Toward the Interactions API, llmbridge keeps nothing there for
+		// another family's client (store false); an Interactions client's
+		// own body passes through as it was sent.
+		wantStore := gjson.False
+		if cp.isInteractions() {
+			wantStore = gjson.Null
+		}
+		if body.Get("store").Type != wantStore || body.Get("system_instruction").Str != conv.System ||
 			len(body.Get("input").Array()) != 3 || body.Get("input.1.type").Str != "model_output" ||
 			body.Get("generation_config.max_output_tokens").Int() != conv.MaxTokens {
 			t.Errorf("upstream body %s", body.Raw)
@@ -370,7 +368,7 @@ func interactionsUpstreamPair(t *testing.T, im *interactionsMock, site string, c
 		if sr.Text != want || !sr.Terminal || sr.Stop != "end" || sr.Deltas < 2 {
 			t.Errorf("stream: %+v, want %q in deltas, complete, end", sr, want)
 		}
-		if body, _ := im.last(); !body.Get("stream").Bool() || body.Get("store").Type != gjson.False {
+		if body, _ := im.last(); !body.Get("stream").Bool() || body.Get("store").Type != wantStore {
 			t.Errorf("streamed upstream body %s", body.Raw)
 		}
 		if v := im.violations(); len(v) > 0 {
@@ -379,10 +377,11 @@ func interactionsUpstreamPair(t *testing.T, im *interactionsMock, site string, c
 	})
 }
 
-// TestInteractionsUpstreamFailures checks what clients of other
-// protocols get when the Interactions API fails: a 429 in their own error
-// format, and an error at the end of their stream when it breaks off
-// inside a step or sends an error event after content.
+// TestInteractionsUpstreamFailures checks what clients get when the
+// Interactions API fails: a 429 in their own error format, and, for every
+// streaming client, an error at the end of its stream in its own protocol
+// when the upstream's breaks off between step.start and step.stop or
+// sends an error event after content.
 func TestInteractionsUpstreamFailures(t *testing.T) {
 	_, im, site := interactionsEnv(t)
 	conv := sharedConversation(gemini.defaultModel())
@@ -414,7 +413,7 @@ func TestInteractionsUpstreamFailures(t *testing.T) {
 		})
 	}
 	streamers := streamingClients()
-	for _, cp := range []proto{anthropicMsgs, openaiChat, openaiResponses, gemini} {
+	for _, cp := range allProtocols {
 		for _, fault := range []string{"cut", "error-event"} {
 			t.Run(pairName(cp, geminiInteractions)+"/"+fault, func(t *testing.T) {
 				im.reset("¡Hola! from a stream that fails", "completed")

@@ -335,6 +335,8 @@ var knownFields = map[proto][]string{
 	vertex: {"contents", "systemInstruction", "system_instruction", "tools", "toolConfig", "tool_config",
 		"safetySettings", "safety_settings", "generationConfig", "generation_config", "cachedContent",
 		"cached_content", "labels", "modelArmorConfig", "model_armor_config"},
+	geminiInteractions: interactionsFields,
+	vertexInteractions: interactionsFields,
 }
 
 // validateRequest returns every way rec is not a valid request of protocol
@@ -442,6 +444,8 @@ func validateRequest(p proto, rec *recordedRequest) []string {
 		}
 	case bedrockConverse:
 		problems = append(problems, validateConverseBody(root)...)
+	case geminiInteractions, vertexInteractions:
+		problems = append(problems, validateInteractionsBody(root)...)
 	case gemini, vertex:
 		if root.Get("model").Exists() {
 			bad("model must not be in the body (it is in the path)")
@@ -520,6 +524,8 @@ func credential(p proto, rec *recordedRequest) string {
 func nativeError(p proto, status int, message string) string {
 	msg := jsonString(message)
 	switch {
+	case p.isInteractions():
+		return interactionsError(status, message)
 	case p.isAWS():
 		// The type travels in X-Amzn-Errortype (nativeErrorHeader).
 		return `{"message":` + msg + `}`
@@ -611,6 +617,8 @@ func successBody(p proto, model string, r reply) string {
 			`"cache_creation":{"ephemeral_5m_input_tokens":` + n(u.CacheWrite) + `,"ephemeral_1h_input_tokens":0},"output_tokens":` + n(u.Output) + thinking + `,"service_tier":"standard"}}`
 	case bedrockConverse:
 		return converseSuccessBody(r)
+	case geminiInteractions, vertexInteractions:
+		return interactionsSuccessBody(model, r)
 	case gemini, vertex:
 		finish := map[string]string{"end": "STOP", "max_tokens": "MAX_TOKENS", "stop_sequence": "STOP"}[r.Stop]
 		extra, usageExtra := `,"index":0`, ``

@@ -263,6 +263,10 @@ func opaqueNextTurn(t *testing.T, cp proto, body []byte) []byte {
 	case bedrockConverse:
 		m := gjson.GetBytes(body, "output.message").Raw
 		return []byte(`{"messages":[{"role":"user","content":[{"text":"Hi"}]},` + m + `,{"role":"user","content":[{"text":"And?"}]}],"inferenceConfig":{"maxTokens":16}}`)
+	case geminiInteractions, vertexInteractions:
+		steps := gjson.GetBytes(body, "steps").Raw
+		return []byte(`{"model":"` + cp.defaultModel() + `","input":[{"type":"user_input","content":[{"type":"text","text":"Hi"}]},` + steps[1:len(steps)-1] +
+			`,{"type":"user_input","content":[{"type":"text","text":"And?"}]}]}`)
 	}
 	t.Fatalf("no next turn for %s", cp)
 	return nil

@@ -29,11 +29,19 @@ const (
 	// azureOpenAI is an upstream only: Azure OpenAI, in front of the
 	// OpenAI mocks (azure_test.go).
 	azureOpenAI proto = "azure-openai"
+	// geminiInteractions is Google's Interactions API on the Gemini API
+	// (POST /v1beta/interactions, the stream chosen by the body).
+	geminiInteractions proto = "gemini-interactions"
+	// vertexInteractions is the Interactions API on Vertex AI
+	// (POST projects/*/locations/*/interactions, the stream chosen by the
+	// body, where the SDKs post), with a bearer token.
+	vertexInteractions proto = "vertex-interactions"
 )
 
 // allProtocols lists the protocols in a stable order; it is both the client
 // and the upstream axis of the pair matrix.
-var allProtocols = []proto{openaiChat, openaiResponses, anthropicMsgs, gemini, vertex, vertexAnthropic, bedrockConverse, bedrockAnthropic}
+var allProtocols = []proto{openaiChat, openaiResponses, anthropicMsgs, gemini, vertex, vertexAnthropic, bedrockConverse, bedrockAnthropic,
+	geminiInteractions, vertexInteractions}
 
 // Settings written into the Caddyfile and expected by the mocks.
 const (
@@ -80,6 +88,20 @@ func (p proto) blockContent() bool { return p.isGoogle() || p == bedrockConverse
 // isGoogle reports whether p speaks the Gemini wire format.
 func (p proto) isGoogle() bool { return p == gemini || p == vertex }
 
+// isInteractions reports whether p speaks Google's Interactions API:
+// typed steps in, an interaction of steps out.
+func (p proto) isInteractions() bool { return p == geminiInteractions || p == vertexInteractions }
+
+// recognised is the client protocol llmbridge names a client of p by in
+// its logs and spans: one route serves the Interactions clients of the
+// Gemini API and of Vertex AI, as gemini-interactions.
+func (p proto) recognised() proto {
+	if p == vertexInteractions {
+		return geminiInteractions
+	}
+	return p
+}
+
 // isOpenAI reports whether p is one of the OpenAI protocols.
 func (p proto) isOpenAI() bool { return p == openaiChat || p == openaiResponses }
 
@@ -92,6 +114,8 @@ func (p proto) family() proto {
 		return anthropicMsgs
 	case azureOpenAI:
 		return openaiChat
+	case vertexInteractions:
+		return geminiInteractions
 	}
 	return p
 }
@@ -108,7 +132,7 @@ func (p proto) credentialScheme() string {
 	switch p {
 	case anthropicMsgs:
 		return "x-api-key"
-	case gemini:
+	case gemini, geminiInteractions:
 		return "x-goog-api-key"
 	}
 	return "bearer"
@@ -155,6 +179,11 @@ func (p proto) clientPath(model string) string {
 		return "/model/" + awsEscape(model) + "/invoke"
 	case bedrockConverse:
 		return "/model/" + awsEscape(model) + "/converse"
+	case geminiInteractions:
+		// The REST reference's version; the SDKs' v1 is routed the same.
+		return "/v1beta/interactions"
+	case vertexInteractions:
+		return "/v1beta1/projects/" + clientProject + "/locations/" + vertexLocation + "/interactions"
 	}
 	panic("unknown protocol " + string(p))
 }
@@ -168,6 +197,8 @@ func (p proto) upstreamPath(model string) string {
 		return "/v1/projects/" + vertexProject + "/locations/" + vertexLocation + "/publishers/google/models/" + model + ":generateContent"
 	case vertexAnthropic:
 		return "/v1/projects/" + vertexProject + "/locations/" + vertexLocation + "/publishers/anthropic/models/" + model + ":rawPredict"
+	case vertexInteractions:
+		return "/v1beta1/projects/" + vertexProject + "/locations/" + vertexLocation + "/interactions"
 	}
 	return p.clientPath(model)
 }
@@ -212,7 +243,14 @@ func (p proto) isStreamPath(path string) bool {
 func (p proto) upstreamPathModel(path string) (model string, ok bool) {
 	var prefix, suffix string
 	switch p {
-	case openaiChat, openaiResponses, anthropicMsgs:
+	case openaiChat, openaiResponses, anthropicMsgs, geminiInteractions:
+		return "", path == p.upstreamPath("")
+	case vertexInteractions:
+		// The SDKs escape the slashes of their API version, which
+		// Google's front end decodes.
+		if unescaped, err := url.PathUnescape(path); err == nil {
+			path = unescaped
+		}
 		return "", path == p.upstreamPath("")
 	case gemini:
 		prefix, suffix = "/v1beta/models/", ":generateContent"

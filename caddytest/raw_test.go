@@ -87,6 +87,8 @@ func minimalBody(p proto, model string) []byte {
 		return []byte(`{"messages":[{"role":"user","content":[{"text":"Hi"}]}],"inferenceConfig":{"maxTokens":16}}`)
 	case gemini, vertex:
 		return []byte(`{"contents":[{"role":"user","parts":[{"text":"Hi"}]}],"generationConfig":{"maxOutputTokens":16}}`)
+	case geminiInteractions, vertexInteractions:
+		return []byte(`{"model":"` + model + `","input":[{"type":"user_input","content":[{"type":"text","text":"Hi"}]}],"generation_config":{"max_output_tokens":16}}`)
 	}
 	panic("unknown protocol " + string(p))
 }
@@ -121,6 +123,11 @@ func assertErrorFormat(t *testing.T, what string, p proto, status int, resp rawR
 	case p.isGoogle():
 		if root.Get("error.code").Int() != int64(status) || !isString("error.message") || !isString("error.status") {
 			t.Errorf("%s: want a Google error {\"error\":{\"code\":%d,\"message\",\"status\"}}, got %s", what, status, resp.Body)
+		}
+	case p.isInteractions():
+		// The Interactions API's error names its status in a string code.
+		if !interactionsCodeFits(root.Get("error.code").Str, status) || !isString("error.message") {
+			t.Errorf("%s: want an Interactions error {\"error\":{\"code\":%q,\"message\"}}, got %s", what, googleStatusName(status), resp.Body)
 		}
 	default:
 		if !isString("error.message") || !isString("error.type") || !root.Get("error.param").Exists() || !root.Get("error.code").Exists() {

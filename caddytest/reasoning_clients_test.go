@@ -106,27 +106,31 @@ type probeClient interface {
 
 func replayClients() map[proto]replayClient {
 	return map[proto]replayClient{
-		openaiChat:       chatClient{},
-		openaiResponses:  responsesClient{},
-		anthropicMsgs:    anthropicClient{},
-		vertexAnthropic:  anthropicClient{vertex: true},
-		bedrockConverse:  converseClient{},
-		bedrockAnthropic: anthropicClient{bedrock: true},
-		gemini:           genaiClient{backend: genai.BackendGeminiAPI},
-		vertex:           genaiClient{backend: genai.BackendVertexAI},
+		openaiChat:         chatClient{},
+		openaiResponses:    responsesClient{},
+		anthropicMsgs:      anthropicClient{},
+		vertexAnthropic:    anthropicClient{vertex: true},
+		bedrockConverse:    converseClient{},
+		bedrockAnthropic:   anthropicClient{bedrock: true},
+		gemini:             genaiClient{backend: genai.BackendGeminiAPI},
+		vertex:             genaiClient{backend: genai.BackendVertexAI},
+		geminiInteractions: interactionsClient{},
+		vertexInteractions: interactionsClient{vertex: true},
 	}
 }
 
 func probeClients() map[proto]probeClient {
 	return map[proto]probeClient{
-		openaiChat:       chatClient{},
-		openaiResponses:  responsesClient{},
-		anthropicMsgs:    anthropicClient{},
-		vertexAnthropic:  anthropicClient{vertex: true},
-		bedrockConverse:  converseClient{},
-		bedrockAnthropic: anthropicClient{bedrock: true},
-		gemini:           genaiClient{backend: genai.BackendGeminiAPI},
-		vertex:           genaiClient{backend: genai.BackendVertexAI},
+		openaiChat:         chatClient{},
+		openaiResponses:    responsesClient{},
+		anthropicMsgs:      anthropicClient{},
+		vertexAnthropic:    anthropicClient{vertex: true},
+		bedrockConverse:    converseClient{},
+		bedrockAnthropic:   anthropicClient{bedrock: true},
+		gemini:             genaiClient{backend: genai.BackendGeminiAPI},
+		vertex:             genaiClient{backend: genai.BackendVertexAI},
+		geminiInteractions: interactionsClient{},
+		vertexInteractions: interactionsClient{vertex: true},
 	}
 }
 

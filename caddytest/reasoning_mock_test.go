@@ -49,7 +49,7 @@ func issuedOpaque(up proto) []string {
 		return []string{"thinking:" + rzThinking + "|" + rzSig, "redacted:" + rzRedacted}
 	case openaiResponses:
 		return []string{"reasoning:" + rzItemID + "|" + rzEnc}
-	case gemini:
+	case gemini, geminiInteractions:
 		return []string{"signature:" + rzThSig}
 	}
 	return nil
@@ -88,6 +88,8 @@ func opaqueSlots(up proto, body []byte) []string {
 		}
 	case bedrockConverse:
 		got = converseOpaqueSlots(root)
+	case geminiInteractions:
+		got = interactionsOpaqueSlots(root)
 	case openaiChat:
 		for _, m := range root.Get("messages").Array() {
 			if rc := m.Get("reasoning_content"); rc.Exists() {
@@ -203,6 +205,8 @@ func reasoningCallAnswer(up proto, model string, stream bool, c mockCall) scenar
 
 	case bedrockConverse:
 		return converseReasoningAnswer(c, stream)
+	case geminiInteractions:
+		return interactionsReasoningCallAnswer(model, stream, c)
 	case gemini:
 		fc := `"name":` + name + `,"args":` + c.Args
 		if c.ID != "" {
@@ -264,6 +268,10 @@ const (
 // produce.
 func refusalKinds(up proto) []refusalKind {
 	switch up.family() {
+	case geminiInteractions:
+		// Google documents no refusal or filter form of an
+		// interaction (no finish reason, no prompt feedback).
+		return nil
 	case anthropicMsgs:
 		return []refusalKind{refusalAnthropicText, refusalAnthropicExplained, refusalAnthropicBlank}
 	case openaiChat:

@@ -17,7 +17,7 @@ import (
 
 // signingUpstreams are the upstreams whose reasoning carries opaque values
 // that must come back on the next turn.
-var signingUpstreams = []proto{anthropicMsgs, vertexAnthropic, openaiResponses, gemini, vertex, bedrockConverse}
+var signingUpstreams = []proto{anthropicMsgs, vertexAnthropic, openaiResponses, gemini, vertex, bedrockConverse, geminiInteractions, vertexInteractions}
 
 // visibleReasoning is the reasoning text upstream up's reasoning answer
 // shows (the thinking, the summary or the thought).
@@ -254,6 +254,8 @@ func wantRefusal(cp, up proto, k refusalKind, stream bool) refusalWant {
 			return refusalWant{text: refusalText, wire: "refusal"}
 		case gemini:
 			return refusalWant{text: refusalText, wire: "SAFETY"}
+		case geminiInteractions:
+			return refusalWant{text: refusalText, wire: "incomplete"}
 		case bedrockConverse:
 			wire := "content_filtered"
 			if k == refusalConverseGuardrail {
@@ -310,6 +312,8 @@ func wantRefusal(cp, up proto, k refusalKind, stream bool) refusalWant {
 		// The explanation goes into finishMessage, which genai does not
 		// read (Candidate.FinishMessage stays empty): it is not checked.
 		return refusalWant{text: visible, wire: "SAFETY"}
+	case geminiInteractions:
+		return interactionsRefusal(filter, slot)
 	case bedrockConverse:
 		// Converse has no refusal: a visible refusal is text, the stop
 		// content_filtered. Like Gemini's, a Converse answer has no slot
@@ -406,7 +410,7 @@ const truncatedText = "The answer was cut off at the limit of"
 // by the token limit.
 var maxTokensWire = map[proto]string{
 	openaiChat: "length", openaiResponses: "incomplete/max_output_tokens", anthropicMsgs: "max_tokens", gemini: "MAX_TOKENS",
-	bedrockConverse: "max_tokens",
+	bedrockConverse: "max_tokens", geminiInteractions: "incomplete",
 }
 
 // maxTokensPath is where each upstream protocol's request carries the
@@ -414,7 +418,7 @@ var maxTokensWire = map[proto]string{
 // llmbridge also writes).
 var maxTokensPath = map[proto]string{
 	openaiChat: "max_completion_tokens", openaiResponses: "max_output_tokens", anthropicMsgs: "max_tokens", gemini: "generationConfig.maxOutputTokens",
-	bedrockConverse: "inferenceConfig.maxTokens",
+	bedrockConverse: "inferenceConfig.maxTokens", geminiInteractions: "generation_config.max_output_tokens",
 }
 
 // TestMaxTokensTruncation: the client's output limit reaches every
@@ -485,68 +489,88 @@ var (
 var controlCases = []controlCase{
 	{"responses-effort-high", []proto{openaiResponses}, probeRequest{Extra: map[string]any{"reasoning": map[string]any{"effort": "high"}}},
 		map[proto]map[string]string{
-			anthropicMsgs: {"thinking": `{"type":"enabled","budget_tokens":24576}`, "max_tokens": `28672`},
-			openaiChat:    {"reasoning_effort": `"high"`},
-			gemini:        {"generationConfig.thinkingConfig": `{"thinkingBudget":24576,"includeThoughts":true}`},
+			geminiInteractions: interactionsThinking("high", "auto"),
+			anthropicMsgs:      {"thinking": `{"type":"enabled","budget_tokens":24576}`, "max_tokens": `28672`},
+			openaiChat:         {"reasoning_effort": `"high"`},
+			gemini:             {"generationConfig.thinkingConfig": `{"thinkingBudget":24576,"includeThoughts":true}`},
 		}},
 	{"chat-effort-none", []proto{openaiChat}, probeRequest{Extra: map[string]any{"reasoning_effort": "none"}},
 		map[proto]map[string]string{
-			anthropicMsgs:   {"thinking": `{"type":"disabled"}`, "output_config": ""},
-			openaiResponses: {"reasoning": `{"effort":"none"}`},
-			gemini:          {"generationConfig.thinkingConfig": `{"thinkingBudget":0}`},
+			geminiInteractions: interactionsThinking("", "none"),
+			anthropicMsgs:      {"thinking": `{"type":"disabled"}`, "output_config": ""},
+			openaiResponses:    {"reasoning": `{"effort":"none"}`},
+			gemini:             {"generationConfig.thinkingConfig": `{"thinkingBudget":0}`},
 		}},
 	{"chat-effort-high-max-tokens-32000", []proto{openaiChat}, probeRequest{MaxTokens: 32000, Extra: map[string]any{"reasoning_effort": "high"}},
 		map[proto]map[string]string{
-			anthropicMsgs:   {"thinking": `{"type":"enabled","budget_tokens":24576}`, "max_tokens": `32000`},
-			openaiResponses: {"reasoning": `{"effort":"high","summary":"auto"}`, "include": `["reasoning.encrypted_content"]`, "max_output_tokens": `32000`},
-			gemini:          {"generationConfig.thinkingConfig": `{"thinkingBudget":24576,"includeThoughts":true}`},
+			geminiInteractions: interactionsThinking("high", "auto"),
+			anthropicMsgs:      {"thinking": `{"type":"enabled","budget_tokens":24576}`, "max_tokens": `32000`},
+			openaiResponses:    {"reasoning": `{"effort":"high","summary":"auto"}`, "include": `["reasoning.encrypted_content"]`, "max_output_tokens": `32000`},
+			gemini:             {"generationConfig.thinkingConfig": `{"thinkingBudget":24576,"includeThoughts":true}`},
 		}},
 	{"anthropic-budget-2048", []proto{anthropicMsgs, vertexAnthropic, bedrockConverse}, probeRequest{MaxTokens: 8000, Extra: map[string]any{"thinking": map[string]any{"type": "enabled", "budget_tokens": 2048}}},
 		map[proto]map[string]string{
-			openaiResponses: {"reasoning": `{"effort":"low","summary":"auto"}`},
-			openaiChat:      {"reasoning_effort": `"low"`},
-			gemini:          {"generationConfig.thinkingConfig": `{"thinkingBudget":2048,"includeThoughts":true}`},
+			geminiInteractions: interactionsThinking("low", "auto"),
+			openaiResponses:    {"reasoning": `{"effort":"low","summary":"auto"}`},
+			openaiChat:         {"reasoning_effort": `"low"`},
+			gemini:             {"generationConfig.thinkingConfig": `{"thinkingBudget":2048,"includeThoughts":true}`},
 		}},
 	{"anthropic-adaptive", []proto{anthropicMsgs, vertexAnthropic, bedrockConverse}, probeRequest{MaxTokens: 8000, Extra: map[string]any{"thinking": map[string]any{"type": "adaptive"}}},
 		map[proto]map[string]string{
-			openaiResponses: {"reasoning": `{"summary":"auto"}`},
-			openaiChat:      chatNo,
-			gemini:          {"generationConfig.thinkingConfig": `{"thinkingBudget":-1,"includeThoughts":true}`},
+			geminiInteractions: interactionsThinking("", "auto"),
+			openaiResponses:    {"reasoning": `{"summary":"auto"}`},
+			openaiChat:         chatNo,
+			gemini:             {"generationConfig.thinkingConfig": `{"thinkingBudget":-1,"includeThoughts":true}`},
 		}},
 	{"anthropic-disabled", []proto{anthropicMsgs, vertexAnthropic, bedrockConverse}, probeRequest{Extra: map[string]any{"thinking": map[string]any{"type": "disabled"}}},
 		map[proto]map[string]string{
-			openaiResponses: {"reasoning": `{"effort":"none"}`},
-			openaiChat:      {"reasoning_effort": `"none"`},
-			gemini:          {"generationConfig.thinkingConfig": `{"thinkingBudget":0}`},
+			geminiInteractions: interactionsThinking("", "none"),
+			openaiResponses:    {"reasoning": `{"effort":"none"}`},
+			openaiChat:         {"reasoning_effort": `"none"`},
+			gemini:             {"generationConfig.thinkingConfig": `{"thinkingBudget":0}`},
 		}},
 	{"gemini-budget-dynamic", []proto{gemini, vertex}, probeRequest{Thinking: &genai.ThinkingConfig{ThinkingBudget: &budgetDyn}},
 		map[proto]map[string]string{
-			anthropicMsgs:   {"thinking": `{"type":"adaptive"}`},
-			openaiChat:      chatNo,
-			openaiResponses: {"reasoning": `{"summary":"auto"}`},
+			geminiInteractions: interactionsThinking("", "auto"),
+			anthropicMsgs:      {"thinking": `{"type":"adaptive"}`},
+			openaiChat:         chatNo,
+			openaiResponses:    {"reasoning": `{"summary":"auto"}`},
 		}},
 	{"gemini-budget-zero", []proto{gemini, vertex}, probeRequest{Thinking: &genai.ThinkingConfig{ThinkingBudget: &budgetZero}},
 		map[proto]map[string]string{
-			anthropicMsgs:   {"thinking": `{"type":"disabled"}`},
-			openaiChat:      {"reasoning_effort": `"none"`},
-			openaiResponses: {"reasoning": `{"effort":"none"}`},
+			geminiInteractions: interactionsThinking("", "none"),
+			anthropicMsgs:      {"thinking": `{"type":"disabled"}`},
+			openaiChat:         {"reasoning_effort": `"none"`},
+			openaiResponses:    {"reasoning": `{"effort":"none"}`},
 		}},
 	{"gemini-budget-2048", []proto{gemini, vertex}, probeRequest{Thinking: &genai.ThinkingConfig{ThinkingBudget: &budget2048, IncludeThoughts: true}},
 		map[proto]map[string]string{
-			anthropicMsgs:   {"thinking": `{"type":"enabled","budget_tokens":2048}`, "max_tokens": `6144`},
-			openaiChat:      {"reasoning_effort": `"low"`},
-			openaiResponses: {"reasoning": `{"effort":"low","summary":"auto"}`},
+			geminiInteractions: interactionsThinking("low", "auto"),
+			anthropicMsgs:      {"thinking": `{"type":"enabled","budget_tokens":2048}`, "max_tokens": `6144`},
+			openaiChat:         {"reasoning_effort": `"low"`},
+			openaiResponses:    {"reasoning": `{"effort":"low","summary":"auto"}`},
 		}},
 	{"gemini-budget-8192", []proto{gemini, vertex}, probeRequest{Thinking: &genai.ThinkingConfig{ThinkingBudget: &budget8192}},
 		map[proto]map[string]string{
-			anthropicMsgs:   {"thinking": `{"type":"enabled","budget_tokens":8192}`, "max_tokens": `12288`},
-			openaiChat:      {"reasoning_effort": `"medium"`},
-			openaiResponses: {"reasoning": `{"effort":"medium","summary":"auto"}`},
+			geminiInteractions: interactionsThinking("medium", "auto"),
+			anthropicMsgs:      {"thinking": `{"type":"enabled","budget_tokens":8192}`, "max_tokens": `12288`},
+			openaiChat:         {"reasoning_effort": `"medium"`},
+			openaiResponses:    {"reasoning": `{"effort":"medium","summary":"auto"}`},
+		}},
+	// An Interactions client's thinking_level (the probe sends low for a
+	// budget of 2048).
+	{"interactions-level-low", []proto{geminiInteractions, vertexInteractions}, probeRequest{Thinking: &genai.ThinkingConfig{ThinkingBudget: &budget2048}},
+		map[proto]map[string]string{
+			anthropicMsgs:   {"thinking": `{"type":"enabled","budget_tokens":2048}`},
+			openaiChat:      {"reasoning_effort": `"low"`},
+			openaiResponses: {"reasoning": `{"effort":"low","summary":"auto"}`},
+			gemini:          {"generationConfig.thinkingConfig": `{"thinkingBudget":2048,"includeThoughts":true}`},
 		}},
 	{"responses-summary-only", []proto{openaiResponses}, probeRequest{Extra: map[string]any{"reasoning": map[string]any{"summary": "auto"}}},
-		map[proto]map[string]string{anthropicMsgs: anthropicNo, openaiChat: chatNo, gemini: geminiNo}},
+		map[proto]map[string]string{anthropicMsgs: anthropicNo, openaiChat: chatNo, gemini: geminiNo, geminiInteractions: interactionsThinking("", "")}},
 	{"absent", allProtocols, probeRequest{},
-		map[proto]map[string]string{anthropicMsgs: anthropicNo, openaiChat: chatNo, openaiResponses: respNo, gemini: geminiNo, bedrockConverse: converseNo}},
+		map[proto]map[string]string{anthropicMsgs: anthropicNo, openaiChat: chatNo, openaiResponses: respNo, gemini: geminiNo, bedrockConverse: converseNo,
+			geminiInteractions: interactionsThinking("", "")}},
 }
 
 // TestReasoningControls: each client protocol's own reasoning setting
@@ -638,6 +662,10 @@ func wantUsage(cp proto, withReasoning bool) map[string]int64 {
 		w = map[string]int64{"input_tokens": u.Input - u.CacheRead, "cache_read_input_tokens": u.CacheRead, "output_tokens": u.Output, "thinking_tokens": reasoning}
 	case gemini:
 		w = map[string]int64{"promptTokenCount": u.Input, "cachedContentTokenCount": u.CacheRead, "candidatesTokenCount": u.Output - reasoning, "thoughtsTokenCount": reasoning}
+	case geminiInteractions:
+		// An interaction's output count excludes thoughts, as Gemini's
+		// candidatesTokenCount does.
+		w = map[string]int64{"total_input_tokens": u.Input, "total_cached_tokens": u.CacheRead, "total_output_tokens": u.Output - reasoning, "total_thought_tokens": reasoning}
 	case bedrockConverse:
 		// Converse reports no reasoning tokens; totalTokens counts the
 		// cache reads too.

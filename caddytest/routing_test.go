@@ -28,7 +28,7 @@ func responseModels(t *testing.T, p proto, body []byte, stream bool) []string {
 	pick := func(data []byte) []string {
 		root := gjson.ParseBytes(data)
 		var got []string
-		for _, path := range []string{"model", "response.model", "message.model", "modelVersion"} {
+		for _, path := range []string{"model", "response.model", "message.model", "modelVersion", "interaction.model"} {
 			if v := root.Get(path); v.Exists() {
 				got = append(got, v.String())
 			}

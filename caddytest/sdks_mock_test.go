@@ -54,6 +54,12 @@ func assistantTexts(p proto, body []byte) []string {
 				add(m.Get("content"), "")
 			}
 		}
+	case geminiInteractions:
+		for _, s := range root.Get("input").Array() {
+			if s.Get("type").Str == "model_output" {
+				add(s.Get("content"), "text")
+			}
+		}
 	}
 	return out
 }

@@ -33,7 +33,7 @@ import (
 // continuing the first (chain).
 
 var (
-	sdksEnabled = flag.Bool("sdks", false, "run TestRealSDKs: the Vercel AI SDK, openai-node and the OpenAI Agents SDK from npm through llmbridge (install them with caddytest/sdks/install.sh)")
+	sdksEnabled = flag.Bool("sdks", false, "run TestRealSDKs: the Vercel AI SDK, openai-node, the OpenAI Agents SDK and @google/genai from npm through llmbridge (install them with caddytest/sdks/install.sh)")
 	sdksDir     = flag.String("sdks.dir", "", "the directory caddytest/sdks/install.sh installed the SDKs into (default $LLMBRIDGE_SDKS_DIR, else ${XDG_CACHE_HOME:-~/.cache}/llmbridge-sdks)")
 	sdksTimeout = flag.Duration("sdks.timeout", 60*time.Second, "time limit of one SDK run")
 )
@@ -47,18 +47,27 @@ type sdkSpec struct {
 	// stream when streamed says so.
 	modes    []string
 	streamed map[string]bool
+	// client is the protocol the program speaks.
+	client proto
+	// reasoning adds a run per upstream and mode whose first answer is
+	// signed reasoning before the call.
+	reasoning bool
 }
 
 var sdkSpecs = []sdkSpec{
-	{"vercel-ai", "vercel-ai.mjs", []string{"generate", "stream", "chain"}, map[string]bool{"stream": true}},
-	{"openai-node", "openai-node.mjs", []string{"parse", "stream", "chain", "websocket"}, map[string]bool{"stream": true, "websocket": true}},
-	{"openai-agents", "openai-agents.mjs", []string{"chain"}, nil},
+	{"vercel-ai", "vercel-ai.mjs", []string{"generate", "stream", "chain"}, map[string]bool{"stream": true}, openaiResponses, true},
+	{"openai-node", "openai-node.mjs", []string{"parse", "stream", "chain", "websocket"}, map[string]bool{"stream": true, "websocket": true}, openaiResponses, false},
+	{"openai-agents", "openai-agents.mjs", []string{"chain"}, nil, openaiResponses, false},
+	// @google/genai's interactions.create: the whole history or
+	// previous_interaction_id, streamed and not.
+	{"google-genai", "google-genai.mjs", []string{"generate", "stream", "chain", "chain-stream"}, map[string]bool{"stream": true, "chain-stream": true}, geminiInteractions, true},
 }
 
-// continuesOverHTTP reports whether a mode continues by previous_response_id
-// over HTTP, which toward a Responses upstream passes through to the
-// upstream's own stored responses (which the mock does not keep).
-func continuesOverHTTP(mode string) bool { return mode == "chain" }
+// continuesOverHTTP reports whether a mode continues by a stored id over
+// HTTP (previous_response_id, previous_interaction_id), which toward an
+// upstream of the client's own family passes through to the upstream's
+// own stored responses or interactions (which the mock does not keep).
+func continuesOverHTTP(mode string) bool { return mode == "chain" || mode == "chain-stream" }
 
 // sdkTexts are the assistant's texts before its call in the first step:
 // one that fits in the id of the item llmbridge writes for it and one that
@@ -87,7 +96,7 @@ func TestRealSDKs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, pkg := range []string{"ai", "@ai-sdk/openai", "openai", "ws", "@openai/agents"} {
+	for _, pkg := range []string{"ai", "@ai-sdk/openai", "openai", "ws", "@openai/agents", "@google/genai"} {
 		if _, err := os.Stat(filepath.Join(modules, pkg, "package.json")); err != nil {
 			t.Fatalf("%s is not installed in %s (%v); install the SDKs with: bash caddytest/sdks/install.sh %s", pkg, modules, err, dir)
 		}
@@ -107,7 +116,7 @@ func TestRealSDKs(t *testing.T) {
 		t.Run(sp.name, func(t *testing.T) {
 			for _, up := range allProtocols {
 				for _, mode := range sp.modes {
-					if continuesOverHTTP(mode) && up.family() == openaiResponses.family() {
+					if continuesOverHTTP(mode) && up.family() == sp.client.family() {
 						continue
 					}
 					texts := sdkTexts
@@ -123,7 +132,7 @@ func TestRealSDKs(t *testing.T) {
 							env.run(t, modules, sp, up, mode, "gpt-4.1", text)
 						})
 					}
-					if sp.name == "vercel-ai" && issuedOpaque(up) != nil {
+					if sp.reasoning && issuedOpaque(up) != nil {
 						// A reasoning model: the SDK refers to the
 						// reasoning item by id, and the upstream must
 						// get its own signed reasoning back.
@@ -376,6 +385,8 @@ func (m *sdkMock) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			id = "toolu_bdrk_01" + randomHex(10)
 		case bedrockConverse:
 			id = "tooluse_" + randomHex(11)
+		case geminiInteractions, vertexInteractions:
+			id = "fc_" + randomHex(8)
 		}
 		st.callID, st.args = id, `{"city":"Paris"}`
 		st.calls++

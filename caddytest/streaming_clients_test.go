@@ -99,14 +99,16 @@ type streamingClient interface {
 // streamingClients returns one streaming adapter per client protocol.
 func streamingClients() map[proto]streamingClient {
 	return map[proto]streamingClient{
-		openaiChat:       chatClient{},
-		openaiResponses:  responsesClient{},
-		anthropicMsgs:    anthropicClient{},
-		vertexAnthropic:  anthropicClient{vertex: true},
-		bedrockConverse:  converseClient{},
-		bedrockAnthropic: anthropicClient{bedrock: true},
-		gemini:           genaiClient{backend: genai.BackendGeminiAPI},
-		vertex:           genaiClient{backend: genai.BackendVertexAI},
+		openaiChat:         chatClient{},
+		openaiResponses:    responsesClient{},
+		anthropicMsgs:      anthropicClient{},
+		vertexAnthropic:    anthropicClient{vertex: true},
+		bedrockConverse:    converseClient{},
+		bedrockAnthropic:   anthropicClient{bedrock: true},
+		gemini:             genaiClient{backend: genai.BackendGeminiAPI},
+		vertex:             genaiClient{backend: genai.BackendVertexAI},
+		geminiInteractions: interactionsClient{},
+		vertexInteractions: interactionsClient{vertex: true},
 	}
 }
 

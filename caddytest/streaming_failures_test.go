@@ -173,6 +173,9 @@ func isInStreamError(p proto, err error) bool {
 		return errors.As(err, &ge)
 	case bedrockConverse:
 		return isConverseStreamException(err)
+	case geminiInteractions, vertexInteractions:
+		var ie *interactionsStreamError
+		return errors.As(err, &ie)
 	}
 	return false
 }

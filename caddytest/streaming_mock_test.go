@@ -444,6 +444,8 @@ func buildStreamPieces(p proto, model string, r reply, count int) mockStream {
 		// Google writes a failure after the stream started as a bare,
 		// pretty-printed JSON object without data: (vertex/mid-stream-error-499).
 		s.errorTail = []string{"{\n  \"error\": {\n    \"code\": 503,\n    \"message\": " + jsonString(midStreamMessage(p)) + ",\n    \"status\": \"UNAVAILABLE\"\n  }\n}\n"}
+	case geminiInteractions, vertexInteractions:
+		s = interactionsStreamPieces(p, model, r, pieces)
 	default:
 		panic("unknown protocol " + string(p))
 	}

@@ -94,6 +94,11 @@ func mockStreamCases(p proto) []mockStreamCase {
 			{"valid", p.upstreamStreamPath(model), base, ""},
 			{"stream member", p.upstreamStreamPath(model), streamed, `unknown top-level fields ["stream"]`},
 		}
+	case geminiInteractions, vertexInteractions:
+		return []mockStreamCase{
+			{"valid", p.upstreamStreamPath(model), streamed, ""},
+			{"stream not a boolean", p.upstreamStreamPath(model), set(base, "stream", "yes"), "stream must be a boolean"},
+		}
 	case vertexAnthropic:
 		return []mockStreamCase{
 			{"valid", p.upstreamStreamPath(model), streamed, ""},
@@ -121,6 +126,8 @@ func endsWithTerminal(p proto, body string) bool {
 		return last.name == "message_stop"
 	case bedrockConverse:
 		return last.name == "metadata"
+	case geminiInteractions:
+		return last.data == "[DONE]" && len(frames) > 1 && frames[len(frames)-2].name == "interaction.completed"
 	}
 	return strings.Contains(last.data, `"finishReason"`) && strings.HasSuffix(body, "\r\n\r\n")
 }

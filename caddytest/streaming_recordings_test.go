@@ -282,7 +282,8 @@ func sameFamilyStop(p proto, wire string) string {
 // turns normally; Anthropic reports a content filter as a refusal; Gemini
 // reports a refusal as SAFETY and everything else it has no value for as
 // STOP; Converse reports a refusal as content_filtered and a pause or
-// another reason as end_turn).
+// another reason as end_turn; an interaction reports a content filter as
+// incomplete and ends every other turn as completed).
 func clientStop(canonical string, cp proto) string {
 	switch cp.family() {
 	case openaiChat:
@@ -326,6 +327,17 @@ func clientStop(canonical string, cp proto) string {
 		case "pause_turn", "other":
 			return "end"
 		}
+	case geminiInteractions:
+		// An interaction is completed, incomplete or waits for function
+		// results: a filter stop is output cut short, and a refusal or a
+		// pause ends it like any other.
+		switch canonical {
+		case "max_tokens", "tool_use":
+			return canonical
+		case "content_filter":
+			return "max_tokens"
+		}
+		return "end"
 	}
 	return canonical
 }

@@ -214,9 +214,9 @@ func genAIProvider(up proto) string {
 		return "openai"
 	case up == anthropicMsgs:
 		return "anthropic"
-	case up == gemini:
+	case up == gemini || up == geminiInteractions:
 		return "gcp.gemini"
-	case up == vertex || up == vertexAnthropic:
+	case up == vertex || up == vertexAnthropic || up == vertexInteractions:
 		return "gcp.vertex_ai"
 	}
 	return "aws.bedrock"
@@ -224,7 +224,7 @@ func genAIProvider(up proto) string {
 
 // genAIOperation is gen_ai.operation.name of an upstream protocol.
 func genAIOperation(up proto) string {
-	if up == gemini || up == vertex {
+	if up == gemini || up == vertex || up.isInteractions() {
 		return "generate_content"
 	}
 	return "chat"
@@ -289,7 +289,7 @@ func TestTelemetry(t *testing.T) {
 					for k, v := range map[string]string{"gen_ai.request.model": model, "llmbridge.stop_reason": "end",
 						"llmbridge.usage.input_tokens":  strconv.FormatInt(defaultUsage.Input, 10),
 						"llmbridge.usage.output_tokens": strconv.FormatInt(defaultUsage.Output, 10),
-						"llmbridge.client.protocol":     string(cp), "llmbridge.upstream.protocol": string(up),
+						"llmbridge.client.protocol":     string(cp.recognised()), "llmbridge.upstream.protocol": string(up),
 						"llmbridge.client_key": "team-a"} {
 						both[k+"@request"] = v
 					}
@@ -346,7 +346,7 @@ func TestTelemetry(t *testing.T) {
 					}
 					e := tracedLogEntry(t, env, id)
 					l := e.Get("llmbridge")
-					for k, v := range map[string]string{"client_key": "team-a", "client_protocol": string(cp), "upstream_protocol": string(up),
+					for k, v := range map[string]string{"client_key": "team-a", "client_protocol": string(cp.recognised()), "upstream_protocol": string(up),
 						"upstream_address": env.mocks[up].addr(), "model": model, "upstream_model": upModel, "stream": strconv.FormatBool(stream),
 						"input_tokens": strconv.FormatInt(defaultUsage.Input, 10), "output_tokens": strconv.FormatInt(defaultUsage.Output, 10),
 						"stop_reason": "end"} {

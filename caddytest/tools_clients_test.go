@@ -76,14 +76,16 @@ type toolClient interface {
 
 func toolClients() map[proto]toolClient {
 	return map[proto]toolClient{
-		openaiChat:       chatClient{},
-		openaiResponses:  responsesClient{},
-		anthropicMsgs:    anthropicClient{},
-		vertexAnthropic:  anthropicClient{vertex: true},
-		bedrockConverse:  converseClient{},
-		bedrockAnthropic: anthropicClient{bedrock: true},
-		gemini:           genaiClient{backend: genai.BackendGeminiAPI},
-		vertex:           genaiClient{backend: genai.BackendVertexAI},
+		openaiChat:         chatClient{},
+		openaiResponses:    responsesClient{},
+		anthropicMsgs:      anthropicClient{},
+		vertexAnthropic:    anthropicClient{vertex: true},
+		bedrockConverse:    converseClient{},
+		bedrockAnthropic:   anthropicClient{bedrock: true},
+		gemini:             genaiClient{backend: genai.BackendGeminiAPI},
+		vertex:             genaiClient{backend: genai.BackendVertexAI},
+		geminiInteractions: interactionsClient{},
+		vertexInteractions: interactionsClient{vertex: true},
 	}
 }
 

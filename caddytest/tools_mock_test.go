@@ -212,6 +212,8 @@ func textCallAnswer(p proto, model, text string, calls []mockCall, stream bool) 
 
 	case bedrockConverse:
 		return converseToolCallAnswer(text, calls, stream)
+	case geminiInteractions, vertexInteractions:
+		return interactionsCallAnswer(model, text, pieces, calls, stream)
 	case gemini, vertex:
 		part := func(c mockCall) string {
 			fc := `"name":"` + c.Name + `"`
@@ -424,6 +426,8 @@ func viewTools(p proto, body []byte) upView {
 		}
 	case bedrockConverse:
 		viewConverse(root, &v, bad)
+	case geminiInteractions:
+		viewInteractionsTools(root, &v, bad)
 	case gemini:
 		for i, t := range root.Get("tools").Array() {
 			for j, d := range t.Get("functionDeclarations").Array() {

@@ -28,8 +28,10 @@ type RequestHead struct {
 	// MaxTokens, Temperature and TopP are the generation settings, where
 	// the body's family keeps them: at the top (max_tokens,
 	// max_completion_tokens or max_output_tokens, temperature, top_p), in
-	// generationConfig (Gemini: maxOutputTokens, temperature, topP) or in
-	// inferenceConfig (Bedrock Converse: maxTokens, temperature, topP).
+	// generationConfig or generation_config (Gemini: maxOutputTokens,
+	// temperature, topP; the Interactions API: max_output_tokens,
+	// temperature, top_p) or in inferenceConfig (Bedrock Converse:
+	// maxTokens, temperature, topP).
 	// Only numbers count. They are read for telemetry, in the same pass.
 	MaxTokens   OptInt
 	Temperature OptFloat
@@ -84,7 +86,7 @@ func ReadRequestHead(body []byte) (RequestHead, error) {
 			see(&seenVersion, key)
 		case "max_tokens", "max_completion_tokens", "max_output_tokens", "temperature", "top_p":
 			head.readSetting(key, value.Result())
-		case "generationConfig", "inferenceConfig":
+		case "generationConfig", "generation_config", "inferenceConfig":
 			for key, value := range jsonx.Members(value.Raw, &a) {
 				head.readSetting(key, value.Result())
 			}

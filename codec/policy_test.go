@@ -264,9 +264,9 @@ var policyExamples = map[codec.Protocol]map[string][]string{
 			`{"role":"model","parts":[{"text":"A","thoughtSignature":"c2ln"}]},{"role":"user","parts":[{"text":"Go"}]}]`},
 	},
 	interactions.GeminiInteractions: {
-		"model":                   nil,
-		"input":                   nil,
-		"system_instruction":      {"system_instruction", `"Be brief"`},
+		"model":              nil,
+		"input":              nil,
+		"system_instruction": {"system_instruction", `"Be brief"`}, "developer_instructions": {"developer_instructions", `"Be brief"`},
 		"tools":                   {"tools", exStepTools},
 		"response_format":         {"response_format", `{"type":"text","mime_type":"application/json","schema":{"type":"object"}}`},
 		"response_mime_type":      {"response_mime_type", `"application/json"`},
@@ -486,7 +486,7 @@ func TestFieldTable(t *testing.T) {
 // path in order of first appearance, one column per client protocol
 // family.
 func renderFieldTable() string {
-	cols := []codec.Protocol{codec.OpenAIChat, codec.OpenAIResponses, codec.AnthropicMessages, codec.Gemini, codec.Bedrock}
+	cols := []codec.Protocol{codec.OpenAIChat, codec.OpenAIResponses, codec.AnthropicMessages, codec.Gemini, codec.Bedrock, interactions.GeminiInteractions}
 	var order []string
 	cells := map[string]map[codec.Protocol]codec.FieldClass{}
 	for _, f := range fieldTable() {
@@ -497,7 +497,7 @@ func renderFieldTable() string {
 		cells[f.Path][f.Protocol] = f.Class
 	}
 	var b strings.Builder
-	b.WriteString("| field | openai-chat | openai-responses | anthropic-messages, vertex-anthropic | gemini, vertex | bedrock |\n|---|---|---|---|---|---|\n")
+	b.WriteString("| field | openai-chat | openai-responses | anthropic-messages, vertex-anthropic | gemini, vertex | bedrock | gemini-interactions, vertex-interactions |\n|---|---|---|---|---|---|---|\n")
 	for _, path := range order {
 		b.WriteString("| `" + strings.Replace(path, " (", "` (", 1))
 		if !strings.Contains(path, " (") {

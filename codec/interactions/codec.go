@@ -15,8 +15,8 @@ const (
 	// (POST /v1beta/interactions; the SDKs call /v1/interactions too).
 	GeminiInteractions codec.Protocol = "gemini-interactions"
 	// VertexInteractions is the Interactions API on Vertex AI
-	// (projects/{project}/locations/{region}/interactions:create and
-	// :createStream), with Google Cloud credentials.
+	// (POST /v1beta1/projects/{project}/locations/{region}/interactions,
+	// the stream chosen by the body), with Google Cloud credentials.
 	VertexInteractions codec.Protocol = "vertex-interactions"
 )
 
@@ -27,14 +27,19 @@ var ClientPaths = []string{"/v1/interactions", "/v1beta/interactions", "/v1alpha
 // vertexMethods are the tails of Vertex AI's create paths, which are
 // recognised as the family's client route too, so that a request of a
 // Vertex client reaches the family's codec; the body's stream member
-// says whether it streams.
-var vertexMethods = []string{"/interactions:create", "/interactions:createStream"}
+// says whether it streams. The SDKs (google.golang.org/genai,
+// @google/genai) post to the collection itself,
+// /v1beta1/projects/{p}/locations/{l}/interactions; the REST reference
+// also names the collection methods :create and :createStream.
+var vertexMethods = []string{"/interactions:create", "/interactions:createStream", "/interactions"}
 
 func init() {
 	codec.Register(codec.Descriptor{
-		Name:          GeminiInteractions,
-		Route:         codec.Route{Paths: ClientPaths, Suffixes: vertexMethods},
-		Credential:    codec.Credential{Header: "X-Goog-Api-Key", Query: "key"},
+		Name:  GeminiInteractions,
+		Route: codec.Route{Paths: ClientPaths, Suffixes: vertexMethods},
+		// Vertex AI's clients, whose paths this route takes too, send an
+		// OAuth token; the Gemini API takes one as well as a key.
+		Credential:    codec.Credential{Header: "X-Goog-Api-Key", Query: "key", AlsoBearer: true},
 		FamilyHeaders: []string{"Api-Revision"},
 		PathHints:     []string{"/interactions"},
 		Origin:        mapping.FamilyGemini,
@@ -105,18 +110,16 @@ func (interactionsCodec) AppendError(dst []byte, p codec.Protocol, e *codec.Erro
 	return appendGoogleError(dst, p, e)
 }
 
-// UpstreamPath returns the path of the create endpoint: one path for
-// both answers on the Gemini API, where the body's stream member chooses,
-// and :create or :createStream on Vertex AI.
-func (interactionsCodec) UpstreamPath(p codec.Protocol, at codec.Location, _ string, stream bool) (string, string) {
+// UpstreamPath returns the path of the create endpoint, one path for
+// both answers, where the body's stream member chooses: the Gemini API's,
+// and on Vertex AI the location's interactions collection, where the SDKs
+// post the same body. (The reference's :create and :createStream take the
+// interaction wrapped in a CreateInteractionRequest, which no SDK sends.)
+func (interactionsCodec) UpstreamPath(p codec.Protocol, at codec.Location, _ string, _ bool) (string, string) {
 	if p != VertexInteractions {
 		return "/v1beta/interactions", ""
 	}
-	path := "/v1beta1/projects/" + at.Project + "/locations/" + at.Region + "/interactions"
-	if stream {
-		return path + ":createStream", ""
-	}
-	return path + ":create", ""
+	return "/v1beta1/projects/" + at.Project + "/locations/" + at.Region + "/interactions", ""
 }
 
 // Interface guards

@@ -1,7 +1,7 @@
 // Package interactions is the codec family of Google's Gemini
 // Interactions API (POST /v1beta/interactions): gemini-interactions, the
 // Gemini API's, and vertex-interactions, Vertex AI's
-// (projects/*/locations/*/interactions:create and :createStream). A
+// (projects/*/locations/*/interactions, where the SDKs post). A
 // request is a model, an input (a string, content, or typed steps), a
 // system instruction, tools and a generation config; the answer is an
 // interaction whose steps are the model's output (model_output, thought,

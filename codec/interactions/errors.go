@@ -2,6 +2,7 @@ package interactions
 
 import (
 	"bytes"
+	"strings"
 
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
@@ -38,7 +39,14 @@ func appendGoogleError(dst []byte, p codec.Protocol, e *codec.Error) []byte {
 	dst = append(dst, `{"error":{"code":`...)
 	dst = jsonx.AppendString(dst, code)
 	dst = append(dst, `,"message":`...)
-	dst = jsonx.AppendString(dst, e.Message)
+	if e.Protocol == "" && e.Param != "" && !strings.Contains(e.Message, e.Param) {
+		// Google's format has no member for the field at fault: a
+		// request llmbridge refuses names it in the message. An
+		// upstream's field is its own request's, and stays out.
+		dst = jsonx.AppendString(dst, e.Param+": "+e.Message)
+	} else {
+		dst = jsonx.AppendString(dst, e.Message)
+	}
 	return append(dst, `}}`...)
 }
 

@@ -10,6 +10,7 @@ var fields = []codec.Field{
 	{Path: "model", Class: codec.FieldMapped},
 	{Path: "input", Class: codec.FieldMapped},
 	{Path: "system_instruction", Class: codec.FieldMapped},
+	{Path: "developer_instructions", Class: codec.FieldMapped},
 	{Path: "tools", Class: codec.FieldMapped},
 	{Path: "response_format", Class: codec.FieldMapped},
 	{Path: "response_mime_type", Class: codec.FieldCapability},

@@ -26,7 +26,11 @@ func decodeRequest(root gjson.Result, req *request) *codec.Error {
 				err = decodeInput(v, req)
 			}
 		case "system_instruction": //field:mapped
-			err = decodeSystemInstruction(v, req)
+			err = decodeSystemInstruction(v, k, req)
+		case "developer_instructions": //field:mapped
+			// The name @google/genai's types give system_instruction's
+			// successor; the same instructions.
+			err = decodeSystemInstruction(v, k, req)
 		case "tools": //field:mapped
 			err = decodeTools(v, req)
 		case "generation_config": //field:-
@@ -100,11 +104,11 @@ func dropHint(v gjson.Result, path string, req *request, want string, ok func(gj
 	return nil
 }
 
-// decodeSystemInstruction reads system_instruction: a string, as the
-// API defines it, or content (a text object or a list of them), which
-// clients written for generateContent send.
-func decodeSystemInstruction(v gjson.Result, req *request) *codec.Error {
-	const path = "system_instruction"
+// decodeSystemInstruction reads system_instruction (or its successor
+// developer_instructions, named path): a string, as the API defines it,
+// or content (a text object or a list of them), which clients written for
+// generateContent send.
+func decodeSystemInstruction(v gjson.Result, path string, req *request) *codec.Error {
 	switch {
 	case v.Type == gjson.Null:
 		return nil

@@ -74,8 +74,12 @@ func parseTime(s string) int64 {
 // stopOf maps an interaction's status: completed is a natural end (a
 // tool use when the steps hold function calls), requires_action waits for
 // function results (a tool use), incomplete was cut by the output limit.
-// A failed or cancelled interaction is the upstream's error, and one
-// still running (a background interaction) is not an answer.
+// requires_continuation stopped at Google's per-request decode limit
+// with a continuation token that only the Interactions API can resume
+// from: to a client of another family it is output cut short, as by an
+// output limit. A failed or cancelled interaction is the upstream's
+// error, and one still running (a background interaction) is not an
+// answer.
 func stopOf(p codec.Protocol, status string, calls bool, errs gjson.Result) (mapping.StopReason, *codec.Error) {
 	switch status {
 	case "completed":
@@ -85,7 +89,7 @@ func stopOf(p codec.Protocol, status string, calls bool, errs gjson.Result) (map
 		return mapping.StopEnd, nil
 	case "requires_action":
 		return mapping.StopToolUse, nil
-	case "incomplete", "budget_exceeded":
+	case "incomplete", "budget_exceeded", "requires_continuation":
 		return mapping.StopMaxTokens, nil
 	case "failed", "cancelled":
 		e := errs

@@ -1,6 +1,7 @@
 package interactions
 
 import (
+	"strings"
 	"time"
 
 	"github.com/llmbridge/llmbridge/codec"
@@ -15,6 +16,13 @@ import (
 // issuer), tool calls function_call steps and a hosted search its call
 // and result steps. req, the client's request, may be nil.
 func appendResponse(dst []byte, resp *codec.Response, req *codec.Request) ([]byte, *codec.Error) {
+	// A refusal is output: the API has no refusal slot or status (the
+	// explanation stands in for missing text; a refusal with neither is
+	// an error, not a blank success).
+	content, err := wire.RefusalOutput(resp, GeminiInteractions, nil)
+	if err != nil {
+		return dst, err
+	}
 	dst = append(dst, `{"id":`...)
 	dst = appendID(dst, resp.ID)
 	dst = append(dst, `,"model":`...)
@@ -35,8 +43,8 @@ func appendResponse(dst []byte, resp *codec.Response, req *codec.Request) ([]byt
 	var tok []byte
 	open := false // a model_output step is open
 	n := 0
-	for i := range resp.Content {
-		p := &resp.Content[i]
+	for i := range content {
+		p := &content[i]
 		if p.Type == codec.PartText || p.Type == codec.PartRefusal {
 			if !open {
 				dst = appendComma(dst, n)
@@ -158,8 +166,10 @@ func appendTextContent(dst []byte, p *codec.Part) []byte {
 	return append(dst, '}')
 }
 
-// appendThoughtStep appends a thought step for a client. A signature
-// Google issued goes as it is; another family's goes as a continuation
+// appendThoughtStep appends a thought step for a client. A thought
+// signature Google issued goes as it is; another family's, and a Gemini
+// part kept whole (code execution and the like, which is no signature
+// and whose content the client must not be shown), go as a continuation
 // token, which brings it back to its issuer when the client replays the
 // step (with the thinking text an Anthropic signature covers, which must
 // come back byte for byte). tok is scratch space for the token.
@@ -167,7 +177,7 @@ func appendThoughtStep(dst []byte, signature string, origin mapping.Family, reda
 	dst = append(dst, `{"type":"thought"`...)
 	if signature != "" {
 		dst = append(dst, `,"signature":`...)
-		if origin == mapping.FamilyGemini {
+		if origin == mapping.FamilyGemini && !strings.HasPrefix(signature, "{") {
 			dst = jsonx.AppendString(dst, signature)
 		} else {
 			c := mapping.Continuation{Origin: origin, Redacted: redacted, ItemID: itemID, Signature: signature}

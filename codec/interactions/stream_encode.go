@@ -40,6 +40,9 @@ type streamEncoder struct {
 	usage            codec.Usage
 	stop             codec.StopReason
 	began, done      bool
+	// output and calls report that text and function calls went out,
+	// which a refusal at the end must know.
+	output, calls bool
 }
 
 func newStreamEncoder(req *codec.Request) *streamEncoder {
@@ -68,6 +71,9 @@ func (e *streamEncoder) Encode(dst []byte, ev *codec.Event) []byte {
 		e.usage = ev.Usage
 	case codec.EventStop:
 		e.stop = ev.StopReason
+		if ev.StopReason == mapping.StopRefusal && !e.output {
+			dst = e.refusal(dst, ev)
+		}
 	case codec.EventEnd:
 		e.done = true
 		dst = e.head(dst, "interaction.completed")
@@ -85,6 +91,33 @@ func (e *streamEncoder) Encode(dst []byte, ev *codec.Event) []byte {
 	case codec.EventError:
 		dst = e.appendError(dst, ev.Err)
 	}
+	return dst
+}
+
+// refusal handles a refusal before any text went out. The Interactions
+// API has no refusal slot and no refusal status: the upstream's
+// explanation becomes the output, which is what the client is told;
+// without one there is nothing true to tell, and after function calls the
+// client could not tell which of them the refusal withdrew, so both end
+// the stream with an error event rather than a blank or misleading
+// success.
+func (e *streamEncoder) refusal(dst []byte, ev *codec.Event) []byte {
+	switch {
+	case e.calls:
+		return e.appendError(dst, wire.RefusalError(GeminiInteractions, "the upstream refused after producing tool call output"))
+	case ev.StopDetails.Explanation == "":
+		return e.appendError(dst, wire.RefusalError(GeminiInteractions, "the upstream refused without any text or explanation"))
+	}
+	dst = e.stepHead(dst, "step.start")
+	dst = append(dst, `,"step":{"type":"model_output","content":[]}}`+"\n\n"...)
+	dst = e.stepHead(dst, "step.delta")
+	dst = append(dst, `,"delta":{"type":"text","text":`...)
+	dst = jsonx.AppendString(dst, ev.StopDetails.Explanation)
+	dst = append(dst, "}}\n\n"...)
+	dst = e.stepHead(dst, "step.stop")
+	dst = append(dst, "}\n\n"...)
+	e.step++
+	e.output = true
 	return dst
 }
 
@@ -173,6 +206,7 @@ func (e *streamEncoder) partDelta(dst []byte, ev *codec.Event) []byte {
 	}
 	switch e.kind {
 	case codec.PartText, codec.PartRefusal:
+		e.output = true
 		dst = e.stepHead(dst, "step.delta")
 		dst = append(dst, `,"delta":{"type":"text","text":`...)
 		dst = jsonx.AppendString(dst, ev.Text)
@@ -201,7 +235,10 @@ func (e *streamEncoder) partStop(dst []byte, ev *codec.Event) []byte {
 		if ev.Signature != "" {
 			dst = e.stepHead(dst, "step.delta")
 			dst = append(dst, `,"delta":{"type":"thought_signature","signature":`...)
-			if ev.Origin == mapping.FamilyGemini {
+			if ev.Origin == mapping.FamilyGemini && !strings.HasPrefix(ev.Signature, "{") {
+				// A Gemini thought signature is the Interactions API's
+				// own; a Gemini part kept whole (code execution and
+				// the like) is not a signature and travels sealed.
 				dst = jsonx.AppendString(dst, ev.Signature)
 			} else {
 				c := mapping.Continuation{Origin: ev.Origin, Redacted: e.redacted, ItemID: e.itemID, Signature: ev.Signature}
@@ -219,6 +256,7 @@ func (e *streamEncoder) partStop(dst []byte, ev *codec.Event) []byte {
 			// Arguments that are not an object cannot be a step's.
 			return e.appendError(dst, codec.NewError(mapping.ErrBadGateway, "the upstream sent tool call arguments that are not a JSON object"))
 		}
+		e.calls = true
 		dst = e.stepHead(dst, "step.start")
 		dst = append(dst, `,"step":{"type":"function_call","id":`...)
 		dst = jsonx.AppendString(dst, e.callID)
