@@ -45,7 +45,7 @@ func clientKeyRequest(p codec.Protocol, cred func(r *http.Request)) *http.Reques
 		target, body = "/model/m/converse", `{"messages":[{"role":"user","content":[{"text":"Hi"}]}]}`
 	case codec.BedrockAnthropic:
 		target, body = "/model/anthropic.m-v1:0/invoke", `{"anthropic_version":"bedrock-2023-05-31","max_tokens":5,"messages":[{"role":"user","content":"Hi"}]}`
-	case interactions.GeminiInteractions:
+	case interactions.Gemini:
 		target, body = "/v1beta/interactions", `{"model":"m","input":"Hi"}`
 	}
 	r := httptest.NewRequest(http.MethodPost, target, strings.NewReader(body))
@@ -186,7 +186,7 @@ func authErrorMarker(p codec.Protocol) string {
 		return `"__type":"UnrecognizedClientException"`
 	case p.Family() == codec.AnthropicMessages:
 		return `"authentication_error"`
-	case p.Family() == codec.Gemini, p.Family() == interactions.GeminiInteractions:
+	case p.Family() == codec.Gemini, p.Family() == interactions.Gemini:
 		return `"UNAUTHENTICATED"`
 	}
 	return `"param":null`

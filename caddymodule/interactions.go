@@ -30,7 +30,7 @@ import (
 // toward an upstream that does not, which is when llmbridge keeps the
 // interactions.
 func isInteractionsClient(client, upstream codec.Protocol) bool {
-	return client.Family() == interactions.GeminiInteractions && upstream.Family() != interactions.GeminiInteractions
+	return client.Family() == interactions.Gemini && upstream.Family() != interactions.Gemini
 }
 
 // translateInteraction translates an Interactions client's request toward

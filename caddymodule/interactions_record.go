@@ -117,7 +117,7 @@ func (rw *interactionRecorder) answer() []byte {
 	if !ok {
 		return nil
 	}
-	out, err := codec.AppendResponse(nil, interactions.GeminiInteractions, resp)
+	out, err := codec.AppendResponse(nil, interactions.Gemini, resp)
 	if err != nil {
 		return nil
 	}
@@ -127,7 +127,7 @@ func (rw *interactionRecorder) answer() []byte {
 // foldStream adds up an Interactions stream into the response it carried,
 // and reports whether the stream completed.
 func foldStream(body []byte) (*codec.Response, bool) {
-	dec, err := codec.NewStreamDecoder(interactions.GeminiInteractions)
+	dec, err := codec.NewStreamDecoder(interactions.Gemini)
 	if err != nil {
 		return nil, false
 	}

@@ -112,16 +112,16 @@ var storedInteractionPath = regexp.MustCompile(`^/(v1|v1beta|v1alpha)/interactio
 // the request goes to it, with the upstream's credential.
 func (h *Handler) serveStoredInteraction(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, x *observe.Exchange) (bool, error) {
 	m := storedInteractionPath.FindStringSubmatch(r.URL.Path)
-	if m == nil || (h.client != "" && h.client.Family() != interactions.GeminiInteractions) {
+	if m == nil || (h.client != "" && h.client.Family() != interactions.Gemini) {
 		return false, nil
 	}
-	client := interactions.GeminiInteractions
+	client := interactions.Gemini
 	x.Client = client
 	if r.Method != http.MethodGet && r.Method != http.MethodDelete {
 		fail(w, x, client, codec.NewError(mapping.ErrMethodNotAllowed, "method "+r.Method+" is not allowed; use GET or DELETE"))
 		return true, nil
 	}
-	if x.Upstream.Family() == interactions.GeminiInteractions {
+	if x.Upstream.Family() == interactions.Gemini {
 		if cerr := h.rewriteHeaders(r, client, x.Upstream, false, h.credentialOf(x)); cerr != nil {
 			fail(w, x, client, cerr)
 			return true, nil

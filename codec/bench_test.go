@@ -52,8 +52,8 @@ func BenchmarkTranslateRequest(b *testing.B) {
 		{codec.AnthropicMessages, codec.Gemini},
 		{codec.Gemini, codec.OpenAIChat},
 		{codec.OpenAIChat, codec.OpenAIResponses},
-		{codec.AnthropicMessages, interactions.GeminiInteractions},
-		{interactions.GeminiInteractions, codec.OpenAIChat},
+		{codec.AnthropicMessages, interactions.Gemini},
+		{interactions.Gemini, codec.OpenAIChat},
 	}
 	for _, pair := range pairs {
 		from, to := pair[0], pair[1]
@@ -85,8 +85,8 @@ func BenchmarkTranslateResponse(b *testing.B) {
 		{codec.AnthropicMessages, codec.OpenAIChat},
 		{codec.Gemini, codec.OpenAIResponses},
 		{codec.OpenAIResponses, codec.Gemini},
-		{interactions.GeminiInteractions, codec.OpenAIResponses},
-		{codec.OpenAIResponses, interactions.GeminiInteractions},
+		{interactions.Gemini, codec.OpenAIResponses},
+		{codec.OpenAIResponses, interactions.Gemini},
 	}
 	resp := &codec.Response{ID: "id-1", Model: "bench-model", Created: 1767225600, StopReason: mapping.StopEnd,
 		Content: []codec.Part{{Type: codec.PartText, Text: strings.Repeat("A reasonably long answer line.\n", 30)}},
@@ -150,7 +150,7 @@ func benchAgentRequest() *codec.Request {
 // request, decode plus encode, as the handler does it.
 func BenchmarkTranslateAgentRequest(b *testing.B) {
 	pairs := [][2]codec.Protocol{{codec.AnthropicMessages, codec.OpenAIChat}, {codec.OpenAIResponses, codec.AnthropicMessages}, {codec.AnthropicMessages, codec.Gemini},
-		{codec.AnthropicMessages, interactions.GeminiInteractions}, {interactions.GeminiInteractions, codec.AnthropicMessages}}
+		{codec.AnthropicMessages, interactions.Gemini}, {interactions.Gemini, codec.AnthropicMessages}}
 	for _, pair := range pairs {
 		from, to := pair[0], pair[1]
 		body, err := codec.AppendRequest(nil, from, benchAgentRequest(), codec.EncodeOptions{})

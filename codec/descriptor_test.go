@@ -149,7 +149,7 @@ func TestDescriptorFallbacks(t *testing.T) {
 		{codec.OpenAIResponses, []string{"Anthropic-Version", "Anthropic-Beta", "Api-Revision"}},
 		{codec.AnthropicMessages, []string{"Openai-Organization", "Openai-Project", "Openai-Beta", "Api-Revision"}},
 		{codec.Gemini, []string{"Openai-Organization", "Openai-Project", "Openai-Beta", "Anthropic-Version", "Anthropic-Beta", "Api-Revision"}},
-		{interactions.GeminiInteractions, []string{"Openai-Organization", "Openai-Project", "Openai-Beta", "Anthropic-Version", "Anthropic-Beta"}},
+		{interactions.Gemini, []string{"Openai-Organization", "Openai-Project", "Openai-Beta", "Anthropic-Version", "Anthropic-Beta"}},
 	} {
 		if got := tt.p.Descriptor().ForeignHeaders(); !slices.Equal(got, tt.without) {
 			t.Errorf("%s: ForeignHeaders = %v, want %v", tt.p, got, tt.without)

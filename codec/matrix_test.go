@@ -32,7 +32,7 @@ func wantConversation(p codec.Protocol) codec.Request {
 	switch p {
 	case codec.OpenAIResponses:
 		r.StopSequences = nil // Responses has no stop sequences
-	case codec.Gemini, codec.Vertex, codec.Bedrock, interactions.GeminiInteractions:
+	case codec.Gemini, codec.Vertex, codec.Bedrock, interactions.Gemini:
 		r.User = "" // Gemini, Interactions and Converse have no end-user field
 	case codec.VertexAnthropic:
 		r.Dropped = []string{"anthropic_version"}

@@ -16,12 +16,12 @@ import (
 // policyBase is the minimal valid request per client protocol family: it
 // decodes and encodes toward every upstream protocol with nothing dropped.
 var policyBase = map[codec.Protocol]string{
-	codec.OpenAIChat:                `{"model":"m","messages":[{"role":"user","content":"Hi"}]}`,
-	codec.OpenAIResponses:           `{"model":"m","input":"Hi"}`,
-	codec.AnthropicMessages:         `{"model":"m","max_tokens":16,"messages":[{"role":"user","content":"Hi"}]}`,
-	codec.Gemini:                    `{"contents":[{"role":"user","parts":[{"text":"Hi"}]}]}`,
-	codec.Bedrock:                   `{"messages":[{"role":"user","content":[{"text":"Hi"}]}]}`,
-	interactions.GeminiInteractions: `{"model":"m","input":"Hi"}`,
+	codec.OpenAIChat:        `{"model":"m","messages":[{"role":"user","content":"Hi"}]}`,
+	codec.OpenAIResponses:   `{"model":"m","input":"Hi"}`,
+	codec.AnthropicMessages: `{"model":"m","max_tokens":16,"messages":[{"role":"user","content":"Hi"}]}`,
+	codec.Gemini:            `{"contents":[{"role":"user","parts":[{"text":"Hi"}]}]}`,
+	codec.Bedrock:           `{"messages":[{"role":"user","content":[{"text":"Hi"}]}]}`,
+	interactions.Gemini:     `{"model":"m","input":"Hi"}`,
 }
 
 // policyTargets are the upstream protocols a field is encoded toward: one
@@ -263,7 +263,7 @@ var policyExamples = map[codec.Protocol]map[string][]string{
 		"contents[].parts[].thoughtSignature": {"contents", `[{"role":"user","parts":[{"text":"Hi"}]},` +
 			`{"role":"model","parts":[{"text":"A","thoughtSignature":"c2ln"}]},{"role":"user","parts":[{"text":"Go"}]}]`},
 	},
-	interactions.GeminiInteractions: {
+	interactions.Gemini: {
 		"model":              nil,
 		"input":              nil,
 		"system_instruction": {"system_instruction", `"Be brief"`}, "developer_instructions": {"developer_instructions", `"Be brief"`},
@@ -486,7 +486,7 @@ func TestFieldTable(t *testing.T) {
 // path in order of first appearance, one column per client protocol
 // family.
 func renderFieldTable() string {
-	cols := []codec.Protocol{codec.OpenAIChat, codec.OpenAIResponses, codec.AnthropicMessages, codec.Gemini, codec.Bedrock, interactions.GeminiInteractions}
+	cols := []codec.Protocol{codec.OpenAIChat, codec.OpenAIResponses, codec.AnthropicMessages, codec.Gemini, codec.Bedrock, interactions.Gemini}
 	var order []string
 	cells := map[string]map[codec.Protocol]codec.FieldClass{}
 	for _, f := range fieldTable() {

@@ -43,7 +43,7 @@ func nativeAnswer(u codec.Protocol) []byte {
 	var b []byte
 	parts := issuedReasoning(u)
 	switch {
-	case u.Family() == interactions.GeminiInteractions:
+	case u.Family() == interactions.Gemini:
 		b = append(b, `{"id":"v1_1","model":"m","status":"requires_action","steps":[{"type":"thought","signature":`...)
 		b = jsonx.AppendString(b, parts[0].Signature)
 		b = append(b, `,"summary":[{"type":"text","text":`...)
@@ -103,7 +103,7 @@ func historyFromResponse(t *testing.T, c codec.Protocol, body []byte, dropThough
 	}
 	tools := `[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}}]`
 	switch c.Family() {
-	case interactions.GeminiInteractions:
+	case interactions.Gemini:
 		out = `{"model":"m","input":[{"type":"user_input","content":[{"type":"text","text":"Weather in Paris?"}]}],` +
 			`"generation_config":{"thinking_level":"high","max_output_tokens":20000},"store":false}`
 		set("tools", `[{"type":"function","name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}]`)
@@ -168,7 +168,7 @@ func historyFromResponse(t *testing.T, c codec.Protocol, body []byte, dropThough
 func returnedOpaque(u codec.Protocol, body []byte) []string {
 	var got []string
 	root := gjson.ParseBytes(body)
-	if u.Family() == interactions.GeminiInteractions {
+	if u.Family() == interactions.Gemini {
 		root.Get("input").ForEach(func(_, step gjson.Result) bool {
 			if step.Get("type").Str == "thought" {
 				got = append(got, "signature:"+step.Get("signature").Str)
@@ -254,7 +254,7 @@ func wantOpaque(u codec.Protocol) []string {
 // its native slot.
 func TestReasoningReplay(t *testing.T) {
 	upstreams := []codec.Protocol{codec.AnthropicMessages, codec.VertexAnthropic, codec.OpenAIResponses, codec.Gemini, codec.Vertex, codec.Bedrock,
-		interactions.GeminiInteractions, interactions.VertexInteractions}
+		interactions.Gemini, interactions.Vertex}
 	for _, u := range upstreams {
 		for _, c := range codec.Protocols() {
 			if c.Family() == u.Family() {

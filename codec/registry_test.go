@@ -50,12 +50,12 @@ func TestRegisterRejects(t *testing.T) {
 	}
 	all := []codec.Protocol{codec.OpenAIChat, codec.OpenAIResponses, codec.AnthropicMessages, codec.Gemini, codec.Vertex,
 		codec.VertexAnthropic, codec.AzureOpenAI, codec.AzureOpenAIResponses, codec.Bedrock, codec.BedrockAnthropic,
-		interactions.GeminiInteractions, interactions.VertexInteractions}
+		interactions.Gemini, interactions.Vertex}
 	if got := codec.Protocols(); !slices.Equal(got, all) {
 		t.Errorf("Protocols() = %v, want %v", got, all)
 	}
 	clients := slices.DeleteFunc(slices.Clone(all), func(p codec.Protocol) bool {
-		return p == codec.AzureOpenAI || p == codec.AzureOpenAIResponses || p == interactions.VertexInteractions
+		return p == codec.AzureOpenAI || p == codec.AzureOpenAIResponses || p == interactions.Vertex
 	})
 	if got := codec.ClientProtocols(); !slices.Equal(got, clients) {
 		t.Errorf("ClientProtocols() = %v, want %v (those with routes)", got, clients)

@@ -46,7 +46,7 @@ func TestResponseMatrix(t *testing.T) {
 			switch p.Family() {
 			case codec.OpenAIChat:
 				want.CacheWriteTokens = 0 // Chat has no cache-write counter
-			case codec.Gemini, interactions.GeminiInteractions:
+			case codec.Gemini, interactions.Gemini:
 				want.CacheWriteTokens = 0 // nor has Google
 			case codec.Bedrock:
 				want.ReasoningTokens = 0 // Converse does not count reasoning apart

@@ -43,7 +43,7 @@ func interactionsAsResponses(c stopCase) stopCase {
 // incomplete, and anything else completed; from an Interactions upstream,
 // the client gets what the equivalent Responses answer gives it.
 func interactionsPairStop(up, client codec.Protocol, c stopCase) (want string, ok, failure bool) {
-	if up == interactions.GeminiInteractions {
+	if up == interactions.Gemini {
 		r := interactionsAsResponses(c)
 		failure = c.value == "failed" || c.value == "cancelled"
 		if client == codec.OpenAIResponses {

@@ -51,7 +51,7 @@ func stopCases(family codec.Protocol) []stopCase {
 		}
 	}
 	switch family {
-	case interactions.GeminiInteractions:
+	case interactions.Gemini:
 		cases = interactionsStopCases()
 	case codec.AnthropicMessages:
 		each([]string{"end_turn", "stop_sequence", "tool_use", "pause_turn", "max_tokens", "refusal",
@@ -91,7 +91,7 @@ func pairStop(up, client codec.Protocol, c stopCase) (want string, ok, failure b
 		}
 		return status
 	}
-	if up == interactions.GeminiInteractions || client == interactions.GeminiInteractions {
+	if up == interactions.Gemini || client == interactions.Gemini {
 		return interactionsPairStop(up, client, c)
 	}
 	if client == codec.Bedrock {
@@ -201,7 +201,7 @@ var stopDivergences = []stopDivergence{
 	{client: codec.Bedrock,
 		got: func(OutputKind) string { return "end_turn" },
 		why: "a Converse message always ends with a stopReason, end_turn when the upstream gave no reason (ConverseStopReason)"},
-	{client: interactions.GeminiInteractions,
+	{client: interactions.Gemini,
 		got: func(OutputKind) string { return "completed" },
 		why: "an interaction always has a status, completed when the upstream gave no stop reason (interactions.status)"},
 	{client: codec.Gemini,
@@ -297,7 +297,7 @@ func upstreamStopJSON(p codec.Protocol, c stopCase) []byte {
 		return fmt.Sprintf("%q", s)
 	}
 	switch p {
-	case interactions.GeminiInteractions:
+	case interactions.Gemini:
 		return interactionsStopJSON(c)
 	case codec.AnthropicMessages:
 		block := `{"type":"text","text":"Hello"}`
@@ -378,7 +378,7 @@ func upstreamStopStream(p codec.Protocol, c stopCase) string {
 		b.WriteString("data: " + data + "\n\n")
 	}
 	switch p {
-	case interactions.GeminiInteractions:
+	case interactions.Gemini:
 		interactionsStopStream(c, event)
 	case codec.Bedrock:
 		event("messageStart", `{"role":"assistant"}`)
@@ -480,7 +480,7 @@ func upstreamStopStream(p codec.Protocol, c stopCase) string {
 func clientStopJSON(p codec.Protocol, body []byte) string {
 	root := gjson.ParseBytes(body)
 	switch p {
-	case interactions.GeminiInteractions:
+	case interactions.Gemini:
 		return root.Get("status").Str
 	case codec.OpenAIChat:
 		return root.Get("choices.0.finish_reason").Str
@@ -516,7 +516,7 @@ func clientStopStream(p codec.Protocol, out string) (stop string, errored bool) 
 			continue
 		}
 		switch p {
-		case interactions.GeminiInteractions:
+		case interactions.Gemini:
 			var e bool
 			stop, e = interactionsClientStop(data, stop)
 			errored = errored || e

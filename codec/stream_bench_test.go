@@ -90,7 +90,7 @@ func BenchmarkStreamDelta(b *testing.B) {
 // reader, decoder and encoder, as the Caddy writer runs it.
 func BenchmarkStream500(b *testing.B) {
 	pairs := [][2]codec.Protocol{{codec.OpenAIChat, codec.AnthropicMessages}, {codec.AnthropicMessages, codec.OpenAIChat}, {codec.Gemini, codec.OpenAIResponses}, {codec.OpenAIResponses, codec.Gemini},
-		{interactions.GeminiInteractions, codec.OpenAIResponses}, {codec.OpenAIResponses, interactions.GeminiInteractions}}
+		{interactions.Gemini, codec.OpenAIResponses}, {codec.OpenAIResponses, interactions.Gemini}}
 	for _, pair := range pairs {
 		up, client := pair[0], pair[1]
 		body := []byte(codectest.EncodeStream(up, &codec.Request{Model: "bench-model", Stream: true, StreamUsage: true}, benchStream(500)))

@@ -94,8 +94,8 @@ func TestProviderName(t *testing.T) {
 		{codec.BedrockAnthropic, "", "aws.bedrock"},
 		{codec.AzureOpenAI, "", "azure.ai.openai"},
 		{codec.AzureOpenAIResponses, "", "azure.ai.openai"},
-		{interactions.GeminiInteractions, "", "gcp.gemini"},
-		{interactions.VertexInteractions, "", "gcp.vertex_ai"},
+		{interactions.Gemini, "", "gcp.gemini"},
+		{interactions.Vertex, "", "gcp.vertex_ai"},
 	} {
 		if got := ProviderName(c.p, c.dialect); got != c.want {
 			t.Errorf("providerName(%s, %q) = %q, want %q", c.p, c.dialect, got, c.want)

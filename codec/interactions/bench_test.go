@@ -55,7 +55,7 @@ func BenchmarkInteractionsDecodeRequest(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
 		var req codec.Request
-		if err := codec.DecodeRequest(GeminiInteractions, body, &req); err != nil {
+		if err := codec.DecodeRequest(Gemini, body, &req); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -64,7 +64,7 @@ func BenchmarkInteractionsDecodeRequest(b *testing.B) {
 func BenchmarkInteractionsAppendRequest(b *testing.B) {
 	body := benchBody()
 	var req codec.Request
-	if err := codec.DecodeRequest(GeminiInteractions, body, &req); err != nil {
+	if err := codec.DecodeRequest(Gemini, body, &req); err != nil {
 		b.Fatal(err)
 	}
 	dst := make([]byte, 0, 2*len(body))
@@ -72,7 +72,7 @@ func BenchmarkInteractionsAppendRequest(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
 		var err error
-		if dst, err = codec.AppendRequest(dst[:0], GeminiInteractions, &req, codec.EncodeOptions{}); err != nil {
+		if dst, err = codec.AppendRequest(dst[:0], Gemini, &req, codec.EncodeOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -87,11 +87,11 @@ func BenchmarkInteractionsTranslateRequest(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
 		var req codec.Request
-		if err := codec.DecodeRequest(GeminiInteractions, body, &req); err != nil {
+		if err := codec.DecodeRequest(Gemini, body, &req); err != nil {
 			b.Fatal(err)
 		}
 		var err error
-		if dst, err = codec.AppendRequest(dst[:0], GeminiInteractions, &req, codec.EncodeOptions{}); err != nil {
+		if dst, err = codec.AppendRequest(dst[:0], Gemini, &req, codec.EncodeOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -108,7 +108,7 @@ func BenchmarkInteractionsAppendResponse(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		var err error
-		if dst, err = codec.AppendResponse(dst[:0], GeminiInteractions, &resp); err != nil {
+		if dst, err = codec.AppendResponse(dst[:0], Gemini, &resp); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -11,13 +11,13 @@ import (
 
 // The protocols of the family.
 const (
-	// GeminiInteractions is the Interactions API of the Gemini API
+	// Gemini is the Interactions API of the Gemini API
 	// (POST /v1beta/interactions; the SDKs call /v1/interactions too).
-	GeminiInteractions codec.Protocol = "gemini-interactions"
-	// VertexInteractions is the Interactions API on Vertex AI
+	Gemini codec.Protocol = "gemini-interactions"
+	// Vertex is the Interactions API on Vertex AI
 	// (POST /v1beta1/projects/{project}/locations/{region}/interactions,
 	// the stream chosen by the body), with Google Cloud credentials.
-	VertexInteractions codec.Protocol = "vertex-interactions"
+	Vertex codec.Protocol = "vertex-interactions"
 )
 
 // ClientPaths are the paths at which clients create interactions: the
@@ -35,7 +35,7 @@ var vertexMethods = []string{"/interactions:create", "/interactions:createStream
 
 func init() {
 	codec.Register(codec.Descriptor{
-		Name:  GeminiInteractions,
+		Name:  Gemini,
 		Route: codec.Route{Paths: ClientPaths, Suffixes: vertexMethods},
 		// Vertex AI's clients, whose paths this route takes too, send an
 		// OAuth token; the Gemini API takes one as well as a key.
@@ -48,7 +48,7 @@ func init() {
 		Fields:        fields,
 	}, interactionsCodec{})
 	codec.Register(codec.Descriptor{
-		Name: VertexInteractions, Family: GeminiInteractions, Located: true, Cloud: "google",
+		Name: Vertex, Family: Gemini, Located: true, Cloud: "google",
 		Origin:        mapping.FamilyGemini,
 		ResponseModel: []string{"model", "interaction.model"},
 	}, interactionsCodec{})
@@ -116,7 +116,7 @@ func (interactionsCodec) AppendError(dst []byte, p codec.Protocol, e *codec.Erro
 // post the same body. (The reference's :create and :createStream take the
 // interaction wrapped in a CreateInteractionRequest, which no SDK sends.)
 func (interactionsCodec) UpstreamPath(p codec.Protocol, at codec.Location, _ string, _ bool) (string, string) {
-	if p != VertexInteractions {
+	if p != Vertex {
 		return "/v1beta/interactions", ""
 	}
 	return "/v1beta1/projects/" + at.Project + "/locations/" + at.Region + "/interactions", ""

@@ -26,7 +26,7 @@ func FuzzRequest(f *testing.F) {
 			return
 		}
 		var req codec.Request
-		if codec.DecodeRequest(GeminiInteractions, body, &req) != nil {
+		if codec.DecodeRequest(Gemini, body, &req) != nil {
 			return
 		}
 		for _, to := range codec.Protocols() {
@@ -50,7 +50,7 @@ func FuzzStream(f *testing.F) {
 		if len(body) > 1<<16 {
 			return
 		}
-		evs := codectest.DecodeStream(t, GeminiInteractions, body, nil)
+		evs := codectest.DecodeStream(t, Gemini, body, nil)
 		if err := codectest.WellFormed(evs); err != nil {
 			t.Fatalf("%v", err)
 		}

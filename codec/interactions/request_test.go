@@ -12,7 +12,7 @@ import (
 func decode(t *testing.T, body string) (*codec.Request, error) {
 	t.Helper()
 	req := new(codec.Request)
-	err := codec.DecodeRequest(GeminiInteractions, []byte(body), req)
+	err := codec.DecodeRequest(Gemini, []byte(body), req)
 	return req, err
 }
 
@@ -149,7 +149,7 @@ func TestRequestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := codec.AppendRequest(nil, GeminiInteractions, r, codec.EncodeOptions{})
+	out, err := codec.AppendRequest(nil, Gemini, r, codec.EncodeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestEncodeReasoning(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			req := codec.Request{Model: "m", Reasoning: tt.r, Messages: []codec.Message{{Parts: []codec.Part{{Type: codec.PartText, Text: "Hi"}}}}}
-			out, err := codec.AppendRequest(nil, GeminiInteractions, &req, codec.EncodeOptions{})
+			out, err := codec.AppendRequest(nil, Gemini, &req, codec.EncodeOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -199,7 +199,7 @@ func TestEncodeForeignReasoning(t *testing.T) {
 		{Role: codec.RoleAssistant, Parts: []codec.Part{{Type: codec.PartReasoning, Text: "t", Signature: "s", Origin: mapping.FamilyAnthropic},
 			{Type: codec.PartText, Text: "A"}}},
 	}}
-	out, err := codec.AppendRequest(nil, GeminiInteractions, &req, codec.EncodeOptions{})
+	out, err := codec.AppendRequest(nil, Gemini, &req, codec.EncodeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

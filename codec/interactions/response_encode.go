@@ -19,7 +19,7 @@ func appendResponse(dst []byte, resp *codec.Response, req *codec.Request) ([]byt
 	// A refusal is output: the API has no refusal slot or status (the
 	// explanation stands in for missing text; a refusal with neither is
 	// an error, not a blank success).
-	content, err := wire.RefusalOutput(resp, GeminiInteractions, nil)
+	content, err := wire.RefusalOutput(resp, Gemini, nil)
 	if err != nil {
 		return dst, err
 	}

@@ -19,14 +19,14 @@ func TestResponseRoundTrip(t *testing.T) {
 		`{"type":"function_call","id":"c1","name":"w","arguments":{"city":"Paris"}}],` +
 		`"usage":{"total_input_tokens":10,"total_output_tokens":4,"total_thought_tokens":6,"total_tokens":20}}`
 	var resp codec.Response
-	if err := codec.DecodeResponse(GeminiInteractions, []byte(body), &resp); err != nil {
+	if err := codec.DecodeResponse(Gemini, []byte(body), &resp); err != nil {
 		t.Fatal(err)
 	}
 	if resp.StopReason != mapping.StopToolUse || len(resp.Content) != 3 || resp.Content[0].Origin != mapping.FamilyGemini ||
 		resp.Usage.OutputTokens != 10 || resp.Created != 1767225600 {
 		t.Fatalf("%+v", resp)
 	}
-	out, err := codec.AppendResponse(nil, GeminiInteractions, &resp)
+	out, err := codec.AppendResponse(nil, Gemini, &resp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestResponseStatuses(t *testing.T) {
 		{"in_progress", ``, 0, 502},
 	} {
 		var resp codec.Response
-		err := codec.DecodeResponse(GeminiInteractions, []byte(`{"id":"v1","status":"`+tt.status+`","steps":[`+tt.steps+`]}`), &resp)
+		err := codec.DecodeResponse(Gemini, []byte(`{"id":"v1","status":"`+tt.status+`","steps":[`+tt.steps+`]}`), &resp)
 		if tt.errStatus != 0 {
 			if e, ok := err.(*codec.Error); !ok || e.Status != tt.errStatus {
 				t.Errorf("%s: err %v, want %d", tt.status, err, tt.errStatus)
@@ -84,7 +84,7 @@ func TestForeignReasoningToClient(t *testing.T) {
 	} {
 		resp := codec.Response{StopReason: mapping.StopEnd, Content: []codec.Part{
 			{Type: codec.PartReasoning, Text: tt.text, Signature: tt.signature, Origin: tt.origin}, {Type: codec.PartText, Text: "A"}}}
-		out, err := codec.AppendResponse(nil, GeminiInteractions, &resp)
+		out, err := codec.AppendResponse(nil, Gemini, &resp)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,7 +96,7 @@ func TestForeignReasoningToClient(t *testing.T) {
 		step, _ := sjson.Set(`{"type":"thought"}`, "signature", sig)
 		body := `{"model":"m","input":[{"type":"user_input","content":"Q"},` + step + `,` +
 			`{"type":"model_output","content":[{"type":"text","text":"A"}]},{"type":"user_input","content":"Go"}]}`
-		if err := codec.DecodeRequest(GeminiInteractions, []byte(body), &req); err != nil {
+		if err := codec.DecodeRequest(Gemini, []byte(body), &req); err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
 		if p := req.Messages[1].Parts[0]; p.Signature != tt.signature || p.Origin != tt.origin || p.Text != tt.text {
@@ -107,11 +107,11 @@ func TestForeignReasoningToClient(t *testing.T) {
 
 // TestErrorBody checks Google's error format both ways.
 func TestErrorBody(t *testing.T) {
-	e := codec.DecodeError(GeminiInteractions, 429, []byte(`{"error":{"code":"RESOURCE_EXHAUSTED","message":"quota"}}`))
+	e := codec.DecodeError(Gemini, 429, []byte(`{"error":{"code":"RESOURCE_EXHAUSTED","message":"quota"}}`))
 	if e.Kind != mapping.ErrRateLimit || e.Message != "quota" {
 		t.Errorf("%+v", e)
 	}
-	e = codec.DecodeError(GeminiInteractions, 400, []byte(`{"error":{"code":400,"message":"bad","status":"INVALID_ARGUMENT"}}`))
+	e = codec.DecodeError(Gemini, 400, []byte(`{"error":{"code":400,"message":"bad","status":"INVALID_ARGUMENT"}}`))
 	if e.Kind != mapping.ErrInvalidRequest || e.Code != "INVALID_ARGUMENT" {
 		t.Errorf("%+v", e)
 	}
@@ -129,7 +129,7 @@ func TestErrorBody(t *testing.T) {
 		{codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Param: "messages[0].role", Message: "bad role", Protocol: codec.OpenAIChat},
 			`{"error":{"code":"INVALID_ARGUMENT","message":"bad role"}}`},
 	} {
-		if got := string(codec.AppendError(nil, GeminiInteractions, &tt.e)); got != tt.want {
+		if got := string(codec.AppendError(nil, Gemini, &tt.e)); got != tt.want {
 			t.Errorf("%+v: %s, want %s", tt.e, got, tt.want)
 		}
 	}
@@ -152,11 +152,11 @@ func TestRefusalToClient(t *testing.T) {
 		if tt.text != "" {
 			resp.Content = []codec.Part{{Type: codec.PartText, Text: tt.text}}
 		}
-		out, err := codec.AppendResponse(nil, GeminiInteractions, &resp)
+		out, err := codec.AppendResponse(nil, Gemini, &resp)
 		if got := gjson.GetBytes(out, "steps.0.content.0.text").Str; (err != nil) != tt.err || !tt.err && got != tt.want {
 			t.Errorf("%s: %s (%v), want the output %q", tt.name, out, err, tt.want)
 		}
-		enc, _ := codec.NewStreamEncoder(GeminiInteractions, &codec.Request{Model: "m"})
+		enc, _ := codec.NewStreamEncoder(Gemini, &codec.Request{Model: "m"})
 		var s []byte
 		evs := []codec.Event{{Type: codec.EventStart, ID: "v1_a", Model: "m"}}
 		if tt.text != "" {

@@ -14,7 +14,7 @@ import (
 // fields: a thinking budget becomes a level toward a model that takes
 // levels, and a request body that passes through is fitted in place.
 func TestModelRules(t *testing.T) {
-	for _, p := range []codec.Protocol{GeminiInteractions, VertexInteractions} {
+	for _, p := range []codec.Protocol{Gemini, Vertex} {
 		if got := p.Descriptor().Rules.Provider; got != "google" {
 			t.Fatalf("%s: provider %q", p, got)
 		}
@@ -27,7 +27,7 @@ func TestModelRules(t *testing.T) {
 		}
 		req := codec.Request{Model: model, Reasoning: codec.Reasoning{Effort: mapping.EffortXHigh}, Temperature: codec.OptFloat{Value: 0.2, Set: true},
 			Messages: []codec.Message{{Parts: []codec.Part{{Type: codec.PartText, Text: "Hi"}}}}}
-		opts := modelrules.Options{Protocol: GeminiInteractions, Provider: "google", Model: model, EffortBudgets: mapping.DefaultEffortBudgets}
+		opts := modelrules.Options{Protocol: Gemini, Provider: "google", Model: model, EffortBudgets: mapping.DefaultEffortBudgets}
 		adj, target := modelrules.Fit(&req, r, &opts, nil)
 		if len(adj) == 0 {
 			t.Errorf("%s: an effort of xhigh was not fitted", model)
@@ -37,14 +37,14 @@ func TestModelRules(t *testing.T) {
 				t.Errorf("%s: an adjustment names %q, not the family's thinking_level", model, a.Param)
 			}
 		}
-		out, err := codec.AppendRequest(nil, GeminiInteractions, &req, codec.EncodeOptions{Model: model, Target: target})
+		out, err := codec.AppendRequest(nil, Gemini, &req, codec.EncodeOptions{Model: model, Target: target})
 		if err != nil {
 			t.Fatalf("%s: %v", model, err)
 		}
 		if !strings.Contains(string(out), `"thinking_level":"high"`) {
 			t.Errorf("%s: %s (adjusted %v)", model, out, adj)
 		}
-		body, ferr := codec.FitBody(GeminiInteractions, []byte(`{"model":"`+model+`","input":"Hi","generation_config":{"thinking_level":"minimal"}}`),
+		body, ferr := codec.FitBody(Gemini, []byte(`{"model":"`+model+`","input":"Hi","generation_config":{"thinking_level":"minimal"}}`),
 			&req, []string{"thinking_level"}, target)
 		if ferr != nil || !strings.Contains(string(body), `"thinking_level":"high"`) {
 			t.Errorf("%s: fitted body %s %v", model, body, ferr)

@@ -12,7 +12,7 @@ const benchDelta = `{"event_type":"step.delta","event_id":"ev_00000042","index":
 
 // benchStreamDecoder returns a decoder inside the model_output step.
 func benchStreamDecoder(t testing.TB) *streamDecoder {
-	d := newStreamDecoder(GeminiInteractions)
+	d := newStreamDecoder(Gemini)
 	var out []codec.Event
 	for _, ev := range []string{evCreated, evThought, evSummary, evSignature, evStop0, evOutput} {
 		out = d.Decode(out[:0], nil, []byte(ev), false)

@@ -104,9 +104,9 @@ func (e *streamEncoder) Encode(dst []byte, ev *codec.Event) []byte {
 func (e *streamEncoder) refusal(dst []byte, ev *codec.Event) []byte {
 	switch {
 	case e.calls:
-		return e.appendError(dst, wire.RefusalError(GeminiInteractions, "the upstream refused after producing tool call output"))
+		return e.appendError(dst, wire.RefusalError(Gemini, "the upstream refused after producing tool call output"))
 	case ev.StopDetails.Explanation == "":
-		return e.appendError(dst, wire.RefusalError(GeminiInteractions, "the upstream refused without any text or explanation"))
+		return e.appendError(dst, wire.RefusalError(Gemini, "the upstream refused without any text or explanation"))
 	}
 	dst = e.stepHead(dst, "step.start")
 	dst = append(dst, `,"step":{"type":"model_output","content":[]}}`+"\n\n"...)

@@ -47,7 +47,7 @@ const (
 func TestStreamDecode(t *testing.T) {
 	full := []string{evCreated, evThought, evSummary, evSignature, evStop0, evOutput, evText, evStop1, evCall, evArgs, evStop2, evStatus, evCompleted, "[DONE]"}
 	t.Run("complete", func(t *testing.T) {
-		evs := codectest.DecodeStream(t, GeminiInteractions, sse(full...), nil)
+		evs := codectest.DecodeStream(t, Gemini, sse(full...), nil)
 		codectest.CheckWellFormed(t, evs)
 		s := codectest.Summarize(evs)
 		if !s.Complete || s.Text != "Hm.Hello" || s.Tools != `c1 w {"city":"Paris"};` || s.Stop != mapping.StopToolUse ||
@@ -77,7 +77,7 @@ func TestStreamDecode(t *testing.T) {
 			`"errors":[{"code":"INTERNAL","message":"boom"}]}}`}, "boom", 500},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			evs := codectest.DecodeStream(t, GeminiInteractions, sse(tt.events...), nil)
+			evs := codectest.DecodeStream(t, Gemini, sse(tt.events...), nil)
 			codectest.CheckWellFormed(t, evs)
 			s := codectest.Summarize(evs)
 			if s.Err == nil || s.Complete || !strings.Contains(s.Err.Message, tt.want) || s.Err.Status != tt.status {
@@ -102,7 +102,7 @@ func TestStreamEncode(t *testing.T) {
 		{Type: codec.EventStop, StopReason: mapping.StopToolUse},
 		{Type: codec.EventUsage, Usage: codec.Usage{Known: true, InputTokens: 3, OutputTokens: 5, ReasoningTokens: 2}},
 		{Type: codec.EventEnd}}
-	got := codectest.EncodeStream(GeminiInteractions, &codec.Request{Model: "m", Stream: true}, evs)
+	got := codectest.EncodeStream(Gemini, &codec.Request{Model: "m", Stream: true}, evs)
 	want := sse(
 		`{"event_type":"interaction.created","event_id":"evt_1","interaction":{"id":"v1_a","model":"m","status":"in_progress"}}`,
 		`{"event_type":"step.start","event_id":"evt_2","index":0,"step":{"type":"thought"}}`,
@@ -121,7 +121,7 @@ func TestStreamEncode(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 	// The client's stream decodes back to what was encoded.
-	s := codectest.Summarize(codectest.DecodeStream(t, GeminiInteractions, got, nil))
+	s := codectest.Summarize(codectest.DecodeStream(t, Gemini, got, nil))
 	if !s.Complete || s.Text != "Hm.Hi" || s.Tools != `c1 w {"city":"Paris"};` || s.Stop != mapping.StopToolUse {
 		t.Errorf("decoded back: %+v", s)
 	}
@@ -132,7 +132,7 @@ func TestStreamEncode(t *testing.T) {
 func TestStreamEncodeError(t *testing.T) {
 	evs := []codec.Event{{Type: codec.EventStart}, {Type: codec.EventPartStart, Part: codec.PartText}, {Type: codec.EventPartDelta, Text: "Hi"},
 		{Type: codec.EventError, Err: &codec.Error{Status: 429, Kind: mapping.ErrRateLimit, Message: "slow down"}}}
-	got := codectest.EncodeStream(GeminiInteractions, &codec.Request{Model: "m", Stream: true}, evs)
+	got := codectest.EncodeStream(Gemini, &codec.Request{Model: "m", Stream: true}, evs)
 	if !strings.Contains(got, `"event_type":"error","event_id":"evt_4","error":{"code":"RESOURCE_EXHAUSTED","message":"slow down"}`) ||
 		strings.Contains(got, "[DONE]") {
 		t.Errorf("%s", got)
