@@ -17,6 +17,7 @@ import (
 	"github.com/dustin/go-humanize"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/failover"
 	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/caddymodule/sessions"
@@ -95,7 +96,7 @@ func parseStoreBounds(d *caddyfile.Dispenser, name, example string) (int64, cadd
 // previous_response_id and store through: the upstream keeps its own
 // responses. A failover target leaves it to the site that invoked it.
 func (h *Handler) keepsConversations(w http.ResponseWriter, r *http.Request) bool {
-	if h.conversations == nil || r.Method != http.MethodPost || failoverOf(w) != nil {
+	if h.conversations == nil || r.Method != http.MethodPost || failover.Of(w) != nil {
 		return false
 	}
 	rt, ok := detectRoute(r.URL.Path)

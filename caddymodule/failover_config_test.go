@@ -8,7 +8,6 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
-	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/llmbridge/llmbridge/caddymodule/failover"
 )
@@ -71,39 +70,5 @@ func TestUnmarshalFailover(t *testing.T) {
 				t.Errorf("got %+v\nwant %+v", h, tt.want)
 			}
 		})
-	}
-}
-
-func TestResolveTargets(t *testing.T) {
-	lb := func(up string) *Handler { return &Handler{Upstream: up} }
-	site := &Handler{Failover: &failover.Config{Targets: []string{"x"}}}
-	routes := map[string]*caddyhttp.Route{
-		"ok":       {Handlers: []caddyhttp.MiddlewareHandler{lb("openai-chat"), &fakeUpstream{}}},
-		"alone":    {Handlers: []caddyhttp.MiddlewareHandler{lb("openai-chat")}},
-		"nobridge": {Handlers: []caddyhttp.MiddlewareHandler{&fakeUpstream{}}},
-		"nested":   {Handlers: []caddyhttp.MiddlewareHandler{site, &fakeUpstream{}}},
-		"wrapped": {Handlers: []caddyhttp.MiddlewareHandler{&caddyhttp.Subroute{Routes: caddyhttp.RouteList{
-			{Handlers: []caddyhttp.MiddlewareHandler{lb("gemini"), &fakeUpstream{}}}}}}},
-	}
-	for _, c := range []struct {
-		names   []string
-		wantErr string
-	}{
-		{[]string{"ok", "wrapped"}, ""},
-		{[]string{"ok", "missing"}, `"missing" is not a named route`},
-		{[]string{"alone"}, "write them inside route"},
-		{[]string{"nobridge"}, "has no llmbridge handler"},
-		{[]string{"nested"}, "is itself a failover site"},
-	} {
-		targets, err := resolveTargets(routes, c.names)
-		if c.wantErr == "" {
-			if err != nil || len(targets) != len(c.names) || targets[1].handler.Upstream != "gemini" || targets[1].index != 1 {
-				t.Errorf("%v: %v, %v", c.names, targets, err)
-			}
-			continue
-		}
-		if err == nil || !strings.Contains(err.Error(), c.wantErr) {
-			t.Errorf("%v: error %v, want one containing %q", c.names, err, c.wantErr)
-		}
 	}
 }

@@ -15,11 +15,8 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/prometheus/client_golang/prometheus"
-	"go.uber.org/zap"
 
 	"github.com/llmbridge/llmbridge/caddymodule/failover"
-	"github.com/llmbridge/llmbridge/codec"
-	"github.com/llmbridge/llmbridge/mapping"
 )
 
 // fakeUpstream stands for reverse_proxy in a target's route: it answers
@@ -185,8 +182,8 @@ func TestFailoverWriter(t *testing.T) {
 			if got := [2]int{c.first.calls, c.second.calls}; got != c.wantCalls {
 				t.Errorf("calls %v, want %v", got, c.wantCalls)
 			}
-			if got := w.Header().Get(upstreamHeader); !strings.HasPrefix(got, c.wantTarget) {
-				t.Errorf("%s = %q, want %s...", upstreamHeader, got, c.wantTarget)
+			if got := w.Header().Get(failover.UpstreamHeader); !strings.HasPrefix(got, c.wantTarget) {
+				t.Errorf("%s = %q, want %s...", failover.UpstreamHeader, got, c.wantTarget)
 			}
 			if cl := w.Header().Get("Content-Length"); cl != "" && cl != strconv.Itoa(len(body)) {
 				t.Errorf("Content-Length %s for a body of %d bytes", cl, len(body))
@@ -248,8 +245,8 @@ func TestFailoverClientKeys(t *testing.T) {
 // TestFailoverCooling checks the answers a failover site gives itself or
 // passes on when its targets are cooling down: every target cooling
 // before the request is a 503 in the client's format with Retry-After;
-// the last target's failure, when the others cool down, carries the
-// soonest end of theirs.
+// (the last target's failure, when the others cool down, carrying the
+// soonest end of theirs, is failover's TestRetryAfterSoonest).
 func TestFailoverCooling(t *testing.T) {
 	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
 	defer cancel()
@@ -271,7 +268,7 @@ func TestFailoverCooling(t *testing.T) {
 		t.Fatalf("second request: %d, calls %d %d, want the cooling target skipped", w.Code, limited.calls, failing.calls)
 	}
 	// Both cooling: the site answers itself.
-	site.failover.targets[1].state.CoolFor(time.Now().UnixNano(), 5*time.Second)
+	failover.StateOf(site.Failover.Targets[1]).CoolFor(time.Now().UnixNano(), 5*time.Second)
 	w = serveSite(site, srv, clientBody)
 	if w.Code != 503 || w.Header().Get("Retry-After") != "5" || !strings.Contains(w.Body.String(), `"type":"error"`) {
 		t.Errorf("every target cooling: %d Retry-After %q %s, want 503 with Retry-After 5 in Anthropic's format", w.Code, w.Header().Get("Retry-After"), w.Body.String())
@@ -279,25 +276,6 @@ func TestFailoverCooling(t *testing.T) {
 	if limited.calls != 1 || failing.calls != 2 {
 		t.Errorf("a cooling target was called: %d %d", limited.calls, failing.calls)
 	}
-	// The last failure, when every other target cools, says when to come
-	// back: the soonest end.
-	site.failover.targets[0].state.Reset()
-	site.failover.targets[1].state.Reset()
-	site.failover.targets[0].state.CoolUntil(time.Now().Add(7 * time.Second).UnixNano())
-	site.failover.targets[1].state.OpenUntil(time.Now().Add(3 * time.Second).UnixNano())
-	fw := getFailoverWriter(httptest.NewRecorder(), site.failover)
-	fw.begin(site.failover.targets[1], 1, true)
-	fw.WriteHeader(529)
-	// The failing target's own cooldown (the site's minute, for a 529
-	// that names no time) outlasts its open circuit: the other's 7 s is
-	// the soonest.
-	if got := fw.w.Header().Get("Retry-After"); got != "7" {
-		t.Errorf("Retry-After %q, want the soonest end, 7", got)
-	}
-	if n, err := fw.WriteString("held"); n != 4 || err != nil {
-		t.Errorf("WriteString = %d, %v", n, err)
-	}
-	putFailoverWriter(fw)
 }
 
 // TestFailoverMisconfigured checks that a site whose targets cannot be
@@ -364,10 +342,10 @@ func TestKeyPoolExhausted(t *testing.T) {
 		t.Errorf("every key out: %d, want 503", w.Code)
 	}
 	reg := prometheus.NewRegistry()
-	if err := provisionFailoverMetrics(reg); err != nil {
+	if err := failover.RegisterMetrics(reg); err != nil {
 		t.Fatal(err)
 	}
-	if err := provisionFailoverMetrics(reg); err != nil {
+	if err := failover.RegisterMetrics(reg); err != nil {
 		t.Fatal(err)
 	}
 	families, err := reg.Gather()
@@ -412,74 +390,6 @@ func TestFailoverCheck(t *testing.T) {
 	}
 }
 
-// TestFailoverWriterEdges drives the writer directly through what the
-// targets rarely do: write nothing, send informational statuses, hold a
-// stream past maxHold, end a stream with an error that moves nothing on.
-func TestFailoverWriterEdges(t *testing.T) {
-	fs := &failoverSite{logger: zap.NewNop(), breaker: failover.Breaker{Failures: 1 << 30, Window: time.Second, Period: time.Second}}
-	fs.retry[502-400] = true
-	tg := &target{name: "edge", state: failover.StateOf("edge-" + t.Name()), header: []string{"edge"}, ok: failoverAttempts.WithLabelValues("edge", "ok")}
-	fs.targets = []*target{tg}
-	begin := func(last bool) (*failoverWriter, *httptest.ResponseRecorder) {
-		rec := httptest.NewRecorder()
-		fw := getFailoverWriter(rec, fs)
-		fw.begin(tg, 1, last)
-		return fw, rec
-	}
-
-	// Nothing written, an error that moves on, then one that does not.
-	fw, _ := begin(false)
-	if done, _ := fw.end(caddyhttp.Error(http.StatusBadGateway, io.EOF)); done || !fw.failed {
-		t.Errorf("a 502 error with nothing written did not move on")
-	}
-	fw.begin(tg, 2, false)
-	if done, err := fw.end(caddyhttp.Error(http.StatusNotFound, io.EOF)); !done || err == nil {
-		t.Errorf("a 404 error with nothing written: done %v, err %v", done, err)
-	}
-	putFailoverWriter(fw)
-
-	// Informational statuses are held back while the answer is.
-	fw, rec := begin(false)
-	fw.WriteHeader(http.StatusEarlyHints)
-	if rec.Code != 200 || rec.Flushed {
-		t.Errorf("a 103 reached the client while the answer was held")
-	}
-	// A stream without content past maxHold is passed on.
-	fw.holdStream()
-	fw.WriteHeader(200)
-	_, _ = fw.Write(make([]byte, maxHold+1))
-	if !fw.committed || rec.Body.Len() != maxHold+1 {
-		t.Errorf("a stream held past maxHold was not passed on (%d bytes)", rec.Body.Len())
-	}
-	if err := fw.FlushError(); err != nil {
-		t.Errorf("flush: %v", err)
-	}
-	putFailoverWriter(fw)
-
-	// An in-stream error that moves nothing on (a refusal) commits.
-	fw, rec = begin(false)
-	fw.holdStream()
-	fw.WriteHeader(200)
-	_, _ = fw.WriteString("event: start\n\n")
-	fw.observe(&codec.Event{Type: codec.EventError, Err: &codec.Error{Status: 400, Kind: mapping.ErrInvalidRequest, Message: "no"}})
-	if !fw.committed || fw.failed || !strings.Contains(rec.Body.String(), "event: start") {
-		t.Errorf("a 400 in-stream error: committed %v, failed %v", fw.committed, fw.failed)
-	}
-	putFailoverWriter(fw)
-
-	// The last target passes 1xx on.
-	fw, rec = begin(true)
-	fw.WriteHeader(http.StatusContinue)
-	fw.WriteHeader(200)
-	if rec.Header().Get(upstreamHeader) != "edge" {
-		t.Errorf("last: %d %v", rec.Code, rec.Header())
-	}
-	putFailoverWriter(fw)
-	if err := flush(struct{ http.ResponseWriter }{rec}); err != http.ErrNotSupported {
-		t.Errorf("flush of a writer that cannot: %v", err)
-	}
-}
-
 // TestFailoverClientGone checks that a request whose client went away is
 // not moved on to the next target, nor counted against its target.
 func TestFailoverClientGone(t *testing.T) {
@@ -496,22 +406,10 @@ func TestFailoverClientGone(t *testing.T) {
 	if first.calls != 1 || second.calls != 0 {
 		t.Errorf("calls %d %d, want the first target only", first.calls, second.calls)
 	}
-	if n := site.failover.targets[0].state.Failures(); n != 0 {
+	if n := failover.StateOf(site.Failover.Targets[0]).Failures(); n != 0 {
 		t.Errorf("the client's leaving counted %d failures against the target", n)
 	}
 }
 
-// TestWithOwnVars gives an attempt after the first a copy of the request's
-// variables: the earlier attempt's transport may still read its own.
-func TestWithOwnVars(t *testing.T) {
-	vars := map[string]any{"client_ip": "10.0.0.1"}
-	ctx := context.WithValue(context.Background(), caddyhttp.VarsCtxKey, vars)
-	own := withOwnVars(ctx)
-	caddyhttp.SetVar(own, "dial", "b")
-	if vars["dial"] != nil || caddyhttp.GetVar(own, "client_ip") != "10.0.0.1" {
-		t.Errorf("the attempt's variables are not a copy: %v / %v", vars, own.Value(caddyhttp.VarsCtxKey))
-	}
-	if bare := context.Background(); withOwnVars(bare) != bare {
-		t.Error("a context without variables was changed")
-	}
-}
+// emptyNext is the next handler of a handler tested alone.
+var emptyNext = caddyhttp.HandlerFunc(func(http.ResponseWriter, *http.Request) error { return nil })

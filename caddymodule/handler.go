@@ -13,6 +13,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/failover"
 	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/codec"
@@ -70,9 +71,9 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 		// handler returns, so the client's host is put back.
 		defer func(host string) { r.Host = host }(r.Host)
 	}
-	if fw := failoverOf(w); fw != nil {
+	if fw := failover.Of(w); fw != nil {
 		// Before record: the exchange says which target it is.
-		defer fw.noteExchange(x)
+		defer fw.NoteExchange(x)
 	}
 	if h.clientKeys != nil {
 		// Before anything else, so that a client without a key learns

@@ -23,7 +23,7 @@ var roomImports = map[string][]string{
 	"caddymodule/limits/admin":  {"caddymodule/limits"},
 	"caddymodule/internal/glob": {},
 	"caddymodule/internal/pool": {},
-	"caddymodule/failover":      {"caddymodule/clouds"},
+	"caddymodule/failover":      {"caddymodule/clouds", "caddymodule/observe", "caddymodule/internal/pool"},
 	"caddymodule/policy":        {"codec/rules"},
 	"caddymodule/probe":         {"codec/rules"},
 	"caddymodule/match":         {"caddymodule/internal/glob", "codec"},

@@ -9,6 +9,7 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
+	"github.com/llmbridge/llmbridge/caddymodule/failover"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/interactions"
@@ -61,7 +62,7 @@ func (h *Handler) translateInteraction(w http.ResponseWriter, r *http.Request, n
 		}
 		body = edited
 	}
-	if gjson.GetBytes(body, "store").Type == gjson.False || failoverOf(w) != nil {
+	if gjson.GetBytes(body, "store").Type == gjson.False || failover.Of(w) != nil {
 		// A failover site's writer must stay the one its targets see:
 		// its interactions are continued but not kept.
 		return h.translate(w, r, next, rt, body, held, x)

@@ -119,10 +119,6 @@ func TestInteractionRecorderBounds(t *testing.T) {
 	if rec.Unwrap() != w {
 		t.Error("Unwrap")
 	}
-	var b bodyReader
-	if b.Close() != nil {
-		t.Error("bodyReader.Close")
-	}
 	var m memoryBody
 	if m.Close() != nil {
 		t.Error("memoryBody.Close")

@@ -85,7 +85,7 @@ func (h *Handler) Cleanup() error {
 // the stream showed content or failed.
 func watchPoolStream(p *failover.Pool, w http.ResponseWriter, x *observe.Exchange, ev *codec.Event) bool {
 	switch {
-	case preContent(ev.Type):
+	case failover.PreContent(ev.Type):
 		return false
 	case ev.Type == codec.EventError:
 		poolStreamFailed(p, w, x, ev.Err)
@@ -100,9 +100,9 @@ func poolStreamFailed(p *failover.Pool, w http.ResponseWriter, x *observe.Exchan
 		return
 	}
 	others := p.Note(int(x.Key)-1, http.StatusTooManyRequests, nil)
-	if fw := failoverOf(w); fw != nil && others {
+	if fw := failover.Of(w); fw != nil && others {
 		// As for a 429 answer: only the member cools, not the target.
-		fw.keyCooled = true
+		fw.NoteKey(http.StatusTooManyRequests)
 	}
 }
 
@@ -131,3 +131,24 @@ func (h *Handler) noKey(w http.ResponseWriter, x *observe.Exchange, soonest int6
 
 // Interface guards
 var _ caddy.CleanerUpper = (*Handler)(nil)
+
+// noteUpstream takes the upstream's answer status and header as they
+// arrive: for the Bedrock signature hint, the failover writer and the key
+// pool.
+func (h *Handler) noteUpstream(w http.ResponseWriter, x *observe.Exchange, status int, hdr http.Header) {
+	h.noteSignatureRejected(status, hdr)
+	x.UpstreamStatus = status
+	fw := failover.Of(w)
+	if fw != nil {
+		fw.NoteUpstream(status)
+	}
+	if x.Key == 0 {
+		return
+	}
+	others := h.keys.Note(int(x.Key)-1, status, hdr)
+	if fw != nil && others {
+		// Another key may do better: only this one cools, and a refused
+		// key's request moves on.
+		fw.NoteKey(status)
+	}
+}

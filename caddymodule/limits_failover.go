@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmbridge/llmbridge/caddymodule/failover"
 	"github.com/llmbridge/llmbridge/caddymodule/limits"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/codec"
@@ -53,15 +54,16 @@ func (h *Handler) admitFailoverLimits(w http.ResponseWriter, r *http.Request, bo
 	return t, true
 }
 
-// settleFailoverLimits settles a failover site's reservation with the
-// usage and cost of the attempt whose answer the client got.
-func (h *Handler) settleFailoverLimits(fw *failoverWriter, t *limits.Ticket) {
-	x := &observe.Exchange{KeyName: fw.keyName, Limit: t}
+// settleFailoverLimits settles a failover site's reservation t, for the
+// client key keyName, with the usage and cost of the attempt whose answer
+// the client got.
+func (h *Handler) settleFailoverLimits(keyName string, t *limits.Ticket, answer failover.Answer) {
+	x := &observe.Exchange{KeyName: keyName, Limit: t}
 	cost := -1.0
-	if a := fw.answer; a != nil {
+	if a := answer.Exchange; a != nil {
 		x.Usage, x.Status = a.Usage, a.Status
-		if fw.answerBy != nil {
-			cost = fw.answerBy.prices.Cost(a)
+		if answer.By != nil {
+			cost = answer.By.Cost(a)
 		}
 	}
 	h.settleLimits(x, cost)

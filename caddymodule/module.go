@@ -227,7 +227,7 @@ type Handler struct {
 	upstream codec.Protocol
 	client   codec.Protocol // empty: detect from the path
 	// failover is the runtime of a failover site; nil otherwise.
-	failover *failoverSite
+	failover *failover.Site
 	// cloud is the loaded CloudRaw (or the settings the Caddyfile gave);
 	// nil without cloud settings.
 	cloud clouds.Cloud
@@ -362,7 +362,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return fmt.Errorf("llmbridge: %v", err)
 	}
 	if h.keys != nil {
-		if err := provisionFailoverMetrics(ctx.GetMetricsRegistry()); err != nil {
+		if err := failover.RegisterMetrics(ctx.GetMetricsRegistry()); err != nil {
 			return fmt.Errorf("llmbridge: registering metrics: %v", err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/tidwall/sjson"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/failover"
 	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/codec"
@@ -320,10 +321,10 @@ func (pw *passthroughWriter) WriteHeader(status int) {
 			hdr.Set("Content-Type", streamContentType(pw.client))
 		}
 		pw.watcher = codec.NewStreamWatcher(pw.x.Upstream)
-		if fw := failoverOf(pw.ResponseWriterWrapper.ResponseWriter); fw != nil {
+		if fw := failover.Of(pw.ResponseWriterWrapper.ResponseWriter); fw != nil {
 			// A failover site holds the stream until its first content
 			// event: the events are decoded until then to find it.
-			fw.holdStream()
+			fw.HoldStream()
 			pw.probe, _ = codec.NewStreamDecoder(pw.x.Upstream)
 		} else if pw.x.Key > 0 {
 			// A rate limit before the first content cools the pooled

@@ -10,6 +10,7 @@ import (
 	"github.com/tidwall/gjson"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/failover"
 	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/codec"
@@ -149,18 +150,18 @@ func (pw *passthroughWriter) drain() error {
 // it for a failover site (the writer drops the attempt).
 func (pw *passthroughWriter) watchFailover(name, data []byte, bare bool) bool {
 	w := pw.ResponseWriterWrapper.ResponseWriter
-	fw, x := failoverOf(w), pw.x
+	fw, x := failover.Of(w), pw.x
 	pw.evs = pw.probe.Decode(pw.evs[:0], name, data, bare)
 	for i := range pw.evs {
 		if x.Key > 0 && !pw.keyWatched {
 			pw.keyWatched = watchPoolStream(pw.h.keys, w, x, &pw.evs[i])
 		}
-		if fw != nil && fw.watching() {
-			fw.observe(&pw.evs[i])
+		if fw != nil && fw.Watching() {
+			fw.Observe(&pw.evs[i])
 		}
 	}
-	failed := fw != nil && fw.discarded()
-	if failed || (fw == nil || !fw.watching()) && (x.Key == 0 || pw.keyWatched) {
+	failed := fw != nil && fw.Discarded()
+	if failed || (fw == nil || !fw.Watching()) && (x.Key == 0 || pw.keyWatched) {
 		pw.probe = nil
 	}
 	return failed
@@ -298,8 +299,8 @@ func (pw *passthroughWriter) endStreamWith(e *codec.Error) {
 		pw.keyWatched = true
 		poolStreamFailed(pw.h.keys, pw.ResponseWriterWrapper.ResponseWriter, pw.x, e)
 	}
-	if fw := failoverOf(pw.ResponseWriterWrapper.ResponseWriter); fw != nil && fw.watching() {
-		fw.streamFailed(e)
+	if fw := failover.Of(pw.ResponseWriterWrapper.ResponseWriter); fw != nil && fw.Watching() {
+		fw.StreamFailed(e)
 	}
 	pw.x.StreamErr = observe.KindName(e.Kind)
 	// A blank line first ends whatever partial event was passed on; an

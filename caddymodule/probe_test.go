@@ -10,6 +10,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caddyserver/caddy/v2"
+	caddycmd "github.com/caddyserver/caddy/v2/cmd"
+	"github.com/spf13/pflag"
+
+	"github.com/llmbridge/llmbridge/caddymodule/failover"
+	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/rules"
 )
@@ -117,5 +123,41 @@ func TestProbeErrors(t *testing.T) {
 	}
 	if got := firstLine(strings.Repeat("x", 300) + "\nmore"); len(got) != 203 {
 		t.Errorf("firstLine = %d bytes", len(got))
+	}
+}
+
+// TestProbeCommand runs the registered llmbridge-probe command: its flags
+// reach the probe, whose refusal of an incomplete configuration is the
+// command's failure.
+func TestProbeCommand(t *testing.T) {
+	cmd, ok := caddycmd.Commands()["llmbridge-probe"]
+	if !ok {
+		t.Fatal("the command is not registered")
+	}
+	fs := pflag.NewFlagSet("llmbridge-probe", pflag.ContinueOnError)
+	for _, name := range []string{"upstream", "to", "model", "api_key", "dialect", "vertex_project", "vertex_location", "google_credentials",
+		"google_token", "azure_api_version", "aws_region", "aws_profile", "aws_host", "timeout"} {
+		fs.String(name, "", "")
+	}
+	if err := fs.Parse([]string{"--upstream", "openai-chat", "--timeout", "5s"}); err != nil {
+		t.Fatal(err)
+	}
+	if code, err := cmd.Func(caddycmd.Flags{FlagSet: fs}); code != caddy.ExitCodeFailedStartup || err == nil || !strings.Contains(err.Error(), "--to and --model are required") {
+		t.Errorf("without --to and --model: exit %d, %v", code, err)
+	}
+}
+
+// TestJoinSite lets a handler with an upstream be a failover target, its
+// key pool then named by the target, and refuses a failover site.
+func TestJoinSite(t *testing.T) {
+	h := newTestHandler(t, &Handler{Upstream: "openai-chat", APIKeys: []string{"k0", "k1"}})
+	if !h.JoinSite("first") || h.keys.Name() != "first" {
+		t.Errorf("a handler with an upstream: pool named %q", h.keys.Name())
+	}
+	if (&Handler{Failover: &failover.Config{Targets: []string{"a"}}}).JoinSite("x") {
+		t.Error("a failover site joined another")
+	}
+	if c := h.Cost(&observe.Exchange{UpstreamModel: "gpt-5", Usage: codec.Usage{Known: true, InputTokens: 1}}); c != -1 {
+		t.Errorf("cost without prices: %v", c)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/failover"
 	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/codec"
@@ -90,8 +91,8 @@ func (tw *translatingWriter) WriteHeader(status int) {
 		tw.stream.model = tw.model
 		tw.stream.x = tw.x
 		tw.stream.cutoff = tw.cutoff
-		if fw := failoverOf(tw.ResponseWriter); fw != nil {
-			fw.holdStream()
+		if fw := failover.Of(tw.ResponseWriter); fw != nil {
+			fw.HoldStream()
 		}
 		startHeaders(tw.ResponseWriter, tw.client, status)
 		tw.x.Status = status
@@ -258,8 +259,8 @@ func (tw *translatingWriter) streamResponse(resp *codec.Response) {
 	tw.stream.x = tw.x
 	hdr := tw.Header()
 	hdr.Del("Content-Length")
-	if fw := failoverOf(tw.ResponseWriter); fw != nil {
-		fw.holdStream()
+	if fw := failover.Of(tw.ResponseWriter); fw != nil {
+		fw.HoldStream()
 	}
 	startHeaders(tw.ResponseWriter, tw.client, tw.status)
 	tw.x.Status = tw.status

@@ -239,10 +239,10 @@ func (s *streamTranslator) emit() {
 				// A rate limit before content cools the pooled key.
 				s.keyWatched = watchPoolStream(s.keys, s.w, s.x, &s.events[i])
 			}
-			if fw := failoverOf(s.w); fw != nil && fw.watching() {
+			if fw := failover.Of(s.w); fw != nil && fw.Watching() {
 				// A failover site holds the stream until its first
 				// content event, or drops it at an error before.
-				fw.observe(&s.events[i])
+				fw.Observe(&s.events[i])
 			}
 		}
 		switch ev := &s.events[i]; ev.Type {

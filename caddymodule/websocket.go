@@ -15,6 +15,7 @@ import (
 	"github.com/coder/websocket"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/failover"
 	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
 	"github.com/llmbridge/llmbridge/caddymodule/sessions"
 	"github.com/llmbridge/llmbridge/codec"
@@ -73,7 +74,7 @@ var defaultSocketTimings = socketTimings{socketMaxAge, socketPingInterval, socke
 // generation path this handler serves. A failover target never does: the
 // site that lists it serves the socket and sends it each turn.
 func (h *Handler) opensSocket(w http.ResponseWriter, r *http.Request) bool {
-	if r.Method != http.MethodGet || !strings.EqualFold(r.Header.Get("Upgrade"), "websocket") || failoverOf(w) != nil {
+	if r.Method != http.MethodGet || !strings.EqualFold(r.Header.Get("Upgrade"), "websocket") || failover.Of(w) != nil {
 		return false
 	}
 	rt, ok := detectRoute(r.URL.Path)

@@ -1,14 +1,18 @@
-// Package failover holds what a failover site's mechanism is made of,
-// apart from the requests it carries: its configuration (Config, parsed
-// from the failover subdirective), each target's availability (cooldowns
-// after a provider's rate limit, the circuit breaker after repeated
-// failures: TargetState, shared by every site of the instance naming the
-// target), the reading of a provider's "come back later" (RetryHint), and
-// the pools of upstream credentials used in turn, each member cooling or
-// taken out on its own (Pool). The handler package runs the site's
-// attempts and decides what moves a request on; this package knows no
-// request, and imports only caddymodule/clouds (a pool's members are its
-// credentials).
+// Package failover runs failover sites: a site's configuration (Config,
+// parsed from the failover subdirective), its runtime (Site: the targets
+// found among the server's named routes, each with its llmbridge seen as
+// a Member, tried in turn by Serve), the writer each attempt answers into
+// (Writer), which holds an answer until it is known to be the client's,
+// each target's availability (cooldowns after a provider's rate limit,
+// the circuit breaker after repeated failures: TargetState, shared by
+// every site of the instance naming the target), the reading of a
+// provider's "come back later" (RetryHint), the pools of upstream
+// credentials used in turn, each member cooling or taken out on its own
+// (Pool), and their metrics. The handler package checks a site's client
+// keys, reads the body once, applies its limits and then calls Serve; this
+// package imports caddymodule/clouds (a pool's members are its
+// credentials), caddymodule/observe (an attempt's exchange) and
+// caddymodule/internal/pool, never the handler package.
 package failover
 
 import (

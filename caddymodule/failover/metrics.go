@@ -1,23 +1,21 @@
-package caddymodule
+package failover
 
 import (
 	"errors"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/llmbridge/llmbridge/caddymodule/failover"
 )
 
 // The failover metrics, per target: attempts by outcome ("ok" or the
 // failure's reason), circuits opened, the cooldowns and open circuits in
 // force and the keys out of a target's pool.
 var (
-	failoverAttempts = prometheus.NewCounterVec(prometheus.CounterOpts{
+	attemptsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: "caddy", Subsystem: "llmbridge", Name: "failover_attempts_total",
 		Help: "Attempts of failover sites at their targets, by target and outcome (ok, or the reason of the failure that moved the request on).",
 	}, []string{"target", "outcome"})
-	failoverCircuits = prometheus.NewCounterVec(prometheus.CounterOpts{
+	circuitsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: "caddy", Subsystem: "llmbridge", Name: "failover_circuit_opened_total",
 		Help: "Times a failover target's circuit opened after repeated failures, by target.",
 	}, []string{"target"})
@@ -42,7 +40,7 @@ func (stateCollector) Describe(ch chan<- *prometheus.Desc) {
 // Collect sends the state of every target and pool.
 func (stateCollector) Collect(ch chan<- prometheus.Metric) {
 	now := time.Now().UnixNano()
-	failover.EachState(func(s *failover.TargetState) bool {
+	EachState(func(s *TargetState) bool {
 		secs := 0.0
 		if u := s.Until(now); u > 0 {
 			secs = float64(u-now) / float64(time.Second)
@@ -50,19 +48,19 @@ func (stateCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(failoverCoolingDesc, prometheus.GaugeValue, secs, s.Name())
 		return true
 	})
-	failover.EachPool(func(p *failover.Pool) bool {
+	EachPool(func(p *Pool) bool {
 		ch <- prometheus.MustNewConstMetric(keysOutDesc, prometheus.GaugeValue, float64(p.OutCount()), p.Name())
 		return true
 	})
 }
 
-// provisionFailoverMetrics registers the failover metrics in the
+// RegisterMetrics registers the failover metrics in the
 // configuration's registry.
-func provisionFailoverMetrics(reg *prometheus.Registry) error {
+func RegisterMetrics(reg *prometheus.Registry) error {
 	if reg == nil {
 		return nil
 	}
-	for _, c := range []prometheus.Collector{failoverAttempts, failoverCircuits, stateCollector{}} {
+	for _, c := range []prometheus.Collector{attemptsTotal, circuitsTotal, stateCollector{}} {
 		if err := reg.Register(c); err != nil {
 			var are prometheus.AlreadyRegisteredError
 			if !errors.As(err, &are) {

@@ -1,4 +1,4 @@
-package caddymodule
+package failover
 
 import (
 	"errors"
@@ -11,19 +11,18 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
-	"github.com/llmbridge/llmbridge/caddymodule/failover"
 	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
-// maxHold bounds what a failoverWriter holds of a stream before its first
+// maxHold bounds what a Writer holds of a stream before its first
 // content event: the events before it (a start, a ping) are small, and a
 // stream that sends more without content is passed on as it is.
 const maxHold = 1 << 20
 
-// failoverWriter is the response writer a failover site hands each
+// Writer is the response writer a failover site hands each
 // attempt. While targets remain after the attempt's, it holds the answer
 // until it is known to be the one the client gets:
 //
@@ -36,7 +35,7 @@ const maxHold = 1 << 20
 //
 // The target's llmbridge finds the writer as its response writer and
 // tells it what it cannot see in the bytes: the upstream's own status
-// (noteUpstream), that the answer is a stream (holdStream), and its
+// (NoteUpstream), that the answer is a stream (HoldStream), and its
 // events (observe) until the first content.
 //
 // The last available target's attempt (holding nothing) passes
@@ -44,9 +43,9 @@ const maxHold = 1 << 20
 // Retry-After from the soonest moment a target can be tried again: so
 // the client gets the last failure in its own format. Like translatingWriter, it has no Unwrap:
 // nothing may flush the client's connection past it while it holds.
-type failoverWriter struct {
+type Writer struct {
 	w    http.ResponseWriter
-	site *failoverSite
+	site *Site
 
 	// body is the client's request body, read again by every attempt
 	// through reader.
@@ -54,7 +53,7 @@ type failoverWriter struct {
 	reader bodyReader
 
 	// The attempt.
-	target   *target
+	target   *Target
 	attempt  int
 	last     bool        // no target after this one: nothing is held
 	hdr      http.Header // the client's response header, which the attempt writes
@@ -88,34 +87,34 @@ type failoverWriter struct {
 	// answer is the exchange of the attempt whose answer the client got,
 	// for the site's limits to settle with.
 	answer   *observe.Exchange
-	answerBy *Handler
+	answerBy Member
 }
 
-var failoverWriters = sync.Pool{New: func() any { return new(failoverWriter) }}
+var writers = sync.Pool{New: func() any { return new(Writer) }}
 
-// getFailoverWriter returns a writer for a request of fs answered on w.
-func getFailoverWriter(w http.ResponseWriter, fs *failoverSite) *failoverWriter {
-	fw := failoverWriters.Get().(*failoverWriter)
+// getWriter returns a writer for a request of fs answered on w.
+func getWriter(w http.ResponseWriter, fs *Site) *Writer {
+	fw := writers.Get().(*Writer)
 	fw.w, fw.site = w, fs
 	return fw
 }
 
-// putFailoverWriter releases fw's buffers and returns it to the pool. Its
+// putWriter releases fw's buffers and returns it to the pool. Its
 // header maps stay with it, emptied: a pooled writer's maps have the size
 // its requests need.
-func putFailoverWriter(fw *failoverWriter) {
+func putWriter(fw *Writer) {
 	pool.Put(fw.held)
 	fw.reader.Reset(nil)
 	snap, saved := fw.snap, fw.saved.header
 	clear(saved)
-	*fw = failoverWriter{snap: snap}
+	*fw = Writer{snap: snap}
 	fw.saved.header = saved
-	failoverWriters.Put(fw)
+	writers.Put(fw)
 }
 
 // begin starts the attempt of target t, the n-th; last says no target
 // remains after it.
-func (fw *failoverWriter) begin(t *target, n int, last bool) {
+func (fw *Writer) begin(t *Target, n int, last bool) {
 	fw.target, fw.attempt, fw.last = t, n, last
 	fw.status, fw.upstream, fw.stream, fw.holding, fw.content = 0, 0, false, false, false
 	fw.committed, fw.failed, fw.failStatus, fw.failKind, fw.keyCooled, fw.keyRefused = false, false, 0, 0, false, false
@@ -137,23 +136,23 @@ func (fw *failoverWriter) begin(t *target, n int, last bool) {
 }
 
 // Header returns the attempt's response header.
-func (fw *failoverWriter) Header() http.Header { return fw.hdr }
+func (fw *Writer) Header() http.Header { return fw.hdr }
 
-// noteUpstream records the status the upstream answered, which decides
+// NoteUpstream records the status the upstream answered, which decides
 // whether the request moves on (the client's protocol may answer it with
 // another status).
-func (fw *failoverWriter) noteUpstream(status int) {
+func (fw *Writer) NoteUpstream(status int) {
 	if fw.upstream == 0 {
 		fw.upstream = status
 	}
 }
 
-// holdStream says that the attempt's 2xx answer is a stream.
-func (fw *failoverWriter) holdStream() { fw.stream = true }
+// HoldStream says that the attempt's 2xx answer is a stream.
+func (fw *Writer) HoldStream() { fw.stream = true }
 
 // WriteHeader decides, from the attempt's status, whether its answer is
 // held or written.
-func (fw *failoverWriter) WriteHeader(status int) {
+func (fw *Writer) WriteHeader(status int) {
 	if status < 200 {
 		if fw.last || fw.committed {
 			fw.w.WriteHeader(status)
@@ -185,12 +184,12 @@ func (fw *failoverWriter) WriteHeader(status int) {
 }
 
 // fail marks the attempt as failed with status and kind.
-func (fw *failoverWriter) fail(status int, kind mapping.ErrorKind) {
+func (fw *Writer) fail(status int, kind mapping.ErrorKind) {
 	fw.failed, fw.failStatus, fw.failKind = true, status, kind
 }
 
 // Write writes p, or holds it.
-func (fw *failoverWriter) Write(p []byte) (int, error) {
+func (fw *Writer) Write(p []byte) (int, error) {
 	if fw.status == 0 {
 		fw.WriteHeader(http.StatusOK)
 	}
@@ -210,7 +209,7 @@ func (fw *failoverWriter) Write(p []byte) (int, error) {
 
 // WriteString writes s, or holds it, as Write does, without copying it
 // into a byte slice first.
-func (fw *failoverWriter) WriteString(s string) (int, error) {
+func (fw *Writer) WriteString(s string) (int, error) {
 	if fw.status == 0 {
 		fw.WriteHeader(http.StatusOK)
 	}
@@ -229,16 +228,16 @@ func (fw *failoverWriter) WriteString(s string) (int, error) {
 
 // FlushError flushes what has been written; nothing while the answer is
 // held.
-func (fw *failoverWriter) FlushError() error {
+func (fw *Writer) FlushError() error {
 	if !fw.committed {
 		return nil
 	}
-	return flush(fw.w)
+	return Flush(fw.w)
 }
 
-// flush flushes w as http.ResponseController would, without allocating
+// Flush flushes w as http.ResponseController would, without allocating
 // one.
-func flush(w http.ResponseWriter) error {
+func Flush(w http.ResponseWriter) error {
 	for {
 		switch t := w.(type) {
 		case interface{ FlushError() error }:
@@ -256,7 +255,7 @@ func flush(w http.ResponseWriter) error {
 
 // commit writes the attempt's header and what it holds: its answer is the
 // client's.
-func (fw *failoverWriter) commit() {
+func (fw *Writer) commit() {
 	if fw.committed {
 		return
 	}
@@ -278,38 +277,38 @@ func (fw *failoverWriter) commit() {
 	if fw.held != nil && len(*fw.held) > 0 {
 		_, _ = fw.w.Write(*fw.held)
 		*fw.held = (*fw.held)[:0]
-		_ = flush(fw.w)
+		_ = Flush(fw.w)
 	}
 }
 
 // setHeaders sets the failover headers of the attempt's answer.
-func (fw *failoverWriter) setHeaders(hdr http.Header) {
-	hdr[upstreamHeader] = fw.target.header
+func (fw *Writer) setHeaders(hdr http.Header) {
+	hdr[UpstreamHeader] = fw.target.header
 	if fw.attempt > 0 && fw.attempt <= len(attemptValues) {
-		hdr[attemptsHeader] = attemptValues[fw.attempt-1]
+		hdr[AttemptsHeader] = attemptValues[fw.attempt-1]
 	}
 }
 
-// observe takes a translated stream event before the first content: a
+// Observe takes a translated stream event before the first content: a
 // content event (a delta, a citation, the end of a part, the stream's
 // stop or end) makes the held stream the answer; an error event a failure
 // when its status moves requests on. The start of a part is not content
 // yet: Anthropic opens an empty text block before it is overloaded.
-func (fw *failoverWriter) observe(ev *codec.Event) {
+func (fw *Writer) Observe(ev *codec.Event) {
 	switch {
-	case preContent(ev.Type):
+	case PreContent(ev.Type):
 	case ev.Type == codec.EventError:
-		fw.streamFailed(ev.Err)
+		fw.StreamFailed(ev.Err)
 	default:
 		fw.sawContent()
 	}
 }
 
-// preContent reports whether a stream event of type t may come before
+// PreContent reports whether a stream event of type t may come before
 // the stream's content without being content: its start, the start of a
 // part (Anthropic opens an empty text block before it is overloaded),
 // usage, a drop notice. Any other event is content, or an error.
-func preContent(t codec.EventType) bool {
+func PreContent(t codec.EventType) bool {
 	switch t {
 	case codec.EventStart, codec.EventPartStart, codec.EventUsage, codec.EventDropped:
 		return true
@@ -318,15 +317,15 @@ func preContent(t codec.EventType) bool {
 }
 
 // sawContent notes the first content event: a held stream is written.
-func (fw *failoverWriter) sawContent() {
+func (fw *Writer) sawContent() {
 	fw.content = true
 	if fw.holding {
 		fw.commit()
 	}
 }
 
-// streamFailed notes an error event of the stream before any content.
-func (fw *failoverWriter) streamFailed(e *codec.Error) {
+// StreamFailed notes an error event of the stream before any content.
+func (fw *Writer) StreamFailed(e *codec.Error) {
 	if fw.content || e == nil {
 		return
 	}
@@ -342,17 +341,17 @@ func (fw *failoverWriter) streamFailed(e *codec.Error) {
 	fw.holding = false
 }
 
-// watching reports whether the target must tell the writer its stream
+// Watching reports whether the target must tell the writer its stream
 // events: until the first content.
-func (fw *failoverWriter) watching() bool { return !fw.content }
+func (fw *Writer) Watching() bool { return !fw.content }
 
-// discarded reports whether the attempt's answer is dropped: the request
+// Discarded reports whether the attempt's answer is dropped: the request
 // moves on to another target.
-func (fw *failoverWriter) discarded() bool { return fw.failed && !fw.committed }
+func (fw *Writer) Discarded() bool { return fw.failed && !fw.committed }
 
 // end finishes the attempt once its target returned err, and reports
 // whether the request is done (with the error to return).
-func (fw *failoverWriter) end(err error) (bool, error) {
+func (fw *Writer) end(err error) (bool, error) {
 	if fw.status == 0 && !fw.committed {
 		// The target wrote nothing: an error Caddy would answer.
 		status := http.StatusBadGateway
@@ -384,11 +383,11 @@ func (fw *failoverWriter) end(err error) (bool, error) {
 
 // account updates the target's state with the attempt's outcome: a
 // cooldown from the provider's limits, the breaker's count; and logs it.
-func (fw *failoverWriter) account() {
+func (fw *Writer) account() {
 	t, fs := fw.target, fw.site
 	if !fw.failed {
 		t.state.Succeeded()
-		if ce := fs.logger.Check(zap.DebugLevel, "failover attempt answered"); ce != nil {
+		if ce := fs.Logger.Check(zap.DebugLevel, "failover attempt answered"); ce != nil {
 			// Checked first: the fields would cost an allocation per
 			// request with the debug level off.
 			ce.Write(zap.String("target", t.name), zap.Int("attempt", fw.attempt), zap.Int("status", fw.status))
@@ -398,19 +397,24 @@ func (fw *failoverWriter) account() {
 	}
 	now := time.Now()
 	reason := observe.KindName(fw.failKind)
-	failoverAttempts.WithLabelValues(t.name, reason).Inc()
+	attemptsTotal.WithLabelValues(t.name, reason).Inc()
 	cool := fw.cooldown(now)
 	if cool > 0 {
-		publishEvent(fs.store, eventCool, t.name, unixNano(t.state.CoolFor(now.UnixNano(), cool)))
+		until := t.state.CoolFor(now.UnixNano(), cool)
+		if fs.Share != nil {
+			fs.Share(false, t.name, until)
+		}
 	}
 	opened := t.state.Failed(now.UnixNano(), &fs.breaker)
 	if opened {
-		publishEvent(fs.store, eventOpen, t.name, unixNano(t.state.OpenedUntil()))
-		fs.logger.Warn("failover target's circuit opened", zap.String("target", t.name),
+		if fs.Share != nil {
+			fs.Share(true, t.name, t.state.OpenedUntil())
+		}
+		fs.Logger.Warn("failover target's circuit opened", zap.String("target", t.name),
 			zap.Int("failures", fs.breaker.Failures), zap.Duration("window", fs.breaker.Window), zap.Duration("period", fs.breaker.Period))
-		failoverCircuits.WithLabelValues(t.name).Inc()
+		circuitsTotal.WithLabelValues(t.name).Inc()
 	}
-	fs.logger.Debug("failover attempt failed", zap.String("target", t.name), zap.Int("attempt", fw.attempt),
+	fs.Logger.Debug("failover attempt failed", zap.String("target", t.name), zap.Int("attempt", fw.attempt),
 		zap.Int("status", fw.failStatus), zap.String("reason", reason), zap.Duration("cooldown", cool), zap.Bool("last", fw.last))
 }
 
@@ -418,11 +422,11 @@ func (fw *failoverWriter) account() {
 // cooldown: as long as the answer asks, or the site's cooldown for a limit
 // or overload that names no time, at most max_cooldown; none when only
 // the key cooled.
-func (fw *failoverWriter) cooldown(now time.Time) time.Duration {
+func (fw *Writer) cooldown(now time.Time) time.Duration {
 	if fw.keyCooled {
 		return 0
 	}
-	d, ok := failover.RetryHint(fw.hdr, now)
+	d, ok := RetryHint(fw.hdr, now)
 	if !ok && throttled(fw.failStatus, fw.failKind) {
 		d = fw.site.cooldown
 	}
@@ -437,50 +441,36 @@ func throttled(status int, kind mapping.ErrorKind) bool {
 		kind == mapping.ErrRateLimit || kind == mapping.ErrOverloaded
 }
 
-// noteUpstream takes the upstream's answer status and header as they
-// arrive: for the Bedrock signature hint, the failover writer and the key
-// pool.
-func (h *Handler) noteUpstream(w http.ResponseWriter, x *observe.Exchange, status int, hdr http.Header) {
-	h.noteSignatureRejected(status, hdr)
-	x.UpstreamStatus = status
-	fw := failoverOf(w)
-	if fw != nil {
-		fw.noteUpstream(status)
-	}
-	if x.Key == 0 {
-		return
-	}
-	others := h.keys.Note(int(x.Key)-1, status, hdr)
-	if fw != nil && others {
-		// Another key may do better: only this one cools, and a refused
-		// key's request moves on.
-		fw.keyCooled = status == http.StatusTooManyRequests
-		fw.keyRefused = status == http.StatusUnauthorized || status == http.StatusForbidden
-	}
-}
-
-// noteExchange tells the exchange of the attempt's target which target
+// NoteExchange tells the exchange of the attempt's target which target
 // and attempt it is, whether its answer was dropped, and the name of the
 // client key the site accepted.
-func (fw *failoverWriter) noteExchange(x *observe.Exchange) {
-	x.Target, x.Attempts, x.Discarded = fw.site.cfg.Targets[fw.target.index], uint8(fw.attempt), fw.discarded()
+func (fw *Writer) NoteExchange(x *observe.Exchange) {
+	x.Target, x.Attempts, x.Discarded = fw.site.cfg.Targets[fw.target.index], uint8(fw.attempt), fw.Discarded()
 	if x.KeyName == "" {
 		x.KeyName = fw.keyName
 	}
 	if !x.Discarded {
-		fw.answer, fw.answerBy = x, fw.target.handler
+		fw.answer, fw.answerBy = x, fw.target.member
 	}
 }
 
-// failoverOf returns the failover writer a target's llmbridge answers
+// Of returns the failover writer a target's llmbridge answers
 // into, or nil outside a failover site.
-func failoverOf(w http.ResponseWriter) *failoverWriter {
-	fw, _ := w.(*failoverWriter)
+func Of(w http.ResponseWriter) *Writer {
+	fw, _ := w.(*Writer)
 	return fw
 }
 
 // Interface guards
 var (
-	_ http.ResponseWriter = (*failoverWriter)(nil)
-	_ io.StringWriter     = (*failoverWriter)(nil)
+	_ http.ResponseWriter = (*Writer)(nil)
+	_ io.StringWriter     = (*Writer)(nil)
 )
+
+// NoteKey takes the upstream's answer status to the attempt's pooled key
+// when another key of the pool may do better: a rate limit cools only
+// that key, not the target; a refusal (401, 403) moves the request on.
+func (fw *Writer) NoteKey(status int) {
+	fw.keyCooled = status == http.StatusTooManyRequests
+	fw.keyRefused = status == http.StatusUnauthorized || status == http.StatusForbidden
+}
