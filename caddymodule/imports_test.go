@@ -28,6 +28,7 @@ var roomImports = map[string][]string{
 	"caddymodule/probe":         {"codec/rules"},
 	"caddymodule/match":         {"caddymodule/internal/glob", "codec"},
 	"caddymodule/sessions":      {"caddymodule/state", "codec"},
+	"caddymodule/conversations": {"caddymodule/sessions", "caddymodule/internal/pool", "codec/interactions", "sse"},
 	"caddymodule/observe":       {"caddymodule/limits", "caddymodule/internal/glob", "codec/rules"},
 	"caddymodule/clouds":        {"codec", "mapping"},
 	"caddymodule/clouds/google": {"caddymodule/clouds", "codec"},

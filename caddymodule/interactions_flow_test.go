@@ -98,29 +98,3 @@ func TestStoredInteractionRequests(t *testing.T) {
 		t.Errorf("GET toward Google: %d, upstream %s with %v", w.Code, call.path, call.header)
 	}
 }
-
-// TestInteractionRecorderBounds passes on an answer too large to keep, as
-// it is, and unwraps to the client's writer.
-func TestInteractionRecorderBounds(t *testing.T) {
-	w := httptest.NewRecorder()
-	kept := false
-	rec := &interactionRecorder{ResponseWriter: w, keep: func(*interactionRecorder) { kept = true }}
-	rec.Header().Set("Content-Type", "application/json")
-	part := []byte(strings.Repeat("a", maxRecordedInteraction/2+1))
-	for range 2 {
-		if _, err := rec.Write(part); err != nil {
-			t.Fatal(err)
-		}
-	}
-	rec.finish()
-	if kept || w.Body.Len() != 2*len(part) {
-		t.Errorf("kept %v, passed on %d bytes of %d", kept, w.Body.Len(), 2*len(part))
-	}
-	if rec.Unwrap() != w {
-		t.Error("Unwrap")
-	}
-	var m memoryBody
-	if m.Close() != nil {
-		t.Error("memoryBody.Close")
-	}
-}

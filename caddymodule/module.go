@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/llmbridge/llmbridge/caddymodule/clouds"
+	"github.com/llmbridge/llmbridge/caddymodule/conversations"
 	"github.com/llmbridge/llmbridge/caddymodule/failover"
 	"github.com/llmbridge/llmbridge/caddymodule/limits"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
@@ -288,8 +289,10 @@ type Handler struct {
 	// capGauges are each client key's limit_remaining gauges.
 	capGauges map[string]*capGauges
 	// conversations keeps translated Responses conversations for
-	// previous_response_id; nil when ConversationsSize is -1.
-	conversations sessions.Conversations
+	// previous_response_id; its Store is nil when ConversationsSize is
+	// -1. interactions keeps the Interactions API's, in store.
+	conversations conversations.Responses
+	interactions  conversations.Interactions
 	// lifetime is the configuration's context: its end closes the
 	// WebSocket connections served under it.
 	lifetime context.Context
@@ -372,6 +375,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := h.provisionLimits(ctx); err != nil {
 		return err
 	}
+	h.interactions = conversations.Interactions{Store: h.store, Logger: h.logger}
 	h.tracing.Dialect, h.tracing.Content, h.tracing.ContentMax = h.Dialect, h.OTelContent, observe.DefaultOTelContentMax
 	if h.OTelContentMax > 0 {
 		h.tracing.ContentMax = int(h.OTelContentMax)

@@ -69,7 +69,7 @@ func TestOpenStreamGivesBackClientBody(t *testing.T) {
 			// The stateless path: a site keeping conversations holds the
 			// client's body until the answer ends, as the conversation
 			// kept is built from it.
-			s.h.conversations = nil
+			s.h.conversations.Store = nil
 			size := requestBufferSize(&http.Request{ContentLength: int64(len(tc.body))})
 			// The pool is per processor and drops items under the race
 			// detector: a few tries for the buffer to be seen again.

@@ -1,4 +1,4 @@
-package caddymodule
+package conversations
 
 import (
 	"bytes"
@@ -15,16 +15,16 @@ import (
 // it is an error saying it was not found.
 const maxRecordedInteraction = 8 << 20
 
-// interactionRecorder passes the client's answer through and keeps a copy
+// Recorder passes the client's answer through and keeps a copy
 // of it, so that the interaction is stored before the client can refer to
-// it: a JSON answer is held until keep has stored it (finish), and a
+// it: a JSON answer is held until keep has stored it (Finish), and a
 // stream's last write, the one with data: [DONE], waits for keep too.
 // Stored any later, a client that continues the interaction at once would
 // be told it does not exist.
-type interactionRecorder struct {
+type Recorder struct {
 	http.ResponseWriter
 	// keep stores the interaction the recorder holds; it runs once.
-	keep   func(rec *interactionRecorder)
+	keep   func(rec *Recorder)
 	kept   bool
 	status int
 	body   []byte
@@ -38,7 +38,7 @@ type interactionRecorder struct {
 var streamEnd = []byte("data: [DONE]\n\n")
 
 // WriteHeader records the status.
-func (rw *interactionRecorder) WriteHeader(status int) {
+func (rw *Recorder) WriteHeader(status int) {
 	if rw.status == 0 {
 		rw.status = status
 	}
@@ -46,8 +46,8 @@ func (rw *interactionRecorder) WriteHeader(status int) {
 }
 
 // Write keeps a copy of p and passes it on: a JSON answer once it is
-// stored (finish), a stream's end after storing it.
-func (rw *interactionRecorder) Write(p []byte) (int, error) {
+// stored (Finish), a stream's end after storing it.
+func (rw *Recorder) Write(p []byte) (int, error) {
 	if rw.status == 0 {
 		rw.WriteHeader(http.StatusOK)
 	}
@@ -78,15 +78,16 @@ func (rw *interactionRecorder) Write(p []byte) (int, error) {
 }
 
 // store runs keep once.
-func (rw *interactionRecorder) store() {
+func (rw *Recorder) store() {
 	if !rw.kept {
 		rw.kept = true
 		rw.keep(rw)
 	}
 }
 
-// finish stores a complete JSON answer and passes it on.
-func (rw *interactionRecorder) finish() {
+// Finish stores a complete JSON answer and passes it on; the translation
+// that wrote it has returned.
+func (rw *Recorder) Finish() {
 	if !rw.held {
 		return
 	}
@@ -97,19 +98,19 @@ func (rw *interactionRecorder) finish() {
 
 // Flush flushes the client's connection: a stream is flushed event by
 // event. A held JSON answer stays held.
-func (rw *interactionRecorder) Flush() {
+func (rw *Recorder) Flush() {
 	if !rw.held {
 		_ = http.NewResponseController(rw.ResponseWriter).Flush()
 	}
 }
 
 // Unwrap returns the client's writer, for http.ResponseController.
-func (rw *interactionRecorder) Unwrap() http.ResponseWriter { return rw.ResponseWriter }
+func (rw *Recorder) Unwrap() http.ResponseWriter { return rw.ResponseWriter }
 
 // answer returns the interaction the client was given: its JSON body, or
 // the interaction its stream adds up to; nil when the stream did not
 // complete.
-func (rw *interactionRecorder) answer() []byte {
+func (rw *Recorder) answer() []byte {
 	if !bytes.HasPrefix(rw.body, []byte("event:")) && !bytes.HasPrefix(rw.body, []byte("data:")) {
 		return rw.body
 	}

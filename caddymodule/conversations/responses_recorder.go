@@ -1,4 +1,4 @@
-package caddymodule
+package conversations
 
 import (
 	"bytes"
@@ -14,17 +14,18 @@ import (
 	"github.com/llmbridge/llmbridge/sse"
 )
 
-// conversationRecorder passes an answer to the client and reads the
+// recorder passes an answer to the client and reads the
 // answered response from it: the terminal event of a stream, or the body
 // of a JSON answer.
-type conversationRecorder struct {
+type recorder struct {
 	http.ResponseWriter
-	maxEvent int
-	status   int
-	events   *sse.Reader // a streamed answer's events
-	body     *[]byte     // a JSON answer, up to maxResponseBody; pooled
-	result   sessions.Answer
-	found    bool
+	maxEvent  int
+	maxAnswer int
+	status    int
+	events    *sse.Reader // a streamed answer's events
+	body      *[]byte     // a JSON answer, up to maxAnswer; pooled
+	result    sessions.Answer
+	found     bool
 	// request is the request body handed on, which serve reads.
 	request memoryBody
 }
@@ -35,40 +36,42 @@ type memoryBody struct{ bytes.Reader }
 // Close does nothing: the body is in memory.
 func (*memoryBody) Close() error { return nil }
 
-// conversationRecorders recycles recorders: one serves every Responses
+// recorders recycles recorders: one serves every Responses
 // request a translating site keeps.
-var conversationRecorders = sync.Pool{New: func() any { return new(conversationRecorder) }}
+var recorders = sync.Pool{New: func() any { return new(recorder) }}
 
-// getConversationRecorder returns a recorder passing an answer on to w.
-func getConversationRecorder(w http.ResponseWriter, maxEvent int) *conversationRecorder {
-	cr := conversationRecorders.Get().(*conversationRecorder)
-	cr.ResponseWriter, cr.maxEvent = w, maxEvent
+// getRecorder returns a recorder passing an answer on to w, which reads
+// events up to maxEvent bytes and keeps a JSON answer, or the terminal
+// event of a stream, up to maxAnswer.
+func getRecorder(w http.ResponseWriter, maxEvent, maxAnswer int) *recorder {
+	cr := recorders.Get().(*recorder)
+	cr.ResponseWriter, cr.maxEvent, cr.maxAnswer = w, maxEvent, maxAnswer
 	return cr
 }
 
-// putConversationRecorder gives a recorder back once its answer, which
+// putRecorder gives a recorder back once its answer, which
 // aliases its buffer, is no longer used.
-func putConversationRecorder(cr *conversationRecorder) {
+func putRecorder(cr *recorder) {
 	if cr.body != nil {
 		pool.Put(cr.body)
 	}
-	*cr = conversationRecorder{}
-	conversationRecorders.Put(cr)
+	*cr = recorder{}
+	recorders.Put(cr)
 }
 
 // WriteHeader notes the status and how the answer is framed.
-func (cr *conversationRecorder) WriteHeader(status int) {
+func (cr *recorder) WriteHeader(status int) {
 	if cr.status == 0 && status >= 200 {
 		cr.status = status
 		if status < 300 && strings.HasPrefix(cr.Header().Get("Content-Type"), "text/event-stream") {
-			cr.events = sse.NewPushReader(max(cr.maxEvent, maxResponseBody))
+			cr.events = sse.NewPushReader(max(cr.maxEvent, cr.maxAnswer))
 		}
 	}
 	cr.ResponseWriter.WriteHeader(status)
 }
 
 // Write passes p on and reads the answer from it.
-func (cr *conversationRecorder) Write(p []byte) (int, error) {
+func (cr *recorder) Write(p []byte) (int, error) {
 	if cr.status == 0 {
 		cr.WriteHeader(http.StatusOK)
 	}
@@ -91,7 +94,7 @@ func (cr *conversationRecorder) Write(p []byte) (int, error) {
 				cr.result, cr.found = sessions.ReadAnswer(gjson.GetBytes(ev.Data, "response"))
 			}
 		}
-	case cr.body == nil || len(*cr.body)+n <= maxResponseBody:
+	case cr.body == nil || len(*cr.body)+n <= cr.maxAnswer:
 		if cr.body == nil {
 			cr.body = pool.Get(n)
 		}
@@ -103,21 +106,22 @@ func (cr *conversationRecorder) Write(p []byte) (int, error) {
 }
 
 // FlushError flushes the client's writer.
-func (cr *conversationRecorder) FlushError() error {
+func (cr *recorder) FlushError() error {
 	return http.NewResponseController(cr.ResponseWriter).Flush()
 }
 
 // ReadFrom copies through Write, so that the answer is read.
-func (cr *conversationRecorder) ReadFrom(r io.Reader) (int64, error) {
-	return io.Copy(writerOnly{cr}, r)
+func (cr *recorder) ReadFrom(r io.Reader) (int64, error) {
+	// Without ReadFrom, so that io.Copy writes through Write.
+	return io.Copy(struct{ io.Writer }{cr}, r)
 }
 
 // Unwrap returns the client's writer.
-func (cr *conversationRecorder) Unwrap() http.ResponseWriter { return cr.ResponseWriter }
+func (cr *recorder) Unwrap() http.ResponseWriter { return cr.ResponseWriter }
 
 // answer returns the answered response, when the answer was a complete
 // one.
-func (cr *conversationRecorder) answer() (sessions.Answer, bool) {
+func (cr *recorder) answer() (sessions.Answer, bool) {
 	if cr.found || cr.status < 200 || cr.status >= 300 || cr.events != nil {
 		return cr.result, cr.found
 	}
@@ -129,6 +133,6 @@ func (cr *conversationRecorder) answer() (sessions.Answer, bool) {
 
 // Interface guards
 var (
-	_ http.ResponseWriter = (*conversationRecorder)(nil)
-	_ io.ReaderFrom       = (*conversationRecorder)(nil)
+	_ http.ResponseWriter = (*recorder)(nil)
+	_ io.ReaderFrom       = (*recorder)(nil)
 )

@@ -1,4 +1,4 @@
-package caddymodule
+package conversations
 
 import (
 	"net/http"
@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 )
+
+// maxAnswer is the handler's bound on an answer kept.
+const maxAnswer = 64 << 20
 
 // TestConversationRecorder reads the answered response from a JSON body
 // copied in by ReadFrom and from a stream's terminal event, passes both
@@ -25,12 +28,12 @@ func TestConversationRecorder(t *testing.T) {
 		{"stream", "text/event-stream", 200, "event: response.created\ndata: {}\n\nevent: response.completed\ndata: {\"response\":" + answer + "}\n\n", 0, "resp_1"},
 		{"error", "application/json", 400, `{"error":{"message":"no"}}`, 0, ""},
 		{"incomplete json", "application/json", 200, `{"id":"resp_1","status":"in_progress","output":[]}`, 0, ""},
-		{"event past the bound", "text/event-stream", 200, "event: response.completed\ndata: {\"response\":" + answer + strings.Repeat(" ", maxResponseBody) + "}\n\n", 16, ""},
+		{"event past the bound", "text/event-stream", 200, "event: response.completed\ndata: {\"response\":" + answer + strings.Repeat(" ", maxAnswer) + "}\n\n", 16, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := httptest.NewRecorder()
-			cr := getConversationRecorder(w, tc.maxEvent)
-			defer putConversationRecorder(cr)
+			cr := getRecorder(w, tc.maxEvent, maxAnswer)
+			defer putRecorder(cr)
 			if cr.Unwrap() != w {
 				t.Fatal("Unwrap is not the client's writer")
 			}
@@ -54,14 +57,14 @@ func TestConversationRecorder(t *testing.T) {
 	// A body written without a status is a 200; a body past the limit is
 	// not kept.
 	w := httptest.NewRecorder()
-	cr := getConversationRecorder(w, 0)
-	defer putConversationRecorder(cr)
+	cr := getRecorder(w, 0, maxAnswer)
+	defer putRecorder(cr)
 	_, _ = cr.Write([]byte(answer[:10]))
-	_, _ = cr.Write(make([]byte, maxResponseBody))
+	_, _ = cr.Write(make([]byte, maxAnswer))
 	if _, ok := cr.answer(); ok || w.Code != http.StatusOK {
 		t.Errorf("a body past the limit: answer kept %v, status %d", ok, w.Code)
 	}
-	if _, ok := (&conversationRecorder{status: 200}).answer(); ok {
+	if _, ok := (&recorder{status: 200}).answer(); ok {
 		t.Error("an empty answer was read")
 	}
 }

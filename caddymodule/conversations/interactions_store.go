@@ -1,22 +1,18 @@
-package caddymodule
+package conversations
 
 import (
 	"context"
 	"net/http"
 	"regexp"
 	"strconv"
-	"strings"
 	"time"
 
-	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 	"go.uber.org/zap"
 
-	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/caddymodule/sessions"
 	"github.com/llmbridge/llmbridge/codec"
-	"github.com/llmbridge/llmbridge/codec/interactions"
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
@@ -42,7 +38,7 @@ const storedSpan = "llmbridge_span"
 // whole conversation as its steps: the input steps (the continued
 // interaction's, history of them, and the request's), then the answer's,
 // with where the request's input and the answer begin (storedSpan).
-func (h *Handler) keepInteraction(r *http.Request, rec *interactionRecorder, input []byte, history int) {
+func (s *Interactions) keep(ctx context.Context, rec *Recorder, input []byte, history int) {
 	answer := rec.answer()
 	id := gjson.GetBytes(answer, "id")
 	if id.Type != gjson.String || id.Str == "" {
@@ -52,8 +48,8 @@ func (h *Handler) keepInteraction(r *http.Request, rec *interactionRecorder, inp
 	steps = append(steps, input[:len(input)-1]...)
 	n := len(gjson.ParseBytes(input).Array())
 	output := n
-	for _, s := range gjson.GetBytes(answer, "steps").Array() {
-		steps = appendElement(steps, &n, s.Raw)
+	for _, step := range gjson.GetBytes(answer, "steps").Array() {
+		steps = appendElement(steps, &n, step.Raw)
 	}
 	steps = append(steps, ']')
 	stored, err := sjson.SetRawBytes(answer, "steps", steps)
@@ -63,17 +59,17 @@ func (h *Handler) keepInteraction(r *http.Request, rec *interactionRecorder, inp
 	if err != nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if err := h.store.Set(ctx, interactionKey(id.Str), sessions.Compact(stored), interactionTTL); err != nil {
-		h.logger.Warn("storing an interaction failed; continuing it will fail", zap.String("interaction", id.Str), zap.Error(err))
+	if err := s.Store.Set(ctx, interactionKey(id.Str), sessions.Compact(stored), interactionTTL); err != nil {
+		s.Logger.Warn("storing an interaction failed; continuing it will fail", zap.String("interaction", id.Str), zap.Error(err))
 	}
 }
 
-// loadInteraction returns the stored interaction id names, or a 400 in
-// Google's format when the store has none.
-func (h *Handler) loadInteraction(ctx context.Context, id string) (gjson.Result, *codec.Error) {
-	v, err := h.readInteraction(ctx, id)
+// load returns the stored interaction id names, or a 400 in Google's
+// format when the store has none.
+func (s *Interactions) load(ctx context.Context, id string) (gjson.Result, *codec.Error) {
+	v, err := s.read(ctx, id)
 	if err != nil {
 		return v, err
 	}
@@ -83,10 +79,10 @@ func (h *Handler) loadInteraction(ctx context.Context, id string) (gjson.Result,
 	return v, nil
 }
 
-// readInteraction reads a stored interaction; a result that does not
-// exist when the store has none.
-func (h *Handler) readInteraction(ctx context.Context, id string) (gjson.Result, *codec.Error) {
-	raw, ok, err := h.store.Get(ctx, interactionKey(id))
+// read reads a stored interaction; a result that does not exist when the
+// store has none.
+func (s *Interactions) read(ctx context.Context, id string) (gjson.Result, *codec.Error) {
+	raw, ok, err := s.Store.Get(ctx, interactionKey(id))
 	if err != nil {
 		return gjson.Result{}, codec.NewError(mapping.ErrOverloaded, "the gateway's state store, where interactions are kept, cannot be reached")
 	}
@@ -106,61 +102,43 @@ func (h *Handler) readInteraction(ctx context.Context, id string) (gjson.Result,
 // ..) when it is passed on.
 var storedInteractionPath = regexp.MustCompile(`^/(v1|v1beta|v1alpha)/interactions/([A-Za-z0-9_\-][A-Za-z0-9_.\-]*)$`)
 
-// serveStoredInteraction answers GET (the stored interaction, its whole
-// conversation as steps) and DELETE of an interaction llmbridge keeps, and
-// reports whether r was such a request. Toward an Interactions upstream
-// the request goes to it, with the upstream's credential.
-func (h *Handler) serveStoredInteraction(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, x *observe.Exchange) (bool, error) {
-	m := storedInteractionPath.FindStringSubmatch(r.URL.Path)
-	if m == nil || (h.client != "" && h.client.Family() != interactions.Gemini) {
-		return false, nil
+// StoredID returns the id of the interaction path names, when it names
+// one: /{version}/interactions/{id}.
+func StoredID(path string) (string, bool) {
+	m := storedInteractionPath.FindStringSubmatch(path)
+	if m == nil {
+		return "", false
 	}
-	client := interactions.Gemini
-	x.Client = client
-	if r.Method != http.MethodGet && r.Method != http.MethodDelete {
-		fail(w, x, client, codec.NewError(mapping.ErrMethodNotAllowed, "method "+r.Method+" is not allowed; use GET or DELETE"))
-		return true, nil
+	return m[2], true
+}
+
+// ServeStored answers a GET (the stored interaction's output, with
+// ?include_input=true its request's input too) or a DELETE of the
+// interaction id, which the store keeps; an error is for the caller to
+// answer, in Google's format. Other methods are the caller's to refuse.
+func (s *Interactions) ServeStored(w http.ResponseWriter, r *http.Request, id string) *codec.Error {
+	if s.Store == nil {
+		return unknownInteraction("", id)
 	}
-	if x.Upstream.Family() == interactions.Gemini {
-		if cerr := h.rewriteHeaders(r, client, x.Upstream, false, h.credentialOf(x)); cerr != nil {
-			fail(w, x, client, cerr)
-			return true, nil
-		}
-		// The collection's path: the create path without a method,
-		// if it has one.
-		path, _ := h.upstreamPath(x.Upstream, "", false)
-		if i := strings.LastIndexByte(path, ':'); i > strings.LastIndexByte(path, '/') {
-			path = path[:i]
-		}
-		setPath(r, path+"/"+m[2], "")
-		return true, next.ServeHTTP(w, r)
-	}
-	if h.store == nil {
-		fail(w, x, client, unknownInteraction("", m[2]))
-		return true, nil
-	}
-	v, cerr := h.readInteraction(r.Context(), m[2])
+	v, cerr := s.read(r.Context(), id)
 	switch {
 	case cerr != nil:
-		fail(w, x, client, cerr)
+		return cerr
 	case !v.Exists():
-		fail(w, x, client, unknownInteraction("", m[2]))
+		return unknownInteraction("", id)
 	case r.Method == http.MethodDelete:
-		if err := h.store.Delete(r.Context(), interactionKey(m[2])); err != nil {
-			fail(w, x, client, codec.NewError(mapping.ErrOverloaded, "the gateway's state store, where interactions are kept, cannot be reached"))
-			return true, nil
+		if err := s.Store.Delete(r.Context(), interactionKey(id)); err != nil {
+			return codec.NewError(mapping.ErrOverloaded, "the gateway's state store, where interactions are kept, cannot be reached")
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write([]byte("{}"))
-		x.Status = http.StatusOK
 	default:
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write(storedAnswer(v, r.URL.Query().Get("include_input") == "true"))
-		x.Status = http.StatusOK
 	}
-	return true, nil
+	return nil
 }
 
 // storedAnswer is a stored interaction as GET answers it: its own output

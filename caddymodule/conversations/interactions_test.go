@@ -1,6 +1,8 @@
-package caddymodule
+package conversations
 
 import (
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -121,5 +123,31 @@ func TestStoredAnswer(t *testing.T) {
 		if n := got.Get("steps.#.n").Raw; n != tt.want || got.Get(storedSpan).Exists() || got.Get("id").Str != "a" {
 			t.Errorf("%s: %s, want the steps %s and no span", tt.name, got.Raw, tt.want)
 		}
+	}
+}
+
+// TestInteractionRecorderBounds passes on an answer too large to keep, as
+// it is, and unwraps to the client's writer.
+func TestInteractionRecorderBounds(t *testing.T) {
+	w := httptest.NewRecorder()
+	kept := false
+	rec := &Recorder{ResponseWriter: w, keep: func(*Recorder) { kept = true }}
+	rec.Header().Set("Content-Type", "application/json")
+	part := []byte(strings.Repeat("a", maxRecordedInteraction/2+1))
+	for range 2 {
+		if _, err := rec.Write(part); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec.Finish()
+	if kept || w.Body.Len() != 2*len(part) {
+		t.Errorf("kept %v, passed on %d bytes of %d", kept, w.Body.Len(), 2*len(part))
+	}
+	if rec.Unwrap() != w {
+		t.Error("Unwrap")
+	}
+	var m memoryBody
+	if m.Close() != nil {
+		t.Error("memoryBody.Close")
 	}
 }
