@@ -261,7 +261,7 @@ func (h *Handler) serveCount(w http.ResponseWriter, r *http.Request, next caddyh
 	} else {
 		req := new(codec.Request)
 		if err := codec.DecodeCountRequest(client, body, req); err != nil {
-			fail(w, x, client, asCodecError(err))
+			fail(w, x, client, codec.AsError(err))
 			return nil
 		}
 		if ep.model != "" {
@@ -273,12 +273,12 @@ func (h *Handler) serveCount(w http.ResponseWriter, r *http.Request, next caddyh
 		out, err = codec.AppendCountRequest(*outBuf, h.upstream, req, codec.EncodeOptions{Model: strings.TrimPrefix(upModel, "models/"), DefaultMaxTokens: h.DefaultMaxTokens})
 		*outBuf = out
 		if err != nil {
-			fail(w, x, client, asCodecError(err))
+			fail(w, x, client, codec.AsError(err))
 			return nil
 		}
 		if len(req.Dropped) > 0 {
 			h.metrics.RecordDropped(req.Dropped)
-			w.Header().Set("Llmbridge-Dropped", droppedHeader(req.Dropped))
+			w.Header().Set("Llmbridge-Dropped", observe.HeaderList(req.Dropped))
 			h.logger.Debug("dropped hint fields", zap.Strings("fields", req.Dropped))
 		}
 	}
@@ -410,7 +410,7 @@ func (h *Handler) answerCollected(w http.ResponseWriter, cw *collectingWriter, n
 		b, err := translate(body, *out)
 		*out = b
 		if err != nil {
-			fail(asCodecError(err))
+			fail(codec.AsError(err))
 			return
 		}
 		hdr.Set("Content-Type", "application/json")

@@ -36,14 +36,6 @@ func writeError(w http.ResponseWriter, p codec.Protocol, e *codec.Error) int {
 	return status
 }
 
-// asCodecError turns any error from the codec into a *codec.Error.
-func asCodecError(err error) *codec.Error {
-	if e, ok := err.(*codec.Error); ok {
-		return e
-	}
-	return codec.NewError(mapping.ErrAPI, err.Error())
-}
-
 // errorTypeHeaders are the headers in which protocols send an error's type
 // beside its body (codec.Descriptor.ErrorTypeHeader).
 var errorTypeHeaders = sync.OnceValue(func() []string {

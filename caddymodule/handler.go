@@ -263,28 +263,6 @@ func checkPathModel(model string, upstream codec.Protocol) *codec.Error {
 	return nil
 }
 
-// maxDroppedHeader bounds the Llmbridge-Dropped header: a long history can
-// drop a hint per message (cache_control), and response headers must stay
-// small.
-const maxDroppedHeader = 2048
-
-// droppedHeader lists dropped field paths for the Llmbridge-Dropped header,
-// ending with "..." when the list is longer than maxDroppedHeader.
-func droppedHeader(paths []string) string {
-	var b strings.Builder
-	for i, p := range paths {
-		if b.Len()+len(p)+2 > maxDroppedHeader {
-			b.WriteString(", ...")
-			break
-		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(p)
-	}
-	return b.String()
-}
-
 // translate handles a request whose client and upstream protocols differ.
 // held is the pooled buffer holding body, which an open stream gives back
 // early.

@@ -301,20 +301,6 @@ func TestProvisionAndValidate(t *testing.T) {
 	}
 }
 
-func TestDroppedHeader(t *testing.T) {
-	if got := droppedHeader([]string{"store", "metadata"}); got != "store, metadata" {
-		t.Errorf("got %q", got)
-	}
-	many := make([]string, 1000)
-	for i := range many {
-		many[i] = "messages[" + strings.Repeat("9", 3) + "].content[0].cache_control"
-	}
-	got := droppedHeader(many)
-	if len(got) > maxDroppedHeader+5 || !strings.HasSuffix(got, ", ...") {
-		t.Errorf("len %d, ends %q", len(got), got[len(got)-10:])
-	}
-}
-
 func TestPassthroughRejectsRepeatedRoutingKeys(t *testing.T) {
 	h := newTestHandler(t, &Handler{Upstream: "vertex-anthropic", CloudRaw: vertexCloud("p", "l")})
 	r := httptest.NewRequest("POST", "/v1/messages", strings.NewReader(`{"model":"a","model":"b","max_tokens":1,"messages":[]}`))

@@ -222,7 +222,7 @@ func (h *Handler) resend(r *http.Request, out []byte, adj []rules.Adjustment, x 
 		texts = append(texts, a.String())
 		h.metrics.RecordAdjusted(adj[i].Rule)
 	}
-	t.at.w.Header().Set("Llmbridge-Adjusted", droppedHeader(texts))
+	t.at.w.Header().Set("Llmbridge-Adjusted", observe.HeaderList(texts))
 	x.UpstreamStart = time.Time{}
 	h.logger.Debug("retrying with a fix the upstream's refusal teaches", zap.String("upstream_model", t.model),
 		zap.String("provider_error", t.reason), zap.Strings("adjustments", texts))

@@ -237,7 +237,7 @@ func (h *Handler) reportAdjusted(w http.ResponseWriter, model string, adj []rule
 		ids[i] = adj[i].Rule
 		h.metrics.RecordAdjusted(adj[i].Rule)
 	}
-	w.Header().Set("Llmbridge-Adjusted", droppedHeader(texts))
+	w.Header().Set("Llmbridge-Adjusted", observe.HeaderList(texts))
 	h.logger.Debug("request fitted to the upstream model", zap.String("upstream_model", model),
 		zap.Strings("adjustments", texts), zap.Strings("rules", ids), zap.String("on_unsupported", h.policy.String()))
 }

@@ -62,7 +62,7 @@ func (h *Handler) reportDropped(w http.ResponseWriter, dropped []string) {
 		return
 	}
 	h.metrics.RecordDropped(dropped)
-	w.Header().Set("Llmbridge-Dropped", droppedHeader(dropped))
+	w.Header().Set("Llmbridge-Dropped", observe.HeaderList(dropped))
 	h.logger.Debug("dropped fields", zap.Strings("fields", dropped), zap.String("on_unsupported", h.policy.String()))
 }
 
@@ -74,7 +74,7 @@ func (h *Handler) decodeRequest(client codec.Protocol, body []byte, req *codec.R
 	var lenient []string
 	err := codec.DecodeRequest(client, body, req)
 	for round := 0; err != nil && h.policy == policy.Lenient && round < policy.MaxRounds; round++ {
-		e := asCodecError(err)
+		e := codec.AsError(err)
 		target := e.Capability.Element
 		if e.Class != codec.ClassCapability || target == "" {
 			break
@@ -93,7 +93,7 @@ func (h *Handler) decodeRequest(client codec.Protocol, body []byte, req *codec.R
 		err = codec.DecodeRequest(client, body, req)
 	}
 	if err != nil {
-		return h.explain(asCodecError(err), true, nil)
+		return h.explain(codec.AsError(err), true, nil)
 	}
 	if n := len(x.Dropped) + len(lenient); n > 0 {
 		all := make([]string, 0, n+len(req.Dropped))
@@ -113,7 +113,7 @@ func (h *Handler) encodeRequest(dst []byte, upstream codec.Protocol, req *codec.
 	n := len(req.Dropped)
 	out, err := codec.AppendRequest(dst, upstream, req, opts)
 	for round := 0; err != nil && h.policy == policy.Lenient && round < policy.MaxRounds; round++ {
-		e := asCodecError(err)
+		e := codec.AsError(err)
 		if e.Class != codec.ClassCapability || !req.Drop(e.Capability) {
 			break
 		}
@@ -123,7 +123,7 @@ func (h *Handler) encodeRequest(dst []byte, upstream codec.Protocol, req *codec.
 		out, err = codec.AppendRequest(out[:0], upstream, req, opts)
 	}
 	if err != nil {
-		return out, h.explain(asCodecError(err), false, req)
+		return out, h.explain(codec.AsError(err), false, req)
 	}
 	if h.policy == policy.Strict {
 		for i, p := range req.Dropped {

@@ -173,7 +173,7 @@ func (tw *translatingWriter) finish(nextErr error) error {
 		}
 		var resp codec.Response
 		if err := codec.DecodeResponse(upstream, body, &resp); err != nil {
-			tw.fail(asCodecError(err))
+			tw.fail(codec.AsError(err))
 			break
 		}
 		tw.x.ObserveResponse(&resp)
@@ -201,7 +201,7 @@ func (tw *translatingWriter) finish(nextErr error) error {
 		b, err := codec.AppendResponseFor(*out, tw.client, &resp, tw.req)
 		*out = b
 		if err != nil {
-			tw.fail(asCodecError(err))
+			tw.fail(codec.AsError(err))
 			break
 		}
 		tw.reportOutput(&resp)
@@ -239,7 +239,7 @@ func (tw *translatingWriter) reportDroppedOutput(dropped []string) {
 	if len(dropped) == 0 {
 		return
 	}
-	tw.Header().Set(droppedOutputHeader, droppedHeader(dropped))
+	tw.Header().Set(droppedOutputHeader, observe.HeaderList(dropped))
 	tw.h.logger.Debug("response content the client protocol cannot carry", zap.Strings("dropped", dropped))
 	for _, d := range dropped {
 		tw.h.metrics.RecordDroppedOutput(observe.DroppedOutputKind(d))
@@ -251,7 +251,7 @@ func (tw *translatingWriter) reportDroppedOutput(dropped []string) {
 func (tw *translatingWriter) streamResponse(resp *codec.Response) {
 	st, err := newStreamTranslator(tw.ResponseWriter, tw.h, tw.client, tw.x.Upstream, tw.req)
 	if err != nil {
-		tw.fail(asCodecError(err))
+		tw.fail(codec.AsError(err))
 		return
 	}
 	tw.stream = st

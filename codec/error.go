@@ -45,6 +45,15 @@ func NewError(k mapping.ErrorKind, message string) *Error {
 	return &Error{Status: mapping.StatusForKind(k), Kind: k, Message: message}
 }
 
+// AsError returns err as an *Error: itself when it is one (every error a
+// codec returns is), else a generic API error with its message.
+func AsError(err error) *Error {
+	if e, ok := err.(*Error); ok {
+		return e
+	}
+	return NewError(mapping.ErrAPI, err.Error())
+}
+
 // InvalidRequest returns the 400 invalid-request error about the field at
 // param ("" for the body as a whole).
 func InvalidRequest(param, message string) *Error {
