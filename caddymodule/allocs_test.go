@@ -140,7 +140,7 @@ func newAllocServer(t testing.TB, client codec.Protocol, upstream string) *alloc
 	}
 	// A production logger runs at INFO: the debug lines (dropped
 	// fields) would count the test's log output, not llmbridge's work.
-	h.logger = zap.NewNop()
+	h.setLogger(zap.NewNop())
 	rctx := context.WithValue(context.Background(), caddy.ReplacerCtxKey, caddy.NewReplacer())
 	rctx = context.WithValue(rctx, caddyhttp.VarsCtxKey, map[string]any{})
 	a := allocAnswers[upstream]

@@ -485,7 +485,7 @@ func TestSignatureRejectedHint(t *testing.T) {
 	core, logs := observer.New(zap.WarnLevel)
 	for _, target := range []string{"/v1/chat/completions", "/v1/messages"} {
 		h := newTestHandler(t, &Handler{Upstream: "bedrock-anthropic", CloudRaw: awsCloud("us-west-2")})
-		h.logger = zap.New(core)
+		h.setLogger(zap.New(core))
 		body := `{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}`
 		w, _ := serve(t, h, httptest.NewRequest("POST", target, strings.NewReader(body)),
 			jsonAnswer(403, `{"message":"The request signature we calculated does not match the signature you provided."}`,

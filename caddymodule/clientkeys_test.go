@@ -117,7 +117,7 @@ func TestClientKeys(t *testing.T) {
 						cfg.APIKey = upstreamKey
 					}
 					h := newTestHandler(t, cfg)
-					h.logger = zap.New(core)
+					h.setLogger(zap.New(core))
 					answer := jsonAnswer(200, `{"id":"c","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}]}`)
 					w, call := serve(t, h, clientKeyRequest(p, c.cred), answer)
 					if c.ok {

@@ -254,7 +254,7 @@ func TestGoogleCredentialsFailure(t *testing.T) {
 // observeLogs points h's logger at an in-memory log, at debug level.
 func observeLogs(h *Handler) *observer.ObservedLogs {
 	core, logs := observer.New(zap.DebugLevel)
-	h.logger = zap.New(core)
+	h.setLogger(zap.New(core))
 	return logs
 }
 

@@ -20,7 +20,7 @@ func TestPriceRules(t *testing.T) {
 		{Models: []string{"o3*"}, Price: price},
 		{Provider: "anthropic", Models: []string{"gpt-*"}, Price: &rules.Price{Input: 100, Output: 100, Source: "s", Date: "2026-01-01"}},
 	}})
-	if r := h.rules.Lookup(h.provider, "o3"); r == nil || r.Sampling == "" {
+	if r := h.fitter.Rules().Lookup(h.provider, "o3"); r == nil || r.Sampling == "" {
 		t.Fatalf("the price-only rule hid o3's built-in rule: %+v", r)
 	}
 	answer := jsonAnswer(200, `{"id":"c","object":"chat.completion","created":1,"model":"o3","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1000,"completion_tokens":500,"total_tokens":1500}}`)

@@ -5,24 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/llmbridge/llmbridge/codec"
 )
-
-// TestAdaptiveForBetweenTools writes thinking type between_tools, which
-// one model takes, as adaptive, and leaves other bodies alone.
-func TestAdaptiveForBetweenTools(t *testing.T) {
-	body := []byte(`{"model":"m","thinking":{"type":"between_tools"}}`)
-	out, ok := adaptiveForBetweenTools(body)
-	if !ok || gjson.GetBytes(out, "thinking.type").Str != "adaptive" || gjson.GetBytes(body, "thinking.type").Str != "between_tools" {
-		t.Errorf("%s %v (the body given must not change: %s)", out, ok, body)
-	}
-	plain := []byte(`{"model":"m","thinking":{"type":"adaptive"}}`)
-	if out, ok := adaptiveForBetweenTools(plain); ok || string(out) != string(plain) {
-		t.Errorf("a body without between_tools changed: %s", out)
-	}
-}
 
 // TestExplainRetired rewrites the provider's "no such model" for a model
 // the table marks retired into an error naming the retirement, and leaves
@@ -32,7 +16,7 @@ func TestExplainRetired(t *testing.T) {
 	const model = "o4-mini"
 	// The table dates o4-mini's retirement (2026-10-23): the test holds
 	// the table to it as much as the rewrite to the table.
-	if r := h.ruleFor(model); r == nil || r.Retired == "" {
+	if r := h.fitter.RuleFor(model); r == nil || r.Retired == "" {
 		t.Fatalf("the table marks no retirement for %s", model)
 	}
 	notFound := []byte(`{"error":{"message":"The model o4-mini does not exist","type":"invalid_request_error","code":"model_not_found"}}`)

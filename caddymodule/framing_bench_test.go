@@ -71,7 +71,7 @@ func BenchmarkFramedStream(b *testing.B) {
 			if err := h.Provision(ctx); err != nil {
 				b.Fatal(err)
 			}
-			h.logger = zap.NewNop()
+			h.setLogger(zap.NewNop())
 			head, event, tail := []byte(side.answer[0]), []byte(side.answer[1]), []byte(side.answer[2])
 			next := caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 				w.Header().Set("Content-Type", side.contentType)

@@ -28,7 +28,7 @@ import (
 // any upstream call.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	// State a protocol keeps on the server (conversations, sockets) is
-	// kept around serve, in conversation_serve.go and websocket.go.
+	// kept around serve, in conversations.go and websocket.go.
 	if h.opensSocket(w, r) {
 		return h.serveSocket(w, r, next)
 	}
@@ -123,15 +123,15 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 		fail(w, x, client, cerr)
 		return nil
 	}
-	// The drop setting edits the body for every pair (policy.go).
-	if body, cerr = h.dropConfigured(body, x); cerr != nil {
+	// The drop setting edits the body for every pair.
+	if body, x.Dropped, cerr = h.fitter.ApplyDrops(body); cerr != nil {
 		fail(w, x, client, cerr)
 		return nil
 	}
 
 	// A Chat client of a Chat server with a dialect is translated, so that
 	// the dialect's departures from OpenAI apply to its body too.
-	if client.Family() == x.Upstream.Family() && !(h.dialect != nil && client == codec.OpenAIChat) {
+	if client.Family() == x.Upstream.Family() && !(h.fitter.Dialect() != nil && client == codec.OpenAIChat) {
 		return h.passthrough(w, r, next, rt, body, &held, x)
 	}
 	if isInteractionsClient(client, x.Upstream) {
@@ -275,7 +275,7 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 		// items of earlier answers, which its encoders keep.
 		req.Items = h.items
 	}
-	if err := h.decodeRequest(client, body, req, x); err != nil {
+	if err := h.fitter.DecodeRequest(client, body, req, x.Dropped); err != nil {
 		failPolicy(w, x, client, err)
 		return nil
 	}
@@ -308,7 +308,7 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 		return nil
 	}
 
-	target, adjusted, cerr := h.fitModel(req, x.Upstream, model)
+	target, adjusted, cerr := h.fitter.Fit(req, x.Upstream, model)
 	if cerr != nil {
 		fail(w, x, client, cerr)
 		return nil
@@ -317,7 +317,7 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 	// The encoded body's buffer, which the body sent takes over below.
 	outBuf := heldBuffer{buf: pool.Get(pool.EncodedSize(len(body)))}
 	defer outBuf.release()
-	out, err := h.encodeRequest(*outBuf.buf, x.Upstream, req, codec.EncodeOptions{Model: model, DefaultMaxTokens: h.DefaultMaxTokens, Target: target, Cache: h.cachePolicyFor(client)}, decoded)
+	out, err := h.fitter.EncodeRequest(*outBuf.buf, x.Upstream, req, codec.EncodeOptions{Model: model, DefaultMaxTokens: h.DefaultMaxTokens, Target: target, Cache: h.cachePolicyFor(client)}, decoded)
 	*outBuf.buf = out
 	if err != nil {
 		failPolicy(w, x, client, err)
@@ -330,8 +330,8 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 		return nil
 	}
 	req.Dropped = append(req.Dropped, h.filterBetas(r, x.Upstream)...)
-	h.reportDropped(w, req.Dropped)
-	h.reportAdjusted(w, model, adjusted)
+	h.fitter.ReportDropped(w, req.Dropped)
+	h.fitter.ReportAdjusted(w, model, adjusted)
 	x.Tel.NoteEdits(adjusted, req.Dropped)
 	sent := setBody(r, out)
 	sent.heldBuffer, outBuf.buf = outBuf, nil

@@ -12,6 +12,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/tidwall/gjson"
+	"go.uber.org/zap"
 
 	"github.com/llmbridge/llmbridge/caddymodule/clouds"
 	"github.com/llmbridge/llmbridge/caddymodule/clouds/google"
@@ -29,6 +30,15 @@ func newTestHandler(t *testing.T, h *Handler) *Handler {
 		t.Fatal(err)
 	}
 	return h
+}
+
+// setLogger makes l the logger of a provisioned handler and of the rooms
+// it gave its own.
+func (h *Handler) setLogger(l *zap.Logger) {
+	h.logger = l
+	h.fitter.Logger = l
+	h.conversations.Logger = l
+	h.interactions.Logger = l
 }
 
 // upstreamCall is what the next handler saw.

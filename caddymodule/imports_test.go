@@ -25,6 +25,7 @@ var roomImports = map[string][]string{
 	"caddymodule/internal/pool": {},
 	"caddymodule/failover":      {"caddymodule/clouds", "caddymodule/observe", "caddymodule/internal/pool"},
 	"caddymodule/policy":        {"codec/rules"},
+	"caddymodule/fit":           {"caddymodule/policy", "caddymodule/observe", "codec/rules"},
 	"caddymodule/probe":         {"codec/rules"},
 	"caddymodule/match":         {"caddymodule/internal/glob", "codec"},
 	"caddymodule/sessions":      {"caddymodule/state", "codec"},

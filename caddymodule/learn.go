@@ -3,8 +3,8 @@ package caddymodule
 import (
 	"errors"
 	"net/http"
-	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -13,11 +13,13 @@ import (
 	"github.com/tidwall/sjson"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/fit"
 	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/caddymodule/policy"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/rules"
+	"github.com/llmbridge/llmbridge/mapping"
 )
 
 // Errors that teach: when the upstream refuses a request (translated, or
@@ -63,15 +65,6 @@ func provisionLearning(ctx caddy.Context) error {
 	return nil
 }
 
-// ruleFor returns the rule a request to model is fitted to: the learned
-// one, else the table's (its row, or its family's newest row).
-func (h *Handler) ruleFor(model string) *rules.Rule {
-	if lr := h.learned.Lookup(model); lr != nil {
-		return lr.Rule
-	}
-	return h.tableRule(model).rule
-}
-
 // teaching is what a translated request's retry needs of its first
 // attempt.
 type teaching struct {
@@ -93,7 +86,7 @@ type teaching struct {
 // request would need (body is the body sent); under strict, only the
 // model, for explainRetired (it never retries).
 func (h *Handler) startTeaching(w http.ResponseWriter, model string, target codec.Target, adjusted []rules.Adjustment, body []byte, dropped int) teaching {
-	if h.policy == policy.Strict {
+	if h.fitter.Policy == policy.Strict {
 		return teaching{model: model}
 	}
 	return teaching{at: newAttempt(w), model: model, target: target, adjusted: adjusted,
@@ -119,79 +112,12 @@ func (h *Handler) lesson(t *teaching, upstream codec.Protocol, status int, hdr h
 		return nil, false
 	}
 	e := decodeUpstreamError(upstream, status, hdr, body)
-	rule, lesson, lr, ok := h.learnFrom(t.model, status, e.Message)
+	rule, lesson, lr, ok := h.fitter.Learn(t.model, status, e.Message)
 	if !ok {
 		return nil, false
 	}
 	t.lesson, t.learned, t.status, t.reason = lesson, lr, status, e.Message
 	return rule, true
-}
-
-// learnFrom reads a refusal of model (its status and message) for what it
-// teaches: the model's rule with the lesson applied, the lesson, and what
-// keeping it stores; false when it names nothing known. Another instance's
-// lesson (shared.go) is read from its refusal the same way.
-func (h *Handler) learnFrom(model string, status int, message string) (*rules.Rule, rules.Lesson, *policy.Lesson, bool) {
-	base := h.ruleFor(model)
-	lesson, ok := rules.Learn(base, message)
-	if !ok {
-		return nil, lesson, nil, false
-	}
-	like, delta := "", lesson.Rule
-	if lr := h.learned.Lookup(model); lr != nil {
-		like, delta = lr.Like, lesson.Rule.Over(&lr.Delta)
-	} else if fr := h.tableRule(model); fr.like != "" {
-		like = fr.like
-	} else if base != nil {
-		like = model
-	}
-	reason := strconv.Itoa(status) + " " + message
-	rule, err := rules.Learned(h.provider, model, base, &lesson, reason)
-	if err != nil {
-		h.logger.Debug("the upstream's refusal teaches no valid rule", zap.String("upstream_model", model), zap.Error(err))
-		return nil, lesson, nil, false
-	}
-	delta.Sources = append(delta.Sources, "learned from the provider's "+reason)
-	lr := &policy.Lesson{Rule: rule, Delta: delta, Like: like, AdaptiveForBetweenTools: lesson.ID == rules.LessonBetweenTools}
-	if lesson.Param != "" {
-		lr.Fix = lesson.Fix(model)
-	}
-	if kept := h.learned.Lookup(model); kept != nil {
-		lr.AdaptiveForBetweenTools = lr.AdaptiveForBetweenTools || kept.AdaptiveForBetweenTools
-		if lr.Fix.Param == "" {
-			lr.Fix = kept.Fix
-		}
-	}
-	return rule, lesson, lr, true
-}
-
-// refit fits req to rule, the model's rule with a lesson applied, and
-// reports the fix: false when it changes nothing (the same request would
-// get the same answer) or is one the policy does not make. A lesson whose
-// fix Fit does not report (rules.Lesson.Param) is reported as it is. When
-// no form of the request reaches the model (rules.ClassRefuse), the
-// refusing adjustment is returned too.
-func (h *Handler) refit(req *codec.Request, rule *rules.Rule, upstream codec.Protocol, t *teaching) ([]rules.Adjustment, codec.Target, *rules.Adjustment, bool) {
-	opts := h.fitOptions(upstream, t.model)
-	adj, target := rules.Fit(req, rule, &opts, nil)
-	if len(adj) == 0 && t.lesson.Param != "" {
-		adj = append(adj, t.lesson.Fix(t.model))
-	}
-	if len(adj) == 0 {
-		return nil, target, nil, false
-	}
-	for i := range adj {
-		if _, refused := h.refusal(&adj[i]); refused {
-			h.logger.Debug("the upstream's refusal teaches a fix the policy does not make",
-				zap.String("upstream_model", t.model), zap.String("fix", adj[i].String()), zap.String("on_unsupported", h.policy.String()))
-			if adj[i].Class == rules.ClassRefuse {
-				return nil, target, &adj[i], false
-			}
-			return nil, target, nil, false
-		}
-	}
-	target.Dialect = t.target.Dialect
-	return adj, target, nil, true
 }
 
 // refuseLearned keeps a lesson no form of the request survives (refusing
@@ -200,7 +126,7 @@ func (h *Handler) refit(req *codec.Request, rule *rules.Rule, upstream codec.Pro
 // requests to the model are refused before they are sent.
 func (h *Handler) refuseLearned(upstream codec.Protocol, body *[]byte, refusing *rules.Adjustment, t *teaching) {
 	h.keepLesson(t)
-	*body = codec.AppendError((*body)[:0], upstream, h.refusalError(t.model, refusing))
+	*body = codec.AppendError((*body)[:0], upstream, h.fitter.RefusalError(t.model, refusing))
 }
 
 // resend sets out as the request's body for the retry, signed where the
@@ -244,7 +170,7 @@ func (h *Handler) learnRetry(r *http.Request, tw *translatingWriter, nextErr err
 		return nil
 	}
 	req := tw.req
-	adj, target, refusing, ok := h.refit(req, rule, upstream, t)
+	adj, target, refusing, ok := h.fitter.Refit(req, rule, upstream, t.model, t.lesson, t.target.Dialect)
 	if refusing != nil {
 		h.refuseLearned(upstream, tw.body, refusing, t)
 	}
@@ -252,7 +178,7 @@ func (h *Handler) learnRetry(r *http.Request, tw *translatingWriter, nextErr err
 		return nil
 	}
 	req.Dropped = req.Dropped[:t.dropped]
-	out, cerr := h.encodeRequest(nil, upstream, req, codec.EncodeOptions{Model: t.model, DefaultMaxTokens: h.DefaultMaxTokens, Target: target, Cache: h.cachePolicyFor(tw.client)}, t.dropped)
+	out, cerr := h.fitter.EncodeRequest(nil, upstream, req, codec.EncodeOptions{Model: t.model, DefaultMaxTokens: h.DefaultMaxTokens, Target: target, Cache: h.cachePolicyFor(tw.client)}, t.dropped)
 	if cerr != nil {
 		return nil
 	}
@@ -285,13 +211,13 @@ func (h *Handler) learnRetryPassthrough(r *http.Request, pw *passthroughWriter, 
 	}
 	body, edited := t.body, false
 	if t.learned.AdaptiveForBetweenTools {
-		body, edited = adaptiveForBetweenTools(body)
+		body, edited = fit.AdaptiveForBetweenTools(body)
 	}
 	req := new(codec.Request)
 	if err := codec.DecodeRequest(upstream, body, req); err != nil {
 		return nil
 	}
-	adj, target, refusing, ok := h.refit(req, rule, upstream, t)
+	adj, target, refusing, ok := h.fitter.Refit(req, rule, upstream, t.model, t.lesson, t.target.Dialect)
 	if refusing != nil {
 		h.refuseLearned(upstream, pw.held, refusing, t)
 	}
@@ -331,7 +257,7 @@ func (h *Handler) learnedOutcome(status int, t *teaching) {
 // keepLesson keeps t's lesson for its model, counts and logs it, and
 // tells the fleet (shared.go).
 func (h *Handler) keepLesson(t *teaching) {
-	h.learned.Store(t.model, t.learned)
+	h.fitter.Lessons.Store(t.model, t.learned)
 	publishLesson(h, t.model, t.status, t.reason)
 	learnedTotal.WithLabelValues(t.lesson.ID).Inc()
 	h.logger.Info("learned a model rule from the upstream's refusal; add this model_rule to keep it",
@@ -339,18 +265,28 @@ func (h *Handler) keepLesson(t *teaching) {
 		zap.String("model_rule", policy.RuleBlock([]string{t.model}, t.learned.Like, &t.learned.Delta)))
 }
 
-// adaptiveForBetweenTools returns body with thinking type between_tools,
-// which only Claude Sonnet 5.5 takes (and only at effort high or below),
-// written as adaptive thinking, which every model that takes
-// between_tools takes too, and true; body itself and false when it has
-// none.
-func adaptiveForBetweenTools(body []byte) ([]byte, bool) {
-	if gjson.GetBytes(body, "thinking.type").Str != "between_tools" {
-		return body, false
+// explainRetired rewrites body, the upstream's refusal (status) of a
+// request for model, when the table marks the model retired by now and the
+// refusal is the provider's "no such model" (a 404 or 410, or a 400 saying
+// the model does not exist or was decommissioned): the client gets an
+// error naming the retirement, written in the upstream's protocol so that
+// the writer translates it as it would the provider's.
+func (h *Handler) explainRetired(upstream codec.Protocol, model string, status int, hdr http.Header, body *[]byte) {
+	if body == nil || model == "" || status != http.StatusNotFound && status != http.StatusGone && status != http.StatusBadRequest {
+		return
 	}
-	out, err := sjson.SetBytes(slices.Clone(body), "thinking.type", "adaptive")
-	if err != nil {
-		return body, false
+	r := h.fitter.RuleFor(model)
+	if r == nil || r.Retired == "" || !r.RetiredAt(time.Now()) {
+		return
 	}
-	return out, true
+	if status == http.StatusBadRequest {
+		msg := strings.ToLower(decodeUpstreamError(upstream, status, hdr, *body).Message)
+		if !strings.Contains(msg, "decommissioned") && !strings.Contains(msg, "does not exist") && !strings.Contains(msg, "not found") {
+			return
+		}
+	}
+	e := &codec.Error{Status: status, Kind: mapping.KindForStatus(status), Param: "model",
+		Message: "model " + model + " was retired by " + r.Provider + " on " + r.Retired + " and is no longer served (rule " +
+			r.Provider + ".model.retired); choose a current model"}
+	*body = codec.AppendError((*body)[:0], upstream, e)
 }

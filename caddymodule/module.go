@@ -19,6 +19,7 @@ import (
 	"github.com/llmbridge/llmbridge/caddymodule/clouds"
 	"github.com/llmbridge/llmbridge/caddymodule/conversations"
 	"github.com/llmbridge/llmbridge/caddymodule/failover"
+	"github.com/llmbridge/llmbridge/caddymodule/fit"
 	"github.com/llmbridge/llmbridge/caddymodule/limits"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/caddymodule/policy"
@@ -245,24 +246,13 @@ type Handler struct {
 	signedHost string
 	// provider is whose model rules govern the upstream (rules.ProviderFor).
 	provider string
-	rules    *rules.Table
-	// cacheHourLimited reports that a model rule of the upstream offers
-	// only the five-minute cache lifetime on it, so that a passthrough
-	// body is looked at for "1h" breakpoints only where one may be
-	// refused (cacheHourRefused).
-	cacheHourLimited bool
-	// learned are the model rules learned from upstream refusals, kept
-	// per provider across configuration reloads (learn.go).
-	learned *policy.Lessons
-	// families are the rules models are fitted to, found once per model
-	// (modelrules.go: a model newer than its family's rows).
-	families *familyRules
-	dialect  *codec.Dialect
-	policy   policy.Level
-	drops    []policy.Drop
-	logger   *zap.Logger
-	routes   []modelRoute
-	metrics  *observe.Metrics
+	// fitter fits requests to the upstream's models under the policy;
+	// its lessons, learned from upstream refusals, are kept per provider
+	// across configuration reloads (learn.go).
+	fitter  fit.Fitter
+	logger  *zap.Logger
+	routes  []modelRoute
+	metrics *observe.Metrics
 	// clientKeys are ClientKeys expanded; nil when the site is open.
 	clientKeys [][]byte
 	// clientKeyNames name clientKeys in logs and spans: the configured
@@ -418,24 +408,23 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := provisionLearning(ctx); err != nil {
 		return err
 	}
-	h.learned = policy.LessonsFor(h.provider)
+	h.fitter = fit.Fitter{Upstream: h.upstream, Provider: h.provider, Lessons: policy.LessonsFor(h.provider),
+		DefaultMaxTokens: h.DefaultMaxTokens, Region: h.location.Region, Logger: h.logger, Metrics: h.metrics}
 	teachers.Store(h.provider, h)
-	h.families = new(familyRules)
-	if err := h.provisionRules(); err != nil {
+	if err := h.fitter.Provision(h.ModelRules, h.Dialect); err != nil {
 		return fmt.Errorf("llmbridge: %v", err)
 	}
 	h.upstreamModelInResponse = h.ResponseModel == "upstream"
 	var err error
-	if h.policy, err = policy.ParseLevel(h.OnUnsupported); err != nil {
+	if h.fitter.Policy, err = policy.ParseLevel(h.OnUnsupported); err != nil {
 		return fmt.Errorf("llmbridge: %v", err)
 	}
-	h.drops = h.drops[:0]
 	for i, p := range h.Drop {
 		dp, err := policy.CompileDrop(p)
 		if err != nil {
 			return fmt.Errorf("llmbridge: drop[%d]: %v", i, err)
 		}
-		h.drops = append(h.drops, dp)
+		h.fitter.Drops = append(h.fitter.Drops, dp)
 	}
 	return nil
 }

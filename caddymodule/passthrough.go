@@ -120,9 +120,9 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 	// it was made for, when its model's refusals taught rules (learn.go),
 	// or when it asks for an hour of prompt cache its model does not have
 	// on this upstream (Claude before 4.5 on Bedrock refuses "1h").
-	if routed && upModel != model || h.learned.Lookup(upModel) != nil || h.cacheHourRefused(x.Upstream, upModel, body) {
+	if routed && upModel != model || h.fitter.Lessons.Lookup(upModel) != nil || h.fitter.CacheHourRefused(x.Upstream, upModel, body) {
 		var cerr *codec.Error
-		if body, adjusted, cerr = h.fitPassthrough(body, client, x.Upstream, upModel); cerr != nil {
+		if body, adjusted, cerr = h.fitter.FitPassthrough(body, client, x.Upstream, upModel); cerr != nil {
 			fail(w, x, client, cerr)
 			return nil
 		}
@@ -148,8 +148,8 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 		}
 	}
 	sent := setBody(r, edited)
-	h.reportDropped(w, x.Dropped)
-	h.reportAdjusted(w, upModel, adjusted)
+	h.fitter.ReportDropped(w, x.Dropped)
+	h.fitter.ReportAdjusted(w, upModel, adjusted)
 	x.Tel.NoteEdits(adjusted, x.Dropped)
 	if cerr := h.rewriteHeaders(r, client, x.Upstream, stream, h.credentialOf(x)); cerr != nil {
 		fail(w, x, client, cerr)

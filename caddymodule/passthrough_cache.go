@@ -16,7 +16,7 @@ import (
 // upstream answers for it). OpenAI-compatible servers (a dialect) get
 // nothing they may not know.
 func (h *Handler) withPromptCacheKey(body []byte, dec *passthroughDecode, upstream codec.Protocol) []byte {
-	if !h.cachePolicy.Key || h.dialect != nil || dec.client != upstream || (upstream != codec.OpenAIChat && upstream != codec.OpenAIResponses) {
+	if !h.cachePolicy.Key || h.fitter.Dialect() != nil || dec.client != upstream || (upstream != codec.OpenAIChat && upstream != codec.OpenAIResponses) {
 		return body
 	}
 	req, ok := dec.request()

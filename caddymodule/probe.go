@@ -160,8 +160,8 @@ func Probe(ctx context.Context, cfg ProbeConfig) (*ProbeReport, error) {
 		return nil, err
 	}
 	// Nor what other handlers learned of the model (learn.go).
-	h.learned = new(policy.Lessons)
-	client, probes, err := probe.For(h.upstream, h.dialect != nil)
+	h.fitter.Lessons = new(policy.Lessons)
+	client, probes, err := probe.For(h.upstream, h.fitter.Dialect() != nil)
 	if err != nil {
 		return nil, err
 	}

@@ -79,8 +79,8 @@ func applyLesson(f []string) {
 		return
 	}
 	model := f[2]
-	if _, _, lr, ok := h.learnFrom(model, status, string(msg)); ok {
-		h.learned.Store(model, lr)
+	if _, _, lr, ok := h.fitter.Learn(model, status, string(msg)); ok {
+		h.fitter.Lessons.Store(model, lr)
 		h.logger.Info("kept a model rule another instance learned", zap.String("upstream_model", model),
 			zap.String("model_rule", policy.RuleBlock([]string{model}, lr.Like, &lr.Delta)))
 	}

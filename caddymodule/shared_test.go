@@ -84,11 +84,11 @@ func TestApplyLesson(t *testing.T) {
 	model := "acme-shared-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	refusal := base64.RawURLEncoding.EncodeToString([]byte("Unsupported parameter: 'top_p' is not supported with this model."))
 	applyEvent([]byte(strings.Join([]string{eventLearn, instanceID, h.provider, model, "400", refusal}, " ")))
-	if h.learned.Lookup(model) != nil {
+	if h.fitter.Lessons.Lookup(model) != nil {
 		t.Fatal("this instance's own lesson was applied again")
 	}
 	applyEvent([]byte(strings.Join([]string{eventLearn, "another-instance", h.provider, model, "400", refusal}, " ")))
-	lr := h.learned.Lookup(model)
+	lr := h.fitter.Lessons.Lookup(model)
 	if lr == nil {
 		t.Fatal("another instance's lesson was not kept")
 	}

@@ -26,7 +26,7 @@ func BenchmarkTurnAgent(b *testing.B) {
 		events = append(events, []byte(ev))
 	}
 	h := newTestHandler(&testing.T{}, &Handler{Upstream: "anthropic-messages"})
-	h.logger = zap.NewNop()
+	h.setLogger(zap.NewNop())
 	site := socketSite(&testing.T{}, h, func(w http.ResponseWriter, r *http.Request) error {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "text/event-stream")

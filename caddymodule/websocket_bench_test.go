@@ -28,7 +28,7 @@ func BenchmarkTurn(b *testing.B) {
 	}
 	body := `{"model":"claude-x","store":false,"input":"Weather in Paris?",` + wsTools + `}`
 	h := newTestHandler(&testing.T{}, &Handler{Upstream: "anthropic-messages"})
-	h.logger = zap.NewNop()
+	h.setLogger(zap.NewNop())
 	site := socketSite(&testing.T{}, h, func(w http.ResponseWriter, r *http.Request) error {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -108,7 +108,7 @@ func TestWebSocketAllocsPerEvent(t *testing.T) {
 	}
 	var events [][]byte
 	h := newTestHandler(t, &Handler{Upstream: "anthropic-messages"})
-	h.logger = zap.NewNop()
+	h.setLogger(zap.NewNop())
 	site := socketSite(t, h, func(w http.ResponseWriter, r *http.Request) error {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "text/event-stream")

@@ -1,4 +1,4 @@
-package caddymodule
+package fit
 
 import (
 	"bytes"
@@ -18,16 +18,16 @@ import (
 // find what the rules change, then edited only there, every other byte
 // kept. A body llmbridge cannot decode is forwarded as it is.
 
-// fitPassthrough fits body, of client protocol p, to model model of
-// upstream protocol upstream.
-func (h *Handler) fitPassthrough(body []byte, p, upstream codec.Protocol, model string) ([]byte, []rules.Adjustment, *codec.Error) {
+// FitPassthrough fits body, of client protocol p, to model model of
+// upstream protocol upstream, editing it only where the rules change it.
+func (f *Fitter) FitPassthrough(body []byte, p, upstream codec.Protocol, model string) ([]byte, []rules.Adjustment, *codec.Error) {
 	// What the model was seen to refuse that the canonical request cannot
-	// hold (learn.go): thinking type between_tools, an effort beside
+	// hold (Learn): thinking type between_tools, an effort beside
 	// disabled thinking.
 	var learned []rules.Adjustment
-	lr := h.learned.Lookup(model)
+	lr := f.Lessons.Lookup(model)
 	if lr != nil {
-		if edited, ok := adaptiveForBetweenTools(body); ok && lr.AdaptiveForBetweenTools {
+		if edited, ok := AdaptiveForBetweenTools(body); ok && lr.AdaptiveForBetweenTools {
 			body = edited
 			learned = append(learned, rules.Adjustment{Rule: rules.LessonBetweenTools, Param: "thinking.type", Value: "adaptive",
 				Why: "thinking.type between_tools is not accepted by " + model})
@@ -37,7 +37,7 @@ func (h *Handler) fitPassthrough(body []byte, p, upstream codec.Protocol, model 
 	if err := codec.DecodeRequest(p, body, req); err != nil {
 		return body, nil, nil
 	}
-	target, adj, cerr := h.fitModel(req, upstream, model)
+	target, adj, cerr := f.Fit(req, upstream, model)
 	if cerr != nil {
 		return body, nil, cerr
 	}
@@ -64,15 +64,15 @@ func (h *Handler) fitPassthrough(body []byte, p, upstream codec.Protocol, model 
 	return out, adj, nil
 }
 
-// cacheHourRefused reports whether body, a passthrough body toward model
+// CacheHourRefused reports whether body, a passthrough body toward model
 // on upstream, may ask for the one-hour cache lifetime that the model's
 // rule says it does not have there. Most upstreams have no such model,
 // and a request toward them pays nothing here; otherwise the model's rule
 // is looked up, and the body's bytes are searched only for such a model.
-func (h *Handler) cacheHourRefused(upstream codec.Protocol, model string, body []byte) bool {
-	if !h.cacheHourLimited {
+func (f *Fitter) CacheHourRefused(upstream codec.Protocol, model string, body []byte) bool {
+	if !f.cacheHourLimited {
 		return false
 	}
-	r := h.ruleFor(model)
+	r := f.RuleFor(model)
 	return r != nil && slices.Contains(r.CacheFiveMinutesOnlyOn, string(upstream)) && bytes.Contains(body, []byte(`"1h"`))
 }

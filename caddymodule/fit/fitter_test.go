@@ -1,12 +1,11 @@
-package caddymodule
+package fit
 
 import (
-	"context"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
@@ -16,7 +15,9 @@ import (
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
-func TestFitModelPolicy(t *testing.T) {
+// TestFitPolicy makes the adjustments each policy allows and refuses the
+// rest, naming the rule and what the next policy would send.
+func TestFitPolicy(t *testing.T) {
 	adjustOnly := func() *codec.Request {
 		return &codec.Request{Reasoning: codec.Reasoning{Effort: mapping.EffortXHigh}}
 	}
@@ -37,11 +38,11 @@ func TestFitModelPolicy(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := &Handler{upstream: codec.OpenAIChat, provider: "openai", policy: tt.policy, logger: zap.NewNop()}
-			if err := h.provisionRules(); err != nil {
+			f := &Fitter{Upstream: codec.OpenAIChat, Provider: "openai", Policy: tt.policy, Logger: zap.NewNop()}
+			if err := f.Provision(nil, ""); err != nil {
 				t.Fatal(err)
 			}
-			_, adj, err := h.fitModel(tt.req(), h.upstream, "o3")
+			_, adj, err := f.Fit(tt.req(), f.Upstream, "o3")
 			switch {
 			case tt.wantErr == "" && err != nil:
 				t.Fatalf("error %v", err)
@@ -55,7 +56,7 @@ func TestFitModelPolicy(t *testing.T) {
 			}
 			if err == nil {
 				w := httptest.NewRecorder()
-				h.reportAdjusted(w, "o3", adj)
+				f.ReportAdjusted(w, "o3", adj)
 				if got := w.Header().Get("Llmbridge-Adjusted"); !strings.Contains(got, "reasoning_effort=high (xhigh not accepted by o3)") {
 					t.Errorf("Llmbridge-Adjusted = %q", got)
 				}
@@ -64,20 +65,23 @@ func TestFitModelPolicy(t *testing.T) {
 	}
 }
 
-func TestProvisionRulesDialect(t *testing.T) {
-	h := &Handler{upstream: codec.OpenAIChat, Dialect: "mistral", provider: "mistral",
-		ModelRules: []rules.Rule{{Models: []string{"mistral-next"}, Like: "mistral-large-latest", MaxOutput: 1000}}}
-	if err := h.provisionRules(); err != nil {
+func TestProvisionDialect(t *testing.T) {
+	f := &Fitter{Upstream: codec.OpenAIChat, Provider: "mistral"}
+	modelRules := []rules.Rule{{Models: []string{"mistral-next"}, Like: "mistral-large-latest", MaxOutput: 1000}}
+	if err := f.Provision(modelRules, "mistral"); err != nil {
 		t.Fatal(err)
 	}
-	if h.dialect == nil || h.dialect.ToolCallIDs != codec.IDAlnum9 {
-		t.Errorf("dialect = %+v", h.dialect)
+	if f.Dialect() == nil || f.Dialect().ToolCallIDs != codec.IDAlnum9 {
+		t.Errorf("dialect = %+v", f.Dialect())
 	}
-	if r := h.rules.Lookup("mistral", "mistral-next"); r == nil || r.MaxOutput != 1000 || r.Reasoning != rules.ReasoningNone {
+	if r := f.Rules().Lookup("mistral", "mistral-next"); r == nil || r.MaxOutput != 1000 || r.Reasoning != rules.ReasoningNone {
 		t.Errorf("operator rule = %+v", r)
 	}
-	if h.ModelRules[0].Provider != "" {
-		t.Error("provisionRules changed the configured rows")
+	if modelRules[0].Provider != "" {
+		t.Error("Provision changed the configured rows")
+	}
+	if err := (&Fitter{Upstream: codec.OpenAIChat, Provider: "openai"}).Provision(nil, "no-such-dialect"); err == nil {
+		t.Error("an unknown dialect was accepted")
 	}
 }
 
@@ -86,17 +90,19 @@ func TestProvisionRulesDialect(t *testing.T) {
 // without allocating, the note is given once, and a model of an unknown
 // family gets no rule and no note.
 func TestFamilyRuleKept(t *testing.T) {
-	h := newTestHandler(t, &Handler{Upstream: "gemini"})
 	core, logs := observer.New(zap.InfoLevel)
-	h.logger = zap.New(core)
-	first := h.ruleFor("gemini-5-test")
+	h := &Fitter{Upstream: codec.Gemini, Provider: rules.ProviderFor(codec.Gemini, ""), Logger: zap.New(core)}
+	if err := h.Provision(nil, ""); err != nil {
+		t.Fatal(err)
+	}
+	first := h.RuleFor("gemini-5-test")
 	if first == nil || first.Reasoning != rules.ReasoningLevel || !first.SignedCalls {
 		t.Fatalf("gemini-5-test: rule %+v, want Gemini 4's", first)
 	}
-	if again := h.ruleFor("gemini-5-test"); again != first {
+	if again := h.RuleFor("gemini-5-test"); again != first {
 		t.Errorf("the rule was found again: %p != %p", again, first)
 	}
-	if allocs := testing.AllocsPerRun(100, func() { _ = h.ruleFor("gemini-5-test") }); allocs != 0 {
+	if allocs := testing.AllocsPerRun(100, func() { _ = h.RuleFor("gemini-5-test") }); allocs != 0 {
 		t.Errorf("ruleFor allocates %.0f times per kept model", allocs)
 	}
 	if note, ok := h.familyNote("gemini-5-test"); !ok || note.Value != "like gemini-4-argon" {
@@ -109,7 +115,7 @@ func TestFamilyRuleKept(t *testing.T) {
 	if len(entries) != 1 || !strings.Contains(entries[0].ContextMap()["model_rule"].(string), "model_rule gemini-5-test {\n\tlike gemini-4-argon\n}") {
 		t.Errorf("log entries: %+v, want one with the model_rule block", entries)
 	}
-	if r := h.ruleFor("acme-9-pro"); r != nil {
+	if r := h.RuleFor("acme-9-pro"); r != nil {
 		t.Errorf("acme-9-pro: rule %v, want none", r.Models)
 	}
 	if _, ok := h.familyNote("acme-9-pro"); ok {
@@ -120,14 +126,32 @@ func TestFamilyRuleKept(t *testing.T) {
 // BenchmarkRuleFor measures the rule lookup of every translated request:
 // the table's answer for the model is found on its first request and kept.
 func BenchmarkRuleFor(b *testing.B) {
-	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
-	defer cancel()
-	h := &Handler{Upstream: "anthropic-messages"}
-	if err := h.Provision(ctx); err != nil {
+	h := &Fitter{Upstream: codec.AnthropicMessages, Provider: rules.ProviderFor(codec.AnthropicMessages, ""), Logger: zap.NewNop()}
+	if err := h.Provision(nil, ""); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		_ = h.ruleFor("claude-sonnet-4-5-20250929")
+		_ = h.RuleFor("claude-sonnet-4-5-20250929")
+	}
+}
+
+// TestFamilyRulesBounded keeps at most maxFamilies models' rules, and a
+// fitter that was not provisioned keeps none but still finds them.
+func TestFamilyRulesBounded(t *testing.T) {
+	f := newFitter(t, codec.Gemini, policy.Safe)
+	for i := range maxFamilies + 10 {
+		_ = f.RuleFor("gemini-5-test-" + strconv.Itoa(i))
+	}
+	if n := len(f.families.m); n > maxFamilies {
+		t.Errorf("%d models kept, at most %d", n, maxFamilies)
+	}
+	bare := *f
+	bare.families = nil
+	if r := bare.RuleFor("gemini-5-other"); r == nil || r.Reasoning != rules.ReasoningLevel {
+		t.Errorf("an unprovisioned fitter found %+v", r)
+	}
+	if bare.families != nil {
+		t.Error("an unprovisioned fitter kept a rule")
 	}
 }
