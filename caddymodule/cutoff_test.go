@@ -2,7 +2,6 @@ package caddymodule
 
 import (
 	"bytes"
-	"context"
 	"encoding/base64"
 	"errors"
 	"io"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
+	"github.com/llmbridge/llmbridge/caddymodule/streams"
 	"github.com/llmbridge/llmbridge/sse/eventstream"
 )
 
@@ -128,8 +128,8 @@ func TestAWSStreamFaults(t *testing.T) {
 					if strings.Contains(out, " more") || strings.Contains(out, "lost") {
 						t.Errorf("the client got events from after the fault:\n%s", out)
 					}
-					if !errors.Is(laterWrite, errClientStreamEnded) {
-						t.Errorf("the upstream's write after the fault got %v, want errClientStreamEnded (stop reading the upstream)", laterWrite)
+					if !errors.Is(laterWrite, streams.ErrClientStreamEnded) {
+						t.Errorf("the upstream's write after the fault got %v, want streams.ErrClientStreamEnded (stop reading the upstream)", laterWrite)
 					}
 				})
 			}
@@ -137,46 +137,9 @@ func TestAWSStreamFaults(t *testing.T) {
 	}
 }
 
-// TestUpstreamCutoff checks the cutoff of a streamed request: its context
-// is cancelled upstreamEndGrace after the client's stream completed, at
-// once on release, and a request that asked for no stream keeps its own
-// request.
-func TestUpstreamCutoff(t *testing.T) {
-	r := httptest.NewRequest("POST", "/", nil)
-	if got, c := withCutoff(r, false); got != r || c != nil {
-		t.Fatalf("a request without a stream got a cutoff")
-	}
-	var none *upstreamCutoff
-	none.completed()
-	none.release()
-
-	up, c := withCutoff(r, true)
-	start := time.Now()
-	c.completed()
-	c.completed()
-	select {
-	case <-up.Context().Done():
-		if d := time.Since(start); d < upstreamEndGrace {
-			t.Errorf("cancelled after %v, before the grace of %v", d, upstreamEndGrace)
-		}
-	case <-time.After(time.Second):
-		t.Fatal("the upstream request was not cancelled after the grace")
-	}
-	if r.Context().Err() != nil {
-		t.Error("the client's request context was cancelled")
-	}
-	c.release()
-
-	up, c = withCutoff(r, true)
-	c.release()
-	if !errors.Is(up.Context().Err(), context.Canceled) {
-		t.Error("release did not cancel the upstream request")
-	}
-}
-
 // TestCompletedStreamCutoff checks streams whose upstream holds its body
 // open after its terminal event: the client's response ends once the
-// upstream request is cancelled, upstreamEndGrace later, translated and
+// upstream request is cancelled, streams.EndGrace later, translated and
 // passed through.
 func TestCompletedStreamCutoff(t *testing.T) {
 	for _, target := range []string{"/v1/chat/completions", "/v1/messages"} {
@@ -201,8 +164,8 @@ func TestCompletedStreamCutoff(t *testing.T) {
 				return up.Context().Err()
 			})
 			w := serveNext(t, h, r, next)
-			if held < upstreamEndGrace || held > time.Second {
-				t.Errorf("the upstream was read for %v after its terminal event, want about %v", held, upstreamEndGrace)
+			if held < streams.EndGrace || held > time.Second {
+				t.Errorf("the upstream was read for %v after its terminal event, want about %v", held, streams.EndGrace)
 			}
 			if out := w.Body.String(); !strings.Contains(out, "Hello") || strings.Contains(out, "error") {
 				t.Errorf("the client's stream is not the complete answer:\n%s", out)
@@ -253,8 +216,8 @@ func TestSSEStreamFaults(t *testing.T) {
 			if strings.Count(out, "Hello") != 1 {
 				t.Errorf("the client got events from after the fault:\n%s", out)
 			}
-			if !errors.Is(laterWrite, errClientStreamEnded) {
-				t.Errorf("the upstream's write after the fault got %v, want errClientStreamEnded", laterWrite)
+			if !errors.Is(laterWrite, streams.ErrClientStreamEnded) {
+				t.Errorf("the upstream's write after the fault got %v, want streams.ErrClientStreamEnded", laterWrite)
 			}
 		})
 	}

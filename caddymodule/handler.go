@@ -16,6 +16,7 @@ import (
 	"github.com/llmbridge/llmbridge/caddymodule/failover"
 	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
+	"github.com/llmbridge/llmbridge/caddymodule/streams"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
 )
@@ -349,8 +350,8 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 		return nil
 	}
 
-	upReq, cutoff := withCutoff(r, req.Stream)
-	defer cutoff.release()
+	upReq, cutoff := streams.WithCutoff(r, req.Stream)
+	defer cutoff.Release()
 	// The writer takes the client's body over from ServeHTTP.
 	tw := &translatingWriter{ResponseWriter: w, h: h, client: client, req: req, x: x, cutoff: cutoff, sent: sent, clientBody: *held}
 	held.buf = nil
@@ -363,7 +364,7 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 	defer func() {
 		// reverse_proxy panics with http.ErrAbortHandler when the upstream
 		// body breaks off after the headers, or when the stream writer
-		// stopped reading it (cutoff.go). While the client is still
+		// stopped reading it (streams.Cutoff). While the client is still
 		// there, end its response properly (an error in its protocol)
 		// instead of cutting the connection.
 		if v := recover(); v != nil {

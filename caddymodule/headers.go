@@ -13,6 +13,7 @@ import (
 
 	"github.com/llmbridge/llmbridge/caddymodule/clouds"
 	"github.com/llmbridge/llmbridge/caddymodule/clouds/aws"
+	"github.com/llmbridge/llmbridge/caddymodule/streams"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
 )
@@ -143,7 +144,7 @@ func (h *Handler) rewriteHeaders(r *http.Request, client, upstream codec.Protoco
 	}
 	hdr.Set("Content-Type", "application/json")
 	if stream {
-		hdr.Set("Accept", streamContentType(upstream))
+		hdr.Set("Accept", streams.ContentType(upstream))
 	} else {
 		hdr.Set("Accept", "application/json")
 	}

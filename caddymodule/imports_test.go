@@ -26,6 +26,7 @@ var roomImports = map[string][]string{
 	"caddymodule/failover":      {"caddymodule/clouds", "caddymodule/observe", "caddymodule/internal/pool"},
 	"caddymodule/policy":        {"codec/rules"},
 	"caddymodule/fit":           {"caddymodule/policy", "caddymodule/observe", "codec/rules"},
+	"caddymodule/streams":       {"caddymodule/failover", "sse", "sse/eventstream"},
 	"caddymodule/probe":         {"codec/rules"},
 	"caddymodule/match":         {"caddymodule/internal/glob", "codec"},
 	"caddymodule/sessions":      {"caddymodule/state", "codec"},

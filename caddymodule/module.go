@@ -25,6 +25,7 @@ import (
 	"github.com/llmbridge/llmbridge/caddymodule/policy"
 	"github.com/llmbridge/llmbridge/caddymodule/sessions"
 	"github.com/llmbridge/llmbridge/caddymodule/state"
+	"github.com/llmbridge/llmbridge/caddymodule/streams"
 	"github.com/llmbridge/llmbridge/codec"
 
 	// The module speaks every protocol family.
@@ -249,7 +250,9 @@ type Handler struct {
 	// fitter fits requests to the upstream's models under the policy;
 	// its lessons, learned from upstream refusals, are kept per provider
 	// across configuration reloads (learn.go).
-	fitter  fit.Fitter
+	fitter fit.Fitter
+	// streams is what the translators of the site's streams share.
+	streams streams.Config
 	logger  *zap.Logger
 	routes  []modelRoute
 	metrics *observe.Metrics
@@ -381,6 +384,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if h.MaxEventSize == 0 {
 		h.MaxEventSize = DefaultMaxEventSize
 	}
+	h.streams = streams.Config{Logger: h.logger, Metrics: h.metrics, Keys: h.keys, MaxEventSize: int(h.MaxEventSize), MaxFrameSize: maxResponseBody}
 	h.items = nil
 	if h.ItemCacheSize >= 0 {
 		size, ttl := h.ItemCacheSize, time.Duration(h.ItemCacheTTL)

@@ -15,6 +15,7 @@ import (
 	"github.com/llmbridge/llmbridge/caddymodule/failover"
 	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
+	"github.com/llmbridge/llmbridge/caddymodule/streams"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/rules"
 	"github.com/llmbridge/llmbridge/mapping"
@@ -162,8 +163,8 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 		return nil
 	}
 
-	upReq, cutoff := withCutoff(r, stream)
-	defer cutoff.release()
+	upReq, cutoff := streams.WithCutoff(r, stream)
+	defer cutoff.Release()
 	// The exchange's copy of the model: model points into the body,
 	// which an open stream gives back.
 	pw := newPassthroughWriter(w, h, x, client, x.Model, stream)
@@ -177,7 +178,7 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 	}
 	defer func() {
 		// As in translate: an upstream body that breaks off, or one whose
-		// reading the writer stopped (cutoff.go), makes reverse_proxy
+		// reading the writer stopped (streams.Cutoff), makes reverse_proxy
 		// abort; end the client's response properly instead, unless it
 		// is already on its way raw.
 		if v := recover(); v != nil {
@@ -237,7 +238,7 @@ type passthroughWriter struct {
 
 	rd *sse.Reader
 	// unframe and frame convert an upstream's and a client's stream
-	// framing from and to SSE text (framing.go), nil for SSE; pending
+	// framing from and to SSE text (streams.NewUnframer, NewFramer), nil for SSE; pending
 	// and the checks work on SSE text.
 	unframe  *eventstream.Reader
 	unframed []byte
@@ -270,7 +271,7 @@ type passthroughWriter struct {
 	writeErr   error // the client connection failed
 	// cutoff stops the reading of the upstream body after a complete
 	// stream (nil in tests that drive the writer directly).
-	cutoff *upstreamCutoff
+	cutoff *streams.Cutoff
 	// sentBody is the body sent upstream, and clientBody the pooled
 	// buffer holding the client's body, which the body sent may be: a
 	// stream gives the buffer back once the upstream has read the body
@@ -309,16 +310,16 @@ func (pw *passthroughWriter) WriteHeader(status int) {
 		// llmbridge asks for no encoding; a body that has one anyway
 		// cannot be checked, only passed on.
 		pw.mode = passRaw
-	case pw.stream && status < 300 && isStreamOf(pw.x.Upstream, hdr.Get("Content-Type")):
+	case pw.stream && status < 300 && streams.IsStreamOf(pw.x.Upstream, hdr.Get("Content-Type")):
 		pw.mode = passStream
 		pw.rd = sse.NewPushReader(int(pw.h.MaxEventSize))
-		pw.unframe = newUnframer(pw.x.Upstream, int(pw.h.MaxEventSize))
-		pw.frame = newFramer(pw.client, maxResponseBody)
+		pw.unframe = streams.NewUnframer(pw.x.Upstream, int(pw.h.MaxEventSize))
+		pw.frame = streams.NewFramer(pw.client, maxResponseBody)
 		if pw.frame != nil || pw.unframe != nil {
 			// Framed again, the bytes are not the upstream's: a Bedrock
 			// chunk loses its padding member, say.
 			hdr.Del("Content-Length")
-			hdr.Set("Content-Type", streamContentType(pw.client))
+			hdr.Set("Content-Type", streams.ContentType(pw.client))
 		}
 		pw.watcher = codec.NewStreamWatcher(pw.x.Upstream)
 		if fw := failover.Of(pw.ResponseWriterWrapper.ResponseWriter); fw != nil {

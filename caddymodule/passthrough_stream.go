@@ -13,6 +13,7 @@ import (
 	"github.com/llmbridge/llmbridge/caddymodule/failover"
 	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
+	"github.com/llmbridge/llmbridge/caddymodule/streams"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
 	"github.com/llmbridge/llmbridge/sse"
@@ -24,7 +25,7 @@ import (
 
 // writeStream takes a chunk of the upstream stream and passes on the
 // complete events in it. Once the client's stream has ended, the rest of
-// the upstream's is not read (cutoff.go): writeStream fails after an
+// the upstream's is not read (streams.Cutoff): writeStream fails after an
 // error, and a complete stream starts the cutoff's grace.
 func (pw *passthroughWriter) writeStream(p []byte) (int, error) {
 	n := len(p)
@@ -35,9 +36,9 @@ func (pw *passthroughWriter) writeStream(p []byte) (int, error) {
 	case pw.writeErr != nil:
 		return 0, pw.writeErr
 	case pw.ended:
-		return n, errClientStreamEnded
+		return n, streams.ErrClientStreamEnded
 	case pw.watcher.Complete():
-		pw.cutoff.completed()
+		pw.cutoff.Completed()
 	}
 	return n, nil
 }
@@ -154,7 +155,7 @@ func (pw *passthroughWriter) watchFailover(name, data []byte, bare bool) bool {
 	pw.evs = pw.probe.Decode(pw.evs[:0], name, data, bare)
 	for i := range pw.evs {
 		if x.Key > 0 && !pw.keyWatched {
-			pw.keyWatched = watchPoolStream(pw.h.keys, w, x, &pw.evs[i])
+			pw.keyWatched = streams.WatchKey(pw.h.keys, w, x, &pw.evs[i])
 		}
 		if fw != nil && fw.Watching() {
 			fw.Observe(&pw.evs[i])
@@ -297,7 +298,7 @@ func (pw *passthroughWriter) endStream(msg string, cause error) {
 func (pw *passthroughWriter) endStreamWith(e *codec.Error) {
 	if pw.x.Key > 0 && !pw.keyWatched {
 		pw.keyWatched = true
-		poolStreamFailed(pw.h.keys, pw.ResponseWriterWrapper.ResponseWriter, pw.x, e)
+		streams.KeyStreamFailed(pw.h.keys, pw.ResponseWriterWrapper.ResponseWriter, pw.x, e)
 	}
 	if fw := failover.Of(pw.ResponseWriterWrapper.ResponseWriter); fw != nil && fw.Watching() {
 		fw.StreamFailed(e)

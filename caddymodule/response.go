@@ -14,6 +14,7 @@ import (
 	"github.com/llmbridge/llmbridge/caddymodule/failover"
 	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
+	"github.com/llmbridge/llmbridge/caddymodule/streams"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
 )
@@ -38,8 +39,8 @@ type translatingWriter struct {
 	status   int
 	body     *[]byte
 	overflow bool
-	stream   *streamTranslator // set when the upstream answered a stream
-	cutoff   *upstreamCutoff   // ends the upstream's stream after the client's
+	stream   *streams.Translator // set when the upstream answered a stream
+	cutoff   *streams.Cutoff     // ends the upstream's stream after the client's
 	// sent is the request body sent upstream, whose buffer a stream
 	// gives back once the upstream has read it (nil: not to release).
 	sent *sentBody
@@ -67,8 +68,8 @@ func (tw *translatingWriter) WriteHeader(status int) {
 	tw.status = status
 	tw.x.ResponseStarted()
 	tw.h.noteUpstream(tw.ResponseWriter, tw.x, status, tw.Header())
-	if status >= 200 && status < 300 && tw.req.Stream && isStreamOf(tw.x.Upstream, tw.Header().Get("Content-Type")) && !hasEncoding(tw.Header()) {
-		st, err := newStreamTranslator(tw.ResponseWriter, tw.h, tw.client, tw.x.Upstream, tw.req)
+	if status >= 200 && status < 300 && tw.req.Stream && streams.IsStreamOf(tw.x.Upstream, tw.Header().Get("Content-Type")) && !hasEncoding(tw.Header()) {
+		st, err := streams.NewTranslator(tw.ResponseWriter, &tw.h.streams, tw.client, tw.x.Upstream, tw.req)
 		if err != nil {
 			// Both protocols are checked when the handler is provisioned;
 			// should one have no stream codec, the stream is collected
@@ -88,16 +89,16 @@ func (tw *translatingWriter) WriteHeader(status int) {
 		recycleScratch(tw.req.KeepForStream())
 		tw.clientBody.release()
 		tw.teach.release()
-		tw.stream.model = tw.model
-		tw.stream.x = tw.x
-		tw.stream.cutoff = tw.cutoff
+		tw.stream.Model = tw.model
+		tw.stream.Exchange = tw.x
+		tw.stream.Cutoff = tw.cutoff
 		if fw := failover.Of(tw.ResponseWriter); fw != nil {
 			fw.HoldStream()
 		}
-		startHeaders(tw.ResponseWriter, tw.client, status)
+		streams.StartHeaders(tw.ResponseWriter, tw.client, status)
 		tw.x.Status = status
 		// The client sees the stream open before the first event.
-		_ = tw.stream.rc.Flush()
+		_ = tw.stream.Flush()
 	}
 }
 
@@ -108,7 +109,7 @@ func (tw *translatingWriter) Write(p []byte) (int, error) {
 		tw.WriteHeader(http.StatusOK)
 	}
 	if tw.stream != nil {
-		return tw.stream.write(p)
+		return tw.stream.Write(p)
 	}
 	if tw.body == nil {
 		tw.body = pool.Get(pool.ResponseSize(tw.Header()))
@@ -138,7 +139,7 @@ type writerOnly struct{ io.Writer }
 // finish writes the translated response once next has returned nextErr.
 func (tw *translatingWriter) finish(nextErr error) error {
 	if tw.stream != nil {
-		tw.stream.finish(nextErr)
+		tw.stream.Finish(nextErr)
 		return nil
 	}
 	defer pool.Put(tw.body)
@@ -249,24 +250,22 @@ func (tw *translatingWriter) reportDroppedOutput(dropped []string) {
 // streamResponse answers a client that asked for a stream, when the
 // upstream answered one JSON body, with the stream of that body.
 func (tw *translatingWriter) streamResponse(resp *codec.Response) {
-	st, err := newStreamTranslator(tw.ResponseWriter, tw.h, tw.client, tw.x.Upstream, tw.req)
+	st, err := streams.NewTranslator(tw.ResponseWriter, &tw.h.streams, tw.client, tw.x.Upstream, tw.req)
 	if err != nil {
 		tw.fail(codec.AsError(err))
 		return
 	}
 	tw.stream = st
-	tw.stream.model = tw.model
-	tw.stream.x = tw.x
+	tw.stream.Model = tw.model
+	tw.stream.Exchange = tw.x
 	hdr := tw.Header()
 	hdr.Del("Content-Length")
 	if fw := failover.Of(tw.ResponseWriter); fw != nil {
 		fw.HoldStream()
 	}
-	startHeaders(tw.ResponseWriter, tw.client, tw.status)
+	streams.StartHeaders(tw.ResponseWriter, tw.client, tw.status)
 	tw.x.Status = tw.status
-	tw.stream.events = codec.AppendResponseEvents(tw.stream.eventSlice(), resp)
-	tw.stream.emit()
-	tw.stream.send()
+	tw.stream.Respond(resp)
 }
 
 // writeError encodes an error in the client protocol and writes it.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
+	"github.com/llmbridge/llmbridge/caddymodule/streams"
 	"github.com/llmbridge/llmbridge/codec"
 )
 
@@ -17,7 +18,7 @@ import (
 // upstream event: the bound is 6 KB. Between inputs a stream holds no read
 // buffer and no event slice (both pooled), only its codecs' state.
 func TestStreamMemoryPerOpenStream(t *testing.T) {
-	const streams = 500
+	const open = 500
 	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
 	defer cancel()
 	pairs := [][2]codec.Protocol{
@@ -35,7 +36,8 @@ func TestStreamMemoryPerOpenStream(t *testing.T) {
 		// The opening of a stream in the upstream's protocol.
 		start := openingEvents(t, up)
 		req := &codec.Request{Model: "m", Stream: true, StreamUsage: true}
-		held := make([]*streamTranslator, 0, streams)
+		held := make([]*streams.Translator, 0, open)
+		recorders := make([]*httptest.ResponseRecorder, 0, open)
 		var before, after runtime.MemStats
 		// Twice: the pools' contents (kept one collection as victims) are
 		// freed on both sides of the measurement, so that only what the
@@ -43,15 +45,17 @@ func TestStreamMemoryPerOpenStream(t *testing.T) {
 		runtime.GC()
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		for range streams {
-			s, err := newStreamTranslator(httptest.NewRecorder(), h, client, h.upstream, req)
+		for range open {
+			rec := httptest.NewRecorder()
+			s, err := streams.NewTranslator(rec, &h.streams, client, h.upstream, req)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.write(start); err != nil {
+			if _, err := s.Write(start); err != nil {
 				t.Fatal(err)
 			}
 			held = append(held, s)
+			recorders = append(recorders, rec)
 		}
 		runtime.GC()
 		runtime.GC()
@@ -59,10 +63,10 @@ func TestStreamMemoryPerOpenStream(t *testing.T) {
 		// The recorders keep everything written to them; count only the
 		// translators' own memory.
 		var recorded uint64
-		for _, s := range held {
-			recorded += uint64(s.w.(*httptest.ResponseRecorder).Body.Cap()) + 1024
+		for _, rec := range recorders {
+			recorded += uint64(rec.Body.Cap()) + 1024
 		}
-		per := (int64(after.HeapAlloc) - int64(before.HeapAlloc) - int64(recorded)) / streams
+		per := (int64(after.HeapAlloc) - int64(before.HeapAlloc) - int64(recorded)) / open
 		t.Logf("%s -> %s: %d bytes per open stream", up, client, per)
 		if per > 6<<10 {
 			t.Errorf("%s -> %s: %d bytes per open stream, want at most 6 KiB", up, client, per)

@@ -1,4 +1,4 @@
-package caddymodule
+package streams
 
 import (
 	"errors"
@@ -19,11 +19,11 @@ import (
 	"github.com/llmbridge/llmbridge/sse/eventstream"
 )
 
-// streamTranslator translates an upstream SSE stream into the client's
+// Translator translates an upstream's event stream into the client's
 // protocol as it arrives: every upstream event is decoded, encoded and
 // flushed before the next one is read. It holds the SSE reader's buffer,
 // the codec state and one output buffer, and starts no goroutine.
-type streamTranslator struct {
+type Translator struct {
 	w       http.ResponseWriter
 	rc      *http.ResponseController
 	logger  *zap.Logger
@@ -33,7 +33,7 @@ type streamTranslator struct {
 	// unframe, for an upstream that does not stream SSE, reads its
 	// stream into the SSE text rd reads, in unframed; frame, for a
 	// client that does not read SSE, writes the encoded SSE text as the
-	// client's framing, in framed (framing.go).
+	// client's framing, in framed (NewUnframer, NewFramer).
 	unframe  *eventstream.Reader
 	unframed []byte
 	frame    *eventstream.Writer
@@ -51,11 +51,18 @@ type streamTranslator struct {
 	out    []byte
 	outBuf *[]byte
 
-	// model, when set, replaces the model the upstream names in its
-	// start event (see translatingWriter.model).
-	model string
-	x     *observe.Exchange
-	// keys is the handler's credential pool, nil without one.
+	// Model, when set, replaces the model the upstream names in its
+	// start event: the model the client asked for, after a model rule
+	// rewrote it.
+	Model string
+	// Exchange is the request's record, which observes every event;
+	// nil in tests that drive the translator alone.
+	Exchange *observe.Exchange
+	// Cutoff stops the reading of the upstream body after a complete
+	// stream (nil in tests that drive the translator alone).
+	Cutoff *Cutoff
+
+	// keys is the site's credential pool, nil without one.
 	keys     *failover.Pool
 	upstream codec.Protocol
 	maxEvent int
@@ -65,12 +72,25 @@ type streamTranslator struct {
 	// or failed: its events no longer concern the key.
 	keyWatched bool
 	writeErr   error
-	// cutoff stops the reading of the upstream body after a complete
-	// stream (nil in tests that drive the translator directly).
-	cutoff *upstreamCutoff
 }
 
-func newStreamTranslator(w http.ResponseWriter, h *Handler, client, upstream codec.Protocol, req *codec.Request) (*streamTranslator, error) {
+// Config is what the translators of a site's streams share.
+type Config struct {
+	// Logger tells of streams that broke off or ended in an error.
+	Logger *zap.Logger
+	// Metrics counts the output a client's protocol cannot carry.
+	Metrics *observe.Metrics
+	// Keys is the site's pool of upstream credentials, whose member a
+	// rate limit before the stream's content cools; nil without one.
+	Keys *failover.Pool
+	// MaxEventSize bounds an upstream's event, and MaxFrameSize a
+	// message framed for a client that does not read SSE.
+	MaxEventSize, MaxFrameSize int
+}
+
+// NewTranslator returns the translator of an upstream stream of protocol
+// upstream, answering req, into w for a client of protocol client.
+func NewTranslator(w http.ResponseWriter, cfg *Config, client, upstream codec.Protocol, req *codec.Request) (*Translator, error) {
 	dec, err := codec.NewStreamDecoder(upstream)
 	if err != nil {
 		return nil, err
@@ -79,38 +99,38 @@ func newStreamTranslator(w http.ResponseWriter, h *Handler, client, upstream cod
 	if err != nil {
 		return nil, err
 	}
-	return &streamTranslator{
+	return &Translator{
 		w:        w,
 		rc:       http.NewResponseController(w),
-		logger:   h.logger,
-		rd:       sse.NewPushReader(int(h.MaxEventSize)),
-		unframe:  newUnframer(upstream, int(h.MaxEventSize)),
-		frame:    newFramer(client, maxResponseBody),
+		logger:   cfg.Logger,
+		rd:       sse.NewPushReader(cfg.MaxEventSize),
+		unframe:  NewUnframer(upstream, cfg.MaxEventSize),
+		frame:    NewFramer(client, cfg.MaxFrameSize),
 		dec:      dec,
 		enc:      enc,
 		upstream: upstream,
-		maxEvent: int(h.MaxEventSize),
-		metrics:  h.metrics,
-		keys:     h.keys,
+		maxEvent: cfg.MaxEventSize,
+		metrics:  cfg.Metrics,
+		keys:     cfg.Keys,
 	}, nil
 }
 
-// startHeaders sets the headers of a translated event stream for a client
+// StartHeaders sets the headers of a translated event stream for a client
 // of protocol client and sends them with status, so the client sees the
 // stream open at once.
-func startHeaders(w http.ResponseWriter, client codec.Protocol, status int) {
+func StartHeaders(w http.ResponseWriter, client codec.Protocol, status int) {
 	hdr := w.Header()
 	hdr.Del("Content-Length")
 	hdr.Del("Content-Encoding")
-	hdr.Set("Content-Type", streamContentType(client))
+	hdr.Set("Content-Type", ContentType(client))
 	hdr.Set("Cache-Control", "no-cache")
 	w.WriteHeader(status)
 }
 
-// write consumes a chunk of the upstream body. Once the client's stream
-// has ended, the rest of the upstream's is not read (cutoff.go): write
-// fails after an error, and a complete stream starts the cutoff's grace.
-func (s *streamTranslator) write(p []byte) (int, error) {
+// Write consumes a chunk of the upstream body. Once the client's stream
+// has ended, the rest of the upstream's is not read (Cutoff): Write fails
+// after an error, and a complete stream starts the cutoff's grace.
+func (s *Translator) Write(p []byte) (int, error) {
 	if !s.done {
 		s.translate(p)
 	}
@@ -118,9 +138,9 @@ func (s *streamTranslator) write(p []byte) (int, error) {
 	case s.writeErr != nil:
 		return len(p), s.writeErr
 	case s.failed:
-		return len(p), errClientStreamEnded
+		return len(p), ErrClientStreamEnded
 	case s.done:
-		s.cutoff.completed()
+		s.Cutoff.Completed()
 	}
 	return len(p), nil
 }
@@ -130,10 +150,10 @@ func (s *streamTranslator) write(p []byte) (int, error) {
 // completed before it, which the client gets first: they are good events
 // of the answer, whether they came in the same read as the broken
 // message or before it.
-func (s *streamTranslator) translate(p []byte) {
+func (s *Translator) translate(p []byte) {
 	var unframeErr error
-	if s.x != nil && s.x.UpstreamBody.IsZero() {
-		s.x.UpstreamBody = time.Now()
+	if s.Exchange != nil && s.Exchange.UpstreamBody.IsZero() {
+		s.Exchange.UpstreamBody = time.Now()
 	}
 	if s.unframe != nil {
 		s.unframed, unframeErr = s.unframe.Push(s.unframed[:0], p)
@@ -157,7 +177,7 @@ func (s *streamTranslator) translate(p []byte) {
 // the client sees each of them as soon as it would with a flush per event
 // (nothing waits for more input), at a fraction of the system calls when
 // an upstream sends events faster than they are read.
-func (s *streamTranslator) pump() error {
+func (s *Translator) pump() error {
 	defer s.send()
 	for !s.done {
 		ev, err := s.rd.Next()
@@ -177,7 +197,7 @@ func (s *streamTranslator) pump() error {
 
 // end closes the stream after the upstream body ended (cause nil), broke
 // off, or sent something the reader rejects.
-func (s *streamTranslator) end(cause error) {
+func (s *Translator) end(cause error) {
 	if s.done {
 		return
 	}
@@ -192,15 +212,15 @@ func (s *streamTranslator) end(cause error) {
 
 // fail ends the stream with an error of llmbridge's own saying msg: the
 // upstream's stream cannot be read on.
-func (s *streamTranslator) fail(msg string) {
+func (s *Translator) fail(msg string) {
 	s.events = append(s.eventSlice(), codec.Event{Type: codec.EventError, Err: &codec.Error{
 		Status: http.StatusBadGateway, Kind: mapping.ErrBadGateway, Message: msg}})
 	s.emit()
 	s.send()
 }
 
-// finish ends the stream once the upstream handler has returned.
-func (s *streamTranslator) finish(nextErr error) {
+// Finish ends the stream once the upstream handler has returned nextErr.
+func (s *Translator) Finish(nextErr error) {
 	if s.done {
 		return
 	}
@@ -221,7 +241,7 @@ func (s *streamTranslator) finish(nextErr error) {
 }
 
 // emit encodes the decoded events into the pending output.
-func (s *streamTranslator) emit() {
+func (s *Translator) emit() {
 	if len(s.events) > 0 && s.outBuf == nil {
 		// The input's translation is about its size, or twice it for a
 		// client whose events are wordier: a buffer of that size, from the
@@ -231,13 +251,13 @@ func (s *streamTranslator) emit() {
 		s.out = *s.outBuf
 	}
 	for i := range s.events {
-		if s.x != nil {
+		if s.Exchange != nil {
 			// Before the model is rewritten: the exchange records the
 			// model the upstream says answered.
-			s.x.Observe(&s.events[i])
-			if s.x.Key > 0 && !s.keyWatched {
+			s.Exchange.Observe(&s.events[i])
+			if s.Exchange.Key > 0 && !s.keyWatched {
 				// A rate limit before content cools the pooled key.
-				s.keyWatched = watchPoolStream(s.keys, s.w, s.x, &s.events[i])
+				s.keyWatched = WatchKey(s.keys, s.w, s.Exchange, &s.events[i])
 			}
 			if fw := failover.Of(s.w); fw != nil && fw.Watching() {
 				// A failover site holds the stream until its first
@@ -248,21 +268,21 @@ func (s *streamTranslator) emit() {
 		switch ev := &s.events[i]; ev.Type {
 		case codec.EventStart:
 			switch {
-			case s.model != "":
-				ev.Model = s.model
-			case ev.Model == "" && s.x != nil:
+			case s.Model != "":
+				ev.Model = s.Model
+			case ev.Model == "" && s.Exchange != nil:
 				// An upstream that names no model answered for the
 				// model it was sent.
-				ev.Model = s.x.UpstreamModel
+				ev.Model = s.Exchange.UpstreamModel
 			}
 		case codec.EventDropped:
 			s.dropped(ev.Text)
 			continue
 		case codec.EventEnd:
-			if s.x != nil {
+			if s.Exchange != nil {
 				// Bedrock's clients read the latencies in the
 				// stream's last event.
-				ev.Latency = s.x.Latency()
+				ev.Latency = s.Exchange.Latency()
 			}
 		case codec.EventPartStop:
 			if ev.Signature != "" && ev.Signature[0] == '{' {
@@ -283,14 +303,14 @@ func (s *streamTranslator) emit() {
 // dropped reports upstream output of kind that the stream decoder left
 // out (codec.EventDropped): a debug log and dropped_output_total. The
 // header has been sent; a stream has no other place to tell the client.
-func (s *streamTranslator) dropped(kind string) {
+func (s *Translator) dropped(kind string) {
 	s.logger.Debug("response content the client protocol cannot carry", zap.String("dropped", kind))
 	s.metrics.RecordDroppedOutput(kind)
 }
 
 // carried counts the upstream output an opaque value keeps whole to travel
 // in a continuation, in opaque_carried_total.
-func (s *streamTranslator) carried(signature string) {
+func (s *Translator) carried(signature string) {
 	if kind := codec.OpaqueKind(signature); kind != "" {
 		s.metrics.RecordOpaqueCarried(kind)
 	}
@@ -299,7 +319,7 @@ func (s *streamTranslator) carried(signature string) {
 // eventSlice returns the empty slice the events of one input are decoded
 // into, taken from the pool for as long as the input takes: a stream
 // waiting for its upstream holds none.
-func (s *streamTranslator) eventSlice() []codec.Event {
+func (s *Translator) eventSlice() []codec.Event {
 	if s.eventsBuf == nil {
 		s.eventsBuf = eventSlices.Get().(*[]codec.Event)
 		s.events = *s.eventsBuf
@@ -311,7 +331,7 @@ func (s *streamTranslator) eventSlice() []codec.Event {
 var eventSlices = sync.Pool{New: func() any { e := make([]codec.Event, 0, 8); return &e }}
 
 // releaseEvents gives the events' slice back to the pool.
-func (s *streamTranslator) releaseEvents() {
+func (s *Translator) releaseEvents() {
 	if s.eventsBuf == nil {
 		return
 	}
@@ -324,8 +344,20 @@ func (s *streamTranslator) releaseEvents() {
 	s.eventsBuf, s.events = nil, nil
 }
 
+// Respond streams resp, an answer the upstream gave as one JSON body, to
+// a client that asked for a stream.
+func (s *Translator) Respond(resp *codec.Response) {
+	s.events = codec.AppendResponseEvents(s.eventSlice(), resp)
+	s.emit()
+	s.send()
+}
+
+// Flush flushes the client's connection: the client sees the stream open
+// before its first event.
+func (s *Translator) Flush() error { return s.rc.Flush() }
+
 // send writes the pending output and flushes it to the client.
-func (s *streamTranslator) send() {
+func (s *Translator) send() {
 	defer s.releaseEvents()
 	out := s.out
 	if s.outBuf != nil {
@@ -342,7 +374,7 @@ func (s *streamTranslator) send() {
 	if s.frame != nil {
 		var err error
 		if s.framed, err = s.frame.Push(s.framed[:0], out); err != nil {
-			// The encoders' own events are bounded by maxResponseBody.
+			// The encoders' own events are bounded by MaxFrameSize.
 			s.writeErr, s.done = err, true
 			return
 		}
@@ -351,13 +383,13 @@ func (s *streamTranslator) send() {
 	if _, err := s.w.Write(b); err != nil {
 		s.writeErr = err
 		s.done = true
-		if s.x != nil {
-			s.x.ClientGone()
+		if s.Exchange != nil {
+			s.Exchange.ClientGone()
 		}
 		return
 	}
-	if s.x != nil {
-		s.x.Wrote(http.StatusOK)
+	if s.Exchange != nil {
+		s.Exchange.Wrote(http.StatusOK)
 	}
 	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
 		s.writeErr = err
