@@ -315,10 +315,16 @@ func (pw *passthroughWriter) WriteHeader(status int) {
 		pw.rd = sse.NewPushReader(int(pw.h.MaxEventSize))
 		pw.unframe = streams.NewUnframer(pw.x.Upstream, int(pw.h.MaxEventSize))
 		pw.frame = streams.NewFramer(pw.client, maxResponseBody)
+		// The stream passed on is not always the upstream's bytes: an
+		// error event of llmbridge's own ends one that breaks off or
+		// stops short, a restored model or Bedrock's metrics re-frame
+		// events. An upstream that wrote its whole stream before its
+		// first flush sent a Content-Length, which would then be wrong,
+		// and a response longer or shorter than it declared is cut with
+		// a reset connection: the client never sees the error event.
+		hdr.Del("Content-Length")
 		if pw.frame != nil || pw.unframe != nil {
-			// Framed again, the bytes are not the upstream's: a Bedrock
-			// chunk loses its padding member, say.
-			hdr.Del("Content-Length")
+			// Framed again: a Bedrock chunk loses its padding member.
 			hdr.Set("Content-Type", streams.ContentType(pw.client))
 		}
 		pw.watcher = codec.NewStreamWatcher(pw.x.Upstream)
