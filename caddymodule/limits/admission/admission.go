@@ -180,7 +180,9 @@ func (g *Gate) Admit(w http.ResponseWriter, r *http.Request, x *observe.Exchange
 // Settle settles x's reservation with its usage, if it made one, and
 // cost (negative when unknown). It runs when the exchange is recorded,
 // after the client's answer: the settlement is bounded by the store's
-// timeout and does not wait for a client that went away.
+// timeout and does not wait for a client that went away. The handler
+// settles every exchange it records: a nil Gate, a site without limits,
+// has made no reservation and settles nothing.
 func (g *Gate) Settle(x *observe.Exchange, cost float64) {
 	t := x.Limit
 	if t == nil {

@@ -373,3 +373,14 @@ func TestEstimate(t *testing.T) {
 		t.Errorf("undecoded with a limit: %+v", e)
 	}
 }
+
+// TestSettleWithoutGate settles an exchange of a site without limits:
+// the handler settles every exchange it records.
+func TestSettleWithoutGate(t *testing.T) {
+	var g *Gate
+	x := &observe.Exchange{KeyName: "alice", Usage: codec.Usage{Known: true, InputTokens: 1}}
+	g.Settle(x, 1)
+	if x.Limit != nil {
+		t.Error("a reservation appeared")
+	}
+}
