@@ -11,6 +11,7 @@ import (
 
 	"github.com/llmbridge/llmbridge/caddymodule/clouds"
 	"github.com/llmbridge/llmbridge/caddymodule/failover"
+	"github.com/llmbridge/llmbridge/caddymodule/limits/admission"
 	"github.com/llmbridge/llmbridge/caddymodule/policy"
 	"github.com/llmbridge/llmbridge/codec"
 )
@@ -48,7 +49,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		client_keys {                # or named: the access log and spans name each key's requests
 //			<name> <key>
 //		}
-//		limit [<key name>...] {      # optional, repeatable: caps per named client key (see parseLimit)
+//		limit [<key name>...] {      # optional, repeatable: caps per named client key (see admission.ParseLimit)
 //			models <glob>...
 //			requests <n>/<period>     # period: second, minute, hour, day, month
 //			input_tokens <n>/<period>
@@ -239,7 +240,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			continue
 		}
 		if name == "limit" {
-			l, err := parseLimit(d)
+			l, err := admission.ParseLimit(d)
 			if err != nil {
 				return err
 			}

@@ -305,7 +305,7 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 		return nil
 	}
 
-	if h.limits != nil && !h.admitLimits(w, r, x, h.limitEstimate(req, x)) {
+	if h.limits != nil && !h.limits.Admit(w, r, x, h.limitEstimate(req, x)) {
 		return nil
 	}
 

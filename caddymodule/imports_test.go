@@ -36,6 +36,10 @@ var roomImports = map[string][]string{
 	"caddymodule/clouds/google": {"caddymodule/clouds", "codec"},
 	"caddymodule/clouds/azure":  {"caddymodule/clouds", "codec"},
 	"caddymodule/clouds/aws":    {"caddymodule/clouds", "codec", "mapping"},
+
+	// The limits' HTTP side works on an observe.Exchange (which holds
+	// the engine's Ticket), so it sits above both.
+	"caddymodule/limits/admission": {"caddymodule/observe", "caddymodule/internal/pool"},
 }
 
 // TestImportDirection fails when a room of the Caddy layer depends on an

@@ -70,7 +70,7 @@ func (h *Handler) provisionCredentials(ctx caddy.Context, expand func(string) st
 // configuration is unloaded.
 func (h *Handler) Cleanup() error {
 	failover.Forget(h.keys)
-	limits.Withdraw(h.limits)
+	limits.Withdraw(h.limits.Set())
 	teachers.CompareAndDelete(h.provider, h)
 	return nil
 }

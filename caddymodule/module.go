@@ -21,6 +21,7 @@ import (
 	"github.com/llmbridge/llmbridge/caddymodule/failover"
 	"github.com/llmbridge/llmbridge/caddymodule/fit"
 	"github.com/llmbridge/llmbridge/caddymodule/limits"
+	"github.com/llmbridge/llmbridge/caddymodule/limits/admission"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/caddymodule/policy"
 	"github.com/llmbridge/llmbridge/caddymodule/sessions"
@@ -274,13 +275,9 @@ type Handler struct {
 	// ItemCacheSize is -1.
 	items codec.ItemStore
 	// store is the instance's state store (the llmbridge app's), and
-	// limits the compiled Limits over it; denyOnStoreError is the app's
-	// policy for a store that cannot count.
-	store            state.Store
-	limits           *limits.Set
-	denyOnStoreError bool
-	// capGauges are each client key's limit_remaining gauges.
-	capGauges map[string]*capGauges
+	// limits the Limits applied over it; nil without limits.
+	store  state.Store
+	limits *admission.Gate
 	// conversations keeps translated Responses conversations for
 	// previous_response_id; its Store is nil when ConversationsSize is
 	// -1. interactions keeps the Interactions API's, in store.

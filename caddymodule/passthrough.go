@@ -112,7 +112,7 @@ func (h *Handler) passthrough(w http.ResponseWriter, r *http.Request, next caddy
 		}
 	}
 
-	if h.limits != nil && !h.admitLimits(w, r, x, h.passthroughEstimate(&dec, &head, x)) {
+	if h.limits != nil && !h.limits.Admit(w, r, x, h.passthroughEstimate(&dec, &head, x)) {
 		return nil
 	}
 

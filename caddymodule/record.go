@@ -35,7 +35,7 @@ func (h *Handler) record(r *http.Request, x *observe.Exchange) {
 	}
 	errType := x.ErrorType()
 	cost := h.prices.Cost(x)
-	h.settleLimits(x, cost)
+	h.limits.Settle(x, cost)
 	// When the answer was dropped for another target's, the
 	// placeholders and the access log are that one's.
 	repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)

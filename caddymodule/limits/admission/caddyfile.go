@@ -1,4 +1,4 @@
-package caddymodule
+package admission
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 	"github.com/llmbridge/llmbridge/caddymodule/limits"
 )
 
-// parseLimit parses a limit block:
+// ParseLimit parses a limit block, the dispenser at its "limit" token:
 //
 //	limit [<key name>...] {
 //		models <glob>...
@@ -24,8 +24,9 @@ import (
 //
 // A period is second, minute, hour, day or month; a number may end in k
 // or M. Without key names the limit applies to every named client key,
-// each counted on its own.
-func parseLimit(d *caddyfile.Dispenser) (limits.Limit, error) {
+// each counted on its own. It lives here, not in caddymodule/limits, so
+// that the engine knows nothing of Caddy.
+func ParseLimit(d *caddyfile.Dispenser) (limits.Limit, error) {
 	l := limits.Limit{Keys: d.RemainingArgs()}
 	for d.NextBlock(1) {
 		name := d.Val()
