@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/llmbridge/llmbridge/caddymodule/failover"
+	"github.com/llmbridge/llmbridge/caddymodule/fleet"
 	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
 	"github.com/llmbridge/llmbridge/caddymodule/limits"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
@@ -53,13 +54,7 @@ func (h *Handler) provisionFailover(ctx caddy.Context) error {
 	}
 	fs := failover.NewSite(h.Failover, h.logger)
 	store := h.store
-	fs.Share = func(open bool, target string, until int64) {
-		event := eventCool
-		if open {
-			event = eventOpen
-		}
-		publishEvent(store, event, target, unixNano(until))
-	}
+	fs.Share = func(open bool, target string, until int64) { fleet.Cooled(store, open, target, until) }
 	h.failover = fs
 	return nil
 }

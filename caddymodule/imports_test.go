@@ -27,6 +27,7 @@ var roomImports = map[string][]string{
 	"caddymodule/policy":        {"codec/rules"},
 	"caddymodule/fit":           {"caddymodule/policy", "caddymodule/observe", "codec/rules"},
 	"caddymodule/streams":       {"caddymodule/failover", "sse", "sse/eventstream"},
+	"caddymodule/fleet":         {"caddymodule/failover", "caddymodule/state"},
 	"caddymodule/probe":         {"codec/rules"},
 	"caddymodule/match":         {"caddymodule/internal/glob", "codec"},
 	"caddymodule/sessions":      {"caddymodule/state", "codec"},

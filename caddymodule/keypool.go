@@ -11,6 +11,7 @@ import (
 
 	"github.com/llmbridge/llmbridge/caddymodule/clouds"
 	"github.com/llmbridge/llmbridge/caddymodule/failover"
+	"github.com/llmbridge/llmbridge/caddymodule/fleet"
 	"github.com/llmbridge/llmbridge/caddymodule/limits"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/codec"
@@ -71,7 +72,7 @@ func (h *Handler) provisionCredentials(ctx caddy.Context, expand func(string) st
 func (h *Handler) Cleanup() error {
 	failover.Forget(h.keys)
 	limits.Withdraw(h.limits.Set())
-	teachers.CompareAndDelete(h.provider, h)
+	fleet.Forget(h.provider, (*sharedLearner)(h))
 	return nil
 }
 

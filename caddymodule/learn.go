@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/llmbridge/llmbridge/caddymodule/fit"
+	"github.com/llmbridge/llmbridge/caddymodule/fleet"
 	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/caddymodule/policy"
@@ -255,10 +256,10 @@ func (h *Handler) learnedOutcome(status int, t *teaching) {
 }
 
 // keepLesson keeps t's lesson for its model, counts and logs it, and
-// tells the fleet (shared.go).
+// tells the fleet.
 func (h *Handler) keepLesson(t *teaching) {
 	h.fitter.Lessons.Store(t.model, t.learned)
-	publishLesson(h, t.model, t.status, t.reason)
+	fleet.Learned(h.store, h.provider, t.model, t.status, t.reason)
 	learnedTotal.WithLabelValues(t.lesson.ID).Inc()
 	h.logger.Info("learned a model rule from the upstream's refusal; add this model_rule to keep it",
 		zap.String("upstream_model", t.model), zap.String("learned", t.lesson.ID),
@@ -290,3 +291,21 @@ func (h *Handler) explainRetired(upstream codec.Protocol, model string, status i
 			r.Provider + ".model.retired); choose a current model"}
 	*body = codec.AppendError((*body)[:0], upstream, e)
 }
+
+// sharedLearner is the handler as the fleet's Learner of its provider's
+// lessons from other instances.
+type sharedLearner Handler
+
+// LearnShared keeps the lesson another instance kept for model, read
+// from the same refusal.
+func (sl *sharedLearner) LearnShared(model string, status int, message string) {
+	h := (*Handler)(sl)
+	if _, _, lr, ok := h.fitter.Learn(model, status, message); ok {
+		h.fitter.Lessons.Store(model, lr)
+		h.logger.Info("kept a model rule another instance learned", zap.String("upstream_model", model),
+			zap.String("model_rule", policy.RuleBlock([]string{model}, lr.Like, &lr.Delta)))
+	}
+}
+
+// Interface guards
+var _ fleet.Learner = (*sharedLearner)(nil)

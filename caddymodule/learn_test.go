@@ -4,8 +4,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestAttemptRewind: the header reverse_proxy copied from a discarded
@@ -156,5 +159,25 @@ func TestLessonsSurviveReload(t *testing.T) {
 	}
 	if got := w.Header().Get("Llmbridge-Adjusted"); !strings.Contains(got, "top_p removed") || strings.Contains(got, "learned from") {
 		t.Errorf("Llmbridge-Adjusted = %q, want top_p removed without a retry", got)
+	}
+}
+
+// TestLearnShared keeps, as the fleet's learner of its provider, a lesson
+// another instance learned, read from the same refusal, and ignores a
+// refusal that teaches nothing.
+func TestLearnShared(t *testing.T) {
+	h := newTestHandler(t, &Handler{Upstream: "openai-chat"})
+	model := "acme-shared-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	(*sharedLearner)(h).LearnShared(model, 400, "the model is having a bad day")
+	if h.fitter.Lessons.Lookup(model) != nil {
+		t.Fatal("a refusal that teaches nothing was kept")
+	}
+	(*sharedLearner)(h).LearnShared(model, 400, "Unsupported parameter: 'top_p' is not supported with this model.")
+	lr := h.fitter.Lessons.Lookup(model)
+	if lr == nil {
+		t.Fatal("another instance's lesson was not kept")
+	}
+	if !slices.Contains(lr.Rule.Rejects, "top_p") && lr.Rule.Sampling == "" {
+		t.Errorf("the kept rule %+v does not refuse top_p", lr.Rule)
 	}
 }

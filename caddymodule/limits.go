@@ -3,13 +3,13 @@ package caddymodule
 import (
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
 
 	"github.com/llmbridge/llmbridge/caddymodule/failover"
+	"github.com/llmbridge/llmbridge/caddymodule/fleet"
 	"github.com/llmbridge/llmbridge/caddymodule/limits"
 	"github.com/llmbridge/llmbridge/caddymodule/limits/admission"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
@@ -33,16 +33,10 @@ func (h *Handler) provisionLimits(ctx caddy.Context) error {
 		return fmt.Errorf("llmbridge: state store: %v", err)
 	}
 	h.store, h.limits = app.Store(), nil
-	listenEvents(app)
+	fleet.Listen(app)
 	if h.keys != nil {
 		store := h.store
-		h.keys.Share = func(id string, i int, until int64) {
-			if until == 0 {
-				publishEvent(store, eventKeyOut, id, strconv.Itoa(i))
-			} else {
-				publishEvent(store, eventKeyCool, id, strconv.Itoa(i), unixNano(until))
-			}
-		}
+		h.keys.Share = func(id string, i int, until int64) { fleet.KeyCooled(store, id, i, until) }
 	}
 	if len(h.Limits) == 0 {
 		return nil

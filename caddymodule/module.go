@@ -20,6 +20,7 @@ import (
 	"github.com/llmbridge/llmbridge/caddymodule/conversations"
 	"github.com/llmbridge/llmbridge/caddymodule/failover"
 	"github.com/llmbridge/llmbridge/caddymodule/fit"
+	"github.com/llmbridge/llmbridge/caddymodule/fleet"
 	"github.com/llmbridge/llmbridge/caddymodule/limits"
 	"github.com/llmbridge/llmbridge/caddymodule/limits/admission"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
@@ -411,7 +412,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	h.fitter = fit.Fitter{Upstream: h.upstream, Provider: h.provider, Lessons: policy.LessonsFor(h.provider),
 		DefaultMaxTokens: h.DefaultMaxTokens, Region: h.location.Region, Logger: h.logger, Metrics: h.metrics}
-	teachers.Store(h.provider, h)
+	fleet.Teach(h.provider, (*sharedLearner)(h))
 	if err := h.fitter.Provision(h.ModelRules, h.Dialect); err != nil {
 		return fmt.Errorf("llmbridge: %v", err)
 	}

@@ -1,4 +1,4 @@
-package caddymodule
+package fleet
 
 import (
 	"context"
@@ -10,14 +10,11 @@ import (
 	"sync"
 	"time"
 
-	"go.uber.org/zap"
-
 	"github.com/llmbridge/llmbridge/caddymodule/failover"
-	"github.com/llmbridge/llmbridge/caddymodule/policy"
 	"github.com/llmbridge/llmbridge/caddymodule/state"
 )
 
-// Shared state: with a store that other instances see (Valkey), what one
+// With a store that other instances see (Valkey), what one
 // instance learns of its upstreams reaches every instance as an event on
 // the store's "events" channel: a target's cooldown and its open circuit
 // (a provider's 429 with Retry-After cools the target for the fleet), a
@@ -50,16 +47,52 @@ var instanceID = func() string {
 	return hex.EncodeToString(b)
 }()
 
-// teachers are a handler per provider of the loaded configuration, whose
-// rules read another instance's lesson (lessons are kept per provider).
-var teachers sync.Map // string -> *Handler
+// Learner keeps a lesson another instance learned: it reads the lesson
+// from the same refusal, as the instance that learned it did.
+type Learner interface {
+	// LearnShared keeps what model's refusal (status, message) teaches.
+	LearnShared(model string, status int, message string)
+}
 
-// publishLesson tells the fleet that model of h's provider refused a
-// request with status and message, and that the lesson it taught was
-// kept: every instance reads the same lesson from the same refusal.
-func publishLesson(h *Handler, model string, status int, message string) {
-	publishEvent(h.store, eventLearn, instanceID, h.provider, model, strconv.Itoa(status),
+// learners are a learner per provider of the loaded configuration
+// (lessons are kept per provider).
+var learners sync.Map // provider -> Learner
+
+// Teach makes l the learner of provider's lessons from other instances.
+func Teach(provider string, l Learner) { learners.Store(provider, l) }
+
+// Forget forgets l as the learner of provider's lessons, unless another
+// has taken its place (a reloaded configuration's).
+func Forget(provider string, l Learner) { learners.CompareAndDelete(provider, l) }
+
+// Learned tells the fleet that model of provider refused a request with
+// status and message, and that the lesson it taught was kept: every
+// instance reads the same lesson from the same refusal.
+func Learned(store state.Store, provider, model string, status int, message string) {
+	publish(store, eventLearn, instanceID, provider, model, strconv.Itoa(status),
 		base64.RawURLEncoding.EncodeToString([]byte(message)))
+}
+
+// Cooled tells the fleet that a failover target cooled down (or, with
+// open, that its circuit opened) until the time until, in Unix
+// nanoseconds.
+func Cooled(store state.Store, open bool, target string, until int64) {
+	event := eventCool
+	if open {
+		event = eventOpen
+	}
+	publish(store, event, target, unixNano(until))
+}
+
+// KeyCooled tells the fleet that member of the key pool poolID cools down
+// until the time until, in Unix nanoseconds, or, with until 0, that the
+// upstream refused the key for good.
+func KeyCooled(store state.Store, poolID string, member int, until int64) {
+	if until == 0 {
+		publish(store, eventKeyOut, poolID, strconv.Itoa(member))
+		return
+	}
+	publish(store, eventKeyCool, poolID, strconv.Itoa(member), unixNano(until))
 }
 
 // applyLesson keeps another instance's lesson (the fields of a learn
@@ -68,35 +101,29 @@ func applyLesson(f []string) {
 	if len(f) != 5 || f[0] == instanceID {
 		return
 	}
-	v, ok := teachers.Load(f[1])
+	v, ok := learners.Load(f[1])
 	if !ok {
 		return
 	}
-	h := v.(*Handler)
 	status, err := strconv.Atoi(f[3])
 	msg, err2 := base64.RawURLEncoding.DecodeString(f[4])
 	if err != nil || err2 != nil {
 		return
 	}
-	model := f[2]
-	if _, _, lr, ok := h.fitter.Learn(model, status, string(msg)); ok {
-		h.fitter.Lessons.Store(model, lr)
-		h.logger.Info("kept a model rule another instance learned", zap.String("upstream_model", model),
-			zap.String("model_rule", policy.RuleBlock([]string{model}, lr.Like, &lr.Delta)))
-	}
+	v.(Learner).LearnShared(f[2], status, string(msg))
 }
 
-// listenEvents subscribes the process to the events of app's store, once
-// per app. A store that other instances do not see needs no events: its
+// Listen subscribes the process to the events of app's store, once per
+// app. A store that other instances do not see needs no events: its
 // state is this process's already.
-func listenEvents(app *state.App) {
+func Listen(app *state.App) {
 	if app.Store().Shared() {
-		app.Listen(eventsChannel, applyEvent)
+		app.Listen(eventsChannel, Apply)
 	}
 }
 
-// publishEvent sends an event to every instance, off the request path.
-func publishEvent(store state.Store, fields ...string) {
+// publish sends an event to every instance, off the request path.
+func publish(store state.Store, fields ...string) {
 	if store == nil || !store.Shared() {
 		return
 	}
@@ -104,10 +131,10 @@ func publishEvent(store state.Store, fields ...string) {
 	go func() { _ = store.Publish(context.Background(), eventsChannel, msg) }()
 }
 
-// applyEvent applies an event of another instance (or this one's, which
-// changes nothing: every event keeps the later end, and an instance's own
-// lessons are skipped).
-func applyEvent(msg []byte) {
+// Apply applies an event of another instance, as the store delivered it
+// (or this one's, which changes nothing: every event keeps the later end,
+// and an instance's own lessons are skipped).
+func Apply(msg []byte) {
 	f := strings.Fields(string(msg))
 	if len(f) < 3 {
 		return
