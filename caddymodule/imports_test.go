@@ -28,7 +28,7 @@ var roomImports = map[string][]string{
 	"caddymodule/fit":           {"caddymodule/policy", "caddymodule/observe", "codec/rules"},
 	"caddymodule/streams":       {"caddymodule/failover", "sse", "sse/eventstream"},
 	"caddymodule/fleet":         {"caddymodule/failover", "caddymodule/state"},
-	"caddymodule/probe":         {"codec/rules"},
+	"caddymodule/probe":         {"codec/rules", "caddymodule/policy"},
 	"caddymodule/match":         {"caddymodule/internal/glob", "codec"},
 	"caddymodule/sessions":      {"caddymodule/state", "codec"},
 	"caddymodule/conversations": {"caddymodule/sessions", "caddymodule/internal/pool", "codec/interactions", "sse"},

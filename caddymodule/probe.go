@@ -5,22 +5,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"net/url"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	caddycmd "github.com/caddyserver/caddy/v2/cmd"
-	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
-	"github.com/tidwall/gjson"
 
 	"github.com/llmbridge/llmbridge/caddymodule/clouds"
 	"github.com/llmbridge/llmbridge/caddymodule/policy"
 	"github.com/llmbridge/llmbridge/caddymodule/probe"
-	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/rules"
 )
 
@@ -99,20 +94,9 @@ type ProbeConfig struct {
 	Out io.Writer
 }
 
-// ProbeReport is what a probe run measured.
-type ProbeReport struct {
-	Results []probe.Result
-	// Rule is the model_rule the results imply (Models holds the model).
-	Rule rules.Rule
-	// Notes are findings a model_rule cannot hold (a dialect's roles).
-	Notes []string
-	// Requests, InputTokens and OutputTokens are what the probe spent.
-	Requests, InputTokens, OutputTokens int64
-}
-
 // Probe runs the probes against cfg's upstream model and writes the
 // report to cfg.Out; the report is returned as well.
-func Probe(ctx context.Context, cfg ProbeConfig) (*ProbeReport, error) {
+func Probe(ctx context.Context, cfg ProbeConfig) (*probe.Report, error) {
 	out := cfg.Out
 	if out == nil {
 		out = os.Stdout
@@ -161,160 +145,6 @@ func Probe(ctx context.Context, cfg ProbeConfig) (*ProbeReport, error) {
 	}
 	// Nor what other handlers learned of the model (learn.go).
 	h.fitter.Lessons = new(policy.Lessons)
-	client, probes, err := probe.For(h.upstream, h.fitter.Dialect() != nil)
-	if err != nil {
-		return nil, err
-	}
-	path, query := client.Descriptor().UpstreamPath(codec.Location{}, cfg.Model, false)
-	hc := &http.Client{Timeout: timeout}
-	next := caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-		return forward(hc, target, w, r)
-	})
-	rep := &ProbeReport{}
-	fmt.Fprintf(out, "llmbridge-probe: %s model %s at %s\n", h.upstream, cfg.Model, target.Redacted())
-	on := "" // the lowest effort above none the model took
-	for i, p := range probes {
-		body := strings.ReplaceAll(p.Body, "%MODEL%", cfg.Model)
-		if strings.Contains(body, "%EFFORT%") {
-			if on == "" {
-				continue
-			}
-			body = strings.ReplaceAll(body, "%EFFORT%", on)
-		}
-		res, usage := sendProbe(ctx, h, next, client, path, query, body)
-		res.Name = p.Name
-		rep.Requests++
-		rep.InputTokens += usage.InputTokens
-		rep.OutputTokens += usage.OutputTokens
-		if i == 0 && !res.Accepted {
-			if l, learned := rules.Learn(nil, res.Message); learned && l.Rule.ResponsesOnly && client == codec.OpenAIChat {
-				// Served only by the Responses API: no other probe can
-				// tell anything on Chat Completions.
-				rep.Results = append(rep.Results, res)
-				fmt.Fprintln(out, "  refused   "+p.Name+"  ("+strconv.Itoa(res.Status)+": "+firstLine(res.Message)+")")
-				break
-			}
-			return rep, fmt.Errorf("the baseline request was refused (HTTP %d: %s); check the address, credentials and model", res.Status, res.Message)
-		}
-		rep.Results = append(rep.Results, res)
-		if e, isEffort := strings.CutPrefix(p.Name, probe.Effort); isEffort && res.Accepted && e != "none" && on == "" {
-			on = e
-		}
-		verdict := "accepted"
-		if !res.Accepted {
-			verdict = "refused "
-		}
-		line := "  " + verdict + "  " + p.Name
-		if !res.Accepted {
-			line += "  (" + strconv.Itoa(res.Status) + ": " + firstLine(res.Message) + ")"
-		}
-		fmt.Fprintln(out, line)
-	}
-	rep.Rule, rep.Notes = probe.Implied(h.upstream, h.provider, cfg.Model, rep.Results)
-	fmt.Fprintln(out, "\nThe model_rule these results imply (in the llmbridge directive):")
-	fmt.Fprintln(out, policy.RuleBlock(rep.Rule.Models, "", &rep.Rule))
-	for _, n := range rep.Notes {
-		fmt.Fprintln(out, "Note: "+n)
-	}
-	fmt.Fprintf(out, "Spent: %d requests, %d input and %d output tokens.\n", rep.Requests, rep.InputTokens, rep.OutputTokens)
-	return rep, nil
-}
-
-// sendProbe sends one probe body through h and reads the outcome and the
-// usage of an accepted answer.
-func sendProbe(ctx context.Context, h *Handler, next caddyhttp.Handler, client codec.Protocol, path, query, body string) (probe.Result, codec.Usage) {
-	u := "http://llmbridge-probe" + path
-	if query != "" {
-		u += "?" + query
-	}
-	r, err := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader(body))
-	if err != nil {
-		return probe.Result{Status: 0, Message: err.Error()}, codec.Usage{}
-	}
-	r.Header.Set("Content-Type", "application/json")
-	if client.Family() == codec.AnthropicMessages {
-		r.Header.Set("Anthropic-Version", "2023-06-01")
-	}
-	rctx := context.WithValue(r.Context(), caddy.ReplacerCtxKey, caddy.NewReplacer())
-	rctx = context.WithValue(rctx, caddyhttp.VarsCtxKey, map[string]any{})
-	r = r.WithContext(rctx)
-	w := &probeWriter{header: http.Header{}}
-	if err := h.ServeHTTP(w, r, next); err != nil {
-		return probe.Result{Status: http.StatusBadGateway, Message: err.Error()}, codec.Usage{}
-	}
-	res := probe.Result{Status: w.status, Accepted: w.status >= 200 && w.status < 300}
-	if !res.Accepted {
-		res.Message = gjson.GetBytes(w.body, "error.message").String()
-		if res.Message == "" {
-			res.Message = string(w.body)
-		}
-		return res, codec.Usage{}
-	}
-	var resp codec.Response
-	if codec.DecodeResponse(client, w.body, &resp) == nil {
-		return res, resp.Usage
-	}
-	return res, codec.Usage{}
-}
-
-// forward sends r to target, as reverse_proxy would, and copies the answer
-// to w.
-func forward(hc *http.Client, target *url.URL, w http.ResponseWriter, r *http.Request) error {
-	u := *target
-	u.Path, u.RawPath, u.RawQuery = r.URL.Path, r.URL.RawPath, r.URL.RawQuery
-	req, err := http.NewRequestWithContext(r.Context(), r.Method, u.String(), r.Body)
-	if err != nil {
-		return err
-	}
-	req.Header = r.Header.Clone()
-	req.ContentLength = r.ContentLength
-	if r.Host != "" && r.Host != "llmbridge-probe" {
-		req.Host = r.Host
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	for k, vs := range resp.Header {
-		for _, v := range vs {
-			w.Header().Add(k, v)
-		}
-	}
-	w.WriteHeader(resp.StatusCode)
-	_, err = io.Copy(w, resp.Body)
-	return err
-}
-
-// probeWriter collects the handler's answer to one probe.
-type probeWriter struct {
-	header http.Header
-	status int
-	body   []byte
-}
-
-func (w *probeWriter) Header() http.Header { return w.header }
-
-func (w *probeWriter) WriteHeader(status int) {
-	if w.status == 0 && status >= 200 {
-		w.status = status
-	}
-}
-
-func (w *probeWriter) Write(p []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	w.body = append(w.body, p...)
-	return len(p), nil
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if len(s) > 200 {
-		s = s[:200] + "..."
-	}
-	return s
+	site := probe.Site{Handler: h, Upstream: h.upstream, Provider: h.provider, Dialect: h.fitter.Dialect() != nil}
+	return probe.Run(ctx, site, target, cfg.Model, timeout, out)
 }

@@ -4,8 +4,11 @@
 // tools with an effort, stop sequences, penalties, a trailing assistant
 // message, disabled thinking, the output cap, a dialect's roles), written
 // in the first-party protocol of the upstream's family, and the
-// model_rule their outcomes imply. The handler package runs them through
-// the very handler the directive configures; this package knows no HTTP.
+// model_rule their outcomes imply; and the run itself (Run): each request
+// sent through the very handler the directive configures (Site, which
+// the handler package provisions for the run), the outcomes printed and
+// reported. It imports the codec, its rules and caddymodule/policy (the
+// model_rule block it prints), never the handler package.
 package probe
 
 import (
