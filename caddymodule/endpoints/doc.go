@@ -15,7 +15,7 @@
 // writer of errors, and the call itself, whose answer the handler
 // collects and checks as its other writers do (the client gets an
 // upstream's error in its own format, a broken answer as a 502); this
-// package only translates a JSON success. It imports the codec,
-// caddymodule/observe (the exchange it notes models in) and
+// package only translates a JSON success. It imports the codec and
+// mapping, caddymodule/observe (the exchange it notes models in) and
 // caddymodule/internal/pool, never the handler package.
 package endpoints

@@ -37,8 +37,10 @@ type fakeHost struct {
 	translateErr      error
 }
 
+// UpstreamProtocol is the upstream the test gives.
 func (f *fakeHost) UpstreamProtocol() codec.Protocol { return f.upstream }
 
+// RouteModel applies the test's routes.
 func (f *fakeHost) RouteModel(_ codec.Protocol, model string) (string, bool) {
 	if up, ok := f.routes[model]; ok {
 		return up, true
@@ -46,10 +48,12 @@ func (f *fakeHost) RouteModel(_ codec.Protocol, model string) (string, bool) {
 	return model, false
 }
 
+// EncodeOptions gives a default max_tokens, which no count may send.
 func (f *fakeHost) EncodeOptions(model string) codec.EncodeOptions {
 	return codec.EncodeOptions{Model: model, DefaultMaxTokens: 7}
 }
 
+// ReadBody reads up to 256 bytes, as a site with that limit would.
 func (f *fakeHost) ReadBody(r *http.Request) (*[]byte, *codec.Error) {
 	b, err := io.ReadAll(io.LimitReader(r.Body, 257))
 	if len(b) > 256 || err != nil {
@@ -58,6 +62,7 @@ func (f *fakeHost) ReadBody(r *http.Request) (*[]byte, *codec.Error) {
 	return &b, nil
 }
 
+// CountPath names the model in the path, or fails with pathErr.
 func (f *fakeHost) CountPath(model string) (string, *codec.Error) {
 	if f.pathErr != nil {
 		return "", f.pathErr
@@ -65,6 +70,8 @@ func (f *fakeHost) CountPath(model string) (string, *codec.Error) {
 	return "/count/" + model, nil
 }
 
+// Send records what would be sent (a listing must have no body) and sets
+// a Content-Type, as the handler does, or fails with sendErr.
 func (f *fakeHost) Send(r *http.Request, _ *observe.Exchange, _ codec.Protocol, body []byte, path, rawQuery string) *codec.Error {
 	if f.sendErr != nil {
 		return f.sendErr
@@ -80,13 +87,17 @@ func (f *fakeHost) Send(r *http.Request, _ *observe.Exchange, _ codec.Protocol, 
 	return nil
 }
 
+// ReportDropped records the dropped paths.
 func (f *fakeHost) ReportDropped(_ http.ResponseWriter, paths []string) { f.dropped = paths }
 
+// Fail records the refusal.
 func (f *fakeHost) Fail(w http.ResponseWriter, x *observe.Exchange, _ codec.Protocol, e *codec.Error) {
 	f.failed = e
 	w.WriteHeader(http.StatusTeapot)
 }
 
+// Forward answers with answer through translate; a listing that still
+// carries a Content-Type is an error.
 func (f *fakeHost) Forward(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler, _ *observe.Exchange, _ codec.Protocol, translate func(body, out []byte) ([]byte, error)) {
 	f.forwarded = true
 	if r.Header.Get("Content-Type") != "" && r.Method == http.MethodGet {
