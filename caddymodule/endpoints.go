@@ -61,9 +61,9 @@ func (eh *endpointHost) CountPath(model string) (string, *codec.Error) {
 	return d.CountPath(eh.location, model), nil
 }
 
-// Send sets r's body, rewrites its headers and credentials for the
+// Prepare sets r's body, rewrites its headers and credentials for the
 // upstream (rewriteHeaders, with the key of x) and sets its path.
-func (eh *endpointHost) Send(r *http.Request, x *observe.Exchange, client codec.Protocol, body []byte, path, rawQuery string) *codec.Error {
+func (eh *endpointHost) Prepare(r *http.Request, x *observe.Exchange, client codec.Protocol, body []byte, path, rawQuery string) *codec.Error {
 	h := (*Handler)(eh)
 	if body != nil {
 		setBody(r, body)

@@ -42,11 +42,11 @@ type Host interface {
 	// that path.
 	CountPath(model string) (string, *codec.Error)
 
-	// Send readies r, from a client of protocol client, for the
+	// Prepare readies r, from a client of protocol client, for the
 	// upstream: body, when not nil, becomes its body; its headers and
 	// credentials become the upstream's (the key x was given); it is
 	// pointed at path and rawQuery.
-	Send(r *http.Request, x *observe.Exchange, client codec.Protocol, body []byte, path, rawQuery string) *codec.Error
+	Prepare(r *http.Request, x *observe.Exchange, client codec.Protocol, body []byte, path, rawQuery string) *codec.Error
 
 	// ReportDropped publishes the request fields a translation dropped:
 	// the Llmbridge-Dropped header, a debug log line and the metric.
@@ -123,7 +123,7 @@ func serveModels(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler,
 	r.GetBody = nil
 	r.ContentLength = 0
 	r.Header.Del("Content-Length")
-	if cerr := host.Send(r, x, client, nil, listing.Path, query.Encode()); cerr != nil {
+	if cerr := host.Prepare(r, x, client, nil, listing.Path, query.Encode()); cerr != nil {
 		host.Fail(w, x, client, cerr)
 		return
 	}
@@ -230,7 +230,7 @@ func serveCount(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, 
 		host.Fail(w, x, client, cerr)
 		return
 	}
-	if cerr := host.Send(r, x, client, out, path, ""); cerr != nil {
+	if cerr := host.Prepare(r, x, client, out, path, ""); cerr != nil {
 		host.Fail(w, x, client, cerr)
 		return
 	}

@@ -23,8 +23,8 @@ type fakeHost struct {
 	upstream codec.Protocol
 	// routes maps a client's model to the upstream's.
 	routes map[string]string
-	// pathErr and sendErr are what CountPath and Send return.
-	pathErr, sendErr *codec.Error
+	// pathErr and prepareErr are what CountPath and Prepare return.
+	pathErr, prepareErr *codec.Error
 	// answer is the upstream's JSON success.
 	answer string
 
@@ -70,11 +70,11 @@ func (f *fakeHost) CountPath(model string) (string, *codec.Error) {
 	return "/count/" + model, nil
 }
 
-// Send records what would be sent (a listing must have no body) and sets
-// a Content-Type, as the handler does, or fails with sendErr.
-func (f *fakeHost) Send(r *http.Request, _ *observe.Exchange, _ codec.Protocol, body []byte, path, rawQuery string) *codec.Error {
-	if f.sendErr != nil {
-		return f.sendErr
+// Prepare records what would be sent (a listing must have no body) and sets
+// a Content-Type, as the handler does, or fails with prepareErr.
+func (f *fakeHost) Prepare(r *http.Request, _ *observe.Exchange, _ codec.Protocol, body []byte, path, rawQuery string) *codec.Error {
+	if f.prepareErr != nil {
+		return f.prepareErr
 	}
 	f.sent = true
 	if body != nil {
@@ -176,7 +176,7 @@ func TestServeModelsRefuses(t *testing.T) {
 	if !failedWith(h, mapping.ErrInvalidRequest, "model listing is not supported by this gateway: its upstream protocol vertex has no model listing endpoint") {
 		t.Errorf("vertex: failed with %v", h.failed)
 	}
-	h = &fakeHost{upstream: codec.OpenAIChat, sendErr: codec.NewError(mapping.ErrBadGateway, "no token")}
+	h = &fakeHost{upstream: codec.OpenAIChat, prepareErr: codec.NewError(mapping.ErrBadGateway, "no token")}
 	serveFake(t, h, "GET", "/v1/models", "")
 	if !failedWith(h, mapping.ErrBadGateway, "no token") {
 		t.Errorf("send failed: failed with %v", h.failed)
@@ -265,7 +265,7 @@ func TestServeCountRefuses(t *testing.T) {
 		{"a model unfit for the path", "POST", "/v1/messages/count_tokens", `{"model":"../x","messages":[{"role":"user","content":"Hi"}]}`,
 			&fakeHost{upstream: codec.Gemini, pathErr: codec.NewError(mapping.ErrInvalidRequest, "cannot be used in an upstream path")}, mapping.ErrInvalidRequest, "upstream path"},
 		{"no credential for the upstream", "POST", "/v1/messages/count_tokens", `{"model":"m","messages":[{"role":"user","content":"Hi"}]}`,
-			&fakeHost{upstream: codec.Gemini, sendErr: codec.NewError(mapping.ErrBadGateway, "no token")}, mapping.ErrBadGateway, "no token"},
+			&fakeHost{upstream: codec.Gemini, prepareErr: codec.NewError(mapping.ErrBadGateway, "no token")}, mapping.ErrBadGateway, "no token"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
