@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -9,51 +10,8 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/anthropic"
 )
-
-func TestDetectEndpoint(t *testing.T) {
-	tests := []struct {
-		method, target string
-		header         []string // name, value pairs
-		configured     codec.Protocol
-		want           endpoint
-		ok             bool
-	}{
-		{"GET", "/v1/models", nil, "", endpoint{kind: endpointModels, protocol: codec.OpenAIChat}, true},
-		{"GET", "/openai/v1/models", nil, "", endpoint{kind: endpointModels, protocol: codec.OpenAIChat}, true},
-		{"GET", "/v1/models", []string{"Anthropic-Version", "2023-06-01"}, "", endpoint{kind: endpointModels, protocol: codec.AnthropicMessages}, true},
-		{"GET", "/v1/models", []string{"X-Api-Key", "k"}, "", endpoint{kind: endpointModels, protocol: codec.AnthropicMessages}, true},
-		{"GET", "/v1/models?key=k", nil, "", endpoint{kind: endpointModels, protocol: codec.Gemini}, true},
-		{"GET", "/v1/models", []string{"Anthropic-Version", "2023-06-01"}, codec.OpenAIResponses, endpoint{kind: endpointModels, protocol: codec.OpenAIResponses}, true},
-		{"GET", "/v1/models", nil, codec.Vertex, endpoint{}, false},
-		{"GET", "/v1beta/models", nil, "", endpoint{kind: endpointModels, protocol: codec.Gemini}, true},
-		{"GET", "/v1beta/models", nil, codec.AnthropicMessages, endpoint{}, false},
-		{"POST", "/v1/messages/count_tokens", nil, "", endpoint{kind: endpointCount, protocol: codec.AnthropicMessages}, true},
-		{"POST", "/v1/messages/count_tokens", nil, codec.OpenAIChat, endpoint{}, false},
-		{"POST", "/v1/responses/input_tokens", nil, "", endpoint{kind: endpointCount, protocol: codec.OpenAIResponses}, true},
-		{"POST", "/v1beta/models/gemini-2.5-flash:countTokens", nil, "", endpoint{kind: endpointCount, protocol: codec.Gemini, model: "gemini-2.5-flash"}, true},
-		{"POST", "/v1/projects/p/locations/l/publishers/google/models/gemini-2.5-pro:countTokens", nil, "",
-			endpoint{kind: endpointCount, protocol: codec.Vertex, model: "gemini-2.5-pro"}, true},
-		{"POST", "/v1/projects/p/locations/l/publishers/anthropic/models/count-tokens:rawPredict", nil, "",
-			endpoint{kind: endpointCount, protocol: codec.VertexAnthropic}, true},
-		{"POST", "/v1/projects/p/locations/l/publishers/meta/models/x:countTokens", nil, "", endpoint{}, false},
-		{"POST", "/v1beta/models/:countTokens", nil, "", endpoint{}, false},
-		{"POST", "/v1/messages", nil, "", endpoint{}, false},
-		{"POST", "/v1/chat/completions", nil, "", endpoint{}, false},
-	}
-	for _, tc := range tests {
-		r := httptest.NewRequest(tc.method, tc.target, nil)
-		for i := 0; i+1 < len(tc.header); i += 2 {
-			r.Header.Set(tc.header[i], tc.header[i+1])
-		}
-		got, ok := detectEndpoint(tc.configured, r)
-		if ok != tc.ok || got != tc.want {
-			t.Errorf("%s %s %v (client %q): got %+v, %v; want %+v, %v", tc.method, tc.target, tc.header, tc.configured, got, ok, tc.want, tc.ok)
-		}
-	}
-}
 
 func TestModelsEndpoint(t *testing.T) {
 	anthropicList := `{"data":[{"type":"model","id":"claude-sonnet-4-5","display_name":"Claude Sonnet 4.5","created_at":"2025-09-29T00:00:00Z"}],"has_more":false,"first_id":"claude-sonnet-4-5","last_id":"claude-sonnet-4-5"}`
@@ -316,5 +274,57 @@ func TestCountEndpointRouted(t *testing.T) {
 		jsonAnswer(200, `{"totalTokens":2}`))
 	if w.Code != 200 || !strings.Contains(call.path, "gemini-up:countTokens") {
 		t.Errorf("a Gemini count: %d, upstream path %s: %s", w.Code, call.path, w.Body)
+	}
+}
+
+// TestEndpointAnswerChecked: the upstream's answer to a listing is
+// collected and checked as a generation's is. Only a complete JSON
+// success is translated; an upstream that wrote nothing, broke off, or
+// answered encoded, in another type or with another status is a 502 in
+// the client's format, and informational headers are not the answer.
+func TestEndpointAnswerChecked(t *testing.T) {
+	list := `{"object":"list","data":[{"id":"gpt-5","object":"model","created":1,"owned_by":"system"}]}`
+	tests := []struct {
+		name   string
+		answer func(w http.ResponseWriter) error
+		status int
+		want   string
+	}{
+		{"nothing written, an error", func(http.ResponseWriter) error { return errors.New("dial tcp: refused") }, 502, "upstream request failed"},
+		{"nothing written", func(http.ResponseWriter) error { return nil }, 502, "upstream request failed"},
+		{"an early hint, then the listing", func(w http.ResponseWriter) error {
+			w.WriteHeader(http.StatusEarlyHints)
+			return jsonAnswer(200, list)(w)
+		}, 200, "models/gpt-5"},
+		{"a body without a header", func(w http.ResponseWriter) error {
+			_, err := io.WriteString(w, list)
+			return err
+		}, 200, "models/gpt-5"},
+		{"broken off", func(w http.ResponseWriter) error {
+			_ = jsonAnswer(200, list[:20])(w)
+			return errors.New("connection reset")
+		}, 502, "upstream response was interrupted"},
+		{"encoded", jsonAnswer(200, list, "Content-Encoding", "br"), 502, `unsupported Content-Encoding \"br\"`},
+		{"not JSON", jsonAnswer(200, list, "Content-Type", "text/html"), 502, `Content-Type \"text/html\" where JSON was expected`},
+		{"a redirect", jsonAnswer(302, list), 502, "unexpected HTTP status 302"},
+		{"too large", func(w http.ResponseWriter) error {
+			w.WriteHeader(200)
+			if _, err := w.Write(make([]byte, maxResponseBody+1)); err == nil {
+				t.Error("a body past maxResponseBody was taken")
+			}
+			return nil
+		}, 502, "upstream response exceeds"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newTestHandler(t, &Handler{Upstream: "openai-chat"})
+			w, _ := serve(t, h, httptest.NewRequest("GET", "/v1beta/models?key=k", nil), tc.answer)
+			if w.Code != tc.status || !strings.Contains(w.Body.String(), tc.want) {
+				t.Errorf("status %d: %s; want %d with %s", w.Code, w.Body, tc.status, tc.want)
+			}
+			if tc.status != 200 && gjson.Get(w.Body.String(), "error.status").Str == "" {
+				t.Errorf("not in Gemini's error format: %s", w.Body)
+			}
+		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/endpoints"
 	"github.com/llmbridge/llmbridge/caddymodule/failover"
 	"github.com/llmbridge/llmbridge/caddymodule/fleet"
 	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
@@ -87,7 +88,7 @@ func (h *Handler) serveFailover(w http.ResponseWriter, r *http.Request) error {
 		// never forwards it.
 		dropClientCredentials(r)
 	}
-	if _, isEndpoint := detectEndpoint(h.client, r); !isEndpoint && !preflight {
+	if _, isEndpoint := endpoints.Detect(h.client, r); !isEndpoint && !preflight {
 		if rt, ok := detectRoute(r.URL.Path); !ok || (h.client != "" && rt.protocol != h.client) {
 			h.failoverFail(w, r, keyName, codec.NewError(mapping.ErrNotFound, "no "+protocolNoun(h.client)+"generation endpoint at "+r.URL.Path))
 			return nil
@@ -149,8 +150,8 @@ func dropClientCredentials(r *http.Request) {
 // failoverClient returns the protocol of a failover site's client, for
 // the answers the site gives itself.
 func (h *Handler) failoverClient(r *http.Request) codec.Protocol {
-	if ep, ok := detectEndpoint(h.client, r); ok {
-		return ep.protocol
+	if ep, ok := endpoints.Detect(h.client, r); ok {
+		return ep.Protocol
 	}
 	if rt, ok := detectRoute(r.URL.Path); ok && (h.client == "" || rt.protocol == h.client) {
 		return rt.protocol

@@ -13,6 +13,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/endpoints"
 	"github.com/llmbridge/llmbridge/caddymodule/failover"
 	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
@@ -51,7 +52,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 	}
 	// Listing and counting endpoints first: Vertex's
 	// count-tokens:rawPredict would otherwise look like a generation path.
-	ep, isEndpoint := detectEndpoint(h.client, r)
+	ep, isEndpoint := endpoints.Detect(h.client, r)
 	var rt route
 	ok := false
 	if !isEndpoint {
@@ -61,7 +62,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 	h.tracing.Begin(r, x)
 	switch {
 	case isEndpoint:
-		x.Client, x.Endpoint = ep.protocol, true
+		x.Client, x.Endpoint = ep.Protocol, true
 	case !ok || (h.client != "" && rt.protocol != h.client):
 		x.Client = guessProtocol(h.client, r)
 	}
@@ -97,7 +98,8 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 		x.Key = uint16(i + 1)
 	}
 	if isEndpoint {
-		return h.serveEndpoint(w, r, next, ep, x)
+		endpoints.Serve(w, r, next, ep, x, (*endpointHost)(h))
+		return nil
 	}
 	if !ok {
 		if served, err := h.serveStoredInteraction(w, r, next, x); served {

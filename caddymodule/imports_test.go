@@ -32,6 +32,7 @@ var roomImports = map[string][]string{
 	"caddymodule/match":         {"caddymodule/internal/glob", "codec"},
 	"caddymodule/sessions":      {"caddymodule/state", "codec"},
 	"caddymodule/conversations": {"caddymodule/sessions", "caddymodule/internal/pool", "codec/interactions", "sse"},
+	"caddymodule/endpoints":     {"caddymodule/observe", "caddymodule/internal/pool", "codec", "mapping"},
 	"caddymodule/observe":       {"caddymodule/limits", "caddymodule/internal/glob", "codec/rules"},
 	"caddymodule/clouds":        {"codec", "mapping"},
 	"caddymodule/clouds/google": {"caddymodule/clouds", "codec"},
