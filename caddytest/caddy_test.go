@@ -132,6 +132,13 @@ func loadCaddyfile(t *testing.T, caddyfile string) {
 	if t.Failed() {
 		t.FailNow()
 	}
+	// A connection the previous configuration's server accepted may
+	// still sit idle in a client's pool, and a request sent over it would
+	// be answered by that configuration's site on the same port: under
+	// load, a hostile request meant for a passthrough site was once
+	// translated by the site a test before had there.
+	rawHTTP.CloseIdleConnections()
+	http.DefaultClient.CloseIdleConnections()
 }
 
 // serveMock serves h on a new local port, for the life of the test binary.
