@@ -7,6 +7,7 @@ import (
 
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/interactions"
+	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
@@ -168,6 +169,64 @@ func BenchmarkTranslateAgentRequest(b *testing.B) {
 				}
 				req.Model = "bench-model"
 				if out, err = codec.AppendRequest(out[:0], to, req, codec.EncodeOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// scaleConversation is an agent's tool loop of n steps, each a short
+// assistant turn with a tool call and a ~1.5 KB tool result of code (an
+// escape every 9 bytes): the shape of BenchmarkServeAgent's bodies, made as
+// long as asked.
+func scaleConversation(n int) *codec.Request {
+	req := &codec.Request{Model: "bench-model", MaxTokens: codec.OptInt{Value: 1024, Set: true},
+		System: []codec.Part{{Type: codec.PartText, Text: strings.Repeat("You are a careful coding agent. ", 60)}}}
+	req.Messages = append(req.Messages, codec.Message{Role: codec.RoleUser, Parts: []codec.Part{{Type: codec.PartText, Text: "Fix the failing test."}}})
+	for i := 1; i <= n; i++ {
+		id := "call_" + strconv.Itoa(i)
+		req.Messages = append(req.Messages,
+			codec.Message{Role: codec.RoleAssistant, Parts: []codec.Part{
+				{Type: codec.PartText, Text: "Reading the next file."},
+				{Type: codec.PartToolCall, ToolCallID: id, ToolName: "tool_1", Arguments: `{"path":"pkg/file_` + strconv.Itoa(i) + `.go"}`}}},
+			codec.Message{Role: codec.RoleUser, Parts: []codec.Part{
+				{Type: codec.PartToolResult, ToolCallID: id, ToolName: "tool_1", Content: []codec.Part{{Type: codec.PartText,
+					Text: strings.Repeat("func f() { return \"line\" }\n", 55)}}}}})
+	}
+	return req
+}
+
+// BenchmarkDecodeScale decodes Anthropic bodies of one shape from 16 KB to
+// 4 MB, and runs the validating pass that indexes them alone: the bytes per
+// second of each say what a body's size costs beyond its length (the body
+// and its index outgrowing the caches), which is what a decoder that reads
+// each value once, while validating, would save.
+func BenchmarkDecodeScale(b *testing.B) {
+	for _, steps := range []int{8, 32, 128, 512, 2048} {
+		body, err := codec.AppendRequest(nil, codec.AnthropicMessages, scaleConversation(steps), codec.EncodeOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		name := strconv.Itoa(len(body)>>10) + "KB"
+		b.Run("index/"+name, func(b *testing.B) {
+			s := string(body)
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				x := jsonx.IndexDocument(s)
+				if x == nil {
+					b.Fatal("invalid")
+				}
+				x.Release()
+			}
+		})
+		b.Run("decode/"+name, func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			var req codec.Request
+			for b.Loop() {
+				req.Reset()
+				if err := codec.DecodeRequest(codec.AnthropicMessages, body, &req); err != nil {
 					b.Fatal(err)
 				}
 			}

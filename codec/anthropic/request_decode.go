@@ -283,7 +283,7 @@ func (d *requestDecoder) content(member jsonx.Value, i int) *codec.Error {
 			j++
 			continue
 		}
-		if typ := b.Get("type"); typ.Str == "server_tool_use" || typ.Str == "web_search_tool_result" {
+		if typ := jsonx.Lookup(b.Raw, &d.req.Text, "type"); typ.Str == "server_tool_use" || typ.Str == "web_search_tool_result" {
 			// A web search Anthropic ran in an earlier turn: its
 			// results are encrypted for Anthropic alone, while the
 			// answer that used them stays. Like another family's

@@ -39,7 +39,8 @@
 // does. A scalar is yielded itself with an empty key (as
 // gjson.Result.ForEach does), so a loop over a value whose type it has not
 // checked sees the scalar. CountMembers counts members without reading
-// them, to size a slice before the walk. The input must be valid JSON:
+// them, to size a slice before the walk; Lookup reads one member of an
+// object, as gjson.Get does, from the index. The input must be valid JSON:
 // gjson.Result.ForEach stays only on text not known to be (bodies passed
 // through unvalidated) and where a walk needs gjson's offsets or raw key
 // literals.
@@ -47,7 +48,12 @@
 // String contents are classified 64 bytes at a time into quote, backslash
 // and control-byte masks (StringMasks: SSE2 on amd64, a word at a time
 // elsewhere and with the purego build tag), from which the closing quote,
-// the escaped bytes and any invalid byte follow without a branch per byte.
+// the escaped bytes and any invalid byte follow without a branch per byte;
+// a run of whole blocks that hold none of them (prose: descriptions,
+// prompts) is skipped by one call that tests a block per branch
+// (plainBlocks, the same two ways). Strings that close within a word of
+// their opening quote (keys, roles, types) are checked inline with one
+// word's test, and compact JSON, what APIs send, skips no whitespace.
 //
 // Values are handed out as gjson.Result, and gjson still reads value
 // types (numbers, paths into nested values): the engine replaces gjson's

@@ -174,6 +174,15 @@ func (x *Index) add(start, end int, esc escapes) {
 	}
 }
 
+// text returns the document's bytes from start to end, offsets of one of
+// its tokens. Built from the document's base rather than sliced from the
+// walked text, it costs no bounds check: the validating pass made the
+// offsets, and they lie within the document (the walk's text is a view
+// of it, found by find).
+func (x *Index) text(start, end int32) string {
+	return unsafe.String((*byte)(unsafe.Add(unsafe.Pointer(x.base), start)), end-start)
+}
+
 // lookupAfter returns k or k+1 (past a key) when that token starts at
 // off, else -1.
 func lookupAfter(tokens []valueToken, k, off int) int {

@@ -243,7 +243,7 @@ func (m *memberIter) next() (key, value string, ok bool) {
 		}
 		if m.obj {
 			k := &x.tokens[m.t]
-			key = m.raw[int(k.start)-m.base+1 : int(k.end)-m.base-1]
+			key = x.text(k.start+1, k.end-1)
 			if k.esc != 0 {
 				key = m.a.Unescape(key)
 			}
@@ -257,7 +257,7 @@ func (m *memberIter) next() (key, value string, ok bool) {
 			x.meet(m.t)
 		}
 		m.t, m.esc = v.skip, v.esc
-		return key, m.raw[int(v.start)-m.base : int(v.end)-m.base], true
+		return key, x.text(v.start, v.end), true
 	}
 	raw, i := m.raw, m.i
 	for {
@@ -302,6 +302,27 @@ func (a *Arena) key(s string, i int) (string, int) {
 		}
 	}
 	return s[i+1:], len(s)
+}
+
+// Lookup returns the value of the first member of raw named key, as
+// gjson.Get(raw, key) does for a key without path syntax: raw must be an
+// object of a validated document that a's strings come from (leading
+// whitespace is skipped), keys are compared unescaped, and the zero Result
+// is returned when raw is not an object or has no such member. Through an
+// arena with the document's index it reads the members from the index, so
+// a lookup of an object's first member costs no scan of the object, where
+// gjson.Get reads its bytes.
+func Lookup(raw string, a *Arena, key string) gjson.Result {
+	var m memberIter
+	if i := SkipSpace(raw, 0); i == len(raw) || raw[i] != '{' || !m.init(raw, a) {
+		return gjson.Result{}
+	}
+	for k, v, ok := m.next(); ok; k, v, ok = m.next() {
+		if k == key {
+			return a.valueResult(v, m.esc != 0)
+		}
+	}
+	return gjson.Result{}
 }
 
 // CountMembers returns the number of members of the object or array v of

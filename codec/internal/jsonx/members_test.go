@@ -276,6 +276,60 @@ func TestIndexLookups(t *testing.T) {
 	}
 }
 
+// lookupDocs are objects for TestLookup and the seeds of FuzzLookup.
+var lookupDocs = []string{
+	`{"type":"text","text":"hi"}`, `{"text":"a\nb","type":"tool_use"}`, ` {"type" : "x\"y"} `,
+	`{"a":1,"type":2,"type":"second"}`, `{"typ\u0065":"escaped key"}`, `{"a":{"type":"nested"}}`,
+	`{"a":[{"type":1}],"type":[1,2]}`, `{"type":{"b":true}}`, `{"type":null}`, `{"type":-1.5e3}`, `{"type":12345}`,
+	`{}`, `[{"type":"array"}]`, `"type"`, `12`, `{"type":"` + strings.Repeat(`\u00e9x`, 30) + `"}`,
+}
+
+// TestLookup holds Lookup to gjson.Get, whose uses on the hot paths it
+// replaces: through the document's index, through an arena without one,
+// and with no arena.
+func TestLookup(t *testing.T) {
+	for _, doc := range lookupDocs {
+		for _, key := range []string{"type", "text", "a", "absent"} {
+			checkLookup(t, doc, key)
+		}
+	}
+}
+
+// checkLookup checks Lookup(doc, key) against gjson.Get(doc, key) in each
+// mode of walking.
+func checkLookup(t *testing.T, doc, key string) {
+	t.Helper()
+	want := gjson.Get(doc, key)
+	x := IndexDocument(doc)
+	if x == nil {
+		t.Fatalf("invalid document %q", doc)
+	}
+	defer x.Release()
+	indexed := IndexedArena(x)
+	var plain Arena
+	for name, a := range map[string]*Arena{"index": &indexed, "bytes": &plain, "nil": nil} {
+		got := Lookup(doc, a, key)
+		if got.Type != want.Type || got.Raw != want.Raw || got.Str != want.Str || got.Num != want.Num {
+			t.Errorf("%s: Lookup(%q, %q) = %v %q %q %v, gjson.Get says %v %q %q %v", name, doc, key,
+				got.Type, got.Raw, got.Str, got.Num, want.Type, want.Raw, want.Str, want.Num)
+		}
+	}
+}
+
+// FuzzLookup is the differential test of Lookup against gjson.Get on any
+// valid document and any key without gjson's path syntax.
+func FuzzLookup(f *testing.F) {
+	for _, doc := range lookupDocs {
+		f.Add(doc, "type")
+	}
+	f.Fuzz(func(t *testing.T, doc, key string) {
+		if !Valid(doc) || strings.ContainsAny(key, `.*?|#@\!=<>%~:,{}[]"`) || key == "" {
+			return
+		}
+		checkLookup(t, doc, key)
+	})
+}
+
 // TestIndexPool checks that an index too large to keep is not pooled, and
 // that Release ignores nil.
 func TestIndexPool(t *testing.T) {

@@ -24,3 +24,23 @@ func stringMasksPortable(p *byte) (quote, backslash, control uint64) {
 	}
 	return quote, backslash, control
 }
+
+// plainBlocksPortable is plainBlocks a word at a time: the run of whole
+// 64-byte blocks at p, within n bytes, before the first block that holds a
+// quote, a backslash or a control character. The word tests tell exactly
+// whether a word holds such a byte (only which byte comes first can be
+// misread past the first, see stringSpecial8).
+func plainBlocksPortable(p *byte, n int) int {
+	s := unsafe.String(p, n)
+	i := 0
+	for ; n-i >= 64; i += 64 {
+		var m uint64
+		for w := 0; w < 64; w += 8 {
+			m |= stringSpecial8(load8(s, i+w))
+		}
+		if m != 0 {
+			break
+		}
+	}
+	return i
+}

@@ -57,3 +57,36 @@ TEXT ·StringMasks(SB), NOSPLIT, $0-32
 	MOVQ R9, backslash+16(FP)
 	MOVQ R10, control+24(FP)
 	RET
+
+// PLAIN classifies the 16 bytes at off(SI) and ORs into X7 the bytes that
+// are a quote, a backslash or a control byte, as 0xff bytes.
+#define PLAIN(off) \
+	CLASSIFY(off); \
+	POR X4, X7; \
+	POR X5, X7; \
+	POR X6, X7
+
+// func plainBlocks(p *byte, n int) int
+TEXT ·plainBlocks(SB), NOSPLIT, $0-24
+	MOVQ p+0(FP), SI
+	MOVQ n+8(FP), CX
+	CONSTANTS
+	XORQ DX, DX
+loop:
+	CMPQ CX, $64
+	JB done
+	PXOR X7, X7
+	PLAIN(0)
+	PLAIN(16)
+	PLAIN(32)
+	PLAIN(48)
+	PMOVMSKB X7, AX
+	TESTQ AX, AX
+	JNZ done
+	ADDQ $64, SI
+	ADDQ $64, DX
+	SUBQ $64, CX
+	JMP loop
+done:
+	MOVQ DX, ret+16(FP)
+	RET

@@ -11,3 +11,9 @@ package jsonx
 func StringMasks(p *byte) (quote, backslash, control uint64) {
 	return stringMasksPortable(p)
 }
+
+// plainBlocks returns how many of the n bytes at p, in whole 64-byte
+// blocks from the first, come before the first block that holds a quote, a
+// backslash or a control character. This is the portable version
+// (plainBlocksPortable).
+func plainBlocks(p *byte, n int) int { return plainBlocksPortable(p, n) }

@@ -48,6 +48,42 @@ func TestStringMasks(t *testing.T) {
 	}
 }
 
+// TestPlainBlocks checks plainBlocks (SSE2 on amd64) and
+// plainBlocksPortable against their definition: text of a few blocks with
+// at most one special byte (a quote, a backslash, a control byte, or a
+// neighbour of one in value that is not special) at a random place, and
+// lengths that end inside a block.
+func TestPlainBlocks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	bytes := []byte{'"', '\\', 0, 0x1f, 0x20, '!', '#', '[', ']', 0x7f, 0x80, 0xff}
+	buf := make([]byte, 64*6)
+	for trial := 0; trial < 100000; trial++ {
+		for i := range buf {
+			buf[i] = 'a' + byte(rng.IntN(26))
+		}
+		at := -1
+		if rng.IntN(8) != 0 {
+			at = rng.IntN(len(buf))
+			buf[at] = bytes[rng.IntN(len(bytes))]
+		}
+		n := rng.IntN(len(buf) + 1)
+		want := 0
+		for ; n-want >= 64; want += 64 {
+			if at >= want && at < want+64 && (buf[at] == '"' || buf[at] == '\\' || buf[at] < 0x20) {
+				break
+			}
+		}
+		for _, f := range []struct {
+			name string
+			fn   func(*byte, int) int
+		}{{"plainBlocks", plainBlocks}, {"plainBlocksPortable", plainBlocksPortable}} {
+			if got := f.fn(&buf[0], n); got != want {
+				t.Fatalf("%s of %d bytes with %q at %d = %d, want %d", f.name, n, buf[max(at, 0)], at, got, want)
+			}
+		}
+	}
+}
+
 // BenchmarkStringMasks measures the block classification over 4 KB of
 // plain text, with this build's StringMasks and with the portable one.
 func BenchmarkStringMasks(b *testing.B) {
@@ -84,7 +120,13 @@ func TestValidStringBlocks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	alphabet := []string{"a", "b", " ", `"`, `\`, `\\`, `\"`, `\n`, `\u00e9`, `\u12G4`, `\ud83d`, `\uDFFF`, `\uE000`, `\uD7FF`, `\\ud800`, `\x`, "\x01", "\n", "é", "u", "0"}
 	for trial := 0; trial < 200000; trial++ {
-		b := appendRandomText([]byte{'"'}, rng, rng.IntN(200), alphabet, 4)
+		// Dense pieces, and sparse ones over longer text, whose plain
+		// runs of whole blocks are skipped (plainBlocks).
+		n, oneIn := rng.IntN(200), 4
+		if trial%2 == 1 {
+			n, oneIn = rng.IntN(700), 50+rng.IntN(400)
+		}
+		b := appendRandomText([]byte{'"'}, rng, n, alphabet, oneIn)
 		if rng.IntN(3) > 0 {
 			b = append(b, '"')
 		}

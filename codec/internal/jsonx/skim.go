@@ -103,6 +103,12 @@ func skimValue(s string, i int) int {
 // escapes, found from a block's masks, and what lies between is left to
 // the decoder, which validates it.
 func skipString(s string, i int) int {
+	// Keys and most values between the texts (types, roles, ids) close
+	// within a word: one word's test, as the validating pass does
+	// (shortString), rather than a block's classification.
+	if end := shortString(s, i); end > 0 {
+		return end
+	}
 	i++
 	var carry uint64 // 1 when the next block's first byte is escaped
 	for len(s)-i >= 64 {

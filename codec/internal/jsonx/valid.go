@@ -39,6 +39,9 @@ func scanJSON(s string, x *Index) bool {
 			x = nil // offsets are int32; such a document is walked without an index
 		}
 	}
+	// inObject says whether the innermost open container is an object:
+	// kept beside the stack, since every comma and close asks.
+	inObject := false
 	push := func(obj bool) {
 		if depth/64 == len(stack) {
 			stack = append(stack, 0)
@@ -49,8 +52,8 @@ func scanJSON(s string, x *Index) bool {
 			stack[depth/64] &^= 1 << (depth % 64)
 		}
 		depth++
+		inObject = obj
 	}
-	inObject := func() bool { return stack[(depth-1)/64]&(1<<((depth-1)%64)) != 0 }
 
 	i := SkipSpace(s, 0)
 value:
@@ -82,7 +85,10 @@ value:
 		open = x.openAt(start, open)
 		goto value
 	case c == '"':
-		if i = x.scanString(s, i); i < 0 {
+		if j := shortString(s, i); j > 0 {
+			x.add(i, j, 0)
+			i = j
+		} else if i = x.scanString(s, i); i < 0 {
 			return false
 		}
 	case c == '-' || (c >= '0' && c <= '9'):
@@ -114,7 +120,11 @@ value:
 	}
 next:
 	// A value ended at i: a comma, the close of its container, or the end.
-	i = SkipSpace(s, i)
+	// Compact JSON, what APIs send, has no whitespace to skip: one
+	// comparison tells.
+	if i < len(s) && s[i] <= ' ' {
+		i = SkipSpace(s, i)
+	}
 	if depth == 0 {
 		return i == len(s)
 	}
@@ -123,23 +133,29 @@ next:
 	}
 	switch s[i] {
 	case ',':
-		i = SkipSpace(s, i+1)
-		if inObject() {
+		i++
+		if i < len(s) && s[i] <= ' ' {
+			i = SkipSpace(s, i)
+		}
+		if inObject {
 			goto key
 		}
 		goto value
 	case '}':
-		if !inObject() {
+		if !inObject {
 			return false
 		}
 	case ']':
-		if inObject() {
+		if inObject {
 			return false
 		}
 	default:
 		return false
 	}
 	depth--
+	if depth > 0 {
+		inObject = stack[(depth-1)/64]&(1<<((depth-1)%64)) != 0
+	}
 	i++
 	if x != nil {
 		t := &x.tokens[open[len(open)-1]]
@@ -152,15 +168,44 @@ key:
 	if i >= len(s) || s[i] != '"' {
 		return false
 	}
-	if i = x.scanString(s, i); i < 0 {
+	if j := shortString(s, i); j > 0 {
+		x.add(i, j, 0)
+		i = j
+	} else if i = x.scanString(s, i); i < 0 {
 		return false
 	}
-	i = SkipSpace(s, i)
+	if i < len(s) && s[i] <= ' ' {
+		i = SkipSpace(s, i)
+	}
 	if i >= len(s) || s[i] != ':' {
 		return false
 	}
-	i = SkipSpace(s, i+1)
+	i++
+	if i < len(s) && s[i] <= ' ' {
+		i = SkipSpace(s, i)
+	}
 	goto value
+}
+
+// shortString returns the index just past the string literal starting at
+// s[i] == '"' when the literal closes within the eight bytes after its
+// opening quote and holds nothing escaped or invalid before, else 0. Most
+// keys and many values (roles, types, ids of stream events) are that
+// short: inlined into scanJSON, the check costs one word's test instead of
+// a call of validString.
+func shortString(s string, i int) int {
+	if len(s)-i < 9 {
+		return 0
+	}
+	m := stringSpecial8(load8(s, i+1))
+	if m == 0 {
+		return 0
+	}
+	j := i + 1 + bits.TrailingZeros64(m)/8
+	if s[j] != '"' {
+		return 0
+	}
+	return j + 1
 }
 
 // validString checks the string literal starting at s[i] == '"' and returns
@@ -223,6 +268,12 @@ func validString(s string, i int) (end int, esc escapes) {
 			return i + bits.TrailingZeros64(quotes) + 1, hasEscape
 		}
 		i += 64
+		if q|b|c == 0 && carry == 0 {
+			// A block of plain text: prose (descriptions, prompts)
+			// often runs on for blocks without a special byte, which
+			// one call skips at a test per block.
+			i += plainBlocks(unsafe.StringData(s[i:]), len(s)-i)
+		}
 	}
 	if carry != 0 {
 		i-- // the block ended on an escaping backslash: start from it

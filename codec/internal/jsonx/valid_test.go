@@ -23,6 +23,15 @@ var validCases = []string{
 	`"` + strings.Repeat("x", 70) + "\x01" + strings.Repeat("y", 10) + `"`, `"` + strings.Repeat("x", 64) + `\u00e9` + strings.Repeat("y", 64) + `"`,
 	`"` + strings.Repeat("x", 61) + `\u00g9` + strings.Repeat("y", 64) + `"`, `"` + strings.Repeat("x", 127) + `\`,
 	`"` + strings.Repeat("x", 66) + `\q` + strings.Repeat("y", 64) + `"`, `["` + strings.Repeat("é", 40) + `", "` + strings.Repeat(`\t`, 70) + `"]`,
+	// Short strings take a one-word path (the closing quote within the
+	// eight bytes after the opening one), and compact JSON skips no
+	// whitespace: strings at and across the word's edge, escapes and bad
+	// bytes inside it, whitespace in every place compact JSON has none.
+	`{"abcdefg":"1234567","abcdefgh":"12345678"}`, `{"a":"b"}`, `["abcdefg"]`, `["abcdefg",1]`, `["ab\"cd"]`,
+	`["ab\ncdefgh"]`, "[\"ab\x01cdefgh\"]", "[\"abcdefg\x01\"]", `["abcdefg\q"]`, `["abc`, `["abcdefgh`, `{"abcdefg"`,
+	`{"abcdefg":`, `{"a" :1}`, `{"a": 1 , "b" :2}`, `[1 ,2]`, `[ 1, 2 ]`, `{ "a":{ "b":[ ] } }`, `{"a":1 }`, `{"a":[1]} `,
+	`{"a":[1,{"b":2}],"c":3}`, `[{"a":1},[2,{"b":[3]}],4]`, `{"a":[}`, `[{"a":1]}`, `{"a":{"b":1]}`, `[[1}]`, `{"a"::1}`,
+	`{"a":1,,"b":2}`, `[1,,2]`, `{"a":1}}`, `[1]]`,
 }
 
 func TestValidJSONAgreesWithEncodingJSON(t *testing.T) {
@@ -43,20 +52,32 @@ func FuzzValidJSON(f *testing.F) {
 		f.Add(c)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := Valid(s), json.Valid([]byte(s)); got != want {
+		want := json.Valid([]byte(s))
+		if got := Valid(s); got != want {
 			t.Fatalf("Valid(%q) = %v, encoding/json says %v", s, got, want)
 		}
+		x := IndexDocument(s)
+		if got := x != nil; got != want {
+			t.Fatalf("IndexDocument(%q) made an index: %v, encoding/json says valid: %v", s, got, want)
+		}
+		x.Release()
 	})
 }
 
-// BenchmarkValidJSON compares the validator with gjson's on a 5 KB chat
-// request and a 90 KB agent request, and measures the indexing pass that
-// request decoding runs instead.
+// chatChunk is a Chat Completions stream event of one text delta, as
+// OpenAI sends it: the small document a stream decoder indexes per event.
+const chatChunk = `{"id":"chatcmpl-D8Z5oo6uDh67AD85p73ksdT1KxhE0","object":"chat.completion.chunk","created":1770933892,` +
+	`"model":"gpt-4.1-nano-2025-04-14","service_tier":"default","system_fingerprint":"fp_de604bd877","choices":[{"index":0,` +
+	`"delta":{"content":" Day\n\n**Date"},"logprobs":null,"finish_reason":null}],"usage":null,"obfuscation":"Dt1W7Y"}`
+
+// BenchmarkValidJSON compares the validator with gjson's on a Chat stream
+// chunk, a 5 KB chat request and a 90 KB agent request, and measures the
+// indexing pass that decoding runs instead.
 func BenchmarkValidJSON(b *testing.B) {
 	for _, doc := range []struct {
 		name string
 		body string
-	}{{"5KB", chatDocument(20)}, {"90KB", agentDocument()}} {
+	}{{"chunk", chatChunk}, {"5KB", chatDocument(20)}, {"90KB", agentDocument()}} {
 		body := doc.body
 		b.Run(doc.name+"/Valid", func(b *testing.B) {
 			b.SetBytes(int64(len(body)))
