@@ -170,7 +170,15 @@ func TestWebSocketTurnsLogged(t *testing.T) {
 	before := len(observedEntries(t, env, 0))
 	metricsBefore := scrapeMetrics(t)
 	c := dialResponses(t, env.observed)
-	if open := scrapeMetrics(t)["caddy_llmbridge_websocket_connections"]; open != metricsBefore["caddy_llmbridge_websocket_connections"]+1 {
+	// The handshake's answer reaches the client before the server counts
+	// the connection: the gauge is read until it does.
+	want := metricsBefore["caddy_llmbridge_websocket_connections"] + 1
+	open := scrapeMetrics(t)["caddy_llmbridge_websocket_connections"]
+	for deadline := time.Now().Add(2 * time.Second); open != want && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+		open = scrapeMetrics(t)["caddy_llmbridge_websocket_connections"]
+	}
+	if open != want {
 		t.Errorf("websocket_connections %v with the socket open, %v before", open, metricsBefore["caddy_llmbridge_websocket_connections"])
 	}
 	model := anthropicMsgs.defaultModel()
