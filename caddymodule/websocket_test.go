@@ -134,3 +134,27 @@ func TestWebSocketRefusals(t *testing.T) {
 		})
 	}
 }
+
+// TestWebSocketHandshakeRefusals refuses handshakes in OpenAI's format.
+func TestWebSocketHandshakeRefusals(t *testing.T) {
+	h := newTestHandler(t, &Handler{Upstream: "anthropic-messages", ClientKeys: []ClientKey{{Key: "sk-good"}}})
+	site := socketSite(t, h, func(w http.ResponseWriter, r *http.Request) error { return nil })
+	ctx := context.Background()
+	_, resp, err := websocket.Dial(ctx, wstest.URL(site.URL), &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer sk-bad"}}})
+	if err == nil || resp == nil || resp.StatusCode != 401 {
+		t.Fatalf("a bad key: %v %v", err, resp)
+	}
+	c := wstest.Dial(t, site.URL, http.Header{"Authorization": {"Bearer sk-good"}}, 5*time.Second)
+	_ = c.Close(websocket.StatusNormalClosure, "")
+	req, _ := http.NewRequest("GET", site.URL+"/v1/responses", nil)
+	req.Header.Set("Authorization", "Bearer sk-good")
+	req.Header.Set("Upgrade", "websocket")
+	r, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Body.Close()
+	if r.StatusCode != 400 || r.Header.Get("Content-Type") != "application/json" || r.Header.Get("Sec-WebSocket-Version") != "13" {
+		t.Fatalf("an invalid handshake: %d %s", r.StatusCode, r.Header)
+	}
+}
