@@ -64,8 +64,8 @@ func (h *Handler) provisionSockets(ctx caddy.Context) error {
 		// is the protocol's own and is kept all the same.
 		memory = sessions.DefaultConversationsSize
 	}
-	h.sockets = websocket.New(h, h.logger, ctx.Context, websocket.Limits{
-		Frame: h.MaxRequestBody, Event: max(int(h.MaxEventSize), maxResponseBody), Answer: maxResponseBody, Memory: memory})
+	h.sockets = websocket.New(h, websocket.Config{Logger: h.logger, Lifetime: ctx.Context, MaxFrameSize: h.MaxRequestBody,
+		MaxEventSize: max(int(h.MaxEventSize), maxResponseBody), MaxAnswerSize: maxResponseBody, MaxMemory: memory})
 	if err := websocket.RegisterMetrics(ctx.GetMetricsRegistry()); err != nil {
 		return fmt.Errorf("llmbridge: registering metrics: %v", err)
 	}

@@ -75,38 +75,46 @@ type Host interface {
 	caddyhttp.MiddlewareHandler
 }
 
-// Limits are the bounds a handler's settings put on its connections.
-type Limits struct {
-	// Frame is the largest frame accepted, the site's max_request_body: a
-	// frame is a request. It also bounds the frames queued behind the turn
-	// running, together, and the conversation a connection keeps.
-	Frame int64
-	// Event bounds one SSE event of a turn's answer, and Answer the JSON
-	// answer of a turn kept to be sent as an error event.
-	Event, Answer int
-	// Memory is what the last conversations of all the connections may
+// Config is what a handler's settings make of its connections, as the
+// other rooms take theirs: the logger, the configuration's lifetime and
+// the bounds.
+type Config struct {
+	// Logger tells of handshakes the library refused, connections that
+	// closed, and turns that failed or panicked.
+	Logger *zap.Logger
+	// Lifetime is the configuration's context: its end closes the
+	// connections served under it, so that clients reconnect to the
+	// configuration that replaced it. Nil never ends them.
+	Lifetime context.Context
+	// MaxFrameSize is the largest frame accepted, the site's
+	// max_request_body: a frame is a request. It also bounds the frames
+	// queued behind the turn running, together, and the conversation a
+	// connection keeps.
+	MaxFrameSize int64
+	// MaxEventSize bounds one SSE event of a turn's answer, and
+	// MaxAnswerSize the JSON answer of a turn kept to be sent as an event.
+	MaxEventSize, MaxAnswerSize int
+	// MaxMemory is what the last conversations of all the connections may
 	// hold together; past it a connection keeps none.
-	Memory int64
+	MaxMemory int64
 }
 
 // Server serves the Responses WebSocket connections of one handler. It is
 // made once per provisioning (New) and shared by its connections.
 type Server struct {
-	host   Host
-	logger *zap.Logger
-	// lifetime is the configuration's context: its end closes the
-	// connections served under it.
-	lifetime context.Context
-	limits   Limits
-	timings  socketTimings
+	// Config is the settings the Server was made with; they are read as
+	// connections open and turns run, so they change only before the
+	// first connection (a test's quieter Logger).
+	Config
+	host    Host
+	timings socketTimings
 	// held is the memory the connections' last conversations hold.
 	held atomic.Int64
 }
 
-// New returns the Server of host's sockets, logging with logger, whose
-// connections close when lifetime ends (a nil lifetime never ends them).
-func New(host Host, logger *zap.Logger, lifetime context.Context, limits Limits) *Server {
-	return &Server{host: host, logger: logger, lifetime: lifetime, limits: limits, timings: defaultSocketTimings}
+// New returns the Server of host's sockets with the settings cfg.
+func New(host Host, cfg Config) *Server {
+	return &Server{Config: cfg, host: host, timings: defaultSocketTimings}
 }
 
 // IsUpgrade reports whether r asks to open a WebSocket: a GET with
@@ -138,10 +146,10 @@ func (srv *Server) Serve(w http.ResponseWriter, r *http.Request, next caddyhttp.
 	if err != nil {
 		// Accept answered the client (a cross-origin handshake from a
 		// browser is refused 403).
-		srv.logger.Debug("WebSocket handshake refused", zap.Error(err))
+		srv.Logger.Debug("WebSocket handshake refused", zap.Error(err))
 		return
 	}
-	s := &socket{srv: srv, conn: conn, batch: bh.conn, upgrade: r, next: next, timings: srv.timings, opened: time.Now(), frameLimit: srv.limits.Frame}
+	s := &socket{srv: srv, conn: conn, batch: bh.conn, upgrade: r, next: next, timings: srv.timings, opened: time.Now(), frameLimit: srv.MaxFrameSize}
 	if server, ok := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok {
 		s.server = server
 	}
@@ -216,10 +224,10 @@ func (s *socket) run() {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(s.upgrade.Context()))
 	defer cancel()
 	s.ctx = ctx
-	if s.srv.lifetime != nil {
+	if s.srv.Lifetime != nil {
 		// A configuration unloaded closes its connections: clients
 		// reconnect to the one that replaced it.
-		stop := context.AfterFunc(s.srv.lifetime, func() { _ = s.conn.Close(ws.StatusGoingAway, "server configuration reloaded") })
+		stop := context.AfterFunc(s.srv.Lifetime, func() { _ = s.conn.Close(ws.StatusGoingAway, "server configuration reloaded") })
 		defer stop()
 	}
 	// One byte past the limit tells an oversized frame from one at the
@@ -251,7 +259,7 @@ func (s *socket) run() {
 	s.queue = nil
 	s.forget()
 	_ = s.conn.CloseNow()
-	s.srv.logger.Debug("WebSocket connection closed", zap.Int("turns", s.turns), zap.Duration("duration", time.Since(s.opened)))
+	s.srv.Logger.Debug("WebSocket connection closed", zap.Int("turns", s.turns), zap.Duration("duration", time.Since(s.opened)))
 }
 
 // randomHex returns n random bytes in hex, for ids.

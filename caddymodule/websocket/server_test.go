@@ -33,8 +33,8 @@ func (f hostFunc) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 	return f(w, r)
 }
 
-// testLimits are a handler's default limits.
-var testLimits = Limits{Frame: 32 << 20, Event: 64 << 20, Answer: 64 << 20, Memory: 64 << 20}
+// testConfig has a handler's default limits.
+var testConfig = Config{MaxFrameSize: 32 << 20, MaxEventSize: 64 << 20, MaxAnswerSize: 64 << 20, MaxMemory: 64 << 20}
 
 // socketSite serves srv's sockets over HTTP on every path.
 func socketSite(t testing.TB, srv *Server) *httptest.Server {
@@ -50,10 +50,12 @@ func socketSite(t testing.TB, srv *Server) *httptest.Server {
 	return site
 }
 
-// newSite serves the sockets of a Server of host with limits.
-func newSite(t testing.TB, limits Limits, host hostFunc) (*Server, *httptest.Server) {
+// newSite serves the sockets of a Server of host with cfg, logging
+// nothing.
+func newSite(t testing.TB, cfg Config, host hostFunc) (*Server, *httptest.Server) {
 	t.Helper()
-	srv := New(host, zap.NewNop(), nil, limits)
+	cfg.Logger = zap.NewNop()
+	srv := New(host, cfg)
 	return srv, socketSite(t, srv)
 }
 
@@ -84,7 +86,7 @@ func closedWith(t *testing.T, c *ws.Conn) ws.StatusCode {
 // the refusal closes it. A turn the host refuses is its error event.
 func TestRefusals(t *testing.T) {
 	var n atomic.Int32
-	_, site := newSite(t, Limits{Frame: 4096, Event: 1 << 20, Answer: 1 << 20, Memory: 1 << 20}, func(w http.ResponseWriter, r *http.Request) error {
+	_, site := newSite(t, Config{MaxFrameSize: 4096, MaxEventSize: 1 << 20, MaxAnswerSize: 1 << 20, MaxMemory: 1 << 20}, func(w http.ResponseWriter, r *http.Request) error {
 		if body, _ := io.ReadAll(r.Body); gjson.GetBytes(body, "bogus").Exists() {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusBadRequest)
@@ -146,7 +148,7 @@ func TestRefusals(t *testing.T) {
 func TestQueuesTurns(t *testing.T) {
 	release := make(chan struct{})
 	var calls atomic.Int32
-	_, site := newSite(t, testLimits, func(w http.ResponseWriter, r *http.Request) error {
+	_, site := newSite(t, testConfig, func(w http.ResponseWriter, r *http.Request) error {
 		n := calls.Add(1)
 		if n == 1 {
 			<-release
@@ -175,7 +177,7 @@ func TestQueuesTurns(t *testing.T) {
 func TestTurnRequest(t *testing.T) {
 	seen := make(chan *http.Request, 1)
 	bodies := make(chan string, 1)
-	_, site := newSite(t, testLimits, func(w http.ResponseWriter, r *http.Request) error {
+	_, site := newSite(t, testConfig, func(w http.ResponseWriter, r *http.Request) error {
 		body, _ := io.ReadAll(r.Body)
 		seen <- r
 		bodies <- string(body)
@@ -203,7 +205,7 @@ func TestTurnRequest(t *testing.T) {
 // request is cancelled at once.
 func TestClientGoneCancelsTurn(t *testing.T) {
 	cancelled := make(chan struct{})
-	_, site := newSite(t, testLimits, func(w http.ResponseWriter, r *http.Request) error {
+	_, site := newSite(t, testConfig, func(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(200)
 		_, _ = io.WriteString(w, "event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"id\":\"r\",\"status\":\"in_progress\",\"output\":[]}}\n\n")
@@ -229,7 +231,7 @@ func TestClientGoneCancelsTurn(t *testing.T) {
 // TestAgeLimit closes a connection at its age limit with OpenAI's error
 // event.
 func TestAgeLimit(t *testing.T) {
-	srv, site := newSite(t, testLimits, func(w http.ResponseWriter, r *http.Request) error { return nil })
+	srv, site := newSite(t, testConfig, func(w http.ResponseWriter, r *http.Request) error { return nil })
 	srv.timings = socketTimings{maxAge: 200 * time.Millisecond, pingInterval: time.Hour, pingTimeout: time.Second}
 	c := wstest.Dial(t, site.URL, nil, 5*time.Second)
 	if ev := wstest.Turn(t, c)[0]; ev.Get("error.code").Str != "websocket_connection_limit_reached" {
@@ -243,7 +245,7 @@ func TestAgeLimit(t *testing.T) {
 // TestAgeLimitMidTurn reaches the age limit while a turn runs: the turn
 // completes, then the client gets the limit's error event and the close.
 func TestAgeLimitMidTurn(t *testing.T) {
-	srv, site := newSite(t, testLimits, func(w http.ResponseWriter, r *http.Request) error {
+	srv, site := newSite(t, testConfig, func(w http.ResponseWriter, r *http.Request) error {
 		time.Sleep(300 * time.Millisecond)
 		return answer(w, "resp_1", "late")
 	})
@@ -265,7 +267,7 @@ func TestAgeLimitMidTurn(t *testing.T) {
 // TestIdlePing keeps an idle connection whose client answers pings, and
 // closes one whose client stopped reading.
 func TestIdlePing(t *testing.T) {
-	srv, site := newSite(t, testLimits, func(w http.ResponseWriter, r *http.Request) error { return nil })
+	srv, site := newSite(t, testConfig, func(w http.ResponseWriter, r *http.Request) error { return nil })
 	srv.timings = socketTimings{maxAge: time.Hour, pingInterval: 20 * time.Millisecond, pingTimeout: 100 * time.Millisecond}
 	// A client that reads answers the pings: the connection stays open.
 	alive := wstest.Dial(t, site.URL, nil, 5*time.Second)
@@ -289,7 +291,9 @@ func TestIdlePing(t *testing.T) {
 func TestConfigUnloaded(t *testing.T) {
 	lifetime, unload := context.WithCancel(context.Background())
 	defer unload()
-	srv := New(hostFunc(func(w http.ResponseWriter, r *http.Request) error { return nil }), zap.NewNop(), lifetime, testLimits)
+	cfg := testConfig
+	cfg.Logger, cfg.Lifetime = zap.NewNop(), lifetime
+	srv := New(hostFunc(func(w http.ResponseWriter, r *http.Request) error { return nil }), cfg)
 	site := socketSite(t, srv)
 	c := wstest.Dial(t, site.URL, nil, 5*time.Second)
 	time.Sleep(50 * time.Millisecond)
@@ -303,7 +307,7 @@ func TestConfigUnloaded(t *testing.T) {
 // frame may have behind the turn running.
 func TestQueueBound(t *testing.T) {
 	release := make(chan struct{})
-	_, site := newSite(t, Limits{Frame: 4096, Event: 1 << 20, Answer: 1 << 20, Memory: 1 << 20}, func(w http.ResponseWriter, r *http.Request) error {
+	_, site := newSite(t, Config{MaxFrameSize: 4096, MaxEventSize: 1 << 20, MaxAnswerSize: 1 << 20, MaxMemory: 1 << 20}, func(w http.ResponseWriter, r *http.Request) error {
 		<-release
 		return answer(w, "resp_1", "x")
 	})
@@ -327,7 +331,7 @@ func TestQueueBound(t *testing.T) {
 // TestQueueCount refuses a frame past maxQueuedTurns waiting.
 func TestQueueCount(t *testing.T) {
 	release := make(chan struct{})
-	_, site := newSite(t, testLimits, func(w http.ResponseWriter, r *http.Request) error {
+	_, site := newSite(t, testConfig, func(w http.ResponseWriter, r *http.Request) error {
 		<-release
 		return answer(w, "resp_1", "x")
 	})
@@ -365,7 +369,7 @@ func TestRegisterMetrics(t *testing.T) {
 // TestCrossOrigin refuses a browser's handshake from another origin
 // before the upgrade, as the WebSocket library does.
 func TestCrossOrigin(t *testing.T) {
-	_, site := newSite(t, testLimits, func(w http.ResponseWriter, r *http.Request) error { return nil })
+	_, site := newSite(t, testConfig, func(w http.ResponseWriter, r *http.Request) error { return nil })
 	_, resp, err := ws.Dial(context.Background(), wstest.URL(site.URL), &ws.DialOptions{HTTPHeader: http.Header{"Origin": {"https://elsewhere.example"}}})
 	if err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("a cross-origin handshake: %v %v", err, resp)

@@ -161,14 +161,14 @@ func appendTurnBodyLenient(dst []byte, event gjson.Result, conversation []byte, 
 // remember keeps an answered turn's conversation as the connection's last
 // response, within the frame limit (a conversation larger than a request
 // may be could not be sent on anyway) and within what the site's
-// connections may hold together (Limits.Memory); otherwise the connection
+// connections may hold together (Config.MaxMemory); otherwise the connection
 // keeps none, and a turn continuing it is answered
 // previous_response_not_found, as a client must be ready for.
 func (s *socket) remember(id string, body []byte, output string) {
 	held := int64(cap(s.last.conversation))
 	conv := sessions.AppendConversation(s.last.conversation[:0], body, output)
 	// The counter holds this connection's old buffer; it now holds conv.
-	if total := s.srv.held.Add(int64(cap(conv)) - held); int64(len(conv)) > s.frameLimit || total > s.srv.limits.Memory {
+	if total := s.srv.held.Add(int64(cap(conv)) - held); int64(len(conv)) > s.frameLimit || total > s.srv.MaxMemory {
 		s.srv.held.Add(-int64(cap(conv)))
 		s.last = lastResponse{}
 		return
@@ -284,7 +284,7 @@ func (s *socket) serveTurn(tw *turnWriter, r *http.Request) {
 	defer func() {
 		if v := recover(); v != nil {
 			if v != http.ErrAbortHandler {
-				s.srv.logger.Error("WebSocket turn panicked", zap.Any("panic", v), zap.Stack("stack"))
+				s.srv.Logger.Error("WebSocket turn panicked", zap.Any("panic", v), zap.Stack("stack"))
 			}
 			tw.failed = true
 		}
@@ -294,6 +294,6 @@ func (s *socket) serveTurn(tw *turnWriter, r *http.Request) {
 		return
 	}
 	if err := s.srv.host.ServeHTTP(tw, r, s.next); err != nil {
-		s.srv.logger.Debug("WebSocket turn failed", zap.Error(err))
+		s.srv.Logger.Debug("WebSocket turn failed", zap.Error(err))
 	}
 }

@@ -23,7 +23,7 @@ import (
 func TestContinues(t *testing.T) {
 	var bodies []string
 	var n atomic.Int32
-	_, site := newSite(t, testLimits, func(w http.ResponseWriter, r *http.Request) error {
+	_, site := newSite(t, testConfig, func(w http.ResponseWriter, r *http.Request) error {
 		b, _ := io.ReadAll(r.Body)
 		bodies = append(bodies, string(b))
 		return answer(w, "resp_"+strconv.Itoa(int(n.Add(1))), "Hi")
@@ -49,7 +49,7 @@ func TestContinues(t *testing.T) {
 // serving a turn, and continues from it.
 func TestPrewarm(t *testing.T) {
 	var bodies []string
-	_, site := newSite(t, testLimits, func(w http.ResponseWriter, r *http.Request) error {
+	_, site := newSite(t, testConfig, func(w http.ResponseWriter, r *http.Request) error {
 		b, _ := io.ReadAll(r.Body)
 		bodies = append(bodies, string(b))
 		return answer(w, "resp_1", "Hi")
@@ -80,7 +80,7 @@ func TestPrewarm(t *testing.T) {
 // connection that closes gives its memory back.
 func TestMemoryBound(t *testing.T) {
 	var n atomic.Int32
-	srv, site := newSite(t, Limits{Frame: 32 << 20, Event: 1 << 20, Answer: 1 << 20, Memory: 6000}, func(w http.ResponseWriter, r *http.Request) error {
+	srv, site := newSite(t, Config{MaxFrameSize: 32 << 20, MaxEventSize: 1 << 20, MaxAnswerSize: 1 << 20, MaxMemory: 6000}, func(w http.ResponseWriter, r *http.Request) error {
 		if b, _ := io.ReadAll(r.Body); gjson.GetBytes(b, "previous_response_id").Exists() {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusBadRequest)
@@ -123,7 +123,7 @@ func TestMemoryBound(t *testing.T) {
 func TestSlowReader(t *testing.T) {
 	const events, size = 2000, 8 << 10 // 16 MiB of text, more than the socket buffers hold
 	var written atomic.Int64
-	_, site := newSite(t, testLimits, func(w http.ResponseWriter, r *http.Request) error {
+	_, site := newSite(t, testConfig, func(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(200)
 		_, _ = io.WriteString(w, "event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"id\":\"r\",\"status\":\"in_progress\",\"output\":[]}}\n\n")
@@ -193,7 +193,7 @@ func TestTurnAnswers(t *testing.T) {
 		}, func(ev gjson.Result) bool { return ev.Get("type").Str == "response.created" }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, site := newSite(t, testLimits, func(w http.ResponseWriter, r *http.Request) error { return tc.answer(w) })
+			_, site := newSite(t, testConfig, func(w http.ResponseWriter, r *http.Request) error { return tc.answer(w) })
 			c := wstest.Dial(t, site.URL, nil, 5*time.Second)
 			wstest.Send(t, c, `{"type":"response.create","model":"m","input":"hi"}`)
 			if ev := wstest.Turn(t, c)[0]; !tc.check(ev) {
@@ -207,7 +207,7 @@ func TestTurnAnswers(t *testing.T) {
 // event past the limit) without an event, and serves the next turn.
 func TestTurnEnds(t *testing.T) {
 	var n atomic.Int32
-	_, site := newSite(t, Limits{Frame: 4096, Event: 1024, Answer: 1 << 20, Memory: 1 << 20}, func(w http.ResponseWriter, r *http.Request) error {
+	_, site := newSite(t, Config{MaxFrameSize: 4096, MaxEventSize: 1024, MaxAnswerSize: 1 << 20, MaxMemory: 1 << 20}, func(w http.ResponseWriter, r *http.Request) error {
 		switch n.Add(1) {
 		case 1:
 			panic("the host failed")

@@ -25,7 +25,7 @@ type turnWriter struct {
 	hdr    http.Header
 	status int
 	events *sse.Reader // a streamed answer's events
-	body   []byte      // a JSON answer, up to Limits.Answer
+	body   []byte      // a JSON answer, up to Config.MaxAnswerSize
 	result sessions.Answer
 	found  bool
 	// failed reports that the answer could not be sent or read, or that
@@ -53,7 +53,7 @@ func (tw *turnWriter) WriteHeader(status int) {
 	}
 	tw.status = status
 	if status < 300 && strings.HasPrefix(tw.hdr.Get("Content-Type"), "text/event-stream") {
-		tw.events = sse.NewPushReader(tw.s.srv.limits.Event)
+		tw.events = sse.NewPushReader(tw.s.srv.MaxEventSize)
 	}
 }
 
@@ -66,7 +66,7 @@ func (tw *turnWriter) Write(p []byte) (n int, err error) {
 		return 0, http.ErrAbortHandler
 	}
 	if tw.events == nil {
-		if len(tw.body)+len(p) <= tw.s.srv.limits.Answer {
+		if len(tw.body)+len(p) <= tw.s.srv.MaxAnswerSize {
 			tw.body = append(tw.body, p...)
 		}
 		return len(p), nil
