@@ -31,8 +31,8 @@ import (
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	// State a protocol keeps on the server (conversations, sockets) is
 	// kept around serve, in conversations.go and websocket.go.
-	if h.opensSocket(w, r) {
-		return h.serveSocket(w, r, next)
+	if client, ok := h.opensSocket(w, r); ok {
+		return h.serveSocket(w, r, next, client)
 	}
 	if h.keepsConversations(w, r) {
 		return h.serveConversation(w, r, next)

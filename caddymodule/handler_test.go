@@ -40,6 +40,7 @@ func (h *Handler) setLogger(l *zap.Logger) {
 	h.streams.Logger = l
 	h.conversations.Logger = l
 	h.interactions.Logger = l
+	h.sockets.Logger = l
 }
 
 // upstreamCall is what the next handler saw.

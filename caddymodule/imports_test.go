@@ -34,6 +34,7 @@ var roomImports = map[string][]string{
 	"caddymodule/conversations": {"caddymodule/sessions", "caddymodule/internal/pool", "codec/interactions", "sse"},
 	"caddymodule/endpoints":     {"caddymodule/observe", "caddymodule/internal/pool", "codec", "mapping"},
 	"caddymodule/observe":       {"caddymodule/limits", "caddymodule/internal/glob", "codec/rules"},
+	"caddymodule/websocket":     {"caddymodule/sessions", "caddymodule/internal/pool", "codec", "mapping", "sse"},
 	"caddymodule/clouds":        {"codec", "mapping"},
 	"caddymodule/clouds/google": {"caddymodule/clouds", "codec"},
 	"caddymodule/clouds/azure":  {"caddymodule/clouds", "codec"},

@@ -6,7 +6,6 @@
 package caddymodule
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -28,6 +27,7 @@ import (
 	"github.com/llmbridge/llmbridge/caddymodule/sessions"
 	"github.com/llmbridge/llmbridge/caddymodule/state"
 	"github.com/llmbridge/llmbridge/caddymodule/streams"
+	"github.com/llmbridge/llmbridge/caddymodule/websocket"
 	"github.com/llmbridge/llmbridge/codec"
 
 	// The module speaks every protocol family.
@@ -284,13 +284,8 @@ type Handler struct {
 	// -1. interactions keeps the Interactions API's, in store.
 	conversations conversations.Responses
 	interactions  conversations.Interactions
-	// lifetime is the configuration's context: its end closes the
-	// WebSocket connections served under it.
-	lifetime context.Context
-	// sockets is what the handler's WebSocket connections share.
-	sockets *socketSet
-	// socketTimings overrides the WebSocket connection limits (tests).
-	socketTimings *socketTimings
+	// sockets serves the handler's Responses WebSocket connections.
+	sockets *websocket.Server
 }
 
 // ModelRoute is one model rewriting rule.
@@ -324,15 +319,16 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return fmt.Errorf("llmbridge: %v", err)
 	}
 	// Before the failover branch: a failover site keeps the
-	// conversations of every target's answers.
-	if err := h.provisionSockets(ctx); err != nil {
-		return fmt.Errorf("llmbridge: registering metrics: %v", err)
-	}
+	// conversations of every target's answers, and serves the sockets
+	// whose turns go to its targets.
 	if err := h.provisionConversations(ctx); err != nil {
 		return fmt.Errorf("llmbridge: %v", err)
 	}
 	if h.Failover != nil {
-		return h.provisionFailover(ctx)
+		if err := h.provisionFailover(ctx); err != nil {
+			return err
+		}
+		return h.provisionSockets(ctx)
 	}
 	if err := h.checkConfig(); err != nil {
 		return fmt.Errorf("llmbridge: %v", err)
@@ -383,6 +379,10 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		h.MaxEventSize = DefaultMaxEventSize
 	}
 	h.streams = streams.Config{Logger: h.logger, Metrics: h.metrics, Keys: h.keys, MaxEventSize: int(h.MaxEventSize), MaxFrameSize: maxResponseBody}
+	// After the limits' defaults: a frame is bounded as a request.
+	if err := h.provisionSockets(ctx); err != nil {
+		return err
+	}
 	h.items = nil
 	if h.ItemCacheSize >= 0 {
 		size, ttl := h.ItemCacheSize, time.Duration(h.ItemCacheTTL)

@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestWebSocketPassthroughHandshake hands a handshake to the next handler
@@ -42,5 +43,31 @@ func TestWebSocketPassthroughHandshake(t *testing.T) {
 		if err := bad.checkConfig(); err == nil || !strings.Contains(err.Error(), "websocket") {
 			t.Errorf("%+v: %v", bad, err)
 		}
+	}
+}
+
+// TestWebSocketPassthroughNoKey refuses a passed-through handshake when
+// every pooled upstream key is cooling, in the client's format with
+// Retry-After, before the upstream is called, and records it.
+func TestWebSocketPassthroughNoKey(t *testing.T) {
+	h := newTestHandler(t, &Handler{Upstream: "openai-responses", APIKeys: []string{"k0", "k1"}, WebSocket: "passthrough"})
+	until := time.Now().Add(time.Minute).UnixNano()
+	for i := range h.keys.Len() {
+		h.keys.CoolUntil(i, until)
+	}
+	r := httptest.NewRequest(http.MethodGet, "/v1/responses", nil)
+	for k, v := range map[string]string{"Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Version": "13",
+		"Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="} {
+		r.Header.Set(k, v)
+	}
+	w, rec := serveRecorded(t, h, r, func(w http.ResponseWriter) error {
+		t.Error("the upstream was called with every key cooling")
+		return nil
+	})
+	if w.Code != http.StatusTooManyRequests || w.Header().Get("Retry-After") == "" || !strings.Contains(w.Body.String(), "rate limit") {
+		t.Errorf("%d %v %s, want a 429 with Retry-After", w.Code, w.Header(), w.Body)
+	}
+	if rec.fields["error_type"] != "rate_limit" {
+		t.Errorf("access log %v, want the refused handshake recorded as rate limited", rec.fields)
 	}
 }

@@ -1,6 +1,7 @@
 // Package wstest is the tests' client of the Responses API's WebSocket
-// mode, shared by the handler's unit tests and the integration suite: it
-// dials a site's Responses path and reads the events of one turn.
+// mode, shared by the handler's unit tests, caddymodule/websocket's and the
+// integration suite: it dials a site's Responses path, sends events and
+// reads the events of one turn.
 package wstest
 
 import (
@@ -56,4 +57,27 @@ func ReadTurn(ctx context.Context, t testing.TB, c *websocket.Conn) []gjson.Resu
 			return events
 		}
 	}
+}
+
+// Send sends frame to c as a text frame; it fails t when the write fails.
+func Send(t testing.TB, c *websocket.Conn, frame string) {
+	t.Helper()
+	if err := c.Write(context.Background(), websocket.MessageText, []byte(frame)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Turn reads the events of one turn within five seconds (ReadTurn), long
+// enough for a loaded machine, short enough for a test that hangs.
+func Turn(t testing.TB, c *websocket.Conn) []gjson.Result {
+	t.Helper()
+	return TurnWithin(t, c, 5*time.Second)
+}
+
+// TurnWithin reads the events of one turn within d (ReadTurn).
+func TurnWithin(t testing.TB, c *websocket.Conn, d time.Duration) []gjson.Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	return ReadTurn(ctx, t, c)
 }

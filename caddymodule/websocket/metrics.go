@@ -1,4 +1,4 @@
-package caddymodule
+package websocket
 
 import (
 	"errors"
@@ -39,11 +39,14 @@ func globalSocketMetrics() *socketMetrics {
 	return theSocketMetrics
 }
 
-// register registers the collectors with reg, once per registry.
-func (m *socketMetrics) register(reg *prometheus.Registry) error {
+// RegisterMetrics registers the connections' collectors with reg (a
+// handler's Caddy metrics registry), once per registry: every handler of
+// the instance counts its connections in the same collectors.
+func RegisterMetrics(reg *prometheus.Registry) error {
 	if reg == nil {
 		return nil
 	}
+	m := globalSocketMetrics()
 	for _, c := range []prometheus.Collector{m.open, m.duration, m.turns} {
 		if err := reg.Register(c); err != nil {
 			var are prometheus.AlreadyRegisteredError

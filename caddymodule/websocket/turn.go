@@ -1,13 +1,15 @@
-package caddymodule
+package websocket
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/coder/websocket"
+	ws "github.com/coder/websocket"
 	"github.com/tidwall/gjson"
 	"go.uber.org/zap"
 
@@ -15,7 +17,6 @@ import (
 	"github.com/llmbridge/llmbridge/caddymodule/sessions"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
-	"github.com/llmbridge/llmbridge/sse"
 )
 
 // upgradeHeaders are the handshake's headers a turn request leaves out:
@@ -30,7 +31,6 @@ var upgradeHeaders = []string{"Upgrade", "Connection", "Sec-Websocket-Key", "Sec
 // else is answered with an error event, and the connection stays open.
 func (s *socket) runTurn(ctx context.Context, frame []byte) {
 	s.turns++
-	root := gjson.Parse(bytesString(frame))
 	// The members a turn reads, in one skim of the frame (a megabyte
 	// frame of an agent's turn was walked by gjson once per member).
 	var m [len(turnKeys)]gjson.Result
@@ -66,7 +66,7 @@ func (s *socket) runTurn(ctx context.Context, frame []byte) {
 	defer pool.Put(body)
 	*body = appendTurnBody((*body)[:0], frame, conversation, expand)
 	if m[turnGenerate].Type == gjson.False {
-		s.prewarm(ctx, root, *body)
+		s.prewarm(ctx, frame, *body)
 		return
 	}
 	tw := newTurnWriter(s, ctx)
@@ -119,7 +119,7 @@ func appendTurnBody(dst []byte, frame, conversation []byte, expand bool) []byte 
 		return true
 	})
 	if !whole {
-		return appendTurnBodyLenient(dst[:start], gjson.Parse(bytesString(frame)), conversation, expand)
+		return appendTurnBodyLenient(dst[:start], gjson.ParseBytes(frame), conversation, expand)
 	}
 	if expand {
 		dst = append(dst, `,"input":`...)
@@ -161,15 +161,15 @@ func appendTurnBodyLenient(dst []byte, event gjson.Result, conversation []byte, 
 // remember keeps an answered turn's conversation as the connection's last
 // response, within the frame limit (a conversation larger than a request
 // may be could not be sent on anyway) and within what the site's
-// connections may hold together (socketMemory); otherwise the connection
+// connections may hold together (Config.MaxMemory); otherwise the connection
 // keeps none, and a turn continuing it is answered
 // previous_response_not_found, as a client must be ready for.
 func (s *socket) remember(id string, body []byte, output string) {
 	held := int64(cap(s.last.conversation))
 	conv := sessions.AppendConversation(s.last.conversation[:0], body, output)
 	// The counter holds this connection's old buffer; it now holds conv.
-	if total := s.h.sockets.held.Add(int64(cap(conv)) - held); int64(len(conv)) > s.frameLimit || total > s.h.sockets.budget() {
-		s.h.sockets.held.Add(-int64(cap(conv)))
+	if total := s.srv.held.Add(int64(cap(conv)) - held); int64(len(conv)) > s.frameLimit || total > s.srv.MaxMemory {
+		s.srv.held.Add(-int64(cap(conv)))
 		s.last = lastResponse{}
 		return
 	}
@@ -178,15 +178,17 @@ func (s *socket) remember(id string, body []byte, output string) {
 
 // forget lets go of the connection's last conversation when it closes.
 func (s *socket) forget() {
-	s.h.sockets.held.Add(-int64(cap(s.last.conversation)))
+	s.srv.held.Add(-int64(cap(s.last.conversation)))
 	s.last = lastResponse{}
 }
 
 // prewarm answers a response.create with generate false, which OpenAI
 // uses to load a conversation without generating: a completed response
-// with no output, whose id later turns continue from.
-func (s *socket) prewarm(ctx context.Context, event gjson.Result, body []byte) {
+// with no output, whose id later turns continue from. frame is the
+// event, body the HTTP body made of it.
+func (s *socket) prewarm(ctx context.Context, frame, body []byte) {
 	id := "resp_" + randomHex(12)
+	model := gjson.GetBytes(frame, "model")
 	head := pool.Get(pool.MinPooled)
 	defer pool.Put(head)
 	for i, status := range [...]string{"in_progress", "completed"} {
@@ -205,14 +207,14 @@ func (s *socket) prewarm(ctx context.Context, event gjson.Result, body []byte) {
 		b = append(b, `,"status":"`...)
 		b = append(b, status...)
 		b = append(b, `","model":`...)
-		if m := event.Get("model"); m.Type == gjson.String {
-			b = append(b, m.Raw...)
+		if model.Type == gjson.String {
+			b = append(b, model.Raw...)
 		} else {
 			b = append(b, `""`...)
 		}
 		b = append(b, `,"output":[]}}`...)
 		*head = b
-		if s.conn.Write(ctx, websocket.MessageText, b) != nil {
+		if s.conn.Write(ctx, ws.MessageText, b) != nil {
 			return
 		}
 	}
@@ -230,8 +232,27 @@ func (s *socket) turnRequest(ctx context.Context, body []byte) *http.Request {
 	dropSocketBeta(r.Header)
 	r.Header.Set("Content-Type", "application/json")
 	r.Header.Set("Accept", "text/event-stream")
-	setBody(r, body)
+	setTurnBody(r, body)
 	return r
+}
+
+// turnBody is a turn request's body, the frame's HTTP body in memory.
+type turnBody struct{ bytes.Reader }
+
+// Close does nothing: the body is in memory.
+func (*turnBody) Close() error { return nil }
+
+// setTurnBody makes b the body of the turn request r, as a client's HTTP
+// request with a known length would carry it. b stays unmodified until
+// the turn ends: the handlers read it while the turn runs.
+func setTurnBody(r *http.Request, b []byte) {
+	tb := &turnBody{}
+	tb.Reset(b)
+	r.Body = tb
+	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
+	r.ContentLength = int64(len(b))
+	r.Header.Set("Content-Length", strconv.Itoa(len(b)))
+	r.TransferEncoding = nil
 }
 
 // dropSocketBeta removes the OpenAI-Beta value that asks for WebSocket
@@ -256,14 +277,14 @@ func dropSocketBeta(hdr http.Header) {
 }
 
 // serveTurn runs a turn request through the site's handlers (or, outside
-// a Caddy server, this handler and next). A handler's panic ends the turn
+// a Caddy server, the host and next). A handler's panic ends the turn
 // and is logged, as Go's HTTP server does for a request: reverse_proxy
 // aborts with http.ErrAbortHandler when the client went away mid-answer.
 func (s *socket) serveTurn(tw *turnWriter, r *http.Request) {
 	defer func() {
 		if v := recover(); v != nil {
 			if v != http.ErrAbortHandler {
-				s.h.logger.Error("WebSocket turn panicked", zap.Any("panic", v), zap.Stack("stack"))
+				s.srv.Logger.Error("WebSocket turn panicked", zap.Any("panic", v), zap.Stack("stack"))
 			}
 			tw.failed = true
 		}
@@ -272,141 +293,7 @@ func (s *socket) serveTurn(tw *turnWriter, r *http.Request) {
 		s.server.ServeHTTP(tw, r)
 		return
 	}
-	if err := s.h.ServeHTTP(tw, r, s.next); err != nil {
-		s.h.logger.Debug("WebSocket turn failed", zap.Error(err))
+	if err := s.srv.host.ServeHTTP(tw, r, s.next); err != nil {
+		s.srv.Logger.Debug("WebSocket turn failed", zap.Error(err))
 	}
 }
-
-// turnWriter is the response writer of a turn: the answer's SSE events go
-// to the client as text frames as they come; a JSON answer (an error) is
-// sent as an error event when the turn ends.
-type turnWriter struct {
-	s      *socket
-	ctx    context.Context
-	hdr    http.Header
-	status int
-	events *sse.Reader // a streamed answer's events
-	body   []byte      // a JSON answer, up to maxErrorEventBody
-	result sessions.Answer
-	found  bool
-	// failed reports that the answer could not be sent or read, or that
-	// the turn panicked.
-	failed bool
-}
-
-// maxErrorEventBody bounds the JSON answer of a turn that is kept to be
-// sent as an event.
-const maxErrorEventBody = maxResponseBody
-
-// newTurnWriter returns a writer for a turn of s.
-//
-// Its frames are written without a deadline or cancellation: the library
-// would arm a timer per frame, and a write blocked by a client that stopped
-// reading ends when the connection closes (the client going, the age
-// limit, a reload), which the reader and the runner see to.
-func newTurnWriter(s *socket, ctx context.Context) *turnWriter {
-	return &turnWriter{s: s, ctx: context.WithoutCancel(ctx), hdr: http.Header{}}
-}
-
-// Header returns the turn's response header.
-func (tw *turnWriter) Header() http.Header { return tw.hdr }
-
-// WriteHeader notes the status and how the answer is framed.
-func (tw *turnWriter) WriteHeader(status int) {
-	if tw.status != 0 || status < 200 {
-		return
-	}
-	tw.status = status
-	if status < 300 && strings.HasPrefix(tw.hdr.Get("Content-Type"), "text/event-stream") {
-		tw.events = sse.NewPushReader(max(int(tw.s.h.MaxEventSize), maxResponseBody))
-	}
-}
-
-// Write sends the events of p (or keeps a JSON answer).
-func (tw *turnWriter) Write(p []byte) (n int, err error) {
-	if tw.status == 0 {
-		tw.WriteHeader(http.StatusOK)
-	}
-	if tw.failed {
-		return 0, http.ErrAbortHandler
-	}
-	if tw.events == nil {
-		if len(tw.body)+len(p) <= maxErrorEventBody {
-			tw.body = append(tw.body, p...)
-		}
-		return len(p), nil
-	}
-	tw.events.Push(p)
-	// The events of one upstream read go out in one write.
-	tw.s.batch.begin()
-	defer func() {
-		if endErr := tw.s.batch.end(); endErr != nil && err == nil {
-			tw.failed, n, err = true, 0, endErr
-		}
-	}()
-	for {
-		ev, err := tw.events.Next()
-		if err == sse.ErrNeedInput {
-			return len(p), nil
-		}
-		if err != nil {
-			tw.failed = true
-			return 0, err
-		}
-		if len(ev.Data) == 0 || ev.IsDone() {
-			continue
-		}
-		if err := tw.s.conn.Write(tw.ctx, websocket.MessageText, ev.Data); err != nil {
-			tw.failed = true
-			return 0, err
-		}
-		if sessions.TerminalEvent(ev.Name) || len(ev.Name) == 0 && sessions.TerminalEvent([]byte(gjson.GetBytes(ev.Data, "type").Str)) {
-			tw.result, tw.found = sessions.ReadAnswer(gjson.GetBytes(ev.Data, "response"))
-		}
-	}
-}
-
-// FlushError does nothing: every event is sent as it completes.
-func (tw *turnWriter) FlushError() error { return nil }
-
-// finish sends what a turn answered without a stream: its error, as an
-// error event.
-func (tw *turnWriter) finish() {
-	if tw.failed || tw.events != nil && tw.status < 300 {
-		return
-	}
-	if tw.status >= 200 && tw.status < 300 {
-		// A response not streamed (a handler that ignored stream):
-		// sent as the event that ends a stream with it.
-		resp := gjson.GetBytes(tw.body, "@this")
-		if answer, ok := sessions.ReadAnswer(resp); ok {
-			tw.result, tw.found = sessions.Answer{ID: strings.Clone(answer.ID), Output: strings.Clone(answer.Output)}, true
-			buf := pool.Get(len(tw.body) + 64)
-			defer pool.Put(buf)
-			b := append((*buf)[:0], `{"type":"response.completed","response":`...)
-			b = append(b, tw.body...)
-			*buf = append(b, '}')
-			_ = tw.s.conn.Write(tw.ctx, websocket.MessageText, *buf)
-			return
-		}
-	}
-	e := &codec.Error{Status: tw.status, Kind: mapping.KindForStatus(tw.status), Message: "the turn failed with status " + strconv.Itoa(tw.status)}
-	if tw.status == 0 {
-		e.Status, e.Kind, e.Message = http.StatusBadGateway, mapping.ErrAPI, "the turn got no answer"
-	}
-	if obj := gjson.GetBytes(tw.body, "error"); obj.IsObject() {
-		buf := pool.Get(pool.MinPooled)
-		defer pool.Put(buf)
-		b := append((*buf)[:0], `{"type":"error","status":`...)
-		b = strconv.AppendInt(b, int64(tw.status), 10)
-		b = append(b, `,"error":`...)
-		b = append(b, obj.Raw...)
-		*buf = append(b, '}')
-		_ = tw.s.conn.Write(tw.ctx, websocket.MessageText, *buf)
-		return
-	}
-	tw.s.sendError(tw.ctx, e)
-}
-
-// Interface guards
-var _ http.ResponseWriter = (*turnWriter)(nil)

@@ -1,4 +1,4 @@
-package caddymodule
+package websocket
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/coder/websocket"
+	ws "github.com/coder/websocket"
 
 	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
 	"github.com/llmbridge/llmbridge/codec"
@@ -25,16 +25,16 @@ func (s *socket) readFrames(ctx context.Context) {
 		if err != nil {
 			return
 		}
-		if typ != websocket.MessageText {
+		if typ != ws.MessageText {
 			s.sendError(ctx, codec.NewError(mapping.ErrInvalidRequest, "binary frames are not accepted: send each response.create event as a text frame"))
-			_ = s.conn.Close(websocket.StatusUnsupportedData, "binary frames are not accepted")
+			_ = s.conn.Close(ws.StatusUnsupportedData, "binary frames are not accepted")
 			return
 		}
 		buf, tooLarge, err := readFrame(rd, s.frameLimit)
 		if tooLarge {
 			pool.Put(buf)
 			s.sendError(ctx, codec.NewError(mapping.ErrRequestTooLarge, "frame exceeds the limit of "+strconv.FormatInt(s.frameLimit, 10)+" bytes"))
-			_ = s.conn.Close(websocket.StatusMessageTooBig, "frame too large")
+			_ = s.conn.Close(ws.StatusMessageTooBig, "frame too large")
 			return
 		}
 		if err != nil {
@@ -174,7 +174,7 @@ func (s *socket) pingIdle() {
 func (s *socket) closeAtAgeLimit() {
 	s.sendError(s.ctx, &codec.Error{Status: http.StatusBadRequest, Kind: mapping.ErrInvalidRequest, Code: "websocket_connection_limit_reached", Protocol: codec.OpenAIResponses,
 		Message: "Responses WebSocket connection limit reached (" + s.timings.maxAge.String() + "). Open a new connection to continue."})
-	_ = s.conn.Close(websocket.StatusNormalClosure, "connection age limit reached")
+	_ = s.conn.Close(ws.StatusNormalClosure, "connection age limit reached")
 }
 
 // sendError sends e as an error event.
@@ -182,7 +182,7 @@ func (s *socket) sendError(ctx context.Context, e *codec.Error) {
 	buf := pool.Get(pool.MinPooled)
 	defer pool.Put(buf)
 	*buf = appendErrorEvent((*buf)[:0], e)
-	_ = s.conn.Write(ctx, websocket.MessageText, *buf)
+	_ = s.conn.Write(ctx, ws.MessageText, *buf)
 }
 
 // appendErrorEvent appends e as the error event of Responses WebSocket
