@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmbridge/llmbridge/caddymodule/writers"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/caddyserver/caddy/v2"
@@ -370,7 +372,7 @@ func TestBedrockErrors(t *testing.T) {
 		})
 	}
 	// The AWS error's type header alone decides the kind.
-	e := decodeUpstreamError(codec.BedrockAnthropic, 400, http.Header{"X-Amzn-Errortype": {"ThrottlingException"}}, []byte(`{"message":"x"}`))
+	e := writers.DecodeUpstreamError(codec.BedrockAnthropic, 400, http.Header{"X-Amzn-Errortype": {"ThrottlingException"}}, []byte(`{"message":"x"}`))
 	if e.Code != "ThrottlingException" || e.Message != "x" {
 		t.Errorf("decodeUpstreamError: %+v", e)
 	}

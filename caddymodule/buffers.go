@@ -1,11 +1,8 @@
 package caddymodule
 
 import (
-	"bytes"
-	"io"
 	"net/http"
 	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
@@ -20,62 +17,6 @@ func requestBufferSize(r *http.Request) int {
 		return int(min(r.ContentLength, maxUpfrontBody))
 	}
 	return pool.StreamSize
-}
-
-// sentBody is a request body sent upstream. It notes when the transport
-// has read it to the end: from then on nothing reads it again (a retry
-// of the request would come before the response), so a stream can give
-// its buffer back to the pool at once instead of when it ends.
-type sentBody struct {
-	r bytes.Reader
-	// body is what r reads, for the call span's settings (observe.Tracing.StartCall).
-	body []byte
-	read atomic.Bool
-	// The pooled buffer holding the body, if it is one.
-	heldBuffer
-}
-
-// Read reads from the body.
-func (b *sentBody) Read(p []byte) (int, error) {
-	n, err := b.r.Read(p)
-	if err == io.EOF {
-		b.read.Store(true)
-	}
-	return n, err
-}
-
-// WriteTo writes the rest of the body to w, as bytes.Reader does: the
-// transport copies a body with it when it can.
-func (b *sentBody) WriteTo(w io.Writer) (int64, error) {
-	n, err := b.r.WriteTo(w)
-	if err == nil {
-		b.read.Store(true)
-	}
-	return n, err
-}
-
-// Close does nothing: the body is in memory.
-func (b *sentBody) Close() error { return nil }
-
-// readToEnd reports whether the transport has read the body to its end
-// (false for a nil body): nothing reads it, or the buffer it is in,
-// again.
-func (b *sentBody) readToEnd() bool { return b != nil && b.read.Load() }
-
-// heldBuffer is a pooled buffer with one owner, which gives it back to the
-// pool once: when it is done with it, or earlier when what it holds is no
-// longer read (the client's body and the body sent, once a stream opens).
-type heldBuffer struct {
-	// buf is the buffer, nil once released.
-	buf *[]byte
-}
-
-// release gives the buffer back to the pool, once.
-func (b *heldBuffer) release() {
-	if b.buf != nil {
-		pool.Put(b.buf)
-		b.buf = nil
-	}
 }
 
 // requestPool holds canonical requests for reuse: a decoded request keeps

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/llmbridge/llmbridge/caddymodule/writers"
+
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -35,7 +37,7 @@ func (h *Handler) provisionConversations(ctx caddy.Context) error {
 	if h.ConversationsTTL < 0 {
 		return errors.New("conversations_ttl must be positive")
 	}
-	h.conversations = conversations.Responses{Logger: h.logger, MaxAnswerSize: maxResponseBody}
+	h.conversations = conversations.Responses{Logger: h.logger, MaxAnswerSize: writers.MaxResponseBody}
 	if h.ConversationsSize == -1 {
 		return nil
 	}

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/llmbridge/llmbridge/caddymodule/writers"
+
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
@@ -96,7 +98,7 @@ func (eh *endpointHost) Forward(w http.ResponseWriter, r *http.Request, next cad
 
 // collectingWriter collects the upstream's response to a listing or
 // counting request, which is small and never streamed, for
-// answerCollected to translate. Like translatingWriter it has no Unwrap
+// answerCollected to translate. Like writers.Translating it has no Unwrap
 // method, so nothing reaches the client before the translation.
 type collectingWriter struct {
 	http.ResponseWriter
@@ -115,7 +117,7 @@ func (cw *collectingWriter) WriteHeader(status int) {
 	cw.x.ResponseStarted()
 }
 
-// Write buffers the body up to maxResponseBody.
+// Write buffers the body up to writers.MaxResponseBody.
 func (cw *collectingWriter) Write(p []byte) (int, error) {
 	if cw.status == 0 {
 		cw.WriteHeader(http.StatusOK)
@@ -123,7 +125,7 @@ func (cw *collectingWriter) Write(p []byte) (int, error) {
 	if cw.body == nil {
 		cw.body = pool.Get(pool.ResponseSize(cw.Header()))
 	}
-	if len(*cw.body)+len(p) > maxResponseBody {
+	if len(*cw.body)+len(p) > writers.MaxResponseBody {
 		cw.overflow = true
 		return 0, errors.New("llmbridge: upstream response too large to translate")
 	}
@@ -136,7 +138,7 @@ func (cw *collectingWriter) FlushError() error { return nil }
 
 // ReadFrom copies through Write.
 func (cw *collectingWriter) ReadFrom(r io.Reader) (int64, error) {
-	return io.Copy(writerOnly{cw}, r)
+	return io.Copy(struct{ io.Writer }{cw}, r)
 }
 
 // answerCollected answers the client once the upstream's response is
@@ -149,7 +151,7 @@ func (h *Handler) answerCollected(w http.ResponseWriter, cw *collectingWriter, n
 		if nextErr == nil {
 			nextErr = errors.New("upstream handler wrote no response")
 		}
-		h.writeUpstreamFailure(w, client, nextErr, x)
+		h.writers.UpstreamFailed(w, client, nextErr, x)
 		return
 	}
 	var body []byte
@@ -158,22 +160,22 @@ func (h *Handler) answerCollected(w http.ResponseWriter, cw *collectingWriter, n
 	}
 	fail := func(e *codec.Error) {
 		h.logger.Warn("untranslatable upstream response", zap.Int("upstream_status", cw.status), zap.String("error", e.Message))
-		x.Status = writeError(w, client, e)
+		x.Status = writers.WriteError(w, client, e)
 		x.ErrReason = "untranslatable_response"
 	}
 	hdr := w.Header()
 	switch {
 	case cw.overflow:
-		fail(codec.NewError(mapping.ErrBadGateway, "upstream response exceeds "+strconv.Itoa(maxResponseBody)+" bytes"))
+		fail(codec.NewError(mapping.ErrBadGateway, "upstream response exceeds "+strconv.Itoa(writers.MaxResponseBody)+" bytes"))
 	case nextErr != nil:
 		h.logger.Warn("upstream response incomplete", zap.Error(nextErr))
 		fail(codec.NewError(mapping.ErrBadGateway, "upstream response was interrupted"))
-	case hasEncoding(hdr):
+	case writers.HasEncoding(hdr):
 		fail(codec.NewError(mapping.ErrBadGateway, "upstream response has an unsupported Content-Encoding "+strconv.Quote(hdr.Get("Content-Encoding"))))
 	case cw.status >= 400:
-		x.Status = writeError(w, client, decodeUpstreamError(h.upstream, cw.status, hdr, body))
+		x.Status = writers.WriteError(w, client, writers.DecodeUpstreamError(h.upstream, cw.status, hdr, body))
 	case cw.status >= 200 && cw.status < 300:
-		if !isJSON(hdr.Get("Content-Type")) {
+		if !writers.IsJSON(hdr.Get("Content-Type")) {
 			fail(codec.NewError(mapping.ErrBadGateway, "upstream answered Content-Type "+strconv.Quote(hdr.Get("Content-Type"))+" where JSON was expected"))
 			return
 		}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmbridge/llmbridge/caddymodule/writers"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/llmbridge/llmbridge/codec/anthropic"
@@ -309,8 +311,8 @@ func TestEndpointAnswerChecked(t *testing.T) {
 		{"a redirect", jsonAnswer(302, list), 502, "unexpected HTTP status 302"},
 		{"too large", func(w http.ResponseWriter) error {
 			w.WriteHeader(200)
-			if _, err := w.Write(make([]byte, maxResponseBody+1)); err == nil {
-				t.Error("a body past maxResponseBody was taken")
+			if _, err := w.Write(make([]byte, writers.MaxResponseBody+1)); err == nil {
+				t.Error("a body past writers.MaxResponseBody was taken")
 			}
 			return nil
 		}, 502, "upstream response exceeds"},

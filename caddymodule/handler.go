@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmbridge/llmbridge/caddymodule/writers"
+
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
@@ -117,11 +119,11 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 	}
 
 	// The client's body is held until ServeHTTP returns, or until a
-	// translated stream opens (translatingWriter.WriteHeader).
-	held := heldBuffer{buf: pool.Get(requestBufferSize(r))}
-	defer held.release()
-	body, cerr := readBody(r, h.MaxRequestBody, *held.buf)
-	*held.buf = body
+	// translated stream opens (writers.Translating.WriteHeader).
+	held := writers.Held{Buf: pool.Get(requestBufferSize(r))}
+	defer held.Release()
+	body, cerr := readBody(r, h.MaxRequestBody, *held.Buf)
+	*held.Buf = body
 	if cerr != nil {
 		fail(w, x, client, cerr)
 		return nil
@@ -219,10 +221,9 @@ func readBody(r *http.Request, limit int64, buf []byte) ([]byte, *codec.Error) {
 
 // setBody replaces the request body with b, which must stay unmodified
 // until next returns or, for a body in a pooled buffer, until the body
-// releases the buffer (sentBody).
-func setBody(r *http.Request, b []byte) *sentBody {
-	sb := &sentBody{body: b}
-	sb.r.Reset(b)
+// releases the buffer (writers.Sent).
+func setBody(r *http.Request, b []byte) *writers.Sent {
+	sb := writers.NewSent(b)
 	r.Body = sb
 	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
 	r.ContentLength = int64(len(b))
@@ -269,7 +270,7 @@ func checkPathModel(model string, upstream codec.Protocol) *codec.Error {
 // translate handles a request whose client and upstream protocols differ.
 // held is the pooled buffer holding body, which an open stream gives back
 // early.
-func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, rt route, body []byte, held *heldBuffer, x *observe.Exchange) error {
+func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, rt route, body []byte, held *writers.Held, x *observe.Exchange) error {
 	client := rt.protocol
 	req := getRequest()
 	defer putRequest(req)
@@ -318,16 +319,16 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 
 	// The encoded body's buffer, which the body sent takes over below.
-	outBuf := heldBuffer{buf: pool.Get(pool.EncodedSize(len(body)))}
-	defer outBuf.release()
-	out, err := h.fitter.EncodeRequest(*outBuf.buf, x.Upstream, req, codec.EncodeOptions{Model: model, DefaultMaxTokens: h.DefaultMaxTokens, Target: target, Cache: h.cachePolicyFor(client)}, decoded)
-	*outBuf.buf = out
+	outBuf := writers.Held{Buf: pool.Get(pool.EncodedSize(len(body)))}
+	defer outBuf.Release()
+	out, err := h.fitter.EncodeRequest(*outBuf.Buf, x.Upstream, req, codec.EncodeOptions{Model: model, DefaultMaxTokens: h.DefaultMaxTokens, Target: target, Cache: h.cachePolicyFor(client)}, decoded)
+	*outBuf.Buf = out
 	if err != nil {
 		failPolicy(w, x, client, err)
 		return nil
 	}
 	out, berr := bodyOnlyBetas(r, out, x.Upstream)
-	*outBuf.buf = out
+	*outBuf.Buf = out
 	if berr != nil {
 		fail(w, x, client, codec.NewError(mapping.ErrInvalidRequest, "request body could not be adapted: "+berr.Error()))
 		return nil
@@ -337,8 +338,8 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 	h.fitter.ReportAdjusted(w, model, adjusted)
 	x.Tel.NoteEdits(adjusted, req.Dropped)
 	sent := setBody(r, out)
-	sent.heldBuffer, outBuf.buf = outBuf, nil
-	defer sent.release()
+	sent.Held, outBuf.Buf = outBuf, nil
+	defer sent.Release()
 	// Headers first: a Gemini client's ?key= credential is read from the
 	// query that setPath replaces.
 	if cerr := h.rewriteHeaders(r, client, x.Upstream, req.Stream, h.credentialOf(x)); cerr != nil {
@@ -354,14 +355,18 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 
 	upReq, cutoff := streams.WithCutoff(r, req.Stream)
 	defer cutoff.Release()
-	// The writer takes the client's body over from ServeHTTP.
-	tw := &translatingWriter{ResponseWriter: w, h: h, client: client, req: req, x: x, cutoff: cutoff, sent: sent, clientBody: *held}
-	held.buf = nil
-	defer tw.clientBody.release()
+	// The writer takes the client's body over from ServeHTTP. The first
+	// writer carries the teaching a retry needs, in its own allocation; it
+	// lets go of the teaching's header copy once a stream begins.
+	first := &firstTranslating{Translating: writers.Translating{ResponseWriter: w, Site: &h.writers, Client: client, Req: req,
+		Exchange: x, Cutoff: cutoff, Sent: sent, ClientBody: *held}}
+	tw := &first.Translating
+	held.Buf = nil
+	defer tw.ClientBody.Release()
 	if routed && !h.upstreamModelInResponse {
 		// The exchange's copy: req.Model points into the body, which an
 		// open stream gives back.
-		tw.model = x.Model
+		tw.Model = x.Model
 	}
 	defer func() {
 		// reverse_proxy panics with http.ErrAbortHandler when the upstream
@@ -373,23 +378,28 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 			if v != http.ErrAbortHandler || r.Context().Err() != nil {
 				panic(v)
 			}
-			tw.finish(errUpstreamAborted)
+			tw.Finish(errUpstreamAborted)
 		}
 	}()
-	// The teaching lives in the first writer, which lets go of its header
-	// copy once a stream begins (and so costs no allocation of its own).
-	first := tw
 	first.teach = h.startTeaching(w, model, target, adjusted, out, decoded)
 	teach := &first.teach
+	tw.OnStream = teach
 	defer teach.release()
 	nextErr := h.callUpstream(x, next, tw, upReq)
 	if retry := h.learnRetry(upReq, tw, nextErr, teach); retry != nil {
 		// The refusal taught a fix: send the request once more (learn.go).
 		tw = retry
 		nextErr = h.callUpstream(x, next, tw, upReq)
-		h.learnedOutcome(tw.status, teach)
+		h.learnedOutcome(tw.Status(), teach)
 	}
-	return tw.finish(nextErr)
+	return tw.Finish(nextErr)
+}
+
+// firstTranslating is the first writer of a translated request with the
+// teaching its retry needs, in one allocation.
+type firstTranslating struct {
+	writers.Translating
+	teach teaching
 }
 
 // errUpstreamAborted stands for the error reverse_proxy logged before it

@@ -37,7 +37,7 @@ func newTestHandler(t *testing.T, h *Handler) *Handler {
 func (h *Handler) setLogger(l *zap.Logger) {
 	h.logger = l
 	h.fitter.Logger = l
-	h.streams.Logger = l
+	h.writers.Logger = l
 	h.conversations.Logger = l
 	h.interactions.Logger = l
 	h.sockets.Logger = l

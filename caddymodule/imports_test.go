@@ -28,6 +28,7 @@ var roomImports = map[string][]string{
 	"caddymodule/fit":           {"caddymodule/policy", "caddymodule/observe", "codec/rules"},
 	"caddymodule/streams":       {"caddymodule/failover", "sse", "sse/eventstream"},
 	"caddymodule/fleet":         {"caddymodule/failover", "caddymodule/state"},
+	"caddymodule/writers":       {"caddymodule/streams"},
 	"caddymodule/probe":         {"codec/rules", "caddymodule/policy"},
 	"caddymodule/match":         {"caddymodule/internal/glob", "codec"},
 	"caddymodule/sessions":      {"caddymodule/state", "codec"},

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/llmbridge/llmbridge/caddymodule/writers"
+
 	"github.com/llmbridge/llmbridge/caddymodule/conversations"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -32,7 +34,7 @@ func isInteractionsClient(client, upstream codec.Protocol) bool {
 // an upstream of another family: it continues the stored interaction
 // previous_interaction_id names, and stores the answer unless the client
 // asked for store false.
-func (h *Handler) translateInteraction(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, rt route, body []byte, held *heldBuffer, x *observe.Exchange) error {
+func (h *Handler) translateInteraction(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, rt route, body []byte, held *writers.Held, x *observe.Exchange) error {
 	// A failover site's writer must stay the one its targets see: its
 	// interactions are continued but not kept.
 	body, rec, cerr := h.interactions.Continue(w, r, body, failover.Of(w) == nil)

@@ -14,6 +14,7 @@ import (
 	"github.com/llmbridge/llmbridge/caddymodule/fleet"
 	"github.com/llmbridge/llmbridge/caddymodule/limits"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
+	"github.com/llmbridge/llmbridge/caddymodule/writers"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
 )
@@ -100,12 +101,20 @@ func (h *Handler) noKey(w http.ResponseWriter, x *observe.Exchange, soonest int6
 }
 
 // Interface guards
-var _ caddy.CleanerUpper = (*Handler)(nil)
+var (
+	_ caddy.CleanerUpper = (*Handler)(nil)
+	_ writers.Host       = (*writerHost)(nil)
+)
 
-// noteUpstream takes the upstream's answer status and header as they
+// writerHost is the handler as its response writers tell it of the
+// upstream's answer.
+type writerHost Handler
+
+// NoteUpstream takes the upstream's answer status and header as they
 // arrive: for the Bedrock signature hint, the failover writer and the key
 // pool.
-func (h *Handler) noteUpstream(w http.ResponseWriter, x *observe.Exchange, status int, hdr http.Header) {
+func (wh *writerHost) NoteUpstream(w http.ResponseWriter, x *observe.Exchange, status int, hdr http.Header) {
+	h := (*Handler)(wh)
 	h.noteSignatureRejected(status, hdr)
 	x.UpstreamStatus = status
 	fw := failover.Of(w)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmbridge/llmbridge/caddymodule/writers"
+
 	"github.com/caddyserver/caddy/v2"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/tidwall/gjson"
@@ -15,7 +17,6 @@ import (
 
 	"github.com/llmbridge/llmbridge/caddymodule/fit"
 	"github.com/llmbridge/llmbridge/caddymodule/fleet"
-	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
 	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/caddymodule/policy"
 	"github.com/llmbridge/llmbridge/codec"
@@ -103,6 +104,10 @@ func (t *teaching) release() {
 	*t = teaching{}
 }
 
+// StreamOpened releases the teaching when the first writer's answer turns
+// out to be a stream, which nothing retries.
+func (t *teaching) StreamOpened() { t.release() }
+
 // lesson reads a refusal (status, hdr, body) of a request to t's model
 // from upstream for what it teaches: the model's rule with the lesson
 // applied, the lesson's record for learnedOutcome, and the refusal's
@@ -112,7 +117,7 @@ func (h *Handler) lesson(t *teaching, upstream codec.Protocol, status int, hdr h
 	if t.at.hdr == nil || status != http.StatusBadRequest && status != http.StatusUnprocessableEntity {
 		return nil, false
 	}
-	e := decodeUpstreamError(upstream, status, hdr, body)
+	e := writers.DecodeUpstreamError(upstream, status, hdr, body)
 	rule, lesson, lr, ok := h.fitter.Learn(t.model, status, e.Message)
 	if !ok {
 		return nil, false
@@ -160,26 +165,27 @@ func (h *Handler) resend(r *http.Request, out []byte, adj []rules.Adjustment, x 
 // teaches a fix the policy makes, it refits and re-encodes req, sets the
 // new body, rewinds the attempt and returns the writer for a second call
 // of next; otherwise nil, and tw's answer goes to the client.
-func (h *Handler) learnRetry(r *http.Request, tw *translatingWriter, nextErr error, t *teaching) *translatingWriter {
-	if nextErr != nil || tw.stream != nil || tw.overflow || tw.body == nil {
+func (h *Handler) learnRetry(r *http.Request, tw *writers.Translating, nextErr error, t *teaching) *writers.Translating {
+	status, hdr, body, held := tw.Held(nextErr)
+	if !held {
 		return nil
 	}
-	upstream := tw.x.Upstream
-	h.explainRetired(upstream, t.model, tw.status, tw.Header(), tw.body)
-	rule, ok := h.lesson(t, upstream, tw.status, tw.Header(), *tw.body)
+	upstream := tw.Exchange.Upstream
+	h.explainRetired(upstream, t.model, status, hdr, body)
+	rule, ok := h.lesson(t, upstream, status, hdr, *body)
 	if !ok {
 		return nil
 	}
-	req := tw.req
+	req := tw.Req
 	adj, target, refusing, ok := h.fitter.Refit(req, rule, upstream, t.model, t.lesson, t.target.Dialect)
 	if refusing != nil {
-		h.refuseLearned(upstream, tw.body, refusing, t)
+		h.refuseLearned(upstream, body, refusing, t)
 	}
 	if !ok {
 		return nil
 	}
 	req.Dropped = req.Dropped[:t.dropped]
-	out, cerr := h.fitter.EncodeRequest(nil, upstream, req, codec.EncodeOptions{Model: t.model, DefaultMaxTokens: h.DefaultMaxTokens, Target: target, Cache: h.cachePolicyFor(tw.client)}, t.dropped)
+	out, cerr := h.fitter.EncodeRequest(nil, upstream, req, codec.EncodeOptions{Model: t.model, DefaultMaxTokens: h.DefaultMaxTokens, Target: target, Cache: h.cachePolicyFor(tw.Client)}, t.dropped)
 	if cerr != nil {
 		return nil
 	}
@@ -189,24 +195,23 @@ func (h *Handler) learnRetry(r *http.Request, tw *translatingWriter, nextErr err
 			return nil
 		}
 	}
-	if !h.resend(r, out, adj, tw.x, t) {
+	if !h.resend(r, out, adj, tw.Exchange, t) {
 		return nil
 	}
-	pool.Put(tw.body)
-	tw.body = nil
-	return &translatingWriter{ResponseWriter: tw.ResponseWriter, h: h, client: tw.client, req: req, x: tw.x, model: tw.model, cutoff: tw.cutoff}
+	return tw.Retry()
 }
 
 // learnRetryPassthrough is learnRetry for a passthrough pair: the refused
 // body (in the upstream's protocol) is decoded, fitted with the lesson and
 // edited in place where the fix changes it, every other byte kept.
-func (h *Handler) learnRetryPassthrough(r *http.Request, pw *passthroughWriter, nextErr error, t *teaching) *passthroughWriter {
-	if nextErr != nil || pw.mode != passHeld || pw.held == nil {
+func (h *Handler) learnRetryPassthrough(r *http.Request, pw *writers.Passthrough, x *observe.Exchange, nextErr error, t *teaching) *writers.Passthrough {
+	status, hdr, held, ok := pw.Held(nextErr)
+	if !ok {
 		return nil
 	}
-	upstream := pw.x.Upstream
-	h.explainRetired(upstream, t.model, pw.status, pw.Header(), pw.held)
-	rule, ok := h.lesson(t, upstream, pw.status, pw.Header(), *pw.held)
+	upstream := x.Upstream
+	h.explainRetired(upstream, t.model, status, hdr, held)
+	rule, ok := h.lesson(t, upstream, status, hdr, *held)
 	if !ok {
 		return nil
 	}
@@ -220,7 +225,7 @@ func (h *Handler) learnRetryPassthrough(r *http.Request, pw *passthroughWriter, 
 	}
 	adj, target, refusing, ok := h.fitter.Refit(req, rule, upstream, t.model, t.lesson, t.target.Dialect)
 	if refusing != nil {
-		h.refuseLearned(upstream, pw.held, refusing, t)
+		h.refuseLearned(upstream, held, refusing, t)
 	}
 	if edited && (ok || len(adj) == 0 && refusing == nil) {
 		// The body's edit, alone or with what Fit changed.
@@ -235,15 +240,10 @@ func (h *Handler) learnRetryPassthrough(r *http.Request, pw *passthroughWriter, 
 		params[i] = adj[i].Param
 	}
 	out, err := codec.FitBody(upstream, body, req, params, target)
-	if err != nil || !h.resend(r, out, adj, pw.x, t) {
+	if err != nil || !h.resend(r, out, adj, x, t) {
 		return nil
 	}
-	pool.Put(pw.held)
-	pw.held = nil
-	retry := newPassthroughWriter(t.at.w, h, pw.x, pw.client, pw.model, pw.stream)
-	retry.restore = pw.restore
-	retry.cutoff = pw.cutoff
-	return retry
+	return pw.Retry(t.at.w)
 }
 
 // learnedOutcome keeps the lesson of a retry the upstream accepted with
@@ -281,7 +281,7 @@ func (h *Handler) explainRetired(upstream codec.Protocol, model string, status i
 		return
 	}
 	if status == http.StatusBadRequest {
-		msg := strings.ToLower(decodeUpstreamError(upstream, status, hdr, *body).Message)
+		msg := strings.ToLower(writers.DecodeUpstreamError(upstream, status, hdr, *body).Message)
 		if !strings.Contains(msg, "decommissioned") && !strings.Contains(msg, "does not exist") && !strings.Contains(msg, "not found") {
 			return
 		}

@@ -28,6 +28,7 @@ import (
 	"github.com/llmbridge/llmbridge/caddymodule/state"
 	"github.com/llmbridge/llmbridge/caddymodule/streams"
 	"github.com/llmbridge/llmbridge/caddymodule/websocket"
+	"github.com/llmbridge/llmbridge/caddymodule/writers"
 	"github.com/llmbridge/llmbridge/codec"
 
 	// The module speaks every protocol family.
@@ -47,10 +48,6 @@ const DefaultMaxRequestBody = 32 << 20
 // DefaultMaxEventSize is the bound on one upstream SSE event when
 // max_event_size is not configured.
 const DefaultMaxEventSize = 8 << 20
-
-// maxResponseBody bounds a non-streamed upstream response that llmbridge
-// buffers to translate.
-const maxResponseBody = 64 << 20
 
 // Handler translates LLM API requests from the client's protocol into the
 // upstream's protocol, hands them to the next handler (normally
@@ -253,8 +250,8 @@ type Handler struct {
 	// its lessons, learned from upstream refusals, are kept per provider
 	// across configuration reloads (learn.go).
 	fitter fit.Fitter
-	// streams is what the translators of the site's streams share.
-	streams streams.Config
+	// writers is what the site's response writers share.
+	writers writers.Site
 	logger  *zap.Logger
 	routes  []modelRoute
 	metrics *observe.Metrics
@@ -378,7 +375,8 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if h.MaxEventSize == 0 {
 		h.MaxEventSize = DefaultMaxEventSize
 	}
-	h.streams = streams.Config{Logger: h.logger, Metrics: h.metrics, Keys: h.keys, MaxEventSize: int(h.MaxEventSize), MaxFrameSize: maxResponseBody}
+	h.writers = writers.Site{Config: streams.Config{Logger: h.logger, Metrics: h.metrics, Keys: h.keys, MaxEventSize: int(h.MaxEventSize),
+		MaxFrameSize: writers.MaxResponseBody}, Host: (*writerHost)(h), Recycle: recycleScratch}
 	// After the limits' defaults: a frame is bounded as a request.
 	if err := h.provisionSockets(ctx); err != nil {
 		return err

@@ -4,6 +4,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/llmbridge/llmbridge/caddymodule/writers"
 )
 
 // TestTranslatedOutputReported answers a Chat client from a Gemini
@@ -38,9 +40,9 @@ func TestTranslatedOutputReported(t *testing.T) {
 			if w.Code != 200 || !strings.Contains(w.Body.String(), "Here it is.") || strings.Contains(w.Body.String(), "iVBORw0KGgo") {
 				t.Fatalf("status %d: %s", w.Code, w.Body)
 			}
-			hdr := w.Header().Get(droppedOutputHeader)
+			hdr := w.Header().Get(writers.DroppedOutputHeader)
 			if tt.stream != (hdr == "") || !tt.stream && !strings.Contains(hdr, "inlineData") {
-				t.Errorf("%s = %q", droppedOutputHeader, hdr)
+				t.Errorf("%s = %q", writers.DroppedOutputHeader, hdr)
 			}
 			if got := metricValue(t, "caddy_llmbridge_dropped_output_total", "kind=inlineData") - dropped; got != 1 {
 				t.Errorf("dropped_output_total{inlineData} grew by %v, want 1", got)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmbridge/llmbridge/caddymodule/writers"
 	"github.com/tidwall/gjson"
 )
 
@@ -227,7 +228,7 @@ func TestPassthroughBodies(t *testing.T) {
 // bound is passed on as it arrives, unchecked and whole.
 func TestPassthroughLargeBodyStreamsThrough(t *testing.T) {
 	f := passFamilies[0]
-	big := `{"pad":"` + strings.Repeat("x", maxHeldBody) + `"}`
+	big := `{"pad":"` + strings.Repeat("x", writers.MaxHeldBody) + `"}`
 	var flushedEarly bool
 	answer := func(w http.ResponseWriter) error {
 		w.Header().Set("Content-Type", "application/json")
@@ -236,7 +237,7 @@ func TestPassthroughLargeBodyStreamsThrough(t *testing.T) {
 			if _, err := io.WriteString(w, big[i:min(i+1<<20, len(big))]); err != nil {
 				return err
 			}
-			if rec, ok := w.(interface{ Unwrap() http.ResponseWriter }); ok && i == maxHeldBody>>20<<20 {
+			if rec, ok := w.(interface{ Unwrap() http.ResponseWriter }); ok && i == writers.MaxHeldBody>>20<<20 {
 				flushedEarly = rec.Unwrap().(*httptest.ResponseRecorder).Body.Len() > 0
 			}
 		}
@@ -315,7 +316,7 @@ func TestPassthroughStreams(t *testing.T) {
 						t.Fatalf("the events before the fault changed:\n%q", got)
 					}
 					rest := got[len(prefix):]
-					if !strings.Contains(rest, c.msg) || !endsEvent([]byte(rest)) || strings.Contains(rest, "<html>") {
+					if !strings.Contains(rest, c.msg) || !writers.EndsEvent([]byte(rest)) || strings.Contains(rest, "<html>") {
 						t.Fatalf("no in-stream error %q after the good events:\n%q", c.msg, rest)
 					}
 					if strings.Contains(rest, events[last]) {

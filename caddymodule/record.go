@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/llmbridge/llmbridge/caddymodule/writers"
+
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
@@ -16,7 +18,7 @@ import (
 // fail answers e in protocol p's error format and notes it as an error of
 // llmbridge's own.
 func fail(w http.ResponseWriter, x *observe.Exchange, p codec.Protocol, e *codec.Error) {
-	x.Status = writeError(w, p, e)
+	x.Status = writers.WriteError(w, p, e)
 	x.ErrReason = observe.KindName(e.Kind)
 }
 
@@ -65,8 +67,8 @@ func (h *Handler) record(r *http.Request, x *observe.Exchange) {
 func (h *Handler) callUpstream(x *observe.Exchange, next caddyhttp.Handler, w http.ResponseWriter, r *http.Request) error {
 	x.UpstreamSent = time.Now()
 	var sent []byte
-	if sb, ok := r.Body.(*sentBody); ok && x.Tel != nil {
-		sent = sb.body
+	if sb, ok := r.Body.(*writers.Sent); ok && x.Tel != nil {
+		sent = sb.Body
 	}
 	return next.ServeHTTP(w, h.tracing.StartCall(x, r, sent))
 }

@@ -47,7 +47,7 @@ func TestStreamMemoryPerOpenStream(t *testing.T) {
 		runtime.ReadMemStats(&before)
 		for range open {
 			rec := httptest.NewRecorder()
-			s, err := streams.NewTranslator(rec, &h.streams, client, h.upstream, req)
+			s, err := streams.NewTranslator(rec, &h.writers.Config, client, h.upstream, req)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/llmbridge/llmbridge/caddymodule/writers"
+
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
@@ -39,12 +41,12 @@ func (h *Handler) opensSocket(w http.ResponseWriter, r *http.Request) (codec.Pro
 func (h *Handler) serveSocket(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, client codec.Protocol) error {
 	if h.clientKeys != nil && h.authorized(client, r) < 0 {
 		h.logger.Debug("WebSocket handshake without a valid client key", zap.String("remote_addr", r.RemoteAddr))
-		writeError(w, client, &codec.Error{Status: http.StatusUnauthorized, Kind: mapping.ErrAuthentication, Message: "invalid or missing API key"})
+		writers.WriteError(w, client, &codec.Error{Status: http.StatusUnauthorized, Kind: mapping.ErrAuthentication, Message: "invalid or missing API key"})
 		return nil
 	}
 	if cerr := websocket.Handshake(r); cerr != nil {
 		w.Header().Set("Sec-WebSocket-Version", "13")
-		writeError(w, client, cerr)
+		writers.WriteError(w, client, cerr)
 		return nil
 	}
 	if h.WebSocket == "passthrough" && h.upstreamFor(client) == h.upstream {
@@ -65,7 +67,7 @@ func (h *Handler) provisionSockets(ctx caddy.Context) error {
 		memory = sessions.DefaultConversationsSize
 	}
 	h.sockets = websocket.New(h, websocket.Config{Logger: h.logger, Lifetime: ctx.Context, MaxFrameSize: h.MaxRequestBody,
-		MaxEventSize: max(int(h.MaxEventSize), maxResponseBody), MaxAnswerSize: maxResponseBody, MaxMemory: memory})
+		MaxEventSize: max(int(h.MaxEventSize), writers.MaxResponseBody), MaxAnswerSize: writers.MaxResponseBody, MaxMemory: memory})
 	if err := websocket.RegisterMetrics(ctx.GetMetricsRegistry()); err != nil {
 		return fmt.Errorf("llmbridge: registering metrics: %v", err)
 	}

@@ -41,7 +41,7 @@ const maxHold = 1 << 20
 // The last available target's attempt (holding nothing) passes
 // everything through, adding the failover headers and, when it fails,
 // Retry-After from the soonest moment a target can be tried again: so
-// the client gets the last failure in its own format. Like translatingWriter, it has no Unwrap:
+// the client gets the last failure in its own format. Like the handler's translating writer, it has no Unwrap:
 // nothing may flush the client's connection past it while it holds.
 type Writer struct {
 	w    http.ResponseWriter

@@ -1,4 +1,4 @@
-package caddymodule
+package writers
 
 import (
 	"errors"
@@ -27,7 +27,7 @@ import (
 // complete events in it. Once the client's stream has ended, the rest of
 // the upstream's is not read (streams.Cutoff): writeStream fails after an
 // error, and a complete stream starts the cutoff's grace.
-func (pw *passthroughWriter) writeStream(p []byte) (int, error) {
+func (pw *Passthrough) writeStream(p []byte) (int, error) {
 	n := len(p)
 	if !pw.ended {
 		pw.passStream(p)
@@ -38,7 +38,7 @@ func (pw *passthroughWriter) writeStream(p []byte) (int, error) {
 	case pw.ended:
 		return n, streams.ErrClientStreamEnded
 	case pw.watcher.Complete():
-		pw.cutoff.Completed()
+		pw.Cutoff.Completed()
 	}
 	return n, nil
 }
@@ -48,7 +48,7 @@ func (pw *passthroughWriter) writeStream(p []byte) (int, error) {
 // message) ends the stream after the events completed before it, which
 // the client gets first, whether they came in the same read as the
 // broken message or before it.
-func (pw *passthroughWriter) passStream(p []byte) {
+func (pw *Passthrough) passStream(p []byte) {
 	var unframeErr error
 	if pw.x.UpstreamBody.IsZero() {
 		pw.x.UpstreamBody = time.Now()
@@ -80,7 +80,7 @@ func (pw *passthroughWriter) passStream(p []byte) {
 // drain checks every complete event pushed so far and passes on those
 // before the first that is not the protocol's. It returns the reader's
 // error: sse.ErrNeedInput when the input holds no further complete event.
-func (pw *passthroughWriter) drain() error {
+func (pw *Passthrough) drain() error {
 	defer pw.send()
 	for !pw.ended {
 		ev, err := pw.rd.Next()
@@ -126,8 +126,8 @@ func (pw *passthroughWriter) drain() error {
 			continue
 		}
 		start := len(pw.out)
-		if pw.restore != nil {
-			pw.out = restoreModel(pw.out, ev.Data, pw.x.Upstream, pw.restore)
+		if pw.Restore != nil {
+			pw.out = restoreModel(pw.out, ev.Data, pw.x.Upstream, pw.Restore)
 		} else {
 			pw.out = append(pw.out, ev.Data...)
 		}
@@ -149,13 +149,13 @@ func (pw *passthroughWriter) drain() error {
 // a request made with a pooled key) the events of one upstream event
 // until the first content, and reports whether the stream failed before
 // it for a failover site (the writer drops the attempt).
-func (pw *passthroughWriter) watchFailover(name, data []byte, bare bool) bool {
+func (pw *Passthrough) watchFailover(name, data []byte, bare bool) bool {
 	w := pw.ResponseWriterWrapper.ResponseWriter
 	fw, x := failover.Of(w), pw.x
 	pw.evs = pw.probe.Decode(pw.evs[:0], name, data, bare)
 	for i := range pw.evs {
 		if x.Key > 0 && !pw.keyWatched {
-			pw.keyWatched = streams.WatchKey(pw.h.keys, w, x, &pw.evs[i])
+			pw.keyWatched = streams.WatchKey(pw.site.Keys, w, x, &pw.evs[i])
 		}
 		if fw != nil && fw.Watching() {
 			fw.Observe(&pw.evs[i])
@@ -172,7 +172,7 @@ func (pw *passthroughWriter) watchFailover(name, data []byte, bare bool) bool {
 // stream's exception or error message, or nil. Only a framed upstream has
 // them; the event is read in place (codec.DecodeFramingError copies what
 // it keeps), so an SSE stream's events cost nothing here.
-func (pw *passthroughWriter) exception(name, data []byte) *codec.Error {
+func (pw *Passthrough) exception(name, data []byte) *codec.Error {
 	if pw.unframe == nil {
 		return nil
 	}
@@ -181,7 +181,7 @@ func (pw *passthroughWriter) exception(name, data []byte) *codec.Error {
 
 // send passes on the checked events: the raw bytes up to the last one, or
 // the re-framed events.
-func (pw *passthroughWriter) send() {
+func (pw *Passthrough) send() {
 	var b []byte
 	if pw.reframe {
 		b = pw.out
@@ -195,7 +195,7 @@ func (pw *passthroughWriter) send() {
 }
 
 // write passes b on to the client and flushes it.
-func (pw *passthroughWriter) write(b []byte) {
+func (pw *Passthrough) write(b []byte) {
 	if len(b) == 0 || pw.writeErr != nil {
 		return
 	}
@@ -232,7 +232,7 @@ func (pw *passthroughWriter) write(b []byte) {
 // finishStream ends the stream once the upstream's body has ended (cause
 // nil) or broken off: what is complete goes on, and a stream without its
 // terminal event ends with the client protocol's in-stream error.
-func (pw *passthroughWriter) finishStream(cause error) {
+func (pw *Passthrough) finishStream(cause error) {
 	if pw.ended {
 		return
 	}
@@ -256,7 +256,7 @@ func (pw *passthroughWriter) finishStream(cause error) {
 
 // observeEnd takes the stop reason a complete stream gives only at its end
 // (Gemini's has no terminal event).
-func (pw *passthroughWriter) observeEnd() {
+func (pw *Passthrough) observeEnd() {
 	if pw.x.Stop != mapping.StopNone {
 		return
 	}
@@ -274,11 +274,11 @@ func (pw *passthroughWriter) observeEnd() {
 
 // streamFailure says why a stream could not go on, from the reader's error
 // readErr and the upstream's failure cause.
-func (pw *passthroughWriter) streamFailure(readErr, cause error) string {
+func (pw *Passthrough) streamFailure(readErr, cause error) string {
 	up := "upstream " + string(pw.x.Upstream) + " stream"
 	switch {
 	case errors.Is(readErr, sse.ErrEventTooLarge):
-		return up + " sent an event larger than " + strconv.Itoa(int(pw.h.MaxEventSize)) + " bytes"
+		return up + " sent an event larger than " + strconv.Itoa(pw.site.MaxEventSize) + " bytes"
 	case cause != nil:
 		return up + " broke off before it was complete"
 	}
@@ -287,18 +287,18 @@ func (pw *passthroughWriter) streamFailure(readErr, cause error) string {
 
 // endStream ends the client's stream with an in-stream error saying msg;
 // cause, if any, is the upstream's failure, for the log.
-func (pw *passthroughWriter) endStream(msg string, cause error) {
-	pw.h.logger.Warn("invalid upstream stream", zap.String("error", msg), zap.Error(cause))
+func (pw *Passthrough) endStream(msg string, cause error) {
+	pw.site.Logger.Warn("invalid upstream stream", zap.String("error", msg), zap.Error(cause))
 	pw.endStreamWith(&codec.Error{Status: http.StatusBadGateway, Kind: mapping.ErrBadGateway, Message: msg})
 	pw.x.ErrReason = "invalid_upstream_response"
 }
 
 // endStreamWith ends the client's stream with e as an in-stream error of
 // the client's protocol.
-func (pw *passthroughWriter) endStreamWith(e *codec.Error) {
+func (pw *Passthrough) endStreamWith(e *codec.Error) {
 	if pw.x.Key > 0 && !pw.keyWatched {
 		pw.keyWatched = true
-		streams.KeyStreamFailed(pw.h.keys, pw.ResponseWriterWrapper.ResponseWriter, pw.x, e)
+		streams.KeyStreamFailed(pw.site.Keys, pw.ResponseWriterWrapper.ResponseWriter, pw.x, e)
 	}
 	if fw := failover.Of(pw.ResponseWriterWrapper.ResponseWriter); fw != nil && fw.Watching() {
 		fw.StreamFailed(e)
@@ -308,7 +308,7 @@ func (pw *passthroughWriter) endStreamWith(e *codec.Error) {
 	// extra one after a complete event would be an empty event to some
 	// clients.
 	var out []byte
-	if !endsEvent(pw.tail[:pw.tailLen]) {
+	if !EndsEvent(pw.tail[:pw.tailLen]) {
 		out = append(out, "\n\n"...)
 	}
 	out = codec.AppendStreamError(out, pw.client, &codec.Request{Model: pw.model, Stream: true}, e)
@@ -335,6 +335,6 @@ func restoreModel(dst, data []byte, p codec.Protocol, model []byte) []byte {
 
 // Interface guards
 var (
-	_ http.ResponseWriter = (*passthroughWriter)(nil)
-	_ io.ReaderFrom       = (*passthroughWriter)(nil)
+	_ http.ResponseWriter = (*Passthrough)(nil)
+	_ io.ReaderFrom       = (*Passthrough)(nil)
 )

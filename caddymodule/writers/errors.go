@@ -1,4 +1,4 @@
-package caddymodule
+package writers
 
 import (
 	"net/http"
@@ -13,7 +13,7 @@ import (
 
 // writeError answers the client with e in protocol p's error format and
 // returns the status it wrote.
-func writeError(w http.ResponseWriter, p codec.Protocol, e *codec.Error) int {
+func WriteError(w http.ResponseWriter, p codec.Protocol, e *codec.Error) int {
 	buf := pool.Get(pool.MinPooled)
 	defer pool.Put(buf)
 	*buf = codec.AppendError(*buf, p, e)
@@ -51,7 +51,7 @@ var errorTypeHeaders = sync.OnceValue(func() []string {
 // decodeUpstreamError decodes an upstream's error response of protocol p:
 // its body, and the error type p sends in a header (AWS's
 // X-Amzn-Errortype).
-func decodeUpstreamError(p codec.Protocol, status int, hdr http.Header, body []byte) *codec.Error {
+func DecodeUpstreamError(p codec.Protocol, status int, hdr http.Header, body []byte) *codec.Error {
 	e := codec.DecodeError(p, status, body)
 	if name := p.Descriptor().ErrorTypeHeader; name != "" {
 		codec.DecodeErrorType(p, hdr.Get(name), e)

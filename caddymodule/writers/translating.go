@@ -1,4 +1,4 @@
-package caddymodule
+package writers
 
 import (
 	"errors"
@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
 	"github.com/llmbridge/llmbridge/caddymodule/failover"
@@ -19,43 +18,47 @@ import (
 	"github.com/llmbridge/llmbridge/mapping"
 )
 
-// translatingWriter collects the upstream's non-streamed response and, once
+// Translating collects the upstream's non-streamed response and, once
 // the next handler returns, writes its translation in the client protocol.
 //
 // It deliberately has no Unwrap method: http.ResponseController must not
 // reach past it and flush the client connection before the translated
 // header is written (caddy#6144: an upstream 429 reached clients as 200).
-type translatingWriter struct {
+type Translating struct {
 	http.ResponseWriter
-	h      *Handler
-	client codec.Protocol
-	req    *codec.Request
-	x      *observe.Exchange
-	// model, when set, replaces the model the upstream names in its
+	// Site is what the site's writers share.
+	Site *Site
+	// Client is the client's protocol, Req its decoded request and
+	// Exchange the request's record.
+	Client   codec.Protocol
+	Req      *codec.Request
+	Exchange *observe.Exchange
+	// Model, when set, replaces the model the upstream names in its
 	// response: the model the client asked for, after a model rule
 	// rewrote it.
-	model string
+	Model string
+	// Cutoff ends the upstream's stream after the client's.
+	Cutoff *streams.Cutoff
+	// Sent is the request body sent upstream, whose buffer a stream
+	// gives back once the upstream has read it (nil: not to release).
+	Sent *Sent
+	// ClientBody holds the client's request body, which the request's
+	// strings point into; a stream gives it back once it has kept what
+	// it reads of the request.
+	ClientBody Held
+	// OnStream is told when a stream begins: nothing retries a stream,
+	// so what a retry would need goes back then (nil for none).
+	OnStream StreamOpener
 
 	status   int
 	body     *[]byte
 	overflow bool
 	stream   *streams.Translator // set when the upstream answered a stream
-	cutoff   *streams.Cutoff     // ends the upstream's stream after the client's
-	// sent is the request body sent upstream, whose buffer a stream
-	// gives back once the upstream has read it (nil: not to release).
-	sent *sentBody
-	// clientBody holds the client's request body, which the request's
-	// strings point into; a stream gives it back once it has kept what
-	// it reads of the request.
-	clientBody heldBuffer
-	// teach is the first writer's teaching (learn.go): nothing retries
-	// a stream once it has begun, so its header copy goes back then.
-	teach teaching
 }
 
 // WriteHeader records the upstream status; informational statuses pass
 // through at once.
-func (tw *translatingWriter) WriteHeader(status int) {
+func (tw *Translating) WriteHeader(status int) {
 	if status >= 100 && status < 200 {
 		if status != http.StatusSwitchingProtocols {
 			tw.ResponseWriter.WriteHeader(status)
@@ -66,10 +69,10 @@ func (tw *translatingWriter) WriteHeader(status int) {
 		return
 	}
 	tw.status = status
-	tw.x.ResponseStarted()
-	tw.h.noteUpstream(tw.ResponseWriter, tw.x, status, tw.Header())
-	if status >= 200 && status < 300 && tw.req.Stream && streams.IsStreamOf(tw.x.Upstream, tw.Header().Get("Content-Type")) && !hasEncoding(tw.Header()) {
-		st, err := streams.NewTranslator(tw.ResponseWriter, &tw.h.streams, tw.client, tw.x.Upstream, tw.req)
+	tw.Exchange.ResponseStarted()
+	tw.Site.Host.NoteUpstream(tw.ResponseWriter, tw.Exchange, status, tw.Header())
+	if status >= 200 && status < 300 && tw.Req.Stream && streams.IsStreamOf(tw.Exchange.Upstream, tw.Header().Get("Content-Type")) && !HasEncoding(tw.Header()) {
+		st, err := streams.NewTranslator(tw.ResponseWriter, &tw.Site.Config, tw.Client, tw.Exchange.Upstream, tw.Req)
 		if err != nil {
 			// Both protocols are checked when the handler is provisioned;
 			// should one have no stream codec, the stream is collected
@@ -83,28 +86,30 @@ func (tw *translatingWriter) WriteHeader(status int) {
 		// into, and the client's body (a stream is not sent again; the
 		// stream encoders read the request's model, settings and tool
 		// names, which it keeps as copies of their own).
-		if tw.sent.readToEnd() {
-			tw.sent.release()
+		if tw.Sent.ReadToEnd() {
+			tw.Sent.Release()
 		}
-		recycleScratch(tw.req.KeepForStream())
-		tw.clientBody.release()
-		tw.teach.release()
-		tw.stream.Model = tw.model
-		tw.stream.Exchange = tw.x
-		tw.stream.Cutoff = tw.cutoff
+		tw.Site.Recycle(tw.Req.KeepForStream())
+		tw.ClientBody.Release()
+		if tw.OnStream != nil {
+			tw.OnStream.StreamOpened()
+		}
+		tw.stream.Model = tw.Model
+		tw.stream.Exchange = tw.Exchange
+		tw.stream.Cutoff = tw.Cutoff
 		if fw := failover.Of(tw.ResponseWriter); fw != nil {
 			fw.HoldStream()
 		}
-		streams.StartHeaders(tw.ResponseWriter, tw.client, status)
-		tw.x.Status = status
+		streams.StartHeaders(tw.ResponseWriter, tw.Client, status)
+		tw.Exchange.Status = status
 		// The client sees the stream open before the first event.
 		_ = tw.stream.Flush()
 	}
 }
 
 // Write translates a stream event by event, or buffers a JSON body up to
-// maxResponseBody.
-func (tw *translatingWriter) Write(p []byte) (int, error) {
+// MaxResponseBody.
+func (tw *Translating) Write(p []byte) (int, error) {
 	if tw.status == 0 {
 		tw.WriteHeader(http.StatusOK)
 	}
@@ -114,7 +119,7 @@ func (tw *translatingWriter) Write(p []byte) (int, error) {
 	if tw.body == nil {
 		tw.body = pool.Get(pool.ResponseSize(tw.Header()))
 	}
-	if len(*tw.body)+len(p) > maxResponseBody {
+	if len(*tw.body)+len(p) > MaxResponseBody {
 		tw.overflow = true
 		return 0, errors.New("llmbridge: upstream response too large to translate")
 	}
@@ -125,10 +130,10 @@ func (tw *translatingWriter) Write(p []byte) (int, error) {
 // FlushError does nothing: a stream translation flushes after every event
 // it writes, and a JSON translation is written when the upstream response
 // is complete.
-func (tw *translatingWriter) FlushError() error { return nil }
+func (tw *Translating) FlushError() error { return nil }
 
 // ReadFrom copies through Write, so that nothing bypasses the translation.
-func (tw *translatingWriter) ReadFrom(r io.Reader) (int64, error) {
+func (tw *Translating) ReadFrom(r io.Reader) (int64, error) {
 	return io.Copy(writerOnly{tw}, r)
 }
 
@@ -136,8 +141,8 @@ func (tw *translatingWriter) ReadFrom(r io.Reader) (int64, error) {
 // ReadFrom.
 type writerOnly struct{ io.Writer }
 
-// finish writes the translated response once next has returned nextErr.
-func (tw *translatingWriter) finish(nextErr error) error {
+// Finish writes the translated response once next has returned nextErr.
+func (tw *Translating) Finish(nextErr error) error {
 	if tw.stream != nil {
 		tw.stream.Finish(nextErr)
 		return nil
@@ -147,28 +152,28 @@ func (tw *translatingWriter) finish(nextErr error) error {
 		if nextErr == nil {
 			nextErr = errors.New("upstream handler wrote no response")
 		}
-		tw.h.writeUpstreamFailure(tw.ResponseWriter, tw.client, nextErr, tw.x)
+		tw.Site.UpstreamFailed(tw.ResponseWriter, tw.Client, nextErr, tw.Exchange)
 		return nil
 	}
 	var body []byte
 	if tw.body != nil {
 		body = *tw.body
 	}
-	upstream := tw.x.Upstream
+	upstream := tw.Exchange.Upstream
 	hdr := tw.Header()
 	switch {
 	case tw.overflow:
-		tw.fail(codec.NewError(mapping.ErrBadGateway, "upstream response exceeds "+strconv.Itoa(maxResponseBody)+" bytes"))
+		tw.fail(codec.NewError(mapping.ErrBadGateway, "upstream response exceeds "+strconv.Itoa(MaxResponseBody)+" bytes"))
 	case nextErr != nil:
 		// The upstream answered but the body broke off (reset, timeout).
-		tw.h.logger.Warn("upstream response incomplete", zap.Error(nextErr))
+		tw.Site.Logger.Warn("upstream response incomplete", zap.Error(nextErr))
 		tw.fail(codec.NewError(mapping.ErrBadGateway, "upstream response was interrupted"))
-	case hasEncoding(hdr):
+	case HasEncoding(hdr):
 		tw.fail(codec.NewError(mapping.ErrBadGateway, "upstream response has an unsupported Content-Encoding "+strconv.Quote(hdr.Get("Content-Encoding"))))
 	case tw.status >= 400:
-		tw.writeError(decodeUpstreamError(upstream, tw.status, hdr, body))
+		tw.WriteError(DecodeUpstreamError(upstream, tw.status, hdr, body))
 	case tw.status >= 200 && tw.status < 300:
-		if !isJSON(hdr.Get("Content-Type")) {
+		if !IsJSON(hdr.Get("Content-Type")) {
 			tw.fail(codec.NewError(mapping.ErrBadGateway, "upstream answered Content-Type "+strconv.Quote(hdr.Get("Content-Type"))+" where JSON was expected"))
 			break
 		}
@@ -177,19 +182,19 @@ func (tw *translatingWriter) finish(nextErr error) error {
 			tw.fail(codec.AsError(err))
 			break
 		}
-		tw.x.ObserveResponse(&resp)
-		resp.Latency = tw.x.Latency()
-		if tw.client.Descriptor().MetricsHeaders && !tw.req.Stream {
-			setMetricsHeaders(hdr, &resp.Usage, &resp.Latency)
+		tw.Exchange.ObserveResponse(&resp)
+		resp.Latency = tw.Exchange.Latency()
+		if tw.Client.Descriptor().MetricsHeaders && !tw.Req.Stream {
+			SetMetricsHeaders(hdr, &resp.Usage, &resp.Latency)
 		}
-		if tw.model != "" {
-			resp.Model = tw.model
+		if tw.Model != "" {
+			resp.Model = tw.Model
 		} else if resp.Model == "" {
 			// An upstream that names no model (Bedrock's Converse)
 			// answered for the model it was sent.
-			resp.Model = tw.x.UpstreamModel
+			resp.Model = tw.Exchange.UpstreamModel
 		}
-		if tw.req.Stream {
+		if tw.Req.Stream {
 			// The stream's events count the carried state.
 			tw.reportDroppedOutput(resp.Dropped)
 			tw.streamResponse(&resp)
@@ -199,7 +204,7 @@ func (tw *translatingWriter) finish(nextErr error) error {
 		defer pool.Put(out)
 		// The client's request says which calls were of custom or
 		// namespaced tools, which a Responses client gets back as such.
-		b, err := codec.AppendResponseFor(*out, tw.client, &resp, tw.req)
+		b, err := codec.AppendResponseFor(*out, tw.Client, &resp, tw.Req)
 		*out = b
 		if err != nil {
 			tw.fail(codec.AsError(err))
@@ -213,19 +218,19 @@ func (tw *translatingWriter) finish(nextErr error) error {
 	return nil
 }
 
-// droppedOutputHeader lists the upstream output a translated response left
+// DroppedOutputHeader lists the upstream output a translated response left
 // out because the client's protocol cannot express or carry it.
-const droppedOutputHeader = "Llmbridge-Dropped-Output"
+const DroppedOutputHeader = "Llmbridge-Dropped-Output"
 
 // reportOutput reports the upstream output of resp that the client's
 // protocol cannot express, before the response header is written: what
 // was left out (reportDroppedOutput), and the state kept whole to travel
 // in a continuation in opaque_carried_total.
-func (tw *translatingWriter) reportOutput(resp *codec.Response) {
+func (tw *Translating) reportOutput(resp *codec.Response) {
 	for i := range resp.Content {
 		if p := &resp.Content[i]; p.Type == codec.PartReasoning && p.Redacted {
 			if kind := codec.OpaqueKind(p.Signature); kind != "" {
-				tw.h.metrics.RecordOpaqueCarried(kind)
+				tw.Site.Metrics.RecordOpaqueCarried(kind)
 			}
 		}
 	}
@@ -236,55 +241,55 @@ func (tw *translatingWriter) reportOutput(resp *codec.Response) {
 // entries of Response.Dropped), before the response header is written:
 // the Llmbridge-Dropped-Output header, a debug log and
 // dropped_output_total.
-func (tw *translatingWriter) reportDroppedOutput(dropped []string) {
+func (tw *Translating) reportDroppedOutput(dropped []string) {
 	if len(dropped) == 0 {
 		return
 	}
-	tw.Header().Set(droppedOutputHeader, observe.HeaderList(dropped))
-	tw.h.logger.Debug("response content the client protocol cannot carry", zap.Strings("dropped", dropped))
+	tw.Header().Set(DroppedOutputHeader, observe.HeaderList(dropped))
+	tw.Site.Logger.Debug("response content the client protocol cannot carry", zap.Strings("dropped", dropped))
 	for _, d := range dropped {
-		tw.h.metrics.RecordDroppedOutput(observe.DroppedOutputKind(d))
+		tw.Site.Metrics.RecordDroppedOutput(observe.DroppedOutputKind(d))
 	}
 }
 
 // streamResponse answers a client that asked for a stream, when the
 // upstream answered one JSON body, with the stream of that body.
-func (tw *translatingWriter) streamResponse(resp *codec.Response) {
-	st, err := streams.NewTranslator(tw.ResponseWriter, &tw.h.streams, tw.client, tw.x.Upstream, tw.req)
+func (tw *Translating) streamResponse(resp *codec.Response) {
+	st, err := streams.NewTranslator(tw.ResponseWriter, &tw.Site.Config, tw.Client, tw.Exchange.Upstream, tw.Req)
 	if err != nil {
 		tw.fail(codec.AsError(err))
 		return
 	}
 	tw.stream = st
-	tw.stream.Model = tw.model
-	tw.stream.Exchange = tw.x
+	tw.stream.Model = tw.Model
+	tw.stream.Exchange = tw.Exchange
 	hdr := tw.Header()
 	hdr.Del("Content-Length")
 	if fw := failover.Of(tw.ResponseWriter); fw != nil {
 		fw.HoldStream()
 	}
-	streams.StartHeaders(tw.ResponseWriter, tw.client, tw.status)
-	tw.x.Status = tw.status
+	streams.StartHeaders(tw.ResponseWriter, tw.Client, tw.status)
+	tw.Exchange.Status = tw.status
 	tw.stream.Respond(resp)
 }
 
 // writeError encodes an error in the client protocol and writes it.
-func (tw *translatingWriter) writeError(e *codec.Error) {
+func (tw *Translating) WriteError(e *codec.Error) {
 	out := pool.Get(pool.MinPooled)
 	defer pool.Put(out)
-	*out = codec.AppendError(*out, tw.client, e)
-	tw.write(codec.ClientStatus(tw.client, e), *out)
+	*out = codec.AppendError(*out, tw.Client, e)
+	tw.write(codec.ClientStatus(tw.Client, e), *out)
 }
 
 // fail reports a response llmbridge could not translate.
-func (tw *translatingWriter) fail(e *codec.Error) {
-	tw.h.logger.Warn("untranslatable upstream response", zap.Int("upstream_status", tw.status), zap.String("error", e.Message))
-	tw.writeError(e)
-	tw.x.ErrReason = "untranslatable_response"
+func (tw *Translating) fail(e *codec.Error) {
+	tw.Site.Logger.Warn("untranslatable upstream response", zap.Int("upstream_status", tw.status), zap.String("error", e.Message))
+	tw.WriteError(e)
+	tw.Exchange.ErrReason = "untranslatable_response"
 }
 
 // write sends a translated body with headers fixed for it.
-func (tw *translatingWriter) write(status int, b []byte) {
+func (tw *Translating) write(status int, b []byte) {
 	hdr := tw.Header()
 	hdr.Del("Content-Encoding")
 	for _, name := range errorTypeHeaders() {
@@ -296,22 +301,26 @@ func (tw *translatingWriter) write(status int, b []byte) {
 	hdr.Set("Content-Length", strconv.Itoa(len(b)))
 	tw.ResponseWriter.WriteHeader(status)
 	_, _ = tw.ResponseWriter.Write(b)
-	tw.x.Wrote(status)
+	tw.Exchange.Wrote(status)
 }
 
-// endsEvent reports whether an event stream whose last bytes are tail ends
+// EndsEvent reports whether an event stream whose last bytes are tail ends
 // at an event boundary (a blank line, in any of the SSE line ends).
-func endsEvent(tail []byte) bool {
+func EndsEvent(tail []byte) bool {
 	s := string(tail)
 	return len(s) == 0 || strings.HasSuffix(s, "\n\n") || strings.HasSuffix(s, "\r\r") || strings.HasSuffix(s, "\r\n\r\n")
 }
 
-func hasEncoding(h http.Header) bool {
+// HasEncoding reports whether h declares a content encoding other than
+// identity: such a body can only be passed on, not read.
+func HasEncoding(h http.Header) bool {
 	ce := h.Get("Content-Encoding")
 	return ce != "" && ce != "identity"
 }
 
-func isJSON(contentType string) bool {
+// IsJSON reports whether contentType is JSON's (or absent, as some
+// upstreams send their JSON).
+func IsJSON(contentType string) bool {
 	if contentType == "" {
 		return true
 	}
@@ -319,25 +328,10 @@ func isJSON(contentType string) bool {
 	return err == nil && (mt == "application/json" || len(mt) > 5 && mt[len(mt)-5:] == "+json")
 }
 
-// writeUpstreamFailure answers a request whose upstream never responded
-// (connection refused, DNS failure, timeout before headers). The message
-// names no address: errors must not leak the internal topology.
-func (h *Handler) writeUpstreamFailure(w http.ResponseWriter, client codec.Protocol, err error, x *observe.Exchange) {
-	status := http.StatusBadGateway
-	var he caddyhttp.HandlerError
-	if errors.As(err, &he) && he.StatusCode >= 400 {
-		status = he.StatusCode
-	}
-	h.logger.Warn("upstream request failed", zap.Int("status", status), zap.Error(err))
-	e := &codec.Error{Status: status, Kind: mapping.KindForStatus(status), Message: "upstream request failed: " + http.StatusText(status)}
-	x.Status = writeError(w, client, e)
-	x.ErrReason = "upstream_unreachable"
-}
-
 // Interface guards
 var (
-	_ http.ResponseWriter = (*translatingWriter)(nil)
-	_ io.ReaderFrom       = (*translatingWriter)(nil)
+	_ http.ResponseWriter = (*Translating)(nil)
+	_ io.ReaderFrom       = (*Translating)(nil)
 )
 
 // Bedrock InvokeModel's headers of an answer's usage and latency.
@@ -347,12 +341,36 @@ const (
 	latencyHeader      = "X-Amzn-Bedrock-Invocation-Latency"
 )
 
-// setMetricsHeaders sets the headers in which Bedrock's InvokeModel
+// SetMetricsHeaders sets the headers in which Bedrock's InvokeModel
 // reports a non-streamed answer's usage and latency (in milliseconds),
 // which its clients read beside the body; the counts are in the meaning
 // of Anthropic's usage (input without cached tokens).
-func setMetricsHeaders(hdr http.Header, u *codec.Usage, lat *codec.Latency) {
+func SetMetricsHeaders(hdr http.Header, u *codec.Usage, lat *codec.Latency) {
 	hdr.Set(inputTokensHeader, strconv.FormatInt(u.AnthropicInputTokens(), 10))
 	hdr.Set(outputTokensHeader, strconv.FormatInt(u.OutputTokens, 10))
 	hdr.Set(latencyHeader, strconv.FormatInt(lat.InvocationMs, 10))
+}
+
+// Status is the upstream's status, 0 before its header.
+func (tw *Translating) Status() int { return tw.status }
+
+// Held returns the non-streamed answer collected, for a retry that may
+// replace it: its status, header and body (which the caller may rewrite
+// in place, in the upstream's protocol); false when the upstream call
+// failed (nextErr), a stream began or the answer outgrew the bound.
+func (tw *Translating) Held(nextErr error) (int, http.Header, *[]byte, bool) {
+	if nextErr != nil || tw.stream != nil || tw.overflow || tw.body == nil {
+		return 0, nil, nil, false
+	}
+	return tw.status, tw.Header(), tw.body, true
+}
+
+// Retry gives the collected answer back and returns the writer of the
+// request sent again: the same client, request, exchange, model and
+// cutoff.
+func (tw *Translating) Retry() *Translating {
+	pool.Put(tw.body)
+	tw.body = nil
+	return &Translating{ResponseWriter: tw.ResponseWriter, Site: tw.Site, Client: tw.Client, Req: tw.Req, Exchange: tw.Exchange,
+		Model: tw.Model, Cutoff: tw.Cutoff}
 }
