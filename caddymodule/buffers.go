@@ -3,7 +3,6 @@ package caddymodule
 import (
 	"net/http"
 	"sync"
-	"unsafe"
 
 	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
 	"github.com/llmbridge/llmbridge/codec"
@@ -68,7 +67,3 @@ func putRequest(req *codec.Request) {
 	req.Reset()
 	requestPool.Put(req)
 }
-
-// bytesString returns b as a string without copying it, for gjson to read:
-// what it returns aliases b, which stays unmodified while it is used.
-func bytesString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }

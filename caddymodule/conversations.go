@@ -37,7 +37,10 @@ func (h *Handler) provisionConversations(ctx caddy.Context) error {
 	if h.ConversationsTTL < 0 {
 		return errors.New("conversations_ttl must be positive")
 	}
-	h.conversations = conversations.Responses{Logger: h.logger, MaxAnswerSize: writers.MaxResponseBody}
+	// A configured max_event_size bounds the events read for the answer,
+	// as it bounds every other stream's (the default is set later, and
+	// below the answer's own bound).
+	h.conversations = conversations.Responses{Logger: h.logger, MaxEventSize: int(h.MaxEventSize), MaxAnswerSize: writers.MaxResponseBody}
 	if h.ConversationsSize == -1 {
 		return nil
 	}

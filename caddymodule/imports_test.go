@@ -31,7 +31,7 @@ var roomImports = map[string][]string{
 	"caddymodule/writers":       {"caddymodule/streams"},
 	"caddymodule/probe":         {"codec/rules", "caddymodule/policy"},
 	"caddymodule/match":         {"caddymodule/internal/glob", "codec"},
-	"caddymodule/sessions":      {"caddymodule/state", "codec"},
+	"caddymodule/sessions":      {"caddymodule/state", "caddymodule/internal/pool", "codec"},
 	"caddymodule/conversations": {"caddymodule/sessions", "caddymodule/internal/pool", "codec/interactions", "sse"},
 	"caddymodule/endpoints":     {"caddymodule/observe", "caddymodule/internal/pool", "codec", "mapping"},
 	"caddymodule/observe":       {"caddymodule/limits", "caddymodule/internal/glob", "codec/rules"},

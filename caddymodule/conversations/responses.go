@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-	"unsafe"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -80,7 +79,7 @@ func (c *Responses) Serve(w http.ResponseWriter, r *http.Request, next caddyhttp
 	scope := AppendScope(keyBuf[:0], keyName, credential)
 	ask := sessions.ReadAsk(body)
 	if ask.Previous != "" {
-		conversation, err := c.Store.Conversation(r.Context(), bytesString(append(scope, ask.Previous...)))
+		conversation, err := c.Store.Conversation(r.Context(), pool.String(append(scope, ask.Previous...)))
 		if err != nil {
 			host.RefuseContinuation(w, r, keyName, c.continuationError(ask.Previous, err))
 			return nil
@@ -133,7 +132,7 @@ func (c *Responses) keep(ctx context.Context, key []byte, body []byte, answer se
 	conv := pool.Get(len(body) + len(answer.Output) + 2)
 	defer pool.Put(conv)
 	*conv = sessions.AppendConversation((*conv)[:0], body, answer.Output)
-	if err := c.Store.PutConversation(ctx, bytesString(key), *conv); err != nil {
+	if err := c.Store.PutConversation(ctx, pool.String(key), *conv); err != nil {
 		c.Logger.Warn("keeping a conversation failed", zap.String("response_id", answer.ID), zap.Error(err))
 	}
 }
@@ -156,7 +155,3 @@ func (c *Responses) continuationError(id string, err error) *codec.Error {
 		Code: "previous_response_not_found", Protocol: codec.OpenAIResponses,
 		Message: "Previous response with id '" + id + "' not found: " + why + ". Send the whole conversation in input instead."}
 }
-
-// bytesString is b as a string without a copy, for a lookup that does not
-// keep it.
-func bytesString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }

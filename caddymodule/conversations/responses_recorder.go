@@ -128,7 +128,7 @@ func (cr *recorder) answer() (sessions.Answer, bool) {
 	if cr.body == nil {
 		return sessions.Answer{}, false
 	}
-	return sessions.ReadAnswer(gjson.Parse(bytesString(*cr.body)))
+	return sessions.ReadAnswer(gjson.Parse(pool.String(*cr.body)))
 }
 
 // Interface guards

@@ -2,8 +2,8 @@ package sessions
 
 import (
 	"strings"
-	"unsafe"
 
+	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/tidwall/gjson"
 )
@@ -51,7 +51,7 @@ func ExpandBody(dst, body, conversation []byte) []byte {
 	dst = append(dst, '{')
 	first := true
 	var input gjson.Result
-	gjson.Parse(bytesString(body)).ForEach(func(k, v gjson.Result) bool {
+	gjson.Parse(pool.String(body)).ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "previous_response_id":
 			return true
@@ -88,7 +88,7 @@ func AppendItems(dst, conversation []byte, input gjson.Result) []byte {
 		}
 		n++
 	}
-	gjson.Parse(bytesString(conversation)).ForEach(func(_, item gjson.Result) bool {
+	gjson.Parse(pool.String(conversation)).ForEach(func(_, item gjson.Result) bool {
 		next()
 		dst = append(dst, item.Raw...)
 		return true
@@ -114,7 +114,7 @@ func AppendItems(dst, conversation []byte, input gjson.Result) []byte {
 // of the answer's output items.
 func AppendConversation(dst, body []byte, output string) []byte {
 	start := len(dst)
-	dst = AppendItems(dst, nil, gjson.Get(bytesString(body), "input"))
+	dst = AppendItems(dst, nil, gjson.Get(pool.String(body), "input"))
 	if items := strings.TrimSpace(output); len(items) > 2 {
 		inner := strings.TrimSpace(items[1 : len(items)-1])
 		if len(inner) > 0 {
@@ -129,10 +129,6 @@ func AppendConversation(dst, body []byte, output string) []byte {
 	}
 	return dst
 }
-
-// bytesString returns b as a string without copying it, for gjson to read:
-// what it returns aliases b, which stays unmodified while it is used.
-func bytesString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // Answer is the identity and output of a Responses answer,
 // read from its body or its terminal stream event.

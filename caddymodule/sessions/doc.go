@@ -11,5 +11,5 @@
 //
 // It knows neither HTTP nor Caddy: the handler package decides when to
 // keep and when to continue, and imports this one; this package imports
-// only the codec and caddymodule/state.
+// only the codec, caddymodule/state and caddymodule/internal/pool.
 package sessions

@@ -4,7 +4,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"unsafe"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/llmbridge/llmbridge/caddymodule/failover"
@@ -409,7 +408,3 @@ func (pw *Passthrough) Retry(w http.ResponseWriter) *Passthrough {
 	retry.Restore, retry.Cutoff = pw.Restore, pw.Cutoff
 	return retry
 }
-
-// bytesString is b as a string without a copy, for a read that does not
-// keep it.
-func bytesString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }

@@ -176,7 +176,7 @@ func (pw *Passthrough) exception(name, data []byte) *codec.Error {
 	if pw.unframe == nil {
 		return nil
 	}
-	return codec.DecodeFramingError(pw.x.Upstream, bytesString(name), bytesString(data))
+	return codec.DecodeFramingError(pw.x.Upstream, pool.String(name), pool.String(data))
 }
 
 // send passes on the checked events: the raw bytes up to the last one, or

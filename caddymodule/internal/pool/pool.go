@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"unsafe"
 )
 
 // Buffers (request bodies read and encoded, response bodies held, stream
@@ -108,3 +109,9 @@ func ResponseSize(hdr http.Header) int {
 func EncodedSize(n int) int {
 	return n + n/8 + MinPooled
 }
+
+// String returns b, typically a pooled buffer's bytes, as a string
+// without copying it, for a read that does not keep it (gjson, a map or
+// store lookup): what it returns aliases b, which must stay unmodified
+// while it is used.
+func String(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }

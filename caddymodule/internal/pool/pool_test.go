@@ -3,6 +3,7 @@ package pool
 import (
 	"net/http"
 	"testing"
+	"unsafe"
 )
 
 // TestBufferClasses checks that a buffer is given room for what was asked
@@ -54,5 +55,16 @@ func TestSizes(t *testing.T) {
 	Put(&huge)
 	if got := Get(MinPooled); cap(*got) == 16 || cap(*got) == 2*MaxPooled {
 		t.Errorf("a buffer outside the classes was pooled: %d", cap(*got))
+	}
+}
+
+// TestString reads a buffer as a string without a copy.
+func TestString(t *testing.T) {
+	b := []byte("conversation")
+	if s := String(b); s != "conversation" || unsafe.StringData(s) != &b[0] {
+		t.Errorf("String = %q, a copy: %v", s, unsafe.StringData(s) != &b[0])
+	}
+	if String(nil) != "" {
+		t.Error("String(nil) is not empty")
 	}
 }
