@@ -15,8 +15,11 @@ import (
 // own sharing one Valkey server, with a site toward the SDK runs'
 // anthropic-messages mock, and a load balancer before them that sends
 // each request to the other instance than the last: a tool loop's second
-// step lands where its first step's items were not minted. It returns the
-// balancer's URL.
+// step lands where its first step's items were not minted. The store's
+// timeout is generous, as in the fleet tests: under a loaded machine the
+// default 25ms can pass, and an item kept in one instance's memory
+// instead (the store's outage path) is not found by the other. It returns
+// the balancer's URL.
 func newFleetSDKBalancer(t *testing.T, env *sdkEnv) string {
 	t.Helper()
 	srv := valkeytest.Start(t)
@@ -39,6 +42,7 @@ func newFleetSDKBalancer(t *testing.T, env *sdkEnv) string {
 		state valkey {
 			address %s
 			key_prefix sdk-fleet:
+			timeout 500ms
 		}
 	}
 }
