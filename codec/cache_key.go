@@ -13,7 +13,11 @@ const promptCacheKeySample = 128
 // Code's user id names its session), else the system prompt and the tool
 // names. The same conversation gets the same key on every turn and on
 // every instance, translated or passed through; a collision only shares a
-// cache route.
+// cache route. A text is hashed as the client's JSON wrote it, escapes
+// included, where the part keeps that literal (keyText): a key needs the
+// bytes to be the same on every turn, which they are, not the text
+// unescaped, which would cost unescaping a whole system prompt to hash
+// 256 bytes of it.
 func AppendPromptCacheKey(dst []byte, req *Request) []byte {
 	h := fnvOffset
 	if req.User != "" {
@@ -22,12 +26,12 @@ func AppendPromptCacheKey(dst []byte, req *Request) []byte {
 	} else {
 		h = fnvString(h, "s:")
 		for i := range req.System {
-			h = fnvSample(h, req.System[i].TextValue())
+			h = fnvSample(h, req.System[i].keyText())
 		}
 		for i := range req.Messages {
 			if m := &req.Messages[i]; m.Role == RoleSystem || m.Role == RoleDeveloper {
 				for j := range m.Parts {
-					h = fnvSample(h, m.Parts[j].TextValue())
+					h = fnvSample(h, m.Parts[j].keyText())
 				}
 			}
 		}
@@ -42,6 +46,16 @@ func AppendPromptCacheKey(dst []byte, req *Request) []byte {
 		dst = append(dst, "0123456789abcdef"[h>>uint(shift)&0xf])
 	}
 	return dst
+}
+
+// keyText returns what identifies the part's text in a prompt cache key:
+// the literal the client's JSON wrote it as, while the part keeps it, else
+// the text.
+func (p *Part) keyText() string {
+	if raw, ok := p.JSONText(); ok {
+		return raw
+	}
+	return p.TextValue()
 }
 
 // FNV-1a, 64 bits.

@@ -2,6 +2,7 @@ package codec_test
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -353,5 +354,44 @@ func BenchmarkCachePolicy(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestPromptCacheKeyEscapedText derives the key of conversations whose
+// system prompt holds escapes: the same on every turn and for a client of
+// another protocol writing the same JSON, different for another prompt,
+// and without unescaping the prompt (which would allocate its text).
+func TestPromptCacheKeyEscapedText(t *testing.T) {
+	prompt := strings.Repeat(`You are a \"coding\" agent.\n\tRun tools; don't guess. `, 40)
+	decode := func(p codec.Protocol, body string) *codec.Request {
+		req := new(codec.Request)
+		if err := codec.DecodeRequest(p, []byte(body), req); err != nil {
+			t.Fatal(err)
+		}
+		return req
+	}
+	chat := func(system, user string) *codec.Request {
+		return decode(codec.OpenAIChat, `{"model":"m","messages":[{"role":"system","content":"`+system+`"},{"role":"user","content":"`+user+`"}]}`)
+	}
+	key := func(req *codec.Request) string { return string(codec.AppendPromptCacheKey(nil, req)) }
+
+	turn1, turn2 := chat(prompt, "List the files."), chat(prompt, `Now \"fix\" them.`)
+	anthropic := decode(codec.AnthropicMessages, `{"model":"m","max_tokens":10,"system":"`+prompt+`","messages":[{"role":"user","content":"hi"}]}`)
+	other := chat(strings.Replace(prompt, "coding", "poetry", 1), "List the files.")
+	// The first derivation of a freshly decoded request: unescaping the
+	// prompt once would also make every later one free.
+	buf := make([]byte, 0, 64)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	buf = codec.AppendPromptCacheKey(buf[:0], turn1)
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n >= uint64(len(prompt)/2) {
+		t.Errorf("deriving the key allocated %d bytes: the escaped system prompt (%d bytes) was unescaped", n, len(prompt))
+	}
+	if k1, k2, ka, ko := key(turn1), key(turn2), key(anthropic), key(other); k1 != k2 || k1 != ka || k1 == ko {
+		t.Errorf("keys: turn 1 %s, turn 2 %s, anthropic client %s, another prompt %s", k1, k2, ka, ko)
+	}
+	if got, want := turn1.System[0].TextValue(), strings.NewReplacer(`\"`, `"`, `\n`, "\n", `\t`, "\t").Replace(prompt); got != want {
+		t.Errorf("system text after the key: %q, want %q", got, want)
 	}
 }
