@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/interactions"
 )
 
 // The allocation budgets of the request paths: how many allocations
@@ -169,8 +170,11 @@ func (s *allocServer) serve(t testing.TB, body []byte, stream bool, events int) 
 		return err
 	})
 	path := "/v1/messages"
-	if s.client == codec.OpenAIResponses {
+	switch s.client {
+	case codec.OpenAIResponses:
 		path = "/v1/responses"
+	case interactions.Gemini:
+		path = "/v1beta/interactions"
 	}
 	r := httptest.NewRequestWithContext(s.rctx, http.MethodPost, path, bytes.NewReader(body))
 	r.Header.Set("X-Api-Key", "k")

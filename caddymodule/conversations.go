@@ -17,7 +17,6 @@ import (
 	"github.com/llmbridge/llmbridge/caddymodule/conversations"
 	"github.com/llmbridge/llmbridge/caddymodule/failover"
 	"github.com/llmbridge/llmbridge/caddymodule/internal/pool"
-	"github.com/llmbridge/llmbridge/caddymodule/observe"
 	"github.com/llmbridge/llmbridge/caddymodule/sessions"
 	"github.com/llmbridge/llmbridge/codec"
 )
@@ -137,21 +136,6 @@ type conversationHost Handler
 // ServeContinued serves the continued request as any request is served.
 func (ch *conversationHost) ServeContinued(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	return (*Handler)(ch).serve(w, r, next)
-}
-
-// RefuseContinuation answers e and records it as a refused request is
-// (placeholders, access log fields, metrics, span), with the name of the
-// client's key.
-func (ch *conversationHost) RefuseContinuation(w http.ResponseWriter, r *http.Request, keyName string, e *codec.Error) {
-	h := (*Handler)(ch)
-	if h.failover != nil {
-		h.failoverFail(w, r, keyName, e)
-		return
-	}
-	x := &observe.Exchange{Client: codec.OpenAIResponses, Upstream: h.upstreamFor(codec.OpenAIResponses), Start: time.Now(), KeyName: keyName}
-	h.tracing.Begin(r, x)
-	fail(w, x, x.Client, e)
-	h.record(r, x)
 }
 
 // Interface guards

@@ -9,6 +9,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 
+	"github.com/llmbridge/llmbridge/caddymodule/conversations"
 	"github.com/llmbridge/llmbridge/caddymodule/endpoints"
 	"github.com/llmbridge/llmbridge/caddymodule/failover"
 	"github.com/llmbridge/llmbridge/caddymodule/fleet"
@@ -104,6 +105,14 @@ func (h *Handler) serveFailover(w http.ResponseWriter, r *http.Request) error {
 		if cerr != nil {
 			h.failoverFail(w, r, keyName, cerr)
 			return nil
+		}
+		if turn := conversations.TurnOf(w); turn != nil {
+			// The targets decode the request: the site reads what it
+			// continues from the body's top level.
+			if body, cerr = turn.Resolve(r.Context(), body); cerr != nil {
+				h.failoverFail(w, r, keyName, cerr)
+				return nil
+			}
 		}
 	}
 	var ticket *limits.Ticket

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmbridge/llmbridge/caddymodule/conversations"
 	"github.com/llmbridge/llmbridge/caddymodule/writers"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -279,9 +280,29 @@ func (h *Handler) translate(w http.ResponseWriter, r *http.Request, next caddyht
 		// items of earlier answers, which its encoders keep.
 		req.Items = h.items
 	}
+	turn := conversations.TurnOf(w)
+	req.Conversations = turn != nil
 	if err := h.fitter.DecodeRequest(client, body, req, x.Dropped); err != nil {
 		failPolicy(w, x, client, err)
 		return nil
+	}
+	if turn != nil {
+		// A kept conversation: the request is continued, and decoded
+		// again, only when it names the one it continues.
+		if req.Continues != "" {
+			continued, cerr := turn.Continue(r.Context(), req.Continues, body)
+			if cerr != nil {
+				fail(w, x, client, cerr)
+				return nil
+			}
+			body = continued
+			req.Reset()
+			if err := h.fitter.DecodeRequest(client, body, req, x.Dropped); err != nil {
+				failPolicy(w, x, client, err)
+				return nil
+			}
+		}
+		turn.SetStore(!req.Store.Set || req.Store.Value)
 	}
 	decoded := len(req.Dropped)
 	if client.ModelInPath() {

@@ -12,6 +12,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/llmbridge/llmbridge/codec"
+	"github.com/llmbridge/llmbridge/codec/interactions"
 )
 
 // BenchmarkServeTranslate runs a small translated request (Anthropic
@@ -74,11 +75,12 @@ func benchServeWith(b *testing.B, h *Handler, body, answer string) {
 }
 
 // BenchmarkServeAgent runs the agent-sized bodies of the allocation budgets
-// (5 KB, 92 KB, 1 MB) through ServeHTTP, translated for each pair, with the
-// next handler answering at once: llmbridge's own cost per request, without
-// the network and reverse_proxy.
+// (5 KB, 92 KB, 1 MB; Anthropic, Responses and Interactions clients) through
+// ServeHTTP, translated for each pair, with the next handler answering at
+// once: llmbridge's own cost per request, without the network and
+// reverse_proxy.
 func BenchmarkServeAgent(b *testing.B) {
-	for _, client := range []codec.Protocol{codec.AnthropicMessages, codec.OpenAIResponses} {
+	for _, client := range []codec.Protocol{codec.AnthropicMessages, codec.OpenAIResponses, interactions.Gemini} {
 		for _, upstream := range []string{"openai-chat", "anthropic-messages", "gemini"} {
 			s := newAllocServer(b, client, upstream)
 			for _, size := range allocSizes {

@@ -466,6 +466,21 @@ type Request struct {
 	// The caller sets it before decoding; Reset keeps it.
 	Items ItemStore
 
+	// Conversations says that the caller keeps the conversations of the
+	// stateful APIs itself: a decoder then records the stored conversation
+	// a request continues (Continues) instead of rejecting the request,
+	// and the caller expands the request with that conversation or
+	// refuses it. The caller sets it before decoding; Reset keeps it.
+	Conversations bool
+	// Continues is the id of the stored response the request continues
+	// (Responses previous_response_id), recorded only under Conversations.
+	Continues string
+	// Store is the client's store setting (Responses store): whether its
+	// answer is to be kept for a later request to continue from, recorded
+	// only under Conversations. Unset means the client said nothing, which
+	// the API takes as true.
+	Store OptBool
+
 	// scratch is what decoding allocated, kept by Reset for the next
 	// decode.
 	scratch Scratch
@@ -508,7 +523,7 @@ func (r *Request) Reset() {
 	tools := r.Tools[:0]
 	include := r.Include[:0]
 	r.scratch.Content = r.scratch.Content[:0]
-	*r = Request{Messages: msgs, System: sys, StopSequences: stop, Dropped: dropped, Tools: tools, Include: include, Items: r.Items, scratch: r.scratch}
+	*r = Request{Messages: msgs, System: sys, StopSequences: stop, Dropped: dropped, Tools: tools, Include: include, Items: r.Items, Conversations: r.Conversations, scratch: r.scratch}
 }
 
 // KeepForStream keeps of r only what a stream encoder reads while the

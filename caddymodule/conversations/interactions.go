@@ -45,46 +45,57 @@ type Interactions struct {
 // writer the translation writes its answer into, which the caller
 // finishes (Recorder.Finish) once the translation returns.
 func (s *Interactions) Continue(w http.ResponseWriter, r *http.Request, body []byte, keep bool) ([]byte, *Recorder, *codec.Error) {
-	if err := googleOnly(body); err != nil {
+	var v [len(interactionKeys)]gjson.Result
+	if !codec.ReadTopMembers(body, interactionKeys[:], v[:]) {
+		// Not an object: the translation rejects it precisely.
+		return body, nil, nil
+	}
+	if err := googleOnly(v[0], v[1:3]); err != nil {
 		return nil, nil, err
 	}
-	prev := gjson.GetBytes(body, "previous_interaction_id")
-	if s.Store == nil || gjson.GetBytes(body, "store").Type == gjson.False && !prev.Exists() {
+	prev, store, input := v[3], v[4], v[5]
+	if s.Store == nil || store.Type == gjson.False && !prev.Exists() {
 		// Nothing to continue and nothing to keep.
 		return body, nil, nil
 	}
-	input, err := s.input(r.Context(), body)
+	in, err := s.input(r.Context(), prev, input)
 	if err != nil {
 		return nil, nil, err
 	}
-	if input.history != nil {
-		edited, serr := continuedBody(body, input.steps)
+	if in.history != nil {
+		edited, serr := continuedBody(body, in.steps)
 		if serr != nil {
 			return nil, nil, codec.InvalidRequest("input", "the input could not be joined to the stored interaction: "+serr.Error())
 		}
 		body = edited
 	}
-	if gjson.GetBytes(body, "store").Type == gjson.False || !keep {
+	if store.Type == gjson.False || !keep {
 		return body, nil, nil
 	}
 	ctx := r.Context()
-	rec := &Recorder{ResponseWriter: w, keep: func(rec *Recorder) { s.keep(ctx, rec, input.steps, len(input.history)) }}
+	rec := &Recorder{ResponseWriter: w, keep: func(rec *Recorder) { s.keep(ctx, rec, in.steps, len(in.history)) }}
 	return body, rec, nil
 }
+
+// interactionKeys are the members of a request's top level Continue reads,
+// in one skim of the body: what only Google's servers run (background,
+// then the managed agent's members), the interaction it continues,
+// whether its answer is kept, and its input.
+var interactionKeys = [...]string{"background", "agent", "agent_config", "previous_interaction_id", "store", "input"}
 
 // googleOnly rejects what only Google's servers run, whatever the
 // on_unsupported policy: a background interaction (the client would poll
 // for an answer no other upstream keeps) and a managed agent (Deep
-// Research and others). Dropping either would answer a different
+// Research and others), given the request's background and its agent
+// members (agent, agent_config). Dropping either would answer a different
 // request.
-func googleOnly(body []byte) *codec.Error {
-	root := gjson.ParseBytes(body)
-	if root.Get("background").Type == gjson.True {
+func googleOnly(background gjson.Result, agent []gjson.Result) *codec.Error {
+	if background.Type == gjson.True {
 		return codec.InvalidRequest("background", "background interactions run on Google's servers only; this gateway's upstream is not the Interactions API")
 	}
-	for _, k := range []string{"agent", "agent_config"} {
-		if v := root.Get(k); v.Exists() && v.Type != gjson.Null {
-			return codec.InvalidRequest(k, "Google's managed agents run on Google's servers only; this gateway's upstream is not the Interactions API")
+	for i, v := range agent {
+		if v.Exists() && v.Type != gjson.Null {
+			return codec.InvalidRequest(interactionKeys[1+i], "Google's managed agents run on Google's servers only; this gateway's upstream is not the Interactions API")
 		}
 	}
 	return nil
@@ -100,11 +111,9 @@ type interactionInput struct {
 }
 
 // input reads the request's input and, when it names a previous
-// interaction, that interaction's steps from the store.
-func (s *Interactions) input(ctx context.Context, body []byte) (interactionInput, *codec.Error) {
+// interaction (prev), that interaction's steps from the store.
+func (s *Interactions) input(ctx context.Context, prev, input gjson.Result) (interactionInput, *codec.Error) {
 	var in interactionInput
-	root := gjson.ParseBytes(body)
-	prev := root.Get("previous_interaction_id")
 	if prev.Exists() && prev.Type != gjson.Null {
 		if prev.Type != gjson.String || prev.Str == "" {
 			return in, codec.InvalidRequest("previous_interaction_id", "expected a string")
@@ -118,13 +127,13 @@ func (s *Interactions) input(ctx context.Context, body []byte) (interactionInput
 			in.history = append(in.history, step.Raw)
 		}
 	}
-	steps := make([]byte, 0, len(body)+64)
+	steps := make([]byte, 0, len(input.Raw)+64)
 	steps = append(steps, '[')
 	n := 0
 	for _, step := range in.history {
 		steps = appendElement(steps, &n, step)
 	}
-	steps = appendInputSteps(steps, &n, root.Get("input"))
+	steps = appendInputSteps(steps, &n, input)
 	in.steps = append(steps, ']')
 	return in, nil
 }

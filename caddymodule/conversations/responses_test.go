@@ -21,18 +21,36 @@ import (
 // answeringHost is a handler that answers each request with the next of
 // its answers (a completed response with id resp_<n>), as JSON or as a
 // stream when the request asks for one, and notes what it was sent and
-// what it refused.
+// what it refused. As the handler does once it has decoded a request, it
+// continues the conversation the request names and says whether its
+// answer is kept; with resolve, it leaves both to Turn.Resolve, as a
+// failover site does.
 type answeringHost struct {
+	resolve bool
 	n       int
 	bodies  []string
 	refused []*codec.Error
-	keys    []string
 }
 
 func (h *answeringHost) ServeContinued(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
 	b, err := io.ReadAll(r.Body)
 	if err != nil {
 		return err
+	}
+	turn := TurnOf(w)
+	var cerr *codec.Error
+	if h.resolve {
+		b, cerr = turn.Resolve(r.Context(), b)
+	} else {
+		if prev := gjson.GetBytes(b, "previous_response_id").Str; prev != "" {
+			b, cerr = turn.Continue(r.Context(), prev, b)
+		}
+		turn.SetStore(gjson.GetBytes(b, "store").Type != gjson.False)
+	}
+	if cerr != nil {
+		h.refused = append(h.refused, cerr)
+		w.WriteHeader(cerr.Status)
+		return nil
 	}
 	h.bodies = append(h.bodies, string(b))
 	h.n++
@@ -48,12 +66,6 @@ func (h *answeringHost) ServeContinued(w http.ResponseWriter, r *http.Request, _
 	return nil
 }
 
-func (h *answeringHost) RefuseContinuation(w http.ResponseWriter, _ *http.Request, keyName string, e *codec.Error) {
-	h.refused = append(h.refused, e)
-	h.keys = append(h.keys, keyName)
-	w.WriteHeader(e.Status)
-}
-
 // failingConversations is a store that cannot be reached.
 type failingConversations struct{ sessions.Conversations }
 
@@ -67,8 +79,18 @@ func (failingConversations) Conversation(context.Context, string) ([]byte, error
 // store that cannot be read with a 503, and a stream's answer is kept as a
 // JSON one is.
 func TestResponsesServe(t *testing.T) {
+	for _, resolve := range []bool{false, true} {
+		name := "decoding host"
+		if resolve {
+			name = "resolving host"
+		}
+		t.Run(name, func(t *testing.T) { testResponsesServe(t, resolve) })
+	}
+}
+
+func testResponsesServe(t *testing.T, resolve bool) {
 	c := &Responses{Store: sessions.NewMemoryConversations(1<<20, time.Hour), MaxEventSize: 1 << 16, MaxAnswerSize: 1 << 20, Logger: zap.NewNop()}
-	host := new(answeringHost)
+	host := &answeringHost{resolve: resolve}
 	serve := func(body, keyName, credential string) int {
 		t.Helper()
 		w := httptest.NewRecorder()
@@ -99,8 +121,8 @@ func TestResponsesServe(t *testing.T) {
 				t.Fatalf("status %d, want %d", got, tc.status)
 			}
 			if tc.refused != "" {
-				if len(host.refused) != refused+1 || host.refused[refused].Code != tc.refused || host.keys[refused] != tc.key {
-					t.Fatalf("refusals %+v, want one %s for key %q", host.refused[refused:], tc.refused, tc.key)
+				if len(host.refused) != refused+1 || host.refused[refused].Code != tc.refused {
+					t.Fatalf("refusals %+v, want one %s", host.refused[refused:], tc.refused)
 				}
 				return
 			}

@@ -69,6 +69,11 @@ func decodeRequest(root gjson.Result, req *request) *codec.Error {
 	if err := d.finishTools(); err != nil {
 		return err
 	}
+	if (!d.input.Exists() || d.input.Type == gjson.Null) && req.Continues != "" {
+		// The caller decodes the request again once the conversation
+		// it continues is its input.
+		return nil
+	}
 	if !d.input.Exists() || d.input.Type == gjson.Null {
 		// previous_response_id and prompt, the other sources of a
 		// conversation, are rejected, so input is required here.
@@ -145,6 +150,9 @@ func (d *requestDecoder) field(key string, v gjson.Result) *codec.Error {
 
 	// Hints: they steer the provider, not what the model generates.
 	case "store": //field:hint
+		if req.Conversations && (v.Type == gjson.True || v.Type == gjson.False) {
+			req.Store = codec.OptBool{Set: true, Value: v.Type == gjson.True}
+		}
 		return d.hint(key, v, hintBool)
 	case "parallel_tool_calls": //field:hint
 		return wire.ReadOptBool(v, key, &d.parallel)
@@ -202,6 +210,11 @@ func (d *requestDecoder) field(key string, v gjson.Result) *codec.Error {
 
 	// Capabilities outside the current scope.
 	case "previous_response_id", "conversation": //field:capability
+		if key == "previous_response_id" && req.Conversations && v.Type == gjson.String && v.Str != "" {
+			// The caller continues the conversations it keeps.
+			req.Continues = v.Str
+			return nil
+		}
 		return wire.RejectUnlessNull(v, key, "server-side conversation state is not supported; send the history in input")
 	case "prompt": //field:capability
 		return wire.RejectUnlessNull(v, key, "prompt templates are stored on the provider's servers and cannot be translated")

@@ -217,6 +217,53 @@ func TestResponsesDecodeRequestReuse(t *testing.T) {
 	}
 }
 
+// TestResponsesDecodeConversation decodes the members of a stored
+// conversation: previous_response_id is recorded when the caller keeps
+// conversations itself (input may then come with the conversation) and
+// rejected otherwise, and store is read with it.
+func TestResponsesDecodeConversation(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		body          string
+		conversations bool
+		continues     string
+		store         codec.OptBool
+		param         string // the rejected member, if any
+	}{
+		{"kept, continued", `{"model":"m","previous_response_id":"resp_1","input":"two"}`, true, "resp_1", codec.OptBool{}, ""},
+		{"kept, continued without input", `{"model":"m","previous_response_id":"resp_1"}`, true, "resp_1", codec.OptBool{}, ""},
+		{"kept, store false", `{"model":"m","input":"one","store":false}`, true, "", codec.OptBool{Set: true}, ""},
+		{"kept, store true", `{"model":"m","input":"one","store":true}`, true, "", codec.OptBool{Set: true, Value: true}, ""},
+		{"kept, null id", `{"model":"m","previous_response_id":null,"input":"one"}`, true, "", codec.OptBool{}, ""},
+		{"kept, empty id", `{"model":"m","previous_response_id":"","input":"one"}`, true, "", codec.OptBool{}, "previous_response_id"},
+		{"kept, an id not a string", `{"model":"m","previous_response_id":7,"input":"one"}`, true, "", codec.OptBool{}, "previous_response_id"},
+		{"stateless", `{"model":"m","previous_response_id":"resp_1","input":"two"}`, false, "", codec.OptBool{}, "previous_response_id"},
+		{"stateless, store false", `{"model":"m","input":"one","store":false}`, false, "", codec.OptBool{}, ""},
+		{"stateless, without input", `{"model":"m","previous_response_id":"resp_1"}`, false, "", codec.OptBool{}, "previous_response_id"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := codec.Request{Conversations: tc.conversations}
+			err := codec.DecodeRequest(codec.OpenAIResponses, []byte(tc.body), &req)
+			if tc.param != "" {
+				var e *codec.Error
+				if !errors.As(err, &e) || e.Param != tc.param {
+					t.Fatalf("error %v, want one naming %s", err, tc.param)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if req.Continues != tc.continues || req.Store != tc.store {
+				t.Errorf("continues %q, store %+v; want %q, %+v", req.Continues, req.Store, tc.continues, tc.store)
+			}
+			if req.Reset(); req.Conversations != tc.conversations || req.Continues != "" || req.Store.Set {
+				t.Errorf("after Reset: conversations %v, continues %q, store %+v", req.Conversations, req.Continues, req.Store)
+			}
+		})
+	}
+}
+
 func TestResponsesDecodeRequestErrors(t *testing.T) {
 	tests := []struct {
 		name  string

@@ -10,11 +10,11 @@ import (
 // maxAnswer is the handler's bound on an answer kept.
 const maxAnswer = 64 << 20
 
-// TestConversationRecorder reads the answered response from a JSON body
+// TestTurnRecords reads the answered response from a JSON body
 // copied in by ReadFrom and from a stream's terminal event, passes both
 // on untouched, and keeps nothing of an error, an event past its bound or
 // a body past the response limit.
-func TestConversationRecorder(t *testing.T) {
+func TestTurnRecords(t *testing.T) {
 	const answer = `{"id":"resp_1","status":"completed","output":[{"type":"message","id":"m1"}]}`
 	for _, tc := range []struct {
 		name     string
@@ -32,8 +32,9 @@ func TestConversationRecorder(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := httptest.NewRecorder()
-			cr := getRecorder(w, tc.maxEvent, maxAnswer)
-			defer putRecorder(cr)
+			cr := getTurn(w, tc.maxEvent, maxAnswer)
+			defer putTurn(cr)
+			cr.SetStore(true)
 			if cr.Unwrap() != w {
 				t.Fatal("Unwrap is not the client's writer")
 			}
@@ -57,14 +58,27 @@ func TestConversationRecorder(t *testing.T) {
 	// A body written without a status is a 200; a body past the limit is
 	// not kept.
 	w := httptest.NewRecorder()
-	cr := getRecorder(w, 0, maxAnswer)
-	defer putRecorder(cr)
+	cr := getTurn(w, 0, maxAnswer)
+	defer putTurn(cr)
+	cr.SetStore(true)
 	_, _ = cr.Write([]byte(answer[:10]))
 	_, _ = cr.Write(make([]byte, maxAnswer))
 	if _, ok := cr.answer(); ok || w.Code != http.StatusOK {
 		t.Errorf("a body past the limit: answer kept %v, status %d", ok, w.Code)
 	}
-	if _, ok := (&recorder{status: 200}).answer(); ok {
+	if _, ok := (&Turn{status: 200, keeps: true}).answer(); ok {
 		t.Error("an empty answer was read")
+	}
+
+	// A turn not told to keep its answer passes it on and reads nothing.
+	w = httptest.NewRecorder()
+	quiet := getTurn(w, 0, maxAnswer)
+	defer putTurn(quiet)
+	quiet.Header().Set("Content-Type", "text/event-stream")
+	quiet.WriteHeader(http.StatusOK)
+	stream := "event: response.completed\ndata: {\"response\":" + answer + "}\n\n"
+	_, _ = quiet.Write([]byte(stream))
+	if _, ok := quiet.answer(); ok || quiet.events != nil || w.Body.String() != stream {
+		t.Errorf("a turn that keeps nothing: answer read %v, events read %v, the client got %q", ok, quiet.events != nil, w.Body.String())
 	}
 }
