@@ -31,36 +31,48 @@ import (
 // once per process, so its count does not grow with the conversation's
 // length.
 var allocBudgets = map[string]float64{
-	"anthropic-messages->openai-chat 5KB":         51,
-	"anthropic-messages->openai-chat 92KB":        51,
-	"anthropic-messages->openai-chat 1MB":         52,
-	"anthropic-messages->anthropic-messages 5KB":  44,
-	"anthropic-messages->anthropic-messages 92KB": 44,
-	"anthropic-messages->anthropic-messages 1MB":  44,
-	"anthropic-messages->gemini 5KB":              54,
-	"anthropic-messages->gemini 92KB":             54,
-	"anthropic-messages->gemini 1MB":              54,
-	"openai-responses->openai-chat 5KB":           63,
-	"openai-responses->openai-chat 92KB":          63,
-	"openai-responses->openai-chat 1MB":           63,
-	"openai-responses->anthropic-messages 5KB":    63,
-	"openai-responses->anthropic-messages 92KB":   63,
-	"openai-responses->anthropic-messages 1MB":    63,
-	"openai-responses->gemini 5KB":                66,
-	"openai-responses->gemini 92KB":               66,
-	"openai-responses->gemini 1MB":                66,
+	"anthropic-messages->openai-chat 5KB":          51,
+	"anthropic-messages->openai-chat 92KB":         51,
+	"anthropic-messages->openai-chat 1MB":          52,
+	"anthropic-messages->anthropic-messages 5KB":   44,
+	"anthropic-messages->anthropic-messages 92KB":  44,
+	"anthropic-messages->anthropic-messages 1MB":   44,
+	"anthropic-messages->gemini 5KB":               54,
+	"anthropic-messages->gemini 92KB":              54,
+	"anthropic-messages->gemini 1MB":               54,
+	"openai-responses->openai-chat 5KB":            63,
+	"openai-responses->openai-chat 92KB":           63,
+	"openai-responses->openai-chat 1MB":            63,
+	"openai-responses->anthropic-messages 5KB":     63,
+	"openai-responses->anthropic-messages 92KB":    63,
+	"openai-responses->anthropic-messages 1MB":     63,
+	"openai-responses->gemini 5KB":                 66,
+	"openai-responses->gemini 92KB":                66,
+	"openai-responses->gemini 1MB":                 66,
+	"gemini-interactions->openai-chat 5KB":         75,
+	"gemini-interactions->openai-chat 92KB":        75,
+	"gemini-interactions->openai-chat 1MB":         75,
+	"gemini-interactions->anthropic-messages 5KB":  75,
+	"gemini-interactions->anthropic-messages 92KB": 75,
+	"gemini-interactions->anthropic-messages 1MB":  75,
+	"gemini-interactions->gemini 5KB":              78,
+	"gemini-interactions->gemini 92KB":             78,
+	"gemini-interactions->gemini 1MB":              89,
 }
 
 // allocEventBudgets are the allocations each further event of a translated
 // stream may cost (upstream event decoded, client events encoded and
 // written).
 var allocEventBudgets = map[string]float64{
-	"anthropic-messages->openai-chat":        0,
-	"anthropic-messages->gemini":             0,
-	"openai-responses->openai-chat":          0,
-	"openai-responses->anthropic-messages":   0,
-	"openai-responses->gemini":               0,
-	"anthropic-messages->anthropic-messages": 0,
+	"anthropic-messages->openai-chat":         0,
+	"anthropic-messages->gemini":              0,
+	"openai-responses->openai-chat":           0,
+	"openai-responses->anthropic-messages":    0,
+	"openai-responses->gemini":                0,
+	"anthropic-messages->anthropic-messages":  0,
+	"gemini-interactions->openai-chat":        0,
+	"gemini-interactions->anthropic-messages": 0,
+	"gemini-interactions->gemini":             0,
 }
 
 // allocSizes are the agent-sized bodies: a long system prompt, tools and
@@ -186,14 +198,14 @@ func (s *allocServer) serve(t testing.TB, body []byte, stream bool, events int) 
 }
 
 // TestAllocationBudgets holds the request paths to their allocation
-// budgets: agent-sized Anthropic and Responses bodies of 5 KB, 92 KB and
-// 1 MB to Chat, Anthropic and Gemini upstreams, and each event of a
-// translated stream.
+// budgets: agent-sized Anthropic, Responses and Interactions bodies of
+// 5 KB, 92 KB and 1 MB to Chat, Anthropic and Gemini upstreams, and each
+// event of a translated stream.
 func TestAllocationBudgets(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation budgets: the race detector makes sync.Pool drop items at random, so counts vary")
 	}
-	for _, client := range []codec.Protocol{codec.AnthropicMessages, codec.OpenAIResponses} {
+	for _, client := range []codec.Protocol{codec.AnthropicMessages, codec.OpenAIResponses, interactions.Gemini} {
 		for _, upstream := range []string{"openai-chat", "anthropic-messages", "gemini"} {
 			pair := string(client) + "->" + upstream
 			s := newAllocServer(t, client, upstream)

@@ -122,7 +122,7 @@ func decodeSystemInstruction(v gjson.Result, path string, req *request) *codec.E
 	case v.IsObject(), v.IsArray():
 		var parts []codec.Part
 		var err *codec.Error
-		parts, err = decodeContents(v, path, req, parts)
+		parts, err = decodeContents(v, path, "", req, parts)
 		if err != nil {
 			return err
 		}

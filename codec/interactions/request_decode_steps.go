@@ -20,13 +20,21 @@ type conversation struct {
 	start int
 	role  codec.Role
 	open  bool
-	// calls are the ids and names of the function calls so far, which
-	// function results must answer.
-	calls []call
 }
 
-// call is a function call a later function result answers.
-type call struct{ id, name string }
+// callBefore returns the name of the latest function call named id among
+// the parts decoded so far, which a function result answers, and whether
+// there is one. A result follows its call closely: searched from the end,
+// a tool loop of n steps costs n short searches, where a list of the calls
+// searched from its start cost n*n/2 comparisons and grew with the loop.
+func (c *conversation) callBefore(id string) (string, bool) {
+	for i := len(c.parts) - 1; i >= 0; i-- {
+		if p := &c.parts[i]; p.Type == codec.PartToolCall && p.ToolCallID == id {
+			return p.ToolName, true
+		}
+	}
+	return "", false
+}
 
 // add appends part p to a message of role r.
 func (c *conversation) add(r codec.Role, p codec.Part) {
@@ -268,16 +276,16 @@ func (c *conversation) functionCall(v gjson.Result, path string) *codec.Error {
 		switch k {
 		case "type":
 		case "id":
-			p.ToolCallID, err = wire.ReadString(f, path+".id")
+			p.ToolCallID, err = wire.ReadStringAt(f, path, ".id")
 		case "name":
-			p.ToolName, err = wire.ReadString(f, path+".name")
+			p.ToolName, err = wire.ReadStringAt(f, path, ".name")
 		case "arguments":
-			err = wire.ReadObjectRaw(f, path+".arguments", &p.Arguments)
+			err = wire.ReadObjectRawAt(f, path, ".arguments", &p.Arguments)
 		case "signature":
 			// A signature on a call (Gemini signs a step's first call)
 			// reaches only Google again, as a thought's does.
 			var sig string
-			if err = wire.ReadOptString(f, path+"."+k, &sig); err == nil && sig != "" {
+			if err = wire.ReadOptStringAt(f, path, ".signature", &sig); err == nil && sig != "" {
 				sp := codec.Part{Type: codec.PartReasoning}
 				if err = wire.ReadOpaque(&sp, sig, mapping.FamilyGemini, path+"."+k); err == nil {
 					c.add(codec.RoleAssistant, sp)
@@ -293,7 +301,6 @@ func (c *conversation) functionCall(v gjson.Result, path string) *codec.Error {
 	if p.ToolCallID == "" || p.ToolName == "" {
 		return codec.InvalidRequest(path, "a function_call step needs an id and a name")
 	}
-	c.calls = append(c.calls, call{id: p.ToolCallID, name: p.ToolName})
 	c.add(codec.RoleAssistant, p)
 	return nil
 }
@@ -315,12 +322,12 @@ func (c *conversation) functionResult(v gjson.Result, path string) *codec.Error 
 		switch k {
 		case "type":
 		case "call_id":
-			p.ToolCallID, err = wire.ReadString(f, path+".call_id")
+			p.ToolCallID, err = wire.ReadStringAt(f, path, ".call_id")
 		case "name":
-			err = wire.ReadOptString(f, path+".name", &p.ToolName)
+			err = wire.ReadOptStringAt(f, path, ".name", &p.ToolName)
 		case "is_error":
 			var b codec.OptBool
-			err = wire.ReadOptBool(f, path+".is_error", &b)
+			err = wire.ReadOptBoolAt(f, path, ".is_error", &b)
 			p.IsError = b.Value
 		case "signature":
 			c.req.Dropped = append(c.req.Dropped, path+".signature")
@@ -334,14 +341,9 @@ func (c *conversation) functionResult(v gjson.Result, path string) *codec.Error 
 	if p.ToolCallID == "" {
 		return codec.InvalidRequest(path+".call_id", "is required")
 	}
-	known := false
-	for _, k := range c.calls {
-		if k.id == p.ToolCallID {
-			known = true
-			if p.ToolName == "" {
-				p.ToolName = k.name
-			}
-		}
+	name, known := c.callBefore(p.ToolCallID)
+	if p.ToolName == "" {
+		p.ToolName = name
 	}
 	if !known {
 		return codec.InvalidRequest(path+".call_id", `"`+p.ToolCallID+`" names no function_call step before it`)
@@ -351,7 +353,7 @@ func (c *conversation) functionResult(v gjson.Result, path string) *codec.Error 
 	case result.Type == gjson.String:
 		p.Content = append(wire.ContentParts(c.req, 1), wire.ValueTextPart(codec.PartText, resultV))
 	case result.IsArray():
-		parts, err := decodeContents(result, path+".result", c.req, wire.ContentParts(c.req, 2))
+		parts, err := decodeContents(result, path, ".result", c.req, wire.ContentParts(c.req, 2))
 		if err != nil {
 			return err
 		}
@@ -404,19 +406,20 @@ func (c contentAt) String() string {
 	return wire.IndexPath(c.parent+c.field, c.index)
 }
 
-// decodeContents decodes a content object or a list of them, appending
-// to dst.
-func decodeContents(v gjson.Result, path string, req *request, dst []codec.Part) ([]codec.Part, *codec.Error) {
+// decodeContents decodes a content object or a list of them at
+// parent+field, appending to dst; the path is put together only for an
+// error.
+func decodeContents(v gjson.Result, parent, field string, req *request, dst []codec.Part) ([]codec.Part, *codec.Error) {
 	if v.IsObject() {
-		p, err := decodeContent(v, contentAt{path, "", -1}, req)
+		p, err := decodeContent(v, contentAt{parent, field, -1}, req)
 		return append(dst, p), err
 	}
 	if !v.IsArray() {
-		return dst, wire.WrongType(path, "array", v)
+		return dst, wire.WrongType(parent+field, "array", v)
 	}
 	i := 0
 	for _, member := range jsonx.Members(v.Raw, &req.Text) {
-		p, err := decodeContent(member.Result(), contentAt{path, "", i}, req)
+		p, err := decodeContent(member.Result(), contentAt{parent, field, i}, req)
 		if err != nil {
 			return dst, err
 		}

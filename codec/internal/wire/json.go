@@ -87,6 +87,19 @@ func ReadStringAt(v gjson.Result, path, field string) (string, *codec.Error) {
 	return v.Str, nil
 }
 
+// ReadOptStringAt is ReadOptString for the member field of the object at
+// path, whose path is put together only for an error (ReadStringAt).
+func ReadOptStringAt(v gjson.Result, path, field string, dst *string) *codec.Error {
+	if v.Type == gjson.Null {
+		return nil
+	}
+	s, err := ReadStringAt(v, path, field)
+	if err == nil {
+		*dst = s
+	}
+	return err
+}
+
 // ReadBool reads a boolean field.
 func ReadBool(v gjson.Result, path string) (bool, *codec.Error) {
 	if v.Type != gjson.True && v.Type != gjson.False {
@@ -106,6 +119,24 @@ func ReadOptBool(v gjson.Result, path string, dst *codec.OptBool) *codec.Error {
 	}
 	*dst = codec.OptBool{Value: b, Set: true}
 	return nil
+}
+
+// ReadOptBoolAt is ReadOptBool for the member field of the object at path,
+// whose path is put together only for an error (ReadStringAt).
+func ReadOptBoolAt(v gjson.Result, path, field string, dst *codec.OptBool) *codec.Error {
+	if v.Type != gjson.Null && v.Type != gjson.True && v.Type != gjson.False {
+		return WrongType(path+field, "boolean", v)
+	}
+	return ReadOptBool(v, "", dst)
+}
+
+// ReadObjectRawAt is ReadObjectRaw for the member field of the object at
+// path, whose path is put together only for an error (ReadStringAt).
+func ReadObjectRawAt(v gjson.Result, path, field string, dst *string) *codec.Error {
+	if v.Type != gjson.Null && !v.IsObject() {
+		return WrongType(path+field, "object", v)
+	}
+	return ReadObjectRaw(v, "", dst)
 }
 
 // ReadObjectRaw reads a field that must be a JSON object (a JSON Schema,
