@@ -78,54 +78,61 @@ func ExpandBody(dst, body, conversation []byte) []byte {
 
 // AppendItems appends a JSON array of the items of the array conversation
 // followed by the input items of input (a create body's input: an array
-// of items, or a string standing for one user message).
+// of items, or a string standing for one user message). The items are
+// copied as the arrays hold them, between their brackets: reading each
+// item again would be a walk of the whole conversation per request.
 func AppendItems(dst, conversation []byte, input gjson.Result) []byte {
 	dst = append(dst, '[')
-	n := 0
-	next := func() {
-		if n > 0 {
-			dst = append(dst, ',')
-		}
-		n++
-	}
-	gjson.Parse(pool.String(conversation)).ForEach(func(_, item gjson.Result) bool {
-		next()
-		dst = append(dst, item.Raw...)
-		return true
-	})
+	items := arrayItems(pool.String(conversation))
+	dst = append(dst, items...)
+	more := items != ""
 	switch {
 	case input.Type == gjson.String:
-		next()
+		if more {
+			dst = append(dst, ',')
+		}
 		dst = append(dst, `{"role":"user","content":`...)
 		dst = append(dst, input.Raw...)
 		dst = append(dst, '}')
 	case input.IsArray():
-		input.ForEach(func(_, item gjson.Result) bool {
-			next()
-			dst = append(dst, item.Raw...)
-			return true
-		})
+		if in := arrayItems(input.Raw); in != "" {
+			if more {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, in...)
+		}
 	}
 	return append(dst, ']')
 }
+
+// arrayItems returns what the JSON array raw holds between its brackets,
+// without the whitespace around it: "" for an empty array or anything but
+// an array.
+func arrayItems(raw string) string {
+	raw = strings.TrimSpace(raw)
+	if len(raw) < 2 || raw[0] != '[' {
+		return ""
+	}
+	return strings.TrimSpace(raw[1 : len(raw)-1])
+}
+
+// inputKey is the member AppendConversation reads.
+var inputKey = [...]string{"input"}
 
 // AppendConversation appends the conversation of an answered request: the
 // input items of body (a create body) followed by output, the JSON array
 // of the answer's output items.
 func AppendConversation(dst, body []byte, output string) []byte {
-	start := len(dst)
-	dst = AppendItems(dst, nil, gjson.Get(pool.String(body), "input"))
-	if items := strings.TrimSpace(output); len(items) > 2 {
-		inner := strings.TrimSpace(items[1 : len(items)-1])
-		if len(inner) > 0 {
-			if len(dst)-start > 2 {
-				dst[len(dst)-1] = ','
-			} else {
-				dst = dst[:len(dst)-1]
-			}
-			dst = append(dst, inner...)
-			dst = append(dst, ']')
+	var input [1]gjson.Result
+	codec.ReadTopMembers(body, inputKey[:], input[:])
+	dst = AppendItems(dst, nil, input[0])
+	if items := arrayItems(output); items != "" {
+		dst[len(dst)-1] = ','
+		if dst[len(dst)-2] == '[' {
+			dst = dst[:len(dst)-1]
 		}
+		dst = append(dst, items...)
+		dst = append(dst, ']')
 	}
 	return dst
 }

@@ -2,6 +2,8 @@ package sessions
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
@@ -35,6 +37,8 @@ func TestExpandBody(t *testing.T) {
 			`{"model":"m","instructions":"be brief","input":[{"role":"user","content":"a"},{"type":"message","role":"assistant","content":[{"type":"output_text","text":"b"}]},{"role":"user","content":"c"}]}`},
 		{"item input", `{"input":[{"type":"function_call_output","call_id":"c1","output":"42"}],"previous_response_id":"resp_1"}`,
 			`{"input":[{"role":"user","content":"a"},{"type":"message","role":"assistant","content":[{"type":"output_text","text":"b"}]},{"type":"function_call_output","call_id":"c1","output":"42"}]}`},
+		{"empty input", `{"input":[],"previous_response_id":"resp_1"}`,
+			`{"input":[{"role":"user","content":"a"},{"type":"message","role":"assistant","content":[{"type":"output_text","text":"b"}]}]}`},
 		{"no other member", `{"previous_response_id":"resp_1"}`,
 			`{"input":[{"role":"user","content":"a"},{"type":"message","role":"assistant","content":[{"type":"output_text","text":"b"}]}]}`},
 	} {
@@ -56,9 +60,15 @@ func TestAppendConversation(t *testing.T) {
 		{"no output", `{"input":"hi"}`, `[]`, `[{"role":"user","content":"hi"}]`},
 		{"blank output", `{"input":"hi"}`, `[  ]`, `[{"role":"user","content":"hi"}]`},
 		{"no input", `{"model":"m"}`, `[{"id":"m1"}]`, `[{"id":"m1"}]`},
+		{"empty input", `{"input":[ ]}`, `[{"id":"m1"}]`, `[{"id":"m1"}]`},
+		{"spaced items", "{ \"input\" : [ {\"role\":\"user\",\"content\":\"a\"} ,\n {\"content\":[1, 2]} ] }", `[{"id":"m1"} ]`,
+			"[{\"role\":\"user\",\"content\":\"a\"} ,\n {\"content\":[1, 2]},{\"id\":\"m1\"}]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := AppendConversation([]byte("x"), []byte(tc.body), tc.output)
+			if !json.Valid(got[1:]) {
+				t.Errorf("AppendConversation = %s: not JSON", got)
+			}
 			if string(got) != "x"+tc.want {
 				t.Errorf("AppendConversation = %s, want x%s", got, tc.want)
 			}
@@ -87,5 +97,28 @@ func TestReadAnswer(t *testing.T) {
 		if TerminalEvent([]byte(name)) != want {
 			t.Errorf("TerminalEvent(%s) = %v", name, !want)
 		}
+	}
+}
+
+// BenchmarkAppendConversation keeps the conversation of an answered agent
+// request of about 100 KB: what every Responses request kept with store
+// on costs after its answer.
+func BenchmarkAppendConversation(b *testing.B) {
+	var body strings.Builder
+	body.WriteString(`{"model":"m","instructions":"` + strings.Repeat("Be careful. ", 200) + `","input":[`)
+	for i := range 300 {
+		if i > 0 {
+			body.WriteByte(',')
+		}
+		fmt.Fprintf(&body, `{"type":"function_call","call_id":"c%d","name":"read","arguments":"{\"path\":\"f%d.go\"}"},{"type":"function_call_output","call_id":"c%d","output":"%s"}`, i, i, i, strings.Repeat(`x := \"y\"\n`, 20))
+	}
+	body.WriteString(`],"store":true}`)
+	in := []byte(body.String())
+	output := `[{"type":"message","id":"m1","role":"assistant","content":[{"type":"output_text","text":"done"}]}]`
+	dst := make([]byte, 0, len(in)+len(output))
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		dst = AppendConversation(dst[:0], in, output)
 	}
 }
