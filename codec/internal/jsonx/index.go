@@ -41,6 +41,11 @@ type Index struct {
 	// (keepPrefix), when it was valid, and empty otherwise: the next
 	// event's scan resumes within the prefix the two share (reuse.go).
 	prev []byte
+	// shared is how many bytes the event indexed last shares with the
+	// one before, which x.prev then holds already; last is where its
+	// scan resumed.
+	shared int
+	last   resumePoint
 }
 
 // valueToken is one value or object key of a document: its bytes (for a
@@ -92,7 +97,7 @@ func (x *Index) build(s string) bool {
 func (x *Index) buildEvent(s string) bool {
 	reuse := len(x.prev) > 0
 	if !scanJSON(s, x, reuse) {
-		x.prev = x.prev[:0]
+		x.prev, x.last.k = x.prev[:0], 0
 		return false
 	}
 	x.base, x.size, x.cursor, x.walked = unsafe.StringData(s), len(s), 0, 0

@@ -1,6 +1,10 @@
 package jsonx
 
-import "math/bits"
+import (
+	"encoding/binary"
+	"math/bits"
+	"unsafe"
+)
 
 // Prefix reuse: consecutive events of one stream share a prefix (a Chat
 // chunk repeats its id, object, created, model, fingerprint and the
@@ -37,18 +41,44 @@ import "math/bits"
 // would cost more than the reuse saves.
 const maxReusedPrefix = 1024
 
+// resumePoint is where an event's scan resumed on the previous event's
+// tape: its token (0 when the scan started from the beginning), whether a
+// key was expected there, the containers open there and the escaped bytes
+// of the tokens before it. The scan that resumed there rebuilt the tape
+// from that token on, and the tokens before it, with their ancestors
+// among them, are the ones it kept, so all of this still holds of the
+// tape it made: the next event of the same kind (text delta after text
+// delta) resumes at the same token, found again in a few comparisons
+// instead of a descent through the tape.
+type resumePoint struct {
+	k    int32
+	key  bool
+	esc  int
+	open []int32
+}
+
+// reset empties x for a scan of a document from its start.
+func (x *Index) reset() {
+	x.tokens, x.escapedBytes, x.last.k, x.shared = x.tokens[:0], 0, 0, 0
+}
+
 // keepPrefix records s, just indexed into x, for the next event's resume:
-// its bytes up to the start of its last token (no later resume point
-// exists), at most maxReusedPrefix of them.
+// its bytes up to the first byte of its last token (no later resume point
+// exists), at most maxReusedPrefix of them. The first byte is kept too, so
+// that the next event can share it: a container's first member is a
+// resume point only then, and the last resume point is found again only
+// then (resume). The bytes s shares with the previous event are already
+// there.
 func (x *Index) keepPrefix(s string) {
 	n := 0
 	if len(x.tokens) > 1 {
-		n = min(int(x.tokens[len(x.tokens)-1].start), maxReusedPrefix)
+		n = min(int(x.tokens[len(x.tokens)-1].start)+1, maxReusedPrefix)
 	}
-	x.prev = append(x.prev[:0], s[:n]...)
+	m := min(x.shared, n, len(x.prev))
+	x.prev = append(x.prev[:m], s[m:n]...)
 }
 
-// resume prepares x to index s from the token of the previous event's tape
+// resume prepares x to index s from a token of the previous event's tape
 // where s's scan may resume (see above): it returns where in s that token
 // starts, whether a key is expected there, and open with the tokens of
 // the containers open there, outermost first, appended; it keeps the
@@ -56,31 +86,44 @@ func (x *Index) keepPrefix(s string) {
 // lies in the shared prefix it returns 0 with x emptied, for a scan from
 // the start.
 func (x *Index) resume(s string, open []int32) (i int, key bool, _ []int32) {
-	k, key, open := x.resumeToken(s, open)
+	n := commonPrefix(s, x.prev)
+	x.shared = n
+	tokens := x.tokens
+	// The last resume point, if it is still the last token within the
+	// shared prefix: a leaf, starting before the first byte that differs
+	// (so that it may be a container's first member), with nothing after
+	// it starting within the prefix (so that the descent would find it).
+	if k := int(x.last.k); k > 0 && int(tokens[k].start) < n && int(tokens[k].skip) == k+1 && (k+1 == len(tokens) || int(tokens[k+1].start) > n) {
+		i = int(tokens[k].start)
+		x.tokens, x.escapedBytes = tokens[:k], x.last.esc
+		return i, x.last.key, append(open, x.last.open...)
+	}
+	first := len(open)
+	k, key, open := x.resumeToken(int32(n), open)
 	if k == 0 {
-		x.tokens, x.escapedBytes = x.tokens[:0], 0
+		x.tokens, x.escapedBytes, x.last.k = tokens[:0], 0, 0
 		return 0, false, open
 	}
-	i = int(x.tokens[k].start)
+	i = int(tokens[k].start)
 	dropped := 0
-	for _, t := range x.tokens[k:] {
+	for _, t := range tokens[k:] {
 		if t.esc != 0 {
 			dropped += int(t.end - t.start)
 		}
 	}
-	x.tokens, x.escapedBytes = x.tokens[:k], x.escapedBytes-dropped
+	x.tokens, x.escapedBytes = tokens[:k], x.escapedBytes-dropped
+	x.last = resumePoint{k: int32(k), key: key, esc: x.escapedBytes, open: append(x.last.open[:0], open[first:]...)}
 	return i, key, open
 }
 
 // resumeToken finds resume's token: the last one of the previous tape that
-// starts within the prefix s shares with the previous event, descending
-// into a container only when its first member's first byte is shared too.
-// That byte must be: after a container's opening bracket the scanner
-// expects a member or the close (an empty container), and only a byte
-// that is not a bracket tells it which; after a comma or a colon it
-// expects a value or a key and nothing else.
-func (x *Index) resumeToken(s string, open []int32) (k int, key bool, _ []int32) {
-	n := int32(commonPrefix(s, x.prev))
+// starts within the first n bytes, the prefix s shares with the previous
+// event, descending into a container only when its first member's first
+// byte is shared too. That byte must be: after a container's opening
+// bracket the scanner expects a member or the close (an empty container),
+// and only a byte that is not a bracket tells it which; after a comma or
+// a colon it expects a value or a key and nothing else.
+func (x *Index) resumeToken(n int32, open []int32) (k int, key bool, _ []int32) {
 	tokens := x.tokens
 	if len(tokens) < 2 || tokens[0].skip == 1 || tokens[1].start >= n {
 		return 0, false, open // a scalar or empty document, or none of it shared
@@ -113,18 +156,44 @@ func (x *Index) resumeToken(s string, open []int32) (k int, key bool, _ []int32)
 }
 
 // commonPrefix returns the length of the longest common prefix of s and p,
-// a word at a time.
+// sixteen bytes at a time, and the last few bytes as one word that
+// overlaps bytes already compared.
 func commonPrefix(s string, p []byte) int {
 	n := min(len(s), len(p))
-	q := BytesToString(p)
+	a, b := unsafe.StringData(s), unsafe.SliceData(p)
 	i := 0
-	for ; i+8 <= n; i += 8 {
-		if d := load8(s, i) ^ load8(q, i); d != 0 {
-			return i + bits.TrailingZeros64(d)/8
+	for ; i+16 <= n; i += 16 {
+		d := word(a, i) ^ word(b, i)
+		e := word(a, i+8) ^ word(b, i+8)
+		if d|e != 0 {
+			if d != 0 {
+				return i + bits.TrailingZeros64(d)/8
+			}
+			return i + 8 + bits.TrailingZeros64(e)/8
 		}
 	}
-	for i < n && s[i] == q[i] {
+	if i+8 <= n {
+		if d := word(a, i) ^ word(b, i); d != 0 {
+			return i + bits.TrailingZeros64(d)/8
+		}
+		i += 8
+	}
+	if i < n && n >= 8 {
+		// The bytes before i are equal: the first that differs in the
+		// word ending at n is at or after i.
+		if d := word(a, n-8) ^ word(b, n-8); d != 0 {
+			return n - 8 + bits.TrailingZeros64(d)/8
+		}
+		return n
+	}
+	for i < n && s[i] == p[i] {
 		i++
 	}
 	return i
+}
+
+// word reads the eight bytes at p+i as a little-endian word, without a
+// bounds check: the caller guarantees that they are readable.
+func word(p *byte, i int) uint64 {
+	return binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(unsafe.Pointer(p), i))[:])
 }

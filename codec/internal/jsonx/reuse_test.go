@@ -116,16 +116,21 @@ func TestIndexEventReuse(t *testing.T) {
 	}
 }
 
-// TestIndexEventReuseRandom holds sequences of random documents, each a
-// random edit of the previous one, to fresh indexes.
+// TestIndexEventReuseRandom holds sequences of random documents to fresh
+// indexes: each a random edit of the previous one, or, as a stream's text
+// deltas are, edits of one document at one place.
 func TestIndexEventReuseRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for range 3000 {
+	for n := range 4000 {
 		doc := randomDocument(r, 3)
 		docs := []string{doc}
-		for range 4 {
-			doc = editDocument(r, doc)
-			docs = append(docs, doc)
+		at := r.IntN(len(doc) + 1)
+		for range 5 {
+			if n%2 == 0 {
+				docs = append(docs, editDocument(r, docs[len(docs)-1], r.IntN(len(docs[len(docs)-1])+1)))
+			} else {
+				docs = append(docs, editDocument(r, doc, at))
+			}
 		}
 		checkEvents(t, docs...)
 	}
@@ -188,12 +193,11 @@ func randomDocument(r *rand.Rand, depth int) string {
 	return b.String()
 }
 
-// editDocument returns s with one random edit at a random place: bytes
-// inserted, deleted or replaced, from JSON's alphabet, most edits keeping
-// the document valid or nearly so.
-func editDocument(r *rand.Rand, s string) string {
-	pieces := []string{"a", "1", "0", "-", ".", "e", `"`, `\`, "n", "u", ",", ":", "[", "]", "{", "}", " ", "true", "null", `"k":`, `"x"`, "\x01", "é"}
-	i := r.IntN(len(s) + 1)
+// editDocument returns s with one random edit at i: bytes inserted,
+// deleted or replaced, from JSON's alphabet, most edits keeping the
+// document valid or nearly so.
+func editDocument(r *rand.Rand, s string, i int) string {
+	pieces := []string{"a", "1", "0", "-", ".", "e", `"`, `\`, "n", "u", ",", ":", "[", "]", "{", "}", " ", "true", "null", `"k":`, `"x"`, "\x01", "é", "ab", "text text"}
 	j := min(len(s), i+r.IntN(4))
 	switch r.IntN(3) {
 	case 0: // insert
@@ -224,4 +228,28 @@ func FuzzIndexEventReuse(f *testing.F) {
 		edited2 := edited[:k] + insert2 + edited[k:]
 		checkEvents(t, s, edited, edited2, s, edited2)
 	})
+}
+
+// TestCommonPrefix holds commonPrefix's word comparisons to a byte loop,
+// for every length up to a few words and every place of a difference.
+func TestCommonPrefix(t *testing.T) {
+	for n := range 48 {
+		base := strings.Repeat("abcdefghijklmnopqrstuvwxyz0123456789", 2)[:n]
+		for m := range n + 2 {
+			other := base[:min(m, n)] + strings.Repeat("x", max(0, m-n))
+			for d := -1; d < len(other); d++ {
+				b := []byte(other)
+				if d >= 0 {
+					b[d] ^= 0x80
+				}
+				want := 0
+				for want < len(base) && want < len(b) && base[want] == b[want] {
+					want++
+				}
+				if got := commonPrefix(base, b); got != want {
+					t.Fatalf("commonPrefix(%q, %q) = %d, want %d", base, b, got, want)
+				}
+			}
+		}
+	}
 }

@@ -54,7 +54,7 @@ func scanJSON(s string, x *Index, reuse bool) bool {
 	if x != nil {
 		switch {
 		case len(s) > math.MaxInt32:
-			x.tokens, x.escapedBytes = x.tokens[:0], 0
+			x.reset()
 			x = nil // offsets are int32; such a document is walked without an index
 		case reuse:
 			var key bool
@@ -71,7 +71,7 @@ func scanJSON(s string, x *Index, reuse bool) bool {
 				goto value
 			}
 		default:
-			x.tokens, x.escapedBytes = x.tokens[:0], 0
+			x.reset()
 		}
 	}
 
