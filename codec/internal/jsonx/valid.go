@@ -28,18 +28,19 @@ func Valid(s string) bool { return scanJSON(s, nil, false) }
 // resumes where s stops sharing them (see reuse.go).
 func scanJSON(s string, x *Index, reuse bool) bool {
 	// stack holds one bit per open container: 1 for an object, 0 for an
-	// array; depth counts them. open holds the index in x.tokens of each
+	// array; depth counts them (unsigned, so that finding a bit is a
+	// shift and a mask). open holds the index in x.tokens of each
 	// open container when recording.
 	var small [4]uint64
 	stack := small[:]
-	depth := 0
+	depth := uint(0)
 	var smallOpen [32]int32
 	open := smallOpen[:0]
 	// inObject says whether the innermost open container is an object:
 	// kept beside the stack, since every comma and close asks.
 	inObject := false
 	push := func(obj bool) {
-		if depth/64 == len(stack) {
+		if depth/64 == uint(len(stack)) {
 			stack = append(stack, 0)
 		}
 		if obj {
