@@ -42,19 +42,23 @@ import (
 const maxReusedPrefix = 1024
 
 // resumePoint is where an event's scan resumed on the previous event's
-// tape: its token (0 when the scan started from the beginning), whether a
-// key was expected there, the containers open there and the escaped bytes
-// of the tokens before it. The scan that resumed there rebuilt the tape
+// tape: its token (0 when the scan started from the beginning, or when
+// more containers than open holds were open there), whether a key was
+// expected there, the containers open there and the escaped bytes of the
+// tokens before it. The scan that resumed there rebuilt the tape
 // from that token on, and the tokens before it, with their ancestors
 // among them, are the ones it kept, so all of this still holds of the
 // tape it made: the next event of the same kind (text delta after text
 // delta) resumes at the same token, found again in a few comparisons
 // instead of a descent through the tape.
 type resumePoint struct {
-	k    int32
-	key  bool
-	esc  int
-	open []int32
+	k     int32
+	key   bool
+	depth uint8
+	esc   int
+	// open holds the containers in place, so that a stream's decoder
+	// allocates nothing for them: events nest a few levels deep.
+	open [8]int32
 }
 
 // reset empties x for a scan of a document from its start.
@@ -75,6 +79,13 @@ func (x *Index) keepPrefix(s string) {
 		n = min(int(x.tokens[len(x.tokens)-1].start)+1, maxReusedPrefix)
 	}
 	m := min(x.shared, n, len(x.prev))
+	if cap(x.prev) < n {
+		// Room for longer events than this one, so that a stream
+		// allocates its copy once.
+		grown := make([]byte, m, min(max(2*n, 256), maxReusedPrefix))
+		copy(grown, x.prev[:m])
+		x.prev = grown
+	}
 	x.prev = append(x.prev[:m], s[m:n]...)
 }
 
@@ -96,7 +107,7 @@ func (x *Index) resume(s string, open []int32) (i int, key bool, _ []int32) {
 	if k := int(x.last.k); k > 0 && int(tokens[k].start) < n && int(tokens[k].skip) == k+1 && (k+1 == len(tokens) || int(tokens[k+1].start) > n) {
 		i = int(tokens[k].start)
 		x.tokens, x.escapedBytes = tokens[:k], x.last.esc
-		return i, x.last.key, append(open, x.last.open...)
+		return i, x.last.key, append(open, x.last.open[:x.last.depth]...)
 	}
 	first := len(open)
 	k, key, open := x.resumeToken(int32(n), open)
@@ -112,7 +123,11 @@ func (x *Index) resume(s string, open []int32) (i int, key bool, _ []int32) {
 		}
 	}
 	x.tokens, x.escapedBytes = tokens[:k], x.escapedBytes-dropped
-	x.last = resumePoint{k: int32(k), key: key, esc: x.escapedBytes, open: append(x.last.open[:0], open[first:]...)}
+	x.last.k = 0
+	if path := open[first:]; len(path) <= len(x.last.open) {
+		x.last.k, x.last.key, x.last.esc, x.last.depth = int32(k), key, x.escapedBytes, uint8(len(path))
+		copy(x.last.open[:], path)
+	}
 	return i, key, open
 }
 
