@@ -23,11 +23,11 @@ import (
 // Two states are told apart by the next byte, which the prefix need not
 // share: after a container's opening bracket the scanner expects a member
 // or the close, so a container's first member is a resume point only when
-// its first byte is shared too; and the whitespace before a token is
-// skipped before it is expected, so the resumed scan skips whitespace
-// first (bytes the previous event's token started with). Everything after
-// the resume point is scanned anew, the close of every container open
-// there included, which writes its end.
+// its first byte is shared too; and whitespace is skipped before a value
+// or key is expected, so the resumed scan first skips any whitespace s
+// has where the previous event's token started. Everything after the
+// resume point is scanned anew, the close of every container open there
+// included, which writes its end.
 //
 // The state is rebuilt from the previous tape rather than saved during the
 // scan, which would cost the scan of every document: the open containers
@@ -45,12 +45,11 @@ const maxReusedPrefix = 1024
 // tape: its token (0 when the scan started from the beginning, or when
 // more containers than open holds were open there), whether a key was
 // expected there, the containers open there and the escaped bytes of the
-// tokens before it. The scan that resumed there rebuilt the tape
-// from that token on, and the tokens before it, with their ancestors
-// among them, are the ones it kept, so all of this still holds of the
-// tape it made: the next event of the same kind (text delta after text
-// delta) resumes at the same token, found again in a few comparisons
-// instead of a descent through the tape.
+// tokens before it. The scan that resumed there rebuilt the tape from
+// that token on and kept the tokens before it, its ancestors among them,
+// so all of this still holds of the tape it made: the next event of the
+// same kind (text delta after text delta) resumes at the same token,
+// found again in a few comparisons instead of a descent through the tape.
 type resumePoint struct {
 	k     int32
 	key   bool
