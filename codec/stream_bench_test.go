@@ -11,12 +11,18 @@ import (
 	"github.com/llmbridge/llmbridge/sse"
 )
 
+// benchTexts are the texts of the benchmark stream's deltas, in turn: a
+// real stream's consecutive events differ in their text (and in its
+// length and escapes), which a benchmark repeating one event would hide
+// from anything that compares an event with the previous one.
+var benchTexts = []string{" a token\n", " tokens", " tok", ` token "quoted", then a longer run`, "\n\n** token", " toke"}
+
 // benchStream is a canonical stream of n text deltas, as an upstream of any
 // protocol would produce it once encoded.
 func benchStream(n int) []codec.Event {
 	evs := []codec.Event{{Type: codec.EventStart, ID: "id-1", Model: "bench-model"}, {Type: codec.EventPartStart, Part: codec.PartText}}
 	for i := 0; i < n; i++ {
-		evs = append(evs, codec.Event{Type: codec.EventPartDelta, Text: " a token\n"})
+		evs = append(evs, codec.Event{Type: codec.EventPartDelta, Text: benchTexts[i%len(benchTexts)]})
 	}
 	return append(evs, codec.Event{Type: codec.EventPartStop}, codec.Event{Type: codec.EventStop, StopReason: mapping.StopEnd},
 		codec.Event{Type: codec.EventUsage, Usage: codec.Usage{Known: true, InputTokens: 10, OutputTokens: int64(n)}}, codec.Event{Type: codec.EventEnd})
@@ -44,19 +50,21 @@ func upstreamStream(b *testing.B, p codec.Protocol, n int) []*sse.Event {
 
 // BenchmarkStreamDelta measures the translation of one upstream text-delta
 // event into a client event, for every upstream -> client pair: the
-// per-event hot path of a streamed response.
+// per-event hot path of a streamed response. The deltas of the stream
+// (benchTexts) are translated in turn.
 func BenchmarkStreamDelta(b *testing.B) {
 	for _, up := range codec.Protocols() {
-		evs := upstreamStream(b, up, 4)
-		// The third event of every protocol's stream is a text delta once
-		// the preamble has passed; find the first one carrying the text.
-		var delta *sse.Event
+		evs := upstreamStream(b, up, len(benchTexts))
+		// The deltas follow the preamble; every text holds " tok" once
+		// (which no member name of any protocol does: "completion_tokens"),
+		// and the events that repeat the whole text hold it more often.
+		var deltas []*sse.Event
 		for _, ev := range evs {
-			if strings.Contains(string(ev.Data), "a token") {
-				delta = ev
-				break
+			if strings.Count(string(ev.Data), " tok") == 1 {
+				deltas = append(deltas, ev)
 			}
 		}
+		delta := deltas[0]
 		for _, client := range codec.Protocols() {
 			b.Run(string(up)+"->"+string(client), func(b *testing.B) {
 				dec := codectest.StreamDecoder(up)
@@ -73,8 +81,19 @@ func BenchmarkStreamDelta(b *testing.B) {
 						dst = enc.Encode(dst[:0], &out[i])
 					}
 				}
+				// And its deltas once, so that the buffers have grown.
+				for _, ev := range deltas {
+					out = dec.Decode(out[:0], ev.Name, ev.Data, ev.Bare)
+					dst = dst[:0]
+					for i := range out {
+						dst = enc.Encode(dst, &out[i])
+					}
+				}
 				b.ReportAllocs()
+				n := 0
 				for b.Loop() {
+					delta := deltas[n%len(deltas)]
+					n++
 					out = dec.Decode(out[:0], delta.Name, delta.Data, delta.Bare)
 					dst = dst[:0]
 					for i := range out {

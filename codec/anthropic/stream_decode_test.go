@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"bytes"
 	"os"
 	"strings"
 	"testing"
@@ -520,11 +521,21 @@ func BenchmarkAnthropicStreamDecodeDelta(b *testing.B) {
 	name := []byte("content_block_delta")
 	out := dec.Decode(nil, []byte("message_start"), []byte(`{"type":"message_start","message":{"id":"msg_1","model":"claude-x","usage":{"input_tokens":10,"output_tokens":1}}}`), false)
 	out = dec.Decode(out, []byte("content_block_start"), []byte(`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`), false)
+	// The texts differ from one delta to the next, as a real stream's do;
+	// benchDelta comes last.
+	var events [][]byte
+	for _, text := range []string{` the`, ` quick brown`, `:`, ` \"fox\"`, ` jumps over the lazy dog`} {
+		events = append(events, bytes.Replace(benchDelta, []byte(` are:\n- 2 + 3 = `), []byte(text), 1))
+	}
+	events = append(events, benchDelta)
 	b.ReportAllocs()
 	b.SetBytes(int64(len(benchDelta)))
+	n := 0
 	for b.Loop() {
-		out = dec.Decode(out[:0], name, benchDelta, false)
+		out = dec.Decode(out[:0], name, events[n%len(events)], false)
+		n++
 	}
+	out = dec.Decode(out[:0], name, benchDelta, false)
 	if len(out) != 1 || out[0].Text != " are:\n- 2 + 3 = " {
 		b.Fatalf("decoded %+v", out)
 	}

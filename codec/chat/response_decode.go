@@ -447,7 +447,9 @@ func usageDetail(v gjson.Result, path, field string, dst *int64) *codec.Error {
 	var err *codec.Error
 	for key, member := range jsonx.Members(v.Raw, nil) {
 		value := member.Result()
-		if key == field {
+		if key == field && upstreamInt(value, "", dst) != nil {
+			// The path is built only for the error: a usage chunk
+			// per stream reads this.
 			err = upstreamInt(value, path+"."+field, dst)
 		}
 		if err != nil {

@@ -187,6 +187,15 @@ func (d *streamDecoder) chunk(out []codec.Event, c *chunk) []codec.Event {
 	return out
 }
 
+// valueOf returns the value v of a walk, with strings unescaped into the
+// walk's arena; a missing value (the zero Value) is null.
+func valueOf(v jsonx.Value) gjson.Result {
+	if v.Raw == "" {
+		return gjson.Result{}
+	}
+	return v.Result()
+}
+
 // result returns the value of the raw JSON value raw, with strings
 // unescaped into the arena; a missing value is null.
 func (d *streamDecoder) result(raw string) gjson.Result {
@@ -355,13 +364,16 @@ func (d *streamDecoder) toolCall(out []codec.Event, path, raw string) ([]codec.E
 // raw JSON values ("" when absent), collected first so that the events do
 // not depend on key order.
 type delta struct {
-	content, refusal, toolCalls, annotations string
+	toolCalls, annotations string
 	// legacy is the legacy function_call; audio the audio answer.
 	legacy, audio string
+	// The texts are kept as the walk's values, which know whether their
+	// literals hold escapes: reading them needs no search for a backslash.
+	content, refusal jsonx.Value
 	// reasoning is reasoning_content (DeepSeek and most compatible
 	// servers); reasoningAlias is reasoning, vLLM's and OpenRouter's name
 	// for the same text, which some servers send beside it.
-	reasoning, reasoningAlias string
+	reasoning, reasoningAlias jsonx.Value
 }
 
 // delta decodes choices[0].delta: reasoning first (the model reasons before
@@ -372,15 +384,15 @@ func (d *streamDecoder) delta(out []codec.Event, raw string) ([]codec.Event, *co
 	for key, value := range jsonx.Members(raw, &d.text) {
 		switch key {
 		case "content":
-			f.content = value.Raw
+			f.content = value
 		case "refusal":
-			f.refusal = value.Raw
+			f.refusal = value
 		case "tool_calls":
 			f.toolCalls = value.Raw
 		case "reasoning_content":
-			f.reasoning = value.Raw
+			f.reasoning = value
 		case "reasoning":
-			f.reasoningAlias = value.Raw
+			f.reasoningAlias = value
 		case "function_call":
 			f.legacy = value.Raw
 		case "audio":
@@ -404,16 +416,16 @@ func (d *streamDecoder) delta(out []codec.Event, raw string) ([]codec.Event, *co
 		return out, err
 	}
 	field := "reasoning_content"
-	if isNull(f.reasoning) || f.reasoning == `""` {
+	if isNull(f.reasoning.Raw) || f.reasoning.Raw == `""` {
 		f.reasoning, field = f.reasoningAlias, "reasoning"
 	}
-	if out, err = d.textDelta(out, codec.PartReasoning, field, f.reasoning); err != nil {
+	if out, err = d.textDelta(out, codec.PartReasoning, field, valueOf(f.reasoning)); err != nil {
 		return out, err
 	}
-	if out, err = d.textDelta(out, codec.PartText, "content", f.content); err != nil {
+	if out, err = d.textDelta(out, codec.PartText, "content", valueOf(f.content)); err != nil {
 		return out, err
 	}
-	if out, err = d.textDelta(out, codec.PartRefusal, "refusal", f.refusal); err != nil {
+	if out, err = d.textDelta(out, codec.PartRefusal, "refusal", valueOf(f.refusal)); err != nil {
 		return out, err
 	}
 	out = d.annotations(out, f.annotations)
@@ -458,7 +470,7 @@ func (d *streamDecoder) audio(out []codec.Event, raw string) ([]codec.Event, *co
 	if transcript.Type == gjson.Null {
 		return out, nil
 	}
-	return d.textDelta(out, codec.PartText, "audio.transcript", transcript.Raw)
+	return d.textDelta(out, codec.PartText, "audio.transcript", transcript)
 }
 
 // flushAudio appends the state part that keeps the audio answer's id
@@ -546,8 +558,7 @@ func (d *streamDecoder) annotations(out []codec.Event, raw string) []codec.Event
 // part start when no part of that kind is open (closing another first),
 // then the delta. Empty and null values produce nothing: they open the
 // stream ("content":"" or "refusal":"" beside role).
-func (d *streamDecoder) textDelta(out []codec.Event, kind codec.PartType, field, raw string) ([]codec.Event, *codec.Error) {
-	v := d.result(raw)
+func (d *streamDecoder) textDelta(out []codec.Event, kind codec.PartType, field string, v gjson.Result) ([]codec.Event, *codec.Error) {
 	switch {
 	case v.Type == gjson.Null:
 		return out, nil

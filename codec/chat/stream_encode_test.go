@@ -232,14 +232,22 @@ func TestChatStreamDeltaAllocations(t *testing.T) {
 	}
 }
 
+// BenchmarkChatStreamDecodeDelta decodes text deltas like
+// streamDeltaEvent whose texts differ from one to the next, as a real
+// stream's do.
 func BenchmarkChatStreamDecodeDelta(b *testing.B) {
 	dec := newStreamDecoder()
-	data := []byte(streamDeltaEvent)
-	out := dec.Decode(nil, nil, data, false)
+	var events [][]byte
+	for _, text := range []string{` Day\n\n**Date`, ` the`, ` quick brown`, `:`, ` \"fox\"`, ` jumps over the lazy dog`} {
+		events = append(events, []byte(strings.Replace(streamDeltaEvent, ` Day\n\n**Date`, text, 1)))
+	}
+	out := dec.Decode(nil, nil, events[0], false)
 	b.ReportAllocs()
-	b.SetBytes(int64(len(data)))
+	b.SetBytes(int64(len(events[0])))
+	n := 0
 	for b.Loop() {
-		out = dec.Decode(out[:0], nil, data, false)
+		out = dec.Decode(out[:0], nil, events[n%len(events)], false)
+		n++
 	}
 }
 

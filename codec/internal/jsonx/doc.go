@@ -10,11 +10,15 @@
 // literals hold escapes. Decoders then walk members from the tape without
 // rescanning any bytes, and escaped strings are unescaped into one Arena
 // sized from that count, so a document costs one allocation for all its
-// text. A decoder that only moves a string need not unescape it at all:
-// the validating pass also finds whether a literal escapes a UTF-16
-// surrogate (Value.Copyable), so a literal that says exactly what
-// escaping its text would can be copied as it is, read shallowly
-// (Value.Shallow) and unescaped only if something reads it. Writing goes
+// text. Consecutive events of a stream share a prefix (a text delta
+// repeats what comes before its text), so Arena.IndexEvent resumes each
+// event's scan on the previous event's tape where the two stop sharing
+// bytes, with the result of a scan from the start (reuse.go). A decoder
+// that only moves a string need not unescape it at all: the validating
+// pass also finds whether a literal escapes a UTF-16 surrogate
+// (Value.Copyable), so a literal that says exactly what escaping its text
+// would can be copied as it is, read shallowly (Value.Shallow) and
+// unescaped only if something reads it. Writing goes
 // the other way: AppendString escapes text as encoding/json does, into a
 // caller's buffer. SkimMembers reads the top level of a body not yet
 // validated, for the member or two read before decoding.

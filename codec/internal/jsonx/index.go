@@ -36,6 +36,16 @@ type Index struct {
 	// escapedBytes is the length of the document's string literals that
 	// hold escapes: room enough for all its unescaped strings.
 	escapedBytes int
+
+	// prev is a copy of the first bytes of the stream event indexed last
+	// (keepPrefix), when it was valid, and empty otherwise: the next
+	// event's scan resumes within the prefix the two share (reuse.go).
+	prev []byte
+	// shared is how many bytes the event indexed last shares with the
+	// one before, which x.prev then holds already; last is where its
+	// scan resumed.
+	shared int
+	last   resumePoint
 }
 
 // valueToken is one value or object key of a document: its bytes (for a
@@ -72,10 +82,26 @@ func IndexDocument(s string) *Index {
 
 // build validates s and makes x its index, reporting whether s is valid.
 func (x *Index) build(s string) bool {
-	if !scanJSON(s, x) {
+	x.prev = x.prev[:0]
+	if !scanJSON(s, x, false) {
 		return false
 	}
 	x.base, x.size, x.cursor, x.walked = unsafe.StringData(s), len(s), 0, 0
+	return true
+}
+
+// buildEvent is build for the next event of a stream: the scan resumes
+// within the prefix s shares with the event x indexed last, if any, and
+// the start of s is kept for the next event. The index is the one build
+// would make.
+func (x *Index) buildEvent(s string) bool {
+	reuse := len(x.prev) > 0
+	if !scanJSON(s, x, reuse) {
+		x.prev, x.last.k = x.prev[:0], 0
+		return false
+	}
+	x.base, x.size, x.cursor, x.walked = unsafe.StringData(s), len(s), 0, 0
+	x.keepPrefix(s)
 	return true
 }
 

@@ -65,8 +65,18 @@ func (a *Arena) Reset() { a.buf, a.index = a.buf[:0], nil }
 // it is valid JSON. It records the event's structure in x (the decoder's own
 // index, reused from event to event) and makes x the arena's index, for the
 // walks over the event that follow.
+//
+// Consecutive events of a stream share a long prefix, which x already
+// validated and indexed for the previous event: x keeps a copy of that
+// event's first bytes (at most maxReusedPrefix), and the scan of s resumes
+// at the last token that starts within the prefix s shares with them,
+// keeping the tokens before it. The result, valid or not and the index
+// itself, is exactly what a scan of s from its start gives, whatever
+// document x indexed before: what it compares s with is its own copy,
+// never the previous event's buffer, which the caller may have reused for
+// s (FuzzIndexEventReuse holds the two scans to each other).
 func (a *Arena) IndexEvent(s string, x *Index) bool {
-	if !x.build(s) {
+	if !x.buildEvent(s) {
 		a.index = nil
 		return false
 	}

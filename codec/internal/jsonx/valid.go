@@ -20,30 +20,27 @@ import (
 // without a branch per byte or per escape. IndexDocument and
 // Arena.IndexEvent validate the same way and also record the document's
 // structure.
-func Valid(s string) bool { return scanJSON(s, nil) }
+func Valid(s string) bool { return scanJSON(s, nil, false) }
 
 // scanJSON is Valid that also records, when x is not nil, every value
-// and key of s (see Index), in the same pass.
-func scanJSON(s string, x *Index) bool {
+// and key of s (see Index), in the same pass. With reuse, x holds the
+// previous event's tape and prefix (Index.keepPrefix), and the scan
+// resumes where s stops sharing them (see reuse.go).
+func scanJSON(s string, x *Index, reuse bool) bool {
 	// stack holds one bit per open container: 1 for an object, 0 for an
-	// array; depth counts them. open holds the index in x.tokens of each
+	// array; depth counts them (unsigned, so that finding a bit is a
+	// shift and a mask). open holds the index in x.tokens of each
 	// open container when recording.
 	var small [4]uint64
 	stack := small[:]
-	depth := 0
+	depth := uint(0)
 	var smallOpen [32]int32
 	open := smallOpen[:0]
-	if x != nil {
-		x.tokens, x.escapedBytes = x.tokens[:0], 0
-		if len(s) > math.MaxInt32 {
-			x = nil // offsets are int32; such a document is walked without an index
-		}
-	}
 	// inObject says whether the innermost open container is an object:
 	// kept beside the stack, since every comma and close asks.
 	inObject := false
 	push := func(obj bool) {
-		if depth/64 == len(stack) {
+		if depth/64 == uint(len(stack)) {
 			stack = append(stack, 0)
 		}
 		if obj {
@@ -54,8 +51,32 @@ func scanJSON(s string, x *Index) bool {
 		depth++
 		inObject = obj
 	}
+	i := 0
+	if x != nil {
+		switch {
+		case len(s) > math.MaxInt32:
+			x.reset()
+			x = nil // offsets are int32; such a document is walked without an index
+		case reuse:
+			var key bool
+			if i, key, open = x.resume(s, open); i > 0 {
+				for _, c := range open {
+					push(s[x.tokens[c].start] == '{')
+				}
+				// Where the previous event's token started, s may have
+				// whitespace that the scan from the start skips first.
+				i = SkipSpace(s, i)
+				if key {
+					goto key
+				}
+				goto value
+			}
+		default:
+			x.reset()
+		}
+	}
 
-	i := SkipSpace(s, 0)
+	i = SkipSpace(s, 0)
 value:
 	// A value is expected at i.
 	if i >= len(s) {

@@ -98,6 +98,27 @@ func BenchmarkValidJSON(b *testing.B) {
 				x.Release()
 			}
 		})
+		if doc.name == "chunk" {
+			// A stream's chunks, one after another into the decoder's
+			// index, with texts that differ as a real stream's do.
+			var chunks []string
+			for _, text := range []string{` Day\n\n**Date`, ` the`, ` quick brown`, `:`, ` \"fox\"`, ` jumps over the lazy dog`} {
+				chunks = append(chunks, strings.Replace(body, ` Day\n\n**Date`, text, 1))
+			}
+			b.Run(doc.name+"/IndexEvent", func(b *testing.B) {
+				b.SetBytes(int64(len(body)))
+				b.ReportAllocs()
+				var x Index
+				var a Arena
+				n := 0
+				for b.Loop() {
+					if !a.IndexEvent(chunks[n%len(chunks)], &x) {
+						b.Fatal("invalid")
+					}
+					n++
+				}
+			})
+		}
 		b.Run(doc.name+"/gjson.Valid", func(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			for b.Loop() {
