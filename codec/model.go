@@ -145,8 +145,10 @@ type Part struct {
 	ToolName string
 	// Arguments is a tool call's arguments as the text of one JSON object
 	// ("{}" for none). Protocols that carry arguments as a JSON string
-	// (OpenAI) are unquoted into it; those that carry an object (Anthropic
-	// input, Gemini args) are copied as is.
+	// (OpenAI) keep the string's literal in it until something reads the
+	// arguments (SetEscapedArguments), so it is read only through
+	// ArgumentsValue; those that carry an object (Anthropic input, Gemini
+	// args) are copied as is.
 	Arguments string
 	// Content is a tool result's content: text and image parts.
 	Content []Part
@@ -191,6 +193,11 @@ type Part struct {
 	// text was never unescaped (SetEscapedText) holds the literal in Text
 	// itself, the very same string, until TextValue unescapes it.
 	literal, literalOf string
+	// argumentsLiteral and argumentsLiteralOf are literal and literalOf
+	// for Arguments: the body of the JSON string literal that a request
+	// decoder read the arguments from, and the arguments it unescaped to
+	// once read (SetEscapedArguments, ArgumentsValue, JSONArguments).
+	argumentsLiteral, argumentsLiteralOf string
 }
 
 // Citation is a web source that a span of a text part cites.
