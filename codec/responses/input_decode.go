@@ -494,22 +494,19 @@ func reasoningTexts(v gjson.Result, path, typ string, req *request) (string, *co
 // holds the text of one JSON object: kept as its literal when it may be
 // (wire.KeepEscapedArguments), else unquoted; "" (no arguments) stays "".
 func arguments(p *codec.Part, v jsonx.Value, path, field string) *codec.Error {
-	if wire.KeepEscapedArguments(p, v, objectArguments) {
+	if wire.KeepEscapedArguments(p, v, jsonx.IsObject) {
 		return nil
 	}
 	s, err := wire.ReadStringAt(v.Result(), path, field)
 	if err != nil || s == "" {
 		return err
 	}
-	if !objectArguments(s) {
+	if !jsonx.IsObject(s) {
 		return codec.InvalidRequest(path+field, "must be a JSON object in a string")
 	}
 	p.Arguments = s
 	return nil
 }
-
-// objectArguments reports whether s is the text of one JSON object.
-func objectArguments(s string) bool { return jsonx.Valid(s) && gjson.Parse(s).IsObject() }
 
 // decodeOutputItem decodes a function_call_output item: the
 // result of a tool call, a PartToolResult of a user message. Its output is a
