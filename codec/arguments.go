@@ -34,7 +34,7 @@ func (p *Part) ArgumentsValue() string {
 		return p.Arguments
 	}
 	args := (*jsonx.Arena)(nil).Unescape(raw)
-	p.Arguments, p.argumentsLiteralOf = args, args
+	p.Arguments, p.literalOf = args, args
 	return args
 }
 
@@ -47,7 +47,7 @@ func (p *Part) ArgumentsValue() string {
 // shorter than their literal, and assigning Arguments any other string
 // ends the state).
 func (p *Part) EscapedArguments() (raw string, ok bool) {
-	lit := p.argumentsLiteral
+	lit := p.literal
 	return lit, lit != "" && len(p.Arguments) == len(lit) && unsafe.StringData(p.Arguments) == unsafe.StringData(lit)
 }
 
@@ -60,9 +60,13 @@ func (p *Part) EscapedArguments() (raw string, ok bool) {
 // copying raw says exactly what escaping the arguments would: raw is valid
 // UTF-8 and escapes no surrogate (jsonx.Value.Copyable). Encoders that
 // write arguments as an object rely on the first: they do not validate
-// arguments still escaped again.
+// arguments still escaped again. A text the part holds still escaped is
+// unescaped first: the part keeps one literal (see Part.literal).
 func (p *Part) SetEscapedArguments(raw string) {
-	p.Arguments, p.argumentsLiteral, p.argumentsLiteralOf = raw, raw, ""
+	if _, escaped := p.escapedText(); escaped {
+		p.TextValue()
+	}
+	p.Arguments, p.literal, p.literalOf = raw, raw, ""
 }
 
 // JSONArguments returns the body of the JSON string literal that says the
@@ -74,8 +78,8 @@ func (p *Part) JSONArguments() (raw string, ok bool) {
 	if raw, ok := p.EscapedArguments(); ok {
 		return raw, true
 	}
-	if p.argumentsLiteral != "" && p.Arguments == p.argumentsLiteralOf {
-		return p.argumentsLiteral, true
+	if p.literal != "" && p.Arguments != "" && p.Arguments == p.literalOf {
+		return p.literal, true
 	}
 	return "", false
 }

@@ -81,3 +81,49 @@ func TestPartArgumentsStates(t *testing.T) {
 		}
 	}
 }
+
+// TestPartOneLiteral checks that a part keeps one literal, of its text or
+// of its arguments: setting one unescapes the other if it is still
+// escaped, so that neither is ever read or written as escapes, and
+// neither field's accessors give the other's literal.
+func TestPartOneLiteral(t *testing.T) {
+	const rawText, text = `a\nb`, "a\nb"
+	const rawArgs, args = `{\"a\":1}`, `{"a":1}`
+	check := func(name string, p *codec.Part, textLiteral, argsLiteral string) {
+		t.Helper()
+		if lit, ok := p.JSONText(); lit != textLiteral || ok != (textLiteral != "") {
+			t.Errorf("%s: JSONText %q %v, want %q", name, lit, ok, textLiteral)
+		}
+		if lit, ok := p.JSONArguments(); lit != argsLiteral || ok != (argsLiteral != "") {
+			t.Errorf("%s: JSONArguments %q %v, want %q", name, lit, ok, argsLiteral)
+		}
+		if got := p.TextValue(); got != text {
+			t.Errorf("%s: TextValue %q, want %q", name, got, text)
+		}
+		if got := p.ArgumentsValue(); got != args {
+			t.Errorf("%s: ArgumentsValue %q, want %q", name, got, args)
+		}
+	}
+	var p codec.Part
+	p.SetEscapedArguments(rawArgs)
+	p.SetEscapedText(rawText)
+	check("arguments, then text", &p, rawText, "")
+
+	p = codec.Part{}
+	p.SetEscapedText(rawText)
+	p.SetEscapedArguments(rawArgs)
+	check("text, then arguments", &p, "", rawArgs)
+
+	p = codec.Part{}
+	p.SetEscapedArguments(rawArgs)
+	p.SetTextLiteral(text, rawText)
+	check("arguments, then a text's kept literal", &p, rawText, "")
+
+	// Each field alone: the other's accessors give no literal.
+	p = codec.Part{Text: text}
+	p.SetEscapedArguments(rawArgs)
+	check("a written text, escaped arguments", &p, "", rawArgs)
+	p = codec.Part{Arguments: args}
+	p.SetEscapedText(rawText)
+	check("written arguments, an escaped text", &p, rawText, "")
+}

@@ -13,6 +13,9 @@ func ReportsUsage(p Protocol, name, data string) bool {
 // literal they were decoded from, as decoders left them before arguments
 // were kept escaped: what the literal's path is held against.
 func ForgetArgumentsLiteral(p *Part) {
-	p.Arguments = strings.Clone(p.ArgumentsValue())
-	p.argumentsLiteral, p.argumentsLiteralOf = "", ""
+	args := strings.Clone(p.ArgumentsValue())
+	if _, ok := p.JSONArguments(); ok {
+		p.literal, p.literalOf = "", ""
+	}
+	p.Arguments = args
 }

@@ -192,12 +192,14 @@ type Part struct {
 	// as unescaping it did (SetTextLiteral, TextLiteral). A part whose
 	// text was never unescaped (SetEscapedText) holds the literal in Text
 	// itself, the very same string, until TextValue unescapes it.
+	//
+	// A tool call's Arguments use the same two fields, and a part keeps
+	// one literal: a tool call has no text, and setting the literal of
+	// one field first unescapes the other if it is still escaped
+	// (SetEscapedArguments, ArgumentsValue, JSONArguments). The pair says
+	// only that literal is what literalOf escapes to, which holds
+	// whichever field it came from.
 	literal, literalOf string
-	// argumentsLiteral and argumentsLiteralOf are literal and literalOf
-	// for Arguments: the body of the JSON string literal that a request
-	// decoder read the arguments from, and the arguments it unescaped to
-	// once read (SetEscapedArguments, ArgumentsValue, JSONArguments).
-	argumentsLiteral, argumentsLiteralOf string
 }
 
 // Citation is a web source that a span of a text part cites.

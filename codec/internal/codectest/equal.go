@@ -39,8 +39,7 @@ func equalValue(a, b reflect.Value) bool {
 		}
 		for i := range a.NumField() {
 			switch name := a.Type().Field(i).Name; {
-			case a.Type() == partType && (name == "literal" || name == "literalOf" || name == "argumentsLiteral" || name == "argumentsLiteralOf" ||
-				(name == "Text" || name == "Arguments") && a.CanInterface()),
+			case a.Type() == partType && (name == "literal" || name == "literalOf" || (name == "Text" || name == "Arguments") && a.CanInterface()),
 				a.Type() == requestType && name == "scratch":
 				continue
 			}
