@@ -12,8 +12,8 @@ import (
 // the text of the object itself. Decoded from a JSON string literal with
 // escapes (OpenAI's arguments strings, where every quote of the object is
 // escaped), they are either unescaped with their literal kept beside them
-// or, until something reads them, not unescaped at all: Arguments then
-// holds the literal itself (SetEscapedArguments). Most arguments are only
+// (SetArgumentsLiteral) or, until something reads them, not unescaped at
+// all: Arguments then holds the literal itself (SetEscapedArguments). Most arguments are only
 // moved from the client's body to the upstream's, so they are unescaped
 // only when read, and every reader goes through ArgumentsValue (a test of
 // the package holds every reader of the module to it). Encoders that
@@ -67,6 +67,21 @@ func (p *Part) SetEscapedArguments(raw string) {
 		p.TextValue()
 	}
 	p.Arguments, p.literal, p.literalOf = raw, raw, ""
+}
+
+// SetArgumentsLiteral sets p.Arguments to args and records raw, the body
+// of the JSON string literal (escapes intact, quotes left out) that args
+// was unescaped from, for string-form encoders to copy while the arguments
+// are unchanged (JSONArguments). Request decoders call it, as they call
+// SetEscapedArguments, only for arguments they validated as one JSON
+// object whose literal may be copied, where they unescaped it anyway and
+// keeping the text costs nothing. A text the part holds still escaped is
+// unescaped first: the part keeps one literal (see Part.literal).
+func (p *Part) SetArgumentsLiteral(args, raw string) {
+	if _, escaped := p.escapedText(); escaped {
+		p.TextValue()
+	}
+	p.Arguments, p.literal, p.literalOf = args, raw, args
 }
 
 // JSONArguments returns the body of the JSON string literal that says the

@@ -128,64 +128,89 @@ func FuzzArgumentsLiteral(f *testing.F) {
 		}
 		lit := argumentsLiteral(args, style)
 		for from, body := range argumentsBodies(lit) {
-			var req, plain codec.Request
-			if codec.DecodeRequest(from, body, &req) != nil {
-				continue
-			}
-			if err := codec.DecodeRequest(from, body, &plain); err != nil {
-				t.Fatalf("%s: decodes once, then %v", from, err)
-			}
-			call := &req.Messages[1].Parts[0]
-			if from == codec.OpenAIResponses {
-				call = &req.Messages[0].Parts[0]
-			}
-			kept, escaped := call.EscapedArguments()
-			if escaped {
-				if surrogateEscape(kept) {
-					t.Fatalf("%s: a literal that escapes a surrogate is kept: %s", from, kept)
-				}
-				var text string
-				if err := json.Unmarshal([]byte(`"`+kept+`"`), &text); err != nil {
-					t.Fatalf("%s: kept literal %s: %v", from, kept, err)
-				}
-				if got := call.ArgumentsValue(); got != text {
-					t.Fatalf("%s: ArgumentsValue %q, the literal says %q", from, got, text)
-				}
-				call.SetEscapedArguments(kept) // the read kept the literal; escaped again, as decoded
-			}
-			// The literal is written as escaping writes it: then every
-			// body must be the same bytes.
-			canonical := !escaped || string(jsonx.AppendStringBody(nil, plainArguments(t, kept))) == kept
-			eachPart(&plain, codec.ForgetArgumentsLiteral)
-			for _, to := range codec.Protocols() {
-				r, p := req, plain
-				r.Dropped, p.Dropped = nil, nil
-				r.Messages, p.Messages = cloneMessages(req.Messages), cloneMessages(plain.Messages)
-				if to.ModelInPath() {
-					r.Model, p.Model = "m", "m"
-				}
-				with, err := codec.AppendRequest(nil, to, &r, codec.EncodeOptions{})
-				without, errPlain := codec.AppendRequest(nil, to, &p, codec.EncodeOptions{})
-				if fmt.Sprint(err) != fmt.Sprint(errPlain) {
-					t.Fatalf("%s to %s: fails with %v, and unescaped with %v", from, to, err, errPlain)
-				}
-				if err != nil {
-					continue
-				}
-				if canonical && !bytes.Equal(with, without) {
-					t.Fatalf("%s to %s: with the literal\n%s\nunescaped\n%s", from, to, with, without)
-				}
-				var a, b any
-				if json.Unmarshal(with, &a) != nil || json.Unmarshal(without, &b) != nil || !reflect.DeepEqual(a, b) {
-					t.Fatalf("%s to %s: with the literal\n%s\nunescaped\n%s", from, to, with, without)
-				}
+			for _, primed := range []bool{false, true} {
+				checkArgumentsLiteral(t, from, body, primed)
 			}
 		}
 	})
 }
 
+// primer is a request whose surrogate escapes are unescaped at decode:
+// decoded first into a Request, it leaves the arena of the next decode
+// into it room for every string (wire.KeepEscapedArguments then keeps
+// arguments unescaped, with their literal).
+var primer = []byte(`{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"` + strings.Repeat(`\ud83d\ude00`, 4096) + `"}]}`)
+
+// checkArgumentsLiteral decodes body, a request of protocol from, into a
+// fresh Request or (primed) one whose arena has room, and holds its
+// translations to every protocol to those of the same request with its
+// arguments unescaped and their literal forgotten.
+func checkArgumentsLiteral(t *testing.T, from codec.Protocol, body []byte, primed bool) {
+	var req, plain codec.Request
+	if primed {
+		if err := codec.DecodeRequest(codec.AnthropicMessages, primer, &req); err != nil {
+			t.Fatal(err)
+		}
+		req.Reset()
+	}
+	if codec.DecodeRequest(from, body, &req) != nil {
+		return
+	}
+	if err := codec.DecodeRequest(from, body, &plain); err != nil {
+		t.Fatalf("%s: decodes once, then %v", from, err)
+	}
+	at := 1 // the assistant message of the Chat body
+	if from == codec.OpenAIResponses {
+		at = 0
+	}
+	call := req.Messages[at].Parts[0]
+	kept, ok := call.JSONArguments()
+	if _, escaped := call.EscapedArguments(); ok && escaped == primed {
+		t.Fatalf("%s (primed %v): kept escaped %v", from, primed, escaped)
+	}
+	if ok {
+		if surrogateEscape(kept) {
+			t.Fatalf("%s: a literal that escapes a surrogate is kept: %s", from, kept)
+		}
+		var text string
+		if err := json.Unmarshal([]byte(`"`+kept+`"`), &text); err != nil {
+			t.Fatalf("%s: kept literal %s: %v", from, kept, err)
+		}
+		if got := call.ArgumentsValue(); got != text {
+			t.Fatalf("%s: ArgumentsValue %q, the literal says %q", from, got, text)
+		}
+	}
+	// The literal is written as escaping writes it: then every body must
+	// be the same bytes.
+	canonical := !ok || string(jsonx.AppendStringBody(nil, plainArguments(kept))) == kept
+	eachPart(&plain, codec.ForgetArgumentsLiteral)
+	for _, to := range codec.Protocols() {
+		r, p := req, plain
+		r.Dropped, p.Dropped = nil, nil
+		r.Messages, p.Messages = cloneMessages(req.Messages), cloneMessages(plain.Messages)
+		if to.ModelInPath() {
+			r.Model, p.Model = "m", "m"
+		}
+		with, err := codec.AppendRequest(nil, to, &r, codec.EncodeOptions{})
+		without, errPlain := codec.AppendRequest(nil, to, &p, codec.EncodeOptions{})
+		if fmt.Sprint(err) != fmt.Sprint(errPlain) {
+			t.Fatalf("%s to %s (primed %v): fails with %v, and unescaped with %v", from, to, primed, err, errPlain)
+		}
+		if err != nil {
+			continue
+		}
+		if canonical && !bytes.Equal(with, without) {
+			t.Fatalf("%s to %s (primed %v): with the literal\n%s\nunescaped\n%s", from, to, primed, with, without)
+		}
+		var a, b any
+		if json.Unmarshal(with, &a) != nil || json.Unmarshal(without, &b) != nil || !reflect.DeepEqual(a, b) {
+			t.Fatalf("%s to %s (primed %v): with the literal\n%s\nunescaped\n%s", from, to, primed, with, without)
+		}
+	}
+}
+
 // plainArguments returns the text of an arguments literal.
-func plainArguments(t *testing.T, lit string) string {
+func plainArguments(lit string) string {
 	var p codec.Part
 	p.SetEscapedArguments(lit)
 	return p.ArgumentsValue()

@@ -31,6 +31,16 @@ func TestPartArgumentsStates(t *testing.T) {
 			p.SetEscapedArguments(raw)
 			return p
 		}, args: args, escaped: true, literal: raw, size: len(raw), changed: `{}`},
+		{name: "unescaped", part: func() codec.Part {
+			p := codec.Part{Type: codec.PartToolCall}
+			p.SetArgumentsLiteral(args, raw)
+			return p
+		}, args: args, literal: raw, size: len(args), changed: `{}`},
+		{name: "unescaped, written the same arguments", part: func() codec.Part {
+			p := codec.Part{Type: codec.PartToolCall}
+			p.SetArgumentsLiteral(args, raw)
+			return p
+		}, args: args, literal: raw, size: len(args), changed: args, literalThen: true},
 		// Written the arguments they held, a part that kept them escaped
 		// no longer knows the literal says them: they are escaped again.
 		{name: "escaped, written the same arguments", part: func() codec.Part {
@@ -118,6 +128,11 @@ func TestPartOneLiteral(t *testing.T) {
 	p.SetEscapedArguments(rawArgs)
 	p.SetTextLiteral(text, rawText)
 	check("arguments, then a text's kept literal", &p, rawText, "")
+
+	p = codec.Part{}
+	p.SetEscapedText(rawText)
+	p.SetArgumentsLiteral(args, rawArgs)
+	check("text, then the arguments' kept literal", &p, "", rawArgs)
 
 	// Each field alone: the other's accessors give no literal.
 	p = codec.Part{Text: text}

@@ -344,7 +344,7 @@ func (d *requestDecoder) toolCall(path string, v gjson.Result) *codec.Error {
 	case args.Type != gjson.String:
 		return wire.WrongType(path+".function.arguments", "string", args)
 	}
-	if !wire.KeepEscapedArguments(&p, argsV, untrimmedArguments) {
+	if !wire.KeepEscapedArguments(&p, argsV, &d.req.Text, untrimmedArguments) {
 		var ok bool
 		if p.Arguments, ok = arguments(argsV.Result().Str); !ok {
 			return codec.InvalidRequest(path+".function.arguments", "must be the text of a JSON object")

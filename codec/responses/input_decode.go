@@ -312,7 +312,7 @@ func decodeCall(item gjson.Result, i int, parts []codec.Part, custom bool, req *
 	var have uint8 // bits: call_id, name, arguments
 	for key, member := range jsonx.Members(item.Raw, &req.Text) {
 		if key == argsKey && !custom {
-			err = arguments(&p, member, path, ".arguments")
+			err = arguments(&p, member, &req.Text, path, ".arguments")
 			have |= 4
 			if err != nil {
 				break
@@ -493,8 +493,8 @@ func reasoningTexts(v gjson.Result, path, typ string, req *request) (string, *co
 // arguments sets p's arguments from v, an OpenAI arguments string that
 // holds the text of one JSON object: kept as its literal when it may be
 // (wire.KeepEscapedArguments), else unquoted; "" (no arguments) stays "".
-func arguments(p *codec.Part, v jsonx.Value, path, field string) *codec.Error {
-	if wire.KeepEscapedArguments(p, v, jsonx.IsObject) {
+func arguments(p *codec.Part, v jsonx.Value, a *jsonx.Arena, path, field string) *codec.Error {
+	if wire.KeepEscapedArguments(p, v, a, jsonx.IsObject) {
 		return nil
 	}
 	s, err := wire.ReadStringAt(v.Result(), path, field)

@@ -8,6 +8,20 @@ import "sync"
 // must come from a document that passed Valid.
 func AppendUnescaped(dst []byte, s string) []byte { return appendUnescaped(dst, s) }
 
+// UnescapeInRoom is Unescape where the arena's buffer has room for s
+// already: it reports false, and allocates nothing, where Unescape would
+// allocate the buffer. A decoder that must unescape a literal only to
+// check it, and can move the literal instead of the text, keeps the text
+// when keeping it is free, and checks it from a scratch buffer otherwise
+// (CheckUnescaped): the first string a document unescapes allocates the
+// buffer for all of them.
+func (a *Arena) UnescapeInRoom(s string) (string, bool) {
+	if cap(a.buf)-len(a.buf) < len(s)+16 {
+		return "", false
+	}
+	return a.Unescape(s), true
+}
+
 // CheckUnescaped reports what check says of the body s of a JSON string
 // literal unescaped, without keeping the unescaped text: s is unescaped
 // into a pooled buffer that check's argument is a view of, valid only

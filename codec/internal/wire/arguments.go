@@ -8,19 +8,34 @@ import (
 )
 
 // KeepEscapedArguments makes the string value v of a walk, a tool call's
-// arguments carried as a JSON string, p's arguments without unescaping
-// them (Part.SetEscapedArguments), when its literal may be copied as it is
-// (jsonx.Value.Copyable, and valid UTF-8) and valid accepts its text as
-// the protocol's arguments, one JSON object; the text is unescaped for
-// valid into a scratch buffer and not kept. It reports false otherwise,
-// and the decoder reads the value as a string and judges it as it does
-// any other (so a rejected literal's error is the decoder's own).
-func KeepEscapedArguments(p *codec.Part, v jsonx.Value, valid func(string) bool) bool {
+// arguments carried as a JSON string, p's arguments with their literal
+// kept for string-form encoders to copy, when the literal may be copied
+// as it is (jsonx.Value.Copyable, and valid UTF-8) and valid accepts its
+// text as the protocol's arguments, one JSON object. The text must be
+// unescaped to be checked: where the arena a has room for it, it is
+// unescaped there and kept (Part.SetArgumentsLiteral), so that object-form
+// encoders copy it; else it is checked from a scratch buffer and the
+// arguments stay escaped (Part.SetEscapedArguments), so that a document
+// whose other strings need no unescaping allocates no arena for them. It
+// reports false otherwise, and the decoder reads the value as a string and
+// judges it as it does any other (so a rejected literal's error is the
+// decoder's own).
+func KeepEscapedArguments(p *codec.Part, v jsonx.Value, a *jsonx.Arena, valid func(string) bool) bool {
 	if !v.Copyable() {
 		return false
 	}
 	body := v.Raw[1 : len(v.Raw)-1]
-	if !utf8.ValidString(body) || !jsonx.CheckUnescaped(body, valid) {
+	if !utf8.ValidString(body) {
+		return false
+	}
+	if args, ok := a.UnescapeInRoom(body); ok {
+		if !valid(args) {
+			return false
+		}
+		p.SetArgumentsLiteral(args, body)
+		return true
+	}
+	if !jsonx.CheckUnescaped(body, valid) {
 		return false
 	}
 	p.SetEscapedArguments(body)

@@ -25,10 +25,12 @@ func argumentsValue(t *testing.T, body string) jsonx.Value {
 	return jsonx.Value{}
 }
 
-// TestKeepEscapedArguments checks which arguments literals are kept
-// escaped: those with escapes that may be copied and whose text the
-// protocol's test accepts; never one that escapes a surrogate, holds
-// invalid UTF-8 or has no escape (a view of the body needs no literal).
+// TestKeepEscapedArguments checks which arguments literals are kept: those
+// with escapes that may be copied and whose text the protocol's test
+// accepts, still escaped where the arena has no room for the text and
+// unescaped into it where it has; never one that escapes a surrogate,
+// holds invalid UTF-8 or has no escape (a view of the body needs no
+// literal).
 func TestKeepEscapedArguments(t *testing.T) {
 	object := func(s string) bool { return jsonx.IsObject(s) }
 	for _, c := range []struct {
@@ -46,23 +48,33 @@ func TestKeepEscapedArguments(t *testing.T) {
 		{`{"arguments":"{}"}`, false, ""},
 		{`{"arguments":{"a":1}}`, false, ""},
 	} {
-		var p codec.Part
-		kept := KeepEscapedArguments(&p, argumentsValue(t, c.body), object)
-		if kept != c.kept {
-			t.Errorf("%s: kept %v, want %v", c.body, kept, c.kept)
-			continue
-		}
-		if !kept {
-			if p.HasArguments() {
-				t.Errorf("%s: not kept, yet the part has arguments %q", c.body, p.ArgumentsValue())
+		for _, room := range []bool{false, true} {
+			var a jsonx.Arena
+			if room {
+				a = jsonx.NewArena(4096)
+				a.Unescape(`\n`) // allocates the buffer, with room to spare
 			}
-			continue
-		}
-		if _, escaped := p.EscapedArguments(); !escaped {
-			t.Errorf("%s: kept, not escaped", c.body)
-		}
-		if got := p.ArgumentsValue(); got != c.args {
-			t.Errorf("%s: ArgumentsValue %q, want %q", c.body, got, c.args)
+			var p codec.Part
+			kept := KeepEscapedArguments(&p, argumentsValue(t, c.body), &a, object)
+			if kept != c.kept {
+				t.Errorf("%s (room %v): kept %v, want %v", c.body, room, kept, c.kept)
+				continue
+			}
+			if !kept {
+				if p.HasArguments() {
+					t.Errorf("%s: not kept, yet the part has arguments %q", c.body, p.ArgumentsValue())
+				}
+				continue
+			}
+			if _, escaped := p.EscapedArguments(); escaped == room {
+				t.Errorf("%s (room %v): escaped %v", c.body, room, escaped)
+			}
+			if lit, ok := p.JSONArguments(); !ok || `"`+lit+`"` != c.body[len(`{"arguments":`):len(c.body)-1] {
+				t.Errorf("%s (room %v): JSONArguments %q %v", c.body, room, lit, ok)
+			}
+			if got := p.ArgumentsValue(); got != c.args {
+				t.Errorf("%s (room %v): ArgumentsValue %q, want %q", c.body, room, got, c.args)
+			}
 		}
 	}
 }
