@@ -151,7 +151,8 @@ func benchAgentRequest() *codec.Request {
 // request, decode plus encode, as the handler does it.
 func BenchmarkTranslateAgentRequest(b *testing.B) {
 	pairs := [][2]codec.Protocol{{codec.AnthropicMessages, codec.OpenAIChat}, {codec.OpenAIResponses, codec.AnthropicMessages}, {codec.AnthropicMessages, codec.Gemini},
-		{codec.AnthropicMessages, interactions.Gemini}, {interactions.Gemini, codec.AnthropicMessages}}
+		{codec.AnthropicMessages, interactions.Gemini}, {interactions.Gemini, codec.AnthropicMessages},
+		{codec.OpenAIResponses, codec.OpenAIChat}, {codec.OpenAIChat, codec.AnthropicMessages}}
 	for _, pair := range pairs {
 		from, to := pair[0], pair[1]
 		body, err := codec.AppendRequest(nil, from, benchAgentRequest(), codec.EncodeOptions{})

@@ -37,7 +37,7 @@ func partsBytes(ps []Part) int64 {
 		case PartImage, PartDocument, PartAudio:
 			continue
 		}
-		n += int64(p.TextSize() + len(p.Arguments))
+		n += int64(p.TextSize() + p.ArgumentsSize())
 		n += partsBytes(p.Content)
 	}
 	return n

@@ -132,13 +132,20 @@ func countLiterals(req *codec.Request) int {
 		if _, ok := p.JSONText(); ok {
 			n++
 		}
+		if _, ok := p.JSONArguments(); ok {
+			n++
+		}
 	})
 	return n
 }
 
-// dropLiterals makes every part of req forget its literal.
+// dropLiterals makes every part of req forget the literals of its text
+// and arguments.
 func dropLiterals(req *codec.Request) {
-	eachPart(req, func(p *codec.Part) { p.SetTextLiteral(p.TextValue(), "") })
+	eachPart(req, func(p *codec.Part) {
+		p.SetTextLiteral(p.TextValue(), "")
+		codec.ForgetArgumentsLiteral(p)
+	})
 }
 
 // eachPart calls fn for every part of req, tool result contents included.

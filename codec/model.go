@@ -145,8 +145,10 @@ type Part struct {
 	ToolName string
 	// Arguments is a tool call's arguments as the text of one JSON object
 	// ("{}" for none). Protocols that carry arguments as a JSON string
-	// (OpenAI) are unquoted into it; those that carry an object (Anthropic
-	// input, Gemini args) are copied as is.
+	// (OpenAI) keep the string's literal in it until something reads the
+	// arguments (SetEscapedArguments), so it is read only through
+	// ArgumentsValue; those that carry an object (Anthropic input, Gemini
+	// args) are copied as is.
 	Arguments string
 	// Content is a tool result's content: text and image parts.
 	Content []Part
@@ -190,6 +192,13 @@ type Part struct {
 	// as unescaping it did (SetTextLiteral, TextLiteral). A part whose
 	// text was never unescaped (SetEscapedText) holds the literal in Text
 	// itself, the very same string, until TextValue unescapes it.
+	//
+	// A tool call's Arguments use the same two fields, and a part keeps
+	// one literal: a tool call has no text, and setting the literal of
+	// one field first unescapes the other if it is still escaped
+	// (SetEscapedArguments, ArgumentsValue, JSONArguments). The pair says
+	// only that literal is what literalOf escapes to, which holds
+	// whichever field it came from.
 	literal, literalOf string
 }
 

@@ -200,7 +200,7 @@ func AppendResponseEvents(out []Event, resp *Response) []Event {
 		delta := p.TextValue()
 		switch p.Type {
 		case PartToolCall, PartServerToolCall:
-			delta = p.Arguments
+			delta = p.ArgumentsValue()
 		case PartServerToolResult:
 			start.Sources, start.IsError, start.Text = p.Sources, p.IsError, p.TextValue()
 			delta = ""

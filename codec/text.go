@@ -48,8 +48,11 @@ func (p *Part) escapedText() (string, bool) {
 // reads the text. Request decoders call it only where copying raw says
 // exactly what escaping the text would: raw is valid UTF-8 and escapes no
 // surrogate (a lone one unescapes to U+FFFD), which the validating pass
-// finds along with the literal (jsonx.Value.Copyable).
+// finds along with the literal (jsonx.Value.Copyable). Arguments the part
+// holds still escaped are unescaped first: the part keeps one literal
+// (see Part.literal).
 func (p *Part) SetEscapedText(raw string) {
+	p.unescapeArguments()
 	p.Text, p.literal, p.literalOf = raw, raw, ""
 }
 
@@ -58,8 +61,19 @@ func (p *Part) SetEscapedText(raw string) {
 // from. Request decoders call it for texts that held escapes, and only
 // where copying raw says exactly what escaping text would (text is valid
 // UTF-8 without U+FFFD, which a lone surrogate escape unescapes to).
+// Arguments the part holds still escaped are unescaped first, as by
+// SetEscapedText.
 func (p *Part) SetTextLiteral(text, raw string) {
+	p.unescapeArguments()
 	p.Text, p.literal, p.literalOf = text, raw, text
+}
+
+// unescapeArguments unescapes the part's arguments if they are still
+// escaped, before the part's one literal becomes its text's.
+func (p *Part) unescapeArguments() {
+	if _, escaped := p.EscapedArguments(); escaped {
+		p.ArgumentsValue()
+	}
 }
 
 // TextLiteral returns the literal recorded by SetTextLiteral when text is
@@ -67,7 +81,7 @@ func (p *Part) SetTextLiteral(text, raw string) {
 // of escaping text again. Comparing costs nothing while they are the same
 // string.
 func (p *Part) TextLiteral(text string) (raw string, ok bool) {
-	if p.literal != "" && text == p.literalOf {
+	if p.literal != "" && text != "" && text == p.literalOf {
 		return p.literal, true
 	}
 	return "", false

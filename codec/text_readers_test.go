@@ -16,17 +16,32 @@ import (
 	"testing"
 )
 
-// textAccessors are the only functions that may read a Part's Text field
-// itself: everything else reads it through Part.TextValue, because a
-// decoded part may hold its text still escaped (Part.SetEscapedText).
-var textAccessors = map[string]bool{
-	"(*github.com/llmbridge/llmbridge/codec.Part).TextValue":   true,
-	"(*github.com/llmbridge/llmbridge/codec.Part).TextLiteral": true,
-	"(*github.com/llmbridge/llmbridge/codec.Part).JSONText":    true,
-	"(*github.com/llmbridge/llmbridge/codec.Part).escapedText": true,
-	"(*github.com/llmbridge/llmbridge/codec.Part).TextSize":    true,
-	"(*github.com/llmbridge/llmbridge/codec.Part).HasText":     true,
+// guardedFields are the fields of Part that only their accessors may read,
+// each with those accessors: everything else reads a part's text through
+// Part.TextValue and its arguments through Part.ArgumentsValue, because a
+// decoded part may hold either still escaped (Part.SetEscapedText,
+// Part.SetEscapedArguments).
+var guardedFields = map[string]map[string]bool{
+	"Text": {
+		"(*github.com/llmbridge/llmbridge/codec.Part).TextValue":   true,
+		"(*github.com/llmbridge/llmbridge/codec.Part).TextLiteral": true,
+		"(*github.com/llmbridge/llmbridge/codec.Part).JSONText":    true,
+		"(*github.com/llmbridge/llmbridge/codec.Part).escapedText": true,
+		"(*github.com/llmbridge/llmbridge/codec.Part).TextSize":    true,
+		"(*github.com/llmbridge/llmbridge/codec.Part).HasText":     true,
+	},
+	"Arguments": {
+		"(*github.com/llmbridge/llmbridge/codec.Part).ArgumentsValue":   true,
+		"(*github.com/llmbridge/llmbridge/codec.Part).EscapedArguments": true,
+		"(*github.com/llmbridge/llmbridge/codec.Part).JSONArguments":    true,
+		"(*github.com/llmbridge/llmbridge/codec.Part).ArgumentsSize":    true,
+		"(*github.com/llmbridge/llmbridge/codec.Part).HasArguments":     true,
+	},
 }
+
+// guardedReaders names the accessor that a read of each guarded field
+// outside its accessors should have used.
+var guardedReaders = map[string]string{"Text": "Part.TextValue", "Arguments": "Part.ArgumentsValue"}
 
 // listedPackage is what TestTextReaders reads of `go list -json`.
 type listedPackage struct {
@@ -38,9 +53,10 @@ type listedPackage struct {
 }
 
 // TestTextReaders fails when code of the module (tests aside) reads
-// Part.Text other than through Part.TextValue: a part decoded from a body
-// may hold its text as the escaped literal it came in, and a reader of
-// the field would see the escapes. Writing the field (assigning it, or
+// Part.Text other than through Part.TextValue, or Part.Arguments other
+// than through Part.ArgumentsValue: a part decoded from a body may hold
+// its text or its arguments as the escaped literal they came in, and a
+// reader of the field would see the escapes. Writing the field (assigning it, or
 // setting it in a composite literal) is free. It type-checks every
 // package of the module against the export data `go list -export` gives.
 func TestTextReaders(t *testing.T) {
@@ -86,8 +102,8 @@ func TestTextReaders(t *testing.T) {
 			t.Fatalf("type-check %s: %v", p.ImportPath, err)
 		}
 		for _, f := range files {
-			for _, pos := range textReads(f, info) {
-				t.Errorf("%s reads Part.Text: read it with Part.TextValue", fset.Position(pos))
+			for _, r := range guardedReads(f, info) {
+				t.Errorf("%s reads Part.%s: read it with %s", fset.Position(r.pos), r.field, guardedReaders[r.field])
 			}
 		}
 		checked++
@@ -97,12 +113,18 @@ func TestTextReaders(t *testing.T) {
 	}
 }
 
-// textReads returns where f reads the Text field of a codec.Part outside
-// the accessors. Assigning the field (=, :=, or through its address) is
-// a write; anything else, += included, reads it.
-func textReads(f *ast.File, info *types.Info) []token.Pos {
+// guardedRead is where a guarded field of Part is read, and which.
+type guardedRead struct {
+	pos   token.Pos
+	field string
+}
+
+// guardedReads returns where f reads a guarded field of a codec.Part
+// outside that field's accessors. Assigning the field (=, :=, or through
+// its address) is a write; anything else, += included, reads it.
+func guardedReads(f *ast.File, info *types.Info) []guardedRead {
 	written := map[*ast.SelectorExpr]bool{}
-	var reads []token.Pos
+	var reads []guardedRead
 	var visit func(fn string) func(ast.Node) bool
 	visit = func(fn string) func(ast.Node) bool {
 		return func(n ast.Node) bool {
@@ -121,15 +143,16 @@ func textReads(f *ast.File, info *types.Info) []token.Pos {
 					written[s] = true
 				}
 			case *ast.SelectorExpr:
-				if written[n] || textAccessors[fn] {
+				if written[n] {
 					return true
 				}
 				sel := info.Selections[n]
-				if sel == nil || sel.Kind() != types.FieldVal || sel.Obj().Name() != "Text" {
+				if sel == nil || sel.Kind() != types.FieldVal {
 					return true
 				}
-				if partType(sel.Recv()) {
-					reads = append(reads, n.Sel.Pos())
+				accessors, guarded := guardedFields[sel.Obj().Name()]
+				if guarded && !accessors[fn] && partType(sel.Recv()) {
+					reads = append(reads, guardedRead{n.Sel.Pos(), sel.Obj().Name()})
 				}
 			}
 			return true

@@ -166,7 +166,7 @@ func foldEvent(resp *codec.Response, ev *codec.Event) bool {
 		if n := len(resp.Content); n > 0 {
 			p := &resp.Content[n-1]
 			if p.Type == codec.PartToolCall || p.Type == codec.PartServerToolCall {
-				p.Arguments = appendCopy(p.Arguments, ev.Text)
+				p.Arguments = appendCopy(p.ArgumentsValue(), ev.Text)
 			} else {
 				p.Text = appendCopy(p.TextValue(), ev.Text)
 			}

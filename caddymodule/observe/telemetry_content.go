@@ -90,7 +90,7 @@ func (c *contentCapture) part(p *codec.Part) (msgPart, bool) {
 	case codec.PartToolCall, codec.PartServerToolCall:
 		m.Type, m.ID, m.Name = "tool_call", strings.Clone(p.ToolCallID), strings.Clone(p.ToolName)
 		var args string
-		if args, ok = c.take(p.Arguments); ok && json.Valid([]byte(args)) {
+		if args, ok = c.take(p.ArgumentsValue()); ok && json.Valid([]byte(args)) {
 			m.Arguments = json.RawMessage(args)
 		}
 	case codec.PartToolResult, codec.PartServerToolResult:

@@ -71,14 +71,6 @@ func isObject(args string) bool {
 	return args[i] == '{' && args[j-1] == '}'
 }
 
-// appendArguments appends a tool call's arguments as an object.
-func appendArguments(dst []byte, args string) []byte {
-	if jsonx.SkipSpace(args, 0) == len(args) {
-		return append(dst, "{}"...)
-	}
-	return append(dst, args...)
-}
-
 // emptyObject reports whether a schema is "" or an object without
 // members: Anthropic needs an object schema with a type, so both become the
 // empty object schema.

@@ -139,7 +139,7 @@ func checkToolCall(part *codec.Part, r codec.Role) string {
 		return "a tool call without an id"
 	case part.ToolName == "":
 		return "a tool call without a name"
-	case !isObject(part.Arguments):
+	case !wire.ArgumentsObject(part, isObject):
 		return "tool call arguments that are not a JSON object"
 	}
 	return ""
@@ -208,7 +208,7 @@ func appendBlock(dst []byte, part *codec.Part, comma bool, cache *wire.CachePlan
 		dst = append(dst, `,"name":`...)
 		dst = jsonx.AppendString(dst, wire.CallWireName(part))
 		dst = append(dst, `,"input":`...)
-		dst = appendArguments(dst, part.Arguments)
+		dst = wire.AppendArgumentsObject(dst, part)
 	case codec.PartImage, codec.PartDocument:
 		dst = appendMedia(dst, part)
 	case codec.PartToolResult:

@@ -32,7 +32,7 @@ func appendResponse(dst []byte, resp *codec.Response) ([]byte, *codec.Error) {
 				continue
 			}
 		case codec.PartToolCall:
-			if part.ToolName != "" && isObject(part.Arguments) {
+			if part.ToolName != "" && wire.ArgumentsObject(part, isObject) {
 				continue
 			}
 		case codec.PartServerToolCall, codec.PartServerToolResult:
@@ -117,7 +117,7 @@ func appendServerCall(dst []byte, p *codec.Part, id string, comma bool) []byte {
 	dst = append(dst, `{"type":"server_tool_use","id":`...)
 	dst = jsonx.AppendString(dst, id)
 	dst = append(dst, `,"name":"web_search","input":`...)
-	dst = appendArguments(dst, p.Arguments)
+	dst = wire.AppendArgumentsObject(dst, p)
 	return append(dst, '}')
 }
 

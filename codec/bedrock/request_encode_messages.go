@@ -231,7 +231,7 @@ func checkToolCall(part *codec.Part, r codec.Role) string {
 		return "a tool call without an id"
 	case part.ToolName == "":
 		return "a tool call without a name"
-	case part.Arguments != "" && !jsonx.IsObject(part.Arguments):
+	case part.HasArguments() && !wire.ArgumentsObject(part, jsonx.IsObject):
 		return "tool call arguments that are not a JSON object"
 	}
 	return ""
@@ -299,11 +299,7 @@ func appendBlock(dst []byte, part *codec.Part, comma bool) ([]byte, bool) {
 		dst = append(dst, `,"name":`...)
 		dst = jsonx.AppendString(dst, wire.CallWireName(part))
 		dst = append(dst, `,"input":`...)
-		if part.Arguments == "" {
-			dst = append(dst, "{}"...)
-		} else {
-			dst = append(dst, part.Arguments...)
-		}
+		dst = wire.AppendArgumentsObject(dst, part)
 		dst = append(dst, '}')
 	case codec.PartImage, codec.PartDocument:
 		dst = appendMedia(dst, part)

@@ -28,7 +28,7 @@ func appendConverseResponse(dst []byte, resp *codec.Response) ([]byte, *codec.Er
 				continue
 			}
 		case codec.PartToolCall:
-			if part.ToolName != "" && (part.Arguments == "" || jsonx.IsObject(part.Arguments)) {
+			if part.ToolName != "" && (!part.HasArguments() || wire.ArgumentsObject(part, jsonx.IsObject)) {
 				continue
 			}
 		}
@@ -50,7 +50,7 @@ func appendConverseResponse(dst []byte, resp *codec.Response) ([]byte, *codec.Er
 			if comma {
 				dst = append(dst, ',')
 			}
-			dst, comma = appendToolUse(dst, part.ToolCallID, wire.CallWireName(part), part.Arguments), true
+			dst, comma = appendToolUse(dst, part), true
 			continue
 		}
 		if len(part.Citations) > 0 {
@@ -70,19 +70,17 @@ func appendConverseResponse(dst []byte, resp *codec.Response) ([]byte, *codec.Er
 
 // appendToolUse appends a toolUse block of a response; a call without an
 // id gets a new one, since clients answer by id.
-func appendToolUse(dst []byte, id, name, args string) []byte {
+func appendToolUse(dst []byte, part *codec.Part) []byte {
+	id := part.ToolCallID
 	if id == "" {
 		id = wire.NewID("tooluse_")
 	}
 	dst = append(dst, `{"toolUse":{"toolUseId":`...)
 	dst = jsonx.AppendString(dst, id)
 	dst = append(dst, `,"name":`...)
-	dst = jsonx.AppendString(dst, name)
+	dst = jsonx.AppendString(dst, wire.CallWireName(part))
 	dst = append(dst, `,"input":`...)
-	if args == "" {
-		args = "{}"
-	}
-	dst = append(dst, args...)
+	dst = wire.AppendArgumentsObject(dst, part)
 	return append(dst, "}}"...)
 }
 

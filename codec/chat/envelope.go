@@ -44,7 +44,7 @@ func appendResponseToolCalls(dst []byte, parts []codec.Part) []byte {
 		dst = append(dst, `","type":"function","function":{"name":`...)
 		dst = jsonx.AppendString(dst, wire.CallWireName(p))
 		dst = append(dst, `,"arguments":`...)
-		dst = jsonx.AppendString(dst, argumentsText(p.Arguments))
+		dst = wire.AppendArgumentsString(dst, p)
 		dst = append(dst, "}}"...)
 	}
 	return append(dst, ']')

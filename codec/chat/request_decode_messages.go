@@ -311,13 +311,16 @@ func (d *requestDecoder) toolCall(path string, v gjson.Result) *codec.Error {
 		return err
 	}
 	var name, args gjson.Result
+	var argsV jsonx.Value // arguments itself, kept escaped when it may be
 	for key, member := range jsonx.Members(fn.Raw, &d.req.Text) {
+		if key == "arguments" {
+			args, argsV = member.Shallow(), member
+			continue
+		}
 		value := member.Result()
 		switch key {
 		case "name":
 			name = value
-		case "arguments":
-			args = value
 		case "parsed_arguments": //field:messages[].tool_calls[].function.parsed_arguments: hint
 			// The arguments as parsed by the openai SDKs' parse helpers
 			// (ParsedFunction): a copy of arguments, never on the wire.
@@ -341,9 +344,11 @@ func (d *requestDecoder) toolCall(path string, v gjson.Result) *codec.Error {
 	case args.Type != gjson.String:
 		return wire.WrongType(path+".function.arguments", "string", args)
 	}
-	var ok bool
-	if p.Arguments, ok = arguments(args.Str); !ok {
-		return codec.InvalidRequest(path+".function.arguments", "must be the text of a JSON object")
+	if !wire.KeepEscapedArguments(&p, argsV, &d.req.Text, untrimmedArguments) {
+		var ok bool
+		if p.Arguments, ok = arguments(argsV.Result().Str); !ok {
+			return codec.InvalidRequest(path+".function.arguments", "must be the text of a JSON object")
+		}
 	}
 	d.parts = append(d.parts, p)
 	return nil
@@ -357,6 +362,13 @@ func arguments(s string) (string, bool) {
 		return "", true
 	}
 	return t, t[0] == '{' && jsonx.Valid(t)
+}
+
+// untrimmedArguments reports whether arguments accepts s as it is, with
+// nothing to trim: then s's literal may stand for the canonical arguments.
+func untrimmedArguments(s string) bool {
+	t, ok := arguments(s)
+	return ok && t != "" && len(t) == len(s)
 }
 
 // messageField sorts one field of messages[i] into f, records hints and

@@ -356,7 +356,7 @@ func requestSizeHint(req *codec.Request) int {
 	for i := range req.Messages {
 		n += 40
 		for _, p := range req.Messages[i].Parts {
-			n += p.TextSize() + len(p.Arguments) + len(p.Data) + len(p.URL) + 32
+			n += p.TextSize() + p.ArgumentsSize() + len(p.Data) + len(p.URL) + 32
 			for _, c := range p.Content {
 				n += c.TextSize() + len(c.Data) + 64
 			}
@@ -634,18 +634,10 @@ func appendToolCalls(dst []byte, parts []codec.Part, ids codec.IDFormat) []byte 
 		dst = append(dst, `,"type":"function","function":{"name":`...)
 		dst = jsonx.AppendString(dst, wire.CallWireName(p))
 		dst = append(dst, `,"arguments":`...)
-		dst = jsonx.AppendString(dst, argumentsText(p.Arguments))
+		dst = wire.AppendArgumentsString(dst, p)
 		dst = append(dst, "}}"...)
 	}
 	return append(dst, ']')
-}
-
-// argumentsText returns the arguments object text, "{}" for none.
-func argumentsText(args string) string {
-	if args == "" {
-		return "{}"
-	}
-	return args
 }
 
 // appendTextParts appends the text parts (and, when refusalsAsText, the

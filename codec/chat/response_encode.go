@@ -102,7 +102,7 @@ func appendResponse(dst []byte, resp *codec.Response) ([]byte, *codec.Error) {
 func responseSizeHint(resp *codec.Response) int {
 	n := 512 + len(resp.ID) + len(resp.Model)
 	for _, p := range resp.Content {
-		n += p.TextSize() + len(p.Arguments) + len(p.ToolCallID) + len(p.ToolName) + 64
+		n += p.TextSize() + p.ArgumentsSize() + len(p.ToolCallID) + len(p.ToolName) + 64
 		n += (len(p.Signature)+len(p.ItemID))*4/3 + len(mapping.EnvelopePrefix) + 16
 	}
 	return n

@@ -312,10 +312,10 @@ func appendFunctionCall(dst []byte, p *codec.Part, at partAt, ids bool) ([]byte,
 	dst = jsonx.AppendString(dst, wire.CallWireName(p))
 	dst = append(dst, `,"args":`...)
 	switch {
-	case p.Arguments == "":
+	case !p.HasArguments():
 		dst = append(dst, "{}"...)
-	case jsonx.IsObject(p.Arguments):
-		dst = append(dst, p.Arguments...)
+	case wire.ArgumentsObject(p, jsonx.IsObject):
+		dst = wire.AppendArgumentsObject(dst, p)
 	default:
 		return dst, codec.InvalidRequest(at.path()+".arguments", "must be a JSON object")
 	}

@@ -155,7 +155,7 @@ func appendGrounding(dst []byte, content []codec.Part, cited, citedParts []int) 
 				dst = append(dst, ',')
 			}
 			n++
-			dst = jsonx.AppendString(dst, wire.SearchQuery(content[i].Arguments))
+			dst = jsonx.AppendString(dst, wire.SearchQuery(content[i].ArgumentsValue()))
 		}
 	}
 	var urls []string

@@ -352,7 +352,7 @@ func (d *streamDecoder) grounding(out []codec.Event, v gjson.Result) []codec.Eve
 		p := &lead[k]
 		out = append(out, codec.Event{Type: codec.EventPartStart, Index: d.next, Part: p.Type, ToolCallID: p.ToolCallID, ToolName: p.ToolName, Sources: p.Sources})
 		if p.Type == codec.PartServerToolCall {
-			out = append(out, codec.Event{Type: codec.EventPartDelta, Index: d.next, Text: p.Arguments})
+			out = append(out, codec.Event{Type: codec.EventPartDelta, Index: d.next, Text: p.ArgumentsValue()})
 		}
 		out = append(out, codec.Event{Type: codec.EventPartStop, Index: d.next})
 		d.next++

@@ -275,11 +275,7 @@ func appendFunctionCall(dst []byte, p *codec.Part) []byte {
 	dst = append(dst, `,"name":`...)
 	dst = jsonx.AppendString(dst, wire.CallWireName(p))
 	dst = append(dst, `,"arguments":`...)
-	args := p.Arguments
-	if args == "" {
-		args = "{}"
-	}
-	dst = append(dst, args...)
+	dst = wire.AppendArgumentsObject(dst, p)
 	return append(dst, '}')
 }
 

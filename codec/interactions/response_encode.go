@@ -67,7 +67,7 @@ func appendResponse(dst []byte, resp *codec.Response, req *codec.Request) ([]byt
 		case codec.PartReasoning:
 			dst, tok = appendThoughtStep(dst, p.Signature, p.Origin, p.Redacted, p.ItemID, p.TextValue(), tok)
 		case codec.PartToolCall:
-			if p.Arguments != "" && !jsonx.IsObject(p.Arguments) {
+			if p.HasArguments() && !wire.ArgumentsObject(p, jsonx.IsObject) {
 				return dst, &codec.Error{Status: 502, Kind: mapping.ErrBadGateway,
 					Message: "the upstream sent tool call arguments that are not a JSON object"}
 			}
@@ -76,7 +76,7 @@ func appendResponse(dst []byte, resp *codec.Response, req *codec.Request) ([]byt
 			dst = append(dst, `{"type":"google_search_call","id":`...)
 			dst = jsonx.AppendString(dst, p.ToolCallID)
 			dst = append(dst, `,"arguments":{"queries":[`...)
-			dst = jsonx.AppendString(dst, wire.SearchQuery(p.Arguments))
+			dst = jsonx.AppendString(dst, wire.SearchQuery(p.ArgumentsValue()))
 			dst = append(dst, `]}}`...)
 		case codec.PartServerToolResult:
 			dst = append(dst, `{"type":"google_search_result","call_id":`...)

@@ -311,6 +311,14 @@ func decodeCall(item gjson.Result, i int, parts []codec.Part, custom bool, req *
 	var err *codec.Error
 	var have uint8 // bits: call_id, name, arguments
 	for key, member := range jsonx.Members(item.Raw, &req.Text) {
+		if key == argsKey && !custom {
+			err = arguments(&p, member, &req.Text, path, ".arguments")
+			have |= 4
+			if err != nil {
+				break
+			}
+			continue
+		}
 		v := member.Result()
 		switch key {
 		case "type":
@@ -325,13 +333,9 @@ func decodeCall(item gjson.Result, i int, parts []codec.Part, custom bool, req *
 			p.ToolName, err = wire.ReadStringAt(v, path, ".name")
 			have |= 2
 		case argsKey:
-			if custom {
-				var input string
-				if input, err = wire.ReadStringAt(v, path, ".input"); err == nil {
-					p.Arguments = wire.CustomArguments(input)
-				}
-			} else {
-				p.Arguments, err = arguments(v, path, ".arguments")
+			var input string
+			if input, err = wire.ReadStringAt(v, path, ".input"); err == nil {
+				p.Arguments = wire.CustomArguments(input)
 			}
 			have |= 4
 		case "namespace":
@@ -486,17 +490,22 @@ func reasoningTexts(v gjson.Result, path, typ string, req *request) (string, *co
 	return strings.Join(texts, "\n\n"), nil
 }
 
-// arguments unquotes an OpenAI arguments string into the text of
-// one JSON object; "" (no arguments) stays "".
-func arguments(v gjson.Result, path, field string) (string, *codec.Error) {
-	s, err := wire.ReadStringAt(v, path, field)
+// arguments sets p's arguments from v, an OpenAI arguments string that
+// holds the text of one JSON object: kept as its literal when it may be
+// (wire.KeepEscapedArguments), else unquoted; "" (no arguments) stays "".
+func arguments(p *codec.Part, v jsonx.Value, a *jsonx.Arena, path, field string) *codec.Error {
+	if wire.KeepEscapedArguments(p, v, a, jsonx.IsObject) {
+		return nil
+	}
+	s, err := wire.ReadStringAt(v.Result(), path, field)
 	if err != nil || s == "" {
-		return s, err
+		return err
 	}
-	if !jsonx.Valid(s) || !gjson.Parse(s).IsObject() {
-		return "", codec.InvalidRequest(path+field, "must be a JSON object in a string")
+	if !jsonx.IsObject(s) {
+		return codec.InvalidRequest(path+field, "must be a JSON object in a string")
 	}
-	return s, nil
+	p.Arguments = s
+	return nil
 }
 
 // decodeOutputItem decodes a function_call_output item: the

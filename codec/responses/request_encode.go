@@ -421,20 +421,12 @@ func appendCallItem(dst []byte, p *codec.Part) []byte {
 	}
 	if p.ToolKind == codec.ToolCustom {
 		dst = append(dst, `,"input":`...)
-		dst = jsonx.AppendString(dst, wire.CustomInput(p.Arguments))
+		dst = jsonx.AppendString(dst, wire.CustomInput(p.ArgumentsValue()))
 	} else {
 		dst = append(dst, `,"arguments":`...)
-		dst = appendArguments(dst, p.Arguments)
+		dst = wire.AppendArgumentsString(dst, p)
 	}
 	return append(dst, '}')
-}
-
-// appendArguments appends arguments as a JSON string, "{}" for "".
-func appendArguments(dst []byte, args string) []byte {
-	if args == "" {
-		return append(dst, `"{}"`...)
-	}
-	return jsonx.AppendString(dst, args)
 }
 
 // customCall reports whether the call with id in req's history is

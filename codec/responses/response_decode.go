@@ -254,13 +254,15 @@ func decodeOutputCall(item gjson.Result, i int, resp *response) *codec.Error {
 	if p.ToolName, err = upstreamString(item.Get("name"), path+".name"); err != nil {
 		return err
 	}
-	if p.Arguments, err = upstreamString(item.Get("arguments"), path+".arguments"); err != nil {
+	args, err := upstreamString(item.Get("arguments"), path+".arguments")
+	if err != nil {
 		return err
 	}
+	p.Arguments = args
 	switch {
 	case p.ToolCallID == "" || p.ToolName == "":
 		return codec.BadUpstream(codec.OpenAIResponses, path+": function_call has no call_id or name")
-	case p.Arguments != "" && (!jsonx.Valid(p.Arguments) || !gjson.Parse(p.Arguments).IsObject()):
+	case args != "" && (!jsonx.Valid(args) || !gjson.Parse(args).IsObject()):
 		return codec.BadUpstream(codec.OpenAIResponses, path+".arguments is not a JSON object")
 	}
 	resp.Content = append(resp.Content, p)

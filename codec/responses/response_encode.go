@@ -223,7 +223,7 @@ func appendSearchCall(dst []byte, responseID string, n int, content []codec.Part
 	if failed {
 		status = "failed"
 	}
-	dst = appendSearchItem(dst, searchItemID(call.ToolCallID, responseID, n), status, wire.SearchQuery(call.Arguments), content[i+1:j])
+	dst = appendSearchItem(dst, searchItemID(call.ToolCallID, responseID, n), status, wire.SearchQuery(call.ArgumentsValue()), content[i+1:j])
 	return dst, j
 }
 
@@ -297,11 +297,11 @@ func appendOutputCall(dst []byte, id, status string, p *codec.Part, req *codec.R
 	}
 	if custom {
 		dst = append(dst, `,"input":`...)
-		dst = jsonx.AppendString(dst, wire.CustomInput(p.Arguments))
+		dst = jsonx.AppendString(dst, wire.CustomInput(p.ArgumentsValue()))
 		return append(dst, '}')
 	}
 	dst = append(dst, `,"arguments":`...)
-	dst = appendArguments(dst, p.Arguments)
+	dst = wire.AppendArgumentsString(dst, p)
 	dst = append(dst, `,"status":`...)
 	dst = jsonx.AppendString(dst, status)
 	return append(dst, '}')

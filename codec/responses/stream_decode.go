@@ -665,7 +665,7 @@ func (d *streamDecoder) searchDone(out []codec.Event, item gjson.Result) []codec
 		}
 		out = append(out, ev)
 		if p.Type == codec.PartServerToolCall {
-			out = append(out, codec.Event{Type: codec.EventPartDelta, Index: d.next, Text: p.Arguments})
+			out = append(out, codec.Event{Type: codec.EventPartDelta, Index: d.next, Text: p.ArgumentsValue()})
 		}
 		out = append(out, codec.Event{Type: codec.EventPartStop, Index: d.next})
 		d.next++

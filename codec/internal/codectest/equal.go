@@ -12,10 +12,11 @@ var (
 	requestType = reflect.TypeFor[codec.Request]()
 )
 
-// EqualDecoded is reflect.DeepEqual except for the literal a decoded Part
-// keeps of its text (Part.SetTextLiteral, Part.SetEscapedText), which
-// expected values do not spell out: a part's text is compared as
-// Part.TextValue reads it, and the memory a decoded Request keeps for the next decode
+// EqualDecoded is reflect.DeepEqual except for the literals a decoded Part
+// keeps of its text and arguments (Part.SetTextLiteral,
+// Part.SetEscapedText, Part.SetEscapedArguments), which expected values do
+// not spell out: a part's text is compared as Part.TextValue reads it, its
+// arguments as Part.ArgumentsValue does, and the memory a decoded Request keeps for the next decode
 // (Request.Scratch). Every other field, exported or not, is compared.
 func EqualDecoded(a, b any) bool { return equalValue(reflect.ValueOf(a), reflect.ValueOf(b)) }
 
@@ -32,13 +33,13 @@ func equalValue(a, b reflect.Value) bool {
 			// A decoded part may hold its text still escaped: what it
 			// says is what Part.TextValue reads.
 			pa, pb := a.Interface().(codec.Part), b.Interface().(codec.Part)
-			if pa.TextValue() != pb.TextValue() {
+			if pa.TextValue() != pb.TextValue() || pa.ArgumentsValue() != pb.ArgumentsValue() {
 				return false
 			}
 		}
 		for i := range a.NumField() {
 			switch name := a.Type().Field(i).Name; {
-			case a.Type() == partType && (name == "literal" || name == "literalOf" || name == "Text" && a.CanInterface()),
+			case a.Type() == partType && (name == "literal" || name == "literalOf" || (name == "Text" || name == "Arguments") && a.CanInterface()),
 				a.Type() == requestType && name == "scratch":
 				continue
 			}

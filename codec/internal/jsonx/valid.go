@@ -3,7 +3,6 @@ package jsonx
 import (
 	"math"
 	"math/bits"
-	"strings"
 	"unsafe"
 
 	"github.com/tidwall/gjson"
@@ -466,6 +465,6 @@ func rootObject(s string) (gjson.Result, string) {
 // IsObject reports whether s is one valid JSON object, with optional
 // surrounding whitespace.
 func IsObject(s string) bool {
-	t := strings.TrimLeft(s, " \t\r\n")
-	return len(t) > 0 && t[0] == '{' && Valid(t)
+	i := SkipSpace(s, 0)
+	return i < len(s) && s[i] == '{' && Valid(s[i:])
 }

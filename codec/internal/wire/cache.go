@@ -217,7 +217,7 @@ func partsSize(ps []codec.Part) int {
 	n := 0
 	for i := range ps {
 		p := &ps[i]
-		n += p.TextSize() + len(p.Arguments) + len(p.ToolName) + len(p.Data) + len(p.URL)
+		n += p.TextSize() + p.ArgumentsSize() + len(p.ToolName) + len(p.Data) + len(p.URL)
 		if len(p.Content) > 0 {
 			n += partsSize(p.Content)
 		}
