@@ -60,6 +60,20 @@ var allocBudgets = map[string]float64{
 	"gemini-interactions->gemini 1MB":              89,
 }
 
+// allocStreamBudgets are the allocations of a translated stream of ten
+// events, request included.
+var allocStreamBudgets = map[string]float64{
+	"anthropic-messages->openai-chat":         73,
+	"anthropic-messages->anthropic-messages":  65,
+	"anthropic-messages->gemini":              74,
+	"openai-responses->openai-chat":           95,
+	"openai-responses->anthropic-messages":    95,
+	"openai-responses->gemini":                95,
+	"gemini-interactions->openai-chat":        101,
+	"gemini-interactions->anthropic-messages": 101,
+	"gemini-interactions->gemini":             101,
+}
+
 // allocEventBudgets are the allocations each further event of a translated
 // stream may cost (upstream event decoded, client events encoded and
 // written).
@@ -229,6 +243,9 @@ func TestAllocationBudgets(t *testing.T) {
 			many := testing.AllocsPerRun(20, func() { s.serve(t, body, true, 110) })
 			perEvent := (many - few) / 100
 			t.Logf("%s stream: %.0f allocations with 10 events, %.2f per further event", pair, few, perEvent)
+			if budget, ok := allocStreamBudgets[pair]; !ok || few > budget+2 {
+				t.Errorf("%s: %.0f allocations per stream of 10 events, budget %v", pair, few, budget)
+			}
 			// The recorder's buffer grows now and then: a tenth of an
 			// allocation per event is its, not llmbridge's.
 			if budget, ok := allocEventBudgets[pair]; !ok || perEvent > budget+0.1 {

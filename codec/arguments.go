@@ -13,13 +13,13 @@ import (
 // escapes (OpenAI's arguments strings, where every quote of the object is
 // escaped), they are either unescaped with their literal kept beside them
 // (SetArgumentsLiteral) or, until something reads them, not unescaped at
-// all: Arguments then holds the literal itself (SetEscapedArguments). Most arguments are only
-// moved from the client's body to the upstream's, so they are unescaped
-// only when read, and every reader goes through ArgumentsValue (a test of
-// the package holds every reader of the module to it). Encoders that
-// write arguments as a string copy the literal (JSONArguments); encoders
-// that write them as an object unescape a literal still escaped straight
-// into their output (EscapedArguments).
+// all: Arguments then holds the literal itself (SetEscapedArguments). Most
+// arguments are only moved from the client's body to the upstream's, so
+// they are unescaped only when read, and every reader goes through
+// ArgumentsValue (a test of the package holds every reader of the module
+// to it). Encoders that write arguments as a string copy the literal
+// (JSONArguments); encoders that write them as an object unescape a
+// literal still escaped straight into their output (EscapedArguments).
 
 // ArgumentsValue returns the tool call's arguments, the text of one JSON
 // object or "": Arguments, unescaped first if the part holds them still
