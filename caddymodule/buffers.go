@@ -63,7 +63,9 @@ func putRequest(req *codec.Request) {
 	if cap(s.Text) > pool.MaxPooled || cap(s.Parts) > maxPooledParts || cap(req.Messages) > maxPooledParts {
 		return
 	}
-	req.Items = nil
+	// What the caller set before decoding, which Reset keeps, is the
+	// caller's alone.
+	req.Items, req.Conversations = nil, false
 	req.Reset()
 	requestPool.Put(req)
 }
