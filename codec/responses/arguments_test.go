@@ -1,10 +1,14 @@
 package responses
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/llmbridge/llmbridge/codec"
+	"github.com/tidwall/gjson"
 )
 
 // TestResponsesDecodeArgumentsLiteral checks how a Responses request's
@@ -64,5 +68,65 @@ func TestResponsesDecodeArgumentsLiteral(t *testing.T) {
 	}
 	if got := req.Messages[0].Parts[0].ArgumentsValue(); got != `{"input":"a\n\"b\""}` {
 		t.Errorf("custom call arguments %s", got)
+	}
+}
+
+// TestCustomCallInputLiteral decodes custom tool calls whose input holds
+// escapes of every kind: the arguments are {"input": input} as JSON,
+// made from the client's literal where it may be copied (no surrogate
+// escaped) and from the input unescaped otherwise.
+func TestCustomCallInputLiteral(t *testing.T) {
+	for _, tc := range []struct {
+		name, literal, input string
+		copied               bool
+	}{
+		{"a patch", `*** Begin Patch\n+x := \"y\"\n*** End Patch`, "*** Begin Patch\n+x := \"y\"\n*** End Patch", true},
+		{"escapes encoding/json would not write", `a\/b \u00e9 \t`, "a/b é \t", true},
+		{"a surrogate pair", `smile \ud83d\ude00`, "smile 😀", false},
+		{"a lone surrogate", `bad \ud83d end`, "bad \ufffd end", false},
+		{"no escape (the same bytes either way)", `plain`, "plain", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var req codec.Request
+			body := `{"model":"m","tools":[{"type":"custom","name":"patch"}],"input":[{"type":"custom_tool_call","call_id":"c1","name":"patch","input":"` + tc.literal + `"},{"type":"custom_tool_call_output","call_id":"c1","output":"ok"}]}`
+			if err := codec.DecodeRequest(codec.OpenAIResponses, []byte(body), &req); err != nil {
+				t.Fatal(err)
+			}
+			args := req.Messages[0].Parts[0].ArgumentsValue()
+			if !json.Valid([]byte(args)) || gjson.Get(args, "input").Str != tc.input {
+				t.Errorf("arguments %s: input %q, want %q", args, gjson.Get(args, "input").Str, tc.input)
+			}
+			if copied := strings.Contains(args, tc.literal); copied != tc.copied {
+				t.Errorf("arguments %s: the literal copied %v, want %v", args, copied, tc.copied)
+			}
+		})
+	}
+}
+
+// BenchmarkCustomCallInput translates a Codex tool loop of twenty
+// apply_patch calls (custom tool calls whose 2 KB inputs escape every
+// newline and quote) toward Anthropic.
+func BenchmarkCustomCallInput(b *testing.B) {
+	var body strings.Builder
+	body.WriteString(`{"model":"m","tools":[{"type":"custom","name":"apply_patch"}],"input":[{"role":"user","content":"Fix it."}`)
+	patch := strings.Repeat(`+\tif err != nil {\n+\t\treturn fmt.Errorf(\"read: %w\", err)\n+\t}\n`, 30)
+	for i := range 20 {
+		fmt.Fprintf(&body, `,{"type":"custom_tool_call","call_id":"c%d","name":"apply_patch","input":"*** Begin Patch\n%s*** End Patch"},{"type":"custom_tool_call_output","call_id":"c%d","output":"Done."}`, i, patch, i)
+	}
+	body.WriteString(`]}`)
+	in := []byte(body.String())
+	var req codec.Request
+	var out []byte
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		req.Reset()
+		if err := codec.DecodeRequest(codec.OpenAIResponses, in, &req); err != nil {
+			b.Fatal(err)
+		}
+		var err error
+		if out, err = codec.AppendRequest(out[:0], codec.AnthropicMessages, &req, codec.EncodeOptions{Model: "claude-sonnet-4-5", DefaultMaxTokens: 1024}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

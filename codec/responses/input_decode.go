@@ -311,8 +311,12 @@ func decodeCall(item gjson.Result, i int, parts []codec.Part, custom bool, req *
 	var err *codec.Error
 	var have uint8 // bits: call_id, name, arguments
 	for key, member := range jsonx.Members(item.Raw, &req.Text) {
-		if key == argsKey && !custom {
-			err = arguments(&p, member, &req.Text, path, ".arguments")
+		if key == argsKey {
+			if custom {
+				err = customInput(&p, member, path)
+			} else {
+				err = arguments(&p, member, &req.Text, path, ".arguments")
+			}
 			have |= 4
 			if err != nil {
 				break
@@ -332,12 +336,6 @@ func decodeCall(item gjson.Result, i int, parts []codec.Part, custom bool, req *
 		case "name":
 			p.ToolName, err = wire.ReadStringAt(v, path, ".name")
 			have |= 2
-		case argsKey:
-			var input string
-			if input, err = wire.ReadStringAt(v, path, ".input"); err == nil {
-				p.Arguments = wire.CustomArguments(input)
-			}
-			have |= 4
 		case "namespace":
 			p.Namespace, err = itemString(v, path, ".namespace")
 		case "parsed_arguments": //field:input[].parsed_arguments: hint
@@ -505,6 +503,17 @@ func arguments(p *codec.Part, v jsonx.Value, a *jsonx.Arena, path, field string)
 		return codec.InvalidRequest(path+field, "must be a JSON object in a string")
 	}
 	p.Arguments = s
+	return nil
+}
+
+// customInput makes a custom tool call's input its canonical arguments,
+// {"input": input} (wire.CustomArgumentsOf).
+func customInput(p *codec.Part, v jsonx.Value, path string) *codec.Error {
+	if len(v.Raw) == 0 || v.Raw[0] != '"' {
+		_, err := wire.ReadStringAt(v.Result(), path, ".input")
+		return err
+	}
+	p.Arguments = wire.CustomArgumentsOf(v)
 	return nil
 }
 

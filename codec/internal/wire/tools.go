@@ -2,6 +2,7 @@ package wire
 
 import (
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
@@ -81,6 +82,19 @@ func CustomArguments(input string) string {
 	b = append(b, `{"input":`...)
 	b = jsonx.AppendString(b, input)
 	return string(append(b, '}'))
+}
+
+// CustomArgumentsOf is CustomArguments for an input that is the string
+// value v of a walk: a literal with escapes that may be copied (valid
+// UTF-8, no surrogate escaped) becomes the input member as the client
+// wrote it, so that a custom call's input (a patch, whose every newline
+// and quote is escaped) is neither unescaped nor escaped again. The
+// caller has checked that v is a string.
+func CustomArgumentsOf(v jsonx.Value) string {
+	if v.Copyable() && utf8.ValidString(v.Raw) {
+		return `{"input":` + v.Raw + `}`
+	}
+	return CustomArguments(v.Result().Str)
 }
 
 // CustomInput returns the raw input of a custom tool call from its
