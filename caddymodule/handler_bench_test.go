@@ -78,7 +78,8 @@ func benchServeWith(b *testing.B, h *Handler, body, answer string) {
 // (5 KB, 92 KB, 1 MB; Anthropic, Responses and Interactions clients) through
 // ServeHTTP, translated for each pair, with the next handler answering at
 // once: llmbridge's own cost per request, without the network and
-// reverse_proxy.
+// reverse_proxy. The Responses and Interactions rows named kept say store:
+// true, and pay for keeping the conversation.
 func BenchmarkServeAgent(b *testing.B) {
 	for _, client := range []codec.Protocol{codec.AnthropicMessages, codec.OpenAIResponses, interactions.Gemini} {
 		for _, upstream := range []string{"openai-chat", "anthropic-messages", "gemini"} {
@@ -93,6 +94,19 @@ func BenchmarkServeAgent(b *testing.B) {
 					b.ReportAllocs()
 					for b.Loop() {
 						s.serve(b, body, false, 0)
+					}
+				})
+				if client == codec.AnthropicMessages {
+					continue
+				}
+				// The encoders write store: false (Codex's setting); the
+				// SDKs' default keeps each answer's conversation.
+				kept := bytes.Replace(body, []byte(`"store":false`), []byte(`"store":true`), 1)
+				b.Run(string(client)+"->"+upstream+"/"+size.name+"/kept", func(b *testing.B) {
+					b.SetBytes(int64(len(kept)))
+					b.ReportAllocs()
+					for b.Loop() {
+						s.serve(b, kept, false, 0)
 					}
 				})
 			}

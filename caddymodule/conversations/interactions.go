@@ -73,7 +73,7 @@ func (s *Interactions) Continue(w http.ResponseWriter, r *http.Request, body []b
 		return body, nil, nil
 	}
 	ctx := r.Context()
-	rec := &Recorder{ResponseWriter: w, keep: func(rec *Recorder) { s.keep(ctx, rec, in.steps, len(in.history)) }}
+	rec := &Recorder{ResponseWriter: w, keep: func(rec *Recorder) { s.keep(ctx, rec, in) }}
 	return body, rec, nil
 }
 
@@ -105,9 +105,11 @@ func googleOnly(background gjson.Result, agent []gjson.Result) *codec.Error {
 // interaction's steps followed by the request's own input, as steps.
 type interactionInput struct {
 	// history is the stored interaction's steps (nil when the request
-	// continues none), and steps the whole input as a JSON array of steps.
+	// continues none), and steps the whole input as a JSON array of n
+	// steps.
 	history []string
 	steps   []byte
+	n       int
 }
 
 // input reads the request's input and, when it names a previous
@@ -134,7 +136,7 @@ func (s *Interactions) input(ctx context.Context, prev, input gjson.Result) (int
 		steps = appendElement(steps, &n, step)
 	}
 	steps = appendInputSteps(steps, &n, input)
-	in.steps = append(steps, ']')
+	in.steps, in.n = append(steps, ']'), n
 	return in, nil
 }
 
@@ -169,14 +171,15 @@ func appendInputSteps(dst []byte, n *int, input gjson.Result) []byte {
 			content = content[:0]
 		}
 	}
-	for _, e := range input.Array() {
+	input.ForEach(func(_, e gjson.Result) bool {
 		if isContent(e) {
 			content = append(content, e.Raw)
-			continue
+			return true
 		}
 		flush()
 		dst = appendElement(dst, n, e.Raw)
-	}
+		return true
+	})
 	flush()
 	return dst
 }

@@ -34,31 +34,49 @@ func interactionKey(id string) string { return "interaction:" + id }
 // and never reaches a client.
 const storedSpan = "llmbridge_span"
 
-// keepInteraction stores the interaction the client was given, with the
-// whole conversation as its steps: the input steps (the continued
-// interaction's, history of them, and the request's), then the answer's,
-// with where the request's input and the answer begin (storedSpan).
-func (s *Interactions) keep(ctx context.Context, rec *Recorder, input []byte, history int) {
+// keep stores the interaction the client was given, with the whole
+// conversation as its steps: the input steps (the continued interaction's,
+// history of them, and the request's), then the answer's, with where the
+// request's input and the answer begin (storedSpan). The stored object is
+// written in one pass over the answer's members, steps replaced: editing
+// the answer member by member copied the whole conversation once per edit.
+func (s *Interactions) keep(ctx context.Context, rec *Recorder, in interactionInput) {
 	answer := rec.answer()
 	id := gjson.GetBytes(answer, "id")
-	if id.Type != gjson.String || id.Str == "" {
+	if id.Type != gjson.String || id.Str == "" || !gjson.ValidBytes(answer) {
 		return
 	}
-	steps := make([]byte, 0, len(input)+len(answer))
-	steps = append(steps, input[:len(input)-1]...)
-	n := len(gjson.ParseBytes(input).Array())
+	input := in.steps
+	stored := make([]byte, 0, len(input)+2*len(answer)+64)
+	stored = append(stored, '{')
+	var answerSteps gjson.Result
+	gjson.ParseBytes(answer).ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "steps":
+			answerSteps = v
+			return true
+		case storedSpan:
+			return true
+		}
+		stored = append(stored, k.Raw...)
+		stored = append(stored, ':')
+		stored = append(stored, v.Raw...)
+		stored = append(stored, ',')
+		return true
+	})
+	stored = append(stored, `"steps":`...)
+	stored = append(stored, input[:len(input)-1]...)
+	n := in.n
 	output := n
-	for _, step := range gjson.GetBytes(answer, "steps").Array() {
-		steps = appendElement(steps, &n, step.Raw)
-	}
-	steps = append(steps, ']')
-	stored, err := sjson.SetRawBytes(answer, "steps", steps)
-	if err == nil {
-		stored, err = sjson.SetRawBytes(stored, storedSpan, []byte(`{"input":`+strconv.Itoa(history)+`,"output":`+strconv.Itoa(output)+`}`))
-	}
-	if err != nil {
-		return
-	}
+	answerSteps.ForEach(func(_, step gjson.Result) bool {
+		stored = appendElement(stored, &n, step.Raw)
+		return true
+	})
+	stored = append(stored, `],"`+storedSpan+`":{"input":`...)
+	stored = strconv.AppendInt(stored, int64(len(in.history)), 10)
+	stored = append(stored, `,"output":`...)
+	stored = strconv.AppendInt(stored, int64(output), 10)
+	stored = append(stored, "}}"...)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	if err := s.Store.Set(ctx, interactionKey(id.Str), sessions.Compact(stored), interactionTTL); err != nil {
