@@ -62,7 +62,7 @@ func (s *Interactions) Continue(w http.ResponseWriter, r *http.Request, body []b
 	if err != nil {
 		return nil, nil, err
 	}
-	if in.history != nil {
+	if in.continued {
 		edited, serr := continuedBody(body, in.steps)
 		if serr != nil {
 			return nil, nil, codec.InvalidRequest("input", "the input could not be joined to the stored interaction: "+serr.Error())
@@ -104,37 +104,38 @@ func googleOnly(background gjson.Result, agent []gjson.Result) *codec.Error {
 // interactionInput is the conversation a request continues: the stored
 // interaction's steps followed by the request's own input, as steps.
 type interactionInput struct {
-	// history is the stored interaction's steps (nil when the request
-	// continues none), and steps the whole input as a JSON array of n
-	// steps.
-	history []string
-	steps   []byte
-	n       int
+	// continued says that the request continues a stored interaction,
+	// whose history steps begin steps; steps is the whole input as a JSON
+	// array of n steps.
+	continued bool
+	history   int
+	steps     []byte
+	n         int
 }
 
 // input reads the request's input and, when it names a previous
 // interaction (prev), that interaction's steps from the store.
 func (s *Interactions) input(ctx context.Context, prev, input gjson.Result) (interactionInput, *codec.Error) {
 	var in interactionInput
+	var stored gjson.Result // the continued interaction, if any
 	if prev.Exists() && prev.Type != gjson.Null {
 		if prev.Type != gjson.String || prev.Str == "" {
 			return in, codec.InvalidRequest("previous_interaction_id", "expected a string")
 		}
-		stored, err := s.load(ctx, prev.Str)
-		if err != nil {
+		var err *codec.Error
+		if stored, err = s.load(ctx, prev.Str); err != nil {
 			return in, err
 		}
-		in.history = []string{}
-		for _, step := range stored.Get("steps").Array() {
-			in.history = append(in.history, step.Raw)
-		}
+		in.continued = true
 	}
-	steps := make([]byte, 0, len(input.Raw)+64)
+	steps := make([]byte, 0, len(stored.Raw)+len(input.Raw)+64)
 	steps = append(steps, '[')
 	n := 0
-	for _, step := range in.history {
-		steps = appendElement(steps, &n, step)
-	}
+	stored.Get("steps").ForEach(func(_, step gjson.Result) bool {
+		steps = appendElement(steps, &n, step.Raw)
+		return true
+	})
+	in.history = n
 	steps = appendInputSteps(steps, &n, input)
 	in.steps, in.n = append(steps, ']'), n
 	return in, nil

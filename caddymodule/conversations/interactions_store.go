@@ -73,7 +73,7 @@ func (s *Interactions) keep(ctx context.Context, rec *Recorder, in interactionIn
 		return true
 	})
 	stored = append(stored, `],"`+storedSpan+`":{"input":`...)
-	stored = strconv.AppendInt(stored, int64(len(in.history)), 10)
+	stored = strconv.AppendInt(stored, int64(in.history), 10)
 	stored = append(stored, `,"output":`...)
 	stored = strconv.AppendInt(stored, int64(output), 10)
 	stored = append(stored, "}}"...)

@@ -5,8 +5,9 @@
 // stream properly when the upstream's breaks off, and streams an answer an
 // upstream gave as one JSON body (Respond). Streams are SSE text inside
 // llmbridge whatever a protocol's framing: an AWS event stream is read
-// into SSE text at the upstream's edge (NewUnframer) and written as event
-// stream messages at a client's (NewFramer). Once the client's stream is
+// into SSE text at the upstream's edge and written as event stream
+// messages at a client's (Framing, which the translator and the
+// passthrough writer share). Once the client's stream is
 // complete the upstream's is no longer read (Cutoff). While a pooled
 // upstream key's stream shows no content yet, a rate limit in it cools the
 // key (WatchKey).

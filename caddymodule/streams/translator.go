@@ -16,7 +16,6 @@ import (
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
 	"github.com/llmbridge/llmbridge/sse"
-	"github.com/llmbridge/llmbridge/sse/eventstream"
 )
 
 // Translator translates an upstream's event stream into the client's
@@ -30,17 +29,12 @@ type Translator struct {
 	metrics *observe.Metrics
 
 	rd *sse.Reader
-	// unframe, for an upstream that does not stream SSE, reads its
-	// stream into the SSE text rd reads, in unframed; frame, for a
-	// client that does not read SSE, writes the encoded SSE text as the
-	// client's framing, in framed (NewUnframer, NewFramer).
-	unframe  *eventstream.Reader
-	unframed []byte
-	frame    *eventstream.Writer
-	framed   []byte
-	dec      codec.StreamDecoder
-	enc      codec.StreamEncoder
-	events   []codec.Event
+	// framing reads an upstream's framed stream into the SSE text rd
+	// reads, and writes the encoded SSE text as a framed client's stream.
+	framing Framing
+	dec     codec.StreamDecoder
+	enc     codec.StreamEncoder
+	events  []codec.Event
 	// eventsBuf is the pool entry of events while it holds one.
 	eventsBuf *[]codec.Event
 	// inLen is the length of the input being translated.
@@ -104,8 +98,7 @@ func NewTranslator(w http.ResponseWriter, cfg *Config, client, upstream codec.Pr
 		rc:       http.NewResponseController(w),
 		logger:   cfg.Logger,
 		rd:       sse.NewPushReader(cfg.MaxEventSize),
-		unframe:  NewUnframer(upstream, cfg.MaxEventSize),
-		frame:    NewFramer(client, cfg.MaxFrameSize),
+		framing:  NewFraming(upstream, client, cfg.MaxEventSize, cfg.MaxFrameSize),
 		dec:      dec,
 		enc:      enc,
 		upstream: upstream,
@@ -155,10 +148,7 @@ func (s *Translator) translate(p []byte) {
 	if s.Exchange != nil && s.Exchange.UpstreamBody.IsZero() {
 		s.Exchange.UpstreamBody = time.Now()
 	}
-	if s.unframe != nil {
-		s.unframed, unframeErr = s.unframe.Push(s.unframed[:0], p)
-		p = s.unframed
-	}
+	p, unframeErr = s.framing.Unframe(p)
 	s.rd.Push(p)
 	s.inLen = len(p)
 	if err := s.pump(); err != nil {
@@ -370,15 +360,11 @@ func (s *Translator) send() {
 	if len(out) == 0 || s.writeErr != nil {
 		return
 	}
-	b := out
-	if s.frame != nil {
-		var err error
-		if s.framed, err = s.frame.Push(s.framed[:0], out); err != nil {
-			// The encoders' own events are bounded by MaxFrameSize.
-			s.writeErr, s.done = err, true
-			return
-		}
-		b = s.framed
+	b, err := s.framing.Frame(out)
+	if err != nil {
+		// The encoders' own events are bounded by MaxFrameSize.
+		s.writeErr, s.done = err, true
+		return
 	}
 	if _, err := s.w.Write(b); err != nil {
 		s.writeErr = err

@@ -13,7 +13,6 @@ import (
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/mapping"
 	"github.com/llmbridge/llmbridge/sse"
-	"github.com/llmbridge/llmbridge/sse/eventstream"
 	"go.uber.org/zap"
 )
 
@@ -82,15 +81,11 @@ type Passthrough struct {
 	held   *[]byte // the held body (passHeld)
 
 	rd *sse.Reader
-	// unframe and frame convert an upstream's and a client's stream
-	// framing from and to SSE text (streams.NewUnframer, NewFramer), nil
-	// for SSE; pending and the checks work on SSE text.
-	unframe  *eventstream.Reader
-	unframed []byte
-	frame    *eventstream.Writer
-	framed   []byte
-	watcher  *codec.StreamWatcher
-	usage    *codec.UsageObserver // reads a stream's usage and stop reason
+	// framing converts an upstream's and a client's stream framing from
+	// and to SSE text; pending and the checks work on SSE text.
+	framing streams.Framing
+	watcher *codec.StreamWatcher
+	usage   *codec.UsageObserver // reads a stream's usage and stop reason
 	// content decodes every event instead of usage when otel_content
 	// records the completion; nil otherwise.
 	content codec.StreamDecoder
@@ -154,8 +149,7 @@ func (pw *Passthrough) WriteHeader(status int) {
 	case pw.stream && status < 300 && streams.IsStreamOf(pw.x.Upstream, hdr.Get("Content-Type")):
 		pw.mode = passStream
 		pw.rd = sse.NewPushReader(pw.site.MaxEventSize)
-		pw.unframe = streams.NewUnframer(pw.x.Upstream, pw.site.MaxEventSize)
-		pw.frame = streams.NewFramer(pw.client, MaxResponseBody)
+		pw.framing = streams.NewFraming(pw.x.Upstream, pw.client, pw.site.MaxEventSize, MaxResponseBody)
 		// The stream passed on is not always the upstream's bytes: an
 		// error event of llmbridge's own ends one that breaks off or
 		// stops short, a restored model or Bedrock's metrics re-frame
@@ -164,7 +158,7 @@ func (pw *Passthrough) WriteHeader(status int) {
 		// and a response longer or shorter than it declared is cut with
 		// a reset connection: the client never sees the error event.
 		hdr.Del("Content-Length")
-		if pw.frame != nil || pw.unframe != nil {
+		if pw.framing.Framed() {
 			// Framed again: a Bedrock chunk loses its padding member.
 			hdr.Set("Content-Type", streams.ContentType(pw.client))
 		}

@@ -53,10 +53,7 @@ func (pw *Passthrough) passStream(p []byte) {
 	if pw.x.UpstreamBody.IsZero() {
 		pw.x.UpstreamBody = time.Now()
 	}
-	if pw.unframe != nil {
-		pw.unframed, unframeErr = pw.unframe.Push(pw.unframed[:0], p)
-		p = pw.unframed
-	}
+	p, unframeErr = pw.framing.Unframe(p)
 	if !pw.reframe {
 		if pw.pendingBuf == nil {
 			// Taken per input and given back once everything is passed
@@ -173,7 +170,7 @@ func (pw *Passthrough) watchFailover(name, data []byte, bare bool) bool {
 // them; the event is read in place (codec.DecodeFramingError copies what
 // it keeps), so an SSE stream's events cost nothing here.
 func (pw *Passthrough) exception(name, data []byte) *codec.Error {
-	if pw.unframe == nil {
+	if !pw.framing.UpstreamFramed() {
 		return nil
 	}
 	return codec.DecodeFramingError(pw.x.Upstream, pool.String(name), pool.String(data))
@@ -199,14 +196,10 @@ func (pw *Passthrough) write(b []byte) {
 	if len(b) == 0 || pw.writeErr != nil {
 		return
 	}
-	out := b
-	if pw.frame != nil {
-		var err error
-		if pw.framed, err = pw.frame.Push(pw.framed[:0], b); err != nil {
-			pw.writeErr, pw.ended = err, true
-			return
-		}
-		out = pw.framed
+	out, err := pw.framing.Frame(b)
+	if err != nil {
+		pw.writeErr, pw.ended = err, true
+		return
 	}
 	if _, err := pw.ResponseWriterWrapper.Write(out); err != nil {
 		pw.writeErr, pw.ended = err, true

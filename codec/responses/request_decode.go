@@ -209,12 +209,14 @@ func (d *requestDecoder) field(key string, v gjson.Result) *codec.Error {
 		}
 
 	// Capabilities outside the current scope.
-	case "previous_response_id", "conversation": //field:capability
-		if key == "previous_response_id" && req.Conversations && v.Type == gjson.String && v.Str != "" {
+	case "previous_response_id": //field:capability
+		if req.Conversations && v.Type == gjson.String && v.Str != "" {
 			// The caller continues the conversations it keeps.
 			req.Continues = v.Str
 			return nil
 		}
+		return wire.RejectUnlessNull(v, key, "server-side conversation state is not supported; send the history in input")
+	case "conversation": //field:capability
 		return wire.RejectUnlessNull(v, key, "server-side conversation state is not supported; send the history in input")
 	case "prompt": //field:capability
 		return wire.RejectUnlessNull(v, key, "prompt templates are stored on the provider's servers and cannot be translated")

@@ -1,8 +1,6 @@
 package wire
 
 import (
-	"unicode/utf8"
-
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
 )
@@ -21,11 +19,8 @@ import (
 // judges it as it does any other (so a rejected literal's error is the
 // decoder's own).
 func KeepEscapedArguments(p *codec.Part, v jsonx.Value, a *jsonx.Arena, valid func(string) bool) bool {
-	if !v.Copyable() {
-		return false
-	}
-	body := v.Raw[1 : len(v.Raw)-1]
-	if !utf8.ValidString(body) {
+	body, ok := CopyableBody(v)
+	if !ok {
 		return false
 	}
 	if args, ok := a.UnescapeInRoom(body); ok {

@@ -59,27 +59,18 @@ func WrongType(path, want string, got gjson.Result) *codec.Error {
 
 // ReadString reads a string field.
 func ReadString(v gjson.Result, path string) (string, *codec.Error) {
-	if v.Type != gjson.String {
-		return "", WrongType(path, "string", v)
-	}
-	return v.Str, nil
+	return ReadStringAt(v, path, "")
 }
 
 // ReadOptString reads a string field into dst; null leaves dst unchanged.
 func ReadOptString(v gjson.Result, path string, dst *string) *codec.Error {
-	if v.Type == gjson.Null {
-		return nil
-	}
-	s, err := ReadString(v, path)
-	if err == nil {
-		*dst = s
-	}
-	return err
+	return ReadOptStringAt(v, path, "", dst)
 }
 
-// ReadStringAt is readString for the member field (".name") of the object
+// ReadStringAt is ReadString for the member field (".name") of the object
 // at path; the path is only put together for an error, since decoders read
-// thousands of members per request.
+// thousands of members per request. The other readers' At forms do the
+// same, and the readers without one are theirs with no field.
 func ReadStringAt(v gjson.Result, path, field string) (string, *codec.Error) {
 	if v.Type != gjson.String {
 		return "", WrongType(path+field, "string", v)
@@ -88,7 +79,7 @@ func ReadStringAt(v gjson.Result, path, field string) (string, *codec.Error) {
 }
 
 // ReadOptStringAt is ReadOptString for the member field of the object at
-// path, whose path is put together only for an error (ReadStringAt).
+// path.
 func ReadOptStringAt(v gjson.Result, path, field string, dst *string) *codec.Error {
 	if v.Type == gjson.Null {
 		return nil
@@ -110,43 +101,35 @@ func ReadBool(v gjson.Result, path string) (bool, *codec.Error) {
 
 // ReadOptBool reads a boolean field; null leaves dst unset.
 func ReadOptBool(v gjson.Result, path string, dst *codec.OptBool) *codec.Error {
-	if v.Type == gjson.Null {
+	return ReadOptBoolAt(v, path, "", dst)
+}
+
+// ReadOptBoolAt is ReadOptBool for the member field of the object at path.
+func ReadOptBoolAt(v gjson.Result, path, field string, dst *codec.OptBool) *codec.Error {
+	switch v.Type {
+	case gjson.Null:
+		return nil
+	case gjson.True, gjson.False:
+		*dst = codec.OptBool{Value: v.Type == gjson.True, Set: true}
 		return nil
 	}
-	b, err := ReadBool(v, path)
-	if err != nil {
-		return err
-	}
-	*dst = codec.OptBool{Value: b, Set: true}
-	return nil
-}
-
-// ReadOptBoolAt is ReadOptBool for the member field of the object at path,
-// whose path is put together only for an error (ReadStringAt).
-func ReadOptBoolAt(v gjson.Result, path, field string, dst *codec.OptBool) *codec.Error {
-	if v.Type != gjson.Null && v.Type != gjson.True && v.Type != gjson.False {
-		return WrongType(path+field, "boolean", v)
-	}
-	return ReadOptBool(v, "", dst)
-}
-
-// ReadObjectRawAt is ReadObjectRaw for the member field of the object at
-// path, whose path is put together only for an error (ReadStringAt).
-func ReadObjectRawAt(v gjson.Result, path, field string, dst *string) *codec.Error {
-	if v.Type != gjson.Null && !v.IsObject() {
-		return WrongType(path+field, "object", v)
-	}
-	return ReadObjectRaw(v, "", dst)
+	return WrongType(path+field, "boolean", v)
 }
 
 // ReadObjectRaw reads a field that must be a JSON object (a JSON Schema,
 // say) as its raw text; null leaves dst unchanged.
 func ReadObjectRaw(v gjson.Result, path string, dst *string) *codec.Error {
+	return ReadObjectRawAt(v, path, "", dst)
+}
+
+// ReadObjectRawAt is ReadObjectRaw for the member field of the object at
+// path.
+func ReadObjectRawAt(v gjson.Result, path, field string, dst *string) *codec.Error {
 	switch {
 	case v.Type == gjson.Null:
 		return nil
 	case !v.IsObject():
-		return WrongType(path, "object", v)
+		return WrongType(path+field, "object", v)
 	}
 	*dst = v.Raw
 	return nil
@@ -339,14 +322,24 @@ func ValueTextPart(t codec.PartType, v jsonx.Value) codec.Part {
 	return p
 }
 
+// CopyableBody returns the body of v's string literal (its quotes left
+// out) when an encoder may copy it in place of the text it says: it holds
+// escapes, none of a surrogate (jsonx.Value.Copyable), and its bytes are
+// valid UTF-8.
+func CopyableBody(v jsonx.Value) (string, bool) {
+	if !v.Copyable() {
+		return "", false
+	}
+	body := v.Raw[1 : len(v.Raw)-1]
+	return body, utf8.ValidString(body)
+}
+
 // SetValueText sets the text of p to the string value v of a walk, as
 // ValueTextPart does.
 func SetValueText(p *codec.Part, v jsonx.Value) {
-	if v.Copyable() {
-		if body := v.Raw[1 : len(v.Raw)-1]; utf8.ValidString(body) {
-			p.SetEscapedText(body)
-			return
-		}
+	if body, ok := CopyableBody(v); ok {
+		p.SetEscapedText(body)
+		return
 	}
 	r := v.Result()
 	p.Text = r.Str

@@ -2,7 +2,6 @@ package wire
 
 import (
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/llmbridge/llmbridge/codec"
 	"github.com/llmbridge/llmbridge/codec/internal/jsonx"
@@ -91,7 +90,7 @@ func CustomArguments(input string) string {
 // and quote is escaped) is neither unescaped nor escaped again. The
 // caller has checked that v is a string.
 func CustomArgumentsOf(v jsonx.Value) string {
-	if v.Copyable() && utf8.ValidString(v.Raw) {
+	if _, ok := CopyableBody(v); ok {
 		return `{"input":` + v.Raw + `}`
 	}
 	return CustomArguments(v.Result().Str)
